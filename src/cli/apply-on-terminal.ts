@@ -31,7 +31,9 @@ export async function applyOnTerminal(
 ): Promise<{ code: number; outcome: ApplyOutcome }> {
   if (how.recorded === undefined) await refuseMandatoryViolations(options.desired, ctx);
   const stop = new AbortController();
-  void ctx.interrupted('writes in flight may have reached the service, and neither the state nor the history records them: run `voxform plan` to see where things stand').then(() => stop.abort());
+  void ctx
+    .interrupted({ leftUndone: 'writes in flight may have reached the service, and neither the state nor the history records them', hint: 'Run `voxform plan` to see where things stand.' })
+    .then(() => stop.abort());
   const status = progressLine(ctx.stderr);
   const lines = new LineBatch(ctx.stderr);
   ctx.onExit(() => lines.flush());

@@ -35,15 +35,15 @@ export interface CommandContext {
   onExit(cleanup: () => Promise<void> | void): void;
   /**
    * Resolves on Ctrl-C or SIGTERM, for a command that stops gracefully by itself (the emulator); without
-   * it, or on a second signal, the cleanups run and the process exits 130. `leftUndone`: what stopping
-   * at once, on a second signal, leaves undone, which that signal's line then says.
+   * it, or on a second signal, the cleanups run and the process exits 130 with `error[interrupted]`.
+   * `atOnce`: what stopping at once, on a second signal, leaves undone, which that error then says.
    */
-  interrupted(leftUndone?: string): Promise<void>;
+  interrupted(atOnce?: StopAtOnce): Promise<void>;
   /**
    * Marks a request not safe to repeat (one that creates something) as sent, until the returned
    * function says it ended. A run a signal stops meanwhile prints `ifInterrupted()` after its
-   * interrupted line: the service may have acted on it (`api_outcome_unknown`), and the hint says
-   * where to look before running again.
+   * `interrupted` error (in JSON, in its `details.unknown_outcomes`): the service may have acted on
+   * it (`api_outcome_unknown`), and the hint says where to look before running again.
    */
   writeSent(ifInterrupted: () => VoxformError): () => void;
   /**
@@ -59,6 +59,16 @@ export interface CommandContext {
  */
 export function printedText(text: string, secrets: SecretRegistry, stream: { readonly isTTY?: boolean | undefined }): string {
   return terminalText(secrets.redact(text), Boolean(stream.isTTY));
+}
+
+/**
+ * What a run stopped at once (a second signal, during a graceful stop) leaves undone: `leftUndone`
+ * ends the sentence of its `interrupted` error (`…; writes in flight may have reached the service`),
+ * `hint` says what to do about it.
+ */
+export interface StopAtOnce {
+  leftUndone: string;
+  hint: string;
 }
 
 /** Options every command that talks to the service accepts (README.md, Commands). */

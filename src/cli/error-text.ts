@@ -49,6 +49,10 @@ export function errorText(error: VoxformError): string {
 
 /** The error as `--format json` prints it: `{"error": {"code", "message", "hint", "location", "details"}}`. */
 export function errorJson(error: VoxformError): string {
-  const body = { error: { code: error.code, message: error.message, hint: error.hint, location: error.location, details: error.details } };
-  return `${toJsonText(body, 2)}\n`;
+  return `${toJsonText({ error: errorBody(error) }, 2)}\n`;
+}
+
+/** The envelope's object: also how an error listed in another's details is written. */
+export function errorBody(error: VoxformError): { code: string; message: string; hint: string | undefined; location: VoxformError['location']; details: unknown } {
+  return { code: error.code, message: error.message, hint: error.hint, location: error.location, details: error.details };
 }

@@ -8,10 +8,10 @@ import { registerCiTokens } from '../ci/runner-env.js';
 import { SecretRegistry } from '../secrets/redact.js';
 import { printableKeepingLines } from '../util/printable.js';
 import { isVoxformError, VoxformError } from '../errors.js';
-import { EXIT_INTERRUPTED, printedText, type CommandContext, type Output } from './context.js';
+import { EXIT_INTERRUPTED, printedText, type CommandContext, type Output, type StopAtOnce } from './context.js';
 import { clearProgressLines } from './progress.js';
 import { askYesNo } from './confirm.js';
-import { errorJson, errorText } from './error-text.js';
+import { errorBody, errorJson, errorText } from './error-text.js';
 import { formatAskedFor } from './format-asked-for.js';
 import { tooManyOpenFilesError } from './open-files.js';
 import { buildProgram } from './program.js';
@@ -118,14 +118,19 @@ interface StreamStatus {
   lost?: string;
 }
 
-/** `silenced`: once it says so, nothing more is written (a run stopped by a signal has said its last line). */
-function makeOutput(stream: NodeJS.WriteStream, secrets: SecretRegistry, silenced: () => boolean): Output {
+/**
+ * `silenced`: once it says so, nothing more is written (a run stopped by a signal has said its last line).
+ * `onWrite`: told of each text written (whether stdout holds output yet: `printsAsJson`).
+ */
+function makeOutput(stream: NodeJS.WriteStream, secrets: SecretRegistry, silenced: () => boolean, onWrite: () => void = () => undefined): Output {
   // A closed pipe (`voxform schema | head -1`) does not cut an apply short: the rest of that output
   // is dropped. Unwatched, the stream's error would end the process with Node's trace.
   const status = failedStreams.get(stream) ?? watchForFailure(stream);
   return {
     write: (text: string) => {
-      if (!status.failed && !stream.destroyed && !silenced()) stream.write(printedText(text, secrets, stream));
+      if (status.failed || stream.destroyed || silenced() || text === '') return;
+      onWrite();
+      stream.write(printedText(text, secrets, stream));
     },
     drained: async () => {
       if (status.failed || stream.destroyed || !stream.writableNeedDrain) return;
@@ -186,28 +191,53 @@ class WritesInFlight {
   }
 
   /** What a stop leaves unknown, each error once (fifty calls cut short alike are one). */
-  unknownOutcomes(): string {
-    return [...new Set([...this.sent].map((write) => errorText(write.ifInterrupted())))].join('');
+  unknownOutcomes(): VoxformError[] {
+    const byText = new Map<string, VoxformError>();
+    for (const write of this.sent) {
+      const error = write.ifInterrupted();
+      byText.set(errorText(error), error);
+    }
+    return [...byText.values()];
   }
 }
 
 /**
- * A first Ctrl-C or SIGTERM stops a command awaiting `ctx.interrupted()`; otherwise the run stops:
- * one line says so, then each write it cuts short whose outcome is unknown (`writes`); `onStop`
- * silences the output (what the command still says is the fallout of the stop, such as a request
- * cut short), cleanups run, and exit 130.
+ * The error a run stopped by a signal ends with: the first signal's, or (`again`) the one that cut a
+ * graceful stop short, saying what that left undone (`atOnce`). The requests that create something
+ * it cut short on the wire (`unknownOutcomes`) are in `details.unknown_outcomes`; text prints each
+ * after it.
  */
-function trapSignals(runCleanups: () => Promise<void>, stderr: Output, writes: WritesInFlight, onStop: () => void): { interrupted(leftUndone?: string): Promise<void>; release(): void } {
+function signalStopError(again: boolean, atOnce: StopAtOnce | undefined, unknownOutcomes: readonly VoxformError[]): VoxformError {
+  const details = unknownOutcomes.length > 0 ? { unknown_outcomes: unknownOutcomes.map(errorBody) } : undefined;
+  const message = again ? `voxform stopped at once, on the second signal${atOnce ? `; ${atOnce.leftUndone}` : ''}.` : 'voxform stopped at your request.';
+  const checkFirst = 'Check what the service did with each request cut short (api_outcome_unknown) before you run the command again, or it may be done twice.';
+  const hints = [unknownOutcomes.length > 0 ? checkFirst : undefined, again && atOnce ? atOnce.hint : undefined].filter((hint) => hint !== undefined);
+  return new VoxformError('interrupted', message, { hint: hints.join(' ') || 'Run the command again to finish its work.', details });
+}
+
+/**
+ * A first Ctrl-C or SIGTERM stops a command awaiting `ctx.interrupted()`; otherwise the run stops:
+ * `reportStop` says so as every error is said (`error[interrupted]`, or its JSON envelope), with
+ * each write it cuts short whose outcome is unknown (`writes`); `onStop` silences the output (what
+ * the command still says is the fallout of the stop, such as a request cut short), cleanups run,
+ * and exit 130.
+ */
+function trapSignals(
+  runCleanups: () => Promise<void>,
+  reportStop: (stop: VoxformError, unknownOutcomes: readonly VoxformError[]) => void,
+  writes: WritesInFlight,
+  onStop: () => void,
+): { interrupted(atOnce?: StopAtOnce): Promise<void>; release(): void } {
   let signalled = false;
   let stopsGracefully = false;
-  let leftUndoneAtOnce: string | undefined;
+  let atOnce: StopAtOnce | undefined;
   let notifyInterrupted: () => void = () => undefined;
   const interruptedPromise = new Promise<void>((resolve) => (notifyInterrupted = resolve));
   const onSignal = () => {
     clearProgressLines();
     if (signalled || !stopsGracefully) {
-      stderr.write(signalled ? `Interrupted again: voxform stopped at once${leftUndoneAtOnce ? `; ${leftUndoneAtOnce}` : ''} (exit 130).\n` : 'Interrupted: voxform stopped at your request (exit 130).\n');
-      stderr.write(writes.unknownOutcomes());
+      const unknownOutcomes = writes.unknownOutcomes();
+      reportStop(signalStopError(signalled, atOnce, unknownOutcomes), unknownOutcomes);
       onStop();
       void runCleanups().finally(() => process.exit(EXIT_INTERRUPTED));
       return;
@@ -218,9 +248,9 @@ function trapSignals(runCleanups: () => Promise<void>, stderr: Output, writes: W
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   return {
-    interrupted: (leftUndone) => {
+    interrupted: (whenStoppedAtOnce) => {
       stopsGracefully = true;
-      leftUndoneAtOnce ??= leftUndone;
+      atOnce ??= whenStoppedAtOnce;
       return interruptedPromise;
     },
     release: () => {
@@ -252,16 +282,26 @@ export async function main(argv: string[]): Promise<number> {
   let parallelism = false;
   const debug = process.env.VOXFORM_DEBUG === '1';
   let stoppedBySignal = false;
+  let stdoutWritten = false;
   const stderr = makeOutput(process.stderr, secrets, () => stoppedBySignal);
-  const stdout = makeOutput(process.stdout, secrets, () => stoppedBySignal);
+  const stdout = makeOutput(process.stdout, secrets, () => stoppedBySignal, () => (stdoutWritten = true));
+  const errorOutput = (): ErrorOutput => ({ stdout, stderr, debug, json: (format ?? formatAskedFor(argv)) === 'json', parallelism, stdoutWritten: () => stdoutWritten });
   // After a stop, what fails is the fallout of the stop itself: it is not reported, and the exit is 130.
-  const report = (error: unknown) => (stoppedBySignal ? EXIT_INTERRUPTED : reportError(error, { stdout, stderr, debug, json: (format ?? formatAskedFor(argv)) === 'json', parallelism }));
+  const report = (error: unknown) => (stoppedBySignal ? EXIT_INTERRUPTED : reportError(error, errorOutput()));
+  const reportStop = (stop: VoxformError, unknownOutcomes: readonly VoxformError[]) => {
+    const out = errorOutput();
+    // Asked before the envelope is printed: once printed, stdout holds output.
+    const inJson = printsAsJson(stop, out);
+    reportError(stop, out);
+    // In JSON they are in the envelope's details; in text each follows as its own error.
+    if (!inJson) for (const unknown of unknownOutcomes) stderr.write(errorText(unknown));
+  };
 
   const runCleanups = async () => {
     while (cleanups.length > 0) await cleanups.pop()?.();
   };
   const writes = new WritesInFlight();
-  const signals = trapSignals(runCleanups, stderr, writes, () => (stoppedBySignal = true));
+  const signals = trapSignals(runCleanups, reportStop, writes, () => (stoppedBySignal = true));
   // An error outside the awaited chain (a timer) would otherwise reach Node's handler, which prints it unredacted.
   const onStrayError = (error: unknown) => {
     exitCode = report(error);
@@ -303,7 +343,7 @@ export async function main(argv: string[]): Promise<number> {
       if (debug) stderr.write(`cleanup failed: ${String(error)}\n`);
     });
     const lost = await lostOutput();
-    if (lost) exitCode = reportError(lost, { stdout, stderr, debug, json: false, parallelism: false });
+    if (lost) exitCode = reportError(lost, { ...errorOutput(), json: false });
     signals.release();
     process.off('uncaughtException', onStrayError);
     process.off('unhandledRejection', onStrayError);
@@ -311,13 +351,27 @@ export async function main(argv: string[]): Promise<number> {
   return stoppedBySignal ? EXIT_INTERRUPTED : exitCode;
 }
 
-/** Where an error is reported, and how; `parallelism`: whether the command has --parallelism. */
+/**
+ * Where an error is reported, and how; `parallelism`: whether the command has --parallelism;
+ * `stdoutWritten`: whether stdout holds output already (unknown inside `ci run`: taken as not).
+ */
 interface ErrorOutput {
   stdout: Output;
   stderr: Output;
   debug: boolean;
   json: boolean;
   parallelism: boolean;
+  stdoutWritten?: () => boolean;
+}
+
+/**
+ * Whether `error` is printed as the JSON envelope on stdout: with a JSON format, except an
+ * interrupt that comes after the command printed on stdout (a drift report before its heal, a
+ * watch's lines, part of a report): glued to that output, it would make stdout no document a
+ * script can read, so it comes on stderr as in text, and exit 130 says the run did not finish.
+ */
+function printsAsJson(error: VoxformError, out: ErrorOutput): boolean {
+  return out.json && !(error.code === 'interrupted' && out.stdoutWritten?.() === true);
 }
 
 /** Prints what went wrong (through the redacting streams) and returns the exit code; never throws. */
@@ -339,7 +393,7 @@ function describeError(error: unknown, out: ErrorOutput): number {
   // Out of open files, wherever (loading a command's modules, opening a file): the limit's, not a bug.
   const reported = isVoxformError(error) ? error : tooManyOpenFilesError(error, { parallelism: out.parallelism });
   if (reported) {
-    if (out.json) out.stdout.write(errorJson(reported));
+    if (printsAsJson(reported, out)) out.stdout.write(errorJson(reported));
     else out.stderr.write(errorText(reported));
     const stack = reported === error ? reported.stack : (error as Error).stack;
     if (out.debug && stack) out.stderr.write(`${stack}\n`);

@@ -68,6 +68,11 @@ export interface RunTestsOptions {
   redact?: Redact | undefined;
 }
 
+/** How a run stopped by its `signal` ends: the conversations under way finished, no other started. */
+export function testsInterrupted(): VoxformError {
+  return new VoxformError('interrupted', 'Tests interrupted: the conversations under way were finished, no other was started, and no report was written.', { hint: 'Run `voxform test` again to run every test.' });
+}
+
 /**
  * The one way tests run, for the CLI and the library alike: the agents the selected files name are
  * prepared (secrets withheld, new URLs sent to the sink, unless `withSecrets`; prepare.ts), then
@@ -148,7 +153,7 @@ export async function runPreparedTests(options: PreparedRunOptions): Promise<Tes
     signal: options.signal,
     onDone: () => options.onProgress?.(++done, work.conversations),
   });
-  if (options.signal?.aborted) throw new VoxformError('interrupted', 'Interrupted: the conversations under way were finished, no other was started, and no report was written.', { hint: 'Run `voxform test` again to run every test.' });
+  if (options.signal?.aborted) throw testsInterrupted();
   for (const report of reports) for (const verdict of Object.values(report.verdicts)) foldVerdict(verdict);
   const summary: TestRun['summary'] = {};
   for (const target of options.targets) summary[target] = summarize(reports, target);

@@ -124,7 +124,7 @@ describe('a signal while a request is in flight', () => {
     await requestArrived;
     child.kill(signal);
     expect(await exited).toBe(130);
-    expect(stderr).toContain('Interrupted: voxform stopped at your request (exit 130).');
+    expect(stderr).toContain('error[interrupted]: voxform stopped at your request.\n  hint: Run the command again to finish its work.\n');
     expect(stderr).not.toContain('unexpected problem');
   });
 });

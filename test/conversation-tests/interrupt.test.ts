@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/index.js';
 import { runPreparedTests } from '../../src/conversations/runner.js';
 import type { TestFile } from '../../src/conversations/types.js';
-import { repoRoot } from '../helpers/cli.js';
+import { repoRoot, spawnCli } from '../helpers/cli.js';
 import { useExampleProjects } from '../helpers/project.js';
 
 const startProject = useExampleProjects();
@@ -44,9 +44,26 @@ describe('Ctrl-C during voxform test', () => {
     while (!project.emulator.control.requestLog().some((entry) => entry.path === '/chat/completions')) await new Promise((r) => setTimeout(r, 20));
     child.kill('SIGINT');
     expect(await exited).toBe(130);
-    expect(stderr).toBe('Interrupted: the conversations under way were finished, no other was started, and no report was written.\n');
+    expect(stderr).toBe('error[interrupted]: Tests interrupted: the conversations under way were finished, no other was started, and no report was written.\n  hint: Run `voxform test` again to run every test.\n');
     const chats = project.emulator.control.requestLog().filter((entry) => entry.path === '/chat/completions').length;
     // 20 repeats of 4 tests would be well over a hundred requests.
     expect(chats).toBeLessThan(40);
+  });
+
+  it('with --format json, the interrupt is the one JSON document on stdout, exit 130', async () => {
+    const project = await startProject();
+    project.emulator.control.setFaults([{ path: '/chat/completions', latencyMs: 300 }]);
+    const { child, output, exited } = spawnCli(project.dir, project.env, ['test', 'example/tests', '--repeat', '20', '--parallelism', '2', '--format', 'json']);
+    while (!project.emulator.control.requestLog().some((entry) => entry.path === '/chat/completions')) await new Promise((r) => setTimeout(r, 20));
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(output.stderr).toBe('');
+    expect(JSON.parse(output.stdout)).toEqual({
+      error: {
+        code: 'interrupted',
+        message: 'Tests interrupted: the conversations under way were finished, no other was started, and no report was written.',
+        hint: 'Run `voxform test` again to run every test.',
+      },
+    });
   });
 });

@@ -312,7 +312,8 @@ describe('voxform drift', () => {
       });
     });
     expect(result.code, result.stderr).toBe(130);
-    expect(result.stderr).toBe('Interrupted: voxform drift --watch stopped at your request (exit 130).\n');
+    // Stdout holds the check's line already: the interrupt comes on stderr, not as a second JSON document.
+    expect(result.stderr).toBe('error[interrupted]: voxform drift --watch stopped at your request.\n  hint: Run the command again to watch again.\n');
     const lines = result.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     const document = JSON.parse(lines[0] ?? '') as DriftJson;
@@ -340,7 +341,8 @@ describe('voxform drift', () => {
       async () => undefined,
       () => writeFile(manifest, written),
     ];
-    const code = await runDrift({ watch: '10s', notify: url, lockTimeout: 0 }, ctx, {
+    // The watch ends as every interrupted run does: with its `interrupted` error (exit 130).
+    const stoppedRun = runDrift({ watch: '10s', notify: url, lockTimeout: 0 }, ctx, {
       random: () => 0.5,
       sleep: async (ms, signal) => {
         waits.push(ms);
@@ -350,7 +352,7 @@ describe('voxform drift', () => {
         await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
       },
     }).finally(close);
-    expect(code).toBe(130);
+    await expect(stoppedRun).rejects.toMatchObject({ code: 'interrupted' });
     const lines = captured.stdout.trim().split('\n');
     expect(lines.map((line) => line.replace(/^\S+ /, ''))).toEqual(['no drift (7 resources checked)', 'no drift (7 resources checked)', 'no drift (7 resources checked)']);
     // Nothing differed at any check: nothing was posted (the old prompt least of all).
@@ -372,7 +374,8 @@ describe('voxform drift', () => {
     const { ctx, captured, close } = makeContext({ cwd: p.dir, env: p.env });
     ctx.interrupted = () => new Promise<void>((resolve) => (stopped = resolve));
     const waits: number[] = [];
-    const code = await runDrift({ watch: '10s', notify: `${url}/hooks/token-abc123`, lockTimeout: 0 }, ctx, {
+    // The watch ends as every interrupted run does: with its `interrupted` error (exit 130).
+    const stoppedRun = runDrift({ watch: '10s', notify: `${url}/hooks/token-abc123`, lockTimeout: 0 }, ctx, {
       random: () => 0.5,
       sleep: async (ms, signal) => {
         waits.push(ms);
@@ -380,7 +383,7 @@ describe('voxform drift', () => {
         await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
       },
     }).finally(close);
-    expect(code).toBe(130);
+    await expect(stoppedRun).rejects.toMatchObject({ code: 'interrupted' });
     expect(waits).toEqual([20_000]);
     expect(captured.stderr.split('\n').filter((line) => line.includes(' check ')).map((line) => line.replace(/^\S+ /, ''))).toEqual([
       `check failed: drift_notify_failed: The drift notification to ${url} was not delivered: the receiver answered HTTP 500; next check in 20 s`,

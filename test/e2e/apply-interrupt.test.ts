@@ -65,7 +65,29 @@ describe('apply stopped while its writes are in flight', () => {
     run.child.kill('SIGINT');
     expect(await run.exited, run.output.stderr).toBe(130);
     expect(run.output.stderr).toContain(
-      'Interrupted again: voxform stopped at once; writes in flight may have reached the service, and neither the state nor the history records them: run `voxform plan` to see where things stand (exit 130).\n',
+      'error[interrupted]: voxform stopped at once, on the second signal; writes in flight may have reached the service, and neither the state nor the history records them.\n  hint: Run `voxform plan` to see where things stand.\n',
+    );
+  });
+
+  it('drift --heal --format json stopped at once: stdout stays the one drift document, the interrupt comes on stderr', async () => {
+    const agents = { 'front-desk': AGENTS['front-desk'] };
+    const p = await projectWith(agents, 'v1');
+    expect((await p.cli(['apply', '--auto-approve'])).code).toBe(0);
+    const live = await liveAgent(p, agents['front-desk']);
+    await callService(p, 'PUT', `/agents/${encodeURIComponent(agents['front-desk'])}`, { name: live.name, config: { first_message: 'edited on the dashboard' } });
+    p.emulator.control.clearRequestLog();
+    p.emulator.control.setFaults([{ path: '/agents/*', method: 'PUT', latencyMs: 60_000 }]);
+    const run = runInProject(p, ['drift', '--heal', '--auto-approve', '--format', 'json']);
+    await arrived(p, 'PUT', '/agents/');
+    run.child.kill('SIGINT');
+    await run.stderrShows('Stopping:');
+    run.child.kill('SIGINT');
+    expect(await run.exited, run.output.stderr).toBe(130);
+    // The report was printed before the heal began: the interrupt is not glued to it as a second document.
+    const report = JSON.parse(run.output.stdout) as { resources: Array<{ address: string; class: string }> };
+    expect(report.resources.map((resource) => [resource.address, resource.class])).toEqual([['agent.front-desk', 'outside']]);
+    expect(run.output.stderr).toMatch(
+      /\nerror\[interrupted\]: voxform stopped at once, on the second signal; writes in flight may have reached the service, and neither the state nor the history records them\.\n {2}hint: Run `voxform plan` to see where things stand\.\n$/,
     );
   });
 

@@ -1,9 +1,9 @@
 /**
- * A command stopped by Ctrl-C while it reads the service says one thing: that it was interrupted.
- * The request the stop cuts short fails too, but that failure is the stop itself, not a second
- * error to report (on stderr, or as an error object on stdout with --format json). The emulator
- * holds every GET (fault latency); the test signals once one has arrived, so the stop always falls
- * while a read is on the wire.
+ * A command stopped by Ctrl-C while it reads the service says one thing: that it was interrupted,
+ * as every error is said (`error[interrupted]` and its hint; with --format json, one envelope on
+ * stdout and nothing on stderr). The request the stop cuts short fails too, but that failure is the
+ * stop itself, not a second error to report. The emulator holds every GET (fault latency); the test
+ * signals once one has arrived, so the stop always falls while a read is on the wire.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnCli } from '../helpers/cli.js';
@@ -22,18 +22,29 @@ async function getArrived(after: number): Promise<void> {
   while (project.emulator.control.requestLog().slice(after).every((entry) => entry.method !== 'GET')) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
+/** Runs the command line, sends `signal` once one of its reads is on the wire, and resolves to what it printed. */
+async function interruptedRead(commandLine: string, signal: NodeJS.Signals) {
+  const before = project.emulator.control.requestLog().length;
+  const { child, output, exited } = spawnCli(project.dir, project.env, commandLine.split(' '));
+  await getArrived(before);
+  child.kill(signal);
+  return { code: await exited, ...output };
+}
+
 describe('Ctrl-C while a command reads the service', () => {
-  it.each(['plan', 'plan --format json', 'drift --format json', 'export --agent -OKdqbqetEcM4ak369ym --out exported', 'get agents'])(
-    '%s: only the interrupted line, nothing on stdout, exit 130',
-    async (commandLine) => {
-      const args = commandLine.split(' ');
-      const before = project.emulator.control.requestLog().length;
-      const { child, output, exited } = spawnCli(project.dir, project.env, args);
-      await getArrived(before);
-      child.kill('SIGINT');
-      expect(await exited).toBe(130);
-      expect(output.stderr).toBe('Interrupted: voxform stopped at your request (exit 130).\n');
-      expect(output.stdout).toBe('');
-    },
-  );
+  it.each(['plan', 'export --agent -OKdqbqetEcM4ak369ym --out exported', 'get agents', 'logs'])('%s: only error[interrupted] and its hint, nothing on stdout, exit 130', async (commandLine) => {
+    const result = await interruptedRead(commandLine, 'SIGINT');
+    expect(result.code).toBe(130);
+    expect(result.stderr).toBe('error[interrupted]: voxform stopped at your request.\n  hint: Run the command again to finish its work.\n');
+    expect(result.stdout).toBe('');
+  });
+
+  it.each(['plan --format json', 'drift --format json', 'logs --format json', 'status --format json'])('%s: one JSON error envelope on stdout, nothing on stderr, exit 130', async (commandLine) => {
+    const result = await interruptedRead(commandLine, 'SIGTERM');
+    expect(result.code).toBe(130);
+    expect(result.stderr).toBe('');
+    expect(JSON.parse(result.stdout)).toEqual({
+      error: { code: 'interrupted', message: 'voxform stopped at your request.', hint: 'Run the command again to finish its work.' },
+    });
+  });
 });

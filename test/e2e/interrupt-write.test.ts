@@ -37,9 +37,30 @@ describe('Ctrl-C while a create is on the wire', () => {
     expect(result.code).toBe(130);
     expect(result.stdout).toBe('');
     const lines = result.stderr.split('\n');
-    expect(lines[0]).toBe('Interrupted: voxform stopped at your request (exit 130).');
-    expect(lines[1]).toMatch(/^error\[api_outcome_unknown\]: POST \/api_keys failed: the request was sent to http:\/\/127\.0\.0\.1:\d+, but voxform was interrupted before an answer came: the service may have acted on it\.$/);
-    expect(lines[2]).toBe('  hint: Check before running it again, or it may be done twice: look for the new key in the service’s dashboard.');
+    expect(lines[0]).toBe('error[interrupted]: voxform stopped at your request.');
+    expect(lines[1]).toBe('  hint: Check what the service did with each request cut short (api_outcome_unknown) before you run the command again, or it may be done twice.');
+    expect(lines[2]).toMatch(/^error\[api_outcome_unknown\]: POST \/api_keys failed: the request was sent to http:\/\/127\.0\.0\.1:\d+, but voxform was interrupted before an answer came: the service may have acted on it\.$/);
+    expect(lines[3]).toBe('  hint: Check before running it again, or it may be done twice: look for the new key in the service’s dashboard.');
+  });
+
+  it('emulator traffic --url --format json: one envelope on stdout, the calls that may have been added in its details', async () => {
+    let arrived = false;
+    const server: Server = createServer(() => void (arrived = true));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const result = await interruptOnce(['emulator', 'traffic', '--url', url, '--calls', '50', '--format', 'json'], () => arrived);
+      expect(result.code).toBe(130);
+      expect(result.stderr, result.stdout).toBe('');
+      const { error } = JSON.parse(result.stdout) as { error: { code: string; hint: string; details: { unknown_outcomes: Array<{ code: string; hint: string }> } } };
+      expect(error.code).toBe('interrupted');
+      expect(error.hint).toContain('(api_outcome_unknown) before you run the command again');
+      expect(error.details.unknown_outcomes.map((unknown) => unknown.code)).toEqual(['api_outcome_unknown']);
+      expect(error.details.unknown_outcomes[0]?.hint).toContain(`\`voxform logs --base-url ${url} --stats\``);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('emulator traffic --url: says calls may have been added, and how to see them', async () => {

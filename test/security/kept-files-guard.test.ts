@@ -164,7 +164,7 @@ describe('a kept file that is slow to load', () => {
     expect(output.stderr).toContain(`stalled reading ${path.join(await realpath(dir), '.voxform/state.json')}`);
     child.kill('SIGTERM');
     expect(await exited, output.stderr).toBe(130);
-    expect(output.stderr).toContain('Interrupted: voxform stopped at your request (exit 130).');
+    expect(output.stderr).toContain('error[interrupted]: voxform stopped at your request.\n  hint: Run the command again to finish its work.\n');
     expect(output.stderr).not.toMatch(/\n\s+at /);
   });
 });

@@ -17,7 +17,7 @@ import { toJsonText } from '../../util/printable.js';
 import { ListedProblemsError } from '../error-text.js';
 import { hashValue } from '../../util/hash.js';
 import { applyOnTerminal } from '../apply-on-terminal.js';
-import { EXIT_INTERRUPTED, type CommandContext, type Output } from '../context.js';
+import type { CommandContext, Output } from '../context.js';
 import { workspaceHistory } from '../history-records.js';
 import { progressLine, readProgress } from '../progress.js';
 import { connectProject, connectService, deploySourceOf, loadDesiredState, planInputs, type ConnectedProject, type ProjectOptions } from '../project.js';
@@ -230,8 +230,7 @@ async function watch(run: DriftRun, intervalMs: number, format: DriftFormat, clo
       ctx.stderr.write(`${new Date().toISOString()} check ${what}; next check in ${Math.round(nextMs / 1000)} s\n`);
     },
   });
-  ctx.stderr.write('Interrupted: voxform drift --watch stopped at your request (exit 130).\n');
-  return EXIT_INTERRUPTED;
+  throw new VoxformError('interrupted', 'voxform drift --watch stopped at your request.', { hint: 'Run the command again to watch again.' });
 }
 
 function watchInterval(options: DriftCommandOptions, format: DriftFormat): number | undefined {

@@ -2,7 +2,8 @@
 import path from 'node:path';
 import { startEmulator, type EmulatorOptions } from '../../emulator/index.js';
 import { MAX_FAULT_DELAY_MS } from '../../emulator/faults.js';
-import { EXIT_INTERRUPTED, type CommandContext } from '../context.js';
+import type { CommandContext } from '../context.js';
+import { VoxformError } from '../../errors.js';
 import { emulatorLlmFromEnv, invalidEmulatorOption as invalid } from '../emulator-llm.js';
 import { invalidProfile, trafficRequest } from '../traffic-request.js';
 import { TrafficProfileError } from '../../emulator/traffic/index.js';
@@ -121,8 +122,7 @@ export async function runEmulator(options: EmulatorCommandOptions, ctx: CommandC
   await stop;
   ctx.stderr.write('voxform emulator: shutting down\n');
   await shutdown();
-  ctx.stderr.write('Interrupted: voxform emulator stopped at your request (exit 130).\n');
-  return EXIT_INTERRUPTED;
+  throw new VoxformError('interrupted', 'voxform emulator stopped at your request.', { hint: 'Run `voxform emulator` again to start it again.' });
 }
 
 export async function run(options: EmulatorCommandOptions, ctx: CommandContext): Promise<number> {

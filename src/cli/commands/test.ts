@@ -20,12 +20,12 @@ import { testJsonPieces } from '../../conversations/render-json.js';
 import { testJunitPieces } from '../../conversations/render-junit.js';
 import { renderTestMarkdown } from '../../conversations/render-markdown.js';
 import { testTextPieces } from '../../conversations/render-text.js';
-import { runSucceeded, runTests } from '../../conversations/runner.js';
+import { runSucceeded, runTests, testsInterrupted } from '../../conversations/runner.js';
 import type { Target, TestFile, TestRun } from '../../conversations/types.js';
 import { describeWriteFailure, findWriteObstacle, writeFileAtomic } from '../../util/atomic-write.js';
 import { pathExists } from '../../project-files/guarded-read.js';
 import { refuseOwnFile } from '../../project-files/own-files.js';
-import { EXIT_INTERRUPTED, type CommandContext } from '../context.js';
+import type { CommandContext } from '../context.js';
 import { formatDiagnostics } from '../diagnostics.js';
 import { ListedProblemsError } from '../error-text.js';
 import { progressLine } from '../progress.js';
@@ -127,14 +127,10 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
     signal: interrupt.signal,
   })
     .catch((error: unknown) => {
-      if (!interrupt.signal.aborted) throw error;
-      return undefined;
+      // After the stop, what failed is the stop itself: the run ends as interrupted.
+      throw interrupt.signal.aborted ? testsInterrupted() : error;
     })
     .finally(() => status.done());
-  if (!testRun) {
-    ctx.stderr.write('Interrupted: the conversations under way were finished, no other was started, and no report was written.\n');
-    return EXIT_INTERRUPTED;
-  }
   if (recordings) await saveRecordings(recordings, ctx);
   if (baseline && options.baseline !== undefined) testRun.baseline = compareWithBaseline(testRun, baseline, options.baseline);
   await evidence?.record(testRun);

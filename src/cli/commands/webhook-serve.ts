@@ -5,7 +5,7 @@ import { VoxformError } from '../../errors.js';
 import { documentSyntaxError, readOperatorDocument } from '../../project-files/operator-document.js';
 import { describeEndOfCall, describePrefetch } from '../../webhooks/describe.js';
 import { parseEndOfCallWebhook, parsePrefetchRequest, prefetchAnswerProblem } from '../../webhooks/receive.js';
-import { EXIT_INTERRUPTED, type CommandContext } from '../context.js';
+import type { CommandContext } from '../context.js';
 import { headerNames, loadAgentWebhooks } from '../webhook-agent.js';
 import { LISTEN_PORT, wholeNumber } from '../whole-number.js';
 import { BodyTooLarge, readBody } from '../../util/read-body.js';
@@ -148,6 +148,5 @@ export async function run(options: WebhookServeOptions, ctx: CommandContext): Pr
   }
   await ctx.interrupted();
   await closeServer(server);
-  ctx.stderr.write('Interrupted: voxform webhook serve stopped at your request (exit 130).\n');
-  return EXIT_INTERRUPTED;
+  throw new VoxformError('interrupted', 'voxform webhook serve stopped at your request.', { hint: 'Run `voxform webhook serve` again to listen again.' });
 }
