@@ -291,7 +291,7 @@ export async function main(argv: string[]): Promise<number> {
   const reportStop = (stop: VoxformError, unknownOutcomes: readonly VoxformError[]) => {
     const out = errorOutput();
     // Asked before the envelope is printed: once printed, stdout holds output.
-    const inJson = printsAsJson(stop, out);
+    const inJson = printsAsJson(out);
     reportError(stop, out);
     // In JSON they are in the envelope's details; in text each follows as its own error.
     if (!inJson) for (const unknown of unknownOutcomes) stderr.write(errorText(unknown));
@@ -365,13 +365,13 @@ interface ErrorOutput {
 }
 
 /**
- * Whether `error` is printed as the JSON envelope on stdout: with a JSON format, except an
- * interrupt that comes after the command printed on stdout (a drift report before its heal, a
- * watch's lines, part of a report): glued to that output, it would make stdout no document a
- * script can read, so it comes on stderr as in text, and exit 130 says the run did not finish.
+ * Whether an error is printed as the JSON envelope on stdout: with a JSON format, unless the command
+ * has printed on stdout already (a drift report before its heal fails, a watch's lines, part of a
+ * report before an interrupt): glued to that output, it would make stdout no document a script can
+ * read, so it comes on stderr as in text, and the exit code says the run did not finish.
  */
-function printsAsJson(error: VoxformError, out: ErrorOutput): boolean {
-  return out.json && !(error.code === 'interrupted' && out.stdoutWritten?.() === true);
+function printsAsJson(out: ErrorOutput): boolean {
+  return out.json && out.stdoutWritten?.() !== true;
 }
 
 /** Prints what went wrong (through the redacting streams) and returns the exit code; never throws. */
@@ -393,7 +393,7 @@ function describeError(error: unknown, out: ErrorOutput): number {
   // Out of open files, wherever (loading a command's modules, opening a file): the limit's, not a bug.
   const reported = isVoxformError(error) ? error : tooManyOpenFilesError(error, { parallelism: out.parallelism });
   if (reported) {
-    if (printsAsJson(reported, out)) out.stdout.write(errorJson(reported));
+    if (printsAsJson(out)) out.stdout.write(errorJson(reported));
     else out.stderr.write(errorText(reported));
     const stack = reported === error ? reported.stack : (error as Error).stack;
     if (out.debug && stack) out.stderr.write(`${stack}\n`);
