@@ -32,7 +32,7 @@ export async function applyOnTerminal(
   if (how.recorded === undefined) await refuseMandatoryViolations(options.desired, ctx);
   const stop = new AbortController();
   void ctx
-    .interrupted({ leftUndone: 'writes in flight may have reached the service, and neither the state nor the history records them', hint: 'Run `voxform plan` to see where things stand.' })
+    .interrupted({ leftUndone: 'writes in flight may have reached the service, and neither the state nor the history records them', hint: `Run \`${nextCommand('plan', how.chosen)}\` to see where things stand.` })
     .then(() => stop.abort());
   const status = progressLine(ctx.stderr);
   const lines = new LineBatch(ctx.stderr);

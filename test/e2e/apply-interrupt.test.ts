@@ -57,7 +57,7 @@ describe('apply stopped while its writes are in flight', () => {
   it('a second SIGINT stops at once, and says that writes in flight may have reached the service unrecorded', async () => {
     const p = await projectWith(AGENTS, 'v2');
     p.emulator.control.setFaults([{ path: '/agents/*', method: 'PUT', latencyMs: 60_000 }]);
-    const run = runInProject(p, ['apply', '--auto-approve', '--parallelism', '2']);
+    const run = runInProject(p, ['apply', '-f', 'voxform.yaml', '--auto-approve', '--parallelism', '2']);
     await arrived(p, 'PUT', '/agents/', 2);
     run.child.kill('SIGINT');
     while (!run.output.stderr.includes('Stopping:')) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -65,7 +65,8 @@ describe('apply stopped while its writes are in flight', () => {
     run.child.kill('SIGINT');
     expect(await run.exited, run.output.stderr).toBe(130);
     expect(run.output.stderr).toContain(
-      'error[interrupted]: voxform stopped at once, on the second signal; writes in flight may have reached the service, and neither the state nor the history records them.\n  hint: Run `voxform plan` to see where things stand.\n',
+      // The plan to run is this run's: its -f carried, as every printed command carries it.
+      'error[interrupted]: voxform stopped at once, on the second signal; writes in flight may have reached the service, and neither the state nor the history records them.\n  hint: Run `voxform plan -f voxform.yaml` to see where things stand.\n',
     );
   });
 
