@@ -92,16 +92,27 @@ export async function runCommandLine(argv: string[], ctx: CommandContext): Promi
   let exitCode = 0;
   let format: unknown;
   let parallelism = false;
+  // Whether the command printed on stdout, as main tracks it: an error after that output is not glued to it.
+  let stdoutWritten = false;
+  const stdout: Output = {
+    ...ctx.stdout,
+    write: (text) => {
+      if (text !== '') stdoutWritten = true;
+      ctx.stdout.write(text);
+    },
+  };
+  const commandCtx: CommandContext = { ...ctx, stdout };
   const program = buildProgram(async (name, options) => {
     format = options.format;
     parallelism = 'parallelism' in options;
-    exitCode = await runCommand(name, options, ctx);
-  }, ctx);
+    exitCode = await runCommand(name, options, commandCtx);
+  }, commandCtx);
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
     clearProgressLines();
-    exitCode = reportError(error, { stdout: ctx.stdout, stderr: ctx.stderr, debug: ctx.env.VOXFORM_DEBUG === '1', json: (format ?? formatAskedFor(argv)) === 'json', parallelism });
+    const json = (format ?? formatAskedFor(argv)) === 'json';
+    exitCode = reportError(error, { stdout, stderr: ctx.stderr, debug: ctx.env.VOXFORM_DEBUG === '1', json, parallelism, stdoutWritten: () => stdoutWritten });
   }
   return exitCode;
 }
@@ -353,7 +364,7 @@ export async function main(argv: string[]): Promise<number> {
 
 /**
  * Where an error is reported, and how; `parallelism`: whether the command has --parallelism;
- * `stdoutWritten`: whether stdout holds output already (unknown inside `ci run`: taken as not).
+ * `stdoutWritten`: whether stdout holds output already.
  */
 interface ErrorOutput {
   stdout: Output;
@@ -361,7 +372,7 @@ interface ErrorOutput {
   debug: boolean;
   json: boolean;
   parallelism: boolean;
-  stdoutWritten?: () => boolean;
+  stdoutWritten: () => boolean;
 }
 
 /**
@@ -371,7 +382,7 @@ interface ErrorOutput {
  * read, so it comes on stderr as in text, and the exit code says the run did not finish.
  */
 function printsAsJson(out: ErrorOutput): boolean {
-  return out.json && out.stdoutWritten?.() !== true;
+  return out.json && !out.stdoutWritten();
 }
 
 /** Prints what went wrong (through the redacting streams) and returns the exit code; never throws. */

@@ -26,9 +26,15 @@ it('drift --heal --format json whose heal is refused by a lock: stdout is the dr
 
   // Another run holds the state: the heal is refused after the report was printed.
   const lock = await acquireStateLock(path.join(p.dir, '.voxform/state.json'), { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined });
-  const healed = await p.cli(['drift', '--heal', '--auto-approve', '--format', 'json']).finally(() => lock.release());
-  expect(healed.code, healed.stderr).toBe(1);
-  const report = JSON.parse(healed.stdout) as { resources: Array<{ address: string; class: string }> };
-  expect(report.resources.map((resource) => [resource.address, resource.class])).toEqual([['agent.front-desk', 'outside']]);
-  expect(healed.stderr).toMatch(/^error\[state_locked\]: /m);
+  try {
+    // As a process, and as a command line run inside another (`ci run`): the same rule.
+    for (const healed of [await p.cli(['drift', '--heal', '--auto-approve', '--format', 'json']), await p.cliInProcess(['drift', '--heal', '--auto-approve', '--format', 'json'])]) {
+      expect(healed.code, healed.stderr).toBe(1);
+      const report = JSON.parse(healed.stdout) as { resources: Array<{ address: string; class: string }> };
+      expect(report.resources.map((resource) => [resource.address, resource.class])).toEqual([['agent.front-desk', 'outside']]);
+      expect(healed.stderr).toMatch(/^error\[state_locked\]: /m);
+    }
+  } finally {
+    await lock.release();
+  }
 });
