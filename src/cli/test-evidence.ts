@@ -13,7 +13,7 @@ import { MAX_TEST_FILE_BYTES } from '../conversations/load-tests.js';
 import type { TestMode } from '../conversations/recordings/recordings.js';
 import { deployer, uncommittedFiles } from '../history/source.js';
 import type { DesiredState } from '../manifest/types.js';
-import { findProjectRoot, readGuarded } from '../project-files/guarded-read.js';
+import { findProjectRoot, isInside, readGuarded } from '../project-files/guarded-read.js';
 import { changedDuringRun, liveConfigurationHashes, suiteDigest, testRunRecord } from '../promote/evidence.js';
 import type { CheckoutSuite } from '../promote/gates.js';
 import { workspaceKey } from '../state/types.js';
@@ -114,7 +114,9 @@ export async function startTestEvidence(options: ProjectOptions, ctx: CommandCon
 export async function checkoutSuite(options: ProjectOptions, ctx: CommandContext, desired: DesiredState): Promise<CheckoutSuite> {
   const suite = await testSuiteOf(options, ctx, desired);
   if (suite.files.length === 0) return { problem: `this checkout has no test suite (${shown(ctx, suite.folder)}/ beside the manifest holds no test file)` };
-  const changed = await changedSuiteFiles(ctx, suite.folder);
+  const changed = await changedSuiteFiles(ctx, suite);
+  // The gate speaks for the commit: what git cannot vouch for is not taken as unchanged.
+  if (changed === undefined) return { problem: `git could not list the changes beside its commit in this checkout's ${shown(ctx, suite.folder)}/ (its answer ran past the length voxform reads)` };
   if (changed.length > 0) return { problem: `this checkout's test files hold changes beside its commit (${someOf(changed.map(controlsAsQuestionMarks), 3)})` };
   const root = await findProjectRoot(ctx.cwd, ctx.cwd);
   const budget = { remaining: MAX_TEST_BYTES_PER_RUN, limit: MAX_TEST_BYTES_PER_RUN, noun: 'test files' };
@@ -129,13 +131,23 @@ export async function checkoutSuite(options: ProjectOptions, ctx: CommandContext
 
 /**
  * The suite's test files that differ from the commit (edited, new or removed), as paths from the
- * working directory. Only the files the suite's digest covers count: a recording re-recorded
- * beside them, or any other file in the folder, changes no run of the suite.
+ * working directory; undefined when git cannot list them (its answer cut at the runner's cap). Only
+ * the files the suite's digest covers count: a recording re-recorded beside them, or any other file
+ * in the folder, changes no run of the suite. Git names a folder it does not track as the folder,
+ * not file by file (which a folder of thousands of files would run past the cap): the suite's test
+ * files in such a folder are named.
  */
-async function changedSuiteFiles(ctx: CommandContext, folder: string): Promise<string[]> {
-  const changed = await uncommittedFiles(ctx.cwd, ctx.env, [folder], { eachUntracked: true });
+async function changedSuiteFiles(ctx: CommandContext, suite: TestSuite): Promise<string[] | undefined> {
+  const changed = await uncommittedFiles(ctx.cwd, ctx.env, [suite.folder]);
+  if (changed === undefined) return undefined;
   // Git names the files from the working directory's real path, and the folder's may be a link.
-  const from = await realpath(ctx.cwd).catch(() => ctx.cwd);
-  const suite = await realpath(folder).catch(() => folder);
-  return (changed ?? []).filter((file) => isFoundIn(suite, path.resolve(from, file)));
+  const real = (file: string) => realpath(file).catch(() => file);
+  const from = await real(ctx.cwd);
+  const folder = await real(suite.folder);
+  const testFiles = await Promise.all(suite.files.map(real));
+  return changed.flatMap((entry) => {
+    const changedPath = path.resolve(from, entry);
+    if (isFoundIn(folder, changedPath)) return [entry];
+    return testFiles.filter((file) => file !== changedPath && isInside(changedPath, file)).map((file) => path.relative(from, file));
+  });
 }

@@ -136,19 +136,17 @@ export async function gitSource(cwd: string, env: Env, files?: readonly string[]
 
 /**
  * Which of `files` (what a deploy is made from, absolute, as for `gitSource`) differ from the commit,
- * each as a path from `cwd`, sorted; undefined when git cannot tell. Asked only to say which.
- * `eachUntracked`: a folder git does not track is named by each file in it, not as the folder
- * (for a caller that keeps only some files of a folder it asked about).
+ * each as a path from `cwd`, sorted (a folder git does not track as the folder); undefined when git
+ * cannot tell. Asked only to say which.
  */
-export async function uncommittedFiles(cwd: string, env: Env, files: readonly string[], options: { eachUntracked?: boolean } = {}): Promise<string[] | undefined> {
+export async function uncommittedFiles(cwd: string, env: Env, files: readonly string[]): Promise<string[] | undefined> {
   const repository = await openGitRepository(cwd, env);
   if (!repository) return undefined;
   const paths = await pathspecs(repository, files);
   if (paths.length === 1) return [];
-  const status = options.eachUntracked ? STATUS.map((arg) => (arg === '--untracked-files=normal' ? '--untracked-files=all' : arg)) : STATUS;
   // -z: every path as it is (no quoting), each entry ended by a NUL (a name may hold a line break). A
   // separate run from gitSource's: a cut -z answer would lose its branch headers, which gitSource needs.
-  const answer = await repository.run([...status, '-z', ...paths], { keepBlankLines: true });
+  const answer = await repository.run([...STATUS, '-z', ...paths], { keepBlankLines: true });
   if (!answer || answer.cut) return undefined;
   const changed = answer.lines.join('\n').split('\0').flatMap((entry) => {
     // Porcelain v2: "1 XY sub mH mI mW hH hI PATH", "u XY sub m1 m2 m3 mW h1 h2 h3 PATH", "? PATH".

@@ -154,6 +154,11 @@ describe('voxform promote --to / --from', () => {
     await mkdir(path.join(dir, 'tests/more'));
     await writeFile(path.join(dir, 'tests/more/greets.test.yaml'), test);
     expect(await testsLine()).toMatch(/^ {2}✗ tests pass {2}this checkout's test files hold changes beside its commit \(tests\/more\/greets\.test\.yaml\)/);
+    // However many files a folder git does not track holds, git's answer names it once: it hides no change of the suite.
+    await mkdir(path.join(dir, 'tests/node_modules/pkg'), { recursive: true });
+    await Promise.all(Array.from({ length: 1500 }, (_, i) => writeFile(path.join(dir, `tests/node_modules/pkg/file-with-a-long-enough-name-${i}.js`), '')));
+    expect(await testsLine()).toMatch(/^ {2}✗ tests pass {2}this checkout's test files hold changes beside its commit \(tests\/more\/greets\.test\.yaml\)/);
+    await rm(path.join(dir, 'tests/node_modules'), { recursive: true });
     await rm(path.join(dir, 'tests/more'), { recursive: true });
     git('add', 'tests/answers.recording.json');
     git('commit', '-qm', 'recording');
