@@ -72,7 +72,7 @@ export function sinceDeployWindow(history: readonly HistoryRecord[], agentId: st
  * `--since-deploy`'s report, built by `build` over the window; undefined when the history has no
  * deploy. A version before that had no calls in it (live only between a rollback and a re-apply,
  * say) has nothing to compare with: it is passed over for the next older one of another
- * configuration, and the report built again over the longer window. The gates of `voxform promote`
+ * configuration, and the report built again over the longer window, at most MAX_REREADS times. The gates of `voxform promote`
  * read their calls through this too, so they and the report take the same version before.
  */
 export async function sinceDeployReport(
@@ -83,15 +83,22 @@ export async function sinceDeployReport(
 ): Promise<{ window: SinceDeployWindow; report: CallReport } | undefined> {
   const passedOver = new Map<string, Set<string>>();
   let window = sinceDeployWindow(history, agentId, until);
-  while (window) {
+  for (let pass = 0; window; pass++) {
     const report = await build(window);
     const uncalled = [...window.before].filter(([id, earlier]) => earlier.older && !hasCalls(report, id, earlier.key));
-    if (uncalled.length === 0) return { window, report };
+    if (uncalled.length === 0 || pass === MAX_REREADS) return { window, report };
     for (const [id, earlier] of uncalled) passedOver.set(id, new Set([...(passedOver.get(id) ?? []), earlier.key]));
     window = sinceDeployWindow(history, agentId, until, passedOver);
   }
   return undefined;
 }
+
+/**
+ * How many times the report is built again over a longer window, each time reading the call log
+ * again: versions without calls come from the history, which a checkout may hold, so their number
+ * must not set the work. Past it the report stands as built, its version before without calls.
+ */
+const MAX_REREADS = 3;
 
 function hasCalls(report: CallReport, agentId: string, versionKey: string): boolean {
   return report.agents.some((agent) => agent.agent_id === agentId && agent.versions.some((version) => version.key === versionKey && version.metrics.calls > 0));

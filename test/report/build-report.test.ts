@@ -300,6 +300,26 @@ describe('--since-deploy', () => {
     expect(report.calls).toBe(85);
   });
 
+  it('reads the call log again at most three times, however many versions without calls the history offers', async () => {
+    // Twelve deploys of configurations that took no call (a history a checkout may hold), then the running one.
+    const planted = Array.from({ length: 12 }, (_, i) =>
+      historyRecord(new Date((T0 + i * 3600) * 1000).toISOString(), { [AGENT]: { name: 'front-desk', config: agentConfig(`You are receptionist number ${i}.`) } }),
+    );
+    const running = historyRecord(new Date((T0 + DAY) * 1000).toISOString(), { [AGENT]: { name: 'front-desk', config: v2 } });
+    const history = [...planted, running];
+    const records = calls(v2, T0 + DAY + 60, 40, 5);
+    let builds = 0;
+    const build = (window: NonNullable<ReturnType<typeof sinceDeployWindow>>) => {
+      builds++;
+      return buildCallReport({ calls: [newestFirst(records)], history, workspace: 'w', names: new Map(), since: window.since, now: new Date('2026-03-05T00:00:00Z'), diffLink: () => null, only: window.only });
+    };
+    const built = await sinceDeployReport(history, AGENT, T0 + 4 * DAY, build);
+    expect(builds).toBe(4);
+    // The report stands as last built: its version before took no call, so there is nothing to compare.
+    expect(built?.window.before.get(AGENT)?.key).toBe(planted[8]?.id);
+    expect(built?.report.agents[0]?.versions.map((version) => [version.key, version.metrics.calls, version.comparison ?? null])).toEqual([[running.id, 40, null]]);
+  });
+
   it('after a rollback and a re-apply, compares the running configuration with the older one that had calls, not the short rollback nor its own earlier deploy', async () => {
     // v1 (few errors), v2 (many), rolled back to v1 and v2 applied again within the hour: no call of the rollback's v1.
     const rollback = historyRecord('2026-03-03T00:00:00.000Z', { [AGENT]: { name: 'front-desk', config: v1 } });
