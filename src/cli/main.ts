@@ -92,15 +92,7 @@ export async function runCommandLine(argv: string[], ctx: CommandContext): Promi
   let exitCode = 0;
   let format: unknown;
   let parallelism = false;
-  // Whether the command printed on stdout, as main tracks it: an error after that output is not glued to it.
-  let stdoutWritten = false;
-  const stdout: Output = {
-    ...ctx.stdout,
-    write: (text) => {
-      if (text !== '') stdoutWritten = true;
-      ctx.stdout.write(text);
-    },
-  };
+  const stdout = trackingWrites(ctx.stdout);
   const commandCtx: CommandContext = { ...ctx, stdout };
   const program = buildProgram(async (name, options) => {
     format = options.format;
@@ -112,7 +104,7 @@ export async function runCommandLine(argv: string[], ctx: CommandContext): Promi
   } catch (error) {
     clearProgressLines();
     const json = (format ?? formatAskedFor(argv)) === 'json';
-    exitCode = reportError(error, { stdout, stderr: ctx.stderr, debug: ctx.env.VOXFORM_DEBUG === '1', json, parallelism, stdoutWritten: () => stdoutWritten });
+    exitCode = reportError(error, { stdout, stderr: ctx.stderr, debug: ctx.env.VOXFORM_DEBUG === '1', json, parallelism, stdoutWritten: stdout.written });
   }
   return exitCode;
 }
@@ -130,18 +122,30 @@ interface StreamStatus {
 }
 
 /**
- * `silenced`: once it says so, nothing more is written (a run stopped by a signal has said its last line).
- * `onWrite`: told of each text written (whether stdout holds output yet: `printsAsJson`).
+ * `output`, and whether any text was written through it: whether stdout holds output yet, which
+ * decides where an error goes (`printsAsJson`), in a process (main) and in a command line run inside
+ * another (runCommandLine) alike.
  */
-function makeOutput(stream: NodeJS.WriteStream, secrets: SecretRegistry, silenced: () => boolean, onWrite: () => void = () => undefined): Output {
+function trackingWrites(output: Output): Output & { written: () => boolean } {
+  let written = false;
+  return {
+    ...output,
+    write: (text) => {
+      if (text !== '') written = true;
+      output.write(text);
+    },
+    written: () => written,
+  };
+}
+
+/** `silenced`: once it says so, nothing more is written (a run stopped by a signal has said its last line). */
+function makeOutput(stream: NodeJS.WriteStream, secrets: SecretRegistry, silenced: () => boolean): Output {
   // A closed pipe (`voxform schema | head -1`) does not cut an apply short: the rest of that output
   // is dropped. Unwatched, the stream's error would end the process with Node's trace.
   const status = failedStreams.get(stream) ?? watchForFailure(stream);
   return {
     write: (text: string) => {
-      if (status.failed || stream.destroyed || silenced() || text === '') return;
-      onWrite();
-      stream.write(printedText(text, secrets, stream));
+      if (!status.failed && !stream.destroyed && !silenced()) stream.write(printedText(text, secrets, stream));
     },
     drained: async () => {
       if (status.failed || stream.destroyed || !stream.writableNeedDrain) return;
@@ -293,10 +297,9 @@ export async function main(argv: string[]): Promise<number> {
   let parallelism = false;
   const debug = process.env.VOXFORM_DEBUG === '1';
   let stoppedBySignal = false;
-  let stdoutWritten = false;
   const stderr = makeOutput(process.stderr, secrets, () => stoppedBySignal);
-  const stdout = makeOutput(process.stdout, secrets, () => stoppedBySignal, () => (stdoutWritten = true));
-  const errorOutput = (): ErrorOutput => ({ stdout, stderr, debug, json: (format ?? formatAskedFor(argv)) === 'json', parallelism, stdoutWritten: () => stdoutWritten });
+  const stdout = trackingWrites(makeOutput(process.stdout, secrets, () => stoppedBySignal));
+  const errorOutput = (): ErrorOutput => ({ stdout, stderr, debug, json: (format ?? formatAskedFor(argv)) === 'json', parallelism, stdoutWritten: stdout.written });
   // After a stop, what fails is the fallout of the stop itself: it is not reported, and the exit is 130.
   const report = (error: unknown) => (stoppedBySignal ? EXIT_INTERRUPTED : reportError(error, errorOutput()));
   const reportStop = (stop: VoxformError, unknownOutcomes: readonly VoxformError[]) => {
