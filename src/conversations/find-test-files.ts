@@ -7,6 +7,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
+import { isInside } from '../project-files/guarded-read.js';
 import { byCodeUnits } from '../util/compare.js';
 
 const TEST_FILE = /\.test\.ya?ml$/i;
@@ -34,9 +35,8 @@ function isSearchedFolder(name: string): boolean {
 
 /** Whether a search of `folder` would find `file` (both absolute), by its path alone: a test file under it, in no hidden or skipped folder. */
 export function isFoundIn(folder: string, file: string): boolean {
-  const relative = path.relative(folder, file);
-  if (relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) return false;
-  const folders = relative.split(path.sep);
+  if (!isInside(folder, file)) return false;
+  const folders = path.relative(folder, file).split(path.sep);
   const name = folders.pop() ?? '';
   return TEST_FILE.test(name) && folders.every(isSearchedFolder);
 }
