@@ -5,7 +5,8 @@
  * before them (a combining accent alone, a zero-width character), and one otherwise.
  */
 
-const graphemeSegmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+// Made on first use: making one loads the runtime's break rules, which most commands never need.
+let graphemeSegmenter: Intl.Segmenter | undefined;
 
 /** The East Asian Wide and Fullwidth blocks, by the character a cluster starts with. */
 const WIDE = /^[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\ua960-\ua97f\uac00-\ud7a3\uf900-\ufaff\ufe10-\ufe19\ufe30-\ufe6f\uff00-\uff60\uffe0-\uffe6\u{16fe0}-\u{16fe4}\u{17000}-\u{18aff}\u{1b000}-\u{1b2ff}\u{1f200}-\u{1f251}\u{20000}-\u{2fffd}\u{30000}-\u{3fffd}]/u;
@@ -16,6 +17,7 @@ const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}]+$/u;
 
 /** The grapheme clusters of `text`, each with where it starts (UTF-16 units). */
 export function graphemes(text: string): Iterable<{ segment: string; index: number }> {
+  graphemeSegmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   return graphemeSegmenter.segment(text);
 }
 
