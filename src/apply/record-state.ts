@@ -17,16 +17,30 @@ function appliedHashes(agent: DesiredAgent, key: string): Record<string, string>
   return applied;
 }
 
-/** An agent's state: its hashes beside the id of the key they are made with, so drift can tell when that key is no longer the one in use. */
-function agentState(id: string, applied: Record<string, string>, key: string): AgentState {
-  return { id, applied, fingerprintKeyId: fingerprintKeyId(key) };
+/** What the state knew of `change`'s agent before this change: under its address, or under the one it was renamed from. */
+function previousAgent(ws: WorkspaceState, change: ResourceChange): AgentState | undefined {
+  return ws.agents[change.address] ?? (change.movedFrom === undefined ? undefined : ws.agents[change.movedFrom]);
 }
 
 /**
- * Writes an agent's state under its address. A renamed agent (`ResourceChange.movedFrom`) leaves its
- * old key: the entry moved with it, so one agent never has two.
+ * The paths of `applied` this environment found live and never sent (`AgentState.foundLive`): not
+ * in `sent`, nor sent by an earlier apply of it whose value they still hold.
  */
-function recordAgent(ws: WorkspaceState, change: ResourceChange, state: AgentState): void {
+function foundLivePaths(previous: AgentState | undefined, id: string, applied: Record<string, string>, sent: ReadonlySet<string>, key: string): string[] {
+  const same = previous !== undefined && previous.id === id && !hashedWithAnotherKey(previous.fingerprintKeyId, fingerprintKeyId(key));
+  const sentBefore = (path: string) => same && previous.applied[path] === applied[path] && !(previous.foundLive ?? []).includes(path);
+  return Object.keys(applied).filter((path) => !sent.has(path) && !sentBefore(path));
+}
+
+/**
+ * Writes an agent's state under its address: its hashes beside the id of the key they are made with
+ * (so drift can tell when that key is no longer the one in use), and which of them `sent` wrote. A
+ * renamed agent (`ResourceChange.movedFrom`) leaves its old key: the entry moved with it, so one agent never has two.
+ */
+function recordAgent(ws: WorkspaceState, change: ResourceChange, agent: { id: string; applied: Record<string, string>; key: string; sent: ReadonlySet<string> }): void {
+  const { id, applied, key } = agent;
+  const foundLive = foundLivePaths(previousAgent(ws, change), id, applied, agent.sent, key);
+  const state: AgentState = { id, applied, fingerprintKeyId: fingerprintKeyId(key), foundLive };
   ws.agents[change.address] = state;
   const from = change.movedFrom;
   if (from !== undefined && from !== change.address && ws.agents[from]?.id === state.id) delete ws.agents[from];
@@ -71,13 +85,14 @@ export function stateAfterRequest(
     }
     case 'update_agent': {
       const agent = resources.of(address, 'agent');
+      const sent = new Set(change.fieldChanges.map((field) => field.path).filter((path) => path !== 'knowledge'));
       return (ws) => {
         // The attached files are not this request's: what the state knew of them stays, if hashed with this key.
-        const previous = ws.agents[address] ?? (change.movedFrom === undefined ? undefined : ws.agents[change.movedFrom]);
+        const previous = previousAgent(ws, change);
         const knowledge = hashedWithAnotherKey(previous?.fingerprintKeyId, fingerprintKeyId(salt)) ? undefined : previous?.applied.knowledge;
         const applied = appliedHashes(agent, salt);
         if (knowledge) applied.knowledge = knowledge;
-        recordAgent(ws, change, agentState(agent.id, applied, salt));
+        recordAgent(ws, change, { id: agent.id, applied, key: salt, sent });
       };
     }
     case 'set_agent_files': {
@@ -86,7 +101,7 @@ export function stateAfterRequest(
       return (ws) => {
         const applied = appliedHashes(agent, salt);
         applied.knowledge = hashApplied(salt, body.files);
-        recordAgent(ws, change, agentState(agent.id, applied, salt));
+        recordAgent(ws, change, { id: agent.id, applied, key: salt, sent: new Set(['knowledge']) });
       };
     }
     case 'import_phone':
@@ -171,14 +186,18 @@ export function stateWhenUnchanged(change: ResourceChange, context: UnchangedCon
     const applied = appliedHashes(agent, context.key);
     // Unchanged, so the attached files are the desired ones: remember them for drift too.
     if (agent.knowledge !== undefined) applied.knowledge = hashApplied(context.key, change.before?.knowledge ?? []);
-    const state = agentState(agent.id, applied, context.key);
-    return (ws) => recordAgent(ws, change, state);
+    return (ws) => recordAgent(ws, change, { id: agent.id, applied, key: context.key, sent: new Set() });
   }
   if (change.kind === 'phone') {
     const phone = context.resources.of(address, 'phone');
     if (!phone.agent) return undefined;
     const agentId = phone.agent.id;
-    return (ws) => (ws.phones[address] = { agentId, imported: ws.phones[address]?.imported ?? false });
+    return (ws) => {
+      const previous = ws.phones[address];
+      // Found bound as wanted: a binding this environment sent stays its own; any other is only kept.
+      const sentBefore = previous?.agentId === agentId && previous.foundLive === undefined;
+      ws.phones[address] = { agentId, imported: previous?.imported ?? false, ...(sentBefore ? {} : { foundLive: true as const }) };
+    };
   }
   return undefined;
 }

@@ -188,7 +188,7 @@ function addChangeCommands(program: Command, action: CommandAction): void {
     .option('--state <url|path>', STATE_OPTION)
     .option('--parallelism <n>', 'requests in flight at once', positiveInt('--parallelism', MOST.parallelism), 8)
     .option('--base <ref>', 'flag policy relaxations against this git revision, e.g. origin/main (env VOXFORM_BASE_REF)')
-    .option('--take-over <address>', 'let this plan change a number, campaign or credential another environment of the service set (repeatable)', collect)
+    .option('--take-over <address>', 'let this plan change an agent, number, campaign or credential another environment of the service set (repeatable)', collect)
     .action(action('plan'));
   // `plan` parses `--format` before `show` sees it (see `action`): no default here, `plan`'s applies.
   plan
@@ -201,7 +201,7 @@ function addChangeCommands(program: Command, action: CommandAction): void {
   withApplyRun(withConnection(withManifest(program.command('apply').description('make the service match the manifests (or a saved plan)'))))
     .argument('[plan]', 'a plan file saved by `voxform plan --out`')
     .option('--target <address>', 'only this resource and what it needs (repeatable)', collect)
-    .option('--take-over <address>', 'let this apply change a number, campaign or credential another environment of the service set (repeatable)', collect)
+    .option('--take-over <address>', 'let this apply change an agent, number, campaign or credential another environment of the service set (repeatable)', collect)
     .action(action('apply'));
 
   withApplyRun(withConnection(withManifest(program.command('rollback').description('return agents to a configuration the history recorded, through plan and apply'))))

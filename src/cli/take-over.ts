@@ -1,5 +1,5 @@
 /**
- * Settling a number, campaign or credential another environment's apply set, from a command that
+ * Settling an agent, number, campaign or credential another environment's apply set, from a command that
  * takes no `--take-over` (`drift`, `promote`): the `plan` and `apply` commands that do, with this
  * run's manifests, environment, service and state, ready to paste.
  */

@@ -38,7 +38,7 @@ export function environmentNote(report: DriftReport, takeOver: TakeOverCommands 
   const addresses = taken.map((r) => r.address);
   const how = takeOver ? `review \`${takeOver(addresses).plan}\`, then run \`${takeOver(addresses).apply}\`` : 'plan and apply with --take-over ADDRESS';
   return (
-    `Changed by another environment's apply: ${taken.map((r) => name(r.address)).join(', ')}. A number, campaign or credential is one per account: ` +
+    `Changed by another environment's apply: ${taken.map((r) => name(r.address)).join(', ')}. A number, campaign, credential or agent named by one id is one per account: ` +
     `until the manifests of this environment set what that apply set, its plan and apply are refused there (shared_resource_conflict). To move it to this environment on purpose, ${how}.`
   );
 }

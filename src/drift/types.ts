@@ -17,7 +17,7 @@ import type { FieldChange, ResourceChange, ResourceKind } from '../plan/types.js
  *   made with another key (the API key rotated since the apply that recorded them), so they match
  *   neither side. The next apply records them with the key in use;
  * - `environment`: another environment of the same service set the live value at its last apply (a
- *   number, campaign or credential is one per account): a plan of this one is refused there
+ *   number, campaign, credential or agent named by one id is one per account): a plan of this one is refused there
  *   (`shared_resource_conflict`) until it takes the resource back (`--take-over`).
  */
 export type DriftClass = 'outside' | 'pending' | 'both' | 'unlabelled' | 'environment';

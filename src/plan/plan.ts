@@ -36,7 +36,7 @@ export interface PlanOptions {
   onWorkspace?: ((workspace: WorkspaceState) => void) | undefined;
   /**
    * Addresses this plan may take from another environment of the same service (`--take-over`): a
-   * number, campaign or credential another environment's last apply set differently is otherwise refused.
+   * number, campaign, credential or agent (named by one id) another environment's last apply set differently is otherwise refused.
    */
   takeOver?: string[] | undefined;
   /** Hears the recorded variables and every live value read before they are reported, so no secret is printed. */

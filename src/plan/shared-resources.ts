@@ -1,9 +1,12 @@
 /**
- * One account, several environments: agents differ per environment, but a phone number, a campaign
- * id and a credential provider are one of each on the account. When two environments of the same
- * service both name one, each apply would undo the other's (staging rebinding production's numbers).
- * This check compares what a plan would write with what the other workspaces of the same service
- * recorded at their last apply, and refuses the plan before anything is sent.
+ * One account, several environments: agents differ per environment (the overlay gives them other
+ * ids), but a phone number, a campaign id and a credential provider are one of each on the account,
+ * and so is an agent an overlay leaves on the base's id. When two environments of the same service
+ * both name one, each apply would undo the other's (staging rebinding production's numbers, or
+ * editing production's agent). This check compares what a plan would write with what the other
+ * workspaces of the same service recorded at their last apply, and refuses the plan before anything
+ * is sent. One rule for every kind: an environment claims only what its apply sent; a value it found
+ * live as its manifests want, and left, is not its own (`foundLive` in the state).
  *
  * A campaign or a credential cannot be read back, so the state tells which environment wrote it last
  * (`SharedWrite.writeOrder`): when another one did, this environment plans against that environment's
@@ -15,8 +18,8 @@ import type { DesiredState } from '../manifest/types.js';
 import { VoxformError } from '../errors.js';
 import type { StateBackend } from '../state/backend.js';
 import { hashApplied, splitWorkspaceKey, workspaceKey, type CredentialState, type SharedWrite, type WorkspaceState } from '../state/types.js';
-import { fingerprintKeyId, isKeyedHash } from '../util/hash.js';
-import type { ResourceChange } from './types.js';
+import { fingerprintKeyId, hashedWithAnotherKey, isKeyedHash } from '../util/hash.js';
+import type { FieldChange, ResourceChange } from './types.js';
 
 /** Another environment's workspace of the same service, as its last apply left it. */
 export interface OtherWorkspace {
@@ -124,6 +127,22 @@ function sameKey(other: WorkspaceState, credential: CredentialState, salt: strin
 }
 
 /**
+ * The fields of an agent `change` would set whose live value is the one `other`'s last apply sent
+ * there: an agent the environments name by one id is one agent on the account. Only the fields that
+ * apply sent (not those it found live) and still live count, compared by their keyed hashes: under
+ * another API key they cannot be.
+ */
+function agentFieldsTheySent(change: ResourceChange, other: WorkspaceState, salt: string): FieldChange[] {
+  const entry = Object.values(other.agents).find((agent) => agent.id === change.id);
+  if (!entry || hashedWithAnotherKey(entry.fingerprintKeyId, fingerprintKeyId(salt))) return [];
+  return change.fieldChanges.filter((field) => {
+    const theirs = entry.applied[field.path];
+    if (theirs === undefined || entry.foundLive?.includes(field.path)) return false;
+    return field.before !== undefined && theirs === hashApplied(salt, field.before) && theirs !== hashApplied(salt, field.after);
+  });
+}
+
+/**
  * The values of `changes` that would undo another environment's last apply: a number bound now to the
  * agent another environment bound it to, rebound elsewhere; a campaign field or a credential another
  * environment set to something else. `takeOver`: addresses the operator lets this plan take.
@@ -146,9 +165,13 @@ export function findSharedConflicts(
       const add = (field: string, theirs: string, ours: string) => conflicts.push({ address: change.address, environment, field, theirs, ours });
       if (change.kind === 'phone') {
         const rebind = change.fieldChanges.find((f) => f.path === 'agent_id');
-        const theirs = workspace.phones[change.address]?.agentId;
+        const entry = workspace.phones[change.address];
+        // A number that environment found bound and left where it was is not its own.
+        const theirs = entry?.foundLive ? undefined : entry?.agentId;
         // Only while the number still answers with their agent: a binding changed since is not theirs any more.
         if (rebind && change.before !== null && theirs !== undefined && rebind.before === theirs) add('agent_id', theirs, shown(rebind.after));
+      } else if (change.kind === 'agent') {
+        for (const field of agentFieldsTheySent(change, workspace, salt)) add(field.path, field.sensitive ? SENSITIVE : shown(field.before), field.sensitive ? SENSITIVE : shown(field.after));
       } else if (change.kind === 'campaign') {
         const entry = Object.values(workspace.campaigns).find((c) => c.id === change.id);
         if (!entry) continue;
@@ -169,19 +192,19 @@ export function findSharedConflicts(
   return conflicts;
 }
 
-/** `--take-over` names a phone, campaign or credential of the manifests: anything else is the flag's mistake. */
+/** `--take-over` names an agent, phone, campaign or credential of the manifests: anything else is the flag's mistake. */
 export function checkTakeOver(desired: DesiredState, takeOver: readonly string[]): void {
   const known = sharedResources(desired).map((resource) => resource.address);
   for (const address of takeOver) {
     if (known.includes(address)) continue;
-    throw new VoxformError('invalid_option', `--take-over ${address} names no phone, campaign or credential of the manifests.`, {
+    throw new VoxformError('invalid_option', `--take-over ${address} names no agent, phone, campaign or credential of the manifests.`, {
       hint: `Name one of: ${known.join(', ') || '(the manifests define none)'}.`,
     });
   }
 }
 
 function sharedResources(desired: DesiredState) {
-  return [desired.phones, desired.campaigns, desired.credentials].flatMap((map) => [...map.values()]);
+  return [desired.agents, desired.phones, desired.campaigns, desired.credentials].flatMap((map) => [...map.values()]);
 }
 
 function environmentName(environment: string): string {
@@ -191,13 +214,15 @@ function environmentName(environment: string): string {
 function describe(conflict: SharedResourceConflict): string {
   const by = `the last apply of ${environmentName(conflict.environment)}`;
   if (conflict.field === 'agent_id') return `${conflict.address}: ${by} bound it to agent ${conflict.theirs}; this plan would bind it to ${conflict.ours}.`;
+  // An agent's values may be whole prompts: the field is named, the plan shows the values.
+  if (conflict.address.startsWith('agent.')) return `${conflict.address}: ${by} set ${conflict.field} of this agent (both environments name it by one id); this plan would change it.`;
   if (conflict.field === 'api_key') return `${conflict.address}: ${by} set another key for this provider; this plan would replace it.`;
   return `${conflict.address}: ${by} set ${conflict.field} to ${conflict.theirs}; this plan would set ${conflict.ours}.`;
 }
 
 /** The refusal's way out; `takeOver`: how this command moves the resources to its environment on purpose. */
 export function sharedConflictHint(takeOver: string): string {
-  return `Give each environment its own numbers and campaigns, or name the resource only in a manifest that just the environment owning it applies (its own file or folder, passed with -f). To move it to this environment on purpose, ${takeOver}.`;
+  return `Give each environment its own agents (an id in its overlay), numbers and campaigns, or name the resource only in a manifest that just the environment owning it applies (its own file or folder, passed with -f). To move it to this environment on purpose, ${takeOver}.`;
 }
 
 /** The refusal: every conflict, at the first one's place in the manifests. */
@@ -206,7 +231,7 @@ export function sharedConflictError(conflicts: readonly SharedResourceConflict[]
   const source = sharedResources(desired).find((resource) => resource.address === first.address)?.source;
   const rest = conflicts.slice(1).map((c) => `\n  ${describe(c)}`).join('');
   const addresses = [...new Set(conflicts.map((c) => c.address))];
-  return new VoxformError('shared_resource_conflict', `${describe(first)} A number, a campaign or a credential is one per account: this plan would undo another environment's apply of the same service. Nothing was sent.${rest}`, {
+  return new VoxformError('shared_resource_conflict', `${describe(first)} A number, a campaign, a credential and an agent named by one id are one per account: this plan would undo another environment's apply of the same service. Nothing was sent.${rest}`, {
     hint: sharedConflictHint(`plan or apply with --take-over ${addresses.join(' --take-over ')}`),
     ...(source ? { location: source } : {}),
     details: conflicts,

@@ -17,10 +17,13 @@ const ENTRY_CHECKS: Record<keyof Pick<WorkspaceState, 'agents' | 'phones' | 'cam
     const applied = requireObject(entry, 'applied', at, 'an object of field paths and hashes');
     for (const [field, hash] of Object.entries(applied)) if (typeof hash !== 'string') throw new Problem([...at, 'applied', field], hash, 'a hash (a string)');
     optionalString(entry, 'fingerprintKeyId', at, 'the id of the key the hashes were made with (a string)');
+    const found = entry.foundLive;
+    if (found !== undefined && !isNameList(found)) throw new Problem([...at, 'foundLive'], found, 'a list of the field paths found live and never sent (strings), or nothing');
   },
   phones: (entry, at) => {
     optionalString(entry, 'agentId', at, 'the id of the agent the number was bound to (a string)');
     if (typeof entry.imported !== 'boolean') throw new Problem([...at, 'imported'], entry.imported, 'true or false');
+    if (entry.foundLive !== undefined && entry.foundLive !== true) throw new Problem([...at, 'foundLive'], entry.foundLive, 'true (the number was found bound and never sent), or nothing');
   },
   campaigns: (entry, at) => {
     requireString(entry, 'id', at, "the campaign's id (a string)");

@@ -53,12 +53,24 @@ export interface AgentState {
    * rotated since) the hashes tell nothing. Absent in a state older than this field: taken to be the current key's.
    */
   fingerprintKeyId?: string;
+  /**
+   * The paths of `applied` this environment's applies found live as its manifests want and never
+   * sent: it keeps those values, and claims them not from another environment sharing the agent
+   * (`findSharedConflicts`). Absent (a state older than this field): every path counts as sent.
+   */
+  foundLive?: string[];
 }
 
 export interface PhoneState {
-  /** The agent id voxform last bound the number to. */
+  /** The agent id voxform last bound the number to, or found it bound to as the manifests want. */
   agentId: string | undefined;
   imported: boolean;
+  /**
+   * Set when this environment's applies found the number bound to `agentId` and sent nothing: it
+   * keeps the number where it is, and claims it not from another environment (`findSharedConflicts`).
+   * Absent: an apply of this environment bound it (or a state older than this field).
+   */
+  foundLive?: true;
 }
 
 /**

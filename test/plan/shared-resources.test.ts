@@ -11,7 +11,7 @@ import { repoRoot, runCliInProcess, runPrinted, useTempDirs } from '../helpers/c
 import { findSharedConflicts, readOtherWorkspaces } from '../../src/plan/shared-resources.js';
 import type { ResourceChange } from '../../src/plan/types.js';
 import { FileStateBackend } from '../../src/state/file-backend.js';
-import { emptyWorkspace, type WorkspaceState } from '../../src/state/types.js';
+import { emptyWorkspace, hashApplied, type WorkspaceState } from '../../src/state/types.js';
 import { fingerprintKeyId } from '../../src/util/hash.js';
 
 const tempDir = useTempDirs();
@@ -72,16 +72,91 @@ describe('a number another environment of the service bound', () => {
     expect(drift.stdout).toContain("Drift: 1 resource differs: 0 changed outside voxform, 0 in git not applied yet, 0 both, 1 changed by another environment's apply (4 resources checked).");
   });
 
-  it('--take-over names a number, campaign or credential of the manifests, and not with a saved plan', async () => {
+  it('--take-over names an agent, number, campaign or credential of the manifests, and not with a saved plan', async () => {
     const cwd = await tempDir({ 'voxform.yaml': MANIFEST });
     const unknown = await cli(cwd, 'plan', '--take-over', 'phone.+15550000000');
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('error[invalid_option]: --take-over phone.+15550000000 names no phone, campaign or credential of the manifests.');
-    expect(unknown.stderr).toContain('hint: Name one of: phone.+15551230001, campaign.recall, credential.openai.');
+    expect(unknown.stderr).toContain('error[invalid_option]: --take-over phone.+15550000000 names no agent, phone, campaign or credential of the manifests.');
+    expect(unknown.stderr).toContain('hint: Name one of: agent.desk, phone.+15551230001, campaign.recall, credential.openai.');
     expect((await cli(cwd, 'plan', '--out', 'plan.json')).code).toBe(0);
     const saved = await cli(cwd, 'apply', 'plan.json', '--take-over', 'phone.+15551230001');
     expect(saved.code).toBe(1);
     expect(saved.stderr).toContain('error[invalid_option]: A saved plan already names its manifests, environment and targets: pass only the plan file.');
+  });
+});
+
+describe('a number another environment only kept where it was', () => {
+  it('is not that environment\'s: the environment that bound it rebinds it without --take-over, and drift calls it pending', async () => {
+    const cwd = await tempDir({ 'voxform.yaml': pinnedManifest() });
+    expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    const staging = await cli(cwd, 'apply', '--env', 'staging', '--auto-approve');
+    expect(staging.code).toBe(0);
+    expect(staging.stdout + staging.stderr).not.toContain('phone.');
+
+    await writeFile(path.join(cwd, 'voxform.yaml'), pinnedManifest().replace('"+15551230001": { agent: desk }', '"+15551230001": { agent: { id: -OKspareAgent0000003 } }'));
+    const drift = await cli(cwd, 'drift');
+    expect(drift.stdout).toContain('  ! phone.+15551230001 in git, not applied yet\n');
+    expect(drift.stdout).not.toContain('another environment');
+    expect((await cli(cwd, 'plan')).code).toBe(0);
+    expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    expect(await boundAgent(cwd)).toBe('-OKspareAgent0000003');
+
+    // Its binding was the default environment's own: staging, still pinned to the old agent, is refused.
+    const refused = await cli(cwd, 'plan', '--env', 'staging');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('phone.+15551230001: the last apply of the default environment (no --env) bound it to agent -OKspareAgent0000003; this plan would bind it to -OKspareAgent0000001.');
+  });
+
+  it('stays the environment\'s that bound it when that environment later finds it bound as it wants', async () => {
+    const cwd = await tempDir({ 'voxform.yaml': pinnedManifest() });
+    expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    const state = JSON.parse(await readFile(path.join(cwd, '.voxform', 'state.json'), 'utf8')) as { workspaces: Record<string, WorkspaceState> };
+    expect(state.workspaces['default@local']!.phones['phone.+15551230001']).toEqual({ agentId: '-OKspareAgent0000001', imported: false });
+    const rebind = pinnedManifest().replace('phones: { "+15551230001": { agent: { id: -OKspareAgent0000001 } } }', 'phones: { "+15551230001": { agent: { id: -OKspareAgent0000003 } } }');
+    await writeFile(path.join(cwd, 'voxform.yaml'), rebind);
+    expect((await cli(cwd, 'plan', '--env', 'staging')).stderr).toContain('error[shared_resource_conflict]');
+  });
+});
+
+/** `MANIFEST` whose staging overlay leaves the agent on the default environment's id, plus `overlay` lines. */
+function sharedAgentManifest(...overlay: string[]): string {
+  return pinnedManifest(...overlay).replace('    agents: { desk: { id: -OKspareAgent0000002 } }\n', '');
+}
+
+async function liveName(cwd: string): Promise<string> {
+  const { agents } = JSON.parse((await cli(cwd, 'get', 'agents', '--format', 'json')).stdout) as { agents: Array<{ id: string; name: string }> };
+  return agents.find((agent) => agent.id === '-OKspareAgent0000001')!.name;
+}
+
+describe('an agent an overlay leaves on the id another environment applied', () => {
+  it('is not changed by plan or apply; --take-over changes it, and drift then names the environment that did', async () => {
+    const cwd = await tempDir({ 'voxform.yaml': sharedAgentManifest('agents: { desk: { name: Desk (staging) } }') });
+    expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    const apply = await cli(cwd, 'apply', '--env', 'staging', '--auto-approve');
+    expect(apply.code).toBe(1);
+    expect(apply.stderr).toContain(
+      'error[shared_resource_conflict]: voxform.yaml:3:3: agent.desk: the last apply of the default environment (no --env) set name of this agent (both environments name it by one id); this plan would change it.',
+    );
+    expect(apply.stderr).toContain('plan or apply with --take-over agent.desk.');
+    expect(await liveName(cwd)).toBe('Desk');
+
+    expect((await cli(cwd, 'apply', '--env', 'staging', '--take-over', 'agent.desk', '--auto-approve')).code).toBe(0);
+    expect(await liveName(cwd)).toBe('Desk (staging)');
+    const drift = await cli(cwd, 'drift');
+    expect(drift.code).toBe(2);
+    expect(drift.stdout).toContain("  ! agent.desk (-OKspareAgent0000001) changed by staging's apply\n");
+    expect(drift.stdout).not.toContain('--heal');
+    expect((await cli(cwd, 'plan')).stderr).toContain('agent.desk: the last apply of environment staging set name of this agent');
+  });
+
+  it('is not claimed by an environment that found it as its manifests want', async () => {
+    const cwd = await tempDir({ 'voxform.yaml': sharedAgentManifest() });
+    expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    expect((await cli(cwd, 'apply', '--env', 'staging', '--auto-approve')).code).toBe(0);
+    await writeFile(path.join(cwd, 'voxform.yaml'), sharedAgentManifest().replace('name: Desk }', 'name: Desk v2 }'));
+    expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    expect(await liveName(cwd)).toBe('Desk v2');
   });
 });
 
@@ -311,6 +386,42 @@ describe('findSharedConflicts', () => {
       expect(findSharedConflicts([c.change], [{ environment: 'default', workspace: c.other }], 'salt', c.takeOver)).toHaveLength(c.conflicts);
     });
   }
+});
+
+describe('findSharedConflicts, for a number the other environment found bound and left', () => {
+  it('is no conflict: that environment sent nothing for it', () => {
+    const kept: WorkspaceState = { ...emptyWorkspace(), phones: { 'phone.+15551230001': { agentId: 'ag-prod', imported: false, foundLive: true } } };
+    expect(findSharedConflicts([rebind('ag-prod', 'ag-other')], [{ environment: 'staging', workspace: kept }], 'salt')).toEqual([]);
+  });
+});
+
+describe('findSharedConflicts, for an agent both environments name by one id', () => {
+  const salt = 'salt';
+  const renamed: ResourceChange = {
+    ...rebind('', ''),
+    address: 'agent.desk',
+    kind: 'agent',
+    id: '-OKspareAgent0000001',
+    fieldChanges: [{ path: 'name', before: 'Desk (staging)', after: 'Desk', sensitive: false, drift: false }],
+  };
+  const appliedBy = (name: string, more: Partial<WorkspaceState['agents'][string]> = {}): WorkspaceState => ({
+    ...emptyWorkspace(),
+    agents: { 'agent.desk': { id: '-OKspareAgent0000001', applied: { name: hashApplied(salt, name) }, fingerprintKeyId: fingerprintKeyId(salt), ...more } },
+  });
+  const conflicts = (other: WorkspaceState) => findSharedConflicts([renamed], [{ environment: 'staging', workspace: other }], salt);
+  it('is a conflict while the field holds what the other environment sent', () => {
+    expect(conflicts(appliedBy('Desk (staging)'))).toEqual([{ address: 'agent.desk', environment: 'staging', field: 'name', theirs: 'Desk (staging)', ours: 'Desk' }]);
+  });
+  it('is none once the field holds something else', () => {
+    expect(conflicts(appliedBy('Desk (old)'))).toEqual([]);
+  });
+  it('is none for a field the other environment found live and never sent', () => {
+    expect(conflicts(appliedBy('Desk (staging)', { foundLive: ['name'] }))).toEqual([]);
+  });
+  it('is none for another agent, or hashes made under another API key', () => {
+    expect(conflicts(appliedBy('Desk (staging)', { id: '-OKspareAgent0000002' }))).toEqual([]);
+    expect(conflicts(appliedBy('Desk (staging)', { fingerprintKeyId: fingerprintKeyId('old-salt') }))).toEqual([]);
+  });
 });
 
 describe('findSharedConflicts, once the last writer of a campaign is known', () => {
