@@ -11,7 +11,7 @@ import { EXIT_INTERRUPTED, type CommandContext } from './context.js';
 import { progressLine, readProgress, type ProgressLine } from './progress.js';
 import { errorLead } from './error-text.js';
 import { refuseMandatoryViolations } from './policy-check.js';
-import { nextCommand, stateFlags, type ChosenTarget } from './next-command.js';
+import { nextCommand, stateFlags, type ChosenTarget, type SavedPlanCommands } from './next-command.js';
 
 export type TerminalApplyOptions = Omit<ApplyOptions, 'confirm' | 'onEvent' | 'signal' | 'onLocked' | 'onChange'>;
 
@@ -19,6 +19,8 @@ export type TerminalApplyOptions = Omit<ApplyOptions, 'confirm' | 'onEvent' | 's
  * `how.chosen`: the options that chose the manifests, environment, service and state, which every
  * command line printed for the user to run next carries (next-command.ts).
  * `how.rerun`: the command that finishes a run that did not finish (default `voxform apply` and the chosen options).
+ * `how.replan`: a saved plan is applied. Once partly applied it is stale, and running the manifests
+ * unreviewed is not what was approved: a new plan of them finishes the run, reviewed, then applied.
  * `how.recorded`: what is deployed is a recorded configuration (rollback, drift --heal), not the
  * manifests, named as the plan names it (`the configuration of record …`): the policy checked it
  * when it was applied, and a way back is never blocked by it. Otherwise the manifests' policy must
@@ -27,7 +29,7 @@ export type TerminalApplyOptions = Omit<ApplyOptions, 'confirm' | 'onEvent' | 's
 export async function applyOnTerminal(
   options: TerminalApplyOptions,
   ctx: CommandContext,
-  how: { chosen: ChosenTarget; rerun?: string | undefined; recorded?: string | undefined },
+  how: { chosen: ChosenTarget; rerun?: string | undefined; replan?: SavedPlanCommands | undefined; recorded?: string | undefined },
 ): Promise<{ code: number; outcome: ApplyOutcome }> {
   if (how.recorded === undefined) await refuseMandatoryViolations(options.desired, ctx);
   const stop = new AbortController();
@@ -52,7 +54,7 @@ export async function applyOnTerminal(
     lines.flush();
     status.done();
   });
-  const code = report(outcome, ctx, { rerun: how.rerun, chosen: how.chosen });
+  const code = report(outcome, ctx, how);
   // A failed state write ends the run with its error (exit 1), after the summary of what reached the service.
   if (outcome.stateError !== undefined) throw outcome.stateError;
   return { code, outcome };
@@ -138,8 +140,8 @@ function errorSentence(error: unknown): string {
   return `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
 }
 
-/** How the run ends: `rerun` is the command that finishes the run (apply by default). */
-function report(outcome: ApplyOutcome, ctx: CommandContext, how: { rerun: string | undefined; chosen: ChosenTarget }): number {
+/** How the run ends: `rerun` is the command that finishes the run (apply by default), `replan` a saved plan's. */
+function report(outcome: ApplyOutcome, ctx: CommandContext, how: { rerun?: string | undefined; replan?: SavedPlanCommands | undefined; chosen: ChosenTarget }): number {
   for (const warning of outcome.warnings) ctx.stderr.write(`warning: ${warning}\n`);
   if (outcome.status === 'nothing_to_do') {
     ctx.stdout.write('Nothing to apply.\n');
@@ -160,15 +162,25 @@ function report(outcome: ApplyOutcome, ctx: CommandContext, how: { rerun: string
   if (outcome.lockLost) {
     // A lock forced open by another operator leaves the store as it was; a database's lock that went with its connection needs the database back.
     const when = outcome.lockLost.reason === 'connection_lost' ? 'once the database is back' : 'to see where things stand';
-    const next = how.rerun === undefined ? `run \`${nextCommand('plan', how.chosen)}\` ${when}, then apply again` : `run \`${how.rerun}\` again ${when}`;
+    const next = how.replan
+      ? replanText(how.replan, ` ${when}`)
+      : how.rerun === undefined
+        ? `run \`${nextCommand('plan', how.chosen)}\` ${when}, then apply again`
+        : `run \`${how.rerun}\` again ${when}`;
     ctx.stdout.write(`What was recorded before the loss is in ${outcome.stateLocation}; ${next}.\n`);
     return 1;
   }
   // The state's error follows (see applyOnTerminal): it says what to do.
   if (outcome.stateError !== undefined) return 1;
   const left = outcome.partlyApplied.length + outcome.failed.length + outcome.skipped.length + outcome.stopped.length > 0;
-  ctx.stdout.write(`State saved to ${outcome.stateLocation}${left ? `; run \`${how.rerun ?? nextCommand('apply', how.chosen)}\` again to finish` : ''}.\n`);
+  const finish = how.replan ? `to finish, ${replanText(how.replan, '')}` : `run \`${how.rerun ?? nextCommand('apply', how.chosen)}\` again to finish`;
+  ctx.stdout.write(`State saved to ${outcome.stateLocation}${left ? `; ${finish}` : ''}.\n`);
   return outcome.status === 'interrupted' ? EXIT_INTERRUPTED : 1;
+}
+
+/** What finishes a saved plan's run (`when`: when to start): the same manifests planned again, reviewed, then applied. */
+function replanText(commands: SavedPlanCommands, when: string): string {
+  return `run \`${commands.plan}\`${when}, review the new plan, and run \`${commands.apply}\``;
 }
 
 /** The counts, then each change not simply applied (after a stop, all), marked when the state did not record it. */

@@ -33,6 +33,22 @@ export function nextCommand(words: string, chosen: ChosenTarget, options: { mani
   return [`voxform ${words}`, ...flags, ...stateFlags(chosen)].join(' ');
 }
 
+/** A saved plan's command lines: planning it again into the same file, and applying it. */
+export interface SavedPlanCommands {
+  /** `voxform plan --out PLAN` with the plan's manifests and environment, and the service and state. */
+  plan: string;
+  /** `voxform apply PLAN` with the service and state only: the plan names its manifests. */
+  apply: string;
+}
+
+/** The command lines of the saved plan `planFile` (as the user typed it), made with `chosen`. */
+export function savedPlanCommands(planFile: string, chosen: ChosenTarget): SavedPlanCommands {
+  return {
+    plan: nextCommand(`plan --out ${shellWord(planFile)}`, chosen),
+    apply: nextCommand(`apply ${shellWord(planFile)}`, chosen, { manifests: false }),
+  };
+}
+
 /**
  * `--state SPEC` when the option named the state backend: `voxform state unlock` must open the lock
  * of that backend. A database URL's password is never printed: the line shows `PASSWORD` in its

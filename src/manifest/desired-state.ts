@@ -40,7 +40,7 @@ export function desiredAgent(draft: AgentDraft, promptText: string | undefined, 
 export function desiredPhone(draft: PhoneDraft, agents: Map<string, AgentDraft>): DesiredPhone {
   let agent: DesiredPhone['agent'];
   if (draft.agent && 'localName' in draft.agent) agent = { id: agents.get(draft.agent.localName)?.id as string, localName: draft.agent.localName };
-  else if (draft.agent) agent = { id: draft.agent.id, localName: undefined };
+  else if (draft.agent) agent = { id: draft.agent.id, localName: undefined, source: locationOf(draft.agent.span) };
   return withEntrySpans(draft.entrySpans, { kind: 'phone', address: `phone.${draft.number}`, source: locationOf(draft.keySpan), number: draft.number, agent, import: draft.import, sensitivePaths: draft.sensitivePaths });
 }
 

@@ -72,8 +72,8 @@ export interface PhoneDraft {
   keySpan: Span;
   /** Where each value of the entry is written, as resolved: the desired record carries them, so a finding about a value points at it. */
   entrySpans: NodeSpans | undefined;
-  /** A local agent name, or an agent outside the manifest by id. */
-  agent: { localName: string; span: Span } | { id: string } | undefined;
+  /** A local agent name, or an agent outside the manifest by id; each with where it is written. */
+  agent: { localName: string; span: Span } | { id: string; span: Span } | undefined;
   import: PhoneImport | undefined;
   /** Dotted paths from the entry holding secrets: the schema's fields (`import.api_key`) and values from `${env:…}`. */
   sensitivePaths: readonly string[];
@@ -85,7 +85,7 @@ export function resolvePhone(number: string, entry: unknown, keySpan: Span, ctx:
   if (!resolved) return undefined;
   let agent: PhoneDraft['agent'];
   if (typeof resolved.agent === 'string') agent = { localName: resolved.agent, span: spanAt(resolved, ['agent']) ?? keySpan };
-  else if (isPlainObject(resolved.agent) && typeof resolved.agent.id === 'string') agent = { id: resolved.agent.id };
+  else if (isPlainObject(resolved.agent) && typeof resolved.agent.id === 'string') agent = { id: resolved.agent.id, span: spanAt(resolved, ['agent', 'id']) ?? keySpan };
   let phoneImport: PhoneImport | undefined;
   const spec = resolved.import;
   if (isPlainObject(spec)) {

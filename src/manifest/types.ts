@@ -95,8 +95,11 @@ export interface DesiredPhone extends DesiredResource {
   kind: 'phone';
   /** E.164 number; also the phone's id on the service. */
   number: string;
-  /** The agent to bind: its id, and the local name when it is an agent of the manifest. */
-  agent: { id: string; localName: string | undefined } | undefined;
+  /**
+   * The agent to bind: its id, and the local name when it is an agent of the manifest; for one
+   * outside it, where its id is written (the plan stops there when the service does not know it).
+   */
+  agent: { id: string; localName: string | undefined; source?: SourceLocation | undefined } | undefined;
   import: PhoneImport | undefined;
   /** Dotted paths from the entry whose values are secret: the schema's fields and values from `${env:…}`. */
   sensitivePaths: readonly string[];

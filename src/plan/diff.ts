@@ -435,7 +435,8 @@ interface MadeEarly {
 /**
  * Every resource of `desired` compared with the service, in dependency order: credentials and
  * knowledge files, agents, phones (bound to the agents' changes), campaigns (calling from the
- * phones'). Problems (unknown agent ids, phones without import) are collected, not thrown.
+ * phones'). Problems (unknown agent ids, of agents and of the agents phones name by id; phones
+ * without import) are collected, not thrown.
  */
 export function diffStates(input: DiffInput, differ = new ResourceDiffer(input), early: MadeEarly = {}): { changes: ResourceChange[]; problems: PlanProblem[] } {
   const { desired, live } = input;
@@ -480,6 +481,16 @@ export function diffStates(input: DiffInput, differ = new ResourceDiffer(input),
         address: phone.address,
         message: `${phone.address}: the number is not on the account. Add an import: block (provider, country, region, api_key, api_secret) so voxform imports it, or import it in the dashboard.`,
         ...phone.source,
+      });
+      continue;
+    }
+    // An agent outside the manifests, by id: the binding would be refused at apply, after the writes before it.
+    if (phone.agent && phone.agent.localName === undefined && !live.agents.has(phone.agent.id)) {
+      problems.push({
+        code: 'agent_not_on_service',
+        address: phone.address,
+        message: `${phone.address}: the service has no agent with id "${phone.agent.id}" to bind the number to. Put the id of a live agent there, or the name of an agent of the manifest.`,
+        ...(phone.agent.source ?? phone.source),
       });
       continue;
     }

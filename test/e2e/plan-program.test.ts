@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/schema/types.gen.js';
@@ -219,20 +219,53 @@ describe('command lines printed for the next step', () => {
     const refused = await p.cli(['apply', 'p.json', '--env', 'staging', '--state', 'team state/s.json']);
     expect(refused.stderr).toContain("hint: Run `voxform apply p.json --state 'team state/s.json'` without -f, --env, --target or --take-over");
 
-    // A run that did not finish: its rerun line is the same run again, staging's agents and not the defaults'.
+    // A saved plan that did not finish is stale: its way on is a new plan of staging's manifests
+    // into the same file, reviewed, then applied; never an apply of the manifests, which nobody reviewed.
     p.emulator.control.setFaults([{ path: '/agents/-OKstagingBooking0001', method: 'PUT', errorRate: 1, errorStatus: 500 }]);
     const failed = await runPrinted(printed ?? '', { cwd: p.dir, env: p.env });
     expect(failed.code).toBe(1);
-    const again = /run `(.*)` again to finish/.exec(failed.stdout)?.[1];
-    expect(again).toBe("voxform apply -f staging.yaml --env staging --state 'team state/s.json'");
+    const [, replan, reapply] = /; to finish, run `(.*)`, review the new plan, and run `(.*)`\.\n$/.exec(failed.stdout) ?? [];
+    expect(replan).toBe("voxform plan --out p.json -f staging.yaml --env staging --state 'team state/s.json'");
+    expect(reapply).toBe(printed);
+    expect(failed.stdout).not.toContain('again to finish');
     p.emulator.control.clearFaults();
-    const finished = await runPrinted(`${again} --auto-approve`, { cwd: p.dir, env: p.env });
-    expect(finished.code, finished.stderr).toBe(0);
+    expect((await runPrinted(printed ?? '', { cwd: p.dir, env: p.env })).stderr).toContain('error[plan_stale]');
+    const replanned = await runPrinted(replan ?? '', { cwd: p.dir, env: p.env });
+    expect(replanned.code, replanned.stderr).toBe(0);
     // What the failure left: the staging booking agent and what depends on it.
+    expect(replanned.stdout).toContain('agent.booking (-OKstagingBooking0001)');
+    expect(replanned.stdout).not.toContain('-OKdqbqetEcM4ak369yn');
+    const finished = await runPrinted(reapply ?? '', { cwd: p.dir, env: p.env });
+    expect(finished.code, finished.stderr).toBe(0);
     expect(finished.stdout).toMatch(/Apply complete: \d+ applied, 0 failed, 0 skipped\./);
-    expect(finished.stdout).toContain('agent.booking (-OKstagingBooking0001)');
-    expect(finished.stdout).not.toContain('-OKdqbqetEcM4ak369yn');
     expect(JSON.parse(await readFile(path.join(p.dir, 'team state/s.json'), 'utf8')).version).toBe(1);
+  });
+
+  it("say, when a saved plan's apply loses its lock, to plan it again to see where things stand", async () => {
+    project = await startExampleProject();
+    const p = project;
+    expect((await p.cliInProcess(['plan', '--out', 'p.json'])).code).toBe(0);
+    p.emulator.control.setFaults([{ path: '**', latencyMs: 300 }]);
+    const running = p.cliInProcess(['apply', 'p.json', '--parallelism', '1']);
+    const lockDir = path.join(p.dir, '.voxform/state.json.lock');
+    // Once a first change is applied, open the lock as an operator would.
+    while (p.requests.filter((r) => r.method !== 'GET').length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+    const lockId = /^holder-([0-9a-f]+)\.json$/.exec((await readdir(lockDir)).find((name) => name.startsWith('holder-')) ?? '')?.[1] ?? '';
+    expect((await p.cliInProcess(['state', 'unlock', '--force', lockId])).code).toBe(0);
+    const result = await running;
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(
+      'What was recorded before the loss is in .voxform/state.json; run `voxform plan --out p.json -f voxform.yaml` to see where things stand, review the new plan, and run `voxform apply p.json`.\n',
+    );
+  }, 90_000);
+
+  it('finish a plain apply that did not finish with the same apply again', async () => {
+    project = await startExampleProject();
+    const p = project;
+    p.emulator.control.setFaults([{ path: '/agents/-OKdqbqetEcM4ak369yn', method: 'PUT', errorRate: 1, errorStatus: 500 }]);
+    const failed = await p.cli(['apply', '--auto-approve']);
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toMatch(/; run `voxform apply` again to finish\.\n$/);
   });
 });
 

@@ -517,9 +517,9 @@ describe('loadManifests: resources across files', () => {
     expect(summarize(result)).toEqual([expected]);
   });
 
-  it('binds a phone to an agent outside the manifest by id', async () => {
+  it('binds a phone to an agent outside the manifest by id, keeping where the id is written', async () => {
     const result = await loadTree({ 'voxform.yaml': 'phones:\n  "+15551230001": { agent: { id: -OKdqbqetEcM4ak369ym } }\n' });
-    expect(result.state?.phones.get('+15551230001')?.agent).toEqual({ id: '-OKdqbqetEcM4ak369ym', localName: undefined });
+    expect(result.state?.phones.get('+15551230001')?.agent).toEqual({ id: '-OKdqbqetEcM4ak369ym', localName: undefined, source: expect.objectContaining({ file: 'voxform.yaml', line: 2, col: 34 }) });
   });
 });
 

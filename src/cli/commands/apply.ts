@@ -5,7 +5,7 @@ import { madeElsewhere, readPlanFile, type SavedPlan } from '../../plan/plan-fil
 import type { CommandContext } from '../context.js';
 import { applyOnTerminal } from '../apply-on-terminal.js';
 import { shellWord } from '../../util/shell-word.js';
-import { nextCommand } from '../next-command.js';
+import { savedPlanCommands } from '../next-command.js';
 import { connectProject, deploySourceOf, planInputs, type ProjectOptions } from '../project.js';
 
 export interface ApplyCommandOptions extends ProjectOptions {
@@ -22,7 +22,7 @@ export interface ApplyCommandOptions extends ProjectOptions {
 function savedPlanProject(options: ApplyCommandOptions, saved: SavedPlan, planFile: string, ctx: CommandContext): ProjectOptions {
   if (options.file?.length || options.env || options.target?.length || options.takeOver?.length) {
     throw new VoxformError('invalid_option', 'A saved plan already names its manifests, environment and targets: pass only the plan file.', {
-      hint: `Run \`${nextCommand(`apply ${shellWord(planFile)}`, options, { manifests: false })}\` without -f, --env, --target or --take-over, or plan again with the options you want.`,
+      hint: `Run \`${savedPlanCommands(planFile, options).apply}\` without -f, --env, --target or --take-over, or plan again with the options you want.`,
     });
   }
   const project: ProjectOptions = { ...options, file: saved.files.map((f) => path.resolve(ctx.cwd, f)) };
@@ -58,15 +58,16 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
   // Found while the plan is made and applied (git runs meanwhile): only the history record needs it.
   const source = deploySourceOf(project.desired, ctx);
   source.catch(() => undefined);
-  // Finished from the manifests, the saved plan's own when one was applied (it is stale once partly run).
+  // A saved plan's manifests and environment are its own; planned again from them when it is stale (as once partly run).
   const chosen = saved ? { ...options, file: saved.files, env: saved.environment ?? undefined } : options;
+  const savedCommands = planFile ? savedPlanCommands(planFile, chosen) : undefined;
   const { code } = await applyOnTerminal(
     {
       ...planInputs(project, ctx),
       savedPlan: saved,
       workingDir,
       // A stale saved plan's way out as a command to paste: a new plan of the same manifests, environment and service, into the same file.
-      planCommand: planFile ? nextCommand(`plan --out ${shellWord(planFile)}`, chosen) : undefined,
+      planCommand: savedCommands?.plan,
       targets: options.target ?? [],
       autoApprove: options.autoApprove,
       parallelism: options.parallelism,
@@ -76,7 +77,7 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
       source,
     },
     ctx,
-    { chosen },
+    { chosen, replan: savedCommands },
   );
   return code;
 }
