@@ -245,7 +245,16 @@ function writeRequestIds(change: ResourceChange | undefined): string[] {
   return change.requests.filter((r) => r.method !== 'GET').map((r) => r.id);
 }
 
-/** `agentChange`: the change of the manifest agent the phone is bound to (its requests wait for that one's writes), if any. */
+/**
+ * What a phone's binding waits for of its agent's change: the update (a number never answers with a
+ * half-updated agent), not the attaching of its knowledge files, which answering calls does not need:
+ * a file the service refuses must not hold the number back with the agent it had before.
+ */
+function bindingWaitsFor(agentChange: ResourceChange | undefined): string[] {
+  return agentChange?.requests.filter((r) => r.operation === 'update_agent').map((r) => r.id) ?? [];
+}
+
+/** `agentChange`: the change of the manifest agent the phone is bound to (its binding waits for that one's update), if any. */
 function diffPhone(phone: DesiredPhone, live: Phone | undefined, input: DiffContext, agentChange: ResourceChange | undefined, owners: Map<string, string>): ResourceChange {
   const before: Record<string, unknown> | null = live ? { agent_id: live.agent_id } : null;
   const after: Record<string, unknown> = {};
@@ -269,8 +278,7 @@ function diffPhone(phone: DesiredPhone, live: Phone | undefined, input: DiffCont
       drift: lastBound !== undefined && lastBound === phone.agent.id,
     });
   }
-  // The binding waits for the agent's changes: a number never answers with a half-updated agent.
-  const requests = phoneRequests(phone, { create: !live, bind: fieldChanges.length > 0, after: writeRequestIds(agentChange) });
+  const requests = phoneRequests(phone, { create: !live, bind: fieldChanges.length > 0, after: bindingWaitsFor(agentChange) });
   return change({
     address: phone.address,
     kind: 'phone',
@@ -415,7 +423,7 @@ export class ResourceDiffer {
     return diffAgent(agent, live, this.context, this.knowledgeChanges, this.owners);
   }
 
-  /** `agentChange`: the change of the manifest agent the phone is bound to (its requests wait for that one's writes). */
+  /** `agentChange`: the change of the manifest agent the phone is bound to (its binding waits for that one's update). */
   phone(phone: DesiredPhone, live: Phone | undefined, agentChange: ResourceChange | undefined): ResourceChange {
     return diffPhone(phone, live, this.context, agentChange, this.owners);
   }
