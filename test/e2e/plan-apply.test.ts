@@ -80,6 +80,21 @@ describe('apply, then plan', () => {
     expect((await getAgent(p)).config.knowledge_base?.files).toHaveLength(1);
   });
 
+  it('uploads again a knowledge file the service lost, in one apply that also binds the number, after drift said so', async () => {
+    const p = await applied();
+    // The account starts again from the seed: the state still records the file and its attachment.
+    await p.emulator.control.reset();
+    const drift = await p.cli(['drift']);
+    expect(drift.stdout).toContain('! knowledge.faq changed outside voxform (gone from the service)');
+    const apply = await p.cli(['apply', '--auto-approve']);
+    expect(apply.stdout).toContain('+ knowledge.faq gone from the service; will be uploaded again');
+    expect(apply.stdout).toContain('Apply complete:');
+    expect(apply.code).toBe(0);
+    const phones = (await callService(p, 'GET', '/phones')) as Array<{ id: string; agent_id: string }>;
+    expect(phones.find((phone) => phone.id === '+15551230001')?.agent_id).toBe(FRONT_DESK);
+    expect((await p.cli(['plan', '--detailed-exitcode'])).code).toBe(0);
+  });
+
   it('does not show unmanaged fields, and keeps them through an apply on a replacing service', async () => {
     const p = await applied();
     const live = await getAgent(p);
