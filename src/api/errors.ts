@@ -71,6 +71,12 @@ export function isApiError(error: unknown): error is ApiError {
   return error instanceof ApiError;
 }
 
+/** The same failure with another hint: where the caller knows better than the client where the value came from. */
+export function withHint(error: ApiError, hint: string): ApiError {
+  const { code, message, status, method, path, detail, issues, attempts } = error;
+  return new ApiError({ code, message, hint, status, method, path, detail, issues, attempts, cause: error });
+}
+
 /** What the caller knows about a request when it fails, for the sentence and the hint. */
 export interface FailureContext {
   method: string;

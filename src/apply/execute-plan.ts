@@ -12,7 +12,7 @@ import type { ApplyClient } from './client.js';
 import { filledBody } from './fills.js';
 import { readBackDifferences } from './read-back.js';
 import type { SharedView } from '../plan/shared-resources.js';
-import { changesToMark, stateAfterRequest, stateWhenUnchanged, stateWritesSettled, stateWritesUnrecorded, type StateChange } from './record-state.js';
+import { changesToMark, refusedRecordedFiles, stateAfterRefusedFiles, stateAfterRequest, stateWhenUnchanged, stateWritesSettled, stateWritesUnrecorded, type StateChange } from './record-state.js';
 import { DesiredIndex } from './resources.js';
 import { sendRequest, type RequestResult } from './send-request.js';
 
@@ -371,6 +371,7 @@ class PlanRun {
     } catch (error) {
       // Withdrawn by the stop before it was sent (or before a retry): not started, not failed.
       if (isNotSent(error)) return { status: 'not_started' };
+      this.forgetRefusedFiles(request, change, error);
       return { status: 'failed', error };
     } finally {
       // Freed as the answer arrives: the next request goes out before this one's answer is recorded.
@@ -428,6 +429,15 @@ class PlanRun {
       this.writes.set(change.address, writes);
     }
     return { status: 'done' };
+  }
+
+  /** File ids from the state the service refused as unknown are forgotten, written before the change concludes. */
+  private forgetRefusedFiles(request: PlannedRequest, change: ResourceChange, error: unknown): void {
+    const forget = stateAfterRefusedFiles(refusedRecordedFiles(request, change, error, this.resources));
+    if (!forget) return;
+    const writes = this.writes.get(change.address) ?? [];
+    writes.push(this.record(change.address, forget));
+    this.writes.set(change.address, writes);
   }
 
   /** The result: a change still waiting is filed under what its requests did so far, so no accepted write is lost. */

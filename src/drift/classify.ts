@@ -36,13 +36,17 @@ function appliedHash(change: ResourceChange, path: string, workspace: WorkspaceS
 function classifyField(change: ResourceChange, field: FieldChange, input: ClassifyInput, keyId: string): DriftClass {
   // A credential's fingerprint made under another key says nothing of whether the manifests moved.
   if (change.kind === 'credential' && hashedWithAnotherKey(input.workspace.credentials[change.address]?.fingerprintKeyId, keyId)) return 'unlabelled';
+  // A knowledge file voxform attached that no agent lists any more: the service lost it, the manifests did not move.
+  if (change.reason === 'gone') return 'outside';
   // Campaigns, knowledge files and credentials cannot be read back: their `before` is what was last
   // applied, so a difference is the manifests' alone. So is a resource still to be created.
   if (change.action === 'create' || change.reason === 'live_unknown' || (change.kind !== 'agent' && change.kind !== 'phone')) return 'pending';
   if (change.kind === 'agent' && hashedWithAnotherKey(input.workspace.agents[change.address]?.fingerprintKeyId, keyId)) return 'unlabelled';
   const { applied, hash } = appliedHash(change, field.path, input.workspace, input.salt);
   if (applied === undefined) return 'pending';
-  const manifestsAsApplied = applied === hash(field.after);
+  // An agent's files hold an upload's id still to come where one is gone from the service; the
+  // differ tells whether they stand for the files last applied all the same (the field's `drift`).
+  const manifestsAsApplied = applied === hash(field.after) || (change.kind === 'agent' && field.path === 'knowledge' && field.drift);
   const liveAsApplied = field.before !== undefined && applied === hash(field.before);
   if (manifestsAsApplied && !liveAsApplied) return 'outside';
   if (!manifestsAsApplied && !liveAsApplied) return 'both';

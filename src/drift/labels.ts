@@ -1,5 +1,5 @@
 /** How each class of difference reads, in every format. */
-import type { DriftClass, DriftReport } from './types.js';
+import type { DriftClass, DriftedResource, DriftReport } from './types.js';
 import { plural, someOf } from '../util/plural.js';
 
 export const CLASS_LABEL: Record<DriftClass, string> = {
@@ -17,6 +17,11 @@ export const CLASS_LABEL: Record<DriftClass, string> = {
 export function classLabel(item: { class: DriftClass; environment?: string | undefined }, name: (environment: string) => string = (environment) => environment): string {
   if (item.class !== 'environment' || item.environment === undefined) return CLASS_LABEL[item.class];
   return `changed by ${item.environment === 'default' ? 'the default environment' : name(item.environment)}'s apply`;
+}
+
+/** How a resource's class reads, with what happened to a knowledge file the service lost. */
+export function resourceLabel(resource: DriftedResource, name?: (environment: string) => string): string {
+  return `${classLabel(resource, name)}${resource.change.reason === 'gone' ? ' (gone from the service)' : ''}`;
 }
 
 /** `1 changed outside voxform, 0 in git not applied yet, 0 both (5 resources checked)`; resources not labelled are counted when there are some. */

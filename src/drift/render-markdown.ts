@@ -2,7 +2,7 @@
 import { fieldViews } from '../plan/field-lines.js';
 import { markdownCode, markdownFence, markdownHtmlText } from '../util/markdown-escape.js';
 import { lineAsShown } from '../util/printable.js';
-import { checked, classLabel, countsLine, environmentNote, unlabelledNote, type TakeOverCommands } from './labels.js';
+import { checked, classLabel, countsLine, environmentNote, resourceLabel, unlabelledNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 
 function diffLines(resource: DriftedResource): string[] {
@@ -46,12 +46,12 @@ export function renderDriftMarkdown(report: DriftReport, options: { takeOver?: T
     '|---|---|---|---|',
     ...report.resources.map((r) => {
       const fields = r.fields.map((f) => markdownCode(f.field.path, { inTable: true })).join(', ');
-      return `| ${markdownCode(r.address, { inTable: true })} | ${classLabel(r, (name) => markdownCode(name, { inTable: true }))} | ${fields} | ${r.healable ? 'puts it back' : '—'} |`;
+      return `| ${markdownCode(r.address, { inTable: true })} | ${resourceLabel(r, (name) => markdownCode(name, { inTable: true }))} | ${fields} | ${r.healable ? 'puts it back' : '—'} |`;
     }),
     '',
   ];
   for (const resource of report.resources) {
-    out.push(`<details><summary><code>${markdownHtmlText(resource.address)}</code> ${classLabel(resource, (name) => `<code>${markdownHtmlText(name)}</code>`)}</summary>`, '', 'Values: `-` the service\'s, `+` the manifests\'.', '');
+    out.push(`<details><summary><code>${markdownHtmlText(resource.address)}</code> ${resourceLabel(resource, (name) => `<code>${markdownHtmlText(name)}</code>`)}</summary>`, '', 'Values: `-` the service\'s, `+` the manifests\'.', '');
     out.push(...markdownFence(diffLines(resource), 'diff'), '', '</details>', '');
   }
   return out.join('\n');

@@ -2,7 +2,7 @@
 import { terminalColors, type Colors } from '../util/terminal-colors.js';
 import { fieldViews, type FieldView } from '../plan/field-lines.js';
 import { lineAsShown } from '../util/printable.js';
-import { checked, classLabel, countsLine, environmentNote, unlabelledNote, type TakeOverCommands } from './labels.js';
+import { checked, classLabel, countsLine, environmentNote, resourceLabel, unlabelledNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 import { plural, pluralNoun } from '../util/plural.js';
 
@@ -27,7 +27,7 @@ function fieldLines(c: Colors, view: FieldView, label: string | undefined): stri
 function resourceLines(c: Colors, resource: DriftedResource): string[] {
   const id = resource.change.id && !resource.address.endsWith(resource.change.id) ? c.dim(` (${resource.change.id})`) : '';
   const heal = resource.healable ? c.dim('  --heal puts it back') : '';
-  const lines = [`  ! ${c.bold(resource.address)}${id} ${classLabel(resource)}${heal}`];
+  const lines = [`  ! ${c.bold(resource.address)}${id} ${resourceLabel(resource)}${heal}`];
   const views = fieldViews(resource.change);
   const mixed = resource.fields.some((f) => f.class !== resource.class);
   resource.fields.forEach((drifted, index) => {

@@ -24,6 +24,7 @@ import { byCodeUnits } from '../util/compare.js';
 import { parseDotted, valueAtPath } from '../util/field-path.js';
 import { agentSensitivePatterns, entrySecretPaths, secretPatternSet } from '../secrets/schema-paths.js';
 import type { LiveState } from './read-live.js';
+import { RecordedFileCheck, recordedFileIds } from './recorded-files.js';
 import {
   agentFilesRequest,
   campaignRequests,
@@ -166,16 +167,19 @@ function agentFieldChanges(agent: DesiredAgent, comparable: ComparableAgent, inp
   return { before, after, fieldChanges, fields };
 }
 
-/** The files an agent will have: known ids, or the id an upload of this plan returns. */
+/**
+ * The files an agent will have: known ids, or the id an upload of this plan returns. `asRecorded`:
+ * whether each is the file the state records (one gone from the service and uploaded again counts).
+ */
 function desiredAgentFiles(agent: DesiredAgent & { knowledge: string[] }, knowledgeChanges: Map<string, ResourceChange>) {
   const shown: string[] = [];
   const sent: Array<string | { resultOf: string }> = [];
-  const uploads: string[] = [];
+  let asRecorded = true;
   for (const localName of agent.knowledge) {
     const fileChange = knowledgeChanges.get(localName);
     const upload = fileChange?.requests[0];
     if (fileChange && upload) {
-      uploads.push(fileChange.address);
+      if (fileChange.reason !== 'gone') asRecorded = false;
       shown.push(`${UNKNOWN_AFTER_APPLY}: ${fileChange.address}`);
       sent.push({ resultOf: upload.id });
     } else {
@@ -183,7 +187,7 @@ function desiredAgentFiles(agent: DesiredAgent & { knowledge: string[] }, knowle
       sent.push(fileChange?.id ?? UNKNOWN_AFTER_APPLY);
     }
   }
-  return { shown, sent, uploads };
+  return { shown, sent, asRecorded };
 }
 
 function diffAgent(agent: DesiredAgent, live: Agent, input: DiffContext, knowledgeChanges: Map<string, ResourceChange>, owners: Map<string, string>): ResourceChange {
@@ -205,12 +209,13 @@ function diffAgent(agent: DesiredAgent, live: Agent, input: DiffContext, knowled
     after.knowledge = files.shown;
     if (!isUnchanged(files.shown, liveFiles)) {
       const lastApplied = input.state.agents[agent.address]?.applied.knowledge;
+      const recorded = files.asRecorded ? recordedFileIds(agent.knowledge, input) : undefined;
       fieldChanges.push({
         path: 'knowledge',
         before: liveFiles,
         after: files.shown,
         sensitive: false,
-        drift: files.uploads.length === 0 && lastApplied !== undefined && lastApplied === hashApplied(input.salt, files.shown),
+        drift: recorded !== undefined && lastApplied !== undefined && lastApplied === hashApplied(input.salt, recorded),
       });
       // The messages the agent will have: the manifest's when it manages them, else the service's.
       const messagesPath = 'config.knowledge_base.messages';
@@ -245,7 +250,16 @@ function writeRequestIds(change: ResourceChange | undefined): string[] {
   return change.requests.filter((r) => r.method !== 'GET').map((r) => r.id);
 }
 
-/** `agentChange`: the change of the manifest agent the phone is bound to (its requests wait for that one's writes), if any. */
+/**
+ * What a phone's binding waits for of its agent's change: the update (a number never answers with a
+ * half-updated agent), not the attaching of its knowledge files, which answering calls does not need:
+ * a file the service refuses must not hold the number back with the agent it had before.
+ */
+function bindingWaitsFor(agentChange: ResourceChange | undefined): string[] {
+  return agentChange?.requests.filter((r) => r.operation === 'update_agent').map((r) => r.id) ?? [];
+}
+
+/** `agentChange`: the change of the manifest agent the phone is bound to (its binding waits for that one's update), if any. */
 function diffPhone(phone: DesiredPhone, live: Phone | undefined, input: DiffContext, agentChange: ResourceChange | undefined, owners: Map<string, string>): ResourceChange {
   const before: Record<string, unknown> | null = live ? { agent_id: live.agent_id } : null;
   const after: Record<string, unknown> = {};
@@ -269,8 +283,7 @@ function diffPhone(phone: DesiredPhone, live: Phone | undefined, input: DiffCont
       drift: lastBound !== undefined && lastBound === phone.agent.id,
     });
   }
-  // The binding waits for the agent's changes: a number never answers with a half-updated agent.
-  const requests = phoneRequests(phone, { create: !live, bind: fieldChanges.length > 0, after: writeRequestIds(agentChange) });
+  const requests = phoneRequests(phone, { create: !live, bind: fieldChanges.length > 0, after: bindingWaitsFor(agentChange) });
   return change({
     address: phone.address,
     kind: 'phone',
@@ -327,8 +340,10 @@ function diffCampaign(campaign: DesiredCampaign, input: DiffContext, phoneChange
   });
 }
 
-function diffKnowledge(file: DesiredKnowledgeFile, input: DiffContext, owners: Map<string, string>): ResourceChange {
-  const stateEntry = input.state.knowledge[file.address];
+/** `gone`: the recorded file is gone from the service (`RecordedFileCheck`): uploaded as if never applied. */
+function diffKnowledge(file: DesiredKnowledgeFile, input: DiffContext, owners: Map<string, string>, gone = false): ResourceChange {
+  const recorded = input.state.knowledge[file.address];
+  const stateEntry = gone ? undefined : recorded;
   const after = { name: file.name, description: file.description, content_hash: file.contentHash, size: file.size };
   const before = stateEntry ? { name: stateEntry.name, description: stateEntry.description, content_hash: stateEntry.contentHash } : null;
   const fieldChanges: FieldChange[] = [];
@@ -349,11 +364,11 @@ function diffKnowledge(file: DesiredKnowledgeFile, input: DiffContext, owners: M
     after,
     fieldChanges,
     create: !before,
-    reason: contentChanged ? 'content_changed' : undefined,
+    reason: gone ? 'gone' : contentChanged ? 'content_changed' : undefined,
     sensitivePaths,
     requests: knowledgeRequests(file),
     owners,
-    fingerprinted: stateEntry ?? null,
+    fingerprinted: recorded ?? null,
     input,
   });
 }
@@ -388,14 +403,18 @@ function diffCredential(credential: DesiredCredential, input: DiffContext, owner
 
 /**
  * Compares resources one at a time, sharing what their requests depend on (each request's owner,
- * the knowledge files' uploads). Credentials and knowledge files need no live value: compared at once.
+ * the knowledge files' uploads). Credentials need no live value: compared at once; so are knowledge
+ * files, but for those whose record the agents' answers must confirm (`RecordedFileCheck`).
  */
 export class ResourceDiffer {
   /** Request id → address of its change, for each change's `dependsOn`. */
   private readonly owners = new Map<string, string>();
   private readonly knowledgeChanges = new Map<string, ResourceChange>();
-  /** The credentials' and knowledge files' changes. */
+  /** The credentials' and knowledge files' changes made so far. */
   readonly independent: ResourceChange[] = [];
+  private readonly fileCheck: RecordedFileCheck;
+  /** The files being checked, by local name: their change should the check find them on the service. */
+  private readonly checkedFiles = new Map<string, ResourceChange>();
 
   readonly context: DiffContext;
 
@@ -404,18 +423,50 @@ export class ResourceDiffer {
     const moves = movedAgents(context.state, context.desired.agents.values());
     this.context = { ...context, state: withMovedAgents(context.state, moves), moves };
     for (const credential of context.desired.credentials.values()) this.independent.push(diffCredential(credential, context, this.owners));
-    for (const file of context.desired.knowledge.values()) {
-      const c = diffKnowledge(file, context, this.owners);
-      this.knowledgeChanges.set(file.localName, c);
-      this.independent.push(c);
+    const files = [...context.desired.knowledge.values()].map((file) => ({ file, change: diffKnowledge(file, this.context, this.owners) }));
+    this.fileCheck = new RecordedFileCheck(this.context, files.filter(({ change }) => change.action === 'no-op').map(({ file }) => file));
+    for (const { file, change } of files) {
+      if (this.fileCheck.isOpen(file.localName)) this.checkedFiles.set(file.localName, change);
+      else this.fileCompared(file.localName, change);
     }
   }
 
+  /** Notes an agent's answer for the knowledge files it tells about; a file it settles is compared now. Whether it settled one. */
+  agentRead(agent: DesiredAgent, live: Agent): boolean {
+    const settled = this.fileCheck.agentRead(agent, live);
+    for (const { localName, gone } of settled) this.checkSettled(localName, gone);
+    return settled.length > 0;
+  }
+
+  /** Whether every knowledge file the agent attaches is compared, so the agent can be. */
+  filesCompared(agent: DesiredAgent): boolean {
+    return (agent.knowledge ?? []).every((localName) => !this.fileCheck.isOpen(localName));
+  }
+
+  /** Compares the files whose check is still open, as recorded: an agent attaching them went unread. */
+  endFileChecks(): void {
+    for (const localName of this.fileCheck.close()) this.checkSettled(localName, false);
+  }
+
+  /** Call once every knowledge file it attaches is compared (`filesCompared`). */
   agent(agent: DesiredAgent, live: Agent): ResourceChange {
     return diffAgent(agent, live, this.context, this.knowledgeChanges, this.owners);
   }
 
-  /** `agentChange`: the change of the manifest agent the phone is bound to (its requests wait for that one's writes). */
+  private checkSettled(localName: string, gone: boolean): void {
+    const file = this.context.desired.knowledge.get(localName);
+    const kept = this.checkedFiles.get(localName);
+    if (!file || !kept) return;
+    this.checkedFiles.delete(localName);
+    this.fileCompared(localName, gone ? diffKnowledge(file, this.context, this.owners, true) : kept);
+  }
+
+  private fileCompared(localName: string, change: ResourceChange): void {
+    this.knowledgeChanges.set(localName, change);
+    this.independent.push(change);
+  }
+
+  /** `agentChange`: the change of the manifest agent the phone is bound to (its binding waits for that one's update). */
   phone(phone: DesiredPhone, live: Phone | undefined, agentChange: ResourceChange | undefined): ResourceChange {
     return diffPhone(phone, live, this.context, agentChange, this.owners);
   }
@@ -441,6 +492,11 @@ interface MadeEarly {
 export function diffStates(input: DiffInput, differ = new ResourceDiffer(input), early: MadeEarly = {}): { changes: ResourceChange[]; problems: PlanProblem[] } {
   const { desired, live } = input;
   const problems: PlanProblem[] = [];
+  for (const agent of desired.agents.values()) {
+    const liveAgent = live.agents.get(agent.id);
+    if (liveAgent) differ.agentRead(agent, liveAgent);
+  }
+  differ.endFileChecks();
   const changes = [...differ.independent];
 
   const agentChanges = new Map<string, ResourceChange>();

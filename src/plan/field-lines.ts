@@ -116,6 +116,7 @@ export function describeAction(change: ResourceChange): string {
         ? change.after?.agent_id ? `will be imported, then bound to agent ${String(change.after.agent_id)}` : 'will be imported'
         : 'will be bound to another agent';
     case 'knowledge':
+      if (change.reason === 'gone') return 'gone from the service; will be uploaded again';
       return change.action === 'create' ? 'will be uploaded' : change.reason === 'content_changed' ? 'will be uploaded again (content changed)' : 'will be uploaded again';
     case 'credential':
       return change.reason === 'live_unknown' ? 'will be set (live state unknown: credentials cannot be read back)' : 'will be set';

@@ -1,8 +1,9 @@
 /**
  * The diff of `diffStates`, made while the live state is still being read: each agent as its read
- * arrives, each phone once the phone list and its agent's change are in, the rest at `finish`. The
- * order of the reads changes nothing: `finish` keeps a change made early only if made from the very
- * answers the plan ends with.
+ * arrives (or, when a knowledge file it attaches waits for other agents' answers to tell whether the
+ * service still has it, once they are in), each phone once the phone list and its agent's change are
+ * in, the rest at `finish`. The order of the reads changes nothing: `finish` keeps a change made
+ * early only if made from the very answers the plan ends with.
  */
 import type { DesiredAgent, DesiredPhone } from '../manifest/types.js';
 import type { Agent, Phone } from '../schema/types.gen.js';
@@ -14,6 +15,8 @@ export class IncrementalDiff {
   private readonly differ: ResourceDiffer;
   /** Agent changes made as their reads arrived, by local name, with the live agent each was made from. */
   private readonly agentsDone = new Map<string, { live: Agent; change: ResourceChange }>();
+  /** Agents read whose knowledge files are not all compared yet, by local name, with their answer. */
+  private readonly agentsWaiting = new Map<string, { agent: DesiredAgent; live: Agent }>();
   /** The phone list once it is read, by number. */
   private livePhones: { list: Phone[]; byNumber: Map<string, Phone> } | undefined;
   /** Phones waiting for the change of the manifest agent they are bound to, by its local name. */
@@ -28,15 +31,29 @@ export class IncrementalDiff {
     this.differ = new ResourceDiffer(context);
   }
 
-  /** Compares one agent of the manifests with the service's, read just now; returns its change. */
-  agentRead(agent: DesiredAgent, live: Agent): ResourceChange {
-    const change = this.differ.agent(agent, live);
-    this.agentsDone.set(agent.localName, { live, change });
-    this.onChange?.(change);
-    const waiting = this.phonesWaiting.get(agent.localName);
-    this.phonesWaiting.delete(agent.localName);
-    for (const phone of waiting ?? []) this.phoneNow(phone);
-    return change;
+  /** Takes the answer for one agent of the manifests: compares it, and any agent read before that waited for it. */
+  agentRead(agent: DesiredAgent, live: Agent): void {
+    const settledFiles = this.differ.agentRead(agent, live);
+    this.agentsWaiting.set(agent.localName, { agent, live });
+    // Agents read before wait only for files: none settled, none of them can be compared yet.
+    this.compareWaitingAgents(settledFiles ? this.agentsWaiting.keys() : [agent.localName]);
+  }
+
+  /** Compares each of these agents read whose knowledge files are all compared. */
+  private compareWaitingAgents(localNames: Iterable<string> = this.agentsWaiting.keys()): void {
+    for (const localName of [...localNames]) {
+      const waiting = this.agentsWaiting.get(localName);
+      if (!waiting) continue;
+      const { agent, live } = waiting;
+      if (!this.differ.filesCompared(agent)) continue;
+      this.agentsWaiting.delete(localName);
+      const change = this.differ.agent(agent, live);
+      this.agentsDone.set(localName, { live, change });
+      this.onChange?.(change);
+      const phones = this.phonesWaiting.get(localName);
+      this.phonesWaiting.delete(localName);
+      for (const phone of phones ?? []) this.phoneNow(phone);
+    }
   }
 
   /**
@@ -59,6 +76,9 @@ export class IncrementalDiff {
 
   /** The whole diff against `live`, reusing each change made early from these very answers. */
   finish(live: LiveState): { changes: ResourceChange[]; problems: PlanProblem[] } {
+    // An agent attaching a file with an agent that went unread: compared now, still told of.
+    this.differ.endFileChecks();
+    this.compareWaitingAgents();
     return diffStates({ ...this.differ.context, live }, this.differ, {
       agent: (agent, answer) => {
         const done = this.agentsDone.get(agent.localName);

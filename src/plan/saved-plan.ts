@@ -12,7 +12,7 @@ import { planPolicyFromJson } from '../policy/read-plan-policy.js';
 
 const KINDS: readonly ResourceKind[] = ['agent', 'phone', 'campaign', 'knowledge', 'credential'];
 const ACTIONS: readonly Action[] = ['create', 'update', 'no-op'];
-const REASONS: readonly ChangeReason[] = ['drift', 'live_unknown', 'content_changed'];
+const REASONS: readonly ChangeReason[] = ['drift', 'live_unknown', 'content_changed', 'gone'];
 const METHODS: readonly PlannedRequest['method'][] = ['GET', 'PUT', 'POST'];
 const OPERATIONS: readonly RequestOperation[] = [
   'set_credential',

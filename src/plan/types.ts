@@ -28,7 +28,9 @@ export type ChangeReason =
   /** The service cannot be read for this resource (campaigns, credentials) and no state says what was applied. */
   | 'live_unknown'
   /** A knowledge file's content changed: a new upload, and the agents using it get the new file id. */
-  | 'content_changed';
+  | 'content_changed'
+  /** A knowledge file the state records is gone from the service (no agent lists it any more): uploaded again. */
+  | 'gone';
 
 /** One managed value that differs. Paths are dotted from the resource (`config.flow.response_delay`, `name`). */
 export interface FieldChange {

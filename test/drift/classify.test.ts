@@ -79,6 +79,17 @@ describe('classifyDrift', () => {
     expect(classes([change('agent.a', 'agent', [field('knowledge', [], ['file-1'])])], workspace)).toEqual([['agent.a', 'outside', false, ['knowledge:outside']]]);
   });
 
+  it('a knowledge file gone from the service is changed outside voxform, and so are the files of the agents it is uploaded again for', () => {
+    const workspace = workspaceWith({ knowledge: ['file-1'] });
+    const gone = change('knowledge.faq', 'knowledge', [field('name', undefined, 'faq.md')], { action: 'create', reason: 'gone' });
+    // The differ marks the agent's files as the ones last applied, though the new file's id is not known yet.
+    const files = { ...field('knowledge', [], ['(known after apply): knowledge.faq']), drift: true };
+    expect(classes([gone, change('agent.a', 'agent', [files])], workspace)).toEqual([
+      ['knowledge.faq', 'outside', false, ['name:outside']],
+      ['agent.a', 'outside', false, ['knowledge:outside']],
+    ]);
+  });
+
   it('a phone binding: the state keeps the bound agent id itself', () => {
     const phone = (live: string) => change('phone.+1555', 'phone', [field('agent_id', live, 'ag-1')]);
     expect(classes([phone('ag-dashboard')], workspaceWith({}, 'ag-1'))).toEqual([['phone.+1555', 'outside', false, ['agent_id:outside']]]);

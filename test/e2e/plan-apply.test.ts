@@ -80,6 +80,40 @@ describe('apply, then plan', () => {
     expect((await getAgent(p)).config.knowledge_base?.files).toHaveLength(1);
   });
 
+  it('uploads again a knowledge file the service lost, in one apply that also binds the number, after drift said so', async () => {
+    const p = await applied();
+    // The account starts again from the seed: the state still records the file and its attachment.
+    await p.emulator.control.reset();
+    const drift = await p.cli(['drift']);
+    expect(drift.stdout).toContain('! knowledge.faq changed outside voxform (gone from the service)');
+    const apply = await p.cli(['apply', '--auto-approve']);
+    expect(apply.stdout).toContain('+ knowledge.faq gone from the service; will be uploaded again');
+    expect(apply.stdout).toContain('Apply complete:');
+    expect(apply.code).toBe(0);
+    const phones = (await callService(p, 'GET', '/phones')) as Array<{ id: string; agent_id: string }>;
+    expect(phones.find((phone) => phone.id === '+15551230001')?.agent_id).toBe(FRONT_DESK);
+    expect((await p.cli(['plan', '--detailed-exitcode'])).code).toBe(0);
+  });
+
+  it('forgets a recorded file id the service refuses, without blaming the manifest, and the next apply uploads the file again', async () => {
+    project = await startExampleProject();
+    const p = project;
+    // Uploaded but never attached (so the plan cannot ask an agent about it), then lost by the service.
+    expect((await p.cli(['apply', '--auto-approve', '--target', 'knowledge.faq'])).code).toBe(0);
+    await p.emulator.control.reset();
+    const refused = await p.cli(['apply', '--auto-approve']);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toMatch(/partly applied: agent\.front-desk \(update_agent reached the service; set_agent_files did not: error\[api_validation\]: .*422 body\.files\.0/);
+    expect(refused.stdout).toMatch(/hint: The service no longer has the knowledge file the state recorded for knowledge\.faq \(kf_\w+\): .*The manifest is fine/);
+    expect(refused.stdout).not.toContain('check them in your manifest');
+    // Its number is bound all the same: binding does not wait for the agent's files.
+    expect(refused.stdout).not.toContain('skipped: phone.+15551230001');
+    const finished = await p.cli(['apply', '--auto-approve']);
+    expect(finished.stdout).toContain('+ knowledge.faq will be uploaded');
+    expect(finished.code).toBe(0);
+    expect((await p.cli(['plan', '--detailed-exitcode'])).code).toBe(0);
+  });
+
   it('does not show unmanaged fields, and keeps them through an apply on a replacing service', async () => {
     const p = await applied();
     const live = await getAgent(p);

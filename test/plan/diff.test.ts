@@ -250,4 +250,33 @@ describe('knowledge files and credentials', () => {
     expect(changes['agent.front']).toMatchObject({ action: 'update', dependsOn: ['knowledge.faq'], fieldChanges: [{ path: 'knowledge' }] });
     expect(changes['credential.openai']).toMatchObject({ action: 'update', fieldChanges: [{ path: 'api_key', sensitive: true }] });
   });
+
+  describe('a recorded file the service lost', () => {
+    /** The state after an apply that uploaded faq as file_1 and attached it; `liveFiles`: what the agent lists now. */
+    function planAfterApply(liveFiles: string[], attached = true) {
+      const state = emptyWorkspace();
+      state.knowledge['knowledge.faq'] = { fileId: 'file_1', contentHash: 'sha256:new', name: 'faq.md', description: 'FAQ' };
+      state.agents['agent.front'] = { id: 'a1', applied: attached ? { knowledge: hashApplied('salt', ['file_1']) } : {} };
+      const liveState = { agents: new Map([['a1', liveAgent('a1', { knowledge_base: { files: liveFiles } })]]), phones: [] };
+      const { changes } = diffStates({ desired: desiredState({ agents: [agent], knowledge: [file] }), live: liveState, state, salt: 'salt', baseUrl: 'local', files: [] });
+      return Object.fromEntries(changes.map((c) => [c.address, c]));
+    }
+
+    it('is uploaded again when no agent lists the file voxform attached, and the agent gets the new id', () => {
+      const changes = planAfterApply([]);
+      expect(changes['knowledge.faq']).toMatchObject({ action: 'create', reason: 'gone', before: null, requests: [{ operation: 'upload_knowledge_file' }] });
+      expect(changes['agent.front']).toMatchObject({ action: 'update', dependsOn: ['knowledge.faq'] });
+      // The manifests did not move: the agent's files changed on the service.
+      expect(changes['agent.front']!.fieldChanges).toMatchObject([{ path: 'knowledge', before: [], after: ['(known after apply): knowledge.faq'], drift: true }]);
+      expect(changes['agent.front']!.requests).toMatchObject([{ operation: 'set_agent_files', fills: [{ at: ['files', 0], value: { resultOf: 'knowledge.faq/1' } }] }]);
+    });
+
+    it('keeps the recorded id while an agent lists it, or when voxform never attached it', () => {
+      expect(planAfterApply(['file_1'])['knowledge.faq']).toMatchObject({ action: 'no-op', id: 'file_1' });
+      // Uploaded, then the agent's apply failed: the recorded id is attached, not uploaded twice.
+      const neverAttached = planAfterApply([], false);
+      expect(neverAttached['knowledge.faq']).toMatchObject({ action: 'no-op', id: 'file_1' });
+      expect(neverAttached['agent.front']!.requests).toMatchObject([{ operation: 'set_agent_files', body: { files: ['file_1'] }, fills: [] }]);
+    });
+  });
 });

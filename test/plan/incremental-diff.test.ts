@@ -8,7 +8,7 @@ import { diffStates } from '../../src/plan/diff.js';
 import { IncrementalDiff } from '../../src/plan/incremental-diff.js';
 import type { LiveReader } from '../../src/plan/read-live.js';
 import type { Agent, Phone } from '../../src/schema/types.gen.js';
-import { emptyWorkspace } from '../../src/state/types.js';
+import { emptyWorkspace, hashApplied } from '../../src/state/types.js';
 import { desiredAgent, desiredPhone, desiredState } from '../helpers/desired.js';
 
 const originalAgentRead = IncrementalDiff.prototype.agentRead;
@@ -111,5 +111,56 @@ describe('comparing as the answers arrive', () => {
     const { changes } = diff.finish({ agents: liveAgents, phones: [] });
     // The finishing live state says "old 0": the change is made from it, not from the earlier answer.
     expect(changes.find((c) => c.address === agents[0]!.address)?.action).toBe('update');
+  });
+});
+
+describe('knowledge files the agents tell about', () => {
+  const file = {
+    kind: 'knowledge' as const,
+    address: 'knowledge.faq',
+    source: { file: 'voxform.yaml', line: 1, col: 1 },
+    localName: 'faq',
+    path: '/tmp/faq.md',
+    name: 'faq.md',
+    description: 'FAQ',
+    contentHash: 'sha256:faq',
+    size: 10,
+    mimeType: 'text/markdown',
+    sensitivePaths: [],
+  };
+  const agents = ['a1', 'a2'].map((id, i) => desiredAgent(`agent-${i}`, { id, knowledge: ['faq'] }));
+  const phone = desiredPhone('+15551230001', { agent: { localName: 'agent-0', id: 'a1' } });
+  // Both agents had faq (file_1) attached at the last apply.
+  const state = emptyWorkspace();
+  state.knowledge['knowledge.faq'] = { fileId: 'file_1', contentHash: 'sha256:faq', name: 'faq.md', description: 'FAQ' };
+  for (const agent of agents) state.agents[agent.address] = { id: agent.id, applied: { knowledge: hashApplied('salt', ['file_1']) } };
+  const inputs = { desired: desiredState({ agents, phones: [phone], knowledge: [file] }), state, salt: 'salt', baseUrl: 'local', files: [] };
+  const withFiles = (id: string, files: string[]): Agent => ({ id, name: id, config: { knowledge_base: { files } }, created_at: 1 });
+
+  it('compares an agent whose file no answer listed yet once every agent attaching it is in, and tells of it', () => {
+    const live = [withFiles('a1', []), withFiles('a2', [])];
+    const told: string[] = [];
+    const diff = new IncrementalDiff(inputs, (change) => told.push(change.address));
+    diff.phonesRead([{ id: '+15551230001', agent_id: 'a1' } as Phone]);
+    diff.agentRead(agents[0]!, live[0]!);
+    // Whether the service still has file_1 waits for the other agent attaching it.
+    expect(told).toEqual([]);
+    diff.agentRead(agents[1]!, live[1]!);
+    expect(told).toEqual([agents[0]!.address, phone.address, agents[1]!.address]);
+    const liveState = { agents: new Map(live.map((agent) => [agent.id, agent])), phones: [{ id: '+15551230001', agent_id: 'a1' } as Phone] };
+    const { changes } = diff.finish(liveState);
+    expect(changes).toEqual(diffStates({ ...inputs, live: liveState }).changes);
+    expect(changes.find((c) => c.address === 'knowledge.faq')).toMatchObject({ action: 'create', reason: 'gone' });
+  });
+
+  it('compares an agent at once when an answer lists the file', () => {
+    const told: string[] = [];
+    const diff = new IncrementalDiff(inputs, (change) => told.push(change.address));
+    diff.agentRead(agents[1]!, withFiles('a2', ['file_1']));
+    expect(told).toEqual([agents[1]!.address]);
+    diff.agentRead(agents[0]!, withFiles('a1', []));
+    const { changes } = diff.finish({ agents: new Map([['a1', withFiles('a1', [])], ['a2', withFiles('a2', ['file_1'])]]), phones: [] });
+    expect(changes.find((c) => c.address === 'knowledge.faq')).toMatchObject({ action: 'no-op', id: 'file_1' });
+    expect(changes.find((c) => c.address === agents[0]!.address)?.requests).toMatchObject([{ operation: 'set_agent_files', body: { files: ['file_1'] } }]);
   });
 });

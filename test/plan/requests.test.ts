@@ -196,7 +196,7 @@ describe('planned requests', () => {
     expect(c['agent.front']!.dependsOn).toEqual(['knowledge.faq']);
     expect(ids('phone.+15550000001')).toEqual([
       ['phone.+15550000001/1', 'import_phone', '/phones/import', []],
-      ['phone.+15550000001/2', 'set_phone_agent', '/phones/%2B15550000001/set_agent', ['phone.+15550000001/1', 'agent.front/1', 'agent.front/3']],
+      ['phone.+15550000001/2', 'set_phone_agent', '/phones/%2B15550000001/set_agent', ['phone.+15550000001/1', 'agent.front/1']],
     ]);
     expect(c['phone.+15550000001']!.requests[0]).toMatchObject({
       body: { phone: '+15550000001', provider: 'twilio', country: 'US', region: 'us-west', api_key: '(sensitive)', api_secret: '(sensitive)' },

@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import { terminalColors } from '../../util/terminal-colors.js';
-import { ApiError, isApiError } from '../../api/index.js';
+import { isApiError, withHint } from '../../api/index.js';
 import { printable, printableKeepingLines } from '../../util/printable.js';
 import { resolveAgentArgument } from '../agent-argument.js';
 import { resolveConnection } from '../connection.js';
@@ -19,11 +19,6 @@ const EXIT_COMMANDS = new Set(['/exit', '/quit', '/bye']);
 
 /** The id came from the command line: the client's own hint points at the manifest. */
 const AGENT_NOT_FOUND_HINT = "Check the id given with --agent (the dashboard lists your agents; a manifest has each one's under id:).";
-
-function withHint(error: ApiError, hint: string): ApiError {
-  const { code, message, status, method, path, detail, issues, attempts } = error;
-  return new ApiError({ code, message, hint, status, method, path, detail, issues, attempts, cause: error });
-}
 
 /**
  * `voxform chat --agent NAME|ID`: a text conversation, the agent's greeting and replies streamed to stdout; on a terminal it prompts
