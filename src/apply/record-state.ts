@@ -73,7 +73,8 @@ export function stateAfterRequest(
       const agent = resources.of(address, 'agent');
       return (ws) => {
         // The attached files are not this request's: what the state knew of them stays, if hashed with this key.
-        const previous = ws.agents[address] ?? (change.movedFrom === undefined ? undefined : ws.agents[change.movedFrom]);
+        // This agent's own entry only: one under its key for another agent (its `id:` changed) is not its.
+        const previous = [address, change.movedFrom].map((at) => (at === undefined ? undefined : ws.agents[at])).find((entry) => entry?.id === agent.id);
         const knowledge = hashedWithAnotherKey(previous?.fingerprintKeyId, fingerprintKeyId(salt)) ? undefined : previous?.applied.knowledge;
         const applied = appliedHashes(agent, salt);
         if (knowledge) applied.knowledge = knowledge;
