@@ -18,17 +18,21 @@ function appliedHashes(agent: DesiredAgent, key: string): Record<string, string>
   return applied;
 }
 
-/** What the state knew of `change`'s agent before this change: under its address, or under the one it was renamed from. */
-function previousAgent(ws: WorkspaceState, change: ResourceChange): AgentState | undefined {
-  return ws.agents[change.address] ?? (change.movedFrom === undefined ? undefined : ws.agents[change.movedFrom]);
+/**
+ * What the state knew of `change`'s agent (service id `id`) before this change: its entry under its
+ * address, or under the one it was renamed from. An entry there of another agent (the key's `id:`
+ * changed) is not its own.
+ */
+function previousAgent(ws: WorkspaceState, change: ResourceChange, id: string): AgentState | undefined {
+  return [change.address, change.movedFrom].map((at) => (at === undefined ? undefined : ws.agents[at])).find((entry) => entry?.id === id);
 }
 
 /**
  * The paths of `applied` this environment found live and never sent (`AgentState.foundLive`): not
  * in `sent`, nor sent by an earlier apply of it whose value they still hold.
  */
-function foundLivePaths(previous: AgentState | undefined, id: string, applied: Record<string, string>, sent: ReadonlySet<string>, key: string): string[] {
-  const same = previous !== undefined && previous.id === id && !hashedWithAnotherKey(previous.fingerprintKeyId, fingerprintKeyId(key));
+function foundLivePaths(previous: AgentState | undefined, applied: Record<string, string>, sent: ReadonlySet<string>, key: string): string[] {
+  const same = previous !== undefined && !hashedWithAnotherKey(previous.fingerprintKeyId, fingerprintKeyId(key));
   const sentBefore = (path: string) => same && previous.applied[path] === applied[path] && !(previous.foundLive ?? []).includes(path);
   return Object.keys(applied).filter((path) => !sent.has(path) && !sentBefore(path));
 }
@@ -40,7 +44,7 @@ function foundLivePaths(previous: AgentState | undefined, id: string, applied: R
  */
 function recordAgent(ws: WorkspaceState, change: ResourceChange, agent: { id: string; applied: Record<string, string>; key: string; sent: ReadonlySet<string> }): void {
   const { id, applied, key } = agent;
-  const foundLive = foundLivePaths(previousAgent(ws, change), id, applied, agent.sent, key);
+  const foundLive = foundLivePaths(previousAgent(ws, change, id), applied, agent.sent, key);
   const state: AgentState = { id, applied, fingerprintKeyId: fingerprintKeyId(key), foundLive };
   ws.agents[change.address] = state;
   const from = change.movedFrom;
@@ -116,7 +120,7 @@ export function stateAfterRequest(
       const sent = new Set(change.fieldChanges.map((field) => field.path).filter((path) => path !== 'knowledge'));
       return (ws) => {
         // The attached files are not this request's: what the state knew of them stays, if hashed with this key.
-        const previous = previousAgent(ws, change);
+        const previous = previousAgent(ws, change, agent.id);
         const knowledge = hashedWithAnotherKey(previous?.fingerprintKeyId, fingerprintKeyId(salt)) ? undefined : previous?.applied.knowledge;
         const applied = appliedHashes(agent, salt);
         if (knowledge) applied.knowledge = knowledge;

@@ -1,7 +1,9 @@
 /**
- * An agent's records across a rename of its manifest key (`front-desk:` became `reception:`, the same
- * `id:`): the records before the rename hold it under its old name. Asked by the name it has now, a
- * record gives the agent under either name, so history, rollback and report follow it.
+ * Which agent a local name stands for across the history. An agent is the service agent its id
+ * names; a key is only its name now. Asked for "the agent NAME" in an older record, history finds
+ * the agent with the id NAME has now, under whatever name that record holds it: its records from
+ * before a renamed key (`front-desk:` became `reception:`, the same `id:`) or two swapped keys are
+ * its own, and a record where NAME was another agent (before its `id:` changed) does not hold it.
  */
 
 /** A history record or a test run: what each holds of an agent, by local name. */
@@ -9,41 +11,70 @@ interface AgentHolder<V extends { id: string }> {
   agents: Record<string, V>;
 }
 
-export class AgentNames {
-  /** Each agent id's names in the newest record holding it (two keys may name one agent). */
-  private readonly current = new Map<string, string[]>();
-  /** Every name some agent has in the newest record holding it: a name in use, never an old one. */
-  private readonly inUse = new Set<string>();
+/** The version of agent `id` in `holder`: under `name` when it holds it there, else under its one other key. */
+export function versionOfAgent<V extends { id: string }>(holder: AgentHolder<V>, name: string, id: string): V | undefined {
+  // Own names only, as `toString` is a legal agent name.
+  const own = Object.hasOwn(holder.agents, name) ? holder.agents[name] : undefined;
+  if (own?.id === id) return own;
+  const held = Object.values(holder.agents).filter((version) => version.id === id);
+  return held.length === 1 ? held[0] : undefined;
+}
 
-  /** `records`: the workspace's, newest first; `manifestNames`: the keys the manifests give agents now, never an old name. */
-  constructor(records: readonly AgentHolder<{ id: string }>[], manifestNames: Iterable<string> = []) {
+export class AgentNames {
+  /** Each name some agent has now, with that agent's id. */
+  private readonly ids = new Map<string, string>();
+  /** Each agent id's names now (two keys may name one agent). */
+  private readonly names = new Map<string, string[]>();
+
+  /**
+   * `records`: the workspace's, newest first; `manifestAgents`: the manifests' keys now, each with its
+   * agent's id. A key of the manifests has its `id:`; any other name, the id it has in the newest
+   * record holding that agent, unless the manifests name that agent or give that name to another.
+   */
+  constructor(records: readonly AgentHolder<{ id: string }>[], manifestAgents: Iterable<readonly [string, string]> = []) {
+    for (const [name, id] of manifestAgents) this.ids.set(name, id);
+    const seen = new Set(this.ids.values());
     for (const record of records) {
-      const found = new Map<string, string[]>();
-      for (const [name, version] of Object.entries(record.agents)) {
-        if (!this.current.has(version.id)) found.set(version.id, [...(found.get(version.id) ?? []), name]);
-      }
-      for (const [id, names] of found) this.current.set(id, names);
+      const found: Array<[string, string]> = [];
+      for (const [name, version] of Object.entries(record.agents)) if (!seen.has(version.id) && !this.ids.has(name)) found.push([name, version.id]);
+      for (const version of Object.values(record.agents)) seen.add(version.id);
+      for (const [name, id] of found) this.ids.set(name, id);
     }
-    for (const names of this.current.values()) for (const name of names) this.inUse.add(name);
-    for (const name of manifestNames) this.inUse.add(name);
+    for (const [name, id] of this.ids) this.names.set(id, [...(this.names.get(id) ?? []), name]);
   }
 
-  /** The agent named `name` now, as `record` holds it: under that name, else under an earlier name of its id. */
-  versionIn<V extends { id: string }>(record: AgentHolder<V>, name: string): V | undefined {
-    // Own names only, as `toString` is a legal agent name.
-    if (Object.hasOwn(record.agents, name)) return record.agents[name];
-    for (const [recorded, version] of Object.entries(record.agents)) {
-      if (this.nameNow(recorded, version) === name) return version;
-    }
-    return undefined;
+  /** The id of the agent `name` stands for now; undefined for a name no agent has now (an old name). */
+  idNow(name: string): string | undefined {
+    return this.ids.get(name);
   }
 
   /**
-   * The name now of the agent a record holds as `recorded`: that name while some agent has it, else
-   * the one name its id has in the newest record (with several, which one it became is unknown).
+   * Why a record holding `name` as agent `idThen` does not hold the agent `name` stands for now, for
+   * an error to end with: `billing` given another `id:` since. Empty when that is not why.
    */
-  nameNow(recorded: string, version: { id: string }): string {
-    const names = this.current.get(version.id) ?? [];
-    return this.inUse.has(recorded) || names.length !== 1 ? recorded : (names[0] as string);
+  anotherAgentNote(name: string, idThen: string | undefined): string {
+    const now = this.ids.get(name);
+    if (idThen === undefined || now === undefined || idThen === now) return '';
+    return ` ("${name}" is agent ${now} now; the "${name}" recorded is another agent, ${idThen}: its \`id:\` changed since, and a rollback returns an agent to its own earlier configuration only)`;
+  }
+
+  /**
+   * The agent `name` stands for now, as `record` holds it: the version of its id, under that name or
+   * another. A name no agent has now (an old name) is looked up as the record spells it.
+   */
+  versionIn<V extends { id: string }>(record: AgentHolder<V>, name: string): V | undefined {
+    const id = this.ids.get(name);
+    // Own names only, as `toString` is a legal agent name.
+    if (id === undefined) return Object.hasOwn(record.agents, name) ? record.agents[name] : undefined;
+    return versionOfAgent(record, name, id);
+  }
+
+  /**
+   * The names now of the agent a record holds as `recorded`: that name while it still stands for it,
+   * else every name its id has now; none when no name stands for it (its name given to another agent).
+   */
+  namesNow(recorded: string, version: { id: string }): string[] {
+    const names = this.names.get(version.id) ?? [];
+    return names.includes(recorded) ? [recorded] : names;
   }
 }

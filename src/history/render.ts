@@ -6,7 +6,7 @@
  */
 import { shortHash } from '../util/hash.js';
 import { controlsAsQuestionMarks, toJsonText } from '../util/printable.js';
-import { AgentNames } from './agent-names.js';
+import { AgentNames, versionOfAgent } from './agent-names.js';
 import { agentVersionKey, recordedAgent, shortCommit, type AgentVersion, type DeploySummary, type HistoryRecord, type TestRunRecord } from './types.js';
 
 /** Version of the JSON history format. */
@@ -15,15 +15,15 @@ export const HISTORY_JSON_FORMAT_VERSION = '1';
 /**
  * The agents whose configuration a record changed: those whose version (agentVersionKey: the hash,
  * or the recorded configuration) differs from the next older record holding them (`older`: the
- * records after it, newest first), or that no older record holds. An agent whose key was renamed
- * is compared with its records under the earlier name (`names`, from the workspace's records).
+ * records after it, newest first), or that no older record holds. An agent is its id: under
+ * whatever key the older record holds it (a renamed key, two swapped keys), and never the agent a
+ * key named before its `id:` changed.
  */
-export function agentsChanged(record: HistoryRecord, older: readonly HistoryRecord[], names = new AgentNames([record, ...older])): string[] {
+export function agentsChanged(record: HistoryRecord, older: readonly HistoryRecord[]): string[] {
   return Object.keys(record.agents)
     .filter((name) => {
       const now = recordedAgent(record, name) as AgentVersion;
-      const nameNow = names.nameNow(name, now);
-      const before = older.map((candidate) => names.versionIn(candidate, nameNow)).find((version) => version !== undefined);
+      const before = older.map((candidate) => versionOfAgent(candidate, name, now.id)).find((version) => version !== undefined);
       return before === undefined || agentVersionKey(before) !== agentVersionKey(now);
     })
     .sort();
@@ -47,7 +47,7 @@ export function historyEntries(records: readonly HistoryRecord[], options: { age
   for (let index = 0; index < records.length && entries.length < limit; index++) {
     const record = records[index] as HistoryRecord;
     if (agent !== undefined && !names.versionIn(record, agent)) continue;
-    entries.push({ record, agentsChanged: agentsChanged(record, records.slice(index + 1), names) });
+    entries.push({ record, agentsChanged: agentsChanged(record, records.slice(index + 1)) });
   }
   return entries;
 }

@@ -46,7 +46,7 @@ function wholeConfiguration(record: HistoryRecord, records: readonly HistoryReco
   const restoredId = record.source.rollbackOf;
   if (restoredId === undefined || agents.length > 0) return true;
   const restored = records.find((candidate) => candidate.id === restoredId);
-  return restored === undefined || Object.entries(restored.agents).every(([name, version]) => names.versionIn(record, names.nameNow(name, version)) !== undefined);
+  return restored === undefined || Object.entries(restored.agents).every(([name, version]) => names.namesNow(name, version).every((nameNow) => names.versionIn(record, nameNow) !== undefined));
 }
 
 /**
@@ -57,19 +57,19 @@ function wholeConfiguration(record: HistoryRecord, records: readonly HistoryReco
  * a rollback leaves as it is (knowledge files) would restore nothing: both are passed over, so
  * `previous` is never a no-op. Only a record that
  * is a whole configuration is returned to (`wholeConfiguration`): a rollback never ends in a mix of
- * agents never deployed together. An agent whose key was renamed is followed to its records under
- * the earlier name (`AgentNames`).
+ * agents never deployed together. An agent is the one its name stands for now, followed by its id
+ * to its records under an earlier key (`AgentNames`).
  */
 export function previousRecord(records: readonly HistoryRecord[], agents: readonly string[] = [], historyCommand = DEFAULT_HISTORY_COMMAND, agentNames = new AgentNames(records)): HistoryRecord {
   const known = new Set(records.flatMap((record) => Object.keys(record.agents)));
-  const unknown = agents.find((name) => !known.has(name));
+  const unknown = agents.find((name) => !records.some((record) => agentNames.versionIn(record, name) !== undefined));
   if (unknown !== undefined) {
-    throw new VoxformError('rollback_agent_not_recorded', `No history record of this workspace holds agent "${unknown}".`, {
+    throw new VoxformError('rollback_agent_not_recorded', `No history record of this workspace holds agent "${unknown}"${agentNames.anotherAgentNote(unknown, records.find((record) => Object.hasOwn(record.agents, unknown))?.agents[unknown]?.id)}.`, {
       hint: known.size > 0 ? `The recorded agents are: ${[...known].sort().join(', ')}.` : 'Nothing is recorded yet: every `voxform apply` adds a record.',
     });
   }
   const relevant = records.filter((record) => (agents.length === 0 ? true : agents.some((name) => agentNames.versionIn(record, name) !== undefined)));
-  const names = agents.length > 0 ? agents : [...new Set(relevant.flatMap((record) => Object.entries(record.agents).map(([name, version]) => agentNames.nameNow(name, version))))];
+  const names = agents.length > 0 ? agents : [...new Set(relevant.flatMap((record) => Object.entries(record.agents).flatMap(([name, version]) => agentNames.namesNow(name, version))))];
   const current = new Map<string, string>();
   for (const record of relevant) {
     for (const name of names) {

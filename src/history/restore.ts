@@ -20,7 +20,7 @@ import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import { hashValue } from '../util/hash.js';
 import { byCodeUnits } from '../util/compare.js';
 import { AgentNames } from './agent-names.js';
-import type { AgentVersion, HistoryRecord } from './types.js';
+import { recordedAgent, type AgentVersion, type HistoryRecord } from './types.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -37,22 +37,42 @@ export interface RestoreOptions {
   onSecret?: ((value: string) => void) | undefined;
 }
 
-/** The agents to restore, each by its name now, each checked to be in the record. */
+/**
+ * The agents to restore, each by its name now, each checked to be in the record. Restoring the whole
+ * record, an agent no name stands for now (its name given to another agent) is left out: the
+ * manifests no longer manage it (`unnamedAgents` says which, for the output).
+ */
 function chosenAgents(record: HistoryRecord, agents: readonly string[], names: AgentNames): Array<[string, AgentVersion]> {
   const recorded = Object.keys(record.agents).sort();
   if (agents.length === 0) {
-    const now = recorded.map((name): [string, AgentVersion] => [names.nameNow(name, record.agents[name] as AgentVersion), record.agents[name] as AgentVersion]);
+    const now = recorded.flatMap((name) => names.namesNow(name, record.agents[name] as AgentVersion).map((nameNow): [string, AgentVersion] => [nameNow, record.agents[name] as AgentVersion]));
+    if (now.length === 0 && recorded.length > 0) throw notRecorded(record, `Record ${record.id} holds no agent that has a name now: ${unnamedAgents(record, names).join('; ')}.`);
     return now.sort(([a], [b]) => byCodeUnits(a, b));
   }
   return [...new Set(agents)].map((name) => {
     const version = names.versionIn(record, name);
-    if (!version) {
-      throw new VoxformError('rollback_agent_not_recorded', `Record ${record.id} holds no agent "${name}".`, {
-        hint: recorded.length > 0 ? `Its agents are: ${recorded.join(', ')}.` : 'It holds no agent at all: pick another record with `voxform history`.',
-      });
-    }
+    if (!version) throw notRecorded(record, `Record ${record.id} holds no agent "${name}"${names.anotherAgentNote(name, recordedAgent(record, name)?.id)}.`);
     return [name, version];
   });
+}
+
+function notRecorded(record: HistoryRecord, message: string): VoxformError {
+  const recorded = Object.keys(record.agents).sort();
+  return new VoxformError('rollback_agent_not_recorded', message, {
+    hint: recorded.length > 0 ? `Its agents are: ${recorded.join(', ')}.` : 'It holds no agent at all: pick another record with `voxform history`.',
+  });
+}
+
+/** The record's agents no name stands for now, as the output names them: `billing (-OKspare…1; billing is -OKspare…2 now)`. */
+export function unnamedAgents(record: HistoryRecord, names: AgentNames): string[] {
+  return Object.keys(record.agents)
+    .sort()
+    .flatMap((name) => {
+      const version = record.agents[name] as AgentVersion;
+      if (names.namesNow(name, version).length > 0) return [];
+      const now = names.idNow(name);
+      return [`${name} (${version.id}${now === undefined ? '' : `; ${name} is ${now} now`})`];
+    });
 }
 
 /** One recorded agent, its references read from the environment; problems go to `diagnostics`. */

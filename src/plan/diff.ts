@@ -14,7 +14,7 @@ import type {
   DesiredPhone,
   DesiredState,
 } from '../manifest/types.js';
-import { movedAgents, withMovedAgents } from '../state/moved-agents.js';
+import { agentBaseline } from '../state/moved-agents.js';
 import { hashApplied, type WorkspaceState } from '../state/types.js';
 import { fingerprintKeyId, hashedWithAnotherKey } from '../util/hash.js';
 import { comparableLiveAgent, desiredAgentFields, type ComparableAgent } from './agent-fields.js';
@@ -419,9 +419,9 @@ export class ResourceDiffer {
   readonly context: DiffContext;
 
   constructor(context: DiffContext) {
-    // A renamed agent's state entry is read under its new key: its drift baseline follows it.
-    const moves = movedAgents(context.state, context.desired.agents.values());
-    this.context = { ...context, state: withMovedAgents(context.state, moves), moves };
+    // Each agent's drift baseline is its own entry: followed to a renamed key, never another agent's.
+    const { workspace, moves } = agentBaseline(context.state, context.desired.agents.values());
+    this.context = { ...context, state: workspace, moves };
     for (const credential of context.desired.credentials.values()) this.independent.push(diffCredential(credential, context, this.owners));
     const files = [...context.desired.knowledge.values()].map((file) => ({ file, change: diffKnowledge(file, this.context, this.owners) }));
     this.fileCheck = new RecordedFileCheck(this.context, files.filter(({ change }) => change.action === 'no-op').map(({ file }) => file));

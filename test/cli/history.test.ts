@@ -90,9 +90,10 @@ describe('a damaged history record', () => {
 
 describe('agents changed', () => {
   it('is the same for a record whatever --limit and --agent show', async () => {
-    const version = (v: string) => ({ id: `ag-${v}`, config: { first_message: v }, configHash: `sha256:${v.repeat(64)}`, maskedPaths: [] });
+    // Each name its own agent: an agent is its id.
+    const version = (name: string, v: string) => ({ id: `ag-${name}`, config: { first_message: v }, configHash: `sha256:${v.repeat(64)}`, maskedPaths: [] });
     const agents = (versions: Record<string, string>) => (r: Record<string, any>) => {
-      r.agents = Object.fromEntries(Object.entries(versions).map(([name, v]) => [name, version(v)]));
+      r.agents = Object.fromEntries(Object.entries(versions).map(([name, v]) => [name, version(name, v)]));
     };
     const all = (v: string) => agents({ constructor: v, toString: v, hasOwnProperty: v });
     // v1; all v2; a rollback of constructor, then of toString; an apply of v2 again.

@@ -11,17 +11,48 @@ describe('AgentNames', () => {
     const records: Array<{ agents: Record<string, AgentVersion> }> = [{ agents: { reception: version('a1'), booking: version('a2') } }, { agents: { 'front-desk': version('a1', 'old'), booking: version('a2') } }];
     const names = new AgentNames(records);
     expect(names.versionIn(records[1]!, 'reception')?.config).toEqual({ prompt: 'old' });
-    expect(names.nameNow('front-desk', version('a1'))).toBe('reception');
-    expect(names.nameNow('booking', version('a2'))).toBe('booking');
+    expect(names.namesNow('front-desk', version('a1'))).toEqual(['reception']);
+    expect(names.namesNow('booking', version('a2'))).toEqual(['booking']);
   });
 
-  it('follows no rename where its agent has two keys now, nor an old name some agent still has', () => {
-    const twoKeys = new AgentNames([{ agents: { reception: version('a1'), lobby: version('a1') } }, { agents: { 'front-desk': version('a1') } }]);
-    expect(twoKeys.nameNow('front-desk', version('a1'))).toBe('front-desk');
-    expect(twoKeys.versionIn({ agents: { 'front-desk': version('a1') } }, 'reception')).toBeUndefined();
+  it('follows a rename the manifests made before it is applied: a key of the manifests is the agent its id: names', () => {
+    const record = { agents: { 'front-desk': version('a1') } };
+    const names = new AgentNames([record], [['reception', 'a1']]);
+    expect(names.versionIn(record, 'reception')).toBe(record.agents['front-desk']);
+    expect(names.namesNow('front-desk', version('a1'))).toEqual(['reception']);
+  });
+
+  it('finds each agent of two swapped keys under its earlier key', () => {
+    const older = { agents: { reception: version('a1', 'desk'), booking: version('a2', 'book') } };
+    const names = new AgentNames([{ agents: { reception: version('a2'), booking: version('a1') } }, older]);
+    expect(names.versionIn(older, 'booking')?.config).toEqual({ prompt: 'desk' });
+    expect(names.versionIn(older, 'reception')?.config).toEqual({ prompt: 'book' });
+    expect(names.namesNow('reception', version('a1'))).toEqual(['booking']);
+  });
+
+  it('never takes the agent a name stood for before its id: changed for the agent it stands for now', () => {
+    const older = { agents: { billing: version('a1') } };
+    const names = new AgentNames([older], [['billing', 'a2']]);
+    expect(names.versionIn(older, 'billing')).toBeUndefined();
+    expect(names.namesNow('billing', version('a1'))).toEqual([]);
+    expect(names.idNow('billing')).toBe('a2');
     const reused = new AgentNames([{ agents: { reception: version('a1'), 'front-desk': version('a9') } }, { agents: { 'front-desk': version('a1') } }]);
-    expect(reused.nameNow('front-desk', version('a1'))).toBe('front-desk');
-    const keptInManifests = new AgentNames([{ agents: { reception: version('a1') } }], ['front-desk', 'reception']);
-    expect(keptInManifests.nameNow('front-desk', version('a1'))).toBe('front-desk');
+    expect(reused.namesNow('front-desk', version('a1'))).toEqual(['reception']);
+    expect(reused.versionIn({ agents: { 'front-desk': version('a1') } }, 'front-desk')).toBeUndefined();
+  });
+
+  it('gives an agent with two keys now both names, and keeps a name that still stands for it', () => {
+    const twoKeys = new AgentNames([{ agents: { 'front-desk': version('a1') } }], [['reception', 'a1'], ['lobby', 'a1']]);
+    expect(twoKeys.namesNow('front-desk', version('a1'))).toEqual(['reception', 'lobby']);
+    expect(twoKeys.versionIn({ agents: { 'front-desk': version('a1') } }, 'lobby')?.id).toBe('a1');
+    const keptInManifests = new AgentNames([{ agents: { reception: version('a1') } }], [['front-desk', 'a1'], ['reception', 'a1']]);
+    expect(keptInManifests.namesNow('front-desk', version('a1'))).toEqual(['front-desk']);
+  });
+
+  it('looks an old name no agent has now up as the record spells it', () => {
+    const older = { agents: { 'front-desk': version('a1', 'old') } };
+    const names = new AgentNames([{ agents: { reception: version('a1') } }, older]);
+    expect(names.idNow('front-desk')).toBeUndefined();
+    expect(names.versionIn(older, 'front-desk')?.config).toEqual({ prompt: 'old' });
   });
 });

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { configurationHash } from '../../src/history/config-hash.js';
 import { agentVersion, envConfigPaths, historyRecord, recordedAgentConfig } from '../../src/history/record.js';
+import { AgentNames } from '../../src/history/agent-names.js';
 import { desiredFromRecord } from '../../src/history/restore.js';
 import { sameRecordedConfig, type HistoryRecord } from '../../src/history/types.js';
 import type { DesiredAgent, DesiredState } from '../../src/manifest/types.js';
@@ -202,5 +203,18 @@ describe('desiredFromRecord', () => {
     expect(literal.code).toBe('rollback_secret_unrecorded');
     expect(literal.message).toContain('config.session_data_webhook.headers.x-fixed');
     expect(literal.message).not.toContain('literal-header-secret-777');
+  });
+
+  it('restores no agent whose name stands for another agent now (its `id:` changed), whole record or by name', async () => {
+    const env = { HOOK_TOKEN: TOKEN, PATH_PREFIX: PREFIX };
+    const state = await loadClean(env);
+    const record = recordOf(state.agents.get('desk') as DesiredAgent, {});
+    const names = new AgentNames([record], [['desk', 'ag_2']]);
+    const byName = restoreError(() => desiredFromRecord(record, { agents: ['desk'], env, current: state, names }));
+    expect(byName.code).toBe('rollback_agent_not_recorded');
+    expect(byName.message).toContain('"desk" is agent ag_2 now; the "desk" recorded is another agent, ag_1');
+    const whole = restoreError(() => desiredFromRecord(record, { agents: [], env, current: state, names }));
+    expect(whole.code).toBe('rollback_agent_not_recorded');
+    expect(whole.message).toContain('holds no agent that has a name now: desk (ag_1; desk is ag_2 now)');
   });
 });

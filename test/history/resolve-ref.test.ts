@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isVoxformError } from '../../src/errors.js';
+import { AgentNames } from '../../src/history/agent-names.js';
 import { previousRecord, resolveHistoryRef } from '../../src/history/resolve-ref.js';
 import type { AgentVersion, HistoryRecord } from '../../src/history/types.js';
 
@@ -8,8 +9,8 @@ const C2 = '2222222bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
 const C3 = '2222222ccccccccccccccccccccccccccccccccc';
 
 /** A version whose recorded configuration (what a rollback restores) is told by `label`. */
-function version(label: string): AgentVersion {
-  return { id: 'ag', config: { prompt: label }, configHash: `sha256:${label}`, maskedPaths: [] };
+function version(label: string, id: string): AgentVersion {
+  return { id, config: { prompt: label }, configHash: `sha256:${label}`, maskedPaths: [] };
 }
 
 function record(id: string, commit: string | undefined, agents: Record<string, string>, outcome = 'applied'): HistoryRecord {
@@ -22,7 +23,8 @@ function record(id: string, commit: string | undefined, agents: Record<string, s
     outcome,
     source: commit ? { commit } : {},
     summary: {} as HistoryRecord['summary'],
-    agents: Object.fromEntries(Object.entries(agents).map(([name, hash]) => [name, version(hash)])),
+    // Each name its own agent: an agent is its id.
+    agents: Object.fromEntries(Object.entries(agents).map(([name, hash]) => [name, version(hash, `ag-${name}`)])),
   };
 }
 
@@ -106,6 +108,22 @@ describe('previous', () => {
     const allBack = record('20260102T200000000Z-ffffff', C2, { desk: 'h1', booking: 'b1' });
     allBack.source = { commit: C2, rollbackOf: v1.id };
     expect(previousRecord([v3, allBack, v2both, v1])).toBe(allBack);
+  });
+
+  it('with --agent, finds that agent by the id its name has now: across two swapped keys, and never the agent a name stood for before', () => {
+    // v2 changes the desk agent (a1); then the keys are swapped, ids kept: `booking` is the desk agent now.
+    const agents = (desk: string, booking: string) => ({ reception: desk, booking });
+    const v1 = record('20260101T100000000Z-aaaaaa', C1, agents('d1', 'b1'));
+    const v2 = record('20260102T100000000Z-bbbbbb', C2, agents('d2', 'b1'));
+    const swapped = record('20260103T100000000Z-cccccc', C3, {});
+    swapped.agents = { reception: version('b1', 'ag-booking'), booking: version('d2', 'ag-reception') };
+    const manifests: Array<[string, string]> = [['reception', 'ag-booking'], ['booking', 'ag-reception']];
+    const names = new AgentNames([swapped, v2, v1], manifests);
+    expect(previousRecord([swapped, v2, v1], ['booking'], 'voxform history', names)).toBe(v1);
+    expect(codeOf(() => previousRecord([swapped, v2, v1], ['reception'], 'voxform history', names))).toBe('history_ref_unknown');
+    // `booking:` given another `id:`: the records hold another agent under that name, none the agent it names now.
+    const adopted = new AgentNames([v2, v1], [['reception', 'ag-reception'], ['booking', 'ag-new']]);
+    expect(() => previousRecord([v2, v1], ['booking'], 'voxform history', adopted)).toThrow('No history record of this workspace holds agent "booking" ("booking" is agent ag-new now; the "booking" recorded is another agent, ag-booking: its `id:` changed since');
   });
 
   it('fails clearly when there is nothing earlier', () => {

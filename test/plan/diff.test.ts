@@ -136,6 +136,27 @@ describe('agent diff', () => {
     expect(changes.map((c) => c.movedFrom)).toEqual([undefined, undefined]);
   });
 
+  it('reads no baseline from an entry of another agent: a key whose id changed is an adoption, not drift', () => {
+    const agent = desiredAgent('billing', { id: 'a2', config: { first_message: 'Billing here.' } });
+    const state = emptyWorkspace();
+    state.agents['agent.billing'] = { id: 'a1', applied: { 'config.first_message': hashApplied('salt', 'Billing here.') } };
+    const { changes } = diffStates({ desired: desiredState({ agents: [agent] }), live: { agents: new Map([['a2', liveAgent('a2', { first_message: 'Hello' })]]), phones: [] }, state, salt: 'salt', baseUrl: 'local', files: [] });
+    expect(changes[0]).toMatchObject({ action: 'update', reason: undefined, fieldChanges: [{ path: 'config.first_message', drift: false }] });
+    expect(changes[0]?.movedFrom).toBeUndefined();
+    expect(summarize(changes).drifted).toBe(0);
+  });
+
+  it('reads two swapped keys as two moves: each agent keeps its own baseline', () => {
+    const agents = [desiredAgent('reception', { id: 'a2', config: { first_message: 'Book' } }), desiredAgent('booking', { id: 'a1', config: { first_message: 'Desk' } })];
+    const state = emptyWorkspace();
+    state.agents['agent.reception'] = { id: 'a1', applied: { 'config.first_message': hashApplied('salt', 'Desk') } };
+    state.agents['agent.booking'] = { id: 'a2', applied: { 'config.first_message': hashApplied('salt', 'Book') } };
+    const live = new Map([['a1', liveAgent('a1', { first_message: 'Desk' })], ['a2', liveAgent('a2', { first_message: 'Changed in the dashboard' })]]);
+    const { changes } = diffStates({ desired: desiredState({ agents }), live: { agents: live, phones: [] }, state, salt: 'salt', baseUrl: 'local', files: [] });
+    expect(changes.find((c) => c.address === 'agent.reception')).toMatchObject({ movedFrom: 'agent.booking', reason: 'drift', fieldChanges: [{ drift: true }] });
+    expect(changes.find((c) => c.address === 'agent.booking')).toMatchObject({ movedFrom: 'agent.reception', action: 'no-op' });
+  });
+
   it('reports an agent id the service does not know, at its place', () => {
     const agent = desiredAgent('front', { id: 'missing', source: { file: 'a.yaml', line: 4, col: 3 } });
     const { problems } = diffStates({ desired: desiredState({ agents: [agent] }), live: { agents: new Map(), phones: [] }, state: emptyWorkspace(), salt: 'salt', baseUrl: 'local', files: [] });

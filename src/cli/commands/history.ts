@@ -36,8 +36,8 @@ export async function run(options: HistoryOptions, ctx: CommandContext): Promise
   // A name in neither the manifests nor the ledger is a typo, refused as report and rollback refuse it.
   if (options.agent !== undefined) checkLocalAgentName(options.agent, { manifests: names, history: ledgerNames(records, runs) });
   // The whole history, whatever the filters: what a record changed is found against the records before it.
-  // An agent whose key was renamed is followed to its records under the earlier name.
-  const agentNames = new AgentNames(records, names.keys());
+  // A name stands for the agent its id: is now: followed to its records under an earlier key, never to another agent's.
+  const agentNames = new AgentNames(records, names);
   const entries = historyEntries(records, { agent: options.agent, limit, names: agentNames });
   const testRuns = testRunEntries(runs, { agent: options.agent, limit, names: agentNames });
   ctx.stdout.write(options.format === 'json' ? renderHistoryJson(entries, workspace, testRuns) : renderHistoryText(entries, workspace, options.agent, testRuns));

@@ -4,7 +4,7 @@
  * keeps it (unless what it restored is what the manifests say now).
  */
 import { resolveHistoryRef } from '../../history/resolve-ref.js';
-import { desiredFromRecord } from '../../history/restore.js';
+import { desiredFromRecord, unnamedAgents } from '../../history/restore.js';
 import { AgentNames } from '../../history/agent-names.js';
 import { sameRecordedConfig, shortCommit, type HistoryRecord } from '../../history/types.js';
 import { recordedAgentConfig } from '../../history/record.js';
@@ -105,6 +105,13 @@ function notRolledBack(records: readonly HistoryRecord[], restored: HistoryRecor
   return `${controlsAsQuestionMarks(sentence)}\n`;
 }
 
+/** The agents of the restored record a rollback of all of it leaves out: their names stand for other agents now. */
+function notManaged(restored: HistoryRecord, agents: readonly string[], names: AgentNames): string {
+  const unnamed = agents.length > 0 ? [] : unnamedAgents(restored, names);
+  if (unnamed.length === 0) return '';
+  return `${controlsAsQuestionMarks(`Not rolled back: the record's ${unnamed.join(', ')}, which no name stands for now (the manifests no longer manage it: a rollback writes only to agents under the names they have now).`)}\n`;
+}
+
 /** `rollback REF --agent NAME…`, quoted. */
 function rollbackWords(ref: string, agents: readonly string[]): string {
   return ['rollback', shellWord(ref), ...agents.map((name) => `--agent ${shellWord(name)}`)].join(' ');
@@ -118,12 +125,12 @@ export async function run(options: RollbackOptions, ctx: CommandContext): Promis
   const history = project.backend.history;
   const agents = options.agent ?? [];
   const records = await workspaceHistory(history, project.workspaceKey, ctx);
-  // An agent whose key was renamed is followed to its records under the earlier name.
-  const agentNames = new AgentNames(records, project.desired.agents.keys());
+  // A name stands for the agent its id: is now: followed to its records under an earlier key, never to another agent's.
+  const agentNames = new AgentNames(records, [...project.desired.agents].map(([name, agent]): [string, string] => [name, agent.id]));
   const restored = resolveHistoryRef(records, ref, agents, nextCommand('history', options), agentNames);
   const desired = desiredFromRecord(restored, { agents, env: ctx.env, current: project.desired, names: agentNames, onSecret: (value) => ctx.secrets.add(value) });
   const names = [...desired.agents.keys()];
-  ctx.stdout.write(`Rolling back ${names.join(', ')} to ${describeRecord(restored)}.\n${notRolledBack(records, restored, names, agentNames)}\n`);
+  ctx.stdout.write(`Rolling back ${names.join(', ')} to ${describeRecord(restored)}.\n${notManaged(restored, agents, agentNames)}${notRolledBack(records, restored, names, agentNames)}\n`);
   // What is deployed is the restored record's configuration, not the work tree's: its changes do not count.
   const source = { ...(await deploySourceOf(project.desired, ctx, { workTree: false })), rollbackOf: restored.id };
   // The record by its id: `previous` names another once some agents are back.

@@ -1,0 +1,25 @@
+/** What the state keeps after an agent's update: its own last apply, never another agent's. */
+import { describe, expect, it } from 'vitest';
+import { stateAfterRequest } from '../../src/apply/record-state.js';
+import { DesiredIndex } from '../../src/apply/resources.js';
+import type { PlannedRequest, ResourceChange } from '../../src/plan/types.js';
+import { emptyWorkspace, hashApplied } from '../../src/state/types.js';
+import { desiredAgent, desiredState } from '../helpers/desired.js';
+
+const update: PlannedRequest = { id: 'agent.billing/1', operation: 'update_agent', method: 'PUT', path: '/agents/a2', body: {}, fills: [], dependsOn: [] };
+
+function billingChange(): ResourceChange {
+  return { address: 'agent.billing', kind: 'agent', action: 'update', id: 'a2', before: {}, after: {}, fieldChanges: [], sensitivePaths: [], reason: undefined, dependsOn: [], requests: [update], liveFingerprint: '' };
+}
+
+describe('the state after an agent update', () => {
+  it('keeps the attached files of the agent updated, not those of the agent its key named before (its `id:` changed)', () => {
+    const agent = desiredAgent('billing', { id: 'a2', config: { first_message: 'Billing here.' } });
+    const resources = new DesiredIndex(desiredState({ agents: [agent] }));
+    const ws = emptyWorkspace();
+    ws.agents['agent.billing'] = { id: 'a1', applied: { knowledge: hashApplied('key', ['file-of-a1']) } };
+    stateAfterRequest(update, billingChange(), {}, undefined, { resources, key: 'key' })?.(ws);
+    expect(ws.agents['agent.billing']).toMatchObject({ id: 'a2' });
+    expect(ws.agents['agent.billing']?.applied.knowledge).toBeUndefined();
+  });
+});
