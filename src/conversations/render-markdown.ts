@@ -1,16 +1,17 @@
 /**
  * The pull-request comment (`--format markdown`): the behaviour diff first (what this change does
  * to the agent's verdicts), a table of every test, then each failure with its transcript folded
- * away. Capped below GitHub's comment limit: transcripts that do not fit are left out, and the
- * comment says how many.
+ * away. Capped below GitHub's comment limit by the rule every comment shares (`fitBlocks`): the
+ * headline stays; a table or list too long for its share is cut at a row, failing tests first, with
+ * a row counting the rest; failures that do not fit are left out, and the comment says how many.
  */
 import { markdownCode, markdownFence, markdownHtmlText, markdownText } from '../util/markdown-escape.js';
 import { callerWordChecks, describeCheckResult, describeProblems, describeVerdict, regressionLines, runToShow, sinkNote, skipReason, targetsOf, transcriptLines } from './render-shared.js';
 import { SINK_URL } from '../secrets/sink.js';
 import type { CheckStatus, TestReport, TestRun, TestVerdict } from './types.js';
 import { keepText, type Redact } from '../secrets/redact.js';
-import { plural } from '../util/plural.js';
-import { characterLength, COMMENT_SIZE_LIMIT, fitItems, linesSize } from '../util/comment-blocks.js';
+import { formatCount, plural, pluralNoun } from '../util/plural.js';
+import { characterLength, COMMENT_SIZE_LIMIT, fitBlocks, fitItems, linesSize, wholeLines, type CommentBlock, type CommentList } from '../util/comment-blocks.js';
 
 /** The most one agent's sink note takes of the comment; places that do not fit are counted. */
 const SINK_NOTE_LIMIT = 1_000;
@@ -57,50 +58,69 @@ function headline(run: TestRun): string {
   return `### voxform test: ${parts.join(' · ')}`;
 }
 
-function changeSection(run: TestRun, md: Escape): string[] {
-  if (run.against.length !== 2) return [];
-  if (run.changes.length === 0) return ['**Behaviour diff:** no change: every test has the same verdict against the live agent and this change.', ''];
-  const out = ['**Behaviour diff** (live → this change)', '', '| change | test | live | desired |', '|---|---|---|---|'];
-  for (const { report, change } of run.changes) {
-    const label = change === 'newly_failing' ? '🔴 newly failing' : '🟢 newly passing';
-    out.push(`| ${label} | ${md.text(report.name)} (${md.code(report.file)}) | ${verdictCell(report.verdicts.live)} | ${verdictCell(report.verdicts.desired)} |`);
-  }
-  out.push('');
-  return out;
+/** A list the comment may cut to half the room left, so the failures after it keep room. */
+function halfList(head: string[], items: string[], foot: string[], more: (omitted: number) => string): CommentList {
+  return { head, items, foot, most: Number.POSITIVE_INFINITY, more, share: 0.5 };
 }
 
-function baselineSection(run: TestRun, md: Escape): string[] {
+/** A table row standing for `omitted` rows left out (a line of text under a table would be read as one of its rows). */
+function moreRow(omitted: number, noun: string, columns: number): string {
+  return `| …and ${formatCount(omitted)} more ${pluralNoun(omitted, noun)} (\`--format json\` lists every one) |${' |'.repeat(columns - 1)}`;
+}
+
+function changeSection(run: TestRun, md: Escape): CommentBlock {
+  if (run.against.length !== 2) return [];
+  if (run.changes.length === 0) return ['**Behaviour diff:** no change: every test has the same verdict against the live agent and this change.', ''];
+  const rows = run.changes.map(({ report, change }) => {
+    const label = change === 'newly_failing' ? '🔴 newly failing' : '🟢 newly passing';
+    return `| ${label} | ${md.text(report.name)} (${md.code(report.file)}) | ${verdictCell(report.verdicts.live)} | ${verdictCell(report.verdicts.desired)} |`;
+  });
+  return halfList(['**Behaviour diff** (live → this change)', '', '| change | test | live | desired |', '|---|---|---|---|'], rows, [''], (omitted) => moreRow(omitted, 'change', 4));
+}
+
+function baselineSection(run: TestRun, md: Escape): CommentBlock {
   if (!run.baseline) return [];
   const worse = run.baseline.regressions.length;
   if (worse === 0) return [`**Against the baseline** ${md.code(run.baseline.file)}: no test got worse.`, ''];
-  return [`**Against the baseline** ${md.code(run.baseline.file)}: ${plural(worse, 'test')} got worse`, '', ...regressionLines(run.baseline).map((line) => `- 🔴 ${md.text(line)}`), ''];
+  const lines = regressionLines(run.baseline).map((line) => `- 🔴 ${md.text(line)}`);
+  return halfList([`**Against the baseline** ${md.code(run.baseline.file)}: ${plural(worse, 'test')} got worse`, ''], lines, [''], (omitted) => `- …and ${formatCount(omitted)} more (\`--format json\` lists every one)`);
 }
 
 /** Passing checks that prove little: met by what the caller said (checks.ts `flagCallerWords`). */
-function callerWordsSection(run: TestRun, md: Escape): string[] {
+function callerWordsSection(run: TestRun, md: Escape): CommentBlock {
   const lines = run.reports.flatMap((report) => {
     const gating = report.verdicts.desired ?? report.verdicts.live;
     return gating ? callerWordChecks(gating).map((check) => `- ⚠️ ${md.text(report.name)}: ${md.text(describeCheckResult(check))}`) : [];
   });
-  return lines.length > 0 ? ['', "**Checks met by the caller's own words** (they pass, and prove little):", '', ...lines] : [];
+  return lines.length > 0 ? halfList(['', "**Checks met by the caller's own words** (they pass, and prove little):", ''], lines, [], moreLine) : [];
 }
 
 /** Why each skipped verdict was skipped (render-shared.ts `skipReason`). */
-function skippedSection(run: TestRun, md: Escape): string[] {
+function skippedSection(run: TestRun, md: Escape): CommentBlock {
   const lines = run.reports.flatMap((report) =>
     targetsOf(report).flatMap((target) => {
       const reason = skipReason(report.verdicts[target] as TestVerdict);
       return reason ? [`- ${ICON.skipped} ${md.text(report.name)} (${target}): ${md.text(reason)}`] : [];
     }),
   );
-  return lines.length > 0 ? ['', '**Skipped:**', '', ...lines] : [];
+  return lines.length > 0 ? halfList(['', '**Skipped:**', ''], lines, [], moreLine) : [];
 }
 
-function testTable(run: TestRun, md: Escape): string[] {
+function moreLine(omitted: number): string {
+  return `- …and ${formatCount(omitted)} more (\`--format json\` lists every one)`;
+}
+
+/** A test that did not pass against some target: its row is kept before the passing ones when the table is cut. */
+function didNotPass(report: TestReport): boolean {
+  return targetsOf(report).some((target) => ['failed', 'error'].includes(report.verdicts[target]?.status ?? ''));
+}
+
+/** Every test's row, in file order; `failingFirst` (the table will be cut): the tests that did not pass first. */
+function testTable(run: TestRun, md: Escape, failingFirst: boolean): CommentList {
   const targets = run.against;
-  const out = [`| test | file | ${targets.join(' | ')} |`, `|---|---|${targets.map(() => '---|').join('')}`];
-  for (const report of run.reports) out.push(`| ${md.text(report.name)} | ${md.code(report.file)} | ${targets.map((t) => verdictCell(report.verdicts[t])).join(' | ')} |`);
-  return out;
+  const reports = failingFirst ? [...run.reports.filter(didNotPass), ...run.reports.filter((report) => !didNotPass(report))] : run.reports;
+  const rows = reports.map((report) => `| ${md.text(report.name)} | ${md.code(report.file)} | ${targets.map((t) => verdictCell(report.verdicts[t])).join(' | ')} |`);
+  return halfList([`| test | file | ${targets.join(' | ')} |`, `|---|---|${targets.map(() => '---|').join('')}`], rows, [], (omitted) => moreRow(omitted, 'test', targets.length + 2));
 }
 
 function failureDetails(report: TestReport, md: Escape): string[] {
@@ -134,25 +154,32 @@ function sinkSection(run: TestRun, md: Escape, room: number): string {
   return fitItems(notes, room, rest, characterLength).map((line) => `${line}\n`).join('');
 }
 
-/** `redact` hides the run's secrets before the comment is cut at `limit` (a secret cut in two would escape the last scrub). */
-export function renderTestMarkdown(run: TestRun, limit = COMMENT_SIZE_LIMIT, redact: Redact = keepText): string {
-  const md = escaperFor(redact);
-  const head = [headline(run), '', ...baselineSection(run, md), ...changeSection(run, md), ...testTable(run, md), ...skippedSection(run, md), ...callerWordsSection(run, md), ''].join('\n');
+/** The comment's blocks, in order; `failingFirst`: the test table's failing rows first. */
+function commentBlocks(run: TestRun, md: Escape, failingFirst: boolean): CommentBlock[] {
   // Failures in order of interest: the behaviour diff's first, then the rest.
   const changed = new Set(run.changes.map((c) => c.report));
   const ordered = [...run.changes.map((c) => c.report), ...run.reports.filter((r) => !changed.has(r))];
-  const details = ordered.flatMap((report) => failureDetails(report, md));
+  // Each failure follows a blank line.
+  const details = ordered.flatMap((report) => failureDetails(report, md)).map((block) => `\n${block}`);
+  const moreFailures = (omitted: number) => `\n_${plural(omitted, 'more failure', 'more failures')} not shown (the comment is size-capped); the job log and \`--format json\` have them all._`;
+  return [
+    [headline(run), ''],
+    baselineSection(run, md),
+    changeSection(run, md),
+    testTable(run, md, failingFirst),
+    skippedSection(run, md),
+    callerWordsSection(run, md),
+    { head: [], items: details, foot: [], most: Number.POSITIVE_INFINITY, more: moreFailures },
+  ];
+}
+
+/** `redact` hides the run's secrets before the comment is cut at `limit` (a secret cut in two would escape the last scrub). */
+export function renderTestMarkdown(run: TestRun, limit = COMMENT_SIZE_LIMIT, redact: Redact = keepText): string {
+  const md = escaperFor(redact);
+  // The notes stay whole (they are bounded): the cut takes from what comes before them.
   const notes = sinkSection(run, md, Math.floor(limit * SINK_NOTES_SHARE));
-  let text = head;
-  let shown = 0;
-  for (const block of details) {
-    if (text.length + block.length + notes.length + 200 > limit) break;
-    text += `\n${block}\n`;
-    shown++;
-  }
-  if (shown < details.length) text += `\n_${plural(details.length - shown, 'more failure', 'more failures')} not shown (the comment is size-capped); the job log and \`--format json\` have them all._\n`;
-  // The notes stay whole (they are bounded): a cut takes from what comes before them.
-  text = redact(text);
-  const room = Math.max(40, limit - notes.length);
-  return `${text.length > room ? `${text.slice(0, room - 40)}\n\n_(cut at the size limit)_\n` : text}${notes}`;
+  const room = limit - notes.length;
+  const whole = wholeLines(commentBlocks(run, md, false));
+  const lines = linesSize(whole, characterLength) <= room ? whole : fitBlocks(commentBlocks(run, md, true), room, characterLength);
+  return `${redact(lines.join('\n'))}\n${notes}`;
 }

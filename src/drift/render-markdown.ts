@@ -1,7 +1,13 @@
-/** The drift report as Markdown (an issue, a chat message): every text the repository or the service wrote escaped. */
+/**
+ * The drift report as Markdown (an issue, a chat message): every text the repository or the service
+ * wrote escaped. Within a comment's size limit by the rule every comment shares (`fitBlocks`): the
+ * heading and counts stay; the table and the diffs keep what fits, each counting the rest.
+ */
 import { fieldViews } from '../plan/field-lines.js';
 import { markdownCode, markdownFence, markdownHtmlText } from '../util/markdown-escape.js';
 import { lineAsShown } from '../util/printable.js';
+import { characterLength, COMMENT_SIZE_LIMIT, fitBlocks, type CommentBlock } from '../util/comment-blocks.js';
+import { formatCount, plural, pluralNoun } from '../util/plural.js';
 import { checked, classLabel, countsLine, environmentNote, resourceLabel, unlabelledNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 
@@ -25,34 +31,49 @@ function diffLines(resource: DriftedResource): string[] {
 }
 
 /** The notes on differences not labelled and on those another environment's apply made, addresses in code spans. */
-function noteLines(report: DriftReport, takeOver: TakeOverCommands | undefined): string[] {
+function noteBlocks(report: DriftReport, takeOver: TakeOverCommands | undefined): string[][] {
   const code = (address: string) => markdownCode(address);
-  return [unlabelledNote(report, code), environmentNote(report, takeOver, code)].flatMap((note) => (note ? [note, ''] : []));
+  return [unlabelledNote(report, code), environmentNote(report, takeOver, code)].flatMap((note) => (note ? [[note, '']] : []));
 }
 
-/** `takeOver`: as for `renderDriftText`. */
-export function renderDriftMarkdown(report: DriftReport, options: { takeOver?: TakeOverCommands | undefined } = {}): string {
+/** The resources that differ: one table row each. */
+function tableRows(report: DriftReport): string[] {
+  return report.resources.map((r) => {
+    const fields = r.fields.map((f) => markdownCode(f.field.path, { inTable: true })).join(', ');
+    return `| ${markdownCode(r.address, { inTable: true })} | ${resourceLabel(r, (name) => markdownCode(name, { inTable: true }))} | ${fields} | ${r.healable ? 'puts it back' : '—'} |`;
+  });
+}
+
+/** Each resource's collapsed diff, with the blank line after it. */
+function diffSection(resource: DriftedResource): string {
+  const summary = `<details><summary><code>${markdownHtmlText(resource.address)}</code> ${resourceLabel(resource, (name) => `<code>${markdownHtmlText(name)}</code>`)}</summary>`;
+  return [summary, '', 'Values: `-` the service\'s, `+` the manifests\'.', '', ...markdownFence(diffLines(resource), 'diff'), '', '</details>', ''].join('\n');
+}
+
+/** `takeOver`: as for `renderDriftText`; `limit`: the most characters it takes (a comment's). */
+export function renderDriftMarkdown(report: DriftReport, options: { takeOver?: TakeOverCommands | undefined; limit?: number } = {}): string {
   const where = `${markdownCode(report.baseUrl)}${report.environment ? `, environment ${markdownCode(report.environment)}` : ''}`;
   if (report.resources.length === 0) {
     return `**voxform drift:** no drift — the service (${where}) matches the manifests and the last apply (${checked(report)}).\n`;
   }
-  const out = [
-    `### voxform drift on ${where}`,
-    '',
-    `${countsLine(report)}.`,
-    '',
-    ...noteLines(report, options.takeOver),
-    '| resource | difference | fields | `--heal` |',
-    '|---|---|---|---|',
-    ...report.resources.map((r) => {
-      const fields = r.fields.map((f) => markdownCode(f.field.path, { inTable: true })).join(', ');
-      return `| ${markdownCode(r.address, { inTable: true })} | ${resourceLabel(r, (name) => markdownCode(name, { inTable: true }))} | ${fields} | ${r.healable ? 'puts it back' : '—'} |`;
-    }),
-    '',
+  const blocks: CommentBlock[] = [
+    [`### voxform drift on ${where}`, '', `${countsLine(report)}.`, ''],
+    ...noteBlocks(report, options.takeOver),
+    {
+      head: ['| resource | difference | fields | `--heal` |', '|---|---|---|---|'],
+      items: tableRows(report),
+      foot: [''],
+      most: Number.POSITIVE_INFINITY,
+      more: (omitted) => `| …and ${formatCount(omitted)} more ${pluralNoun(omitted, 'resource')} (\`--format json\` lists every one) | | | |`,
+      share: 0.5,
+    },
+    {
+      head: [],
+      items: report.resources.map(diffSection),
+      foot: [],
+      most: Number.POSITIVE_INFINITY,
+      more: (omitted) => `_…and ${plural(omitted, 'more resource')}: their differences are not shown here (\`--format json\` has them all)._\n`,
+    },
   ];
-  for (const resource of report.resources) {
-    out.push(`<details><summary><code>${markdownHtmlText(resource.address)}</code> ${resourceLabel(resource, (name) => `<code>${markdownHtmlText(name)}</code>`)}</summary>`, '', 'Values: `-` the service\'s, `+` the manifests\'.', '');
-    out.push(...markdownFence(diffLines(resource), 'diff'), '', '</details>', '');
-  }
-  return out.join('\n');
+  return fitBlocks(blocks, options.limit ?? COMMENT_SIZE_LIMIT, characterLength).join('\n');
 }

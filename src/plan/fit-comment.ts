@@ -1,7 +1,7 @@
 /**
  * Cuts a Markdown plan to what a pull-request comment may hold (a host refuses a longer one
  * outright), keeping in order: the heading and how to see the whole plan; the environment variables
- * read; the table; then as many sections whole as fit, the next cut with a marker, the rest as headings.
+ * read; the table; then as many sections whole as fit, the next cut with a marker, the rest counted.
  * The policy part above it is cut too: each of its lists (relaxations, findings, waivers) to what
  * fits, with a line counting the rest (`fitBlocks`).
  * Sizes are UTF-8 bytes, never fewer than the characters a host counts. A cut never falls inside a
@@ -10,8 +10,8 @@
 import { REDACTED } from '../secrets/redact.js';
 import { UNKNOWN_AFTER_APPLY } from './types.js';
 import { markdownFence } from '../util/markdown-escape.js';
-import { pluralNoun } from '../util/plural.js';
-import { fitItems, fitList, linesSize, type CommentBlock } from '../util/comment-blocks.js';
+import { formatCount, pluralNoun } from '../util/plural.js';
+import { fitItems, linesSize } from '../util/comment-blocks.js';
 
 /** Placeholders that stand for a secret or a value known only at apply: never cut in two. */
 const SECRET_MARKERS = ['(sensitive value changed)', '(sensitive value cleared)', '(sensitive value)', REDACTED, UNKNOWN_AFTER_APPLY];
@@ -92,8 +92,8 @@ function cutLine(line: string, bytes: number): string | undefined {
   return cut > MIN_PARTIAL_LINE ? `${line.slice(0, cut)} ⋯` : undefined;
 }
 
-/** The section cut to at most `budget` bytes (never below its cut-to-nothing size). */
-function sectionWithin(section: CommentSection, budget: number): string[] {
+/** The section cut to at most `budget` bytes; undefined when not one line of its diff would show. */
+function sectionWithin(section: CommentSection, budget: number): string[] | undefined {
   const kept: string[] = [];
   // Counts in the marker take at most as many digits as the total.
   let left = budget - cost(cutSection(section, [], section.diff.length));
@@ -102,39 +102,35 @@ function sectionWithin(section: CommentSection, budget: number): string[] {
       const partial = cutLine(line, left - 1);
       const shown = kept.length;
       if (partial !== undefined) kept.push(partial);
-      return cutSection(section, kept, shown);
+      return kept.length > 0 ? cutSection(section, kept, shown) : undefined;
     }
     kept.push(line);
     left -= byteLength(line) + 1;
   }
-  return cutSection(section, kept, kept.length);
+  return kept.length > 0 ? cutSection(section, kept, kept.length) : undefined;
 }
 
-/** Every section within `budget`: each reduced to its heading, then made whole in order while room allows, one cut. */
+/**
+ * The sections within `budget`: whole, in plan order, each that fits; the first that does not cut
+ * inside its diff to the room left; the rest counted in one line (the table names them).
+ */
 function fitSections(sections: readonly CommentSection[], budget: number): string[] {
-  // A short diff costs less whole than its cut marker does.
-  const minimal = sections.map((section) => {
-    const [whole, cut] = [wholeSection(section), cutSection(section, [], 0)];
-    return cost(whole) <= cost(cut) ? whole : cut;
+  const wholes = sections.map(wholeSection);
+  if (cost(wholes.flat()) <= budget) return wholes.flat();
+  const more = (omitted: number) => [`_…and ${formatCount(omitted)} more changed ${pluralNoun(omitted, 'resource')}, not shown here._`, ''];
+  // The count takes at most as many digits as the total; it is not needed when only the cut one is not whole.
+  const reserve = cost(more(sections.length));
+  let room = budget - reserve;
+  const chosen = wholes.map((whole) => {
+    if (cost(whole) > room) return undefined;
+    room -= cost(whole);
+    return whole;
   });
-  const minimalCost = cost(minimal.flat());
-  if (minimalCost > budget) {
-    return fitItems(minimal, budget, (omitted) => [`_${omitted} more changed ${pluralNoun(omitted, 'resource')} not shown here._`, ''], byteLength);
-  }
-  let room = budget - minimalCost;
-  const chosen = [...minimal];
-  const whole = new Set<number>();
-  sections.forEach((section, index) => {
-    const extra = cost(wholeSection(section)) - cost(minimal[index]!);
-    if (extra <= room) {
-      chosen[index] = wholeSection(section);
-      whole.add(index);
-      room -= extra;
-    }
-  });
-  const first = sections.findIndex((_, index) => !whole.has(index));
-  if (first !== -1) chosen[first] = sectionWithin(sections[first]!, cost(minimal[first]!) + room);
-  return chosen.flat();
+  const first = chosen.indexOf(undefined);
+  const alone = chosen.lastIndexOf(undefined) === first;
+  if (first !== -1) chosen[first] = sectionWithin(sections[first]!, alone ? room + reserve : room);
+  const omitted = chosen.filter((lines) => lines === undefined).length;
+  return [...chosen.flatMap((lines) => lines ?? []), ...(omitted > 0 ? more(omitted) : [])];
 }
 
 /** The comment's lines within `limit` bytes, ending with `footer` (how to see the whole plan). */
@@ -151,23 +147,4 @@ export function fitComment(parts: CommentParts, footer: string, limit: number): 
   room -= cost(rows);
   const sections = fitSections(parts.sections, room);
   return [...parts.head, ...parts.tableHeader, ...rows, '', ...sections, ...tail, footer];
-}
-
-/** The least a block takes: fixed lines whole, a list its frame and count line. */
-function leastCost(block: CommentBlock): number {
-  return Array.isArray(block) ? cost(block) : cost([...block.head, ...block.foot, block.more(block.items.length)]);
-}
-
-/** The blocks within `budget`, in order: the later ones keep room for their least, the first lists get the rest. */
-export function fitBlocks(blocks: readonly CommentBlock[], budget: number): string[] {
-  const out: string[] = [];
-  let left = budget;
-  blocks.forEach((block, index) => {
-    const reserved = blocks.slice(index + 1).reduce((total, later) => total + leastCost(later), 0);
-    const room = Math.max(left - reserved, 0);
-    const lines = Array.isArray(block) ? (cost(block) <= room ? block : []) : fitList(block, room, byteLength);
-    out.push(...lines);
-    left -= cost(lines);
-  });
-  return out;
 }

@@ -1,7 +1,7 @@
 import { describeAction, DRIFT_NOTE, fieldViews, movedAgentLines, MOVED_NOTE, summaryLine } from './field-lines.js';
-import { byteLength, fitBlocks, fitComment, wholeSection, type CommentParts, type CommentSection } from './fit-comment.js';
+import { byteLength, fitComment, wholeSection, type CommentParts, type CommentSection } from './fit-comment.js';
 import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
-import { COMMENT_SIZE_LIMIT } from '../util/comment-blocks.js';
+import { COMMENT_SIZE_LIMIT, fitBlocks } from '../util/comment-blocks.js';
 import { markdownCode, markdownHtmlText } from '../util/markdown-escape.js';
 import { lineAsShown } from '../util/printable.js';
 import { plural } from '../util/plural.js';
@@ -114,10 +114,10 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownPlanOptions = {}
   const blocks = plan.policy ? [...relaxationsMarkdown(plan.policy.relaxations), ...(policyHasFindings(plan.policy) ? planPolicyMarkdown(plan.policy) : [])] : [];
   const limit = options.limit ?? COMMENT_SIZE_LIMIT;
   const changes = renderChanges(plan, { ...options, limit: Number.POSITIVE_INFINITY });
-  const policy = asTop(fitBlocks(blocks, Number.POSITIVE_INFINITY));
+  const policy = asTop(fitBlocks(blocks, Number.POSITIVE_INFINITY, byteLength));
   if (byteLength(policy) + byteLength(changes) <= limit) return `${policy}${changes}`;
   // asTop adds at most one byte to what the lines cost.
-  const top = asTop(fitBlocks(blocks, limit - Math.min(byteLength(changes), Math.floor(limit / 2)) - 1));
+  const top = asTop(fitBlocks(blocks, limit - Math.min(byteLength(changes), Math.floor(limit / 2)) - 1, byteLength));
   return `${top}${renderChanges(plan, { ...options, limit: limit - byteLength(top) })}`;
 }
 

@@ -1,16 +1,24 @@
-/** The version comparison as Markdown; every value from the service or the repository passes `markdownText`. */
+/**
+ * The version comparison as Markdown, for a pull-request or release comment; every value from the
+ * service or the repository passes `markdownText`. Within a comment's size limit by the rule every
+ * comment shares (`fitBlocks`): the totals stay, the agents' tables that fit follow, the rest counted.
+ */
 import { comparisonSummary, creditsText, otherEnvironmentsLine, rateText, secondsText, testTrafficLine, versionLabels } from './format.js';
 import type { AgentReport, CallReport } from './types.js';
+import { characterLength, COMMENT_SIZE_LIMIT, fitBlocks } from '../util/comment-blocks.js';
 import { markdownText } from '../util/markdown-escape.js';
 import { formatCount, plural } from '../util/plural.js';
 
-export function renderReportMarkdown(report: CallReport): string {
+/** `limit`: the most characters it takes (a comment's). */
+export function renderReportMarkdown(report: CallReport, limit = COMMENT_SIZE_LIMIT): string {
   const lines = ['## Call report', ''];
   lines.push(`${windowText(report)} · ${plural(report.calls, 'call')} · intervals are 95%; a difference is claimed only when its interval excludes zero; versions with fewer than ${plural(report.min_calls, 'call')} are not compared.`);
   for (const line of [testTrafficLine(report), otherEnvironmentsLine(report)]) if (line) lines.push('', line);
   if (report.agents.length === 0) lines.push('', 'No calls in the window.');
-  for (const agent of report.agents) lines.push('', ...agentTable(agent, report.min_calls));
-  return `${lines.join('\n')}\n`;
+  // Each agent's table follows a blank line.
+  const tables = report.agents.map((agent) => ['', ...agentTable(agent, report.min_calls)].join('\n'));
+  const more = (omitted: number) => `\n_…and ${plural(omitted, 'more agent')}, not shown here (\`--format json\` has them all)._`;
+  return `${fitBlocks([lines, { head: [], items: tables, foot: [], most: Number.POSITIVE_INFINITY, more }], limit, characterLength).join('\n')}\n`;
 }
 
 /** The three most frequent statuses and how many calls ended otherwise. */

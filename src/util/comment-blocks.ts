@@ -1,7 +1,8 @@
 /**
  * The parts of a pull-request comment that may be shortened to fit the host's size limit, and the
- * fitting every comment shares: whole items while they fit, then a line counting the rest. A caller
- * says how it measures a line: UTF-8 bytes for a plan, characters for the other reports.
+ * fitting every comment shares: what sums it up is kept whole; each list keeps whole items in order
+ * while they fit, then a line counting the rest, so a cut never falls inside a table row or a block.
+ * A caller says how it measures a line: UTF-8 bytes for a plan, characters for the other reports.
  */
 
 /** GitHub refuses a comment longer than this many characters (GitLab's notes allow more). */
@@ -10,13 +11,18 @@ export const HOST_COMMENT_LIMIT = 65_536;
 /** The largest comment voxform writes (in the unit its renderer measures): below the host's limit, with room for what CI wraps around it. */
 export const COMMENT_SIZE_LIMIT = 60_000;
 
-/** A list the comment may shorten: `head`, one line per item (at most `most`), `foot`; `more(n)` is the line standing for n left out. */
+/**
+ * A list the comment may shorten: `head`, its items (at most `most`; an item may span lines), `foot`;
+ * `more(n)` is the line standing for n left out.
+ */
 export interface CommentList {
   head: string[];
   items: string[];
   foot: string[];
   most: number;
   more: (omitted: number) => string;
+  /** The most of the room left to it the list takes (a fraction; default all), so the blocks after it keep room to show something. */
+  share?: number;
 }
 
 /** Lines kept whole or left out, or a list. */
@@ -68,4 +74,44 @@ export function fitList(list: CommentList, budget: number, measure: Measure): st
     left -= size;
   }
   return [...list.head, ...kept, list.more(list.items.length - kept.length), ...list.foot];
+}
+
+/** The least a block takes: fixed lines whole, a list its frame and count line (an empty list its frame). */
+function leastSize(block: CommentBlock, measure: Measure): number {
+  if (Array.isArray(block)) return linesSize(block, measure);
+  return linesSize([...block.head, ...block.foot, ...(block.items.length > 0 ? [block.more(block.items.length)] : [])], measure);
+}
+
+/** Every line of the blocks, none left out. */
+export function wholeLines(blocks: readonly CommentBlock[]): string[] {
+  return blocks.flatMap((block) => (Array.isArray(block) ? block : [...block.head, ...block.items, ...block.foot]));
+}
+
+/** The most a block takes: all its lines. */
+function wholeSize(block: CommentBlock, measure: Measure): number {
+  return linesSize(wholeLines([block]), measure);
+}
+
+/** The room a list may take of `room`: its share, or all the later blocks leave whole when that is more. */
+function listRoom(list: CommentList, room: number, leftWhole: number): number {
+  return Math.min(room, Math.max(Math.floor(room * (list.share ?? 1)), leftWhole));
+}
+
+/**
+ * The blocks within `budget`, in order: fixed lines whole (a summary is never the part cut), each list
+ * to what fits of its share of the room left (all it needs when the later blocks fit whole beside
+ * it), the later blocks keeping room for their least.
+ */
+export function fitBlocks(blocks: readonly CommentBlock[], budget: number, measure: Measure): string[] {
+  const out: string[] = [];
+  let left = budget;
+  blocks.forEach((block, index) => {
+    const later = blocks.slice(index + 1);
+    const room = Math.max(left - later.reduce((total, next) => total + leastSize(next, measure), 0), 0);
+    const leftWhole = left - later.reduce((total, next) => total + wholeSize(next, measure), 0);
+    const lines = Array.isArray(block) ? (linesSize(block, measure) <= room ? block : []) : fitList(block, listRoom(block, room, leftWhole), measure);
+    out.push(...lines);
+    left -= linesSize(lines, measure);
+  });
+  return out;
 }

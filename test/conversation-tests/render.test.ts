@@ -100,8 +100,30 @@ describe('renderers', () => {
     const limit = renderTestMarkdown(tests, 1_000_000).indexOf(secret) + 40 + 8;
     const redact = (text: string) => text.replaceAll(secret, '(sensitive)');
     const capped = renderTestMarkdown(tests, limit, redact);
-    expect(capped).toContain('_(cut at the size limit)_');
+    expect(capped.length).toBeLessThanOrEqual(limit);
+    expect(capped).toContain('| …and 1 more test (`--format json` lists every one) | | |\n');
     expect(capped).not.toContain(secret.slice(0, 8));
+  });
+
+  it('Markdown: a thousand tests, half failing: the table is cut at a row, failing rows first, and failures are shown, the rest counted', () => {
+    const passed = (): TestVerdict => ({ status: 'passed', passes: 1, runs: 1, passRate: 1, results: [{ ...failedRun('ok'), status: 'passed', checks: [] }] });
+    const reports = Array.from({ length: 1000 }, (_, i): TestReport => {
+      const file = `tests/agent-${Math.floor(i / 100)}.test.yaml`;
+      const failing = report(`test ${i % 100} of agent ${Math.floor(i / 100)} checking the opening hours`, 'x'.repeat(300));
+      return i % 2 === 1 ? { ...failing, file } : { ...failing, file, verdicts: { desired: passed() } };
+    });
+    const comment = renderTestMarkdown({ ...run(reports), summary: { desired: { passed: 500, failed: 500, skipped: 0, errors: 0 } } });
+    expect(comment.length).toBeLessThanOrEqual(COMMENT_SIZE_LIMIT);
+    expect(comment.startsWith('### voxform test: desired: 500 passed, 500 failed\n')).toBe(true);
+    const lines = comment.split('\n');
+    const rows = lines.filter((line) => line.startsWith('| test ') && !line.startsWith('| test | file'));
+    expect(rows.length).toBeGreaterThan(100);
+    expect(rows.every((row) => row.endsWith(' |') && row.includes('❌'))).toBe(true);
+    expect(lines).toContain(`| …and ${(1000 - rows.length).toLocaleString('en-US')} more tests (\`--format json\` lists every one) | | |`);
+    const shown = lines.filter((line) => line.startsWith('<details>')).length;
+    expect(shown).toBeGreaterThan(20);
+    expect(comment).toContain(`_${500 - shown} more failures not shown (the comment is size-capped);`);
+    expect(comment).not.toContain('cut at the size limit');
   });
 
   describe('Markdown: the sink notes are inside the size cap, however many places and agents the pull request names', () => {

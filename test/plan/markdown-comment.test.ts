@@ -162,12 +162,27 @@ describe('Markdown plan: the size limit of a pull-request comment', () => {
     expect(md).not.toContain('cut to fit');
   });
 
+  it('five hundred changed prompts: keeps the sections that fit whole in plan order, cuts one, counts the rest (no empty stubs)', () => {
+    const prompt = (tag: string) => numberedLines(60, (n) => `- Rule ${n}: confirm the caller's name for booking ${n} ${tag}.`);
+    const agents = Array.from({ length: 500 }, (_, i) => agentChange(`agent-${i}`, [field('config.prompt', prompt('OLD'), prompt('NEW'))]));
+    const knowledge = { ...agentChange('kb', [field('content', 'Open 8 to 18.', 'Open 9 to 18.')]), address: 'knowledge.kb-0', kind: 'knowledge' } as ResourceChange;
+    const md = renderPlanMarkdown(planOf([...agents, knowledge]), { savedPlan: 'plan.json' });
+    expect(bytes(md)).toBeLessThanOrEqual(COMMENT_SIZE_LIMIT);
+    const whole = md.match(/^<details><summary><code>agent\.agent-\d+<\/code> will be updated in place<\/summary>$/gm) ?? [];
+    expect(whole.length).toBeGreaterThan(1);
+    expect(whole.map((line) => line.match(/agent-(\d+)/)![1])).toEqual(whole.map((_, i) => String(i)));
+    expect(md).toContain('<details><summary><code>knowledge.kb-0</code>');
+    expect(md).not.toMatch(/cut to fit the comment: 0 of/);
+    expect(md.match(/ \(cut\)<\/summary>/g)).toHaveLength(1);
+    expect(md).toContain(`_…and ${500 - whole.length - 1} more changed resources, not shown here._\n`);
+  });
+
   it('lists at most what fits of a plan with thousands of resources, saying how many it leaves out', () => {
     const changes = Array.from({ length: 3000 }, (_, i) => agentChange(`agent-number-${i}`, [field('config.timezone', 'UTC', 'Europe/Paris')]));
     const md = renderPlanMarkdown(planOf(changes, { environmentVariables: { names: Array.from({ length: 5000 }, (_, i) => `DEPLOY_TOKEN_NUMBER_${i}`), new: [], recorded: true } }));
     expect(bytes(md)).toBeLessThanOrEqual(COMMENT_SIZE_LIMIT);
     expect(md).toMatch(/\| ⋯ \d+ more changed resources, not listed here \| \| \|\n/);
-    expect(md).toMatch(/_\d+ more changed resources not shown here\._\n/);
+    expect(md).toMatch(/_…and [\d,]+ more changed resources, not shown here\._\n/);
     expect(md).toMatch(/_1 more note \(the environment variables read\) not shown here\._\n/);
   });
 });

@@ -6,6 +6,7 @@ import { escapeHtml, renderReportHtml } from '../../src/report/render-html.js';
 import { renderReportMarkdown } from '../../src/report/render-markdown.js';
 import { markdownText } from '../../src/util/markdown-escape.js';
 import type { CallReport } from '../../src/report/types.js';
+import { COMMENT_SIZE_LIMIT } from '../../src/util/comment-blocks.js';
 
 const HOSTILE = 'desk | [click](https://evil.example) <b>@team</b> `x` *y*\nnext';
 
@@ -111,6 +112,18 @@ describe('Markdown', () => {
     expect(renderReportMarkdown(data)).toContain('| the version before has too few calls to compare (30 per version needed) |');
     deployed.metrics = { ...deployed.metrics, calls: 12 };
     expect(renderReportMarkdown(data)).toContain('| not enough calls yet (30 per version needed) |');
+  });
+
+  it('two thousand agents: within a comment\'s size limit, the totals kept, the tables that fit whole, the rest counted', () => {
+    const one = report('desk');
+    const agents = Array.from({ length: 2000 }, (_, i) => ({ ...one.agents[0]!, agent_id: `id-${i}`, name: `agent-${i}` }));
+    const text = renderReportMarkdown({ ...one, agents, calls: 160_000 });
+    expect(text.length).toBeLessThanOrEqual(COMMENT_SIZE_LIMIT);
+    expect(text).toContain('From the first call to now UTC · 160,000 calls · intervals are 95%');
+    const shown = text.match(/^### agent-\d+$/gm) ?? [];
+    expect(shown.length).toBeGreaterThan(10);
+    expect(shown.at(-1)).toBe(`### agent-${shown.length - 1}`);
+    expect(text.endsWith(`|\n\n_…and ${(2000 - shown.length).toLocaleString('en-US')} more agents, not shown here (\`--format json\` has them all)._\n`)).toBe(true);
   });
 
   it('names the source environment of a promoted version', () => {

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { renderDriftMarkdown } from '../../src/drift/render-markdown.js';
+import type { DriftedResource, DriftReport } from '../../src/drift/types.js';
+import type { FieldChange, ResourceChange } from '../../src/plan/types.js';
+import { COMMENT_SIZE_LIMIT } from '../../src/util/comment-blocks.js';
+
+/** An agent whose prompt was edited on the service: a line diff of `lines` lines each side. */
+function drifted(index: number, lines: number): DriftedResource {
+  const prompt = (who: string) => Array.from({ length: lines }, (_, n) => `- Rule ${n}: confirm the caller's name for booking ${index}-${n} (${who}).\n`).join('');
+  const field: FieldChange = { path: 'config.prompt', before: prompt('dashboard'), after: prompt('manifests'), sensitive: false, drift: true };
+  const address = `agent.agent-${String(index).padStart(5, '0')}`;
+  const change: ResourceChange = { address, kind: 'agent', action: 'update', id: `ag-${index}`, before: null, after: null, fieldChanges: [field], sensitivePaths: [], reason: 'drift', dependsOn: [], requests: [], liveFingerprint: 'hmac-sha256:0' };
+  return { change, address, kind: 'agent', class: 'outside', fields: [{ field, class: 'outside' }], healable: true };
+}
+
+function driftOf(resources: DriftedResource[]): DriftReport {
+  const summary = { checked: resources.length + 50, outside: resources.length, pending: 0, both: 0, unlabelled: 0, environment: 0 };
+  return { checkedAt: '2026-03-01T00:00:00.000Z', workspace: 'default@local', environment: undefined, baseUrl: 'http://127.0.0.1:4010', files: ['voxform.yaml'], resources, summary };
+}
+
+describe('drift --format markdown: within a comment\'s size limit', () => {
+  it('two thousand changed agents: the heading and counts stay, the table and the diffs keep what fits, each counting the rest', () => {
+    const markdown = renderDriftMarkdown(driftOf(Array.from({ length: 2000 }, (_, i) => drifted(i, 40))));
+    expect(markdown.length).toBeLessThanOrEqual(COMMENT_SIZE_LIMIT);
+    expect(markdown.startsWith('### voxform drift on `http://127.0.0.1:4010`\n\n2000 changed outside voxform, 0 in git not applied yet, 0 both (2,050 resources checked).\n')).toBe(true);
+    const rows = markdown.split('\n').filter((line) => line.startsWith('| `agent.'));
+    expect(rows.length).toBeGreaterThan(50);
+    expect(markdown).toContain(`| …and ${(2000 - rows.length).toLocaleString('en-US')} more resources (\`--format json\` lists every one) | | | |\n`);
+    const diffs = markdown.match(/^<details>/gm) ?? [];
+    expect(diffs.length).toBeGreaterThan(0);
+    expect(markdown.match(/^<\/details>$/gm)).toHaveLength(diffs.length);
+    expect(markdown).toMatch(new RegExp(`\\n_…and ${(2000 - diffs.length).toLocaleString('en-US')} more resources: their differences are not shown here \\(\`--format json\` has them all\\)\\._\\n$`));
+  });
+
+  it('is whole when it fits', () => {
+    const markdown = renderDriftMarkdown(driftOf([drifted(1, 3), drifted(2, 3)]));
+    expect(markdown).not.toContain('…and');
+    expect(markdown.match(/^<\/details>$/gm)).toHaveLength(2);
+    expect(markdown.endsWith('</details>\n')).toBe(true);
+  });
+});
