@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { displayWidth } from '../../src/util/display-width.js';
-import { buildFilters, checkStatus, formatDuration, percentile, recordLimit, redactCallRecord, renderStats, renderTable, summarizeCallStream, summarizeCalls, type CallStats } from '../../src/cli/commands/logs.js';
+import { run as runLogs, buildFilters, checkStatus, formatDuration, percentile, recordLimit, redactCallRecord, renderStats, renderTable, summarizeCallStream, summarizeCalls, type CallStats } from '../../src/cli/commands/logs.js';
 import { parseTimeArgument } from '../../src/cli/time-argument.js';
 import { COMMAND_HELP } from '../../src/cli/help.js';
 import { defaultSeed, startEmulator } from '../../src/emulator/index.js';
 import type { GlobalCallHistoryRecord } from '../../src/schema/types.gen.js';
-import { makeTree, runCliInProcess } from '../helpers/cli.js';
+import { makeTree, runCliInProcess, useTempDirs } from '../helpers/cli.js';
+import { makeContext } from '../helpers/context.js';
+
+const tempDir = useTempDirs();
 
 /** What every refused time's hint says. */
 const FORMS = 'Use ISO 8601 (2025-01-31 or 2025-01-31T09:00:00Z), Unix seconds (1738314000), or a duration back from now (30m, 24h, 7d).';
@@ -303,6 +306,18 @@ describe('voxform logs (the built CLI against the emulator)', () => {
   });
   afterAll(async () => {
     await emulator.close();
+  });
+
+  it('--format ndjson waits for stdout to take each record before writing the next, so a slow pipe holds one record, not the log', async () => {
+    const { ctx, close } = makeContext({ cwd: await tempDir({}), env });
+    const events: string[] = [];
+    ctx.stdout = { write: () => void events.push('write'), drained: async () => void events.push('drained'), isTTY: false, columns: undefined };
+    try {
+      expect(await runLogs({ all: true, format: 'ndjson' }, ctx)).toBe(0);
+    } finally {
+      await close();
+    }
+    expect(events.join(' ')).toBe(Array.from({ length: 1000 }, () => 'write drained').join(' '));
   });
 
   it('--format ndjson walks every page: 1,000 records, none twice', async () => {

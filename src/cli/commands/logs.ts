@@ -88,6 +88,8 @@ async function printRecords(records: AsyncIterable<GlobalCallHistoryRecord>, for
     let count = 0;
     for await (const record of records) {
       ctx.stdout.write(`${toJsonText(record)}\n`);
+      // A pipe's reader slower than the service: the next record waits, not the whole log in memory.
+      await ctx.stdout.drained?.();
       count++;
     }
     return count;
