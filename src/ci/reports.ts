@@ -62,7 +62,7 @@ export interface FailureOutput {
 }
 
 function whyItFailed(failure: FailureOutput, links: ReportLinks): string {
-  return [`The end of what it printed (the log of ${thisRun(links)} has all of it):`, '', ...quotedOutput(failure.output, failure.redact, 'end', FAILURE_LIMITS), ''].join('\n');
+  return [`The end of what it printed (the log of ${thisRun(links)} has all of it):`, '', ...quotedOutput(failure.output, failure.redact, FAILURE_LIMITS), ''].join('\n');
 }
 
 /** `voxform plan` saved `plan`, or made none (`plan` undefined) and printed `failure`. */
@@ -107,16 +107,15 @@ export function applyReport(plan: Plan | undefined, exitCode: number, environmen
 }
 
 /**
- * A command's output in a fence, cut to the limits with a line saying so: its start is kept, or its
- * end (`keep: 'end'`: where a failed command says why).
+ * A command's output in a fence, cut to the limits with a line saying so. Its end is kept: every
+ * command a report quotes ends with its verdict (the drift's count, the promotion's result, the
+ * error that stopped it), which a long output's start would leave out.
  */
-function quotedOutput(output: string, redact: Redact, keep: 'start' | 'end', limits: QuoteLimits): string[] {
+function quotedOutput(output: string, redact: Redact, limits: QuoteLimits): string[] {
   // Measured as shown: a control character takes more room escaped.
-  const all = redact(output).replace(/\n$/, '').split('\n').map(printable);
-  const fromEnd = keep === 'end';
-  const more = (cut: number) => `⋯ ${plural(cut, fromEnd ? 'earlier line' : 'more line')} in the job log`;
-  const shown = fitList({ head: [], items: fromEnd ? all.reverse() : all, foot: [], most: limits.lines, more }, limits.characters, characterLength);
-  return markdownFence(fromEnd ? shown.reverse() : shown, 'text');
+  const lastFirst = redact(output).replace(/\n$/, '').split('\n').map(printable).reverse();
+  const more = (cut: number) => `⋯ ${plural(cut, 'earlier line')} in the job log`;
+  return markdownFence(fitList({ head: [], items: lastFirst, foot: [], most: limits.lines, more }, limits.characters, characterLength).reverse(), 'text');
 }
 
 const OUTCOMES: Record<'drift' | 'promote', (exitCode: number) => { status: ReportStatus; words: string }> = {
@@ -128,7 +127,5 @@ const OUTCOMES: Record<'drift' | 'promote', (exitCode: number) => { status: Repo
 export function outputReport(kind: 'drift' | 'promote', output: string, exitCode: number, environment: string | undefined, redact: Redact): Report {
   const outcome = OUTCOMES[kind](exitCode);
   const head = kind === 'promote' ? `### voxform promote${environment ? ` → ${markdownCode(environment)}` : ''}: ${outcome.words}` : `### voxform drift${environmentLabel(environment)}: ${outcome.words}`;
-  // A failure says why at the end of what it printed.
-  const failed = outcome.status === 'error' || outcome.status === 'failed';
-  return { kind, environment, status: outcome.status, markdown: [head, '', ...quotedOutput(output, redact, failed ? 'end' : 'start', OUTPUT_LIMITS), ''].join('\n') };
+  return { kind, environment, status: outcome.status, markdown: [head, '', ...quotedOutput(output, redact, OUTPUT_LIMITS), ''].join('\n') };
 }

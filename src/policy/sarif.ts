@@ -2,17 +2,25 @@
  * `validate --format sarif`: SARIF 2.1.0, which GitHub code scanning reads to annotate the lines
  * of a pull request. Policy findings are results of their rule; manifest problems are results too
  * (their code is the rule id), so a broken manifest is annotated as well. A waived finding is a
- * result with an external suppression holding the waiver's reason.
+ * result with an external suppression holding the waiver's reason. A run holds at most
+ * SARIF_RESULT_LIMIT results, the most severe kept.
  */
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Diagnostic } from '../manifest/types.js';
 import { gitWorkTreeRoot, pathFromRoot } from '../project-files/git.js';
+import { formatCount, plural } from '../util/plural.js';
 import type { Finding, PolicyLevel, PolicyReport } from './types.js';
 import { inEnvironments } from './render.js';
 
 export const SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json';
+
+/**
+ * The most results a run holds. Code scanning shows at most this many of a run, chosen by its own
+ * order, and rejects the upload of a run with more than 25,000: voxform chooses them itself.
+ */
+export const SARIF_RESULT_LIMIT = 5_000;
 
 type SarifLevel = 'error' | 'warning' | 'note' | 'none';
 
@@ -95,15 +103,45 @@ export function renderSarif(input: { report: PolicyReport | undefined; diagnosti
     };
   };
   const diagnosticResults = input.diagnostics.map((d) => {
-    addRule(d.code, `manifest problem: ${d.code}`, d.severity === 'error' ? 'error' : 'warning');
-    return { ruleId: d.code, level: d.severity === 'error' ? 'error' : 'warning', message: { text: d.message }, locations: [location(d.file, d.line, d.col)] };
+    const level: SarifLevel = d.severity === 'error' ? 'error' : 'warning';
+    addRule(d.code, `manifest problem: ${d.code}`, level);
+    return { ruleId: d.code, level, message: { text: d.message }, locations: [location(d.file, d.line, d.col)] };
   });
-  const results = [...diagnosticResults, ...(report?.findings ?? []).map((f) => findingResult(f, false)), ...(report?.waived ?? []).map((f) => findingResult(f, true))];
+  const all = [...diagnosticResults, ...(report?.findings ?? []).map((f) => findingResult(f, false)), ...(report?.waived ?? []).map((f) => findingResult(f, true))];
+  const results = mostSevere(all, SARIF_RESULT_LIMIT);
+  const leftOut = all.length - results.length;
   return sarifLog(input.version, rules, {
+    ...(leftOut > 0 ? { invocations: [{ executionSuccessful: true, toolExecutionNotifications: [{ level: 'warning', message: { text: leftOutText(all.length, leftOut) } }] }] } : {}),
     originalUriBaseIds: { '%SRCROOT%': { description: { text: sourceRoot.description } } },
     results,
-    properties: { tokenizer: report?.tokenizer ?? null },
+    properties: { tokenizer: report?.tokenizer ?? null, resultsLeftOut: leftOut },
   });
+}
+
+/** How a result ranks when the run is cut: errors (mandatory findings, manifest errors), then warnings, then waived findings. */
+function severityRank(result: { level: SarifLevel; suppressions?: unknown }): number {
+  if (result.suppressions !== undefined) return 3;
+  return result.level === 'error' ? 0 : result.level === 'warning' ? 1 : 2;
+}
+
+/** At most `limit` of `results`, the most severe, in the order they came. */
+function mostSevere<T extends { level: SarifLevel; suppressions?: unknown }>(results: readonly T[], limit: number): T[] {
+  if (results.length <= limit) return [...results];
+  const kept = results
+    .map((result, index) => ({ rank: severityRank(result), index }))
+    .sort((a, b) => a.rank - b.rank || a.index - b.index)
+    .slice(0, limit)
+    .map(({ index }) => index)
+    .sort((a, b) => a - b);
+  return kept.map((index) => results[index] as T);
+}
+
+function leftOutText(total: number, leftOut: number): string {
+  return (
+    `voxform found ${plural(total, 'result')}; this run holds the ${formatCount(total - leftOut)} most severe (errors first, waived findings last) ` +
+    `and leaves out ${formatCount(leftOut)}, as code scanning takes at most ${formatCount(SARIF_RESULT_LIMIT)} of a run. ` +
+    '`voxform validate` without --format sarif lists every one.'
+  );
 }
 
 /** A SARIF 2.1.0 log of one run of voxform, with its rules and what else the run holds. */

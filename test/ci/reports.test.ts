@@ -13,6 +13,8 @@ import { readTestReport } from '../../src/conversations/read-json.js';
 import { renderTestJson } from '../../src/conversations/render-json.js';
 import { renderTestMarkdown } from '../../src/conversations/render-markdown.js';
 import type { TestRun } from '../../src/conversations/types.js';
+import { renderDriftText } from '../../src/drift/render-text.js';
+import type { DriftedResource, DriftReport } from '../../src/drift/types.js';
 import type { Plan, ResourceChange } from '../../src/plan/types.js';
 import { planOf } from '../helpers/plan.js';
 import { useTempDirs } from '../helpers/cli.js';
@@ -55,6 +57,17 @@ describe('labels from every voxform comment of a kind', () => {
   });
 });
 
+/** A drift of `count` agents, each prompt changed outside voxform, as `voxform drift` reports it. */
+function largeDrift(count: number): DriftReport {
+  const resources = Array.from({ length: count }, (_, n): DriftedResource => {
+    const field = { path: 'config.prompt', before: `Changed in the dashboard.\nAgent ${n}.`, after: `You are agent ${n}.\nBe brief.`, sensitive: false, drift: true };
+    const change = { address: `agent.a${n}`, kind: 'agent', action: 'update', id: `ag_${n}`, before: { config: { prompt: field.before } }, after: { config: { prompt: field.after } }, fieldChanges: [field], sensitivePaths: [] };
+    return { change: change as unknown as ResourceChange, address: change.address, kind: 'agent', class: 'outside', fields: [{ field, class: 'outside' }], healable: true };
+  });
+  const summary = { checked: count, outside: count, pending: 0, both: 0, unlabelled: 0, environment: 0 };
+  return { checkedAt: '2026-06-15T12:00:00.000Z', workspace: 'production@https://api.example', environment: 'production', baseUrl: 'https://api.example', files: ['voxform.yaml'], resources, summary };
+}
+
 function bigPlan(): Plan {
   const prompt = (word: string) => Array.from({ length: 60 }, (_, n) => `${'x'.repeat(200)} ${word} ${n}`).join('\n');
   const changes = Array.from({ length: 40 }, (_, index) => ({
@@ -80,15 +93,22 @@ describe('the comment body', () => {
     const output = `${Array.from({ length: 500 }, (_, n) => `line ${n} \`\`\` <img> secret-value-123`).join('\n')}\n`;
     const report = outputReport('drift', output, 2, 'production', (text) => text.replaceAll('secret-value-123', '(sensitive)'));
     expect(report.status).toBe('changes');
-    expect(report.markdown.split('\n').slice(0, 3)).toEqual(['### voxform drift (`production`): ⚠️ drift found', '', '````text']);
-    expect(report.markdown).toContain('⋯ 100 more lines in the job log');
+    expect(report.markdown.split('\n').slice(0, 4)).toEqual(['### voxform drift (`production`): ⚠️ drift found', '', '````text', '⋯ 100 earlier lines in the job log']);
     expect(report.markdown).not.toContain('secret-value-123');
   });
 
-  it('counts one line left out as one line, from either end', () => {
+  it('counts one line left out as one line', () => {
     const output = Array.from({ length: 401 }, (_, n) => `line ${n}`).join('\n');
-    expect(outputReport('drift', output, 0, undefined, (text) => text).markdown).toContain('\n⋯ 1 more line in the job log\n');
-    expect(outputReport('promote', output, 1, undefined, (text) => text).markdown).toContain('\n⋯ 1 earlier line in the job log\nline 1\n');
+    for (const [kind, code] of [['drift', 0], ['promote', 1]] as const) expect(outputReport(kind, output, code, undefined, (text) => text).markdown).toContain('\n⋯ 1 earlier line in the job log\nline 1\n');
+  });
+
+  it('quotes the end of a large drift, where its verdict says how much drifted, whatever the exit', () => {
+    const output = renderDriftText(largeDrift(2_000), { color: false });
+    for (const code of [2, 1]) {
+      const lines = outputReport('drift', output, code, 'production', (text) => text).markdown.split('\n');
+      expect(lines.slice(-3)).toEqual(['Drift: 2,000 resources differ: 2000 changed outside voxform, 0 in git not applied yet, 0 both (2,000 resources checked).', '```', '']);
+      expect(lines[3]).toMatch(/^⋯ [\d,]+ earlier lines in the job log$/);
+    }
   });
 });
 

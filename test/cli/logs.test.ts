@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { displayWidth } from '../../src/util/display-width.js';
-import { buildFilters, checkStatus, formatDuration, percentile, recordLimit, redactCallRecord, renderStats, renderTable, summarizeCalls } from '../../src/cli/commands/logs.js';
+import { run as runLogs, buildFilters, checkStatus, formatDuration, percentile, recordLimit, redactCallRecord, renderStats, renderTable, summarizeCallStream, summarizeCalls, type CallStats } from '../../src/cli/commands/logs.js';
 import { parseTimeArgument } from '../../src/cli/time-argument.js';
 import { COMMAND_HELP } from '../../src/cli/help.js';
 import { defaultSeed, startEmulator } from '../../src/emulator/index.js';
 import type { GlobalCallHistoryRecord } from '../../src/schema/types.gen.js';
-import { makeTree, runCliInProcess } from '../helpers/cli.js';
+import { makeTree, runCliInProcess, useTempDirs } from '../helpers/cli.js';
+import { makeContext } from '../helpers/context.js';
+
+const tempDir = useTempDirs();
 
 /** What every refused time's hint says. */
 const FORMS = 'Use ISO 8601 (2025-01-31 or 2025-01-31T09:00:00Z), Unix seconds (1738314000), or a duration back from now (30m, 24h, 7d).';
@@ -142,6 +145,36 @@ describe('limit, status and redaction', () => {
   });
 });
 
+/** `count` varied calls, the same each run: statuses, durations (none, 0, fractions) and credits of several types, some unusable. */
+function manyCalls(count: number): GlobalCallHistoryRecord[] {
+  const statuses = ['user-ended', 'agent-ended', 'error', 'registered', '__proto__', undefined];
+  const types = ['stt', 'tts', 'llm', undefined];
+  return Array.from({ length: count }, (_, n): GlobalCallHistoryRecord => {
+    const status = statuses[(n * 7) % statuses.length];
+    const duration = n % 11 === 0 ? undefined : n % 13 === 0 ? 0 : ((n * 7_919) % 600) + (n % 3) / 4;
+    const costs = n % 5 === 0 ? undefined : [{ type: types[n % 4], credit: ((n * 37) % 1_000) / 1_000 }, { type: 'stt', credit: n % 17 === 0 ? Number.NaN : 0.125 }];
+    return { call_id: `c${n}`, agent_id: 'a', ts: 1_767_225_600 - n, ...(status === undefined ? {} : { call_status: status }), ...(duration === undefined ? {} : { duration }), ...(costs ? { cost_breakdown: costs } : {}) } as GlobalCallHistoryRecord;
+  });
+}
+
+/** The stats as the documentation defines them, computed from the whole list at once (the reference the streamed summary must equal). */
+function statsOfList(records: readonly GlobalCallHistoryRecord[]): CallStats {
+  const countBy = (keys: string[], weights: number[]) => {
+    const sums = new Map<string, number>();
+    keys.forEach((key, i) => sums.set(key, (sums.get(key) ?? 0) + (weights[i] as number)));
+    return Object.fromEntries([...sums].map(([key, sum]) => [key, Math.round(sum * 1e6) / 1e6] as const).sort(([a, x], [b, y]) => y - x || a.localeCompare(b)));
+  };
+  const durations = records.map((r) => r.duration).filter((d): d is number => typeof d === 'number' && Number.isFinite(d) && d > 0).sort((a, b) => a - b);
+  const nearestRank = (p: number) => (durations.length === 0 ? null : (durations[Math.max(1, Math.ceil((p / 100) * durations.length)) - 1] as number));
+  const costs = records.flatMap((r) => r.cost_breakdown ?? []).filter((c) => typeof c.credit === 'number' && Number.isFinite(c.credit));
+  return {
+    calls: records.length,
+    by_status: countBy(records.map((r) => r.call_status ?? '(none)'), records.map(() => 1)),
+    duration_seconds: { calls: durations.length, p50: nearestRank(50), p95: nearestRank(95) },
+    credits: { by_type: countBy(costs.map((c) => c.type ?? '(other)'), costs.map((c) => c.credit as number)), total: Math.round(costs.reduce((sum, c) => sum + (c.credit as number), 0) * 1e6) / 1e6 },
+  };
+}
+
 describe('stats and table', () => {
   const records: GlobalCallHistoryRecord[] = [
     { call_id: 'c1', agent_id: 'a', ts: 1_767_225_600, duration: 10, call_status: 'COMPLETED', cost_breakdown: [{ type: 'stt', credit: 0.5 }, { type: 'tts', credit: 0.25 }], voip: { from: '+15550000001', to: '+15551230001' } },
@@ -166,6 +199,22 @@ describe('stats and table', () => {
       duration_seconds: { calls: 3, p50: 30, p95: 200 },
       credits: { by_type: { stt: 1.5, tts: 0.25 }, total: 1.75 },
     });
+  });
+
+  it('summarizeCallStream equals the stats of the whole list, and reads each record only before the next arrives', async () => {
+    const many = manyCalls(5_000);
+    // Each record a proxy revoked once the next one is asked for: a summary that kept a record to read later throws.
+    async function* arriving(): AsyncGenerator<GlobalCallHistoryRecord> {
+      for (const record of many) {
+        const { proxy, revoke } = Proxy.revocable(record, {});
+        yield proxy;
+        revoke();
+      }
+    }
+    const streamed = await summarizeCallStream(arriving());
+    expect(streamed).toEqual(statsOfList(many));
+    expect(streamed.calls).toBe(5_000);
+    expect(summarizeCalls(many)).toEqual(streamed);
   });
 
   it('renderStats', () => {
@@ -257,6 +306,18 @@ describe('voxform logs (the built CLI against the emulator)', () => {
   });
   afterAll(async () => {
     await emulator.close();
+  });
+
+  it('--format ndjson waits for stdout to take each record before writing the next, so a slow pipe holds one record, not the log', async () => {
+    const { ctx, close } = makeContext({ cwd: await tempDir({}), env });
+    const events: string[] = [];
+    ctx.stdout = { write: () => void events.push('write'), drained: async () => void events.push('drained'), isTTY: false, columns: undefined };
+    try {
+      expect(await runLogs({ all: true, format: 'ndjson' }, ctx)).toBe(0);
+    } finally {
+      await close();
+    }
+    expect(events.join(' ')).toBe(Array.from({ length: 1000 }, () => 'write drained').join(' '));
   });
 
   it('--format ndjson walks every page: 1,000 records, none twice', async () => {

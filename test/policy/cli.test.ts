@@ -12,6 +12,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { repoRoot, runCliInProcess, useTempDirs } from '../helpers/cli.js';
+import { SARIF_RESULT_LIMIT } from '../../src/policy/sarif.js';
 import { oneAgent } from './helpers.js';
 
 const addFormats = addFormatsModule.default;
@@ -94,6 +95,27 @@ describe('voxform validate', () => {
     const brokenSarif = JSON.parse(broken.stdout) as typeof sarif;
     expect(validate(brokenSarif), JSON.stringify(validate.errors)).toBe(true);
     expect(brokenSarif.runs[0]?.results.map((r) => r.ruleId)).toEqual(['unknown_field']);
+  });
+
+  it('--format sarif keeps at most SARIF_RESULT_LIMIT results, errors first and waived findings last, and says in the run how many it left out', async () => {
+    const validate = await sarifValidator();
+    // Each agent: two mandatory findings (a transfer without a target, a phone number), two advisory (a URL, an emoji); agent a0's URL is waived.
+    const agents = Array.from({ length: 1_300 }, (_, n) => `  a${n}:\n    id: ag_${n}\n    config:\n      prompt: If the caller asks for a person, transfer them.\n      first_message: "Hi 👋, call 555-201-3344 or visit https://acme.example"\n`);
+    const waiver = 'policy:\n  waivers:\n    - { rule: speech-url, resource: agent.a0, reason: spelled out, expires: "2999-12-31" }\n';
+    const dir = await tempDir({ 'voxform.yaml': `version: 1\nagents:\n${agents.join('')}${waiver}` });
+    const result = await runCliInProcess(['validate', '--format', 'sarif'], { cwd: dir });
+    expect(result.code).toBe(1);
+    type Run = { results: Array<{ ruleId: string; level: string; suppressions?: unknown[] }>; invocations?: Array<{ toolExecutionNotifications: Array<{ level: string; message: { text: string } }> }>; properties: { resultsLeftOut: number } };
+    const sarif = JSON.parse(result.stdout) as { runs: Run[] };
+    expect(validate(sarif), JSON.stringify(validate.errors)).toBe(true);
+    const [run] = sarif.runs;
+    const count = (level: string) => run?.results.filter((r) => r.level === level && !r.suppressions).length;
+    expect(run?.results).toHaveLength(SARIF_RESULT_LIMIT);
+    // 2,600 errors, 2,599 warnings and 1 waived finding: every error kept, the last 199 warnings and the waived one left out.
+    expect({ errors: count('error'), warnings: count('warning'), waived: run?.results.filter((r) => r.suppressions).length }).toEqual({ errors: 2_600, warnings: 2_400, waived: 0 });
+    expect(run?.properties.resultsLeftOut).toBe(200);
+    expect(run?.invocations?.[0]?.toolExecutionNotifications).toEqual([{ level: 'warning', message: { text: expect.stringContaining('5,200 results; this run holds the 5,000 most severe') } }]);
+    expect(run?.invocations?.[0]?.toolExecutionNotifications[0]?.message.text).toContain('leaves out 200');
   });
 
   it('a finding in text a template brought in is located at the vars entry that gave it, never in the bundled template (text and SARIF)', async () => {

@@ -88,16 +88,20 @@ async function printRecords(records: AsyncIterable<GlobalCallHistoryRecord>, for
     let count = 0;
     for await (const record of records) {
       ctx.stdout.write(`${toJsonText(record)}\n`);
+      // A pipe's reader slower than the service: the next record waits, not the whole log in memory.
+      await ctx.stdout.drained?.();
       count++;
     }
     return count;
   }
+  if (stats) {
+    const summary = await summarizeCallStream(records);
+    ctx.stdout.write(format === 'text' ? renderStats(summary) : `${toJsonText(summary, format === 'json' ? 2 : undefined)}\n`);
+    return summary.calls;
+  }
   const all: GlobalCallHistoryRecord[] = [];
   for await (const record of records) all.push(record);
-  if (stats) {
-    const summary = summarizeCalls(all);
-    ctx.stdout.write(format === 'text' ? renderStats(summary) : `${toJsonText(summary, format === 'json' ? 2 : undefined)}\n`);
-  } else if (format === 'json') {
+  if (format === 'json') {
     ctx.stdout.write(`${toJsonText(all, 2)}\n`);
   } else if (all.length > 0) {
     ctx.stdout.write(renderTable(all, ctx.stdout.isTTY ? ctx.stdout.columns : undefined));
@@ -170,30 +174,55 @@ export interface CallStats {
   credits: { by_type: Record<string, number>; total: number };
 }
 
-export function summarizeCalls(records: readonly GlobalCallHistoryRecord[]): CallStats {
-  const byStatus: Record<string, number> = {};
-  const durations: number[] = [];
-  const byType: Record<string, number> = {};
-  let total = 0;
-  for (const record of records) {
+/**
+ * The stats of calls added one at a time as the pages arrive: counts and sums, and the durations
+ * the percentiles need (numbers, never the records), so `--all --stats` over a long call log holds
+ * no record once it is counted.
+ */
+export class CallStatsAccumulator {
+  private calls = 0;
+  private readonly byStatus = new Map<string, number>();
+  /** Every duration above 0: an exact nearest-rank percentile needs them all. */
+  private readonly durations: number[] = [];
+  private readonly byType = new Map<string, number>();
+  private total = 0;
+
+  add(record: GlobalCallHistoryRecord): void {
+    this.calls++;
     const status = record.call_status ?? '(none)';
-    byStatus[status] = (byStatus[status] ?? 0) + 1;
+    this.byStatus.set(status, (this.byStatus.get(status) ?? 0) + 1);
     // A call that never connected (registered, queued) has no duration worth averaging.
-    if (typeof record.duration === 'number' && Number.isFinite(record.duration) && record.duration > 0) durations.push(record.duration);
+    if (typeof record.duration === 'number' && Number.isFinite(record.duration) && record.duration > 0) this.durations.push(record.duration);
     for (const item of record.cost_breakdown ?? []) {
       if (typeof item.credit !== 'number' || !Number.isFinite(item.credit)) continue;
       const type = item.type ?? '(other)';
-      byType[type] = roundCredits((byType[type] ?? 0) + item.credit);
-      total = roundCredits(total + item.credit);
+      this.byType.set(type, roundCredits((this.byType.get(type) ?? 0) + item.credit));
+      this.total = roundCredits(this.total + item.credit);
     }
   }
-  durations.sort((a, b) => a - b);
-  return {
-    calls: records.length,
-    by_status: sortByCount(byStatus),
-    duration_seconds: { calls: durations.length, p50: percentile(durations, 50), p95: percentile(durations, 95) },
-    credits: { by_type: sortByCount(byType), total },
-  };
+
+  summary(): CallStats {
+    const durations = [...this.durations].sort((a, b) => a - b);
+    return {
+      calls: this.calls,
+      by_status: sortByCount(this.byStatus),
+      duration_seconds: { calls: durations.length, p50: percentile(durations, 50), p95: percentile(durations, 95) },
+      credits: { by_type: sortByCount(this.byType), total: this.total },
+    };
+  }
+}
+
+export function summarizeCalls(records: Iterable<GlobalCallHistoryRecord>): CallStats {
+  const stats = new CallStatsAccumulator();
+  for (const record of records) stats.add(record);
+  return stats.summary();
+}
+
+/** The stats of the records as they arrive: each is counted and let go before the next is read. */
+export async function summarizeCallStream(records: AsyncIterable<GlobalCallHistoryRecord>): Promise<CallStats> {
+  const stats = new CallStatsAccumulator();
+  for await (const record of records) stats.add(record);
+  return stats.summary();
 }
 
 /** Nearest-rank percentile of an ascending list; null when it is empty. */
@@ -207,8 +236,8 @@ function roundCredits(value: number): number {
   return Math.round(value * 1e6) / 1e6;
 }
 
-function sortByCount(counts: Record<string, number>): Record<string, number> {
-  return Object.fromEntries(Object.entries(counts).sort(([a, x], [b, y]) => y - x || a.localeCompare(b)));
+function sortByCount(counts: ReadonlyMap<string, number>): Record<string, number> {
+  return Object.fromEntries([...counts].sort(([a, x], [b, y]) => y - x || a.localeCompare(b)));
 }
 
 export function renderStats(stats: CallStats): string {
