@@ -171,7 +171,9 @@ async function readManifests(
       const source = sources.forText(file, '', root);
       firstSpan ??= { source, start: 0, end: 0 };
       const code = READ_FAILURE_CODES[outcome.reason];
-      diagnostics.error(code, `manifest ${source.display} ${outcome.message}`, { source, start: 0, end: 0 });
+      // Resources may be spread over files freely: a manifest too large is split, the one fix that helps.
+      const fix = outcome.reason === 'too_large' ? `; split it into several files in a folder, which \`-f FOLDER\` reads as one manifest` : '';
+      diagnostics.error(code, `manifest ${source.display} ${outcome.message}${fix}`, { source, start: 0, end: 0 });
       unparsed = true;
       continue;
     }

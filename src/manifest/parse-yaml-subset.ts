@@ -77,14 +77,18 @@ interface BlockNode extends Node {
 
 const MAX_KEY_LENGTH = 1000;
 
-/** The documents of `source`, or undefined outside the subset (`onGiveUp` hears of a wrongly indented line). */
+/**
+ * The documents of `source`, or undefined outside the subset (`onGiveUp` hears of a wrongly indented
+ * line) or past `maxTokens` (counted as the general reader counts them: the limit is the same whichever reads).
+ */
 export function parseYamlSubset(
   source: SourceText,
   onGiveUp?: (misindented: Misindentation | undefined) => void,
+  maxTokens = MAX_YAML_TOKENS,
 ): ParsedDocument[] | undefined {
   const text = source.text;
   if (text.includes('\t') || text.includes('\r')) return undefined;
-  const reader = new SubsetReader(text, source);
+  const reader = new SubsetReader(text, source, maxTokens);
   try {
     return reader.documents();
   } catch (error) {
@@ -111,8 +115,8 @@ class SubsetReader {
   private depth = 0;
   /** Set when the reader gave up on a wrongly indented line. */
   misindented: Misindentation | undefined;
-  /** Values read so far: past MAX_YAML_TOKENS the general path reports the file as too large. */
-  private values = 0;
+  /** Tokens read so far (../yaml/limits.ts): past the limit the general path reports the file as too large. */
+  private tokens = 0;
   /** The spans of every node read. */
   private readonly spans: PackedSpans;
   /** The entry offsets and keys of the nodes still open, innermost last: a node's are moved to `spans` when it closes. */
@@ -122,12 +126,14 @@ class SubsetReader {
   constructor(
     private readonly text: string,
     private readonly source: SourceText,
+    private readonly maxTokens: number,
   ) {
     this.lines = splitLines(text);
     this.spans = new PackedSpans(source);
   }
 
   documents(): ParsedDocument[] {
+    this.count(this.lines.count - 1); // every line end is a token
     const documents: ParsedDocument[] = [];
     const count = this.lines.count;
     let first = 0;
@@ -148,7 +154,10 @@ class SubsetReader {
     if (this.lines.content[index] !== start) return false;
     if (text.startsWith('---', start)) {
       const rest = text.slice(start + 3, this.lines.end[index]);
-      if (rest.trim() === '' || /^ +#/.test(rest)) return true;
+      if (rest.trim() === '' || /^ +#/.test(rest)) {
+        this.count(1);
+        return true;
+      }
       giveUp(); // content after a marker, or a key starting with ---
     }
     if (text.startsWith('...', start) || text[start] === '%') giveUp();
@@ -212,7 +221,6 @@ class SubsetReader {
       const keyEnd = this.keyEnd;
       const value = this.entryValue(lineIndex, this.afterColon, indent);
       setOwn(out, key, value.value);
-      this.count();
       this.pendingKeys.push(key);
       this.pending.push(keyStart, keyEnd, value.start, value.end);
       end = value.end;
@@ -269,7 +277,7 @@ class SubsetReader {
       }
       this.pending.push(item.start, item.end);
       out.push(item.value);
-      this.count();
+      this.count(1); // its `-`
       end = item.end;
       const next = this.nextSignificant(item.next);
       lineIndex = next;
@@ -304,8 +312,10 @@ class SubsetReader {
     if (++this.depth > MAX_NESTING_DEPTH) giveUp();
   }
 
-  private count(): void {
-    if (++this.values > MAX_YAML_TOKENS) giveUp();
+  /** Counts `tokens` more; past the limit, gives up. */
+  private count(tokens: number): void {
+    this.tokens += tokens;
+    if (this.tokens > this.maxTokens) giveUp();
   }
 
   /** Gives up on line `index`, indented more than `expected` though nothing before it (`previous`, the node it follows) opens a block. */
@@ -334,6 +344,7 @@ class SubsetReader {
       this.keyText = quoted.value as string;
       this.keyEnd = quoted.end;
       this.afterColon = colon + 1;
+      this.count(2); // the key and its `:`
       return;
     }
     if (!this.plainMayStartAt(start, lineEnd, false)) giveUp();
@@ -347,6 +358,7 @@ class SubsetReader {
         this.keyText = text.slice(start, end);
         this.keyEnd = end;
         this.afterColon = i + 1;
+        this.count(2); // the key and its `:`
         return;
       }
     }
@@ -381,8 +393,10 @@ class SubsetReader {
     let node: Node;
     if (first === '|') return this.blockScalar(index, at, indent);
     if (first === '[' || first === '{') node = this.flowNode(at, lineEnd);
-    else if (first === '"' || first === "'") node = this.quoted(at, lineEnd);
-    else node = this.plainBlockScalar(at, lineEnd);
+    else {
+      this.count(1);
+      node = first === '"' || first === "'" ? this.quoted(at, lineEnd) : this.plainBlockScalar(at, lineEnd);
+    }
     this.expectLineEnd(node.end, lineEnd);
     return { value: node.value, start: node.start, end: node.end, next: index + 1 };
   }
@@ -433,6 +447,7 @@ class SubsetReader {
       cursor++;
     }
     this.expectLineEnd(cursor, this.lines.end[index] as number);
+    this.count(2); // its `|` and its text
     const contentLines: string[] = [];
     let contentIndent = -1;
     let pendingEmpty = 0;
@@ -470,12 +485,14 @@ class SubsetReader {
     const c = text[at];
     if (c === '[') return this.flowSequence(at, lineEnd);
     if (c === '{') return this.flowMapping(at, lineEnd);
+    this.count(1);
     if (c === '"' || c === "'") return this.quoted(at, lineEnd);
     return this.flowPlain(at, lineEnd);
   }
 
   private flowSequence(open: number, lineEnd: number): Node {
     this.enter();
+    this.count(2); // `[` and `]`
     const text = this.text;
     const out: unknown[] = [];
     const pendingFrom = this.pending.length;
@@ -485,9 +502,9 @@ class SubsetReader {
         const item = this.flowNode(at, lineEnd);
         this.pending.push(item.start, item.end);
         out.push(item.value);
-        this.count();
         at = this.skipSpaces(item.end, lineEnd);
         if (text[at] === ',') {
+          this.count(1);
           at = this.skipSpaces(at + 1, lineEnd);
           if (text[at] === ']' || at >= lineEnd) giveUp();
           continue;
@@ -503,6 +520,7 @@ class SubsetReader {
 
   private flowMapping(open: number, lineEnd: number): Node {
     this.enter();
+    this.count(2); // `{` and `}`
     const text = this.text;
     const out: Record<string, unknown> = {};
     const pendingFrom = this.pending.length;
@@ -524,15 +542,16 @@ class SubsetReader {
         }
         const name = key.value as string;
         if (name === '<<' || Object.hasOwn(out, name)) giveUp();
+        this.count(2); // the key and its `:`
         const valueAt = this.skipSpaces(colon + 1, lineEnd);
         if (valueAt >= lineEnd || ',}'.includes(text[valueAt] as string)) giveUp(); // an empty value
         const value = this.flowNode(valueAt, lineEnd);
         setOwn(out, name, value.value);
-        this.count();
         this.pendingKeys.push(name);
         this.pending.push(key.start, key.end, value.start, value.end);
         at = this.skipSpaces(value.end, lineEnd);
         if (text[at] === ',') {
+          this.count(1);
           at = this.skipSpaces(at + 1, lineEnd);
           if (text[at] === '}' || at >= lineEnd) giveUp();
           continue;

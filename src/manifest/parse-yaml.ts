@@ -49,7 +49,7 @@ export async function parseYaml(
     countLines(source.lines, source.text);
     diagnostics.error(
       'yaml_too_large',
-      `this file has more than ${formatCount(MAX_YAML_TOKENS)} YAML tokens (keys, values and punctuation; a thousand-agent manifest has about 400,000); split it into several files`,
+      `this file has more than ${formatCount(MAX_YAML_TOKENS)} YAML tokens (keys, values, punctuation and lines; a thousand-agent manifest has about 200,000); split it into several files`,
       spanOf(source, tooLargeAt, tooLargeAt),
     );
     return { documents: [], syntaxErrors: true };

@@ -2,6 +2,8 @@ import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import type { WorkspaceState } from '../state/types.js';
 import { formatSourceLocation, VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
+import { formatCount, someOf } from '../util/plural.js';
+import { MAX_DIAGNOSTICS_SHOWN } from '../project-files/limits.js';
 import { selectTargets, summarize } from './diff.js';
 import { IncrementalDiff } from './incremental-diff.js';
 import { environmentVariablesOf } from './environment-variables.js';
@@ -45,8 +47,11 @@ export async function createPlan(options: CreatePlanOptions): Promise<{ plan: Pl
   const { changes, problems } = diff.finish(live);
   if (problems.length > 0) {
     const first = problems[0]!;
-    const rest = problems.slice(1).map((p) => `\n  ${formatSourceLocation(p)}: ${p.message}`).join('');
-    throw new VoxformError('plan_failed', `${first.message}${rest}`, {
+    // As many as validate shows; `details` keeps every one.
+    const others = problems.slice(1).map((p) => `${formatSourceLocation(p)}: ${p.message}`);
+    const rest = others.length === 0 ? '' : `\n  ${someOf(others, MAX_DIAGNOSTICS_SHOWN - 1, '\n  ')}`;
+    const total = problems.length > MAX_DIAGNOSTICS_SHOWN ? ` (${formatCount(problems.length)} in all; \`--format json\` lists every one in its details)` : '';
+    throw new VoxformError('plan_failed', `${first.message}${rest}${total}`, {
       hint: 'Fix what each problem says, then plan again.',
       location: { file: first.file, line: first.line, col: first.col },
       details: problems,

@@ -5,7 +5,7 @@ import type { DesiredState } from '../manifest/types.js';
 import { fingerprintKeyId, keyedHash } from '../util/hash.js';
 import { isPlainObject } from '../util/json-object.js';
 import { redactStrings } from '../secrets/redact.js';
-import { checkKeptFolder, readKeptJson, type KeptJsonLimits } from '../project-files/kept-files.js';
+import { checkKeptFolder, keptJsonRefusal, readKeptJson, type KeptJsonLimits } from '../project-files/kept-files.js';
 import { MAX_KEPT_FILE_BYTES, MAX_KEPT_JSON_DEPTH, MAX_PLAN_JSON_VALUES } from '../project-files/limits.js';
 import { describeWriteFailure, writeFileAtomic } from '../util/atomic-write.js';
 import { PLAN_JSON_FORMAT_VERSION, planToJson } from './render-json.js';
@@ -64,7 +64,8 @@ function planDigest(saved: Record<string, unknown>, fingerprintKey: string): str
   return keyedHash(fingerprintKey, rest);
 }
 
-const PLAN_JSON_LIMITS: KeptJsonLimits = { maxBytes: MAX_KEPT_FILE_BYTES, maxValues: MAX_PLAN_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH };
+/** What a saved plan may be: the one bound savePlanFile writes within and readPlanFile reads within. */
+export const PLAN_JSON_LIMITS: KeptJsonLimits = { maxBytes: MAX_KEPT_FILE_BYTES, maxValues: MAX_PLAN_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH };
 
 /** How every file savePlanFile writes begins: what tells a plan to overwrite from any other file. */
 const SAVED_PLAN_START = '{\n  "kind": "voxform-plan",';
@@ -78,7 +79,7 @@ export async function savePlanFile(
   plan: Plan,
   desired: DesiredState,
   fingerprintKey: string,
-  options: { redact?: ((text: string) => string) | undefined; madeIn?: string | undefined } = {},
+  options: { redact?: ((text: string) => string) | undefined; madeIn?: string | undefined; limits?: KeptJsonLimits } = {},
 ): Promise<void> {
   const { redact } = options;
   const json = planToJson(plan);
@@ -94,15 +95,26 @@ export async function savePlanFile(
     ...(options.madeIn === undefined ? {} : { made_in: options.madeIn }),
   };
   body.plan_digest = planDigest(body, fingerprintKey);
+  const bytes = Buffer.from(`${JSON.stringify(body, null, 2)}\n`);
+  refuseUnreadable(file, bytes, options.limits ?? PLAN_JSON_LIMITS);
   await checkKeptFolder(path.dirname(file));
   await refuseToOverwriteOther(file);
   try {
-    await writeFileAtomic(file, `${JSON.stringify(body, null, 2)}\n`, 0o600);
+    await writeFileAtomic(file, bytes, 0o600);
   } catch (error) {
     throw new VoxformError('plan_write_failed', `Cannot save the plan to ${file}: ${describeWriteFailure(error)}; nothing was saved.`, {
       hint: 'Name a file in a folder that exists and is writable with --out.',
     });
   }
+}
+
+/** A plan past what readPlanFile reads is not saved: `plan show` and `apply` would refuse it. */
+function refuseUnreadable(file: string, bytes: Uint8Array, limits: KeptJsonLimits): void {
+  const problem = keptJsonRefusal(bytes, limits);
+  if (problem === undefined) return;
+  throw new VoxformError('plan_write_failed', `Cannot save the plan to ${file}: it ${problem} for a saved plan, so \`voxform plan show\` and \`voxform apply\` could not read it; nothing was saved.`, {
+    hint: 'Save a plan of fewer resources at a time: `voxform plan --out FILE --target ADDR` (repeatable) for a part, apply it, then plan the rest.',
+  });
 }
 
 /** `--out` may replace a plan saved before, never another file (a mistyped `--out voxform.yaml`). */
@@ -134,9 +146,9 @@ async function readStart(file: string): Promise<string> {
   }
 }
 
-export async function readPlanFile(file: string): Promise<SavedPlan> {
+export async function readPlanFile(file: string, limits: KeptJsonLimits = PLAN_JSON_LIMITS): Promise<SavedPlan> {
   // Read under the guards of kept files: a plan handed on between CI jobs may be a link to a FIFO or a device.
-  const read = await readKeptJson(file, PLAN_JSON_LIMITS);
+  const read = await readKeptJson(file, limits);
   if (read.found && !read.ok && read.syntax) {
     const { line, col, expected } = read.syntax;
     throw new VoxformError('plan_unreadable', `Cannot read the plan: it stops being JSON here, where JSON expected ${expected}; voxform saves plans as JSON, so it was damaged or is another file.`, {

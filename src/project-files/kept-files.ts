@@ -172,6 +172,18 @@ function parseCounted(text: string): Exclude<KeptFile<unknown>, { found: false }
 
 const NOT_JSON = 'is not valid JSON';
 
+/**
+ * Why readKeptJson would refuse these bytes under `limits` ("is … bytes; the limit is …", "holds more
+ * than … JSON values, the limit"), or undefined:
+ * a writer checks what it is about to write with the limits its reader uses, so it never writes a
+ * file voxform then refuses to read.
+ */
+export function keptJsonRefusal(bytes: Uint8Array, limits: KeptJsonLimits): string | undefined {
+  if (bytes.length > limits.maxBytes) return `is ${formatCount(bytes.length)} bytes; the limit is ${formatSize(limits.maxBytes)}`;
+  const overrun = overrunOf(bytes, limits);
+  return overrun === undefined ? undefined : describeOverrun(overrun);
+}
+
 /** JSON text kept elsewhere than in a file (a database row), parsed within the same budget. */
 export function parseKeptJson(text: string, budget: JsonBudget): Exclude<KeptFile<unknown>, { found: false }> {
   const overrun = overrunOf(text, budget);

@@ -82,7 +82,7 @@ async function parseYaml(text: string): Promise<Parsed> {
   const failure = (offset: number, problem: string): Parsed => ({ ok: false, language: 'YAML', at: lines.linePos(offset), problem });
   if (tooLargeAt !== undefined) {
     // The parser stopped there, and its line count with it.
-    const problem = `it has more than ${formatCount(MAX_YAML_TOKENS)} YAML tokens (keys, values and punctuation), more than voxform reads from one YAML file; write it as JSON in a file ending in .json`;
+    const problem = `it has more than ${formatCount(MAX_YAML_TOKENS)} YAML tokens (keys, values, punctuation and lines), more than voxform reads from one YAML file; write it as JSON in a file ending in .json`;
     return { ok: false, language: 'YAML', at: textPosition(text, tooLargeAt), problem };
   }
   const error = documents.flatMap((doc) => doc.errors)[0];

@@ -34,9 +34,12 @@ export function wordList(items: readonly string[], conjunction: 'or' | 'and'): s
 
 /**
  * The first `shown` of `items` and how many more: `a, b, c and 4 more`; all of them when they are
- * few. Items that may hold commas themselves (sentences) are set apart by `'; '`.
+ * few. Items that may hold commas themselves (sentences) are set apart by `'; '`; items on lines of
+ * their own (a separator starting with a line break) get the count on a line of its own, `…and 4 more`.
  */
 export function someOf(items: readonly string[], shown: number, separator = ', '): string {
   const rest = items.length - shown;
-  return rest > 0 ? `${items.slice(0, shown).join(separator)} and ${formatCount(rest)} more` : items.join(separator);
+  if (rest <= 0) return items.join(separator);
+  const more = separator.startsWith('\n') ? `${separator}…and` : ' and';
+  return `${items.slice(0, shown).join(separator)}${more} ${formatCount(rest)} more`;
 }

@@ -7,8 +7,11 @@
 export const MAX_NESTING_DEPTH = 64;
 
 /**
- * Tokens (keys, values, punctuation) a YAML file may have (`yaml_too_large`): the general parser
- * keeps a full document model, hundreds of bytes per token.
+ * Tokens a YAML file may have (`yaml_too_large`): each key, value and mark (`:`, `-`, `,`, brackets,
+ * `|`, `---`, anchors, tags) and each line. Both readers count the same tokens (documents.ts
+ * yamlTokenCount; parse-yaml-subset.ts), so a file's verdict never depends on which read it. The count
+ * bounds the general parser, which keeps a full document model, a few hundred bytes per token: the
+ * rest of what it reads (spaces, comments, line ends) is at most a few per token.
  */
 export const MAX_YAML_TOKENS = 500_000;
 

@@ -12,6 +12,7 @@ import { spansOf } from '../../src/manifest/positions.js';
 import { SourceRegistry, type SourceText } from '../../src/manifest/source.js';
 import { repoRoot } from '../helpers/cli.js';
 import { seededRandom } from '../../src/util/seeded-random.js';
+import { yamlTokenCount } from '../../src/yaml/documents.js';
 
 function source(text: string): SourceText {
   return new SourceRegistry('/').forYaml('/m.yaml', text);
@@ -29,6 +30,13 @@ function positions(value: unknown, at = '$'): string[] {
     out.push(...positions(child, `${at}.${part}`));
   }
   return out;
+}
+
+/** Both readers count a text's tokens alike: the subset reader reads it within exactly the count the general reader makes. */
+function expectSameTokenCount(text: string, context?: string): void {
+  const tokens = yamlTokenCount(text);
+  expect(parseYamlSubset(source(text), undefined, tokens), context).toBeDefined();
+  expect(parseYamlSubset(source(text), undefined, tokens - 1), context).toBeUndefined();
 }
 
 async function readBothWays(text: string) {
@@ -90,6 +98,7 @@ describe('parseYamlSubset agrees with the general parser', () => {
     expect(fast?.map((d) => d.value)).toEqual(general.map((d) => d.value));
     expect(fast?.map((d) => JSON.stringify(d.value))).toEqual(general.map((d) => JSON.stringify(d.value)));
     expect(fast?.map((d) => positions(d.value))).toEqual(general.map((d) => positions(d.value)));
+    expectSameTokenCount(text);
   });
 
   it('on agents.example.yaml', async () => {
@@ -98,6 +107,7 @@ describe('parseYamlSubset agrees with the general parser', () => {
     expect(fast).toBeDefined();
     expect(fast?.map((d) => JSON.stringify(d.value))).toEqual(general.map((d) => JSON.stringify(d.value)));
     expect(fast?.map((d) => positions(d.value))).toEqual(general.map((d) => positions(d.value)));
+    expectSameTokenCount(text);
   });
 });
 
@@ -164,6 +174,7 @@ describe('parseYamlSubset under mutation', () => {
       const kept = (docs: Array<{ value: unknown }>) => docs.filter((d) => d.value !== null);
       expect(kept(fast).map((d) => JSON.stringify(d.value)), context).toEqual(kept(general.documents).map((d) => JSON.stringify(d.value)));
       expect(kept(fast).map((d) => positions(d.value)), context).toEqual(kept(general.documents).map((d) => positions(d.value)));
+      expectSameTokenCount(text, context);
     }
     // The mutants must exercise the subset reader, not only its giving up.
     expect(accepted).toBeGreaterThan(500);

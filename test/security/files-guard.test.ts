@@ -182,7 +182,7 @@ describe('files a manifest names must stay inside the project', () => {
   it('refuses a manifest over the document size limit', async () => {
     const { project } = await projectWithOutsideSecret({});
     await writeFile(path.join(project, 'voxform.yaml'), `# ${'x'.repeat(MAX_MANIFEST_BYTES)}\n`);
-    expect(summarize(await load(project))).toEqual(['voxform.yaml:1:1 file_too_large manifest voxform.yaml is 8,388,611 bytes; the limit is 8 MiB (8,388,608 bytes)']);
+    expect(summarize(await load(project))).toEqual(['voxform.yaml:1:1 file_too_large manifest voxform.yaml is 8,388,611 bytes; the limit is 8 MiB (8,388,608 bytes); split it into several files in a folder, which `-f FOLDER` reads as one manifest']);
   });
 });
 

@@ -4,7 +4,7 @@
  * diagnostics are capped, each with a code of its own (src/manifest/limits.ts).
  */
 import { describe, expect, it, vi } from 'vitest';
-import { Alias, YAMLParseError } from 'yaml';
+import { Alias, Lexer, YAMLParseError } from 'yaml';
 import { DiagnosticList } from '../../src/manifest/diagnostics.js';
 import { parseYaml, reportYamlErrors } from '../../src/manifest/parse-yaml.js';
 import { SourceRegistry } from '../../src/manifest/source.js';
@@ -13,6 +13,7 @@ import { MAX_DIAGNOSTICS_KEPT, MAX_DIAGNOSTICS_SHOWN } from '../../src/project-f
 import { MAX_ALIAS_EXPANDED_VALUES, MAX_NESTING_DEPTH, MAX_YAML_TOKENS } from '../../src/yaml/limits.js';
 import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 import { loadTree } from '../manifest/helpers.js';
+import { yamlTokenCount } from '../../src/yaml/documents.js';
 
 const tempDir = useTempDirs();
 
@@ -104,6 +105,20 @@ describe('parser limits', () => {
     const items = Array.from({ length: MAX_YAML_TOKENS / 2 + 1 }, () => '1').join(',');
     const result = await loadTree({ 'voxform.yaml': `anchor: &a 1\nlist: [${items}]\n` });
     expect(result.diagnostics.map((d) => `${d.line} ${d.code}`)).toEqual(['2 yaml_too_large']);
+  });
+
+  it('counts a file the same whichever reader reads it: a typo in a large valid file is reported as itself, not as too large', async () => {
+    // More pieces than the limit as the yaml library's lexer cuts them (spaces and quotes apart), fewer tokens.
+    const lines = Array.from({ length: 20_000 }, (_, i) => `  a${i}: { id: "ag_${i}", config: { first_message: "Line ${i}" } }`);
+    const valid = `agents:\n${lines.join('\n')}\n`;
+    expect([...new Lexer().lex(valid)].length).toBeGreaterThan(MAX_YAML_TOKENS);
+    expect(yamlTokenCount(valid)).toBeLessThan(MAX_YAML_TOKENS);
+    const yamlCodes = (result: { diagnostics: Array<{ code: string; line: number; col: number }> }) => result.diagnostics.filter((d) => d.code.startsWith('yaml_')).map((d) => `${d.line}:${d.col} ${d.code}`);
+    expect(yamlCodes(await loadTree({ 'voxform.yaml': valid }))).toEqual([]);
+    const typo = valid.replace('\n  a1: ', '\n   a1: ');
+    expect(yamlCodes(await loadTree({ 'voxform.yaml': typo }))).toEqual(['3:4 yaml_indentation']);
+    // An anchor (which only the general reader reads) changes nothing either.
+    expect(yamlCodes(await loadTree({ 'voxform.yaml': valid.replace('id: "ag_0"', 'id: &first "ag_0"') }))).toEqual([]);
   });
 
   it('stops checking resources once the kept diagnostics are full', async () => {

@@ -45,5 +45,7 @@ describe('plural', () => {
     expect(someOf(['a', 'b', 'c', 'd'], 2)).toBe('a, b and 2 more');
     // Items that may hold commas themselves (sentences) are set apart another way.
     expect(someOf(['a, x', 'b', 'c'], 2, '; ')).toBe('a, x; b and 1 more');
+    // Items on lines of their own: the count on a line of its own too.
+    expect(someOf(['a', 'b', 'c', 'd'], 2, '\n  ')).toBe('a\n  b\n  …and 2 more');
   });
 });
