@@ -12,9 +12,10 @@ import type { ApplyClient } from './client.js';
 import { filledBody } from './fills.js';
 import { readBackDifferences } from './read-back.js';
 import type { SharedView } from '../plan/shared-resources.js';
-import { changesToMark, refusedRecordedFiles, stateAfterRefusedFiles, stateAfterRequest, stateWhenUnchanged, stateWritesSettled, stateWritesUnrecorded, type StateChange } from './record-state.js';
+import { changesToMark, stateAfterRefusedFiles, stateAfterRequest, stateWhenUnchanged, stateWritesSettled, stateWritesUnrecorded, type StateChange } from './record-state.js';
 import { DesiredIndex } from './resources.js';
 import { sendRequest, type RequestResult } from './send-request.js';
+import { refusedRecordedFiles } from './refused-files.js';
 
 /** An error as a warning names it: its code and message, never a stack. */
 function errorText(error: unknown): string {

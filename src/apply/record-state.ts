@@ -6,8 +6,8 @@ import type { PlannedRequest, ResourceChange } from '../plan/types.js';
 import { appliedValue, hashApplied, type AgentState, type CampaignState, type SharedWrite, type WorkspaceState } from '../state/types.js';
 import type { DesiredIndex } from './resources.js';
 import type { RequestResult } from './send-request.js';
+import type { RefusedFile } from './refused-files.js';
 import { fingerprintKeyId, hashedWithAnotherKey } from '../util/hash.js';
-import { isApiError } from '../api/errors.js';
 
 export type StateChange = (workspace: WorkspaceState) => void;
 
@@ -51,27 +51,8 @@ function recordAgent(ws: WorkspaceState, change: ResourceChange, agent: { id: st
   if (from !== undefined && from !== change.address && ws.agents[from]?.id === state.id) delete ws.agents[from];
 }
 
-/**
- * The files a `set_agent_files` was refused for as unknown (a 422 at `files[i]`) whose id the plan
- * took from the state, not from an upload of this run: each by address, with that id.
- */
-export function refusedRecordedFiles(request: PlannedRequest, change: ResourceChange, error: unknown, resources: DesiredIndex): Array<{ address: string; fileId: string }> {
-  const files = request.body?.files;
-  if (request.operation !== 'set_agent_files' || !isApiError(error) || error.code !== 'api_validation' || !Array.isArray(files)) return [];
-  const uploaded = new Set(request.fills.map((fill) => fill.at[1]));
-  const localNames = resources.of(change.address, 'agent').knowledge ?? [];
-  const refused: Array<{ address: string; fileId: string }> = [];
-  for (const [where, field, index] of error.loc) {
-    if (where !== 'body' || field !== 'files' || typeof index !== 'number' || uploaded.has(index)) continue;
-    const fileId: unknown = files[index];
-    const localName = localNames[index];
-    if (typeof fileId === 'string' && localName !== undefined) refused.push({ address: `knowledge.${localName}`, fileId });
-  }
-  return refused;
-}
-
 /** The state forgets a recorded file the service does not know (`refusedRecordedFiles`): the next plan uploads it again. */
-export function stateAfterRefusedFiles(refused: ReadonlyArray<{ address: string; fileId: string }>): StateChange | undefined {
+export function stateAfterRefusedFiles(refused: readonly RefusedFile[]): StateChange | undefined {
   if (refused.length === 0) return undefined;
   return (ws) => {
     for (const { address, fileId } of refused) if (ws.knowledge[address]?.fileId === fileId) delete ws.knowledge[address];

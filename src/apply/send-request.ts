@@ -12,7 +12,7 @@ import type {
 } from '../schema/types.gen.js';
 import { VoxformError } from '../errors.js';
 import { isApiError, withHint } from '../api/errors.js';
-import { refusedRecordedFiles } from './record-state.js';
+import { refusedRecordedFiles } from './refused-files.js';
 import type { PlannedRequest, RequestOperation, ResourceChange } from '../plan/types.js';
 import type { ApplyClient } from './client.js';
 import type { DesiredIndex } from './resources.js';

@@ -1,0 +1,32 @@
+/**
+ * Knowledge file ids the service refused as unknown: read from its answer to an attach, so that the
+ * request's hint (send-request.ts) and the state's record of it (record-state.ts) tell of the same files.
+ */
+import { isApiError } from '../api/errors.js';
+import type { PlannedRequest, ResourceChange } from '../plan/types.js';
+import type { DesiredIndex } from './resources.js';
+
+/** A knowledge file by address, with the id the state recorded for it. */
+export interface RefusedFile {
+  address: string;
+  fileId: string;
+}
+
+/**
+ * The files a `set_agent_files` was refused for as unknown (a 422 at `files[i]`) whose id the plan
+ * took from the state, not from an upload of this run: each by address, with that id.
+ */
+export function refusedRecordedFiles(request: PlannedRequest, change: ResourceChange, error: unknown, resources: DesiredIndex): RefusedFile[] {
+  const files = request.body?.files;
+  if (request.operation !== 'set_agent_files' || !isApiError(error) || error.code !== 'api_validation' || !Array.isArray(files)) return [];
+  const uploaded = new Set(request.fills.map((fill) => fill.at[1]));
+  const localNames = resources.of(change.address, 'agent').knowledge ?? [];
+  const refused: RefusedFile[] = [];
+  for (const [where, field, index] of error.loc) {
+    if (where !== 'body' || field !== 'files' || typeof index !== 'number' || uploaded.has(index)) continue;
+    const fileId: unknown = files[index];
+    const localName = localNames[index];
+    if (typeof fileId === 'string' && localName !== undefined) refused.push({ address: `knowledge.${localName}`, fileId });
+  }
+  return refused;
+}
