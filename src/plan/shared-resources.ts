@@ -33,9 +33,9 @@ export interface SharedResourceConflict {
   address: string;
   environment: string;
   field: string;
-  /** What the other environment's last apply set (`(sensitive)` for a secret). */
+  /** What the other environment's last apply set (`(sensitive)` for a secret; `(not shown)` for an agent's field). */
   theirs: string;
-  /** What this plan would write (`(sensitive)` for a secret). */
+  /** What this plan would write (`(sensitive)` for a secret; `(not shown)` for an agent's field). */
   ours: string;
 }
 
@@ -111,6 +111,8 @@ export async function readSharedView(backend: StateBackend, desired: DesiredStat
 }
 
 const SENSITIVE = '(sensitive)';
+/** An agent's values in a conflict: the plan shows them, with its own hiding. */
+const NOT_SHOWN = '(not shown)';
 
 function shown(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
@@ -171,7 +173,9 @@ export function findSharedConflicts(
         // Only while the number still answers with their agent: a binding changed since is not theirs any more.
         if (rebind && change.before !== null && theirs !== undefined && rebind.before === theirs) add('agent_id', theirs, shown(rebind.after));
       } else if (change.kind === 'agent') {
-        for (const field of agentFieldsTheySent(change, workspace, salt)) add(field.path, field.sensitive ? SENSITIVE : shown(field.before), field.sensitive ? SENSITIVE : shown(field.after));
+        // An agent's field may hold secrets below it (a tool's header inside `config.tools`), the other
+        // environment's among them, which this run knows not to hide: its values are never carried.
+        for (const field of agentFieldsTheySent(change, workspace, salt)) add(field.path, NOT_SHOWN, NOT_SHOWN);
       } else if (change.kind === 'campaign') {
         const entry = Object.values(workspace.campaigns).find((c) => c.id === change.id);
         if (!entry) continue;

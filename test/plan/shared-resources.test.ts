@@ -410,7 +410,16 @@ describe('findSharedConflicts, for an agent both environments name by one id', (
   });
   const conflicts = (other: WorkspaceState) => findSharedConflicts([renamed], [{ environment: 'staging', workspace: other }], salt);
   it('is a conflict while the field holds what the other environment sent', () => {
-    expect(conflicts(appliedBy('Desk (staging)'))).toEqual([{ address: 'agent.desk', environment: 'staging', field: 'name', theirs: 'Desk (staging)', ours: 'Desk' }]);
+    expect(conflicts(appliedBy('Desk (staging)'))).toEqual([{ address: 'agent.desk', environment: 'staging', field: 'name', theirs: '(not shown)', ours: '(not shown)' }]);
+  });
+  it("never carries the field's values: a secret may sit inside one (a tool's header), the other environment's, which this run would not hide", () => {
+    const tools = (token: string) => [{ name: 'book', webhook: 'https://api.example.com/book', header: { authorization: token } }];
+    const toolsChange: ResourceChange = { ...renamed, fieldChanges: [{ path: 'config.tools', before: tools('prod-SECRET-token-123456'), after: tools('stg-other-token'), sensitive: false, drift: false }] };
+    const other: WorkspaceState = { ...emptyWorkspace(), agents: { 'agent.desk': { id: '-OKspareAgent0000001', applied: { 'config.tools': hashApplied(salt, tools('prod-SECRET-token-123456')) }, fingerprintKeyId: fingerprintKeyId(salt) } } };
+    const found = findSharedConflicts([toolsChange], [{ environment: 'production', workspace: other }], salt);
+    expect(found).toHaveLength(1);
+    expect(JSON.stringify(found)).not.toContain('prod-SECRET');
+    expect(JSON.stringify(found)).not.toContain('stg-other');
   });
   it('is none once the field holds something else', () => {
     expect(conflicts(appliedBy('Desk (old)'))).toEqual([]);
