@@ -11,12 +11,28 @@ interface AgentHolder<V extends { id: string }> {
   agents: Record<string, V>;
 }
 
+/**
+ * Each holder's versions by agent id, made once per holder: a lookup by id is asked of every older
+ * record for every agent, and a record (a pull request may plant one) can hold thousands of agents.
+ */
+const versionsById = new WeakMap<AgentHolder<{ id: string }>, Map<string, Array<{ id: string }>>>();
+
+function versionsOf<V extends { id: string }>(holder: AgentHolder<V>, id: string): V[] {
+  let index = versionsById.get(holder);
+  if (!index) {
+    index = new Map();
+    for (const version of Object.values(holder.agents)) index.set(version.id, [...(index.get(version.id) ?? []), version]);
+    versionsById.set(holder, index);
+  }
+  return (index.get(id) ?? []) as V[];
+}
+
 /** The version of agent `id` in `holder`: under `name` when it holds it there, else under its one other key. */
 export function versionOfAgent<V extends { id: string }>(holder: AgentHolder<V>, name: string, id: string): V | undefined {
   // Own names only, as `toString` is a legal agent name.
   const own = Object.hasOwn(holder.agents, name) ? holder.agents[name] : undefined;
   if (own?.id === id) return own;
-  const held = Object.values(holder.agents).filter((version) => version.id === id);
+  const held = versionsOf(holder, id);
   return held.length === 1 ? held[0] : undefined;
 }
 

@@ -23,10 +23,19 @@ export function agentsChanged(record: HistoryRecord, older: readonly HistoryReco
   return Object.keys(record.agents)
     .filter((name) => {
       const now = recordedAgent(record, name) as AgentVersion;
-      const before = older.map((candidate) => versionOfAgent(candidate, name, now.id)).find((version) => version !== undefined);
+      const before = newestVersion(older, name, now.id);
       return before === undefined || agentVersionKey(before) !== agentVersionKey(now);
     })
     .sort();
+}
+
+/** The version of agent `id` in the newest of `records` (newest first) that holds it. */
+function newestVersion(records: readonly HistoryRecord[], name: string, id: string): AgentVersion | undefined {
+  for (const record of records) {
+    const version = versionOfAgent(record, name, id);
+    if (version !== undefined) return version;
+  }
+  return undefined;
 }
 
 /** A record as `voxform history` shows it, with the agents it changed. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AgentNames } from '../../src/history/agent-names.js';
+import { AgentNames, versionOfAgent } from '../../src/history/agent-names.js';
 import type { AgentVersion } from '../../src/history/types.js';
 
 function version(id: string, prompt = 'Hi'): AgentVersion {
@@ -54,5 +54,24 @@ describe('AgentNames', () => {
     const names = new AgentNames([{ agents: { reception: version('a1') } }, older]);
     expect(names.idNow('front-desk')).toBeUndefined();
     expect(names.versionIn(older, 'front-desk')?.config).toEqual({ prompt: 'old' });
+  });
+});
+
+describe('versionOfAgent', () => {
+  it("lists a record's agents once, however often it is asked: a planted record of thousands of agents, each asked of every other, stays linear", () => {
+    const plain: Record<string, { id: string }> = {};
+    for (let i = 0; i < 2_000; i++) plain[`agent-${i}`] = { id: `-OKthen${i}` };
+    let listings = 0;
+    const agents = new Proxy(plain, {
+      ownKeys(target) {
+        listings++;
+        return Reflect.ownKeys(target);
+      },
+    });
+    const record = { agents };
+    // Each name held under another id than asked for: every lookup falls through to the search by id.
+    for (let i = 0; i < 2_000; i++) expect(versionOfAgent(record, `agent-${i}`, `-OKnow${i}`)).toBeUndefined();
+    expect(versionOfAgent(record, 'renamed', '-OKthen7')).toEqual({ id: '-OKthen7' });
+    expect(listings).toBe(1);
   });
 });
