@@ -48,7 +48,11 @@ export class RecordedFileCheck {
   agentRead(agent: DesiredAgent, live: Agent): Array<{ localName: string; gone: boolean }> {
     const decided: Array<{ localName: string; gone: boolean }> = [];
     for (const fileId of liveKnowledgeFiles(live.config)) {
-      for (const localName of this.byFileId.get(fileId) ?? []) if (this.open.delete(localName)) decided.push({ localName, gone: false });
+      // Settled once seen: each id's names are walked once, whatever the agents (the state's, may be planted) repeat.
+      const names = this.byFileId.get(fileId);
+      if (!names) continue;
+      this.byFileId.delete(fileId);
+      for (const localName of names) if (this.open.delete(localName)) decided.push({ localName, gone: false });
     }
     for (const localName of agent.knowledge ?? []) {
       const check = this.open.get(localName);
