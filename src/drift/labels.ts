@@ -1,6 +1,6 @@
 /** How each class of difference reads, in every format. */
 import type { DriftClass, DriftedResource, DriftReport } from './types.js';
-import { plural, someOf } from '../util/plural.js';
+import { formatCount, plural, someOf } from '../util/plural.js';
 
 export const CLASS_LABEL: Record<DriftClass, string> = {
   outside: 'changed outside voxform',
@@ -27,9 +27,9 @@ export function resourceLabel(resource: DriftedResource, name?: (environment: st
 /** `1 changed outside voxform, 0 in git not applied yet, 0 both (5 resources checked)`; resources not labelled are counted when there are some. */
 export function countsLine(report: DriftReport): string {
   const s = report.summary;
-  const unlabelled = s.unlabelled > 0 ? `, ${s.unlabelled} not labelled` : '';
-  const environment = s.environment > 0 ? `, ${s.environment} changed by another environment's apply` : '';
-  return `${s.outside} changed outside voxform, ${s.pending} in git not applied yet, ${s.both} both${unlabelled}${environment} (${checked(report)})`;
+  const unlabelled = s.unlabelled > 0 ? `, ${formatCount(s.unlabelled)} not labelled` : '';
+  const environment = s.environment > 0 ? `, ${formatCount(s.environment)} changed by another environment's apply` : '';
+  return `${formatCount(s.outside)} changed outside voxform, ${formatCount(s.pending)} in git not applied yet, ${formatCount(s.both)} both${unlabelled}${environment} (${checked(report)})`;
 }
 
 /**

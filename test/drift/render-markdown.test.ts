@@ -22,7 +22,7 @@ describe('drift --format markdown: within a comment\'s size limit', () => {
   it('two thousand changed agents: the heading and counts stay, the table and the diffs keep what fits, each counting the rest', () => {
     const markdown = renderDriftMarkdown(driftOf(Array.from({ length: 2000 }, (_, i) => drifted(i, 40))));
     expect(markdown.length).toBeLessThanOrEqual(COMMENT_SIZE_LIMIT);
-    expect(markdown.startsWith('### voxform drift on `http://127.0.0.1:4010`\n\n2000 changed outside voxform, 0 in git not applied yet, 0 both (2,050 resources checked).\n')).toBe(true);
+    expect(markdown.startsWith('### voxform drift on `http://127.0.0.1:4010`\n\n2,000 changed outside voxform, 0 in git not applied yet, 0 both (2,050 resources checked).\n')).toBe(true);
     const rows = markdown.split('\n').filter((line) => line.startsWith('| `agent.'));
     expect(rows.length).toBeGreaterThan(50);
     expect(markdown).toContain(`| …and ${(2000 - rows.length).toLocaleString('en-US')} more resources (\`--format json\` lists every one) | | | |\n`);
