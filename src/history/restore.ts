@@ -46,20 +46,21 @@ function chosenAgents(record: HistoryRecord, agents: readonly string[], names: A
   const recorded = Object.keys(record.agents).sort();
   if (agents.length === 0) {
     const now = recorded.flatMap((name) => names.namesNow(name, record.agents[name] as AgentVersion).map((nameNow): [string, AgentVersion] => [nameNow, record.agents[name] as AgentVersion]));
-    if (now.length === 0 && recorded.length > 0) throw notRecorded(record, `Record ${record.id} holds no agent that has a name now: ${unnamedAgents(record, names).join('; ')}.`);
+    if (now.length === 0 && recorded.length > 0) throw notRecorded(record, names, `Record ${record.id} holds no agent that has a name now: ${unnamedAgents(record, names).join('; ')}.`);
     return now.sort(([a], [b]) => byCodeUnits(a, b));
   }
   return [...new Set(agents)].map((name) => {
     const version = names.versionIn(record, name);
-    if (!version) throw notRecorded(record, `Record ${record.id} holds no agent "${name}"${names.anotherAgentNote(name, recordedAgent(record, name)?.id)}.`);
+    if (!version) throw notRecorded(record, names, `Record ${record.id} holds no agent "${name}"${names.anotherAgentNote(name, recordedAgent(record, name)?.id)}.`);
     return [name, version];
   });
 }
 
-function notRecorded(record: HistoryRecord, message: string): VoxformError {
-  const recorded = Object.keys(record.agents).sort();
+/** The refusal, its hint naming the record's agents as `--agent` takes them: by the names they have now. */
+function notRecorded(record: HistoryRecord, names: AgentNames, message: string): VoxformError {
+  const namesNow = [...new Set(Object.entries(record.agents).flatMap(([name, version]) => names.namesNow(name, version)))].sort(byCodeUnits);
   return new VoxformError('rollback_agent_not_recorded', message, {
-    hint: recorded.length > 0 ? `Its agents are: ${recorded.join(', ')}.` : 'It holds no agent at all: pick another record with `voxform history`.',
+    hint: namesNow.length > 0 ? `Its agents are: ${namesNow.join(', ')}.` : 'It holds no agent that has a name now: pick another record with `voxform history`.',
   });
 }
 

@@ -128,11 +128,11 @@ describe('agentVersion', () => {
   });
 });
 
-function restoreError(action: () => unknown): { code: string; message: string } {
+function restoreError(action: () => unknown): { code: string; message: string; hint: string | undefined } {
   try {
     action();
   } catch (error) {
-    if (isVoxformError(error)) return { code: error.code, message: error.message };
+    if (isVoxformError(error)) return { code: error.code, message: error.message, hint: error.hint };
     throw error;
   }
   throw new Error('expected an error');
@@ -213,6 +213,8 @@ describe('desiredFromRecord', () => {
     const byName = restoreError(() => desiredFromRecord(record, { agents: ['desk'], env, current: state, names }));
     expect(byName.code).toBe('rollback_agent_not_recorded');
     expect(byName.message).toContain('"desk" is agent ag_2 now; the "desk" recorded is another agent, ag_1');
+    // The hint names what --agent may take: no name stands for the recorded agent now, so none is offered.
+    expect(byName.hint).toBe('It holds no agent that has a name now: pick another record with `voxform history`.');
     const whole = restoreError(() => desiredFromRecord(record, { agents: [], env, current: state, names }));
     expect(whole.code).toBe('rollback_agent_not_recorded');
     expect(whole.message).toContain('holds no agent that has a name now: desk (ag_1; desk is ag_2 now)');
