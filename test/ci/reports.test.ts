@@ -106,7 +106,7 @@ describe('the comment body', () => {
     const output = renderDriftText(largeDrift(2_000), { color: false });
     for (const code of [2, 1]) {
       const lines = outputReport('drift', output, code, 'production', (text) => text).markdown.split('\n');
-      expect(lines.slice(-3)).toEqual(['Drift: 2,000 resources differ: 2000 changed outside voxform, 0 in git not applied yet, 0 both (2,000 resources checked).', '```', '']);
+      expect(lines.slice(-3)).toEqual(['Drift: 2,000 resources differ: 2,000 changed outside voxform, 0 in git not applied yet, 0 both (2,000 resources checked).', '```', '']);
       expect(lines[3]).toMatch(/^⋯ [\d,]+ earlier lines in the job log$/);
     }
   });
