@@ -1,4 +1,4 @@
-import type { DesiredAgent, DesiredCampaign, DesiredPhone, DesiredState } from '../../src/manifest/types.js';
+import type { DesiredAgent, DesiredCampaign, DesiredKnowledgeFile, DesiredPhone, DesiredState } from '../../src/manifest/types.js';
 
 const here = { file: 'voxform.yaml', line: 1, col: 1 };
 
@@ -33,6 +33,24 @@ export function desiredCampaign(localName: string, partial: Partial<DesiredCampa
     name: undefined,
     include_metadata_in_prompt: undefined,
     caller: undefined,
+    ...partial,
+  };
+}
+
+/** A markdown knowledge file of the manifests, `faq.md` under /tmp unless `partial` says otherwise. */
+export function desiredKnowledge(localName: string, partial: Partial<DesiredKnowledgeFile> = {}): DesiredKnowledgeFile {
+  return {
+    kind: 'knowledge',
+    address: `knowledge.${localName}`,
+    source: here,
+    localName,
+    path: `/tmp/${localName}.md`,
+    name: `${localName}.md`,
+    description: undefined,
+    contentHash: `sha256:${localName}`,
+    size: 10,
+    mimeType: 'text/markdown',
+    sensitivePaths: [],
     ...partial,
   };
 }

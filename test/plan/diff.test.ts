@@ -3,7 +3,7 @@ import { diffStates, selectTargets, summarize } from '../../src/plan/diff.js';
 import type { Agent } from '../../src/schema/types.gen.js';
 import { emptyWorkspace } from '../../src/state/types.js';
 import { hashApplied } from '../../src/state/types.js';
-import { desiredAgent, desiredCampaign, desiredPhone, desiredState } from '../helpers/desired.js';
+import { desiredAgent, desiredCampaign, desiredKnowledge, desiredPhone, desiredState } from '../helpers/desired.js';
 
 const liveAgent = (id: string, config: Agent['config'], name = 'Front desk'): Agent => ({ id, name, config, created_at: 1 });
 
@@ -213,19 +213,7 @@ describe('phones, campaigns, targets', () => {
 });
 
 describe('knowledge files and credentials', () => {
-  const file = {
-    kind: 'knowledge' as const,
-    address: 'knowledge.faq',
-    source: { file: 'voxform.yaml', line: 1, col: 1 },
-    localName: 'faq',
-    path: '/tmp/faq.md',
-    name: 'faq.md',
-    description: 'FAQ',
-    contentHash: 'sha256:new',
-    size: 10,
-    mimeType: 'text/markdown',
-    sensitivePaths: [],
-  };
+  const file = desiredKnowledge('faq', { description: 'FAQ', contentHash: 'sha256:new' });
   const credential = {
     kind: 'credential' as const,
     address: 'credential.openai',

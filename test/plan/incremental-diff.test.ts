@@ -9,7 +9,7 @@ import { IncrementalDiff } from '../../src/plan/incremental-diff.js';
 import type { LiveReader } from '../../src/plan/read-live.js';
 import type { Agent, Phone } from '../../src/schema/types.gen.js';
 import { emptyWorkspace, hashApplied } from '../../src/state/types.js';
-import { desiredAgent, desiredPhone, desiredState } from '../helpers/desired.js';
+import { desiredAgent, desiredKnowledge, desiredPhone, desiredState } from '../helpers/desired.js';
 
 const originalAgentRead = IncrementalDiff.prototype.agentRead;
 const liveAgent = (id: string, prompt: string): Agent => ({ id, name: id, config: { prompt }, created_at: 1 });
@@ -115,19 +115,7 @@ describe('comparing as the answers arrive', () => {
 });
 
 describe('knowledge files the agents tell about', () => {
-  const file = {
-    kind: 'knowledge' as const,
-    address: 'knowledge.faq',
-    source: { file: 'voxform.yaml', line: 1, col: 1 },
-    localName: 'faq',
-    path: '/tmp/faq.md',
-    name: 'faq.md',
-    description: 'FAQ',
-    contentHash: 'sha256:faq',
-    size: 10,
-    mimeType: 'text/markdown',
-    sensitivePaths: [],
-  };
+  const file = desiredKnowledge('faq', { description: 'FAQ', contentHash: 'sha256:faq' });
   const agents = ['a1', 'a2'].map((id, i) => desiredAgent(`agent-${i}`, { id, knowledge: ['faq'] }));
   const phone = desiredPhone('+15551230001', { agent: { localName: 'agent-0', id: 'a1' } });
   // Both agents had faq (file_1) attached at the last apply.
