@@ -46,6 +46,8 @@ export class RecordedFileCheck {
 
   /** Notes an agent's answer; returns the checks it decided: each file's local name and whether it is gone. */
   agentRead(agent: DesiredAgent, live: Agent): Array<{ localName: string; gone: boolean }> {
+    // Nothing open (no file to check, or all decided; diffStates tells every answer again): nothing to read.
+    if (this.open.size === 0) return [];
     const decided: Array<{ localName: string; gone: boolean }> = [];
     for (const fileId of liveKnowledgeFiles(live.config)) {
       // Settled once seen: each id's names are walked once, whatever the agents (the state's, may be planted) repeat.
