@@ -10,8 +10,8 @@ import { callerWordChecks, describeCheckResult, describeProblems, describeVerdic
 import { SINK_URL } from '../secrets/sink.js';
 import type { CheckStatus, TestReport, TestRun, TestVerdict } from './types.js';
 import { keepText, type Redact } from '../secrets/redact.js';
-import { formatCount, plural, pluralNoun } from '../util/plural.js';
-import { characterLength, COMMENT_SIZE_LIMIT, fitBlocks, fitItems, linesSize, wholeLines, type CommentBlock, type CommentList } from '../util/comment-blocks.js';
+import { formatCount, plural } from '../util/plural.js';
+import { characterLength, COMMENT_SIZE_LIMIT, fitBlocks, fitItems, linesSize, moreTableRow, wholeLines, type CommentBlock, type CommentList } from '../util/comment-blocks.js';
 
 /** The most one agent's sink note takes of the comment; places that do not fit are counted. */
 const SINK_NOTE_LIMIT = 1_000;
@@ -63,11 +63,6 @@ function halfList(head: string[], items: string[], foot: string[], more: (omitte
   return { head, items, foot, most: Number.POSITIVE_INFINITY, more, share: 0.5 };
 }
 
-/** A table row standing for `omitted` rows left out (a line of text under a table would be read as one of its rows). */
-function moreRow(omitted: number, noun: string, columns: number): string {
-  return `| …and ${formatCount(omitted)} more ${pluralNoun(omitted, noun)} (\`--format json\` lists every one) |${' |'.repeat(columns - 1)}`;
-}
-
 function changeSection(run: TestRun, md: Escape): CommentBlock {
   if (run.against.length !== 2) return [];
   if (run.changes.length === 0) return ['**Behaviour diff:** no change: every test has the same verdict against the live agent and this change.', ''];
@@ -75,7 +70,7 @@ function changeSection(run: TestRun, md: Escape): CommentBlock {
     const label = change === 'newly_failing' ? '🔴 newly failing' : '🟢 newly passing';
     return `| ${label} | ${md.text(report.name)} (${md.code(report.file)}) | ${verdictCell(report.verdicts.live)} | ${verdictCell(report.verdicts.desired)} |`;
   });
-  return halfList(['**Behaviour diff** (live → this change)', '', '| change | test | live | desired |', '|---|---|---|---|'], rows, [''], (omitted) => moreRow(omitted, 'change', 4));
+  return halfList(['**Behaviour diff** (live → this change)', '', '| change | test | live | desired |', '|---|---|---|---|'], rows, [''], (omitted) => moreTableRow(omitted, 'change', 4));
 }
 
 function baselineSection(run: TestRun, md: Escape): CommentBlock {
@@ -83,7 +78,7 @@ function baselineSection(run: TestRun, md: Escape): CommentBlock {
   const worse = run.baseline.regressions.length;
   if (worse === 0) return [`**Against the baseline** ${md.code(run.baseline.file)}: no test got worse.`, ''];
   const lines = regressionLines(run.baseline).map((line) => `- 🔴 ${md.text(line)}`);
-  return halfList([`**Against the baseline** ${md.code(run.baseline.file)}: ${plural(worse, 'test')} got worse`, ''], lines, [''], (omitted) => `- …and ${formatCount(omitted)} more (\`--format json\` lists every one)`);
+  return halfList([`**Against the baseline** ${md.code(run.baseline.file)}: ${plural(worse, 'test')} got worse`, ''], lines, [''], moreLine);
 }
 
 /** Passing checks that prove little: met by what the caller said (checks.ts `flagCallerWords`). */
@@ -120,7 +115,7 @@ function testTable(run: TestRun, md: Escape, failingFirst: boolean): CommentList
   const targets = run.against;
   const reports = failingFirst ? [...run.reports.filter(didNotPass), ...run.reports.filter((report) => !didNotPass(report))] : run.reports;
   const rows = reports.map((report) => `| ${md.text(report.name)} | ${md.code(report.file)} | ${targets.map((t) => verdictCell(report.verdicts[t])).join(' | ')} |`);
-  return halfList([`| test | file | ${targets.join(' | ')} |`, `|---|---|${targets.map(() => '---|').join('')}`], rows, [], (omitted) => moreRow(omitted, 'test', targets.length + 2));
+  return halfList([`| test | file | ${targets.join(' | ')} |`, `|---|---|${targets.map(() => '---|').join('')}`], rows, [], (omitted) => moreTableRow(omitted, 'test', targets.length + 2));
 }
 
 function failureDetails(report: TestReport, md: Escape): string[] {

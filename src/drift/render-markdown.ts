@@ -6,8 +6,8 @@
 import { fieldViews } from '../plan/field-lines.js';
 import { markdownCode, markdownFence, markdownHtmlText } from '../util/markdown-escape.js';
 import { lineAsShown } from '../util/printable.js';
-import { characterLength, COMMENT_SIZE_LIMIT, fitBlocks, type CommentBlock } from '../util/comment-blocks.js';
-import { formatCount, plural, pluralNoun } from '../util/plural.js';
+import { characterLength, COMMENT_SIZE_LIMIT, fitBlocks, moreTableRow, type CommentBlock } from '../util/comment-blocks.js';
+import { plural } from '../util/plural.js';
 import { checked, classLabel, countsLine, environmentNote, resourceLabel, unlabelledNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 
@@ -64,7 +64,7 @@ export function renderDriftMarkdown(report: DriftReport, options: { takeOver?: T
       items: tableRows(report),
       foot: [''],
       most: Number.POSITIVE_INFINITY,
-      more: (omitted) => `| …and ${formatCount(omitted)} more ${pluralNoun(omitted, 'resource')} (\`--format json\` lists every one) | | | |`,
+      more: (omitted) => moreTableRow(omitted, 'resource', 4),
       share: 0.5,
     },
     {

@@ -4,6 +4,7 @@
  * while they fit, then a line counting the rest, so a cut never falls inside a table row or a block.
  * A caller says how it measures a line: UTF-8 bytes for a plan, characters for the other reports.
  */
+import { formatCount, pluralNoun } from './plural.js';
 
 /** GitHub refuses a comment longer than this many characters (GitLab's notes allow more). */
 export const HOST_COMMENT_LIMIT = 65_536;
@@ -114,4 +115,12 @@ export function fitBlocks(blocks: readonly CommentBlock[], budget: number, measu
     left -= linesSize(lines, measure);
   });
   return out;
+}
+
+/**
+ * The row standing for `omitted` rows a table of `columns` columns left out (a line of text under a
+ * table would be read as one of its rows).
+ */
+export function moreTableRow(omitted: number, noun: string, columns: number): string {
+  return `| …and ${formatCount(omitted)} more ${pluralNoun(omitted, noun)} (\`--format json\` lists every one) |${' |'.repeat(columns - 1)}`;
 }
