@@ -225,6 +225,3 @@ export type DiagnosticCode = (typeof DIAGNOSTIC_CODES)[number];
 
 /** Any code an error of voxform can carry: thrown, from the client, on a plan problem, or on a diagnostic. */
 export type ErrorCode = CommandErrorCode | ApiErrorCode | PlanProblemCode | DiagnosticCode;
-
-/** Every code of errors voxform throws (docs/errors.md has a row for each). */
-export const THROWN_ERROR_CODES: readonly ErrorCode[] = [...COMMAND_ERROR_CODES, ...API_ERROR_CODES, ...PLAN_PROBLEM_CODES];

@@ -158,10 +158,6 @@ export class ChatSession {
     return this.#sessionId;
   }
 
-  get isEnded(): boolean {
-    return this.ended;
-  }
-
   /** Sends one user message; iterate the result for the reply's deltas. */
   send(content: string): AsyncIterable<string> {
     return this.exchange([{ role: 'user', content }]);

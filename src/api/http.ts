@@ -67,9 +67,7 @@ interface HttpTransportOptions {
   /** Requests on the wire at once, across every origin; also the socket count of each pool. */
   maxInFlight: number;
   /** Connect time-out per socket (ms). */
-  connectTimeoutMs?: number;
-  /** How long an idle keep-alive socket is kept (ms). */
-  keepAliveTimeoutMs?: number;
+  connectTimeoutMs: number;
   /** Largest answer body read (bytes); a larger one fails with `UND_ERR_RES_EXCEEDED_MAX_SIZE`. Default `MAX_RESPONSE_BYTES`. */
   maxResponseBytes?: number;
 }
@@ -182,8 +180,8 @@ export class HttpTransport {
       pool = new (loadPoolClass())(origin, {
         connections: this.options.maxInFlight,
         pipelining: 1,
-        keepAliveTimeout: this.options.keepAliveTimeoutMs ?? 10_000,
-        connect: { timeout: this.options.connectTimeoutMs ?? 10_000 },
+        keepAliveTimeout: 10_000,
+        connect: { timeout: this.options.connectTimeoutMs },
         maxResponseSize: this.maxResponseBytes,
       });
       this.pools.set(origin, pool);

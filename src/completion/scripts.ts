@@ -11,7 +11,6 @@
 import { checkOwnWords, offerable, type Completion, type CompletionCommand } from './tree.js';
 
 export type Shell = 'bash' | 'zsh' | 'fish';
-export const SHELLS: readonly Shell[] = ['bash', 'zsh', 'fish'];
 
 /** What a words function returns: the words printed (0), a free value (1), file names (2), no value here (3). */
 const STATUS = { words: 0, free: 1, files: 2, none: 3 } as const;

@@ -53,7 +53,6 @@ export interface JudgeCacheOptions {
   redact: Redact;
   /** Injected in tests. */
   now?: () => number;
-  maxAgeMs?: number;
 }
 
 export class JudgeCache {
@@ -91,7 +90,7 @@ export class JudgeCache {
     const { stored_at: storedAt, verdict, reason } = kept.value;
     if (typeof storedAt !== 'string' || (verdict !== 'pass' && verdict !== 'fail') || typeof reason !== 'string') return undefined;
     const age = this.#now() - Date.parse(storedAt);
-    if (!(age >= 0 && age <= (this.#options.maxAgeMs ?? JUDGE_CACHE_MAX_AGE_MS))) return undefined;
+    if (!(age >= 0 && age <= JUDGE_CACHE_MAX_AGE_MS)) return undefined;
     return { pass: verdict === 'pass', reason };
   }
 

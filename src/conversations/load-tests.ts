@@ -134,10 +134,9 @@ interface Place {
 
 const spanOf = (place: Place, path: Array<string | number> = []): Span => spanAt(place.root, [...place.at, ...path]) ?? place.fallback;
 
-/** The schema issues at `path` of the place or inside it. */
-function issuesWithin(place: Place, path: Array<string | number> = []): SchemaIssue[] {
-  const full = [...place.at, ...path];
-  return place.issues.filter((issue) => full.every((part, i) => issue.path[i] === part));
+/** The schema issues at the place or inside it. */
+function issuesWithin(place: Place): SchemaIssue[] {
+  return place.issues.filter((issue) => place.at.every((part, i) => issue.path[i] === part));
 }
 
 const listAt = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);

@@ -3,12 +3,13 @@
  * as the system message and the agent's tools as functions; a tool call is sent to the tool's
  * webhook and recorded in the call record's `function_calls`.
  */
-import { ChatModel, clip, type ChatTurn, type ToolDefinition } from '../model/chat-model.js';
+import { ChatModel, type ChatTurn, type ToolDefinition } from '../model/chat-model.js';
 import type { AgentConfigRead, ChatMessage, ToolCommon } from '../schema/types.gen.js';
 import { HttpError } from './http.js';
 import { callToolWebhook } from './llm-tools.js';
 import { isPlainObject } from '../util/json-object.js';
 import type { WebhookPolicy } from './webhooks.js';
+import { shorten } from '../util/shorten.js';
 
 /** Model rounds per reply: a model that keeps calling tools is stopped here. */
 const MAX_TOOL_ROUNDS = 5;
@@ -60,7 +61,7 @@ export class LlmAgent implements AgentPlayer {
     for (let round = 0; round < MAX_TOOL_ROUNDS; round++) {
       const answer = await this.complete(conversation, tools.map(asFunction), input.config);
       const calls = answer.tool_calls?.filter((call) => call.type === 'function') ?? [];
-      if (calls.length === 0) return { reply: clip(answer.content ?? '', 8000), functionCalls };
+      if (calls.length === 0) return { reply: shorten(answer.content ?? '', 8000), functionCalls };
       conversation.push({ role: 'assistant', content: answer.content ?? null, tool_calls: calls });
       for (const call of calls) {
         const args = parseArguments(call.function.arguments);

@@ -142,7 +142,3 @@ export function parseJsonObject(text: string | null | undefined): Record<string,
     return undefined;
   }
 }
-
-export function clip(text: string, limit = MODEL_TEXT_LIMIT): string {
-  return shorten(text, limit);
-}

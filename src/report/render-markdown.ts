@@ -9,8 +9,8 @@ import { characterLength, COMMENT_SIZE_LIMIT, fitBlocks } from '../util/comment-
 import { markdownText } from '../util/markdown-escape.js';
 import { formatCount, plural } from '../util/plural.js';
 
-/** `limit`: the most characters it takes (a comment's). */
-export function renderReportMarkdown(report: CallReport, limit = COMMENT_SIZE_LIMIT): string {
+/** At most a comment's characters (COMMENT_SIZE_LIMIT). */
+export function renderReportMarkdown(report: CallReport): string {
   const lines = ['## Call report', ''];
   lines.push(`${windowText(report)} · ${plural(report.calls, 'call')} · intervals are 95%; a difference is claimed only when its interval excludes zero; versions with fewer than ${plural(report.min_calls, 'call')} are not compared.`);
   for (const line of [testTrafficLine(report), otherEnvironmentsLine(report)]) if (line) lines.push('', line);
@@ -18,7 +18,7 @@ export function renderReportMarkdown(report: CallReport, limit = COMMENT_SIZE_LI
   // Each agent's table follows a blank line.
   const tables = report.agents.map((agent) => ['', ...agentTable(agent, report.min_calls)].join('\n'));
   const more = (omitted: number) => `\n_…and ${plural(omitted, 'more agent')}, not shown here (\`--format json\` has them all)._`;
-  return `${fitBlocks([lines, { head: [], items: tables, foot: [], most: Number.POSITIVE_INFINITY, more }], limit, characterLength).join('\n')}\n`;
+  return `${fitBlocks([lines, { head: [], items: tables, foot: [], most: Number.POSITIVE_INFINITY, more }], COMMENT_SIZE_LIMIT, characterLength).join('\n')}\n`;
 }
 
 /** The three most frequent statuses and how many calls ended otherwise. */

@@ -84,11 +84,6 @@ export class TimeSeries {
     return out;
   }
 
-  /** Merges bins until the series has at most `maxBins` of them (or the widest width is reached). */
-  fitTo(maxBins: number): void {
-    if (this.bins.size > 0) this.coarsen(this.minStart, this.maxStart, maxBins);
-  }
-
   /** Merges bins up to `seconds` wide (a ladder width); a series already as wide or wider is left alone. */
   widenTo(seconds: number): void {
     const target = WIDTHS_MS.indexOf(Math.round(seconds * 1000));

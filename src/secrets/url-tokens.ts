@@ -77,11 +77,6 @@ export function splitUserInfo(userInfo: string): { user: string; password: strin
 }
 
 /** Each token of a URL with tokens: the user, the password and each query value, as written and percent-decoded. */
-export function urlTokens(text: string): string[] {
-  const url = splitTokenUrl(text);
-  return url ? tokensOf(url) : [];
-}
-
 function tokensOf(url: TokenUrl): string[] {
   const tokens: string[] = [];
   if (url.userInfo !== undefined) {

@@ -48,28 +48,28 @@ export function isTemplatePath(name: string): boolean {
   return name.includes('/') || name.includes('\\') || name.startsWith('.');
 }
 
-/** Names of the templates in a folder (sub-folders holding a template.yaml), sorted. */
-export function templateNames(dir: string = defaultTemplatesDir): string[] {
+/** Names of the package's templates (sub-folders holding a template.yaml), sorted. */
+export function templateNames(): string[] {
   try {
-    readdirSync(dir);
+    readdirSync(defaultTemplatesDir);
   } catch (error) {
-    throw new VoxformError('template_dir_unreadable', `Cannot read the templates folder ${dir}: ${(error as Error).message}.`, { hint: 'Check the path and its permissions.' });
+    throw new VoxformError('template_dir_unreadable', `Cannot read the templates folder ${defaultTemplatesDir}: ${(error as Error).message}.`, { hint: 'Check the path and its permissions.' });
   }
-  return templateNamesIn(dir);
+  return templateNamesIn(defaultTemplatesDir);
 }
 
-/** Every template of a folder, read and checked. */
-export async function listTemplates(dir: string = defaultTemplatesDir): Promise<Template[]> {
+/** Every template of the package, read and checked. */
+export async function listTemplates(): Promise<Template[]> {
   const templates: Template[] = [];
-  for (const name of templateNames(dir)) templates.push(await readTemplateAt(path.join(dir, name), name));
+  for (const name of templateNames()) templates.push(await readTemplateAt(path.join(defaultTemplatesDir, name), name));
   return templates;
 }
 
 /**
- * A template by name (from `dir`, the package's templates by default) or by path (`./my/template`,
- * relative to `cwd`). An unknown name is an error listing the templates, with a suggestion.
+ * A template by name (one of the package's templates) or by path (`./my/template`, relative to
+ * `cwd`). An unknown name is an error listing the templates, with a suggestion.
  */
-export async function readTemplate(name: string, options: { dir?: string; cwd?: string } = {}): Promise<Template> {
+export async function readTemplate(name: string, options: { cwd?: string } = {}): Promise<Template> {
   if (isTemplatePath(name)) {
     const folder = path.resolve(options.cwd ?? process.cwd(), name);
     if (!existsSync(path.join(folder, TEMPLATE_FILE))) {
@@ -79,8 +79,7 @@ export async function readTemplate(name: string, options: { dir?: string; cwd?: 
     }
     return readTemplateAt(folder, name);
   }
-  const dir = options.dir ?? defaultTemplatesDir;
-  const names = templateNames(dir);
+  const names = templateNames();
   if (!names.includes(name)) {
     const suggestion = didYouMean(name, names);
     throw new VoxformError(
@@ -89,7 +88,7 @@ export async function readTemplate(name: string, options: { dir?: string; cwd?: 
       { hint: `The templates are: ${names.join(', ')} (see \`voxform templates\`).` },
     );
   }
-  return readTemplateAt(path.join(dir, name), name);
+  return readTemplateAt(path.join(defaultTemplatesDir, name), name);
 }
 
 /** Reads and checks one template folder. */

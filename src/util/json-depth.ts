@@ -7,8 +7,8 @@
 /** The deepest nesting accepted: `{}` is depth 1, `{"a":[1]}` depth 2. */
 export const MAX_JSON_DEPTH = 64;
 
-/** Where JSON text first opens more than `max` nested objects or arrays (syntax is JSON.parse's job). */
-export function jsonTooDeepAt(text: string, max: number = MAX_JSON_DEPTH): number | undefined {
+/** Where JSON text first opens more than MAX_JSON_DEPTH nested objects or arrays (syntax is JSON.parse's job). */
+export function jsonTooDeepAt(text: string): number | undefined {
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -19,7 +19,7 @@ export function jsonTooDeepAt(text: string, max: number = MAX_JSON_DEPTH): numbe
     } else if (c === 0x22) {
       inString = true;
     } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-      if (++depth > max) return i;
+      if (++depth > MAX_JSON_DEPTH) return i;
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
       depth--;
     }
@@ -27,13 +27,13 @@ export function jsonTooDeepAt(text: string, max: number = MAX_JSON_DEPTH): numbe
   return undefined;
 }
 
-/** Whether a parsed value (from YAML, say) nests objects or arrays more than `max` deep. Iterative. */
-export function valueTooDeep(value: unknown, max: number = MAX_JSON_DEPTH): boolean {
+/** Whether a parsed value (from YAML, say) nests objects or arrays more than MAX_JSON_DEPTH deep. Iterative. */
+export function valueTooDeep(value: unknown): boolean {
   const stack: Array<[unknown, number]> = [[value, 1]];
   while (stack.length > 0) {
     const [current, depth] = stack.pop() as [unknown, number];
     if (current === null || typeof current !== 'object') continue;
-    if (depth > max) return true;
+    if (depth > MAX_JSON_DEPTH) return true;
     for (const child of Object.values(current)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
   }
   return false;

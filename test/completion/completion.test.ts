@@ -10,7 +10,7 @@ import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
-import { completionScript, SHELLS, type Shell } from '../../src/completion/scripts.js';
+import { completionScript, type Shell } from '../../src/completion/scripts.js';
 import type { CompletionCommand } from '../../src/completion/tree.js';
 import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 
@@ -189,7 +189,7 @@ describe('manifest names in every script are data', () => {
     expect(await readdir(dir)).toEqual(['voxform.bash']);
   });
 
-  it.each(SHELLS)('%s: the script passes the shell\'s syntax check and offers the hostile names literally, running none', async (shell) => {
+  it.each<Shell>(['bash', 'zsh', 'fish'])('%s: the script passes the shell\'s syntax check and offers the hostile names literally, running none', async (shell) => {
     const dir = await tempDir({});
     const scriptFile = path.join(dir, `voxform.${shell}`);
     const script = completionScript(shell, hostileTree());

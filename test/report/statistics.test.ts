@@ -115,12 +115,12 @@ describe('TimeSeries', () => {
   });
 });
 
-describe('TimeSeries.fitTo', () => {
+describe('TimeSeries widened to the width a chart\'s bins need', () => {
   it('merges bins for the chart until at most that many remain', () => {
     const series = new TimeSeries();
     for (let i = 0; i < 96; i++) series.add(1_700_000_000 + i * 1800, 'completed');
     expect(series.points().length).toBeGreaterThan(120);
-    series.fitTo(120);
+    series.widenTo(binSecondsFor(95 * 1800, 120));
     const points = series.points();
     expect(points.length).toBeLessThanOrEqual(120);
     expect(points.reduce((sum, p) => sum + p.calls, 0)).toBe(96);
@@ -132,7 +132,7 @@ describe('TimeSeries, bins chosen from the data', () => {
     const series = new TimeSeries();
     // Three seconds of traffic right after a deploy: a fixed minute would put every call in one bin.
     for (let i = 0; i < 300; i++) series.add(1_764_358_939.304 + i * 0.01, 'completed');
-    series.fitTo(80);
+    series.widenTo(binSecondsFor(299 * 0.01, 80));
     expect(series.binSeconds).toBe(0.05);
     expect(series.points().length).toBeGreaterThan(50);
     expect(series.points()[0]?.start).toBeCloseTo(1_764_358_939.3, 6);

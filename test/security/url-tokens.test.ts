@@ -9,7 +9,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { registerUrlTokens, urlTokens } from '../../src/secrets/url-tokens.js';
+import { registerUrlTokens } from '../../src/secrets/url-tokens.js';
 import { callService, useExampleProjects } from '../helpers/project.js';
 
 const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
@@ -81,18 +81,27 @@ describe('URL tokens are secrets in every command', () => {
   });
 });
 
-describe('urlTokens and registerUrlTokens', () => {
-  it('find the user, the password, the whole user info and each query value, as written and decoded', () => {
-    expect(urlTokens('https://bot:p%40ss@h.example/x?token=a%2Bb&flag&x=&q=1+2#frag')).toEqual(['bot', 'p%40ss', 'p@ss', 'bot:p%40ss', 'bot:p@ss', 'a%2Bb', 'a+b', '1+2', '1 2']);
-    expect(urlTokens('https://h.example/x?flag#frag')).toEqual([]);
-    expect(urlTokens('not a url?token=abcdefgh')).toEqual([]);
+describe('registerUrlTokens', () => {
+  /** The tokens handed on for one answer string. */
+  const tokensOf = (text: string): string[] => {
+    const found: string[] = [];
+    registerUrlTokens(text, (token) => found.push(token));
+    return found;
+  };
+
+  it('finds the user, the password, the whole user info and each query value, as written and decoded', () => {
+    expect(tokensOf('https://botuser:pa%40ssword@h.example/x?token=abc%2Bdef&flag&x=&q=one+two#frag')).toEqual([
+      'botuser', 'pa%40ssword', 'pa@ssword', 'botuser:pa%40ssword', 'botuser:pa@ssword', 'abc%2Bdef', 'abc+def', 'one+two', 'one two',
+    ]);
+    expect(tokensOf('https://h.example/x?flag#frag')).toEqual([]);
+    expect(tokensOf('not a url?token=abcdefgh')).toEqual([]);
     // User info up to the last `@`, white space before the URL, one slash after the scheme.
-    expect(urlTokens('https://svc:pass@word@h.example/x')).toEqual(['svc', 'pass@word', 'svc:pass@word']);
-    expect(urlTokens(' https:/h.example/x?auth=one-slash-1')).toEqual(['one-slash-1']);
-    expect(urlTokens('See https://h.example/x?auth=in-prose-1 for more')).toEqual([]);
+    expect(tokensOf('https://service:pass@word@h.example/x')).toEqual(['service', 'pass@word', 'service:pass@word']);
+    expect(tokensOf(' https:/h.example/x?auth=one-slash-1')).toEqual(['one-slash-1']);
+    expect(tokensOf('See https://h.example/x?auth=in-prose-1 for more')).toEqual([]);
   });
 
-  it('hand on only the tokens the scrub searches for, from every string of a deeply nested answer', () => {
+  it('hands on only the tokens the scrub searches for, from every string of a deeply nested answer', () => {
     let nested: unknown = { url: 'https://h.example/x?token=long-enough-1&v=2', user: 'ftp://ab@h' };
     for (let depth = 0; depth < 100_000; depth++) nested = [nested];
     const found: string[] = [];
