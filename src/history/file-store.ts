@@ -8,8 +8,8 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { checkKeptFolder, makeKeptFolder, readKeptJson, writeKeptFile, type KeptJsonLimits } from '../project-files/kept-files.js';
-import { MAX_HISTORY_RECORD_BYTES, MAX_HISTORY_RECORD_JSON_VALUES, MAX_KEPT_JSON_DEPTH } from '../project-files/limits.js';
 import { HISTORY_RECORD_ID, historyRecordProblem, testRunProblem } from './check-record.js';
+import { HISTORY_RECORD_LIMITS, storedRecordText } from './stored-record.js';
 import { recordedAgent, type HistoryQuery, type HistoryRecord, type HistoryStore, type SkippedRecord, type TestRunRecord } from './types.js';
 
 /** The folder of test runs' evidence, inside the history folder. */
@@ -17,8 +17,6 @@ export const TEST_RUNS_FOLDER = 'test-runs';
 
 type ProblemOf = (value: unknown) => string | undefined;
 type OnSkipped = ((skipped: SkippedRecord) => void) | undefined;
-
-const HISTORY_JSON_LIMITS: KeptJsonLimits = { maxBytes: MAX_HISTORY_RECORD_BYTES, maxValues: MAX_HISTORY_RECORD_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH };
 
 /** A new record id: the time to the millisecond, then randomness so two applies in one ms differ. */
 export function newHistoryId(at: Date = new Date()): string {
@@ -35,7 +33,11 @@ function unreadableFolder(directory: string, error: NodeJS.ErrnoException): Voxf
 }
 
 export class FileHistoryStore implements HistoryStore {
-  constructor(readonly directory: string) {}
+  /** `limits`: what a record may be, read or written (tests lower them). */
+  constructor(
+    readonly directory: string,
+    private readonly limits: KeptJsonLimits = HISTORY_RECORD_LIMITS,
+  ) {}
 
   append(record: Omit<HistoryRecord, 'id'>): Promise<HistoryRecord> {
     return this.appendIn(this.directory, record);
@@ -92,11 +94,17 @@ export class FileHistoryStore implements HistoryStore {
     return ids;
   }
 
-  private async appendIn<T extends { id: string; at: string }>(directory: string, record: Omit<T, 'id'>): Promise<T> {
+  private async appendIn<T extends { id: string; at: string; agents: object }>(directory: string, record: Omit<T, 'id'>): Promise<T> {
     const stored = { id: newHistoryId(new Date(record.at)), ...record } as T;
-    await makeKeptFolder(directory);
-    await writeKeptFile(path.join(directory, `${stored.id}.json`), `${JSON.stringify(stored, null, 2)}\n`);
+    await this.write(directory, stored);
     return stored;
+  }
+
+  /** Stores a record as `ID.json` (an import keeps its id), refused when this store could not read it back. */
+  async write(directory: string, record: { id: string; agents: object }): Promise<void> {
+    const text = storedRecordText(record, this.limits);
+    await makeKeptFolder(directory);
+    await writeKeptFile(path.join(directory, `${record.id}.json`), text);
   }
 
   /** The query's workspace's records that `keep` accepts, newest first, at most `query.limit`. */
@@ -127,7 +135,7 @@ export class FileHistoryStore implements HistoryStore {
     const file = path.join(directory, `${id}.json`);
     let problem: string | undefined;
     try {
-      const read = await readKeptJson(file, HISTORY_JSON_LIMITS);
+      const read = await readKeptJson(file, this.limits);
       if (!read.found) return undefined; // removed since the folder was listed
       if (!read.ok) {
         problem = read.reason === 'not_json' ? 'not JSON' : `it ${read.problem}`;

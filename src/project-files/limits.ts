@@ -28,8 +28,12 @@ export const MAX_RESOURCES_PER_KIND = 10_000;
  */
 export const MAX_KEPT_FILE_BYTES = 256 * 1024 * 1024;
 
-/** One history record (`.voxform/history/*.json`), bytes; a larger file is skipped like any foreign one. */
-export const MAX_HISTORY_RECORD_BYTES = 64 * 1024 * 1024;
+/**
+ * One history record (`.voxform/history/*.json`, or a row), bytes; a larger file is skipped like any
+ * foreign one, and voxform never writes one (src/history/stored-record.ts). A record holds every agent
+ * of the manifests with its configuration and prompt: the state file's cap.
+ */
+export const MAX_HISTORY_RECORD_BYTES = MAX_KEPT_FILE_BYTES;
 
 /** A lock's holder file, bytes: who holds it, a few hundred bytes as voxform writes it. */
 export const MAX_LOCK_HOLDER_BYTES = 64 * 1024;
@@ -39,11 +43,18 @@ export const MAX_LOCK_HOLDER_BYTES = 64 * 1024;
 /** Objects and arrays inside one another in any kept file (the emulator's data holds request bodies up to 64 deep). */
 export const MAX_KEPT_JSON_DEPTH = 128;
 
-/** Values in the state (file or database row): an agent's entry holds one per managed field and three more. */
+/**
+ * Values in the state (file or database row): an agent's entry holds one per managed field and three
+ * more. voxform never writes a state past it (state-file.ts).
+ */
 export const MAX_STATE_JSON_VALUES = 2_000_000;
 
-/** Values in one history record. */
-export const MAX_HISTORY_RECORD_JSON_VALUES = 1_000_000;
+/**
+ * Values in one history record: the resources a manifest may hold, each recorded with up to 400 (an
+ * agent with six tools of five parameters each records about 250). voxform never writes a record past
+ * it (src/history/stored-record.ts): an apply of larger configurations says it was not recorded.
+ */
+export const MAX_HISTORY_RECORD_JSON_VALUES = MAX_RESOURCES_PER_KIND * 400;
 
 /** Values in a lock's holder file: voxform writes seven. */
 export const MAX_LOCK_HOLDER_JSON_VALUES = 1_000;

@@ -12,7 +12,7 @@ import { makeKeptFolder, writeKeptFile } from '../project-files/kept-files.js';
 import { conflict, describeLockLoss, forcedOpenLoss, noSuchLock, type AcquireOptions, type ForcedOpen, type HeldLock, type LockHolder, type LockLoss, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from './backend.js';
 import { acquireStateLock, forceUnlockState, readLastForcedOpen, readStateLockWithId, type HeldStateLock, type StateLock } from './lock.js';
 import type { RunIdentity } from '../util/run-identity.js';
-import { readStateFile, STATE_OPTION } from './state-file.js';
+import { readStateFile, STATE_OPTION, storedStateText } from './state-file.js';
 import { emptyWorkspace, type StateFile, type WorkspaceState } from './types.js';
 
 /** How often a held lock checks that nobody forced it open. */
@@ -48,12 +48,13 @@ export class FileStateBackend implements StateBackend {
     await this.assertLocksHeld();
     const state = await this.load();
     if (state.serial !== expectedSerial) throw conflict(this.file, expectedSerial, state.serial);
-    state.workspaces[key] = workspace;
-    state.serial += 1;
+    // A new object: the one read stays the cache's until the write lands (a refused write leaves it as it is).
+    const next: StateFile = { ...state, serial: state.serial + 1, workspaces: { ...state.workspaces, [key]: workspace } };
+    const text = storedStateText(next, `The state file ${this.display}`, true);
     await makeKeptFolder(path.dirname(this.file));
-    await writeKeptFile(this.file, `${JSON.stringify(state, null, 2)}\n`);
-    await this.remember(state);
-    return { serial: state.serial };
+    await writeKeptFile(this.file, text);
+    await this.remember(next);
+    return { serial: next.serial };
   }
 
   async acquireLock(_key: string, options: AcquireOptions): Promise<HeldLock> {
@@ -105,7 +106,7 @@ export class FileStateBackend implements StateBackend {
   }
 
   importHistory(records: readonly HistoryRecord[]): Promise<void> {
-    return importRecords(this.history.directory, records);
+    return importRecords(this.history, this.history.directory, records);
   }
 
   exportTestRuns(): Promise<TestRunRecord[]> {
@@ -113,7 +114,7 @@ export class FileStateBackend implements StateBackend {
   }
 
   importTestRuns(runs: readonly TestRunRecord[]): Promise<void> {
-    return importRecords(this.history.testRunsDirectory, runs);
+    return importRecords(this.history, this.history.testRunsDirectory, runs);
   }
 
   async close(): Promise<void> {
@@ -169,12 +170,11 @@ function holderOf({ owner, lockId, unreadable, noLongerRuns }: HeldStateLock): L
 }
 
 /** Writes each record to `directory` as `ID.json`, as it is; an id already there is left alone. */
-async function importRecords(directory: string, records: readonly { id: string }[]): Promise<void> {
+async function importRecords(store: FileHistoryStore, directory: string, records: readonly { id: string; agents: object }[]): Promise<void> {
   await makeKeptFolder(directory);
   for (const record of records) {
     if (!HISTORY_RECORD_ID.test(record.id)) throw new VoxformError('state_invalid', `A history record has an id that is not a record id: "${record.id}".`, { hint: 'Correct or delete the record the message names, or restore the state from a backup.' });
-    const file = path.join(directory, `${record.id}.json`);
-    if (await stat(file).then(() => true, () => false)) continue;
-    await writeKeptFile(file, `${JSON.stringify(record, null, 2)}\n`);
+    if (await stat(path.join(directory, `${record.id}.json`)).then(() => true, () => false)) continue;
+    await store.write(directory, record);
   }
 }

@@ -4,12 +4,25 @@ import { runBy } from '../util/run-identity.js';
 import { VoxformError } from '../errors.js';
 import type { StateBackend } from './backend.js';
 import { checkStateFile } from './check-state.js';
-import { readKeptJson, type KeptJsonLimits } from '../project-files/kept-files.js';
+import { keptJsonRefusal, readKeptJson, type KeptJsonLimits } from '../project-files/kept-files.js';
 import { MAX_KEPT_FILE_BYTES, MAX_KEPT_JSON_DEPTH, MAX_STATE_JSON_VALUES } from '../project-files/limits.js';
 import type { LastApply, StateFile, WorkspaceState } from './types.js';
 
 /** What a state may make voxform build: the state file's and a database row's budget. */
 export const STATE_JSON_LIMITS: KeptJsonLimits = { maxBytes: MAX_KEPT_FILE_BYTES, maxValues: MAX_STATE_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH };
+
+/**
+ * The text a state (the file, or a workspace's row) is stored as: what voxform writes, voxform reads
+ * back, so a state its readers would refuse is not written (`state_too_large`); the one before it stays.
+ */
+export function storedStateText(value: unknown, where: string, pretty: boolean): string {
+  const text = pretty ? `${JSON.stringify(value, null, 2)}\n` : JSON.stringify(value);
+  const problem = keptJsonRefusal(Buffer.from(text), STATE_JSON_LIMITS);
+  if (problem === undefined) return text;
+  throw new VoxformError('state_too_large', `${where} would be written as JSON that ${problem} for a state, which voxform could not read back; it was not written.`, {
+    hint: 'Keep fewer resources in one state: give each environment a state of its own (--state), or split the manifests into projects.',
+  });
+}
 
 /**
  * Reads the state file under the guards of kept files: a committed `.voxform/state.json` is the pull

@@ -10,6 +10,7 @@ import type { ApplyClient } from '../../src/apply/client.js';
 import type { ApiClient } from '../../src/api/index.js';
 import { configurationHash } from '../../src/history/config-hash.js';
 import { FileHistoryStore } from '../../src/history/file-store.js';
+import { HISTORY_RECORD_LIMITS } from '../../src/history/stored-record.js';
 import type { HistoryRecord } from '../../src/history/types.js';
 import type { DesiredState } from '../../src/manifest/types.js';
 import type { UpdateAgentRequest } from '../../src/schema/types.gen.js';
@@ -153,5 +154,21 @@ describe('apply records its history', () => {
     expect(outcome.status).toBe('cancelled');
     expect(outcome.record).toBeUndefined();
     expect(await store.list({ workspace: 'default@local' })).toEqual([]);
+  });
+});
+
+describe('apply never writes a record the ledger could not read back', () => {
+  it('leaves out a record past the limits its readers apply, and says so and why; the changes stand', async () => {
+    const { client, base } = await setUp();
+    const store = new FileHistoryStore(path.join(path.dirname(base.stateFile as string), 'history'), { ...HISTORY_RECORD_LIMITS, maxValues: 20 });
+    const outcome = await apply({ ...base, client, history: store });
+    expect(outcome.status).toBe('applied');
+    expect(outcome.record).toBeUndefined();
+    expect(outcome.warnings).toContainEqual(
+      expect.stringMatching(/^this apply was not recorded in the history: its record \(2 agents\) holds more than 20 JSON values, the limit for a history record, so `voxform history`, `rollback` and `report` could not read it back; it was not written\. Keep fewer agents/),
+    );
+    const skipped: unknown[] = [];
+    expect(await store.list({ workspace: 'default@local', onSkipped: (s) => skipped.push(s) })).toEqual([]);
+    expect(skipped, 'nothing was left for history to skip').toEqual([]);
   });
 });

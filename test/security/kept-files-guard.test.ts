@@ -83,7 +83,7 @@ describe('.voxform/history/ records from the repository', () => {
   const RECORD = 'history/20260101T000000000Z-abcdef.json';
   const cases: Array<[string, (file: string, outside: string) => Promise<void>, RegExp]> = [
     ...NOT_REGULAR,
-    ['over its size cap', async (file) => (await writeFile(file, ''), truncate(file, MAX_HISTORY_RECORD_BYTES + 1)), /is 67,108,865 bytes; the limit is 64 MiB/],
+    ['over its size cap', async (file) => (await writeFile(file, ''), truncate(file, MAX_HISTORY_RECORD_BYTES + 1)), /is 268,435,457 bytes; the limit is 256 MiB/],
   ];
   it.each(cases)('%s: skipped with a warning naming it, the rest of the history still shown', async (_case, make, problem) => {
     const dir = await project(RECORD, make);

@@ -15,7 +15,7 @@ import { checkWorkspace, isLastApply } from '../check-state.js';
 import { emptyWorkspace, type LastApply, type WorkspaceState } from '../types.js';
 import { PostgresHistoryStore } from './history.js';
 import { parseKeptJson } from '../../project-files/kept-files.js';
-import { STATE_JSON_LIMITS } from '../state-file.js';
+import { STATE_JSON_LIMITS, storedStateText } from '../state-file.js';
 import { forcedOpenSince, forceOpen, lockStillNamed, readAdvisoryHolder, readAllForcedOpens, readAllHolders, readLastForcedOpen, releaseAdvisoryLock, takeAdvisoryLock } from './lock.js';
 import { ensureSchema } from './schema.js';
 import type { StateUrl } from './url.js';
@@ -70,7 +70,7 @@ export class PostgresStateBackend implements StateBackend {
   }
 
   async writeWorkspace(key: string, workspace: WorkspaceState, expectedSerial: number): Promise<WriteResult> {
-    const json = JSON.stringify(workspace);
+    const json = storedStateText(workspace, `The state of workspace ${key} in ${this.display}`, false);
     const lock = this.locks.get(key);
     if (lock?.lost.signal.aborted) throw lockLost(this.display, lock);
     const target = lock?.client ?? (await this.ready());

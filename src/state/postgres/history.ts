@@ -5,6 +5,7 @@
 import type pg from 'pg';
 import { historyRecordProblem, testRunProblem } from '../../history/check-record.js';
 import { newHistoryId } from '../../history/file-store.js';
+import { storedRecordText } from '../../history/stored-record.js';
 import type { HistoryQuery, HistoryRecord, HistoryStore, SkippedRecord, TestRunRecord } from '../../history/types.js';
 
 /** A row as read: its id column and its record. */
@@ -97,7 +98,8 @@ export class PostgresHistoryStore implements HistoryStore {
     return checkedRows<T>(table, (await pool.query<HistoryRow>(`SELECT id, record FROM ${table} ORDER BY id`)).rows, onSkipped);
   }
 
-  private async insertInto(table: LedgerTable, records: readonly { id: string; workspace: string; at: string }[]): Promise<void> {
+  /** Each record within the limits of a record (stored-record.ts: a migration to files reads it back), then stored. */
+  private async insertInto(table: LedgerTable, records: readonly { id: string; workspace: string; at: string; agents: object }[]): Promise<void> {
     if (records.length === 0) return;
     const pool = await this.query();
     for (const record of records) {
@@ -105,7 +107,7 @@ export class PostgresHistoryStore implements HistoryStore {
         record.id,
         record.workspace,
         record.at,
-        JSON.stringify(record),
+        storedRecordText(record),
       ]);
     }
   }
