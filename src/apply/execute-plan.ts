@@ -15,7 +15,7 @@ import type { SharedView } from '../plan/shared-resources.js';
 import { changesToMark, stateAfterRefusedFiles, stateAfterRequest, stateWhenUnchanged, stateWritesSettled, stateWritesUnrecorded, type StateChange } from './record-state.js';
 import { DesiredIndex } from './resources.js';
 import { sendRequest, type RequestResult } from './send-request.js';
-import { refusedRecordedFiles } from './refused-files.js';
+import { refusedRecordedFiles, withRefusedFilesHint } from './refused-files.js';
 
 /** An error as a warning names it: its code and message, never a stack. */
 function errorText(error: unknown): string {
@@ -372,8 +372,7 @@ class PlanRun {
     } catch (error) {
       // Withdrawn by the stop before it was sent (or before a retry): not started, not failed.
       if (isNotSent(error)) return { status: 'not_started' };
-      this.forgetRefusedFiles(request, change, error);
-      return { status: 'failed', error };
+      return { status: 'failed', error: this.forgetRefusedFiles(request, change, error) };
     } finally {
       // Freed as the answer arrives: the next request goes out before this one's answer is recorded.
       this.slots.release();
@@ -432,13 +431,18 @@ class PlanRun {
     return { status: 'done' };
   }
 
-  /** File ids from the state the service refused as unknown are forgotten, written before the change concludes. */
-  private forgetRefusedFiles(request: PlannedRequest, change: ResourceChange, error: unknown): void {
-    const forget = stateAfterRefusedFiles(refusedRecordedFiles(request, change, error, this.resources));
-    if (!forget) return;
+  /**
+   * File ids from the state the service refused as unknown are forgotten, written before the change
+   * concludes; `error` comes back with a hint naming them.
+   */
+  private forgetRefusedFiles(request: PlannedRequest, change: ResourceChange, error: unknown): unknown {
+    const refused = refusedRecordedFiles(request, change, error, this.resources);
+    const forget = stateAfterRefusedFiles(refused);
+    if (!forget) return error;
     const writes = this.writes.get(change.address) ?? [];
     writes.push(this.record(change.address, forget));
     this.writes.set(change.address, writes);
+    return withRefusedFilesHint(error, refused);
   }
 
   /** The result: a change still waiting is filed under what its requests did so far, so no accepted write is lost. */

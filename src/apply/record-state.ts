@@ -45,7 +45,8 @@ function foundLivePaths(previous: AgentState | undefined, applied: Record<string
 function recordAgent(ws: WorkspaceState, change: ResourceChange, agent: { id: string; applied: Record<string, string>; key: string; sent: ReadonlySet<string> }): void {
   const { id, applied, key } = agent;
   const foundLive = foundLivePaths(previousAgent(ws, change, id), applied, agent.sent, key);
-  const state: AgentState = { id, applied, fingerprintKeyId: fingerprintKeyId(key), foundLive };
+  // None found: no member at all, which a reader takes as every path sent.
+  const state: AgentState = { id, applied, fingerprintKeyId: fingerprintKeyId(key), ...(foundLive.length > 0 ? { foundLive } : {}) };
   ws.agents[change.address] = state;
   const from = change.movedFrom;
   if (from !== undefined && from !== change.address && ws.agents[from]?.id === state.id) delete ws.agents[from];

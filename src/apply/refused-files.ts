@@ -1,8 +1,9 @@
 /**
- * Knowledge file ids the service refused as unknown: read from its answer to an attach, so that the
- * request's hint (send-request.ts) and the state's record of it (record-state.ts) tell of the same files.
+ * Knowledge file ids the service refused as unknown: read from its answer to an attach once, so that
+ * the failure's hint (`withRefusedFilesHint`) and the state's record of it (record-state.ts) tell of
+ * the same files.
  */
-import { isApiError } from '../api/errors.js';
+import { isApiError, withHint } from '../api/errors.js';
 import type { PlannedRequest, ResourceChange } from '../plan/types.js';
 import type { DesiredIndex } from './resources.js';
 
@@ -29,4 +30,14 @@ export function refusedRecordedFiles(request: PlannedRequest, change: ResourceCh
     if (typeof fileId === 'string' && localName !== undefined) refused.push({ address: `knowledge.${localName}`, fileId });
   }
   return refused;
+}
+
+/**
+ * `error` with a hint naming the `refused` files: their refusal says nothing of the manifests, the
+ * service lost the files since. Apply forgets them (`stateAfterRefusedFiles`), so the next one uploads them again.
+ */
+export function withRefusedFilesHint(error: unknown, refused: readonly RefusedFile[]): unknown {
+  if (refused.length === 0 || !isApiError(error)) return error;
+  const files = refused.map(({ address, fileId }) => `${address} (${fileId})`).join(', ');
+  return withHint(error, `The service no longer has the knowledge file the state recorded for ${files}: deleted on the service since it was uploaded. The manifest is fine: voxform forgot that id, and the next apply uploads the file again.`);
 }

@@ -11,8 +11,6 @@ import type {
   UpdateAgentRequest,
 } from '../schema/types.gen.js';
 import { VoxformError } from '../errors.js';
-import { isApiError, withHint } from '../api/errors.js';
-import { refusedRecordedFiles } from './refused-files.js';
 import type { PlannedRequest, RequestOperation, ResourceChange } from '../plan/types.js';
 import type { ApplyClient } from './client.js';
 import type { DesiredIndex } from './resources.js';
@@ -39,17 +37,6 @@ function text(body: Record<string, unknown>, key: string): string {
   const value = body[key];
   if (typeof value !== 'string') throw new VoxformError('plan_unreadable', `The planned body has no \`${key}\`.`, { hint: 'Make the plan again with `voxform plan --out FILE`; never edit a saved plan.' });
   return value;
-}
-
-/**
- * A refusal of file ids the state recorded says nothing of the manifests: the service lost the files
- * since. The hint says so, and that apply forgets them (`stateAfterRefusedFiles`), so the next one uploads them again.
- */
-function recordedFilesHint(error: unknown, request: PlannedRequest, change: ResourceChange, resources: DesiredIndex): unknown {
-  const refused = refusedRecordedFiles(request, change, error, resources);
-  if (refused.length === 0 || !isApiError(error)) return error;
-  const files = refused.map(({ address, fileId }) => `${address} (${fileId})`).join(', ');
-  return withHint(error, `The service no longer has the knowledge file the state recorded for ${files}: deleted on the service since it was uploaded. The manifest is fine: voxform forgot that id, and the next apply uploads the file again.`);
 }
 
 export async function sendRequest(
@@ -82,9 +69,7 @@ export async function sendRequest(
     case 'read_agent':
       return { agent: await client.getAgent(id) };
     case 'set_agent_files':
-      await client.setAgentFiles(payload as unknown as SetAgentFilesRequest).catch((error: unknown) => {
-        throw recordedFilesHint(error, request, change, context.resources);
-      });
+      await client.setAgentFiles(payload as unknown as SetAgentFilesRequest);
       return undefined;
     case 'import_phone':
       await client.importPhone(payload as unknown as ImportPhoneRequest);

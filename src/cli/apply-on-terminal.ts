@@ -183,32 +183,45 @@ function replanText(commands: SavedPlanCommands, when: string): string {
   return `run \`${commands.plan}\`${when}, review the new plan, and run \`${commands.apply}\``;
 }
 
-/** The counts, then each change not simply applied (after a stop, all), marked when the state did not record it. */
+/**
+ * Each change not simply applied (after a stop, all), marked when the state did not record it, then
+ * the verdict with the counts: last, where a quote of the output's end (ci run's) keeps it however
+ * long the list.
+ */
 function writeSummary(outcome: ApplyOutcome, ctx: CommandContext): void {
-  const out = (line: string) => ctx.stdout.write(`${line}\n`);
+  const stopped = outcome.lockLost !== undefined || outcome.status === 'interrupted';
+  const listed = changesNotSimplyApplied(outcome, stopped);
+  ctx.stdout.write([...(listed.length > 0 ? ['', ...listed] : []), '', verdictLine(outcome, stopped), ''].join('\n'));
+}
+
+/** `Apply complete: 3 applied, 0 failed, 0 skipped.`, or how it stopped or failed, with the counts. */
+function verdictLine(outcome: ApplyOutcome, stopped: boolean): string {
   const partly = outcome.partlyApplied.length > 0 ? `, ${outcome.partlyApplied.length} partly applied` : '';
   const counts = `${outcome.applied.length} applied${partly}, ${outcome.failed.length} failed, ${outcome.skipped.length} skipped`;
-  const stopped = outcome.lockLost !== undefined || outcome.status === 'interrupted';
-  if (outcome.lockLost) out(`\nApply stopped: ${describeLockLoss(outcome.lockLost)}. ${counts}, ${outcome.stopped.length} not applied.`);
-  else if (stopped) out(`\nApply interrupted: ${counts}, ${outcome.stopped.length} not applied.`);
-  else {
-    const notApplied = outcome.stopped.length > 0 ? `, ${outcome.stopped.length} not applied` : '';
-    out(`\nApply ${outcome.status === 'failed' ? 'finished with errors' : 'complete'}: ${counts}${notApplied}.`);
-  }
+  if (outcome.lockLost) return `Apply stopped: ${describeLockLoss(outcome.lockLost)}. ${counts}, ${outcome.stopped.length} not applied.`;
+  if (stopped) return `Apply interrupted: ${counts}, ${outcome.stopped.length} not applied.`;
+  const notApplied = outcome.stopped.length > 0 ? `, ${outcome.stopped.length} not applied` : '';
+  return `Apply ${outcome.status === 'failed' ? 'finished with errors' : 'complete'}: ${counts}${notApplied}.`;
+}
+
+/** One line per change not simply applied (after a stop, every one), each failure with its hint. */
+function changesNotSimplyApplied(outcome: ApplyOutcome, stopped: boolean): string[] {
+  const lines: string[] = [];
   const unrecorded = new Set(outcome.unrecorded);
   const mark = (address: string) => (unrecorded.has(address) ? ', not recorded in the state' : '');
-  for (const address of outcome.applied) if (stopped || unrecorded.has(address)) out(`  applied${mark(address)}: ${address}`);
+  for (const address of outcome.applied) if (stopped || unrecorded.has(address)) lines.push(`  applied${mark(address)}: ${address}`);
   for (const part of outcome.partlyApplied) {
-    out(`  partly applied${mark(part.address)}: ${part.address} (${partlyText(part)})`);
+    lines.push(`  partly applied${mark(part.address)}: ${part.address} (${partlyText(part)})`);
     const hint = isVoxformError(part.error) ? part.error.hint : undefined;
-    if (hint) out(`    hint: ${hint}`);
+    if (hint) lines.push(`    hint: ${hint}`);
   }
   for (const failure of outcome.failed) {
-    out(`  failed: ${failure.address}: ${errorSentence(failure.error)}`);
+    lines.push(`  failed: ${failure.address}: ${errorSentence(failure.error)}`);
     // What to do about it, once per failure: the progress line above gave the error only.
     const hint = isVoxformError(failure.error) ? failure.error.hint : undefined;
-    if (hint) out(`    hint: ${hint}`);
+    if (hint) lines.push(`    hint: ${hint}`);
   }
-  for (const skip of outcome.skipped) out(`  skipped: ${skip.address} (${skip.because})`);
-  for (const address of outcome.stopped) out(`  not applied: ${address}`);
+  for (const skip of outcome.skipped) lines.push(`  skipped: ${skip.address} (${skip.because})`);
+  for (const address of outcome.stopped) lines.push(`  not applied: ${address}`);
+  return lines;
 }

@@ -2,6 +2,9 @@
 import type { DriftClass, DriftedResource, DriftReport } from './types.js';
 import { formatCount, plural, someOf } from '../util/plural.js';
 
+/** How many addresses a note or a one-line summary names before counting the rest. */
+const ADDRESSES_SHOWN = 5;
+
 export const CLASS_LABEL: Record<DriftClass, string> = {
   outside: 'changed outside voxform',
   pending: 'in git, not applied yet',
@@ -40,12 +43,21 @@ export function countsLine(report: DriftReport): string {
 export function environmentNote(report: DriftReport, takeOver: TakeOverCommands | undefined, name: (address: string) => string = (address) => address): string | undefined {
   const taken = report.resources.filter((r) => r.fields.some((f) => f.class === 'environment'));
   if (taken.length === 0) return undefined;
-  const addresses = taken.map((r) => r.address);
-  const how = takeOver ? `review \`${takeOver(addresses).plan}\`, then run \`${takeOver(addresses).apply}\`` : 'plan and apply with --take-over ADDRESS';
   return (
-    `Changed by another environment's apply: ${taken.map((r) => name(r.address)).join(', ')}. A number, campaign, credential or agent named by one id is one per account: ` +
-    `until the manifests of this environment set what that apply set, its plan and apply are refused there (shared_resource_conflict). To move it to this environment on purpose, ${how}.`
+    `Changed by another environment's apply: ${someOf(taken.map((r) => name(r.address)), ADDRESSES_SHOWN)}. A number, campaign, credential or agent named by one id is one per account: ` +
+    `until the manifests of this environment set what that apply set, its plan and apply are refused there (shared_resource_conflict). To move it to this environment on purpose, ${takeOverHow(taken.map((r) => r.address), takeOver)}.`
   );
+}
+
+/**
+ * The commands that take `addresses` over: with every address when the note names them all; else
+ * with one `--take-over ADDRESS` to repeat, as a command of thousands of addresses is no line to paste.
+ */
+function takeOverHow(addresses: readonly string[], takeOver: TakeOverCommands | undefined): string {
+  if (!takeOver) return 'plan and apply with --take-over ADDRESS';
+  const named = addresses.length <= ADDRESSES_SHOWN;
+  const { plan, apply } = takeOver(named ? addresses : ['ADDRESS']);
+  return `review \`${plan}\`, then run \`${apply}\`${named ? '' : ', with one --take-over for each address (`--format json` lists every one)'}`;
 }
 
 /** `voxform plan … --take-over ADDRESS…` and `voxform apply … --take-over ADDRESS…`, as the user would paste them. */
@@ -56,7 +68,7 @@ export function unlabelledNote(report: DriftReport, name: (address: string) => s
   const unlabelled = report.resources.filter((r) => r.fields.some((f) => f.class === 'unlabelled'));
   if (unlabelled.length === 0) return undefined;
   return (
-    `Not labelled: ${unlabelled.map((r) => name(r.address)).join(', ')}. What voxform last applied there was recorded under another API key ` +
+    `Not labelled: ${someOf(unlabelled.map((r) => name(r.address)), ADDRESSES_SHOWN)}. What voxform last applied there was recorded under another API key ` +
     '(rotated since?), so it cannot be compared: the differences are shown, not where they came from. The next `voxform apply` records them under this key and drift labels them again.'
   );
 }
@@ -69,5 +81,5 @@ export function checked(report: DriftReport): string {
 /** The resources that differ, one short line: `drift: 1 changed outside voxform, … — agent.front-desk`. */
 export function oneLine(report: DriftReport): string {
   if (report.resources.length === 0) return `no drift (${checked(report)})`;
-  return `drift: ${countsLine(report)}: ${someOf(report.resources.map((r) => r.address), 5)}`;
+  return `drift: ${countsLine(report)}: ${someOf(report.resources.map((r) => r.address), ADDRESSES_SHOWN)}`;
 }

@@ -1,7 +1,7 @@
 /**
  * Cuts a Markdown plan to what a pull-request comment may hold (a host refuses a longer one
  * outright), keeping in order: the heading and how to see the whole plan; the environment variables
- * read; the table; then as many sections whole as fit, the next cut with a marker, the rest counted.
+ * read (and a quiet policy's token counts); the table; then as many sections whole as fit, the next cut with a marker, the rest counted.
  * The policy part above it is cut too: each of its lists (relaxations, findings, waivers) to what
  * fits, with a line counting the rest (`fitBlocks`).
  * Sizes are UTF-8 bytes, never fewer than the characters a host counts. A cut never falls inside a
@@ -11,7 +11,7 @@ import { REDACTED } from '../secrets/redact.js';
 import { UNKNOWN_AFTER_APPLY } from './types.js';
 import { markdownFence } from '../util/markdown-escape.js';
 import { formatCount, pluralNoun } from '../util/plural.js';
-import { fitItems, linesSize } from '../util/comment-blocks.js';
+import { fitBlocks, fitItems, linesSize, type CommentBlock } from '../util/comment-blocks.js';
 
 /** Placeholders that stand for a secret or a value known only at apply: never cut in two. */
 const SECRET_MARKERS = ['(sensitive value changed)', '(sensitive value cleared)', '(sensitive value)', REDACTED, UNKNOWN_AFTER_APPLY];
@@ -36,6 +36,8 @@ export interface CommentParts {
   sections: CommentSection[];
   /** The environment variables read: groups of lines, each kept or left out whole. */
   tail: string[][];
+  /** After them, the lists a policy with nothing else to report adds (its token counts), cut by `fitBlocks`. */
+  lists: CommentBlock[];
 }
 
 export function byteLength(text: string): number {
@@ -136,7 +138,9 @@ function fitSections(sections: readonly CommentSection[], budget: number): strin
 /** The comment's lines within `limit` bytes, ending with `footer` (how to see the whole plan). */
 export function fitComment(parts: CommentParts, footer: string, limit: number): string[] {
   let room = limit - cost(parts.head) - cost([footer]) - cost(parts.tableHeader) - cost(['']);
-  const tail = fitItems(parts.tail, Math.floor(room / 2), (omitted) => [`_${omitted} more ${pluralNoun(omitted, 'note')} (the environment variables read) not shown here._`, ''], byteLength);
+  const half = Math.floor(room / 2);
+  const notes = fitItems(parts.tail, half, (omitted) => [`_${omitted} more ${pluralNoun(omitted, 'note')} (the environment variables read) not shown here._`, ''], byteLength);
+  const tail = [...notes, ...fitBlocks(parts.lists, half - cost(notes), byteLength)];
   room -= cost(tail);
   const rows = fitItems(
     parts.rows.map((row) => [row]),

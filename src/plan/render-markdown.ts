@@ -79,14 +79,15 @@ function commentParts(plan: Plan, changed: ResourceChange[], env: string): Comme
     summary: `<code>${markdownHtmlText(change.address)}</code> ${markdownHtmlText(describeAction(change))}`,
     diff: diffLines(change),
   }));
-  const tokens = plan.policy && !policyHasFindings(plan.policy) ? promptTokensMarkdown(plan.policy) : [];
-  const tail = [movedAgentsLines(plan), environmentVariablesLines(plan.environmentVariables), tokens].filter((lines) => lines.length > 0);
+  const tail = [movedAgentsLines(plan), environmentVariablesLines(plan.environmentVariables)].filter((lines) => lines.length > 0);
   return {
     head: [`### voxform plan${env}: ${summaryLine(plan.summary).replace(/^Plan: /, '')}`, ''],
     tableHeader: ['| Resource | Action | Fields |', '|---|---|---|'],
     rows,
     sections,
     tail,
+    // A policy with nothing else to report adds only its token counts, after the variables read.
+    lists: plan.policy && !policyHasFindings(plan.policy) ? promptTokensMarkdown(plan.policy) : [],
   };
 }
 
@@ -126,7 +127,7 @@ function renderChanges(plan: Plan, options: MarkdownPlanOptions & { limit: numbe
   const env = plan.environment ? ` (${markdownCode(plan.environment)})` : '';
   if (changed.length === 0) return noChangesText(plan, env, options.limit);
   const parts = commentParts(plan, changed, env);
-  const whole = [...parts.head, ...parts.tableHeader, ...parts.rows, '', ...parts.sections.flatMap(wholeSection), ...parts.tail.flat()];
+  const whole = [...parts.head, ...parts.tableHeader, ...parts.rows, '', ...parts.sections.flatMap(wholeSection), ...parts.tail.flat(), ...fitBlocks(parts.lists, Number.POSITIVE_INFINITY, byteLength)];
   const text = `${whole.join('\n').trimEnd()}\n`;
   if (byteLength(text) <= options.limit) return text;
   return `${fitComment(parts, cutFooter(options.savedPlan), options.limit).join('\n')}\n`;

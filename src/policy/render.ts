@@ -97,19 +97,29 @@ export function policyHasFindings(policy: PlanPolicy): boolean {
   return policy.report.findings.length > 0 || policy.report.waivers.some((w) => w.state !== 'expired');
 }
 
-/** "**Prompt tokens** (o200k_base): `agent.a` 1,204 → 1,391 tokens, +15.5%." */
-export function promptTokensMarkdown(policy: PlanPolicy): string[] {
+/**
+ * "**Prompt tokens** (o200k_base):" and a line per prompt, `agent.a` 1,204 → 1,391 tokens, +15.5%: a
+ * list `fitBlocks` cuts like the others, taking at most half the room left to it so that the lists
+ * after it (the findings) keep room to show something. None when no prompt changed.
+ */
+export function promptTokensMarkdown(policy: PlanPolicy): CommentBlock[] {
   if (policy.promptTokens.length === 0) return [];
-  const shown = policy.promptTokens.slice(0, COMMENT_LIST_SHOWN).map((t) => `${markdownCode(t.address)} ${describeTokenChange(t)}`);
-  const omitted = policy.promptTokens.length - shown.length;
-  if (omitted > 0) shown.push(`and ${formatCount(omitted)} more`);
-  return [`**Prompt tokens** (${markdownCode(policy.report.tokenizer)}): ${shown.join('; ')}.`, ''];
+  return [
+    {
+      head: [`**Prompt tokens** (${markdownCode(policy.report.tokenizer)}):`, ''],
+      items: policy.promptTokens.map((t) => `- ${markdownCode(t.address)} ${describeTokenChange(t)}`),
+      foot: [''],
+      most: COMMENT_LIST_SHOWN,
+      more: (omitted) => `- …and ${formatCount(omitted)} more (\`voxform plan\` lists every one)`,
+      share: 0.5,
+    },
+  ];
 }
 
 /** The policy section of a plan comment: token changes, findings, every waiver in force (each list cut by `fitBlocks`). */
 export function planPolicyMarkdown(policy: PlanPolicy): CommentBlock[] {
   const { report } = policy;
-  const blocks: CommentBlock[] = [[`### Policy: ${markdownText(policySummaryLine(report).replace(/^policy: /, ''))}`, '', ...promptTokensMarkdown(policy)]];
+  const blocks: CommentBlock[] = [[`### Policy: ${markdownText(policySummaryLine(report).replace(/^policy: /, ''))}`, ''], ...promptTokensMarkdown(policy)];
   if (report.findings.length > 0) {
     blocks.push({ head: [], items: report.findings.map(findingLine), foot: [''], most: COMMENT_LIST_SHOWN, more: (omitted) => `- …and ${formatCount(omitted)} more (\`voxform validate\` lists every one)` });
   }

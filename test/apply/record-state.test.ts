@@ -8,8 +8,10 @@ import { desiredAgent, desiredState } from '../helpers/desired.js';
 
 const update: PlannedRequest = { id: 'agent.billing/1', operation: 'update_agent', method: 'PUT', path: '/agents/a2', body: {}, fills: [], dependsOn: [] };
 
-function billingChange(): ResourceChange {
-  return { address: 'agent.billing', kind: 'agent', action: 'update', id: 'a2', before: {}, after: {}, fieldChanges: [], sensitivePaths: [], reason: undefined, dependsOn: [], requests: [update], liveFingerprint: '' };
+/** `sent`: the paths the update changes (the rest it found live as wanted). */
+function billingChange(sent: string[] = []): ResourceChange {
+  const fieldChanges = sent.map((path) => ({ path, before: 'before', after: 'after', sensitive: false, drift: false }));
+  return { address: 'agent.billing', kind: 'agent', action: 'update', id: 'a2', before: {}, after: {}, fieldChanges, sensitivePaths: [], reason: undefined, dependsOn: [], requests: [update], liveFingerprint: '' };
 }
 
 describe('the state after an agent update', () => {
@@ -21,5 +23,15 @@ describe('the state after an agent update', () => {
     stateAfterRequest(update, billingChange(), {}, undefined, { resources, key: 'key' })?.(ws);
     expect(ws.agents['agent.billing']).toMatchObject({ id: 'a2' });
     expect(ws.agents['agent.billing']?.applied.knowledge).toBeUndefined();
+  });
+
+  it('records the paths found live as wanted, and writes no `foundLive` when the update sent every one', () => {
+    const agent = desiredAgent('billing', { id: 'a2', name: 'Billing', config: { first_message: 'Billing here.' } });
+    const resources = new DesiredIndex(desiredState({ agents: [agent] }));
+    const ws = emptyWorkspace();
+    stateAfterRequest(update, billingChange(['config.first_message']), {}, undefined, { resources, key: 'key' })?.(ws);
+    expect(ws.agents['agent.billing']?.foundLive).toEqual(['name']);
+    stateAfterRequest(update, billingChange(['name', 'config.first_message']), {}, undefined, { resources, key: 'key' })?.(ws);
+    expect(Object.keys(ws.agents['agent.billing'] ?? {})).not.toContain('foundLive');
   });
 });

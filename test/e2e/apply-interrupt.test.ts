@@ -132,7 +132,7 @@ describe('apply stopped while its writes are in flight', () => {
     await arrived(p, 'PUT', '/agents/');
     run.child.kill('SIGTERM');
     expect(await run.exited, run.output.stderr).toBe(130);
-    expect(run.output.stdout).toContain('Apply interrupted: 1 applied, 0 failed, 0 skipped, 0 not applied.\n  applied: agent.front-desk\n');
+    expect(run.output.stdout).toContain('\n  applied: agent.front-desk\n\nApply interrupted: 1 applied, 0 failed, 0 skipped, 0 not applied.\n');
     expect((await liveAgent(p, agents['front-desk'])).config.first_message).toBe('v2');
 
     p.emulator.control.clearFaults();

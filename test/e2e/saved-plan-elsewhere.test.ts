@@ -41,9 +41,14 @@ describe('a saved plan applied against another service', () => {
     const applied = await runCliInProcess(['apply', 'plan.json'], { cwd: dir, env: {} });
     expect(applied.stderr).toBe(
       'error[plan_stale]: The saved plan was made with --local; this apply targets a service on the network. Nothing was applied.\n' +
-        '  hint: Apply it to the embedded emulator with `voxform apply plan.json --local`, or run `voxform plan --out FILE` for the service, review it, and apply that plan.\n',
+        '  hint: Apply it to the embedded emulator with `voxform apply plan.json --local`, or run `voxform plan --out plan.json -f voxform.yaml` for the service, review it, and apply the new plan.\n',
     );
     expect(applied.code).toBe(1);
+    // The commands carry this run's choice of state, as every command line voxform prints does.
+    const withState = await runCliInProcess(['apply', 'plan.json', '--state', 'ci state.json'], { cwd: dir, env: {} });
+    expect(withState.stderr).toContain(
+      "hint: Apply it to the embedded emulator with `voxform apply plan.json --local --state 'ci state.json'`, or run `voxform plan --out plan.json -f voxform.yaml --state 'ci state.json'` for the service,",
+    );
   });
 
   it('names a URL the plan file gives without its credentials or query', async () => {

@@ -265,7 +265,7 @@ describe('Markdown plan: the policy part within the size limit', () => {
       expect(md).toMatch(/^> - …and [\d,]+ more \(`voxform plan` lists every one\)$/m);
       expect(md).toMatch(/^- …and [\d,]+ more \(`voxform validate` lists every one\)$/m);
       expect(md).toMatch(/^\| …and [\d,]+ more \(`voxform validate` lists every one\) \| \| \| \|$/m);
-      expect(md).toContain('; and 4,950 more.');
+      expect(md).toMatch(/^- …and [\d,]+ more \(`voxform plan` lists every one\)$/m);
     }
     expect(renderPlanMarkdown({ ...changes, policy: hugePolicy(5000) })).toContain('| `agent.big` | 🔄 update | `config.prompt` |');
   });
@@ -275,6 +275,26 @@ describe('Markdown plan: the policy part within the size limit', () => {
     expect(md).toContain('> - …and 10 more (`voxform plan` lists every one)');
     expect(md).toContain('- …and 10 more (`voxform validate` lists every one)');
     expect(md).toContain('| …and 10 more (`voxform validate` lists every one) | | | |');
+    expect(md).toContain('- …and 10 more (`voxform plan` lists every one)');
+  });
+
+  it('cuts the prompt token counts like the other lists: long addresses neither take half the comment nor drop the policy heading', () => {
+    const longName = (i: number) => `agent.${'front-desk-'.repeat(100)}${i}`;
+    const tokens = Array.from({ length: 50 }, (_, i) => ({ address: longName(i), before: 10, after: 20 }));
+    const withFindings = { ...hugePolicy(50), promptTokens: tokens, relaxations: [] };
+    const changes = planOf([agentChange('big', [field('config.prompt', '', numberedLines(4000, (n) => `Rule ${n}: be brief.`))])]);
+    const md = renderPlanMarkdown({ ...changes, policy: withFindings }, { savedPlan: 'plan.json' });
+    expect(bytes(md)).toBeLessThanOrEqual(COMMENT_SIZE_LIMIT);
+    expect(md).toMatch(/^### Policy: 0 mandatory violations, 50 advisory findings, 50 waived\n\n\*\*Prompt tokens\*\* \(`o200k_base`\):\n\n- `agent\.front-desk-/);
+    expect(md).toMatch(/^- …and \d+ more \(`voxform plan` lists every one\)$/m);
+    // The findings after the token counts keep room to show some.
+    expect(md.match(/^- ⚠️ /gm)?.length ?? 0).toBeGreaterThan(3);
+    // A policy with nothing else to report: the counts beside the variables read, cut the same way.
+    const quiet = { ...withFindings, report: { ...withFindings.report, findings: [], waivers: [], summary: { mandatory: 0, advisory: 0, waived: 0 } } };
+    const alone = renderPlanMarkdown({ ...changes, policy: quiet }, { savedPlan: 'plan.json' });
+    expect(bytes(alone)).toBeLessThanOrEqual(COMMENT_SIZE_LIMIT);
+    expect(alone).toMatch(/\n\*\*Prompt tokens\*\* \(`o200k_base`\):\n\n- `agent\.front-desk-/);
+    expect(alone).toMatch(/^- …and \d+ more \(`voxform plan` lists every one\)$/m);
   });
 
   it('keeps within every smaller limit too', () => {

@@ -5,7 +5,7 @@ import { madeElsewhere, readPlanFile, type SavedPlan } from '../../plan/plan-fil
 import type { CommandContext } from '../context.js';
 import { applyOnTerminal } from '../apply-on-terminal.js';
 import { shellWord } from '../../util/shell-word.js';
-import { savedPlanCommands } from '../next-command.js';
+import { savedPlanCommands, type ChosenTarget } from '../next-command.js';
 import { connectProject, deploySourceOf, planInputs, type ProjectOptions } from '../project.js';
 
 export interface ApplyCommandOptions extends ProjectOptions {
@@ -34,9 +34,12 @@ function savedPlanProject(options: ApplyCommandOptions, saved: SavedPlan, planFi
   return project;
 }
 
-function localPlanElsewhere(planFile: string): VoxformError {
+/** `chosen`: the saved plan's manifests and environment, with this run's service and state options. */
+function localPlanElsewhere(planFile: string, chosen: ChosenTarget): VoxformError {
+  const local = savedPlanCommands(planFile, { ...chosen, local: true, baseUrl: undefined, region: undefined }).apply;
+  const service = savedPlanCommands(planFile, chosen).plan;
   return new VoxformError('plan_stale', 'The saved plan was made with --local; this apply targets a service on the network. Nothing was applied.', {
-    hint: `Apply it to the embedded emulator with \`voxform apply ${shellWord(planFile)} --local\`, or run \`voxform plan --out FILE\` for the service, review it, and apply that plan.`,
+    hint: `Apply it to the embedded emulator with \`${local}\`, or run \`${service}\` for the service, review it, and apply the new plan.`,
     details: { reasons: ['made for another service'], resources: [] },
   });
 }
@@ -48,18 +51,18 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
   const timeout = options.lockTimeout ?? 0;
   const command = `voxform apply${planFile ? ` ${shellWord(planFile)}` : ''}`;
   const workingDir = saved ? await realpath(ctx.cwd) : undefined;
+  // A saved plan's manifests and environment are its own; planned again from them when it is stale (as once partly run).
+  const chosen = saved ? { ...options, file: saved.files, env: saved.environment ?? undefined } : options;
   const project = await connectProject(saved && planFile ? savedPlanProject(options, saved, planFile, ctx) : options, ctx).catch((error: unknown) => {
     // The plan's manifests are not here at all: it was made in another project.
     const elsewhere = saved && isVoxformError(error) && error.code === 'manifest_not_found' ? madeElsewhere(saved, { serviceId: saved.base_url, workingDir }) : undefined;
     // A --local plan applied without --local: another service, so "no key" is not the point.
-    if (saved?.base_url === 'local' && isVoxformError(error) && error.code === 'api_key_missing') throw localPlanElsewhere(planFile ?? '');
+    if (saved?.base_url === 'local' && isVoxformError(error) && error.code === 'api_key_missing') throw localPlanElsewhere(planFile ?? '', chosen);
     throw elsewhere ?? error;
   });
   // Found while the plan is made and applied (git runs meanwhile): only the history record needs it.
   const source = deploySourceOf(project.desired, ctx);
   source.catch(() => undefined);
-  // A saved plan's manifests and environment are its own; planned again from them when it is stale (as once partly run).
-  const chosen = saved ? { ...options, file: saved.files, env: saved.environment ?? undefined } : options;
   const savedCommands = planFile ? savedPlanCommands(planFile, chosen) : undefined;
   const { code } = await applyOnTerminal(
     {

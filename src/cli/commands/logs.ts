@@ -212,12 +212,6 @@ export class CallStatsAccumulator {
   }
 }
 
-export function summarizeCalls(records: Iterable<GlobalCallHistoryRecord>): CallStats {
-  const stats = new CallStatsAccumulator();
-  for (const record of records) stats.add(record);
-  return stats.summary();
-}
-
 /** The stats of the records as they arrive: each is counted and let go before the next is read. */
 export async function summarizeCallStream(records: AsyncIterable<GlobalCallHistoryRecord>): Promise<CallStats> {
   const stats = new CallStatsAccumulator();
