@@ -1,15 +1,16 @@
 /**
  * The file backend's ledger: one JSON file per apply in `history/`, named by its id so a listing sorts
- * by time, written atomically and never changed. A damaged or foreign file is skipped and reported,
- * so one bad file cannot hide the rest of the history.
+ * in the order records were appended (src/history/ledger-order.ts), written atomically and never
+ * changed. A damaged or foreign file is skipped and reported, so one bad file cannot hide the rest
+ * of the history.
  */
-import { randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { checkKeptFolder, makeKeptFolder, readKeptJson, writeKeptFile, type KeptJsonLimits } from '../project-files/kept-files.js';
 import { MAX_HISTORY_RECORD_BYTES, MAX_HISTORY_RECORD_JSON_VALUES, MAX_KEPT_JSON_DEPTH } from '../project-files/limits.js';
 import { HISTORY_RECORD_ID, historyRecordProblem, testRunProblem } from './check-record.js';
+import { newHistoryId } from './ledger-order.js';
 import { recordedAgent, type HistoryQuery, type HistoryRecord, type HistoryStore, type SkippedRecord, type TestRunRecord } from './types.js';
 
 /** The folder of test runs' evidence, inside the history folder. */
@@ -19,12 +20,6 @@ type ProblemOf = (value: unknown) => string | undefined;
 type OnSkipped = ((skipped: SkippedRecord) => void) | undefined;
 
 const HISTORY_JSON_LIMITS: KeptJsonLimits = { maxBytes: MAX_HISTORY_RECORD_BYTES, maxValues: MAX_HISTORY_RECORD_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH };
-
-/** A new record id: the time to the millisecond, then randomness so two applies in one ms differ. */
-export function newHistoryId(at: Date = new Date()): string {
-  const stamp = at.toISOString().replace(/[-:]/g, '').replace('.', '');
-  return `${stamp}-${randomBytes(3).toString('hex')}`;
-}
 
 /** The folder cannot be listed: a file where it (or a folder above it) should be, or no permission. */
 function unreadableFolder(directory: string, error: NodeJS.ErrnoException): VoxformError {
@@ -93,8 +88,9 @@ export class FileHistoryStore implements HistoryStore {
   }
 
   private async appendIn<T extends { id: string; at: string }>(directory: string, record: Omit<T, 'id'>): Promise<T> {
-    const stored = { id: newHistoryId(new Date(record.at)), ...record } as T;
     await makeKeptFolder(directory);
+    const newest = (await this.recordIds(directory, undefined)).at(-1);
+    const stored = { id: newHistoryId(new Date(record.at), newest), ...record } as T;
     await writeKeptFile(path.join(directory, `${stored.id}.json`), `${JSON.stringify(stored, null, 2)}\n`);
     return stored;
   }
