@@ -27,8 +27,19 @@ export function parseTimeArgument(flag: string, raw: string, now: number): numbe
     if (!(error instanceof NotATime)) throw error;
     reason = error.message;
   }
-  if (seconds !== undefined && seconds >= 0 && seconds <= LATEST_UNIX_SECONDS) return seconds;
+  if (seconds !== undefined) {
+    if (seconds >= 0 && seconds <= LATEST_UNIX_SECONDS) return seconds;
+    reason = outOfRange(raw.trim(), seconds);
+  }
   throw new VoxformError('invalid_argument', `${flag} "${raw}" is not a time: ${reason}.`, { hint: FORMS });
+}
+
+/** Why a value of a form voxform reads is no time it takes: before Unix time 0, or past the year 9999. */
+function outOfRange(text: string, seconds: number): string {
+  const range = 'voxform reads times from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z';
+  if (seconds < 0) return `${durationSeconds(text) === undefined ? 'it' : `${text} back from now`} is before 1970-01-01T00:00:00Z, and ${range}`;
+  if (!/^\d+(\.\d+)?$/.test(text)) return `it is after 9999-12-31T23:59:59Z, and ${range}`;
+  return `read as Unix seconds it is after 9999-12-31T23:59:59Z, and ${range} (Unix seconds up to ${LATEST_UNIX_SECONDS}; 13 digits are read as milliseconds)`;
 }
 
 /**

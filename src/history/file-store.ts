@@ -1,15 +1,16 @@
 /**
  * The file backend's ledger: one JSON file per apply in `history/`, named by its id so a listing sorts
- * by time, written atomically and never changed. A damaged or foreign file is skipped and reported,
- * so one bad file cannot hide the rest of the history.
+ * in the order records were appended (src/history/ledger-order.ts), written atomically and never
+ * changed. A damaged or foreign file is skipped and reported, so one bad file cannot hide the rest
+ * of the history.
  */
-import { randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { checkKeptFolder, makeKeptFolder, readKeptJson, writeKeptFile, type KeptJsonLimits } from '../project-files/kept-files.js';
 import { HISTORY_RECORD_ID, historyRecordProblem, testRunProblem } from './check-record.js';
 import { HISTORY_RECORD_LIMITS, storedRecordText } from './stored-record.js';
+import { newHistoryId } from './ledger-order.js';
 import { recordedAgent, type HistoryQuery, type HistoryRecord, type HistoryStore, type SkippedRecord, type TestRunRecord } from './types.js';
 
 /** The folder of test runs' evidence, inside the history folder. */
@@ -18,11 +19,6 @@ export const TEST_RUNS_FOLDER = 'test-runs';
 type ProblemOf = (value: unknown) => string | undefined;
 type OnSkipped = ((skipped: SkippedRecord) => void) | undefined;
 
-/** A new record id: the time to the millisecond, then randomness so two applies in one ms differ. */
-export function newHistoryId(at: Date = new Date()): string {
-  const stamp = at.toISOString().replace(/[-:]/g, '').replace('.', '');
-  return `${stamp}-${randomBytes(3).toString('hex')}`;
-}
 
 /** The folder cannot be listed: a file where it (or a folder above it) should be, or no permission. */
 function unreadableFolder(directory: string, error: NodeJS.ErrnoException): VoxformError {
@@ -95,7 +91,9 @@ export class FileHistoryStore implements HistoryStore {
   }
 
   private async appendIn<T extends { id: string; at: string; agents: object }>(directory: string, record: Omit<T, 'id'>): Promise<T> {
-    const stored = { id: newHistoryId(new Date(record.at)), ...record } as T;
+    await makeKeptFolder(directory);
+    const newest = (await this.recordIds(directory, undefined)).at(-1);
+    const stored = { id: newHistoryId(new Date(record.at), newest), ...record } as T;
     await this.write(directory, stored);
     return stored;
   }

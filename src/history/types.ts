@@ -53,11 +53,11 @@ export interface AgentVersion {
 }
 
 export interface HistoryRecord {
-  /** Unique and sortable by time: `20261123T120501Z-3f9a2c`. */
+  /** Unique, and sorts in the order records were appended (src/history/ledger-order.ts): `20261123T120501123Z-3f9a2c`. */
   id: string;
   /** The workspace (`ENV@SERVICE`) the apply ran against. */
   workspace: string;
-  /** ISO 8601: when the apply ended. */
+  /** ISO 8601: when the apply ended, by the clock of the machine that ran it (display; the id orders). */
   at: string;
   /** `user@host` of the run. */
   by: string;
@@ -127,7 +127,7 @@ export interface TestOutcome {
  * Never a transcript, a reply or a secret: the names of tests and files, counts and hashes.
  */
 export interface TestRunRecord {
-  /** Unique and sortable by time, as a history record's. */
+  /** Unique, and sorts in the order runs were appended, as a history record's. */
   id: string;
   workspace: string;
   /** ISO 8601: when the run ended. */

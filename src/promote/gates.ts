@@ -9,6 +9,7 @@ import type { GateMetric, Gates } from '../manifest/promotion-settings.js';
 import type { AgentReport, VersionReport } from '../report/types.js';
 import { creditsText, percent, secondsText } from '../report/format.js';
 import { MIN_CALLS } from '../report/statistics.js';
+import { ledgerTimes } from '../history/ledger-order.js';
 import { agentVersionKey, shortCommit, type HistoryRecord, type TestRunRecord } from '../history/types.js';
 import { testRunTally } from '../history/render.js';
 import { formatAge } from '../util/duration.js';
@@ -60,7 +61,8 @@ function sameConfiguration(record: HistoryRecord, current: HistoryRecord): boole
 
 /**
  * When the source's configuration was deployed: the oldest record of the unbroken run of complete
- * records holding it, newest first from `current` (applies with nothing to do repeat it).
+ * records holding it, newest first from `current` (applies with nothing to do repeat it), at its
+ * time on the ledger's timeline (`ledgerTimes`: never before a record appended earlier).
  */
 export function deployedSince(records: readonly HistoryRecord[], current: HistoryRecord): Date {
   let since = current;
@@ -68,7 +70,7 @@ export function deployedSince(records: readonly HistoryRecord[], current: Histor
     if (!COMPLETE.has(record.outcome) || !sameConfiguration(record, current)) break;
     since = record;
   }
-  return new Date(since.at);
+  return new Date(ledgerTimes(records).get(since.id) as string);
 }
 
 /** Whether a test run talked to the configuration `current` holds: every agent it tested has that agent's hash. */

@@ -3,6 +3,7 @@
  * counted. Nothing per call is kept, so memory grows with agents and versions, not calls.
  */
 import { testTrafficSource } from '../api/test-traffic.js';
+import { ledgerOrder } from '../history/ledger-order.js';
 import type { HistoryRecord } from '../history/types.js';
 import type { GlobalCallHistoryRecord } from '../schema/types.gen.js';
 import { compareVersions } from './compare.js';
@@ -138,7 +139,8 @@ function isSelected(selection: VersionSelection | undefined, version: ConfigVers
 function agentReport(agent: AgentState, name: string, deployed: readonly ConfigVersion[], input: ReportInput): AgentReport {
   const startOf = (entry: VersionState) =>
     entry.version.deployed ? Date.parse(entry.version.deployed.at) / 1000 : entry.metrics.firstTs;
-  const ordered = [...agent.versions.values()].sort((a, b) => startOf(a) - startOf(b) || a.version.key.localeCompare(b.version.key));
+  // Deploys' times keep the ledger's order (DeployInfo.at); of two at one time, the one appended first.
+  const ordered = [...agent.versions.values()].sort((a, b) => startOf(a) - startOf(b) || ledgerOrder({ id: a.version.key }, { id: b.version.key }));
   // One bin width for the agent and all its versions, chosen from the span the chart shows.
   const shownFrom = Math.min(...ordered.map(startOf), ...ordered.map((entry) => entry.metrics.firstTs));
   const shownTo = Math.max(...ordered.map((entry) => entry.metrics.lastTs));
@@ -172,7 +174,7 @@ function agentReport(agent: AgentState, name: string, deployed: readonly ConfigV
       const selected = input.only?.get(agent.agentId)?.deploys.has(version.key) ?? true;
       return selected && at >= from && (input.until === undefined || at <= input.until);
     })
-    .sort((a, b) => a.deploy.at.localeCompare(b.deploy.at) || a.deploy.recordId.localeCompare(b.deploy.recordId))
+    .sort((a, b) => ledgerOrder({ id: a.deploy.recordId }, { id: b.deploy.recordId }))
     .map(({ deploy, version, heal }) => ({ ...deployMarker(deploy, input.diffLink), puts_back: heal ? version.key : null }));
   return {
     agent_id: agent.agentId,

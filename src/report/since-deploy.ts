@@ -1,8 +1,9 @@
 /** `voxform report --since-deploy`: the latest deploy's version and the one before it, whole, from the apply history. */
+import { ledgerOrder, ledgerTimes } from '../history/ledger-order.js';
 import { agentsChanged } from '../history/render.js';
 import type { HistoryRecord } from '../history/types.js';
 import type { CallReport } from './types.js';
-import { deployedVersions, historyOrder, type ConfigVersion } from './versions.js';
+import { deployedVersions, type ConfigVersion } from './versions.js';
 
 /** What a report keeps of one agent's calls. */
 export interface VersionSelection {
@@ -110,7 +111,8 @@ function hasCalls(report: CallReport, agentId: string, versionKey: string): bool
  * starts no version: the agent's latest version is the one it ran before).
  */
 function agentsOfLatestChange(history: readonly HistoryRecord[], until: number): Set<string> {
-  const newestFirst = history.filter((record) => Date.parse(record.at) / 1000 <= until).sort(historyOrder).reverse();
+  const times = ledgerTimes(history);
+  const newestFirst = history.filter((record) => Date.parse(times.get(record.id) as string) / 1000 <= until).sort(ledgerOrder).reverse();
   for (const [index, record] of newestFirst.entries()) {
     const changed = agentsChanged(record, newestFirst.slice(index + 1));
     if (changed.length > 0) return new Set(changed.map((name) => record.agents[name]?.id as string));
@@ -123,11 +125,11 @@ function deployedAt(version: ConfigVersion): number {
   return Date.parse(version.deployed?.at ?? '') / 1000;
 }
 
-/** Unix seconds of the workspace's record written just before record `id`, in the order records were written. */
+/** Unix seconds (on the ledger's timeline, `ledgerTimes`) of the workspace's record appended just before record `id`. */
 function recordedBefore(history: readonly HistoryRecord[], id: string): number | undefined {
   const record = history.find((candidate) => candidate.id === id);
   if (!record) return undefined;
-  const before = history.filter((candidate) => historyOrder(candidate, record) < 0).sort(historyOrder).pop();
-  return before === undefined ? undefined : Date.parse(before.at) / 1000;
+  const before = history.filter((candidate) => ledgerOrder(candidate, record) < 0).sort(ledgerOrder).pop();
+  return before === undefined ? undefined : Date.parse(ledgerTimes(history).get(before.id) as string) / 1000;
 }
 

@@ -4,6 +4,7 @@
  * not hold was changed outside voxform and is its own version, by its hash.
  */
 import { configurationHash } from '../history/config-hash.js';
+import { ledgerOrder, ledgerTimes } from '../history/ledger-order.js';
 import type { HistoryRecord } from '../history/types.js';
 import { shortHash } from '../util/hash.js';
 import { isPlainObject } from '../util/json-object.js';
@@ -22,7 +23,10 @@ export interface ConfigVersion {
 
 export interface DeployInfo {
   recordId: string;
-  /** ISO 8601: when the apply ended. */
+  /**
+   * ISO 8601: when the apply ended, as its record says; or, when the applying machine's clock put it
+   * before a record appended earlier, that record's time (`ledgerTimes`): deploys keep the ledger's order.
+   */
   at: string;
   by: string;
   outcome: string;
@@ -42,11 +46,13 @@ export interface DeployInfo {
   previousCommit?: string | undefined;
 }
 
-/** Agents' deployed versions from the history, oldest first per agent id. */
+/** Agents' deployed versions from the history, oldest first per agent id (in the ledger's order). */
 export function deployedVersions(records: readonly HistoryRecord[]): Map<string, Array<ConfigVersion & { maskedPaths: string[]; promptLength?: number | undefined }>> {
   const byAgent = new Map<string, Array<ConfigVersion & { maskedPaths: string[]; promptLength?: number | undefined; config: Record<string, unknown> }>>();
-  const oldestFirst = [...records].sort(historyOrder);
+  const oldestFirst = [...records].sort(ledgerOrder);
+  const times = ledgerTimes(oldestFirst);
   for (const record of oldestFirst) {
+    const at = times.get(record.id) as string;
     if (record.outcome === 'nothing_to_do') continue;
     for (const [agentName, agent] of Object.entries(record.agents)) {
       if (typeof agent?.id !== 'string' || typeof agent.configHash !== 'string') continue;
@@ -54,7 +60,7 @@ export function deployedVersions(records: readonly HistoryRecord[]): Map<string,
       const previous = versions[versions.length - 1];
       if (previous?.configHash === agent.configHash) {
         // Not a new version, but a heal changed the agent: back from a configuration changed outside voxform.
-        if (record.source.healOf && previous.deployed) previous.heals = [...(previous.heals ?? []), { ...deployInfo(record, agentName), changedFields: [] }];
+        if (record.source.healOf && previous.deployed) previous.heals = [...(previous.heals ?? []), { ...deployInfo(record, at, agentName), changedFields: [] }];
         continue;
       }
       versions.push({
@@ -65,7 +71,7 @@ export function deployedVersions(records: readonly HistoryRecord[]): Map<string,
         promptLength: typeof agent.promptLength === 'number' ? agent.promptLength : undefined,
         config: isPlainObject(agent.config) ? agent.config : {},
         deployed: {
-          ...deployInfo(record, agentName),
+          ...deployInfo(record, at, agentName),
           changedFields: previous ? changedTopLevelFields(previous.config, isPlainObject(agent.config) ? agent.config : {}) : [],
           previousCommit: previous?.deployed?.commit,
         },
@@ -76,11 +82,11 @@ export function deployedVersions(records: readonly HistoryRecord[]): Map<string,
   return byAgent;
 }
 
-/** What a record says of a deploy of one agent, but for what it changed. */
-function deployInfo(record: HistoryRecord, agentName: string): Omit<DeployInfo, 'changedFields' | 'previousCommit'> {
+/** What a record says of a deploy of one agent, at its time on the ledger's timeline, but for what it changed. */
+function deployInfo(record: HistoryRecord, at: string, agentName: string): Omit<DeployInfo, 'changedFields' | 'previousCommit'> {
   return {
     recordId: record.id,
-    at: record.at,
+    at,
     by: record.by,
     outcome: record.outcome,
     commit: record.source.commit,
@@ -91,11 +97,6 @@ function deployInfo(record: HistoryRecord, agentName: string): Omit<DeployInfo, 
     promotedFrom: record.source.promotedFrom,
     agentName,
   };
-}
-
-/** The order records were written in: by time, then id. */
-export function historyOrder(a: HistoryRecord, b: HistoryRecord): number {
-  return a.at.localeCompare(b.at) || a.id.localeCompare(b.id);
 }
 
 /** Top-level keys whose values differ between two configs, sorted. */

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isVoxformError } from '../../src/errors.js';
-import { FileHistoryStore, newHistoryId } from '../../src/history/file-store.js';
+import { FileHistoryStore } from '../../src/history/file-store.js';
+import { newHistoryId } from '../../src/history/ledger-order.js';
 import type { HistoryRecord, SkippedRecord } from '../../src/history/types.js';
 
 function record(at: string, workspace = 'default@local', agents: HistoryRecord['agents'] = {}): Omit<HistoryRecord, 'id'> {

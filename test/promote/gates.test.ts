@@ -78,6 +78,17 @@ describe('the gates', () => {
     expect(later).toMatchObject({ passed: true, evidence: 'deployed 3h ago' });
   });
 
+  it('soaks in the ledger order: a deploy recorded on a slow clock counts from no earlier than the record appended before it', () => {
+    // Applied from a machine 40 min slow, after `older` (appended at 10:00 on a good clock); then repeated from a good one.
+    const before = record('20261128T100000000Z-aaaaaa', '2026-11-28T10:00:00.000Z', HASH_A);
+    const slowDeploy = record('20261128T100000001Z-bbbbbb', '2026-11-28T09:25:00.000Z', HASH_B);
+    const repeated = record('20261128T103000000Z-cccccc', '2026-11-28T10:30:00.000Z', HASH_B, 'nothing_to_do');
+    const ledger = [repeated, slowDeploy, before];
+    expect(deployedSince(ledger, repeated).toISOString()).toBe('2026-11-28T10:00:00.000Z');
+    const [soak] = checkGates({ soak: { text: '30m', seconds: 1800 } }, evidence({ records: ledger, current: repeated, now: new Date('2026-11-28T10:05:00.000Z') }));
+    expect(soak).toMatchObject({ passed: false, evidence: 'deployed 5 min ago, 30m required' });
+  });
+
   it('takes the last test run of the configuration the source runs, and names its failures', () => {
     const failing = run('20261128T110000000Z-dddddd', HASH_B, { passed: 3, failed: 2, skipped: 0, errors: 0 });
     const ofOlder = run('20261128T120000000Z-eeeeee', HASH_A, { passed: 5, failed: 0, skipped: 0, errors: 0 });

@@ -14,6 +14,14 @@ const v2 = agentConfig('You are the receptionist. Offer the earliest slot.');
 const deploy1 = historyRecord('2026-03-01T00:00:00.000Z', { [AGENT]: { name: 'front-desk', config: v1 } }, { commit: 'a'.repeat(40), pullRequest: 41 });
 const deploy2 = historyRecord('2026-03-02T00:00:00.000Z', { [AGENT]: { name: 'front-desk', config: v2 } }, { commit: 'b'.repeat(40), pullRequest: 42 });
 
+/** After deploy1, B applied on a clock ten minutes ahead, then C on one that was right: C is recorded before B and appended after it. */
+const SKEWED = (() => {
+  const v3 = { ...v2, first_message: 'Hi, Acme Dental.' };
+  const b = { ...historyRecord('2026-03-02T00:10:00.000Z', { [AGENT]: { name: 'front-desk', config: v2 } }), id: '20260302T001000000Z-00000b' };
+  const c = { ...historyRecord('2026-03-02T00:02:00.000Z', { [AGENT]: { name: 'front-desk', config: v3 } }), id: '20260302T001000001Z-00000c' };
+  return { v3, b, c };
+})();
+
 describe('VersionResolver', () => {
   const resolver = new VersionResolver(deployedVersions([deploy2, deploy1]));
 
@@ -170,6 +178,30 @@ describe('buildCallReport', () => {
     expect(comparison?.error_rate.verdict).toBe('not enough calls');
     expect(report.agents[0]?.name).toBe('desk');
   });
+
+  it('orders versions as the ledger does and compares each with the one deployed before it, whatever the applying clocks said', async () => {
+    const { b, c, v3 } = SKEWED;
+    const report = await buildCallReport({
+      calls: [newestFirst([...calls(v1, T0 + 60, 40, 10), ...calls(v2, T0 + 86_400 - 60 * 60, 40, 10), ...calls(v3, T0 + 86_400 + 20 * 60, 40, 10)])],
+      history: [c, b, deploy1],
+      workspace: 'default@local',
+      names: new Map(),
+      now: new Date('2026-03-03T00:00:00Z'),
+      diffLink: () => null,
+    });
+    const [agent] = report.agents;
+    expect(agent?.versions.map((v) => [v.key, v.comparison?.against ?? null, v.deploy?.changed_fields])).toEqual([
+      [deploy1.id, null, []],
+      [b.id, deploy1.id, ['prompt']],
+      [c.id, b.id, ['first_message']],
+    ]);
+    expect(agent?.deploys.map((d) => [d.record_id, d.at])).toEqual([
+      [deploy1.id, deploy1.at],
+      [b.id, b.at],
+      // Recorded before B, appended after it: on the report's timeline no earlier than B.
+      [c.id, b.at],
+    ]);
+  });
 });
 
 describe('test traffic', () => {
@@ -242,6 +274,14 @@ describe('--since-deploy', () => {
   const other = historyRecord('2026-03-02T12:00:00.000Z', { [OTHER]: { name: 'booking', config: v1 } });
   const history = [deploy1, deploy2, other, deploy3];
   const DAY = 86_400;
+
+  it('takes the latest deploy and the one before it in the ledger order, whatever the applying clocks said', () => {
+    const { b, c } = SKEWED;
+    const window = sinceDeployWindow([deploy1, b, c], undefined, T0 + 4 * DAY);
+    expect(window?.only.get(AGENT)?.deploys).toEqual(new Set([b.id, c.id]));
+    expect(window?.before.get(AGENT)?.key).toBe(b.id);
+    expect(window?.since).toBe(T0); // deploy1's record: the apply of B began after it
+  });
 
   it('selects the latest deploy’s version and the one before it, and reads from the record before that one', () => {
     const window = sinceDeployWindow(history, undefined, T0 + 4 * DAY);

@@ -249,6 +249,21 @@ describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
     expect(listed.map((run) => run.id)).toEqual([newer.id, older.id]);
     expect(skipped).toEqual([`${kind === 'file' ? `${damaged.id}.json` : `voxform_test_runs row ${damaged.id}`}: summary.passed: not a count`]);
   });
+
+  it('keeps records and test runs in the order they were appended, whatever the clock of the machine that appended them', async () => {
+    const backend = await open(await spec());
+    const { id: _ignored, ...unstored } = record('ignored', WORKSPACE);
+    // The second machine's clock is ten minutes ahead, the third's behind it.
+    for (const at of ['2026-11-23T12:00:00.000Z', '2026-11-23T12:10:00.000Z', '2026-11-23T12:01:00.000Z']) await backend.history.append({ ...unstored, at });
+    const listed = await backend.history.list({ workspace: WORKSPACE });
+    expect(listed.map((r) => r.at)).toEqual(['2026-11-23T12:01:00.000Z', '2026-11-23T12:10:00.000Z', '2026-11-23T12:00:00.000Z']);
+    // Past the newest id by a millisecond; `at` stays what its machine said.
+    expect(listed[0]?.id).toMatch(/^20261123T121000001Z-[0-9a-f]{6}$/);
+
+    const passing = await backend.history.appendTestRun(testRun(WORKSPACE, '2026-11-23T12:30:00.000Z', 0));
+    const failingLater = await backend.history.appendTestRun(testRun(WORKSPACE, '2026-11-23T12:20:00.000Z', 1));
+    expect((await backend.history.listTestRuns({ workspace: WORKSPACE })).map((run) => run.id)).toEqual([failingLater.id, passing.id]);
+  });
 });
 
 function testRun(workspace: string, at: string, failed: number): Omit<TestRunRecord, 'id'> {

@@ -2,6 +2,7 @@
 import path from 'node:path';
 import type { ApiClient } from '../../api/index.js';
 import { VoxformError } from '../../errors.js';
+import { ledgerOrder } from '../../history/ledger-order.js';
 import type { HistoryRecord } from '../../history/types.js';
 import { buildCallReport, type ReportInput } from '../../report/build-report.js';
 import type { CallReport } from '../../report/types.js';
@@ -11,7 +12,6 @@ import { renderReportHtml } from '../../report/render-html.js';
 import { renderReportMarkdown } from '../../report/render-markdown.js';
 import { renderReportJson } from '../../report/render-json.js';
 import { sinceDeployReport, type SinceDeployWindow } from '../../report/since-deploy.js';
-import { historyOrder } from '../../report/versions.js';
 import { workspaceKey } from '../../state/types.js';
 import type { StateBackend } from '../../state/backend.js';
 import { isLocalName } from '../../manifest/names.js';
@@ -127,7 +127,7 @@ async function writeReport(file: string, text: string): Promise<void> {
 /** The agents' local names in the apply history, each with its id: the newest record's first. */
 function historyNames(history: readonly HistoryRecord[]): Map<string, string> {
   const names = new Map<string, string>();
-  for (const record of [...history].sort(historyOrder).reverse()) {
+  for (const record of [...history].sort(ledgerOrder).reverse()) {
     for (const [name, agent] of Object.entries(record.agents)) if (!names.has(name) && typeof agent?.id === 'string') names.set(name, agent.id);
   }
   return names;

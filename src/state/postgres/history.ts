@@ -4,7 +4,7 @@
  */
 import type pg from 'pg';
 import { historyRecordProblem, testRunProblem } from '../../history/check-record.js';
-import { newHistoryId } from '../../history/file-store.js';
+import { newHistoryId } from '../../history/ledger-order.js';
 import { storedRecordText } from '../../history/stored-record.js';
 import type { HistoryQuery, HistoryRecord, HistoryStore, SkippedRecord, TestRunRecord } from '../../history/types.js';
 
@@ -39,20 +39,16 @@ export class PostgresHistoryStore implements HistoryStore {
     private readonly guard: <T>(step: () => Promise<T>) => Promise<T>,
   ) {}
 
-  async append(record: Omit<HistoryRecord, 'id'>): Promise<HistoryRecord> {
-    const stored: HistoryRecord = { ...record, id: newHistoryId(new Date(record.at)) };
-    await this.guard(() => this.insert([stored]));
-    return stored;
+  append(record: Omit<HistoryRecord, 'id'>): Promise<HistoryRecord> {
+    return this.guard(() => this.appendTo('voxform_history', record));
   }
 
   list(query: HistoryQuery): Promise<HistoryRecord[]> {
     return this.guard(() => this.select(query));
   }
 
-  async appendTestRun(run: Omit<TestRunRecord, 'id'>): Promise<TestRunRecord> {
-    const stored: TestRunRecord = { ...run, id: newHistoryId(new Date(run.at)) };
-    await this.guard(() => this.insertInto('voxform_test_runs', [stored]));
-    return stored;
+  appendTestRun(run: Omit<TestRunRecord, 'id'>): Promise<TestRunRecord> {
+    return this.guard(() => this.appendTo('voxform_test_runs', run));
   }
 
   listTestRuns(query: Omit<HistoryQuery, 'agent'>): Promise<TestRunRecord[]> {
@@ -96,6 +92,15 @@ export class PostgresHistoryStore implements HistoryStore {
   private async selectAll<T extends { id: string }>(table: LedgerTable, onSkipped: ((skipped: SkippedRecord) => void) | undefined): Promise<T[]> {
     const pool = await this.query();
     return checkedRows<T>(table, (await pool.query<HistoryRow>(`SELECT id, record FROM ${table} ORDER BY id`)).rows, onSkipped);
+  }
+
+  /** Stores a new record, its id after every id the table holds (src/history/ledger-order.ts). */
+  private async appendTo<T extends { id: string; workspace: string; at: string; agents: object }>(table: LedgerTable, record: Omit<T, 'id'>): Promise<T> {
+    const pool = await this.query();
+    const newest = (await pool.query<{ newest: string | null }>(`SELECT max(id) AS newest FROM ${table}`)).rows[0]?.newest ?? undefined;
+    const stored = { ...record, id: newHistoryId(new Date(record.at), newest) } as T;
+    await this.insertInto(table, [stored]);
+    return stored;
   }
 
   /** Each record within the limits of a record (stored-record.ts: a migration to files reads it back), then stored. */

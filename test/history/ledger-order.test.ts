@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { ledgerOrder, ledgerTimes, newHistoryId } from '../../src/history/ledger-order.js';
+
+describe('the ledger order', () => {
+  it('makes a new id after the newest one, from a clock behind it too', () => {
+    const newest = '20261123T121000000Z-aaaaaa';
+    expect(newHistoryId(new Date('2026-11-23T12:01:00.000Z'), newest)).toMatch(/^20261123T121000001Z-[0-9a-f]{6}$/);
+    // A clock ahead of the newest id: the id is its time.
+    expect(newHistoryId(new Date('2026-11-23T12:20:00.000Z'), newest)).toMatch(/^20261123T122000000Z-[0-9a-f]{6}$/);
+    // An id of early versions, without milliseconds, stands for the whole second.
+    const early = '20261123T121000Z-bbbbbb';
+    const after = newHistoryId(new Date('2026-11-23T12:10:00.000Z'), early);
+    expect(after).toMatch(/^20261123T121001000Z-[0-9a-f]{6}$/);
+    expect(after > early).toBe(true);
+    // No id past the year 9999: the last millisecond, told apart by its random part.
+    expect(newHistoryId(new Date('2026-11-23T12:10:00.000Z'), '99991231T235959999Z-cccccc')).toMatch(/^99991231T235959999Z-[0-9a-f]{6}$/);
+  });
+
+  it('sorts by id, and puts each record on a timeline no earlier than a record appended before it', () => {
+    const records = [
+      { id: '20261123T121000001Z-cccccc', at: '2026-11-23T12:01:00.000Z' },
+      { id: '20261123T120000000Z-aaaaaa', at: '2026-11-23T12:00:00.000Z' },
+      { id: '20261123T121000000Z-bbbbbb', at: '2026-11-23T12:10:00.000Z' },
+      { id: '20261123T123000000Z-dddddd', at: '2026-11-23T12:30:00.000Z' },
+    ];
+    expect([...records].sort(ledgerOrder).map((record) => record.id.slice(-1))).toEqual(['a', 'b', 'c', 'd']);
+    expect([...ledgerTimes(records)]).toEqual([
+      ['20261123T120000000Z-aaaaaa', '2026-11-23T12:00:00.000Z'],
+      ['20261123T121000000Z-bbbbbb', '2026-11-23T12:10:00.000Z'],
+      ['20261123T121000001Z-cccccc', '2026-11-23T12:10:00.000Z'],
+      ['20261123T123000000Z-dddddd', '2026-11-23T12:30:00.000Z'],
+    ]);
+  });
+});
