@@ -1,6 +1,7 @@
 import type { VoxformError } from '../errors.js';
 import { terminalText } from '../util/printable.js';
 import type { SecretRegistry } from '../secrets/redact.js';
+import type { ProjectManifests } from '../manifest/index.js';
 
 /** A writable stream as commands see it: what a command writes is redacted and made printable (`printedText`). */
 export interface Output {
@@ -51,6 +52,13 @@ export interface CommandContext {
    * name none (an apply on the push of a merge): a deploy records it as its source's.
    */
   review?: number | undefined;
+  /** The manifests read to check the command's --env before it ran, for its first load (see `refuseUnknownEnvironment`). */
+  readBeforeRun?: ReadBeforeRun | undefined;
+}
+
+/** A project read handed on once: `take` answers it for the files it was read for, the first time only. */
+export interface ReadBeforeRun {
+  take(file: readonly string[]): ProjectManifests | undefined;
 }
 
 /**

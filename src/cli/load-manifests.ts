@@ -8,11 +8,12 @@
  */
 import path from 'node:path';
 import { isVoxformError, VoxformError } from '../errors.js';
-import { loadManifests, readEnvironmentNames } from '../manifest/index.js';
+import { readProject, resolveEnvironment, type ProjectManifests } from '../manifest/index.js';
+import { envPolicyOf } from '../secrets/env-policy.js';
 import { likelyEnvironment } from '../manifest/environments.js';
 import type { LoadResult } from '../manifest/types.js';
 import type { ManifestService } from './connection.js';
-import type { CommandContext } from './context.js';
+import type { CommandContext, ReadBeforeRun } from './context.js';
 import { countProblems } from './diagnostics.js';
 import { plural } from '../util/plural.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
@@ -30,11 +31,14 @@ export interface ManifestOptions {
   withholdUnsetEnv?: boolean | undefined;
 }
 
-export async function loadCommandManifests(options: ManifestOptions, ctx: CommandContext): Promise<LoadResult> {
+/**
+ * The manifests the options name, loaded for their environment: resolved from `project` when the
+ * command has read it already (validate resolves each overlay from one read), else from
+ * `readCommandProject`.
+ */
+export async function loadCommandManifests(options: ManifestOptions, ctx: CommandContext, project?: ProjectManifests): Promise<LoadResult> {
   const flag = options.envFlag === false ? undefined : (options.envFlag ?? '--env');
-  const result = await loadManifests({
-    paths: options.file ?? [],
-    cwd: ctx.cwd,
+  const result = await resolveEnvironment(project ?? (await readCommandProject(options, ctx)), {
     env: ctx.env,
     environment: options.env,
     environmentFlag: flag,
@@ -49,23 +53,54 @@ export async function loadCommandManifests(options: ManifestOptions, ctx: Comman
 }
 
 /**
+ * The project the options name, read: the read that checked the command's --env before it ran, when
+ * there is one (`refuseUnknownEnvironment`), so that its YAML is parsed once; else read now.
+ */
+export async function readCommandProject(options: Pick<ManifestOptions, 'file'>, ctx: CommandContext): Promise<ProjectManifests> {
+  const checked = ctx.readBeforeRun?.take(options.file ?? []);
+  if (checked) return checked;
+  // As loadManifests: a malformed allow-list stops the run before anything is read.
+  envPolicyOf(ctx.env);
+  return readProject({ paths: options.file ?? [], cwd: ctx.cwd });
+}
+
+/**
  * The command line's `--env` (diff's each one) checked against the manifests' environments before
  * the command runs (main.ts): no command goes on without the environment it was told to use, whether
  * it reads the manifests on every path, on some, or only when it can. Without manifests (no -f, no voxform.yaml) there is nothing to check against: the
  * name stands as given, and a command that needs manifests says they are missing, as plan does.
  * Manifests that cannot be read, or not as YAML, leave it to the command's own load to say why.
+ * Answers the context the command runs with: the project read here is handed to its first load.
  */
-export async function refuseUnknownEnvironment(options: { file?: string[] | undefined; env?: string | string[] | undefined }, ctx: CommandContext): Promise<void> {
-  if (options.env === undefined) return;
-  let known: string[] | undefined;
+export async function refuseUnknownEnvironment(options: { file?: string[] | undefined; env?: string | string[] | undefined }, ctx: CommandContext): Promise<CommandContext> {
+  if (options.env === undefined) return ctx;
+  let project: ProjectManifests;
   try {
-    known = await readEnvironmentNames({ paths: options.file ?? [], cwd: ctx.cwd });
+    project = await readProject({ paths: options.file ?? [], cwd: ctx.cwd });
   } catch (error) {
-    if (isVoxformError(error)) return;
+    if (isVoxformError(error)) return ctx;
     throw error;
   }
+  const known = project.environments;
   const unknown = [options.env].flat().find((name) => !known?.includes(name));
   if (known && unknown !== undefined) throw unknownEnvironment('--env', unknown, known);
+  return { ...ctx, readBeforeRun: handedOnce(options.file ?? [], project) };
+}
+
+/**
+ * `project`, read for the files `file` names, for the first load of the same files, and only that one:
+ * a command that loads again later (drift's watch) reads the files as they are then.
+ */
+function handedOnce(file: readonly string[], project: ProjectManifests): ReadBeforeRun {
+  let held: ProjectManifests | undefined = project;
+  return {
+    take(asked) {
+      if (!held || asked.length !== file.length || asked.some((name, index) => name !== file[index])) return undefined;
+      const taken = held;
+      held = undefined;
+      return taken;
+    },
+  };
 }
 
 function unknownEnvironment(flag: string, name: string, known: readonly string[]): VoxformError {

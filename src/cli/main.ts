@@ -66,11 +66,11 @@ const loaders: Record<string, () => Promise<CommandModule>> = {
 
 /**
  * The commands whose first step loads the manifests for their --env (load-manifests.ts), which
- * refuses an environment the manifests do not define: checking them again before they run would
- * parse a large project's YAML twice. validate and ci run must also say it inside their own account
- * of a failed run (a SARIF log; the review's report). Every other command is checked before it
- * runs, so a new one is by default; test/cli/environment-flag.test.ts holds every command that takes
- * --env to the refusal.
+ * refuses an environment the manifests do not define, so they need no check before they run;
+ * validate and ci run must also say it inside their own account of a failed run (a SARIF log; the
+ * review's report). Every other command is checked before it runs, so a new one is by default; its
+ * first load resolves from the project read for the check, so the YAML is parsed once.
+ * test/cli/environment-flag.test.ts holds every command that takes --env to the refusal.
  */
 const LOADS_MANIFESTS_FIRST = new Set(['validate', 'ci-run', 'plan', 'apply', 'diff', 'test', 'promote']);
 
@@ -78,9 +78,9 @@ const LOADS_MANIFESTS_FIRST = new Set(['validate', 'ci-run', 'plan', 'apply', 'd
 async function runCommand(name: string, options: ParsedOptions, ctx: CommandContext): Promise<number> {
   const loader = loaders[name];
   if (!loader) throw new Error(`no command module for ${name}`);
-  if (options.env !== undefined && !LOADS_MANIFESTS_FIRST.has(name)) await (await import('./load-manifests.js')).refuseUnknownEnvironment(options as { file?: string[]; env: string | string[] }, ctx);
+  const checked = options.env !== undefined && !LOADS_MANIFESTS_FIRST.has(name) ? await (await import('./load-manifests.js')).refuseUnknownEnvironment(options as { file?: string[]; env: string | string[] }, ctx) : ctx;
   const mod = await loader();
-  return (mod.run as (options: ParsedOptions, ctx: CommandContext) => Promise<number>)(options, ctx);
+  return (mod.run as (options: ParsedOptions, ctx: CommandContext) => Promise<number>)(options, checked);
 }
 
 /**

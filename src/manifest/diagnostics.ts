@@ -74,6 +74,20 @@ export class DiagnosticList {
     }
   }
 
+  /** A list holding what this one holds, to go on from apart: each environment resolved from one project read. */
+  copy(): DiagnosticList {
+    const copy = new DiagnosticList();
+    copy.pending.push(...this.pending);
+    for (const key of this.seen) copy.seen.add(key);
+    copy.errorCount = this.errorCount;
+    for (const source of this.keptSources) copy.keptSources.add(source);
+    for (const source of this.omittedSources) copy.omittedSources.add(source);
+    copy.firstOmitted = this.firstOmitted;
+    copy.stopError = this.stopError;
+    Object.assign(copy.omitted, this.omitted);
+    return copy;
+  }
+
   private add(found: Pending): void {
     const moved = this.relocation?.from === found.span.source ? this.relocation : undefined;
     const item = moved ? { ...found, message: `${moved.lead}${found.message}`, span: moved.at } : found;

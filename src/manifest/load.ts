@@ -1,18 +1,21 @@
 /**
- * `loadManifests`: manifest files → the checked `DesiredState`, or every problem found.
+ * Manifest files → the checked `DesiredState` of an environment, or every problem found, in two steps:
  *
- *   find files → read + parse (positions kept) → combine fragments → apply --env overlay →
- *   per resource: template, defaults, ${env:…}, schema → cross-resource rules →
- *   read prompt includes and hash knowledge files → DesiredState
+ *   readProject: find files → read + parse (positions kept) → combine fragments → check every
+ *     overlay and the promotion settings
+ *   resolveEnvironment: apply the --env overlay → per resource: template, defaults, ${env:…},
+ *     schema → cross-resource rules → read prompt includes and hash knowledge files → DesiredState
  *
- * Problems are collected as diagnostics; only "there is nothing to load" throws.
+ * A command that needs several environments (validate checks each overlay's policy) reads once and
+ * resolves each. `loadManifests` is both steps. Problems are collected as diagnostics; only "there
+ * is nothing to load" throws.
  */
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { resolveAgent, type AgentDraft } from './agents.js';
 import { desiredAgent, desiredCampaign, desiredCredential, desiredKnowledge, desiredPhone } from './desired-state.js';
 import { decodeUtf8 } from '../project-files/decode.js';
-import { READ_FAILURE_CODES } from '../project-files/guarded-read.js';
+import { READ_FAILURE_CODES, type ReadPolicy } from '../project-files/guarded-read.js';
 import { describeFound } from './describe.js';
 import { DiagnosticList } from './diagnostics.js';
 import { envPolicyOf } from '../secrets/env-policy.js';
@@ -41,15 +44,83 @@ import type { DesiredState, LoadOptions, LoadResult } from './types.js';
 /** Rules that need every resource of the manifest: skipped when a file could not be parsed (they would only add noise). */
 const REFERENCE_RULES = new Set<unknown>([checkPhoneAgents, checkCampaignCallers, checkAgentKnowledge]);
 
+/** The manifests of `options.paths` loaded for `options.environment`: `readProject`, then `resolveEnvironment`. */
 export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
-  const cwd = path.resolve(options.cwd);
   // Checked before anything is read: a malformed allow-list stops the run.
-  const policy = envPolicyOf(options.env);
+  envPolicyOf(options.env);
+  return resolveEnvironment(await readProject(options), options);
+}
+
+/**
+ * A project's manifests as read: every file read and parsed once (positions kept), combined, and
+ * checked as far as no environment matters (overlays, promotion settings). Each environment is
+ * resolved from it (`resolveEnvironment`), as often as a command needs.
+ */
+export interface ProjectManifests {
+  /** The manifest files, absolute, in load order. */
+  files: string[];
+  /** The digest of each manifest file read, in load order: the first part of the manifest hash. */
+  digests: string[];
+  /**
+   * The files read, kept: each environment's templates and prompt files are read once, whichever
+   * environments name them, under one budget for the prompt files of them all (they are held together).
+   */
+  cache: FileCache;
+  promptBudget: NonNullable<ReadPolicy['budget']>;
+  sources: SourceRegistry;
+  /** What reading and combining found: each environment's diagnostics start from a copy. */
+  diagnostics: DiagnosticList;
+  combined: CombinedManifest;
+  promotions: DesiredState['promotions'];
+  /** A file was not read as YAML: rules needing every resource are skipped, and the environments may be short of one. */
+  unparsed: boolean;
+  fallbackSpan: Span;
+  /** The environments defined, sorted; undefined when `unparsed`. */
+  environments: string[] | undefined;
+  /** Of `environments`, those whose overlays change only where resources live. */
+  placementOnlyEnvironments: string[] | undefined;
+}
+
+/** Finds, reads and parses the manifest files, and combines them (see `ProjectManifests`); throws only when there is nothing to read. */
+export async function readProject(options: Pick<LoadOptions, 'paths' | 'cwd' | 'projectRoot'>): Promise<ProjectManifests> {
+  const cwd = path.resolve(options.cwd);
   const manifestFiles = await findManifestFiles(options.paths, cwd, { projectRoot: options.projectRoot });
-  const files = manifestFiles.map((entry) => entry.file);
   const diagnostics = new DiagnosticList();
   const sources = new SourceRegistry(cwd);
+  const digests: string[] = [];
   const cache = new FileCache();
+  const { fragments, unparsed, fallbackSpan } = await readManifests(manifestFiles, { cache, sources, diagnostics, onDigest: (digest) => digests.push(digest) });
+  const combined = combineFragments(fragments, fallbackSpan, diagnostics);
+  for (const check of [checkEnvironmentOverlays, checkOverlayReferences, checkOverlayTargets]) check(combined, diagnostics);
+  const promotions = resolvePromotions(combined, diagnostics);
+  const environments = unparsed ? undefined : [...combined.environments.keys()].sort();
+  return {
+    files: manifestFiles.map((entry) => entry.file),
+    digests,
+    cache,
+    promptBudget: promptBudget(),
+    sources,
+    diagnostics,
+    combined,
+    promotions,
+    unparsed,
+    fallbackSpan,
+    environments,
+    placementOnlyEnvironments: environments?.filter((name) => changesOnlyPlacement(combined.environments.get(name)!.layer)),
+  };
+}
+
+/**
+ * One environment of a project read (none: the manifests themselves) → the checked `DesiredState`,
+ * or every problem found, the reading's own among them. The project read is not changed: any
+ * number of environments resolve from one.
+ */
+export async function resolveEnvironment(project: ProjectManifests, options: Omit<LoadOptions, 'paths' | 'cwd' | 'projectRoot'>): Promise<LoadResult> {
+  const policy = envPolicyOf(options.env);
+  const { files, sources, combined, unparsed, fallbackSpan } = project;
+  const diagnostics = project.diagnostics.copy();
+  // Asked of the project's reads, so that this environment's own files are known (its `sourceFiles`).
+  const cache = project.cache.share();
   const secrets = new Set<string>();
   const environmentVariables = new Set<string>();
   const onSecret = (value: string): void => {
@@ -59,16 +130,11 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
     options.onSecret?.(value);
   };
   // Digests of every file read, by role, each list in a deterministic order; hashed together at the end.
-  const digests = { manifests: [] as string[], templates: [] as string[], prompts: [] as string[], knowledge: [] as string[] };
+  const digests = { manifests: project.digests, templates: [] as string[], prompts: [] as string[], knowledge: [] as string[] };
 
-  const { fragments, unparsed, fallbackSpan } = await readManifests(manifestFiles, { cache, sources, diagnostics, onDigest: (digest) => digests.manifests.push(digest) });
-
-  const combined = combineFragments(fragments, fallbackSpan, diagnostics);
-  for (const check of [checkEnvironmentOverlays, checkOverlayReferences, checkOverlayTargets]) check(combined, diagnostics);
-  const promotions = resolvePromotions(combined, diagnostics);
   const layer = selectEnvironment(combined, options.environment, options.environmentFlag, diagnostics);
   const environments = [...combined.environments.keys()].sort();
-  const environmentsKnown = unparsed ? {} : { environments, placementOnlyEnvironments: environments.filter((name) => changesOnlyPlacement(combined.environments.get(name)!.layer)) };
+  const environmentsKnown = project.environments ? { environments: [...project.environments], placementOnlyEnvironments: [...(project.placementOnlyEnvironments ?? [])] } : {};
   const { baseUrl, region } = resolveServiceSettings(layer, { diagnostics, env: options.env, operatorBaseUrl: options.operatorBaseUrl });
 
   const templates = new TemplateStore(options.templatesDir ?? defaultTemplatesDir, cache, sources, diagnostics, (bytes) => digests.templates.push(sha256Hex(bytes)));
@@ -86,7 +152,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   if (diagnostics.full) {
     // A thousand problems found: the rest of the checks (and reading every named file) would only be counted.
     diagnostics.stop();
-    return { state: undefined, diagnostics: diagnostics.toList(), omitted: { ...diagnostics.omitted }, files, ...environmentsKnown, secrets: [...secrets] };
+    return { state: undefined, diagnostics: diagnostics.toList(), omitted: { ...diagnostics.omitted }, files: [...files], ...environmentsKnown, secrets: [...secrets] };
   }
   for (const rule of CROSS_RESOURCE_RULES) {
     if (unparsed && REFERENCE_RULES.has(rule)) continue;
@@ -95,15 +161,15 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
 
   const agentList = [...drafts.agents.values()];
   const knowledgeList = [...drafts.knowledge.values()];
-  const { promptTextOf, knowledgeContents } = await readNamedFiles(agentList, knowledgeList, { files: cache, sources, diagnostics, promptBudget: promptBudget() }, digests);
+  const { promptTextOf, knowledgeContents } = await readNamedFiles(agentList, knowledgeList, { files: cache, sources, diagnostics, promptBudget: project.promptBudget }, digests);
 
   const secretList = [...secrets];
   const omitted = { ...diagnostics.omitted };
-  if (diagnostics.hasErrors) return { state: undefined, diagnostics: diagnostics.toList(), omitted, files, ...environmentsKnown, secrets: secretList };
+  if (diagnostics.hasErrors) return { state: undefined, diagnostics: diagnostics.toList(), omitted, files: [...files], ...environmentsKnown, secrets: secretList };
 
   const state: DesiredState = {
-    files,
-    sourceFiles: [...new Set([...cache.files(), ...knowledgeList.map((draft) => draft.request.file)])].sort(),
+    files: [...files],
+    sourceFiles: [...new Set([...files, ...cache.files(), ...knowledgeList.map((draft) => draft.request.file)])].sort(),
     manifestHash: sha256([...digests.manifests, ...digests.templates, ...digests.prompts, ...digests.knowledge].join('\n')),
     environment: options.environment,
     environments,
@@ -116,23 +182,10 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
     credentials: new Map(drafts.credentials.map((draft) => [draft.provider, desiredCredential(draft)])),
     secrets: secretList,
     environmentVariables: [...environmentVariables].sort(),
-    promotions,
+    promotions: project.promotions,
     ...(layer.settings.policy ? { policy: layer.settings.policy.value } : {}),
   };
-  return { state, diagnostics: diagnostics.toList(), omitted, files, ...environmentsKnown, secrets: secretList };
-}
-
-/**
- * The environments the manifests define, from their files' YAML alone (nothing resolved, nothing
- * beside them read): what a command's `--env` is checked against before the command runs.
- * Undefined when a file could not be read as YAML, as the list may then be short.
- */
-export async function readEnvironmentNames(options: Pick<LoadOptions, 'paths' | 'cwd' | 'projectRoot'>): Promise<string[] | undefined> {
-  const cwd = path.resolve(options.cwd);
-  const manifestFiles = await findManifestFiles(options.paths, cwd, { projectRoot: options.projectRoot });
-  const diagnostics = new DiagnosticList();
-  const { fragments, unparsed, fallbackSpan } = await readManifests(manifestFiles, { cache: new FileCache(), sources: new SourceRegistry(cwd), diagnostics, onDigest: () => undefined });
-  return unparsed ? undefined : [...combineFragments(fragments, fallbackSpan, diagnostics).environments.keys()].sort();
+  return { state, diagnostics: diagnostics.toList(), omitted, files: [...files], ...environmentsKnown, secrets: secretList };
 }
 
 /** The prompts and knowledge files the resolved resources point at, read concurrently; digests recorded by role. */

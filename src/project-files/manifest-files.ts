@@ -118,10 +118,18 @@ async function findYamlFiles(folder: string, search: { found: string[]; testFile
 
 /** Reads many files once each per policy (root and size cap), under the guards of guarded-read.ts. */
 export class FileCache {
-  private readonly pending = new Map<string, Promise<ReadOutcome>>();
-  /** The real paths of the folders read from, for this load only (see `RealFolders`). */
-  private readonly folders: RealFolders = new Map();
   private readonly asked = new Set<string>();
+
+  constructor(
+    private readonly pending = new Map<string, Promise<ReadOutcome>>(),
+    /** The real paths of the folders read from, for this load only, its environments together (see `RealFolders`). */
+    private readonly folders: RealFolders = new Map(),
+  ) {}
+
+  /** A cache answering from this one's reads (and adding to them), whose `files` are those asked of it alone. */
+  share(): FileCache {
+    return new FileCache(this.pending, this.folders);
+  }
 
   read(file: string, policy: ReadPolicy): Promise<ReadOutcome> {
     const key = `${policy.root}\0${policy.maxBytes}\0${file}`;
@@ -129,8 +137,8 @@ export class FileCache {
     if (!outcome) {
       outcome = readGuarded(file, policy, this.folders);
       this.pending.set(key, outcome);
-      this.asked.add(file);
     }
+    this.asked.add(file);
     return outcome;
   }
 

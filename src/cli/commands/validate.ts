@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { terminalColors } from '../../util/terminal-colors.js';
 import { toJsonText } from '../../util/printable.js';
+import type { ProjectManifests } from '../../manifest/index.js';
 import type { DesiredState, Diagnostic, LoadResult } from '../../manifest/types.js';
 import { POLICY_PACKS_VARIABLE } from '../../policy/operator-packs.js';
 import { isPlainObject } from '../../util/json-object.js';
@@ -13,7 +14,7 @@ import { renderSarif, renderSarifFailure, sarifSourceRoot, type SarifFailure } f
 import { isVoxformError } from '../../errors.js';
 import type { PolicyReport } from '../../policy/types.js';
 import type { CommandContext } from '../context.js';
-import { loadCommandManifests } from '../load-manifests.js';
+import { loadCommandManifests, readCommandProject } from '../load-manifests.js';
 import { countProblems, formatDiagnostics } from '../diagnostics.js';
 import { plural } from '../../util/plural.js';
 import { checkPolicy } from '../policy-check.js';
@@ -84,11 +85,12 @@ function sarifFailureOf(error: unknown): SarifFailure {
   return { code: undefined, message: 'voxform hit an unexpected problem (this is a bug; please report it): its standard error says more.', hint: undefined };
 }
 
-/** Loads the manifests and builds the report; secrets met are registered for redaction first. */
+/** Loads the manifests and builds the report; secrets met are registered for redaction first. The files are read once, whatever the environments checked. */
 export async function validate(options: ValidateOptions, ctx: CommandContext): Promise<ValidateReport> {
-  const result = await loadCommandManifests(options, ctx);
+  const project = await readCommandProject(options, ctx);
+  const result = await loadCommandManifests(options, ctx, project);
   const { errors, warnings } = countProblems(result.diagnostics, result.omitted);
-  const policy = result.state ? await everyEnvironmentPolicy(result.state, result, options, ctx) : undefined;
+  const policy = result.state ? await everyEnvironmentPolicy(result.state, { project, result }, options, ctx) : undefined;
   return {
     valid: errors === 0 && result.state !== undefined && (policy?.summary.mandatory ?? 0) === 0,
     diagnostics: result.diagnostics,
@@ -109,18 +111,19 @@ export async function validate(options: ValidateOptions, ctx: CommandContext): P
 /**
  * The policy of the manifests; without `--env`, of each environment's too (an overlay can bring a
  * finding: a phone number in its `first_message`), each finding once. An environment is checked as
- * `--env` loads it, unset variables read as withheld; one that does not load alone is left to `--env`.
- * An overlay that changes only ids, region and base URL is not loaded again: the manifests' findings
+ * `--env` loads it (resolved from the same read), unset variables read as withheld; one that does not
+ * load alone is left to `--env`.
+ * An overlay that changes only ids, region and base URL is not resolved: the manifests' findings
  * are its findings, unless a rule reads an id (a team rule's path, or an operator's pack, unseen here).
  */
-async function everyEnvironmentPolicy(state: DesiredState, result: LoadResult, options: ValidateOptions, ctx: CommandContext): Promise<PolicyReport> {
+async function everyEnvironmentPolicy(state: DesiredState, { project, result }: { project: ProjectManifests; result: LoadResult }, options: ValidateOptions, ctx: CommandContext): Promise<PolicyReport> {
   const report = await checkPolicy(state, ctx);
   if (options.env !== undefined || !result.environments || result.environments.length === 0) return report;
   const idsRead = readsIds(state.policy) || Boolean(ctx.env[POLICY_PACKS_VARIABLE]?.trim());
   const overlays = new Map<string, PolicyReport>();
   for (const environment of result.environments) {
     if (!idsRead && result.placementOnlyEnvironments?.includes(environment)) continue;
-    const loaded = await loadCommandManifests({ file: options.file, env: environment, withholdUnsetEnv: true }, ctx);
+    const loaded = await loadCommandManifests({ file: options.file, env: environment, withholdUnsetEnv: true }, ctx, project);
     if (loaded.state) overlays.set(environment, await checkPolicy(loaded.state, ctx));
   }
   return mergeEnvironmentReports(report, overlays);
