@@ -90,6 +90,7 @@ export const COMMAND_ERROR_CODES = [
   'shared_resource_conflict',
   'state_backend_failed',
   'state_password_missing',
+  'state_schema_outdated',
   'state_conflict',
   'state_invalid',
   'state_lock_failed',

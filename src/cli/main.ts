@@ -52,6 +52,7 @@ const loaders: Record<string, () => Promise<CommandModule>> = {
   'state-show': async () => ({ run: (await import('./commands/state.js')).show }),
   'state-unlock': async () => ({ run: (await import('./commands/state.js')).unlock }),
   'state-migrate': async () => ({ run: (await import('./commands/state.js')).migrate }),
+  'state-upgrade': async () => ({ run: (await import('./commands/state.js')).upgrade }),
   'webhook-send': () => import('./commands/webhook-send.js'),
   'webhook-serve': () => import('./commands/webhook-serve.js'),
   get: () => import('./commands/get.js'),

@@ -385,7 +385,7 @@ function addServiceCommands(program: Command, action: CommandAction): void {
 
 /** `voxform state …`: the state backend's workspaces, locks and migration. */
 function addStateCommands(program: Command, action: CommandAction): void {
-  const state = program.command('state').description('list, show, unlock and migrate the state backend (--state or VOXFORM_STATE)');
+  const state = program.command('state').description('list, show, unlock, migrate and upgrade the state backend (--state or VOXFORM_STATE)');
   const withState = (cmd: Command) => cmd.option('--state <url|path>', STATE_OPTION);
   withState(state.command('list').description('list the workspaces, their serials, last applies and lock holders'))
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
@@ -402,6 +402,8 @@ function addStateCommands(program: Command, action: CommandAction): void {
     .requiredOption('--to <url|path>', 'the target: a postgres:// URL or a file path')
     .option('--force', 'overwrite workspaces the target already holds')
     .action(action('state-migrate'));
+  withState(state.command('upgrade').description("bring a database's tables to this voxform's schema (once, as their owner)"))
+    .action(action('state-upgrade'));
 }
 
 /** `voxform ci run`: a command of a CI job, then its report on the review (docs/ci.md). */

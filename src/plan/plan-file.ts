@@ -165,13 +165,26 @@ export async function readPlanFile(file: string, limits: KeptJsonLimits = PLAN_J
     throw new VoxformError('plan_unreadable', `${file} is not a voxform plan file.`, { hint: 'Make one with `voxform plan --out FILE`.' });
   }
   if (parsed.format_version !== PLAN_JSON_FORMAT_VERSION) {
-    throw new VoxformError('plan_unreadable', `${file} has plan format ${String(parsed.format_version)}; this voxform reads ${PLAN_JSON_FORMAT_VERSION}.`, {
-      hint: 'Make the plan again with this version of voxform.',
+    const newer = isNewerFormat(parsed.format_version, PLAN_JSON_FORMAT_VERSION);
+    throw new VoxformError('plan_unreadable', `${file} has plan format ${String(parsed.format_version)}${newer ? ', made by a newer voxform' : ''}; this voxform reads ${PLAN_JSON_FORMAT_VERSION}.`, {
+      hint: newer ? 'Upgrade voxform to the version that made the plan (or make the plan again with this version).' : 'Make the plan again with this version of voxform.',
     });
   }
   // Refused whole at reading, naming the file, rather than halfway through an apply.
   planFromJson(parsed as Record<string, unknown>, file);
   return parsed as SavedPlan;
+}
+
+/** Whether `found` is a dotted format version (`1.5`, `2.0`) after `known`, compared part by part as numbers. */
+function isNewerFormat(found: unknown, known: string): boolean {
+  if (typeof found !== 'string' || !/^\d{1,9}(\.\d{1,9})*$/.test(found)) return false;
+  const theirs = found.split('.').map(Number);
+  const ours = known.split('.').map(Number);
+  for (let i = 0; i < Math.max(theirs.length, ours.length); i++) {
+    const difference = (theirs[i] ?? 0) - (ours[i] ?? 0);
+    if (difference !== 0) return difference > 0;
+  }
+  return false;
 }
 
 /**

@@ -219,6 +219,11 @@ export interface StateBackend {
   exportTestRuns(): Promise<TestRunRecord[]>;
   /** Stores test runs as they are, ids kept; a run whose id is already stored is left alone. */
   importTestRuns(runs: readonly TestRunRecord[]): Promise<void>;
+  /**
+   * A database backend: brings its tables to this voxform's schema (`voxform state upgrade`); `from`
+   * the version they were at (0: none yet). Absent for a file, which has no schema.
+   */
+  upgradeSchema?(): Promise<{ from: number; to: number }>;
   close(): Promise<void>;
 }
 

@@ -11,7 +11,8 @@ import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { repoRoot, runCli, runPrinted, type CliResult } from '../helpers/cli.js';
-import { asAdmin, freshDatabase, PLANTED_DB_PASSWORD, silentDatabase } from '../helpers/postgres.js';
+import { MIGRATIONS } from '../../src/state/postgres/schema.js';
+import { asAdmin, databaseAtSchema, freshDatabase, PLANTED_DB_PASSWORD, schemaVersionsOf, silentDatabase } from '../helpers/postgres.js';
 import { callService, SECRETS, startExampleProject, type ExampleProject } from '../helpers/project.js';
 
 let project: ExampleProject | undefined;
@@ -218,6 +219,22 @@ describe('the PostgreSQL state backend, end to end', () => {
     expectNoPassword(...results);
     for (const secret of Object.values(SECRETS)) for (const r of results) expect(r.stdout + r.stderr).not.toContain(secret);
   }, 120_000);
+
+  it('leaves an older voxform\'s schema to commands that write nothing; state upgrade, once, brings it up to date', async () => {
+    project = await startExampleProject();
+    const p = project;
+    const { url, database } = await databaseAtSchema(1);
+    const env = { VOXFORM_STATE: url };
+    const results = [await p.cli(['status'], env), await p.cli(['history'], env), await p.cli(['plan'], env), await p.cli(['state', 'list'], env)];
+    for (const result of results) expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    // A voxform that knows up to schema 1 still finds the database as it left it.
+    expect(await schemaVersionsOf(database)).toEqual([1]);
+    const upgraded = await p.cli(['state', 'upgrade'], env);
+    expect(upgraded.stdout).toMatch(/^State: postgres:\/\/\S+ was at schema version 1; it is at version \d+ now\.\n$/);
+    expect(await schemaVersionsOf(database)).toEqual(MIGRATIONS.map((m) => m.version));
+    expect((await p.cli(['state', 'upgrade'], env)).stdout).toMatch(/^State: postgres:\/\/\S+ is at schema version \d+ already\.\n$/);
+    expectNoPassword(...results, upgraded);
+  }, 90_000);
 
   it('applies with a role allowed one connection: the history record goes over the lock\'s', async () => {
     project = await startExampleProject();

@@ -9,6 +9,7 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
 import { inject } from 'vitest';
+import { MIGRATIONS } from '../../src/state/postgres/schema.js';
 
 /** The planted database password: characters that must be percent-encoded in a URL included. */
 export const PLANTED_DB_PASSWORD = 'pl@nted:Db%s3cret-4417';
@@ -50,6 +51,31 @@ export async function freshDatabase(): Promise<{ url: string; database: string; 
   });
   const admin = new URL(await postgresAdminUrl());
   return { url: `postgres://${role}:${encodeURIComponent(PLANTED_DB_PASSWORD)}@${admin.host}/${database}`, database, role };
+}
+
+/** A fresh database (`freshDatabase`) with the tables of schema `version`, as the voxform that knew up to it made them. */
+export async function databaseAtSchema(version: number): Promise<{ url: string; database: string; role: string }> {
+  const made = await freshDatabase();
+  const client = new pg.Client({ connectionString: made.url });
+  await client.connect();
+  try {
+    await client.query('CREATE TABLE voxform_schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+    for (const migration of MIGRATIONS.filter((m) => m.version <= version)) {
+      await client.query(migration.sql);
+      await client.query('INSERT INTO voxform_schema_version (version) VALUES ($1)', [migration.version]);
+    }
+  } finally {
+    await client.end();
+  }
+  return made;
+}
+
+/** The schema versions a database records (none before its first migration). */
+export async function schemaVersionsOf(database: string): Promise<number[]> {
+  return asAdmin(async (client) => {
+    const found = await client.query<{ version: number }>("SELECT version FROM voxform_schema_version ORDER BY 1").catch(() => ({ rows: [] }));
+    return found.rows.map((row) => row.version);
+  }, database);
 }
 
 /**

@@ -300,8 +300,8 @@ async function plantHistoryRecord(backend: StateBackend, where: string, stored: 
 /** Stores `text` as the workspace's state, as a hand or another program could: the file's member, or the row. */
 async function plantWorkspace(backend: StateBackend, where: string, text: string): Promise<void> {
   if (backend.kind === 'file') return writeFile(where, `{"version": 1, "serial": 1, "workspaces": {${JSON.stringify(WORKSPACE)}: ${text}}}`);
-  // The tables, made on first use.
-  await backend.listWorkspaces();
+  // The tables, made by the first write (a read never makes them).
+  await backend.upgradeSchema?.();
   await asAdmin(
     (client) => client.query('INSERT INTO voxform_workspaces (workspace, serial, state) VALUES ($1, 1, $2) ON CONFLICT (workspace) DO UPDATE SET state = excluded.state', [WORKSPACE, text]),
     new URL(where).pathname.slice(1),
@@ -329,10 +329,10 @@ async function reopenSpec(backend: StateBackend): Promise<string> {
 }
 
 describe('the PostgreSQL backend', () => {
-  it('creates its tables on first use by a versioned migration, as a role without superuser', async () => {
+  it('creates its tables on first write by a versioned migration, as a role without superuser', async () => {
     const { url, database, role } = await freshDatabase();
     const backend = await open(url);
-    await backend.listWorkspaces();
+    await backend.writeWorkspace(WORKSPACE, emptyWorkspace(), 0);
     const tables = await asAdmin(async (client) => {
       const found = await client.query<{ tablename: string; tableowner: string }>("SELECT tablename, tableowner FROM pg_tables WHERE tablename LIKE 'voxform_%' ORDER BY 1");
       const versions = await client.query<{ version: number }>('SELECT version FROM voxform_schema_version');

@@ -1,4 +1,4 @@
-/** `voxform state list | show | unlock --force | migrate --to`: the operator's view of the state backend. */
+/** `voxform state list | show | unlock --force | migrate --to | upgrade`: the operator's view of the state backend. */
 import { VoxformError } from '../../errors.js';
 import { describeForcedOpen, describeHolder, type WorkspaceSummary } from '../../state/backend.js';
 import { forcedOpenJson, lastApplyJson, lockHolderJson } from '../../state/json-words.js';
@@ -131,5 +131,22 @@ export async function migrate(options: StateCommandOptions, ctx: CommandContext)
   for (const key of result.workspaces) ctx.stdout.write(line(`  ${key}`));
   const password = target.pastable === target.display ? '' : ' (with the database password in place of PASSWORD)';
   ctx.stdout.write(`Point --state or VOXFORM_STATE at ${target.pastable}${password} from now on; ${source.display} is left as it was.\n`);
+  return 0;
+}
+
+/**
+ * Brings a database's tables to this voxform's schema: the one step of an upgrade that needs the
+ * tables' owner, run once, after every runner has the new voxform (docs/state.md, Schema). Other
+ * writing commands do it too, as their first write; commands that write nothing never do.
+ */
+export async function upgrade(options: StateCommandOptions, ctx: CommandContext): Promise<number> {
+  const backend = await openOperatorBackend(options, ctx);
+  if (!backend.upgradeSchema) {
+    ctx.stdout.write(`State: ${backend.display} (${backend.kind}): a state file has no schema to upgrade.\n`);
+    return 0;
+  }
+  const { from, to } = await backend.upgradeSchema();
+  const was = from === 0 ? 'had no voxform tables' : `was at schema version ${from}`;
+  ctx.stdout.write(from === to ? `State: ${backend.display} is at schema version ${to} already.\n` : `State: ${backend.display} ${was}; it is at version ${to} now.\n`);
   return 0;
 }

@@ -17,8 +17,14 @@ import { PostgresHistoryStore } from './history.js';
 import { parseKeptJson } from '../../project-files/kept-files.js';
 import { STATE_JSON_LIMITS, storedStateText } from '../state-file.js';
 import { forcedOpenSince, forceOpen, lockStillNamed, readAdvisoryHolder, readAllForcedOpens, readAllHolders, readLastForcedOpen, releaseAdvisoryLock, takeAdvisoryLock } from './lock.js';
-import { ensureSchema } from './schema.js';
+import { ensureSchema, presentSchema, SCHEMA_VERSION } from './schema.js';
 import type { StateUrl } from './url.js';
+
+/**
+ * What a query is for. A read never migrates the schema: a run that writes nothing (status, history,
+ * plan) leaves the database as older voxforms use it. A write brings the schema up to date first.
+ */
+type Access = 'read' | 'write';
 
 /** SQLSTATE of a text the server cannot read as the type asked for (`state::jsonb` of a row that is not JSON). */
 const INVALID_TEXT = '22P02';
@@ -44,11 +50,13 @@ export class PostgresStateBackend implements StateBackend {
   readonly history: PostgresHistoryStore;
   /**
    * The connection for queries outside a lock (plan's read, `state list`), connected and the schema
-   * checked; an apply's lock adopts it as its own, so a whole apply uses one connection.
+   * checked (`connection`); an apply's lock adopts it as its own, so a whole apply uses one connection.
    */
   private session: Promise<pg.Client> | undefined;
-  /** The schema brought up to date, once per backend, on whichever connection comes first. */
-  private schema: Promise<void> | undefined;
+  /** The schema brought up to date, once per backend, on whichever connection writes first: the version it was at. */
+  private schema: Promise<number> | undefined;
+  /** Connections that show an older schema through temporary views (`presentSchema`): never written over. */
+  private readonly presenting = new WeakSet<pg.Client>();
   private readonly locks = new Map<string, PgHeldLock>();
   /** The socket of a connection still being made: ended at once on Ctrl-C or close, never waited for. */
   private connecting: Socket | undefined;
@@ -56,13 +64,13 @@ export class PostgresStateBackend implements StateBackend {
   constructor(private readonly url: StateUrl) {
     this.display = url.display;
     this.pastable = url.pastable;
-    this.history = new PostgresHistoryStore(() => this.runConnection(), (step) => this.run(step));
+    this.history = new PostgresHistoryStore(() => this.runConnection('read'), (step) => this.run(step), () => this.runConnection('write'));
   }
 
   async readWorkspace(key: string): Promise<StoredWorkspace> {
     // An apply reads over its lock's connection: one connection for the whole run.
     const lock = this.locks.get(key);
-    const source = lock?.client ?? (await this.runConnection());
+    const source = lock?.client ?? (await this.runConnection('read'));
     const result = await this.run(() => source.query<{ serial: string; state: string }>('SELECT serial, state FROM voxform_workspaces WHERE workspace = $1', [key]), lock);
     const row = result.rows[0];
     if (!row) return { workspace: emptyWorkspace(), serial: 0, exists: false };
@@ -73,7 +81,7 @@ export class PostgresStateBackend implements StateBackend {
     const json = storedStateText(workspace, `The state of workspace ${key} in ${this.display}`, false);
     const lock = this.locks.get(key);
     if (lock?.lost.signal.aborted) throw lockLost(this.display, lock);
-    const target = lock?.client ?? (await this.ready());
+    const target = lock?.client ?? (await this.connection('write'));
     const fence = lock ? 'EXISTS (SELECT 1 FROM voxform_locks WHERE workspace = $1 AND lock_id = $4)' : '$4::text IS NULL';
     const sql =
       expectedSerial === 0
@@ -95,7 +103,7 @@ export class PostgresStateBackend implements StateBackend {
 
   async acquireLock(key: string, options: AcquireOptions): Promise<HeldLock> {
     // A database that does not answer is waited for like a held lock: Ctrl-C ends the wait at once.
-    const client = await untilInterrupted(this.ready(), options.signal, () => this.abandonConnecting());
+    const client = await untilInterrupted(this.connection('write'), options.signal, () => this.abandonConnecting());
     // The session becomes the lock's connection; queries outside the lock open a new one.
     this.session = undefined;
     const lost = new AbortController();
@@ -125,12 +133,12 @@ export class PostgresStateBackend implements StateBackend {
   }
 
   async readLock(key: string): Promise<LockHolder | undefined> {
-    const pool = await this.ready();
+    const pool = await this.connection('read');
     return this.run(() => readAdvisoryHolder(pool, key));
   }
 
   async forceUnlock(lockId: string, by: RunIdentity): Promise<{ holder: LockHolder; note: string }> {
-    const pool = await this.ready();
+    const pool = await this.connection('write');
     const opened = await this.run(() => forceOpen(pool, lockId, by));
     if (!opened) throw noSuchLock(lockId, this.display);
     const note = opened.ended
@@ -140,12 +148,12 @@ export class PostgresStateBackend implements StateBackend {
   }
 
   async readLastForcedOpen(key: string): Promise<ForcedOpen | undefined> {
-    const pool = await this.runConnection();
+    const pool = await this.runConnection('read');
     return this.run(() => readLastForcedOpen(pool, key));
   }
 
   async listWorkspaces(): Promise<WorkspaceSummary[]> {
-    const pool = await this.runConnection();
+    const pool = await this.runConnection('read');
     const rows = await this.run(() => pool.query<{ workspace: string; serial: string; last_apply: WorkspaceState['lastApply'] | null }>(
       "SELECT workspace, serial, state::jsonb -> 'lastApply' AS last_apply FROM voxform_workspaces ORDER BY workspace",
     )).catch(async (error: unknown) => {
@@ -167,6 +175,12 @@ export class PostgresStateBackend implements StateBackend {
   private async readEachWorkspace(pool: pg.Client): Promise<void> {
     const rows = await this.run(() => pool.query<{ workspace: string; state: string }>('SELECT workspace, state FROM voxform_workspaces ORDER BY workspace'));
     for (const row of rows.rows) parseWorkspace(row.state, row.workspace, this.display);
+  }
+
+  /** `voxform state upgrade`: the schema brought up to this voxform's; `from`, the version it was at (0: no tables yet). */
+  async upgradeSchema(): Promise<{ from: number; to: number }> {
+    await this.connection('write');
+    return { from: (await this.schema) ?? SCHEMA_VERSION, to: SCHEMA_VERSION };
   }
 
   exportHistory(): Promise<HistoryRecord[]> {
@@ -206,9 +220,9 @@ export class PostgresStateBackend implements StateBackend {
    * plan compares with, its history record, its test-run evidence): a held lock's while the run holds
    * one, so that a whole apply uses one connection, else the session.
    */
-  private async runConnection(): Promise<pg.Client> {
+  private async runConnection(access: Access): Promise<pg.Client> {
     for (const held of this.locks.values()) if (!held.lost.signal.aborted) return held.client;
-    return this.ready();
+    return this.connection(access);
   }
 
   /**
@@ -242,9 +256,20 @@ export class PostgresStateBackend implements StateBackend {
     }
   }
 
-  /** The session connection, with the schema brought up to date on first use. */
-  private ready(): Promise<pg.Client> {
-    if (this.session) return this.session;
+  /**
+   * The session connection, for `access`: a read's never migrates (an older schema is shown as this
+   * voxform's, on that connection only); a write's has the schema brought up to date first.
+   */
+  private async connection(access: Access): Promise<pg.Client> {
+    const client = await (this.session ?? this.openSession(access));
+    if (access === 'read' || !this.presenting.has(client)) return client;
+    // Its views would hide the tables the upgrade makes: a write goes over a connection without them.
+    this.session = undefined;
+    await client.end().catch(() => undefined);
+    return this.connection(access);
+  }
+
+  private openSession(access: Access): Promise<pg.Client> {
     const session = this.run(async () => {
       const client = new pg.Client(this.clientConfig());
       // A connection that drops while idle fails the next query; it must not crash the run.
@@ -263,7 +288,10 @@ export class PostgresStateBackend implements StateBackend {
         this.connecting = undefined;
       }
       try {
-        await this.ensureSchemaOn(client);
+        if (access === 'write') await this.ensureSchemaOn(client);
+        // Once the schema is brought up to date, every connection reads it as it is.
+        else if (this.schema) await this.schema;
+        else if (await presentSchema(client, this.display)) this.presenting.add(client);
       } catch (error) {
         await client.end().catch(() => undefined);
         throw error;
@@ -294,8 +322,8 @@ export class PostgresStateBackend implements StateBackend {
     this.connecting = undefined;
   }
 
-  private ensureSchemaOn(client: pg.ClientBase): Promise<void> {
-    this.schema ??= ensureSchema(client).catch((error: unknown) => {
+  private ensureSchemaOn(client: pg.ClientBase): Promise<number> {
+    this.schema ??= ensureSchema(client, this.display).catch((error: unknown) => {
       this.schema = undefined;
       throw error;
     });

@@ -33,10 +33,14 @@ function checkedRows<T extends { id: string }>(table: LedgerTable, rows: readonl
 type LedgerTable = 'voxform_history' | 'voxform_test_runs';
 
 export class PostgresHistoryStore implements HistoryStore {
-  /** `guard` turns a driver error into a `state_backend_failed` (see the backend's `run`). */
+  /**
+   * `query`: the connection reads go over; `guard` turns a driver error into a `state_backend_failed`
+   * (see the backend's `run`); `writable`: the connection writes go over (the schema brought up to date).
+   */
   constructor(
     private readonly query: () => Promise<pg.ClientBase>,
     private readonly guard: <T>(step: () => Promise<T>) => Promise<T>,
+    private readonly writable: () => Promise<pg.ClientBase>,
   ) {}
 
   append(record: Omit<HistoryRecord, 'id'>): Promise<HistoryRecord> {
@@ -106,7 +110,7 @@ export class PostgresHistoryStore implements HistoryStore {
   /** Each record within the limits of a record (stored-record.ts: a migration to files reads it back), then stored. */
   private async insertInto(table: LedgerTable, records: readonly { id: string; workspace: string; at: string; agents: object }[]): Promise<void> {
     if (records.length === 0) return;
-    const pool = await this.query();
+    const pool = await this.writable();
     for (const record of records) {
       await pool.query(`INSERT INTO ${table} (id, workspace, at, record) VALUES ($1, $2, $3, $4::jsonb) ON CONFLICT (id) DO NOTHING`, [
         record.id,

@@ -1,15 +1,30 @@
 /**
- * The tables of the PostgreSQL backend, created on first use by versioned migrations. Each
- * migration runs once, in a transaction, under a transaction-level advisory lock, so two runs that
- * start together against a new database do not race; `voxform_schema_version` records which ran.
- * Only `CREATE TABLE`/`CREATE INDEX`/`ALTER TABLE … ADD COLUMN` on voxform's own tables in the
- * connection's current schema: no superuser, no extension.
+ * The tables of the PostgreSQL backend, created and upgraded by versioned migrations before the first
+ * write of a run (never by a run that writes nothing). Each migration runs once, in a transaction,
+ * under a transaction-level advisory lock, so two runs that start together against a new database do
+ * not race; `voxform_schema_version` records which ran. Only `CREATE TABLE`/`CREATE INDEX`/`ALTER
+ * TABLE … ADD COLUMN` on voxform's own tables in the connection's current schema: no superuser, no
+ * extension. A read of an older schema sees it as the migrations would leave it (`presentSchema`).
  * docs/state.md ("Schema") lists the tables; a new version adds a migration here and a line there.
  */
 import type pg from 'pg';
 import { VoxformError } from '../../errors.js';
 
-export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
+/** Columns by name, each with its SQL type. */
+type Columns = Readonly<Record<string, string>>;
+
+interface Migration {
+  version: number;
+  sql: string;
+  /**
+   * What the migration adds, for a run that reads a database without it: its new tables (with no
+   * rows) and its new nullable columns on tables of before (null). `undefined` for a migration that
+   * changes what is there: a read of a database before it is refused until the database is upgraded.
+   */
+  adds: { tables?: Readonly<Record<string, Columns>>; columns?: Readonly<Record<string, Columns>> } | undefined;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     sql: `
@@ -39,6 +54,13 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
       );
       CREATE INDEX voxform_history_by_workspace ON voxform_history (workspace, id);
     `,
+    adds: {
+      tables: {
+        voxform_workspaces: { workspace: 'text', serial: 'bigint', state: 'text', updated_at: 'timestamptz' },
+        voxform_locks: { workspace: 'text', generation: 'bigint', lock_id: 'text', holder: 'jsonb', backend_pid: 'integer', acquired_at: 'timestamptz' },
+        voxform_history: { id: 'text', workspace: 'text', at: 'timestamptz', record: 'jsonb' },
+      },
+    },
   },
   {
     version: 2,
@@ -51,6 +73,7 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
       );
       CREATE INDEX voxform_test_runs_by_workspace ON voxform_test_runs (workspace, id);
     `,
+    adds: { tables: { voxform_test_runs: { id: 'text', workspace: 'text', at: 'timestamptz', record: 'jsonb' } } },
   },
   {
     version: 3,
@@ -62,6 +85,7 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
         ADD COLUMN last_forced_by jsonb,
         ADD COLUMN last_forced_at timestamptz;
     `,
+    adds: { columns: { voxform_locks: { last_forced_lock_id: 'text', last_forced_by: 'jsonb', last_forced_at: 'timestamptz' } } },
   },
 ];
 
@@ -70,10 +94,18 @@ export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
 /** A constant key for the migration's transaction-level advisory lock ("voxform" in ASCII). */
 const MIGRATION_LOCK_KEY = '0x766f78666f726d';
 
-/** Brings the schema to `SCHEMA_VERSION`; cheap (one query) when it is there already. */
-export async function ensureSchema(client: pg.ClientBase): Promise<void> {
+/** SQLSTATE of a statement the role may not run (create in the schema, alter a table it does not own, make temporary objects). */
+const INSUFFICIENT_PRIVILEGE = '42501';
+/** SQLSTATE of a change refused by a read-only connection (a standby, `default_transaction_read_only`). */
+const READ_ONLY_TRANSACTION = '25006';
+
+/**
+ * Brings the schema to `SCHEMA_VERSION`, before a run's first write; cheap (one query) when it is
+ * there already. `where`: the database as it may be shown. Resolves to the version it was at (0: no tables yet).
+ */
+export async function ensureSchema(client: pg.ClientBase, where: string): Promise<number> {
   const current = await currentVersion(client);
-  if (current === SCHEMA_VERSION) return;
+  if (current === SCHEMA_VERSION) return current;
   if (current !== undefined && current > SCHEMA_VERSION) throw newerSchema(current);
   await client.query('BEGIN');
   try {
@@ -86,10 +118,70 @@ export async function ensureSchema(client: pg.ClientBase): Promise<void> {
       await client.query('INSERT INTO voxform_schema_version (version) VALUES ($1)', [migration.version]);
     }
     await client.query('COMMIT');
+    return locked;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
+    if (sqlState(error) === INSUFFICIENT_PRIVILEGE) throw outdatedSchema(where, current ?? 0, `this role may not upgrade it (${messageOf(error)})`);
     throw error;
   }
+}
+
+/**
+ * For a run that writes nothing: never migrates. A database at `SCHEMA_VERSION` is read as it is
+ * (false). One of an older schema is shown, on this connection only, as its migrations would leave it
+ * (true): temporary views, put first on the search path, stand for the tables, a table not made yet
+ * with no rows and a column not added yet null; nothing changes for any other run, so a voxform of
+ * the database's own version goes on using it. Where that cannot be done (the role may not make
+ * temporary views, the connection is read-only, a migration since is not one a read can show), the
+ * run is refused, naming the upgrade.
+ */
+export async function presentSchema(client: pg.ClientBase, where: string): Promise<boolean> {
+  const current = (await currentVersion(client)) ?? 0;
+  if (current === SCHEMA_VERSION) return false;
+  if (current > SCHEMA_VERSION) throw newerSchema(current);
+  const views = viewsSince(current);
+  if (!views) throw outdatedSchema(where, current, 'a migration since changes its tables in a way a read cannot show without it');
+  try {
+    for (const [table, view] of views) await client.query(await viewSql(client, table, view));
+    await client.query("SELECT set_config('search_path', 'pg_temp, ' || current_setting('search_path'), false)");
+  } catch (error) {
+    const code = sqlState(error);
+    if (code !== INSUFFICIENT_PRIVILEGE && code !== READ_ONLY_TRANSACTION) throw error;
+    throw outdatedSchema(where, current, `this connection may not make the temporary views that show it as version ${SCHEMA_VERSION} (${messageOf(error)})`);
+  }
+  return true;
+}
+
+/** A table as a read of an older schema sees it: over the table as it is (`overTable`), or standing for a table not made yet; the columns it lacks. */
+interface PresentedTable {
+  overTable: boolean;
+  columns: Record<string, string>;
+}
+
+/** The tables the migrations after `version` make or add columns to; undefined when one of them cannot be shown so. */
+function viewsSince(version: number): Map<string, PresentedTable> | undefined {
+  const views = new Map<string, PresentedTable>();
+  for (const migration of MIGRATIONS.filter((m) => m.version > version)) {
+    if (!migration.adds) return undefined;
+    for (const [table, columns] of Object.entries(migration.adds.tables ?? {})) views.set(table, { overTable: false, columns: { ...columns } });
+    for (const [table, columns] of Object.entries(migration.adds.columns ?? {})) {
+      const view = views.get(table) ?? { overTable: true, columns: {} };
+      Object.assign(view.columns, columns);
+      views.set(table, view);
+    }
+  }
+  return views;
+}
+
+/** The statement making a table's temporary view (names and types are the migrations' own, never input). */
+async function viewSql(client: pg.ClientBase, table: string, view: PresentedTable): Promise<string> {
+  const missing = Object.entries(view.columns).map(([name, type]) => `NULL::${type} AS ${name}`).join(', ');
+  if (!view.overTable) return `CREATE TEMP VIEW ${table} AS SELECT ${missing} WHERE false`;
+  // The table the run's queries name, by its schema: the view of the same name hides it from them.
+  const found = await client.query<{ name: string }>("SELECT format('%I.%I', n.nspname, c.relname) AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass($1)", [table]);
+  const name = found.rows[0]?.name;
+  if (name === undefined) throw new VoxformError('state_backend_failed', `The state database has no table ${table}, which its schema version says it has.`, { hint: 'Restore the database from a backup, or point --state at another one.' });
+  return `CREATE TEMP VIEW ${table} AS SELECT *, ${missing} FROM ${name}`;
 }
 
 /** The schema version recorded, or undefined before the first migration (one round trip either way). */
@@ -102,6 +194,22 @@ async function currentVersion(client: pg.ClientBase): Promise<number | undefined
     if ((error as { code?: string }).code === '42P01') return undefined;
     throw error;
   }
+}
+
+function sqlState(error: unknown): unknown {
+  return (error as { code?: unknown }).code;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The database is older than this voxform needs, and this run cannot use it as it is: the upgrade is the owner's, once. */
+function outdatedSchema(where: string, version: number, why: string): VoxformError {
+  const what = version === 0 ? 'has no voxform tables yet' : `is at schema version ${version}`;
+  return new VoxformError('state_schema_outdated', `The state database ${where} ${what}; this voxform needs version ${SCHEMA_VERSION}, and ${why}.`, {
+    hint: `Once every run against it uses this voxform, run \`voxform state upgrade\` (same --state or VOXFORM_STATE) once as the role that owns voxform's tables (the database owner for the first use), then grant them to the other roles (docs/state.md#permissions).`,
+  });
 }
 
 function newerSchema(version: number): VoxformError {

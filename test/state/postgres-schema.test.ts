@@ -1,0 +1,186 @@
+/**
+ * The PostgreSQL schema across voxform versions: a run that writes nothing never migrates (older
+ * voxforms keep using the database), and reads an older schema as its migrations would leave it; the
+ * first write migrates; a role that may not upgrade is told who must, and how.
+ */
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { HistoryRecord } from '../../src/history/types.js';
+import type { StateBackend } from '../../src/state/backend.js';
+import { openStateSpec } from '../../src/state/open.js';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../src/state/postgres/schema.js';
+import { emptyWorkspace } from '../../src/state/types.js';
+import { repoRoot } from '../helpers/cli.js';
+import { asAdmin, databaseAtSchema, freshDatabase, PLANTED_DB_PASSWORD } from '../helpers/postgres.js';
+
+const WORKSPACE = 'default@local';
+const RECORD_ID = '20261123T120000000Z-a1b2c3';
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+async function open(spec: string): Promise<StateBackend> {
+  const backend = await openStateSpec(spec, { cwd: repoRoot, registerSecret: () => undefined });
+  cleanups.push(() => backend.close());
+  return backend;
+}
+
+const record: HistoryRecord = {
+  id: RECORD_ID,
+  workspace: WORKSPACE,
+  at: '2026-11-23T12:00:00.000Z',
+  by: 'ana@laptop',
+  command: 'voxform apply',
+  outcome: 'applied',
+  source: { commit: 'a'.repeat(40), branch: 'main' },
+  summary: { create: 1, update: 0, unchanged: 0, drifted: 0, applied: 1, failed: 0, skipped: 0 },
+  agents: { front: { id: 'a1', config: { prompt: 'Hi' }, configHash: `sha256:${'1'.repeat(64)}`, maskedPaths: [] } },
+};
+
+/** A database as the voxform of schema `version` left it (0: never used), with a workspace, a record and a lock row when it has their tables. */
+async function databaseAt(version: number): Promise<{ url: string; database: string; role: string }> {
+  if (version === 0) return freshDatabase();
+  const made = await databaseAtSchema(version);
+  const client = new pg.Client({ connectionString: made.url });
+  await client.connect();
+  try {
+    await client.query('INSERT INTO voxform_workspaces (workspace, serial, state) VALUES ($1, 4, $2)', [WORKSPACE, JSON.stringify(emptyWorkspace())]);
+    await client.query('INSERT INTO voxform_history (id, workspace, at, record) VALUES ($1, $2, $3, $4)', [record.id, record.workspace, record.at, JSON.stringify(record)]);
+    await client.query('INSERT INTO voxform_locks (workspace, generation) VALUES ($1, 2)', [WORKSPACE]);
+  } finally {
+    await client.end();
+  }
+  return made;
+}
+
+/** The schema versions recorded, and voxform's tables, as the superuser sees them. */
+function schemaOf(database: string): Promise<{ versions: number[]; tables: string[] }> {
+  return asAdmin(async (client) => {
+    const tables = await client.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE tablename LIKE 'voxform_%' ORDER BY 1");
+    const names = tables.rows.map((r) => r.tablename);
+    const versions = names.includes('voxform_schema_version') ? (await client.query<{ version: number }>('SELECT version FROM voxform_schema_version ORDER BY 1')).rows.map((r) => r.version) : [];
+    return { versions, tables: names };
+  }, database);
+}
+
+/** Everything a run that writes nothing reads: status, history, plan, state list. */
+async function readEverything(backend: StateBackend) {
+  return {
+    workspace: await backend.readWorkspace(WORKSPACE),
+    workspaces: await backend.listWorkspaces(),
+    lock: await backend.readLock(WORKSPACE),
+    lastForcedOpen: await backend.readLastForcedOpen(WORKSPACE),
+    history: await backend.history.list({ workspace: WORKSPACE }),
+    testRuns: await backend.history.listTestRuns({ workspace: WORKSPACE }),
+    exported: await backend.exportHistory(),
+    exportedTestRuns: await backend.exportTestRuns(),
+  };
+}
+
+/** A role like CI's: reads and writes the rows of the tables an owner made, owns none. */
+async function ciRole(database: string, url: string): Promise<string> {
+  const role = `${database}_ci`;
+  await asAdmin((client) => client.query(`CREATE ROLE ${role} LOGIN PASSWORD ${client.escapeLiteral(PLANTED_DB_PASSWORD)}`));
+  await asAdmin(async (client) => {
+    await client.query(`GRANT SELECT, INSERT, UPDATE ON voxform_workspaces, voxform_locks, voxform_history TO ${role}`);
+    await client.query(`GRANT SELECT ON voxform_schema_version TO ${role}`);
+  }, database);
+  const ci = new URL(url);
+  ci.username = role;
+  return ci.href;
+}
+
+describe('the PostgreSQL schema of an older voxform', () => {
+  it.each([1, 2])('is read, never migrated, by a run that writes nothing (schema %i): missing tables have no rows, missing columns are null', async (version) => {
+    const { url, database } = await databaseAt(version);
+    const before = await schemaOf(database);
+    const read = await readEverything(await open(url));
+    expect(read).toMatchObject({
+      workspace: { serial: 4, exists: true },
+      workspaces: [{ key: WORKSPACE, serial: 4, lock: undefined, lastForcedOpen: undefined }],
+      lock: undefined,
+      lastForcedOpen: undefined,
+      history: [{ id: RECORD_ID }],
+      testRuns: [],
+      exported: [{ id: RECORD_ID }],
+      exportedTestRuns: [],
+    });
+    // The older voxform that made it still finds the version it knows.
+    expect(await schemaOf(database)).toEqual(before);
+  });
+
+  it('is not made by a run that writes nothing against a database voxform never used', async () => {
+    const { url, database } = await databaseAt(0);
+    const read = await readEverything(await open(url));
+    expect(read).toMatchObject({ workspace: { serial: 0, exists: false }, workspaces: [], history: [], testRuns: [], exported: [], exportedTestRuns: [] });
+    expect(await schemaOf(database)).toEqual({ versions: [], tables: [] });
+  });
+
+  it('is migrated by the first write, which lands in the real tables even after reads of the older schema', async () => {
+    const { url, database } = await databaseAt(1);
+    const backend = await open(url);
+    expect(await backend.history.listTestRuns({ workspace: WORKSPACE })).toEqual([]);
+    expect(await backend.readLastForcedOpen(WORKSPACE)).toBeUndefined();
+    const stored = await backend.history.appendTestRun({
+      workspace: WORKSPACE,
+      at: '2026-11-23T12:00:00.000Z',
+      by: 'ana@laptop',
+      command: 'voxform test --against live',
+      source: { commit: 'a'.repeat(40), uncommitted: false },
+      agents: { front: { id: 'a1', configHash: `sha256:${'1'.repeat(64)}` } },
+      summary: { passed: 1, failed: 0, skipped: 0, errors: 0 },
+      tests: [{ file: 'tests/front.test.yaml', agent: 'front', name: 'greets', status: 'passed', passes: 1, runs: 1, passRate: 1 }],
+    });
+    expect((await backend.history.listTestRuns({ workspace: WORKSPACE })).map((r) => r.id)).toEqual([stored.id]);
+    expect((await schemaOf(database)).versions).toEqual(MIGRATIONS.map((m) => m.version));
+    const rows = await asAdmin((client) => client.query<{ id: string }>('SELECT id FROM voxform_test_runs'), database);
+    expect(rows.rows).toEqual([{ id: stored.id }]);
+  });
+
+  it("is read by a role that may not upgrade it; that role's first write says the owner must upgrade it, and how", async () => {
+    const { url, database } = await databaseAt(1);
+    const ci = await open(await ciRole(database, url));
+    expect((await ci.readWorkspace(WORKSPACE)).serial).toBe(4);
+    const refused = await ci.writeWorkspace(WORKSPACE, emptyWorkspace(), 4).catch((error: unknown) => error);
+    expect(refused).toMatchObject({
+      code: 'state_schema_outdated',
+      message: expect.stringMatching(/^The state database postgres:\/\/\S+ is at schema version 1; this voxform needs version \d+, and this role may not upgrade it \(permission denied for schema public\)\.$/),
+      hint: expect.stringContaining('run `voxform state upgrade` (same --state or VOXFORM_STATE) once as the role that owns voxform\'s tables'),
+    });
+    expect((await schemaOf(database)).versions).toEqual([1]);
+  });
+
+  it('is refused, naming the upgrade, to a read that cannot show it: the role may not make temporary views', async () => {
+    const { url, database } = await databaseAt(2);
+    const ci = await ciRole(database, url);
+    await asAdmin((client) => client.query(`REVOKE TEMPORARY ON DATABASE ${database} FROM PUBLIC`));
+    await expect(open(ci).then((backend) => backend.listWorkspaces())).rejects.toMatchObject({
+      code: 'state_schema_outdated',
+      message: expect.stringContaining(`is at schema version 2; this voxform needs version ${SCHEMA_VERSION}, and this connection may not make the temporary views that show it`),
+      hint: expect.stringContaining('`voxform state upgrade`'),
+    });
+  });
+});
+
+describe('the migrations', () => {
+  it('declare what they add as the tables they make hold it (a read of an older schema shows those columns)', async () => {
+    const { url, database } = await databaseAt(0);
+    expect(await (await open(url)).upgradeSchema?.()).toEqual({ from: 0, to: SCHEMA_VERSION });
+    const made = await asAdmin(
+      (client) => client.query<{ table_name: string; column_name: string; type: string }>(
+        "SELECT table_name, column_name, format_type(atttypid, atttypmod) AS type FROM information_schema.columns JOIN pg_attribute ON attrelid = (table_schema || '.' || table_name)::regclass AND attname = column_name WHERE table_name LIKE 'voxform\\_%' AND table_name <> 'voxform_schema_version'",
+      ),
+      database,
+    );
+    const declared = new Map<string, string>();
+    for (const migration of MIGRATIONS) {
+      for (const [table, columns] of [...Object.entries(migration.adds?.tables ?? {}), ...Object.entries(migration.adds?.columns ?? {})]) {
+        for (const [column, type] of Object.entries(columns)) declared.set(`${table}.${column}`, type);
+      }
+    }
+    const actual = new Map(made.rows.map((row) => [`${row.table_name}.${row.column_name}`, row.type === 'timestamp with time zone' ? 'timestamptz' : row.type]));
+    expect(Object.fromEntries([...actual].sort())).toEqual(Object.fromEntries([...declared].sort()));
+    expect(await (await open(url)).upgradeSchema?.()).toEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION });
+  });
+});
