@@ -100,7 +100,8 @@ export class PostgresHistoryStore implements HistoryStore {
 
   /** Stores a new record, its id after every id the table holds (src/history/ledger-order.ts). */
   private async appendTo<T extends { id: string; workspace: string; at: string; agents: object }>(table: LedgerTable, record: Omit<T, 'id'>): Promise<T> {
-    const pool = await this.query();
+    // The connection the record goes over: a read-only one may show an older schema's stand-in tables.
+    const pool = await this.writable();
     const newest = (await pool.query<{ newest: string | null }>(`SELECT max(id) AS newest FROM ${table}`)).rows[0]?.newest ?? undefined;
     const stored = { ...record, id: newHistoryId(new Date(record.at), newest) } as T;
     await this.insertInto(table, [stored]);
