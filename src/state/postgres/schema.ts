@@ -9,7 +9,12 @@
 import type pg from 'pg';
 import { VoxformError } from '../../errors.js';
 
-export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
+/**
+ * `stateFormat`: the state format (src/state/format-version.ts) the rows may hold from this version
+ * on. A voxform refuses a schema newer than it knows: that is how an older one is kept from rows of a
+ * newer state format, which it would read without the fields it does not know and write back without them.
+ */
+export const MIGRATIONS: ReadonlyArray<{ version: number; stateFormat?: number; sql: string }> = [
   {
     version: 1,
     sql: `
@@ -62,6 +67,13 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
         ADD COLUMN last_forced_by jsonb,
         ADD COLUMN last_forced_at timestamptz;
     `,
+  },
+  {
+    version: 4,
+    // No table changes: the rows may hold state format 2 from now on, which a voxform knowing up to
+    // schema 3 must not read. Nothing to do but record the version (no privilege beyond that).
+    stateFormat: 2,
+    sql: 'SELECT 1',
   },
 ];
 
