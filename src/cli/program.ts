@@ -9,7 +9,7 @@ import { addCommandHelp } from './help.js';
 import { missingCommandError, usageError } from './usage-errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { wholeNumberOption } from './whole-number.js';
-import { voxformVersion } from '../version.js';
+import { describeVersion } from '../version.js';
 import { shellWord } from '../util/shell-word.js';
 import { nextCommand, type ChosenTarget } from './next-command.js';
 
@@ -141,7 +141,7 @@ export function buildProgram(run: (name: string, options: Record<string, unknown
   if (output) program.exitOverride().configureOutput({ writeOut: (text) => output.stdout.write(text), writeErr: (text) => output.stderr.write(text) });
   program
     .description('Agents-as-code for hosted voice agents: validate, plan and apply YAML manifests.')
-    .version(voxformVersion(), '-v, --version')
+    .version(describeVersion(), '-v, --version')
     .option('--no-color', 'no colour in output (also NO_COLOR=1)')
     .configureHelp({ sortSubcommands: false });
 

@@ -8,7 +8,8 @@ import { redactStrings } from '../secrets/redact.js';
 import { checkKeptFolder, keptJsonRefusal, readKeptJson, type KeptJsonLimits } from '../project-files/kept-files.js';
 import { MAX_KEPT_FILE_BYTES, MAX_KEPT_JSON_DEPTH, MAX_PLAN_JSON_VALUES } from '../project-files/limits.js';
 import { describeWriteFailure, writeFileAtomic } from '../util/atomic-write.js';
-import { PLAN_JSON_FORMAT_VERSION, planToJson } from './render-json.js';
+import { planToJson } from './render-json.js';
+import { PLAN_JSON_FORMAT_VERSION } from './format-version.js';
 import { planFromJson } from './saved-plan.js';
 import type { Plan } from './types.js';
 

@@ -4,9 +4,7 @@ import type { FieldChange, Plan, PlannedRequest, ResourceChange } from './types.
 import type { Diagnostic } from '../manifest/types.js';
 import { toJsonText } from '../util/printable.js';
 import { planPolicyJson } from '../policy/render.js';
-
-/** Version of the JSON plan format (`voxform plan --format json` and saved plan files). */
-export const PLAN_JSON_FORMAT_VERSION = '1.4';
+import { PLAN_JSON_FORMAT_VERSION } from './format-version.js';
 
 function sortedObject(value: Record<string, unknown> | null, change: ResourceChange): Record<string, unknown> | null {
   if (value === null) return null;

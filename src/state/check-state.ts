@@ -8,6 +8,7 @@ import { VoxformError } from '../errors.js';
 import { isPlainObject, type JsonObject } from '../util/json-object.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import type { LastApply, StateFile, WorkspaceState } from './types.js';
+import { STATE_FORMAT_VERSION } from './format-version.js';
 import { shorten } from '../util/shorten.js';
 
 /** The maps of entries of a workspace, each entry checked by its own function. */
@@ -65,21 +66,23 @@ class Problem extends Error {
 export function checkStateFile(parsed: unknown, file: string): StateFile {
   const refuse = (problem: Problem) => refusal(`The state file ${file}`, problem, { deletable: [4, 2], restore: 'restore the file from version control or your CI cache' });
   if (!isPlainObject(parsed)) throw refuse(new Problem([], parsed, 'an object with version, serial and workspaces'));
-  if (typeof parsed.version === 'number' && parsed.version > 1) {
-    throw new VoxformError('state_invalid', `The state file ${file} has format version ${parsed.version}, newer than this voxform reads.`, {
+  if (typeof parsed.version === 'number' && parsed.version > STATE_FORMAT_VERSION) {
+    throw new VoxformError('state_invalid', `The state file ${file} has format version ${parsed.version}, newer than this voxform reads (up to ${STATE_FORMAT_VERSION}).`, {
       hint: 'It comes from a newer voxform: upgrade voxform, or use another --state file.',
     });
   }
   try {
-    if (parsed.version !== 1) throw new Problem(['version'], parsed.version, '1');
+    // Every older format is read as it is: a format only adds fields (src/state/format-version.ts).
+    if (!(Number.isInteger(parsed.version) && (parsed.version as number) >= 1)) throw new Problem(['version'], parsed.version, `a format version from 1 to ${STATE_FORMAT_VERSION}`);
     const serial = parsed.serial ?? 0;
     if (!isSerial(serial)) throw new Problem(['serial'], serial, 'a whole number, 0 or more');
     const workspaces = parsed.workspaces;
     if (!isPlainObject(workspaces)) throw new Problem(['workspaces'], workspaces, 'an object of workspaces by name');
     // Checked in place (never assigned back: a member named `__proto__` would set the prototype).
     for (const [key, workspace] of Object.entries(workspaces)) checkWorkspaceAt(workspace, ['workspaces', key]);
-    // A `salt` of older versions is dropped: the next write leaves it out.
-    return { version: 1, serial, workspaces: workspaces as Record<string, WorkspaceState> };
+    // A `salt` of older versions is dropped: the next write leaves it out. Written back in this
+    // voxform's format, which an older voxform refuses rather than drop the fields it does not know.
+    return { version: STATE_FORMAT_VERSION, serial, workspaces: workspaces as Record<string, WorkspaceState> };
   } catch (error) {
     if (error instanceof Problem) throw refuse(error);
     throw error;

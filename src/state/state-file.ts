@@ -4,6 +4,7 @@ import { runBy } from '../util/run-identity.js';
 import { VoxformError } from '../errors.js';
 import type { StateBackend } from './backend.js';
 import { checkStateFile } from './check-state.js';
+import { STATE_FORMAT_VERSION } from './format-version.js';
 import { keptJsonRefusal, readKeptJson, type KeptJsonLimits } from '../project-files/kept-files.js';
 import { MAX_KEPT_FILE_BYTES, MAX_KEPT_JSON_DEPTH, MAX_STATE_JSON_VALUES } from '../project-files/limits.js';
 import type { LastApply, StateFile, WorkspaceState } from './types.js';
@@ -33,7 +34,7 @@ export const STATE_OPTION = '--state (or VOXFORM_STATE)';
 
 export async function readStateFile(file: string, display: string = file, option: string = STATE_OPTION): Promise<StateFile> {
   const read = await readKeptJson(file, STATE_JSON_LIMITS);
-  if (!read.found) return { version: 1, serial: 0, workspaces: {} };
+  if (!read.found) return { version: STATE_FORMAT_VERSION, serial: 0, workspaces: {} };
   if (read.ok) return checkStateFile(read.value, display);
   if (read.reason === 'not_json') {
     throw new VoxformError('state_invalid', `The state file ${display} is not valid JSON.`, {

@@ -1,4 +1,5 @@
 import { keyedHash } from '../util/hash.js';
+import type { STATE_FORMAT_VERSION } from './format-version.js';
 
 /**
  * The state keeps only what the service cannot tell: knowledge file ids, campaigns' last-applied
@@ -6,7 +7,8 @@ import { keyedHash } from '../util/hash.js';
  * (`hashApplied`) with a key the file does not hold, so they cannot be tested against guesses offline.
  */
 export interface StateFile {
-  version: 1;
+  /** The format, as written (src/state/format-version.ts); a state of an older format is read as this one. */
+  version: typeof STATE_FORMAT_VERSION;
   /** Increases on every write: a reader can tell two states apart at a glance. */
   serial: number;
   /** One workspace per environment and service: `default@https://api-west.millis.ai`. */

@@ -4,6 +4,7 @@ import { forcedOpenJson, lastApplyJson, lockHolderJson } from '../state/json-wor
 import { someOf } from '../util/plural.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import type { KeyType, StatusReport } from './status.js';
+import { describeVersion } from '../version.js';
 
 const KEY_WORDS: Record<KeyType, string> = {
   private: 'private (accepted for plan and apply)',
@@ -31,6 +32,7 @@ export function renderStatusText(report: StatusReport): string {
     ['State', stateLine(state)],
     ['Lock', `${lock.held ? `held by ${describeHolder(lock)}` : lock.held === null ? 'unknown (the state could not be read)' : 'not held'}${lastForcedOpenClause(report)}`],
     ['Last apply', lastApplyLine(report)],
+    ['Version', describeVersion(report.voxform)],
   ];
   const width = Math.max(...lines.map(([label]) => label.length)) + 1;
   // Values come from the state and a lock's holder, which anyone may have written.
@@ -78,3 +80,4 @@ function lastApplyLine(report: StatusReport): string {
   const ended = OUTCOME_WORDS[last.outcome] ?? last.outcome;
   return `${last.at} by ${last.by}, "${last.command}", ${ended}: ${applyCounts(last, last.outcome)}`;
 }
+

@@ -5,6 +5,7 @@ import { nonEmpty } from '../api/trusted-origins.js';
 import { isVoxformError } from '../errors.js';
 import type { ForcedOpen, LockHolder, StateBackend } from '../state/backend.js';
 import type { LastApply } from '../state/types.js';
+import type { VersionAndFormats } from '../version.js';
 
 /** Bumped when a field of the JSON report changes meaning or goes away (new fields do not bump it). */
 export const STATUS_FORMAT_VERSION = 2;
@@ -55,6 +56,8 @@ export interface StatusReport {
   /** The last `voxform state unlock --force` of the workspace's lock (the file backend: of the state file's lock); null when none was recorded or the state could not be read. */
   last_forced_open: ForcedOpen | null;
   last_apply: LastApply | null;
+  /** This voxform: its version and the formats it reads and writes (a team on mixed versions compares them). */
+  voxform: VersionAndFormats;
 }
 
 /** Which service a run would use, and why (mirrors `chooseBaseUrl` of src/cli/connection.ts). */

@@ -4,6 +4,10 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acquireStateLock } from '../../src/state/lock.js';
 import { SECRETS, startExampleProject, type ExampleProject } from '../helpers/project.js';
+import { PLAN_JSON_FORMAT_VERSION } from '../../src/plan/format-version.js';
+import { STATE_FORMAT_VERSION } from '../../src/state/format-version.js';
+import { SCHEMA_VERSION } from '../../src/state/postgres/schema.js';
+import { voxformVersion } from '../../src/version.js';
 
 let project: ExampleProject | undefined;
 afterEach(async () => {
@@ -32,6 +36,8 @@ describe('voxform status (against the emulator)', () => {
         'State:       .voxform/state.json (not there yet; the first apply writes it)',
         'Lock:        not held',
         `Last apply:  none recorded for workspace default@${project.url}`,
+        // As --version says it: the formats this voxform reads and writes.
+        `Version:     ${voxformVersion()} (plan format ${PLAN_JSON_FORMAT_VERSION}, state format ${STATE_FORMAT_VERSION}, PostgreSQL schema ${SCHEMA_VERSION})`,
         '',
       ].join('\n'),
     );
@@ -60,6 +66,7 @@ describe('voxform status (against the emulator)', () => {
       lock: { held: false },
       last_forced_open: null,
       last_apply: { command: 'voxform apply', outcome: 'applied', applied: 7, failed: 0, skipped: 0 },
+      voxform: { version: voxformVersion(), plan_format: PLAN_JSON_FORMAT_VERSION, state_format: STATE_FORMAT_VERSION, postgres_schema: SCHEMA_VERSION },
     });
     expect(report.state.serial).toBeGreaterThan(0);
   });

@@ -8,6 +8,7 @@ import { validateAgainst } from '../../src/schema/validate.js';
 import { acquireStateLock } from '../../src/state/lock.js';
 import { repoRoot } from '../helpers/cli.js';
 import { callService, SECRETS, startExampleProject, type ExampleProject } from '../helpers/project.js';
+import { STATE_FORMAT_VERSION } from '../../src/state/format-version.js';
 
 const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
 
@@ -331,7 +332,7 @@ describe('under faults', () => {
     child.kill('SIGKILL');
     await closed;
     const state = JSON.parse(await readFile(stateFile, 'utf8'));
-    expect(state.version).toBe(1);
+    expect(state.version).toBe(STATE_FORMAT_VERSION);
     p.emulator.control.clearFaults();
     const again = await p.cli(['apply', '--auto-approve']);
     expect(again.code).toBe(0);

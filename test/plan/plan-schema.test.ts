@@ -8,7 +8,7 @@ import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PLAN_JSON_FORMAT_VERSION } from '../../src/plan/render-json.js';
+import { PLAN_JSON_FORMAT_VERSION } from '../../src/plan/format-version.js';
 import { repoRoot } from '../helpers/cli.js';
 import { callService, startExampleProject, type ExampleProject } from '../helpers/project.js';
 

@@ -340,7 +340,7 @@ describe('the PostgreSQL backend', () => {
     }, database);
     expect(tables.found.map((t) => t.tablename)).toEqual(['voxform_history', 'voxform_locks', 'voxform_schema_version', 'voxform_test_runs', 'voxform_workspaces']);
     expect(new Set(tables.found.map((t) => t.tableowner))).toEqual(new Set([role]));
-    expect(tables.versions).toEqual([1, 2, 3]);
+    expect(tables.versions).toEqual(MIGRATIONS.map((m) => m.version));
   });
 
   it('writes the history record and test-run evidence of a run holding the lock over the lock\'s connection: one connection for the whole run', async () => {
@@ -415,7 +415,7 @@ describe('the PostgreSQL backend', () => {
       const row = await client.query<{ generation: string; last_forced_by: unknown }>('SELECT generation, last_forced_by FROM voxform_locks');
       return { versions: versions.rows.map((r) => r.version), rows: row.rows };
     }, database);
-    expect(stored.versions).toEqual([1, 2, 3]);
+    expect(stored.versions).toEqual(MIGRATIONS.map((m) => m.version));
     expect(stored.rows).toEqual([{ generation: '4', last_forced_by: OPERATOR }]);
   });
 

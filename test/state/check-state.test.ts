@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { checkWorkspace } from '../../src/state/check-state.js';
 import { FileStateBackend } from '../../src/state/file-backend.js';
 import { readStateFile } from '../../src/state/state-file.js';
+import { STATE_FORMAT_VERSION } from '../../src/state/format-version.js';
 import { useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
@@ -21,7 +22,8 @@ const FRONT_DESK = `${WORKSPACE}.agents["agent.front-desk"]`;
 const refused: Array<{ name: string; state: unknown; message: string }> = [
   { name: 'a document of null', state: null, message: 'it is null, where an object with version, serial and workspaces belongs' },
   { name: 'a list of workspaces', state: { version: 1, serial: 0, workspaces: [] }, message: 'workspaces is a list, where an object of workspaces by name belongs' },
-  { name: 'no version', state: { workspaces: {} }, message: 'version is missing, where 1 belongs' },
+  { name: 'no version', state: { workspaces: {} }, message: 'version is missing, where a format version from 1 to 2 belongs' },
+  { name: 'a version that is no whole number', state: { version: 1.5, workspaces: {} }, message: 'version is the number 1.5, where a format version from 1 to 2 belongs' },
   { name: 'a serial that is a string', state: { version: 1, serial: '3', workspaces: {} }, message: 'serial is a string, where a whole number, 0 or more belongs' },
   { name: 'a workspace of null', state: { version: 1, workspaces: { 'default@local': null } }, message: `${WORKSPACE} is null, where a workspace (an object with agents, phones, campaigns, knowledge and credentials) belongs` },
   { name: 'a workspace that is a string', state: { version: 1, workspaces: { 'default@local': 'x' } }, message: `${WORKSPACE} is a string, where a workspace (an object with agents, phones, campaigns, knowledge and credentials) belongs` },
@@ -64,16 +66,21 @@ describe('the state file, checked whole when read', () => {
     await expect(readStateFile(file, 'state.json')).rejects.toMatchObject({
       hint: `Correct or delete ${WORKSPACE} (voxform then plans what it held as never applied); or restore the file from version control or your CI cache.`,
     });
-    await writeFile(file, '{"version": 2, "workspaces": {}}');
-    await expect(readStateFile(file, 'state.json')).rejects.toMatchObject({ code: 'state_invalid', message: 'The state file state.json has format version 2, newer than this voxform reads.' });
+    await writeFile(file, JSON.stringify({ version: STATE_FORMAT_VERSION + 1, workspaces: {} }));
+    await expect(readStateFile(file, 'state.json')).rejects.toMatchObject({
+      code: 'state_invalid',
+      message: `The state file state.json has format version ${STATE_FORMAT_VERSION + 1}, newer than this voxform reads (up to ${STATE_FORMAT_VERSION}).`,
+      hint: 'It comes from a newer voxform: upgrade voxform, or use another --state file.',
+    });
   });
 
   it('accepts what voxform writes and what older versions wrote: missing maps and serial, unknown members', async () => {
     const file = path.join(await tempDir(), 'state.json');
     const workspace = { agents: { 'agent.front-desk': AGENT }, phones: { 'phone.+15551230001': { imported: false } }, knowledge: { 'knowledge.faq': { fileId: 'f1', contentHash: 'sha256:2', name: 'faq' } }, future: 1 };
     await writeFile(file, JSON.stringify({ version: 1, salt: 'old', workspaces: { 'default@local': workspace } }));
+    // Read as this voxform's format: the next write says so, and an older voxform refuses it.
     expect(await readStateFile(file)).toEqual({
-      version: 1,
+      version: STATE_FORMAT_VERSION,
       serial: 0,
       workspaces: { 'default@local': { ...workspace, campaigns: {}, credentials: {} } },
     });

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PERSIST_INTERVAL_MS, readStateFile, StateStore } from '../../src/state/state-file.js';
 import { CountingWrites, ManualClock, RefusingWrites } from '../helpers/state.js';
+import { STATE_FORMAT_VERSION } from '../../src/state/format-version.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -16,7 +17,7 @@ afterEach(async () => {
 
 describe('state file', () => {
   it('reads a missing file as an empty state', async () => {
-    expect(await readStateFile(path.join(dir, 'none.json'))).toEqual({ version: 1, serial: 0, workspaces: {} });
+    expect(await readStateFile(path.join(dir, 'none.json'))).toEqual({ version: STATE_FORMAT_VERSION, serial: 0, workspaces: {} });
   });
 
   it('refuses a damaged file with a clear error', async () => {

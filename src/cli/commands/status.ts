@@ -9,6 +9,7 @@ import { countProblems } from '../diagnostics.js';
 import { openOperatorBackend, type ProjectOptions } from '../project.js';
 import { plural } from '../../util/plural.js';
 import { headerValueFromEnv } from '../../util/env-header.js';
+import { versionAndFormats } from '../../version.js';
 
 export interface StatusOptions extends ProjectOptions {
   format?: 'text' | 'json';
@@ -31,6 +32,7 @@ export async function run(options: StatusOptions, ctx: CommandContext): Promise<
     lock: fromState.lock,
     last_forced_open: fromState.last_forced_open,
     last_apply: fromState.last_apply,
+    voxform: versionAndFormats(),
   };
   ctx.stdout.write(options.format === 'json' ? renderStatusJson(report) : renderStatusText(report));
   return isReady(report) ? 0 : 1;

@@ -22,6 +22,12 @@ interface Migration {
    * changes what is there: a read of a database before it is refused until the database is upgraded.
    */
   adds: { tables?: Readonly<Record<string, Columns>>; columns?: Readonly<Record<string, Columns>> } | undefined;
+  /**
+   * The state format (src/state/format-version.ts) the rows may hold from this version on. A voxform
+   * refuses a schema newer than it knows: that is how an older one is kept from rows of a newer state
+   * format, which it would read without the fields it does not know and write back without them.
+   */
+  stateFormat?: number;
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -86,6 +92,15 @@ export const MIGRATIONS: readonly Migration[] = [
         ADD COLUMN last_forced_at timestamptz;
     `,
     adds: { columns: { voxform_locks: { last_forced_lock_id: 'text', last_forced_by: 'jsonb', last_forced_at: 'timestamptz' } } },
+  },
+  {
+    version: 4,
+    // No table changes: the rows may hold state format 2 from now on, which a voxform knowing up to
+    // schema 3 must not read. Nothing to do but record the version (no privilege beyond that).
+    stateFormat: 2,
+    sql: 'SELECT 1',
+    // A database before it reads as it is: its rows hold format 1, which this voxform reads.
+    adds: {},
   },
 ];
 
