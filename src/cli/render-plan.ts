@@ -1,6 +1,5 @@
-import { prepareFieldViews } from '../plan/field-lines.js';
 import { renderPlanJson } from '../plan/render-json.js';
-import { renderPlanMarkdown } from '../plan/render-markdown.js';
+import { prepareMarkdownSection, renderPlanMarkdown } from '../plan/render-markdown.js';
 import { prepareChangeText, renderPlanText } from '../plan/render-text.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
 import type { Diagnostic } from '../manifest/types.js';
@@ -20,5 +19,5 @@ export function renderPlanAs(plan: Plan, format: PlanFormat, options: { color: b
 /** Makes what `renderPlanAs` will print of one change now, while the other reads are on the wire. */
 export function prepareChangeOutput(change: ResourceChange, format: PlanFormat, options: { color: boolean }): void {
   if (format === 'text') prepareChangeText(change, options);
-  else if (format === 'markdown') prepareFieldViews(change);
+  else if (format === 'markdown') prepareMarkdownSection(change);
 }

@@ -67,21 +67,12 @@ function lineDiff(before: unknown, after: unknown, context = 2): DiffLine[] {
   return lines;
 }
 
-/** Views made ahead (`prepareFieldViews`), by change, with the field list they were made from. */
-const views = new WeakMap<ResourceChange, { fields: readonly FieldChange[]; views: readonly FieldView[] }>();
-
-/** The views of a change's field changes, secrets redacted; kept, as a prompt's line diff is costly to make. */
-export function fieldViews(change: ResourceChange): readonly FieldView[] {
-  const known = views.get(change);
-  if (known && known.fields === change.fieldChanges && known.views.length === change.fieldChanges.length) return known.views;
-  const made = change.fieldChanges.map((field) => makeView(field, change));
-  views.set(change, { fields: change.fieldChanges, views: made });
-  return made;
-}
-
-/** Makes the views of a change's fields now, while the other reads are still on the wire. */
-export function prepareFieldViews(change: ResourceChange): void {
-  fieldViews(change);
+/**
+ * The views of a change's field changes, secrets redacted, made anew on each call: a renderer keeps
+ * what it prints of them, never the views, whose line diffs hold a prompt several times over.
+ */
+export function fieldViews(change: ResourceChange): FieldView[] {
+  return change.fieldChanges.map((field) => makeView(field, change));
 }
 
 /** Written out whole: a spread per view is many times dearer, and a plan makes one per changed field. */

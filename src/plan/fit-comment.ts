@@ -19,10 +19,16 @@ const SECRET_MARKERS = ['(sensitive value changed)', '(sensitive value cleared)'
 /** A line is cut in two only to show at least this many of its characters (a long prompt paragraph). */
 const MIN_PARTIAL_LINE = 40;
 
-/** One resource's collapsible section: a heading (HTML, inside `<summary>`) and its diff lines. */
+/**
+ * One resource's collapsible section: a heading (HTML, inside `<summary>`) and its diff lines. The
+ * lines are made when the section is shown, and only its size is kept: a plan of many changed
+ * prompts shows few of them, and their diffs held at once would be several times the plan.
+ */
 export interface CommentSection {
   summary: string;
-  diff: string[];
+  /** The bytes of the section shown whole (`sectionSize`). */
+  size: number;
+  diff(): string[];
 }
 
 
@@ -49,17 +55,23 @@ function cost(lines: readonly string[]): number {
   return linesSize(lines, byteLength);
 }
 
-export function wholeSection(section: CommentSection): string[] {
-  return [`<details><summary>${section.summary}</summary>`, '', ...markdownFence(section.diff, 'diff'), '', '</details>', ''];
+/** The lines of a section shown whole; `diff`: its diff lines when already made. */
+export function wholeSection(section: Pick<CommentSection, 'summary' | 'diff'>, diff = section.diff()): string[] {
+  return [`<details><summary>${section.summary}</summary>`, '', ...markdownFence(diff, 'diff'), '', '</details>', ''];
+}
+
+/** The bytes of a section with these diff lines shown whole. */
+export function sectionSize(summary: string, diff: string[]): number {
+  return cost(wholeSection({ summary, diff: () => diff }, diff));
 }
 
 function cutMarker(shown: number, total: number): string {
   return `⋯ cut to fit the comment: ${shown} of ${total} ${pluralNoun(total, 'line')} shown whole`;
 }
 
-function cutSection(section: CommentSection, kept: string[], shown: number): string[] {
-  const block = markdownFence([...kept, cutMarker(shown, section.diff.length)], 'diff', { sizedFor: section.diff });
-  return [`<details><summary>${section.summary} (cut)</summary>`, '', ...block, '', '</details>', ''];
+function cutSection(summary: string, diff: readonly string[], kept: string[], shown: number): string[] {
+  const block = markdownFence([...kept, cutMarker(shown, diff.length)], 'diff', { sizedFor: diff });
+  return [`<details><summary>${summary} (cut)</summary>`, '', ...block, '', '</details>', ''];
 }
 
 /** Where `line` may be cut at or before `index` (a character boundary): not inside a secret marker. */
@@ -96,20 +108,22 @@ function cutLine(line: string, bytes: number): string | undefined {
 
 /** The section cut to at most `budget` bytes; undefined when not one line of its diff would show. */
 function sectionWithin(section: CommentSection, budget: number): string[] | undefined {
+  const { summary } = section;
+  const diff = section.diff();
   const kept: string[] = [];
   // Counts in the marker take at most as many digits as the total.
-  let left = budget - cost(cutSection(section, [], section.diff.length));
-  for (const line of section.diff) {
+  let left = budget - cost(cutSection(summary, diff, [], diff.length));
+  for (const line of diff) {
     if (byteLength(line) + 1 > left) {
       const partial = cutLine(line, left - 1);
       const shown = kept.length;
       if (partial !== undefined) kept.push(partial);
-      return kept.length > 0 ? cutSection(section, kept, shown) : undefined;
+      return kept.length > 0 ? cutSection(summary, diff, kept, shown) : undefined;
     }
     kept.push(line);
     left -= byteLength(line) + 1;
   }
-  return kept.length > 0 ? cutSection(section, kept, kept.length) : undefined;
+  return kept.length > 0 ? cutSection(summary, diff, kept, kept.length) : undefined;
 }
 
 /**
@@ -117,20 +131,20 @@ function sectionWithin(section: CommentSection, budget: number): string[] | unde
  * inside its diff to the room left; the rest counted in one line (the table names them).
  */
 function fitSections(sections: readonly CommentSection[], budget: number): string[] {
-  const wholes = sections.map(wholeSection);
-  if (cost(wholes.flat()) <= budget) return wholes.flat();
+  if (sections.reduce((total, section) => total + section.size, 0) <= budget) return sections.flatMap((section) => wholeSection(section));
   const more = (omitted: number) => [`_…and ${formatCount(omitted)} more changed ${pluralNoun(omitted, 'resource')}, not shown here._`, ''];
   // The count takes at most as many digits as the total; it is not needed when only the cut one is not whole.
   const reserve = cost(more(sections.length));
   let room = budget - reserve;
-  const chosen = wholes.map((whole) => {
-    if (cost(whole) > room) return undefined;
-    room -= cost(whole);
-    return whole;
+  const fits = sections.map((section) => {
+    if (section.size > room) return false;
+    room -= section.size;
+    return true;
   });
-  const first = chosen.indexOf(undefined);
-  const alone = chosen.lastIndexOf(undefined) === first;
-  if (first !== -1) chosen[first] = sectionWithin(sections[first]!, alone ? room + reserve : room);
+  const first = fits.indexOf(false);
+  const alone = fits.lastIndexOf(false) === first;
+  const cut = first === -1 ? undefined : sectionWithin(sections[first]!, alone ? room + reserve : room);
+  const chosen = sections.map((section, index) => (index === first ? cut : fits[index] ? wholeSection(section) : undefined));
   const omitted = chosen.filter((lines) => lines === undefined).length;
   return [...chosen.flatMap((lines) => lines ?? []), ...(omitted > 0 ? more(omitted) : [])];
 }

@@ -1,7 +1,7 @@
 import { describeAction, DRIFT_NOTE, fieldViews, movedAgentLines, MOVED_NOTE, summaryLine } from './field-lines.js';
-import { byteLength, fitComment, wholeSection, type CommentParts, type CommentSection } from './fit-comment.js';
+import { byteLength, fitComment, sectionSize, wholeSection, type CommentParts, type CommentSection } from './fit-comment.js';
 import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
-import { COMMENT_SIZE_LIMIT, fitBlocks } from '../util/comment-blocks.js';
+import { COMMENT_SIZE_LIMIT, fitBlocks, linesSize } from '../util/comment-blocks.js';
 import { markdownCode, markdownHtmlText } from '../util/markdown-escape.js';
 import { lineAsShown } from '../util/printable.js';
 import { plural } from '../util/plural.js';
@@ -75,10 +75,7 @@ function commentParts(plan: Plan, changed: ResourceChange[], env: string): Comme
     const drift = change.reason === 'drift' ? ' (drift)' : '';
     return `| ${markdownCode(change.address, { inTable: true })} | ${ACTION_LABEL[change.action]}${drift} | ${fields} |`;
   });
-  const sections: CommentSection[] = changed.map((change) => ({
-    summary: `<code>${markdownHtmlText(change.address)}</code> ${markdownHtmlText(describeAction(change))}`,
-    diff: diffLines(change),
-  }));
+  const sections = changed.map(commentSection);
   const tail = [movedAgentsLines(plan), environmentVariablesLines(plan.environmentVariables)].filter((lines) => lines.length > 0);
   return {
     head: [`### voxform plan${env}: ${summaryLine(plan.summary).replace(/^Plan: /, '')}`, ''],
@@ -89,6 +86,19 @@ function commentParts(plan: Plan, changed: ResourceChange[], env: string): Comme
     // A policy with nothing else to report adds only its token counts, after the variables read.
     lists: plan.policy && !policyHasFindings(plan.policy) ? promptTokensMarkdown(plan.policy) : [],
   };
+}
+
+/** Section sizes measured ahead (`prepareMarkdownSection`), by change. */
+const sectionSizes = new WeakMap<ResourceChange, number>();
+
+/** Measures a changed resource's section now, while the other reads are still on the wire. */
+export function prepareMarkdownSection(change: ResourceChange): void {
+  if (change.action !== 'no-op' && !sectionSizes.has(change)) sectionSizes.set(change, commentSection(change).size);
+}
+
+function commentSection(change: ResourceChange): CommentSection {
+  const summary = `<code>${markdownHtmlText(change.address)}</code> ${markdownHtmlText(describeAction(change))}`;
+  return { summary, size: sectionSizes.get(change) ?? sectionSize(summary, diffLines(change)), diff: () => diffLines(change) };
 }
 
 /** The last line of a cut comment: where the whole plan is, and the command that shows it. */
@@ -114,21 +124,46 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownPlanOptions = {}
   // A policy with nothing to report adds only its token counts, beside the variables read.
   const blocks = plan.policy ? [...relaxationsMarkdown(plan.policy.relaxations), ...(policyHasFindings(plan.policy) ? planPolicyMarkdown(plan.policy) : [])] : [];
   const limit = options.limit ?? COMMENT_SIZE_LIMIT;
-  const changes = renderChanges(plan, { ...options, limit: Number.POSITIVE_INFINITY });
+  const changes = changesPart(plan, options.savedPlan);
   const policy = asTop(fitBlocks(blocks, Number.POSITIVE_INFINITY, byteLength));
-  if (byteLength(policy) + byteLength(changes) <= limit) return `${policy}${changes}`;
+  if (byteLength(policy) + changes.size <= limit) return `${policy}${changes.within(limit)}`;
   // asTop adds at most one byte to what the lines cost.
-  const top = asTop(fitBlocks(blocks, limit - Math.min(byteLength(changes), Math.floor(limit / 2)) - 1, byteLength));
-  return `${top}${renderChanges(plan, { ...options, limit: limit - byteLength(top) })}`;
+  const top = asTop(fitBlocks(blocks, limit - Math.min(changes.size, Math.floor(limit / 2)) - 1, byteLength));
+  return `${top}${changes.within(limit - byteLength(top))}`;
 }
 
-function renderChanges(plan: Plan, options: MarkdownPlanOptions & { limit: number }): string {
+/** The changes' part of the comment: its size uncut, and its text within a limit (cut when over it). */
+interface ChangesPart {
+  size: number;
+  within(limit: number): string;
+}
+
+function changesPart(plan: Plan, savedPlan: string | undefined): ChangesPart {
   const changed = plan.changes.filter((c) => c.action !== 'no-op');
   const env = plan.environment ? ` (${markdownCode(plan.environment)})` : '';
-  if (changed.length === 0) return noChangesText(plan, env, options.limit);
+  if (changed.length === 0) return { size: byteLength(noChangesText(plan, env, Number.POSITIVE_INFINITY)), within: (limit) => noChangesText(plan, env, limit) };
   const parts = commentParts(plan, changed, env);
-  const whole = [...parts.head, ...parts.tableHeader, ...parts.rows, '', ...parts.sections.flatMap(wholeSection), ...parts.tail.flat(), ...fitBlocks(parts.lists, Number.POSITIVE_INFINITY, byteLength)];
-  const text = `${whole.join('\n').trimEnd()}\n`;
-  if (byteLength(text) <= options.limit) return text;
-  return `${fitComment(parts, cutFooter(options.savedPlan), options.limit).join('\n')}\n`;
+  const size = wholeSize(parts);
+  return { size, within: (limit) => (size <= limit ? asText(wholeLines(parts)) : `${fitComment(parts, cutFooter(savedPlan), limit).join('\n')}\n`) };
+}
+
+/** Lines as the comment ends with them: trailing blank lines and spaces left out, one line break. */
+function asText(lines: readonly string[]): string {
+  return `${lines.join('\n').trimEnd()}\n`;
+}
+
+function wholeLines(parts: CommentParts): string[] {
+  return [...parts.head, ...parts.tableHeader, ...parts.rows, '', ...parts.sections.flatMap((section) => wholeSection(section)), ...parts.tail.flat(), ...fitBlocks(parts.lists, Number.POSITIVE_INFINITY, byteLength)];
+}
+
+/**
+ * The bytes of `asText(wholeLines(parts))`, with only the last section's diff made: what comes
+ * after the sections ends the text, and a section is never blank, so only those lines are trimmed.
+ */
+function wholeSize(parts: CommentParts): number {
+  const sections = parts.sections;
+  const first = [...parts.head, ...parts.tableHeader, ...parts.rows, ''];
+  const middle = sections.slice(0, -1).reduce((total, section) => total + section.size, 0);
+  const end = [...wholeSection(sections[sections.length - 1]!), ...parts.tail.flat(), ...fitBlocks(parts.lists, Number.POSITIVE_INFINITY, byteLength)];
+  return linesSize(first, byteLength) + middle + byteLength(asText(end));
 }
