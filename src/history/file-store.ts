@@ -10,7 +10,7 @@ import { VoxformError } from '../errors.js';
 import { checkKeptFolder, makeKeptFolder, readKeptJson, writeKeptFile, type KeptJsonLimits } from '../project-files/kept-files.js';
 import { HISTORY_RECORD_ID, historyRecordProblem, testRunProblem } from './check-record.js';
 import { HISTORY_RECORD_LIMITS, storedRecordText } from './stored-record.js';
-import { newHistoryId } from './ledger-order.js';
+import { idCeiling, newHistoryId } from './ledger-order.js';
 import { recordedAgent, type HistoryQuery, type HistoryRecord, type HistoryStore, type SkippedRecord, type TestRunRecord } from './types.js';
 
 /** The folder of test runs' evidence, inside the history folder. */
@@ -92,8 +92,10 @@ export class FileHistoryStore implements HistoryStore {
 
   private async appendIn<T extends { id: string; at: string; agents: object }>(directory: string, record: Omit<T, 'id'>): Promise<T> {
     await makeKeptFolder(directory);
-    const newest = (await this.recordIds(directory, undefined)).at(-1);
-    const stored = { id: newHistoryId(new Date(record.at), newest), ...record } as T;
+    const at = new Date(record.at);
+    const ceiling = idCeiling(at);
+    const newest = (await this.recordIds(directory, undefined)).filter((id) => id <= ceiling).at(-1);
+    const stored = { id: newHistoryId(at, newest), ...record } as T;
     await this.write(directory, stored);
     return stored;
   }

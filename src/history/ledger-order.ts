@@ -9,27 +9,50 @@ import { randomBytes } from 'node:crypto';
 
 /** An id's time: `20261123T120501123Z` (or, written by early versions, without milliseconds). */
 const ID_TIME = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{3})?Z-/;
-/** The last time an id can hold (its year has four digits): past a ledger's id of then, the random part alone tells ids apart. */
-const LATEST_ID_TIME = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 /**
- * A new record id, greater than `newest` (the greatest id the ledger holds): the time `at` to the
- * millisecond — or, when the ledger holds an id of that time or later (written on a clock ahead of
- * this one), one millisecond past it — then randomness, so two appends in one millisecond differ.
+ * How far ahead of this machine's clock a ledger id may be and still order the next one: clocks of a
+ * team's machines are minutes apart, not days. An id further ahead is a planted or broken file, and
+ * following it would put every later record at its time, told apart by chance alone.
  */
-export function newHistoryId(at: Date = new Date(), newest?: string): string {
-  const after = newest === undefined ? undefined : idTime(newest);
-  const time = after === undefined ? at.getTime() : Math.min(Math.max(at.getTime(), after + 1), LATEST_ID_TIME);
-  const stamp = new Date(time).toISOString().replace(/[-:]/g, '').replace('.', '');
-  return `${stamp}-${randomBytes(3).toString('hex')}`;
+const MOST_CLOCK_AHEAD_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The greatest id a new record made at `at` may follow (`newHistoryId`): ids up to it, compared as
+ * the ledger compares them. A store hands `newHistoryId` the greatest id it holds up to this one.
+ */
+export function idCeiling(at: Date): string {
+  return `${stampOf(at.getTime() + MOST_CLOCK_AHEAD_MS)}-ffffff`;
 }
 
-/** Milliseconds of an id's time; an id without milliseconds stands for the last of its second, so a new id sorts after it. */
+/**
+ * A new record id, greater than `newest` (the greatest id the ledger holds up to `idCeiling(at)`):
+ * the time `at` to the millisecond — or, when the ledger holds an id of that time or later (written
+ * on a clock ahead of this one), one millisecond past it — then randomness, so two appends in one
+ * millisecond differ. An id past the ceiling, or whose time is no date, orders nothing.
+ */
+export function newHistoryId(at: Date = new Date(), newest?: string): string {
+  const after = newest === undefined || newest > idCeiling(at) ? undefined : idTime(newest);
+  const time = after === undefined ? at.getTime() : Math.max(at.getTime(), after + 1);
+  return `${stampOf(time)}-${randomBytes(3).toString('hex')}`;
+}
+
+function stampOf(time: number): string {
+  return new Date(time).toISOString().replace(/[-:]/g, '').replace('.', '');
+}
+
+/**
+ * Milliseconds of an id's time; an id without milliseconds stands for the last of its second, so a
+ * new id sorts after it. Undefined when its parts are no time (a month 00 or 13, a 25th hour).
+ */
 function idTime(id: string): number | undefined {
   const match = ID_TIME.exec(id);
   if (!match) return undefined;
-  const [year, month, day, hour, minute, second, millis] = match.slice(1).map((part) => (part === undefined ? 999 : Number(part))) as number[];
-  return Date.UTC(year as number, (month as number) - 1, day, hour, minute, second, millis);
+  const [year, month, day, hour, minute, second, millis] = match.slice(1).map((part) => (part === undefined ? 999 : Number(part))) as [number, number, number, number, number, number, number];
+  const time = Date.UTC(year, month - 1, day, hour, minute, second, millis);
+  const date = new Date(time);
+  const exact = date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day && date.getUTCHours() === hour && date.getUTCMinutes() === minute && date.getUTCSeconds() === second;
+  return exact ? time : undefined;
 }
 
 /** Ledger order for sorting, oldest first: by id, compared as the file listing and the database index compare them. */

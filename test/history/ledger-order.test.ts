@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ledgerOrder, ledgerTimes, newHistoryId } from '../../src/history/ledger-order.js';
+import { idCeiling, ledgerOrder, ledgerTimes, newHistoryId } from '../../src/history/ledger-order.js';
 
 describe('the ledger order', () => {
   it('makes a new id after the newest one, from a clock behind it too', () => {
@@ -12,8 +12,16 @@ describe('the ledger order', () => {
     const after = newHistoryId(new Date('2026-11-23T12:10:00.000Z'), early);
     expect(after).toMatch(/^20261123T121001000Z-[0-9a-f]{6}$/);
     expect(after > early).toBe(true);
-    // No id past the year 9999: the last millisecond, told apart by its random part.
-    expect(newHistoryId(new Date('2026-11-23T12:10:00.000Z'), '99991231T235959999Z-cccccc')).toMatch(/^99991231T235959999Z-[0-9a-f]{6}$/);
+  });
+
+  it('follows an id up to a day ahead of the clock, and no id further ahead or of no date (a planted file)', () => {
+    const now = new Date('2026-11-23T12:10:00.000Z');
+    expect(newHistoryId(now, '20261124T120959000Z-aaaaaa')).toMatch(/^20261124T120959001Z-[0-9a-f]{6}$/);
+    expect(idCeiling(now) > '20261124T120959000Z-aaaaaa').toBe(true);
+    for (const planted of ['99991231T235959999Z-ffffff', '20261124T121001000Z-aaaaaa', '20261123T250000000Z-aaaaaa', '20261100T120000000Z-aaaaaa']) {
+      expect(newHistoryId(now, planted), planted).toMatch(/^20261123T121000000Z-[0-9a-f]{6}$/);
+    }
+    expect(idCeiling(now) < '99991231T235959999Z-ffffff').toBe(true);
   });
 
   it('sorts by id, and puts each record on a timeline no earlier than a record appended before it', () => {

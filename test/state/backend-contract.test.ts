@@ -264,6 +264,16 @@ describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
     const failingLater = await backend.history.appendTestRun(testRun(WORKSPACE, '2026-11-23T12:20:00.000Z', 1));
     expect((await backend.history.listTestRuns({ workspace: WORKSPACE })).map((run) => run.id)).toEqual([failingLater.id, passing.id]);
   });
+
+  it('orders new records by the ledger up to a day ahead of the clock: a planted record dated further ahead orders none of them', async () => {
+    const backend = await open(await spec());
+    const { id: _ignored, ...unstored } = record('ignored', WORKSPACE);
+    await backend.importHistory([{ ...record('99991231T235959999Z-ffffff', 'other@local'), at: '9999-12-31T23:59:59.999Z' }]);
+    for (const at of ['2026-11-23T12:00:00.000Z', '2026-11-23T12:10:00.000Z', '2026-11-23T12:01:00.000Z']) await backend.history.append({ ...unstored, at });
+    const listed = await backend.history.list({ workspace: WORKSPACE });
+    expect(listed.map((r) => r.at)).toEqual(['2026-11-23T12:01:00.000Z', '2026-11-23T12:10:00.000Z', '2026-11-23T12:00:00.000Z']);
+    expect(listed[0]?.id).toMatch(/^20261123T121000001Z-[0-9a-f]{6}$/);
+  });
 });
 
 function testRun(workspace: string, at: string, failed: number): Omit<TestRunRecord, 'id'> {

@@ -4,7 +4,7 @@
  */
 import type pg from 'pg';
 import { historyRecordProblem, testRunProblem } from '../../history/check-record.js';
-import { newHistoryId } from '../../history/ledger-order.js';
+import { idCeiling, newHistoryId } from '../../history/ledger-order.js';
 import { storedRecordText } from '../../history/stored-record.js';
 import type { HistoryQuery, HistoryRecord, HistoryStore, SkippedRecord, TestRunRecord } from '../../history/types.js';
 
@@ -102,8 +102,9 @@ export class PostgresHistoryStore implements HistoryStore {
   private async appendTo<T extends { id: string; workspace: string; at: string; agents: object }>(table: LedgerTable, record: Omit<T, 'id'>): Promise<T> {
     // The connection the record goes over: a read-only one may show an older schema's stand-in tables.
     const pool = await this.writable();
-    const newest = (await pool.query<{ newest: string | null }>(`SELECT max(id) AS newest FROM ${table}`)).rows[0]?.newest ?? undefined;
-    const stored = { ...record, id: newHistoryId(new Date(record.at), newest) } as T;
+    const at = new Date(record.at);
+    const newest = (await pool.query<{ newest: string | null }>(`SELECT max(id) AS newest FROM ${table} WHERE id <= $1`, [idCeiling(at)])).rows[0]?.newest ?? undefined;
+    const stored = { ...record, id: newHistoryId(at, newest) } as T;
     await this.insertInto(table, [stored]);
     return stored;
   }
