@@ -167,7 +167,9 @@ export async function readPlanFile(file: string, limits: KeptJsonLimits = PLAN_J
   }
   if (parsed.format_version !== PLAN_JSON_FORMAT_VERSION) {
     const newer = isNewerFormat(parsed.format_version, PLAN_JSON_FORMAT_VERSION);
-    throw new VoxformError('plan_unreadable', `${file} has plan format ${String(parsed.format_version)}${newer ? ', made by a newer voxform' : ''}; this voxform reads ${PLAN_JSON_FORMAT_VERSION}.`, {
+    // Quoted only when it is a version: the file is anybody's, and its field may be any JSON, of any size.
+    const format = isFormatVersion(parsed.format_version) ? `plan format ${parsed.format_version}` : 'a plan format this voxform does not know';
+    throw new VoxformError('plan_unreadable', `${file} has ${format}${newer ? ', made by a newer voxform' : ''}; this voxform reads ${PLAN_JSON_FORMAT_VERSION}.`, {
       hint: newer ? 'Upgrade voxform to the version that made the plan (or make the plan again with this version).' : 'Make the plan again with this version of voxform.',
     });
   }
@@ -176,9 +178,14 @@ export async function readPlanFile(file: string, limits: KeptJsonLimits = PLAN_J
   return parsed as SavedPlan;
 }
 
+/** A dotted format version (`1.5`, `2.0`), of at most nine digits a part and ten parts. */
+function isFormatVersion(found: unknown): found is string {
+  return typeof found === 'string' && /^\d{1,9}(\.\d{1,9}){0,9}$/.test(found);
+}
+
 /** Whether `found` is a dotted format version (`1.5`, `2.0`) after `known`, compared part by part as numbers. */
 function isNewerFormat(found: unknown, known: string): boolean {
-  if (typeof found !== 'string' || !/^\d{1,9}(\.\d{1,9})*$/.test(found)) return false;
+  if (!isFormatVersion(found)) return false;
   const theirs = found.split('.').map(Number);
   const ours = known.split('.').map(Number);
   for (let i = 0; i < Math.max(theirs.length, ours.length); i++) {

@@ -98,6 +98,8 @@ describe('voxform plan show', () => {
       'old.json': JSON.stringify({ ...saved, format_version: '1.0' }),
       // Compared as numbers, part by part: 1.10 comes after 1.4.
       'newer.json': JSON.stringify({ ...saved, format_version: '1.10' }),
+      // Anybody's field, of any size: not quoted unless it is a version.
+      'huge.json': JSON.stringify({ ...saved, format_version: [['A'.repeat(100)].concat(Array(2000).fill('B'.repeat(50)))] }),
       'damaged.json': JSON.stringify({ ...saved, resource_changes: [{ ...saved.resource_changes[0], requests: 'none' }] }),
     };
     for (const [name, content] of Object.entries(files)) await writeFile(path.join(p.dir, name), content);
@@ -107,6 +109,7 @@ describe('voxform plan show', () => {
       'terraform.json': /^error\[plan_unreadable\]: .*terraform\.json is not a voxform plan file\.\n/,
       'old.json': /^error\[plan_unreadable\]: .*old\.json has plan format 1\.0; this voxform reads 1\.4\.\n  hint: Make the plan again with this version of voxform\.\n$/,
       'newer.json': /^error\[plan_unreadable\]: .*newer\.json has plan format 1\.10, made by a newer voxform; this voxform reads 1\.4\.\n  hint: Upgrade voxform to the version that made the plan \(or make the plan again with this version\)\.\n$/,
+      'huge.json': /^error\[plan_unreadable\]: .*huge\.json has a plan format this voxform does not know; this voxform reads 1\.4\.\n  hint: Make the plan again with this version of voxform\.\n$/,
       'damaged.json': /^error\[plan_unreadable\]: .*damaged\.json is not a valid voxform plan: credential\.openai: `requests` is missing or malformed\.\n/,
     };
     for (const [name, message] of Object.entries(expected)) {
