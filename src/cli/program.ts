@@ -9,7 +9,7 @@ import { addCommandHelp } from './help.js';
 import { missingCommandError, usageError } from './usage-errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { wholeNumberOption } from './whole-number.js';
-import { describeVersion } from '../version.js';
+import { describeVersion } from '../status/versions.js';
 import { shellWord } from '../util/shell-word.js';
 import { nextCommand, type ChosenTarget } from './next-command.js';
 

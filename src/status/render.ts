@@ -4,7 +4,7 @@ import { forcedOpenJson, lastApplyJson, lockHolderJson } from '../state/json-wor
 import { someOf } from '../util/plural.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import type { KeyType, StatusReport } from './status.js';
-import { describeVersion } from '../version.js';
+import { describeVersion } from './versions.js';
 
 const KEY_WORDS: Record<KeyType, string> = {
   private: 'private (accepted for plan and apply)',

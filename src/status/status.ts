@@ -5,7 +5,7 @@ import { nonEmpty } from '../api/trusted-origins.js';
 import { isVoxformError } from '../errors.js';
 import type { ForcedOpen, LockHolder, StateBackend } from '../state/backend.js';
 import type { LastApply } from '../state/types.js';
-import type { VersionAndFormats } from '../version.js';
+import type { VersionAndFormats } from './versions.js';
 
 /** Bumped when a field of the JSON report changes meaning or goes away (new fields do not bump it). */
 export const STATUS_FORMAT_VERSION = 2;

@@ -9,7 +9,7 @@ import { countProblems } from '../diagnostics.js';
 import { openOperatorBackend, type ProjectOptions } from '../project.js';
 import { plural } from '../../util/plural.js';
 import { headerValueFromEnv } from '../../util/env-header.js';
-import { versionAndFormats } from '../../version.js';
+import { versionAndFormats } from '../../status/versions.js';
 
 export interface StatusOptions extends ProjectOptions {
   format?: 'text' | 'json';
