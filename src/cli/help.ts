@@ -226,6 +226,11 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     exitCodes: ['0  copied and checked', '1  the target is not empty (without --force), the check failed, or an error'],
     examples: ['voxform state migrate --to "$DATABASE_URL"', 'voxform state migrate --state .voxform/state.json --to postgres://voxform@db.internal/voxform'],
   },
+  'state upgrade': {
+    environment: [...STATE_ENV],
+    exitCodes: ['0  the database is at this voxform\'s schema (upgraded, or already)', '1  the role may not upgrade the tables, the database is of a newer voxform, or an error'],
+    examples: ['voxform state upgrade --state "$DATABASE_URL"'],
+  },
   get: {
     environment: [...SERVICE_ENV, ...MANIFEST_ENV],
     exitCodes: ['0  listed', '1  NAME is no phone or agent of the service, or an error'],

@@ -149,6 +149,7 @@ const CASES: Record<string, Case> = {
   'state show|json': { args: ['state', 'show', '--format', 'json'] },
   'state unlock|text': { args: ['state', 'unlock', '--force', 'PLANT'] },
   'state migrate|text': { args: ['state', 'migrate', '--to', 'migrated.json'] },
+  'state upgrade|text': { args: ['state', 'upgrade'] },
   'webhook send|text': { args: ['webhook', 'send', '--to', 'RECEIVER', '--event', 'end-of-call', '--call', 'CALL_ID'] },
   'webhook serve|text': { args: ['webhook', 'serve', '--port', '0'], serve: (url) => send(`${url}/${encodeURIComponent(PLANT)}`), reaches: true },
   'emulator|text': { args: ['emulator', '--port', '0'], serve: (url) => feedEmulator(url), reaches: true },
