@@ -40,7 +40,7 @@ export interface IncludeContext {
   promptBudget: ReadPolicy['budget'];
 }
 
-/** The budget all prompt files of one load share (MAX_PROMPT_BYTES_TOTAL). */
+/** The budget all prompt files of one environment share (MAX_PROMPT_BYTES_TOTAL). */
 export function promptBudget(): NonNullable<ReadPolicy['budget']> {
   return { remaining: MAX_PROMPT_BYTES_TOTAL, limit: MAX_PROMPT_BYTES_TOTAL, noun: 'prompt files' };
 }

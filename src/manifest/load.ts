@@ -15,7 +15,7 @@ import { VoxformError } from '../errors.js';
 import { resolveAgent, type AgentDraft } from './agents.js';
 import { desiredAgent, desiredCampaign, desiredCredential, desiredKnowledge, desiredPhone } from './desired-state.js';
 import { decodeUtf8 } from '../project-files/decode.js';
-import { READ_FAILURE_CODES, type ReadPolicy } from '../project-files/guarded-read.js';
+import { READ_FAILURE_CODES } from '../project-files/guarded-read.js';
 import { describeFound } from './describe.js';
 import { DiagnosticList } from './diagnostics.js';
 import { envPolicyOf } from '../secrets/env-policy.js';
@@ -25,7 +25,7 @@ import { combineFragments, RESOURCE_SECTIONS, SECTION_DEFINITION, type CombinedM
 import { resolvePromotions } from './promotion.js';
 import { hashKnowledgeFiles, promptBudget, readPrompts, type IncludeContext, type KnowledgeContent, type PromptRequest } from './includes.js';
 import type { InterpolationContext } from './interpolate.js';
-import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
+import { MAX_MANIFEST_BYTES, MAX_PROMPT_BYTES_TOTAL } from '../project-files/limits.js';
 import { FileCache, findManifestFiles, type ManifestFile } from '../project-files/manifest-files.js';
 import { FALLBACK_MIME_TYPE, mimeTypeFor } from '../util/mime.js';
 import { parseYaml } from './parse-yaml.js';
@@ -62,11 +62,11 @@ export interface ProjectManifests {
   /** The digest of each manifest file read, in load order: the first part of the manifest hash. */
   digests: string[];
   /**
-   * The files read, kept: each environment's templates and prompt files are read once, whichever
-   * environments name them, under one budget for the prompt files of them all (they are held together).
+   * The files read, kept: each environment's templates are read once, whichever environments name
+   * them; its prompt files count against its own budget, as in a load of it alone, and are kept for
+   * the others up to one budget in all (past it, read again: see FileCache).
    */
   cache: FileCache;
-  promptBudget: NonNullable<ReadPolicy['budget']>;
   sources: SourceRegistry;
   /** What reading and combining found: each environment's diagnostics start from a copy. */
   diagnostics: DiagnosticList;
@@ -88,7 +88,7 @@ export async function readProject(options: Pick<LoadOptions, 'paths' | 'cwd' | '
   const diagnostics = new DiagnosticList();
   const sources = new SourceRegistry(cwd);
   const digests: string[] = [];
-  const cache = new FileCache();
+  const cache = new FileCache(MAX_PROMPT_BYTES_TOTAL);
   const { fragments, unparsed, fallbackSpan } = await readManifests(manifestFiles, { cache, sources, diagnostics, onDigest: (digest) => digests.push(digest) });
   const combined = combineFragments(fragments, fallbackSpan, diagnostics);
   for (const check of [checkEnvironmentOverlays, checkOverlayReferences, checkOverlayTargets]) check(combined, diagnostics);
@@ -98,7 +98,6 @@ export async function readProject(options: Pick<LoadOptions, 'paths' | 'cwd' | '
     files: manifestFiles.map((entry) => entry.file),
     digests,
     cache,
-    promptBudget: promptBudget(),
     sources,
     diagnostics,
     combined,
@@ -119,7 +118,8 @@ export async function resolveEnvironment(project: ProjectManifests, options: Omi
   const policy = envPolicyOf(options.env);
   const { files, sources, combined, unparsed, fallbackSpan } = project;
   const diagnostics = project.diagnostics.copy();
-  // Asked of the project's reads, so that this environment's own files are known (its `sourceFiles`).
+  // Asked of the project's reads, so that this environment's own files are known (its `sourceFiles`)
+  // and its prompt files charged to its own budget, kept by another environment or not.
   const cache = project.cache.share();
   const secrets = new Set<string>();
   const environmentVariables = new Set<string>();
@@ -161,7 +161,7 @@ export async function resolveEnvironment(project: ProjectManifests, options: Omi
 
   const agentList = [...drafts.agents.values()];
   const knowledgeList = [...drafts.knowledge.values()];
-  const { promptTextOf, knowledgeContents } = await readNamedFiles(agentList, knowledgeList, { files: cache, sources, diagnostics, promptBudget: project.promptBudget }, digests);
+  const { promptTextOf, knowledgeContents } = await readNamedFiles(agentList, knowledgeList, { files: cache, sources, diagnostics, promptBudget: promptBudget() }, digests);
 
   const secretList = [...secrets];
   const omitted = { ...diagnostics.omitted };

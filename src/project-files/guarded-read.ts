@@ -108,14 +108,18 @@ export function readGuarded(file: string, policy: ReadPolicy, folders?: RealFold
 function readGuardedNow(file: string, policy: ReadPolicy, folders: RealFolders | undefined): ReadOutcome {
   const checked = inspectNow(file, policy, folders);
   if (!checked.ok) return checked;
-  const budget = policy.budget;
-  if (budget) {
-    if (checked.info.size > budget.remaining) {
-      return { ok: false, reason: 'too_large', message: `would take the ${budget.noun} of this manifest past ${formatSize(budget.limit)} together; that is the limit` };
-    }
-    budget.remaining -= checked.info.size;
-  }
+  const refused = policy.budget && chargeBudget(policy.budget, checked.info.size);
+  if (refused) return refused;
   return readOpened(checked.real, checked.info, policy.maxBytes);
+}
+
+/** Takes `size` bytes from the budget; the refusal, taking nothing, when fewer are left. */
+export function chargeBudget(budget: NonNullable<ReadPolicy['budget']>, size: number): Extract<ReadOutcome, { ok: false }> | undefined {
+  if (size > budget.remaining) {
+    return { ok: false, reason: 'too_large', message: `would take the ${budget.noun} of this manifest past ${formatSize(budget.limit)} together; that is the limit` };
+  }
+  budget.remaining -= size;
+  return undefined;
 }
 
 const OUTSIDE: Extract<ReadOutcome, { ok: false }> = { ok: false, reason: 'outside', message: 'is outside the project' };

@@ -10,7 +10,7 @@ export const MAX_MANIFEST_BYTES = 8 * 1024 * 1024;
 /** A prompt file, bytes (`file_too_large`). A prompt is read into memory and sent in every agent update. */
 export const MAX_PROMPT_FILE_BYTES = 2 * 1024 * 1024;
 
-/** All prompt files of one load together, bytes (`file_too_large`): they are held in memory until the plan is made. */
+/** All prompt files of one environment together, bytes (`file_too_large`): they are held in memory until the plan is made. */
 export const MAX_PROMPT_BYTES_TOTAL = 32 * 1024 * 1024;
 
 /**

@@ -9,7 +9,8 @@ import { VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { byCodeUnits } from '../util/compare.js';
 import { mapBounded } from '../util/semaphore.js';
-import { findProjectRoot, isInside, readGuarded, realFolder, type ReadOutcome, type ReadPolicy, type RealFolders } from './guarded-read.js';
+import { inSlice } from '../util/sync-slices.js';
+import { chargeBudget, findProjectRoot, isInside, readGuarded, realFolder, type ReadOutcome, type ReadPolicy, type RealFolders } from './guarded-read.js';
 
 export type { ReadOutcome, ReadPolicy } from './guarded-read.js';
 
@@ -116,29 +117,57 @@ async function findYamlFiles(folder: string, search: { found: string[]; testFile
   }
 }
 
-/** Reads many files once each per policy (root and size cap), under the guards of guarded-read.ts. */
+/**
+ * Reads many files once each per policy (root and size cap), under the guards of guarded-read.ts.
+ * A read under a budget (prompt files) is charged to that budget once per cache, whether the bytes
+ * are read or taken from those another cache of the same load kept: each `share()` (an environment)
+ * pays for every file it uses, as a load of it alone would. What is kept for the others is bounded
+ * (`keptLimit`): past it, files are read and not kept, so the memory held does not grow with the
+ * number of caches.
+ */
 export class FileCache {
   private readonly asked = new Set<string>();
+  /** This cache's budgeted reads: a file asked twice is charged once. */
+  private readonly budgeted = new Map<string, Promise<ReadOutcome>>();
 
   constructor(
-    private readonly pending = new Map<string, Promise<ReadOutcome>>(),
-    /** The real paths of the folders read from, for this load only, its environments together (see `RealFolders`). */
-    private readonly folders: RealFolders = new Map(),
+    /** The most bytes of budgeted reads kept for the caches shared from this one. */
+    private readonly keptLimit = 0,
+    private readonly shared: SharedReads = { pending: new Map(), kept: new Map(), keptBytes: 0, folders: new Map() },
   ) {}
 
-  /** A cache answering from this one's reads (and adding to them), whose `files` are those asked of it alone. */
+  /** A cache answering from this one's reads (and adding to them), whose `files` and budget charges are its own. */
   share(): FileCache {
-    return new FileCache(this.pending, this.folders);
+    return new FileCache(this.keptLimit, this.shared);
   }
 
   read(file: string, policy: ReadPolicy): Promise<ReadOutcome> {
     const key = `${policy.root}\0${policy.maxBytes}\0${file}`;
-    let outcome = this.pending.get(key);
+    const reads = policy.budget ? this.budgeted : this.shared.pending;
+    let outcome = reads.get(key);
     if (!outcome) {
-      outcome = readGuarded(file, policy, this.folders);
-      this.pending.set(key, outcome);
+      outcome = policy.budget ? this.readBudgeted(key, file, policy) : readGuarded(file, policy, this.shared.folders);
+      reads.set(key, outcome);
     }
     this.asked.add(file);
+    return outcome;
+  }
+
+  /** The bytes of budgeted reads kept for the caches shared from this one. */
+  keptBytes(): number {
+    return this.shared.keptBytes;
+  }
+
+  private async readBudgeted(key: string, file: string, policy: ReadPolicy): Promise<ReadOutcome> {
+    const budget = policy.budget as NonNullable<ReadPolicy['budget']>;
+    const kept = this.shared.kept.get(key);
+    // Charged in a slice, as a read is: the budget is taken in the order the files are asked for, kept or not.
+    if (kept) return inSlice(() => chargeBudget(budget, kept.length) ?? { ok: true, bytes: kept });
+    const outcome = await readGuarded(file, policy, this.shared.folders);
+    if (outcome.ok && !this.shared.kept.has(key) && this.shared.keptBytes + outcome.bytes.length <= this.keptLimit) {
+      this.shared.kept.set(key, outcome.bytes);
+      this.shared.keptBytes += outcome.bytes.length;
+    }
     return outcome;
   }
 
@@ -154,4 +183,15 @@ export class FileCache {
     const outcomes = await mapBounded(files, limit, (file) => this.read(file, unique.get(file) as ReadPolicy));
     return new Map(files.map((file, i) => [file, outcomes[i] as ReadOutcome]));
   }
+}
+
+/** What a cache and those shared from it hold together, for one load (its environments together). */
+interface SharedReads {
+  /** Reads under no budget (manifests, templates), each file once. */
+  pending: Map<string, Promise<ReadOutcome>>;
+  /** The bytes of budgeted reads kept, `keptBytes` in all. */
+  kept: Map<string, Buffer>;
+  keptBytes: number;
+  /** The real paths of the folders read from (see `RealFolders`). */
+  folders: RealFolders;
 }
