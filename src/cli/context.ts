@@ -1,9 +1,9 @@
 import type { VoxformError } from '../errors.js';
-import { terminalText } from '../util/printable.js';
+import { terminalPrinter } from '../util/printable.js';
 import type { SecretRegistry } from '../secrets/redact.js';
 import type { ProjectManifests } from '../manifest/index.js';
 
-/** A writable stream as commands see it: what a command writes is redacted and made printable (`printedText`). */
+/** A writable stream as commands see it: what a command writes is redacted and made printable (`streamPrinter`). */
 export interface Output {
   write(text: string): void;
   /**
@@ -62,11 +62,13 @@ export interface ReadBeforeRun {
 }
 
 /**
- * What reaches stdout or stderr for `text`: the run's secrets redacted, then control characters escaped
- * (`terminalText`). The CLI's streams apply it to every write, so a new command inherits it.
+ * What reaches stdout or stderr for each text written to it: the run's secrets redacted, then control
+ * characters and workflow commands escaped (`terminalPrinter`, one per stream). The CLI's streams
+ * apply it to every write, so a new command inherits it.
  */
-export function printedText(text: string, secrets: SecretRegistry, stream: { readonly isTTY?: boolean | undefined }): string {
-  return terminalText(secrets.redact(text), Boolean(stream.isTTY));
+export function streamPrinter(secrets: SecretRegistry, stream: { readonly isTTY?: boolean | undefined }): (text: string) => string {
+  const print = terminalPrinter(Boolean(stream.isTTY));
+  return (text) => print(secrets.redact(text));
 }
 
 /**

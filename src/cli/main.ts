@@ -8,7 +8,7 @@ import { registerCiTokens } from '../ci/runner-env.js';
 import { SecretRegistry } from '../secrets/redact.js';
 import { printableKeepingLines } from '../util/printable.js';
 import { isVoxformError, VoxformError } from '../errors.js';
-import { EXIT_INTERRUPTED, printedText, type CommandContext, type Output, type StopAtOnce } from './context.js';
+import { EXIT_INTERRUPTED, streamPrinter, type CommandContext, type Output, type StopAtOnce } from './context.js';
 import { clearProgressLines } from './progress.js';
 import { askYesNo } from './confirm.js';
 import { errorBody, errorJson, errorText } from './error-text.js';
@@ -144,9 +144,10 @@ function makeOutput(stream: NodeJS.WriteStream, secrets: SecretRegistry, silence
   // A closed pipe (`voxform schema | head -1`) does not cut an apply short: the rest of that output
   // is dropped. Unwatched, the stream's error would end the process with Node's trace.
   const status = failedStreams.get(stream) ?? watchForFailure(stream);
+  const printed = streamPrinter(secrets, stream);
   return {
     write: (text: string) => {
-      if (!status.failed && !stream.destroyed && !silenced()) stream.write(printedText(text, secrets, stream));
+      if (!status.failed && !stream.destroyed && !silenced()) stream.write(printed(text));
     },
     drained: async () => {
       if (status.failed || stream.destroyed || !stream.writableNeedDrain) return;

@@ -1,7 +1,8 @@
 /**
  * The one Markdown escaper: text voxform did not write passes one of these, so it cannot mention
  * someone, open HTML, link, close a table cell or code span, or start a heading or list, and carries
- * no control character (`printable`).
+ * no control character (`printable`). Its `[` is always `\[` and a leading `::` is `\::`, so text
+ * printed to a CI log forms no workflow command and renders as it reads (see `terminalText`).
  */
 import { printable } from './printable.js';
 
@@ -27,7 +28,7 @@ export function markdownText(text: string): string {
     .replace(/[\\`*_{}[\]|~]/g, (c) => `\\${c}`)
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
-    .replace(/^(\s*)(?:([-+=#])|(\d+)(?=[.)]))/, (_, space: string, mark: string | undefined, number: string | undefined) => (mark ? `${space}\\${mark}` : `${space}${number}\\`));
+    .replace(/^(\s*)(?:([-+=#]|:(?=:))|(\d+)(?=[.)]))/, (_, space: string, mark: string | undefined, number: string | undefined) => (mark ? `${space}\\${mark}` : `${space}${number}\\`));
   return unmentioned(unlinked(escaped));
 }
 

@@ -2,8 +2,10 @@
  * The one printing rule: text voxform did not write made safe to show. Control characters begin
  * every escape sequence that retitles or rewrites a terminal (`ESC ]52;…` sets its clipboard), and a
  * line break in a name can fake a line of output; DEL and C1 count too (U+009B is a CSI), and so do
- * the invisible characters (`INVISIBLE`), which reorder or hide what a reader sees. Every write to stdout and stderr
- * passes `terminalText`; the other functions keep what a layout needs on top of it.
+ * the invisible characters (`INVISIBLE`), which reorder or hide what a reader sees. A CI runner reads
+ * its job's log too: quoted text never forms one of its workflow commands (`WORKFLOW_COMMAND`).
+ * Every write to stdout and stderr passes `terminalText` (a stream's writes: `terminalPrinter`); the
+ * other functions keep what a layout needs on top of it.
  */
 
 /**
@@ -54,6 +56,16 @@ const TERMINAL = controlPattern('\\x00-\\x08\\x0b-\\x1f', `${OWN_MARK}(\\r?\\x1b
 /** What JSON.stringify leaves raw inside a string that a terminal would obey or a reader not see: DEL, C1, invisible characters. */
 const JSON_RAW_CONTROLS = controlPattern('');
 
+/**
+ * What a CI runner obeys in a job's log, whichever the environment (the rule is the same everywhere):
+ * `##[` anywhere in a line, and `::` as a line's first characters after blanks (GitHub Actions'
+ * workflow commands: an error annotation on a green job, `add-mask`, `stop-commands`). The last
+ * character of each is the one escaped (`##\u005b`, `:\u003a`), so a pattern completed by a later
+ * write is escaped in that write; inside a JSON string `\u005b` is the same `[`. voxform's own
+ * output neither starts a line with `::` nor writes `##[`.
+ */
+const WORKFLOW_COMMAND = /(?<=##)\[|(?<=^\s*:):/gmu;
+
 /** Each control character but the tab escaped as JSON writes it (`\u001b`, `\n`), DEL, C1 and the invisible characters included. */
 export function printable(text: string): string {
   return text.replace(CONTROLS_BUT_TAB, escapeControl);
@@ -70,17 +82,57 @@ export function printableKeepingLines(text: string): string {
  * elsewhere. Any other sequence is escaped, even one that reads exactly like voxform's. JSON stays valid JSON.
  */
 export function terminalText(text: string, styled: boolean): string {
+  return workflowCommandsEscaped('', controlsEscaped(text, styled));
+}
+
+/**
+ * `terminalText` for the writes of one stream: a line the runner reads may be made of several
+ * writes (a reply streamed in pieces), so each write is escaped knowing how the line it continues
+ * ends (`lineTail`).
+ */
+export function terminalPrinter(styled: boolean): (text: string) => string {
+  let tail = '';
+  return (text) => {
+    const printed = workflowCommandsEscaped(tail, controlsEscaped(text, styled));
+    tail = lineTail(tail + printed);
+    return printed;
+  };
+}
+
+function controlsEscaped(text: string, styled: boolean): string {
   TERMINAL.lastIndex = 0;
   if (!TERMINAL.test(text)) return text;
   return text.replace(TERMINAL, (match: string, own: string | undefined) => (own === undefined ? escapeControl(match) : styled ? own : ''));
 }
 
-/** The one JSON serializer for output: JSON.stringify, with DEL, C1 and the invisible characters (left raw by it) escaped too. */
-export function toJsonText(value: unknown, indent?: number): string {
-  return JSON.stringify(value, null, indent).replace(JSON_RAW_CONTROLS, escapeControl);
+/** `text`, printed after `tail` (`lineTail`), with each `WORKFLOW_COMMAND` it completes escaped. */
+function workflowCommandsEscaped(tail: string, text: string): string {
+  if (!/[[:]/.test(text)) return text;
+  return (tail + text).replace(WORKFLOW_COMMAND, (ch: string, at: number) => (at < tail.length ? ch : escapeControl(ch))).slice(tail.length);
 }
 
-/** As JSON writes it: `\n`, `\u001b`, and a character beyond U+FFFF as its two UTF-16 units (`\udb40\udc41`). */
+/**
+ * What of the printed line so far decides how a next write could complete a workflow command:
+ * nothing at a line start (blanks count as nothing), `:` after a first colon, else its last two
+ * characters behind a stand-in for the rest of the line.
+ */
+function lineTail(printed: string): string {
+  const line = printed.slice(Math.max(...['\n', '\r', '\u2028', '\u2029'].map((mark) => printed.lastIndexOf(mark))) + 1);
+  if (/^\s*$/u.test(line)) return '';
+  if (/^\s*:$/u.test(line)) return ':';
+  return `.${line.slice(-2)}`;
+}
+
+/**
+ * The one JSON serializer for output: JSON.stringify, with DEL, C1 and the invisible characters (left
+ * raw by it) escaped too, and the `[` of `##[` (only ever inside a string), so the same bytes reach
+ * a log or a file.
+ */
+export function toJsonText(value: unknown, indent?: number): string {
+  return JSON.stringify(value, null, indent).replace(JSON_RAW_CONTROLS, escapeControl).replace(WORKFLOW_COMMAND, escapeControl);
+}
+
+/** As JSON writes it: `\n`, `\u001b` (and `\u005b` for a `[` it would write as it is), and a character beyond U+FFFF as its two UTF-16 units (`\udb40\udc41`). */
 function escapeControl(ch: string): string {
   if (ch < ' ') return JSON.stringify(ch).slice(1, -1);
   return ch

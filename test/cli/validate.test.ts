@@ -227,8 +227,11 @@ describe('voxform validate, in process', () => {
     const secrets = new SecretRegistry();
     let stdout = '';
     let stderr = '';
-    const { printedText } = await import('../../src/cli/context.js');
-    const output = (write: (text: string) => void) => ({ write: (text: string) => write(printedText(text, secrets, { isTTY: color })), isTTY: color, columns: 100 });
+    const { streamPrinter } = await import('../../src/cli/context.js');
+    const output = (write: (text: string) => void) => {
+      const printed = streamPrinter(secrets, { isTTY: color });
+      return { write: (text: string) => write(printed(text)), isTTY: color, columns: 100 };
+    };
     const code = await run(
       { format: 'text' },
       {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
 import { Readable } from 'node:stream';
-import { printedText, type CommandContext, type Output } from '../../src/cli/context.js';
+import { streamPrinter, type CommandContext, type Output } from '../../src/cli/context.js';
 import { operatorSecrets, runCommandLine } from '../../src/cli/main.js';
 import { shellWord } from '../../src/util/shell-word.js';
 
@@ -97,11 +97,10 @@ export async function runCliInProcess(
   const env = cliEnvironment(options.env);
   const secrets = operatorSecrets(env);
   const captured = { stdout: '', stderr: '' };
-  const output = (key: keyof typeof captured): Output => ({
-    write: (text) => void (captured[key] += printedText(text, secrets, { isTTY: options.terminal !== undefined })),
-    isTTY: options.terminal !== undefined,
-    columns: options.terminal === undefined ? undefined : 80,
-  });
+  const output = (key: keyof typeof captured): Output => {
+    const printed = streamPrinter(secrets, { isTTY: options.terminal !== undefined });
+    return { write: (text) => void (captured[key] += printed(text)), isTTY: options.terminal !== undefined, columns: options.terminal === undefined ? undefined : 80 };
+  };
   const cleanups: Array<() => Promise<void> | void> = [];
   const ctx: CommandContext = {
     cwd: options.cwd ?? repoRoot,

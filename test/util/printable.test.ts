@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { printable, printableKeepingLines, toJsonText } from '../../src/util/printable.js';
+import { markdownCode, markdownFence, markdownText } from '../../src/util/markdown-escape.js';
+import { printable, printableKeepingLines, terminalPrinter, terminalText, toJsonText } from '../../src/util/printable.js';
 
 describe('printable', () => {
   it.each([
@@ -32,5 +33,48 @@ describe('toJsonText', () => {
     const json = toJsonText(value);
     expect(json).toBe('{"text":"a\\u200b\\udb40\\udc41👩‍💻"}');
     expect(JSON.parse(json)).toEqual(value);
+  });
+});
+
+/** The lines a CI runner obeys as workflow commands: `##[` anywhere, `::` after a line's leading blanks. */
+function workflowCommands(text: string): string[] {
+  return text.split(/\r\n|\r|\n/).filter((line) => line.includes('##[') || /^\s*::/.test(line));
+}
+
+describe('workflow commands (docs/security.md §8)', () => {
+  it.each([
+    ['`##[` anywhere in a line', 'ok ##[error]fake', 'ok ##\\u005berror]fake'],
+    ['`::` at a line start', '::error::fake', ':\\u003aerror::fake'],
+    ['`::` after blanks, a tab or a no-break space', '  ::add-mask::x\n\t::stop-commands::t\n\u00a0::error::y', '  :\\u003aadd-mask::x\n\t:\\u003astop-commands::t\n\u00a0:\\u003aerror::y'],
+    ['a carriage return, escaped, starts no line', 'a\r::error::x', 'a\\r::error::x'],
+    ['`::` inside a line and a single `#[` stay', 'at [::1]:4010 a::b #[x] ## [y]', 'at [::1]:4010 a::b #[x] ## [y]'],
+  ])('terminalText: %s', (_name, text, shown) => {
+    expect(terminalText(text, false)).toBe(shown);
+    expect(terminalText(text, true)).toBe(shown);
+    expect(workflowCommands(shown)).toEqual([]);
+  });
+
+  it('a stream escapes one split over writes, in the write that completes it', () => {
+    const print = terminalPrinter(false);
+    const writes = ['reply: ##', '[error]x\n  :', ':add-mask::y\n', ':', ':stop-commands::t\nmid::', ':z\n'];
+    const shown = writes.map(print);
+    expect(shown).toEqual(['reply: ##', '\\u005berror]x\n  :', '\\u003aadd-mask::y\n', ':', '\\u003astop-commands::t\nmid::', ':z\n']);
+    expect(workflowCommands(shown.join(''))).toEqual([]);
+  });
+
+  it('toJsonText writes the `[` of `##[` as \\u005b: the value reads back the same', () => {
+    const value = { prompt: '##[error]fake\n::error::y' };
+    const json = toJsonText(value, 2);
+    expect(json).toBe('{\n  "prompt": "##\\u005berror]fake\\n::error::y"\n}');
+    expect(terminalText(json, false)).toBe(json);
+    expect(JSON.parse(json)).toEqual(value);
+  });
+
+  it('Markdown text escapes both with a backslash, which renders as the character', () => {
+    expect(markdownText('::error::x ##[warning]y')).toBe('\\::error::x ##\\[warning\\]y');
+    expect(terminalText(markdownText('  ::add-mask::x'), false)).toBe('  \\::add-mask::x');
+    // Code shows text as it is: there the printed escape shows, as a control's does.
+    expect(terminalText(markdownFence(['::error::x', '+##[error]y']).join('\n'), false)).toBe('```\n:\\u003aerror::x\n+##\\u005berror]y\n```');
+    expect(terminalText(markdownCode('##[error]'), false)).toBe('`##\\u005berror]`');
   });
 });
