@@ -1,6 +1,7 @@
 import type { Output } from './context.js';
 import { pluralNoun } from '../util/plural.js';
 import { ownSequence } from '../util/printable.js';
+import { shorten } from '../util/shorten.js';
 
 export interface ProgressLine {
   /** Shows `text` in place of the previous update (at most ten times a second). */
@@ -27,13 +28,22 @@ export function progressLine(stream: Output): ProgressLine {
       if (now - last < 100) return;
       last = now;
       visible.add(line);
-      stream.write(`${CLEAR_LINE}${text}`);
+      stream.write(`${CLEAR_LINE}${fitted(text, stream.columns)}`);
     },
     done() {
       if (visible.delete(line)) stream.write(CLEAR_LINE);
     },
   };
   return line;
+}
+
+/**
+ * `text` cut to the terminal's width, one cell spare: a line that wraps is left behind by the next
+ * redraw, which clears only the line the cursor is on, and a line filling the last cell wraps at
+ * once on some terminals.
+ */
+function fitted(text: string, columns: number | undefined): string {
+  return columns === undefined ? text : shorten(text, columns - 1, 'cells');
 }
 
 /** The progress of reading the live agents: `Reading live state… 3/8 agents`. */
