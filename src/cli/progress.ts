@@ -1,7 +1,8 @@
-import type { Output } from './context.js';
+import type { CommandContext } from './context.js';
 import { pluralNoun } from '../util/plural.js';
 import { ownSequence } from '../util/printable.js';
 import { shorten } from '../util/shorten.js';
+import { drawsEscapeSequences } from '../util/terminal-colors.js';
 
 export interface ProgressLine {
   /** Shows `text` in place of the previous update (at most ten times a second). */
@@ -18,9 +19,13 @@ const NO_PROGRESS: ProgressLine = { update: () => undefined, done: () => undefin
 /** Lines on screen now, so that an exit the command never sees (a signal) can clear them too. */
 const visible = new Set<ProgressLine>();
 
-/** One self-overwriting status line on a terminal, for long waits; elsewhere nothing, so logs stay clean. */
-export function progressLine(stream: Output): ProgressLine {
-  if (!stream.isTTY) return NO_PROGRESS;
+/**
+ * One self-overwriting status line on stderr, for long waits, on a terminal that draws escape
+ * sequences; elsewhere (a pipe, a log, `TERM=dumb`) nothing, so logs stay clean.
+ */
+export function progressLine(ctx: Pick<CommandContext, 'stderr' | 'env'>): ProgressLine {
+  const stream = ctx.stderr;
+  if (!stream.isTTY || !drawsEscapeSequences(ctx.env)) return NO_PROGRESS;
   let last = 0;
   const line: ProgressLine = {
     update(text) {

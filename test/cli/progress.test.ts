@@ -7,11 +7,12 @@ import { STAGED_MANIFEST } from '../helpers/project.js';
 
 const tempDir = useTempDirs();
 
-/** A terminal of `columns` (when known), or not a terminal. */
-function stream(isTTY: boolean, options: { columns?: number | undefined } = {}) {
+/** A command's stderr and environment: a terminal of `columns` (when known), or not a terminal. */
+function stream(isTTY: boolean, options: { columns?: number | undefined; env?: Record<string, string> } = {}) {
   const written: string[] = [];
   const columns = 'columns' in options ? options.columns : 80;
-  return { written, out: { write: (t: string) => void written.push(t), isTTY, columns: isTTY ? columns : undefined } };
+  const stderr = { write: (t: string) => void written.push(t), isTTY, columns: isTTY ? columns : undefined };
+  return { written, out: { stderr, env: options.env ?? { TERM: 'xterm-256color' } } };
 }
 
 describe('progressLine', () => {
@@ -28,6 +29,14 @@ describe('progressLine', () => {
 
   it('prints nothing when the stream is not a terminal', () => {
     const { written, out } = stream(false);
+    const line = progressLine(out);
+    line.update('Reading…');
+    line.done();
+    expect(written).toEqual([]);
+  });
+
+  it('prints nothing on a terminal that draws no escape sequences (TERM=dumb)', () => {
+    const { written, out } = stream(true, { env: { TERM: 'dumb' } });
     const line = progressLine(out);
     line.update('Reading…');
     line.done();

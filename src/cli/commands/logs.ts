@@ -62,7 +62,7 @@ export async function run(options: LogsOptions, ctx: CommandContext): Promise<nu
   // Before anything is printed: an unknown agent is a mistake, not an empty result.
   if (options.agent !== undefined) filters.agent_id = await resolveAgentArgument(options.agent, { manifests: agentNames }, client);
 
-  const status = progressLine(ctx.stderr);
+  const status = progressLine(ctx);
   let more = false;
   const records = upTo(
     client.iterateCallLogs(filters, {
