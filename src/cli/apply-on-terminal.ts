@@ -36,7 +36,7 @@ export async function applyOnTerminal(
   void ctx
     .interrupted({ leftUndone: 'writes in flight may have reached the service, and neither the state nor the history records them', hint: `Run \`${nextCommand('plan', how.chosen)}\` to see where things stand.` })
     .then(() => stop.abort());
-  const status = progressLine(ctx.stderr);
+  const status = progressLine(ctx);
   const lines = new LineBatch(ctx.stderr);
   ctx.onExit(() => lines.flush());
   const outcome = await apply({

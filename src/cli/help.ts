@@ -37,6 +37,7 @@ const ENVIRONMENT = {
   VOXFORM_TRUST_PROJECT_PACKS: '1: load rule packs inside the project too, where no pull-request code runs (docs/policy.md)',
   VOXFORM_BASE_REF: 'the git revision `plan` compares the policy with to flag relaxations (`--base` beats it)',
   NO_COLOR: 'any value: no colour in output',
+  TERM: '`dumb`: a terminal that draws no escape sequences gets no colour and no progress line',
 } as const;
 
 type EnvironmentName = keyof typeof ENVIRONMENT;
@@ -45,7 +46,7 @@ type EnvironmentName = keyof typeof ENVIRONMENT;
 const SERVICE_ENV: EnvironmentName[] = ['VOXFORM_API_KEY', 'VOXFORM_REGION', 'VOXFORM_BASE_URL', 'VOXFORM_TIMEOUT'];
 /** What reads manifests reads besides. */
 const MANIFEST_ENV: EnvironmentName[] = ['VOXFORM_ENV_ALLOW', 'VOXFORM_TRUSTED_ORIGINS'];
-const ALWAYS_ENV: EnvironmentName[] = ['VOXFORM_DEBUG', 'NO_COLOR'];
+const ALWAYS_ENV: EnvironmentName[] = ['VOXFORM_DEBUG', 'NO_COLOR', 'TERM'];
 /** What reads or writes state reads besides. */
 const STATE_ENV: EnvironmentName[] = ['VOXFORM_STATE'];
 

@@ -15,6 +15,7 @@ import { errorBody, errorJson, errorText } from './error-text.js';
 import { formatAskedFor } from './format-asked-for.js';
 import { tooManyOpenFilesError } from './open-files.js';
 import { buildProgram } from './program.js';
+import { colorOn } from '../util/terminal-colors.js';
 import type { CiRunCommandOptions } from './commands/ci.js';
 
 /** How long cleanups may take after an error thrown outside the command's awaited chain. */
@@ -331,7 +332,7 @@ export async function main(argv: string[]): Promise<number> {
   const program = buildProgram(async (name, options) => {
     format = options.format;
     parallelism = 'parallelism' in options;
-    const color = options.color !== false && !process.env.NO_COLOR && Boolean(process.stdout.isTTY);
+    const color = colorOn(stdout, process.env, options.color !== false);
     const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
     const ctx: CommandContext = {
       cwd: process.cwd(),

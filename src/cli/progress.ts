@@ -1,6 +1,8 @@
-import type { Output } from './context.js';
+import type { CommandContext } from './context.js';
 import { pluralNoun } from '../util/plural.js';
 import { ownSequence } from '../util/printable.js';
+import { shorten } from '../util/shorten.js';
+import { drawsEscapeSequences } from '../util/terminal-colors.js';
 
 export interface ProgressLine {
   /** Shows `text` in place of the previous update (at most ten times a second). */
@@ -17,9 +19,13 @@ const NO_PROGRESS: ProgressLine = { update: () => undefined, done: () => undefin
 /** Lines on screen now, so that an exit the command never sees (a signal) can clear them too. */
 const visible = new Set<ProgressLine>();
 
-/** One self-overwriting status line on a terminal, for long waits; elsewhere nothing, so logs stay clean. */
-export function progressLine(stream: Output): ProgressLine {
-  if (!stream.isTTY) return NO_PROGRESS;
+/**
+ * One self-overwriting status line on stderr, for long waits, on a terminal that draws escape
+ * sequences; elsewhere (a pipe, a log, `TERM=dumb`) nothing, so logs stay clean.
+ */
+export function progressLine(ctx: Pick<CommandContext, 'stderr' | 'env'>): ProgressLine {
+  const stream = ctx.stderr;
+  if (!stream.isTTY || !drawsEscapeSequences(ctx.env)) return NO_PROGRESS;
   let last = 0;
   const line: ProgressLine = {
     update(text) {
@@ -27,13 +33,22 @@ export function progressLine(stream: Output): ProgressLine {
       if (now - last < 100) return;
       last = now;
       visible.add(line);
-      stream.write(`${CLEAR_LINE}${text}`);
+      stream.write(`${CLEAR_LINE}${fitted(text, stream.columns)}`);
     },
     done() {
       if (visible.delete(line)) stream.write(CLEAR_LINE);
     },
   };
   return line;
+}
+
+/**
+ * `text` cut to the terminal's width, one cell spare: a line that wraps is left behind by the next
+ * redraw, which clears only the line the cursor is on, and a line filling the last cell wraps at
+ * once on some terminals.
+ */
+function fitted(text: string, columns: number | undefined): string {
+  return columns === undefined ? text : shorten(text, columns - 1, 'cells');
 }
 
 /** The progress of reading the live agents: `Reading live state… 3/8 agents`. */

@@ -38,6 +38,19 @@ const COLORS: Colors = {
 
 const PLAIN: Colors = { bold: String, dim: String, red: String, green: String, yellow: String, cyan: String, magenta: String };
 
+/**
+ * Whether the terminal draws escape sequences: `TERM=dumb` says it does not (an editor's shell buffer,
+ * a job log standing in for a terminal), so it gets neither colour nor a line redrawn in place.
+ */
+export function drawsEscapeSequences(env: Readonly<Record<string, string | undefined>>): boolean {
+  return env.TERM !== 'dumb';
+}
+
+/** Colour: on a terminal that draws escape sequences, unless `--no-color` or `NO_COLOR` (any value) turns it off. */
+export function colorOn(stream: { readonly isTTY: boolean }, env: Readonly<Record<string, string | undefined>>, flag: boolean): boolean {
+  return flag && !env.NO_COLOR && stream.isTTY && drawsEscapeSequences(env);
+}
+
 /** The palette: marked sequences when `enabled` (a terminal with colour on), the text as it is otherwise. */
 export function terminalColors(enabled: boolean): Colors {
   return enabled ? COLORS : PLAIN;

@@ -263,11 +263,19 @@ describe('stats and table', () => {
       '',
     ]);
     const long = records.map((r, i) => ({ ...r, agent_id: `-OKdqbqetEcM4ak369y${i}`, call_id: `call_7d1c0a5e2b9f4c3d8e6a${i}` }));
-    const fitted = renderTable(long, 100).split('\n').filter(Boolean);
+    const fitted = renderTable(long, 110).split('\n').filter(Boolean);
     expect(fitted[0]).toContain('CALL ID');
-    for (const line of fitted) expect(line.length).toBeLessThanOrEqual(100);
+    for (const line of fitted) expect(line.length).toBeLessThanOrEqual(110);
     expect(fitted[1]).toMatch(/-OKdqbq\S*…/);
-    expect(fitted[1]).toContain('call_7d1c0a5e…'.slice(0, 8));
+    expect(fitted[1]).toMatch(/ call_7d1c0a5e2b9f4c3d8e6a0$/);
+  });
+
+  it('renderTable never cuts a call id, the one `test capture` takes: a terminal too narrow wraps the line', () => {
+    const long = records.map((r, i) => ({ ...r, agent_id: `-OKdqbqetEcM4ak369y${i}`, call_id: `call_590b5115c1d94e0f8a7b6c5d4e3f2a1${i}` }));
+    const fitted = renderTable(long, 80).split('\n').filter(Boolean);
+    expect(fitted.slice(1).map((line) => line.split(' ').at(-1))).toEqual(long.map((r) => r.call_id));
+    // The other columns gave what they could.
+    expect(fitted[1]).toMatch(/ -OKdq… /);
   });
 
   it('renderTable lines up and fits wide characters by the cells a terminal gives them', () => {
@@ -277,9 +285,11 @@ describe('stats and table', () => {
     const starts = lines.map((line) => displayWidth(line.split(/  (?=\S+$)/)[0] as string));
     expect(new Set(starts.slice(1)).size).toBe(1);
     expect(starts[1]).toBe(callIdColumn(lines[0] as string) - 2);
-    const fitted = renderTable(wide, 90).split('\n').filter(Boolean);
-    for (const line of fitted) expect(displayWidth(line)).toBeLessThanOrEqual(90);
-    expect(fitted[1]).toMatch(/😀…$/);
+    const longAgent = wide.map((r, i) => ({ ...r, agent_id: i === 0 ? '受付エージェント'.repeat(4) : `b${i}` }));
+    const fitted = renderTable(longAgent, 130).split('\n').filter(Boolean);
+    for (const line of fitted) expect(displayWidth(line)).toBeLessThanOrEqual(130);
+    expect(fitted[1]).toMatch(/受付エ\S*…\s/);
+    expect(fitted[1]).toMatch(/ (😀){20}$/);
   });
 
   it('renderTable prints a record whose time no date can hold as the number it came as', () => {

@@ -1,14 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { CLEAR_LINE, clearProgressLines, progressLine } from '../../src/cli/progress.js';
+import { displayWidth } from '../../src/util/display-width.js';
 import { terminalText } from '../../src/util/printable.js';
 import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 import { STAGED_MANIFEST } from '../helpers/project.js';
 
 const tempDir = useTempDirs();
 
-function stream(isTTY: boolean) {
+/** A command's stderr and environment: a terminal of `columns` (when known), or not a terminal. */
+function stream(isTTY: boolean, options: { columns?: number | undefined; env?: Record<string, string> } = {}) {
   const written: string[] = [];
-  return { written, out: { write: (t: string) => void written.push(t), isTTY, columns: isTTY ? 80 : undefined } };
+  const columns = 'columns' in options ? options.columns : 80;
+  const stderr = { write: (t: string) => void written.push(t), isTTY, columns: isTTY ? columns : undefined };
+  return { written, out: { stderr, env: options.env ?? { TERM: 'xterm-256color' } } };
 }
 
 describe('progressLine', () => {
@@ -29,6 +33,33 @@ describe('progressLine', () => {
     line.update('Reading…');
     line.done();
     expect(written).toEqual([]);
+  });
+
+  it('prints nothing on a terminal that draws no escape sequences (TERM=dumb)', () => {
+    const { written, out } = stream(true, { env: { TERM: 'dumb' } });
+    const line = progressLine(out);
+    line.update('Reading…');
+    line.done();
+    expect(written).toEqual([]);
+  });
+
+  it('cuts the line to the terminal\'s width, one cell spare, by the cells each character takes', () => {
+    const { written, out } = stream(true, { columns: 30 });
+    progressLine(out).update('Reading live state… 12/500 agents');
+    expect(written).toEqual([`${CLEAR_LINE}Reading live state… 12/500 a…`]);
+    expect(displayWidth(written[0]?.slice(CLEAR_LINE.length) ?? '')).toBe(29);
+
+    const wide = stream(true, { columns: 12 });
+    progressLine(wide.out).update('受付エージェントを読んでいます');
+    expect(wide.written).toEqual([`${CLEAR_LINE}受付エージ…`]);
+  });
+
+  it('leaves the line whole when the width is unknown or it fits', () => {
+    const unknown = stream(true, { columns: undefined });
+    progressLine(unknown.out).update('Reading live state… 12/500 agents');
+    const roomy = stream(true, { columns: 34 });
+    progressLine(roomy.out).update('Reading live state… 12/500 agents');
+    expect([...unknown.written, ...roomy.written]).toEqual([`${CLEAR_LINE}Reading live state… 12/500 agents`, `${CLEAR_LINE}Reading live state… 12/500 agents`]);
   });
 
   it('clearProgressLines() clears a line its command never cleared (a run stopped by a signal), once', () => {

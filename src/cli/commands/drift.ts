@@ -116,7 +116,7 @@ async function heal(run: DriftRun, project: ConnectedProject, report: DriftRepor
 /** One check, printed, posted and healed as asked. */
 async function checkOnce(run: DriftRun, project: ConnectedProject, format: DriftFormat): Promise<number> {
   const { ctx } = run;
-  const status = progressLine(ctx.stderr);
+  const status = progressLine(ctx);
   const report = await checkDrift({
     ...planInputs(project, ctx),
     onReadProgress: (read, total) => status.update(readProgress(read, total)),

@@ -62,7 +62,7 @@ export async function run(options: LogsOptions, ctx: CommandContext): Promise<nu
   // Before anything is printed: an unknown agent is a mistake, not an empty result.
   if (options.agent !== undefined) filters.agent_id = await resolveAgentArgument(options.agent, { manifests: agentNames }, client);
 
-  const status = progressLine(ctx.stderr);
+  const status = progressLine(ctx);
   let more = false;
   const records = upTo(
     client.iterateCallLogs(filters, {
@@ -272,7 +272,8 @@ const COLUMNS: Column[] = [
   { title: 'FROM', shrinkable: true, cell: (r) => voipField(r, 'from') },
   { title: 'TO', shrinkable: true, cell: (r) => voipField(r, 'to') },
   { title: 'CREDITS', align: 'right', cell: (r) => formatCredits((r.cost_breakdown ?? []).reduce((sum, item) => sum + (typeof item.credit === 'number' ? item.credit : 0), 0)) },
-  { title: 'CALL ID', shrinkable: true, cell: (r) => r.call_id ?? '' },
+  // Never cut: `test capture` and `webhook send --call` take the whole id, copied from here.
+  { title: 'CALL ID', cell: (r) => r.call_id ?? '' },
 ];
 
 /** The records as an aligned table; with `columns` (a terminal's width) the widest shrinkable ones are cut to fit. */

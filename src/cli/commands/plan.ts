@@ -32,7 +32,7 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
   // Refused before anything is planned.
   if (options.out) await refuseOwnFile(options.out, ownFilesOf(options, ctx, deployedFiles(project.desired)), { code: 'plan_write_failed', cannot: `Cannot save the plan to ${options.out}`, outcome: 'nothing was planned or saved' });
   const inputs = planInputs(project, ctx);
-  const status = progressLine(ctx.stderr);
+  const status = progressLine(ctx);
   const plan = await makePlan({
     ...inputs,
     targets: options.target ?? [],

@@ -95,7 +95,7 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
   // The gates, on the source's evidence.
   const gates = project.desired.promotions?.get(to)?.gates ?? {};
   const now = new Date();
-  const status = progressLine(ctx.stderr);
+  const status = progressLine(ctx);
   if (gatesNeedCalls(gates)) status.update(`Reading ${from}'s call logs…`);
   const calls = gatesNeedCalls(gates)
     ? await readCallEvidence({ client: project.connection.client, workspace: fromWorkspace, records, current, now, parallelism: options.parallelism ?? 8 }).finally(() => status.done())
@@ -130,7 +130,7 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
 
 /** `--dry-run`: the plan the promotion would apply; exit 1 when a gate or the policy refuses it. */
 async function dryRun(project: ConnectedProject, ctx: CommandContext, refusal: VoxformError | undefined): Promise<number> {
-  const status = progressLine(ctx.stderr);
+  const status = progressLine(ctx);
   const plan = await makePlan({
     ...planInputs(project, ctx),
     onReadProgress: (read, total) => status.update(readProgress(read, total)),

@@ -74,7 +74,7 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
   const reported = agentEnvironment === undefined ? workspace : workspaceKey(agentEnvironment, serviceId);
   if (reported !== workspace) trusted.noteRecordedVariables((await backend.readWorkspace(reported)).workspace.environmentVariables);
   const history = reported === workspace ? ownHistory : await workspaceHistory(backend.history, reported, ctx);
-  const status = progressLine(ctx.stderr);
+  const status = progressLine(ctx);
   const build = reportBuilder(client, agentId, {
     history,
     workspace: reported,

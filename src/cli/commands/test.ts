@@ -105,7 +105,7 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
     model && judgeSettings && options.cache !== false
       ? new JudgeCache({ folder: path.join(ctx.cwd, JUDGE_CACHE_FOLDER), modelName: judgeSettings.model, apiKey: judgeSettings.apiKey, redact })
       : undefined;
-  const status = progressLine(ctx.stderr);
+  const status = progressLine(ctx);
   // Ctrl-C: no new conversation starts, those under way finish, then exit 130 (a second Ctrl-C ends at once).
   const interrupt = new AbortController();
   void ctx.interrupted().then(() => interrupt.abort());
