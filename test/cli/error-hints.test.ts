@@ -55,7 +55,7 @@ describe("the argument parser's mistakes read as every other error", () => {
     [['help', 'plna'], 'invalid_argument', '`voxform` has no command `plna`; did you mean plan?', 'Run `voxform --help` for its commands and options.'],
     [['state', 'help', 'frob'], 'invalid_argument', '`voxform state` has no command `frob`.', 'Run `voxform state --help` for its commands and options.'],
     // A group without its command is a missing argument too; the hint lists the commands it takes.
-    [['state'], 'invalid_argument', '`voxform state` needs a command.', 'Add one of its commands: list, show, unlock or migrate (`voxform state --help` describes them).'],
+    [['state'], 'invalid_argument', '`voxform state` needs a command.', 'Add one of its commands: list, show, unlock, migrate or upgrade (`voxform state --help` describes them).'],
     [['keys'], 'invalid_argument', '`voxform keys` needs a command.', 'Add its command: create (`voxform keys --help` describes it).'],
     [['webhook', '--no-color'], 'invalid_argument', '`voxform webhook` needs a command.', 'Add one of its commands: send or serve (`voxform webhook --help` describes them).'],
     [['rollback'], 'invalid_argument', '`voxform rollback` needs its <ref> argument.', 'Run `voxform rollback --help` for its arguments and options.'],

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/schema/types.gen.js';
 import { repoRoot, runPrinted } from '../helpers/cli.js';
 import { callService, SECRETS, startExampleProject, type ExampleProject } from '../helpers/project.js';
+import { STATE_FORMAT_VERSION } from '../../src/state/format-version.js';
 
 const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
 
@@ -238,7 +239,7 @@ describe('command lines printed for the next step', () => {
     const finished = await runPrinted(reapply ?? '', { cwd: p.dir, env: p.env });
     expect(finished.code, finished.stderr).toBe(0);
     expect(finished.stdout).toMatch(/Apply complete: \d+ applied, 0 failed, 0 skipped\./);
-    expect(JSON.parse(await readFile(path.join(p.dir, 'team state/s.json'), 'utf8')).version).toBe(1);
+    expect(JSON.parse(await readFile(path.join(p.dir, 'team state/s.json'), 'utf8')).version).toBe(STATE_FORMAT_VERSION);
   });
 
   it("say, when a saved plan's apply loses its lock, to plan it again to see where things stand", async () => {
@@ -310,7 +311,7 @@ describe('interrupting apply', () => {
 
     p.emulator.control.clearFaults();
     const state = JSON.parse(await readFile(path.join(p.dir, '.voxform/state.json'), 'utf8'));
-    expect(state.version).toBe(1);
+    expect(state.version).toBe(STATE_FORMAT_VERSION);
     const next = JSON.parse((await p.cli(['plan', '--format', 'json'])).stdout) as { resource_changes: Array<{ address: string; action: string }> };
     const pending = next.resource_changes.filter((c) => c.action !== 'no-op').map((c) => c.address);
     for (const address of applied) expect(pending).not.toContain(address);

@@ -81,11 +81,18 @@ async function liveAgent(emulator: RunningEmulator, id: string): Promise<Agent> 
 }
 
 /** Sets a history record's time back, as a ledger fixture: the soak is measured from it. */
-async function setRecordTimeBack(dir: string, recordId: string, hours: number): Promise<void> {
-  const file = path.join(dir, '.voxform/history', `${recordId}.json`);
-  const record = JSON.parse(await readFile(file, 'utf8')) as { at: string };
-  record.at = new Date(Date.parse(record.at) - hours * 3600_000).toISOString();
-  await writeFile(file, JSON.stringify(record, null, 2));
+/**
+ * Hours pass: every record of the ledger is dated `hours` earlier. (Moving one record alone would
+ * not do: a record is taken as no earlier than one appended before it, docs/history.md.)
+ */
+async function setLedgerTimeBack(dir: string, hours: number): Promise<void> {
+  const folder = path.join(dir, '.voxform/history');
+  for (const name of (await readdir(folder)).filter((entry) => entry.endsWith('.json'))) {
+    const file = path.join(folder, name);
+    const record = JSON.parse(await readFile(file, 'utf8')) as { at: string };
+    record.at = new Date(Date.parse(record.at) - hours * 3600_000).toISOString();
+    await writeFile(file, JSON.stringify(record, null, 2));
+  }
 }
 
 describe('voxform promote', () => {
@@ -162,7 +169,7 @@ describe('voxform promote', () => {
     // Refused as the promotion itself is: the error's code and its hint, after the plan.
     expect(soaking.stderr).toMatch(/^error\[promote_gate_failed\]: Refusing to promote staging to production: soak: deployed \d+ min ago, 2h required\.\n {2}hint: /m);
 
-    await setRecordTimeBack(dir, stagingRecord.id, 3);
+    await setLedgerTimeBack(dir, 3);
     const dryRun = await cli(['promote', '--to', 'production', '--dry-run']);
     expect(dryRun.stdout).toContain('✓ soak 2h');
     expect(dryRun.stdout).toContain('~ agent.desk');
