@@ -89,6 +89,40 @@ export interface DeploySummary {
   notApplied?: number | undefined;
 }
 
+/**
+ * What the ledger's readers need of an agent's version without its configuration: who it is, its
+ * live hash, its knowledge files and prompt length, and `restorableKey` of its name and configuration,
+ * taken once as it is read. A whole configuration is read again, by the record's id, only where it is used.
+ */
+export interface AgentSummary {
+  id: string;
+  name?: string | undefined;
+  configHash: string;
+  knowledge?: string[] | undefined;
+  promptLength?: number | undefined;
+  restorableKey: string;
+}
+
+/** A record without its agents' configurations (`AgentSummary`): what `history`, `rollback` and `report` walk the ledger with. */
+export interface RecordSummary extends Omit<HistoryRecord, 'agents'> {
+  agents: Record<string, AgentSummary>;
+}
+
+/** A record, whole or as its summary: what reading the ledger's order, agents and versions needs. */
+export interface LedgerRecord extends Omit<HistoryRecord, 'agents'> {
+  agents: Record<string, AgentVersion | AgentSummary>;
+}
+
+/** The summary of a record: its header, and each agent without its configuration. */
+export function summarizeRecord(record: HistoryRecord): RecordSummary {
+  const { agents, ...header } = record;
+  const summaries: Record<string, AgentSummary> = {};
+  for (const [name, version] of Object.entries(agents)) {
+    summaries[name] = { id: version.id, name: version.name, configHash: version.configHash, knowledge: version.knowledge, promptLength: version.promptLength, restorableKey: restorableKey(version) };
+  }
+  return { ...header, agents: summaries };
+}
+
 /** A stored record that is not a history record (src/history/check-record.ts): skipped, and said why. */
 export interface SkippedRecord {
   /** Where it is kept: the file, or the record's id. */
@@ -153,6 +187,13 @@ export interface HistoryStore {
   append(record: Omit<HistoryRecord, 'id'>): Promise<HistoryRecord>;
   /** Records of a workspace, newest first (with `agent`, those holding it); one that does not check is skipped. */
   list(query: HistoryQuery): Promise<HistoryRecord[]>;
+  /**
+   * The summaries of a workspace's records, newest first, each read as the walk reaches it: a reader
+   * that has what it needs stops, and the older records are never read. One that does not check is skipped.
+   */
+  summaries(query: Pick<HistoryQuery, 'workspace' | 'onSkipped'>): AsyncIterable<RecordSummary>;
+  /** A record of a workspace, whole, by its id; undefined when the workspace holds none that checks under it. */
+  read(query: Pick<HistoryQuery, 'workspace' | 'onSkipped'>, id: string): Promise<HistoryRecord | undefined>;
   /** Appends the evidence of a test run against live agents; its id is assigned here. */
   appendTestRun(run: Omit<TestRunRecord, 'id'>): Promise<TestRunRecord>;
   /** Test runs of a workspace, newest first; one that does not check is skipped. */
@@ -160,7 +201,7 @@ export interface HistoryStore {
 }
 
 /** The agent a record holds under a local name: own names only, as `toString` is a legal agent name. */
-export function recordedAgent(record: Pick<HistoryRecord, 'agents'>, name: string): AgentVersion | undefined {
+export function recordedAgent<V>(record: { agents: Record<string, V> }, name: string): V | undefined {
   return Object.hasOwn(record.agents, name) ? record.agents[name] : undefined;
 }
 
@@ -170,8 +211,13 @@ export function shortCommit(commit: string, uncommitted: boolean | null | undefi
 }
 
 /** What tells two versions apart: the live hash, and the recorded configuration (a new `${env:…}` alone counts). */
-export function agentVersionKey(version: AgentVersion): string {
-  return `${version.configHash} ${restorableKey(version)}`;
+export function agentVersionKey(version: AgentVersion | AgentSummary): string {
+  return `${version.configHash} ${restorableKeyOf(version)}`;
+}
+
+/** `restorableKey` of a version, whole or summarized (its key taken when it was read). */
+export function restorableKeyOf(version: AgentVersion | AgentSummary): string {
+  return 'restorableKey' in version ? version.restorableKey : restorableKey(version);
 }
 
 /**
