@@ -98,9 +98,12 @@ export interface AgentSummary {
   id: string;
   name?: string | undefined;
   configHash: string;
+  maskedPaths: string[];
   knowledge?: string[] | undefined;
   promptLength?: number | undefined;
   restorableKey: string;
+  /** `configFieldHashes` of its configuration: the report names the fields a version changed by them. */
+  fieldHashes: Record<string, string>;
 }
 
 /** A record without its agents' configurations (`AgentSummary`): what `history`, `rollback` and `report` walk the ledger with. */
@@ -118,9 +121,15 @@ export function summarizeRecord(record: HistoryRecord): RecordSummary {
   const { agents, ...header } = record;
   const summaries: Record<string, AgentSummary> = {};
   for (const [name, version] of Object.entries(agents)) {
-    summaries[name] = { id: version.id, name: version.name, configHash: version.configHash, knowledge: version.knowledge, promptLength: version.promptLength, restorableKey: restorableKey(version) };
+    const { id, name: displayName, configHash, maskedPaths, knowledge, promptLength } = version;
+    summaries[name] = { id, name: displayName, configHash, maskedPaths, knowledge, promptLength, restorableKey: restorableKey(version), fieldHashes: configFieldHashes(version.config) };
   }
   return { ...header, agents: summaries };
+}
+
+/** `hashValue` of each top-level field of a configuration: two fields differ exactly when their hashes do. */
+export function configFieldHashes(config: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(Object.entries(config).map(([field, value]) => [field, hashValue(value)]));
 }
 
 /** A stored record that is not a history record (src/history/check-record.ts): skipped, and said why. */

@@ -117,4 +117,16 @@ describe('reading the ledger', () => {
     expect(result.stderr).toContain(`Record ${id(0)} cannot be restored`);
     expect(counts).toEqual({ summarized: RECORDS, whole: [id(0)], listed: 0 });
   });
+
+  it('report reads the ledger as summaries, none whole, and still names the fields each version changed', async () => {
+    const dir = await project();
+    const counts = countReads();
+    const result = await runCliInProcess(['report', '--local', '--format', 'json'], { cwd: dir });
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout) as { agents: Array<{ agent_id: string; deploys: Array<{ record_id: string; changed_fields: string[] }> }> };
+    const deploys = (agent: string) => report.agents.find((reported) => reported.agent_id === agent)?.deploys.map((deploy) => [deploy.record_id, deploy.changed_fields]);
+    expect(deploys(FRONT)).toContainEqual([id(9), ['first_message']]);
+    expect(deploys(BILLING)).toEqual([[id(0), []]]);
+    expect(counts).toEqual({ summarized: RECORDS, whole: [], listed: 0 });
+  });
 });
