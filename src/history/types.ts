@@ -122,14 +122,16 @@ export function summarizeRecord(record: HistoryRecord): RecordSummary {
   const summaries: Record<string, AgentSummary> = {};
   for (const [name, version] of Object.entries(agents)) {
     const { id, name: displayName, configHash, maskedPaths, knowledge, promptLength } = version;
-    summaries[name] = { id, name: displayName, configHash, maskedPaths, knowledge, promptLength, restorableKey: restorableKey(version), fieldHashes: configFieldHashes(version.config) };
+    const fieldHashes = configFieldHashes(version.config);
+    summaries[name] = { id, name: displayName, configHash, maskedPaths, knowledge, promptLength, restorableKey: restorableKeyOfFields(displayName, fieldHashes), fieldHashes };
   }
   return { ...header, agents: summaries };
 }
 
 /** `hashValue` of each top-level field of a configuration: two fields differ exactly when their hashes do. */
 export function configFieldHashes(config: Record<string, unknown>): Record<string, string> {
-  return Object.fromEntries(Object.entries(config).map(([field, value]) => [field, hashValue(value)]));
+  // A field set to undefined is one JSON leaves out, as `hashValue` of the whole configuration did.
+  return Object.fromEntries(Object.entries(config).flatMap(([field, value]) => (value === undefined ? [] : [[field, hashValue(value)]])));
 }
 
 /** A stored record that is not a history record (src/history/check-record.ts): skipped, and said why. */
@@ -235,7 +237,15 @@ export function restorableKeyOf(version: AgentVersion | AgentSummary): string {
  * not manage, which a rollback leaves as they are.
  */
 export function restorableKey(version: Pick<AgentVersion, 'name' | 'config'>): string {
-  return hashValue({ name: version.name ?? null, config: version.config });
+  return restorableKeyOfFields(version.name, configFieldHashes(version.config));
+}
+
+/**
+ * `restorableKey` from the configuration's `configFieldHashes`: a summary's is taken from the hashes
+ * it keeps, so a configuration is hashed once. Never stored: each side is keyed when compared.
+ */
+function restorableKeyOfFields(name: string | undefined, fieldHashes: Record<string, string>): string {
+  return hashValue({ name: name ?? null, config: fieldHashes });
 }
 
 /** Whether two versions record the same name and configuration, as `restorableKey` tells them apart (promotion and rollback ask it). */
