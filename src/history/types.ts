@@ -116,16 +116,32 @@ export interface LedgerRecord extends Omit<HistoryRecord, 'agents'> {
   agents: Record<string, AgentVersion | AgentSummary>;
 }
 
-/** The summary of a record: its header, and each agent without its configuration. */
-export function summarizeRecord(record: HistoryRecord): RecordSummary {
+/**
+ * The summary of a record: its header, and each agent without its configuration. `same` gives one
+ * copy of equal strings (`sameStrings`): the records of a ledger repeat most ids, names and hashes.
+ */
+export function summarizeRecord(record: HistoryRecord, same: (text: string) => string = (text) => text): RecordSummary {
   const { agents, ...header } = record;
   const summaries: Record<string, AgentSummary> = {};
   for (const [name, version] of Object.entries(agents)) {
-    const { id, name: displayName, configHash, maskedPaths, knowledge, promptLength } = version;
-    const fieldHashes = configFieldHashes(version.config);
-    summaries[name] = { id, name: displayName, configHash, maskedPaths, knowledge, promptLength, restorableKey: restorableKeyOfFields(displayName, fieldHashes), fieldHashes };
+    const { knowledge, promptLength } = version;
+    const fieldHashes = Object.fromEntries(Object.entries(configFieldHashes(version.config)).map(([field, hash]) => [field, same(hash)]));
+    const displayName = version.name === undefined ? undefined : same(version.name);
+    const restorable = same(restorableKeyOfFields(displayName, fieldHashes));
+    summaries[name] = { id: same(version.id), name: displayName, configHash: same(version.configHash), maskedPaths: version.maskedPaths, knowledge, promptLength, restorableKey: restorable, fieldHashes };
   }
   return { ...header, agents: summaries };
+}
+
+/** A function giving one copy of equal strings, for one walk of a ledger (`summarizeRecord`). */
+export function sameStrings(): (text: string) => string {
+  const copies = new Map<string, string>();
+  return (text) => {
+    const copy = copies.get(text);
+    if (copy !== undefined) return copy;
+    copies.set(text, text);
+    return text;
+  };
 }
 
 /** `hashValue` of each top-level field of a configuration: two fields differ exactly when their hashes do. */

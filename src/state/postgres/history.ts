@@ -6,7 +6,7 @@ import type pg from 'pg';
 import { historyRecordProblem, testRunProblem } from '../../history/check-record.js';
 import { newHistoryId } from '../../history/ledger-order.js';
 import { storedRecordText } from '../../history/stored-record.js';
-import { summarizeRecord, type HistoryQuery, type HistoryRecord, type HistoryStore, type RecordSummary, type SkippedRecord, type TestRunRecord } from '../../history/types.js';
+import { sameStrings, summarizeRecord, type HistoryQuery, type HistoryRecord, type HistoryStore, type RecordSummary, type SkippedRecord, type TestRunRecord } from '../../history/types.js';
 
 /** A row as read: its id column and its record. */
 interface HistoryRow {
@@ -58,6 +58,7 @@ export class PostgresHistoryStore implements HistoryStore {
   }
 
   async *summaries(query: Pick<HistoryQuery, 'workspace' | 'onSkipped'>): AsyncIterable<RecordSummary> {
+    const same = sameStrings();
     let before: string | null = null;
     for (;;) {
       const after: string | null = before;
@@ -69,7 +70,7 @@ export class PostgresHistoryStore implements HistoryStore {
         );
         return result.rows;
       });
-      for (const record of checkedRows<HistoryRecord>('voxform_history', rows, query.onSkipped)) yield summarizeRecord(record);
+      for (const record of checkedRows<HistoryRecord>('voxform_history', rows, query.onSkipped)) yield summarizeRecord(record, same);
       if (rows.length < SUMMARY_PAGE) return;
       before = (rows[rows.length - 1] as HistoryRow).id;
     }
