@@ -10,7 +10,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { restorableKey, type HistoryRecord, type TestRunRecord } from '../../src/history/types.js';
+import { configFieldHashes, restorableKey, type HistoryRecord, type TestRunRecord } from '../../src/history/types.js';
 import { describeLockLoss, type StateBackend } from '../../src/state/backend.js';
 import { MIGRATIONS } from '../../src/state/postgres/schema.js';
 import type { RunIdentity } from '../../src/util/run-identity.js';
@@ -226,7 +226,8 @@ describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
     const skipped: string[] = [];
     const walked: string[] = [];
     for await (const summary of backend.history.summaries({ workspace: WORKSPACE, onSkipped: (s) => skipped.push(path.basename(s.where)) })) {
-      expect(summary.agents.front).toEqual({ id: 'a1', configHash: `sha256:${'1'.repeat(64)}`, restorableKey: restorableKey(record('', WORKSPACE).agents.front!) });
+      const front = record('', WORKSPACE).agents.front!;
+      expect(summary.agents.front).toEqual({ id: 'a1', configHash: front.configHash, maskedPaths: [], restorableKey: restorableKey(front), fieldHashes: configFieldHashes(front.config) });
       walked.push(summary.id);
     }
     expect(walked).toEqual(ids.filter((_, index) => index !== 3).reverse());
