@@ -3,7 +3,7 @@
  * from which commit", for `rollback` and the call report. A record never holds a secret: values
  * filled from `${env:…}` are kept as their references.
  */
-import { hashValue } from '../util/hash.js';
+import { canonicalJson, hashValue, sha256 } from '../util/hash.js';
 
 /** Where the change came from, as far as the CI environment or `git` tells. */
 export interface DeploySource {
@@ -102,8 +102,8 @@ export interface AgentSummary {
   knowledge?: string[] | undefined;
   promptLength?: number | undefined;
   restorableKey: string;
-  /** `configFieldHashes` of its configuration: the report names the fields a version changed by them. */
-  fieldHashes: Record<string, string>;
+  /** `configFieldKeys` of its configuration: the report names the fields a version changed by them. */
+  fieldKeys: Record<string, string>;
 }
 
 /** A record without its agents' configurations (`AgentSummary`): what `history`, `rollback` and `report` walk the ledger with. */
@@ -125,10 +125,10 @@ export function summarizeRecord(record: HistoryRecord, same: (text: string) => s
   const summaries: Record<string, AgentSummary> = {};
   for (const [name, version] of Object.entries(agents)) {
     const { knowledge, promptLength } = version;
-    const fieldHashes = Object.fromEntries(Object.entries(configFieldHashes(version.config)).map(([field, hash]) => [field, same(hash)]));
+    const fieldKeys = Object.fromEntries(Object.entries(configFieldKeys(version.config)).map(([field, key]) => [field, same(key)]));
     const displayName = version.name === undefined ? undefined : same(version.name);
-    const restorable = same(restorableKeyOfFields(displayName, fieldHashes));
-    summaries[name] = { id: same(version.id), name: displayName, configHash: same(version.configHash), maskedPaths: version.maskedPaths, knowledge, promptLength, restorableKey: restorable, fieldHashes };
+    const restorable = same(restorableKeyOfFieldKeys(displayName, fieldKeys));
+    summaries[name] = { id: same(version.id), name: displayName, configHash: same(version.configHash), maskedPaths: version.maskedPaths, knowledge, promptLength, restorableKey: restorable, fieldKeys };
   }
   return { ...header, agents: summaries };
 }
@@ -144,11 +144,24 @@ export function sameStrings(): (text: string) => string {
   };
 }
 
-/** `hashValue` of each top-level field of a configuration: two fields differ exactly when their hashes do. */
-export function configFieldHashes(config: Record<string, unknown>): Record<string, string> {
-  // A field set to undefined is one JSON leaves out, as `hashValue` of the whole configuration did.
-  return Object.fromEntries(Object.entries(config).flatMap(([field, value]) => (value === undefined ? [] : [[field, hashValue(value)]])));
+/**
+ * A key of each top-level field of a configuration: two fields differ exactly when their keys do. A
+ * short value's key is its canonical JSON (no longer than a hash, and cheaper to take); a longer
+ * one's, its `sha256:` hash, which no JSON text is (a JSON string starts with a quote).
+ */
+export function configFieldKeys(config: Record<string, unknown>): Record<string, string> {
+  const keys: Record<string, string> = {};
+  for (const [field, value] of Object.entries(config)) {
+    // A field set to undefined is one JSON leaves out, as the whole configuration's hash did.
+    if (value === undefined) continue;
+    const text = canonicalJson(value);
+    keys[field] = text.length <= SHORT_FIELD ? text : sha256(text);
+  }
+  return keys;
 }
+
+/** The longest canonical JSON a field's key is (`configFieldKeys`): as long as a `sha256:` hash. */
+const SHORT_FIELD = 71;
 
 /** A stored record that is not a history record (src/history/check-record.ts): skipped, and said why. */
 export interface SkippedRecord {
@@ -253,15 +266,15 @@ export function restorableKeyOf(version: AgentVersion | AgentSummary): string {
  * not manage, which a rollback leaves as they are.
  */
 export function restorableKey(version: Pick<AgentVersion, 'name' | 'config'>): string {
-  return restorableKeyOfFields(version.name, configFieldHashes(version.config));
+  return restorableKeyOfFieldKeys(version.name, configFieldKeys(version.config));
 }
 
 /**
- * `restorableKey` from the configuration's `configFieldHashes`: a summary's is taken from the hashes
+ * `restorableKey` from the configuration's `configFieldKeys`: a summary's is taken from the keys
  * it keeps, so a configuration is hashed once. Never stored: each side is keyed when compared.
  */
-function restorableKeyOfFields(name: string | undefined, fieldHashes: Record<string, string>): string {
-  return hashValue({ name: name ?? null, config: fieldHashes });
+function restorableKeyOfFieldKeys(name: string | undefined, fieldKeys: Record<string, string>): string {
+  return hashValue({ name: name ?? null, config: fieldKeys });
 }
 
 /** Whether two versions record the same name and configuration, as `restorableKey` tells them apart (promotion and rollback ask it). */

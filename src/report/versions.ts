@@ -5,8 +5,8 @@
  */
 import { configurationHash } from '../history/config-hash.js';
 import { ledgerOrder, ledgerTimes } from '../history/ledger-order.js';
-import { configFieldHashes, type AgentSummary, type AgentVersion, type LedgerRecord } from '../history/types.js';
-import { hashValue, shortHash } from '../util/hash.js';
+import { configFieldKeys, type AgentSummary, type AgentVersion, type LedgerRecord } from '../history/types.js';
+import { shortHash } from '../util/hash.js';
 import { isPlainObject } from '../util/json-object.js';
 import { objectsEqualExcept } from '../util/json-equal.js';
 
@@ -63,7 +63,7 @@ export function deployedVersions(records: readonly LedgerRecord[]): Map<string, 
         if (record.source.healOf && previous.deployed) previous.heals = [...(previous.heals ?? []), { ...deployInfo(record, at, agentName), changedFields: [] }];
         continue;
       }
-      const fields = fieldHashesOf(agent);
+      const fields = fieldKeysOf(agent);
       versions.push({
         key: record.id,
         agentId: agent.id,
@@ -73,7 +73,7 @@ export function deployedVersions(records: readonly LedgerRecord[]): Map<string, 
         fields,
         deployed: {
           ...deployInfo(record, at, agentName),
-          changedFields: previous ? changedFieldHashes(previous.fields, fields) : [],
+          changedFields: previous ? changedFieldKeys(previous.fields, fields) : [],
           previousCommit: previous?.deployed?.commit,
         },
       });
@@ -84,9 +84,9 @@ export function deployedVersions(records: readonly LedgerRecord[]): Map<string, 
 }
 
 /** Each top-level field's hash of a version's configuration: a summary keeps them; a whole record's are taken here. */
-function fieldHashesOf(agent: AgentVersion | AgentSummary): Record<string, string> {
-  if ('fieldHashes' in agent) return agent.fieldHashes;
-  return configFieldHashes(isPlainObject(agent.config) ? agent.config : {});
+function fieldKeysOf(agent: AgentVersion | AgentSummary): Record<string, string> {
+  if ('fieldKeys' in agent) return agent.fieldKeys;
+  return configFieldKeys(isPlainObject(agent.config) ? agent.config : {});
 }
 
 /** What a record says of a deploy of one agent, at its time on the ledger's timeline, but for what it changed. */
@@ -108,12 +108,13 @@ function deployInfo(record: LedgerRecord, at: string, agentName: string): Omit<D
 
 /** Top-level keys whose values differ between two configs (a key absent is null), sorted. */
 export function changedTopLevelFields(before: Record<string, unknown>, after: Record<string, unknown>): string[] {
-  return changedFieldHashes(configFieldHashes(before), configFieldHashes(after));
+  return changedFieldKeys(configFieldKeys(before), configFieldKeys(after));
 }
 
-/** The same, of two configs' `configFieldHashes`. */
-function changedFieldHashes(before: Record<string, string>, after: Record<string, string>): string[] {
-  const absent = hashValue(null);
+/** The same, of two configs' `configFieldKeys`. */
+function changedFieldKeys(before: Record<string, string>, after: Record<string, string>): string[] {
+  // A field absent counts as null, as in the config.
+  const absent = configFieldKeys({ field: null }).field;
   const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
   return [...keys].filter((key) => (Object.hasOwn(before, key) ? before[key] : absent) !== (Object.hasOwn(after, key) ? after[key] : absent)).sort();
 }

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { configFieldHashes, restorableKey, type HistoryRecord, type TestRunRecord } from '../../src/history/types.js';
+import { configFieldKeys, restorableKey, type HistoryRecord, type TestRunRecord } from '../../src/history/types.js';
 import { describeLockLoss, type StateBackend } from '../../src/state/backend.js';
 import { MIGRATIONS } from '../../src/state/postgres/schema.js';
 import type { RunIdentity } from '../../src/util/run-identity.js';
@@ -227,7 +227,7 @@ describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
     const walked: string[] = [];
     for await (const summary of backend.history.summaries({ workspace: WORKSPACE, onSkipped: (s) => skipped.push(path.basename(s.where)) })) {
       const front = record('', WORKSPACE).agents.front!;
-      expect(summary.agents.front).toEqual({ id: 'a1', configHash: front.configHash, maskedPaths: [], restorableKey: restorableKey(front), fieldHashes: configFieldHashes(front.config) });
+      expect(summary.agents.front).toEqual({ id: 'a1', configHash: front.configHash, maskedPaths: [], restorableKey: restorableKey(front), fieldKeys: configFieldKeys(front.config) });
       walked.push(summary.id);
     }
     expect(walked).toEqual(ids.filter((_, index) => index !== 3).reverse());
