@@ -1,6 +1,7 @@
 /** A workspace's deploy ledger: a damaged record neither stops the command nor goes unnoticed (a warning). */
 import path from 'node:path';
-import type { HistoryRecord, HistoryStore, SkippedRecord, TestRunRecord } from '../history/types.js';
+import { VoxformError } from '../errors.js';
+import type { HistoryRecord, HistoryStore, RecordSummary, SkippedRecord, TestRunRecord } from '../history/types.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import type { CommandContext } from './context.js';
 
@@ -12,6 +13,30 @@ function warnSkipped(skipped: SkippedRecord, ctx: CommandContext): void {
 /** Every record of `workspace`, newest first; the damaged ones skipped, each with a warning. */
 export function workspaceHistory(store: HistoryStore, workspace: string, ctx: CommandContext): Promise<HistoryRecord[]> {
   return store.list({ workspace, onSkipped: (skipped) => warnSkipped(skipped, ctx) });
+}
+
+/** The summaries of `workspace`'s records, newest first, each read as the walk reaches it; the damaged ones skipped, each with a warning. */
+export function workspaceSummaries(store: HistoryStore, workspace: string, ctx: CommandContext): AsyncIterable<RecordSummary> {
+  return store.summaries({ workspace, onSkipped: (skipped) => warnSkipped(skipped, ctx) });
+}
+
+/** The summaries of every record of `workspace`, newest first (see `workspaceSummaries`). */
+export async function allSummaries(store: HistoryStore, workspace: string, ctx: CommandContext): Promise<RecordSummary[]> {
+  const summaries: RecordSummary[] = [];
+  for await (const summary of workspaceSummaries(store, workspace, ctx)) summaries.push(summary);
+  return summaries;
+}
+
+/**
+ * The record `summary` stands for, whole. It was read moments ago and records are never changed: one
+ * gone or damaged since is an error, not a silent skip.
+ */
+export async function wholeRecord(store: HistoryStore, summary: RecordSummary, ctx: CommandContext): Promise<HistoryRecord> {
+  const record = await store.read({ workspace: summary.workspace, onSkipped: (skipped) => warnSkipped(skipped, ctx) }, summary.id);
+  if (record) return record;
+  throw new VoxformError('state_unreadable', `History record ${summary.id} of ${summary.workspace} could not be read again: it was removed or changed while this command ran.`, {
+    hint: 'Run the command again.',
+  });
 }
 
 /** Every test run recorded for `workspace` (src/promote/evidence.ts), newest first; the damaged ones skipped, each with a warning. */

@@ -11,7 +11,7 @@ import { checkKeptFolder, makeKeptFolder, readKeptJson, writeKeptFile, type Kept
 import { HISTORY_RECORD_ID, historyRecordProblem, testRunProblem } from './check-record.js';
 import { HISTORY_RECORD_LIMITS, storedRecordText } from './stored-record.js';
 import { idCeiling, newHistoryId } from './ledger-order.js';
-import { recordedAgent, type HistoryQuery, type HistoryRecord, type HistoryStore, type SkippedRecord, type TestRunRecord } from './types.js';
+import { recordedAgent, sameStrings, summarizeRecord, type HistoryQuery, type HistoryRecord, type HistoryStore, type RecordSummary, type SkippedRecord, type TestRunRecord } from './types.js';
 
 /** The folder of test runs' evidence, inside the history folder. */
 export const TEST_RUNS_FOLDER = 'test-runs';
@@ -41,6 +41,21 @@ export class FileHistoryStore implements HistoryStore {
 
   list(query: HistoryQuery): Promise<HistoryRecord[]> {
     return this.readNewest<HistoryRecord>(this.directory, historyRecordProblem, query, (record) => query.agent === undefined || recordedAgent(record, query.agent) !== undefined);
+  }
+
+  async *summaries(query: Pick<HistoryQuery, 'workspace' | 'onSkipped'>): AsyncIterable<RecordSummary> {
+    const same = sameStrings();
+    for (const id of (await this.recordIds(this.directory, query.onSkipped)).reverse()) {
+      const record = await this.readChecked<HistoryRecord>(this.directory, id, historyRecordProblem, query.onSkipped);
+      if (record && record.workspace === query.workspace) yield summarizeRecord(record, same);
+    }
+  }
+
+  async read(query: Pick<HistoryQuery, 'workspace' | 'onSkipped'>, id: string): Promise<HistoryRecord | undefined> {
+    if (!HISTORY_RECORD_ID.test(id)) return undefined;
+    await checkKeptFolder(this.directory);
+    const record = await this.readChecked<HistoryRecord>(this.directory, id, historyRecordProblem, query.onSkipped);
+    return record?.workspace === query.workspace ? record : undefined;
   }
 
   appendTestRun(run: Omit<TestRunRecord, 'id'>): Promise<TestRunRecord> {

@@ -7,7 +7,7 @@
 import { shortHash } from '../util/hash.js';
 import { controlsAsQuestionMarks, toJsonText } from '../util/printable.js';
 import { AgentNames, versionOfAgent } from './agent-names.js';
-import { agentVersionKey, recordedAgent, shortCommit, type AgentVersion, type DeploySummary, type HistoryRecord, type TestRunRecord } from './types.js';
+import { agentVersionKey, shortCommit, type AgentSummary, type AgentVersion, type DeploySummary, type HistoryRecord, type LedgerRecord, type TestRunRecord } from './types.js';
 
 /** Version of the JSON history format. */
 export const HISTORY_JSON_FORMAT_VERSION = '1';
@@ -19,50 +19,75 @@ export const HISTORY_JSON_FORMAT_VERSION = '1';
  * whatever key the older record holds it (a renamed key, two swapped keys), and never the agent a
  * key named before its `id:` changed.
  */
-export function agentsChanged(record: HistoryRecord, older: readonly HistoryRecord[]): string[] {
-  return Object.keys(record.agents)
-    .filter((name) => {
-      const now = recordedAgent(record, name) as AgentVersion;
-      const before = newestVersion(older, name, now.id);
-      return before === undefined || agentVersionKey(before) !== agentVersionKey(now);
-    })
-    .sort();
-}
-
-/** The version of agent `id` in the newest of `records` (newest first) that holds it. */
-function newestVersion(records: readonly HistoryRecord[], name: string, id: string): AgentVersion | undefined {
-  for (const record of records) {
-    const version = versionOfAgent(record, name, id);
-    if (version !== undefined) return version;
-  }
-  return undefined;
+export function agentsChanged(record: LedgerRecord, older: readonly LedgerRecord[]): string[] {
+  const collector = new HistoryEntryCollector<LedgerRecord>({ limit: 1 });
+  for (const next of [record, ...older]) if (collector.add(next)) break;
+  return (collector.entries()[0] as HistoryEntry<LedgerRecord>).agentsChanged;
 }
 
 /** A record as `voxform history` shows it, with the agents it changed. */
-export interface HistoryEntry {
-  record: HistoryRecord;
+export interface HistoryEntry<R extends LedgerRecord = HistoryRecord> {
+  record: R;
   agentsChanged: string[];
 }
 
+/** Which records `voxform history` shows: those holding `agent` when given (`names` follows renamed keys), at most `limit`. */
+export interface EntryFilter {
+  agent?: string | undefined;
+  limit?: number | undefined;
+  names?: AgentNames | undefined;
+}
+
 /**
- * The records `voxform history` shows, from every record of the workspace (newest first): those
- * holding `agent` when given (under an earlier name too, when its key was renamed: `names`), at most `limit`. What a record changed is found against the records
- * before it in that whole history, whatever the filters: the same record names the same agents
- * with any `--limit` or `--agent`.
+ * The entries `voxform history` shows, from the workspace's records given one at a time, newest
+ * first. What a record changed is found against the records before it in the whole history,
+ * whatever the filters: each shown agent's version against the newest older record holding it
+ * (by its id: under whatever key that record holds it). `add` says when the entries are complete:
+ * as many as asked for, and every shown agent's older version found, so no older record is read.
  */
-export function historyEntries(records: readonly HistoryRecord[], options: { agent?: string | undefined; limit?: number | undefined; names?: AgentNames | undefined } = {}): HistoryEntry[] {
-  const { agent, limit = Number.POSITIVE_INFINITY, names = new AgentNames(records) } = options;
-  const entries: HistoryEntry[] = [];
-  for (let index = 0; index < records.length && entries.length < limit; index++) {
-    const record = records[index] as HistoryRecord;
-    if (agent !== undefined && !names.versionIn(record, agent)) continue;
-    entries.push({ record, agentsChanged: agentsChanged(record, records.slice(index + 1)) });
+export class HistoryEntryCollector<R extends LedgerRecord> {
+  private readonly shown: Array<{ record: R; changed: string[]; open: Map<string, AgentVersion | AgentSummary> }> = [];
+  private readonly limit: number;
+
+  constructor(private readonly filter: EntryFilter = {}) {
+    this.limit = filter.limit ?? Number.POSITIVE_INFINITY;
   }
-  return entries;
+
+  /** Takes the next older record; true once no older record can add an entry or change one. */
+  add(record: R): boolean {
+    for (const entry of this.shown) {
+      for (const [name, now] of entry.open) {
+        const before = versionOfAgent(record, name, now.id);
+        if (before === undefined) continue;
+        if (agentVersionKey(before) !== agentVersionKey(now)) entry.changed.push(name);
+        entry.open.delete(name);
+      }
+    }
+    const { agent, names = new AgentNames([]) } = this.filter;
+    if (this.shown.length < this.limit && (agent === undefined || names.versionIn(record, agent))) {
+      this.shown.push({ record, changed: [], open: new Map(Object.entries(record.agents)) });
+    }
+    return this.shown.length >= this.limit && this.shown.every((entry) => entry.open.size === 0);
+  }
+
+  /** The entries, newest first; an agent no older record holds counts as changed. */
+  entries(): Array<HistoryEntry<R>> {
+    return this.shown.map((entry) => ({ record: entry.record, agentsChanged: [...entry.changed, ...entry.open.keys()].sort() }));
+  }
+}
+
+/**
+ * The records `voxform history` shows, from every record of the workspace (newest first): see
+ * `HistoryEntryCollector`. Without `names`, renamed keys are followed from the records alone.
+ */
+export function historyEntries<R extends LedgerRecord>(records: readonly R[], options: EntryFilter = {}): Array<HistoryEntry<R>> {
+  const collector = new HistoryEntryCollector<R>({ ...options, names: options.names ?? new AgentNames(records) });
+  for (const record of records) if (collector.add(record)) break;
+  return collector.entries();
 }
 
 /** Where the record's configuration came from, then what the run did beyond a deploy, each after a "; ". */
-function sourceLine(record: HistoryRecord): string {
+function sourceLine(record: LedgerRecord): string {
   const { source } = record;
   const origin: string[] = [];
   if (source.commit) origin.push(`commit ${shortCommit(source.commit, source.uncommitted)}`);
@@ -75,7 +100,7 @@ function sourceLine(record: HistoryRecord): string {
   return controlsAsQuestionMarks(parts.length > 0 ? parts.join('; ') : 'no commit known');
 }
 
-function summaryLine(record: HistoryRecord): string {
+function summaryLine(record: LedgerRecord): string {
   const s = record.summary;
   return `plan ${s.create} to create, ${s.update} to update, ${s.unchanged} unchanged; ${applyCounts(s, record.outcome)}`;
 }
@@ -123,7 +148,7 @@ function testRunsText(runs: readonly TestRunRecord[]): string[] {
 }
 
 /** Entries (newest first, see `historyEntries`) as text, then the test runs; `agent`: the `--agent` they were chosen by. */
-export function renderHistoryText(entries: readonly HistoryEntry[], workspace: string, agent?: string, testRuns: readonly TestRunRecord[] = []): string {
+export function renderHistoryText(entries: ReadonlyArray<HistoryEntry<LedgerRecord>>, workspace: string, agent?: string, testRuns: readonly TestRunRecord[] = []): string {
   const runs = testRunsText(testRuns).join('\n');
   if (entries.length === 0 && agent !== undefined) return `No record of ${workspace} holds agent "${controlsAsQuestionMarks(agent)}".\n${runs}`;
   if (entries.length === 0) return `No history for ${workspace} yet: every \`voxform apply\` adds a record.\n${runs}`;

@@ -5,7 +5,7 @@
  */
 import { VoxformError } from '../errors.js';
 import { AgentNames } from './agent-names.js';
-import { restorableKey, shortCommit, type HistoryRecord } from './types.js';
+import { restorableKeyOf, shortCommit, type LedgerRecord } from './types.js';
 import { plural, someOf } from '../util/plural.js';
 
 /** Outcomes after which the recorded configuration is what the service held. */
@@ -21,16 +21,16 @@ function refHint(historyCommand: string): string {
 }
 
 /** Whether every named agent is in the record, under an earlier name too (without names: whether it has any agent at all). */
-function holdsAgents(record: HistoryRecord, agents: readonly string[], names: AgentNames): boolean {
+function holdsAgents(record: LedgerRecord, agents: readonly string[], names: AgentNames): boolean {
   return agents.length === 0 ? Object.keys(record.agents).length > 0 : agents.every((name) => names.versionIn(record, name) !== undefined);
 }
 
-function describe(record: HistoryRecord): string {
+function describe(record: LedgerRecord): string {
   const commit = record.source.commit ? ` (commit ${shortCommit(record.source.commit, record.source.uncommitted)})` : '';
   return `${record.id}${commit}`;
 }
 
-function ambiguous(ref: string, matches: readonly HistoryRecord[], what: string): VoxformError {
+function ambiguous(ref: string, matches: readonly LedgerRecord[], what: string): VoxformError {
   return new VoxformError('history_ref_ambiguous', `"${ref}" matches ${what}: ${someOf(matches.map(describe), LISTED)}.`, { hint: 'Give more characters of the id or the commit.' });
 }
 
@@ -41,7 +41,7 @@ function ambiguous(ref: string, matches: readonly HistoryRecord[], what: string)
  * holds those alone, beside agents that kept a newer configuration. Asked for some agents, a
  * rollback of them is whole enough.
  */
-function wholeConfiguration(record: HistoryRecord, records: readonly HistoryRecord[], agents: readonly string[], names: AgentNames): boolean {
+function wholeConfiguration(record: LedgerRecord, records: readonly LedgerRecord[], agents: readonly string[], names: AgentNames): boolean {
   if (record.source.healOf !== undefined) return false;
   const restoredId = record.source.rollbackOf;
   if (restoredId === undefined || agents.length > 0) return true;
@@ -60,7 +60,7 @@ function wholeConfiguration(record: HistoryRecord, records: readonly HistoryReco
  * agents never deployed together. An agent is the one its name stands for now, followed by its id
  * to its records under an earlier key (`AgentNames`).
  */
-export function previousRecord(records: readonly HistoryRecord[], agents: readonly string[] = [], historyCommand = DEFAULT_HISTORY_COMMAND, agentNames = new AgentNames(records)): HistoryRecord {
+export function previousRecord<R extends LedgerRecord>(records: readonly R[], agents: readonly string[] = [], historyCommand = DEFAULT_HISTORY_COMMAND, agentNames = new AgentNames(records)): R {
   const known = new Set(records.flatMap((record) => Object.keys(record.agents)));
   const unknown = agents.find((name) => !records.some((record) => agentNames.versionIn(record, name) !== undefined));
   if (unknown !== undefined) {
@@ -74,12 +74,12 @@ export function previousRecord(records: readonly HistoryRecord[], agents: readon
   for (const record of relevant) {
     for (const name of names) {
       const version = agentNames.versionIn(record, name);
-      if (!current.has(name) && version) current.set(name, restorableKey(version));
+      if (!current.has(name) && version) current.set(name, restorableKeyOf(version));
     }
   }
-  const differs = (record: HistoryRecord, name: string) => {
+  const differs = (record: R, name: string) => {
     const version = agentNames.versionIn(record, name);
-    return version !== undefined && restorableKey(version) !== current.get(name);
+    return version !== undefined && restorableKeyOf(version) !== current.get(name);
   };
   const found = relevant
     .slice(1)
@@ -97,7 +97,7 @@ export function previousRecord(records: readonly HistoryRecord[], agents: readon
  * The record REF names, from `records` of one workspace, newest first; `historyCommand` is what
  * refusals name to list them; `agentNames` follows renamed keys (by default from the records alone).
  */
-export function resolveHistoryRef(records: readonly HistoryRecord[], ref: string, agents: readonly string[] = [], historyCommand = DEFAULT_HISTORY_COMMAND, agentNames = new AgentNames(records)): HistoryRecord {
+export function resolveHistoryRef<R extends LedgerRecord>(records: readonly R[], ref: string, agents: readonly string[] = [], historyCommand = DEFAULT_HISTORY_COMMAND, agentNames = new AgentNames(records)): R {
   const wanted = ref.trim();
   if (wanted === 'previous') return previousRecord(records, agents, historyCommand, agentNames);
   if (wanted === '') throw new VoxformError('history_ref_unknown', 'The reference is empty.', { hint: refHint(historyCommand) });
@@ -108,7 +108,7 @@ export function resolveHistoryRef(records: readonly HistoryRecord[], ref: string
   const byCommit = COMMIT_PREFIX.test(wanted) ? records.filter((record) => record.source.commit?.startsWith(lower)) : [];
   if (byId.length > 0 && byCommit.length > 0) throw ambiguous(wanted, [...byId, ...byCommit], 'both record ids and commits');
   if (byId.length > 1) throw ambiguous(wanted, byId, `${byId.length} records`);
-  if (byId.length === 1) return byId[0] as HistoryRecord;
+  if (byId.length === 1) return byId[0] as R;
   const commits = new Set(byCommit.map((record) => record.source.commit));
   if (commits.size > 1) throw ambiguous(wanted, byCommit, `${commits.size} commits`);
   if (byCommit.length === 0) throw new VoxformError('history_ref_unknown', `No history record of this workspace is "${wanted}" or has a commit starting with it.`, { hint: refHint(historyCommand) });
@@ -123,12 +123,12 @@ export function resolveHistoryRef(records: readonly HistoryRecord[], ref: string
  * the newest. An apply made with uncommitted changes holds the commit's manifests and those changes,
  * so one made without them is preferred; when there is none, the newest with them is the nearest.
  */
-function commitRecord(byCommit: readonly HistoryRecord[], historyCommand: string): HistoryRecord {
+function commitRecord<R extends LedgerRecord>(byCommit: readonly R[], historyCommand: string): R {
   const deploys = byCommit.filter((record) => record.source.rollbackOf === undefined && record.source.healOf === undefined);
-  const newestComplete = (records: readonly HistoryRecord[]) => records.find((record) => COMPLETE.has(record.outcome)) ?? records[0];
+  const newestComplete = (records: readonly R[]) => records.find((record) => COMPLETE.has(record.outcome)) ?? records[0];
   const found = newestComplete(deploys.filter((record) => record.source.uncommitted !== true)) ?? newestComplete(deploys);
   if (found) return found;
-  const commit = (byCommit[0] as HistoryRecord).source.commit as string;
+  const commit = (byCommit[0] as R).source.commit as string;
   throw new VoxformError('history_ref_unknown', `Commit ${commit.slice(0, 12)} was checked out only during rollbacks: no record holds the configuration of its manifests.`, {
     hint: `Give the id of the record to return to (\`${historyCommand}\` lists them), or apply the commit's manifests.`,
   });

@@ -20,7 +20,7 @@ import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import { hashValue } from '../util/hash.js';
 import { byCodeUnits } from '../util/compare.js';
 import { AgentNames } from './agent-names.js';
-import { recordedAgent, type AgentVersion, type HistoryRecord } from './types.js';
+import { recordedAgent, type AgentVersion, type HistoryRecord, type LedgerRecord } from './types.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -65,11 +65,11 @@ function notRecorded(record: HistoryRecord, names: AgentNames, message: string):
 }
 
 /** The record's agents no name stands for now, as the output names them: `billing (-OKspare…1; billing is -OKspare…2 now)`. */
-export function unnamedAgents(record: HistoryRecord, names: AgentNames): string[] {
+export function unnamedAgents(record: LedgerRecord, names: AgentNames): string[] {
   return Object.keys(record.agents)
     .sort()
     .flatMap((name) => {
-      const version = record.agents[name] as AgentVersion;
+      const version = record.agents[name] as { id: string };
       if (names.namesNow(name, version).length > 0) return [];
       const now = names.idNow(name);
       return [`${name} (${version.id}${now === undefined ? '' : `; ${name} is ${now} now`})`];

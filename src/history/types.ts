@@ -3,7 +3,7 @@
  * from which commit", for `rollback` and the call report. A record never holds a secret: values
  * filled from `${env:…}` are kept as their references.
  */
-import { hashValue } from '../util/hash.js';
+import { canonicalJson, hashValue, sha256 } from '../util/hash.js';
 
 /** Where the change came from, as far as the CI environment or `git` tells. */
 export interface DeploySource {
@@ -89,6 +89,80 @@ export interface DeploySummary {
   notApplied?: number | undefined;
 }
 
+/**
+ * What the ledger's readers need of an agent's version without its configuration: who it is, its
+ * live hash, its knowledge files and prompt length, and `restorableKey` of its name and configuration,
+ * taken once as it is read. A whole configuration is read again, by the record's id, only where it is used.
+ */
+export interface AgentSummary {
+  id: string;
+  name?: string | undefined;
+  configHash: string;
+  maskedPaths: string[];
+  knowledge?: string[] | undefined;
+  promptLength?: number | undefined;
+  restorableKey: string;
+  /** `configFieldKeys` of its configuration: the report names the fields a version changed by them. */
+  fieldKeys: Record<string, string>;
+}
+
+/** A record without its agents' configurations (`AgentSummary`): what `history`, `rollback` and `report` walk the ledger with. */
+export interface RecordSummary extends Omit<HistoryRecord, 'agents'> {
+  agents: Record<string, AgentSummary>;
+}
+
+/** A record, whole or as its summary: what reading the ledger's order, agents and versions needs. */
+export interface LedgerRecord extends Omit<HistoryRecord, 'agents'> {
+  agents: Record<string, AgentVersion | AgentSummary>;
+}
+
+/**
+ * The summary of a record: its header, and each agent without its configuration. `same` gives one
+ * copy of equal strings (`sameStrings`): the records of a ledger repeat most ids, names and hashes.
+ */
+export function summarizeRecord(record: HistoryRecord, same: (text: string) => string = (text) => text): RecordSummary {
+  const { agents, ...header } = record;
+  const summaries: Record<string, AgentSummary> = {};
+  for (const [name, version] of Object.entries(agents)) {
+    const { knowledge, promptLength } = version;
+    const fieldKeys = Object.fromEntries(Object.entries(configFieldKeys(version.config)).map(([field, key]) => [field, same(key)]));
+    const displayName = version.name === undefined ? undefined : same(version.name);
+    const restorable = same(restorableKeyOfFieldKeys(displayName, fieldKeys));
+    summaries[name] = { id: same(version.id), name: displayName, configHash: same(version.configHash), maskedPaths: version.maskedPaths, knowledge, promptLength, restorableKey: restorable, fieldKeys };
+  }
+  return { ...header, agents: summaries };
+}
+
+/** A function giving one copy of equal strings, for one walk of a ledger (`summarizeRecord`). */
+export function sameStrings(): (text: string) => string {
+  const copies = new Map<string, string>();
+  return (text) => {
+    const copy = copies.get(text);
+    if (copy !== undefined) return copy;
+    copies.set(text, text);
+    return text;
+  };
+}
+
+/**
+ * A key of each top-level field of a configuration: two fields differ exactly when their keys do. A
+ * short value's key is its canonical JSON (no longer than a hash, and cheaper to take); a longer
+ * one's, its `sha256:` hash, which no JSON text is (a JSON string starts with a quote).
+ */
+export function configFieldKeys(config: Record<string, unknown>): Record<string, string> {
+  const keys: Record<string, string> = {};
+  for (const [field, value] of Object.entries(config)) {
+    // A field set to undefined is one JSON leaves out, as the whole configuration's hash did.
+    if (value === undefined) continue;
+    const text = canonicalJson(value);
+    keys[field] = text.length <= SHORT_FIELD ? text : sha256(text);
+  }
+  return keys;
+}
+
+/** The longest canonical JSON a field's key is (`configFieldKeys`): as long as a `sha256:` hash. */
+const SHORT_FIELD = 71;
+
 /** A stored record that is not a history record (src/history/check-record.ts): skipped, and said why. */
 export interface SkippedRecord {
   /** Where it is kept: the file, or the record's id. */
@@ -153,6 +227,13 @@ export interface HistoryStore {
   append(record: Omit<HistoryRecord, 'id'>): Promise<HistoryRecord>;
   /** Records of a workspace, newest first (with `agent`, those holding it); one that does not check is skipped. */
   list(query: HistoryQuery): Promise<HistoryRecord[]>;
+  /**
+   * The summaries of a workspace's records, newest first, each read as the walk reaches it: a reader
+   * that has what it needs stops, and the older records are never read. One that does not check is skipped.
+   */
+  summaries(query: Pick<HistoryQuery, 'workspace' | 'onSkipped'>): AsyncIterable<RecordSummary>;
+  /** A record of a workspace, whole, by its id; undefined when the workspace holds none that checks under it. */
+  read(query: Pick<HistoryQuery, 'workspace' | 'onSkipped'>, id: string): Promise<HistoryRecord | undefined>;
   /** Appends the evidence of a test run against live agents; its id is assigned here. */
   appendTestRun(run: Omit<TestRunRecord, 'id'>): Promise<TestRunRecord>;
   /** Test runs of a workspace, newest first; one that does not check is skipped. */
@@ -160,7 +241,7 @@ export interface HistoryStore {
 }
 
 /** The agent a record holds under a local name: own names only, as `toString` is a legal agent name. */
-export function recordedAgent(record: Pick<HistoryRecord, 'agents'>, name: string): AgentVersion | undefined {
+export function recordedAgent<V>(record: { agents: Record<string, V> }, name: string): V | undefined {
   return Object.hasOwn(record.agents, name) ? record.agents[name] : undefined;
 }
 
@@ -170,8 +251,13 @@ export function shortCommit(commit: string, uncommitted: boolean | null | undefi
 }
 
 /** What tells two versions apart: the live hash, and the recorded configuration (a new `${env:…}` alone counts). */
-export function agentVersionKey(version: AgentVersion): string {
-  return `${version.configHash} ${restorableKey(version)}`;
+export function agentVersionKey(version: AgentVersion | AgentSummary): string {
+  return `${version.configHash} ${restorableKeyOf(version)}`;
+}
+
+/** `restorableKey` of a version, whole or summarized (its key taken when it was read). */
+export function restorableKeyOf(version: AgentVersion | AgentSummary): string {
+  return 'restorableKey' in version ? version.restorableKey : restorableKey(version);
 }
 
 /**
@@ -180,7 +266,15 @@ export function agentVersionKey(version: AgentVersion): string {
  * not manage, which a rollback leaves as they are.
  */
 export function restorableKey(version: Pick<AgentVersion, 'name' | 'config'>): string {
-  return hashValue({ name: version.name ?? null, config: version.config });
+  return restorableKeyOfFieldKeys(version.name, configFieldKeys(version.config));
+}
+
+/**
+ * `restorableKey` from the configuration's `configFieldKeys`: a summary's is taken from the keys
+ * it keeps, so a configuration is hashed once. Never stored: each side is keyed when compared.
+ */
+function restorableKeyOfFieldKeys(name: string | undefined, fieldKeys: Record<string, string>): string {
+  return hashValue({ name: name ?? null, config: fieldKeys });
 }
 
 /** Whether two versions record the same name and configuration, as `restorableKey` tells them apart (promotion and rollback ask it). */

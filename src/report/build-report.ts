@@ -4,7 +4,7 @@
  */
 import { testTrafficSource } from '../api/test-traffic.js';
 import { ledgerOrder } from '../history/ledger-order.js';
-import type { HistoryRecord } from '../history/types.js';
+import type { LedgerRecord } from '../history/types.js';
 import type { GlobalCallHistoryRecord } from '../schema/types.gen.js';
 import { compareVersions } from './compare.js';
 import type { DiffLink } from './diff-links.js';
@@ -20,7 +20,7 @@ export interface ReportInput {
   /** The call log (already filtered by agent and window on the service), as streams read at once, in any order. */
   calls: ReadonlyArray<AsyncIterable<GlobalCallHistoryRecord>>;
   /** The workspace's apply history (any order). */
-  history: readonly HistoryRecord[];
+  history: readonly LedgerRecord[];
   workspace: string;
   /** Agent id → the manifests' local name (the history's names are used too). */
   names: ReadonlyMap<string, string>;

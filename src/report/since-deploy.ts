@@ -1,7 +1,7 @@
 /** `voxform report --since-deploy`: the latest deploy's version and the one before it, whole, from the apply history. */
 import { ledgerOrder, ledgerTimes } from '../history/ledger-order.js';
 import { agentsChanged } from '../history/render.js';
-import type { HistoryRecord } from '../history/types.js';
+import type { LedgerRecord } from '../history/types.js';
 import type { CallReport } from './types.js';
 import { deployedVersions, type ConfigVersion } from './versions.js';
 
@@ -49,7 +49,7 @@ function versionsBefore(versions: readonly ConfigVersion[], latest: ConfigVersio
  * each with its latest version and the one before it: the nearest earlier version of another
  * configuration not in `passedOver`. Undefined when the history has no such deploy.
  */
-export function sinceDeployWindow(history: readonly HistoryRecord[], agentId: string | undefined, until: number, passedOver: PassedOver = new Map()): SinceDeployWindow | undefined {
+export function sinceDeployWindow(history: readonly LedgerRecord[], agentId: string | undefined, until: number, passedOver: PassedOver = new Map()): SinceDeployWindow | undefined {
   const agents = agentId === undefined ? agentsOfLatestChange(history, until) : new Set([agentId]);
   const only = new Map<string, VersionSelection>();
   const before = new Map<string, { key: string; older: boolean }>();
@@ -77,7 +77,7 @@ export function sinceDeployWindow(history: readonly HistoryRecord[], agentId: st
  * read their calls through this too, so they and the report take the same version before.
  */
 export async function sinceDeployReport(
-  history: readonly HistoryRecord[],
+  history: readonly LedgerRecord[],
   agentId: string | undefined,
   until: number,
   build: (window: SinceDeployWindow) => Promise<CallReport>,
@@ -110,7 +110,7 @@ function hasCalls(report: CallReport, agentId: string, versionKey: string): bool
  * a new configuration, and also a new name or recorded configuration on the same live one (which
  * starts no version: the agent's latest version is the one it ran before).
  */
-function agentsOfLatestChange(history: readonly HistoryRecord[], until: number): Set<string> {
+function agentsOfLatestChange(history: readonly LedgerRecord[], until: number): Set<string> {
   const times = ledgerTimes(history);
   const newestFirst = history.filter((record) => Date.parse(times.get(record.id) as string) / 1000 <= until).sort(ledgerOrder).reverse();
   for (const [index, record] of newestFirst.entries()) {
@@ -126,7 +126,7 @@ function deployedAt(version: ConfigVersion): number {
 }
 
 /** Unix seconds (on the ledger's timeline, `ledgerTimes`) of the workspace's record appended just before record `id`. */
-function recordedBefore(history: readonly HistoryRecord[], id: string): number | undefined {
+function recordedBefore(history: readonly LedgerRecord[], id: string): number | undefined {
   const record = history.find((candidate) => candidate.id === id);
   if (!record) return undefined;
   const before = history.filter((candidate) => ledgerOrder(candidate, record) < 0).sort(ledgerOrder).pop();

@@ -5,10 +5,10 @@
  */
 import { configurationHash } from '../history/config-hash.js';
 import { ledgerOrder, ledgerTimes } from '../history/ledger-order.js';
-import type { HistoryRecord } from '../history/types.js';
+import { configFieldKeys, type AgentSummary, type AgentVersion, type LedgerRecord } from '../history/types.js';
 import { shortHash } from '../util/hash.js';
 import { isPlainObject } from '../util/json-object.js';
-import { jsonEqual, objectsEqualExcept } from '../util/json-equal.js';
+import { objectsEqualExcept } from '../util/json-equal.js';
 
 /** A configuration of one agent, as deployed by voxform or as found in calls. */
 export interface ConfigVersion {
@@ -46,9 +46,9 @@ export interface DeployInfo {
   previousCommit?: string | undefined;
 }
 
-/** Agents' deployed versions from the history, oldest first per agent id (in the ledger's order). */
-export function deployedVersions(records: readonly HistoryRecord[]): Map<string, Array<ConfigVersion & { maskedPaths: string[]; promptLength?: number | undefined }>> {
-  const byAgent = new Map<string, Array<ConfigVersion & { maskedPaths: string[]; promptLength?: number | undefined; config: Record<string, unknown> }>>();
+/** Agents' deployed versions from the history (whole records or summaries), oldest first per agent id (in the ledger's order). */
+export function deployedVersions(records: readonly LedgerRecord[]): Map<string, Array<ConfigVersion & { maskedPaths: string[]; promptLength?: number | undefined }>> {
+  const byAgent = new Map<string, Array<ConfigVersion & { maskedPaths: string[]; promptLength?: number | undefined; fields: Record<string, string> }>>();
   const oldestFirst = [...records].sort(ledgerOrder);
   const times = ledgerTimes(oldestFirst);
   for (const record of oldestFirst) {
@@ -63,16 +63,17 @@ export function deployedVersions(records: readonly HistoryRecord[]): Map<string,
         if (record.source.healOf && previous.deployed) previous.heals = [...(previous.heals ?? []), { ...deployInfo(record, at, agentName), changedFields: [] }];
         continue;
       }
+      const fields = fieldKeysOf(agent);
       versions.push({
         key: record.id,
         agentId: agent.id,
         configHash: agent.configHash,
         maskedPaths: Array.isArray(agent.maskedPaths) ? agent.maskedPaths : [],
         promptLength: typeof agent.promptLength === 'number' ? agent.promptLength : undefined,
-        config: isPlainObject(agent.config) ? agent.config : {},
+        fields,
         deployed: {
           ...deployInfo(record, at, agentName),
-          changedFields: previous ? changedTopLevelFields(previous.config, isPlainObject(agent.config) ? agent.config : {}) : [],
+          changedFields: previous ? changedFieldKeys(previous.fields, fields) : [],
           previousCommit: previous?.deployed?.commit,
         },
       });
@@ -82,8 +83,14 @@ export function deployedVersions(records: readonly HistoryRecord[]): Map<string,
   return byAgent;
 }
 
+/** Each top-level field's hash of a version's configuration: a summary keeps them; a whole record's are taken here. */
+function fieldKeysOf(agent: AgentVersion | AgentSummary): Record<string, string> {
+  if ('fieldKeys' in agent) return agent.fieldKeys;
+  return configFieldKeys(isPlainObject(agent.config) ? agent.config : {});
+}
+
 /** What a record says of a deploy of one agent, at its time on the ledger's timeline, but for what it changed. */
-function deployInfo(record: HistoryRecord, at: string, agentName: string): Omit<DeployInfo, 'changedFields' | 'previousCommit'> {
+function deployInfo(record: LedgerRecord, at: string, agentName: string): Omit<DeployInfo, 'changedFields' | 'previousCommit'> {
   return {
     recordId: record.id,
     at,
@@ -99,10 +106,17 @@ function deployInfo(record: HistoryRecord, at: string, agentName: string): Omit<
   };
 }
 
-/** Top-level keys whose values differ between two configs, sorted. */
+/** Top-level keys whose values differ between two configs (a key absent is null), sorted. */
 export function changedTopLevelFields(before: Record<string, unknown>, after: Record<string, unknown>): string[] {
+  return changedFieldKeys(configFieldKeys(before), configFieldKeys(after));
+}
+
+/** The same, of two configs' `configFieldKeys`. */
+function changedFieldKeys(before: Record<string, string>, after: Record<string, string>): string[] {
+  // A field absent counts as null, as in the config.
+  const absent = configFieldKeys({ field: null }).field;
   const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
-  return [...keys].filter((key) => !jsonEqual(before[key] ?? null, after[key] ?? null)).sort();
+  return [...keys].filter((key) => (Object.hasOwn(before, key) ? before[key] : absent) !== (Object.hasOwn(after, key) ? after[key] : absent)).sort();
 }
 
 /** Hash outcomes remembered at once; when full, the cache starts again empty. */

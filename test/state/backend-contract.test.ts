@@ -10,7 +10,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { HistoryRecord, TestRunRecord } from '../../src/history/types.js';
+import { configFieldKeys, restorableKey, type HistoryRecord, type TestRunRecord } from '../../src/history/types.js';
 import { describeLockLoss, type StateBackend } from '../../src/state/backend.js';
 import { MIGRATIONS } from '../../src/state/postgres/schema.js';
 import type { RunIdentity } from '../../src/util/run-identity.js';
@@ -212,6 +212,32 @@ describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
     expect(await backend.history.list({ workspace: WORKSPACE, agent: 'nobody' })).toEqual([]);
     expect(await backend.history.list({ workspace: WORKSPACE, agent: 'front', limit: 1 })).toHaveLength(1);
     expect((await backend.exportHistory()).map((r) => r.id)).toEqual(['20261122T100000000Z-aaaaaa', '20261122T100000000Z-bbbbbb', appended.id]);
+  });
+
+  it('walks a workspace\'s records as summaries, newest first, read as the walk goes, a damaged one skipped and reported; reads one whole by id', async () => {
+    const where = await spec();
+    const backend = await open(where);
+    // More records than a database page of summaries, another workspace's among them.
+    const ids = Array.from({ length: 19 }, (_, index) => `20261122T10${String(index).padStart(2, '0')}00000Z-aaaaaa`);
+    await backend.importHistory(ids.map((id, index) => record(id, index === 3 ? 'other@local' : WORKSPACE)));
+    const damaged = record('20261122T120000000Z-bbbbbb', WORKSPACE);
+    damaged.agents.front!.configHash = 'x';
+    await plantHistoryRecord(backend, where, damaged);
+    const skipped: string[] = [];
+    const walked: string[] = [];
+    for await (const summary of backend.history.summaries({ workspace: WORKSPACE, onSkipped: (s) => skipped.push(path.basename(s.where)) })) {
+      const front = record('', WORKSPACE).agents.front!;
+      expect(summary.agents.front).toEqual({ id: 'a1', configHash: front.configHash, maskedPaths: [], restorableKey: restorableKey(front), fieldKeys: configFieldKeys(front.config) });
+      walked.push(summary.id);
+    }
+    expect(walked).toEqual(ids.filter((_, index) => index !== 3).reverse());
+    expect(skipped).toEqual([kind === 'file' ? `${damaged.id}.json` : `voxform_history row ${damaged.id}`]);
+    const walk = backend.history.summaries({ workspace: WORKSPACE })[Symbol.asyncIterator]();
+    expect((await walk.next()).value?.id, 'a walk stopped early').toBe(ids.at(-1));
+    await walk.return?.();
+    expect(await backend.history.read({ workspace: WORKSPACE }, ids[5] as string)).toEqual(record(ids[5] as string, WORKSPACE));
+    expect(await backend.history.read({ workspace: WORKSPACE }, ids[3] as string), "another workspace's").toBeUndefined();
+    expect(await backend.history.read({ workspace: WORKSPACE }, '20261122T100000000Z-cccccc'), 'none').toBeUndefined();
   });
 
   it('skips, and reports, a stored record that holds none: listed and exported alike', async () => {

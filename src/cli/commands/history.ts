@@ -1,12 +1,12 @@
 /** `voxform history`: the workspace's deploy ledger, newest first; nothing is sent to the service. */
 import { AgentNames } from '../../history/agent-names.js';
-import { historyEntries, renderHistoryJson, renderHistoryText, testRunEntries } from '../../history/render.js';
-import type { HistoryRecord, TestRunRecord } from '../../history/types.js';
+import { HistoryEntryCollector, historyEntries, renderHistoryJson, renderHistoryText, testRunEntries, type HistoryEntry } from '../../history/render.js';
+import type { HistoryRecord, HistoryStore, RecordSummary, TestRunRecord } from '../../history/types.js';
 import { workspaceKey } from '../../state/types.js';
 import { checkLocalAgentName } from '../agent-argument.js';
 import { chooseBaseUrl } from '../connection.js';
 import type { CommandContext } from '../context.js';
-import { workspaceHistory, workspaceTestRuns } from '../history-records.js';
+import { allSummaries, wholeRecord, workspaceSummaries, workspaceTestRuns } from '../history-records.js';
 import { manifestProject } from '../load-manifests.js';
 import { openOperatorBackend, type ProjectOptions } from '../project.js';
 
@@ -19,27 +19,49 @@ export interface HistoryOptions extends ProjectOptions {
 const DEFAULT_LIMIT = 20;
 
 /** The local names the ledger's records and test runs hold, each with its agent id. */
-function ledgerNames(records: readonly HistoryRecord[], runs: readonly TestRunRecord[]): Map<string, string> {
+function ledgerNames(records: readonly RecordSummary[], runs: readonly TestRunRecord[]): Map<string, string> {
   const names = new Map<string, string>();
   for (const holder of [...records, ...runs]) for (const [name, agent] of Object.entries(holder.agents)) if (!names.has(name)) names.set(name, agent.id);
   return names;
 }
 
+/**
+ * The records shown and the names the filters follow. A name of the manifests stands for the agent
+ * of its `id:` whatever the ledger holds, so the walk stops as soon as the entries are complete
+ * (`HistoryEntryCollector`); any other name is looked up in the whole ledger, read as summaries.
+ */
+async function shownRecords(store: HistoryStore, workspace: string, filter: { agent: string | undefined; limit: number; manifests: Map<string, string> }, ctx: CommandContext) {
+  const { agent, limit, manifests } = filter;
+  if (agent === undefined || manifests.has(agent)) {
+    const names = new AgentNames([], manifests);
+    const collector = new HistoryEntryCollector<RecordSummary>({ agent, limit, names });
+    for await (const summary of workspaceSummaries(store, workspace, ctx)) if (collector.add(summary)) break;
+    return { entries: collector.entries(), names, runs: await workspaceTestRuns(store, workspace, ctx) };
+  }
+  const records = await allSummaries(store, workspace, ctx);
+  const runs = await workspaceTestRuns(store, workspace, ctx);
+  // A name in neither the manifests nor the ledger is a typo, refused as report and rollback refuse it.
+  checkLocalAgentName(agent, { manifests, history: ledgerNames(records, runs) });
+  // A name stands for the agent its id: is now: followed to its records under an earlier key, never to another agent's.
+  const names = new AgentNames(records, manifests);
+  return { entries: historyEntries(records, { agent, limit, names }), names, runs };
+}
+
 export async function run(options: HistoryOptions, ctx: CommandContext): Promise<number> {
   // Manifests read with `--local` too: a bad env policy stops it.
-  const { names, service } = await manifestProject(options, ctx);
+  const { names: manifests, service } = await manifestProject(options, ctx);
   const workspace = workspaceKey(options.env, options.local ? 'local' : chooseBaseUrl(options, ctx.env, service));
   const store = (await openOperatorBackend(options, ctx)).history;
   const limit = options.limit ?? DEFAULT_LIMIT;
-  const records = await workspaceHistory(store, workspace, ctx);
-  const runs = await workspaceTestRuns(store, workspace, ctx);
-  // A name in neither the manifests nor the ledger is a typo, refused as report and rollback refuse it.
-  if (options.agent !== undefined) checkLocalAgentName(options.agent, { manifests: names, history: ledgerNames(records, runs) });
-  // The whole history, whatever the filters: what a record changed is found against the records before it.
-  // A name stands for the agent its id: is now: followed to its records under an earlier key, never to another agent's.
-  const agentNames = new AgentNames(records, names);
-  const entries = historyEntries(records, { agent: options.agent, limit, names: agentNames });
-  const testRuns = testRunEntries(runs, { agent: options.agent, limit, names: agentNames });
-  ctx.stdout.write(options.format === 'json' ? renderHistoryJson(entries, workspace, testRuns) : renderHistoryText(entries, workspace, options.agent, testRuns));
+  const { entries, names, runs } = await shownRecords(store, workspace, { agent: options.agent, limit, manifests }, ctx);
+  const testRuns = testRunEntries(runs, { agent: options.agent, limit, names });
+  if (options.format !== 'json') {
+    ctx.stdout.write(renderHistoryText(entries, workspace, options.agent, testRuns));
+    return 0;
+  }
+  // The JSON holds each shown record's configurations: those records alone are read whole.
+  const whole: Array<HistoryEntry<HistoryRecord>> = [];
+  for (const entry of entries) whole.push({ record: await wholeRecord(store, entry.record, ctx), agentsChanged: entry.agentsChanged });
+  ctx.stdout.write(renderHistoryJson(whole, workspace, testRuns));
   return 0;
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { ApiClient } from '../../api/index.js';
 import { VoxformError } from '../../errors.js';
 import { ledgerOrder } from '../../history/ledger-order.js';
-import type { HistoryRecord } from '../../history/types.js';
+import type { LedgerRecord } from '../../history/types.js';
 import { buildCallReport, type ReportInput } from '../../report/build-report.js';
 import type { CallReport } from '../../report/types.js';
 import { diffLinkFromEnv } from '../../report/diff-links.js';
@@ -21,7 +21,7 @@ import { refuseOwnFile } from '../../project-files/own-files.js';
 import { resolveAgentArgument } from '../agent-argument.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
-import { workspaceHistory } from '../history-records.js';
+import { allSummaries } from '../history-records.js';
 import { manifestProject } from '../load-manifests.js';
 import { progressLine } from '../progress.js';
 import { openOperatorBackend, ownFilesOf } from '../project.js';
@@ -65,7 +65,8 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
   const own = (await backend.readWorkspace(workspace)).workspace;
   const trusted = new TrustedSecrets(ctx.env, ctx.secrets);
   trusted.noteRecordedVariables(own.environmentVariables);
-  const ownHistory = await workspaceHistory(backend.history, workspace, ctx);
+  // Summaries: the report needs each version's hashes, not its configuration.
+  const ownHistory = await allSummaries(backend.history, workspace, ctx);
   const agentId = options.agent === undefined ? undefined : await resolveAgentArgument(options.agent, { manifests: manifestNames, history: historyNames(ownHistory) }, client);
   const otherEnvironments = await otherEnvironmentAgents(backend, workspace, serviceId, [...manifestNames.values(), ...Object.values(own.agents).map((agent) => agent.id)]);
   // An agent asked for with --agent is reported whichever environment applies it: its versions are
@@ -73,7 +74,7 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
   const agentEnvironment = agentId === undefined ? undefined : otherEnvironments.get(agentId);
   const reported = agentEnvironment === undefined ? workspace : workspaceKey(agentEnvironment, serviceId);
   if (reported !== workspace) trusted.noteRecordedVariables((await backend.readWorkspace(reported)).workspace.environmentVariables);
-  const history = reported === workspace ? ownHistory : await workspaceHistory(backend.history, reported, ctx);
+  const history = reported === workspace ? ownHistory : await allSummaries(backend.history, reported, ctx);
   const status = progressLine(ctx);
   const build = reportBuilder(client, agentId, {
     history,
@@ -125,7 +126,7 @@ async function writeReport(file: string, text: string): Promise<void> {
 }
 
 /** The agents' local names in the apply history, each with its id: the newest record's first. */
-function historyNames(history: readonly HistoryRecord[]): Map<string, string> {
+function historyNames(history: readonly LedgerRecord[]): Map<string, string> {
   const names = new Map<string, string>();
   for (const record of [...history].sort(ledgerOrder).reverse()) {
     for (const [name, agent] of Object.entries(record.agents)) if (!names.has(name) && typeof agent?.id === 'string') names.set(name, agent.id);
@@ -134,7 +135,7 @@ function historyNames(history: readonly HistoryRecord[]): Map<string, string> {
 }
 
 /** `--since-deploy`: the latest deploy's version and the one before it (with calls), whole, and nothing older. */
-async function sinceDeploy(history: readonly HistoryRecord[], agentId: string | undefined, agent: string | undefined, until: number, build: (window: SinceDeployWindow) => Promise<CallReport>): Promise<CallReport> {
+async function sinceDeploy(history: readonly LedgerRecord[], agentId: string | undefined, agent: string | undefined, until: number, build: (window: SinceDeployWindow) => Promise<CallReport>): Promise<CallReport> {
   const built = await sinceDeployReport(history, agentId, until, build);
   if (built) return built.report;
   throw new VoxformError('report_no_deploy', `--since-deploy: the apply history has no deploy${agent === undefined ? '' : ` of agent ${agent}`} in this workspace.`, {

@@ -6,7 +6,7 @@
 import { resolveHistoryRef } from '../../history/resolve-ref.js';
 import { desiredFromRecord, unnamedAgents } from '../../history/restore.js';
 import { AgentNames } from '../../history/agent-names.js';
-import { sameRecordedConfig, shortCommit, type HistoryRecord } from '../../history/types.js';
+import { sameRecordedConfig, shortCommit, type LedgerRecord, type RecordSummary } from '../../history/types.js';
 import { recordedAgentConfig } from '../../history/record.js';
 import { revertRange } from '../../history/revert-range.js';
 import type { DesiredState } from '../../manifest/types.js';
@@ -17,7 +17,7 @@ import { gitDiffCommand, gitRevertCommand, nextCommand } from '../next-command.j
 import type { CommandContext } from '../context.js';
 import { connectProject, deploySourceOf, gitAskedIn, planInputs, type ProjectOptions } from '../project.js';
 import { applyOnTerminal } from '../apply-on-terminal.js';
-import { workspaceHistory } from '../history-records.js';
+import { allSummaries, wholeRecord } from '../history-records.js';
 
 export interface RollbackOptions extends ProjectOptions {
   /** `REF`. */
@@ -28,14 +28,14 @@ export interface RollbackOptions extends ProjectOptions {
 }
 
 /** The record restored, as the output names it: checked when read, and its controls shown as `?` all the same. */
-function describeRecord(record: HistoryRecord): string {
+function describeRecord(record: LedgerRecord): string {
   const { source } = record;
   const from = [source.commit ? `commit ${shortCommit(source.commit, source.uncommitted)}` : undefined, source.branch ? `on ${source.branch}` : undefined].filter(Boolean).join(' ');
   return controlsAsQuestionMarks(`${record.id} (${record.at}${from ? `, ${from}` : ''})`);
 }
 
 /** The commits deployed after the restored record (newest first, each once): what `git revert` must undo. */
-export function commitsAfter(records: readonly HistoryRecord[], restored: HistoryRecord): string[] {
+export function commitsAfter(records: readonly LedgerRecord[], restored: LedgerRecord): string[] {
   const newer = records.slice(0, Math.max(0, records.indexOf(restored)));
   const commits: string[] = [];
   for (const record of newer) {
@@ -57,7 +57,7 @@ export function manifestsSayRestored(restored: DesiredState, manifests: DesiredS
   });
 }
 
-async function gitWinsNotice(records: readonly HistoryRecord[], restored: HistoryRecord, manifestsAgree: boolean, git: GitPlace): Promise<string> {
+async function gitWinsNotice(records: readonly LedgerRecord[], restored: LedgerRecord, manifestsAgree: boolean, git: GitPlace): Promise<string> {
   // Nothing for the next apply to undo, nor to keep by a change to the manifests.
   if (manifestsAgree) return '\nThe configuration restored is what the manifests in git say now: the next `voxform apply` of them keeps it.\n';
   const lines = ['', 'The manifests in git are unchanged: the next `voxform apply` of them undoes this rollback.', await howToKeepIt(records, restored, git)];
@@ -76,7 +76,7 @@ interface GitPlace {
  * last commit deployed, as one pasted command; or, where no revert returns to it (the restored commit
  * is not on that commit's first-parent history), change the manifests to what it holds.
  */
-async function howToKeepIt(records: readonly HistoryRecord[], restored: HistoryRecord, git: GitPlace): Promise<string> {
+async function howToKeepIt(records: readonly LedgerRecord[], restored: LedgerRecord, git: GitPlace): Promise<string> {
   const [deployed] = commitsAfter(records, restored);
   if (deployed === undefined) return 'To keep it, change the manifests to match (no later commit is recorded to revert).';
   const base = restored.source.commit;
@@ -95,7 +95,7 @@ async function howToKeepIt(records: readonly HistoryRecord[], restored: HistoryR
  * What the rollback leaves as it is, where it matters: the knowledge files of the agents it restores
  * that have some attached, in the restored record or now (`records`' newest holding the agent).
  */
-function notRolledBack(records: readonly HistoryRecord[], restored: HistoryRecord, agents: readonly string[], names: AgentNames): string {
+function notRolledBack(records: readonly RecordSummary[], restored: RecordSummary, agents: readonly string[], names: AgentNames): string {
   const withFiles = agents.filter((name) => {
     const current = records.find((record) => names.versionIn(record, name) !== undefined);
     return [restored, current].some((record) => (record ? names.versionIn(record, name)?.knowledge?.length ?? 0 : 0) > 0);
@@ -106,7 +106,7 @@ function notRolledBack(records: readonly HistoryRecord[], restored: HistoryRecor
 }
 
 /** The agents of the restored record a rollback of all of it leaves out: their names stand for other agents now. */
-function notManaged(restored: HistoryRecord, agents: readonly string[], names: AgentNames): string {
+function notManaged(restored: LedgerRecord, agents: readonly string[], names: AgentNames): string {
   const unnamed = agents.length > 0 ? [] : unnamedAgents(restored, names);
   if (unnamed.length === 0) return '';
   return `${controlsAsQuestionMarks(`Not rolled back: the record's ${unnamed.join(', ')}, which no name stands for now (the manifests no longer manage it: a rollback writes only to agents under the names they have now).`)}\n`;
@@ -124,11 +124,12 @@ export async function run(options: RollbackOptions, ctx: CommandContext): Promis
   const project = await connectProject(options, ctx);
   const history = project.backend.history;
   const agents = options.agent ?? [];
-  const records = await workspaceHistory(history, project.workspaceKey, ctx);
+  // Summaries: which record is restored, and the notices, need no configuration but the restored one's.
+  const records = await allSummaries(history, project.workspaceKey, ctx);
   // A name stands for the agent its id: is now: followed to its records under an earlier key, never to another agent's.
   const agentNames = new AgentNames(records, [...project.desired.agents].map(([name, agent]): [string, string] => [name, agent.id]));
   const restored = resolveHistoryRef(records, ref, agents, nextCommand('history', options), agentNames);
-  const desired = desiredFromRecord(restored, { agents, env: ctx.env, current: project.desired, names: agentNames, onSecret: (value) => ctx.secrets.add(value) });
+  const desired = desiredFromRecord(await wholeRecord(history, restored, ctx), { agents, env: ctx.env, current: project.desired, names: agentNames, onSecret: (value) => ctx.secrets.add(value) });
   const names = [...desired.agents.keys()];
   ctx.stdout.write(`Rolling back ${names.join(', ')} to ${describeRecord(restored)}.\n${notManaged(restored, agents, agentNames)}${notRolledBack(records, restored, names, agentNames)}\n`);
   // What is deployed is the restored record's configuration, not the work tree's: its changes do not count.

@@ -6,7 +6,7 @@ import type pg from 'pg';
 import { historyRecordProblem, testRunProblem } from '../../history/check-record.js';
 import { idCeiling, newHistoryId } from '../../history/ledger-order.js';
 import { storedRecordText } from '../../history/stored-record.js';
-import type { HistoryQuery, HistoryRecord, HistoryStore, SkippedRecord, TestRunRecord } from '../../history/types.js';
+import { sameStrings, summarizeRecord, type HistoryQuery, type HistoryRecord, type HistoryStore, type RecordSummary, type SkippedRecord, type TestRunRecord } from '../../history/types.js';
 
 /** A row as read: its id column and its record. */
 interface HistoryRow {
@@ -29,6 +29,12 @@ function checkedRows<T extends { id: string }>(table: LedgerTable, rows: readonl
   return records;
 }
 
+/**
+ * Records a walk of summaries fetches at once: a page of whole rows is held while it is summarized,
+ * and a walk that stops early has fetched at most one page it did not need.
+ */
+const SUMMARY_PAGE = 8;
+
 /** The ledger's tables: the applies, and the evidence of test runs. */
 type LedgerTable = 'voxform_history' | 'voxform_test_runs';
 
@@ -49,6 +55,33 @@ export class PostgresHistoryStore implements HistoryStore {
 
   list(query: HistoryQuery): Promise<HistoryRecord[]> {
     return this.guard(() => this.select(query));
+  }
+
+  async *summaries(query: Pick<HistoryQuery, 'workspace' | 'onSkipped'>): AsyncIterable<RecordSummary> {
+    const same = sameStrings();
+    let before: string | null = null;
+    for (;;) {
+      const after: string | null = before;
+      const rows: HistoryRow[] = await this.guard(async () => {
+        const pool = await this.query();
+        const result = await pool.query<HistoryRow>(
+          'SELECT id, record FROM voxform_history WHERE workspace = $1 AND ($2::text IS NULL OR id < $2) ORDER BY id DESC LIMIT $3',
+          [query.workspace, after, SUMMARY_PAGE],
+        );
+        return result.rows;
+      });
+      for (const record of checkedRows<HistoryRecord>('voxform_history', rows, query.onSkipped)) yield summarizeRecord(record, same);
+      if (rows.length < SUMMARY_PAGE) return;
+      before = (rows[rows.length - 1] as HistoryRow).id;
+    }
+  }
+
+  read(query: Pick<HistoryQuery, 'workspace' | 'onSkipped'>, id: string): Promise<HistoryRecord | undefined> {
+    return this.guard(async () => {
+      const pool = await this.query();
+      const result = await pool.query<HistoryRow>('SELECT id, record FROM voxform_history WHERE workspace = $1 AND id = $2', [query.workspace, id]);
+      return checkedRows<HistoryRecord>('voxform_history', result.rows, query.onSkipped)[0];
+    });
   }
 
   appendTestRun(run: Omit<TestRunRecord, 'id'>): Promise<TestRunRecord> {
