@@ -238,7 +238,7 @@ class Emulator implements ControlHost {
     if (fault) {
       entry.faults.push(...fault.labels);
       if (fault.drop === 'before') {
-        await waitUntil(answerAt);
+        await waitUntil(answerAt, res);
         req.socket.destroy();
         finish(0);
         return;
@@ -247,7 +247,7 @@ class Emulator implements ControlHost {
         req.resume();
         const headers: Record<string, string> = fault.retryAfterSeconds === undefined ? {} : { 'retry-after': String(fault.retryAfterSeconds) };
         const message = fault.status === 429 ? 'Too Many Requests' : fault.status === 500 ? 'Internal Server Error' : 'Service Unavailable';
-        await waitUntil(answerAt);
+        await waitUntil(answerAt, res);
         writeReply(res, json(fault.status, { detail: message }, headers));
         finish(fault.status);
         return;
@@ -268,7 +268,7 @@ class Emulator implements ControlHost {
     if (answerAt !== undefined) {
       // Serialized before the wait, so that writing it after takes no time of its own.
       if (reply.json !== undefined && reply.jsonText === undefined) reply = { ...reply, jsonText: JSON.stringify(reply.json) };
-      await waitUntil(answerAt);
+      await waitUntil(answerAt, res);
     }
     if (fault?.drop === 'after') {
       // The request took effect; its answer is lost with the connection.
@@ -431,8 +431,18 @@ function usablePrivateKey(store: EmulatorStore): string {
  * Resolves at `at` (a `performance.now()` time), at once if that has passed. Rounded down: Node
  * fires a timer a fraction of a millisecond late, so the answer leaves centred on `at`.
  */
-function waitUntil(at: number | undefined): Promise<void> | undefined {
+function waitUntil(at: number | undefined, res: ServerResponse): Promise<void> | undefined {
   if (at === undefined) return undefined;
   const remaining = Math.floor(at - performance.now());
-  return remaining >= 1 ? new Promise((resolve) => setTimeout(resolve, remaining)) : undefined;
+  if (remaining < 1 || res.destroyed) return undefined;
+  // A caller that has gone away gets no answer: holding one for it would only make `close` wait.
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      res.off('close', done);
+      resolve();
+    };
+    const timer = setTimeout(done, remaining);
+    res.once('close', done);
+  });
 }

@@ -3,30 +3,26 @@
  * as every error is said (`error[interrupted]` and its hint; with --format json, one envelope on
  * stdout and nothing on stderr). The request the stop cuts short fails too, but that failure is the
  * stop itself, not a second error to report. The emulator holds every GET (fault latency); the test
- * signals once one has arrived, so the stop always falls while a read is on the wire.
+ * signals once one has arrived, so the stop always falls while a read is on the wire. Each command
+ * gets an emulator of its own: a read an earlier, stopped command left in the recording proxy can
+ * reach a shared emulator after that command has exited, and would be taken for this one's.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawnCli } from '../helpers/cli.js';
-import { startExampleProject, type ExampleProject } from '../helpers/project.js';
+import { useExampleProjects, type ExampleProject } from '../helpers/project.js';
 
-let project: ExampleProject;
-beforeAll(async () => {
-  project = await startExampleProject();
-  project.emulator.control.setFaults([{ path: '**', method: 'GET', latencyMs: 60_000 }]);
-});
-afterAll(async () => {
-  await project.close();
-});
+const startProject = useExampleProjects();
 
-async function getArrived(after: number): Promise<void> {
-  while (project.emulator.control.requestLog().slice(after).every((entry) => entry.method !== 'GET')) await new Promise((resolve) => setTimeout(resolve, 20));
+async function getArrived(project: ExampleProject): Promise<void> {
+  while (project.emulator.control.requestLog().every((entry) => entry.method !== 'GET')) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 /** Runs the command line, sends `signal` once one of its reads is on the wire, and resolves to what it printed. */
 async function interruptedRead(commandLine: string, signal: NodeJS.Signals) {
-  const before = project.emulator.control.requestLog().length;
+  const project = await startProject();
+  project.emulator.control.setFaults([{ path: '**', method: 'GET', latencyMs: 60_000 }]);
   const { child, output, exited } = spawnCli(project.dir, project.env, commandLine.split(' '));
-  await getArrived(before);
+  await getArrived(project);
   child.kill(signal);
   return { code: await exited, ...output };
 }

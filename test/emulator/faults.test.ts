@@ -54,6 +54,19 @@ describe('faults', () => {
     expect((await put).status).toBe(200);
   });
 
+  it('latency holds no answer for a caller that has gone: stopping the emulator does not wait for one', async () => {
+    const { emulator: own } = await startTestEmulator();
+    own.control.setFaults([{ path: '/phones', latencyMs: 60_000 }]);
+    const gone = new AbortController();
+    const get = request(`${own.url}/phones`, { headers: { authorization: own.apiKey }, signal: gone.signal }).catch(() => 'aborted');
+    while (own.control.requestLog().length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    gone.abort();
+    expect(await get).toBe('aborted');
+    await own.close();
+    // Its handling ended with the caller; held for the whole minute, it would still be open (status 0).
+    expect(own.control.requestLog()[0]?.status).toBe(200);
+  });
+
   it('errorRate 1 answers 503 (default) or 500, without handling the request', async () => {
     emulator.control.setFaults([{ path: '/agents/*', method: 'PUT', errorRate: 1 }]);
     const put = await client.put(`/agents/${FRONT_DESK}`, { name: 'Changed', config: {} });

@@ -72,6 +72,10 @@ function startRecordingProxy(target: string, requests: RecordedRequest[]): Promi
       );
       // The emulator may drop a connection on purpose (fault injection): pass that on as a drop.
       forward.on('error', () => res.destroy());
+      // And a caller that goes away (a stopped CLI) takes its request to the emulator with it.
+      res.on('close', () => {
+        if (!res.writableFinished) forward.destroy();
+      });
       forward.end(body);
     });
   });
