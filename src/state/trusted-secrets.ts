@@ -1,18 +1,31 @@
 /** A workspace's trusted secrets read from its state backend: the evidence secrets/trusted.ts weighs. */
+import { hasEnvReference } from '../secrets/env-reference.js';
 import { TrustedSecrets } from '../secrets/trusted.js';
 import type { SecretRegistry } from '../secrets/redact.js';
+import type { AgentSummary } from '../history/types.js';
 import type { StateBackend } from './backend.js';
 
 /**
  * The trusted secrets of a workspace as the operator's state backend knows them: the variables
  * its last apply read, and the deploy ledger's `${env:…}` places of every apply to it. Used where
- * a command reads live values without planning (`test`, `test capture`); `plan` and `apply` hear the
- * same through `PlanOptions.secrets` as they read the workspace.
+ * a command reads live values without planning (`test`, `test capture`, `diff`); `plan` and `apply`
+ * hear the same through `PlanOptions.secrets` as they read the workspace.
+ * The ledger is walked one record at a time, and a record is read whole only when one of its agents
+ * took a value from the environment: a ledger of any length costs the memory of its largest record.
  */
 export async function readTrustedSecrets(backend: StateBackend, workspace: string, env: Readonly<Record<string, string | undefined>>, registry: SecretRegistry): Promise<TrustedSecrets> {
   const trusted = new TrustedSecrets(env, registry);
   const stored = await backend.readWorkspace(workspace);
   trusted.noteRecordedVariables(stored.workspace.environmentVariables);
-  trusted.noteLedger((await backend.exportHistory()).filter((record) => record.workspace === workspace));
+  for await (const summary of backend.history.summaries({ workspace })) {
+    if (!Object.values(summary.agents).some(tookFromEnvironment)) continue;
+    const record = await backend.history.read({ workspace }, summary.id);
+    if (record) trusted.noteLedger([record]);
+  }
   return trusted;
+}
+
+/** Whether the ledger recorded a value of the agent's as filled from `${env:…}`: a place in its configuration, or its name. */
+function tookFromEnvironment(agent: AgentSummary): boolean {
+  return agent.maskedPaths.length > 0 || hasEnvReference(agent.name);
 }

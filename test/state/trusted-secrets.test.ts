@@ -1,0 +1,47 @@
+/**
+ * `test` and `diff` learn from the deploy ledger which live values came from `${env:…}`: one record
+ * at a time, whole only where an agent took a value from the environment, never every record of
+ * every workspace at once (a ledger of thousands of records, or a planted one, would fill memory).
+ */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import type { HistoryRecord } from '../../src/history/types.js';
+import { REDACTED, SecretRegistry } from '../../src/secrets/redact.js';
+import { FileStateBackend } from '../../src/state/file-backend.js';
+import { readTrustedSecrets } from '../../src/state/trusted-secrets.js';
+
+function record(workspace: string, at: string, config: Record<string, unknown>, maskedPaths: string[]): Omit<HistoryRecord, 'id'> {
+  return {
+    workspace,
+    at,
+    by: 'dev@laptop',
+    command: 'voxform apply',
+    outcome: 'applied',
+    source: { commit: 'a'.repeat(40) },
+    summary: { create: 0, update: 1, unchanged: 0, drifted: 0, applied: 1, failed: 0, skipped: 0 },
+    agents: { desk: { id: 'ag_1', config, configHash: `sha256:${'0'.repeat(64)}`, maskedPaths } },
+  };
+}
+
+describe('readTrustedSecrets', () => {
+  it("reads whole only the workspace's records with a value from the environment, and learns their places", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'vf-trusted-'));
+    const backend = new FileStateBackend(path.join(dir, 'state.json'));
+    const withPlace = await backend.history.append(record('default@local', '2026-01-01T10:00:00.000Z', { first_message: 'Code ${env:PROMO_CODE}.' }, ['first_message']));
+    await backend.history.append(record('default@local', '2026-01-02T10:00:00.000Z', { first_message: 'Hello.' }, []));
+    await backend.history.append(record('prod@local', '2026-01-03T10:00:00.000Z', { first_message: 'Code ${env:PROMO_CODE}.' }, ['first_message']));
+    const exported = vi.spyOn(backend, 'exportHistory');
+    const read = vi.spyOn(backend.history, 'read');
+
+    const registry = new SecretRegistry();
+    const trusted = await readTrustedSecrets(backend, 'default@local', {}, registry);
+
+    expect(exported).not.toHaveBeenCalled();
+    expect(read.mock.calls.map(([, id]) => id)).toEqual([withPlace.id]);
+    // The place the ledger recorded: the live value's part the reference filled is a secret, though the job holds no variable.
+    trusted.livePaths('ag_1', { first_message: 'Code SPRING-26.' });
+    expect(registry.redact('the code is SPRING-26')).toBe(`the code is ${REDACTED}`);
+  });
+});
