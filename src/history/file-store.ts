@@ -11,7 +11,7 @@ import { checkKeptFolder, makeKeptFolder, readKeptJson, writeKeptFile, type Kept
 import { HISTORY_RECORD_ID, historyRecordProblem, testRunProblem } from './check-record.js';
 import { HISTORY_RECORD_LIMITS, storedRecordText } from './stored-record.js';
 import { idCeiling, newHistoryId } from './ledger-order.js';
-import { recordedAgent, sameStrings, summarizeRecord, type HistoryQuery, type HistoryRecord, type HistoryStore, type RecordSummary, type SkippedRecord, type TestRunRecord } from './types.js';
+import { sameStrings, summarizeRecord, type HistoryQuery, type HistoryRecord, type HistoryStore, type RecordSummary, type SkippedRecord, type TestRunRecord } from './types.js';
 
 /** The folder of test runs' evidence, inside the history folder. */
 export const TEST_RUNS_FOLDER = 'test-runs';
@@ -40,10 +40,10 @@ export class FileHistoryStore implements HistoryStore {
   }
 
   list(query: HistoryQuery): Promise<HistoryRecord[]> {
-    return this.readNewest<HistoryRecord>(this.directory, historyRecordProblem, query, (record) => query.agent === undefined || recordedAgent(record, query.agent) !== undefined);
+    return this.readNewest<HistoryRecord>(this.directory, historyRecordProblem, query);
   }
 
-  async *summaries(query: Pick<HistoryQuery, 'workspace' | 'onSkipped'>): AsyncIterable<RecordSummary> {
+  async *summaries(query: HistoryQuery): AsyncIterable<RecordSummary> {
     const same = sameStrings();
     for (const id of (await this.recordIds(this.directory, query.onSkipped)).reverse()) {
       const record = await this.readChecked<HistoryRecord>(this.directory, id, historyRecordProblem, query.onSkipped);
@@ -51,7 +51,7 @@ export class FileHistoryStore implements HistoryStore {
     }
   }
 
-  async read(query: Pick<HistoryQuery, 'workspace' | 'onSkipped'>, id: string): Promise<HistoryRecord | undefined> {
+  async read(query: HistoryQuery, id: string): Promise<HistoryRecord | undefined> {
     if (!HISTORY_RECORD_ID.test(id)) return undefined;
     await checkKeptFolder(this.directory);
     const record = await this.readChecked<HistoryRecord>(this.directory, id, historyRecordProblem, query.onSkipped);
@@ -62,7 +62,7 @@ export class FileHistoryStore implements HistoryStore {
     return this.appendIn(this.testRunsDirectory, run);
   }
 
-  listTestRuns(query: Omit<HistoryQuery, 'agent'>): Promise<TestRunRecord[]> {
+  listTestRuns(query: HistoryQuery): Promise<TestRunRecord[]> {
     return this.readNewest<TestRunRecord>(this.testRunsDirectory, testRunProblem, query);
   }
 
@@ -122,13 +122,12 @@ export class FileHistoryStore implements HistoryStore {
     await writeKeptFile(path.join(directory, `${record.id}.json`), text);
   }
 
-  /** The query's workspace's records that `keep` accepts, newest first, at most `query.limit`. */
-  private async readNewest<T extends { id: string; workspace: string }>(directory: string, problemOf: ProblemOf, query: Omit<HistoryQuery, 'agent'>, keep: (record: T) => boolean = () => true): Promise<T[]> {
+  /** The query's workspace's records, newest first. */
+  private async readNewest<T extends { id: string; workspace: string }>(directory: string, problemOf: ProblemOf, query: HistoryQuery): Promise<T[]> {
     const found: T[] = [];
     for (const id of (await this.recordIds(directory, query.onSkipped)).reverse()) {
-      if (query.limit !== undefined && found.length >= query.limit) break;
       const record = await this.readChecked<T>(directory, id, problemOf, query.onSkipped);
-      if (record && record.workspace === query.workspace && keep(record)) found.push(record);
+      if (record && record.workspace === query.workspace) found.push(record);
     }
     return found;
   }

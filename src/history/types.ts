@@ -173,9 +173,6 @@ export interface SkippedRecord {
 
 export interface HistoryQuery {
   workspace: string;
-  /** Only records that hold that agent. */
-  agent?: string | undefined;
-  limit?: number | undefined;
   /** Hears each stored record that is skipped because it is damaged or foreign. */
   onSkipped?: ((skipped: SkippedRecord) => void) | undefined;
 }
@@ -225,19 +222,19 @@ export interface TestRunRecord {
 export interface HistoryStore {
   /** Appends a record; its id is assigned here. Resolves once the record is stored. */
   append(record: Omit<HistoryRecord, 'id'>): Promise<HistoryRecord>;
-  /** Records of a workspace, newest first (with `agent`, those holding it); one that does not check is skipped. */
+  /** Every record of a workspace, newest first; one that does not check is skipped. */
   list(query: HistoryQuery): Promise<HistoryRecord[]>;
   /**
    * The summaries of a workspace's records, newest first, each read as the walk reaches it: a reader
    * that has what it needs stops, and the older records are never read. One that does not check is skipped.
    */
-  summaries(query: Pick<HistoryQuery, 'workspace' | 'onSkipped'>): AsyncIterable<RecordSummary>;
+  summaries(query: HistoryQuery): AsyncIterable<RecordSummary>;
   /** A record of a workspace, whole, by its id; undefined when the workspace holds none that checks under it. */
-  read(query: Pick<HistoryQuery, 'workspace' | 'onSkipped'>, id: string): Promise<HistoryRecord | undefined>;
+  read(query: HistoryQuery, id: string): Promise<HistoryRecord | undefined>;
   /** Appends the evidence of a test run against live agents; its id is assigned here. */
   appendTestRun(run: Omit<TestRunRecord, 'id'>): Promise<TestRunRecord>;
   /** Test runs of a workspace, newest first; one that does not check is skipped. */
-  listTestRuns(query: Omit<HistoryQuery, 'agent'>): Promise<TestRunRecord[]>;
+  listTestRuns(query: HistoryQuery): Promise<TestRunRecord[]>;
 }
 
 /** The agent a record holds under a local name: own names only, as `toString` is a legal agent name. */

@@ -23,15 +23,13 @@ function record(at: string, workspace = 'default@local', agents: HistoryRecord['
 const agent = { id: 'ag1', config: { prompt: 'hi' }, configHash: `sha256:${'0'.repeat(64)}`, maskedPaths: [] };
 
 describe('FileHistoryStore', () => {
-  it('lists a workspace newest first, filtered by agent and limited', async () => {
+  it('lists a workspace newest first', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'vf-history-'));
     const store = new FileHistoryStore(dir);
     const first = await store.append(record('2026-01-01T10:00:00.000Z', 'default@local', { desk: agent }));
     const second = await store.append(record('2026-01-02T10:00:00.000Z'));
     await store.append(record('2026-01-03T10:00:00.000Z', 'prod@local', { desk: agent }));
     expect((await store.list({ workspace: 'default@local' })).map((r) => r.id)).toEqual([second.id, first.id]);
-    expect((await store.list({ workspace: 'default@local', agent: 'desk' })).map((r) => r.id)).toEqual([first.id]);
-    expect((await store.list({ workspace: 'default@local', limit: 1 })).map((r) => r.id)).toEqual([second.id]);
   });
 
   it('skips a damaged record instead of failing the whole listing', async () => {
@@ -58,7 +56,7 @@ describe('FileHistoryStore', () => {
     await writeFile(path.join(dir, '20260104T100000000Z-dddddd.json'), '{ not json');
     await mkdir(path.join(dir, '20260105T100000000Z-eeeeee.json'));
     const skipped: SkippedRecord[] = [];
-    expect((await store.list({ workspace: 'default@local', agent: 'desk', onSkipped: (s) => skipped.push(s) })).map((r) => r.id)).toEqual([kept.id]);
+    expect((await store.list({ workspace: 'default@local', onSkipped: (s) => skipped.push(s) })).map((r) => r.id)).toEqual([kept.id]);
     expect(skipped).toEqual([
       { where: path.join(dir, '20260105T100000000Z-eeeeee.json'), problem: 'it is a folder, not a file' },
       { where: path.join(dir, '20260104T100000000Z-dddddd.json'), problem: 'not JSON' },

@@ -57,7 +57,7 @@ export class PostgresHistoryStore implements HistoryStore {
     return this.guard(() => this.select(query));
   }
 
-  async *summaries(query: Pick<HistoryQuery, 'workspace' | 'onSkipped'>): AsyncIterable<RecordSummary> {
+  async *summaries(query: HistoryQuery): AsyncIterable<RecordSummary> {
     const same = sameStrings();
     let before: string | null = null;
     for (;;) {
@@ -76,7 +76,7 @@ export class PostgresHistoryStore implements HistoryStore {
     }
   }
 
-  read(query: Pick<HistoryQuery, 'workspace' | 'onSkipped'>, id: string): Promise<HistoryRecord | undefined> {
+  read(query: HistoryQuery, id: string): Promise<HistoryRecord | undefined> {
     return this.guard(async () => {
       const pool = await this.query();
       const result = await pool.query<HistoryRow>('SELECT id, record FROM voxform_history WHERE workspace = $1 AND id = $2', [query.workspace, id]);
@@ -88,10 +88,10 @@ export class PostgresHistoryStore implements HistoryStore {
     return this.guard(() => this.appendTo('voxform_test_runs', run));
   }
 
-  listTestRuns(query: Omit<HistoryQuery, 'agent'>): Promise<TestRunRecord[]> {
+  listTestRuns(query: HistoryQuery): Promise<TestRunRecord[]> {
     return this.guard(async () => {
       const pool = await this.query();
-      const result = await pool.query<HistoryRow>('SELECT id, record FROM voxform_test_runs WHERE workspace = $1 ORDER BY id DESC LIMIT $2', [query.workspace, query.limit ?? null]);
+      const result = await pool.query<HistoryRow>('SELECT id, record FROM voxform_test_runs WHERE workspace = $1 ORDER BY id DESC', [query.workspace]);
       return checkedRows<TestRunRecord>('voxform_test_runs', result.rows, query.onSkipped);
     });
   }
@@ -99,9 +99,8 @@ export class PostgresHistoryStore implements HistoryStore {
   private async select(query: HistoryQuery): Promise<HistoryRecord[]> {
     const pool = await this.query();
     const result = await pool.query<HistoryRow>(
-      `SELECT id, record FROM voxform_history WHERE workspace = $1 AND ($2::text IS NULL OR (record -> 'agents') ? $2)
-       ORDER BY id DESC LIMIT $3`,
-      [query.workspace, query.agent ?? null, query.limit ?? null],
+      'SELECT id, record FROM voxform_history WHERE workspace = $1 ORDER BY id DESC',
+      [query.workspace],
     );
     return checkedRows<HistoryRecord>('voxform_history', result.rows, query.onSkipped);
   }
