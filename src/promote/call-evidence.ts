@@ -4,7 +4,7 @@
  * --since-deploy` does it (src/report/), so a gate and the report never disagree.
  */
 import type { ApiClient } from '../api/index.js';
-import type { HistoryRecord } from '../history/types.js';
+import type { LedgerRecord } from '../history/types.js';
 import { buildCallReport } from '../report/build-report.js';
 import { readCallLog } from '../report/read-calls.js';
 import { sinceDeployReport } from '../report/since-deploy.js';
@@ -15,8 +15,8 @@ import { mapBounded } from '../util/semaphore.js';
 export async function readCallEvidence(options: {
   client: Pick<ApiClient, 'iterateCallLogs'>;
   workspace: string;
-  records: readonly HistoryRecord[];
-  current: HistoryRecord;
+  records: readonly LedgerRecord[];
+  current: LedgerRecord;
   now: Date;
   parallelism: number;
 }): Promise<Map<string, AgentReport>> {

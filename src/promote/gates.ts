@@ -10,7 +10,7 @@ import type { AgentReport, VersionReport } from '../report/types.js';
 import { creditsText, percent, secondsText } from '../report/format.js';
 import { MIN_CALLS } from '../report/statistics.js';
 import { ledgerTimes } from '../history/ledger-order.js';
-import { agentVersionKey, shortCommit, type HistoryRecord, type TestRunRecord } from '../history/types.js';
+import { agentVersionKey, shortCommit, type LedgerRecord, type TestRunRecord } from '../history/types.js';
 import { testRunTally } from '../history/render.js';
 import { formatAge } from '../util/duration.js';
 import { formatCount, plural } from '../util/plural.js';
@@ -29,9 +29,12 @@ export interface GateResult {
 /** Outcomes after which a record's configuration is what the workspace runs. */
 const COMPLETE = new Set(['applied', 'nothing_to_do']);
 
-/** What the source runs: its newest record, which must have applied completely; refused otherwise. */
-/** `applySource`: the command that applies the source, as the user would paste it (with their -f, --local, …). */
-export function deployedRecord(records: readonly HistoryRecord[], source: string, applySource = `voxform apply --env ${source}`): HistoryRecord {
+/**
+ * What the source runs: its newest record (whole or its summary, as given), which must have applied
+ * completely; refused otherwise. `applySource`: the command that applies the source, as the user
+ * would paste it (with their -f, --local, …).
+ */
+export function deployedRecord<R extends LedgerRecord>(records: readonly R[], source: string, applySource = `voxform apply --env ${source}`): R {
   const newest = records[0];
   if (!newest || Object.keys(newest.agents).length === 0) {
     throw new VoxformError('promote_source_unknown', `${source} has no apply in the history: there is nothing to promote.`, {
@@ -47,12 +50,12 @@ export function deployedRecord(records: readonly HistoryRecord[], source: string
 }
 
 /** The commit a record deployed, as sentences name it: `commit 4a530e8`, else its record id. */
-export function deployedAs(record: HistoryRecord): string {
+export function deployedAs(record: Pick<LedgerRecord, 'id' | 'source'>): string {
   return record.source.commit ? `commit ${shortCommit(record.source.commit, record.source.uncommitted)}` : `record ${record.id}`;
 }
 
 /** Whether a record holds, for every agent of `current`, the same version. */
-function sameConfiguration(record: HistoryRecord, current: HistoryRecord): boolean {
+function sameConfiguration(record: LedgerRecord, current: LedgerRecord): boolean {
   return Object.entries(current.agents).every(([name, version]) => {
     const other = Object.hasOwn(record.agents, name) ? record.agents[name] : undefined;
     return other !== undefined && agentVersionKey(other) === agentVersionKey(version);
@@ -64,7 +67,7 @@ function sameConfiguration(record: HistoryRecord, current: HistoryRecord): boole
  * records holding it, newest first from `current` (applies with nothing to do repeat it), at its
  * time on the ledger's timeline (`ledgerTimes`: never before a record appended earlier).
  */
-export function deployedSince(records: readonly HistoryRecord[], current: HistoryRecord): Date {
+export function deployedSince(records: readonly LedgerRecord[], current: LedgerRecord): Date {
   let since = current;
   for (const record of records.slice(records.indexOf(current) + 1)) {
     if (!COMPLETE.has(record.outcome) || !sameConfiguration(record, current)) break;
@@ -74,7 +77,7 @@ export function deployedSince(records: readonly HistoryRecord[], current: Histor
 }
 
 /** Whether a test run talked to the configuration `current` holds: every agent it tested has that agent's hash. */
-function ranConfiguration(run: TestRunRecord, current: HistoryRecord): boolean {
+function ranConfiguration(run: TestRunRecord, current: LedgerRecord): boolean {
   const names = Object.keys(run.agents);
   return names.length > 0 && names.every((name) => Object.hasOwn(current.agents, name) && current.agents[name]?.configHash === run.agents[name]?.configHash);
 }
@@ -87,7 +90,7 @@ export type CheckoutSuite = { digest: string } | { problem: string };
  * checkout's test suite. A newer run of other test files (a pull request's, run against the source)
  * is passed over, never taken for this commit's, and the ✗ line says so when no run is left.
  */
-function testsGate(source: string, current: HistoryRecord, runs: readonly TestRunRecord[], suite: CheckoutSuite): GateResult {
+function testsGate(source: string, current: LedgerRecord, runs: readonly TestRunRecord[], suite: CheckoutSuite): GateResult {
   const base = { gate: 'tests' as const, required: 'pass' };
   const ofConfiguration = runs.filter((candidate) => ranConfiguration(candidate, current));
   const newest = ofConfiguration[0];
@@ -117,7 +120,7 @@ export function versionOf(agent: AgentReport | undefined, configHash: string): V
   return agent?.versions.filter((version) => version.config_hash === configHash).pop();
 }
 
-function minCallsGate(minCalls: number, current: HistoryRecord, calls: ReadonlyMap<string, AgentReport>): GateResult {
+function minCallsGate(minCalls: number, current: LedgerRecord, calls: ReadonlyMap<string, AgentReport>): GateResult {
   const counts = Object.entries(current.agents)
     .map(([name, version]) => ({ name, calls: versionOf(calls.get(version.id), version.configHash)?.metrics.calls ?? 0 }))
     .sort((a, b) => a.calls - b.calls || a.name.localeCompare(b.name));
@@ -144,7 +147,7 @@ function metricValue(version: VersionReport, metric: GateMetric): string {
   return percent({ error_rate: metrics.error_rate, transfer_rate: metrics.transfer_rate, tool_failure_rate: metrics.tool_calls.failure_rate }[metric].value);
 }
 
-function noRegressionGate(metrics: readonly GateMetric[], current: HistoryRecord, calls: ReadonlyMap<string, AgentReport>): GateResult {
+function noRegressionGate(metrics: readonly GateMetric[], current: LedgerRecord, calls: ReadonlyMap<string, AgentReport>): GateResult {
   const base = { gate: 'no_regression' as const, required: metrics.join(', ') };
   const names = Object.keys(current.agents).sort();
   const qualified = (name: string, text: string) => (names.length === 1 ? text : `${name}: ${text}`);
@@ -175,10 +178,10 @@ function noRegressionGate(metrics: readonly GateMetric[], current: HistoryRecord
 export interface GateEvidence {
   /** The source environment's name, for sentences. */
   source: string;
-  /** The source workspace's history, newest first. */
-  records: readonly HistoryRecord[];
-  /** The record the source runs (`deployedRecord`). */
-  current: HistoryRecord;
+  /** The source workspace's history, newest first: whole records or their summaries. */
+  records: readonly LedgerRecord[];
+  /** The record the source runs (`deployedRecord`), one of `records`. */
+  current: LedgerRecord;
   /** The source workspace's test runs, newest first. */
   testRuns: readonly TestRunRecord[];
   /** The checkout's test suite: read when the `tests` gate is set. */

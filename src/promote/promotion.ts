@@ -7,7 +7,7 @@
  */
 import { VoxformError } from '../errors.js';
 import { recordedAgentConfig } from '../history/record.js';
-import { sameRecordedConfig, shortCommit, type DeploySource, type HistoryRecord } from '../history/types.js';
+import { sameRecordedConfig, shortCommit, type DeploySource, type HistoryRecord, type LedgerRecord } from '../history/types.js';
 import type { DesiredState } from '../manifest/types.js';
 import { someOf } from '../util/plural.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
@@ -20,7 +20,7 @@ import type { GateResult } from './gates.js';
  * sends back here: checking out the recorded commit may take a committed ledger with it, so
  * applying the source from this checkout is offered first. `changed`: the files that differ, to name.
  */
-export function checkCheckout(current: HistoryRecord, checkout: DeploySource, source: string, sameFiles: boolean, changed?: readonly string[], applySource = `voxform apply --env ${source}`): void {
+export function checkCheckout(current: Pick<LedgerRecord, 'id' | 'source'>, checkout: DeploySource, source: string, sameFiles: boolean, changed?: readonly string[], applySource = `voxform apply --env ${source}`): void {
   const deployed = current.source.commit;
   if (!deployed) {
     throw new VoxformError('promote_checkout_mismatch', `${source}'s last apply (${current.id}) recorded no commit: which manifests made it is not known.`, {

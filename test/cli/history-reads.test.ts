@@ -1,15 +1,19 @@
 /**
- * `voxform history` and `voxform rollback` read the ledger as summaries, newest first, and stop once
- * they have what they need; a record is read whole only where its configurations are used (the JSON
- * of the records shown, the record a rollback restores). Counted on the file store, in process.
+ * `voxform history`, `rollback`, `report` and `promote` read the ledger as summaries, newest first,
+ * and `history` stops once it has what it needs; a record is read whole only where its configurations
+ * are used (the JSON of the records shown, the record a rollback restores, the record a promotion
+ * gives the target). Counted on the file store, in process.
  */
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { startEmulator } from '../../src/emulator/index.js';
 import { FileHistoryStore } from '../../src/history/file-store.js';
 import type { HistoryQuery, HistoryRecord, RecordSummary } from '../../src/history/types.js';
 import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
+import { STAGED_MANIFEST } from '../helpers/project.js';
 
 const tempDir = useTempDirs();
 const FRONT = '-OKdqbqetEcM4ak369ym';
@@ -70,8 +74,10 @@ function countReads(): { summarized: number; whole: string[]; listed: number } {
   return counts;
 }
 
-afterEach(() => {
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
   vi.restoreAllMocks();
+  while (cleanups.length > 0) await cleanups.pop()?.();
 });
 
 describe('reading the ledger', () => {
@@ -128,5 +134,32 @@ describe('reading the ledger', () => {
     expect(deploys(FRONT)).toContainEqual([id(9), ['first_message']]);
     expect(deploys(BILLING)).toEqual([[id(0), []]]);
     expect(counts).toEqual({ summarized: RECORDS, whole: [], listed: 0 });
+  });
+
+  it("promote reads the source's ledger as summaries, and whole only the record it promotes", async () => {
+    const emulator = await startEmulator({ port: 0, quiet: true, webhooks: 'none' });
+    cleanups.push(() => emulator.close());
+    // Gates that walk the ledger: the soak (how long the configuration has run) and the call evidence.
+    const manifest = STAGED_MANIFEST.replace('    promote_from: staging\n', '    promote_from: staging\n    gates: { min_calls: 1, soak: 1d }\n');
+    const dir = await tempDir({ 'voxform.yaml': manifest, '.gitignore': '.voxform/\n' });
+    const gitEnv = { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' };
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', ...args], { cwd: dir, env: gitEnv });
+    const cli = (args: string[]) => runCliInProcess(args, { cwd: dir, env: { VOXFORM_BASE_URL: emulator.url, VOXFORM_API_KEY: emulator.apiKey } });
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-qm', 'v1');
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    await writeFile(path.join(dir, 'voxform.yaml'), manifest.replace('Acme Dental.', 'Acme Dental. Be brief.'));
+    git('commit', '-qam', 'v2');
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+
+    const counts = countReads();
+    const result = await cli(['promote', '--to', 'production', '--dry-run']);
+    const promoted = /^Promoting staging \(record (\S+), commit [0-9a-f]{7}\) to production\.$/m.exec(result.stdout)?.[1];
+    expect(result.stdout).toContain('  ✗ min_calls 1  front-desk ran 0 calls with this configuration, 1 required\n');
+    expect(result.stdout).toMatch(/^ {2}✗ soak 1d +deployed .+ ago, 1d required$/m);
+    expect(result.code).toBe(1);
+    expect(counts).toEqual({ summarized: 3, whole: [promoted], listed: 0 });
   });
 });

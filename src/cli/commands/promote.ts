@@ -15,7 +15,7 @@ import { checkCheckout, checkSourceConfiguration, gateRefusal, renderGateTable }
 import { workspaceKey } from '../../state/types.js';
 import { applyOnTerminal } from '../apply-on-terminal.js';
 import type { CommandContext } from '../context.js';
-import { workspaceHistory, workspaceTestRuns } from '../history-records.js';
+import { allSummaries, wholeRecord, workspaceTestRuns } from '../history-records.js';
 import { refuseMandatoryViolations } from '../policy-check.js';
 import { progressLine, readProgress } from '../progress.js';
 import { connectProject, deployedFiles, deploySourceOf, loadDesiredState, planInputs, type ConnectedProject, type ProjectOptions } from '../project.js';
@@ -76,8 +76,9 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
   const fromWorkspace = sourceWorkspace(project, desiredSource, from, to);
   const history = project.backend.history;
 
-  // What the source runs, and that this checkout is exactly it.
-  const records = await workspaceHistory(history, fromWorkspace, ctx);
+  // What the source runs, and that this checkout is exactly it. The ledger is read as summaries
+  // (the soak and the call evidence need no configuration); only the record promoted is read whole.
+  const records = await allSummaries(history, fromWorkspace, ctx);
   // The source's apply as the user would paste it: with the manifests, service and state of this run.
   const applySource = nextCommand('apply', { ...options, env: from });
   const current = deployedRecord(records, from, applySource);
@@ -90,7 +91,7 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
   const sameFiles = deployed !== undefined && checkout.commit !== undefined && (await sameProjectFiles(manifestFolder, ctx.env, deployed, checkout.commit, files));
   const changed = checkout.uncommitted ? await uncommittedFiles(ctx.cwd, ctx.env, files) : undefined;
   checkCheckout(current, checkout, from, sameFiles, changed, applySource);
-  checkSourceConfiguration(current, desiredSource, from, applySource);
+  checkSourceConfiguration(await wholeRecord(history, current, ctx), desiredSource, from, applySource);
 
   // The gates, on the source's evidence.
   const gates = project.desired.promotions?.get(to)?.gates ?? {};
