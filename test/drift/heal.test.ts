@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { classifyDrift } from '../../src/drift/classify.js';
-import { healDesired } from '../../src/drift/heal.js';
-import type { AgentVersion, HistoryRecord } from '../../src/history/types.js';
+import { HealRecordChooser, healDesired, healPlan } from '../../src/drift/heal.js';
+import { summarizeRecord, type AgentVersion, type HistoryRecord, type RecordSummary } from '../../src/history/types.js';
 import type { FieldChange, Plan, ResourceChange } from '../../src/plan/types.js';
 import { emptyWorkspace, hashApplied } from '../../src/state/types.js';
 import { desiredAgent, desiredState } from '../helpers/desired.js';
@@ -81,5 +81,27 @@ describe('healDesired', () => {
   it('has nothing to heal when nothing changed outside voxform', () => {
     const onlyPending = { ...report(), resources: report().resources.filter((r) => !r.healable) };
     expect(healDesired(onlyPending, [], { env: {}, current })).toBeUndefined();
+  });
+
+  it('chooses from summaries newest first and says when the walk can stop; the plan from those records alone is the same', () => {
+    const records = [
+      record('20261129T120000000Z-cccccc', { b: version('-OKb', 'B2') }),
+      record('20261128T120000000Z-bbbbbb', { a: version('-OKother', 'A9') }),
+      record('20261127T120000000Z-aaaaaa', { a: version('-OKa', 'A1') }),
+      record('20261126T120000000Z-999999', { a: version('-OKa', 'A0') }),
+    ];
+    const bothHealable = { ...report(), resources: report().resources.map((r) => ({ ...r, healable: true })) };
+    const chooser = new HealRecordChooser<RecordSummary>(bothHealable);
+    expect(records.slice(0, 3).map((whole) => chooser.add(summarizeRecord(whole)))).toEqual([false, false, true]);
+    const choice = chooser.choice();
+    expect(choice.records.map((summary) => summary.id)).toEqual(['20261129T120000000Z-cccccc', '20261127T120000000Z-aaaaaa']);
+    expect(choice.agents).toEqual([{ name: 'a', record: 1 }, { name: 'b', record: 0 }]);
+    const chosen = [records[0], records[2]] as HistoryRecord[];
+    const plan = healPlan(choice, chosen, { env: {}, current });
+    expect([plan?.records, [...(plan?.desired.agents.keys() ?? [])]]).toEqual([['20261129T120000000Z-cccccc', '20261127T120000000Z-aaaaaa'], ['a', 'b']]);
+    expect(plan).toEqual(healDesired(bothHealable, records, { env: {}, current }));
+    // Nothing to heal: nothing to walk.
+    expect(new HealRecordChooser(report()).complete).toBe(false);
+    expect(new HealRecordChooser({ ...report(), resources: [] }).complete).toBe(true);
   });
 });

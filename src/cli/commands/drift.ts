@@ -5,7 +5,7 @@
  */
 import { VoxformError, isVoxformError } from '../../errors.js';
 import { checkDrift } from '../../drift/check.js';
-import { healDesired, type HealPlan } from '../../drift/heal.js';
+import { HealRecordChooser, healPlan, type HealPlan } from '../../drift/heal.js';
 import { oneLine } from '../../drift/labels.js';
 import { notificationBody, parseNotifyUrl, sendNotification, type NotifyFormat } from '../../drift/notify.js';
 import { driftToJson, renderDriftJson } from '../../drift/render-json.js';
@@ -18,7 +18,8 @@ import { ListedProblemsError } from '../error-text.js';
 import { hashValue } from '../../util/hash.js';
 import { applyOnTerminal } from '../apply-on-terminal.js';
 import type { CommandContext, Output } from '../context.js';
-import { workspaceHistory } from '../history-records.js';
+import type { HistoryRecord, RecordSummary } from '../../history/types.js';
+import { wholeRecord, workspaceSummaries } from '../history-records.js';
 import { progressLine, readProgress } from '../progress.js';
 import { connectProject, connectService, deploySourceOf, loadDesiredState, planInputs, type ConnectedProject, type ProjectOptions } from '../project.js';
 import { workspaceKey } from '../../state/types.js';
@@ -73,11 +74,20 @@ async function notify(run: DriftRun, report: DriftReport): Promise<void> {
   await sendNotification(run.notifyUrl, body, { timeoutMs: run.timeoutMs });
 }
 
-/** What `--heal` will put back, found before anything is printed or posted: an agent it cannot heal stops the run first. */
+/**
+ * What `--heal` will put back, found before anything is printed or posted: an agent it cannot heal
+ * stops the run first. The ledger is walked as summaries, newest first, until every healable agent
+ * has its record; only those records are read whole (a long ledger of large records would fill memory).
+ */
 async function prepareHeal(run: DriftRun, project: ConnectedProject, report: DriftReport): Promise<HealPlan | undefined> {
   const { ctx } = run;
-  const records = await workspaceHistory(project.backend.history, project.workspaceKey, ctx);
-  return healDesired(report, records, { env: ctx.env, current: project.desired, onSecret: (value) => ctx.secrets.add(value) });
+  const store = project.backend.history;
+  const chooser = new HealRecordChooser<RecordSummary>(report);
+  if (!chooser.complete) for await (const summary of workspaceSummaries(store, project.workspaceKey, ctx)) if (chooser.add(summary)) break;
+  const choice = chooser.choice();
+  const whole: HistoryRecord[] = [];
+  for (const summary of choice.records) whole.push(await wholeRecord(store, summary, ctx));
+  return healPlan(choice, whole, { env: ctx.env, current: project.desired, onSecret: (value) => ctx.secrets.add(value) });
 }
 
 /**

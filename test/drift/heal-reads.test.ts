@@ -1,0 +1,61 @@
+/**
+ * `voxform drift --heal` reads the deploy ledger as summaries, newest first, and stops once every
+ * agent it heals has its record; only that record is read whole, never the whole ledger at once (a
+ * long ledger of large records would fill memory). Counted on the file store, in process.
+ */
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { FileHistoryStore } from '../../src/history/file-store.js';
+import type { HistoryQuery, RecordSummary } from '../../src/history/types.js';
+import { callService, useExampleProjects } from '../helpers/project.js';
+
+const startProject = useExampleProjects();
+const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
+
+/** What the command asks of the file store: records summarized (each a file read), read whole, listed whole. */
+function countReads(): { summarized: number; whole: string[]; listed: number } {
+  const counts = { summarized: 0, whole: [] as string[], listed: 0 };
+  const { summaries, read, list } = FileHistoryStore.prototype;
+  vi.spyOn(FileHistoryStore.prototype, 'summaries').mockImplementation(async function* (this: FileHistoryStore, query: HistoryQuery): AsyncIterable<RecordSummary> {
+    for await (const summary of summaries.call(this, query)) {
+      counts.summarized++;
+      yield summary;
+    }
+  });
+  vi.spyOn(FileHistoryStore.prototype, 'read').mockImplementation(function (this: FileHistoryStore, query, recordId) {
+    counts.whole.push(recordId);
+    return read.call(this, query, recordId);
+  });
+  vi.spyOn(FileHistoryStore.prototype, 'list').mockImplementation(function (this: FileHistoryStore, query) {
+    counts.listed++;
+    return list.call(this, query);
+  });
+  return counts;
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('drift --heal reading the ledger', () => {
+  it('reads whole only the newest record holding the agent, and no record older than it', async () => {
+    const p = await startProject();
+    const manifest = path.join(p.dir, 'voxform.yaml');
+    expect((await p.cliInProcess(['apply', '--auto-approve'])).code).toBe(0);
+    await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('response_delay: 300', 'response_delay: 250'));
+    expect((await p.cliInProcess(['apply', '--auto-approve'])).code).toBe(0);
+    const folder = path.join(p.dir, '.voxform/history');
+    const newest = (await readdir(folder)).filter((name) => name.endsWith('.json')).sort().at(-1)?.slice(0, -'.json'.length);
+    // Older than every record: a walk that reached it would warn that it is skipped.
+    await writeFile(path.join(folder, '20000101T000000000Z-aaaaaa.json'), '{"damaged": true}');
+    await callService(p, 'PUT', `/agents/${encodeURIComponent(FRONT_DESK)}`, { name: 'Front desk', config: { first_message: 'Ahoy!' } });
+
+    const counts = countReads();
+    const healed = await p.cliInProcess(['drift', '--heal', '--auto-approve']);
+    expect(healed.code, `${healed.stdout}\n${healed.stderr}`).toBe(0);
+    expect(healed.stdout).toContain(`Healing front-desk: back to the configuration last applied (${newest}).`);
+    expect(healed.stderr).not.toContain('is skipped');
+    expect(counts).toEqual({ summarized: 1, whole: [newest], listed: 0 });
+  }, 120_000);
+});
