@@ -10,11 +10,6 @@ function warnSkipped(skipped: SkippedRecord, ctx: CommandContext): void {
   ctx.stderr.write(`warning: ${controlsAsQuestionMarks(where)} is skipped: it is not a voxform history record (${controlsAsQuestionMarks(skipped.problem)}).\n`);
 }
 
-/** Every record of `workspace`, newest first; the damaged ones skipped, each with a warning. */
-export function workspaceHistory(store: HistoryStore, workspace: string, ctx: CommandContext): Promise<HistoryRecord[]> {
-  return store.list({ workspace, onSkipped: (skipped) => warnSkipped(skipped, ctx) });
-}
-
 /** The summaries of `workspace`'s records, newest first, each read as the walk reaches it; the damaged ones skipped, each with a warning. */
 export function workspaceSummaries(store: HistoryStore, workspace: string, ctx: CommandContext): AsyncIterable<RecordSummary> {
   return store.summaries({ workspace, onSkipped: (skipped) => warnSkipped(skipped, ctx) });

@@ -121,14 +121,3 @@ export function healPlan(choice: HealChoice<unknown>, whole: readonly HistoryRec
     },
   };
 }
-
-/**
- * The desired state that puts the healable agents of `report` back; undefined when none is.
- * `records`: the workspace's ledger, whole, newest first.
- */
-export function healDesired(report: DriftReport, records: readonly HistoryRecord[], options: Omit<RestoreOptions, 'agents'>): HealPlan | undefined {
-  const chooser = new HealRecordChooser<HistoryRecord>(report);
-  for (const record of records) if (chooser.add(record)) break;
-  const choice = chooser.choice();
-  return healPlan(choice, choice.records, options);
-}

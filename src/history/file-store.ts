@@ -39,10 +39,6 @@ export class FileHistoryStore implements HistoryStore {
     return this.appendIn(this.directory, record);
   }
 
-  list(query: HistoryQuery): Promise<HistoryRecord[]> {
-    return this.readNewest<HistoryRecord>(this.directory, historyRecordProblem, query);
-  }
-
   async *summaries(query: HistoryQuery): AsyncIterable<RecordSummary> {
     const same = sameStrings();
     for (const id of (await this.recordIds(this.directory, query.onSkipped)).reverse()) {

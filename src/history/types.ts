@@ -222,8 +222,6 @@ export interface TestRunRecord {
 export interface HistoryStore {
   /** Appends a record; its id is assigned here. Resolves once the record is stored. */
   append(record: Omit<HistoryRecord, 'id'>): Promise<HistoryRecord>;
-  /** Every record of a workspace, newest first; one that does not check is skipped. */
-  list(query: HistoryQuery): Promise<HistoryRecord[]>;
   /**
    * The summaries of a workspace's records, newest first, each read as the walk reaches it: a reader
    * that has what it needs stops, and the older records are never read. One that does not check is skipped.

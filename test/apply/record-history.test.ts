@@ -16,6 +16,7 @@ import type { DesiredState } from '../../src/manifest/types.js';
 import type { UpdateAgentRequest } from '../../src/schema/types.gen.js';
 import { startLibraryService } from '../helpers/library-service.js';
 import { SECRETS } from '../helpers/project.js';
+import { ledgerRecords } from '../helpers/ledger.js';
 
 const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
 const BOOKING = '-OKdqbqetEcM4ak369yn';
@@ -65,7 +66,7 @@ describe('apply records its history', () => {
     expect(reads.get(FRONT_DESK)).toBe(3);
     // booking: the plan's read and the read-back after its update, nothing more.
     expect(reads.get(BOOKING)).toBe(2);
-    const [record] = await store.list({ workspace: 'default@local' });
+    const [record] = await ledgerRecords(store, { workspace: 'default@local' });
     expect(record?.id).toBe(outcome.record?.id);
     expect(record).toMatchObject({ by: 'tester@host', outcome: 'applied', source: { commit: 'a'.repeat(40) }, summary: { create: 3, update: 4, applied: 7, failed: 0, skipped: 0 } });
     expect(Object.keys(record!.agents).sort()).toEqual(['booking', 'front-desk']);
@@ -77,7 +78,7 @@ describe('apply records its history', () => {
     expect(again.status).toBe('nothing_to_do');
     expect([reads.get(FRONT_DESK), reads.get(BOOKING)]).toEqual([1, 1]);
     expect(again.record?.agents['front-desk']?.configHash).toBe(record!.agents['front-desk']?.configHash);
-    expect(JSON.stringify(await store.list({ workspace: 'default@local' }))).not.toMatch(new RegExp(Object.values(SECRETS).join('|')));
+    expect(JSON.stringify(await ledgerRecords(store, { workspace: 'default@local' }))).not.toMatch(new RegExp(Object.values(SECRETS).join('|')));
   });
 
   it('reads a failed change again, so the record holds what the service kept', async () => {
@@ -87,7 +88,7 @@ describe('apply records its history', () => {
     expect(outcome.status).toBe('failed');
     expect(outcome.failed.map((f) => f.address)).toEqual(['agent.booking']);
     expect(reads.get(BOOKING)).toBe(2);
-    const [record] = await store.list({ workspace: 'default@local' });
+    const [record] = await ledgerRecords(store, { workspace: 'default@local' });
     expect(record).toMatchObject({ outcome: 'failed', summary: { failed: 1 } });
     await expectHashesOfService(client, record!);
   });
@@ -99,7 +100,7 @@ describe('apply records its history', () => {
     expect(outcome.status).toBe('failed');
     expect(outcome.failed.map((f) => f.address)).toEqual(['agent.booking']);
     expect(reads.get(BOOKING)).toBe(2);
-    const [record] = await store.list({ workspace: 'default@local' });
+    const [record] = await ledgerRecords(store, { workspace: 'default@local' });
     expect(record).toMatchObject({ outcome: 'failed', summary: { failed: 1 } });
     expect(Object.keys(record!.agents)).toEqual(['front-desk']);
     await expectHashesOfService(client, record!);
@@ -110,7 +111,7 @@ describe('apply records its history', () => {
     const { client: counting, reads } = countingClient(client);
     const outcome = await apply({ ...base, client: counting, targets: ['agent.booking'] });
     expect(outcome.status).toBe('applied');
-    const [record] = await store.list({ workspace: 'default@local' });
+    const [record] = await ledgerRecords(store, { workspace: 'default@local' });
     // The front desk is as the service had it before any apply, not as its manifest says.
     expect(Object.keys(record!.agents)).toEqual(['booking']);
     // Read once, for the plan (which reads every agent), and not again for the record.
@@ -137,7 +138,7 @@ describe('apply records its history', () => {
     expect(outcome.applied).toContain('agent.front-desk');
     // The plan's read and the read-back after its update: none after the stop.
     expect(reads.get(FRONT_DESK)).toBe(2);
-    const [record] = await store.list({ workspace: 'default@local' });
+    const [record] = await ledgerRecords(store, { workspace: 'default@local' });
     expect(record).toMatchObject({ outcome: 'interrupted' });
     expect(record!.agents['front-desk']?.knowledge).toEqual(['faq']);
     await expectHashesOfService(client, record!);
@@ -153,7 +154,7 @@ describe('apply records its history', () => {
     const outcome = await apply({ ...base, autoApprove: false, confirm: async () => false, client: client });
     expect(outcome.status).toBe('cancelled');
     expect(outcome.record).toBeUndefined();
-    expect(await store.list({ workspace: 'default@local' })).toEqual([]);
+    expect(await ledgerRecords(store, { workspace: 'default@local' })).toEqual([]);
   });
 });
 
@@ -168,7 +169,7 @@ describe('apply never writes a record the ledger could not read back', () => {
       expect.stringMatching(/^this apply was not recorded in the history: its record \(2 agents\) holds more than 20 JSON values, the limit for a history record, so `voxform history`, `rollback` and `report` could not read it back; it was not written\. Keep fewer agents/),
     );
     const skipped: unknown[] = [];
-    expect(await store.list({ workspace: 'default@local', onSkipped: (s) => skipped.push(s) })).toEqual([]);
+    expect(await ledgerRecords(store, { workspace: 'default@local', onSkipped: (s) => skipped.push(s) })).toEqual([]);
     expect(skipped, 'nothing was left for history to skip').toEqual([]);
   });
 });

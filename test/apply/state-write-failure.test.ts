@@ -9,6 +9,7 @@ import { apply } from '../../src/apply/apply.js';
 import { FileHistoryStore } from '../../src/history/file-store.js';
 import { startLibraryService } from '../helpers/library-service.js';
 import { RefusingWrites } from '../helpers/state.js';
+import { ledgerRecords } from '../helpers/ledger.js';
 
 describe('apply when a state write fails midway', () => {
   it('resolves to an outcome listing what reached the service, the state error, and a history record', async () => {
@@ -32,6 +33,6 @@ describe('apply when a state write fails midway', () => {
     expect([...outcome.unrecorded].sort()).toEqual([...outcome.applied, ...outcome.partlyApplied.map((p) => p.address)].sort());
     expect(outcome.failed).toEqual([]);
     expect(outcome.record).toMatchObject({ outcome: 'failed', summary: { applied: outcome.applied.length } });
-    expect(await history.list({ workspace: outcome.record!.workspace })).toHaveLength(1);
+    expect(await ledgerRecords(history, { workspace: outcome.record!.workspace })).toHaveLength(1);
   });
 });

@@ -10,10 +10,10 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
-import { FileHistoryStore } from '../../src/history/file-store.js';
-import type { HistoryQuery, HistoryRecord, RecordSummary } from '../../src/history/types.js';
+import type { HistoryRecord } from '../../src/history/types.js';
 import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 import { STAGED_MANIFEST } from '../helpers/project.js';
+import { countLedgerReads } from '../helpers/ledger.js';
 
 const tempDir = useTempDirs();
 const FRONT = '-OKdqbqetEcM4ak369ym';
@@ -52,28 +52,6 @@ async function project(): Promise<string> {
   return dir;
 }
 
-/** What the commands ask of the file store: records summarized (each a file read), read whole, listed whole. */
-function countReads(): { summarized: number; whole: string[]; listed: number } {
-  const counts = { summarized: 0, whole: [] as string[], listed: 0 };
-  const summaries = FileHistoryStore.prototype.summaries;
-  const read = FileHistoryStore.prototype.read;
-  vi.spyOn(FileHistoryStore.prototype, 'summaries').mockImplementation(async function* (this: FileHistoryStore, query: Pick<HistoryQuery, 'workspace' | 'onSkipped'>): AsyncIterable<RecordSummary> {
-    for await (const summary of summaries.call(this, query)) {
-      counts.summarized++;
-      yield summary;
-    }
-  });
-  vi.spyOn(FileHistoryStore.prototype, 'read').mockImplementation(function (this: FileHistoryStore, query, recordId) {
-    counts.whole.push(recordId);
-    return read.call(this, query, recordId);
-  });
-  vi.spyOn(FileHistoryStore.prototype, 'list').mockImplementation(() => {
-    counts.listed++;
-    return Promise.resolve([]);
-  });
-  return counts;
-}
-
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   vi.restoreAllMocks();
@@ -83,18 +61,18 @@ afterEach(async () => {
 describe('reading the ledger', () => {
   it('history stops once the records shown and the versions before theirs are read, and reads none whole for text', async () => {
     const dir = await project();
-    const counts = countReads();
+    const counts = countLedgerReads();
     const result = await runCliInProcess(['history', '--local', '--limit', '2'], { cwd: dir });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(`${id(9)}  2026-11-23T19:00:00.000Z  applied\n`);
     expect(result.stdout).toContain(`${id(8)}  2026-11-23T18:00:00.000Z  applied\n`);
     expect(result.stdout.match(/agents changed: front-desk\n/g)).toHaveLength(2);
-    expect(counts).toEqual({ summarized: 3, whole: [], listed: 0 });
+    expect(counts).toEqual({ summarized: 3, whole: [] });
   });
 
   it('history --format json reads whole the records it shows, and no other', async () => {
     const dir = await project();
-    const counts = countReads();
+    const counts = countLedgerReads();
     const result = await runCliInProcess(['history', '--local', '--limit', '2', '--format', 'json'], { cwd: dir });
     expect(result.code, result.stderr).toBe(0);
     const document = JSON.parse(result.stdout) as { records: Array<{ id: string; agents_changed: string[]; agents: Record<string, { config: unknown }> }> };
@@ -102,38 +80,38 @@ describe('reading the ledger', () => {
       [id(9), ['front-desk'], { first_message: 'front9' }],
       [id(8), ['front-desk'], { first_message: 'front8' }],
     ]);
-    expect(counts).toEqual({ summarized: 3, whole: [id(9), id(8)], listed: 0 });
+    expect(counts).toEqual({ summarized: 3, whole: [id(9), id(8)] });
   });
 
   it('history of an agent the manifests name stops as early; the oldest record changes every agent it holds', async () => {
     const dir = await project();
-    const counts = countReads();
+    const counts = countLedgerReads();
     const result = await runCliInProcess(['history', '--local', '--agent', 'billing', '--limit', '10'], { cwd: dir });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(`${id(0)}  2026-11-23T10:00:00.000Z  applied\n  by dev@laptop, commit 0000000 on main\n  plan 0 to create, 1 to update, 1 unchanged; 1 applied, 0 failed, 0 skipped\n  agents changed: billing, front-desk\n`);
-    expect(counts).toEqual({ summarized: RECORDS, whole: [], listed: 0 });
+    expect(counts).toEqual({ summarized: RECORDS, whole: [] });
   });
 
   it('rollback reads whole only the record it restores', async () => {
     const dir = await project();
-    const counts = countReads();
+    const counts = countLedgerReads();
     const result = await runCliInProcess(['rollback', id(0), '--local', '--auto-approve'], { cwd: dir });
     // The restored record reads a variable that is not set: refused once it is read, before any apply.
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`Record ${id(0)} cannot be restored`);
-    expect(counts).toEqual({ summarized: RECORDS, whole: [id(0)], listed: 0 });
+    expect(counts).toEqual({ summarized: RECORDS, whole: [id(0)] });
   });
 
   it('report reads the ledger as summaries, none whole, and still names the fields each version changed', async () => {
     const dir = await project();
-    const counts = countReads();
+    const counts = countLedgerReads();
     const result = await runCliInProcess(['report', '--local', '--format', 'json'], { cwd: dir });
     expect(result.code, result.stderr).toBe(0);
     const report = JSON.parse(result.stdout) as { agents: Array<{ agent_id: string; deploys: Array<{ record_id: string; changed_fields: string[] }> }> };
     const deploys = (agent: string) => report.agents.find((reported) => reported.agent_id === agent)?.deploys.map((deploy) => [deploy.record_id, deploy.changed_fields]);
     expect(deploys(FRONT)).toContainEqual([id(9), ['first_message']]);
     expect(deploys(BILLING)).toEqual([[id(0), []]]);
-    expect(counts).toEqual({ summarized: RECORDS, whole: [], listed: 0 });
+    expect(counts).toEqual({ summarized: RECORDS, whole: [] });
   });
 
   it("promote reads the source's ledger as summaries, and whole only the record it promotes", async () => {
@@ -154,12 +132,12 @@ describe('reading the ledger', () => {
     expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
     expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
 
-    const counts = countReads();
+    const counts = countLedgerReads();
     const result = await cli(['promote', '--to', 'production', '--dry-run']);
     const promoted = /^Promoting staging \(record (\S+), commit [0-9a-f]{7}\) to production\.$/m.exec(result.stdout)?.[1];
     expect(result.stdout).toContain('  ✗ min_calls 1  front-desk ran 0 calls with this configuration, 1 required\n');
     expect(result.stdout).toMatch(/^ {2}✗ soak 1d +deployed .+ ago, 1d required$/m);
     expect(result.code).toBe(1);
-    expect(counts).toEqual({ summarized: 3, whole: [promoted], listed: 0 });
+    expect(counts).toEqual({ summarized: 3, whole: [promoted] });
   });
 });

@@ -6,33 +6,11 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { FileHistoryStore } from '../../src/history/file-store.js';
-import type { HistoryQuery, RecordSummary } from '../../src/history/types.js';
 import { callService, useExampleProjects } from '../helpers/project.js';
+import { countLedgerReads } from '../helpers/ledger.js';
 
 const startProject = useExampleProjects();
 const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
-
-/** What the command asks of the file store: records summarized (each a file read), read whole, listed whole. */
-function countReads(): { summarized: number; whole: string[]; listed: number } {
-  const counts = { summarized: 0, whole: [] as string[], listed: 0 };
-  const { summaries, read, list } = FileHistoryStore.prototype;
-  vi.spyOn(FileHistoryStore.prototype, 'summaries').mockImplementation(async function* (this: FileHistoryStore, query: HistoryQuery): AsyncIterable<RecordSummary> {
-    for await (const summary of summaries.call(this, query)) {
-      counts.summarized++;
-      yield summary;
-    }
-  });
-  vi.spyOn(FileHistoryStore.prototype, 'read').mockImplementation(function (this: FileHistoryStore, query, recordId) {
-    counts.whole.push(recordId);
-    return read.call(this, query, recordId);
-  });
-  vi.spyOn(FileHistoryStore.prototype, 'list').mockImplementation(function (this: FileHistoryStore, query) {
-    counts.listed++;
-    return list.call(this, query);
-  });
-  return counts;
-}
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -51,11 +29,11 @@ describe('drift --heal reading the ledger', () => {
     await writeFile(path.join(folder, '20000101T000000000Z-aaaaaa.json'), '{"damaged": true}');
     await callService(p, 'PUT', `/agents/${encodeURIComponent(FRONT_DESK)}`, { name: 'Front desk', config: { first_message: 'Ahoy!' } });
 
-    const counts = countReads();
+    const counts = countLedgerReads();
     const healed = await p.cliInProcess(['drift', '--heal', '--auto-approve']);
     expect(healed.code, `${healed.stdout}\n${healed.stderr}`).toBe(0);
     expect(healed.stdout).toContain(`Healing front-desk: back to the configuration last applied (${newest}).`);
     expect(healed.stderr).not.toContain('is skipped');
-    expect(counts).toEqual({ summarized: 1, whole: [newest], listed: 0 });
+    expect(counts).toEqual({ summarized: 1, whole: [newest] });
   }, 120_000);
 });

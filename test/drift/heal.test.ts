@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { classifyDrift } from '../../src/drift/classify.js';
-import { HealRecordChooser, healDesired, healPlan } from '../../src/drift/heal.js';
+import { HealRecordChooser, healPlan, type HealPlan } from '../../src/drift/heal.js';
 import { summarizeRecord, type AgentVersion, type HistoryRecord, type RecordSummary } from '../../src/history/types.js';
+import type { DriftReport } from '../../src/drift/types.js';
 import type { FieldChange, Plan, ResourceChange } from '../../src/plan/types.js';
 import { emptyWorkspace, hashApplied } from '../../src/state/types.js';
 import { desiredAgent, desiredState } from '../helpers/desired.js';
@@ -24,6 +25,14 @@ function record(id: string, agents: Record<string, AgentVersion>): HistoryRecord
     summary: { create: 0, update: 1, unchanged: 0, drifted: 0, applied: 1, failed: 0, skipped: 0 },
     agents,
   };
+}
+
+/** What the command does over whole records: the chooser over the ledger, then the plan of its choice. */
+function healDesired(drift: DriftReport, records: readonly HistoryRecord[], options: Parameters<typeof healPlan>[2]): HealPlan | undefined {
+  const chooser = new HealRecordChooser<HistoryRecord>(drift);
+  for (const record of records) if (chooser.add(record)) break;
+  const choice = chooser.choice();
+  return healPlan(choice, choice.records, options);
 }
 
 /** Agents `a` (changed outside voxform) and `b` (in git, not applied yet), as drift reports them. */

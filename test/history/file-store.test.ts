@@ -6,6 +6,7 @@ import { isVoxformError } from '../../src/errors.js';
 import { FileHistoryStore } from '../../src/history/file-store.js';
 import { newHistoryId } from '../../src/history/ledger-order.js';
 import type { HistoryRecord, SkippedRecord } from '../../src/history/types.js';
+import { ledgerRecords } from '../helpers/ledger.js';
 
 function record(at: string, workspace = 'default@local', agents: HistoryRecord['agents'] = {}): Omit<HistoryRecord, 'id'> {
   return {
@@ -29,7 +30,7 @@ describe('FileHistoryStore', () => {
     const first = await store.append(record('2026-01-01T10:00:00.000Z', 'default@local', { desk: agent }));
     const second = await store.append(record('2026-01-02T10:00:00.000Z'));
     await store.append(record('2026-01-03T10:00:00.000Z', 'prod@local', { desk: agent }));
-    expect((await store.list({ workspace: 'default@local' })).map((r) => r.id)).toEqual([second.id, first.id]);
+    expect((await ledgerRecords(store, { workspace: 'default@local' })).map((r) => r.id)).toEqual([second.id, first.id]);
   });
 
   it('skips a damaged record instead of failing the whole listing', async () => {
@@ -37,7 +38,7 @@ describe('FileHistoryStore', () => {
     const store = new FileHistoryStore(dir);
     const kept = await store.append(record('2026-01-01T10:00:00.000Z'));
     await writeFile(path.join(dir, `${newHistoryId(new Date('2026-01-05T00:00:00Z'))}.json`), '{ not json');
-    expect((await store.list({ workspace: 'default@local' })).map((r) => r.id)).toEqual([kept.id]);
+    expect((await ledgerRecords(store, { workspace: 'default@local' })).map((r) => r.id)).toEqual([kept.id]);
     expect(await readdir(dir)).toHaveLength(2);
   });
 
@@ -56,7 +57,7 @@ describe('FileHistoryStore', () => {
     await writeFile(path.join(dir, '20260104T100000000Z-dddddd.json'), '{ not json');
     await mkdir(path.join(dir, '20260105T100000000Z-eeeeee.json'));
     const skipped: SkippedRecord[] = [];
-    expect((await store.list({ workspace: 'default@local', onSkipped: (s) => skipped.push(s) })).map((r) => r.id)).toEqual([kept.id]);
+    expect((await ledgerRecords(store, { workspace: 'default@local', onSkipped: (s) => skipped.push(s) })).map((r) => r.id)).toEqual([kept.id]);
     expect(skipped).toEqual([
       { where: path.join(dir, '20260105T100000000Z-eeeeee.json'), problem: 'it is a folder, not a file' },
       { where: path.join(dir, '20260104T100000000Z-dddddd.json'), problem: 'not JSON' },
@@ -77,7 +78,7 @@ describe('FileHistoryStore', () => {
     await writeFile(path.join(dir, 'test-runs', 'notes.json'), '{}');
     const problem = 'file name: not a record id followed by .json';
     const skipped: SkippedRecord[] = [];
-    expect((await store.list({ workspace: 'default@local', onSkipped: (s) => skipped.push(s) })).map((r) => r.id)).toEqual([kept.id]);
+    expect((await ledgerRecords(store, { workspace: 'default@local', onSkipped: (s) => skipped.push(s) })).map((r) => r.id)).toEqual([kept.id]);
     expect(skipped).toEqual([
       { where: path.join(dir, `copy of ${kept.id}.json`), problem },
       { where: path.join(dir, 'foreign.json'), problem },
@@ -94,7 +95,7 @@ describe('FileHistoryStore', () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'vf-history-'));
     await writeFile(path.join(dir, 'history'), '');
     for (const folder of [path.join(dir, 'history'), path.join(dir, 'history', 'below')]) {
-      const error = await new FileHistoryStore(folder).list({ workspace: 'default@local' }).catch((e: unknown) => e);
+      const error = await ledgerRecords(new FileHistoryStore(folder), { workspace: 'default@local' }).catch((e: unknown) => e);
       expect(isVoxformError(error) && error.code).toBe('state_unreadable');
       expect((error as Error).message).toBe(`Cannot read the history folder ${folder}: it, or a folder above it, is a file.`);
     }

@@ -13,6 +13,7 @@ import type { HistoryRecord } from '../../src/history/types.js';
 import type { CallReport } from '../../src/report/types.js';
 import { workspaceKey } from '../../src/state/types.js';
 import { makeTree, runCliInProcess } from '../helpers/cli.js';
+import { ledgerRecords } from '../helpers/ledger.js';
 
 const DESK = '-OKdqbqetEcM4ak369ym';
 const FIRST_PROMPT = 'You book appointments.';
@@ -37,7 +38,7 @@ async function applyAndCall(prompt: string): Promise<void> {
 beforeAll(async () => {
   ({ dir, cleanup } = await makeTree({}));
   for (const prompt of [FIRST_PROMPT, APPENDED_PROMPT]) await applyAndCall(prompt);
-  deploys = (await new FileHistoryStore(path.join(dir, '.voxform/history')).list({ workspace: workspaceKey(undefined, 'local') })).reverse();
+  deploys = (await ledgerRecords(new FileHistoryStore(path.join(dir, '.voxform/history')), { workspace: workspaceKey(undefined, 'local') })).reverse();
 }, 180_000);
 
 afterAll(() => cleanup?.());

@@ -25,6 +25,7 @@ import type { CallReport } from '../../src/report/types.js';
 import { workspaceKey } from '../../src/state/types.js';
 import { makeTree, repoRoot, runCliInProcess } from '../helpers/cli.js';
 import { addCalls } from './local-traffic.js';
+import { ledgerRecords } from '../helpers/ledger.js';
 
 const addFormats = addFormatsModule.default;
 const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
@@ -114,7 +115,7 @@ beforeAll(async () => {
   // A conversation through `voxform chat`: test traffic, which every figure below leaves out.
   const chat = await cli(['chat', '--agent', FRONT_DESK, '--local'], {}, 'Do you open on Saturdays?\n');
   expect(chat.code, chat.stderr).toBe(0);
-  deploys = (await new FileHistoryStore(path.join(dir, '.voxform/history')).list({ workspace: workspaceKey(undefined, 'local') })).reverse();
+  deploys = (await ledgerRecords(new FileHistoryStore(path.join(dir, '.voxform/history')), { workspace: workspaceKey(undefined, 'local') })).reverse();
   // Shapes synthetic traffic does not make, so hand-made: calls whose agent_config carries what the
   // service adds per session (a prefetch webhook's extra prompt, appended to the prompt) or a header
   // value that is not the manifest's (planted, to prove the report never shows one). They go to

@@ -14,6 +14,7 @@ import type { HistoryRecord } from '../../src/history/types.js';
 import type { CallReport } from '../../src/report/types.js';
 import { workspaceKey } from '../../src/state/types.js';
 import { makeTree, runCliInProcess } from '../helpers/cli.js';
+import { ledgerRecords } from '../helpers/ledger.js';
 
 const DESK = '-OKdqbqetEcM4ak369ym';
 const CALLS = 40;
@@ -36,7 +37,7 @@ async function applyAndCall(prompt: string): Promise<void> {
 beforeAll(async () => {
   ({ dir, cleanup } = await makeTree({}));
   for (const prompt of ['v1', 'v2', 'v1']) await applyAndCall(prompt);
-  deploys = (await new FileHistoryStore(path.join(dir, '.voxform/history')).list({ workspace: workspaceKey(undefined, 'local') })).reverse();
+  deploys = (await ledgerRecords(new FileHistoryStore(path.join(dir, '.voxform/history')), { workspace: workspaceKey(undefined, 'local') })).reverse();
 }, 180_000);
 
 afterAll(() => cleanup?.());

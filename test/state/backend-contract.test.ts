@@ -19,6 +19,7 @@ import { StateStore } from '../../src/state/state-file.js';
 import { emptyWorkspace } from '../../src/state/types.js';
 import { repoRoot } from '../helpers/cli.js';
 import { asAdmin, freshDatabase, silentDatabase } from '../helpers/postgres.js';
+import { ledgerRecords } from '../helpers/ledger.js';
 
 const WORKSPACE = 'default@local';
 /** Who runs `voxform state unlock --force` in these tests: an operator of another machine, in CI. */
@@ -207,7 +208,7 @@ describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
     const appended = await backend.history.append(unstored);
     expect(appended.id).toMatch(/^20261123T120000000Z-[0-9a-f]{6}$/);
     await backend.importHistory([record('20261122T100000000Z-aaaaaa', WORKSPACE), record('20261122T100000000Z-bbbbbb', 'other@local')]);
-    const listed = await backend.history.list({ workspace: WORKSPACE });
+    const listed = await ledgerRecords(backend.history, { workspace: WORKSPACE });
     expect(listed.map((r) => r.id)).toEqual([appended.id, '20261122T100000000Z-aaaaaa']);
     expect((await backend.exportHistory()).map((r) => r.id)).toEqual(['20261122T100000000Z-aaaaaa', '20261122T100000000Z-bbbbbb', appended.id]);
   });
@@ -247,7 +248,7 @@ describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
     damaged.agents.front!.configHash = 'x';
     await plantHistoryRecord(backend, where, damaged);
     const skipped: string[] = [];
-    const listed = await backend.history.list({ workspace: WORKSPACE, onSkipped: (s) => skipped.push(`${path.basename(s.where)}: ${s.problem}`) });
+    const listed = await ledgerRecords(backend.history, { workspace: WORKSPACE, onSkipped: (s) => skipped.push(`${path.basename(s.where)}: ${s.problem}`) });
     expect(listed.map((r) => r.id)).toEqual([good.id]);
     const name = kind === 'file' ? `${damaged.id}.json` : `voxform_history row ${damaged.id}`;
     expect(skipped).toEqual([`${name}: agents.front.configHash: not a sha256: hash`]);
@@ -264,7 +265,7 @@ describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
       [newer.id, 0],
       [older.id, 1],
     ]);
-    expect(await backend.history.list({ workspace: WORKSPACE }), 'a test run is no apply').toEqual([]);
+    expect(await ledgerRecords(backend.history, { workspace: WORKSPACE }), 'a test run is no apply').toEqual([]);
     const damaged = { ...testRun(WORKSPACE, '2026-11-23T15:00:00.000Z', 0), id: '20261123T150000000Z-cccccc', summary: { passed: -1, failed: 0, skipped: 0, errors: 0 } };
     await plantTestRun(backend, where, damaged);
     const skipped: string[] = [];
@@ -278,7 +279,7 @@ describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
     const { id: _ignored, ...unstored } = record('ignored', WORKSPACE);
     // The second machine's clock is ten minutes ahead, the third's behind it.
     for (const at of ['2026-11-23T12:00:00.000Z', '2026-11-23T12:10:00.000Z', '2026-11-23T12:01:00.000Z']) await backend.history.append({ ...unstored, at });
-    const listed = await backend.history.list({ workspace: WORKSPACE });
+    const listed = await ledgerRecords(backend.history, { workspace: WORKSPACE });
     expect(listed.map((r) => r.at)).toEqual(['2026-11-23T12:01:00.000Z', '2026-11-23T12:10:00.000Z', '2026-11-23T12:00:00.000Z']);
     // Past the newest id by a millisecond; `at` stays what its machine said.
     expect(listed[0]?.id).toMatch(/^20261123T121000001Z-[0-9a-f]{6}$/);
@@ -293,7 +294,7 @@ describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
     const { id: _ignored, ...unstored } = record('ignored', WORKSPACE);
     await backend.importHistory([{ ...record('99991231T235959999Z-ffffff', 'other@local'), at: '9999-12-31T23:59:59.999Z' }]);
     for (const at of ['2026-11-23T12:00:00.000Z', '2026-11-23T12:10:00.000Z', '2026-11-23T12:01:00.000Z']) await backend.history.append({ ...unstored, at });
-    const listed = await backend.history.list({ workspace: WORKSPACE });
+    const listed = await ledgerRecords(backend.history, { workspace: WORKSPACE });
     expect(listed.map((r) => r.at)).toEqual(['2026-11-23T12:01:00.000Z', '2026-11-23T12:10:00.000Z', '2026-11-23T12:00:00.000Z']);
     expect(listed[0]?.id).toMatch(/^20261123T121000001Z-[0-9a-f]{6}$/);
   });
@@ -385,7 +386,7 @@ describe('the PostgreSQL backend', () => {
     const stored = await backend.history.append(record('', WORKSPACE));
     const evidence = await backend.history.appendTestRun(testRun(WORKSPACE, '2026-11-23T12:00:00.000Z', 0));
     await lock.release();
-    expect((await backend.history.list({ workspace: WORKSPACE })).map((r) => r.id)).toEqual([stored.id]);
+    expect((await ledgerRecords(backend.history, { workspace: WORKSPACE })).map((r) => r.id)).toEqual([stored.id]);
     expect((await backend.history.listTestRuns({ workspace: WORKSPACE })).map((r) => r.id)).toEqual([evidence.id]);
   });
 

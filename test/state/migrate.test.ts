@@ -14,6 +14,7 @@ import { openStateSpec } from '../../src/state/open.js';
 import { StateStore } from '../../src/state/state-file.js';
 import { repoRoot } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/postgres.js';
+import { ledgerRecords } from '../helpers/ledger.js';
 
 const WORKSPACE = 'default@local';
 const cleanups: Array<() => Promise<void>> = [];
@@ -87,7 +88,7 @@ describe.each(pairs)('state migrate from %s to %s', (from, to) => {
 
     expect(result).toEqual({ workspaces: [WORKSPACE], historyRecords: 1, testRuns: 3 });
     expect(Object.keys((await target.readWorkspace(WORKSPACE)).workspace.credentials)).toEqual(['credential.c']);
-    expect(await target.history.list({ workspace: WORKSPACE })).toEqual([applied]);
+    expect(await ledgerRecords(target.history, { workspace: WORKSPACE })).toEqual([applied]);
     expect(await target.history.listTestRuns({ workspace: WORKSPACE })).toEqual([runs[1], runs[0]]);
     expect(await target.history.listTestRuns({ workspace: 'staging@local' })).toEqual([runs[2]]);
   });
@@ -152,7 +153,7 @@ describe('state migrate stopped by Ctrl-C', () => {
     const error = await migrateState(source, target, { force: false, signal: stop.signal, command: 'voxform state migrate --state s.json --to t.json' }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'interrupted', message: expect.stringContaining(`${target.display} holds part of the copy (1 of 2 workspaces, no history record or test run yet).`) });
     expect((error as Error & { hint: string }).hint).toMatch(/^Run `voxform state migrate --state s\.json --to t\.json --force` to copy everything again/);
-    expect(await target.history.list({ workspace: WORKSPACE })).toEqual([]);
+    expect(await ledgerRecords(target.history, { workspace: WORKSPACE })).toEqual([]);
   });
 
   it('while a target that never answers is read: stops at once, saying neither side changed', async () => {

@@ -12,6 +12,7 @@ import { MIGRATIONS, SCHEMA_VERSION } from '../../src/state/postgres/schema.js';
 import { emptyWorkspace } from '../../src/state/types.js';
 import { repoRoot } from '../helpers/cli.js';
 import { asAdmin, databaseAtSchema, freshDatabase, PLANTED_DB_PASSWORD } from '../helpers/postgres.js';
+import { ledgerRecords } from '../helpers/ledger.js';
 
 const WORKSPACE = 'default@local';
 const RECORD_ID = '20261123T120000000Z-a1b2c3';
@@ -71,7 +72,7 @@ async function readEverything(backend: StateBackend) {
     workspaces: await backend.listWorkspaces(),
     lock: await backend.readLock(WORKSPACE),
     lastForcedOpen: await backend.readLastForcedOpen(WORKSPACE),
-    history: await backend.history.list({ workspace: WORKSPACE }),
+    history: await ledgerRecords(backend.history, { workspace: WORKSPACE }),
     testRuns: await backend.history.listTestRuns({ workspace: WORKSPACE }),
     exported: await backend.exportHistory(),
     exportedTestRuns: await backend.exportTestRuns(),

@@ -13,6 +13,7 @@ import type { StateBackend } from '../../src/state/backend.js';
 import { emptyWorkspace, type WorkspaceState } from '../../src/state/types.js';
 import { repoRoot } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/postgres.js';
+import { ledgerRecords } from '../helpers/ledger.js';
 
 vi.mock('../../src/project-files/limits.js', async (importOriginal) => ({
   ...(await importOriginal<typeof import('../../src/project-files/limits.js')>()),
@@ -74,9 +75,9 @@ describe.each(kinds)('$kind backend', ({ spec }) => {
       message: expect.stringContaining('its record (40 agents) holds more than 200 JSON values, the limit for a history record'),
     });
     const skipped: SkippedRecord[] = [];
-    expect(await backend.history.list({ workspace: WORKSPACE, onSkipped: (s) => skipped.push(s) })).toEqual([]);
+    expect(await ledgerRecords(backend.history, { workspace: WORKSPACE, onSkipped: (s) => skipped.push(s) })).toEqual([]);
     const written = await backend.history.append(record(5));
-    expect((await backend.history.list({ workspace: WORKSPACE, onSkipped: (s) => skipped.push(s) })).map((r) => r.id)).toEqual([written.id]);
+    expect((await ledgerRecords(backend.history, { workspace: WORKSPACE, onSkipped: (s) => skipped.push(s) })).map((r) => r.id)).toEqual([written.id]);
     expect(skipped).toEqual([]);
   });
 

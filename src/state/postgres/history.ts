@@ -53,10 +53,6 @@ export class PostgresHistoryStore implements HistoryStore {
     return this.guard(() => this.appendTo('voxform_history', record));
   }
 
-  list(query: HistoryQuery): Promise<HistoryRecord[]> {
-    return this.guard(() => this.select(query));
-  }
-
   async *summaries(query: HistoryQuery): AsyncIterable<RecordSummary> {
     const same = sameStrings();
     let before: string | null = null;
@@ -94,15 +90,6 @@ export class PostgresHistoryStore implements HistoryStore {
       const result = await pool.query<HistoryRow>('SELECT id, record FROM voxform_test_runs WHERE workspace = $1 ORDER BY id DESC', [query.workspace]);
       return checkedRows<TestRunRecord>('voxform_test_runs', result.rows, query.onSkipped);
     });
-  }
-
-  private async select(query: HistoryQuery): Promise<HistoryRecord[]> {
-    const pool = await this.query();
-    const result = await pool.query<HistoryRow>(
-      'SELECT id, record FROM voxform_history WHERE workspace = $1 ORDER BY id DESC',
-      [query.workspace],
-    );
-    return checkedRows<HistoryRecord>('voxform_history', result.rows, query.onSkipped);
   }
 
   /** Every record, oldest first. */

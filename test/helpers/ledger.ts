@@ -1,0 +1,33 @@
+import { vi } from 'vitest';
+import { FileHistoryStore } from '../../src/history/file-store.js';
+import type { HistoryQuery, HistoryRecord, HistoryStore, RecordSummary } from '../../src/history/types.js';
+
+/**
+ * Every record of a workspace, whole, newest first, as a test reads the ledger: walked as the
+ * commands walk it (summaries), each read whole by its id.
+ */
+export async function ledgerRecords(store: HistoryStore, query: HistoryQuery): Promise<HistoryRecord[]> {
+  const records: HistoryRecord[] = [];
+  for await (const summary of store.summaries(query)) {
+    const record = await store.read(query, summary.id);
+    if (record) records.push(record);
+  }
+  return records;
+}
+
+/** What the commands ask of the file store, counted from now until the test's mocks are restored: records summarized (each a file read) and read whole. */
+export function countLedgerReads(): { summarized: number; whole: string[] } {
+  const counts = { summarized: 0, whole: [] as string[] };
+  const { summaries, read } = FileHistoryStore.prototype;
+  vi.spyOn(FileHistoryStore.prototype, 'summaries').mockImplementation(async function* (this: FileHistoryStore, query: HistoryQuery): AsyncIterable<RecordSummary> {
+    for await (const summary of summaries.call(this, query)) {
+      counts.summarized++;
+      yield summary;
+    }
+  });
+  vi.spyOn(FileHistoryStore.prototype, 'read').mockImplementation(function (this: FileHistoryStore, query, recordId) {
+    counts.whole.push(recordId);
+    return read.call(this, query, recordId);
+  });
+  return counts;
+}
