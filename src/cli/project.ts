@@ -13,6 +13,7 @@ import { detectDeploySource } from '../history/source.js';
 import type { DeploySource } from '../history/types.js';
 import { countProblems, formatDiagnostics } from './diagnostics.js';
 import { loadCommandManifests, type ManifestOptions } from './load-manifests.js';
+import type { ProjectManifests } from '../manifest/index.js';
 import { ListedProblemsError } from './error-text.js';
 import type { CommandContext, ConnectionOptions } from './context.js';
 import type { Connection, LocalWebhooks, ManifestService } from './connection.js';
@@ -29,13 +30,23 @@ export interface ProjectOptions extends ConnectionOptions {
   takeOver?: string[];
 }
 
-/**
- * The manifests as the command's plan starts from; errors stop it, saying what did not happen
- * (`outcome`). Their warnings are listed on stderr; given `warnings`, they are added to it instead,
- * for a command whose JSON carries them (docs/errors.md: no text frames in JSON).
- */
-export async function loadDesiredState(options: ProjectOptions & ManifestOptions, ctx: CommandContext, outcome = 'nothing was planned', warnings?: Diagnostic[]): Promise<DesiredState> {
-  const result = await loadCommandManifests(options, ctx);
+/** How `loadDesiredState` loads, beyond the command's options. */
+export interface DesiredStateLoad {
+  /** What did not happen when the manifests have errors (default: nothing was planned). */
+  outcome?: string | undefined;
+  /**
+   * Where the manifests' warnings go, for a command whose JSON carries them (docs/errors.md: no
+   * text frames in JSON); without it they are listed on stderr.
+   */
+  warnings?: Diagnostic[] | undefined;
+  /** The project already read, for a command that resolves two environments of it from one read (diff, promote). */
+  project?: ProjectManifests | undefined;
+}
+
+/** The manifests as the command's plan starts from; errors stop it, saying what did not happen. */
+export async function loadDesiredState(options: ProjectOptions & ManifestOptions, ctx: CommandContext, load: DesiredStateLoad = {}): Promise<DesiredState> {
+  const { outcome = 'nothing was planned', warnings } = load;
+  const result = await loadCommandManifests(options, ctx, load.project);
   const { errors } = countProblems(result.diagnostics, result.omitted);
   const listing = result.diagnostics.length > 0 ? formatDiagnostics(result.diagnostics, { color: ctx.color, omitted: result.omitted }) : '';
   if (errors === 0 && result.state) {
@@ -83,11 +94,11 @@ export async function connectService(
  * The first steps of every command that plans, in this order: the operator's state backend opened (its
  * password registered before anything is printed), every manifest loaded and checked, then the service
  * connected: no request is made before the manifests have loaded in full (docs/security.md, §1).
- * `warnings`: as `loadDesiredState` takes it.
+ * `load`: as `loadDesiredState` takes it.
  */
-export async function connectProject(options: ProjectOptions, ctx: CommandContext, warnings?: Diagnostic[]): Promise<ConnectedProject> {
+export async function connectProject(options: ProjectOptions, ctx: CommandContext, load: Omit<DesiredStateLoad, 'outcome'> = {}): Promise<ConnectedProject> {
   const backend = await openOperatorBackend(options, ctx, { note: 'later' });
-  const desired = await loadDesiredState(options, ctx, undefined, warnings);
+  const desired = await loadDesiredState(options, ctx, load);
   await notePerFolderState(options, ctx);
   const connection = await connectService(options, desired, ctx);
   return { desired, connection, backend, workspaceKey: workspaceKey(desired.environment, connection.serviceId), takeOver: options.takeOver ?? [] };

@@ -60,7 +60,7 @@ function webhooksOf(agent: DesiredAgent, desired: DesiredState): AgentWebhooks {
 export async function loadAgentWebhooks(name: string, options: ProjectOptions, ctx: CommandContext): Promise<AgentWebhooks> {
   // Loaded on use: without --agent, `webhook send` reads no manifest and starts faster.
   const { loadDesiredState } = await import('./project.js');
-  const desired = await loadDesiredState(options, ctx, 'nothing was sent');
+  const desired = await loadDesiredState(options, ctx, { outcome: 'nothing was sent' });
   const agent = desired.agents.get(name);
   if (agent) return webhooksOf(agent, desired);
   const names = [...desired.agents.keys()];

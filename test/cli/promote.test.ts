@@ -6,7 +6,8 @@
 import { execFileSync } from 'node:child_process';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { FileCache } from '../../src/project-files/manifest-files.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { runCliInProcess, runPrinted, useTempDirs } from '../helpers/cli.js';
 import { STAGED_MANIFEST } from '../helpers/project.js';
@@ -14,6 +15,7 @@ import { STAGED_MANIFEST } from '../helpers/project.js';
 const tempDir = useTempDirs();
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
+  vi.restoreAllMocks();
   while (cleanups.length > 0) await cleanups.pop()?.();
 });
 
@@ -168,5 +170,20 @@ describe('voxform promote --to / --from', () => {
     await rm(path.join(dir, 'tests'), { recursive: true });
     git('commit', '-qam', 'no tests');
     expect(await testsLine()).toBe("  ✗ tests pass  this checkout has no test suite (tests/ beside the manifest holds no test file), so no run against staging can stand for its tests");
+  });
+});
+
+describe('promote and diff read the manifests once', () => {
+  it('resolve both environments from one read of the files', async () => {
+    const { cli } = await committedProject(STAGED_MANIFEST);
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    const manifestReads = vi.spyOn(FileCache.prototype, 'readAll');
+    const promoted = await cli(['promote', '--to', 'production', '--dry-run']);
+    expect(promoted.code, promoted.stderr).toBe(0);
+    const diffed = await cli(['diff', '--env', 'staging', '--env', 'production']);
+    expect(diffed.code, diffed.stderr).toBe(0);
+    // One read of voxform.yaml each: a second would resolve the environments from files that may have changed in between.
+    const readsOf = (name: string) => manifestReads.mock.calls.filter(([files]) => files.some(({ file }) => path.basename(file) === name)).length;
+    expect(readsOf('voxform.yaml')).toBe(2);
   });
 });

@@ -11,6 +11,7 @@ import { readTrustedSecrets } from '../../state/trusted-secrets.js';
 import { workspaceKey } from '../../state/types.js';
 import { readLiveAgents } from '../../plan/read-live.js';
 import type { CommandContext } from '../context.js';
+import { readCommandProject } from '../load-manifests.js';
 import { connectService, loadDesiredState, notePerFolderState, openOperatorBackend, type ProjectOptions } from '../project.js';
 
 export interface DiffOptions extends Omit<ProjectOptions, 'env'> {
@@ -26,8 +27,10 @@ export async function run(options: DiffOptions, ctx: CommandContext): Promise<nu
   }
   if (a === b) throw new VoxformError('invalid_argument', `Both --env name "${a}": name two different environments.`, { hint: 'The names are those under `environments:` in the manifests.' });
   const backend = await openOperatorBackend(options, ctx, { note: 'later' });
-  const desiredA = await loadDesiredState({ ...options, env: a }, ctx, 'nothing was compared');
-  const desiredB = await loadDesiredState({ ...options, env: b }, ctx, 'nothing was compared');
+  // Both environments resolved from one read of the files: they are compared as one checkout holds them.
+  const project = await readCommandProject(options, ctx);
+  const desiredA = await loadDesiredState({ ...options, env: a }, ctx, { outcome: 'nothing was compared', project });
+  const desiredB = await loadDesiredState({ ...options, env: b }, ctx, { outcome: 'nothing was compared', project });
   await notePerFolderState(options, ctx);
   if (desiredA.baseUrl !== desiredB.baseUrl || desiredA.region !== desiredB.region) {
     throw new VoxformError('invalid_argument', `"${a}" and "${b}" set different services (base_url or region): voxform diff compares environments of one service.`, { hint: 'Compare two environments that use the same base_url and region.' });

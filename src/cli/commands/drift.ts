@@ -170,7 +170,7 @@ async function reloadProject(run: DriftRun, previous: ConnectedProject, printed:
   let text = '';
   const stderr: Output = { ...ctx.stderr, write: (chunk: string) => void (text += chunk) };
   try {
-    const desired = await loadDesiredState(options, { ...ctx, stderr }, 'the service was not read');
+    const desired = await loadDesiredState(options, { ...ctx, stderr }, { outcome: 'the service was not read' });
     const sameService = options.local === true || (desired.baseUrl === previous.desired.baseUrl && desired.region === previous.desired.region);
     const connection = sameService ? previous.connection : await connectService(options, desired, ctx);
     return { ...previous, desired, connection, workspaceKey: workspaceKey(desired.environment, connection.serviceId) };

@@ -28,7 +28,7 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
   const format = options.format ?? 'text';
   // In JSON the manifests' warnings are a field of the plan printed, not text on stderr (docs/plan.md).
   const warnings: Diagnostic[] | undefined = format === 'json' ? [] : undefined;
-  const project = await connectProject(options, ctx, warnings);
+  const project = await connectProject(options, ctx, { warnings });
   // Refused before anything is planned.
   if (options.out) await refuseOwnFile(options.out, ownFilesOf(options, ctx, deployedFiles(project.desired)), { code: 'plan_write_failed', cannot: `Cannot save the plan to ${options.out}`, outcome: 'nothing was planned or saved' });
   const inputs = planInputs(project, ctx);

@@ -19,6 +19,7 @@ import { allSummaries, wholeRecord, workspaceTestRuns } from '../history-records
 import { refuseMandatoryViolations } from '../policy-check.js';
 import { progressLine, readProgress } from '../progress.js';
 import { connectProject, deployedFiles, deploySourceOf, loadDesiredState, planInputs, type ConnectedProject, type ProjectOptions } from '../project.js';
+import { readCommandProject } from '../load-manifests.js';
 import { shellWord } from '../../util/shell-word.js';
 import { nextCommand } from '../next-command.js';
 import { withTakeOverCommands } from '../take-over.js';
@@ -69,10 +70,12 @@ export async function run(options: PromoteOptions, ctx: CommandContext): Promise
 async function promote(options: PromoteOptions, ctx: CommandContext): Promise<number> {
   const timeout = options.lockTimeout ?? 0;
   const to = options.to;
-  const project = await connectProject({ ...options, env: to, envFlag: '--to' }, ctx);
+  // Both environments resolved from one read of the files: the source is checked against the checkout the target is planned from.
+  const read = await readCommandProject(options, ctx);
+  const project = await connectProject({ ...options, env: to, envFlag: '--to' }, ctx, { project: read });
   const from = sourceOf(options, project.desired);
   // A source from promote_from is checked by the target's load; one from --from is that flag's.
-  const desiredSource = await loadDesiredState({ ...options, env: from, envFlag: '--from' }, ctx);
+  const desiredSource = await loadDesiredState({ ...options, env: from, envFlag: '--from' }, ctx, { project: read });
   const fromWorkspace = sourceWorkspace(project, desiredSource, from, to);
   const history = project.backend.history;
 

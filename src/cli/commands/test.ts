@@ -68,7 +68,7 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
   if (options.out !== undefined) await checkOutFile(options.out, ctx);
   // Without --with-secrets every value from the environment is withheld before anything is sent
   // (prepare.ts), so a variable this run cannot read is no reason to stop it.
-  const desired = await loadDesiredState({ ...options, withholdUnsetEnv: options.withSecrets !== true }, ctx, 'no test was run');
+  const desired = await loadDesiredState({ ...options, withholdUnsetEnv: options.withSecrets !== true }, ctx, { outcome: 'no test was run' });
   const loaded = await loadTests(options, ctx, desired);
   // A manifest, a file it names, a test file or a recording as --out is refused before anything runs.
   const inputs = [...deployedFiles(desired), ...loaded.flatMap((file) => [file.path, recordingPathOf(file.path)])];
@@ -307,7 +307,7 @@ const CAPTURE_SEARCH_DEPTH = 10_000;
 /** `voxform test capture CALL_ID [--out FILE [--force]]`. */
 export async function capture(options: CaptureOptions, ctx: CommandContext): Promise<number> {
   const callId = options.args?.[0] ?? '';
-  const desired = await loadDesiredState(options, ctx, 'no call was captured');
+  const desired = await loadDesiredState(options, ctx, { outcome: 'no call was captured' });
   if (options.out !== undefined) {
     await refuseOwnFile(options.out, ownFilesOf(options, ctx, deployedFiles(desired)), { code: 'report_write_failed', cannot: `Cannot write the test file to ${options.out}`, outcome: 'no call was captured' });
     await checkCaptureOut(options.out, options.force === true, ctx);
