@@ -158,6 +158,17 @@ describe('an agent an overlay leaves on the id another environment applied', () 
     expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
     expect(await liveName(cwd)).toBe('Desk v2');
   });
+
+  it("stays the environment's that set it when that environment's next apply finds it as it sent it", async () => {
+    const cwd = await tempDir({ 'voxform.yaml': sharedAgentManifest() });
+    expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    const again = await cli(cwd, 'apply', '--auto-approve');
+    expect(again.stdout).toContain('Nothing to apply.');
+    const state = JSON.parse(await readFile(path.join(cwd, '.voxform', 'state.json'), 'utf8')) as { workspaces: Record<string, WorkspaceState> };
+    expect(state.workspaces['default@local']!.agents['agent.desk']?.foundLive).toBeUndefined();
+    await writeFile(path.join(cwd, 'voxform.yaml'), sharedAgentManifest('agents: { desk: { name: Desk (staging) } }'));
+    expect((await cli(cwd, 'plan', '--env', 'staging')).stderr).toContain('agent.desk: the last apply of the default environment (no --env) set name of this agent');
+  });
 });
 
 describe('a campaign or credential another environment of the service set', () => {
