@@ -101,9 +101,14 @@ export function stateAfterRequest(
       const agent = resources.of(address, 'agent');
       const sent = new Set(change.fieldChanges.map((field) => field.path).filter((path) => path !== 'knowledge'));
       return (ws) => {
-        // The attached files are not this request's: what the state knew of them stays, if hashed with this key.
+        // The attached files are not this request's: what the state knew of them stays, if hashed
+        // with this key. Under another (the API key rotated since), files the plan leaves as they are
+        // are the desired ones, as for an unchanged agent: without them the next plan could not tell a
+        // file the service lost.
         const previous = previousAgent(ws, change, agent.id);
-        const knowledge = hashedWithAnotherKey(previous?.fingerprintKeyId, fingerprintKeyId(salt)) ? undefined : previous?.applied.knowledge;
+        const filesKept = agent.knowledge !== undefined && !change.fieldChanges.some((field) => field.path === 'knowledge');
+        const rotated = hashedWithAnotherKey(previous?.fingerprintKeyId, fingerprintKeyId(salt));
+        const knowledge = !rotated ? previous?.applied.knowledge : filesKept ? hashApplied(salt, change.before?.knowledge ?? []) : undefined;
         const applied = appliedHashes(agent, salt);
         if (knowledge) applied.knowledge = knowledge;
         recordAgent(ws, change, { id: agent.id, applied, key: salt, sent });

@@ -3,13 +3,14 @@
  * list nor read a file: the one place a file id shows is an agent's `knowledge_base.files`, which the
  * plan reads anyway. So a recorded file is checked where voxform attached it — an agent of the
  * manifests that attaches it had exactly the recorded files set at its last apply (the state's keyed
- * hash of them says so) — and is gone when no agent read lists it any more: the service lost it
+ * hash of them says so, or was made under another API key and cannot say) — and is gone when no agent read lists it any more: the service lost it
  * (deleted in the dashboard, an account reset), and attaching its id again could only be refused.
  * A file voxform never attached (uploaded, then its agent failed) is not checked: its id is kept.
  */
 import type { DesiredAgent, DesiredKnowledgeFile, DesiredState } from '../manifest/types.js';
 import type { Agent } from '../schema/types.gen.js';
 import { hashApplied, type WorkspaceState } from '../state/types.js';
+import { fingerprintKeyId, hashedWithAnotherKey } from '../util/hash.js';
 import { liveKnowledgeFiles } from './fingerprint.js';
 
 export class RecordedFileCheck {
@@ -75,12 +76,19 @@ export class RecordedFileCheck {
   }
 }
 
-/** Whether the agent's last apply set exactly the files the state records for its manifest's list. */
+/**
+ * Whether the agent's last apply set exactly the files the state records for its manifest's list.
+ * Hashed under another API key (rotated since), the hash cannot say: taken as set, so a file the
+ * service lost is uploaded again by the first apply under the new key (at worst one the agent never
+ * got is uploaded once more), rather than attached by its old id and refused.
+ */
 function filesAsRecorded(agent: DesiredAgent, context: { desired: DesiredState; state: WorkspaceState; salt: string }): boolean {
-  const applied = context.state.agents[agent.address]?.applied.knowledge;
+  const entry = context.state.agents[agent.address];
+  const applied = entry?.applied.knowledge;
   if (applied === undefined) return false;
   const recorded = recordedFileIds(agent.knowledge ?? [], context);
-  return recorded !== undefined && applied === hashApplied(context.salt, recorded);
+  if (recorded === undefined) return false;
+  return hashedWithAnotherKey(entry?.fingerprintKeyId, fingerprintKeyId(context.salt)) || applied === hashApplied(context.salt, recorded);
 }
 
 /** The file ids the state records for these local names; undefined when one has none. */

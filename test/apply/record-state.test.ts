@@ -4,6 +4,7 @@ import { stateAfterRequest } from '../../src/apply/record-state.js';
 import { DesiredIndex } from '../../src/apply/resources.js';
 import type { PlannedRequest, ResourceChange } from '../../src/plan/types.js';
 import { emptyWorkspace, hashApplied } from '../../src/state/types.js';
+import { fingerprintKeyId } from '../../src/util/hash.js';
 import { desiredAgent, desiredState } from '../helpers/desired.js';
 
 const update: PlannedRequest = { id: 'agent.billing/1', operation: 'update_agent', method: 'PUT', path: '/agents/a2', body: {}, fills: [], dependsOn: [] };
@@ -22,6 +23,19 @@ describe('the state after an agent update', () => {
     ws.agents['agent.billing'] = { id: 'a1', applied: { knowledge: hashApplied('key', ['file-of-a1']) } };
     stateAfterRequest(update, billingChange(), {}, undefined, { resources, key: 'key' })?.(ws);
     expect(ws.agents['agent.billing']).toMatchObject({ id: 'a2' });
+    expect(ws.agents['agent.billing']?.applied.knowledge).toBeUndefined();
+  });
+
+  it('after the API key was rotated, records the files it leaves attached under the new key, so a file lost later is told', () => {
+    const agent = desiredAgent('billing', { id: 'a2', config: { first_message: 'Billing here.' }, knowledge: ['faq'] });
+    const resources = new DesiredIndex(desiredState({ agents: [agent] }));
+    const ws = emptyWorkspace();
+    ws.agents['agent.billing'] = { id: 'a2', applied: { knowledge: hashApplied('old-key', ['file_1']) }, fingerprintKeyId: fingerprintKeyId('old-key') };
+    const change = { ...billingChange(['config.first_message']), before: { knowledge: ['file_1'] } };
+    stateAfterRequest(update, change, {}, undefined, { resources, key: 'key' })?.(ws);
+    expect(ws.agents['agent.billing']).toMatchObject({ applied: { knowledge: hashApplied('key', ['file_1']) }, fingerprintKeyId: fingerprintKeyId('key') });
+    // Files the plan sets anew are not this request's: their own request records them.
+    stateAfterRequest(update, { ...change, fieldChanges: [...change.fieldChanges, { path: 'knowledge', before: [], after: ['file_2'], sensitive: false, drift: false }] }, {}, undefined, { resources, key: 'new-key' })?.(ws);
     expect(ws.agents['agent.billing']?.applied.knowledge).toBeUndefined();
   });
 

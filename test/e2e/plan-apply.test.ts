@@ -96,6 +96,34 @@ describe('apply, then plan', () => {
     expect((await p.cli(['plan', '--detailed-exitcode'])).code).toBe(0);
   });
 
+  it('uploads again a knowledge file the service lost after the API key was rotated, in the first apply under the new key', async () => {
+    const p = await applied();
+    const rotate = async () => ((await callService(p, 'POST', '/api_keys', { type: 'private' })) as { key: string }).key;
+    /** As deleting the files in the dashboard: no file on the account, none attached; the keys made so far kept. */
+    const loseKnowledgeFiles = async (keys: string[]) => {
+      const { agents, phones, campaigns } = p.emulator.control.state();
+      const withoutFiles = agents.map((agent) => ({ ...agent, config: { ...agent.config, knowledge_base: { ...agent.config.knowledge_base, files: [] } } }));
+      await p.emulator.control.seed({ keys: [p.emulator.apiKey, ...keys].map((key) => ({ type: 'private', key })), agents: withoutFiles, phones, campaigns });
+    };
+    const applyOnceThenPlan = async (key: string) => {
+      const apply = await p.cli(['apply', '--auto-approve'], { VOXFORM_API_KEY: key });
+      expect(apply.stdout).toContain('+ knowledge.faq gone from the service; will be uploaded again');
+      expect(apply.code).toBe(0);
+      expect((await p.cli(['plan', '--detailed-exitcode'], { VOXFORM_API_KEY: key })).code).toBe(0);
+    };
+    // Lost before any apply under the new key: the state's hashes are the old key's.
+    const first = await rotate();
+    await loseKnowledgeFiles([first]);
+    await applyOnceThenPlan(first);
+    // Lost after an apply under the new key that updated the agent but left its files as they were.
+    const second = await rotate();
+    const promptFile = path.join(p.dir, 'example/prompts/front-desk.md');
+    await writeFile(promptFile, `${await readFile(promptFile, 'utf8')}\n- Be brief.\n`);
+    expect((await p.cli(['apply', '--auto-approve'], { VOXFORM_API_KEY: second })).code).toBe(0);
+    await loseKnowledgeFiles([first, second]);
+    await applyOnceThenPlan(second);
+  });
+
   it('forgets a recorded file id the service refuses, without blaming the manifest, and the next apply uploads the file again', async () => {
     project = await startExampleProject();
     const p = project;

@@ -3,6 +3,7 @@ import { diffStates, selectTargets, summarize } from '../../src/plan/diff.js';
 import type { Agent } from '../../src/schema/types.gen.js';
 import { emptyWorkspace } from '../../src/state/types.js';
 import { hashApplied } from '../../src/state/types.js';
+import { fingerprintKeyId } from '../../src/util/hash.js';
 import { desiredAgent, desiredCampaign, desiredKnowledge, desiredPhone, desiredState } from '../helpers/desired.js';
 
 const liveAgent = (id: string, config: Agent['config'], name = 'Front desk'): Agent => ({ id, name, config, created_at: 1 });
@@ -262,10 +263,12 @@ describe('knowledge files and credentials', () => {
 
   describe('a recorded file the service lost', () => {
     /** The state after an apply that uploaded faq as file_1 and attached it; `liveFiles`: what the agent lists now. */
-    function planAfterApply(liveFiles: string[], attached = true) {
+    /** `appliedWith`: the key the apply hashed with (another than the plan's `salt`: the API key rotated since). */
+    function planAfterApply(liveFiles: string[], attached = true, appliedWith = 'salt') {
       const state = emptyWorkspace();
       state.knowledge['knowledge.faq'] = { fileId: 'file_1', contentHash: 'sha256:new', name: 'faq.md', description: 'FAQ' };
-      state.agents['agent.front'] = { id: 'a1', applied: attached ? { knowledge: hashApplied('salt', ['file_1']) } : {} };
+      const applied: Record<string, string> = attached ? { knowledge: hashApplied(appliedWith, ['file_1']) } : {};
+      state.agents['agent.front'] = { id: 'a1', applied, fingerprintKeyId: fingerprintKeyId(appliedWith) };
       const liveState = { agents: new Map([['a1', liveAgent('a1', { knowledge_base: { files: liveFiles } })]]), phones: [] };
       const { changes } = diffStates({ desired: desiredState({ agents: [agent], knowledge: [file] }), live: liveState, state, salt: 'salt', baseUrl: 'local', files: [] });
       return Object.fromEntries(changes.map((c) => [c.address, c]));
@@ -278,6 +281,14 @@ describe('knowledge files and credentials', () => {
       // The manifests did not move: the agent's files changed on the service.
       expect(changes['agent.front']!.fieldChanges).toMatchObject([{ path: 'knowledge', before: [], after: ['(known after apply): knowledge.faq'], drift: true }]);
       expect(changes['agent.front']!.requests).toMatchObject([{ operation: 'set_agent_files', fills: [{ at: ['files', 0], value: { resultOf: 'knowledge.faq/1' } }] }]);
+    });
+
+    it('is uploaded again after the API key was rotated, whose hash cannot say the files were attached', () => {
+      const changes = planAfterApply([], true, 'old-salt');
+      expect(changes['knowledge.faq']).toMatchObject({ action: 'create', reason: 'gone', requests: [{ operation: 'upload_knowledge_file' }] });
+      expect(changes['agent.front']!.requests).toMatchObject([{ operation: 'set_agent_files', fills: [{ at: ['files', 0], value: { resultOf: 'knowledge.faq/1' } }] }]);
+      // Still listed: kept, as under the same key.
+      expect(planAfterApply(['file_1'], true, 'old-salt')['knowledge.faq']).toMatchObject({ action: 'no-op', id: 'file_1' });
     });
 
     it('keeps the recorded id while an agent lists it, or when voxform never attached it', () => {
