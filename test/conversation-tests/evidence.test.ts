@@ -7,9 +7,11 @@
 import { cp, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { useTempDirs } from '../helpers/cli.js';
 import { useExampleProjects, type ExampleProject } from '../helpers/project.js';
 
 const startProject = useExampleProjects();
+const tempDir = useTempDirs();
 
 const NOTE = 'note: this run is not recorded as evidence for `voxform promote`: it ';
 const GATE_TAKES = '; the tests gate takes only a live run of the whole suite as its files ask.\n';
@@ -46,7 +48,9 @@ describe('test runs as evidence for promote', () => {
 
   it('records the evidence in the state backend --state names, as plan, apply and promote read it', async () => {
     const project = await startProject();
-    const state = ['--state', '../state-elsewhere/state.json'];
+    // A folder of its own beside the project, named as an operator would: relative, outside the project.
+    const elsewhere = await tempDir();
+    const state = ['--state', path.relative(project.dir, path.join(elsewhere, 'state.json'))];
     expect((await project.cliInProcess(['apply', '--auto-approve', ...state])).code).toBe(0);
     await cp(path.join(project.dir, 'example/tests'), path.join(project.dir, 'tests'), { recursive: true });
     const run = await project.cliInProcess(['test', '--against', 'live', ...state]);
