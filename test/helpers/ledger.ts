@@ -31,3 +31,17 @@ export function countLedgerReads(): { summarized: number; whole: string[] } {
   });
   return counts;
 }
+
+/** A record of an apply, as a store is given it to append: `agents` at `at` in `workspace`. */
+export function appliedRecord(at: string, workspace = 'default@local', agents: HistoryRecord['agents'] = {}): Omit<HistoryRecord, 'id'> {
+  return {
+    workspace,
+    at,
+    by: 'dev@laptop',
+    command: 'voxform apply',
+    outcome: 'applied',
+    source: { commit: 'a'.repeat(40) },
+    summary: { create: 0, update: 1, unchanged: 0, drifted: 0, applied: 1, failed: 0, skipped: 0 },
+    agents,
+  };
+}

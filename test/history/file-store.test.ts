@@ -5,21 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { isVoxformError } from '../../src/errors.js';
 import { FileHistoryStore } from '../../src/history/file-store.js';
 import { newHistoryId } from '../../src/history/ledger-order.js';
-import type { HistoryRecord, SkippedRecord } from '../../src/history/types.js';
-import { ledgerRecords } from '../helpers/ledger.js';
-
-function record(at: string, workspace = 'default@local', agents: HistoryRecord['agents'] = {}): Omit<HistoryRecord, 'id'> {
-  return {
-    workspace,
-    at,
-    by: 'dev@laptop',
-    command: 'voxform apply',
-    outcome: 'applied',
-    source: { commit: 'a'.repeat(40) },
-    summary: { create: 0, update: 1, unchanged: 0, drifted: 0, applied: 1, failed: 0, skipped: 0 },
-    agents,
-  };
-}
+import type { SkippedRecord } from '../../src/history/types.js';
+import { appliedRecord as record, ledgerRecords } from '../helpers/ledger.js';
 
 const agent = { id: 'ag1', config: { prompt: 'hi' }, configHash: `sha256:${'0'.repeat(64)}`, maskedPaths: [] };
 

@@ -11,18 +11,11 @@ import type { HistoryRecord } from '../../src/history/types.js';
 import { REDACTED, SecretRegistry } from '../../src/secrets/redact.js';
 import { FileStateBackend } from '../../src/state/file-backend.js';
 import { readTrustedSecrets } from '../../src/state/trusted-secrets.js';
+import { appliedRecord } from '../helpers/ledger.js';
 
+/** An apply's record of agent `desk` (id ag_1) with `config`, `maskedPaths` its places filled from the environment. */
 function record(workspace: string, at: string, config: Record<string, unknown>, maskedPaths: string[]): Omit<HistoryRecord, 'id'> {
-  return {
-    workspace,
-    at,
-    by: 'dev@laptop',
-    command: 'voxform apply',
-    outcome: 'applied',
-    source: { commit: 'a'.repeat(40) },
-    summary: { create: 0, update: 1, unchanged: 0, drifted: 0, applied: 1, failed: 0, skipped: 0 },
-    agents: { desk: { id: 'ag_1', config, configHash: `sha256:${'0'.repeat(64)}`, maskedPaths } },
-  };
+  return appliedRecord(at, workspace, { desk: { id: 'ag_1', config, configHash: `sha256:${'0'.repeat(64)}`, maskedPaths } });
 }
 
 describe('readTrustedSecrets', () => {
