@@ -2,10 +2,11 @@
 import { REDACTED } from '../secrets/redact.js';
 import { redactValue } from '../plan/redact.js';
 import { toJsonText } from '../util/printable.js';
+import type { Diagnostic } from '../manifest/types.js';
 import { hasDrift, type DriftedField, type DriftedResource, type DriftReport } from './types.js';
 
 /** Version of the JSON drift format. */
-export const DRIFT_JSON_FORMAT_VERSION = '1';
+export const DRIFT_JSON_FORMAT_VERSION = '1.1';
 
 function fieldJson(drifted: DriftedField, resource: DriftedResource) {
   const { field } = drifted;
@@ -43,6 +44,7 @@ export function driftToJson(report: DriftReport): Record<string, unknown> {
   };
 }
 
-export function renderDriftJson(report: DriftReport): string {
-  return `${toJsonText(driftToJson(report), 2)}\n`;
+/** `diagnostics`: the manifests' warnings met loading them, last, when there are any (as a JSON plan carries its own). */
+export function renderDriftJson(report: DriftReport, diagnostics: readonly Diagnostic[] = []): string {
+  return `${toJsonText(diagnostics.length > 0 ? { ...driftToJson(report), diagnostics } : driftToJson(report), 2)}\n`;
 }

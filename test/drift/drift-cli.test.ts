@@ -26,6 +26,7 @@ const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
 
 type Json = Record<string, unknown>;
 interface DriftJson {
+  format_version: string;
   drift: boolean;
   summary: { checked: number; outside: number; pending: number; both: number; unlabelled: number };
   resources: Array<{ address: string; class: string; healable: boolean; fields: Array<{ path: string; class: string; live: unknown; manifests: unknown }> }>;
@@ -261,6 +262,22 @@ describe('voxform drift', () => {
     const labelled = JSON.parse(expectCode(await p.cliInProcess(['drift', '--format', 'json'], rotated), 2).stdout) as DriftJson;
     expect(labelled.resources.map((r) => [r.address, r.class, r.healable])).toEqual([['agent.front-desk', 'outside', true]]);
   }, 120_000);
+
+  it("carries the manifests' warnings in its JSON, not as text on stderr, as a JSON plan does", async () => {
+    const p = await startProject();
+    expectCode(await p.cliInProcess(['apply', '--auto-approve']), 0);
+    // A warning (vars without a template) that does not stop the check.
+    const manifest = path.join(p.dir, 'voxform.yaml');
+    await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('    id: -OKdqbqetEcM4ak369ym\n', '    id: -OKdqbqetEcM4ak369ym\n    vars: { clinic: Acme }\n'));
+    const result = expectCode(await p.cliInProcess(['drift', '--format', 'json']), 0);
+    expect(result.stderr).toBe('');
+    const document = JSON.parse(result.stdout) as DriftJson & { diagnostics?: Array<{ severity: string; code: string; file: string }> };
+    validateDrift(document);
+    expect(document.format_version).toBe('1.1');
+    expect(document.diagnostics?.map(({ severity, code, file }) => ({ severity, code, file }))).toEqual([{ severity: 'warning', code: 'vars_without_template', file: 'voxform.yaml' }]);
+    // Text still lists it on stderr.
+    expect(expectCode(await p.cliInProcess(['drift']), 0).stderr).toContain('warning[vars_without_template]');
+  });
 
   it('says why a notification was not delivered (exit 1) without printing the URL\'s path; the JSON output is the error alone', async () => {
     const p = await startProject();

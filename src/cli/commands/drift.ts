@@ -19,6 +19,7 @@ import { hashValue } from '../../util/hash.js';
 import { applyOnTerminal } from '../apply-on-terminal.js';
 import type { CommandContext, Output } from '../context.js';
 import type { HistoryRecord, RecordSummary } from '../../history/types.js';
+import type { Diagnostic } from '../../manifest/types.js';
 import { wholeRecord, workspaceSummaries } from '../history-records.js';
 import { progressLine, readProgress } from '../progress.js';
 import { connectProject, connectService, deploySourceOf, loadDesiredState, planInputs, type ConnectedProject, type ProjectOptions } from '../project.js';
@@ -48,8 +49,8 @@ const EXIT_NO_DRIFT = 0;
 const EXIT_DRIFT = 2;
 
 /** `options`: the run's, so a note on another environment's apply names the plan and apply that settle it. */
-function renderDrift(report: DriftReport, format: DriftFormat, ctx: CommandContext, options: DriftCommandOptions): string {
-  if (format === 'json') return renderDriftJson(report);
+function renderDrift(report: DriftReport, format: DriftFormat, ctx: CommandContext, options: DriftCommandOptions, warnings?: readonly Diagnostic[]): string {
+  if (format === 'json') return renderDriftJson(report, warnings);
   const takeOver = takeOverCommands(options);
   if (format === 'markdown') return renderDriftMarkdown(report, { takeOver });
   return renderDriftText(report, { color: ctx.color, takeOver });
@@ -123,8 +124,8 @@ async function heal(run: DriftRun, project: ConnectedProject, report: DriftRepor
   return code !== 0 ? code : differsAfterHeal(report) ? EXIT_DRIFT : EXIT_NO_DRIFT;
 }
 
-/** One check, printed, posted and healed as asked. */
-async function checkOnce(run: DriftRun, project: ConnectedProject, format: DriftFormat): Promise<number> {
+/** One check, printed, posted and healed as asked; `warnings`: the manifests' warnings, for the JSON report to carry. */
+async function checkOnce(run: DriftRun, project: ConnectedProject, format: DriftFormat, warnings?: readonly Diagnostic[]): Promise<number> {
   const { ctx } = run;
   const status = progressLine(ctx);
   const report = await checkDrift({
@@ -134,7 +135,7 @@ async function checkOnce(run: DriftRun, project: ConnectedProject, format: Drift
   // Found, and posted, before the report is printed: a heal or notification that fails prints only the error (one JSON document).
   const healing = run.options.heal ? await prepareHeal(run, project, report) : undefined;
   await notify(run, report);
-  ctx.stdout.write(renderDrift(report, format, ctx, run.options));
+  ctx.stdout.write(renderDrift(report, format, ctx, run.options, warnings));
   if (!run.options.heal) return hasDrift(report) ? EXIT_DRIFT : EXIT_NO_DRIFT;
   // A JSON or Markdown report stays one document on stdout: the heal's plan and progress go to stderr.
   return heal(run, project, report, healing, format === 'text' ? ctx : { ...ctx, stdout: ctx.stderr });
@@ -271,7 +272,9 @@ export async function run(options: DriftCommandOptions, ctx: CommandContext, clo
   const lockTimeout = options.lockTimeout ?? 0;
   const timeoutMs = resolveTimeoutMs(options.timeout, ctx.env);
   const driftRun: DriftRun = { options, ctx, notifyUrl, timeoutMs, lockTimeout };
-  const checking = intervalMs === undefined ? checkOnce(driftRun, await connectProject(options, ctx), format) : watch(driftRun, intervalMs, format, clock);
+  // In JSON the manifests' warnings are a field of the report, not text on stderr, as a JSON plan's are (docs/drift.md).
+  const warnings: Diagnostic[] | undefined = format === 'json' ? [] : undefined;
+  const checking = intervalMs === undefined ? checkOnce(driftRun, await connectProject(options, ctx, { warnings }), format, warnings) : watch(driftRun, intervalMs, format, clock);
   // drift takes no --take-over: a refusal (of a heal's plan) names the plan and apply that do.
   return checking.catch((error: unknown) => {
     throw withTakeOverCommands(error, options, 'drift');
