@@ -130,7 +130,7 @@ export function errorFromBadAnswer(status: number, what: string, ctx: FailureCon
 }
 
 /** What to do when a request not safe to repeat may have got through: check before running it again. */
-function outcomeUnknownHint(ctx: FailureContext): string {
+export function outcomeUnknownHint(ctx: Pick<FailureContext, 'checkOutcome'>): string {
   return `Check before running it again, or it may be done twice: ${ctx.checkOutcome ?? 'the next `voxform plan` shows what the service holds now.'}`;
 }
 

@@ -1,12 +1,15 @@
 /**
  * Runs a plan's requests: each once those it depends on succeeded, at most `parallelism` at once, the
  * state updated after each success, dependents of a failure skipped. On the signal no write starts
- * any more; those in flight are waited for (at most `stopGraceMs`) and what reached the service stays recorded.
+ * any more; those in flight are waited for (at most `stopGraceMs`) and what reached the service stays
+ * recorded; one still unanswered then has an unknown outcome.
  */
 import type { DesiredState } from '../manifest/types.js';
 import type { LiveState } from '../plan/read-live.js';
 import type { Plan, PlannedRequest, RequestOperation, ResourceChange } from '../plan/types.js';
 import type { StateStore } from '../state/state-file.js';
+import { displayPath, outcomeUnknownHint } from '../api/errors.js';
+import { VoxformError } from '../errors.js';
 import { Semaphore } from '../util/semaphore.js';
 import type { ApplyClient } from './client.js';
 import { filledBody } from './fills.js';
@@ -26,6 +29,15 @@ function errorText(error: unknown): string {
 
 function isNotSent(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === 'api_not_sent';
+}
+
+/**
+ * A write sent whose answer the stop gave up waiting for: the service may have acted on it, and may
+ * yet, so it is never reported as not applied.
+ */
+function abandonedWrite(request: PlannedRequest): VoxformError {
+  const message = `${request.method} ${displayPath(request.path)} was sent, but the stop gave up waiting for its answer: the service may have acted on it.`;
+  return new VoxformError('api_outcome_unknown', message, { hint: outcomeUnknownHint({}) });
 }
 
 /** How long a stop waits for the requests in flight by default. */
@@ -49,8 +61,9 @@ export type ProgressEvent =
   | { type: 'stopping'; inFlight: number };
 
 /**
- * A change some of whose writes reached the service and the rest did not: one failed, or was skipped as
- * what it depends on did not apply, or the run stopped before it (not sent, or not answered within the wait).
+ * A change some of whose writes reached the service and the rest did not: one failed (or was left
+ * unanswered by a stop: `api_outcome_unknown`), or was skipped as what it depends on did not apply, or
+ * the run stopped before it was sent.
  */
 export interface PartlyApplied {
   address: string;
@@ -69,11 +82,11 @@ export interface ExecuteResult {
   applied: string[];
   /** Changes some of whose writes reached the service and others did not (a write that failed or was skipped, or a stop). */
   partlyApplied: PartlyApplied[];
-  /** Changes none of whose writes reached the service, one of them failing. */
+  /** Changes none of whose writes reached the service, one of them failing (or left unanswered by a stop: `api_outcome_unknown`). */
   failed: Array<{ address: string; error: unknown }>;
   /** Changes none of whose writes reached the service, because a change they depend on did not apply. */
   skipped: Array<{ address: string; because: string }>;
-  /** After a stop: changes none of whose writes reached the service (unanswered ones may yet land). */
+  /** After a stop: changes none of whose writes was accepted or left unanswered: the run stopped before them. */
   stopped: string[];
   /** Changes that reached the service but whose state write failed (the next plan compares them again). */
   unrecorded: string[];
@@ -169,6 +182,8 @@ class PlanRun {
   private readonly resources: DesiredIndex;
   private readonly requests = new Map<string, { request: PlannedRequest; change: ResourceChange }>();
   private readonly outcomes = new Map<string, Promise<RequestOutcome>>();
+  /** The outcome of each request once it settled. */
+  private readonly answered = new Map<string, RequestOutcome>();
   private readonly results = new Map<string, string>();
   private readonly settled = new Set<string>();
   /** Requests the service answered with success. */
@@ -339,7 +354,8 @@ class PlanRun {
     if (!outcome) {
       outcome = this.send(request, change);
       this.outcomes.set(request.id, outcome);
-      void outcome.then(() => {
+      void outcome.then((settled) => {
+        this.answered.set(request.id, settled);
         if (--this.unsettled === 0) this.options.store.flush();
       });
     }
@@ -445,17 +461,29 @@ class PlanRun {
     return withRefusedFilesHint(error, refused);
   }
 
-  /** The result: a change still waiting is filed under what its requests did so far, so no accepted write is lost. */
+  /**
+   * The result: a change still waiting is filed under what its requests did so far, so no accepted
+   * write is lost, and a write still unanswered is not applied only if it was never sent.
+   */
   finish(): ExecuteResult {
     this.closed = true;
     this.result.interrupted = this.options.signal?.aborted === true;
     for (const change of this.options.plan.changes) {
       if (this.settled.has(change.address)) continue;
-      const outcomes = change.requests.map((request): RequestOutcome => (this.succeededRequests.has(request.id) ? { status: 'done' } : { status: 'not_started' }));
+      const outcomes = change.requests.map((request) => this.outcomeSoFar(request));
       // Stored by the run's last write, made by its caller.
       void this.settleMark(change, outcomes);
       this.conclude(change, outcomes);
     }
     return this.result;
+  }
+
+  /** A request's outcome when the run reports: a write sent and unanswered by then has an unknown outcome (`abandonedWrite`). */
+  private outcomeSoFar(request: PlannedRequest): RequestOutcome {
+    if (this.succeededRequests.has(request.id)) return { status: 'done' };
+    const answered = this.answered.get(request.id);
+    if (answered) return answered;
+    if (this.sent.has(request.id) && request.operation !== 'read_agent') return { status: 'failed', error: abandonedWrite(request) };
+    return { status: 'not_started' };
   }
 }

@@ -360,6 +360,27 @@ describe('executePlan stopped while a write is on the wire', () => {
     expect(result.stopped).toEqual(['phone.+15550000001']);
     expect(result.warnings).toContain('agent.front: applied, but not read back after the stop; `voxform plan` shows what the service kept.');
   });
+
+  it('reports a write still unanswered when the stop stops waiting as outcome unknown, never as not applied', async () => {
+    const { desired, live, liveState, plan, store } = await setup();
+    const { client, calls } = fakeClient(live);
+    const update = heldRequest();
+    client.updateAgent = (id, body) => (calls.push(['updateAgent', id, body]), update.send());
+    const stop = new AbortController();
+    // No wait at all: the update is on the wire when the run reports, and the service answers it only after.
+    const running = executePlan({ plan, desired, live: liveState, client, store, parallelism: 2, signal: stop.signal, stopGraceMs: 0 });
+    await update.wasCalled;
+    stop.abort();
+    const result = await running;
+    update.answer();
+    expect(result.stopped).toEqual(['phone.+15550000001']);
+    expect(result.failed.map(({ address }) => address)).toEqual(['agent.front']);
+    expect(result.failed[0]?.error).toMatchObject({
+      code: 'api_outcome_unknown',
+      message: 'PUT /agents/a1 was sent, but the stop gave up waiting for its answer: the service may have acted on it.',
+      hint: expect.stringMatching(/^Check before running it again, or it may be done twice/),
+    });
+  });
 });
 
 /**
