@@ -25,6 +25,8 @@ interface MigrateOptions {
   command?: string | undefined;
   /** Said after that command line (that it holds `PASSWORD` in place of a database password). */
   commandNote?: string | undefined;
+  /** Added to the unlock command a refusal by the source's lock names: the `--state` the source was named with, as typed. */
+  sourceUnlockOptions?: string | undefined;
 }
 
 export async function migrateState(source: StateBackend, target: StateBackend, options: MigrateOptions): Promise<MigrateResult> {
@@ -64,7 +66,7 @@ export async function migrateState(source: StateBackend, target: StateBackend, o
   };
   stopIfAsked();
   for (const key of workspaces) {
-    await copyWorkspace(source, target, key);
+    await copyWorkspace(source, target, key, options);
     copied.workspaces++;
     stopIfAsked();
   }
@@ -94,10 +96,10 @@ function interrupted(source: StateBackend, target: StateBackend, copied: { works
   });
 }
 
-async function copyWorkspace(source: StateBackend, target: StateBackend, key: string): Promise<void> {
-  // migrate takes no --lock-timeout: a refusal says to migrate again, and the target's unlock names the target.
+async function copyWorkspace(source: StateBackend, target: StateBackend, key: string, options: MigrateOptions): Promise<void> {
+  // migrate takes no --lock-timeout: a refusal says to migrate again, and each unlock names its own backend.
   const lockOptions = { command: 'voxform state migrate', timeoutSeconds: 0, warn: () => undefined, waitAdvice: 'Wait for it to finish, then migrate again.' };
-  const sourceLock = await source.acquireLock(key, lockOptions);
+  const sourceLock = await source.acquireLock(key, { ...lockOptions, unlockOptions: options.sourceUnlockOptions });
   try {
     const targetLock = await target.acquireLock(key, { ...lockOptions, unlockOptions: `--state ${shellWord(target.pastable)}` });
     try {
