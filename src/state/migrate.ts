@@ -1,5 +1,6 @@
 /**
- * `voxform state migrate`: copies every workspace (under both backends' locks) and the whole ledger
+ * `voxform state migrate`: copies every workspace (under both backends' locks, every one of them
+ * checked free before the first write) and the whole ledger
  * (history records and test runs) to another backend, then reads the target back and compares.
  * Refuses an empty source, and a target holding anything unless `force`. A stop (`signal`) takes
  * effect between steps, so the step under way finishes and each side's state is known when it says so.
@@ -25,6 +26,8 @@ interface MigrateOptions {
   command?: string | undefined;
   /** Said after that command line (that it holds `PASSWORD` in place of a database password). */
   commandNote?: string | undefined;
+  /** Added to the unlock command a refusal by the source's lock names: the `--state` the source was named with, as typed. */
+  sourceUnlockOptions?: string | undefined;
 }
 
 export async function migrateState(source: StateBackend, target: StateBackend, options: MigrateOptions): Promise<MigrateResult> {
@@ -62,9 +65,12 @@ export async function migrateState(source: StateBackend, target: StateBackend, o
   const stopIfAsked = () => {
     if (options.signal?.aborted) throw interrupted(source, target, copied, options);
   };
+  // A lock held on any workspace refuses the migration before the target is written at all: a
+  // refusal midway would leave the target half-written, and the retry refused as not empty.
+  for (const key of workspaces) await underBothLocks(source, target, key, options, async () => undefined);
   stopIfAsked();
   for (const key of workspaces) {
-    await copyWorkspace(source, target, key);
+    await underBothLocks(source, target, key, options, () => copyWorkspace(source, target, key));
     copied.workspaces++;
     stopIfAsked();
   }
@@ -94,21 +100,26 @@ function interrupted(source: StateBackend, target: StateBackend, copied: { works
   });
 }
 
-async function copyWorkspace(source: StateBackend, target: StateBackend, key: string): Promise<void> {
-  // migrate takes no --lock-timeout: a refusal says to migrate again, and the target's unlock names the target.
+/** Runs `work` holding the workspace's lock on both sides; a lock another run holds refuses at once, naming its unlock. */
+async function underBothLocks(source: StateBackend, target: StateBackend, key: string, options: MigrateOptions, work: () => Promise<void>): Promise<void> {
+  // migrate takes no --lock-timeout: a refusal says to migrate again, and each unlock names its own backend.
   const lockOptions = { command: 'voxform state migrate', timeoutSeconds: 0, warn: () => undefined, waitAdvice: 'Wait for it to finish, then migrate again.' };
-  const sourceLock = await source.acquireLock(key, lockOptions);
+  const sourceLock = await source.acquireLock(key, { ...lockOptions, unlockOptions: options.sourceUnlockOptions });
   try {
     const targetLock = await target.acquireLock(key, { ...lockOptions, unlockOptions: `--state ${shellWord(target.pastable)}` });
     try {
-      const [from, to] = await Promise.all([source.readWorkspace(key), target.readWorkspace(key)]);
-      await target.writeWorkspace(key, from.workspace, to.serial);
+      await work();
     } finally {
       await targetLock.release();
     }
   } finally {
     await sourceLock.release();
   }
+}
+
+async function copyWorkspace(source: StateBackend, target: StateBackend, key: string): Promise<void> {
+  const [from, to] = await Promise.all([source.readWorkspace(key), target.readWorkspace(key)]);
+  await target.writeWorkspace(key, from.workspace, to.serial);
 }
 
 /** Reads the target back: every workspace, history record and test run must equal the source's. */

@@ -236,6 +236,25 @@ describe('voxform state (file backend)', () => {
     }
   });
 
+  it('a migration refused by the lock of a source named with --state prints the unlock command with that --state, which opens the lock when pasted', async () => {
+    project = await startExampleProject();
+    const p = project;
+    expect((await p.cliInProcess(['apply', '--auto-approve'])).code).toBe(0);
+    expect((await p.cliInProcess(['state', 'migrate', '--to', 'moved/state.json'])).code).toBe(0);
+    const lock = await acquireStateLock(path.join(p.dir, 'moved/state.json'), { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined });
+    try {
+      const refused = await p.cliInProcess(['state', 'migrate', '--state', 'moved/state.json', '--to', 'third/state.json']);
+      const unlock = `voxform state unlock --force ${lock.lockId} --state moved/state.json`;
+      expect(refused.stderr).toContain(`If no such run exists any more, run \`${unlock}\`.\n`);
+      expect(refused.code).toBe(1);
+      const pasted = await runPrinted(unlock, { cwd: p.dir, env: p.env });
+      expect(pasted.stdout).toContain(`Opened the lock ${lock.lockId} held by `);
+      expect(pasted.code).toBe(0);
+    } finally {
+      await lock.release();
+    }
+  });
+
   it('refuses to migrate from a source that holds nothing (a mistyped --state), writing nothing', async () => {
     project = await startExampleProject();
     const p = project;

@@ -24,18 +24,22 @@ afterEach(async () => {
 
 type Kind = 'file' | 'postgres';
 
-async function openNew(kind: Kind): Promise<StateBackend> {
-  let spec: string;
-  if (kind === 'file') {
-    const dir = await mkdtemp(path.join(tmpdir(), 'voxform-migrate-'));
-    cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    spec = path.join(dir, 'state.json');
-  } else {
-    spec = (await freshDatabase()).url;
-  }
+/** A new empty state of `kind`, as `--state` would name it. */
+async function newSpec(kind: Kind): Promise<string> {
+  if (kind === 'postgres') return (await freshDatabase()).url;
+  const dir = await mkdtemp(path.join(tmpdir(), 'voxform-migrate-'));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  return path.join(dir, 'state.json');
+}
+
+async function openSpec(spec: string): Promise<StateBackend> {
   const backend = await openStateSpec(spec, { cwd: repoRoot, registerSecret: () => undefined });
   cleanups.push(() => backend.close());
   return backend;
+}
+
+async function openNew(kind: Kind): Promise<StateBackend> {
+  return openSpec(await newSpec(kind));
 }
 
 function apply(workspace: string): Omit<HistoryRecord, 'id'> {
@@ -181,5 +185,27 @@ describe('state migrate stopped by Ctrl-C', () => {
       hint: `Run \`voxform state migrate --to ${target.pastable}\` to migrate.`,
     });
     expect(await target.listWorkspaces()).toEqual([]);
+  });
+});
+
+describe('state migrate refused by a lock another run holds', () => {
+  // A database locks each workspace on its own: the lock of the second one is met after the first was copied.
+  it.each(['source', 'target'] as const)('on the second workspace of the %s (a database): writes nothing to the target, so the same migration runs once the lock is free', async (held) => {
+    const sourceSpec = await newSpec(held === 'source' ? 'postgres' : 'file');
+    const targetSpec = await newSpec(held === 'target' ? 'postgres' : 'file');
+    const [source, target] = [await openSpec(sourceSpec), await openSpec(targetSpec)];
+    for (const key of [WORKSPACE, 'staging@local']) await (await StateStore.open(source, key, 'key')).update((ws) => (ws.credentials['credential.c'] = { fingerprint: 'sha256:c' }));
+    await source.history.append(apply(WORKSPACE));
+    const otherRun = await openSpec(held === 'source' ? sourceSpec : targetSpec);
+    const lock = await otherRun.acquireLock('staging@local', { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined });
+    // A database lists a workspace locked by its first apply: without --force that target is refused as not empty.
+    const force = held === 'target';
+    const error = await migrateState(source, target, { force }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'state_locked', message: expect.stringContaining('The workspace staging@local is locked by ') });
+    for (const key of [WORKSPACE, 'staging@local']) expect((await target.readWorkspace(key)).exists, key).toBe(false);
+    expect(await target.exportHistory()).toEqual([]);
+    await lock.release();
+    const migrated = await migrateState(source, target, { force });
+    expect([...migrated.workspaces].sort()).toEqual([WORKSPACE, 'staging@local']);
   });
 });

@@ -108,12 +108,12 @@ export async function unlock(options: StateCommandOptions, ctx: CommandContext):
   return 0;
 }
 
-/** This migration as a command line to paste (without --force), the options as typed, a database password as PASSWORD. */
-function migrateCommand(options: StateCommandOptions & { to: string }): { command: string; commandNote: string | undefined } {
+/** This migration as a command line to paste (without --force), and the `--state` an unlock of the source's lock needs: the options as typed, a database password as PASSWORD. */
+function migrateCommand(options: StateCommandOptions & { to: string }): { command: string; commandNote: string | undefined; sourceUnlockOptions: string | undefined } {
   const specs = [options.state, options.to].filter((spec): spec is string => spec !== undefined);
   const command = ['voxform state migrate', ...stateFlags(options), '--to', shellWord(pastableStateSpec(options.to))].join(' ');
   const password = specs.some((spec) => pastableStateSpec(spec) !== spec);
-  return { command, commandNote: password ? ' (with the database password in place of PASSWORD)' : undefined };
+  return { command, commandNote: password ? ' (with the database password in place of PASSWORD)' : undefined, sourceUnlockOptions: stateFlags(options).join(' ') || undefined };
 }
 
 export async function migrate(options: StateCommandOptions, ctx: CommandContext): Promise<number> {
