@@ -229,21 +229,26 @@ export function createClient(options: ClientOptions): ApiClient {
 }
 
 class ServiceClient implements ApiClient {
+  /** A private field: the API key stays out of `console.log` and `JSON.stringify` of the client. */
+  readonly #apiKey: string;
+
   constructor(
     readonly baseUrl: string,
     private readonly requester: Requester,
-    private readonly apiKey: string,
+    apiKey: string,
     private readonly maxUploadBytes: number,
     readonly maxInFlight: number,
     private readonly onAnswer: ((answer: unknown) => void) | undefined,
-  ) {}
+  ) {
+    this.#apiKey = apiKey;
+  }
 
   withSignal(signal: AbortSignal): ApiClient {
-    return new ServiceClient(this.baseUrl, this.requester.withSignal(signal), this.apiKey, this.maxUploadBytes, this.maxInFlight, this.onAnswer);
+    return new ServiceClient(this.baseUrl, this.requester.withSignal(signal), this.#apiKey, this.maxUploadBytes, this.maxInFlight, this.onAnswer);
   }
 
   withOnSent(onSent: () => void): ApiClient {
-    return new ServiceClient(this.baseUrl, this.requester.withOnSent(onSent), this.apiKey, this.maxUploadBytes, this.maxInFlight, this.onAnswer);
+    return new ServiceClient(this.baseUrl, this.requester.withOnSent(onSent), this.#apiKey, this.maxUploadBytes, this.maxInFlight, this.onAnswer);
   }
 
   async createApiKey(body: CreateApiKeyRequest): Promise<CreatedApiKey> {
@@ -480,7 +485,7 @@ class ServiceClient implements ApiClient {
   }
 
   private context(method: string, path: string): FailureContext {
-    return { method, path, attempts: 1, secret: this.apiKey, redact: this.requester.redact };
+    return { method, path, attempts: 1, secret: this.#apiKey, redact: this.requester.redact };
   }
 }
 

@@ -93,30 +93,33 @@ export interface Exchange {
 export class Requester {
   private readonly origin: string;
   private readonly prefix: string;
+  /** A private field: the API key in it stays out of `console.log` and `JSON.stringify` of the client. */
+  readonly #options: RequesterOptions;
 
-  constructor(private readonly options: RequesterOptions) {
+  constructor(options: RequesterOptions) {
+    this.#options = options;
     const url = new URL(options.baseUrl);
     this.origin = url.origin;
     this.prefix = url.pathname.replace(/\/+$/, '');
   }
 
   get transport(): HttpTransport {
-    return this.options.transport;
+    return this.#options.transport;
   }
 
   /** The caller's scrub of its other secrets, for errors the client makes of answers itself. */
   get redact(): ((text: string) => string) | undefined {
-    return this.options.redact;
+    return this.#options.redact;
   }
 
   /** The same requester, whose requests `signal` withdraws while they wait for a slot (and stops retrying). */
   withSignal(signal: AbortSignal): Requester {
-    return new Requester({ ...this.options, signal: unlimitedListeners(signal) });
+    return new Requester({ ...this.#options, signal: unlimitedListeners(signal) });
   }
 
   /** The same requester, telling `onSent` as each attempt of its requests leaves the queue for the wire. */
   withOnSent(onSent: () => void): Requester {
-    return new Requester({ ...this.options, onSent });
+    return new Requester({ ...this.#options, onSent });
   }
 
   /** Sends with retries; resolves to a 2xx answer (body read whole), or throws an `ApiError`. */
@@ -154,22 +157,22 @@ export class Requester {
   private async attempts(exchange: Exchange, streaming: boolean): Promise<HttpResponse | HttpStreamResponse | undefined> {
     const target = this.target(exchange);
     const json = exchange.json === undefined ? undefined : JSON.stringify(exchange.json);
-    const maxAttempts = this.options.retries + 1;
-    const transport = this.options.transport;
-    let timeLeftMs = this.options.timeoutMs;
+    const maxAttempts = this.#options.retries + 1;
+    const transport = this.#options.transport;
+    let timeLeftMs = this.#options.timeoutMs;
     for (let attempt = 1; ; attempt++) {
       const request = this.buildRequest(exchange, target, json, timeLeftMs);
       let sentAt: number | undefined;
       let ended: (() => void) | undefined;
       request.onDispatch = (atMs) => {
         sentAt = atMs;
-        this.options.onSent?.();
-        if (exchange.retry === 'refused-only') ended = this.options.onWriteSent?.(() => this.transportError('interrupted', exchange, target, attempt, undefined, true));
+        this.#options.onSent?.();
+        if (exchange.retry === 'refused-only') ended = this.#options.onWriteSent?.(() => this.transportError('interrupted', exchange, target, attempt, undefined, true));
       };
       const event: RequestEvent = { method: exchange.method, path: target.displayPath, attempt };
-      this.options.onRequest?.(event);
+      this.#options.onRequest?.(event);
       // Debug lines are built only when someone reads them: this loop is the hot path of 500-agent plans.
-      if (this.options.debug) this.log(`→ ${exchange.method} ${target.logUrl} (attempt ${attempt}${streaming ? ', streaming' : ''}) ${this.describeHeaders(request.headers)}`);
+      if (this.#options.debug) this.log(`→ ${exchange.method} ${target.logUrl} (attempt ${attempt}${streaming ? ', streaming' : ''}) ${this.describeHeaders(request.headers)}`);
       const started = performance.now();
       let response: HttpResponse | HttpStreamResponse | undefined;
       let failure: unknown;
@@ -187,15 +190,15 @@ export class Requester {
 
       if (response) {
         // Written out rather than spread from `event`: a spread costs microseconds, on every attempt.
-        this.options.onResponse?.({ method: event.method, path: event.path, attempt, status: response.status, durationMs });
-        if (this.options.debug) {
+        this.#options.onResponse?.({ method: event.method, path: event.path, attempt, status: response.status, durationMs });
+        if (this.#options.debug) {
           const size = typeof response.body === 'string' ? ` (${Buffer.byteLength(response.body)} bytes)` : '';
           this.log(`← ${response.status} ${exchange.method} ${target.logUrl} in ${durationMs} ms${size}`);
         }
         if (response.status >= 200 && response.status < 300) return response;
         const body = typeof response.body === 'string' ? response.body : await readBodyText(response.body);
         if (mayRetry && shouldRetry(exchange.retry, { status: response.status })) {
-          const retryAfterMs = parseRetryAfter(response.headers['retry-after'], Date.now(), this.options.backoff.maxRetryAfterMs);
+          const retryAfterMs = parseRetryAfter(response.headers['retry-after'], Date.now(), this.#options.backoff.maxRetryAfterMs);
           if (await this.pause(exchange, event, `${response.status} ${STATUS_CODES[response.status] ?? ''}`.trim(), response.status, retryAfterMs)) return undefined;
           continue;
         }
@@ -206,8 +209,8 @@ export class Requester {
 
       const kind = failureKind(failure);
       const code = kind === 'timeout' ? 'timeout' : (errorCode(failure) ?? 'error');
-      this.options.onResponse?.({ method: event.method, path: event.path, attempt, status: undefined, durationMs, failure: code });
-      if (this.options.debug) this.log(`✗ ${exchange.method} ${target.logUrl} after ${durationMs} ms: ${kind === 'timeout' ? 'timeout' : transportReason(failure)}`);
+      this.#options.onResponse?.({ method: event.method, path: event.path, attempt, status: undefined, durationMs, failure: code });
+      if (this.#options.debug) this.log(`✗ ${exchange.method} ${target.logUrl} after ${durationMs} ms: ${kind === 'timeout' ? 'timeout' : transportReason(failure)}`);
       if (kind === undefined) throw failure; // a bug or a local problem (a file read), not the network
       // A time-out is not retried: the attempt was given all the time that was left.
       if (mayRetry && kind === 'connection' && shouldRetry(exchange.retry, { error: failure })) {
@@ -234,20 +237,20 @@ export class Requester {
       ...this.failureContext(exchange, target, attempts),
       mayHaveActed: mayHaveActedOnIt,
       origin: target.origin,
-      timeoutMs: this.options.timeoutMs,
-      maxResponseBytes: this.options.transport.maxResponseBytes,
+      timeoutMs: this.#options.timeoutMs,
+      maxResponseBytes: this.#options.transport.maxResponseBytes,
       cause,
     });
   }
 
   /** Writes a debug line, scrubbed of the key whatever it holds (callers check `debug` first on hot paths). */
   log(line: string): void {
-    if (this.options.debug) this.options.debug(`[voxform api] ${scrub(line, this.options.apiKey)}`);
+    if (this.#options.debug) this.#options.debug(`[voxform api] ${scrub(line, this.#options.apiKey)}`);
   }
 
   private async pause(exchange: Exchange, event: RequestEvent, reason: string, status: number | undefined, retryAfterMs: number | undefined): Promise<boolean> {
-    const delayMs = retryAfterMs ?? backoffDelay(event.attempt, this.options.backoff, this.options.random);
-    this.options.onRetry?.({ ...event, reason, status, delayMs, retryAfterMs });
+    const delayMs = retryAfterMs ?? backoffDelay(event.attempt, this.#options.backoff, this.#options.random);
+    this.#options.onRetry?.({ ...event, reason, status, delayMs, retryAfterMs });
     this.log(`↻ ${event.method} ${event.path}: ${reason}; attempt ${event.attempt + 1} in ${delayMs} ms${retryAfterMs === undefined ? '' : ' (Retry-After)'}`);
     const stopped = await this.waitToRetry(delayMs);
     if (stopped) throw this.transportError(stopped, exchange, this.target(exchange), event.attempt, reason);
@@ -264,10 +267,10 @@ export class Requester {
    * not on the wire, so a stop has nothing to wait for.
    */
   private async waitToRetry(delayMs: number): Promise<'not_retried' | 'interrupted' | undefined> {
-    const destroyed = this.options.transport.stopped;
-    const stop = this.options.signal ? AbortSignal.any([this.options.signal, destroyed]) : destroyed;
+    const destroyed = this.#options.transport.stopped;
+    const stop = this.#options.signal ? AbortSignal.any([this.#options.signal, destroyed]) : destroyed;
     if (!stop.aborted) {
-      await this.options.sleep(delayMs, stop).catch((error: unknown) => {
+      await this.#options.sleep(delayMs, stop).catch((error: unknown) => {
         if (!stop.aborted) throw error;
       });
     }
@@ -287,8 +290,8 @@ export class Requester {
   }
 
   private buildRequest(exchange: Exchange, target: { origin: string; path: string }, json: string | undefined, timeLeftMs: number): HttpRequest {
-    const headers: Record<string, string> = { 'user-agent': this.options.userAgent, accept: exchange.accept ?? 'application/json' };
-    if (!exchange.absoluteUrl) headers.authorization = this.options.apiKey;
+    const headers: Record<string, string> = { 'user-agent': this.#options.userAgent, accept: exchange.accept ?? 'application/json' };
+    if (!exchange.absoluteUrl) headers.authorization = this.#options.apiKey;
     let body: HttpRequest['body'];
     if (json !== undefined) {
       headers['content-type'] = 'application/json';
@@ -299,7 +302,7 @@ export class Requester {
       body = built.body;
     }
     // undici reads a time-out of 0 as "none".
-    return { origin: target.origin, path: target.path, method: exchange.method, headers, body, timeoutMs: Math.max(1, Math.ceil(timeLeftMs)), signal: this.options.signal, ahead: exchange.ahead };
+    return { origin: target.origin, path: target.path, method: exchange.method, headers, body, timeoutMs: Math.max(1, Math.ceil(timeLeftMs)), signal: this.#options.signal, ahead: exchange.ahead };
   }
 
   private describeHeaders(headers: Record<string, string>): string {
@@ -312,8 +315,8 @@ export class Requester {
       method: exchange.method,
       path: target.displayPath,
       attempts,
-      secret: this.options.apiKey,
-      redact: this.options.redact,
+      secret: this.#options.apiKey,
+      redact: this.#options.redact,
       notFoundHint: exchange.notFoundHint,
       checkOutcome: exchange.checkOutcome,
     };

@@ -6,6 +6,7 @@
  */
 import type { SourceLocation } from '../errors.js';
 import type { DesiredState } from '../manifest/types.js';
+import { SecretRegistry } from '../secrets/redact.js';
 import { RegexTimeBudget } from '../util/safe-regex.js';
 import { compileCustomRule } from './custom-rules.js';
 import { operatorRules, type OperatorPack } from './operator-packs.js';
@@ -31,16 +32,18 @@ export const SECTION_RULES: readonly RuleStatus[] = [
 
 const SECTION_HINTS: Record<string, string> = Object.fromEntries(SECTION_RULES.map((rule) => [rule.id, rule.hint]));
 
-/** The rule set and each rule's level, with where it was set; team-rule problems as hits. */
+/** The rule set and each rule's level, with where it was set; team-rule problems as hits. `desired.secrets`: hidden in what a pack's check throws. */
 export async function resolveRules(
-  desired: Pick<DesiredState, 'policy' | 'files'>,
+  desired: Pick<DesiredState, 'policy' | 'files'> & { secrets?: readonly string[] },
   options: { packs?: readonly OperatorPack[] | undefined; fallback: SourceLocation },
 ): Promise<{ section: PolicySection; rules: Array<{ rule: PolicyRule; status: RuleStatus }>; problems: RuleHit[] }> {
   const section = readPolicySection(desired.policy, options.fallback);
   const problems: RuleHit[] = [];
   const rules: Array<{ rule: PolicyRule; source: RuleStatus['source'] }> = BUILT_IN_RULES.map((rule) => ({ rule, source: { kind: 'default' } }));
   const taken = new Set(rules.map(({ rule }) => rule.id));
-  for (const { pack, rule } of operatorRules(options.packs ?? [], taken)) rules.push({ rule, source: { kind: 'operator', pack } });
+  const secrets = new SecretRegistry();
+  for (const value of desired.secrets ?? []) secrets.add(value);
+  for (const { pack, rule } of operatorRules(options.packs ?? [], taken, (text) => secrets.redact(text))) rules.push({ rule, source: { kind: 'operator', pack } });
   const regexBudget = new RegexTimeBudget();
   for (const spec of section.custom) {
     if (taken.has(spec.id)) {

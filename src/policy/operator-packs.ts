@@ -11,6 +11,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { VoxformError } from '../errors.js';
 import { findProjectRoot, isInside, realFolder } from '../project-files/guarded-read.js';
+import { keepText, type Redact } from '../secrets/redact.js';
 import { POLICY_LEVELS, type PolicyRule, type PolicySubject, type RuleHit } from './types.js';
 
 export const POLICY_PACKS_VARIABLE = 'VOXFORM_POLICY_PACKS';
@@ -37,11 +38,10 @@ function originOf(pack: OperatorPack): string {
 }
 
 /** `origin`: where the pack came from (originOf). */
-function refuse(pack: string, origin: string, why: string, more: { rule?: string; hint?: string; cause?: unknown } = {}): never {
+function refuse(pack: string, origin: string, why: string, more: { rule?: string; hint?: string } = {}): never {
   throw new VoxformError('policy_pack_invalid', `policy pack ${pack} (${origin}) ${why}.`, {
     hint: more.hint ?? PACK_SHAPE,
     details: { pack, rule: more.rule ?? null },
-    cause: more.cause,
   });
 }
 
@@ -69,7 +69,7 @@ function findingFault(value: unknown): string | undefined {
   return undefined;
 }
 
-/** A thrown value as a sentence: its message (operator text, printed through the run's redacting output). */
+/** A thrown value as a sentence: its message (operator text; a check may quote a secret it read, which `redact` hides). */
 function thrownText(error: unknown): string {
   try {
     return error instanceof Error ? error.message : String(error);
@@ -88,9 +88,10 @@ function valueKind(value: unknown): string {
 /**
  * A pack rule whose check is held to the rule shape: a check that throws, or returns anything but a
  * list of findings, stops the run with policy_pack_invalid naming the pack and the rule — the fault
- * is the pack's, not voxform's.
+ * is the pack's, not voxform's. A library caller prints the error with no last scrub as the CLI's
+ * output has: what the check threw is redacted here, and the thrown value, unredacted, is not kept.
  */
-function guardedRule(pack: string, origin: string, rule: PolicyRule): PolicyRule {
+function guardedRule(pack: string, origin: string, rule: PolicyRule, redact: Redact): PolicyRule {
   return {
     ...rule,
     async check(subject: PolicySubject): Promise<RuleHit[]> {
@@ -98,7 +99,7 @@ function guardedRule(pack: string, origin: string, rule: PolicyRule): PolicyRule
       try {
         hits = await rule.check(subject);
       } catch (error) {
-        refuse(pack, origin, `has rule "${rule.id}" whose check threw: ${thrownText(error)}`, { rule: rule.id, hint: `Fix the rule's check function; ${FINDING_SHAPE}`, cause: error });
+        refuse(pack, origin, `has rule "${rule.id}" whose check threw: ${redact(thrownText(error))}`, { rule: rule.id, hint: `Fix the rule's check function; ${FINDING_SHAPE}` });
       }
       if (!Array.isArray(hits)) {
         refuse(pack, origin, `has rule "${rule.id}" whose check returned ${valueKind(hits)}, not a list of findings`, { rule: rule.id, hint: FINDING_SHAPE });
@@ -115,9 +116,9 @@ function guardedRule(pack: string, origin: string, rule: PolicyRule): PolicyRule
 /**
  * The packs' rules, in order, each check guarded (guardedRule); `taken`: the ids of the rules
  * before them, to which each pack rule's id is added. A rule whose id another rule has (a built-in
- * rule's, another pack's) is refused, never silently dropped.
+ * rule's, another pack's) is refused, never silently dropped. `redact` hides the run's secrets in what a check throws.
  */
-export function operatorRules(packs: readonly OperatorPack[], taken: Set<string>): Array<{ pack: string; rule: PolicyRule }> {
+export function operatorRules(packs: readonly OperatorPack[], taken: Set<string>, redact: Redact = keepText): Array<{ pack: string; rule: PolicyRule }> {
   const owners = new Map<string, string>();
   const rules: Array<{ pack: string; rule: PolicyRule }> = [];
   for (const pack of packs) {
@@ -129,7 +130,7 @@ export function operatorRules(packs: readonly OperatorPack[], taken: Set<string>
       }
       taken.add(rule.id);
       owners.set(rule.id, pack.name);
-      rules.push({ pack: pack.name, rule: guardedRule(pack.name, originOf(pack), rule) });
+      rules.push({ pack: pack.name, rule: guardedRule(pack.name, originOf(pack), rule, redact) });
     }
   }
   return rules;

@@ -1,6 +1,7 @@
 /** The manifest's policy section: levels, waivers (with an injected day), team rules, operator packs. */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { RegexTimeBudget } from '../../src/util/safe-regex.js';
 import { compileCustomRule } from '../../src/policy/custom-rules.js';
@@ -8,6 +9,7 @@ import { evaluatePolicy } from '../../src/policy/evaluate.js';
 import { loadOperatorPacks, POLICY_PACKS_VARIABLE } from '../../src/policy/operator-packs.js';
 import { readPolicySection } from '../../src/policy/section.js';
 import { createTokenCounter } from '../../src/policy/tokens.js';
+import type { PolicySubject } from '../../src/policy/types.js';
 import { isVoxformError } from '../../src/errors.js';
 import { loadManifests } from '../../src/manifest/index.js';
 import { repoRoot, useTempDirs } from '../helpers/cli.js';
@@ -272,13 +274,28 @@ describe('operator rule packs', () => {
 });
 
 describe('packs a library caller passes (evaluatePolicy packs)', () => {
-  const pack = (name: string, id: string, check: () => unknown) => ({ name, rules: [{ id, area: 'operator' as const, level: 'mandatory' as const, summary: id, hint: '', check: check as never }] });
+  const pack = (name: string, id: string, check: (subject: PolicySubject) => unknown) => ({ name, rules: [{ id, area: 'operator' as const, level: 'mandatory' as const, summary: id, hint: '', check: check as never }] });
 
   it('are refused in words naming the option they came in, never VOXFORM_POLICY_PACKS, which the caller did not set', async () => {
     const state = await loadState(await tempDir({ 'voxform.yaml': oneAgent('first_message: Hi.') }));
     const messageOf = (packs: ReturnType<typeof pack>[]) => evaluatePolicy(state, { now: () => TODAY, packs }).then(() => 'no error', (e: unknown) => (isVoxformError(e) ? `${e.code}: ${e.message}` : String(e)));
     expect(await messageOf([pack('mine', 'acme-throws', () => { throw new Error('boom'); })])).toBe('policy_pack_invalid: policy pack mine (given in the `packs` option) has rule "acme-throws" whose check threw: boom.');
     expect(await messageOf([pack('mine', 'pii-phone-number', () => [])])).toBe('policy_pack_invalid: policy pack mine (given in the `packs` option) has rule "pii-phone-number", the id of a built-in rule.');
+  });
+
+  it("hide the manifest's secrets in what a check threw: a library caller's error has no last scrub", async () => {
+    // Short enough that the engine's JSON.parse error quotes it whole (a longer text it cuts after 10 characters).
+    const hookToken = 'PLANTEDHOOK4417';
+    const manifest = oneAgent('session_data_webhook: { url: "https://hooks.example.com/end", headers: { x-hook-token: "${env:HOOK_TOKEN}" } }');
+    const state = await loadState(await tempDir({ 'voxform.yaml': manifest }), { HOOK_TOKEN: hookToken });
+    const parseHookToken = ({ desired }: PolicySubject) => {
+      const webhook = desired.agents.get('a')?.config.session_data_webhook as { headers: Record<string, string> };
+      return JSON.parse(webhook.headers['x-hook-token'] ?? '') as unknown;
+    };
+    const error = await evaluatePolicy(state, { now: () => TODAY, packs: [pack('mine', 'acme-hook-json', parseHookToken)] }).catch((e: unknown) => e);
+    expect(isVoxformError(error) && error.code).toBe('policy_pack_invalid');
+    expect(isVoxformError(error) && error.message).toMatch(/^policy pack mine \(given in the `packs` option\) has rule "acme-hook-json" whose check threw: .*\(sensitive\)/);
+    expect(inspect(error, { depth: 10 })).not.toContain(hookToken);
   });
 
   it('are named by VOXFORM_POLICY_PACKS when that is where they came from', async () => {

@@ -96,9 +96,10 @@ describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
   });
 
   it('refuses a stale writer (compare-and-set on the serial) and keeps what the other wrote', async () => {
-    const backend = await open(await spec());
+    const where = await spec();
+    const backend = await open(where);
     const first = await StateStore.open(backend, WORKSPACE, 'key');
-    const stale = await StateStore.open(await open(backend.kind === 'file' ? (backend as unknown as { file: string }).file : await reopenSpec(backend)), WORKSPACE, 'key');
+    const stale = await StateStore.open(await open(where), WORKSPACE, 'key');
     await first.update((ws) => (ws.credentials['credential.first'] = { fingerprint: 'sha256:first' }));
     await expect(stale.update((ws) => (ws.credentials['credential.stale'] = { fingerprint: 'sha256:stale' }))).rejects.toMatchObject({ code: 'state_conflict' });
     const stored = await backend.readWorkspace(WORKSPACE);
@@ -355,11 +356,6 @@ async function openAsOlderVoxform(where: string, lockId: string): Promise<void> 
   } finally {
     await client.end();
   }
-}
-
-/** The same database as `backend`, through a second backend (a second run). */
-async function reopenSpec(backend: StateBackend): Promise<string> {
-  return (backend as unknown as { url: { connectionString: string } }).url.connectionString;
 }
 
 describe('the PostgreSQL backend', () => {

@@ -61,7 +61,11 @@ export class PostgresStateBackend implements StateBackend {
   /** The socket of a connection still being made: ended at once on Ctrl-C or close, never waited for. */
   private connecting: Socket | undefined;
 
-  constructor(private readonly url: StateUrl) {
+  /** A private field: the connection string and its password stay out of `console.log` and `JSON.stringify` of the backend. */
+  readonly #url: StateUrl;
+
+  constructor(url: StateUrl) {
+    this.#url = url;
     this.display = url.display;
     this.pastable = url.pastable;
     this.history = new PostgresHistoryStore(() => this.runConnection('read'), (step) => this.run(step), () => this.runConnection('write'));
@@ -308,7 +312,7 @@ export class PostgresStateBackend implements StateBackend {
    * error ("client password must be a string"), which tells the operator nothing.
    */
   private passwordMissing(error: unknown): VoxformError | undefined {
-    if (this.url.hasPassword || process.env.PGPASSWORD) return undefined;
+    if (this.#url.hasPassword || process.env.PGPASSWORD) return undefined;
     const message = error instanceof Error ? error.message : String(error);
     if (!(error instanceof TypeError) && !/password must be a string/i.test(message)) return undefined;
     return new VoxformError('state_password_missing', `The state database ${this.display} asks for a password, and none was given.`, {
@@ -333,7 +337,7 @@ export class PostgresStateBackend implements StateBackend {
   private clientConfig(): pg.ClientConfig {
     // The socket is made here so that a connection being made can be ended (`abandonConnecting`).
     const stream = () => (this.connecting = new Socket());
-    return { connectionString: this.url.connectionString, stream, keepAlive: true, keepAliveInitialDelayMillis: 10_000, connectionTimeoutMillis: 15_000, application_name: 'voxform' };
+    return { connectionString: this.#url.connectionString, stream, keepAlive: true, keepAliveInitialDelayMillis: 10_000, connectionTimeoutMillis: 15_000, application_name: 'voxform' };
   }
 
   /** Runs a database step; a driver or server error becomes a `state_backend_failed` that names the database without its password. */
