@@ -40,6 +40,7 @@ export const COMMAND_ERROR_CODES = [
   'file_unreadable',
   'file_unwritable',
   'fmt_unsafe',
+  'history_record_invalid',
   'history_record_too_large',
   'history_ref_ambiguous',
   'history_ref_unknown',

@@ -39,6 +39,7 @@ import { inspectUploadFile, multipartBody, storageFailure } from './upload.js';
 import { MAX_KNOWLEDGE_FILE_BYTES } from '../project-files/limits.js';
 import { isPlainObject, splitTopLevelNulls } from '../util/json-object.js';
 import { sleepUnlessAborted } from '../util/sleep.js';
+import { headerValue } from '../util/env-header.js';
 import { voxformVersion } from '../version.js';
 
 export interface ClientOptions {
@@ -46,7 +47,7 @@ export interface ClientOptions {
   baseUrl?: string;
   /** `us` (default) or `eu`: the regional gateway, when no `baseUrl` is given. */
   region?: 'us' | 'eu';
-  /** The private key, sent raw in the `authorization` header and nowhere else. */
+  /** The private key, sent raw in the `authorization` header and nowhere else; trimmed and checked as the CLI's `VOXFORM_API_KEY` (`env_header_invalid`). */
   apiKey: string;
   /** Scrubs the caller's other secrets from what the service echoes, before a message shortens it. */
   redact?: (text: string) => string;
@@ -194,9 +195,11 @@ export interface ApiClient {
 /** How to see whether a call whose answer was lost was started. */
 const CHECK_CALLS = '`voxform logs` lists the calls the service started.';
 
-/** Builds a client; throws `base_url_invalid` / `region_invalid` for a bad base URL or region. */
+/** Builds a client; throws `base_url_invalid` / `region_invalid` for a bad base URL or region, `env_header_invalid` for a key a header cannot carry. */
 export function createClient(options: ClientOptions): ApiClient {
-  if (typeof options.apiKey !== 'string' || options.apiKey === '') {
+  // The CLI's rule for VOXFORM_API_KEY: a key read from a file with its line break works here too.
+  const apiKey = typeof options.apiKey === 'string' ? headerValue(options.apiKey, 'apiKey') : undefined;
+  if (apiKey === undefined) {
     throw new VoxformError('api_key_missing', 'No API key was given to the client.', { hint: 'Pass apiKey, the private key of the account (the CLI reads it from VOXFORM_API_KEY).' });
   }
   const baseUrl = resolveBaseUrl({ baseUrl: options.baseUrl, region: options.region });
@@ -211,7 +214,7 @@ export function createClient(options: ClientOptions): ApiClient {
   const requester = new Requester({
     transport,
     baseUrl,
-    apiKey: options.apiKey,
+    apiKey,
     timeoutMs,
     retries: nonNegative('retries', options.retries ?? 4),
     backoff: options.backoff ?? {},
@@ -225,7 +228,7 @@ export function createClient(options: ClientOptions): ApiClient {
     sleep: options.sleep ?? sleepUnlessAborted,
     random: options.random ?? Math.random,
   });
-  return new ServiceClient(baseUrl, requester, options.apiKey, options.maxUploadBytes ?? MAX_KNOWLEDGE_FILE_BYTES, maxInFlight, options.onAnswer);
+  return new ServiceClient(baseUrl, requester, apiKey, options.maxUploadBytes ?? MAX_KNOWLEDGE_FILE_BYTES, maxInFlight, options.onAnswer);
 }
 
 class ServiceClient implements ApiClient {

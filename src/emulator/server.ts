@@ -28,7 +28,7 @@ import { SessionManager } from './sessions.js';
 import { EmulatorStore } from './store.js';
 import type { EmulatorControl, EmulatorOptions, EmulatorSeed, FaultRule, RequestLogEntry, RunningEmulator, WebhookDelivery } from './types.js';
 import { checkBody, missingHeader, readQuery, ValidationFailure, type ValidationDetail } from './validation.js';
-import { WebhookSender } from './webhooks.js';
+import { WebhookSender, webhookPolicy } from './webhooks.js';
 import { WEBHOOK_BUDGET_MS } from '../webhooks/budget.js';
 import { parseRequestTarget } from '../util/request-target.js';
 import { describeWriteFailure } from '../util/atomic-write.js';
@@ -124,7 +124,7 @@ class Emulator implements ControlHost {
   ) {
     this.log = options.quiet === false ? (options.log ?? ((line) => void process.stderr.write(`${line}\n`))) : undefined;
     const requestLog = new RequestLog(options.requestLogLimit ?? 2000, this.log ? (d) => this.logDelivery(d) : undefined);
-    const webhooks = new WebhookSender(options.webhookTimeoutMs ?? WEBHOOK_BUDGET_MS, options.webhooks ?? 'all');
+    const webhooks = new WebhookSender(options.webhookTimeoutMs ?? WEBHOOK_BUDGET_MS, webhookPolicy(options.webhooks));
     const faults = new FaultInjector(options.faultSeed);
     this.initialFaults = optionFaultRules(options);
     faults.set({ rules: this.initialFaults });
@@ -376,6 +376,7 @@ class Emulator implements ControlHost {
 
 /** Starts an emulator; resolves once it listens. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const webhooks = webhookPolicy(options.webhooks); // before anything is created or read
   const initialSeed = await resolveSeed(options.seed);
   const store = new EmulatorStore(options.dataFile, {
     shared: options.sharedDataFile === true,
@@ -391,7 +392,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     if (created) loadSeedIntoStore(store, initialSeed);
   }
   // The model's client is slow to load: only for an emulator told to use one (never `--local`).
-  const agentPlayer = options.llm ? new (await import('./llm-agent.js')).LlmAgent(options.llm, options.webhooks ?? 'all') : undefined;
+  const agentPlayer = options.llm ? new (await import('./llm-agent.js')).LlmAgent(options.llm, webhooks) : undefined;
   const emulator = new Emulator(options, initialSeed, store, agentPlayer);
   if (store.shared) {
     await store.access(false, () => undefined); // loads the file, without waiting for the lock

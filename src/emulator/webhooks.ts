@@ -8,8 +8,23 @@ import type { SecretHeaders, WebhookTarget } from '../schema/types.gen.js';
 import { jsonTooDeepAt, MAX_JSON_DEPTH } from '../util/json-depth.js';
 import type { WebhookDelivery } from './types.js';
 import { isLoopback } from '../util/loopback.js';
+import { VoxformError } from '../errors.js';
 
 export type WebhookPolicy = 'all' | 'loopback' | 'none';
+
+const WEBHOOK_POLICIES: readonly WebhookPolicy[] = ['all', 'loopback', 'none'];
+
+/**
+ * The `webhooks` option, `all` when absent. Any other value is refused: read as `all`, a typo
+ * (`'off'`, `'Loopback'`, `false`) would send deliveries, their secret headers included, to real hosts.
+ */
+export function webhookPolicy(value: unknown): WebhookPolicy {
+  if (value === undefined) return 'all';
+  if (WEBHOOK_POLICIES.includes(value as WebhookPolicy)) return value as WebhookPolicy;
+  throw new VoxformError('emulator_options_invalid', `The webhooks option ${JSON.stringify(value) ?? String(value)} is not one of ${WEBHOOK_POLICIES.map((p) => `'${p}'`).join(', ')}; the emulator was not started.`, {
+    hint: "Pass webhooks: 'loopback' (or 'none') in tests, 'all' (the default) to call every webhook.",
+  });
+}
 
 export interface WebhookRequest {
   hook: WebhookDelivery['hook'];

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { checkKeptFolder, makeKeptFolder, readKeptJson, writeKeptFile, type KeptJsonLimits } from '../project-files/kept-files.js';
 import { HISTORY_RECORD_ID, historyRecordProblem, testRunProblem } from './check-record.js';
-import { HISTORY_RECORD_LIMITS, storedRecordText } from './stored-record.js';
+import { HISTORY_RECORD_LIMITS, storedRecordText, appendedAt } from './stored-record.js';
 import { idCeiling, newHistoryId } from './ledger-order.js';
 import { sameStrings, summarizeRecord, type HistoryQuery, type HistoryRecord, type HistoryStore, type RecordSummary, type SkippedRecord, type TestRunRecord } from './types.js';
 
@@ -103,7 +103,7 @@ export class FileHistoryStore implements HistoryStore {
 
   private async appendIn<T extends { id: string; at: string; agents: object }>(directory: string, record: Omit<T, 'id'>): Promise<T> {
     await makeKeptFolder(directory);
-    const at = new Date(record.at);
+    const at = appendedAt(record);
     const ceiling = idCeiling(at);
     const newest = (await this.recordIds(directory, undefined)).filter((id) => id <= ceiling).at(-1);
     const stored = { id: newHistoryId(at, newest), ...record } as T;
@@ -113,7 +113,7 @@ export class FileHistoryStore implements HistoryStore {
 
   /** Stores a record as `ID.json` (an import keeps its id), refused when this store could not read it back. */
   async write(directory: string, record: { id: string; agents: object }): Promise<void> {
-    const text = storedRecordText(record, this.limits);
+    const text = storedRecordText(record, directory === this.testRunsDirectory ? testRunProblem : historyRecordProblem, this.limits);
     await makeKeptFolder(directory);
     await writeKeptFile(path.join(directory, `${record.id}.json`), text);
   }

@@ -1,4 +1,4 @@
-/** A value from the environment that voxform sends in a request header: read once, checked once. */
+/** A key or token voxform sends in a request header (from the environment or a library caller): read once, checked once. */
 import { VoxformError } from '../errors.js';
 
 /** What a header value may hold here: printable ASCII. Keys and tokens are made of it; anything else came with a copy. */
@@ -6,13 +6,21 @@ const NOT_HEADER_TEXT = /[^\x20-\x7e]/u;
 
 /**
  * `env[name]` trimmed (a trailing line break, as `$(cat key-file)` leaves, is fine), undefined when
- * unset or empty. A character a header cannot carry (a line break inside, a zero-width space a copy
- * from a web page brought along) is `env_header_invalid`, naming the variable, the character
- * (escaped) and its place, never the value: nothing is sent, where the HTTP library would refuse
- * the header with an error that reads like a network failure.
+ * unset or empty; a character a header cannot carry is refused as `headerValue` says.
  */
 export function headerValueFromEnv(env: Readonly<Record<string, string | undefined>>, name: string): string | undefined {
-  const value = env[name]?.trim();
+  return headerValue(env[name], name);
+}
+
+/**
+ * A key or token sent in a header, from the environment or from a library caller (`createClient`'s
+ * `apiKey`): trimmed, undefined when empty. A character a header cannot carry (a line break
+ * inside, a zero-width space a copy from a web page brought along) is `env_header_invalid`, naming
+ * `name`, the character (escaped) and its place, never the value: nothing is sent, where the HTTP
+ * library would refuse the header with an error that reads like a network failure.
+ */
+export function headerValue(raw: string | undefined, name: string): string | undefined {
+  const value = raw?.trim();
   if (!value) return undefined;
   const found = NOT_HEADER_TEXT.exec(value);
   if (found) {

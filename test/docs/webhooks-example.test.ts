@@ -3,6 +3,8 @@
  * against the `voxform` package, run, and sent both webhooks by `voxform webhook send`.
  */
 import { spawn } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { compileExample, typescriptExample } from '../helpers/doc-example.js';
@@ -36,9 +38,20 @@ async function startReceiver(script: string, cwd: string): Promise<{ url: string
   return { url: `http://127.0.0.1:${/listening on port (\d+)/.exec(output)?.[1] ?? ''}`, output: () => output };
 }
 
+/** The example manifest's front desk has no prefetch webhook: one with the token header, as the example's receiver expects. */
+async function givePrefetchWebhook(dir: string): Promise<void> {
+  const manifest = path.join(dir, 'voxform.yaml');
+  const text = await readFile(manifest, 'utf8');
+  const endOfCall = '      session_data_webhook:\n';
+  expect(text).toContain(endOfCall);
+  const prefetch = '      extra_prompt_webhook:\n        url: https://hooks.example.com/voice/prefetch\n        headers:\n          x-hook-token: ${env:HOOK_TOKEN:-local-dev-token}\n';
+  await writeFile(manifest, text.replace(endOfCall, prefetch + endOfCall));
+}
+
 describe('the receiver example of docs/webhooks.md', () => {
-  it('compiles, runs, accepts both webhooks with the right header and refuses a wrong one', async () => {
+  it('compiles, runs, accepts both webhooks with the right header and refuses either with a wrong one', async () => {
     project = await startExampleProject();
+    await givePrefetchWebhook(project.dir);
     const receiver = await startReceiver(await compileReceiver(project.dir), project.dir);
     const send = (event: string, env: Record<string, string> = {}) =>
       runCli(['webhook', 'send', '--to', `${receiver.url}/hook`, '--event', event, '--agent', 'front-desk'], { cwd: project!.dir, env: { ...project!.env, ...env } });
@@ -52,8 +65,12 @@ describe('the receiver example of docs/webhooks.md', () => {
     const wrong = await send('end-of-call', { HOOK_TOKEN: 'not-the-token-1234' });
     expect(wrong.stdout).toContain('FAIL  the receiver answered 401');
     expect(wrong.code).toBe(1);
+    // The prefetch endpoint checks the headers too: copied, the example is no unauthenticated endpoint.
+    const wrongPrefetch = await send('prefetch', { HOOK_TOKEN: 'not-the-token-1234' });
+    expect(wrongPrefetch.stdout).toContain('FAIL  the receiver answered 401');
+    expect(wrongPrefetch.code).toBe(1);
 
     expect(receiver.output()).toContain('call sample-call-0001 ended: user-ended, 42 s');
-    for (const output of [endOfCall.stdout, endOfCall.stderr, prefetch.stdout, wrong.stdout, wrong.stderr]) expect(output).not.toContain(SECRETS.HOOK_TOKEN);
+    for (const output of [endOfCall.stdout, endOfCall.stderr, prefetch.stdout, wrong.stdout, wrong.stderr, wrongPrefetch.stdout, wrongPrefetch.stderr]) expect(output).not.toContain(SECRETS.HOOK_TOKEN);
   });
 });

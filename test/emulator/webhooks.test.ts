@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/index.js';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { eventually, expectSchema, FRONT_DESK, startReceiver, startTestEmulator, streamedText, type Client } from './helpers.js';
 
 let emulator: RunningEmulator;
@@ -267,5 +267,14 @@ describe('the end-of-call webhook (session_data_webhook)', () => {
     const call = await client.post('/register_call', { agent_id: FRONT_DESK });
     const end = await emulator.control.endCall(call.body.call_id, 'user-ended');
     expect(end.webhook).toMatchObject({ ok: false, error: 'skipped: only loopback webhooks are allowed' });
+  });
+});
+
+describe('the webhooks option', () => {
+  it.each(['off', 'Loopback', false])("refuses %j rather than read it as 'all' and call real hosts", async (value) => {
+    const started = startEmulator({ port: 0, webhooks: value as never });
+    await expect(started).rejects.toMatchObject({ code: 'emulator_options_invalid', message: expect.stringContaining("'all', 'loopback', 'none'") });
+    // Should it have started, close it so the run does not hang.
+    await started.then((running) => running.close(), () => undefined);
   });
 });

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { HistoryRecord, SkippedRecord } from '../../src/history/types.js';
+import type { HistoryRecord, SkippedRecord, TestRunRecord } from '../../src/history/types.js';
 import { openStateSpec } from '../../src/state/open.js';
 import type { StateBackend } from '../../src/state/backend.js';
 import { emptyWorkspace, type WorkspaceState } from '../../src/state/types.js';
@@ -61,6 +61,20 @@ function record(count: number): Omit<HistoryRecord, 'id'> {
   };
 }
 
+/** A test run's evidence of one passed test. */
+function testRun(): Omit<TestRunRecord, 'id'> {
+  return {
+    workspace: WORKSPACE,
+    at: '2026-11-23T12:00:00.000Z',
+    by: 'ana@laptop',
+    command: 'voxform test --against live',
+    source: { commit: 'a'.repeat(40) },
+    agents: { front: { id: 'a1', configHash: `sha256:${'1'.repeat(64)}` } },
+    summary: { passed: 1, failed: 0, skipped: 0, errors: 0 },
+    tests: [{ file: 'tests/front.test.yaml', agent: 'front', name: 'greets', status: 'passed', passes: 1, runs: 1, passRate: 1 }],
+  };
+}
+
 /** A workspace whose one agent has `fields` managed fields: a value each, and a few more. */
 function workspaceOf(fields: number): WorkspaceState {
   const applied = Object.fromEntries(Array.from({ length: fields }, (_, i) => [`config.custom_vocabulary.keywords.k${i}`, `hmac-sha256:${'2'.repeat(64)}`]));
@@ -78,6 +92,30 @@ describe.each(kinds)('$kind backend', ({ spec }) => {
     expect(await ledgerRecords(backend.history, { workspace: WORKSPACE, onSkipped: (s) => skipped.push(s) })).toEqual([]);
     const written = await backend.history.append(record(5));
     expect((await ledgerRecords(backend.history, { workspace: WORKSPACE, onSkipped: (s) => skipped.push(s) })).map((r) => r.id)).toEqual([written.id]);
+    expect(skipped).toEqual([]);
+  });
+
+  it('refuses a history record with a field its readers would skip it for, naming the field, and writes nothing', async () => {
+    const backend = await open(await spec());
+    await expect(backend.history.append({ ...record(1), source: { commit: 'abc' } })).rejects.toMatchObject({
+      code: 'history_record_invalid',
+      message: expect.stringContaining('(source.commit: not a commit id (40 or 64 hex digits)); it was not written'),
+    });
+    await expect(backend.history.append({ ...record(1), at: 'yesterday' })).rejects.toMatchObject({ code: 'history_record_invalid', message: expect.stringContaining('(at: not a time') });
+    const skipped: SkippedRecord[] = [];
+    expect(await ledgerRecords(backend.history, { workspace: WORKSPACE, onSkipped: (s) => skipped.push(s) })).toEqual([]);
+    expect(skipped).toEqual([]);
+  });
+
+  it("refuses a test run's evidence its readers would skip, naming the field, and writes nothing; a fitting one is read back", async () => {
+    const backend = await open(await spec());
+    const passRateOver = { ...testRun(), tests: [{ ...testRun().tests[0]!, passRate: 2 }] };
+    await expect(backend.history.appendTestRun(passRateOver)).rejects.toMatchObject({ code: 'history_record_invalid', message: expect.stringContaining('passRate: not a fraction') });
+    await expect(backend.history.appendTestRun({ ...testRun(), source: { commit: 'abc' } })).rejects.toMatchObject({ code: 'history_record_invalid', message: expect.stringContaining('source.commit') });
+    const skipped: SkippedRecord[] = [];
+    expect(await backend.history.listTestRuns({ workspace: WORKSPACE, onSkipped: (s) => skipped.push(s) })).toEqual([]);
+    const written = await backend.history.appendTestRun(testRun());
+    expect((await backend.history.listTestRuns({ workspace: WORKSPACE, onSkipped: (s) => skipped.push(s) })).map((r) => r.id)).toEqual([written.id]);
     expect(skipped).toEqual([]);
   });
 

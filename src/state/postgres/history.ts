@@ -5,7 +5,7 @@
 import type pg from 'pg';
 import { historyRecordProblem, testRunProblem } from '../../history/check-record.js';
 import { idCeiling, newHistoryId } from '../../history/ledger-order.js';
-import { storedRecordText } from '../../history/stored-record.js';
+import { storedRecordText, appendedAt } from '../../history/stored-record.js';
 import { sameStrings, summarizeRecord, type HistoryQuery, type HistoryRecord, type HistoryStore, type RecordSummary, type SkippedRecord, type TestRunRecord } from '../../history/types.js';
 
 /** A row as read: its id column and its record. */
@@ -19,7 +19,7 @@ interface HistoryRow {
  * and reported, as the file store skips a damaged file, so one bad row cannot hide the rest.
  */
 function checkedRows<T extends { id: string }>(table: LedgerTable, rows: readonly HistoryRow[], onSkipped: ((skipped: SkippedRecord) => void) | undefined): T[] {
-  const problemOf = table === 'voxform_history' ? historyRecordProblem : testRunProblem;
+  const problemOf = problemOfRecordIn(table);
   const records: T[] = [];
   for (const row of rows) {
     const problem = problemOf(row.record) ?? ((row.record as T).id === row.id ? undefined : 'id: not the id of its row');
@@ -37,6 +37,11 @@ const SUMMARY_PAGE = 8;
 
 /** The ledger's tables: the applies, and the evidence of test runs. */
 type LedgerTable = 'voxform_history' | 'voxform_test_runs';
+
+/** The check a record of the table is read (and written) under. */
+function problemOfRecordIn(table: LedgerTable): (value: unknown) => string | undefined {
+  return table === 'voxform_history' ? historyRecordProblem : testRunProblem;
+}
 
 export class PostgresHistoryStore implements HistoryStore {
   /**
@@ -121,7 +126,7 @@ export class PostgresHistoryStore implements HistoryStore {
   private async appendTo<T extends { id: string; workspace: string; at: string; agents: object }>(table: LedgerTable, record: Omit<T, 'id'>): Promise<T> {
     // The connection the record goes over: a read-only one may show an older schema's stand-in tables.
     const pool = await this.writable();
-    const at = new Date(record.at);
+    const at = appendedAt(record);
     const newest = (await pool.query<{ newest: string | null }>(`SELECT max(id) AS newest FROM ${table} WHERE id <= $1`, [idCeiling(at)])).rows[0]?.newest ?? undefined;
     const stored = { ...record, id: newHistoryId(at, newest) } as T;
     await this.insertInto(table, [stored]);
@@ -137,7 +142,7 @@ export class PostgresHistoryStore implements HistoryStore {
         record.id,
         record.workspace,
         record.at,
-        storedRecordText(record),
+        storedRecordText(record, problemOfRecordIn(table)),
       ]);
     }
   }
