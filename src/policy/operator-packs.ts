@@ -45,9 +45,9 @@ function refuse(pack: string, origin: string, why: string, more: { rule?: string
   });
 }
 
-/** A rule of a pack VOXFORM_POLICY_PACKS names, held to the rule shape. */
-function asRule(pack: string, value: unknown, index: number): PolicyRule {
-  const refuseRule: (why: string) => never = (why) => refuse(pack, POLICY_PACKS_VARIABLE, why);
+/** A rule of a pack, held to the rule shape, wherever the pack came from (`origin`). */
+function asRule(pack: string, origin: string, value: unknown, index: number): PolicyRule {
+  const refuseRule: (why: string) => never = (why) => refuse(pack, origin, why);
   const rule = value as Partial<PolicyRule> | null;
   if (!rule || typeof rule !== 'object') refuseRule(`has rule ${index + 1} that is not an object`);
   if (typeof rule.id !== 'string' || !RULE_ID.test(rule.id)) refuseRule(`has rule ${index + 1} without a valid id (lower-case words joined by "-")`);
@@ -114,7 +114,8 @@ function guardedRule(pack: string, origin: string, rule: PolicyRule, redact: Red
 }
 
 /**
- * The packs' rules, in order, each check guarded (guardedRule); `taken`: the ids of the rules
+ * The packs' rules, in order, each held to the rule shape (`asRule`: a library caller's packs too,
+ * which no type check may have seen) and its check guarded (guardedRule); `taken`: the ids of the rules
  * before them, to which each pack rule's id is added. A rule whose id another rule has (a built-in
  * rule's, another pack's) is refused, never silently dropped. `redact` hides the run's secrets in what a check throws.
  */
@@ -122,15 +123,17 @@ export function operatorRules(packs: readonly OperatorPack[], taken: Set<string>
   const owners = new Map<string, string>();
   const rules: Array<{ pack: string; rule: PolicyRule }> = [];
   for (const pack of packs) {
-    for (const rule of pack.rules) {
+    const origin = originOf(pack);
+    if (!Array.isArray(pack.rules)) refuse(String(pack.name), origin, 'has no `rules` list');
+    for (const rule of pack.rules.map((value: unknown, index) => asRule(pack.name, origin, value, index))) {
       if (taken.has(rule.id)) {
         const owner = owners.get(rule.id);
         const whose = owner === undefined ? 'a built-in rule' : owner === pack.name ? 'another rule of the same pack' : `a rule of policy pack ${owner}`;
-        refuse(pack.name, originOf(pack), `has rule "${rule.id}", the id of ${whose}`, { rule: rule.id, hint: 'Give the rule an id no other rule has (`voxform policy list` run without this pack lists the ids taken); docs/policy.md#operator-rule-packs.' });
+        refuse(pack.name, origin, `has rule "${rule.id}", the id of ${whose}`, { rule: rule.id, hint: 'Give the rule an id no other rule has (`voxform policy list` run without this pack lists the ids taken); docs/policy.md#operator-rule-packs.' });
       }
       taken.add(rule.id);
       owners.set(rule.id, pack.name);
-      rules.push({ pack: pack.name, rule: guardedRule(pack.name, originOf(pack), rule, redact) });
+      rules.push({ pack: pack.name, rule: guardedRule(pack.name, origin, rule, redact) });
     }
   }
   return rules;
@@ -176,7 +179,8 @@ export async function loadOperatorPacks(env: Readonly<Record<string, string | un
     }
     const rules = module.rules ?? module.default?.rules;
     if (!Array.isArray(rules)) refuse(name, POLICY_PACKS_VARIABLE, 'exports no `rules` list');
-    const pack = { name, rules: rules.map((rule, index) => asRule(name, rule, index)) };
+    // Refused as it loads, before anything else runs (operatorRules holds every pack to the same shape again).
+    const pack = { name, rules: rules.map((rule, index) => asRule(name, POLICY_PACKS_VARIABLE, rule, index)) };
     packsOfTheVariable.add(pack);
     packs.push(pack);
   }

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { RegexTimeBudget } from '../../src/util/safe-regex.js';
 import { compileCustomRule } from '../../src/policy/custom-rules.js';
 import { evaluatePolicy } from '../../src/policy/evaluate.js';
-import { loadOperatorPacks, POLICY_PACKS_VARIABLE } from '../../src/policy/operator-packs.js';
+import { loadOperatorPacks, POLICY_PACKS_VARIABLE, type OperatorPack } from '../../src/policy/operator-packs.js';
 import { readPolicySection } from '../../src/policy/section.js';
 import { createTokenCounter } from '../../src/policy/tokens.js';
 import type { PolicySubject } from '../../src/policy/types.js';
@@ -296,6 +296,21 @@ describe('packs a library caller passes (evaluatePolicy packs)', () => {
     expect(isVoxformError(error) && error.code).toBe('policy_pack_invalid');
     expect(isVoxformError(error) && error.message).toMatch(/^policy pack mine \(given in the `packs` option\) has rule "acme-hook-json" whose check threw: .*\(sensitive\)/);
     expect(inspect(error, { depth: 10 })).not.toContain(hookToken);
+  });
+
+  it("given in the packs option are held to the rule shape a pack file is: a level typed otherwise is no rule that never fails", async () => {
+    const state = await loadState(await tempDir({ 'voxform.yaml': oneAgent('first_message: Hi.') }));
+    const finding = () => [{ resource: 'agent.a', message: 'm', location: { file: 'voxform.yaml', line: 1, col: 1 } }];
+    const refusal = async (packs: unknown) => {
+      const error = await evaluatePolicy(state, { now: () => TODAY, packs: packs as OperatorPack[] }).catch((e: unknown) => e);
+      expect(isVoxformError(error) && error.code).toBe('policy_pack_invalid');
+      return (error as Error).message;
+    };
+    expect(await refusal([{ name: 'mine', rules: [{ id: 'acme-x', level: 'Mandatory', summary: 's', hint: 'h', check: finding }] }])).toBe(
+      'policy pack mine (given in the `packs` option) has rule "acme-x" whose level is not mandatory, advisory or off.',
+    );
+    expect(await refusal([{ name: 'mine', rules: [{ level: 'advisory', check: finding }] }])).toBe('policy pack mine (given in the `packs` option) has rule 1 without a valid id (lower-case words joined by "-").');
+    expect(await refusal([{ name: 'mine' }])).toBe('policy pack mine (given in the `packs` option) has no `rules` list.');
   });
 
   it('are named by VOXFORM_POLICY_PACKS when that is where they came from', async () => {
