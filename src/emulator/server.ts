@@ -374,9 +374,23 @@ class Emulator implements ControlHost {
   }
 }
 
+/**
+ * The library's port and PUT-mode options, checked before anything is created or read: a value
+ * Node or the store would take otherwise fails as a raw error, or is served without a word.
+ */
+function checkStartOptions(options: EmulatorOptions): void {
+  const refuse = (what: string, hint: string) => {
+    throw new VoxformError('emulator_options_invalid', `${what}; the emulator was not started.`, { hint });
+  };
+  const { port, putMode } = options;
+  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) refuse(`The port option ${String(port)} is not a port number from 0 to 65535`, 'Pass a port from 1 to 65535, or 0 (the default) for a free one.');
+  if (putMode !== undefined && putMode !== 'merge' && putMode !== 'replace') refuse(`The putMode option ${JSON.stringify(putMode) ?? String(putMode)} is not 'merge' or 'replace'`, "Pass putMode: 'merge' (the default) or 'replace' (docs/emulator.md).");
+}
+
 /** Starts an emulator; resolves once it listens. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const webhooks = webhookPolicy(options.webhooks); // before anything is created or read
+  checkStartOptions(options);
   const initialSeed = await resolveSeed(options.seed);
   const store = new EmulatorStore(options.dataFile, {
     shared: options.sharedDataFile === true,

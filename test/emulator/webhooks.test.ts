@@ -278,3 +278,15 @@ describe('the webhooks option', () => {
     await started.then((running) => running.close(), () => undefined);
   });
 });
+
+describe('the port and putMode options', () => {
+  it.each([
+    [{ port: -5 }, 'The port option -5 is not a port number from 0 to 65535'],
+    [{ port: 1.5 }, 'The port option 1.5 is not a port number from 0 to 65535'],
+    [{ putMode: 'bogus' }, `The putMode option "bogus" is not 'merge' or 'replace'`],
+  ])('refuses %j with emulator_options_invalid, not a raw error or a silent default', async (options, message) => {
+    const started = startEmulator(options as never);
+    await expect(started).rejects.toMatchObject({ code: 'emulator_options_invalid', message: `${message}; the emulator was not started.` });
+    await started.then((running) => running.close(), () => undefined);
+  });
+});
