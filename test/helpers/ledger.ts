@@ -45,3 +45,17 @@ export function appliedRecord(at: string, workspace = 'default@local', agents: H
     agents,
   };
 }
+
+/** A record of an apply of one agent (`front`, id a1) to `workspace`, from a commit on main: what the state backends' tests store, copy and read back. */
+export function oneAgentApply(workspace: string): Omit<HistoryRecord, 'id'> {
+  return {
+    workspace,
+    at: '2026-11-23T12:00:00.000Z',
+    by: 'ana@laptop',
+    command: 'voxform apply',
+    outcome: 'applied',
+    source: { commit: 'a'.repeat(40), branch: 'main' },
+    summary: { create: 1, update: 0, unchanged: 0, drifted: 0, applied: 1, failed: 0, skipped: 0 },
+    agents: { front: { id: 'a1', config: { prompt: 'Hi' }, configHash: `sha256:${'1'.repeat(64)}`, maskedPaths: [] } },
+  };
+}

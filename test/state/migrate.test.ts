@@ -7,14 +7,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { HistoryRecord, TestRunRecord } from '../../src/history/types.js';
+import type { TestRunRecord } from '../../src/history/types.js';
 import type { StateBackend } from '../../src/state/backend.js';
 import { migrateState } from '../../src/state/migrate.js';
 import { openStateSpec } from '../../src/state/open.js';
 import { StateStore } from '../../src/state/state-file.js';
 import { repoRoot } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/postgres.js';
-import { ledgerRecords } from '../helpers/ledger.js';
+import { ledgerRecords, oneAgentApply as apply } from '../helpers/ledger.js';
 
 const WORKSPACE = 'default@local';
 const cleanups: Array<() => Promise<void>> = [];
@@ -40,19 +40,6 @@ async function openSpec(spec: string): Promise<StateBackend> {
 
 async function openNew(kind: Kind): Promise<StateBackend> {
   return openSpec(await newSpec(kind));
-}
-
-function apply(workspace: string): Omit<HistoryRecord, 'id'> {
-  return {
-    workspace,
-    at: '2026-11-23T12:00:00.000Z',
-    by: 'ana@laptop',
-    command: 'voxform apply',
-    outcome: 'applied',
-    source: { commit: 'a'.repeat(40), branch: 'main' },
-    summary: { create: 1, update: 0, unchanged: 0, drifted: 0, applied: 1, failed: 0, skipped: 0 },
-    agents: { front: { id: 'a1', config: { prompt: 'Hi' }, configHash: `sha256:${'1'.repeat(64)}`, maskedPaths: [] } },
-  };
 }
 
 function testRun(workspace: string, at: string): Omit<TestRunRecord, 'id'> {

@@ -12,7 +12,7 @@ import { MIGRATIONS, SCHEMA_VERSION } from '../../src/state/postgres/schema.js';
 import { emptyWorkspace } from '../../src/state/types.js';
 import { repoRoot } from '../helpers/cli.js';
 import { asAdmin, databaseAtSchema, freshDatabase, PLANTED_DB_PASSWORD } from '../helpers/postgres.js';
-import { ledgerRecords } from '../helpers/ledger.js';
+import { ledgerRecords, oneAgentApply } from '../helpers/ledger.js';
 
 const WORKSPACE = 'default@local';
 const RECORD_ID = '20261123T120000000Z-a1b2c3';
@@ -27,17 +27,7 @@ async function open(spec: string): Promise<StateBackend> {
   return backend;
 }
 
-const record: HistoryRecord = {
-  id: RECORD_ID,
-  workspace: WORKSPACE,
-  at: '2026-11-23T12:00:00.000Z',
-  by: 'ana@laptop',
-  command: 'voxform apply',
-  outcome: 'applied',
-  source: { commit: 'a'.repeat(40), branch: 'main' },
-  summary: { create: 1, update: 0, unchanged: 0, drifted: 0, applied: 1, failed: 0, skipped: 0 },
-  agents: { front: { id: 'a1', config: { prompt: 'Hi' }, configHash: `sha256:${'1'.repeat(64)}`, maskedPaths: [] } },
-};
+const record: HistoryRecord = { id: RECORD_ID, ...oneAgentApply(WORKSPACE) };
 
 /** A database as the voxform of schema `version` left it (0: never used), with a workspace, a record and a lock row when it has their tables. */
 async function databaseAt(version: number): Promise<{ url: string; database: string; role: string }> {
