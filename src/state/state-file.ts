@@ -25,13 +25,13 @@ export function storedStateText(value: unknown, where: string, pretty: boolean):
   });
 }
 
+/** The option that names the state file, as hints name it (`voxform state migrate --to` names its own). */
+export const STATE_OPTION = '--state (or VOXFORM_STATE)';
+
 /**
  * Reads the state file under the guards of kept files: a committed `.voxform/state.json` is the pull
  * request's. A missing file is an empty state; a refused, damaged or foreign one a clear error.
  */
-/** The option that names the state file, as hints name it (`voxform state migrate --to` names its own). */
-export const STATE_OPTION = '--state (or VOXFORM_STATE)';
-
 export async function readStateFile(file: string, display: string = file, option: string = STATE_OPTION): Promise<StateFile> {
   const read = await readKeptJson(file, STATE_JSON_LIMITS);
   if (!read.found) return { version: STATE_FORMAT_VERSION, serial: 0, workspaces: {} };
