@@ -1,13 +1,13 @@
 /**
- * `voxform state migrate`: copies every workspace (under both backends' locks, every one of them
- * checked free before the first write) and the whole ledger
- * (history records and test runs) to another backend, then reads the target back and compares.
+ * `voxform state migrate`: copies every workspace and the whole ledger (history records and test
+ * runs) to another backend, then reads the target back and compares, holding every workspace's lock
+ * on both sides from before the ledger is read until the copy is checked.
  * Refuses an empty source, and a target holding anything unless `force`. A stop (`signal`) takes
  * effect between steps, so the step under way finishes and each side's state is known when it says so.
  */
 import { VoxformError } from '../errors.js';
 import { hashValue } from '../util/hash.js';
-import { untilInterrupted, type StateBackend } from './backend.js';
+import { untilInterrupted, type HeldLock, type StateBackend } from './backend.js';
 import { DEFAULT_STATE_FILE } from './open.js';
 import { plural } from '../util/plural.js';
 import { shellWord } from '../util/shell-word.js';
@@ -43,43 +43,54 @@ export async function migrateState(source: StateBackend, target: StateBackend, o
   // A database lists a workspace its first apply has locked but not written yet (serial 0): nothing to copy there.
   const workspaces = (await read(source.listWorkspaces())).filter((w) => source.kind === 'file' || w.serial > 0).map((w) => w.key);
   copied.of = workspaces.length;
-  // One call at a time on a backend (see StateBackend): a database backend has one connection.
-  const history = await read(source.exportHistory());
-  const testRuns = await read(source.exportTestRuns());
-  if (workspaces.length === 0 && history.length === 0 && testRuns.length === 0) {
-    // Most often a mistyped --state: "copied 0 workspaces" would pass for a migration done.
-    throw new VoxformError('state_migrate_refused', `The migration source ${source.display} holds no workspace and no history record: there is nothing to migrate, and nothing was written.`, {
-      hint: `Name the state to copy with --state (or VOXFORM_STATE); without either it is ${DEFAULT_STATE_FILE}.`,
-    });
+  // Every lock is taken before anything is read for the copy and held until it is checked: a lock
+  // held by another run refuses the migration before the target is written (a refusal midway would
+  // leave it half-written, and the retry refused as not empty), and no apply writes in between.
+  const releaseLocks = await lockEveryWorkspace(source, target, workspaces, options);
+  try {
+    // One call at a time on a backend (see StateBackend): a database backend has one connection.
+    const history = await read(source.exportHistory());
+    const testRuns = await read(source.exportTestRuns());
+    if (workspaces.length === 0 && history.length === 0 && testRuns.length === 0) {
+      // Most often a mistyped --state: "copied 0 workspaces" would pass for a migration done.
+      throw new VoxformError('state_migrate_refused', `The migration source ${source.display} holds no workspace and no history record: there is nothing to migrate, and nothing was written.`, {
+        hint: `Name the state to copy with --state (or VOXFORM_STATE); without either it is ${DEFAULT_STATE_FILE}.`,
+      });
+    }
+    await refuseFullTarget(target, options, read);
+    const stopIfAsked = () => {
+      if (options.signal?.aborted) throw interrupted(source, target, copied, options);
+    };
+    stopIfAsked();
+    for (const key of workspaces) {
+      await copyWorkspace(source, target, key);
+      copied.workspaces++;
+      stopIfAsked();
+    }
+    await target.importHistory(history);
+    await target.importTestRuns(testRuns);
+    copied.ledger = true;
+    stopIfAsked();
+    await verify(source, target, workspaces);
+    return { workspaces, historyRecords: history.length, testRuns: testRuns.length };
+  } finally {
+    await releaseLocks();
   }
-  const targetWorkspaces = await read(target.listWorkspaces());
+}
+
+/** Refuses a target that holds a workspace, a history record or a test run, unless `force`. */
+async function refuseFullTarget(target: StateBackend, options: MigrateOptions, read: <T>(work: Promise<T>) => Promise<T>): Promise<void> {
+  if (options.force) return;
+  // A database lists a workspace once a lock was taken on it (this migration's too): one never written holds nothing.
+  const targetWorkspaces = await read(target.listWorkspaces()).then((listed) => listed.filter((w) => target.kind === 'file' || w.serial > 0));
   const targetHistory = await read(target.exportHistory());
   const targetTestRuns = await read(target.exportTestRuns());
-  if (!options.force && (targetWorkspaces.length > 0 || targetHistory.length > 0 || targetTestRuns.length > 0)) {
-    throw new VoxformError(
-      'state_migrate_refused',
-      `The migration target ${target.display} already holds ${plural(targetWorkspaces.length, 'workspace')}, ${plural(targetHistory.length, 'history record')} and ${plural(targetTestRuns.length, 'test run')}; nothing was copied.`,
-      { hint: 'Pick an empty target, or pass --force to overwrite its workspaces of the same names (history records and test runs are added; none is removed).' },
-    );
-  }
-  const stopIfAsked = () => {
-    if (options.signal?.aborted) throw interrupted(source, target, copied, options);
-  };
-  // A lock held on any workspace refuses the migration before the target is written at all: a
-  // refusal midway would leave the target half-written, and the retry refused as not empty.
-  for (const key of workspaces) await underBothLocks(source, target, key, options, async () => undefined);
-  stopIfAsked();
-  for (const key of workspaces) {
-    await underBothLocks(source, target, key, options, () => copyWorkspace(source, target, key));
-    copied.workspaces++;
-    stopIfAsked();
-  }
-  await target.importHistory(history);
-  await target.importTestRuns(testRuns);
-  copied.ledger = true;
-  stopIfAsked();
-  await verify(source, target, workspaces);
-  return { workspaces, historyRecords: history.length, testRuns: testRuns.length };
+  if (targetWorkspaces.length === 0 && targetHistory.length === 0 && targetTestRuns.length === 0) return;
+  throw new VoxformError(
+    'state_migrate_refused',
+    `The migration target ${target.display} already holds ${plural(targetWorkspaces.length, 'workspace')}, ${plural(targetHistory.length, 'history record')} and ${plural(targetTestRuns.length, 'test run')}; nothing was copied.`,
+    { hint: 'Pick an empty target, or pass --force to overwrite its workspaces of the same names (history records and test runs are added; none is removed).' },
+  );
 }
 
 /** How far a stopped migration got, in each side's terms, and the command that finishes it. */
@@ -100,21 +111,34 @@ function interrupted(source: StateBackend, target: StateBackend, copied: { works
   });
 }
 
-/** Runs `work` holding the workspace's lock on both sides; a lock another run holds refuses at once, naming its unlock. */
-async function underBothLocks(source: StateBackend, target: StateBackend, key: string, options: MigrateOptions, work: () => Promise<void>): Promise<void> {
+/**
+ * Takes the lock of every workspace on both sides, refusing at once where another run holds one
+ * (naming its unlock), and resolves to what releases them all. A state file has one lock for all
+ * its workspaces, so it is taken once; a database locks each workspace on its own.
+ */
+async function lockEveryWorkspace(source: StateBackend, target: StateBackend, workspaces: readonly string[], options: MigrateOptions): Promise<() => Promise<void>> {
   // migrate takes no --lock-timeout: a refusal says to migrate again, and each unlock names its own backend.
   const lockOptions = { command: 'voxform state migrate', timeoutSeconds: 0, warn: () => undefined, waitAdvice: 'Wait for it to finish, then migrate again.' };
-  const sourceLock = await source.acquireLock(key, { ...lockOptions, unlockOptions: options.sourceUnlockOptions });
+  const sides = [
+    { backend: source, unlockOptions: options.sourceUnlockOptions },
+    { backend: target, unlockOptions: `--state ${shellWord(target.pastable)}` },
+  ];
+  const held: HeldLock[] = [];
+  const releaseAll = async () => {
+    for (const lock of held.splice(0).reverse()) await lock.release();
+  };
   try {
-    const targetLock = await target.acquireLock(key, { ...lockOptions, unlockOptions: `--state ${shellWord(target.pastable)}` });
-    try {
-      await work();
-    } finally {
-      await targetLock.release();
+    for (const [index, key] of workspaces.entries()) {
+      for (const { backend, unlockOptions } of sides) {
+        if (backend.kind === 'file' && index > 0) continue;
+        held.push(await backend.acquireLock(key, { ...lockOptions, unlockOptions }));
+      }
     }
-  } finally {
-    await sourceLock.release();
+  } catch (error) {
+    await releaseAll();
+    throw error;
   }
+  return releaseAll;
 }
 
 async function copyWorkspace(source: StateBackend, target: StateBackend, key: string): Promise<void> {

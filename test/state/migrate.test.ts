@@ -196,3 +196,28 @@ describe('state migrate refused by a lock another run holds', () => {
     expect([...migrated.workspaces].sort()).toEqual([WORKSPACE, 'staging@local']);
   });
 });
+
+describe('state migrate holds every lock until the copy is checked', () => {
+  // A database locks each workspace on its own: an apply of a later workspace, started while an
+  // earlier one is copied, would change what is then copied and checked.
+  it('refuses an apply of a workspace not yet copied, and the copy is checked whole', async () => {
+    const sourceSpec = await newSpec('postgres');
+    const source = await openSpec(sourceSpec);
+    for (const key of [WORKSPACE, 'staging@local']) await (await StateStore.open(source, key, 'key')).update((ws) => (ws.credentials['credential.c'] = { fingerprint: 'sha256:c' }));
+    const target = await openNew('file');
+    const otherRun = await openSpec(sourceSpec);
+    const original = target.writeWorkspace.bind(target);
+    let refusal: unknown;
+    Object.assign(target, {
+      writeWorkspace: async (...args: Parameters<StateBackend['writeWorkspace']>) => {
+        if (args[0] === WORKSPACE) refusal = await otherRun.acquireLock('staging@local', { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined }).then(async (lock) => lock.release(), (error: unknown) => error);
+        return original(...args);
+      },
+    });
+    const migrated = await migrateState(source, target, { force: false });
+    expect([...migrated.workspaces].sort()).toEqual([WORKSPACE, 'staging@local']);
+    expect(refusal).toMatchObject({ code: 'state_locked', message: expect.stringContaining('The workspace staging@local is locked by ') });
+    // Released at the end: the apply runs now.
+    await (await otherRun.acquireLock('staging@local', { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined })).release();
+  });
+});
