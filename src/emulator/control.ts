@@ -6,7 +6,7 @@ import { isIP } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import type { ChatMessage } from '../schema/types.gen.js';
 import type { EmulatorCore } from './core.js';
-import { checkFaultSettings, FaultConfigError } from './faults.js';
+import { checkFaultSettings } from './faults.js';
 import { detail, HttpError, json, NOT_FOUND } from './http.js';
 import type { Route } from './router.js';
 import { isPlainObject } from '../util/json-object.js';
@@ -245,12 +245,8 @@ export function controlRoutes(host: ControlHost, control: EmulatorControl): Rout
     }),
     route('GET', '/_emulator/faults', 'control: faults', () => json(200, core.faults.get())),
     route('PUT', '/_emulator/faults', 'control: faults', ({ body }) => {
-      try {
-        core.faults.set(checkFaultSettings(body));
-      } catch (error) {
-        if (error instanceof FaultConfigError) return detail(400, `Invalid fault settings: ${error.message}`);
-        throw error;
-      }
+      // Refused settings are a VoxformError: answered 400 with their message, as every control route's.
+      core.faults.set(checkFaultSettings(body));
       return json(200, core.faults.get());
     }),
     route('DELETE', '/_emulator/faults', 'control: faults', () => {

@@ -3,6 +3,7 @@
  * pattern. Each rule and kind of fault draws from its own seeded stream: the same seed and order of
  * requests give the same faults, and adding one kind to a rule does not move the others.
  */
+import { VoxformError } from '../errors.js';
 import type { FaultRule, FaultSettings } from './types.js';
 import { seededRandom } from '../util/seeded-random.js';
 import { matchWithBudget, nestedQuantifierAt, REGEX_TIME_BUDGET_MS, SIMPLIFY_NESTED_QUANTIFIERS, type LimitedMatch } from '../util/safe-regex.js';
@@ -19,7 +20,12 @@ interface FaultDecision {
   labels: string[];
 }
 
-export class FaultConfigError extends Error {}
+/** Fault settings refused, from a library caller, a flag or the control surface alike. */
+export class FaultConfigError extends VoxformError {
+  constructor(problem: string) {
+    super('emulator_options_invalid', `Invalid fault settings: ${problem}`, { hint: 'Write each fault rule as docs/emulator.md shows (path, method and the fault fields).' });
+  }
+}
 
 /** The longest delay a fault may add (ms, about 24 days): Node fires a longer timer after 1 ms. */
 export const MAX_FAULT_DELAY_MS = 2_147_483_647;

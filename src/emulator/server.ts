@@ -12,7 +12,7 @@ import { VoxformError } from '../errors.js';
 import { authenticate } from './auth.js';
 import { checkResponseStyle, controlRequestRefusal, controlRoutes, createControl, type ControlHost } from './control.js';
 import type { EmulatorCore } from './core.js';
-import { FaultConfigError, FaultInjector, MAX_FAULT_DELAY_MS } from './faults.js';
+import { FaultInjector, MAX_FAULT_DELAY_MS } from './faults.js';
 import { BodyCutShort, BodyTooLarge, detail, HttpError, json, readBody, writeReply, type Reply } from './http.js';
 import { jsonTooDeepAt, MAX_JSON_DEPTH } from '../util/json-depth.js';
 import { jsonErrorPosition } from '../util/json-error-position.js';
@@ -348,7 +348,6 @@ class Emulator implements ControlHost {
   private failure(route: Route, error: unknown): Reply {
     if (error instanceof ValidationFailure) return json(422, { detail: error.detail });
     if (error instanceof HttpError) return json(error.status, { detail: error.message }, error.headers);
-    if (error instanceof FaultConfigError) return detail(400, error.message);
     if (error instanceof VoxformError) return detail(400, error.message);
     const message = error instanceof Error ? error.message : String(error);
     this.log?.(`emulator: ${route.method} ${route.path} failed: ${error instanceof Error ? error.stack : message}`);

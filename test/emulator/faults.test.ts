@@ -173,6 +173,17 @@ describe('faults', () => {
     expect((await client.get('/phones')).status).toBe(200);
   });
 
+  it('refuses bad settings from a library caller with the code and message the control surface answers with', async () => {
+    let thrown: unknown;
+    try {
+      emulator.control.setFaults([{ path: '/x', errorRate: 2 }]);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toMatchObject({ code: 'emulator_options_invalid', message: expect.stringMatching(/^Invalid fault settings: /), hint: expect.stringContaining('docs/emulator.md') });
+    expect((await client.put('/_emulator/faults', { rules: [{ path: '/x', errorRate: 2 }] })).body.detail).toBe((thrown as Error).message);
+  });
+
   it('GET shows the rules; DELETE clears them', async () => {
     await client.put('/_emulator/faults', { seed: 7, rules: [{ path: '/phones', errorRate: 1 }] });
     expect((await client.get('/_emulator/faults')).body).toEqual({ seed: 7, rules: [{ path: '/phones', errorRate: 1 }] });
