@@ -66,6 +66,18 @@ describe('the library', () => {
     }
   });
 
+  it('refuses a call from plain JavaScript that leaves out a required option, naming it, before anything is read', async () => {
+    // What TypeScript would catch: `as never` stands for a caller without types.
+    await expect(loadManifests({ paths: ['voxform.yaml'], cwd: repoRoot } as never)).rejects.toMatchObject({ code: 'invalid_option', message: 'loadManifests() needs `env` (an object) among its options.' });
+    const loaded = await loadManifests({ paths: ['agents.example.yaml'], cwd: repoRoot, env: SECRETS });
+    const client = createClient({ apiKey: 'sk-unused', baseUrl: 'http://127.0.0.1:9' });
+    const noServiceId = { desired: loaded.state, client, fingerprintKey: fingerprintKey('sk-unused') } as never;
+    // Without the check, this planned against a workspace named `default@undefined`.
+    for (const call of [plan, apply, library.checkDrift]) {
+      await expect(call(noServiceId)).rejects.toMatchObject({ code: 'invalid_option', message: expect.stringContaining('needs `serviceId` (a non-empty string) among its options') });
+    }
+  });
+
   it('refuses to apply a fresh plan with changes without approval', async () => {
     const emulator = await startEmulator({ quiet: true });
     const client = createClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });

@@ -8,7 +8,7 @@ import type { DesiredState } from '../manifest/types.js';
 import { liveFingerprints } from '../plan/fingerprint.js';
 import { assertPlanFresh, madeElsewhere, type SavedPlan } from '../plan/plan-file.js';
 import { readLiveState, type LiveState } from '../plan/read-live.js';
-import { planWorkspace } from '../plan/plan.js';
+import { PLAN_REQUIRES, planWorkspace } from '../plan/plan.js';
 import { readSharedView, type SharedView } from '../plan/shared-resources.js';
 import { planFromJson } from '../plan/saved-plan.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
@@ -22,6 +22,7 @@ import type { DeploySource, HistoryRecord, HistoryStore } from '../history/types
 import type { ApplyClient } from './client.js';
 import { executePlan, nothingRan, type ExecuteResult, type ProgressEvent } from './execute-plan.js';
 import { AgentReadBacks, recordHistory } from './record-history.js';
+import { requireOptions } from '../util/required-options.js';
 
 export type ApplyEvent =
   /** Reading live state: agents read so far, of how many. */
@@ -163,6 +164,7 @@ function backendOf(options: ApplyOptions): StateBackend {
 }
 
 export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
+  requireOptions('apply', options, PLAN_REQUIRES);
   const emit = options.onEvent ?? (() => undefined);
   const backend = backendOf(options);
   const workspace = workspaceKey(options.desired.environment, options.serviceId);

@@ -2,19 +2,21 @@
  * One drift check: the plan's own read and compare (`planWorkspace`) against the workspace the state
  * keeps, then the classification. Read-only: nothing is locked or written.
  */
-import { planWorkspace, type PlanOptions } from '../plan/plan.js';
+import { PLAN_REQUIRES, planWorkspace, type PlanOptions } from '../plan/plan.js';
 import { FileStateBackend } from '../state/file-backend.js';
 import { DEFAULT_STATE_FILE } from '../state/open.js';
 import { workspaceKey } from '../state/types.js';
 import { agentBaseline } from '../state/moved-agents.js';
 import { classifyDrift } from './classify.js';
 import type { DriftReport } from './types.js';
+import { requireOptions } from '../util/required-options.js';
 
 /** What `plan` takes but `targets` and `onChange`: a drift check is of the whole workspace, as `voxform drift` is. */
 export type DriftCheckOptions = Omit<PlanOptions, 'targets' | 'onChange'>;
 
 /** What differs now between the service, the last apply and the manifests, classified. */
 export async function checkDrift(options: DriftCheckOptions): Promise<DriftReport> {
+  requireOptions('checkDrift', options, PLAN_REQUIRES);
   const backend = options.backend ?? new FileStateBackend(options.stateFile ?? DEFAULT_STATE_FILE);
   const key = workspaceKey(options.desired.environment, options.serviceId);
   const { workspace } = await backend.readWorkspace(key);

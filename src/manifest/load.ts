@@ -40,12 +40,14 @@ import { SourceRegistry, type Span } from './source.js';
 import { TemplateStore } from './templates.js';
 import { defaultTemplatesDir } from '../templates/location.js';
 import type { DesiredState, LoadOptions, LoadResult } from './types.js';
+import { requireOptions } from '../util/required-options.js';
 
 /** Rules that need every resource of the manifest: skipped when a file could not be parsed (they would only add noise). */
 const REFERENCE_RULES = new Set<unknown>([checkPhoneAgents, checkCampaignCallers, checkAgentKnowledge]);
 
 /** The manifests of `options.paths` loaded for `options.environment`: `readProject`, then `resolveEnvironment`. */
 export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
+  requireOptions('loadManifests', options, { paths: 'list', cwd: 'text', env: 'object' });
   // Checked before anything is read: a malformed allow-list stops the run.
   envPolicyOf(options.env);
   return resolveEnvironment(await readProject(options), options);

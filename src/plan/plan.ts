@@ -8,6 +8,10 @@ import { createPlan } from './create-plan.js';
 import { checkTakeOver, findSharedConflicts, readSharedView, sharedConflictError, type SharedResourceConflict, type SharedView } from './shared-resources.js';
 import type { LiveReader, LiveState } from './read-live.js';
 import type { Plan, ResourceChange } from './types.js';
+import { requireOptions } from '../util/required-options.js';
+
+/** What `plan`, `checkDrift` and `apply` cannot run without (the rest of their options have defaults). */
+export const PLAN_REQUIRES = { desired: 'object', client: 'object', serviceId: 'text', fingerprintKey: 'text' } as const;
 
 export interface PlanOptions {
   /** The manifests, loaded. */
@@ -45,6 +49,7 @@ export interface PlanOptions {
 
 /** What `apply` would do now, read-only: the backend's workspace (the shared drift baseline), the service, the manifests. */
 export async function plan(options: PlanOptions): Promise<Plan> {
+  requireOptions('plan', options, PLAN_REQUIRES);
   const backend = options.backend ?? new FileStateBackend(options.stateFile ?? DEFAULT_STATE_FILE);
   const { workspace } = await backend.readWorkspace(workspaceKey(options.desired.environment, options.serviceId));
   options.onWorkspace?.(workspace);
