@@ -132,7 +132,7 @@ function exportAgent(agent: Agent, run: ExportRun): Pair {
 
   const live = (agent.config ?? {}) as Record<string, unknown>;
   const shaped = stripToShape(schemaNode('AgentConfigUpdate'), live) as Record<string, unknown>;
-  const dropped = droppedFields(live, shaped);
+  const dropped = droppedFields(live, shaped, stripToShape(schemaNode('AgentConfigRead'), live, false));
   run.readOnly.set(local, dropped);
   const found = nonTextSecrets(configSecretSet().start(), shaped, []);
   const withheld = [...found.values()].map(({ path, places }) => ({ field: renderField(path), places }));
@@ -431,19 +431,26 @@ function escapeEnv(text: string): string {
   return text.replace(ENV_REFERENCE, (reference) => `$${reference}`);
 }
 
-/** `voice.provider=elevenlabs` for every leaf of `live` that `kept` lacks. */
-function droppedFields(live: unknown, kept: unknown, path = ''): string[] {
+/**
+ * `voice.provider=elevenlabs` for every leaf of `live` that `kept` lacks. A field the schema does not
+ * know (absent from `known`) is named without its text: voxform cannot tell whether it is a secret
+ * (`webhook_secret`); a number or a boolean is shown.
+ */
+function droppedFields(live: unknown, kept: unknown, known: unknown, path = ''): string[] {
   if (Array.isArray(live)) {
     const keptList = Array.isArray(kept) ? kept : [];
-    return live.flatMap((item, index) => droppedFields(item, keptList[index], `${path}[${index}]`));
+    const knownList = Array.isArray(known) ? known : [];
+    return live.flatMap((item, index) => droppedFields(item, keptList[index], knownList[index], `${path}[${index}]`));
   }
   if (!live || typeof live !== 'object') return [];
   const keptObject = kept && typeof kept === 'object' ? (kept as Record<string, unknown>) : {};
+  const knownObject = known && typeof known === 'object' ? (known as Record<string, unknown>) : {};
   const found: string[] = [];
   for (const [key, value] of Object.entries(live as Record<string, unknown>)) {
     const at = path ? `${path}.${key}` : key;
-    if (Object.hasOwn(keptObject, key)) found.push(...droppedFields(value, keptObject[key], at));
-    else found.push(`${at}=${describeValue(value)}`);
+    if (Object.hasOwn(keptObject, key)) found.push(...droppedFields(value, keptObject[key], knownObject[key], at));
+    else if (Object.hasOwn(knownObject, key) || typeof value !== 'string') found.push(`${at}=${describeValue(value)}`);
+    else found.push(at);
   }
   return found;
 }

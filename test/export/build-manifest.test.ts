@@ -71,6 +71,19 @@ describe('buildExport', () => {
     expect(result.readOnly.get('front-desk-2')).toEqual([]);
   });
 
+  test('a field the schema does not know is named without its text, which may be a secret; a number or a boolean is shown', () => {
+    const extras = agent('ag_x', 'Extras', {
+      webhook_secret: 'UNKNOWN-TOPLEVEL-SECRET-1',
+      voice: { provider: 'elevenlabs', voice_id: 'rachel', api_token: 'UNKNOWN-VOICE-SECRET-2', retries: 3 },
+      session_data_webhook: { url: 'https://hooks.example.com/end', signing_secret: 'UNKNOWN-HOOK-SECRET-3', signed: true },
+    });
+    const out = buildExport({ agents: [extras], phones: [], command: 'voxform export' });
+    expect(out.manifest).not.toContain('UNKNOWN-');
+    expect(out.manifest).toContain(
+      '# read-only on the service, not managed here: webhook_secret, voice.provider=elevenlabs, voice.api_token, voice.retries=3, session_data_webhook.signing_secret, session_data_webhook.signed=true\n',
+    );
+  });
+
   test('secrets become ${env:…} references, named after where they go, and are never written', () => {
     expect(result.manifest).not.toContain('live-secret');
     expect(result.secrets).toEqual([
