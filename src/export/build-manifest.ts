@@ -9,6 +9,7 @@
  */
 import { Document, isMap, isScalar, Pair, Scalar, YAMLMap } from 'yaml';
 import { formatDocument, manifestTags, TO_STRING_OPTIONS } from '../format/format-manifest.js';
+import { hiddenCharactersEscaped } from '../format/hidden-characters.js';
 import { schemaNode, stripToShape } from '../schema/introspect.js';
 import { configSecretSet } from '../secrets/schema-paths.js';
 import { envPolicyOf } from '../secrets/env-policy.js';
@@ -211,7 +212,8 @@ function agentComment(dropped: readonly string[], withheld: readonly WithheldFie
   for (const { field, places } of withheld) {
     lines.push(` not managed here: ${field} holds secrets that are not text (${places.join(', ')}); a \${env:…} reference would make them text`);
   }
-  return lines.length > 0 ? lines.join('\n') : undefined;
+  // The service's values and keys may hold characters a reviewer cannot see: escaped as fmt escapes them in values.
+  return lines.length > 0 ? hiddenCharactersEscaped(lines.join('\n')) : undefined;
 }
 
 /** The phone bindings of exported agents, by local name; numbers that are not E.164 are skipped. */

@@ -84,6 +84,13 @@ describe('buildExport', () => {
     );
   });
 
+  test('hidden characters of read-only values and unknown keys are escaped in the comment, as fmt escapes them in values', () => {
+    const hidden = agent('ag_h', 'Hidden', { llm: { model: 'gpt-4o\u202e\u2028x' }, ['odd\u200bkey']: 1 });
+    const out = buildExport({ agents: [hidden], phones: [], command: 'voxform export' });
+    expect(out.manifest).not.toMatch(/[\u202e\u2028\u200b]/);
+    expect(out.manifest).toContain('# read-only on the service, not managed here: llm.model="gpt-4o\\u202e\\u2028x", odd\\u200bkey=1\n');
+  });
+
   test('secrets become ${env:…} references, named after where they go, and are never written', () => {
     expect(result.manifest).not.toContain('live-secret');
     expect(result.secrets).toEqual([
