@@ -25,7 +25,8 @@ export interface ResolvedVariables {
 
 /**
  * Matches given values to a template's variables. A string (as `--var` values are) takes the type of
- * a number or boolean default when it reads as one; an empty string is no value for a required one.
+ * a number or boolean default when it reads as one; an empty string is no value: a required variable
+ * is then missing, an optional one takes its default.
  */
 export function resolveVariables(template: Template, given: Readonly<Record<string, VariableValue>>): ResolvedVariables {
   const declared = new Map(template.variables.map((v) => [v.name, v]));
@@ -34,7 +35,7 @@ export function resolveVariables(template: Template, given: Readonly<Record<stri
   const missing: TemplateVariable[] = [];
   for (const variable of template.variables) {
     const value = Object.hasOwn(given, variable.name) ? given[variable.name] : undefined;
-    if (value !== undefined && !(variable.required && value === '')) values[variable.name] = coerce(value, variable.default);
+    if (value !== undefined && value !== '') values[variable.name] = coerce(value, variable.default);
     else if (variable.default !== undefined) values[variable.name] = variable.default;
     else missing.push(variable);
   }
