@@ -13,7 +13,7 @@ import { hiddenCharactersEscaped } from '../format/hidden-characters.js';
 import { schemaNode, stripToShape } from '../schema/introspect.js';
 import { configSecretSet } from '../secrets/schema-paths.js';
 import { envPolicyOf } from '../secrets/env-policy.js';
-import { ENV_REFERENCE } from '../secrets/env-reference.js';
+import { escapeEnvReferences } from '../secrets/env-reference.js';
 import { decodeQueryPart, mapUrlTokens, splitTokenUrl, splitUserInfo } from '../secrets/url-tokens.js';
 import { isPhoneNumber } from '../manifest/names.js';
 import { DiagnosticList } from '../manifest/diagnostics.js';
@@ -157,7 +157,7 @@ function exportAgent(agent: Agent, run: ExportRun): Pair {
 
   const prompt = live.prompt;
   // A prompt file is not interpolated: a prompt that holds a secret stays inline, as a reference.
-  if (typeof prompt === 'string' && promptFileKeepsExactly(prompt) && protectedConfig.prompt === escapeEnv(prompt)) {
+  if (typeof prompt === 'string' && promptFileKeepsExactly(prompt) && protectedConfig.prompt === escapeEnvReferences(prompt)) {
     const file = `prompts/${local}.md`;
     // The loader drops one final newline from a prompt file, so writing one more keeps the prompt exact.
     run.prompts.push({ path: file, content: `${prompt}\n` });
@@ -404,14 +404,14 @@ function writeBack(text: string, place: string, run: ExportRun): string | undefi
 
 /** `text` with each `held` value as its reference and the rest escaped; undefined when that would not load back as `text`. */
 function withReferences(text: string, held: ReadonlyArray<{ start: number; end: number; name: string }>): string | undefined {
-  if (held.length === 0) return escapeEnv(text);
+  if (held.length === 0) return escapeEnvReferences(text);
   let out = '';
   let from = 0;
   for (const { start, end, name } of held) {
-    out += `${escapeEnv(text.slice(from, start))}\${env:${name}}`;
+    out += `${escapeEnvReferences(text.slice(from, start))}\${env:${name}}`;
     from = end;
   }
-  out += escapeEnv(text.slice(from));
+  out += escapeEnvReferences(text.slice(from));
   const env = Object.fromEntries(held.map(({ start, end, name }) => [name, text.slice(start, end)]));
   return interpolateString(out, undefined, { env, diagnostics: new DiagnosticList(), onSecret: () => undefined }).value === text ? out : undefined;
 }
@@ -426,11 +426,6 @@ function nameWithoutSecrets(name: string | undefined, run: ExportRun): string | 
     from = end;
   }
   return out + name.slice(from);
-}
-
-/** `$${env:X}` loads as the literal text; `${env:` without a closing `}` is no reference and stays as it is. */
-function escapeEnv(text: string): string {
-  return text.replace(ENV_REFERENCE, (reference) => `$${reference}`);
 }
 
 /**

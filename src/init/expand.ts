@@ -6,7 +6,7 @@ import { isScalar, Scalar, visit, type YAMLMap } from 'yaml';
 import { VoxformError, type SourceLocation } from '../errors.js';
 import { schemaIssueMessages } from '../manifest/schema-issues.js';
 import { callTargets } from '../policy/places.js';
-import { hasEnvReference } from '../secrets/env-reference.js';
+import { escapeEnvReferences, hasEnvReference } from '../secrets/env-reference.js';
 import { formatDotted, type FieldPath } from '../util/field-path.js';
 import { httpUrl } from '../util/http-url.js';
 import { isPlainObject } from '../util/json-object.js';
@@ -69,6 +69,8 @@ export function expandTemplate(template: Template, values: TemplateVars): Expand
   }
   const original = template.document.get('agent', true) as YAMLMap;
   const node = original.clone() as YAMLMap;
+  // A value is text: `${env:…}` in it is escaped where the manifest would read it as a reference (values, not keys; a prompt file is not interpolated).
+  const asText = Object.fromEntries(Object.entries(values).map(([name, value]) => [name, typeof value === 'string' ? escapeEnvReferences(value) : value]));
   visit(node, {
     Scalar(key, scalar) {
       if (typeof scalar.value !== 'string') return;
@@ -76,7 +78,7 @@ export function expandTemplate(template: Template, values: TemplateVars): Expand
         scalar.value = substituteText(scalar.value, values).text;
         return;
       }
-      const { value } = substituteValue(scalar.value, values);
+      const { value } = substituteValue(scalar.value, asText);
       scalar.value = value;
       // A whole-value placeholder of a number or boolean must print as one, not as a quoted string.
       if (typeof value !== 'string') scalar.type = Scalar.PLAIN;

@@ -10,6 +10,11 @@ export const ENV_REFERENCE = /\$(\$?)\{env:([^}]*)\}/g;
 /** A reference's body as the loader takes it: group 1 the variable's name, group 2 its fallback when it has one. */
 export const ENV_REFERENCE_BODY = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([\s\S]*))?$/;
 
+/** `text` as a manifest value that loads back as itself: `$${env:X}` loads as the text `${env:X}`; `${env:` without a closing `}` is no reference and stays as it is. */
+export function escapeEnvReferences(text: string): string {
+  return text.replace(ENV_REFERENCE, (reference) => `$${reference}`);
+}
+
 /** Whether `text` is a string holding a reference (not only escaped `$${env:…}` text). */
 export function hasEnvReference(text: unknown): boolean {
   if (typeof text !== 'string') return false;
