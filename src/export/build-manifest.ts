@@ -2,7 +2,8 @@
  * Live agents → a manifest that plans to no changes (pure: the caller reads and writes). Read-only
  * fields are left out and noted above the agent. Secrets (headers, credentials, URL query values and
  * user info, values an apply filled from `${env:…}`) never go into a file meant for git: a value of a
- * variable the operator has set becomes the `${env:NAME}` reference that put it there; any other
+ * variable an apply read (the deploy ledger names it) that the operator has set becomes the
+ * `${env:NAME}` reference that put it there; any other
  * secret becomes a reference named after its place, listed for the user; a secret that is not text
  * cannot be one (a reference loads as text), so its field is left out and noted. Text that looks like
  * a reference is escaped, so it loads back as written.
@@ -36,7 +37,7 @@ export interface ExportInput {
 
 /** The trusted evidence of deployed `${env:…}` values (`TrustedSecrets`). */
 export interface DeployedSecrets {
-  /** Where `text` holds the value of a variable the operator has set, by its name, in text order, never overlapping. */
+  /** Where `text` holds the value of a variable set here that an apply read (the deploy ledger names it), by its name, in text order, never overlapping. */
   variablesIn(text: string): ReadonlyArray<{ start: number; end: number; name: string }>;
   /** The config places (dotted) the deploy ledger recorded as filled from `${env:…}` for the agent. */
   ledgerPlaces(agentId: string): readonly string[];

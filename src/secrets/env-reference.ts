@@ -22,6 +22,16 @@ export function hasEnvReference(text: unknown): boolean {
   return false;
 }
 
+/** The names of the variables the references of `text` read (`${env:X:-d}` too), in order; escaped `$${env:…}` text names none. */
+export function referencedNames(text: string): string[] {
+  const names: string[] = [];
+  for (const [, escaped, body] of text.matchAll(ENV_REFERENCE)) {
+    const name = escaped ? undefined : ENV_REFERENCE_BODY.exec(body ?? '')?.[1];
+    if (name !== undefined && !names.includes(name)) names.push(name);
+  }
+  return names;
+}
+
 /**
  * The literal text around the references of a written value, unescaped (`$${env:X}` is the text
  * `${env:X}`): one more part than the value has references (`Code ${env:P}.` → `Code `, `.`).

@@ -233,11 +233,15 @@ describe('buildExport: values that must load back as they are live', () => {
 
 describe('buildExport: values an apply took from the environment are never written in clear', () => {
   const PROMO = 'planted-promo-777';
-  /** The trusted evidence of an operator whose environment holds the values, with a deploy ledger. */
-  function deployed(env: Record<string, string>, ledger: Record<string, string[]> = {}, names: Record<string, string> = {}): TrustedSecrets {
+  /**
+   * The trusted evidence of an operator whose environment holds the values, with a deploy ledger; an
+   * earlier apply (of another agent) read each variable of `read`, by default every one set here.
+   */
+  function deployed(env: Record<string, string>, ledger: Record<string, string[]> = {}, names: Record<string, string> = {}, read = Object.keys(env)): TrustedSecrets {
     const trusted = new TrustedSecrets(env, new SecretRegistry());
     const ids = [...new Set([...Object.keys(ledger), ...Object.keys(names)])];
-    trusted.noteLedger([{ agents: Object.fromEntries(ids.map((id) => [id, { id, name: names[id], maskedPaths: ledger[id] ?? [] }])) }]);
+    const earlier = { id: 'ag_earlier', maskedPaths: ['first_message'], config: { first_message: read.map((name) => `\${env:${name}}`).join(' ') } };
+    trusted.noteLedger([{ agents: { ...Object.fromEntries(ids.map((id) => [id, { id, name: names[id], maskedPaths: ledger[id] ?? [] }])), earlier } }]);
     return trusted;
   }
   /** What the exported text loads as, with `env`. */
@@ -264,6 +268,18 @@ describe('buildExport: values an apply took from the environment are never writt
     ]);
     expect(out.secrets).toEqual([]);
     expect(out.manifest).toContain('#   PROMO_CODE  (agents.promo-promo-code.config.first_message)');
+  });
+
+  test('a value of a variable set here that no apply read (the ledger names it nowhere) is written as it is, never as a reference', () => {
+    const local = agent('ag_t', 'Local', { timezone: 'America/Chicago', language: 'en-US', first_message: 'yes' });
+    const env = { TZ: 'America/Chicago', LANGUAGE: 'en-US', IS_SANDBOX: 'yes' };
+    const out = buildExport({ agents: [local], phones: [], command: 'voxform export', deployed: deployed(env, {}, {}, []) });
+    expect(configOf(out, 'local')).toMatchObject({ timezone: 'America/Chicago', language: 'en-US', first_message: 'yes' });
+    expect(out.references).toEqual([]);
+    expect(out.manifest).not.toContain('${env:');
+    // Once an apply read TZ, its value is the reference that put it there.
+    const applied = buildExport({ agents: [local], phones: [], command: 'voxform export', deployed: deployed(env, {}, {}, ['TZ']) });
+    expect(configOf(applied, 'local')).toMatchObject({ timezone: '${env:TZ}', language: 'en-US', first_message: 'yes' });
   });
 
   test('reference-like text that would run into a written-back value: the whole text is one reference, named after its place', () => {
