@@ -2,17 +2,19 @@
  * Live agents → a manifest that plans to no changes (pure: the caller reads and writes). Read-only
  * fields are left out and noted above the agent. Secrets (headers, credentials, URL query values and
  * user info, values an apply filled from `${env:…}`) never go into a file meant for git: a value of a
- * variable the operator has set becomes the `${env:NAME}` reference that put it there; any other
+ * variable an apply read (the deploy ledger names it) that the operator has set becomes the
+ * `${env:NAME}` reference that put it there; any other
  * secret becomes a reference named after its place, listed for the user; a secret that is not text
  * cannot be one (a reference loads as text), so its field is left out and noted. Text that looks like
  * a reference is escaped, so it loads back as written.
  */
 import { Document, isMap, isScalar, Pair, Scalar, YAMLMap } from 'yaml';
 import { formatDocument, manifestTags, TO_STRING_OPTIONS } from '../format/format-manifest.js';
+import { hiddenCharactersEscaped } from '../format/hidden-characters.js';
 import { schemaNode, stripToShape } from '../schema/introspect.js';
 import { configSecretSet } from '../secrets/schema-paths.js';
 import { envPolicyOf } from '../secrets/env-policy.js';
-import { ENV_REFERENCE } from '../secrets/env-reference.js';
+import { escapeEnvReferences } from '../secrets/env-reference.js';
 import { decodeQueryPart, mapUrlTokens, splitTokenUrl, splitUserInfo } from '../secrets/url-tokens.js';
 import { isPhoneNumber } from '../manifest/names.js';
 import { DiagnosticList } from '../manifest/diagnostics.js';
@@ -35,7 +37,7 @@ export interface ExportInput {
 
 /** The trusted evidence of deployed `${env:…}` values (`TrustedSecrets`). */
 export interface DeployedSecrets {
-  /** Where `text` holds the value of a variable the operator has set, by its name, in text order, never overlapping. */
+  /** Where `text` holds the value of a variable set here that an apply read (the deploy ledger names it), by its name, in text order, never overlapping. */
   variablesIn(text: string): ReadonlyArray<{ start: number; end: number; name: string }>;
   /** The config places (dotted) the deploy ledger recorded as filled from `${env:…}` for the agent. */
   ledgerPlaces(agentId: string): readonly string[];
@@ -132,7 +134,7 @@ function exportAgent(agent: Agent, run: ExportRun): Pair {
 
   const live = (agent.config ?? {}) as Record<string, unknown>;
   const shaped = stripToShape(schemaNode('AgentConfigUpdate'), live) as Record<string, unknown>;
-  const dropped = droppedFields(live, shaped);
+  const dropped = droppedFields(live, shaped, stripToShape(schemaNode('AgentConfigRead'), live, false));
   run.readOnly.set(local, dropped);
   const found = nonTextSecrets(configSecretSet().start(), shaped, []);
   const withheld = [...found.values()].map(({ path, places }) => ({ field: renderField(path), places }));
@@ -156,7 +158,7 @@ function exportAgent(agent: Agent, run: ExportRun): Pair {
 
   const prompt = live.prompt;
   // A prompt file is not interpolated: a prompt that holds a secret stays inline, as a reference.
-  if (typeof prompt === 'string' && promptFileKeepsExactly(prompt) && protectedConfig.prompt === escapeEnv(prompt)) {
+  if (typeof prompt === 'string' && promptFileKeepsExactly(prompt) && protectedConfig.prompt === escapeEnvReferences(prompt)) {
     const file = `prompts/${local}.md`;
     // The loader drops one final newline from a prompt file, so writing one more keeps the prompt exact.
     run.prompts.push({ path: file, content: `${prompt}\n` });
@@ -211,7 +213,8 @@ function agentComment(dropped: readonly string[], withheld: readonly WithheldFie
   for (const { field, places } of withheld) {
     lines.push(` not managed here: ${field} holds secrets that are not text (${places.join(', ')}); a \${env:…} reference would make them text`);
   }
-  return lines.length > 0 ? lines.join('\n') : undefined;
+  // The service's values and keys may hold characters a reviewer cannot see: escaped as fmt escapes them in values.
+  return lines.length > 0 ? hiddenCharactersEscaped(lines.join('\n')) : undefined;
 }
 
 /** The phone bindings of exported agents, by local name; numbers that are not E.164 are skipped. */
@@ -402,14 +405,14 @@ function writeBack(text: string, place: string, run: ExportRun): string | undefi
 
 /** `text` with each `held` value as its reference and the rest escaped; undefined when that would not load back as `text`. */
 function withReferences(text: string, held: ReadonlyArray<{ start: number; end: number; name: string }>): string | undefined {
-  if (held.length === 0) return escapeEnv(text);
+  if (held.length === 0) return escapeEnvReferences(text);
   let out = '';
   let from = 0;
   for (const { start, end, name } of held) {
-    out += `${escapeEnv(text.slice(from, start))}\${env:${name}}`;
+    out += `${escapeEnvReferences(text.slice(from, start))}\${env:${name}}`;
     from = end;
   }
-  out += escapeEnv(text.slice(from));
+  out += escapeEnvReferences(text.slice(from));
   const env = Object.fromEntries(held.map(({ start, end, name }) => [name, text.slice(start, end)]));
   return interpolateString(out, undefined, { env, diagnostics: new DiagnosticList(), onSecret: () => undefined }).value === text ? out : undefined;
 }
@@ -426,24 +429,26 @@ function nameWithoutSecrets(name: string | undefined, run: ExportRun): string | 
   return out + name.slice(from);
 }
 
-/** `$${env:X}` loads as the literal text; `${env:` without a closing `}` is no reference and stays as it is. */
-function escapeEnv(text: string): string {
-  return text.replace(ENV_REFERENCE, (reference) => `$${reference}`);
-}
-
-/** `voice.provider=elevenlabs` for every leaf of `live` that `kept` lacks. */
-function droppedFields(live: unknown, kept: unknown, path = ''): string[] {
+/**
+ * `voice.provider=elevenlabs` for every leaf of `live` that `kept` lacks. A field the schema does not
+ * know (absent from `known`) is named without its text: voxform cannot tell whether it is a secret
+ * (`webhook_secret`); a number or a boolean is shown.
+ */
+function droppedFields(live: unknown, kept: unknown, known: unknown, path = ''): string[] {
   if (Array.isArray(live)) {
     const keptList = Array.isArray(kept) ? kept : [];
-    return live.flatMap((item, index) => droppedFields(item, keptList[index], `${path}[${index}]`));
+    const knownList = Array.isArray(known) ? known : [];
+    return live.flatMap((item, index) => droppedFields(item, keptList[index], knownList[index], `${path}[${index}]`));
   }
   if (!live || typeof live !== 'object') return [];
   const keptObject = kept && typeof kept === 'object' ? (kept as Record<string, unknown>) : {};
+  const knownObject = known && typeof known === 'object' ? (known as Record<string, unknown>) : {};
   const found: string[] = [];
   for (const [key, value] of Object.entries(live as Record<string, unknown>)) {
     const at = path ? `${path}.${key}` : key;
-    if (Object.hasOwn(keptObject, key)) found.push(...droppedFields(value, keptObject[key], at));
-    else found.push(`${at}=${describeValue(value)}`);
+    if (Object.hasOwn(keptObject, key)) found.push(...droppedFields(value, keptObject[key], knownObject[key], at));
+    else if (Object.hasOwn(knownObject, key) || typeof value !== 'string') found.push(`${at}=${describeValue(value)}`);
+    else found.push(at);
   }
   return found;
 }

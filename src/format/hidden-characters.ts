@@ -35,9 +35,14 @@ function escapingHiddenCharacters(tag: ScalarTag, stringify: NonNullable<ScalarT
       const quoted = node.clone() as Scalar;
       quoted.type = Scalar.QUOTE_DOUBLE;
       // yaml escapes C0 itself; what it leaves raw inside the quotes is each such character as written.
-      return stringify(quoted, ctx, onComment, onChompKeep).replace(HIDDEN_CHARACTERS, escapeSequence);
+      return hiddenCharactersEscaped(stringify(quoted, ctx, onComment, onChompKeep));
     },
   };
+}
+
+/** `text` with each hidden character as its escape (`\u202e`): also for text a manifest holds outside a string, a comment. */
+export function hiddenCharactersEscaped(text: string): string {
+  return text.replace(HIDDEN_CHARACTERS, escapeSequence);
 }
 
 /** The YAML double-quoted escape of one character: `\uXXXX`, or `\UXXXXXXXX` beyond the BMP. */

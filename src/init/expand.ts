@@ -6,7 +6,7 @@ import { isScalar, Scalar, visit, type YAMLMap } from 'yaml';
 import { VoxformError, type SourceLocation } from '../errors.js';
 import { schemaIssueMessages } from '../manifest/schema-issues.js';
 import { callTargets } from '../policy/places.js';
-import { hasEnvReference } from '../secrets/env-reference.js';
+import { escapeEnvReferences, hasEnvReference } from '../secrets/env-reference.js';
 import { formatDotted, type FieldPath } from '../util/field-path.js';
 import { httpUrl } from '../util/http-url.js';
 import { isPlainObject } from '../util/json-object.js';
@@ -25,7 +25,8 @@ export interface ResolvedVariables {
 
 /**
  * Matches given values to a template's variables. A string (as `--var` values are) takes the type of
- * a number or boolean default when it reads as one; an empty string is no value for a required one.
+ * a number or boolean default when it reads as one; an empty string is no value: a required variable
+ * is then missing, an optional one takes its default.
  */
 export function resolveVariables(template: Template, given: Readonly<Record<string, VariableValue>>): ResolvedVariables {
   const declared = new Map(template.variables.map((v) => [v.name, v]));
@@ -34,7 +35,7 @@ export function resolveVariables(template: Template, given: Readonly<Record<stri
   const missing: TemplateVariable[] = [];
   for (const variable of template.variables) {
     const value = Object.hasOwn(given, variable.name) ? given[variable.name] : undefined;
-    if (value !== undefined && !(variable.required && value === '')) values[variable.name] = coerce(value, variable.default);
+    if (value !== undefined && value !== '') values[variable.name] = coerce(value, variable.default);
     else if (variable.default !== undefined) values[variable.name] = variable.default;
     else missing.push(variable);
   }
@@ -68,6 +69,8 @@ export function expandTemplate(template: Template, values: TemplateVars): Expand
   }
   const original = template.document.get('agent', true) as YAMLMap;
   const node = original.clone() as YAMLMap;
+  // A value is text: `${env:…}` in it is escaped where the manifest would read it as a reference (values, not keys; a prompt file is not interpolated).
+  const asText = Object.fromEntries(Object.entries(values).map(([name, value]) => [name, typeof value === 'string' ? escapeEnvReferences(value) : value]));
   visit(node, {
     Scalar(key, scalar) {
       if (typeof scalar.value !== 'string') return;
@@ -75,7 +78,7 @@ export function expandTemplate(template: Template, values: TemplateVars): Expand
         scalar.value = substituteText(scalar.value, values).text;
         return;
       }
-      const { value } = substituteValue(scalar.value, values);
+      const { value } = substituteValue(scalar.value, asText);
       scalar.value = value;
       // A whole-value placeholder of a number or boolean must print as one, not as a quoted string.
       if (typeof value !== 'string') scalar.type = Scalar.PLAIN;

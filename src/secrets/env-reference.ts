@@ -10,11 +10,26 @@ export const ENV_REFERENCE = /\$(\$?)\{env:([^}]*)\}/g;
 /** A reference's body as the loader takes it: group 1 the variable's name, group 2 its fallback when it has one. */
 export const ENV_REFERENCE_BODY = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([\s\S]*))?$/;
 
+/** `text` as a manifest value that loads back as itself: `$${env:X}` loads as the text `${env:X}`; `${env:` without a closing `}` is no reference and stays as it is. */
+export function escapeEnvReferences(text: string): string {
+  return text.replace(ENV_REFERENCE, (reference) => `$${reference}`);
+}
+
 /** Whether `text` is a string holding a reference (not only escaped `$${env:…}` text). */
 export function hasEnvReference(text: unknown): boolean {
   if (typeof text !== 'string') return false;
   for (const match of text.matchAll(ENV_REFERENCE)) if (!match[1]) return true;
   return false;
+}
+
+/** The names of the variables the references of `text` read (`${env:X:-d}` too), in order; escaped `$${env:…}` text names none. */
+export function referencedNames(text: string): string[] {
+  const names: string[] = [];
+  for (const [, escaped, body] of text.matchAll(ENV_REFERENCE)) {
+    const name = escaped ? undefined : ENV_REFERENCE_BODY.exec(body ?? '')?.[1];
+    if (name !== undefined && !names.includes(name)) names.push(name);
+  }
+  return names;
 }
 
 /**

@@ -15,7 +15,7 @@
  * Every command asks here (plan, apply, test, report): none derives secret places on its own.
  */
 import { envPolicyOf } from './env-policy.js';
-import { hasEnvReference, literalParts } from './env-reference.js';
+import { hasEnvReference, literalParts, referencedNames } from './env-reference.js';
 import { formatDotted, parseDotted, valueAtPath, type FieldPath } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
 import { MIN_SEARCHABLE_SECRET, type SecretRegistry } from './redact.js';
@@ -45,6 +45,12 @@ export class TrustedSecrets {
   private readonly ledgerEnvPlaces = new Map<string, Map<string, Set<string>>>();
   /** Each agent's names as applies recorded them holding a `${env:…}` reference, by agent id. */
   private readonly ledgerNames = new Map<string, Set<string>>();
+  /**
+   * The variables the deploy ledger names in the values it recorded (an apply read them), each value
+   * with its first name, and those values longest first: only these does `variablesIn` find.
+   */
+  private readonly ledgerVariables = new Set<string>();
+  private applied: { variables: ReadonlyMap<string, string>; candidates: readonly string[] } = { variables: new Map(), candidates: [] };
 
   /**
    * `env` is the operator's environment; `registry` hears every secret value found, for the scrub
@@ -78,6 +84,7 @@ export class TrustedSecrets {
           let names = this.ledgerNames.get(version.id);
           if (!names) this.ledgerNames.set(version.id, (names = new Set()));
           names.add(version.name as string);
+          for (const name of referencedNames(version.name as string)) this.ledgerVariables.add(name);
         }
         if (!Array.isArray(version.maskedPaths)) continue;
         let places = this.ledgerEnvPlaces.get(version.id);
@@ -87,10 +94,14 @@ export class TrustedSecrets {
           let values = places.get(place);
           if (!values) places.set(place, (values = new Set()));
           const written = valueAtPath(version.config, parseDotted(place));
-          if (hasEnvReference(written)) values.add(written as string);
+          if (!hasEnvReference(written)) continue;
+          values.add(written as string);
+          for (const name of referencedNames(written as string)) this.ledgerVariables.add(name);
         }
       }
     }
+    const variables = manifestReadableVariables(this.env, this.ledgerVariables);
+    this.applied = { variables, candidates: [...variables.keys()].sort((a, b) => b.length - a.length) };
   }
 
   /**
@@ -143,22 +154,25 @@ export class TrustedSecrets {
   }
 
   /**
-   * Where `text` holds the value of a variable the operator lets a manifest read — only `${env:…}`
-   * can have put it on the service — by the variable's name: longest values first, never
-   * overlapping, in text order; a short value only where it is the whole text (as `livePaths`).
-   * Registers what it finds. `export` writes each back as the reference that put it there.
+   * Where `text` holds the value of a variable an apply read (the deploy ledger names it in a value it
+   * recorded, see `noteLedger`) that the operator lets a manifest read, by the variable's name:
+   * longest values first, never overlapping, in text order; a short value only where it is the whole
+   * text (as `livePaths`). Registers what it finds. `export` writes each back as the reference that
+   * put it there. Any other variable set here is not found: its value on the service (`TZ`'s
+   * `America/Chicago` as a timezone) is no evidence that an apply put it there.
    */
   variablesIn(text: string): HeldVariable[] {
     const held: HeldVariable[] = [];
     const overlaps = (start: number, end: number) => held.some((other) => start < other.end && other.start < end);
-    for (const value of this.candidates) {
+    const { variables, candidates } = this.applied;
+    for (const value of candidates) {
       if (value.length < MIN_SEARCHABLE_SECRET) {
-        if (text === value && held.length === 0) held.push({ start: 0, end: text.length, name: this.variables.get(value) as string });
+        if (text === value && held.length === 0) held.push({ start: 0, end: text.length, name: variables.get(value) as string });
         continue;
       }
       for (let start = text.indexOf(value); start !== -1; start = text.indexOf(value, start + 1)) {
         if (overlaps(start, start + value.length)) continue;
-        held.push({ start, end: start + value.length, name: this.variables.get(value) as string });
+        held.push({ start, end: start + value.length, name: variables.get(value) as string });
         this.registry.add(value);
       }
     }
@@ -216,12 +230,14 @@ export function trustedSecretPaths(trusted: TrustedSecrets, agent: { id: string;
 
 /**
  * The values of the variables a manifest may read under the operator's policy (`VOXFORM_ENV_ALLOW`
- * when set; never `VOXFORM_*`), each once, with the first name (in name order) that holds it.
+ * when set; never `VOXFORM_*`), each once, with the first name (in name order) that holds it; with
+ * `only`, of those variables alone.
  */
-function manifestReadableVariables(env: Env): Map<string, string> {
+function manifestReadableVariables(env: Env, only?: ReadonlySet<string>): Map<string, string> {
   const policy = envPolicyOf(env);
   const variables = new Map<string, string>();
   for (const name of Object.keys(env).sort()) {
+    if (only && !only.has(name)) continue;
     const value = env[name];
     if (value && !variables.has(value) && policy.check(name) === 'allowed') variables.set(value, name);
   }

@@ -271,6 +271,20 @@ describe('export of values an apply took from the environment (docs/export.md)',
     expect(plan.stdout).toContain('0 to create, 0 to update');
   });
 
+  test('a variable set here that no apply read: its value on the service is written as it is, never as a reference an apply did not write', async () => {
+    const dir = await tempDir({});
+    const env = { LANGUAGE: 'en-US', VOICE: 'alloy' };
+    const exported = await runCliInProcess(['export', '--local', '--agent', AWKWARD, '--out', 'exported'], { cwd: dir, env });
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).not.toContain('Values an apply took from the environment');
+    const manifest = await readFile(path.join(dir, 'exported/voxform.yaml'), 'utf8');
+    expect(manifest).toContain('language: en-US');
+    expect(manifest).not.toContain('${env:');
+    const plan = await runCliInProcess(['plan', '--local', '-f', 'exported/voxform.yaml'], { cwd: dir, env: {} });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('0 to create, 0 to update');
+  });
+
   test('the variable not set here, the ledger recording the places: references named after them, listed to set, never the value', async () => {
     const dir = await tempDir({ 'voxform.yaml': DEPLOYED });
     const applied = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir, env: { PROMO_CODE: PROMO } });

@@ -71,6 +71,26 @@ describe('buildExport', () => {
     expect(result.readOnly.get('front-desk-2')).toEqual([]);
   });
 
+  test('a field the schema does not know is named without its text, which may be a secret; a number or a boolean is shown', () => {
+    const extras = agent('ag_x', 'Extras', {
+      webhook_secret: 'UNKNOWN-TOPLEVEL-SECRET-1',
+      voice: { provider: 'elevenlabs', voice_id: 'rachel', api_token: 'UNKNOWN-VOICE-SECRET-2', retries: 3 },
+      session_data_webhook: { url: 'https://hooks.example.com/end', signing_secret: 'UNKNOWN-HOOK-SECRET-3', signed: true },
+    });
+    const out = buildExport({ agents: [extras], phones: [], command: 'voxform export' });
+    expect(out.manifest).not.toContain('UNKNOWN-');
+    expect(out.manifest).toContain(
+      '# read-only on the service, not managed here: webhook_secret, voice.provider=elevenlabs, voice.api_token, voice.retries=3, session_data_webhook.signing_secret, session_data_webhook.signed=true\n',
+    );
+  });
+
+  test('hidden characters of read-only values and unknown keys are escaped in the comment, as fmt escapes them in values', () => {
+    const hidden = agent('ag_h', 'Hidden', { llm: { model: 'gpt-4o\u202e\u2028x' }, ['odd\u200bkey']: 1 });
+    const out = buildExport({ agents: [hidden], phones: [], command: 'voxform export' });
+    expect(out.manifest).not.toMatch(/[\u202e\u2028\u200b]/);
+    expect(out.manifest).toContain('# read-only on the service, not managed here: llm.model="gpt-4o\\u202e\\u2028x", odd\\u200bkey=1\n');
+  });
+
   test('secrets become ${env:…} references, named after where they go, and are never written', () => {
     expect(result.manifest).not.toContain('live-secret');
     expect(result.secrets).toEqual([
@@ -213,11 +233,15 @@ describe('buildExport: values that must load back as they are live', () => {
 
 describe('buildExport: values an apply took from the environment are never written in clear', () => {
   const PROMO = 'planted-promo-777';
-  /** The trusted evidence of an operator whose environment holds the values, with a deploy ledger. */
-  function deployed(env: Record<string, string>, ledger: Record<string, string[]> = {}, names: Record<string, string> = {}): TrustedSecrets {
+  /**
+   * The trusted evidence of an operator whose environment holds the values, with a deploy ledger; an
+   * earlier apply (of another agent) read each variable of `read`, by default every one set here.
+   */
+  function deployed(env: Record<string, string>, ledger: Record<string, string[]> = {}, names: Record<string, string> = {}, read = Object.keys(env)): TrustedSecrets {
     const trusted = new TrustedSecrets(env, new SecretRegistry());
     const ids = [...new Set([...Object.keys(ledger), ...Object.keys(names)])];
-    trusted.noteLedger([{ agents: Object.fromEntries(ids.map((id) => [id, { id, name: names[id], maskedPaths: ledger[id] ?? [] }])) }]);
+    const earlier = { id: 'ag_earlier', maskedPaths: ['first_message'], config: { first_message: read.map((name) => `\${env:${name}}`).join(' ') } };
+    trusted.noteLedger([{ agents: { ...Object.fromEntries(ids.map((id) => [id, { id, name: names[id], maskedPaths: ledger[id] ?? [] }])), earlier } }]);
     return trusted;
   }
   /** What the exported text loads as, with `env`. */
@@ -244,6 +268,18 @@ describe('buildExport: values an apply took from the environment are never writt
     ]);
     expect(out.secrets).toEqual([]);
     expect(out.manifest).toContain('#   PROMO_CODE  (agents.promo-promo-code.config.first_message)');
+  });
+
+  test('a value of a variable set here that no apply read (the ledger names it nowhere) is written as it is, never as a reference', () => {
+    const local = agent('ag_t', 'Local', { timezone: 'America/Chicago', language: 'en-US', first_message: 'yes' });
+    const env = { TZ: 'America/Chicago', LANGUAGE: 'en-US', IS_SANDBOX: 'yes' };
+    const out = buildExport({ agents: [local], phones: [], command: 'voxform export', deployed: deployed(env, {}, {}, []) });
+    expect(configOf(out, 'local')).toMatchObject({ timezone: 'America/Chicago', language: 'en-US', first_message: 'yes' });
+    expect(out.references).toEqual([]);
+    expect(out.manifest).not.toContain('${env:');
+    // Once an apply read TZ, its value is the reference that put it there.
+    const applied = buildExport({ agents: [local], phones: [], command: 'voxform export', deployed: deployed(env, {}, {}, ['TZ']) });
+    expect(configOf(applied, 'local')).toMatchObject({ timezone: '${env:TZ}', language: 'en-US', first_message: 'yes' });
   });
 
   test('reference-like text that would run into a written-back value: the whole text is one reference, named after its place', () => {

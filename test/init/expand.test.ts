@@ -48,6 +48,7 @@ describe('resolveVariables', () => {
     { name: 'defaults fill what is not given', given: { business: 'Acme' }, values: { business: 'Acme', delay: 300 }, missing: [], unknown: [] },
     { name: 'a required variable without a value is missing', given: {}, values: { delay: 300 }, missing: ['business'], unknown: [] },
     { name: 'an empty string is no value for a required variable', given: { business: '' }, values: { delay: 300 }, missing: ['business'], unknown: [] },
+    { name: 'an empty string is no value for an optional variable either: its default applies', given: { business: 'Acme', delay: '' }, values: { business: 'Acme', delay: 300 }, missing: [], unknown: [] },
     { name: 'a string takes the type of the default', given: { business: 'Acme', delay: '450' }, values: { business: 'Acme', delay: 450 }, missing: [], unknown: [] },
     { name: 'a string that is not a number stays a string (the schema says why)', given: { business: 'Acme', delay: 'soon' }, values: { business: 'Acme', delay: 'soon' }, missing: [], unknown: [] },
     { name: 'undeclared names are reported in the order given', given: { zeta: 1, business: 'A', alpha: 2 }, values: { business: 'A', delay: 300 }, missing: [], unknown: ['zeta', 'alpha'] },

@@ -10,6 +10,7 @@ import { envReferences, planScaffold, scaffoldTargets, type ScaffoldFile } from 
 import { writeScaffold } from '../../src/init/write-scaffold.js';
 import { isVoxformError } from '../../src/errors.js';
 import { makeTree } from '../helpers/cli.js';
+import { loadManifests } from '../../src/manifest/load.js';
 import { SAMPLE_VALUES } from '../templates/fixtures.js';
 
 let cleanup: (() => Promise<void>) | undefined;
@@ -74,6 +75,20 @@ describe('planScaffold, for every shipped template', () => {
     expect(manifestText).not.toContain('\u202e');
     expect(manifestText).toContain('name: "Acme\\u202e Dental receptionist"');
     expect(formatManifest(manifestText, 'voxform.yaml').changed).toBe(false);
+  });
+
+  test('a value holding ${env:…} is text wherever it lands: escaped in the manifest, as it is in the prompt file', async () => {
+    const template = readTemplate('receptionist');
+    const values = resolveVariables(template, { ...SAMPLE_VALUES.receptionist, business: 'Acme ${env:HOME}' }).values;
+    const scaffold = planScaffold({ template, values, agentId: '-OKspareAgent0000001' });
+    expect(scaffold.envVars).toEqual([]);
+    expect(fileOf(scaffold.files, 'prompts/receptionist.md')).toContain('Acme ${env:HOME}');
+    const tree = await makeTree(Object.fromEntries(scaffold.files.filter((f) => f.mode === 'create').map((f) => [f.path, f.content])));
+    cleanup = tree.cleanup;
+    const loaded = await loadManifests({ paths: [], cwd: tree.dir, env: { HOME: '/root' } });
+    const agent = loaded.state?.agents.get('receptionist');
+    expect(agent?.name).toBe('Acme ${env:HOME} receptionist');
+    expect(agent?.config.first_message).toContain('Acme ${env:HOME}');
   });
 
   test('the template comments carry over into the manifest', () => {

@@ -123,9 +123,9 @@ async function warnMandatoryFindings(manifest: string, env: CommandContext['env'
 }
 
 /**
- * The trusted evidence of what `${env:…}` put on the service: the values of the variables the
- * operator lets a manifest read, and the places the operator's deploy ledger recorded (every
- * workspace's: its places are by agent id).
+ * The trusted evidence of what `${env:…}` put on the service: the places the operator's deploy
+ * ledger recorded (every workspace's: its places are by agent id), and the values of the variables
+ * it names that the operator lets a manifest read.
  */
 async function deployedSecrets(options: ExportOptions, ctx: CommandContext): Promise<TrustedSecrets> {
   const trusted = new TrustedSecrets(ctx.env, ctx.secrets);
