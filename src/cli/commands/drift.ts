@@ -88,7 +88,7 @@ async function prepareHeal(run: DriftRun, project: ConnectedProject, report: Dri
   const choice = chooser.choice();
   const whole: HistoryRecord[] = [];
   for (const summary of choice.records) whole.push(await wholeRecord(store, summary, ctx));
-  return healPlan(choice, whole, { env: ctx.env, current: project.desired, onSecret: (value) => ctx.secrets.add(value) });
+  return healPlan(choice, whole, { env: ctx.env, current: project.desired, onSecret: (value) => ctx.secrets.add(value), fingerprintKey: planInputs(project, ctx).fingerprintKey });
 }
 
 /**
