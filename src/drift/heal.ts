@@ -23,6 +23,8 @@ export interface HealPlan {
   desired: DesiredState;
   /** Ids of the records whose configurations are put back, newest first. */
   records: string[];
+  /** The fields of the healed agents that differ and are left as the service holds them: not changed outside voxform, or knowledge files. */
+  left: Array<{ address: string; field: DriftedField }>;
 }
 
 /** The records a heal puts back (`HealRecordChooser`). */
@@ -172,6 +174,7 @@ export function healPlan(choice: HealChoice<unknown>, whole: readonly HistoryRec
   const ids = whole.map((record) => record.id);
   return {
     records: ids,
+    left: choice.agents.flatMap(({ resource }) => resource.fields.filter((field) => !healsField(field)).map((field) => ({ address: resource.address, field }))),
     desired: {
       ...(restored as DesiredState),
       manifestHash: hashValue({ healOf: ids, agents: [...agents.keys()] }),

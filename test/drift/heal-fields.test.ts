@@ -82,6 +82,7 @@ describe('drift --heal', () => {
     expect(live.config.first_message).toBe('Thanks for calling Acme Dental, this is Ava. How can I help you today?');
     const healPlan = healed.stdout.slice(healed.stdout.indexOf('Healing front-desk'));
     expect(healPlan.slice(healPlan.indexOf('voxform will make'))).not.toContain('x-hook-token');
+    expect(healPlan).toContain('Left as the service holds them: agent.front-desk config.session_data_webhook.headers.x-hook-token (in git, not applied yet).');
     // The heal's record keeps the reference, not the value it left.
     const history = await Promise.all((await readdir(path.join(p.dir, '.voxform/history'))).filter((name) => name.endsWith('.json')).map((name) => readFile(path.join(p.dir, '.voxform/history', name), 'utf8')));
     for (const text of history) expect(text).not.toContain(SECRETS.HOOK_TOKEN);
@@ -98,7 +99,8 @@ describe('drift --heal', () => {
     // `response_mode` is the service's own: an update does not take it.
     await dashboardEdit(p, BOOKING, { tools: tools.map(({ response_mode: _, ...tool }) => ({ ...tool, description: 'Edited on the dashboard.' })) });
 
-    expectCode(await p.cliInProcess(['drift', '--heal', '--auto-approve']), 2);
+    const healed = expectCode(await p.cliInProcess(['drift', '--heal', '--auto-approve']), 2);
+    expect(healed.stdout).toContain("Left as the service holds them: agent.booking config.first_message (changed by staging's apply).");
     const live = await liveAgent(p, BOOKING);
     expect(live.config.tools?.[0]?.description).toBe('Find free appointment slots on a given day.');
     expect(live.config.first_message).toBe('Staging booking.');
