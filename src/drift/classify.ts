@@ -66,7 +66,8 @@ function resourceClass(fields: readonly DriftedField[]): DriftClass {
 function driftedField(change: ResourceChange, field: FieldChange, input: ClassifyInput, keyId: string): DriftedField {
   const conflict = input.conflicts?.find((c) => c.address === change.address && c.field === field.path);
   if (conflict) return { field, class: 'environment', environment: conflict.environment };
-  return { field, class: classifyField(change, field, input, keyId) };
+  const lastApplied = change.kind === 'agent' ? input.workspace.agents[change.address]?.applied[field.path] : undefined;
+  return { field, class: classifyField(change, field, input, keyId), ...(lastApplied !== undefined ? { lastApplied } : {}) };
 }
 
 /** Every changed resource of `plan`, classified; unchanged ones are counted only. */

@@ -1,7 +1,8 @@
 /**
- * What `drift --heal` applies: each healable agent's last recorded configuration — the newest
- * ledger record holding it — read again as rollback reads a record (`desiredFromRecord`), never
- * what the manifests hold. Only agents changed outside voxform are in it. The records are chosen
+ * What `drift --heal` applies: each field changed outside voxform (`outside` or `both`) back to its
+ * value in the agent's last recorded configuration — the newest ledger record holding it — read again
+ * as rollback reads a record (`desiredFromRecord`), never what the manifests hold; every other field
+ * as the service holds it. Only agents changed outside voxform are in it. The records are chosen
  * from the ledger walked newest first (`HealRecordChooser`, on summaries), and only the chosen ones
  * are read whole (`healPlan`).
  */
@@ -9,28 +10,34 @@ import { VoxformError } from '../errors.js';
 import { desiredFromRecord, type RestoreOptions } from '../history/restore.js';
 import { recordedAgent, type HistoryRecord, type LedgerRecord } from '../history/types.js';
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';
+import { desiredAgentFields } from '../plan/agent-fields.js';
+import { hashApplied } from '../state/types.js';
+import { isDottedAtOrUnder, parseDotted, setAtPath } from '../util/field-path.js';
 import { hashValue } from '../util/hash.js';
+import { cloneJson } from '../util/json-object.js';
 import { pluralNoun } from '../util/plural.js';
-import type { DriftReport } from './types.js';
+import type { DriftedField, DriftedResource, DriftReport } from './types.js';
 
 export interface HealPlan {
   /** The desired state of the healed agents: their recorded configurations. */
   desired: DesiredState;
   /** Ids of the records whose configurations are put back, newest first. */
   records: string[];
+  /** The fields of the healed agents that differ and are left as the service holds them: not changed outside voxform, or knowledge files. */
+  left: Array<{ address: string; field: DriftedField }>;
 }
 
 /** The records a heal puts back (`HealRecordChooser`). */
 export interface HealChoice<R> {
   /** The chosen records, newest first. */
   records: R[];
-  /** Each healable agent in the report's order: its local name and the index in `records` of the newest record holding it. */
-  agents: Array<{ name: string; record: number }>;
+  /** Each healable agent in the report's order: its local name, the index in `records` of the newest record holding it, and its report. */
+  agents: Array<{ name: string; record: number; resource: DriftedResource }>;
 }
 
-/** A healable agent: its address, its local name and the id it has now; `record`, once found, indexes the chosen records. */
+/** A healable agent: its report, its local name and the id it has now; `record`, once found, indexes the chosen records. */
 interface HealedAgent {
-  address: string;
+  resource: DriftedResource;
   name: string;
   id: string | undefined;
   record?: number | undefined;
@@ -52,7 +59,7 @@ export class HealRecordChooser<R extends LedgerRecord> {
   private missing: number;
 
   constructor(report: DriftReport) {
-    this.agents = report.resources.filter((resource) => resource.healable).map((resource) => ({ address: resource.address, name: localName(resource.address), id: resource.change.id }));
+    this.agents = report.resources.filter((resource) => resource.healable).map((resource) => ({ resource, name: localName(resource.address), id: resource.change.id }));
     this.missing = this.agents.length;
   }
 
@@ -77,41 +84,97 @@ export class HealRecordChooser<R extends LedgerRecord> {
 
   /** The records chosen; an agent no record added holds stops the heal before anything is changed. */
   choice(): HealChoice<R> {
-    const unrecorded = this.agents.filter((agent) => agent.record === undefined).map((agent) => agent.address);
+    const unrecorded = this.agents.filter((agent) => agent.record === undefined).map((agent) => agent.resource.address);
     if (unrecorded.length > 0) {
       throw new VoxformError('drift_heal_unrecorded', `Cannot heal ${unrecorded.join(', ')}: no history record of this workspace holds the configuration voxform last applied to ${pluralNoun(unrecorded.length, 'it', 'them')}; nothing was changed.`, {
         hint: 'Only what an apply recorded can be put back. Run `voxform apply` to make the agents match the manifests instead.',
       });
     }
-    return { records: [...this.chosen], agents: this.agents.map((agent) => ({ name: agent.name, record: agent.record as number })) };
+    return { records: [...this.chosen], agents: this.agents.map((agent) => ({ name: agent.name, record: agent.record as number, resource: agent.resource })) };
   }
+}
+
+/** What `healPlan` reads records with, and the run's fingerprint key: a recorded value is put back only when it hashes to what the state says was last applied. */
+export interface HealOptions extends Omit<RestoreOptions, 'agents'> {
+  fingerprintKey: string;
+}
+
+/** Whether `--heal` puts a field back: changed outside voxform (alone or with the manifests), other than the knowledge files. */
+function healsField(field: DriftedField): boolean {
+  return (field.class === 'outside' || field.class === 'both') && field.field.path !== 'knowledge';
+}
+
+/** Sets a managed field (`name`, or a dotted path under `config`) of an agent being built; undefined leaves it out. */
+function setField(agent: DesiredAgent, path: string, value: unknown): void {
+  if (path === 'name') agent.name = value as string | undefined;
+  else setAtPath(agent.config, parseDotted(path).slice(1), cloneJson(value));
+}
+
+/**
+ * The agent a heal writes: the manifests' agent (what the service holds wherever nothing differs)
+ * with each field changed outside voxform set to its recorded value, and every other field that
+ * differs as the service holds it. One in git, not applied yet, stays for `voxform apply` (a secret
+ * among them may be one this run cannot know: the cron job has no production token), and one
+ * another environment's apply set is not this heal's to undo. A recorded value that is not what the
+ * state says was last applied there (an apply since was not recorded) stops the heal: it would put
+ * back an older configuration.
+ */
+function healedAgent(recorded: DesiredAgent, current: DesiredAgent, resource: DriftedResource, record: HistoryRecord, key: string): DesiredAgent {
+  const recordedFields = desiredAgentFields(recorded);
+  const references = { ...current.envReferences };
+  const healed: DesiredAgent = { ...current, id: recorded.id, config: cloneJson(current.config), knowledge: undefined, sensitivePaths: [...new Set([...current.sensitivePaths, ...recorded.sensitivePaths])], envReferences: references };
+  const notLastApplied: string[] = [];
+  for (const drifted of resource.fields) {
+    const { path } = drifted.field;
+    if (path === 'knowledge') continue;
+    if (!healsField(drifted)) {
+      setField(healed, path, drifted.field.before);
+      continue;
+    }
+    const value = recordedFields.get(path);
+    if (value === undefined || drifted.lastApplied !== hashApplied(key, value)) notLastApplied.push(path);
+    setField(healed, path, value);
+    // The ledger records the reference the put-back value was read from, not the manifests'.
+    for (const at of Object.keys(references)) if (isDottedAtOrUnder(at, path)) delete references[at];
+    for (const [at, reference] of Object.entries(recorded.envReferences ?? {})) if (isDottedAtOrUnder(at, path)) references[at] = reference;
+  }
+  if (notLastApplied.length > 0) {
+    throw new VoxformError('drift_heal_unrecorded', `Cannot heal ${resource.address}: history record ${record.id}, the newest holding it, does not hold what voxform last applied at ${notLastApplied.join(', ')}; nothing was changed.`, {
+      hint: 'An apply since was not recorded (its read-back failed, or its record could not be written), or a variable the record reads (${env:…}) is not set as it was then. Set it and heal again, or run `voxform apply` to make the agent match the manifests.',
+    });
+  }
+  return healed;
 }
 
 /**
  * The desired state that puts the chosen agents back; undefined when none is. `whole`: the chosen
  * records read whole, in the order of `choice.records`.
  */
-export function healPlan(choice: HealChoice<unknown>, whole: readonly HistoryRecord[], options: Omit<RestoreOptions, 'agents'>): HealPlan | undefined {
+export function healPlan(choice: HealChoice<unknown>, whole: readonly HistoryRecord[], options: HealOptions): HealPlan | undefined {
   // Grouped by record in the order of the report's agents: the agents come back in that order.
-  const byRecord = new Map<HistoryRecord, string[]>();
-  for (const { name, record: index } of choice.agents) {
+  const byRecord = new Map<HistoryRecord, Array<{ name: string; resource: DriftedResource }>>();
+  for (const { name, record: index, resource } of choice.agents) {
     const record = whole[index] as HistoryRecord;
-    byRecord.set(record, [...(byRecord.get(record) ?? []), name]);
+    byRecord.set(record, [...(byRecord.get(record) ?? []), { name, resource }]);
   }
   if (byRecord.size === 0) return undefined;
   const agents = new Map<string, DesiredAgent>();
-  const secrets = new Set<string>();
+  const secrets = new Set<string>(options.current.secrets);
   const names = new Set(options.current.environmentVariables);
   let restored: DesiredState | undefined;
   for (const [record, chosen] of byRecord) {
-    restored = desiredFromRecord(record, { ...options, agents: chosen });
-    for (const [name, agent] of restored.agents) agents.set(name, agent);
+    restored = desiredFromRecord(record, { ...options, agents: chosen.map(({ name }) => name) });
+    for (const { name, resource } of chosen) {
+      const recorded = restored.agents.get(name) as DesiredAgent;
+      agents.set(name, healedAgent(recorded, options.current.agents.get(name) ?? recorded, resource, record, options.fingerprintKey));
+    }
     for (const value of restored.secrets) secrets.add(value);
     for (const name of restored.environmentVariables) names.add(name);
   }
   const ids = whole.map((record) => record.id);
   return {
     records: ids,
+    left: choice.agents.flatMap(({ resource }) => resource.fields.filter((field) => !healsField(field)).map((field) => ({ address: resource.address, field }))),
     desired: {
       ...(restored as DesiredState),
       manifestHash: hashValue({ healOf: ids, agents: [...agents.keys()] }),

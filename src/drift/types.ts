@@ -28,6 +28,8 @@ export interface DriftedField {
   class: DriftClass;
   /** With class `environment`: the environment whose apply set the live value (`default` without --env). */
   environment?: string | undefined;
+  /** Of an agent's field: the keyed hash of what voxform last applied there, as the state keeps it (what `--heal` checks its record against). */
+  lastApplied?: string | undefined;
 }
 
 export interface DriftedResource {

@@ -74,7 +74,7 @@ const current = desiredState({ agents: [desiredAgent('a'), desiredAgent('b')], e
 describe('healDesired', () => {
   it('takes each agent changed outside voxform from the newest record holding it, and only those agents', () => {
     const records = [record('20261128T120000000Z-bbbbbb', { b: version('-OKb', 'B1') }), record('20261127T120000000Z-aaaaaa', { a: version('-OKa', 'A1'), b: version('-OKb', 'B0') })];
-    const healing = healDesired(report(), records, { env: {}, current });
+    const healing = healDesired(report(), records, { env: {}, current, fingerprintKey: SALT });
     expect(healing?.records).toEqual(['20261127T120000000Z-aaaaaa']);
     expect([...(healing?.desired.agents.values() ?? [])].map((agent) => [agent.localName, agent.id, agent.config])).toEqual([['a', '-OKa', { prompt: 'A1' }]]);
     expect(healing?.desired.phones.size).toBe(0);
@@ -83,13 +83,13 @@ describe('healDesired', () => {
 
   it('refuses, changing nothing, when no record holds the agent under its current id', () => {
     for (const records of [[], [record('20261127T120000000Z-aaaaaa', { a: version('-OKother', 'A1') })]]) {
-      expect(() => healDesired(report(), records, { env: {}, current })).toThrow(expect.objectContaining({ code: 'drift_heal_unrecorded' }));
+      expect(() => healDesired(report(), records, { env: {}, current, fingerprintKey: SALT })).toThrow(expect.objectContaining({ code: 'drift_heal_unrecorded' }));
     }
   });
 
   it('has nothing to heal when nothing changed outside voxform', () => {
     const onlyPending = { ...report(), resources: report().resources.filter((r) => !r.healable) };
-    expect(healDesired(onlyPending, [], { env: {}, current })).toBeUndefined();
+    expect(healDesired(onlyPending, [], { env: {}, current, fingerprintKey: SALT })).toBeUndefined();
   });
 
   it('chooses from summaries newest first and says when the walk can stop; the plan from those records alone is the same', () => {
@@ -104,11 +104,11 @@ describe('healDesired', () => {
     expect(records.slice(0, 3).map((whole) => chooser.add(summarizeRecord(whole)))).toEqual([false, false, true]);
     const choice = chooser.choice();
     expect(choice.records.map((summary) => summary.id)).toEqual(['20261129T120000000Z-cccccc', '20261127T120000000Z-aaaaaa']);
-    expect(choice.agents).toEqual([{ name: 'a', record: 1 }, { name: 'b', record: 0 }]);
+    expect(choice.agents.map(({ name, record }) => ({ name, record }))).toEqual([{ name: 'a', record: 1 }, { name: 'b', record: 0 }]);
     const chosen = [records[0], records[2]] as HistoryRecord[];
-    const plan = healPlan(choice, chosen, { env: {}, current });
+    const plan = healPlan(choice, chosen, { env: {}, current, fingerprintKey: SALT });
     expect([plan?.records, [...(plan?.desired.agents.keys() ?? [])]]).toEqual([['20261129T120000000Z-cccccc', '20261127T120000000Z-aaaaaa'], ['a', 'b']]);
-    expect(plan).toEqual(healDesired(bothHealable, records, { env: {}, current }));
+    expect(plan).toEqual(healDesired(bothHealable, records, { env: {}, current, fingerprintKey: SALT }));
     // Nothing to heal: nothing to walk.
     expect(new HealRecordChooser(report()).complete).toBe(false);
     expect(new HealRecordChooser({ ...report(), resources: [] }).complete).toBe(true);

@@ -6,7 +6,7 @@
 import { VoxformError, isVoxformError } from '../../errors.js';
 import { checkDrift } from '../../drift/check.js';
 import { HealRecordChooser, healPlan, type HealPlan } from '../../drift/heal.js';
-import { oneLine } from '../../drift/labels.js';
+import { classLabel, oneLine } from '../../drift/labels.js';
 import { notificationBody, parseNotifyUrl, sendNotification, type NotifyFormat } from '../../drift/notify.js';
 import { driftToJson, renderDriftJson } from '../../drift/render-json.js';
 import { renderDriftMarkdown } from '../../drift/render-markdown.js';
@@ -28,6 +28,7 @@ import { parseTimeout, resolveTimeoutMs, TIMEOUT_RANGE, type TimeRange } from '.
 import { nextCommand } from '../next-command.js';
 import { takeOverCommands, withTakeOverCommands } from '../take-over.js';
 import { sleepUnlessAborted } from '../../util/sleep.js';
+import { someOf } from '../../util/plural.js';
 
 export type DriftFormat = 'text' | 'json' | 'markdown';
 
@@ -43,6 +44,9 @@ export interface DriftCommandOptions extends ProjectOptions {
 
 /** `--watch` intervals: at least 10 s, as each check reads every agent of the manifests. */
 const WATCH_RANGE: TimeRange = { ...TIMEOUT_RANGE, minMs: 10_000, words: 'from 10 s to 24 h', examples: '30s, 5m or 1h' };
+
+/** How many fields a heal leaves that its line names before counting the rest: the report above lists them all. */
+const FIELDS_LEFT_SHOWN = 5;
 
 /** Exit codes: no drift, drift. */
 const EXIT_NO_DRIFT = 0;
@@ -88,7 +92,7 @@ async function prepareHeal(run: DriftRun, project: ConnectedProject, report: Dri
   const choice = chooser.choice();
   const whole: HistoryRecord[] = [];
   for (const summary of choice.records) whole.push(await wholeRecord(store, summary, ctx));
-  return healPlan(choice, whole, { env: ctx.env, current: project.desired, onSecret: (value) => ctx.secrets.add(value) });
+  return healPlan(choice, whole, { env: ctx.env, current: project.desired, onSecret: (value) => ctx.secrets.add(value), fingerprintKey: planInputs(project, ctx).fingerprintKey });
 }
 
 /**
@@ -104,7 +108,9 @@ async function heal(run: DriftRun, project: ConnectedProject, report: DriftRepor
     out.stdout.write(`Nothing to heal: ${why}.\n`);
     return hasDrift(report) ? EXIT_DRIFT : EXIT_NO_DRIFT;
   }
-  out.stdout.write(`Healing ${[...healing.desired.agents.keys()].join(', ')}: back to the configuration last applied (${healing.records.join(', ')}).\n\n`);
+  out.stdout.write(`Healing ${[...healing.desired.agents.keys()].join(', ')}: back to the configuration last applied (${healing.records.join(', ')}).\n`);
+  if (healing.left.length > 0) out.stdout.write(`Left as the service holds them: ${someOf(healing.left.map(({ address, field }) => `${address} ${field.field.path} (${classLabel(field)})`), FIELDS_LEFT_SHOWN, '; ')}.\n`);
+  out.stdout.write('\n');
   // What is deployed is recorded configurations, not the work tree's: its changes do not count.
   const source = { ...(await deploySourceOf(project.desired, ctx, { workTree: false })), healOf: healing.records };
   const { code } = await applyOnTerminal(
