@@ -52,6 +52,24 @@ function recordAgent(ws: WorkspaceState, change: ResourceChange, agent: { id: st
   if (from !== undefined && from !== change.address && ws.agents[from]?.id === state.id) delete ws.agents[from];
 }
 
+/**
+ * What the state keeps of the files attached to an agent whose update does not set them: what it knew
+ * of them, if hashed with this key. Under another (the API key rotated since), the files the run leaves
+ * as they are, hashed with this key — without them the next plan could not tell a file the service
+ * lost: the desired ones when the plan found them attached (`before`); for an agent a rollback restores
+ * (`keptKnowledge`), the ones the state records for the manifests' list, which a plan under another
+ * key takes as attached (src/plan/recorded-files.ts). Files the plan sets anew are left to their own request.
+ */
+function keptFilesHash(ws: WorkspaceState, change: ResourceChange, agent: DesiredAgent, key: string): string | undefined {
+  const previous = previousAgent(ws, change, agent.id);
+  if (!hashedWithAnotherKey(previous?.fingerprintKeyId, fingerprintKeyId(key))) return previous?.applied.knowledge;
+  if (change.fieldChanges.some((field) => field.path === 'knowledge')) return undefined;
+  if (agent.knowledge !== undefined) return hashApplied(key, change.before?.knowledge ?? []);
+  if (previous?.applied.knowledge === undefined || agent.keptKnowledge === undefined) return undefined;
+  const fileIds = agent.keptKnowledge.map((localName) => ws.knowledge[`knowledge.${localName}`]?.fileId);
+  return fileIds.every((fileId) => fileId !== undefined) ? hashApplied(key, fileIds) : undefined;
+}
+
 /** The state forgets a recorded file the service does not know (`refusedRecordedFiles`): the next plan uploads it again. */
 export function stateAfterRefusedFiles(refused: readonly RefusedFile[]): StateChange | undefined {
   if (refused.length === 0) return undefined;
@@ -101,14 +119,7 @@ export function stateAfterRequest(
       const agent = resources.of(address, 'agent');
       const sent = new Set(change.fieldChanges.map((field) => field.path).filter((path) => path !== 'knowledge'));
       return (ws) => {
-        // The attached files are not this request's: what the state knew of them stays, if hashed
-        // with this key. Under another (the API key rotated since), files the plan leaves as they are
-        // are the desired ones, as for an unchanged agent: without them the next plan could not tell a
-        // file the service lost.
-        const previous = previousAgent(ws, change, agent.id);
-        const filesKept = agent.knowledge !== undefined && !change.fieldChanges.some((field) => field.path === 'knowledge');
-        const rotated = hashedWithAnotherKey(previous?.fingerprintKeyId, fingerprintKeyId(salt));
-        const knowledge = !rotated ? previous?.applied.knowledge : filesKept ? hashApplied(salt, change.before?.knowledge ?? []) : undefined;
+        const knowledge = keptFilesHash(ws, change, agent, salt);
         const applied = appliedHashes(agent, salt);
         if (knowledge) applied.knowledge = knowledge;
         recordAgent(ws, change, { id: agent.id, applied, key: salt, sent });
@@ -205,7 +216,11 @@ export function stateWhenUnchanged(change: ResourceChange, context: UnchangedCon
     const applied = appliedHashes(agent, context.key);
     // Unchanged, so the attached files are the desired ones: remember them for drift too.
     if (agent.knowledge !== undefined) applied.knowledge = hashApplied(context.key, change.before?.knowledge ?? []);
-    return (ws) => recordAgent(ws, change, { id: agent.id, applied, key: context.key, sent: new Set() });
+    return (ws) => {
+      // A rollback leaves them as they are: what the state knew of them stays.
+      const kept = agent.keptKnowledge !== undefined ? keptFilesHash(ws, change, agent, context.key) : undefined;
+      recordAgent(ws, change, { id: agent.id, applied: kept === undefined ? applied : { ...applied, knowledge: kept }, key: context.key, sent: new Set() });
+    };
   }
   if (change.kind === 'phone') {
     const phone = context.resources.of(address, 'phone');

@@ -5,7 +5,8 @@
  * (`VOXFORM_ENV_ALLOW`; `VOXFORM_*` never readable) — so the normal plan and apply run it.
  *
  * Only agents are restored: their name and config. Knowledge attachments, phones, campaigns and
- * credentials are left as they are (they are not part of an agent's recorded configuration).
+ * credentials are left as they are (they are not part of an agent's recorded configuration); an
+ * agent's attached files stay recorded in the state as the manifests' (`DesiredAgent.keptKnowledge`).
  */
 import { VoxformError } from '../errors.js';
 import { DiagnosticList } from '../manifest/diagnostics.js';
@@ -77,7 +78,7 @@ export function unnamedAgents(record: LedgerRecord, names: AgentNames): string[]
 }
 
 /** One recorded agent, its references read from the environment; problems go to `diagnostics`. */
-function restoredAgent(name: string, version: AgentVersion, record: HistoryRecord, context: { interpolation: InterpolationContext; display: string }): DesiredAgent {
+function restoredAgent(name: string, version: AgentVersion, record: HistoryRecord, context: { interpolation: InterpolationContext; display: string; current: DesiredState }): DesiredAgent {
   if (version.unrecordedSecrets?.length) {
     throw new VoxformError('rollback_secret_unrecorded', `Record ${record.id} cannot restore agent "${name}": its manifest wrote the secret at ${version.unrecordedSecrets.join(', ')} literally, and the history never keeps a secret.`, {
       hint: 'Write secrets as ${env:NAME} in the manifest, so the history can record the reference; restore this agent by hand, or leave it out with --agent.',
@@ -105,6 +106,7 @@ function restoredAgent(name: string, version: AgentVersion, record: HistoryRecor
     name: resolved.name,
     config: resolved.config,
     knowledge: undefined,
+    keptKnowledge: context.current.agents.get(name)?.knowledge,
     ignore: [],
     sensitivePaths: [...new Set([...configSecretPlaces(resolved.config), ...envPaths])],
     envReferences,
@@ -129,7 +131,7 @@ export function desiredFromRecord(record: HistoryRecord, options: RestoreOptions
   };
   const agents = new Map<string, DesiredAgent>();
   for (const [name, version] of chosenAgents(record, options.agents, options.names ?? new AgentNames([record]))) {
-    agents.set(name, restoredAgent(name, version, record, { interpolation, display: `history record ${record.id}, agent ${name}` }));
+    agents.set(name, restoredAgent(name, version, record, { interpolation, display: `history record ${record.id}, agent ${name}`, current: options.current }));
   }
   const problems = diagnostics.toList().filter((diagnostic) => diagnostic.severity === 'error');
   if (problems.length > 0) {

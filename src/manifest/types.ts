@@ -42,6 +42,12 @@ export interface DesiredAgent extends DesiredResource {
   config: Record<string, unknown>;
   /** Local names of knowledge files to attach, or undefined when the manifest does not manage them. */
   knowledge: string[] | undefined;
+  /**
+   * Set on an agent a rollback restores (`knowledge` undefined there: a rollback leaves the attached
+   * files as they are): the local names of the files the manifests attach to it, so the state's
+   * record of its files stays, re-hashed when the API key changed since it was made.
+   */
+  keptKnowledge?: string[] | undefined;
   /** Dotted paths (`name`, `config.voice.settings`) never diffed and never sent. */
   ignore: string[];
   /** Dotted paths under `config` whose values are secret (`x-sensitive` or from `${env:…}`): `tools.0.header`. */

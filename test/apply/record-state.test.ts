@@ -1,6 +1,6 @@
 /** What the state keeps after an agent's update: its own last apply, never another agent's. */
 import { describe, expect, it } from 'vitest';
-import { stateAfterRequest } from '../../src/apply/record-state.js';
+import { stateAfterRequest, stateWhenUnchanged } from '../../src/apply/record-state.js';
 import { DesiredIndex } from '../../src/apply/resources.js';
 import type { PlannedRequest, ResourceChange } from '../../src/plan/types.js';
 import { emptyWorkspace, hashApplied } from '../../src/state/types.js';
@@ -37,6 +37,20 @@ describe('the state after an agent update', () => {
     // Files the plan sets anew are not this request's: their own request records them.
     stateAfterRequest(update, { ...change, fieldChanges: [...change.fieldChanges, { path: 'knowledge', before: [], after: ['file_2'], sensitive: false, drift: false }] }, {}, undefined, { resources, key: 'new-key' })?.(ws);
     expect(ws.agents['agent.billing']?.applied.knowledge).toBeUndefined();
+  });
+
+  it('of an agent a rollback restores (which leaves its files as they are), keeps the files recorded, re-hashed under a new API key', () => {
+    // A rollback's agent: no `knowledge` of its own, the manifests' list as `keptKnowledge`.
+    const agent = desiredAgent('billing', { id: 'a2', config: { first_message: 'Billing here.' }, keptKnowledge: ['faq'] });
+    const resources = new DesiredIndex(desiredState({ agents: [agent] }));
+    const ws = emptyWorkspace();
+    ws.knowledge['knowledge.faq'] = { fileId: 'file_1', contentHash: 'sha256:faq', name: 'faq.md', description: undefined };
+    ws.agents['agent.billing'] = { id: 'a2', applied: { knowledge: hashApplied('old-key', ['file_1']) }, fingerprintKeyId: fingerprintKeyId('old-key') };
+    stateAfterRequest(update, billingChange(['config.first_message']), {}, undefined, { resources, key: 'key' })?.(ws);
+    expect(ws.agents['agent.billing']).toMatchObject({ applied: { knowledge: hashApplied('key', ['file_1']) }, fingerprintKeyId: fingerprintKeyId('key') });
+    // Left unchanged by a rollback of other agents: the record stays as it was.
+    stateWhenUnchanged({ ...billingChange(), action: 'no-op', requests: [] }, { resources, key: 'key' })?.(ws);
+    expect(ws.agents['agent.billing']?.applied.knowledge).toBe(hashApplied('key', ['file_1']));
   });
 
   it('records the paths found live as wanted, and writes no `foundLive` when the update sent every one', () => {

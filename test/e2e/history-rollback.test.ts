@@ -338,6 +338,23 @@ describe('history and rollback', () => {
     expect((await getAgent(p, FRONT_DESK)).config.prompt).toBe(v1Prompt);
   }, 120_000);
 
+  it('a rollback under a new API key keeps the files the agent has recorded: files detached later are told as changed outside voxform', async () => {
+    const p = (project = await startExampleProject());
+    await commitAll(p.dir, 'v1');
+    expectOk(await p.cli(['apply', '--auto-approve']));
+    await editFile(path.join(p.dir, 'example/prompts/front-desk.md'), (text) => `${text}\n- Always end politely.\n`);
+    await commitAll(p.dir, 'v2');
+    expectOk(await p.cli(['apply', '--auto-approve']));
+    const key = ((await callService(p, 'POST', '/api_keys', { type: 'private' })) as { key: string }).key;
+    expectOk(await p.cli(['rollback', 'previous', '--agent', 'front-desk', '--auto-approve'], { VOXFORM_API_KEY: key }));
+    // The dashboard detaches the file.
+    await callService(p, 'POST', '/knowledge/set_agent_files', { agent_id: FRONT_DESK, files: [] });
+    const drift = await p.cli(['drift'], { VOXFORM_API_KEY: key });
+    expect(drift.stdout).toContain('! knowledge.faq changed outside voxform (gone from the service)');
+    expect(drift.stdout).toMatch(/~ knowledge \[changed outside voxform\]: \[\] → /);
+    expect(drift.stdout).not.toMatch(/~ knowledge \[in git, not applied yet\]/);
+  }, 120_000);
+
   it('refuses an unknown REF, an agent the record lacks and a variable that is not set: exit 1, nothing applied', async () => {
     const p = (project = await startExampleProject());
     const manifestFile = path.join(p.dir, 'voxform.yaml');
