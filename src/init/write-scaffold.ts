@@ -10,7 +10,19 @@ import { VoxformError } from '../errors.js';
 import { describeWriteFailure, discardTemp, FileWriteError, placeTemp, writeTempBeside } from '../util/atomic-write.js';
 import { mergeGitignore } from '../templates/gitignore.js';
 import { refuseOwnFile, type OwnFiles } from '../project-files/own-files.js';
+import { findProjectRoot } from '../project-files/guarded-read.js';
+import { projectWriteRefusal } from '../project-files/guarded-write.js';
+import { checkKeptFolder } from '../project-files/kept-files.js';
+import { printable } from '../util/printable.js';
+import { shellWord } from '../util/shell-word.js';
 import { existingFilesError, findConflicts, foldersOnTheWay, type ScaffoldFile, type WriteResult } from './scaffold.js';
+
+/** voxform's own folder in a project: the editor schema's. */
+const OWN_FOLDER = '.voxform';
+
+function isOwnFile(file: { path: string }): boolean {
+  return file.path.startsWith(`${OWN_FOLDER}/`);
+}
 
 /** A file to put in place: its target, its content, and what the report calls it. */
 interface Pending {
@@ -45,6 +57,7 @@ export interface WriteScaffoldOptions {
 /** Writes `files` into `dir` (made if needed), all or nothing. */
 export async function writeScaffold(dir: string, files: readonly ScaffoldFile[], options: WriteScaffoldOptions): Promise<WriteResult> {
   await refuseOwnFolder(dir, options);
+  await refuseOutsideProject(dir, files, options);
   const conflicts = await findConflicts(dir, files, options.force, options.command);
   if (conflicts.length > 0) throw existingFilesError(options.displayDir, conflicts, options.command);
   const result: WriteResult = { created: [], overwritten: [], updated: [], kept: [] };
@@ -93,6 +106,29 @@ async function planFile(dir: string, file: ScaffoldFile, force: boolean): Promis
   if (existing === undefined) return { content: file.content, outcome: 'created' };
   if (file.mode === 'refresh' && !force) return { content: undefined, outcome: 'kept' };
   return existing === file.content ? { content: undefined, outcome: 'kept' } : { content: file.content, outcome: 'overwritten' };
+}
+
+/**
+ * Refuses a scaffold any of whose files would land outside the project or inside its `.git` or
+ * `.voxform` (projectWriteRefusal), before anything is written. The editor schema is voxform's own
+ * file in the project's `.voxform`, which must be a real folder (checkKeptFolder).
+ */
+export async function refuseOutsideProject(dir: string, files: ReadonlyArray<{ path: string }>, options: Pick<WriteScaffoldOptions, 'displayDir' | 'command' | 'own'>): Promise<void> {
+  const root = await findProjectRoot(dir, options.own.cwd);
+  const shown = (file: string) => printable(path.relative(options.own.cwd, file) || '.');
+  for (const file of files) {
+    const own = isOwnFile(file);
+    const target = path.join(dir, own ? OWN_FOLDER : file.path);
+    const refusal = await projectWriteRefusal(target, root, shown);
+    if (refusal !== undefined) {
+      const [code, elsewhere] = commandWords(options.command);
+      const unlink = refusal.link === undefined ? '' : `Remove the link ${shellWord(path.relative(options.own.cwd, refusal.link))} (git rm it if it is committed) and make it a real folder, or `;
+      throw new VoxformError(code, `${options.command} cannot write ${shown(target)}: ${refusal.problem}; nothing was written.`, {
+        hint: unlink === '' ? `${elsewhere[0]?.toUpperCase()}${elsewhere.slice(1)}.` : `${unlink}${elsewhere}.`,
+      });
+    }
+    if (own) await checkKeptFolder(path.dirname(path.join(dir, file.path)));
+  }
 }
 
 /** `dir`'s ancestors, `dir`, and every folder on the way to each file, outermost first, each once. */

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { appendFile, chmod, mkdir, readdir, readFile } from 'node:fs/promises';
+import { appendFile, chmod, lstat, mkdir, readdir, readFile, symlink, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
@@ -370,5 +370,64 @@ describe('export into folders it cannot write: a clear error, and nothing writte
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`voxform may not write there (${path.join(dir, 'out/.voxform')}); nothing was written.`);
     expect(await listTree(path.join(dir, 'out'))).toEqual(['.voxform', '.voxform/keep']);
+  });
+});
+
+describe('export writes only inside the project, never where a link of the checkout leads (docs/security.md §3)', () => {
+  /** A git work tree (a `.git` folder marks it) and a folder beside it, outside the project. */
+  async function projectAndOutside(files: Record<string, string> = {}): Promise<{ dir: string; outside: string }> {
+    const dir = await tempDir({ '.git/hooks/README': 'hooks\n', ...files });
+    const outside = await tempDir({ 'spare-agent-2.md': 'NOTES\n', 'victim.txt': 'outside-secret-8d2e\n' });
+    return { dir, outside };
+  }
+
+  test('a prompts folder linked out of the project, or into .git: refused, nothing written anywhere', async () => {
+    const { dir, outside } = await projectAndOutside();
+    const { args, env } = connection();
+    for (const [target, shown] of [[outside, `outside the project (${dir})`], [path.join(dir, '.git/hooks'), 'into .git, git\'s own folder']] as const) {
+      await symlink(target, path.join(dir, 'prompts'));
+      const result = await runCliInProcess(['export', '--agent', SPARE, '--force', ...args], { cwd: dir, env });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`error[export_write_failed]: voxform export cannot write prompts/spare-agent-2.md: prompts is a symbolic link leading ${shown}`);
+      expect(result.stderr).toContain('hint: Remove the link prompts (git rm it if it is committed) and make it a real folder, or choose another folder with --out DIR.');
+      expect(result.stdout).toBe('');
+      await unlink(path.join(dir, 'prompts'));
+    }
+    expect(await readFile(path.join(outside, 'spare-agent-2.md'), 'utf8')).toBe('NOTES\n');
+    expect(await readdir(path.join(dir, '.git/hooks'))).toEqual(['README']);
+    expect(await readdir(dir)).toEqual(['.git']);
+  });
+
+  test('--out into .git: refused before the service is asked, nothing written', async () => {
+    const { dir } = await projectAndOutside();
+    const { args, env } = connection();
+    for (const out of ['.git', '.git/foo']) {
+      const result = await runCliInProcess(['export', '--agent', SPARE, '--out', out, ...args], { cwd: dir, env });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`error[export_write_failed]: voxform export cannot write ${out}/voxform.yaml: it is inside .git, git's own folder`);
+    }
+    expect(await readdir(path.join(dir, '.git'))).toEqual(['hooks']);
+  });
+
+  test('a .voxform folder linked elsewhere: the editor schema is not written through it', async () => {
+    const { dir, outside } = await projectAndOutside();
+    await symlink(outside, path.join(dir, '.voxform'));
+    const { args, env } = connection();
+    const result = await runCliInProcess(['export', '--agent', SPARE, ...args], { cwd: dir, env });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error[kept_folder_linked]: .voxform (in');
+    expect((await readdir(outside)).sort()).toEqual(['spare-agent-2.md', 'victim.txt']);
+  });
+
+  test('a prompt file that is itself a link out of the project: with --force the link is replaced, never written through', async () => {
+    const { dir, outside } = await projectAndOutside();
+    await mkdir(path.join(dir, 'prompts'));
+    await symlink(path.join(outside, 'spare-agent-2.md'), path.join(dir, 'prompts/spare-agent-2.md'));
+    const { args, env } = connection();
+    const result = await runCliInProcess(['export', '--agent', SPARE, '--force', ...args], { cwd: dir, env });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('overwritten  prompts/spare-agent-2.md');
+    expect((await lstat(path.join(dir, 'prompts/spare-agent-2.md'))).isFile()).toBe(true);
+    expect(await readFile(path.join(outside, 'spare-agent-2.md'), 'utf8')).toBe('NOTES\n');
   });
 });

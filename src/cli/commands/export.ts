@@ -5,7 +5,7 @@ import { ENV_ALLOW_VARIABLE, envPolicyOf, type EnvPolicy } from '../../secrets/e
 import { readLiveAgents } from '../../export/read-live.js';
 import { TrustedSecrets } from '../../secrets/trusted.js';
 import { GITIGNORE_ENTRIES } from '../../templates/gitignore.js';
-import { refuseOwnFolder, writeScaffold } from '../../init/write-scaffold.js';
+import { refuseOutsideProject, refuseOwnFolder, writeScaffold } from '../../init/write-scaffold.js';
 import { MANIFEST_FILE, SCHEMA_FILE, type ScaffoldFile } from '../../init/scaffold.js';
 import { bundleManifestSchema } from '../../schema/load.js';
 import { resolveConnection } from '../connection.js';
@@ -36,6 +36,8 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
   const own = ownFilesOf(options, ctx);
   // Refused before the service is asked anything.
   await refuseOwnFolder(out, { displayDir: where, command: 'voxform export', own });
+  // The files whose names the live agents do not decide: each prompt is checked once they are read.
+  await refuseOutsideProject(out, [{ path: MANIFEST_FILE }, { path: SCHEMA_FILE }, { path: '.gitignore' }], { displayDir: where, command: 'voxform export', own });
   // Read before anything is written: a malformed list stops the run (env_allow_invalid).
   const policy = envPolicyOf(ctx.env);
 

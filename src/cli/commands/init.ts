@@ -4,12 +4,13 @@ import { isVoxformError, VoxformError } from '../../errors.js';
 import { listTemplates, readTemplate, RESERVED_VARIABLES, type Template, type TemplateVariable, type VariableValue } from '../../templates/catalog.js';
 import { resolveVariables } from '../../init/expand.js';
 import { existingFilesError, findConflicts, MANIFEST_FILE, planScaffold, scaffoldTargets, type Scaffold } from '../../init/scaffold.js';
-import { refuseOwnFolder, writeScaffold } from '../../init/write-scaffold.js';
+import { refuseOutsideProject, refuseOwnFolder, writeScaffold } from '../../init/write-scaffold.js';
 import { pathExists } from '../../project-files/guarded-read.js';
 import { DEFAULT_MANIFESTS } from '../../project-files/manifest-files.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import type { CommandContext } from '../context.js';
 import { ownFilesOf } from '../project.js';
+import type { OwnFiles } from '../../project-files/own-files.js';
 import { pluralNoun } from '../../util/plural.js';
 import { shellWord } from '../../util/shell-word.js';
 
@@ -45,7 +46,7 @@ export async function run(options: InitOptions, ctx: CommandContext): Promise<nu
   try {
     await refuseOwnFolder(dir, { displayDir: displayDir(ctx, dir), command: 'voxform init', own });
     // The manifest is written whatever the template: an existing one stops the run before a template is asked for.
-    if (typeof options.template !== 'string') await refuseConflicts(dir, [{ path: MANIFEST_FILE, mode: 'create' }], force, ctx);
+    if (typeof options.template !== 'string') await refuseConflicts(dir, [{ path: MANIFEST_FILE, mode: 'create' }], { force, own }, ctx);
     const template = typeof options.template === 'string' ? await readTemplate(options.template, { cwd: ctx.cwd }) : await chooseTemplate(ctx, ask);
 
     const { agent_id: givenAgentId, ...templateVars } = given;
@@ -56,7 +57,7 @@ export async function run(options: InitOptions, ctx: CommandContext): Promise<nu
     if (resolved.unknown.length > 0) throw unknownVarsError(template, resolved.unknown, ask ? [] : missing);
 
     // Refuse before asking anything: typing five answers to then hear "exists already" is cruel.
-    await refuseConflicts(dir, scaffoldTargets(template).paths, force, ctx);
+    await refuseConflicts(dir, scaffoldTargets(template).paths, { force, own }, ctx);
 
     if (missing.length > 0) {
       if (!ask) throw missingVarsError(template, missing);
@@ -233,8 +234,10 @@ function displayDir(ctx: CommandContext, dir: string): string {
   return path.relative(ctx.cwd, dir) || '.';
 }
 
-/** Stops the run when writing `paths` into `dir` would overwrite something (see findConflicts). */
-async function refuseConflicts(dir: string, paths: Parameters<typeof findConflicts>[1], force: boolean, ctx: CommandContext): Promise<void> {
+/** Stops the run when writing `paths` into `dir` would leave the project or overwrite something (see findConflicts). */
+async function refuseConflicts(dir: string, paths: Parameters<typeof findConflicts>[1], how: { force: boolean; own: OwnFiles }, ctx: CommandContext): Promise<void> {
+  const force = how.force;
+  await refuseOutsideProject(dir, paths, { displayDir: displayDir(ctx, dir), command: 'voxform init', own: how.own });
   const conflicts = await findConflicts(dir, paths, force);
   if (conflicts.length > 0) throw existingFilesError(displayDir(ctx, dir), conflicts);
   const shadowed = force ? undefined : await shadowedManifest(dir);
