@@ -419,6 +419,19 @@ describe('export writes only inside the project, never where a link of the check
     expect((await readdir(outside)).sort()).toEqual(['spare-agent-2.md', 'victim.txt']);
   });
 
+  test('a .gitignore linked to a file outside: never read, never copied in; refused', async () => {
+    const { dir, outside } = await projectAndOutside();
+    await symlink(path.join(outside, 'victim.txt'), path.join(dir, '.gitignore'));
+    const { args, env } = connection();
+    const result = await runCliInProcess(['export', '--agent', SPARE, ...args], { cwd: dir, env });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error[export_write_failed]: voxform export cannot add its lines to .gitignore in .: it is a symbolic link leading outside the project; nothing was written.');
+    expect(`${result.stdout}${result.stderr}`).not.toContain('outside-secret-8d2e');
+    expect((await lstat(path.join(dir, '.gitignore'))).isSymbolicLink()).toBe(true);
+    expect(await readFile(path.join(outside, 'victim.txt'), 'utf8')).toBe('outside-secret-8d2e\n');
+    expect(existsSync(path.join(dir, 'voxform.yaml'))).toBe(false);
+  });
+
   test('a prompt file that is itself a link out of the project: with --force the link is replaced, never written through', async () => {
     const { dir, outside } = await projectAndOutside();
     await mkdir(path.join(dir, 'prompts'));

@@ -329,6 +329,18 @@ describe('voxform init writes only inside the project (docs/security.md §3)', (
     expect(inGit.code).toBe(1);
     expect(await listFiles(dir)).toEqual(['.git/HEAD']);
   });
+
+  test('a .gitignore linked to a file outside: never read, never copied in; refused', async () => {
+    const dir = await tempDir({ '.git/HEAD': 'ref: refs/heads/main\n' });
+    const outside = await tempDir({ 'victim.txt': 'outside-secret-3f1a\n' });
+    await symlink(path.join(outside, 'victim.txt'), path.join(dir, '.gitignore'));
+    const result = await runCliInProcess(SURVEY, { cwd: dir });
+    expect(result.stderr).toContain('error[init_write_failed]: voxform init cannot add its lines to .gitignore in .: it is a symbolic link leading outside the project; nothing was written.');
+    expect(result.code).toBe(1);
+    expect(`${result.stdout}${result.stderr}`).not.toContain('outside-secret-3f1a');
+    expect(await listFiles(dir)).toEqual(['.git/HEAD']);
+    expect(await readFile(path.join(outside, 'victim.txt'), 'utf8')).toBe('outside-secret-3f1a\n');
+  });
 });
 
 describe('voxform init on a terminal', () => {
