@@ -188,6 +188,24 @@ describe('voxform export', () => {
     expect(forced.stdout).toContain('overwritten  prompts/spare-agent-2.md');
   });
 
+  test('beside an agents.yaml and no voxform.yaml: refused as init refuses it (the new voxform.yaml would hide it); --force writes and warns', async () => {
+    const AGENTS = 'version: 1\nagents:\n  fd:\n    id: -OKspareAgent0000003\n';
+    const dir = await tempDir({ 'agents.yaml': AGENTS });
+    const { args, env } = connection();
+    const refused = await runCliInProcess(['export', '--agent', SPARE, ...args], { cwd: dir, env });
+    expect(refused.stderr).toBe(
+      'error[init_would_shadow]: voxform export would write voxform.yaml beside agents.yaml in .: voxform reads voxform.yaml first, so agents.yaml would no longer be read; nothing was written.\n' +
+        "  hint: Rename agents.yaml to voxform.yaml to keep it as the project's manifest, export into another folder (--out DIR), or pass --force to write voxform.yaml anyway.\n",
+    );
+    expect(refused.code).toBe(1);
+    expect(await readdir(dir)).toEqual(['agents.yaml']);
+
+    const forced = await runCliInProcess(['export', '--agent', SPARE, '--force', ...args], { cwd: dir, env });
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stderr).toContain('warning: agents.yaml in . is no longer read: voxform reads voxform.yaml first.');
+    expect(await readFile(path.join(dir, 'agents.yaml'), 'utf8')).toBe(AGENTS);
+  });
+
   test('a file where a folder should go: a clear error, before anything is written', async () => {
     const dir = await tempDir({ out: 'a file\n', 'live/prompts': 'a file too\n' });
     const { args, env } = connection();

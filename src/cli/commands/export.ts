@@ -6,7 +6,7 @@ import { readLiveAgents } from '../../export/read-live.js';
 import { TrustedSecrets } from '../../secrets/trusted.js';
 import { GITIGNORE_ENTRIES } from '../../templates/gitignore.js';
 import { refuseOutsideProject, refuseOwnFolder, writeScaffold } from '../../init/write-scaffold.js';
-import { MANIFEST_FILE, SCHEMA_FILE, type ScaffoldFile } from '../../init/scaffold.js';
+import { MANIFEST_FILE, refuseShadowing, SCHEMA_FILE, shadowedManifest, shadowedWarning, type ScaffoldFile } from '../../init/scaffold.js';
 import { bundleManifestSchema } from '../../schema/load.js';
 import { resolveConnection } from '../connection.js';
 import { loadManifests } from '../../manifest/index.js';
@@ -38,6 +38,7 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
   await refuseOwnFolder(out, { displayDir: where, command: 'voxform export', own });
   // The files whose names the live agents do not decide: each prompt is checked once they are read.
   await refuseOutsideProject(out, [{ path: MANIFEST_FILE }, { path: SCHEMA_FILE }, { path: '.gitignore' }], { displayDir: where, command: 'voxform export', own });
+  if (!force) await refuseShadowing(out, { displayDir: where, command: 'voxform export' });
   // Read before anything is written: a malformed list stops the run (env_allow_invalid).
   const policy = envPolicyOf(ctx.env);
 
@@ -60,6 +61,7 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
     { path: SCHEMA_FILE, mode: 'refresh', content: `${JSON.stringify(bundleManifestSchema(), null, 2)}\n` },
     { path: '.gitignore', mode: 'merge', content: GITIGNORE_ENTRIES.join('\n') },
   ];
+  const shadowed = await shadowedManifest(out);
   const written = await writeScaffold(out, files, { force, displayDir: where, command: 'voxform export', own });
 
   const agents = result.localNames.size;
@@ -81,6 +83,7 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
     for (const secret of result.secrets) ctx.stdout.write(`  ${secret.name.padEnd(width)}  ${secret.path}\n`);
   }
   writeWarnings(result, policy, ctx);
+  if (shadowed !== undefined) ctx.stderr.write(shadowedWarning(shadowed, where));
   if (!written.kept.some((file) => path.basename(file) === MANIFEST_FILE)) {
     await warnMandatoryFindings(path.join(out, MANIFEST_FILE), checkingEnv(ctx.env, result.secrets, policy), ctx);
   }
