@@ -4,13 +4,15 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
 import { createClient } from '../../src/api/index.js';
-import { startEmulator } from '../../src/emulator/index.js';
+import { defaultSeed, startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { validateAgainst } from '../../src/schema/validate.js';
 import { repoRoot, runCli, runCliInProcess, runPrinted, useTempDirs, type CliResult } from '../helpers/cli.js';
 
 const BOOKING = '-OKdqbqetEcM4ak369yn';
 const SPARE = '-OKspareAgent0000002';
+/** Seeded with a prompt over the prompt size limit by the test that needs one. */
+const HUGE_PROMPT = '-OKspareAgent0000004';
 /** Content that once did not survive an export (docs/export.md: the export round-trips). */
 const AWKWARD = '-OKspareAgent0000001';
 const AWKWARD_SECRETS = { hook: 'awkward-hook-5a1', crm: 'awkward-crm-6b2', pin: 987654 };
@@ -204,6 +206,22 @@ describe('voxform export', () => {
     expect(forced.code, forced.stderr).toBe(0);
     expect(forced.stderr).toContain('warning: agents.yaml in . is no longer read: voxform reads voxform.yaml first.');
     expect(await readFile(path.join(dir, 'agents.yaml'), 'utf8')).toBe(AGENTS);
+  });
+
+  test('a live prompt over the prompt size limit: the manifest does not load, so no "shows no changes", but what to fix', async () => {
+    // The update API takes no body that large: the agent is seeded with it.
+    const seed = defaultSeed();
+    const agent = seed.agents?.find((candidate) => candidate.id === HUGE_PROMPT);
+    if (!agent) throw new Error(`the default seed has no agent ${HUGE_PROMPT}`);
+    Object.assign(agent, { name: 'Huge prompt', config: { ...agent.config, prompt: 'x'.repeat(2 * 1024 * 1024 + 1) } });
+    const huge = await startEmulator({ port: 0, seed });
+    const dir = await tempDir();
+    const result = await runCliInProcess(['export', '--agent', HUGE_PROMPT, '--base-url', huge.url], { cwd: dir, env: { VOXFORM_API_KEY: huge.apiKey } }).finally(() => huge.close());
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('warning: the exported manifest does not load here (file_too_large), so its policy was not checked and plan would refuse it:\nvoxform.yaml:');
+    expect(result.stderr).toContain('prompts/huge-prompt.md');
+    expect(result.stdout).not.toContain('\nNext: voxform plan');
+    expect(result.stdout).toContain('\nNext: fix what the warning above names in the exported files, then voxform validate   # plan shows no changes once it loads\n');
   });
 
   test('a file where a folder should go: a clear error, before anything is written', async () => {
