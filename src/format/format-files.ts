@@ -4,6 +4,8 @@ import { decodeUtf8 } from '../project-files/decode.js';
 import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
 import type { ManifestFile } from '../project-files/manifest-files.js';
 import { readGuarded } from '../project-files/guarded-read.js';
+import { projectWriteRefusal } from '../project-files/guarded-write.js';
+import { printable } from '../util/printable.js';
 import { knownProperties, schemaNode } from '../schema/introspect.js';
 import { parseYamlDocuments } from '../yaml/documents.js';
 import { describeWriteFailure, isFileSystemError, writeFileAtomic } from '../util/atomic-write.js';
@@ -30,7 +32,7 @@ export async function formatFiles(files: readonly ManifestFile[], options: { wri
       const source = await readManifestText(file, root, name(file));
       if (fromFolder && !looksLikeManifest(source)) continue;
       const { text, changed } = formatManifest(source, name(file));
-      if (changed && options.write) await rewrite(file, text, name(file));
+      if (changed && options.write) await rewrite(file, text, { root, shown: name });
       results.push({ file, status: changed ? 'changed' : 'unchanged' });
     } catch (error) {
       if (!isVoxformError(error)) throw error;
@@ -40,8 +42,19 @@ export async function formatFiles(files: readonly ManifestFile[], options: { wri
   return results;
 }
 
-/** Replaces a manifest atomically; a file that cannot be written is that file's error, never a crash. */
-async function rewrite(file: string, text: string, shown: string): Promise<void> {
+/**
+ * Replaces a manifest atomically; a file that cannot be written is that file's error, never a crash.
+ * It is replaced only inside the project (projectWriteRefusal): a manifest read through a link of the
+ * checkout can sit in a folder that leads out of it.
+ */
+async function rewrite(file: string, text: string, where: { root: string; shown: (file: string) => string }): Promise<void> {
+  const shown = where.shown(file);
+  const refusal = await projectWriteRefusal(file, where.root, (link) => printable(where.shown(link)));
+  if (refusal !== undefined) {
+    throw new VoxformError('file_unwritable', `Cannot rewrite ${shown}: ${refusal.problem}; it was left as it was.`, {
+      hint: 'fmt writes only inside the project: remove the link, or format the file where it lies.',
+    });
+  }
   try {
     await writeFileAtomic(file, text);
   } catch (error) {

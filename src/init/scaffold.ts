@@ -16,6 +16,8 @@ import { pluralNoun, wordList } from '../util/plural.js';
 import type { Template, VariableValue } from '../templates/catalog.js';
 import { expandTemplate } from './expand.js';
 import { GITIGNORE_ENTRIES } from '../templates/gitignore.js';
+import { pathExists } from '../project-files/guarded-read.js';
+import { DEFAULT_MANIFESTS } from '../project-files/manifest-files.js';
 
 export const MANIFEST_FILE = 'voxform.yaml';
 /** Where the editor schema goes, relative to the project; the manifest's modeline points at it. */
@@ -182,4 +184,30 @@ export function envReferences(text: string): string[] {
 
 function ensureNewline(text: string): string {
   return text.endsWith('\n') ? text : `${text}\n`;
+}
+
+/**
+ * The fallback manifest (agents.yaml) in `dir` when it has no voxform.yaml: the one the other
+ * commands read there now, and would stop reading once init or export writes voxform.yaml.
+ */
+export async function shadowedManifest(dir: string): Promise<string | undefined> {
+  const [first, fallback] = DEFAULT_MANIFESTS;
+  const exists = (file: string) => pathExists(path.join(dir, file), { follow: true });
+  return first === MANIFEST_FILE && !(await exists(first)) && (await exists(fallback)) ? fallback : undefined;
+}
+
+/** Refuses to write voxform.yaml beside the agents.yaml it would hide (`init_would_shadow`); --force skips this. */
+export async function refuseShadowing(dir: string, options: { displayDir: string; command: 'voxform init' | 'voxform export' }): Promise<void> {
+  const shadowed = await shadowedManifest(dir);
+  if (shadowed === undefined) return;
+  const where = options.displayDir;
+  const elsewhere = options.command === 'voxform init' ? 'init into another folder (voxform init --template NAME DIR)' : 'export into another folder (--out DIR)';
+  throw new VoxformError('init_would_shadow', `${options.command} would write ${MANIFEST_FILE} beside ${shadowed} in ${where}: voxform reads ${MANIFEST_FILE} first, so ${shadowed} would no longer be read; nothing was written.`, {
+    hint: `Rename ${shadowed} to ${MANIFEST_FILE} to keep it as the project's manifest, ${elsewhere}, or pass --force to write ${MANIFEST_FILE} anyway.`,
+  });
+}
+
+/** The warning once voxform.yaml was written with --force beside the agents.yaml it hides. */
+export function shadowedWarning(shadowed: string, where: string): string {
+  return `warning: ${shadowed} in ${where} is no longer read: voxform reads ${MANIFEST_FILE} first.\n  hint: Move its agents into ${MANIFEST_FILE}, or name it with -f ${shadowed}.\n`;
 }

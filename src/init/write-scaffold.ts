@@ -4,13 +4,26 @@
  * renamed into place. On a failure what was made is removed again: a project never holds a manifest
  * without its prompts, and running the command again once the folder is writable works.
  */
-import { mkdir, readFile, rmdir, stat, unlink } from 'node:fs/promises';
+import { mkdir, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { describeWriteFailure, discardTemp, FileWriteError, placeTemp, writeTempBeside } from '../util/atomic-write.js';
 import { mergeGitignore } from '../templates/gitignore.js';
 import { refuseOwnFile, type OwnFiles } from '../project-files/own-files.js';
+import { findProjectRoot, pathExists, readGuarded, realFolder } from '../project-files/guarded-read.js';
+import { projectWriteRefusal } from '../project-files/guarded-write.js';
+import { checkKeptFolder } from '../project-files/kept-files.js';
+import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
+import { printable } from '../util/printable.js';
+import { shellWord } from '../util/shell-word.js';
 import { existingFilesError, findConflicts, foldersOnTheWay, type ScaffoldFile, type WriteResult } from './scaffold.js';
+
+/** voxform's own folder in a project: the editor schema's. */
+const OWN_FOLDER = '.voxform';
+
+function isOwnFile(file: { path: string }): boolean {
+  return file.path.startsWith(`${OWN_FOLDER}/`);
+}
 
 /** A file to put in place: its target, its content, and what the report calls it. */
 interface Pending {
@@ -45,12 +58,14 @@ export interface WriteScaffoldOptions {
 /** Writes `files` into `dir` (made if needed), all or nothing. */
 export async function writeScaffold(dir: string, files: readonly ScaffoldFile[], options: WriteScaffoldOptions): Promise<WriteResult> {
   await refuseOwnFolder(dir, options);
+  await refuseOutsideProject(dir, files, options);
+  const root = await findProjectRoot(dir, options.own.cwd);
   const conflicts = await findConflicts(dir, files, options.force, options.command);
   if (conflicts.length > 0) throw existingFilesError(options.displayDir, conflicts, options.command);
   const result: WriteResult = { created: [], overwritten: [], updated: [], kept: [] };
   const pending: Pending[] = [];
   for (const file of files) {
-    const next = await planFile(dir, file, options.force);
+    const next = await planFile(dir, file, { force: options.force, root, displayDir: options.displayDir, command: options.command });
     if (next.outcome === undefined) continue;
     if (next.content === undefined) result[next.outcome].push(file.path);
     else pending.push({ file, target: path.join(dir, file.path), content: next.content, outcome: next.outcome });
@@ -83,16 +98,62 @@ function commandWords(command: ScaffoldingCommand): readonly ['init_write_failed
   return command === 'voxform init' ? ['init_write_failed', 'init into another folder'] : ['export_write_failed', 'choose another folder with --out DIR'];
 }
 
-async function planFile(dir: string, file: ScaffoldFile, force: boolean): Promise<FilePlan> {
-  const existing = await readFile(path.join(dir, file.path), 'utf8').catch(() => undefined);
+async function planFile(dir: string, file: ScaffoldFile, how: { force: boolean; root: string } & Pick<WriteScaffoldOptions, 'displayDir' | 'command'>): Promise<FilePlan> {
+  const target = path.join(dir, file.path);
+  // voxform's own file is read within its own folder, which refuseOutsideProject found a real one.
+  const existing = await readExisting(target, isOwnFile(file) ? await realFolder(path.dirname(target)) : how.root);
   if (file.mode === 'merge') {
-    const merged = mergeGitignore(existing, file.content.split('\n'));
+    if (existing.refused !== undefined) throw unmergeable(file.path, existing.refused, how);
+    const merged = mergeGitignore(existing.text, file.content.split('\n'));
     if (merged === undefined) return { content: undefined, outcome: undefined };
-    return { content: merged, outcome: existing === undefined ? 'created' : 'updated' };
+    return { content: merged, outcome: existing.text === undefined ? 'created' : 'updated' };
   }
-  if (existing === undefined) return { content: file.content, outcome: 'created' };
-  if (file.mode === 'refresh' && !force) return { content: undefined, outcome: 'kept' };
-  return existing === file.content ? { content: undefined, outcome: 'kept' } : { content: file.content, outcome: 'overwritten' };
+  if (existing.text === undefined && existing.refused === undefined) return { content: file.content, outcome: 'created' };
+  if (file.mode === 'refresh' && !how.force) return { content: undefined, outcome: 'kept' };
+  // A file that may not be read (a link out of the project, a FIFO) is replaced, never read or written through.
+  return existing.text === file.content ? { content: undefined, outcome: 'kept' } : { content: file.content, outcome: 'overwritten' };
+}
+
+/**
+ * What is at a target now, read under the rule of every file of the project (guarded-read.ts): its
+ * text, nothing, or why it may not be read (a link out of the project or into `.git`, a FIFO, too large).
+ */
+async function readExisting(target: string, root: string): Promise<{ text?: string; refused?: string }> {
+  if (!(await pathExists(target, { follow: false }))) return {};
+  const outcome = await readGuarded(target, { root, maxBytes: MAX_MANIFEST_BYTES });
+  if (outcome.ok) return { text: outcome.bytes.toString('utf8') };
+  return outcome.reason === 'missing' ? {} : { refused: outcome.message };
+}
+
+/** The error of a `.gitignore` whose lines cannot be read to add to them: it is never replaced unread. */
+function unmergeable(file: string, problem: string, how: Pick<WriteScaffoldOptions, 'displayDir' | 'command'>): VoxformError {
+  const [code, elsewhere] = commandWords(how.command);
+  return new VoxformError(code, `${how.command} cannot add its lines to ${printable(file)} in ${printable(how.displayDir)}: it ${problem}; nothing was written.`, {
+    hint: `Replace it with a regular file of the project (\`rm ${shellWord(file)}\` removes a link; ${how.command} then writes a new one), or ${elsewhere}.`,
+  });
+}
+
+/**
+ * Refuses a scaffold any of whose files would land outside the project or inside its `.git` or
+ * `.voxform` (projectWriteRefusal), before anything is written. The editor schema is voxform's own
+ * file in the project's `.voxform`, which must be a real folder (checkKeptFolder).
+ */
+export async function refuseOutsideProject(dir: string, files: ReadonlyArray<{ path: string }>, options: Pick<WriteScaffoldOptions, 'displayDir' | 'command' | 'own'>): Promise<void> {
+  const root = await findProjectRoot(dir, options.own.cwd);
+  const shown = (file: string) => printable(path.relative(options.own.cwd, file) || '.');
+  for (const file of files) {
+    const own = isOwnFile(file);
+    const target = path.join(dir, own ? OWN_FOLDER : file.path);
+    const refusal = await projectWriteRefusal(target, root, shown);
+    if (refusal !== undefined) {
+      const [code, elsewhere] = commandWords(options.command);
+      const unlink = refusal.link === undefined ? '' : `Remove the link ${shellWord(path.relative(options.own.cwd, refusal.link))} (git rm it if it is committed) and make it a real folder, or `;
+      throw new VoxformError(code, `${options.command} cannot write ${shown(target)}: ${refusal.problem}; nothing was written.`, {
+        hint: unlink === '' ? `${elsewhere[0]?.toUpperCase()}${elsewhere.slice(1)}.` : `${unlink}${elsewhere}.`,
+      });
+    }
+    if (own) await checkKeptFolder(path.dirname(path.join(dir, file.path)));
+  }
 }
 
 /** `dir`'s ancestors, `dir`, and every folder on the way to each file, outermost first, each once. */

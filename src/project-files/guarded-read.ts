@@ -133,13 +133,22 @@ const KEPT_FOLDER_NAMES = Object.keys(KEPT_FOLDERS);
 
 /** The refusal of a path (absolute) inside a kept folder of `root`, at any depth; undefined for any other path. */
 function inKeptFolder(root: string, file: string, where = 'is inside'): Extract<ReadOutcome, { ok: false }> | undefined {
+  const folder = keptFolderOf(root, file);
+  if (folder === undefined) return undefined;
+  return { ok: false, reason: 'kept_folder', message: `${where} ${folder}: voxform reads no file there; keep the file elsewhere in the project` };
+}
+
+/**
+ * The kept folder (`.git`, `.voxform`) of `root` that `file` (absolute) is inside, at any depth, named
+ * with why it is kept ("`.git`, git's own folder (…)"); undefined for any other path.
+ */
+export function keptFolderOf(root: string, file: string): string | undefined {
   const below = underByPrefix(root, file);
   // No kept folder's name anywhere in the path: none of its folders below the root can be one.
   if (below !== undefined && !KEPT_FOLDER_NAMES.some((name) => below.includes(name))) return undefined;
   if (!isInside(root, file)) return undefined;
   const folder = path.relative(root, file).split(path.sep).slice(0, -1).find((part) => Object.hasOwn(KEPT_FOLDERS, part));
-  if (folder === undefined) return undefined;
-  return { ok: false, reason: 'kept_folder', message: `${where} ${folder}, ${KEPT_FOLDERS[folder]}: voxform reads no file there; keep the file elsewhere in the project` };
+  return folder === undefined ? undefined : `${folder}, ${KEPT_FOLDERS[folder]}`;
 }
 
 /** The real path of the deepest folder above `file` that exists. */

@@ -8,12 +8,12 @@
  * The files voxform writes as its own at a path the user chooses (`emulator --data`, `state migrate
  * --to`) are not outputs of this kind: their readers take only a file of their own kind over.
  */
-import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { ErrorCode } from '../error-codes.js';
 import { VoxformError } from '../errors.js';
 import { isOneOf } from '../util/atomic-write.js';
 import { isInside, pathExists } from './guarded-read.js';
+import { realPathOfMaybeMissing } from './guarded-write.js';
 
 /** voxform's folder of its own files in a project. */
 const OWN_FOLDER = '.voxform';
@@ -77,16 +77,5 @@ async function inOwnFolder(file: string): Promise<boolean> {
     if (path.basename(dir) === OWN_FOLDER) return true;
     if (dir !== file && (await pathExists(path.join(dir, '.git'), { follow: false }))) return false;
     if (path.dirname(dir) === dir) return false;
-  }
-}
-
-/** The real path of `file`; for a file not there yet, the real path of the deepest folder above that is, and the rest as written. */
-async function realPathOfMaybeMissing(file: string): Promise<string> {
-  const rest: string[] = [];
-  for (let at = file; ; at = path.dirname(at)) {
-    const real = await realpath(at).catch(() => undefined);
-    if (real !== undefined) return path.join(real, ...rest.reverse());
-    if (path.dirname(at) === at) return file;
-    rest.push(path.basename(at));
   }
 }

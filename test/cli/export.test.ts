@@ -1,16 +1,18 @@
 import { existsSync } from 'node:fs';
-import { appendFile, chmod, mkdir, readdir, readFile } from 'node:fs/promises';
+import { appendFile, chmod, lstat, mkdir, readdir, readFile, symlink, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
 import { createClient } from '../../src/api/index.js';
-import { startEmulator } from '../../src/emulator/index.js';
+import { defaultSeed, startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { validateAgainst } from '../../src/schema/validate.js';
 import { repoRoot, runCli, runCliInProcess, runPrinted, useTempDirs, type CliResult } from '../helpers/cli.js';
 
 const BOOKING = '-OKdqbqetEcM4ak369yn';
 const SPARE = '-OKspareAgent0000002';
+/** Seeded with a prompt over the prompt size limit by the test that needs one. */
+const HUGE_PROMPT = '-OKspareAgent0000004';
 /** Content that once did not survive an export (docs/export.md: the export round-trips). */
 const AWKWARD = '-OKspareAgent0000001';
 const AWKWARD_SECRETS = { hook: 'awkward-hook-5a1', crm: 'awkward-crm-6b2', pin: 987654 };
@@ -186,6 +188,40 @@ describe('voxform export', () => {
     const forced = await runCliInProcess(['export', '--agent', SPARE, '--force', ...args], { cwd: dir, env });
     expect(forced.code).toBe(0);
     expect(forced.stdout).toContain('overwritten  prompts/spare-agent-2.md');
+  });
+
+  test('beside an agents.yaml and no voxform.yaml: refused as init refuses it (the new voxform.yaml would hide it); --force writes and warns', async () => {
+    const AGENTS = 'version: 1\nagents:\n  fd:\n    id: -OKspareAgent0000003\n';
+    const dir = await tempDir({ 'agents.yaml': AGENTS });
+    const { args, env } = connection();
+    const refused = await runCliInProcess(['export', '--agent', SPARE, ...args], { cwd: dir, env });
+    expect(refused.stderr).toBe(
+      'error[init_would_shadow]: voxform export would write voxform.yaml beside agents.yaml in .: voxform reads voxform.yaml first, so agents.yaml would no longer be read; nothing was written.\n' +
+        "  hint: Rename agents.yaml to voxform.yaml to keep it as the project's manifest, export into another folder (--out DIR), or pass --force to write voxform.yaml anyway.\n",
+    );
+    expect(refused.code).toBe(1);
+    expect(await readdir(dir)).toEqual(['agents.yaml']);
+
+    const forced = await runCliInProcess(['export', '--agent', SPARE, '--force', ...args], { cwd: dir, env });
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stderr).toContain('warning: agents.yaml in . is no longer read: voxform reads voxform.yaml first.');
+    expect(await readFile(path.join(dir, 'agents.yaml'), 'utf8')).toBe(AGENTS);
+  });
+
+  test('a live prompt over the prompt size limit: the manifest does not load, so no "shows no changes", but what to fix', async () => {
+    // The update API takes no body that large: the agent is seeded with it.
+    const seed = defaultSeed();
+    const agent = seed.agents?.find((candidate) => candidate.id === HUGE_PROMPT);
+    if (!agent) throw new Error(`the default seed has no agent ${HUGE_PROMPT}`);
+    Object.assign(agent, { name: 'Huge prompt', config: { ...agent.config, prompt: 'x'.repeat(2 * 1024 * 1024 + 1) } });
+    const huge = await startEmulator({ port: 0, seed });
+    const dir = await tempDir();
+    const result = await runCliInProcess(['export', '--agent', HUGE_PROMPT, '--base-url', huge.url], { cwd: dir, env: { VOXFORM_API_KEY: huge.apiKey } }).finally(() => huge.close());
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('warning: the exported manifest does not load here (file_too_large), so its policy was not checked and plan would refuse it:\nvoxform.yaml:');
+    expect(result.stderr).toContain('prompts/huge-prompt.md');
+    expect(result.stdout).not.toContain('\nNext: voxform plan');
+    expect(result.stdout).toContain('\nNext: fix what the warning above names in the exported files, then voxform validate   # plan shows no changes once it loads\n');
   });
 
   test('a file where a folder should go: a clear error, before anything is written', async () => {
@@ -384,5 +420,77 @@ describe('export into folders it cannot write: a clear error, and nothing writte
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`voxform may not write there (${path.join(dir, 'out/.voxform')}); nothing was written.`);
     expect(await listTree(path.join(dir, 'out'))).toEqual(['.voxform', '.voxform/keep']);
+  });
+});
+
+describe('export writes only inside the project, never where a link of the checkout leads (docs/security.md §3)', () => {
+  /** A git work tree (a `.git` folder marks it) and a folder beside it, outside the project. */
+  async function projectAndOutside(files: Record<string, string> = {}): Promise<{ dir: string; outside: string }> {
+    const dir = await tempDir({ '.git/hooks/README': 'hooks\n', ...files });
+    const outside = await tempDir({ 'spare-agent-2.md': 'NOTES\n', 'victim.txt': 'outside-secret-8d2e\n' });
+    return { dir, outside };
+  }
+
+  test('a prompts folder linked out of the project, or into .git: refused, nothing written anywhere', async () => {
+    const { dir, outside } = await projectAndOutside();
+    const { args, env } = connection();
+    for (const [target, shown] of [[outside, `outside the project (${dir})`], [path.join(dir, '.git/hooks'), 'into .git, git\'s own folder']] as const) {
+      await symlink(target, path.join(dir, 'prompts'));
+      const result = await runCliInProcess(['export', '--agent', SPARE, '--force', ...args], { cwd: dir, env });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`error[export_write_failed]: voxform export cannot write prompts/spare-agent-2.md: prompts is a symbolic link leading ${shown}`);
+      expect(result.stderr).toContain('hint: Remove the link prompts (git rm it if it is committed) and make it a real folder, or choose another folder with --out DIR.');
+      expect(result.stdout).toBe('');
+      await unlink(path.join(dir, 'prompts'));
+    }
+    expect(await readFile(path.join(outside, 'spare-agent-2.md'), 'utf8')).toBe('NOTES\n');
+    expect(await readdir(path.join(dir, '.git/hooks'))).toEqual(['README']);
+    expect(await readdir(dir)).toEqual(['.git']);
+  });
+
+  test('--out into .git: refused before the service is asked, nothing written', async () => {
+    const { dir } = await projectAndOutside();
+    const { args, env } = connection();
+    for (const out of ['.git', '.git/foo']) {
+      const result = await runCliInProcess(['export', '--agent', SPARE, '--out', out, ...args], { cwd: dir, env });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`error[export_write_failed]: voxform export cannot write ${out}/voxform.yaml: it is inside .git, git's own folder`);
+    }
+    expect(await readdir(path.join(dir, '.git'))).toEqual(['hooks']);
+  });
+
+  test('a .voxform folder linked elsewhere: the editor schema is not written through it', async () => {
+    const { dir, outside } = await projectAndOutside();
+    await symlink(outside, path.join(dir, '.voxform'));
+    const { args, env } = connection();
+    const result = await runCliInProcess(['export', '--agent', SPARE, ...args], { cwd: dir, env });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error[kept_folder_linked]: .voxform (in');
+    expect((await readdir(outside)).sort()).toEqual(['spare-agent-2.md', 'victim.txt']);
+  });
+
+  test('a .gitignore linked to a file outside: never read, never copied in; refused', async () => {
+    const { dir, outside } = await projectAndOutside();
+    await symlink(path.join(outside, 'victim.txt'), path.join(dir, '.gitignore'));
+    const { args, env } = connection();
+    const result = await runCliInProcess(['export', '--agent', SPARE, ...args], { cwd: dir, env });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error[export_write_failed]: voxform export cannot add its lines to .gitignore in .: it is a symbolic link leading outside the project; nothing was written.');
+    expect(`${result.stdout}${result.stderr}`).not.toContain('outside-secret-8d2e');
+    expect((await lstat(path.join(dir, '.gitignore'))).isSymbolicLink()).toBe(true);
+    expect(await readFile(path.join(outside, 'victim.txt'), 'utf8')).toBe('outside-secret-8d2e\n');
+    expect(existsSync(path.join(dir, 'voxform.yaml'))).toBe(false);
+  });
+
+  test('a prompt file that is itself a link out of the project: with --force the link is replaced, never written through', async () => {
+    const { dir, outside } = await projectAndOutside();
+    await mkdir(path.join(dir, 'prompts'));
+    await symlink(path.join(outside, 'spare-agent-2.md'), path.join(dir, 'prompts/spare-agent-2.md'));
+    const { args, env } = connection();
+    const result = await runCliInProcess(['export', '--agent', SPARE, '--force', ...args], { cwd: dir, env });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('overwritten  prompts/spare-agent-2.md');
+    expect((await lstat(path.join(dir, 'prompts/spare-agent-2.md'))).isFile()).toBe(true);
+    expect(await readFile(path.join(outside, 'spare-agent-2.md'), 'utf8')).toBe('NOTES\n');
   });
 });

@@ -1,4 +1,4 @@
-import { chmod, readdir, readFile, stat, symlink } from 'node:fs/promises';
+import { chmod, lstat, readdir, readFile, stat, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { makeTree, repoRoot, runCli, runCliInProcess, spawnCli } from '../helpers/cli.js';
@@ -178,6 +178,18 @@ describe('voxform fmt', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('error[file_unreadable]: Cannot read manifests/link.yaml: it is a symbolic link leading outside the project.');
     expect(await read(outside, 'victim.yaml')).toBe(MESSY);
+  });
+
+  test('a manifest of the project read through a folder linked out of it: not rewritten there (nothing written outside)', async () => {
+    const dir = await tree({ '.git/HEAD': 'ref: refs/heads/main\n', 'real.yaml': MESSY });
+    const outside = await tree({});
+    await symlink(path.join(dir, 'real.yaml'), path.join(outside, 'm.yaml'));
+    await symlink(outside, path.join(dir, 'manifests'));
+    const result = await runCliInProcess(['fmt', 'manifests/m.yaml'], { cwd: dir });
+    expect(result.stderr).toContain(`error[file_unwritable]: Cannot rewrite manifests/m.yaml: manifests is a symbolic link leading outside the project (${dir}); it was left as it was.`);
+    expect(result.code).toBe(1);
+    expect((await lstat(path.join(outside, 'm.yaml'))).isSymbolicLink()).toBe(true);
+    expect(await read(dir, 'real.yaml')).toBe(MESSY);
   });
 
   test('a path that does not exist: a clear error', async () => {

@@ -312,6 +312,37 @@ function terminalContext(cwd: string, answers: string): { ctx: CommandContext; o
   return { ctx, out: () => out, err: () => err };
 }
 
+describe('voxform init writes only inside the project (docs/security.md §3)', () => {
+  const SURVEY = ['init', '--template', 'post-call-survey', ...varsFor('post-call-survey'), '--var', `agent_id=${AGENT}`];
+
+  test('a prompts folder linked out of the project, or a folder inside .git: refused before anything is written', async () => {
+    const dir = await tempDir({ '.git/HEAD': 'ref: refs/heads/main\n' });
+    const outside = await tempDir({ 'notes.md': 'NOTES\n' });
+    await symlink(outside, path.join(dir, 'prompts'));
+    const linked = await runCliInProcess(SURVEY, { cwd: dir });
+    expect(linked.stderr).toContain(`error[init_write_failed]: voxform init cannot write prompts/post-call-survey.md: prompts is a symbolic link leading outside the project (${dir}); nothing was written.`);
+    expect(linked.code).toBe(1);
+    expect(await listFiles(outside)).toEqual(['notes.md']);
+
+    const inGit = await runCliInProcess([...SURVEY, '.git/x'], { cwd: dir });
+    expect(inGit.stderr).toContain("error[init_write_failed]: voxform init cannot write .git/x/voxform.yaml: it is inside .git, git's own folder");
+    expect(inGit.code).toBe(1);
+    expect(await listFiles(dir)).toEqual(['.git/HEAD']);
+  });
+
+  test('a .gitignore linked to a file outside: never read, never copied in; refused', async () => {
+    const dir = await tempDir({ '.git/HEAD': 'ref: refs/heads/main\n' });
+    const outside = await tempDir({ 'victim.txt': 'outside-secret-3f1a\n' });
+    await symlink(path.join(outside, 'victim.txt'), path.join(dir, '.gitignore'));
+    const result = await runCliInProcess(SURVEY, { cwd: dir });
+    expect(result.stderr).toContain('error[init_write_failed]: voxform init cannot add its lines to .gitignore in .: it is a symbolic link leading outside the project; nothing was written.');
+    expect(result.code).toBe(1);
+    expect(`${result.stdout}${result.stderr}`).not.toContain('outside-secret-3f1a');
+    expect(await listFiles(dir)).toEqual(['.git/HEAD']);
+    expect(await readFile(path.join(outside, 'victim.txt'), 'utf8')).toBe('outside-secret-3f1a\n');
+  });
+});
+
 describe('voxform init on a terminal', () => {
   test('offers the templates, then asks for each missing value, re-asking when empty', async () => {
     const dir = await tempDir();

@@ -5,12 +5,13 @@ import { ENV_ALLOW_VARIABLE, envPolicyOf, type EnvPolicy } from '../../secrets/e
 import { readLiveAgents } from '../../export/read-live.js';
 import { TrustedSecrets } from '../../secrets/trusted.js';
 import { GITIGNORE_ENTRIES } from '../../templates/gitignore.js';
-import { refuseOwnFolder, writeScaffold } from '../../init/write-scaffold.js';
-import { MANIFEST_FILE, SCHEMA_FILE, type ScaffoldFile } from '../../init/scaffold.js';
+import { refuseOutsideProject, refuseOwnFolder, writeScaffold } from '../../init/write-scaffold.js';
+import { MANIFEST_FILE, refuseShadowing, SCHEMA_FILE, shadowedManifest, shadowedWarning, type ScaffoldFile } from '../../init/scaffold.js';
 import { bundleManifestSchema } from '../../schema/load.js';
 import { resolveConnection } from '../connection.js';
 import { loadManifests } from '../../manifest/index.js';
 import { renderFindingsText } from '../../policy/render.js';
+import { formatDiagnostic } from '../diagnostics.js';
 import { checkPolicy } from '../policy-check.js';
 import { openOperatorBackend, ownFilesOf } from '../project.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
@@ -36,6 +37,9 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
   const own = ownFilesOf(options, ctx);
   // Refused before the service is asked anything.
   await refuseOwnFolder(out, { displayDir: where, command: 'voxform export', own });
+  // The files whose names the live agents do not decide: each prompt is checked once they are read.
+  await refuseOutsideProject(out, [{ path: MANIFEST_FILE }, { path: SCHEMA_FILE }, { path: '.gitignore' }], { displayDir: where, command: 'voxform export', own });
+  if (!force) await refuseShadowing(out, { displayDir: where, command: 'voxform export' });
   // Read before anything is written: a malformed list stops the run (env_allow_invalid).
   const policy = envPolicyOf(ctx.env);
 
@@ -58,6 +62,7 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
     { path: SCHEMA_FILE, mode: 'refresh', content: `${JSON.stringify(bundleManifestSchema(), null, 2)}\n` },
     { path: '.gitignore', mode: 'merge', content: GITIGNORE_ENTRIES.join('\n') },
   ];
+  const shadowed = await shadowedManifest(out);
   const written = await writeScaffold(out, files, { force, displayDir: where, command: 'voxform export', own });
 
   const agents = result.localNames.size;
@@ -79,10 +84,11 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
     for (const secret of result.secrets) ctx.stdout.write(`  ${secret.name.padEnd(width)}  ${secret.path}\n`);
   }
   writeWarnings(result, policy, ctx);
-  if (!written.kept.some((file) => path.basename(file) === MANIFEST_FILE)) {
-    await warnMandatoryFindings(path.join(out, MANIFEST_FILE), checkingEnv(ctx.env, result.secrets, policy), ctx);
-  }
-  ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # shows no changes\n`);
+  if (shadowed !== undefined) ctx.stderr.write(shadowedWarning(shadowed, where));
+  const loads = written.kept.some((file) => path.basename(file) === MANIFEST_FILE) || (await warnMandatoryFindings(path.join(out, MANIFEST_FILE), checkingEnv(ctx.env, result.secrets, policy), ctx));
+  // No promise of "no changes" for a manifest plan cannot load: the way on is to fix what stops it.
+  if (loads) ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # shows no changes\n`);
+  else ctx.stdout.write(`\nNext: fix what the warning above names in the exported files, then ${validateStep(where)}   # plan shows no changes once it loads\n`);
   return 0;
 }
 
@@ -101,25 +107,28 @@ function checkingEnv(env: CommandContext['env'], secrets: readonly ExportedSecre
 }
 
 /**
- * What the live agents break of the mandatory policy (a token in a URL's query, a webhook without
- * authentication): the exported manifest shows no changes, yet plan and apply refuse it until each
- * finding is fixed or waived. Its variables are not set yet, so their values read as withheld.
+ * Warns what the live agents break of the mandatory policy (a token in a URL's query, a webhook
+ * without authentication): the exported manifest shows no changes, yet plan and apply refuse it until
+ * each finding is fixed or waived; or, when the manifest does not load here, why (answering false).
+ * Its variables are not set yet, so their values read as withheld.
  */
-async function warnMandatoryFindings(manifest: string, env: CommandContext['env'], ctx: CommandContext): Promise<void> {
+async function warnMandatoryFindings(manifest: string, env: CommandContext['env'], ctx: CommandContext): Promise<boolean> {
   const loaded = await loadManifests({ paths: [manifest], cwd: ctx.cwd, env, withholdUnsetEnv: true, onSecret: (secret) => ctx.secrets.add(secret) });
   if (!loaded.state) {
     // Said rather than skipped: the promise is that a manifest plan will refuse is never handed over silently.
-    ctx.stderr.write(`warning: the exported manifest does not load here (${loaded.diagnostics.find((d) => d.severity === 'error')?.code ?? 'unknown'}), so its policy was not checked: run voxform validate on it.
-`);
-    return;
+    const error = loaded.diagnostics.find((d) => d.severity === 'error');
+    ctx.stderr.write(`warning: the exported manifest does not load here (${error?.code ?? 'unknown'}), so its policy was not checked and plan would refuse it:\n`);
+    if (error) ctx.stderr.write(`${formatDiagnostic(error, { color: ctx.color })}\n`);
+    return false;
   }
   const report = await checkPolicy(loaded.state, ctx);
   const mandatory = report.findings.filter((finding) => finding.level === 'mandatory');
-  if (mandatory.length === 0) return;
+  if (mandatory.length === 0) return true;
   ctx.stderr.write(`\n${renderFindingsText({ ...report, findings: mandatory }, { color: ctx.color })}\n`);
   ctx.stderr.write(
     `warning: the live agents break mandatory policy (${plural(mandatory.length, 'finding')} above): plan shows no changes, but plan and apply refuse the manifest until each is fixed, or waived in its policy section with a reason (docs/policy.md).\n`,
   );
+  return true;
 }
 
 /**
@@ -156,6 +165,11 @@ function writeWarnings(result: ExportResult, policy: EnvPolicy, ctx: CommandCont
 function nextStep(where: string, local: boolean): string {
   if (local) return where === '.' ? 'voxform plan --local' : `voxform plan --local -f ${shellWord(path.join(where, 'voxform.yaml'))}`;
   return where === '.' ? 'voxform plan' : `cd ${shellWord(where)} && voxform plan`;
+}
+
+/** The command that checks the exported manifest, from where export ran. */
+function validateStep(where: string): string {
+  return where === '.' ? 'voxform validate' : `voxform validate -f ${shellWord(path.join(where, MANIFEST_FILE))}`;
 }
 
 function commandLine(agentIds: readonly string[], fromPhones: boolean): string {

@@ -3,13 +3,12 @@ import { createInterface } from 'node:readline';
 import { isVoxformError, VoxformError } from '../../errors.js';
 import { listTemplates, readTemplate, RESERVED_VARIABLES, type Template, type TemplateVariable, type VariableValue } from '../../templates/catalog.js';
 import { resolveVariables } from '../../init/expand.js';
-import { existingFilesError, findConflicts, MANIFEST_FILE, planScaffold, scaffoldTargets, type Scaffold } from '../../init/scaffold.js';
-import { refuseOwnFolder, writeScaffold } from '../../init/write-scaffold.js';
-import { pathExists } from '../../project-files/guarded-read.js';
-import { DEFAULT_MANIFESTS } from '../../project-files/manifest-files.js';
+import { existingFilesError, findConflicts, MANIFEST_FILE, planScaffold, refuseShadowing, scaffoldTargets, shadowedManifest, shadowedWarning, type Scaffold } from '../../init/scaffold.js';
+import { refuseOutsideProject, refuseOwnFolder, writeScaffold } from '../../init/write-scaffold.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import type { CommandContext } from '../context.js';
 import { ownFilesOf } from '../project.js';
+import type { OwnFiles } from '../../project-files/own-files.js';
 import { pluralNoun } from '../../util/plural.js';
 import { shellWord } from '../../util/shell-word.js';
 
@@ -45,7 +44,7 @@ export async function run(options: InitOptions, ctx: CommandContext): Promise<nu
   try {
     await refuseOwnFolder(dir, { displayDir: displayDir(ctx, dir), command: 'voxform init', own });
     // The manifest is written whatever the template: an existing one stops the run before a template is asked for.
-    if (typeof options.template !== 'string') await refuseConflicts(dir, [{ path: MANIFEST_FILE, mode: 'create' }], force, ctx);
+    if (typeof options.template !== 'string') await refuseConflicts(dir, [{ path: MANIFEST_FILE, mode: 'create' }], { force, own }, ctx);
     const template = typeof options.template === 'string' ? await readTemplate(options.template, { cwd: ctx.cwd }) : await chooseTemplate(ctx, ask);
 
     const { agent_id: givenAgentId, ...templateVars } = given;
@@ -56,7 +55,7 @@ export async function run(options: InitOptions, ctx: CommandContext): Promise<nu
     if (resolved.unknown.length > 0) throw unknownVarsError(template, resolved.unknown, ask ? [] : missing);
 
     // Refuse before asking anything: typing five answers to then hear "exists already" is cruel.
-    await refuseConflicts(dir, scaffoldTargets(template).paths, force, ctx);
+    await refuseConflicts(dir, scaffoldTargets(template).paths, { force, own }, ctx);
 
     if (missing.length > 0) {
       if (!ask) throw missingVarsError(template, missing);
@@ -72,9 +71,7 @@ export async function run(options: InitOptions, ctx: CommandContext): Promise<nu
     const shadowed = await shadowedManifest(dir);
     const written = await writeScaffold(dir, scaffold.files, { force, displayDir: displayDir(ctx, dir), command: 'voxform init', own });
     report(ctx, { dir, template, written, envVars: scaffold.envVars, localName: scaffold.localName, agentId });
-    if (shadowed !== undefined) {
-      ctx.stderr.write(`warning: ${shadowed} in ${displayDir(ctx, dir)} is no longer read: voxform reads ${MANIFEST_FILE} first.\n  hint: Move its agents into ${MANIFEST_FILE}, or name it with -f ${shadowed}.\n`);
-    }
+    if (shadowed !== undefined) ctx.stderr.write(shadowedWarning(shadowed, displayDir(ctx, dir)));
     return 0;
   } finally {
     ask?.close();
@@ -233,25 +230,11 @@ function displayDir(ctx: CommandContext, dir: string): string {
   return path.relative(ctx.cwd, dir) || '.';
 }
 
-/** Stops the run when writing `paths` into `dir` would overwrite something (see findConflicts). */
-async function refuseConflicts(dir: string, paths: Parameters<typeof findConflicts>[1], force: boolean, ctx: CommandContext): Promise<void> {
+/** Stops the run when writing `paths` into `dir` would leave the project or overwrite something (see findConflicts). */
+async function refuseConflicts(dir: string, paths: Parameters<typeof findConflicts>[1], how: { force: boolean; own: OwnFiles }, ctx: CommandContext): Promise<void> {
+  const force = how.force;
+  await refuseOutsideProject(dir, paths, { displayDir: displayDir(ctx, dir), command: 'voxform init', own: how.own });
   const conflicts = await findConflicts(dir, paths, force);
   if (conflicts.length > 0) throw existingFilesError(displayDir(ctx, dir), conflicts);
-  const shadowed = force ? undefined : await shadowedManifest(dir);
-  if (shadowed !== undefined) {
-    const where = displayDir(ctx, dir);
-    throw new VoxformError('init_would_shadow', `voxform init would write ${MANIFEST_FILE} beside ${shadowed} in ${where}: voxform reads ${MANIFEST_FILE} first, so ${shadowed} would no longer be read; nothing was written.`, {
-      hint: `Rename ${shadowed} to ${MANIFEST_FILE} to keep it as the project's manifest, init into another folder (voxform init --template NAME DIR), or pass --force to write ${MANIFEST_FILE} anyway.`,
-    });
-  }
-}
-
-/**
- * The fallback manifest (agents.yaml) in `dir` when it has no voxform.yaml: the one the other
- * commands read there now, and would stop reading once init writes voxform.yaml.
- */
-async function shadowedManifest(dir: string): Promise<string | undefined> {
-  const [first, fallback] = DEFAULT_MANIFESTS;
-  const exists = (file: string) => pathExists(path.join(dir, file), { follow: true });
-  return first === MANIFEST_FILE && !(await exists(first)) && (await exists(fallback)) ? fallback : undefined;
+  if (!force) await refuseShadowing(dir, { displayDir: displayDir(ctx, dir), command: 'voxform init' });
 }
