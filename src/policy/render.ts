@@ -99,8 +99,8 @@ export function policyHasFindings(policy: PlanPolicy): boolean {
 
 /**
  * "**Prompt tokens** (o200k_base):" and a line per prompt, `agent.a` 1,204 → 1,391 tokens, +15.5%: a
- * list `fitBlocks` cuts like the others, taking at most half the room left to it so that the lists
- * after it (the findings) keep room to show something. None when no prompt changed.
+ * list `fitBlocks` cuts like the others, to its equal part of the room so that the lists after it
+ * (the findings) keep room to show something. None when no prompt changed.
  */
 export function promptTokensMarkdown(policy: PlanPolicy): CommentBlock[] {
   if (policy.promptTokens.length === 0) return [];
@@ -111,7 +111,6 @@ export function promptTokensMarkdown(policy: PlanPolicy): CommentBlock[] {
       foot: [''],
       most: COMMENT_LIST_SHOWN,
       more: (omitted) => `- …and ${formatCount(omitted)} more (\`voxform plan\` lists every one)`,
-      share: 0.5,
     },
   ];
 }

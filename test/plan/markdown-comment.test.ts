@@ -297,6 +297,24 @@ describe('Markdown plan: the policy part within the size limit', () => {
     expect(alone).toMatch(/^- …and \d+ more \(`voxform plan` lists every one\)$/m);
   });
 
+  it('keeps each list a share of the room: long relaxations leave the token counts, findings and waivers rows of their own', () => {
+    // As a pull request adding hundreds of waivers with long resources and reasons shows it.
+    const resource = (i: number) => `agent.${'x'.repeat(140)}-${i}`;
+    const reason = 'r'.repeat(490);
+    const changes = planOf([agentChange('big', [field('config.prompt', '', numberedLines(4000, (n) => `Rule ${n}: be brief.`))])]);
+    for (const count of [40, 499]) {
+      const policy = hugePolicy(count);
+      policy.report.waivers = policy.report.waivers.map((w, i) => ({ ...w, resource: resource(i), reason }));
+      policy.relaxations = policy.relaxations.map((r, i) => ({ ...r, message: `a waiver of pii-email-address for ${resource(i)} was added: ${reason}` }));
+      const md = renderPlanMarkdown({ ...changes, policy }, { savedPlan: 'plan.json' });
+      expect(bytes(md)).toBeLessThanOrEqual(COMMENT_SIZE_LIMIT);
+      expect(md.match(/^> - `voxform\.yaml/gm)?.length ?? 0, `${count}: relaxations`).toBeGreaterThan(0);
+      expect(md.match(/^- `agent\.loc-\d+` 10 → 20/gm)?.length ?? 0, `${count}: token counts`).toBeGreaterThan(0);
+      expect(md.match(/^- ⚠️ /gm)?.length ?? 0, `${count}: findings`).toBeGreaterThan(0);
+      expect(md.match(/^\| `pii-email-address` \| `agent\.x+-\d+` \|/gm)?.length ?? 0, `${count}: waivers in force`).toBeGreaterThan(0);
+    }
+  });
+
   it('keeps within every smaller limit too', () => {
     const plan = planOf([agentChange('a', [field('config.first_message', 'Hello', 'Hi')])], { policy: hugePolicy(200) });
     for (let limit = 2000; limit < 120_000; limit += 4999) expect(bytes(renderPlanMarkdown(plan, { limit })), `limit ${limit}`).toBeLessThanOrEqual(limit);
