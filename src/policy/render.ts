@@ -94,7 +94,7 @@ function findingLine(finding: Finding): string {
 
 /** Whether the policy has findings or waivers to show (else a plan comment shows only its token counts). */
 export function policyHasFindings(policy: PlanPolicy): boolean {
-  return policy.report.findings.length > 0 || policy.report.waivers.some((w) => w.state !== 'expired');
+  return policy.report.findings.length > 0 || policy.report.waivers.some((w) => w.state === 'in-force');
 }
 
 /**
@@ -122,7 +122,7 @@ export function planPolicyMarkdown(policy: PlanPolicy): CommentBlock[] {
   if (report.findings.length > 0) {
     blocks.push({ head: [], items: report.findings.map(findingLine), foot: [''], most: COMMENT_LIST_SHOWN, more: (omitted) => `- …and ${formatCount(omitted)} more (\`voxform validate\` lists every one)` });
   }
-  const inForce = report.waivers.filter((w) => w.state !== 'expired');
+  const inForce = report.waivers.filter((w) => w.state === 'in-force');
   if (inForce.length > 0) {
     blocks.push({
       head: ['**Waivers in force**', '', '| Rule | Resource | Until | Reason |', '|---|---|---|---|'],

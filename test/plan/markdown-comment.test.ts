@@ -315,6 +315,18 @@ describe('Markdown plan: the policy part within the size limit', () => {
     }
   });
 
+  it('lists only the waivers in force: one that silences nothing, or has expired, is neither a row nor counted', () => {
+    const policy = hugePolicy(60);
+    const at = { file: 'voxform.yaml', line: 90, col: 5 };
+    const unused: WaiverStatus = { rule: 'pii-phone-number', resource: 'x\n\n| injected | row |', reason: 'spoof', expires: '2027-06-30', state: 'unused', location: at };
+    const expired: WaiverStatus = { ...unused, resource: 'agent.old', state: 'expired' };
+    policy.report.waivers = [unused, ...policy.report.waivers, expired];
+    const md = renderPlanMarkdown(planOf([], { policy }), { limit: Number.MAX_SAFE_INTEGER });
+    expect(md).not.toContain('injected');
+    expect(md).not.toContain('agent.old');
+    expect(md).toContain('| …and 10 more (`voxform validate` lists every one) | | | |');
+  });
+
   it('keeps within every smaller limit too', () => {
     const plan = planOf([agentChange('a', [field('config.first_message', 'Hello', 'Hi')])], { policy: hugePolicy(200) });
     for (let limit = 2000; limit < 120_000; limit += 4999) expect(bytes(renderPlanMarkdown(plan, { limit })), `limit ${limit}`).toBeLessThanOrEqual(limit);
