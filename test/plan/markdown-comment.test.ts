@@ -327,6 +327,15 @@ describe('Markdown plan: the policy part within the size limit', () => {
     expect(md).toContain('| …and 10 more (`voxform validate` lists every one) | | | |');
   });
 
+  it('names the resource of each finding, but not of the policy section\'s own', () => {
+    const policy = hugePolicy(0);
+    const finding = (rule: string, resource: string, message: string): Finding => ({ rule, level: 'mandatory', hint: 'fix it', resource, message, location: { file: 'prompts/booking.md', line: 14, col: 6 } });
+    policy.report.findings = [finding('pii-phone-number', 'agent.front-desk', 'prompt holds a phone number'), finding('policy-waiver-expired', 'agent.booking', 'the waiver of pii-phone-number for agent.booking expired on 2026-01-01')];
+    const md = renderPlanMarkdown(planOf([], { policy }));
+    expect(md).toContain('- ⛔ `mandatory[pii-phone-number]` `prompts/booking.md:14:6`: agent.front-desk: prompt holds a phone number\n');
+    expect(md).toContain('- ⛔ `mandatory[policy-waiver-expired]` `prompts/booking.md:14:6`: the waiver of pii-phone-number for agent.booking expired on 2026-01-01\n');
+  });
+
   it('keeps within every smaller limit too', () => {
     const plan = planOf([agentChange('a', [field('config.first_message', 'Hello', 'Hi')])], { policy: hugePolicy(200) });
     for (let limit = 2000; limit < 120_000; limit += 4999) expect(bytes(renderPlanMarkdown(plan, { limit })), `limit ${limit}`).toBeLessThanOrEqual(limit);
