@@ -106,8 +106,8 @@ export function schemaProblem(schema: unknown): string | undefined {
 type SchemaCheck = (value: unknown) => boolean;
 
 /**
- * The schema as a check, or why it is not a JSON Schema, in our words (the validator's name the
- * library's internals). Strict about keywords, but not about what is valid JSON Schema written
+ * The schema as a check, or why it is not a JSON Schema, in voxform's words (the validator's own
+ * speak of its internals). Strict about keywords, but not about what is valid JSON Schema written
  * briefly: `{ maxLength: 200 }` without `type`, `required` without `properties`, a list of types.
  */
 async function compileSchema(schema: Record<string, unknown>): Promise<SchemaCheck | string> {
