@@ -105,13 +105,22 @@ export function schemaProblem(schema: unknown): string | undefined {
 
 type SchemaCheck = (value: unknown) => boolean;
 
+/**
+ * The schema as a check, or why it is not a JSON Schema, in voxform's words (the validator's own
+ * speak of its internals). Strict about keywords, but not about what is valid JSON Schema written
+ * briefly: `{ maxLength: 200 }` without `type`, `required` without `properties`, a list of types.
+ */
 async function compileSchema(schema: Record<string, unknown>): Promise<SchemaCheck | string> {
   const { Ajv } = await import('ajv');
+  const ajv = new Ajv({ allErrors: false, strict: true, strictTypes: false, strictRequired: false, strictTuples: false, allowUnionTypes: true, validateFormats: false, logger: false });
   try {
-    const validate = new Ajv({ allErrors: false, strict: true, validateFormats: false }).compile(schema);
+    const validate = ajv.compile(schema);
     return (value) => validate(value) as boolean;
-  } catch (error) {
-    return (error as Error).message;
+  } catch {
+    const path = (ajv.errors?.[0]?.instancePath ?? '').split('/').filter(Boolean);
+    const keyword = path.pop();
+    const where = keyword === undefined ? 'the schema' : `the schema's "${keyword}"${path.length > 0 ? ` in ${path.join('.')}` : ''}`;
+    return `${where} is not valid JSON Schema: its value is not of the form the keyword takes`;
   }
 }
 

@@ -10,6 +10,7 @@ import { formatCount, plural, pluralNoun } from '../util/plural.js';
 import { printable } from '../util/printable.js';
 import { codeLead, formatSourceLocation } from '../errors.js';
 import { describeTokenChange, type PlanPolicy, type Relaxation } from './plan-policy.js';
+import { SECTION_RULE_IDS } from './section.js';
 import type { Finding, PolicyReport, WaiverStatus } from './types.js';
 import type { CommentBlock } from '../util/comment-blocks.js';
 
@@ -32,13 +33,22 @@ export function inEnvironments(finding: Finding): string {
   return ` (${pluralNoun(names.length, 'environment')} ${names.join(', ')})`;
 }
 
-/** Each finding as `file:line:col  level[rule-id]: message` (as a diagnostic leads with `error[code]:`), its hint under it. */
+/**
+ * A finding's message led by the resource it is about (`agent.front-desk: prompt holds a phone
+ * number`): its place alone may not say which (a prompt file two agents read, a resource's key), and
+ * a waiver names the resource. The policy section's own findings are about the section, and say so.
+ */
+export function findingMessage(finding: Finding): string {
+  return SECTION_RULE_IDS.includes(finding.rule) ? finding.message : `${finding.resource}: ${finding.message}`;
+}
+
+/** Each finding as `file:line:col  level[rule-id]: resource: message` (as a diagnostic leads with `error[code]:`), its hint under it. */
 export function renderFindingsText(report: PolicyReport, options: { color: boolean }): string {
   const c = terminalColors(options.color);
   const lines: string[] = [];
   for (const finding of report.findings) {
     const accent = finding.level === 'mandatory' ? c.red : c.yellow;
-    lines.push(`${c.bold(printable(formatSourceLocation(finding.location)))}  ${accent(`${codeLead(finding.level, finding.rule)}:`)} ${printable(finding.message)}${printable(inEnvironments(finding))}`, `  hint: ${printable(finding.hint)}`, '');
+    lines.push(`${c.bold(printable(formatSourceLocation(finding.location)))}  ${accent(`${codeLead(finding.level, finding.rule)}:`)} ${printable(findingMessage(finding))}${printable(inEnvironments(finding))}`, `  hint: ${printable(finding.hint)}`, '');
   }
   for (const waiver of report.waivers.filter((w) => w.state === 'in-force')) {
     lines.push(`${c.dim(`waived until ${waiver.expires}:`)} ${waiver.rule} for ${printable(waiver.resource)} (${printable(waiver.reason)})`);
@@ -89,18 +99,18 @@ function waiverRow(waiver: WaiverStatus): string {
 
 function findingLine(finding: Finding): string {
   const icon = finding.level === 'mandatory' ? '⛔' : '⚠️';
-  return `- ${icon} ${markdownCode(codeLead(finding.level, finding.rule))} ${markdownCode(formatSourceLocation(finding.location))}: ${markdownText(finding.message)}`;
+  return `- ${icon} ${markdownCode(codeLead(finding.level, finding.rule))} ${markdownCode(formatSourceLocation(finding.location))}: ${markdownText(findingMessage(finding))}`;
 }
 
 /** Whether the policy has findings or waivers to show (else a plan comment shows only its token counts). */
 export function policyHasFindings(policy: PlanPolicy): boolean {
-  return policy.report.findings.length > 0 || policy.report.waivers.some((w) => w.state !== 'expired');
+  return policy.report.findings.length > 0 || policy.report.waivers.some((w) => w.state === 'in-force');
 }
 
 /**
  * "**Prompt tokens** (o200k_base):" and a line per prompt, `agent.a` 1,204 → 1,391 tokens, +15.5%: a
- * list `fitBlocks` cuts like the others, taking at most half the room left to it so that the lists
- * after it (the findings) keep room to show something. None when no prompt changed.
+ * list `fitBlocks` cuts like the others, to its equal part of the room so that the lists after it
+ * (the findings) keep room to show something. None when no prompt changed.
  */
 export function promptTokensMarkdown(policy: PlanPolicy): CommentBlock[] {
   if (policy.promptTokens.length === 0) return [];
@@ -111,7 +121,6 @@ export function promptTokensMarkdown(policy: PlanPolicy): CommentBlock[] {
       foot: [''],
       most: COMMENT_LIST_SHOWN,
       more: (omitted) => `- …and ${formatCount(omitted)} more (\`voxform plan\` lists every one)`,
-      share: 0.5,
     },
   ];
 }
@@ -123,7 +132,7 @@ export function planPolicyMarkdown(policy: PlanPolicy): CommentBlock[] {
   if (report.findings.length > 0) {
     blocks.push({ head: [], items: report.findings.map(findingLine), foot: [''], most: COMMENT_LIST_SHOWN, more: (omitted) => `- …and ${formatCount(omitted)} more (\`voxform validate\` lists every one)` });
   }
-  const inForce = report.waivers.filter((w) => w.state !== 'expired');
+  const inForce = report.waivers.filter((w) => w.state === 'in-force');
   if (inForce.length > 0) {
     blocks.push({
       head: ['**Waivers in force**', '', '| Rule | Resource | Until | Reason |', '|---|---|---|---|'],

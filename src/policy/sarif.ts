@@ -60,11 +60,19 @@ function workingDirectoryRoot(): SarifSourceRoot {
   return { root: cwd, cwd, description: 'The folder voxform ran in.' };
 }
 
+/**
+ * A relative path as a relative URI reference: `#` would start a fragment, `?` a query, and a `:` in
+ * the first segment would read as a scheme, so they are escaped too (encodeURI keeps them).
+ */
+function relativeUri(relative: string): string {
+  return encodeURI(relative).replace(/[#?:]/g, encodeURIComponent);
+}
+
 /** Where `file` (relative to the working directory) is: from %SRCROOT% when it is under it, else as an absolute file: URI, so no URI leaves its base. */
 function artifactLocation(file: string, sourceRoot: SarifSourceRoot): { uri: string; uriBaseId?: string } {
   const absolute = path.resolve(sourceRoot.cwd, file);
   const relative = pathFromRoot(sourceRoot.root, absolute);
-  return relative === undefined ? { uri: pathToFileURL(absolute).href } : { uri: encodeURI(relative), uriBaseId: '%SRCROOT%' };
+  return relative === undefined ? { uri: pathToFileURL(absolute).href } : { uri: relativeUri(relative), uriBaseId: '%SRCROOT%' };
 }
 
 export function renderSarif(input: { report: PolicyReport | undefined; diagnostics: readonly Diagnostic[]; version: string; sourceRoot?: SarifSourceRoot }): Record<string, unknown> {

@@ -22,7 +22,10 @@ export interface CommentList {
   foot: string[];
   most: number;
   more: (omitted: number) => string;
-  /** The most of the room left to it the list takes (a fraction; default all), so the blocks after it keep room to show something. */
+  /**
+   * The most of the room left to it the list takes (a fraction), so the blocks after it keep room to
+   * show something. By default an equal part with the lists after it: the first of three a third.
+   */
   share?: number;
 }
 
@@ -93,15 +96,22 @@ function wholeSize(block: CommentBlock, measure: Measure): number {
   return linesSize(wholeLines([block]), measure);
 }
 
-/** The room a list may take of `room`: its share, or all the later blocks leave whole when that is more. */
-function listRoom(list: CommentList, room: number, leftWhole: number): number {
-  return Math.min(room, Math.max(Math.floor(room * (list.share ?? 1)), leftWhole));
+/** How many of the blocks are lists with items. */
+function listsWithItems(blocks: readonly CommentBlock[]): number {
+  return blocks.filter((block) => !Array.isArray(block) && block.items.length > 0).length;
+}
+
+/** The room a list may take of `room`: its share (else an equal part with the `lists` from it on), or all the later blocks leave whole when that is more. */
+function listRoom(list: CommentList, room: number, leftWhole: number, lists: number): number {
+  const share = list.share ?? 1 / Math.max(lists, 1);
+  return Math.min(room, Math.max(Math.floor(room * share), leftWhole));
 }
 
 /**
  * The blocks within `budget`, in order: fixed lines whole (a summary is never the part cut), each list
  * to what fits of its share of the room left (all it needs when the later blocks fit whole beside
- * it), the later blocks keeping room for their least.
+ * it), the later blocks keeping room for their least. A long list early on thus never leaves the
+ * lists after it only their count lines: what one leaves of its share goes to the next.
  */
 export function fitBlocks(blocks: readonly CommentBlock[], budget: number, measure: Measure): string[] {
   const out: string[] = [];
@@ -110,7 +120,7 @@ export function fitBlocks(blocks: readonly CommentBlock[], budget: number, measu
     const later = blocks.slice(index + 1);
     const room = Math.max(left - later.reduce((total, next) => total + leastSize(next, measure), 0), 0);
     const leftWhole = left - later.reduce((total, next) => total + wholeSize(next, measure), 0);
-    const lines = Array.isArray(block) ? (linesSize(block, measure) <= room ? block : []) : fitList(block, listRoom(block, room, leftWhole), measure);
+    const lines = Array.isArray(block) ? (linesSize(block, measure) <= room ? block : []) : fitList(block, listRoom(block, room, leftWhole, listsWithItems(blocks.slice(index))), measure);
     out.push(...lines);
     left -= linesSize(lines, measure);
   });

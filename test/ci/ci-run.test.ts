@@ -188,7 +188,7 @@ describe('voxform ci run when something fails', () => {
     expect(plan.code).toBe(1);
     const comment = fake.comments.find((c) => c.review === 8 && c.body.startsWith('<!-- voxform:plan:env=staging -->'))!;
     for (const body of [comment.body, await summary()]) {
-      expect(body).toMatch(/phone\.yaml:\d+:\d+ +mandatory\[pii-phone-number\]: first_message holds a phone number/);
+      expect(body).toMatch(/phone\.yaml:\d+:\d+ +mandatory\[pii-phone-number\]: agent\.[a-z-]+: first_message holds a phone number/);
       expect(body).toContain('it breaks mandatory policy (above), and apply refuses such a plan.');
     }
     expect(comment.body).toContain('<!-- voxform:status=error -->\n### voxform plan (`staging`): failed');

@@ -55,9 +55,9 @@ describe('the prompt budget of an environment resolved from one read of the proj
     const dir = await tempDir(project(0));
     const alone = await runCliInProcess(['validate', '-f', 'voxform.yaml', '--env', 'prod'], { cwd: dir });
     expect(alone.code).toBe(1);
-    expect(alone.stderr).toContain('prompts/prod.md:1:17  mandatory[pii-phone-number]: prompt holds a phone number');
+    expect(alone.stderr).toContain('prompts/prod.md:1:17  mandatory[pii-phone-number]: agent.a0: prompt holds a phone number');
     const every = await runCliInProcess(['validate', '-f', 'voxform.yaml'], { cwd: dir });
-    expect(every.stderr).toContain('prompts/prod.md:1:17  mandatory[pii-phone-number]: prompt holds a phone number (environment prod)');
+    expect(every.stderr).toContain('prompts/prod.md:1:17  mandatory[pii-phone-number]: agent.a0: prompt holds a phone number (environment prod)');
     expect(every.code).toBe(1);
   });
 

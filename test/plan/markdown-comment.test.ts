@@ -297,6 +297,45 @@ describe('Markdown plan: the policy part within the size limit', () => {
     expect(alone).toMatch(/^- …and \d+ more \(`voxform plan` lists every one\)$/m);
   });
 
+  it('keeps each list a share of the room: long relaxations leave the token counts, findings and waivers rows of their own', () => {
+    // As a pull request adding hundreds of waivers with long resources and reasons shows it.
+    const resource = (i: number) => `agent.${'x'.repeat(140)}-${i}`;
+    const reason = 'r'.repeat(490);
+    const changes = planOf([agentChange('big', [field('config.prompt', '', numberedLines(4000, (n) => `Rule ${n}: be brief.`))])]);
+    for (const count of [40, 499]) {
+      const policy = hugePolicy(count);
+      policy.report.waivers = policy.report.waivers.map((w, i) => ({ ...w, resource: resource(i), reason }));
+      policy.relaxations = policy.relaxations.map((r, i) => ({ ...r, message: `a waiver of pii-email-address for ${resource(i)} was added: ${reason}` }));
+      const md = renderPlanMarkdown({ ...changes, policy }, { savedPlan: 'plan.json' });
+      expect(bytes(md)).toBeLessThanOrEqual(COMMENT_SIZE_LIMIT);
+      expect(md.match(/^> - `voxform\.yaml/gm)?.length ?? 0, `${count}: relaxations`).toBeGreaterThan(0);
+      expect(md.match(/^- `agent\.loc-\d+` 10 → 20/gm)?.length ?? 0, `${count}: token counts`).toBeGreaterThan(0);
+      expect(md.match(/^- ⚠️ /gm)?.length ?? 0, `${count}: findings`).toBeGreaterThan(0);
+      expect(md.match(/^\| `pii-email-address` \| `agent\.x+-\d+` \|/gm)?.length ?? 0, `${count}: waivers in force`).toBeGreaterThan(0);
+    }
+  });
+
+  it('lists only the waivers in force: one that silences nothing, or has expired, is neither a row nor counted', () => {
+    const policy = hugePolicy(60);
+    const at = { file: 'voxform.yaml', line: 90, col: 5 };
+    const unused: WaiverStatus = { rule: 'pii-phone-number', resource: 'x\n\n| injected | row |', reason: 'spoof', expires: '2027-06-30', state: 'unused', location: at };
+    const expired: WaiverStatus = { ...unused, resource: 'agent.old', state: 'expired' };
+    policy.report.waivers = [unused, ...policy.report.waivers, expired];
+    const md = renderPlanMarkdown(planOf([], { policy }), { limit: Number.MAX_SAFE_INTEGER });
+    expect(md).not.toContain('injected');
+    expect(md).not.toContain('agent.old');
+    expect(md).toContain('| …and 10 more (`voxform validate` lists every one) | | | |');
+  });
+
+  it('names the resource of each finding, but not of the policy section\'s own', () => {
+    const policy = hugePolicy(0);
+    const finding = (rule: string, resource: string, message: string): Finding => ({ rule, level: 'mandatory', hint: 'fix it', resource, message, location: { file: 'prompts/booking.md', line: 14, col: 6 } });
+    policy.report.findings = [finding('pii-phone-number', 'agent.front-desk', 'prompt holds a phone number'), finding('policy-waiver-expired', 'agent.booking', 'the waiver of pii-phone-number for agent.booking expired on 2026-01-01')];
+    const md = renderPlanMarkdown(planOf([], { policy }));
+    expect(md).toContain('- ⛔ `mandatory[pii-phone-number]` `prompts/booking.md:14:6`: agent.front-desk: prompt holds a phone number\n');
+    expect(md).toContain('- ⛔ `mandatory[policy-waiver-expired]` `prompts/booking.md:14:6`: the waiver of pii-phone-number for agent.booking expired on 2026-01-01\n');
+  });
+
   it('keeps within every smaller limit too', () => {
     const plan = planOf([agentChange('a', [field('config.first_message', 'Hello', 'Hi')])], { policy: hugePolicy(200) });
     for (let limit = 2000; limit < 120_000; limit += 4999) expect(bytes(renderPlanMarkdown(plan, { limit })), `limit ${limit}`).toBeLessThanOrEqual(limit);

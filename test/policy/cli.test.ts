@@ -48,16 +48,42 @@ describe('voxform validate', () => {
       '',
     ].join('\n');
     const result = await runCliInProcess(['validate'], { cwd: await tempDir({ 'voxform.yaml': manifest }) });
-    const places = [...result.stderr.matchAll(/^voxform\.yaml:(\d+:\d+) +mandatory\[pii-phone-number\]: (\S+)/gm)].map((m) => `${m[2]} ${m[1]}`);
+    const places = [...result.stderr.matchAll(/^voxform\.yaml:(\d+:\d+) +mandatory\[pii-phone-number\]: agent\.a: (\S+)/gm)].map((m) => `${m[2]} ${m[1]}`);
     // Each number's first digit; an escaped string is located at its value, as before.
     expect(places.sort()).toEqual(['first_message 9:32', 'flow.agent_terminate_call.messages[1] 10:60', 'prompt 8:26', 'session_timeout.message 11:35']);
+  });
+
+  it('names the resource of each finding, as a place two resources share does not say which; the policy section\'s own findings say what they are about', async () => {
+    const manifest = [
+      'version: 1',
+      'agents:',
+      '  front-desk: { id: ag_1, config: { prompt: { file: prompts/booking.md } } }',
+      '  booking: { id: ag_2, config: { prompt: { file: prompts/booking.md } } }',
+      'policy:',
+      '  custom:',
+      '    - { id: transfer-set, path: config.flow.call_transfer.phone, required: true, level: advisory }',
+      '  waivers:',
+      '    - { rule: pii-phone-number, resource: agent.booking, reason: The booking line, expires: "2999-12-31" }',
+      '    - { rule: speech-url, resource: agent.booking, reason: Spelled out, expires: "2999-12-31" }',
+      '',
+    ].join('\n');
+    const dir = await tempDir({ 'voxform.yaml': manifest, 'prompts/booking.md': 'You book appointments.\nCall 555-201-3344 to confirm.\n' });
+    const result = await runCliInProcess(['validate'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr.match(/^\S+:\d+:\d+ {2}[a-z]+\[[a-z-]+\]: [^\n]*/gm)).toEqual([
+      'prompts/booking.md:2:6  mandatory[pii-phone-number]: agent.front-desk: prompt holds a phone number',
+      'voxform.yaml:3:3  advisory[transfer-set]: agent.front-desk: config.flow.call_transfer.phone is not set (team rule transfer-set)',
+      'voxform.yaml:4:3  advisory[transfer-set]: agent.booking: config.flow.call_transfer.phone is not set (team rule transfer-set)',
+      'voxform.yaml:10:7  advisory[policy-waiver-unused]: the waiver of speech-url for agent.booking matches no finding',
+    ]);
+    expect(result.stderr).toContain('waived until 2999-12-31: pii-phone-number for agent.booking (The booking line)');
   });
 
   it('lists each finding at file:line:col with its hint, and exits 1 on a mandatory violation', async () => {
     const dir = await tempDir({ 'voxform.yaml': BAD });
     const result = await runCliInProcess(['validate'], { cwd: dir });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('voxform.yaml:7:35  mandatory[pii-phone-number]: first_message holds a phone number\n  hint: ');
+    expect(result.stderr).toContain('voxform.yaml:7:35  mandatory[pii-phone-number]: agent.a: first_message holds a phone number\n  hint: ');
     expect(result.stderr).toContain('voxform.yaml:6:48  mandatory[behaviour-transfer-target]: ');
     expect(result.stderr).toContain('waived until 2999-12-31: speech-url for agent.a (The URL is spelled out by the voice)');
     expect(result.stderr).not.toContain('speech-emoji');
@@ -124,9 +150,9 @@ describe('voxform validate', () => {
     const text = await runCliInProcess(['validate'], { cwd: dir });
     expect(text.code).toBe(1);
     expect(text.stderr.match(/^\S+:\d+:\d+ {2}mandatory\[[a-z-]+\]: [^\n]*/gm)).toEqual([
-      'voxform.yaml:6:23  mandatory[pii-phone-number]: prompt holds 4 phone numbers',
-      'voxform.yaml:6:23  mandatory[pii-phone-number]: first_message holds a phone number',
-      'voxform.yaml:6:23  mandatory[pii-phone-number]: flow.agent_terminate_call.messages[0] holds a phone number',
+      'voxform.yaml:6:23  mandatory[pii-phone-number]: agent.downtown: prompt holds 4 phone numbers',
+      'voxform.yaml:6:23  mandatory[pii-phone-number]: agent.downtown: first_message holds a phone number',
+      'voxform.yaml:6:23  mandatory[pii-phone-number]: agent.downtown: flow.agent_terminate_call.messages[0] holds a phone number',
     ]);
     const sarif = JSON.parse((await runCliInProcess(['validate', '--format', 'sarif'], { cwd: dir })).stdout) as { runs: Array<{ results: Array<{ locations: Array<{ physicalLocation: { artifactLocation: { uri: string } } }> }> }> };
     const uris = sarif.runs[0]?.results.map((r) => r.locations[0]?.physicalLocation.artifactLocation.uri);
@@ -177,8 +203,8 @@ describe('voxform validate', () => {
     const text = await runCliInProcess(['validate'], { cwd: dir });
     expect(text.code).toBe(1);
     expect(text.stderr.match(/^\S+:\d+:\d+ {2}mandatory\[[a-z-]+\]: [^\n]*/gm)).toEqual([
-      'voxform.yaml:6:48  mandatory[behaviour-transfer-target]: the prompt speaks of transferring the caller, but flow.call_transfer has no number to transfer to',
-      'voxform.yaml:12:53  mandatory[pii-phone-number]: first_message holds a phone number (environment staging)',
+      'voxform.yaml:6:48  mandatory[behaviour-transfer-target]: agent.a: the prompt speaks of transferring the caller, but flow.call_transfer has no number to transfer to',
+      'voxform.yaml:12:53  mandatory[pii-phone-number]: agent.a: first_message holds a phone number (environment staging)',
     ]);
     const validate = await sarifValidator();
     const sarif = JSON.parse((await runCliInProcess(['validate', '--format', 'sarif'], { cwd: dir })).stdout) as { runs: Array<{ results: Array<{ ruleId: string; message: { text: string } }> }> };
@@ -433,7 +459,7 @@ describe('voxform plan', () => {
     expect(markdown.stdout).toContain('> - `voxform.yaml:9` rule speech-symbols is lowered from advisory to off');
     expect(markdown.stdout).toContain('a waiver of pii-email-address for agent.a is added, until 2999-12-31');
     expect(markdown.stdout).toMatch(/\*\*Prompt tokens\*\* \(`o200k_base`\):\n\n- `agent\.a` \d+ → \d+ tokens, \+\d+\.\d%\n/);
-    expect(markdown.stdout).toContain('- ⛔ `mandatory[pii-phone-number]` `prompt.md:2:16`: prompt holds a phone number');
+    expect(markdown.stdout).toContain('- ⛔ `mandatory[pii-phone-number]` `prompt.md:2:16`: agent.a: prompt holds a phone number');
     expect(markdown.stdout).toContain('| `pii-email-address` | `agent.a` | 2999-12-31 | Shared inbox approved by the privacy lead |');
 
     const json = await runCliInProcess(['plan', '--local', '--format', 'json'], { cwd: dir, env: { VOXFORM_BASE_REF: 'HEAD' } });
@@ -500,7 +526,7 @@ describe('voxform apply and the policy', () => {
 
     const refused = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir });
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('prompt.md:1:57  mandatory[pii-phone-number]: prompt holds a phone number\n  hint: ');
+    expect(refused.stderr).toContain('prompt.md:1:57  mandatory[pii-phone-number]: agent.a: prompt holds a phone number\n  hint: ');
     expect(refused.stderr).toContain('error[policy_violated]: The manifests fail the policy with 1 mandatory finding (listed above); nothing was applied.\n  hint: ');
     expect(refused.stdout).not.toContain('Apply complete');
     expect(await readFile(path.join(dir, '.voxform/local.json'), 'utf8')).toBe(service);

@@ -25,4 +25,14 @@ describe('renderSarif without a sourceRoot', () => {
     const sarif = renderSarif({ report: undefined, diagnostics: [problem('..agents/voxform.yaml')], version: '1.0.0' });
     expect(artifactUris(sarif)).toEqual([{ uri: '..agents/voxform.yaml', uriBaseId: '%SRCROOT%' }]);
   });
+
+  it('escapes what would end or redirect a relative URI: `#` (a fragment), `?` (a query), `:` (a scheme), `%` and spaces', () => {
+    const files = ['my agents/agents 100%#x.yaml', 'prompts/what?.md', 'a:b/voxform.yaml'];
+    const sarif = renderSarif({ report: undefined, diagnostics: files.map(problem), version: '1.0.0' });
+    const uris = artifactUris(sarif).map((location) => (location as { uri: string }).uri);
+    expect(uris).toEqual(['my%20agents/agents%20100%25%23x.yaml', 'prompts/what%3F.md', 'a%3Ab/voxform.yaml']);
+    // Resolved against %SRCROOT% as a reader does, each names its file.
+    const root = pathToFileURL(`${process.cwd()}/`);
+    expect(uris.map((uri) => decodeURIComponent(new URL(uri, root).pathname))).toEqual(files.map((file) => path.resolve(file)));
+  });
 });

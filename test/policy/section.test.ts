@@ -178,6 +178,28 @@ describe('team rules', () => {
     expect(report.rules.find((r) => r.id === 'team-rule')).toMatchObject({ area: 'team', level: 'advisory' });
   });
 
+  it('a schema of allowed keywords is applied as JSON Schema reads it, written briefly too (no type beside maxLength, required without properties, a list of types)', async () => {
+    const rules = [
+      '{ id: s-maxlen, path: config.first_message, schema: { maxLength: 10 } }',
+      '{ id: s-minimum, path: config.llm.temperature, schema: { minimum: 0.5 } }',
+      '{ id: s-required, path: config.flow, schema: { type: object, required: [response_delay] } }',
+      '{ id: s-union, path: config.first_message, schema: { type: [number, "null"] } }',
+    ];
+    const config = 'first_message: Thanks for calling Acme.\nllm: { temperature: 0.2 }\nflow: { inactivity_handling: { idle_time: 9000 } }';
+    const report = await policyOf(await tempDir({ 'voxform.yaml': oneAgent(config, `policy:\n  custom:\n${rules.map((rule) => `    - ${rule}\n`).join('')}`) }));
+    expect(report.findings.filter((f) => f.rule === 'policy-invalid')).toEqual([]);
+    expect(report.findings.map((f) => f.rule).filter((rule) => rule.startsWith('s-')).sort()).toEqual(['s-maxlen', 's-minimum', 's-required', 's-union']);
+  });
+
+  it('a schema that is not valid JSON Schema is a policy-invalid finding in our words, naming where', async () => {
+    const rules = ['{ id: s-type, path: config.first_message, schema: { type: strng } }', '{ id: s-min, path: config.llm, schema: { properties: { temperature: { minimum: low } } } }'];
+    const report = await policyOf(await tempDir({ 'voxform.yaml': oneAgent('first_message: Hi.', `policy:\n  custom:\n${rules.map((rule) => `    - ${rule}\n`).join('')}`) }));
+    expect(report.findings.filter((f) => f.rule === 'policy-invalid').map((f) => f.message)).toEqual([
+      'team rule "s-type": the schema\'s "type" is not valid JSON Schema: its value is not of the form the keyword takes',
+      'team rule "s-min": the schema\'s "minimum" in properties.temperature is not valid JSON Schema: its value is not of the form the keyword takes',
+    ]);
+  });
+
   it('an invalid regular expression, a forbidden schema keyword and a taken id are policy-invalid findings', async () => {
     const dir = await tempDir({
       'voxform.yaml': oneAgent('first_message: Hi.', 'policy:\n  custom:\n    - { id: r1, path: config.first_message, pattern: "(unclosed" }\n    - { id: r2, path: config.first_message, schema: { type: string, pattern: "^(a+)+$" } }\n    - { id: pii-phone-number, path: config.first_message, required: true }\n'),
