@@ -7,8 +7,6 @@
 import type { SourceLocation } from '../errors.js';
 import type { PathPart } from '../manifest/positions.js';
 import type { DesiredState } from '../manifest/types.js';
-import { agentSensitivePatterns } from '../secrets/schema-paths.js';
-import { withholdEntrySecrets } from '../secrets/withhold.js';
 import { compileRegex, type RegexTimeBudget } from '../util/safe-regex.js';
 import { isPlainObject } from '../util/json-object.js';
 import { configLocation, promptPlace, valueLocation } from './places.js';
@@ -39,16 +37,16 @@ interface Document {
 }
 
 /**
- * The resources of a kind as team rules read them: with every secret withheld as `voxform test`
- * sends it (src/secrets/withhold.ts). A rule is the pull request's, and its findings are printed: a
- * rule that read a secret could spell it out, one finding per character tested.
+ * The resources of a kind as team rules read them, from the state every rule reads: with its
+ * secrets withheld (policy/withheld-state.ts). A rule is the pull request's, and its findings are
+ * printed: a rule that read a secret could spell it out, one finding per character tested.
  */
 function documentsOf(desired: DesiredState, kind: CustomRuleSpec['resources']): Document[] {
   switch (kind) {
     case 'agents':
       return [...desired.agents.values()].map((agent) => ({
         address: agent.address,
-        value: withholdEntrySecrets({ id: agent.id, name: agent.name, config: agent.config, knowledge: agent.knowledge }, { sensitivePaths: agentSensitivePatterns(agent), envReferences: agent.envReferences }),
+        value: { id: agent.id, name: agent.name, config: agent.config, knowledge: agent.knowledge },
         locate: (path) => {
           if (path[0] !== 'config') return valueLocation(agent, path);
           if (path[1] === 'prompt' && path.length === 2) return promptPlace(agent)?.at(0) ?? agent.source;
@@ -56,11 +54,11 @@ function documentsOf(desired: DesiredState, kind: CustomRuleSpec['resources']): 
         },
       }));
     case 'phones':
-      return [...desired.phones.values()].map((phone) => ({ address: phone.address, value: withholdEntrySecrets({ number: phone.number, agent: phone.agent?.localName ?? phone.agent?.id }, phone), locate: (path) => valueLocation(phone, path) }));
+      return [...desired.phones.values()].map((phone) => ({ address: phone.address, value: { number: phone.number, agent: phone.agent?.localName ?? phone.agent?.id }, locate: (path) => valueLocation(phone, path) }));
     case 'campaigns':
-      return [...desired.campaigns.values()].map((c) => ({ address: c.address, value: withholdEntrySecrets({ id: c.id, name: c.name, caller: c.caller, include_metadata_in_prompt: c.include_metadata_in_prompt }, c), locate: (path) => valueLocation(c, path) }));
+      return [...desired.campaigns.values()].map((c) => ({ address: c.address, value: { id: c.id, name: c.name, caller: c.caller, include_metadata_in_prompt: c.include_metadata_in_prompt }, locate: (path) => valueLocation(c, path) }));
     case 'knowledge':
-      return [...desired.knowledge.values()].map((k) => ({ address: k.address, value: withholdEntrySecrets({ name: k.name, description: k.description }, k), locate: (path) => valueLocation(k, path) }));
+      return [...desired.knowledge.values()].map((k) => ({ address: k.address, value: { name: k.name, description: k.description }, locate: (path) => valueLocation(k, path) }));
   }
 }
 

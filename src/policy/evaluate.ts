@@ -13,6 +13,7 @@ import { operatorRules, type OperatorPack } from './operator-packs.js';
 import { BUILT_IN_RULES } from './rules/index.js';
 import { checkSectionRules, POLICY_INVALID, readPolicySection, WAIVER_EXPIRED, WAIVER_UNUSED, type PolicySection, type WaiverSpec } from './section.js';
 import { createTokenCounter } from './tokens.js';
+import { withheldState } from './withheld-state.js';
 import type { Finding, PolicyReport, PolicyRule, RuleHit, RuleStatus, TokenCounter, WaiverStatus } from './types.js';
 
 export interface PolicyOptions {
@@ -92,7 +93,8 @@ export async function evaluatePolicy(desired: DesiredState, options: PolicyOptio
   const tokens = options.tokens ?? createTokenCounter();
   const fallback = [...desired.agents.values(), ...desired.phones.values()][0]?.source ?? { file: desired.files[0] ?? 'voxform.yaml', line: 1, col: 1 };
   const { section, rules, problems } = await resolveRules(desired, { packs: options.packs, fallback });
-  const subject = { desired, tokens };
+  // Every rule reads the state with its secrets withheld: the one view of docs/security.md §11.
+  const subject = { desired: withheldState(desired), tokens };
   const findings: Finding[] = [];
   for (const { rule, status } of rules) {
     if (status.level === 'off') continue;

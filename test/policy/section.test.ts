@@ -32,6 +32,9 @@ function withPolicy(policy: string): string {
     .join('\n')}\n`;
 }
 
+/** A pack as a library caller passes it: one rule with this check. */
+const pack = (name: string, id: string, check: (subject: PolicySubject) => unknown) => ({ name, rules: [{ id, area: 'operator' as const, level: 'mandatory' as const, summary: id, hint: '', check: check as never }] });
+
 describe('levels', () => {
   it('a level set in the manifest replaces the rule\'s own, and off turns a rule off', async () => {
     const advisory = await policyOf(await tempDir({ 'voxform.yaml': withPolicy('rules: { pii-phone-number: advisory }') }));
@@ -222,6 +225,29 @@ describe('team rules', () => {
     expect(planted.map((finding) => finding.split(' ')[0]).sort()).toEqual(['guess', 'guess-schema', 'length']);
   });
 
+  it('none reads a secret: built-in rules, an operator pack and team rules find the same for two values of a variable', async () => {
+    // The author chooses the text around a reference: a card number completed by the value is one Luhn bit of it.
+    const manifest = oneAgent(
+      [
+        'first_message: "Acme Dental 4111 1111 1111 ${env:SEC_PIN}"',
+        'prompt: "Call ${env:SEC_PIN}-201-3344"',
+        'session_data_webhook: { url: "${env:SEC_PIN}://hooks.example.com/end", headers: { authorization: "Bearer ${env:SEC_PIN}" } }',
+      ].join('\n'),
+      'policy:\n  custom:\n    - { id: pin-digits, level: advisory, path: config.first_message, not_pattern: "1111 1111$" }\n',
+    );
+    const echoPack = pack('echo', 'acme-echo', ({ desired }: PolicySubject) => {
+      const agent = desired.agents.get('a');
+      return [{ resource: 'agent.a', message: `sees ${String(agent?.config.first_message)}`, location: { file: 'voxform.yaml', line: 1, col: 1 } }];
+    });
+    const dir = await tempDir({ 'voxform.yaml': manifest });
+    const findingsWith = async (value: string) =>
+      (await evaluatePolicy(await loadState(dir, { SEC_PIN: value }), { now: () => TODAY, packs: [echoPack] })).findings.map((f) => `${f.rule} ${f.message}`);
+    const first = await findingsWith('1111');
+    for (const other of ['1112', '555', 'http']) expect(await findingsWith(other)).toEqual(first);
+    expect(first).toContain('acme-echo sees Acme Dental 4111 1111 1111 withheld-by-voxform');
+    expect(first.filter((f) => /^(pii|security-plain-http|pin-digits)/.test(f))).toEqual([]);
+  });
+
   it('a team regex runs under the shared time budget: a match that runs out of time is a finding, never a hang', async () => {
     const state = await loadState(await tempDir({ 'voxform.yaml': oneAgent('first_message: Hi.') }));
     const section = readPolicySection({ custom: [{ id: 'slow', path: 'config.first_message', pattern: '^(a+)+$' }] }, { file: 'voxform.yaml', line: 1, col: 1 });
@@ -274,7 +300,6 @@ describe('operator rule packs', () => {
 });
 
 describe('packs a library caller passes (evaluatePolicy packs)', () => {
-  const pack = (name: string, id: string, check: (subject: PolicySubject) => unknown) => ({ name, rules: [{ id, area: 'operator' as const, level: 'mandatory' as const, summary: id, hint: '', check: check as never }] });
 
   it('are refused in words naming the option they came in, never VOXFORM_POLICY_PACKS, which the caller did not set', async () => {
     const state = await loadState(await tempDir({ 'voxform.yaml': oneAgent('first_message: Hi.') }));
@@ -283,7 +308,7 @@ describe('packs a library caller passes (evaluatePolicy packs)', () => {
     expect(await messageOf([pack('mine', 'pii-phone-number', () => [])])).toBe('policy_pack_invalid: policy pack mine (given in the `packs` option) has rule "pii-phone-number", the id of a built-in rule.');
   });
 
-  it("hide the manifest's secrets in what a check threw: a library caller's error has no last scrub", async () => {
+  it("read the manifest's secrets withheld, so what a check threw cannot quote one: a library caller's error has no last scrub", async () => {
     // Short enough that the engine's JSON.parse error quotes it whole (a longer text it cuts after 10 characters).
     const hookToken = 'PLANTEDHOOK4417';
     const manifest = oneAgent('session_data_webhook: { url: "https://hooks.example.com/end", headers: { x-hook-token: "${env:HOOK_TOKEN}" } }');
@@ -294,7 +319,7 @@ describe('packs a library caller passes (evaluatePolicy packs)', () => {
     };
     const error = await evaluatePolicy(state, { now: () => TODAY, packs: [pack('mine', 'acme-hook-json', parseHookToken)] }).catch((e: unknown) => e);
     expect(isVoxformError(error) && error.code).toBe('policy_pack_invalid');
-    expect(isVoxformError(error) && error.message).toMatch(/^policy pack mine \(given in the `packs` option\) has rule "acme-hook-json" whose check threw: .*\(sensitive\)/);
+    expect(isVoxformError(error) && error.message).toMatch(/^policy pack mine \(given in the `packs` option\) has rule "acme-hook-json" whose check threw: .*"withheld-by-voxform" is not valid JSON/);
     expect(inspect(error, { depth: 10 })).not.toContain(hookToken);
   });
 
