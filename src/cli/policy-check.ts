@@ -14,10 +14,12 @@ import type { PolicyReport, TokenCounter } from '../policy/types.js';
 import { findRelaxations } from '../review/relaxations.js';
 import { baseRefOf, readBaseManifests, readHeadManifests } from '../review/read-manifests.js';
 import { plural } from '../util/plural.js';
+import type { RegexTimeBudget } from '../util/safe-regex.js';
 import type { CommandContext } from './context.js';
 import { ListedProblemsError } from './error-text.js';
 
-export async function checkPolicy(desired: DesiredState, ctx: CommandContext, how: { tokens?: TokenCounter } = {}): Promise<PolicyReport> {
+/** `how.regexBudget`: the command's, when it checks more than once (validate's environments); else the check's own. */
+export async function checkPolicy(desired: DesiredState, ctx: CommandContext, how: { tokens?: TokenCounter; regexBudget?: RegexTimeBudget } = {}): Promise<PolicyReport> {
   const packs = await loadOperatorPacks(ctx.env, ctx.cwd, desired.files);
   return evaluatePolicy(desired, { now: () => new Date(), packs, ...how });
 }

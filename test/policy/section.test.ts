@@ -13,6 +13,8 @@ import type { PolicySubject } from '../../src/policy/types.js';
 import { isVoxformError } from '../../src/errors.js';
 import { loadManifests } from '../../src/manifest/index.js';
 import { repoRoot, useTempDirs } from '../helpers/cli.js';
+import { makeContext } from '../helpers/context.js';
+import { validate } from '../../src/cli/commands/validate.js';
 import { loadState, oneAgent, policyOf, TODAY } from './helpers.js';
 
 const tempDir = useTempDirs();
@@ -257,6 +259,33 @@ describe('team rules', () => {
     if (!('rule' in compiled)) throw new Error('expected a rule');
     const hits = await compiled.rule.check({ desired: state, tokens: createTokenCounter() });
     expect(hits.map((hit) => hit.message)).toEqual([expect.stringContaining('could not be checked against pattern in time')]);
+  });
+});
+
+describe('the regex time budget of a run', () => {
+  it('is one for validate without --env: the environments checked after it ran out get no time of their own', async () => {
+    const manifest = oneAgent(
+      'first_message: Thanks for calling Acme Dental.',
+      [
+        'environments:',
+        '  staging: { agents: { a: { config: { first_message: Staging at Acme Dental. } } } }',
+        '  prod: { agents: { a: { config: { first_message: Acme Dental, good day. } } } }',
+        'policy:',
+        '  custom:',
+        '    - { id: greeting-names-business, path: config.first_message, pattern: "Acme Dental" }',
+        '',
+      ].join('\n'),
+    );
+    const { ctx } = makeContext({ cwd: await tempDir({ 'voxform.yaml': manifest }) });
+    // Each match takes the whole run's time on this clock: the manifests' check spends it.
+    let now = 0;
+    let matches = 0;
+    const budget = new RegexTimeBudget({ totalMs: 1_000, now: () => now, match: () => ((now += 1_000), matches++, { matched: true, truncated: false }) });
+    const report = await validate({}, ctx, budget);
+    expect(matches).toBe(1);
+    const findings = report.policy?.findings ?? [];
+    expect(findings.map((f) => f.rule)).toEqual(['greeting-names-business', 'greeting-names-business']);
+    expect(findings.flatMap((f) => f.environments ?? []).sort()).toEqual(['prod', 'staging']);
   });
 });
 
