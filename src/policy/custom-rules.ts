@@ -7,7 +7,7 @@
 import type { SourceLocation } from '../errors.js';
 import type { PathPart } from '../manifest/positions.js';
 import type { DesiredState } from '../manifest/types.js';
-import { compileRegex, type RegexTimeBudget } from '../util/safe-regex.js';
+import { compileRegex, REGEX_TIME_BUDGET_MS, type RegexRefusal, type RegexTimeBudget } from '../util/safe-regex.js';
 import { isPlainObject } from '../util/json-object.js';
 import { configLocation, promptPlace, valueLocation } from './places.js';
 import type { CustomRuleSpec } from './section.js';
@@ -162,14 +162,15 @@ export async function compileCustomRule(spec: CustomRuleSpec, context: { regexBu
     c: { pattern: RegExp | undefined; notPattern: RegExp | undefined; schemaCheck: SchemaCheck | undefined; tokens: TokenCounter; context: { regexBudget: RegexTimeBudget } },
   ): Promise<string | undefined> => {
     const text = asText(value);
+    const budget = c.context.regexBudget;
     if (c.pattern) {
-      const outcome = text === undefined ? { matched: false } : c.context.regexBudget.match(c.pattern, text);
-      if ('timedOut' in outcome) return 'could not be checked against pattern in time (the regular expression is too slow)';
+      const outcome = text === undefined ? { matched: false } : budget.match(c.pattern, text, spec.id);
+      if ('timedOut' in outcome) return outOfTime('pattern', outcome, budget);
       if (!outcome.matched) return 'does not match the pattern';
     }
     if (c.notPattern && text !== undefined) {
-      const outcome = c.context.regexBudget.match(c.notPattern, text);
-      if ('timedOut' in outcome) return 'could not be checked against not_pattern in time (the regular expression is too slow)';
+      const outcome = budget.match(c.notPattern, text, spec.id);
+      if ('timedOut' in outcome) return outOfTime('not_pattern', outcome, budget);
       if (outcome.matched) return 'matches not_pattern';
     }
     if (spec.max_length !== undefined && text !== undefined) {
@@ -185,6 +186,20 @@ export async function compileCustomRule(spec: CustomRuleSpec, context: { regexBu
     return undefined;
   };
   return { rule: { id: spec.id, area: 'team', level: spec.level, summary: spec.description ?? `${spec.resources}: ${spec.path}`, hint: spec.hint ?? 'See the team rule in the manifest\'s policy section.', check } };
+}
+
+/**
+ * Why a value could not be checked against a pattern. Its own pattern is blamed only when the match
+ * had its full time: once the run's time, which every team rule shares, is spent (or so nearly that
+ * the match got only what was left), the rules that spent it are named instead.
+ */
+function outOfTime(field: 'pattern' | 'not_pattern', refusal: RegexRefusal, budget: RegexTimeBudget): string {
+  if (refusal.why === 'stopped-before' || (refusal.why === 'this-match' && refusal.limitMs >= REGEX_TIME_BUDGET_MS)) {
+    return `could not be checked against ${field} in time (the regular expression is too slow)`;
+  }
+  const heaviest = budget.heaviestOwners(3).map((id) => `"${id}"`);
+  const spentBy = heaviest.length > 0 ? ` (most of it spent by ${heaviest.join(', ')})` : '';
+  return `could not be checked against ${field}: the ${budget.totalMs / 1000} s every team rule's regular expressions may take together in a run ran out first${spentBy}; simplify the slow rules' patterns`;
 }
 
 /** Characters as the schema's `maxLength` counts them: code points, so an emoji is one, not two UTF-16 units. */

@@ -287,6 +287,18 @@ describe('the regex time budget of a run', () => {
     expect(findings.map((f) => f.rule)).toEqual(['greeting-names-business', 'greeting-names-business']);
     expect(findings.flatMap((f) => f.environments ?? []).sort()).toEqual(['prod', 'staging']);
   });
+
+  it('once spent, blames the rules that spent it, not the correct rule that finds it gone', async () => {
+    const slow = ['slow-1', 'slow-2', 'slow-3'].map((id) => `    - { id: ${id}, level: advisory, path: config.first_message, pattern: "(a+)+$" }`);
+    const manifest = oneAgent('first_message: Thanks for calling Acme Dental.', ['policy:', '  custom:', ...slow, '    - { id: greeting-names-business, path: config.first_message, pattern: "Acme Dental" }', ''].join('\n'));
+    // On this clock each slow pattern takes 400 ms of the run's 1 s and matches; the greeting's would take nothing.
+    let now = 0;
+    const match = (pattern: RegExp) => ((now += pattern.source === 'Acme Dental' ? 0 : 400), { matched: true, truncated: false });
+    const report = await policyOf(await tempDir({ 'voxform.yaml': manifest }), { regexBudget: new RegexTimeBudget({ totalMs: 1_000, now: () => now, match }) });
+    const greeting = report.findings.filter((f) => f.rule === 'greeting-names-business').map((f) => f.message);
+    expect(greeting).toEqual([expect.stringContaining('ran out first (most of it spent by "slow-1", "slow-2", "slow-3"); simplify the slow rules\' patterns')]);
+    expect(greeting[0]).not.toContain('too slow');
+  });
 });
 
 describe('operator rule packs', () => {
