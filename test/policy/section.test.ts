@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { RegexTimeBudget } from '../../src/util/safe-regex.js';
+import { RegexTimeBudget, type RegexOutcome } from '../../src/util/safe-regex.js';
 import { compileCustomRule } from '../../src/policy/custom-rules.js';
 import { evaluatePolicy } from '../../src/policy/evaluate.js';
 import { loadOperatorPacks, POLICY_PACKS_VARIABLE, type OperatorPack } from '../../src/policy/operator-packs.js';
@@ -289,15 +289,20 @@ describe('the regex time budget of a run', () => {
   });
 
   it('once spent, blames the rules that spent it, not the correct rule that finds it gone', async () => {
-    const slow = ['slow-1', 'slow-2', 'slow-3'].map((id) => `    - { id: ${id}, level: advisory, path: config.first_message, pattern: "(a+)+$" }`);
+    const slow = ['slow-1', 'slow-2', 'slow-3'].map((id) => `    - { id: ${id}, level: advisory, path: config.first_message, pattern: "${id === 'slow-3' ? '(b+)+$' : '(a+)+$'}" }`);
     const manifest = oneAgent('first_message: Thanks for calling Acme Dental.', ['policy:', '  custom:', ...slow, '    - { id: greeting-names-business, path: config.first_message, pattern: "Acme Dental" }', ''].join('\n'));
-    // On this clock each slow pattern takes 400 ms of the run's 1 s and matches; the greeting's would take nothing.
+    // On this clock slow-1 and slow-2 take 400 ms each of the run's 1 s; slow-3 is stopped at the 200 ms left; the greeting's would take nothing.
     let now = 0;
-    const match = (pattern: RegExp) => ((now += pattern.source === 'Acme Dental' ? 0 : 400), { matched: true, truncated: false });
+    const match = (pattern: RegExp, _subject: string, limitMs: number): RegexOutcome => {
+      if (pattern.source === '(b+)+$') return (now += limitMs), { timedOut: true };
+      return (now += pattern.source === 'Acme Dental' ? 0 : 400), { matched: true, truncated: false };
+    };
     const report = await policyOf(await tempDir({ 'voxform.yaml': manifest }), { regexBudget: new RegexTimeBudget({ totalMs: 1_000, now: () => now, match }) });
     const greeting = report.findings.filter((f) => f.rule === 'greeting-names-business').map((f) => f.message);
     expect(greeting).toEqual([expect.stringContaining('ran out first (most of it spent by "slow-1", "slow-2", "slow-3"); simplify the slow rules\' patterns')]);
     expect(greeting[0]).not.toContain('too slow');
+    // Stopped with only the run's remainder left, slow-3 is not told its pattern alone is too slow either.
+    expect(report.findings.find((f) => f.rule === 'slow-3')?.message).toContain('ran out first');
   });
 });
 
