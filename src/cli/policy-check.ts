@@ -14,10 +14,12 @@ import type { PolicyReport, TokenCounter } from '../policy/types.js';
 import { findRelaxations } from '../review/relaxations.js';
 import { baseRefOf, readBaseManifests, readHeadManifests } from '../review/read-manifests.js';
 import { plural } from '../util/plural.js';
+import type { RegexTimeBudget } from '../util/safe-regex.js';
 import type { CommandContext } from './context.js';
 import { ListedProblemsError } from './error-text.js';
 
-export async function checkPolicy(desired: DesiredState, ctx: CommandContext, how: { tokens?: TokenCounter } = {}): Promise<PolicyReport> {
+/** `how.regexBudget`: the command's, when it checks more than once (validate's environments); else the check's own. */
+export async function checkPolicy(desired: DesiredState, ctx: CommandContext, how: { tokens?: TokenCounter; regexBudget?: RegexTimeBudget } = {}): Promise<PolicyReport> {
   const packs = await loadOperatorPacks(ctx.env, ctx.cwd, desired.files);
   return evaluatePolicy(desired, { now: () => new Date(), packs, ...how });
 }
@@ -42,7 +44,7 @@ export async function refuseMandatoryViolations(desired: DesiredState, ctx: Comm
 export async function planPolicy(plan: Plan, desired: DesiredState, ctx: CommandContext, review: { base: string | undefined; paths: readonly string[] }): Promise<PlanPolicy> {
   const tokens = createTokenCounter();
   const report = await checkPolicy(desired, ctx, { tokens });
-  const promptTokens = await promptTokenChanges(plan.changes.filter((change) => change.action !== 'no-op'), tokens);
+  const promptTokens = await promptTokenChanges(plan.changes.filter((change) => change.action !== 'no-op'), desired, tokens);
   const ref = baseRefOf(review.base, ctx.env);
   if (ref === undefined) return { report, promptTokens, base: undefined, relaxations: [] };
   const [baseManifests, headManifests] = await Promise.all([readBaseManifests(ref, review.paths, ctx.cwd, ctx.env), readHeadManifests(desired.files, ctx.cwd)]);

@@ -7,9 +7,7 @@
 import type { SourceLocation } from '../errors.js';
 import type { PathPart } from '../manifest/positions.js';
 import type { DesiredState } from '../manifest/types.js';
-import { agentSensitivePatterns } from '../secrets/schema-paths.js';
-import { withholdEntrySecrets } from '../secrets/withhold.js';
-import { compileRegex, type RegexTimeBudget } from '../util/safe-regex.js';
+import { compileRegex, REGEX_TIME_BUDGET_MS, type RegexRefusal, type RegexTimeBudget } from '../util/safe-regex.js';
 import { isPlainObject } from '../util/json-object.js';
 import { configLocation, promptPlace, valueLocation } from './places.js';
 import type { CustomRuleSpec } from './section.js';
@@ -39,16 +37,16 @@ interface Document {
 }
 
 /**
- * The resources of a kind as team rules read them: with every secret withheld as `voxform test`
- * sends it (src/secrets/withhold.ts). A rule is the pull request's, and its findings are printed: a
- * rule that read a secret could spell it out, one finding per character tested.
+ * The resources of a kind as team rules read them, from the state every rule reads: with its
+ * secrets withheld (policy/withheld-state.ts). A rule is the pull request's, and its findings are
+ * printed: a rule that read a secret could spell it out, one finding per character tested.
  */
 function documentsOf(desired: DesiredState, kind: CustomRuleSpec['resources']): Document[] {
   switch (kind) {
     case 'agents':
       return [...desired.agents.values()].map((agent) => ({
         address: agent.address,
-        value: withholdEntrySecrets({ id: agent.id, name: agent.name, config: agent.config, knowledge: agent.knowledge }, { sensitivePaths: agentSensitivePatterns(agent), envReferences: agent.envReferences }),
+        value: { id: agent.id, name: agent.name, config: agent.config, knowledge: agent.knowledge },
         locate: (path) => {
           if (path[0] !== 'config') return valueLocation(agent, path);
           if (path[1] === 'prompt' && path.length === 2) return promptPlace(agent)?.at(0) ?? agent.source;
@@ -56,11 +54,11 @@ function documentsOf(desired: DesiredState, kind: CustomRuleSpec['resources']): 
         },
       }));
     case 'phones':
-      return [...desired.phones.values()].map((phone) => ({ address: phone.address, value: withholdEntrySecrets({ number: phone.number, agent: phone.agent?.localName ?? phone.agent?.id }, phone), locate: (path) => valueLocation(phone, path) }));
+      return [...desired.phones.values()].map((phone) => ({ address: phone.address, value: { number: phone.number, agent: phone.agent?.localName ?? phone.agent?.id }, locate: (path) => valueLocation(phone, path) }));
     case 'campaigns':
-      return [...desired.campaigns.values()].map((c) => ({ address: c.address, value: withholdEntrySecrets({ id: c.id, name: c.name, caller: c.caller, include_metadata_in_prompt: c.include_metadata_in_prompt }, c), locate: (path) => valueLocation(c, path) }));
+      return [...desired.campaigns.values()].map((c) => ({ address: c.address, value: { id: c.id, name: c.name, caller: c.caller, include_metadata_in_prompt: c.include_metadata_in_prompt }, locate: (path) => valueLocation(c, path) }));
     case 'knowledge':
-      return [...desired.knowledge.values()].map((k) => ({ address: k.address, value: withholdEntrySecrets({ name: k.name, description: k.description }, k), locate: (path) => valueLocation(k, path) }));
+      return [...desired.knowledge.values()].map((k) => ({ address: k.address, value: { name: k.name, description: k.description }, locate: (path) => valueLocation(k, path) }));
   }
 }
 
@@ -173,14 +171,15 @@ export async function compileCustomRule(spec: CustomRuleSpec, context: { regexBu
     c: { pattern: RegExp | undefined; notPattern: RegExp | undefined; schemaCheck: SchemaCheck | undefined; tokens: TokenCounter; context: { regexBudget: RegexTimeBudget } },
   ): Promise<string | undefined> => {
     const text = asText(value);
+    const budget = c.context.regexBudget;
     if (c.pattern) {
-      const outcome = text === undefined ? { matched: false } : c.context.regexBudget.match(c.pattern, text);
-      if ('timedOut' in outcome) return 'could not be checked against pattern in time (the regular expression is too slow)';
+      const outcome = text === undefined ? { matched: false } : budget.match(c.pattern, text, spec.id);
+      if ('timedOut' in outcome) return outOfTime('pattern', outcome, budget);
       if (!outcome.matched) return 'does not match the pattern';
     }
     if (c.notPattern && text !== undefined) {
-      const outcome = c.context.regexBudget.match(c.notPattern, text);
-      if ('timedOut' in outcome) return 'could not be checked against not_pattern in time (the regular expression is too slow)';
+      const outcome = budget.match(c.notPattern, text, spec.id);
+      if ('timedOut' in outcome) return outOfTime('not_pattern', outcome, budget);
       if (outcome.matched) return 'matches not_pattern';
     }
     if (spec.max_length !== undefined && text !== undefined) {
@@ -196,6 +195,20 @@ export async function compileCustomRule(spec: CustomRuleSpec, context: { regexBu
     return undefined;
   };
   return { rule: { id: spec.id, area: 'team', level: spec.level, summary: spec.description ?? `${spec.resources}: ${spec.path}`, hint: spec.hint ?? 'See the team rule in the manifest\'s policy section.', check } };
+}
+
+/**
+ * Why a value could not be checked against a pattern. Its own pattern is blamed only when the match
+ * had its full time: once the run's time, which every team rule shares, is spent (or so nearly that
+ * the match got only what was left), the rules that spent it are named instead.
+ */
+function outOfTime(field: 'pattern' | 'not_pattern', refusal: RegexRefusal, budget: RegexTimeBudget): string {
+  if (refusal.why === 'stopped-before' || (refusal.why === 'this-match' && refusal.limitMs >= REGEX_TIME_BUDGET_MS)) {
+    return `could not be checked against ${field} in time (the regular expression is too slow)`;
+  }
+  const heaviest = budget.heaviestOwners(3).map((id) => `"${id}"`);
+  const spentBy = heaviest.length > 0 ? ` (most of it spent by ${heaviest.join(', ')})` : '';
+  return `could not be checked against ${field}: the ${budget.totalMs / 1000} s every team rule's regular expressions may take together in a run ran out first${spentBy}; simplify the slow rules' patterns`;
 }
 
 /** Characters as the schema's `maxLength` counts them: code points, so an emoji is one, not two UTF-16 units. */

@@ -13,6 +13,7 @@ import { operatorRules, type OperatorPack } from './operator-packs.js';
 import { BUILT_IN_RULES } from './rules/index.js';
 import { checkSectionRules, POLICY_INVALID, readPolicySection, WAIVER_EXPIRED, WAIVER_UNUSED, type PolicySection, type WaiverSpec } from './section.js';
 import { createTokenCounter } from './tokens.js';
+import { withheldState } from './withheld-state.js';
 import type { Finding, PolicyReport, PolicyRule, RuleHit, RuleStatus, TokenCounter, WaiverStatus } from './types.js';
 
 export interface PolicyOptions {
@@ -21,6 +22,11 @@ export interface PolicyOptions {
   /** Rule packs: those VOXFORM_POLICY_PACKS names (operator-packs.ts), or a library caller's own. */
   packs?: readonly OperatorPack[];
   tokens?: TokenCounter;
+  /**
+   * The time team rules' regular expressions may take: the run's, shared by every evaluation of one
+   * command (`validate` checks each environment), so more environments never mean more time. Default: a budget of its own.
+   */
+  regexBudget?: RegexTimeBudget | undefined;
 }
 
 /** The rules of the policy section itself: always on, at these levels. */
@@ -35,7 +41,7 @@ const SECTION_HINTS: Record<string, string> = Object.fromEntries(SECTION_RULES.m
 /** The rule set and each rule's level, with where it was set; team-rule problems as hits. `desired.secrets`: hidden in what a pack's check throws. */
 export async function resolveRules(
   desired: Pick<DesiredState, 'policy' | 'files'> & { secrets?: readonly string[] },
-  options: { packs?: readonly OperatorPack[] | undefined; fallback: SourceLocation },
+  options: { packs?: readonly OperatorPack[] | undefined; fallback: SourceLocation; regexBudget?: RegexTimeBudget | undefined },
 ): Promise<{ section: PolicySection; rules: Array<{ rule: PolicyRule; status: RuleStatus }>; problems: RuleHit[] }> {
   const section = readPolicySection(desired.policy, options.fallback);
   const problems: RuleHit[] = [];
@@ -44,7 +50,7 @@ export async function resolveRules(
   const secrets = new SecretRegistry();
   for (const value of desired.secrets ?? []) secrets.add(value);
   for (const { pack, rule } of operatorRules(options.packs ?? [], taken, (text) => secrets.redact(text))) rules.push({ rule, source: { kind: 'operator', pack } });
-  const regexBudget = new RegexTimeBudget();
+  const regexBudget = options.regexBudget ?? new RegexTimeBudget();
   for (const spec of section.custom) {
     if (taken.has(spec.id)) {
       problems.push({ resource: 'policy', message: `team rule "${spec.id}" has the id of another rule; choose another id`, location: spec.location });
@@ -91,8 +97,9 @@ function waiverKey(rule: string, resource: string): string {
 export async function evaluatePolicy(desired: DesiredState, options: PolicyOptions): Promise<PolicyReport> {
   const tokens = options.tokens ?? createTokenCounter();
   const fallback = [...desired.agents.values(), ...desired.phones.values()][0]?.source ?? { file: desired.files[0] ?? 'voxform.yaml', line: 1, col: 1 };
-  const { section, rules, problems } = await resolveRules(desired, { packs: options.packs, fallback });
-  const subject = { desired, tokens };
+  const { section, rules, problems } = await resolveRules(desired, { packs: options.packs, fallback, regexBudget: options.regexBudget });
+  // Every rule reads the state with its secrets withheld: the one view of docs/security.md §11.
+  const subject = { desired: withheldState(desired), tokens };
   const findings: Finding[] = [];
   for (const { rule, status } of rules) {
     if (status.level === 'off') continue;

@@ -4,6 +4,8 @@
  * sees first.
  */
 import type { SourceLocation } from '../errors.js';
+import type { DesiredState } from '../manifest/types.js';
+import { withheldState } from './withheld-state.js';
 import type { PolicyReport, TokenCounter } from './types.js';
 import { formatCount } from '../util/plural.js';
 
@@ -40,16 +42,23 @@ export interface PlanPolicy {
   relaxations: Relaxation[];
 }
 
-/** Token counts of the prompts a plan changes (the tokenizer is loaded only when one changes). */
+/**
+ * Token counts of the prompts a plan changes (the tokenizer is loaded only when one changes). The
+ * count after is of the prompt as every policy rule reads it, with values from `${env:…}` withheld
+ * (withheld-state.ts): a count of the value itself would print its length on the pull request.
+ */
 export async function promptTokenChanges(
-  changes: ReadonlyArray<{ address: string; fieldChanges: ReadonlyArray<{ path: string; before: unknown; after: unknown }> }>,
+  changes: ReadonlyArray<{ address: string; fieldChanges: ReadonlyArray<{ path: string; before: unknown }> }>,
+  desired: DesiredState,
   tokens: TokenCounter,
 ): Promise<PromptTokens[]> {
+  const prompts = new Map([...withheldState(desired).agents.values()].map((agent) => [agent.address, agent.config.prompt]));
   const out: PromptTokens[] = [];
   for (const change of changes) {
     const field = change.fieldChanges.find((f) => f.path === 'config.prompt');
-    if (!field || typeof field.after !== 'string') continue;
-    out.push({ address: change.address, before: typeof field.before === 'string' ? await tokens.count(field.before) : undefined, after: await tokens.count(field.after) });
+    const after = prompts.get(change.address);
+    if (!field || typeof after !== 'string') continue;
+    out.push({ address: change.address, before: typeof field.before === 'string' ? await tokens.count(field.before) : undefined, after: await tokens.count(after) });
   }
   return out.sort((a, b) => a.address.localeCompare(b.address));
 }

@@ -25,7 +25,7 @@ export interface RuleHit {
   location: SourceLocation;
 }
 
-/** What a rule is given: the desired state, and a token counter that loads the tokenizer only when asked. */
+/** What a rule is given: the desired state with its secrets withheld (withheld-state.ts), and a token counter that loads the tokenizer only when asked. */
 export interface PolicySubject {
   desired: DesiredState;
   tokens: TokenCounter;

@@ -9,9 +9,11 @@
  *   - every `${env:…}` reference of the manifest: a value written as `Bearer ${env:TOKEN}` is sent
  *     as `Bearer withheld-by-voxform` (the text around the reference kept, so a URL stays a URL);
  *   - the user info and query values of every URL, where tokens ride (url-tokens.ts, as every command treats them).
- * The manifest's team policy rules read every resource withheld the same way (`withholdEntrySecrets`).
+ * Every policy rule and the plan's prompt token counts read every resource withheld the same way
+ * (`withholdEntrySecrets`, through policy/withheld-state.ts).
  */
 import { literalParts } from './env-reference.js';
+import { attachSpans, spansOf } from '../manifest/positions.js';
 import { configSecretSet, secretPatternSet } from './schema-paths.js';
 import { replaceUrlTokens } from './url-tokens.js';
 import { formatDotted, type PatternCursor, type PatternSet } from '../util/field-path.js';
@@ -47,11 +49,11 @@ function withheldCopy<T extends object>(value: T, secrets: PatternSet, reference
   const walk = (current: unknown, at: PatternCursor, path: Array<string | number>): unknown => {
     if (path.length > 0 && at.covered) return withheldValue(current, references[formatDotted([...prefix, ...path])]);
     if (typeof current === 'string') return withholdUrlTokens(current);
-    if (Array.isArray(current)) return current.map((item, index) => walk(item, at.step(index), [...path, index]));
+    if (Array.isArray(current)) return withSpansOf(current, current.map((item, index) => walk(item, at.step(index), [...path, index])));
     if (!isPlainObject(current)) return current;
     const out: Record<string, unknown> = {};
     for (const [key, child] of Object.entries(current)) out[key] = walk(child, at.step(key), [...path, key]);
-    return out;
+    return withSpansOf(current, out);
   };
   return walk(value, secrets.start(), []) as T;
 }
@@ -65,11 +67,18 @@ function withheldValue(value: unknown, written: string | undefined): unknown {
     if (written === undefined) return value === '' ? value : WITHHELD;
     return withholdUrlTokens(literalParts(written).join(WITHHELD));
   }
-  if (Array.isArray(value)) return value.map((item) => withheldValue(item, undefined));
+  if (Array.isArray(value)) return withSpansOf(value, value.map((item) => withheldValue(item, undefined)));
   if (!isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [key, child] of Object.entries(value)) out[key] = withheldValue(child, undefined);
-  return out;
+  return withSpansOf(value, out);
+}
+
+/** `copy` with the source positions of `original` (same keys, same places): a policy finding in a withheld value still names its line. */
+function withSpansOf<T extends object>(original: object, copy: T): T {
+  const spans = spansOf(original);
+  if (spans) attachSpans(copy, spans);
+  return copy;
 }
 
 /** `https://user:pass@h/hook?token=abc&x` → `https://withheld-by-voxform@h/hook?token=withheld-by-voxform&x`; other text unchanged. */

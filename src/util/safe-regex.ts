@@ -46,6 +46,8 @@ export class RegexTimeBudget {
   readonly totalMs: number;
   #leftMs: number;
   readonly #stopped = new Set<RegExp>();
+  /** Time spent by each owner of the run's matches (what `match` was told, else the pattern's source). */
+  readonly #spentBy = new Map<string, number>();
   readonly #now: () => number;
   readonly #match: LimitedMatch;
 
@@ -56,16 +58,24 @@ export class RegexTimeBudget {
     this.#match = options.match ?? matchWithBudget;
   }
 
-  match(pattern: RegExp, subject: string): { matched: boolean; truncated: boolean } | RegexRefusal {
+  /** `owner`: who the match is for (a team rule's id), as `heaviestOwners` names it. */
+  match(pattern: RegExp, subject: string, owner = pattern.source): { matched: boolean; truncated: boolean } | RegexRefusal {
     if (this.#stopped.has(pattern)) return { timedOut: true, why: 'stopped-before' };
     if (this.#leftMs <= 0) return { timedOut: true, why: 'run-spent' };
     const limitMs = Math.max(1, Math.min(REGEX_TIME_BUDGET_MS, Math.ceil(this.#leftMs)));
     const started = this.#now();
     const outcome = this.#match(pattern, subject, limitMs);
-    this.#leftMs -= this.#now() - started;
+    const spent = this.#now() - started;
+    this.#leftMs -= spent;
+    this.#spentBy.set(owner, (this.#spentBy.get(owner) ?? 0) + spent);
     if (!('timedOut' in outcome)) return outcome;
     this.#stopped.add(pattern);
     return { timedOut: true, why: 'this-match', limitMs };
+  }
+
+  /** The owners whose matches took the most of the run's time, most first: where a run that ran out of time should look. */
+  heaviestOwners(count: number): string[] {
+    return [...this.#spentBy].sort((a, b) => b[1] - a[1]).slice(0, count).map(([owner]) => owner);
   }
 }
 

@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { RegexTimeBudget } from '../../src/util/safe-regex.js';
+import { RegexTimeBudget, type RegexOutcome } from '../../src/util/safe-regex.js';
 import { compileCustomRule } from '../../src/policy/custom-rules.js';
 import { evaluatePolicy } from '../../src/policy/evaluate.js';
 import { loadOperatorPacks, POLICY_PACKS_VARIABLE, type OperatorPack } from '../../src/policy/operator-packs.js';
@@ -13,6 +13,8 @@ import type { PolicySubject } from '../../src/policy/types.js';
 import { isVoxformError } from '../../src/errors.js';
 import { loadManifests } from '../../src/manifest/index.js';
 import { repoRoot, useTempDirs } from '../helpers/cli.js';
+import { makeContext } from '../helpers/context.js';
+import { validate } from '../../src/cli/commands/validate.js';
 import { loadState, oneAgent, policyOf, TODAY } from './helpers.js';
 
 const tempDir = useTempDirs();
@@ -31,6 +33,9 @@ function withPolicy(policy: string): string {
     .map((line) => `  ${line}`)
     .join('\n')}\n`;
 }
+
+/** A pack as a library caller passes it: one rule with this check. */
+const pack = (name: string, id: string, check: (subject: PolicySubject) => unknown) => ({ name, rules: [{ id, area: 'operator' as const, level: 'mandatory' as const, summary: id, hint: '', check: check as never }] });
 
 describe('levels', () => {
   it('a level set in the manifest replaces the rule\'s own, and off turns a rule off', async () => {
@@ -244,6 +249,29 @@ describe('team rules', () => {
     expect(planted.map((finding) => finding.split(' ')[0]).sort()).toEqual(['guess', 'guess-schema', 'length']);
   });
 
+  it('none reads a secret: built-in rules, an operator pack and team rules find the same for two values of a variable', async () => {
+    // The author chooses the text around a reference: a card number completed by the value is one Luhn bit of it.
+    const manifest = oneAgent(
+      [
+        'first_message: "Acme Dental 4111 1111 1111 ${env:SEC_PIN}"',
+        'prompt: "Call ${env:SEC_PIN}-201-3344"',
+        'session_data_webhook: { url: "${env:SEC_PIN}://hooks.example.com/end", headers: { authorization: "Bearer ${env:SEC_PIN}" } }',
+      ].join('\n'),
+      'policy:\n  custom:\n    - { id: pin-digits, level: advisory, path: config.first_message, not_pattern: "1111 1111$" }\n',
+    );
+    const echoPack = pack('echo', 'acme-echo', ({ desired }: PolicySubject) => {
+      const agent = desired.agents.get('a');
+      return [{ resource: 'agent.a', message: `sees ${String(agent?.config.first_message)}`, location: { file: 'voxform.yaml', line: 1, col: 1 } }];
+    });
+    const dir = await tempDir({ 'voxform.yaml': manifest });
+    const findingsWith = async (value: string) =>
+      (await evaluatePolicy(await loadState(dir, { SEC_PIN: value }), { now: () => TODAY, packs: [echoPack] })).findings.map((f) => `${f.rule} ${f.message}`);
+    const first = await findingsWith('1111');
+    for (const other of ['1112', '555', 'http']) expect(await findingsWith(other)).toEqual(first);
+    expect(first).toContain('acme-echo sees Acme Dental 4111 1111 1111 withheld-by-voxform');
+    expect(first.filter((f) => /^(pii|security-plain-http|pin-digits)/.test(f))).toEqual([]);
+  });
+
   it('a team regex runs under the shared time budget: a match that runs out of time is a finding, never a hang', async () => {
     const state = await loadState(await tempDir({ 'voxform.yaml': oneAgent('first_message: Hi.') }));
     const section = readPolicySection({ custom: [{ id: 'slow', path: 'config.first_message', pattern: '^(a+)+$' }] }, { file: 'voxform.yaml', line: 1, col: 1 });
@@ -253,6 +281,50 @@ describe('team rules', () => {
     if (!('rule' in compiled)) throw new Error('expected a rule');
     const hits = await compiled.rule.check({ desired: state, tokens: createTokenCounter() });
     expect(hits.map((hit) => hit.message)).toEqual([expect.stringContaining('could not be checked against pattern in time')]);
+  });
+});
+
+describe('the regex time budget of a run', () => {
+  it('is one for validate without --env: the environments checked after it ran out get no time of their own', async () => {
+    const manifest = oneAgent(
+      'first_message: Thanks for calling Acme Dental.',
+      [
+        'environments:',
+        '  staging: { agents: { a: { config: { first_message: Staging at Acme Dental. } } } }',
+        '  prod: { agents: { a: { config: { first_message: Acme Dental, good day. } } } }',
+        'policy:',
+        '  custom:',
+        '    - { id: greeting-names-business, path: config.first_message, pattern: "Acme Dental" }',
+        '',
+      ].join('\n'),
+    );
+    const { ctx } = makeContext({ cwd: await tempDir({ 'voxform.yaml': manifest }) });
+    // Each match takes the whole run's time on this clock: the manifests' check spends it.
+    let now = 0;
+    let matches = 0;
+    const budget = new RegexTimeBudget({ totalMs: 1_000, now: () => now, match: () => ((now += 1_000), matches++, { matched: true, truncated: false }) });
+    const report = await validate({}, ctx, budget);
+    expect(matches).toBe(1);
+    const findings = report.policy?.findings ?? [];
+    expect(findings.map((f) => f.rule)).toEqual(['greeting-names-business', 'greeting-names-business']);
+    expect(findings.flatMap((f) => f.environments ?? []).sort()).toEqual(['prod', 'staging']);
+  });
+
+  it('once spent, blames the rules that spent it, not the correct rule that finds it gone', async () => {
+    const slow = ['slow-1', 'slow-2', 'slow-3'].map((id) => `    - { id: ${id}, level: advisory, path: config.first_message, pattern: "${id === 'slow-3' ? '(b+)+$' : '(a+)+$'}" }`);
+    const manifest = oneAgent('first_message: Thanks for calling Acme Dental.', ['policy:', '  custom:', ...slow, '    - { id: greeting-names-business, path: config.first_message, pattern: "Acme Dental" }', ''].join('\n'));
+    // On this clock slow-1 and slow-2 take 400 ms each of the run's 1 s; slow-3 is stopped at the 200 ms left; the greeting's would take nothing.
+    let now = 0;
+    const match = (pattern: RegExp, _subject: string, limitMs: number): RegexOutcome => {
+      if (pattern.source === '(b+)+$') return (now += limitMs), { timedOut: true };
+      return (now += pattern.source === 'Acme Dental' ? 0 : 400), { matched: true, truncated: false };
+    };
+    const report = await policyOf(await tempDir({ 'voxform.yaml': manifest }), { regexBudget: new RegexTimeBudget({ totalMs: 1_000, now: () => now, match }) });
+    const greeting = report.findings.filter((f) => f.rule === 'greeting-names-business').map((f) => f.message);
+    expect(greeting).toEqual([expect.stringContaining('ran out first (most of it spent by "slow-1", "slow-2", "slow-3"); simplify the slow rules\' patterns')]);
+    expect(greeting[0]).not.toContain('too slow');
+    // Stopped with only the run's remainder left, slow-3 is not told its pattern alone is too slow either.
+    expect(report.findings.find((f) => f.rule === 'slow-3')?.message).toContain('ran out first');
   });
 });
 
@@ -296,7 +368,6 @@ describe('operator rule packs', () => {
 });
 
 describe('packs a library caller passes (evaluatePolicy packs)', () => {
-  const pack = (name: string, id: string, check: (subject: PolicySubject) => unknown) => ({ name, rules: [{ id, area: 'operator' as const, level: 'mandatory' as const, summary: id, hint: '', check: check as never }] });
 
   it('are refused in words naming the option they came in, never VOXFORM_POLICY_PACKS, which the caller did not set', async () => {
     const state = await loadState(await tempDir({ 'voxform.yaml': oneAgent('first_message: Hi.') }));
@@ -305,7 +376,7 @@ describe('packs a library caller passes (evaluatePolicy packs)', () => {
     expect(await messageOf([pack('mine', 'pii-phone-number', () => [])])).toBe('policy_pack_invalid: policy pack mine (given in the `packs` option) has rule "pii-phone-number", the id of a built-in rule.');
   });
 
-  it("hide the manifest's secrets in what a check threw: a library caller's error has no last scrub", async () => {
+  it("read the manifest's secrets withheld, so what a check threw cannot quote one: a library caller's error has no last scrub", async () => {
     // Short enough that the engine's JSON.parse error quotes it whole (a longer text it cuts after 10 characters).
     const hookToken = 'PLANTEDHOOK4417';
     const manifest = oneAgent('session_data_webhook: { url: "https://hooks.example.com/end", headers: { x-hook-token: "${env:HOOK_TOKEN}" } }');
@@ -316,7 +387,7 @@ describe('packs a library caller passes (evaluatePolicy packs)', () => {
     };
     const error = await evaluatePolicy(state, { now: () => TODAY, packs: [pack('mine', 'acme-hook-json', parseHookToken)] }).catch((e: unknown) => e);
     expect(isVoxformError(error) && error.code).toBe('policy_pack_invalid');
-    expect(isVoxformError(error) && error.message).toMatch(/^policy pack mine \(given in the `packs` option\) has rule "acme-hook-json" whose check threw: .*\(sensitive\)/);
+    expect(isVoxformError(error) && error.message).toMatch(/^policy pack mine \(given in the `packs` option\) has rule "acme-hook-json" whose check threw: .*"withheld-by-voxform" is not valid JSON/);
     expect(inspect(error, { depth: 10 })).not.toContain(hookToken);
   });
 

@@ -20,6 +20,7 @@ import { plural } from '../../util/plural.js';
 import { checkPolicy } from '../policy-check.js';
 import { voxformVersion } from '../../version.js';
 import { mergeEnvironmentReports } from '../../policy/environments.js';
+import { RegexTimeBudget } from '../../util/safe-regex.js';
 
 export interface ValidateOptions {
   file?: string[];
@@ -85,12 +86,15 @@ function sarifFailureOf(error: unknown): SarifFailure {
   return { code: undefined, message: 'voxform hit an unexpected problem (this is a bug; please report it): its standard error says more.', hint: undefined };
 }
 
-/** Loads the manifests and builds the report; secrets met are registered for redaction first. The files are read once, whatever the environments checked. */
-export async function validate(options: ValidateOptions, ctx: CommandContext): Promise<ValidateReport> {
+/**
+ * Loads the manifests and builds the report; secrets met are registered for redaction first. The files are read once, whatever the environments checked.
+ * `regexBudget`: the time team rules' regular expressions may take in this run, every environment's together (a test gives its own clock).
+ */
+export async function validate(options: ValidateOptions, ctx: CommandContext, regexBudget = new RegexTimeBudget()): Promise<ValidateReport> {
   const project = await readCommandProject(options, ctx);
   const result = await loadCommandManifests(options, ctx, project);
   const { errors, warnings } = countProblems(result.diagnostics, result.omitted);
-  const policy = result.state ? await everyEnvironmentPolicy(result.state, { project, result }, options, ctx) : undefined;
+  const policy = result.state ? await everyEnvironmentPolicy(result.state, { project, result, regexBudget }, options, ctx) : undefined;
   return {
     valid: errors === 0 && result.state !== undefined && (policy?.summary.mandatory ?? 0) === 0,
     diagnostics: result.diagnostics,
@@ -115,16 +119,22 @@ export async function validate(options: ValidateOptions, ctx: CommandContext): P
  * load alone is left to `--env`.
  * An overlay that changes only ids, region and base URL is not resolved: the manifests' findings
  * are its findings, unless a rule reads an id (a team rule's path, or an operator's pack, unseen here).
+ * Every check spends the one regex budget of the run: thirty environments take no more time than one.
  */
-async function everyEnvironmentPolicy(state: DesiredState, { project, result }: { project: ProjectManifests; result: LoadResult }, options: ValidateOptions, ctx: CommandContext): Promise<PolicyReport> {
-  const report = await checkPolicy(state, ctx);
+async function everyEnvironmentPolicy(
+  state: DesiredState,
+  { project, result, regexBudget }: { project: ProjectManifests; result: LoadResult; regexBudget: RegexTimeBudget },
+  options: ValidateOptions,
+  ctx: CommandContext,
+): Promise<PolicyReport> {
+  const report = await checkPolicy(state, ctx, { regexBudget });
   if (options.env !== undefined || !result.environments || result.environments.length === 0) return report;
   const idsRead = readsIds(state.policy) || Boolean(ctx.env[POLICY_PACKS_VARIABLE]?.trim());
   const overlays = new Map<string, PolicyReport>();
   for (const environment of result.environments) {
     if (!idsRead && result.placementOnlyEnvironments?.includes(environment)) continue;
     const loaded = await loadCommandManifests({ file: options.file, env: environment, withholdUnsetEnv: true }, ctx, project);
-    if (loaded.state) overlays.set(environment, await checkPolicy(loaded.state, ctx));
+    if (loaded.state) overlays.set(environment, await checkPolicy(loaded.state, ctx, { regexBudget }));
   }
   return mergeEnvironmentReports(report, overlays);
 }

@@ -1,0 +1,46 @@
+/**
+ * The desired state as policy reads it: every rule (built-in, an operator's pack, the team's) and the
+ * plan's prompt token counts see each resource with its secrets withheld as `voxform test` sends it
+ * (src/secrets/withhold.ts): a value filled from `${env:…}` as the text written around the reference
+ * with `withheld-by-voxform` in its place, a value at a place the schema marks secret as
+ * `withheld-by-voxform` whole. The manifest around a reference is the pull request's, and findings
+ * and counts are printed on it: a rule or a count that read the value would tell the author about
+ * it (a card-number rule is one Luhn bit, a token count its length; docs/security.md §11).
+ */
+import type { DesiredAgent, DesiredCampaign, DesiredCredential, DesiredKnowledgeFile, DesiredPhone, DesiredState } from '../manifest/types.js';
+import { shallowCopy } from '../manifest/positions.js';
+import { agentSensitivePatterns } from '../secrets/schema-paths.js';
+import { WITHHELD, withholdEntrySecrets } from '../secrets/withhold.js';
+
+const seen = new WeakMap<DesiredState, DesiredState>();
+
+/** The state every policy rule and token count reads (made once per state); `desired` is left as it is. */
+export function withheldState(desired: DesiredState): DesiredState {
+  let state = seen.get(desired);
+  if (!state) {
+    state = {
+      ...desired,
+      agents: mapValues(desired.agents, withheldAgent),
+      phones: mapValues(desired.phones, (phone) => withheldFields(phone, { import: phone.import }, phone)),
+      campaigns: mapValues(desired.campaigns, (c) => withheldFields(c, { name: c.name, caller: c.caller, include_metadata_in_prompt: c.include_metadata_in_prompt }, c)),
+      knowledge: mapValues(desired.knowledge, (k) => withheldFields(k, { name: k.name, description: k.description }, k)),
+      credentials: mapValues(desired.credentials, (credential): DesiredCredential => ({ ...credential, apiKey: WITHHELD })),
+      secrets: [],
+    };
+    seen.set(desired, state);
+  }
+  return state;
+}
+
+function withheldAgent(agent: DesiredAgent): DesiredAgent {
+  return withheldFields(agent, { name: agent.name, config: agent.config, knowledge: agent.knowledge }, { sensitivePaths: agentSensitivePatterns(agent), envReferences: agent.envReferences });
+}
+
+/** A copy of `resource` (its source positions kept) with `fields` withheld at `places`, dotted from the resource. */
+function withheldFields<R extends DesiredAgent | DesiredPhone | DesiredCampaign | DesiredKnowledgeFile, F extends Partial<R>>(resource: R, fields: F, places: { sensitivePaths: readonly string[]; envReferences?: Record<string, string> | undefined }): R {
+  return Object.assign(shallowCopy(resource) as R, withholdEntrySecrets(fields, places));
+}
+
+function mapValues<K, V>(map: ReadonlyMap<K, V>, copy: (value: V) => V): Map<K, V> {
+  return new Map([...map].map(([key, value]) => [key, copy(value)]));
+}
