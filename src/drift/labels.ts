@@ -22,9 +22,9 @@ export function classLabel(item: { class: DriftClass; environment?: string | und
   return `changed by ${item.environment === 'default' ? 'the default environment' : name(item.environment)}'s apply`;
 }
 
-/** How a resource's class reads, with what happened to a knowledge file the service lost. */
+/** How a resource's class reads, with what happened to a knowledge file or number the service lost. */
 export function resourceLabel(resource: DriftedResource, name?: (environment: string) => string): string {
-  return `${classLabel(resource, name)}${resource.change.reason === 'gone' ? ' (gone from the service)' : ''}`;
+  return `${classLabel(resource, name)}${resource.gone ? ' (gone from the service)' : ''}`;
 }
 
 /** `1 changed outside voxform, 0 in git not applied yet, 0 both (5 resources checked)`; resources not labelled are counted when there are some. */

@@ -40,6 +40,8 @@ export interface DriftedResource {
   /** With class `environment`: the environment whose apply set it (its first such field's). */
   environment?: string | undefined;
   fields: DriftedField[];
+  /** Whether the service lost it since voxform last applied it: a knowledge file no agent lists any more, a number the account no longer has. */
+  gone: boolean;
   /**
    * Whether `--heal` puts it back: an agent with a field changed outside voxform (`outside` or
    * `both`), other than its knowledge files. The ledger records agents' names and configs only.
