@@ -8,7 +8,7 @@ import { markdownCode, markdownFence, markdownHtmlText } from '../util/markdown-
 import { lineAsShown } from '../util/printable.js';
 import { characterLength, COMMENT_SIZE_LIMIT, fitBlocks, moreTableRow, type CommentBlock } from '../util/comment-blocks.js';
 import { plural } from '../util/plural.js';
-import { checked, classLabel, countsLine, environmentNote, resourceLabel, unlabelledNote, type TakeOverCommands } from './labels.js';
+import { checked, classLabel, countsLine, environmentNote, missingStateNote, resourceLabel, unlabelledNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 
 function diffLines(resource: DriftedResource): string[] {
@@ -30,10 +30,10 @@ function diffLines(resource: DriftedResource): string[] {
   return lines;
 }
 
-/** The notes on differences not labelled and on those another environment's apply made, addresses in code spans. */
+/** The notes on a state that lost the workspace, on differences not labelled and on those another environment's apply made, addresses in code spans. */
 function noteBlocks(report: DriftReport, takeOver: TakeOverCommands | undefined): string[][] {
   const code = (address: string) => markdownCode(address);
-  return [unlabelledNote(report, code), environmentNote(report, takeOver, code)].flatMap((note) => (note ? [[note, '']] : []));
+  return [missingStateNote(report, code), unlabelledNote(report, code), environmentNote(report, takeOver, code)].flatMap((note) => (note ? [[note, '']] : []));
 }
 
 /** The resources that differ: one table row each. */

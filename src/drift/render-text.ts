@@ -2,7 +2,7 @@
 import { terminalColors, type Colors } from '../util/terminal-colors.js';
 import { fieldViews, type FieldView } from '../plan/field-lines.js';
 import { lineAsShown } from '../util/printable.js';
-import { checked, classLabel, countsLine, environmentNote, resourceLabel, unlabelledNote, type TakeOverCommands } from './labels.js';
+import { checked, classLabel, countsLine, environmentNote, missingStateNote, resourceLabel, unlabelledNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 import { plural, pluralNoun } from '../util/plural.js';
 
@@ -44,6 +44,9 @@ export function renderDriftText(report: DriftReport, options: { color: boolean; 
     return `No drift: the service (${where(report)}) matches the manifests and the last apply (${checked(report)}).\n`;
   }
   const out = [`Drift on ${where(report)} (values: - the service's, + the manifests'):`, ''];
+  // Before the resources: it says what every one of them is worth.
+  const missing = missingStateNote(report);
+  if (missing) out.push(c.yellow(missing), '');
   for (const resource of report.resources) out.push(...resourceLines(c, resource), '');
   for (const note of [unlabelledNote(report), environmentNote(report, options.takeOver)]) if (note) out.push(note, '');
   const n = report.resources.length;

@@ -71,6 +71,16 @@ export interface DriftReport {
   /** Every resource that differs, in the plan's order. */
   resources: DriftedResource[];
   summary: DriftSummary;
+  /** Set when the state keeps nothing of the workspace though its ledger records applies of it: every difference then reads as never applied. */
+  missingState?: MissingState | undefined;
+}
+
+/** A state that lost a workspace its ledger says was applied. */
+export interface MissingState {
+  /** Where the state is, as it may be shown: a path, or the database URL without its password. */
+  state: string;
+  /** The newest record of the workspace's ledger. */
+  lastApply: { id: string; at: string };
 }
 
 /** Whether anything differs (exit 2). */
