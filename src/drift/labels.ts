@@ -1,6 +1,22 @@
 /** How each class of difference reads, in every format. */
 import type { DriftClass, DriftedResource, DriftReport } from './types.js';
 import { formatCount, plural, someOf } from '../util/plural.js';
+import { UNSET_VALUE, type FieldView } from '../plan/field-lines.js';
+
+/**
+ * A field's one-line values with both sides, the service's first: a field unset on the service
+ * (the plan marks it `+` and shows the manifests' value alone) reads `(unset) → "value"`.
+ * Undefined when the field is shown as a line diff.
+ */
+export function bothSides(view: FieldView): string | undefined {
+  if (view.summary === undefined) return undefined;
+  return view.marker === '+' ? `${UNSET_VALUE} → ${view.summary}` : view.summary;
+}
+
+/** What a field's line diff leaves unsaid in its heading: that the service's side is unset (its lines are all the manifests'). */
+export function diffSides(view: FieldView): string {
+  return view.marker === '+' ? ` ${UNSET_VALUE} on the service` : '';
+}
 
 /** How many addresses a note or a one-line summary names before counting the rest. */
 const ADDRESSES_SHOWN = 5;

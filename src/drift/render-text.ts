@@ -2,7 +2,7 @@
 import { terminalColors, type Colors } from '../util/terminal-colors.js';
 import { fieldViews, type FieldView } from '../plan/field-lines.js';
 import { lineAsShown } from '../util/printable.js';
-import { checked, classLabel, countsLine, environmentNote, missingStateNote, resourceLabel, unlabelledNote, type TakeOverCommands } from './labels.js';
+import { bothSides, checked, classLabel, countsLine, diffSides, environmentNote, missingStateNote, resourceLabel, unlabelledNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 import { plural, pluralNoun } from '../util/plural.js';
 
@@ -13,9 +13,10 @@ function where(report: DriftReport): string {
 /** `label`: the field's class, shown when the resource's fields differ in class. */
 function fieldLines(c: Colors, view: FieldView, label: string | undefined): string[] {
   const head = `      ~ ${lineAsShown(view.path)}${label ? ` ${c.magenta(`[${label}]`)}` : ''}`;
-  if (view.summary !== undefined) return [`${head}: ${view.summary}`];
+  const summary = bothSides(view);
+  if (summary !== undefined) return [`${head}: ${summary}`];
   return [
-    `${head}:`,
+    `${head}${diffSides(view)}:`,
     ...(view.diff ?? []).map((line) => {
       if (line.kind === '@') return `          ${c.cyan(line.text)}`;
       const text = `${line.kind}${lineAsShown(line.text)}`;
