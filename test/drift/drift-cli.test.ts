@@ -427,6 +427,8 @@ describe('voxform drift', () => {
     expect(captured.stderr.split('\n').filter((line) => line.includes(' check ')).map((line) => line.replace(/^\S+ /, ''))).toEqual([
       `check failed: drift_notify_failed: The drift notification to ${url} was not delivered: the receiver answered HTTP 500; next check in 20 s`,
     ]);
+    // A failed check, as a single run prints the error instead of the report: no report line on stdout.
+    expect(captured.stdout).toBe('');
   }, 60_000);
 
   it('refuses --notify-format without --notify, before reading anything', async () => {
