@@ -92,13 +92,13 @@ export function unlabelledNote(report: DriftReport, name: (address: string) => s
 /**
  * That the state lost this workspace though its ledger records applies of it, what that does to the
  * report, and why to restore it before an apply; undefined when the state has it (or it was never applied).
- * `code`: how a place or name from the state is written (a code span in Markdown).
+ * `code`: how a place, name or time from the state and its ledger is written (a code span in Markdown).
  */
 export function missingStateNote(report: DriftReport, code: (text: string) => string = (text) => text): string | undefined {
   const missing = report.missingState;
   if (!missing) return undefined;
   return (
-    `Warning: the state (${code(missing.state)}) holds nothing of workspace ${code(report.workspace)}, though its history records applies of it (the last ${code(missing.lastApply.id)}, at ${missing.lastApply.at}): ` +
+    `Warning: the state (${code(missing.state)}) holds nothing of workspace ${code(report.workspace)}, though its history records applies of it (the last ${code(missing.lastApply.id)}, at ${code(missing.lastApply.at)}): ` +
     'the state was deleted, reset or is not the one those applies wrote. Without it voxform cannot tell what it applied, so every difference reads as in git, not applied yet, and knowledge files, credentials and campaigns already on the service count as never applied. ' +
     'Restore the state (from version control or your CI cache, or name it with --state or VOXFORM_STATE) before `voxform apply`: without it, apply uploads every knowledge file again (duplicates on the account) and sets every credential and campaign again.'
   );

@@ -45,8 +45,8 @@ export function renderDriftText(report: DriftReport, options: { color: boolean; 
     return `No drift: the service (${where(report)}) matches the manifests and the last apply (${checked(report)}).\n`;
   }
   const out = [`Drift on ${where(report)} (values: - the service's, + the manifests'):`, ''];
-  // Before the resources: it says what every one of them is worth.
-  const missing = missingStateNote(report);
+  // Before the resources: it says what every one of them is worth. Its record's id and time are a ledger file's: shown, never run on the terminal.
+  const missing = missingStateNote(report, lineAsShown);
   if (missing) out.push(c.yellow(missing), '');
   for (const resource of report.resources) out.push(...resourceLines(c, resource), '');
   for (const note of [unlabelledNote(report), environmentNote(report, options.takeOver)]) if (note) out.push(note, '');
