@@ -32,15 +32,23 @@ function appliedHash(change: ResourceChange, path: string, workspace: WorkspaceS
   return { applied: undefined, hash };
 }
 
+/** Whether `change` imports a number the state records (voxform imported or bound it): the service lost it since. */
+function phoneGone(change: ResourceChange, workspace: WorkspaceState): boolean {
+  return change.kind === 'phone' && change.action === 'create' && Object.hasOwn(workspace.phones, change.address);
+}
+
 /** `keyId`: the name of the key the run hashes with (`fingerprintKeyId` of the salt), made once per check. */
 function classifyField(change: ResourceChange, field: FieldChange, input: ClassifyInput, keyId: string): DriftClass {
   // A credential's fingerprint made under another key says nothing of whether the manifests moved.
   if (change.kind === 'credential' && hashedWithAnotherKey(input.workspace.credentials[change.address]?.fingerprintKeyId, keyId)) return 'unlabelled';
   // A knowledge file voxform attached that no agent lists any more: the service lost it, the manifests did not move.
   if (change.reason === 'gone') return 'outside';
+  // A number voxform imported or bound that the account no longer has: its import fields are the
+  // service's loss; its binding is compared with the one last applied, as a live one is.
+  if (phoneGone(change, input.workspace) && field.path !== 'agent_id') return 'outside';
   // Campaigns, knowledge files and credentials cannot be read back: their `before` is what was last
   // applied, so a difference is the manifests' alone. So is a resource still to be created.
-  if (change.action === 'create' || change.reason === 'live_unknown' || (change.kind !== 'agent' && change.kind !== 'phone')) return 'pending';
+  if ((change.action === 'create' && !phoneGone(change, input.workspace)) || change.reason === 'live_unknown' || (change.kind !== 'agent' && change.kind !== 'phone')) return 'pending';
   if (change.kind === 'agent' && hashedWithAnotherKey(input.workspace.agents[change.address]?.fingerprintKeyId, keyId)) return 'unlabelled';
   const { applied, hash } = appliedHash(change, field.path, input.workspace, input.salt);
   if (applied === undefined) return 'pending';
@@ -87,6 +95,7 @@ export function classifyDrift(input: ClassifyInput): DriftReport {
       class: resourceClassOf,
       ...(resourceClassOf === 'environment' ? { environment: fields.find((f) => f.environment !== undefined)?.environment } : {}),
       fields,
+      gone: change.reason === 'gone' || phoneGone(change, input.workspace),
       healable: change.kind === 'agent' && fields.some((f) => (f.class === 'outside' || f.class === 'both') && f.field.path !== 'knowledge'),
     });
   }

@@ -1,6 +1,22 @@
 /** How each class of difference reads, in every format. */
 import type { DriftClass, DriftedResource, DriftReport } from './types.js';
 import { formatCount, plural, someOf } from '../util/plural.js';
+import { UNSET_VALUE, type FieldView } from '../plan/field-lines.js';
+
+/**
+ * A field's one-line values with both sides, the service's first: a field unset on the service
+ * (the plan marks it `+` and shows the manifests' value alone) reads `(unset) → "value"`.
+ * Undefined when the field is shown as a line diff.
+ */
+export function bothSides(view: FieldView): string | undefined {
+  if (view.summary === undefined) return undefined;
+  return view.marker === '+' ? `${UNSET_VALUE} → ${view.summary}` : view.summary;
+}
+
+/** What a field's line diff leaves unsaid in its heading: that the service's side is unset (its lines are all the manifests'). */
+export function diffSides(view: FieldView): string {
+  return view.marker === '+' ? ` ${UNSET_VALUE} on the service` : '';
+}
 
 /** How many addresses a note or a one-line summary names before counting the rest. */
 const ADDRESSES_SHOWN = 5;
@@ -22,9 +38,9 @@ export function classLabel(item: { class: DriftClass; environment?: string | und
   return `changed by ${item.environment === 'default' ? 'the default environment' : name(item.environment)}'s apply`;
 }
 
-/** How a resource's class reads, with what happened to a knowledge file the service lost. */
+/** How a resource's class reads, with what happened to a knowledge file or number the service lost. */
 export function resourceLabel(resource: DriftedResource, name?: (environment: string) => string): string {
-  return `${classLabel(resource, name)}${resource.change.reason === 'gone' ? ' (gone from the service)' : ''}`;
+  return `${classLabel(resource, name)}${resource.gone ? ' (gone from the service)' : ''}`;
 }
 
 /** `1 changed outside voxform, 0 in git not applied yet, 0 both (5 resources checked)`; resources not labelled are counted when there are some. */
@@ -70,6 +86,21 @@ export function unlabelledNote(report: DriftReport, name: (address: string) => s
   return (
     `Not labelled: ${someOf(unlabelled.map((r) => name(r.address)), ADDRESSES_SHOWN)}. What voxform last applied there was recorded under another API key ` +
     '(rotated since?), so it cannot be compared: the differences are shown, not where they came from. The next `voxform apply` records them under this key and drift labels them again.'
+  );
+}
+
+/**
+ * That the state lost this workspace though its ledger records applies of it, what that does to the
+ * report, and why to restore it before an apply; undefined when the state has it (or it was never applied).
+ * `code`: how a place, name or time from the state and its ledger is written (a code span in Markdown).
+ */
+export function missingStateNote(report: DriftReport, code: (text: string) => string = (text) => text): string | undefined {
+  const missing = report.missingState;
+  if (!missing) return undefined;
+  return (
+    `Warning: the state (${code(missing.state)}) holds nothing of workspace ${code(report.workspace)}, though its history records applies of it (the last ${code(missing.lastApply.id)}, at ${code(missing.lastApply.at)}): ` +
+    'the state was deleted, reset or is not the one those applies wrote. Without it voxform cannot tell what it applied, so every difference reads as in git, not applied yet, and knowledge files, credentials and campaigns already on the service count as never applied. ' +
+    'Restore the state (from version control or your CI cache, or name it with --state or VOXFORM_STATE) before `voxform apply`: without it, apply uploads every knowledge file again (duplicates on the account) and sets every credential and campaign again.'
   );
 }
 

@@ -6,7 +6,7 @@ import type { Diagnostic } from '../manifest/types.js';
 import { hasDrift, type DriftedField, type DriftedResource, type DriftReport } from './types.js';
 
 /** Version of the JSON drift format. */
-export const DRIFT_JSON_FORMAT_VERSION = '1.1';
+export const DRIFT_JSON_FORMAT_VERSION = '1.2';
 
 function fieldJson(drifted: DriftedField, resource: DriftedResource) {
   const { field } = drifted;
@@ -41,6 +41,7 @@ export function driftToJson(report: DriftReport): Record<string, unknown> {
       healable: resource.healable,
       fields: resource.fields.map((field) => fieldJson(field, resource)),
     })),
+    ...(report.missingState ? { missing_state: { state: report.missingState.state, last_apply: report.missingState.lastApply } } : {}),
   };
 }
 

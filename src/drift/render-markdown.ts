@@ -8,7 +8,7 @@ import { markdownCode, markdownFence, markdownHtmlText } from '../util/markdown-
 import { lineAsShown } from '../util/printable.js';
 import { characterLength, COMMENT_SIZE_LIMIT, fitBlocks, moreTableRow, type CommentBlock } from '../util/comment-blocks.js';
 import { plural } from '../util/plural.js';
-import { checked, classLabel, countsLine, environmentNote, resourceLabel, unlabelledNote, type TakeOverCommands } from './labels.js';
+import { bothSides, checked, classLabel, countsLine, diffSides, environmentNote, missingStateNote, resourceLabel, unlabelledNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 
 function diffLines(resource: DriftedResource): string[] {
@@ -20,20 +20,21 @@ function diffLines(resource: DriftedResource): string[] {
     const view = views[index];
     if (!view) return;
     const label = mixed ? `   # ${classLabel(drifted)}` : '';
-    if (view.summary !== undefined) {
-      lines.push(`! ${lineAsShown(view.path)}: ${lineAsShown(view.summary)}${label}`);
+    const summary = bothSides(view);
+    if (summary !== undefined) {
+      lines.push(`! ${lineAsShown(view.path)}: ${lineAsShown(summary)}${label}`);
       return;
     }
-    lines.push(`! ${lineAsShown(view.path)}${label}`);
+    lines.push(`! ${lineAsShown(view.path)}${diffSides(view)}${label}`);
     for (const line of view.diff ?? []) lines.push(line.kind === '@' ? line.text : `${line.kind}${lineAsShown(line.text)}`);
   });
   return lines;
 }
 
-/** The notes on differences not labelled and on those another environment's apply made, addresses in code spans. */
+/** The notes on a state that lost the workspace, on differences not labelled and on those another environment's apply made, addresses in code spans. */
 function noteBlocks(report: DriftReport, takeOver: TakeOverCommands | undefined): string[][] {
   const code = (address: string) => markdownCode(address);
-  return [unlabelledNote(report, code), environmentNote(report, takeOver, code)].flatMap((note) => (note ? [[note, '']] : []));
+  return [missingStateNote(report, code), unlabelledNote(report, code), environmentNote(report, takeOver, code)].flatMap((note) => (note ? [[note, '']] : []));
 }
 
 /** The resources that differ: one table row each. */

@@ -2,7 +2,7 @@
 import { terminalColors, type Colors } from '../util/terminal-colors.js';
 import { fieldViews, type FieldView } from '../plan/field-lines.js';
 import { lineAsShown } from '../util/printable.js';
-import { checked, classLabel, countsLine, environmentNote, resourceLabel, unlabelledNote, type TakeOverCommands } from './labels.js';
+import { bothSides, checked, classLabel, countsLine, diffSides, environmentNote, missingStateNote, resourceLabel, unlabelledNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 import { plural, pluralNoun } from '../util/plural.js';
 
@@ -13,9 +13,10 @@ function where(report: DriftReport): string {
 /** `label`: the field's class, shown when the resource's fields differ in class. */
 function fieldLines(c: Colors, view: FieldView, label: string | undefined): string[] {
   const head = `      ~ ${lineAsShown(view.path)}${label ? ` ${c.magenta(`[${label}]`)}` : ''}`;
-  if (view.summary !== undefined) return [`${head}: ${view.summary}`];
+  const summary = bothSides(view);
+  if (summary !== undefined) return [`${head}: ${summary}`];
   return [
-    `${head}:`,
+    `${head}${diffSides(view)}:`,
     ...(view.diff ?? []).map((line) => {
       if (line.kind === '@') return `          ${c.cyan(line.text)}`;
       const text = `${line.kind}${lineAsShown(line.text)}`;
@@ -44,6 +45,9 @@ export function renderDriftText(report: DriftReport, options: { color: boolean; 
     return `No drift: the service (${where(report)}) matches the manifests and the last apply (${checked(report)}).\n`;
   }
   const out = [`Drift on ${where(report)} (values: - the service's, + the manifests'):`, ''];
+  // Before the resources: it says what every one of them is worth. Its record's id and time are a ledger file's: shown, never run on the terminal.
+  const missing = missingStateNote(report, lineAsShown);
+  if (missing) out.push(c.yellow(missing), '');
   for (const resource of report.resources) out.push(...resourceLines(c, resource), '');
   for (const note of [unlabelledNote(report), environmentNote(report, options.takeOver)]) if (note) out.push(note, '');
   const n = report.resources.length;

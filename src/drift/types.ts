@@ -42,6 +42,8 @@ export interface DriftedResource {
   /** With class `environment`: the environment whose apply set it (its first such field's). */
   environment?: string | undefined;
   fields: DriftedField[];
+  /** Whether the service lost it since voxform last applied it: a knowledge file no agent lists any more, a number the account no longer has. */
+  gone: boolean;
   /**
    * Whether `--heal` puts it back: an agent with a field changed outside voxform (`outside` or
    * `both`), other than its knowledge files. The ledger records agents' names and configs only.
@@ -71,6 +73,16 @@ export interface DriftReport {
   /** Every resource that differs, in the plan's order. */
   resources: DriftedResource[];
   summary: DriftSummary;
+  /** Set when the state keeps nothing of the workspace though its ledger records applies of it: every difference then reads as never applied. */
+  missingState?: MissingState | undefined;
+}
+
+/** A state that lost a workspace its ledger says was applied. */
+export interface MissingState {
+  /** Where the state is, as it may be shown: a path, or the database URL without its password. */
+  state: string;
+  /** The newest record of the workspace's ledger. */
+  lastApply: { id: string; at: string };
 }
 
 /** Whether anything differs (exit 2). */

@@ -33,8 +33,11 @@ export interface FieldView {
 
 const INLINE_LIMIT = 80;
 
+/** How a side that holds no value reads. */
+export const UNSET_VALUE = '(unset)';
+
 function formatScalar(value: unknown): string {
-  if (value === undefined) return '(unset)';
+  if (value === undefined) return UNSET_VALUE;
   if (value === null) return 'null';
   if (value === REDACTED || (typeof value === 'string' && value.startsWith(UNKNOWN_AFTER_APPLY))) return String(value);
   return JSON.stringify(value);

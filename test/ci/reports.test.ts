@@ -62,7 +62,7 @@ function largeDrift(count: number): DriftReport {
   const resources = Array.from({ length: count }, (_, n): DriftedResource => {
     const field = { path: 'config.prompt', before: `Changed in the dashboard.\nAgent ${n}.`, after: `You are agent ${n}.\nBe brief.`, sensitive: false, drift: true };
     const change = { address: `agent.a${n}`, kind: 'agent', action: 'update', id: `ag_${n}`, before: { config: { prompt: field.before } }, after: { config: { prompt: field.after } }, fieldChanges: [field], sensitivePaths: [] };
-    return { change: change as unknown as ResourceChange, address: change.address, kind: 'agent', class: 'outside', fields: [{ field, class: 'outside' }], healable: true };
+    return { change: change as unknown as ResourceChange, address: change.address, kind: 'agent', class: 'outside', fields: [{ field, class: 'outside' }], gone: false, healable: true };
   });
   const summary = { checked: count, outside: count, pending: 0, both: 0, unlabelled: 0, environment: 0 };
   return { checkedAt: '2026-06-15T12:00:00.000Z', workspace: 'production@https://api.example', environment: 'production', baseUrl: 'https://api.example', files: ['voxform.yaml'], resources, summary };

@@ -3,6 +3,8 @@ import { classifyDrift } from '../../src/drift/classify.js';
 import type { FieldChange, Plan, ResourceChange } from '../../src/plan/types.js';
 import { emptyWorkspace, hashApplied, type WorkspaceState } from '../../src/state/types.js';
 import { fingerprintKeyId } from '../../src/util/hash.js';
+import { resourceLabel } from '../../src/drift/labels.js';
+import type { DriftedResource } from '../../src/drift/types.js';
 
 const SALT = 'test-salt';
 
@@ -94,6 +96,21 @@ describe('classifyDrift', () => {
     const phone = (live: string) => change('phone.+1555', 'phone', [field('agent_id', live, 'ag-1')]);
     expect(classes([phone('ag-dashboard')], workspaceWith({}, 'ag-1'))).toEqual([['phone.+1555', 'outside', false, ['agent_id:outside']]]);
     expect(classes([phone('ag-0')], workspaceWith({}, 'ag-0'))).toEqual([['phone.+1555', 'pending', false, ['agent_id:pending']]]);
+  });
+
+  it('a number the state records that the account no longer has is changed outside voxform (gone from the service); its binding as any binding', () => {
+    const gone = (bindTo: string) =>
+      change('phone.+1555', 'phone', [field('agent_id', undefined, bindTo), field('import.provider', undefined, 'twilio'), field('import.country', undefined, 'US')], { action: 'create' });
+    const workspace = workspaceWith({}, 'ag-1');
+    const phone = workspace.phones['phone.+1555'];
+    if (phone) phone.imported = true;
+    expect(classes([gone('ag-1')], workspace)).toEqual([['phone.+1555', 'outside', false, ['agent_id:outside', 'import.provider:outside', 'import.country:outside']]]);
+    const report = classifyDrift({ plan: plan([gone('ag-1')]), workspace, salt: SALT, workspaceKey: 'default@local' });
+    expect(resourceLabel(report.resources[0] as DriftedResource)).toBe('changed outside voxform (gone from the service)');
+    // The manifests bind it elsewhere since: both moved.
+    expect(classes([gone('ag-2')], workspace)).toEqual([['phone.+1555', 'both', false, ['agent_id:both', 'import.provider:outside', 'import.country:outside']]]);
+    // A number the state never recorded is still to import.
+    expect(classes([gone('ag-1')], emptyWorkspace())).toEqual([['phone.+1555', 'pending', false, ['agent_id:pending', 'import.provider:pending', 'import.country:pending']]]);
   });
 
   it('what cannot be read back (campaigns, knowledge files, credentials) and what is still to create is in git, not applied yet', () => {

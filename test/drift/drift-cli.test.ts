@@ -6,7 +6,7 @@
  * change in git not applied yet, and a field changed on both sides, each classified as such.
  */
 import { spawn } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -263,6 +263,28 @@ describe('voxform drift', () => {
     expect(labelled.resources.map((r) => [r.address, r.class, r.healable])).toEqual([['agent.front-desk', 'outside', true]]);
   }, 120_000);
 
+  it('warns, in every format, that the state lost the workspace when its history records applies of it (everything would read as never applied)', async () => {
+    const p = await startProject();
+    // No apply yet: no history, nothing to warn of.
+    expect(expectCode(await p.cliInProcess(['drift']), 2).stdout).not.toContain('Warning');
+    expectCode(await p.cliInProcess(['apply', '--auto-approve']), 0);
+    await rm(path.join(p.dir, '.voxform', 'state.json'));
+    const [record] = (JSON.parse(expectCode(await p.cliInProcess(['history', '--format', 'json']), 0).stdout) as { records: Array<{ id: string; at: string }> }).records;
+
+    const text = expectCode(await p.cliInProcess(['drift']), 2).stdout;
+    const warning = `Warning: the state (.voxform/state.json) holds nothing of workspace default@${p.url}, though its history records applies of it (the last ${record?.id}, at ${record?.at}): `;
+    expect(text.split('\n')[2]).toContain(warning);
+    expect(text).toContain('Restore the state (from version control or your CI cache, or name it with --state or VOXFORM_STATE) before `voxform apply`: without it, apply uploads every knowledge file again');
+    expect(expectCode(await p.cliInProcess(['drift', '--format', 'markdown']), 2).stdout).toContain(`Warning: the state (\`.voxform/state.json\`) holds nothing of workspace \`default@${p.url}\`, though its history records applies of it (the last \`${record?.id}\`, at \`${record?.at}\`)`);
+    const document = (await driftJson(p)) as DriftJson & { missing_state?: unknown };
+    expect(document.missing_state).toEqual({ state: '.voxform/state.json', last_apply: { id: record?.id, at: record?.at } });
+
+    // Applied again, the state holds the workspace: no warning.
+    expectCode(await p.cliInProcess(['apply', '--auto-approve']), 0);
+    expect(expectCode(await p.cliInProcess(['drift']), 0).stdout).not.toContain('Warning');
+    expect((await driftJson(p, 0)) as DriftJson & { missing_state?: unknown }).not.toHaveProperty('missing_state');
+  }, 120_000);
+
   it("carries the manifests' warnings in its JSON, not as text on stderr, as a JSON plan does", async () => {
     const p = await startProject();
     expectCode(await p.cliInProcess(['apply', '--auto-approve']), 0);
@@ -273,7 +295,7 @@ describe('voxform drift', () => {
     expect(result.stderr).toBe('');
     const document = JSON.parse(result.stdout) as DriftJson & { diagnostics?: Array<{ severity: string; code: string; file: string }> };
     validateDrift(document);
-    expect(document.format_version).toBe('1.1');
+    expect(document.format_version).toBe('1.2');
     expect(document.diagnostics?.map(({ severity, code, file }) => ({ severity, code, file }))).toEqual([{ severity: 'warning', code: 'vars_without_template', file: 'voxform.yaml' }]);
     // Text still lists it on stderr.
     expect(expectCode(await p.cliInProcess(['drift']), 0).stderr).toContain('warning[vars_without_template]');
@@ -405,6 +427,8 @@ describe('voxform drift', () => {
     expect(captured.stderr.split('\n').filter((line) => line.includes(' check ')).map((line) => line.replace(/^\S+ /, ''))).toEqual([
       `check failed: drift_notify_failed: The drift notification to ${url} was not delivered: the receiver answered HTTP 500; next check in 20 s`,
     ]);
+    // A failed check, as a single run prints the error instead of the report: no report line on stdout.
+    expect(captured.stdout).toBe('');
   }, 60_000);
 
   it('refuses --notify-format without --notify, before reading anything', async () => {

@@ -11,7 +11,7 @@ function drifted(index: number, kind: DriftClass): DriftedResource {
   const address = `campaign.recall-${String(index).padStart(5, '0')}`;
   const change: ResourceChange = { address, kind: 'campaign', action: 'update', id: `cmp-${index}`, before: null, after: null, fieldChanges: [field], sensitivePaths: [], reason: 'drift', dependsOn: [], requests: [], liveFingerprint: 'hmac-sha256:0' };
   const environment = kind === 'environment' ? { environment: 'staging' } : {};
-  return { change, address, kind: 'campaign', class: kind, ...environment, fields: [{ field, class: kind, ...environment }], healable: false };
+  return { change, address, kind: 'campaign', class: kind, ...environment, fields: [{ field, class: kind, ...environment }], gone: false, healable: false };
 }
 
 function driftOf(count: number, kind: DriftClass): DriftReport {

@@ -10,7 +10,7 @@ function drifted(index: number, lines: number): DriftedResource {
   const field: FieldChange = { path: 'config.prompt', before: prompt('dashboard'), after: prompt('manifests'), sensitive: false, drift: true };
   const address = `agent.agent-${String(index).padStart(5, '0')}`;
   const change: ResourceChange = { address, kind: 'agent', action: 'update', id: `ag-${index}`, before: null, after: null, fieldChanges: [field], sensitivePaths: [], reason: 'drift', dependsOn: [], requests: [], liveFingerprint: 'hmac-sha256:0' };
-  return { change, address, kind: 'agent', class: 'outside', fields: [{ field, class: 'outside' }], healable: true };
+  return { change, address, kind: 'agent', class: 'outside', fields: [{ field, class: 'outside' }], gone: false, healable: true };
 }
 
 function driftOf(resources: DriftedResource[]): DriftReport {

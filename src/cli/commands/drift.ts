@@ -228,13 +228,14 @@ async function watch(run: DriftRun, intervalMs: number, format: DriftFormat, clo
         throw new ManifestsNotLoaded(error);
       }
       const report = await checkDrift(planInputs(project, ctx));
-      ctx.stdout.write(format === 'json' ? `${toJsonText(driftToJson(report))}\n` : `${report.checkedAt} ${oneLine(report)}\n`);
       const key = driftKey(report);
       // The first check posts only drift; later ones post each change, the return to no drift too.
+      // Posted before the line is printed, as a single check is: one not delivered is a failed check, its line on stderr alone.
       if (key !== notified && (notified !== undefined || hasDrift(report))) {
         await notify(run, report);
         notified = key;
       } else notified ??= key;
+      ctx.stdout.write(format === 'json' ? `${toJsonText(driftToJson(report))}\n` : `${report.checkedAt} ${oneLine(report)}\n`);
       if (!run.options.heal || !report.resources.some((r) => r.healable)) return;
       const code = await heal(run, project, report, await prepareHeal(run, project, report), healOut);
       if (code !== EXIT_NO_DRIFT && code !== EXIT_DRIFT) throw new VoxformError('apply_failed', 'The heal did not complete (see above).', {
