@@ -131,12 +131,13 @@ describe('a secret a command prints in the form a URL parser gives it', () => {
   const manifest = (url: string) =>
     ['version: 1', 'agents:', '  desk:', '    id: ag_1', '    config:', `      session_data_webhook: { url: "${url}" }`, `      tools: [{ name: t, description: d, webhook: "${url}" }]`, ''].join('\n');
 
-  it('a host lower-cased: validate in text and JSON shows (sensitive)', async () => {
+  it('a host lower-cased: the scrub finds it; validate never sees it (the policy reads it withheld)', async () => {
+    expect(registryOf('Planted-HOOK-7f3a').redact(`posting to ${new URL('http://Planted-HOOK-7f3a.example.com/b').href}`)).toBe(`posting to http://${REDACTED}.example.com/b`);
     const dir = await tempDir({ 'voxform.yaml': manifest('http://${env:HOOK_TOKEN}.example.com/b') });
     for (const format of ['text', 'json']) {
       const result = await runCliInProcess(['validate', '--format', format], { cwd: dir, env: { HOOK_TOKEN: 'Planted-HOOK-7f3a' } });
       const printed = `${result.stdout}${result.stderr}`;
-      expect(printed).toContain(`${REDACTED}.example.com`);
+      expect(printed).toContain('withheld-by-voxform.example.com');
       expect(printed.toLowerCase()).not.toContain('planted-hook-7f3a');
     }
   });
