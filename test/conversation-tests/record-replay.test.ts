@@ -233,6 +233,7 @@ describe('a run that withholds the secrets (no --with-secrets)', () => {
     expect(withSecrets.code).toBe(1);
   });
 });
+
 describe('test files that would share one recording', () => {
   it('are refused before anything runs, naming both: x.test.yaml with x.test.yml, or with x.TEST.yaml', { timeout: 120_000 }, async () => {
     const project = await startProject();
