@@ -82,6 +82,7 @@ export const COMMAND_ERROR_CODES = [
   'policy_pack_invalid',
   'policy_violated',
   'recording_invalid',
+  'recording_shared',
   'region_invalid',
   'rollback_agent_not_recorded',
   'rollback_env_invalid',

@@ -7,6 +7,7 @@ import { VoxformError } from '../errors.js';
 import { makeKeptFolder } from '../project-files/kept-files.js';
 import { headerValueFromEnv } from '../util/env-header.js';
 import { registerUrlTokens } from '../secrets/url-tokens.js';
+import { registerModelSecrets } from '../model/chat-model.js';
 import type { CommandContext, ConnectionOptions } from './context.js';
 import { emulatorLlmFromEnv } from './emulator-llm.js';
 import { notePerFolderFile } from './per-folder-files.js';
@@ -98,7 +99,7 @@ export async function startLocalEmulator(ctx: CommandContext, options: { webhook
   await notePerFolderFile(ctx, LOCAL_DATA_FILE, '--local keeps one account per folder, as the state');
   await makeKeptFolder(path.dirname(dataFile));
   const llm = emulatorLlmFromEnv({}, ctx.env);
-  ctx.secrets.add(llm?.apiKey);
+  if (llm) registerModelSecrets(llm, (secret) => ctx.secrets.add(secret));
   // Shared: a `chat` and an `apply` run at once in this folder each embed an emulator on this file.
   const emulator = await startEmulator({ port: 0, host: '127.0.0.1', dataFile, sharedDataFile: true, webhooks: options.webhooks ?? 'all', ...(llm ? { llm } : {}) });
   ctx.onExit(() => emulator.close());

@@ -12,7 +12,7 @@ import { desiredAgentConfig } from './agent-config.js';
 import { sinkNewTargets } from '../secrets/sink.js';
 import { trustedSecretPaths, type TrustedSecrets } from '../secrets/trusted.js';
 import { withholdSecrets } from '../secrets/withhold.js';
-import { ChatModel, judgeSettingsFromEnv } from '../model/chat-model.js';
+import { ChatModel, judgeSettingsFromEnv, registerModelSecrets } from '../model/chat-model.js';
 import type { AgentUnderTest } from './types.js';
 import type { AgentConfigUpdate } from '../schema/types.gen.js';
 import type { TestFile } from './types.js';
@@ -79,7 +79,7 @@ export function agentsFromManifests(files: readonly TestFile[], desired: Desired
 /**
  * The judge for tests that need one (`judge:` checks, simulated callers): from VOXFORM_JUDGE_URL,
  * VOXFORM_JUDGE_MODEL and VOXFORM_JUDGE_API_KEY only. Missing while needed is an error unless the
- * operator chose `--skip-judge`; the key is handed to `onSecret` before anything is printed.
+ * operator chose `--skip-judge`; the key and the URL's tokens are handed to `onSecret` before anything is printed.
  * `timeoutMs` is how long the judge has to answer one request (`--timeout`, as the service has).
  */
 export function chooseJudge(
@@ -97,7 +97,7 @@ export function chooseJudge(
       hint: 'Set VOXFORM_JUDGE_URL (an OpenAI-compatible API), VOXFORM_JUDGE_MODEL and VOXFORM_JUDGE_API_KEY, or run with --skip-judge to report those checks as skipped.',
     });
   }
-  if (settings.apiKey) options.onSecret(settings.apiKey);
+  registerModelSecrets(settings, options.onSecret);
   return new ChatModel({ ...settings, timeoutMs: options.timeoutMs });
 }
 

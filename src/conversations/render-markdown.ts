@@ -6,8 +6,9 @@
  * a row counting the rest; failures that do not fit are left out, and the comment says how many.
  */
 import { markdownCode, markdownFence, markdownHtmlText, markdownText } from '../util/markdown-escape.js';
-import { callerWordChecks, describeCheckResult, describeProblems, describeVerdict, regressionLines, runToShow, sinkNote, skipReason, targetsOf, transcriptLines } from './render-shared.js';
+import { callerWordChecks, describeCheckResult, describeProblems, describeVerdict, notComparedWords, regressionLines, runToShow, sinkNote, skipReason, targetsOf, transcriptLines } from './render-shared.js';
 import { SINK_URL } from '../secrets/sink.js';
+import { notComparedCount } from './runner.js';
 import type { CheckStatus, TestReport, TestRun, TestVerdict } from './types.js';
 import { keepText, type Redact } from '../secrets/redact.js';
 import { formatCount, plural } from '../util/plural.js';
@@ -49,7 +50,8 @@ function headline(run: TestRun): string {
   const parts: string[] = [];
   if (run.against.length === 2) {
     const failing = run.changes.filter((c) => c.change === 'newly_failing').length;
-    parts.push(`${failing} newly failing, ${run.changes.length - failing} newly passing`);
+    const notCompared = notComparedCount(run);
+    parts.push(`${failing} newly failing, ${run.changes.length - failing} newly passing${notCompared > 0 ? `, ${formatCount(notCompared)} not compared` : ''}`);
   }
   for (const [target, s] of Object.entries(run.summary)) {
     const extra = [s.skipped > 0 ? `${s.skipped} skipped` : '', s.errors > 0 ? plural(s.errors, 'error') : ''].filter(Boolean).join(', ');
@@ -65,12 +67,17 @@ function halfList(head: string[], items: string[], foot: string[], more: (omitte
 
 function changeSection(run: TestRun, md: Escape): CommentBlock {
   if (run.against.length !== 2) return [];
-  if (run.changes.length === 0) return ['**Behaviour diff:** no change: every test has the same verdict against the live agent and this change.', ''];
+  const notCompared = notComparedCount(run);
+  const notComparedLine = notCompared > 0 ? [md.text(`${notComparedWords(notCompared)}.`), ''] : [];
+  if (run.changes.length === 0) {
+    if (notCompared > 0) return ['**Behaviour diff:** no change among the tests compared.', '', ...notComparedLine];
+    return ['**Behaviour diff:** no change: every test has the same verdict against the live agent and this change.', ''];
+  }
   const rows = run.changes.map(({ report, change }) => {
     const label = change === 'newly_failing' ? '🔴 newly failing' : '🟢 newly passing';
     return `| ${label} | ${md.text(report.name)} (${md.code(report.file)}) | ${verdictCell(report.verdicts.live)} | ${verdictCell(report.verdicts.desired)} |`;
   });
-  return halfList(['**Behaviour diff** (live → this change)', '', '| change | test | live | desired |', '|---|---|---|---|'], rows, [''], (omitted) => moreTableRow(omitted, 'change', 4));
+  return halfList(['**Behaviour diff** (live → this change)', '', '| change | test | live | desired |', '|---|---|---|---|'], rows, ['', ...notComparedLine], (omitted) => moreTableRow(omitted, 'change', 4));
 }
 
 function baselineSection(run: TestRun, md: Escape): CommentBlock {

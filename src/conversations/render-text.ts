@@ -5,7 +5,8 @@
  */
 import { terminalColors } from '../util/terminal-colors.js';
 import { printable } from '../util/printable.js';
-import { callerWordChecks, describeCheckResult, describeVerdict, problemChecks, regressionLines, runToShow, skipReason, STATUS_WORD, targetsOf, transcriptLines } from './render-shared.js';
+import { callerWordChecks, describeCheckResult, describeVerdict, notComparedWords, problemChecks, regressionLines, runToShow, skipReason, STATUS_WORD, targetsOf, transcriptLines } from './render-shared.js';
+import { notComparedCount } from './runner.js';
 import type { CheckStatus, TestRun, TestVerdict } from './types.js';
 import { plural } from '../util/plural.js';
 
@@ -19,11 +20,13 @@ export function* testTextPieces(run: TestRun, options: { color: boolean }): Gene
   const statusColor: Record<CheckStatus, (s: string) => string> = { passed: c.green, failed: c.red, skipped: c.yellow, error: c.red };
   if (run.against.length === 2) {
     yield line(c.bold('Behaviour changes (live → desired):'));
-    if (run.changes.length === 0) yield line('  none: every test has the same verdict against both');
+    const notCompared = notComparedCount(run);
+    if (run.changes.length === 0) yield line(notCompared > 0 ? '  none among the tests compared' : '  none: every test has the same verdict against both');
     for (const { report, change } of run.changes) {
       const label = change === 'newly_failing' ? c.red('newly failing') : c.green('newly passing');
       yield line(`  ${label}  ${printable(report.file)} › ${printable(report.name)}`);
     }
+    if (notCompared > 0) yield line(`  ${notComparedWords(notCompared)}`);
     yield line('');
   }
   let file = '';

@@ -209,14 +209,23 @@ function summarize(reports: readonly TestReport[], target: Target): TestRunSumma
   return summary;
 }
 
-/** live → desired: passing → not passing is newly failing; not passing → passing is newly passing. */
+/**
+ * live → desired: passed → failed is newly failing; failed → passed is newly passing. An error on
+ * either side (the service or the judge failed, a request not recorded) is not compared: a run that
+ * could not complete says nothing of how the agent behaves.
+ */
 export function behaviourChange(report: TestReport): BehaviourChange {
   const live = report.verdicts.live?.status;
   const desired = report.verdicts.desired?.status;
   if (!live || !desired || live === 'skipped' || desired === 'skipped') return 'unchanged';
-  if (live === 'passed' && desired !== 'passed') return 'newly_failing';
-  if (live !== 'passed' && desired === 'passed') return 'newly_passing';
-  return 'unchanged';
+  if (live === 'error' || desired === 'error') return 'not_compared';
+  if (live === desired) return 'unchanged';
+  return desired === 'failed' ? 'newly_failing' : 'newly_passing';
+}
+
+/** How many tests of a run against both have an error on one side or both, so no behaviour change is told of them. */
+export function notComparedCount(run: TestRun): number {
+  return run.against.length === 2 ? run.reports.filter((report) => behaviourChange(report) === 'not_compared').length : 0;
 }
 
 function behaviourChanges(reports: readonly TestReport[]): TestRun['changes'] {

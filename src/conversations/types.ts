@@ -125,7 +125,7 @@ export interface TestReport {
 }
 
 /** How a test's verdict changed from live to desired (only with `--against both`). */
-export type BehaviourChange = 'newly_failing' | 'newly_passing' | 'unchanged';
+export type BehaviourChange = 'newly_failing' | 'newly_passing' | 'unchanged' | 'not_compared';
 
 export interface TestRunSummary {
   /** Per target: tests that met their pass rate, that did not, that were skipped, that errored. */
@@ -161,7 +161,7 @@ export interface TestRun {
   against: Target[];
   reports: TestReport[];
   /** With both targets: each test whose verdict changed, newly failing first. */
-  changes: Array<{ report: TestReport; change: Exclude<BehaviourChange, 'unchanged'> }>;
+  changes: Array<{ report: TestReport; change: Exclude<BehaviourChange, 'unchanged' | 'not_compared'> }>;
   summary: Partial<Record<Target, TestRunSummary>>;
   /** With `--baseline`: the tests that got worse than in the earlier result (baseline.ts). */
   baseline?: BaselineComparison | undefined;

@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { transportReason } from '../api/errors.js';
 import { backoffDelay, isConnectionError } from '../api/retry.js';
 import { VoxformError } from '../errors.js';
+import { registerUrlTokens, replaceUrlTokens } from '../secrets/url-tokens.js';
 import { headerValueFromEnv } from '../util/env-header.js';
 import { isPlainObject } from '../util/json-object.js';
 import { shorten } from '../util/shorten.js';
@@ -40,6 +41,20 @@ export function judgeSettingsFromEnv(env: Readonly<Record<string, string | undef
   return { url, model: judgeModelName(env), apiKey: headerValueFromEnv(env, 'VOXFORM_JUDGE_API_KEY') };
 }
 
+/**
+ * Hands `add` each secret of a model's settings: its key and its URL's tokens (user info, query
+ * values), which docs/security.md §5 makes secrets wherever a URL comes from the operator.
+ */
+export function registerModelSecrets(settings: { url: string; apiKey?: string | undefined }, add: (secret: string) => void): void {
+  if (settings.apiKey) add(settings.apiKey);
+  registerUrlTokens(settings.url, add);
+}
+
+/** How a message names a model's URL: its tokens as `(sensitive)`, short ones too (the last scrub skips those). */
+export function shownModelUrl(url: string): string {
+  return replaceUrlTokens(url, '(sensitive)');
+}
+
 const MODEL_URL_HINT =
   'Give the base URL of an OpenAI-compatible API, such as http://127.0.0.1:11434/v1 (VOXFORM_JUDGE_URL for the judge, --llm or VOXFORM_EMULATOR_LLM for the emulator).';
 
@@ -52,10 +67,16 @@ export class ChatModel {
     try {
       base = new URL(settings.url);
     } catch {
-      throw new VoxformError('model_url_invalid', `The model URL "${settings.url}" is not a URL.`, { hint: MODEL_URL_HINT });
+      throw new VoxformError('model_url_invalid', `The model URL "${shownModelUrl(settings.url)}" is not a URL.`, { hint: MODEL_URL_HINT });
     }
     if (base.protocol !== 'http:' && base.protocol !== 'https:') {
       throw new VoxformError('model_url_invalid', `The model URL must be http or https, not ${base.protocol.slice(0, -1)}.`, { hint: MODEL_URL_HINT });
+    }
+    // A request may not carry user info (fetch refuses such a URL): the key goes as a bearer token instead.
+    if (base.username !== '' || base.password !== '') {
+      throw new VoxformError('model_url_invalid', `The model URL ${shownModelUrl(settings.url)} holds a user name or password, which cannot be sent.`, {
+        hint: 'Leave them out of the URL and give the key as VOXFORM_JUDGE_API_KEY (or VOXFORM_EMULATOR_LLM_API_KEY for the emulator).',
+      });
     }
   }
 
@@ -86,7 +107,7 @@ export class ChatModel {
           options.onRetry?.();
           continue;
         }
-        throw new VoxformError('model_failed', `The model at ${this.settings.url} failed: ${describeModelError(error, APIError)}.`, {
+        throw new VoxformError('model_failed', `The model at ${shownModelUrl(this.settings.url)} failed: ${describeModelError(error, APIError)}.`, {
           hint: 'Check the URL, model name and key, and that the server speaks the OpenAI chat completions API.',
         });
       }
@@ -95,9 +116,16 @@ export class ChatModel {
 
   private async connect(): Promise<{ client: OpenAI; APIError: typeof OpenAI.APIError }> {
     const { default: OpenAIClient } = await import('openai');
+    // The client appends `/chat/completions` to the base URL's text: a query (`?api-version=…`) is
+    // taken off the base and sent with every request instead, so the path is joined before it.
+    const base = new URL(this.settings.url);
+    const defaultQuery = Object.fromEntries(base.searchParams);
+    base.search = '';
+    base.hash = '';
     // Every option explicit: the client would otherwise read OPENAI_* variables the operator did not mean for voxform.
     const client = new OpenAIClient({
-      baseURL: this.settings.url,
+      baseURL: base.toString(),
+      ...(Object.keys(defaultQuery).length > 0 ? { defaultQuery } : {}),
       apiKey: this.settings.apiKey ?? 'none',
       organization: null,
       project: null,

@@ -160,6 +160,33 @@ describe('voxform test on the example project', () => {
     }
   });
 
+  it("never prints the judge URL's tokens (user info, query values), in any format", async () => {
+    const project = await startProject();
+    // A judge that refuses every request: each turn's check fails naming the model's URL.
+    const refusing = createServer((req, res) => {
+      req.resume();
+      res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"message":"no"}}');
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    try {
+      await writeFile(path.join(project.dir, 'example/tests/judged.test.yaml'), 'agent: front-desk\ntests:\n  - name: judged\n    turns: [{ user: hi, expect: [{ judge: Is friendly. }] }]\n');
+      const base = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}/v1`;
+      for (const format of ['text', 'json', 'junit', 'markdown']) {
+        const result = await project.cliInProcess(['test', 'example/tests/judged.test.yaml', '--format', format, '--no-cache'], { VOXFORM_JUDGE_URL: `${base}?key=QKEY-888` });
+        expect(result.code, result.stderr).toBe(1);
+        expect(result.stdout, format).toContain(`/v1?key=(sensitive) failed: status 401`);
+        expect(`${result.stdout}${result.stderr}`, format).not.toContain('QKEY-888');
+      }
+      const withUser = await project.cliInProcess(['test', 'example/tests/judged.test.yaml', '--no-cache'], { VOXFORM_JUDGE_URL: 'http://user:PASSWD-777@127.0.0.1:1/v1' });
+      expect(withUser.code).toBe(1);
+      expect(withUser.stderr).toContain('error[model_url_invalid]: The model URL http://(sensitive)@127.0.0.1:1/v1 holds a user name or password');
+      expect(`${withUser.stdout}${withUser.stderr}`).not.toContain('PASSWD-777');
+    } finally {
+      refusing.closeAllConnections();
+      await new Promise<void>((resolve) => refusing.close(() => resolve()));
+    }
+  });
+
   it('scrubs a secret the report formats escape (&, <, quotes, |) from JUnit and Markdown too', async () => {
     const project = await startProject();
     const token = `pass&word<x|y'z"-42`;

@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SECRETS, useExampleProjects } from '../helpers/project.js';
@@ -231,5 +231,25 @@ describe('a run that withholds the secrets (no --with-secrets)', () => {
     expect(withSecrets.stderr).toContain('error[env_missing]: environment variable PROMO_CODE is not set');
     expect(withSecrets.stderr).toContain('error[manifest_invalid]: The manifests have 1 error (listed above); no test was run.');
     expect(withSecrets.code).toBe(1);
+  });
+});
+
+describe('test files that would share one recording', () => {
+  it('are refused before anything runs, naming both: x.test.yaml with x.test.yml, or with x.TEST.yaml', { timeout: 120_000 }, async () => {
+    const project = await startProject();
+    const tests = 'agent: front-desk\ntests:\n  - name: greets\n    turns: [{ expect: [{ contains: acme }] }]\n';
+    await mkdir(path.join(project.dir, 't'));
+    await writeFile(path.join(project.dir, 't/a.test.yaml'), tests);
+    for (const other of ['a.test.yml', 'a.TEST.yaml']) {
+      await writeFile(path.join(project.dir, 't', other), tests);
+      const requests = project.requests.length;
+      for (const mode of ['record', 'replay', 'auto']) {
+        const run = await project.cliInProcess(['test', 't', '--mode', mode]);
+        expect(run.stderr, mode).toContain(`error[recording_shared]: The test files t/${other === 'a.test.yml' ? 'a.test.yaml and t/a.test.yml' : 'a.TEST.yaml and t/a.test.yaml'} would share one recording, t/`);
+        expect(run.code, mode).toBe(1);
+      }
+      expect(project.requests.length).toBe(requests);
+      await rm(path.join(project.dir, 't', other));
+    }
   });
 });

@@ -37,7 +37,7 @@ function report(name: string, verdicts: TestReport['verdicts']): TestReport {
 function sampleRun(): TestRun {
   const failing = report('quotes "hours" \u202e', {
     live: verdict('passed', [runResult('passed', ['We open at 9.', 'Bye.']), runResult('passed', ['9 it is.'])]),
-    desired: verdict('error', [
+    desired: verdict('failed', [
       runResult('failed', ['We open at 10.', `Your code is ${SECRET}, keep it.`]),
       runResult('error', [], { error: 'the agent did not answer', toolCalls: [{ name: 'find_slots', params: { day: 'sat', at: [9, null], nested: {} } }] }),
     ]),
@@ -47,7 +47,7 @@ function sampleRun(): TestRun {
     against: ['live', 'desired'],
     reports: [failing, empty],
     changes: [{ report: failing, change: 'newly_failing' }],
-    summary: { live: { passed: 1, failed: 0, skipped: 1, errors: 0 }, desired: { passed: 0, failed: 0, skipped: 1, errors: 1 } },
+    summary: { live: { passed: 1, failed: 0, skipped: 1, errors: 0 }, desired: { passed: 0, failed: 1, skipped: 1, errors: 0 } },
     durationMs: 2345,
   };
 }

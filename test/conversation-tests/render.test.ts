@@ -3,7 +3,7 @@ import { renderTestJunit } from '../../src/conversations/render-junit.js';
 import { renderTestMarkdown } from '../../src/conversations/render-markdown.js';
 import { COMMENT_SIZE_LIMIT } from '../../src/util/comment-blocks.js';
 import { renderTestText } from '../../src/conversations/render-text.js';
-import { runPreparedTests } from '../../src/conversations/runner.js';
+import { behaviourChange, runPreparedTests } from '../../src/conversations/runner.js';
 import type { ApiClient } from '../../src/api/index.js';
 import type { CompletionModel } from '../../src/model/chat-model.js';
 import type { ConversationTest, RunResult, TestReport, TestRun, TestVerdict } from '../../src/conversations/types.js';
@@ -188,5 +188,37 @@ describe('a skipped verdict', () => {
     expect(renderTestText(run, { color: false })).toContain(`  PASS  books with a mock  [live skipped · desired 1/1]\n        live skipped: ${reason}\n`);
     expect(renderTestMarkdown(run)).toContain(`**Skipped:**\n\n- ⏭️ books with a mock (live): ${reason.replace('mock_tools', 'mock\\_tools')}\n`);
     expect(renderTestJunit(run)).toContain(`<skipped message="${reason.replaceAll("'", '&apos;')}"/>`);
+  });
+});
+
+describe('the behaviour diff', () => {
+  const withVerdicts = (live: TestVerdict['status'], desired: TestVerdict['status']): TestReport => ({
+    ...report(`${live} → ${desired}`, 'x'),
+    verdicts: { live: verdict([failedRun('x')], live, live === 'passed' ? 1 : 0), desired: verdict([failedRun('x')], desired, desired === 'passed' ? 1 : 0) },
+  });
+
+  it('tells a change only between passed and failed: an error on either side is not compared', () => {
+    expect(behaviourChange(withVerdicts('failed', 'passed'))).toBe('newly_passing');
+    expect(behaviourChange(withVerdicts('passed', 'failed'))).toBe('newly_failing');
+    expect(behaviourChange(withVerdicts('error', 'passed'))).toBe('not_compared');
+    expect(behaviourChange(withVerdicts('passed', 'error'))).toBe('not_compared');
+    expect(behaviourChange(withVerdicts('error', 'failed'))).toBe('not_compared');
+    expect(behaviourChange(withVerdicts('skipped', 'passed'))).toBe('unchanged');
+  });
+
+  it('says how many tests were not compared, in text and Markdown, and counts none of them as newly passing', () => {
+    const reports = [0, 1, 2, 3].map((i) => ({ ...withVerdicts('error', 'passed'), name: `test ${i}` }));
+    const errors: TestRun = {
+      against: ['live', 'desired'],
+      reports,
+      changes: [],
+      summary: { live: { passed: 0, failed: 0, skipped: 0, errors: 4 }, desired: { passed: 4, failed: 0, skipped: 0, errors: 0 } },
+      durationMs: 10,
+    };
+    const markdown = renderTestMarkdown(errors);
+    expect(markdown).toMatch(/^### voxform test: 0 newly failing, 0 newly passing, 4 not compared · live: 0 passed, 0 failed, 4 errors · desired: 4 passed, 0 failed\n/);
+    expect(markdown).toContain('**Behaviour diff:** no change among the tests compared.\n\nnot compared: 4 tests with an error against live or desired');
+    const text = renderTestText(errors, { color: false });
+    expect(text).toContain('Behaviour changes (live → desired):\n  none among the tests compared\n  not compared: 4 tests with an error against live or desired');
   });
 });

@@ -90,3 +90,26 @@ describe('the chat model sends a failed request again, each one counted', () => 
     expect(budget.sent).toBe(3);
   });
 });
+
+describe("the model's URL", () => {
+  it('keeps a query (`?api-version=…`) on every request, after the path joined to the base', async () => {
+    const paths: string[] = [];
+    const server = createServer((req, res) => {
+      paths.push(req.url ?? '');
+      req.resume();
+      res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"message":"no"}}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    servers.push({ close: () => new Promise<void>((resolve) => server.close(() => resolve())) });
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/openai/v1?api-version=2024-10-21&key=QKEY-888`;
+    const failure = new ChatModel({ url, model: 'm', apiKey: undefined }).complete([{ role: 'user', content: 'hi' }]);
+    // Named with its tokens hidden, the short ones too.
+    await expect(failure).rejects.toThrow(/^The model at http:\/\/127\.0\.0\.1:\d+\/openai\/v1\?api-version=\(sensitive\)&key=\(sensitive\) failed: status 401\.$/);
+    expect(paths).toEqual(['/openai/v1/chat/completions?api-version=2024-10-21&key=QKEY-888']);
+  });
+
+  it('is refused with a user name or password in it, which a request cannot carry, without printing them', () => {
+    const make = () => new ChatModel({ url: 'http://user:PASSWD-777@127.0.0.1:1/v1', model: 'm', apiKey: undefined });
+    expect(make).toThrow(expect.objectContaining({ code: 'model_url_invalid', message: 'The model URL http://(sensitive)@127.0.0.1:1/v1 holds a user name or password, which cannot be sent.' }));
+  });
+});

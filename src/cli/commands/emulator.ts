@@ -9,6 +9,7 @@ import { invalidProfile, trafficRequest } from '../traffic-request.js';
 import { TrafficProfileError } from '../../emulator/traffic/index.js';
 import type { TrafficOptions } from '../../emulator/index.js';
 import { formatCount } from '../../util/plural.js';
+import { registerModelSecrets } from '../../model/chat-model.js';
 import { LISTEN_PORT, wholeNumber } from '../whole-number.js';
 
 export interface EmulatorCommandOptions {
@@ -75,7 +76,7 @@ export async function runEmulator(options: EmulatorCommandOptions, ctx: CommandC
   const traffic = await startupTraffic(options, ctx.cwd);
   const llm = emulatorLlmFromEnv(options, ctx.env);
   if (llm) {
-    ctx.secrets.add(llm.apiKey);
+    registerModelSecrets(llm, (secret) => ctx.secrets.add(secret));
     emulatorOptions.llm = llm;
   }
   const emulator = await startEmulator({ ...emulatorOptions, quiet: false, log: (line) => ctx.stderr.write(`${line}\n`) });

@@ -15,7 +15,7 @@ import { compareWithBaseline, readBaseline } from '../../conversations/baseline.
 import { JUDGE_CACHE_FOLDER, JudgeCache } from '../../conversations/judge-cache.js';
 import { judgeModelName, judgeSettingsFromEnv } from '../../model/chat-model.js';
 import { Recordings, type TestMode } from '../../conversations/recordings/recordings.js';
-import { recordingPathOf } from '../../conversations/recordings/recording-file.js';
+import { recordingPathOf, refuseSharedRecordings } from '../../conversations/recordings/recording-file.js';
 import { testJsonPieces } from '../../conversations/render-json.js';
 import { testJunitPieces } from '../../conversations/render-junit.js';
 import { renderTestMarkdown } from '../../conversations/render-markdown.js';
@@ -84,6 +84,8 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
   const model = mode === 'replay' ? undefined : chooseJudge(files, ctx.env, { skipJudge: options.skipJudge === true, onSecret: (value) => ctx.secrets.add(value), timeoutMs });
   const redact = (text: string) => ctx.secrets.redact(text);
   const testNames = new Map(loaded.map((file) => [file.path, new Set(file.tests.map((test) => test.name))]));
+  // All the files read, not only those selected: recording a part would overwrite the rest's.
+  if (mode !== 'live') refuseSharedRecordings(loaded);
   const recordings = mode === 'live' ? undefined : await Recordings.open(files, { mode, redact, modelName: judgeModelName(ctx.env), judge: options.skipJudge !== true, testNames });
   const targets = TARGETS[options.against ?? 'desired'];
   const limits = { maxConversations: options.maxConversations ?? DEFAULT_TEST_RUN_LIMITS.maxConversations, maxRequests: options.maxRequests ?? DEFAULT_TEST_RUN_LIMITS.maxRequests };

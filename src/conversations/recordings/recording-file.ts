@@ -72,6 +72,25 @@ export function recordingPathOf(testFile: string): string {
   return path.join(path.dirname(testFile), `${base}.recording.json`);
 }
 
+/**
+ * Refuses test files that would share one recording (`x.test.yaml` and `x.test.yml`, or names that
+ * differ only in letter case, one file on a file system that ignores case): each run would overwrite
+ * the other's, and replay would meet answers it never recorded.
+ */
+export function refuseSharedRecordings(testFiles: ReadonlyArray<{ path: string; display: string }>): void {
+  const byRecording = new Map<string, string>();
+  for (const { path: file, display } of testFiles) {
+    const recording = recordingPathOf(file).toLowerCase();
+    const other = byRecording.get(recording);
+    if (other !== undefined && other !== display) {
+      throw new VoxformError('recording_shared', `The test files ${other} and ${display} would share one recording, ${recordingPathOf(display)}; nothing was run.`, {
+        hint: 'Rename one of them: a recording is named after its test file without `.test.yaml` or `.test.yml`, in any letter case.',
+      });
+    }
+    byRecording.set(recording, display);
+  }
+}
+
 const TARGETS = new Set<Target>(['desired', 'live']);
 const KINDS = new Set<ExchangeKind>(['agent', 'model', 'call_record']);
 

@@ -16,6 +16,7 @@ import {
   MAX_RECORDING_BYTES_PER_RUN,
   readRecording,
   recordingPathOf,
+  refuseSharedRecordings,
   writeRecording,
   type AgentAnswer,
   type CallRecordAnswer,
@@ -72,6 +73,7 @@ export class Recordings {
 
   /** Reads the recordings of `files` (those there are), within the run's budget of recording bytes. */
   static async open(files: readonly TestFile[], options: RecordingsOptions): Promise<Recordings> {
+    refuseSharedRecordings(files);
     const recordings = new Recordings(options);
     let bytesLeft = MAX_RECORDING_BYTES_PER_RUN;
     for (const testFile of files) {
