@@ -13,7 +13,6 @@
  * (`withholdEntrySecrets`, through policy/withheld-state.ts).
  */
 import { literalParts } from './env-reference.js';
-import { attachSpans, spansOf } from '../manifest/positions.js';
 import { configSecretSet, secretPatternSet } from './schema-paths.js';
 import { replaceUrlTokens } from './url-tokens.js';
 import { formatDotted, type PatternCursor, type PatternSet } from '../util/field-path.js';
@@ -41,19 +40,23 @@ export function withholdSecrets<T extends object>(config: T, agent: SecretPlaces
  * same way, its places dotted from the entry: what a team rule of the manifest reads (docs/policy.md),
  * so no rule of a pull request's can test a secret's characters.
  */
-export function withholdEntrySecrets<T extends object>(entry: T, places: SecretPlaces): T {
-  return withheldCopy(entry, secretPatternSet(places.sensitivePaths), places.envReferences ?? {}, []);
+export function withholdEntrySecrets<T extends object>(entry: T, places: SecretPlaces, copied: CopyNote = () => undefined): T {
+  return withheldCopy(entry, secretPatternSet(places.sensitivePaths), places.envReferences ?? {}, [], copied);
 }
 
-function withheldCopy<T extends object>(value: T, secrets: PatternSet, references: Record<string, string>, prefix: Array<string | number>): T {
+/** Told of each object and list copied, with the one it copies: the policy keeps the source positions on the copy (a finding names its line). */
+type CopyNote = (original: object, copy: object) => void;
+
+function withheldCopy<T extends object>(value: T, secrets: PatternSet, references: Record<string, string>, prefix: Array<string | number>, copied: CopyNote = () => undefined): T {
+  const noted = <C extends object>(original: object, copy: C): C => (copied(original, copy), copy);
   const walk = (current: unknown, at: PatternCursor, path: Array<string | number>): unknown => {
-    if (path.length > 0 && at.covered) return withheldValue(current, references[formatDotted([...prefix, ...path])]);
+    if (path.length > 0 && at.covered) return withheldValue(current, references[formatDotted([...prefix, ...path])], noted);
     if (typeof current === 'string') return withholdUrlTokens(current);
-    if (Array.isArray(current)) return withSpansOf(current, current.map((item, index) => walk(item, at.step(index), [...path, index])));
+    if (Array.isArray(current)) return noted(current, current.map((item, index) => walk(item, at.step(index), [...path, index])));
     if (!isPlainObject(current)) return current;
     const out: Record<string, unknown> = {};
     for (const [key, child] of Object.entries(current)) out[key] = walk(child, at.step(key), [...path, key]);
-    return withSpansOf(current, out);
+    return noted(current, out);
   };
   return walk(value, secrets.start(), []) as T;
 }
@@ -62,23 +65,16 @@ function withheldCopy<T extends object>(value: T, secrets: PatternSet, reference
  * A secret place's value: the manifest's written text with each reference withheld when it wrote one
  * there (`$${env:…}` is literal text, kept), else every text in it withheld (a header map keeps its names).
  */
-function withheldValue(value: unknown, written: string | undefined): unknown {
+function withheldValue(value: unknown, written: string | undefined, noted: <C extends object>(original: object, copy: C) => C): unknown {
   if (typeof value === 'string') {
     if (written === undefined) return value === '' ? value : WITHHELD;
     return withholdUrlTokens(literalParts(written).join(WITHHELD));
   }
-  if (Array.isArray(value)) return withSpansOf(value, value.map((item) => withheldValue(item, undefined)));
+  if (Array.isArray(value)) return noted(value, value.map((item) => withheldValue(item, undefined, noted)));
   if (!isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};
-  for (const [key, child] of Object.entries(value)) out[key] = withheldValue(child, undefined);
-  return withSpansOf(value, out);
-}
-
-/** `copy` with the source positions of `original` (same keys, same places): a policy finding in a withheld value still names its line. */
-function withSpansOf<T extends object>(original: object, copy: T): T {
-  const spans = spansOf(original);
-  if (spans) attachSpans(copy, spans);
-  return copy;
+  for (const [key, child] of Object.entries(value)) out[key] = withheldValue(child, undefined, noted);
+  return noted(value, out);
 }
 
 /** `https://user:pass@h/hook?token=abc&x` → `https://withheld-by-voxform@h/hook?token=withheld-by-voxform&x`; other text unchanged. */
