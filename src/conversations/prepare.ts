@@ -6,6 +6,7 @@ import type { ApiClient } from '../api/index.js';
 import { VoxformError } from '../errors.js';
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import { configurationHash } from '../history/config-hash.js';
+import { hashValue } from '../util/hash.js';
 import { mapBounded } from '../util/semaphore.js';
 import { printable } from '../util/printable.js';
 import { desiredAgentConfig } from './agent-config.js';
@@ -42,7 +43,7 @@ export async function resolveAgentsUnderTest(
     const liveConfig = (live.config ?? {}) as Record<string, unknown>;
     const secretPaths = trustedSecretPaths(options.trusted, agent, liveConfig);
     const config = desiredAgentConfig(agent, live);
-    const configHashes = { desired: manifestConfigHash(agent), live: configurationHash(liveConfig, { maskPaths: secretPaths }) };
+    const configHashes = { desired: desiredTurnKey(agent, options.withSecrets === true), live: configurationHash(liveConfig, { maskPaths: secretPaths }) };
     if (options.withSecrets) return [name, { id: agent.id, desiredConfig: config, configHashes, sinkedTargets: [] }];
     const withheld = withholdSecrets(config, { sensitivePaths: secretPaths, envReferences: agent.envReferences });
     // Last: nothing may rewrite a URL after the sink has replaced it.
@@ -62,16 +63,26 @@ export function manifestConfigHash(agent: DesiredAgent): string {
 }
 
 /**
+ * What keys an agent turn of `--against desired`: the manifests' configuration hash, and whether
+ * that configuration was sent with its secrets (`--with-secrets`: real tokens and URLs, no sink),
+ * which changes what the agent answers. A run without them keeps the manifests' hash alone.
+ */
+function desiredTurnKey(agent: DesiredAgent, withSecrets: boolean): string {
+  const hash = manifestConfigHash(agent);
+  return withSecrets ? hashValue({ config: hash, sent: 'with secrets' }) : hash;
+}
+
+/**
  * The agents of a run that replays `--against desired` only: read from nothing but the manifests
  * (the recording answers every request, so nothing is sent and no live config is needed).
  */
-export function agentsFromManifests(files: readonly TestFile[], desired: DesiredState): Map<string, AgentUnderTest> {
+export function agentsFromManifests(files: readonly TestFile[], desired: DesiredState, withSecrets: boolean): Map<string, AgentUnderTest> {
   const agents = new Map<string, AgentUnderTest>();
   for (const name of new Set(files.map((file) => file.agent))) {
     const agent = desired.agents.get(name);
     if (!agent) throw new Error(`agentsFromManifests(): ${name} is not in the desired state`); // the loader checked
     // The manifests' config stands for what would be sent (mock_tools: names its tools); it is never sent.
-    agents.set(name, { id: agent.id, desiredConfig: agent.config as AgentConfigUpdate, configHashes: { desired: manifestConfigHash(agent) } });
+    agents.set(name, { id: agent.id, desiredConfig: agent.config as AgentConfigUpdate, configHashes: { desired: desiredTurnKey(agent, withSecrets) } });
   }
   return agents;
 }

@@ -85,7 +85,7 @@ export async function runTests(options: RunTestsOptions): Promise<TestRun> {
   const { desired, withSecrets, secrets, ...rest } = options;
   const agents = options.client
     ? await resolveAgentsUnderTest(files, desired, options.client, options.parallelism, { withSecrets: withSecrets === true, trusted: secrets ?? new TrustedSecrets({}, new SecretRegistry()) })
-    : agentsFromManifests(files, desired);
+    : agentsFromManifests(files, desired, withSecrets === true);
   const run = await runPreparedTests({ ...rest, files, grep: undefined, agents });
   const sinked = options.client && options.targets.includes('desired') ? sinkedTargets(agents) : [];
   return sinked.length > 0 ? { ...run, sinked } : run;

@@ -231,6 +231,12 @@ describe('a run that withholds the secrets (no --with-secrets)', () => {
     expect(withSecrets.stderr).toContain('error[env_missing]: environment variable PROMO_CODE is not set');
     expect(withSecrets.stderr).toContain('error[manifest_invalid]: The manifests have 1 error (listed above); no test was run.');
     expect(withSecrets.code).toBe(1);
+
+    // The agent answered the withheld config: with its secrets sent, it may answer otherwise, so the recording has no answer for it.
+    const replayedWithSecrets = await project.cliInProcess([...args, '--mode', 'replay', '--with-secrets'], { PROMO_CODE: 'SPRING-2026' });
+    expect(replayedWithSecrets.stdout).toContain('error: Not recorded: example/tests/promo.test.yaml › "greets", turn 1 (desired, run 1)');
+    expect(replayedWithSecrets.stdout).not.toContain('SPRING-2026');
+    expect(replayedWithSecrets.code).toBe(1);
   });
 });
 
