@@ -114,17 +114,20 @@ export function agentSensitivePatterns(agent: { readonly sensitivePaths: readonl
   return agent.envReferences?.name === undefined ? patterns : [...patterns, 'name'];
 }
 
-const compiled = new WeakMap<readonly string[], PatternSet>();
+const compiled = new Map<string, PatternSet>();
 
 /**
  * The compiled form of a list of secret patterns (a change's `sensitivePaths`, say), compiled once
- * per list: renderers ask for the same change's list field after field.
+ * per list of patterns: renderers ask for the same change's list field after field, and agents
+ * alike in their secret places (most of a project's) each hold a list of their own with the same
+ * patterns.
  */
 export function secretPatternSet(patterns: readonly string[]): PatternSet {
-  let set = compiled.get(patterns);
+  const key = JSON.stringify(patterns);
+  let set = compiled.get(key);
   if (!set) {
     set = new PatternSet(patterns);
-    compiled.set(patterns, set);
+    compiled.set(key, set);
   }
   return set;
 }

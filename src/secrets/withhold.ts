@@ -30,7 +30,7 @@ export interface SecretPlaces {
   readonly envReferences?: Record<string, string> | undefined;
 }
 
-/** A copy of `config` with every secret replaced by `WITHHELD` (see above); `config` is left as it is. */
+/** A copy of `config` with every secret replaced by `WITHHELD` (see above), sharing what holds none; `config` is left as it is. */
 export function withholdSecrets<T extends object>(config: T, agent: SecretPlaces): T {
   return withheldCopy(config, configSecretSet(agent.sensitivePaths), agent.envReferences ?? {}, ['config']);
 }
@@ -49,16 +49,32 @@ type CopyNote = (original: object, copy: object) => void;
 
 function withheldCopy<T extends object>(value: T, secrets: PatternSet, references: Record<string, string>, prefix: Array<string | number>, copied: CopyNote = () => undefined): T {
   const noted = <C extends object>(original: object, copy: C): C => (copied(original, copy), copy);
-  const walk = (current: unknown, at: PatternCursor, path: Array<string | number>): unknown => {
-    if (path.length > 0 && at.covered) return withheldValue(current, references[formatDotted([...prefix, ...path])], noted);
+  // The place walked, from the config's root: one list, each step pushed on the way in and popped on the way out.
+  const path = [...prefix];
+  const under = (step: string | number, child: unknown, at: PatternCursor): unknown => {
+    path.push(step);
+    const out = walk(child, at.step(step));
+    path.pop();
+    return out;
+  };
+  const walk = (current: unknown, at: PatternCursor): unknown => {
+    if (path.length > prefix.length && at.covered) return withheldValue(current, references[formatDotted(path)], noted);
     if (typeof current === 'string') return withholdUrlTokens(current);
-    if (Array.isArray(current)) return noted(current, current.map((item, index) => walk(item, at.step(index), [...path, index])));
+    // A list or object holding no secret is its own copy: only what is withheld is new.
+    if (Array.isArray(current)) {
+      const items = current.map((item, index) => under(index, item, at));
+      return items.every((item, index) => item === current[index]) ? current : noted(current, items);
+    }
     if (!isPlainObject(current)) return current;
     const out: Record<string, unknown> = {};
-    for (const [key, child] of Object.entries(current)) out[key] = walk(child, at.step(key), [...path, key]);
-    return noted(current, out);
+    let withheld = false;
+    for (const [key, child] of Object.entries(current)) {
+      out[key] = under(key, child, at);
+      withheld ||= out[key] !== child;
+    }
+    return withheld ? noted(current, out) : current;
   };
-  return walk(value, secrets.start(), []) as T;
+  return walk(value, secrets.start()) as T;
 }
 
 /**
