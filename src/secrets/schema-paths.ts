@@ -114,20 +114,22 @@ export function agentSensitivePatterns(agent: { readonly sensitivePaths: readonl
   return agent.envReferences?.name === undefined ? patterns : [...patterns, 'name'];
 }
 
-const compiled = new Map<string, PatternSet>();
+const compiledLists = new WeakMap<readonly string[], PatternSet>();
+const compiledPatterns = new Map<string, PatternSet>();
 
 /**
  * The compiled form of a list of secret patterns (a change's `sensitivePaths`, say), compiled once
- * per list of patterns: renderers ask for the same change's list field after field, and agents
- * alike in their secret places (most of a project's) each hold a list of their own with the same
- * patterns.
+ * per list of patterns: renderers ask for the same change's list field after field (found by the
+ * list itself), and agents alike in their secret places (most of a project's) each hold a list of
+ * their own with the same patterns (found by its patterns).
  */
 export function secretPatternSet(patterns: readonly string[]): PatternSet {
-  const key = JSON.stringify(patterns);
-  let set = compiled.get(key);
+  let set = compiledLists.get(patterns);
   if (!set) {
-    set = new PatternSet(patterns);
-    compiled.set(key, set);
+    const key = JSON.stringify(patterns);
+    set = compiledPatterns.get(key) ?? new PatternSet(patterns);
+    compiledPatterns.set(key, set);
+    compiledLists.set(patterns, set);
   }
   return set;
 }
