@@ -58,8 +58,7 @@ export interface WriteScaffoldOptions {
 /** Writes `files` into `dir` (made if needed), all or nothing. */
 export async function writeScaffold(dir: string, files: readonly ScaffoldFile[], options: WriteScaffoldOptions): Promise<WriteResult> {
   await refuseOwnFolder(dir, options);
-  await refuseOutsideProject(dir, files, options);
-  const root = await findProjectRoot(dir, options.own.cwd);
+  const root = await refuseOutsideProject(dir, files, options);
   const conflicts = await findConflicts(dir, files, options.force, options.command);
   if (conflicts.length > 0) throw existingFilesError(options.displayDir, conflicts, options.command);
   const result: WriteResult = { created: [], overwritten: [], updated: [], kept: [] };
@@ -136,9 +135,10 @@ function unmergeable(file: string, problem: string, how: Pick<WriteScaffoldOptio
 /**
  * Refuses a scaffold any of whose files would land outside the project or inside its `.git` or
  * `.voxform` (projectWriteRefusal), before anything is written. The editor schema is voxform's own
- * file in the project's `.voxform`, which must be a real folder (checkKeptFolder).
+ * file in the project's `.voxform`, which must be a real folder (checkKeptFolder). Resolves to the
+ * project root it found (findProjectRoot), which the write reads existing files under.
  */
-export async function refuseOutsideProject(dir: string, files: ReadonlyArray<{ path: string }>, options: Pick<WriteScaffoldOptions, 'displayDir' | 'command' | 'own'>): Promise<void> {
+export async function refuseOutsideProject(dir: string, files: ReadonlyArray<{ path: string }>, options: Pick<WriteScaffoldOptions, 'displayDir' | 'command' | 'own'>): Promise<string> {
   const root = await findProjectRoot(dir, options.own.cwd);
   const shown = (file: string) => printable(path.relative(options.own.cwd, file) || '.');
   for (const file of files) {
@@ -154,6 +154,7 @@ export async function refuseOutsideProject(dir: string, files: ReadonlyArray<{ p
     }
     if (own) await checkKeptFolder(path.dirname(path.join(dir, file.path)));
   }
+  return root;
 }
 
 /** `dir`'s ancestors, `dir`, and every folder on the way to each file, outermost first, each once. */

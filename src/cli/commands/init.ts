@@ -232,9 +232,8 @@ function displayDir(ctx: CommandContext, dir: string): string {
 
 /** Stops the run when writing `paths` into `dir` would leave the project or overwrite something (see findConflicts). */
 async function refuseConflicts(dir: string, paths: Parameters<typeof findConflicts>[1], how: { force: boolean; own: OwnFiles }, ctx: CommandContext): Promise<void> {
-  const force = how.force;
   await refuseOutsideProject(dir, paths, { displayDir: displayDir(ctx, dir), command: 'voxform init', own: how.own });
-  const conflicts = await findConflicts(dir, paths, force);
+  const conflicts = await findConflicts(dir, paths, how.force);
   if (conflicts.length > 0) throw existingFilesError(displayDir(ctx, dir), conflicts);
-  if (!force) await refuseShadowing(dir, { displayDir: displayDir(ctx, dir), command: 'voxform init' });
+  if (!how.force) await refuseShadowing(dir, { displayDir: displayDir(ctx, dir), command: 'voxform init' });
 }
