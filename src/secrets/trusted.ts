@@ -45,11 +45,9 @@ export class TrustedSecrets {
   private readonly ledgerEnvPlaces = new Map<string, Map<string, Set<string>>>();
   /** Each agent's names as applies recorded them holding a `${env:…}` reference, by agent id. */
   private readonly ledgerNames = new Map<string, Set<string>>();
-  /**
-   * The variables the deploy ledger names in the values it recorded (an apply read them), each value
-   * with its first name, and those values longest first: only these does `variablesIn` find.
-   */
+  /** The variables the deploy ledger names in the values it recorded: an apply read them. */
   private readonly ledgerVariables = new Set<string>();
+  /** Those of them a manifest may read here and the operator has set: each value with its first name, and the values longest first. Only these does `variablesIn` find. */
   private applied: { variables: ReadonlyMap<string, string>; candidates: readonly string[] } = { variables: new Map(), candidates: [] };
 
   /**
