@@ -10,7 +10,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { configFieldKeys, restorableKey, type HistoryRecord, type TestRunRecord } from '../../src/history/types.js';
+import { configFieldKeys, restorableKey, type AgentVersion, type HistoryRecord, type TestRunRecord } from '../../src/history/types.js';
 import { describeLockLoss, type StateBackend } from '../../src/state/backend.js';
 import { MIGRATIONS } from '../../src/state/postgres/schema.js';
 import type { RunIdentity } from '../../src/util/run-identity.js';
@@ -19,7 +19,7 @@ import { StateStore } from '../../src/state/state-file.js';
 import { emptyWorkspace } from '../../src/state/types.js';
 import { repoRoot } from '../helpers/cli.js';
 import { asAdmin, freshDatabase, silentDatabase } from '../helpers/postgres.js';
-import { ledgerRecords } from '../helpers/ledger.js';
+import { ledgerRecords, oneAgentApply } from '../helpers/ledger.js';
 
 const WORKSPACE = 'default@local';
 /** Who runs `voxform state unlock --force` in these tests: an operator of another machine, in CI. */
@@ -65,18 +65,10 @@ function startHolder(spec: string): { child: ChildProcessWithoutNullStreams; nex
   };
 }
 
+/** The ledger helper's one-agent apply with an id, its prompt holding a reference as the manifest wrote it. */
 function record(id: string, workspace: string): HistoryRecord {
-  return {
-    id,
-    workspace,
-    at: '2026-11-23T12:00:00.000Z',
-    by: 'ana@laptop',
-    command: 'voxform apply',
-    outcome: 'applied',
-    source: { commit: 'a'.repeat(40), branch: 'main' },
-    summary: { create: 1, update: 0, unchanged: 0, drifted: 0, applied: 1, failed: 0, skipped: 0 },
-    agents: { front: { id: 'a1', config: { prompt: 'Hi ${env:X}' }, configHash: `sha256:${'1'.repeat(64)}`, maskedPaths: [] } },
-  };
+  const applied = oneAgentApply(workspace);
+  return { id, ...applied, agents: { front: { ...(applied.agents.front as AgentVersion), config: { prompt: 'Hi ${env:X}' } } } };
 }
 
 describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
