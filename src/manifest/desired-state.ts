@@ -3,7 +3,7 @@ import type { AgentDraft } from './agents.js';
 import type { KnowledgeContent } from './includes.js';
 import { sha256 } from '../util/hash.js';
 import { mimeTypeFor } from '../util/mime.js';
-import { attachSpans, setOwn, spansOf, type NodeSpans } from './positions.js';
+import { attachSpans, setOwn, shareSpans, type NodeSpans } from './positions.js';
 import type { CampaignDraft, CredentialDraft, KnowledgeDraft, PhoneDraft } from './resources.js';
 import { locationOf } from './source.js';
 import type { DesiredAgent, DesiredCampaign, DesiredCredential, DesiredKnowledgeFile, DesiredPhone } from './types.js';
@@ -15,8 +15,7 @@ export function desiredAgent(draft: AgentDraft, promptText: string | undefined, 
     const withPrompt: Record<string, unknown> = {};
     for (const key of Object.keys(config)) setOwn(withPrompt, key, key === 'prompt' ? promptText : config[key]);
     // The other fields still point at the lines that wrote them (policy findings name those lines).
-    const spans = spansOf(config);
-    if (spans) attachSpans(withPrompt, spans);
+    shareSpans(config, withPrompt);
     config = withPrompt;
     if (draft.prompt && promptDisplay !== undefined) promptFile = { display: promptDisplay, verbatim: draft.prompt.template === undefined, at: locationOf(draft.prompt.span) };
   }

@@ -171,6 +171,12 @@ export function spansOf(node: unknown): NodeSpans | undefined {
   return node !== null && typeof node === 'object' ? (node as { [SPANS]?: NodeSpans })[SPANS] : undefined;
 }
 
+/** Gives `copy` the spans of `source`, if it has any: for a copy with the same keys in the same places. */
+export function shareSpans(source: object, copy: object): void {
+  const spans = spansOf(source);
+  if (spans) attachSpans(copy, spans);
+}
+
 /** Sets an own property, also for the key `__proto__` (which plain assignment would treat as the prototype). */
 export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
@@ -219,7 +225,6 @@ export function shallowCopy(source: object): object {
     for (const key of Object.keys(source)) setOwn(copy, key, (source as Record<string, unknown>)[key]);
     out = copy;
   }
-  const spans = spansOf(source);
-  if (spans) attachSpans(out, spans);
+  shareSpans(source, out);
   return out;
 }

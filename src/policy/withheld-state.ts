@@ -8,7 +8,7 @@
  * it (a card-number rule is one Luhn bit, a token count its length; docs/security.md §11).
  */
 import type { DesiredAgent, DesiredCampaign, DesiredCredential, DesiredKnowledgeFile, DesiredPhone, DesiredState } from '../manifest/types.js';
-import { attachSpans, shallowCopy, spansOf } from '../manifest/positions.js';
+import { shallowCopy, shareSpans } from '../manifest/positions.js';
 import { agentSensitivePatterns } from '../secrets/schema-paths.js';
 import { WITHHELD, withholdEntrySecrets } from '../secrets/withhold.js';
 
@@ -38,13 +38,7 @@ function withheldAgent(agent: DesiredAgent): DesiredAgent {
 
 /** A copy of `resource` (its source positions kept) with `fields` withheld at `places`, dotted from the resource. */
 function withheldFields<R extends DesiredAgent | DesiredPhone | DesiredCampaign | DesiredKnowledgeFile, F extends Partial<R>>(resource: R, fields: F, places: { sensitivePaths: readonly string[]; envReferences?: Record<string, string> | undefined }): R {
-  return Object.assign(shallowCopy(resource) as R, withholdEntrySecrets(fields, places, keepSpans));
-}
-
-/** The copy keeps the source positions of what it copies (same keys, same places): a finding in a withheld value still names its line. */
-function keepSpans(original: object, copy: object): void {
-  const spans = spansOf(original);
-  if (spans) attachSpans(copy, spans);
+  return Object.assign(shallowCopy(resource) as R, withholdEntrySecrets(fields, places, shareSpans));
 }
 
 function mapValues<K, V>(map: ReadonlyMap<K, V>, copy: (value: V) => V): Map<K, V> {
