@@ -59,12 +59,13 @@ function withManifest(cmd: Command): Command {
 
 const LOCK_TIMEOUT = { min: 0, max: MOST.lockTimeoutSeconds, hint: 'For example: --lock-timeout 60 waits up to a minute for another run to release the lock.' };
 
-/** The options of a command that runs an apply (`apply`, `rollback`): approval, state, lock, parallelism. */
+/** The options of a command that runs an apply (`apply`, `rollback`, `promote`, `drift`): approval, state, lock, parallelism. */
 function withApplyRun(cmd: Command): Command {
   return cmd
     .option('--auto-approve', 'apply without asking')
     .option('--state <url|path>', STATE_OPTION)
     .option('--lock-timeout <seconds>', 'wait this long for another apply to release the state lock', wholeNumberOption('--lock-timeout', LOCK_TIMEOUT), 0)
+    .option('--allow-missing-state', 'apply though the state holds nothing of the workspace while its history records applies of it (what is on the service counts as never applied)')
     .option('--parallelism <n>', 'changes in flight at once', positiveInt('--parallelism', MOST.parallelism), 8);
 }
 
