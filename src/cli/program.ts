@@ -7,6 +7,7 @@ import { Argument, Command, Option, type HelpContext } from 'commander';
 import { VoxformError } from '../errors.js';
 import { addCommandHelp } from './help.js';
 import { missingCommandError, usageError } from './usage-errors.js';
+import { findOptionsAfterDashes } from './options-after-dashes.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { wholeNumberOption } from './whole-number.js';
 import { describeVersion } from '../status/versions.js';
@@ -107,7 +108,15 @@ class VoxformCommand extends Command {
       hasCommands: this.commands.length > 0,
       takesArguments: this.registeredArguments.length > 0,
       withArgumentAfterDashes: (argument) => this.withArgumentAfterDashes(words.slice(1), argument),
+      optionsAfterDashes: findOptionsAfterDashes(this.args, this.optionsTaken(), words),
     });
+  }
+
+  /** The options this command takes: its own, its parents', and help. */
+  private optionsTaken(): Option[] {
+    const options: Option[] = [new Option('-h, --help')];
+    for (let cmd: Command | null = this; cmd; cmd = cmd.parent) options.push(...cmd.options);
+    return options;
   }
 
   /**
