@@ -100,6 +100,7 @@ export const COMMAND_ERROR_CODES = [
   'state_locked',
   'state_migrate_refused',
   'state_migrate_mismatch',
+  'state_missing',
   'state_too_large',
   'state_unreadable',
   'state_url_invalid',

@@ -16,6 +16,7 @@ import type { HeldLock, LockLoss, StateBackend } from '../state/backend.js';
 import { ciJobUrlFrom } from '../util/run-identity.js';
 import { FileStateBackend } from '../state/file-backend.js';
 import { StateStore } from '../state/state-file.js';
+import { missingStateError } from '../state/missing-state.js';
 import { workspaceKey, type WorkspaceState } from '../state/types.js';
 import { deployer } from '../history/source.js';
 import type { DeploySource, HistoryRecord, HistoryStore } from '../history/types.js';
@@ -72,6 +73,11 @@ export interface ApplyOptions {
   signal?: AbortSignal | undefined;
   /** Requests in flight at once (default 8). */
   parallelism?: number | undefined;
+  /**
+   * Apply though the state holds nothing of the workspace while its ledger records applies of it
+   * (everything already on the service counts as never applied); refused with `state_missing` otherwise.
+   */
+  allowMissingState?: boolean | undefined;
   /** Wait this long for another apply to release the state lock (default 0). */
   lockTimeoutSeconds?: number | undefined;
   /** Added to the `voxform state unlock` command a lock refusal names (the `--state` this run was given). */
@@ -135,7 +141,7 @@ function hasChanges(plan: Plan): boolean {
 async function preparePlan(options: ApplyOptions & { backend: StateBackend }, store: StateStore): Promise<{ plan: Plan; live: LiveState; view: SharedView }> {
   const { desired, savedPlan, client } = options;
   const onReadProgress = (agentsRead: number, agents: number) => options.onEvent?.({ type: 'reading', agentsRead, agents });
-  if (!savedPlan) return planWorkspace({ ...options, onReadProgress }, store.workspace);
+  if (!savedPlan) return planWorkspace({ ...options, onReadProgress }, store);
   const plan = planFromJson(savedPlan, 'the saved plan');
   // Made for another service: said before that service is read (it may not even be running).
   const elsewhere = madeElsewhere(savedPlan, { serviceId: options.serviceId, planCommand: options.planCommand });
@@ -198,6 +204,8 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
   try {
     // 2. Plan: the state as last recorded, the service as it is now, the manifests.
     const store = await StateStore.open(backend, workspace, options.fingerprintKey);
+    // Before the service is read: an apply without the state would create again what is on the service.
+    if (store.missingState && !options.allowMissingState) throw missingStateError(store.missingState, workspace);
     options.onWorkspace?.(store.workspace);
     options.secrets?.noteRecordedVariables(store.workspace.environmentVariables);
     if (signal.aborted) return outcome('interrupted', undefined);

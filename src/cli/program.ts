@@ -7,6 +7,7 @@ import { Argument, Command, Option, type HelpContext } from 'commander';
 import { VoxformError } from '../errors.js';
 import { addCommandHelp } from './help.js';
 import { missingCommandError, usageError } from './usage-errors.js';
+import { findOptionsAfterDashes } from './options-after-dashes.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { wholeNumberOption } from './whole-number.js';
 import { describeVersion } from '../status/versions.js';
@@ -59,12 +60,13 @@ function withManifest(cmd: Command): Command {
 
 const LOCK_TIMEOUT = { min: 0, max: MOST.lockTimeoutSeconds, hint: 'For example: --lock-timeout 60 waits up to a minute for another run to release the lock.' };
 
-/** The options of a command that runs an apply (`apply`, `rollback`): approval, state, lock, parallelism. */
+/** The options of a command that runs an apply (`apply`, `rollback`, `promote`, `drift`): approval, state, lock, parallelism. */
 function withApplyRun(cmd: Command): Command {
   return cmd
     .option('--auto-approve', 'apply without asking')
     .option('--state <url|path>', STATE_OPTION)
     .option('--lock-timeout <seconds>', 'wait this long for another apply to release the state lock', wholeNumberOption('--lock-timeout', LOCK_TIMEOUT), 0)
+    .option('--allow-missing-state', 'apply though the state holds nothing of the workspace while its history records applies of it (what is on the service counts as never applied)')
     .option('--parallelism <n>', 'changes in flight at once', positiveInt('--parallelism', MOST.parallelism), 8);
 }
 
@@ -106,7 +108,15 @@ class VoxformCommand extends Command {
       hasCommands: this.commands.length > 0,
       takesArguments: this.registeredArguments.length > 0,
       withArgumentAfterDashes: (argument) => this.withArgumentAfterDashes(words.slice(1), argument),
+      optionsAfterDashes: findOptionsAfterDashes(this.args, this.optionsTaken(), words),
     });
+  }
+
+  /** The options this command takes: its own, its parents', and help. */
+  private optionsTaken(): Option[] {
+    const options: Option[] = [new Option('-h, --help')];
+    for (let cmd: Command | null = this; cmd; cmd = cmd.parent) options.push(...cmd.options);
+    return options;
   }
 
   /**

@@ -6,6 +6,7 @@
 import type { CommandErrorCode } from '../error-codes.js';
 import { VoxformError } from '../errors.js';
 import { wordList } from '../util/plural.js';
+import type { OptionsAfterDashes } from './options-after-dashes.js';
 
 /** What the parser knows of the command it was parsing. */
 export interface ParsedCommand {
@@ -17,6 +18,8 @@ export interface ParsedCommand {
   takesArguments?: boolean;
   /** The command line to paste with `argument` (taken for an option) after `--`, keeping the options that chose the project and service. */
   withArgumentAfterDashes?: (argument: string) => string;
+  /** Options typed after `--`, taken for arguments, and the command line with them before it. */
+  optionsAfterDashes?: OptionsAfterDashes | undefined;
 }
 
 /** `--format <format>` → `--format`; `-f, --file <path>` → `--file`. */
@@ -39,6 +42,14 @@ export function usageError(commanderCode: string | undefined, message: string, c
   const hint = `Run \`${command.path} --help\` for its ${command.hasCommands ? 'commands' : 'arguments'} and options.`;
   const text = message.replace(/^error:\s*/, '');
   const fail = (code: CommandErrorCode, sentence: string) => new VoxformError(code, sentence, { hint });
+  // Arguments the parser did not expect may be options typed after `--`: said so, with the command line that works.
+  const after = command.optionsAfterDashes;
+  const argumentError = (sentence: string) =>
+    after
+      ? new VoxformError('invalid_argument', `${sentence} ${wordList(after.flags.map((flag) => `\`${flag}\``), 'and')} ${after.flags.length === 1 ? 'comes' : 'come'} after \`--\`, which ends the options: everything after it is an argument.`, {
+          hint: `Put options before \`--\`: \`${after.command}\`.`,
+        })
+      : fail('invalid_argument', sentence);
   let match: RegExpExecArray | null;
 
   if ((match = /^unknown option '(.*?)'(?:\s*\(Did you mean (.*)\?\))?$/s.exec(text))) {
@@ -69,11 +80,11 @@ export function usageError(commanderCode: string | undefined, message: string, c
   }
   if ((match = /^command-argument value '(.*)' is invalid for argument '(.*)'\. Allowed choices are (.*)\.$/s.exec(text))) {
     const choices = (match[3] ?? '').split(', ');
-    return fail('invalid_argument', `\`${match[1]}\` is not a <${match[2]}> ${cmd} knows: choose ${wordList(choices, 'or')}.`);
+    return argumentError(`\`${match[1]}\` is not a <${match[2]}> ${cmd} knows: choose ${wordList(choices, 'or')}.`);
   }
   if ((match = /^too many arguments(?: for '.*')?\. Expected (\d+) arguments? but got (\d+)\.$/.exec(text))) {
     const expected = Number(match[1]);
-    return fail('invalid_argument', `${cmd} takes ${expected === 0 ? 'no argument' : expected === 1 ? 'one argument' : `${expected} arguments`}, not ${match[2]}.`);
+    return argumentError(`${cmd} takes ${expected === 0 ? 'no argument' : expected === 1 ? 'one argument' : `${expected} arguments`}, not ${match[2]}.`);
   }
   const sentence = `${text.charAt(0).toUpperCase()}${text.slice(1)}`.replace(/\s*\n\s*/g, ' ');
   const optionValue = commanderCode === 'commander.optionMissingArgument' || commanderCode === 'commander.invalidArgument';

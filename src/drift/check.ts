@@ -8,8 +8,8 @@ import { DEFAULT_STATE_FILE } from '../state/open.js';
 import { workspaceKey } from '../state/types.js';
 import { agentBaseline } from '../state/moved-agents.js';
 import { classifyDrift } from './classify.js';
-import type { DriftReport, MissingState } from './types.js';
-import type { StateBackend } from '../state/backend.js';
+import type { DriftReport } from './types.js';
+import { readCheckedWorkspace } from '../state/missing-state.js';
 import { requireOptions } from '../util/required-options.js';
 
 /** What `plan` takes but `targets` and `onChange`: a drift check is of the whole workspace, as `voxform drift` is. */
@@ -20,24 +20,15 @@ export async function checkDrift(options: DriftCheckOptions): Promise<DriftRepor
   requireOptions('checkDrift', options, PLAN_REQUIRES);
   const backend = options.backend ?? new FileStateBackend(options.stateFile ?? DEFAULT_STATE_FILE);
   const key = workspaceKey(options.desired.environment, options.serviceId);
-  const { workspace, exists } = await backend.readWorkspace(key);
-  const missingState = exists ? undefined : await missingStateOf(backend, key);
+  const { workspace, missingState } = await readCheckedWorkspace(backend, key);
   options.onWorkspace?.(workspace);
   options.secrets?.noteRecordedVariables(workspace.environmentVariables);
   // A value another environment's apply set is classified, not refused: drift reports, it does not write.
   // A plain JS caller may pass what the type leaves out: like every option outside a function's type, it is not read.
-  const { plan, conflicts, view } = await planWorkspace({ ...options, backend, reportConflicts: true, targets: undefined, onChange: undefined }, workspace);
+  const { plan, conflicts, view } = await planWorkspace({ ...options, backend, reportConflicts: true, targets: undefined, onChange: undefined }, { workspace, missingState });
   // Classified against the baseline the plan compared with: each agent's own last apply, under a renamed key too.
   const { workspace: baseline } = agentBaseline(view.workspace, options.desired.agents.values());
   const report = classifyDrift({ plan, workspace: baseline, salt: options.fingerprintKey, workspaceKey: key, conflicts });
   return missingState ? { ...report, missingState } : report;
 }
 
-/**
- * The state keeps nothing of the workspace: when the ledger beside it holds an apply of it, the state
- * was lost (deleted, reset, another file), not never written. The newest record is enough to say so.
- */
-async function missingStateOf(backend: StateBackend, key: string): Promise<MissingState | undefined> {
-  for await (const summary of backend.history.summaries({ workspace: key })) return { state: backend.display, lastApply: { id: summary.id, at: summary.at } };
-  return undefined;
-}

@@ -78,6 +78,15 @@ function driftedField(change: ResourceChange, field: FieldChange, input: Classif
   return { field, class: classifyField(change, field, input, keyId), ...(lastApplied !== undefined ? { lastApplied } : {}) };
 }
 
+/**
+ * Whether `--heal` puts an agent's field back: changed outside voxform (`outside` or `both`), other
+ * than its knowledge files (the ledger records agents' names and configs only). Every other field is
+ * left as the service holds it.
+ */
+export function healsField(field: DriftedField): boolean {
+  return (field.class === 'outside' || field.class === 'both') && field.field.path !== 'knowledge';
+}
+
 /** Every changed resource of `plan`, classified; unchanged ones are counted only. */
 export function classifyDrift(input: ClassifyInput): DriftReport {
   const { plan } = input;
@@ -96,7 +105,7 @@ export function classifyDrift(input: ClassifyInput): DriftReport {
       ...(resourceClassOf === 'environment' ? { environment: fields.find((f) => f.environment !== undefined)?.environment } : {}),
       fields,
       gone: change.reason === 'gone' || phoneGone(change, input.workspace),
-      healable: change.kind === 'agent' && fields.some((f) => (f.class === 'outside' || f.class === 'both') && f.field.path !== 'knowledge'),
+      healable: change.kind === 'agent' && fields.some(healsField),
     });
   }
   const count = (wanted: DriftClass) => resources.filter((r) => r.class === wanted).length;

@@ -17,6 +17,7 @@ import { hashValue } from '../util/hash.js';
 import { cloneJson } from '../util/json-object.js';
 import { pluralNoun } from '../util/plural.js';
 import type { DriftedField, DriftedResource, DriftReport } from './types.js';
+import { healsField } from './classify.js';
 
 export interface HealPlan {
   /** The desired state of the healed agents: their recorded configurations. */
@@ -97,11 +98,6 @@ export class HealRecordChooser<R extends LedgerRecord> {
 /** What `healPlan` reads records with, and the run's fingerprint key: a recorded value is put back only when it hashes to what the state says was last applied. */
 export interface HealOptions extends Omit<RestoreOptions, 'agents'> {
   fingerprintKey: string;
-}
-
-/** Whether `--heal` puts a field back: changed outside voxform (alone or with the manifests), other than the knowledge files. */
-function healsField(field: DriftedField): boolean {
-  return (field.class === 'outside' || field.class === 'both') && field.field.path !== 'knowledge';
 }
 
 /** Sets a managed field (`name`, or a dotted path under `config`) of an agent being built; undefined leaves it out. */

@@ -2,6 +2,8 @@
 import type { DriftClass, DriftedResource, DriftReport } from './types.js';
 import { formatCount, plural, someOf } from '../util/plural.js';
 import { UNSET_VALUE, type FieldView } from '../plan/field-lines.js';
+import { missingStateWarning } from '../state/missing-state.js';
+import { healsField } from './classify.js';
 
 /**
  * A field's one-line values with both sides, the service's first: a field unset on the service
@@ -97,11 +99,25 @@ export function unlabelledNote(report: DriftReport, name: (address: string) => s
 export function missingStateNote(report: DriftReport, code: (text: string) => string = (text) => text): string | undefined {
   const missing = report.missingState;
   if (!missing) return undefined;
-  return (
-    `Warning: the state (${code(missing.state)}) holds nothing of workspace ${code(report.workspace)}, though its history records applies of it (the last ${code(missing.lastApply.id)}, at ${code(missing.lastApply.at)}): ` +
-    'the state was deleted, reset or is not the one those applies wrote. Without it voxform cannot tell what it applied, so every difference reads as in git, not applied yet, and knowledge files, credentials and campaigns already on the service count as never applied. ' +
-    'Restore the state (from version control or your CI cache, or name it with --state or VOXFORM_STATE) before `voxform apply`: without it, apply uploads every knowledge file again (duplicates on the account) and sets every credential and campaign again.'
-  );
+  const consequence = 'Without it voxform cannot tell what it applied, so every difference reads as in git, not applied yet, and knowledge files, credentials and campaigns already on the service count as never applied.';
+  return missingStateWarning(missing, report.workspace, consequence, code);
+}
+
+/** How many field paths a heal note names on each side before it counts the rest. */
+const FIELDS_SHOWN = 5;
+
+/**
+ * What `--heal` does to a resource, after `--heal` (`puts it back`); undefined when it heals nothing
+ * of it. When it leaves some of its fields as the service holds them (another environment's apply,
+ * in git not applied yet, not labelled, knowledge files), names those it puts back and those it
+ * leaves. `name`: how a field path is written.
+ */
+export function healNote(resource: DriftedResource, name: (path: string) => string = (path) => path): string | undefined {
+  if (!resource.healable) return undefined;
+  const left = resource.fields.filter((field) => !healsField(field));
+  if (left.length === 0) return 'puts it back';
+  const paths = (fields: DriftedResource['fields']) => someOf(fields.map((field) => name(field.field.path)), FIELDS_SHOWN);
+  return `puts back ${paths(resource.fields.filter(healsField))}; leaves ${paths(left)} as the service holds ${left.length === 1 ? 'it' : 'them'}`;
 }
 
 /** `7 resources checked`. */

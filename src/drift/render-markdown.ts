@@ -8,7 +8,7 @@ import { markdownCode, markdownFence, markdownHtmlText } from '../util/markdown-
 import { lineAsShown } from '../util/printable.js';
 import { characterLength, COMMENT_SIZE_LIMIT, fitBlocks, moreTableRow, type CommentBlock } from '../util/comment-blocks.js';
 import { plural } from '../util/plural.js';
-import { bothSides, checked, classLabel, countsLine, diffSides, environmentNote, missingStateNote, resourceLabel, unlabelledNote, type TakeOverCommands } from './labels.js';
+import { bothSides, checked, classLabel, countsLine, diffSides, environmentNote, healNote, missingStateNote, resourceLabel, unlabelledNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 
 function diffLines(resource: DriftedResource): string[] {
@@ -41,7 +41,7 @@ function noteBlocks(report: DriftReport, takeOver: TakeOverCommands | undefined)
 function tableRows(report: DriftReport): string[] {
   return report.resources.map((r) => {
     const fields = r.fields.map((f) => markdownCode(f.field.path, { inTable: true })).join(', ');
-    return `| ${markdownCode(r.address, { inTable: true })} | ${resourceLabel(r, (name) => markdownCode(name, { inTable: true }))} | ${fields} | ${r.healable ? 'puts it back' : '—'} |`;
+    return `| ${markdownCode(r.address, { inTable: true })} | ${resourceLabel(r, (name) => markdownCode(name, { inTable: true }))} | ${fields} | ${healNote(r, (path) => markdownCode(path, { inTable: true })) ?? '—'} |`;
   });
 }
 

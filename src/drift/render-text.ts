@@ -2,7 +2,7 @@
 import { terminalColors, type Colors } from '../util/terminal-colors.js';
 import { fieldViews, type FieldView } from '../plan/field-lines.js';
 import { lineAsShown } from '../util/printable.js';
-import { bothSides, checked, classLabel, countsLine, diffSides, environmentNote, missingStateNote, resourceLabel, unlabelledNote, type TakeOverCommands } from './labels.js';
+import { bothSides, checked, classLabel, countsLine, diffSides, environmentNote, healNote, missingStateNote, resourceLabel, unlabelledNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 import { plural, pluralNoun } from '../util/plural.js';
 
@@ -27,7 +27,8 @@ function fieldLines(c: Colors, view: FieldView, label: string | undefined): stri
 
 function resourceLines(c: Colors, resource: DriftedResource): string[] {
   const id = resource.change.id && !resource.address.endsWith(resource.change.id) ? c.dim(` (${resource.change.id})`) : '';
-  const heal = resource.healable ? c.dim('  --heal puts it back') : '';
+  const note = healNote(resource, lineAsShown);
+  const heal = note ? c.dim(`  --heal ${note}`) : '';
   const lines = [`  ! ${c.bold(resource.address)}${id} ${resourceLabel(resource)}${heal}`];
   const views = fieldViews(resource.change);
   const mixed = resource.fields.some((f) => f.class !== resource.class);

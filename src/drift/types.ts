@@ -4,6 +4,9 @@
  * drift and plan can never disagree about what differs; only the classification is drift's own.
  */
 import type { FieldChange, ResourceChange, ResourceKind } from '../plan/types.js';
+import type { MissingState } from '../state/missing-state.js';
+
+export type { MissingState };
 
 /**
  * Where a difference between the live service and the manifests came from, told by the keyed hash
@@ -75,14 +78,6 @@ export interface DriftReport {
   summary: DriftSummary;
   /** Set when the state keeps nothing of the workspace though its ledger records applies of it: every difference then reads as never applied. */
   missingState?: MissingState | undefined;
-}
-
-/** A state that lost a workspace its ledger says was applied. */
-export interface MissingState {
-  /** Where the state is, as it may be shown: a path, or the database URL without its password. */
-  state: string;
-  /** The newest record of the workspace's ledger. */
-  lastApply: { id: string; at: string };
 }
 
 /** Whether anything differs (exit 2). */

@@ -7,7 +7,7 @@
 import type { ApiClient } from '../api/index.js';
 import { byCodeUnits } from '../util/compare.js';
 import { eachLatestCall, INVENTORY_FORMAT_VERSION } from './inventory.js';
-import type { InventoryState } from './state-records.js';
+import { stateSourceJson, type InventoryState } from './state-records.js';
 
 type CampaignReader = Pick<ApiClient, 'iterateCallLogs'>;
 
@@ -30,7 +30,7 @@ export interface CampaignsReport {
   kind: 'campaigns';
   campaigns: LiveCampaign[];
   /** Where the campaigns were looked for: the service cannot list them. */
-  sources: { manifest_campaigns: number; state: { workspace: string; campaigns: number; problem?: string }; calls_read: number; more_calls: boolean };
+  sources: { manifest_campaigns: number; state: ReturnType<typeof stateSourceJson> & { campaigns: number }; calls_read: number; more_calls: boolean };
 }
 
 /** The campaigns the manifests, the state and the latest calls name; `managed` maps local names to campaign ids. */
@@ -68,7 +68,7 @@ export async function readCampaigns(client: CampaignReader, managed: ReadonlyMap
     campaigns: campaigns.sort((a, b) => Number(a.managed_by === null) - Number(b.managed_by === null) || byCodeUnits(a.managed_by ?? a.id, b.managed_by ?? b.id)),
     sources: {
       manifest_campaigns: managed.size,
-      state: { workspace: state.workspace, campaigns: recorded.size, ...(state.problem !== undefined ? { problem: state.problem } : {}) },
+      state: { ...stateSourceJson(state), campaigns: recorded.size },
       calls_read: callsRead,
       more_calls: moreCalls,
     },

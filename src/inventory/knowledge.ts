@@ -9,7 +9,7 @@ import { agentIfExists } from '../api/agent-if-exists.js';
 import { liveKnowledgeFiles } from '../plan/fingerprint.js';
 import { byCodeUnits } from '../util/compare.js';
 import { INVENTORY_FORMAT_VERSION } from './inventory.js';
-import type { InventoryState } from './state-records.js';
+import { stateSourceJson, type InventoryState } from './state-records.js';
 
 type KnowledgeReader = Pick<ApiClient, 'getAgent'>;
 
@@ -43,7 +43,7 @@ export interface KnowledgeReport {
   kind: 'knowledge';
   files: LiveKnowledgeFile[];
   /** Where the files were looked for: the service cannot list them. */
-  sources: { manifest_files: number; state: { workspace: string; files: number; problem?: string }; agents_read: number };
+  sources: { manifest_files: number; state: ReturnType<typeof stateSourceJson> & { files: number }; agents_read: number };
 }
 
 /**
@@ -114,7 +114,7 @@ export async function readKnowledge(
     files: files.sort((a, b) => Number(a.managed_by === null) - Number(b.managed_by === null) || byCodeUnits(a.managed_by ?? a.id ?? '', b.managed_by ?? b.id ?? '')),
     sources: {
       manifest_files: managed.files.length,
-      state: { workspace: state.workspace, files: Object.keys(state.knowledge).length, ...(state.problem !== undefined ? { problem: state.problem } : {}) },
+      state: { ...stateSourceJson(state), files: Object.keys(state.knowledge).length },
       agents_read: agentsRead,
     },
   };

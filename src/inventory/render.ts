@@ -1,4 +1,5 @@
 /** The inventory as a table (text) or as versioned JSON. The service's names are data: control characters shown as `?`. */
+import { missingStateWarning } from '../state/missing-state.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import { renderTable } from '../util/table.js';
 import type { AgentsReport, LiveAgent, PhonesReport } from './inventory.js';
@@ -69,7 +70,7 @@ export function renderCampaignsText(report: CampaignsReport, options: TableText 
     String(campaign.calls),
   ]);
   const body = rows.length === 0 ? 'No campaigns found.\n' : table(['CAMPAIGN', 'NAME', 'CALLER', 'MANAGED BY', 'FOUND THROUGH', 'CALLS'], rows, options);
-  return withNotes(body, options.filtered ? [] : [campaignSourcesNote(report)], report.sources.state.problem);
+  return withNotes(body, options.filtered ? [] : [campaignSourcesNote(report)], report.sources.state);
 }
 
 /** The service can neither list nor read campaigns: the note says where these came from, and what NAME and CALLER are. */
@@ -94,7 +95,7 @@ export function renderKnowledgeText(report: KnowledgeReport, options: TableText 
     file.agents.map((agent) => agent.managed_by ?? agent.id).join(', ') || '—',
   ]);
   const body = rows.length === 0 ? 'No knowledge files found.\n' : table(['FILE', 'NAME', 'MANAGED BY', 'FOUND THROUGH', 'AGENTS'], rows, options);
-  return withNotes(body, options.filtered ? [] : [knowledgeSourcesNote(report)], report.sources.state.problem);
+  return withNotes(body, options.filtered ? [] : [knowledgeSourcesNote(report)], report.sources.state);
 }
 
 /** The service can neither list nor read knowledge files: the note says where these came from. */
@@ -108,7 +109,13 @@ export function knowledgeSourcesNote(report: KnowledgeReport): string {
 }
 
 /** The table, then its notes; a state that could not be read is said whatever else is left out. */
-function withNotes(body: string, notes: string[], stateProblem: string | undefined): string {
-  const all = stateProblem === undefined ? notes : [...notes, `The state could not be read, so what it records is not shown: ${controlsAsQuestionMarks(stateProblem)}`];
+function withNotes(body: string, notes: string[], state: { workspace: string; problem?: string; missing_state?: { state: string; last_apply: { id: string; at: string } } }): string {
+  const all = [...notes];
+  if (state.problem !== undefined) all.push(`The state could not be read, so what it records is not shown: ${controlsAsQuestionMarks(state.problem)}`);
+  const missing = state.missing_state;
+  if (missing) {
+    const consequence = 'Without it voxform cannot tell which campaigns and knowledge files it applied: they are listed as the other sources find them.';
+    all.push(controlsAsQuestionMarks(missingStateWarning({ state: missing.state, lastApply: missing.last_apply }, state.workspace, consequence)));
+  }
   return all.length === 0 ? body : `${body}\n${all.join('\n')}\n`;
 }

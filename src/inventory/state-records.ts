@@ -6,6 +6,16 @@
 import { isVoxformError } from '../errors.js';
 import type { StateBackend } from '../state/backend.js';
 import type { CampaignState, KnowledgeState } from '../state/types.js';
+import { readCheckedWorkspace, type MissingState } from '../state/missing-state.js';
+
+/** The state's part of a listing's `sources`, with `problem` or `missing_state` when so. */
+export function stateSourceJson(state: InventoryState): { workspace: string; problem?: string; missing_state?: { state: string; last_apply: { id: string; at: string } } } {
+  return {
+    workspace: state.workspace,
+    ...(state.problem !== undefined ? { problem: state.problem } : {}),
+    ...(state.missingState ? { missing_state: { state: state.missingState.state, last_apply: state.missingState.lastApply } } : {}),
+  };
+}
 
 export interface InventoryState {
   /** The workspace read: `ENV@SERVICE`. */
@@ -15,12 +25,14 @@ export interface InventoryState {
   knowledge: Readonly<Record<string, KnowledgeState>>;
   /** Why the state could not be read, when it could not. */
   problem?: string;
+  /** Set when the state holds nothing of the workspace though its history records applies of it (missing-state.ts). */
+  missingState?: MissingState;
 }
 
 export async function readInventoryState(backend: StateBackend, workspace: string): Promise<InventoryState> {
   try {
-    const stored = await backend.readWorkspace(workspace);
-    return { workspace, campaigns: stored.workspace.campaigns, knowledge: stored.workspace.knowledge };
+    const stored = await readCheckedWorkspace(backend, workspace);
+    return { workspace, campaigns: stored.workspace.campaigns, knowledge: stored.workspace.knowledge, ...(stored.missingState ? { missingState: stored.missingState } : {}) };
   } catch (error) {
     if (!isVoxformError(error)) throw error;
     return { workspace, campaigns: {}, knowledge: {}, problem: error.message };

@@ -4,6 +4,7 @@ import type { StateBackend } from '../state/backend.js';
 import { FileStateBackend } from '../state/file-backend.js';
 import { DEFAULT_STATE_FILE } from '../state/open.js';
 import { workspaceKey, type WorkspaceState } from '../state/types.js';
+import { readCheckedWorkspace, type CheckedWorkspace } from '../state/missing-state.js';
 import { createPlan } from './create-plan.js';
 import { checkTakeOver, findSharedConflicts, readSharedView, sharedConflictError, type SharedResourceConflict, type SharedView } from './shared-resources.js';
 import type { LiveReader, LiveState } from './read-live.js';
@@ -51,10 +52,10 @@ export interface PlanOptions {
 export async function plan(options: PlanOptions): Promise<Plan> {
   requireOptions('plan', options, PLAN_REQUIRES);
   const backend = options.backend ?? new FileStateBackend(options.stateFile ?? DEFAULT_STATE_FILE);
-  const { workspace } = await backend.readWorkspace(workspaceKey(options.desired.environment, options.serviceId));
-  options.onWorkspace?.(workspace);
-  options.secrets?.noteRecordedVariables(workspace.environmentVariables);
-  return (await planWorkspace({ ...options, backend }, workspace)).plan;
+  const stored = await readCheckedWorkspace(backend, workspaceKey(options.desired.environment, options.serviceId));
+  options.onWorkspace?.(stored.workspace);
+  options.secrets?.noteRecordedVariables(stored.workspace.environmentVariables);
+  return (await planWorkspace({ ...options, backend }, stored)).plan;
 }
 
 export interface PlannedWorkspace {
@@ -67,12 +68,14 @@ export interface PlannedWorkspace {
 }
 
 /**
- * A fresh plan against `workspace` (as `sharedView` sees it among the other workspaces of the service);
+ * A fresh plan against `stored.workspace` (as `sharedView` sees it among the other workspaces of the service),
+ * carrying `stored.missingState` when the state lost the workspace;
  * every live value it reads is noted as a possible secret first. Refused (`shared_resource_conflict`)
  * when it would undo another environment's apply of the same service, unless `reportConflicts`
  * (drift, which classifies those differences instead).
  */
-export async function planWorkspace(options: PlanOptions & { reportConflicts?: boolean }, workspace: WorkspaceState): Promise<PlannedWorkspace> {
+export async function planWorkspace(options: PlanOptions & { reportConflicts?: boolean }, stored: Pick<CheckedWorkspace, 'workspace' | 'missingState'>): Promise<PlannedWorkspace> {
+  const { workspace, missingState } = stored;
   checkTakeOver(options.desired, options.takeOver ?? []);
   const backend = options.backend ?? new FileStateBackend(options.stateFile ?? DEFAULT_STATE_FILE);
   const { view, others } = await readSharedView(backend, options.desired, options.serviceId, workspace);
@@ -92,5 +95,5 @@ export async function planWorkspace(options: PlanOptions & { reportConflicts?: b
   });
   const conflicts = findSharedConflicts(made.plan.changes, others, options.fingerprintKey, options.takeOver, view.lastWriters);
   if (conflicts.length > 0 && !options.reportConflicts) throw sharedConflictError(conflicts, options.desired);
-  return { ...made, view, conflicts };
+  return { ...made, plan: missingState ? { ...made.plan, missingState } : made.plan, view, conflicts };
 }

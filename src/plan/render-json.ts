@@ -70,6 +70,8 @@ export function planToJson(plan: Plan): Record<string, unknown> {
       requests: change.requests.map(requestToJson),
     })),
     ...(plan.policy ? { policy: planPolicyJson(plan.policy) } : {}),
+    // Format 1.5: the state lost the workspace though its history records applies of it.
+    ...(plan.missingState ? { missing_state: { state: plan.missingState.state, last_apply: plan.missingState.lastApply } } : {}),
   };
 }
 

@@ -6,6 +6,8 @@ import { markdownCode, markdownHtmlText } from '../util/markdown-escape.js';
 import { lineAsShown } from '../util/printable.js';
 import { plural } from '../util/plural.js';
 import { shellWord } from '../util/shell-word.js';
+import { missingStateWarning, PLAN_WITHOUT_STATE } from '../state/missing-state.js';
+import { workspaceKey } from '../state/types.js';
 import { planPolicyMarkdown, policyHasFindings, promptTokensMarkdown, relaxationsMarkdown } from '../policy/render.js';
 
 const ACTION_LABEL = { create: '➕ create', update: '🔄 update', 'no-op': 'unchanged' } as const;
@@ -122,7 +124,8 @@ function asTop(lines: readonly string[]): string {
  */
 export function renderPlanMarkdown(plan: Plan, options: MarkdownPlanOptions = {}): string {
   // A policy with nothing to report adds only its token counts, beside the variables read.
-  const blocks = plan.policy ? [...relaxationsMarkdown(plan.policy.relaxations), ...(policyHasFindings(plan.policy) ? planPolicyMarkdown(plan.policy) : [])] : [];
+  const policyBlocks = plan.policy ? [...relaxationsMarkdown(plan.policy.relaxations), ...(policyHasFindings(plan.policy) ? planPolicyMarkdown(plan.policy) : [])] : [];
+  const blocks = [...missingStateBlocks(plan), ...policyBlocks];
   const limit = options.limit ?? COMMENT_SIZE_LIMIT;
   const changes = changesPart(plan, options.savedPlan);
   const policy = asTop(fitBlocks(blocks, Number.POSITIVE_INFINITY, byteLength));
@@ -130,6 +133,13 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownPlanOptions = {}
   // asTop adds at most one byte to what the lines cost.
   const top = asTop(fitBlocks(blocks, limit - Math.min(changes.size, Math.floor(limit / 2)) - 1, byteLength));
   return `${top}${changes.within(limit - byteLength(top))}`;
+}
+
+/** The warning that the state lost the workspace, first: every change of the plan is counted without it. */
+function missingStateBlocks(plan: Plan): string[][] {
+  if (!plan.missingState) return [];
+  const code = (text: string) => markdownCode(text);
+  return [['> [!WARNING]', `> ${missingStateWarning(plan.missingState, workspaceKey(plan.environment, plan.baseUrl), PLAN_WITHOUT_STATE, code)}`, '']];
 }
 
 /** The changes' part of the comment: its size uncut, and its text within a limit (cut when over it). */

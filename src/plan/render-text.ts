@@ -2,6 +2,8 @@ import { terminalColors, type Colors } from '../util/terminal-colors.js';
 import { describeAction, DRIFT_NOTE, fieldViews, movedAgentLines, MOVED_NOTE, summaryLine, type DiffLine, type FieldView } from './field-lines.js';
 import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
 import { lineAsShown } from '../util/printable.js';
+import { missingStateWarning, PLAN_WITHOUT_STATE } from '../state/missing-state.js';
+import { workspaceKey } from '../state/types.js';
 import { renderPlanPolicyText, renderRelaxationsText } from '../policy/render.js';
 
 
@@ -74,7 +76,9 @@ function renderEnvironmentVariables(c: Colors, variables: EnvironmentVariables |
 export function renderPlanText(plan: Plan, options: { color: boolean; verbose?: boolean; desired?: string | undefined }): string {
   const c = terminalColors(options.color);
   const out: string[] = [];
-  // What the change relaxes comes first: a reviewer reads it before the diff.
+  // A state that lost the workspace comes first: every change below is counted without it. The ledger's id and time are shown, never run on the terminal.
+  if (plan.missingState) out.push(c.yellow(missingStateWarning(plan.missingState, workspaceKey(plan.environment, plan.baseUrl), PLAN_WITHOUT_STATE, lineAsShown)), '');
+  // What the change relaxes comes next: a reviewer reads it before the diff.
   const relaxed = plan.policy ? renderRelaxationsText(plan.policy.relaxations, options) : '';
   if (relaxed) out.push(relaxed.trimEnd(), '');
   const changed = plan.changes.filter((ch) => ch.action !== 'no-op');

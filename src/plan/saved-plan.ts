@@ -134,6 +134,15 @@ function environmentVariablesOf(value: unknown): Pick<Plan, 'environmentVariable
   return { environmentVariables: { names: value.names, new: value.new, recorded: value.recorded } };
 }
 
+/** The state that lost the workspace when the plan was made, as the plan showed it. */
+function missingStateOf(value: unknown): Pick<Plan, 'missingState'> {
+  if (value === undefined) return {};
+  const where = 'the plan: `missing_state`';
+  if (!isPlainObject(value) || !isPlainObject(value.last_apply)) throw new ShapeError(`${where} is malformed`);
+  const lastApply = { id: field(value.last_apply, 'id', isName, where), at: field(value.last_apply, 'at', isText, where) };
+  return { missingState: { state: field(value, 'state', isText, where), lastApply } };
+}
+
 function policyOf(value: unknown): Pick<Plan, 'policy'> {
   const policy = planPolicyFromJson(value);
   return policy ? { policy } : {};
@@ -163,6 +172,7 @@ export function planFromJson(saved: Json, file: string): Plan {
       summary: { create: count('create'), update: count('update'), unchanged: count('unchanged'), drifted: count('drifted') },
       ...environmentVariablesOf(saved.environment_variables),
       ...policyOf(saved.policy),
+      ...missingStateOf(saved.missing_state),
     };
   } catch (error) {
     if (!(error instanceof ShapeError)) throw error;

@@ -6,6 +6,7 @@
 
 import type { PathSegment } from '../util/field-path.js';
 import type { PlanPolicy } from '../policy/plan-policy.js';
+import type { MissingState } from '../state/missing-state.js';
 
 /** The kinds of resource a manifest manages, as they appear in addresses (`agent.front-desk`). */
 export type ResourceKind = 'agent' | 'phone' | 'campaign' | 'knowledge' | 'credential';
@@ -154,6 +155,11 @@ export interface Plan {
   environmentVariables?: EnvironmentVariables;
   /** Policy findings, changed prompts' token counts and what the change relaxes (absent when the plan was made without policy, as the library's `plan` does). */
   policy?: PlanPolicy;
+  /**
+   * Set when the state holds nothing of the workspace though its ledger records applies of it: the
+   * plan counts what is already on the service as never applied (docs/state.md).
+   */
+  missingState?: MissingState;
 }
 
 /**

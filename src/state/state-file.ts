@@ -4,6 +4,7 @@ import { runBy } from '../util/run-identity.js';
 import { VoxformError } from '../errors.js';
 import type { StateBackend } from './backend.js';
 import { checkStateFile } from './check-state.js';
+import { readCheckedWorkspace, type MissingState } from './missing-state.js';
 import { STATE_FORMAT_VERSION } from './format-version.js';
 import { keptJsonRefusal, readKeptJson, type KeptJsonLimits } from '../project-files/kept-files.js';
 import { MAX_KEPT_FILE_BYTES, MAX_KEPT_JSON_DEPTH, MAX_STATE_JSON_VALUES } from '../project-files/limits.js';
@@ -120,12 +121,14 @@ export class StateStore {
     private serial: number,
     readonly fingerprintKey: string,
     private readonly clock: PersistClock = SYSTEM_CLOCK,
+    /** Set when the state lost the workspace though its ledger records applies of it (missing-state.ts). */
+    readonly missingState?: MissingState,
   ) {}
 
-  /** Reads the workspace from `backend`. */
+  /** Reads the workspace from `backend`, noting when the state lost it. */
   static async open(backend: StateBackend, workspaceKey: string, fingerprintKey: string, clock?: PersistClock): Promise<StateStore> {
-    const stored = await backend.readWorkspace(workspaceKey);
-    return new StateStore(backend, workspaceKey, stored.workspace, stored.serial, fingerprintKey, clock);
+    const stored = await readCheckedWorkspace(backend, workspaceKey);
+    return new StateStore(backend, workspaceKey, stored.workspace, stored.serial, fingerprintKey, clock, stored.missingState);
   }
 
   /** Applies `change` to the workspace in memory and resolves once a write holding it is stored. */

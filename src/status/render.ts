@@ -23,13 +23,13 @@ const OUTCOME_WORDS: Record<string, string> = {
 
 /** The report as aligned `Label: value` lines. Holds no secret: the report has none to hold. */
 export function renderStatusText(report: StatusReport): string {
-  const { service, key, manifest, state, lock } = report;
+  const { service, key, manifest, lock } = report;
   const lines: Array<[string, string]> = [
     ['Service', `${service.id === 'local' ? 'local (the embedded emulator)' : service.base_url} (from ${service.source})`],
     ['Region', service.region ?? '— (not a regional gateway)'],
     ['API key', `${KEY_WORDS[key.type]}${key.problem ? `: ${key.problem}` : ''}`],
     ['Environment', `${manifest.environment ?? 'default'}${manifest.problem ? ` (manifests not read: ${manifest.problem})` : ''}`],
-    ['State', stateLine(state)],
+    ['State', stateLine(report)],
     ['Lock', `${lock.held ? `held by ${describeHolder(lock)}` : lock.held === null ? 'unknown (the state could not be read)' : 'not held'}${lastForcedOpenClause(report)}`],
     ['Last apply', lastApplyLine(report)],
     ['Version', describeVersion(report.voxform)],
@@ -62,8 +62,15 @@ function lastForcedOpenClause(report: StatusReport): string {
 /** How many of the other workspaces the State line names. */
 const OTHERS_SHOWN = 5;
 
-function stateLine(state: StatusReport['state']): string {
+function stateLine(report: StatusReport): string {
+  const { state } = report;
   if (state.problem) return `${state.file} (unreadable: ${state.problem})`;
+  if (report.missing_state) {
+    return (
+      `${state.file} (lost: it holds nothing of workspace ${state.workspace}, though its history records applies of it; restore it (version control, the CI cache, --state or VOXFORM_STATE) before \`voxform apply\`, ` +
+      'which refuses without it unless given --allow-missing-state: it would upload every knowledge file again and set every credential and campaign again)'
+    );
+  }
   if (!state.exists) return `${state.file} (not there yet; the first apply writes it)`;
   if (state.workspace_exists) return `${state.file} (serial ${state.serial}, workspace ${state.workspace})`;
   // A database keeps a serial per workspace: this one has none yet.
@@ -76,6 +83,8 @@ function lastApplyLine(report: StatusReport): string {
   const last = report.last_apply;
   // An unreadable state says nothing about applies: the State line above says why it could not be read.
   if (report.state.problem) return 'not known: the state could not be read (see State above)';
+  const missing = report.missing_state;
+  if (missing) return `not in the state; the history's last record of workspace ${report.state.workspace} is ${missing.last_apply.id}, at ${missing.last_apply.at}`;
   if (!last) return `none recorded for workspace ${report.state.workspace}`;
   const ended = OUTCOME_WORDS[last.outcome] ?? last.outcome;
   return `${last.at} by ${last.by}, "${last.command}", ${ended}: ${applyCounts(last, last.outcome)}`;

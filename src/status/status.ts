@@ -5,6 +5,7 @@ import { nonEmpty } from '../api/trusted-origins.js';
 import { isVoxformError } from '../errors.js';
 import type { ForcedOpen, LockHolder, StateBackend } from '../state/backend.js';
 import type { LastApply } from '../state/types.js';
+import { readCheckedWorkspace } from '../state/missing-state.js';
 import type { VersionAndFormats } from './versions.js';
 
 /** Bumped when a field of the JSON report changes meaning or goes away (new fields do not bump it). */
@@ -56,6 +57,11 @@ export interface StatusReport {
   /** The last `voxform state unlock --force` of the workspace's lock (the file backend: of the state file's lock); null when none was recorded or the state could not be read. */
   last_forced_open: ForcedOpen | null;
   last_apply: LastApply | null;
+  /**
+   * Set when the state holds nothing of the workspace though its history records applies of it (the
+   * state was lost: docs/state.md): plan counts what is on the service as never applied, and apply refuses.
+   */
+  missing_state?: { state: string; last_apply: { id: string; at: string } };
   /** This voxform: its version and the formats it reads and writes (a team on mixed versions compares them). */
   voxform: VersionAndFormats;
 }
@@ -103,16 +109,17 @@ export async function probeKey(client: ApiClient): Promise<StatusReport['key']> 
 export async function readStateStatus(
   backend: StateBackend,
   workspace: string,
-): Promise<Pick<StatusReport, 'lock' | 'last_forced_open' | 'last_apply'> & { state: Omit<StatusReport['state'], 'file' | 'workspace' | 'backend'> }> {
+): Promise<Pick<StatusReport, 'lock' | 'last_forced_open' | 'last_apply' | 'missing_state'> & { state: Omit<StatusReport['state'], 'file' | 'workspace' | 'backend'> }> {
   const holder = await backend.readLock(workspace).catch(() => null);
   const lock: StatusReport['lock'] = holder === null ? { held: null } : holder ? { held: true, ...holder } : { held: false };
   const last_forced_open = (await backend.readLastForcedOpen(workspace).catch(() => undefined)) ?? null;
   try {
-    const stored = await backend.readWorkspace(workspace);
+    const stored = await readCheckedWorkspace(backend, workspace);
     if (stored.exists) return { lock, last_forced_open, state: { exists: true, workspace_exists: true, serial: stored.serial }, last_apply: stored.workspace.lastApply ?? null };
     const others = (await backend.listWorkspaces()).map((summary) => summary.key).filter((key) => key !== workspace);
     const state = { exists: others.length > 0, workspace_exists: false, ...(others.length > 0 ? { other_workspaces: others.sort() } : {}), serial: stored.serial };
-    return { lock, last_forced_open, state, last_apply: null };
+    const missing = stored.missingState ? { missing_state: { state: stored.missingState.state, last_apply: stored.missingState.lastApply } } : {};
+    return { lock, last_forced_open, state, last_apply: null, ...missing };
   } catch (error) {
     if (!isVoxformError(error)) throw error;
     // Nothing is known of a state that could not be read: not "there, and empty".
@@ -120,7 +127,7 @@ export async function readStateStatus(
   }
 }
 
-/** Whether plan and apply could run: a private key the service accepted, and a readable state. */
+/** Whether plan and apply could run: a private key the service accepted, and a readable state that did not lose the workspace (apply refuses then). */
 export function isReady(report: StatusReport): boolean {
-  return report.key.type === 'private' && report.state.problem === undefined;
+  return report.key.type === 'private' && report.state.problem === undefined && report.missing_state === undefined;
 }

@@ -23,7 +23,7 @@ export function versionAndFormats(): VersionAndFormats {
   return { version: voxformVersion(), plan_format: PLAN_JSON_FORMAT_VERSION, state_format: STATE_FORMAT_VERSION, postgres_schema: SCHEMA_VERSION };
 }
 
-/** `0.1.0 (plan format 1.4, state format 2, PostgreSQL schema 4)`: what `--version` and `status` say. */
+/** `0.1.0 (plan format 1.5, state format 2, PostgreSQL schema 4)`: what `--version` and `status` say. */
 export function describeVersion(formats: VersionAndFormats = versionAndFormats()): string {
   return `${formats.version} (plan format ${formats.plan_format}, state format ${formats.state_format}, PostgreSQL schema ${formats.postgres_schema})`;
 }

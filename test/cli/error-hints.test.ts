@@ -69,6 +69,13 @@ describe("the argument parser's mistakes read as every other error", () => {
     [['get', '-f', 'a b.yaml', 'agents', '-OKspareAgent0000001', '--env', 'staging', '--state', 'postgres://voxform:pw@db/voxform', '--region', 'eu'], 'invalid_argument', '`voxform get` has no option -OKspareAgent0000001.', "If -OKspareAgent0000001 is an argument (an id starting with `-`), put it after `--`, which ends the options: `voxform get agents -f 'a b.yaml' --env staging --region eu --state postgres://voxform:PASSWORD@db/voxform -- -OKspareAgent0000001`."],
     [['rollback', '-OKdqbq'], 'invalid_argument', '`voxform rollback` has no option -OKdqbq.', 'If -OKdqbq is an argument (an id starting with `-`), put it after `--`, which ends the options: `voxform rollback -- -OKdqbq`.'],
     [['validate', '-OKdqbq'], 'invalid_argument', '`voxform validate` has no option -OKdqbq.', 'Run `voxform validate --help` for its arguments and options.'],
+    // Options after `--` are arguments: the error says so, with the options moved before it.
+    [['get', 'agents', '--', 'ID', '--format', 'json'], 'invalid_argument', '`voxform get` takes 2 arguments, not 4. `--format` comes after `--`, which ends the options: everything after it is an argument.', 'Put options before `--`: `voxform get agents ID --format json`.'],
+    [['get', 'agents', '--', '-OKdqbq', '--format=json', '--local'], 'invalid_argument', '`voxform get` takes 2 arguments, not 4. `--format` and `--local` come after `--`, which ends the options: everything after it is an argument.', 'Put options before `--`: `voxform get agents --format json --local -- -OKdqbq`.'],
+    [['plan', 'show', '--', 'p.json', '--format', 'markdown'], 'invalid_argument', '`voxform plan show` takes one argument, not 3. `--format` comes after `--`, which ends the options: everything after it is an argument.', 'Put options before `--`: `voxform plan show p.json --format markdown`.'],
+    [['completion', '--', '--help'], 'invalid_argument', '`--help` is not a <shell> `voxform completion` knows: choose bash, zsh or fish. `--help` comes after `--`, which ends the options: everything after it is an argument.', 'Put options before `--`: `voxform completion --help`.'],
+    // A value that is not one of the option's choices is not repeated (a receiver's URL holds its token).
+    [['drift', '--', '--notify', 'https://hooks.example.com/T0/B0/token'], 'invalid_argument', '`voxform drift` takes no argument, not 2. `--notify` comes after `--`, which ends the options: everything after it is an argument.', 'Put options before `--`: `voxform drift --notify <url>`.'],
   ])('%j', async (args, code, message, hint) => {
     const result = await runCliInProcess(args, { cwd: await tempDir({}) });
     expect(result.code).toBe(1);

@@ -279,8 +279,9 @@ describe('voxform drift', () => {
     const document = (await driftJson(p)) as DriftJson & { missing_state?: unknown };
     expect(document.missing_state).toEqual({ state: '.voxform/state.json', last_apply: { id: record?.id, at: record?.at } });
 
-    // Applied again, the state holds the workspace: no warning.
-    expectCode(await p.cliInProcess(['apply', '--auto-approve']), 0);
+    // Applied again (on purpose: apply refuses without the flag), the state holds the workspace: no warning.
+    expectCode(await p.cliInProcess(['apply', '--auto-approve']), 1);
+    expectCode(await p.cliInProcess(['apply', '--auto-approve', '--allow-missing-state']), 0);
     expect(expectCode(await p.cliInProcess(['drift']), 0).stdout).not.toContain('Warning');
     expect((await driftJson(p, 0)) as DriftJson & { missing_state?: unknown }).not.toHaveProperty('missing_state');
   }, 120_000);

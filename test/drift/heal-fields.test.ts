@@ -99,6 +99,13 @@ describe('drift --heal', () => {
     // `response_mode` is the service's own: an update does not take it.
     await dashboardEdit(p, BOOKING, { tools: tools.map(({ response_mode: _, ...tool }) => ({ ...tool, description: 'Edited on the dashboard.' })) });
 
+    // The report says what the heal below does: which fields it puts back, which it leaves.
+    const text = expectCode(await p.cliInProcess(['drift']), 2).stdout;
+    expect(text).toContain("! agent.booking (-OKdqbqetEcM4ak369yn) changed by staging's apply  --heal puts back config.tools; leaves config.first_message as the service holds it\n");
+    expect(text).not.toContain('puts it back');
+    const markdown = expectCode(await p.cliInProcess(['drift', '--format', 'markdown']), 2).stdout;
+    expect(markdown).toContain("| `agent.booking` | changed by `staging`'s apply | `config.first_message`, `config.tools` | puts back `config.tools`; leaves `config.first_message` as the service holds it |");
+
     const healed = expectCode(await p.cliInProcess(['drift', '--heal', '--auto-approve']), 2);
     expect(healed.stdout).toContain("Left as the service holds them: agent.booking config.first_message (changed by staging's apply).");
     const live = await liveAgent(p, BOOKING);

@@ -15,6 +15,8 @@ export interface ApplyCommandOptions extends ProjectOptions {
   target?: string[];
   /** Seconds, read by the argument parser (whole-number.ts). */
   lockTimeout?: number;
+  /** `--allow-missing-state`: apply though the state lost the workspace (ApplyOptions.allowMissingState). */
+  allowMissingState?: boolean;
   parallelism?: number;
 }
 
@@ -75,6 +77,7 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
       autoApprove: options.autoApprove,
       parallelism: options.parallelism,
       lockTimeoutSeconds: timeout,
+      allowMissingState: options.allowMissingState,
       command,
       history: project.backend.history,
       source,

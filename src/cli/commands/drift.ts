@@ -40,6 +40,8 @@ export interface DriftCommandOptions extends ProjectOptions {
   autoApprove?: boolean;
   watch?: string;
   lockTimeout?: number;
+  /** `--allow-missing-state`: apply though the state lost the workspace (ApplyOptions.allowMissingState). */
+  allowMissingState?: boolean;
 }
 
 /** `--watch` intervals: at least 10 s, as each check reads every agent of the manifests. */
@@ -120,6 +122,7 @@ async function heal(run: DriftRun, project: ConnectedProject, report: DriftRepor
       autoApprove: options.autoApprove,
       parallelism: options.parallelism,
       lockTimeoutSeconds: run.lockTimeout,
+      allowMissingState: options.allowMissingState,
       command: 'voxform drift --heal',
       history: project.backend.history,
       source,

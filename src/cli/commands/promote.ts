@@ -31,6 +31,8 @@ export interface PromoteOptions extends ProjectOptions {
   dryRun?: boolean;
   autoApprove?: boolean;
   lockTimeout?: number;
+  /** `--allow-missing-state`: apply though the state lost the workspace (ApplyOptions.allowMissingState). */
+  allowMissingState?: boolean;
 }
 
 /** The source: `--from`, else the target's `promote_from`. */
@@ -121,6 +123,7 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
       autoApprove: options.autoApprove,
       parallelism: options.parallelism,
       lockTimeoutSeconds: timeout,
+      allowMissingState: options.allowMissingState,
       command: `voxform ${words}`,
       history,
       source: { ...checkout, promotedFrom: { workspace: fromWorkspace, record: current.id } },

@@ -25,6 +25,8 @@ export interface RollbackOptions extends ProjectOptions {
   agent?: string[];
   autoApprove?: boolean;
   lockTimeout?: number;
+  /** `--allow-missing-state`: apply though the state lost the workspace (ApplyOptions.allowMissingState). */
+  allowMissingState?: boolean;
 }
 
 /** The record restored, as the output names it: checked when read, and its controls shown as `?` all the same. */
@@ -143,6 +145,7 @@ export async function run(options: RollbackOptions, ctx: CommandContext): Promis
       autoApprove: options.autoApprove,
       parallelism: options.parallelism,
       lockTimeoutSeconds: timeout,
+      allowMissingState: options.allowMissingState,
       command: `voxform ${rollbackWords(ref, agents)}`,
       history,
       source,

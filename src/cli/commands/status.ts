@@ -32,6 +32,7 @@ export async function run(options: StatusOptions, ctx: CommandContext): Promise<
     lock: fromState.lock,
     last_forced_open: fromState.last_forced_open,
     last_apply: fromState.last_apply,
+    ...(fromState.missing_state ? { missing_state: fromState.missing_state } : {}),
     voxform: versionAndFormats(),
   };
   ctx.stdout.write(options.format === 'json' ? renderStatusJson(report) : renderStatusText(report));
