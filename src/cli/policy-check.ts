@@ -44,7 +44,7 @@ export async function refuseMandatoryViolations(desired: DesiredState, ctx: Comm
 export async function planPolicy(plan: Plan, desired: DesiredState, ctx: CommandContext, review: { base: string | undefined; paths: readonly string[] }): Promise<PlanPolicy> {
   const tokens = createTokenCounter();
   const report = await checkPolicy(desired, ctx, { tokens });
-  const promptTokens = await promptTokenChanges(plan.changes.filter((change) => change.action !== 'no-op'), desired, tokens);
+  const promptTokens = await promptTokenChanges(plan.changes.filter((change) => change.action !== 'no-op'), desired, { tokens, secrets: ctx.secrets });
   const ref = baseRefOf(review.base, ctx.env);
   if (ref === undefined) return { report, promptTokens, base: undefined, relaxations: [] };
   const [baseManifests, headManifests] = await Promise.all([readBaseManifests(ref, review.paths, ctx.cwd, ctx.env), readHeadManifests(desired.files, ctx.cwd)]);

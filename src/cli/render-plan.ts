@@ -1,5 +1,5 @@
 import { renderPlanJson } from '../plan/render-json.js';
-import { prepareMarkdownSection, renderPlanMarkdown } from '../plan/render-markdown.js';
+import { prepareMarkdownSection, renderPlanMarkdown, type CommentSecrets } from '../plan/render-markdown.js';
 import { prepareChangeText, renderPlanText } from '../plan/render-text.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
 import type { Diagnostic } from '../manifest/types.js';
@@ -8,16 +8,17 @@ export type PlanFormat = 'text' | 'json' | 'markdown';
 
 /**
  * The plan as `plan` and `plan show` print it, so the two cannot differ; `savedPlan`: the file as
- * named; `diagnostics`: the manifests' warnings, which `plan`'s JSON carries (`plan show` loads none).
+ * named; `diagnostics`: the manifests' warnings, which `plan`'s JSON carries (`plan show` loads none);
+ * `secrets`: the run's (`ctx.secrets`), hidden before the comment is measured and cut.
  */
-export function renderPlanAs(plan: Plan, format: PlanFormat, options: { color: boolean; savedPlan: string | undefined; diagnostics?: Diagnostic[] | undefined }): string {
+export function renderPlanAs(plan: Plan, format: PlanFormat, options: { color: boolean; savedPlan: string | undefined; diagnostics?: Diagnostic[] | undefined; secrets: CommentSecrets }): string {
   if (format === 'json') return renderPlanJson(plan, options.diagnostics);
-  if (format === 'markdown') return renderPlanMarkdown(plan, { savedPlan: options.savedPlan });
+  if (format === 'markdown') return renderPlanMarkdown(plan, { savedPlan: options.savedPlan, secrets: options.secrets });
   return renderPlanText(plan, { color: options.color });
 }
 
 /** Makes what `renderPlanAs` will print of one change now, while the other reads are on the wire. */
-export function prepareChangeOutput(change: ResourceChange, format: PlanFormat, options: { color: boolean }): void {
+export function prepareChangeOutput(change: ResourceChange, format: PlanFormat, options: { color: boolean; secrets: CommentSecrets }): void {
   if (format === 'text') prepareChangeText(change, options);
-  else if (format === 'markdown') prepareMarkdownSection(change);
+  else if (format === 'markdown') prepareMarkdownSection(change, options.secrets);
 }

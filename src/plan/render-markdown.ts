@@ -12,26 +12,40 @@ import { planPolicyMarkdown, policyHasFindings, promptTokensMarkdown, relaxation
 
 const ACTION_LABEL = { create: '➕ create', update: '🔄 update', 'no-op': 'unchanged' } as const;
 
+/**
+ * The secrets of the run (a `SecretRegistry`), hidden in each diff line before the comment measures
+ * and cuts it: a cut inside a secret would leave a start of it the last scrub no longer finds, and
+ * sizes measured with it would depend on its length. `size` tells when more became known.
+ */
+export interface CommentSecrets {
+  redact(text: string): string;
+  readonly size: number;
+}
+
+const NO_SECRETS: CommentSecrets = { redact: (text) => text, size: 0 };
+
 interface MarkdownPlanOptions {
   /** The saved plan file, as the user named it: a cut comment ends saying how to see the whole plan from it. */
   savedPlan?: string | undefined;
   /** The largest comment, in UTF-8 bytes (default `COMMENT_SIZE_LIMIT`). */
   limit?: number | undefined;
+  /** The run's secrets (default none: a saved plan's values were hidden when it was saved). */
+  secrets?: CommentSecrets | undefined;
 }
 
-/** The lines of a resource's ```diff block; each hunk header is followed by the field's path, as git does. */
-function diffLines(change: ResourceChange): string[] {
+/** The lines of a resource's ```diff block, secrets hidden; each hunk header is followed by the field's path, as git does. */
+function diffLines(change: ResourceChange, secrets: CommentSecrets): string[] {
   const lines: string[] = [];
   for (const view of fieldViews(change)) {
     let drift = view.drift ? `   # drift: ${DRIFT_NOTE}` : '';
     if (view.summary !== undefined) {
-      lines.push(`${view.marker === '~' ? '!' : view.marker} ${lineAsShown(view.path)}: ${lineAsShown(view.summary)}${drift}`);
+      lines.push(secrets.redact(`${view.marker === '~' ? '!' : view.marker} ${lineAsShown(view.path)}: ${lineAsShown(view.summary)}${drift}`));
       continue;
     }
     for (const line of view.diff ?? []) {
       if (line.kind !== '@') {
         // Printed to a terminal as often as posted: no control character goes out raw.
-        lines.push(`${line.kind}${lineAsShown(line.text)}`);
+        lines.push(secrets.redact(`${line.kind}${lineAsShown(line.text)}`));
         continue;
       }
       lines.push(`${line.text} ${lineAsShown(view.path)}${drift}`);
@@ -71,13 +85,13 @@ function noChangesLine(plan: Plan, env: string, limit: number): string {
   return byteLength(named) <= limit ? named : `${line} ${plural(fresh.length, 'new environment variable')} read (\`voxform plan\` names them).\n`;
 }
 
-function commentParts(plan: Plan, changed: ResourceChange[], env: string): CommentParts {
+function commentParts(plan: Plan, changed: ResourceChange[], env: string, secrets: CommentSecrets): CommentParts {
   const rows = changed.map((change) => {
     const fields = change.fieldChanges.map((f) => markdownCode(f.path, { inTable: true })).join(', ');
     const drift = change.reason === 'drift' ? ' (drift)' : '';
     return `| ${markdownCode(change.address, { inTable: true })} | ${ACTION_LABEL[change.action]}${drift} | ${fields} |`;
   });
-  const sections = changed.map(commentSection);
+  const sections = changed.map((change) => commentSection(change, secrets));
   const tail = [movedAgentsLines(plan), environmentVariablesLines(plan.environmentVariables)].filter((lines) => lines.length > 0);
   return {
     head: [`### voxform plan${env}: ${summaryLine(plan.summary).replace(/^Plan: /, '')}`, ''],
@@ -90,17 +104,20 @@ function commentParts(plan: Plan, changed: ResourceChange[], env: string): Comme
   };
 }
 
-/** Section sizes measured ahead (`prepareMarkdownSection`), by change. */
-const sectionSizes = new WeakMap<ResourceChange, number>();
+/** Section sizes measured ahead (`prepareMarkdownSection`), by change, with how many secrets were known then. */
+const sectionSizes = new WeakMap<ResourceChange, { size: number; secrets: CommentSecrets; known: number }>();
 
 /** Measures a changed resource's section now, while the other reads are still on the wire. */
-export function prepareMarkdownSection(change: ResourceChange): void {
-  if (change.action !== 'no-op' && !sectionSizes.has(change)) sectionSizes.set(change, commentSection(change).size);
+export function prepareMarkdownSection(change: ResourceChange, secrets: CommentSecrets = NO_SECRETS): void {
+  if (change.action !== 'no-op' && !sectionSizes.has(change)) sectionSizes.set(change, { size: commentSection(change, secrets).size, secrets, known: secrets.size });
 }
 
-function commentSection(change: ResourceChange): CommentSection {
+function commentSection(change: ResourceChange, secrets: CommentSecrets): CommentSection {
   const summary = `<code>${markdownHtmlText(change.address)}</code> ${markdownHtmlText(describeAction(change))}`;
-  return { summary, size: sectionSizes.get(change) ?? sectionSize(summary, diffLines(change)), diff: () => diffLines(change) };
+  // Measured again when a secret became known since: a later read may have found one this diff holds.
+  const ahead = sectionSizes.get(change);
+  const measured = ahead?.secrets === secrets && ahead.known === secrets.size ? ahead.size : undefined;
+  return { summary, size: measured ?? sectionSize(summary, diffLines(change, secrets)), diff: () => diffLines(change, secrets) };
 }
 
 /** The last line of a cut comment: where the whole plan is, and the command that shows it. */
@@ -127,7 +144,7 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownPlanOptions = {}
   const policyBlocks = plan.policy ? [...relaxationsMarkdown(plan.policy.relaxations), ...(policyHasFindings(plan.policy) ? planPolicyMarkdown(plan.policy) : [])] : [];
   const blocks = [...missingStateBlocks(plan), ...policyBlocks];
   const limit = options.limit ?? COMMENT_SIZE_LIMIT;
-  const changes = changesPart(plan, options.savedPlan);
+  const changes = changesPart(plan, options.savedPlan, options.secrets ?? NO_SECRETS);
   const policy = asTop(fitBlocks(blocks, Number.POSITIVE_INFINITY, byteLength));
   if (byteLength(policy) + changes.size <= limit) return `${policy}${changes.within(limit)}`;
   // asTop adds at most one byte to what the lines cost.
@@ -148,11 +165,11 @@ interface ChangesPart {
   within(limit: number): string;
 }
 
-function changesPart(plan: Plan, savedPlan: string | undefined): ChangesPart {
+function changesPart(plan: Plan, savedPlan: string | undefined, secrets: CommentSecrets): ChangesPart {
   const changed = plan.changes.filter((c) => c.action !== 'no-op');
   const env = plan.environment ? ` (${markdownCode(plan.environment)})` : '';
   if (changed.length === 0) return { size: byteLength(noChangesText(plan, env, Number.POSITIVE_INFINITY)), within: (limit) => noChangesText(plan, env, limit) };
-  const parts = commentParts(plan, changed, env);
+  const parts = commentParts(plan, changed, env, secrets);
   const size = wholeSize(parts);
   return { size, within: (limit) => (size <= limit ? asText(wholeLines(parts)) : `${fitComment(parts, cutFooter(savedPlan), limit).join('\n')}\n`) };
 }

@@ -5,6 +5,8 @@
  */
 import type { SourceLocation } from '../errors.js';
 import type { DesiredState } from '../manifest/types.js';
+import type { SecretRegistry } from '../secrets/redact.js';
+import { withheldLiveText } from '../secrets/withhold.js';
 import { withheldState } from './withheld-state.js';
 import type { PolicyReport, TokenCounter } from './types.js';
 import { formatCount } from '../util/plural.js';
@@ -28,7 +30,7 @@ export function relaxationPlace(location: SourceLocation | undefined): Pick<Rela
 
 export interface PromptTokens {
   address: string;
-  /** Tokens of the live prompt; undefined when the agent had none. */
+  /** Tokens of the live prompt, its secrets withheld; undefined when the agent had none. */
   before: number | undefined;
   after: number;
 }
@@ -43,22 +45,26 @@ export interface PlanPolicy {
 }
 
 /**
- * Token counts of the prompts a plan changes (the tokenizer is loaded only when one changes). The
- * count after is of the prompt as every policy rule reads it, with values from `${env:…}` withheld
- * (withheld-state.ts): a count of the value itself would print its length on the pull request.
+ * Token counts of the prompts a plan changes (the tokenizer is loaded only when one changes). Neither
+ * side counts a secret, since a count would print its length on the pull request: the count after is
+ * of the prompt as every policy rule reads it, values from `${env:…}` withheld (withheld-state.ts);
+ * the count before is of the live prompt with every secret the run knows withheld the same way
+ * (`withheldLiveText`: an earlier apply may have put a value from the environment into it).
  */
 export async function promptTokenChanges(
   changes: ReadonlyArray<{ address: string; fieldChanges: ReadonlyArray<{ path: string; before: unknown }> }>,
   desired: DesiredState,
-  tokens: TokenCounter,
+  counting: { tokens: TokenCounter; secrets: Pick<SecretRegistry, 'replaced'> },
 ): Promise<PromptTokens[]> {
   const prompts = new Map([...withheldState(desired).agents.values()].map((agent) => [agent.address, agent.config.prompt]));
+  const count = (text: string) => counting.tokens.count(text);
   const out: PromptTokens[] = [];
   for (const change of changes) {
     const field = change.fieldChanges.find((f) => f.path === 'config.prompt');
     const after = prompts.get(change.address);
     if (!field || typeof after !== 'string') continue;
-    out.push({ address: change.address, before: typeof field.before === 'string' ? await tokens.count(field.before) : undefined, after: await tokens.count(after) });
+    const before = typeof field.before === 'string' ? await count(withheldLiveText(field.before, counting.secrets)) : undefined;
+    out.push({ address: change.address, before, after: await count(after) });
   }
   return out.sort((a, b) => a.address.localeCompare(b.address));
 }

@@ -5,7 +5,8 @@
  * with `withheld-by-voxform` in its place, a value at a place the schema marks secret as
  * `withheld-by-voxform` whole. The manifest around a reference is the pull request's, and findings
  * and counts are printed on it: a rule or a count that read the value would tell the author about
- * it (a card-number rule is one Luhn bit, a token count its length; docs/security.md §11).
+ * it (a card-number rule is one Luhn bit, a token count its length; docs/security.md §11). The live
+ * side of a count is withheld by value instead (`withheldLiveText`, secrets/withhold.ts).
  */
 import type { DesiredAgent, DesiredCampaign, DesiredCredential, DesiredKnowledgeFile, DesiredPhone, DesiredState } from '../manifest/types.js';
 import { shallowCopy, shareSpans } from '../manifest/positions.js';

@@ -81,9 +81,17 @@ export class SecretRegistry {
   }
 
   redact(text: string): string {
+    return this.replaced(text, REDACTED);
+  }
+
+  /**
+   * `text` with each secret `redact` finds replaced by `marker` instead: how a live text is read
+   * where output measures it rather than prints it (withheldLiveText in withhold.ts).
+   */
+  replaced(text: string, marker: string): string {
     if (this.values.size === 0) return text;
     this.needles ??= this.searchedForms(this.values);
-    return redactNeedles(String(text), this.needles);
+    return redactNeedles(String(text), this.needles, marker);
   }
 
   /**
@@ -234,13 +242,13 @@ function asciiLower(text: string): string {
 }
 
 /**
- * Replaces every occurrence of every needle with `REDACTED`, whatever the case of its ASCII letters
+ * Replaces every occurrence of every needle with `marker` (`REDACTED`), whatever the case of its ASCII letters
  * (a URL parser lower-cases a host; a service may upper-case what it echoes). Occurrences are found
  * with `indexOf` on the original text (never on text already redacted), then overlapping and
  * touching ones are merged, so overlapping secrets are scrubbed as one span and the marker itself
  * is never re-scanned.
  */
-export function redactNeedles(text: string, needles: readonly string[]): string {
+export function redactNeedles(text: string, needles: readonly string[], marker = REDACTED): string {
   const haystack = asciiLower(text);
   const spans = needles.length < BUCKETED_SEARCH_FROM ? searchEach(haystack, needles) : searchBucketed(haystack, needles);
   if (spans.length === 0) return text;
@@ -254,7 +262,7 @@ export function redactNeedles(text: string, needles: readonly string[]): string 
   let out = '';
   let cursor = 0;
   for (const [from, to] of merged) {
-    out += `${text.slice(cursor, from)}${REDACTED}`;
+    out += `${text.slice(cursor, from)}${marker}`;
     cursor = to;
   }
   return out + text.slice(cursor);

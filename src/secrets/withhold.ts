@@ -10,9 +10,11 @@
  *     as `Bearer withheld-by-voxform` (the text around the reference kept, so a URL stays a URL);
  *   - the user info and query values of every URL, where tokens ride (url-tokens.ts, as every command treats them).
  * Every policy rule and the plan's prompt token counts read every resource withheld the same way
- * (`withholdEntrySecrets`, through policy/withheld-state.ts).
+ * (`withholdEntrySecrets`, through policy/withheld-state.ts); what output measures of a live text
+ * (a prompt's token count before a change) reads it through `withheldLiveText`.
  */
 import { literalParts } from './env-reference.js';
+import type { SecretRegistry } from './redact.js';
 import { configSecretSet, secretPatternSet } from './schema-paths.js';
 import { replaceUrlTokens } from './url-tokens.js';
 import { formatDotted, type PatternCursor, type PatternSet } from '../util/field-path.js';
@@ -96,4 +98,17 @@ function withheldValue(value: unknown, written: string | undefined, noted: <C ex
 /** `https://user:pass@h/hook?token=abc&x` → `https://withheld-by-voxform@h/hook?token=withheld-by-voxform&x`; other text unchanged. */
 export function withholdUrlTokens(text: string): string {
   return replaceUrlTokens(text, WITHHELD);
+}
+
+/**
+ * A text read from the service as output may measure it (count its tokens, its size): every secret
+ * the run knows (`SecretRegistry`: the values the manifests read, those the state's variables hold,
+ * each operator value a live value was found to hold, headers, keys) and every URL token replaced by
+ * `WITHHELD`, as the desired side's withheld view writes a secret. An earlier apply may have put a
+ * value from `${env:…}` into the live text, and a count of it would print the value's length; so the
+ * count never depends on a secret's length, and a text unchanged since its apply counts as its
+ * desired side. A value shorter than MIN_SEARCHABLE_SECRET is not searched for, as in all output.
+ */
+export function withheldLiveText(text: string, secrets: Pick<SecretRegistry, 'replaced'>): string {
+  return withholdUrlTokens(secrets.replaced(text, WITHHELD));
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { COMMENT_SIZE_LIMIT } from '../../src/util/comment-blocks.js';
-import { renderPlanMarkdown } from '../../src/plan/render-markdown.js';
+import { prepareMarkdownSection, renderPlanMarkdown } from '../../src/plan/render-markdown.js';
+import { SecretRegistry } from '../../src/secrets/redact.js';
 import type { FieldChange, Plan, ResourceChange } from '../../src/plan/types.js';
 import { planOf } from '../helpers/plan.js';
 import type { PlanPolicy, Relaxation } from '../../src/policy/plan-policy.js';
@@ -240,6 +241,40 @@ describe('Markdown plan: where a cut may fall', () => {
         }
       }
       expect(open, `limit ${limit}: a fence left open`).toBeUndefined();
+    }
+  });
+});
+
+describe('Markdown plan: a secret the live side holds', () => {
+  const SHORT_TOKEN = 'PLANTED-hook-7';
+  const LONG_TOKEN = 'PLANTED-hook-a-much-longer-token-0123456789-abcdefghijklmnopqrstuvwxyz';
+  /** The live prompt holds the token an earlier apply took from `${env:…}`; the manifests no longer read it, so the field is no secret place. */
+  const planHolding = (token: string) =>
+    planOf([agentChange('a', [field('config.prompt', `${'word '.repeat(60)}code ${token} ${'more '.repeat(60)}`, 'short new prompt')]), agentChange('b', [field('config.first_message', 'Hello', 'Hi')])]);
+  const registryOf = (token: string) => {
+    const secrets = new SecretRegistry();
+    secrets.add(token);
+    return secrets;
+  };
+
+  it('is hidden before the comment is measured and cut: no start of it is shown, and the comment is the same for tokens of two lengths at every limit', () => {
+    const [short, long] = [SHORT_TOKEN, LONG_TOKEN].map((token) => ({ plan: planHolding(token), secrets: registryOf(token) }));
+    for (let limit = 700; limit < 1_100; limit++) {
+      const md = renderPlanMarkdown(short!.plan, { limit, secrets: short!.secrets });
+      expect(md, `limit ${limit}`).not.toContain('PLANTED-h');
+      expect(renderPlanMarkdown(long!.plan, { limit, secrets: long!.secrets }), `limit ${limit}`).toBe(md);
+    }
+  });
+
+  it('is measured again when the secret became known after the section was measured ahead', () => {
+    const secrets = new SecretRegistry();
+    const plan = planHolding(LONG_TOKEN);
+    prepareMarkdownSection(plan.changes[0]!, secrets);
+    secrets.add(LONG_TOKEN);
+    const fresh = planHolding(SHORT_TOKEN);
+    const whole = bytes(renderPlanMarkdown(fresh, { limit: Number.MAX_SAFE_INTEGER, secrets: registryOf(SHORT_TOKEN) }));
+    for (let limit = whole - 100; limit < whole + 100; limit++) {
+      expect(renderPlanMarkdown(plan, { limit, secrets }), `limit ${limit}`).toBe(renderPlanMarkdown(fresh, { limit, secrets: registryOf(SHORT_TOKEN) }));
     }
   });
 });

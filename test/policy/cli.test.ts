@@ -480,6 +480,37 @@ describe('voxform plan', () => {
   });
 });
 
+describe("the plan's prompt token count before a change", () => {
+  /** The live prompt holds the token an apply took from `${env:HOOK_TOKEN}`; the pull request then changes the prompt. */
+  const beforeCounts = async (token: string) => {
+    const agent = (prompt: string) => SEEDED_AGENT.replace('prompt: { file: prompt.md }', `prompt: "${prompt}"`);
+    const dir = await tempDir({ 'voxform.yaml': agent('Your booking code is ${env:HOOK_TOKEN}') });
+    const env = { HOOK_TOKEN: token };
+    const applied = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir, env });
+    expect(applied.code, applied.stderr).toBe(0);
+    await writeFile(path.join(dir, 'voxform.yaml'), agent('Your booking code is ${env:HOOK_TOKEN}. Be brief and kind.'));
+    const plan = async (format: string) => {
+      const result = await runCliInProcess(['plan', '--local', '--format', format], { cwd: dir, env });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).not.toContain(token);
+      return result.stdout;
+    };
+    const text = /agent\.a: (\d+) → (\d+) tokens/.exec(await plan('text'));
+    const markdown = /`agent\.a` (\d+) → (\d+) tokens/.exec(await plan('markdown'));
+    const json = (JSON.parse(await plan('json')) as { policy: { prompt_tokens: Array<{ before: number; after: number }> } }).policy.prompt_tokens;
+    return { text: text?.slice(1), markdown: markdown?.slice(1), json: json.map((t) => [String(t.before), String(t.after)]) };
+  };
+
+  it('is of the live prompt with the value an earlier apply took from ${env:…} withheld: the same for tokens of two lengths, in text, Markdown and JSON', { timeout: 120_000 }, async () => {
+    const short = await beforeCounts('hk-planted-7');
+    const long = await beforeCounts('hk-planted-a-much-longer-token-0123456789-abcdefghijklmnopqrstuvwxyz');
+    expect(short.text).toBeDefined();
+    expect(short.markdown).toEqual(short.text);
+    expect(short.json).toEqual([short.text]);
+    expect(long).toEqual(short);
+  });
+});
+
 describe('plan --base reads the base as the same -f paths find it there', () => {
   const TEAM_RULE = '  custom:\n    - { id: greeting-names-business, path: config.first_message, pattern: Acme Dental }\n';
   const relaxationsOf = async (args: string[], dir: string) => {

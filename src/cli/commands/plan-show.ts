@@ -18,6 +18,6 @@ export async function run(options: PlanShowCommandOptions, ctx: CommandContext):
   const file = options.args?.[0] ?? '';
   const saved = await readPlanFile(path.resolve(ctx.cwd, file));
   const plan = planFromJson(saved, file);
-  ctx.stdout.write(renderPlanAs(plan, options.format ?? 'text', { color: ctx.color, savedPlan: file }));
+  ctx.stdout.write(renderPlanAs(plan, options.format ?? 'text', { color: ctx.color, savedPlan: file, secrets: ctx.secrets }));
   return 0;
 }

@@ -38,7 +38,7 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
     targets: options.target ?? [],
     onReadProgress: (read, total) => status.update(readProgress(read, total)),
     // Each agent's output (prompt diffs above all) is made while the other reads are on the wire.
-    onChange: (change) => prepareChangeOutput(change, format, { color: ctx.color }),
+    onChange: (change) => prepareChangeOutput(change, format, { color: ctx.color, secrets: ctx.secrets }),
   }).finally(() => status.done());
   plan.policy = await planPolicy(plan, project.desired, ctx, { base: options.base, paths: options.file ?? [] });
   // A plan that breaks a mandatory rule is not saved: apply would refuse it.
@@ -49,7 +49,7 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
     const madeIn = await realpath(ctx.cwd);
     await savePlanFile(path.resolve(ctx.cwd, saveTo), plan, project.desired, inputs.fingerprintKey, { redact: (text) => ctx.secrets.redact(text), madeIn });
   }
-  ctx.stdout.write(renderPlanAs(plan, format, { color: ctx.color, savedPlan: saveTo, diagnostics: warnings }));
+  ctx.stdout.write(renderPlanAs(plan, format, { color: ctx.color, savedPlan: saveTo, diagnostics: warnings, secrets: ctx.secrets }));
   if (saveTo) ctx.stderr.write(`Saved the plan to ${saveTo}. Apply exactly this with: ${nextCommand(`apply ${shellWord(saveTo)}`, options, { manifests: false })}\n`);
   else if (options.out) ctx.stderr.write(`The plan was not saved to ${options.out}: it breaks mandatory policy (above), and apply refuses such a plan.\n`);
   if (failsPolicy) return 1;
