@@ -181,8 +181,10 @@ export interface ApiClient {
   /**
    * The same client, whose requests `signal` withdraws while they wait for a slot (`api_not_sent`,
    * never sent); one on the wire runs to its answer, unretried. A stopped apply so sends nothing new.
+   * With `abortOnTheWire`, one on the wire is cut short too (`api_interrupted`; `api_outcome_unknown`
+   * for one that creates something): a stopped test run waits for no answer.
    */
-  withSignal(signal: AbortSignal): ApiClient;
+  withSignal(signal: AbortSignal, options?: { abortOnTheWire?: boolean }): ApiClient;
   /**
    * The same client, telling `onSent` as each attempt of its requests leaves the queue for the wire:
    * a request waiting for a slot has not started.
@@ -246,8 +248,8 @@ class ServiceClient implements ApiClient {
     this.#apiKey = apiKey;
   }
 
-  withSignal(signal: AbortSignal): ApiClient {
-    return new ServiceClient(this.baseUrl, this.requester.withSignal(signal), this.#apiKey, this.maxUploadBytes, this.maxInFlight, this.onAnswer);
+  withSignal(signal: AbortSignal, options: { abortOnTheWire?: boolean } = {}): ApiClient {
+    return new ServiceClient(this.baseUrl, this.requester.withSignal(signal, options), this.#apiKey, this.maxUploadBytes, this.maxInFlight, this.onAnswer);
   }
 
   withOnSent(onSent: () => void): ApiClient {

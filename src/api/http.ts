@@ -36,8 +36,10 @@ export interface HttpRequest {
   body?: string | Uint8Array | Readable | undefined;
   /** The longest this attempt may take once it holds a slot, the whole body of the answer included. */
   timeoutMs: number;
-  /** Withdraws the request while it waits for a slot (`NOT_SENT_CODE`); one on the wire is not affected. */
+  /** Withdraws the request while it waits for a slot (`NOT_SENT_CODE`); one on the wire is not affected, unless `abortOnTheWire`. */
   signal?: AbortSignal | undefined;
+  /** `signal` cuts the attempt short on the wire too, its answer's body included: it fails as when the client is destroyed (`CLIENT_DESTROYED_CODE`). */
+  abortOnTheWire?: boolean | undefined;
   /** Takes the next free slot before the requests already waiting (`Exchange.ahead`). */
   ahead?: boolean | undefined;
   /** Told, on `performance.now()`'s clock, when the attempt left the queue (its clock started). */
@@ -116,6 +118,7 @@ export class HttpTransport {
     let handedOver = false;
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(attemptTimeoutError(request.timeoutMs)), request.timeoutMs);
+    const stopListening = onStop(request, () => abort.abort(destroyedError()));
     try {
       const pool = this.pool(request.origin);
       request.onDispatch?.(performance.now());
@@ -129,6 +132,7 @@ export class HttpTransport {
         if (released) return;
         released = true;
         clearTimeout(timer);
+        stopListening();
         this.slots.release();
       };
       body.once('close', release);
@@ -139,6 +143,7 @@ export class HttpTransport {
     } finally {
       if (!handedOver) {
         clearTimeout(timer);
+        stopListening();
         this.slots.release();
       }
     }
@@ -202,21 +207,24 @@ export class HttpTransport {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        stopListening();
         finish();
       };
-      // The caller hears of the time-out at once, even while connecting (undici hands out the
-      // abort handle only once the request is written).
-      let expired: Error | undefined;
-      const timer = setTimeout(() => {
-        expired = attemptTimeoutError(request.timeoutMs);
-        abortAttempt?.(expired);
-        settle(() => reject(expired));
-      }, request.timeoutMs);
+      // The caller hears of the time-out or the stop at once, even while connecting (undici hands
+      // out the abort handle only once the request is written).
+      let cut: Error | undefined;
+      const cutShort = (error: Error) => {
+        cut = error;
+        abortAttempt?.(error);
+        settle(() => reject(error));
+      };
+      const timer = setTimeout(() => cutShort(attemptTimeoutError(request.timeoutMs)), request.timeoutMs);
+      const stopListening = onStop(request, () => cutShort(destroyedError()));
       request.onDispatch?.(performance.now());
       pool.dispatch(dispatchOptions(request), {
         onRequestStart: (controller) => {
           abortAttempt = (error) => controller.abort(error);
-          if (expired) controller.abort(expired);
+          if (cut) controller.abort(cut);
         },
         onResponseStart: (_controller, statusCode, responseHeaders) => {
           status = statusCode;
@@ -275,6 +283,14 @@ function notSentError(): Error {
 
 function attemptTimeoutError(timeoutMs: number): Error {
   return codedError(ATTEMPT_TIMEOUT_CODE, `no complete answer within ${timeoutMs} ms`);
+}
+
+/** Calls `stop` when the request's signal cuts it short on the wire (`abortOnTheWire`); returns what stops listening. */
+function onStop(request: HttpRequest, stop: () => void): () => void {
+  const signal = request.abortOnTheWire ? request.signal : undefined;
+  if (!signal) return () => undefined;
+  signal.addEventListener('abort', stop, { once: true });
+  return () => signal.removeEventListener('abort', stop);
 }
 
 function rejectWhenAborted(signal: AbortSignal): Promise<never> {

@@ -56,6 +56,8 @@ export interface RequesterOptions {
   random: () => number;
   /** Withdraws every request of this requester still waiting for a slot once it aborts (`withSignal`). */
   signal?: AbortSignal | undefined;
+  /** `signal` cuts short the requests on the wire too (`withSignal`'s `abortOnTheWire`). */
+  abortOnTheWire?: boolean | undefined;
   /** Told as each attempt leaves the queue for the wire (`withOnSent`). */
   onSent?: (() => void) | undefined;
 }
@@ -112,9 +114,12 @@ export class Requester {
     return this.#options.redact;
   }
 
-  /** The same requester, whose requests `signal` withdraws while they wait for a slot (and stops retrying). */
-  withSignal(signal: AbortSignal): Requester {
-    return new Requester({ ...this.#options, signal: unlimitedListeners(signal) });
+  /**
+   * The same requester, whose requests `signal` withdraws while they wait for a slot (and stops
+   * retrying); with `abortOnTheWire`, it cuts short those on the wire too.
+   */
+  withSignal(signal: AbortSignal, options: { abortOnTheWire?: boolean } = {}): Requester {
+    return new Requester({ ...this.#options, signal: unlimitedListeners(signal), abortOnTheWire: options.abortOnTheWire === true });
   }
 
   /** The same requester, telling `onSent` as each attempt of its requests leaves the queue for the wire. */
@@ -302,7 +307,7 @@ export class Requester {
       body = built.body;
     }
     // undici reads a time-out of 0 as "none".
-    return { origin: target.origin, path: target.path, method: exchange.method, headers, body, timeoutMs: Math.max(1, Math.ceil(timeLeftMs)), signal: this.#options.signal, ahead: exchange.ahead };
+    return { origin: target.origin, path: target.path, method: exchange.method, headers, body, timeoutMs: Math.max(1, Math.ceil(timeLeftMs)), signal: this.#options.signal, abortOnTheWire: this.#options.abortOnTheWire, ahead: exchange.ahead };
   }
 
   private describeHeaders(headers: Record<string, string>): string {

@@ -34,7 +34,11 @@ export async function applyOnTerminal(
   if (how.recorded === undefined) await refuseMandatoryViolations(options.desired, ctx);
   const stop = new AbortController();
   void ctx
-    .interrupted({ leftUndone: 'writes in flight may have reached the service, and neither the state nor the history records them', hint: `Run \`${nextCommand('plan', how.chosen)}\` to see where things stand.` })
+    .interrupted({
+      // Its event printer says it, with the writes it waits for.
+      stopping: false,
+      atOnce: { leftUndone: 'writes in flight may have reached the service, and neither the state nor the history records them', hint: `Run \`${nextCommand('plan', how.chosen)}\` to see where things stand.` },
+    })
     .then(() => stop.abort());
   const status = progressLine(ctx);
   const lines = new LineBatch(ctx.stderr);

@@ -37,9 +37,10 @@ export interface CommandContext {
   /**
    * Resolves on Ctrl-C or SIGTERM, for a command that stops gracefully by itself (the emulator); without
    * it, or on a second signal, the cleanups run and the process exits 130 with `error[interrupted]`.
-   * `atOnce`: what stopping at once, on a second signal, leaves undone, which that error then says.
+   * The first signal is answered at once with a line on stderr (`GracefulStop.stopping`), however
+   * long the stop then takes.
    */
-  interrupted(atOnce?: StopAtOnce): Promise<void>;
+  interrupted(stop?: GracefulStop): Promise<void>;
   /**
    * Marks a request not safe to repeat (one that creates something) as sent, until the returned
    * function says it ended. A run a signal stops meanwhile prints `ifInterrupted()` after its
@@ -69,6 +70,24 @@ export interface ReadBeforeRun {
 export function streamPrinter(secrets: SecretRegistry, stream: { readonly isTTY?: boolean | undefined }): (text: string) => string {
   const print = terminalPrinter(Boolean(stream.isTTY));
   return (text) => print(secrets.redact(text));
+}
+
+/** How a command stops gracefully (`CommandContext.interrupted`). */
+export interface GracefulStop {
+  /**
+   * What the stop does, said on stderr the moment the first signal arrives:
+   * `Stopping: ${stopping} (Ctrl-C again stops at once).`, or without it `Stopping… (Ctrl-C again
+   * stops at once).` `false`: the command says it itself (apply counts the writes it waits for).
+   */
+  stopping?: string | false;
+  /** What stopping at once, on a second signal, leaves undone, which that error then says. */
+  atOnce?: StopAtOnce;
+}
+
+/** The line a graceful stop is answered with (`GracefulStop.stopping`); undefined when the command says its own. */
+export function stoppingLine(stop: GracefulStop | undefined): string | undefined {
+  if (stop?.stopping === false) return undefined;
+  return `Stopping${stop?.stopping ? `: ${stop.stopping}` : '…'} (Ctrl-C again stops at once).\n`;
 }
 
 /**

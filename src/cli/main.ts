@@ -8,7 +8,7 @@ import { registerCiTokens } from '../ci/runner-env.js';
 import { SecretRegistry } from '../secrets/redact.js';
 import { printableKeepingLines } from '../util/printable.js';
 import { isVoxformError, VoxformError } from '../errors.js';
-import { EXIT_INTERRUPTED, streamPrinter, type CommandContext, type Output, type StopAtOnce } from './context.js';
+import { EXIT_INTERRUPTED, stoppingLine, streamPrinter, type CommandContext, type GracefulStop, type Output, type StopAtOnce } from './context.js';
 import { clearProgressLines } from './progress.js';
 import { askYesNo } from './confirm.js';
 import { errorBody, errorJson, errorText } from './error-text.js';
@@ -234,21 +234,25 @@ function signalStopError(again: boolean, atOnce: StopAtOnce | undefined, unknown
 }
 
 /**
- * A first Ctrl-C or SIGTERM stops a command awaiting `ctx.interrupted()`; otherwise the run stops:
- * `reportStop` says so as every error is said (`error[interrupted]`, or its JSON envelope), with
- * each write it cuts short whose outcome is unknown (`writes`); `onStop` silences the output (what
- * the command still says is the fallout of the stop, such as a request cut short), cleanups run,
- * and exit 130.
+ * A first Ctrl-C or SIGTERM stops a command awaiting `ctx.interrupted()`, and `announce` says at
+ * once that it is stopping (the stop may take a while: a command that waits in silence looks hung);
+ * otherwise the run stops: `reportStop` says so as every error is said (`error[interrupted]`, or its
+ * JSON envelope), with each write it cuts short whose outcome is unknown (`writes`); `onStop`
+ * silences the output (what the command still says is the fallout of the stop, such as a request
+ * cut short), cleanups run, and exit 130.
  */
 function trapSignals(
   runCleanups: () => Promise<void>,
   reportStop: (stop: VoxformError, unknownOutcomes: readonly VoxformError[]) => void,
+  announce: (line: string) => void,
   writes: WritesInFlight,
   onStop: () => void,
-): { interrupted(atOnce?: StopAtOnce): Promise<void>; release(): void } {
+): { interrupted(stop?: GracefulStop): Promise<void>; release(): void } {
   let signalled = false;
   let stopsGracefully = false;
   let atOnce: StopAtOnce | undefined;
+  // The graceful stop last asked for says how it stops (drift --watch's heal: apply's own line).
+  let graceful: GracefulStop | undefined;
   let notifyInterrupted: () => void = () => undefined;
   const interruptedPromise = new Promise<void>((resolve) => (notifyInterrupted = resolve));
   const onSignal = () => {
@@ -261,14 +265,17 @@ function trapSignals(
       return;
     }
     signalled = true;
+    const line = stoppingLine(graceful);
+    if (line !== undefined) announce(line);
     notifyInterrupted();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   return {
-    interrupted: (whenStoppedAtOnce) => {
+    interrupted: (stop) => {
       stopsGracefully = true;
-      atOnce ??= whenStoppedAtOnce;
+      atOnce ??= stop?.atOnce;
+      graceful = stop;
       return interruptedPromise;
     },
     release: () => {
@@ -318,7 +325,7 @@ export async function main(argv: string[]): Promise<number> {
     while (cleanups.length > 0) await cleanups.pop()?.();
   };
   const writes = new WritesInFlight();
-  const signals = trapSignals(runCleanups, reportStop, writes, () => (stoppedBySignal = true));
+  const signals = trapSignals(runCleanups, reportStop, (line) => stderr.write(line), writes, () => (stoppedBySignal = true));
   // An error outside the awaited chain (a timer) would otherwise reach Node's handler, which prints it unredacted.
   const onStrayError = (error: unknown) => {
     exitCode = report(error);

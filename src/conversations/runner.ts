@@ -7,7 +7,7 @@
  */
 import type { ApiClient } from '../api/index.js';
 import { VoxformError } from '../errors.js';
-import type { CompletionModel } from '../model/chat-model.js';
+import { stoppedBy, type CompletionModel } from '../model/chat-model.js';
 import { budgetedModel, checkDeclaredWork, DEFAULT_TEST_RUN_LIMITS, RequestBudget, type TestRunLimits } from './budgets.js';
 import { runConversation } from './conversation.js';
 import { meetsPassRate } from './statistics.js';
@@ -58,7 +58,11 @@ export interface RunTestsOptions {
   /** The operator's caps (`--max-conversations`, `--max-requests`); each defaults to DEFAULT_TEST_RUN_LIMITS. */
   limits?: Partial<TestRunLimits> | undefined;
   onProgress?: (done: number, total: number) => void;
-  /** Aborted (Ctrl-C): no further conversation starts; those under way finish. */
+  /**
+   * Aborted (Ctrl-C): no further conversation starts, and those under way are cut short — their
+   * requests to the service and the model are aborted, not waited for —; the run then rejects with
+   * `interrupted`.
+   */
   signal?: AbortSignal | undefined;
   /**
    * Hides the run's secrets (the CLI's `SecretRegistry.redact`). Reports quote replies and model
@@ -68,9 +72,14 @@ export interface RunTestsOptions {
   redact?: Redact | undefined;
 }
 
-/** How a run stopped by its `signal` ends: the conversations under way finished, no other started. */
+/** How a run stopped by its `signal` ends: the conversations under way cut short, no other started, nothing written. */
 export function testsInterrupted(): VoxformError {
-  return new VoxformError('interrupted', 'Tests interrupted: the conversations under way were finished, no other was started, and no report was written.', { hint: 'Run `voxform test` again to run every test.' });
+  return new VoxformError('interrupted', 'Tests interrupted: the conversations under way were cut short, no other was started, and no report or recording was written.', { hint: 'Run `voxform test` again to run every test.' });
+}
+
+/** The client whose requests, queued or on the wire, the run's `signal` stops. */
+function stoppable(client: ApiClient, signal: AbortSignal | undefined): ApiClient {
+  return signal ? client.withSignal(signal, { abortOnTheWire: true }) : client;
 }
 
 /**
@@ -84,7 +93,7 @@ export async function runTests(options: RunTestsOptions): Promise<TestRun> {
   checkDeclaredWork(files, { targets: options.targets, repeat: options.repeat, judge: options.model !== undefined }, limits);
   const { desired, withSecrets, secrets, ...rest } = options;
   const agents = options.client
-    ? await resolveAgentsUnderTest(files, desired, options.client, options.parallelism, { withSecrets: withSecrets === true, trusted: secrets ?? new TrustedSecrets({}, new SecretRegistry()) })
+    ? await resolveAgentsUnderTest(files, desired, stoppable(options.client, options.signal), options.parallelism, { withSecrets: withSecrets === true, trusted: secrets ?? new TrustedSecrets({}, new SecretRegistry()) })
     : agentsFromManifests(files, desired, withSecrets === true);
   const run = await runPreparedTests({ ...rest, files, grep: undefined, agents });
   const sinked = options.client && options.targets.includes('desired') ? sinkedTargets(agents) : [];
@@ -111,10 +120,10 @@ export async function runPreparedTests(options: PreparedRunOptions): Promise<Tes
   const limits = { ...DEFAULT_TEST_RUN_LIMITS, ...options.limits };
   const work = checkDeclaredWork(files, { targets: options.targets, repeat: options.repeat, judge: options.model !== undefined }, limits);
   const requests = new RequestBudget(limits.maxRequests);
-  const model = options.model && budgetedModel(options.model, requests);
+  const model = options.model && budgetedModel(stoppedBy(options.model, options.signal), requests);
   const regexTime = new RegexTimeBudget();
   const reports: TestReport[] = [];
-  const live: ConversationIO = { channel: options.client ? serviceChannel(options.client) : noService, model };
+  const live: ConversationIO = { channel: options.client ? serviceChannel(stoppable(options.client, options.signal)) : noService, model };
   /** Each conversation of the run, made when a slot asks for it. */
   function* conversations(): Generator<() => Promise<void>> {
     for (const file of files) {
@@ -139,8 +148,8 @@ export async function runPreparedTests(options: PreparedRunOptions): Promise<Tes
               // Each run has its own cached verdicts (judge-cache.ts): the judge varies, as the agent does.
               const judgeCache = options.judgeCache?.forRun(identity);
               let result = await runConversation({ ...input, ...io, judgeCache: io === live ? judgeCache : undefined });
-              // auto: a run the recording does not cover is run live, from its start.
-              if (result.notRecorded && options.recordings?.mode === 'auto') result = await runConversation({ ...input, ...live, judgeCache });
+              // auto: a run the recording does not cover is run live, from its start (unless the run is stopping).
+              if (result.notRecorded && options.recordings?.mode === 'auto' && !options.signal?.aborted) result = await runConversation({ ...input, ...live, judgeCache });
               verdict.results[i] = result;
             };
           }
@@ -169,7 +178,8 @@ const noService: AgentChannel = {
 /**
  * Runs the jobs `jobs` yields, at most `parallelism` at once: each of `parallelism` workers takes
  * the next job when its last one is done, so a job is made only when a slot is free — never a
- * promise per job up front. Stops taking jobs once `signal` is aborted; those under way finish.
+ * promise per job up front. Stops taking jobs once `signal` is aborted; those under way end as their
+ * own requests are stopped.
  */
 export async function runLazily(jobs: Iterator<() => Promise<void>>, parallelism: number, options: { signal?: AbortSignal | undefined; onDone?: () => void } = {}): Promise<void> {
   const worker = async (): Promise<void> => {

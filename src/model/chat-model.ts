@@ -85,9 +85,9 @@ export class ChatModel {
    * that failed in a way worth repeating (no answer in time, the connection lost, 408, 409, 429 or
    * a 5xx) is sent again, up to MODEL_ATTEMPTS in all: each time only after `onRetry`, which may
    * refuse by throwing, so a run's request cap counts every request sent and `--timeout` holds for
-   * each one.
+   * each one. `signal` cuts the request short and ends the wait before another (`interrupted`).
    */
-  async complete(messages: ChatTurn[], options: { json?: boolean; tools?: ToolDefinition[]; model?: string; onRetry?: () => void } = {}): Promise<ModelAnswer> {
+  async complete(messages: ChatTurn[], options: CompleteOptions = {}): Promise<ModelAnswer> {
     const { client, APIError } = await (this.client ??= this.connect());
     const body = {
       model: options.model ?? this.settings.model,
@@ -96,15 +96,19 @@ export class ChatModel {
       ...(options.json ? { response_format: { type: 'json_object' as const } } : {}),
       ...(options.tools && options.tools.length > 0 ? { tools: options.tools } : {}),
     };
+    const signal = options.signal;
     for (let attempt = 1; ; attempt++) {
       try {
-        const message = (await client.chat.completions.create(body)).choices?.[0]?.message;
+        if (signal?.aborted) throw modelStopped(this.settings.url);
+        const message = (await client.chat.completions.create(body, signal ? { signal } : {})).choices?.[0]?.message;
         if (!message) throw new Error('the answer has no choices');
         return message;
       } catch (error) {
+        if (signal?.aborted) throw modelStopped(this.settings.url);
         if (attempt < MODEL_ATTEMPTS && worthRepeating(error, APIError)) {
-          await sleep(backoffDelay(attempt));
-          options.onRetry?.();
+          // A stop ends the wait: the next attempt then throws.
+          await sleep(backoffDelay(attempt), undefined, signal ? { signal } : {}).catch(() => undefined);
+          if (!signal?.aborted) options.onRetry?.();
           continue;
         }
         throw new VoxformError('model_failed', `The model at ${shownModelUrl(this.settings.url)} failed: ${describeModelError(error, APIError)}.`, {
@@ -135,6 +139,30 @@ export class ChatModel {
     });
     return { client, APIError: OpenAIClient.APIError };
   }
+}
+
+export interface CompleteOptions {
+  /** Asks for a JSON object. */
+  json?: boolean;
+  tools?: ToolDefinition[];
+  model?: string;
+  /** Told before each request sent again; may refuse by throwing. */
+  onRetry?: () => void;
+  /** Cuts the request short, its retries included (a stopped run). */
+  signal?: AbortSignal | undefined;
+}
+
+function modelStopped(url: string): VoxformError {
+  return new VoxformError('interrupted', `The request to the model at ${shownModelUrl(url)} was stopped: the run is stopping.`, { hint: 'Run the command again to finish its work.' });
+}
+
+/**
+ * The same model, each of whose requests `signal` cuts short: what a run stopped by Ctrl-C gives the
+ * judge and the simulated caller, so no stop waits for a model's answer.
+ */
+export function stoppedBy(model: CompletionModel, signal: AbortSignal | undefined): CompletionModel {
+  if (!signal) return model;
+  return { complete: (messages, options) => model.complete(messages, { ...options, signal }) };
 }
 
 /** Requests one completion may take: the first and two more after failures worth repeating, each after the client's backoff. */

@@ -6,7 +6,9 @@
  *   or not;
  * - a TLS failure is a network error (`api_tls`) that names its cause, never "a bug in voxform";
  * - a streamed chat reply whose connection drops partway is `api_connection_lost`, not a time-out;
- * - closing the client with `abort` stops requests in flight (what an interrupted run does).
+ * - closing the client with `abort` stops requests in flight (what an interrupted run does);
+ * - so does the signal of `withSignal(signal, { abortOnTheWire: true })`, a streamed reply's body
+ *   included (what a stopped test run does).
  * No test measures time: each uses a time-out far shorter than its test's own limit, so a guard
  * that did not work would make the test hang and fail.
  */
@@ -212,5 +214,44 @@ describe('stopping', () => {
     const test = client(fake.url, { timeoutMs: 600_000 });
     await test.client.close({ abort: true });
     expect(await test.client.createApiKey({ type: 'public' }).catch((e: unknown) => e)).toMatchObject({ code: 'api_interrupted' });
+  });
+
+  it('withSignal(signal, { abortOnTheWire: true }): the signal stops a read on the wire with api_interrupted', async () => {
+    let received!: () => void;
+    const arrived = new Promise<void>((resolve) => (received = resolve));
+    const fake = await serve(() => received()); // never answers
+    const test = client(fake.url, { timeoutMs: 600_000 });
+    const stop = new AbortController();
+    const pending = test.client.withSignal(stop.signal, { abortOnTheWire: true }).listPhones().catch((e: unknown) => e);
+    await arrived;
+    stop.abort();
+    expect(await pending).toMatchObject({ code: 'api_interrupted', attempts: 1 });
+  });
+
+  it('withSignal(signal, { abortOnTheWire: true }): the signal stops a chat turn before its answer (its outcome unknown) and while its reply streams', async () => {
+    let received!: () => void;
+    const arrived = new Promise<void>((resolve) => (received = resolve));
+    let answering = false;
+    const fake = await serve((_req, res) => {
+      if (!answering) return received(); // never answered
+      // A reply that begins and never ends.
+      drip(res, 'text/event-stream', ': still here\n');
+      res.write('data: {"choices":[{"index":0,"delta":{"content":"Hel"}}]}\n\n');
+    });
+    const test = client(fake.url, { timeoutMs: 600_000 });
+    const turn = { agent: { agent_id: 'a' }, messages: [{ role: 'user' as const, content: 'hi' }] };
+    const unanswered = new AbortController();
+    const pending = test.client.withSignal(unanswered.signal, { abortOnTheWire: true }).chatCompletions(turn).collect().catch((e: unknown) => e);
+    await arrived;
+    unanswered.abort();
+    // Sent and unanswered, a chat turn may have been acted on.
+    expect(await pending).toMatchObject({ code: 'api_outcome_unknown', attempts: 1 });
+
+    answering = true;
+    const streaming = new AbortController();
+    const deltas = test.client.withSignal(streaming.signal, { abortOnTheWire: true }).chatCompletions(turn)[Symbol.asyncIterator]();
+    expect(await deltas.next()).toEqual({ done: false, value: 'Hel' });
+    streaming.abort();
+    expect(await deltas.next().catch((e: unknown) => e)).toMatchObject({ code: 'api_interrupted' });
   });
 });

@@ -230,7 +230,7 @@ describe('voxform webhook send → voxform webhook serve on loopback', () => {
     const serve = await startServe([], await tempDir({}));
     const result = await serve.stop();
     expect(result.code).toBe(130);
-    expect(result.stderr).toBe('error[interrupted]: voxform webhook serve stopped at your request.\n  hint: Run `voxform webhook serve` again to listen again.\n');
+    expect(result.stderr).toBe('Stopping… (Ctrl-C again stops at once).\nerror[interrupted]: voxform webhook serve stopped at your request.\n  hint: Run `voxform webhook serve` again to listen again.\n');
   });
 });
 

@@ -1,13 +1,23 @@
-import { spawn } from 'node:child_process';
+import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/index.js';
 import { runPreparedTests } from '../../src/conversations/runner.js';
 import type { TestFile } from '../../src/conversations/types.js';
-import { repoRoot, spawnCli } from '../helpers/cli.js';
+import { spawnCli } from '../helpers/cli.js';
+import { defaultAnswer, startFakeModel, type FakeModel } from '../helpers/fake-model.js';
 import { useExampleProjects } from '../helpers/project.js';
 
 const startProject = useExampleProjects();
+
+let fake: FakeModel | undefined;
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+});
+
+/** One conversation: a turn whose reply the judge checks. */
+const JUDGED_TESTS = ['agent: front-desk', 'tests:', '  - name: greets', '    turns:', '      - user: Hello', '        expect:', '          - judge: Says "hello"', ''].join('\n');
 
 
 const file: TestFile = {
@@ -24,30 +34,45 @@ describe('Ctrl-C during voxform test', () => {
   it('runPreparedTests starts no conversation once aborted, and says it was interrupted', async () => {
     const controller = new AbortController();
     controller.abort();
-    const client = { chatCompletions: () => { throw new Error('no conversation may start'); } } as unknown as ApiClient;
+    const client = { chatCompletions: () => { throw new Error('no conversation may start'); }, withSignal() { return this; } } as unknown as ApiClient;
     await expect(
       runPreparedTests({ files: [file], targets: ['desired'], client, agents: new Map([['front-desk', { id: '-OK', desiredConfig: {} }]]), model: undefined, parallelism: 2, signal: controller.signal }),
     ).rejects.toMatchObject({ code: 'interrupted' });
   });
 
-  it('the command finishes the conversations under way, writes no report, says so and exits 130', async () => {
-    const project = await startProject();
-    project.emulator.control.setFaults([{ path: '/chat/completions', latencyMs: 300 }]);
-    const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), 'test', 'example/tests', '--repeat', '20', '--parallelism', '2', '--out', 'report.txt'], {
-      cwd: project.dir,
-      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...project.env },
+  it.each([
+    ['the judge', 'strict judge'],
+    ["the agent's model (a chat request to the service in flight)", ''],
+  ])('held by %s, Ctrl-C says at once that it stops, cuts the conversation short, writes no recording, exits 130', async (_holder, held) => {
+    let heldArrived!: () => void;
+    const arrived = new Promise<void>((resolve) => (heldArrived = resolve));
+    // The model answers nothing it is asked of the held role, until the test ends.
+    fake = await startFakeModel((request) => {
+      if (!(request.messages.find((m) => m.role === 'system')?.content ?? '').includes(held)) return defaultAnswer(request);
+      heldArrived();
+      return new Promise<never>(() => undefined);
     });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    // Interrupt once the first conversation has reached the service.
-    while (!project.emulator.control.requestLog().some((entry) => entry.path === '/chat/completions')) await new Promise((r) => setTimeout(r, 20));
+    const project = await startProject({ llm: { url: fake.url, model: 'fake-agent' } });
+    await writeFile(path.join(project.dir, 'example/tests/judged.test.yaml'), JUDGED_TESTS);
+    const before = await readdir(path.join(project.dir, 'example/tests'));
+    const env = { ...project.env, VOXFORM_JUDGE_URL: fake.url, VOXFORM_JUDGE_MODEL: 'fake-judge' };
+    const { child, output, exited, stderrShows } = spawnCli(project.dir, env, ['test', 'example/tests/judged.test.yaml', '--mode', 'record']);
+    await arrived;
     child.kill('SIGINT');
+    // Said while the model still holds its answer (it never gives one).
+    await stderrShows('Stopping:');
     expect(await exited).toBe(130);
-    expect(stderr).toBe('error[interrupted]: Tests interrupted: the conversations under way were finished, no other was started, and no report was written.\n  hint: Run `voxform test` again to run every test.\n');
-    const chats = project.emulator.control.requestLog().filter((entry) => entry.path === '/chat/completions').length;
-    // 20 repeats of 4 tests would be well over a hundred requests.
-    expect(chats).toBeLessThan(40);
+    expect(output.stderr).toBe(
+      [
+        'Stopping: the conversations under way are cut short; no report or recording is written (Ctrl-C again stops at once).',
+        'error[interrupted]: Tests interrupted: the conversations under way were cut short, no other was started, and no report or recording was written.',
+        '  hint: Run `voxform test` again to run every test.',
+        '',
+      ].join('\n'),
+    );
+    expect(output.stdout).toBe('');
+    // No recording, whole or in part, and no temporary file beside the tests.
+    expect(await readdir(path.join(project.dir, 'example/tests'))).toEqual(before);
   });
 
   it('with --format json, the interrupt is the one JSON document on stdout, exit 130', async () => {
@@ -57,11 +82,11 @@ describe('Ctrl-C during voxform test', () => {
     while (!project.emulator.control.requestLog().some((entry) => entry.path === '/chat/completions')) await new Promise((r) => setTimeout(r, 20));
     child.kill('SIGINT');
     expect(await exited).toBe(130);
-    expect(output.stderr).toBe('');
+    expect(output.stderr).toBe('Stopping: the conversations under way are cut short; no report or recording is written (Ctrl-C again stops at once).\n');
     expect(JSON.parse(output.stdout)).toEqual({
       error: {
         code: 'interrupted',
-        message: 'Tests interrupted: the conversations under way were finished, no other was started, and no report was written.',
+        message: 'Tests interrupted: the conversations under way were cut short, no other was started, and no report or recording was written.',
         hint: 'Run `voxform test` again to run every test.',
       },
     });

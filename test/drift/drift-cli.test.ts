@@ -15,11 +15,14 @@ import addFormatsModule from 'ajv-formats';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { run as runDrift } from '../../src/cli/commands/drift.js';
 import type { Agent } from '../../src/schema/types.gen.js';
-import { repoRoot, type CliResult } from '../helpers/cli.js';
+import { repoRoot, spawnCli, type CliResult } from '../helpers/cli.js';
 import { makeContext } from '../helpers/context.js';
 import { callService, SECRETS, useExampleProjects, type ExampleProject } from '../helpers/project.js';
 
 const startProject = useExampleProjects();
+
+/** What a graceful stop says the moment its signal arrives (src/cli/context.ts, `stoppingLine`). */
+const WATCH_STOPPING = 'Stopping… (Ctrl-C again stops at once).\n';
 
 const addFormats = addFormatsModule.default;
 const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
@@ -353,12 +356,24 @@ describe('voxform drift', () => {
     });
     expect(result.code, result.stderr).toBe(130);
     // Stdout holds the check's line already: the interrupt comes on stderr, not as a second JSON document.
-    expect(result.stderr).toBe('error[interrupted]: voxform drift --watch stopped at your request.\n  hint: Run the command again to watch again.\n');
+    expect(result.stderr).toBe(`${WATCH_STOPPING}error[interrupted]: voxform drift --watch stopped at your request.\n  hint: Run the command again to watch again.\n`);
     const lines = result.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     const document = JSON.parse(lines[0] ?? '') as DriftJson;
     validateDrift(document);
     expect(document.summary.pending).toBe(7);
+  }, 90_000);
+
+  it('--watch: Ctrl-C while a check waits for the service says at once that it stops, cuts the check short, exit 130', async () => {
+    const p = await startProject();
+    // The service holds every read for longer than the test runs, and the CLI would wait for it (--timeout).
+    p.emulator.control.setFaults([{ path: '**', method: 'GET', latencyMs: 600_000 }]);
+    const { child, output, exited } = spawnCli(p.dir, p.env, ['drift', '--watch', '1h', '--timeout', '5m']);
+    while (p.emulator.control.requestLog().every((entry) => entry.method !== 'GET')) await new Promise((resolve) => setTimeout(resolve, 20));
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(output.stderr).toBe(`${WATCH_STOPPING}error[interrupted]: voxform drift --watch stopped at your request.\n  hint: Run the command again to watch again.\n`);
+    expect(output.stdout).toBe('');
   }, 90_000);
 
   it('--watch reads the manifests and the state again at each check: an apply in between is no drift; manifests that stop loading skip checks without backing off, then it goes on', async () => {

@@ -58,14 +58,15 @@ function judgeVerdict(user: string): { verdict: string; reason: string } {
   return { verdict: 'pass', reason: 'the text meets the rubric' };
 }
 
-export async function startFakeModel(answer: (request: FakeRequest) => FakeAnswer = defaultAnswer): Promise<FakeModel> {
+/** `answer` may hold a request (a slow model): its promise resolves when the answer is to be sent, or never. */
+export async function startFakeModel(answer: (request: FakeRequest) => FakeAnswer | Promise<FakeAnswer> = defaultAnswer): Promise<FakeModel> {
   const requests: FakeRequest[] = [];
   const authorizations: string[] = [];
   let counter = 0;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
+    req.on('end', async () => {
       if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
         res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found' } }));
         return;
@@ -73,7 +74,7 @@ export async function startFakeModel(answer: (request: FakeRequest) => FakeAnswe
       const request = JSON.parse(Buffer.concat(chunks).toString('utf8')) as FakeRequest;
       requests.push(request);
       authorizations.push(String(req.headers.authorization ?? ''));
-      const reply = answer(request);
+      const reply = await answer(request);
       const id = ++counter;
       const message =
         'content' in reply

@@ -230,7 +230,8 @@ async function watch(run: DriftRun, intervalMs: number, format: DriftFormat, clo
       } catch (error) {
         throw new ManifestsNotLoaded(error);
       }
-      const report = await checkDrift(planInputs(project, ctx));
+      // A check only reads: a stop cuts its reads short rather than wait for their answers.
+      const report = await checkDrift({ ...planInputs(project, ctx), client: project.connection.client.withSignal(stop.signal, { abortOnTheWire: true }) });
       const key = driftKey(report);
       // The first check posts only drift; later ones post each change, the return to no drift too.
       // Posted before the line is printed, as a single check is: one not delivered is a failed check, its line on stderr alone.

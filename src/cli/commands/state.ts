@@ -122,7 +122,7 @@ export async function migrate(options: StateCommandOptions, ctx: CommandContext)
   const target = await openStateSpec(options.to, { cwd: ctx.cwd, registerSecret: (value) => ctx.secrets.add(value), source: '--to' });
   ctx.onExit(() => target.close());
   const stop = new AbortController();
-  void ctx.interrupted().then(() => {
+  void ctx.interrupted({ stopping: false }).then(() => {
     ctx.stderr.write('Stopping: the migration stops once the step under way is done (Ctrl-C again ends it at once).\n');
     stop.abort();
   });

@@ -108,9 +108,10 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
       ? new JudgeCache({ folder: path.join(ctx.cwd, JUDGE_CACHE_FOLDER), modelName: judgeSettings.model, apiKey: judgeSettings.apiKey, redact })
       : undefined;
   const status = progressLine(ctx);
-  // Ctrl-C: no new conversation starts, those under way finish, then exit 130 (a second Ctrl-C ends at once).
+  // Ctrl-C: no new conversation starts, those under way are cut short (their requests aborted), nothing
+  // is written, exit 130; a second Ctrl-C ends at once.
   const interrupt = new AbortController();
-  void ctx.interrupted().then(() => interrupt.abort());
+  void ctx.interrupted({ stopping: 'the conversations under way are cut short; no report or recording is written' }).then(() => interrupt.abort());
   const testRun = await runTests({
     files,
     targets,
@@ -133,6 +134,8 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
       throw interrupt.signal.aborted ? testsInterrupted() : error;
     })
     .finally(() => status.done());
+  // Stopped as the last conversations ended: still nothing is written.
+  if (interrupt.signal.aborted) throw testsInterrupted();
   if (recordings) await saveRecordings(recordings, ctx);
   if (baseline && options.baseline !== undefined) testRun.baseline = compareWithBaseline(testRun, baseline, options.baseline);
   await evidence?.record(testRun);
