@@ -14,6 +14,7 @@ import type { RunIdentity } from '../../util/run-identity.js';
 import { checkWorkspace, isLastApply } from '../check-state.js';
 import { emptyWorkspace, type LastApply, type WorkspaceState } from '../types.js';
 import { PostgresHistoryStore } from './history.js';
+import { clientHidingPassword, connectHidingPassword } from './password.js';
 import { parseKeptJson } from '../../project-files/kept-files.js';
 import { STATE_JSON_LIMITS, storedStateText } from '../state-file.js';
 import { forcedOpenSince, forceOpen, lockStillNamed, readAdvisoryHolder, readAllForcedOpens, readAllHolders, readLastForcedOpen, releaseAdvisoryLock, takeAdvisoryLock } from './lock.js';
@@ -61,7 +62,7 @@ export class PostgresStateBackend implements StateBackend {
   /** The socket of a connection still being made: ended at once on Ctrl-C or close, never waited for. */
   private connecting: Socket | undefined;
 
-  /** A private field: the connection string and its password stay out of `console.log` and `JSON.stringify` of the backend. */
+  /** A private field: the connection string and its password stay out of every inspection of the backend (its clients: password.ts). */
   readonly #url: StateUrl;
 
   constructor(url: StateUrl) {
@@ -245,10 +246,10 @@ export class PostgresStateBackend implements StateBackend {
   private async wasForcedOpen(held: PgHeldLock): Promise<{ forced: boolean; recorded: ForcedOpen | undefined }> {
     // Short: when the database is down, the run is not kept waiting to be told so.
     const socket = new Socket();
-    const client = new pg.Client({ ...this.clientConfig(), stream: () => socket, connectionTimeoutMillis: LOSS_CHECK_TIMEOUT_MS });
+    const client = clientHidingPassword({ ...this.clientConfig(), stream: () => socket, connectionTimeoutMillis: LOSS_CHECK_TIMEOUT_MS });
     client.on('error', () => undefined);
     try {
-      await client.connect();
+      await connectHidingPassword(client);
     } catch (error) {
       socket.destroy();
       throw error;
@@ -275,7 +276,7 @@ export class PostgresStateBackend implements StateBackend {
 
   private openSession(access: Access): Promise<pg.Client> {
     const session = this.run(async () => {
-      const client = new pg.Client(this.clientConfig());
+      const client = clientHidingPassword(this.clientConfig());
       // A connection that drops while idle fails the next query; it must not crash the run.
       client.on('error', () => undefined);
       client.on('end', () => {
@@ -283,7 +284,7 @@ export class PostgresStateBackend implements StateBackend {
       });
       const socket = this.connecting;
       try {
-        await client.connect();
+        await connectHidingPassword(client);
       } catch (error) {
         // A failed login (a password the driver could not send) leaves the socket open: it would keep the process alive.
         socket?.destroy();
