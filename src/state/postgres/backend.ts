@@ -20,6 +20,7 @@ import { STATE_JSON_LIMITS, storedStateText } from '../state-file.js';
 import { forcedOpenSince, forceOpen, lockStillNamed, readAdvisoryHolder, readAllForcedOpens, readAllHolders, readLastForcedOpen, releaseAdvisoryLock, takeAdvisoryLock } from './lock.js';
 import { ensureSchema, presentSchema, SCHEMA_VERSION } from './schema.js';
 import type { StateUrl } from './url.js';
+import { errorMessage } from '../../util/error-message.js';
 
 /**
  * What a query is for. A read never migrates the schema: a run that writes nothing (status, history,
@@ -350,7 +351,7 @@ export class PostgresStateBackend implements StateBackend {
       // The lock's connection died under this query (the events saying so may come a moment later).
       if (lock && isConnectionLoss(error)) await this.lose(lock, error instanceof Error ? error : new Error(String(error)));
       if (lock?.lost.signal.aborted) throw lockLost(this.display, lock);
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       throw new VoxformError('state_backend_failed', `The state database ${this.display} failed: ${message}.`, {
         hint: 'Check the URL, the network, the role\'s privileges and the TLS options (docs/state.md).',
         cause: error,
