@@ -24,6 +24,7 @@ import type { ApplyClient } from './client.js';
 import { executePlan, nothingRan, type ExecuteResult, type ProgressEvent } from './execute-plan.js';
 import { AgentReadBacks, recordHistory } from './record-history.js';
 import { requireOptions } from '../util/required-options.js';
+import { errorMessage } from '../util/error-message.js';
 
 export type ApplyEvent =
   /** Reading live state: agents read so far, of how many. */
@@ -300,7 +301,7 @@ async function appendHistory(
       signal: options.signal,
     });
   } catch (error) {
-    ran.result.warnings.push(`this apply was not recorded in the history: ${error instanceof Error ? error.message : String(error)}`);
+    ran.result.warnings.push(`this apply was not recorded in the history: ${errorMessage(error)}`);
     return undefined;
   }
 }

@@ -19,11 +19,12 @@ import { changesToMark, stateAfterRefusedFiles, stateAfterRequest, stateWhenUnch
 import { DesiredIndex } from './resources.js';
 import { sendRequest, type RequestResult } from './send-request.js';
 import { refusedRecordedFiles, withRefusedFilesHint } from './refused-files.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** An error as a warning names it: its code and message, never a stack. */
 function errorText(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return typeof code === 'string' ? `${code}: ${message}` : message;
 }
 

@@ -12,6 +12,7 @@ import { progressLine, readProgress, type ProgressLine } from './progress.js';
 import { errorLead } from './error-text.js';
 import { refuseMandatoryViolations } from './policy-check.js';
 import { nextCommand, stateFlags, type ChosenTarget, type SavedPlanCommands } from './next-command.js';
+import { errorMessage } from '../util/error-message.js';
 
 export type TerminalApplyOptions = Omit<ApplyOptions, 'confirm' | 'onEvent' | 'signal' | 'onLocked' | 'onChange'>;
 
@@ -141,7 +142,7 @@ function partlyText(part: PartlyApplied): string {
 
 function errorSentence(error: unknown): string {
   if (isVoxformError(error)) return `${errorLead(error.code)}: ${error.message}`;
-  return `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
+  return `unexpected error: ${errorMessage(error)}`;
 }
 
 /** How the run ends: `rerun` is the command that finishes the run (apply by default), `replan` a saved plan's. */

@@ -16,6 +16,7 @@ import { formatAskedFor } from './format-asked-for.js';
 import { tooManyOpenFilesError } from './open-files.js';
 import { buildProgram } from './program.js';
 import { colorOn } from '../util/terminal-colors.js';
+import { errorMessage, errorStack } from '../util/error-message.js';
 import type { CiRunCommandOptions } from './commands/ci.js';
 
 /** How long cleanups may take after an error thrown outside the command's awaited chain. */
@@ -419,13 +420,11 @@ function describeError(error: unknown, out: ErrorOutput): number {
   if (reported) {
     if (printsAsJson(out)) out.stdout.write(errorJson(reported));
     else out.stderr.write(errorText(reported));
-    const stack = reported === error ? reported.stack : (error as Error).stack;
-    if (out.debug && stack) out.stderr.write(`${stack}\n`);
+    if (out.debug) out.stderr.write(`${errorStack(error)}\n`);
     return reported.code === 'interrupted' ? EXIT_INTERRUPTED : 1;
   }
-  const message = error instanceof Error ? error.message : String(error);
-  out.stderr.write(`error: voxform hit an unexpected problem (this is a bug; please report it): ${printableKeepingLines(message)}\n`);
-  if (out.debug) out.stderr.write(`${error instanceof Error ? error.stack : ''}\n`);
+  out.stderr.write(`error: voxform hit an unexpected problem (this is a bug; please report it): ${printableKeepingLines(errorMessage(error))}\n`);
+  if (out.debug) out.stderr.write(`${errorStack(error)}\n`);
   else out.stderr.write('  hint: run again with VOXFORM_DEBUG=1 to see the details.\n');
   return 1;
 }

@@ -24,6 +24,7 @@ import { controlsAsQuestionMarks, printable } from '../util/printable.js';
 import type { Connection } from './connection.js';
 import type { CommandContext } from './context.js';
 import { deploySourceOf, openOperatorBackend, type ProjectOptions } from './project.js';
+import { errorMessage } from '../util/error-message.js';
 
 export interface TestEvidence {
   /** Records the run's live verdicts; a warning instead when an agent's configuration changed during it. */
@@ -100,7 +101,7 @@ export async function startTestEvidence(options: ProjectOptions, ctx: CommandCon
       try {
         await backend.history.appendTestRun(record);
       } catch (error) {
-        ctx.stderr.write(`warning: this run was not recorded in the history: ${error instanceof Error ? error.message : String(error)}\n`);
+        ctx.stderr.write(`warning: this run was not recorded in the history: ${errorMessage(error)}\n`);
       }
     },
   };

@@ -10,7 +10,8 @@ import { checkFaultSettings } from './faults.js';
 import { detail, HttpError, json, NOT_FOUND } from './http.js';
 import type { Route } from './router.js';
 import { isPlainObject } from '../util/json-object.js';
-import { checkSeed, seedParser } from './seed.js';
+import { checkSeed } from './seed.js';
+import { notADocument, parseJsonDocument, parseYamlDocument } from '../project-files/document-text.js';
 import { addTraffic, checkTrafficOptions, TrafficAgentsUnknownError, TrafficProfileError } from './traffic/index.js';
 import { END_CALL_STATUSES, type EmulatorControl, type EmulatorSeed, type EndCallOptions, type EndCallStatus, type FaultRule, type PutMode, type ResponseStyle } from './types.js';
 
@@ -169,13 +170,9 @@ function seedHandler(host: ControlHost): Route['handler'] {
   return async ({ rawBody, req }) => {
     const text = rawBody.toString('utf8');
     const isYaml = /yaml/i.test(req.headers['content-type'] ?? '');
-    const parse = await seedParser(isYaml);
-    let seed: unknown;
-    try {
-      seed = parse(text);
-    } catch (error) {
-      throw new HttpError(400, `the seed is not valid ${isYaml ? 'YAML' : 'JSON'}: ${(error as Error).message}`);
-    }
+    const parsed = isYaml ? await parseYamlDocument(text) : parseJsonDocument(text);
+    if (!parsed.ok) throw new HttpError(400, `the seed ${notADocument(parsed)}`);
+    const seed = parsed.value;
     try {
       checkSeed(seed, 'in the request body');
     } catch (error) {

@@ -10,6 +10,7 @@ import { callToolWebhook } from './llm-tools.js';
 import { isPlainObject } from '../util/json-object.js';
 import type { WebhookPolicy } from './webhooks.js';
 import { shorten } from '../util/shorten.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** Model rounds per reply: a model that keeps calling tools is stopped here. */
 const MAX_TOOL_ROUNDS = 5;
@@ -80,7 +81,7 @@ export class LlmAgent implements AgentPlayer {
     try {
       return await this.model.complete(conversation, { tools, model: this.settings.model ?? config.llm?.model ?? 'gpt-4o-mini' });
     } catch (error) {
-      throw new HttpError(502, `The agent model failed: ${(error as Error).message}`);
+      throw new HttpError(502, `The agent model failed: ${errorMessage(error)}`);
     }
   }
 }

@@ -26,11 +26,6 @@ export async function readSeedFile(file: string): Promise<EmulatorSeed> {
   throw documentSyntaxError('emulator_seed_invalid', 'The seed file', read, 'Fix the seed at that line and column (a file ending in .json is read as JSON, any other as YAML); see docs/emulator.md, "Seeds".');
 }
 
-/** What reads a seed's text; the YAML library is loaded only for a seed written in YAML. */
-export async function seedParser(yaml: boolean): Promise<(text: string) => unknown> {
-  return yaml ? (await import('yaml')).parse : JSON.parse;
-}
-
 /** Every problem of a seed, as `path: message` lines. */
 export function seedProblems(value: unknown): string[] {
   const problems: string[] = [];

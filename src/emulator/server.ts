@@ -15,7 +15,9 @@ import type { EmulatorCore } from './core.js';
 import { FaultInjector, MAX_FAULT_DELAY_MS } from './faults.js';
 import { BodyCutShort, BodyTooLarge, detail, HttpError, json, readBody, writeReply, type Reply } from './http.js';
 import { jsonTooDeepAt, MAX_JSON_DEPTH } from '../util/json-depth.js';
+import { errorMessage, errorStack } from '../util/error-message.js';
 import { jsonErrorPosition } from '../util/json-error-position.js';
+import { notADocument, parseJsonDocument, type ParsedDocument } from '../project-files/document-text.js';
 import { RequestLog } from './request-log.js';
 import { Router, type Route, type RouteContext } from './router.js';
 import { accountRoutes } from './routes/account.js';
@@ -72,8 +74,8 @@ function parseJsonBody(route: Route, rawBody: Buffer, problems: ValidationDetail
   }
   try {
     return JSON.parse(text);
-  } catch (error) {
-    if (route.control) throw new HttpError(400, `the body is not valid JSON: ${(error as Error).message}`);
+  } catch {
+    if (route.control) throw new HttpError(400, `the body ${notADocument(parseJsonDocument(text) as Extract<ParsedDocument, { ok: false }>)}`);
     problems.push({ type: 'json_invalid', loc: ['body', jsonErrorPosition(text) ?? 0], msg: 'JSON decode error' });
     return undefined;
   }
@@ -349,13 +351,13 @@ class Emulator implements ControlHost {
     if (error instanceof ValidationFailure) return json(422, { detail: error.detail });
     if (error instanceof HttpError) return json(error.status, { detail: error.message }, error.headers);
     if (error instanceof VoxformError) return detail(400, error.message);
-    const message = error instanceof Error ? error.message : String(error);
-    this.log?.(`emulator: ${route.method} ${route.path} failed: ${error instanceof Error ? error.stack : message}`);
+    const message = errorMessage(error);
+    this.log?.(`emulator: ${route.method} ${route.path} failed: ${errorStack(error)}`);
     return detail(500, `Internal Server Error: ${message}`);
   }
 
   private crashed(res: ServerResponse, error: unknown): void {
-    this.log?.(`emulator: a request failed: ${error instanceof Error ? error.stack : String(error)}`);
+    this.log?.(`emulator: a request failed: ${errorStack(error)}`);
     if (!res.headersSent) writeReply(res, detail(500, 'Internal Server Error'));
     else res.destroy();
   }

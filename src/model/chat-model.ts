@@ -11,6 +11,7 @@ import { registerUrlTokens, replaceUrlTokens } from '../secrets/url-tokens.js';
 import { headerValueFromEnv } from '../util/env-header.js';
 import { isPlainObject } from '../util/json-object.js';
 import { shorten } from '../util/shorten.js';
+import { errorMessage } from '../util/error-message.js';
 
 export interface ModelSettings {
   /** Base URL of the OpenAI-compatible API, e.g. http://127.0.0.1:11434/v1. */
@@ -182,7 +183,7 @@ export type CompletionModel = Pick<ChatModel, 'complete'>;
 
 function describeModelError(error: unknown, APIError: typeof OpenAI.APIError): string {
   const cutOff = !(error instanceof APIError) && isConnectionError(error);
-  const said = error instanceof APIError && error.status ? `status ${error.status}` : cutOff ? `${transportReason(error)} before its answer was complete` : error instanceof Error ? error.message : String(error);
+  const said = error instanceof APIError && error.status ? `status ${error.status}` : cutOff ? `${transportReason(error)} before its answer was complete` : errorMessage(error);
   // Ends a sentence of ours: its own full stop would make two ("Request timed out..").
   return shorten(said, 200).replace(/\.+$/, '');
 }

@@ -11,7 +11,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { VoxformError } from '../errors.js';
 import { findProjectRoot, isInside, realFolder } from '../project-files/guarded-read.js';
+import { readOperatorDocument } from '../project-files/operator-document.js';
 import { keepText, type Redact } from '../secrets/redact.js';
+import { errorMessage, isJsonParseError } from '../util/error-message.js';
 import { POLICY_LEVELS, type PolicyRule, type PolicySubject, type RuleHit } from './types.js';
 
 export const POLICY_PACKS_VARIABLE = 'VOXFORM_POLICY_PACKS';
@@ -23,6 +25,9 @@ export interface OperatorPack {
   name: string;
   rules: PolicyRule[];
 }
+
+/** The largest JSON file a pack imports that is read again to say where it stops being JSON (Node read it whole already). */
+const MAX_PACK_JSON_BYTES = 64 * 1024 * 1024;
 
 const RULE_ID = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
 
@@ -69,15 +74,6 @@ function findingFault(value: unknown): string | undefined {
   return undefined;
 }
 
-/** A thrown value as a sentence: its message (operator text; a check may quote a secret it read, which `redact` hides). */
-function thrownText(error: unknown): string {
-  try {
-    return error instanceof Error ? error.message : String(error);
-  } catch {
-    return 'a value that cannot be shown';
-  }
-}
-
 function valueKind(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (value === null) return 'null';
@@ -99,7 +95,7 @@ function guardedRule(pack: string, origin: string, rule: PolicyRule, redact: Red
       try {
         hits = await rule.check(subject);
       } catch (error) {
-        refuse(pack, origin, `has rule "${rule.id}" whose check threw: ${redact(thrownText(error))}`, { rule: rule.id, hint: `Fix the rule's check function; ${FINDING_SHAPE}` });
+        refuse(pack, origin, `has rule "${rule.id}" whose check threw: ${redact(errorMessage(error))}`, { rule: rule.id, hint: `Fix the rule's check function; ${FINDING_SHAPE}` });
       }
       if (!Array.isArray(hits)) {
         refuse(pack, origin, `has rule "${rule.id}" whose check returned ${valueKind(hits)}, not a list of findings`, { rule: rule.id, hint: FINDING_SHAPE });
@@ -162,6 +158,20 @@ async function refuseProjectPack(name: string, cwd: string, roots: readonly stri
 }
 
 /**
+ * Why a pack's module could not be loaded. Node's loader refuses a JSON module it imports with the
+ * file's path and JSON.parse's message, which quotes the file: that file is read again and the place
+ * where it stops being JSON said instead (src/util/error-message.ts has the rule).
+ */
+async function loadFailure(error: unknown): Promise<string> {
+  const file = isJsonParseError(error) ? /^(.+\.json): /.exec(error.message)?.[1] : undefined;
+  if (file === undefined) return errorMessage(error);
+  const read = await readOperatorDocument(file, { shown: file, maxBytes: MAX_PACK_JSON_BYTES, json: true });
+  if (read.ok || read.unreadable) return `it imports ${file}, which is not valid JSON`;
+  const { line, col } = read.location;
+  return `it imports ${file}, which is not valid JSON at line ${line}, column ${col}: ${read.problem}`;
+}
+
+/**
  * The packs VOXFORM_POLICY_PACKS names, loaded; none when it is unset. `manifestFiles`: the
  * manifests of the run, whose projects (besides the working directory's) no pack may lie in.
  */
@@ -175,7 +185,7 @@ export async function loadOperatorPacks(env: Readonly<Record<string, string | un
     try {
       module = (await import(pathToFileURL(path.resolve(cwd, name)).href)) as typeof module;
     } catch (error) {
-      refuse(name, POLICY_PACKS_VARIABLE, `could not be loaded: ${(error as Error).message}`);
+      refuse(name, POLICY_PACKS_VARIABLE, `could not be loaded: ${await loadFailure(error)}`);
     }
     const rules = module.rules ?? module.default?.rules;
     if (!Array.isArray(rules)) refuse(name, POLICY_PACKS_VARIABLE, 'exports no `rules` list');

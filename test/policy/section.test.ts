@@ -11,6 +11,7 @@ import { readPolicySection } from '../../src/policy/section.js';
 import { createTokenCounter } from '../../src/policy/tokens.js';
 import type { PolicySubject } from '../../src/policy/types.js';
 import { isVoxformError } from '../../src/errors.js';
+import { JSON_PARSE_REFUSED } from '../../src/util/error-message.js';
 import { loadManifests } from '../../src/manifest/index.js';
 import { repoRoot, useTempDirs } from '../helpers/cli.js';
 import { makeContext } from '../helpers/context.js';
@@ -377,7 +378,7 @@ describe('packs a library caller passes (evaluatePolicy packs)', () => {
   });
 
   it("read the manifest's secrets withheld, so what a check threw cannot quote one: a library caller's error has no last scrub", async () => {
-    // Short enough that the engine's JSON.parse error quotes it whole (a longer text it cuts after 10 characters).
+    // Short enough that the engine's JSON.parse error would quote it whole (a longer text it cuts after 10 characters).
     const hookToken = 'PLANTEDHOOK4417';
     const manifest = oneAgent('session_data_webhook: { url: "https://hooks.example.com/end", headers: { x-hook-token: "${env:HOOK_TOKEN}" } }');
     const state = await loadState(await tempDir({ 'voxform.yaml': manifest }), { HOOK_TOKEN: hookToken });
@@ -387,7 +388,8 @@ describe('packs a library caller passes (evaluatePolicy packs)', () => {
     };
     const error = await evaluatePolicy(state, { now: () => TODAY, packs: [pack('mine', 'acme-hook-json', parseHookToken)] }).catch((e: unknown) => e);
     expect(isVoxformError(error) && error.code).toBe('policy_pack_invalid');
-    expect(isVoxformError(error) && error.message).toMatch(/^policy pack mine \(given in the `packs` option\) has rule "acme-hook-json" whose check threw: .*"withheld-by-voxform" is not valid JSON/);
+    // JSON.parse's message, which quotes the text, is not passed on either (src/util/error-message.ts).
+    expect(isVoxformError(error) && error.message).toBe(`policy pack mine (given in the \`packs\` option) has rule "acme-hook-json" whose check threw: ${JSON_PARSE_REFUSED}.`);
     expect(inspect(error, { depth: 10 })).not.toContain(hookToken);
   });
 

@@ -29,6 +29,7 @@ import { nextCommand } from '../next-command.js';
 import { takeOverCommands, withTakeOverCommands } from '../take-over.js';
 import { sleepUnlessAborted } from '../../util/sleep.js';
 import { someOf } from '../../util/plural.js';
+import { errorMessage } from '../../util/error-message.js';
 
 export type DriftFormat = 'text' | 'json' | 'markdown';
 
@@ -165,7 +166,7 @@ const REAL_CLOCK: WatchClock = { sleep: sleepUnlessAborted, random: Math.random 
 
 /** An error as one line of the watch's stderr: `code: sentence` (its own full stop dropped before what follows). */
 function errorLine(error: unknown): string {
-  const message = error instanceof ListedProblemsError ? `${error.code}: ${error.textMessage}` : isVoxformError(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
+  const message = error instanceof ListedProblemsError ? `${error.code}: ${error.textMessage}` : isVoxformError(error) ? `${error.code}: ${error.message}` : errorMessage(error);
   return (message.split('\n')[0] ?? '').replace(/\.$/, '');
 }
 

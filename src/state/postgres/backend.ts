@@ -14,11 +14,13 @@ import type { RunIdentity } from '../../util/run-identity.js';
 import { checkWorkspace, isLastApply } from '../check-state.js';
 import { emptyWorkspace, type LastApply, type WorkspaceState } from '../types.js';
 import { PostgresHistoryStore } from './history.js';
+import { clientHidingPassword, connectHidingPassword } from './password.js';
 import { parseKeptJson } from '../../project-files/kept-files.js';
 import { STATE_JSON_LIMITS, storedStateText } from '../state-file.js';
 import { forcedOpenSince, forceOpen, lockStillNamed, readAdvisoryHolder, readAllForcedOpens, readAllHolders, readLastForcedOpen, releaseAdvisoryLock, takeAdvisoryLock } from './lock.js';
 import { ensureSchema, presentSchema, SCHEMA_VERSION } from './schema.js';
 import type { StateUrl } from './url.js';
+import { errorMessage } from '../../util/error-message.js';
 
 /**
  * What a query is for. A read never migrates the schema: a run that writes nothing (status, history,
@@ -61,7 +63,7 @@ export class PostgresStateBackend implements StateBackend {
   /** The socket of a connection still being made: ended at once on Ctrl-C or close, never waited for. */
   private connecting: Socket | undefined;
 
-  /** A private field: the connection string and its password stay out of `console.log` and `JSON.stringify` of the backend. */
+  /** A private field: the connection string and its password stay out of every inspection of the backend (its clients: password.ts). */
   readonly #url: StateUrl;
 
   constructor(url: StateUrl) {
@@ -245,10 +247,10 @@ export class PostgresStateBackend implements StateBackend {
   private async wasForcedOpen(held: PgHeldLock): Promise<{ forced: boolean; recorded: ForcedOpen | undefined }> {
     // Short: when the database is down, the run is not kept waiting to be told so.
     const socket = new Socket();
-    const client = new pg.Client({ ...this.clientConfig(), stream: () => socket, connectionTimeoutMillis: LOSS_CHECK_TIMEOUT_MS });
+    const client = clientHidingPassword({ ...this.clientConfig(), stream: () => socket, connectionTimeoutMillis: LOSS_CHECK_TIMEOUT_MS });
     client.on('error', () => undefined);
     try {
-      await client.connect();
+      await connectHidingPassword(client);
     } catch (error) {
       socket.destroy();
       throw error;
@@ -275,7 +277,7 @@ export class PostgresStateBackend implements StateBackend {
 
   private openSession(access: Access): Promise<pg.Client> {
     const session = this.run(async () => {
-      const client = new pg.Client(this.clientConfig());
+      const client = clientHidingPassword(this.clientConfig());
       // A connection that drops while idle fails the next query; it must not crash the run.
       client.on('error', () => undefined);
       client.on('end', () => {
@@ -283,7 +285,7 @@ export class PostgresStateBackend implements StateBackend {
       });
       const socket = this.connecting;
       try {
-        await client.connect();
+        await connectHidingPassword(client);
       } catch (error) {
         // A failed login (a password the driver could not send) leaves the socket open: it would keep the process alive.
         socket?.destroy();
@@ -349,7 +351,7 @@ export class PostgresStateBackend implements StateBackend {
       // The lock's connection died under this query (the events saying so may come a moment later).
       if (lock && isConnectionLoss(error)) await this.lose(lock, error instanceof Error ? error : new Error(String(error)));
       if (lock?.lost.signal.aborted) throw lockLost(this.display, lock);
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       throw new VoxformError('state_backend_failed', `The state database ${this.display} failed: ${message}.`, {
         hint: 'Check the URL, the network, the role\'s privileges and the TLS options (docs/state.md).',
         cause: error,

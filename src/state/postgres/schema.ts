@@ -9,6 +9,7 @@
  */
 import type pg from 'pg';
 import { VoxformError } from '../../errors.js';
+import { errorMessage } from '../../util/error-message.js';
 
 /** Columns by name, each with its SQL type. */
 type Columns = Readonly<Record<string, string>>;
@@ -216,7 +217,7 @@ function sqlState(error: unknown): unknown {
 }
 
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
 
 /** The database is older than this voxform needs, and this run cannot use it as it is: the upgrade is the owner's, once. */

@@ -1,0 +1,43 @@
+/**
+ * node-postgres keeps the password it logs in with on the client and on its connection parameters,
+ * as a property that is merely not enumerable: `util.inspect(client, { showHidden: true })`, a
+ * `console.dir` with it, or a debug log of the backend would print it. It accepts a function in its
+ * place and calls it when the server asks for the password, so every client is made and left holding
+ * one, whose closure alone keeps the value. The driver stores what the function returned while it
+ * logs in, and what it read from PGPASSWORD when the client was made, or from a .pgpass file while
+ * logging in: `hideDatabasePassword` moves the value back into a closure each time.
+ */
+import pg from 'pg';
+
+interface PasswordHolder {
+  password?: unknown;
+}
+
+function holdersOf(client: pg.Client): PasswordHolder[] {
+  return [client as PasswordHolder, (client as unknown as { connectionParameters: PasswordHolder }).connectionParameters];
+}
+
+/** Puts the password the client holds, if it holds one as text, into a function's closure. */
+export function hideDatabasePassword(client: pg.Client): void {
+  for (const holder of holdersOf(client)) {
+    const value = holder.password;
+    if (typeof value !== 'string') continue;
+    Object.defineProperty(holder, 'password', { configurable: true, enumerable: false, writable: true, value: () => value });
+  }
+}
+
+/** A client for `config` that holds no password as text. */
+export function clientHidingPassword(config: pg.ClientConfig): pg.Client {
+  const client = new pg.Client(config);
+  hideDatabasePassword(client);
+  return client;
+}
+
+/** Connects the client; once it has logged in, or failed to, it holds no password as text again. */
+export async function connectHidingPassword(client: pg.Client): Promise<void> {
+  try {
+    await client.connect();
+  } finally {
+    hideDatabasePassword(client);
+  }
+}
