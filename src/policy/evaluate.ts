@@ -13,6 +13,7 @@ import { operatorRules, type OperatorPack } from './operator-packs.js';
 import { BUILT_IN_RULES } from './rules/index.js';
 import { checkSectionRules, POLICY_INVALID, readPolicySection, WAIVER_EXPIRED, WAIVER_UNUSED, type PolicySection, type WaiverSpec } from './section.js';
 import { createTokenCounter } from './tokens.js';
+import { afterPendingSignals } from '../util/sync-slices.js';
 import { withheldState } from './withheld-state.js';
 import type { Finding, PolicyReport, PolicyRule, RuleHit, RuleStatus, TokenCounter, WaiverStatus } from './types.js';
 
@@ -105,6 +106,8 @@ export async function evaluatePolicy(desired: DesiredState, options: PolicyOptio
     if (status.level === 'off') continue;
     for (const hit of await rule.check(subject)) findings.push({ ...hit, rule: rule.id, level: status.level, hint: rule.hint });
   }
+  // A signal that came while a check held the thread (a team rule's pattern, an operator's check) stops the run before it reports.
+  await afterPendingSignals();
   const sectionFinding = (rule: string, level: Finding['level'], hit: RuleHit): Finding => ({ ...hit, rule, level, hint: SECTION_HINTS[rule] as string });
   const invalid = problems.map((hit) => sectionFinding(POLICY_INVALID, 'mandatory', hit));
 

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { inSlice } from '../../src/util/sync-slices.js';
+import { afterPendingSignals, inSlice } from '../../src/util/sync-slices.js';
 
 /** A job that keeps the thread for at least a millisecond. */
 function busyMillisecond(): void {
@@ -33,5 +33,19 @@ describe('inSlice', () => {
   it('runs a job queued by a job of the queue (the queue refills while it drains)', async () => {
     const inner = await inSlice(() => inSlice(() => 'inner'));
     expect(inner).toBe('inner');
+  });
+
+  it('hands a result over only once a signal that came during the job has been served (a stopped command prints no result)', async () => {
+    const order: string[] = [];
+    const onSignal = () => order.push('signal served');
+    process.on('SIGUSR2', onSignal);
+    try {
+      await inSlice(() => process.kill(process.pid, 'SIGUSR2'));
+      order.push('result handed over');
+    } finally {
+      await afterPendingSignals();
+      process.off('SIGUSR2', onSignal);
+    }
+    expect(order).toEqual(['signal served', 'result handed over']);
   });
 });

@@ -1,15 +1,21 @@
 /** Rules made of one search over texts: the first match in each text is reported, with how many there are. */
 import type { TextPlace } from '../places.js';
 import type { RuleHit } from '../types.js';
+import { inSlice } from '../../util/sync-slices.js';
 
-/** A hit for every text that `find` finds something in, at the first match. */
-export function textHits(places: readonly TextPlace[], find: (text: string) => number[], describe: (count: number, place: TextPlace) => string): RuleHit[] {
+/**
+ * A hit for every text that `find` finds something in, at the first match. Each text is searched in
+ * a slice of its own (sync-slices.ts): a pull request's texts may be many and long, and Ctrl-C is
+ * served between them.
+ */
+export async function textHits(places: readonly TextPlace[], find: (text: string) => number[], describe: (count: number, place: TextPlace) => string): Promise<RuleHit[]> {
+  const found = await Promise.all(places.map((place) => inSlice(() => find(place.text))));
   const hits: RuleHit[] = [];
-  for (const place of places) {
-    const offsets = find(place.text);
-    if (offsets.length === 0) continue;
+  places.forEach((place, index) => {
+    const offsets = found[index] as number[];
+    if (offsets.length === 0) return;
     hits.push({ resource: place.resource, message: describe(offsets.length, place), location: place.at(offsets[0] as number) });
-  }
+  });
   return hits;
 }
 
