@@ -1,7 +1,8 @@
 /** Every built-in rule: a manifest it flags and one it does not (the pack's rules, table-driven). */
 import { describe, expect, it } from 'vitest';
 import { BUILT_IN_RULES } from '../../src/policy/rules/index.js';
-import { passesLuhn } from '../../src/policy/rules/personal-data.js';
+import { EMAIL, passesLuhn } from '../../src/policy/rules/personal-data.js';
+import { MARKDOWN } from '../../src/policy/rules/speech.js';
 import { useTempDirs } from '../helpers/cli.js';
 import { oneAgent, policyOf } from './helpers.js';
 
@@ -148,5 +149,23 @@ describe('places and messages', () => {
     ['79927398713', true],
   ])('Luhn %s → %s', (digits, passes) => {
     expect(passesLuhn(digits)).toBe(passes);
+  });
+});
+
+// A pattern that may scan to the end of a run from each of its characters takes time growing with
+// the square of the run: a pull request's prompt of one long run would hold CI for hours. Each part
+// of these patterns is bounded, so no match (and no attempt) reaches past a short window.
+describe('built-in patterns look no further than a short window from where they start', () => {
+  const matches = (pattern: RegExp, text: string) => [...text.matchAll(pattern)].map((match) => match[0]);
+
+  it('an e-mail address: at most 64 characters before the @', () => {
+    expect(matches(EMAIL, `${'a'.repeat(5_000)}@example.com`)).toEqual([`${'a'.repeat(64)}@example.com`]);
+    expect(matches(EMAIL, 'mail jo.doe+x@mail.example.co.uk please')).toEqual(['jo.doe+x@mail.example.co.uk']);
+  });
+
+  it('a Markdown link: its text holds no [, and a list item starts on its own line', () => {
+    expect(matches(MARKDOWN, `${'['.repeat(5_000)}link](https://x.example)`)).toEqual(['[link](https://x.example)']);
+    expect(matches(MARKDOWN, `${'\n'.repeat(5_000)}- item`)).toEqual(['- i']);
+    expect(matches(MARKDOWN, 'See [the docs](https://x.example/a) or **call**.')).toEqual(['[the docs](https://x.example/a)', '**call**']);
   });
 });

@@ -16,7 +16,12 @@ const PHONE = new RegExp(
   String.raw`(?<![\w+])(?:\+1[\s.${DASHES}]?)?(?:\(\d{3}\)\s?|\d{3}[\s.${DASHES}])\d{3}[\s.${DASHES}]\d{4}(?![\w])|(?<![\w+])\+[1-9]\d{7,14}(?!\d)`,
   'g',
 );
-const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g;
+/**
+ * An address's parts as long as an address may have them (64 before the `@`, 63 a label): a part
+ * without a bound would scan a pull request's long run of letters again from each of its characters
+ * (time growing with the square of the run's length).
+ */
+export const EMAIL = /[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})*\.[A-Za-z]{2,63}/g;
 /** 13 to 19 digits, optionally grouped by spaces or dashes; kept only when the Luhn check passes. */
 const CARD = new RegExp(String.raw`(?<![\d${DASHES}])\d(?:[${SPACES}${DASHES}]?\d){12,18}(?![\d${DASHES}])`, 'g');
 /** US Social Security numbers (not the never-issued 000, 666 and 9xx areas) and UK National Insurance numbers. */

@@ -7,7 +7,13 @@ import { matchOffsets, textHits } from './text-rules.js';
 /** Words of a first message past which callers talk over it. */
 export const FIRST_MESSAGE_MAX_WORDS = 30;
 
-const MARKDOWN = /\*\*[^*\n]+\*\*|__[^_\n]+__|`[^`\n]+`|\[[^\]\n]+\]\([^)\n]+\)|^\s{0,3}#{1,6}\s|^\s*[-*+]\s+\S/gm;
+/**
+ * Bold, code, links, headings and list items. No part scans past what it can match: a link's text
+ * holds no `[` and has a bound, as has its address, and a list item's indent is spaces on its own line.
+ * Otherwise a pull request's line of `[` (or its thousands of empty lines) would be scanned again from
+ * each of its characters, in time growing with the square of its length.
+ */
+export const MARKDOWN = /\*\*[^*\n]+\*\*|__[^_\n]+__|`[^`\n]+`|\[[^[\]\n]{1,200}\]\([^)\n]{1,300}\)|^\s{0,3}#{1,6}\s|^[^\S\n]*[-*+]\s+\S/gm;
 const URL = /\bhttps?:\/\/\S+|\bwww\.[a-z0-9-]+\.\S+/gi;
 const EMOJI = /\p{Extended_Pictographic}/gu;
 /** Symbols a voice spells out or skips: "&" read as "ampersand", "#" as "hash". */
