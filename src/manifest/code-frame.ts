@@ -10,7 +10,7 @@
  *     13 |       llm:
  */
 import { printable } from '../util/printable.js';
-import { displayWidth, graphemes, graphemeWidth } from '../util/display-width.js';
+import { cellsWithin, displayWidth } from '../util/display-width.js';
 import { codePointBoundary } from '../util/shorten.js';
 import { REDACTED } from '../secrets/redact.js';
 
@@ -117,17 +117,7 @@ function fitWidth(text: string, caret: number, maxWidth: number, cut: { before: 
   if (width <= maxWidth) return { text: `${before}${text}${after}`, caret: caret + before.length };
   const start = Math.max(0, Math.min(caret - Math.floor(maxWidth / 2), width - maxWidth));
   const end = start + maxWidth;
-  let kept = '';
-  let keptFrom: number | undefined;
-  let column = 0;
-  for (const { segment } of graphemes(text)) {
-    const next = column + graphemeWidth(segment);
-    if (column >= start && next <= end) {
-      keptFrom ??= column;
-      kept += segment;
-    }
-    column = next;
-  }
+  const { text: kept, from: keptFrom } = cellsWithin(text, start, end);
   const from = keptFrom ?? start;
   const prefix = from > 0 || cut.before ? '…' : '';
   const suffix = from + displayWidth(kept) < width || cut.after ? '…' : '';

@@ -14,6 +14,11 @@ const WIDE = /^[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9ff
 const EMOJI = /\p{Emoji_Presentation}|\ufe0f|\p{Regional_Indicator}{2}|\u20e3/u;
 /** Marks and format characters only: drawn on what comes before, or not at all. */
 const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}]+$/u;
+/**
+ * Printable ASCII only: each character a grapheme of its own, one cell wide. Most text is, and a
+ * code frame measures its lines several times per problem: this skips the segmenter for them.
+ */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /** The grapheme clusters of `text`, each with where it starts (UTF-16 units). */
 export function graphemes(text: string): Iterable<{ segment: string; index: number }> {
@@ -29,9 +34,33 @@ export function graphemeWidth(cluster: string): number {
 
 /** The cells `text` takes on a terminal (one line of it). */
 export function displayWidth(text: string): number {
+  if (PRINTABLE_ASCII.test(text)) return text.length;
   let width = 0;
   for (const { segment } of graphemes(text)) width += graphemeWidth(segment);
   return width;
+}
+
+/**
+ * The whole grapheme clusters of `text` that lie between cells `start` and `end`, and the cell the
+ * first of them starts at (undefined when none fits).
+ */
+export function cellsWithin(text: string, start: number, end: number): { text: string; from: number | undefined } {
+  if (PRINTABLE_ASCII.test(text)) {
+    const kept = text.slice(start, end);
+    return { text: kept, from: kept === '' ? undefined : start };
+  }
+  let kept = '';
+  let from: number | undefined;
+  let column = 0;
+  for (const { segment } of graphemes(text)) {
+    const next = column + graphemeWidth(segment);
+    if (column >= start && next <= end) {
+      from ??= column;
+      kept += segment;
+    }
+    column = next;
+  }
+  return { text: kept, from };
 }
 
 /** `text` with spaces added to fill `width` cells: after it, or before it for a right-aligned cell. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { displayWidth, padToWidth } from '../../src/util/display-width.js';
+import { cellsWithin, displayWidth, padToWidth } from '../../src/util/display-width.js';
 import { shorten } from '../../src/util/shorten.js';
 
 describe('displayWidth, in terminal cells', () => {
@@ -29,5 +29,16 @@ describe('padToWidth and shorten by cells, in terminal cells', () => {
     expect(shorten('👩‍💻👩‍💻👩‍💻', 5, 'cells')).toBe('👩‍💻👩‍💻…');
     expect(shorten('short', 5, 'cells')).toBe('short');
     expect(displayWidth(shorten('受付エージェント', 8, 'cells'))).toBeLessThanOrEqual(8);
+  });
+});
+
+describe('cellsWithin: the whole graphemes between two cells', () => {
+  it.each([
+    ['ASCII', 'abcdef', 2, 5, { text: 'cde', from: 2 }],
+    ['ASCII, past its end', 'abc', 4, 8, { text: '', from: undefined }],
+    ['a wide character cut by the window is left out whole', '受付です', 1, 6, { text: '付で', from: 2 }],
+    ['an emoji and a combining accent kept whole', 'a😀e\u0301b', 1, 4, { text: '😀e\u0301', from: 1 }],
+  ])('%s', (_name, text, start, end, expected) => {
+    expect(cellsWithin(text, start, end)).toEqual(expected);
   });
 });
