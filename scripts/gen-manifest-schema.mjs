@@ -4,8 +4,9 @@
 // Why two views of one schema: the manifest schema is published (editors read it, `voxform schema`
 // prints it) and must accept what a person writes — `null` to clear a config field, an empty
 // section, `${env:…}` where a phone number goes, a webhook whose `url` comes from `defaults`.
-// voxform validates later, after nulls are taken out and env references, templates and defaults
-// are resolved, so it checks the stricter form. The published schema states the strict form with
+// voxform validates later, after nulls are taken out and templates and defaults are resolved, so it
+// checks the stricter form; a string that holds an `${env:…}` reference is checked as written, never
+// filled in (docs/security.md §5: a verdict on the value would tell a pull request about a secret). The published schema states the strict form with
 // three annotations that `internalManifestSchema` turns into assertions:
 //   - `{"$ref": "#/$defs/Clear"}` / `{"$ref": "#/$defs/Empty"}` branches of an `anyOf`: dropped;
 //   - `x-required-after-merge`: becomes `required`;
@@ -21,6 +22,8 @@ const schemaDir = path.join(root, 'schemas');
 
 export const GENERATED_COMMENT = 'Generated from service.schema.json by scripts/gen-manifest-schema.mjs (npm run gen): do not edit.';
 const E164 = '^\\+[1-9][0-9]{6,14}$';
+/** E.164, or text with an `${env:…}` reference, which voxform checks as written: what it checks once templates are resolved. */
+const E164_OR_REFERENCE = '^(?:\\+[1-9][0-9]{6,14}|.*\\$\\{env:[^}]*\\}.*)$';
 /** E.164, or text that becomes a number once `${env:…}` or a template's `{{…}}` is resolved. */
 const E164_UNRESOLVED = '^(?:\\+[1-9][0-9]{6,14}|.*\\$\\{env:[^}]*\\}.*|.*\\{\\{[^}]*\\}\\}.*)$';
 const CLEAR = { $ref: '#/$defs/Clear' };
@@ -103,7 +106,7 @@ class Generator {
         out['x-required-after-merge'] = value;
       } else if (key === 'pattern' && value === E164) {
         out.pattern = E164_UNRESOLVED;
-        out['x-resolved-pattern'] = E164;
+        out['x-resolved-pattern'] = E164_OR_REFERENCE;
       } else {
         out[key] = value;
       }

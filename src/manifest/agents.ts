@@ -10,7 +10,7 @@ import { didYouMean } from '../util/did-you-mean.js';
 import type { DiagnosticList } from './diagnostics.js';
 import { resolveFrom, type PromptRequest } from './includes.js';
 import { forbiddenEnvPlaces } from '../secrets/env-policy.js';
-import { interpolateTree } from './interpolate.js';
+import { interpolateTree, writtenAtEnvPlaces } from './interpolate.js';
 import { hasEnvReference } from '../secrets/env-reference.js';
 import { deepMerge } from './merge.js';
 import { attachSpans, setOwn, spanAt, spansOf, type NodeSpans, type PathPart } from './positions.js';
@@ -77,8 +77,10 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
     ? ctx.diagnostics.reportingAt(template.source, spanAt(entry, ['template']) ?? keySpan, `template "${template.name}": `, interpolate)
     : interpolate();
 
+  // The text as written where a reference was filled in: no verdict depends on a value of the environment.
+  const checked = writtenAtEnvPlaces(resolved, spec, envPlaces) as Record<string, unknown>;
   // Asked only of a value with a problem: the set is made then.
-  checkAgainstSchema({ definition: 'AgentSpec', value: resolved, at, fallback: keySpan, isSecret: (path) => envSecretSet(envPlaces).covers(path) }, ctx.diagnostics);
+  checkAgainstSchema({ definition: 'AgentSpec', value: checked, at, fallback: keySpan, isSecret: (path) => envSecretSet(envPlaces).covers(path) }, ctx.diagnostics);
 
   if (resolved.id === undefined || resolved.id === null) {
     ctx.diagnostics.error(
@@ -90,7 +92,7 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
 
   const config = isPlainObject(resolved.config) ? resolved.config : {};
   const schemaSecretPaths = configSecretPlaces(config, ctx.onSecret);
-  checkIgnorePaths(resolved, ctx.diagnostics);
+  checkIgnorePaths(checked, ctx.diagnostics);
 
   return {
     localName,

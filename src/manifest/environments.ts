@@ -144,5 +144,8 @@ export function checkOverlayReferences(combined: CombinedManifest, diagnostics: 
       const entries = spansOf(resources)?.entries;
       for (const name of Object.keys(resources)) reportForbiddenReferences(resources[name], forbidden, diagnostics, entries?.get(name)?.value ?? keySpan);
     }
+    const credentialPlaces = forbiddenEnvPlaces('CredentialSpec');
+    const credentialSpans = spansOf(layer.credentials)?.entries;
+    layer.credentials.forEach((credential, index) => reportForbiddenReferences(credential, credentialPlaces, diagnostics, credentialSpans?.get(index)?.value ?? keySpan));
   }
 }

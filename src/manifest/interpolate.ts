@@ -9,7 +9,7 @@ import { MIN_SEARCHABLE_SECRET } from '../secrets/redact.js';
 import { WITHHELD } from '../secrets/withhold.js';
 import type { DiagnosticList } from './diagnostics.js';
 import { envPolicyOf, FORBIDDEN_PLACE_FIX, refusalMessage, type EnvPolicy } from '../secrets/env-policy.js';
-import { setOwn, shallowCopy, spansOf, type PathPart } from './positions.js';
+import { childOf, setOwn, shallowCopy, spansOf, type PathPart } from './positions.js';
 import type { Span } from './source.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -171,6 +171,24 @@ export function interpolateTree(value: unknown, ctx: InterpolationContext, how: 
     return copy ?? node;
   };
   return walk(value);
+}
+
+/**
+ * `resolved` with the text as written (`+1555${env:TOKEN}`) at each of `places`, the strings that
+ * took a value from the environment (as `onEnvPath` heard them): the view the schema checks. A
+ * pull request writes the text around a reference and reads the verdict, so a check of the filled-in
+ * value would tell it the value's length and characters (docs/security.md §5). Copy-on-write, spans kept.
+ */
+export function writtenAtEnvPlaces(resolved: unknown, written: unknown, places: readonly PathPart[][]): unknown {
+  const replaced = (node: unknown, path: readonly PathPart[], text: unknown): unknown => {
+    const [head, ...rest] = path;
+    if (head === undefined) return text;
+    if (node === null || typeof node !== 'object') return node;
+    const copy = shallowCopy(node) as Record<string, unknown>;
+    setOwn(copy, String(head), replaced(childOf(node, head), rest, childOf(text, head)));
+    return copy;
+  };
+  return places.reduce((view, place) => replaced(view, place, written), resolved);
 }
 
 /** Reports every reference in a forbidden place of `value`, reading nothing: for the overlays not in use. */

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import type { DiagnosticList } from './diagnostics.js';
 import { forbiddenEnvPlaces } from '../secrets/env-policy.js';
-import { interpolateTree, type InterpolationContext } from './interpolate.js';
+import { interpolateTree, writtenAtEnvPlaces, type InterpolationContext } from './interpolate.js';
 import { hasEnvReference } from '../secrets/env-reference.js';
 import { credentialSecretFields, entrySecretPaths, envSecretSet, phoneSecretFields } from '../secrets/schema-paths.js';
 import { formatDotted, parseDotted, valueAtPath } from '../util/field-path.js';
@@ -40,8 +40,8 @@ function resolveEntry(
     envPaths.push(formatDotted(p));
   };
   const resolved = interpolateTree(entry, ctx.interpolation, { onEnvPath, forbidden: forbiddenEnvPlaces(definition) });
-  // Asked only of a value with a problem: the set is made then.
-  checkAgainstSchema({ definition, value: resolved, at, fallback: keySpan, isSecret: (p) => envSecretSet(envPlaces).covers(p) }, ctx.diagnostics);
+  // The text as written where a reference was filled in (agents.ts); the set is made only for a value with a problem.
+  checkAgainstSchema({ definition, value: writtenAtEnvPlaces(resolved, entry, envPlaces), at, fallback: keySpan, isSecret: (p) => envSecretSet(envPlaces).covers(p) }, ctx.diagnostics);
   return isPlainObject(resolved) ? resolved : undefined;
 }
 

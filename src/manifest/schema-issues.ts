@@ -261,6 +261,8 @@ function quoteHint(expected: string[], value: unknown, span: Span, secret: boole
 const PATTERN_WORDS: Record<string, string> = {
   '^[A-Za-z0-9][A-Za-z0-9_.-]*$': 'a valid name (letters, digits, "-", "_" and ".", starting with a letter or digit)',
   '^\\+[1-9][0-9]{6,14}$': 'an E.164 phone number ("+", the country code and the number, digits only, no spaces: "+15551230001")',
+  // The same, where a value may come from `${env:…}`: such a value is checked as written, never filled in.
+  '^(?:\\+[1-9][0-9]{6,14}|.*\\$\\{env:[^}]*\\}.*)$': 'an E.164 phone number ("+", the country code and the number, digits only, no spaces: "+15551230001") or ${env:NAME}',
   '^[1-9][0-9]{0,5}[mhd]$': 'a duration: a whole number and m (minutes), h (hours) or d (days), such as "30m" or "2h"',
   '^(name|config(\\.[A-Za-z0-9_]+)*)$': 'a field path: name, config, or config followed by dotted fields such as config.voice.settings',
 };

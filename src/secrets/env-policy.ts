@@ -71,6 +71,8 @@ const FORBIDDEN_PLACES: Record<string, Record<string, string>> = {
   PhoneSpec: { agent: 'a reference to an agent', 'agent.id': "an agent's id" },
   CampaignSpec: { id: "a campaign's id", caller: 'a reference to a phone' },
   KnowledgeSpec: { file: 'a file path' },
+  // A provider names its credential, and no two may share one: a check of a filled-in value would compare it with the pull request's guesses.
+  CredentialSpec: { provider: "a credential's provider" },
 };
 
 type PlaceLookup = (path: readonly PathSegment[]) => string | undefined;

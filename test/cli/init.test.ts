@@ -113,7 +113,7 @@ describe('voxform init, refusals', () => {
     const result = await runCliInProcess(args, { cwd: dir });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
-      'error[init_value_invalid]: The value given for transfer_number does not fit template receptionist: flow.call_transfer.phone: is not an E.164 phone number ("+", the country code and the number, digits only, no spaces: "+15551230001").\n  hint: Give it another value (--var transfer_number=…).\n',
+      'error[init_value_invalid]: The value given for transfer_number does not fit template receptionist: flow.call_transfer.phone: is not an E.164 phone number ("+", the country code and the number, digits only, no spaces: "+15551230001") or ${env:NAME}.\n  hint: Give it another value (--var transfer_number=…).\n',
     );
     expect(result.stderr).not.toContain('call-me-555');
     expect(await listFiles(dir)).toEqual([]);
