@@ -34,13 +34,17 @@ export async function applyOnTerminal(
 ): Promise<{ code: number; outcome: ApplyOutcome }> {
   if (how.recorded === undefined) await refuseMandatoryViolations(options.desired, ctx);
   const stop = new AbortController();
+  const question: Question = { asking: false, stoppedAt: false };
   void ctx
     .interrupted({
       // Its event printer says it, with the writes it waits for.
       stopping: false,
       atOnce: { leftUndone: 'writes in flight may have reached the service, and neither the state nor the history records them', hint: `Run \`${nextCommand('plan', how.chosen)}\` to see where things stand.` },
     })
-    .then(() => stop.abort());
+    .then(() => {
+      question.stoppedAt ||= question.asking;
+      stop.abort();
+    });
   const status = progressLine(ctx);
   const lines = new LineBatch(ctx.stderr);
   ctx.onExit(() => lines.flush());
@@ -50,7 +54,7 @@ export async function applyOnTerminal(
     ciJobUrl: ciJobUrlFrom(ctx.env),
     // The plan is printed before it runs: each agent's block of it is made as the agent is compared.
     onChange: (change) => prepareChangeText(change, { color: ctx.color }),
-    confirm: () => confirmOnTerminal(ctx, stop, how),
+    confirm: () => confirmOnTerminal(ctx, stop, question, how),
     onEvent: eventPrinter(ctx, status, lines, how.recorded),
     signal: stop.signal,
     onLocked: (lock) => ctx.onExit(() => lock.release()),
@@ -59,13 +63,24 @@ export async function applyOnTerminal(
     lines.flush();
     status.done();
   });
-  const code = report(outcome, ctx, how);
+  const code = report(outcome, ctx, { ...how, stoppedAtQuestion: question.stoppedAt });
   // A failed state write ends the run with its error (exit 1), after the summary of what reached the service.
   if (outcome.stateError !== undefined) throw outcome.stateError;
   return { code, outcome };
 }
 
-async function confirmOnTerminal(ctx: CommandContext, stop: AbortController, how: { chosen: ChosenTarget; rerun?: string | undefined; recorded?: string | undefined }): Promise<boolean> {
+/** Whether the confirmation question is being asked, and whether a stop came while it was. */
+interface Question {
+  asking: boolean;
+  stoppedAt: boolean;
+}
+
+async function confirmOnTerminal(
+  ctx: CommandContext,
+  stop: AbortController,
+  question: Question,
+  how: { chosen: ChosenTarget; rerun?: string | undefined; recorded?: string | undefined },
+): Promise<boolean> {
   if (!ctx.confirm) {
     // A command of its own (rollback, drift --heal, promote with its gates) has no plan to save: it is approved itself.
     const hint =
@@ -74,15 +89,19 @@ async function confirmOnTerminal(ctx: CommandContext, stop: AbortController, how
         : `Pass --auto-approve, or save a reviewed plan with \`${nextCommand('plan --out plan.json', how.chosen)}\` and run \`${nextCommand('apply plan.json', how.chosen, { manifests: false })}\`.`;
     throw new VoxformError('approval_required', 'Refusing to apply without approval: there is no terminal to ask on.', { hint });
   }
+  question.asking = true;
   try {
     return await ctx.confirm('\nApply these changes?', { signal: stop.signal });
   } catch (error) {
-    // Ctrl-C or Ctrl-D at the question: the same as a signal before anything ran.
+    // Ctrl-C or Ctrl-D at the question (a key on a terminal, or a signal): the answer "Apply cancelled".
     if (isVoxformError(error) && error.code === 'interrupted') {
+      question.stoppedAt = true;
       stop.abort();
       return false;
     }
     throw error;
+  } finally {
+    question.asking = false;
   }
 }
 
@@ -146,7 +165,11 @@ function errorSentence(error: unknown): string {
 }
 
 /** How the run ends: `rerun` is the command that finishes the run (apply by default), `replan` a saved plan's. */
-function report(outcome: ApplyOutcome, ctx: CommandContext, how: { rerun?: string | undefined; replan?: SavedPlanCommands | undefined; chosen: ChosenTarget }): number {
+function report(
+  outcome: ApplyOutcome,
+  ctx: CommandContext,
+  how: { rerun?: string | undefined; replan?: SavedPlanCommands | undefined; chosen: ChosenTarget; stoppedAtQuestion: boolean },
+): number {
   for (const warning of outcome.warnings) ctx.stderr.write(`warning: ${warning}\n`);
   if (outcome.status === 'nothing_to_do') {
     ctx.stdout.write('Nothing to apply.\n');
@@ -157,6 +180,10 @@ function report(outcome: ApplyOutcome, ctx: CommandContext, how: { rerun?: strin
     throw new VoxformError('state_lock_lost', `Apply stopped before anything was applied: ${describeLockLoss(outcome.lockLost)}.`, {
       hint: 'Nothing was applied or written; run the command again (`voxform status` shows who holds the lock now).',
     });
+  }
+  if (outcome.status === 'interrupted' && !outcome.interrupted && !how.stoppedAtQuestion) {
+    // Stopped before the question (while the service was read): said as every command says a stop.
+    throw new VoxformError('interrupted', 'voxform stopped at your request; nothing was applied.', { hint: 'Run the command again to finish its work.' });
   }
   if (outcome.status === 'cancelled' || (outcome.status === 'interrupted' && !outcome.interrupted)) {
     ctx.stderr.write('Apply cancelled; nothing changed.\n');

@@ -42,6 +42,12 @@ export interface CommandContext {
    */
   interrupted(stop?: GracefulStop): Promise<void>;
   /**
+   * What a stop from now on leaves undone (a command past the point where rerunning it is the way
+   * on: an export whose files are in place): the `interrupted` error says it, and its hint, instead
+   * of "Run the command again". Undefined where nothing stops by signal (a library caller's context).
+   */
+  stopLeaves?(atOnce: StopAtOnce): void;
+  /**
    * Marks a request not safe to repeat (one that creates something) as sent, until the returned
    * function says it ended. A run a signal stops meanwhile prints `ifInterrupted()` after its
    * `interrupted` error (in JSON, in its `details.unknown_outcomes`): the service may have acted on

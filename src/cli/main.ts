@@ -228,9 +228,10 @@ class WritesInFlight {
  */
 function signalStopError(again: boolean, atOnce: StopAtOnce | undefined, unknownOutcomes: readonly VoxformError[]): VoxformError {
   const details = unknownOutcomes.length > 0 ? { unknown_outcomes: unknownOutcomes.map(errorBody) } : undefined;
-  const message = again ? `voxform stopped at once, on the second signal${atOnce ? `; ${atOnce.leftUndone}` : ''}.` : 'voxform stopped at your request.';
+  const stopped = again ? 'voxform stopped at once, on the second signal' : 'voxform stopped at your request';
+  const message = `${stopped}${atOnce ? `; ${atOnce.leftUndone}` : ''}.`;
   const checkFirst = 'Check what the service did with each request cut short (api_outcome_unknown) before you run the command again, or it may be done twice.';
-  const hints = [unknownOutcomes.length > 0 ? checkFirst : undefined, again && atOnce ? atOnce.hint : undefined].filter((hint) => hint !== undefined);
+  const hints = [unknownOutcomes.length > 0 ? checkFirst : undefined, atOnce?.hint].filter((hint) => hint !== undefined);
   return new VoxformError('interrupted', message, { hint: hints.join(' ') || 'Run the command again to finish its work.', details });
 }
 
@@ -248,7 +249,7 @@ function trapSignals(
   announce: (line: string) => void,
   writes: WritesInFlight,
   onStop: () => void,
-): { interrupted(stop?: GracefulStop): Promise<void>; release(): void } {
+): { interrupted(stop?: GracefulStop): Promise<void>; stopLeaves(atOnce: StopAtOnce): void; release(): void } {
   let signalled = false;
   let stopsGracefully = false;
   let atOnce: StopAtOnce | undefined;
@@ -279,6 +280,7 @@ function trapSignals(
       graceful = stop;
       return interruptedPromise;
     },
+    stopLeaves: (leaves) => void (atOnce = leaves),
     release: () => {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
@@ -353,6 +355,7 @@ export async function main(argv: string[]): Promise<number> {
       confirm: interactive ? confirmOnTerminal : undefined,
       onExit: (cleanup) => void cleanups.push(cleanup),
       interrupted: signals.interrupted,
+      stopLeaves: signals.stopLeaves,
       writeSent: (ifInterrupted) => writes.add(ifInterrupted),
     };
     exitCode = await runCommand(name, options, ctx);

@@ -22,10 +22,18 @@ export interface FormattedFile {
 /**
  * Formats files each on its own: a file with an error is reported and left untouched. Each is read
  * under the loader's guards; a YAML file found in a folder is skipped when it is no manifest. With
- * `write`, a changed file is replaced atomically; without, nothing is written (`--check`).
+ * `write`, a changed file is replaced atomically; without, nothing is written (`--check`). `onFile`
+ * hears of each file as soon as it is done (replaced), before the next is read.
  */
-export async function formatFiles(files: readonly ManifestFile[], options: { write: boolean; displayName?: (file: string) => string }): Promise<FormattedFile[]> {
+export async function formatFiles(
+  files: readonly ManifestFile[],
+  options: { write: boolean; displayName?: (file: string) => string; onFile?: (result: FormattedFile) => void },
+): Promise<FormattedFile[]> {
   const results: FormattedFile[] = [];
+  const done = (result: FormattedFile) => {
+    results.push(result);
+    options.onFile?.(result);
+  };
   const name = options.displayName ?? ((file: string) => file);
   for (const { file, root, fromFolder } of files) {
     try {
@@ -33,10 +41,10 @@ export async function formatFiles(files: readonly ManifestFile[], options: { wri
       if (fromFolder && !looksLikeManifest(source)) continue;
       const { text, changed } = formatManifest(source, name(file));
       if (changed && options.write) await rewrite(file, text, { root, shown: name });
-      results.push({ file, status: changed ? 'changed' : 'unchanged' });
+      done({ file, status: changed ? 'changed' : 'unchanged' });
     } catch (error) {
       if (!isVoxformError(error)) throw error;
-      results.push({ file, status: 'error', error });
+      done({ file, status: 'error', error });
     }
   }
   return results;

@@ -1,13 +1,12 @@
 /**
  * Writes a scaffold (what `voxform init` and `voxform export` make) all or nothing: every target is
  * checked first, every file written beside its target under a temporary name, and only then all
- * renamed into place. On a failure what was made is removed again: a project never holds a manifest
- * without its prompts, and running the command again once the folder is writable works.
+ * renamed into place (a WriteSet). On a failure, or a stop by Ctrl-C, what was made is removed again:
+ * a project never holds a manifest without its prompts, and running the command again works.
  */
-import { mkdir, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
-import { describeWriteFailure, discardTemp, FileWriteError, placeTemp, writeTempBeside } from '../util/atomic-write.js';
+import { describeWriteFailure, discardTemp, FileWriteError, writeTempBeside, WriteSet } from '../util/atomic-write.js';
 import { mergeGitignore } from '../templates/gitignore.js';
 import { refuseOwnFile, type OwnFiles } from '../project-files/own-files.js';
 import { findProjectRoot, pathExists, readGuarded, realFolder } from '../project-files/guarded-read.js';
@@ -33,7 +32,6 @@ interface Pending {
   outcome: keyof WriteResult;
   /** Its temporary name while it is written; none once it is in place. */
   temp?: string | undefined;
-  placed?: boolean;
 }
 
 /** What to do with one file: its new content (none: leave it), and how the report lists it (not at all: none). */
@@ -69,20 +67,21 @@ export async function writeScaffold(dir: string, files: readonly ScaffoldFile[],
     if (next.content === undefined) result[next.outcome].push(file.path);
     else pending.push({ file, target: path.join(dir, file.path), content: next.content, outcome: next.outcome });
   }
-  const made: string[] = [];
+  const written = new WriteSet();
   try {
-    for (const folder of foldersFor(dir, pending)) await makeFolder(folder, made);
+    for (const folder of foldersFor(dir, pending)) await written.makeFolder(folder);
     for (const item of pending) item.temp = await writeTempBeside(item.target, item.content);
     for (const item of pending) {
-      await placeTemp(item.temp as string, item.target);
+      await written.place(item.temp as string, item.target, item.outcome === 'created');
       item.temp = undefined;
-      item.placed = true;
       result[item.outcome].push(item.file.path);
     }
   } catch (error) {
-    await undo(pending, made);
+    for (const item of pending) if (item.temp !== undefined) await discardTemp(item.temp);
+    written.takeBack();
     throw writeFailed(error, options, result);
   }
+  written.finish();
   return result;
 }
 
@@ -162,26 +161,6 @@ function foldersFor(dir: string, pending: readonly Pending[]): string[] {
   const ancestors: string[] = [];
   for (let at = path.dirname(dir); path.dirname(at) !== at; at = path.dirname(at)) ancestors.unshift(at);
   return [...ancestors, ...foldersOnTheWay(dir, pending.map((item) => item.file))];
-}
-
-/** Makes `folder` unless it is there, recording it in `made` (to be removed again on failure). */
-async function makeFolder(folder: string, made: string[]): Promise<void> {
-  const info = await stat(folder).catch(() => undefined);
-  if (info?.isDirectory()) return;
-  await mkdir(folder);
-  made.push(folder);
-}
-
-/**
- * Removes what a failed write made: temporary files, files created and folders made, innermost
- * first. A file it overwrote stays replaced; the error lists it.
- */
-async function undo(pending: readonly Pending[], made: readonly string[]): Promise<void> {
-  for (const item of pending) {
-    if (item.temp !== undefined) await discardTemp(item.temp);
-    else if (item.placed && item.outcome === 'created') await unlink(item.target).catch(() => undefined);
-  }
-  for (const folder of [...made].reverse()) await rmdir(folder).catch(() => undefined);
 }
 
 /** The error of a failed write: what failed where, and what was left. Any other error passes through. */

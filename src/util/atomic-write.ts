@@ -1,5 +1,5 @@
-import { existsSync, lstatSync, readlinkSync, unlinkSync } from 'node:fs';
-import { open, realpath, rename, stat, unlink } from 'node:fs/promises';
+import { existsSync, lstatSync, readlinkSync, rmdirSync, unlinkSync } from 'node:fs';
+import { mkdir, open, realpath, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { printable, toJsonText } from './printable.js';
@@ -31,23 +31,79 @@ const unfinishedTemps = new Set<string>();
 let removesTempsOnExit = false;
 
 function trackTemp(temp: string): void {
-  if (!removesTempsOnExit) {
-    process.on('exit', removeUnfinishedTemps);
-    removesTempsOnExit = true;
-  }
+  trackExit();
   unfinishedTemps.add(temp);
 }
 
-/** Removes every temporary file not yet in place; synchronous, as the last thing a process does. */
+function trackExit(): void {
+  if (removesTempsOnExit) return;
+  process.on('exit', removeUnfinishedTemps);
+  removesTempsOnExit = true;
+}
+
+/**
+ * Removes every temporary file not yet in place, then takes back every write set not finished;
+ * synchronous, as the last thing a process does.
+ */
 export function removeUnfinishedTemps(): void {
-  for (const temp of unfinishedTemps) {
-    try {
-      unlinkSync(temp);
-    } catch {
-      // Gone already.
-    }
-  }
+  for (const temp of unfinishedTemps) removeQuietly(() => unlinkSync(temp));
   unfinishedTemps.clear();
+  for (const set of unfinishedSets) set.takeBack();
+}
+
+function removeQuietly(remove: () => void): void {
+  try {
+    remove();
+  } catch {
+    // Gone already, or (a folder) no longer empty: what is not this run's stays.
+  }
+}
+
+/** Write sets whose files are not all in place yet (see WriteSet). */
+const unfinishedSets = new Set<WriteSet>();
+
+/**
+ * Files written all or nothing (what `init` and `export` write): each file goes beside its target
+ * under a temporary name, and all are renamed into place once every one is there. The set knows
+ * what it made, the folders and the files that were not there before, and until `finish` takes them
+ * back when the write fails (`takeBack`) or the run is stopped (Ctrl-C or SIGTERM: as the process
+ * exits, with the temporary files), so a stopped write leaves neither an empty folder nor a manifest
+ * without its prompts. A file it replaced stays replaced.
+ */
+export class WriteSet {
+  private readonly madeFolders: string[] = [];
+  private readonly newFiles: string[] = [];
+
+  constructor() {
+    trackExit();
+    unfinishedSets.add(this);
+  }
+
+  /** Makes `folder` unless it is there (its parent must be). */
+  async makeFolder(folder: string): Promise<void> {
+    if ((await stat(folder).catch(() => undefined))?.isDirectory()) return;
+    await mkdir(folder);
+    this.madeFolders.push(folder);
+  }
+
+  /** Renames the temporary file `temp` (writeTempBeside) over `target`; `isNew`: nothing was there, so taking back removes it. */
+  async place(temp: string, target: string, isNew: boolean): Promise<void> {
+    // Noted before the rename: a stop while it runs still takes the file back.
+    if (isNew) this.newFiles.push(target);
+    await placeTemp(temp, target);
+  }
+
+  /** Every file is in place: nothing is taken back from now on. */
+  finish(): void {
+    unfinishedSets.delete(this);
+  }
+
+  /** Removes the new files and the folders made, innermost first (temporary files are their writer's to discard). */
+  takeBack(): void {
+    unfinishedSets.delete(this);
+    for (const file of this.newFiles.splice(0)) removeQuietly(() => unlinkSync(file));
+    for (const folder of this.madeFolders.splice(0).reverse()) removeQuietly(() => rmdirSync(folder));
+  }
 }
 
 /** Renames a temporary file of writeTempBeside over its target. */

@@ -213,4 +213,19 @@ describe('voxform fmt stopped midway', () => {
     expect(await readdir(path.join(dir, 'm'))).toEqual(['a.yaml']);
     expect(await read(dir, 'm/a.yaml')).toBe(MESSY);
   });
+
+  test('SIGINT after some files were rewritten: their paths are on stdout, each printed as it was replaced', async () => {
+    const dir = await tree({ 'm/a.yaml': MESSY, 'm/b.yaml': MESSY, 'm/c.yaml': MESSY });
+    // a.yaml and b.yaml are rewritten; the write of c.yaml's new text never completes.
+    const env = { STALL_TEMP_WRITES_AFTER: '2' };
+    const { child, output, exited, stderrShows } = spawnCli(dir, env, ['fmt', 'm'], { preload: path.join(repoRoot, 'test/helpers/stall-temp-writes.mjs') });
+    await stderrShows('stalled writing');
+    child.kill('SIGINT');
+    expect(await exited, output.stderr).toBe(130);
+    expect(output.stdout).toBe(`${path.join('m', 'a.yaml')}\n${path.join('m', 'b.yaml')}\n`);
+    expect(await read(dir, 'm/a.yaml')).toBe(TIDY);
+    expect(await read(dir, 'm/b.yaml')).toBe(TIDY);
+    expect(await read(dir, 'm/c.yaml')).toBe(MESSY);
+    expect(output.stderr).toContain('error[interrupted]: voxform stopped at your request.');
+  });
 });

@@ -35,6 +35,14 @@ describe('Ctrl-C while a command reads the service', () => {
     expect(result.stdout).toBe('');
   });
 
+  // Before its question: the documented "Apply cancelled" is the answer to the question only.
+  it.each(['apply', 'apply --auto-approve'])('%s before its question: error[interrupted], not "Apply cancelled", exit 130', async (commandLine) => {
+    const result = await interruptedRead(commandLine, 'SIGINT');
+    expect(result.code).toBe(130);
+    expect(result.stderr).toBe('error[interrupted]: voxform stopped at your request; nothing was applied.\n  hint: Run the command again to finish its work.\n');
+    expect(result.stdout).toBe('');
+  });
+
   it.each(['plan --format json', 'drift --format json', 'logs --format json', 'status --format json'])('%s: one JSON error envelope on stdout, nothing on stderr, exit 130', async (commandLine) => {
     const result = await interruptedRead(commandLine, 'SIGTERM');
     expect(result.code).toBe(130);

@@ -2,7 +2,8 @@
  * Loaded into a voxform process with `node --import` by tests that stop a run midway through an
  * atomic write: every write to a temporary file (`.NAME.PID.HEX.tmp`, opened by writeTempBeside)
  * through a file handle announces itself on stderr once and then never completes, so the write
- * ends only if a signal ends the run.
+ * ends only if a signal ends the run. `STALL_TEMP_WRITES_AFTER=N` lets the first N temporary files be
+ * written first (a run stopped with some of its files in place).
  */
 import { readlinkSync } from 'node:fs';
 import { open } from 'node:fs/promises';
@@ -11,12 +12,19 @@ const probe = await open(process.execPath, 'r');
 const FileHandle = Object.getPrototypeOf(probe);
 await probe.close();
 
+let allowed = Number(process.env.STALL_TEMP_WRITES_AFTER ?? '0');
+const passed = new Set();
 let announced = false;
 for (const method of ['write', 'writeFile']) {
   const original = FileHandle[method];
   FileHandle[method] = function stalledWrite(...args) {
     const target = readlinkSync(`/proc/self/fd/${this.fd}`);
-    if (!target.endsWith('.tmp')) return original.apply(this, args);
+    if (!target.endsWith('.tmp') || passed.has(target)) return original.apply(this, args);
+    if (allowed > 0) {
+      allowed--;
+      passed.add(target);
+      return original.apply(this, args);
+    }
     if (!announced) process.stderr.write(`stalled writing ${target}\n`);
     announced = true;
     // A timer keeps the process alive (nothing else may): it ends by the signal, not by running out of work.

@@ -14,7 +14,7 @@ import { renderFindingsText } from '../../policy/render.js';
 import { formatDiagnostic } from '../diagnostics.js';
 import { checkPolicy } from '../policy-check.js';
 import { openOperatorBackend, ownFilesOf } from '../project.js';
-import type { CommandContext, ConnectionOptions } from '../context.js';
+import type { CommandContext, ConnectionOptions, StopAtOnce } from '../context.js';
 import { plural, pluralNoun } from '../../util/plural.js';
 import { shellWord } from '../../util/shell-word.js';
 
@@ -64,6 +64,8 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
   ];
   const shadowed = await shadowedManifest(out);
   const written = await writeScaffold(out, files, { force, displayDir: where, command: 'voxform export', own });
+  // From here the export is complete: a stop cuts short only the check after it, and says so.
+  ctx.stopLeaves?.(checkCutShort(where));
 
   const agents = result.localNames.size;
   ctx.stdout.write(
@@ -85,11 +87,24 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
   }
   writeWarnings(result, policy, ctx);
   if (shadowed !== undefined) ctx.stderr.write(shadowedWarning(shadowed, where));
-  const loads = written.kept.some((file) => path.basename(file) === MANIFEST_FILE) || (await warnMandatoryFindings(path.join(out, MANIFEST_FILE), checkingEnv(ctx.env, result.secrets, policy), ctx));
+  const loads =
+    written.kept.some((file) => path.basename(file) === MANIFEST_FILE) ||
+    (await warnMandatoryFindings(path.join(out, MANIFEST_FILE), checkingEnv(ctx.env, result.secrets, policy), ctx));
   // No promise of "no changes" for a manifest plan cannot load: the way on is to fix what stops it.
   if (loads) ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # shows no changes\n`);
   else ctx.stdout.write(`\nNext: fix what the warning above names in the exported files, then ${validateStep(where)}   # plan shows no changes once it loads\n`);
   return 0;
+}
+
+/**
+ * What a stop once every file is in place leaves undone: only the check of the exported manifest.
+ * Running the export again would refuse to overwrite its files, so the way on is that check.
+ */
+function checkCutShort(where: string): StopAtOnce {
+  return {
+    leftUndone: `the export is complete: every file listed above is in ${where}; only the policy check of the exported manifest was cut short`,
+    hint: `Run \`${validateStep(where)}\` for that check (running the export again would refuse to overwrite its files).`,
+  };
 }
 
 /**

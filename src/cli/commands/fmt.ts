@@ -18,11 +18,15 @@ export async function run(options: FmtOptions, ctx: CommandContext): Promise<num
   const display = (file: string) => path.relative(ctx.cwd, file) || file;
   // The loader's finder: the same files, defaults and project roots as validate, plan and apply.
   const files = await findManifestFiles(paths, ctx.cwd, { namedWith: '`voxform fmt PATH`' });
-  const results = await formatFiles(files, { write: !check, displayName: display });
+  // Each path is printed as its file is replaced: a run stopped midway has listed every file it changed.
+  const results = await formatFiles(files, {
+    write: !check,
+    displayName: display,
+    onFile: (result) => {
+      if (result.status === 'changed') ctx.stdout.write(`${display(result.file)}\n`);
+    },
+  });
 
-  for (const result of results) {
-    if (result.status === 'changed') ctx.stdout.write(`${display(result.file)}\n`);
-  }
   for (const { error } of results) {
     if (!error) continue;
     ctx.stderr.write(errorText(error));
