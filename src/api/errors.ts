@@ -92,6 +92,8 @@ export interface FailureContext {
   checkOutcome?: string | undefined;
   /** The failure leaves it unknown whether the service acted on the request (`mayHaveActed`, retry.ts): `api_outcome_unknown`. */
   mayHaveActed?: boolean | undefined;
+  /** A write sent and left unanswered, which may have been applied (`writeMayHaveLanded`, retry.ts): the error says so. */
+  mayHaveApplied?: boolean | undefined;
 }
 
 /** Turns a non-2xx answer into an `ApiError` with the right code, sentence and hint. */
@@ -143,11 +145,33 @@ export function outcomeUnknownHint(ctx: Pick<FailureContext, 'checkOutcome'>): s
  */
 export type TransportFailure = 'timeout' | 'connection' | 'cut_off' | 'tls' | 'too_large' | 'too_many_files' | 'interrupted' | 'not_sent' | 'not_retried';
 
-/** No usable answer: a time-out, a failed connection or TLS, an answer too large, or a stopped run. */
-export function errorFromTransport(
-  kind: TransportFailure,
-  ctx: FailureContext & { origin: string; timeoutMs: number; maxResponseBytes: number; cause: unknown },
-): ApiError {
+type TransportContext = FailureContext & { origin: string; timeoutMs: number; maxResponseBytes: number; cause: unknown };
+
+/**
+ * No usable answer: a time-out, a failed connection or TLS, an answer too large, or a stopped run. A
+ * write that may have been applied (`mayHaveApplied`) says so, whichever write it is: "try again"
+ * alone would read as "nothing happened".
+ */
+export function errorFromTransport(kind: TransportFailure, ctx: TransportContext): ApiError {
+  const error = unansweredError(kind, ctx);
+  if (!ctx.mayHaveApplied || error.code === 'api_outcome_unknown' || !(kind === 'timeout' || kind === 'connection' || kind === 'interrupted')) return error;
+  const { code, status, method, path, detail, issues, attempts } = error;
+  const sent = kind === 'connection' ? 'the request may have reached it' : 'the request was sent';
+  return new ApiError({
+    code,
+    message: `${error.message.replace(/\.$/, '')}: ${sent}, and the service may have applied it.`,
+    hint: `The service may have applied it: \`voxform plan\` shows what it holds. ${error.hint ?? ''}`.trim(),
+    status,
+    method,
+    path,
+    detail,
+    issues,
+    attempts,
+    cause: ctx.cause,
+  });
+}
+
+function unansweredError(kind: TransportFailure, ctx: TransportContext): ApiError {
   const retried = ctx.attempts > 1 ? ` (after ${ctx.attempts} attempts)` : '';
   const where = `${ctx.method} ${displayPath(ctx.path)} failed`;
   const base = { method: ctx.method, path: ctx.path, attempts: ctx.attempts, cause: ctx.cause };

@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { REDACTED } from '../secrets/redact.js';
 import { ApiError, errorCode, errorFromResponse, errorFromTransport, isTlsError, scrub, transportReason, type TransportFailure } from './errors.js';
 import { CLIENT_DESTROYED_CODE, HttpTransport, isTimeout, NOT_SENT_CODE, readBodyText, RESPONSE_TOO_LARGE_CODE, type HttpRequest, type HttpResponse, type HttpStreamResponse } from './http.js';
-import { backoffDelay, isConnectionError, mayHaveActed, parseRetryAfter, shouldRetry, type BackoffOptions, type RetryMode } from './retry.js';
+import { backoffDelay, isConnectionError, mayHaveActed, parseRetryAfter, shouldRetry, writeMayHaveLanded, type BackoffOptions, type RetryMode } from './retry.js';
 
 /** An attempt is about to be sent (for progress displays and debugging). */
 export interface RequestEvent {
@@ -225,8 +225,10 @@ export class Requester {
       // Not safe to repeat, and it may have reached the service: "try again" could do it twice. An
       // interrupted attempt may have too, once it was handed to the connection.
       const reachable = kind === 'timeout' || kind === 'connection' || (kind === 'interrupted' && sentAt !== undefined);
-      const uncertain = reachable && mayHaveActed(exchange.retry, { timedOut: kind === 'timeout', error: failure });
-      throw this.transportError(kind, exchange, target, attempt, failure, uncertain);
+      const unanswered = { timedOut: kind === 'timeout', error: failure };
+      const uncertain = reachable && mayHaveActed(exchange.retry, unanswered);
+      const landed = reachable && writeMayHaveLanded(exchange.method, unanswered);
+      throw this.transportError(kind, exchange, target, attempt, failure, uncertain, landed);
     }
   }
 
@@ -237,10 +239,12 @@ export class Requester {
     attempts: number,
     cause: unknown,
     mayHaveActedOnIt = false,
+    mayHaveApplied = false,
   ): ApiError {
     return errorFromTransport(kind, {
       ...this.failureContext(exchange, target, attempts),
       mayHaveActed: mayHaveActedOnIt,
+      mayHaveApplied,
       origin: target.origin,
       timeoutMs: this.#options.timeoutMs,
       maxResponseBytes: this.#options.transport.maxResponseBytes,

@@ -68,6 +68,20 @@ export function shouldRetry(mode: RetryMode, failure: { status?: number; error?:
 export function mayHaveActed(mode: RetryMode, failure: { status: number } | { timedOut: boolean; error: unknown }): boolean {
   if (mode !== 'refused-only') return false;
   if ('status' in failure) return failure.status >= 500;
+  return mayHaveArrived(failure);
+}
+
+/**
+ * Whether a write (any method but a read's) that got no answer may have been applied: it timed out, or
+ * its connection failed once it may have left this machine. One rule for every write, whatever it
+ * changes: one not safe to repeat is `api_outcome_unknown` (`mayHaveActed`); any other keeps its code
+ * and says so.
+ */
+export function writeMayHaveLanded(method: string, failure: { timedOut: boolean; error: unknown }): boolean {
+  return method !== 'GET' && method !== 'HEAD' && mayHaveArrived(failure);
+}
+
+function mayHaveArrived(failure: { timedOut: boolean; error: unknown }): boolean {
   return failure.timedOut || !certainlyNotSent(failure.error);
 }
 

@@ -15,7 +15,7 @@ import type { ApplyClient } from './client.js';
 import { filledBody } from './fills.js';
 import { readBackDifferences } from './read-back.js';
 import type { SharedView } from '../plan/shared-resources.js';
-import { changesToMark, stateAfterRefusedFiles, stateAfterRequest, stateWhenUnchanged, stateWritesSettled, stateWritesUnrecorded, type StateChange } from './record-state.js';
+import { answerOnlyStateKeeps, changesToMark, stateAfterRefusedFiles, stateAfterRequest, stateWhenUnchanged, stateWritesSettled, stateWritesUnrecorded, type StateChange } from './record-state.js';
 import { DesiredIndex } from './resources.js';
 import { sendRequest, type RequestResult } from './send-request.js';
 import { refusedRecordedFiles, withRefusedFilesHint } from './refused-files.js';
@@ -268,8 +268,9 @@ class PlanRun {
    * Stores what a request means for the state. A failed write lists the change as not recorded and
    * stops the run; it is handled here at once, as an unhandled rejection would end the CLI early.
    */
-  private record(address: string, change: StateChange): Promise<void> {
-    return this.options.store.update(change).catch((error: unknown) => {
+  private record(address: string, change: StateChange, atOnce = false): Promise<void> {
+    const { store } = this.options;
+    return (atOnce ? store.updateNow(change) : store.update(change)).catch((error: unknown) => {
       this.unrecorded.add(address);
       this.stateFailed(error);
     });
@@ -421,11 +422,16 @@ class PlanRun {
     this.emit({ type: 'start', change });
   }
 
+  /**
+   * Records a success. An answer only the state can keep (`answerOnlyStateKeeps`) is stored at once
+   * and counts as done once stored: a run killed after that loses no upload; one killed before loses
+   * at most those whose answer had arrived and was not stored yet.
+   */
   private succeeded(
     request: PlannedRequest,
     change: ResourceChange,
     sent: Awaited<ReturnType<PlanRun['sendFilled']>>,
-  ): RequestOutcome {
+  ): RequestOutcome | Promise<RequestOutcome> {
     if (this.closed) return { status: 'not_started' };
     const { result } = sent;
     this.succeededRequests.add(request.id);
@@ -441,9 +447,13 @@ class PlanRun {
     }
     // Written outside the slot, so a slow disk never holds back other requests.
     if (record) {
+      const atOnce = answerOnlyStateKeeps(request);
+      const written = this.record(change.address, record, atOnce);
       const writes = this.writes.get(change.address) ?? [];
-      writes.push(this.record(change.address, record));
+      writes.push(written);
       this.writes.set(change.address, writes);
+      // The state write never rejects (`record`): a failed one lists the change as not recorded.
+      if (atOnce) return written.then(() => ({ status: 'done' }));
     }
     return { status: 'done' };
   }

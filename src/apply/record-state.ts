@@ -88,6 +88,17 @@ function campaignValues(body: Record<string, unknown>, secretFields: readonly st
   return applied;
 }
 
+/**
+ * Whether a request's answer holds what the service cannot give back later: a knowledge file's id (the
+ * service cannot list its files, so an upload whose id is lost is uploaded again and the first copy
+ * stays for good). Such an answer is stored at once, before the request counts as done; what the
+ * service shows again (agents, phones) or what a later write replaces under the same key (credentials,
+ * campaigns) waits for the paced write.
+ */
+export function answerOnlyStateKeeps(request: PlannedRequest): boolean {
+  return request.operation === 'upload_knowledge_file';
+}
+
 /** The state change a successful request makes (undefined for a read). `body` is the body as sent. */
 export function stateAfterRequest(
   request: PlannedRequest,

@@ -139,8 +139,9 @@ export class StateStore {
 
   /**
    * Like `update`, but written at once, whatever the interval: for what must be stored before a
-   * request is sent. The write leaves the interval as it was, so the first success after it is still
-   * written at once.
+   * request is sent, or before an answer the service cannot give again counts as done. Updates made
+   * while a write is on its way share the next one. The write leaves the interval as it was, so the
+   * first success after it is still written at once.
    */
   async updateNow(change: (workspace: WorkspaceState) => void): Promise<void> {
     change(this.workspace);

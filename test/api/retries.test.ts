@@ -271,6 +271,25 @@ describe('time-outs and concurrency', () => {
     }
   });
 
+  it('a write that does not answer within timeoutMs says the service may have applied it, whatever it writes', async () => {
+    const slow = testClient({ baseUrl: env.emulator.url, apiKey: env.emulator.apiKey, timeoutMs: 100, retries: 4 });
+    env.emulator.control.setFaults([
+      { path: '/agents/*', method: 'PUT', latencyMs: 1500 },
+      { path: '/phones/*/set_agent', method: 'POST', latencyMs: 1500 },
+    ]);
+    try {
+      const writes = [() => slow.client.updateAgent(FRONT_DESK, { name: 'Front desk', config: { prompt: 'Slow.' } }), () => slow.client.setPhoneAgent('+15551230001', FRONT_DESK)];
+      for (const write of writes) {
+        const error = (await write().catch((e: unknown) => e)) as ApiError;
+        expect(error.code).toBe('api_timeout');
+        expect(error.message).toMatch(/did not answer within 0\.1 s: the request was sent, and the service may have applied it\.$/);
+        expect(error.hint).toMatch(/^The service may have applied it: `voxform plan` shows what it holds\. The service is slow or unreachable: /);
+      }
+    } finally {
+      await slow.client.close();
+    }
+  });
+
   it('an attempt after a quick failure gets the time that is left, and the time-out names every attempt', async () => {
     let requests = 0;
     const fake = await fakeServer((req) => {

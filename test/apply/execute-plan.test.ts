@@ -7,12 +7,12 @@ import { diffStates, summarize } from '../../src/plan/diff.js';
 import type { LiveState } from '../../src/plan/read-live.js';
 import type { Plan } from '../../src/plan/types.js';
 import type { Agent } from '../../src/schema/types.gen.js';
-import { readStateFile, StateStore } from '../../src/state/state-file.js';
+import { PERSIST_INTERVAL_MS, readStateFile, StateStore } from '../../src/state/state-file.js';
 import { ManualClock, RefusingWrites } from '../helpers/state.js';
 import { emptyWorkspace, type WorkspaceState } from '../../src/state/types.js';
 import type { DesiredState } from '../../src/manifest/types.js';
 import { useTempDirs } from '../helpers/cli.js';
-import { desiredAgent, desiredCampaign, desiredPhone, desiredState } from '../helpers/desired.js';
+import { desiredAgent, desiredCampaign, desiredKnowledge, desiredPhone, desiredState } from '../helpers/desired.js';
 
 const tempDir = useTempDirs();
 
@@ -477,6 +477,31 @@ describe('executePlan and what the service cannot show back', () => {
     expect(await running).toMatchObject({ applied: [], failed: [{ address: 'campaign.early' }], stopped: ['campaign.late'] });
     expect(store.workspace.campaigns['campaign.early']).toMatchObject({ writeUnrecorded: true });
     expect(store.workspace.campaigns['campaign.late']).toEqual({ id: 'cmp_late', applied: { name: 'Old' } });
+  });
+});
+
+describe('executePlan and the answers only the state keeps', () => {
+  it("stores each knowledge file's id before the upload counts as done, whatever the interval: a run killed after it loses none", async () => {
+    const files = [desiredKnowledge('faq'), desiredKnowledge('prices')];
+    const agent = desiredAgent('front', { id: 'a1', knowledge: ['faq', 'prices'] });
+    const desired = desiredState({ agents: [agent], knowledge: files });
+    const live: Agent = { id: 'a1', name: 'Front desk', created_at: 1, config: {} };
+    const liveState: LiveState = { agents: new Map([['a1', live]]), phones: [] };
+    const plan = planOf(desired, liveState, emptyWorkspace());
+    const file = path.join(await tempDir(), 'state.json');
+    // Time never moves: a paced write would wait for the test to move it past the interval.
+    const clock = new ManualClock();
+    const store = await StateStore.open(new FileStateBackend(file), 'default@local', 'fingerprint-key', clock);
+    const { client } = fakeClient(live);
+    client.uploadKnowledgeFile = async (_path, options) => `file_${options.name}`;
+    let storedWhenAttached: WorkspaceState | undefined;
+    client.setAgentFiles = async () => void (storedWhenAttached = (await readStateFile(file)).workspaces['default@local']);
+    const result = await executePlan({ plan, desired, live: liveState, client, store, parallelism: 2 });
+    expect(result.applied.sort()).toEqual(['agent.front', 'knowledge.faq', 'knowledge.prices']);
+    // The second upload's answer came within the interval of the first's write: stored all the same.
+    expect(clock.now()).toBeLessThan(PERSIST_INTERVAL_MS);
+    expect(storedWhenAttached?.knowledge['knowledge.faq']?.fileId).toBe('file_faq.md');
+    expect(storedWhenAttached?.knowledge['knowledge.prices']?.fileId).toBe('file_prices.md');
   });
 });
 

@@ -97,6 +97,17 @@ describe('state file', () => {
     expect(backend.writes).toBe(5);
   });
 
+  it('writes updates made at once while one is being written together in the next write', async () => {
+    const backend = new CountingWrites(path.join(dir, 'state.json'));
+    const store = await StateStore.open(backend, 'default@local', 'test-fingerprint-key', new ManualClock());
+    const first = store.updateNow((ws) => (ws.credentials['credential.a'] = { fingerprint: 'sha256:a' }));
+    const others = ['b', 'c', 'd'].map((name) => store.updateNow((ws) => (ws.credentials[`credential.${name}`] = { fingerprint: `sha256:${name}` })));
+    await Promise.all([first, ...others]);
+    expect(backend.writes).toBe(2);
+    const onDisk = (await readStateFile(path.join(dir, 'state.json'))).workspaces['default@local'];
+    expect(Object.keys(onDisk?.credentials ?? {}).sort()).toEqual(['credential.a', 'credential.b', 'credential.c', 'credential.d']);
+  });
+
   it('records the end of an apply at once, whatever the interval', async () => {
     const file = path.join(dir, 'state.json');
     const store = await StateStore.open(new FileStateBackend(file), 'default@local', 'test-fingerprint-key', new ManualClock());
