@@ -48,6 +48,12 @@ export interface RunTestsOptions {
   model: CompletionModel | undefined;
   /** `--mode record|replay|auto` (src/conversations/recordings/); without it every run is live. */
   recordings?: Recordings | undefined;
+  /**
+   * `fingerprintKey(apiKey)` (src/util/hash.ts): the key of the fingerprints a recording keeps of the
+   * configuration sent against desired, by which `--mode auto` tells that it changed. Without it
+   * none are kept, and auto cannot tell.
+   */
+  fingerprintKey?: string | undefined;
   /** The judge's cached verdicts, used by live runs only (judge-cache.ts); undefined with --no-cache. */
   judgeCache?: JudgeCache | undefined;
   parallelism: number;
@@ -142,7 +148,9 @@ export async function runPreparedTests(options: PreparedRunOptions): Promise<Tes
               // Mocked tools answer differently: part of what the agent's exchanges are keyed by.
               const agentHash = test.mockTools ? hashValue({ agent: configHash, mock_tools: test.mockTools }) : configHash;
               const identity = { file: file.display, test: test.name, target, run: i + 1, agentHash };
-              const io = options.recordings?.forRun(file, identity, live) ?? live;
+              // auto: a run against desired whose configuration sent changed since it was recorded runs live.
+              const changed = target === 'desired' && options.recordings?.sendsChangedConfig(file, test.name, agent.desiredConfig, options.fingerprintKey) === true;
+              const io = changed ? live : (options.recordings?.forRun(file, identity, live) ?? live);
               const input = { file, test, agentId: agent.id, agentConfig: target === 'desired' ? agent.desiredConfig : undefined, requests, redact: options.redact, regexTime };
               // A recorded or replayed run asks the judge itself: the recording holds its answers.
               // Each run has its own cached verdicts (judge-cache.ts): the judge varies, as the agent does.

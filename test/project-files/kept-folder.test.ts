@@ -50,7 +50,7 @@ describe('kept files live in real folders', () => {
     await cache.put({ rubric: 'Is kind.', subject: 'Hello', what: 'reply of the agent' }, run, { pass: true, reason: 'kind' });
     // Read through the link: a miss (the judge is asked), as docs/testing.md says of an unusable cache, not an error.
     expect(await cache.get({ rubric: 'Is kind.', subject: 'Hello', what: 'reply of the agent' }, run)).toBeUndefined();
-    await expect(writeRecording(path.join(project, '.voxform/desk.recording.json'), 'desk.test.yaml', [], (text) => text)).rejects.toMatchObject(LINKED);
+    await expect(writeRecording(path.join(project, '.voxform/desk.recording.json'), 'desk.test.yaml', { exchanges: [], sentConfigs: [] }, (text) => text)).rejects.toMatchObject(LINKED);
     expect(await readdir(outside)).toEqual(['state.json']);
   });
 

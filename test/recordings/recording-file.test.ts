@@ -1,4 +1,4 @@
-import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ afterEach(async () => {
 });
 
 const KEY = `sha256:${'a'.repeat(64)}`;
+const HMAC = `hmac-sha256:${'b'.repeat(64)}`;
 
 function exchange(extra: Partial<RecordedExchange> = {}): RecordedExchange {
   return { test: 't', target: 'desired', run: 1, turn: 1, kind: 'agent', key: KEY, asked: null, answer: { reply: 'Hello', finish_reason: 'stop' }, ...extra };
@@ -27,7 +28,7 @@ describe('recording files', () => {
   it('are written in a stable order (test, target, run, then as they happened), redacted, and read back', async () => {
     const file = path.join(dir, 'a.recording.json');
     const made = [exchange({ test: 'b', asked: 'my token is s3cret-token' }), exchange({ test: 'a', run: 2 }), exchange({ test: 'a', target: 'live', turn: 1 }), exchange({ test: 'a', turn: 2, kind: 'model', answer: { content: '{}' } })];
-    await writeRecording(file, '/p/a.test.yaml', made, (text) => text.replaceAll('s3cret-token', '(sensitive)'));
+    await writeRecording(file, '/p/a.test.yaml', { exchanges: made, sentConfigs: [] }, (text) => text.replaceAll('s3cret-token', '(sensitive)'));
     const read = await readRecording(file, 'a.recording.json', 1024 * 1024);
     expect(read?.exchanges.map((e) => [e.test, e.target, e.run, e.turn])).toEqual([
       ['a', 'live', 1, 1],
@@ -46,12 +47,23 @@ describe('recording files', () => {
       ['{"format_version": 2, "exchanges": []}', 'The recording x.json is not a recording of format_version 1 (an object with "exchanges").'],
       [JSON.stringify({ format_version: 1, exchanges: [exchange(), { ...exchange(), key: 'sha256:short' }] }), 'The recording x.json is not valid: exchanges[1] has no key.'],
       [JSON.stringify({ format_version: 1, exchanges: [{ ...exchange(), kind: 'call_record' }] }), 'The recording x.json is not valid: exchanges[0] has an answer that is not a recorded call_record answer.'],
+      [JSON.stringify({ format_version: 1, sent_configs: [{ tests: ['t'], key_id: HMAC, fields: { 'config.llm': 'plain 0.4' } }], exchanges: [] }), 'The recording x.json is not valid: sent_configs[0] has fields that are not fingerprints.'],
       [`{"format_version": 1, "exchanges": [${'['.repeat(200)}${']'.repeat(200)}]}`, 'The recording x.json nests deeper than 128 levels, the limit.'],
     ];
     for (const [text, message] of cases) {
       await writeFile(path.join(dir, 'x.json'), text);
       await expect(readRecording(path.join(dir, 'x.json'), 'x.json', 1024 * 1024)).rejects.toMatchObject({ code: 'recording_invalid', message });
     }
+  });
+
+  it('keeps the configurations sent, one entry per configuration with its tests; a recording without them reads as none', async () => {
+    const file = path.join(dir, 's.recording.json');
+    const sent = { key_id: HMAC, fields: { 'config.llm.temperature': HMAC } };
+    await writeRecording(file, 's.test.yaml', { exchanges: [exchange()], sentConfigs: [{ ...sent, tests: ['t', 'a'] }] }, (text) => text);
+    expect((await readRecording(file, 's.recording.json', 1024 * 1024))?.sentConfigs).toEqual([{ ...sent, tests: ['a', 't'] }]);
+    await writeRecording(file, 's.test.yaml', { exchanges: [exchange()], sentConfigs: [] }, (text) => text);
+    expect(await readFile(file, 'utf8')).not.toContain('sent_configs');
+    expect((await readRecording(file, 's.recording.json', 1024 * 1024))?.sentConfigs).toEqual([]);
   });
 
   it('refuses a link out of its folder, and counts against the run’s recording bytes', async () => {
@@ -62,7 +74,7 @@ describe('recording files', () => {
     await expect(readRecording(path.join(inner, 'a.recording.json'), 'a.recording.json', 1024)).rejects.toMatchObject({ code: 'recording_invalid', message: 'The recording a.recording.json is a symbolic link leading out of its folder.' });
 
     const file = path.join(dir, 'big.recording.json');
-    await writeRecording(file, 'big.test.yaml', Array.from({ length: 50 }, (_, i) => exchange({ run: i + 1 })), (text) => text);
+    await writeRecording(file, 'big.test.yaml', { exchanges: Array.from({ length: 50 }, (_, i) => exchange({ run: i + 1 })), sentConfigs: [] }, (text) => text);
     const read = await readRecording(file, 'big.recording.json', 1024 * 1024);
     expect(read?.bytes).toBeGreaterThan(1000);
     await expect(readRecording(file, 'big.recording.json', 1000)).rejects.toMatchObject({ code: 'test_run_too_large' });

@@ -2,6 +2,7 @@
  * `voxform test`: conversation tests against the configuration under review (desired), the live
  * agent, or both (the behaviour diff). `voxform test capture CALL_ID`: a logged call → a test file.
  */
+import { fingerprintKey } from '../../util/hash.js';
 import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../../errors.js';
@@ -121,6 +122,7 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
     secrets: service?.trusted,
     model,
     recordings,
+    fingerprintKey: service ? fingerprintKey(service.connection.apiKey) : undefined,
     judgeCache,
     parallelism,
     repeat: options.repeat,
@@ -136,6 +138,7 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
     .finally(() => status.done());
   // Stopped as the last conversations ended: still nothing is written.
   if (interrupt.signal.aborted) throw testsInterrupted();
+  for (const note of recordings?.notes() ?? []) ctx.stderr.write(`${note}\n`);
   if (recordings) await saveRecordings(recordings, ctx);
   if (baseline && options.baseline !== undefined) testRun.baseline = compareWithBaseline(testRun, baseline, options.baseline);
   await evidence?.record(testRun);

@@ -19,10 +19,11 @@ import { readKeptJson, writeKeptFile } from '../../project-files/kept-files.js';
 import { MAX_KEPT_JSON_DEPTH } from '../../project-files/limits.js';
 
 import { formatSize } from '../../util/size.js';
-import { isContentHash } from '../../util/hash.js';
+import { isContentHash, isKeyedHash } from '../../util/hash.js';
 import { isPlainObject } from '../../util/json-object.js';
 import { isText, isWhole } from '../../util/json-shape.js';
 import type { Target } from '../types.js';
+import type { SentConfig } from './sent-config.js';
 
 export const RECORDING_FORMAT_VERSION = 1;
 
@@ -64,6 +65,11 @@ export interface RecordedExchange {
   /** For the reviewer: the caller's message (agent), the last message asked (model); null when none. */
   asked: string | null;
   answer: AgentAnswer | ModelAnswer | CallRecordAnswer;
+}
+
+/** The configuration the tests named sent against desired when recorded (sent-config.ts); absent from older recordings. */
+export interface RecordedSentConfig extends SentConfig {
+  tests: string[];
 }
 
 /** `tests/front-desk.test.yaml` → `tests/front-desk.recording.json`. */
@@ -117,6 +123,14 @@ function problemOf(entry: unknown): string | undefined {
   return undefined;
 }
 
+function sentConfigProblem(entry: unknown): string | undefined {
+  if (!isPlainObject(entry)) return 'is not an object';
+  if (!Array.isArray(entry.tests) || !entry.tests.every(isText)) return 'has no list of tests';
+  if (!isKeyedHash(entry.key_id)) return 'has no key_id';
+  if (!isPlainObject(entry.fields) || !Object.values(entry.fields).every(isKeyedHash)) return 'has fields that are not fingerprints';
+  return undefined;
+}
+
 function invalid(display: string, why: string): VoxformError {
   return new VoxformError('recording_invalid', `The recording ${display} ${why}.`, {
     hint: 'Record it again with `voxform test --mode record` (or delete it); recordings are written by voxform, not by hand (docs/testing.md, Record and replay).',
@@ -127,7 +141,7 @@ function invalid(display: string, why: string): VoxformError {
  * The recorded exchanges of a test file, or undefined when it has no recording. `bytesLeft` is what
  * the run's recordings may still read together; the bytes read are returned to count against it.
  */
-export async function readRecording(file: string, display: string, bytesLeft: number): Promise<{ exchanges: RecordedExchange[]; bytes: number } | undefined> {
+export async function readRecording(file: string, display: string, bytesLeft: number): Promise<{ exchanges: RecordedExchange[]; sentConfigs: RecordedSentConfig[]; bytes: number } | undefined> {
   const maxBytes = Math.min(MAX_RECORDING_BYTES, bytesLeft);
   const kept = await readKeptJson(file, { maxBytes, maxValues: MAX_RECORDING_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH });
   if (!kept.found) return undefined;
@@ -147,9 +161,15 @@ export async function readRecording(file: string, display: string, bytesLeft: nu
     const problem = problemOf(entry);
     if (problem) throw invalid(display, `is not valid: exchanges[${index}] ${problem}`);
   }
+  const sentConfigs = value.sent_configs ?? [];
+  if (!Array.isArray(sentConfigs)) throw invalid(display, 'is not valid: sent_configs is not a list');
+  for (const [index, entry] of sentConfigs.entries()) {
+    const problem = sentConfigProblem(entry);
+    if (problem) throw invalid(display, `is not valid: sent_configs[${index}] ${problem}`);
+  }
   // Counted as the file's size: what was read (a file swapped since is no larger than its own cap).
   const bytes = await stat(file).then((info) => info.size, () => maxBytes);
-  return { exchanges: value.exchanges as RecordedExchange[], bytes };
+  return { exchanges: value.exchanges as RecordedExchange[], sentConfigs: sentConfigs as RecordedSentConfig[], bytes };
 }
 
 const TARGET_ORDER: Record<Target, number> = { live: 0, desired: 1 };
@@ -170,7 +190,19 @@ export function sortExchanges(exchanges: readonly RecordedExchange[]): RecordedE
 }
 
 /** Writes the recording whole or not at all; `redact` scrubs it once more as a whole (a text may hold a secret in any part). */
-export async function writeRecording(file: string, testFile: string, exchanges: readonly RecordedExchange[], redact: (text: string) => string): Promise<void> {
-  const document = { format_version: RECORDING_FORMAT_VERSION, test_file: path.basename(testFile), exchanges: sortExchanges(exchanges) };
+export async function writeRecording(
+  file: string,
+  testFile: string,
+  recorded: { exchanges: readonly RecordedExchange[]; sentConfigs: readonly RecordedSentConfig[] },
+  redact: (text: string) => string,
+): Promise<void> {
+  const sentConfigs = recorded.sentConfigs.map((sent) => ({ tests: [...sent.tests].sort(), key_id: sent.key_id, fields: sent.fields })).sort((a, b) => ((a.tests[0] ?? '') < (b.tests[0] ?? '') ? -1 : 1));
+  const document = {
+    format_version: RECORDING_FORMAT_VERSION,
+    test_file: path.basename(testFile),
+    // Left out when none (a run against live only): such a recording reads as it did before.
+    ...(sentConfigs.length > 0 ? { sent_configs: sentConfigs } : {}),
+    exchanges: sortExchanges(recorded.exchanges),
+  };
   await writeKeptFile(file, redact(`${JSON.stringify(document, null, 2)}\n`));
 }

@@ -3,7 +3,8 @@
  * through these wrappers. Recording, every exchange goes on to the service or model and its answer
  * is noted (redacted) for the test file's recording; replaying, every answer comes from the
  * recording, and nothing is sent anywhere — a request it does not hold is `not_recorded`, the run's
- * error (never a pass); auto replays and, for a run the recording does not cover, runs it live.
+ * error (never a pass); auto replays and, for a run the recording does not cover or whose
+ * configuration sent changed since (sent-config.ts), runs it live.
  */
 import { isVoxformError, VoxformError } from '../../errors.js';
 import { describeWriteFailure } from '../../util/atomic-write.js';
@@ -23,7 +24,11 @@ import {
   type ExchangeKind,
   type ModelAnswer,
   type RecordedExchange,
+  type RecordedSentConfig,
 } from './recording-file.js';
+import { changedFields, sentConfigOf, type SentConfig } from './sent-config.js';
+import { canonicalJson } from '../../util/hash.js';
+import { printable } from '../../util/printable.js';
 
 export const TEST_MODES = ['live', 'record', 'replay', 'auto'] as const;
 export type TestMode = (typeof TEST_MODES)[number];
@@ -56,6 +61,9 @@ interface FileRecording {
   testFile: TestFile;
   /** As read (replay, auto; record keeps those of the tests it does not run again). */
   previous: RecordedExchange[];
+  /** The configurations sent against desired as read, and (record) those this run sent, by test. */
+  previousSent: RecordedSentConfig[];
+  sent: Map<string, SentConfig>;
   answers: Answers;
   /** Recorded in this run, by run (`test\0target\0run`), each run's in the order they happened. */
   made: Map<string, RecordedExchange[]>;
@@ -65,6 +73,9 @@ export class Recordings {
   readonly mode: RecordingsOptions['mode'];
   readonly #options: RecordingsOptions;
   readonly #files = new Map<string, FileRecording>();
+  /** auto: by test file, why its runs against desired ran live (the fields whose configuration changed) or could not tell. */
+  readonly #changed = new Map<string, Set<string>>();
+  readonly #untold = new Map<string, string>();
 
   private constructor(options: RecordingsOptions) {
     this.mode = options.mode;
@@ -84,7 +95,8 @@ export class Recordings {
       });
       bytesLeft -= read?.bytes ?? 0;
       const previous = read?.exchanges ?? [];
-      recordings.#files.set(testFile.path, { testFile, previous, answers: new Map(previous.map((exchange) => [exchange.key, exchange])), made: new Map() });
+      const answers = new Map(previous.map((exchange) => [exchange.key, exchange]));
+      recordings.#files.set(testFile.path, { testFile, previous, answers, made: new Map(), previousSent: read?.sentConfigs ?? [], sent: new Map() });
     }
     return recordings;
   }
@@ -102,6 +114,43 @@ export class Recordings {
     return replayIO(run, { turns, answers: recording.answers, options: this.#options, recordingName: recordingPathOf(file.display) });
   }
 
+  /**
+   * Before a run against desired: recording, notes the configuration it sends (by its fields'
+   * keyed hashes, sent-config.ts); auto, whether it differs from the one the recording was made
+   * with — true: the run goes live (noted for `notes()`). Without a fingerprint key (a library
+   * run), or replaying, nothing is noted and nothing differs.
+   */
+  sendsChangedConfig(file: TestFile, test: string, config: unknown, fingerprintKey: string | undefined): boolean {
+    const recording = this.#files.get(file.path);
+    if (!recording || fingerprintKey === undefined || this.mode === 'replay') return false;
+    const now = sentConfigOf(config, fingerprintKey);
+    if (this.mode === 'record') {
+      recording.sent.set(test, now);
+      return false;
+    }
+    if (!recording.previous.some((exchange) => exchange.test === test && exchange.target === 'desired')) return false; // not recorded: runs live anyway
+    const recorded = recording.previousSent.find((sent) => sent.tests.includes(test));
+    const changed = changedFields(recorded, now);
+    if (changed === undefined) {
+      this.#untold.set(file.display, recorded ? 'with another API key' : 'before recordings kept it');
+      return false;
+    }
+    if (changed.length === 0) return false;
+    const fields = this.#changed.get(file.display) ?? new Set<string>();
+    for (const field of changed) fields.add(field);
+    this.#changed.set(file.display, fields);
+    return true;
+  }
+
+  /** auto: what the report says of the runs against desired that went live for a changed configuration, and of recordings that cannot tell. */
+  notes(): string[] {
+    const changed = [...this.#changed].map(([file, fields]) =>
+      `note: --mode auto ran the tests of ${printable(file)} against desired live: the configuration sent to its agent changed since ${printable(recordingPathOf(file))} was recorded (the live agent's or the manifests'), at ${[...fields].map(printable).join(', ')}; record again to replay them.`);
+    const untold = [...this.#untold].map(([file, why]) =>
+      `note: --mode auto cannot tell whether the live agent changed since ${printable(recordingPathOf(file))} was recorded (it was recorded ${why}): what it covers is replayed as recorded; record again to let auto tell.`);
+    return [...changed, ...untold];
+  }
+
   /** Recording: writes each test file's recording (its other tests' exchanges kept), each whole or not at all; the files written. */
   async save(): Promise<string[]> {
     if (this.mode !== 'record') return [];
@@ -112,9 +161,10 @@ export class Recordings {
       const names = this.#options.testNames?.get(recording.testFile.path);
       const kept = recording.previous.filter((exchange) => !rerun.has(`${exchange.test}\0${exchange.target}`) && (names === undefined || names.has(exchange.test)));
       const exchanges = [...kept, ...[...recording.made.values()].flat()];
+      const sentConfigs = keptSentConfigs(recording, (test) => !rerun.has(`${test}\0desired`) && (names === undefined || names.has(test)));
       const display = recordingPathOf(recording.testFile.display);
       try {
-        await writeRecording(recordingPathOf(recording.testFile.path), recording.testFile.path, exchanges, this.#options.redact);
+        await writeRecording(recordingPathOf(recording.testFile.path), recording.testFile.path, { exchanges, sentConfigs }, this.#options.redact);
       } catch (error) {
         throw new VoxformError('report_write_failed', `Cannot write the recording ${display}: ${describeWriteFailure(error)}; the tests ran, and no report was written${written.length > 0 ? ` (written before it: ${written.join(', ')})` : ''}.`, {
           hint: 'Make the test files\' folder writable, and record again.',
@@ -124,6 +174,17 @@ export class Recordings {
     }
     return written;
   }
+}
+
+/** The configurations sent to keep in a recording: those read, for the tests `keep` keeps, and those this run sent. */
+function keptSentConfigs(recording: FileRecording, keep: (test: string) => boolean): RecordedSentConfig[] {
+  const kept = recording.previousSent.map((sent) => ({ ...sent, tests: sent.tests.filter(keep) })).filter((sent) => sent.tests.length > 0);
+  for (const [test, sent] of recording.sent) {
+    const same = kept.find((other) => other.key_id === sent.key_id && canonicalJson(other.fields) === canonicalJson(sent.fields));
+    if (same) same.tests.push(test);
+    else kept.push({ ...sent, tests: [test] });
+  }
+  return kept;
 }
 
 interface Turns {
