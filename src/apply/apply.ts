@@ -24,7 +24,7 @@ import type { ApplyClient } from './client.js';
 import { executePlan, nothingRan, type ExecuteResult, type ProgressEvent } from './execute-plan.js';
 import { AgentReadBacks, recordHistory } from './record-history.js';
 import { requireOptions } from '../util/required-options.js';
-import { errorMessage } from '../util/error-message.js';
+import { errorMessage } from '../secrets/error-message.js';
 
 export type ApplyEvent =
   /** Reading live state: agents read so far, of how many. */

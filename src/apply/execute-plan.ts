@@ -19,7 +19,7 @@ import { answerOnlyStateKeeps, changesToMark, stateAfterRefusedFiles, stateAfter
 import { DesiredIndex } from './resources.js';
 import { sendRequest, type RequestResult } from './send-request.js';
 import { refusedRecordedFiles, withRefusedFilesHint } from './refused-files.js';
-import { errorMessage } from '../util/error-message.js';
+import { errorMessage } from '../secrets/error-message.js';
 
 /** An error as a warning names it: its code and message, never a stack. */
 function errorText(error: unknown): string {

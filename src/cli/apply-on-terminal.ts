@@ -12,7 +12,7 @@ import { progressLine, readProgress, type ProgressLine } from './progress.js';
 import { errorLead } from './error-text.js';
 import { refuseMandatoryViolations } from './policy-check.js';
 import { nextCommand, stateFlags, type ChosenTarget, type SavedPlanCommands } from './next-command.js';
-import { errorMessage } from '../util/error-message.js';
+import { errorMessage } from '../secrets/error-message.js';
 
 export type TerminalApplyOptions = Omit<ApplyOptions, 'confirm' | 'onEvent' | 'signal' | 'onLocked' | 'onChange'>;
 

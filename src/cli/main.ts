@@ -16,7 +16,7 @@ import { formatAskedFor } from './format-asked-for.js';
 import { tooManyOpenFilesError } from './open-files.js';
 import { buildProgram } from './program.js';
 import { colorOn } from '../util/terminal-colors.js';
-import { errorMessage, errorStack } from '../util/error-message.js';
+import { errorMessage, errorStack } from '../secrets/error-message.js';
 import type { CiRunCommandOptions } from './commands/ci.js';
 
 /** How long cleanups may take after an error thrown outside the command's awaited chain. */

@@ -24,7 +24,7 @@ import { controlsAsQuestionMarks, printable } from '../util/printable.js';
 import type { Connection } from './connection.js';
 import type { CommandContext } from './context.js';
 import { deploySourceOf, openOperatorBackend, type ProjectOptions } from './project.js';
-import { errorMessage } from '../util/error-message.js';
+import { errorMessage } from '../secrets/error-message.js';
 
 export interface TestEvidence {
   /** Records the run's live verdicts; a warning instead when an agent's configuration changed during it. */

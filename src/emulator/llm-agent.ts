@@ -10,7 +10,7 @@ import { callToolWebhook } from './llm-tools.js';
 import { isPlainObject } from '../util/json-object.js';
 import type { WebhookPolicy } from './webhooks.js';
 import { shorten } from '../util/shorten.js';
-import { errorMessage } from '../util/error-message.js';
+import { errorMessage } from '../secrets/error-message.js';
 
 /** Model rounds per reply: a model that keeps calling tools is stopped here. */
 const MAX_TOOL_ROUNDS = 5;

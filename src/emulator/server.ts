@@ -15,7 +15,7 @@ import type { EmulatorCore } from './core.js';
 import { FaultInjector, MAX_FAULT_DELAY_MS } from './faults.js';
 import { BodyCutShort, BodyTooLarge, detail, HttpError, json, readBody, writeReply, type Reply } from './http.js';
 import { jsonTooDeepAt, MAX_JSON_DEPTH } from '../util/json-depth.js';
-import { errorMessage, errorStack } from '../util/error-message.js';
+import { errorMessage, errorStack } from '../secrets/error-message.js';
 import { jsonErrorPosition } from '../util/json-error-position.js';
 import { notADocument, parseJsonDocument, type ParsedDocument } from '../project-files/document-text.js';
 import { RequestLog } from './request-log.js';

@@ -11,7 +11,7 @@ import { registerUrlTokens, replaceUrlTokens } from '../secrets/url-tokens.js';
 import { headerValueFromEnv } from '../util/env-header.js';
 import { isPlainObject } from '../util/json-object.js';
 import { shorten } from '../util/shorten.js';
-import { errorMessage } from '../util/error-message.js';
+import { errorMessage } from '../secrets/error-message.js';
 
 export interface ModelSettings {
   /** Base URL of the OpenAI-compatible API, e.g. http://127.0.0.1:11434/v1. */

@@ -13,7 +13,7 @@ import { VoxformError } from '../errors.js';
 import { findProjectRoot, isInside, realFolder } from '../project-files/guarded-read.js';
 import { readOperatorDocument } from '../project-files/operator-document.js';
 import { keepText, type Redact } from '../secrets/redact.js';
-import { errorMessage, isJsonParseError } from '../util/error-message.js';
+import { errorMessage, isJsonParseError } from '../secrets/error-message.js';
 import { POLICY_LEVELS, type PolicyRule, type PolicySubject, type RuleHit } from './types.js';
 
 export const POLICY_PACKS_VARIABLE = 'VOXFORM_POLICY_PACKS';
@@ -160,7 +160,7 @@ async function refuseProjectPack(name: string, cwd: string, roots: readonly stri
 /**
  * Why a pack's module could not be loaded. Node's loader refuses a JSON module it imports with the
  * file's path and JSON.parse's message, which quotes the file: that file is read again and the place
- * where it stops being JSON said instead (src/util/error-message.ts has the rule).
+ * where it stops being JSON said instead (src/secrets/error-message.ts has the rule).
  */
 async function loadFailure(error: unknown): Promise<string> {
   const file = isJsonParseError(error) ? /^(.+\.json): /.exec(error.message)?.[1] : undefined;

@@ -2,7 +2,7 @@
  * Text read as one JSON or YAML document, or where and why it is none, in voxform's words: the
  * parsers' own messages quote the text around the fault, and the text may hold a secret (a seed holds
  * keys), so nothing of it is said beyond the one character found there, escaped as JSON writes it
- * (src/util/error-message.ts has the rule). YAML is read as every YAML file is (src/yaml/).
+ * (src/secrets/error-message.ts has the rule). YAML is read as every YAML file is (src/yaml/).
  */
 import { jsonTooDeepAt, MAX_JSON_DEPTH } from '../util/json-depth.js';
 import { jsonSyntaxError } from '../util/json-error-position.js';

@@ -11,7 +11,7 @@ import { readPolicySection } from '../../src/policy/section.js';
 import { createTokenCounter } from '../../src/policy/tokens.js';
 import type { PolicySubject } from '../../src/policy/types.js';
 import { isVoxformError } from '../../src/errors.js';
-import { JSON_PARSE_REFUSED } from '../../src/util/error-message.js';
+import { JSON_PARSE_REFUSED } from '../../src/secrets/error-message.js';
 import { loadManifests } from '../../src/manifest/index.js';
 import { repoRoot, useTempDirs } from '../helpers/cli.js';
 import { makeContext } from '../helpers/context.js';
@@ -388,7 +388,7 @@ describe('packs a library caller passes (evaluatePolicy packs)', () => {
     };
     const error = await evaluatePolicy(state, { now: () => TODAY, packs: [pack('mine', 'acme-hook-json', parseHookToken)] }).catch((e: unknown) => e);
     expect(isVoxformError(error) && error.code).toBe('policy_pack_invalid');
-    // JSON.parse's message, which quotes the text, is not passed on either (src/util/error-message.ts).
+    // JSON.parse's message, which quotes the text, is not passed on either (src/secrets/error-message.ts).
     expect(isVoxformError(error) && error.message).toBe(`policy pack mine (given in the \`packs\` option) has rule "acme-hook-json" whose check threw: ${JSON_PARSE_REFUSED}.`);
     expect(inspect(error, { depth: 10 })).not.toContain(hookToken);
   });

@@ -2,13 +2,13 @@
  * A JSON or YAML parser's message quotes the text it refused (`Unexpected token 'z', "zq9XKv7Wpl"...
  * is not valid JSON`), and that text may hold a secret: voxform never passes such a message on. It
  * says where the text stops being JSON or YAML, and what was wrong there, in its own words
- * (src/util/error-message.ts, src/project-files/document-text.ts).
+ * (src/secrets/error-message.ts, src/project-files/document-text.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { SecretRegistry } from '../../src/secrets/redact.js';
-import { errorMessage, errorStack, JSON_PARSE_REFUSED } from '../../src/util/error-message.js';
+import { errorMessage, errorStack, JSON_PARSE_REFUSED } from '../../src/secrets/error-message.js';
 import { yamlErrorSentence } from '../../src/yaml/error-sentence.js';
 import { runCli, runCliInProcess, useTempDirs } from '../helpers/cli.js';
 import { oneAgent } from '../policy/helpers.js';

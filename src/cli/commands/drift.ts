@@ -29,7 +29,7 @@ import { nextCommand } from '../next-command.js';
 import { takeOverCommands, withTakeOverCommands } from '../take-over.js';
 import { sleepUnlessAborted } from '../../util/sleep.js';
 import { someOf } from '../../util/plural.js';
-import { errorMessage } from '../../util/error-message.js';
+import { errorMessage } from '../../secrets/error-message.js';
 
 export type DriftFormat = 'text' | 'json' | 'markdown';
 

@@ -20,7 +20,7 @@ import { STATE_JSON_LIMITS, storedStateText } from '../state-file.js';
 import { forcedOpenSince, forceOpen, lockStillNamed, readAdvisoryHolder, readAllForcedOpens, readAllHolders, readLastForcedOpen, releaseAdvisoryLock, takeAdvisoryLock } from './lock.js';
 import { ensureSchema, presentSchema, SCHEMA_VERSION } from './schema.js';
 import type { StateUrl } from './url.js';
-import { errorMessage } from '../../util/error-message.js';
+import { errorMessage } from '../../secrets/error-message.js';
 
 /**
  * What a query is for. A read never migrates the schema: a run that writes nothing (status, history,

@@ -9,7 +9,7 @@
  */
 import type pg from 'pg';
 import { VoxformError } from '../../errors.js';
-import { errorMessage } from '../../util/error-message.js';
+import { errorMessage } from '../../secrets/error-message.js';
 
 /** Columns by name, each with its SQL type. */
 type Columns = Readonly<Record<string, string>>;
