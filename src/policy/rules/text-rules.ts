@@ -3,13 +3,17 @@ import type { TextPlace } from '../places.js';
 import type { RuleHit } from '../types.js';
 import { inSlice } from '../../util/sync-slices.js';
 
+/** The characters of text one job searches, at most (a longer text is a job of its own). */
+const JOB_CHARACTERS = 16 * 1024;
+
 /**
- * A hit for every text that `find` finds something in, at the first match. Each text is searched in
- * a slice of its own (sync-slices.ts): a pull request's texts may be many and long, and Ctrl-C is
- * served between them.
+ * A hit for every text that `find` finds something in, at the first match. The texts are searched
+ * in jobs of a few kilobytes (sync-slices.ts): a pull request's texts may be many and long, and
+ * Ctrl-C is served between jobs; a job per text would cost more in promises than the search.
  */
 export async function textHits(places: readonly TextPlace[], find: (text: string) => number[], describe: (count: number, place: TextPlace) => string): Promise<RuleHit[]> {
-  const found = await Promise.all(places.map((place) => inSlice(() => find(place.text))));
+  const jobs = await Promise.all(jobsOf(places).map((job) => inSlice(() => job.map((place) => find(place.text)))));
+  const found = jobs.flat();
   const hits: RuleHit[] = [];
   places.forEach((place, index) => {
     const offsets = found[index] as number[];
@@ -17,6 +21,24 @@ export async function textHits(places: readonly TextPlace[], find: (text: string
     hits.push({ resource: place.resource, message: describe(offsets.length, place), location: place.at(offsets[0] as number) });
   });
   return hits;
+}
+
+/** `places` in order, in runs of at most JOB_CHARACTERS characters of text. */
+function jobsOf(places: readonly TextPlace[]): TextPlace[][] {
+  const jobs: TextPlace[][] = [];
+  let job: TextPlace[] = [];
+  let characters = 0;
+  for (const place of places) {
+    if (job.length > 0 && characters + place.text.length > JOB_CHARACTERS) {
+      jobs.push(job);
+      job = [];
+      characters = 0;
+    }
+    job.push(place);
+    characters += place.text.length;
+  }
+  if (job.length > 0) jobs.push(job);
+  return jobs;
 }
 
 /** Offsets of every match of a global pattern whose match `accept` takes. */
