@@ -2,6 +2,7 @@
 import { REDACTED } from '../secrets/redact.js';
 import { redactValue } from '../plan/redact.js';
 import { toJsonText } from '../util/printable.js';
+import { missingStateJson } from '../state/missing-state.js';
 import type { Diagnostic } from '../manifest/types.js';
 import { hasDrift, type DriftedField, type DriftedResource, type DriftReport } from './types.js';
 
@@ -41,7 +42,7 @@ export function driftToJson(report: DriftReport): Record<string, unknown> {
       healable: resource.healable,
       fields: resource.fields.map((field) => fieldJson(field, resource)),
     })),
-    ...(report.missingState ? { missing_state: { state: report.missingState.state, last_apply: report.missingState.lastApply } } : {}),
+    ...(report.missingState ? { missing_state: missingStateJson(report.missingState) } : {}),
   };
 }
 

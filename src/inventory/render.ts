@@ -1,5 +1,5 @@
 /** The inventory as a table (text) or as versioned JSON. The service's names are data: control characters shown as `?`. */
-import { missingStateWarning } from '../state/missing-state.js';
+import { missingStateWarning, type MissingStateJson } from '../state/missing-state.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import { renderTable } from '../util/table.js';
 import type { AgentsReport, LiveAgent, PhonesReport } from './inventory.js';
@@ -109,7 +109,7 @@ export function knowledgeSourcesNote(report: KnowledgeReport): string {
 }
 
 /** The table, then its notes; a state that could not be read is said whatever else is left out. */
-function withNotes(body: string, notes: string[], state: { workspace: string; problem?: string; missing_state?: { state: string; last_apply: { id: string; at: string } } }): string {
+function withNotes(body: string, notes: string[], state: { workspace: string; problem?: string; missing_state?: MissingStateJson }): string {
   const all = [...notes];
   if (state.problem !== undefined) all.push(`The state could not be read, so what it records is not shown: ${controlsAsQuestionMarks(state.problem)}`);
   const missing = state.missing_state;

@@ -6,14 +6,14 @@
 import { isVoxformError } from '../errors.js';
 import type { StateBackend } from '../state/backend.js';
 import type { CampaignState, KnowledgeState } from '../state/types.js';
-import { readCheckedWorkspace, type MissingState } from '../state/missing-state.js';
+import { missingStateJson, readCheckedWorkspace, type MissingState, type MissingStateJson } from '../state/missing-state.js';
 
 /** The state's part of a listing's `sources`, with `problem` or `missing_state` when so. */
-export function stateSourceJson(state: InventoryState): { workspace: string; problem?: string; missing_state?: { state: string; last_apply: { id: string; at: string } } } {
+export function stateSourceJson(state: InventoryState): { workspace: string; problem?: string; missing_state?: MissingStateJson } {
   return {
     workspace: state.workspace,
     ...(state.problem !== undefined ? { problem: state.problem } : {}),
-    ...(state.missingState ? { missing_state: { state: state.missingState.state, last_apply: state.missingState.lastApply } } : {}),
+    ...(state.missingState ? { missing_state: missingStateJson(state.missingState) } : {}),
   };
 }
 

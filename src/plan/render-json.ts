@@ -5,6 +5,7 @@ import type { Diagnostic } from '../manifest/types.js';
 import { toJsonText } from '../util/printable.js';
 import { planPolicyJson } from '../policy/render.js';
 import { PLAN_JSON_FORMAT_VERSION } from './format-version.js';
+import { missingStateJson } from '../state/missing-state.js';
 
 function sortedObject(value: Record<string, unknown> | null, change: ResourceChange): Record<string, unknown> | null {
   if (value === null) return null;
@@ -71,7 +72,7 @@ export function planToJson(plan: Plan): Record<string, unknown> {
     })),
     ...(plan.policy ? { policy: planPolicyJson(plan.policy) } : {}),
     // Format 1.5: the state lost the workspace though its history records applies of it.
-    ...(plan.missingState ? { missing_state: { state: plan.missingState.state, last_apply: plan.missingState.lastApply } } : {}),
+    ...(plan.missingState ? { missing_state: missingStateJson(plan.missingState) } : {}),
   };
 }
 

@@ -16,6 +16,16 @@ export interface MissingState {
   lastApply: { id: string; at: string };
 }
 
+/** How `missing_state` reads in every JSON report that carries it (plan, drift, status, get). */
+export interface MissingStateJson {
+  state: string;
+  last_apply: { id: string; at: string };
+}
+
+export function missingStateJson(missing: MissingState): MissingStateJson {
+  return { state: missing.state, last_apply: missing.lastApply };
+}
+
 /** The workspace as stored, with `missingState` when the state lost it. */
 export interface CheckedWorkspace extends StoredWorkspace {
   missingState?: MissingState | undefined;

@@ -5,7 +5,7 @@ import { nonEmpty } from '../api/trusted-origins.js';
 import { isVoxformError } from '../errors.js';
 import type { ForcedOpen, LockHolder, StateBackend } from '../state/backend.js';
 import type { LastApply } from '../state/types.js';
-import { readCheckedWorkspace } from '../state/missing-state.js';
+import { missingStateJson, readCheckedWorkspace, type MissingStateJson } from '../state/missing-state.js';
 import type { VersionAndFormats } from './versions.js';
 
 /** Bumped when a field of the JSON report changes meaning or goes away (new fields do not bump it). */
@@ -61,7 +61,7 @@ export interface StatusReport {
    * Set when the state holds nothing of the workspace though its history records applies of it (the
    * state was lost: docs/state.md): plan counts what is on the service as never applied, and apply refuses.
    */
-  missing_state?: { state: string; last_apply: { id: string; at: string } };
+  missing_state?: MissingStateJson;
   /** This voxform: its version and the formats it reads and writes (a team on mixed versions compares them). */
   voxform: VersionAndFormats;
 }
@@ -118,7 +118,7 @@ export async function readStateStatus(
     if (stored.exists) return { lock, last_forced_open, state: { exists: true, workspace_exists: true, serial: stored.serial }, last_apply: stored.workspace.lastApply ?? null };
     const others = (await backend.listWorkspaces()).map((summary) => summary.key).filter((key) => key !== workspace);
     const state = { exists: others.length > 0, workspace_exists: false, ...(others.length > 0 ? { other_workspaces: others.sort() } : {}), serial: stored.serial };
-    const missing = stored.missingState ? { missing_state: { state: stored.missingState.state, last_apply: stored.missingState.lastApply } } : {};
+    const missing = stored.missingState ? { missing_state: missingStateJson(stored.missingState) } : {};
     return { lock, last_forced_open, state, last_apply: null, ...missing };
   } catch (error) {
     if (!isVoxformError(error)) throw error;
