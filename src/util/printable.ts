@@ -33,16 +33,21 @@ export const INVISIBLE = '\\p{Cf}\\u{e0000}-\\u{e007f}\\u034f\\u115f\\u1160\\u31
  * digit, the others of an ideograph; anywhere else (a run of them after a full stop) each is a byte
  * of hidden text.
  */
-const STRAY_SELECTOR = '(?<![\\p{Extended_Pictographic}0-9#*])[\\ufe0e\\ufe0f]|(?<!\\p{Ideographic})[\\ufe00-\\ufe0d\\u{e0100}-\\u{e01ef}]';
+const STRAY_SELECTOR = '[\\ufe0e\\ufe0f](?<![\\p{Extended_Pictographic}0-9#*][\\ufe0e\\ufe0f])|[\\ufe00-\\ufe0d\\u{e0100}-\\u{e01ef}](?<!\\p{Ideographic}[\\ufe00-\\ufe0d\\u{e0100}-\\u{e01ef}])';
 /**
  * The zero-width joiner inside an emoji sequence (👩‍💻, ❤️‍🔥: an emoji, maybe a skin tone or
  * U+FE0F, the joiner, an emoji) draws one picture and hides nothing, so it stays as it is.
  */
-const NOT_AN_EMOJI_JOINER = '(?!(?<=\\p{Extended_Pictographic}[\\u{1f3fb}-\\u{1f3ff}\\ufe0f]?)\\u200d(?=\\p{Extended_Pictographic}))';
+const NOT_AN_EMOJI_JOINER = '(?!(?<=\\p{Extended_Pictographic}[\\u{1f3fb}-\\u{1f3ff}\\ufe0f]?\\u200d)\\p{Extended_Pictographic})';
 
-/** A pattern of the C0 controls `c0` (a class body), DEL, C1, the invisible characters and stray selectors; `before`: an alternative matched first. */
+/**
+ * A pattern of the C0 controls `c0` (a class body), DEL, C1, the invisible characters and stray
+ * selectors; `before`: an alternative matched first. Each alternative tests its character before
+ * its lookarounds: a lookaround first runs at every character of the text, and most text holds
+ * no character any alternative matches.
+ */
 function controlPattern(c0: string, before = ''): RegExp {
-  return new RegExp(`${before}${STRAY_SELECTOR}|${NOT_AN_EMOJI_JOINER}[${c0}\\x7f-\\x9f${INVISIBLE}]`, 'gu');
+  return new RegExp(`${before}${STRAY_SELECTOR}|[${c0}\\x7f-\\x9f${INVISIBLE}]${NOT_AN_EMOJI_JOINER}`, 'gu');
 }
 
 /** Every control character. */
@@ -64,7 +69,7 @@ const JSON_RAW_CONTROLS = controlPattern('');
  * write is escaped in that write; inside a JSON string `\u005b` is the same `[`. voxform's own
  * output neither starts a line with `::` nor writes `##[`.
  */
-const WORKFLOW_COMMAND = /(?<=##)\[|(?<=^\s*:):/gmu;
+const WORKFLOW_COMMAND = /\[(?<=##\[)|:(?<=^\s*::)/gmu;
 
 /** Each control character but the tab escaped as JSON writes it (`\u001b`, `\n`), DEL, C1 and the invisible characters included. */
 export function printable(text: string): string {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { markdownCode, markdownFence, markdownText } from '../../src/util/markdown-escape.js';
-import { printable, printableKeepingLines, terminalPrinter, terminalText, toJsonText } from '../../src/util/printable.js';
+import { controlsAsQuestionMarks, lineAsShown, printable, printableKeepingLines, terminalPrinter, terminalText, toJsonText } from '../../src/util/printable.js';
 
 describe('printable', () => {
   it.each([
@@ -18,6 +18,29 @@ describe('printable', () => {
     ['characters drawn as nothing: the combining grapheme joiner and the Hangul fillers', 'a\u034fb\u3164c\u115f', 'a\\u034fb\\u3164c\\u115f'],
   ])('%s', (_name, text, expected) => {
     expect(printable(text)).toBe(expected);
+  });
+});
+
+describe('every rule finds a control character however far into a long text it stands', () => {
+  // Each rule first looks for a character a match can start with; one missed there would pass unescaped.
+  const plain = 'The agent greets the caller. '.repeat(400);
+  const controls = [
+    ...Array.from({ length: 0x20 }, (_, code) => String.fromCharCode(code)).filter((ch) => ch !== '\t' && ch !== '\n'),
+    ...Array.from({ length: 0x21 }, (_, offset) => String.fromCharCode(0x7f + offset)),
+    '\u200b', '\u202e', '\u00ad', '\ufeff', '\u034f', '\u3164', '\u{e0041}', '.\ufe0f', '.\u{e0101}',
+  ];
+  it.each([
+    ['printable', printable],
+    ['printableKeepingLines', printableKeepingLines],
+    ['terminalText', (text: string) => terminalText(text, false)],
+    ['toJsonText', toJsonText],
+    ['controlsAsQuestionMarks', controlsAsQuestionMarks],
+    ['lineAsShown', lineAsShown],
+  ])('%s', (_name, rule) => {
+    for (const control of controls) {
+      const shown = String(rule(`${plain}${control}${plain}`));
+      expect(shown, JSON.stringify(control)).not.toContain(control.at(-1));
+    }
   });
 });
 
