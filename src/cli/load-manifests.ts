@@ -103,10 +103,17 @@ function handedOnce(file: readonly string[], project: ProjectManifests): ReadBef
   };
 }
 
+/** What `status` and the history call the manifests without an overlay: a name they print, not one `--env` takes. */
+const BASE_ENVIRONMENT_NAME = 'default';
+
 function unknownEnvironment(flag: string, name: string, known: readonly string[]): VoxformError {
   const suggestion = likelyEnvironment(name, known);
+  const defined = known.length > 0 ? `The manifests define ${known.map((environment) => `"${environment}"`).join(', ')} (under \`environments:\`).` : 'The manifests define no environment: add them under `environments:` (docs/promotion.md).';
+  const base =
+    ` "${BASE_ENVIRONMENT_NAME}" is what status and history call the base: the manifests without an overlay, used when no --env is given.` +
+    ' To compare the base\'s agents with `voxform diff` or promote into them, give them an entry of their own under `environments:`, such as `production: {}` (docs/promotion.md).';
   return new VoxformError('invalid_argument', `${flag} names the environment "${controlsAsQuestionMarks(name)}", which the manifests do not define${suggestion ? `; did you mean "${suggestion}"?` : '.'}`, {
-    hint: known.length > 0 ? `The manifests define ${known.map((environment) => `"${environment}"`).join(', ')} (under \`environments:\`).` : 'The manifests define no environment: add them under `environments:` (docs/promotion.md).',
+    hint: name === BASE_ENVIRONMENT_NAME ? `${defined}${base}` : defined,
   });
 }
 

@@ -34,6 +34,17 @@ describe('an unknown environment named by a flag', () => {
     }
   });
 
+  it('says "default" is the base, no --env name, and how diff can compare the base\'s agents', async () => {
+    const dir = await tempDir({ 'voxform.yaml': STAGED_MANIFEST.replace(/\n {2}production:[\s\S]*$/, '\n') });
+    const result = await runCliInProcess(['diff', '--env', 'staging', '--env', 'default', '--local'], { cwd: dir });
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(result.stderr).toBe(
+      'error[invalid_argument]: --env names the environment "default", which the manifests do not define.\n' +
+        '  hint: The manifests define "staging" (under `environments:`). "default" is what status and history call the base: the manifests without an overlay, used when no --env is given. ' +
+        "To compare the base's agents with `voxform diff` or promote into them, give them an entry of their own under `environments:`, such as `production: {}` (docs/promotion.md).\n",
+    );
+  });
+
   it('is the same error in JSON', async () => {
     const dir = await tempDir({ 'voxform.yaml': STAGED_MANIFEST });
     const result = await runCliInProcess(['plan', '--env', 'prod', '--local', '--format', 'json'], { cwd: dir });

@@ -209,6 +209,8 @@ describe('voxform test on the example project', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('example/tests/bad.test.yaml:4:36  error[unknown_field]: unknown field "contians" in tests[0].turns[0].expect[0]; did you mean "contains"?');
     expect(result.stderr).toContain('error[tests_invalid]: The test files have 1 error (listed above); no test was run.');
+    // A path the user's project has: the page, and the schema in the installed package (not the repository's schemas/).
+    expect(result.stderr).toContain('hint: Fix them and run again; docs/testing.md describes the format, and node_modules/voxform/schemas/tests.schema.json is its schema (for editors).');
     expect(chatBodies(project)).toEqual([]);
   });
 

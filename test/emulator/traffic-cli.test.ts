@@ -100,11 +100,28 @@ describe('voxform emulator traffic --local', () => {
     expect(agent.code).toBe(1);
     expect(agent.stderr).toBe(
       'error[agent_unknown]: --agent "nobody": the emulator has no agent of that id or name.\n  hint: The emulator\'s agents: Front desk, Appointment booking, Front desk (staging), Appointment booking (staging), ' +
-        'Spare agent 1, Spare agent 2, Spare agent 3, Spare agent 4, Spare agent 5. Without --agent, every agent gets calls.\n',
+        'Spare agent 1, Spare agent 2, Spare agent 3, Spare agent 4, Spare agent 5. Without --agent, every agent gets calls. ' +
+        "No manifest's agent names were read: name the manifests with -f (default voxform.yaml) to use them.\n",
     );
     const typo = await runCliInProcess(['emulator', 'traffic', '--local', '--agent', 'Front dsk'], { cwd: dir });
     expect(typo.code).toBe(1);
-    expect(typo.stderr).toBe('error[agent_unknown]: --agent "Front dsk": the emulator has no agent of that id or name.\n  hint: Did you mean Front desk?\n');
+    expect(typo.stderr).toBe(
+      'error[agent_unknown]: --agent "Front dsk": the emulator has no agent of that id or name.\n' +
+        "  hint: Did you mean Front desk? No manifest's agent names were read: name the manifests with -f (default voxform.yaml) to use them.\n",
+    );
+  });
+
+  it('says a manifest\'s agent name needs the manifests: front-desk without -f where the manifest is not voxform.yaml', async () => {
+    const dir = await tempDir();
+    await cp(path.join(repoRoot, 'agents.example.yaml'), path.join(dir, 'agents.example.yaml'));
+    await cp(path.join(repoRoot, 'example'), path.join(dir, 'example'), { recursive: true });
+    const unnamed = await runCliInProcess(['emulator', 'traffic', '--local', '--calls', '1', '--agent', 'front-desk'], { cwd: dir });
+    expect(unnamed.code).toBe(1);
+    expect(unnamed.stderr).toContain("hint: Did you mean Front desk? No manifest's agent names were read: name the manifests with -f (default voxform.yaml) to use them.");
+    const named = await runCliInProcess(['emulator', 'traffic', '-f', 'agents.example.yaml', '--local', '--calls', '1', '--agent', 'front-desk'], { cwd: dir });
+    expect(named.code, named.stderr).toBe(0);
+    const typo = await runCliInProcess(['emulator', 'traffic', '-f', 'agents.example.yaml', '--local', '--calls', '1', '--agent', 'frnt-desk'], { cwd: dir });
+    expect(typo.stderr).toBe('error[agent_unknown]: --agent "frnt-desk": the emulator has no agent of that id or name.\n  hint: Did you mean front-desk?\n');
   });
 
   it('refuses calls that would make the data file too large to save or read back, saving nothing, not "unexpected problem"', async () => {

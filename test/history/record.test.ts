@@ -158,6 +158,25 @@ describe('desiredFromRecord', () => {
     return result.state as DesiredState;
   }
 
+  it('records a fallback with its reference, as the manifest wrote it, so a rollback with the variable unset gets what the apply got', async () => {
+    // docs/history.md and docs/manifest.md: the fallback is the manifest's text (in git), kept in the ledger; the variable's value never.
+    const withFallback = MANIFEST_WITHOUT_LITERAL.replaceAll('${env:HOOK_TOKEN}', '${env:HOOK_TOKEN:-local-dev-token}');
+    const applied = await loadTree({ 'voxform.yaml': withFallback }, { env: { PATH_PREFIX: PREFIX } });
+    const state = applied.state as DesiredState;
+    const agent = state.agents.get('desk') as DesiredAgent;
+    const record = recordOf(agent, agent.config);
+    const recorded = record.agents.desk?.config as Record<string, any>;
+    expect(recorded.session_data_webhook.headers['x-token']).toBe('${env:HOOK_TOKEN:-local-dev-token}');
+    expect(recorded.tools[0].header.authorization).toBe('Bearer ${env:HOOK_TOKEN:-local-dev-token}');
+    const restored = desiredFromRecord(record, { agents: [], env: { PATH_PREFIX: PREFIX }, current: state }).agents.get('desk') as DesiredAgent;
+    expect((restored.config.session_data_webhook as { headers: Record<string, string> }).headers['x-token']).toBe('local-dev-token');
+    expect(restored.sensitivePaths).toEqual(expect.arrayContaining(['session_data_webhook.headers']));
+
+    const withToken = await loadTree({ 'voxform.yaml': withFallback }, { env: { HOOK_TOKEN: TOKEN, PATH_PREFIX: PREFIX } });
+    const tokenAgent = (withToken.state as DesiredState).agents.get('desk') as DesiredAgent;
+    expect(JSON.stringify(recordOf(tokenAgent, tokenAgent.config))).not.toContain(TOKEN);
+  });
+
   it('reads the references from the environment again, and gives back the configuration as loaded', async () => {
     const env = { HOOK_TOKEN: TOKEN, PATH_PREFIX: PREFIX };
     const state = await loadClean(env);

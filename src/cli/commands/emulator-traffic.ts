@@ -161,8 +161,12 @@ function unknownAgents(error: TrafficAgentsUnknownError, given: readonly string[
   const named = asGiven.map((agent) => (manifestNames.has(agent) ? `"${agent}" (id ${manifestNames.get(agent)} in the manifests)` : `"${agent}"`));
   const suggestion = asGiven.length === 1 ? didYouMean(asGiven[0] as string, [...manifestNames.keys(), ...error.agentNames]) : undefined;
   // The ids and names come from the emulator's account (or from whatever answers at --url): escaped.
+  const known = suggestion ? `Did you mean ${suggestion}?` : `The emulator's agents: ${error.agentNames.join(', ') || 'none'}. Without --agent, every agent gets calls.`;
+  // A manifest's local name (`front-desk`) is known only when the manifests were read: say so, or the
+  // suggestion (the service's `Front desk`) reads as if local names were not taken at all.
+  const noManifestNames = manifestNames.size === 0 ? ' No manifest\'s agent names were read: name the manifests with -f (default voxform.yaml) to use them.' : '';
   return new VoxformError('agent_unknown', printable(`--agent ${named.join(', ')}: the emulator has no agent of ${asGiven.length === 1 ? 'that id or name' : 'these ids or names'}.`), {
-    hint: printable(suggestion ? `Did you mean ${suggestion}?` : `The emulator's agents: ${error.agentNames.join(', ') || 'none'}. Without --agent, every agent gets calls.`),
+    hint: printable(`${known}${noManifestNames}`),
   });
 }
 

@@ -164,7 +164,8 @@ async function loadTests(options: TestOptions, ctx: CommandContext, desired: Des
   }
   const errors = result.diagnostics.filter((d) => d.severity === 'error').length;
   throw new ListedProblemsError('tests_invalid', { found: `The test files have ${plural(errors, 'error')}`, outcome: 'no test was run' }, {
-    hint: 'Fix them and run again; schemas/tests.schema.json describes the format (docs/testing.md).',
+    // The user's project holds no schemas/ folder: name the page, and the schema where the installed package keeps it.
+    hint: 'Fix them and run again; docs/testing.md describes the format, and node_modules/voxform/schemas/tests.schema.json is its schema (for editors).',
     listedIn: 'diagnostics',
     problems: result.diagnostics,
     listing,
