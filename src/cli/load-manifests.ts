@@ -17,6 +17,7 @@ import type { CommandContext, ReadBeforeRun } from './context.js';
 import { countProblems } from './diagnostics.js';
 import { plural } from '../util/plural.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
+import { BASE_ENVIRONMENT_NAME } from '../state/types.js';
 
 export interface ManifestOptions {
   file?: string[] | undefined;
@@ -102,9 +103,6 @@ function handedOnce(file: readonly string[], project: ProjectManifests): ReadBef
     },
   };
 }
-
-/** What `status` and the history call the manifests without an overlay: a name they print, not one `--env` takes. */
-const BASE_ENVIRONMENT_NAME = 'default';
 
 function unknownEnvironment(flag: string, name: string, known: readonly string[]): VoxformError {
   const suggestion = likelyEnvironment(name, known);

@@ -17,7 +17,7 @@
 import type { DesiredState } from '../manifest/types.js';
 import { VoxformError } from '../errors.js';
 import type { StateBackend } from '../state/backend.js';
-import { hashApplied, splitWorkspaceKey, workspaceKey, type CredentialState, type SharedWrite, type WorkspaceState } from '../state/types.js';
+import { BASE_ENVIRONMENT_NAME, hashApplied, splitWorkspaceKey, workspaceKey, type CredentialState, type SharedWrite, type WorkspaceState } from '../state/types.js';
 import { fingerprintKeyId, hashedWithAnotherKey, isKeyedHash } from '../util/hash.js';
 import type { FieldChange, ResourceChange } from './types.js';
 
@@ -82,7 +82,7 @@ function lastWrite<T extends SharedWrite>(entries: ReadonlyArray<SharedEntry<T>>
 
 /** The view of `own` (the workspace of `environment`) among `others` for the campaigns and credentials of `desired`. */
 export function sharedView(desired: DesiredState, own: WorkspaceState, others: readonly OtherWorkspace[]): SharedView {
-  const environment = desired.environment ?? 'default';
+  const environment = desired.environment ?? BASE_ENVIRONMENT_NAME;
   const workspace: WorkspaceState = { ...own, campaigns: { ...own.campaigns }, credentials: { ...own.credentials } };
   const view: SharedView = { environment, workspace, lastWriters: new Map(), nextWriteOrders: new Map() };
   const settle = <T extends SharedWrite>(address: string, entries: ReadonlyArray<SharedEntry<T>>, take: (entry: T) => void) => {
@@ -212,7 +212,7 @@ function sharedResources(desired: DesiredState) {
 }
 
 function environmentName(environment: string): string {
-  return environment === 'default' ? 'the default environment (no --env)' : `environment ${environment}`;
+  return environment === BASE_ENVIRONMENT_NAME ? 'the default environment (no --env)' : `environment ${environment}`;
 }
 
 function describe(conflict: SharedResourceConflict): string {

@@ -1,6 +1,6 @@
 /** How the Markdown and HTML renderers write numbers, rates and verdicts, so both say the same. */
 import { shortCommit } from '../history/types.js';
-import { splitWorkspaceKey } from '../state/types.js';
+import { BASE_ENVIRONMENT_NAME, splitWorkspaceKey } from '../state/types.js';
 import type { CallReport, Difference, Rate, VersionReport } from './types.js';
 import { shortHash } from '../util/hash.js';
 import { plural } from '../util/plural.js';
@@ -129,7 +129,7 @@ export function testTrafficLine(report: CallReport): string | undefined {
 export function otherEnvironmentsLine(report: CallReport): string | undefined {
   if (report.other_environments.length === 0) return undefined;
   const each = report.other_environments.map(({ environment, agents, calls }) => {
-    const which = environment === 'default' ? 'the default environment (`voxform report` without `--env` reports them)' : `environment ${environment} (\`--env ${environment}\` reports them)`;
+    const which = environment === BASE_ENVIRONMENT_NAME ? 'the default environment (`voxform report` without `--env` reports them)' : `environment ${environment} (\`--env ${environment}\` reports them)`;
     return `${plural(calls, 'call')} of ${plural(agents, 'agent')} of ${which}`;
   });
   return `Left out: ${each.join('; ')}.`;

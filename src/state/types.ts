@@ -131,8 +131,11 @@ export function emptyWorkspace(): WorkspaceState {
   return { agents: {}, phones: {}, campaigns: {}, knowledge: {}, credentials: {} };
 }
 
+/** The name the manifests without an overlay go by in workspaces, status, history and reports: a name voxform prints, not one `--env` takes. */
+export const BASE_ENVIRONMENT_NAME = 'default';
+
 export function workspaceKey(environment: string | undefined, baseUrl: string): string {
-  return `${environment ?? 'default'}@${baseUrl}`;
+  return `${environment ?? BASE_ENVIRONMENT_NAME}@${baseUrl}`;
 }
 
 /** The environment and service of a workspace key (`staging@SERVICE`; no environment name holds an `@`); undefined for another key. */

@@ -1,6 +1,7 @@
 import { applyCounts } from '../history/render.js';
 import { describeForcedOpen, describeHolder } from '../state/backend.js';
 import { forcedOpenJson, lastApplyJson, lockHolderJson } from '../state/json-words.js';
+import { BASE_ENVIRONMENT_NAME } from '../state/types.js';
 import { someOf } from '../util/plural.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import type { KeyType, StatusReport } from './status.js';
@@ -28,7 +29,7 @@ export function renderStatusText(report: StatusReport): string {
     ['Service', `${service.id === 'local' ? 'local (the embedded emulator)' : service.base_url} (from ${service.source})`],
     ['Region', service.region ?? '— (not a regional gateway)'],
     ['API key', `${KEY_WORDS[key.type]}${key.problem ? `: ${key.problem}` : ''}`],
-    ['Environment', `${manifest.environment ?? 'default'}${manifest.problem ? ` (manifests not read: ${manifest.problem})` : ''}`],
+    ['Environment', `${manifest.environment ?? BASE_ENVIRONMENT_NAME}${manifest.problem ? ` (manifests not read: ${manifest.problem})` : ''}`],
     ['State', stateLine(report)],
     ['Lock', `${lock.held ? `held by ${describeHolder(lock)}` : lock.held === null ? 'unknown (the state could not be read)' : 'not held'}${lastForcedOpenClause(report)}`],
     ['Last apply', lastApplyLine(report)],
