@@ -120,8 +120,33 @@ const flowPadding: NonNullable<SchemaOptions['customTags']> = (tags) =>
 const MAP_TAG = 'tag:yaml.org,2002:map';
 const SEQ_TAG = 'tag:yaml.org,2002:seq';
 
+const MERGE = '<<';
+
+/**
+ * A plain `<<` key is a merge key, as the loader reads it (`<<: *shared`): parsed as one, so that fmt
+ * sorts and prints it as one. yaml's own merge tag (its `merge` option) also claims the text "<<"
+ * when printing, so a quoted `"<<"` key would lose its quotes and become a merge key: this one
+ * claims merge keys alone.
+ */
+const mergeKeyTag: ScalarTag = {
+  tag: 'tag:yaml.org,2002:merge',
+  default: 'key',
+  test: /^<<$/,
+  identify: (value) => isMergeKeyValue(value),
+  resolve: () => new Scalar(Symbol(MERGE)),
+  stringify: () => MERGE,
+};
+
+function isMergeKeyValue(value: unknown): boolean {
+  return typeof value === 'symbol' && value.description === MERGE;
+}
+
+function isMergeKey(pair: Pair): boolean {
+  return isScalar(pair.key) && isMergeKeyValue(pair.key.value);
+}
+
 /** The tags every manifest is read and printed with (`fmt`, and the documents `init` and `export` build). */
-export const manifestTags: NonNullable<SchemaOptions['customTags']> = (tags) => flowPadding(printedAsWritten(tags));
+export const manifestTags: NonNullable<SchemaOptions['customTags']> = (tags) => [...flowPadding(printedAsWritten(tags)), mergeKeyTag];
 
 /**
  * Puts a parsed manifest into the canonical layout, in place. With the source text, a comment
@@ -144,8 +169,8 @@ export function formatDocument(doc: Document, source?: string): void {
 }
 
 /**
- * A key that is the text `<<` is written quoted: plain, every YAML reader voxform uses takes it for a
- * merge key (a merge key itself holds no text, and keeps its form).
+ * A key that is the text `<<` (quoted in the source, or a name in a document export builds) is
+ * written quoted: plain, it would be a merge key. A merge key itself holds no text and stays plain.
  */
 function quoteMergeLookalikes(doc: Document): void {
   visit(doc, {
@@ -227,10 +252,15 @@ function hangLeadingCommentOnFirstKey(node: unknown): void {
   node.commentBefore = undefined;
 }
 
-/** A pair's place in the schema's property order; keys the schema does not know all rank last. */
+/**
+ * A pair's place in the schema's property order; keys the schema does not know all rank last. Merge
+ * keys rank first, in their order: a key of the mapping overrides a merged one wherever it is
+ * written, and below the merge key it reads that way; of two merge keys the first one wins.
+ */
 function rankBy(schema: SchemaNode): (pair: Pair) => number {
   const order = knownProperties(schema);
   return (pair) => {
+    if (isMergeKey(pair)) return -1;
     const index = order.indexOf(keyName(pair) ?? '');
     return index < 0 ? order.length : index;
   };
@@ -305,6 +335,7 @@ function useBlockScalars(doc: Document): void {
 function assertSameMeaning(source: string, formatted: string, file: string): void {
   const before = loaderReading(source);
   if (before === TOO_MANY_ALIASES) throw tooManyAliases(file);
+  if (before === UNPARSABLE) throw unreadable(file);
   if (!isDeepStrictEqual(before, loaderReading(formatted))) throw unsafe(file);
 }
 
@@ -321,18 +352,24 @@ const TOO_MANY_ALIASES = Symbol('too many aliases');
  * the same number to YAML, two phones to voxform); or why they cannot be read.
  */
 function loaderReading(text: string): unknown[] | typeof UNPARSABLE | typeof TOO_MANY_ALIASES {
-  const { documents: docs, tooLargeAt } = parseYamlDocuments(text);
+  // Read with merge keys, as the loader reads them: a `<<` that became a key would mean something else.
+  const { documents: docs, tooLargeAt } = parseYamlDocuments(text, { document: { customTags: manifestTags } });
   if (tooLargeAt !== undefined || docs.some((doc) => doc.errors.length > 0)) return UNPARSABLE;
   // Compared value by value below: aliases past the loader's limits would take exponential time.
   if (!docs.every(aliasesWithinLimits)) return TOO_MANY_ALIASES;
   for (const doc of docs) {
     visit(doc, {
       Pair(_key, pair) {
-        if (isScalar(pair.key) && typeof pair.key.value !== 'string') pair.key.value = keyText(pair.key);
+        if (isScalar(pair.key) && typeof pair.key.value !== 'string' && !isMergeKey(pair)) pair.key.value = keyText(pair.key);
       },
     });
   }
-  return docs.map((doc) => doc.toJS({ maxAliasCount: -1 }) as unknown);
+  try {
+    return docs.map((doc) => doc.toJS({ maxAliasCount: -1 }) as unknown);
+  } catch {
+    // yaml throws for a merge key given no mapping (`<<: 1`), which the loader refuses (yaml_merge).
+    return UNPARSABLE;
+  }
 }
 
 function tooLarge(file: string): VoxformError {
@@ -344,6 +381,12 @@ function tooLarge(file: string): VoxformError {
 function tooManyAliases(file: string): VoxformError {
   return new VoxformError('fmt_unsafe', `${file} has aliases that expand past what voxform reads (${formatCount(MAX_ALIAS_EXPANSIONS)} alias expansions or ${formatCount(MAX_ALIAS_EXPANDED_VALUES)} values made by them in one document), so it was left as it is.`, {
     hint: '`voxform validate` refuses the file too (yaml_alias_limit): write the repeated part out, or use defaults.',
+  });
+}
+
+function unreadable(file: string): VoxformError {
+  return new VoxformError('fmt_unsafe', `${file} parses, but the loader cannot read it (a merge key given no mapping), so it was left as it is.`, {
+    hint: '`voxform validate` reports where (yaml_merge): give each merge key (<<) a mapping or a list of mappings.',
   });
 }
 

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { parse, parseAllDocuments } from 'yaml';
+import { parse } from 'yaml';
 import { formatManifest, sameManifestMeaning } from '../../src/format/format-manifest.js';
 import { isVoxformError, type VoxformError } from '../../src/errors.js';
 import { repoRoot } from '../helpers/cli.js';
+import { loadedValues } from '../helpers/loaded-yaml.js';
 
 const fmt = (source: string) => formatManifest(source, 'voxform.yaml').text;
 
@@ -230,6 +231,70 @@ const cases: Array<{ name: string; source: string; expected: string }> = [
     expected: `agents:\n  a:\n    config:\n      first_message: ${'word '.repeat(40).trim()}\n`,
   },
   {
+    name: 'a merge key stays a plain `<<` and goes first in its mapping, where the keys after it read as what they are: overrides',
+    source: [
+      'defaults:',
+      '  config: &base',
+      '    language: en-US',
+      '    first_message: Hello',
+      'agents:',
+      '  a:',
+      '    config:',
+      '      first_message: Hi',
+      '      <<: *base',
+      '    id: x',
+      '  b:',
+      '    config: { first_message: Hey, <<: *base }',
+      '    id: y',
+      '',
+    ].join('\n'),
+    expected: [
+      'defaults:',
+      '  config: &base',
+      '    first_message: Hello',
+      '    language: en-US',
+      '',
+      'agents:',
+      '  a:',
+      '    id: x',
+      '    config:',
+      '      <<: *base',
+      '      first_message: Hi',
+      '  b:',
+      '    id: y',
+      '    config: { <<: *base, first_message: Hey }',
+      '',
+    ].join('\n'),
+  },
+  {
+    name: 'several merge keys keep their order (the first one written wins a key both hold); a quoted "<<" stays a quoted key',
+    source: [
+      'defaults:',
+      '  vars: &one { tone: warm }',
+      '  config: &two { language: en-US }',
+      'agents:',
+      '  a:',
+      '    config:',
+      '      custom_vocabulary: { keywords: { other: 2, "<<": 3 } }',
+      '      <<: [*two, *one]',
+      '    id: x',
+      '',
+    ].join('\n'),
+    expected: [
+      'defaults:',
+      '  config: &two { language: en-US }',
+      '  vars: &one { tone: warm }',
+      '',
+      'agents:',
+      '  a:',
+      '    id: x',
+      '    config:',
+      '      <<: [*two, *one]',
+      '      custom_vocabulary: { keywords: { other: 2, "<<": 3 } }',
+      '',
+    ].join('\n'),
+  },
+  {
     name: 'environments are formatted like the top level',
     source: 'environments:\n  staging:\n    agents:\n      a: { name: A, id: x }\n    region: eu\n',
     expected: 'environments:\n  staging:\n    region: eu\n    agents:\n      a: { id: x, name: A }\n',
@@ -246,9 +311,8 @@ describe('formatManifest', () => {
     expect(formatManifest(once, 'x.yaml')).toEqual({ text: once, changed: false });
   });
 
-  test.each(cases)('keeps the meaning: $name', ({ source }) => {
-    const values = (text: string) => parseAllDocuments(text).map((doc) => doc.toJS() as unknown);
-    expect(values(fmt(source))).toEqual(values(source));
+  test.each(cases)('keeps the meaning, as the loader reads it: $name', async ({ source }) => {
+    expect(await loadedValues(fmt(source))).toEqual(await loadedValues(source));
   });
 
   test('reports whether the text changed', () => {
@@ -335,6 +399,10 @@ describe('formatManifest', () => {
       caught = error;
     }
     expect((caught as VoxformError).code).toBe('fmt_unsafe');
+  });
+
+  test('a merge key given no mapping is refused, as the loader refuses it', () => {
+    expect(() => fmt('agents:\n  a:\n    id: x\n    config:\n      <<: 1\n')).toThrow(expect.objectContaining({ code: 'fmt_unsafe', message: expect.stringMatching(/merge key/) }));
   });
 
   test('an empty file or a file of comments only is left alone', () => {
