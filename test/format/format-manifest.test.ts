@@ -4,6 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
 import { formatManifest, sameManifestMeaning } from '../../src/format/format-manifest.js';
 import { isVoxformError, type VoxformError } from '../../src/errors.js';
+import type { Diagnostic } from '../../src/manifest/types.js';
 import { repoRoot } from '../helpers/cli.js';
 import { loadedValues } from '../helpers/loaded-yaml.js';
 
@@ -368,23 +369,26 @@ describe('formatManifest', () => {
     expect(sameManifestMeaning('version: 012\n', 'version: 12\n')).toBe(true);
   });
 
-  test('a YAML syntax error names the file, line and column', () => {
+  /** The problems fmt lists for a text it refuses, as `file:line:col code`. */
+  function listed(source: string): string[] {
     let caught: unknown;
     try {
-      formatManifest('version: 1\nagents:\n  a: [unclosed\n', 'manifests/voxform.yaml');
+      formatManifest(source, 'manifests/voxform.yaml');
     } catch (error) {
       caught = error;
     }
-    expect(isVoxformError(caught)).toBe(true);
-    const error = caught as VoxformError;
-    expect(error.code).toBe('yaml_syntax');
-    expect(error.location?.file).toBe('manifests/voxform.yaml');
-    expect(error.location?.line).toBeGreaterThanOrEqual(3);
-    expect(error.location?.col).toBeGreaterThan(0);
+    expect(isVoxformError(caught) && caught.code).toBe('yaml_syntax');
+    const problems = ((caught as VoxformError).details as { diagnostics: Diagnostic[] }).diagnostics;
+    return problems.map((p) => `${p.file}:${p.line}:${p.col} ${p.code}`);
+  }
+
+  test('a YAML error is listed as the loader reports it: file, line, column and code', () => {
+    expect(listed('version: 1\nagents:\n  a: [unclosed\n')).toEqual([expect.stringMatching(/^manifests\/voxform\.yaml:[34]:\d+ yaml_syntax$/)]);
+    expect(listed('version: 1\nagents:\n\ta: {}\n')).toEqual(['manifests/voxform.yaml:3:1 yaml_tab_indent']);
   });
 
-  test('a duplicate key is a syntax error too, never a silent merge', () => {
-    expect(() => formatManifest('version: 1\nversion: 1\n', 'x.yaml')).toThrow(/YAML syntax error/);
+  test('a duplicate key is refused too, never a silent merge', () => {
+    expect(listed('version: 1\nversion: 1\n')).toEqual(['manifests/voxform.yaml:2:1 duplicate_key']);
   });
 
   test('refuses rather than reordering an alias before its anchor', () => {
@@ -402,7 +406,7 @@ describe('formatManifest', () => {
   });
 
   test('a merge key given no mapping is refused, as the loader refuses it', () => {
-    expect(() => fmt('agents:\n  a:\n    id: x\n    config:\n      <<: 1\n')).toThrow(expect.objectContaining({ code: 'fmt_unsafe', message: expect.stringMatching(/merge key/) }));
+    expect(listed('agents:\n  a:\n    id: x\n    config:\n      <<: 1\n')).toEqual(['manifests/voxform.yaml:5:11 yaml_merge']);
   });
 
   test('an empty file or a file of comments only is left alone', () => {
