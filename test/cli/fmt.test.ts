@@ -120,7 +120,7 @@ describe('voxform fmt', () => {
     const dir = await tree({ 'voxform.yaml': 'version: 1\nagents:\n  a:\n    first_message: "Hello\n    id: x\n' });
     const result = await runCliInProcess(['fmt', '--check'], { cwd: dir });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('voxform.yaml:4:20  error[yaml_syntax]: YAML syntax error: missing closing "quote for the text this quote opens\n');
+    expect(result.stderr).toContain('voxform.yaml:4:20  error[yaml_syntax]: YAML syntax error: the quote " opened at line 4, column 20 is never closed, so what follows it is read as its text; add the closing " where the text ends\n');
   });
 
   test.each([
