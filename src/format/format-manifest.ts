@@ -3,12 +3,12 @@
  * block scalars, 2-space indentation, comments kept (yaml's Document carries them with their keys).
  */
 import { isDeepStrictEqual } from 'node:util';
+import * as yaml from 'yaml';
 import {
   isCollection,
   isMap,
   isScalar,
   isSeq,
-  LineCounter,
   Scalar,
   visit,
   type Document,
@@ -20,11 +20,14 @@ import {
   type YAMLSeq,
 } from 'yaml';
 import { VoxformError } from '../errors.js';
+import * as yamlDocuments from '../yaml/documents.js';
 import { aliasesWithinLimits, keyText, parseYamlDocuments } from '../yaml/documents.js';
-import { MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS, MAX_YAML_TOKENS } from '../yaml/limits.js';
+import { DiagnosticList } from '../manifest/diagnostics.js';
+import { parseYamlLoaded } from '../manifest/parse-yaml.js';
+import type { Diagnostic } from '../manifest/types.js';
+import { LineCounter as LineStarts } from '../util/text-position.js';
 import { collapseBlankLinesInComments, hoistFirstKeyComment, isNodeWithSpace, joinCommentRuns, moveBlankLinesAfterClosingComments, moveRootCommentToDocument, stackComments } from './comment-layout.js';
 import { knownProperties, propertyNode, schemaNode, type SchemaNode } from '../schema/introspect.js';
-import { formatCount } from '../util/plural.js';
 import { printHiddenCharactersEscaped } from './hidden-characters.js';
 
 /** How every manifest is printed: also what `init` and `export` write. */
@@ -50,6 +53,8 @@ export interface FormatResult {
  * checkout) is written with CRLF throughout.
  */
 export function formatManifest(source: string, file: string): FormatResult {
+  const problems = yamlProblems(source, file);
+  if (problems.some((problem) => problem.severity === 'error')) throw unreadable(file, problems);
   const crlf = /^[^\n]*\r\n/.test(source);
   // YAML reads a CRLF as one line break, in a scalar too: the text means the same with LF.
   const formatted = formatLines(crlf ? source.replaceAll('\r\n', '\n') : source, file);
@@ -58,19 +63,21 @@ export function formatManifest(source: string, file: string): FormatResult {
   return { text, changed: text !== source };
 }
 
-/** The canonical layout of a text whose lines end in LF. */
+/**
+ * What the loader reports of the text's YAML, as `validate` shows it (codes, messages, frames): fmt
+ * formats only a file the loader reads, and says why not in the loader's own words.
+ */
+function yamlProblems(text: string, file: string): Diagnostic[] {
+  const diagnostics = new DiagnosticList();
+  parseYamlLoaded({ yaml, yamlDocuments }, { path: file, display: file, text, lines: new LineStarts(), order: 0, root: '' }, diagnostics);
+  return diagnostics.toList();
+}
+
+/** The canonical layout of a text whose lines end in LF (one the loader reads: see yamlProblems). */
 function formatLines(source: string, file: string): string {
-  const lineCounter = new LineCounter();
-  const { documents: docs, tooLargeAt } = parseYamlDocuments(source, { onNewLine: lineCounter.addNewLine, document: { customTags: manifestTags } });
-  if (tooLargeAt !== undefined) throw tooLarge(file);
-  const syntax = docs.flatMap((doc) => doc.errors)[0];
-  if (syntax) {
-    const { line, col } = lineCounter.linePos(syntax.pos[0]);
-    throw new VoxformError('yaml_syntax', `YAML syntax error: ${sentence(syntax.message)}`, {
-      location: { file, line, col },
-      hint: 'Fix the YAML first; voxform fmt leaves the file untouched until it parses.',
-    });
-  }
+  const { documents: docs, tooLargeAt } = parseYamlDocuments(source, { document: { customTags: manifestTags } });
+  // The loader read the text without an error; the layout's reading (keys unique) finds none either.
+  if (tooLargeAt !== undefined || docs.some((doc) => doc.errors.length > 0)) throw unsafe(file);
   if (docs.every((doc) => doc.contents === null)) return source;
   for (const doc of docs) if (!isEmptyDocument(doc)) formatDocument(doc, source);
   try {
@@ -120,8 +127,33 @@ const flowPadding: NonNullable<SchemaOptions['customTags']> = (tags) =>
 const MAP_TAG = 'tag:yaml.org,2002:map';
 const SEQ_TAG = 'tag:yaml.org,2002:seq';
 
+const MERGE = '<<';
+
+/**
+ * A plain `<<` key is a merge key, as the loader reads it (`<<: *shared`): parsed as one, so that fmt
+ * sorts and prints it as one. yaml's own merge tag (its `merge` option) also claims the text "<<"
+ * when printing, so a quoted `"<<"` key would lose its quotes and become a merge key: this one
+ * claims merge keys alone.
+ */
+const mergeKeyTag: ScalarTag = {
+  tag: 'tag:yaml.org,2002:merge',
+  default: 'key',
+  test: /^<<$/,
+  identify: (value) => isMergeKeyValue(value),
+  resolve: () => new Scalar(Symbol(MERGE)),
+  stringify: () => MERGE,
+};
+
+function isMergeKeyValue(value: unknown): boolean {
+  return typeof value === 'symbol' && value.description === MERGE;
+}
+
+function isMergeKey(pair: Pair): boolean {
+  return isScalar(pair.key) && isMergeKeyValue(pair.key.value);
+}
+
 /** The tags every manifest is read and printed with (`fmt`, and the documents `init` and `export` build). */
-export const manifestTags: NonNullable<SchemaOptions['customTags']> = (tags) => flowPadding(printedAsWritten(tags));
+export const manifestTags: NonNullable<SchemaOptions['customTags']> = (tags) => [...flowPadding(printedAsWritten(tags)), mergeKeyTag];
 
 /**
  * Puts a parsed manifest into the canonical layout, in place. With the source text, a comment
@@ -144,8 +176,8 @@ export function formatDocument(doc: Document, source?: string): void {
 }
 
 /**
- * A key that is the text `<<` is written quoted: plain, every YAML reader voxform uses takes it for a
- * merge key (a merge key itself holds no text, and keeps its form).
+ * A key that is the text `<<` (quoted in the source, or a name in a document export builds) is
+ * written quoted: plain, it would be a merge key. A merge key itself holds no text and stays plain.
  */
 function quoteMergeLookalikes(doc: Document): void {
   visit(doc, {
@@ -227,10 +259,15 @@ function hangLeadingCommentOnFirstKey(node: unknown): void {
   node.commentBefore = undefined;
 }
 
-/** A pair's place in the schema's property order; keys the schema does not know all rank last. */
+/**
+ * A pair's place in the schema's property order; keys the schema does not know all rank last. Merge
+ * keys rank first, in their order: a key of the mapping overrides a merged one wherever it is
+ * written, and below the merge key it reads that way; of two merge keys the first one wins.
+ */
 function rankBy(schema: SchemaNode): (pair: Pair) => number {
   const order = knownProperties(schema);
   return (pair) => {
+    if (isMergeKey(pair)) return -1;
     const index = order.indexOf(keyName(pair) ?? '');
     return index < 0 ? order.length : index;
   };
@@ -303,9 +340,9 @@ function useBlockScalars(doc: Document): void {
 
 /** A formatter that changed what a manifest means would be a silent disaster: refuse instead. */
 function assertSameMeaning(source: string, formatted: string, file: string): void {
+  // The loader read the source within its limits: its reading here is no symbol.
   const before = loaderReading(source);
-  if (before === TOO_MANY_ALIASES) throw tooManyAliases(file);
-  if (!isDeepStrictEqual(before, loaderReading(formatted))) throw unsafe(file);
+  if (typeof before === 'symbol' || !isDeepStrictEqual(before, loaderReading(formatted))) throw unsafe(file);
 }
 
 /** Whether two manifest texts read the same to the loader: keys as text, values as data. */
@@ -321,29 +358,31 @@ const TOO_MANY_ALIASES = Symbol('too many aliases');
  * the same number to YAML, two phones to voxform); or why they cannot be read.
  */
 function loaderReading(text: string): unknown[] | typeof UNPARSABLE | typeof TOO_MANY_ALIASES {
-  const { documents: docs, tooLargeAt } = parseYamlDocuments(text);
+  // Read with merge keys, as the loader reads them: a `<<` that became a key would mean something else.
+  const { documents: docs, tooLargeAt } = parseYamlDocuments(text, { document: { customTags: manifestTags } });
   if (tooLargeAt !== undefined || docs.some((doc) => doc.errors.length > 0)) return UNPARSABLE;
   // Compared value by value below: aliases past the loader's limits would take exponential time.
   if (!docs.every(aliasesWithinLimits)) return TOO_MANY_ALIASES;
   for (const doc of docs) {
     visit(doc, {
       Pair(_key, pair) {
-        if (isScalar(pair.key) && typeof pair.key.value !== 'string') pair.key.value = keyText(pair.key);
+        if (isScalar(pair.key) && typeof pair.key.value !== 'string' && !isMergeKey(pair)) pair.key.value = keyText(pair.key);
       },
     });
   }
-  return docs.map((doc) => doc.toJS({ maxAliasCount: -1 }) as unknown);
+  try {
+    return docs.map((doc) => doc.toJS({ maxAliasCount: -1 }) as unknown);
+  } catch {
+    // yaml throws for a merge key given no mapping (`<<: 1`), which the loader refuses (yaml_merge).
+    return UNPARSABLE;
+  }
 }
 
-function tooLarge(file: string): VoxformError {
-  return new VoxformError('fmt_unsafe', `${file} has more than ${formatCount(MAX_YAML_TOKENS)} YAML tokens, more than voxform reads, so it was left as it is.`, {
-    hint: '`voxform validate` refuses the file too (yaml_too_large): split it into several files.',
-  });
-}
-
-function tooManyAliases(file: string): VoxformError {
-  return new VoxformError('fmt_unsafe', `${file} has aliases that expand past what voxform reads (${formatCount(MAX_ALIAS_EXPANSIONS)} alias expansions or ${formatCount(MAX_ALIAS_EXPANDED_VALUES)} values made by them in one document), so it was left as it is.`, {
-    hint: '`voxform validate` refuses the file too (yaml_alias_limit): write the repeated part out, or use defaults.',
+function unreadable(file: string, problems: Diagnostic[]): VoxformError {
+  const errors = problems.filter((problem) => problem.severity === 'error').length;
+  return new VoxformError('yaml_syntax', `${file} has ${errors === 1 ? 'a YAML error' : `${errors} YAML errors`} (listed above), so it was left as it is.`, {
+    hint: 'Fix the YAML first: voxform fmt formats a file once `voxform validate` reads its YAML.',
+    details: { diagnostics: problems },
   });
 }
 
@@ -351,9 +390,4 @@ function unsafe(file: string): VoxformError {
   return new VoxformError('fmt_unsafe', `${file} cannot be put in the canonical layout without changing its meaning, so it was left as it is.`, {
     hint: 'This happens with anchors and aliases (&name, *name) that sorting would reorder; replace them with plain values, or report the file as a bug.',
   });
-}
-
-function sentence(message: string): string {
-  const line = (message.split('\n')[0] ?? message).trim().replace(/ at line \d+, column \d+:?$/, '');
-  return /[.!?]$/.test(line) ? line : `${line}.`;
 }

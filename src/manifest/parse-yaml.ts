@@ -30,16 +30,37 @@ export async function parseYaml(
   diagnostics: DiagnosticList,
   options: { subset?: boolean } = {},
 ): Promise<ParseOutcome> {
-  let misindented: Misindentation | undefined;
-  if (options.subset !== false) {
-    const fast = parseYamlSubset(source, (reason) => (misindented = reason));
-    if (fast) {
-      countLines(source.lines, source.text);
-      return { documents: fast, syntaxErrors: false };
-    }
-  }
+  const fast = options.subset === false ? { misindented: undefined } : fastRead(source);
+  if ('outcome' in fast) return fast.outcome;
   // The general parser is loaded only when needed: most runs never pay for it.
   const [yaml, yamlDocuments] = await Promise.all([import('yaml'), import('../yaml/documents.js')]);
+  return parseYamlGeneral({ yaml, yamlDocuments }, source, diagnostics, fast.misindented);
+}
+
+/**
+ * parseYaml for a caller that has loaded the general parser already (fmt, which needs it anyway):
+ * the same reading, every problem the same diagnostic.
+ */
+export function parseYamlLoaded(modules: YamlModules, source: SourceText, diagnostics: DiagnosticList): ParseOutcome {
+  const fast = fastRead(source);
+  return 'outcome' in fast ? fast.outcome : parseYamlGeneral(modules, source, diagnostics, fast.misindented);
+}
+
+/** The fast reader's documents, or the wrongly indented line it gave up on, if any. */
+function fastRead(source: SourceText): { outcome: ParseOutcome } | { misindented: Misindentation | undefined } {
+  let misindented: Misindentation | undefined;
+  const fast = parseYamlSubset(source, (reason) => (misindented = reason));
+  if (!fast) return { misindented };
+  countLines(source.lines, source.text);
+  return { outcome: { documents: fast, syntaxErrors: false } };
+}
+
+function parseYamlGeneral(
+  { yaml, yamlDocuments }: YamlModules,
+  source: SourceText,
+  diagnostics: DiagnosticList,
+  misindented: Misindentation | undefined,
+): ParseOutcome {
   // Duplicate keys are found by the Converter: the library's own check compares every key with every
   // earlier one, which a mapping of many keys turns into minutes.
   const { documents: parsed, tooLargeAt } = yamlDocuments.parseYamlDocuments(source.text, { onNewLine: source.lines.addNewLine, document: { merge: true, uniqueKeys: false } });
@@ -86,6 +107,11 @@ export async function parseYaml(
 
 type YamlModule = typeof import('yaml');
 type YamlDocumentsModule = typeof import('../yaml/documents.js');
+/** The general parser and voxform's one way of running it. */
+export interface YamlModules {
+  yaml: YamlModule;
+  yamlDocuments: YamlDocumentsModule;
+}
 
 /** The general parser's errors of one document as diagnostics (exported for its tests). */
 export function reportYamlErrors(doc: Pick<Document.Parsed, 'errors' | 'range'>, source: SourceText, diagnostics: DiagnosticList, misindented: Misindentation | undefined): void {

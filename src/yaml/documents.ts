@@ -39,7 +39,7 @@ export function parseYamlDocuments(
     for (const doc of composer.end(false, text.length)) documents.push(doc);
     // Without a `*` in the text there is no alias: most files skip the walk.
     if (text.includes('*')) for (const doc of documents) if (doc.errors.length === 0) doc.errors.push(...undefinedAliases(doc));
-    for (const doc of documents) if (doc.errors.some(isUnclosedQuote)) pointAtOpeningQuotes(doc);
+    for (const doc of documents) if (doc.errors.some(isUnclosedQuote)) pointAtOpeningQuotes(doc, text);
     return { documents };
   } finally {
     Error.stackTraceLimit = stackTraceLimit;
@@ -164,21 +164,32 @@ function isUnclosedQuote(error: YAMLError): boolean {
 
 /**
  * The library reports a quote never closed where the text it swallowed ends, often the end of the
- * file: the error is moved to the quote that opens that text, the mistake to fix.
+ * file: the error is moved to the quote that opens that text, the mistake to fix. What the parser
+ * says after that quote (a flow map it never saw closed, …) follows from the text it swallowed, not
+ * from a mistake of its own: only the first unclosed quote is reported, with the errors before it.
  */
-function pointAtOpeningQuotes(doc: Document.Parsed): void {
+function pointAtOpeningQuotes(doc: Document.Parsed, text: string): void {
   const openAt = new Map<number, number>();
   visit(doc, {
     Scalar: (_key, node) => {
       if ((node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE') && node.range) openAt.set(node.range[1], node.range[0]);
     },
   });
-  for (const error of doc.errors) {
-    const start = isUnclosedQuote(error) ? openAt.get(error.pos[0]) : undefined;
-    if (start === undefined) continue;
-    error.pos = [start, start + 1];
-    error.message = `${error.message.replace(/\.$/, '')} for the text this quote opens`;
-  }
+  const unclosed = doc.errors.find((error) => isUnclosedQuote(error) && openAt.has(error.pos[0]));
+  const start = unclosed && openAt.get(unclosed.pos[0]);
+  if (!unclosed || start === undefined) return;
+  const quote = text[start];
+  const lineStart = text.lastIndexOf('\n', start - 1) + 1;
+  const line = countLineBreaks(text, lineStart) + 1;
+  unclosed.pos = [start, start + 1];
+  unclosed.message = `The quote ${quote} opened at line ${line}, column ${start - lineStart + 1} is never closed, so what follows it is read as its text; add the closing ${quote} where the text ends`;
+  doc.errors = doc.errors.filter((error) => error === unclosed || error.pos[0] < start);
+}
+
+function countLineBreaks(text: string, end: number): number {
+  let count = 0;
+  for (let at = text.indexOf('\n'); at !== -1 && at < end; at = text.indexOf('\n', at + 1)) count++;
+  return count;
 }
 
 /**

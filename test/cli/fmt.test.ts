@@ -103,12 +103,13 @@ describe('voxform fmt', () => {
     expect(await read(dir, 'manifests/.hidden/c.yaml')).toBe(MESSY);
   });
 
-  test('a syntax error: file:line:col, exit 1, that file untouched, the others still formatted', async () => {
+  test('a syntax error: listed as validate lists it, exit 1, that file untouched, the others still formatted', async () => {
     const broken = 'version: 1\nagents:\n  a: [oops\n';
     const dir = await tree({ 'broken.yaml': broken, 'good.yaml': MESSY });
     const result = await runCliInProcess(['fmt', 'broken.yaml', 'good.yaml'], { cwd: dir });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^error\[yaml_syntax\]: broken\.yaml:\d+:\d+: YAML syntax error: /m);
+    expect(result.stderr).toMatch(/^broken\.yaml:\d+:\d+ {2}error\[yaml_syntax\]: YAML syntax error: /m);
+    expect(result.stderr).toContain('error[yaml_syntax]: broken.yaml has a YAML error (listed above), so it was left as it is.\n');
     expect(result.stderr).not.toContain('    at ');
     expect(result.stdout).toBe('good.yaml\n');
     expect(await read(dir, 'broken.yaml')).toBe(broken);
@@ -119,7 +120,27 @@ describe('voxform fmt', () => {
     const dir = await tree({ 'voxform.yaml': 'version: 1\nagents:\n  a:\n    first_message: "Hello\n    id: x\n' });
     const result = await runCliInProcess(['fmt', '--check'], { cwd: dir });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('error[yaml_syntax]: voxform.yaml:4:20: YAML syntax error: Missing closing "quote for the text this quote opens.\n');
+    expect(result.stderr).toContain('voxform.yaml:4:20  error[yaml_syntax]: YAML syntax error: the quote " opened at line 4, column 20 is never closed, so what follows it is read as its text; add the closing " where the text ends\n');
+  });
+
+  test.each([
+    ['a tab in indentation', 'version: 1\nagents:\n  a:\n    id: x\n    config:\n      llm:\n\tmodel: m\n'],
+    ['a line indented wrongly', 'version: 1\nagents:\n  a:\n    id: x\n     name: A\n'],
+    ['a key written twice', 'version: 1\nagents:\n  a:\n    id: x\n    id: y\n'],
+    ['a merge key given no mapping', 'version: 1\nagents:\n  a:\n    id: x\n    config:\n      <<: 1\n'],
+    ['an unclosed flow list', 'version: 1\nagents:\n  a: [oops\n'],
+  ])('%s: fmt lists the problems exactly as validate does (codes, messages, frames)', async (_name, text) => {
+    const dir = await tree({ 'voxform.yaml': text });
+    const validate = await runCliInProcess(['validate'], { cwd: dir });
+    const fmt = await runCliInProcess(['fmt'], { cwd: dir });
+    expect(validate.code).toBe(1);
+    expect(fmt.code).toBe(1);
+    // validate ends with its summary line, fmt with its error: everything above is the same listing.
+    const listing = validate.stderr.slice(0, validate.stderr.lastIndexOf('\n', validate.stderr.length - 2) + 1);
+    expect(listing).toMatch(/^voxform\.yaml:\d+:\d+ {2}error\[/);
+    expect(fmt.stderr.slice(0, listing.length)).toBe(listing);
+    expect(fmt.stderr.slice(listing.length)).toMatch(/^error\[yaml_syntax\]: voxform\.yaml has (a YAML error|\d+ YAML errors) \(listed above\), so it was left as it is\.\n {2}hint: /);
+    expect(await read(dir, 'voxform.yaml')).toBe(text);
   });
 
   test('a file that cannot be written: its own clear error, exit 1, the other files still formatted', async () => {

@@ -145,7 +145,7 @@ describe('loading test files', () => {
   });
 
   it('reports YAML syntax errors and non-mappings at their place', async () => {
-    expect(await problems('agent: booking\ntests:\n  - name: "open\n')).toEqual(['tests/a.test.yaml:3:11 yaml_syntax YAML syntax error: missing closing "quote for the text this quote opens']);
+    expect(await problems('agent: booking\ntests:\n  - name: "open\n')).toEqual(['tests/a.test.yaml:3:11 yaml_syntax YAML syntax error: the quote " opened at line 3, column 11 is never closed, so what follows it is read as its text; add the closing " where the text ends']);
     expect(await problems('agent: booking\ntests:\n  - name: one\n    turns: [{ user: &hi hello }]\n    expect: [{ judge: *hii }]\n')).toEqual([
       'tests/a.test.yaml:5:23 yaml_syntax YAML syntax error: the alias *hii refers to no anchor &hii set before it; did you mean &hi?',
     ]);

@@ -6,7 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { Alias, parseDocument } from 'yaml';
 import { aliasesWithinLimits } from '../../src/yaml/documents.js';
 import { formatManifest } from '../../src/format/format-manifest.js';
-import { isVoxformError } from '../../src/errors.js';
+import { isVoxformError, type VoxformError } from '../../src/errors.js';
 import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
@@ -30,10 +30,9 @@ function refusal(source: string): unknown {
 describe('fmt and YAML aliases', () => {
   it('refuses a billion-laughs file with the loader’s limit, leaving it as it is', () => {
     const error = refusal(laughs(7));
-    expect(isVoxformError(error) && error.code).toBe('fmt_unsafe');
-    expect((error as Error).message).toBe(
-      'voxform.yaml has aliases that expand past what voxform reads (10,000 alias expansions or 100,000 values made by them in one document), so it was left as it is.',
-    );
+    expect(isVoxformError(error) && error.code).toBe('yaml_syntax');
+    const problems = ((error as VoxformError).details as { diagnostics: Array<{ code: string }> }).diagnostics;
+    expect(problems.map((problem) => problem.code)).toEqual(['yaml_alias_limit']);
   });
 
   it('counts the expansion without expanding or walking the document per alias', () => {
@@ -62,7 +61,7 @@ describe('fmt and YAML aliases', () => {
   it('fmt --check on 12 levels: exit 1 with the reason, not a hang', async () => {
     const dir = await tempDir({ 'voxform.yaml': laughs(12) });
     const result = await runCliInProcess(['fmt', '--check'], { cwd: dir });
-    expect(result.stderr).toContain('has aliases that expand past what voxform reads');
+    expect(result.stderr).toContain('error[yaml_alias_limit]: aliases here expand to more than 100,000 values in one document');
     expect(result.code).toBe(1);
   });
 });

@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { parse, parseAllDocuments } from 'yaml';
+import { parse } from 'yaml';
 import { formatManifest, sameManifestMeaning } from '../../src/format/format-manifest.js';
 import { isVoxformError, type VoxformError } from '../../src/errors.js';
+import type { Diagnostic } from '../../src/manifest/types.js';
 import { repoRoot } from '../helpers/cli.js';
+import { loadedValues } from '../helpers/loaded-yaml.js';
 
 const fmt = (source: string) => formatManifest(source, 'voxform.yaml').text;
 
@@ -230,6 +232,70 @@ const cases: Array<{ name: string; source: string; expected: string }> = [
     expected: `agents:\n  a:\n    config:\n      first_message: ${'word '.repeat(40).trim()}\n`,
   },
   {
+    name: 'a merge key stays a plain `<<` and goes first in its mapping, where the keys after it read as what they are: overrides',
+    source: [
+      'defaults:',
+      '  config: &base',
+      '    language: en-US',
+      '    first_message: Hello',
+      'agents:',
+      '  a:',
+      '    config:',
+      '      first_message: Hi',
+      '      <<: *base',
+      '    id: x',
+      '  b:',
+      '    config: { first_message: Hey, <<: *base }',
+      '    id: y',
+      '',
+    ].join('\n'),
+    expected: [
+      'defaults:',
+      '  config: &base',
+      '    first_message: Hello',
+      '    language: en-US',
+      '',
+      'agents:',
+      '  a:',
+      '    id: x',
+      '    config:',
+      '      <<: *base',
+      '      first_message: Hi',
+      '  b:',
+      '    id: y',
+      '    config: { <<: *base, first_message: Hey }',
+      '',
+    ].join('\n'),
+  },
+  {
+    name: 'several merge keys keep their order (the first one written wins a key both hold); a quoted "<<" stays a quoted key',
+    source: [
+      'defaults:',
+      '  vars: &one { tone: warm }',
+      '  config: &two { language: en-US }',
+      'agents:',
+      '  a:',
+      '    config:',
+      '      custom_vocabulary: { keywords: { other: 2, "<<": 3 } }',
+      '      <<: [*two, *one]',
+      '    id: x',
+      '',
+    ].join('\n'),
+    expected: [
+      'defaults:',
+      '  config: &two { language: en-US }',
+      '  vars: &one { tone: warm }',
+      '',
+      'agents:',
+      '  a:',
+      '    id: x',
+      '    config:',
+      '      <<: [*two, *one]',
+      '      custom_vocabulary: { keywords: { other: 2, "<<": 3 } }',
+      '',
+    ].join('\n'),
+  },
+  {
     name: 'environments are formatted like the top level',
     source: 'environments:\n  staging:\n    agents:\n      a: { name: A, id: x }\n    region: eu\n',
     expected: 'environments:\n  staging:\n    region: eu\n    agents:\n      a: { id: x, name: A }\n',
@@ -246,9 +312,8 @@ describe('formatManifest', () => {
     expect(formatManifest(once, 'x.yaml')).toEqual({ text: once, changed: false });
   });
 
-  test.each(cases)('keeps the meaning: $name', ({ source }) => {
-    const values = (text: string) => parseAllDocuments(text).map((doc) => doc.toJS() as unknown);
-    expect(values(fmt(source))).toEqual(values(source));
+  test.each(cases)('keeps the meaning, as the loader reads it: $name', async ({ source }) => {
+    expect(await loadedValues(fmt(source))).toEqual(await loadedValues(source));
   });
 
   test('reports whether the text changed', () => {
@@ -304,23 +369,26 @@ describe('formatManifest', () => {
     expect(sameManifestMeaning('version: 012\n', 'version: 12\n')).toBe(true);
   });
 
-  test('a YAML syntax error names the file, line and column', () => {
+  /** The problems fmt lists for a text it refuses, as `file:line:col code`. */
+  function listed(source: string): string[] {
     let caught: unknown;
     try {
-      formatManifest('version: 1\nagents:\n  a: [unclosed\n', 'manifests/voxform.yaml');
+      formatManifest(source, 'manifests/voxform.yaml');
     } catch (error) {
       caught = error;
     }
-    expect(isVoxformError(caught)).toBe(true);
-    const error = caught as VoxformError;
-    expect(error.code).toBe('yaml_syntax');
-    expect(error.location?.file).toBe('manifests/voxform.yaml');
-    expect(error.location?.line).toBeGreaterThanOrEqual(3);
-    expect(error.location?.col).toBeGreaterThan(0);
+    expect(isVoxformError(caught) && caught.code).toBe('yaml_syntax');
+    const problems = ((caught as VoxformError).details as { diagnostics: Diagnostic[] }).diagnostics;
+    return problems.map((p) => `${p.file}:${p.line}:${p.col} ${p.code}`);
+  }
+
+  test('a YAML error is listed as the loader reports it: file, line, column and code', () => {
+    expect(listed('version: 1\nagents:\n  a: [unclosed\n')).toEqual([expect.stringMatching(/^manifests\/voxform\.yaml:[34]:\d+ yaml_syntax$/)]);
+    expect(listed('version: 1\nagents:\n\ta: {}\n')).toEqual(['manifests/voxform.yaml:3:1 yaml_tab_indent']);
   });
 
-  test('a duplicate key is a syntax error too, never a silent merge', () => {
-    expect(() => formatManifest('version: 1\nversion: 1\n', 'x.yaml')).toThrow(/YAML syntax error/);
+  test('a duplicate key is refused too, never a silent merge', () => {
+    expect(listed('version: 1\nversion: 1\n')).toEqual(['manifests/voxform.yaml:2:1 duplicate_key']);
   });
 
   test('refuses rather than reordering an alias before its anchor', () => {
@@ -335,6 +403,10 @@ describe('formatManifest', () => {
       caught = error;
     }
     expect((caught as VoxformError).code).toBe('fmt_unsafe');
+  });
+
+  test('a merge key given no mapping is refused, as the loader refuses it', () => {
+    expect(listed('agents:\n  a:\n    id: x\n    config:\n      <<: 1\n')).toEqual(['manifests/voxform.yaml:5:11 yaml_merge']);
   });
 
   test('an empty file or a file of comments only is left alone', () => {

@@ -1,5 +1,6 @@
 /**
- * `voxform fmt` is idempotent (docs/fmt.md): fmt(fmt(x)) = fmt(x), for every manifest of the
+ * `voxform fmt` is idempotent and keeps the meaning (docs/fmt.md): fmt(fmt(x)) = fmt(x), and fmt(x)
+ * loads to the same values as x (merge keys applied, as the loader reads them), for every manifest of the
  * repository (the example, the templates and what init makes of them, the YAML of README.md and
  * docs/, the fuzzer's fixtures) and for seeded generated ones: comments and blank lines at the ends
  * of blocks and between keys, sections out of order, several documents, empty ones (the layout
@@ -8,6 +9,7 @@
  * repeats a run.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatManifest } from '../../src/format/format-manifest.js';
@@ -17,6 +19,7 @@ import { resolveVariables } from '../../src/init/expand.js';
 import { planScaffold, MANIFEST_FILE } from '../../src/init/scaffold.js';
 import { generateCase, generateLayoutCase } from '../fuzz/manifest-fuzzer.mjs';
 import { repoRoot } from '../helpers/cli.js';
+import { loadedValues } from '../helpers/loaded-yaml.js';
 import { SAMPLE_VALUES } from '../templates/fixtures.js';
 
 const SEED = Number(process.env.VOXFORM_FUZZ_SEED ?? 20_261_125);
@@ -49,6 +52,45 @@ function notIdempotent(corpus: ReadonlyArray<readonly [string, string]>): { chec
   return { checked, failures };
 }
 
+/** The texts the loader reads otherwise once formatted, each with what fmt made of it. */
+async function meaningChanged(corpus: ReadonlyArray<readonly [string, string]>): Promise<{ checked: number; failures: string[] }> {
+  let checked = 0;
+  const failures: string[] = [];
+  for (const [name, text] of corpus) {
+    const once = fmt(text);
+    if (once === undefined) continue;
+    checked++;
+    const [before, after] = [await loadedValues(text), await loadedValues(once)];
+    if (!isDeepStrictEqual(before, after)) failures.push(`${name}:\n${JSON.stringify(text)}\nformatted: ${JSON.stringify(once)}`);
+  }
+  return { checked, failures };
+}
+
+function layoutCases(): Array<[string, string]> {
+  return Array.from({ length: LAYOUT_CASES }, (_, index) => {
+    const { name, text } = generateLayoutCase(SEED, index);
+    return [name, text];
+  });
+}
+
+function mutatedCases(): Array<[string, string]> {
+  const corpus: Array<[string, string]> = [];
+  for (let index = 0; corpus.length < MUTATED_CASES; index++) {
+    const testCase = generateCase(SEED, index);
+    // The other kinds test the loader's limits, not the layout: hundreds of thousands of values each.
+    if (testCase.kind === 'mutation' || testCase.kind === 'wrongTypes') corpus.push([testCase.name, testCase.manifest.toString('utf8')]);
+  }
+  return corpus;
+}
+
+/** Merge keys in the places a manifest uses them: block and flow mappings, one or several sources, before and after other keys. */
+const MERGE_KEYS: Array<[string, string]> = [
+  ['merge key after a key it overrides', 'defaults:\n  config: &base\n    language: en-US\n    first_message: Hello\nagents:\n  a:\n    config:\n      first_message: Hi\n      <<: *base\n    id: x\n'],
+  ['merge key before a key that overrides it', 'version: 1\ndefaults:\n  config: &base\n    language: en-US\nagents:\n  a:\n    id: -OKspareAgent0000001\n    config:\n      <<: *base\n      language: fr-FR\n      first_message: Hi\n'],
+  ['merge keys in a flow map and of a list', 'defaults:\n  config: &one { language: en-US, first_message: Hello }\n  vars: &two { first_message: Hey }\nagents:\n  a: { config: { <<: [*two, *one], first_message: Hi }, id: x }\n  b: { <<: *two, id: y }\n'],
+  ['a quoted "<<" key beside a merge key', 'defaults:\n  vars: &one { a: 1 }\nagents:\n  a:\n    "<<": 2\n    <<: *one\n    id: x\n'],
+];
+
 async function repositoryManifests(): Promise<Array<[string, string]>> {
   const corpus: Array<[string, string]> = [['agents.example.yaml', read('agents.example.yaml')]];
   for (const name of await templateNames()) {
@@ -75,24 +117,46 @@ describe('fmt(fmt(x)) = fmt(x)', () => {
   });
 
   it(`for ${LAYOUT_CASES} generated manifests with comments and blank lines at the ends of blocks, seed ${SEED}`, () => {
-    const corpus = Array.from({ length: LAYOUT_CASES }, (_, index) => {
-      const { name, text } = generateLayoutCase(SEED, index);
-      return [name, text] as const;
-    });
-    const { checked, failures } = notIdempotent(corpus);
+    const { checked, failures } = notIdempotent(layoutCases());
     expect(failures).toEqual([]);
     expect(checked).toBe(LAYOUT_CASES);
   });
 
   it(`for the fuzzer's mutated manifests, seed ${SEED}`, () => {
-    const corpus: Array<[string, string]> = [];
-    for (let index = 0; corpus.length < MUTATED_CASES; index++) {
-      const testCase = generateCase(SEED, index);
-      // The other kinds test the loader's limits, not the layout: hundreds of thousands of values each.
-      if (testCase.kind === 'mutation' || testCase.kind === 'wrongTypes') corpus.push([testCase.name, testCase.manifest.toString('utf8')]);
-    }
-    const { checked, failures } = notIdempotent(corpus);
+    const { checked, failures } = notIdempotent(mutatedCases());
     expect(failures).toEqual([]);
     expect(checked).toBeGreaterThanOrEqual(40);
+  });
+
+  it('for manifests with merge keys', () => {
+    const { checked, failures } = notIdempotent(MERGE_KEYS);
+    expect(failures).toEqual([]);
+    expect(checked).toBe(MERGE_KEYS.length);
+  });
+});
+
+describe('fmt(x) loads as x', () => {
+  it('for every manifest of the repository, the templates and what init writes from them', async () => {
+    const { checked, failures } = await meaningChanged(await repositoryManifests());
+    expect(failures).toEqual([]);
+    expect(checked).toBeGreaterThanOrEqual(25);
+  });
+
+  it(`for ${LAYOUT_CASES} generated manifests, seed ${SEED}`, async () => {
+    const { checked, failures } = await meaningChanged(layoutCases());
+    expect(failures).toEqual([]);
+    expect(checked).toBe(LAYOUT_CASES);
+  });
+
+  it(`for the fuzzer's mutated manifests, seed ${SEED}`, async () => {
+    const { checked, failures } = await meaningChanged(mutatedCases());
+    expect(failures).toEqual([]);
+    expect(checked).toBeGreaterThanOrEqual(40);
+  });
+
+  it('for manifests with merge keys', async () => {
+    const { checked, failures } = await meaningChanged(MERGE_KEYS);
+    expect(failures).toEqual([]);
+    expect(checked).toBe(MERGE_KEYS.length);
   });
 });

@@ -137,7 +137,7 @@ describe('loadManifests: YAML', () => {
 
   it('reports a quote never closed where it opens, not at the end of the file', async () => {
     const result = await loadTree({ 'voxform.yaml': 'version: 1\nagents:\n  a:\n    config:\n      first_message: "Hello\n    id: ag_1\n' });
-    expect(summarize(result)).toEqual(['voxform.yaml:5:22 yaml_syntax YAML syntax error: missing closing "quote for the text this quote opens']);
+    expect(summarize(result)).toEqual(['voxform.yaml:5:22 yaml_syntax YAML syntax error: the quote " opened at line 5, column 22 is never closed, so what follows it is read as its text; add the closing " where the text ends']);
     expect(result.diagnostics[0]?.frame).toContain('> 5 |       first_message: "Hello');
   });
 

@@ -41,10 +41,20 @@ describe('parseYamlDocuments', () => {
     const lines = new LineCounter();
     const { documents } = parseYamlDocuments('version: 1\nagents:\n  a:\n    first_message: "Hello\n    id: x\n', { onNewLine: lines.addNewLine });
     const error = documents[0]?.errors[0];
-    expect(error?.message).toBe('Missing closing "quote for the text this quote opens');
+    expect(error?.message).toBe('The quote " opened at line 4, column 20 is never closed, so what follows it is read as its text; add the closing " where the text ends');
     expect(lines.linePos(error?.pos[0] ?? 0)).toEqual({ line: 4, col: 20 });
     const single = parseYamlDocuments("a: 'x\nb: 2\n").documents[0]?.errors[0];
-    expect([single?.pos, single?.message]).toEqual([[3, 4], "Missing closing 'quote for the text this quote opens"]);
+    expect([single?.pos, single?.message]).toEqual([[3, 4], "The quote ' opened at line 1, column 4 is never closed, so what follows it is read as its text; add the closing ' where the text ends"]);
+  });
+
+  it('reports a quote never closed as the one error, not the errors of the text it swallows', () => {
+    // The flow map is never closed either, because its } is inside the quoted text: one mistake.
+    const { documents } = parseYamlDocuments('version: 1\nagents:\n  a:\n    config: { first_message: "hi }\n');
+    expect(documents[0]?.errors.map((error) => [error.pos[0], error.message.split(' is ')[0]])).toEqual([[53, 'The quote " opened at line 4, column 30']]);
+    // A mistake before the quote is its own, and is kept.
+    const before = parseYamlDocuments('a: [1\nb: "x\n').documents[0]?.errors ?? [];
+    expect(before.length).toBeGreaterThan(1);
+    expect(before.at(-1)?.message).toMatch(/^The quote " opened at line 2, column 4 is never closed/);
   });
 
   it('stops past MAX_YAML_TOKENS and says where, with no documents', () => {

@@ -3,6 +3,8 @@ import { formatFiles } from '../../format/format-files.js';
 import { findManifestFiles } from '../../project-files/manifest-files.js';
 import type { CommandContext } from '../context.js';
 import { errorText } from '../error-text.js';
+import { formatDiagnostics } from '../diagnostics.js';
+import type { Diagnostic } from '../../manifest/types.js';
 import { plural, pluralNoun } from '../../util/plural.js';
 
 export interface FmtOptions {
@@ -29,6 +31,9 @@ export async function run(options: FmtOptions, ctx: CommandContext): Promise<num
 
   for (const { error } of results) {
     if (!error) continue;
+    // A file whose YAML the loader cannot read: its problems as validate lists them, then the error.
+    const problems = (error.details as { diagnostics?: Diagnostic[] } | undefined)?.diagnostics;
+    if (problems) ctx.stderr.write(formatDiagnostics(problems, { color: ctx.color }));
     ctx.stderr.write(errorText(error));
   }
 
