@@ -214,6 +214,7 @@ export const DIAGNOSTIC_CODES = [
   'file_outside_project',
   'file_not_regular',
   'file_too_large',
+  'text_too_long',
   'knowledge_type_unknown',
   'secret_in_manifest',
   'template_unknown',

@@ -8,6 +8,7 @@ import { formatDotted, parseDotted, valueAtPath } from '../util/field-path.js';
 import type { TemplateVars } from '../templates/substitute.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import type { DiagnosticList } from './diagnostics.js';
+import type { FilledTextBudget } from './filled-text-budget.js';
 import { resolveFrom, type PromptRequest } from './includes.js';
 import { forbiddenEnvPlaces } from '../secrets/env-policy.js';
 import { interpolateTree, writtenAtEnvPlaces } from './interpolate.js';
@@ -47,6 +48,8 @@ export interface AgentContext extends ResourceContext {
   templates: TemplateStore;
   /** `defaults.config` (with the environment's applied), if any. */
   defaultsConfig: unknown;
+  /** What filling in the templates' variables may build (shared with `${env:…}`). */
+  filledText: FilledTextBudget;
 }
 
 export function resolveAgent(localName: string, entry: unknown, keySpan: Span, ctx: AgentContext): AgentDraft | undefined {
@@ -143,7 +146,7 @@ function applyTemplate(
     ctx.diagnostics.error(found.refused.code, `template "${entry.template}": ${found.refused.message}`, spanAt(entry, ['template']) ?? keySpan);
     return { spec: entry, template: undefined };
   }
-  const expansion = expandTemplate(found, entry, localName, ctx.diagnostics);
+  const expansion = expandTemplate(found, entry, localName, ctx.diagnostics, ctx.filledText);
   return {
     spec: expansion.spec,
     template: { name: found.name, vars: expansion.vars, declared: [...found.variables.keys()], source: found.source, shipped: found.shipped, origin: expansion.origin },

@@ -18,6 +18,7 @@ import { mapBounded } from '../util/semaphore.js';
 import type { DiagnosticList } from './diagnostics.js';
 import type { SourceRegistry, SourceText, Span } from './source.js';
 import { substituteIncludedText } from './templates.js';
+import type { FilledTextBudget } from './filled-text-budget.js';
 
 export interface PromptRequest {
   /** Absolute path. */
@@ -38,6 +39,8 @@ export interface IncludeContext {
   onDigest(digest: string): void;
   /** Shared by every prompt file of the load (promptBudget). */
   promptBudget: ReadPolicy['budget'];
+  /** What filling in a template's prompt may build, shared by the whole load. */
+  filledText: FilledTextBudget;
 }
 
 /** The budget all prompt files of one environment share (MAX_PROMPT_BYTES_TOTAL). */
@@ -100,7 +103,7 @@ export async function readPrompts(requests: readonly PromptRequest[], ctx: Inclu
     }
     let text = entry.text;
     if (request.template) {
-      text = substituteIncludedText(text, entry.source(), request.template.vars, request.template.name, request.template.declared, ctx.diagnostics);
+      text = substituteIncludedText(text, entry.source(), request.template.vars, request.template.name, request.template.declared, ctx.diagnostics, ctx.filledText);
     }
     results.push(normalizePrompt(text));
   }

@@ -6,8 +6,10 @@
  */
 import { ENV_REFERENCE, ENV_REFERENCE_BODY, hasEnvReference } from '../secrets/env-reference.js';
 import { MIN_SEARCHABLE_SECRET } from '../secrets/redact.js';
+import { MIN_FILLED_ENV_VALUE_CHARS } from '../project-files/limits.js';
 import { WITHHELD } from '../secrets/withhold.js';
 import type { DiagnosticList } from './diagnostics.js';
+import type { FilledTextBudget } from './filled-text-budget.js';
 import { envPolicyOf, FORBIDDEN_PLACE_FIX, refusalMessage, type EnvPolicy } from '../secrets/env-policy.js';
 import { childOf, setOwn, shallowCopy, spansOf, type PathPart } from './positions.js';
 import type { Span } from './source.js';
@@ -28,6 +30,8 @@ export interface InterpolationContext {
    * marked as from the environment: for a run that withholds every such value anyway (LoadOptions).
    */
   unsetAsWithheld?: boolean;
+  /** What filling in may build; without it, texts are built at any length (the operator's own files). */
+  filledText?: FilledTextBudget;
 }
 
 /** One policy per environment object: parsed once, however many strings are interpolated. */
@@ -56,7 +60,7 @@ export interface StringInterpolation {
 export function interpolateString(text: string, span: Span | undefined, ctx: InterpolationContext, forbiddenPlace?: string): StringInterpolation {
   if (!text.includes('{env:')) return { value: text, fromEnv: false };
   let fromEnv = false;
-  const value = text.replace(ENV_REFERENCE, (whole: string, escape: string, body: string) => {
+  const fill = (whole: string, escape: string, body: string): string => {
     if (escape) return whole.slice(1);
     if (forbiddenPlace !== undefined) {
       if (span) ctx.diagnostics.error('env_forbidden', `\${env:…} cannot be used in ${forbiddenPlace}; ${FORBIDDEN_PLACE_FIX}`, locate(span, whole));
@@ -103,8 +107,23 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
       );
     }
     return resolved;
-  });
-  return { value, fromEnv };
+  };
+  // The pieces are found first and the text built only when their lengths allow it (each value counted
+  // as MIN_FILLED_ENV_VALUE_CHARS at least: the verdict must not tell a secret's length).
+  const pieces: string[] = [];
+  let length = 0;
+  let written = 0;
+  for (const match of text.matchAll(ENV_REFERENCE)) {
+    const filled = fill(match[0], match[1] as string, match[2] as string);
+    pieces.push(text.slice(written, match.index), filled);
+    const fromValue = !match[1] && filled !== match[0];
+    length += match.index - written + (fromValue ? Math.max(filled.length, MIN_FILLED_ENV_VALUE_CHARS) : filled.length);
+    written = match.index + match[0].length;
+  }
+  length += text.length - written;
+  if (ctx.filledText && !ctx.filledText.admit(length, span, '${env:…} references')) return { value: text, fromEnv: false };
+  pieces.push(text.slice(written));
+  return { value: pieces.join(''), fromEnv };
 }
 
 /** The variables already warned about as too short, per load: one warning per variable. */

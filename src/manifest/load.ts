@@ -23,6 +23,7 @@ import { WITHHELD } from '../secrets/withhold.js';
 import { changesOnlyPlacement, checkOverlayReferences, checkOverlayTargets, selectEnvironment } from './environments.js';
 import { combineFragments, RESOURCE_SECTIONS, SECTION_DEFINITION, type CombinedManifest, type Fragment, type Layer } from './fragments.js';
 import { resolvePromotions } from './promotion.js';
+import { FilledTextBudget } from './filled-text-budget.js';
 import { hashKnowledgeFiles, promptBudget, readPrompts, type IncludeContext, type KnowledgeContent, type PromptRequest } from './includes.js';
 import type { InterpolationContext } from './interpolate.js';
 import { MAX_MANIFEST_BYTES, MAX_PROMPT_BYTES_TOTAL } from '../project-files/limits.js';
@@ -144,10 +145,12 @@ export async function resolveEnvironment(project: ProjectManifests, options: Omi
   if (templateNames.length > 0) await templates.load(templateNames);
 
   const onEnvName = (name: string): void => void environmentVariables.add(name);
-  const interpolation: InterpolationContext = { env: options.env, diagnostics, onSecret, policy, onEnvName, unsetAsWithheld: options.withholdUnsetEnv === true };
+  // One budget for every text this load fills in: templates, their prompts and \${env:…} alike.
+  const filledText = new FilledTextBudget(diagnostics);
+  const interpolation: InterpolationContext = { env: options.env, diagnostics, onSecret, policy, onEnvName, unsetAsWithheld: options.withholdUnsetEnv === true, filledText };
   const resourceContext: ResourceContext = { diagnostics, interpolation, onSecret };
   const defaults = layer.settings.defaults?.value;
-  const agentContext = { ...resourceContext, templates, defaultsConfig: isPlainObject(defaults) ? defaults.config : undefined };
+  const agentContext = { ...resourceContext, templates, defaultsConfig: isPlainObject(defaults) ? defaults.config : undefined, filledText };
 
   const drafts = resolveResources(layer, fallbackSpan, diagnostics, { agentContext, resourceContext });
 
@@ -163,7 +166,7 @@ export async function resolveEnvironment(project: ProjectManifests, options: Omi
 
   const agentList = [...drafts.agents.values()];
   const knowledgeList = [...drafts.knowledge.values()];
-  const { promptTextOf, knowledgeContents } = await readNamedFiles(agentList, knowledgeList, { files: cache, sources, diagnostics, promptBudget: promptBudget() }, digests);
+  const { promptTextOf, knowledgeContents } = await readNamedFiles(agentList, knowledgeList, { files: cache, sources, diagnostics, promptBudget: promptBudget(), filledText }, digests);
 
   const secretList = [...secrets];
   const omitted = { ...diagnostics.omitted };

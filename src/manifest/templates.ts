@@ -11,6 +11,7 @@ import { mapBounded } from '../util/semaphore.js';
 import { substituteText, substituteValue, variablesIn, type TemplateVars } from '../templates/substitute.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import type { DiagnosticCode, DiagnosticList } from './diagnostics.js';
+import type { FilledTextBudget } from './filled-text-budget.js';
 import { READ_FAILURE_CODES } from '../project-files/guarded-read.js';
 import type { FileCache } from '../project-files/manifest-files.js';
 import { deepMerge } from './merge.js';
@@ -139,6 +140,7 @@ export function expandTemplate(
   entry: Record<string, unknown>,
   agentName: string,
   diagnostics: DiagnosticList,
+  budget: FilledTextBudget,
 ): TemplateExpansion {
   const given = isPlainObject(entry.vars) ? entry.vars : {};
   const templateSpan = spanAt(entry, ['template']) as Span;
@@ -184,8 +186,12 @@ export function expandTemplate(
     return span && { template: template.name, variables, span };
   };
   const unfilled = (text: string): boolean => variablesIn(text).some((name) => template.variables.has(name) && !Object.hasOwn(vars, name));
-  const base = substituteTree(template.agent, vars, onUnknown, { filledBy, unfilled });
-  const own = substituteTree(entry, vars, onUnknown, { skipKeys: new Set(['template', 'vars']), unfilled });
+  const filling = `the variables of template "${template.name}"`;
+  // A template's text grows with the values the manifest gives: reported at the line that uses the template.
+  const admitBase = (length: number): boolean => budget.admit(length, templateSpan, filling);
+  const admitOwn = (length: number, span: Span | undefined): boolean => budget.admit(length, span ?? templateSpan, filling);
+  const base = substituteTree(template.agent, vars, onUnknown, { filledBy, unfilled, admit: admitBase });
+  const own = substituteTree(entry, vars, onUnknown, { skipKeys: new Set(['template', 'vars']), unfilled, admit: admitOwn });
   const origin: TemplateOrigin = {
     file: template.source.display,
     at: locationOf(templateSpan),
@@ -202,14 +208,22 @@ export function expandTemplate(
  * is one placeholder takes the variable's own type. `skipKeys` (at the top) are copied unchanged.
  * `filledBy`, given a string value before substitution, tells who filled it in (see FilledBy);
  * `unfilled` tells whether it holds a variable that has no value (see EntrySpans.unfilled).
+ * `admit` is asked, before a string is built, whether its length (and the place it is written) may be.
  */
 export function substituteTree(
   value: unknown,
   vars: TemplateVars,
   onUnknown: (name: string, span: Span) => void,
-  options: { skipKeys?: ReadonlySet<string>; filledBy?: (text: string) => FilledBy | undefined; unfilled?: (text: string) => boolean } = {},
+  options: {
+    skipKeys?: ReadonlySet<string>;
+    filledBy?: (text: string) => FilledBy | undefined;
+    unfilled?: (text: string) => boolean;
+    admit?: (length: number, span: Span | undefined) => boolean;
+  } = {},
 ): unknown {
   const skipKeys = options.skipKeys ?? new Set<string>();
+  const { admit } = options;
+  const admitAt = (span: Span | undefined) => admit && ((length: number) => admit(length, span));
   const mark = (child: unknown, entry: EntrySpans | undefined): EntrySpans | undefined => {
     if (!entry || typeof child !== 'string' || !child.includes('{{')) return entry;
     if (options.unfilled?.(child)) return { key: entry.key, value: entry.value, unfilled: true };
@@ -220,8 +234,8 @@ export function substituteTree(
   const walk = (node: unknown, entry: EntrySpans | undefined, top: boolean): unknown => {
     if (typeof node === 'string') {
       if (!node.includes('{{')) return node;
-      const result = substituteValue(node, vars);
       const span = entry ? entry.value : spansOf(value)?.self;
+      const result = substituteValue(node, vars, admitAt(span));
       for (const unknown of result.unknown) if (span) onUnknown(unknown.name, placeholderSpan(span, unknown.name));
       return result.value;
     }
@@ -244,8 +258,8 @@ export function substituteTree(
       const entry = skipped ? spans?.entries.get(key) : mark(record[key], spans?.entries.get(key));
       let newKey = key;
       if (!skipped && key.includes('{{')) {
-        const result = substituteText(key, vars);
         const keySpan = entry?.key;
+        const result = substituteText(key, vars, admitAt(keySpan));
         for (const unknown of result.unknown) if (keySpan) onUnknown(unknown.name, placeholderSpan(keySpan, unknown.name));
         newKey = result.text;
       }
@@ -274,8 +288,12 @@ export function substituteIncludedText(
   templateName: string,
   declared: Iterable<string>,
   diagnostics: DiagnosticList,
+  budget: FilledTextBudget,
 ): string {
-  const result = substituteText(text, vars);
+  // Reported at the first placeholder: the file as a whole is what grows.
+  const first = /\{\{/.exec(text)?.index ?? 0;
+  const at: Span = { source, start: first, end: first + 2 };
+  const result = substituteText(text, vars, (length) => budget.admit(length, at, `the variables of template "${templateName}"`));
   const names = [...declared];
   for (const unknown of result.unknown) {
     const span = { source, start: unknown.offset, end: unknown.offset + unknown.name.length + 4 };

@@ -19,6 +19,28 @@ export const MAX_PROMPT_BYTES_TOTAL = 32 * 1024 * 1024;
  */
 export const MAX_KNOWLEDGE_FILE_BYTES = 50 * 1024 * 1024;
 
+/**
+ * One text as voxform fills it in — a string of a manifest or template, or a template's prompt, once its
+ * `{{variables}}` and `${env:…}` references are replaced — characters (`text_too_long`). A few bytes of
+ * `{{name}}` can stand for a long value, so the length is counted from the pieces before the text is
+ * built. No longer text fits in the update that sends it (MAX_REQUEST_BODY_BYTES in api/http.ts).
+ */
+export const MAX_FILLED_TEXT_CHARS = 1024 * 1024;
+
+/**
+ * All the texts one load fills in, together, characters (`text_too_long`): each agent may stay under
+ * the cap above and ten thousand of them would not. Twice the prompt files' budget: a template's
+ * prompt is filled in once for every agent that uses it (a thousand 20 KB prompts are 20 million).
+ */
+export const MAX_FILLED_TEXT_CHARS_TOTAL = 64 * 1024 * 1024;
+
+/**
+ * What a filled-in `${env:…}` value counts for against the two limits above, at least, characters: so
+ * whether a text is refused depends on how many references it holds, never on the length of a secret
+ * (of this length or less), which the pull request that writes the text would otherwise read off the verdict.
+ */
+export const MIN_FILLED_ENV_VALUE_CHARS = 1024;
+
 /** Resources of one kind (agents, phones, campaigns, knowledge files) in a manifest (`too_many_resources`). */
 export const MAX_RESOURCES_PER_KIND = 10_000;
 

@@ -20,23 +20,46 @@ export function variablesIn(text: string): string[] {
   return names;
 }
 
-/** Replaces every placeholder; unknown names are left as written and reported with their offsets. */
-export function substituteText(text: string, vars: TemplateVars): { text: string; unknown: UnknownVariable[] } {
+/**
+ * Replaces every placeholder; unknown names are left as written and reported with their offsets.
+ * `admit` is asked the length the text would have, counted from its pieces before it is built: when
+ * it says no, the text is not built and comes back as written, with `refused` set.
+ */
+export function substituteText(
+  text: string,
+  vars: TemplateVars,
+  admit: (length: number) => boolean = () => true,
+): { text: string; unknown: UnknownVariable[]; refused?: true } {
   const unknown: UnknownVariable[] = [];
-  const out = text.replace(PLACEHOLDER, (whole, name: string, offset: number) => {
+  const pieces: string[] = [];
+  let length = 0;
+  let written = 0;
+  for (const match of text.matchAll(PLACEHOLDER)) {
+    const name = match[1] as string;
     if (!Object.hasOwn(vars, name)) {
-      unknown.push({ name, offset });
-      return whole;
+      unknown.push({ name, offset: match.index });
+      continue;
     }
-    return String(vars[name]);
-  });
-  return { text: out, unknown };
+    const value = String(vars[name]);
+    pieces.push(text.slice(written, match.index), value);
+    length += match.index - written + value.length;
+    written = match.index + match[0].length;
+  }
+  if (written === 0) return { text, unknown };
+  length += text.length - written;
+  if (!admit(length)) return { text, unknown, refused: true };
+  pieces.push(text.slice(written));
+  return { text: pieces.join(''), unknown };
 }
 
 /** Like `substituteText`, but a value that is exactly one placeholder becomes the variable's own value. */
-export function substituteValue(text: string, vars: TemplateVars): { value: string | number | boolean; unknown: UnknownVariable[] } {
+export function substituteValue(
+  text: string,
+  vars: TemplateVars,
+  admit?: (length: number) => boolean,
+): { value: string | number | boolean; unknown: UnknownVariable[]; refused?: true } {
   const whole = /^\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$/.exec(text);
   if (whole && Object.hasOwn(vars, whole[1] as string)) return { value: vars[whole[1] as string] as string | number | boolean, unknown: [] };
-  const { text: out, unknown } = substituteText(text, vars);
-  return { value: out, unknown };
+  const { text: out, ...rest } = substituteText(text, vars, admit);
+  return { value: out, ...rest };
 }
