@@ -9,7 +9,7 @@ import { evaluatePolicy } from '../policy/evaluate.js';
 import { loadOperatorPacks } from '../policy/operator-packs.js';
 import { promptTokenChanges, type PlanPolicy } from '../policy/plan-policy.js';
 import { createTokenCounter } from '../policy/tokens.js';
-import { policyReportJson, renderFindingsText } from '../policy/render.js';
+import { mandatoryOnly, policyReportJson, renderFindingsText } from '../policy/render.js';
 import type { PolicyReport, TokenCounter } from '../policy/types.js';
 import { findRelaxations } from '../review/relaxations.js';
 import { baseRefOf, readBaseManifests, readHeadManifests } from '../review/read-manifests.js';
@@ -31,12 +31,12 @@ export async function checkPolicy(desired: DesiredState, ctx: CommandContext, ho
 export async function refuseMandatoryViolations(desired: DesiredState, ctx: CommandContext): Promise<void> {
   const report = await checkPolicy(desired, ctx);
   if (report.summary.mandatory === 0) return;
-  const mandatory = report.findings.filter((finding) => finding.level === 'mandatory');
+  const mandatory = mandatoryOnly(report);
   throw new ListedProblemsError('policy_violated', { found: `The manifests fail the policy with ${plural(report.summary.mandatory, 'mandatory finding')}`, outcome: 'nothing was applied' }, {
-    hint: 'Fix what each finding says, or waive it in the manifest\'s policy section with a reason and an expiry (docs/policy.md); `voxform validate` lists every finding.',
+    hint: 'Fix what each finding says, or waive it in the manifest\'s policy section with a reason and an expiry (docs/policy.md); `voxform validate` lists the findings.',
     listedIn: 'findings',
-    problems: policyReportJson({ ...report, findings: mandatory }).findings,
-    listing: `${renderFindingsText({ ...report, findings: mandatory }, { color: ctx.color })}\n`,
+    problems: policyReportJson(mandatory).findings,
+    listing: `${renderFindingsText(mandatory, { color: ctx.color })}\n`,
   });
 }
 

@@ -1,10 +1,12 @@
 /**
  * One policy report for manifests and every environment overlay (`validate` without `--env`): each
  * finding once, wherever it occurs. A finding of the manifests as they stand (no overlay) is theirs;
- * one that only an overlay brings names the environments it occurs in.
+ * one that only an overlay brings names the environments it occurs in. Past MAX_FINDINGS_KEPT the
+ * reports only count their findings, so a merged count is then at least what any one report left out.
  */
 import { formatSourceLocation } from '../errors.js';
 import { byPosition } from './evaluate.js';
+import { KeptFindings, omittedOfLevel, waivedOmitted } from './kept-findings.js';
 import { WAIVER_UNUSED } from './section.js';
 import type { Finding, PolicyReport, WaiverStatus } from './types.js';
 
@@ -46,13 +48,19 @@ function unusedButInForce(finding: Finding, waivers: readonly WaiverStatus[]): b
 export function mergeEnvironmentReports(base: PolicyReport, environments: ReadonlyMap<string, PolicyReport>): PolicyReport {
   const entries = [...environments];
   const waivers = mergeWaivers(base.waivers, [base, ...environments.values()]);
-  const findings = mergeFindings(base.findings, entries.map(([name, report]) => [name, report.findings])).filter((finding) => !unusedButInForce(finding, waivers));
-  const waived = mergeFindings(base.waived, entries.map(([name, report]) => [name, report.waived]));
+  const reports = [base, ...environments.values()];
+  // Past the cap a report only counts its findings: those of the report that left out the most stand for all.
+  const findings = new KeptFindings();
+  for (const finding of mergeFindings(base.findings, entries.map(([name, report]) => [name, report.findings]))) if (!unusedButInForce(finding, waivers)) findings.add(finding);
+  for (const level of ['mandatory', 'advisory'] as const) findings.countOmitted(level, Math.max(...reports.map((report) => omittedOfLevel(report, level))));
+  const waived = new KeptFindings();
+  for (const finding of mergeFindings(base.waived, entries.map(([name, report]) => [name, report.waived]))) waived.add(finding);
+  const waivedCount = waived.total;
   return {
     ...base,
-    findings,
-    waived,
+    findings: findings.kept().sort(byPosition),
+    waived: waived.kept().sort(byPosition),
     waivers,
-    summary: { mandatory: findings.filter((f) => f.level === 'mandatory').length, advisory: findings.filter((f) => f.level === 'advisory').length, waived: waived.length },
+    summary: { ...findings.total, waived: waivedCount.mandatory + waivedCount.advisory + Math.max(...reports.map(waivedOmitted)) },
   };
 }

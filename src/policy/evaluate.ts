@@ -15,6 +15,7 @@ import { checkSectionRules, POLICY_INVALID, readPolicySection, WAIVER_EXPIRED, W
 import { createTokenCounter } from './tokens.js';
 import { afterPendingSignals } from '../util/sync-slices.js';
 import { withheldState } from './withheld-state.js';
+import { KeptFindings } from './kept-findings.js';
 import type { Finding, PolicyReport, PolicyRule, RuleHit, RuleStatus, TokenCounter, WaiverStatus } from './types.js';
 
 export interface PolicyOptions {
@@ -101,59 +102,53 @@ export async function evaluatePolicy(desired: DesiredState, options: PolicyOptio
   const { section, rules, problems } = await resolveRules(desired, { packs: options.packs, fallback, regexBudget: options.regexBudget });
   // Every rule reads the state with its secrets withheld: the one view of docs/security.md §11.
   const subject = { desired: withheldState(desired), tokens };
-  const findings: Finding[] = [];
-  for (const { rule, status } of rules) {
-    if (status.level === 'off') continue;
-    for (const hit of await rule.check(subject)) findings.push({ ...hit, rule: rule.id, level: status.level, hint: rule.hint });
-  }
-  // A signal that came while a check held the thread (a team rule's pattern, an operator's check) stops the run before it reports.
-  await afterPendingSignals();
   const sectionFinding = (rule: string, level: Finding['level'], hit: RuleHit): Finding => ({ ...hit, rule, level, hint: SECTION_HINTS[rule] as string });
-  const invalid = problems.map((hit) => sectionFinding(POLICY_INVALID, 'mandatory', hit));
 
   const today = dayOf(options.now());
   const inForce = new Map<string, WaiverSpec>();
   const waivers: WaiverStatus[] = [];
-  const expired: Finding[] = [];
+  const active = new KeptFindings();
+  for (const hit of problems) active.add(sectionFinding(POLICY_INVALID, 'mandatory', hit));
   for (const waiver of section.waivers) {
     const state = waiver.expires < today ? 'expired' : 'in-force';
     if (state === 'expired') {
-      expired.push(sectionFinding(WAIVER_EXPIRED, 'mandatory', { resource: waiver.resource, message: `the waiver of ${waiver.rule} for ${waiver.resource} expired on ${waiver.expires}`, location: waiver.location }));
+      active.add(sectionFinding(WAIVER_EXPIRED, 'mandatory', { resource: waiver.resource, message: `the waiver of ${waiver.rule} for ${waiver.resource} expired on ${waiver.expires}`, location: waiver.location }));
     } else {
       inForce.set(waiverKey(waiver.rule, waiver.resource), waiver);
     }
     waivers.push({ rule: waiver.rule, resource: waiver.resource, reason: waiver.reason, expires: waiver.expires, location: waiver.location, state });
   }
-  const active: Finding[] = [];
-  const waived: Finding[] = [];
+  // Each finding is sorted into waived or not as it comes, and only the first ones kept (kept-findings.ts): the rest are counted.
+  const waived = new KeptFindings();
   const used = new Set<string>();
-  for (const finding of findings) {
-    const key = waiverKey(finding.rule, finding.resource);
-    if (inForce.has(key)) {
-      used.add(key);
-      waived.push(finding);
-    } else {
-      active.push(finding);
+  for (const { rule, status } of rules) {
+    if (status.level === 'off') continue;
+    for (const hit of await rule.check(subject)) {
+      const finding: Finding = { ...hit, rule: rule.id, level: status.level, hint: rule.hint };
+      const key = waiverKey(finding.rule, finding.resource);
+      if (inForce.has(key)) {
+        used.add(key);
+        waived.add(finding);
+      } else {
+        active.add(finding);
+      }
     }
   }
-  const unused: Finding[] = [];
+  // A signal that came while a check held the thread (a team rule's pattern, an operator's check) stops the run before it reports.
+  await afterPendingSignals();
   for (const waiver of waivers) {
     const key = waiverKey(waiver.rule, waiver.resource);
     if (waiver.state !== 'in-force' || used.has(key)) continue;
     waiver.state = 'unused';
-    unused.push(sectionFinding(WAIVER_UNUSED, 'advisory', { resource: waiver.resource, message: `the waiver of ${waiver.rule} for ${waiver.resource} matches no finding`, location: waiver.location }));
+    active.add(sectionFinding(WAIVER_UNUSED, 'advisory', { resource: waiver.resource, message: `the waiver of ${waiver.rule} for ${waiver.resource} matches no finding`, location: waiver.location }));
   }
-  const all = [...invalid, ...expired, ...active, ...unused].sort(byPosition);
+  const waivedTotal = waived.total;
   return {
     tokenizer: tokens.encoding,
     rules: [...rules.map(({ status }) => status), ...SECTION_RULES],
-    findings: all,
-    waived: waived.sort(byPosition),
+    findings: active.kept().sort(byPosition),
+    waived: waived.kept().sort(byPosition),
     waivers,
-    summary: {
-      mandatory: all.filter((finding) => finding.level === 'mandatory').length,
-      advisory: all.filter((finding) => finding.level === 'advisory').length,
-      waived: waived.length,
-    },
+    summary: { ...active.total, waived: waivedTotal.mandatory + waivedTotal.advisory },
   };
 }

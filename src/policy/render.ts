@@ -13,9 +13,19 @@ import { describeTokenChange, type PlanPolicy, type Relaxation } from './plan-po
 import { SECTION_RULE_IDS } from './section.js';
 import type { Finding, PolicyReport, WaiverStatus } from './types.js';
 import type { CommentBlock } from '../util/comment-blocks.js';
+import { MAX_DIAGNOSTICS_SHOWN, MAX_FINDINGS_KEPT } from '../project-files/limits.js';
+import { findingsOmitted } from './kept-findings.js';
 
-/** Most entries a plan comment lists of each policy list (relaxations, findings, waivers, token counts); the rest are counted (validate, SARIF and the text plan list every one). */
+/** Most entries a plan comment lists of each policy list (relaxations, findings, waivers, token counts); the rest are counted. */
 export const COMMENT_LIST_SHOWN = 50;
+
+/** Most findings validate and the text plan print; the rest are counted in one line, as diagnostics are. */
+export const FINDINGS_SHOWN = MAX_DIAGNOSTICS_SHOWN;
+
+/** The report with its mandatory findings only (what refuses a deploy), counted as before. */
+export function mandatoryOnly(report: PolicyReport): PolicyReport {
+  return { ...report, findings: report.findings.filter((finding) => finding.level === 'mandatory'), summary: { ...report.summary, advisory: 0 } };
+}
 
 /** "policy: 1 mandatory violation, 2 advisory findings, 1 waived". */
 export function policySummaryLine(report: PolicyReport): string {
@@ -42,14 +52,20 @@ export function findingMessage(finding: Finding): string {
   return SECTION_RULE_IDS.includes(finding.rule) ? finding.message : `${finding.resource}: ${finding.message}`;
 }
 
-/** Each finding as `file:line:col  level[rule-id]: resource: message` (as a diagnostic leads with `error[code]:`), its hint under it. */
+/**
+ * Each finding as `file:line:col  level[rule-id]: resource: message` (as a diagnostic leads with
+ * `error[code]:`), its hint under it: the first FINDINGS_SHOWN, then a line counting the rest (those
+ * the run only counted too).
+ */
 export function renderFindingsText(report: PolicyReport, options: { color: boolean }): string {
   const c = terminalColors(options.color);
   const lines: string[] = [];
-  for (const finding of report.findings) {
+  for (const finding of report.findings.slice(0, FINDINGS_SHOWN)) {
     const accent = finding.level === 'mandatory' ? c.red : c.yellow;
     lines.push(`${c.bold(printable(formatSourceLocation(finding.location)))}  ${accent(`${codeLead(finding.level, finding.rule)}:`)} ${printable(findingMessage(finding))}${printable(inEnvironments(finding))}`, `  hint: ${printable(finding.hint)}`, '');
   }
+  const hidden = Math.max(0, report.findings.length - FINDINGS_SHOWN) + findingsOmitted(report);
+  if (hidden > 0) lines.push(`…and ${formatCount(hidden)} more (only the first ${FINDINGS_SHOWN} are shown; fix these and run again)`, '');
   for (const waiver of report.waivers.filter((w) => w.state === 'in-force')) {
     lines.push(`${c.dim(`waived until ${waiver.expires}:`)} ${waiver.rule} for ${printable(waiver.resource)} (${printable(waiver.reason)})`);
   }
@@ -130,7 +146,7 @@ export function planPolicyMarkdown(policy: PlanPolicy): CommentBlock[] {
   const { report } = policy;
   const blocks: CommentBlock[] = [[`### Policy: ${markdownText(policySummaryLine(report).replace(/^policy: /, ''))}`, ''], ...promptTokensMarkdown(policy)];
   if (report.findings.length > 0) {
-    blocks.push({ head: [], items: report.findings.map(findingLine), foot: [''], most: COMMENT_LIST_SHOWN, more: (omitted) => `- …and ${formatCount(omitted)} more (\`voxform validate\` lists every one)` });
+    blocks.push({ head: [], items: report.findings.map(findingLine), foot: [''], most: COMMENT_LIST_SHOWN, more: (omitted) => `- …and ${formatCount(omitted + findingsOmitted(report))} more (\`voxform validate --format json\` lists up to ${formatCount(MAX_FINDINGS_KEPT)})` });
   }
   const inForce = report.waivers.filter((w) => w.state === 'in-force');
   if (inForce.length > 0) {

@@ -13,6 +13,8 @@ import { gitWorkTreeRoot, pathFromRoot } from '../project-files/git.js';
 import { formatCount, plural } from '../util/plural.js';
 import type { Finding, PolicyLevel, PolicyReport } from './types.js';
 import { inEnvironments } from './render.js';
+import { findingsOmitted, waivedOmitted } from './kept-findings.js';
+import { MAX_FINDINGS_KEPT } from '../project-files/limits.js';
 
 export const SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json';
 
@@ -117,9 +119,12 @@ export function renderSarif(input: { report: PolicyReport | undefined; diagnosti
   });
   const all = [...diagnosticResults, ...(report?.findings ?? []).map((f) => findingResult(f, false)), ...(report?.waived ?? []).map((f) => findingResult(f, true))];
   const results = mostSevere(all, SARIF_RESULT_LIMIT);
-  const leftOut = all.length - results.length;
+  // Findings past the run's cap were only counted (kept-findings.ts): they are left out too.
+  const notKept = report ? findingsOmitted(report) + waivedOmitted(report) : 0;
+  const total = all.length + notKept;
+  const leftOut = total - results.length;
   return sarifLog(input.version, rules, {
-    ...(leftOut > 0 ? { invocations: [{ executionSuccessful: true, toolExecutionNotifications: [{ level: 'warning', message: { text: leftOutText(all.length, leftOut) } }] }] } : {}),
+    ...(leftOut > 0 ? { invocations: [{ executionSuccessful: true, toolExecutionNotifications: [{ level: 'warning', message: { text: leftOutText(total, leftOut, notKept) } }] }] } : {}),
     originalUriBaseIds: { '%SRCROOT%': { description: { text: sourceRoot.description } } },
     results,
     properties: { tokenizer: report?.tokenizer ?? null, resultsLeftOut: leftOut },
@@ -144,7 +149,13 @@ function mostSevere<T extends { level: SarifLevel; suppressions?: unknown }>(res
   return kept.map((index) => results[index] as T);
 }
 
-function leftOutText(total: number, leftOut: number): string {
+function leftOutText(total: number, leftOut: number, notKept: number): string {
+  if (leftOut === notKept) {
+    return (
+      `voxform found ${plural(total, 'result')}; this run holds ${formatCount(total - leftOut)} and leaves out ${formatCount(leftOut)} policy findings past the ` +
+      `${formatCount(MAX_FINDINGS_KEPT)} a run keeps (mandatory findings first), which are counted only. Fix these and run again.`
+    );
+  }
   return (
     `voxform found ${plural(total, 'result')}; this run holds the ${formatCount(total - leftOut)} most severe (errors first, waived findings last) ` +
     `and leaves out ${formatCount(leftOut)}, as code scanning takes at most ${formatCount(SARIF_RESULT_LIMIT)} of a run. ` +

@@ -90,5 +90,11 @@ export const MAX_EMULATOR_DATA_JSON_VALUES = 10_000_000;
 /** Diagnostics kept per load; past it they are only counted. */
 export const MAX_DIAGNOSTICS_KEPT = 1_000;
 
+/**
+ * Policy findings kept per run (and waived findings apart); past it they are only counted, so a
+ * summary still counts every one. Team rules with a wildcard path find rules × values.
+ */
+export const MAX_FINDINGS_KEPT = 1_000;
+
 /** Diagnostics printed per run; the rest are summed up in one line ("…and 4,950 more"). */
 export const MAX_DIAGNOSTICS_SHOWN = 50;

@@ -298,7 +298,7 @@ describe('Markdown plan: the policy part within the size limit', () => {
       expect(bytes(md)).toBeLessThanOrEqual(COMMENT_SIZE_LIMIT);
       expect(md).toMatch(/^> \[!WARNING\]\n> \*\*Policy relaxed:\*\* this pull request weakens review \(5,000 relaxations\)\.\n/);
       expect(md).toMatch(/^> - …and [\d,]+ more \(`voxform plan` lists every one\)$/m);
-      expect(md).toMatch(/^- …and [\d,]+ more \(`voxform validate` lists every one\)$/m);
+      expect(md).toMatch(/^- …and [\d,]+ more \(`voxform validate --format json` lists up to 1,000\)$/m);
       expect(md).toMatch(/^\| …and [\d,]+ more \(`voxform validate` lists every one\) \| \| \| \|$/m);
       expect(md).toMatch(/^- …and [\d,]+ more \(`voxform plan` lists every one\)$/m);
     }
@@ -308,7 +308,11 @@ describe('Markdown plan: the policy part within the size limit', () => {
   it('lists at most 50 of each, counting the rest, even when they would fit', () => {
     const md = renderPlanMarkdown(planOf([], { policy: hugePolicy(60) }), { limit: Number.MAX_SAFE_INTEGER });
     expect(md).toContain('> - …and 10 more (`voxform plan` lists every one)');
-    expect(md).toContain('- …and 10 more (`voxform validate` lists every one)');
+    expect(md).toContain('- …and 10 more (`voxform validate --format json` lists up to 1,000)');
+    // Findings past the run's cap are counted in the summary only: the line counts them too.
+    const counted = hugePolicy(60);
+    const past = renderPlanMarkdown(planOf([], { policy: { ...counted, report: { ...counted.report, summary: { ...counted.report.summary, advisory: 5_000 } } } }), { limit: Number.MAX_SAFE_INTEGER });
+    expect(past).toContain('- …and 4,950 more (`voxform validate --format json` lists up to 1,000)');
     expect(md).toContain('| …and 10 more (`voxform validate` lists every one) | | | |');
     expect(md).toContain('- …and 10 more (`voxform plan` lists every one)');
   });

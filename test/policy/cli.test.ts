@@ -123,12 +123,13 @@ describe('voxform validate', () => {
     expect(brokenSarif.runs[0]?.results.map((r) => r.ruleId)).toEqual(['unknown_field']);
   });
 
-  it('--format sarif keeps at most SARIF_RESULT_LIMIT results, errors first and waived findings last, and says in the run how many it left out', async () => {
+  it('keeps at most 1,000 findings a run, mandatory ones first, and counts the rest in every output (text, JSON, SARIF)', async () => {
     const validate = await sarifValidator();
     // Each agent: two mandatory findings (a transfer without a target, a phone number), two advisory (a URL, an emoji); agent a0's URL is waived.
     const agents = Array.from({ length: 1_300 }, (_, n) => `  a${n}:\n    id: ag_${n}\n    config:\n      prompt: If the caller asks for a person, transfer them.\n      first_message: "Hi 👋, call 555-201-3344 or visit https://acme.example"\n`);
     const waiver = 'policy:\n  waivers:\n    - { rule: speech-url, resource: agent.a0, reason: spelled out, expires: "2999-12-31" }\n';
     const dir = await tempDir({ 'voxform.yaml': `version: 1\nagents:\n${agents.join('')}${waiver}` });
+
     const result = await runCliInProcess(['validate', '--format', 'sarif'], { cwd: dir });
     expect(result.code).toBe(1);
     type Run = { results: Array<{ ruleId: string; level: string; suppressions?: unknown[] }>; invocations?: Array<{ toolExecutionNotifications: Array<{ level: string; message: { text: string } }> }>; properties: { resultsLeftOut: number } };
@@ -136,12 +137,22 @@ describe('voxform validate', () => {
     expect(validate(sarif), JSON.stringify(validate.errors)).toBe(true);
     const [run] = sarif.runs;
     const count = (level: string) => run?.results.filter((r) => r.level === level && !r.suppressions).length;
-    expect(run?.results).toHaveLength(SARIF_RESULT_LIMIT);
-    // 2,600 errors, 2,599 warnings and 1 waived finding: every error kept, the last 199 warnings and the waived one left out.
-    expect({ errors: count('error'), warnings: count('warning'), waived: run?.results.filter((r) => r.suppressions).length }).toEqual({ errors: 2_600, warnings: 2_400, waived: 0 });
-    expect(run?.properties.resultsLeftOut).toBe(200);
-    expect(run?.invocations?.[0]?.toolExecutionNotifications).toEqual([{ level: 'warning', message: { text: expect.stringContaining('5,200 results; this run holds the 5,000 most severe') } }]);
-    expect(run?.invocations?.[0]?.toolExecutionNotifications[0]?.message.text).toContain('leaves out 200');
+    // 2,600 errors, 2,599 warnings and 1 waived finding: 1,000 errors kept, the rest counted.
+    expect({ errors: count('error'), warnings: count('warning'), waived: run?.results.filter((r) => r.suppressions).length }).toEqual({ errors: 1_000, warnings: 0, waived: 1 });
+    expect(run?.results.length).toBeLessThan(SARIF_RESULT_LIMIT);
+    expect(run?.properties.resultsLeftOut).toBe(4_199);
+    expect(run?.invocations?.[0]?.toolExecutionNotifications[0]?.message.text).toContain('5,200 results; this run holds 1,001 and leaves out 4,199 policy findings past the 1,000 a run keeps');
+
+    const json = JSON.parse((await runCliInProcess(['validate', '--format', 'json'], { cwd: dir })).stdout) as { policy: { summary: unknown; findings: Array<{ level: string }>; waived: unknown[] } };
+    expect(json.policy.summary).toEqual({ mandatory: 2_600, advisory: 2_599, waived: 1 });
+    expect(json.policy.findings).toHaveLength(1_000);
+    expect(json.policy.findings.every((f) => f.level === 'mandatory')).toBe(true);
+
+    const text = await runCliInProcess(['validate'], { cwd: dir });
+    expect(text.code).toBe(1);
+    expect(text.stderr.match(/^\S+:\d+:\d+ {2}mandatory\[/gm)).toHaveLength(50);
+    expect(text.stderr).toContain('…and 5,149 more (only the first 50 are shown; fix these and run again)');
+    expect(text.stderr).toContain('policy violated: 2,600 mandatory violations, 2,599 advisory findings, 1 waived');
   });
 
   it('a finding in text a template brought in is located at the vars entry that gave it, never in the bundled template (text and SARIF)', async () => {

@@ -10,7 +10,7 @@ import { MANIFEST_FILE, refuseShadowing, SCHEMA_FILE, shadowedManifest, shadowed
 import { bundleManifestSchema } from '../../schema/load.js';
 import { resolveConnection } from '../connection.js';
 import { loadManifests } from '../../manifest/index.js';
-import { renderFindingsText } from '../../policy/render.js';
+import { mandatoryOnly, renderFindingsText } from '../../policy/render.js';
 import { formatDiagnostic } from '../diagnostics.js';
 import { checkPolicy } from '../policy-check.js';
 import { openOperatorBackend, ownFilesOf } from '../project.js';
@@ -137,11 +137,10 @@ async function warnMandatoryFindings(manifest: string, env: CommandContext['env'
     return false;
   }
   const report = await checkPolicy(loaded.state, ctx);
-  const mandatory = report.findings.filter((finding) => finding.level === 'mandatory');
-  if (mandatory.length === 0) return true;
-  ctx.stderr.write(`\n${renderFindingsText({ ...report, findings: mandatory }, { color: ctx.color })}\n`);
+  if (report.summary.mandatory === 0) return true;
+  ctx.stderr.write(`\n${renderFindingsText(mandatoryOnly(report), { color: ctx.color })}\n`);
   ctx.stderr.write(
-    `warning: the live agents break mandatory policy (${plural(mandatory.length, 'finding')} above): plan shows no changes, but plan and apply refuse the manifest until each is fixed, or waived in its policy section with a reason (docs/policy.md).\n`,
+    `warning: the live agents break mandatory policy (${plural(report.summary.mandatory, 'finding')} above): plan shows no changes, but plan and apply refuse the manifest until each is fixed, or waived in its policy section with a reason (docs/policy.md).\n`,
   );
   return true;
 }
