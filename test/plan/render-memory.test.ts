@@ -50,6 +50,8 @@ describe('output made ahead of printing', () => {
     const kept = liveHeap() - before;
     const shown = renderPlanMarkdown(planOf(changes));
     expect(shown).toContain('more changed resources, not shown here');
-    expect(kept).toBeLessThan(100 * 1024);
+    // Their line diffs are about 1.5 MB. What the first section sets up for good (compiled patterns,
+    // caches) and the collector's spread come to a few hundred KB when this file runs alone.
+    expect(kept).toBeLessThan(512 * 1024);
   });
 });
