@@ -1,9 +1,10 @@
 /**
  * `voxform apply` stopped while its writes are on the wire (Ctrl-C, SIGTERM, a state write that
  * fails): what reached the service is reported, recorded in the state and the history as far as
- * they can be written, and the next plan and `rollback previous` start from it. The emulator holds
- * each PUT (fault latency); the test acts once the PUTs have arrived in its request log, so what
- * it does always falls while they are in flight.
+ * they can be written, and the next plan and `rollback previous` start from it. The writes are held
+ * on their way: by the project's proxy until the test releases them, or by the emulator (fault
+ * latency) where the run must also find its next write slow. The test acts once they have arrived,
+ * so what it does always falls while they are in flight.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -56,9 +57,10 @@ function liveAgent(p: ExampleProject, id: string): Promise<Agent> {
 describe('apply stopped while its writes are in flight', () => {
   it('a second SIGINT stops at once, and says that writes in flight may have reached the service unrecorded', async () => {
     const p = await projectWith(AGENTS, 'v2');
-    p.emulator.control.setFaults([{ path: '/agents/*', method: 'PUT', latencyMs: 60_000 }]);
+    // Held for good: the second signal does not wait for them.
+    const puts = p.hold('PUT', '/agents/');
     const run = runInProject(p, ['apply', '-f', 'voxform.yaml', '--auto-approve', '--parallelism', '2']);
-    await arrived(p, 'PUT', '/agents/', 2);
+    await puts.arrived(2);
     run.child.kill('SIGINT');
     while (!run.output.stderr.includes('Stopping:')) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(run.output.stderr).toContain('waiting for 2 in flight (Ctrl-C again stops at once, without recording them)…');
@@ -76,10 +78,9 @@ describe('apply stopped while its writes are in flight', () => {
     expect((await p.cli(['apply', '--auto-approve'])).code).toBe(0);
     const live = await liveAgent(p, agents['front-desk']);
     await callService(p, 'PUT', `/agents/${encodeURIComponent(agents['front-desk'])}`, { name: live.name, config: { first_message: 'edited on the dashboard' } });
-    p.emulator.control.clearRequestLog();
-    p.emulator.control.setFaults([{ path: '/agents/*', method: 'PUT', latencyMs: 60_000 }]);
+    const puts = p.hold('PUT', '/agents/');
     const run = runInProject(p, ['drift', '--heal', '--auto-approve', '--format', 'json']);
-    await arrived(p, 'PUT', '/agents/');
+    await puts.arrived();
     run.child.kill('SIGINT');
     await run.stderrShows('Stopping:');
     run.child.kill('SIGINT');
@@ -94,10 +95,12 @@ describe('apply stopped while its writes are in flight', () => {
 
   it('on SIGINT reports the changes the service accepted as applied, records them, and the next plan shows only the rest', async () => {
     const p = await projectWith(AGENTS, 'v2');
-    p.emulator.control.setFaults([{ path: '/agents/*', method: 'PUT', latencyMs: 2_000 }]);
+    const puts = p.hold('PUT', '/agents/');
     const run = runInProject(p, ['apply', '--auto-approve', '--parallelism', '2']);
-    const reachedPaths = await arrived(p, 'PUT', '/agents/', 2);
+    const reachedPaths = await puts.arrived(2);
     run.child.kill('SIGINT');
+    await run.stderrShows('Stopping:');
+    puts.release();
     expect(await run.exited, run.output.stderr).toBe(130);
     const { stdout, stderr } = run.output;
     expect(stderr).not.toMatch(/unexpected problem|\n\s+at |Warning/);
@@ -111,7 +114,6 @@ describe('apply stopped while its writes are in flight', () => {
       expect((await liveAgent(p, id)).config.first_message).toBe(reached.includes(`agent.${name}`) ? 'v2' : 'Hello! How can I help?');
     }
 
-    p.emulator.control.clearFaults();
     const status = await p.cli(['status']);
     expect(status.stdout).toContain('interrupted: 2 applied, 0 failed, 0 skipped');
     const history = JSON.parse((await p.cli(['history', '--format', 'json', '--limit', '1'])).stdout);
@@ -126,16 +128,16 @@ describe('apply stopped while its writes are in flight', () => {
     const p = await projectWith(agents, 'v1');
     expect((await p.cli(['apply', '--auto-approve'])).code).toBe(0);
     await writeFile(path.join(p.dir, 'voxform.yaml'), manifest(agents, 'v2'));
-    p.emulator.control.clearRequestLog();
-    p.emulator.control.setFaults([{ path: '/agents/*', method: 'PUT', latencyMs: 2_000 }]);
+    const puts = p.hold('PUT', '/agents/');
     const run = runInProject(p, ['apply', '--auto-approve']);
-    await arrived(p, 'PUT', '/agents/');
+    await puts.arrived();
     run.child.kill('SIGTERM');
+    await run.stderrShows('Stopping:');
+    puts.release();
     expect(await run.exited, run.output.stderr).toBe(130);
     expect(run.output.stdout).toContain('\n  applied: agent.front-desk\n\nApply interrupted: 1 applied, 0 failed, 0 skipped, 0 not applied.\n');
     expect((await liveAgent(p, agents['front-desk'])).config.first_message).toBe('v2');
 
-    p.emulator.control.clearFaults();
     const history = JSON.parse((await p.cli(['history', '--format', 'json', '--limit', '1'])).stdout);
     expect(history.records[0]).toMatchObject({ outcome: 'interrupted', agents: { 'front-desk': { config: { first_message: 'v2' } } } });
     const rollback = await p.cli(['rollback', 'previous', '--auto-approve']);
@@ -146,11 +148,13 @@ describe('apply stopped while its writes are in flight', () => {
 
   it('announces only the change whose write went out: one waiting its turn in the client is not said to be updating', async () => {
     const p = await projectWith(AGENTS, 'v2');
-    p.emulator.control.setFaults([{ path: '/agents/*', method: 'PUT', latencyMs: 2_000 }]);
+    const puts = p.hold('PUT', '/agents/');
     // One request on the wire at a time: the next change's PUT waits in the client's queue meanwhile.
     const run = runInProject(p, ['apply', '--auto-approve', '--parallelism', '1']);
-    const [reachedPath] = await arrived(p, 'PUT', '/agents/');
+    const [reachedPath] = await puts.arrived();
     run.child.kill('SIGINT');
+    await run.stderrShows('Stopping:');
+    puts.release();
     expect(await run.exited, run.output.stderr).toBe(130);
     const reached = Object.entries(AGENTS).find(([, id]) => reachedPath === `/agents/${id}`)?.[0];
     expect([...run.output.stderr.matchAll(/^(\S+): updating…$/gm)].map((m) => m[1])).toEqual([`agent.${reached}`]);
@@ -161,10 +165,12 @@ describe('apply stopped while its writes are in flight', () => {
   it('lists a change stopped between its writes as partly applied, naming what reached the service', async () => {
     project = await startExampleProject();
     const p = project;
-    p.emulator.control.setFaults([{ path: '/phones/import', method: 'POST', latencyMs: 2_000 }]);
+    const imports = p.hold('POST', '/phones/import');
     const run = runInProject(p, ['apply', '--auto-approve']);
-    await arrived(p, 'POST', '/phones/import');
+    await imports.arrived();
     run.child.kill('SIGINT');
+    await run.stderrShows('Stopping:');
+    imports.release();
     expect(await run.exited, run.output.stderr).toBe(130);
     const { stdout } = run.output;
     const counts = /^Apply interrupted: (\d+ applied, (\d+) partly applied, 0 failed, 0 skipped, (\d+) not applied)\.$/m.exec(stdout);
@@ -181,7 +187,6 @@ describe('apply stopped while its writes are in flight', () => {
     const status = JSON.parse((await p.cli(['status', '--format', 'json'])).stdout) as { last_apply: Record<string, unknown> };
     expect(status.last_apply).toMatchObject({ outcome: 'interrupted', partly_applied: Number(partly), not_applied: Number(notApplied) });
 
-    p.emulator.control.clearFaults();
     const next = JSON.parse((await p.cli(['plan', '--format', 'json'])).stdout) as { resource_changes: Array<{ address: string; requests: Array<{ operation: string }> }> };
     const phone = next.resource_changes.find((change) => change.address === 'phone.+15551230002');
     expect(phone?.requests.map((request) => request.operation)).toEqual(['set_phone_agent']);
@@ -198,6 +203,8 @@ describe('apply whose state write fails midway', () => {
   /** Runs apply over the three agents, does `meddle` once the first PUT is on the wire, and returns the run's output. */
   async function applyMeddledWith(meddle: (p: ExampleProject) => Promise<void>) {
     const p = await projectWith(AGENTS, 'v2');
+    // Held by the emulator, not the proxy: the next PUT must be slow as well, or it reaches the
+    // service before the run sees what was meddled with.
     p.emulator.control.setFaults([{ path: '/agents/*', method: 'PUT', latencyMs: 2_000 }]);
     const run = runInProject(p, ['apply', '--auto-approve', '--parallelism', '1']);
     await arrived(p, 'PUT', '/agents/');
@@ -254,16 +261,15 @@ describe('apply whose state write fails midway', () => {
     await writeFile(manifest, original.replace('include_metadata_in_prompt: true', 'include_metadata_in_prompt: false'));
     const credential = () => p.emulator.control.state().credentials.find((c) => c.provider === 'openai')?.fingerprint;
     const firstKey = credential();
-    p.emulator.control.clearRequestLog();
-    p.emulator.control.setFaults([
-      { path: '/campaigns/**', method: 'PUT', latencyMs: 2_000 },
-      { path: '/user/credentials', method: 'POST', latencyMs: 2_000 },
-    ]);
+    const campaignWrites = p.hold('PUT', '/campaigns/');
+    const credentialWrites = p.hold('POST', '/user/credentials');
     const run = runInProject(p, ['apply', '--auto-approve'], { OPENAI_API_KEY: 'sk-another-openai-key' });
-    await arrived(p, 'PUT', '/campaigns/');
-    await arrived(p, 'POST', '/user/credentials');
+    await campaignWrites.arrived();
+    await credentialWrites.arrived();
     const backend = new FileStateBackend(path.join(p.dir, '.voxform/state.json'));
     await backend.forceUnlock((await backend.readLock())!.lockId, thisRun('voxform state unlock --force', undefined));
+    campaignWrites.release();
+    credentialWrites.release();
     expect(await run.exited).toBe(1);
     expect(run.output.stdout).toContain('  applied, not recorded in the state: campaign.recall-reminders\n');
     expect(run.output.stdout).toContain('  applied, not recorded in the state: credential.openai\n');
@@ -271,7 +277,6 @@ describe('apply whose state write fails midway', () => {
     expect(credential()).not.toBe(firstKey);
 
     // Back to what the state last recorded: the service holds the lost run's values, so both are sent again.
-    p.emulator.control.clearFaults();
     await writeFile(manifest, original);
     const plan = await p.cli(['plan']);
     expect(plan.stdout).toContain('~ campaign.recall-reminders (cmp_recall_2026) will be updated (live state unknown');

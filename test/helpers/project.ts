@@ -38,6 +38,49 @@ export interface RecordedRequest {
 }
 
 /**
+ * Requests the proxy keeps from the emulator until the test lets them go: the test acts while they
+ * are surely on the wire (a signal, a forced lock), however slow the machine, and waits no longer
+ * than it needs to.
+ */
+export interface HeldRequests {
+  /** Resolves once `count` requests have been held; their paths, in the order they came. */
+  arrived(count?: number): Promise<string[]>;
+  /** Sends the held requests on to the emulator, and lets every later one straight through. */
+  release(): void;
+}
+
+/** Requests `method pathPrefix…` kept from the emulator until released. */
+class Hold {
+  readonly paths: string[] = [];
+  private readonly waiting: Array<() => void> = [];
+  private letGo: () => void = () => undefined;
+  readonly released = new Promise<void>((resolve) => (this.letGo = resolve));
+
+  constructor(
+    private readonly method: string,
+    private readonly pathPrefix: string,
+  ) {}
+
+  matches(method: string | undefined, url: string | undefined): boolean {
+    return method === this.method && (url ?? '').startsWith(this.pathPrefix);
+  }
+
+  add(url: string): void {
+    this.paths.push(url);
+    for (const wake of this.waiting.splice(0)) wake();
+  }
+
+  async arrived(count: number): Promise<string[]> {
+    while (this.paths.length < count) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    return [...this.paths];
+  }
+
+  release(): void {
+    this.letGo();
+  }
+}
+
+/**
  * A copy of `agents.example.yaml` and `example/` in a temp folder, an emulator on loopback, and a
  * recording proxy in front of it (so tests can see the exact bodies voxform sent).
  */
@@ -52,10 +95,12 @@ export interface ExampleProject {
   cli(args: string[], extraEnv?: Record<string, string>): Promise<CliResult>;
   /** The CLI's command line in the test's process (`runCliInProcess`). */
   cliInProcess(args: string[], extraEnv?: Record<string, string>): Promise<CliResult>;
+  /** Holds the requests `method pathPrefix…` that come from now on, until `release`. */
+  hold(method: string, pathPrefix: string): HeldRequests;
   close(): Promise<void>;
 }
 
-function startRecordingProxy(target: string, requests: RecordedRequest[]): Promise<Server> {
+function startRecordingProxy(target: string, requests: RecordedRequest[], holds: Hold[]): Promise<Server> {
   const upstream = new URL(target);
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -63,20 +108,30 @@ function startRecordingProxy(target: string, requests: RecordedRequest[]): Promi
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       requests.push({ method: req.method ?? '', path: req.url ?? '', body: body.toString('utf8') });
-      const forward = request(
-        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
-        (upstreamRes) => {
-          res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
-          upstreamRes.pipe(res);
-        },
-      );
-      // The emulator may drop a connection on purpose (fault injection): pass that on as a drop.
-      forward.on('error', () => res.destroy());
-      // And a caller that goes away (a stopped CLI) takes its request to the emulator with it.
-      res.on('close', () => {
-        if (!res.writableFinished) forward.destroy();
-      });
-      forward.end(body);
+      const hold = holds.find((h) => h.matches(req.method, req.url));
+      if (!hold) return send();
+      let gone = false;
+      res.on('close', () => (gone = true));
+      hold.add(req.url ?? '');
+      // A caller that went away while held (stopped at once) sends nothing on.
+      void hold.released.then(() => gone || send());
+
+      function send(): void {
+        const forward = request(
+          { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+          (upstreamRes) => {
+            res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
+            upstreamRes.pipe(res);
+          },
+        );
+        // The emulator may drop a connection on purpose (fault injection): pass that on as a drop.
+        forward.on('error', () => res.destroy());
+        // And a caller that goes away (a stopped CLI) takes its request to the emulator with it.
+        res.on('close', () => {
+          if (!res.writableFinished) forward.destroy();
+        });
+        forward.end(body);
+      }
     });
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
@@ -89,7 +144,8 @@ export async function startExampleProject(options: EmulatorOptions = {}): Promis
   // Webhooks only to loopback: the example's webhook URLs are not ours to call from a test.
   const emulator = await startEmulator({ port: 0, quiet: true, webhooks: 'loopback', ...options });
   const requests: RecordedRequest[] = [];
-  const proxy = await startRecordingProxy(emulator.url, requests);
+  const holds: Hold[] = [];
+  const proxy = await startRecordingProxy(emulator.url, requests, holds);
   const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
   const env = { ...SECRETS, VOXFORM_BASE_URL: url, VOXFORM_API_KEY: emulator.apiKey };
   return {
@@ -100,7 +156,21 @@ export async function startExampleProject(options: EmulatorOptions = {}): Promis
     env,
     cli: (args, extraEnv = {}) => runCli(args, { cwd: dir, env: { ...env, ...extraEnv } }),
     cliInProcess: (args, extraEnv = {}) => runCliInProcess(args, { cwd: dir, env: { ...env, ...extraEnv } }),
+    hold: (method, pathPrefix) => {
+      const hold = new Hold(method, pathPrefix);
+      holds.push(hold);
+      return {
+        arrived: (count = 1) => hold.arrived(count),
+        release: () => {
+          // Released once already (or by close): nothing more to take out.
+          if (holds.includes(hold)) holds.splice(holds.indexOf(hold), 1);
+          hold.release();
+        },
+      };
+    },
     close: async () => {
+      // Nothing held keeps a connection, and so the proxy, open.
+      for (const hold of holds.splice(0)) hold.release();
       await new Promise<void>((resolve) => proxy.close(() => resolve()));
       proxy.closeAllConnections();
       await emulator.close();
