@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/schema/types.gen.js';
-import { repoRoot, runPrinted } from '../helpers/cli.js';
+import { runPrinted, spawnCli } from '../helpers/cli.js';
 import { callService, SECRETS, startExampleProject, type ExampleProject } from '../helpers/project.js';
 import { STATE_FORMAT_VERSION } from '../../src/state/format-version.js';
 
@@ -246,13 +245,15 @@ describe('command lines printed for the next step', () => {
     project = await startExampleProject();
     const p = project;
     expect((await p.cliInProcess(['plan', '--out', 'p.json'])).code).toBe(0);
-    p.emulator.control.setFaults([{ path: '**', latencyMs: 300 }]);
+    const agentUpdates = p.hold('PUT', '/agents/');
     const running = p.cliInProcess(['apply', 'p.json', '--parallelism', '1']);
     const lockDir = path.join(p.dir, '.voxform/state.json.lock');
-    // Once a first change is applied, open the lock as an operator would.
-    while (p.requests.filter((r) => r.method !== 'GET').length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+    // Once a first change is applied and an agent's update is on the wire, open the lock as an operator would.
+    await agentUpdates.arrived();
+    expect(p.requests.filter((r) => r.method !== 'GET').length).toBeGreaterThanOrEqual(2);
     const lockId = /^holder-([0-9a-f]+)\.json$/.exec((await readdir(lockDir)).find((name) => name.startsWith('holder-')) ?? '')?.[1] ?? '';
     expect((await p.cliInProcess(['state', 'unlock', '--force', lockId])).code).toBe(0);
+    agentUpdates.release();
     const result = await running;
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(
@@ -274,27 +275,16 @@ describe('interrupting apply', () => {
   it('on SIGINT sends no new write, saves the state, lists what was applied, exits 130; the next plan shows only the rest', async () => {
     project = await startExampleProject();
     const p = project;
-    p.emulator.control.setFaults([{ path: '**', latencyMs: 150 }]);
-    const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), 'apply', '--auto-approve', '--parallelism', '1'], {
-      cwd: p.dir,
-      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...p.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    const exited = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? -1)));
-    // Signal once the first change is reported applied: some work done, more to come.
-    await new Promise<void>((resolve) => {
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-        stderr += chunk;
-        if (/^✓ /m.test(stderr) && !child.killed) {
-          child.kill('SIGINT');
-          resolve();
-        }
-      });
-    });
-    expect(await exited).toBe(130);
+    const agentUpdates = p.hold('PUT', '/agents/');
+    const run = spawnCli(p.dir, p.env, ['apply', '--auto-approve', '--parallelism', '1']);
+    // Signal once a first change is reported applied and an agent's update is on the wire: some work done, more to come.
+    await agentUpdates.arrived();
+    await run.stderrShows('✓ ');
+    run.child.kill('SIGINT');
+    await run.stderrShows('Stopping:');
+    agentUpdates.release();
+    expect(await run.exited).toBe(130);
+    const { stdout, stderr } = run.output;
     expect(stderr).toContain('Stopping: no new write is sent');
     const summary = /Apply interrupted: (\d+) applied(?:, (\d+) partly applied)?, 0 failed, 0 skipped, (\d+) not applied\./.exec(stdout);
     expect(summary, stdout).not.toBeNull();
@@ -309,7 +299,6 @@ describe('interrupting apply', () => {
     expect(notApplied.length).toBeGreaterThan(0);
     expect(stdout).toContain('run `voxform apply` again to finish');
 
-    p.emulator.control.clearFaults();
     const state = JSON.parse(await readFile(path.join(p.dir, '.voxform/state.json'), 'utf8'));
     expect(state.version).toBe(STATE_FORMAT_VERSION);
     const next = JSON.parse((await p.cli(['plan', '--format', 'json'])).stdout) as { resource_changes: Array<{ address: string; action: string }> };
