@@ -562,7 +562,7 @@ export function diffStates(input: DiffInput, differ = new ResourceDiffer(input),
 }
 
 /** The size of the largest request body of `change` when it is over what the service takes, else undefined. */
-function oversizedRequest(change: ResourceChange): number | undefined {
+export function oversizedRequest(change: ResourceChange): number | undefined {
   for (const request of change.requests) {
     if (request.body === undefined) continue;
     const bytes = Buffer.byteLength(JSON.stringify(request.body));

@@ -1,6 +1,7 @@
 /** How one field change reads in any format: `before → after` on one line, or a line diff for long values. */
 import { structuredPatch } from 'diff';
 import { REDACTED } from '../secrets/redact.js';
+import { plural } from '../util/plural.js';
 import { serializeAlike } from './compare.js';
 import { redactValue } from './redact.js';
 import { UNKNOWN_AFTER_APPLY, type FieldChange, type Plan, type ResourceChange } from './types.js';
@@ -56,18 +57,66 @@ function needsLineDiff(value: unknown): boolean {
   return typeof value === 'object' && JSON.stringify(value).length > INLINE_LIMIT;
 }
 
-function lineDiff(before: unknown, after: unknown, context = 2): DiffLine[] {
-  const patch = structuredPatch('before', 'after', diffText(before), diffText(after), undefined, undefined, { context });
-  const lines: DiffLine[] = [];
+/**
+ * The work a line diff may take, as the lines of both texts times the lines it may find added or
+ * removed: the diff's time grows with both, so two long texts with little in common (a prompt
+ * rewritten whole) held a plan, and Ctrl-C, for minutes. Texts of 2,000 lines in all always get
+ * their line diff, however much they differ; longer ones while their lines times the lines changed
+ * stay within it. Past it the field reads as replaced whole (`replacedWhole`).
+ */
+export const LINE_DIFF_WORK = 4_000_000;
+
+/** The most lines added and removed a line diff of texts of `lines` lines in all looks for. */
+export function maxEditLines(lines: number): number {
+  return Math.floor(LINE_DIFF_WORK / lines);
+}
+
+function lineCount(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) count++;
+  return count;
+}
+
+/** A side of a line diff: its text, and how many lines it has. */
+interface DiffSide {
+  text: string;
+  lines: number;
+}
+
+function diffSide(value: unknown): DiffSide {
+  const text = diffText(value);
+  return { text, lines: lineCount(text) };
+}
+
+/** A side's size as the replaced-whole line says it: `1,204 lines, 48,310 characters` (the line break `diffText` ends a text with not counted). */
+function sideSize(side: DiffSide, value: unknown): string {
+  const characters = typeof value === 'string' ? value.length : side.text.length;
+  return `${plural(side.lines, 'line')}, ${plural(characters, 'character')}`;
+}
+
+/** The line of a field whose line diff would take more than `LINE_DIFF_WORK`: what happened, how large, and where to see it. */
+function replacedWhole(before: { side: DiffSide; value: unknown }, after: { side: DiffSide; value: unknown }): string {
+  return `(replaced whole: the texts differ too much to show line by line, ${sideSize(before.side, before.value)} → ${sideSize(after.side, after.value)}; --format json holds both, to compare with a diff tool)`;
+}
+
+/** The line diff of two sides, or undefined when it would take more than `LINE_DIFF_WORK`. */
+function lineDiff(before: DiffSide, after: DiffSide, context = 2): DiffLine[] | undefined {
+  const lines = before.lines + after.lines;
+  // Against a side of one line at most there is nothing to search (the other side's lines are
+  // added around it, found in one pass): such a diff is never cut short.
+  const maxEditLength = Math.min(before.lines, after.lines) <= 1 ? lines : maxEditLines(lines);
+  const patch = structuredPatch('before', 'after', before.text, after.text, undefined, undefined, { context, maxEditLength });
+  if (patch === undefined) return undefined;
+  const diff: DiffLine[] = [];
   for (const hunk of patch.hunks) {
-    lines.push({ kind: '@', text: `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@` });
+    diff.push({ kind: '@', text: `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@` });
     for (const line of hunk.lines) {
       if (line.startsWith('\\')) continue; // "\ No newline at end of file"
       const kind = line[0] as DiffLine['kind'];
-      lines.push({ kind, text: line.slice(1) });
+      diff.push({ kind, text: line.slice(1) });
     }
   }
-  return lines;
+  return diff;
 }
 
 /**
@@ -97,7 +146,12 @@ function makeView(field: FieldChange, resource: ResourceChange): FieldView {
     return fieldView(field, marker, '(sensitive value changed)', undefined);
   }
   if (marker === '-') return fieldView(field, marker, `${formatScalar(before)} → null (cleared)`, undefined);
-  if (needsLineDiff(before) || needsLineDiff(after)) return fieldView(field, marker, undefined, lineDiff(before, after));
+  if (needsLineDiff(before) || needsLineDiff(after)) {
+    const sides = { before: diffSide(before), after: diffSide(after) };
+    const diff = lineDiff(sides.before, sides.after);
+    if (diff !== undefined) return fieldView(field, marker, undefined, diff);
+    return fieldView(field, marker, replacedWhole({ side: sides.before, value: before }, { side: sides.after, value: after }), undefined);
+  }
   return fieldView(field, marker, marker === '+' ? formatScalar(after) : `${formatScalar(before)} → ${formatScalar(after)}`, undefined);
 }
 

@@ -7,7 +7,7 @@
  */
 import type { DesiredAgent, DesiredPhone } from '../manifest/types.js';
 import type { Agent, Phone } from '../schema/types.gen.js';
-import { diffStates, ResourceDiffer, type DiffContext, type PlanProblem } from './diff.js';
+import { diffStates, oversizedRequest, ResourceDiffer, type DiffContext, type PlanProblem } from './diff.js';
 import type { LiveState } from './read-live.js';
 import type { ResourceChange } from './types.js';
 
@@ -49,7 +49,8 @@ export class IncrementalDiff {
       this.agentsWaiting.delete(localName);
       const change = this.differ.agent(agent, live);
       this.agentsDone.set(localName, { live, change });
-      this.onChange?.(change);
+      // An update the service would refuse is a plan problem (`diffStates`): no block is made of it, nor its prompt's line diff.
+      if (oversizedRequest(change) === undefined) this.onChange?.(change);
       const phones = this.phonesWaiting.get(localName);
       this.phonesWaiting.delete(localName);
       for (const phone of phones ?? []) this.phoneNow(phone);

@@ -4,7 +4,11 @@
  * its prompt file, before apply would send it and fail half-way.
  */
 import { describe, expect, it } from 'vitest';
+import { createPlan } from '../../src/plan/create-plan.js';
+import type { ResourceChange } from '../../src/plan/types.js';
+import { emptyWorkspace } from '../../src/state/types.js';
 import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
+import { desiredAgent, desiredState } from '../helpers/desired.js';
 
 const tempDir = useTempDirs();
 
@@ -26,5 +30,25 @@ describe('an agent update larger than the service takes', () => {
     // A prompt under the limit plans as before.
     const fits = await tempDir({ 'voxform.yaml': 'version: 1\nagents:\n  desk:\n    id: -OKspareAgent0000001\n    config:\n      prompt: { file: big.md }\n', 'big.md': `${'y'.repeat(99)}\n`.repeat(9_000) });
     expect((await runCliInProcess(['plan', '--local'], { cwd: fits })).code).toBe(0);
+  });
+
+  it("is refused before its printed block, and its prompt's line diff, is made", async () => {
+    const big = `${'y'.repeat(99)}\n`.repeat(12_000);
+    const agents = [desiredAgent('desk', { id: 'a1', config: { prompt: big } }), desiredAgent('lobby', { id: 'a2', config: { prompt: 'new' } })];
+    const live = new Map(agents.map((agent) => [agent.id, { id: agent.id, name: agent.localName, config: { prompt: 'old' }, created_at: 1 }]));
+    const made: ResourceChange[] = [];
+    await expect(
+      createPlan({
+        desired: desiredState({ agents }),
+        client: { getAgent: async (id) => live.get(id)!, listPhones: async () => [] },
+        workspace: emptyWorkspace(),
+        salt: 'salt',
+        baseUrl: 'local',
+        files: [],
+        targets: [],
+        onChange: (change) => made.push(change),
+      }),
+    ).rejects.toMatchObject({ code: 'plan_failed' });
+    expect(made.map((change) => change.address)).toEqual(['agent.lobby']);
   });
 });

@@ -1,0 +1,81 @@
+/**
+ * A field's line diff is made within a budget of work (`LINE_DIFF_WORK`, src/plan/field-lines.ts):
+ * the diff's time grows with the texts' lines times the lines changed, and a prompt rewritten whole
+ * held a plan for minutes. Within the budget the field gets its line diff; past it, one line saying
+ * it is replaced whole, how large each side is, and where to see both.
+ */
+import { describe, expect, it } from 'vitest';
+import { fieldViews, maxEditLines } from '../../src/plan/field-lines.js';
+import type { ResourceChange } from '../../src/plan/types.js';
+
+const lines = (count: number, line: (index: number) => string) => Array.from({ length: count }, (_, index) => `${line(index)}\n`).join('');
+
+function promptChange(before: string | undefined, after: string): ResourceChange {
+  return {
+    address: 'agent.desk',
+    kind: 'agent',
+    action: 'update',
+    id: 'a1',
+    before: { 'config.prompt': before },
+    after: { 'config.prompt': after },
+    fieldChanges: [{ path: 'config.prompt', before, after, sensitive: false, drift: false }],
+    sensitivePaths: [],
+    reason: undefined,
+    dependsOn: [],
+    requests: [],
+    liveFingerprint: 'live',
+  };
+}
+
+/** 2,000 lines, then the same with its first `replaced` lines rewritten and one more line at the end: `2 × replaced + 1` lines changed. */
+function edited(replaced: number): { before: string; after: string } {
+  const before = lines(2000, (index) => `line ${index}`);
+  const after = `${lines(replaced, (index) => `rewritten ${index}`)}${lines(2000 - replaced, (index) => `line ${index + replaced}`)}added\n`;
+  return { before, after };
+}
+
+describe('the line diff budget', () => {
+  it('allows 999 lines changed in texts of 4,001 lines in all', () => {
+    expect(maxEditLines(4001)).toBe(999);
+  });
+
+  it('shows the line diff just within the budget', () => {
+    const { before, after } = edited(499);
+    const [view] = fieldViews(promptChange(before, after));
+    expect(view?.summary).toBeUndefined();
+    expect(view?.diff?.filter((line) => line.kind === '-')).toHaveLength(499);
+    expect(view?.diff?.filter((line) => line.kind === '+')).toHaveLength(500);
+  });
+
+  it('shows the field replaced whole just past it, with both sizes and where to see them', () => {
+    const { before, after } = edited(500);
+    const [view] = fieldViews(promptChange(before, after));
+    expect(view?.diff).toBeUndefined();
+    expect(view?.summary).toBe(
+      `(replaced whole: the texts differ too much to show line by line, 2,000 lines, ${before.length.toLocaleString('en-US')} characters → 2,001 lines, ${after.length.toLocaleString('en-US')} characters; --format json holds both, to compare with a diff tool)`,
+    );
+  });
+
+  it('counts a text without a last line break as it is', () => {
+    const before = lines(3000, (index) => `a${index}`);
+    const after = lines(3000, (index) => `b${index}`).slice(0, -1);
+    const [view] = fieldViews(promptChange(before, after));
+    expect(view?.summary).toContain(`3,000 lines, ${before.length.toLocaleString('en-US')} characters → 3,000 lines, ${after.length.toLocaleString('en-US')} characters;`);
+  });
+
+  it.each([
+    ['newly set', undefined],
+    ['set from an empty text', ''],
+    ['set from one line', 'line 0'],
+  ])('always shows a text %s line by line, however long: against one line at most the diff needs no search', (_name, before) => {
+    const after = lines(5000, (index) => `line ${index}`);
+    const [view] = fieldViews(promptChange(before, after));
+    expect(view?.summary).toBeUndefined();
+    expect(view?.diff?.filter((line) => line.kind === '+').length).toBeGreaterThanOrEqual(4999);
+  });
+
+  it('always shows texts of 2,000 lines in all line by line, however much they differ', () => {
+    const [view] = fieldViews(promptChange(lines(1000, (index) => `a${index}`), lines(1000, (index) => `b${index}`)));
+    expect(view?.diff?.filter((line) => line.kind !== '@' && line.kind !== ' ')).toHaveLength(2000);
+  });
+});
