@@ -148,6 +148,14 @@ function reportIssue(issue: SchemaIssue, check: SchemaCheck, list: ErrorSink): v
       diagnostics.error('invalid_value', `${place}: ${shown}is not ${describeFormat(String(issue.params.format))}`, valueSpan);
       return;
     }
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum': {
+      const bound = BOUND_WORDS[String(issue.params.comparison)] ?? String(issue.params.comparison);
+      diagnostics.error('invalid_value', `${place} must be ${bound} ${Number(issue.params.limit)}, found ${typeof value === 'number' && !secret ? value : found}`, valueSpan);
+      return;
+    }
     case 'minLength': {
       const limit = Number(issue.params.limit);
       diagnostics.error('invalid_value', limit <= 1 ? `${place} must not be empty` : `${place} must be at least ${limit} characters long`, valueSpan);
@@ -274,6 +282,9 @@ const PATTERN_WORDS: Record<string, string> = {
   '^[1-9][0-9]{0,5}[mhd]$': 'a duration: a whole number and m (minutes), h (hours) or d (days), such as "30m" or "2h"',
   '^(name|config(\\.[A-Za-z0-9_]+)*)$': 'a field path: name, config, or config followed by dotted fields such as config.voice.settings',
 };
+
+/** Ajv's comparisons of a number with its schema's limit, in words. */
+const BOUND_WORDS: Record<string, string> = { '>=': 'at least', '<=': 'at most', '>': 'more than', '<': 'less than' };
 
 /** The schemas' `format`s in words. */
 const FORMAT_WORDS: Record<string, string> = {
