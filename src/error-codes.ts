@@ -203,6 +203,7 @@ export const DIAGNOSTIC_CODES = [
   'env_not_allowed',
   'env_forbidden',
   'env_value_short',
+  'env_case',
   'base_url_invalid',
   'base_url_untrusted',
   'environment_unknown',
