@@ -190,6 +190,7 @@ export const DIAGNOSTIC_CODES = [
   'invalid_value',
   'duplicate_item',
   'read_only_field',
+  'config_value_empty',
   'invalid_name',
   'duplicate_resource',
   'too_many_resources',

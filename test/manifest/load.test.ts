@@ -284,6 +284,18 @@ describe('loadManifests: schema checks', () => {
     ]);
   });
 
+  it('warns of a config key left empty, which clears the field, not of a written null', async () => {
+    const config = ['    config:', '      llm:', '      voice: null', '      flow:', '        call_transfer:', '        response_delay: ~', '      prompt: hi', '', ''].join('\n');
+    const flow = '    config: { voice: , llm: null }\n';
+    const result = await loadTree({ 'voxform.yaml': `agents:\n  a:\n    id: a\n${config}  b:\n    id: b\n${flow}` });
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:5:7 config_value_empty config.llm is empty, which clears it on the service; write `llm: null` to mean that, or remove the key to leave it alone',
+      'voxform.yaml:8:9 config_value_empty config.flow.call_transfer is empty, which clears it on the service; write `call_transfer: null` to mean that, or remove the key to leave it alone',
+      'voxform.yaml:14:15 config_value_empty config.voice is empty, which clears it on the service; write `voice: null` to mean that, or remove the key to leave it alone',
+    ]);
+    expect(result.state?.agents.get('a')?.config).toMatchObject({ llm: null, voice: null, flow: { call_transfer: null, response_delay: null } });
+  });
+
   it('suggests a phone number only when its digits carry a country code, by one rule for phone keys, transfer numbers and callers', async () => {
     const numbers = ['555-123-0001', '(555) 123-0001', '+1 (555) 123-0001', '0044 20 7946 0018', 'front desk'];
     const phones = numbers.map((number) => `  "${number}": {}\n`).join('');
