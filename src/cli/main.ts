@@ -101,7 +101,7 @@ export async function runCommandLine(argv: string[], ctx: CommandContext): Promi
     format = options.format;
     parallelism = 'parallelism' in options;
     exitCode = await runCommand(name, options, commandCtx);
-  }, commandCtx);
+  }, commandCtx, ctx.cwd);
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {

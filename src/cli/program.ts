@@ -6,7 +6,8 @@
 import { Argument, Command, Option, type HelpContext } from 'commander';
 import { VoxformError } from '../errors.js';
 import { addCommandHelp } from './help.js';
-import { missingCommandError, usageError } from './usage-errors.js';
+import { argumentCount, missingCommandError, usageError } from './usage-errors.js';
+import { manifestArgumentError, namesManifest } from './manifest-argument.js';
 import { findOptionsAfterDashes } from './options-after-dashes.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { wholeNumberOption } from './whole-number.js';
@@ -79,6 +80,9 @@ function commandWords(cmd: Command): string[] {
 
 /** Commander's commands, whose usage mistakes come as every other error does: code, sentence, hint (usage-errors.ts). */
 class VoxformCommand extends Command {
+  /** The folder relative paths given on the command line start from (read on the root command). */
+  cwd = process.cwd();
+
   override createCommand(name?: string): Command {
     return new VoxformCommand(name);
   }
@@ -103,6 +107,7 @@ class VoxformCommand extends Command {
 
   override error(message: string, options?: { code?: string; exitCode?: number }): never {
     const words = commandWords(this);
+    if (options?.code === 'commander.excessArguments') this.refuseManifestArguments(words);
     throw usageError(options?.code, message, {
       path: words.join(' '),
       hasCommands: this.commands.length > 0,
@@ -110,6 +115,30 @@ class VoxformCommand extends Command {
       withArgumentAfterDashes: (argument) => this.withArgumentAfterDashes(words.slice(1), argument),
       optionsAfterDashes: findOptionsAfterDashes(this.args, this.optionsTaken(), words),
     });
+  }
+
+  /** Arguments past those the command takes that name manifests, when it takes them with -f: said so (manifest-argument.ts). */
+  private refuseManifestArguments(words: string[]): void {
+    if (!this.options.some((option) => option.long === '--file')) return;
+    const cwd = this.root().cwd;
+    const manifests = this.args.filter((argument) => namesManifest(argument, cwd));
+    if (manifests.length === 0) return;
+    const operands = this.args.filter((argument) => !manifests.includes(argument));
+    throw manifestArgumentError(manifests, [...words.slice(1), ...operands.map(shellWord)].join(' '), this.chosenTarget(), argumentCount(this.registeredArguments.length));
+  }
+
+  /** The options that chose the project and service, as parsed so far (this command's and its parents'). */
+  private chosenTarget(): ChosenTarget {
+    let chosen: ChosenTarget = {};
+    for (let cmd: Command | null = this; cmd; cmd = cmd.parent) chosen = { ...cmd.opts(), ...chosen };
+    return chosen;
+  }
+
+  /** The command at the top of the tree, which knows the folder the command line runs in. */
+  private root(): VoxformCommand {
+    let cmd: Command = this;
+    while (cmd.parent) cmd = cmd.parent;
+    return cmd as VoxformCommand;
   }
 
   /** The options this command takes: its own, its parents', and help. */
@@ -129,9 +158,7 @@ class VoxformCommand extends Command {
     // What follows the argument, parsed now: an invalid value there is reported as such.
     const after = this.parseOptions(this.args.slice(at + 1));
     const operands = [...this.args.slice(0, at), ...after.operands];
-    let chosen: ChosenTarget = {};
-    for (let cmd: Command | null = this; cmd; cmd = cmd.parent) chosen = { ...cmd.opts(), ...chosen };
-    return `${nextCommand([...commandWords, ...operands.map(shellWord)].join(' '), chosen)} -- ${shellWord(argument)}`;
+    return `${nextCommand([...commandWords, ...operands.map(shellWord)].join(' '), this.chosenTarget())} -- ${shellWord(argument)}`;
   }
 }
 
@@ -144,10 +171,12 @@ export interface ParserOutput {
 /**
  * The command tree. `output`: where help and version go, and that the parser returns instead of
  * ending the process (`exitOverride`); set on the root before any command is added, so that every
- * command inherits it (`voxform help plan` inside `voxform ci run` must not end the run).
+ * command inherits it (`voxform help plan` inside `voxform ci run` must not end the run). `cwd`: the
+ * folder the command line's paths start from.
  */
-export function buildProgram(run: (name: string, options: Record<string, unknown>) => Promise<void>, output?: ParserOutput): Command {
+export function buildProgram(run: (name: string, options: Record<string, unknown>) => Promise<void>, output?: ParserOutput, cwd = process.cwd()): Command {
   const program = new VoxformCommand('voxform');
+  program.cwd = cwd;
   if (output) program.exitOverride().configureOutput({ writeOut: (text) => output.stdout.write(text), writeErr: (text) => output.stderr.write(text) });
   program
     .description('Agents-as-code for hosted voice agents: validate, plan and apply YAML manifests.')

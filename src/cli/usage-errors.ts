@@ -83,12 +83,16 @@ export function usageError(commanderCode: string | undefined, message: string, c
     return argumentError(`\`${match[1]}\` is not a <${match[2]}> ${cmd} knows: choose ${wordList(choices, 'or')}.`);
   }
   if ((match = /^too many arguments(?: for '.*')?\. Expected (\d+) arguments? but got (\d+)\.$/.exec(text))) {
-    const expected = Number(match[1]);
-    return argumentError(`${cmd} takes ${expected === 0 ? 'no argument' : expected === 1 ? 'one argument' : `${expected} arguments`}, not ${match[2]}.`);
+    return argumentError(`${cmd} takes ${argumentCount(Number(match[1]))}, not ${match[2]}.`);
   }
   const sentence = `${text.charAt(0).toUpperCase()}${text.slice(1)}`.replace(/\s*\n\s*/g, ' ');
   const optionValue = commanderCode === 'commander.optionMissingArgument' || commanderCode === 'commander.invalidArgument';
   return fail(optionValue ? 'invalid_option' : 'invalid_argument', /[.?!]$/.test(sentence) ? sentence : `${sentence}.`);
+}
+
+/** "no argument", "one argument", "2 arguments": how many a command takes. */
+export function argumentCount(expected: number): string {
+  return expected === 0 ? 'no argument' : expected === 1 ? 'one argument' : `${expected} arguments`;
 }
 
 /** A group run without one of its commands (`voxform state`): a missing argument, with the commands it takes. */

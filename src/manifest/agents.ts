@@ -93,6 +93,7 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
     );
   }
 
+  warnImplicitNulls(spec, ctx.diagnostics);
   const config = isPlainObject(resolved.config) ? resolved.config : {};
   const schemaSecretPaths = configSecretPlaces(config, ctx.onSecret);
   checkIgnorePaths(checked, ctx.diagnostics);
@@ -115,6 +116,29 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
     envReferences,
     template: template?.origin,
   };
+}
+
+/**
+ * A config key with nothing after its colon (`llm:` whose fields were all removed) reads as null,
+ * which clears the field on the service: a warning, unless `null` or `~` is written, which says it
+ * is meant. The reader tells them apart by the value's text: an empty value's span is empty.
+ */
+function warnImplicitNulls(spec: Record<string, unknown>, diagnostics: DiagnosticList): void {
+  const walk = (node: Record<string, unknown>, path: PathPart[]): void => {
+    for (const key of Object.keys(node)) {
+      const child = node[key];
+      if (isPlainObject(child)) walk(child, [...path, key]);
+      if (child !== null) continue;
+      const value = spanAt(spec, ['config', ...path, key]);
+      if (!value || value.start !== value.end) continue;
+      diagnostics.warning(
+        'config_value_empty',
+        `config.${formatDotted([...path, key])} is empty, which clears it on the service; write \`${key}: null\` to mean that, or remove the key to leave it alone`,
+        spanAt(spec, ['config', ...path, key], 'key') ?? value,
+      );
+    }
+  };
+  if (isPlainObject(spec.config)) walk(spec.config, []);
 }
 
 /** The entry with its template (if any) expanded under it; an unknown template is reported here. */

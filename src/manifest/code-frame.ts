@@ -12,7 +12,6 @@
 import { printable } from '../util/printable.js';
 import { cellsWithin, displayWidth } from '../util/display-width.js';
 import { codePointBoundary } from '../util/shorten.js';
-import { REDACTED } from '../secrets/redact.js';
 
 export interface CodeFrameOptions {
   /** Lines shown before and after the one at fault. */
@@ -22,7 +21,14 @@ export interface CodeFrameOptions {
   /** Offsets where lines start (index 0: line 1), when known: the frame then starts there instead of scanning from the top. */
   lineStarts?: readonly number[];
   /** Lines (1-based) to show in place of the text's own: the text's secrets hidden (see secret-lines.ts). */
-  shownLines?: ReadonlyMap<number, string>;
+  shownLines?: ReadonlyMap<number, ShownLine>;
+}
+
+/** A line shown in place of the one written. */
+export interface ShownLine {
+  text: string;
+  /** The unit of `text` the caret stands at for unit `offset` of the line as written (never inside a hidden part). */
+  shownOffset(offset: number): number;
 }
 
 const TAB = '  ';
@@ -31,37 +37,30 @@ export function codeFrame(text: string, line: number, col: number, options: Code
   const context = options.context ?? 2;
   const maxWidth = options.maxWidth ?? 120;
   const lines = linesAround(text, line, context, options.lineStarts).map(({ number, content }) => {
-    const shown = options.shownLines?.get(number);
-    return { number, content: shown ?? content, original: content, replaced: shown !== undefined };
+    const shownLine = options.shownLines?.get(number);
+    return { number, content: shownLine?.text ?? content, shownLine };
   });
   if (lines.length === 0) return '';
   const gutterWidth = String(lines[lines.length - 1]?.number ?? line).length;
   const out: string[] = [];
-  for (const { number, content, original, replaced } of lines) {
+  for (const { number, content, shownLine } of lines) {
     const marker = number === line ? '>' : ' ';
     const gutter = `${marker} ${String(number).padStart(gutterWidth)} |`;
-    const at = number === line ? Math.max(0, col - 1) : 0;
-    const near = nearColumn(Math.max(content.length, original.length), at, maxWidth);
+    const written = number === line ? Math.max(0, col - 1) : 0;
+    // The column of the line as shown: text hidden before it may be shorter or longer than what it hides.
+    const at = shownLine ? shownLine.shownOffset(written) : written;
+    const near = nearColumn(content.length, at, maxWidth);
     const part = { text: cutUnits(content, near.from, near.to), before: near.from > 0, after: near.to < content.length };
     if (number !== line) {
       out.push(trimEnd(`${gutter} ${fitWidth(shown(part.text), 0, maxWidth, part).text}`));
       continue;
     }
-    const caretAt = Math.min(displayWidth(shown(cutUnits(original, near.from, at))), replaced ? caretLimit(shown(part.text)) : Infinity);
+    const caretAt = displayWidth(shown(cutUnits(content, near.from, at)));
     const fitted = fitWidth(shown(part.text), caretAt, maxWidth, part);
     out.push(trimEnd(`${gutter} ${fitted.text}`));
     out.push(`  ${' '.repeat(gutterWidth)} | ${' '.repeat(fitted.caret)}^`);
   }
   return out.join('\n');
-}
-
-/**
- * Under a replaced line the caret goes no further than where a hidden part starts: a caret inside
- * or past it would tell where in a secret the problem is, or how long the secret is.
- */
-function caretLimit(shown: string): number {
-  const hidden = shown.indexOf(REDACTED);
-  return displayWidth(hidden === -1 ? shown : shown.slice(0, hidden));
 }
 
 function linesAround(text: string, line: number, context: number, lineStarts?: readonly number[]): Array<{ number: number; content: string }> {

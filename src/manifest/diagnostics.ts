@@ -9,7 +9,7 @@ import { MIN_SEARCHABLE_SECRET, redactNeedles } from '../secrets/redact.js';
 import { MAX_DIAGNOSTICS_KEPT } from '../project-files/limits.js';
 import { formatCount } from '../util/plural.js';
 import { positionOf, type SourceText, type Span } from './source.js';
-import { maskSecretLines, type MaskedLine } from '../secrets/secret-lines.js';
+import { maskSecretLines, shownOffset, type MaskedLine } from '../secrets/secret-lines.js';
 
 export { DIAGNOSTIC_CODES, type DiagnosticCode } from '../error-codes.js';
 
@@ -141,7 +141,7 @@ export class DiagnosticList {
       .map(({ severity, code, message, span }) => {
         const { line, col } = positionOf(span.source, span.start);
         const mask = maskOf(span.source);
-        const shownLines = new Map([...linesNear(mask, line)].map(([number, masked]) => [number, masked.shown]));
+        const shownLines = new Map([...linesNear(mask, line)].map(([number, masked]) => [number, { text: masked.shown, shownOffset: (offset: number) => shownOffset(masked, offset) }]));
         const frame = codeFrame(span.source.text, line, col, { lineStarts: span.source.lines.lineStarts, shownLines, context: FRAME_CONTEXT });
         const hidden = [...linesNear(mask, line)].flatMap(([, masked]) => masked.hidden);
         return { severity, code, message: hideParts(message, hidden), file: span.source.display, line, col, frame };

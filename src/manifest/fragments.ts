@@ -10,7 +10,7 @@ import type { DiagnosticList } from './diagnostics.js';
 import { attachSpans, setOwn, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';
 import { isPlainObject } from '../util/json-object.js';
 import { MAX_RESOURCES_PER_KIND } from '../project-files/limits.js';
-import { isLocalName, isPhoneNumber, LOCAL_NAME_MAX_LENGTH } from './names.js';
+import { isLocalName, isPhoneNumber, LOCAL_NAME_MAX_LENGTH, phoneNumberAdvice } from './names.js';
 import { checkAgainstSchema } from './schema-issues.js';
 import { locationOf, type Span } from './source.js';
 import { formatCount } from '../util/plural.js';
@@ -175,13 +175,7 @@ function checkName(name: string, span: Span, noun: string, diagnostics: Diagnost
 
 function checkPhoneNumber(number: string, span: Span, diagnostics: DiagnosticList): boolean {
   if (isPhoneNumber(number)) return true;
-  const digits = number.replace(/[\s().-]/g, '');
-  const suggestion = /^\+?[1-9][0-9]{6,14}$/.test(digits) ? `+${digits.replace(/^\+/, '')}` : undefined;
-  diagnostics.error(
-    'invalid_name',
-    `phone "${number}" is not an E.164 number such as "+15551230001"${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
-    span,
-  );
+  diagnostics.error('invalid_name', `phone "${number}" is not an E.164 number such as "+15551230001"${phoneNumberAdvice(number)}`, span);
   return false;
 }
 

@@ -58,6 +58,7 @@ export interface StringInterpolation {
  * (what the place is called: "an agent's id") every reference is refused there, and nothing is read.
  */
 export function interpolateString(text: string, span: Span | undefined, ctx: InterpolationContext, forbiddenPlace?: string): StringInterpolation {
+  if (span && text.includes('${')) warnMiscasedReferences(text, span, ctx.diagnostics);
   if (!text.includes('{env:')) return { value: text, fromEnv: false };
   let fromEnv = false;
   const fill = (whole: string, escape: string, body: string): string => {
@@ -126,6 +127,26 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
   return { value: pieces.join(''), fromEnv };
 }
 
+/** `${ENV:NAME}`, `${Env:NAME}`: `env` in another case, which makes no reference (group 1: as written, group 2: the name, group 3: `:-` and a fallback). */
+const MISCASED_REFERENCE = /\$\{(?!env:)([Ee][Nn][Vv]):([^}:]*)(:-[^}]*)?\}/g;
+
+/**
+ * A reference written in the wrong case is sent as its text, which no one means: a warning at it,
+ * with the reference it was meant to be. A warning, not an error, because that text is valid
+ * and the manifest's reference syntax has no escape for it.
+ */
+function warnMiscasedReferences(text: string, span: Span, diagnostics: DiagnosticList): void {
+  for (const [whole, env, name, fallback] of text.matchAll(MISCASED_REFERENCE)) {
+    // A fallback is shown as `…`: were the reference right, its text would be a secret.
+    const rest = `${name}${fallback === undefined ? '' : ':-…'}}`;
+    diagnostics.warning(
+      'env_case',
+      `"\${${env}:${rest}" is not a reference, so it is sent as this text: references are written in lower case; write \${env:${rest} to read the variable`,
+      locate(span, whole),
+    );
+  }
+}
+
 /** The variables already warned about as too short, per load: one warning per variable. */
 const warnedShort = new WeakMap<DiagnosticList, Set<string>>();
 
@@ -165,7 +186,8 @@ export function interpolateTree(value: unknown, ctx: InterpolationContext, how: 
   // A string's span is looked up (in its parent, the last ancestor) only when it holds a reference.
   const walk = (node: unknown): unknown => {
     if (typeof node === 'string') {
-      if (!node.includes('{env:')) return node;
+      // Every reference starts `${`, so does one in the wrong case (interpolateString warns of it).
+      if (!node.includes('${')) return node;
       const parent = ancestors[ancestors.length - 1];
       const written = parent === undefined ? undefined : spansOf(parent)?.entries.get(path[path.length - 1] as PathPart)?.value;
       const result = interpolateString(node, written ?? enclosingSpan(), ctx, forbidden?.(path));

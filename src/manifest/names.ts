@@ -16,3 +16,18 @@ export function isLocalName(name: string): boolean {
 export function isPhoneNumber(number: string): boolean {
   return PHONE_NUMBER_PATTERN.test(number);
 }
+
+/**
+ * What to add after "is not an E.164 number" for a phone number written as `written`, the one rule
+ * wherever a number is checked: the number itself only when its digits already carry a country
+ * code (written after `+` or `00`, only separators wrong); for bare digits, a hint to write the
+ * country code, since a national number names no country (guessing one would suggest a number
+ * in another country); nothing for anything else.
+ */
+export function phoneNumberAdvice(written: string): string {
+  const compact = written.replace(/[\s().-]/g, '');
+  const international = /^(?:\+|00)([1-9][0-9]{6,14})$/.exec(compact);
+  if (international) return `; did you mean "+${international[1]}"?`;
+  if (/^[0-9]+$/.test(compact)) return '; start it with "+" and the country code, digits only';
+  return '';
+}

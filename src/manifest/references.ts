@@ -3,6 +3,7 @@ import { didYouMean } from '../util/did-you-mean.js';
 import type { AgentDraft } from './agents.js';
 import type { DiagnosticList } from './diagnostics.js';
 import { formatSourceLocation } from '../errors.js';
+import { isPhoneNumber } from './names.js';
 import { locationOf } from './source.js';
 import type { CampaignDraft, CredentialDraft, PhoneDraft } from './resources.js';
 
@@ -39,7 +40,8 @@ export function checkPhoneAgents(drafts: Drafts, diagnostics: DiagnosticList): v
 export function checkCampaignCallers(drafts: Drafts, diagnostics: DiagnosticList): void {
   for (const campaign of drafts.campaigns.values()) {
     const caller = campaign.caller;
-    if (!caller || drafts.phoneNumbers.has(caller.number)) continue;
+    // A caller that is not E.164 is the schema's error already: it could never be a phone of the manifest.
+    if (!caller || drafts.phoneNumbers.has(caller.number) || !isPhoneNumber(caller.number)) continue;
     diagnostics.error(
       'reference_missing',
       `campaign "${campaign.localName}" calls from "${caller.number}", which is not a phone of the manifest${suggestion(caller.number, drafts.phoneNumbers) || '; add it under phones'}`,

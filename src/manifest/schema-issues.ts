@@ -17,6 +17,7 @@ import {
   quote,
 } from './describe.js';
 import type { DiagnosticList } from './diagnostics.js';
+import { phoneNumberAdvice } from './names.js';
 import { resolvePlain } from './parse-yaml-subset.js';
 import { entryAt, setOwn, spanAt, type FilledBy, type PathPart, type ValuePath } from './positions.js';
 import { isPlainObject } from '../util/json-object.js';
@@ -137,12 +138,22 @@ function reportIssue(issue: SchemaIssue, check: SchemaCheck, list: ErrorSink): v
     }
     case 'pattern': {
       const shown = typeof value === 'string' && !secret ? `${quote(value)} ` : '';
-      diagnostics.error('invalid_value', `${place}: ${shown}is not ${describePattern(String(issue.params.pattern))}`, valueSpan);
+      const pattern = String(issue.params.pattern);
+      const advice = typeof value === 'string' && !secret && PHONE_PATTERNS.has(pattern) ? phoneNumberAdvice(value) : '';
+      diagnostics.error('invalid_value', `${place}: ${shown}is not ${describePattern(pattern)}${advice}`, valueSpan);
       return;
     }
     case 'format': {
       const shown = typeof value === 'string' && !secret ? `${quote(value)} ` : '';
       diagnostics.error('invalid_value', `${place}: ${shown}is not ${describeFormat(String(issue.params.format))}`, valueSpan);
+      return;
+    }
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum': {
+      const bound = BOUND_WORDS[String(issue.params.comparison)] ?? String(issue.params.comparison);
+      diagnostics.error('invalid_value', `${place} must be ${bound} ${Number(issue.params.limit)}, found ${typeof value === 'number' && !secret ? value : found}`, valueSpan);
       return;
     }
     case 'minLength': {
@@ -258,14 +269,22 @@ function quoteHint(expected: string[], value: unknown, span: Span, secret: boole
   return `; write it in quotes if you meant text: "${written.replaceAll('"', '\\"')}"`;
 }
 
+const PHONE_PATTERN = '^\\+[1-9][0-9]{6,14}$';
+// The same, where a value may come from `${env:…}`: such a value is checked as written, never filled in.
+const PHONE_OR_REFERENCE_PATTERN = '^(?:\\+[1-9][0-9]{6,14}|.*\\$\\{env:[^}]*\\}.*)$';
+/** The schemas' phone number patterns: a value that breaks one gets the advice every phone number gets (phoneNumberAdvice). */
+const PHONE_PATTERNS = new Set([PHONE_PATTERN, PHONE_OR_REFERENCE_PATTERN]);
+
 const PATTERN_WORDS: Record<string, string> = {
   '^[A-Za-z0-9][A-Za-z0-9_.-]*$': 'a valid name (letters, digits, "-", "_" and ".", starting with a letter or digit)',
-  '^\\+[1-9][0-9]{6,14}$': 'an E.164 phone number ("+", the country code and the number, digits only, no spaces: "+15551230001")',
-  // The same, where a value may come from `${env:…}`: such a value is checked as written, never filled in.
-  '^(?:\\+[1-9][0-9]{6,14}|.*\\$\\{env:[^}]*\\}.*)$': 'an E.164 phone number ("+", the country code and the number, digits only, no spaces: "+15551230001") or ${env:NAME}',
+  [PHONE_PATTERN]: 'an E.164 phone number ("+", the country code and the number, digits only, no spaces: "+15551230001")',
+  [PHONE_OR_REFERENCE_PATTERN]: 'an E.164 phone number ("+", the country code and the number, digits only, no spaces: "+15551230001") or ${env:NAME}',
   '^[1-9][0-9]{0,5}[mhd]$': 'a duration: a whole number and m (minutes), h (hours) or d (days), such as "30m" or "2h"',
   '^(name|config(\\.[A-Za-z0-9_]+)*)$': 'a field path: name, config, or config followed by dotted fields such as config.voice.settings',
 };
+
+/** Ajv's comparisons of a number with its schema's limit, in words. */
+const BOUND_WORDS: Record<string, string> = { '>=': 'at least', '<=': 'at most', '>': 'more than', '<': 'less than' };
 
 /** The schemas' `format`s in words. */
 const FORMAT_WORDS: Record<string, string> = {

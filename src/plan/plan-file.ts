@@ -69,7 +69,7 @@ function planDigest(saved: Record<string, unknown>, fingerprintKey: string): str
 export const PLAN_JSON_LIMITS: KeptJsonLimits = { maxBytes: MAX_KEPT_FILE_BYTES, maxValues: MAX_PLAN_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH };
 
 /** How every file savePlanFile writes begins: what tells a plan to overwrite from any other file. */
-const SAVED_PLAN_START = '{\n  "kind": "voxform-plan",';
+export const SAVED_PLAN_START = '{\n  "kind": "voxform-plan",';
 
 /**
  * Saves the plan. `redact` takes out of what a reviewer sees any secret the schema's marks and the

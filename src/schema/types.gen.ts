@@ -731,7 +731,7 @@ export interface ConfigVoicemail {
  */
 export interface ConfigLlm {
   /**
-   * Sampling temperature of the language model: lower is more predictable.
+   * Sampling temperature of the language model, from 0 to 2: lower is more predictable.
    */
   temperature?: number | Clear;
   /**
@@ -1458,7 +1458,7 @@ export interface FlowRead1 {
  */
 export interface LlmCommon {
   /**
-   * Sampling temperature of the language model: lower is more predictable.
+   * Sampling temperature of the language model, from 0 to 2: lower is more predictable.
    */
   temperature?: number;
   /**

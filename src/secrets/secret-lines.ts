@@ -23,6 +23,25 @@ export interface MaskedLine {
   shown: string;
   /** The parts it hides, as written (trimmed), to hide from a message that quotes the source. */
   hidden: string[];
+  /**
+   * How its units line up with the line as written: the first `kept` are shown as written; from
+   * unit `tailAt` of `shown` on comes either the text from unit `tailFrom` as written (a lone
+   * `${env:NAME}`, `asWritten`) or the hidden mark. What lies between is left out (spaces, a comment).
+   */
+  columns: { kept: number; tailFrom: number; tailAt: number; asWritten: boolean };
+}
+
+/**
+ * The unit of `masked.shown` that stands for unit `offset` of the line as written: a caret placed
+ * there stands under the same text, though the shown line is shorter or longer before it. A unit
+ * inside a hidden part (or left out) stands at the start of what follows: a caret within a hidden
+ * part would tell where in a secret a problem is, or how long the secret is.
+ */
+export function shownOffset(masked: MaskedLine, offset: number): number {
+  const { kept, tailFrom, tailAt, asWritten } = masked.columns;
+  if (offset < kept) return offset;
+  if (asWritten && offset >= tailFrom) return Math.min(tailAt + offset - tailFrom, masked.shown.length);
+  return tailAt;
 }
 
 /** How many passes follow aliases to their anchors before every anchor is treated as secret. */
@@ -123,12 +142,13 @@ function maskRegionLine(lead: string, content: string, indent: number, state: Sc
     state.open = scanValue(content, undefined);
     return hideWhole(lead, content);
   }
+  const valueFrom = lead.length + item.length + key[0].length;
   const value = content.slice(item.length + key[0].length);
   state.open = scanValue(value, undefined);
   if (BLOCK_SCALAR.test(value)) region.literal = keyColumn;
-  const masked = hideAfter(`${lead}${item}${key[1] as string}:`, value);
+  const masked = hideAfter(`${lead}${item}${key[1] as string}:`, value, valueFrom);
   const providerName = region.namesProviders && unquoted(key[1] as string).toLowerCase() === 'provider' && state.open === undefined;
-  return providerName ? { shown: masked.shown, hidden: [] } : masked;
+  return providerName ? { ...masked, hidden: [] } : masked;
 }
 
 function unquoted(key: string): string {
@@ -157,7 +177,7 @@ function maskOpener(line: string, leadLength: number, state: ScanState, keys: re
     const namesProviders = !found.anchor && column === 0 && /^credentials:/.test(line);
     state.region = { column, childIndent: undefined, literal: BLOCK_SCALAR.test(value) ? column : undefined, namesProviders };
   }
-  return hideAfter(line.slice(0, found.at).trimEnd(), value);
+  return hideAfter(line.slice(0, found.at).trimEnd(), value, found.at);
 }
 
 const BLOCK_SCALAR = /^\s*[|>]/;
@@ -223,16 +243,20 @@ function keyAt(line: string, name: string, from: number): { keyAt: number; at: n
  */
 const ONE_REFERENCE = /^(["']?)\$\{env:[A-Za-z_][A-Za-z0-9_]*\}\1$/;
 
-function hideAfter(kept: string, value: string): MaskedLine {
+/** `kept` (the line as written up to there), then `value`, written from unit `valueFrom` of the line, hidden unless a lone reference. */
+function hideAfter(kept: string, value: string, valueFrom: number): MaskedLine {
   const hidden = value.trim();
-  if (hidden === '') return { shown: kept, hidden: [] };
-  if (ONE_REFERENCE.test(hidden)) return { shown: `${kept} ${hidden}`, hidden: [] };
-  return { shown: `${kept} ${REDACTED}`, hidden: [hidden] };
+  const tailFrom = valueFrom + value.length - value.trimStart().length;
+  if (hidden === '') return { shown: kept, hidden: [], columns: { kept: kept.length, tailFrom, tailAt: kept.length, asWritten: false } };
+  const asWritten = ONE_REFERENCE.test(hidden);
+  const columns = { kept: kept.length, tailFrom, tailAt: kept.length + 1, asWritten };
+  return asWritten ? { shown: `${kept} ${hidden}`, hidden: [], columns } : { shown: `${kept} ${REDACTED}`, hidden: [hidden], columns };
 }
 
 function hideWhole(lead: string, content: string): MaskedLine {
-  if (content === '') return { shown: lead, hidden: [] };
-  return { shown: `${lead}${REDACTED}`, hidden: [content] };
+  const columns = { kept: lead.length, tailFrom: lead.length, tailAt: lead.length, asWritten: false };
+  if (content === '') return { shown: lead, hidden: [], columns };
+  return { shown: `${lead}${REDACTED}`, hidden: [content], columns };
 }
 
 /**

@@ -9,8 +9,9 @@ import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
 
+const MANIFEST = 'version: 1\nagents:\n  desk:\n    id: "-OKdqbqetEcM4ak369ym"\n';
+
 describe('errors found before a command runs have a hint too', () => {
-  const MANIFEST = 'version: 1\nagents:\n  desk:\n    id: "-OKdqbqetEcM4ak369ym"\n';
 
   it.each([
     [['plan', '--local', '--timeout', 'soon'], {}, 'error[invalid_option]: --timeout "soon" is not a time from 1 ms to 24 h.\n  hint: Write it as 30s, 2m or 500ms (a bare number is seconds).\n'],
@@ -81,6 +82,31 @@ describe("the argument parser's mistakes read as every other error", () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(`error[${code}]: ${message}\n  hint: ${hint}\n`);
     expect(result.stdout).toBe('');
+  });
+
+  it('a manifest given as an argument, by any command that takes -f, is said to come with -f, with the command line that works', async () => {
+    const cwd = await tempDir({ 'voxform.yaml': MANIFEST, 'prod-agents': MANIFEST, 'notes.txt': 'not a manifest\n' });
+    const hint = (command: string) => `  hint: Run \`${command}\`.\n`;
+    const cases: Array<[string[], string]> = [
+      [['validate', 'voxform.yaml'], `error[invalid_argument]: \`voxform validate\` takes no argument, and voxform.yaml is a manifest: manifests are given with -f.\n${hint('voxform validate -f voxform.yaml')}`],
+      [['plan', 'voxform.yaml', '--local'], `error[invalid_argument]: \`voxform plan\` takes no argument, and voxform.yaml is a manifest: manifests are given with -f.\n${hint('voxform plan -f voxform.yaml --local')}`],
+      // A name that does not say YAML, but a file that reads as a manifest.
+      [['drift', 'prod-agents', '--env', 'prod'], `error[invalid_argument]: \`voxform drift\` takes no argument, and prod-agents is a manifest: manifests are given with -f.\n${hint('voxform drift -f prod-agents --env prod')}`],
+      [['apply', 'voxform.yaml', '--local'], `error[invalid_argument]: \`voxform apply\` takes a saved plan (\`voxform plan --out FILE\`) as its argument, and voxform.yaml is a manifest: manifests are given with -f.\n${hint('voxform apply -f voxform.yaml --local')}`],
+      [['validate', 'notes.txt'], 'error[invalid_argument]: `voxform validate` takes no argument, not 1.\n  hint: Run `voxform validate --help` for its arguments and options.\n'],
+    ];
+    for (const [args, stderr] of cases) {
+      const result = await runCliInProcess(args, { cwd });
+      expect({ args, code: result.code, stderr: result.stderr }).toEqual({ args, code: 1, stderr });
+    }
+  });
+
+  it('a saved plan named .yaml is still a plan to apply, not a manifest', async () => {
+    const cwd = await tempDir({ 'voxform.yaml': MANIFEST });
+    expect((await runCliInProcess(['plan', '--local', '--out', 'plan.yaml'], { cwd })).code).toBe(0);
+    const applied = await runCliInProcess(['apply', 'plan.yaml', '--local', '--auto-approve'], { cwd });
+    expect(applied.stderr).not.toContain('manifest');
+    expect(applied.code).toBe(0);
   });
 
   it('`voxform` alone is a request for its help, as `voxform --help`', async () => {

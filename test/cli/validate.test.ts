@@ -274,4 +274,16 @@ describe('an error that quotes a name voxform did not write', () => {
     // eslint-disable-next-line no-control-regex
     expect(result.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
   });
+
+  it('refuses an llm.temperature outside the 0 to 2 the service takes, without the advice for a high one', async () => {
+    const agent = (name: string, temperature: number) => [`  ${name}:`, `    id: ag_${name}`, `    config: { llm: { temperature: ${temperature} } }`];
+    const cwd = await tree({ 'voxform.yaml': ['agents:', ...agent('low', -5), ...agent('high', 2.5)].join('\n') });
+    const result = await runCliInProcess(['validate'], { cwd });
+    expect(result.code).toBe(1);
+    expect(result.stderr.split('\n').filter((line) => /^voxform\.yaml:/.test(line))).toEqual([
+      'voxform.yaml:4:35  error[invalid_value]: llm.temperature must be at least 0, found -5',
+      'voxform.yaml:7:35  error[invalid_value]: llm.temperature must be at most 2, found 2.5',
+    ]);
+    expect(result.stderr).not.toContain('improvise');
+  });
 });

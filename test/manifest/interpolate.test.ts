@@ -49,6 +49,24 @@ describe('interpolateString', () => {
   });
 });
 
+describe('a reference in the wrong case', () => {
+  it('is sent as its text, with a warning at it naming the reference it was meant to be (a fallback never shown)', () => {
+    const result = run('Bearer ${ENV:TOKEN}, ${Env:OTHER:-s3cret-default} and ${env:TOKEN}', { TOKEN: 'real-token', OTHER: 'other-value' });
+    expect(result.value).toBe('Bearer ${ENV:TOKEN}, ${Env:OTHER:-s3cret-default} and real-token');
+    expect(result.diagnostics).toEqual([
+      '13 env_case "${ENV:TOKEN}" is not a reference, so it is sent as this text: references are written in lower case; write ${env:TOKEN} to read the variable',
+      '27 env_case "${Env:OTHER:-…}" is not a reference, so it is sent as this text: references are written in lower case; write ${env:OTHER:-…} to read the variable',
+    ]);
+  });
+
+  it('is found by the tree walk too, in a string with no reference in the right case', () => {
+    const diagnostics = new DiagnosticList();
+    const source = new SourceRegistry('/').forText('/m.yaml', 'prompt: "Key: ${ENV:FOO}"\n');
+    interpolateTree({ prompt: 'Key: ${ENV:FOO}' }, { env: {}, diagnostics, onSecret: () => undefined }, { span: { source, start: 0, end: 25 } });
+    expect(diagnostics.toList().map((d) => `${d.line}:${d.col} ${d.code}`)).toEqual(['1:15 env_case']);
+  });
+});
+
 describe('interpolateTree', () => {
   it('interpolates strings at any depth, reports their paths and leaves other values alone', () => {
     const paths: string[] = [];

@@ -280,7 +280,39 @@ describe('loadManifests: schema checks', () => {
     const result = await loadTree({ 'voxform.yaml': 'agents:\n  front desk: { id: a }\nphones:\n  "5551230001": {}\n' });
     expect(summarize(result)).toEqual([
       'voxform.yaml:2:3 invalid_name agent name "front desk" is not a valid name: use letters, digits, "-", "_" and ".", starting with a letter or digit',
-      'voxform.yaml:4:3 invalid_name phone "5551230001" is not an E.164 number such as "+15551230001"; did you mean "+5551230001"?',
+      'voxform.yaml:4:3 invalid_name phone "5551230001" is not an E.164 number such as "+15551230001"; start it with "+" and the country code, digits only',
+    ]);
+  });
+
+  it('warns of a config key left empty, which clears the field, not of a written null', async () => {
+    const config = ['    config:', '      llm:', '      voice: null', '      flow:', '        call_transfer:', '        response_delay: ~', '      prompt: hi', '', ''].join('\n');
+    const flow = '    config: { voice: , llm: null }\n';
+    const result = await loadTree({ 'voxform.yaml': `agents:\n  a:\n    id: a\n${config}  b:\n    id: b\n${flow}` });
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:5:7 config_value_empty config.llm is empty, which clears it on the service; write `llm: null` to mean that, or remove the key to leave it alone',
+      'voxform.yaml:8:9 config_value_empty config.flow.call_transfer is empty, which clears it on the service; write `call_transfer: null` to mean that, or remove the key to leave it alone',
+      'voxform.yaml:14:15 config_value_empty config.voice is empty, which clears it on the service; write `voice: null` to mean that, or remove the key to leave it alone',
+    ]);
+    expect(result.state?.agents.get('a')?.config).toMatchObject({ llm: null, voice: null, flow: { call_transfer: null, response_delay: null } });
+  });
+
+  it('suggests a phone number only when its digits carry a country code, by one rule for phone keys, transfer numbers and callers', async () => {
+    const numbers = ['555-123-0001', '(555) 123-0001', '+1 (555) 123-0001', '0044 20 7946 0018', 'front desk'];
+    const phones = numbers.map((number) => `  "${number}": {}\n`).join('');
+    const transfers = numbers.map((number, index) => `  t${index}: { id: t${index}, config: { flow: { call_transfer: { phone: "${number}" } } } }\n`).join('');
+    const result = await loadTree({ 'voxform.yaml': `phones:\n${phones}agents:\n${transfers}` });
+    const advice = (line: string) => line.replace(/^.*?(?:E\.164 number such as "\+15551230001"|no spaces: "\+15551230001"\)(?: or \$\{env:NAME\})?)/, '');
+    const expected = [
+      '; start it with "+" and the country code, digits only',
+      '; start it with "+" and the country code, digits only',
+      '; did you mean "+15551230001"?',
+      '; did you mean "+442079460018"?',
+      '',
+    ];
+    expect(summarize(result).map(advice)).toEqual([...expected, ...expected]);
+    const caller = await loadTree({ 'voxform.yaml': 'phones:\n  "+15551230001": {}\ncampaigns:\n  c: { id: c, caller: "555 123 0001" }\n' });
+    expect(summarize(caller)).toEqual([
+      'voxform.yaml:4:23 invalid_value caller of campaign "c": "555 123 0001" is not an E.164 phone number ("+", the country code and the number, digits only, no spaces: "+15551230001"); start it with "+" and the country code, digits only',
     ]);
   });
 

@@ -145,7 +145,7 @@ describe('templates', () => {
     const vars = '      business: Acme\n      business_description: dental\n      opening_hours: 9-5\n      transfer_number: "12345"\n';
     const result = await loadTree({ 'voxform.yaml': manifest(`    template: receptionist\n    vars:\n${vars}`) });
     expect(summarize(result)).toEqual([
-      'voxform.yaml:9:24 invalid_value the value of vars.transfer_number does not fit template "receptionist": flow.call_transfer.phone: "12345" is not an E.164 phone number ("+", the country code and the number, digits only, no spaces: "+15551230001") or ${env:NAME}',
+      'voxform.yaml:9:24 invalid_value the value of vars.transfer_number does not fit template "receptionist": flow.call_transfer.phone: "12345" is not an E.164 phone number ("+", the country code and the number, digits only, no spaces: "+15551230001") or ${env:NAME}; start it with "+" and the country code, digits only',
     ]);
   });
 

@@ -65,9 +65,9 @@ describe('maskSecretLines', () => {
 
   it("leaves messages free to name the top-level credentials' providers (hidden in the frame all the same), and nothing else", () => {
     const masked = maskSecretLines(['credentials:', '  - provider: openai', '    api_key: sk-literal-1', 'agents:', '  a:', '    config:', '      app_functions:', '        - credentials:', '            provider: app-secret-2'].join('\n'));
-    expect(masked.get(2)).toEqual({ shown: '  - provider: (sensitive)', hidden: [] });
+    expect(masked.get(2)).toMatchObject({ shown: '  - provider: (sensitive)', hidden: [] });
     expect(masked.get(3)?.hidden).toEqual(['sk-literal-1']);
-    expect(masked.get(9)).toEqual({ shown: '            provider: (sensitive)', hidden: ['app-secret-2'] });
+    expect(masked.get(9)).toMatchObject({ shown: '            provider: (sensitive)', hidden: ['app-secret-2'] });
   });
 
   it('reads a hostile megabyte line in linear time', () => {

@@ -73,6 +73,32 @@ describe('code frames never show a secret header value', () => {
   });
 });
 
+describe('the caret under a line with a hidden part', () => {
+  const caretLine = (frame: string | undefined) => {
+    const lines = (frame ?? '').split('\n');
+    const at = lines.findIndex((line) => line.startsWith('>'));
+    return { line: lines[at] ?? '', caret: lines[at + 1] ?? '' };
+  };
+  const under = (frame: string | undefined) => {
+    const { line, caret } = caretLine(frame);
+    return line.slice(caret.indexOf('^'));
+  };
+
+  it('stands under the reported column, though the line as shown is shorter before it', async () => {
+    // The spaces before a lone reference are not shown: the reference moves left, and the caret with it.
+    const result = await loadTree({ 'voxform.yaml': 'credentials:\n  - provider: openai\n    api_key:        "${env:VOXFORM_SECRET}"\n' });
+    expect(result.diagnostics.map((d) => `${d.line}:${d.col} ${d.code}`)).toEqual(['3:22 env_not_allowed']);
+    expect(under(result.diagnostics[0]?.frame)).toBe('${env:VOXFORM_SECRET}"');
+  });
+
+  it('stands at the start of a hidden part for a column inside it, never within it', async () => {
+    const result = await loadTree({ 'voxform.yaml': 'phones:\n  "+15551230001":\n    import: { country: US, region: us-west, api_key: PLANTKEY1, api_secret: y, bogus: 1 }\n' });
+    const bogus = result.diagnostics.find((d) => d.code === 'unknown_field');
+    expect(bogus?.col).toBe(80);
+    expect(under(bogus?.frame)).toBe('(sensitive)');
+  });
+});
+
 /** Other shapes a secret can take next to a problem; the loader's frames and messages are checked. */
 const SHAPES: Array<{ name: string; yaml: string }> = [
   { name: 'a tag the parser quotes in its warning', yaml: [...HEAD, '          x-token: !PLANTTAG1', '      bogus: 1'].join('\n') },

@@ -4,6 +4,7 @@ import { isVoxformError, VoxformError } from '../../errors.js';
 import { madeElsewhere, readPlanFile, type SavedPlan } from '../../plan/plan-file.js';
 import type { CommandContext } from '../context.js';
 import { applyOnTerminal } from '../apply-on-terminal.js';
+import { manifestArgumentError, namesManifest } from '../manifest-argument.js';
 import { shellWord } from '../../util/shell-word.js';
 import { savedPlanCommands, type ChosenTarget } from '../next-command.js';
 import { connectProject, deploySourceOf, planInputs, type ProjectOptions } from '../project.js';
@@ -46,10 +47,22 @@ function localPlanElsewhere(planFile: string, chosen: ChosenTarget): VoxformErro
   });
 }
 
+/** The saved plan `planFile`; a manifest there, not a plan, is the mistake of leaving out -f, said so. */
+async function readSavedPlan(planFile: string, options: ApplyCommandOptions, ctx: CommandContext): Promise<SavedPlan> {
+  try {
+    return await readPlanFile(path.resolve(ctx.cwd, planFile));
+  } catch (error) {
+    if (isVoxformError(error) && error.code === 'plan_unreadable' && namesManifest(planFile, ctx.cwd)) {
+      throw manifestArgumentError([planFile], 'apply', options, 'a saved plan (`voxform plan --out FILE`) as its argument');
+    }
+    throw error;
+  }
+}
+
 /** `voxform apply [PLAN]`: load and connect (the saved plan's manifests, if given), then apply on the terminal. */
 export async function run(options: ApplyCommandOptions, ctx: CommandContext): Promise<number> {
   const planFile = options.args?.[0];
-  const saved = planFile ? await readPlanFile(path.resolve(ctx.cwd, planFile)) : undefined;
+  const saved = planFile ? await readSavedPlan(planFile, options, ctx) : undefined;
   const timeout = options.lockTimeout ?? 0;
   const command = `voxform apply${planFile ? ` ${shellWord(planFile)}` : ''}`;
   const workingDir = saved ? await realpath(ctx.cwd) : undefined;
