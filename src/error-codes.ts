@@ -42,6 +42,7 @@ export const COMMAND_ERROR_CODES = [
   'fmt_unsafe',
   'history_record_invalid',
   'history_record_too_large',
+  'history_too_large',
   'history_ref_ambiguous',
   'history_ref_unknown',
   'init_aborted',

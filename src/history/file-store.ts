@@ -2,15 +2,17 @@
  * The file backend's ledger: one JSON file per apply in `history/`, named by its id so a listing sorts
  * in the order records were appended (src/history/ledger-order.ts), written atomically and never
  * changed. A damaged or foreign file is skipped and reported, so one bad file cannot hide the rest
- * of the history.
+ * of the history. All the records one store reads hold at most MAX_HISTORY_JSON_VALUES_PER_RUN
+ * values together: past it the command stops (`history_too_large`).
  */
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { checkKeptFolder, makeKeptFolder, readKeptJson, writeKeptFile, type KeptJsonLimits } from '../project-files/kept-files.js';
 import { HISTORY_RECORD_ID, historyRecordProblem, testRunProblem } from './check-record.js';
-import { HISTORY_RECORD_LIMITS, storedRecordText, appendedAt } from './stored-record.js';
+import { HISTORY_RECORD_LIMITS, MAX_HISTORY_JSON_VALUES_PER_RUN, storedRecordText, appendedAt } from './stored-record.js';
 import { idCeiling, newHistoryId } from './ledger-order.js';
+import { formatCount } from '../util/plural.js';
 import { sameStrings, summarizeRecord, type HistoryQuery, type HistoryRecord, type HistoryStore, type RecordSummary, type SkippedRecord, type TestRunRecord } from './types.js';
 
 /** The folder of test runs' evidence, inside the history folder. */
@@ -19,6 +21,22 @@ export const TEST_RUNS_FOLDER = 'test-runs';
 type ProblemOf = (value: unknown) => string | undefined;
 type OnSkipped = ((skipped: SkippedRecord) => void) | undefined;
 
+/** The values of a parsed JSON value, itself included, keys not counted (as the kept files' budget counts them). */
+function jsonValueCount(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 1;
+  let count = 1;
+  for (const item of Array.isArray(value) ? value : Object.values(value)) count += jsonValueCount(item);
+  return count;
+}
+
+/** The records read so far hold nearly the run's budget, and `file` would take them past it. */
+function historyTooLarge(directory: string, file: string, valuesPerRun: number): VoxformError {
+  return new VoxformError(
+    'history_too_large',
+    `The history records in ${directory} hold more than ${formatCount(valuesPerRun)} JSON values together (the cap on what one command reads of them), reached at ${path.basename(file)}; the command stopped there.`,
+    { hint: 'A history that large is not one voxform wrote: remove the records nobody deployed (check `git log` of the folder). To keep a long history, move the older records out of the folder (git keeps them), or use the PostgreSQL state (docs/history.md#where-records-are-kept).' },
+  );
+}
 
 /** The folder cannot be listed: a file where it (or a folder above it) should be, or no permission. */
 function unreadableFolder(directory: string, error: NodeJS.ErrnoException): VoxformError {
@@ -29,11 +47,17 @@ function unreadableFolder(directory: string, error: NodeJS.ErrnoException): Voxf
 }
 
 export class FileHistoryStore implements HistoryStore {
-  /** `limits`: what a record may be, read or written (tests lower them). */
+  /** What the records this store reads may still hold, in JSON values. */
+  private valuesLeft: number;
+
+  /** `limits`: what a record may be, read or written; `valuesPerRun`: what all it reads may hold (tests lower both). */
   constructor(
     readonly directory: string,
     private readonly limits: KeptJsonLimits = HISTORY_RECORD_LIMITS,
-  ) {}
+    private readonly valuesPerRun: number = MAX_HISTORY_JSON_VALUES_PER_RUN,
+  ) {
+    this.valuesLeft = valuesPerRun;
+  }
 
   append(record: Omit<HistoryRecord, 'id'>): Promise<HistoryRecord> {
     return this.appendIn(this.directory, record);
@@ -140,22 +164,29 @@ export class FileHistoryStore implements HistoryStore {
   /**
    * The record of a file, or undefined (reported to `onSkipped`) when it holds none. Read under the
    * guards of kept files: a record may be a link to `/dev/urandom`, a FIFO or a file outside its folder.
+   * Its values count against the store's budget, skipped or not; one past what is left stops the command.
    */
   private async readChecked<T extends { id: string }>(directory: string, id: string, problemOf: ProblemOf, onSkipped: OnSkipped): Promise<T | undefined> {
     const file = path.join(directory, `${id}.json`);
+    const maxValues = Math.min(this.limits.maxValues, this.valuesLeft);
     let problem: string | undefined;
+    let overRun = false;
     try {
-      const read = await readKeptJson(file, this.limits);
+      const read = await readKeptJson(file, { ...this.limits, maxValues });
       if (!read.found) return undefined; // removed since the folder was listed
       if (!read.ok) {
+        // Past what is left of the run's budget, not a record's own: the command stops.
+        overRun = read.reason === 'over_budget' && maxValues < this.limits.maxValues && read.problem.includes('JSON values');
         problem = read.reason === 'not_json' ? 'not JSON' : `it ${read.problem}`;
       } else {
+        this.valuesLeft -= jsonValueCount(read.value);
         problem = problemOf(read.value) ?? ((read.value as T).id === id ? undefined : 'id: not the id its file is named by');
         if (problem === undefined) return read.value as T;
       }
     } catch (error) {
       problem = `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
     }
+    if (overRun) throw historyTooLarge(directory, file, this.valuesPerRun);
     onSkipped?.({ where: file, problem });
     return undefined;
   }

@@ -88,6 +88,31 @@ describe('FileHistoryStore', () => {
     }
   });
 
+  it('stops with history_too_large once the records it reads pass the values they may hold together', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'vf-history-'));
+    const writer = new FileHistoryStore(dir);
+    const older = await writer.append(record('2026-01-01T10:00:00.000Z', 'default@local', { desk: agent }));
+    const newer = await writer.append({ ...record('2026-01-02T10:00:00.000Z', 'default@local', { desk: agent }), x_extra: [{}, {}, {}] } as never);
+    const walk = async (store: FileHistoryStore, onSkipped?: (s: SkippedRecord) => void) => {
+      const ids: string[] = [];
+      for await (const summary of store.summaries({ workspace: 'default@local', onSkipped })) ids.push(summary.id);
+      return ids;
+    };
+    // A record of this shape holds 24 values (28 with the extra field): two fit in 60, never three.
+    const reading = () => new FileHistoryStore(dir, undefined, 60);
+    expect(await walk(reading())).toEqual([newer.id, older.id]);
+    await writer.append(record('2026-01-03T10:00:00.000Z', 'default@local', { desk: agent }));
+    const error = await walk(reading()).catch((e: unknown) => e);
+    expect(isVoxformError(error) && error.code).toBe('history_too_large');
+    expect((error as Error).message).toBe(
+      `The history records in ${dir} hold more than 60 JSON values together (the cap on what one command reads of them), reached at ${older.id}.json; the command stopped there.`,
+    );
+    // A record past its own budget is still skipped, not a stop.
+    const skipped: SkippedRecord[] = [];
+    expect(await walk(new FileHistoryStore(dir, { maxBytes: 1 << 20, maxValues: 20, maxDepth: 128 }, 60), (s) => skipped.push(s))).toEqual([]);
+    expect(skipped).toHaveLength(3);
+  });
+
   it('gives two records of the same millisecond different ids that sort by time', () => {
     const at = new Date('2026-11-23T12:05:01.123Z');
     const a = newHistoryId(at);
