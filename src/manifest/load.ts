@@ -240,11 +240,11 @@ async function readManifests(
       throw new VoxformError('manifest_unreadable', `${sources.display(file)} ${outcome?.message ?? 'cannot be read'}.`, { hint: 'Check the path and its permissions; keep manifests inside the project.' });
     }
     ctx.onDigest(sha256Hex(outcome.bytes));
-    const { text, invalidAt } = decodeUtf8(outcome.bytes);
-    if (invalidAt !== undefined) {
+    const { text, problem } = decodeUtf8(outcome.bytes);
+    if (problem !== undefined) {
       const source = sources.forText(file, text, root);
       firstSpan ??= { source, start: 0, end: 0 };
-      diagnostics.error('file_not_utf8', `${source.display} is not valid UTF-8 text; save it as UTF-8`, { source, start: invalidAt, end: invalidAt + 1 });
+      diagnostics.error('file_not_utf8', `${source.display} ${problem.message}`, { source, start: problem.at, end: problem.at + 1 });
       unparsed = true;
       continue;
     }
