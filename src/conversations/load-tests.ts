@@ -72,10 +72,10 @@ export async function loadTestFiles(options: LoadTestsOptions): Promise<LoadTest
         hint: 'Run the tests in several runs, each naming its files or folders (voxform test PATH…); docs/testing.md, Budgets.',
       });
     }
-    const { text, invalidAt } = decodeUtf8(outcome.bytes);
-    if (invalidAt !== undefined) {
+    const { text, problem } = decodeUtf8(outcome.bytes);
+    if (problem !== undefined) {
       const source = sources.forText(file, text);
-      diagnostics.error('file_not_utf8', `${source.display} is not valid UTF-8 text; save it as UTF-8`, { source, start: invalidAt, end: invalidAt + 1 });
+      diagnostics.error('file_not_utf8', `${source.display} ${problem.message}`, { source, start: problem.at, end: problem.at + 1 });
       continue;
     }
     const source = sources.forYaml(file, text);

@@ -76,8 +76,8 @@ async function rewrite(file: string, text: string, where: { root: string; shown:
 async function readManifestText(file: string, root: string, shown: string): Promise<string> {
   const outcome = await readGuarded(file, { root, maxBytes: MAX_MANIFEST_BYTES });
   if (!outcome.ok) throw new VoxformError('file_unreadable', `Cannot read ${shown}: it ${outcome.message}.`, { hint: 'Check the path and its permissions; keep manifests inside the project.' });
-  const { text, invalidAt } = decodeUtf8(outcome.bytes);
-  if (invalidAt !== undefined) throw new VoxformError('file_unreadable', `Cannot read ${shown}: it is not UTF-8 text.`, { hint: 'Save it as UTF-8.' });
+  const { text, problem } = decodeUtf8(outcome.bytes);
+  if (problem !== undefined) throw new VoxformError('file_unreadable', `Cannot read ${shown}: it ${problem.message}.`, { hint: 'fmt rewrites only UTF-8 text files.' });
   return text;
 }
 

@@ -120,12 +120,12 @@ const ABSOLUTE: Extract<ReadOutcome, { ok: false }> = {
 /** A prompt file's text (hashed for the manifest hash), or undefined when it is not UTF-8 (reported in the file). */
 function decodePrompt(file: string, bytes: Buffer, ctx: IncludeContext): { text: string; source: () => SourceText } | undefined {
   ctx.onDigest(sha256Hex(bytes));
-  const { text, invalidAt } = decodeUtf8(bytes);
+  const { text, problem } = decodeUtf8(bytes);
   let source: SourceText | undefined;
   const sourceOf = (): SourceText => (source ??= ctx.sources.forText(file, text));
-  if (invalidAt !== undefined) {
+  if (problem !== undefined) {
     const at = sourceOf();
-    ctx.diagnostics.error('file_not_utf8', `${at.display} is not valid UTF-8 text; save it as UTF-8`, { source: at, start: invalidAt, end: invalidAt + 1 });
+    ctx.diagnostics.error('file_not_utf8', `${at.display} ${problem.message}`, { source: at, start: problem.at, end: problem.at + 1 });
     return undefined;
   }
   return { text, source: sourceOf };

@@ -29,7 +29,7 @@ import type { InterpolationContext } from './interpolate.js';
 import { MAX_MANIFEST_BYTES, MAX_PROMPT_BYTES_TOTAL } from '../project-files/limits.js';
 import { FileCache, findManifestFiles, type ManifestFile } from '../project-files/manifest-files.js';
 import { FALLBACK_MIME_TYPE, mimeTypeFor } from '../util/mime.js';
-import { parseYaml } from './parse-yaml.js';
+import { parseYaml, YamlTokenBudget } from './parse-yaml.js';
 import { spansOf, type PathPart } from './positions.js';
 import { sha256, sha256Hex } from '../util/hash.js';
 import { isPlainObject } from '../util/json-object.js';
@@ -222,6 +222,7 @@ async function readManifests(
   const fragments: Fragment[] = [];
   let unparsed = false;
   let firstSpan: Span | undefined;
+  const budget = new YamlTokenBudget();
   for (const { file, root } of files) {
     const outcome = outcomes.get(file);
     if (!outcome?.ok && (outcome?.reason === 'outside' || outcome?.reason === 'kept_folder' || outcome?.reason === 'not_regular' || outcome?.reason === 'too_large')) {
@@ -239,19 +240,20 @@ async function readManifests(
       throw new VoxformError('manifest_unreadable', `${sources.display(file)} ${outcome?.message ?? 'cannot be read'}.`, { hint: 'Check the path and its permissions; keep manifests inside the project.' });
     }
     ctx.onDigest(sha256Hex(outcome.bytes));
-    const { text, invalidAt } = decodeUtf8(outcome.bytes);
-    if (invalidAt !== undefined) {
+    const { text, problem } = decodeUtf8(outcome.bytes);
+    if (problem !== undefined) {
       const source = sources.forText(file, text, root);
       firstSpan ??= { source, start: 0, end: 0 };
-      diagnostics.error('file_not_utf8', `${source.display} is not valid UTF-8 text; save it as UTF-8`, { source, start: invalidAt, end: invalidAt + 1 });
+      diagnostics.error('file_not_utf8', `${source.display} ${problem.message}`, { source, start: problem.at, end: problem.at + 1 });
       unparsed = true;
       continue;
     }
     const source = sources.forYaml(file, text, root);
     const fileStart: Span = { source, start: 0, end: 0 };
     firstSpan ??= fileStart;
-    const parsed = await parseYaml(source, diagnostics);
+    const parsed = await parseYaml(source, diagnostics, { budget });
     unparsed ||= parsed.syntaxErrors;
+    if (budget.exceeded) break;
     const documents = parsed.documents.filter((doc) => doc.value !== null);
     if (documents.length === 0 && !parsed.syntaxErrors) {
       diagnostics.warning('empty_file', `${source.display} is empty: it defines nothing`, fileStart);

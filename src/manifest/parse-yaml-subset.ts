@@ -80,17 +80,21 @@ const MAX_KEY_LENGTH = 1000;
 /**
  * The documents of `source`, or undefined outside the subset (`onGiveUp` hears of a wrongly indented
  * line) or past `maxTokens` (counted as the general reader counts them: the limit is the same whichever reads).
+ * `onRead` hears the tokens of a text read.
  */
 export function parseYamlSubset(
   source: SourceText,
   onGiveUp?: (misindented: Misindentation | undefined) => void,
   maxTokens = MAX_YAML_TOKENS,
+  onRead?: (tokens: number) => void,
 ): ParsedDocument[] | undefined {
   const text = source.text;
   if (text.includes('\t') || text.includes('\r')) return undefined;
   const reader = new SubsetReader(text, source, maxTokens);
   try {
-    return reader.documents();
+    const documents = reader.documents();
+    onRead?.(reader.tokens);
+    return documents;
   } catch (error) {
     if (error !== GIVE_UP) throw error;
     onGiveUp?.(reader.misindented);
@@ -116,7 +120,7 @@ class SubsetReader {
   /** Set when the reader gave up on a wrongly indented line. */
   misindented: Misindentation | undefined;
   /** Tokens read so far (../yaml/limits.ts): past the limit the general path reports the file as too large. */
-  private tokens = 0;
+  tokens = 0;
   /** The spans of every node read. */
   private readonly spans: PackedSpans;
   /** The entry offsets and keys of the nodes still open, innermost last: a node's are moved to `spans` when it closes. */

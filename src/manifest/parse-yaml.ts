@@ -5,7 +5,7 @@
  */
 import type { Document, Node, YAMLError } from 'yaml';
 import type { DiagnosticCode, DiagnosticList } from './diagnostics.js';
-import { MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS, MAX_NESTING_DEPTH, MAX_YAML_TOKENS } from '../yaml/limits.js';
+import { MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS, MAX_NESTING_DEPTH, MAX_YAML_TOKENS, MAX_YAML_TOKENS_PER_LOAD } from '../yaml/limits.js';
 import { attachSpans, setOwn, spansOf, type EntrySpans, type PathPart } from './positions.js';
 import { parseYamlSubset, type Misindentation } from './parse-yaml-subset.js';
 import { positionOf, type ParsedDocument, type SourceText, type Span } from './source.js';
@@ -22,19 +22,32 @@ export interface ParseOutcome {
 }
 
 /**
+ * The tokens the manifest files of one load may still have together (MAX_YAML_TOKENS_PER_LOAD):
+ * each file read takes its own, and a file passing what is left is reported, with nothing of it kept.
+ */
+export class YamlTokenBudget {
+  constructor(public left = MAX_YAML_TOKENS_PER_LOAD) {}
+
+  /** Set once a file passed the budget: the load reads no further file. */
+  exceeded = false;
+}
+
+/**
  * Parses a YAML source. Plain block-style YAML (nearly every manifest) takes the fast subset reader;
- * anything else, errors included, the general parser. `subset: false` forces the general parser.
+ * anything else, errors included, the general parser. `subset: false` forces the general parser;
+ * `budget` is the load's, shared by its manifest files.
  */
 export async function parseYaml(
   source: SourceText,
   diagnostics: DiagnosticList,
-  options: { subset?: boolean } = {},
+  options: { subset?: boolean; budget?: YamlTokenBudget } = {},
 ): Promise<ParseOutcome> {
-  const fast = options.subset === false ? { misindented: undefined } : fastRead(source);
+  const budget = options.budget ?? new YamlTokenBudget(MAX_YAML_TOKENS);
+  const fast = options.subset === false ? { misindented: undefined } : fastRead(source, budget);
   if ('outcome' in fast) return fast.outcome;
   // The general parser is loaded only when needed: most runs never pay for it.
   const [yaml, yamlDocuments] = await Promise.all([import('yaml'), import('../yaml/documents.js')]);
-  return parseYamlGeneral({ yaml, yamlDocuments }, source, diagnostics, fast.misindented);
+  return parseYamlGeneral({ yaml, yamlDocuments }, source, diagnostics, fast.misindented, budget);
 }
 
 /**
@@ -42,14 +55,15 @@ export async function parseYaml(
  * the same reading, every problem the same diagnostic.
  */
 export function parseYamlLoaded(modules: YamlModules, source: SourceText, diagnostics: DiagnosticList): ParseOutcome {
-  const fast = fastRead(source);
-  return 'outcome' in fast ? fast.outcome : parseYamlGeneral(modules, source, diagnostics, fast.misindented);
+  const budget = new YamlTokenBudget(MAX_YAML_TOKENS);
+  const fast = fastRead(source, budget);
+  return 'outcome' in fast ? fast.outcome : parseYamlGeneral(modules, source, diagnostics, fast.misindented, budget);
 }
 
 /** The fast reader's documents, or the wrongly indented line it gave up on, if any. */
-function fastRead(source: SourceText): { outcome: ParseOutcome } | { misindented: Misindentation | undefined } {
+function fastRead(source: SourceText, budget: YamlTokenBudget): { outcome: ParseOutcome } | { misindented: Misindentation | undefined } {
   let misindented: Misindentation | undefined;
-  const fast = parseYamlSubset(source, (reason) => (misindented = reason));
+  const fast = parseYamlSubset(source, (reason) => (misindented = reason), Math.min(MAX_YAML_TOKENS, budget.left), (tokens) => (budget.left -= tokens));
   if (!fast) return { misindented };
   countLines(source.lines, source.text);
   return { outcome: { documents: fast, syntaxErrors: false } };
@@ -60,19 +74,23 @@ function parseYamlGeneral(
   source: SourceText,
   diagnostics: DiagnosticList,
   misindented: Misindentation | undefined,
+  budget: YamlTokenBudget,
 ): ParseOutcome {
   // Duplicate keys are found by the Converter: the library's own check compares every key with every
   // earlier one, which a mapping of many keys turns into minutes.
-  const { documents: parsed, tooLargeAt } = yamlDocuments.parseYamlDocuments(source.text, { onNewLine: source.lines.addNewLine, document: { merge: true, uniqueKeys: false } });
+  const maxTokens = Math.min(MAX_YAML_TOKENS, budget.left);
+  const { documents: parsed, tooLargeAt, tokens } = yamlDocuments.parseYamlDocuments(source.text, { onNewLine: source.lines.addNewLine, document: { merge: true, uniqueKeys: false }, maxTokens });
+  budget.left -= tokens;
   if (tooLargeAt !== undefined) {
     // The parser recorded line starts only up to there: count them all, so positions stay right.
     source.lines = new LineCounter();
     countLines(source.lines, source.text);
-    diagnostics.error(
-      'yaml_too_large',
-      `this file has more than ${formatCount(MAX_YAML_TOKENS)} YAML tokens (keys, values, punctuation and lines; a thousand-agent manifest has about 200,000); split it into several files`,
-      spanOf(source, tooLargeAt, tooLargeAt),
-    );
+    const message =
+      maxTokens < MAX_YAML_TOKENS
+        ? `the manifest files read up to here have more than ${formatCount(MAX_YAML_TOKENS_PER_LOAD)} YAML tokens together (keys, values, punctuation and lines; ten thousand agents have about 2,100,000), the most voxform reads in one run, so the files after this one were not read; load fewer or smaller manifest files`
+        : `this file has more than ${formatCount(MAX_YAML_TOKENS)} YAML tokens (keys, values, punctuation and lines; a thousand-agent manifest has about 200,000); split it into several files`;
+    diagnostics.error('yaml_too_large', message, spanOf(source, tooLargeAt, tooLargeAt));
+    budget.exceeded = maxTokens < MAX_YAML_TOKENS;
     return { documents: [], syntaxErrors: true };
   }
   const documents: ParsedDocument[] = [];

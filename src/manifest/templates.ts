@@ -105,9 +105,9 @@ export class TemplateStore {
   private async parse(name: string, read: Extract<TemplateFileOutcome, { ok: true }>, folder: string): Promise<AgentTemplate | 'invalid'> {
     const file = read.file;
     const errorsBefore = this.diagnostics.errors;
-    if (read.invalidUtf8At !== undefined) {
+    if (read.textProblem !== undefined) {
       const source = this.sources.forText(file, read.text, folder);
-      this.diagnostics.error('file_not_utf8', `${source.display} is not valid UTF-8 text; save it as UTF-8`, { source, start: read.invalidUtf8At, end: read.invalidUtf8At + 1 });
+      this.diagnostics.error('file_not_utf8', `${source.display} ${read.textProblem.message}`, { source, start: read.textProblem.at, end: read.textProblem.at + 1 });
       return 'invalid';
     }
     const source = this.sources.forYaml(file, read.text, folder);

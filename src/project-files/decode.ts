@@ -3,12 +3,20 @@
  * bad byte instead of silently turning into U+FFFD replacement characters in a live prompt.
  */
 import { isUtf8 } from 'node:buffer';
+import { textPosition } from '../util/text-position.js';
 
 export interface DecodedText {
   /** The text (a leading byte-order mark removed); lenient (U+FFFD) where the bytes are invalid. */
   text: string;
-  /** Offset in `text` of the first invalid byte, when there is one. */
-  invalidAt: number | undefined;
+  /** Why the bytes are not a text voxform reads, at the first place that shows it; undefined when they are. */
+  problem: TextProblem | undefined;
+}
+
+export interface TextProblem {
+  /** Offset in `text` of the first bad byte. */
+  at: number;
+  /** What is wrong and how to fix it, completing "<file> …" (no full stop): every reader of a file says the same. */
+  message: string;
 }
 
 const lenient = new TextDecoder('utf-8', { fatal: false, ignoreBOM: false });
@@ -20,9 +28,13 @@ export function decodeUtf8(bytes: Uint8Array): DecodedText {
   // with a NUL beside every letter, and would otherwise be reported as a value of the wrong kind.
   const nul = bytes.indexOf(0);
   const bad = nul === -1 ? invalid : invalid === -1 ? nul : Math.min(nul, invalid);
-  if (bad === -1) return { text, invalidAt: undefined };
+  if (bad === -1) return { text, problem: undefined };
   // The valid prefix decodes to exactly the characters before the bad byte.
-  return { text, invalidAt: lenient.decode(bytes.subarray(0, bad)).length };
+  const at = lenient.decode(bytes.subarray(0, bad)).length;
+  if (bad !== nul) return { text, problem: { at, message: 'is not valid UTF-8 text; save it as UTF-8' } };
+  // The file is valid UTF-8 up to here: saying it is not would send its author looking for a wrong byte.
+  const { line, col } = textPosition(text, at);
+  return { text, problem: { at, message: `holds a NUL character at line ${line}, column ${col}, which no text file holds; remove it (a file saved as UTF-16 has one beside every letter: save it as UTF-8)` } };
 }
 
 /** Byte offset of the first byte that does not start or continue a well-formed UTF-8 sequence. */

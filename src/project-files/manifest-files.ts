@@ -103,13 +103,18 @@ export function folderSearchTakes(name: string): 'manifest' | 'test' | undefined
   return TEST_FILE.test(name) ? 'test' : 'manifest';
 }
 
-/** Every *.yaml and *.yml under a folder but test files (counted), recursively, by path in code unit order. */
+/**
+ * Every *.yaml and *.yml under a folder but test files (counted), recursively, by path in code unit
+ * order. An entry of such a name that is not a regular file (a FIFO, a device, a symbolic link) is
+ * taken too, as if named: the guarded read refuses it at its name (file_not_regular,
+ * file_outside_project) or reads it, never skips it unsaid. Links to folders are not followed.
+ */
 async function findYamlFiles(folder: string, search: { found: string[]; testFiles: number }): Promise<void> {
   const entries = await readdir(folder, { withFileTypes: true });
   for (const entry of entries.sort((a, b) => byCodeUnits(a.name, b.name))) {
     if (entry.isDirectory()) {
       if (folderSearchEnters(entry.name)) await findYamlFiles(path.join(folder, entry.name), search);
-    } else if (entry.isFile()) {
+    } else {
       const kind = folderSearchTakes(entry.name);
       if (kind === 'test') search.testFiles++;
       else if (kind === 'manifest') search.found.push(path.join(folder, entry.name));

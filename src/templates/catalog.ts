@@ -189,9 +189,9 @@ function unknownVariable(template: string, variable: string, declared: string[],
 /** The text of a template file read, or the error for why not. */
 function readText(read: TemplateFileOutcome, name: string): string {
   if (!read.ok) throw new VoxformError('template_invalid', `Template ${name}: ${read.file} ${read.message}.`, { hint: TEMPLATE_FORMAT_HINT });
-  if (read.invalidUtf8At !== undefined) {
-    const { line, col } = textPosition(read.text, read.invalidUtf8At);
-    throw new VoxformError('template_invalid', `Template ${name}: ${path.basename(read.file)} is not valid UTF-8 text; save it as UTF-8.`, { hint: TEMPLATE_FORMAT_HINT, location: { file: read.file, line, col } });
+  if (read.textProblem !== undefined) {
+    const { line, col } = textPosition(read.text, read.textProblem.at);
+    throw new VoxformError('template_invalid', `Template ${name}: ${path.basename(read.file)} ${read.textProblem.message}.`, { hint: TEMPLATE_FORMAT_HINT, location: { file: read.file, line, col } });
   }
   return read.text;
 }
@@ -207,8 +207,8 @@ async function readPromptInclude(agent: YAMLMap, folder: { dir: string; root: st
   if (typeof relative !== 'string' || relative === '') return fail(fileNode ?? prompt, 'config.prompt.file must be a path relative to the template folder.');
   if (path.isAbsolute(relative)) return fail(fileNode, `the prompt file ${relative} must be inside the template folder.`);
   const read = await readTemplateInclude(folder.dir, folder.root, relative);
-  if (read.ok && read.invalidUtf8At === undefined) return { file: read.file, text: read.text };
-  if (read.ok) return fail(fileNode, `the prompt file ${relative} is not valid UTF-8 text; save it as UTF-8.`);
+  if (read.ok && read.textProblem === undefined) return { file: read.file, text: read.text };
+  if (read.ok) return fail(fileNode, `the prompt file ${relative} ${read.textProblem?.message}.`);
   if (read.reason === 'outside') return fail(fileNode, `the prompt file ${relative} must be inside the template folder.`);
   if (read.reason === 'missing') return fail(fileNode, `the prompt file ${relative} does not exist.`);
   return fail(fileNode, `the prompt file ${relative} ${read.message}.`);

@@ -6,7 +6,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { decodeUtf8 } from '../project-files/decode.js';
+import { decodeUtf8, type TextProblem } from '../project-files/decode.js';
 import { MAX_MANIFEST_BYTES, MAX_PROMPT_FILE_BYTES } from '../project-files/limits.js';
 import { readGuarded, realFolder, type ReadFailure, type ReadOutcome, type ReadPolicy } from '../project-files/guarded-read.js';
 import { TEMPLATE_FILE } from './location.js';
@@ -30,7 +30,7 @@ export type GuardedRead = (file: string, policy: ReadPolicy) => Promise<ReadOutc
 
 /** A template file read: its text, or why it could not be read (`message` completes "<file> …"). */
 export type TemplateFileOutcome =
-  | { ok: true; file: string; bytes: Buffer; text: string; invalidUtf8At: number | undefined }
+  | { ok: true; file: string; bytes: Buffer; text: string; textProblem: TextProblem | undefined }
   | { ok: false; file: string; reason: ReadFailure; message: string };
 
 /** The names of the templates in a folder (sub-folders holding a template.yaml), sorted; [] when it cannot be listed. */
@@ -51,7 +51,7 @@ async function readText(file: string, policy: ReadPolicy, read: GuardedRead): Pr
   const outcome = await read(file, policy);
   if (!outcome.ok) return { ok: false, file, reason: outcome.reason, message: outcome.message };
   const decoded = decodeUtf8(outcome.bytes);
-  return { ok: true, file, bytes: outcome.bytes, text: decoded.text, invalidUtf8At: decoded.invalidAt };
+  return { ok: true, file, bytes: outcome.bytes, text: decoded.text, textProblem: decoded.problem };
 }
 
 /** The policy of a file a template includes (its prompt): inside its folder, at most a prompt file's size. */

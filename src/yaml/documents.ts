@@ -6,20 +6,23 @@ import { formatCount } from '../util/plural.js';
 
 export interface YamlDocuments {
   documents: Document.Parsed[];
-  /** Set when the text has more than MAX_YAML_TOKENS tokens: the offset where reading stopped (no documents then). */
+  /** Set when the text has more than `maxTokens` tokens: the offset where reading stopped (no documents then). */
   tooLargeAt?: number;
+  /** The tokens read (all of the text's unless `tooLargeAt`). */
+  tokens: number;
 }
 
 /**
- * The text's YAML documents, token by token, stopping past MAX_YAML_TOKENS. `onNewLine` hears each
+ * The text's YAML documents, token by token, stopping past `maxTokens` (at most MAX_YAML_TOKENS). `onNewLine` hears each
  * line start, the first one included. An alias with no anchor before it is an error of its document
  * (see undefinedAliases). No stack traces while parsing: a broken file makes an error per line, and
  * their unread traces would cost most of the time.
  */
 export function parseYamlDocuments(
   text: string,
-  options: { onNewLine?: ((offset: number) => unknown) | undefined; document?: ParseOptions & DocumentOptions & SchemaOptions } = {},
+  options: { onNewLine?: ((offset: number) => unknown) | undefined; document?: ParseOptions & DocumentOptions & SchemaOptions; maxTokens?: number } = {},
 ): YamlDocuments {
+  const maxTokens = Math.min(options.maxTokens ?? MAX_YAML_TOKENS, MAX_YAML_TOKENS);
   const stackTraceLimit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
@@ -32,7 +35,7 @@ export function parseYamlDocuments(
     options.onNewLine?.(0);
     const counter = new TokenCounter();
     for (const lexeme of new Lexer().lex(text)) {
-      if (counter.add(lexeme) > MAX_YAML_TOKENS) return { documents: [], tooLargeAt: Math.min(parser.offset, text.length) };
+      if (counter.add(lexeme) > maxTokens) return { documents: [], tooLargeAt: Math.min(parser.offset, text.length), tokens: counter.tokens };
       take(parser.next(lexeme));
     }
     take(parser.end());
@@ -40,7 +43,7 @@ export function parseYamlDocuments(
     // Without a `*` in the text there is no alias: most files skip the walk.
     if (text.includes('*')) for (const doc of documents) if (doc.errors.length === 0) doc.errors.push(...undefinedAliases(doc));
     for (const doc of documents) if (doc.errors.some(isUnclosedQuote)) pointAtOpeningQuotes(doc, text);
-    return { documents };
+    return { documents, tokens: counter.tokens };
   } finally {
     Error.stackTraceLimit = stackTraceLimit;
   }

@@ -15,6 +15,13 @@ export const MAX_NESTING_DEPTH = 64;
  */
 export const MAX_YAML_TOKENS = 500_000;
 
+/**
+ * Tokens the manifest files of one load may have together (`yaml_too_large`): every file's values are
+ * kept until all are combined, so without it memory would grow with the number of files, each within
+ * MAX_YAML_TOKENS. Twice what ten thousand agents (the most of a kind a manifest holds) take.
+ */
+export const MAX_YAML_TOKENS_PER_LOAD = 4_000_000;
+
 /** Aliases (`*name`) expanded per document (`yaml_alias_limit`), as the yaml library's `maxAliasCount`. */
 export const MAX_ALIAS_EXPANSIONS = 10_000;
 

@@ -449,6 +449,13 @@ describe('loadManifests: prompt includes and knowledge files', () => {
     ]);
   });
 
+  it('reports a NUL character in a manifest as what it is, where it is: the file is valid UTF-8', async () => {
+    const result = await loadTree({ 'voxform.yaml': `${AGENT}    config:\n      first_message: A\0B\n` });
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:6:23 file_not_utf8 voxform.yaml holds a NUL character at line 6, column 23, which no text file holds; remove it (a file saved as UTF-16 has one beside every letter: save it as UTF-8)',
+    ]);
+  });
+
   it('reports a prompt that is not UTF-8 at the bad byte in the prompt file', async () => {
     const result = await loadTree({
       'voxform.yaml': `${AGENT}    config:\n      prompt: { file: p.md }\n`,

@@ -21,18 +21,26 @@ describe('firstInvalidByte', () => {
 });
 
 describe('decodeUtf8', () => {
+  const NOT_UTF8 = 'is not valid UTF-8 text; save it as UTF-8';
+
   it('drops a byte-order mark', () => {
-    expect(decodeUtf8(bytes(0xef, 0xbb, 0xbf, 0x61))).toEqual({ text: 'a', invalidAt: undefined });
+    expect(decodeUtf8(bytes(0xef, 0xbb, 0xbf, 0x61))).toEqual({ text: 'a', problem: undefined });
   });
 
   it('gives the offset in characters of the first bad byte', () => {
     const input = Uint8Array.from([...text('日本\n'), 0xff, ...text('x')]);
-    expect(decodeUtf8(input)).toEqual({ text: '日本\n\uFFFDx', invalidAt: 3 });
+    expect(decodeUtf8(input)).toEqual({ text: '日本\n\uFFFDx', problem: { at: 3, message: NOT_UTF8 } });
   });
 
-  it('takes a NUL byte for a sign of another encoding (UTF-16 without a byte-order mark), at the first one', () => {
+  it('says a NUL byte is a NUL character, where it is, and that UTF-16 shows as them: the file is valid UTF-8', () => {
+    const nul = 'holds a NUL character at line 2, column 8, which no text file holds; remove it (a file saved as UTF-16 has one beside every letter: save it as UTF-8)';
+    expect(decodeUtf8(text('version: 1\nname: A\0B\n')).problem).toEqual({ at: 18, message: nul });
     const utf16 = Uint8Array.from([...'ab:'].flatMap((c) => [c.charCodeAt(0), 0]));
-    expect(decodeUtf8(utf16).invalidAt).toBe(1);
-    expect(decodeUtf8(Uint8Array.from([0x61, 0xff, 0x00])).invalidAt).toBe(1);
+    expect(decodeUtf8(utf16).problem).toEqual({ at: 1, message: expect.stringContaining('holds a NUL character at line 1, column 2') });
+  });
+
+  it('reports whichever comes first, a NUL or a byte that is not UTF-8', () => {
+    expect(decodeUtf8(Uint8Array.from([0x61, 0xff, 0x00])).problem).toEqual({ at: 1, message: NOT_UTF8 });
+    expect(decodeUtf8(Uint8Array.from([0x61, 0x00, 0xff])).problem?.message).toMatch(/^holds a NUL character at line 1, column 2/);
   });
 });

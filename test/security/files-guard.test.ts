@@ -210,6 +210,29 @@ describe('the project root is found from the path as written, not from where a l
     expect(result.stdout + result.stderr).not.toContain(PLANTED);
   });
 
+  it('refuses each *.yaml of a folder that is no regular file or leads out, as if named, in validate and fmt alike', async () => {
+    const base = await tempDir({
+      'outside/out.yaml': `x-secret: ${PLANTED}\n`,
+      'project/.git/HEAD': 'ref: refs/heads/main\n',
+      'project/m/a.yaml': 'version: 1\nagents:\n  front-desk:\n    id: ag_1\n    name: Front desk\n',
+    });
+    const project = path.join(base, 'project');
+    execFileSync('mkfifo', [path.join(project, 'm/fifo.yaml')]);
+    await symlink('/dev/zero', path.join(project, 'm/zero.yaml'));
+    await symlink(path.join(base, 'outside/out.yaml'), path.join(project, 'm/out.yaml'));
+    const validate = await runCliInProcess(['validate', '-f', 'm'], { cwd: project });
+    expect(validate.code).toBe(1);
+    expect(validate.stderr).toContain('m/fifo.yaml:1:1  error[file_not_regular]: manifest m/fifo.yaml is a FIFO (named pipe), not a regular file');
+    expect(validate.stderr).toContain('m/out.yaml:1:1  error[file_outside_project]: manifest m/out.yaml is a symbolic link leading outside the project');
+    expect(validate.stderr).toContain('m/zero.yaml:1:1  error[file_outside_project]: manifest m/zero.yaml is a symbolic link leading outside the project');
+    expect(validate.stderr).toContain('3 errors in 3 files');
+    const named = await runCliInProcess(['fmt', '--check', 'm/a.yaml', 'm/fifo.yaml', 'm/out.yaml', 'm/zero.yaml'], { cwd: project });
+    const folder = await runCliInProcess(['fmt', '--check', 'm'], { cwd: project });
+    expect(folder).toMatchObject({ code: 1, stdout: named.stdout, stderr: named.stderr });
+    expect(folder.stderr.match(/error\[file_unreadable\]/g)).toHaveLength(3);
+    expect(validate.stdout + validate.stderr + folder.stdout + folder.stderr).not.toContain(PLANTED);
+  });
+
   it('ci run --command plan puts nothing of a folder linked out on the job summary', async () => {
     const project = await linkedManifests({ git: true });
     const summary = path.join(project, 'summary.md');

@@ -31,7 +31,7 @@ describe('reading a template file', () => {
     const folder = path.join(dir, 'tpl');
     const read = await readTemplateFile(folder, await templateRoot(folder));
     expect(read.ok && read.text).toContain('description:');
-    expect(read.ok && read.invalidUtf8At).toBeUndefined();
+    expect(read.ok && read.textProblem).toBeUndefined();
   });
 
   test('refuses a template.yaml that is a link out of the template folder, without reading it', async () => {
@@ -53,7 +53,7 @@ describe('reading a template file', () => {
     const dir = await tempDir({ 'tpl/template.yaml': Buffer.from([0x64, 0x3a, 0x20, 0xff, 0x0a]) });
     const folder = path.join(dir, 'tpl');
     const read = await readTemplateFile(folder, await templateRoot(folder));
-    expect(read.ok && read.invalidUtf8At).toBe(3);
+    expect(read.ok && read.textProblem?.at).toBe(3);
   });
 
   test('reads an included prompt under the prompt file limit, inside the folder only', async () => {
