@@ -4,27 +4,18 @@
  * arguments", usage-errors.ts) or another file (`voxform apply PLAN`): the same test, the same words,
  * and the command line that works.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { parse } from 'yaml';
 import { VoxformError } from '../errors.js';
-import { SAVED_PLAN_START } from '../plan/plan-file.js';
-import { knownProperties, schemaNode } from '../schema/introspect.js';
-import { isPlainObject } from '../util/json-object.js';
+import { SAVED_PLAN_START } from '../plan/format-version.js';
 import { nextCommand, type ChosenTarget } from './next-command.js';
 
-/** Past this a file is not read to tell whether it is a manifest: the name alone decides. */
-const MOST_BYTES_READ = 1024 * 1024;
-
 /**
- * Whether `argument` names a manifest: a file that is not a saved plan, and whose name ends in .yaml
- * or .yml or whose text parses as a manifest (a mapping of the manifest's top-level fields only).
+ * Whether `argument` names a manifest: its name ends in .yaml or .yml, and it is not a saved plan
+ * (`plan --out plan.yaml`). The name decides: the shell every command loads reads no YAML.
  */
 export function namesManifest(argument: string, cwd: string): boolean {
-  const text = readRegularFile(path.resolve(cwd, argument));
-  if (text?.startsWith(SAVED_PLAN_START)) return false;
-  if (/\.ya?ml$/i.test(argument)) return true;
-  return text !== undefined && parsesAsManifest(text);
+  return /\.ya?ml$/i.test(argument) && !startsAsSavedPlan(path.resolve(cwd, argument));
 }
 
 /**
@@ -42,26 +33,19 @@ export function manifestArgumentError(manifests: string[], words: string, chosen
   );
 }
 
-/** The text of a regular file of a manifest's size; undefined for anything else (a FIFO would hold the read forever). */
-function readRegularFile(file: string): string | undefined {
+/** Whether the file begins as every saved plan does (plan-file.ts); false for one that cannot be read. */
+function startsAsSavedPlan(file: string): boolean {
   try {
-    const info = statSync(file);
-    if (!info.isFile() || info.size > MOST_BYTES_READ) return undefined;
-    return readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
-
-function parsesAsManifest(text: string): boolean {
-  let value: unknown;
-  try {
-    value = parse(text, { logLevel: 'silent' });
+    // Only a regular file is opened: a FIFO (or a link to one) would hold the open forever.
+    if (!statSync(file).isFile()) return false;
+    const descriptor = openSync(file, 'r');
+    try {
+      const start = Buffer.alloc(SAVED_PLAN_START.length);
+      return start.toString('utf8', 0, readSync(descriptor, start, 0, start.length, 0)) === SAVED_PLAN_START;
+    } finally {
+      closeSync(descriptor);
+    }
   } catch {
     return false;
   }
-  if (!isPlainObject(value)) return false;
-  const keys = Object.keys(value);
-  const fields = knownProperties(schemaNode('Manifest', 'manifest'));
-  return keys.length > 0 && keys.every((key) => fields.includes(key));
 }

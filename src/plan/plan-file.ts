@@ -9,7 +9,7 @@ import { checkKeptFolder, keptJsonRefusal, readKeptJson, type KeptJsonLimits } f
 import { MAX_KEPT_FILE_BYTES, MAX_KEPT_JSON_DEPTH, MAX_PLAN_JSON_VALUES } from '../project-files/limits.js';
 import { describeWriteFailure, writeFileAtomic } from '../util/atomic-write.js';
 import { planToJson } from './render-json.js';
-import { PLAN_JSON_FORMAT_VERSION } from './format-version.js';
+import { PLAN_JSON_FORMAT_VERSION, SAVED_PLAN_START } from './format-version.js';
 import { planFromJson } from './saved-plan.js';
 import type { Plan } from './types.js';
 
@@ -68,8 +68,6 @@ function planDigest(saved: Record<string, unknown>, fingerprintKey: string): str
 /** What a saved plan may be: the one bound savePlanFile writes within and readPlanFile reads within. */
 export const PLAN_JSON_LIMITS: KeptJsonLimits = { maxBytes: MAX_KEPT_FILE_BYTES, maxValues: MAX_PLAN_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH };
 
-/** How every file savePlanFile writes begins: what tells a plan to overwrite from any other file. */
-export const SAVED_PLAN_START = '{\n  "kind": "voxform-plan",';
 
 /**
  * Saves the plan. `redact` takes out of what a reviewer sees any secret the schema's marks and the

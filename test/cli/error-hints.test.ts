@@ -85,13 +85,14 @@ describe("the argument parser's mistakes read as every other error", () => {
   });
 
   it('a manifest given as an argument, by any command that takes -f, is said to come with -f, with the command line that works', async () => {
-    const cwd = await tempDir({ 'voxform.yaml': MANIFEST, 'prod-agents': MANIFEST, 'notes.txt': 'not a manifest\n' });
+    const cwd = await tempDir({ 'voxform.yaml': MANIFEST, 'prod.yml': MANIFEST, 'prod-agents': MANIFEST, 'notes.txt': 'not a manifest\n' });
     const hint = (command: string) => `  hint: Run \`${command}\`.\n`;
     const cases: Array<[string[], string]> = [
       [['validate', 'voxform.yaml'], `error[invalid_argument]: \`voxform validate\` takes no argument, and voxform.yaml is a manifest: manifests are given with -f.\n${hint('voxform validate -f voxform.yaml')}`],
       [['plan', 'voxform.yaml', '--local'], `error[invalid_argument]: \`voxform plan\` takes no argument, and voxform.yaml is a manifest: manifests are given with -f.\n${hint('voxform plan -f voxform.yaml --local')}`],
-      // A name that does not say YAML, but a file that reads as a manifest.
-      [['drift', 'prod-agents', '--env', 'prod'], `error[invalid_argument]: \`voxform drift\` takes no argument, and prod-agents is a manifest: manifests are given with -f.\n${hint('voxform drift -f prod-agents --env prod')}`],
+      [['drift', 'prod.yml', '--env', 'prod'], `error[invalid_argument]: \`voxform drift\` takes no argument, and prod.yml is a manifest: manifests are given with -f.\n${hint('voxform drift -f prod.yml --env prod')}`],
+      // The name decides: a manifest under another name gets the parser's own words.
+      [['validate', 'prod-agents'], 'error[invalid_argument]: `voxform validate` takes no argument, not 1.\n  hint: Run `voxform validate --help` for its arguments and options.\n'],
       [['apply', 'voxform.yaml', '--local'], `error[invalid_argument]: \`voxform apply\` takes a saved plan (\`voxform plan --out FILE\`) as its argument, and voxform.yaml is a manifest: manifests are given with -f.\n${hint('voxform apply -f voxform.yaml --local')}`],
       [['validate', 'notes.txt'], 'error[invalid_argument]: `voxform validate` takes no argument, not 1.\n  hint: Run `voxform validate --help` for its arguments and options.\n'],
     ];
