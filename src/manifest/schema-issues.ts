@@ -151,20 +151,11 @@ function reportIssue(issue: SchemaIssue, check: SchemaCheck, list: ErrorSink): v
     case 'minimum':
     case 'maximum':
     case 'exclusiveMinimum':
-    case 'exclusiveMaximum': {
-      const bound = BOUND_WORDS[String(issue.params.comparison)] ?? String(issue.params.comparison);
-      diagnostics.error('invalid_value', `${place} must be ${bound} ${Number(issue.params.limit)}, found ${typeof value === 'number' && !secret ? value : found}`, valueSpan);
+    case 'exclusiveMaximum':
+    case 'minLength':
+    case 'maxLength':
+      diagnostics.error('invalid_value', outOfBounds(issue, place, typeof value === 'number' && !secret ? String(value) : found), valueSpan);
       return;
-    }
-    case 'minLength': {
-      const limit = Number(issue.params.limit);
-      diagnostics.error('invalid_value', limit <= 1 ? `${place} must not be empty` : `${place} must be at least ${limit} characters long`, valueSpan);
-      return;
-    }
-    case 'maxLength': {
-      diagnostics.error('invalid_value', `${place} is too long: at most ${Number(issue.params.limit)} characters`, valueSpan);
-      return;
-    }
     case 'uniqueItems': {
       const later = Math.max(Number(issue.params.i), Number(issue.params.j));
       const item = valueAtPath(check.value, [...path, later]);
@@ -175,6 +166,14 @@ function reportIssue(issue: SchemaIssue, check: SchemaCheck, list: ErrorSink): v
     default:
       diagnostics.error('invalid_value', `${place} ${issue.message}`, valueSpan);
   }
+}
+
+/** A number or a text past one of its schema's bounds, in words; `shown`: the value found, as it may be shown. */
+function outOfBounds(issue: SchemaIssue, place: string, shown: string): string {
+  const limit = Number(issue.params.limit);
+  if (issue.keyword === 'minLength') return limit <= 1 ? `${place} must not be empty` : `${place} must be at least ${limit} characters long`;
+  if (issue.keyword === 'maxLength') return `${place} is too long: at most ${limit} characters`;
+  return `${place} must be ${BOUND_WORDS[String(issue.params.comparison)] ?? String(issue.params.comparison)} ${limit}, found ${shown}`;
 }
 
 /** A value a template wrote and the manifest's `vars` filled in: reported where `vars` sets it, naming the variable. */
