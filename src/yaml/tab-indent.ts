@@ -77,7 +77,7 @@ function reindent(text: string, tabLineStarts: ReadonlySet<number>): { text: str
 /** Where the content of a line after `line` most likely starts. */
 function indentAfter(line: string): number {
   const content = /^ *(?:- +)*/.exec(line)?.[0].length ?? 0;
-  const withoutComment = line.replace(/\s+#.*$/, '').trimEnd();
+  const withoutComment = line.trimEnd().replace(/\s+#.*$/, '').trimEnd();
   return /(:|[|>][-+]?)$/.test(withoutComment) ? content + 2 : content;
 }
 

@@ -155,6 +155,8 @@ describe('loadManifests: YAML', () => {
       'voxform.yaml:7:1 yaml_tab_indent tabs are not allowed in YAML indentation; indent with spaces',
       'voxform.yaml:13:11 yaml_syntax YAML syntax error: the quote " opened at line 13, column 11 is never closed, so what follows it is read as its text; add the closing " where the text ends',
     ]);
+    const crlfAndComment = await loadTree({ 'voxform.yaml': agent.replace('llm:', 'llm:   # the model').replace('0.4\n', '0.4\n        max_tokens: 200\n        top_p: 1\n').replaceAll('\n', '\r\n') });
+    expect(summarize(crlfAndComment)).toEqual(['voxform.yaml:7:1 yaml_tab_indent tabs are not allowed in YAML indentation; indent with spaces']);
     const twoTabs = await loadTree({ 'voxform.yaml': agent.replace('    name: A', '\tname: A') });
     expect(summarize(twoTabs).map((line) => line.split(' ').slice(0, 2).join(' '))).toEqual(['voxform.yaml:7:1 yaml_tab_indent', 'voxform.yaml:10:1 yaml_tab_indent']);
   });
