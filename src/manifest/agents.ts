@@ -72,7 +72,8 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
     const written = valueAtPath(spec, path);
     if (typeof written === 'string') envReferences[formatDotted(path)] = written;
   };
-  const interpolate = () => interpolateTree(spec, ctx.interpolation, { onEnvPath, forbidden: forbiddenEnvPlaces('AgentSpec') }) as Record<string, unknown>;
+  const shippedTemplate = template?.shipped ? template.source : undefined;
+  const interpolate = () => interpolateTree(spec, ctx.interpolation, { onEnvPath, forbidden: forbiddenEnvPlaces('AgentSpec'), shippedTemplate }) as Record<string, unknown>;
   // A reference a shipped template writes (a header's token) is the user's to set: reported at the
   // line that uses the template, not in the installed package's file. A project's own template is
   // the user's file, and its mistakes are reported there.

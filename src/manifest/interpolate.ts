@@ -12,7 +12,8 @@ import type { DiagnosticList } from './diagnostics.js';
 import type { FilledTextBudget } from './filled-text-budget.js';
 import { envPolicyOf, FORBIDDEN_PLACE_FIX, refusalMessage, type EnvPolicy } from '../secrets/env-policy.js';
 import { childOf, setOwn, shallowCopy, spansOf, type PathPart } from './positions.js';
-import type { Span } from './source.js';
+import type { SourceText, Span } from './source.js';
+import { formatDotted } from '../util/field-path.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -56,8 +57,10 @@ export interface StringInterpolation {
 /**
  * Interpolates one string; `span` is where it was written (for diagnostics). With `forbiddenPlace`
  * (what the place is called: "an agent's id") every reference is refused there, and nothing is read.
+ * `unsetFix` is what to do, other than setting it, about a variable not set (by default: give the
+ * reference a default).
  */
-export function interpolateString(text: string, span: Span | undefined, ctx: InterpolationContext, forbiddenPlace?: string): StringInterpolation {
+export function interpolateString(text: string, span: Span | undefined, ctx: InterpolationContext, forbiddenPlace?: string, unsetFix?: string): StringInterpolation {
   if (span && text.includes('${')) warnMiscasedReferences(text, span, ctx.diagnostics);
   if (!text.includes('{env:')) return { value: text, fromEnv: false };
   let fromEnv = false;
@@ -92,7 +95,7 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
       if (span) {
         ctx.diagnostics.error(
           'env_missing',
-          `environment variable ${name} is not set; set it, or give a default with \${env:${name}:-default}`,
+          `environment variable ${name} is not set; set it, or ${unsetFix ?? `give a default with \${env:${name}:-default}`}`,
           locate(span, whole),
         );
       }
@@ -166,6 +169,12 @@ export interface TreeInterpolation {
   forbidden?: (path: readonly PathPart[]) => string | undefined;
   /** Where a string is reported that has no place of its own and no enclosing object with one. */
   span?: Span;
+  /**
+   * The text of a shipped template merged into the tree: a reference written there cannot be given
+   * a default (the file is voxform's, not the user's), so for a variable not set the fix named
+   * besides setting it is the tree's own value for the field, which replaces the template's.
+   */
+  shippedTemplate?: SourceText;
 }
 
 /**
@@ -173,7 +182,7 @@ export interface TreeInterpolation {
  * A string without a place of its own is reported at the nearest enclosing object, else at `how.span`.
  */
 export function interpolateTree(value: unknown, ctx: InterpolationContext, how: TreeInterpolation = {}): unknown {
-  const { onEnvPath, forbidden, span } = how;
+  const { onEnvPath, forbidden, span, shippedTemplate } = how;
   const path: PathPart[] = [];
   const ancestors: object[] = [];
   const enclosingSpan = (): Span | undefined => {
@@ -190,7 +199,9 @@ export function interpolateTree(value: unknown, ctx: InterpolationContext, how: 
       if (!node.includes('${')) return node;
       const parent = ancestors[ancestors.length - 1];
       const written = parent === undefined ? undefined : spansOf(parent)?.entries.get(path[path.length - 1] as PathPart)?.value;
-      const result = interpolateString(node, written ?? enclosingSpan(), ctx, forbidden?.(path));
+      const at = written ?? enclosingSpan();
+      const unsetFix = shippedTemplate !== undefined && at?.source === shippedTemplate ? overrideFix(path) : undefined;
+      const result = interpolateString(node, at, ctx, forbidden?.(path), unsetFix);
       if (result.fromEnv) onEnvPath?.([...path]);
       return result.value;
     }
@@ -212,6 +223,17 @@ export function interpolateTree(value: unknown, ctx: InterpolationContext, how: 
     return copy ?? node;
   };
   return walk(value);
+}
+
+/**
+ * The field to write in the agent's own entry instead of a template's: the string's own, or the list
+ * holding it, since a list replaces the template's whole (maps merge key by key).
+ */
+function overrideFix(path: readonly PathPart[]): string {
+  const list = path.findIndex((part) => typeof part === 'number');
+  return list === -1
+    ? `give the agent its own ${formatDotted(path)} (it replaces the template's)`
+    : `give the agent its own ${formatDotted(path.slice(0, list))} (the whole list: it replaces the template's)`;
 }
 
 /**

@@ -3,6 +3,7 @@ import { Composer, Lexer, Parser, YAMLParseError, isAlias, isCollection, isPair,
 import { MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS, MAX_YAML_TOKENS } from './limits.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { formatCount } from '../util/plural.js';
+import { replaceTabFollowOns } from './tab-indent.js';
 
 export interface YamlDocuments {
   documents: Document.Parsed[];
@@ -15,13 +16,27 @@ export interface YamlDocuments {
 /**
  * The text's YAML documents, token by token, stopping past `maxTokens` (at most MAX_YAML_TOKENS). `onNewLine` hears each
  * line start, the first one included. An alias with no anchor before it is an error of its document
- * (see undefinedAliases). No stack traces while parsing: a broken file makes an error per line, and
+ * (see undefinedAliases); a tab in indentation is one error, not one on every line after it (see
+ * ./tab-indent.ts). No stack traces while parsing: a broken file makes an error per line, and
  * their unread traces would cost most of the time.
  */
-export function parseYamlDocuments(
-  text: string,
-  options: { onNewLine?: ((offset: number) => unknown) | undefined; document?: ParseOptions & DocumentOptions & SchemaOptions; maxTokens?: number } = {},
-): YamlDocuments {
+export function parseYamlDocuments(text: string, options: YamlReadOptions = {}): YamlDocuments {
+  const read = readDocuments(text, options);
+  // Only a text with a tab in indentation is read twice (see ./tab-indent.ts).
+  if (read.tooLargeAt === undefined) replaceTabFollowOns(read.documents, text, (reindented) => {
+    const again = readDocuments(reindented, { document: options.document, maxTokens: options.maxTokens });
+    return again.tooLargeAt === undefined ? again.documents : undefined;
+  });
+  return read;
+}
+
+interface YamlReadOptions {
+  onNewLine?: ((offset: number) => unknown) | undefined;
+  document?: ParseOptions & DocumentOptions & SchemaOptions;
+  maxTokens?: number;
+}
+
+function readDocuments(text: string, options: YamlReadOptions): YamlDocuments {
   const maxTokens = Math.min(options.maxTokens ?? MAX_YAML_TOKENS, MAX_YAML_TOKENS);
   const stackTraceLimit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;

@@ -385,6 +385,7 @@ describe('formatManifest', () => {
   test('a YAML error is listed as the loader reports it: file, line, column and code', () => {
     expect(listed('version: 1\nagents:\n  a: [unclosed\n')).toEqual([expect.stringMatching(/^manifests\/voxform\.yaml:[34]:\d+ yaml_syntax$/)]);
     expect(listed('version: 1\nagents:\n\ta: {}\n')).toEqual(['manifests/voxform.yaml:3:1 yaml_tab_indent']);
+    expect(listed('version: 1\nagents:\n  a:\n    config:\n\tllm: {}\n    id: x\n  b:\n    id: y\n')).toEqual(['manifests/voxform.yaml:5:1 yaml_tab_indent']);
   });
 
   test('a duplicate key is refused too, never a silent merge', () => {

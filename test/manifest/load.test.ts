@@ -146,6 +146,21 @@ describe('loadManifests: YAML', () => {
     expect(summarize(result)).toEqual(['voxform.yaml:3:1 yaml_tab_indent tabs are not allowed in YAML indentation; indent with spaces']);
   });
 
+  it('reports a tab in indentation once, not again on the correct lines after it, and still a later mistake of its own', async () => {
+    const agent = 'version: 1\nagents:\n  a:\n    id: ag_1\n    config:\n      llm:\n\ttemperature: 0.4\n      first_message: Hi\n      language: en-US\n    name: A\n  b:\n    id: ag_2\n';
+    const alone = await loadTree({ 'voxform.yaml': agent });
+    expect(summarize(alone)).toEqual(['voxform.yaml:7:1 yaml_tab_indent tabs are not allowed in YAML indentation; indent with spaces']);
+    const withLater = await loadTree({ 'voxform.yaml': `${agent}    name: "B\n` });
+    expect(summarize(withLater)).toEqual([
+      'voxform.yaml:7:1 yaml_tab_indent tabs are not allowed in YAML indentation; indent with spaces',
+      'voxform.yaml:13:11 yaml_syntax YAML syntax error: the quote " opened at line 13, column 11 is never closed, so what follows it is read as its text; add the closing " where the text ends',
+    ]);
+    const crlfAndComment = await loadTree({ 'voxform.yaml': agent.replace('llm:', 'llm:   # the model').replace('0.4\n', '0.4\n        max_tokens: 200\n        top_p: 1\n').replaceAll('\n', '\r\n') });
+    expect(summarize(crlfAndComment)).toEqual(['voxform.yaml:7:1 yaml_tab_indent tabs are not allowed in YAML indentation; indent with spaces']);
+    const twoTabs = await loadTree({ 'voxform.yaml': agent.replace('    name: A', '\tname: A') });
+    expect(summarize(twoTabs).map((line) => line.split(' ').slice(0, 2).join(' '))).toEqual(['voxform.yaml:7:1 yaml_tab_indent', 'voxform.yaml:10:1 yaml_tab_indent']);
+  });
+
   it('refuses a key written twice in one mapping', async () => {
     const result = await loadTree({ 'voxform.yaml': `${AGENT}    name: Again\n` });
     expect(summarize(result)).toEqual(['voxform.yaml:5:5 duplicate_key the key "name" is written twice in this mapping (first on line 4); YAML keys must be unique: keep one']);

@@ -61,10 +61,33 @@ describe('templates', () => {
     const vars = '    vars: { business: Acme, services: cleaning, calendar_api_url: "https://cal.example.com" }\n';
     const result = await loadTree({ 'voxform.yaml': manifest(`    template: appointment-booking\n${vars}`) });
     expect(summarize(result)).toEqual([
-      'voxform.yaml:4:15 env_missing template "appointment-booking": environment variable CALENDAR_TOKEN is not set; set it, or give a default with ${env:CALENDAR_TOKEN:-default}',
+      'voxform.yaml:4:15 env_missing template "appointment-booking": environment variable CALENDAR_TOKEN is not set; set it, or give the agent its own config.tools (the whole list: it replaces the template\'s)',
     ]);
     const set = await loadTree({ 'voxform.yaml': manifest(`    template: appointment-booking\n${vars}`) }, { env: { CALENDAR_TOKEN: 'calendar-token-long-enough' } });
     expect(summarize(set)).toEqual([]);
+  });
+
+  it('a variable a shipped template reads and the environment lacks: the fix named is one the user can write, for each field that uses it', async () => {
+    const vars = '    vars: { business: Acme, offering: x, call_reason: y, sales_number: "+15551230000", crm_webhook_url: "https://crm.example.com" }\n';
+    const result = await loadTree({ 'voxform.yaml': manifest(`    template: lead-qualification\n${vars}`) });
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:4:15 env_missing template "lead-qualification": environment variable CRM_WEBHOOK_TOKEN is not set; set it, or give the agent its own config.tools (the whole list: it replaces the template\'s)',
+      'voxform.yaml:4:15 env_missing template "lead-qualification": environment variable CRM_WEBHOOK_TOKEN is not set; set it, or give the agent its own config.session_data_webhook.headers.authorization (it replaces the template\'s)',
+    ]);
+    // Doing what the messages say leaves nothing to report about the variable.
+    const overridden = await loadTree({
+      'voxform.yaml': manifest(`    template: lead-qualification\n${vars}    config:\n      tools: []\n      session_data_webhook: { headers: { authorization: "Bearer \${env:MY_CRM_TOKEN}" } }\n`),
+    }, { env: { MY_CRM_TOKEN: 'crm-token-long-enough' } });
+    expect(summarize(overridden)).toEqual([]);
+  });
+
+  it('a variable a project\'s own template reads and the environment lacks is reported in its file, where a default can be written', async () => {
+    const result = await loadWith(manifest('    template: receptionist\n    vars: { business: Acme }\n'), {
+      'templates/receptionist/template.yaml': `${receptionist['templates/receptionist/template.yaml']}\n    session_data_webhook: { url: "https://hooks.example.com", headers: { authorization: "Bearer \${env:HOOK_TOKEN}" } }`,
+    });
+    expect(summarize(result)).toEqual([
+      'templates/receptionist/template.yaml:13:97 env_missing environment variable HOOK_TOKEN is not set; set it, or give a default with ${env:HOOK_TOKEN:-default}',
+    ]);
   });
 
   it('names every missing required variable in one diagnostic, not one per run', async () => {
