@@ -25,9 +25,17 @@ export const SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
 /** Most schema objects in one team rule's schema. */
 export const SCHEMA_NODES_MAX = 500;
 
+/** A value a path reaches, linked to the one it was reached from: its path is spelled out only for a finding. */
 interface Reached {
-  path: PathPart[];
   value: unknown;
+  key: PathPart;
+  from: Reached | undefined;
+}
+
+function pathOf(entry: Reached): PathPart[] {
+  const path: PathPart[] = [];
+  for (let at: Reached = entry; at.from !== undefined; at = at.from) path.unshift(at.key);
+  return path;
 }
 
 /** A resource as a team rule's path reads it, and where a value of it is written. */
@@ -70,16 +78,17 @@ function documentsOf(desired: DesiredState, kind: CustomRuleSpec['resources']): 
  */
 function matchGlob(document: Document, glob: readonly string[], checks: { budget: RuleCheckBudget; owner: string }): Reached[] | undefined {
   if (!checks.budget.take(checks.owner, 1)) return undefined;
-  let current: Reached[] = [{ path: [], value: document.value }];
+  let current: Reached[] = [{ value: document.value, key: '', from: undefined }];
   for (const segment of glob) {
     const next: Reached[] = [];
-    for (const { path, value } of current) {
+    for (const from of current) {
+      const value = from.value;
       if (Array.isArray(value)) {
         value.forEach((item, index) => {
-          if (segment === '*' || segment === String(index)) next.push({ path: [...path, index], value: item });
+          if (segment === '*' || segment === String(index)) next.push({ value: item, key: index, from });
         });
       } else if (isPlainObject(value)) {
-        for (const key of segment === '*' ? Object.keys(value) : Object.hasOwn(value, segment) ? [segment] : []) next.push({ path: [...path, key], value: value[key] });
+        for (const key of segment === '*' ? Object.keys(value) : Object.hasOwn(value, segment) ? [segment] : []) next.push({ value: value[key], key, from });
       }
     }
     if (!checks.budget.take(checks.owner, next.length)) return undefined;
@@ -177,7 +186,10 @@ export async function compileCustomRule(spec: CustomRuleSpec, context: { regexBu
       const reached = matchGlob(document, glob, checks);
       if (reached === undefined) return false;
       const hit = (entry: Reached | undefined, problem: string) =>
-        found(document.address, () => ({ resource: document.address, message: `${entry ? entry.path.join('.') : spec.path} ${problem} (team rule ${spec.id}${what})`, location: document.locate(entry?.path ?? []) }));
+        found(document.address, () => {
+          const path = entry ? pathOf(entry) : [];
+          return { resource: document.address, message: `${entry ? path.join('.') : spec.path} ${problem} (team rule ${spec.id}${what})`, location: document.locate(path) };
+        });
       if (reached.length === 0 && spec.required) hit(undefined, 'is not set');
       for (const entry of reached) {
         const problem = await firstProblem(entry.value, { pattern, notPattern, schemaCheck, tokens, context });
