@@ -15,11 +15,12 @@ import { findRelaxations } from '../review/relaxations.js';
 import { baseRefOf, readBaseManifests, readHeadManifests } from '../review/read-manifests.js';
 import { plural } from '../util/plural.js';
 import type { RegexTimeBudget } from '../util/safe-regex.js';
+import type { RuleCheckBudget } from '../policy/check-budget.js';
 import type { CommandContext } from './context.js';
 import { ListedProblemsError } from './error-text.js';
 
-/** `how.regexBudget`: the command's, when it checks more than once (validate's environments); else the check's own. */
-export async function checkPolicy(desired: DesiredState, ctx: CommandContext, how: { tokens?: TokenCounter; regexBudget?: RegexTimeBudget } = {}): Promise<PolicyReport> {
+/** `how.regexBudget`, `how.checkBudget`: the command's, when it checks more than once (validate's environments); else the check's own. */
+export async function checkPolicy(desired: DesiredState, ctx: CommandContext, how: { tokens?: TokenCounter; regexBudget?: RegexTimeBudget; checkBudget?: RuleCheckBudget } = {}): Promise<PolicyReport> {
   const packs = await loadOperatorPacks(ctx.env, ctx.cwd, desired.files);
   return evaluatePolicy(desired, { now: () => new Date(), packs, ...how });
 }

@@ -2,7 +2,8 @@
  * The team's own rules, declarative only: a path (or glob) in each resource of a kind and checks on
  * the values there. Nothing from the repository runs as code: regular expressions run under the
  * shared time budget (util/safe-regex.ts), and a JSON Schema may use only the keywords of
- * SCHEMA_KEYWORDS (no `pattern`, `format` or `$ref`), within SCHEMA_NODES_MAX nodes.
+ * SCHEMA_KEYWORDS (no `pattern`, `format` or `$ref`), within SCHEMA_NODES_MAX nodes. Every value a
+ * rule's path reaches takes a check of the run's budget (check-budget.ts).
  */
 import type { SourceLocation } from '../errors.js';
 import type { PathPart } from '../manifest/positions.js';
@@ -11,7 +12,8 @@ import { compileRegex, REGEX_TIME_BUDGET_MS, type RegexRefusal, type RegexTimeBu
 import { isPlainObject } from '../util/json-object.js';
 import { configLocation, promptPlace, valueLocation } from './places.js';
 import type { CustomRuleSpec } from './section.js';
-import type { PolicyRule, RuleHit, TokenCounter } from './types.js';
+import type { PolicyRule, PolicySubject, RuleHit, TokenCounter } from './types.js';
+import type { RuleCheckBudget } from './check-budget.js';
 import { formatCount } from '../util/plural.js';
 
 /** The JSON Schema keywords a team rule may use: none runs a regular expression or reaches outside the schema. */
@@ -23,10 +25,17 @@ export const SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
 /** Most schema objects in one team rule's schema. */
 export const SCHEMA_NODES_MAX = 500;
 
-interface Located {
-  path: PathPart[];
+/** A value a path reaches, linked to the one it was reached from: its path is spelled out only for a finding. */
+interface Reached {
   value: unknown;
-  location: SourceLocation;
+  key: PathPart;
+  from: Reached | undefined;
+}
+
+function pathOf(entry: Reached): PathPart[] {
+  const path: PathPart[] = [];
+  for (let at: Reached = entry; at.from !== undefined; at = at.from) path.unshift(at.key);
+  return path;
 }
 
 /** A resource as a team rule's path reads it, and where a value of it is written. */
@@ -62,23 +71,30 @@ function documentsOf(desired: DesiredState, kind: CustomRuleSpec['resources']): 
   }
 }
 
-/** Every value a glob (`config.tools.*.description`) reaches; `*` is any one key or list item. */
-function matchGlob(document: Document, glob: readonly string[]): Located[] {
-  let current: Array<{ path: PathPart[]; value: unknown }> = [{ path: [], value: document.value }];
+/**
+ * Every value a glob (`config.tools.*.description`) reaches, `*` being any one key or list item; or
+ * undefined when the run's checks ran out on the way. The resource and each value reached, on the
+ * way or at the end, take one check each: a level's values are taken before the next is looked at.
+ */
+function matchGlob(document: Document, glob: readonly string[], checks: { budget: RuleCheckBudget; owner: string }): Reached[] | undefined {
+  if (!checks.budget.take(checks.owner, 1)) return undefined;
+  let current: Reached[] = [{ value: document.value, key: '', from: undefined }];
   for (const segment of glob) {
-    const next: typeof current = [];
-    for (const { path, value } of current) {
+    const next: Reached[] = [];
+    for (const from of current) {
+      const value = from.value;
       if (Array.isArray(value)) {
         value.forEach((item, index) => {
-          if (segment === '*' || segment === String(index)) next.push({ path: [...path, index], value: item });
+          if (segment === '*' || segment === String(index)) next.push({ value: item, key: index, from });
         });
       } else if (isPlainObject(value)) {
-        for (const key of segment === '*' ? Object.keys(value) : Object.hasOwn(value, segment) ? [segment] : []) next.push({ path: [...path, key], value: value[key] });
+        for (const key of segment === '*' ? Object.keys(value) : Object.hasOwn(value, segment) ? [segment] : []) next.push({ value: value[key], key, from });
       }
     }
+    if (!checks.budget.take(checks.owner, next.length)) return undefined;
     current = next;
   }
-  return current.filter((entry) => entry.value !== undefined && entry.value !== null).map((entry) => ({ ...entry, location: document.locate(entry.path) }));
+  return current.filter((entry) => entry.value !== undefined && entry.value !== null);
 }
 
 /** The schema's first keyword outside SCHEMA_KEYWORDS, or a size problem; undefined when it may be used. */
@@ -126,11 +142,23 @@ function asText(value: unknown): string | undefined {
   return typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined;
 }
 
+/** A hit as a team rule finds it: the resource it is about, and the hit, built only when the run keeps it. */
+export type FoundHit = (resource: string, build: () => RuleHit) => void;
+
+export interface TeamRule extends PolicyRule {
+  /**
+   * Checks every value the rule's path reaches, passing each hit to `found` unbuilt (past the
+   * findings a run keeps, messages and locations are never made); false when the run's checks ran
+   * out before it was done.
+   */
+  checkEach(subject: PolicySubject, found: FoundHit): Promise<boolean>;
+}
+
 /**
  * A team rule as a rule of the pack, or the problems that keep it from being one (a regex the
  * engine refuses, a schema with a keyword not allowed): those are `policy-invalid` hits.
  */
-export async function compileCustomRule(spec: CustomRuleSpec, context: { regexBudget: RegexTimeBudget }): Promise<{ rule: PolicyRule } | { problems: RuleHit[] }> {
+export async function compileCustomRule(spec: CustomRuleSpec, context: { regexBudget: RegexTimeBudget; checkBudget: RuleCheckBudget }): Promise<{ rule: TeamRule } | { problems: RuleHit[] }> {
   const problems: RuleHit[] = [];
   const regex = (field: 'pattern' | 'not_pattern'): RegExp | undefined => {
     const source = spec[field];
@@ -152,18 +180,28 @@ export async function compileCustomRule(spec: CustomRuleSpec, context: { regexBu
 
   const glob = spec.path.split('.');
   const what = spec.description ? `: ${spec.description}` : '';
-  const check = async ({ desired, tokens }: { desired: DesiredState; tokens: TokenCounter }): Promise<RuleHit[]> => {
-    const hits: RuleHit[] = [];
+  const checks = { budget: context.checkBudget, owner: spec.id };
+  const checkEach = async ({ desired, tokens }: PolicySubject, found: FoundHit): Promise<boolean> => {
     for (const document of documentsOf(desired, spec.resources)) {
-      const found = matchGlob(document, glob);
-      const hit = (entry: Located | undefined, problem: string) =>
-        hits.push({ resource: document.address, message: `${entry ? entry.path.join('.') : spec.path} ${problem} (team rule ${spec.id}${what})`, location: entry?.location ?? document.locate([]) });
-      if (found.length === 0 && spec.required) hit(undefined, 'is not set');
-      for (const entry of found) {
+      const reached = matchGlob(document, glob, checks);
+      if (reached === undefined) return false;
+      const hit = (entry: Reached | undefined, problem: string) =>
+        found(document.address, () => {
+          const path = entry ? pathOf(entry) : [];
+          return { resource: document.address, message: `${entry ? path.join('.') : spec.path} ${problem} (team rule ${spec.id}${what})`, location: document.locate(path) };
+        });
+      if (reached.length === 0 && spec.required) hit(undefined, 'is not set');
+      for (const entry of reached) {
         const problem = await firstProblem(entry.value, { pattern, notPattern, schemaCheck, tokens, context });
         if (problem) hit(entry, problem);
       }
     }
+    return true;
+  };
+  const check = async (subject: PolicySubject): Promise<RuleHit[]> => {
+    const hits: RuleHit[] = [];
+    const done = await checkEach(subject, (_resource, build) => hits.push(build()));
+    if (!done) hits.push({ resource: 'policy', message: `team rule "${spec.id}" was not checked in full: the ${formatCount(context.checkBudget.total)} checks of the run ran out`, location: spec.location });
     return hits;
   };
   const firstProblem = async (
@@ -194,7 +232,7 @@ export async function compileCustomRule(spec: CustomRuleSpec, context: { regexBu
     if (c.schemaCheck && !c.schemaCheck(value)) return 'does not satisfy the rule\'s schema';
     return undefined;
   };
-  return { rule: { id: spec.id, area: 'team', level: spec.level, summary: spec.description ?? `${spec.resources}: ${spec.path}`, hint: spec.hint ?? 'See the team rule in the manifest\'s policy section.', check } };
+  return { rule: { id: spec.id, area: 'team', level: spec.level, summary: spec.description ?? `${spec.resources}: ${spec.path}`, hint: spec.hint ?? 'See the team rule in the manifest\'s policy section.', check, checkEach } };
 }
 
 /**

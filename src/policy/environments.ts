@@ -5,7 +5,7 @@
  * reports only count their findings, so a merged count is then at least what any one report left out.
  */
 import { formatSourceLocation } from '../errors.js';
-import { byPosition } from './evaluate.js';
+import { listingOrder } from './evaluate.js';
 import { KeptFindings, omittedOfLevel, waivedOmitted } from './kept-findings.js';
 import { WAIVER_UNUSED } from './section.js';
 import type { Finding, PolicyReport, WaiverStatus } from './types.js';
@@ -25,7 +25,7 @@ function mergeFindings(base: readonly Finding[], environments: ReadonlyArray<[st
       else if (known.environments && !known.environments.includes(environment)) known.environments.push(environment);
     }
   }
-  return [...merged.values()].sort(byPosition);
+  return [...merged.values()].sort(listingOrder);
 }
 
 /** A waiver is in force when it silences a finding in any of them, else as the manifests without an overlay have it. */
@@ -58,8 +58,8 @@ export function mergeEnvironmentReports(base: PolicyReport, environments: Readon
   const waivedCount = waived.total;
   return {
     ...base,
-    findings: findings.kept().sort(byPosition),
-    waived: waived.kept().sort(byPosition),
+    findings: findings.kept().sort(listingOrder),
+    waived: waived.kept().sort(listingOrder),
     waivers,
     summary: { ...findings.total, waived: waivedCount.mandatory + waivedCount.advisory + Math.max(...reports.map(waivedOmitted)) },
   };

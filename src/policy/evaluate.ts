@@ -8,14 +8,16 @@ import type { SourceLocation } from '../errors.js';
 import type { DesiredState } from '../manifest/types.js';
 import { SecretRegistry } from '../secrets/redact.js';
 import { RegexTimeBudget } from '../util/safe-regex.js';
-import { compileCustomRule } from './custom-rules.js';
+import { RuleCheckBudget } from './check-budget.js';
+import { compileCustomRule, type TeamRule } from './custom-rules.js';
 import { operatorRules, type OperatorPack } from './operator-packs.js';
 import { BUILT_IN_RULES } from './rules/index.js';
-import { checkSectionRules, POLICY_INVALID, readPolicySection, WAIVER_EXPIRED, WAIVER_UNUSED, type PolicySection, type WaiverSpec } from './section.js';
+import { CHECK_BUDGET, checkSectionRules, POLICY_INVALID, readPolicySection, WAIVER_EXPIRED, WAIVER_UNUSED, type PolicySection, type WaiverSpec } from './section.js';
 import { createTokenCounter } from './tokens.js';
 import { afterPendingSignals } from '../util/sync-slices.js';
 import { withheldState } from './withheld-state.js';
 import { KeptFindings } from './kept-findings.js';
+import { formatCount, plural, someOf } from '../util/plural.js';
 import type { Finding, PolicyReport, PolicyRule, RuleHit, RuleStatus, TokenCounter, WaiverStatus } from './types.js';
 
 export interface PolicyOptions {
@@ -29,6 +31,8 @@ export interface PolicyOptions {
    * command (`validate` checks each environment), so more environments never mean more time. Default: a budget of its own.
    */
   regexBudget?: RegexTimeBudget | undefined;
+  /** The checks team rules may make (check-budget.ts): the run's, shared as `regexBudget` is. Default: a budget of its own. */
+  checkBudget?: RuleCheckBudget | undefined;
 }
 
 /** The rules of the policy section itself: always on, at these levels. */
@@ -36,6 +40,7 @@ export const SECTION_RULES: readonly RuleStatus[] = [
   { id: POLICY_INVALID, summary: 'The policy section names rules that exist, and its team rules compile.', hint: 'Fix the policy section: voxform policy list shows every rule id.', level: 'mandatory' },
   { id: WAIVER_EXPIRED, summary: 'No waiver past its expiry date.', hint: 'Fix what the waiver excused, or renew it with a new date and reason in review.', level: 'mandatory' },
   { id: WAIVER_UNUSED, summary: 'Every waiver silences a finding.', hint: 'Remove the waiver: the rule finds nothing for that resource (or the resource is misspelled).', level: 'advisory' },
+  { id: CHECK_BUDGET, summary: 'Team rules are checked in full, within the checks of a run.', hint: 'Narrow the team rules\' paths: a "*" reaches every key or item, and each value a path reaches is one check (docs/policy.md).', level: 'mandatory' },
 ].map((rule) => ({ ...rule, area: 'policy', defaultLevel: rule.level, source: { kind: 'fixed' } }) as RuleStatus);
 
 const SECTION_HINTS: Record<string, string> = Object.fromEntries(SECTION_RULES.map((rule) => [rule.id, rule.hint]));
@@ -43,7 +48,7 @@ const SECTION_HINTS: Record<string, string> = Object.fromEntries(SECTION_RULES.m
 /** The rule set and each rule's level, with where it was set; team-rule problems as hits. `desired.secrets`: hidden in what a pack's check throws. */
 export async function resolveRules(
   desired: Pick<DesiredState, 'policy' | 'files'> & { secrets?: readonly string[] },
-  options: { packs?: readonly OperatorPack[] | undefined; fallback: SourceLocation; regexBudget?: RegexTimeBudget | undefined },
+  options: { packs?: readonly OperatorPack[] | undefined; fallback: SourceLocation; regexBudget?: RegexTimeBudget | undefined; checkBudget?: RuleCheckBudget | undefined },
 ): Promise<{ section: PolicySection; rules: Array<{ rule: PolicyRule; status: RuleStatus }>; problems: RuleHit[] }> {
   const section = readPolicySection(desired.policy, options.fallback);
   const problems: RuleHit[] = [];
@@ -53,13 +58,14 @@ export async function resolveRules(
   for (const value of desired.secrets ?? []) secrets.add(value);
   for (const { pack, rule } of operatorRules(options.packs ?? [], taken, (text) => secrets.redact(text))) rules.push({ rule, source: { kind: 'operator', pack } });
   const regexBudget = options.regexBudget ?? new RegexTimeBudget();
+  const checkBudget = options.checkBudget ?? new RuleCheckBudget();
   for (const spec of section.custom) {
     if (taken.has(spec.id)) {
       problems.push({ resource: 'policy', message: `team rule "${spec.id}" has the id of another rule; choose another id`, location: spec.location });
       continue;
     }
     taken.add(spec.id);
-    const compiled = await compileCustomRule(spec, { regexBudget });
+    const compiled = await compileCustomRule(spec, { regexBudget, checkBudget });
     if ('problems' in compiled) problems.push(...compiled.problems);
     else rules.push({ rule: compiled.rule, source: { kind: 'manifest', location: spec.location } });
   }
@@ -83,8 +89,12 @@ export async function resolveRules(
   };
 }
 
-export function byPosition(a: Finding, b: Finding): number {
-  return a.location.file.localeCompare(b.location.file) || a.location.line - b.location.line || a.location.col - b.location.col || a.rule.localeCompare(b.rule);
+/**
+ * The order findings are listed in: a run that ran out of checks first (it says what the counts
+ * leave unchecked, so it is kept and shown whatever else was found), then by file and position.
+ */
+export function listingOrder(a: Finding, b: Finding): number {
+  return Number(b.rule === CHECK_BUDGET) - Number(a.rule === CHECK_BUDGET) || a.location.file.localeCompare(b.location.file) || a.location.line - b.location.line || a.location.col - b.location.col || a.rule.localeCompare(b.rule);
 }
 
 /** `YYYY-MM-DD` of a date, in UTC. */
@@ -99,7 +109,8 @@ function waiverKey(rule: string, resource: string): string {
 export async function evaluatePolicy(desired: DesiredState, options: PolicyOptions): Promise<PolicyReport> {
   const tokens = options.tokens ?? createTokenCounter();
   const fallback = [...desired.agents.values(), ...desired.phones.values()][0]?.source ?? { file: desired.files[0] ?? 'voxform.yaml', line: 1, col: 1 };
-  const { section, rules, problems } = await resolveRules(desired, { packs: options.packs, fallback, regexBudget: options.regexBudget });
+  const checkBudget = options.checkBudget ?? new RuleCheckBudget();
+  const { section, rules, problems } = await resolveRules(desired, { packs: options.packs, fallback, regexBudget: options.regexBudget, checkBudget });
   // Every rule reads the state with its secrets withheld: the one view of docs/security.md §11.
   const subject = { desired: withheldState(desired), tokens };
   const sectionFinding = (rule: string, level: Finding['level'], hit: RuleHit): Finding => ({ ...hit, rule, level, hint: SECTION_HINTS[rule] as string });
@@ -121,18 +132,30 @@ export async function evaluatePolicy(desired: DesiredState, options: PolicyOptio
   // Each finding is sorted into waived or not as it comes, and only the first ones kept (kept-findings.ts): the rest are counted.
   const waived = new KeptFindings();
   const used = new Set<string>();
+  const notInFull: string[] = [];
   for (const { rule, status } of rules) {
-    if (status.level === 'off') continue;
-    for (const hit of await rule.check(subject)) {
-      const finding: Finding = { ...hit, rule: rule.id, level: status.level, hint: rule.hint };
-      const key = waiverKey(finding.rule, finding.resource);
+    const level = status.level;
+    if (level === 'off') continue;
+    const found = (resource: string, build: () => RuleHit) => {
+      const key = waiverKey(rule.id, resource);
+      const finding = (): Finding => ({ ...build(), rule: rule.id, level, hint: rule.hint });
       if (inForce.has(key)) {
         used.add(key);
-        waived.add(finding);
+        waived.offer(level, finding);
       } else {
-        active.add(finding);
+        active.offer(level, finding);
       }
+    };
+    if (isTeamRule(rule)) {
+      if (!(await rule.checkEach(subject, found))) notInFull.push(rule.id);
+    } else {
+      for (const hit of await rule.check(subject)) found(hit.resource, () => hit);
     }
+  }
+  if (notInFull.length > 0) {
+    const teamRules = rules.filter(({ rule, status }) => isTeamRule(rule) && status.level !== 'off').length;
+    const location = section.custom.find((spec) => spec.id === notInFull[0])?.location ?? section.location ?? fallback;
+    active.addAhead(sectionFinding(CHECK_BUDGET, 'mandatory', { resource: 'policy', message: checksRanOut(checkBudget, notInFull, teamRules), location }));
   }
   // A signal that came while a check held the thread (a team rule's pattern, an operator's check) stops the run before it reports.
   await afterPendingSignals();
@@ -146,9 +169,21 @@ export async function evaluatePolicy(desired: DesiredState, options: PolicyOptio
   return {
     tokenizer: tokens.encoding,
     rules: [...rules.map(({ status }) => status), ...SECTION_RULES],
-    findings: active.kept().sort(byPosition),
-    waived: waived.kept().sort(byPosition),
+    findings: active.kept().sort(listingOrder),
+    waived: waived.kept().sort(listingOrder),
     waivers,
     summary: { ...active.total, waived: waivedTotal.mandatory + waivedTotal.advisory },
   };
+}
+
+function isTeamRule(rule: PolicyRule): rule is TeamRule {
+  return 'checkEach' in rule;
+}
+
+/** What a run that ran out of checks left unchecked, and which rules made the most of them. */
+function checksRanOut(budget: RuleCheckBudget, notInFull: readonly string[], teamRules: number): string {
+  const quoted = (ids: readonly string[]) => ids.map((id) => `"${id}"`);
+  const heaviest = quoted(budget.heaviestOwners(3));
+  const madeBy = heaviest.length > 0 ? `; most checks were made by ${heaviest.join(', ')}` : '';
+  return `team rules were not all checked: the ${formatCount(budget.total)} checks of a run (one per value a rule's path reaches) ran out, leaving ${formatCount(notInFull.length)} of ${plural(teamRules, 'team rule')} not checked in full (${someOf(quoted(notInFull), 3)})${madeBy}`;
 }

@@ -15,9 +15,25 @@ export class KeptFindings {
   constructor(private readonly most: number = MAX_FINDINGS_KEPT) {}
 
   add(finding: Finding): void {
+    this.offer(finding.level, () => finding);
+  }
+
+  /** Counts a finding of `level`, built only when it is kept: past the cap, checks build no messages. */
+  offer(level: Finding['level'], build: () => Finding): void {
+    this.counts[level]++;
+    const list = level === 'mandatory' ? this.mandatory : this.advisory;
+    if (list.length < this.most) list.push(build());
+  }
+
+  /**
+   * Counts and keeps a finding that must be listed whatever came before it (the run's checks ran
+   * out): at the cap, the last finding kept of its level makes room and is only counted.
+   */
+  addAhead(finding: Finding): void {
     this.counts[finding.level]++;
     const list = finding.level === 'mandatory' ? this.mandatory : this.advisory;
-    if (list.length < this.most) list.push(finding);
+    list.unshift(finding);
+    if (list.length > this.most) list.pop();
   }
 
   /** Counts `count` findings of `level` that are not kept (those another list left out). */

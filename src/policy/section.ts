@@ -14,8 +14,10 @@ import { POLICY_LEVELS, type PolicyLevel, type RuleHit } from './types.js';
 export const POLICY_INVALID = 'policy-invalid';
 export const WAIVER_EXPIRED = 'policy-waiver-expired';
 export const WAIVER_UNUSED = 'policy-waiver-unused';
+/** Team rules ran out of the checks of a run (check-budget.ts), so some values went unchecked. */
+export const CHECK_BUDGET = 'policy-check-budget';
 /** Rules of the policy section itself: always on, never waived. */
-export const SECTION_RULE_IDS: readonly string[] = [POLICY_INVALID, WAIVER_EXPIRED, WAIVER_UNUSED];
+export const SECTION_RULE_IDS: readonly string[] = [POLICY_INVALID, WAIVER_EXPIRED, WAIVER_UNUSED, CHECK_BUDGET];
 
 export interface LevelSetting {
   level: PolicyLevel;

@@ -5,6 +5,7 @@ import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { RegexTimeBudget, type RegexOutcome } from '../../src/util/safe-regex.js';
 import { compileCustomRule } from '../../src/policy/custom-rules.js';
+import { RuleCheckBudget } from '../../src/policy/check-budget.js';
 import { evaluatePolicy } from '../../src/policy/evaluate.js';
 import { loadOperatorPacks, POLICY_PACKS_VARIABLE, type OperatorPack } from '../../src/policy/operator-packs.js';
 import { readPolicySection } from '../../src/policy/section.js';
@@ -278,7 +279,7 @@ describe('team rules', () => {
     const section = readPolicySection({ custom: [{ id: 'slow', path: 'config.first_message', pattern: '^(a+)+$' }] }, { file: 'voxform.yaml', line: 1, col: 1 });
     // The budget's match is the stand-in a test injects: it reports the time-out a catastrophic pattern would reach.
     const budget = new RegexTimeBudget({ match: () => ({ timedOut: true }), now: () => 0 });
-    const compiled = await compileCustomRule(section.custom[0]!, { regexBudget: budget });
+    const compiled = await compileCustomRule(section.custom[0]!, { regexBudget: budget, checkBudget: new RuleCheckBudget() });
     if (!('rule' in compiled)) throw new Error('expected a rule');
     const hits = await compiled.rule.check({ desired: state, tokens: createTokenCounter() });
     expect(hits.map((hit) => hit.message)).toEqual([expect.stringContaining('could not be checked against pattern in time')]);
@@ -304,7 +305,7 @@ describe('the regex time budget of a run', () => {
     let now = 0;
     let matches = 0;
     const budget = new RegexTimeBudget({ totalMs: 1_000, now: () => now, match: () => ((now += 1_000), matches++, { matched: true, truncated: false }) });
-    const report = await validate({}, ctx, budget);
+    const report = await validate({}, ctx, { regexBudget: budget });
     expect(matches).toBe(1);
     const findings = report.policy?.findings ?? [];
     expect(findings.map((f) => f.rule)).toEqual(['greeting-names-business', 'greeting-names-business']);
@@ -326,6 +327,54 @@ describe('the regex time budget of a run', () => {
     expect(greeting[0]).not.toContain('too slow');
     // Stopped with only the run's remainder left, slow-3 is not told its pattern alone is too slow either.
     expect(report.findings.find((f) => f.rule === 'slow-3')?.message).toContain('ran out first');
+  });
+});
+
+describe('the check budget of a run', () => {
+  /** One agent with `keys` voice settings (numbers) and two team rules over every one of them. */
+  function wildcardRules(keys: number, environments = ''): string {
+    const settings = Array.from({ length: keys }, (_, i) => `    k${i}: ${i}`).join('\n');
+    const rules = ['r0', 'r1'].map((id) => `    - { id: ${id}, path: "config.voice.settings.*", schema: { type: number } }`);
+    return oneAgent(`voice:\n  voice_id: v\n  settings:\n${settings}`, [environments, 'policy:', '  custom:', ...rules, ''].filter(Boolean).join('\n'));
+  }
+
+  // Each rule takes 1 check for the agent, 1 for config, 1 for voice, 1 for settings and 1 per key: 7 with 3 keys, 14 for both.
+  it('passes a run that needs every check of the budget', async () => {
+    const { ctx } = makeContext({ cwd: await tempDir({ 'voxform.yaml': wildcardRules(3) }) });
+    const report = await validate({}, ctx, { checkBudget: new RuleCheckBudget({ total: 14 }) });
+    expect(report.policy?.findings).toEqual([]);
+    expect(report.valid).toBe(true);
+  });
+
+  it('fails a run one check short, with a mandatory finding naming the rules not checked in full and what it counted', async () => {
+    const { ctx } = makeContext({ cwd: await tempDir({ 'voxform.yaml': wildcardRules(3) }) });
+    const report = await validate({}, ctx, { checkBudget: new RuleCheckBudget({ total: 13 }) });
+    expect(report.valid).toBe(false);
+    expect(report.policy?.summary).toEqual({ mandatory: 1, advisory: 0, waived: 0 });
+    const [finding] = report.policy?.findings ?? [];
+    expect(finding?.rule).toBe('policy-check-budget');
+    expect(finding?.message).toBe('team rules were not all checked: the 13 checks of a run (one per value a rule\'s path reaches) ran out, leaving 1 of 2 team rules not checked in full ("r1"); most checks were made by "r0", "r1"');
+    // At r1, the rule the run stopped in (line 15 of the manifest).
+    expect(finding?.location.line).toBe(15);
+  });
+
+  it('is one for validate without --env: an environment checked after it ran out fails too', async () => {
+    const manifest = wildcardRules(3, 'environments:\n  staging: { agents: { a: { config: { voice: { voice_id: w } } } } }');
+    const { ctx } = makeContext({ cwd: await tempDir({ 'voxform.yaml': manifest }) });
+    // The manifests take all 14; staging would need 14 more.
+    const report = await validate({}, ctx, { checkBudget: new RuleCheckBudget({ total: 14 }) });
+    expect(report.valid).toBe(false);
+    expect(report.policy?.findings.map((f) => [f.rule, f.environments])).toEqual([['policy-check-budget', ['staging']]]);
+  });
+
+  it('lists its finding past the findings a run keeps, and counts every finding made before it', async () => {
+    // r0 fails on each of 1,001 numbers (schema: string); r1 finds the run's checks spent.
+    const manifest = wildcardRules(1_001).replaceAll('type: number', 'type: string').replace('{ id: r1, path: "config.voice.settings.*", schema: { type: string } }', '{ id: r1, path: config.voice.voice_id }');
+    const report = await policyOf(await tempDir({ 'voxform.yaml': manifest }), { checkBudget: new RuleCheckBudget({ total: 1_005 }) });
+    expect(report.summary.mandatory).toBe(1_002);
+    expect(report.findings).toHaveLength(1_000);
+    expect(report.findings[0]?.rule).toBe('policy-check-budget');
+    expect(report.findings[0]?.message).toContain('leaving 1 of 2 team rules not checked in full ("r1")');
   });
 });
 

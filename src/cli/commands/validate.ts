@@ -21,6 +21,7 @@ import { checkPolicy } from '../policy-check.js';
 import { voxformVersion } from '../../version.js';
 import { mergeEnvironmentReports } from '../../policy/environments.js';
 import { RegexTimeBudget } from '../../util/safe-regex.js';
+import { RuleCheckBudget } from '../../policy/check-budget.js';
 
 export interface ValidateOptions {
   file?: string[];
@@ -86,15 +87,23 @@ function sarifFailureOf(error: unknown): SarifFailure {
   return { code: undefined, message: 'voxform hit an unexpected problem (this is a bug; please report it): its standard error says more.', hint: undefined };
 }
 
+/** What every policy check of one run shares. */
+interface RunBudgets {
+  regexBudget: RegexTimeBudget;
+  checkBudget: RuleCheckBudget;
+}
+
 /**
  * Loads the manifests and builds the report; secrets met are registered for redaction first. The files are read once, whatever the environments checked.
- * `regexBudget`: the time team rules' regular expressions may take in this run, every environment's together (a test gives its own clock).
+ * `budgets`: the time team rules' regular expressions may take in this run and the checks team rules
+ * may make, every environment's together (a test gives its own clock, or a small count).
  */
-export async function validate(options: ValidateOptions, ctx: CommandContext, regexBudget = new RegexTimeBudget()): Promise<ValidateReport> {
+export async function validate(options: ValidateOptions, ctx: CommandContext, budgets: Partial<RunBudgets> = {}): Promise<ValidateReport> {
+  const run: RunBudgets = { regexBudget: budgets.regexBudget ?? new RegexTimeBudget(), checkBudget: budgets.checkBudget ?? new RuleCheckBudget() };
   const project = await readCommandProject(options, ctx);
   const result = await loadCommandManifests(options, ctx, project);
   const { errors, warnings } = countProblems(result.diagnostics, result.omitted);
-  const policy = result.state ? await everyEnvironmentPolicy(result.state, { project, result, regexBudget }, options, ctx) : undefined;
+  const policy = result.state ? await everyEnvironmentPolicy(result.state, { project, result, budgets: run }, options, ctx) : undefined;
   return {
     valid: errors === 0 && result.state !== undefined && (policy?.summary.mandatory ?? 0) === 0,
     diagnostics: result.diagnostics,
@@ -119,22 +128,22 @@ export async function validate(options: ValidateOptions, ctx: CommandContext, re
  * load alone is left to `--env`.
  * An overlay that changes only ids, region and base URL is not resolved: the manifests' findings
  * are its findings, unless a rule reads an id (a team rule's path, or an operator's pack, unseen here).
- * Every check spends the one regex budget of the run: thirty environments take no more time than one.
+ * Every check spends the run's one regex budget and one check budget: thirty environments take no more than one.
  */
 async function everyEnvironmentPolicy(
   state: DesiredState,
-  { project, result, regexBudget }: { project: ProjectManifests; result: LoadResult; regexBudget: RegexTimeBudget },
+  { project, result, budgets }: { project: ProjectManifests; result: LoadResult; budgets: RunBudgets },
   options: ValidateOptions,
   ctx: CommandContext,
 ): Promise<PolicyReport> {
-  const report = await checkPolicy(state, ctx, { regexBudget });
+  const report = await checkPolicy(state, ctx, budgets);
   if (options.env !== undefined || !result.environments || result.environments.length === 0) return report;
   const idsRead = readsIds(state.policy) || Boolean(ctx.env[POLICY_PACKS_VARIABLE]?.trim());
   const overlays = new Map<string, PolicyReport>();
   for (const environment of result.environments) {
     if (!idsRead && result.placementOnlyEnvironments?.includes(environment)) continue;
     const loaded = await loadCommandManifests({ file: options.file, env: environment, withholdUnsetEnv: true }, ctx, project);
-    if (loaded.state) overlays.set(environment, await checkPolicy(loaded.state, ctx, { regexBudget }));
+    if (loaded.state) overlays.set(environment, await checkPolicy(loaded.state, ctx, budgets));
   }
   return mergeEnvironmentReports(report, overlays);
 }
