@@ -119,9 +119,11 @@ export interface LedgerRecord extends Omit<HistoryRecord, 'agents'> {
 /**
  * The summary of a record: its header, and each agent without its configuration. `same` gives one
  * copy of equal strings (`sameStrings`): the records of a ledger repeat most ids, names and hashes.
+ * Only the fields voxform knows are copied: a record read back may hold any other, as large as its
+ * own budget allows, and a summary is kept for every record of the ledger.
  */
 export function summarizeRecord(record: HistoryRecord, same: (text: string) => string = (text) => text): RecordSummary {
-  const { agents, ...header } = record;
+  const { id, workspace, at, by, command, outcome, source, summary, agents } = record;
   const summaries: Record<string, AgentSummary> = {};
   for (const [name, version] of Object.entries(agents)) {
     const { knowledge, promptLength } = version;
@@ -130,7 +132,23 @@ export function summarizeRecord(record: HistoryRecord, same: (text: string) => s
     const restorable = same(restorableKeyOfFieldKeys(displayName, fieldKeys));
     summaries[name] = { id: same(version.id), name: displayName, configHash: same(version.configHash), maskedPaths: version.maskedPaths, knowledge, promptLength, restorableKey: restorable, fieldKeys };
   }
-  return { ...header, agents: summaries };
+  return { id, workspace, at, by, command, outcome, source: knownSourceFields(source), summary: knownFields(summary, SUMMARY_FIELDS), agents: summaries };
+}
+
+const SOURCE_FIELDS = ['commit', 'branch', 'pullRequest', 'ciJobUrl', 'uncommitted', 'rollbackOf', 'healOf'] as const satisfies ReadonlyArray<keyof DeploySource>;
+const SUMMARY_FIELDS = ['create', 'update', 'unchanged', 'drifted', 'applied', 'partlyApplied', 'failed', 'skipped', 'notApplied'] as const satisfies ReadonlyArray<keyof DeploySummary>;
+
+function knownSourceFields(source: DeploySource): DeploySource {
+  const known: DeploySource = knownFields(source, SOURCE_FIELDS);
+  if (source.promotedFrom !== undefined) known.promotedFrom = { workspace: source.promotedFrom.workspace, record: source.promotedFrom.record };
+  return known;
+}
+
+/** The fields of `value` named in `fields`, those it has (a field it lacks stays absent). */
+function knownFields<T extends object, K extends keyof T>(value: T, fields: readonly K[]): Pick<T, K> {
+  const known = {} as Pick<T, K>;
+  for (const field of fields) if (value[field] !== undefined) known[field] = value[field];
+  return known;
 }
 
 /** A function giving one copy of equal strings, for one walk of a ledger (`summarizeRecord`). */

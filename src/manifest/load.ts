@@ -26,13 +26,14 @@ import { resolvePromotions } from './promotion.js';
 import { FilledTextBudget } from './filled-text-budget.js';
 import { hashKnowledgeFiles, promptBudget, readPrompts, type IncludeContext, type KnowledgeContent, type PromptRequest } from './includes.js';
 import type { InterpolationContext } from './interpolate.js';
-import { MAX_MANIFEST_BYTES, MAX_PROMPT_BYTES_TOTAL } from '../project-files/limits.js';
-import { FileCache, findManifestFiles, type ManifestFile } from '../project-files/manifest-files.js';
+import { MAX_MANIFEST_BYTES, MAX_MANIFEST_BYTES_PER_LOAD, MAX_PROMPT_BYTES_TOTAL } from '../project-files/limits.js';
+import { FileCache, findManifestFiles, type ManifestFile, type ReadOutcome } from '../project-files/manifest-files.js';
 import { FALLBACK_MIME_TYPE, mimeTypeFor } from '../util/mime.js';
 import { parseYaml, YamlTokenBudget } from './parse-yaml.js';
 import { spansOf, type PathPart } from './positions.js';
 import { sha256, sha256Hex } from '../util/hash.js';
 import { isPlainObject } from '../util/json-object.js';
+import { formatSize } from '../util/size.js';
 import { CROSS_RESOURCE_RULES, checkAgentKnowledge, checkCampaignCallers, checkPhoneAgents, type Drafts } from './references.js';
 import { resolveCampaign, resolveCredential, resolveKnowledge, resolvePhone, type KnowledgeDraft, type ResourceContext } from './resources.js';
 import { checkAgainstSchema } from './schema-issues.js';
@@ -212,32 +213,45 @@ async function readNamedFiles(
   return { promptTextOf: new Map(promptRequests.map((request, index) => [request, promptTexts[index] as string])), knowledgeContents };
 }
 
-/** Reads and parses every manifest file, each YAML document a fragment. `unparsed`: a file was not read as YAML. */
+/**
+ * Reads and parses every manifest file, each YAML document a fragment; a file's bytes are let go
+ * once decoded (its text stays, for code frames). `unparsed`: a file was not read as YAML.
+ */
 async function readManifests(
   files: readonly ManifestFile[],
   ctx: { cache: FileCache; sources: SourceRegistry; diagnostics: DiagnosticList; onDigest(digest: string): void },
 ): Promise<{ fragments: Fragment[]; unparsed: boolean; fallbackSpan: Span }> {
   const { sources, diagnostics } = ctx;
-  const outcomes = await ctx.cache.readAll(files.map(({ file, root }) => ({ file, policy: { root, maxBytes: MAX_MANIFEST_BYTES } })));
   const fragments: Fragment[] = [];
   let unparsed = false;
   let firstSpan: Span | undefined;
   const budget = new YamlTokenBudget();
-  for (const { file, root } of files) {
-    const outcome = outcomes.get(file);
-    if (!outcome?.ok && (outcome?.reason === 'outside' || outcome?.reason === 'kept_folder' || outcome?.reason === 'not_regular' || outcome?.reason === 'too_large')) {
+  const bytesBudget = { remaining: MAX_MANIFEST_BYTES_PER_LOAD, limit: MAX_MANIFEST_BYTES_PER_LOAD, noun: 'manifest files' };
+  // Asked for all at once, so that they are read in a few slices, not one each; the budget is still
+  // charged in load order, before each file is read.
+  const outcomes: Array<ReadOutcome | undefined> = await Promise.all(files.map(({ file, root }) => ctx.cache.readOnce(file, { root, maxBytes: MAX_MANIFEST_BYTES, budget: bytesBudget })));
+  for (const [index, { file, root }] of files.entries()) {
+    const outcome = outcomes[index] as ReadOutcome;
+    outcomes[index] = undefined;
+    if (!outcome.ok && (outcome.reason === 'outside' || outcome.reason === 'kept_folder' || outcome.reason === 'not_regular' || outcome.reason === 'too_large')) {
       // Found in the project (a folder, or the default name) but refused by the guards: never opened, so no text to show.
       const source = sources.forText(file, '', root);
       firstSpan ??= { source, start: 0, end: 0 };
       const code = READ_FAILURE_CODES[outcome.reason];
+      unparsed = true;
+      if (outcome.pastBudget) {
+        const limit = formatSize(MAX_MANIFEST_BYTES_PER_LOAD);
+        const message = `manifest ${source.display} would take the manifest files read past ${limit} together, the most voxform reads in one run, so it was not read and no file after it was loaded; load fewer or smaller manifest files`;
+        diagnostics.error(code, message, { source, start: 0, end: 0 });
+        break;
+      }
       // Resources may be spread over files freely: a manifest too large is split, the one fix that helps.
       const fix = outcome.reason === 'too_large' ? `; split it into several files in a folder, which \`-f FOLDER\` reads as one manifest` : '';
       diagnostics.error(code, `manifest ${source.display} ${outcome.message}${fix}`, { source, start: 0, end: 0 });
-      unparsed = true;
       continue;
     }
-    if (!outcome?.ok) {
-      throw new VoxformError('manifest_unreadable', `${sources.display(file)} ${outcome?.message ?? 'cannot be read'}.`, { hint: 'Check the path and its permissions; keep manifests inside the project.' });
+    if (!outcome.ok) {
+      throw new VoxformError('manifest_unreadable', `${sources.display(file)} ${outcome.message}.`, { hint: 'Check the path and its permissions; keep manifests inside the project.' });
     }
     ctx.onDigest(sha256Hex(outcome.bytes));
     const { text, problem } = decodeUtf8(outcome.bytes);

@@ -36,7 +36,15 @@ export const READ_FAILURE_CODES: Record<ReadFailure, DiagnosticCode> = {
   too_large: 'file_too_large',
 };
 
-export type ReadOutcome = { ok: true; bytes: Buffer } | { ok: false; reason: ReadFailure; message: string };
+export type ReadOutcome =
+  | { ok: true; bytes: Buffer }
+  | {
+      ok: false;
+      reason: ReadFailure;
+      message: string;
+      /** Refused by its budget (`ReadPolicy.budget`), the files before it taking the rest: it may be within its own cap. */
+      pastBudget?: true;
+    };
 
 /** Where a file may be and how large it may be. */
 export interface ReadPolicy {
@@ -116,7 +124,7 @@ function readGuardedNow(file: string, policy: ReadPolicy, folders: RealFolders |
 /** Takes `size` bytes from the budget; the refusal, taking nothing, when fewer are left. */
 export function chargeBudget(budget: NonNullable<ReadPolicy['budget']>, size: number): Extract<ReadOutcome, { ok: false }> | undefined {
   if (size > budget.remaining) {
-    return { ok: false, reason: 'too_large', message: `would take the ${budget.noun} of this manifest past ${formatSize(budget.limit)} together; that is the limit` };
+    return { ok: false, reason: 'too_large', message: `would take the ${budget.noun} of this manifest past ${formatSize(budget.limit)} together; that is the limit`, pastBudget: true };
   }
   budget.remaining -= size;
   return undefined;

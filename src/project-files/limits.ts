@@ -7,6 +7,14 @@
 /** A manifest or template YAML file, bytes (`file_too_large`). */
 export const MAX_MANIFEST_BYTES = 8 * 1024 * 1024;
 
+/**
+ * All the manifest files of one load together, bytes (`file_too_large`): each file's text is kept
+ * until the load ends (code frames), and the YAML token total does not see comments, so files each
+ * within the cap above and parsing to little would otherwise grow memory with their number. Several
+ * times what ten thousand agents (the most of a kind a manifest holds) take.
+ */
+export const MAX_MANIFEST_BYTES_PER_LOAD = 128 * 1024 * 1024;
+
 /** A prompt file, bytes (`file_too_large`). A prompt is read into memory and sent in every agent update. */
 export const MAX_PROMPT_FILE_BYTES = 2 * 1024 * 1024;
 

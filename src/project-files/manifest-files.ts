@@ -8,7 +8,6 @@ import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { byCodeUnits } from '../util/compare.js';
-import { mapBounded } from '../util/semaphore.js';
 import { inSlice } from '../util/sync-slices.js';
 import { chargeBudget, findProjectRoot, isInside, readGuarded, realFolder, type ReadOutcome, type ReadPolicy, type RealFolders } from './guarded-read.js';
 
@@ -181,18 +180,20 @@ export class FileCache {
     return [...this.asked];
   }
 
-  /** Reads each file under its policy; outcomes by file. */
-  async readAll(requests: ReadonlyArray<{ file: string; policy: ReadPolicy }>, limit = 64): Promise<Map<string, ReadOutcome>> {
-    const unique = new Map(requests.map((request) => [request.file, request.policy]));
-    const files = [...unique.keys()];
-    const outcomes = await mapBounded(files, limit, (file) => this.read(file, unique.get(file) as ReadPolicy));
-    return new Map(files.map((file, i) => [file, outcomes[i] as ReadOutcome]));
+  /**
+   * Reads a file that is used once (a manifest: hashed and decoded), keeping nothing of it, so that
+   * its bytes go once the caller is done with them. A budget in the policy is charged before the
+   * file is read, as `read` charges it, but only this once.
+   */
+  readOnce(file: string, policy: ReadPolicy): Promise<ReadOutcome> {
+    this.asked.add(file);
+    return readGuarded(file, policy, this.shared.folders);
   }
 }
 
 /** What a cache and those shared from it hold together, for one load (its environments together). */
 interface SharedReads {
-  /** Reads under no budget (manifests, templates), each file once. */
+  /** Reads under no budget (templates), each file once. */
   pending: Map<string, Promise<ReadOutcome>>;
   /** The bytes of budgeted reads kept, `keptBytes` in all. */
   kept: Map<string, Buffer>;

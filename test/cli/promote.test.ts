@@ -177,13 +177,13 @@ describe('promote and diff read the manifests once', () => {
   it('resolve both environments from one read of the files', async () => {
     const { cli } = await committedProject(STAGED_MANIFEST);
     expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
-    const manifestReads = vi.spyOn(FileCache.prototype, 'readAll');
+    const manifestReads = vi.spyOn(FileCache.prototype, 'readOnce');
     const promoted = await cli(['promote', '--to', 'production', '--dry-run']);
     expect(promoted.code, promoted.stderr).toBe(0);
     const diffed = await cli(['diff', '--env', 'staging', '--env', 'production']);
     expect(diffed.code, diffed.stderr).toBe(0);
     // One read of voxform.yaml each: a second would resolve the environments from files that may have changed in between.
-    const readsOf = (name: string) => manifestReads.mock.calls.filter(([files]) => files.some(({ file }) => path.basename(file) === name)).length;
+    const readsOf = (name: string) => manifestReads.mock.calls.filter(([file]) => path.basename(file) === name).length;
     expect(readsOf('voxform.yaml')).toBe(2);
   });
 });

@@ -113,6 +113,27 @@ describe('FileHistoryStore', () => {
     expect(skipped).toHaveLength(3);
   });
 
+  it('keeps of each record only the fields voxform knows: any other a record holds is left out of its summary', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'vf-history-'));
+    const store = new FileHistoryStore(dir);
+    const plain = record('2026-01-01T10:00:00.000Z', 'default@local', { desk: agent });
+    const promotedFrom = { workspace: 'staging@local', record: '20251231T100000000Z-aaaaaa' };
+    const known = { ...plain, source: { ...plain.source, branch: 'main', promotedFrom }, summary: { ...plain.summary, notApplied: 0 } };
+    const extra = 'x'.repeat(1000);
+    await store.append({
+      ...known,
+      notes: extra,
+      source: { ...known.source, promotedFrom: { ...promotedFrom, notes: extra }, notes: extra },
+      summary: { ...known.summary, notes: extra },
+    } as never);
+    const summaries = [];
+    for await (const summary of store.summaries({ workspace: 'default@local' })) summaries.push(summary);
+    const { agents, ...header } = summaries[0]!;
+    const { agents: _, ...knownHeader } = known;
+    expect(header).toStrictEqual({ id: summaries[0]!.id, ...knownHeader });
+    expect(Object.keys(agents)).toEqual(['desk']);
+  });
+
   it('gives two records of the same millisecond different ids that sort by time', () => {
     const at = new Date('2026-11-23T12:05:01.123Z');
     const a = newHistoryId(at);
