@@ -87,7 +87,7 @@ function parseYamlGeneral(
     countLines(source.lines, source.text);
     const message =
       maxTokens < MAX_YAML_TOKENS
-        ? `the manifest files read up to here have more than ${formatCount(MAX_YAML_TOKENS_PER_LOAD)} YAML tokens together (keys, values, punctuation and lines; ten thousand agents have about 2,100,000), the most voxform reads in one run, so the files after this one were not read; load fewer or smaller manifest files`
+        ? `the manifest files read up to here have more than ${formatCount(MAX_YAML_TOKENS_PER_LOAD)} YAML tokens together (keys, values, punctuation and lines; ten thousand agents have about 2,100,000), the most voxform reads in one run, so the files after this one were not parsed; load fewer or smaller manifest files`
         : `this file has more than ${formatCount(MAX_YAML_TOKENS)} YAML tokens (keys, values, punctuation and lines; a thousand-agent manifest has about 200,000); split it into several files`;
     diagnostics.error('yaml_too_large', message, spanOf(source, tooLargeAt, tooLargeAt));
     budget.exceeded = maxTokens < MAX_YAML_TOKENS;

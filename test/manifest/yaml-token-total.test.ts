@@ -19,7 +19,7 @@ function phones(first: number, count: number, anchored = false): string {
   return `${anchored ? 'x-note: &note phones\n' : ''}phones:\n${lines.join('')}`;
 }
 
-const TOO_MANY = 'yaml_too_large the manifest files read up to here have more than 1,000 YAML tokens together (keys, values, punctuation and lines; ten thousand agents have about 2,100,000), the most voxform reads in one run, so the files after this one were not read; load fewer or smaller manifest files';
+const TOO_MANY = 'yaml_too_large the manifest files read up to here have more than 1,000 YAML tokens together (keys, values, punctuation and lines; ten thousand agents have about 2,100,000), the most voxform reads in one run, so the files after this one were not parsed; load fewer or smaller manifest files';
 
 describe('YAML tokens of all manifest files together', () => {
   it.each([
