@@ -155,4 +155,21 @@ describe('history renderers', () => {
     expect(document.test_runs[0]).toMatchObject({ id: run.id, commit: run.source.commit, summary: run.summary, agents: { desk: { id: 'ag-desk', config_hash: run.agents.desk?.configHash } } });
     expect(document.test_runs[0].tests[1]).toEqual({ file: 'tests/desk.test.yaml', agent: 'desk', name: 'books \u001b[31m', status: 'failed', passes: 1, runs: 2, pass_rate: 1 });
   });
+
+  it("a test run's summary shows the counts it knows, not what else a committed record's summary holds", () => {
+    const summary = { passed: 1, failed: 0, skipped: 0, errors: 0, padding: 'x'.repeat(1000) };
+    const run: TestRunRecord = {
+      id: '20261123T140000000Z-eeeeee',
+      workspace: 'default@local',
+      at: '2026-11-23T14:00:00.000Z',
+      by: 'dev@laptop',
+      command: 'voxform test',
+      source: {},
+      agents: {},
+      summary,
+      tests: [],
+    };
+    const document = JSON.parse(renderHistoryJson([], 'default@local', [run]));
+    expect(document.test_runs[0].summary).toEqual({ passed: 1, failed: 0, skipped: 0, errors: 0 });
+  });
 });
