@@ -13,13 +13,6 @@ import { plural } from '../util/plural.js';
 /** What one stored record may be, read or written (docs/history.md#where-records-are-kept). */
 export const HISTORY_RECORD_LIMITS: KeptJsonLimits = { maxBytes: MAX_HISTORY_RECORD_BYTES, maxValues: MAX_HISTORY_RECORD_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH };
 
-/**
- * JSON values all the records one store reads may hold together (docs/history.md#where-records-are-kept):
- * each record has its own budget, and a pull request can commit any number of them. Twice a record's,
- * so the largest record can be walked and then read again whole.
- */
-export const MAX_HISTORY_JSON_VALUES_PER_RUN = 2 * MAX_HISTORY_RECORD_JSON_VALUES;
-
 /** What a reader of a kind of record finds wrong with one, as `field: problem` (check-record.ts). */
 export type RecordProblemOf = (value: unknown) => string | undefined;
 

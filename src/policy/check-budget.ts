@@ -6,12 +6,7 @@
  * checking and fails, saying so (evaluate.ts), instead of taking minutes. A count, not a clock, so
  * the verdict is the same on a loaded machine as on an idle one.
  */
-
-/**
- * Checks every team rule of one run may make together: 10,000 agents with fifty rules of exact
- * paths make about two million per manifest or environment checked, far below it.
- */
-export const RULE_CHECK_BUDGET = 10_000_000;
+import { RULE_CHECK_BUDGET } from '../project-files/limits.js';
 
 /**
  * The checks of one run: shared by every evaluation of one command (`validate` checks each

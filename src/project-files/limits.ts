@@ -86,6 +86,13 @@ export const MAX_STATE_JSON_VALUES = 2_000_000;
  */
 export const MAX_HISTORY_RECORD_JSON_VALUES = MAX_RESOURCES_PER_KIND * 400;
 
+/**
+ * JSON values all the history records one store reads may hold together (src/history/file-store.ts,
+ * docs/history.md#where-records-are-kept): each record has its own budget, and a pull request can
+ * commit any number of them. Twice a record's, so the largest record can be walked and then read again whole.
+ */
+export const MAX_HISTORY_JSON_VALUES_PER_RUN = 2 * MAX_HISTORY_RECORD_JSON_VALUES;
+
 /** Values in a lock's holder file: voxform writes seven. */
 export const MAX_LOCK_HOLDER_JSON_VALUES = 1_000;
 
@@ -103,6 +110,12 @@ export const MAX_DIAGNOSTICS_KEPT = 1_000;
  * summary still counts every one. Team rules with a wildcard path find rules × values.
  */
 export const MAX_FINDINGS_KEPT = 1_000;
+
+/**
+ * Checks every team rule of one run may make together (src/policy/check-budget.ts): 10,000 agents
+ * with fifty rules of exact paths make about two million per manifest or environment checked, far below it.
+ */
+export const RULE_CHECK_BUDGET = 10_000_000;
 
 /** Diagnostics printed per run; the rest are summed up in one line ("…and 4,950 more"). */
 export const MAX_DIAGNOSTICS_SHOWN = 50;
