@@ -4,10 +4,9 @@
  * arguments", usage-errors.ts) or another file (`voxform apply PLAN`): the same test, the same words,
  * and the command line that works.
  */
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
-import { SAVED_PLAN_START } from '../plan/format-version.js';
+import { beginsAsSavedPlan } from '../plan/format-version.js';
 import { nextCommand, type ChosenTarget } from './next-command.js';
 
 /**
@@ -15,7 +14,7 @@ import { nextCommand, type ChosenTarget } from './next-command.js';
  * (`plan --out plan.yaml`). The name decides: the shell every command loads reads no YAML.
  */
 export function namesManifest(argument: string, cwd: string): boolean {
-  return /\.ya?ml$/i.test(argument) && !startsAsSavedPlan(path.resolve(cwd, argument));
+  return /\.ya?ml$/i.test(argument) && beginsAsSavedPlan(path.resolve(cwd, argument)) !== true;
 }
 
 /**
@@ -31,21 +30,4 @@ export function manifestArgumentError(manifests: string[], words: string, chosen
     `\`voxform ${words}\` takes ${takes}, and ${named} ${manifests.length === 1 ? 'is a manifest' : 'are manifests'}: manifests are given with -f.`,
     { hint: `Run \`${withFiles}\`.` },
   );
-}
-
-/** Whether the file begins as every saved plan does (plan-file.ts); false for one that cannot be read. */
-function startsAsSavedPlan(file: string): boolean {
-  try {
-    // Only a regular file is opened: a FIFO (or a link to one) would hold the open forever.
-    if (!statSync(file).isFile()) return false;
-    const descriptor = openSync(file, 'r');
-    try {
-      const start = Buffer.alloc(SAVED_PLAN_START.length);
-      return start.toString('utf8', 0, readSync(descriptor, start, 0, start.length, 0)) === SAVED_PLAN_START;
-    } finally {
-      closeSync(descriptor);
-    }
-  } catch {
-    return false;
-  }
 }

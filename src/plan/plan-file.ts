@@ -1,4 +1,4 @@
-import { open, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import type { DesiredState } from '../manifest/types.js';
@@ -9,7 +9,7 @@ import { checkKeptFolder, keptJsonRefusal, readKeptJson, type KeptJsonLimits } f
 import { MAX_KEPT_FILE_BYTES, MAX_KEPT_JSON_DEPTH, MAX_PLAN_JSON_VALUES } from '../project-files/limits.js';
 import { describeWriteFailure, writeFileAtomic } from '../util/atomic-write.js';
 import { planToJson } from './render-json.js';
-import { PLAN_JSON_FORMAT_VERSION, SAVED_PLAN_START } from './format-version.js';
+import { beginsAsSavedPlan, PLAN_JSON_FORMAT_VERSION } from './format-version.js';
 import { planFromJson } from './saved-plan.js';
 import type { Plan } from './types.js';
 
@@ -118,31 +118,16 @@ function refuseUnreadable(file: string, bytes: Uint8Array, limits: KeptJsonLimit
 
 /** `--out` may replace a plan saved before, never another file (a mistyped `--out voxform.yaml`). */
 async function refuseToOverwriteOther(file: string): Promise<void> {
-  let start: string;
   try {
-    const info = await stat(file);
-    if (info.isDirectory()) return; // the write says it is a folder
-    // Only a regular file is opened: a FIFO (or a link to one) would hold the open forever.
-    start = info.isFile() ? await readStart(file) : '';
+    if ((await stat(file)).isDirectory()) return; // the write says it is a folder
   } catch {
-    return; // nothing there (or unreadable): the write says what is wrong
+    return; // nothing there: the write makes it
   }
-  if (start === SAVED_PLAN_START) return;
+  // A plan is replaced; for a file that cannot be read, the write says what is wrong.
+  if (beginsAsSavedPlan(file) !== false) return;
   throw new VoxformError('plan_write_failed', `Cannot save the plan to ${file}: the file exists and is not a plan voxform saved; nothing was saved.`, {
     hint: 'Name another file with --out, or remove this one first if it is no longer needed.',
   });
-}
-
-/** The first bytes of a regular file, as long as a saved plan's start. */
-async function readStart(file: string): Promise<string> {
-  const handle = await open(file, 'r');
-  try {
-    const buffer = Buffer.alloc(SAVED_PLAN_START.length);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    return buffer.toString('utf8', 0, bytesRead);
-  } finally {
-    await handle.close();
-  }
 }
 
 export async function readPlanFile(file: string, limits: KeptJsonLimits = PLAN_JSON_LIMITS): Promise<SavedPlan> {
