@@ -18,7 +18,8 @@ import { locationOf, SourceRegistry, type Span } from '../manifest/source.js';
 import type { Diagnostic } from '../manifest/types.js';
 import { argsOfCheck } from './checks.js';
 import type { ConversationTest as WrittenTest, TestFile as WrittenFile } from '../schema/types.gen.js';
-import { validateAgainst, type SchemaIssue } from '../schema/validate.js';
+import type { SchemaIssue } from '../schema/issues.js';
+import { validateAgainstTestsDef } from '../schema/validate-tests.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { MAX_TEST_BYTES_PER_RUN } from './budgets.js';
 import { compileRegex } from '../util/safe-regex.js';
@@ -106,7 +107,7 @@ function checkTestFile(value: unknown, span: Span, options: Pick<LoadTestsOption
     const known = [...agents].join(', ') || 'none';
     diagnostics.error('reference_missing', `agent "${value.agent}" is not an agent of the manifest${suggestion ? `; did you mean "${suggestion}"?` : ` (agents: ${known})`}`, spanAt(value, ['agent']) ?? span);
   }
-  const issues = validateAgainst('TestFile', value);
+  const issues = validateAgainstTestsDef('TestFile', value);
   for (const issue of issues) reportTestSchemaIssue(issue, value, span, diagnostics);
   // The rules the schema cannot express run past schema errors too, on every test that is a mapping
   // and every check the schema found nothing wrong with: one run names every mistake. What they

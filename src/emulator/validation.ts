@@ -2,7 +2,8 @@
  * Turns schema issues into the service's 422 body: FastAPI/pydantic style, `{detail: [{type, loc,
  * msg}]}`, `loc` starting with where the value came from (`body`, `query`, `header`, `path`).
  */
-import { validateAgainst, type SchemaIssue } from '../schema/validate.js';
+import type { SchemaIssue } from '../schema/issues.js';
+import { validateAgainst } from '../schema/validate.js';
 import { loadSchemas } from '../schema/load.js';
 import { isPlainObject } from '../util/json-object.js';
 import { formatDotted, valueAtPath } from '../util/field-path.js';

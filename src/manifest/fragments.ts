@@ -4,7 +4,7 @@
  * here; the resources themselves after defaults, templates and environments apply.
  */
 import { formatSourceLocation } from '../errors.js';
-import type { SchemaIssue } from '../schema/validate.js';
+import type { SchemaIssue } from '../schema/issues.js';
 import { SECTION_NOUN } from './describe.js';
 import type { DiagnosticList } from './diagnostics.js';
 import { attachSpans, setOwn, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';

@@ -77,11 +77,15 @@ export function resolveFrom(span: Span, written: string): string {
  */
 export async function readPrompts(requests: readonly PromptRequest[], ctx: IncludeContext): Promise<Array<string | undefined>> {
   // Read per request, not per file: the same file may be named from a manifest and from a template, under different roots.
-  const outcomes = await mapBounded(requests, 64, (request) => {
-    if (isAbsoluteWritten(request.written)) return Promise.resolve(ABSOLUTE);
-    const policy = { root: request.span.source.root, maxBytes: MAX_PROMPT_FILE_BYTES, budget: ctx.promptBudget };
-    return ctx.files.read(request.file, policy);
-  });
+  // All asked at once: each read is made whole in a synchronous slice (guarded-read.ts), its file
+  // closed before the next is opened, and the slices take them in the order asked.
+  const outcomes = await Promise.all(
+    requests.map((request) => {
+      if (isAbsoluteWritten(request.written)) return ABSOLUTE;
+      const policy = { root: request.span.source.root, maxBytes: MAX_PROMPT_FILE_BYTES, budget: ctx.promptBudget };
+      return ctx.files.read(request.file, policy);
+    }),
+  );
   const decoded = new Map<Buffer, { text: string; source: () => SourceText } | undefined>();
   requests.forEach((request, index) => {
     const outcome = outcomes[index] as ReadOutcome;

@@ -1,10 +1,11 @@
 /**
- * Schema issues (from Ajv, via src/schema/validate.ts) → diagnostics a person can act on: at the
+ * Schema issues (from Ajv, via src/schema/validate-manifest.ts) → diagnostics a person can act on: at the
  * key for an unknown field, at the value for a wrong one; with "did you mean", the expected and
  * found types, and for fields only the service sets, the reason they cannot be written.
  */
 import { flaggedPaths, knownProperties, nodeAt, schemaNode, type SchemaNode } from '../schema/introspect.js';
-import { validateAgainst, validateAgainstManifestDef, type SchemaIssue } from '../schema/validate.js';
+import type { SchemaIssue } from '../schema/issues.js';
+import { validateAgainstManifestDef } from '../schema/validate-manifest.js';
 import { isSecretManifestPath } from '../secrets/schema-paths.js';
 import { formatIndexed, PatternSet, valueAtPath } from '../util/field-path.js';
 import { didYouMean } from '../util/did-you-mean.js';
@@ -62,9 +63,7 @@ function nodeOf(definition: string): SchemaNode {
 /** Validates `check.value` (nulls inside agent configs removed first) and reports what is wrong. */
 export function checkAgainstSchema(check: SchemaCheck, diagnostics: DiagnosticList): void {
   const candidate = withoutConfigNulls(check.value, check.at);
-  const issues =
-    check.definition === 'Manifest' ? validateAgainst('Manifest', candidate) : validateAgainstManifestDef(check.definition, candidate);
-  for (const issue of issues) {
+  for (const issue of validateAgainstManifestDef(check.definition, candidate)) {
     if (check.skip?.(issue)) continue;
     if (check.partial && issue.keyword === 'missing_property') continue;
     reportIssue(issue, check, diagnostics);

@@ -5,7 +5,8 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { EndOfCallPayload, PrefetchWebhookQuery, PrefetchWebhookResponse } from '../schema/types.gen.js';
-import { validateAgainst, type SchemaIssue } from '../schema/validate.js';
+import type { SchemaIssue } from '../schema/issues.js';
+import { validateAgainst } from '../schema/validate.js';
 import { isPlainObject } from '../util/json-object.js';
 import { formatDotted } from '../util/field-path.js';
 import { pluralNoun } from '../util/plural.js';

@@ -27,6 +27,14 @@ describe('start-up imports', () => {
     });
   }
 
+  // The validators are generated per schema file (src/schema/validators/): validate checks the
+  // manifests only, and the service's and the test files' validators are most of the rest.
+  it('`validate` loads the manifest\'s validators only', () => {
+    const { modules } = importGraph(path.join(src, 'cli/commands/validate.ts'), true);
+    const validators = [...modules].filter((file) => file.startsWith(path.join(src, 'schema/validators') + path.sep));
+    expect(validators.map((file) => path.relative(src, file))).toEqual(['schema/validators/manifest.gen.ts']);
+  });
+
   // Every command, `--version` and `--help` too, loads the command line's shell (src/cli/main.ts and
   // what it imports statically) first: the state backends, the history, the manifest loader and the
   // client come with the command that uses them, never with the shell. `--version` names the plan

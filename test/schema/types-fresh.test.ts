@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs build script without type declarations
 import { generateTypes } from '../../scripts/gen-types.mjs';
@@ -21,7 +21,9 @@ describe('generated from schemas/ (run `npm run gen` after editing a schema)', (
     expect(await onDisk('types.gen.ts')).toBe(await (generateTypes as () => Promise<string>)());
   });
 
-  it('src/schema/validators.gen.ts is up to date', async () => {
-    expect(await onDisk('validators.gen.ts')).toBe(await (generateValidators as () => Promise<string>)());
+  it('src/schema/validators/ holds the generated validators, each up to date', async () => {
+    const generated = await (generateValidators as () => Promise<Record<string, string>>)();
+    expect((await readdir(new URL('../../src/schema/validators/', import.meta.url))).sort()).toEqual(Object.keys(generated).sort());
+    for (const [file, text] of Object.entries(generated)) expect(await onDisk(`validators/${file}`), file).toBe(text);
   });
 });
