@@ -537,19 +537,23 @@ class SubsetReader {
     let at = this.skipSpaces(open + 1, lineEnd);
     if (text[at] !== '}') {
       for (;;) {
-        let key: Node;
+        const keyStart = at;
+        let keyEnd: number;
+        let name: string;
         let colon: number;
         if (text[at] === '"' || text[at] === "'") {
-          key = this.quoted(at, lineEnd);
-          colon = this.skipSpaces(key.end, lineEnd);
+          const quoted = this.quoted(at, lineEnd);
+          keyEnd = quoted.end;
+          name = quoted.value as string;
+          colon = this.skipSpaces(keyEnd, lineEnd);
           if (text[colon] !== ':') giveUp();
         } else {
-          key = this.flowPlain(at, lineEnd);
-          colon = this.skipSpaces(key.end, lineEnd);
+          // A key is its text, as in a block mapping: not read as a number or a boolean.
+          keyEnd = this.flowPlainEnd(at, lineEnd);
+          name = text.slice(keyStart, keyEnd);
+          colon = this.skipSpaces(keyEnd, lineEnd);
           if (text[colon] !== ':' || text[colon + 1] !== ' ') giveUp();
-          key = { ...key, value: text.slice(key.start, key.end) };
         }
-        const name = key.value as string;
         if (name === '<<' || Object.hasOwn(out, name)) giveUp();
         this.count(2); // the key and its `:`
         const valueAt = this.skipSpaces(colon + 1, lineEnd);
@@ -557,7 +561,7 @@ class SubsetReader {
         const value = this.flowNode(valueAt, lineEnd);
         setOwn(out, name, value.value);
         this.pendingKeys.push(name);
-        this.pending.push(key.start, key.end, value.start, value.end);
+        this.pending.push(keyStart, keyEnd, value.start, value.end);
         at = this.skipSpaces(value.end, lineEnd);
         if (text[at] === ',') {
           this.count(1);
@@ -576,6 +580,12 @@ class SubsetReader {
 
   /** A plain scalar inside a flow collection: ends at `,`, `]`, `}`, `: ` or a comment. */
   private flowPlain(start: number, lineEnd: number): Node {
+    const end = this.flowPlainEnd(start, lineEnd);
+    return { value: finite(resolvePlain(this.text.slice(start, end))), start, end };
+  }
+
+  /** Where the flow plain scalar at `start` ends, trailing spaces left out. */
+  private flowPlainEnd(start: number, lineEnd: number): number {
     if (!this.plainMayStartAt(start, lineEnd, true)) giveUp();
     const text = this.text;
     let end = start;
@@ -588,7 +598,7 @@ class SubsetReader {
     let trimmed = end;
     while (trimmed > start && text[trimmed - 1] === ' ') trimmed--;
     if (trimmed === start || text[end] === '[' || text[end] === '{') giveUp();
-    return { value: finite(resolvePlain(text.slice(start, trimmed))), start, end: trimmed };
+    return trimmed;
   }
 
   private quoted(start: number, lineEnd: number): Node {
