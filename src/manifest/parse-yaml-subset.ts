@@ -34,10 +34,11 @@ const GIVE_UP = Symbol('outside the subset');
 /**
  * The lines of the text as parallel arrays, not an object per line (garbage to collect): start, end
  * (the `\n` or the text's end), first non-space character (== end when blank), blank-or-comment.
+ * The starts become the source's line counter once the text is read.
  */
 interface Lines {
   count: number;
-  start: Int32Array;
+  start: number[];
   end: Int32Array;
   content: Int32Array;
   insignificant: Uint8Array;
@@ -46,7 +47,7 @@ interface Lines {
 function splitLines(text: string): Lines {
   let count = 1;
   for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) count++;
-  const lines: Lines = { count, start: new Int32Array(count), end: new Int32Array(count), content: new Int32Array(count), insignificant: new Uint8Array(count) };
+  const lines: Lines = { count, start: new Array<number>(count), end: new Int32Array(count), content: new Int32Array(count), insignificant: new Uint8Array(count) };
   let start = 0;
   for (let i = 0; i < count; i++) {
     let end = text.indexOf('\n', start);
@@ -80,7 +81,7 @@ const MAX_KEY_LENGTH = 1000;
 /**
  * The documents of `source`, or undefined outside the subset (`onGiveUp` hears of a wrongly indented
  * line) or past `maxTokens` (counted as the general reader counts them: the limit is the same whichever reads).
- * `onRead` hears the tokens of a text read.
+ * `onRead` hears the tokens of a text read. A text read gives `source.lines` its line starts.
  */
 export function parseYamlSubset(
   source: SourceText,
@@ -94,6 +95,7 @@ export function parseYamlSubset(
   try {
     const documents = reader.documents();
     onRead?.(reader.tokens);
+    source.lines.lineStarts = reader.lineStarts;
     return documents;
   } catch (error) {
     if (error !== GIVE_UP) throw error;
@@ -113,6 +115,8 @@ function finite(value: unknown): unknown {
 
 class SubsetReader {
   private readonly lines: Lines;
+  /** Where each line of the text starts (what a LineCounter records). */
+  readonly lineStarts: number[];
   /** One past the last line of the document being read. */
   private documentEnd = 0;
   /** Collections open around the one being read: deeper than MAX_NESTING_DEPTH is left to the general path, which reports it. */
@@ -133,6 +137,7 @@ class SubsetReader {
     private readonly maxTokens: number,
   ) {
     this.lines = splitLines(text);
+    this.lineStarts = this.lines.start;
     this.spans = new PackedSpans(source);
   }
 
@@ -532,19 +537,23 @@ class SubsetReader {
     let at = this.skipSpaces(open + 1, lineEnd);
     if (text[at] !== '}') {
       for (;;) {
-        let key: Node;
+        const keyStart = at;
+        let keyEnd: number;
+        let name: string;
         let colon: number;
         if (text[at] === '"' || text[at] === "'") {
-          key = this.quoted(at, lineEnd);
-          colon = this.skipSpaces(key.end, lineEnd);
+          const quoted = this.quoted(at, lineEnd);
+          keyEnd = quoted.end;
+          name = quoted.value as string;
+          colon = this.skipSpaces(keyEnd, lineEnd);
           if (text[colon] !== ':') giveUp();
         } else {
-          key = this.flowPlain(at, lineEnd);
-          colon = this.skipSpaces(key.end, lineEnd);
+          // A key is its text, as in a block mapping: not read as a number or a boolean.
+          keyEnd = this.flowPlainEnd(at, lineEnd);
+          name = text.slice(keyStart, keyEnd);
+          colon = this.skipSpaces(keyEnd, lineEnd);
           if (text[colon] !== ':' || text[colon + 1] !== ' ') giveUp();
-          key = { ...key, value: text.slice(key.start, key.end) };
         }
-        const name = key.value as string;
         if (name === '<<' || Object.hasOwn(out, name)) giveUp();
         this.count(2); // the key and its `:`
         const valueAt = this.skipSpaces(colon + 1, lineEnd);
@@ -552,7 +561,7 @@ class SubsetReader {
         const value = this.flowNode(valueAt, lineEnd);
         setOwn(out, name, value.value);
         this.pendingKeys.push(name);
-        this.pending.push(key.start, key.end, value.start, value.end);
+        this.pending.push(keyStart, keyEnd, value.start, value.end);
         at = this.skipSpaces(value.end, lineEnd);
         if (text[at] === ',') {
           this.count(1);
@@ -571,6 +580,12 @@ class SubsetReader {
 
   /** A plain scalar inside a flow collection: ends at `,`, `]`, `}`, `: ` or a comment. */
   private flowPlain(start: number, lineEnd: number): Node {
+    const end = this.flowPlainEnd(start, lineEnd);
+    return { value: finite(resolvePlain(this.text.slice(start, end))), start, end };
+  }
+
+  /** Where the flow plain scalar at `start` ends, trailing spaces left out. */
+  private flowPlainEnd(start: number, lineEnd: number): number {
     if (!this.plainMayStartAt(start, lineEnd, true)) giveUp();
     const text = this.text;
     let end = start;
@@ -583,7 +598,7 @@ class SubsetReader {
     let trimmed = end;
     while (trimmed > start && text[trimmed - 1] === ' ') trimmed--;
     if (trimmed === start || text[end] === '[' || text[end] === '{') giveUp();
-    return { value: finite(resolvePlain(text.slice(start, trimmed))), start, end: trimmed };
+    return trimmed;
   }
 
   private quoted(start: number, lineEnd: number): Node {

@@ -65,7 +65,6 @@ function fastRead(source: SourceText, budget: YamlTokenBudget): { outcome: Parse
   let misindented: Misindentation | undefined;
   const fast = parseYamlSubset(source, (reason) => (misindented = reason), Math.min(MAX_YAML_TOKENS, budget.left), (tokens) => (budget.left -= tokens));
   if (!fast) return { misindented };
-  countLines(source.lines, source.text);
   return { outcome: { documents: fast, syntaxErrors: false } };
 }
 

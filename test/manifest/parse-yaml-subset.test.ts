@@ -77,6 +77,7 @@ const agreeing: Record<string, string> = {
   'block values under sequence items': 'list:\n  -\n    a: 1\n  - b\n',
   'flow collections': 'a: { b: 1, c: [x, y z, "q"], d: { e: null } }\nf: []\ng: {}\nh: [One moment, I\'m connecting you.]\n',
   'flow with quoted keys and JSON style': 'a: {"k":1, \'j\': two}\n',
+  'flow keys that would read as numbers or booleans are text': 'a: {1: x, .inf: y, true: z, ~: w, 0x1F: v}\n',
   'quoted scalars': "a: 'it''s'\nb: \"tab\\there \\\"q\\\" \\u00e9 \\\\\"\nc: \"\"\nd: ''\n\"quoted key\": 1\n'single key': 2\n",
   'unquoted phone keys and values': 'phones:\n  +15551230001: { agent: a }\n  "+15551230002":\n    agent: b\ncaller: +15551230002\n',
   'literal block scalars': 'prompt: |\n  Line one\n\n  Line three\n    indented\nafter: 1\nstrip: |-\n  text\n\nlast: x\n',
