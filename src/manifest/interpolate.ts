@@ -243,11 +243,14 @@ function overrideFix(path: readonly PathPart[]): string {
  * value would tell it the value's length and characters (docs/security.md §5). Copy-on-write, spans kept.
  */
 export function writtenAtEnvPlaces(resolved: unknown, written: unknown, places: readonly PathPart[][]): unknown {
+  // Each node on the way to a place is copied once, however many places lie below it.
+  const copies = new Set<object>();
   const replaced = (node: unknown, path: readonly PathPart[], text: unknown): unknown => {
     const [head, ...rest] = path;
     if (head === undefined) return text;
     if (node === null || typeof node !== 'object') return node;
-    const copy = shallowCopy(node) as Record<string, unknown>;
+    const copy = (copies.has(node) ? node : shallowCopy(node)) as Record<string, unknown>;
+    copies.add(copy);
     setOwn(copy, String(head), replaced(childOf(node, head), rest, childOf(text, head)));
     return copy;
   };
