@@ -65,12 +65,12 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
   const envPaths = new Set<string>();
   const envPlaces: PathPart[][] = [];
   const envReferences: Record<string, string> = {};
-  const onEnvPath = (path: PathPart[]): void => {
+  const onEnvPath = (path: PathPart[], written: string): void => {
     envPlaces.push(path);
-    if (path[0] === 'config') envPaths.add(formatDotted(path.slice(1)));
+    const dotted = formatDotted(path);
+    if (path[0] === 'config') envPaths.add(dotted.slice('config.'.length));
     // As written, for the deploy ledger, which keeps the reference and never the value.
-    const written = valueAtPath(spec, path);
-    if (typeof written === 'string') envReferences[formatDotted(path)] = written;
+    envReferences[dotted] = written;
   };
   const shippedTemplate = template?.shipped ? template.source : undefined;
   const interpolate = () => interpolateTree(spec, ctx.interpolation, { onEnvPath, forbidden: forbiddenEnvPlaces('AgentSpec'), shippedTemplate }) as Record<string, unknown>;

@@ -116,10 +116,9 @@ export function checkOverlayTargets(combined: CombinedManifest, diagnostics: Dia
   for (const [environment, { layer }] of combined.environments) {
     for (const section of RESOURCE_SECTIONS) {
       const changes = layer.sections[section];
-      const known = Object.keys(combined.sections[section]);
       for (const key of Object.keys(changes)) {
         if (Object.hasOwn(combined.sections[section], key)) continue;
-        const suggestion = didYouMean(key, known);
+        const suggestion = didYouMean(key, Object.keys(combined.sections[section]));
         diagnostics.error(
           'environment_unknown_resource',
           `environment "${environment}" changes ${SECTION_NOUN[section]} "${key}", which the manifest does not define${suggestion ? `; did you mean "${suggestion}"?` : ''}`,

@@ -163,8 +163,8 @@ function firstWarning(diagnostics: DiagnosticList, name: string): boolean {
 
 /** How `interpolateTree` walks one tree. */
 export interface TreeInterpolation {
-  /** Hears the path (below the tree's root) of every string that took a value from the environment. */
-  onEnvPath?: (path: PathPart[]) => void;
+  /** Hears the path (below the tree's root) of every string that took a value from the environment, and the string as written. */
+  onEnvPath?: (path: PathPart[], written: string) => void;
   /** Where, inside the tree, references are refused: the place's name (see secrets/env-policy.ts). */
   forbidden?: (path: readonly PathPart[]) => string | undefined;
   /** Where a string is reported that has no place of its own and no enclosing object with one. */
@@ -202,7 +202,7 @@ export function interpolateTree(value: unknown, ctx: InterpolationContext, how: 
       const at = written ?? enclosingSpan();
       const unsetFix = shippedTemplate !== undefined && at?.source === shippedTemplate ? overrideFix(path) : undefined;
       const result = interpolateString(node, at, ctx, forbidden?.(path), unsetFix);
-      if (result.fromEnv) onEnvPath?.([...path]);
+      if (result.fromEnv) onEnvPath?.([...path], node);
       return result.value;
     }
     if (node === null || typeof node !== 'object') return node;
@@ -243,11 +243,14 @@ function overrideFix(path: readonly PathPart[]): string {
  * value would tell it the value's length and characters (docs/security.md §5). Copy-on-write, spans kept.
  */
 export function writtenAtEnvPlaces(resolved: unknown, written: unknown, places: readonly PathPart[][]): unknown {
+  // Each node on the way to a place is copied once, however many places lie below it.
+  const copies = new Set<object>();
   const replaced = (node: unknown, path: readonly PathPart[], text: unknown): unknown => {
     const [head, ...rest] = path;
     if (head === undefined) return text;
     if (node === null || typeof node !== 'object') return node;
-    const copy = shallowCopy(node) as Record<string, unknown>;
+    const copy = (copies.has(node) ? node : shallowCopy(node)) as Record<string, unknown>;
+    copies.add(copy);
     setOwn(copy, String(head), replaced(childOf(node, head), rest, childOf(text, head)));
     return copy;
   };

@@ -299,7 +299,6 @@ function describePattern(pattern: string): string {
 
 /** A copy without the `null`s ("clear this field") inside agent configs, unknown to the schema; paths unchanged. */
 function withoutConfigNulls(value: unknown, at: PathPart[]): unknown {
-  // Copy-on-write: a config without nulls (the common case) is validated as it is.
   const hasNull = (node: unknown): boolean => {
     if (node === null) return true;
     if (Array.isArray(node)) return node.some((item) => item !== null && hasNull(item));
@@ -325,6 +324,7 @@ function withoutConfigNulls(value: unknown, at: PathPart[]): unknown {
     }
     return out;
   };
-  return walk(value, at);
+  // A value without a null (the common case) is validated as it is: there is nothing to remove.
+  return hasNull(value) ? walk(value, at) : value;
 }
 

@@ -78,6 +78,19 @@ describe('interpolateTree', () => {
     expect(value).toEqual({ a: { b: ['x', 'val'], n: 3, t: true, z: null }, c: 'val' });
     expect(paths).toEqual(['a.b.1', 'c']);
   });
+
+  it('tells each place filled from the environment the text as written, never the value', () => {
+    const heard: Array<[string, string]> = [];
+    interpolateTree(
+      { url: 'https://x/${env:P}', token: 'Bearer ${env:T:-dev}', kept: '$${env:T}' },
+      { env: { P: 'path', T: 'secret-token' }, diagnostics: new DiagnosticList(), onSecret: () => undefined },
+      { onEnvPath: (path, written) => heard.push([path.join('.'), written]) },
+    );
+    expect(heard).toEqual([
+      ['url', 'https://x/${env:P}'],
+      ['token', 'Bearer ${env:T:-dev}'],
+    ]);
+  });
 });
 
 describe('the operator policy and forbidden places', () => {
