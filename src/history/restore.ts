@@ -14,7 +14,7 @@ import { envPolicyOf } from '../secrets/env-policy.js';
 import { interpolateTree, type InterpolationContext } from '../manifest/interpolate.js';
 import type { PathPart } from '../manifest/positions.js';
 import { configSecretPlaces } from '../secrets/schema-paths.js';
-import { formatDotted, valueAtPath } from '../util/field-path.js';
+import { formatDotted } from '../util/field-path.js';
 import { type SourceText } from '../manifest/source.js';
 import { LineCounter } from '../util/text-position.js';
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';
@@ -90,9 +90,8 @@ function restoredAgent(name: string, version: AgentVersion, record: HistoryRecor
   const envReferences: Record<string, string> = {};
   const envPaths: string[] = [];
   const resolved = interpolateTree(written, context.interpolation, {
-    onEnvPath: (path: PathPart[]) => {
-      const raw = valueAtPath(written, path);
-      if (typeof raw === 'string') envReferences[formatDotted(path)] = raw;
+    onEnvPath: (path: PathPart[], raw: string) => {
+      envReferences[formatDotted(path)] = raw;
       if (path[0] === 'config') envPaths.push(formatDotted(path.slice(1)));
     },
     span: { source, start: 0, end: text.length },
