@@ -270,7 +270,8 @@ export function callTargets(config: Record<string, unknown>): CallTarget[] {
 }
 
 function targetPlaces(agent: DesiredAgent): TargetPlace[] {
-  return callTargets(agent.config).map((target) => ({ ...target, resource: agent.address, locate: () => configLocation(agent, target.path), agent }));
+  // callTargets makes each target anew, so the target becomes the place rather than being copied into one.
+  return callTargets(agent.config).map((target) => Object.assign(target, { resource: agent.address, locate: () => configLocation(agent, target.path), agent }));
 }
 
 /** The number at `path` of an agent's config when it is one, and how to find where it is written. */

@@ -11,15 +11,18 @@ const JOB_CHARACTERS = 16 * 1024;
  * in jobs of a few kilobytes (sync-slices.ts): a pull request's texts may be many and long, and
  * Ctrl-C is served between jobs; a job per text would cost more in promises than the search.
  */
-export async function textHits(places: readonly TextPlace[], find: (text: string) => number[], describe: (count: number, place: TextPlace) => string): Promise<RuleHit[]> {
-  const jobs = await Promise.all(jobsOf(places).map((job) => inSlice(() => job.map((place) => find(place.text)))));
-  const found = jobs.flat();
+export async function textHits(places: readonly TextPlace[], find: (text: string) => readonly number[], describe: (count: number, place: TextPlace) => string): Promise<RuleHit[]> {
+  const jobs = await Promise.all(jobsOf(places).map((job) => inSlice(() => jobHits(job, find, describe))));
+  return jobs.flat();
+}
+
+/** The hits of one job's texts, in order. */
+function jobHits(job: readonly TextPlace[], find: (text: string) => readonly number[], describe: (count: number, place: TextPlace) => string): RuleHit[] {
   const hits: RuleHit[] = [];
-  places.forEach((place, index) => {
-    const offsets = found[index] as number[];
-    if (offsets.length === 0) return;
-    hits.push({ resource: place.resource, message: describe(offsets.length, place), location: place.at(offsets[0] as number) });
-  });
+  for (const place of job) {
+    const offsets = find(place.text);
+    if (offsets.length > 0) hits.push({ resource: place.resource, message: describe(offsets.length, place), location: place.at(offsets[0] as number) });
+  }
   return hits;
 }
 
@@ -41,9 +44,16 @@ function jobsOf(places: readonly TextPlace[]): TextPlace[][] {
   return jobs;
 }
 
+/** No offsets: what most texts give (one list for all of them). */
+const NO_MATCH: readonly number[] = Object.freeze([]);
+
 /** Offsets of every match of a global pattern whose match `accept` takes. */
-export function matchOffsets(pattern: RegExp, accept: (match: string) => boolean = () => true): (text: string) => number[] {
+export function matchOffsets(pattern: RegExp, accept: (match: string) => boolean = () => true): (text: string) => readonly number[] {
+  // Most texts hold no match: one test of a copy without `g` tells them apart, where `matchAll`
+  // would make a copy of the pattern and an iterator for every text.
+  const anyMatch = new RegExp(pattern.source, pattern.flags.replace('g', ''));
   return (text) => {
+    if (!anyMatch.test(text)) return NO_MATCH;
     const offsets: number[] = [];
     for (const match of text.matchAll(pattern)) if (accept(match[0])) offsets.push(match.index);
     return offsets;
