@@ -65,18 +65,19 @@ function gitWord(gitFolder: string | undefined): string {
 }
 
 /**
- * The commits after `restored` up to `deployed` reverted as one commit, newest first and each merge
- * against its first parent (`-m 1`, which git 2.21 and later take for a commit that is no merge):
- * what keeps a rollback to `restored` when it is on `deployed`'s first-parent history. Along that
- * line alone: a merge's reverse already holds its branch's commits, which a plain range also lists.
- * `--no-commit` then one commit, so a commit that changed nothing does not stop it halfway.
+ * `files` (paths from where the user is, or from `gitFolder`) put back as commit `source` had them,
+ * and committed as one commit of those files alone: what keeps a rollback to `source`. The files are
+ * named on both sides, so that nothing else (voxform's own state and history, a change the user has
+ * staged) is put back or committed. A path git would read as a pattern (`*`, `?`, `[`, `\\`) or as
+ * pathspec magic (a leading `:`) is marked literal.
  */
-export function gitRevertCommand(restored: string, deployed: string, message: string, gitFolder?: string): string {
+export function gitRestoreCommand(source: string, files: readonly string[], message: string, gitFolder?: string): string {
   const git = gitWord(gitFolder);
-  return `${git} revert --no-commit -m 1 --first-parent ${shellWord(`${restored}..${deployed}`)} && ${git} commit -m ${shellWord(message)}`;
+  const paths = files.map((file) => shellWord(/[*?[\\]|^:/.test(file) ? `:(literal)${file}` : file)).join(' ');
+  return `${git} restore --source=${shellWord(source)} -- ${paths} && ${git} commit -m ${shellWord(message)} -- ${paths}`;
 }
 
-/** What to change the manifests by to return to `restored` from `deployed`, for when no revert can. */
+/** What to change the manifests by to return to `to` from `from`, for when no file they are read from now was in `to`. */
 export function gitDiffCommand(from: string, to: string, gitFolder?: string): string {
   return `${gitWord(gitFolder)} diff ${shellWord(from)} ${shellWord(to)}`;
 }

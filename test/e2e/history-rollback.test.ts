@@ -42,7 +42,7 @@ async function commitAll(dir: string, message: string): Promise<string> {
 
 /** The command a rollback prints to keep it in git. */
 function keepCommand(stdout: string): string {
-  const command = /^To keep it, revert the commits deployed after it, as one commit: (.+)$/m.exec(stdout)?.[1];
+  const command = /^To keep it, put back the manifests and the files they read as commit [0-9a-f]{12} had them, as one commit: (.+)$/m.exec(stdout)?.[1];
   expect(command, stdout).toBeDefined();
   return command as string;
 }
@@ -54,8 +54,8 @@ function paste(dir: string, command: string): { code: number; output: string } {
   return { code: result.status ?? -1, output: `${result.stdout}${result.stderr}` };
 }
 
-/** After the pasted revert, the manifests say what the rollback restored: a plan has nothing to do. */
-async function expectKeptByRevert(p: ExampleProject, rollbackStdout: string): Promise<void> {
+/** After the pasted line, the manifests say what the rollback restored: a plan has nothing to do. */
+async function expectKeptInGit(p: ExampleProject, rollbackStdout: string): Promise<void> {
   const pasted = paste(p.dir, keepCommand(rollbackStdout));
   expect(pasted.code, pasted.output).toBe(0);
   const plan = await p.cli(['plan', '--detailed-exitcode']);
@@ -137,7 +137,8 @@ describe('history and rollback', () => {
     expect(rollback.stdout).toContain(`to ${first.id}`);
     expect(rollback.stdout).toContain('~ agent.front-desk');
     expect(rollback.stdout).toContain('the next `voxform apply` of them undoes this rollback');
-    expect(keepCommand(rollback.stdout)).toBe(`git revert --no-commit -m 1 --first-parent ${c1.slice(0, 12)}..${c2.slice(0, 12)} && git commit -m 'Revert to ${c1.slice(0, 12)}: keep the rollback to record ${first.id}'`);
+    const files = 'example/knowledge/faq.md example/prompts/booking.md example/prompts/front-desk.md voxform.yaml';
+    expect(keepCommand(rollback.stdout)).toBe(`git restore --source=${c1.slice(0, 12)} -- ${files} && git commit -m 'Return the manifests to ${c1.slice(0, 12)}: keep the rollback to record ${first.id}' -- ${files}`);
     expect((await getAgent(p, FRONT_DESK)).config.prompt).toBe(v1Prompt);
 
     const printed = (await run(['history', '--format', 'json'])).stdout;
@@ -166,11 +167,51 @@ describe('history and rollback', () => {
     // The manifest in git still wins: the next plan wants v2 back.
     expect((await p.cli(['plan', '--detailed-exitcode'])).code).toBe(2);
     expectNoSecret([...outputs, printed, text, await historyFiles(p)].join('\n'));
-    // Unless the commit is reverted, as the rollback says.
-    await expectKeptByRevert(p, rollback.stdout);
+    // Unless the files are put back as the commit had them, as the rollback says.
+    await expectKeptInGit(p, rollback.stdout);
   }, 120_000);
 
-  it('two commits fast-forwarded into main and applied, then a rollback to the commit before: the printed revert undoes both', async () => {
+  it('with .voxform/ committed after each apply (docs/ci.md), the printed line puts back the manifests and prompt of the restored commit alone: the history keeps both records', async () => {
+    const p = (project = await startExampleProject());
+    // Everything but the local account, state and history included, as docs/ci.md commits it.
+    const commitWithState = (message: string): string => {
+      git(p.dir, 'add', '-A');
+      git(p.dir, 'commit', '-qm', message);
+      return git(p.dir, 'rev-parse', 'HEAD');
+    };
+    await writeFile(path.join(p.dir, '.gitignore'), '.voxform/local.json\n');
+    git(p.dir, 'init', '-q', '-b', 'main');
+    const c1 = commitWithState('v1');
+    expectOk(await p.cli(['apply', '--auto-approve']));
+    commitWithState('state [skip ci]');
+    await editFile(path.join(p.dir, 'example/prompts/front-desk.md'), (text) => `${text}\n- Always end politely.\n`);
+    await editFile(path.join(p.dir, 'voxform.yaml'), (text) => text.replace('temperature: 0.4', 'temperature: 0.3'));
+    commitWithState('v2');
+    expectOk(await p.cli(['apply', '--auto-approve']));
+    commitWithState('state [skip ci]');
+    const [second, first] = JSON.parse(expectOk(await p.cli(['history', '--format', 'json'])).stdout).records as JsonRecord[];
+
+    const rollback = expectOk(await p.cli(['rollback', 'previous', '--auto-approve']));
+    expect(rollback.stdout).toContain(`to ${first!.id}`);
+    const pasted = paste(p.dir, keepCommand(rollback.stdout));
+    expect(pasted.code, pasted.output).toBe(0);
+
+    const ids = (JSON.parse(expectOk(await p.cli(['history', '--format', 'json'])).stdout).records as JsonRecord[]).map((record) => record.id);
+    expect(ids).toHaveLength(3);
+    expect(ids.slice(1)).toEqual([second!.id, first!.id]);
+    for (const file of ['voxform.yaml', 'example/prompts/front-desk.md']) {
+      expect(await readFile(path.join(p.dir, file), 'utf8')).toBe(git(p.dir, 'show', `${c1}:${file}`) + '\n');
+    }
+    // Only what the rollback itself wrote is left to commit: its state and its record.
+    const left = git(p.dir, 'ls-files', '--modified', '--others', '--exclude-standard').split('\n');
+    expect(left.filter((file) => !file.startsWith('.voxform/')), left.join('\n')).toEqual([]);
+    expect(git(p.dir, 'diff', '--cached', '--name-only')).toBe('');
+    expect(git(p.dir, 'diff', '--name-only', 'HEAD~1', 'HEAD').split('\n').sort()).toEqual(['example/prompts/front-desk.md', 'voxform.yaml']);
+    const plan = await p.cli(['plan', '--detailed-exitcode']);
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+  }, 120_000);
+
+  it('two commits fast-forwarded into main and applied, then a rollback to the commit before: the printed line undoes both', async () => {
     const p = (project = await startExampleProject());
     const c1 = await commitAll(p.dir, 'v1');
     expectOk(await p.cli(['apply', '--auto-approve']));
@@ -178,19 +219,19 @@ describe('history and rollback', () => {
     await editFile(path.join(p.dir, 'example/prompts/front-desk.md'), (text) => `${text}\n- Always end politely.\n`);
     await commitAll(p.dir, 'A: the prompt');
     await editFile(path.join(p.dir, 'voxform.yaml'), (text) => text.replace('temperature: 0.4', 'temperature: 0.3'));
-    const b = await commitAll(p.dir, 'B: the temperature');
+    await commitAll(p.dir, 'B: the temperature');
     git(p.dir, 'checkout', '-q', 'main');
     git(p.dir, 'merge', '-q', '--ff-only', 'tuning');
     expectOk(await p.cli(['apply', '--auto-approve']));
 
     const rollback = expectOk(await p.cli(['rollback', c1.slice(0, 7), '--auto-approve']));
-    expect(keepCommand(rollback.stdout)).toContain(`--first-parent ${c1.slice(0, 12)}..${b.slice(0, 12)} && git commit -m`);
-    await expectKeptByRevert(p, rollback.stdout);
+    expect(keepCommand(rollback.stdout)).toContain(`git restore --source=${c1.slice(0, 12)} -- `);
+    await expectKeptInGit(p, rollback.stdout);
   }, 120_000);
 
-  it('a merge commit applied, then rollback previous: the printed revert takes the merge against main and works as pasted', async () => {
+  it('a merge commit applied, then rollback previous: the printed line returns to main before the merge and works as pasted', async () => {
     const p = (project = await startExampleProject());
-    await commitAll(p.dir, 'v1');
+    const c1 = await commitAll(p.dir, 'v1');
     expectOk(await p.cli(['apply', '--auto-approve']));
     git(p.dir, 'checkout', '-q', '-b', 'polite');
     await editFile(path.join(p.dir, 'example/prompts/front-desk.md'), (text) => `${text}\n- Always end politely.\n`);
@@ -199,12 +240,11 @@ describe('history and rollback', () => {
     await editFile(path.join(p.dir, 'voxform.yaml'), (text) => text.replace('temperature: 0.4', 'temperature: 0.3'));
     await commitAll(p.dir, 'the temperature');
     git(p.dir, 'merge', '-q', '--no-ff', '-m', 'Merge polite', 'polite');
-    const merge = git(p.dir, 'rev-parse', 'HEAD');
     expectOk(await p.cli(['apply', '--auto-approve']));
 
     const rollback = expectOk(await p.cli(['rollback', 'previous', '--auto-approve']));
-    expect(keepCommand(rollback.stdout)).toContain(`..${merge.slice(0, 12)} && git commit -m`);
-    await expectKeptByRevert(p, rollback.stdout);
+    expect(keepCommand(rollback.stdout)).toContain(`git restore --source=${c1.slice(0, 12)} -- `);
+    await expectKeptInGit(p, rollback.stdout);
   }, 120_000);
 
   it('an apply with the prompt edited but not committed says so; a rollback to the commit returns to what was committed', async () => {
@@ -295,7 +335,7 @@ describe('history and rollback', () => {
 
   it('after a heal of one agent and an apply of both, rollback previous returns both agents to the apply before, not a mix', async () => {
     const p = (project = await startExampleProject());
-    await commitAll(p.dir, 'v1');
+    const c1 = await commitAll(p.dir, 'v1');
     expectOk(await p.cli(['apply', '--auto-approve']));
     const v1 = JSON.parse(expectOk(await p.cli(['history', '--format', 'json'])).stdout).records[0] as JsonRecord;
     const v1Messages = [(await getAgent(p, FRONT_DESK)).config.first_message, (await getAgent(p, BOOKING)).config.first_message];
@@ -307,12 +347,12 @@ describe('history and rollback', () => {
       .replace('first_message: Thanks for calling Acme Dental, this is Ava. How can I help you today?', 'first_message: Front desk v2.')
       .replace('first_message: Hi! I can help you book, move or cancel an appointment.', 'first_message: Booking v2.');
     await writeFile(manifestFile, manifest);
-    const c2 = await commitAll(p.dir, 'v2');
+    await commitAll(p.dir, 'v2');
     expectOk(await p.cli(['apply', '--auto-approve']));
 
     const rollback = expectOk(await p.cli(['rollback', 'previous', '--auto-approve']));
     expect(rollback.stdout).toContain(`to ${v1.id} (`);
-    expect(keepCommand(rollback.stdout)).toContain(`..${c2.slice(0, 12)} && git commit -m`);
+    expect(keepCommand(rollback.stdout)).toContain(`git restore --source=${c1.slice(0, 12)} -- `);
     expect([(await getAgent(p, FRONT_DESK)).config.first_message, (await getAgent(p, BOOKING)).config.first_message]).toEqual(v1Messages);
   }, 120_000);
 

@@ -1,6 +1,6 @@
 /**
  * `voxform rollback REF`: agents back to a recorded configuration through plan and apply. The manifests
- * in git are unchanged, so the next apply undoes it: the output says so and gives the `git revert` that
+ * in git are unchanged, so the next apply undoes it: the output says so and gives the `git restore` that
  * keeps it (unless what it restored is what the manifests say now).
  */
 import { resolveHistoryRef } from '../../history/resolve-ref.js';
@@ -8,14 +8,14 @@ import { desiredFromRecord, unnamedAgents } from '../../history/restore.js';
 import { AgentNames } from '../../history/agent-names.js';
 import { sameRecordedConfig, shortCommit, type LedgerRecord, type RecordSummary } from '../../history/types.js';
 import { recordedAgentConfig } from '../../history/record.js';
-import { revertRange } from '../../history/revert-range.js';
+import { filesAtCommit } from '../../history/files-at-commit.js';
 import type { DesiredState } from '../../manifest/types.js';
 import { VoxformError } from '../../errors.js';
 import { controlsAsQuestionMarks } from '../../util/printable.js';
 import { shellWord } from '../../util/shell-word.js';
-import { gitDiffCommand, gitRevertCommand, nextCommand } from '../next-command.js';
+import { gitDiffCommand, gitRestoreCommand, nextCommand } from '../next-command.js';
 import type { CommandContext } from '../context.js';
-import { connectProject, deploySourceOf, gitAskedIn, planInputs, type ProjectOptions } from '../project.js';
+import { connectProject, deployedFiles, deploySourceOf, gitAskedIn, planInputs, type ProjectOptions } from '../project.js';
 import { applyOnTerminal } from '../apply-on-terminal.js';
 import { allSummaries, wholeRecord } from '../history-records.js';
 
@@ -36,7 +36,7 @@ function describeRecord(record: LedgerRecord): string {
   return controlsAsQuestionMarks(`${record.id} (${record.at}${from ? `, ${from}` : ''})`);
 }
 
-/** The commits deployed after the restored record (newest first, each once): what `git revert` must undo. */
+/** The commits deployed after the restored record (newest first, each once): what keeping the rollback returns from. */
 export function commitsAfter(records: readonly LedgerRecord[], restored: LedgerRecord): string[] {
   const newer = records.slice(0, Math.max(0, records.indexOf(restored)));
   const commits: string[] = [];
@@ -59,10 +59,10 @@ export function manifestsSayRestored(restored: DesiredState, manifests: DesiredS
   });
 }
 
-async function gitWinsNotice(records: readonly LedgerRecord[], restored: LedgerRecord, manifestsAgree: boolean, git: GitPlace): Promise<string> {
+async function gitWinsNotice(records: readonly LedgerRecord[], restored: LedgerRecord, manifestsAgree: boolean, files: readonly string[], git: GitPlace): Promise<string> {
   // Nothing for the next apply to undo, nor to keep by a change to the manifests.
   if (manifestsAgree) return '\nThe configuration restored is what the manifests in git say now: the next `voxform apply` of them keeps it.\n';
-  const lines = ['', 'The manifests in git are unchanged: the next `voxform apply` of them undoes this rollback.', await howToKeepIt(records, restored, git)];
+  const lines = ['', 'The manifests in git are unchanged: the next `voxform apply` of them undoes this rollback.', await howToKeepIt(records, restored, files, git)];
   return `${lines.join('\n')}\n`;
 }
 
@@ -74,23 +74,24 @@ interface GitPlace {
 }
 
 /**
- * How to keep the rollback in git: revert everything deployed after the restored commit, up to the
- * last commit deployed, as one pasted command; or, where no revert returns to it (the restored commit
- * is not on that commit's first-parent history), change the manifests to what it holds.
+ * How to keep the rollback in git: put back the files the deploy is made of (`files`, what the
+ * manifests' load read) as the restored commit had them, as one pasted command; or, where that commit
+ * holds none of them, change the manifests to what it holds. Never a revert of the commits since:
+ * they also hold voxform's own files (state, history records), which must stay as they are.
  */
-async function howToKeepIt(records: readonly LedgerRecord[], restored: LedgerRecord, git: GitPlace): Promise<string> {
+async function howToKeepIt(records: readonly LedgerRecord[], restored: LedgerRecord, files: readonly string[], git: GitPlace): Promise<string> {
   const [deployed] = commitsAfter(records, restored);
-  if (deployed === undefined) return 'To keep it, change the manifests to match (no later commit is recorded to revert).';
+  if (deployed === undefined) return 'To keep it, change the manifests to match (no later commit is recorded to return from).';
   const base = restored.source.commit;
-  if (base === undefined) return `To keep it, change the manifests to match (record ${restored.id} names no commit to revert to).`;
-  const range = await revertRange(git.cwd, git.env, base, deployed, git.from);
+  if (base === undefined) return `To keep it, change the manifests to match (record ${restored.id} names no commit to return to).`;
+  const found = await filesAtCommit(git.cwd, git.env, base, files, git.from);
   const [restoredCommit, deployedCommit] = [base.slice(0, 12), deployed.slice(0, 12)];
-  if (range.onFirstParentLine === false) {
-    return `To keep it, change the manifests to what commit ${restoredCommit} holds (\`${gitDiffCommand(deployedCommit, restoredCommit, range.gitFolder)}\` shows how): it is not on the first-parent history of ${deployedCommit}, the last commit deployed, so no revert of the commits between returns to it.`;
+  if (found.held?.length === 0) {
+    return `To keep it, change the manifests to what commit ${restoredCommit} holds (\`${gitDiffCommand(deployedCommit, restoredCommit, found.gitFolder)}\` shows how): it holds none of the files they are read from now.`;
   }
-  const command = gitRevertCommand(restoredCommit, deployedCommit, `Revert to ${restoredCommit}: keep the rollback to record ${restored.id}`, range.gitFolder);
-  const unchecked = range.onFirstParentLine === undefined ? ` (git could not check here that commit ${restoredCommit} is on the first-parent history of ${deployedCommit}, as this needs)` : '';
-  return `To keep it, revert the commits deployed after it, as one commit${unchecked}: ${command}`;
+  const command = gitRestoreCommand(restoredCommit, found.held ?? found.given, `Return the manifests to ${restoredCommit}: keep the rollback to record ${restored.id}`, found.gitFolder);
+  const unchecked = found.held === undefined ? ` (git could not check here which of them commit ${restoredCommit} holds)` : '';
+  return `To keep it, put back the manifests and the files they read as commit ${restoredCommit} had them, as one commit${unchecked}: ${command}`;
 }
 
 /**
@@ -156,7 +157,7 @@ export async function run(options: RollbackOptions, ctx: CommandContext): Promis
   // With nothing to do, nothing was rolled back for an apply to undo.
   if (outcome.status === 'applied') {
     const git = { cwd: gitAskedIn(project.desired, ctx), env: ctx.env, from: ctx.cwd };
-    ctx.stdout.write(await gitWinsNotice(records, restored, manifestsSayRestored(desired, project.desired), git));
+    ctx.stdout.write(await gitWinsNotice(records, restored, manifestsSayRestored(desired, project.desired), deployedFiles(project.desired), git));
   }
   return code;
 }
