@@ -112,12 +112,14 @@ function hasCalls(report: CallReport, agentId: string, versionKey: string): bool
 /**
  * The ids of the agents the latest record up to `until` changed, as `voxform history` counts them:
  * a new configuration, and also a new name or recorded configuration on the same live one (which
- * starts no version: the agent's latest version is the one it ran before).
+ * starts no version: the agent's latest version is the one it ran before). A heal's record is
+ * passed over: it puts back what the deploy before it deployed, which is the change to report.
  */
 function agentsOfLatestChange(history: readonly LedgerRecord[], until: number): Set<string> {
   const times = ledgerTimes(history);
   const newestFirst = history.filter((record) => Date.parse(times.get(record.id) as string) / 1000 <= until).sort(ledgerOrder).reverse();
   for (const [index, record] of newestFirst.entries()) {
+    if (record.source.healOf !== undefined) continue;
     const changed = agentsChanged(record, newestFirst.slice(index + 1));
     if (changed.length > 0) return new Set(changed.map((name) => record.agents[name]?.id as string));
   }

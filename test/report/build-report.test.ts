@@ -308,6 +308,14 @@ describe('--since-deploy', () => {
     expect(sinceDeployWindow(withRename, AGENT, T0 + 4 * DAY)?.only.get(AGENT)?.deploys).toEqual(new Set([deploy2.id, deploy3.id]));
   });
 
+  it('passes over a heal, which history names as changing the agents it put back: the deploy before it is the latest', () => {
+    const heal = historyRecord('2026-03-04T00:00:00.000Z', { [OTHER]: { name: 'booking', config: v1 } }, { healOf: [other.id] });
+    const healed = [...history, heal];
+    expect(agentsChanged(heal, [deploy3, other, deploy2, deploy1])).toEqual(['booking']);
+    expect(sinceDeployWindow(healed, undefined, T0 + 4 * DAY)?.only).toEqual(sinceDeployWindow(history, undefined, T0 + 4 * DAY)?.only);
+    expect([...(sinceDeployWindow(healed, undefined, T0 + 4 * DAY)?.only.keys() ?? [])]).toEqual([AGENT]);
+  });
+
   it('reports those two versions whole and nothing older, though older calls are in the window read', async () => {
     const window = sinceDeployWindow(history, undefined, T0 + 4 * DAY);
     const records = [
