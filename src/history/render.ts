@@ -17,7 +17,9 @@ export const HISTORY_JSON_FORMAT_VERSION = '1';
  * or the recorded configuration) differs from the next older record holding them (`older`: the
  * records after it, newest first), or that no older record holds. An agent is its id: under
  * whatever key the older record holds it (a renamed key, two swapped keys), and never the agent a
- * key named before its `id:` changed.
+ * key named before its `id:` changed. A heal's record holds only the agents it put back, each
+ * changed on the service from what was edited outside voxform: all of them, though their version
+ * is the one recorded before.
  */
 export function agentsChanged(record: LedgerRecord, older: readonly LedgerRecord[]): string[] {
   const collector = new HistoryEntryCollector<LedgerRecord>({ limit: 1 });
@@ -65,7 +67,9 @@ export class HistoryEntryCollector<R extends LedgerRecord> {
     }
     const { agent, names = new AgentNames([]) } = this.filter;
     if (this.shown.length < this.limit && (agent === undefined || names.versionIn(record, agent))) {
-      this.shown.push({ record, changed: [], open: new Map(Object.entries(record.agents)) });
+      const agents = Object.entries(record.agents);
+      if (record.source.healOf !== undefined) this.shown.push({ record, changed: agents.map(([name]) => name), open: new Map() });
+      else this.shown.push({ record, changed: [], open: new Map(agents) });
     }
     return this.shown.length >= this.limit && this.shown.every((entry) => entry.open.size === 0);
   }

@@ -26,10 +26,11 @@ export interface SinceDeployWindow {
   /** Per agent reported: the versions to keep. Other agents are left out. */
   only: Map<string, VersionSelection>;
   /**
-   * Per agent with an earlier version: the one taken as the version before its latest (its key), and
-   * whether an older one of another configuration could stand in for it, should it have no calls.
+   * Per agent with an earlier deploy of another configuration: the one taken as the version before
+   * its latest (its key). Should it have no calls, an older one stands in for it: an older deploy of
+   * another configuration, else what the agent ran before voxform first deployed it.
    */
-  before: Map<string, { key: string; older: boolean }>;
+  before: Map<string, string>;
 }
 
 /** Per agent id: earlier versions found to have no calls, passed over for older ones. */
@@ -47,23 +48,24 @@ function versionsBefore(versions: readonly ConfigVersion[], latest: ConfigVersio
 /**
  * The agents the latest deploy up to `until` (Unix seconds) changed — `agentId` alone when given —
  * each with its latest version and the one before it: the nearest earlier version of another
- * configuration not in `passedOver`. Undefined when the history has no such deploy.
+ * configuration not in `passedOver`, else what the agent ran before voxform first deployed it
+ * (changed outside voxform). Undefined when the history has no such deploy.
  */
 export function sinceDeployWindow(history: readonly LedgerRecord[], agentId: string | undefined, until: number, passedOver: PassedOver = new Map()): SinceDeployWindow | undefined {
   const agents = agentId === undefined ? agentsOfLatestChange(history, until) : new Set([agentId]);
   const only = new Map<string, VersionSelection>();
-  const before = new Map<string, { key: string; older: boolean }>();
+  const before = new Map<string, string>();
   const starts: Array<number | undefined> = [];
   for (const [id, all] of deployedVersions(history)) {
     const versions = all.filter((version) => deployedAt(version) <= until);
     const last = versions[versions.length - 1];
     if (!agents.has(id) || last === undefined) continue;
-    // On an agent's first deploy the version it replaced is the configuration it had outside voxform.
-    const candidates = versionsBefore(versions, last).filter((version) => !passedOver.get(id)?.has(version.key));
-    const earlier = candidates[0];
+    const earlier = versionsBefore(versions, last).find((version) => !passedOver.get(id)?.has(version.key));
+    // Without one (on an agent's first deploy, or every earlier one passed over) the version it
+    // replaced is the configuration it had outside voxform before its first deploy: read from there.
     only.set(id, { deploys: new Set([earlier?.key ?? last.key, last.key]), outsideFrom: earlier ? deployedAt(earlier) : -Infinity });
-    if (earlier) before.set(id, { key: earlier.key, older: candidates.length > 1 });
-    starts.push(recordedBefore(history, (earlier ?? last).key));
+    if (earlier) before.set(id, earlier.key);
+    starts.push(recordedBefore(history, (earlier ?? (versions[0] as ConfigVersion)).key));
   }
   if (only.size === 0) return undefined;
   return { since: starts.includes(undefined) ? undefined : Math.min(...(starts as number[])), only, before };
@@ -72,9 +74,11 @@ export function sinceDeployWindow(history: readonly LedgerRecord[], agentId: str
 /**
  * `--since-deploy`'s report, built by `build` over the window; undefined when the history has no
  * deploy. A version before that had no calls in it (live only between a rollback and a re-apply,
- * say) has nothing to compare with: it is passed over for the next older one of another
- * configuration, and the report built again over the longer window, at most MAX_REREADS times. The gates of `voxform promote`
- * read their calls through this too, so they and the report take the same version before.
+ * say, or a first deploy replaced before any call) has nothing to compare with: it is passed over
+ * for the next older one of another configuration — past the agent's first deploy, what it ran
+ * before voxform deployed it — and the report built again over the longer window, at most
+ * MAX_REREADS times. The gates of `voxform promote` read their calls through this too, so they and
+ * the report take the same version before.
  */
 export async function sinceDeployReport(
   history: readonly LedgerRecord[],
@@ -86,9 +90,9 @@ export async function sinceDeployReport(
   let window = sinceDeployWindow(history, agentId, until);
   for (let pass = 0; window; pass++) {
     const report = await build(window);
-    const uncalled = [...window.before].filter(([id, earlier]) => earlier.older && !hasCalls(report, id, earlier.key));
+    const uncalled = [...window.before].filter(([id, earlier]) => !hasCalls(report, id, earlier));
     if (uncalled.length === 0 || pass === MAX_REREADS) return { window, report };
-    for (const [id, earlier] of uncalled) passedOver.set(id, new Set([...(passedOver.get(id) ?? []), earlier.key]));
+    for (const [id, earlier] of uncalled) passedOver.set(id, new Set([...(passedOver.get(id) ?? []), earlier]));
     window = sinceDeployWindow(history, agentId, until, passedOver);
   }
   return undefined;
@@ -108,12 +112,14 @@ function hasCalls(report: CallReport, agentId: string, versionKey: string): bool
 /**
  * The ids of the agents the latest record up to `until` changed, as `voxform history` counts them:
  * a new configuration, and also a new name or recorded configuration on the same live one (which
- * starts no version: the agent's latest version is the one it ran before).
+ * starts no version: the agent's latest version is the one it ran before). A heal's record is
+ * passed over: it puts back what the deploy before it deployed, which is the change to report.
  */
 function agentsOfLatestChange(history: readonly LedgerRecord[], until: number): Set<string> {
   const times = ledgerTimes(history);
   const newestFirst = history.filter((record) => Date.parse(times.get(record.id) as string) / 1000 <= until).sort(ledgerOrder).reverse();
   for (const [index, record] of newestFirst.entries()) {
+    if (record.source.healOf !== undefined) continue;
     const changed = agentsChanged(record, newestFirst.slice(index + 1));
     if (changed.length > 0) return new Set(changed.map((name) => record.agents[name]?.id as string));
   }

@@ -169,8 +169,9 @@ describe('voxform drift', () => {
     expect(heal?.command).toBe('voxform drift --heal');
     expect(heal?.source.heal_of).toEqual([first?.id]);
     expect(Object.keys(heal?.agents ?? {})).toEqual(['front-desk']);
+    expect(heal?.agents_changed).toEqual(['front-desk']);
     expect(first?.source.heal_of).toBeNull();
-    expect(expectCode(await p.cliInProcess(['history']), 0).stdout).toContain(`heal of drift: back to ${first?.id}`);
+    expect(expectCode(await p.cliInProcess(['history', '--limit', '1']), 0).stdout).toMatch(new RegExp(`heal of drift: back to ${first?.id}\\n.*\\n  agents changed: front-desk\\n`));
     expectNoSecret([text, JSON.stringify(document), markdown, healed.stdout, healed.stderr].join('\n'));
   }, 120_000);
 

@@ -26,6 +26,13 @@ describe('history renderers', () => {
     expect(agentsChanged(older, [])).toEqual(['booking', 'desk']);
   });
 
+  it('names every agent a heal put back, though its version is the one recorded before', () => {
+    const heal = record('20261123T130000000Z-cccccc', { desk: 'h2' }, { command: 'voxform drift --heal', source: { healOf: [newer.id] } });
+    expect(agentsChanged(heal, [newer, older])).toEqual(['desk']);
+    expect(historyEntries([heal, newer, older], { limit: 1 })[0]?.agentsChanged).toEqual(['desk']);
+    expect(renderHistoryText(historyEntries([heal, newer, older]), 'default@local')).toContain(`heal of drift: back to ${newer.id}\n  plan 0 to create, 1 to update, 1 unchanged; 1 applied, 0 failed, 0 skipped\n  agents changed: desk\n`);
+  });
+
   it('names an agent whose recorded configuration changed under the same hash (a ${env:…} reference renamed), as rollback counts it', () => {
     const before = record('20261123T110000000Z-aaaaaa', { desk: 'h1' });
     const renamed = record('20261123T120000000Z-bbbbbb', { desk: 'h1' });

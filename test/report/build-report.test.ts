@@ -279,7 +279,7 @@ describe('--since-deploy', () => {
     const { b, c } = SKEWED;
     const window = sinceDeployWindow([deploy1, b, c], undefined, T0 + 4 * DAY);
     expect(window?.only.get(AGENT)?.deploys).toEqual(new Set([b.id, c.id]));
-    expect(window?.before.get(AGENT)?.key).toBe(b.id);
+    expect(window?.before.get(AGENT)).toBe(b.id);
     expect(window?.since).toBe(T0); // deploy1's record: the apply of B began after it
   });
 
@@ -306,6 +306,14 @@ describe('--since-deploy', () => {
     expect([...(sinceDeployWindow(withRename, undefined, T0 + 3 * DAY - 1)?.only.keys() ?? [])]).toEqual([AGENT]);
     // --agent still asks for that agent's latest version and the one before it.
     expect(sinceDeployWindow(withRename, AGENT, T0 + 4 * DAY)?.only.get(AGENT)?.deploys).toEqual(new Set([deploy2.id, deploy3.id]));
+  });
+
+  it('passes over a heal, which history names as changing the agents it put back: the deploy before it is the latest', () => {
+    const heal = historyRecord('2026-03-04T00:00:00.000Z', { [OTHER]: { name: 'booking', config: v1 } }, { healOf: [other.id] });
+    const healed = [...history, heal];
+    expect(agentsChanged(heal, [deploy3, other, deploy2, deploy1])).toEqual(['booking']);
+    expect(sinceDeployWindow(healed, undefined, T0 + 4 * DAY)?.only).toEqual(sinceDeployWindow(history, undefined, T0 + 4 * DAY)?.only);
+    expect([...(sinceDeployWindow(healed, undefined, T0 + 4 * DAY)?.only.keys() ?? [])]).toEqual([AGENT]);
   });
 
   it('reports those two versions whole and nothing older, though older calls are in the window read', async () => {
@@ -356,7 +364,7 @@ describe('--since-deploy', () => {
     const built = await sinceDeployReport(history, AGENT, T0 + 4 * DAY, build);
     expect(builds).toBe(4);
     // The report stands as last built: its version before took no call, so there is nothing to compare.
-    expect(built?.window.before.get(AGENT)?.key).toBe(planted[8]?.id);
+    expect(built?.window.before.get(AGENT)).toBe(planted[8]?.id);
     expect(built?.report.agents[0]?.versions.map((version) => [version.key, version.metrics.calls, version.comparison ?? null])).toEqual([[running.id, 40, null]]);
   });
 
@@ -369,7 +377,7 @@ describe('--since-deploy', () => {
     const build = (window: NonNullable<ReturnType<typeof sinceDeployWindow>>) =>
       buildCallReport({ calls: [newestFirst(records)], history: rolled, workspace: 'w', names: new Map(), since: window.since, now: new Date('2026-03-05T00:00:00Z'), diffLink: () => null, only: window.only });
     // Read first over the rollback's version, which had no call; then past it, to v1's first deploy.
-    expect(sinceDeployWindow(rolled, AGENT, T0 + 4 * DAY)?.before.get(AGENT)).toEqual({ key: rollback.id, older: true });
+    expect(sinceDeployWindow(rolled, AGENT, T0 + 4 * DAY)?.before.get(AGENT)).toBe(rollback.id);
     const built = await sinceDeployReport(rolled, AGENT, T0 + 4 * DAY, build);
     expect(built?.window.since).toBeUndefined(); // deploy1 is the workspace's first record
     const [agent] = built?.report.agents ?? [];
@@ -386,6 +394,28 @@ describe('--since-deploy', () => {
       [deploy2.id, deploy1.id],
       [reapply.id, deploy1.id],
     ]);
+  });
+
+  it('when the agent’s first deploy took no call before the next, reads past it to the configuration it replaced (changed outside voxform)', async () => {
+    // Promoted (v1), healed twice after edits on the dashboard, then v2 applied; every call ran the configuration set up before voxform.
+    const promoted = historyRecord('2026-03-02T00:00:00.000Z', { [AGENT]: { name: 'front-desk', config: v1 } }, { promotedFrom: { workspace: 'staging@local', record: deploy1.id } });
+    const heals = [1, 2].map((hour) => historyRecord(`2026-03-02T0${hour}:00:00.000Z`, { [AGENT]: { name: 'front-desk', config: v1 } }, { healOf: [promoted.id] }));
+    const applied = historyRecord('2026-03-02T03:00:00.000Z', { [AGENT]: { name: 'front-desk', config: v2 } });
+    const walked = [promoted, ...heals, applied];
+    const records = calls(agentConfig('Set up on the dashboard.'), T0, 60, 10);
+    let builds = 0;
+    const build = (window: NonNullable<ReturnType<typeof sinceDeployWindow>>) => {
+      builds++;
+      return buildCallReport({ calls: [newestFirst(records)], history: walked, workspace: 'w', names: new Map(), since: window.since, now: new Date('2026-03-02T03:00:01Z'), diffLink: () => null, only: window.only });
+    };
+    expect(sinceDeployWindow(walked, undefined, T0 + 4 * DAY)?.before.get(AGENT)).toBe(promoted.id);
+    const built = await sinceDeployReport(walked, undefined, T0 + 4 * DAY, build);
+    expect(builds).toBe(2);
+    expect(built?.window.since).toBeUndefined(); // the promotion is the workspace's first record: the whole log
+    expect(built?.window.before.has(AGENT)).toBe(false);
+    expect(built?.report.calls).toBe(60);
+    expect(built?.report.agents[0]?.versions.map((version) => [version.source, version.metrics.calls])).toEqual([['outside', 60]]);
+    expect(built?.report.agents[0]?.deploys.map((deploy) => deploy.record_id)).toEqual([applied.id]);
   });
 
   it('right after an agent’s first deploy, shows the configuration it replaced (changed outside voxform) as the baseline', async () => {

@@ -255,6 +255,21 @@ describe('voxform report --local', () => {
     expect(none.stderr).not.toContain('    at ');
   });
 
+  it('says once that the window has no calls: in the Markdown, in the line after --out, or on stderr beside JSON', async () => {
+    const window = ['--since', '2001-01-01', '--until', '2001-01-02'];
+    const markdown = await cli(['report', '--local', ...window]);
+    expect(markdown.code, markdown.stderr).toBe(0);
+    expect(markdown.stdout).toContain('No calls in the window.');
+    expect(markdown.stderr).toBe('');
+    const written = await cli(['report', '--local', ...window, '--out', 'empty.md']);
+    expect(written.code, written.stderr).toBe(0);
+    expect(written.stderr).toBe('Wrote empty.md: 0 calls of 0 agents.\n');
+    const json = await cli(['report', '--local', ...window, '--format', 'json']);
+    expect(json.code, json.stderr).toBe(0);
+    expect((JSON.parse(json.stdout) as CallReport).calls).toBe(0);
+    expect(json.stderr).toBe('No call records in the window.\n');
+  });
+
   it('refuses a window that starts after it ends, as logs does: after --until, or after now without one', async () => {
     const future = await cli(['report', '--local', '--since', '2099-01-01']);
     expect(future.code).toBe(1);

@@ -99,7 +99,8 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
     await writeReport(path.resolve(ctx.cwd, options.out), ctx.secrets.redact(text));
     ctx.stderr.write(`Wrote ${options.out}: ${plural(report.calls, 'call')} of ${plural(report.agents.length, 'agent')}.\n`);
   }
-  if (report.calls === 0) ctx.stderr.write('No call records in the window.\n');
+  // Said once: the Markdown on stdout and the line after --out say it already; JSON and HTML on stdout are read by programs and browsers.
+  if (report.calls === 0 && options.out === undefined && format !== 'markdown') ctx.stderr.write('No call records in the window.\n');
   return 0;
 }
 
