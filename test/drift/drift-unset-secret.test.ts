@@ -165,4 +165,10 @@ describe('voxform drift without the variables of the secrets', () => {
     await expectNoSecretInFiles(p.dir);
   }, 120_000);
 
+  it('says what manifests with errors stopped in drift\'s words', async () => {
+    const p = await startProject();
+    await writeFile(path.join(p.dir, 'voxform.yaml'), MANIFEST.replace('    name: Front desk\n', '    name: Front desk\n    colour: blue\n'));
+    expect((await withoutSecrets(p, ['drift'], 1)).stderr).toContain('error[manifest_invalid]: The manifests have 1 error (listed above); the service was not read: nothing was compared.');
+    expect((await withoutSecrets(p, ['drift', '--heal', '--auto-approve'], 1)).stderr).toContain('the service was not read: nothing was compared or healed.');
+  }, 60_000);
 });

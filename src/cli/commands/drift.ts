@@ -60,6 +60,11 @@ function driftLoad(options: DriftCommandOptions): DriftCommandOptions & { withho
   return { ...options, withholdUnsetEnv: true };
 }
 
+/** What manifests with errors stop: said in drift's words (plan's are "nothing was planned"). */
+function notDone(options: DriftCommandOptions): string {
+  return `the service was not read: nothing was compared${options.heal ? ' or healed' : ''}`;
+}
+
 /** Exit codes: no drift, drift. */
 const EXIT_NO_DRIFT = 0;
 const EXIT_DRIFT = 2;
@@ -221,7 +226,7 @@ async function watch(run: DriftRun, intervalMs: number, format: DriftFormat, clo
   const { ctx } = run;
   // Loaded before the watch starts: manifests that do not load stop it at once (exit 1), as a single check.
   const printed = { text: '' };
-  const first = await connectProject(driftLoad(run.options), { ...ctx, stderr: { ...ctx.stderr, write: (chunk: string) => ((printed.text += chunk), ctx.stderr.write(chunk)) } });
+  const first = await connectProject(driftLoad(run.options), { ...ctx, stderr: { ...ctx.stderr, write: (chunk: string) => ((printed.text += chunk), ctx.stderr.write(chunk)) } }, { outcome: notDone(run.options) });
   const stop = new AbortController();
   void ctx.interrupted().then(() => stop.abort());
   let notified: string | undefined;
@@ -295,7 +300,7 @@ export async function run(options: DriftCommandOptions, ctx: CommandContext, clo
   const driftRun: DriftRun = { options, ctx, notifyUrl, timeoutMs, lockTimeout };
   // In JSON the manifests' warnings are a field of the report, not text on stderr, as a JSON plan's are (docs/drift.md).
   const warnings: Diagnostic[] | undefined = format === 'json' ? [] : undefined;
-  const checking = intervalMs === undefined ? checkOnce(driftRun, await connectProject(driftLoad(options), ctx, { warnings }), format, warnings) : watch(driftRun, intervalMs, format, clock);
+  const checking = intervalMs === undefined ? checkOnce(driftRun, await connectProject(driftLoad(options), ctx, { warnings, outcome: notDone(options) }), format, warnings) : watch(driftRun, intervalMs, format, clock);
   // drift takes no --take-over: a refusal (of a heal's plan) names the plan and apply that do.
   return checking.catch((error: unknown) => {
     throw withTakeOverCommands(error, options, 'drift');
