@@ -96,7 +96,7 @@ export async function connectService(
  * connected: no request is made before the manifests have loaded in full (docs/security.md, §1).
  * `load`: as `loadDesiredState` takes it.
  */
-export async function connectProject(options: ProjectOptions, ctx: CommandContext, load: Omit<DesiredStateLoad, 'outcome'> = {}): Promise<ConnectedProject> {
+export async function connectProject(options: ProjectOptions & ManifestOptions, ctx: CommandContext, load: DesiredStateLoad = {}): Promise<ConnectedProject> {
   const backend = await openOperatorBackend(options, ctx, { note: 'later' });
   const desired = await loadDesiredState(options, ctx, load);
   await notePerFolderState(options, ctx);

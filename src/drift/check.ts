@@ -8,6 +8,7 @@ import { DEFAULT_STATE_FILE } from '../state/open.js';
 import { workspaceKey } from '../state/types.js';
 import { agentBaseline } from '../state/moved-agents.js';
 import { classifyDrift } from './classify.js';
+import { notComparedFinder } from './not-compared.js';
 import type { DriftReport } from './types.js';
 import { readCheckedWorkspace } from '../state/missing-state.js';
 import { requireOptions } from '../util/required-options.js';
@@ -28,7 +29,7 @@ export async function checkDrift(options: DriftCheckOptions): Promise<DriftRepor
   const { plan, conflicts, view } = await planWorkspace({ ...options, backend, reportConflicts: true, targets: undefined, onChange: undefined }, { workspace, missingState });
   // Classified against the baseline the plan compared with: each agent's own last apply, under a renamed key too.
   const { workspace: baseline } = agentBaseline(view.workspace, options.desired.agents.values());
-  const report = classifyDrift({ plan, workspace: baseline, salt: options.fingerprintKey, workspaceKey: key, conflicts });
+  const report = classifyDrift({ plan, workspace: baseline, salt: options.fingerprintKey, workspaceKey: key, conflicts, notCompared: notComparedFinder(options.desired) });
   return missingState ? { ...report, missingState } : report;
 }
 

@@ -7,7 +7,7 @@ import type { SharedResourceConflict } from '../plan/shared-resources.js';
 import type { Plan, ResourceChange, FieldChange } from '../plan/types.js';
 import { hashApplied, type WorkspaceState } from '../state/types.js';
 import { fingerprintKeyId, hashedWithAnotherKey } from '../util/hash.js';
-import type { DriftClass, DriftedField, DriftedResource, DriftReport } from './types.js';
+import type { DriftClass, DriftedField, DriftedResource, DriftReport, NotComparedField } from './types.js';
 
 interface ClassifyInput {
   plan: Plan;
@@ -18,6 +18,8 @@ interface ClassifyInput {
   workspaceKey: string;
   /** The plan's values that would undo another environment's apply (`findSharedConflicts`): set there by that environment. */
   conflicts?: readonly SharedResourceConflict[] | undefined;
+  /** The unset variables a field's manifests' value reads (`notComparedFinder`); undefined: compared as usual. */
+  notCompared?: ((change: ResourceChange, field: FieldChange) => string[] | undefined) | undefined;
 }
 
 /** The hash the state holds of what was last applied at `path` of a resource; undefined when none. */
@@ -74,8 +76,13 @@ function resourceClass(fields: readonly DriftedField[]): DriftClass {
 function driftedField(change: ResourceChange, field: FieldChange, input: ClassifyInput, keyId: string): DriftedField {
   const conflict = input.conflicts?.find((c) => c.address === change.address && c.field === field.path);
   if (conflict) return { field, class: 'environment', environment: conflict.environment };
+  return { field, class: classifyField(change, field, input, keyId), ...lastAppliedOf(change, field, input) };
+}
+
+/** Of an agent's field: what the state says voxform last applied there (its keyed hash), when it says. */
+function lastAppliedOf(change: ResourceChange, field: FieldChange, input: ClassifyInput): { lastApplied?: string } {
   const lastApplied = change.kind === 'agent' ? input.workspace.agents[change.address]?.applied[field.path] : undefined;
-  return { field, class: classifyField(change, field, input, keyId), ...(lastApplied !== undefined ? { lastApplied } : {}) };
+  return lastApplied !== undefined ? { lastApplied } : {};
 }
 
 /**
@@ -92,9 +99,15 @@ export function classifyDrift(input: ClassifyInput): DriftReport {
   const { plan } = input;
   const keyId = fingerprintKeyId(input.salt);
   const resources: DriftedResource[] = [];
+  const notCompared: NotComparedField[] = [];
   for (const change of plan.changes) {
     if (change.action === 'no-op') continue;
-    const fields = change.fieldChanges.map((field) => driftedField(change, field, input, keyId));
+    const fields: DriftedField[] = [];
+    for (const field of change.fieldChanges) {
+      const variables = input.notCompared?.(change, field);
+      if (variables === undefined) fields.push(driftedField(change, field, input, keyId));
+      else notCompared.push({ address: change.address, kind: change.kind, field, variables, ...lastAppliedOf(change, field, input) });
+    }
     if (fields.length === 0) continue;
     const resourceClassOf = resourceClass(fields);
     resources.push({
@@ -117,5 +130,6 @@ export function classifyDrift(input: ClassifyInput): DriftReport {
     files: plan.files,
     resources,
     summary: { checked: plan.changes.length, outside: count('outside'), pending: count('pending'), both: count('both'), unlabelled: count('unlabelled'), environment: count('environment') },
+    ...(notCompared.length > 0 ? { notCompared } : {}),
   };
 }

@@ -16,7 +16,7 @@ import { isDottedAtOrUnder, parseDotted, setAtPath } from '../util/field-path.js
 import { hashValue } from '../util/hash.js';
 import { cloneJson } from '../util/json-object.js';
 import { pluralNoun } from '../util/plural.js';
-import type { DriftedField, DriftedResource, DriftReport } from './types.js';
+import type { DriftedField, DriftedResource, DriftReport, NotComparedField } from './types.js';
 import { healsField } from './classify.js';
 
 export interface HealPlan {
@@ -96,8 +96,10 @@ export class HealRecordChooser<R extends LedgerRecord> {
 }
 
 /** What `healPlan` reads records with, and the run's fingerprint key: a recorded value is put back only when it hashes to what the state says was last applied. */
-export interface HealOptions extends Omit<RestoreOptions, 'agents'> {
+export interface HealOptions extends Omit<RestoreOptions, 'agents' | 'withholdUnsetEnv'> {
   fingerprintKey: string;
+  /** The report's places not compared (`DriftReport.notCompared`): each healed agent keeps the service's value there. */
+  notCompared?: readonly NotComparedField[] | undefined;
 }
 
 /** Sets a managed field (`name`, or a dotted path under `config`) of an agent being built; undefined leaves it out. */
@@ -109,13 +111,14 @@ function setField(agent: DesiredAgent, path: string, value: unknown): void {
 /**
  * The agent a heal writes: the manifests' agent (what the service holds wherever nothing differs)
  * with each field changed outside voxform set to its recorded value, and every other field that
- * differs as the service holds it. One in git, not applied yet, stays for `voxform apply` (a secret
- * among them may be one this run cannot know: the cron job has no production token), and one
- * another environment's apply set is not this heal's to undo. A recorded value that is not what the
+ * differs as the service holds it. One in git, not applied yet, stays for `voxform apply`, and one
+ * another environment's apply set is not this heal's to undo; a secret whose variable this run does
+ * not have (the cron job holds no token) is kept as well (`keepNotCompared`). A recorded value that is not what the
  * state says was last applied there (an apply since was not recorded) stops the heal: it would put
  * back an older configuration.
  */
-function healedAgent(recorded: DesiredAgent, current: DesiredAgent, resource: DriftedResource, record: HistoryRecord, key: string): DesiredAgent {
+function healedAgent(recorded: DesiredAgent, current: DesiredAgent, resource: DriftedResource, record: HistoryRecord, options: HealOptions): DesiredAgent {
+  const key = options.fingerprintKey;
   const recordedFields = desiredAgentFields(recorded);
   const references = { ...current.envReferences };
   const healed: DesiredAgent = { ...current, id: recorded.id, config: cloneJson(current.config), knowledge: undefined, sensitivePaths: [...new Set([...current.sensitivePaths, ...recorded.sensitivePaths])], envReferences: references };
@@ -134,12 +137,43 @@ function healedAgent(recorded: DesiredAgent, current: DesiredAgent, resource: Dr
     for (const at of Object.keys(references)) if (isDottedAtOrUnder(at, path)) delete references[at];
     for (const [at, reference] of Object.entries(recorded.envReferences ?? {})) if (isDottedAtOrUnder(at, path)) references[at] = reference;
   }
+  keepNotCompared(healed, resource.address, options);
   if (notLastApplied.length > 0) {
     throw new VoxformError('drift_heal_unrecorded', `Cannot heal ${resource.address}: history record ${record.id}, the newest holding it, does not hold what voxform last applied at ${notLastApplied.join(', ')}; nothing was changed.`, {
       hint: 'An apply since was not recorded (its read-back failed, or its record could not be written), or a variable the record reads (${env:…}) is not set as it was then. Set it and heal again, or run `voxform apply` to make the agent match the manifests.',
     });
   }
   return healed;
+}
+
+/**
+ * Sets each place of the agent at `address` not compared (its variable is not set) to the service's
+ * value, so the heal writes nothing of its own there. Only a value the state says voxform last applied
+ * there is kept: recording any other as applied would pass an edit outside voxform off as voxform's.
+ */
+function keepNotCompared(healed: DesiredAgent, address: string, options: HealOptions): void {
+  const places = (options.notCompared ?? []).filter((place) => place.address === address);
+  const unknown = places.filter((place) => place.field.before === undefined || place.lastApplied !== hashApplied(options.fingerprintKey, place.field.before));
+  if (unknown.length > 0) {
+    const variables = [...new Set(unknown.flatMap((place) => place.variables))].sort();
+    const unset = variables.length > 0 ? variables.join(', ') : 'the variables they read';
+    throw new VoxformError(
+      'drift_heal_unrecorded',
+      `Cannot heal ${address}: ${unknown.map((place) => place.field.path).join(', ')} ${unknown.length === 1 ? 'reads' : 'read'} ${unset}, not set in this run, and the service's value there is not what voxform last applied; nothing was changed.`,
+      { hint: `Set ${unset} and heal again (the value is then compared and put back as recorded), or run \`voxform apply\` with ${variables.length === 1 ? 'it' : 'them'} set.` },
+    );
+  }
+  for (const place of places) {
+    setField(healed, place.field.path, place.field.before);
+    for (const text of stringLeaves(place.field.before)) options.onSecret?.(text);
+  }
+}
+
+/** Every string in `value`: what the service holds at a secret place, each one to redact. */
+function stringLeaves(value: unknown): string[] {
+  if (typeof value === 'string') return value === '' ? [] : [value];
+  if (value === null || typeof value !== 'object') return [];
+  return Object.values(value).flatMap(stringLeaves);
 }
 
 /**
@@ -159,10 +193,11 @@ export function healPlan(choice: HealChoice<unknown>, whole: readonly HistoryRec
   const names = new Set(options.current.environmentVariables);
   let restored: DesiredState | undefined;
   for (const [record, chosen] of byRecord) {
-    restored = desiredFromRecord(record, { ...options, agents: chosen.map(({ name }) => name) });
+    // A variable not set reads as withheld: only the fields put back are taken from the record, each checked against the state's hash.
+    restored = desiredFromRecord(record, { ...options, agents: chosen.map(({ name }) => name), withholdUnsetEnv: true });
     for (const { name, resource } of chosen) {
       const recorded = restored.agents.get(name) as DesiredAgent;
-      agents.set(name, healedAgent(recorded, options.current.agents.get(name) ?? recorded, resource, record, options.fingerprintKey));
+      agents.set(name, healedAgent(recorded, options.current.agents.get(name) ?? recorded, resource, record, options));
     }
     for (const value of restored.secrets) secrets.add(value);
     for (const name of restored.environmentVariables) names.add(name);

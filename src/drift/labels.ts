@@ -103,6 +103,26 @@ export function missingStateNote(report: DriftReport, code: (text: string) => st
   return missingStateWarning(missing, report.workspace, consequence, code);
 }
 
+/**
+ * The places whose manifests' value reads a variable not set in this run: not compared, never
+ * drift, and left as the service holds them by `--heal`; undefined when every place was compared.
+ * `name`: how an address with its field path is written.
+ */
+export function notComparedNote(report: DriftReport, name: (place: string) => string = (place) => place): string | undefined {
+  const places = report.notCompared ?? [];
+  if (places.length === 0) return undefined;
+  const one = places.length === 1;
+  const variables = [...new Set(places.flatMap((place) => place.variables))].sort();
+  // A place that does not record its variables (a credential's key) leaves the names to the operator.
+  const named = places.every((place) => place.variables.length > 0) ? variables.join(', ') : 'the variables';
+  const listed = someOf(places.map((place) => `${name(`${place.address} ${place.field.path}`)}${place.variables.length > 0 ? ` (${place.variables.join(', ')})` : ''}`), ADDRESSES_SHOWN);
+  return (
+    `Not compared, as a variable ${one ? 'it reads' : 'they read'} is not set: ${listed}. ` +
+    `${one ? 'Its value' : 'Their values'} in the manifests cannot be known without ${one ? 'the variable' : 'their variables'}, so ${one ? 'it is' : 'they are'} not reported as differing, and \`--heal\` leaves the service's value there as it is. ` +
+    `Set ${named} to compare ${one ? 'it' : 'them'}.`
+  );
+}
+
 /** How many field paths a heal note names on each side before it counts the rest. */
 const FIELDS_SHOWN = 5;
 
@@ -127,6 +147,8 @@ export function checked(report: DriftReport): string {
 
 /** The resources that differ, one short line: `drift: 1 changed outside voxform, … — agent.front-desk`. */
 export function oneLine(report: DriftReport): string {
-  if (report.resources.length === 0) return `no drift (${checked(report)})`;
-  return `drift: ${countsLine(report)}: ${someOf(report.resources.map((r) => r.address), ADDRESSES_SHOWN)}`;
+  const places = report.notCompared?.length ?? 0;
+  const notCompared = places > 0 ? `; ${plural(places, 'place')} not compared (a variable is not set)` : '';
+  if (report.resources.length === 0) return `no drift (${checked(report)})${notCompared}`;
+  return `drift: ${countsLine(report)}: ${someOf(report.resources.map((r) => r.address), ADDRESSES_SHOWN)}${notCompared}`;
 }

@@ -7,7 +7,7 @@ import { VoxformError } from '../errors.js';
 import type { Redact } from '../secrets/redact.js';
 import { httpUrl } from '../util/http-url.js';
 import { toJsonText } from '../util/printable.js';
-import { checked, classLabel, countsLine, healNote } from './labels.js';
+import { checked, classLabel, countsLine, healNote, notComparedNote } from './labels.js';
 import { driftToJson } from './render-json.js';
 import type { DriftReport } from './types.js';
 
@@ -23,9 +23,11 @@ function slackText(text: string): string {
 
 function slackMessage(report: DriftReport): Record<string, unknown> {
   const where = slackText(`${report.workspace}`);
+  const note = notComparedNote(report, slackText);
+  const notCompared = note ? [{ type: 'context', elements: [{ type: 'mrkdwn', text: note }] }] : [];
   if (report.resources.length === 0) {
     const text = `voxform drift: no drift on ${where} (${checked(report)}).`;
-    return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
+    return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }, ...notCompared] };
   }
   const text = `voxform drift on ${where}: ${slackText(countsLine(report))}.`;
   const shown = report.resources.slice(0, SLACK_RESOURCES);
@@ -39,7 +41,7 @@ function slackMessage(report: DriftReport): Record<string, unknown> {
   if (report.resources.length > shown.length) {
     blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `and ${report.resources.length - shown.length} more: run \`voxform drift\` to see them all.` }] });
   }
-  return { text, blocks };
+  return { text, blocks: [...blocks, ...notCompared] };
 }
 
 /** The body posted: the report in `format`, scrubbed of every secret the run knows. */

@@ -7,7 +7,7 @@ import type { Diagnostic } from '../manifest/types.js';
 import { hasDrift, type DriftedField, type DriftedResource, type DriftReport } from './types.js';
 
 /** Version of the JSON drift format. */
-export const DRIFT_JSON_FORMAT_VERSION = '1.2';
+export const DRIFT_JSON_FORMAT_VERSION = '1.3';
 
 function fieldJson(drifted: DriftedField, resource: DriftedResource) {
   const { field } = drifted;
@@ -43,6 +43,8 @@ export function driftToJson(report: DriftReport): Record<string, unknown> {
       fields: resource.fields.map((field) => fieldJson(field, resource)),
     })),
     ...(report.missingState ? { missing_state: missingStateJson(report.missingState) } : {}),
+    // Where and why only: the service's value there is a secret, and the manifests' is not known.
+    ...(report.notCompared ? { not_compared: report.notCompared.map((place) => ({ address: place.address, kind: place.kind, path: place.field.path, variables: place.variables })) } : {}),
   };
 }
 

@@ -8,7 +8,7 @@ import { markdownCode, markdownFence, markdownHtmlText } from '../util/markdown-
 import { lineAsShown } from '../util/printable.js';
 import { characterLength, COMMENT_SIZE_LIMIT, fitBlocks, moreTableRow, type CommentBlock } from '../util/comment-blocks.js';
 import { plural } from '../util/plural.js';
-import { bothSides, checked, classLabel, countsLine, diffSides, environmentNote, healNote, missingStateNote, resourceLabel, unlabelledNote, type TakeOverCommands } from './labels.js';
+import { bothSides, checked, classLabel, countsLine, diffSides, environmentNote, healNote, missingStateNote, notComparedNote, resourceLabel, unlabelledNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 
 function diffLines(resource: DriftedResource): string[] {
@@ -34,7 +34,7 @@ function diffLines(resource: DriftedResource): string[] {
 /** The notes on a state that lost the workspace, on differences not labelled and on those another environment's apply made, addresses in code spans. */
 function noteBlocks(report: DriftReport, takeOver: TakeOverCommands | undefined): string[][] {
   const code = (address: string) => markdownCode(address);
-  return [missingStateNote(report, code), unlabelledNote(report, code), environmentNote(report, takeOver, code)].flatMap((note) => (note ? [[note, '']] : []));
+  return [missingStateNote(report, code), unlabelledNote(report, code), environmentNote(report, takeOver, code), notComparedNote(report, code)].flatMap((note) => (note ? [[note, '']] : []));
 }
 
 /** The resources that differ: one table row each. */
@@ -55,7 +55,8 @@ function diffSection(resource: DriftedResource): string {
 export function renderDriftMarkdown(report: DriftReport, options: { takeOver?: TakeOverCommands | undefined; limit?: number } = {}): string {
   const where = `${markdownCode(report.baseUrl)}${report.environment ? `, environment ${markdownCode(report.environment)}` : ''}`;
   if (report.resources.length === 0) {
-    return `**voxform drift:** no drift — the service (${where}) matches the manifests and the last apply (${checked(report)}).\n`;
+    const notCompared = notComparedNote(report, (place) => markdownCode(place));
+    return `**voxform drift:** no drift — the service (${where}) matches the manifests and the last apply (${checked(report)}).\n${notCompared ? `\n${notCompared}\n` : ''}`;
   }
   const blocks: CommentBlock[] = [
     [`### voxform drift on ${where}`, '', `${countsLine(report)}.`, ''],

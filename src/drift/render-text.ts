@@ -2,7 +2,7 @@
 import { terminalColors, type Colors } from '../util/terminal-colors.js';
 import { fieldViews, type FieldView } from '../plan/field-lines.js';
 import { lineAsShown } from '../util/printable.js';
-import { bothSides, checked, classLabel, countsLine, diffSides, environmentNote, healNote, missingStateNote, resourceLabel, unlabelledNote, type TakeOverCommands } from './labels.js';
+import { bothSides, checked, classLabel, countsLine, diffSides, environmentNote, healNote, missingStateNote, notComparedNote, resourceLabel, unlabelledNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 import { plural, pluralNoun } from '../util/plural.js';
 
@@ -42,15 +42,16 @@ function resourceLines(c: Colors, resource: DriftedResource): string[] {
 /** `takeOver`: the commands that move a resource another environment's apply set to this one (see `environmentNote`). */
 export function renderDriftText(report: DriftReport, options: { color: boolean; takeOver?: TakeOverCommands | undefined }): string {
   const c = terminalColors(options.color);
+  const notCompared = notComparedNote(report, lineAsShown);
   if (report.resources.length === 0) {
-    return `No drift: the service (${where(report)}) matches the manifests and the last apply (${checked(report)}).\n`;
+    return `No drift: the service (${where(report)}) matches the manifests and the last apply (${checked(report)}).\n${notCompared ? `${notCompared}\n` : ''}`;
   }
   const out = [`Drift on ${where(report)} (values: - the service's, + the manifests'):`, ''];
   // Before the resources: it says what every one of them is worth. Its record's id and time are a ledger file's: shown, never run on the terminal.
   const missing = missingStateNote(report, lineAsShown);
   if (missing) out.push(c.yellow(missing), '');
   for (const resource of report.resources) out.push(...resourceLines(c, resource), '');
-  for (const note of [unlabelledNote(report), environmentNote(report, options.takeOver)]) if (note) out.push(note, '');
+  for (const note of [unlabelledNote(report), environmentNote(report, options.takeOver), notCompared]) if (note) out.push(note, '');
   const n = report.resources.length;
   out.push(c.bold(`Drift: ${plural(n, 'resource')} ${pluralNoun(n, 'differs', 'differ')}: ${countsLine(report)}.`), '');
   return out.join('\n');

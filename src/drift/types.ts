@@ -54,6 +54,22 @@ export interface DriftedResource {
   healable: boolean;
 }
 
+/**
+ * A place of the manifests whose value reads a variable not set where drift ran (`${env:X}`, no
+ * default): the manifests' side is not known, so it is neither compared nor reported as a
+ * difference, and `--heal` leaves the service's value there as it is.
+ */
+export interface NotComparedField {
+  address: string;
+  kind: ResourceKind;
+  /** The plan's change of the field (`before` the service's value: a secret, never shown). */
+  field: FieldChange;
+  /** The unset variables the place reads; empty when the place does not record them (a credential's key). */
+  variables: string[];
+  /** Of an agent's field: the keyed hash of what voxform last applied there, as the state keeps it. */
+  lastApplied?: string | undefined;
+}
+
 export interface DriftSummary {
   /** Resources of the manifests compared. */
   checked: number;
@@ -76,6 +92,8 @@ export interface DriftReport {
   /** Every resource that differs, in the plan's order. */
   resources: DriftedResource[];
   summary: DriftSummary;
+  /** The places not compared, in the plan's order, when there are any: their variables are not set (`NotComparedField`). Never drift. */
+  notCompared?: NotComparedField[] | undefined;
   /** Set when the state keeps nothing of the workspace though its ledger records applies of it: every difference then reads as never applied. */
   missingState?: MissingState | undefined;
 }

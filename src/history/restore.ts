@@ -36,6 +36,11 @@ export interface RestoreOptions {
   names?: AgentNames | undefined;
   /** Hears every secret value read, at once (so that even an error printed next is scrubbed of it). */
   onSecret?: ((value: string) => void) | undefined;
+  /**
+   * A variable the record reads that is not set (no default) reads as `WITHHELD` instead of an error:
+   * for a heal, which puts back only some fields and checks each against the state's hash of what was applied.
+   */
+  withholdUnsetEnv?: boolean | undefined;
 }
 
 /**
@@ -127,6 +132,7 @@ export function desiredFromRecord(record: HistoryRecord, options: RestoreOptions
       options.onSecret?.(value);
     },
     onEnvName: (name) => names.add(name),
+    unsetAsWithheld: options.withholdUnsetEnv === true,
   };
   const agents = new Map<string, DesiredAgent>();
   for (const [name, version] of chosenAgents(record, options.agents, options.names ?? new AgentNames([record]))) {

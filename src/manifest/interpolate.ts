@@ -31,6 +31,8 @@ export interface InterpolationContext {
    * marked as from the environment: for a run that withholds every such value anyway (LoadOptions).
    */
   unsetAsWithheld?: boolean;
+  /** With `unsetAsWithheld`: receives the name of each variable read as withheld (once per reference). */
+  onWithheld?(name: string): void;
   /** What filling in may build; without it, texts are built at any length (the operator's own files). */
   filledText?: FilledTextBudget;
 }
@@ -89,6 +91,7 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
     else resolved = set;
     if (resolved === undefined && ctx.unsetAsWithheld) {
       fromEnv = true;
+      ctx.onWithheld?.(name);
       return WITHHELD;
     }
     if (resolved === undefined) {

@@ -146,9 +146,11 @@ export async function resolveEnvironment(project: ProjectManifests, options: Omi
   if (templateNames.length > 0) await templates.load(templateNames);
 
   const onEnvName = (name: string): void => void environmentVariables.add(name);
+  const withheldVariables = new Set<string>();
+  const onWithheld = (name: string): void => void withheldVariables.add(name);
   // One budget for every text this load fills in: templates, their prompts and \${env:…} alike.
   const filledText = new FilledTextBudget(diagnostics);
-  const interpolation: InterpolationContext = { env: options.env, diagnostics, onSecret, policy, onEnvName, unsetAsWithheld: options.withholdUnsetEnv === true, filledText };
+  const interpolation: InterpolationContext = { env: options.env, diagnostics, onSecret, policy, onEnvName, unsetAsWithheld: options.withholdUnsetEnv === true, onWithheld, filledText };
   const resourceContext: ResourceContext = { diagnostics, interpolation, onSecret };
   const defaults = layer.settings.defaults?.value;
   const agentContext = { ...resourceContext, templates, defaultsConfig: isPlainObject(defaults) ? defaults.config : undefined, filledText };
@@ -188,6 +190,7 @@ export async function resolveEnvironment(project: ProjectManifests, options: Omi
     credentials: new Map(drafts.credentials.map((draft) => [draft.provider, desiredCredential(draft)])),
     secrets: secretList,
     environmentVariables: [...environmentVariables].sort(),
+    ...(withheldVariables.size > 0 ? { withheldVariables: [...withheldVariables].sort() } : {}),
     promotions: project.promotions,
     ...(layer.settings.policy ? { policy: layer.settings.policy.value } : {}),
   };

@@ -175,6 +175,11 @@ export interface DesiredState {
   secrets: string[];
   /** Names of the environment variables the manifests read through `${env:…}` (never their values), sorted. */
   environmentVariables: string[];
+  /**
+   * Loaded with `withholdUnsetEnv`: the variables read as `WITHHELD` (unset, no fallback), sorted;
+   * absent when none was. Their places hold no value of the operator's: nothing is known there.
+   */
+  withheldVariables?: string[] | undefined;
   /** Every environment's promotion settings (`promote_from`, `gates`), by name; absent when not made by the loader. */
   promotions?: Map<string, EnvironmentPromotion> | undefined;
   /** The manifest's `policy:` section as written (spans attached, see positions.ts); undefined when it has none. */

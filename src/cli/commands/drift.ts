@@ -51,6 +51,20 @@ const WATCH_RANGE: TimeRange = { ...TIMEOUT_RANGE, minMs: 10_000, words: 'from 1
 /** How many fields a heal leaves that its line names before counting the rest: the report above lists them all. */
 const FIELDS_LEFT_SHOWN = 5;
 
+/**
+ * How drift loads the manifests: a `${env:…}` without a default whose variable is not set (a
+ * scheduled job holds no secrets) is withheld rather than an error, and its place is not compared
+ * (src/drift/not-compared.ts). Manifests with errors stop the run before the service is read.
+ */
+function driftLoad(options: DriftCommandOptions): DriftCommandOptions & { withholdUnsetEnv: true } {
+  return { ...options, withholdUnsetEnv: true };
+}
+
+/** What manifests with errors stop: said in drift's words (plan's are "nothing was planned"). */
+function notDone(options: DriftCommandOptions): string {
+  return `the service was not read: nothing was compared${options.heal ? ' or healed' : ''}`;
+}
+
 /** Exit codes: no drift, drift. */
 const EXIT_NO_DRIFT = 0;
 const EXIT_DRIFT = 2;
@@ -95,7 +109,7 @@ async function prepareHeal(run: DriftRun, project: ConnectedProject, report: Dri
   const choice = chooser.choice();
   const whole: HistoryRecord[] = [];
   for (const summary of choice.records) whole.push(await wholeRecord(store, summary, ctx));
-  return healPlan(choice, whole, { env: ctx.env, current: project.desired, onSecret: (value) => ctx.secrets.add(value), fingerprintKey: planInputs(project, ctx).fingerprintKey });
+  return healPlan(choice, whole, { env: ctx.env, current: project.desired, onSecret: (value) => ctx.secrets.add(value), fingerprintKey: planInputs(project, ctx).fingerprintKey, notCompared: report.notCompared });
 }
 
 /**
@@ -181,7 +195,7 @@ async function reloadProject(run: DriftRun, previous: ConnectedProject, printed:
   let text = '';
   const stderr: Output = { ...ctx.stderr, write: (chunk: string) => void (text += chunk) };
   try {
-    const desired = await loadDesiredState(options, { ...ctx, stderr }, { outcome: 'the service was not read' });
+    const desired = await loadDesiredState(driftLoad(options), { ...ctx, stderr }, { outcome: 'the service was not read' });
     const sameService = options.local === true || (desired.baseUrl === previous.desired.baseUrl && desired.region === previous.desired.region);
     const connection = sameService ? previous.connection : await connectService(options, desired, ctx);
     return { ...previous, desired, connection, workspaceKey: workspaceKey(desired.environment, connection.serviceId) };
@@ -212,7 +226,7 @@ async function watch(run: DriftRun, intervalMs: number, format: DriftFormat, clo
   const { ctx } = run;
   // Loaded before the watch starts: manifests that do not load stop it at once (exit 1), as a single check.
   const printed = { text: '' };
-  const first = await connectProject(run.options, { ...ctx, stderr: { ...ctx.stderr, write: (chunk: string) => ((printed.text += chunk), ctx.stderr.write(chunk)) } });
+  const first = await connectProject(driftLoad(run.options), { ...ctx, stderr: { ...ctx.stderr, write: (chunk: string) => ((printed.text += chunk), ctx.stderr.write(chunk)) } }, { outcome: notDone(run.options) });
   const stop = new AbortController();
   void ctx.interrupted().then(() => stop.abort());
   let notified: string | undefined;
@@ -286,7 +300,7 @@ export async function run(options: DriftCommandOptions, ctx: CommandContext, clo
   const driftRun: DriftRun = { options, ctx, notifyUrl, timeoutMs, lockTimeout };
   // In JSON the manifests' warnings are a field of the report, not text on stderr, as a JSON plan's are (docs/drift.md).
   const warnings: Diagnostic[] | undefined = format === 'json' ? [] : undefined;
-  const checking = intervalMs === undefined ? checkOnce(driftRun, await connectProject(options, ctx, { warnings }), format, warnings) : watch(driftRun, intervalMs, format, clock);
+  const checking = intervalMs === undefined ? checkOnce(driftRun, await connectProject(driftLoad(options), ctx, { warnings, outcome: notDone(options) }), format, warnings) : watch(driftRun, intervalMs, format, clock);
   // drift takes no --take-over: a refusal (of a heal's plan) names the plan and apply that do.
   return checking.catch((error: unknown) => {
     throw withTakeOverCommands(error, options, 'drift');

@@ -1,0 +1,38 @@
+/**
+ * The places a drift check cannot compare: a `${env:…}` without a default whose variable is not set
+ * where drift runs (a scheduled job holds no secrets). The manifests were loaded with such a value
+ * withheld (`withholdUnsetEnv`), so their side of the place is not known: it is reported as not
+ * compared, never as a difference, and a heal leaves the service's value there as it is.
+ */
+import type { DesiredState } from '../manifest/types.js';
+import type { FieldChange, ResourceChange } from '../plan/types.js';
+import { referencedNames } from '../secrets/env-reference.js';
+import { WITHHELD } from '../secrets/withhold.js';
+import { isDottedAtOrUnder } from '../util/field-path.js';
+
+/** Whether the manifests' side of `field` holds a value withheld in place of an unset variable. */
+function holdsWithheld(value: unknown): boolean {
+  return typeof value === 'string' ? value.includes(WITHHELD) : value !== null && typeof value === 'object' && JSON.stringify(value).includes(WITHHELD);
+}
+
+/**
+ * For a drift check of `desired`: a function telling of a field the plan found differing the unset
+ * variables its manifests' value reads (empty when the place does not say which: a credential's key),
+ * or undefined when it is compared as usual.
+ */
+export function notComparedFinder(desired: DesiredState): ((change: ResourceChange, field: FieldChange) => string[] | undefined) | undefined {
+  const withheld = desired.withheldVariables ?? [];
+  if (withheld.length === 0) return undefined;
+  const agents = new Map([...desired.agents.values()].map((agent) => [agent.address, agent]));
+  const credentials = new Map([...desired.credentials.values()].map((credential) => [credential.address, credential]));
+  return (change, field) => {
+    if (change.kind === 'credential') return holdsWithheld(credentials.get(change.address)?.apiKey) ? [] : undefined;
+    if (!holdsWithheld(field.after)) return undefined;
+    if (change.kind !== 'agent') return [];
+    // An agent says where each reference is written: text that only looks withheld is compared as usual.
+    const references = Object.entries(agents.get(change.address)?.envReferences ?? {}).filter(([at]) => isDottedAtOrUnder(at, field.path));
+    const names = new Set(references.flatMap(([, written]) => referencedNames(written)));
+    const unset = withheld.filter((name) => names.has(name));
+    return unset.length > 0 ? unset : undefined;
+  };
+}

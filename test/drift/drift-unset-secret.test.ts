@@ -1,0 +1,174 @@
+/**
+ * `voxform drift` where a secret's variable is not set (a scheduled job holds no secrets), end to end
+ * against the emulator: the places that read it are reported as not compared — never as drift, never
+ * with anything of the service's value — everything else is compared, and `--heal` puts back what
+ * changed outside voxform while the secret stays on the service as it is. Planted values are searched
+ * for in every output and in every file the runs wrote.
+ */
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Agent } from '../../src/schema/types.gen.js';
+import { repoRoot, type CliResult } from '../helpers/cli.js';
+import { callService, useExampleProjects, type ExampleProject } from '../helpers/project.js';
+
+const startProject = useExampleProjects();
+const addFormats = addFormatsModule.default;
+const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
+const HOOK_TOKEN = 'planted-hook-token-5e1f0c2d';
+const OPENAI_KEY = 'planted-openai-key-93ab47de';
+const DASHBOARD_TOKEN = 'planted-dashboard-token-7c6b';
+const HEADER = 'config.session_data_webhook.headers.x-hook-token';
+
+/** A manifest whose secrets have no default: without their variables, nothing is known of them. */
+const MANIFEST = [
+  'version: 1',
+  'agents:',
+  '  front-desk:',
+  `    id: ${FRONT_DESK}`,
+  '    name: Front desk',
+  '    config:',
+  '      prompt: You are the receptionist of Acme Dental. Be brief.',
+  '      first_message: Thanks for calling Acme Dental.',
+  '      session_data_webhook:',
+  '        url: https://hooks.example.com/voice/end-of-call',
+  '        headers: { x-hook-token: "${env:HOOK_TOKEN}" }',
+  'credentials:',
+  '  - provider: openai',
+  '    api_key: ${env:OPENAI_API_KEY}',
+  '',
+].join('\n');
+
+/** The variables a scheduled job does not have. */
+const WITHOUT_SECRETS = { HOOK_TOKEN: undefined, OPENAI_API_KEY: undefined } as unknown as Record<string, string>;
+
+type Json = Record<string, unknown>;
+
+let validateDrift: (value: unknown) => boolean;
+beforeAll(async () => {
+  const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+  addFormats(ajv);
+  ajv.addKeyword({ keyword: 'enumDescriptions', schemaType: 'array' });
+  const validate = ajv.compile(JSON.parse(await readFile(path.join(repoRoot, 'schemas', 'drift.schema.json'), 'utf8')));
+  validateDrift = (value) => {
+    if (!validate(value)) throw new Error(JSON.stringify(validate.errors));
+    return true;
+  };
+});
+
+async function projectApplied(): Promise<ExampleProject> {
+  const p = await startProject();
+  await writeFile(path.join(p.dir, 'voxform.yaml'), MANIFEST);
+  expectCode(await p.cliInProcess(['apply', '--auto-approve'], { HOOK_TOKEN, OPENAI_API_KEY: OPENAI_KEY }), 0);
+  return p;
+}
+
+function expectCode(result: CliResult, code: number): CliResult {
+  expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(code);
+  return result;
+}
+
+/** What a run without the secrets' variables says: the output is searched for the planted values, which its redaction does not know. */
+async function withoutSecrets(p: ExampleProject, args: string[], code: number): Promise<CliResult> {
+  const result = expectCode(await p.cliInProcess(args, WITHOUT_SECRETS), code);
+  for (const secret of [HOOK_TOKEN, OPENAI_KEY, DASHBOARD_TOKEN]) expect(`${result.stdout}${result.stderr}`).not.toContain(secret);
+  return result;
+}
+
+async function getAgent(p: ExampleProject): Promise<Agent> {
+  return (await callService(p, 'GET', `/agents/${encodeURIComponent(FRONT_DESK)}`)) as Agent;
+}
+
+/** Changes the live agent as a dashboard would: `change` edits a copy of its config in the update shape. */
+async function editLive(p: ExampleProject, change: (config: Json) => void): Promise<void> {
+  const live = await getAgent(p);
+  const config = structuredClone(live.config) as Json;
+  delete (config.voice as Json | undefined)?.provider;
+  delete ((config.flow as Json | undefined)?.voicemail as Json | undefined)?.action;
+  delete (config.llm as Json | undefined)?.model;
+  delete (config.speech_to_text as Json | undefined)?.provider;
+  change(config);
+  await callService(p, 'PUT', `/agents/${encodeURIComponent(FRONT_DESK)}`, { name: live.name, config });
+}
+
+/** Every file under `dir` but the manifest (the state, the ledger, …): none may hold a planted value. */
+async function expectNoSecretInFiles(dir: string): Promise<void> {
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || entry.name === 'voxform.yaml') continue;
+    const text = await readFile(path.join(entry.parentPath, entry.name), 'utf8');
+    for (const secret of [HOOK_TOKEN, OPENAI_KEY, DASHBOARD_TOKEN]) expect(text, path.join(entry.parentPath, entry.name)).not.toContain(secret);
+  }
+}
+
+const liveHeader = (agent: Agent) => (agent.config.session_data_webhook as { headers?: Json } | undefined)?.headers?.['x-hook-token'];
+
+describe('voxform drift without the variables of the secrets', () => {
+  it('compares everything else and reports the secret places as not compared, in every format, never as drift', async () => {
+    const p = await projectApplied();
+
+    const text = (await withoutSecrets(p, ['drift'], 0)).stdout;
+    expect(text).toContain('No drift: the service');
+    expect(text).toContain(`Not compared, as a variable they read is not set: credential.openai api_key, agent.front-desk ${HEADER} (HOOK_TOKEN).`);
+    expect(text).toContain("Their values in the manifests cannot be known without their variables, so they are not reported as differing, and `--heal` leaves the service's value there as it is. Set the variables to compare them.");
+    expect(text).not.toContain('env_missing');
+
+    const document = JSON.parse((await withoutSecrets(p, ['drift', '--format', 'json'], 0)).stdout) as Json;
+    validateDrift(document);
+    expect(document.drift).toBe(false);
+    expect(document.resources).toEqual([]);
+    expect(document.not_compared).toEqual([
+      { address: 'credential.openai', kind: 'credential', path: 'api_key', variables: [] },
+      { address: 'agent.front-desk', kind: 'agent', path: HEADER, variables: ['HOOK_TOKEN'] },
+    ]);
+
+    const markdown = (await withoutSecrets(p, ['drift', '--format', 'markdown'], 0)).stdout;
+    expect(markdown).toContain(`\`agent.front-desk ${HEADER}\` (HOOK_TOKEN)`);
+
+    // Everything else is still compared: a change in git not applied yet is reported, the secrets are not.
+    await writeFile(path.join(p.dir, 'voxform.yaml'), MANIFEST.replace('Be brief.', 'Be brief and kind.'));
+    const pending = JSON.parse((await withoutSecrets(p, ['drift', '--format', 'json'], 2)).stdout) as { resources: Array<{ address: string; class: string; fields: Array<{ path: string }> }> };
+    expect(pending.resources.map((r) => [r.address, r.class, r.fields.map((f) => f.path)])).toEqual([['agent.front-desk', 'pending', ['config.prompt']]]);
+    await expectNoSecretInFiles(p.dir);
+  }, 120_000);
+
+  it('--heal puts back what changed outside voxform and leaves the secret on the service as it is', async () => {
+    const p = await projectApplied();
+    await editLive(p, (config) => void (config.first_message = 'Ahoy!'));
+
+    const report = JSON.parse((await withoutSecrets(p, ['drift', '--format', 'json'], 2)).stdout) as { resources: Array<{ address: string; class: string; fields: Array<{ path: string }> }> };
+    expect(report.resources.map((r) => [r.address, r.class, r.fields.map((f) => f.path)])).toEqual([['agent.front-desk', 'outside', ['config.first_message']]]);
+
+    const healed = await withoutSecrets(p, ['drift', '--heal', '--auto-approve'], 0);
+    expect(healed.stdout).toContain('Healing front-desk: back to the configuration last applied');
+    const live = await getAgent(p);
+    expect(live.config.first_message).toBe('Thanks for calling Acme Dental.');
+    expect(liveHeader(live)).toBe(HOOK_TOKEN);
+
+    // With the variables set, the secret is compared again: what the service holds is what was applied.
+    expect(expectCode(await p.cliInProcess(['drift'], { HOOK_TOKEN, OPENAI_API_KEY: OPENAI_KEY }), 0).stdout).toContain('No drift');
+    await expectNoSecretInFiles(p.dir);
+  }, 120_000);
+
+  it('--heal refuses, changing nothing, when the secret on the service is not what voxform last applied', async () => {
+    const p = await projectApplied();
+    await editLive(p, (config) => {
+      config.first_message = 'Ahoy!';
+      ((config.session_data_webhook as Json).headers as Json)['x-hook-token'] = DASHBOARD_TOKEN;
+    });
+    const refused = await withoutSecrets(p, ['drift', '--heal', '--auto-approve'], 1);
+    expect(refused.stderr).toContain(`error[drift_heal_unrecorded]: Cannot heal agent.front-desk: ${HEADER} reads HOOK_TOKEN, not set in this run, and the service's value there is not what voxform last applied; nothing was changed.`);
+    const live = await getAgent(p);
+    expect(live.config.first_message).toBe('Ahoy!');
+    expect(liveHeader(live)).toBe(DASHBOARD_TOKEN);
+    await expectNoSecretInFiles(p.dir);
+  }, 120_000);
+
+  it('says what manifests with errors stopped in drift\'s words', async () => {
+    const p = await startProject();
+    await writeFile(path.join(p.dir, 'voxform.yaml'), MANIFEST.replace('    name: Front desk\n', '    name: Front desk\n    colour: blue\n'));
+    expect((await withoutSecrets(p, ['drift'], 1)).stderr).toContain('error[manifest_invalid]: The manifests have 1 error (listed above); the service was not read: nothing was compared.');
+    expect((await withoutSecrets(p, ['drift', '--heal', '--auto-approve'], 1)).stderr).toContain('the service was not read: nothing was compared or healed.');
+  }, 60_000);
+});
