@@ -116,17 +116,38 @@ function unknownEnvironment(flag: string, name: string, known: readonly string[]
 }
 
 /**
+ * Whether the manifests' only errors are agents' and campaigns' ids they leave to the environments,
+ * which every environment gives (docs/promotion.md's layout): they are used with `--env`, and are
+ * no mistake to report without it.
+ */
+export function idsOnlyInEnvironments(result: LoadResult): boolean {
+  const ids = result.idsFromEnvironments?.length ?? 0;
+  return ids > 0 && countProblems(result.diagnostics, result.omitted).errors === ids;
+}
+
+/**
  * The manifests the options name, for a command that also works without them: no manifest in the folder gives
  * none; manifests with errors give none either, with a warning ending in what the command does without them
- * (`unused`). A path named with `-f` that is not there is the operator's mistake: `manifest_not_found`, as everywhere.
+ * (`unused`). Manifests whose only errors are ids each environment gives (`idsOnlyInEnvironments`) are
+ * not wrong: used without `--env` they give none, with a warning saying to name one, or, for a command
+ * that wants only what the ids stand for (`quietWithoutIds`), with none. A path named with `-f` that is not there is the operator's mistake: `manifest_not_found`, as everywhere.
  */
-export async function loadManifestsIfAny(options: ManifestOptions, ctx: CommandContext, unused: string): Promise<Pick<LoadResult, 'state' | 'files'>> {
+export async function loadManifestsIfAny(
+  options: ManifestOptions,
+  ctx: CommandContext,
+  unused: string,
+  { quietWithoutIds = false }: { quietWithoutIds?: boolean } = {},
+): Promise<Pick<LoadResult, 'state' | 'files'> & { idsInEnvironments?: boolean }> {
   let result: LoadResult;
   try {
     result = await loadCommandManifests(options, ctx);
   } catch (error) {
     if (isVoxformError(error) && error.code === 'manifest_not_found' && (options.file ?? []).length === 0) return { state: undefined, files: [] };
     throw error;
+  }
+  if (!result.state && idsOnlyInEnvironments(result)) {
+    if (!quietWithoutIds) ctx.stderr.write(`warning: the manifests give ids only in their environments, and no --env names one: ${unused}.\n`);
+    return { state: undefined, files: result.files, idsInEnvironments: true };
   }
   if (!result.state) {
     const { errors } = countProblems(result.diagnostics, result.omitted);
@@ -147,6 +168,8 @@ export interface ManifestProject {
   service: ManifestService;
   /** Every file the load read (absolute): the manifests and the files they name. */
   inputs: string[];
+  /** The manifests were read without --env, and their agents' ids are the environments' own (`idsOnlyInEnvironments`). */
+  idsInEnvironments?: boolean;
 }
 
 /**
@@ -158,8 +181,9 @@ export async function manifestProject(
   options: ManifestOptions,
   ctx: CommandContext,
 ): Promise<ManifestProject> {
-  const loaded = await loadManifestsIfAny(options, ctx, 'their agent names and service are not used');
-  if (!loaded.state) return emptyProject(loaded.files);
+  // Without ids there are no agent names to give: nothing to warn about.
+  const loaded = await loadManifestsIfAny(options, ctx, 'their agent names and service are not used', { quietWithoutIds: true });
+  if (!loaded.state) return { ...emptyProject(loaded.files), ...(loaded.idsInEnvironments ? { idsInEnvironments: true } : {}) };
   const { agents, phones, campaigns, knowledge, baseUrl, region } = loaded.state;
   return {
     names: new Map([...agents.values()].map((agent) => [agent.localName, agent.id])),

@@ -12,7 +12,8 @@ import { fingerprintKey } from '../util/hash.js';
 import { detectDeploySource } from '../history/source.js';
 import type { DeploySource } from '../history/types.js';
 import { countProblems, formatDiagnostics } from './diagnostics.js';
-import { loadCommandManifests, type ManifestOptions } from './load-manifests.js';
+import { idsOnlyInEnvironments, loadCommandManifests, type ManifestOptions } from './load-manifests.js';
+import { shellWord } from '../util/shell-word.js';
 import type { ProjectManifests } from '../manifest/index.js';
 import { ListedProblemsError } from './error-text.js';
 import type { CommandContext, ConnectionOptions } from './context.js';
@@ -54,9 +55,14 @@ export async function loadDesiredState(options: ProjectOptions & ManifestOptions
     else ctx.stderr.write(listing);
     return result.state;
   }
+  // Ids each environment gives: the manifests are used with --env, and this run named none.
+  const environments = idsOnlyInEnvironments(result) ? (result.environments ?? []) : [];
   throw new ListedProblemsError('manifest_invalid', { found: `The manifests have ${plural(errors, 'error')}`, outcome }, {
-    // validate takes the manifests and environment only (no service); an environment no flag named (a saved plan's) is not one to type.
-    hint: `Fix them and run again (\`${nextCommand('validate', { file: options.file, env: options.envFlag === false ? undefined : options.env })}\` checks without contacting the service).`,
+    hint:
+      environments.length > 0
+        ? `The ids are the environments' own: run again with ${environments.map((name) => `--env ${shellWord(name)}`).join(' or ')} (docs/promotion.md).`
+        : // validate takes the manifests and environment only (no service); an environment no flag named (a saved plan's) is not one to type.
+          `Fix them and run again (\`${nextCommand('validate', { file: options.file, env: options.envFlag === false ? undefined : options.env })}\` checks without contacting the service).`,
     listedIn: 'diagnostics',
     problems: result.diagnostics,
     listing,

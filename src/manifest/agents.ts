@@ -89,7 +89,7 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
   if (resolved.id === undefined || resolved.id === null) {
     ctx.diagnostics.error(
       'missing_id',
-      `agent "${localName}" has no id: agents are adopted, not created; set id to the live agent's id`,
+      ctx.idsFromEnvironments?.missingId('agents', localName) ?? `agent "${localName}" has no id: agents are adopted, not created; set id to the live agent's id`,
       keySpan,
     );
   }

@@ -14,6 +14,37 @@ import { isPlainObject } from '../util/json-object.js';
 import { RESOURCE_SECTIONS, SECTION_DEFINITION, type CombinedManifest, type Layer } from './fragments.js';
 import { refuseSettingReferences } from './service-settings.js';
 import type { Span } from './source.js';
+import { wordList } from '../util/plural.js';
+
+/**
+ * Without `--env`, the agents and campaigns the manifests leave without an id that every
+ * environment gives one (the layout of docs/promotion.md): not a resource to adopt by hand, but
+ * manifests to use with `--env`. Each one asked about is noted by its address.
+ */
+export class IdsFromEnvironments {
+  /** The address (`agent.front-desk`) of each resource whose id only the environments give. */
+  readonly addresses: string[] = [];
+  private readonly names: string[];
+
+  constructor(private readonly combined: CombinedManifest) {
+    // In the order the manifests define them, as the user wrote them.
+    this.names = [...combined.environments.keys()];
+  }
+
+  /** The missing id's message when every environment gives `name` an id; undefined when one does not. */
+  missingId(section: 'agents' | 'campaigns', name: string): string | undefined {
+    if (this.names.length === 0) return undefined;
+    const givesId = (environment: string) => {
+      const entry = this.combined.environments.get(environment)?.layer.sections[section][name];
+      return isPlainObject(entry) && typeof entry.id === 'string' && entry.id !== '';
+    };
+    if (!this.names.every(givesId)) return undefined;
+    const noun = section === 'agents' ? 'agent' : 'campaign';
+    this.addresses.push(`${noun}.${name}`);
+    const which = this.names.length === 1 ? `the environment ${this.names[0]} gives` : `the environments ${wordList(this.names, 'and')} give`;
+    return `${noun} "${name}" has no id in the manifests themselves; ${which} it one: run with --env NAME`;
+  }
+}
 
 /** The environment a mistyped name most likely meant: a close spelling, else the one it begins (`prod`). */
 export function likelyEnvironment(name: string, known: readonly string[]): string | undefined {

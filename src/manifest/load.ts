@@ -20,7 +20,7 @@ import { describeFound } from './describe.js';
 import { DiagnosticList } from './diagnostics.js';
 import { envPolicyOf } from '../secrets/env-policy.js';
 import { WITHHELD } from '../secrets/withhold.js';
-import { changesOnlyPlacement, checkOverlayReferences, checkOverlayTargets, selectEnvironment } from './environments.js';
+import { changesOnlyPlacement, checkOverlayReferences, checkOverlayTargets, IdsFromEnvironments, selectEnvironment } from './environments.js';
 import { combineFragments, RESOURCE_SECTIONS, SECTION_DEFINITION, type CombinedManifest, type Fragment, type Layer } from './fragments.js';
 import { resolvePromotions } from './promotion.js';
 import { FilledTextBudget } from './filled-text-budget.js';
@@ -151,7 +151,10 @@ export async function resolveEnvironment(project: ProjectManifests, options: Omi
   // One budget for every text this load fills in: templates, their prompts and \${env:…} alike.
   const filledText = new FilledTextBudget(diagnostics);
   const interpolation: InterpolationContext = { env: options.env, diagnostics, onSecret, policy, onEnvName, unsetAsWithheld: options.withholdUnsetEnv === true, onWithheld, filledText };
-  const resourceContext: ResourceContext = { diagnostics, interpolation, onSecret };
+  const idsFromEnvironments = options.environment === undefined ? new IdsFromEnvironments(combined) : undefined;
+  // Read once the resources are resolved, on every path out.
+  const environmentIds = () => (idsFromEnvironments && idsFromEnvironments.addresses.length > 0 ? { idsFromEnvironments: [...idsFromEnvironments.addresses] } : {});
+  const resourceContext: ResourceContext = { diagnostics, interpolation, onSecret, idsFromEnvironments };
   const defaults = layer.settings.defaults?.value;
   const agentContext = { ...resourceContext, templates, defaultsConfig: isPlainObject(defaults) ? defaults.config : undefined, filledText };
 
@@ -160,7 +163,7 @@ export async function resolveEnvironment(project: ProjectManifests, options: Omi
   if (diagnostics.full) {
     // A thousand problems found: the rest of the checks (and reading every named file) would only be counted.
     diagnostics.stop();
-    return { state: undefined, diagnostics: diagnostics.toList(), omitted: { ...diagnostics.omitted }, files: [...files], ...environmentsKnown, secrets: [...secrets] };
+    return { state: undefined, diagnostics: diagnostics.toList(), omitted: { ...diagnostics.omitted }, files: [...files], ...environmentsKnown, ...environmentIds(), secrets: [...secrets] };
   }
   for (const rule of CROSS_RESOURCE_RULES) {
     if (unparsed && REFERENCE_RULES.has(rule)) continue;
@@ -173,7 +176,7 @@ export async function resolveEnvironment(project: ProjectManifests, options: Omi
 
   const secretList = [...secrets];
   const omitted = { ...diagnostics.omitted };
-  if (diagnostics.hasErrors) return { state: undefined, diagnostics: diagnostics.toList(), omitted, files: [...files], ...environmentsKnown, secrets: secretList };
+  if (diagnostics.hasErrors) return { state: undefined, diagnostics: diagnostics.toList(), omitted, files: [...files], ...environmentsKnown, ...environmentIds(), secrets: secretList };
 
   const state: DesiredState = {
     files: [...files],

@@ -2,6 +2,7 @@
  * Phones, campaigns, knowledge files and credentials, from manifest entries to checked drafts:
  * `${env:…}` resolved and every entry checked against its schema definition.
  */
+import type { IdsFromEnvironments } from './environments.js';
 import path from 'node:path';
 import type { DiagnosticList } from './diagnostics.js';
 import { forbiddenEnvPlaces } from '../secrets/env-policy.js';
@@ -20,6 +21,8 @@ export interface ResourceContext {
   diagnostics: DiagnosticList;
   interpolation: InterpolationContext;
   onSecret(value: string): void;
+  /** Without `--env`: the ids the environments give a resource the manifests leave without one. */
+  idsFromEnvironments?: IdsFromEnvironments | undefined;
 }
 
 /**
@@ -123,7 +126,7 @@ export function resolveCampaign(localName: string, entry: unknown, keySpan: Span
   if (resolved.id === undefined) {
     ctx.diagnostics.error(
       'missing_id',
-      `campaign "${localName}" has no id: campaigns are adopted, not created; set id to the live campaign's id`,
+      ctx.idsFromEnvironments?.missingId('campaigns', localName) ?? `campaign "${localName}" has no id: campaigns are adopted, not created; set id to the live campaign's id`,
       keySpan,
     );
   }

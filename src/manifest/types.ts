@@ -235,4 +235,9 @@ export interface LoadResult {
   placementOnlyEnvironments?: string[] | undefined;
   /** Every secret value met while loading, also when there are errors: a caller must still redact them. */
   secrets: string[];
+  /**
+   * Without an environment: the address of each agent and campaign the manifests leave without an
+   * id that every environment gives one (each a `missing_id` error saying to use `--env`).
+   */
+  idsFromEnvironments?: string[] | undefined;
 }

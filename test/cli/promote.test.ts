@@ -173,6 +173,44 @@ describe('voxform promote --to / --from', () => {
   });
 });
 
+describe('a plain plan or apply of a promoted environment', () => {
+  it('warns once on stderr, before the plan, that it skips the gates promote checks, and goes ahead', async () => {
+    const gated = STAGED_MANIFEST.replace('    promote_from: staging\n', '    promote_from: staging\n    gates: { tests: pass, soak: 2h }\n');
+    const { cli } = await committedProject(gated, 'p.yaml');
+    const warning = 'warning: production is promoted from staging (docs/promotion.md): a plain plan or apply does not check its gates (tests, soak); `voxform promote --to production -f p.yaml` does.\n';
+    const planned = await cli(['plan', '-f', 'p.yaml', '--env', 'production']);
+    expect(planned.code).toBe(0);
+    expect(planned.stderr).toBe(warning);
+    // In JSON, stdout is the plan alone.
+    const json = await cli(['plan', '-f', 'p.yaml', '--env', 'production', '--format', 'json']);
+    expect(JSON.parse(json.stdout).environment).toBe('production');
+    expect(json.stderr).toBe(warning);
+    // An environment no other is promoted into is planned without it.
+    expect((await cli(['plan', '-f', 'p.yaml', '--env', 'staging'])).stderr).toBe('');
+    const applied = await cli(['apply', '-f', 'p.yaml', '--env', 'production', '--auto-approve'], 'no-color');
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stderr.split(warning)).toHaveLength(2);
+    expect(applied.stderr.startsWith(warning)).toBe(true);
+    // A saved plan (as `ci run apply` applies one) names its environment: the same warning.
+    expect((await cli(['plan', '-f', 'p.yaml', '--env', 'production', '--out', 'plan.json'])).code).toBe(0);
+    const savedApplied = await cli(['apply', 'plan.json', '--auto-approve']);
+    expect(savedApplied.code, savedApplied.stderr).toBe(0);
+    expect(savedApplied.stderr.startsWith(warning)).toBe(true);
+  });
+
+  it('is not given by promote, which checks them', async () => {
+    const { cli } = await committedProject(STAGED_MANIFEST.replace('    promote_from: staging\n', '    promote_from: staging\n    gates: { soak: 1m }\n'));
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    const refused = await cli(['promote', '--to', 'production', '--dry-run']);
+    expect(refused.stderr).toMatch(/^error\[promote_gate_failed\]/);
+    const unconditional = await committedProject(STAGED_MANIFEST);
+    expect((await unconditional.cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    const promoted = await unconditional.cli(['promote', '--to', 'production', '--auto-approve']);
+    expect(promoted.code, promoted.stderr).toBe(0);
+    expect(promoted.stderr).not.toContain('warning');
+  });
+});
+
 describe('promote and diff read the manifests once', () => {
   it('resolve both environments from one read of the files', async () => {
     const { cli } = await committedProject(STAGED_MANIFEST);

@@ -222,6 +222,56 @@ describe('voxform validate', () => {
   });
 });
 
+describe('manifests that leave the agents\' ids to the environments (docs/promotion.md)', () => {
+  const manifest = (firstMessage: string) =>
+    [
+      'version: 1',
+      'agents:',
+      '  front-desk:',
+      '    name: Front desk',
+      `    config: { first_message: "${firstMessage}" }`,
+      'environments:',
+      '  staging:',
+      '    agents: { front-desk: { id: -OKstagingFrontDesk01 } }',
+      '  production:',
+      '    agents: { front-desk: { id: -OKdqbqetEcM4ak369ym } }',
+      '    promote_from: staging',
+      '',
+    ].join('\n');
+
+  it('are valid without --env, each environment checked as --env checks it', async () => {
+    const cwd = await tree({ 'voxform.yaml': manifest('Thanks for calling Acme Dental.') });
+    const result = await runCliInProcess(['validate'], { cwd });
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toBe('✓ voxform.yaml is valid: 1 agent, 0 phones, 0 campaigns, 0 knowledge files, 0 credentials\n');
+    expect(result.code).toBe(0);
+    // A finding of every environment is listed once, naming them, and counted once.
+    const phone = await runCliInProcess(['validate'], { cwd: await tree({ 'voxform.yaml': manifest('Call us at +1 415 555 0100.') }) });
+    expect(phone.stderr).toContain('mandatory[pii-phone-number]: agent.front-desk: first_message holds a phone number (environments production, staging)\n');
+    expect(phone.stderr).toContain('✗ policy violated: 1 mandatory violation, 0 advisory findings\n');
+    expect(phone.code).toBe(1);
+  });
+
+  it('are planned only with --env, which the error says, and give the commands that read them no warning', async () => {
+    const cwd = await tree({ 'voxform.yaml': manifest('Thanks for calling Acme Dental.') });
+    const planned = await runCliInProcess(['plan', '--local'], { cwd });
+    expect(planned.stderr).toContain(
+      'voxform.yaml:3:3  error[missing_id]: agent "front-desk" has no id in the manifests themselves; the environments staging and production give it one: run with --env NAME\n',
+    );
+    expect(planned.stderr).toContain("  hint: The ids are the environments' own: run again with --env production or --env staging (docs/promotion.md).\n");
+    expect(planned.code).toBe(1);
+    const traffic = await runCliInProcess(['emulator', 'traffic', '--local', '--calls', '1', '--agent', '-OKstagingFrontDesk01'], { cwd });
+    expect(traffic.stderr).toBe('');
+    expect(traffic.code).toBe(0);
+    const byName = await runCliInProcess(['emulator', 'traffic', '--local', '--calls', '1', '--agent', 'front-desk'], { cwd });
+    expect(byName.stderr).toContain("The manifests give their agents' ids only in their environments: run with --env NAME to use their names.\n");
+    const policy = await runCliInProcess(['policy', 'list'], { cwd });
+    expect(policy.stderr).toBe('warning: the manifests give ids only in their environments, and no --env names one: levels are shown as the rules set them.\n');
+    expect((await runCliInProcess(['policy', 'list', '--env', 'staging'], { cwd })).stderr).toBe('');
+    expect((await runCliInProcess(['status', '--local'], { cwd })).stdout).toContain("Environment: default (manifests not read: the ids are the environments' own; run with --env NAME)\n");
+  });
+});
+
 describe('voxform validate, in process', () => {
   async function runInProcess(cwd: string, color: boolean) {
     const { run } = await import('../../src/cli/commands/validate.js');

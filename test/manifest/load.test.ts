@@ -291,6 +291,25 @@ describe('loadManifests: schema checks', () => {
     ]);
   });
 
+  it('says to name an environment when the manifests leave an id to the environments, every one of which gives it', async () => {
+    const environments = 'environments:\n  staging:\n    agents: { front-desk: { id: a1 } }\n    campaigns: { renewals: { id: c1 } }\n  production:\n    agents: { front-desk: { id: a2 } }\n';
+    const manifest = `agents:\n  front-desk:\n    name: Front desk\ncampaigns:\n  renewals: { name: Renewals }\n${environments}`;
+    const result = await loadTree({ 'voxform.yaml': manifest });
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:2:3 missing_id agent "front-desk" has no id in the manifests themselves; the environments staging and production give it one: run with --env NAME',
+      // production gives the campaign none: it is a missing id, as without environments.
+      "voxform.yaml:5:3 missing_id campaign \"renewals\" has no id: campaigns are adopted, not created; set id to the live campaign's id",
+    ]);
+    expect(result.idsFromEnvironments).toEqual(['agent.front-desk']);
+    // With an environment, the id is there, or it is missing in that environment.
+    const staging = await loadTree({ 'voxform.yaml': manifest }, { environment: 'staging' });
+    expect(summarize(staging)).toEqual([]);
+    expect(staging.idsFromEnvironments).toBeUndefined();
+    expect(summarize(await loadTree({ 'voxform.yaml': manifest }, { environment: 'production' }))).toEqual([
+      "voxform.yaml:5:3 missing_id campaign \"renewals\" has no id: campaigns are adopted, not created; set id to the live campaign's id",
+    ]);
+  });
+
   it('refuses a name that is not a valid local name, and a phone key that is not E.164', async () => {
     const result = await loadTree({ 'voxform.yaml': 'agents:\n  front desk: { id: a }\nphones:\n  "5551230001": {}\n' });
     expect(summarize(result)).toEqual([

@@ -7,6 +7,7 @@ import { applyOnTerminal } from '../apply-on-terminal.js';
 import { manifestArgumentError, namesManifest } from '../manifest-argument.js';
 import { shellWord } from '../../util/shell-word.js';
 import { savedPlanCommands, type ChosenTarget } from '../next-command.js';
+import { warnPromotedEnvironment } from '../promotion-notice.js';
 import { connectProject, deploySourceOf, planInputs, type ProjectOptions } from '../project.js';
 
 export interface ApplyCommandOptions extends ProjectOptions {
@@ -75,6 +76,7 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
     if (saved?.base_url === 'local' && isVoxformError(error) && error.code === 'api_key_missing') throw localPlanElsewhere(planFile ?? '', chosen);
     throw elsewhere ?? error;
   });
+  warnPromotedEnvironment(project.desired, chosen, ctx);
   // Found while the plan is made and applied (git runs meanwhile): only the history record needs it.
   const source = deploySourceOf(project.desired, ctx);
   source.catch(() => undefined);

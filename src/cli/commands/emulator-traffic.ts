@@ -156,7 +156,7 @@ async function trafficAtLocal(ctx: CommandContext, request: TrafficOptions): Pro
 }
 
 /** `--agent` values the emulator's account does not have, as given (a manifest's name, not the id it stood for), with the closest name. */
-function unknownAgents(error: TrafficAgentsUnknownError, given: readonly string[], manifestNames: ReadonlyMap<string, string>): VoxformError {
+function unknownAgents(error: TrafficAgentsUnknownError, given: readonly string[], manifestNames: ReadonlyMap<string, string>, idsInEnvironments: boolean): VoxformError {
   const asGiven = error.unknown.map((id) => given.find((agent) => (manifestNames.get(agent) ?? agent) === id) ?? id);
   const named = asGiven.map((agent) => (manifestNames.has(agent) ? `"${agent}" (id ${manifestNames.get(agent)} in the manifests)` : `"${agent}"`));
   const suggestion = asGiven.length === 1 ? didYouMean(asGiven[0] as string, [...manifestNames.keys(), ...error.agentNames]) : undefined;
@@ -164,7 +164,8 @@ function unknownAgents(error: TrafficAgentsUnknownError, given: readonly string[
   const known = suggestion ? `Did you mean ${suggestion}?` : `The emulator's agents: ${error.agentNames.join(', ') || 'none'}. Without --agent, every agent gets calls.`;
   // A manifest's local name (`front-desk`) is known only when the manifests were read: say so, or the
   // suggestion (the service's `Front desk`) reads as if local names were not taken at all.
-  const noManifestNames = manifestNames.size === 0 ? ' No manifest\'s agent names were read: name the manifests with -f (default voxform.yaml) to use them.' : '';
+  const noManifestNames =
+    manifestNames.size > 0 ? '' : idsInEnvironments ? " The manifests give their agents' ids only in their environments: run with --env NAME to use their names." : " No manifest's agent names were read: name the manifests with -f (default voxform.yaml) to use them.";
   return new VoxformError('agent_unknown', printable(`--agent ${named.join(', ')}: the emulator has no agent of ${asGiven.length === 1 ? 'that id or name' : 'these ids or names'}.`), {
     hint: printable(`${known}${noManifestNames}`),
   });
@@ -179,13 +180,13 @@ export async function run(options: TrafficCommandOptions, ctx: CommandContext): 
   const request = await trafficRequest(options, ctx.cwd);
   if (options.until !== undefined) request.until = parseTimeArgument('--until', options.until, Date.now());
   // A manifest's local name (`front-desk`) stands for its agent's id, as with `voxform logs --agent`.
-  const { names } = request.agents ? await manifestProject(options, ctx) : { names: new Map<string, string>() };
+  const { names, idsInEnvironments = false } = request.agents ? await manifestProject(options, ctx) : { names: new Map<string, string>() };
   if (request.agents) request.agents = request.agents.map((agent) => names.get(agent) ?? agent);
   let summary: TrafficSummary;
   try {
     summary = options.local ? await trafficAtLocal(ctx, request) : await trafficAt(options.url as string, request, ctx);
   } catch (error) {
-    if (error instanceof TrafficAgentsUnknownError) throw unknownAgents(error, options.agent ?? [], names);
+    if (error instanceof TrafficAgentsUnknownError) throw unknownAgents(error, options.agent ?? [], names, idsInEnvironments);
     throw error;
   }
   if (options.format === 'json') ctx.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);

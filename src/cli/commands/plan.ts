@@ -11,6 +11,7 @@ import { planPolicy } from '../policy-check.js';
 import { prepareChangeOutput, renderPlanAs, type PlanFormat } from '../render-plan.js';
 import { shellWord } from '../../util/shell-word.js';
 import { nextCommand } from '../next-command.js';
+import { warnPromotedEnvironment } from '../promotion-notice.js';
 
 export type { PlanFormat } from '../render-plan.js';
 
@@ -31,6 +32,7 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
   const project = await connectProject(options, ctx, { warnings });
   // Refused before anything is planned.
   if (options.out) await refuseOwnFile(options.out, ownFilesOf(options, ctx, deployedFiles(project.desired)), { code: 'plan_write_failed', cannot: `Cannot save the plan to ${options.out}`, outcome: 'nothing was planned or saved' });
+  warnPromotedEnvironment(project.desired, options, ctx);
   const inputs = planInputs(project, ctx);
   const status = progressLine(ctx);
   const plan = await makePlan({

@@ -4,7 +4,7 @@ import { renderStatusJson, renderStatusText } from '../../status/render.js';
 import { isReady, probeKey, readStateStatus, regionOf, serviceSourceOf, STATUS_FORMAT_VERSION, type StatusReport } from '../../status/status.js';
 import { chooseBaseUrl, resolveConnection, type ManifestService } from '../connection.js';
 import type { CommandContext } from '../context.js';
-import { loadCommandManifests } from '../load-manifests.js';
+import { idsOnlyInEnvironments, loadCommandManifests } from '../load-manifests.js';
 import { countProblems } from '../diagnostics.js';
 import { openOperatorBackend, type ProjectOptions } from '../project.js';
 import { plural } from '../../util/plural.js';
@@ -43,6 +43,8 @@ export async function run(options: StatusOptions, ctx: CommandContext): Promise<
 async function readManifestService(options: StatusOptions, ctx: CommandContext): Promise<{ service: ManifestService; problem?: string }> {
   try {
     const result = await loadCommandManifests(options, ctx);
+    // Manifests that leave the ids to the environments are no mistake: they are read with --env.
+    if (!result.state && idsOnlyInEnvironments(result)) return { service: {}, problem: "the ids are the environments' own; run with --env NAME" };
     if (!result.state) {
       return { service: {}, problem: `${plural(countProblems(result.diagnostics, result.omitted).errors, 'error')}; run \`voxform validate\`` };
     }
