@@ -186,7 +186,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   'test capture': {
     environment: [...SERVICE_ENV],
     exitCodes: OK_OR_ERROR,
-    examples: ['voxform test capture CALL_ID --out tests/captured.test.yaml'],
+    examples: ['voxform test capture CALL_ID --out tests/captured.test.yaml', 'voxform test capture CALL_ID --local --out tests/captured.test.yaml'],
   },
   'webhook send': {
     environment: [...SERVICE_ENV, ...MANIFEST_ENV],

@@ -101,7 +101,7 @@ export class ChatModel {
     for (let attempt = 1; ; attempt++) {
       try {
         if (signal?.aborted) throw modelStopped(this.settings.url);
-        const message = (await client.chat.completions.create(body, signal ? { signal } : {})).choices?.[0]?.message;
+        const message = (await withRequestSignal(signal, (requestOptions) => client.chat.completions.create(body, requestOptions))).choices?.[0]?.message;
         if (!message) throw new Error('the answer has no choices');
         return message;
       } catch (error) {
@@ -155,6 +155,23 @@ export interface CompleteOptions {
 
 function modelStopped(url: string): VoxformError {
   return new VoxformError('interrupted', `The request to the model at ${shownModelUrl(url)} was stopped: the run is stopping.`, { hint: 'Run the command again to finish its work.' });
+}
+
+/**
+ * Sends `request` with a signal of its own, which `signal` aborts until the request ends. The client
+ * adds an abort listener to the signal it is given and never removes it: given the run's signal,
+ * every request of a long run would leave one behind on it.
+ */
+async function withRequestSignal<T>(signal: AbortSignal | undefined, request: (options: { signal?: AbortSignal }) => Promise<T>): Promise<T> {
+  if (!signal) return request({});
+  const own = new AbortController();
+  const abort = () => own.abort(signal.reason);
+  signal.addEventListener('abort', abort, { once: true });
+  try {
+    return await request({ signal: own.signal });
+  } finally {
+    signal.removeEventListener('abort', abort);
+  }
 }
 
 /**

@@ -56,6 +56,19 @@ describe('docs/testing.md', () => {
     for (const flag of flags) expect(doc, flag).toContain(`\`${flag}`);
   });
 
+  it('its synopses name every flag of voxform test and voxform test capture', () => {
+    const test = buildProgram(async () => undefined).commands.find((c) => c.name() === 'test');
+    const capture = test?.commands.find((c) => c.name() === 'capture');
+    const synopses = /## The command\n\n```\n([\s\S]*?)```/.exec(doc)?.[1] ?? '';
+    const capturePlace = synopses.indexOf('voxform test capture');
+    expect(capturePlace).toBeGreaterThan(0);
+    for (const [command, synopsis] of [[test, synopses.slice(0, capturePlace)], [capture, synopses.slice(capturePlace)]] as const) {
+      const flags = (command?.options ?? []).map((o) => (o.long === '--file' ? '-f' : (o.long as string)));
+      expect(flags.length).toBeGreaterThan(5);
+      for (const flag of flags) expect(synopsis, `${command?.name()} ${flag}`).toMatch(new RegExp(`[[ ]${flag}[ \\]\n]`));
+    }
+  });
+
   it('the example tests load against agents.example.yaml', async () => {
     const dir = path.join(repoRoot, 'example/tests');
     const files = ['front-desk.test.yaml', 'booking.test.yaml'].map((f) => path.join(dir, f));

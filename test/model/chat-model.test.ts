@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -88,6 +89,31 @@ describe('the chat model sends a failed request again, each one counted', () => 
     await expect(budgetedModel(model, budget).complete([{ role: 'user', content: 'hi' }])).rejects.toMatchObject({ code: 'model_failed' });
     expect(server.received()).toBe(3);
     expect(budget.sent).toBe(3);
+  });
+});
+
+describe("a run's signal", () => {
+  it('keeps no listener of a request once it has ended, however many requests the run sends', async () => {
+    const { model } = await modelAnswering([503, 200]);
+    const run = new AbortController();
+    const warnings: string[] = [];
+    // Only Node's listener count: the test process may warn of other things meanwhile.
+    const onWarning = (warning: Error) => {
+      if (warning.name === 'MaxListenersExceededWarning') warnings.push(warning.message);
+    };
+    process.on('warning', onWarning);
+    try {
+      // Past Node's limit of 10 listeners a signal, the first one sent again after its 503.
+      for (let request = 0; request < 12; request++) {
+        expect((await model.complete([{ role: 'user', content: 'hi' }], { signal: run.signal })).content).toBe('ok');
+      }
+      // A warning is emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).toEqual([]);
+    expect(getEventListeners(run.signal, 'abort')).toHaveLength(0);
   });
 });
 

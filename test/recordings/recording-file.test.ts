@@ -48,6 +48,11 @@ describe('recording files', () => {
       [JSON.stringify({ format_version: 1, exchanges: [exchange(), { ...exchange(), key: 'sha256:short' }] }), 'The recording x.json is not valid: exchanges[1] has no key.'],
       [JSON.stringify({ format_version: 1, exchanges: [{ ...exchange(), kind: 'call_record' }] }), 'The recording x.json is not valid: exchanges[0] has an answer that is not a recorded call_record answer.'],
       [JSON.stringify({ format_version: 1, sent_configs: [{ tests: ['t'], key_id: HMAC, fields: { 'config.llm': 'plain 0.4' } }], exchanges: [] }), 'The recording x.json is not valid: sent_configs[0] has fields that are not fingerprints.'],
+      [JSON.stringify({ format_version: 1, evil: true, exchanges: [exchange()] }), 'The recording x.json is not valid: it has an unknown field "evil" (voxform writes format_version, test_file, sent_configs, exchanges).'],
+      [JSON.stringify({ format_version: 1, exchanges: [exchange(), { ...exchange(), 'note\u001b[2J': 'x' }] }), 'The recording x.json is not valid: exchanges[1] has an unknown field "note\\u001b[2J" (voxform writes test, target, run, turn, kind, key, asked, answer).'],
+      [JSON.stringify({ format_version: 1, exchanges: [exchange({ answer: { reply: 'Hi', finish_reason: 'stop', checks: {} } as RecordedExchange['answer'] })] }), 'The recording x.json is not valid: exchanges[0] has an answer with an unknown field "checks" (voxform writes reply, finish_reason).'],
+      [JSON.stringify({ format_version: 1, exchanges: [exchange({ kind: 'call_record', answer: { call_status: 'ended', tool_calls: [{ name: 'book', params: {}, result: 'ok' }] } as unknown as RecordedExchange['answer'] })] }), 'The recording x.json is not valid: exchanges[0] has an answer whose tool_calls[0] has an unknown field "result" (voxform writes name, params).'],
+      [JSON.stringify({ format_version: 1, sent_configs: [{ tests: ['t'], key_id: HMAC, fields: {}, values: {} }], exchanges: [] }), 'The recording x.json is not valid: sent_configs[0] has an unknown field "values" (voxform writes tests, key_id, fields).'],
       [`{"format_version": 1, "exchanges": [${'['.repeat(200)}${']'.repeat(200)}]}`, 'The recording x.json nests deeper than 128 levels, the limit.'],
     ];
     for (const [text, message] of cases) {

@@ -313,7 +313,7 @@ async function checkCaptureOut(out: string, force: boolean, ctx: CommandContext)
 /** Call records searched for the call id, newest first. */
 const CAPTURE_SEARCH_DEPTH = 10_000;
 
-/** `voxform test capture CALL_ID [--out FILE [--force]]`. */
+/** `voxform test capture CALL_ID [--out FILE [--force]]`, with the service and manifest options of `voxform test`. */
 export async function capture(options: CaptureOptions, ctx: CommandContext): Promise<number> {
   const callId = options.args?.[0] ?? '';
   const desired = await loadDesiredState(options, ctx, { outcome: 'no call was captured' });

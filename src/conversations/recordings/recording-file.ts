@@ -19,6 +19,7 @@ import { readKeptJson, writeKeptFile } from '../../project-files/kept-files.js';
 import { MAX_KEPT_JSON_DEPTH } from '../../project-files/limits.js';
 
 import { formatSize } from '../../util/size.js';
+import { shorten } from '../../util/shorten.js';
 import { isContentHash, isKeyedHash } from '../../util/hash.js';
 import { isPlainObject } from '../../util/json-object.js';
 import { isText, isWhole } from '../../util/json-shape.js';
@@ -102,16 +103,44 @@ const KINDS = new Set<ExchangeKind>(['agent', 'model', 'call_record']);
 
 const isTextOrNull = (value: unknown): value is string | null => value === null || isText(value);
 
-function validAnswer(kind: ExchangeKind, answer: unknown): boolean {
+/** The fields voxform writes in each object of a recording: any other was not written by voxform. */
+const RECORDING_FIELDS = ['format_version', 'test_file', 'sent_configs', 'exchanges'];
+const EXCHANGE_FIELDS = ['test', 'target', 'run', 'turn', 'kind', 'key', 'asked', 'answer'];
+const ANSWER_FIELDS: Record<ExchangeKind, string[]> = { agent: ['reply', 'finish_reason'], model: ['content'], call_record: ['call_status', 'tool_calls'] };
+const TOOL_CALL_FIELDS = ['name', 'params'];
+const SENT_CONFIG_FIELDS = ['tests', 'key_id', 'fields'];
+
+/** `an unknown field "…"` for the first field of `object` not among `fields`; undefined when none. */
+function unknownFieldOf(object: Record<string, unknown>, fields: readonly string[]): string | undefined {
+  const unknown = Object.keys(object).find((field) => !fields.includes(field));
+  // Quoted as JSON: a hand-written name may hold anything, a control character included.
+  return unknown === undefined ? undefined : `an unknown field ${JSON.stringify(shorten(unknown, 60))} (voxform writes ${fields.join(', ')})`;
+}
+
+function validAnswer(kind: ExchangeKind, answer: unknown): answer is Record<string, unknown> {
   if (!isPlainObject(answer)) return false;
   if (kind === 'agent') return isText(answer.reply) && isTextOrNull(answer.finish_reason);
   if (kind === 'model') return isTextOrNull(answer.content);
   return isTextOrNull(answer.call_status) && Array.isArray(answer.tool_calls) && answer.tool_calls.every((call) => isPlainObject(call) && isText(call.name));
 }
 
+function answerProblem(kind: ExchangeKind, answer: unknown): string | undefined {
+  if (!validAnswer(kind, answer)) return `has an answer that is not a recorded ${kind} answer`;
+  const unknownField = unknownFieldOf(answer, ANSWER_FIELDS[kind]);
+  if (unknownField) return `has an answer with ${unknownField}`;
+  if (kind !== 'call_record') return undefined;
+  for (const [index, call] of (answer.tool_calls as Array<Record<string, unknown>>).entries()) {
+    const unknownCallField = unknownFieldOf(call, TOOL_CALL_FIELDS);
+    if (unknownCallField) return `has an answer whose tool_calls[${index}] has ${unknownCallField}`;
+  }
+  return undefined;
+}
+
 /** Why an entry is not an exchange; undefined when it is one. */
 function problemOf(entry: unknown): string | undefined {
   if (!isPlainObject(entry)) return 'is not an object';
+  const unknownField = unknownFieldOf(entry, EXCHANGE_FIELDS);
+  if (unknownField) return `has ${unknownField}`;
   if (!isText(entry.test)) return 'has no test name';
   if (!TARGETS.has(entry.target as Target)) return 'has no target (desired or live)';
   if (!isWhole(entry.run) || entry.run < 1) return 'has no run number';
@@ -119,12 +148,13 @@ function problemOf(entry: unknown): string | undefined {
   if (!KINDS.has(entry.kind as ExchangeKind)) return 'has no kind (agent, model or call_record)';
   if (!isContentHash(entry.key)) return 'has no key';
   if (!isTextOrNull(entry.asked)) return 'has an "asked" that is not text';
-  if (!validAnswer(entry.kind as ExchangeKind, entry.answer)) return `has an answer that is not a recorded ${String(entry.kind)} answer`;
-  return undefined;
+  return answerProblem(entry.kind as ExchangeKind, entry.answer);
 }
 
 function sentConfigProblem(entry: unknown): string | undefined {
   if (!isPlainObject(entry)) return 'is not an object';
+  const unknownField = unknownFieldOf(entry, SENT_CONFIG_FIELDS);
+  if (unknownField) return `has ${unknownField}`;
   if (!Array.isArray(entry.tests) || !entry.tests.every(isText)) return 'has no list of tests';
   if (!isKeyedHash(entry.key_id)) return 'has no key_id';
   if (!isPlainObject(entry.fields) || !Object.values(entry.fields).every(isKeyedHash)) return 'has fields that are not fingerprints';
@@ -157,6 +187,8 @@ export async function readRecording(file: string, display: string, bytesLeft: nu
   if (!isPlainObject(value) || value.format_version !== RECORDING_FORMAT_VERSION || !Array.isArray(value.exchanges)) {
     throw invalid(display, `is not a recording of format_version ${RECORDING_FORMAT_VERSION} (an object with "exchanges")`);
   }
+  const unknownField = unknownFieldOf(value, RECORDING_FIELDS);
+  if (unknownField) throw invalid(display, `is not valid: it has ${unknownField}`);
   for (const [index, entry] of value.exchanges.entries()) {
     const problem = problemOf(entry);
     if (problem) throw invalid(display, `is not valid: exchanges[${index}] ${problem}`);
