@@ -13,7 +13,7 @@ import { ledgerTimes } from '../history/ledger-order.js';
 import { agentVersionKey, shortCommit, type LedgerRecord, type TestRunRecord } from '../history/types.js';
 import { testRunTally } from '../history/render.js';
 import { formatAge } from '../util/duration.js';
-import { formatCount, plural } from '../util/plural.js';
+import { formatCount, plural, someOf } from '../util/plural.js';
 
 export type GateName = 'tests' | 'min_calls' | 'no_regression' | 'soak';
 
@@ -49,9 +49,40 @@ export function deployedRecord<R extends LedgerRecord>(records: readonly R[], so
   return newest;
 }
 
-/** The commit a record deployed, as sentences name it: `commit 4a530e8`, else its record id. */
-export function deployedAs(record: Pick<LedgerRecord, 'id' | 'source'>): string {
-  return record.source.commit ? `commit ${shortCommit(record.source.commit, record.source.uncommitted)}` : `record ${record.id}`;
+/**
+ * Where what `current` holds comes from: the record whose commit's manifests made it. That is
+ * `current`, or for a rollback the record it restored (through a rollback to a rollback): a
+ * rollback's own commit is only the one checked out when it ran, and never stands for what it
+ * deployed (docs/history.md). `problem`: why no record of a commit is known to hold it.
+ */
+export type ConfigurationOrigin = { record: LedgerRecord } | { problem: string };
+
+export function configurationOrigin(records: readonly LedgerRecord[], current: LedgerRecord): ConfigurationOrigin {
+  let record = current;
+  const followed = new Set<string>();
+  for (let restoredId = record.source.rollbackOf; restoredId !== undefined; restoredId = record.source.rollbackOf) {
+    // A ledger is untrusted input: a record restored twice on the way is a loop, not an origin.
+    if (followed.has(restoredId)) return { problem: `the rollbacks it restored lead back to record ${restoredId}` };
+    followed.add(restoredId);
+    const restored = records.find((candidate) => candidate.id === restoredId);
+    if (!restored) return { problem: `record ${restoredId} is not in its history` };
+    if (restored.source.healOf !== undefined) return { problem: `record ${restoredId} is a heal of drift, which holds some agents only` };
+    // A rollback of some agents left the others on a newer configuration, which the restored commit does not hold.
+    const kept = Object.keys(restored.agents).filter((name) => !Object.hasOwn(current.agents, name));
+    if (kept.length > 0) return { problem: `the rollback did not restore every agent of record ${restoredId} (not ${someOf(kept.sort(), 3)})` };
+    record = restored;
+  }
+  return { record };
+}
+
+/**
+ * What the source runs, as sentences name it: `commit 4a530e8`, or for a rollback `a rollback to
+ * record ID (commit 3cae958)` with the commit of `origin` (`configurationOrigin`), else a record id.
+ */
+export function deployedAs(current: Pick<LedgerRecord, 'id' | 'source'>, origin: Pick<LedgerRecord, 'source'> = current): string {
+  const commit = origin.source.commit ? `commit ${shortCommit(origin.source.commit, origin.source.uncommitted)}` : undefined;
+  if (current.source.rollbackOf !== undefined) return `a rollback to record ${current.source.rollbackOf}${commit ? ` (${commit})` : ''}`;
+  return commit ?? `record ${current.id}`;
 }
 
 /** Whether a record holds, for every agent of `current`, the same version. */
@@ -90,23 +121,24 @@ export type CheckoutSuite = { digest: string } | { problem: string };
  * checkout's test suite. A newer run of other test files (a pull request's, run against the source)
  * is passed over, never taken for this commit's, and the ✗ line says so when no run is left.
  */
-function testsGate(source: string, current: LedgerRecord, runs: readonly TestRunRecord[], suite: CheckoutSuite): GateResult {
+function testsGate(source: string, current: LedgerRecord, origin: LedgerRecord, runs: readonly TestRunRecord[], suite: CheckoutSuite): GateResult {
+  const deployed = deployedAs(current, origin);
   const base = { gate: 'tests' as const, required: 'pass' };
   const ofConfiguration = runs.filter((candidate) => ranConfiguration(candidate, current));
   const newest = ofConfiguration[0];
   if (!newest) {
-    return { ...base, passed: false, evidence: `no \`voxform test --against live\` run against ${source} since ${deployedAs(current)} was deployed` };
+    return { ...base, passed: false, evidence: `no \`voxform test --against live\` run against ${source} since ${deployed} was deployed` };
   }
   if ('problem' in suite) return { ...base, passed: false, evidence: `${suite.problem}, so no run against ${source} can stand for its tests` };
   const run = ofConfiguration.find((candidate) => candidate.suiteDigest === suite.digest);
   if (!run) {
     const why = newest.suiteDigest === undefined ? 'was recorded without the test files it ran (by an earlier voxform)' : "ran other test files than this commit's";
-    return { ...base, passed: false, evidence: `no run of this checkout's test files against ${source} for ${deployedAs(current)}: the last one (run ${newest.id}) ${why}` };
+    return { ...base, passed: false, evidence: `no run of this checkout's test files against ${source} for ${deployed}: the last one (run ${newest.id}) ${why}` };
   }
   const failures = run.summary.failed + run.summary.errors;
-  if (failures > 0) return { ...base, passed: false, evidence: `the last run against ${source} for ${deployedAs(current)} had ${plural(failures, 'failure')} (run ${run.id})` };
-  if (run.summary.passed === 0) return { ...base, passed: false, evidence: `the last run against ${source} for ${deployedAs(current)} passed no test (${testRunTally(run)})` };
-  return { ...base, passed: true, evidence: `the last run against ${source} for ${deployedAs(current)} passed: ${testRunTally(run)} (run ${run.id})` };
+  if (failures > 0) return { ...base, passed: false, evidence: `the last run against ${source} for ${deployed} had ${plural(failures, 'failure')} (run ${run.id})` };
+  if (run.summary.passed === 0) return { ...base, passed: false, evidence: `the last run against ${source} for ${deployed} passed no test (${testRunTally(run)})` };
+  return { ...base, passed: true, evidence: `the last run against ${source} for ${deployed} passed: ${testRunTally(run)} (run ${run.id})` };
 }
 
 function soakGate(soak: NonNullable<Gates['soak']>, since: Date, now: Date): GateResult {
@@ -182,6 +214,8 @@ export interface GateEvidence {
   records: readonly LedgerRecord[];
   /** The record the source runs (`deployedRecord`), one of `records`. */
   current: LedgerRecord;
+  /** The record whose commit made it (`configurationOrigin`); `current` when not given. */
+  origin?: LedgerRecord | undefined;
   /** The source workspace's test runs, newest first. */
   testRuns: readonly TestRunRecord[];
   /** The checkout's test suite: read when the `tests` gate is set. */
@@ -194,7 +228,7 @@ export interface GateEvidence {
 /** Every gate the manifest sets, in a fixed order, each with its evidence. */
 export function checkGates(gates: Gates, evidence: GateEvidence): GateResult[] {
   const results: GateResult[] = [];
-  if (gates.tests) results.push(testsGate(evidence.source, evidence.current, evidence.testRuns, evidence.suite ?? { problem: "this checkout's test suite was not read" }));
+  if (gates.tests) results.push(testsGate(evidence.source, evidence.current, evidence.origin ?? evidence.current, evidence.testRuns, evidence.suite ?? { problem: "this checkout's test suite was not read" }));
   if (gates.minCalls !== undefined) results.push(minCallsGate(gates.minCalls, evidence.current, evidence.calls));
   if (gates.noRegression && gates.noRegression.length > 0) results.push(noRegressionGate(gates.noRegression, evidence.current, evidence.calls));
   if (gates.soak) results.push(soakGate(gates.soak, deployedSince(evidence.records, evidence.current), evidence.now));

@@ -92,6 +92,32 @@ describe('voxform promote --to / --from', () => {
     expect(followed.code).toBe(0);
   });
 
+  it("takes a rollback's configuration as the restored record's commit's, never the commit the rollback ran at", async () => {
+    const { dir, git, cli } = await committedProject(STAGED_MANIFEST);
+    const first = git('rev-parse', 'HEAD').toString().trim();
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    const restored = (JSON.parse((await cli(['history', '--env', 'staging', '--format', 'json'])).stdout) as { records: Array<{ id: string }> }).records[0]?.id;
+    await writeFile(path.join(dir, 'voxform.yaml'), STAGED_MANIFEST.replace('Acme Dental.', 'Acme Dental. Be brief.'));
+    git('commit', '-qam', 'v2');
+    const second = git('rev-parse', 'HEAD').toString().trim();
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    expect((await cli(['rollback', 'previous', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    // At the commit the rollback ran at: staging runs the first commit's configuration, and the hint names that commit.
+    const atRollback = await cli(['promote', '--to', 'production', '--dry-run']);
+    expect(atRollback.stderr).toBe(
+      `error[promote_checkout_mismatch]: staging runs a rollback to record ${restored} (commit ${first.slice(0, 7)}), and this checkout is at ${second.slice(0, 7)}.\n` +
+        `  hint: Apply staging from this checkout first (\`voxform apply --env staging\`) and promote again, or promote from commit ${first.slice(0, 12)} itself.\n`,
+    );
+    expect(atRollback.code).toBe(1);
+    // At the restored record's commit, whose manifests give exactly what staging runs, it promotes.
+    git('checkout', '-q', first);
+    const atRestored = await cli(['promote', '--to', 'production', '--dry-run']);
+    expect(atRestored.stderr).toBe('');
+    expect(atRestored.stdout).toContain(`Promoting staging (record `);
+    expect(atRestored.stdout).toContain(`, a rollback to record ${restored}, commit ${first.slice(0, 7)}) to production.`);
+    expect(atRestored.code).toBe(0);
+  });
+
   it('asks for approval with a command that, pasted, promotes the same manifests (-f kept)', async () => {
     const { dir, env, cli } = await committedProject(STAGED_MANIFEST, 'p.yaml');
     expect((await cli(['apply', '-f', 'p.yaml', '--env', 'staging', '--auto-approve'])).code).toBe(0);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { HistoryRecord, TestRunRecord } from '../../src/history/types.js';
-import { checkGates, deployedRecord, deployedSince, type GateEvidence } from '../../src/promote/gates.js';
+import { checkGates, configurationOrigin, deployedAs, deployedRecord, deployedSince, type GateEvidence } from '../../src/promote/gates.js';
 import { gateRefusal, renderGateTable } from '../../src/promote/promotion.js';
 import type { AgentReport, VersionReport } from '../../src/report/types.js';
 import { rate } from '../../src/report/metrics.js';
@@ -162,6 +162,23 @@ describe('the gates', () => {
       'Refusing to promote staging to production: tests: no `voxform test --against live` run against staging since commit 4a530e8 was deployed; also failing: soak.',
     );
     expect(gateRefusal([], 'staging', 'production')).toBeUndefined();
+  });
+
+  it("takes a rollback's configuration from the record it restored, through a rollback to a rollback, and knows none for a rollback of some agents", () => {
+    const first = { ...older, source: { commit: 'aaaaaaa'.padEnd(40, '1'), uncommitted: false } };
+    const ranAt = { commit: 'bbbbbbb'.padEnd(40, '2') };
+    const rollback = { ...record('20261128T110000000Z-dddddd', '2026-11-28T11:00:00.000Z', HASH_A), source: { ...ranAt, rollbackOf: first.id } };
+    const again = { ...record('20261128T120000000Z-eeeeee', '2026-11-28T12:00:00.000Z', HASH_A), source: { ...ranAt, rollbackOf: rollback.id } };
+    const ledger = [again, rollback, deploy, first];
+    expect(configurationOrigin(ledger, deploy)).toEqual({ record: deploy });
+    expect(configurationOrigin(ledger, rollback)).toEqual({ record: first });
+    expect(configurationOrigin(ledger, again)).toEqual({ record: first });
+    expect(deployedAs(rollback, first)).toBe(`a rollback to record ${first.id} (commit aaaaaaa)`);
+    expect(configurationOrigin([rollback, deploy], rollback)).toEqual({ problem: `record ${first.id} is not in its history` });
+    const twoAgents = { ...first, agents: { ...first.agents, billing: { id: 'ag_b', config: {}, configHash: HASH_A, maskedPaths: [] } } };
+    expect(configurationOrigin([rollback, deploy, twoAgents], rollback)).toEqual({ problem: `the rollback did not restore every agent of record ${first.id} (not billing)` });
+    const looped = { ...rollback, source: { ...ranAt, rollbackOf: rollback.id } };
+    expect(configurationOrigin([looped], looped)).toEqual({ problem: `the rollbacks it restored lead back to record ${rollback.id}` });
   });
 
   it('refuses a source whose last apply did not finish, or that never applied', () => {

@@ -10,7 +10,7 @@ import type { DesiredState } from '../../manifest/types.js';
 import { plan as makePlan } from '../../plan/plan.js';
 import { renderPlanText, prepareChangeText } from '../../plan/render-text.js';
 import { readCallEvidence } from '../../promote/call-evidence.js';
-import { checkGates, deployedRecord, gatesNeedCalls } from '../../promote/gates.js';
+import { checkGates, configurationOrigin, deployedRecord, gatesNeedCalls } from '../../promote/gates.js';
 import { checkCheckout, checkSourceConfiguration, gateRefusal, renderGateTable } from '../../promote/promotion.js';
 import { workspaceKey } from '../../state/types.js';
 import { applyOnTerminal } from '../apply-on-terminal.js';
@@ -92,10 +92,12 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
   const files = [...new Set([...deployedFiles(project.desired), ...deployedFiles(desiredSource)])];
   // As an apply takes it: in CI, the runner's commit, job and pull request, recorded with the promotion.
   const checkout = await deploySourceOf(project.desired, ctx, { files });
-  const deployed = current.source.commit;
+  // The commit that holds what the source runs: of a rollback, the restored record's, not the one it ran at.
+  const origin = configurationOrigin(records, current);
+  const deployed = 'record' in origin ? origin.record.source.commit : undefined;
   const sameFiles = deployed !== undefined && checkout.commit !== undefined && (await sameProjectFiles(manifestFolder, ctx.env, deployed, checkout.commit, files));
   const changed = checkout.uncommitted ? await uncommittedFiles(ctx.cwd, ctx.env, files) : undefined;
-  checkCheckout(current, checkout, from, sameFiles, changed, applySource);
+  const made = checkCheckout(current, origin, checkout, from, sameFiles, changed, applySource);
   checkSourceConfiguration(await wholeRecord(history, current, ctx), desiredSource, from, applySource);
 
   // The gates, on the source's evidence.
@@ -108,8 +110,9 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
     : new Map();
   // The tests gate takes a run of the test files this checkout holds, not of a pull request's.
   const suite = gates.tests ? await checkoutSuite(options, ctx, project.desired) : undefined;
-  const results = checkGates(gates, { source: from, records, current, testRuns: await workspaceTestRuns(history, fromWorkspace, ctx), suite, calls, now });
-  ctx.stdout.write(`Promoting ${from} (record ${current.id}, commit ${(current.source.commit as string).slice(0, 7)}) to ${to}.\n\n`);
+  const results = checkGates(gates, { source: from, records, current, origin: made, testRuns: await workspaceTestRuns(history, fromWorkspace, ctx), suite, calls, now });
+  const restored = current.source.rollbackOf === undefined ? '' : `a rollback to record ${current.source.rollbackOf}, `;
+  ctx.stdout.write(`Promoting ${from} (record ${current.id}, ${restored}commit ${(made.source.commit as string).slice(0, 7)}) to ${to}.\n\n`);
   ctx.stdout.write(renderGateTable(results, from, to));
   ctx.stdout.write('\n');
   const refusal = gateRefusal(results, from, to);
