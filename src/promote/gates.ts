@@ -13,6 +13,7 @@ import { ledgerTimes } from '../history/ledger-order.js';
 import { agentVersionKey, shortCommit, type LedgerRecord, type TestRunRecord } from '../history/types.js';
 import { testRunTally } from '../history/render.js';
 import { formatAge } from '../util/duration.js';
+import { controlsAsQuestionMarks } from '../util/printable.js';
 import { formatCount, plural, someOf } from '../util/plural.js';
 
 export type GateName = 'tests' | 'min_calls' | 'no_regression' | 'soak';
@@ -31,13 +32,14 @@ const COMPLETE = new Set(['applied', 'nothing_to_do']);
 
 /**
  * What the source runs: its newest record (whole or its summary, as given), which must have applied
- * completely; refused otherwise. `applySource`: the command that applies the source, as the user
- * would paste it (with their -f, --local, …).
+ * completely; refused otherwise. `workspace`: the source's (`staging@SERVICE`), named as `voxform
+ * history` names it, so that a mistyped service shows. `applySource`: the command that applies the
+ * source, as the user would paste it (with their -f, --local, …).
  */
-export function deployedRecord<R extends LedgerRecord>(records: readonly R[], source: string, applySource = `voxform apply --env ${source}`): R {
+export function deployedRecord<R extends LedgerRecord>(records: readonly R[], source: string, workspace: string, applySource = `voxform apply --env ${source}`): R {
   const newest = records[0];
   if (!newest || Object.keys(newest.agents).length === 0) {
-    throw new VoxformError('promote_source_unknown', `${source} has no apply in the history: there is nothing to promote.`, {
+    throw new VoxformError('promote_source_unknown', `${source} has no apply in the history of ${controlsAsQuestionMarks(workspace)}: there is nothing to promote.`, {
       hint: `Apply ${source} first (\`${applySource}\`); promotion gives the target what the source's last apply recorded.`,
     });
   }

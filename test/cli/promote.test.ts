@@ -53,7 +53,8 @@ describe('voxform promote --to / --from', () => {
     const dir = await tempDir({ 'p.yaml': STAGED_MANIFEST });
     const result = await runCliInProcess(['promote', '--to', 'production', '-f', 'p.yaml', '--local', '--dry-run'], { cwd: dir });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('error[promote_source_unknown]: staging has no apply in the history: there is nothing to promote.\n  hint: Apply staging first (`voxform apply -f p.yaml --env staging --local`)');
+    // The workspace is named as `voxform history` names it: a mistyped service shows.
+    expect(result.stderr).toContain('error[promote_source_unknown]: staging has no apply in the history of staging@local: there is nothing to promote.\n  hint: Apply staging first (`voxform apply -f p.yaml --env staging --local`)');
   });
 
   it('promotes from a staging applied from a saved plan kept in the checkout: the plan file is no change of the deploy', async () => {

@@ -182,10 +182,10 @@ describe('the gates', () => {
   });
 
   it('refuses a source whose last apply did not finish, or that never applied', () => {
-    expect(() => deployedRecord([record('20261128T110000000Z-dddddd', '2026-11-28T11:00:00.000Z', HASH_B, 'failed'), deploy], 'staging')).toThrow(
+    expect(() => deployedRecord([record('20261128T110000000Z-dddddd', '2026-11-28T11:00:00.000Z', HASH_B, 'failed'), deploy], 'staging', 'staging@local')).toThrow(
       "staging's last apply (20261128T110000000Z-dddddd) ended failed: what staging runs is not known.",
     );
-    expect(() => deployedRecord([], 'staging')).toThrow('staging has no apply in the history: there is nothing to promote.');
-    expect(deployedRecord(records, 'staging')).toBe(repeat);
+    expect(() => deployedRecord([], 'staging', 'staging@http://127.0.0.1:9')).toThrow('staging has no apply in the history of staging@http://127.0.0.1:9: there is nothing to promote.');
+    expect(deployedRecord(records, 'staging', 'staging@local')).toBe(repeat);
   });
 });

@@ -86,7 +86,7 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
   const records = await allSummaries(history, fromWorkspace, ctx);
   // The source's apply as the user would paste it: with the manifests, service and state of this run.
   const applySource = nextCommand('apply', { ...options, env: from });
-  const current = deployedRecord(records, from, applySource);
+  const current = deployedRecord(records, from, fromWorkspace, applySource);
   const manifestFolder = project.desired.files[0] ? path.dirname(project.desired.files[0]) : ctx.cwd;
   // What either environment's deploy is made from: no other file of the checkout counts.
   const files = [...new Set([...deployedFiles(project.desired), ...deployedFiles(desiredSource)])];
