@@ -124,23 +124,38 @@ export type CheckoutSuite = { digest: string } | { problem: string };
  * is passed over, never taken for this commit's, and the ✗ line says so when no run is left.
  */
 function testsGate(source: string, current: LedgerRecord, origin: LedgerRecord, runs: readonly TestRunRecord[], suite: CheckoutSuite): GateResult {
-  const deployed = deployedAs(current, origin);
   const base = { gate: 'tests' as const, required: 'pass' };
   const ofConfiguration = runs.filter((candidate) => ranConfiguration(candidate, current));
   const newest = ofConfiguration[0];
   if (!newest) {
-    return { ...base, passed: false, evidence: `no \`voxform test --against live\` run against ${source} since ${deployed} was deployed` };
+    return { ...base, passed: false, evidence: `no \`voxform test --against live\` run against ${source} since ${deployedAs(current, origin)} was deployed` };
   }
   if ('problem' in suite) return { ...base, passed: false, evidence: `${suite.problem}, so no run against ${source} can stand for its tests` };
+  const configuration = configurationAs(source, current, origin);
   const run = ofConfiguration.find((candidate) => candidate.suiteDigest === suite.digest);
   if (!run) {
     const why = newest.suiteDigest === undefined ? 'was recorded without the test files it ran (by an earlier voxform)' : "ran other test files than this commit's";
-    return { ...base, passed: false, evidence: `no run of this checkout's test files against ${source} for ${deployed}: the last one (run ${newest.id}) ${why}` };
+    return { ...base, passed: false, evidence: `no run of this checkout's test files against ${configuration}: the last one (run ${newest.id}, ${testsOf(newest)}) ${why}` };
   }
+  // The deploy's commit and the run's are said apart: the run read the tests of its own checkout.
+  const lastRun = `the last run against ${configuration}, ${testsOf(run)},`;
   const failures = run.summary.failed + run.summary.errors;
-  if (failures > 0) return { ...base, passed: false, evidence: `the last run against ${source} for ${deployed} had ${plural(failures, 'failure')} (run ${run.id})` };
-  if (run.summary.passed === 0) return { ...base, passed: false, evidence: `the last run against ${source} for ${deployed} passed no test (${testRunTally(run)})` };
-  return { ...base, passed: true, evidence: `the last run against ${source} for ${deployed} passed: ${testRunTally(run)} (run ${run.id})` };
+  if (failures > 0) return { ...base, passed: false, evidence: `${lastRun} had ${plural(failures, 'failure')} (run ${run.id})` };
+  if (run.summary.passed === 0) return { ...base, passed: false, evidence: `${lastRun} passed no test (${testRunTally(run)})` };
+  return { ...base, passed: true, evidence: `${lastRun} passed: ${testRunTally(run)} (run ${run.id})` };
+}
+
+/** `staging's configuration (deployed at 4a530e8)`, or `(a rollback to record ID, commit 3cae958)`. */
+function configurationAs(source: string, current: LedgerRecord, origin: LedgerRecord): string {
+  const commit = origin.source.commit ? shortCommit(origin.source.commit, origin.source.uncommitted) : undefined;
+  const rollback = current.source.rollbackOf;
+  const how = rollback !== undefined ? `a rollback to record ${rollback}${commit ? `, commit ${commit}` : ''}` : commit ? `deployed at ${commit}` : `record ${current.id}`;
+  return `${source}'s configuration (${how})`;
+}
+
+/** Whose tests a run read, as `voxform history` lists it: `tests of commit 954b75e`. */
+function testsOf(run: TestRunRecord): string {
+  return run.source.commit ? `tests of commit ${shortCommit(run.source.commit, run.source.uncommitted)}` : 'tests of no known commit';
 }
 
 function soakGate(soak: NonNullable<Gates['soak']>, since: Date, now: Date): GateResult {

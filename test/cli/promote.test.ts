@@ -173,7 +173,10 @@ describe('voxform promote --to / --from', () => {
     expect(await testsLine()).toMatch(/^ {2}✗ tests pass {2}this checkout's test files hold changes beside its commit \(tests\/?\S*\), so no run against staging can stand for its tests$/);
     git('add', '-A');
     git('commit', '-qm', 'tests');
-    expect(await testsLine()).toMatch(/^ {2}✓ tests pass {2}the last run against staging for commit [0-9a-f]{7} passed: 1 passed, 0 failed \(run /);
+    // Run again from the commit after the deploy's: the deploy's commit and the tests' are each said as what they are.
+    expect((await cli(['test', '--env', 'staging', '--against', 'live'])).code).toBe(0);
+    const [deployed, tested] = [git('rev-parse', 'HEAD~1').toString().slice(0, 7), git('rev-parse', 'HEAD').toString().slice(0, 7)];
+    expect(await testsLine()).toMatch(new RegExp(`^ {2}✓ tests pass {2}the last run against staging's configuration \\(deployed at ${deployed}\\), tests of commit ${tested}, passed: 1 passed, 0 failed \\(run `));
     // A re-recording rewrites files beside the suite (not in its digest): they are no change of it.
     await writeFile(path.join(dir, 'tests/answers.recording.json'), '{}\n');
     await mkdir(path.join(dir, 'tests/notes'));

@@ -8,6 +8,8 @@ import { rate } from '../../src/report/metrics.js';
 const HASH_A = `sha256:${'a'.repeat(64)}`;
 const HASH_B = `sha256:${'b'.repeat(64)}`;
 const COMMIT = '4a530e8'.padEnd(40, '0');
+/** The commit a test run read its tests from: a later one than the deploy's (the state committed after it). */
+const TESTS_COMMIT = '954b75e'.padEnd(40, '0');
 /** The digests of two versions of a suite: the commit's, and a pull request's. */
 const SUITE = `sha256:${'5'.repeat(64)}`;
 const OTHER_SUITE = `sha256:${'6'.repeat(64)}`;
@@ -27,7 +29,7 @@ function record(id: string, at: string, hash: string, outcome = 'applied'): Hist
 }
 
 function run(id: string, hash: string, summary: TestRunRecord['summary'], suiteDigest = SUITE): TestRunRecord {
-  return { id, workspace: 'staging@local', at: '2026-11-28T11:00:00.000Z', by: 'ana@laptop', command: 'voxform test --against live', source: {}, agents: { desk: { id: 'ag_s', configHash: hash } }, suiteDigest, summary, tests: [] };
+  return { id, workspace: 'staging@local', at: '2026-11-28T11:00:00.000Z', by: 'ana@laptop', command: 'voxform test --against live', source: { commit: TESTS_COMMIT, uncommitted: false }, agents: { desk: { id: 'ag_s', configHash: hash } }, suiteDigest, summary, tests: [] };
 }
 
 function version(key: string, hash: string, calls: number, errors: number, against: string | undefined, verdict: 'higher' | 'no clear difference' | 'not enough calls' = 'no clear difference'): VersionReport {
@@ -93,11 +95,17 @@ describe('the gates', () => {
     const failing = run('20261128T110000000Z-dddddd', HASH_B, { passed: 3, failed: 2, skipped: 0, errors: 0 });
     const ofOlder = run('20261128T120000000Z-eeeeee', HASH_A, { passed: 5, failed: 0, skipped: 0, errors: 0 });
     const [tests] = checkGates({ tests: true }, evidence({ testRuns: [ofOlder, failing] }));
-    expect(tests).toEqual({ gate: 'tests', required: 'pass', passed: false, evidence: 'the last run against staging for commit 4a530e8 had 2 failures (run 20261128T110000000Z-dddddd)' });
+    expect(tests).toEqual({ gate: 'tests', required: 'pass', passed: false, evidence: 'the last run against staging\'s configuration (deployed at 4a530e8), tests of commit 954b75e, had 2 failures (run 20261128T110000000Z-dddddd)' });
     const [none] = checkGates({ tests: true }, evidence({ testRuns: [ofOlder] }));
     expect(none?.evidence).toBe('no `voxform test --against live` run against staging since commit 4a530e8 was deployed');
     const passing = run('20261128T130000000Z-ffffff', HASH_B, { passed: 5, failed: 0, skipped: 1, errors: 0 });
-    expect(checkGates({ tests: true }, evidence({ testRuns: [passing, failing] }))[0]).toMatchObject({ passed: true, evidence: 'the last run against staging for commit 4a530e8 passed: 5 passed, 0 failed, 1 skipped (run 20261128T130000000Z-ffffff)' });
+    expect(checkGates({ tests: true }, evidence({ testRuns: [passing, failing] }))[0]).toMatchObject({ passed: true, evidence: 'the last run against staging\'s configuration (deployed at 4a530e8), tests of commit 954b75e, passed: 5 passed, 0 failed, 1 skipped (run 20261128T130000000Z-ffffff)' });
+    // A run read outside git, against a rollback's configuration: each said as it is.
+    const rollback = { ...repeat, source: { commit: 'bbbbbbb'.padEnd(40, '2'), rollbackOf: 'ORIGIN' } };
+    const outsideGit = { ...passing, source: {} };
+    expect(checkGates({ tests: true }, evidence({ current: rollback, origin: deploy, testRuns: [outsideGit] }))[0]?.evidence).toBe(
+      "the last run against staging's configuration (a rollback to record ORIGIN, commit 4a530e8), tests of no known commit, passed: 5 passed, 0 failed, 1 skipped (run 20261128T130000000Z-ffffff)",
+    );
     const skippedOnly = run('20261128T130000000Z-ffffff', HASH_B, { passed: 0, failed: 0, skipped: 4, errors: 0 });
     expect(checkGates({ tests: true }, evidence({ testRuns: [skippedOnly] }))[0]?.passed).toBe(false);
   });
@@ -105,14 +113,14 @@ describe('the gates', () => {
   it("takes only a run of the checkout's own test files: a newer run of a pull request's passes over, and says why when it is the only one", () => {
     const failing = run('20261128T110000000Z-dddddd', HASH_B, { passed: 0, failed: 1, skipped: 0, errors: 0 });
     const ofPullRequest = run('20261128T120000000Z-eeeeee', HASH_B, { passed: 1, failed: 0, skipped: 0, errors: 0 }, OTHER_SUITE);
-    expect(checkGates({ tests: true }, evidence({ testRuns: [ofPullRequest, failing] }))[0]).toMatchObject({ passed: false, evidence: 'the last run against staging for commit 4a530e8 had 1 failure (run 20261128T110000000Z-dddddd)' });
+    expect(checkGates({ tests: true }, evidence({ testRuns: [ofPullRequest, failing] }))[0]).toMatchObject({ passed: false, evidence: 'the last run against staging\'s configuration (deployed at 4a530e8), tests of commit 954b75e, had 1 failure (run 20261128T110000000Z-dddddd)' });
     expect(checkGates({ tests: true }, evidence({ testRuns: [ofPullRequest] }))[0]).toMatchObject({
       passed: false,
-      evidence: "no run of this checkout's test files against staging for commit 4a530e8: the last one (run 20261128T120000000Z-eeeeee) ran other test files than this commit's",
+      evidence: "no run of this checkout's test files against staging's configuration (deployed at 4a530e8): the last one (run 20261128T120000000Z-eeeeee, tests of commit 954b75e) ran other test files than this commit's",
     });
     const unknownFiles = { ...run('20261128T120000000Z-eeeeee', HASH_B, { passed: 1, failed: 0, skipped: 0, errors: 0 }), suiteDigest: undefined };
     expect(checkGates({ tests: true }, evidence({ testRuns: [unknownFiles] }))[0]?.evidence).toBe(
-      "no run of this checkout's test files against staging for commit 4a530e8: the last one (run 20261128T120000000Z-eeeeee) was recorded without the test files it ran (by an earlier voxform)",
+      "no run of this checkout's test files against staging's configuration (deployed at 4a530e8): the last one (run 20261128T120000000Z-eeeeee, tests of commit 954b75e) was recorded without the test files it ran (by an earlier voxform)",
     );
     expect(checkGates({ tests: true }, evidence({ testRuns: [ofPullRequest], suite: { problem: 'this checkout has no test suite (tests/ beside the manifest holds no test file)' } }))[0]?.evidence).toBe(
       'this checkout has no test suite (tests/ beside the manifest holds no test file), so no run against staging can stand for its tests',
