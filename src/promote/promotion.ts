@@ -106,13 +106,17 @@ export function renderGateTable(results: readonly GateResult[], source: string, 
   return `Gates of ${target} (evidence from ${source}):\n${lines.join('\n')}\n`;
 }
 
-/** The refusal of the first gate that failed, as one sentence naming it and its evidence; undefined when all pass. */
+/**
+ * The refusal of the first gate that failed, as one sentence naming it and its evidence; undefined
+ * when all pass. Its hint gives each failed gate's own fix, then where the gates are changed.
+ */
 export function gateRefusal(results: readonly GateResult[], source: string, target: string): VoxformError | undefined {
   const failed = results.filter((result) => !result.passed);
   const first = failed[0];
   if (!first) return undefined;
   const more = failed.length > 1 ? `; also failing: ${failed.slice(1).map((result) => result.gate).join(', ')}` : '';
+  const fixes = failed.flatMap((result) => (result.fix === undefined ? [] : [`${result.gate}: ${controlsAsQuestionMarks(result.fix)}.`]));
   return new VoxformError('promote_gate_failed', `Refusing to promote ${source} to ${target}: ${first.gate}: ${controlsAsQuestionMarks(first.evidence)}${more}.`, {
-    hint: 'The gates are set in the manifest under environments.' + target + '.gates (docs/promotion.md); the table above shows each with its evidence.',
+    hint: [...fixes, `The gates are set in the manifest under environments.${target}.gates (docs/promotion.md); the table above shows each with its evidence.`].join(' '),
   });
 }

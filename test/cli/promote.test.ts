@@ -119,6 +119,16 @@ describe('voxform promote --to / --from', () => {
     expect(atRestored.code).toBe(0);
   });
 
+  it("gives each failed gate its own fix, with this run's manifests, and keeps the pointer to the gates", async () => {
+    const { cli } = await committedProject(STAGED_MANIFEST.replace('    promote_from: staging\n', '    promote_from: staging\n    gates: { tests: pass, soak: 2h }\n'), 'p.yaml');
+    expect((await cli(['apply', '-f', 'p.yaml', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    const refused = await cli(['promote', '--to', 'production', '-f', 'p.yaml', '--dry-run']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /\n {2}hint: tests: run the suite against staging: `voxform test --against live -f p\.yaml --env staging`\. soak: it passes at \d{4}-\d\d-\d\d \d\d:\d\d UTC\. The gates are set in the manifest under environments\.production\.gates \(docs\/promotion\.md\)/,
+    );
+  });
+
   it('asks for approval with a command that, pasted, promotes the same manifests (-f kept)', async () => {
     const { dir, env, cli } = await committedProject(STAGED_MANIFEST, 'p.yaml');
     expect((await cli(['apply', '-f', 'p.yaml', '--env', 'staging', '--auto-approve'])).code).toBe(0);
@@ -171,6 +181,10 @@ describe('voxform promote --to / --from', () => {
     await rename(path.join(dir, 'answers.test.yaml'), path.join(dir, 'tests/answers.test.yaml'));
     expect((await cli(['test', '--env', 'staging', '--against', 'live'])).code).toBe(0);
     expect(await testsLine()).toMatch(/^ {2}✗ tests pass {2}this checkout's test files hold changes beside its commit \(tests\/?\S*\), so no run against staging can stand for its tests$/);
+    // The fix is to commit them: the run of them recorded then stands for the commit.
+    expect((await cli(['promote', '--to', 'production', '--dry-run'])).stderr).toContain(
+      '  hint: tests: commit them and promote again (run them first if they have not run: `voxform test --against live --env staging`). The gates are set',
+    );
     git('add', '-A');
     git('commit', '-qm', 'tests');
     // Run again from the commit after the deploy's: the deploy's commit and the tests' are each said as what they are.

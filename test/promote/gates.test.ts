@@ -75,7 +75,7 @@ describe('the gates', () => {
   it('soaks from the first record of the configuration, not from an apply that repeated it', () => {
     expect(deployedSince(records, repeat).toISOString()).toBe('2026-11-28T10:00:00.000Z');
     const [soak] = checkGates({ soak: { text: '2h', seconds: 7200 } }, evidence());
-    expect(soak).toEqual({ gate: 'soak', required: '2h', passed: false, evidence: 'deployed 35 min ago, 2h required' });
+    expect(soak).toEqual({ gate: 'soak', required: '2h', passed: false, evidence: 'deployed 35 min ago, 2h required', fix: 'it passes at 2026-11-28 12:00 UTC' });
     const [later] = checkGates({ soak: { text: '2h', seconds: 7200 } }, evidence({ now: new Date('2026-11-28T13:00:00.000Z') }));
     expect(later).toMatchObject({ passed: true, evidence: 'deployed 3h ago' });
   });
@@ -88,16 +88,20 @@ describe('the gates', () => {
     const ledger = [repeated, slowDeploy, before];
     expect(deployedSince(ledger, repeated).toISOString()).toBe('2026-11-28T10:00:00.000Z');
     const [soak] = checkGates({ soak: { text: '30m', seconds: 1800 } }, evidence({ records: ledger, current: repeated, now: new Date('2026-11-28T10:05:00.000Z') }));
-    expect(soak).toMatchObject({ passed: false, evidence: 'deployed 5 min ago, 30m required' });
+    // It passes 30 min after 10:00, the time it counts from: said in UTC, to the minute.
+    expect(soak).toMatchObject({ passed: false, evidence: 'deployed 5 min ago, 30m required', fix: 'it passes at 2026-11-28 10:30 UTC' });
   });
 
   it('takes the last test run of the configuration the source runs, and names its failures', () => {
     const failing = run('20261128T110000000Z-dddddd', HASH_B, { passed: 3, failed: 2, skipped: 0, errors: 0 });
     const ofOlder = run('20261128T120000000Z-eeeeee', HASH_A, { passed: 5, failed: 0, skipped: 0, errors: 0 });
     const [tests] = checkGates({ tests: true }, evidence({ testRuns: [ofOlder, failing] }));
-    expect(tests).toEqual({ gate: 'tests', required: 'pass', passed: false, evidence: 'the last run against staging\'s configuration (deployed at 4a530e8), tests of commit 954b75e, had 2 failures (run 20261128T110000000Z-dddddd)' });
+    expect(tests).toEqual({ gate: 'tests', required: 'pass', passed: false, evidence: 'the last run against staging\'s configuration (deployed at 4a530e8), tests of commit 954b75e, had 2 failures (run 20261128T110000000Z-dddddd)', fix: 'once what fails is fixed, run the suite against staging: `voxform test --against live --env staging`' });
     const [none] = checkGates({ tests: true }, evidence({ testRuns: [ofOlder] }));
     expect(none?.evidence).toBe('no `voxform test --against live` run against staging since commit 4a530e8 was deployed');
+    // The fix names the run as this run of promote was given: its manifests and service.
+    const commands = { test: 'voxform test --against live -f p.yaml --env staging --local', report: 'voxform report --since-deploy -f p.yaml --env staging --local' };
+    expect(checkGates({ tests: true }, evidence({ testRuns: [ofOlder], commands }))[0]?.fix).toBe('run the suite against staging: `voxform test --against live -f p.yaml --env staging --local`');
     const passing = run('20261128T130000000Z-ffffff', HASH_B, { passed: 5, failed: 0, skipped: 1, errors: 0 });
     expect(checkGates({ tests: true }, evidence({ testRuns: [passing, failing] }))[0]).toMatchObject({ passed: true, evidence: 'the last run against staging\'s configuration (deployed at 4a530e8), tests of commit 954b75e, passed: 5 passed, 0 failed, 1 skipped (run 20261128T130000000Z-ffffff)' });
     // A run read outside git, against a rollback's configuration: each said as it is.
@@ -122,7 +126,7 @@ describe('the gates', () => {
     expect(checkGates({ tests: true }, evidence({ testRuns: [unknownFiles] }))[0]?.evidence).toBe(
       "no run of this checkout's test files against staging's configuration (deployed at 4a530e8): the last one (run 20261128T120000000Z-eeeeee, tests of commit 954b75e) was recorded without the test files it ran (by an earlier voxform)",
     );
-    expect(checkGates({ tests: true }, evidence({ testRuns: [ofPullRequest], suite: { problem: 'this checkout has no test suite (tests/ beside the manifest holds no test file)' } }))[0]?.evidence).toBe(
+    expect(checkGates({ tests: true }, evidence({ testRuns: [ofPullRequest], suite: { problem: 'this checkout has no test suite (tests/ beside the manifest holds no test file)', fix: 'put the test files in tests/' } }))[0]?.evidence).toBe(
       'this checkout has no test suite (tests/ beside the manifest holds no test file), so no run against staging can stand for its tests',
     );
   });
@@ -139,6 +143,7 @@ describe('the gates', () => {
     expect(checkGates({ minCalls: 1 }, evidence({ calls: once }))[0]?.evidence).toBe('desk ran 1 call');
     const twoAgents = { ...repeat, agents: { ...repeat.agents, front: { id: 'ag_s', config: { prompt: HASH_B }, configHash: HASH_B, maskedPaths: [] } } };
     expect(checkGates({ minCalls: 1 }, evidence({ calls: once, current: twoAgents }))[0]?.evidence).toBe('every agent ran at least 1 call (fewest: desk, 1)');
+    expect(checkGates({ minCalls: 3 }, evidence({ calls: once, current: twoAgents }))[0]?.fix).toBe('it passes after 2 more calls of desk and 2 more calls of front with this configuration');
     const few = checkGates({ minCalls: 200 }, evidence({ calls: steady }))[0];
     expect(few?.evidence).toBe('desk ran 120 calls with this configuration, 200 required');
     const worse = calls([before, version('20261128T100000000Z-bbbbbb', HASH_B, 400, 25, before.key, 'higher')]);
@@ -149,7 +154,20 @@ describe('the gates', () => {
     slower.metrics.duration_seconds.mean = 123.4;
     expect(checkGates({ noRegression: ['mean_duration_seconds'] }, evidence({ calls: calls([earlier, slower]) }))[0]?.evidence).toBe('mean duration 123s vs 12.3s before, interval excludes zero');
     const thin = calls([before, version('20261128T100000000Z-bbbbbb', HASH_B, 12, 0, before.key, 'not enough calls')]);
-    expect(checkGates({ noRegression: ['error_rate'] }, evidence({ calls: thin }))[0]?.evidence).toBe('12 calls with this configuration and 400 before; a comparison needs 30 each');
+    expect(checkGates({ noRegression: ['error_rate'] }, evidence({ calls: thin }))[0]).toMatchObject({
+      evidence: '12 calls with this configuration and 400 before; a comparison needs 30 each',
+      fix: 'the comparison needs 18 more calls with this configuration',
+    });
+    // Too few calls before: new calls go to this configuration, so the gate cannot pass as it is set.
+    const thinBefore = version('20261128T080000000Z-aaaaaa', HASH_A, 8, 0, undefined);
+    const fewBefore = calls([thinBefore, version('20261128T100000000Z-bbbbbb', HASH_B, 60, 0, thinBefore.key, 'not enough calls')]);
+    expect(checkGates({ noRegression: ['error_rate'] }, evidence({ calls: fewBefore }))[0]).toMatchObject({
+      passed: false,
+      evidence: '60 calls with this configuration and 8 before; a comparison needs 30 each, and the version before takes no more calls',
+      fix: 'it cannot pass until the version before has 30 calls, which no new call adds to, or the gate is changed',
+    });
+    expect(checkGates({ noRegression: ['error_rate'] }, evidence({ calls: worse }))[0]?.fix).toBe('compare the versions with `voxform report --since-deploy --env staging`');
+    expect(few?.fix).toBe('it passes after 80 more calls of desk with this configuration');
     // No call yet with this configuration is said as such, not blamed on the version before.
     expect(checkGates({ noRegression: ['error_rate'] }, evidence())[0]).toMatchObject({ passed: true, evidence: 'no call yet with this configuration to compare (min_calls is the gate for that)' });
     const first = calls([version('20261128T100000000Z-bbbbbb', HASH_B, 120, 2, undefined)]);
@@ -168,6 +186,11 @@ describe('the gates', () => {
     );
     expect(gateRefusal(results, 'staging', 'production')?.message).toBe(
       'Refusing to promote staging to production: tests: no `voxform test --against live` run against staging since commit 4a530e8 was deployed; also failing: soak.',
+    );
+    // The hint gives each failed gate its own fix, then where the gates are changed.
+    expect(gateRefusal(results, 'staging', 'production')?.hint).toBe(
+      'tests: run the suite against staging: `voxform test --against live --env staging`. soak: it passes at 2026-11-28 12:00 UTC. ' +
+        'The gates are set in the manifest under environments.production.gates (docs/promotion.md); the table above shows each with its evidence.',
     );
     expect(gateRefusal([], 'staging', 'production')).toBeUndefined();
   });

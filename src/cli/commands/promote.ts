@@ -108,9 +108,11 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
   const calls = gatesNeedCalls(gates)
     ? await readCallEvidence({ client: project.connection.client, workspace: fromWorkspace, records, current, now, parallelism: options.parallelism ?? 8 }).finally(() => status.done())
     : new Map();
+  // What a failed gate's fix names, with the manifests, service and state of this run.
+  const commands = { test: nextCommand('test --against live', { ...options, env: from }), report: nextCommand('report --since-deploy', { ...options, env: from }) };
   // The tests gate takes a run of the test files this checkout holds, not of a pull request's.
-  const suite = gates.tests ? await checkoutSuite(options, ctx, project.desired) : undefined;
-  const results = checkGates(gates, { source: from, records, current, origin: made, testRuns: await workspaceTestRuns(history, fromWorkspace, ctx), suite, calls, now });
+  const suite = gates.tests ? await checkoutSuite(options, ctx, project.desired, commands.test) : undefined;
+  const results = checkGates(gates, { source: from, records, current, origin: made, testRuns: await workspaceTestRuns(history, fromWorkspace, ctx), suite, calls, now, commands });
   const restored = current.source.rollbackOf === undefined ? '' : `a rollback to record ${current.source.rollbackOf}, `;
   ctx.stdout.write(`Promoting ${from} (record ${current.id}, ${restored}commit ${(made.source.commit as string).slice(0, 7)}) to ${to}.\n\n`);
   ctx.stdout.write(renderGateTable(results, from, to));
