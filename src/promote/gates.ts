@@ -79,9 +79,10 @@ export function configurationOrigin(records: readonly LedgerRecord[], current: L
     const restored = records.find((candidate) => candidate.id === restoredId);
     if (!restored) return { problem: `record ${restoredId} is not in its history` };
     if (restored.source.healOf !== undefined) return { problem: `record ${restoredId} is a heal of drift, which holds some agents only` };
-    // A rollback of some agents left the others on a newer configuration, which the restored commit does not hold.
+    // A rollback of some agents left the others on a newer configuration, which the restored commit does not hold;
+    // an agent renamed since is not under the name the restored commit's manifests give it.
     const kept = Object.keys(restored.agents).filter((name) => !Object.hasOwn(current.agents, name));
-    if (kept.length > 0) return { problem: `the rollback did not restore every agent of record ${restoredId} (not ${someOf(kept.sort(), 3)})` };
+    if (kept.length > 0) return { problem: `the rollback did not restore every agent of record ${restoredId} under the name it has there (${someOf(kept.sort(), 3)})` };
     record = restored;
   }
   return { record };

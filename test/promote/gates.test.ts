@@ -207,7 +207,7 @@ describe('the gates', () => {
     expect(deployedAs(rollback, first)).toBe(`a rollback to record ${first.id} (commit aaaaaaa)`);
     expect(configurationOrigin([rollback, deploy], rollback)).toEqual({ problem: `record ${first.id} is not in its history` });
     const twoAgents = { ...first, agents: { ...first.agents, billing: { id: 'ag_b', config: {}, configHash: HASH_A, maskedPaths: [] } } };
-    expect(configurationOrigin([rollback, deploy, twoAgents], rollback)).toEqual({ problem: `the rollback did not restore every agent of record ${first.id} (not billing)` });
+    expect(configurationOrigin([rollback, deploy, twoAgents], rollback)).toEqual({ problem: `the rollback did not restore every agent of record ${first.id} under the name it has there (billing)` });
     const looped = { ...rollback, source: { ...ranAt, rollbackOf: rollback.id } };
     expect(configurationOrigin([looped], looped)).toEqual({ problem: `the rollbacks it restored lead back to record ${rollback.id}` });
   });
