@@ -19,6 +19,7 @@ import type { CheckoutSuite } from '../promote/gates.js';
 import { workspaceKey } from '../state/types.js';
 import type { TestFile, TestRun } from '../conversations/types.js';
 import { sha256 } from '../util/hash.js';
+import { shellWord } from '../util/shell-word.js';
 import { plural, someOf } from '../util/plural.js';
 import { controlsAsQuestionMarks, printable } from '../util/printable.js';
 import type { Connection } from './connection.js';
@@ -109,22 +110,31 @@ export async function startTestEvidence(options: ProjectOptions, ctx: CommandCon
 
 /**
  * The suite of the checkout `promote` runs in, read as `voxform test` reads test files (inside the
- * project, regular files, the same caps), or why it has none a run could have read. Its test files
- * must be what the commit holds: the gate speaks for the commit, not for edits beside it.
+ * project, regular files, the same caps), or why it has none a run could have read, and what to do
+ * (`testCommand`: the live run of the suite, as the user would paste it). Its test files must be what
+ * the commit holds: the gate speaks for the commit, not for edits beside it.
  */
-export async function checkoutSuite(options: ProjectOptions, ctx: CommandContext, desired: DesiredState): Promise<CheckoutSuite> {
+export async function checkoutSuite(options: ProjectOptions, ctx: CommandContext, desired: DesiredState, testCommand: string): Promise<CheckoutSuite> {
   const suite = await testSuiteOf(options, ctx, desired);
-  if (suite.files.length === 0) return { problem: `this checkout has no test suite (${shown(ctx, suite.folder)}/ beside the manifest holds no test file)` };
+  const folder = shown(ctx, suite.folder);
+  if (suite.files.length === 0) {
+    return { problem: `this checkout has no test suite (${folder}/ beside the manifest holds no test file)`, fix: `put the test files in ${folder}/, commit them and run them: \`${testCommand}\`` };
+  }
   const changed = await changedSuiteFiles(ctx, suite);
   // The gate speaks for the commit: what git cannot vouch for is not taken as unchanged.
-  if (changed === undefined) return { problem: `git could not list the changes beside its commit in this checkout's ${shown(ctx, suite.folder)}/ (its answer ran past the length voxform reads)` };
-  if (changed.length > 0) return { problem: `this checkout's test files hold changes beside its commit (${someOf(changed.map(controlsAsQuestionMarks), 3)})` };
+  if (changed === undefined) {
+    return { problem: `git could not list the changes beside its commit in this checkout's ${folder}/ (its answer ran past the length voxform reads)`, fix: `commit or ignore what \`git status -- ${shellWord(folder)}\` lists, then promote again` };
+  }
+  if (changed.length > 0) {
+    // Committed, the files are the suite a run of them recorded: no run is needed when one of them is.
+    return { problem: `this checkout's test files hold changes beside its commit (${someOf(changed.map(controlsAsQuestionMarks), 3)})`, fix: `commit them and promote again (run them first if they have not run: \`${testCommand}\`)` };
+  }
   const root = await findProjectRoot(ctx.cwd, ctx.cwd);
   const budget = { remaining: MAX_TEST_BYTES_PER_RUN, limit: MAX_TEST_BYTES_PER_RUN, noun: 'test files' };
   const hashed: Array<{ path: string; contentHash: string }> = [];
   for (const file of suite.files) {
     const outcome = await readGuarded(file, { root, maxBytes: MAX_TEST_FILE_BYTES, budget });
-    if (!outcome.ok) return { problem: `this checkout's test file ${shown(ctx, file)} ${outcome.message} (no run reads it)` };
+    if (!outcome.ok) return { problem: `this checkout's test file ${shown(ctx, file)} ${outcome.message} (no run reads it)`, fix: `make it a file \`voxform test\` reads, commit it and run the suite: \`${testCommand}\`` };
     hashed.push({ path: file, contentHash: sha256(outcome.bytes) });
   }
   return { digest: suiteDigest(suite.folder, hashed) };

@@ -13,7 +13,8 @@ import { ledgerTimes } from '../history/ledger-order.js';
 import { agentVersionKey, shortCommit, type LedgerRecord, type TestRunRecord } from '../history/types.js';
 import { testRunTally } from '../history/render.js';
 import { formatAge } from '../util/duration.js';
-import { formatCount, plural } from '../util/plural.js';
+import { controlsAsQuestionMarks } from '../util/printable.js';
+import { formatCount, plural, someOf, wordList } from '../util/plural.js';
 
 export type GateName = 'tests' | 'min_calls' | 'no_regression' | 'soak';
 
@@ -24,6 +25,16 @@ export interface GateResult {
   passed: boolean;
   /** One sentence of evidence, without the gate's name: "deployed 35 min ago, 2h required". */
   evidence: string;
+  /** Of a gate that failed: what makes it pass, without the gate's name: "it passes at 2026-11-28 12:00 UTC". */
+  fix?: string | undefined;
+}
+
+/** The commands a gate's fix names, as the user would paste them (with their -f, --local, …). */
+export interface GateCommands {
+  /** `voxform test --against live --env SOURCE`: a run of the suite recorded as evidence. */
+  test: string;
+  /** `voxform report --since-deploy --env SOURCE`: the versions the no_regression gate compared. */
+  report: string;
 }
 
 /** Outcomes after which a record's configuration is what the workspace runs. */
@@ -31,13 +42,14 @@ const COMPLETE = new Set(['applied', 'nothing_to_do']);
 
 /**
  * What the source runs: its newest record (whole or its summary, as given), which must have applied
- * completely; refused otherwise. `applySource`: the command that applies the source, as the user
- * would paste it (with their -f, --local, …).
+ * completely; refused otherwise. `workspace`: the source's (`staging@SERVICE`), named as `voxform
+ * history` names it, so that a mistyped service shows. `applySource`: the command that applies the
+ * source, as the user would paste it (with their -f, --local, …).
  */
-export function deployedRecord<R extends LedgerRecord>(records: readonly R[], source: string, applySource = `voxform apply --env ${source}`): R {
+export function deployedRecord<R extends LedgerRecord>(records: readonly R[], source: string, workspace: string, applySource = `voxform apply --env ${source}`): R {
   const newest = records[0];
   if (!newest || Object.keys(newest.agents).length === 0) {
-    throw new VoxformError('promote_source_unknown', `${source} has no apply in the history: there is nothing to promote.`, {
+    throw new VoxformError('promote_source_unknown', `${source} has no apply in the history of ${controlsAsQuestionMarks(workspace)}: there is nothing to promote.`, {
       hint: `Apply ${source} first (\`${applySource}\`); promotion gives the target what the source's last apply recorded.`,
     });
   }
@@ -49,9 +61,41 @@ export function deployedRecord<R extends LedgerRecord>(records: readonly R[], so
   return newest;
 }
 
-/** The commit a record deployed, as sentences name it: `commit 4a530e8`, else its record id. */
-export function deployedAs(record: Pick<LedgerRecord, 'id' | 'source'>): string {
-  return record.source.commit ? `commit ${shortCommit(record.source.commit, record.source.uncommitted)}` : `record ${record.id}`;
+/**
+ * Where what `current` holds comes from: the record whose commit's manifests made it. That is
+ * `current`, or for a rollback the record it restored (through a rollback to a rollback): a
+ * rollback's own commit is only the one checked out when it ran, and never stands for what it
+ * deployed (docs/history.md). `problem`: why no record of a commit is known to hold it.
+ */
+export type ConfigurationOrigin = { record: LedgerRecord } | { problem: string };
+
+export function configurationOrigin(records: readonly LedgerRecord[], current: LedgerRecord): ConfigurationOrigin {
+  let record = current;
+  const followed = new Set<string>();
+  for (let restoredId = record.source.rollbackOf; restoredId !== undefined; restoredId = record.source.rollbackOf) {
+    // A ledger is untrusted input: a record restored twice on the way is a loop, not an origin.
+    if (followed.has(restoredId)) return { problem: `the rollbacks it restored lead back to record ${restoredId}` };
+    followed.add(restoredId);
+    const restored = records.find((candidate) => candidate.id === restoredId);
+    if (!restored) return { problem: `record ${restoredId} is not in its history` };
+    if (restored.source.healOf !== undefined) return { problem: `record ${restoredId} is a heal of drift, which holds some agents only` };
+    // A rollback of some agents left the others on a newer configuration, which the restored commit does not hold;
+    // an agent renamed since is not under the name the restored commit's manifests give it.
+    const kept = Object.keys(restored.agents).filter((name) => !Object.hasOwn(current.agents, name));
+    if (kept.length > 0) return { problem: `the rollback did not restore every agent of record ${restoredId} under the name it has there (${someOf(kept.sort(), 3)})` };
+    record = restored;
+  }
+  return { record };
+}
+
+/**
+ * What the source runs, as sentences name it: `commit 4a530e8`, or for a rollback `a rollback to
+ * record ID (commit 3cae958)` with the commit of `origin` (`configurationOrigin`), else a record id.
+ */
+export function deployedAs(current: Pick<LedgerRecord, 'id' | 'source'>, origin: Pick<LedgerRecord, 'source'> = current): string {
+  const commit = origin.source.commit ? `commit ${shortCommit(origin.source.commit, origin.source.uncommitted)}` : undefined;
+  if (current.source.rollbackOf !== undefined) return `a rollback to record ${current.source.rollbackOf}${commit ? ` (${commit})` : ''}`;
+  return commit ?? `record ${current.id}`;
 }
 
 /** Whether a record holds, for every agent of `current`, the same version. */
@@ -82,37 +126,61 @@ function ranConfiguration(run: TestRunRecord, current: LedgerRecord): boolean {
   return names.length > 0 && names.every((name) => Object.hasOwn(current.agents, name) && current.agents[name]?.configHash === run.agents[name]?.configHash);
 }
 
-/** The test suite of the checkout promote runs in (`suiteDigest` of its files), or why there is none to compare with. */
-export type CheckoutSuite = { digest: string } | { problem: string };
+/** The test suite of the checkout promote runs in (`suiteDigest` of its files), or why there is none to compare with and what to do. */
+export type CheckoutSuite = { digest: string } | { problem: string; fix: string };
 
 /**
  * The tests gate: the newest run that talked to the configuration `current` holds and read the
  * checkout's test suite. A newer run of other test files (a pull request's, run against the source)
  * is passed over, never taken for this commit's, and the ✗ line says so when no run is left.
  */
-function testsGate(source: string, current: LedgerRecord, runs: readonly TestRunRecord[], suite: CheckoutSuite): GateResult {
+function testsGate(source: string, current: LedgerRecord, origin: LedgerRecord, runs: readonly TestRunRecord[], suite: CheckoutSuite, testCommand: string): GateResult {
   const base = { gate: 'tests' as const, required: 'pass' };
+  const runSuite = `run the suite against ${source}: \`${testCommand}\``;
   const ofConfiguration = runs.filter((candidate) => ranConfiguration(candidate, current));
   const newest = ofConfiguration[0];
   if (!newest) {
-    return { ...base, passed: false, evidence: `no \`voxform test --against live\` run against ${source} since ${deployedAs(current)} was deployed` };
+    return { ...base, passed: false, evidence: `no \`voxform test --against live\` run against ${source} since ${deployedAs(current, origin)} was deployed`, fix: runSuite };
   }
-  if ('problem' in suite) return { ...base, passed: false, evidence: `${suite.problem}, so no run against ${source} can stand for its tests` };
+  if ('problem' in suite) return { ...base, passed: false, evidence: `${suite.problem}, so no run against ${source} can stand for its tests`, fix: suite.fix };
+  const configuration = configurationAs(source, current, origin);
   const run = ofConfiguration.find((candidate) => candidate.suiteDigest === suite.digest);
   if (!run) {
     const why = newest.suiteDigest === undefined ? 'was recorded without the test files it ran (by an earlier voxform)' : "ran other test files than this commit's";
-    return { ...base, passed: false, evidence: `no run of this checkout's test files against ${source} for ${deployedAs(current)}: the last one (run ${newest.id}) ${why}` };
+    return { ...base, passed: false, evidence: `no run of this checkout's test files against ${configuration}: the last one (run ${newest.id}, ${testsOf(newest)}) ${why}`, fix: `run this checkout's suite against ${source}: \`${testCommand}\`` };
   }
+  // The deploy's commit and the run's are said apart: the run read the tests of its own checkout.
+  const lastRun = `the last run against ${configuration}, ${testsOf(run)},`;
   const failures = run.summary.failed + run.summary.errors;
-  if (failures > 0) return { ...base, passed: false, evidence: `the last run against ${source} for ${deployedAs(current)} had ${plural(failures, 'failure')} (run ${run.id})` };
-  if (run.summary.passed === 0) return { ...base, passed: false, evidence: `the last run against ${source} for ${deployedAs(current)} passed no test (${testRunTally(run)})` };
-  return { ...base, passed: true, evidence: `the last run against ${source} for ${deployedAs(current)} passed: ${testRunTally(run)} (run ${run.id})` };
+  if (failures > 0) return { ...base, passed: false, evidence: `${lastRun} had ${plural(failures, 'failure')} (run ${run.id})`, fix: `once what fails is fixed, ${runSuite}` };
+  if (run.summary.passed === 0) return { ...base, passed: false, evidence: `${lastRun} passed no test (${testRunTally(run)})`, fix: `give the suite a test the live agents can run, then ${runSuite}` };
+  return { ...base, passed: true, evidence: `${lastRun} passed: ${testRunTally(run)} (run ${run.id})` };
+}
+
+/** `staging's configuration (deployed at 4a530e8)`, or `(a rollback to record ID, commit 3cae958)`. */
+function configurationAs(source: string, current: LedgerRecord, origin: LedgerRecord): string {
+  const commit = origin.source.commit ? shortCommit(origin.source.commit, origin.source.uncommitted) : undefined;
+  const rollback = current.source.rollbackOf;
+  const how = rollback !== undefined ? `a rollback to record ${rollback}${commit ? `, commit ${commit}` : ''}` : commit ? `deployed at ${commit}` : `record ${current.id}`;
+  return `${source}'s configuration (${how})`;
+}
+
+/** Whose tests a run read, as `voxform history` lists it: `tests of commit 954b75e`. */
+function testsOf(run: TestRunRecord): string {
+  return run.source.commit ? `tests of commit ${shortCommit(run.source.commit, run.source.uncommitted)}` : 'tests of no known commit';
 }
 
 function soakGate(soak: NonNullable<Gates['soak']>, since: Date, now: Date): GateResult {
   const age = Math.max(0, Math.floor((now.getTime() - since.getTime()) / 1000));
-  const passed = age >= soak.seconds;
-  return { gate: 'soak', required: soak.text, passed, evidence: passed ? `deployed ${formatAge(age)} ago` : `deployed ${formatAge(age)} ago, ${soak.text} required` };
+  const base = { gate: 'soak' as const, required: soak.text };
+  if (age >= soak.seconds) return { ...base, passed: true, evidence: `deployed ${formatAge(age)} ago` };
+  return { ...base, passed: false, evidence: `deployed ${formatAge(age)} ago, ${soak.text} required`, fix: `it passes at ${minuteAfter(new Date(since.getTime() + soak.seconds * 1000))}` };
+}
+
+/** `2026-11-28 12:01 UTC`: the first whole minute at or after `time`, so the gate passes by then. */
+function minuteAfter(time: Date): string {
+  const minute = new Date(Math.ceil(time.getTime() / 60_000) * 60_000);
+  return `${minute.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
 /** The version of an agent's report that ran the configuration of hash `configHash` (the newest deploy of it). */
@@ -127,7 +195,10 @@ function minCallsGate(minCalls: number, current: LedgerRecord, calls: ReadonlyMa
   const fewest = counts[0];
   const base = { gate: 'min_calls' as const, required: String(minCalls) };
   if (!fewest) return { ...base, passed: true, evidence: 'no agent to count calls of' };
-  if (fewest.calls < minCalls) return { ...base, passed: false, evidence: `${fewest.name} ran ${plural(fewest.calls, 'call')} with this configuration, ${minCalls} required` };
+  if (fewest.calls < minCalls) {
+    const short = counts.filter((count) => count.calls < minCalls).map((count) => `${plural(minCalls - count.calls, 'more call')} of ${count.name}`);
+    return { ...base, passed: false, evidence: `${fewest.name} ran ${plural(fewest.calls, 'call')} with this configuration, ${minCalls} required`, fix: `it passes after ${wordList(short, 'and')} with this configuration` };
+  }
   return { ...base, passed: true, evidence: counts.length === 1 ? `${fewest.name} ran ${plural(fewest.calls, 'call')}` : `every agent ran at least ${plural(minCalls, 'call')} (fewest: ${fewest.name}, ${formatCount(fewest.calls)})` };
 }
 
@@ -147,7 +218,7 @@ function metricValue(version: VersionReport, metric: GateMetric): string {
   return percent({ error_rate: metrics.error_rate, transfer_rate: metrics.transfer_rate, tool_failure_rate: metrics.tool_calls.failure_rate }[metric].value);
 }
 
-function noRegressionGate(metrics: readonly GateMetric[], current: LedgerRecord, calls: ReadonlyMap<string, AgentReport>): GateResult {
+function noRegressionGate(metrics: readonly GateMetric[], current: LedgerRecord, calls: ReadonlyMap<string, AgentReport>, reportCommand: string): GateResult {
   const base = { gate: 'no_regression' as const, required: metrics.join(', ') };
   const names = Object.keys(current.agents).sort();
   const qualified = (name: string, text: string) => (names.length === 1 ? text : `${name}: ${text}`);
@@ -163,12 +234,18 @@ function noRegressionGate(metrics: readonly GateMetric[], current: LedgerRecord,
     if (!now || !comparison) continue; // no calls yet, or no version before it: nothing to regress from
     const before = agent?.versions.find((candidate) => candidate.key === comparison.against);
     if (!comparison.enough_calls) {
-      return { ...base, passed: false, evidence: qualified(name, `${plural(now.metrics.calls, 'call')} with this configuration and ${before?.metrics.calls ?? 0} before; a comparison needs ${MIN_CALLS} each`) };
+      const callsBefore = before?.metrics.calls ?? 0;
+      const enough = `${plural(now.metrics.calls, 'call')} with this configuration and ${formatCount(callsBefore)} before; a comparison needs ${MIN_CALLS} each`;
+      if (callsBefore < MIN_CALLS) {
+        // New calls go to the configuration deployed: the version before never gets more.
+        return { ...base, passed: false, evidence: qualified(name, `${enough}, and the version before takes no more calls`), fix: `it cannot pass until the version before has ${MIN_CALLS} calls, which no new call adds to, or the gate is changed` };
+      }
+      return { ...base, passed: false, evidence: qualified(name, enough), fix: `the comparison needs ${plural(MIN_CALLS - now.metrics.calls, 'more call')}${names.length === 1 ? '' : ` of ${name}`} with this configuration` };
     }
     compared++;
     for (const metric of metrics) {
       if (comparison[metric].verdict !== 'higher' || !before) continue;
-      return { ...base, passed: false, evidence: qualified(name, `${METRIC_WORDS[metric]} ${metricValue(now, metric)} vs ${metricValue(before, metric)} before, interval excludes zero`) };
+      return { ...base, passed: false, evidence: qualified(name, `${METRIC_WORDS[metric]} ${metricValue(now, metric)} vs ${metricValue(before, metric)} before, interval excludes zero`), fix: `compare the versions with \`${reportCommand}\`` };
     }
   }
   const nothingCompared = uncalled > 0 ? 'no call yet with this configuration to compare (min_calls is the gate for that)' : 'no earlier version with calls to compare with';
@@ -182,6 +259,8 @@ export interface GateEvidence {
   records: readonly LedgerRecord[];
   /** The record the source runs (`deployedRecord`), one of `records`. */
   current: LedgerRecord;
+  /** The record whose commit made it (`configurationOrigin`); `current` when not given. */
+  origin?: LedgerRecord | undefined;
   /** The source workspace's test runs, newest first. */
   testRuns: readonly TestRunRecord[];
   /** The checkout's test suite: read when the `tests` gate is set. */
@@ -189,14 +268,18 @@ export interface GateEvidence {
   /** By agent id: the call report of the source's agents (needed for `min_calls` and `no_regression`). */
   calls: ReadonlyMap<string, AgentReport>;
   now: Date;
+  /** The commands the fixes name; by default with `--env` alone. */
+  commands?: GateCommands | undefined;
 }
 
 /** Every gate the manifest sets, in a fixed order, each with its evidence. */
 export function checkGates(gates: Gates, evidence: GateEvidence): GateResult[] {
   const results: GateResult[] = [];
-  if (gates.tests) results.push(testsGate(evidence.source, evidence.current, evidence.testRuns, evidence.suite ?? { problem: "this checkout's test suite was not read" }));
+  const commands = evidence.commands ?? { test: `voxform test --against live --env ${evidence.source}`, report: `voxform report --since-deploy --env ${evidence.source}` };
+  const unread = { problem: "this checkout's test suite was not read", fix: 'promote again' };
+  if (gates.tests) results.push(testsGate(evidence.source, evidence.current, evidence.origin ?? evidence.current, evidence.testRuns, evidence.suite ?? unread, commands.test));
   if (gates.minCalls !== undefined) results.push(minCallsGate(gates.minCalls, evidence.current, evidence.calls));
-  if (gates.noRegression && gates.noRegression.length > 0) results.push(noRegressionGate(gates.noRegression, evidence.current, evidence.calls));
+  if (gates.noRegression && gates.noRegression.length > 0) results.push(noRegressionGate(gates.noRegression, evidence.current, evidence.calls, commands.report));
   if (gates.soak) results.push(soakGate(gates.soak, deployedSince(evidence.records, evidence.current), evidence.now));
   return results;
 }

@@ -11,30 +11,50 @@ import { sameRecordedConfig, shortCommit, type DeploySource, type HistoryRecord,
 import type { DesiredState } from '../manifest/types.js';
 import { someOf } from '../util/plural.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
-import type { GateResult } from './gates.js';
+import { deployedAs, type ConfigurationOrigin, type GateResult } from './gates.js';
 
 /**
- * Refuses unless the work tree is the source record's commit with nothing beside it in the files the
- * deploys are made from. `sameFiles`: the checkout's commit holds those files as the recorded one
- * does (`sameProjectFiles`), as when the state is committed after the apply (docs/ci.md). A hint never
- * sends back here: checking out the recorded commit may take a committed ledger with it, so
- * applying the source from this checkout is offered first. `changed`: the files that differ, to name.
+ * Refuses unless the work tree is the commit of what the source runs with nothing beside it in the
+ * files the deploys are made from. That commit is the one of `origin` (`configurationOrigin`): the
+ * record's own, or for a rollback the restored record's, never the commit the rollback ran at.
+ * `sameFiles`: the checkout's commit holds those files as that one does (`sameProjectFiles`), as when
+ * the state is committed after the apply (docs/ci.md). A hint never sends back here: checking out the
+ * recorded commit may take a committed ledger with it, so applying the source from this checkout is
+ * offered first. `changed`: the files that differ, to name. Returns the record whose commit it is.
  */
-export function checkCheckout(current: Pick<LedgerRecord, 'id' | 'source'>, checkout: DeploySource, source: string, sameFiles: boolean, changed?: readonly string[], applySource = `voxform apply --env ${source}`): void {
-  const deployed = current.source.commit;
+export function checkCheckout(
+  current: Pick<LedgerRecord, 'id' | 'source'>,
+  origin: ConfigurationOrigin,
+  checkout: DeploySource,
+  source: string,
+  sameFiles: boolean,
+  changed?: readonly string[],
+  applySource = `voxform apply --env ${source}`,
+): LedgerRecord {
+  const rollback = current.source.rollbackOf;
+  if ('problem' in origin) {
+    throw new VoxformError('promote_checkout_mismatch', `${source} runs a rollback to record ${rollback}, and no commit is known to hold that configuration: ${controlsAsQuestionMarks(origin.problem)}.`, {
+      hint: `Apply ${source} from this checkout first (\`${applySource}\`), so that what it runs is what a commit holds, then promote.`,
+    });
+  }
+  const made = origin.record;
+  const deployed = made.source.commit;
+  const runs = deployedAs(current, made);
   if (!deployed) {
-    throw new VoxformError('promote_checkout_mismatch', `${source}'s last apply (${current.id}) recorded no commit: which manifests made it is not known.`, {
+    const what = rollback === undefined ? `${source}'s last apply (${current.id}) recorded no commit` : `${source} runs ${runs}, whose apply (${made.id}) recorded no commit`;
+    throw new VoxformError('promote_checkout_mismatch', `${what}: which manifests made it is not known.`, {
       hint: `Apply ${source} from a git checkout (the ledger records its commit), then promote.`,
     });
   }
-  if (current.source.uncommitted) {
-    throw new VoxformError('promote_checkout_mismatch', `${source} was applied from commit ${shortCommit(deployed, true)}: no commit holds what it runs.`, {
+  if (made.source.uncommitted) {
+    const what = rollback === undefined ? `${source} was applied from commit ${shortCommit(deployed, true)}` : `${source} runs ${runs}`;
+    throw new VoxformError('promote_checkout_mismatch', `${what}: no commit holds what it runs.`, {
       hint: `Commit the change, apply ${source} from that commit, then promote.`,
     });
   }
   if (checkout.commit !== deployed && !sameFiles) {
     const here = checkout.commit ? `this checkout is at ${shortCommit(checkout.commit, undefined)}` : 'this folder is not a git checkout';
-    throw new VoxformError('promote_checkout_mismatch', `${source} runs commit ${shortCommit(deployed, undefined)}, and ${here}.`, {
+    throw new VoxformError('promote_checkout_mismatch', `${source} runs ${runs}, and ${here}.`, {
       hint: checkout.commit
         ? `Apply ${source} from this checkout first (\`${applySource}\`) and promote again, or promote from commit ${deployed.slice(0, 12)} itself.`
         : `Promote from a git checkout of commit ${deployed.slice(0, 12)}.`,
@@ -42,13 +62,15 @@ export function checkCheckout(current: Pick<LedgerRecord, 'id' | 'source'>, chec
   }
   if (checkout.uncommitted !== false) {
     const named = changed && changed.length > 0 ? `: ${someOf(changed.map(controlsAsQuestionMarks), NAMED_CHANGES)}` : '';
-    throw new VoxformError('promote_checkout_mismatch', `The manifests or a file they read hold changes beside commit ${shortCommit(deployed, undefined)}, which ${source} runs${named}.`, {
+    const restored = rollback === undefined ? '' : ` (a rollback to record ${rollback})`;
+    throw new VoxformError('promote_checkout_mismatch', `The manifests or a file they read hold changes beside commit ${shortCommit(deployed, undefined)}, which ${source} runs${restored}${named}.`, {
       // Committing alone leads to the refusal above: the source runs the older commit.
       hint:
         `To promote them, commit them and apply ${source} from that commit first (\`${applySource}\`), then promote; ` +
         `to promote what ${source} runs, set them aside with \`git stash push --include-untracked -- ${stashPathspec(changed)}\` and promote again.`,
     });
   }
+  return made;
 }
 
 /** How many changed files the refusal names. */
@@ -84,13 +106,17 @@ export function renderGateTable(results: readonly GateResult[], source: string, 
   return `Gates of ${target} (evidence from ${source}):\n${lines.join('\n')}\n`;
 }
 
-/** The refusal of the first gate that failed, as one sentence naming it and its evidence; undefined when all pass. */
+/**
+ * The refusal of the first gate that failed, as one sentence naming it and its evidence; undefined
+ * when all pass. Its hint gives each failed gate's own fix, then where the gates are changed.
+ */
 export function gateRefusal(results: readonly GateResult[], source: string, target: string): VoxformError | undefined {
   const failed = results.filter((result) => !result.passed);
   const first = failed[0];
   if (!first) return undefined;
   const more = failed.length > 1 ? `; also failing: ${failed.slice(1).map((result) => result.gate).join(', ')}` : '';
+  const fixes = failed.flatMap((result) => (result.fix === undefined ? [] : [`${result.gate}: ${controlsAsQuestionMarks(result.fix)}.`]));
   return new VoxformError('promote_gate_failed', `Refusing to promote ${source} to ${target}: ${first.gate}: ${controlsAsQuestionMarks(first.evidence)}${more}.`, {
-    hint: 'The gates are set in the manifest under environments.' + target + '.gates (docs/promotion.md); the table above shows each with its evidence.',
+    hint: [...fixes, `The gates are set in the manifest under environments.${target}.gates (docs/promotion.md); the table above shows each with its evidence.`].join(' '),
   });
 }

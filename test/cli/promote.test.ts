@@ -53,7 +53,8 @@ describe('voxform promote --to / --from', () => {
     const dir = await tempDir({ 'p.yaml': STAGED_MANIFEST });
     const result = await runCliInProcess(['promote', '--to', 'production', '-f', 'p.yaml', '--local', '--dry-run'], { cwd: dir });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('error[promote_source_unknown]: staging has no apply in the history: there is nothing to promote.\n  hint: Apply staging first (`voxform apply -f p.yaml --env staging --local`)');
+    // The workspace is named as `voxform history` names it: a mistyped service shows.
+    expect(result.stderr).toContain('error[promote_source_unknown]: staging has no apply in the history of staging@local: there is nothing to promote.\n  hint: Apply staging first (`voxform apply -f p.yaml --env staging --local`)');
   });
 
   it('promotes from a staging applied from a saved plan kept in the checkout: the plan file is no change of the deploy', async () => {
@@ -90,6 +91,42 @@ describe('voxform promote --to / --from', () => {
     const followed = await cli(['promote', '--to', 'production', '--dry-run']);
     expect(followed.stderr).toBe('');
     expect(followed.code).toBe(0);
+  });
+
+  it("takes a rollback's configuration as the restored record's commit's, never the commit the rollback ran at", async () => {
+    const { dir, git, cli } = await committedProject(STAGED_MANIFEST);
+    const first = git('rev-parse', 'HEAD').toString().trim();
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    const restored = (JSON.parse((await cli(['history', '--env', 'staging', '--format', 'json'])).stdout) as { records: Array<{ id: string }> }).records[0]?.id;
+    await writeFile(path.join(dir, 'voxform.yaml'), STAGED_MANIFEST.replace('Acme Dental.', 'Acme Dental. Be brief.'));
+    git('commit', '-qam', 'v2');
+    const second = git('rev-parse', 'HEAD').toString().trim();
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    expect((await cli(['rollback', 'previous', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    // At the commit the rollback ran at: staging runs the first commit's configuration, and the hint names that commit.
+    const atRollback = await cli(['promote', '--to', 'production', '--dry-run']);
+    expect(atRollback.stderr).toBe(
+      `error[promote_checkout_mismatch]: staging runs a rollback to record ${restored} (commit ${first.slice(0, 7)}), and this checkout is at ${second.slice(0, 7)}.\n` +
+        `  hint: Apply staging from this checkout first (\`voxform apply --env staging\`) and promote again, or promote from commit ${first.slice(0, 12)} itself.\n`,
+    );
+    expect(atRollback.code).toBe(1);
+    // At the restored record's commit, whose manifests give exactly what staging runs, it promotes.
+    git('checkout', '-q', first);
+    const atRestored = await cli(['promote', '--to', 'production', '--dry-run']);
+    expect(atRestored.stderr).toBe('');
+    expect(atRestored.stdout).toContain(`Promoting staging (record `);
+    expect(atRestored.stdout).toContain(`, a rollback to record ${restored}, commit ${first.slice(0, 7)}) to production.`);
+    expect(atRestored.code).toBe(0);
+  });
+
+  it("gives each failed gate its own fix, with this run's manifests, and keeps the pointer to the gates", async () => {
+    const { cli } = await committedProject(STAGED_MANIFEST.replace('    promote_from: staging\n', '    promote_from: staging\n    gates: { tests: pass, soak: 2h }\n'), 'p.yaml');
+    expect((await cli(['apply', '-f', 'p.yaml', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    const refused = await cli(['promote', '--to', 'production', '-f', 'p.yaml', '--dry-run']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /\n {2}hint: tests: run the suite against staging: `voxform test --against live -f p\.yaml --env staging`\. soak: it passes at \d{4}-\d\d-\d\d \d\d:\d\d UTC\. The gates are set in the manifest under environments\.production\.gates \(docs\/promotion\.md\)/,
+    );
   });
 
   it('asks for approval with a command that, pasted, promotes the same manifests (-f kept)', async () => {
@@ -144,9 +181,16 @@ describe('voxform promote --to / --from', () => {
     await rename(path.join(dir, 'answers.test.yaml'), path.join(dir, 'tests/answers.test.yaml'));
     expect((await cli(['test', '--env', 'staging', '--against', 'live'])).code).toBe(0);
     expect(await testsLine()).toMatch(/^ {2}✗ tests pass {2}this checkout's test files hold changes beside its commit \(tests\/?\S*\), so no run against staging can stand for its tests$/);
+    // The fix is to commit them: the run of them recorded then stands for the commit.
+    expect((await cli(['promote', '--to', 'production', '--dry-run'])).stderr).toContain(
+      '  hint: tests: commit them and promote again (run them first if they have not run: `voxform test --against live --env staging`). The gates are set',
+    );
     git('add', '-A');
     git('commit', '-qm', 'tests');
-    expect(await testsLine()).toMatch(/^ {2}✓ tests pass {2}the last run against staging for commit [0-9a-f]{7} passed: 1 passed, 0 failed \(run /);
+    // Run again from the commit after the deploy's: the deploy's commit and the tests' are each said as what they are.
+    expect((await cli(['test', '--env', 'staging', '--against', 'live'])).code).toBe(0);
+    const [deployed, tested] = [git('rev-parse', 'HEAD~1').toString().slice(0, 7), git('rev-parse', 'HEAD').toString().slice(0, 7)];
+    expect(await testsLine()).toMatch(new RegExp(`^ {2}✓ tests pass {2}the last run against staging's configuration \\(deployed at ${deployed}\\), tests of commit ${tested}, passed: 1 passed, 0 failed \\(run `));
     // A re-recording rewrites files beside the suite (not in its digest): they are no change of it.
     await writeFile(path.join(dir, 'tests/answers.recording.json'), '{}\n');
     await mkdir(path.join(dir, 'tests/notes'));

@@ -106,7 +106,7 @@ describe('voxform promote', () => {
     const refused = await cli(['promote', '--to', 'production', '--auto-approve']);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toContain('✗ tests pass');
-    expect(refused.stderr).toContain(`error[promote_gate_failed]: Refusing to promote staging to production: tests: the last run against staging for commit ${c1.slice(0, 7)} had 1 failure`);
+    expect(refused.stderr).toContain(`error[promote_gate_failed]: Refusing to promote staging to production: tests: the last run against staging's configuration (deployed at ${c1.slice(0, 7)}), tests of commit ${c1.slice(0, 7)}, had 1 failure`);
     expect((await liveAgent(emulator, PRODUCTION)).config.first_message).not.toBe('Hello from Acme Dental.');
     // A run narrowed by --grep is no evidence: it would stand for the whole suite in the gate.
     const narrowed = await cli(['test', '--env', 'staging', '--against', 'live', '--grep', 'greets']);
@@ -140,7 +140,7 @@ describe('voxform promote', () => {
     git(dir, 'checkout', '-q', 'main');
     const othersTests = await cli(['promote', '--to', 'production', '--dry-run']);
     expect(othersTests.code).toBe(1);
-    expect(othersTests.stdout).toMatch(new RegExp(`✗ tests pass +no run of this checkout's test files against staging for commit ${c2.slice(0, 7)}: the last one \\(run [0-9a-fTZ-]+\\) ran other test files than this commit's\n`));
+    expect(othersTests.stdout).toMatch(new RegExp(`✗ tests pass +no run of this checkout's test files against staging's configuration \\(deployed at ${c2.slice(0, 7)}\\): the last one \\(run [0-9a-fTZ-]+, tests of commit [0-9a-f]{7}\\) ran other test files than this commit's\n`));
 
     expect((await cli(['test', '--env', 'staging', '--against', 'live'])).code).toBe(0);
     expect((await cli(['test', '--env', 'staging', '--against', 'live'])).code).toBe(0);
@@ -165,7 +165,7 @@ describe('voxform promote', () => {
     expect(traffic.code, traffic.stderr).toBe(0);
     const soaking = await cli(['promote', '--to', 'production', '--dry-run']);
     expect(soaking.code).toBe(1);
-    expect(soaking.stdout).toMatch(/✓ tests pass +the last run against staging for commit [0-9a-f]{7} passed: 1 passed, 0 failed/);
+    expect(soaking.stdout).toMatch(/✓ tests pass +the last run against staging's configuration \(deployed at [0-9a-f]{7}\), tests of commit [0-9a-f]{7}, passed: 1 passed, 0 failed/);
     // Refused as the promotion itself is: the error's code and its hint, after the plan.
     expect(soaking.stderr).toMatch(/^error\[promote_gate_failed\]: Refusing to promote staging to production: soak: deployed \d+ min ago, 2h required\.\n {2}hint: /m);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { HistoryRecord, TestRunRecord } from '../../src/history/types.js';
-import { checkGates, deployedRecord, deployedSince, type GateEvidence } from '../../src/promote/gates.js';
+import { checkGates, configurationOrigin, deployedAs, deployedRecord, deployedSince, type GateEvidence } from '../../src/promote/gates.js';
 import { gateRefusal, renderGateTable } from '../../src/promote/promotion.js';
 import type { AgentReport, VersionReport } from '../../src/report/types.js';
 import { rate } from '../../src/report/metrics.js';
@@ -8,6 +8,8 @@ import { rate } from '../../src/report/metrics.js';
 const HASH_A = `sha256:${'a'.repeat(64)}`;
 const HASH_B = `sha256:${'b'.repeat(64)}`;
 const COMMIT = '4a530e8'.padEnd(40, '0');
+/** The commit a test run read its tests from: a later one than the deploy's (the state committed after it). */
+const TESTS_COMMIT = '954b75e'.padEnd(40, '0');
 /** The digests of two versions of a suite: the commit's, and a pull request's. */
 const SUITE = `sha256:${'5'.repeat(64)}`;
 const OTHER_SUITE = `sha256:${'6'.repeat(64)}`;
@@ -27,7 +29,7 @@ function record(id: string, at: string, hash: string, outcome = 'applied'): Hist
 }
 
 function run(id: string, hash: string, summary: TestRunRecord['summary'], suiteDigest = SUITE): TestRunRecord {
-  return { id, workspace: 'staging@local', at: '2026-11-28T11:00:00.000Z', by: 'ana@laptop', command: 'voxform test --against live', source: {}, agents: { desk: { id: 'ag_s', configHash: hash } }, suiteDigest, summary, tests: [] };
+  return { id, workspace: 'staging@local', at: '2026-11-28T11:00:00.000Z', by: 'ana@laptop', command: 'voxform test --against live', source: { commit: TESTS_COMMIT, uncommitted: false }, agents: { desk: { id: 'ag_s', configHash: hash } }, suiteDigest, summary, tests: [] };
 }
 
 function version(key: string, hash: string, calls: number, errors: number, against: string | undefined, verdict: 'higher' | 'no clear difference' | 'not enough calls' = 'no clear difference'): VersionReport {
@@ -73,7 +75,7 @@ describe('the gates', () => {
   it('soaks from the first record of the configuration, not from an apply that repeated it', () => {
     expect(deployedSince(records, repeat).toISOString()).toBe('2026-11-28T10:00:00.000Z');
     const [soak] = checkGates({ soak: { text: '2h', seconds: 7200 } }, evidence());
-    expect(soak).toEqual({ gate: 'soak', required: '2h', passed: false, evidence: 'deployed 35 min ago, 2h required' });
+    expect(soak).toEqual({ gate: 'soak', required: '2h', passed: false, evidence: 'deployed 35 min ago, 2h required', fix: 'it passes at 2026-11-28 12:00 UTC' });
     const [later] = checkGates({ soak: { text: '2h', seconds: 7200 } }, evidence({ now: new Date('2026-11-28T13:00:00.000Z') }));
     expect(later).toMatchObject({ passed: true, evidence: 'deployed 3h ago' });
   });
@@ -86,18 +88,28 @@ describe('the gates', () => {
     const ledger = [repeated, slowDeploy, before];
     expect(deployedSince(ledger, repeated).toISOString()).toBe('2026-11-28T10:00:00.000Z');
     const [soak] = checkGates({ soak: { text: '30m', seconds: 1800 } }, evidence({ records: ledger, current: repeated, now: new Date('2026-11-28T10:05:00.000Z') }));
-    expect(soak).toMatchObject({ passed: false, evidence: 'deployed 5 min ago, 30m required' });
+    // It passes 30 min after 10:00, the time it counts from: said in UTC, to the minute.
+    expect(soak).toMatchObject({ passed: false, evidence: 'deployed 5 min ago, 30m required', fix: 'it passes at 2026-11-28 10:30 UTC' });
   });
 
   it('takes the last test run of the configuration the source runs, and names its failures', () => {
     const failing = run('20261128T110000000Z-dddddd', HASH_B, { passed: 3, failed: 2, skipped: 0, errors: 0 });
     const ofOlder = run('20261128T120000000Z-eeeeee', HASH_A, { passed: 5, failed: 0, skipped: 0, errors: 0 });
     const [tests] = checkGates({ tests: true }, evidence({ testRuns: [ofOlder, failing] }));
-    expect(tests).toEqual({ gate: 'tests', required: 'pass', passed: false, evidence: 'the last run against staging for commit 4a530e8 had 2 failures (run 20261128T110000000Z-dddddd)' });
+    expect(tests).toEqual({ gate: 'tests', required: 'pass', passed: false, evidence: 'the last run against staging\'s configuration (deployed at 4a530e8), tests of commit 954b75e, had 2 failures (run 20261128T110000000Z-dddddd)', fix: 'once what fails is fixed, run the suite against staging: `voxform test --against live --env staging`' });
     const [none] = checkGates({ tests: true }, evidence({ testRuns: [ofOlder] }));
     expect(none?.evidence).toBe('no `voxform test --against live` run against staging since commit 4a530e8 was deployed');
+    // The fix names the run as this run of promote was given: its manifests and service.
+    const commands = { test: 'voxform test --against live -f p.yaml --env staging --local', report: 'voxform report --since-deploy -f p.yaml --env staging --local' };
+    expect(checkGates({ tests: true }, evidence({ testRuns: [ofOlder], commands }))[0]?.fix).toBe('run the suite against staging: `voxform test --against live -f p.yaml --env staging --local`');
     const passing = run('20261128T130000000Z-ffffff', HASH_B, { passed: 5, failed: 0, skipped: 1, errors: 0 });
-    expect(checkGates({ tests: true }, evidence({ testRuns: [passing, failing] }))[0]).toMatchObject({ passed: true, evidence: 'the last run against staging for commit 4a530e8 passed: 5 passed, 0 failed, 1 skipped (run 20261128T130000000Z-ffffff)' });
+    expect(checkGates({ tests: true }, evidence({ testRuns: [passing, failing] }))[0]).toMatchObject({ passed: true, evidence: 'the last run against staging\'s configuration (deployed at 4a530e8), tests of commit 954b75e, passed: 5 passed, 0 failed, 1 skipped (run 20261128T130000000Z-ffffff)' });
+    // A run read outside git, against a rollback's configuration: each said as it is.
+    const rollback = { ...repeat, source: { commit: 'bbbbbbb'.padEnd(40, '2'), rollbackOf: 'ORIGIN' } };
+    const outsideGit = { ...passing, source: {} };
+    expect(checkGates({ tests: true }, evidence({ current: rollback, origin: deploy, testRuns: [outsideGit] }))[0]?.evidence).toBe(
+      "the last run against staging's configuration (a rollback to record ORIGIN, commit 4a530e8), tests of no known commit, passed: 5 passed, 0 failed, 1 skipped (run 20261128T130000000Z-ffffff)",
+    );
     const skippedOnly = run('20261128T130000000Z-ffffff', HASH_B, { passed: 0, failed: 0, skipped: 4, errors: 0 });
     expect(checkGates({ tests: true }, evidence({ testRuns: [skippedOnly] }))[0]?.passed).toBe(false);
   });
@@ -105,16 +117,16 @@ describe('the gates', () => {
   it("takes only a run of the checkout's own test files: a newer run of a pull request's passes over, and says why when it is the only one", () => {
     const failing = run('20261128T110000000Z-dddddd', HASH_B, { passed: 0, failed: 1, skipped: 0, errors: 0 });
     const ofPullRequest = run('20261128T120000000Z-eeeeee', HASH_B, { passed: 1, failed: 0, skipped: 0, errors: 0 }, OTHER_SUITE);
-    expect(checkGates({ tests: true }, evidence({ testRuns: [ofPullRequest, failing] }))[0]).toMatchObject({ passed: false, evidence: 'the last run against staging for commit 4a530e8 had 1 failure (run 20261128T110000000Z-dddddd)' });
+    expect(checkGates({ tests: true }, evidence({ testRuns: [ofPullRequest, failing] }))[0]).toMatchObject({ passed: false, evidence: 'the last run against staging\'s configuration (deployed at 4a530e8), tests of commit 954b75e, had 1 failure (run 20261128T110000000Z-dddddd)' });
     expect(checkGates({ tests: true }, evidence({ testRuns: [ofPullRequest] }))[0]).toMatchObject({
       passed: false,
-      evidence: "no run of this checkout's test files against staging for commit 4a530e8: the last one (run 20261128T120000000Z-eeeeee) ran other test files than this commit's",
+      evidence: "no run of this checkout's test files against staging's configuration (deployed at 4a530e8): the last one (run 20261128T120000000Z-eeeeee, tests of commit 954b75e) ran other test files than this commit's",
     });
     const unknownFiles = { ...run('20261128T120000000Z-eeeeee', HASH_B, { passed: 1, failed: 0, skipped: 0, errors: 0 }), suiteDigest: undefined };
     expect(checkGates({ tests: true }, evidence({ testRuns: [unknownFiles] }))[0]?.evidence).toBe(
-      "no run of this checkout's test files against staging for commit 4a530e8: the last one (run 20261128T120000000Z-eeeeee) was recorded without the test files it ran (by an earlier voxform)",
+      "no run of this checkout's test files against staging's configuration (deployed at 4a530e8): the last one (run 20261128T120000000Z-eeeeee, tests of commit 954b75e) was recorded without the test files it ran (by an earlier voxform)",
     );
-    expect(checkGates({ tests: true }, evidence({ testRuns: [ofPullRequest], suite: { problem: 'this checkout has no test suite (tests/ beside the manifest holds no test file)' } }))[0]?.evidence).toBe(
+    expect(checkGates({ tests: true }, evidence({ testRuns: [ofPullRequest], suite: { problem: 'this checkout has no test suite (tests/ beside the manifest holds no test file)', fix: 'put the test files in tests/' } }))[0]?.evidence).toBe(
       'this checkout has no test suite (tests/ beside the manifest holds no test file), so no run against staging can stand for its tests',
     );
   });
@@ -131,6 +143,7 @@ describe('the gates', () => {
     expect(checkGates({ minCalls: 1 }, evidence({ calls: once }))[0]?.evidence).toBe('desk ran 1 call');
     const twoAgents = { ...repeat, agents: { ...repeat.agents, front: { id: 'ag_s', config: { prompt: HASH_B }, configHash: HASH_B, maskedPaths: [] } } };
     expect(checkGates({ minCalls: 1 }, evidence({ calls: once, current: twoAgents }))[0]?.evidence).toBe('every agent ran at least 1 call (fewest: desk, 1)');
+    expect(checkGates({ minCalls: 3 }, evidence({ calls: once, current: twoAgents }))[0]?.fix).toBe('it passes after 2 more calls of desk and 2 more calls of front with this configuration');
     const few = checkGates({ minCalls: 200 }, evidence({ calls: steady }))[0];
     expect(few?.evidence).toBe('desk ran 120 calls with this configuration, 200 required');
     const worse = calls([before, version('20261128T100000000Z-bbbbbb', HASH_B, 400, 25, before.key, 'higher')]);
@@ -141,7 +154,20 @@ describe('the gates', () => {
     slower.metrics.duration_seconds.mean = 123.4;
     expect(checkGates({ noRegression: ['mean_duration_seconds'] }, evidence({ calls: calls([earlier, slower]) }))[0]?.evidence).toBe('mean duration 123s vs 12.3s before, interval excludes zero');
     const thin = calls([before, version('20261128T100000000Z-bbbbbb', HASH_B, 12, 0, before.key, 'not enough calls')]);
-    expect(checkGates({ noRegression: ['error_rate'] }, evidence({ calls: thin }))[0]?.evidence).toBe('12 calls with this configuration and 400 before; a comparison needs 30 each');
+    expect(checkGates({ noRegression: ['error_rate'] }, evidence({ calls: thin }))[0]).toMatchObject({
+      evidence: '12 calls with this configuration and 400 before; a comparison needs 30 each',
+      fix: 'the comparison needs 18 more calls with this configuration',
+    });
+    // Too few calls before: new calls go to this configuration, so the gate cannot pass as it is set.
+    const thinBefore = version('20261128T080000000Z-aaaaaa', HASH_A, 8, 0, undefined);
+    const fewBefore = calls([thinBefore, version('20261128T100000000Z-bbbbbb', HASH_B, 60, 0, thinBefore.key, 'not enough calls')]);
+    expect(checkGates({ noRegression: ['error_rate'] }, evidence({ calls: fewBefore }))[0]).toMatchObject({
+      passed: false,
+      evidence: '60 calls with this configuration and 8 before; a comparison needs 30 each, and the version before takes no more calls',
+      fix: 'it cannot pass until the version before has 30 calls, which no new call adds to, or the gate is changed',
+    });
+    expect(checkGates({ noRegression: ['error_rate'] }, evidence({ calls: worse }))[0]?.fix).toBe('compare the versions with `voxform report --since-deploy --env staging`');
+    expect(few?.fix).toBe('it passes after 80 more calls of desk with this configuration');
     // No call yet with this configuration is said as such, not blamed on the version before.
     expect(checkGates({ noRegression: ['error_rate'] }, evidence())[0]).toMatchObject({ passed: true, evidence: 'no call yet with this configuration to compare (min_calls is the gate for that)' });
     const first = calls([version('20261128T100000000Z-bbbbbb', HASH_B, 120, 2, undefined)]);
@@ -161,14 +187,36 @@ describe('the gates', () => {
     expect(gateRefusal(results, 'staging', 'production')?.message).toBe(
       'Refusing to promote staging to production: tests: no `voxform test --against live` run against staging since commit 4a530e8 was deployed; also failing: soak.',
     );
+    // The hint gives each failed gate its own fix, then where the gates are changed.
+    expect(gateRefusal(results, 'staging', 'production')?.hint).toBe(
+      'tests: run the suite against staging: `voxform test --against live --env staging`. soak: it passes at 2026-11-28 12:00 UTC. ' +
+        'The gates are set in the manifest under environments.production.gates (docs/promotion.md); the table above shows each with its evidence.',
+    );
     expect(gateRefusal([], 'staging', 'production')).toBeUndefined();
   });
 
+  it("takes a rollback's configuration from the record it restored, through a rollback to a rollback, and knows none for a rollback of some agents", () => {
+    const first = { ...older, source: { commit: 'aaaaaaa'.padEnd(40, '1'), uncommitted: false } };
+    const ranAt = { commit: 'bbbbbbb'.padEnd(40, '2') };
+    const rollback = { ...record('20261128T110000000Z-dddddd', '2026-11-28T11:00:00.000Z', HASH_A), source: { ...ranAt, rollbackOf: first.id } };
+    const again = { ...record('20261128T120000000Z-eeeeee', '2026-11-28T12:00:00.000Z', HASH_A), source: { ...ranAt, rollbackOf: rollback.id } };
+    const ledger = [again, rollback, deploy, first];
+    expect(configurationOrigin(ledger, deploy)).toEqual({ record: deploy });
+    expect(configurationOrigin(ledger, rollback)).toEqual({ record: first });
+    expect(configurationOrigin(ledger, again)).toEqual({ record: first });
+    expect(deployedAs(rollback, first)).toBe(`a rollback to record ${first.id} (commit aaaaaaa)`);
+    expect(configurationOrigin([rollback, deploy], rollback)).toEqual({ problem: `record ${first.id} is not in its history` });
+    const twoAgents = { ...first, agents: { ...first.agents, billing: { id: 'ag_b', config: {}, configHash: HASH_A, maskedPaths: [] } } };
+    expect(configurationOrigin([rollback, deploy, twoAgents], rollback)).toEqual({ problem: `the rollback did not restore every agent of record ${first.id} under the name it has there (billing)` });
+    const looped = { ...rollback, source: { ...ranAt, rollbackOf: rollback.id } };
+    expect(configurationOrigin([looped], looped)).toEqual({ problem: `the rollbacks it restored lead back to record ${rollback.id}` });
+  });
+
   it('refuses a source whose last apply did not finish, or that never applied', () => {
-    expect(() => deployedRecord([record('20261128T110000000Z-dddddd', '2026-11-28T11:00:00.000Z', HASH_B, 'failed'), deploy], 'staging')).toThrow(
+    expect(() => deployedRecord([record('20261128T110000000Z-dddddd', '2026-11-28T11:00:00.000Z', HASH_B, 'failed'), deploy], 'staging', 'staging@local')).toThrow(
       "staging's last apply (20261128T110000000Z-dddddd) ended failed: what staging runs is not known.",
     );
-    expect(() => deployedRecord([], 'staging')).toThrow('staging has no apply in the history: there is nothing to promote.');
-    expect(deployedRecord(records, 'staging')).toBe(repeat);
+    expect(() => deployedRecord([], 'staging', 'staging@http://127.0.0.1:9')).toThrow('staging has no apply in the history of staging@http://127.0.0.1:9: there is nothing to promote.');
+    expect(deployedRecord(records, 'staging', 'staging@local')).toBe(repeat);
   });
 });

@@ -10,7 +10,7 @@ import type { DesiredState } from '../../manifest/types.js';
 import { plan as makePlan } from '../../plan/plan.js';
 import { renderPlanText, prepareChangeText } from '../../plan/render-text.js';
 import { readCallEvidence } from '../../promote/call-evidence.js';
-import { checkGates, deployedRecord, gatesNeedCalls } from '../../promote/gates.js';
+import { checkGates, configurationOrigin, deployedRecord, gatesNeedCalls } from '../../promote/gates.js';
 import { checkCheckout, checkSourceConfiguration, gateRefusal, renderGateTable } from '../../promote/promotion.js';
 import { workspaceKey } from '../../state/types.js';
 import { applyOnTerminal } from '../apply-on-terminal.js';
@@ -86,16 +86,18 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
   const records = await allSummaries(history, fromWorkspace, ctx);
   // The source's apply as the user would paste it: with the manifests, service and state of this run.
   const applySource = nextCommand('apply', { ...options, env: from });
-  const current = deployedRecord(records, from, applySource);
+  const current = deployedRecord(records, from, fromWorkspace, applySource);
   const manifestFolder = project.desired.files[0] ? path.dirname(project.desired.files[0]) : ctx.cwd;
   // What either environment's deploy is made from: no other file of the checkout counts.
   const files = [...new Set([...deployedFiles(project.desired), ...deployedFiles(desiredSource)])];
   // As an apply takes it: in CI, the runner's commit, job and pull request, recorded with the promotion.
   const checkout = await deploySourceOf(project.desired, ctx, { files });
-  const deployed = current.source.commit;
+  // The commit that holds what the source runs: of a rollback, the restored record's, not the one it ran at.
+  const origin = configurationOrigin(records, current);
+  const deployed = 'record' in origin ? origin.record.source.commit : undefined;
   const sameFiles = deployed !== undefined && checkout.commit !== undefined && (await sameProjectFiles(manifestFolder, ctx.env, deployed, checkout.commit, files));
   const changed = checkout.uncommitted ? await uncommittedFiles(ctx.cwd, ctx.env, files) : undefined;
-  checkCheckout(current, checkout, from, sameFiles, changed, applySource);
+  const made = checkCheckout(current, origin, checkout, from, sameFiles, changed, applySource);
   checkSourceConfiguration(await wholeRecord(history, current, ctx), desiredSource, from, applySource);
 
   // The gates, on the source's evidence.
@@ -106,10 +108,13 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
   const calls = gatesNeedCalls(gates)
     ? await readCallEvidence({ client: project.connection.client, workspace: fromWorkspace, records, current, now, parallelism: options.parallelism ?? 8 }).finally(() => status.done())
     : new Map();
+  // What a failed gate's fix names, with the manifests, service and state of this run.
+  const commands = { test: nextCommand('test --against live', { ...options, env: from }), report: nextCommand('report --since-deploy', { ...options, env: from }) };
   // The tests gate takes a run of the test files this checkout holds, not of a pull request's.
-  const suite = gates.tests ? await checkoutSuite(options, ctx, project.desired) : undefined;
-  const results = checkGates(gates, { source: from, records, current, testRuns: await workspaceTestRuns(history, fromWorkspace, ctx), suite, calls, now });
-  ctx.stdout.write(`Promoting ${from} (record ${current.id}, commit ${(current.source.commit as string).slice(0, 7)}) to ${to}.\n\n`);
+  const suite = gates.tests ? await checkoutSuite(options, ctx, project.desired, commands.test) : undefined;
+  const results = checkGates(gates, { source: from, records, current, origin: made, testRuns: await workspaceTestRuns(history, fromWorkspace, ctx), suite, calls, now, commands });
+  const restored = current.source.rollbackOf === undefined ? '' : `a rollback to record ${current.source.rollbackOf}, `;
+  ctx.stdout.write(`Promoting ${from} (record ${current.id}, ${restored}commit ${(made.source.commit as string).slice(0, 7)}) to ${to}.\n\n`);
   ctx.stdout.write(renderGateTable(results, from, to));
   ctx.stdout.write('\n');
   const refusal = gateRefusal(results, from, to);
