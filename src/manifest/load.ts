@@ -137,7 +137,6 @@ export async function resolveEnvironment(project: ProjectManifests, options: Omi
   const digests = { manifests: project.digests, templates: [] as string[], prompts: [] as string[], knowledge: [] as string[] };
 
   const layer = selectEnvironment(combined, options.environment, options.environmentFlag, diagnostics);
-  const environments = [...combined.environments.keys()].sort();
   const environmentsKnown = project.environments ? { environments: [...project.environments], placementOnlyEnvironments: [...(project.placementOnlyEnvironments ?? [])] } : {};
   const { baseUrl, region } = resolveServiceSettings(layer, { diagnostics, env: options.env, operatorBaseUrl: options.operatorBaseUrl });
 
@@ -147,10 +146,9 @@ export async function resolveEnvironment(project: ProjectManifests, options: Omi
 
   const onEnvName = (name: string): void => void environmentVariables.add(name);
   const withheldVariables = new Set<string>();
-  const onWithheld = (name: string): void => void withheldVariables.add(name);
   // One budget for every text this load fills in: templates, their prompts and \${env:…} alike.
   const filledText = new FilledTextBudget(diagnostics);
-  const interpolation: InterpolationContext = { env: options.env, diagnostics, onSecret, policy, onEnvName, unsetAsWithheld: options.withholdUnsetEnv === true, onWithheld, filledText };
+  const interpolation: InterpolationContext = { env: options.env, diagnostics, onSecret, policy, onEnvName, unsetAsWithheld: options.withholdUnsetEnv === true, onWithheld: (name) => void withheldVariables.add(name), filledText };
   const idsFromEnvironments = options.environment === undefined ? new IdsFromEnvironments(combined) : undefined;
   // Read once the resources are resolved, on every path out.
   const environmentIds = () => (idsFromEnvironments && idsFromEnvironments.addresses.length > 0 ? { idsFromEnvironments: [...idsFromEnvironments.addresses] } : {});
@@ -183,7 +181,7 @@ export async function resolveEnvironment(project: ProjectManifests, options: Omi
     sourceFiles: [...new Set([...files, ...cache.files(), ...knowledgeList.map((draft) => draft.request.file)])].sort(),
     manifestHash: sha256([...digests.manifests, ...digests.templates, ...digests.prompts, ...digests.knowledge].join('\n')),
     environment: options.environment,
-    environments,
+    environments: [...combined.environments.keys()].sort(),
     region,
     baseUrl,
     agents: new Map(agentList.map((draft) => [draft.localName, desiredAgent(draft, draft.prompt ? promptTextOf.get(draft.prompt) : undefined, draft.prompt ? sources.display(draft.prompt.file) : undefined)])),
