@@ -12,7 +12,8 @@
  *     values of the variables the state recorded. A state file or ledger inside the checkout is the
  *     pull request's: what it lists is added, and nothing it leaves out is relied on;
  *   - the places the pull request's own manifests fill from `${env:…}` (they add, never remove).
- * Every command asks here (plan, apply, test, report): none derives secret places on its own.
+ * Every command asks here (plan, drift, apply, test, test capture, diff, export, report), each live
+ * agent told to `noteLiveAgent` (or `livePaths`) as it is read: none derives secret places on its own.
  */
 import { envPolicyOf } from './env-policy.js';
 import { hasEnvReference, literalParts, referencedNames } from './env-reference.js';
@@ -118,14 +119,29 @@ export class TrustedSecrets {
   }
 
   /**
+   * An agent's config as the service holds it (read live, or as a call record carries it): what it
+   * holds at the places the deploy ledger recorded for the agent, and every operator value in it,
+   * are registered for the scrub. Every command that reads a live agent tells it here before it
+   * prints, writes or sends anything, so the ledger's places stay secret in a job without the variable.
+   */
+  noteLiveAgent(agentId: string, liveConfig: unknown): void {
+    if (isPlainObject(liveConfig)) this.noteLedgerPlaces(agentId, liveConfig);
+    this.noteLive(liveConfig);
+  }
+
+  private noteLedgerPlaces(agentId: string, liveConfig: Record<string, unknown>): void {
+    for (const place of this.ledgerEnvPlaces.get(agentId)?.keys() ?? []) this.noteLedgerPlace(agentId, place, valueAtPath(liveConfig, parseDotted(place)));
+  }
+
+  /**
    * The secret places of an agent's live config, dotted and concrete (`prompt`, `tools.0.header`),
    * beside the patterns the schema marks: the ledger's places for the agent, and every place whose
    * value holds an operator value (a short one only where it is the whole value). Registers what it
    * finds, as `noteLive` does.
    */
   livePaths(agentId: string, liveConfig: Record<string, unknown>): string[] {
+    this.noteLedgerPlaces(agentId, liveConfig);
     const found = new Set(this.ledgerEnvPlaces.get(agentId)?.keys() ?? []);
-    for (const place of found) this.noteLedgerPlace(agentId, place, valueAtPath(liveConfig, parseDotted(place)));
     forEachString(liveConfig, [], (text, at) => {
       for (const candidate of this.candidates) {
         const holds = candidate.length >= MIN_SEARCHABLE_SECRET ? text.includes(candidate) : text === candidate;

@@ -11,6 +11,7 @@ import { captureTestFile } from '../../conversations/capture.js';
 import { findTestFiles } from '../../conversations/find-test-files.js';
 import { loadTestFiles } from '../../conversations/load-tests.js';
 import { toolNamesOf } from '../../conversations/agent-config.js';
+import { agentIfExists } from '../../api/agent-if-exists.js';
 import { chooseJudge, selectAgents, selectTests } from '../../conversations/prepare.js';
 import { compareWithBaseline, readBaseline } from '../../conversations/baseline.js';
 import { JUDGE_CACHE_FOLDER, JudgeCache } from '../../conversations/judge-cache.js';
@@ -339,8 +340,12 @@ export async function capture(options: CaptureOptions, ctx: CommandContext): Pro
       hint: 'A test names its agent by manifest name: add the agent to the manifest, or point -f at the manifest that has it.',
     });
   }
-  // What the call's configuration and transcript hold of the operator's secrets is never written.
-  (await trustedSecretsOf(options, ctx, desired, connection)).noteLive(record);
+  // What the call's configuration and transcript hold of the operator's secrets is never written: the
+  // agent as the call record carries it and as the service holds it now, at the deploy ledger's places too.
+  const trusted = await trustedSecretsOf(options, ctx, desired, connection);
+  trusted.noteLiveAgent(agent.id, record.agent_config);
+  trusted.noteLiveAgent(agent.id, (await agentIfExists(client, agent.id))?.config);
+  trusted.noteLive(record);
   // The modeline points at the package's schema in the project's node_modules, from where the file is written.
   const schemaPath = options.out === undefined ? undefined : path.relative(path.dirname(path.resolve(ctx.cwd, options.out)), path.join(ctx.cwd, 'node_modules/voxform/schemas/tests.schema.json')).split(path.sep).join('/');
   const text = captureTestFile({ record, agentName: agent.localName, redact: (value) => ctx.secrets.redact(value), schemaPath });
