@@ -143,6 +143,20 @@ it("test capture in a job that holds no variable: the test file written from a c
   expect(written + captured.stdout + captured.stderr).not.toContain(PROMO);
 }, 120_000);
 
+it("chat and logs in a job that holds no variable: the greeting the agent says and the call records show no value of a ledger's place", async () => {
+  const project = await referenceDroppedAfterApply();
+  const chat = await runCliInProcess(['chat', '--local', '--agent', 'front-desk'], { cwd: project, env: {}, input: 'hi\n' });
+  expect(chat.code, chat.stderr).toBe(0);
+  expect(chat.stdout).toContain("Today's code is (sensitive). Welcome!");
+  expect(chat.stdout + chat.stderr).not.toContain(PROMO);
+  for (const format of ['json', 'ndjson']) {
+    const logs = await runCliInProcess(['logs', '--local', '--format', format], { cwd: project, env: {} });
+    expect(logs.code, logs.stderr).toBe(0);
+    expect(logs.stdout, format).toContain("Today's code is (sensitive).");
+    expect(logs.stdout + logs.stderr, format).not.toContain(PROMO);
+  }
+}, 120_000);
+
 /** The characters the planted value is made of: what a pull request's oracle guesses from, per position. */
 const GUESSED = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-';
 

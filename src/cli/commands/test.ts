@@ -32,13 +32,11 @@ import { formatDiagnostics } from '../diagnostics.js';
 import { ListedProblemsError } from '../error-text.js';
 import { progressLine } from '../progress.js';
 import { resolveTimeoutMs } from '../timeout.js';
-import { connectService, deployedFiles, loadDesiredState, openOperatorBackend, ownFilesOf, type ProjectOptions } from '../project.js';
+import { connectService, deployedFiles, loadDesiredState, operatorTrustedSecrets, ownFilesOf, type ProjectOptions } from '../project.js';
 import type { Connection } from '../connection.js';
 import type { DesiredState } from '../../manifest/types.js';
 import { sinkNote } from '../../conversations/render-shared.js';
 import type { TrustedSecrets } from '../../secrets/trusted.js';
-import { readTrustedSecrets } from '../../state/trusted-secrets.js';
-import { workspaceKey } from '../../state/types.js';
 import { manifestPlaces, startTestEvidence, testSuiteOf, whyNoEvidence } from '../test-evidence.js';
 import { formatCount, plural, pluralNoun } from '../../util/plural.js';
 
@@ -194,9 +192,8 @@ async function saveRecordings(recordings: Recordings, ctx: CommandContext): Prom
  * The trusted secrets of the workspace (src/secrets/trusted.ts): from the operator's state backend,
  * as `plan` has them, so a test report hides what `plan` hides.
  */
-async function trustedSecretsOf(options: ProjectOptions, ctx: CommandContext, desired: DesiredState, connection: Connection): Promise<TrustedSecrets> {
-  const backend = await openOperatorBackend(options, ctx);
-  return readTrustedSecrets(backend, workspaceKey(desired.environment, connection.serviceId), ctx.env, ctx.secrets);
+function trustedSecretsOf(options: ProjectOptions, ctx: CommandContext, desired: DesiredState, connection: Connection): Promise<TrustedSecrets> {
+  return operatorTrustedSecrets(options, ctx, { environment: desired.environment, serviceId: connection.serviceId });
 }
 
 /** One line per agent whose configuration under test had URLs sent to the sink (src/secrets/sink.ts): the text report's last lines. */
