@@ -19,6 +19,7 @@ import { envPolicyOf } from './env-policy.js';
 import { hasEnvReference, literalParts, referencedNames } from './env-reference.js';
 import { formatDotted, parseDotted, valueAtPath, type FieldPath } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
+import { jsonEqual } from '../util/json-equal.js';
 import { MIN_SEARCHABLE_SECRET, type SecretRegistry } from './redact.js';
 import { sensitiveConfigPatterns } from './schema-paths.js';
 
@@ -236,10 +237,28 @@ export interface HeldVariable {
 
 /**
  * Every secret pattern of an agent's config (relative to the config): the schema's, the places
- * `livePaths` found, and the places the manifests fill from `${env:…}`.
+ * `livePaths` found (`livePlaces`, when the caller has them already), and the places the manifests fill from `${env:…}`.
  */
-export function trustedSecretPaths(trusted: TrustedSecrets, agent: { id: string; sensitivePaths: readonly string[] }, liveConfig: Record<string, unknown>): string[] {
-  return [...new Set([...sensitiveConfigPatterns(), ...trusted.livePaths(agent.id, liveConfig), ...agent.sensitivePaths])];
+export function trustedSecretPaths(
+  trusted: TrustedSecrets,
+  agent: { id: string; sensitivePaths: readonly string[] },
+  liveConfig: Record<string, unknown>,
+  livePlaces: readonly string[] = trusted.livePaths(agent.id, liveConfig),
+): string[] {
+  return [...new Set([...sensitiveConfigPatterns(), ...livePlaces, ...agent.sensitivePaths])];
+}
+
+/**
+ * The places of `livePlaces` (from `livePaths`) where `sent`, a config made from the live one, still
+ * holds what the service holds: only there would the service's secret be sent. Where the manifests
+ * set a text of their own, the place holds theirs (a reference of theirs is withheld as such), and
+ * nothing of the service's is there to withhold.
+ */
+export function placesKeptLive(livePlaces: readonly string[], sent: object, liveConfig: Record<string, unknown>): string[] {
+  return livePlaces.filter((place) => {
+    const at = parseDotted(place);
+    return jsonEqual(valueAtPath(sent, at), valueAtPath(liveConfig, at));
+  });
 }
 
 /**

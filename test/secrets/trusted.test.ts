@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { REDACTED, SecretRegistry } from '../../src/secrets/redact.js';
 import { SINK_URL, sinkNewTargets } from '../../src/secrets/sink.js';
-import { referencedValues, trustedSecretPaths, TrustedSecrets } from '../../src/secrets/trusted.js';
+import { placesKeptLive, referencedValues, trustedSecretPaths, TrustedSecrets } from '../../src/secrets/trusted.js';
 import type { HistoryRecord } from '../../src/history/types.js';
 
 const PROMO = 'PROMO-LIVE-8812';
@@ -41,6 +41,12 @@ describe('TrustedSecrets', () => {
     // Changed since the apply: which part is secret is unknown, so the whole value is.
     trusted.livePaths('ag_1', { first_message: 'Edited on the dashboard: use WINTER-9931', prompt: '' });
     expect(registry.redact('Edited on the dashboard: use WINTER-9931')).toBe(REDACTED);
+  });
+
+  it('withholds a live place only while the config sent keeps the live value there', () => {
+    const live = { first_message: `Code ${PROMO}.`, prompt: `Quote ${PROMO}.` };
+    const sent = { first_message: 'Welcome!', prompt: `Quote ${PROMO}.` };
+    expect(placesKeptLive(['first_message', 'prompt'], sent, live)).toEqual(['prompt']);
   });
 
   it.each([

@@ -157,6 +157,21 @@ it("chat and logs in a job that holds no variable: the greeting the agent says a
   }
 }, 120_000);
 
+it("test --against desired: a greeting of the pull request's own at a ledger's place is sent as written, the deployed one withheld only where the config keeps it", async () => {
+  const project = await referenceDroppedAfterApply();
+  await mkdir(path.join(project, 'tests'));
+  await writeFile(path.join(project, 'tests', 'greet.test.yaml'), GREETING_TEST);
+  const tested = await runCliInProcess(['test', '--local'], { cwd: project, env });
+  expect(tested.code, tested.stdout).toBe(0);
+  expect(tested.stdout).not.toContain('withheld-by-voxform');
+  // The pull request sets no greeting: the live one, holding the deployed value, is kept and withheld.
+  await writeFile(path.join(project, 'voxform.yaml'), ['version: 1', 'agents:', '  front-desk:', `    id: "${AGENT}"`, '    config:', '      prompt: You are the front desk.', ''].join('\n'));
+  const kept = await runCliInProcess(['test', '--local'], { cwd: project, env });
+  expect(kept.code).toBe(1);
+  expect(kept.stdout).toContain('withheld-by-voxform');
+  expect(kept.stdout + kept.stderr).not.toContain(PROMO);
+}, 120_000);
+
 /** The characters the planted value is made of: what a pull request's oracle guesses from, per position. */
 const GUESSED = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-';
 
