@@ -93,7 +93,7 @@ export class TrustedSecrets {
           if (typeof place !== 'string') continue;
           let values = places.get(place);
           if (!values) places.set(place, (values = new Set()));
-          const written = valueAtPath(version.config, parseDotted(place));
+          const written = valueAtPlace(version.config, place);
           if (!hasEnvReference(written)) continue;
           values.add(written as string);
           for (const name of referencedNames(written as string)) this.ledgerVariables.add(name);
@@ -131,7 +131,7 @@ export class TrustedSecrets {
   }
 
   private noteLedgerPlaces(agentId: string, liveConfig: Record<string, unknown>): void {
-    for (const place of this.ledgerEnvPlaces.get(agentId)?.keys() ?? []) this.noteLedgerPlace(agentId, place, valueAtPath(liveConfig, parseDotted(place)));
+    for (const place of this.ledgerEnvPlaces.get(agentId)?.keys() ?? []) this.noteLedgerPlace(agentId, place, valueAtPlace(liveConfig, place));
   }
 
   /**
@@ -255,10 +255,15 @@ export function trustedSecretPaths(
  * nothing of the service's is there to withhold.
  */
 export function placesKeptLive(livePlaces: readonly string[], sent: object, liveConfig: Record<string, unknown>): string[] {
-  return livePlaces.filter((place) => {
-    const at = parseDotted(place);
-    return jsonEqual(valueAtPath(sent, at), valueAtPath(liveConfig, at));
-  });
+  return livePlaces.filter((place) => jsonEqual(valueAtPlace(sent, place), valueAtPlace(liveConfig, place)));
+}
+
+/**
+ * The value at a dotted place of a config (`tools.0.description`): its digits name an item of a list,
+ * as `formatDotted` wrote the index (`parseDotted` keeps every segment a string).
+ */
+function valueAtPlace(config: unknown, place: string): unknown {
+  return valueAtPath(config, parseDotted(place).map((segment) => (/^(?:0|[1-9]\d*)$/.test(segment) ? Number(segment) : segment)));
 }
 
 /**

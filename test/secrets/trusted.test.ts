@@ -43,10 +43,20 @@ describe('TrustedSecrets', () => {
     expect(registry.redact('Edited on the dashboard: use WINTER-9931')).toBe(REDACTED);
   });
 
+  it("reads a ledger's place inside a list by its index, as the ledger writes it (`tools.0.description`)", () => {
+    const registry = new SecretRegistry();
+    const trusted = new TrustedSecrets({}, registry);
+    const config = { tools: [{ name: 'lookup', description: 'Quote code ${env:PROMO_CODE} to callers' }] };
+    const record = { workspace: 'default@local', agents: { desk: { id: 'ag_1', config, configHash: 'h', maskedPaths: ['tools.0.description'] } } } as unknown as HistoryRecord;
+    trusted.noteLedger([record]);
+    trusted.noteLiveAgent('ag_1', { tools: [{ name: 'lookup', description: `Quote code ${PROMO} to callers` }] });
+    expect(registry.redact(`the code is ${PROMO}; Quote code`)).toBe(`the code is ${REDACTED}; Quote code`);
+  });
+
   it('withholds a live place only while the config sent keeps the live value there', () => {
-    const live = { first_message: `Code ${PROMO}.`, prompt: `Quote ${PROMO}.` };
-    const sent = { first_message: 'Welcome!', prompt: `Quote ${PROMO}.` };
-    expect(placesKeptLive(['first_message', 'prompt'], sent, live)).toEqual(['prompt']);
+    const live = { first_message: `Code ${PROMO}.`, tools: [{ description: `Code ${PROMO}.` }, { description: `Also ${PROMO}` }] };
+    const sent = { first_message: 'Welcome!', tools: [{ description: `Code ${PROMO}.` }, { description: 'Mine' }] };
+    expect(placesKeptLive(['first_message', 'tools.0.description', 'tools.1.description'], sent, live)).toEqual(['tools.0.description']);
   });
 
   it.each([

@@ -118,6 +118,19 @@ it("plan in a job that holds no variable: the greeting being replaced at a ledge
   expect(shown.stdout + shown.stderr).not.toContain(PROMO);
 }, 120_000);
 
+it("plan in a job that holds no variable: a ledger's place inside a list (a tool's description) is scrubbed", async () => {
+  const project = await tempDir();
+  const tool = (description: string) => manifest('Hello', ['      tools:', '        - name: lookup', `          description: "${description}"`, '          webhook: https://tools.example.com/lookup']);
+  await writeFile(path.join(project, 'voxform.yaml'), tool('Quote code ${env:PROMO_CODE} to callers'));
+  const applied = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: project, env });
+  expect(applied.code, applied.stderr).toBe(0);
+  await writeFile(path.join(project, 'voxform.yaml'), tool('Look up an appointment'));
+  const plan = await runCliInProcess(['plan', '--local'], { cwd: project, env: {} });
+  expect(plan.code, plan.stderr).toBe(0);
+  expect(plan.stdout).toContain('Quote code (sensitive) to callers');
+  expect(plan.stdout + plan.stderr).not.toContain(PROMO);
+}, 120_000);
+
 it("drift in a job that holds no variable: the live greeting at a ledger's place is scrubbed, in text and JSON", async () => {
   const project = await referenceDroppedAfterApply();
   for (const format of ['text', 'json']) {
