@@ -4,7 +4,7 @@ import { TrustedSecrets } from '../secrets/trusted.js';
 import type { SecretRegistry } from '../secrets/redact.js';
 import type { AgentSummary } from '../history/types.js';
 import type { StateBackend } from './backend.js';
-import type { WorkspaceState } from './types.js';
+import { splitWorkspaceKey, type WorkspaceState } from './types.js';
 
 /**
  * The trusted secrets of a workspace as the operator's state backend knows them (`noteStateEvidence`),
@@ -17,19 +17,26 @@ export async function readTrustedSecrets(backend: StateBackend, workspace: strin
 }
 
 /**
- * Tells `trusted` what the state backend knows of a workspace's secrets: the variables its last
- * apply read, and the deploy ledger's `${env:…}` places of every apply to it. `plan`, `drift` and
- * `apply` call it as they read the workspace, and every other command through `readTrustedSecrets`:
- * one reading of the evidence for all.
+ * Tells `trusted` what the state backend knows of the secrets of a workspace's service: the
+ * variables the last apply of each of its workspaces read, and the deploy ledger's `${env:…}`
+ * places of every apply to them. Every workspace of the service counts, since the ledger's places
+ * are by agent id and an agent may last have been applied from another environment (before an
+ * overlay gave it its own id, or by `promote`). `plan`, `drift` and `apply` call it as they read the
+ * workspace, and every other command through `readTrustedSecrets`: one reading of the evidence for all.
  * The ledger is walked one record at a time, and a record is read whole only when one of its agents
  * took a value from the environment: a ledger of any length costs the memory of its largest record.
  */
 export async function noteStateEvidence(trusted: TrustedSecrets, backend: StateBackend, workspace: string, state: Pick<WorkspaceState, 'environmentVariables'>): Promise<void> {
   trusted.noteRecordedVariables(state.environmentVariables);
-  for await (const summary of backend.history.summaries({ workspace })) {
-    if (!Object.values(summary.agents).some(tookFromEnvironment)) continue;
-    const record = await backend.history.read({ workspace }, summary.id);
-    if (record) trusted.noteLedger([record]);
+  const service = splitWorkspaceKey(workspace)?.serviceId;
+  const others = service === undefined ? [] : (await backend.listWorkspaces()).map(({ key }) => key).filter((key) => key !== workspace && splitWorkspaceKey(key)?.serviceId === service);
+  for (const key of others) trusted.noteRecordedVariables((await backend.readWorkspace(key)).workspace.environmentVariables);
+  for (const key of [workspace, ...others]) {
+    for await (const summary of backend.history.summaries({ workspace: key })) {
+      if (!Object.values(summary.agents).some(tookFromEnvironment)) continue;
+      const record = await backend.history.read({ workspace: key }, summary.id);
+      if (record) trusted.noteLedger([record]);
+    }
   }
 }
 

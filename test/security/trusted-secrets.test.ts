@@ -131,6 +131,20 @@ it("plan in a job that holds no variable: a ledger's place inside a list (a tool
   expect(plan.stdout + plan.stderr).not.toContain(PROMO);
 }, 120_000);
 
+it("diff in a job that holds no variable: an agent applied from another environment keeps that apply's ledger places secret", async () => {
+  const project = await tempDir();
+  const environments = ['environments:', '  staging:', '    agents:', '      front-desk: { id: -OKstagingFrontDesk01 }', '  production: {}', ''];
+  await writeFile(path.join(project, 'voxform.yaml'), manifest("Today's code is ${env:PROMO_CODE}. Welcome!") + environments.join('\n'));
+  const applied = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: project, env });
+  expect(applied.code, applied.stderr).toBe(0);
+  await writeFile(path.join(project, 'voxform.yaml'), manifest('Welcome!') + environments.join('\n'));
+  // Production names the agent the base applied: its own workspace's ledger has no record of it.
+  const diff = await runCliInProcess(['diff', '--local', '--env', 'staging', '--env', 'production'], { cwd: project, env: {} });
+  expect(diff.code, diff.stderr).toBe(0);
+  expect(diff.stdout).toContain('config.first_message: (sensitive value changed)');
+  expect(diff.stdout + diff.stderr).not.toContain(PROMO);
+}, 120_000);
+
 it("drift in a job that holds no variable: the live greeting at a ledger's place is scrubbed, in text and JSON", async () => {
   const project = await referenceDroppedAfterApply();
   for (const format of ['text', 'json']) {
