@@ -31,16 +31,22 @@ export async function noteStateEvidence(trusted: TrustedSecrets, backend: StateB
   const service = splitWorkspaceKey(workspace)?.serviceId;
   const others = service === undefined ? [] : (await backend.listWorkspaces()).map(({ key }) => key).filter((key) => key !== workspace && splitWorkspaceKey(key)?.serviceId === service);
   for (const key of others) trusted.noteRecordedVariables((await backend.readWorkspace(key)).workspace.environmentVariables);
+  // Newest first, a record is read whole only when it records a place (or a name) no newer record did:
+  // a live value is matched against the last recorded shape, and one it does not fit is scrubbed whole.
+  const recorded = new Set<string>();
   for (const key of [workspace, ...others]) {
     for await (const summary of backend.history.summaries({ workspace: key })) {
-      if (!Object.values(summary.agents).some(tookFromEnvironment)) continue;
+      const places = Object.values(summary.agents).flatMap(environmentPlaces);
+      if (places.every((place) => recorded.has(place))) continue;
+      for (const place of places) recorded.add(place);
       const record = await backend.history.read({ workspace: key }, summary.id);
       if (record) trusted.noteLedger([record]);
     }
   }
 }
 
-/** Whether the ledger recorded a value of the agent's as filled from `${env:…}`: a place in its configuration, or its name. */
-function tookFromEnvironment(agent: AgentSummary): boolean {
-  return agent.maskedPaths.length > 0 || hasEnvReference(agent.name);
+/** What the ledger recorded of the agent as filled from `${env:…}`, each as agent id and place: the places in its configuration, and its name. */
+function environmentPlaces(agent: AgentSummary): string[] {
+  const places = agent.maskedPaths.map((place) => `${agent.id} config ${place}`);
+  return hasEnvReference(agent.name) ? [...places, `${agent.id} name ${agent.name as string}`] : places;
 }
