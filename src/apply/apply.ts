@@ -17,6 +17,7 @@ import { ciJobUrlFrom } from '../util/run-identity.js';
 import { FileStateBackend } from '../state/file-backend.js';
 import { StateStore } from '../state/state-file.js';
 import { missingStateError } from '../state/missing-state.js';
+import { noteStateEvidence } from '../state/trusted-secrets.js';
 import { workspaceKey, type WorkspaceState } from '../state/types.js';
 import { deployer } from '../history/source.js';
 import type { DeploySource, HistoryRecord, HistoryStore } from '../history/types.js';
@@ -147,7 +148,7 @@ async function preparePlan(options: ApplyOptions & { backend: StateBackend }, st
   // Made for another service: said before that service is read (it may not even be running).
   const elsewhere = madeElsewhere(savedPlan, { serviceId: options.serviceId, planCommand: options.planCommand });
   if (elsewhere) throw elsewhere;
-  const live = await readLiveState(client, desired, { onProgress: onReadProgress });
+  const live = await readLiveState(client, desired, { onProgress: onReadProgress, onAgent: (agent) => options.secrets?.noteLiveAgent(agent.id, agent.config) });
   const { view } = await readSharedView(options.backend, desired, options.serviceId, store.workspace);
   const key = store.fingerprintKey;
   assertPlanFresh(savedPlan, { fingerprints: liveFingerprints(desired, live, view.workspace, key), desired, serviceId: options.serviceId, fingerprintKey: key, workingDir: options.workingDir, planCommand: options.planCommand });
@@ -208,7 +209,7 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
     // Before the service is read: an apply without the state would create again what is on the service.
     if (store.missingState && !options.allowMissingState) throw missingStateError(store.missingState, workspace);
     options.onWorkspace?.(store.workspace);
-    options.secrets?.noteRecordedVariables(store.workspace.environmentVariables);
+    if (options.secrets) await noteStateEvidence(options.secrets, backend, workspace, store.workspace);
     if (signal.aborted) return outcome('interrupted', undefined);
     const prepared = await unlessAborted(preparePlan({ ...options, backend }, store), signal);
     if (!prepared || signal.aborted) return outcome('interrupted', prepared?.plan);

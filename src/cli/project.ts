@@ -8,6 +8,7 @@ import { notePerFolderFile } from './per-folder-files.js';
 import { nextCommand } from './next-command.js';
 import { workspaceKey } from '../state/types.js';
 import { TrustedSecrets } from '../secrets/trusted.js';
+import { readTrustedSecrets } from '../state/trusted-secrets.js';
 import { fingerprintKey } from '../util/hash.js';
 import { detectDeploySource } from '../history/source.js';
 import type { DeploySource } from '../history/types.js';
@@ -120,6 +121,22 @@ export async function openOperatorBackend(options: { state?: string | undefined 
   const backend = await openStateBackend({ state: options.state, env: ctx.env, cwd: ctx.cwd, registerSecret: (value) => ctx.secrets.add(value) });
   ctx.onExit(() => backend.close());
   return backend;
+}
+
+/**
+ * The trusted secrets (src/secrets/trusted.ts) of a workspace of the connected service, from the
+ * operator's state backend as `plan` reads them: for a command that reads live agents or calls
+ * without planning (`test`, `test capture`, `chat`, `logs`), which tells each agent it reads to
+ * `noteLiveAgent` before it prints, writes or sends anything.
+ */
+export async function operatorTrustedSecrets(
+  options: { state?: string | undefined },
+  ctx: CommandContext,
+  workspace: { environment: string | undefined; serviceId: string },
+  how: { note: 'now' | 'later' } = { note: 'now' },
+): Promise<TrustedSecrets> {
+  const backend = await openOperatorBackend(options, ctx, how);
+  return readTrustedSecrets(backend, workspaceKey(workspace.environment, workspace.serviceId), ctx.env, ctx.secrets);
 }
 
 /** Says so when this folder starts a state of its own while an enclosing folder of the project holds one. */

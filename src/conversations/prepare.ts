@@ -11,7 +11,7 @@ import { mapBounded } from '../util/semaphore.js';
 import { printable } from '../util/printable.js';
 import { desiredAgentConfig } from './agent-config.js';
 import { sinkNewTargets } from '../secrets/sink.js';
-import { trustedSecretPaths, type TrustedSecrets } from '../secrets/trusted.js';
+import { placesKeptLive, trustedSecretPaths, type TrustedSecrets } from '../secrets/trusted.js';
 import { withholdSecrets } from '../secrets/withhold.js';
 import { ChatModel, judgeSettingsFromEnv, registerModelSecrets } from '../model/chat-model.js';
 import type { AgentUnderTest } from './types.js';
@@ -41,11 +41,14 @@ export async function resolveAgentsUnderTest(
     if (!agent) throw new Error(`resolveAgentsUnderTest(): ${name} is not in the desired state`); // the loader checked
     const live = await client.getAgent(agent.id);
     const liveConfig = (live.config ?? {}) as Record<string, unknown>;
-    const secretPaths = trustedSecretPaths(options.trusted, agent, liveConfig);
+    const livePlaces = options.trusted.livePaths(agent.id, liveConfig);
+    const secretPaths = trustedSecretPaths(options.trusted, agent, liveConfig, livePlaces);
     const config = desiredAgentConfig(agent, live);
     const configHashes = { desired: desiredTurnKey(agent, options.withSecrets === true), live: configurationHash(liveConfig, { maskPaths: secretPaths }) };
     if (options.withSecrets) return [name, { id: agent.id, desiredConfig: config, configHashes, sinkedTargets: [] }];
-    const withheld = withholdSecrets(config, { sensitivePaths: secretPaths, envReferences: agent.envReferences });
+    // The schema's places and the manifests' `${env:…}` places always; a place secret by what the
+    // live agent holds there only while the config sent keeps that value (the pull request set none of its own).
+    const withheld = withholdSecrets(config, { sensitivePaths: [...placesKeptLive(livePlaces, config, liveConfig), ...agent.sensitivePaths], envReferences: agent.envReferences });
     // Last: nothing may rewrite a URL after the sink has replaced it.
     const sinked = sinkNewTargets(withheld, config, liveConfig);
     return [name, { id: agent.id, desiredConfig: sinked.config, configHashes, sinkedTargets: sinked.replaced }];

@@ -11,6 +11,7 @@ import { classifyDrift } from './classify.js';
 import { notComparedFinder } from './not-compared.js';
 import type { DriftReport } from './types.js';
 import { readCheckedWorkspace } from '../state/missing-state.js';
+import { noteStateEvidence } from '../state/trusted-secrets.js';
 import { requireOptions } from '../util/required-options.js';
 
 /** What `plan` takes but `targets` and `onChange`: a drift check is of the whole workspace, as `voxform drift` is. */
@@ -23,7 +24,7 @@ export async function checkDrift(options: DriftCheckOptions): Promise<DriftRepor
   const key = workspaceKey(options.desired.environment, options.serviceId);
   const { workspace, missingState } = await readCheckedWorkspace(backend, key);
   options.onWorkspace?.(workspace);
-  options.secrets?.noteRecordedVariables(workspace.environmentVariables);
+  if (options.secrets) await noteStateEvidence(options.secrets, backend, key, workspace);
   // A value another environment's apply set is classified, not refused: drift reports, it does not write.
   // A plain JS caller may pass what the type leaves out: like every option outside a function's type, it is not read.
   const { plan, conflicts, view } = await planWorkspace({ ...options, backend, reportConflicts: true, targets: undefined, onChange: undefined }, { workspace, missingState });

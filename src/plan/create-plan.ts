@@ -1,4 +1,5 @@
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';
+import type { Agent } from '../schema/types.gen.js';
 import type { WorkspaceState } from '../state/types.js';
 import { formatSourceLocation, VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
@@ -24,6 +25,8 @@ interface CreatePlanOptions {
   onReadProgress?: (agentsRead: number, agents: number) => void;
   /** Told of each change made while the other reads are on the wire (a renderer prepares its output then). */
   onChange?: ((change: ResourceChange) => void) | undefined;
+  /** Told of each agent the service answered with, before its change is made (and so before `onChange` hears of it). */
+  onAgentRead?: ((agent: Agent) => void) | undefined;
   now?: () => Date;
 }
 
@@ -40,6 +43,7 @@ export async function createPlan(options: CreatePlanOptions): Promise<{ plan: Pl
   const live = await readLiveState(options.client, desired, {
     onProgress: options.onReadProgress,
     onAgent: (agent) => {
+      options.onAgentRead?.(agent);
       for (const desiredAgent of byId.get(agent.id) ?? []) diff.agentRead(desiredAgent, agent);
     },
     onPhones: (phones) => diff.phonesRead(phones),

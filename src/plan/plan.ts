@@ -6,6 +6,7 @@ import { DEFAULT_STATE_FILE } from '../state/open.js';
 import { workspaceKey, type WorkspaceState } from '../state/types.js';
 import { readCheckedWorkspace, type CheckedWorkspace } from '../state/missing-state.js';
 import { createPlan } from './create-plan.js';
+import { noteStateEvidence } from '../state/trusted-secrets.js';
 import { checkTakeOver, findSharedConflicts, readSharedView, sharedConflictError, type SharedResourceConflict, type SharedView } from './shared-resources.js';
 import type { LiveReader, LiveState } from './read-live.js';
 import type { Plan, ResourceChange } from './types.js';
@@ -44,7 +45,10 @@ export interface PlanOptions {
    * number, campaign, credential or agent (named by one id) another environment's last apply set differently is otherwise refused.
    */
   takeOver?: string[] | undefined;
-  /** Hears the recorded variables and every live value read before they are reported, so no secret is printed. */
+  /**
+   * Hears the state backend's evidence (the recorded variables, the deploy ledger's `${env:…}` places)
+   * and every live value read before they are reported, so no secret is printed.
+   */
   secrets?: TrustedSecrets | undefined;
 }
 
@@ -54,7 +58,7 @@ export async function plan(options: PlanOptions): Promise<Plan> {
   const backend = options.backend ?? new FileStateBackend(options.stateFile ?? DEFAULT_STATE_FILE);
   const stored = await readCheckedWorkspace(backend, workspaceKey(options.desired.environment, options.serviceId));
   options.onWorkspace?.(stored.workspace);
-  options.secrets?.noteRecordedVariables(stored.workspace.environmentVariables);
+  if (options.secrets) await noteStateEvidence(options.secrets, backend, workspaceKey(options.desired.environment, options.serviceId), stored.workspace);
   return (await planWorkspace({ ...options, backend }, stored)).plan;
 }
 
@@ -88,6 +92,7 @@ export async function planWorkspace(options: PlanOptions & { reportConflicts?: b
     files: options.files ?? [],
     targets: options.targets ?? [],
     onReadProgress: options.onReadProgress,
+    onAgentRead: (agent) => options.secrets?.noteLiveAgent(agent.id, agent.config),
     onChange: (change) => {
       options.secrets?.noteLive(change.before);
       options.onChange?.(change);

@@ -12,12 +12,14 @@
  *     values of the variables the state recorded. A state file or ledger inside the checkout is the
  *     pull request's: what it lists is added, and nothing it leaves out is relied on;
  *   - the places the pull request's own manifests fill from `${env:…}` (they add, never remove).
- * Every command asks here (plan, apply, test, report): none derives secret places on its own.
+ * Every command asks here (plan, drift, apply, test, test capture, diff, export, report, logs, chat), each live
+ * agent told to `noteLiveAgent` (or `livePaths`) as it is read: none derives secret places on its own.
  */
 import { envPolicyOf } from './env-policy.js';
 import { hasEnvReference, literalParts, referencedNames } from './env-reference.js';
 import { formatDotted, parseDotted, valueAtPath, type FieldPath } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
+import { jsonEqual } from '../util/json-equal.js';
 import { MIN_SEARCHABLE_SECRET, type SecretRegistry } from './redact.js';
 import { sensitiveConfigPatterns } from './schema-paths.js';
 
@@ -91,7 +93,7 @@ export class TrustedSecrets {
           if (typeof place !== 'string') continue;
           let values = places.get(place);
           if (!values) places.set(place, (values = new Set()));
-          const written = valueAtPath(version.config, parseDotted(place));
+          const written = valueAtPlace(version.config, place);
           if (!hasEnvReference(written)) continue;
           values.add(written as string);
           for (const name of referencedNames(written as string)) this.ledgerVariables.add(name);
@@ -118,14 +120,29 @@ export class TrustedSecrets {
   }
 
   /**
+   * An agent's config as the service holds it (read live, or as a call record carries it): what it
+   * holds at the places the deploy ledger recorded for the agent, and every operator value in it,
+   * are registered for the scrub. Every command that reads a live agent tells it here before it
+   * prints, writes or sends anything, so the ledger's places stay secret in a job without the variable.
+   */
+  noteLiveAgent(agentId: string, liveConfig: unknown): void {
+    if (isPlainObject(liveConfig)) this.noteLedgerPlaces(agentId, liveConfig);
+    this.noteLive(liveConfig);
+  }
+
+  private noteLedgerPlaces(agentId: string, liveConfig: Record<string, unknown>): void {
+    for (const place of this.ledgerEnvPlaces.get(agentId)?.keys() ?? []) this.noteLedgerPlace(agentId, place, valueAtPlace(liveConfig, place));
+  }
+
+  /**
    * The secret places of an agent's live config, dotted and concrete (`prompt`, `tools.0.header`),
    * beside the patterns the schema marks: the ledger's places for the agent, and every place whose
    * value holds an operator value (a short one only where it is the whole value). Registers what it
    * finds, as `noteLive` does.
    */
   livePaths(agentId: string, liveConfig: Record<string, unknown>): string[] {
+    this.noteLedgerPlaces(agentId, liveConfig);
     const found = new Set(this.ledgerEnvPlaces.get(agentId)?.keys() ?? []);
-    for (const place of found) this.noteLedgerPlace(agentId, place, valueAtPath(liveConfig, parseDotted(place)));
     forEachString(liveConfig, [], (text, at) => {
       for (const candidate of this.candidates) {
         const holds = candidate.length >= MIN_SEARCHABLE_SECRET ? text.includes(candidate) : text === candidate;
@@ -220,10 +237,33 @@ export interface HeldVariable {
 
 /**
  * Every secret pattern of an agent's config (relative to the config): the schema's, the places
- * `livePaths` found, and the places the manifests fill from `${env:…}`.
+ * `livePaths` found (`livePlaces`, when the caller has them already), and the places the manifests fill from `${env:…}`.
  */
-export function trustedSecretPaths(trusted: TrustedSecrets, agent: { id: string; sensitivePaths: readonly string[] }, liveConfig: Record<string, unknown>): string[] {
-  return [...new Set([...sensitiveConfigPatterns(), ...trusted.livePaths(agent.id, liveConfig), ...agent.sensitivePaths])];
+export function trustedSecretPaths(
+  trusted: TrustedSecrets,
+  agent: { id: string; sensitivePaths: readonly string[] },
+  liveConfig: Record<string, unknown>,
+  livePlaces: readonly string[] = trusted.livePaths(agent.id, liveConfig),
+): string[] {
+  return [...new Set([...sensitiveConfigPatterns(), ...livePlaces, ...agent.sensitivePaths])];
+}
+
+/**
+ * The places of `livePlaces` (from `livePaths`) where `sent`, a config made from the live one, still
+ * holds what the service holds: only there would the service's secret be sent. Where the manifests
+ * set a text of their own, the place holds theirs (a reference of theirs is withheld as such), and
+ * nothing of the service's is there to withhold.
+ */
+export function placesKeptLive(livePlaces: readonly string[], sent: object, liveConfig: Record<string, unknown>): string[] {
+  return livePlaces.filter((place) => jsonEqual(valueAtPlace(sent, place), valueAtPlace(liveConfig, place)));
+}
+
+/**
+ * The value at a dotted place of a config (`tools.0.description`): its digits name an item of a list,
+ * as `formatDotted` wrote the index (`parseDotted` keeps every segment a string).
+ */
+function valueAtPlace(config: unknown, place: string): unknown {
+  return valueAtPath(config, parseDotted(place).map((segment) => (/^(?:0|[1-9]\d*)$/.test(segment) ? Number(segment) : segment)));
 }
 
 /**

@@ -4,28 +4,49 @@ import { TrustedSecrets } from '../secrets/trusted.js';
 import type { SecretRegistry } from '../secrets/redact.js';
 import type { AgentSummary } from '../history/types.js';
 import type { StateBackend } from './backend.js';
+import { splitWorkspaceKey, type WorkspaceState } from './types.js';
 
 /**
- * The trusted secrets of a workspace as the operator's state backend knows them: the variables
- * its last apply read, and the deploy ledger's `${env:…}` places of every apply to it. Used where
- * a command reads live values without planning (`test`, `test capture`, `diff`); `plan` and `apply`
- * hear the same through `PlanOptions.secrets` as they read the workspace.
- * The ledger is walked one record at a time, and a record is read whole only when one of its agents
- * took a value from the environment: a ledger of any length costs the memory of its largest record.
+ * The trusted secrets of a workspace as the operator's state backend knows them (`noteStateEvidence`),
+ * for a command that reads live values without planning (`test`, `test capture`, `diff`).
  */
 export async function readTrustedSecrets(backend: StateBackend, workspace: string, env: Readonly<Record<string, string | undefined>>, registry: SecretRegistry): Promise<TrustedSecrets> {
   const trusted = new TrustedSecrets(env, registry);
-  const stored = await backend.readWorkspace(workspace);
-  trusted.noteRecordedVariables(stored.workspace.environmentVariables);
-  for await (const summary of backend.history.summaries({ workspace })) {
-    if (!Object.values(summary.agents).some(tookFromEnvironment)) continue;
-    const record = await backend.history.read({ workspace }, summary.id);
-    if (record) trusted.noteLedger([record]);
-  }
+  await noteStateEvidence(trusted, backend, workspace, (await backend.readWorkspace(workspace)).workspace);
   return trusted;
 }
 
-/** Whether the ledger recorded a value of the agent's as filled from `${env:…}`: a place in its configuration, or its name. */
-function tookFromEnvironment(agent: AgentSummary): boolean {
-  return agent.maskedPaths.length > 0 || hasEnvReference(agent.name);
+/**
+ * Tells `trusted` what the state backend knows of the secrets of a workspace's service: the
+ * variables the last apply of each of its workspaces read, and the deploy ledger's `${env:…}`
+ * places of every apply to them. Every workspace of the service counts, since the ledger's places
+ * are by agent id and an agent may last have been applied from another environment (before an
+ * overlay gave it its own id, or by `promote`). `plan`, `drift` and `apply` call it as they read the
+ * workspace, and every other command through `readTrustedSecrets`: one reading of the evidence for all.
+ * The ledger is walked one record at a time, and a record is read whole only when one of its agents
+ * took a value from the environment: a ledger of any length costs the memory of its largest record.
+ */
+export async function noteStateEvidence(trusted: TrustedSecrets, backend: StateBackend, workspace: string, state: Pick<WorkspaceState, 'environmentVariables'>): Promise<void> {
+  trusted.noteRecordedVariables(state.environmentVariables);
+  const service = splitWorkspaceKey(workspace)?.serviceId;
+  const others = service === undefined ? [] : (await backend.listWorkspaces()).map(({ key }) => key).filter((key) => key !== workspace && splitWorkspaceKey(key)?.serviceId === service);
+  for (const key of others) trusted.noteRecordedVariables((await backend.readWorkspace(key)).workspace.environmentVariables);
+  // Newest first, a record is read whole only when it records a place (or a name) no newer record did:
+  // a live value is matched against the last recorded shape, and one it does not fit is scrubbed whole.
+  const recorded = new Set<string>();
+  for (const key of [workspace, ...others]) {
+    for await (const summary of backend.history.summaries({ workspace: key })) {
+      const places = Object.values(summary.agents).flatMap(environmentPlaces);
+      if (places.every((place) => recorded.has(place))) continue;
+      for (const place of places) recorded.add(place);
+      const record = await backend.history.read({ workspace: key }, summary.id);
+      if (record) trusted.noteLedger([record]);
+    }
+  }
+}
+
+/** What the ledger recorded of the agent as filled from `${env:…}`, each as agent id and place: the places in its configuration, and its name. */
+function environmentPlaces(agent: AgentSummary): string[] {
+  const places = agent.maskedPaths.map((place) => `${agent.id} config ${place}`);
+  return hasEnvReference(agent.name) ? [...places, `${agent.id} name ${agent.name as string}`] : places;
 }

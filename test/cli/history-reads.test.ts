@@ -138,6 +138,8 @@ describe('reading the ledger', () => {
     expect(result.stdout).toContain('  ✗ min_calls 1  front-desk ran 0 calls with this configuration, 1 required\n');
     expect(result.stdout).toMatch(/^ {2}✗ soak 1d +deployed .+ ago, 1d required$/m);
     expect(result.code).toBe(1);
-    expect(counts).toEqual({ summarized: 3, whole: [promoted] });
+    // Each of staging's 3 records summarized twice: by the gates, and by the plan's walk for the
+    // ledger's secret places (every workspace of the service), which reads none whole (none took a value from the environment).
+    expect(counts).toEqual({ summarized: 6, whole: [promoted] });
   });
 });

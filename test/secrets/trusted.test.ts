@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { REDACTED, SecretRegistry } from '../../src/secrets/redact.js';
 import { SINK_URL, sinkNewTargets } from '../../src/secrets/sink.js';
-import { referencedValues, trustedSecretPaths, TrustedSecrets } from '../../src/secrets/trusted.js';
+import { placesKeptLive, referencedValues, trustedSecretPaths, TrustedSecrets } from '../../src/secrets/trusted.js';
 import type { HistoryRecord } from '../../src/history/types.js';
 
 const PROMO = 'PROMO-LIVE-8812';
@@ -41,6 +41,22 @@ describe('TrustedSecrets', () => {
     // Changed since the apply: which part is secret is unknown, so the whole value is.
     trusted.livePaths('ag_1', { first_message: 'Edited on the dashboard: use WINTER-9931', prompt: '' });
     expect(registry.redact('Edited on the dashboard: use WINTER-9931')).toBe(REDACTED);
+  });
+
+  it("reads a ledger's place inside a list by its index, as the ledger writes it (`tools.0.description`)", () => {
+    const registry = new SecretRegistry();
+    const trusted = new TrustedSecrets({}, registry);
+    const config = { tools: [{ name: 'lookup', description: 'Quote code ${env:PROMO_CODE} to callers' }] };
+    const record = { workspace: 'default@local', agents: { desk: { id: 'ag_1', config, configHash: 'h', maskedPaths: ['tools.0.description'] } } } as unknown as HistoryRecord;
+    trusted.noteLedger([record]);
+    trusted.noteLiveAgent('ag_1', { tools: [{ name: 'lookup', description: `Quote code ${PROMO} to callers` }] });
+    expect(registry.redact(`the code is ${PROMO}; Quote code`)).toBe(`the code is ${REDACTED}; Quote code`);
+  });
+
+  it('withholds a live place only while the config sent keeps the live value there', () => {
+    const live = { first_message: `Code ${PROMO}.`, tools: [{ description: `Code ${PROMO}.` }, { description: `Also ${PROMO}` }] };
+    const sent = { first_message: 'Welcome!', tools: [{ description: `Code ${PROMO}.` }, { description: 'Mine' }] };
+    expect(placesKeptLive(['first_message', 'tools.0.description', 'tools.1.description'], sent, live)).toEqual(['tools.0.description']);
   });
 
   it.each([

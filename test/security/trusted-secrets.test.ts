@@ -93,6 +93,112 @@ it("test --against live in a job that holds no variable: the ledger's places are
   }
 }, 180_000);
 
+/** Applies a greeting that reads PROMO_CODE, then writes the pull request that drops the reference; every later run holds no variable. */
+async function referenceDroppedAfterApply(): Promise<string> {
+  const project = await tempDir();
+  await writeFile(path.join(project, 'voxform.yaml'), manifest("Today's code is ${env:PROMO_CODE}. Welcome!"));
+  const applied = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: project, env });
+  expect(applied.code, applied.stderr).toBe(0);
+  await writeFile(path.join(project, 'voxform.yaml'), manifest('Welcome!'));
+  return project;
+}
+
+it("plan in a job that holds no variable: the greeting being replaced at a ledger's place is scrubbed on the terminal, in the saved plan and in plan show", async () => {
+  const project = await referenceDroppedAfterApply();
+  const plan = await runCliInProcess(['plan', '--local'], { cwd: project, env: {} });
+  expect(plan.code, plan.stderr).toBe(0);
+  expect(plan.stdout).toContain("\"Today's code is (sensitive). Welcome!\" → \"Welcome!\"");
+  expect(plan.stdout + plan.stderr).not.toContain(PROMO);
+  const saved = await runCliInProcess(['plan', '--local', '--out', 'change.plan'], { cwd: project, env: {} });
+  expect(saved.code, saved.stderr).toBe(0);
+  expect(await readFile(path.join(project, 'change.plan'), 'utf8')).not.toContain(PROMO);
+  const shown = await runCliInProcess(['plan', 'show', 'change.plan'], { cwd: project, env: {} });
+  expect(shown.code, shown.stderr).toBe(0);
+  expect(shown.stdout).toContain("Today's code is (sensitive).");
+  expect(shown.stdout + shown.stderr).not.toContain(PROMO);
+}, 120_000);
+
+it("plan in a job that holds no variable: a ledger's place inside a list (a tool's description) is scrubbed", async () => {
+  const project = await tempDir();
+  const tool = (description: string) => manifest('Hello', ['      tools:', '        - name: lookup', `          description: "${description}"`, '          webhook: https://tools.example.com/lookup']);
+  await writeFile(path.join(project, 'voxform.yaml'), tool('Quote code ${env:PROMO_CODE} to callers'));
+  const applied = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: project, env });
+  expect(applied.code, applied.stderr).toBe(0);
+  await writeFile(path.join(project, 'voxform.yaml'), tool('Look up an appointment'));
+  const plan = await runCliInProcess(['plan', '--local'], { cwd: project, env: {} });
+  expect(plan.code, plan.stderr).toBe(0);
+  expect(plan.stdout).toContain('Quote code (sensitive) to callers');
+  expect(plan.stdout + plan.stderr).not.toContain(PROMO);
+}, 120_000);
+
+it("diff in a job that holds no variable: an agent applied from another environment keeps that apply's ledger places secret", async () => {
+  const project = await tempDir();
+  const environments = ['environments:', '  staging:', '    agents:', '      front-desk: { id: -OKstagingFrontDesk01 }', '  production: {}', ''];
+  await writeFile(path.join(project, 'voxform.yaml'), manifest("Today's code is ${env:PROMO_CODE}. Welcome!") + environments.join('\n'));
+  const applied = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: project, env });
+  expect(applied.code, applied.stderr).toBe(0);
+  await writeFile(path.join(project, 'voxform.yaml'), manifest('Welcome!') + environments.join('\n'));
+  // Production names the agent the base applied: its own workspace's ledger has no record of it.
+  const diff = await runCliInProcess(['diff', '--local', '--env', 'staging', '--env', 'production'], { cwd: project, env: {} });
+  expect(diff.code, diff.stderr).toBe(0);
+  expect(diff.stdout).toContain('config.first_message: (sensitive value changed)');
+  expect(diff.stdout + diff.stderr).not.toContain(PROMO);
+}, 120_000);
+
+it("drift in a job that holds no variable: the live greeting at a ledger's place is scrubbed, in text and JSON", async () => {
+  const project = await referenceDroppedAfterApply();
+  for (const format of ['text', 'json']) {
+    const drift = await runCliInProcess(['drift', '--local', '--format', format], { cwd: project, env: {} });
+    expect(drift.stdout, format).toContain("Today's code is (sensitive).");
+    expect(drift.stdout + drift.stderr, format).not.toContain(PROMO);
+  }
+}, 120_000);
+
+it("test capture in a job that holds no variable: the test file written from a call holds no value of a ledger's place", async () => {
+  const project = await referenceDroppedAfterApply();
+  await mkdir(path.join(project, 'tests'));
+  await writeFile(path.join(project, 'tests', 'greet.test.yaml'), GREETING_TEST);
+  const tested = await runCliInProcess(['test', '--local', '--against', 'live'], { cwd: project, env: {} });
+  expect(tested.stdout + tested.stderr).not.toContain(PROMO);
+  const store = JSON.parse(await readFile(path.join(project, '.voxform', 'local.json'), 'utf8')) as { call_logs: Array<{ call_id: string; agent_id: string }> };
+  const call = store.call_logs.filter((record) => JSON.stringify(record).includes("Today's code is")).at(-1);
+  expect(call).toBeDefined();
+  const captured = await runCliInProcess(['test', 'capture', call!.call_id, '--local', '--out', 'tests/captured.test.yaml'], { cwd: project, env: {} });
+  expect(captured.code, captured.stderr).toBe(0);
+  const written = await readFile(path.join(project, 'tests', 'captured.test.yaml'), 'utf8');
+  expect(written).toContain("Today's code is (sensitive).");
+  expect(written + captured.stdout + captured.stderr).not.toContain(PROMO);
+}, 120_000);
+
+it("chat and logs in a job that holds no variable: the greeting the agent says and the call records show no value of a ledger's place", async () => {
+  const project = await referenceDroppedAfterApply();
+  const chat = await runCliInProcess(['chat', '--local', '--agent', 'front-desk'], { cwd: project, env: {}, input: 'hi\n' });
+  expect(chat.code, chat.stderr).toBe(0);
+  expect(chat.stdout).toContain("Today's code is (sensitive). Welcome!");
+  expect(chat.stdout + chat.stderr).not.toContain(PROMO);
+  for (const format of ['json', 'ndjson']) {
+    const logs = await runCliInProcess(['logs', '--local', '--format', format], { cwd: project, env: {} });
+    expect(logs.code, logs.stderr).toBe(0);
+    expect(logs.stdout, format).toContain("Today's code is (sensitive).");
+    expect(logs.stdout + logs.stderr, format).not.toContain(PROMO);
+  }
+}, 120_000);
+
+it("test --against desired: a greeting of the pull request's own at a ledger's place is sent as written, the deployed one withheld only where the config keeps it", async () => {
+  const project = await referenceDroppedAfterApply();
+  await mkdir(path.join(project, 'tests'));
+  await writeFile(path.join(project, 'tests', 'greet.test.yaml'), GREETING_TEST);
+  const tested = await runCliInProcess(['test', '--local'], { cwd: project, env });
+  expect(tested.code, tested.stdout).toBe(0);
+  expect(tested.stdout).not.toContain('withheld-by-voxform');
+  // The pull request sets no greeting: the live one, holding the deployed value, is kept and withheld.
+  await writeFile(path.join(project, 'voxform.yaml'), ['version: 1', 'agents:', '  front-desk:', `    id: "${AGENT}"`, '    config:', '      prompt: You are the front desk.', ''].join('\n'));
+  const kept = await runCliInProcess(['test', '--local'], { cwd: project, env });
+  expect(kept.code).toBe(1);
+  expect(kept.stdout).toContain('withheld-by-voxform');
+  expect(kept.stdout + kept.stderr).not.toContain(PROMO);
+}, 120_000);
+
 /** The characters the planted value is made of: what a pull request's oracle guesses from, per position. */
 const GUESSED = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-';
 

@@ -1,7 +1,7 @@
 /**
- * `test` and `diff` learn from the deploy ledger which live values came from `${env:…}`: one record
- * at a time, whole only where an agent took a value from the environment, never every record of
- * every workspace at once (a ledger of thousands of records, or a planted one, would fill memory).
+ * Every command learns from the deploy ledger which live values came from `${env:…}`: one record
+ * at a time, whole only where an agent took a value from the environment at a place no newer record
+ * recorded, never every record of every workspace at once (a ledger of thousands of records, or a planted one, would fill memory).
  */
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -36,5 +36,22 @@ describe('readTrustedSecrets', () => {
     // The place the ledger recorded: the live value's part the reference filled is a secret, though the job holds no variable.
     trusted.livePaths('ag_1', { first_message: 'Code SPRING-26.' });
     expect(registry.redact('the code is SPRING-26')).toBe(`the code is ${REDACTED}`);
+  });
+
+  it('reads whole, newest first, only a record that recorded a place no newer record did', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'vf-trusted-'));
+    const backend = new FileStateBackend(path.join(dir, 'state.json'));
+    const promptOnly = await backend.history.append(record('default@local', '2026-01-01T10:00:00.000Z', { prompt: 'Say ${env:PROMO_CODE}' }, ['prompt']));
+    await backend.history.append(record('default@local', '2026-01-02T10:00:00.000Z', { first_message: 'Old ${env:PROMO_CODE}.' }, ['first_message']));
+    const newest = await backend.history.append(record('default@local', '2026-01-03T10:00:00.000Z', { first_message: 'Code ${env:PROMO_CODE}.' }, ['first_message']));
+    const read = vi.spyOn(backend.history, 'read');
+
+    const registry = new SecretRegistry();
+    const trusted = await readTrustedSecrets(backend, 'default@local', {}, registry);
+
+    expect(read.mock.calls.map(([, id]) => id)).toEqual([newest.id, promptOnly.id]);
+    expect(trusted.ledgerPlaces('ag_1').sort()).toEqual(['first_message', 'prompt']);
+    trusted.livePaths('ag_1', { first_message: 'Code SPRING-26.', prompt: 'Say AUTUMN-11' });
+    expect(registry.redact('SPRING-26 and AUTUMN-11')).toBe(`${REDACTED} and ${REDACTED}`);
   });
 });

@@ -8,6 +8,7 @@ import type { CommandContext, ConnectionOptions } from '../context.js';
 import { labelAsTestTraffic } from '../../api/test-traffic.js';
 import { errorText } from '../error-text.js';
 import { manifestProject } from '../load-manifests.js';
+import { operatorTrustedSecrets } from '../project.js';
 
 export interface ChatOptions extends ConnectionOptions {
   file?: string[];
@@ -27,13 +28,15 @@ const AGENT_NOT_FOUND_HINT = "Check the id given with --agent (the dashboard lis
 export async function run(options: ChatOptions, ctx: CommandContext): Promise<number> {
   const interactive = Boolean(ctx.stdin.isTTY) && ctx.stderr.isTTY;
   const { names, service } = await manifestProject(options, ctx);
-  const { client } = await resolveConnection({ ...options, manifest: service }, ctx);
+  const { client, serviceId } = await resolveConnection({ ...options, manifest: service }, ctx);
 
   // Fail before the first message when the agent does not exist, and name it on a terminal.
   const agentId = await resolveAgentArgument(options.agent, { manifests: names }, client);
   const agent = await client.getAgent(agentId).catch((error: unknown) => {
     throw isApiError(error) && error.code === 'api_not_found' ? withHint(error, AGENT_NOT_FOUND_HINT) : error;
   });
+  // What `${env:…}` put on the agent stays hidden in its replies, whether or not this job holds the variable.
+  (await operatorTrustedSecrets({}, ctx, { environment: options.env, serviceId }, { note: 'later' })).noteLiveAgent(agent.id, agent.config);
   // Labelled as test traffic, so call reports leave it out of production figures.
   const session = client.chatSession({ agentId, metadata: labelAsTestTraffic(undefined, 'chat') });
   ctx.onExit(() => session.end().catch(() => undefined));

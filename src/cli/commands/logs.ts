@@ -1,4 +1,7 @@
-import type { CallLogFilters } from '../../api/index.js';
+import type { ApiClient, CallLogFilters } from '../../api/index.js';
+import { agentIfExists } from '../../api/agent-if-exists.js';
+import type { TrustedSecrets } from '../../secrets/trusted.js';
+import { operatorTrustedSecrets } from '../project.js';
 import { VoxformError } from '../../errors.js';
 import { isPlainObject } from '../../util/json-object.js';
 import type { GlobalCallHistoryRecord } from '../../schema/types.gen.js';
@@ -58,21 +61,19 @@ export async function run(options: LogsOptions, ctx: CommandContext): Promise<nu
   const filters = buildFilters(options, Date.now());
   // Read also without --agent: the manifests' secrets, registered, stay out of the records' agent_config.
   const { names: agentNames, service } = await manifestProject(options, ctx);
-  const { client } = await resolveConnection({ ...options, manifest: service }, ctx);
+  const { client, serviceId } = await resolveConnection({ ...options, manifest: service }, ctx);
+  const trusted = await operatorTrustedSecrets({}, ctx, { environment: options.env, serviceId }, { note: 'later' });
   // Before anything is printed: an unknown agent is a mistake, not an empty result.
   if (options.agent !== undefined) filters.agent_id = await resolveAgentArgument(options.agent, { manifests: agentNames }, client);
 
   const status = progressLine(ctx);
   let more = false;
-  const records = upTo(
-    client.iterateCallLogs(filters, {
-      // One record past the limit tells whether there were more.
-      ...(limit === undefined ? {} : { max: limit + 1 }),
-      onPage: ({ records: count }: { records: number }) => status.update(`Reading call logs… ${plural(count, 'record')}`),
-    }),
-    limit,
-    () => (more = true),
-  );
+  const read = client.iterateCallLogs(filters, {
+    // One record past the limit tells whether there were more.
+    ...(limit === undefined ? {} : { max: limit + 1 }),
+    onPage: ({ records: count }: { records: number }) => status.update(`Reading call logs… ${plural(count, 'record')}`),
+  });
+  const records = upTo(toldToTrusted(read, trusted, client), limit, () => (more = true));
   const shown = await printRecords(records, format, options.stats === true, ctx);
   status.done();
   if (more && options.limit === undefined) {
@@ -116,6 +117,27 @@ export function recordLimit(options: Pick<LogsOptions, 'limit' | 'all'>): number
   }
   if (options.all) return undefined;
   return options.limit ?? DEFAULT_LOG_LIMIT;
+}
+
+/**
+ * The records, each told to `trusted` before it is passed on: the agent as the record carries it, and
+ * as the service holds it now for an agent the deploy ledger recorded `${env:…}` places of (read once),
+ * so a transcript that quotes what `${env:…}` put on the agent is scrubbed whether or not this job holds the variable.
+ */
+async function* toldToTrusted(records: AsyncIterable<GlobalCallHistoryRecord>, trusted: TrustedSecrets, client: Pick<ApiClient, 'getAgent'>): AsyncIterable<GlobalCallHistoryRecord> {
+  const readLive = new Set<string>();
+  for await (const record of records) {
+    const agentId = record.agent_id;
+    if (typeof agentId === 'string') {
+      trusted.noteLiveAgent(agentId, record.agent_config);
+      if (!readLive.has(agentId) && trusted.ledgerPlaces(agentId).length > 0) {
+        readLive.add(agentId);
+        trusted.noteLiveAgent(agentId, (await agentIfExists(client, agentId))?.config);
+      }
+    }
+    trusted.noteLive(record);
+    yield record;
+  }
 }
 
 /** The records, redacted, stopping at `limit`; `onMore` is called when another record was there. */

@@ -11,6 +11,7 @@ import { captureTestFile } from '../../conversations/capture.js';
 import { findTestFiles } from '../../conversations/find-test-files.js';
 import { loadTestFiles } from '../../conversations/load-tests.js';
 import { toolNamesOf } from '../../conversations/agent-config.js';
+import { agentIfExists } from '../../api/agent-if-exists.js';
 import { chooseJudge, selectAgents, selectTests } from '../../conversations/prepare.js';
 import { compareWithBaseline, readBaseline } from '../../conversations/baseline.js';
 import { JUDGE_CACHE_FOLDER, JudgeCache } from '../../conversations/judge-cache.js';
@@ -31,13 +32,11 @@ import { formatDiagnostics } from '../diagnostics.js';
 import { ListedProblemsError } from '../error-text.js';
 import { progressLine } from '../progress.js';
 import { resolveTimeoutMs } from '../timeout.js';
-import { connectService, deployedFiles, loadDesiredState, openOperatorBackend, ownFilesOf, type ProjectOptions } from '../project.js';
+import { connectService, deployedFiles, loadDesiredState, operatorTrustedSecrets, ownFilesOf, type ProjectOptions } from '../project.js';
 import type { Connection } from '../connection.js';
 import type { DesiredState } from '../../manifest/types.js';
 import { sinkNote } from '../../conversations/render-shared.js';
 import type { TrustedSecrets } from '../../secrets/trusted.js';
-import { readTrustedSecrets } from '../../state/trusted-secrets.js';
-import { workspaceKey } from '../../state/types.js';
 import { manifestPlaces, startTestEvidence, testSuiteOf, whyNoEvidence } from '../test-evidence.js';
 import { formatCount, plural, pluralNoun } from '../../util/plural.js';
 
@@ -193,9 +192,8 @@ async function saveRecordings(recordings: Recordings, ctx: CommandContext): Prom
  * The trusted secrets of the workspace (src/secrets/trusted.ts): from the operator's state backend,
  * as `plan` has them, so a test report hides what `plan` hides.
  */
-async function trustedSecretsOf(options: ProjectOptions, ctx: CommandContext, desired: DesiredState, connection: Connection): Promise<TrustedSecrets> {
-  const backend = await openOperatorBackend(options, ctx);
-  return readTrustedSecrets(backend, workspaceKey(desired.environment, connection.serviceId), ctx.env, ctx.secrets);
+function trustedSecretsOf(options: ProjectOptions, ctx: CommandContext, desired: DesiredState, connection: Connection): Promise<TrustedSecrets> {
+  return operatorTrustedSecrets(options, ctx, { environment: desired.environment, serviceId: connection.serviceId });
 }
 
 /** One line per agent whose configuration under test had URLs sent to the sink (src/secrets/sink.ts): the text report's last lines. */
@@ -339,8 +337,12 @@ export async function capture(options: CaptureOptions, ctx: CommandContext): Pro
       hint: 'A test names its agent by manifest name: add the agent to the manifest, or point -f at the manifest that has it.',
     });
   }
-  // What the call's configuration and transcript hold of the operator's secrets is never written.
-  (await trustedSecretsOf(options, ctx, desired, connection)).noteLive(record);
+  // What the call's configuration and transcript hold of the operator's secrets is never written: the
+  // agent as the call record carries it and as the service holds it now, at the deploy ledger's places too.
+  const trusted = await trustedSecretsOf(options, ctx, desired, connection);
+  trusted.noteLiveAgent(agent.id, record.agent_config);
+  trusted.noteLiveAgent(agent.id, (await agentIfExists(client, agent.id))?.config);
+  trusted.noteLive(record);
   // The modeline points at the package's schema in the project's node_modules, from where the file is written.
   const schemaPath = options.out === undefined ? undefined : path.relative(path.dirname(path.resolve(ctx.cwd, options.out)), path.join(ctx.cwd, 'node_modules/voxform/schemas/tests.schema.json')).split(path.sep).join('/');
   const text = captureTestFile({ record, agentName: agent.localName, redact: (value) => ctx.secrets.redact(value), schemaPath });
