@@ -14,10 +14,10 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { run as runDrift } from '../../src/cli/commands/drift.js';
-import type { Agent } from '../../src/schema/types.gen.js';
 import { repoRoot, spawnCli, type CliResult } from '../helpers/cli.js';
 import { makeContext } from '../helpers/context.js';
-import { callService, SECRETS, useExampleProjects, type ExampleProject } from '../helpers/project.js';
+import { SECRETS, useExampleProjects, type ExampleProject } from '../helpers/project.js';
+import { editLive, getAgent } from './live-agent.js';
 
 const startProject = useExampleProjects();
 
@@ -25,7 +25,6 @@ const startProject = useExampleProjects();
 const WATCH_STOPPING = 'Stopping… (Ctrl-C again stops at once).\n';
 
 const addFormats = addFormatsModule.default;
-const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
 
 type Json = Record<string, unknown>;
 interface DriftJson {
@@ -77,23 +76,6 @@ async function startReceiver(status = 200): Promise<{ url: string; bodies: Array
   });
   await new Promise<void>((resolve) => receiver?.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`, bodies };
-}
-
-async function getAgent(p: ExampleProject): Promise<Agent> {
-  return (await callService(p, 'GET', `/agents/${encodeURIComponent(FRONT_DESK)}`)) as Agent;
-}
-
-/** Changes the live agent as a dashboard would: `change` edits a copy of its config in the update shape. */
-async function editLive(p: ExampleProject, change: (config: Json) => void): Promise<void> {
-  const live = await getAgent(p);
-  const config = structuredClone(live.config) as Json;
-  // Read-only fields are not part of an update.
-  delete (config.voice as Json | undefined)?.provider;
-  delete ((config.flow as Json | undefined)?.voicemail as Json | undefined)?.action;
-  delete (config.llm as Json | undefined)?.model;
-  delete (config.speech_to_text as Json | undefined)?.provider;
-  change(config);
-  await callService(p, 'PUT', `/agents/${encodeURIComponent(FRONT_DESK)}`, { name: live.name, config });
 }
 
 function expectCode(result: CliResult, code: number): CliResult {

@@ -12,11 +12,11 @@ import addFormatsModule from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/schema/types.gen.js';
 import { repoRoot, type CliResult } from '../helpers/cli.js';
-import { callService, useExampleProjects, type ExampleProject } from '../helpers/project.js';
+import { useExampleProjects, type ExampleProject } from '../helpers/project.js';
+import { editLive, FRONT_DESK, getAgent } from './live-agent.js';
 
 const startProject = useExampleProjects();
 const addFormats = addFormatsModule.default;
-const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
 const HOOK_TOKEN = 'planted-hook-token-5e1f0c2d';
 const OPENAI_KEY = 'planted-openai-key-93ab47de';
 const DASHBOARD_TOKEN = 'planted-dashboard-token-7c6b';
@@ -75,22 +75,6 @@ async function withoutSecrets(p: ExampleProject, args: string[], code: number): 
   const result = expectCode(await p.cliInProcess(args, WITHOUT_SECRETS), code);
   for (const secret of [HOOK_TOKEN, OPENAI_KEY, DASHBOARD_TOKEN]) expect(`${result.stdout}${result.stderr}`).not.toContain(secret);
   return result;
-}
-
-async function getAgent(p: ExampleProject): Promise<Agent> {
-  return (await callService(p, 'GET', `/agents/${encodeURIComponent(FRONT_DESK)}`)) as Agent;
-}
-
-/** Changes the live agent as a dashboard would: `change` edits a copy of its config in the update shape. */
-async function editLive(p: ExampleProject, change: (config: Json) => void): Promise<void> {
-  const live = await getAgent(p);
-  const config = structuredClone(live.config) as Json;
-  delete (config.voice as Json | undefined)?.provider;
-  delete ((config.flow as Json | undefined)?.voicemail as Json | undefined)?.action;
-  delete (config.llm as Json | undefined)?.model;
-  delete (config.speech_to_text as Json | undefined)?.provider;
-  change(config);
-  await callService(p, 'PUT', `/agents/${encodeURIComponent(FRONT_DESK)}`, { name: live.name, config });
 }
 
 /** Every file under `dir` but the manifest (the state, the ledger, …): none may hold a planted value. */
