@@ -56,9 +56,10 @@ export interface PlanOptions {
 export async function plan(options: PlanOptions): Promise<Plan> {
   requireOptions('plan', options, PLAN_REQUIRES);
   const backend = options.backend ?? new FileStateBackend(options.stateFile ?? DEFAULT_STATE_FILE);
-  const stored = await readCheckedWorkspace(backend, workspaceKey(options.desired.environment, options.serviceId));
+  const key = workspaceKey(options.desired.environment, options.serviceId);
+  const stored = await readCheckedWorkspace(backend, key);
   options.onWorkspace?.(stored.workspace);
-  if (options.secrets) await noteStateEvidence(options.secrets, backend, workspaceKey(options.desired.environment, options.serviceId), stored.workspace);
+  if (options.secrets) await noteStateEvidence(options.secrets, backend, key, stored.workspace);
   return (await planWorkspace({ ...options, backend }, stored)).plan;
 }
 

@@ -21,7 +21,8 @@ function formatSegment(segment: PathSegment): string {
 
 /**
  * The segments of a dotted path (`''` is the root), `\` escapes undone. Every segment is a string:
- * the dotted form cannot tell an index from a name of digits, and lookups treat the two alike.
+ * the dotted form cannot tell an index from a name of digits, so `valueAtPath` enters no list by
+ * one (a caller that knows its digits name an item turns them into a number: secrets/trusted.ts).
  */
 export function parseDotted(dotted: string): readonly string[] {
   let segments = parsedPaths.get(dotted);
