@@ -11,7 +11,8 @@ import { WITHHELD } from '../secrets/withhold.js';
 import type { DiagnosticList } from './diagnostics.js';
 import type { FilledTextBudget } from './filled-text-budget.js';
 import { envPolicyOf, FORBIDDEN_PLACE_FIX, refusalMessage, type EnvPolicy } from '../secrets/env-policy.js';
-import { childOf, setOwn, shallowCopy, spansOf, type PathPart } from './positions.js';
+import { childOf, shallowCopy, spansOf, type PathPart } from './positions.js';
+import { setOwn } from '../util/json-object.js';
 import type { SourceText, Span } from './source.js';
 import { formatDotted } from '../util/field-path.js';
 

@@ -4,8 +4,8 @@
  * the service; an explicit `null` wins ("clear this field"). Spans follow the values; inputs are
  * never modified, unchanged subtrees shared.
  */
-import { attachSpans, LayeredEntries, setOwn, spansOf } from './positions.js';
-import { isPlainObject } from '../util/json-object.js';
+import { attachSpans, LayeredEntries, spansOf } from './positions.js';
+import { isPlainObject, setOwn } from '../util/json-object.js';
 
 export function deepMerge(base: unknown, overlay: unknown): unknown {
   if (overlay === undefined) return base;

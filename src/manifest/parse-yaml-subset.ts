@@ -8,7 +8,8 @@
  * (YAML 1.2 core schema) and quoted scalars with the common escapes, `|` / `|-` block scalars.
  * Its tests check it gives the same values and positions as the general parser.
  */
-import { attachSpans, PackedNode, PackedSpans, setOwn } from './positions.js';
+import { attachSpans, PackedNode, PackedSpans } from './positions.js';
+import { setOwn } from '../util/json-object.js';
 import { MAX_NESTING_DEPTH, MAX_YAML_TOKENS } from '../yaml/limits.js';
 import type { ParsedDocument, SourceText, Span } from './source.js';
 

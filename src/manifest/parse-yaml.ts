@@ -6,7 +6,8 @@
 import type { Document, Node, YAMLError } from 'yaml';
 import type { DiagnosticCode, DiagnosticList } from './diagnostics.js';
 import { MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS, MAX_NESTING_DEPTH, MAX_YAML_TOKENS, MAX_YAML_TOKENS_PER_LOAD } from '../yaml/limits.js';
-import { attachSpans, setOwn, spansOf, type EntrySpans, type PathPart } from './positions.js';
+import { attachSpans, spansOf, type EntrySpans, type PathPart } from './positions.js';
+import { setOwn } from '../util/json-object.js';
 import { parseYamlSubset, type Misindentation } from './parse-yaml-subset.js';
 import { positionOf, type ParsedDocument, type SourceText, type Span } from './source.js';
 import { countLines, LineCounter } from '../util/text-position.js';

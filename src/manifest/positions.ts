@@ -4,7 +4,7 @@
  * entries it keeps, so a problem found after merging still points at the line that wrote the value.
  */
 import type { SourceText, Span } from './source.js';
-import { isPlainObject } from '../util/json-object.js';
+import { isPlainObject, setOwn } from '../util/json-object.js';
 import type { FieldPath, PathSegment } from '../util/field-path.js';
 
 /** A segment of a path into a parsed value: the one field-path type of src/util/field-path.ts. */
@@ -175,12 +175,6 @@ export function spansOf(node: unknown): NodeSpans | undefined {
 export function shareSpans(source: object, copy: object): void {
   const spans = spansOf(source);
   if (spans) attachSpans(copy, spans);
-}
-
-/** Sets an own property, also for the key `__proto__` (which plain assignment would treat as the prototype). */
-export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
 }
 
 /** The child of an object or array, or undefined when the path leaves the value. */

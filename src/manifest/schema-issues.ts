@@ -20,8 +20,8 @@ import {
 import type { DiagnosticList } from './diagnostics.js';
 import { phoneNumberAdvice } from './names.js';
 import { resolvePlain } from './parse-yaml-subset.js';
-import { entryAt, setOwn, spanAt, type FilledBy, type PathPart, type ValuePath } from './positions.js';
-import { isPlainObject } from '../util/json-object.js';
+import { entryAt, spanAt, type FilledBy, type PathPart, type ValuePath } from './positions.js';
+import { isPlainObject, setOwn } from '../util/json-object.js';
 import { spanText, type Span } from './source.js';
 import { LineCounter } from '../util/text-position.js';
 

@@ -16,9 +16,9 @@ import { READ_FAILURE_CODES } from '../project-files/guarded-read.js';
 import type { FileCache } from '../project-files/manifest-files.js';
 import { deepMerge } from './merge.js';
 import { parseYaml } from './parse-yaml.js';
-import { attachSpans, setOwn, spanAt, spansOf, type EntrySpans, type FilledBy, type PathPart } from './positions.js';
+import { attachSpans, spanAt, spansOf, type EntrySpans, type FilledBy, type PathPart } from './positions.js';
 import { valueAtPath } from '../util/field-path.js';
-import { isPlainObject } from '../util/json-object.js';
+import { isPlainObject, setOwn } from '../util/json-object.js';
 import { locationOf, type SourceRegistry, type SourceText, type Span } from './source.js';
 import type { TemplateOrigin } from './types.js';
 

@@ -7,7 +7,7 @@ import type { DesiredCampaign, DesiredCredential, DesiredKnowledgeFile, DesiredP
 import { REDACTED } from '../secrets/redact.js';
 import { isDottedAtOrUnder, formatDotted, type PathSegment, type PatternCursor } from '../util/field-path.js';
 import { entrySecretPaths, secretPatternSet } from '../secrets/schema-paths.js';
-import { isPlainObject } from '../util/json-object.js';
+import { isPlainObject, setOwn } from '../util/json-object.js';
 import { UNKNOWN_AFTER_APPLY, type PlannedRequest, type RequestOperation, type ValueFill } from './types.js';
 
 /** The requests of one change, in order: each depends on the one before it, plus what it names. */
@@ -66,7 +66,7 @@ export function withSecretFills(
       const copy: Record<string, unknown> = {};
       for (const [key, child] of Object.entries(value)) {
         at.push(key);
-        copy[key] = walk(child, cursor.step(key));
+        setOwn(copy, key, walk(child, cursor.step(key)));
         at.pop();
       }
       return copy;
@@ -178,7 +178,7 @@ function withEntrySecrets(
   for (const [key, value] of Object.entries(values)) {
     const place = [...entry.under, key];
     const hidden = value !== undefined && value !== null && secret.covers(place);
-    body[key] = hidden ? REDACTED : value;
+    setOwn(body, key, hidden ? REDACTED : value);
     if (hidden) fills.push({ at: [key], value: { secret: { address: entry.address, from: 'manifest', path: place } } });
   }
   return { body, fills };

@@ -18,7 +18,7 @@ import type { SecretRegistry } from './redact.js';
 import { configSecretSet, secretPatternSet } from './schema-paths.js';
 import { replaceUrlTokens } from './url-tokens.js';
 import { formatDotted, type PatternCursor, type PatternSet } from '../util/field-path.js';
-import { isPlainObject } from '../util/json-object.js';
+import { isPlainObject, setOwn } from '../util/json-object.js';
 
 /** What a secret becomes in the config `test` sends: valid in a header, a URL and any text field. */
 export const WITHHELD = 'withheld-by-voxform';
@@ -71,7 +71,7 @@ function withheldCopy<T extends object>(value: T, secrets: PatternSet, reference
     const out: Record<string, unknown> = {};
     let withheld = false;
     for (const [key, child] of Object.entries(current)) {
-      out[key] = under(key, child, at);
+      setOwn(out, key, under(key, child, at));
       withheld ||= out[key] !== child;
     }
     return withheld ? noted(current, out) : current;
@@ -91,7 +91,7 @@ function withheldValue(value: unknown, written: string | undefined, noted: <C ex
   if (Array.isArray(value)) return noted(value, value.map((item) => withheldValue(item, undefined, noted)));
   if (!isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};
-  for (const [key, child] of Object.entries(value)) out[key] = withheldValue(child, undefined, noted);
+  for (const [key, child] of Object.entries(value)) setOwn(out, key, withheldValue(child, undefined, noted));
   return noted(value, out);
 }
 

@@ -4,7 +4,7 @@
  * and `*` in a name escaped by `\`, so it always reads back as the same path), and the indexed form
  * of diagnostics (`tools[0].header`). A pattern names many paths: `[]` is any index, `*` any name.
  */
-import { isPlainObject, type JsonObject } from './json-object.js';
+import { isPlainObject, setOwn, type JsonObject } from './json-object.js';
 
 export type PathSegment = string | number;
 /** A place inside a JSON value, outermost segment first. */
@@ -103,20 +103,15 @@ export function setAtPath(target: JsonObject, path: FieldPath, value: unknown): 
   for (const segment of path.slice(0, -1)) {
     const key = String(segment);
     const child = Object.hasOwn(current, key) ? current[key] : undefined;
-    if (!isPlainObject(child)) setOwnValue(current, key, {});
+    if (!isPlainObject(child)) setOwn(current, key, {});
     current = current[key] as JsonObject;
   }
   const last = String(path[path.length - 1]);
   if (value === undefined) {
     if (Object.hasOwn(current, last)) delete current[last];
   } else {
-    setOwnValue(current, last, value);
+    setOwn(current, last, value);
   }
-}
-
-/** `target[key] = value` as an own data property, also for `__proto__`. */
-function setOwnValue(target: JsonObject, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
 /** Every leaf of a value by dotted path under `prefix`; arrays and `null` ("clear") are leaves. */

@@ -8,6 +8,16 @@ export function isPlainObject(value: unknown): value is JsonObject {
 }
 
 /**
+ * Sets an own data property, also for the key `__proto__`, which plain assignment would take as the
+ * prototype (the key dropped, the object's prototype changed). JSON from the service and every parsed
+ * manifest may hold such a key: each copy of one sets its keys through this.
+ */
+export function setOwn(target: JsonObject, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+/**
  * A deep copy of a JSON value, own enumerable properties only (positions kept beside a manifest
  * value are left behind). Cheaper than `structuredClone` for the small values the differ copies.
  */
@@ -15,7 +25,7 @@ export function cloneJson<T>(value: T): T {
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map(cloneJson) as T;
   const copy: JsonObject = {};
-  for (const key of Object.keys(value)) copy[key] = cloneJson((value as JsonObject)[key]);
+  for (const key of Object.keys(value)) setOwn(copy, key, cloneJson((value as JsonObject)[key]));
   return copy as T;
 }
 
@@ -25,7 +35,7 @@ export function splitTopLevelNulls(config: object): { rest: JsonObject; removed:
   const removed: string[] = [];
   for (const [key, value] of Object.entries(config)) {
     if (value === null) removed.push(key);
-    else rest[key] = value;
+    else setOwn(rest, key, value);
   }
   return { rest, removed };
 }

@@ -33,6 +33,14 @@ describe('withSecretFills', () => {
     expect(fills).toEqual([{ at: place, value: { secret: { address: 'agent.front', from: 'live', path: place } } }]);
   });
 
+  it('keeps a header named __proto__ in the body sent (plain assignment would drop it, and the next plan would show it again)', () => {
+    const body = JSON.parse('{"config":{"session_data_webhook":{"url":"https://hooks.example.com/x","headers":{"__proto__":"planted-7171","authorization":"planted-7272"}}}}');
+    const { body: planned } = withSecretFills(body, { address: 'agent.front', patterns: ['config.session_data_webhook.headers'], managed: [] });
+    const headers = (planned.config as { session_data_webhook: { headers: object } }).session_data_webhook.headers;
+    expect(Object.keys(headers)).toEqual(['__proto__', 'authorization']);
+    expect(JSON.stringify(headers)).toBe('{"__proto__":"(sensitive)","authorization":"(sensitive)"}');
+  });
+
   it('shares every part of a body that no pattern reaches', () => {
     const body = { name: 'Front desk', config: { prompt: 'Hi' } };
     const none = withSecretFills(body, { address: 'agent.front', patterns: [], managed: [] });

@@ -29,6 +29,15 @@ describe('withholdSecrets: the config voxform test sends before review', () => {
     expect(withholdSecrets({ first_message: 'secret', voice: { settings: { speed: 1 } } }, { sensitivePaths: ['first_message'] })).toEqual({ first_message: W, voice: { settings: { speed: 1 } } });
   });
 
+  it('keeps a key named __proto__ as a key of the copy, its secret withheld', () => {
+    // JSON from the service makes `__proto__` an own key; plain assignment in the copy would drop it.
+    const config = JSON.parse('{"session_data_webhook":{"url":"https://h/end","headers":{"__proto__":"s1","x-token":"s2"}},"__proto__":{"note":"https://u:p@h/x"}}');
+    const copy = withholdSecrets(config, { sensitivePaths: [] });
+    expect(Object.keys(copy)).toEqual(['session_data_webhook', '__proto__']);
+    expect(JSON.parse(JSON.stringify(copy))).toEqual(JSON.parse(`{"session_data_webhook":{"url":"https://h/end","headers":{"__proto__":"${W}","x-token":"${W}"}},"__proto__":{"note":"https://${W}@h/x"}}`));
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+  });
+
   it('leaves URLs without tokens as they are', () => {
     expect(withholdUrlTokens('https://h/a/b?flag#frag')).toBe('https://h/a/b?flag#frag');
     expect(withholdUrlTokens('wss://h/a?k=v#frag')).toBe(`wss://h/a?k=${W}#frag`);

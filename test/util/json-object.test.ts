@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cloneJson } from '../../src/util/json-object.js';
+import { cloneJson, splitTopLevelNulls } from '../../src/util/json-object.js';
 
 describe('cloneJson', () => {
   it('copies a JSON value deeply: equal, and sharing nothing with the original', () => {
@@ -14,6 +14,14 @@ describe('cloneJson', () => {
     expect(original.d.e.f).toBe(2.5);
     expect((original.b[2] as { c: string }).c).toBe('x');
     for (const scalar of ['s', 0, false, null, undefined]) expect(cloneJson(scalar)).toBe(scalar);
+  });
+
+  it('copies a key named __proto__ as a key, never as the copy\'s prototype', () => {
+    const value = JSON.parse('{"headers":{"__proto__":{"x":"1"},"a":"2"}}');
+    const copy = cloneJson(value);
+    expect(JSON.stringify(copy)).toBe('{"headers":{"__proto__":{"x":"1"},"a":"2"}}');
+    expect(Object.getPrototypeOf(copy.headers)).toBe(Object.prototype);
+    expect(JSON.stringify(splitTopLevelNulls(JSON.parse('{"__proto__":{"x":1},"gone":null}')))).toBe('{"rest":{"__proto__":{"x":1}},"removed":["gone"]}');
   });
 
   it('leaves behind what is not an own enumerable property, as structuredClone does (a manifest value’s positions)', () => {
