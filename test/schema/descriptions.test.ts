@@ -3,6 +3,7 @@
  * and every value of every enum, says what it means.
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { loadSchemas, type JsonSchema } from '../../src/schema/load.js';
 
@@ -80,7 +81,7 @@ describe('schema descriptions', () => {
 
   it('every example is a value its schema accepts', () => {
     const schemas = loadSchemas();
-    const ajv = new Ajv2020({ strict: false });
+    const ajv = addFormatsModule.default(new Ajv2020({ strict: false }));
     ajv.addSchema(schemas.service);
     ajv.addSchema(schemas.manifest);
     expect(found.examples.length).toBeGreaterThan(10);

@@ -14,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { loadManifests } from '../../src/manifest/index.js';
@@ -38,7 +39,8 @@ const tempDir = useTempDirs();
 function independentValidator() {
   const { service, manifest } = loadSchemas();
   // strict: false — editors ignore annotations they do not know (x-sensitive, enumDescriptions, …).
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  // Formats (a date, a URI) are checked, as the editors' JSON schema support checks them.
+  const ajv = addFormatsModule.default(new Ajv2020({ strict: false, allErrors: true }));
   ajv.addSchema(service);
   return ajv.compile(manifest);
 }
