@@ -10,7 +10,7 @@ import { appendFile, cp, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator, type TrafficSummary } from '../../src/emulator/index.js';
-import { renderTrafficSummary } from '../../src/cli/commands/emulator-traffic.js';
+import { renderTrafficSummary, trafficUntil } from '../../src/cli/commands/emulator-traffic.js';
 import { repoRoot, runCliInProcess, useTempDirs } from '../helpers/cli.js';
 import { SECRETS } from '../helpers/project.js';
 import { FRONT_DESK } from './helpers.js';
@@ -145,6 +145,25 @@ describe('voxform emulator traffic --local', () => {
       // A missing required option, or two that contradict each other: the command line's mistake (docs/errors.md).
       expect(result.stderr).toContain('error[invalid_argument]: Say which emulator gets the calls: --local');
     }
+  });
+});
+
+describe('voxform emulator traffic --until', () => {
+  const NOW = Date.UTC(2026, 0, 31, 9, 0, 0);
+
+  it('takes a time up to now, and refuses a later one: a call log holds no call from the future', () => {
+    expect(trafficUntil('2h', NOW)).toBe(NOW / 1000 - 7200);
+    expect(trafficUntil(String(NOW / 1000), NOW)).toBe(NOW / 1000);
+    expect(() => trafficUntil('2026-01-31T09:00:01Z', NOW)).toThrowError('--until (2026-01-31T09:00:01Z) is later than now.');
+    expect(() => trafficUntil('2099-01-01', NOW)).toThrowError('--until (2099-01-01) is later than now.');
+  });
+
+  it('exits 1 on a future --until, adding no call', async () => {
+    const dir = await tempDir();
+    const result = await runCliInProcess(['emulator', 'traffic', '--local', '--calls', '1', '--until', '9999-12-31'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error\[invalid_argument\]: --until \(9999-12-31\) is later than now\.\n {2}hint: Give a time in the past, or leave --until out/);
+    await expect(readFile(path.join(dir, '.voxform/local.json'), 'utf8')).rejects.toThrow();
   });
 });
 

@@ -171,6 +171,20 @@ function unknownAgents(error: TrafficAgentsUnknownError, given: readonly string[
   });
 }
 
+/**
+ * `--until` as Unix seconds, no later than `now` (ms): the calls are stamped up to it, and a call log
+ * holds no call from the future (`voxform logs` and `voxform report` would count them as past calls).
+ */
+export function trafficUntil(raw: string, now: number): number {
+  const until = parseTimeArgument('--until', raw, now);
+  if (until > now / 1000) {
+    throw new VoxformError('invalid_argument', `--until (${raw}) is later than now.`, {
+      hint: 'Give a time in the past, or leave --until out: the calls then end now. A call log holds no call from the future.',
+    });
+  }
+  return until;
+}
+
 export async function run(options: TrafficCommandOptions, ctx: CommandContext): Promise<number> {
   if (Boolean(options.local) === Boolean(options.url)) {
     throw new VoxformError('invalid_argument', 'Say which emulator gets the calls: --local (this folder\'s) or --url URL (a running `voxform emulator`), one of them.', {
@@ -178,7 +192,7 @@ export async function run(options: TrafficCommandOptions, ctx: CommandContext): 
     });
   }
   const request = await trafficRequest(options, ctx.cwd);
-  if (options.until !== undefined) request.until = parseTimeArgument('--until', options.until, Date.now());
+  if (options.until !== undefined) request.until = trafficUntil(options.until, Date.now());
   // A manifest's local name (`front-desk`) stands for its agent's id, as with `voxform logs --agent`.
   const { names, idsInEnvironments = false } = request.agents ? await manifestProject(options, ctx) : { names: new Map<string, string>() };
   if (request.agents) request.agents = request.agents.map((agent) => names.get(agent) ?? agent);
