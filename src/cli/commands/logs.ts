@@ -174,6 +174,8 @@ export function buildFilters(options: LogsOptions, now: number): CallLogFilters 
   if (options.campaign !== undefined) filters.campaign_id = options.campaign;
   const { since, until } = parseTimeWindow(options, now);
   if (since !== undefined) filters.start_time = since;
+  // Without --until no end is sent, as `voxform report` reads: a call the service stamped a moment
+  // after this machine's clock is the newest call, not one to leave out.
   if (until !== undefined) filters.end_time = until;
   return filters;
 }
