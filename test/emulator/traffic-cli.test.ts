@@ -187,6 +187,23 @@ describe('voxform emulator traffic --url', () => {
   });
 });
 
+describe('voxform emulator traffic --url, an emulator with no agents', () => {
+  let emulator: RunningEmulator;
+  beforeAll(async () => (emulator = await startEmulator({ quiet: true, seed: { keys: [{ type: 'private', key: 'abcdefabcdefabcdefabcdefabcdef12', name: 'ci' }] } })));
+  afterAll(() => emulator?.close());
+
+  it('says it has no agents and how to give it some (exit 1), not "Added 0 synthetic calls"', async () => {
+    const result = await runCliInProcess(['emulator', 'traffic', '--url', emulator.url]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      `error[emulator_no_agents]: The emulator at ${emulator.url} has no agents: no call was added.\n` +
+        `  hint: Create the manifests' agents there first with \`voxform apply --base-url ${emulator.url}\` (with the emulator's key in VOXFORM_API_KEY), or start it with a seed that has agents (docs/emulator.md, "Seeds"), then run this again.\n`,
+    );
+    expect(emulator.control.state().call_logs).toHaveLength(0);
+  });
+});
+
 /** A server at --url that answers every request `status` with `body`: not (or not only) a voxform emulator. */
 async function answering(body: string, status = 200): Promise<{ url: string; close: () => Promise<void> }> {
   const server: Server = createServer((req, res) => {
