@@ -260,8 +260,10 @@ function sortByCount(counts: ReadonlyMap<string, number>): Record<string, number
 
 export function renderStats(stats: CallStats): string {
   const lines: string[] = [`Calls: ${stats.calls}`, ''];
-  lines.push('By status:');
-  lines.push(...alignPairs(Object.entries(stats.by_status).map(([status, count]) => [status, String(count)])));
+  const statuses = Object.entries(stats.by_status);
+  // No call, no status: a heading with nothing under it reads as if the list were cut off.
+  if (statuses.length === 0) lines.push('By status: none');
+  else lines.push('By status:', ...alignPairs(statuses.map(([status, count]) => [status, String(count)])));
   lines.push('');
   const d = stats.duration_seconds;
   lines.push(
