@@ -342,7 +342,7 @@ function addEmulatorTrafficCommand(emulator: Command, action: CommandAction): vo
     .option('--calls <n>', 'calls per agent (default: the profile\'s)', positiveInt('--calls', MOST.count))
     .option('--seed <seed>', 'the random seed (default 1): the same seed and configurations give the same calls')
     .option('--agent <name|id>', 'only this agent: a name from the manifests, an agent\'s name on the service, or an id (repeatable; default every agent)', collect)
-    .option('--until <time>', 'the end of the window (ISO 8601, Unix seconds, or a duration back from now); default now')
+    .option('--until <time>', 'the end of the window (ISO 8601, Unix seconds, or a duration back from now), not later than now; default now')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(action('emulator-traffic'));
 }

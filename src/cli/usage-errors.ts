@@ -5,6 +5,7 @@
  */
 import type { CommandErrorCode } from '../error-codes.js';
 import { VoxformError } from '../errors.js';
+import { didYouMean } from '../util/did-you-mean.js';
 import { wordList } from '../util/plural.js';
 import type { OptionsAfterDashes } from './options-after-dashes.js';
 
@@ -80,7 +81,10 @@ export function usageError(commanderCode: string | undefined, message: string, c
   }
   if ((match = /^command-argument value '(.*)' is invalid for argument '(.*)'\. Allowed choices are (.*)\.$/s.exec(text))) {
     const choices = (match[3] ?? '').split(', ');
-    return argumentError(`\`${match[1]}\` is not a <${match[2]}> ${cmd} knows: choose ${wordList(choices, 'or')}.`);
+    const sentence = `\`${match[1]}\` is not a <${match[2]}> ${cmd} knows: choose ${wordList(choices, 'or')}.`;
+    // A near miss (`get agent` for `agents`) is named; an option typed after `--` is said to be one instead.
+    const closest = after ? undefined : didYouMean(match[1] ?? '', choices);
+    return closest ? new VoxformError('invalid_argument', sentence, { hint: `Did you mean ${closest}? ${hint}` }) : argumentError(sentence);
   }
   if ((match = /^too many arguments(?: for '.*')?\. Expected (\d+) arguments? but got (\d+)\.$/.exec(text))) {
     return argumentError(`${cmd} takes ${argumentCount(Number(match[1]))}, not ${match[2]}.`);

@@ -5,7 +5,7 @@ import { renderTable } from '../util/table.js';
 import type { AgentsReport, LiveAgent, PhonesReport } from './inventory.js';
 import type { CampaignsReport, LiveCampaign } from './campaigns.js';
 import type { KnowledgeReport, LiveKnowledgeFile } from './knowledge.js';
-import { plural } from '../util/plural.js';
+import { plural, pluralNoun } from '../util/plural.js';
 
 const UNMANAGED = 'unmanaged';
 
@@ -103,7 +103,7 @@ export function knowledgeSourcesNote(report: KnowledgeReport): string {
   const { sources } = report;
   return (
     `The service has no list of knowledge files: these are the files the manifests name (${sources.manifest_files}), ` +
-    `the files the state records (${sources.state.files}, workspace ${sources.state.workspace}), and the files the manifests' ${plural(sources.agents_read, 'live agent')} attach. ` +
+    `the files the state records (${sources.state.files}, workspace ${sources.state.workspace}), and the files the manifests' ${plural(sources.agents_read, 'live agent')} ${pluralNoun(sources.agents_read, 'attaches', 'attach')}. ` +
     'A file with none of these is not shown.'
   );
 }

@@ -61,6 +61,10 @@ describe("the argument parser's mistakes read as every other error", () => {
     [['webhook', '--no-color'], 'invalid_argument', '`voxform webhook` needs a command.', 'Add one of its commands: send or serve (`voxform webhook --help` describes them).'],
     [['rollback'], 'invalid_argument', '`voxform rollback` needs its <ref> argument.', 'Run `voxform rollback --help` for its arguments and options.'],
     [['completion', 'tcsh'], 'invalid_argument', '`tcsh` is not a <shell> `voxform completion` knows: choose bash, zsh or fish.', 'Run `voxform completion --help` for its arguments and options.'],
+    // A near miss of a choice is named: the singular of a kind, a typo, another case.
+    [['get', 'agent'], 'invalid_argument', '`agent` is not a <kind> `voxform get` knows: choose phones, agents, campaigns or knowledge.', 'Did you mean agents? Run `voxform get --help` for its arguments and options.'],
+    [['get', 'phone'], 'invalid_argument', '`phone` is not a <kind> `voxform get` knows: choose phones, agents, campaigns or knowledge.', 'Did you mean phones? Run `voxform get --help` for its arguments and options.'],
+    [['completion', 'ZSH'], 'invalid_argument', '`ZSH` is not a <shell> `voxform completion` knows: choose bash, zsh or fish.', 'Did you mean zsh? Run `voxform completion --help` for its arguments and options.'],
     [['plan', 'show', 'a', 'b'], 'invalid_argument', '`voxform plan show` takes one argument, not 2.', 'Run `voxform plan show --help` for its arguments and options.'],
     [['keys', 'create'], 'invalid_argument', '`voxform keys create` needs --type <type>.', 'Run `voxform keys create --help` for its arguments and options.'],
     [['validate', '--format'], 'invalid_option', '--format needs a value (<format>).', 'Run `voxform validate --help` for its arguments and options.'],

@@ -252,6 +252,12 @@ describe('stats and table', () => {
     );
   });
 
+  it('renderStats of no call says "By status: none", not a heading with nothing under it', async () => {
+    expect(renderStats(await summarizeCallStream(arrivingAll([])))).toBe(
+      ['Calls: 0', '', 'By status: none', '', 'Duration: no call has a duration', '', 'Credits by cost type:', '  total  0.000', ''].join('\n'),
+    );
+  });
+
   it('renderTable aligns columns, and cuts the wide ones to fit a terminal', () => {
     const wide = renderTable(records, undefined).split('\n');
     expect(wide).toEqual([

@@ -10,7 +10,7 @@ import { appendFile, cp, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator, type TrafficSummary } from '../../src/emulator/index.js';
-import { renderTrafficSummary } from '../../src/cli/commands/emulator-traffic.js';
+import { renderTrafficSummary, trafficUntil } from '../../src/cli/commands/emulator-traffic.js';
 import { repoRoot, runCliInProcess, useTempDirs } from '../helpers/cli.js';
 import { SECRETS } from '../helpers/project.js';
 import { FRONT_DESK } from './helpers.js';
@@ -148,6 +148,25 @@ describe('voxform emulator traffic --local', () => {
   });
 });
 
+describe('voxform emulator traffic --until', () => {
+  const NOW = Date.UTC(2026, 0, 31, 9, 0, 0);
+
+  it('takes a time up to now, and refuses a later one: a call log holds no call from the future', () => {
+    expect(trafficUntil('2h', NOW)).toBe(NOW / 1000 - 7200);
+    expect(trafficUntil(String(NOW / 1000), NOW)).toBe(NOW / 1000);
+    expect(() => trafficUntil('2026-01-31T09:00:01Z', NOW)).toThrowError('--until (2026-01-31T09:00:01Z) is later than now.');
+    expect(() => trafficUntil('2099-01-01', NOW)).toThrowError('--until (2099-01-01) is later than now.');
+  });
+
+  it('exits 1 on a future --until, adding no call', async () => {
+    const dir = await tempDir();
+    const result = await runCliInProcess(['emulator', 'traffic', '--local', '--calls', '1', '--until', '9999-12-31'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error\[invalid_argument\]: --until \(9999-12-31\) is later than now\.\n {2}hint: Give a time in the past, or leave --until out/);
+    await expect(readFile(path.join(dir, '.voxform/local.json'), 'utf8')).rejects.toThrow();
+  });
+});
+
 describe('voxform emulator traffic --url', () => {
   let emulator: RunningEmulator;
   beforeAll(async () => (emulator = await startEmulator({ quiet: true })));
@@ -165,6 +184,23 @@ describe('voxform emulator traffic --url', () => {
     const none = await runCliInProcess(['emulator', 'traffic', '--url', 'http://127.0.0.1:9']);
     expect(none.code).toBe(1);
     expect(none.stderr).toMatch(/error\[emulator_unreachable\]: No emulator answered at http:\/\/127\.0\.0\.1:9 \(ECONNREFUSED\)\.\n {2}hint: Start one with `voxform emulator`/);
+  });
+});
+
+describe('voxform emulator traffic --url, an emulator with no agents', () => {
+  let emulator: RunningEmulator;
+  beforeAll(async () => (emulator = await startEmulator({ quiet: true, seed: { keys: [{ type: 'private', key: 'abcdefabcdefabcdefabcdefabcdef12', name: 'ci' }] } })));
+  afterAll(() => emulator?.close());
+
+  it('says it has no agents and how to give it some (exit 1), not "Added 0 synthetic calls"', async () => {
+    const result = await runCliInProcess(['emulator', 'traffic', '--url', emulator.url]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      `error[emulator_no_agents]: The emulator at ${emulator.url} has no agents: no call was added.\n` +
+        `  hint: Create the manifests' agents there first with \`voxform apply --base-url ${emulator.url}\` (with the emulator's key in VOXFORM_API_KEY), or start it with a seed that has agents (docs/emulator.md, "Seeds"), then run this again.\n`,
+    );
+    expect(emulator.control.state().call_logs).toHaveLength(0);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderAgentsText } from '../../src/inventory/render.js';
+import { knowledgeSourcesNote, renderAgentsText } from '../../src/inventory/render.js';
 import { displayWidth } from '../../src/util/display-width.js';
 
 describe('the inventory table', () => {
@@ -9,5 +9,13 @@ describe('the inventory table', () => {
     const lines = text.split('\n').filter(Boolean);
     const managedColumn = lines.map((line) => displayWidth(line.slice(0, line.search(/MANAGED BY|unmanaged/))));
     expect(new Set(managedColumn).size).toBe(1);
+  });
+});
+
+describe('the note on where knowledge files were looked for', () => {
+  it('agrees with the count of live agents: "1 live agent attaches", "2 live agents attach"', () => {
+    const note = (agents: number) => knowledgeSourcesNote({ format_version: 1, kind: 'knowledge', files: [], sources: { manifest_files: 1, state: { workspace: 'production@URL', files: 1 }, agents_read: agents } });
+    expect(note(1)).toContain("the files the manifests' 1 live agent attaches. ");
+    expect(note(2)).toContain("the files the manifests' 2 live agents attach. ");
   });
 });

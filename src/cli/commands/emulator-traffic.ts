@@ -171,6 +171,29 @@ function unknownAgents(error: TrafficAgentsUnknownError, given: readonly string[
   });
 }
 
+/** An emulator whose account has no agent gets no call: say so, and how to give it agents (`url` undefined: --local). */
+function noAgents(url: string | undefined): VoxformError {
+  const where = url === undefined ? `The folder's emulator (${LOCAL_DATA_FILE})` : `The emulator at ${url}`;
+  const apply = url === undefined ? '`voxform apply --local`' : `\`voxform apply --base-url ${url}\` (with the emulator's key in VOXFORM_API_KEY)`;
+  return new VoxformError('emulator_no_agents', `${where} has no agents: no call was added.`, {
+    hint: `Create the manifests' agents there first with ${apply}${url === undefined ? '' : ", or start it with a seed that has agents (docs/emulator.md, \"Seeds\")"}, then run this again.`,
+  });
+}
+
+/**
+ * `--until` as Unix seconds, no later than `now` (ms): the calls are stamped up to it, and a call log
+ * holds no call from the future (`voxform logs` and `voxform report` would count them as past calls).
+ */
+export function trafficUntil(raw: string, now: number): number {
+  const until = parseTimeArgument('--until', raw, now);
+  if (until > now / 1000) {
+    throw new VoxformError('invalid_argument', `--until (${raw}) is later than now.`, {
+      hint: 'Give a time in the past, or leave --until out: the calls then end now. A call log holds no call from the future.',
+    });
+  }
+  return until;
+}
+
 export async function run(options: TrafficCommandOptions, ctx: CommandContext): Promise<number> {
   if (Boolean(options.local) === Boolean(options.url)) {
     throw new VoxformError('invalid_argument', 'Say which emulator gets the calls: --local (this folder\'s) or --url URL (a running `voxform emulator`), one of them.', {
@@ -178,7 +201,7 @@ export async function run(options: TrafficCommandOptions, ctx: CommandContext): 
     });
   }
   const request = await trafficRequest(options, ctx.cwd);
-  if (options.until !== undefined) request.until = parseTimeArgument('--until', options.until, Date.now());
+  if (options.until !== undefined) request.until = trafficUntil(options.until, Date.now());
   // A manifest's local name (`front-desk`) stands for its agent's id, as with `voxform logs --agent`.
   const { names, idsInEnvironments = false } = request.agents ? await manifestProject(options, ctx) : { names: new Map<string, string>() };
   if (request.agents) request.agents = request.agents.map((agent) => names.get(agent) ?? agent);
@@ -189,6 +212,8 @@ export async function run(options: TrafficCommandOptions, ctx: CommandContext): 
     if (error instanceof TrafficAgentsUnknownError) throw unknownAgents(error, options.agent ?? [], names, idsInEnvironments);
     throw error;
   }
+  // Asked for calls and given none: an account without agents is the thing to fix, not a success.
+  if (summary.agents.length === 0 && summary.skipped.length === 0) throw noAgents(options.local ? undefined : (options.url as string));
   if (options.format === 'json') ctx.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   else ctx.stdout.write(renderTrafficSummary(summary, options.local ? `the call log of ${LOCAL_DATA_FILE}` : `the call log of ${options.url}`));
   return 0;

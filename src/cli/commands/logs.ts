@@ -174,6 +174,8 @@ export function buildFilters(options: LogsOptions, now: number): CallLogFilters 
   if (options.campaign !== undefined) filters.campaign_id = options.campaign;
   const { since, until } = parseTimeWindow(options, now);
   if (since !== undefined) filters.start_time = since;
+  // Without --until no end is sent, as `voxform report` reads: a call the service stamped a moment
+  // after this machine's clock is the newest call, not one to leave out.
   if (until !== undefined) filters.end_time = until;
   return filters;
 }
@@ -258,8 +260,10 @@ function sortByCount(counts: ReadonlyMap<string, number>): Record<string, number
 
 export function renderStats(stats: CallStats): string {
   const lines: string[] = [`Calls: ${stats.calls}`, ''];
-  lines.push('By status:');
-  lines.push(...alignPairs(Object.entries(stats.by_status).map(([status, count]) => [status, String(count)])));
+  const statuses = Object.entries(stats.by_status);
+  // No call, no status: a heading with nothing under it reads as if the list were cut off.
+  if (statuses.length === 0) lines.push('By status: none');
+  else lines.push('By status:', ...alignPairs(statuses.map(([status, count]) => [status, String(count)])));
   lines.push('');
   const d = stats.duration_seconds;
   lines.push(
