@@ -6,7 +6,7 @@
 
 // Manifests: load, check, and report every problem as a diagnostic.
 export { loadManifests } from './manifest/index.js';
-export type { DesiredState, Diagnostic, LoadOptions, LoadResult } from './manifest/index.js';
+export type { DesiredAgent, DesiredCampaign, DesiredKnowledgeFile, DesiredPhone, DesiredState, Diagnostic, LoadOptions, LoadResult } from './manifest/index.js';
 
 // Plans: what would change, in the three output formats, and saved plans.
 export { plan } from './plan/plan.js';
@@ -43,7 +43,7 @@ export type { DriftClass, DriftedField, DriftedResource, DriftReport } from './d
 export { evaluatePolicy } from './policy/evaluate.js';
 export type { PolicyOptions } from './policy/evaluate.js';
 export type { OperatorPack } from './policy/operator-packs.js';
-export type { Finding, PolicyLevel, PolicyReport, PolicyRule } from './policy/types.js';
+export type { Finding, PolicyLevel, PolicyReport, PolicyRule, PolicySubject, RuleHit, TokenCounter } from './policy/types.js';
 export { renderSarif } from './policy/sarif.js';
 
 // Where apply keeps what the service cannot return, and the record of each apply.

@@ -43,8 +43,7 @@ export function connectGitHub(env: Env, redact: Redact): ReviewHost {
     async author() {
       if (login === undefined) {
         const answer = await client.call('GET', 'user', undefined, [401, 403]);
-        const own = (answer.body as { login?: unknown } | null)?.login;
-        login = answer.status === 200 && typeof own === 'string' ? own : ACTIONS_BOT;
+        login = answer.status === 401 || answer.status === 403 ? ACTIONS_BOT : client.userOf(answer, 'login', 'Pass the job\'s own token (the Action\'s default `github-token`) or a token whose user the API names, and check that GITHUB_API_URL is the runner\'s GitHub API.');
       }
       return login;
     },

@@ -32,10 +32,11 @@ export function connectGitLab(env: Env, redact: Redact): ReviewHost {
       return typeof merged?.iid === 'number' ? merged.iid : undefined;
     },
     async author() {
-      if (username === undefined) {
-        const own = ((await client.call('GET', 'user')).body as { username?: unknown } | null)?.username;
-        username = typeof own === 'string' ? own : '';
-      }
+      username ??= client.userOf(
+        await client.call('GET', 'user'),
+        'username',
+        'Set GITLAB_TOKEN to a project or personal access token with the `api` scope, whose user the API names, and check that CI_API_V4_URL is the runner\'s GitLab API.',
+      );
       return username;
     },
     async comments(review) {

@@ -43,7 +43,7 @@ export class RestClient {
 
   /** The answer to `method path` (relative to the base URL); a status outside 2xx is `ci_request_failed`, unless `accept` lists it. */
   async call(method: string, path: string, body?: unknown, accept: number[] = []): Promise<RestAnswer> {
-    const url = new URL(path.replace(/^\//, ''), this.base);
+    const url = this.urlOf(path);
     let answer: RestAnswer;
     try {
       const response = await this.host.request(url, {
@@ -61,6 +61,21 @@ export class RestClient {
     throw new VoxformError('ci_request_failed', `${this.options.host} refused ${method} ${url.pathname} with ${answer.status}: ${shortenRedacted(messageOf(answer.body), MAX_QUOTED_ERROR, this.options.redact)}.`, {
       hint: answer.status === 401 || answer.status === 403 || answer.status === 404 ? permissionHint(this.options.host) : undefined,
     });
+  }
+
+  /**
+   * The token's user from the answer to `GET user`: its `field` (GitHub's `login`, GitLab's
+   * `username`). An answer naming no one is refused before anything is posted: voxform edits only the
+   * comments this user wrote, so without it every run would add one more comment.
+   */
+  userOf(answer: RestAnswer, field: string, hint: string): string {
+    const name = (answer.body as Record<string, unknown> | null)?.[field];
+    if (typeof name === 'string' && name !== '') return name;
+    throw new VoxformError('ci_request_failed', `${this.options.host} answered GET ${this.urlOf('user').pathname} with no ${field}, so voxform cannot tell its own comments from others'; nothing was posted.`, { hint });
+  }
+
+  private urlOf(path: string): URL {
+    return new URL(path.replace(/^\//, ''), this.base);
   }
 
   async close(): Promise<void> {

@@ -5,7 +5,7 @@
  * SCHEMA_KEYWORDS (no `pattern`, `format` or `$ref`), within SCHEMA_NODES_MAX nodes. Every value a
  * rule's path reaches takes a check of the run's budget (check-budget.ts).
  */
-import type { SourceLocation } from '../errors.js';
+import { formatSourceLocation, type SourceLocation } from '../errors.js';
 import type { PathPart } from '../manifest/positions.js';
 import type { DesiredState } from '../manifest/types.js';
 import { compileRegex, REGEX_TIME_BUDGET_MS, type RegexRefusal, type RegexTimeBudget } from '../util/safe-regex.js';
@@ -232,7 +232,15 @@ export async function compileCustomRule(spec: CustomRuleSpec, context: { regexBu
     if (c.schemaCheck && !c.schemaCheck(value)) return 'does not satisfy the rule\'s schema';
     return undefined;
   };
-  return { rule: { id: spec.id, area: 'team', level: spec.level, summary: spec.description ?? `${spec.resources}: ${spec.path}`, hint: spec.hint ?? 'See the team rule in the manifest\'s policy section.', check, checkEach } };
+  return { rule: { id: spec.id, area: 'team', level: spec.level, summary: spec.description ?? `${spec.resources}: ${spec.path}`, hint: spec.hint ?? unwrittenHint(spec.id, spec.location), check, checkEach } };
+}
+
+/**
+ * The hint of a team rule that writes none: where the rule is, so a reader of a finding (in the text,
+ * the pull-request comment, SARIF) can find the rule the value failed, or change it.
+ */
+export function unwrittenHint(id: string, definedAt: SourceLocation): string {
+  return `Change the value so it passes team rule ${id}, or change the rule: it is defined at ${formatSourceLocation(definedAt)}, in the manifest's policy section.`;
 }
 
 /**

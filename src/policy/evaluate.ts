@@ -41,7 +41,7 @@ export const SECTION_RULES: readonly RuleStatus[] = [
   { id: WAIVER_EXPIRED, summary: 'No waiver past its expiry date.', hint: 'Fix what the waiver excused, or renew it with a new date and reason in review.', level: 'mandatory' },
   { id: WAIVER_UNUSED, summary: 'Every waiver silences a finding.', hint: 'Remove the waiver: the rule finds nothing for that resource (or the resource is misspelled).', level: 'advisory' },
   { id: CHECK_BUDGET, summary: 'Team rules are checked in full, within the checks of a run.', hint: 'Narrow the team rules\' paths: a "*" reaches every key or item, and each value a path reaches is one check (docs/policy.md).', level: 'mandatory' },
-].map((rule) => ({ ...rule, area: 'policy', defaultLevel: rule.level, source: { kind: 'fixed' } }) as RuleStatus);
+].map((rule) => ({ ...rule, area: 'policy', defaultLevel: rule.level, source: { kind: 'fixed' }, origin: { kind: 'fixed' } }) as RuleStatus);
 
 const SECTION_HINTS: Record<string, string> = Object.fromEntries(SECTION_RULES.map((rule) => [rule.id, rule.hint]));
 
@@ -81,6 +81,7 @@ export async function resolveRules(
         level: setting?.level ?? rule.level,
         defaultLevel: rule.level,
         source: setting ? { kind: 'manifest', location: setting.location } : source,
+        origin: source,
         summary: rule.summary,
         hint: rule.hint,
       };

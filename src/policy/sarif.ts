@@ -11,7 +11,9 @@ import { pathToFileURL } from 'node:url';
 import type { Diagnostic } from '../manifest/types.js';
 import { gitWorkTreeRoot, pathFromRoot } from '../project-files/git.js';
 import { formatCount, plural } from '../util/plural.js';
-import type { Finding, PolicyLevel, PolicyReport } from './types.js';
+import type { Finding, PolicyLevel, PolicyReport, RuleStatus } from './types.js';
+import { unwrittenHint } from './custom-rules.js';
+import { formatSourceLocation } from '../errors.js';
 import { inEnvironments } from './render.js';
 import { findingsOmitted, waivedOmitted } from './kept-findings.js';
 import { MAX_FINDINGS_KEPT } from '../project-files/limits.js';
@@ -77,6 +79,25 @@ function artifactLocation(file: string, sourceRoot: SarifSourceRoot): { uri: str
   return relative === undefined ? { uri: pathToFileURL(absolute).href } : { uri: relativeUri(relative), uriBaseId: '%SRCROOT%' };
 }
 
+/** `file` (relative to the working directory) as the log's results name it: from %SRCROOT%, else absolute. */
+function fileName(file: string, sourceRoot: SarifSourceRoot): string {
+  const absolute = path.resolve(sourceRoot.cwd, file);
+  return pathFromRoot(sourceRoot.root, absolute) ?? absolute;
+}
+
+/**
+ * A rule's help: a built-in rule's points at its section of docs/policy.md; a team rule's at its
+ * definition in the manifest, and an operator rule's at its pack, which no page of the docs describes.
+ */
+function helpText(rule: RuleStatus, sourceRoot: SarifSourceRoot): string {
+  const { origin } = rule;
+  if (origin.kind === 'operator') return `${rule.hint} (rule of operator policy pack ${origin.pack})`;
+  if (origin.kind !== 'manifest') return `${rule.hint} (docs/policy.md#${rule.id})`;
+  const definedAt = { ...origin.location, file: fileName(origin.location.file, sourceRoot) };
+  if (rule.hint === unwrittenHint(rule.id, origin.location)) return unwrittenHint(rule.id, definedAt);
+  return `${rule.hint} (team rule ${rule.id}, defined at ${formatSourceLocation(definedAt)}, in the manifest's policy section)`;
+}
+
 export function renderSarif(input: { report: PolicyReport | undefined; diagnostics: readonly Diagnostic[]; version: string; sourceRoot?: SarifSourceRoot }): Record<string, unknown> {
   const { report } = input;
   const sourceRoot = input.sourceRoot ?? workingDirectoryRoot();
@@ -89,7 +110,7 @@ export function renderSarif(input: { report: PolicyReport | undefined; diagnosti
   const rules: Array<Record<string, unknown>> = (report?.rules ?? []).map((rule) => ({
     id: rule.id,
     shortDescription: { text: rule.summary },
-    help: { text: `${rule.hint} (docs/policy.md#${rule.id})` },
+    help: { text: helpText(rule, sourceRoot) },
     defaultConfiguration: { level: sarifLevel(rule.level), enabled: rule.level !== 'off' },
     properties: { area: rule.area },
   }));

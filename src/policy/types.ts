@@ -62,6 +62,8 @@ export interface RuleStatus {
   /** The rule's own level, before the manifest. */
   defaultLevel: PolicyLevel;
   source: LevelSource;
+  /** Where the rule itself comes from, whatever set its level: built in (`default`, `fixed`), a team rule's `id` in the manifest, an operator pack. */
+  origin: LevelSource;
   summary: string;
   hint: string;
 }

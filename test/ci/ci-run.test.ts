@@ -16,6 +16,8 @@ import { startExampleProject, type ExampleProject } from '../helpers/project.js'
 
 const GITHUB_TOKEN = 'ghs_planted-actions-token-5e1f0c';
 const GITLAB_TOKEN = 'glpat-planted-project-token-9a7b';
+const GITHUB_TOKEN_NAMELESS = 'ghp_planted-nameless-token-71c2';
+const GITLAB_TOKEN_NAMELESS = 'glpat-planted-nameless-token-3e8f';
 const MERGE_COMMIT = 'a'.repeat(40);
 const BOT = 'github-actions[bot]';
 
@@ -71,7 +73,7 @@ function gitlab(extra: Record<string, string> = {}): Record<string, string> {
 async function expectNoToken(texts: string[]): Promise<void> {
   const summary = await readFile(path.join(work, 'summary.md'), 'utf8').catch(() => '');
   const all = [...texts, summary, ...fake.comments.map((comment) => comment.body)].join('\n');
-  for (const token of [GITHUB_TOKEN, GITLAB_TOKEN, 'planted-job-token-3d2c1b']) for (const form of echoedForms(token)) expect(all).not.toContain(form);
+  for (const token of [GITHUB_TOKEN, GITLAB_TOKEN, GITHUB_TOKEN_NAMELESS, GITLAB_TOKEN_NAMELESS, 'planted-job-token-3d2c1b']) for (const form of echoedForms(token)) expect(all).not.toContain(form);
 }
 
 describe('voxform ci run on GitHub', () => {
@@ -269,5 +271,40 @@ describe('voxform ci run on GitLab', () => {
     expect(apply.stderr).toContain('voxform ci: comment created on merge request !5.');
     expect(fake.comments.find((c) => c.review === 5 && c.body.startsWith('<!-- voxform:apply -->'))?.body).toContain('✅ applied');
     await expectNoToken([first.stdout, first.stderr, second.stdout, second.stderr, apply.stdout, apply.stderr]);
+  }, 120_000);
+});
+
+/**
+ * A token whose user GET /user does not name (a host or proxy answering 200 with no login or
+ * username): voxform would never recognise its own comments and add one every run, so it refuses
+ * before posting anything, run after run.
+ */
+async function refusedWithoutUser(provider: 'github' | 'gitlab', env: Record<string, string>, review: number, expected: string): Promise<void> {
+  const before = fake.comments.length;
+  const requestsBefore = fake.requests.length;
+  for (let run = 0; run < 2; run++) {
+    const result = await project.cliInProcess(['ci', 'run', '--provider', provider, '--command', 'plan', '--out-dir', `nameless-${provider}`], env);
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toContain(`error[ci_request_failed]: ${expected}`);
+    expect(result.stderr).not.toContain('comment created');
+    await expectNoToken([result.stdout, result.stderr]);
+  }
+  expect(fake.comments.length).toBe(before);
+  // It asked who the token is and wrote nothing: no note, no label, on this review or any.
+  expect(fake.requests.slice(requestsBefore).filter((request) => request.method !== 'GET')).toEqual([]);
+  expect(fake.labelsOf(review)).toEqual([]);
+}
+
+describe('voxform ci run with a token whose user the host does not name', () => {
+  it('GitLab: GET /api/v4/user answering with no username is refused, and no note is posted', async () => {
+    fake.tokens.set(GITLAB_TOKEN_NAMELESS, 'nameless-bot');
+    fake.userAnswers.set(GITLAB_TOKEN_NAMELESS, {});
+    await refusedWithoutUser('gitlab', gitlab({ GITLAB_TOKEN: GITLAB_TOKEN_NAMELESS, CI_MERGE_REQUEST_IID: '9' }), 9, "GitLab answered GET /api/v4/user with no username, so voxform cannot tell its own comments from others'; nothing was posted.");
+  }, 120_000);
+
+  it('GitHub: GET /user answering 200 with no login is refused, not taken for the Actions token', async () => {
+    fake.tokens.set(GITHUB_TOKEN_NAMELESS, 'nameless-app');
+    fake.userAnswers.set(GITHUB_TOKEN_NAMELESS, { id: 41 });
+    await refusedWithoutUser('github', github({ GITHUB_TOKEN: GITHUB_TOKEN_NAMELESS, GITHUB_REF: 'refs/pull/8/merge' }), 8, "GitHub answered GET /user with no login, so voxform cannot tell its own comments from others'; nothing was posted.");
   }, 120_000);
 });

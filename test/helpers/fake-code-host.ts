@@ -32,6 +32,8 @@ export interface FakeCodeHost {
   requests: FakeRequest[];
   /** token → login; a token mapped to `undefined` is GitHub's Actions token (GET /user refuses it), writing as github-actions[bot]. */
   tokens: Map<string, string | undefined>;
+  /** token → what GET /user answers instead of naming the token's user (200): a host or proxy whose answer names no one. */
+  userAnswers: Map<string, unknown>;
   /** commit → the review that merged it. */
   merged: Map<string, number>;
   /** A comment someone wrote (not through voxform). */
@@ -58,6 +60,7 @@ export async function startFakeCodeHost(): Promise<FakeCodeHost> {
     labels: new Map(),
     requests: [],
     tokens: new Map(),
+    userAnswers: new Map(),
     merged: new Map(),
     addComment(review, author, body) {
       const comment = { id: 1000 + host.comments.length, review, author, body, edits: 0 };
@@ -87,6 +90,7 @@ export async function startFakeCodeHost(): Promise<FakeCodeHost> {
     let match: RegExpExecArray | null;
 
     if (route === 'GET /user' || route === 'GET /api/v4/user') {
+      if (host.userAnswers.has(token)) return send(res, 200, host.userAnswers.get(token));
       if (login === undefined) return send(res, 403, { message: 'Resource not accessible by integration' });
       return send(res, 200, gitlab ? { username: login } : { login });
     }

@@ -268,6 +268,39 @@ describe('voxform validate', () => {
     expect(findings.filter((f) => f.rule === 'ids-from-the-account').map((f) => f.environments)).toEqual([['staging']]);
   });
 
+  it('--format sarif: a team rule\'s help names where the manifest defines it and an operator rule\'s its pack, no page of the docs; a built-in rule\'s keeps its section', async () => {
+    const validate = await sarifValidator();
+    const manifest = oneAgent(
+      'first_message: Hi, thanks for calling.',
+      [
+        'policy:',
+        '  custom:',
+        '    - { id: greeting-names-business, level: advisory, path: config.first_message, pattern: "Acme Dentistry" }',
+        '    - { id: greeting-short, level: advisory, path: config.first_message, max_length: 5, hint: Keep it short. }',
+        '',
+      ].join('\n'),
+    );
+    const repository = await tempDir({ 'agents/voxform.yaml': manifest });
+    git(repository, 'init', '-q');
+    const packs = await tempDir({ 'acme.mjs': "export const rules = [{ id: 'acme-greets', level: 'advisory', summary: 'S.', hint: 'Greet.', check: () => [] }];\n" });
+    const env = { VOXFORM_POLICY_PACKS: path.join(packs, 'acme.mjs') };
+    const cwd = path.join(repository, 'agents');
+
+    const result = await runCliInProcess(['validate', '--format', 'sarif'], { cwd, env });
+    expect(result.code, result.stderr).toBe(0);
+    const sarif = JSON.parse(result.stdout) as { runs: Array<{ tool: { driver: { rules: Array<{ id: string; help: { text: string } }> } } }> };
+    expect(validate(sarif), JSON.stringify(validate.errors)).toBe(true);
+    const help = new Map(sarif.runs[0]?.tool.driver.rules.map((rule) => [rule.id, rule.help.text]));
+    expect(help.get('greeting-names-business')).toBe('Change the value so it passes team rule greeting-names-business, or change the rule: it is defined at agents/voxform.yaml:9:13, in the manifest\'s policy section.');
+    expect(help.get('greeting-short')).toBe('Keep it short. (team rule greeting-short, defined at agents/voxform.yaml:10:13, in the manifest\'s policy section)');
+    expect(help.get('acme-greets')).toBe(`Greet. (rule of operator policy pack ${env.VOXFORM_POLICY_PACKS})`);
+    expect(help.get('pii-phone-number')).toMatch(/ \(docs\/policy\.md#pii-phone-number\)$/);
+
+    // The text (and the comment, which shows the same hint) names the rule's place as every location is named: from the working directory.
+    const text = await runCliInProcess(['validate'], { cwd, env });
+    expect(text.stderr).toContain('advisory[greeting-names-business]: agent.a: config.first_message does not match the pattern (team rule greeting-names-business)\n  hint: Change the value so it passes team rule greeting-names-business, or change the rule: it is defined at voxform.yaml:9:13, in the manifest\'s policy section.\n');
+  });
+
   it('--format sarif when the whole run fails: a valid log with no results whose invocation says why, the error on stderr too', async () => {
     const validate = await sarifValidator();
     const dir = await tempDir({ 'voxform.yaml': BAD });
