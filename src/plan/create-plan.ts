@@ -5,7 +5,7 @@ import { formatSourceLocation, VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { formatCount, someOf } from '../util/plural.js';
 import { MAX_DIAGNOSTICS_SHOWN } from '../project-files/limits.js';
-import { selectTargets, summarize } from './diff.js';
+import { selectTargets, summarize, type LiveSecretEvidence } from './diff.js';
 import { IncrementalDiff } from './incremental-diff.js';
 import { environmentVariablesOf } from './environment-variables.js';
 import { readLiveState, type LiveReader, type LiveState } from './read-live.js';
@@ -27,6 +27,8 @@ interface CreatePlanOptions {
   onChange?: ((change: ResourceChange) => void) | undefined;
   /** Told of each agent the service answered with, before its change is made (and so before `onChange` hears of it). */
   onAgentRead?: ((agent: Agent) => void) | undefined;
+  /** What trusted evidence says of the live agents' secrets (`DiffContext.liveSecrets`). */
+  liveSecrets?: LiveSecretEvidence | undefined;
   now?: () => Date;
 }
 
@@ -38,7 +40,7 @@ export async function createPlan(options: CreatePlanOptions): Promise<{ plan: Pl
   const { desired } = options;
   const targets = options.targets ?? [];
   checkTargets(desired, targets);
-  const diff = new IncrementalDiff({ desired, state: options.workspace, salt: options.salt, baseUrl: options.baseUrl, files: options.files, targets }, options.onChange);
+  const diff = new IncrementalDiff({ desired, state: options.workspace, salt: options.salt, baseUrl: options.baseUrl, files: options.files, targets, liveSecrets: options.liveSecrets }, options.onChange);
   const byId = agentsById(desired);
   const live = await readLiveState(options.client, desired, {
     onProgress: options.onReadProgress,

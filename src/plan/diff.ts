@@ -24,6 +24,7 @@ import { byCodeUnits } from '../util/compare.js';
 import { parseDotted, valueAtPath } from '../util/field-path.js';
 import { agentSensitivePatterns, entrySecretPaths, secretPatternSet } from '../secrets/schema-paths.js';
 import type { LiveState } from './read-live.js';
+import type { TrustedSecrets } from '../secrets/trusted.js';
 import { RecordedFileCheck, recordedFileIds } from './recorded-files.js';
 import {
   agentFilesRequest,
@@ -35,6 +36,7 @@ import {
   withSecretFills,
 } from './requests.js';
 import { agentUpdateBody } from './update-body.js';
+import { shownWrittenField } from './written-field.js';
 import {
   UNKNOWN_AFTER_APPLY,
   type ChangeReason,
@@ -69,7 +71,16 @@ interface DiffInput {
   /** Manifest files as shown to the user (relative). */
   files: string[];
   targets?: string[];
+  /**
+   * What trusted evidence (never the manifests) says of the live agents' secrets: where the manifests
+   * now fill a field from `${env:…}`, its live value is shown unless this says it is secret. Without
+   * it, the live value counts as secret wherever the manifests fill the place from `${env:…}`.
+   */
+  liveSecrets?: LiveSecretEvidence | undefined;
 }
+
+/** The part of `TrustedSecrets` the differ asks: a live agent's secret places in its config, and its names recorded as filled from `${env:…}`. */
+export type LiveSecretEvidence = Pick<TrustedSecrets, 'livePaths' | 'ledgerNamesOf'>;
 
 /** What comparing one resource needs besides its live value: the diff's input without the live state. */
 export type DiffContext = Omit<DiffInput, 'live'>;
@@ -151,20 +162,35 @@ function agentFieldChanges(agent: DesiredAgent, comparable: ComparableAgent, inp
   const after: Record<string, unknown> = {};
   const fieldChanges: FieldChange[] = [];
   const fields = desiredAgentFields(agent);
+  let liveSecrets: readonly string[] | undefined;
+  const liveSecretPatterns = () => (liveSecrets ??= liveSecretPatternsOf(agent, comparable, input.liveSecrets));
   for (const [path, desiredValue] of fields) {
     const liveValue = valueAtPath(comparable, parseDotted(path));
     before[path] = liveValue;
     after[path] = desiredValue;
     if (isUnchanged(desiredValue, liveValue)) continue;
-    fieldChanges.push({
+    const field: FieldChange = {
       path,
       before: liveValue,
       after: desiredValue,
       sensitive: isSensitiveLeaf(path, sensitivePaths),
       drift: applied[path] !== undefined && applied[path] === hashApplied(input.salt, desiredValue),
-    });
+    };
+    const shown = shownWrittenField(field, agent.envReferences, liveSecretPatterns);
+    if (shown) field.shown = shown;
+    fieldChanges.push(field);
   }
   return { before, after, fieldChanges, fields };
+}
+
+/**
+ * The places of the live agent that hold secrets, dotted from its entry: those trusted evidence
+ * names, or without evidence every place the manifests fill from `${env:…}` (as if it said so).
+ */
+function liveSecretPatternsOf(agent: DesiredAgent, live: ComparableAgent, evidence: LiveSecretEvidence | undefined): readonly string[] {
+  if (!evidence) return Object.keys(agent.envReferences ?? {});
+  const places = evidence.livePaths(agent.id, live.config).map((place) => `config.${place}`);
+  return evidence.ledgerNamesOf(agent.id).length > 0 ? [...places, 'name'] : places;
 }
 
 /**

@@ -26,7 +26,7 @@ export interface FieldView {
   /** '+' the field is newly set, '-' it is cleared, '~' it changes. */
   marker: FieldMarker;
   drift: boolean;
-  /** One line: `"old" → "new"`, `(sensitive value changed)`; absent when `diff` says it. */
+  /** One line: `"old" → "new"`, `(sensitive value changed)`; absent when `diff` says it. A field shown as written (`FieldChange.shown`) reads as any other value. */
   summary: string | undefined;
   /** Line diff for multi-line and structured values. */
   diff: DiffLine[] | undefined;
@@ -134,6 +134,8 @@ function fieldView(field: FieldChange, marker: FieldMarker, summary: string | un
 
 function makeView(field: FieldChange, resource: ResourceChange): FieldView {
   const marker: FieldMarker = field.before === undefined ? '+' : field.after === null ? '-' : '~';
+  // Shown as written (references unresolved) beside the live value: ready to print as any value is.
+  if (field.shown) return valueView(field, marker, field.shown.before, field.shown.after);
   if (field.sensitive) {
     const summary = marker === '-' ? '(sensitive value cleared)' : marker === '+' ? '(sensitive value)' : '(sensitive value changed)';
     return fieldView(field, marker, summary, undefined);
@@ -145,6 +147,11 @@ function makeView(field: FieldChange, resource: ResourceChange): FieldView {
     // The only difference is inside a redacted part (a tool's header token, say).
     return fieldView(field, marker, '(sensitive value changed)', undefined);
   }
+  return valueView(field, marker, before, after);
+}
+
+/** The view of a field's values as they are to be shown (secrets already out of them). */
+function valueView(field: FieldChange, marker: FieldMarker, before: unknown, after: unknown): FieldView {
   if (marker === '-') return fieldView(field, marker, `${formatScalar(before)} → null (cleared)`, undefined);
   if (needsLineDiff(before) || needsLineDiff(after)) {
     const sides = { before: diffSide(before), after: diffSide(after) };

@@ -5,7 +5,7 @@
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 
-export const PLAN_JSON_FORMAT_VERSION = '1.5';
+export const PLAN_JSON_FORMAT_VERSION = '1.6';
 
 /** How every file savePlanFile writes begins: what tells a plan to overwrite from any other file. */
 export const SAVED_PLAN_START = '{\n  "kind": "voxform-plan",';

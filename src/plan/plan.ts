@@ -94,6 +94,7 @@ export async function planWorkspace(options: PlanOptions & { reportConflicts?: b
     targets: options.targets ?? [],
     onReadProgress: options.onReadProgress,
     onAgentRead: (agent) => options.secrets?.noteLiveAgent(agent.id, agent.config),
+    liveSecrets: options.secrets,
     onChange: (change) => {
       options.secrets?.noteLive(change.before);
       options.onChange?.(change);

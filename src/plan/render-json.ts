@@ -17,8 +17,11 @@ function jsonField(field: FieldChange, change: ResourceChange) {
   const redact = (v: unknown) => (field.sensitive && v !== undefined && v !== null ? REDACTED : redactValue(v, field.path, change.sensitivePaths));
   return {
     path: field.path,
-    before: redact(field.before) ?? null,
+    // A field shown as written shows the live value as every renderer does (`FieldChange.shown`).
+    before: (field.shown ? field.shown.before : redact(field.before)) ?? null,
     after: redact(field.after) ?? null,
+    // Format 1.6: the manifest's text, references unresolved, where it fills the field from `${env:…}`.
+    ...(field.shown ? { after_written: field.shown.after ?? null } : {}),
     before_unset: field.before === undefined,
     sensitive: field.sensitive,
     drift: field.drift,

@@ -76,12 +76,15 @@ function readRequest(value: unknown, where: string): PlannedRequest {
 
 function readFieldChange(value: unknown, where: string): FieldChange {
   if (!isPlainObject(value)) throw new ShapeError(`${where}: a field change is not an object`);
+  const before = value.before_unset === true ? undefined : value.before;
   return {
     path: field(value, 'path', isText, where),
-    before: value.before_unset === true ? undefined : value.before,
+    before,
     after: value.after,
     sensitive: value.sensitive === true,
     drift: value.drift === true,
+    // Saved as shown: `before` as every renderer shows it beside the text as written.
+    ...(Object.hasOwn(value, 'after_written') ? { shown: { before, after: value.after_written } } : {}),
   };
 }
 

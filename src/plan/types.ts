@@ -43,6 +43,19 @@ export interface FieldChange {
   sensitive: boolean;
   /** This field is drifting: live changed behind voxform's back while the manifest did not. */
   drift: boolean;
+  /**
+   * Set on an agent's field the manifests fill from `${env:…}` at a place the schema does not mark
+   * secret (src/plan/written-field.ts): what every renderer shows instead of `before` and `after`.
+   */
+  shown?: ShownField | undefined;
+}
+
+/** A field as shown to a reviewer, ready to print: nothing in it is a secret. */
+export interface ShownField {
+  /** The live value, `(sensitive)` at the places the schema or trusted evidence says hold a secret. */
+  before: unknown;
+  /** The manifest's text as written, every `${env:…}` reference unresolved; the schema's secret places `(sensitive)`. */
+  after: unknown;
 }
 
 /** Stands for a value only known once apply has run (a knowledge file id from an upload). */

@@ -2,7 +2,7 @@
  * Secrets a plan can meet outside what the manifests read now. The live agent still holds what an
  * earlier `${env:NAME}` put there: a pull request that removes the reference would otherwise show
  * the value as the one being replaced. And an agent's `name` filled from `${env:…}` (it lies outside
- * the config, where the schema's secrets are) must stay out of a saved plan's file.
+ * the config, where the schema's secrets are) must stay out of a saved plan's file: it is shown as written.
  */
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -50,14 +50,15 @@ it('a plan that removes an ${env:…} reference never shows the value the last a
   for (const secret of [GREETING, URL_TOKEN]) expect(applied.stdout + applied.stderr).not.toContain(secret);
 });
 
-it('an agent name filled from ${env:…} is a secret: redacted in the plan and its file, filled in at apply', async () => {
+it('an agent name filled from ${env:…} is a secret: shown as written in the plan and its file, filled in at apply', async () => {
   const project = await tempDir();
   await writeFile(path.join(project, 'voxform.yaml'), ['version: 1', 'agents:', '  front-desk:', '    id: -OKdqbqetEcM4ak369ym', '    name: "Desk ${env:S_NAME}"', ''].join('\n'));
   const plan = await runCliInProcess(['plan', '--local', '--out', 'plan.json'], { cwd: project, env });
   expect(plan.code, plan.stderr).toBe(0);
-  expect(plan.stdout).toContain('~ name: (sensitive value changed)');
+  expect(plan.stdout).toContain('~ name: "Front desk" → "Desk ${env:S_NAME}"');
   expect(await readFile(path.join(project, 'plan.json'), 'utf8')).not.toContain(NAME);
   const show = await runCliInProcess(['plan', 'show', 'plan.json'], { cwd: project });
+  expect(show.stdout).toContain('~ name: "Front desk" → "Desk ${env:S_NAME}"');
   expect(show.stdout).not.toContain(NAME);
   expect((await runCliInProcess(['apply', '--local', 'plan.json'], { cwd: project, env })).code).toBe(0);
   for (const file of await readdir(path.join(project, '.voxform', 'history'))) {

@@ -1,0 +1,65 @@
+/**
+ * How a plan shows an agent's field the manifests fill from `${env:…}` at a place the schema does not
+ * mark secret (a webhook's URL, a first message, the name). Its resolved value holds a variable's value,
+ * so it is never shown; hiding the field whole would hide from the reviewer what the plan exists to
+ * show (a pull request moving `session_data_webhook` to its own host). So the field is shown as the
+ * manifest wrote it, every reference unresolved, beside the live value, which is hidden only where
+ * trusted evidence (src/secrets/trusted.ts) says it holds a secret. Places the schema marks secret
+ * (headers, credentials) stay hidden whatever is written there.
+ */
+import { agentSecretPatterns, secretPatternSet } from '../secrets/schema-paths.js';
+import { isDottedAtOrUnder, parseDotted } from '../util/field-path.js';
+import { cloneJson, isPlainObject, setOwn } from '../util/json-object.js';
+import { redactValue } from './redact.js';
+import type { ShownField } from './types.js';
+
+/**
+ * The field at `path` as a reviewer sees it (`FieldChange.shown`), or undefined when the manifests
+ * fill no place of it from `${env:…}` outside the schema's secrets. `references`: the agent's
+ * `${env:…}` values as written, by dotted path from its entry; `liveSecretPatterns`: the places of the
+ * live agent trusted evidence says are secret, dotted from its entry (asked only for such a field).
+ */
+export function shownWrittenField(
+  field: { path: string; before: unknown; after: unknown },
+  references: Readonly<Record<string, string>> | undefined,
+  liveSecretPatterns: () => readonly string[],
+): ShownField | undefined {
+  const under = Object.entries(references ?? {}).filter(([place]) => isDottedAtOrUnder(place, field.path));
+  if (under.length === 0) return undefined;
+  const schemaPatterns = agentSecretPatterns([]);
+  const schemaSecrets = secretPatternSet(schemaPatterns);
+  const written = under.filter(([place]) => !schemaSecrets.cursorAt(place).covered);
+  if (written.length === 0) return undefined;
+  return {
+    before: redactValue(field.before, field.path, [...schemaPatterns, ...liveSecretPatterns()]),
+    after: redactValue(withWrittenText(field.after, field.path, written), field.path, schemaPatterns),
+  };
+}
+
+/** `value` (the field at `base`) with the text as written at each of `written`'s places: a copy, `value` left as it is. */
+function withWrittenText(value: unknown, base: string, written: ReadonlyArray<[string, string]>): unknown {
+  const depth = parseDotted(base).length;
+  let copy = value;
+  for (const [place, text] of written) {
+    const steps = parseDotted(place).slice(depth);
+    if (steps.length === 0) return text;
+    if (copy === value) copy = cloneJson(value);
+    setAt(copy, steps, text);
+  }
+  return copy;
+}
+
+/** Sets `text` at `steps` inside `container` (a digit step names an item of a list), where the place exists. */
+function setAt(container: unknown, steps: readonly string[], text: string): void {
+  let current = container;
+  for (const [index, step] of steps.entries()) {
+    const last = index === steps.length - 1;
+    if (Array.isArray(current) && /^(?:0|[1-9]\d*)$/.test(step) && Number(step) < current.length) {
+      if (last) current[Number(step)] = text;
+      else current = current[Number(step)];
+    } else if (isPlainObject(current) && Object.hasOwn(current, step)) {
+      if (last) setOwn(current, step, text);
+      else current = current[step];
+    } else return;
+  }
+}
