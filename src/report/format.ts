@@ -117,6 +117,12 @@ export function comparisonSummary(version: VersionReport, minCalls: number): str
   return changes.length === 0 ? 'no clear difference' : changes.join('; ');
 }
 
+/** The window's two ends as the reports write them: a time in UTC, or `the first call` and `now` when open. */
+export function windowEnds(report: CallReport): { since: string; until: string } {
+  const utc = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
+  return { since: report.window.since ? utc(report.window.since) : 'the first call', until: report.window.until ? utc(report.window.until) : 'now' };
+}
+
 /** What the report did with the calls of voxform's own sessions (`voxform test`, `chat`); undefined when there were none. */
 export function testTrafficLine(report: CallReport): string | undefined {
   const { calls, included } = report.test_traffic;

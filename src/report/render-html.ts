@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { cspSourceHash } from '../util/hash.js';
 import { plural } from '../util/plural.js';
-import { comparisonSummary, creditsText, otherEnvironmentsLine, rateText, secondsText, testTrafficLine, versionLabels } from './format.js';
+import { comparisonSummary, creditsText, otherEnvironmentsLine, rateText, secondsText, testTrafficLine, versionLabels, windowEnds } from './format.js';
 import { HTML_CLIENT_SCRIPT, INTL_LANGUAGE_SCRIPT } from './html-client.js';
 import type { AgentReport, CallReport, VersionReport } from './types.js';
 
@@ -105,8 +105,7 @@ function testTrafficParagraph(report: CallReport): string {
 }
 
 function windowLine(report: CallReport): string {
-  const since = report.window.since ?? 'the first call';
-  const until = report.window.until ?? 'now';
+  const { since, until } = windowEnds(report);
   return `Workspace ${report.workspace} · from ${since} to ${until} · ${plural(report.calls, 'call')} · generated ${report.generated_at}. Intervals are 95% (Wilson for rates, Newcombe for their differences); a difference is claimed only when its interval excludes zero; versions with fewer than ${plural(report.min_calls, 'call')} are not compared.`;
 }
 

@@ -115,12 +115,26 @@ describe('Markdown', () => {
     expect(renderReportMarkdown(data)).toContain('| not enough calls yet (30 per version needed) |');
   });
 
+  it('writes the window\'s ends as times in UTC, and an open end as `the first call` or `now`, in Markdown and HTML', () => {
+    const ends = [
+      [{ since: null, until: null }, 'the first call to now'],
+      [{ since: '2026-11-30T23:01:00.000Z', until: null }, '2026-11-30 23:01 UTC to now'],
+      [{ since: null, until: '2026-12-01T08:30:00.000Z' }, 'the first call to 2026-12-01 08:30 UTC'],
+      [{ since: '2026-11-30T23:01:00.000Z', until: '2026-12-01T08:30:00.000Z' }, '2026-11-30 23:01 UTC to 2026-12-01 08:30 UTC'],
+    ] as const;
+    for (const [window, text] of ends) {
+      const data = { ...report('desk'), window };
+      expect(renderReportMarkdown(data)).toContain(`\nFrom ${text} · 80 calls · `);
+      expect(renderReportHtml(data)).toContain(`Workspace default@local · from ${text} · 80 calls · `);
+    }
+  });
+
   it('two thousand agents: within a comment\'s size limit, the totals kept, the tables that fit whole, the rest counted', () => {
     const one = report('desk');
     const agents = Array.from({ length: 2000 }, (_, i) => ({ ...one.agents[0]!, agent_id: `id-${i}`, name: `agent-${i}` }));
     const text = renderReportMarkdown({ ...one, agents, calls: 160_000 });
     expect(text.length).toBeLessThanOrEqual(COMMENT_SIZE_LIMIT);
-    expect(text).toContain('From the first call to now UTC · 160,000 calls · intervals are 95%');
+    expect(text).toContain('From the first call to now · 160,000 calls · intervals are 95%');
     const shown = text.match(/^### agent-\d+$/gm) ?? [];
     expect(shown.length).toBeGreaterThan(10);
     expect(shown.at(-1)).toBe(`### agent-${shown.length - 1}`);
