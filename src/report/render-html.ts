@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { cspSourceHash } from '../util/hash.js';
 import { plural } from '../util/plural.js';
-import { comparisonSummary, creditsText, otherEnvironmentsLine, rateText, secondsText, testTrafficLine, versionLabels, windowEnds } from './format.js';
+import { agentTitle, comparisonSummary, creditsText, otherEnvironmentsLine, rateText, secondsText, testTrafficLine, versionLabels, windowEnds } from './format.js';
 import { HTML_CLIENT_SCRIPT, INTL_LANGUAGE_SCRIPT } from './html-client.js';
 import type { AgentReport, CallReport, VersionReport } from './types.js';
 
@@ -145,7 +145,7 @@ function agentSection(agent: AgentReport, index: number, minCalls: number, tests
     return `<tr>${cells.join('')}</tr>`;
   });
   return `<section>
-<h2>${escapeHtml(agent.name)} <span class="meta">· ${plural(agent.calls, 'call')}${agent.test_calls > 0 ? ` (${plural(agent.test_calls, 'test call')} ${testsIncluded ? 'included' : 'left out'})` : ''}</span><span class="meta agent-id">${escapeHtml(agent.agent_id)}</span></h2>
+<h2>${escapeHtml(agentTitle(agent))} <span class="meta">· ${plural(agent.calls, 'call')}${agent.test_calls > 0 ? ` (${plural(agent.test_calls, 'test call')} ${testsIncluded ? 'included' : 'left out'})` : ''}</span><span class="meta agent-id">${escapeHtml(agent.agent_id)}</span></h2>
 <div class="chart" id="chart-${index}"></div>
 <ul class="legend" id="legend-${index}"></ul>
 <h3>Rates per version</h3>

@@ -6,7 +6,7 @@
 import { comparisonSummary, creditsText, otherEnvironmentsLine, rateText, secondsText, testTrafficLine, versionLabels, windowEnds } from './format.js';
 import type { AgentReport, CallReport } from './types.js';
 import { characterLength, COMMENT_SIZE_LIMIT, fitBlocks } from '../util/comment-blocks.js';
-import { markdownText } from '../util/markdown-escape.js';
+import { markdownCode, markdownText } from '../util/markdown-escape.js';
 import { formatCount, plural } from '../util/plural.js';
 
 /** At most a comment's characters (COMMENT_SIZE_LIMIT). */
@@ -31,7 +31,9 @@ function outcomesText(byStatus: Record<string, number>): string {
 }
 
 function agentTable(agent: AgentReport, minCalls: number): string[] {
-  const lines = [`### ${markdownText(agent.name)}`, ''];
+  // An agent voxform does not manage: its name on the service, and its id, which tells it apart.
+  const heading = agent.managed ? markdownText(agent.name) : agent.service_name === null ? markdownCode(agent.agent_id) : `${markdownText(agent.service_name)} · ${markdownCode(agent.agent_id)}`;
+  const lines = [`### ${heading}`, ''];
   lines.push('| version | deployed | calls | outcomes | error rate | transfer rate | duration median / p90 | credits per call | tool calls (failed) | against the version before |');
   lines.push('|---|---|--:|---|---|---|---|--:|--:|---|');
   const labels = versionLabels(agent.versions);

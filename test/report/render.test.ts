@@ -37,6 +37,8 @@ function report(name: string): CallReport {
       {
         agent_id: `id-${name}`,
         name,
+        managed: true,
+        service_name: null,
         calls: 80,
         test_calls: 0,
         series: { bin_seconds: 3600, points: [] },
@@ -127,6 +129,17 @@ describe('Markdown', () => {
       expect(renderReportMarkdown(data)).toContain(`\nFrom ${text} · 80 calls · `);
       expect(renderReportHtml(data)).toContain(`Workspace default@local · from ${text} · 80 calls · `);
     }
+  });
+
+  it('heads an agent voxform does not manage with its name on the service and its id, both Markdown-safe; the HTML names it so too', () => {
+    const data = report('desk');
+    const managed = data.agents[0]!;
+    const byHand = { ...managed, agent_id: '-OKhandMade|`x`', name: '-OKhandMade|`x`', managed: false, service_name: '# Night line @team <b>' };
+    const gone = { ...managed, agent_id: '-OKgone', name: '-OKgone', managed: false, service_name: null };
+    const text = renderReportMarkdown({ ...data, agents: [managed, byHand, gone] });
+    expect(text.match(/^### .*$/gm)).toEqual(['### desk', '### \\# Night line @&#8203;team &lt;b&gt; · `` -OKhandMade|`x` ``', '### `-OKgone`']);
+    const html = renderReportHtml({ ...data, agents: [byHand] });
+    expect(html).toContain('<h2># Night line @team &#60;b&#62; <span class="meta">');
   });
 
   it('two thousand agents: within a comment\'s size limit, the totals kept, the tables that fit whole, the rest counted', () => {
