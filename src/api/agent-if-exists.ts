@@ -15,3 +15,12 @@ export async function agentIfExists(client: { getAgent(id: string): Promise<Agen
     throw error;
   }
 }
+
+/**
+ * The service's name of each agent id; an id the service does not know, or refuses (it may be one
+ * the user named, or a call record's), is left out. Read concurrently: the client bounds the requests in flight.
+ */
+export async function agentNamesOnService(client: { getAgent(id: string): Promise<Agent> }, ids: Iterable<string>): Promise<Map<string, string>> {
+  const agents = await Promise.all([...new Set(ids)].map(async (id) => [id, await agentIfExists(client, id, { refusedMeansAbsent: true })] as const));
+  return new Map(agents.flatMap(([id, agent]): Array<[string, string]> => (agent ? [[id, agent.name]] : [])));
+}

@@ -5,7 +5,7 @@
  * name, the agents the phones answer with, and the agents of the latest calls — and the report says so.
  */
 import type { ApiClient } from '../api/index.js';
-import { agentIfExists } from '../api/agent-if-exists.js';
+import { agentNamesOnService } from '../api/agent-if-exists.js';
 import type { GlobalCallHistoryRecord } from '../schema/types.gen.js';
 import { byCodeUnits } from '../util/compare.js';
 
@@ -66,7 +66,7 @@ export interface AgentsReport {
 /** Every number of the service's phone list, with its agent's name. */
 export async function readLivePhones(client: InventoryReader, managed: ManagedResources): Promise<PhonesReport> {
   const phones = await client.listPhones();
-  const names = await agentNames(client, new Set(phones.flatMap((phone) => (phone.agent_id ? [phone.agent_id] : []))));
+  const names = await agentNamesOnService(client, new Set(phones.flatMap((phone) => (phone.agent_id ? [phone.agent_id] : []))));
   return {
     format_version: INVENTORY_FORMAT_VERSION,
     kind: 'phones',
@@ -99,7 +99,7 @@ export async function readLiveAgents(client: InventoryReader, managed: ManagedRe
   });
   for (const id of extra) if (!found.has(id)) note(id, 'named');
 
-  const names = await agentNames(client, new Set(found.keys()));
+  const names = await agentNamesOnService(client, new Set(found.keys()));
   const managedBy = new Map([...managed.agents].map(([local, id]) => [id, `agent.${local}`]));
   const order: AgentSource[] = ['manifest', 'phone', 'call', 'named'];
   const agents = [...found].map(([id, entry]) => ({
@@ -119,7 +119,6 @@ export async function readLiveAgents(client: InventoryReader, managed: ManagedRe
   };
 }
 
-/** The service's name of each agent id; an id the service does not know is left out. */
 /** Hands `visit` the latest calls of the log, at most CALLS_READ_FOR_AGENTS; says how many, and whether the log holds more. */
 export async function eachLatestCall(
   client: Pick<ApiClient, 'iterateCallLogs'>,
@@ -133,10 +132,3 @@ export async function eachLatestCall(
   }
   return { callsRead, moreCalls: false };
 }
-
-async function agentNames(client: InventoryReader, ids: ReadonlySet<string>): Promise<Map<string, string>> {
-  // An id may be one the user named (`get agents ID`): a refused one is no agent either.
-  const agents = await Promise.all([...ids].map(async (id) => [id, await agentIfExists(client, id, { refusedMeansAbsent: true })] as const));
-  return new Map(agents.flatMap(([id, agent]): Array<[string, string]> => (agent ? [[id, agent.name]] : [])));
-}
-

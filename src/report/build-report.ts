@@ -24,6 +24,8 @@ export interface ReportInput {
   workspace: string;
   /** Agent id → the manifests' local name (the history's names are used too). */
   names: ReadonlyMap<string, string>;
+  /** The service's names of these agent ids (those it knows): asked for the agents with calls that no local name names. */
+  serviceNames?: ((agentIds: readonly string[]) => Promise<ReadonlyMap<string, string>>) | undefined;
   /** The window, Unix seconds. */
   since?: number | undefined;
   until?: number | undefined;
@@ -123,11 +125,21 @@ export async function buildCallReport(input: ReportInput): Promise<CallReport> {
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([environment, tally]) => ({ environment, agents: tally.agents.size, calls: tally.calls })),
     // An agent whose every call was left out as test traffic has nothing to show.
-    agents: [...agents.values()]
-      .filter((agent) => agent.calls > 0)
-      .map((agent) => agentReport(agent, names.get(agent.agentId) ?? agent.agentId, deployed.get(agent.agentId) ?? [], input))
-      .sort((a, b) => a.name.localeCompare(b.name) || a.agent_id.localeCompare(b.agent_id)),
+    agents: await agentReports([...agents.values()].filter((agent) => agent.calls > 0), names, deployed, input),
   };
+}
+
+/** Managed agents first, by local name; then the others, by their name on the service (else their id). */
+async function agentReports(agents: readonly AgentState[], names: ReadonlyMap<string, string>, deployed: ReadonlyMap<string, readonly ConfigVersion[]>, input: ReportInput): Promise<AgentReport[]> {
+  const unmanaged = agents.filter((agent) => !names.has(agent.agentId)).map((agent) => agent.agentId);
+  const serviceNames = unmanaged.length > 0 && input.serviceNames ? await input.serviceNames(unmanaged) : new Map<string, string>();
+  const sortKey = (agent: AgentReport) => (agent.managed ? agent.name : agent.service_name ?? agent.agent_id);
+  return agents
+    .map((agent) => {
+      const name = names.get(agent.agentId);
+      return agentReport(agent, { name: name ?? agent.agentId, managed: name !== undefined, service_name: name === undefined ? serviceNames.get(agent.agentId) ?? null : null }, deployed.get(agent.agentId) ?? [], input);
+    })
+    .sort((a, b) => Number(b.managed) - Number(a.managed) || sortKey(a).localeCompare(sortKey(b)) || a.agent_id.localeCompare(b.agent_id));
 }
 
 /** Whether a call of `version` at `ts` is one of the selection's: a version it names, or a configuration changed outside voxform since it began. */
@@ -136,7 +148,7 @@ function isSelected(selection: VersionSelection | undefined, version: ConfigVers
   return version.deployed ? selection.deploys.has(version.key) : ts >= selection.outsideFrom;
 }
 
-function agentReport(agent: AgentState, name: string, deployed: readonly ConfigVersion[], input: ReportInput): AgentReport {
+function agentReport(agent: AgentState, naming: Pick<AgentReport, 'name' | 'managed' | 'service_name'>, deployed: readonly ConfigVersion[], input: ReportInput): AgentReport {
   const startOf = (entry: VersionState) =>
     entry.version.deployed ? Date.parse(entry.version.deployed.at) / 1000 : entry.metrics.firstTs;
   // Deploys' times keep the ledger's order (DeployInfo.at); of two at one time, the one appended first.
@@ -178,7 +190,7 @@ function agentReport(agent: AgentState, name: string, deployed: readonly ConfigV
     .map(({ deploy, version, heal }) => ({ ...deployMarker(deploy, input.diffLink), puts_back: heal ? version.key : null }));
   return {
     agent_id: agent.agentId,
-    name,
+    ...naming,
     calls: agent.calls,
     test_calls: agent.testCalls,
     series: { bin_seconds: binSeconds, points: seriesPoints(agent.series.points()) },

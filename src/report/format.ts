@@ -1,7 +1,7 @@
 /** How the Markdown and HTML renderers write numbers, rates and verdicts, so both say the same. */
 import { shortCommit } from '../history/types.js';
 import { BASE_ENVIRONMENT_NAME, splitWorkspaceKey } from '../state/types.js';
-import type { CallReport, Difference, Rate, VersionReport } from './types.js';
+import type { AgentReport, CallReport, Difference, Rate, VersionReport } from './types.js';
 import { shortHash } from '../util/hash.js';
 import { plural } from '../util/plural.js';
 
@@ -115,6 +115,17 @@ export function comparisonSummary(version: VersionReport, minCalls: number): str
   say('mean duration', comparison.mean_duration_seconds, signedSeconds);
   say('credits per call', comparison.mean_credits_per_call, signedCredits);
   return changes.length === 0 ? 'no clear difference' : changes.join('; ');
+}
+
+/** What the reports call an agent: its local name when voxform manages it, else its name on the service, else its id. */
+export function agentTitle(agent: AgentReport): string {
+  return agent.managed ? agent.name : agent.service_name ?? agent.agent_id;
+}
+
+/** The window's two ends as the reports write them: a time in UTC, or `the first call` and `now` when open. */
+export function windowEnds(report: CallReport): { since: string; until: string } {
+  const utc = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
+  return { since: report.window.since ? utc(report.window.since) : 'the first call', until: report.window.until ? utc(report.window.until) : 'now' };
 }
 
 /** What the report did with the calls of voxform's own sessions (`voxform test`, `chat`); undefined when there were none. */

@@ -1,11 +1,28 @@
 /**
- * The script the HTML report runs in the browser, inlined after uPlot. Per agent: a chart of calls
+ * The scripts the HTML report runs in the browser: a small one before uPlot that gives it a language
+ * tag Intl accepts, and, after uPlot, the page's own. Per agent: a chart of calls
  * over time where each period a version ran is a labelled band, from its deploy (or its return) to
  * the next period's, and its calls are bars inside it; a marker at each deploy whose popup names the commit, who deployed and links to
  * the diff; a tooltip for the bin under the cursor; and the rates of each version drawn as intervals.
  * Every text goes in with `textContent` and every link is checked to be http(s): the data came from
  * the service and the repository. Popups and tooltips are placed inside their chart, whatever its width.
+ * A chart that cannot be drawn says so in its place; the legend, the rate plots and the table remain.
  */
+
+/**
+ * Runs before uPlot, which calls `new Intl.NumberFormat(navigator.language)` as it loads and so
+ * throws, drawing nothing, when Intl refuses the tag: Chromium in a C/POSIX locale (a container's
+ * or a server's usual default) reports `en-US@posix`. uPlot then sees the tag without its `@`
+ * suffix, or `en-US`.
+ */
+export const INTL_LANGUAGE_SCRIPT = `(function () {
+  function accepted(tag) { try { new Intl.NumberFormat(tag); return true; } catch (e) { return false; } }
+  var tag = navigator.language;
+  if (accepted(tag)) return;
+  var base = String(tag).split('@')[0];
+  Object.defineProperty(navigator, 'language', { value: accepted(base) ? base : 'en-US', configurable: true });
+})();
+`;
 
 /** The page's helpers: colours, element building, URL checks, time formatting, placement inside a box. */
 const PAGE_HELPERS = String.raw`  var PALETTE = ['#1f4e8c', '#d35400', '#2e8540', '#8e44ad', '#9a7d0a', '#16a085', '#c0392b', '#34495e'];
@@ -266,13 +283,12 @@ const CHART_OVERLAYS = String.raw`
 
 /** One agent's chart: uPlot for the scales and axes, the periods' bands, bars and markers drawn over them. */
 const DRAW_CHART = String.raw`
-  function drawChart(agent, index, labels) {
+  function drawChart(agent, index, looks) {
     var host = document.getElementById('chart-' + index);
     var bin = agent.series.bin_seconds;
     var xs = agent.series.points.map(function (p) { return seconds(p.start); });
     var lastCall = Math.max.apply(null, agent.versions.map(function (v) { return seconds(v.last_call); }));
     var end = Math.max(lastCall, xs.length ? xs[xs.length - 1] + bin : lastCall);
-    var looks = versionLooks(agent, labels);
     var periods = versionPeriods(looks, agent.deploys, bin, end);
     // Deploys that started no version in the chart: heals, and deploys no call ran with yet.
     var extraDeploys = agent.deploys.filter(function (d) { return !looks.some(function (look) { return look.deploy && look.deploy.record_id === d.record_id; }); });
@@ -317,7 +333,6 @@ const DRAW_CHART = String.raw`
     host.setAttribute('data-points', String(xs.length));
     host.setAttribute('data-deploys', String(view.markers.length));
     host.setAttribute('data-rendered', 'true');
-    return looks;
   }
 `;
 
@@ -396,8 +411,21 @@ export const HTML_CLIENT_SCRIPT = `(function () {
   'use strict';
   var data = JSON.parse(document.getElementById('report-data').textContent);
   var labels = JSON.parse(document.getElementById('report-labels').textContent);
-${PAGE_HELPERS}${VERSION_PERIODS}${CHART_BARS}${CHART_OVERLAYS}${DRAW_CHART}${DRAW_RATES}${DRAW_LEGEND}  data.agents.forEach(function (agent, index) {
-    var looks = drawChart(agent, index, labels[index]);
+${PAGE_HELPERS}${VERSION_PERIODS}${CHART_BARS}${CHART_OVERLAYS}${DRAW_CHART}${DRAW_RATES}${DRAW_LEGEND}  /** In place of a chart that could not be drawn: why, visibly, rather than an empty area. */
+  function chartFailed(index, error) {
+    var host = document.getElementById('chart-' + index);
+    host.textContent = '';
+    host.appendChild(el('p', 'chart-failed', 'The chart could not be drawn in this browser (' + String(error) + '). The table below has every figure.'));
+    host.setAttribute('data-rendered', 'false');
+    console.error(error);
+  }
+  data.agents.forEach(function (agent, index) {
+    var looks = versionLooks(agent, labels[index]);
+    try {
+      drawChart(agent, index, looks);
+    } catch (error) {
+      chartFailed(index, error);
+    }
     drawLegend(index, looks);
     drawRates(agent, index, looks);
   });

@@ -8,8 +8,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { cspSourceHash } from '../util/hash.js';
 import { plural } from '../util/plural.js';
-import { comparisonSummary, creditsText, otherEnvironmentsLine, rateText, secondsText, testTrafficLine, versionLabels } from './format.js';
-import { HTML_CLIENT_SCRIPT } from './html-client.js';
+import { agentTitle, comparisonSummary, creditsText, otherEnvironmentsLine, rateText, secondsText, testTrafficLine, versionLabels, windowEnds } from './format.js';
+import { HTML_CLIENT_SCRIPT, INTL_LANGUAGE_SCRIPT } from './html-client.js';
 import type { AgentReport, CallReport, VersionReport } from './types.js';
 
 export function escapeHtml(text: string): string {
@@ -42,6 +42,7 @@ h1 { font-size: 20px; } h2 { font-size: 17px; margin: 32px 0 4px; } h3 { font-si
 .agent-id { display: block; font-size: 12px; overflow-wrap: anywhere; }
 .test-traffic { background: #fdf2e9; border-left: 3px solid #d35400; padding: 4px 8px; }
 .chart { position: relative; min-height: 240px; }
+.chart-failed { margin: 0; padding: 16px; border: 1px dashed #b03a2e; color: #b03a2e; }
 .legend { list-style: none; padding: 0; margin: 8px 0; display: flex; flex-wrap: wrap; gap: 4px 18px; font-size: 13px; }
 .legend li { overflow-wrap: anywhere; }
 .swatch { display: inline-block; width: 12px; height: 12px; margin-right: 6px; vertical-align: -1px; border-radius: 2px; }
@@ -64,7 +65,7 @@ export function renderReportHtml(report: CallReport): string {
   const style = `${chartStyle}\n${PAGE_STYLE}`;
   const csp = [
     "default-src 'none'",
-    `script-src ${cspSourceHash(chartScript)} ${cspSourceHash(HTML_CLIENT_SCRIPT)}`,
+    `script-src ${cspSourceHash(INTL_LANGUAGE_SCRIPT)} ${cspSourceHash(chartScript)} ${cspSourceHash(HTML_CLIENT_SCRIPT)}`,
     `style-src ${cspSourceHash(style)}`,
     "img-src 'self' data:",
     "base-uri 'none'",
@@ -87,6 +88,7 @@ export function renderReportHtml(report: CallReport): string {
 ${testTrafficParagraph(report)}${body}
 <script type="application/json" id="report-data">${jsonForScript(report)}</script>
 <script type="application/json" id="report-labels">${jsonForScript(chartLabels(report))}</script>
+<script>${INTL_LANGUAGE_SCRIPT}</script>
 <script>${chartScript}</script>
 <script>${HTML_CLIENT_SCRIPT}</script>
 </body>
@@ -103,8 +105,7 @@ function testTrafficParagraph(report: CallReport): string {
 }
 
 function windowLine(report: CallReport): string {
-  const since = report.window.since ?? 'the first call';
-  const until = report.window.until ?? 'now';
+  const { since, until } = windowEnds(report);
   return `Workspace ${report.workspace} · from ${since} to ${until} · ${plural(report.calls, 'call')} · generated ${report.generated_at}. Intervals are 95% (Wilson for rates, Newcombe for their differences); a difference is claimed only when its interval excludes zero; versions with fewer than ${plural(report.min_calls, 'call')} are not compared.`;
 }
 
@@ -144,7 +145,7 @@ function agentSection(agent: AgentReport, index: number, minCalls: number, tests
     return `<tr>${cells.join('')}</tr>`;
   });
   return `<section>
-<h2>${escapeHtml(agent.name)} <span class="meta">· ${plural(agent.calls, 'call')}${agent.test_calls > 0 ? ` (${plural(agent.test_calls, 'test call')} ${testsIncluded ? 'included' : 'left out'})` : ''}</span><span class="meta agent-id">${escapeHtml(agent.agent_id)}</span></h2>
+<h2>${escapeHtml(agentTitle(agent))} <span class="meta">· ${plural(agent.calls, 'call')}${agent.test_calls > 0 ? ` (${plural(agent.test_calls, 'test call')} ${testsIncluded ? 'included' : 'left out'})` : ''}</span><span class="meta agent-id">${escapeHtml(agent.agent_id)}</span></h2>
 <div class="chart" id="chart-${index}"></div>
 <ul class="legend" id="legend-${index}"></ul>
 <h3>Rates per version</h3>

@@ -3,16 +3,17 @@
  * service or the repository passes `markdownText`. Within a comment's size limit by the rule every
  * comment shares (`fitBlocks`): the totals stay, the agents' tables that fit follow, the rest counted.
  */
-import { comparisonSummary, creditsText, otherEnvironmentsLine, rateText, secondsText, testTrafficLine, versionLabels } from './format.js';
+import { comparisonSummary, creditsText, otherEnvironmentsLine, rateText, secondsText, testTrafficLine, versionLabels, windowEnds } from './format.js';
 import type { AgentReport, CallReport } from './types.js';
 import { characterLength, COMMENT_SIZE_LIMIT, fitBlocks } from '../util/comment-blocks.js';
-import { markdownText } from '../util/markdown-escape.js';
+import { markdownCode, markdownText } from '../util/markdown-escape.js';
 import { formatCount, plural } from '../util/plural.js';
 
 /** At most a comment's characters (COMMENT_SIZE_LIMIT). */
 export function renderReportMarkdown(report: CallReport): string {
   const lines = ['## Call report', ''];
-  lines.push(`${windowText(report)} · ${plural(report.calls, 'call')} · intervals are 95%; a difference is claimed only when its interval excludes zero; versions with fewer than ${plural(report.min_calls, 'call')} are not compared.`);
+  const { since, until } = windowEnds(report);
+  lines.push(`From ${since} to ${until} · ${plural(report.calls, 'call')} · intervals are 95%; a difference is claimed only when its interval excludes zero; versions with fewer than ${plural(report.min_calls, 'call')} are not compared.`);
   for (const line of [testTrafficLine(report), otherEnvironmentsLine(report)]) if (line) lines.push('', line);
   if (report.agents.length === 0) lines.push('', 'No calls in the window.');
   // Each agent's table follows a blank line.
@@ -29,14 +30,10 @@ function outcomesText(byStatus: Record<string, number>): string {
   return rest > 0 ? `${shown.join(', ')}, others ${rest}` : shown.join(', ');
 }
 
-function windowText(report: CallReport): string {
-  const since = report.window.since ? report.window.since.slice(0, 16).replace('T', ' ') : 'the first call';
-  const until = report.window.until ? report.window.until.slice(0, 16).replace('T', ' ') : 'now';
-  return `From ${since} to ${until} UTC`;
-}
-
 function agentTable(agent: AgentReport, minCalls: number): string[] {
-  const lines = [`### ${markdownText(agent.name)}`, ''];
+  // An agent voxform does not manage: its name on the service, and its id, which tells it apart.
+  const heading = agent.managed ? markdownText(agent.name) : agent.service_name === null ? markdownCode(agent.agent_id) : `${markdownText(agent.service_name)} · ${markdownCode(agent.agent_id)}`;
+  const lines = [`### ${heading}`, ''];
   lines.push('| version | deployed | calls | outcomes | error rate | transfer rate | duration median / p90 | credits per call | tool calls (failed) | against the version before |');
   lines.push('|---|---|--:|---|---|---|---|--:|--:|---|');
   const labels = versionLabels(agent.versions);

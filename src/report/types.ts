@@ -100,8 +100,12 @@ export interface SeriesReport {
 
 export interface AgentReport {
   agent_id: string;
-  /** The manifests' local name, else the id. */
+  /** The manifests' local name (else the apply history's), else the id. */
   name: string;
+  /** Whether the manifests or the apply history name the agent: voxform manages it. */
+  managed: boolean;
+  /** The agent's name on the service, for an agent voxform does not manage; null for one it manages, or one the service no longer knows. */
+  service_name: string | null;
   calls: number;
   /** Calls of this agent by voxform's own sessions read (counted in `calls` only when the report includes test traffic). */
   test_calls: number;

@@ -59,7 +59,7 @@ function version(key: string, hash: string, calls: number, errors: number, again
 }
 
 function calls(versions: VersionReport[]): Map<string, AgentReport> {
-  return new Map([['ag_s', { agent_id: 'ag_s', name: 'desk', calls: 0, test_calls: 0, series: { bin_seconds: 60, points: [] }, deploys: [], versions }]]);
+  return new Map([['ag_s', { agent_id: 'ag_s', name: 'desk', managed: true, service_name: null, calls: 0, test_calls: 0, series: { bin_seconds: 60, points: [] }, deploys: [], versions }]]);
 }
 
 const older = record('20261128T080000000Z-aaaaaa', '2026-11-28T08:00:00.000Z', HASH_A);

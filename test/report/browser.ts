@@ -10,7 +10,13 @@ import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 
 const SYSTEM_CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
 
-export async function launchBrowser(userDataDir: string): Promise<Browser> {
+/**
+ * The locale Chromium runs in, from its environment: `en_US.UTF-8`, or `C.UTF-8` — a container's or
+ * CI's usual default, where Chromium reports `en-US@posix` as the page's language, a tag Intl refuses.
+ */
+export type BrowserLocale = 'en_US.UTF-8' | 'C.UTF-8';
+
+export async function launchBrowser(userDataDir: string, locale: BrowserLocale = 'en_US.UTF-8'): Promise<Browser> {
   const system = SYSTEM_CHROMIUM.find((file) => existsSync(file));
   let executablePath: string;
   try {
@@ -19,9 +25,10 @@ export async function launchBrowser(userDataDir: string): Promise<Browser> {
     throw new Error(`No browser: neither ${SYSTEM_CHROMIUM.join(' nor ')} exists, and @sparticuz/chromium could not unpack its Chromium: ${(error as Error).message}`);
   }
   const args = ['--no-sandbox', '--headless', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--lang=en-US', `--user-data-dir=${userDataDir}`];
+  // LANG alone decides the locale: the variables that would outrank it are left out.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'LANGUAGE' && !name.startsWith('LC_')));
   try {
-    // A C/POSIX locale (CI's) would give the page `en-US@posix`, a language tag Intl refuses.
-    return await puppeteer.launch({ executablePath, headless: true, args, userDataDir, env: { ...process.env, LANG: 'en_US.UTF-8', LANGUAGE: 'en_US' } });
+    return await puppeteer.launch({ executablePath, headless: true, args, userDataDir, env: { ...env, LANG: locale } });
   } catch (error) {
     throw new Error(`Chromium (${executablePath}) did not start: ${(error as Error).message}`);
   }

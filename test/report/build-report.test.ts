@@ -245,6 +245,31 @@ describe('test traffic', () => {
     expect(report.other_environments).toEqual([]);
   });
 
+  it('lists the agents voxform manages first, then the others by their name on the service, which it asks only for those', async () => {
+    const agentCalls = (agentId: string, from: number) => Array.from({ length: 3 }, (_, i) => callRecord({ agentId, config: v1, ts: from + i * 60 }));
+    const asked: string[][] = [];
+    const report = await buildCallReport({
+      calls: [newestFirst([...agentCalls('-OKhandMadeZulu', T0 + 10), ...agentCalls('-OKhandMadeAlpha', T0 + 20), ...agentCalls('-OKgone', T0 + 30), ...agentCalls(AGENT, T0 + 40)])],
+      history: [deploy1],
+      workspace: 'default@local',
+      names: new Map(),
+      serviceNames: async (ids) => {
+        asked.push([...ids].sort());
+        return new Map([['-OKhandMadeZulu', 'Alpha line'], ['-OKhandMadeAlpha', 'Zulu line']]);
+      },
+      now: new Date('2026-03-03T00:00:00Z'),
+      diffLink: () => null,
+    });
+    expect(asked).toEqual([['-OKgone', '-OKhandMadeAlpha', '-OKhandMadeZulu']]);
+    expect(report.agents.map(({ agent_id, name, managed, service_name }) => ({ agent_id, name, managed, service_name }))).toEqual([
+      { agent_id: AGENT, name: 'front-desk', managed: true, service_name: null },
+      // One the service no longer knows goes by its id.
+      { agent_id: '-OKgone', name: '-OKgone', managed: false, service_name: null },
+      { agent_id: '-OKhandMadeZulu', name: '-OKhandMadeZulu', managed: false, service_name: 'Alpha line' },
+      { agent_id: '-OKhandMadeAlpha', name: '-OKhandMadeAlpha', managed: false, service_name: 'Zulu line' },
+    ]);
+  });
+
   it('keeps a heal (`drift --heal`) as a deploy that puts the version back, not a version of its own', async () => {
     const edited = agentConfig('Edited on the dashboard.');
     // The heal's record holds only the healed agent, with the configuration it put back.

@@ -7,6 +7,7 @@ import { renderReportMarkdown } from '../../src/report/render-markdown.js';
 import { markdownText } from '../../src/util/markdown-escape.js';
 import type { CallReport } from '../../src/report/types.js';
 import { COMMENT_SIZE_LIMIT } from '../../src/util/comment-blocks.js';
+import { cspSourceHash } from '../../src/util/hash.js';
 
 const HOSTILE = 'desk | [click](https://evil.example) <b>@team</b> `x` *y*\nnext';
 
@@ -36,6 +37,8 @@ function report(name: string): CallReport {
       {
         agent_id: `id-${name}`,
         name,
+        managed: true,
+        service_name: null,
         calls: 80,
         test_calls: 0,
         series: { bin_seconds: 3600, points: [] },
@@ -114,12 +117,37 @@ describe('Markdown', () => {
     expect(renderReportMarkdown(data)).toContain('| not enough calls yet (30 per version needed) |');
   });
 
+  it('writes the window\'s ends as times in UTC, and an open end as `the first call` or `now`, in Markdown and HTML', () => {
+    const ends = [
+      [{ since: null, until: null }, 'the first call to now'],
+      [{ since: '2026-11-30T23:01:00.000Z', until: null }, '2026-11-30 23:01 UTC to now'],
+      [{ since: null, until: '2026-12-01T08:30:00.000Z' }, 'the first call to 2026-12-01 08:30 UTC'],
+      [{ since: '2026-11-30T23:01:00.000Z', until: '2026-12-01T08:30:00.000Z' }, '2026-11-30 23:01 UTC to 2026-12-01 08:30 UTC'],
+    ] as const;
+    for (const [window, text] of ends) {
+      const data = { ...report('desk'), window };
+      expect(renderReportMarkdown(data)).toContain(`\nFrom ${text} · 80 calls · `);
+      expect(renderReportHtml(data)).toContain(`Workspace default@local · from ${text} · 80 calls · `);
+    }
+  });
+
+  it('heads an agent voxform does not manage with its name on the service and its id, both Markdown-safe; the HTML names it so too', () => {
+    const data = report('desk');
+    const managed = data.agents[0]!;
+    const byHand = { ...managed, agent_id: '-OKhandMade|`x`', name: '-OKhandMade|`x`', managed: false, service_name: '# Night line @team <b>' };
+    const gone = { ...managed, agent_id: '-OKgone', name: '-OKgone', managed: false, service_name: null };
+    const text = renderReportMarkdown({ ...data, agents: [managed, byHand, gone] });
+    expect(text.match(/^### .*$/gm)).toEqual(['### desk', '### \\# Night line @&#8203;team &lt;b&gt; · `` -OKhandMade|`x` ``', '### `-OKgone`']);
+    const html = renderReportHtml({ ...data, agents: [byHand] });
+    expect(html).toContain('<h2># Night line @team &#60;b&#62; <span class="meta">');
+  });
+
   it('two thousand agents: within a comment\'s size limit, the totals kept, the tables that fit whole, the rest counted', () => {
     const one = report('desk');
     const agents = Array.from({ length: 2000 }, (_, i) => ({ ...one.agents[0]!, agent_id: `id-${i}`, name: `agent-${i}` }));
     const text = renderReportMarkdown({ ...one, agents, calls: 160_000 });
     expect(text.length).toBeLessThanOrEqual(COMMENT_SIZE_LIMIT);
-    expect(text).toContain('From the first call to now UTC · 160,000 calls · intervals are 95%');
+    expect(text).toContain('From the first call to now · 160,000 calls · intervals are 95%');
     const shown = text.match(/^### agent-\d+$/gm) ?? [];
     expect(shown.length).toBeGreaterThan(10);
     expect(shown.at(-1)).toBe(`### agent-${shown.length - 1}`);
@@ -195,8 +223,10 @@ describe('HTML', () => {
     const data = /<script type="application\/json" id="report-data">(.*?)<\/script>/s.exec(html)?.[1] ?? '';
     expect(data).not.toContain('<');
     expect((JSON.parse(data) as CallReport).agents[0]?.name).toBe('<script>window.x=1</script>');
-    expect(html).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-[^']+' 'sha256-[^']+'; style-src 'sha256-[^']+';/);
-    expect(html.match(/<script>/g)).toHaveLength(2);
+    // The policy allows by hash exactly the page's inline scripts.
+    const scripts = [...html.matchAll(/<script>(.*?)<\/script>/gs)].map((match) => cspSourceHash(match[1] ?? ''));
+    expect(scripts).toHaveLength(3);
+    expect(html).toContain(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src ${scripts.join(' ')}; style-src 'sha256-`);
   });
 
   it('gives the page the rates as the table writes them, for the interval plots', () => {

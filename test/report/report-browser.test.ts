@@ -107,6 +107,54 @@ async function healedHtml(heal = true): Promise<string> {
   return renderReportHtml(report);
 }
 
+/** Per chart of the page: whether it rendered, its points and deploys, and how many pixels its canvas drew (all, and the deploy lines' colour). */
+function drawnCharts(page: Page) {
+  return page.$$eval('.chart', (hosts) =>
+    hosts.map((host) => {
+      const canvas = host.querySelector('canvas');
+      const context = canvas?.getContext('2d');
+      const pixels = canvas && context ? context.getImageData(0, 0, canvas.width, canvas.height).data : new Uint8ClampedArray();
+      let drawn = 0;
+      let deployLine = 0;
+      for (let i = 0; i < pixels.length; i += 4) {
+        if ((pixels[i + 3] as number) > 0) drawn++;
+        if (pixels[i] === 0x6c && pixels[i + 1] === 0x34 && pixels[i + 2] === 0x83) deployLine++;
+      }
+      return {
+        rendered: host.getAttribute('data-rendered'),
+        points: Number(host.getAttribute('data-points')),
+        deploys: Number(host.getAttribute('data-deploys')),
+        markers: host.querySelectorAll('.deploy-marker').length,
+        drawn,
+        deployLine,
+      };
+    }),
+  );
+}
+
+function expectEveryChartDrawn(charts: Awaited<ReturnType<typeof drawnCharts>>, count: number): void {
+  expect(charts).toHaveLength(count);
+  for (const chart of charts) {
+    expect(chart.rendered).toBe('true');
+    expect(chart.points).toBeGreaterThan(10);
+    expect(chart.deploys).toBe(2);
+    expect(chart.markers).toBe(2);
+    expect(chart.drawn).toBeGreaterThan(1000);
+    expect(chart.deployLine).toBeGreaterThan(20);
+  }
+}
+
+/** A new page that collects console errors and warnings, and page errors. */
+async function watchedPage(on: Browser): Promise<{ page: Page; problems: string[] }> {
+  const page = await on.newPage();
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warn') problems.push(`${message.type()}: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${String(error)}`));
+  return { page, problems };
+}
+
 let browser: Browser;
 let dir: string;
 
@@ -124,50 +172,16 @@ describe('the HTML report in headless Chromium', () => {
   it('draws every chart with its data and deploy markers, offline and without errors', async () => {
     const file = path.join(dir, 'report.html');
     await writeFile(file, await reportHtml());
-    const page = await browser.newPage();
+    const { page, problems } = await watchedPage(browser);
     await page.setViewport({ width: 1280, height: 1400 });
-    const problems: string[] = [];
     const network: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'error' || message.type() === 'warn') problems.push(`${message.type()}: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`page error: ${String(error)}`));
     page.on('request', (request) => {
       if (!request.url().startsWith('file:')) network.push(request.url());
     });
     await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
     await page.waitForSelector('body[data-charts-ready="2"]');
 
-    const charts = await page.$$eval('.chart', (hosts) =>
-      hosts.map((host) => {
-        const canvas = host.querySelector('canvas');
-        const context = canvas?.getContext('2d');
-        const pixels = canvas && context ? context.getImageData(0, 0, canvas.width, canvas.height).data : new Uint8ClampedArray();
-        let drawn = 0;
-        let deployLine = 0;
-        for (let i = 0; i < pixels.length; i += 4) {
-          if ((pixels[i + 3] as number) > 0) drawn++;
-          if (pixels[i] === 0x6c && pixels[i + 1] === 0x34 && pixels[i + 2] === 0x83) deployLine++;
-        }
-        return {
-          rendered: host.getAttribute('data-rendered'),
-          points: Number(host.getAttribute('data-points')),
-          deploys: Number(host.getAttribute('data-deploys')),
-          markers: host.querySelectorAll('.deploy-marker').length,
-          drawn,
-          deployLine,
-        };
-      }),
-    );
-    expect(charts).toHaveLength(2);
-    for (const chart of charts) {
-      expect(chart.rendered).toBe('true');
-      expect(chart.points).toBeGreaterThan(10);
-      expect(chart.deploys).toBe(2);
-      expect(chart.markers).toBe(2);
-      expect(chart.drawn).toBeGreaterThan(1000);
-      expect(chart.deployLine).toBeGreaterThan(20);
-    }
+    expectEveryChartDrawn(await drawnCharts(page), 2);
 
     // The second deploy's popup, shown on hover: its pull request, commit and a link to the diff.
     const markers = await page.$$('.deploy-marker');
@@ -196,6 +210,37 @@ describe('the HTML report in headless Chromium', () => {
 
     expect(network).toEqual([]);
     expect(problems).toEqual([]);
+    await page.close();
+  }, 120_000);
+
+  it('says on the page that a chart could not be drawn, and still draws its legend and rate plots', async () => {
+    const file = path.join(dir, 'no-chart.html');
+    await writeFile(file, await reportHtml());
+    const { page, problems } = await watchedPage(browser);
+    await page.setViewport({ width: 1280, height: 1400 });
+    // A browser whose number formatting fails: the chart library cannot load.
+    await page.evaluateOnNewDocument(() => {
+      Intl.NumberFormat = function () {
+        throw new RangeError('no number formats in this browser');
+      } as unknown as typeof Intl.NumberFormat;
+    });
+    await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+    await page.waitForSelector('body[data-charts-ready="2"]');
+    const charts = await page.$$eval('.chart', (hosts) =>
+      hosts.map((host) => {
+        const notice = host.querySelector<HTMLElement>('.chart-failed');
+        return { rendered: host.getAttribute('data-rendered'), canvas: host.querySelectorAll('canvas').length, notice: notice?.innerText ?? '', noticeHeight: notice?.getBoundingClientRect().height ?? 0 };
+      }),
+    );
+    expect(charts).toHaveLength(2);
+    for (const chart of charts) {
+      expect(chart.rendered).toBe('false');
+      expect(chart.notice).toMatch(/^The chart could not be drawn in this browser \(TypeError: uPlot is not a constructor\)\. The table below has every figure\.$/);
+      expect(chart.noticeHeight).toBeGreaterThan(10);
+    }
+    expect(await page.$$('.rate-row')).not.toHaveLength(0);
+    expect(await page.$$eval('#legend-0 li', (items) => items.map((item) => item.textContent ?? ''))).toHaveLength(3);
+    expect(problems.some((problem) => problem.includes('no number formats in this browser'))).toBe(true);
     await page.close();
   }, 120_000);
 
@@ -268,6 +313,42 @@ describe('the HTML report in headless Chromium', () => {
     const legend = await page.$$eval('#legend-0 li', (items) => items.map((item) => item.textContent ?? ''));
     expect(legend[0]).toMatch(/^v1 \d{8}T\d{6}Z-\d{6} · by dev@laptop · deployed 2026-04-01 08:00:00 UTC · 120 calls$/);
     expect(legend[1]).toMatch(/^v2 changed outside voxform \([0-9a-f]{12}\) · 60 calls$/);
+    await page.close();
+  }, 120_000);
+});
+
+describe('the HTML report in headless Chromium in a C/POSIX locale', () => {
+  let posixBrowser: Browser;
+
+  beforeAll(async () => {
+    posixBrowser = await launchBrowser(path.join(dir, 'posix-profile'), 'C.UTF-8');
+  }, 120_000);
+
+  afterAll(async () => {
+    await posixBrowser?.close();
+  });
+
+  it('draws every chart and rate plot, though the browser reports a language Intl refuses', async () => {
+    const { page, problems } = await watchedPage(posixBrowser);
+    // The condition itself, on a blank page: Chromium's language here is one Intl throws on.
+    const language = await page.evaluate(() => {
+      try {
+        new Intl.NumberFormat(navigator.language);
+        return { tag: navigator.language, refused: false };
+      } catch {
+        return { tag: navigator.language, refused: true };
+      }
+    });
+    expect(language).toEqual({ tag: 'en-US@posix', refused: true });
+    const file = path.join(dir, 'posix.html');
+    await writeFile(file, await reportHtml());
+    await page.setViewport({ width: 1280, height: 1400 });
+    await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+    await page.waitForSelector('body[data-charts-ready="2"]');
+    expectEveryChartDrawn(await drawnCharts(page), 2);
+    expect(await page.$$('.rate-row')).not.toHaveLength(0);
+    expect(await page.$$('.chart-failed')).toHaveLength(0);
+    expect(problems).toEqual([]);
     await page.close();
   }, 120_000);
 });

@@ -50,6 +50,8 @@ describe("the report of one environment, beside another environment's agents", (
     const markdown = await cli('report');
     expect(markdown.stdout).toContain('Left out: 3 calls of 1 agent of environment staging (`--env staging` reports them).');
     expect(markdown.stdout).not.toContain('-OKspareAgent0000002');
+    // This environment's agent first, by its local name; then the seed's, which no workspace holds, by their names on the service, with their ids.
+    expect(markdown.stdout.match(/^### .*$/gm)).toEqual(['### desk', '### Appointment booking · `-OKdqbqetEcM4ak369yn`', '### Front desk · `-OKdqbqetEcM4ak369ym`', '### Front desk (staging) · `-OKstagingFrontDesk01`']);
     const staging = JSON.parse((await cli('report', '--env', 'staging', '--format', 'json')).stdout) as CallReport;
     expect(staging.agents.map((agent) => agent.agent_id)).toContain('-OKspareAgent0000002');
     expect(staging.agents.map((agent) => agent.agent_id)).not.toContain('-OKspareAgent0000001');

@@ -1,5 +1,6 @@
 /** `voxform report`: call metrics per agent and configuration version, each compared to the one before. */
 import path from 'node:path';
+import { agentNamesOnService } from '../../api/agent-if-exists.js';
 import type { ApiClient } from '../../api/index.js';
 import { VoxformError } from '../../errors.js';
 import { ledgerOrder } from '../../history/ledger-order.js';
@@ -80,6 +81,7 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
     history,
     workspace: reported,
     names: new Map([...manifestNames].map(([name, id]) => [id, name])),
+    serviceNames: (agentIds) => agentNamesOnService(client, agentIds),
     since,
     until,
     now,
