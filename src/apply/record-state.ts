@@ -124,7 +124,10 @@ export function stateAfterRequest(
       const secret = (field: string) => file.sensitivePaths.includes(field);
       const name = appliedValue(salt, file.name, secret('name'));
       const description = appliedValue(salt, file.description, secret('description'));
-      return (ws) => (ws.knowledge[address] = { fileId, contentHash: file.contentHash, name, description });
+      return (ws) => {
+        ws.knowledge[address] = { fileId, contentHash: file.contentHash, name, description };
+        leaveOldKey(ws, change);
+      };
     }
     case 'update_agent': {
       const agent = resources.of(address, 'agent');
@@ -158,9 +161,10 @@ export function stateAfterRequest(
       const planned = context.shared?.workspace.campaigns[address];
       const found = planned?.id === id ? planned.applied : {};
       return (ws) => {
-        const previous = ws.campaigns[address];
+        const previous = ws.campaigns[entryAddress(ws, change)];
         const earlier = previous?.id === id && (planned === undefined || previous.writeOrder === writeOrder) ? previous.applied : {};
         ws.campaigns[address] = { id, applied: { ...found, ...earlier, ...values }, ...order };
+        leaveOldKey(ws, change);
       };
     }
     case 'read_agent':
@@ -175,6 +179,42 @@ function unreadableEntries(ws: WorkspaceState, kind: ResourceChange['kind']): Re
   return undefined;
 }
 
+/** Whether the state's entry at `at` is of `change`'s campaign or knowledge file: the same id, the same content. */
+function holdsResource(ws: WorkspaceState, change: ResourceChange, at: string): boolean {
+  if (change.kind === 'campaign') return ws.campaigns[at]?.id === change.id;
+  if (change.kind === 'knowledge') return ws.knowledge[at]?.contentHash === change.after?.content_hash;
+  return false;
+}
+
+/**
+ * Where the state holds `change`'s entry: under the key it was renamed from (`ResourceChange.movedFrom`,
+ * src/state/moved-resources.ts) until the apply moves it, else under its address.
+ */
+function entryAddress(ws: WorkspaceState, change: ResourceChange): string {
+  const from = change.movedFrom;
+  return from !== undefined && !holdsResource(ws, change, change.address) && holdsResource(ws, change, from) ? from : change.address;
+}
+
+/** A renamed campaign or knowledge file leaves its old key once its entry is written under the new one: one resource never has two. */
+function leaveOldKey(ws: WorkspaceState, change: ResourceChange): void {
+  const from = change.movedFrom;
+  if (from === undefined || from === change.address || !holdsResource(ws, change, from)) return;
+  if (change.kind === 'campaign') delete ws.campaigns[from];
+  else delete ws.knowledge[from];
+}
+
+/** A renamed campaign or knowledge file nothing is sent for: its entry moves to the new key all the same. */
+function movedUnchanged(change: ResourceChange): StateChange | undefined {
+  if (change.movedFrom === undefined) return undefined;
+  const entries = (ws: WorkspaceState): Record<string, unknown> => (change.kind === 'campaign' ? ws.campaigns : ws.knowledge);
+  return (ws) => {
+    const from = entryAddress(ws, change);
+    if (from === change.address) return;
+    entries(ws)[change.address] = entries(ws)[from];
+    delete entries(ws)[from];
+  };
+}
+
 /**
  * The changes whose entry must be marked `writeUnrecorded` before any write is sent: campaigns and
  * credentials the plan writes, whose entry the state holds unmarked. The service cannot show them
@@ -183,7 +223,7 @@ function unreadableEntries(ws: WorkspaceState, kind: ResourceChange['kind']): Re
  */
 export function changesToMark(changes: readonly ResourceChange[], ws: WorkspaceState): ResourceChange[] {
   return changes.filter((change) => {
-    const entry = change.action === 'no-op' ? undefined : unreadableEntries(ws, change.kind)?.[change.address];
+    const entry = change.action === 'no-op' ? undefined : unreadableEntries(ws, change.kind)?.[entryAddress(ws, change)];
     return entry !== undefined && entry.writeUnrecorded === undefined;
   });
 }
@@ -191,8 +231,9 @@ export function changesToMark(changes: readonly ResourceChange[], ws: WorkspaceS
 /** Marks the entries of `changes` as holding a write whose outcome the state does not know (`SharedWrite.writeUnrecorded`). */
 export function stateWritesUnrecorded(changes: readonly ResourceChange[]): StateChange {
   return (ws) => {
-    for (const { kind, address } of changes) {
-      const entries = unreadableEntries(ws, kind);
+    for (const change of changes) {
+      const entries = unreadableEntries(ws, change.kind);
+      const address = entryAddress(ws, change);
       const entry = entries?.[address];
       if (entries && entry) entries[address] = { ...entry, writeUnrecorded: true };
     }
@@ -203,10 +244,11 @@ export function stateWritesUnrecorded(changes: readonly ResourceChange[]): State
 export function stateWritesSettled(change: ResourceChange): StateChange {
   return (ws) => {
     const entries = unreadableEntries(ws, change.kind);
-    const entry = entries?.[change.address];
+    const address = entryAddress(ws, change);
+    const entry = entries?.[address];
     if (!entries || !entry?.writeUnrecorded) return;
     const { writeUnrecorded: _settled, ...settled } = entry;
-    entries[change.address] = settled;
+    entries[address] = settled;
   };
 }
 
@@ -221,7 +263,13 @@ export interface UnchangedContext {
 /** Remember what is applied even when nothing had to change, so later drift can be told apart. */
 export function stateWhenUnchanged(change: ResourceChange, context: UnchangedContext): StateChange | undefined {
   const address = change.address;
-  if (change.kind === 'campaign' || change.kind === 'credential') return takenOverUnchanged(change, context);
+  if (change.kind === 'campaign') {
+    const takenOver = takenOverUnchanged(change, context);
+    const moved = movedUnchanged(change);
+    return takenOver && moved ? (ws) => (takenOver(ws), leaveOldKey(ws, change)) : (takenOver ?? moved);
+  }
+  if (change.kind === 'credential') return takenOverUnchanged(change, context);
+  if (change.kind === 'knowledge') return movedUnchanged(change);
   if (change.kind === 'agent') {
     const agent = context.resources.of(address, 'agent');
     const applied = appliedHashes(agent, context.key);

@@ -6,7 +6,6 @@ import { PLAN_REQUIRES, planWorkspace, type PlanOptions } from '../plan/plan.js'
 import { FileStateBackend } from '../state/file-backend.js';
 import { DEFAULT_STATE_FILE } from '../state/open.js';
 import { workspaceKey } from '../state/types.js';
-import { agentBaseline } from '../state/moved-agents.js';
 import { classifyDrift } from './classify.js';
 import { notComparedFinder } from './not-compared.js';
 import type { DriftReport } from './types.js';
@@ -28,9 +27,8 @@ export async function checkDrift(options: DriftCheckOptions): Promise<DriftRepor
   // A value another environment's apply set is classified, not refused: drift reports, it does not write.
   // A plain JS caller may pass what the type leaves out: like every option outside a function's type, it is not read.
   const { plan, conflicts, view } = await planWorkspace({ ...options, backend, reportConflicts: true, targets: undefined, onChange: undefined }, { workspace, missingState });
-  // Classified against the baseline the plan compared with: each agent's own last apply, under a renamed key too.
-  const { workspace: baseline } = agentBaseline(view.workspace, options.desired.agents.values());
-  const report = classifyDrift({ plan, workspace: baseline, salt: options.fingerprintKey, workspaceKey: key, conflicts, notCompared: notComparedFinder(options.desired) });
+  // Classified against the baseline the plan compared with: each resource's own last apply, under a renamed key too.
+  const report = classifyDrift({ plan, workspace: view.workspace, salt: options.fingerprintKey, workspaceKey: key, conflicts, notCompared: notComparedFinder(options.desired) });
   return missingState ? { ...report, missingState } : report;
 }
 

@@ -11,7 +11,7 @@ import type { DriftClass, DriftedField, DriftedResource, DriftReport, NotCompare
 
 interface ClassifyInput {
   plan: Plan;
-  /** The workspace the plan was made against (`SharedView.workspace`), its agents' entries as the plan read them (`agentBaseline`). */
+  /** The workspace the plan was made against (`SharedView.workspace`), its entries as the plan read them (`followedWorkspace`). */
   workspace: WorkspaceState;
   /** The fingerprint key the state's hashes are keyed with. */
   salt: string;

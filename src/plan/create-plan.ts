@@ -15,6 +15,8 @@ interface CreatePlanOptions {
   desired: DesiredState;
   client: LiveReader;
   workspace: WorkspaceState;
+  /** The renamed resources, when `workspace` holds their entries moved already (`SharedView.moves`). */
+  moves?: ReadonlyMap<string, string> | undefined;
   /** The fingerprint key (from the API key): hashes of applied values and live fingerprints are keyed with it. */
   salt: string;
   /** How the service is shown and bound into saved plans (`https://…`, or `local` for the embedded emulator). */
@@ -40,7 +42,7 @@ export async function createPlan(options: CreatePlanOptions): Promise<{ plan: Pl
   const { desired } = options;
   const targets = options.targets ?? [];
   checkTargets(desired, targets);
-  const diff = new IncrementalDiff({ desired, state: options.workspace, salt: options.salt, baseUrl: options.baseUrl, files: options.files, targets, liveSecrets: options.liveSecrets }, options.onChange);
+  const diff = new IncrementalDiff({ desired, state: options.workspace, moves: options.moves, salt: options.salt, baseUrl: options.baseUrl, files: options.files, targets, liveSecrets: options.liveSecrets }, options.onChange);
   const byId = agentsById(desired);
   const live = await readLiveState(options.client, desired, {
     onProgress: options.onReadProgress,

@@ -14,7 +14,7 @@ import type {
   DesiredPhone,
   DesiredState,
 } from '../manifest/types.js';
-import { agentBaseline } from '../state/moved-agents.js';
+import { followedWorkspace } from '../state/moved-resources.js';
 import { hashApplied, type WorkspaceState } from '../state/types.js';
 import { fingerprintKeyId, hashedWithAnotherKey } from '../util/hash.js';
 import { comparableLiveAgent, desiredAgentFields, type ComparableAgent } from './agent-fields.js';
@@ -63,7 +63,10 @@ interface DiffInput {
   desired: DesiredState;
   live: LiveState;
   state: WorkspaceState;
-  /** The renamed agents (new address → the address the state kept each under), once the differ found them; its `state` then holds them moved. */
+  /**
+   * The renamed resources (new address → the address the state kept each under), when found already
+   * (`SharedView.moves`): `state` then holds their entries moved. Without it the differ finds them.
+   */
   moves?: ReadonlyMap<string, string> | undefined;
   /** The fingerprint key (a secret): the key of the state's hashes and of live fingerprints. */
   salt: string;
@@ -363,6 +366,7 @@ function diffCampaign(campaign: DesiredCampaign, input: DiffContext, phoneChange
     owners,
     fingerprinted: stateEntry ?? null,
     input,
+    movedFrom: input.moves?.get(campaign.address),
   });
 }
 
@@ -396,6 +400,7 @@ function diffKnowledge(file: DesiredKnowledgeFile, input: DiffContext, owners: M
     owners,
     fingerprinted: recorded ?? null,
     input,
+    movedFrom: input.moves?.get(file.address),
   });
 }
 
@@ -445,8 +450,8 @@ export class ResourceDiffer {
   readonly context: DiffContext;
 
   constructor(context: DiffContext) {
-    // Each agent's drift baseline is its own entry: followed to a renamed key, never another agent's.
-    const { workspace, moves } = agentBaseline(context.state, context.desired.agents.values());
+    // Each resource's baseline is its own entry: followed to a renamed key, never another resource's.
+    const { workspace, moves } = context.moves ? { workspace: context.state, moves: context.moves } : followedWorkspace(context.state, context.desired);
     this.context = { ...context, state: workspace, moves };
     for (const credential of context.desired.credentials.values()) this.independent.push(diffCredential(credential, context, this.owners));
     const files = [...context.desired.knowledge.values()].map((file) => ({ file, change: diffKnowledge(file, this.context, this.owners) }));

@@ -182,13 +182,13 @@ export function describeAction(change: ResourceChange): string {
   }
 }
 
-/** The agents whose manifest keys were renamed, `agent.front-desk → agent.reception`, in plan order. */
-export function movedAgentLines(plan: Plan): string[] {
+/** The resources whose manifest keys were renamed, `agent.front-desk → agent.reception`, in plan order. */
+export function movedLines(plan: Plan): string[] {
   return plan.changes.filter((change) => change.movedFrom !== undefined).map((change) => `${change.movedFrom} → ${change.address}`);
 }
 
 /** What a move does, said once after the moves it explains. */
-export const MOVED_NOTE = 'the same agents, by id, under new keys: apply moves what the state keeps of each to its new key, and its history follows it';
+export const MOVED_NOTE = "the same resources under new keys, an agent or campaign by its id, a knowledge file by its content: apply moves what the state keeps of each to its new key, and an agent's history follows it";
 
 export function summaryLine(summary: { create: number; update: number; unchanged: number; drifted: number }): string {
   const drift = summary.drifted > 0 ? ` (${summary.drifted} drifted)` : '';

@@ -88,6 +88,7 @@ export async function planWorkspace(options: PlanOptions & { reportConflicts?: b
     desired: options.desired,
     client: options.client,
     workspace: view.workspace,
+    moves: view.moves,
     salt: options.fingerprintKey,
     baseUrl: options.serviceId,
     files: options.files ?? [],

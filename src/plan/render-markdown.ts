@@ -1,4 +1,4 @@
-import { describeAction, DRIFT_NOTE, fieldViews, movedAgentLines, MOVED_NOTE, summaryLine } from './field-lines.js';
+import { describeAction, DRIFT_NOTE, fieldViews, movedLines, MOVED_NOTE, summaryLine } from './field-lines.js';
 import { byteLength, fitComment, sectionSize, wholeSection, type CommentParts, type CommentSection } from './fit-comment.js';
 import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
 import { COMMENT_SIZE_LIMIT, fitBlocks, linesSize } from '../util/comment-blocks.js';
@@ -64,15 +64,15 @@ function environmentVariablesLines(variables: EnvironmentVariables | undefined):
   return [`**Environment variables read** (names only): ${names}.${note}`, ''];
 }
 
-/** The agents whose keys were renamed, as one paragraph; none when no key was. */
-function movedAgentsLines(plan: Plan): string[] {
-  const moved = movedAgentLines(plan);
-  return moved.length === 0 ? [] : [`**Renamed agents** (${MOVED_NOTE}): ${moved.map((line) => markdownCode(line)).join(', ')}.`, ''];
+/** The resources whose keys were renamed, as one paragraph; none when no key was. */
+function movedParagraph(plan: Plan): string[] {
+  const moved = movedLines(plan);
+  return moved.length === 0 ? [] : [`**Renamed** (${MOVED_NOTE}): ${moved.map((line) => markdownCode(line)).join(', ')}.`, ''];
 }
 
-/** A plan without changes: its one line, then the renamed agents, if any. */
+/** A plan without changes: its one line, then the renamed resources, if any. */
 function noChangesText(plan: Plan, env: string, limit: number): string {
-  const moved = movedAgentsLines(plan);
+  const moved = movedParagraph(plan);
   return `${noChangesLine(plan, env, limit)}${moved.length > 0 ? `\n${moved.join('\n')}` : ''}`;
 }
 
@@ -92,7 +92,7 @@ function commentParts(plan: Plan, changed: ResourceChange[], env: string, secret
     return `| ${markdownCode(change.address, { inTable: true })} | ${ACTION_LABEL[change.action]}${drift} | ${fields} |`;
   });
   const sections = changed.map((change) => commentSection(change, secrets));
-  const tail = [movedAgentsLines(plan), environmentVariablesLines(plan.environmentVariables)].filter((lines) => lines.length > 0);
+  const tail = [movedParagraph(plan), environmentVariablesLines(plan.environmentVariables)].filter((lines) => lines.length > 0);
   return {
     head: [`### voxform plan${env}: ${summaryLine(plan.summary).replace(/^Plan: /, '')}`, ''],
     tableHeader: ['| Resource | Action | Fields |', '|---|---|---|'],

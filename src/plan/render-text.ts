@@ -1,5 +1,5 @@
 import { terminalColors, type Colors } from '../util/terminal-colors.js';
-import { describeAction, DRIFT_NOTE, fieldViews, movedAgentLines, MOVED_NOTE, summaryLine, type DiffLine, type FieldView } from './field-lines.js';
+import { describeAction, DRIFT_NOTE, fieldViews, movedLines, MOVED_NOTE, summaryLine, type DiffLine, type FieldView } from './field-lines.js';
 import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
 import { lineAsShown } from '../util/printable.js';
 import { missingStateWarning, PLAN_WITHOUT_STATE } from '../state/missing-state.js';
@@ -89,16 +89,16 @@ export function renderPlanText(plan: Plan, options: { color: boolean; verbose?: 
     out.push(`voxform will make these changes on ${where}:`, '');
     for (const change of changed) out.push(changeText(c, change, options.color), '');
   }
-  const moved = movedAgentLines(plan);
+  const moved = movedLines(plan);
   if (moved.length > 0) {
     if (changed.length === 0) out.push('');
-    out.push(`Renamed agents (${MOVED_NOTE}):`, ...moved.map((line) => `    ${lineAsShown(line)}`), '');
+    out.push(`Renamed (${MOVED_NOTE}):`, ...moved.map((line) => `    ${lineAsShown(line)}`), '');
   }
   if (options.verbose) {
     for (const change of plan.changes.filter((ch) => ch.action === 'no-op')) out.push(`    ${change.address} ${c.dim('unchanged')}`);
   }
   const variables = renderEnvironmentVariables(c, plan.environmentVariables);
-  // Changed resources and renamed agents end with a blank line already; the one-line "No changes" does not.
+  // Changed and renamed resources end with a blank line already; the one-line "No changes" does not.
   if (variables.length > 0 && changed.length === 0 && moved.length === 0) out.push('');
   out.push(...variables);
   if (plan.policy) out.push(renderPlanPolicyText(plan.policy, options).trimEnd(), '');

@@ -12,12 +12,17 @@
  * (`SharedWrite.writeOrder`): when another one did, this environment plans against that environment's
  * values, not its own stale ones, and is refused where its manifests differ.
  *
+ * Which workspace wrote a campaign last is looked up by its id in every workspace, this one's
+ * included, never by its manifest key: renaming the key (`recall:` became `recall-2026:`) neither
+ * loses this environment's claim nor brings back one another environment lost since.
+ *
  * Knowledge files are not shared: every upload makes a new file, so each environment has its own.
  */
 import type { DesiredState } from '../manifest/types.js';
 import { VoxformError } from '../errors.js';
 import type { StateBackend } from '../state/backend.js';
-import { BASE_ENVIRONMENT_NAME, hashApplied, splitWorkspaceKey, workspaceKey, type CredentialState, type SharedWrite, type WorkspaceState } from '../state/types.js';
+import { followedWorkspace } from '../state/moved-resources.js';
+import { BASE_ENVIRONMENT_NAME, hashApplied, splitWorkspaceKey, workspaceKey, type CampaignState, type CredentialState, type SharedWrite, type WorkspaceState } from '../state/types.js';
 import { fingerprintKeyId, hashedWithAnotherKey, isKeyedHash } from '../util/hash.js';
 import type { FieldChange, ResourceChange } from './types.js';
 
@@ -58,8 +63,13 @@ export async function readOtherWorkspaces(backend: StateBackend, ownKey: string,
 export interface SharedView {
   /** The environment of the view: `default` for runs without `--env`. */
   environment: string;
-  /** This environment's workspace, with each campaign or credential another environment wrote last as that environment recorded it. */
+  /**
+   * This environment's workspace as the manifests read it: each entry followed to its renamed key
+   * (`followedWorkspace`), and each campaign or credential another environment wrote last as that environment recorded it.
+   */
   workspace: WorkspaceState;
+  /** The renamed resources: new address → the address this environment's state kept each under. */
+  moves: ReadonlyMap<string, string>;
   /** Address → the environment whose apply wrote it last (this one's included); absent when unknown (a state older than `writeOrder`). */
   lastWriters: Map<string, string>;
   /** Address → the `writeOrder` an apply of this environment records when it writes the resource. */
@@ -80,11 +90,19 @@ function lastWrite<T extends SharedWrite>(entries: ReadonlyArray<SharedEntry<T>>
   return { last: written.length === 1 ? written[0] : undefined, next: highest + 1 };
 }
 
+/** A workspace's claim on the campaign `id`: its entry of that id written last, under whatever key. */
+function campaignClaim(campaigns: Record<string, CampaignState>, id: string): CampaignState | undefined {
+  let claim: CampaignState | undefined;
+  for (const entry of Object.values(campaigns)) if (entry.id === id && (claim === undefined || (entry.writeOrder ?? 0) > (claim.writeOrder ?? 0))) claim = entry;
+  return claim;
+}
+
 /** The view of `own` (the workspace of `environment`) among `others` for the campaigns and credentials of `desired`. */
 export function sharedView(desired: DesiredState, own: WorkspaceState, others: readonly OtherWorkspace[]): SharedView {
   const environment = desired.environment ?? BASE_ENVIRONMENT_NAME;
-  const workspace: WorkspaceState = { ...own, campaigns: { ...own.campaigns }, credentials: { ...own.credentials } };
-  const view: SharedView = { environment, workspace, lastWriters: new Map(), nextWriteOrders: new Map() };
+  const followed = followedWorkspace(own, desired);
+  const workspace: WorkspaceState = { ...followed.workspace, campaigns: { ...followed.workspace.campaigns }, credentials: { ...own.credentials } };
+  const view: SharedView = { environment, workspace, moves: followed.moves, lastWriters: new Map(), nextWriteOrders: new Map() };
   const settle = <T extends SharedWrite>(address: string, entries: ReadonlyArray<SharedEntry<T>>, take: (entry: T) => void) => {
     const { last, next } = lastWrite(entries);
     view.nextWriteOrders.set(address, next);
@@ -93,8 +111,8 @@ export function sharedView(desired: DesiredState, own: WorkspaceState, others: r
     if (last.environment !== environment && last.entry) take(last.entry);
   };
   for (const campaign of desired.campaigns.values()) {
-    const mine = own.campaigns[campaign.address];
-    const entries = [{ environment, entry: mine?.id === campaign.id ? mine : undefined }, ...others.map((o) => ({ environment: o.environment, entry: Object.values(o.workspace.campaigns).find((c) => c.id === campaign.id) }))];
+    const claims = (o: OtherWorkspace) => ({ environment: o.environment, entry: campaignClaim(o.workspace.campaigns, campaign.id) });
+    const entries = [claims({ environment, workspace: own }), ...others.map(claims)];
     settle(campaign.address, entries, (entry) => (workspace.campaigns[campaign.address] = entry));
   }
   for (const credential of desired.credentials.values()) {
@@ -177,7 +195,7 @@ export function findSharedConflicts(
         // environment's among them, which this run knows not to hide: its values are never carried.
         for (const field of agentFieldsTheySent(change, workspace, salt)) add(field.path, NOT_SHOWN, NOT_SHOWN);
       } else if (change.kind === 'campaign') {
-        const entry = Object.values(workspace.campaigns).find((c) => c.id === change.id);
+        const entry = change.id === undefined ? undefined : campaignClaim(workspace.campaigns, change.id);
         if (!entry) continue;
         for (const field of change.fieldChanges) {
           const theirs = (entry.applied as Record<string, unknown>)[field.path];

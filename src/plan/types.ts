@@ -130,8 +130,9 @@ export interface ResourceChange {
   /** The requests apply sends for this change, in order. Empty for `no-op`. */
   requests: PlannedRequest[];
   /**
-   * An agent whose manifest key was renamed (the same `id:`): the address the state kept it under.
-   * Apply moves that entry to `address`, whatever the action (src/state/moved-agents.ts).
+   * A resource whose manifest key was renamed (an agent or campaign of the same `id:`, a knowledge
+   * file of the same content): the address the state kept it under.
+   * Apply moves that entry to `address`, whatever the action (src/state/moved-resources.ts).
    */
   movedFrom?: string | undefined;
   /**

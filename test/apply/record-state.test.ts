@@ -1,11 +1,11 @@
 /** What the state keeps after an agent's update: its own last apply, never another agent's. */
 import { describe, expect, it } from 'vitest';
-import { stateAfterRequest, stateWhenUnchanged } from '../../src/apply/record-state.js';
+import { changesToMark, stateAfterRequest, stateWhenUnchanged, stateWritesSettled, stateWritesUnrecorded } from '../../src/apply/record-state.js';
 import { DesiredIndex } from '../../src/apply/resources.js';
 import type { PlannedRequest, ResourceChange } from '../../src/plan/types.js';
 import { emptyWorkspace, hashApplied } from '../../src/state/types.js';
 import { fingerprintKeyId } from '../../src/util/hash.js';
-import { desiredAgent, desiredState } from '../helpers/desired.js';
+import { desiredAgent, desiredCampaign, desiredKnowledge, desiredState } from '../helpers/desired.js';
 
 const update: PlannedRequest = { id: 'agent.billing/1', operation: 'update_agent', method: 'PUT', path: '/agents/a2', body: {}, fills: [], dependsOn: [] };
 
@@ -61,5 +61,51 @@ describe('the state after an agent update', () => {
     expect(ws.agents['agent.billing']?.foundLive).toEqual(['name']);
     stateAfterRequest(update, billingChange(['name', 'config.first_message']), {}, undefined, { resources, key: 'key' })?.(ws);
     expect(Object.keys(ws.agents['agent.billing'] ?? {})).not.toContain('foundLive');
+  });
+});
+
+describe('the state of a renamed campaign or knowledge file', () => {
+  const campaign = desiredCampaign('recall-2026', { id: 'cmp_recall', name: 'Recall B', caller: '+15551230001' });
+  const file = desiredKnowledge('clinic-faq', { contentHash: 'sha256:faq' });
+  const resources = new DesiredIndex(desiredState({ campaigns: [campaign], knowledge: [file] }));
+  const moved: Omit<ResourceChange, 'action' | 'fieldChanges' | 'requests'> = {
+    address: 'campaign.recall-2026', kind: 'campaign', id: 'cmp_recall', before: {}, after: {}, sensitivePaths: [], reason: undefined, dependsOn: [], liveFingerprint: '', movedFrom: 'campaign.recall',
+  };
+  const editName: PlannedRequest = { id: 'campaign.recall-2026/1', operation: 'edit_campaign_info', method: 'POST', path: '/campaigns/cmp_recall/info', body: {}, fills: [], dependsOn: [] };
+  const withOld = () => {
+    const ws = emptyWorkspace();
+    ws.campaigns['campaign.recall'] = { id: 'cmp_recall', applied: { name: 'Recall A', caller: '+15551230001' }, writeOrder: 2 };
+    ws.knowledge['knowledge.faq'] = { fileId: 'file_1', contentHash: 'sha256:faq', name: 'clinic-faq.md', description: undefined };
+    return ws;
+  };
+
+  it('moves to the new key when nothing is sent', () => {
+    const ws = withOld();
+    stateWhenUnchanged({ ...moved, action: 'no-op', fieldChanges: [], requests: [] }, { resources, key: 'key' })?.(ws);
+    const fileChange: ResourceChange = { ...moved, address: 'knowledge.clinic-faq', kind: 'knowledge', id: 'file_1', action: 'no-op', after: { content_hash: 'sha256:faq' }, fieldChanges: [], requests: [], movedFrom: 'knowledge.faq' };
+    stateWhenUnchanged(fileChange, { resources, key: 'key' })?.(ws);
+    expect(ws.campaigns).toEqual({ 'campaign.recall-2026': { id: 'cmp_recall', applied: { name: 'Recall A', caller: '+15551230001' }, writeOrder: 2 } });
+    expect(Object.keys(ws.knowledge)).toEqual(['knowledge.clinic-faq']);
+  });
+
+  it('keeps the values not sent when one is, under the new key alone; its mark follows it there', () => {
+    const ws = withOld();
+    const change: ResourceChange = { ...moved, action: 'update', fieldChanges: [{ path: 'name', before: 'Recall A', after: 'Recall B', sensitive: false, drift: false }], requests: [editName] };
+    expect(changesToMark([change], ws)).toEqual([change]);
+    stateWritesUnrecorded([change])(ws);
+    expect(ws.campaigns['campaign.recall']?.writeUnrecorded).toBe(true);
+    stateAfterRequest(editName, change, { name: 'Recall B' }, undefined, { resources, key: 'key' })?.(ws);
+    expect(ws.campaigns).toEqual({ 'campaign.recall-2026': { id: 'cmp_recall', applied: { name: 'Recall B', caller: '+15551230001' } } });
+    stateWritesUnrecorded([change])(ws);
+    stateWritesSettled(change)(ws);
+    expect(ws.campaigns['campaign.recall-2026']?.writeUnrecorded).toBeUndefined();
+  });
+
+  it('an upload under the new key leaves no entry under the old one', () => {
+    const ws = withOld();
+    const upload: PlannedRequest = { id: 'knowledge.clinic-faq/1', operation: 'upload_knowledge_file', method: 'POST', path: '/knowledge/create_file', body: {}, fills: [], dependsOn: [] };
+    const change: ResourceChange = { ...moved, address: 'knowledge.clinic-faq', kind: 'knowledge', id: undefined, action: 'update', after: { content_hash: 'sha256:faq' }, fieldChanges: [], requests: [upload], movedFrom: 'knowledge.faq' };
+    stateAfterRequest(upload, change, {}, { fileId: 'file_2' }, { resources, key: 'key' })?.(ws);
+    expect(ws.knowledge).toEqual({ 'knowledge.clinic-faq': { fileId: 'file_2', contentHash: 'sha256:faq', name: 'clinic-faq.md', description: undefined } });
   });
 });

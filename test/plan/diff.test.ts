@@ -205,6 +205,25 @@ describe('phones, campaigns, targets', () => {
     expect(known.changes[0]).toMatchObject({ action: 'no-op', reason: undefined });
   });
 
+  it('reads a renamed campaign key as a move: the old entry is what it last applied, and the change says where it moved from', () => {
+    const campaign = desiredCampaign('recall-2026', { id: 'cmp_recall', name: 'Recall' });
+    const state = emptyWorkspace();
+    state.campaigns['campaign.recall'] = { id: 'cmp_recall', applied: { name: 'Recall' } };
+    const { changes } = diffStates({ desired: desiredState({ campaigns: [campaign] }), live, state, salt: 'salt', baseUrl: 'local', files: [] });
+    expect(changes[0]).toMatchObject({ address: 'campaign.recall-2026', action: 'no-op', movedFrom: 'campaign.recall' });
+  });
+
+  it('moves no campaign entry of another id, nor one two keys name: which one it became is unknown', () => {
+    const state = emptyWorkspace();
+    state.campaigns['campaign.recall'] = { id: 'cmp_recall', applied: { name: 'Recall' } };
+    const twice = [desiredCampaign('a', { id: 'cmp_recall', name: 'Recall' }), desiredCampaign('b', { id: 'cmp_recall', name: 'Recall' })];
+    const other = [desiredCampaign('recall-2026', { id: 'cmp_other', name: 'Recall' })];
+    for (const campaigns of [twice, other]) {
+      const { changes } = diffStates({ desired: desiredState({ campaigns }), live, state, salt: 'salt', baseUrl: 'local', files: [] });
+      expect(changes.map((c) => [c.movedFrom, c.reason])).toEqual(campaigns.map(() => [undefined, 'live_unknown']));
+    }
+  });
+
   it('--target keeps the target and what it depends on', () => {
     const phones = [desiredPhone('+15550000001', { agent: { id: 'a1', localName: 'front' } })];
     const campaign = desiredCampaign('spring', { name: 'S' });
@@ -249,6 +268,37 @@ describe('knowledge files and credentials', () => {
       ['knowledge.faq', 'no-op'],
       ['agent.front', 'no-op'],
     ]);
+  });
+
+  it('reads a renamed key of a file of the same content as a move: nothing is uploaded, the agent keeps its file', () => {
+    const renamed = desiredKnowledge('clinic-faq', { name: 'faq.md', description: 'FAQ', contentHash: 'sha256:new' });
+    const state = emptyWorkspace();
+    state.knowledge['knowledge.faq'] = { fileId: 'file_1', contentHash: 'sha256:new', name: 'faq.md', description: 'FAQ' };
+    const desired = desiredState({ agents: [desiredAgent('front', { id: 'a1', knowledge: ['clinic-faq'] })], knowledge: [renamed] });
+    const { changes } = diffStates({ desired, live, state, salt: 'salt', baseUrl: 'local', files: [] });
+    expect(changes.map((c) => [c.address, c.action, c.movedFrom])).toEqual([
+      ['knowledge.clinic-faq', 'no-op', 'knowledge.faq'],
+      ['agent.front', 'no-op', undefined],
+    ]);
+  });
+
+  it('uploads a renamed file whose name changed too as its name change: the state entry still moves', () => {
+    const renamed = desiredKnowledge('clinic-faq', { name: 'Clinic FAQ', description: 'FAQ', contentHash: 'sha256:new' });
+    const state = emptyWorkspace();
+    state.knowledge['knowledge.faq'] = { fileId: 'file_1', contentHash: 'sha256:new', name: 'faq.md', description: 'FAQ' };
+    const { changes } = diffStates({ desired: desiredState({ knowledge: [renamed] }), live, state, salt: 'salt', baseUrl: 'local', files: [] });
+    expect(changes[0]).toMatchObject({ action: 'update', movedFrom: 'knowledge.faq', fieldChanges: [{ path: 'name', before: 'faq.md', after: 'Clinic FAQ' }] });
+  });
+
+  it('moves no file entry of other content, nor one whose content two keys hold', () => {
+    const state = emptyWorkspace();
+    state.knowledge['knowledge.faq'] = { fileId: 'file_1', contentHash: 'sha256:new', name: 'faq.md', description: 'FAQ' };
+    const twice = [desiredKnowledge('a', { contentHash: 'sha256:new' }), desiredKnowledge('b', { contentHash: 'sha256:new' })];
+    const other = [desiredKnowledge('clinic-faq', { contentHash: 'sha256:other' })];
+    for (const knowledge of [twice, other]) {
+      const { changes } = diffStates({ desired: desiredState({ knowledge }), live, state, salt: 'salt', baseUrl: 'local', files: [] });
+      expect(changes.map((c) => [c.action, c.movedFrom])).toEqual(knowledge.map(() => ['create', undefined]));
+    }
   });
 
   it('uploads again when the content changed, and rebinds the agent', () => {

@@ -57,13 +57,16 @@ beforeAll(async () => {
   const manifest = path.join(project.dir, 'voxform.yaml');
   await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('    id: -OKdqbqetEcM4ak369ym\n', '    id: -OKdqbqetEcM4ak369ym\n    vars: { clinic: Acme }\n'));
   await planJson('edited');
+  // A campaign's key renamed: the plan says where the state kept it (`moved_from`).
+  await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('  recall-reminders:', '  recall-2026:'));
+  await planJson('renamed');
 }, 120_000);
 
 afterAll(() => project?.close());
 
 describe('schemas/plan.schema.json', () => {
   it('accepts every JSON plan voxform printed or saved in these scenarios', () => {
-    expect([...plans.keys()]).toHaveLength(8);
+    expect([...plans.keys()]).toHaveLength(10);
     const actions = new Set<unknown>();
     for (const [name, plan] of plans) {
       expect(validate(plan), `${name}: ${JSON.stringify(validate.errors)}`).toBe(true);
@@ -72,11 +75,11 @@ describe('schemas/plan.schema.json', () => {
     // The scenarios reach every action and the features a plan can hold.
     expect([...actions].sort()).toEqual(['create', 'no-op', 'update']);
     const all = JSON.stringify([...plans.values()]);
-    for (const feature of ['"result_of"', '"from":"manifest"', '"reason":"live_unknown"', '"reason":"content_changed"', '"reason":"drift"', '"drift":true', '"kind":"voxform-plan"', '"code":"vars_without_template"']) {
+    for (const feature of ['"result_of"', '"from":"manifest"', '"reason":"live_unknown"', '"reason":"content_changed"', '"reason":"drift"', '"drift":true', '"kind":"voxform-plan"', '"code":"vars_without_template"', '"moved_from":"campaign.recall-reminders"']) {
       expect(all).toContain(feature);
     }
     // The warnings are the printed plan's, when there are any; a saved plan keeps none.
-    for (const [name, plan] of plans) expect(Array.isArray(plan.diagnostics), name).toBe(name === 'edited (printed)');
+    for (const [name, plan] of plans) expect(Array.isArray(plan.diagnostics), name).toBe(name === 'edited (printed)' || name === 'renamed (printed)');
   });
 
   it('describes the format voxform writes', async () => {

@@ -8,11 +8,12 @@ import { cp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot, runCliInProcess, runPrinted, useTempDirs } from '../helpers/cli.js';
-import { findSharedConflicts, readOtherWorkspaces } from '../../src/plan/shared-resources.js';
+import { findSharedConflicts, readOtherWorkspaces, sharedView } from '../../src/plan/shared-resources.js';
 import type { ResourceChange } from '../../src/plan/types.js';
 import { FileStateBackend } from '../../src/state/file-backend.js';
 import { emptyWorkspace, hashApplied, type WorkspaceState } from '../../src/state/types.js';
 import { fingerprintKeyId } from '../../src/util/hash.js';
+import { desiredCampaign, desiredState } from '../helpers/desired.js';
 
 const tempDir = useTempDirs();
 
@@ -493,5 +494,35 @@ describe('readOtherWorkspaces', () => {
     const others = await readOtherWorkspaces(backend, 'default@local', 'local');
     expect(others.map((o) => [o.environment, o.workspace.phones['phone.+15551230001']?.agentId])).toEqual([['staging', 'staging@local']]);
     await backend.close();
+  });
+});
+
+describe('sharedView, for a campaign whose key this environment renamed', () => {
+  const desired = { ...desiredState({ campaigns: [desiredCampaign('recall-2026', { id: 'cmp_recall', name: 'Recall B' })] }), environment: 'production' };
+  const written = (name: string, writeOrder: number): WorkspaceState['campaigns'][string] => ({ id: 'cmp_recall', applied: { name }, writeOrder });
+  const staging = { environment: 'staging', workspace: { ...emptyWorkspace(), campaigns: { 'campaign.recall': written('Recall A', 1) } } };
+
+  it("keeps this environment's claim, made under the old key: the other environment's older one stays undone", () => {
+    const own = { ...emptyWorkspace(), campaigns: { 'campaign.recall': written('Recall B', 2) } };
+    const view = sharedView(desired, own, [staging]);
+    expect(view.lastWriters.get('campaign.recall-2026')).toBe('production');
+    expect(view.nextWriteOrders.get('campaign.recall-2026')).toBe(3);
+    expect(view.workspace.campaigns).toEqual({ 'campaign.recall-2026': written('Recall B', 2) });
+    expect([...view.moves]).toEqual([['campaign.recall-2026', 'campaign.recall']]);
+  });
+
+  it("keeps it when the old entry cannot be moved (two old keys of the campaign): the claim is the campaign's, whatever its key", () => {
+    const own = { ...emptyWorkspace(), campaigns: { 'campaign.recall': written('Recall B', 2), 'campaign.recall-old': written('Recall', 0) } };
+    const view = sharedView(desired, own, [staging]);
+    expect(view.lastWriters.get('campaign.recall-2026')).toBe('production');
+    expect(view.moves.size).toBe(0);
+  });
+
+  it("is the other environment's when that one wrote it last, under whatever key", () => {
+    const own = { ...emptyWorkspace(), campaigns: { 'campaign.recall': written('Recall B', 1) } };
+    const later = { environment: 'staging', workspace: { ...emptyWorkspace(), campaigns: { 'campaign.spring': written('Recall A', 2) } } };
+    const view = sharedView(desired, own, [later]);
+    expect(view.lastWriters.get('campaign.recall-2026')).toBe('staging');
+    expect(view.workspace.campaigns['campaign.recall-2026']).toEqual(written('Recall A', 2));
   });
 });

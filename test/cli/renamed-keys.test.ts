@@ -1,0 +1,115 @@
+/**
+ * Keys renamed in the manifests against the embedded emulator (`--local`), in the test's process. An
+ * agent's (`front-desk:` became `reception:`, the same `id:`), with each state backend: the plan says
+ * the key moved, the apply leaves one state entry for the agent under its new key, and history and
+ * `rollback previous --agent` follow it to its records from before the rename. A campaign's (the same
+ * `id:`) and a knowledge file's (the same content) are moves too, and a campaign's claim between
+ * environments follows it.
+ */
+import { cp, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repoRoot, runCliInProcess, useTempDirs, type CliResult } from '../helpers/cli.js';
+import { freshDatabase } from '../helpers/postgres.js';
+
+const tempDir = useTempDirs();
+const FRONT_DESK_ID = '-OKdqbqetEcM4ak369ym';
+
+async function exampleProject(): Promise<string> {
+  const dir = await tempDir();
+  await cp(path.join(repoRoot, 'agents.example.yaml'), path.join(dir, 'agents.example.yaml'));
+  await cp(path.join(repoRoot, 'example'), path.join(dir, 'example'), { recursive: true });
+  return dir;
+}
+
+function expectCode(result: CliResult, code: number): CliResult {
+  expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(code);
+  return result;
+}
+
+/** The agent keys the manifests use: the agent, its staging overlay and the number bound to it. */
+function renameFrontDesk(text: string): string {
+  return text.replace(/^  front-desk:/m, '  reception:').replace('      front-desk: {', '      reception: {').replace('agent: front-desk', 'agent: reception');
+}
+
+const backends: Array<{ kind: string; stateArgs: () => Promise<string[]> }> = [
+  { kind: 'the state file', stateArgs: async () => [] },
+  { kind: 'PostgreSQL', stateArgs: async () => ['--state', (await freshDatabase()).url] },
+];
+
+describe.each(backends)('a renamed agent key, with $kind', ({ stateArgs }) => {
+  it('is planned as a move, leaves one state entry, and its history and rollback follow it', async () => {
+    const dir = await exampleProject();
+    const state = await stateArgs();
+    const vx = async (...args: string[]) => expectCode(await runCliInProcess([...args, '-f', 'agents.example.yaml', '--local', ...state], { cwd: dir }), 0);
+    const manifest = path.join(dir, 'agents.example.yaml');
+    await vx('apply', '--auto-approve');
+    await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('temperature: 0.4', 'temperature: 0.3'));
+    await vx('apply', '--auto-approve');
+    await writeFile(manifest, renameFrontDesk(await readFile(manifest, 'utf8')));
+
+    const planned = (await vx('plan')).stdout;
+    expect(planned).toContain('No changes. The service (local) matches the manifests.');
+    expect(planned).toContain("Renamed (the same resources under new keys, an agent or campaign by its id, a knowledge file by its content: apply moves what the state keeps of each to its new key, and an agent's history follows it):\n    agent.front-desk → agent.reception\n");
+    const json = JSON.parse((await vx('plan', '--format', 'json')).stdout) as { resource_changes: Array<{ address: string; moved_from: string | null }> };
+    expect(json.resource_changes.find((change) => change.address === 'agent.reception')?.moved_from).toBe('agent.front-desk');
+
+    await vx('apply', '--auto-approve');
+    const shown = expectCode(await runCliInProcess(['state', 'show', ...state], { cwd: dir }), 0).stdout;
+    expect(shown).toContain(`    agent.reception: ${FRONT_DESK_ID}\n`);
+    expect(shown).not.toContain('agent.front-desk');
+    expect((await vx('plan')).stdout).not.toContain('Renamed');
+
+    const history = (await vx('history', '--agent', 'reception')).stdout;
+    expect(history.match(/^\d{8}T/gm)).toHaveLength(3);
+    expect(history).toContain('agents changed: booking, front-desk');
+
+    const back = (await vx('rollback', 'previous', '--agent', 'reception', '--auto-approve')).stdout;
+    expect(back).toContain('Rolling back reception to ');
+    expect(back).toContain('~ agent.reception (-OKdqbqetEcM4ak369ym) will be updated in place\n      ~ config.llm.temperature: 0.3 → 0.4');
+  }, 120_000);
+});
+
+const CAMPAIGN_AND_FILE = [
+  'version: 1',
+  'agents:',
+  `  front-desk: { id: ${FRONT_DESK_ID}, name: Front desk, knowledge: [faq] }`,
+  'phones:',
+  '  "+15551230001": { agent: front-desk }',
+  'campaigns:',
+  '  recall: { id: cmp_recall_2026, name: Recall A, caller: "+15551230001" }',
+  'knowledge:',
+  '  faq: { file: faq.md }',
+  'environments: { staging: {}, production: {} }',
+  '',
+].join('\n');
+
+describe('a renamed campaign or knowledge file key', () => {
+  it("is planned as a move and moved by apply, uploading nothing, and keeps this environment's claim on the campaign", async () => {
+    const dir = await tempDir({ 'voxform.yaml': CAMPAIGN_AND_FILE, 'faq.md': 'Open 9 to 5.\n' });
+    const manifest = path.join(dir, 'voxform.yaml');
+    const vx = async (...args: string[]) => runCliInProcess([...args, '--local'], { cwd: dir });
+    expectCode(await vx('apply', '--env', 'staging', '--auto-approve'), 0);
+    await writeFile(manifest, CAMPAIGN_AND_FILE.replace('Recall A', 'Recall B'));
+    // Each environment uploads its own file: production attaches its own to the one agent, taking it over too.
+    expectCode(await vx('apply', '--env', 'production', '--take-over', 'campaign.recall', '--take-over', 'agent.front-desk', '--auto-approve'), 0);
+    const renamed = CAMPAIGN_AND_FILE.replace('Recall A', 'Recall B').replace('  recall:', '  recall-2026:').replace('  faq:', '  clinic-faq:').replace('knowledge: [faq]', 'knowledge: [clinic-faq]');
+    await writeFile(manifest, renamed);
+
+    const planned = expectCode(await vx('plan', '--env', 'production', '--detailed-exitcode'), 0).stdout;
+    expect(planned).toContain('No changes. The service (local, environment production) matches the manifests.');
+    expect(planned).toContain('\n    knowledge.faq → knowledge.clinic-faq\n    campaign.recall → campaign.recall-2026\n');
+    const json = JSON.parse(expectCode(await vx('plan', '--env', 'production', '--format', 'json'), 0).stdout) as { resource_changes: Array<{ address: string; moved_from: string | null }> };
+    expect(json.resource_changes.filter((change) => change.moved_from !== null).map((change) => [change.moved_from, change.address])).toEqual([
+      ['knowledge.faq', 'knowledge.clinic-faq'],
+      ['campaign.recall', 'campaign.recall-2026'],
+    ]);
+
+    expectCode(await vx('apply', '--env', 'production', '--auto-approve'), 0);
+    const state = JSON.parse(await readFile(path.join(dir, '.voxform', 'state.json'), 'utf8')) as { workspaces: Record<string, { campaigns: object; knowledge: object }> };
+    const production = state.workspaces['production@local']!;
+    expect(Object.keys(production.campaigns)).toEqual(['campaign.recall-2026']);
+    expect(Object.keys(production.knowledge)).toEqual(['knowledge.clinic-faq']);
+    expectCode(await vx('plan', '--env', 'production', '--detailed-exitcode'), 0);
+  }, 60_000);
+});
