@@ -73,6 +73,8 @@ export function planToJson(plan: Plan): Record<string, unknown> {
     ...(plan.policy ? { policy: planPolicyJson(plan.policy) } : {}),
     // Format 1.5: the state lost the workspace though its history records applies of it.
     ...(plan.missingState ? { missing_state: missingStateJson(plan.missingState) } : {}),
+    // Format 1.6: what the state records that the manifests no longer name (nothing is sent for it).
+    ...(plan.noLongerManaged ? { no_longer_managed: plan.noLongerManaged.map((r) => ({ address: r.address, kind: r.kind, id: r.id, attached_to: r.attachedTo })) } : {}),
   };
 }
 

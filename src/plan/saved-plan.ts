@@ -4,7 +4,7 @@
  * apply needs, as request bodies never hold a secret.
  */
 import { VoxformError } from '../errors.js';
-import type { Action, ChangeReason, FieldChange, FillSource, Plan, PlannedRequest, RequestOperation, ResourceChange, ResourceKind, ValueFill } from './types.js';
+import type { Action, ChangeReason, FieldChange, FillSource, NoLongerManaged, Plan, PlannedRequest, RequestOperation, ResourceChange, ResourceKind, ValueFill } from './types.js';
 import { isPlainObject } from '../util/json-object.js';
 import type { PathSegment } from '../util/field-path.js';
 import { isName, isOneOf, isText, isWhole, ShapeError } from '../util/json-shape.js';
@@ -143,6 +143,23 @@ function missingStateOf(value: unknown): Pick<Plan, 'missingState'> {
   return { missingState: { state: field(value, 'state', isText, where), lastApply } };
 }
 
+/** What the state recorded that the manifests no longer named, as the plan listed it (format 1.6; absent before). */
+function noLongerManagedOf(value: unknown): Pick<Plan, 'noLongerManaged'> {
+  if (value === undefined) return {};
+  const where = 'the plan: `no_longer_managed`';
+  if (!Array.isArray(value)) throw new ShapeError(`${where} is malformed`);
+  const read = value.map((item): NoLongerManaged => {
+    if (!isPlainObject(item)) throw new ShapeError(`${where} is malformed`);
+    return {
+      address: field(item, 'address', isName, where),
+      kind: field(item, 'kind', isOneOf(KINDS), where),
+      id: field(item, 'id', isName, where),
+      attachedTo: field(item, 'attached_to', isNames, where),
+    };
+  });
+  return read.length > 0 ? { noLongerManaged: read } : {};
+}
+
 function policyOf(value: unknown): Pick<Plan, 'policy'> {
   const policy = planPolicyFromJson(value);
   return policy ? { policy } : {};
@@ -173,6 +190,7 @@ export function planFromJson(saved: Json, file: string): Plan {
       ...environmentVariablesOf(saved.environment_variables),
       ...policyOf(saved.policy),
       ...missingStateOf(saved.missing_state),
+      ...noLongerManagedOf(saved.no_longer_managed),
     };
   } catch (error) {
     if (!(error instanceof ShapeError)) throw error;

@@ -160,6 +160,23 @@ export interface Plan {
    * plan counts what is already on the service as never applied (docs/state.md).
    */
   missingState?: MissingState;
+  /**
+   * What the workspace's state records under addresses the manifests no longer name: nothing is sent
+   * for them (the service has no delete for these), they are only no longer managed. Absent when
+   * there is none, and in a plan limited by `targets` (src/plan/no-longer-managed.ts).
+   */
+  noLongerManaged?: NoLongerManaged[];
+}
+
+/** A resource the state records that the manifests no longer name: left as it is on the service. */
+export interface NoLongerManaged {
+  /** The address the state records it under (`knowledge.prices`). */
+  address: string;
+  kind: ResourceKind;
+  /** The service's id as the state records it (agent id, number, campaign id, file id, provider). */
+  id: string;
+  /** A knowledge file: the manifests' agents that keep it attached live (they list no `knowledge:`). Empty for other kinds. */
+  attachedTo: string[];
 }
 
 /**

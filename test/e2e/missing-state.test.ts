@@ -40,14 +40,14 @@ async function lostState(): Promise<{ p: ExampleProject; record: { id: string; a
 }
 
 describe('a state that lost the workspace', () => {
-  it('plan warns in text, JSON (format 1.5, missing_state), Markdown and a saved plan', async () => {
+  it('plan warns in text, JSON (missing_state, since format 1.5), Markdown and a saved plan', async () => {
     const { p, record, lead } = await lostState();
     const text = expectCode(await p.cli(['plan']), 0).stdout;
     expect(text.startsWith(`Warning: ${lead}`)).toBe(true);
     expect(text).toContain('this plan counts knowledge files, credentials and campaigns already on the service as never applied, and `voxform apply` refuses to run unless given --allow-missing-state.');
 
     const json = JSON.parse(expectCode(await p.cli(['plan', '--format', 'json']), 0).stdout) as Record<string, unknown>;
-    expect(json.format_version).toBe('1.5');
+    expect(json.format_version).toBe('1.6');
     expect(json.missing_state).toEqual({ state: '.voxform/state.json', last_apply: record });
     await validatePlan(json);
 
