@@ -22,6 +22,8 @@ function jsonField(field: FieldChange, change: ResourceChange) {
     before_unset: field.before === undefined,
     sensitive: field.sensitive,
     drift: field.drift,
+    // Format 1.6: the manifest addresses the values stand for (a phone's agent_id), beside the values.
+    ...(field.names ? { names: { before: field.names.before ?? null, after: field.names.after ?? null } } : {}),
   };
 }
 

@@ -82,7 +82,16 @@ function readFieldChange(value: unknown, where: string): FieldChange {
     after: value.after,
     sensitive: value.sensitive === true,
     drift: value.drift === true,
+    ...namesOf(value.names, where),
   };
+}
+
+/** A field change's manifest addresses for its values (format 1.6; absent before and for most fields). */
+function namesOf(value: unknown, where: string): Pick<FieldChange, 'names'> {
+  if (value === undefined) return {};
+  const isNameOrNull = (v: unknown): v is string | null => v === null || isName(v);
+  if (!isPlainObject(value) || !isNameOrNull(value.before) || !isNameOrNull(value.after)) throw new ShapeError(`${where}: a field change's \`names\` is malformed`);
+  return { names: { before: value.before ?? undefined, after: value.after ?? undefined } };
 }
 
 function readChange(value: unknown): ResourceChange {

@@ -43,6 +43,11 @@ export interface FieldChange {
   sensitive: boolean;
   /** This field is drifting: live changed behind voxform's back while the manifest did not. */
   drift: boolean;
+  /**
+   * The manifest addresses the values stand for, where the plan knows them (a phone's `agent_id`:
+   * `agent.reception`), for display beside the raw values. Absent for other fields.
+   */
+  names?: { before: string | undefined; after: string | undefined };
 }
 
 /** Stands for a value only known once apply has run (a knowledge file id from an upload). */
