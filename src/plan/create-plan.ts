@@ -8,6 +8,7 @@ import { MAX_DIAGNOSTICS_SHOWN } from '../project-files/limits.js';
 import { selectTargets, summarize, type LiveSecretEvidence } from './diff.js';
 import { IncrementalDiff } from './incremental-diff.js';
 import { environmentVariablesOf } from './environment-variables.js';
+import { noLongerManaged } from './no-longer-managed.js';
 import { readLiveState, type LiveReader, type LiveState } from './read-live.js';
 import type { Plan, ResourceChange } from './types.js';
 
@@ -66,6 +67,8 @@ export async function createPlan(options: CreatePlanOptions): Promise<{ plan: Pl
     });
   }
   const selected = selectTargets(changes, targets);
+  // A plan limited to some addresses says nothing of the others, removed ones included.
+  const unmanaged = targets.length === 0 ? noLongerManaged(options.workspace, desired, changes, live) : [];
   return {
     live,
     plan: {
@@ -79,6 +82,7 @@ export async function createPlan(options: CreatePlanOptions): Promise<{ plan: Pl
       changes: selected,
       summary: summarize(selected),
       environmentVariables: environmentVariablesOf(desired.environmentVariables, options.workspace),
+      ...(unmanaged.length > 0 ? { noLongerManaged: unmanaged } : {}),
     },
   };
 }

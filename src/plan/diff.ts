@@ -288,6 +288,22 @@ function bindingWaitsFor(agentChange: ResourceChange | undefined): string[] {
   return agentChange?.requests.filter((r) => r.operation === 'update_agent').map((r) => r.id) ?? [];
 }
 
+/** The manifests' agent addresses by id; an id two keys name has none (which one is meant is unknown). Made once per manifests. */
+const agentAddressesById = new WeakMap<DesiredState, Map<string, string | undefined>>();
+
+/** The manifest addresses of the agents a number moves between, where the manifests name them: ids alone do not tell a reviewer which agent. */
+function boundAgentNames(desired: DesiredState, from: string | null | undefined, to: NonNullable<DesiredPhone['agent']>): Pick<FieldChange, 'names'> {
+  let byId = agentAddressesById.get(desired);
+  if (!byId) {
+    byId = new Map();
+    for (const agent of desired.agents.values()) byId.set(agent.id, byId.has(agent.id) ? undefined : agent.address);
+    agentAddressesById.set(desired, byId);
+  }
+  const before = from ? byId.get(from) : undefined;
+  const after = to.localName === undefined ? byId.get(to.id) : desired.agents.get(to.localName)?.address;
+  return before === undefined && after === undefined ? {} : { names: { before, after } };
+}
+
 /** `agentChange`: the change of the manifest agent the phone is bound to (its binding waits for that one's update), if any. */
 function diffPhone(phone: DesiredPhone, live: Phone | undefined, input: DiffContext, agentChange: ResourceChange | undefined, owners: Map<string, string>): ResourceChange {
   const before: Record<string, unknown> | null = live ? { agent_id: live.agent_id } : null;
@@ -310,6 +326,7 @@ function diffPhone(phone: DesiredPhone, live: Phone | undefined, input: DiffCont
       after: phone.agent.id,
       sensitive: false,
       drift: lastBound !== undefined && lastBound === phone.agent.id,
+      ...boundAgentNames(input.desired, live.agent_id, phone.agent),
     });
   }
   const requests = phoneRequests(phone, { create: !live, bind: fieldChanges.length > 0, after: bindingWaitsFor(agentChange) });

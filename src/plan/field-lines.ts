@@ -159,7 +159,9 @@ function valueView(field: FieldChange, marker: FieldMarker, before: unknown, aft
     if (diff !== undefined) return fieldView(field, marker, undefined, diff);
     return fieldView(field, marker, replacedWhole({ side: sides.before, value: before }, { side: sides.after, value: after }), undefined);
   }
-  return fieldView(field, marker, marker === '+' ? formatScalar(after) : `${formatScalar(before)} → ${formatScalar(after)}`, undefined);
+  const named = (value: unknown, name: string | undefined) => (name === undefined ? formatScalar(value) : `${name} (${formatScalar(value)})`);
+  const [beforeName, afterName] = [field.names?.before, field.names?.after];
+  return fieldView(field, marker, marker === '+' ? named(after, afterName) : `${named(before, beforeName)} → ${named(after, afterName)}`, undefined);
 }
 
 /** A sentence for what will happen to a resource, for headers in text and Markdown. */

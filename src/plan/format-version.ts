@@ -5,7 +5,26 @@
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 
+/**
+ * The format this voxform writes. A field added that a plan can do without (absent means none) bumps
+ * the minor, and the older minors from `OLDEST_PLAN_FORMAT_READ` on stay readable: a plan saved by
+ * the voxform before an upgrade still applies after it. A field removed, or changing meaning, bumps
+ * the major and moves `OLDEST_PLAN_FORMAT_READ` to it.
+ */
 export const PLAN_JSON_FORMAT_VERSION = '1.6';
+
+/** The oldest format read: 1.6 only added optional fields (`after_written`, `no_longer_managed`, `names`). */
+export const OLDEST_PLAN_FORMAT_READ = '1.5';
+
+/** The formats a saved plan may have to be read (`readPlanFile`): same major, minor from the oldest read to this one's. */
+export function isPlanFormatRead(version: unknown): boolean {
+  if (typeof version !== 'string' || !/^\d{1,9}\.\d{1,9}$/.test(version)) return false;
+  const [major, minor] = version.split('.').map(Number) as [number, number];
+  // The oldest read is of this major (see above): its minor is the one bound to check.
+  const oldestMinor = Number(OLDEST_PLAN_FORMAT_READ.split('.')[1]);
+  const [ownMajor, ownMinor] = PLAN_JSON_FORMAT_VERSION.split('.').map(Number) as [number, number];
+  return major === ownMajor && minor >= oldestMinor && minor <= ownMinor;
+}
 
 /** How every file savePlanFile writes begins: what tells a plan to overwrite from any other file. */
 export const SAVED_PLAN_START = '{\n  "kind": "voxform-plan",';

@@ -9,7 +9,7 @@ import { checkKeptFolder, keptJsonRefusal, readKeptJson, type KeptJsonLimits } f
 import { MAX_KEPT_FILE_BYTES, MAX_KEPT_JSON_DEPTH, MAX_PLAN_JSON_VALUES } from '../project-files/limits.js';
 import { describeWriteFailure, writeFileAtomic } from '../util/atomic-write.js';
 import { planToJson } from './render-json.js';
-import { beginsAsSavedPlan, PLAN_JSON_FORMAT_VERSION } from './format-version.js';
+import { beginsAsSavedPlan, isPlanFormatRead, OLDEST_PLAN_FORMAT_READ, PLAN_JSON_FORMAT_VERSION } from './format-version.js';
 import { planFromJson } from './saved-plan.js';
 import type { Plan } from './types.js';
 
@@ -148,11 +148,11 @@ export async function readPlanFile(file: string, limits: KeptJsonLimits = PLAN_J
   if (parsed.kind !== 'voxform-plan' || !Array.isArray(parsed.resource_changes) || typeof parsed.manifest_hash !== 'string') {
     throw new VoxformError('plan_unreadable', `${file} is not a voxform plan file.`, { hint: 'Make one with `voxform plan --out FILE`.' });
   }
-  if (parsed.format_version !== PLAN_JSON_FORMAT_VERSION) {
+  if (!isPlanFormatRead(parsed.format_version)) {
     const newer = isNewerFormat(parsed.format_version, PLAN_JSON_FORMAT_VERSION);
     // Quoted only when it is a version: the file is anybody's, and its field may be any JSON, of any size.
     const format = isFormatVersion(parsed.format_version) ? `plan format ${parsed.format_version}` : 'a plan format this voxform does not know';
-    throw new VoxformError('plan_unreadable', `${file} has ${format}${newer ? ', made by a newer voxform' : ''}; this voxform reads ${PLAN_JSON_FORMAT_VERSION}.`, {
+    throw new VoxformError('plan_unreadable', `${file} has ${format}${newer ? ', made by a newer voxform' : ''}; this voxform reads ${OLDEST_PLAN_FORMAT_READ} to ${PLAN_JSON_FORMAT_VERSION}.`, {
       hint: newer ? 'Upgrade voxform to the version that made the plan (or make the plan again with this version).' : 'Make the plan again with this version of voxform.',
     });
   }

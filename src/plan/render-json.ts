@@ -25,6 +25,8 @@ function jsonField(field: FieldChange, change: ResourceChange) {
     before_unset: field.before === undefined,
     sensitive: field.sensitive,
     drift: field.drift,
+    // Format 1.6: the manifest addresses the values stand for (a phone's agent_id), beside the values.
+    ...(field.names ? { names: { before: field.names.before ?? null, after: field.names.after ?? null } } : {}),
   };
 }
 
@@ -76,6 +78,8 @@ export function planToJson(plan: Plan): Record<string, unknown> {
     ...(plan.policy ? { policy: planPolicyJson(plan.policy) } : {}),
     // Format 1.5: the state lost the workspace though its history records applies of it.
     ...(plan.missingState ? { missing_state: missingStateJson(plan.missingState) } : {}),
+    // Format 1.6: what the state records that the manifests no longer name (nothing is sent for it).
+    ...(plan.noLongerManaged ? { no_longer_managed: plan.noLongerManaged.map((r) => ({ address: r.address, kind: r.kind, id: r.id, attached_to: r.attachedTo })) } : {}),
   };
 }
 

@@ -8,6 +8,7 @@ import { plural } from '../util/plural.js';
 import { shellWord } from '../util/shell-word.js';
 import { missingStateWarning, PLAN_WITHOUT_STATE } from '../state/missing-state.js';
 import { workspaceKey } from '../state/types.js';
+import { noLongerManagedLine, noLongerManagedTitle } from './no-longer-managed.js';
 import { planPolicyMarkdown, policyHasFindings, promptTokensMarkdown, relaxationsMarkdown } from '../policy/render.js';
 
 const ACTION_LABEL = { create: '➕ create', update: '🔄 update', 'no-op': 'unchanged' } as const;
@@ -70,10 +71,19 @@ function movedParagraph(plan: Plan): string[] {
   return moved.length === 0 ? [] : [`**Renamed** (${MOVED_NOTE}): ${moved.map((line) => markdownCode(line)).join(', ')}.`, ''];
 }
 
-/** A plan without changes: its one line, then the renamed resources, if any. */
+/** What the state records that the manifests no longer name, as a heading and a list; none when there is none. */
+function noLongerManagedLines(plan: Plan): string[] {
+  const removed = plan.noLongerManaged ?? [];
+  if (removed.length === 0) return [];
+  const code = (text: string) => markdownCode(text);
+  const { title, read } = noLongerManagedTitle(plan.files.map(code));
+  return [`**${title}**${read}:`, '', ...removed.map((resource) => `- ${noLongerManagedLine(resource, code)}`), ''];
+}
+
+/** A plan without changes: its one line, then the renamed resources and the resources no longer managed, if any. */
 function noChangesText(plan: Plan, env: string, limit: number): string {
-  const moved = movedParagraph(plan);
-  return `${noChangesLine(plan, env, limit)}${moved.length > 0 ? `\n${moved.join('\n')}` : ''}`;
+  const after = [...movedParagraph(plan), ...noLongerManagedLines(plan)];
+  return `${noChangesLine(plan, env, limit)}${after.length > 0 ? `\n${after.join('\n')}` : ''}`;
 }
 
 /** The one line of a plan without changes, naming the new variables read while that fits in `limit`, else counting them. */
@@ -92,7 +102,7 @@ function commentParts(plan: Plan, changed: ResourceChange[], env: string, secret
     return `| ${markdownCode(change.address, { inTable: true })} | ${ACTION_LABEL[change.action]}${drift} | ${fields} |`;
   });
   const sections = changed.map((change) => commentSection(change, secrets));
-  const tail = [movedParagraph(plan), environmentVariablesLines(plan.environmentVariables)].filter((lines) => lines.length > 0);
+  const tail = [movedParagraph(plan), noLongerManagedLines(plan), environmentVariablesLines(plan.environmentVariables)].filter((lines) => lines.length > 0);
   return {
     head: [`### voxform plan${env}: ${summaryLine(plan.summary).replace(/^Plan: /, '')}`, ''],
     tableHeader: ['| Resource | Action | Fields |', '|---|---|---|'],

@@ -4,6 +4,7 @@ import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
 import { lineAsShown } from '../util/printable.js';
 import { missingStateWarning, PLAN_WITHOUT_STATE } from '../state/missing-state.js';
 import { workspaceKey } from '../state/types.js';
+import { noLongerManagedLine, noLongerManagedTitle } from './no-longer-managed.js';
 import { renderPlanPolicyText, renderRelaxationsText } from '../policy/render.js';
 
 
@@ -94,12 +95,18 @@ export function renderPlanText(plan: Plan, options: { color: boolean; verbose?: 
     if (changed.length === 0) out.push('');
     out.push(`Renamed (${MOVED_NOTE}):`, ...moved.map((line) => `    ${lineAsShown(line)}`), '');
   }
+  const removed = plan.noLongerManaged ?? [];
+  if (removed.length > 0) {
+    if (changed.length === 0 && moved.length === 0) out.push('');
+    const { title, read } = noLongerManagedTitle(plan.files.map(lineAsShown));
+    out.push(`${title}${read}:`, ...removed.map((resource) => `    ${noLongerManagedLine(resource, lineAsShown, options.desired)}`), '');
+  }
   if (options.verbose) {
     for (const change of plan.changes.filter((ch) => ch.action === 'no-op')) out.push(`    ${change.address} ${c.dim('unchanged')}`);
   }
   const variables = renderEnvironmentVariables(c, plan.environmentVariables);
-  // Changed and renamed resources end with a blank line already; the one-line "No changes" does not.
-  if (variables.length > 0 && changed.length === 0 && moved.length === 0) out.push('');
+  // Changed resources, renamed resources and removed ones end with a blank line already; the one-line "No changes" does not.
+  if (variables.length > 0 && changed.length === 0 && moved.length === 0 && removed.length === 0) out.push('');
   out.push(...variables);
   if (plan.policy) out.push(renderPlanPolicyText(plan.policy, options).trimEnd(), '');
   // The closing line break joined in: adding it after would make the printer's scrub copy a large plan again.

@@ -4,7 +4,7 @@
  * apply needs, as request bodies never hold a secret.
  */
 import { VoxformError } from '../errors.js';
-import type { Action, ChangeReason, FieldChange, FillSource, Plan, PlannedRequest, RequestOperation, ResourceChange, ResourceKind, ValueFill } from './types.js';
+import type { Action, ChangeReason, FieldChange, FillSource, NoLongerManaged, Plan, PlannedRequest, RequestOperation, ResourceChange, ResourceKind, ValueFill } from './types.js';
 import { isPlainObject } from '../util/json-object.js';
 import type { PathSegment } from '../util/field-path.js';
 import { isName, isOneOf, isText, isWhole, ShapeError } from '../util/json-shape.js';
@@ -85,7 +85,16 @@ function readFieldChange(value: unknown, where: string): FieldChange {
     drift: value.drift === true,
     // Saved as shown: `before` as every renderer shows it beside the text as written.
     ...(Object.hasOwn(value, 'after_written') ? { shown: { before, after: value.after_written } } : {}),
+    ...namesOf(value.names, where),
   };
+}
+
+/** A field change's manifest addresses for its values (format 1.6; absent before and for most fields). */
+function namesOf(value: unknown, where: string): Pick<FieldChange, 'names'> {
+  if (value === undefined) return {};
+  const isNameOrNull = (v: unknown): v is string | null => v === null || isName(v);
+  if (!isPlainObject(value) || !isNameOrNull(value.before) || !isNameOrNull(value.after)) throw new ShapeError(`${where}: a field change's \`names\` is malformed`);
+  return { names: { before: value.before ?? undefined, after: value.after ?? undefined } };
 }
 
 function readChange(value: unknown): ResourceChange {
@@ -146,6 +155,23 @@ function missingStateOf(value: unknown): Pick<Plan, 'missingState'> {
   return { missingState: { state: field(value, 'state', isText, where), lastApply } };
 }
 
+/** What the state recorded that the manifests no longer named, as the plan listed it (format 1.6; absent before). */
+function noLongerManagedOf(value: unknown): Pick<Plan, 'noLongerManaged'> {
+  if (value === undefined) return {};
+  const where = 'the plan: `no_longer_managed`';
+  if (!Array.isArray(value)) throw new ShapeError(`${where} is malformed`);
+  const read = value.map((item): NoLongerManaged => {
+    if (!isPlainObject(item)) throw new ShapeError(`${where} is malformed`);
+    return {
+      address: field(item, 'address', isName, where),
+      kind: field(item, 'kind', isOneOf(KINDS), where),
+      id: field(item, 'id', isName, where),
+      attachedTo: field(item, 'attached_to', isNames, where),
+    };
+  });
+  return read.length > 0 ? { noLongerManaged: read } : {};
+}
+
 function policyOf(value: unknown): Pick<Plan, 'policy'> {
   const policy = planPolicyFromJson(value);
   return policy ? { policy } : {};
@@ -176,6 +202,7 @@ export function planFromJson(saved: Json, file: string): Plan {
       ...environmentVariablesOf(saved.environment_variables),
       ...policyOf(saved.policy),
       ...missingStateOf(saved.missing_state),
+      ...noLongerManagedOf(saved.no_longer_managed),
     };
   } catch (error) {
     if (!(error instanceof ShapeError)) throw error;

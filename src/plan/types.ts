@@ -48,6 +48,11 @@ export interface FieldChange {
    * secret (src/plan/written-field.ts): what every renderer shows instead of `before` and `after`.
    */
   shown?: ShownField | undefined;
+  /**
+   * The manifest addresses the values stand for, where the plan knows them (a phone's `agent_id`:
+   * `agent.reception`), for display beside the raw values. Absent for other fields.
+   */
+  names?: { before: string | undefined; after: string | undefined };
 }
 
 /** A field as shown to a reviewer, ready to print: nothing in it is a secret. */
@@ -174,6 +179,23 @@ export interface Plan {
    * plan counts what is already on the service as never applied (docs/state.md).
    */
   missingState?: MissingState;
+  /**
+   * What the workspace's state records under addresses the manifests no longer name: nothing is sent
+   * for them (the service has no delete for these), they are only no longer managed. Absent when
+   * there is none, and in a plan limited by `targets` (src/plan/no-longer-managed.ts).
+   */
+  noLongerManaged?: NoLongerManaged[];
+}
+
+/** A resource the state records that the manifests no longer name: left as it is on the service. */
+export interface NoLongerManaged {
+  /** The address the state records it under (`knowledge.prices`). */
+  address: string;
+  kind: ResourceKind;
+  /** The service's id as the state records it (agent id, number, campaign id, file id, provider). */
+  id: string;
+  /** A knowledge file: the manifests' agents that keep it attached live (they list no `knowledge:`). Empty for other kinds. */
+  attachedTo: string[];
 }
 
 /**

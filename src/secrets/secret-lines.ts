@@ -11,8 +11,9 @@
  *   - every line a quoted or flow value that starts in a hidden part goes on to, wherever it is
  *     indented, until it closes;
  *   - the anchors (`&name`) whose aliases (`*name`) a hidden part uses, as if they were secret keys.
- * It hides more than the schemas would (a `headers:` in a prompt's text), never less. Only one
- * hidden part is left for messages to name: the `provider:` of the top-level `credentials:` list.
+ * It hides more than the schemas would (a `headers:` in a prompt's text), never less, but for the
+ * `provider:` of the top-level `credentials:` list: one word, it is shown, as it tells which
+ * credential a frame is about; any other value there stays hidden, and messages may still name it.
  */
 import { sensitiveFieldNames } from './schema-paths.js';
 import { REDACTED } from './redact.js';
@@ -78,9 +79,9 @@ interface Region {
   /** Lines indented more than this are a block scalar's text (`key: |`): hidden, their quotes not followed. */
   literal: number | undefined;
   /**
-   * The manifest's own `credentials:` list (at the top): its `provider:` values stay hidden in the
-   * frame, but a message may name them (`credential "openai"`, `${env:OPENAI_API_KEY}`): a provider
-   * is the credential's name, not its secret.
+   * The manifest's own `credentials:` list (at the top): its `provider:` values are shown in the
+   * frame when one word, and a message may name them (`credential "openai"`, `${env:OPENAI_API_KEY}`):
+   * a provider is the credential's name, not its secret.
    */
   namesProviders: boolean;
 }
@@ -146,9 +147,19 @@ function maskRegionLine(lead: string, content: string, indent: number, state: Sc
   const value = content.slice(item.length + key[0].length);
   state.open = scanValue(value, undefined);
   if (BLOCK_SCALAR.test(value)) region.literal = keyColumn;
-  const masked = hideAfter(`${lead}${item}${key[1] as string}:`, value, valueFrom);
+  const kept = `${lead}${item}${key[1] as string}:`;
   const providerName = region.namesProviders && unquoted(key[1] as string).toLowerCase() === 'provider' && state.open === undefined;
+  if (providerName && PROVIDER_NAME.test(value)) return shownAsWritten(`${lead}${content}`);
+  const masked = hideAfter(kept, value, valueFrom);
   return providerName ? { ...masked, hidden: [] } : masked;
+}
+
+/** A provider's name as the credentials list holds it: one word, quoted or not, with nothing after it (a comment is hidden). */
+const PROVIDER_NAME = /^ *(["']?)[A-Za-z0-9_.-]+\1 *$/;
+
+/** A line of a secret value shown whole: what tells the reader which credential a frame is about. */
+function shownAsWritten(shown: string): MaskedLine {
+  return { shown, hidden: [], columns: { kept: shown.length, tailFrom: shown.length, tailAt: shown.length, asWritten: false } };
 }
 
 function unquoted(key: string): string {

@@ -50,6 +50,7 @@ describe.each(backends)('a renamed agent key, with $kind', ({ stateArgs }) => {
 
     const planned = (await vx('plan')).stdout;
     expect(planned).toContain('No changes. The service (local) matches the manifests.');
+    expect(planned).not.toContain('Not managed any more');
     expect(planned).toContain("Renamed (the same resources under new keys, an agent or campaign by its id, a knowledge file by its content: apply moves what the state keeps of each to its new key, and an agent's history follows it):\n    agent.front-desk → agent.reception\n");
     const json = JSON.parse((await vx('plan', '--format', 'json')).stdout) as { resource_changes: Array<{ address: string; moved_from: string | null }> };
     expect(json.resource_changes.find((change) => change.address === 'agent.reception')?.moved_from).toBe('agent.front-desk');

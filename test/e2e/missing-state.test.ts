@@ -40,7 +40,7 @@ async function lostState(): Promise<{ p: ExampleProject; record: { id: string; a
 }
 
 describe('a state that lost the workspace', () => {
-  it('plan warns in text, JSON (format 1.5, missing_state), Markdown and a saved plan', async () => {
+  it('plan warns in text, JSON (missing_state, since format 1.5), Markdown and a saved plan', async () => {
     const { p, record, lead } = await lostState();
     const text = expectCode(await p.cli(['plan']), 0).stdout;
     expect(text.startsWith(`Warning: ${lead}`)).toBe(true);

@@ -47,7 +47,7 @@ describe('maskSecretLines', () => {
     {
       name: 'each list item shows its keys, and a value that is one reference, as a mapping does',
       text: ['credentials:', '  - provider: openai', '    api_key: ${env:VOXFORM_OPENAI_KEY}', '  - provider: x', '    api_key: sk-literal', '    note: |', '      sk-in-a-block', '      - provider: y', 'next: 1'],
-      expected: ['credentials:', '  - provider: (sensitive)', '    api_key: ${env:VOXFORM_OPENAI_KEY}', '  - provider: (sensitive)', '    api_key: (sensitive)', '    note: (sensitive)', '      (sensitive)', '      (sensitive)', 'next: 1'],
+      expected: ['credentials:', '  - provider: openai', '    api_key: ${env:VOXFORM_OPENAI_KEY}', '  - provider: x', '    api_key: (sensitive)', '    note: (sensitive)', '      (sensitive)', '      (sensitive)', 'next: 1'],
     },
     {
       name: 'an anchor a secret value refers to',
@@ -63,11 +63,19 @@ describe('maskSecretLines', () => {
     expect(shown(text)).toEqual(expected);
   });
 
-  it("leaves messages free to name the top-level credentials' providers (hidden in the frame all the same), and nothing else", () => {
+  it("shows the top-level credentials' providers (one word, which tells which credential a frame is about), and nothing else", () => {
     const masked = maskSecretLines(['credentials:', '  - provider: openai', '    api_key: sk-literal-1', 'agents:', '  a:', '    config:', '      app_functions:', '        - credentials:', '            provider: app-secret-2'].join('\n'));
-    expect(masked.get(2)).toMatchObject({ shown: '  - provider: (sensitive)', hidden: [] });
+    expect(masked.get(2)).toMatchObject({ shown: '  - provider: openai', hidden: [] });
     expect(masked.get(3)?.hidden).toEqual(['sk-literal-1']);
     expect(masked.get(9)).toMatchObject({ shown: '            provider: (sensitive)', hidden: ['app-secret-2'] });
+  });
+
+  it('hides a top-level provider that is not one word, or that goes on past its line, but lets messages name it', () => {
+    const text = ['credentials:', '  - provider: openai # sk-in-a-comment', '  - provider: "two words"', "  - Provider: 'anthropic'", '  - provider: "open', '      ai"', 'environments:', '  staging:', '    credentials:', '      - provider: openai'];
+    expect(shown(text)).toEqual(['credentials:', '  - provider: (sensitive)', '  - provider: (sensitive)', "  - Provider: 'anthropic'", '  - provider: (sensitive)', '      (sensitive)', 'environments:', '  staging:', '    credentials:', '      - provider: (sensitive)']);
+    const masked = maskSecretLines(text.join('\n'));
+    expect(masked.get(2)?.hidden).toEqual([]);
+    expect(masked.get(10)?.hidden).toEqual(['openai']);
   });
 
   it('reads a hostile megabyte line in linear time', () => {
