@@ -211,6 +211,12 @@ export interface StateBackend {
   /** The last forced open of a workspace's lock, if one was recorded (the file backend: of the state file's one lock). */
   readLastForcedOpen(key: string): Promise<ForcedOpen | undefined>;
   listWorkspaces(): Promise<WorkspaceSummary[]>;
+  /**
+   * What the state is kept in, however it was named: the file's absolute path, or the database's
+   * server and database (`127.0.0.1` and `localhost` name one). Two backends of one identity are one.
+   * Never holds a password.
+   */
+  identity(): Promise<string>;
   /** Every history record of every workspace, oldest first (for `voxform state migrate`). */
   exportHistory(): Promise<HistoryRecord[]>;
   /** Stores records as they are, ids kept; a record whose id is already stored is left alone. */

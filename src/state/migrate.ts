@@ -34,15 +34,17 @@ interface MigrateOptions {
 }
 
 export async function migrateState(source: StateBackend, target: StateBackend, options: MigrateOptions): Promise<MigrateResult> {
-  if (source.kind === target.kind && source.display === target.display) {
-    throw new VoxformError('state_migrate_refused', `The migration target ${target.display} is the source itself.`, { hint: 'Name another backend with --to.' });
-  }
   const copied = { workspaces: 0, of: 0, ledger: false };
   // Reading writes nothing: a stop ends a read at once (a database that never answers included).
   const read = <T>(work: Promise<T>): Promise<T> =>
     untilInterrupted(work, options.signal).catch((error: unknown) => {
       throw options.signal?.aborted ? interrupted(source, target, copied, options) : error;
     });
+  // One database under two host names (`127.0.0.1`, `localhost`) would be refused by its own locks, taken twice.
+  if (source.kind === target.kind && (source.display === target.display || (await read(source.identity())) === (await read(target.identity())))) {
+    const named = source.display === target.display ? '' : ` (${source.display}, named another way)`;
+    throw new VoxformError('state_migrate_refused', `The migration target ${target.display} is the source itself${named}.`, { hint: 'Name another backend with --to.' });
+  }
   // A database lists a workspace its first apply has locked but not written yet (serial 0): nothing to copy there.
   const workspaces = (await read(source.listWorkspaces())).filter((w) => source.kind === 'file' || w.serial > 0).map((w) => w.key);
   copied.of = workspaces.length;

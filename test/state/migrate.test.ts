@@ -13,7 +13,7 @@ import { migrateState } from '../../src/state/migrate.js';
 import { openStateSpec } from '../../src/state/open.js';
 import { StateStore } from '../../src/state/state-file.js';
 import { repoRoot } from '../helpers/cli.js';
-import { freshDatabase } from '../helpers/postgres.js';
+import { freshDatabase, PLANTED_DB_PASSWORD } from '../helpers/postgres.js';
 import { ledgerRecords, oneAgentApply as apply } from '../helpers/ledger.js';
 
 const WORKSPACE = 'default@local';
@@ -146,6 +146,21 @@ describe.each(pairs)('state migrate --force from %s to %s, the target applied si
     await migrateState(source, target, { force: true });
 
     expect((await target.readWorkspace(WORKSPACE)).workspace.lastApply?.at).toBe('2026-11-23T13:00:00.000Z');
+  });
+});
+
+describe('state migrate to the source under another name', () => {
+  it('refuses one database named by two URLs as the source itself, writing nothing and taking no lock twice', async () => {
+    const { url } = await freshDatabase();
+    const source = await openSpec(url);
+    await (await StateStore.open(source, WORKSPACE, 'key')).update((ws) => (ws.credentials['credential.c'] = { fingerprint: 'sha256:c' }));
+    const target = await openSpec(`${url}?application_name=other`);
+
+    const error = await migrateState(source, target, { force: true }).catch((e: unknown) => e);
+
+    expect(error).toMatchObject({ code: 'state_migrate_refused', message: `The migration target ${target.display} is the source itself (${source.display}, named another way).` });
+    expect((error as Error).message).not.toContain(encodeURIComponent(PLANTED_DB_PASSWORD));
+    expect((await target.readWorkspace(WORKSPACE)).serial).toBe(1);
   });
 });
 
