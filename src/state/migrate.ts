@@ -1,7 +1,8 @@
 /**
  * `voxform state migrate`: copies every workspace and the whole ledger (history records and test
  * runs) to another backend, then reads the target back and compares, holding every workspace's lock
- * on both sides from before the ledger is read until the copy is checked.
+ * on both sides from before the ledger is read until the copy is checked. The last forced open of a
+ * lock stays behind: it is of the source's lock (docs/state.md).
  * Refuses an empty source, a target holding anything unless `force`, and even with it a target
  * holding a workspace newer than the source's (it would be rolled back). A stop (`signal`) takes
  * effect between steps, so the step under way finishes and each side's state is known when it says so.
