@@ -57,6 +57,16 @@ describe('the state file, checked whole when read', () => {
     await expect(new FileStateBackend(file).readWorkspace('default@local')).rejects.toMatchObject({ code: 'state_invalid' });
   });
 
+  it('a file that is not JSON (cut short): its hint says deleting it leaves apply refused until --allow-missing-state, as apply then is', async () => {
+    const file = path.join(await tempDir(), 'state.json');
+    await writeFile(file, '{"version": 2, "serial": 4, "workspa');
+    await expect(readStateFile(file, '.voxform/state.json')).rejects.toMatchObject({
+      code: 'state_invalid',
+      message: 'The state file .voxform/state.json is not valid JSON.',
+      hint: expect.stringContaining('apply, where the history beside the file records applies, refuses until given --allow-missing-state'),
+    });
+  });
+
   it('says how to fix it: correct the value, or delete its entry or workspace, or restore the file', async () => {
     const file = path.join(await tempDir(), 'state.json');
     await writeFile(file, JSON.stringify(withEntry('agents', 'agent.front-desk', { id: AGENT.id, applied: null })));
