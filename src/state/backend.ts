@@ -83,6 +83,21 @@ export function unlockCommand(lockId: string, options: Pick<AcquireOptions, 'unl
   return `\`voxform state unlock --force ${lockId}${options.unlockOptions ? ` ${options.unlockOptions}` : ''}\`${fillIn}`;
 }
 
+/**
+ * The refusal of a held lock, in one wording for every backend: `subject` (`The workspace …`, `The
+ * state file …`) is locked by whom; wait, or open it. `opens`: how else the lock is opened, for one
+ * without an id (a lock folder holding no holder file); `details`: the holder, as the backend has it.
+ */
+export function lockedError(subject: string, holder: LockHolder | undefined, options: Pick<AcquireOptions, 'timeoutSeconds' | 'waitAdvice' | 'unlockOptions'>, extra: { opens?: string; details?: Record<string, unknown> } = {}): VoxformError {
+  const who = holder ? describeHolder(holder) : 'another voxform run';
+  const opens = extra.opens ?? (holder?.lockId ? `${unlockCommand(holder.lockId, options)} opens the lock` : undefined);
+  const wait = waitAdviceOf(options);
+  return new VoxformError('state_locked', `${subject} is locked by ${who}.`, {
+    hint: opens ? `${wait} If that run hangs or no longer runs, ${opens}.` : wait,
+    ...(extra.details ? { details: extra.details } : {}),
+  });
+}
+
 const interruptedWaiting = () => new VoxformError('interrupted', 'Interrupted while waiting for the state lock; nothing was changed.', { hint: 'Run the command again; `voxform state unlock` frees a lock a stopped run left behind.' });
 
 /** Waits `ms` before a lock is tried again; an abort ends the wait at once with `interrupted`, so clean-up runs. */
@@ -211,6 +226,12 @@ export interface StateBackend {
   /** The last forced open of a workspace's lock, if one was recorded (the file backend: of the state file's one lock). */
   readLastForcedOpen(key: string): Promise<ForcedOpen | undefined>;
   listWorkspaces(): Promise<WorkspaceSummary[]>;
+  /**
+   * What the state is kept in, however it was named: the file's absolute path, or the database's
+   * server and database (`127.0.0.1` and `localhost` name one). Two backends of one identity are one.
+   * Never holds a password.
+   */
+  identity(): Promise<string>;
   /** Every history record of every workspace, oldest first (for `voxform state migrate`). */
   exportHistory(): Promise<HistoryRecord[]>;
   /** Stores records as they are, ids kept; a record whose id is already stored is left alone. */

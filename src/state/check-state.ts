@@ -75,7 +75,7 @@ export function checkStateFile(parsed: unknown, file: string): StateFile {
     // Every older format is read as it is: a format only adds fields (src/state/format-version.ts).
     if (!(Number.isInteger(parsed.version) && (parsed.version as number) >= 1)) throw new Problem(['version'], parsed.version, `a format version from 1 to ${STATE_FORMAT_VERSION}`);
     const serial = parsed.serial ?? 0;
-    if (!isSerial(serial)) throw new Problem(['serial'], serial, 'a whole number, 0 or more');
+    checkWholeNumber(serial, ['serial'], 0, 'a whole number, 0 or more', 'serial');
     const workspaces = parsed.workspaces;
     if (!isPlainObject(workspaces)) throw new Problem(['workspaces'], workspaces, 'an object of workspaces by name');
     // Checked in place (never assigned back: a member named `__proto__` would set the prototype).
@@ -129,8 +129,15 @@ function isNameList(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');
 }
 
-function isSerial(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+/**
+ * A whole number `min` or more, as `expected` says. One past 2^53 − 1 is said to be too large: JSON
+ * reads it rounded, so it would count wrong (`what`: what such a number is, in the message).
+ */
+function checkWholeNumber(value: unknown, at: Path, min: number, expected: string, what: string): asserts value is number {
+  if (typeof value === 'number' && Number.isInteger(value) && value >= min && !Number.isSafeInteger(value)) {
+    throw new Problem(at, value, `a whole number up to ${Number.MAX_SAFE_INTEGER} (2^53 − 1, the largest ${what} voxform can read)`);
+  }
+  if (!(typeof value === 'number' && Number.isSafeInteger(value) && value >= min)) throw new Problem(at, value, expected);
 }
 
 function requireString(entry: JsonObject, key: string, at: Path, expected: string): void {
@@ -144,7 +151,7 @@ function optionalString(entry: JsonObject, key: string, at: Path, expected: stri
 /** `writeOrder` and `writeUnrecorded` (`SharedWrite`): absent in an older state. */
 function optionalSharedWrite(entry: JsonObject, at: Path): void {
   const order = entry.writeOrder;
-  if (order !== undefined && !(Number.isSafeInteger(order) && (order as number) > 0)) throw new Problem([...at, 'writeOrder'], order, 'the order of the write among the environments (a whole number above 0)');
+  if (order !== undefined) checkWholeNumber(order, [...at, 'writeOrder'], 1, 'the order of the write among the environments (a whole number above 0)', 'write order');
   if (entry.writeUnrecorded !== undefined && entry.writeUnrecorded !== true) throw new Problem([...at, 'writeUnrecorded'], entry.writeUnrecorded, 'true (a write whose outcome the state never recorded)');
 }
 

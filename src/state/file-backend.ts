@@ -100,6 +100,10 @@ export class FileStateBackend implements StateBackend {
     return Object.entries(state.workspaces).map(([key, workspace]) => ({ key, serial: state.serial, lastApply: workspace.lastApply, lock, lastForcedOpen }));
   }
 
+  identity(): Promise<string> {
+    return Promise.resolve(this.file);
+  }
+
   async exportHistory(): Promise<HistoryRecord[]> {
     // A file that holds no record (damaged, foreign, refused by the guards) is not copied.
     return this.history.all();

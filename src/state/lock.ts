@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { thisRun, type RunIdentity } from '../util/run-identity.js';
 import path from 'node:path';
 import { isVoxformError, VoxformError } from '../errors.js';
-import { describeHolder, forcedOpenOf, unlockCommand, waitAdviceOf, waitingNotice, waitToRetryLock, type AcquireOptions, type ForcedOpen, type LockHolder } from './backend.js';
+import { describeHolder, forcedOpenOf, lockedError, waitingNotice, waitToRetryLock, type AcquireOptions, type ForcedOpen, type LockHolder } from './backend.js';
 import { makeKeptFolder, readKeptJson, writeKeptFile, type KeptJsonLimits } from '../project-files/kept-files.js';
 import { describeWriteFailure } from '../util/atomic-write.js';
 import { MAX_KEPT_JSON_DEPTH, MAX_LOCK_HOLDER_BYTES, MAX_LOCK_HOLDER_JSON_VALUES } from '../project-files/limits.js';
@@ -76,7 +76,7 @@ async function takeLock(stateFile: string, lockDir: string, options: AcquireOpti
         await removeDeadHolder(lockDir, holder);
         continue;
       }
-      if (Date.now() >= deadline) throw lockedError(stateFile, lockDir, holder, options);
+      if (Date.now() >= deadline) throw refusal(stateFile, lockDir, holder, options);
       if (!waiting) options.warn(waitingNotice(`The state file ${stateFile}`, describeHolder(holderOf(holder)), options));
       waiting = true;
       await waitToRetryLock(Math.min(500, Math.max(50, deadline - Date.now())), options.signal);
@@ -254,13 +254,12 @@ function heldLock(owner: LockOwner, lockDir: string, ownerFile: string, lockId: 
   };
 }
 
-function lockedError(stateFile: string, lockDir: string, holder: Exclude<Holder, 'gone'>, options: AcquireOptions): VoxformError {
+function refusal(stateFile: string, lockDir: string, holder: Exclude<Holder, 'gone'>, options: AcquireOptions): VoxformError {
   const lockId = lockIdOf(holder);
-  const who = describeHolder(holderOf(holder));
-  const unlock = lockId ? `run ${unlockCommand(lockId, options)}` : `remove ${lockDir}`;
   const details = holder.owner ? { ...holder.owner } : { unreadable: holder.unreadable };
-  return new VoxformError('state_locked', `The state file ${stateFile} is locked by ${who}.`, {
-    hint: `${waitAdviceOf(options)} If no such run exists any more, ${unlock}.`,
+  return lockedError(`The state file ${stateFile}`, holderOf(holder), options, {
+    // A lock folder without a holder file has no id to unlock by.
+    ...(lockId ? {} : { opens: `removing ${lockDir} opens it` }),
     details: { holder: { ...details, ...(lockId ? { lockId } : {}) } },
   });
 }

@@ -1,13 +1,17 @@
 /**
  * `voxform state migrate`: copies every workspace and the whole ledger (history records and test
  * runs) to another backend, then reads the target back and compares, holding every workspace's lock
- * on both sides from before the ledger is read until the copy is checked.
- * Refuses an empty source, and a target holding anything unless `force`. A stop (`signal`) takes
+ * on both sides from before the ledger is read until the copy is checked. The last forced open of a
+ * lock stays behind: it is of the source's lock (docs/state.md).
+ * Refuses an empty source, a target holding anything unless `force`, and even with it a target
+ * holding a workspace newer than the source's (it would be rolled back). A stop (`signal`) takes
  * effect between steps, so the step under way finishes and each side's state is known when it says so.
  */
 import { VoxformError } from '../errors.js';
 import { hashValue } from '../util/hash.js';
-import { untilInterrupted, type HeldLock, type StateBackend } from './backend.js';
+import type { HistoryRecord } from '../history/types.js';
+import { controlsAsQuestionMarks } from '../util/printable.js';
+import { untilInterrupted, type HeldLock, type StateBackend, type StoredWorkspace } from './backend.js';
 import { DEFAULT_STATE_FILE } from './open.js';
 import { plural } from '../util/plural.js';
 import { shellWord } from '../util/shell-word.js';
@@ -31,15 +35,17 @@ interface MigrateOptions {
 }
 
 export async function migrateState(source: StateBackend, target: StateBackend, options: MigrateOptions): Promise<MigrateResult> {
-  if (source.kind === target.kind && source.display === target.display) {
-    throw new VoxformError('state_migrate_refused', `The migration target ${target.display} is the source itself.`, { hint: 'Name another backend with --to.' });
-  }
   const copied = { workspaces: 0, of: 0, ledger: false };
   // Reading writes nothing: a stop ends a read at once (a database that never answers included).
   const read = <T>(work: Promise<T>): Promise<T> =>
     untilInterrupted(work, options.signal).catch((error: unknown) => {
       throw options.signal?.aborted ? interrupted(source, target, copied, options) : error;
     });
+  // One database under two host names (`127.0.0.1`, `localhost`) would be refused by its own locks, taken twice.
+  if (source.kind === target.kind && (source.display === target.display || (await read(source.identity())) === (await read(target.identity())))) {
+    const named = source.display === target.display ? '' : ` (${source.display}, named another way)`;
+    throw new VoxformError('state_migrate_refused', `The migration target ${target.display} is the source itself${named}.`, { hint: 'Name another backend with --to.' });
+  }
   // A database lists a workspace its first apply has locked but not written yet (serial 0): nothing to copy there.
   const workspaces = (await read(source.listWorkspaces())).filter((w) => source.kind === 'file' || w.serial > 0).map((w) => w.key);
   copied.of = workspaces.length;
@@ -58,6 +64,7 @@ export async function migrateState(source: StateBackend, target: StateBackend, o
       });
     }
     await refuseFullTarget(target, options, read);
+    if (options.force) await refuseNewerTarget(source, target, workspaces, history, read);
     const stopIfAsked = () => {
       if (options.signal?.aborted) throw interrupted(source, target, copied, options);
     };
@@ -91,6 +98,52 @@ async function refuseFullTarget(target: StateBackend, options: MigrateOptions, r
     `The migration target ${target.display} already holds ${plural(targetWorkspaces.length, 'workspace')}, ${plural(targetHistory.length, 'history record')} and ${plural(targetTestRuns.length, 'test run')}; nothing was copied.`,
     { hint: 'Pick an empty target, or pass --force to overwrite its workspaces of the same names (history records and test runs are added; none is removed).' },
   );
+}
+
+/** A workspace the target holds newer than the source's copy of it: what each side last applied, and the records only the target holds. */
+interface NewerInTarget {
+  key: string;
+  source: StoredWorkspace;
+  target: StoredWorkspace;
+  /** History records of the workspace the source lacks, of applies that ended after the source's last apply. */
+  laterRecords: number;
+}
+
+/**
+ * Refuses, before anything is written, to overwrite a workspace the target holds newer than the
+ * source: an apply ran against the target after its copy was made. Overwriting it would roll its
+ * state back behind its ledger (ids of knowledge files, credentials and campaigns made since lost:
+ * uploaded again by the next apply). Serials are no guide (each backend counts its own), so the
+ * applies tell: the target's last apply, or a record in its ledger the source lacks, ending after the
+ * source's last apply of that workspace.
+ */
+async function refuseNewerTarget(source: StateBackend, target: StateBackend, workspaces: readonly string[], sourceHistory: readonly HistoryRecord[], read: <T>(work: Promise<T>) => Promise<T>): Promise<void> {
+  const sourceIds = new Set(sourceHistory.map((record) => record.id));
+  const onlyInTarget = (await read(target.exportHistory())).filter((record) => !sourceIds.has(record.id));
+  const newer: NewerInTarget[] = [];
+  for (const key of workspaces) {
+    const from = await read(source.readWorkspace(key));
+    const to = await read(target.readWorkspace(key));
+    if (!to.exists || hashValue(from.workspace) === hashValue(to.workspace)) continue;
+    const sourceLast = from.workspace.lastApply?.at;
+    const after = (at: string | undefined) => at !== undefined && (sourceLast === undefined || Date.parse(at) > Date.parse(sourceLast));
+    const laterRecords = onlyInTarget.filter((record) => record.workspace === key && after(record.at)).length;
+    if (after(to.workspace.lastApply?.at) || laterRecords > 0) newer.push({ key, source: from, target: to, laterRecords });
+  }
+  if (newer.length === 0) return;
+  const lines = newer.map((found) => `  ${found.key}: ${source.display} at serial ${found.source.serial}, ${lastApplied(found.source)}; ${target.display} at serial ${found.target.serial}, ${lastApplied(found.target)}${found.laterRecords > 0 ? `, and ${plural(found.laterRecords, 'history record')} of later applies the source lacks` : ''}`);
+  const back = `voxform state migrate --state ${shellWord(target.pastable)} --to ${shellWord(source.pastable)} --force`;
+  const password = [source, target].some((side) => side.pastable !== side.display) ? ' (with the database password in place of PASSWORD)' : '';
+  throw new VoxformError(
+    'state_migrate_refused',
+    controlsAsQuestionMarks(`The migration target ${target.display} holds ${plural(newer.length, 'workspace')} newer than the source ${source.display}: applied there since the source's copy was made. --force would roll ${newer.length === 1 ? 'it' : 'them'} back behind ${newer.length === 1 ? 'its' : 'their'} ledger, so nothing was copied.\n${lines.join('\n')}`),
+    { hint: `The target is the state to keep: go on using it, or migrate the other way first (\`${back}\`${password}), then migrate again.` },
+  );
+}
+
+/** `last apply at 2026-11-23T12:05:01.000Z`, or `no apply recorded`. */
+function lastApplied(stored: StoredWorkspace): string {
+  return stored.workspace.lastApply ? `last apply at ${stored.workspace.lastApply.at}` : 'no apply recorded';
 }
 
 /** How far a stopped migration got, in each side's terms, and the command that finishes it. */

@@ -67,7 +67,15 @@ export async function openStateSpec(spec: string, options: Pick<OpenStateOptions
     // A misspelt scheme (`postgress://`, `pg://`, `postgres:/`) is no file name: taken for one, the
     // password would be a folder name, printed and written to disk, and the team's lock skipped.
     options.registerSecret(spec);
-    throw new VoxformError('state_url_invalid', `The state given with ${options.source ?? '--state or VOXFORM_STATE'} is a URL with the scheme "${scheme}": voxform keeps its state in a file or in PostgreSQL (postgres:// or postgresql://).`, {
+    const given = options.source ?? '--state or VOXFORM_STATE';
+    // The scheme is PostgreSQL's, mistyped after it: say what is missing, not that the scheme is wrong.
+    if (/^postgres(ql)?$/i.test(scheme)) {
+      const [typed, missing] = found?.[1] !== undefined ? [`${scheme}:/`, 'two slashes'] : [`${scheme}//`, 'a colon'];
+      throw new VoxformError('state_url_invalid', `The state given with ${given} starts with ${typed}, which needs ${missing}: ${scheme}://USER:PASSWORD@HOST:PORT/DATABASE.`, {
+        hint: `Write ${scheme}:// at the start of the URL, or give a file path.`,
+      });
+    }
+    throw new VoxformError('state_url_invalid', `The state given with ${given} is a URL with the scheme "${scheme}": voxform keeps its state in a file or in PostgreSQL (postgres:// or postgresql://).`, {
       hint: 'Spell the scheme postgres:// (or postgresql://), or give a file path.',
     });
   }

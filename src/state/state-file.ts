@@ -33,13 +33,17 @@ export const STATE_OPTION = '--state (or VOXFORM_STATE)';
  * Reads the state file under the guards of kept files: a committed `.voxform/state.json` is the pull
  * request's. A missing file is an empty state; a refused, damaged or foreign one a clear error.
  */
+/** What deleting a state file voxform cannot read does: said the same by every hint that offers it (docs/state.md). */
+const DELETING_IT =
+  'deleting it leaves voxform without a record of what it applied: plan counts campaigns, knowledge files and credentials as never applied, and apply, where the history beside the file records applies, refuses until given --allow-missing-state (then uploads every knowledge file again and sets every credential and campaign again)';
+
 export async function readStateFile(file: string, display: string = file, option: string = STATE_OPTION): Promise<StateFile> {
   const read = await readKeptJson(file, STATE_JSON_LIMITS);
   if (!read.found) return { version: STATE_FORMAT_VERSION, serial: 0, workspaces: {} };
   if (read.ok) return checkStateFile(read.value, display);
   if (read.reason === 'not_json') {
     throw new VoxformError('state_invalid', `The state file ${display} is not valid JSON.`, {
-      hint: 'Restore it from version control or your CI cache; deleting it makes voxform treat campaigns, knowledge files and credentials as never applied.',
+      hint: `Restore it from version control or your CI cache; ${DELETING_IT}.`,
     });
   }
   // A folder named as the state is a mistaken --state, not a trap.
@@ -51,7 +55,7 @@ export async function readStateFile(file: string, display: string = file, option
   throw new VoxformError('state_unreadable', `The state file ${display} ${read.problem}. It was not read.`, {
     hint:
       read.reason === 'over_budget'
-        ? `A state voxform writes stays far below it: restore the file from version control or your CI cache, or delete it (voxform then plans campaigns, knowledge files and credentials as never applied), or point ${option} elsewhere.`
+        ? `A state voxform writes stays far below it: restore the file from version control or your CI cache, or point ${option} elsewhere; ${DELETING_IT}.`
         : `The state file must be a regular file in its folder: remove it (or restore it from the CI cache), or point ${option} elsewhere.`,
   });
 }

@@ -58,7 +58,7 @@ describe('voxform state (file backend)', () => {
     try {
       const refused = await p.cliInProcess(['apply', '--auto-approve', '--state', 'team state/s.json']);
       expect(refused.code).toBe(1);
-      const unlock = /run `(voxform state unlock [^`]*)`/.exec(refused.stderr)?.[1];
+      const unlock = /`(voxform state unlock [^`]*)` opens the lock/.exec(refused.stderr)?.[1];
       expect(unlock).toBe(`voxform state unlock --force ${lock.lockId} --state 'team state/s.json'`);
       const opened = await runPrinted(unlock ?? '', { cwd: p.dir, env: p.env });
       expect(opened.code, opened.stderr).toBe(0);
@@ -137,7 +137,7 @@ describe('voxform state (file backend)', () => {
     const who = 'an unknown run (its holder file holder-abcdef0123456789.json is not one voxform wrote, lock abcdef0123456789)';
     const apply = await p.cliInProcess(['apply', '--auto-approve']);
     expect(apply.stderr).toContain(`is locked by ${who}.`);
-    expect(apply.stderr).toContain('If no such run exists any more, run `voxform state unlock --force abcdef0123456789`.');
+    expect(apply.stderr).toContain('If that run hangs or no longer runs, `voxform state unlock --force abcdef0123456789` opens the lock.');
     expect(apply.code).toBe(1);
     expect((await p.cliInProcess(['status'])).stdout).toContain(`Lock:        held by ${who}\n`);
     expect(JSON.parse((await p.cliInProcess(['status', '--format', 'json'])).stdout).lock).toMatchObject({ held: true, lock_id: 'abcdef0123456789', unreadable: 'its holder file holder-abcdef0123456789.json is not one voxform wrote' });
@@ -156,7 +156,7 @@ describe('voxform state (file backend)', () => {
     await writeFile(path.join(lockDir, 'notes.txt'), 'mine');
     const refused = await p.cliInProcess(['apply', '--auto-approve']);
     expect(refused.stderr).toContain('is locked by an unknown run (the lock folder holds no holder file).');
-    expect(refused.stderr).toContain(`If no such run exists any more, remove ${lockDir}.`);
+    expect(refused.stderr).toContain(`If that run hangs or no longer runs, removing ${lockDir} opens it.`);
     expect((await p.cliInProcess(['status'])).stdout).toContain('Lock:        held by an unknown run (the lock folder holds no holder file); last forced open: lock abcdef0123456789 by ');
   });
 
@@ -226,7 +226,7 @@ describe('voxform state (file backend)', () => {
         const refused = await p.cliInProcess(['state', 'migrate', '--to', 'moved/state.json']);
         expect(refused.stderr, role).toContain(`error[state_locked]: The state file ${path.join(p.dir, stateFile)} is locked by `);
         expect(refused.stderr, role).toContain(
-          `  hint: Wait for it to finish, then migrate again. If no such run exists any more, run \`voxform state unlock --force ${lock.lockId}${unlock}\`.\n`,
+          `  hint: Wait for it to finish, then migrate again. If that run hangs or no longer runs, \`voxform state unlock --force ${lock.lockId}${unlock}\` opens the lock.\n`,
         );
         expect(refused.stderr).not.toContain('--lock-timeout');
         expect(refused.code).toBe(1);
@@ -245,7 +245,7 @@ describe('voxform state (file backend)', () => {
     try {
       const refused = await p.cliInProcess(['state', 'migrate', '--state', 'moved/state.json', '--to', 'third/state.json']);
       const unlock = `voxform state unlock --force ${lock.lockId} --state moved/state.json`;
-      expect(refused.stderr).toContain(`If no such run exists any more, run \`${unlock}\`.\n`);
+      expect(refused.stderr).toContain(`If that run hangs or no longer runs, \`${unlock}\` opens the lock.\n`);
       expect(refused.code).toBe(1);
       const pasted = await runPrinted(unlock, { cwd: p.dir, env: p.env });
       expect(pasted.stdout).toContain(`Opened the lock ${lock.lockId} held by `);

@@ -109,6 +109,11 @@ describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
     const refused = backend.acquireLock(WORKSPACE, { command: 'voxform apply', timeoutSeconds: 1, warn: () => undefined });
     await expect(refused).rejects.toMatchObject({ code: 'state_locked', message: expect.stringContaining(`pid ${holder.child.pid}`) });
     await expect(refused).rejects.toMatchObject({ message: expect.stringContaining(lockId) });
+    // One wording for every backend (docs/state.md, The apply lock): a file's one lock is its whole file's.
+    await expect(refused).rejects.toMatchObject({
+      message: expect.stringMatching(kind === 'file' ? /^The state file .+ is locked by / : new RegExp(`^The workspace ${WORKSPACE} is locked by `)),
+      hint: `This run waited 1 s for it to finish (--lock-timeout 1); wait again, or longer with a larger --lock-timeout. If that run hangs or no longer runs, \`voxform state unlock --force ${lockId}\` opens the lock.`,
+    });
     holder.send('release');
     expect(await holder.next()).toMatchObject({ event: 'released' });
     const lock = await backend.acquireLock(WORKSPACE, { command: 'voxform apply', timeoutSeconds: 5, warn: () => undefined });

@@ -25,6 +25,8 @@ const refused: Array<{ name: string; state: unknown; message: string }> = [
   { name: 'no version', state: { workspaces: {} }, message: 'version is missing, where a format version from 1 to 2 belongs' },
   { name: 'a version that is no whole number', state: { version: 1.5, workspaces: {} }, message: 'version is the number 1.5, where a format version from 1 to 2 belongs' },
   { name: 'a serial that is a string', state: { version: 1, serial: '3', workspaces: {} }, message: 'serial is a string, where a whole number, 0 or more belongs' },
+  { name: 'a serial past 2^53 − 1', state: { version: 1, serial: 1e20, workspaces: {} }, message: 'serial is the number 100000000000000000000, where a whole number up to 9007199254740991 (2^53 − 1, the largest serial voxform can read) belongs' },
+  { name: 'a write order past 2^53 − 1', state: withEntry('campaigns', 'campaign.reminders', { id: 'c1', applied: {}, writeOrder: 2 ** 60 }), message: `${WORKSPACE}.campaigns["campaign.reminders"].writeOrder is the number 1152921504606847000, where a whole number up to 9007199254740991 (2^53 − 1, the largest write order voxform can read) belongs` },
   { name: 'a workspace of null', state: { version: 1, workspaces: { 'default@local': null } }, message: `${WORKSPACE} is null, where a workspace (an object with agents, phones, campaigns, knowledge and credentials) belongs` },
   { name: 'a workspace that is a string', state: { version: 1, workspaces: { 'default@local': 'x' } }, message: `${WORKSPACE} is a string, where a workspace (an object with agents, phones, campaigns, knowledge and credentials) belongs` },
   { name: 'a map of entries that is a list', state: { version: 1, workspaces: { 'default@local': { phones: [] } } }, message: `${WORKSPACE}.phones is a list, where an object of entries by address belongs` },
@@ -53,6 +55,16 @@ describe('the state file, checked whole when read', () => {
     expect(error).toMatchObject({ code: 'state_invalid', message: expect.stringContaining(`The state file .voxform/state.json is not a state voxform wrote: ${message}`) });
     // Every reader goes through it: plan, apply and status read the workspace through the backend.
     await expect(new FileStateBackend(file).readWorkspace('default@local')).rejects.toMatchObject({ code: 'state_invalid' });
+  });
+
+  it('a file that is not JSON (cut short): its hint says deleting it leaves apply refused until --allow-missing-state, as apply then is', async () => {
+    const file = path.join(await tempDir(), 'state.json');
+    await writeFile(file, '{"version": 2, "serial": 4, "workspa');
+    await expect(readStateFile(file, '.voxform/state.json')).rejects.toMatchObject({
+      code: 'state_invalid',
+      message: 'The state file .voxform/state.json is not valid JSON.',
+      hint: expect.stringContaining('apply, where the history beside the file records applies, refuses until given --allow-missing-state'),
+    });
   });
 
   it('says how to fix it: correct the value, or delete its entry or workspace, or restore the file', async () => {

@@ -13,7 +13,7 @@ import { migrateState } from '../../src/state/migrate.js';
 import { openStateSpec } from '../../src/state/open.js';
 import { StateStore } from '../../src/state/state-file.js';
 import { repoRoot } from '../helpers/cli.js';
-import { freshDatabase } from '../helpers/postgres.js';
+import { freshDatabase, PLANTED_DB_PASSWORD } from '../helpers/postgres.js';
 import { ledgerRecords, oneAgentApply as apply } from '../helpers/ledger.js';
 
 const WORKSPACE = 'default@local';
@@ -98,6 +98,69 @@ describe.each(pairs)('state migrate from %s to %s', (from, to) => {
 
     expect(await migrateState(source, target, { force: true })).toEqual({ workspaces: [], historyRecords: 0, testRuns: 1 });
     expect(await target.history.listTestRuns({ workspace: WORKSPACE })).toEqual([mine, theirs]);
+  });
+});
+
+describe.each(pairs)('state migrate --force from %s to %s, the target applied since its copy was made', (from, to) => {
+  /** Records an apply that ended at `at` in the workspace's state and in the ledger, as apply does. */
+  async function applyAt(backend: StateBackend, at: string, prompt: string): Promise<void> {
+    await (await StateStore.open(backend, WORKSPACE, 'key')).updateNow((ws) => {
+      ws.credentials['credential.c'] = { fingerprint: `sha256:${prompt}` };
+      ws.lastApply = { at, by: 'ana@laptop', command: 'voxform apply', outcome: 'applied', applied: 1, failed: 0, skipped: 0 };
+    });
+    await backend.history.append({ ...apply(WORKSPACE), at });
+  }
+
+  /** A source applied once, migrated to a new target; each opened afresh, as the next command would (a file backend's read may share objects with what it wrote). */
+  async function migratedPair(): Promise<[StateBackend, StateBackend]> {
+    const [sourceSpec, targetSpec] = [await newSpec(from), await newSpec(to)];
+    const source = await openSpec(sourceSpec);
+    await applyAt(source, '2026-11-23T12:00:00.000Z', 'old');
+    await migrateState(source, await openSpec(targetSpec), { force: false });
+    return [await openSpec(sourceSpec), await openSpec(targetSpec)];
+  }
+
+  it('refuses, writing nothing, and names both sides; migrating the other way first lets it through', async () => {
+    const [source, target] = await migratedPair();
+    await applyAt(target, '2026-11-23T13:00:00.000Z', 'new');
+    const before = await target.readWorkspace(WORKSPACE);
+
+    const error = await migrateState(source, target, { force: true }).catch((e: unknown) => e);
+
+    expect(error).toMatchObject({ code: 'state_migrate_refused' });
+    const { message, hint } = error as { message: string; hint: string };
+    expect(message).toContain(`The migration target ${target.display} holds 1 workspace newer than the source ${source.display}`);
+    expect(message).toContain(`${WORKSPACE}: ${source.display} at serial ${(await source.readWorkspace(WORKSPACE)).serial}, last apply at 2026-11-23T12:00:00.000Z; ${target.display} at serial ${before.serial}, last apply at 2026-11-23T13:00:00.000Z, and 1 history record of later applies the source lacks`);
+    expect(hint).toContain(`voxform state migrate --state ${target.pastable} --to ${source.pastable} --force`);
+    expect(await target.readWorkspace(WORKSPACE)).toEqual(before);
+
+    await migrateState(target, source, { force: true });
+    expect(await migrateState(source, target, { force: true })).toMatchObject({ workspaces: [WORKSPACE], historyRecords: 2 });
+    expect((await target.readWorkspace(WORKSPACE)).workspace.lastApply?.at).toBe('2026-11-23T13:00:00.000Z');
+  });
+
+  it('replaces a target workspace older than the source\'s', async () => {
+    const [source, target] = await migratedPair();
+    await applyAt(source, '2026-11-23T13:00:00.000Z', 'new');
+
+    await migrateState(source, target, { force: true });
+
+    expect((await target.readWorkspace(WORKSPACE)).workspace.lastApply?.at).toBe('2026-11-23T13:00:00.000Z');
+  });
+});
+
+describe('state migrate to the source under another name', () => {
+  it('refuses one database named by two URLs as the source itself, writing nothing and taking no lock twice', async () => {
+    const { url } = await freshDatabase();
+    const source = await openSpec(url);
+    await (await StateStore.open(source, WORKSPACE, 'key')).update((ws) => (ws.credentials['credential.c'] = { fingerprint: 'sha256:c' }));
+    const target = await openSpec(`${url}?application_name=other`);
+
+    const error = await migrateState(source, target, { force: true }).catch((e: unknown) => e);
+
+    expect(error).toMatchObject({ code: 'state_migrate_refused', message: `The migration target ${target.display} is the source itself (${source.display}, named another way).` });
+    expect((error as Error).message).not.toContain(encodeURIComponent(PLANTED_DB_PASSWORD));
+    expect((await target.readWorkspace(WORKSPACE)).serial).toBe(1);
   });
 });
 

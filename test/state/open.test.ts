@@ -36,6 +36,17 @@ describe('choosing the state backend', () => {
     }
   });
 
+  it('says what a PostgreSQL URL lacks when its slashes or its colon are mistyped, rather than that its scheme is not PostgreSQL\'s', async () => {
+    const open = (spec: string) => openStateSpec(spec, { cwd: tmpdir(), registerSecret: () => undefined }).catch((e: unknown) => e);
+    expect(await open('postgres:/voxform:planted-pw-77@127.0.0.1:5432/voxform')).toMatchObject({
+      code: 'state_url_invalid',
+      message: 'The state given with --state or VOXFORM_STATE starts with postgres:/, which needs two slashes: postgres://USER:PASSWORD@HOST:PORT/DATABASE.',
+      hint: 'Write postgres:// at the start of the URL, or give a file path.',
+    });
+    expect(await open('postgresql//u:planted-pw-77@h/db')).toMatchObject({ message: expect.stringContaining('starts with postgresql//, which needs a colon: postgresql://USER:PASSWORD@HOST:PORT/DATABASE.') });
+    expect(await open('pg://u:planted-pw-77@h/db')).toMatchObject({ message: expect.stringContaining('is a URL with the scheme "pg"') });
+  });
+
   it('opens a path as the file backend, relative to the working folder', async () => {
     const backend = await openStateSpec('state/s.json', { cwd: '/work/project', registerSecret: () => undefined });
     expect(backend.kind).toBe('file');

@@ -177,6 +177,18 @@ export class PostgresStateBackend implements StateBackend {
     return summaries;
   }
 
+  /**
+   * The server by its cluster's system identifier, which initdb draws at random (a managed service
+   * may keep `pg_control_system()` from a role: then the URL without its password stands in), and
+   * the database by its OID there.
+   */
+  async identity(): Promise<string> {
+    const pool = await this.runConnection('read');
+    const database = await this.run(() => pool.query<{ oid: string }>('SELECT oid::text FROM pg_database WHERE datname = current_database()'));
+    const cluster = await pool.query<{ id: string }>('SELECT system_identifier::text AS id FROM pg_control_system()').then((result) => result.rows[0]?.id, () => undefined);
+    return `postgres cluster ${cluster ?? this.display}, database ${database.rows[0]?.oid ?? ''}`;
+  }
+
   /** Reads every stored workspace, whole: the first that is not one voxform wrote is refused by name. */
   private async readEachWorkspace(pool: pg.Client): Promise<void> {
     const rows = await this.run(() => pool.query<{ workspace: string; state: string }>('SELECT workspace, state FROM voxform_workspaces ORDER BY workspace'));

@@ -11,8 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { sha256Bytes } from '../../util/hash.js';
 import { thisRun, type RunIdentity } from '../../util/run-identity.js';
 import type pg from 'pg';
-import { VoxformError } from '../../errors.js';
-import { describeHolder, forcedOpenOf, unlockCommand, waitAdviceOf, waitingNotice, waitToRetryLock, type AcquireOptions, type ForcedOpen, type LockHolder } from '../backend.js';
+import { describeHolder, forcedOpenOf, lockedError, waitingNotice, waitToRetryLock, type AcquireOptions, type ForcedOpen, type LockHolder } from '../backend.js';
 
 /** The advisory lock key of a workspace at a generation: 64 bits of a hash, as PostgreSQL's signed bigint. */
 export function advisoryKey(workspace: string, generation: number): string {
@@ -48,7 +47,7 @@ export async function takeAdvisoryLock(client: pg.ClientBase, workspace: string,
       continue;
     }
     const current = await readAdvisoryHolder(client, workspace);
-    if (Date.now() >= deadline) throw lockedError(workspace, current, options);
+    if (Date.now() >= deadline) throw lockedError(`The workspace ${workspace}`, current, options, current ? { details: { holder: current } } : {});
     if (!waiting) options.warn(waitingNotice(`The workspace ${workspace}`, current ? describeHolder(current) : 'another voxform run', options));
     waiting = true;
     await waitToRetryLock(Math.min(500, Math.max(50, deadline - Date.now())), options.signal);
@@ -151,13 +150,4 @@ export async function forceOpen(client: pg.ClientBase | pg.Pool, lockId: string,
       .then((r) => r.rows[0]?.ok === true, () => false);
   }
   return { holder: row.holder, ended };
-}
-
-function lockedError(workspace: string, holder: LockHolder | undefined, options: AcquireOptions): VoxformError {
-  const who = holder ? describeHolder(holder) : 'another voxform run';
-  const wait = waitAdviceOf(options);
-  return new VoxformError('state_locked', `The workspace ${workspace} is locked by ${who}.`, {
-    hint: holder ? `${wait} If that run hangs, ${unlockCommand(holder.lockId, options)} opens the lock.` : wait,
-    ...(holder ? { details: { holder } } : {}),
-  });
 }
