@@ -270,6 +270,29 @@ describe('manifests that leave the agents\' ids to the environments (docs/promot
     expect((await runCliInProcess(['policy', 'list', '--env', 'staging'], { cwd })).stderr).toBe('');
     expect((await runCliInProcess(['status', '--local'], { cwd })).stdout).toContain("Environment: default (manifests not read: the ids are the environments' own; run with --env NAME)\n");
   });
+
+  it('a local name given to --agent or `get agents` without --env is the missing id, as plan says it, whatever the file is called', async () => {
+    // agents.yaml, named with -f: the error names neither voxform.yaml nor an unknown agent.
+    const cwd = await tree({ 'agents.yaml': manifest('Thanks for calling Acme Dental.') });
+    const missing =
+      'error[missing_id]: agent "front-desk" has no id in the manifests themselves; the environments staging and production give it one: run with --env NAME\n' +
+      '  hint: Run again with --env staging or --env production.\n';
+    for (const args of [['logs', '--agent', 'front-desk'], ['report', '--agent', 'front-desk'], ['get', 'agents', 'front-desk'], ['chat', '--agent', 'front-desk']]) {
+      const result = await runCliInProcess([...args, '-f', 'agents.yaml', '--local'], { cwd, input: 'hi\n' });
+      expect(result.stderr, args.join(' ')).toBe(missing);
+      expect(result.code).toBe(1);
+    }
+    // With --env, the name is that environment's agent.
+    const staging = await runCliInProcess(['get', 'agents', 'front-desk', '-f', 'agents.yaml', '--env', 'staging', '--local', '--format', 'json'], { cwd });
+    expect(staging.stderr).toBe('');
+    expect((JSON.parse(staging.stdout) as { agents: Array<{ id: string }> }).agents.map((agent) => agent.id)).toEqual(['-OKstagingFrontDesk01']);
+    // A name that is no agent's: the hint names the file read.
+    const unknown = await runCliInProcess(['logs', '--agent', 'nobody', '-f', 'agents.yaml', '--local'], { cwd });
+    expect(unknown.stderr).toBe(
+      'error[agent_unknown]: --agent "nobody" is neither an agent of the manifests nor an agent id on the service.\n' +
+        '  hint: Give an agent id, or an agent name from agents.yaml (-f to name other manifests; if a warning above says they could not be read, `voxform validate` says why).\n',
+    );
+  });
 });
 
 describe('voxform validate, in process', () => {

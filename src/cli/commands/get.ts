@@ -59,7 +59,7 @@ export async function run(options: GetOptions, ctx: CommandContext): Promise<num
   }
 
   // NAME: a manifest name, an agent id or an agent's name on the service, as `logs --agent` takes.
-  const id = name === undefined ? undefined : await resolveAgentArgument(name, { manifests: project.names }, client, { label: 'agent' });
+  const id = name === undefined ? undefined : await resolveAgentArgument(name, { manifests: project.names, environments: project.environmentAgents, files: project.manifests }, client, { label: 'agent' });
   const report = await readLiveAgents(client, managed, id === undefined ? [] : [id]);
   if (id !== undefined) report.agents = report.agents.filter((agent) => agent.id === id);
   ctx.stdout.write(json ? renderInventoryJson(report) : renderAgentsText(report, { filtered: id !== undefined, redact: (text) => ctx.secrets.redact(text) }));
