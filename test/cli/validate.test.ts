@@ -271,6 +271,21 @@ describe('manifests that leave the agents\' ids to the environments (docs/promot
     expect((await runCliInProcess(['status', '--local'], { cwd })).stdout).toContain("Environment: default (manifests not read: the ids are the environments' own; run with --env NAME)\n");
   });
 
+  it('`get agents` marks an agent another environment gives its id as that environment\'s, not unmanaged', async () => {
+    const cwd = await tree({ 'voxform.yaml': manifest('Thanks for calling Acme Dental.') });
+    const marks = async (...env: string[]) => {
+      const result = await runCliInProcess(['get', 'agents', '--local', '--format', 'json', ...env], { cwd });
+      expect(result.stderr).toBe('');
+      const { agents } = JSON.parse(result.stdout) as { agents: Array<{ id: string; managed_by: string | null; environment: string | null }> };
+      return Object.fromEntries(agents.filter((agent) => agent.id.includes('FrontDesk') || agent.id.endsWith('ym')).map((agent) => [agent.id, [agent.environment, agent.managed_by]]));
+    };
+    // Without --env each front desk is its environment's; with it, the other environment's is.
+    expect(await marks()).toEqual({ '-OKdqbqetEcM4ak369ym': ['production', 'agent.front-desk'], '-OKstagingFrontDesk01': ['staging', 'agent.front-desk'] });
+    expect(await marks('--env', 'production')).toEqual({ '-OKdqbqetEcM4ak369ym': [null, 'agent.front-desk'], '-OKstagingFrontDesk01': ['staging', 'agent.front-desk'] });
+    const text = await runCliInProcess(['get', 'agents', '--local', '--env', 'production'], { cwd });
+    expect(text.stdout).toMatch(/^-OKstagingFrontDesk01 +Front desk \(staging\) +staging: agent\.front-desk +/m);
+  });
+
   it('a local name given to --agent or `get agents` without --env is the missing id, as plan says it, whatever the file is called', async () => {
     // agents.yaml, named with -f: the error names neither voxform.yaml nor an unknown agent.
     const cwd = await tree({ 'agents.yaml': manifest('Thanks for calling Acme Dental.') });

@@ -32,7 +32,8 @@ export async function run(options: GetOptions, ctx: CommandContext): Promise<num
   const project = await manifestProject(options, ctx);
   const connection = await resolveConnection({ ...options, manifest: project.service }, ctx);
   const { client } = connection;
-  const managed: ManagedResources = { agents: project.names, phones: project.phones };
+  const otherEnvironments = new Map([...project.environmentAgents].filter(([environment]) => environment !== options.env));
+  const managed: ManagedResources = { agents: project.names, phones: project.phones, otherEnvironments };
   const json = options.format === 'json';
 
   if (backend !== undefined) {
