@@ -69,6 +69,7 @@ export const COMMAND_ERROR_CODES = [
   'manifest_invalid',
   'manifest_not_found',
   'manifest_unreadable',
+  'missing_id',
   'model_answer_invalid',
   'model_failed',
   'model_url_invalid',

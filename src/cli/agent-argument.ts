@@ -4,12 +4,22 @@ import { agentIfExists } from '../api/agent-if-exists.js';
 import { VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { printable } from '../util/printable.js';
+import { wordList } from '../util/plural.js';
+import { shellWord } from '../util/shell-word.js';
+import { idOnlyInEnvironments } from '../manifest/environments.js';
 
 export interface KnownAgentNames {
   /** The manifests' local names, each with its agent's id. */
   manifests: ReadonlyMap<string, string>;
   /** Local names the apply history knows (`report`), newest record first; the manifests' win. */
   history?: ReadonlyMap<string, string> | undefined;
+  /**
+   * Each environment of the manifests (in their order) with its agents' ids by local name: a local
+   * name only they give an id is not unknown, but one to use with `--env`.
+   */
+  environments?: ReadonlyMap<string, ReadonlyMap<string, string>> | undefined;
+  /** The manifest files read, as the user named them: where the hints say the names come from. */
+  files?: readonly string[] | undefined;
 }
 
 /** How an error names what the user typed: `--agent` (the default), or `agent` for a positional NAME. */
@@ -29,6 +39,7 @@ export async function resolveAgentArgument(agent: string, known: KnownAgentNames
   const local = new Map([...(known.history ?? []), ...known.manifests]);
   const byName = local.get(agent);
   if (byName !== undefined) return byName;
+  refuseNameOfEnvironments(agent, known);
   const ids = new Set(local.values());
   if (ids.has(agent) || (await isAgentId(agent, client))) return agent;
   const displayNames = await displayNamesOf(ids, client);
@@ -43,7 +54,23 @@ export async function resolveAgentArgument(agent: string, known: KnownAgentNames
   throw unknownAgent(agent, [...local.keys(), ...displayNames.values()], `${label} "${agent}" is neither an agent of the manifests${known.history ? ' or the apply history' : ''} nor an agent id on the service.`, {
     known: known.manifests.size > 0 ? `Agents of the manifests: ${[...known.manifests.keys()].join(', ')}.` : undefined,
     // No names known: there may be no manifest, or manifests that did not load (said in a warning above).
-    none: 'Give an agent id, or an agent name from voxform.yaml (-f to name the manifests; if a warning above says they could not be read, `voxform validate` says why).',
+    none:
+      known.files === undefined || known.files.length === 0
+        ? 'Give an agent id, or name the manifests with -f to use their agent names.'
+        : `Give an agent id, or an agent name from ${wordList(known.files.map(printable), 'and')} (-f to name other manifests; if a warning above says they could not be read, \`voxform validate\` says why).`,
+  });
+}
+
+/**
+ * A local name of the manifests that only their environments give an id, asked for without `--env`:
+ * which agent it stands for is the environment's to say, so `missing_id`, as a command that loads
+ * the manifests to plan says it, naming the environments that give one.
+ */
+function refuseNameOfEnvironments(agent: string, known: KnownAgentNames): void {
+  const giving = [...(known.environments ?? [])].flatMap(([environment, agents]) => (agents.has(agent) ? [environment] : []));
+  if (giving.length === 0) return;
+  throw new VoxformError('missing_id', idOnlyInEnvironments('agent', agent, giving), {
+    hint: `Run again with ${giving.map((environment) => `--env ${shellWord(environment)}`).join(' or ')}.`,
   });
 }
 
@@ -51,7 +78,7 @@ export async function resolveAgentArgument(agent: string, known: KnownAgentNames
  * `voxform history --agent NAME`, which reads no service: a local name of the manifests or of the
  * history, else `agent_unknown` as resolveAgentArgument says it, with the closest name suggested.
  */
-export function checkLocalAgentName(agent: string, known: Required<KnownAgentNames>): void {
+export function checkLocalAgentName(agent: string, known: Required<Pick<KnownAgentNames, 'manifests' | 'history'>>): void {
   if (known.manifests.has(agent) || known.history.has(agent)) return;
   const names = [...new Set([...known.history.keys(), ...known.manifests.keys()])];
   throw unknownAgent(agent, names, `--agent "${agent}" is neither an agent of the manifests nor one of the apply history.`, {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { isVoxformError, VoxformError } from '../errors.js';
 import { readProject, resolveEnvironment, type ProjectManifests } from '../manifest/index.js';
 import { envPolicyOf } from '../secrets/env-policy.js';
-import { likelyEnvironment } from '../manifest/environments.js';
+import { environmentAgentIds, likelyEnvironment } from '../manifest/environments.js';
 import type { LoadResult } from '../manifest/types.js';
 import type { ManifestService } from './connection.js';
 import type { CommandContext, ReadBeforeRun } from './context.js';
@@ -137,23 +137,27 @@ export async function loadManifestsIfAny(
   ctx: CommandContext,
   unused: string,
   { quietWithoutIds = false }: { quietWithoutIds?: boolean } = {},
-): Promise<Pick<LoadResult, 'state' | 'files'> & { idsInEnvironments?: boolean }> {
+): Promise<Pick<LoadResult, 'state' | 'files'> & { idsInEnvironments?: boolean; environmentAgents: Map<string, Map<string, string>> }> {
   let result: LoadResult;
+  let project: ProjectManifests;
   try {
-    result = await loadCommandManifests(options, ctx);
+    project = await readCommandProject(options, ctx);
+    result = await loadCommandManifests(options, ctx, project);
   } catch (error) {
-    if (isVoxformError(error) && error.code === 'manifest_not_found' && (options.file ?? []).length === 0) return { state: undefined, files: [] };
+    if (isVoxformError(error) && error.code === 'manifest_not_found' && (options.file ?? []).length === 0) return { state: undefined, files: [], environmentAgents: new Map() };
     throw error;
   }
+  const environmentAgents = environmentAgentIds(project.combined);
   if (!result.state && idsOnlyInEnvironments(result)) {
     if (!quietWithoutIds) ctx.stderr.write(`warning: the manifests give ids only in their environments, and no --env names one: ${unused}.\n`);
-    return { state: undefined, files: result.files, idsInEnvironments: true };
+    return { state: undefined, files: result.files, idsInEnvironments: true, environmentAgents };
   }
   if (!result.state) {
     const { errors } = countProblems(result.diagnostics, result.omitted);
     ctx.stderr.write(`warning: the manifests have ${plural(errors, 'error')} (\`voxform validate\` lists them): ${unused}.\n`);
+    return { state: undefined, files: result.files, environmentAgents: new Map() };
   }
-  return { state: result.state, files: result.files };
+  return { state: result.state, files: result.files, environmentAgents };
 }
 
 /** What the commands that read without planning take from the manifests. */
@@ -170,6 +174,10 @@ export interface ManifestProject {
   inputs: string[];
   /** The manifests were read without --env, and their agents' ids are the environments' own (`idsOnlyInEnvironments`). */
   idsInEnvironments?: boolean;
+  /** Each environment of the manifests (in their order) with its agents' ids by local name; none when the manifests gave no names. */
+  environmentAgents: Map<string, Map<string, string>>;
+  /** The manifest files read, as the user would name them (relative to the working directory). */
+  manifests: string[];
 }
 
 /**
@@ -183,9 +191,13 @@ export async function manifestProject(
 ): Promise<ManifestProject> {
   // Without ids there are no agent names to give: nothing to warn about.
   const loaded = await loadManifestsIfAny(options, ctx, 'their agent names and service are not used', { quietWithoutIds: true });
-  if (!loaded.state) return { ...emptyProject(loaded.files), ...(loaded.idsInEnvironments ? { idsInEnvironments: true } : {}) };
+  const manifests = loaded.files.map((file) => path.relative(ctx.cwd, file) || file);
+  const { environmentAgents } = loaded;
+  if (!loaded.state) return { ...emptyProject(loaded.files), environmentAgents, manifests, ...(loaded.idsInEnvironments ? { idsInEnvironments: true } : {}) };
   const { agents, phones, campaigns, knowledge, baseUrl, region } = loaded.state;
   return {
+    environmentAgents,
+    manifests,
     names: new Map([...agents.values()].map((agent) => [agent.localName, agent.id])),
     phones: new Set(phones.keys()),
     campaigns: new Map([...campaigns.values()].map((campaign) => [campaign.localName, campaign.id])),
@@ -195,6 +207,6 @@ export async function manifestProject(
   };
 }
 
-function emptyProject(inputs: string[]): ManifestProject {
+function emptyProject(inputs: string[]): Omit<ManifestProject, 'environmentAgents' | 'manifests'> {
   return { names: new Map(), phones: new Set(), campaigns: new Map(), knowledge: new Map(), service: {}, inputs };
 }

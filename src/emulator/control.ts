@@ -12,7 +12,7 @@ import type { Route } from './router.js';
 import { isPlainObject } from '../util/json-object.js';
 import { checkSeed } from './seed.js';
 import { notADocument, parseJsonDocument, parseYamlDocument } from '../project-files/document-text.js';
-import { addTraffic, checkTrafficOptions, TrafficAgentsUnknownError, TrafficProfileError } from './traffic/index.js';
+import { addTraffic, checkTrafficOptions, TrafficAgentsAmbiguousError, TrafficAgentsUnknownError, TrafficProfileError } from './traffic/index.js';
 import { END_CALL_STATUSES, type EmulatorControl, type EmulatorSeed, type EndCallOptions, type EndCallStatus, type FaultRule, type PutMode, type ResponseStyle } from './types.js';
 
 /** What the control surface needs from the running emulator. */
@@ -225,8 +225,9 @@ export function controlRoutes(host: ControlHost, control: EmulatorControl): Rout
       } catch (error) {
         if (!(error instanceof TrafficProfileError)) throw error;
         const refused = `Invalid traffic request: ${error.problems.join('; ')}`;
-        // Unknown agents come with the account's agent names, for the client to suggest one.
-        if (error instanceof TrafficAgentsUnknownError) return json(400, { detail: refused, unknown_agents: error.unknown, agent_names: error.agentNames });
+        // Unknown agents come with the account's agents, for the client to suggest or list one; a shared name with its agents' ids.
+        if (error instanceof TrafficAgentsUnknownError) return json(400, { detail: refused, unknown_agents: error.unknown, agents: error.agents });
+        if (error instanceof TrafficAgentsAmbiguousError) return json(400, { detail: refused, ambiguous_agents: error.ambiguous });
         return detail(400, refused);
       }
     }),

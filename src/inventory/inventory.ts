@@ -20,6 +20,11 @@ type InventoryReader = Pick<ApiClient, 'listPhones' | 'getAgent' | 'iterateCallL
 export interface ManagedResources {
   agents: ReadonlyMap<string, string>;
   phones: ReadonlySet<string>;
+  /**
+   * The agents' ids by local name of each other environment of the manifests (all of them without
+   * --env): an agent one of them gives is that environment's, not unmanaged.
+   */
+  otherEnvironments?: ReadonlyMap<string, ReadonlyMap<string, string>>;
 }
 
 export interface LivePhone {
@@ -43,6 +48,8 @@ export interface LiveAgent {
   exists: boolean;
   /** The address of the manifest entry that manages the agent (`agent.front-desk`), or null. */
   managed_by: string | null;
+  /** The other environment of the manifests whose agent it is (`managed_by` is its address there); null for this run's own, or an unmanaged one. */
+  environment: string | null;
   /** How the agent was found, in this order: a manifest names it, a phone answers with it, a call ran with it; else `named` alone. */
   found_through: AgentSource[];
   /** The numbers that answer with this agent. */
@@ -82,6 +89,11 @@ export async function readLivePhones(client: InventoryReader, managed: ManagedRe
   };
 }
 
+/** 0: managed by this run's manifests; 1: by another environment of theirs; 2: unmanaged. */
+function rank(agent: Pick<LiveAgent, 'managed_by' | 'environment'>): number {
+  return agent.managed_by === null ? 2 : agent.environment === null ? 0 : 1;
+}
+
 /** The agents the manifests, the phones and the latest calls name; `extra` adds ids found otherwise (an id the user named). */
 export async function readLiveAgents(client: InventoryReader, managed: ManagedResources, extra: readonly string[] = []): Promise<AgentsReport> {
   const found = new Map<string, { sources: Set<AgentSource>; phones: string[] }>();
@@ -101,20 +113,25 @@ export async function readLiveAgents(client: InventoryReader, managed: ManagedRe
 
   const names = await agentNamesOnService(client, new Set(found.keys()));
   const managedBy = new Map([...managed.agents].map(([local, id]) => [id, `agent.${local}`]));
+  const otherEnvironment = new Map<string, { environment: string; address: string }>();
+  for (const [environment, agents] of managed.otherEnvironments ?? []) {
+    for (const [local, id] of agents) if (!managedBy.has(id) && !otherEnvironment.has(id)) otherEnvironment.set(id, { environment, address: `agent.${local}` });
+  }
   const order: AgentSource[] = ['manifest', 'phone', 'call', 'named'];
   const agents = [...found].map(([id, entry]) => ({
     id,
     name: names.get(id) ?? null,
     exists: names.has(id),
-    managed_by: managedBy.get(id) ?? null,
+    managed_by: managedBy.get(id) ?? otherEnvironment.get(id)?.address ?? null,
+    environment: otherEnvironment.get(id)?.environment ?? null,
     found_through: order.filter((source) => entry.sources.has(source)),
     phones: [...entry.phones].sort(byCodeUnits),
   }));
   return {
     format_version: INVENTORY_FORMAT_VERSION,
     kind: 'agents',
-    // Managed first (by address), then the rest by name: what the manifests hold, then what they do not.
-    agents: agents.sort((a, b) => Number(a.managed_by === null) - Number(b.managed_by === null) || byCodeUnits(a.managed_by ?? a.name ?? a.id, b.managed_by ?? b.name ?? b.id)),
+    // Managed first (this run's, then other environments'), then the rest by name: what the manifests hold, then what they do not.
+    agents: agents.sort((a, b) => rank(a) - rank(b) || byCodeUnits(a.environment ?? '', b.environment ?? '') || byCodeUnits(a.managed_by ?? a.name ?? a.id, b.managed_by ?? b.name ?? b.id)),
     sources: { manifest_agents: managed.agents.size, phones: phones.length, calls_read: callsRead, more_calls: moreCalls },
   };
 }

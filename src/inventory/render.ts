@@ -35,7 +35,7 @@ export function renderAgentsText(report: AgentsReport, options: TableText & { fi
   const rows = report.agents.map((agent) => [
     agent.id,
     agent.exists ? agent.name ?? '' : '(not on the service)',
-    agent.managed_by ?? UNMANAGED,
+    agent.managed_by === null ? UNMANAGED : agent.environment === null ? agent.managed_by : `${agent.environment}: ${agent.managed_by}`,
     agent.found_through.map((source) => SOURCE_WORDS[source]).join(', '),
     agent.phones.join(', ') || '—',
   ]);

@@ -41,9 +41,37 @@ export class IdsFromEnvironments {
     if (!this.names.every(givesId)) return undefined;
     const noun = section === 'agents' ? 'agent' : 'campaign';
     this.addresses.push(`${noun}.${name}`);
-    const which = this.names.length === 1 ? `the environment ${this.names[0]} gives` : `the environments ${wordList(this.names, 'and')} give`;
-    return `${noun} "${name}" has no id in the manifests themselves; ${which} it one: run with --env NAME`;
+    return idOnlyInEnvironments(noun, name, this.names);
   }
+}
+
+/** What a resource left without an id that `environments` each give one is told: run with --env. */
+export function idOnlyInEnvironments(noun: 'agent' | 'campaign', name: string, environments: readonly string[]): string {
+  const which = environments.length === 1 ? `the environment ${environments[0]} gives` : `the environments ${wordList(environments, 'and')} give`;
+  return `${noun} "${name}" has no id in the manifests themselves; ${which} it one: run with --env NAME`;
+}
+
+/**
+ * Each environment's agents' ids by local name, as its overlay over the manifests gives them, in the
+ * order the manifests define the environments. Read from the entries as written, with no load: an id
+ * never comes from a variable (env-policy.ts). An agent given no id is left out. (Phones need no such
+ * map: an overlay changes only what the manifests define, so every environment has the same numbers.)
+ */
+export function environmentAgentIds(combined: CombinedManifest): Map<string, Map<string, string>> {
+  const idOf = (section: Record<string, unknown>, name: string): string | undefined => {
+    const entry = Object.hasOwn(section, name) ? section[name] : undefined;
+    return isPlainObject(entry) && typeof entry.id === 'string' && entry.id !== '' ? entry.id : undefined;
+  };
+  const environments = new Map<string, Map<string, string>>();
+  for (const [environment, { layer }] of combined.environments) {
+    const agents = new Map<string, string>();
+    for (const name of Object.keys(combined.sections.agents)) {
+      const id = idOf(layer.sections.agents, name) ?? idOf(combined.sections.agents, name);
+      if (id !== undefined) agents.set(name, id);
+    }
+    environments.set(environment, agents);
+  }
+  return environments;
 }
 
 /** The environment a mistyped name most likely meant: a close spelling, else the one it begins (`prod`). */

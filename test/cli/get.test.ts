@@ -35,10 +35,11 @@ describe('voxform get (against the emulator, the example manifest)', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe(
       [
-        'AGENT                   NAME                   MANAGED BY         FOUND THROUGH            PHONES',
-        '-OKdqbqetEcM4ak369yn    Appointment booking    agent.booking      manifest, phone, calls   +15551230003',
-        '-OKdqbqetEcM4ak369ym    Front desk             agent.front-desk   manifest, calls          —',
-        '-OKstagingFrontDesk01   Front desk (staging)   unmanaged          phone, calls             +15551230001',
+        'AGENT                   NAME                   MANAGED BY                  FOUND THROUGH            PHONES',
+        '-OKdqbqetEcM4ak369yn    Appointment booking    agent.booking               manifest, phone, calls   +15551230003',
+        '-OKdqbqetEcM4ak369ym    Front desk             agent.front-desk            manifest, calls          —',
+        // The example's staging environment gives front-desk this id: staging's agent, not unmanaged.
+        '-OKstagingFrontDesk01   Front desk (staging)   staging: agent.front-desk   phone, calls             +15551230001',
         '',
         NOTE,
         '',
@@ -59,6 +60,7 @@ describe('voxform get (against the emulator, the example manifest)', () => {
       name: null,
       exists: false,
       managed_by: 'agent.gone',
+      environment: null,
       found_through: ['manifest'],
       phones: [],
     });
@@ -69,7 +71,7 @@ describe('voxform get (against the emulator, the example manifest)', () => {
     // JSON says what the table says.
     const spareJson = await project.cliInProcess(['get', 'agents', '--format', 'json', '--', '-OKspareAgent0000001']);
     expect(spareJson.code, spareJson.stderr).toBe(0);
-    expect(JSON.parse(spareJson.stdout).agents).toEqual([{ id: '-OKspareAgent0000001', name: 'Spare agent 1', exists: true, managed_by: null, found_through: ['named'], phones: [] }]);
+    expect(JSON.parse(spareJson.stdout).agents).toEqual([{ id: '-OKspareAgent0000001', name: 'Spare agent 1', exists: true, managed_by: null, environment: null, found_through: ['named'], phones: [] }]);
     // An id one of the sources reaches is found through it, not `named`, in both.
     const known = await project.cliInProcess(['get', 'agents', '--format', 'json', '--', '-OKnoSuchAgent000001']);
     expect(JSON.parse(known.stdout).agents.map((agent: { found_through: string[] }) => agent.found_through)).toEqual([['manifest']]);
@@ -82,7 +84,7 @@ describe('voxform get (against the emulator, the example manifest)', () => {
       expect(result.code, result.stderr).toBe(0);
       const report = JSON.parse(result.stdout);
       expect(report).toMatchObject({ format_version: 1, kind: 'agents', sources: { manifest_agents: 2, phones: 2, calls_read: 40, more_calls: false } });
-      expect(report.agents).toEqual([{ id: '-OKdqbqetEcM4ak369ym', name: 'Front desk', exists: true, managed_by: 'agent.front-desk', found_through: ['manifest', 'call'], phones: [] }]);
+      expect(report.agents).toEqual([{ id: '-OKdqbqetEcM4ak369ym', name: 'Front desk', exists: true, managed_by: 'agent.front-desk', environment: null, found_through: ['manifest', 'call'], phones: [] }]);
     }
     const phone = await project.cliInProcess(['get', 'phones', '+15551230003', '--format', 'json']);
     expect(JSON.parse(phone.stdout)).toEqual({

@@ -517,7 +517,8 @@ describe('voxform logs (the built CLI against the emulator)', () => {
 
   it('an unknown --agent with --stats is the error alone, with no summary printed first', async () => {
     const message = '--agent "nobody" is neither an agent of the manifests nor an agent id on the service.';
-    const hint = 'Give an agent id, or an agent name from voxform.yaml (-f to name the manifests; if a warning above says they could not be read, `voxform validate` says why).';
+    // No manifest in the folder: no file to take names from.
+    const hint = 'Give an agent id, or name the manifests with -f to use their agent names.';
     const table = await runCliInProcess(['logs', '--agent', 'nobody', '--stats'], { env });
     expect(table.code).toBe(1);
     expect(table.stdout).toBe('');

@@ -270,6 +270,44 @@ describe('manifests that leave the agents\' ids to the environments (docs/promot
     expect((await runCliInProcess(['policy', 'list', '--env', 'staging'], { cwd })).stderr).toBe('');
     expect((await runCliInProcess(['status', '--local'], { cwd })).stdout).toContain("Environment: default (manifests not read: the ids are the environments' own; run with --env NAME)\n");
   });
+
+  it('`get agents` marks an agent another environment gives its id as that environment\'s, not unmanaged', async () => {
+    const cwd = await tree({ 'voxform.yaml': manifest('Thanks for calling Acme Dental.') });
+    const marks = async (...env: string[]) => {
+      const result = await runCliInProcess(['get', 'agents', '--local', '--format', 'json', ...env], { cwd });
+      expect(result.stderr).toBe('');
+      const { agents } = JSON.parse(result.stdout) as { agents: Array<{ id: string; managed_by: string | null; environment: string | null }> };
+      return Object.fromEntries(agents.filter((agent) => agent.id.includes('FrontDesk') || agent.id.endsWith('ym')).map((agent) => [agent.id, [agent.environment, agent.managed_by]]));
+    };
+    // Without --env each front desk is its environment's; with it, the other environment's is.
+    expect(await marks()).toEqual({ '-OKdqbqetEcM4ak369ym': ['production', 'agent.front-desk'], '-OKstagingFrontDesk01': ['staging', 'agent.front-desk'] });
+    expect(await marks('--env', 'production')).toEqual({ '-OKdqbqetEcM4ak369ym': [null, 'agent.front-desk'], '-OKstagingFrontDesk01': ['staging', 'agent.front-desk'] });
+    const text = await runCliInProcess(['get', 'agents', '--local', '--env', 'production'], { cwd });
+    expect(text.stdout).toMatch(/^-OKstagingFrontDesk01 +Front desk \(staging\) +staging: agent\.front-desk +/m);
+  });
+
+  it('a local name given to --agent or `get agents` without --env is the missing id, as plan says it, whatever the file is called', async () => {
+    // agents.yaml, named with -f: the error names neither voxform.yaml nor an unknown agent.
+    const cwd = await tree({ 'agents.yaml': manifest('Thanks for calling Acme Dental.') });
+    const missing =
+      'error[missing_id]: agent "front-desk" has no id in the manifests themselves; the environments staging and production give it one: run with --env NAME\n' +
+      '  hint: Run again with --env staging or --env production.\n';
+    for (const args of [['logs', '--agent', 'front-desk'], ['report', '--agent', 'front-desk'], ['get', 'agents', 'front-desk'], ['chat', '--agent', 'front-desk']]) {
+      const result = await runCliInProcess([...args, '-f', 'agents.yaml', '--local'], { cwd, input: 'hi\n' });
+      expect(result.stderr, args.join(' ')).toBe(missing);
+      expect(result.code).toBe(1);
+    }
+    // With --env, the name is that environment's agent.
+    const staging = await runCliInProcess(['get', 'agents', 'front-desk', '-f', 'agents.yaml', '--env', 'staging', '--local', '--format', 'json'], { cwd });
+    expect(staging.stderr).toBe('');
+    expect((JSON.parse(staging.stdout) as { agents: Array<{ id: string }> }).agents.map((agent) => agent.id)).toEqual(['-OKstagingFrontDesk01']);
+    // A name that is no agent's: the hint names the file read.
+    const unknown = await runCliInProcess(['logs', '--agent', 'nobody', '-f', 'agents.yaml', '--local'], { cwd });
+    expect(unknown.stderr).toBe(
+      'error[agent_unknown]: --agent "nobody" is neither an agent of the manifests nor an agent id on the service.\n' +
+        '  hint: Give an agent id, or an agent name from agents.yaml (-f to name other manifests; if a warning above says they could not be read, `voxform validate` says why).\n',
+    );
+  });
 });
 
 describe('voxform validate, in process', () => {

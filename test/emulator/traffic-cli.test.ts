@@ -13,7 +13,7 @@ import { startEmulator, type RunningEmulator, type TrafficSummary } from '../../
 import { renderTrafficSummary, trafficUntil } from '../../src/cli/commands/emulator-traffic.js';
 import { repoRoot, runCliInProcess, useTempDirs } from '../helpers/cli.js';
 import { SECRETS } from '../helpers/project.js';
-import { FRONT_DESK } from './helpers.js';
+import { clientFor, FRONT_DESK, startTestEmulator } from './helpers.js';
 
 const tempDir = useTempDirs();
 const UNTIL = '2026-06-01T00:00:00Z';
@@ -99,8 +99,9 @@ describe('voxform emulator traffic --local', () => {
     const agent = await runCliInProcess(['emulator', 'traffic', '--local', '--agent', 'nobody'], { cwd: dir });
     expect(agent.code).toBe(1);
     expect(agent.stderr).toBe(
-      'error[agent_unknown]: --agent "nobody": the emulator has no agent of that id or name.\n  hint: The emulator\'s agents: Front desk, Appointment booking, Front desk (staging), Appointment booking (staging), ' +
-        'Spare agent 1, Spare agent 2, Spare agent 3, Spare agent 4, Spare agent 5. Without --agent, every agent gets calls. ' +
+      'error[agent_unknown]: --agent "nobody": the emulator has no agent of that id or name.\n  hint: The emulator\'s agents: Front desk (-OKdqbqetEcM4ak369ym), Appointment booking (-OKdqbqetEcM4ak369yn), ' +
+        'Front desk (staging) (-OKstagingFrontDesk01), Appointment booking (staging) (-OKstagingBooking0001), Spare agent 1 (-OKspareAgent0000001), Spare agent 2 (-OKspareAgent0000002), ' +
+        'Spare agent 3 (-OKspareAgent0000003), Spare agent 4 (-OKspareAgent0000004), Spare agent 5 (-OKspareAgent0000005). Without --agent, every agent gets calls. ' +
         "No manifest's agent names were read: name the manifests with -f (default voxform.yaml) to use them.\n",
     );
     const typo = await runCliInProcess(['emulator', 'traffic', '--local', '--agent', 'Front dsk'], { cwd: dir });
@@ -179,7 +180,7 @@ describe('voxform emulator traffic --url', () => {
     expect(emulator.control.state().call_logs).toHaveLength(58);
     const bad = await runCliInProcess(['emulator', 'traffic', '--url', emulator.url, '--calls', '2', '--agent', 'nobody']);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/^error\[agent_unknown\]: --agent "nobody": the emulator has no agent of that id or name\.\n {2}hint: The emulator's agents: Front desk, /);
+    expect(bad.stderr).toMatch(/^error\[agent_unknown\]: --agent "nobody": the emulator has no agent of that id or name\.\n {2}hint: The emulator's agents: Front desk \(-OKdqbqetEcM4ak369ym\), /);
     expect(bad.stderr).not.toContain('Profiles');
     const none = await runCliInProcess(['emulator', 'traffic', '--url', 'http://127.0.0.1:9']);
     expect(none.code).toBe(1);
@@ -201,6 +202,32 @@ describe('voxform emulator traffic --url, an emulator with no agents', () => {
         `  hint: Create the manifests' agents there first with \`voxform apply --base-url ${emulator.url}\` (with the emulator's key in VOXFORM_API_KEY), or start it with a seed that has agents (docs/emulator.md, "Seeds"), then run this again.\n`,
     );
     expect(emulator.control.state().call_logs).toHaveLength(0);
+  });
+});
+
+describe('voxform emulator traffic --agent with a name two agents share (staging\'s and production\'s front desk)', () => {
+  let emulator: RunningEmulator;
+  beforeAll(async () => {
+    ({ emulator } = await startTestEmulator());
+    const renamed = await clientFor(emulator).put('/agents/-OKstagingFrontDesk01', { name: 'Front desk', config: {} });
+    expect(renamed.status).toBe(200);
+  });
+  afterAll(() => emulator?.close());
+
+  it('adds no call and lists the agents by id; an unknown agent\'s hint lists each agent with its id', async () => {
+    const before = emulator.control.state().call_logs.length;
+    const shared = await runCliInProcess(['emulator', 'traffic', '--url', emulator.url, '--calls', '1', '--agent', 'Front desk']);
+    expect(shared.stderr).toBe(
+      'error[invalid_argument]: --agent "Front desk" is the name of 2 agents of the emulator (-OKdqbqetEcM4ak369ym, -OKstagingFrontDesk01): calls go to one agent a value names, and this one names several.\n' +
+        "  hint: Give the id of the agent meant, or its local name from the manifests (with --env NAME when their ids are the environments').\n",
+    );
+    expect(shared.code).toBe(1);
+    expect(emulator.control.state().call_logs).toHaveLength(before);
+    const byId = await runCliInProcess(['emulator', 'traffic', '--url', emulator.url, '--calls', '1', '--agent', '-OKstagingFrontDesk01']);
+    expect(byId.code, byId.stderr).toBe(0);
+    expect(emulator.control.state().call_logs).toHaveLength(before + 1);
+    const unknown = await runCliInProcess(['emulator', 'traffic', '--url', emulator.url, '--calls', '1', '--agent', 'nobody']);
+    expect(unknown.stderr).toMatch(/^error\[agent_unknown\]: .*\n {2}hint: The emulator's agents: Front desk \(-OKdqbqetEcM4ak369ym\), Appointment booking \(-OKdqbqetEcM4ak369yn\), Front desk \(-OKstagingFrontDesk01\), /);
   });
 });
 
@@ -291,7 +318,7 @@ describe('voxform emulator traffic, names it did not write', () => {
   });
 
   it('escapes the control characters of a --url refusal in the error', async () => {
-    for (const refusal of [{ detail: 'Invalid traffic request: calls\u001b]0;pwned\u0007' }, { detail: 'x', unknown_agents: ['ag_\u001b[2J'], agent_names: ['Desk\u001b[31m'] }]) {
+    for (const refusal of [{ detail: 'Invalid traffic request: calls\u001b]0;pwned\u0007' }, { detail: 'x', unknown_agents: ['ag_\u001b[2J'], agents: [{ id: 'ag_\u001b[2J', name: 'Desk\u001b[31m' }] }, { detail: 'x', ambiguous_agents: [{ name: 'Desk\u001b[31m', ids: ['ag_1', 'ag_\u001b[2J'] }] }]) {
       const server = await answering(JSON.stringify(refusal), 400);
       try {
         const result = await runCliInProcess(['emulator', 'traffic', '--url', server.url]);

@@ -215,7 +215,7 @@ describe('synthetic calls', () => {
     const unknownAgent = await clientFor(emulator).post('/_emulator/traffic', { agents: ['nobody'] }, { auth: null });
     expect(unknownAgent.status).toBe(400);
     expect(unknownAgent.body).toMatchObject({ detail: 'Invalid traffic request: agents: there is no agent with the id or name "nobody"', unknown_agents: ['nobody'] });
-    expect(unknownAgent.body.agent_names).toContain('Front desk');
+    expect(unknownAgent.body.agents).toContainEqual({ id: FRONT_DESK, name: 'Front desk' });
     const ok = await clientFor(emulator).post('/_emulator/traffic', { profile: 'light', calls: 2, agents: [BOOKING], seed: 'abc', until: UNTIL }, { auth: null });
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ profile: 'light', seed: 'abc', calls: 2, agents: [{ agent_id: BOOKING, calls: 2 }] });

@@ -4,7 +4,7 @@ import { displayWidth } from '../../src/util/display-width.js';
 
 describe('the inventory table', () => {
   it('lines its columns up by the cells a terminal gives each name: a Japanese or emoji name takes two a character', () => {
-    const agent = (id: string, name: string) => ({ id, name, exists: true, managed_by: null, found_through: ['named' as const], phones: [] });
+    const agent = (id: string, name: string) => ({ id, name, exists: true, managed_by: null, environment: null, found_through: ['named' as const], phones: [] });
     const text = renderAgentsText({ format_version: 1, kind: 'agents', agents: [agent('ag_1', '受付'), agent('ag_2', 'Front desk 😀'), agent('ag_3', 'x')], sources: { manifest_agents: 0, phones: 0, calls_read: 0, more_calls: false } }, { filtered: true });
     const lines = text.split('\n').filter(Boolean);
     const managedColumn = lines.map((line) => displayWidth(line.slice(0, line.search(/MANAGED BY|unmanaged/))));

@@ -27,11 +27,11 @@ const AGENT_NOT_FOUND_HINT = "Check the id given with --agent (the dashboard lis
  */
 export async function run(options: ChatOptions, ctx: CommandContext): Promise<number> {
   const interactive = Boolean(ctx.stdin.isTTY) && ctx.stderr.isTTY;
-  const { names, service } = await manifestProject(options, ctx);
+  const { names, service, environmentAgents, manifests } = await manifestProject(options, ctx);
   const { client, serviceId } = await resolveConnection({ ...options, manifest: service }, ctx);
 
   // Fail before the first message when the agent does not exist, and name it on a terminal.
-  const agentId = await resolveAgentArgument(options.agent, { manifests: names }, client);
+  const agentId = await resolveAgentArgument(options.agent, { manifests: names, environments: environmentAgents, files: manifests }, client);
   const agent = await client.getAgent(agentId).catch((error: unknown) => {
     throw isApiError(error) && error.code === 'api_not_found' ? withHint(error, AGENT_NOT_FOUND_HINT) : error;
   });

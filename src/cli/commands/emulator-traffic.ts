@@ -2,7 +2,7 @@
 import { errorFromTransport } from '../../api/errors.js';
 import { RESPONSE_TOO_LARGE_CODE } from '../../api/http.js';
 import { VoxformError } from '../../errors.js';
-import { TrafficAgentsUnknownError, TrafficProfileError } from '../../emulator/traffic/index.js';
+import { TrafficAgentsAmbiguousError, TrafficAgentsUnknownError, TrafficProfileError, type TrafficAgentNamed } from '../../emulator/traffic/index.js';
 import type { TrafficOptions, TrafficSummary } from '../../emulator/index.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import { isPlainObject } from '../../util/json-object.js';
@@ -87,7 +87,7 @@ async function trafficAt(url: string, trafficOptions: TrafficOptions, ctx: Comma
     throw new VoxformError('invalid_option', `--url must be the http(s) address of a running \`voxform emulator\`, not "${url}".`, { hint: 'For example --url http://127.0.0.1:4010.' });
   }
   let status: number;
-  let body: { detail?: unknown; unknown_agents?: unknown; agent_names?: unknown } | undefined;
+  let body: { detail?: unknown; unknown_agents?: unknown; agents?: unknown; ambiguous_agents?: unknown } | undefined;
   // Not safe to repeat: a stop before the answer must say the calls may be there already.
   const ended = ctx.writeSent(() => trafficCutShort(base.origin));
   // Whatever answers at --url could fill the memory: the client reads no more than MAX_REPLY_BYTES.
@@ -108,7 +108,8 @@ async function trafficAt(url: string, trafficOptions: TrafficOptions, ctx: Comma
     ended();
     await emulator.close();
   }
-  if (status === 400 && Array.isArray(body?.unknown_agents)) throw new TrafficAgentsUnknownError(body.unknown_agents.map(String), Array.isArray(body.agent_names) ? body.agent_names.map(String) : []);
+  if (status === 400 && Array.isArray(body?.unknown_agents)) throw new TrafficAgentsUnknownError(body.unknown_agents.map(String), Array.isArray(body.agents) ? body.agents.filter(isNamedAgent) : []);
+  if (status === 400 && Array.isArray(body?.ambiguous_agents) && body.ambiguous_agents.every(isSharedName)) throw new TrafficAgentsAmbiguousError(body.ambiguous_agents);
   // What a server at --url says is printed in the error: its control characters escaped.
   if (status === 400) throw invalidProfile('request', [printable(String(body?.detail ?? 'refused').replace(/^Invalid traffic request: /, ''))]);
   if (status !== 200 || !isTrafficSummary(body)) {
@@ -118,6 +119,16 @@ async function trafficAt(url: string, trafficOptions: TrafficOptions, ctx: Comma
     });
   }
   return body;
+}
+
+/** An agent a refusal from --url lists (any server may answer there). */
+function isNamedAgent(value: unknown): value is TrafficAgentNamed {
+  return isPlainObject(value) && typeof value.id === 'string' && typeof value.name === 'string';
+}
+
+/** A name a refusal from --url says several agents have, with their ids. */
+function isSharedName(value: unknown): value is { name: string; ids: string[] } {
+  return isPlainObject(value) && typeof value.name === 'string' && Array.isArray(value.ids) && value.ids.every((id) => typeof id === 'string');
 }
 
 /** Whether a reply from --url (any server may answer there) has every field the summary is printed from. */
@@ -150,7 +161,7 @@ async function trafficAtLocal(ctx: CommandContext, request: TrafficOptions): Pro
   try {
     return await emulator.control.traffic(request);
   } catch (error) {
-    if (error instanceof TrafficProfileError && !(error instanceof TrafficAgentsUnknownError)) throw invalidProfile('request', error.problems);
+    if (error instanceof TrafficProfileError && !(error instanceof TrafficAgentsUnknownError) && !(error instanceof TrafficAgentsAmbiguousError)) throw invalidProfile('request', error.problems);
     throw error;
   }
 }
@@ -159,9 +170,12 @@ async function trafficAtLocal(ctx: CommandContext, request: TrafficOptions): Pro
 function unknownAgents(error: TrafficAgentsUnknownError, given: readonly string[], manifestNames: ReadonlyMap<string, string>, idsInEnvironments: boolean): VoxformError {
   const asGiven = error.unknown.map((id) => given.find((agent) => (manifestNames.get(agent) ?? agent) === id) ?? id);
   const named = asGiven.map((agent) => (manifestNames.has(agent) ? `"${agent}" (id ${manifestNames.get(agent)} in the manifests)` : `"${agent}"`));
-  const suggestion = asGiven.length === 1 ? didYouMean(asGiven[0] as string, [...manifestNames.keys(), ...error.agentNames]) : undefined;
+  const agentNames = error.agents.map((agent) => agent.name).filter((name) => name !== '');
+  const suggestion = asGiven.length === 1 ? didYouMean(asGiven[0] as string, [...manifestNames.keys(), ...agentNames]) : undefined;
   // The ids and names come from the emulator's account (or from whatever answers at --url): escaped.
-  const known = suggestion ? `Did you mean ${suggestion}?` : `The emulator's agents: ${error.agentNames.join(', ') || 'none'}. Without --agent, every agent gets calls.`;
+  // Each with its id: two environments' agents may share a name.
+  const listed = error.agents.map((agent) => (agent.name === '' ? agent.id : `${agent.name} (${agent.id})`));
+  const known = suggestion ? `Did you mean ${suggestion}?` : `The emulator's agents: ${listed.join(', ') || 'none'}. Without --agent, every agent gets calls.`;
   // A manifest's local name (`front-desk`) is known only when the manifests were read: say so, or the
   // suggestion (the service's `Front desk`) reads as if local names were not taken at all.
   const noManifestNames =
@@ -194,6 +208,15 @@ export function trafficUntil(raw: string, now: number): number {
   return until;
 }
 
+/** `--agent` values that are the name of several of the emulator's agents: none is picked, each is listed by id. */
+function sharedNames(error: TrafficAgentsAmbiguousError): VoxformError {
+  const each = error.ambiguous.map(({ name, ids }) => `"${name}" is the name of ${ids.length} agents of the emulator (${ids.join(', ')})`);
+  // The names and ids come from the emulator's account (or from whatever answers at --url): escaped.
+  return new VoxformError('invalid_argument', printable(`--agent ${each.join('; ')}: calls go to one agent a value names, and this one names several.`), {
+    hint: 'Give the id of the agent meant, or its local name from the manifests (with --env NAME when their ids are the environments\').',
+  });
+}
+
 export async function run(options: TrafficCommandOptions, ctx: CommandContext): Promise<number> {
   if (Boolean(options.local) === Boolean(options.url)) {
     throw new VoxformError('invalid_argument', 'Say which emulator gets the calls: --local (this folder\'s) or --url URL (a running `voxform emulator`), one of them.', {
@@ -210,6 +233,7 @@ export async function run(options: TrafficCommandOptions, ctx: CommandContext): 
     summary = options.local ? await trafficAtLocal(ctx, request) : await trafficAt(options.url as string, request, ctx);
   } catch (error) {
     if (error instanceof TrafficAgentsUnknownError) throw unknownAgents(error, options.agent ?? [], names, idsInEnvironments);
+    if (error instanceof TrafficAgentsAmbiguousError) throw sharedNames(error);
     throw error;
   }
   // Asked for calls and given none: an account without agents is the thing to fix, not a success.

@@ -32,7 +32,8 @@ export async function run(options: GetOptions, ctx: CommandContext): Promise<num
   const project = await manifestProject(options, ctx);
   const connection = await resolveConnection({ ...options, manifest: project.service }, ctx);
   const { client } = connection;
-  const managed: ManagedResources = { agents: project.names, phones: project.phones };
+  const otherEnvironments = new Map([...project.environmentAgents].filter(([environment]) => environment !== options.env));
+  const managed: ManagedResources = { agents: project.names, phones: project.phones, otherEnvironments };
   const json = options.format === 'json';
 
   if (backend !== undefined) {
@@ -59,7 +60,7 @@ export async function run(options: GetOptions, ctx: CommandContext): Promise<num
   }
 
   // NAME: a manifest name, an agent id or an agent's name on the service, as `logs --agent` takes.
-  const id = name === undefined ? undefined : await resolveAgentArgument(name, { manifests: project.names }, client, { label: 'agent' });
+  const id = name === undefined ? undefined : await resolveAgentArgument(name, { manifests: project.names, environments: project.environmentAgents, files: project.manifests }, client, { label: 'agent' });
   const report = await readLiveAgents(client, managed, id === undefined ? [] : [id]);
   if (id !== undefined) report.agents = report.agents.filter((agent) => agent.id === id);
   ctx.stdout.write(json ? renderInventoryJson(report) : renderAgentsText(report, { filtered: id !== undefined, redact: (text) => ctx.secrets.redact(text) }));

@@ -60,11 +60,11 @@ export async function run(options: LogsOptions, ctx: CommandContext): Promise<nu
   const limit = recordLimit(options);
   const filters = buildFilters(options, Date.now());
   // Read also without --agent: the manifests' secrets, registered, stay out of the records' agent_config.
-  const { names: agentNames, service } = await manifestProject(options, ctx);
+  const { names: agentNames, service, environmentAgents, manifests } = await manifestProject(options, ctx);
   const { client, serviceId } = await resolveConnection({ ...options, manifest: service }, ctx);
   const trusted = await operatorTrustedSecrets({}, ctx, { environment: options.env, serviceId }, { note: 'later' });
   // Before anything is printed: an unknown agent is a mistake, not an empty result.
-  if (options.agent !== undefined) filters.agent_id = await resolveAgentArgument(options.agent, { manifests: agentNames }, client);
+  if (options.agent !== undefined) filters.agent_id = await resolveAgentArgument(options.agent, { manifests: agentNames, environments: environmentAgents, files: manifests }, client);
 
   const status = progressLine(ctx);
   let more = false;

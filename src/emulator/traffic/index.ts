@@ -7,10 +7,10 @@ import { nowSeconds } from '../ids.js';
 import type { EmulatorStore } from '../store.js';
 import type { TrafficOptions, TrafficSummary } from '../types.js';
 import { generateTraffic, type TrafficAgent } from './generate.js';
-import { resolveTrafficProfile, TrafficAgentsUnknownError, TrafficProfileError } from './profile.js';
+import { resolveTrafficProfile, TrafficAgentsAmbiguousError, TrafficAgentsUnknownError, TrafficProfileError } from './profile.js';
 import { LATEST_UNIX_SECONDS } from '../../util/unix-time.js';
 
-export { BUILT_IN_PROFILES, resolveTrafficProfile, TrafficAgentsUnknownError, TrafficProfileError, type TrafficProfile } from './profile.js';
+export { BUILT_IN_PROFILES, resolveTrafficProfile, TrafficAgentsAmbiguousError, TrafficAgentsUnknownError, TrafficProfileError, type TrafficAgentNamed, type TrafficProfile } from './profile.js';
 
 const OPTION_FIELDS = ['profile', 'calls', 'seed', 'until', 'agents'];
 /** The most calls one request may add (for every agent together). */
@@ -35,7 +35,13 @@ function trafficAgents(store: EmulatorStore, wanted: string[] | undefined): Traf
   const all = [...store.agents.values()];
   if (wanted) {
     const unknown = wanted.filter((w) => !all.some((agent) => agent.id === w || agent.name === w));
-    if (unknown.length > 0) throw new TrafficAgentsUnknownError(unknown, all.map((agent) => agent.name).filter((name) => name !== ''));
+    if (unknown.length > 0) throw new TrafficAgentsUnknownError(unknown, all.map((agent) => ({ id: agent.id, name: agent.name })));
+    // A name two agents share (staging's and production's front desk) picks neither: calls added to both could not be taken back.
+    const ambiguous = wanted
+      .filter((w) => !all.some((agent) => agent.id === w))
+      .map((name) => ({ name, ids: all.filter((agent) => agent.name === name).map((agent) => agent.id) }))
+      .filter(({ ids }) => ids.length > 1);
+    if (ambiguous.length > 0) throw new TrafficAgentsAmbiguousError(ambiguous);
   }
   const phones = [...store.phones.values()];
   return all

@@ -92,13 +92,26 @@ export class TrafficProfileError extends Error {
   }
 }
 
-/** A traffic request names agents the account does not have: `unknown` as asked, and the account's agent names (to suggest one). */
+/** An agent of the account, as a refusal lists it: two agents may have one name, never one id. */
+export interface TrafficAgentNamed {
+  id: string;
+  name: string;
+}
+
+/** A traffic request names agents the account does not have: `unknown` as asked, and the account's agents (to suggest a name, or list them). */
 export class TrafficAgentsUnknownError extends TrafficProfileError {
   constructor(
     readonly unknown: string[],
-    readonly agentNames: string[],
+    readonly agents: TrafficAgentNamed[],
   ) {
     super(unknown.map((agent) => `agents: there is no agent with the id or name ${JSON.stringify(agent)}`));
+  }
+}
+
+/** A traffic request names agents by a name several of the account's agents have: which of them is meant is not the emulator's guess. */
+export class TrafficAgentsAmbiguousError extends TrafficProfileError {
+  constructor(readonly ambiguous: Array<{ name: string; ids: string[] }>) {
+    super(ambiguous.map(({ name, ids }) => `agents: ${JSON.stringify(name)} is the name of ${ids.length} agents (${ids.join(', ')}); give one's id`));
   }
 }
 
