@@ -39,6 +39,8 @@ export type ApplyEvent =
 export interface ApplyOptions {
   /** The manifests, loaded (with the environment: secrets are read from them when requests are sent). */
   desired: DesiredState;
+  /** `desired` is a recorded configuration, not the manifests (`PlanOptions.recordedConfiguration`). */
+  recordedConfiguration?: boolean | undefined;
   client: ApplyClient;
   /** Where state, lock and history are kept (`openStateBackend`); the caller closes it. */
   backend?: StateBackend | undefined;

@@ -50,6 +50,7 @@ export async function applyOnTerminal(
   ctx.onExit(() => lines.flush());
   const outcome = await apply({
     ...options,
+    recordedConfiguration: how.recorded !== undefined,
     by: options.by ?? deployer(ctx.env),
     ciJobUrl: ciJobUrlFrom(ctx.env),
     // The plan is printed before it runs: each agent's block of it is made as the agent is compared.

@@ -32,6 +32,8 @@ interface CreatePlanOptions {
   onAgentRead?: ((agent: Agent) => void) | undefined;
   /** What trusted evidence says of the live agents' secrets (`DiffContext.liveSecrets`). */
   liveSecrets?: LiveSecretEvidence | undefined;
+  /** Whether to list what the state records that `desired` no longer names (default yes; not for a recorded configuration: `PlanOptions.recordedConfiguration`). */
+  listNoLongerManaged?: boolean | undefined;
   now?: () => Date;
 }
 
@@ -68,7 +70,7 @@ export async function createPlan(options: CreatePlanOptions): Promise<{ plan: Pl
   }
   const selected = selectTargets(changes, targets);
   // A plan limited to some addresses says nothing of the others, removed ones included.
-  const unmanaged = targets.length === 0 ? noLongerManaged(options.workspace, desired, changes, live) : [];
+  const unmanaged = targets.length === 0 && options.listNoLongerManaged !== false ? noLongerManaged(options.workspace, desired, changes, live) : [];
   return {
     live,
     plan: {

@@ -18,6 +18,11 @@ export const PLAN_REQUIRES = { desired: 'object', client: 'object', serviceId: '
 export interface PlanOptions {
   /** The manifests, loaded. */
   desired: DesiredState;
+  /**
+   * `desired` is a recorded configuration (a rollback's, a heal's), not the manifests: what the state
+   * records beyond it is not "no longer in the manifests", so the plan lists none of it.
+   */
+  recordedConfiguration?: boolean | undefined;
   client: LiveReader;
   /** Where the state is kept (`openStateBackend`): read, never written, and not locked. */
   backend?: StateBackend | undefined;
@@ -93,6 +98,7 @@ export async function planWorkspace(options: PlanOptions & { reportConflicts?: b
     baseUrl: options.serviceId,
     files: options.files ?? [],
     targets: options.targets ?? [],
+    listNoLongerManaged: !options.recordedConfiguration,
     onReadProgress: options.onReadProgress,
     onAgentRead: (agent) => options.secrets?.noteLiveAgent(agent.id, agent.config),
     liveSecrets: options.secrets,

@@ -129,7 +129,7 @@ describe('kept files within their budget of JSON values and depth', () => {
       error: {
         code,
         message: expect.stringMatching(new RegExp(`^${noun} \\S*\\.voxform/${name} holds more than ${limit.toLocaleString('en-US')} JSON values, the limit\\. It was not read\\.$`)),
-        hint: expect.stringMatching(/[Dd]elete it/),
+        hint: expect.stringMatching(/[Dd]elete it|restore the file from version control/),
       },
     });
     expectNothingOfIt(result);
