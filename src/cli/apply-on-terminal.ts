@@ -7,6 +7,9 @@ import { deployer } from '../history/source.js';
 import { ciJobUrlFrom } from '../util/run-identity.js';
 import { describeLockLoss } from '../state/backend.js';
 import { prepareChangeText, renderPlanText } from '../plan/render-text.js';
+import { movedLines } from '../plan/field-lines.js';
+import { lineAsShown } from '../util/printable.js';
+import { plural, pluralNoun } from '../util/plural.js';
 import { EXIT_INTERRUPTED, type CommandContext } from './context.js';
 import { progressLine, readProgress, type ProgressLine } from './progress.js';
 import { errorLead } from './error-text.js';
@@ -173,7 +176,7 @@ function report(
 ): number {
   for (const warning of outcome.warnings) ctx.stderr.write(`warning: ${warning}\n`);
   if (outcome.status === 'nothing_to_do') {
-    ctx.stdout.write('Nothing to apply.\n');
+    ctx.stdout.write(nothingToApplyLine(outcome.plan));
     return 0;
   }
   if (outcome.lockLost && !outcome.interrupted) {
@@ -209,6 +212,17 @@ function report(
   const finish = how.replan ? `to finish, ${replanText(how.replan, '')}` : `run \`${how.rerun ?? nextCommand('apply', how.chosen)}\` again to finish`;
   ctx.stdout.write(`State saved to ${outcome.stateLocation}${left ? `; ${finish}` : ''}.\n`);
   return outcome.status === 'interrupted' ? EXIT_INTERRUPTED : 1;
+}
+
+/**
+ * How a run with no change for the service ends: a plan of renamed keys alone still moved their
+ * state entries (docs/plan.md, "Renaming a key"), which is said rather than "Nothing to apply".
+ */
+function nothingToApplyLine(plan: ApplyOutcome['plan']): string {
+  const moved = plan === undefined ? [] : movedLines(plan);
+  if (moved.length === 0) return 'Nothing to apply.\n';
+  const where = pluralNoun(moved.length, 'its new key', 'their new keys');
+  return `Moved the state of ${plural(moved.length, 'renamed resource')} to ${where}: ${moved.map(lineAsShown).join(', ')}\n`;
 }
 
 /** What finishes a saved plan's run (`when`: when to start): the same manifests planned again, reviewed, then applied. */

@@ -77,7 +77,10 @@ export function usageError(commanderCode: string | undefined, message: string, c
   }
   if ((match = /^option '(.*)' argument '(.*)' is invalid\. Allowed choices are (.*)\.$/s.exec(text))) {
     const choices = (match[3] ?? '').split(', ');
-    return fail('invalid_option', `\`${match[2]}\` is not a value ${optionName(match[1] ?? '')} takes: choose ${wordList(choices, 'or')}.`);
+    const sentence = `\`${match[2]}\` is not a value ${optionName(match[1] ?? '')} takes: choose ${wordList(choices, 'or')}.`;
+    // A near miss (`--format jsno` for `json`) is named, as for an argument's choices.
+    const closest = didYouMean(match[2] ?? '', choices);
+    return closest ? new VoxformError('invalid_option', sentence, { hint: `Did you mean ${closest}? ${hint}` }) : fail('invalid_option', sentence);
   }
   if ((match = /^command-argument value '(.*)' is invalid for argument '(.*)'\. Allowed choices are (.*)\.$/s.exec(text))) {
     const choices = (match[3] ?? '').split(', ');

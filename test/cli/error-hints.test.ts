@@ -51,6 +51,8 @@ describe("the argument parser's mistakes read as every other error", () => {
     [['plan', '--bas'], 'invalid_argument', '`voxform plan` has no option --bas; did you mean --base?', 'Run `voxform plan --help` for its commands and options.'],
     [['plan', '--format', 'yaml'], 'invalid_option', '`yaml` is not a value --format takes: choose text, json or markdown.', 'Run `voxform plan --help` for its commands and options.'],
     [['plan', '--region', 'mars'], 'invalid_option', '`mars` is not a value --region takes: choose us or eu.', 'Run `voxform plan --help` for its commands and options.'],
+    [['plan', '--format', 'jsno'], 'invalid_option', '`jsno` is not a value --format takes: choose text, json or markdown.', 'Did you mean json? Run `voxform plan --help` for its commands and options.'],
+    [['plan', '--region', 'EU'], 'invalid_option', '`EU` is not a value --region takes: choose us or eu.', 'Did you mean eu? Run `voxform plan --help` for its commands and options.'],
     [['plna'], 'invalid_argument', '`voxform` has no command `plna`; did you mean plan?', 'Run `voxform --help` for its commands and options.'],
     [['state', 'frob'], 'invalid_argument', '`voxform state` has no command `frob`.', 'Run `voxform state --help` for its commands and options.'],
     [['help', 'plna'], 'invalid_argument', '`voxform` has no command `plna`; did you mean plan?', 'Run `voxform --help` for its commands and options.'],

@@ -120,6 +120,9 @@ describe('voxform export', () => {
     expect(result.stderr).toContain('mandatory[security-webhook-auth]');
     expect(result.stderr).toContain('warning: the live agents break mandatory policy (2 findings above): plan shows no changes, but plan and apply refuse the manifest until each is fixed, or waived in its policy section with a reason (docs/policy.md).\n');
     expect(result.stderr).not.toContain(URL_TOKEN);
+    // The next step does not promise a clean plan the findings stop.
+    expect(result.stdout).toContain('\nNext: voxform plan   # stops on the 2 mandatory findings above until each is fixed or waived\n');
+    expect(result.stdout).not.toContain('# shows no changes');
     expect(result.code).toBe(0);
     expect(await readFile(path.join(dir, 'prompts/spare-agent-2.md'), 'utf8')).toBe('You are a helper.\n\nSay "${env:HOME}" literally.\n\n');
     const manifest = await readFile(path.join(dir, 'voxform.yaml'), 'utf8');

@@ -55,7 +55,10 @@ describe.each(backends)('a renamed agent key, with $kind', ({ stateArgs }) => {
     const json = JSON.parse((await vx('plan', '--format', 'json')).stdout) as { resource_changes: Array<{ address: string; moved_from: string | null }> };
     expect(json.resource_changes.find((change) => change.address === 'agent.reception')?.moved_from).toBe('agent.front-desk');
 
-    await vx('apply', '--auto-approve');
+    // Nothing for the service, yet the state entry moved: said, not "Nothing to apply".
+    const moved = (await vx('apply', '--auto-approve')).stdout;
+    expect(moved).toContain('\nMoved the state of 1 renamed resource to its new key: agent.front-desk → agent.reception\n');
+    expect(moved).not.toContain('Nothing to apply');
     const shown = expectCode(await runCliInProcess(['state', 'show', ...state], { cwd: dir }), 0).stdout;
     expect(shown).toContain(`    agent.reception: ${FRONT_DESK_ID}\n`);
     expect(shown).not.toContain('agent.front-desk');
@@ -106,7 +109,11 @@ describe('a renamed campaign or knowledge file key', () => {
       ['campaign.recall', 'campaign.recall-2026'],
     ]);
 
-    expectCode(await vx('apply', '--env', 'production', '--auto-approve'), 0);
+    // A saved plan of moves alone: its apply says what it moved, as a fresh one does.
+    expectCode(await vx('plan', '--env', 'production', '--out', 'moves.json'), 0);
+    const moved = expectCode(await vx('apply', 'moves.json'), 0).stdout;
+    expect(moved).toContain('Moved the state of 2 renamed resources to their new keys: knowledge.faq → knowledge.clinic-faq, campaign.recall → campaign.recall-2026\n');
+    expect(moved).not.toContain('Nothing to apply');
     const state = JSON.parse(await readFile(path.join(dir, '.voxform', 'state.json'), 'utf8')) as { workspaces: Record<string, { campaigns: object; knowledge: object }> };
     const production = state.workspaces['production@local']!;
     expect(Object.keys(production.campaigns)).toEqual(['campaign.recall-2026']);

@@ -157,6 +157,29 @@ describe('voxform emulator', () => {
   });
 });
 
+describe('voxform emulator --traffic on an account with no agents', () => {
+  it('starts, and says no call was added because the account has no agents, not "0 synthetic calls added"', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'voxform-cli-'));
+    try {
+      await writeFile(path.join(dir, 'keys-only.json'), JSON.stringify({ keys: [{ type: 'private', key: 'abcdefabcdefabcdefabcdefabcdef12', name: 'ci' }] }));
+      const { ctx, out } = fakeContext(dir);
+      let stop!: () => void;
+      const running = runEmulator({ port: '0', seed: 'keys-only.json', traffic: 'light' }, ctx, new Promise<void>((resolve) => (stop = resolve)));
+      for (let i = 0; i < 200 && !/Ctrl-C/.test(out.stdout); i++) await new Promise((r) => setTimeout(r, 10));
+      stop();
+      await expect(running).rejects.toMatchObject({ code: 'interrupted' });
+      const url = /listening on (\S+)/.exec(out.stdout)?.[1] as string;
+      expect(out.stdout).toContain('\n  traffic      none added: the account has no agents\n');
+      expect(out.stdout).not.toContain('synthetic calls added');
+      expect(out.stderr).toContain(
+        `warning: --traffic added no call: the emulator's account has no agents. Give it agents (\`voxform apply --base-url ${url}\` with its key in VOXFORM_API_KEY, or --seed FILE with agents: docs/emulator.md, "Seeds"), then add calls with \`voxform emulator traffic --url ${url}\`.\n`,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('the banner never suggests a key that will be refused', () => {
   it('shows no key and no VOXFORM_API_KEY line when the data file names a public key as its private key', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'voxform-cli-'));

@@ -86,7 +86,15 @@ export async function runEmulator(options: EmulatorCommandOptions, ctx: CommandC
   if (traffic) {
     try {
       const summary = await emulator.control.traffic(traffic);
-      trafficLine = [`  traffic      ${formatCount(summary.calls)} synthetic calls added (profile ${summary.profile}, seed ${summary.seed}; docs/traffic.md)`];
+      if (summary.agents.length === 0 && summary.skipped.length === 0) {
+        // As `emulator traffic` says (emulator_no_agents), but the emulator still serves: a warning, not an error.
+        trafficLine = ['  traffic      none added: the account has no agents'];
+        ctx.stderr.write(
+          `warning: --traffic added no call: the emulator's account has no agents. Give it agents (\`voxform apply --base-url ${emulator.url}\` with its key in VOXFORM_API_KEY, or --seed FILE with agents: docs/emulator.md, "Seeds"), then add calls with \`voxform emulator traffic --url ${emulator.url}\`.\n`,
+        );
+      } else {
+        trafficLine = [`  traffic      ${formatCount(summary.calls)} synthetic calls added (profile ${summary.profile}, seed ${summary.seed}; docs/traffic.md)`];
+      }
     } catch (error) {
       if (error instanceof TrafficProfileError) throw invalidProfile(options.traffic ?? '', error.problems);
       throw error;

@@ -87,12 +87,14 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
   }
   writeWarnings(result, policy, ctx);
   if (shadowed !== undefined) ctx.stderr.write(shadowedWarning(shadowed, where));
-  const loads =
-    written.kept.some((file) => path.basename(file) === MANIFEST_FILE) ||
-    (await warnMandatoryFindings(path.join(out, MANIFEST_FILE), checkingEnv(ctx.env, result.secrets, policy), ctx));
-  // No promise of "no changes" for a manifest plan cannot load: the way on is to fix what stops it.
-  if (loads) ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # shows no changes\n`);
-  else ctx.stdout.write(`\nNext: fix what the warning above names in the exported files, then ${validateStep(where)}   # plan shows no changes once it loads\n`);
+  const check = written.kept.some((file) => path.basename(file) === MANIFEST_FILE)
+    ? { loads: true, mandatory: 0 }
+    : await warnMandatoryFindings(path.join(out, MANIFEST_FILE), checkingEnv(ctx.env, result.secrets, policy), ctx);
+  // No promise of "no changes" for a manifest plan cannot load, nor for one its policy stops: the
+  // way on is to fix what stops it.
+  if (!check.loads) ctx.stdout.write(`\nNext: fix what the warning above names in the exported files, then ${validateStep(where)}   # plan shows no changes once it loads\n`);
+  else if (check.mandatory > 0) ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # stops on the ${plural(check.mandatory, 'mandatory finding')} above until each is fixed or waived\n`);
+  else ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # shows no changes\n`);
   return 0;
 }
 
@@ -121,28 +123,35 @@ function checkingEnv(env: CommandContext['env'], secrets: readonly ExportedSecre
   return checking;
 }
 
+/** Whether the exported manifest loads here, and how many mandatory findings it has. */
+interface ExportCheck {
+  loads: boolean;
+  mandatory: number;
+}
+
 /**
  * Warns what the live agents break of the mandatory policy (a token in a URL's query, a webhook
  * without authentication): the exported manifest shows no changes, yet plan and apply refuse it until
- * each finding is fixed or waived; or, when the manifest does not load here, why (answering false).
+ * each finding is fixed or waived; or, when the manifest does not load here, why.
  * Its variables are not set yet, so their values read as withheld.
  */
-async function warnMandatoryFindings(manifest: string, env: CommandContext['env'], ctx: CommandContext): Promise<boolean> {
+async function warnMandatoryFindings(manifest: string, env: CommandContext['env'], ctx: CommandContext): Promise<ExportCheck> {
   const loaded = await loadManifests({ paths: [manifest], cwd: ctx.cwd, env, withholdUnsetEnv: true, onSecret: (secret) => ctx.secrets.add(secret) });
   if (!loaded.state) {
     // Said rather than skipped: the promise is that a manifest plan will refuse is never handed over silently.
     const error = loaded.diagnostics.find((d) => d.severity === 'error');
     ctx.stderr.write(`warning: the exported manifest does not load here (${error?.code ?? 'unknown'}), so its policy was not checked and plan would refuse it:\n`);
     if (error) ctx.stderr.write(`${formatDiagnostic(error, { color: ctx.color })}\n`);
-    return false;
+    return { loads: false, mandatory: 0 };
   }
   const report = await checkPolicy(loaded.state, ctx);
-  if (report.summary.mandatory === 0) return true;
+  const mandatory = report.summary.mandatory;
+  if (mandatory === 0) return { loads: true, mandatory };
   ctx.stderr.write(`\n${renderFindingsText(mandatoryOnly(report), { color: ctx.color })}\n`);
   ctx.stderr.write(
     `warning: the live agents break mandatory policy (${plural(report.summary.mandatory, 'finding')} above): plan shows no changes, but plan and apply refuse the manifest until each is fixed, or waived in its policy section with a reason (docs/policy.md).\n`,
   );
-  return true;
+  return { loads: true, mandatory };
 }
 
 /**
