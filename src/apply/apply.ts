@@ -84,6 +84,8 @@ export interface ApplyOptions {
   lockTimeoutSeconds?: number | undefined;
   /** Added to the `voxform state unlock` command a lock refusal names (the `--state` this run was given). */
   unlockOptions?: string | undefined;
+  /** The command the error of a lock lost while held names to see where things stand (default `voxform plan`). */
+  recheckCommand?: string | undefined;
   /** How the lock names this run to a refused one (default `voxform apply`). */
   command?: string | undefined;
   /** After a stop, how long to wait for the requests in flight (default 10 s). */
@@ -187,6 +189,7 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
       ciJobUrl: options.ciJobUrl ?? ciJobUrlFrom(process.env),
       signal: options.signal,
       unlockOptions: options.unlockOptions,
+      recheckCommand: options.recheckCommand,
     });
   } catch (error) {
     // Stopped while another run held the lock: nothing was read, nothing changed.

@@ -59,6 +59,8 @@ export async function applyOnTerminal(
     signal: stop.signal,
     onLocked: (lock) => ctx.onExit(() => lock.release()),
     unlockOptions: stateFlags(how.chosen).join(' ') || undefined,
+    // A lost lock's error names the plan of this run's manifests, environment and state, as the summary does.
+    recheckCommand: nextCommand('plan', how.chosen),
   }).finally(() => {
     lines.flush();
     status.done();

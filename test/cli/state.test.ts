@@ -127,6 +127,26 @@ describe('voxform state (file backend)', () => {
     expect(result.code).toBe(1);
   }, 90_000);
 
+  it("an apply whose lock is forced open names, in its error's hint, the plan of its own environment and state", async () => {
+    project = await startExampleProject();
+    const p = project;
+    await mkdir(path.join(p.dir, 'team state'));
+    const held = p.hold('PUT', '/agents/');
+    const running = p.cliInProcess(['apply', '--auto-approve', '--env', 'staging', '--state', 'team state/s.json']);
+    await held.arrived();
+    const holderFile = (await readdir(path.join(p.dir, 'team state/s.json.lock'))).find((name) => name.startsWith('holder-')) ?? '';
+    const lockId = /^holder-([0-9a-f]+)\.json$/.exec(holderFile)?.[1] ?? '';
+    expect((await p.cliInProcess(['state', 'unlock', '--force', lockId, '--state', 'team state/s.json'])).code).toBe(0);
+    held.release();
+    const result = await running;
+    expect(result.code).toBe(1);
+    // The command the summary names, and the error's hint below it: the same, with this run's options.
+    const plan = "voxform plan --env staging --state 'team state/s.json'";
+    expect(result.stdout).toContain(`run \`${plan}\` to see where things stand, then apply again.\n`);
+    expect(result.stderr).toMatch(/\nerror\[state_lock_lost\]: The state lock of .* is no longer held by this run: /);
+    expect(result.stderr).toContain(`\n  hint: Nothing more is written; run \`${plan}\` to see where things stand.\n`);
+  });
+
   it('a lock whose holder file cannot be read: apply, status and state list all say it is held, by a run they cannot name, and how to open it', async () => {
     project = await startExampleProject();
     const p = project;
