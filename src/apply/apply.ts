@@ -34,7 +34,17 @@ export type ApplyEvent =
   | { type: 'planned'; plan: Plan; saved: boolean }
   /** Something to tell the user that does not stop the run (a stale lock taken over). */
   | { type: 'warning'; message: string }
-  | ProgressEvent;
+  | ApplyStopping
+  | Exclude<ProgressEvent, { type: 'stopping' }>;
+
+/**
+ * The run stops: no new write is sent, the `inFlight` ones are waited for. `because`: the caller's
+ * signal (`interrupted`: Ctrl-C), the lock lost while held (`lockLost` says how), or a state write
+ * that failed (the run's `stateError`).
+ */
+export type ApplyStopping =
+  | { type: 'stopping'; inFlight: number; because: 'interrupted' | 'state_failed' }
+  | { type: 'stopping'; inFlight: number; because: 'lock_lost'; lockLost: LockLoss };
 
 export interface ApplyOptions {
   /** The manifests, loaded (with the environment: secrets are read from them when requests are sent). */
@@ -117,6 +127,16 @@ export interface ApplyOutcome extends ExecuteResult {
   lockLost?: LockLoss | undefined;
   /** The deploy ledger's record of this apply, when `history` was given and the plan ran. */
   record?: HistoryRecord | undefined;
+}
+
+/** Why the run stops, as its caller hears it: a stop by `signal` is the lock's loss when that fired first. */
+function applyStopping(event: Extract<ProgressEvent, { type: 'stopping' }>, signal: AbortSignal, lock: HeldLock): ApplyStopping {
+  const { inFlight } = event;
+  if (event.because === 'state_failed') return { type: 'stopping', inFlight, because: 'state_failed' };
+  const lockLost = lock.lostReason();
+  // AbortSignal.any takes the reason of the first signal to fire: the loss's, or the caller's stop's.
+  if (lockLost !== undefined && signal.reason === lock.lost.reason) return { type: 'stopping', inFlight, because: 'lock_lost', lockLost };
+  return { type: 'stopping', inFlight, because: 'interrupted' };
 }
 
 /** Settles like `promise`, or with undefined as soon as `signal` aborts. */
@@ -238,7 +258,7 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
       parallelism: options.parallelism ?? 8,
       signal,
       stopGraceMs: options.stopGraceMs,
-      onProgress: emit,
+      onProgress: (event) => emit(event.type === 'stopping' ? applyStopping(event, signal, lock) : event),
     });
     // Without the lock nothing more may be written: the report says what was applied.
     if (lock.lost.aborted) return outcome('interrupted', plan, { ...result, interrupted: true });
