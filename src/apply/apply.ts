@@ -34,7 +34,17 @@ export type ApplyEvent =
   | { type: 'planned'; plan: Plan; saved: boolean }
   /** Something to tell the user that does not stop the run (a stale lock taken over). */
   | { type: 'warning'; message: string }
-  | ProgressEvent;
+  | ApplyStopping
+  | Exclude<ProgressEvent, { type: 'stopping' }>;
+
+/**
+ * The run stops: no new write is sent, the `inFlight` ones are waited for. `because`: the caller's
+ * signal (`interrupted`: Ctrl-C), the lock lost while held (`lockLost` says how), or a state write
+ * that failed (the run's `stateError`).
+ */
+export type ApplyStopping =
+  | { type: 'stopping'; inFlight: number; because: 'interrupted' | 'state_failed' }
+  | { type: 'stopping'; inFlight: number; because: 'lock_lost'; lockLost: LockLoss };
 
 export interface ApplyOptions {
   /** The manifests, loaded (with the environment: secrets are read from them when requests are sent). */
@@ -86,6 +96,8 @@ export interface ApplyOptions {
   lockTimeoutSeconds?: number | undefined;
   /** Added to the `voxform state unlock` command a lock refusal names (the `--state` this run was given). */
   unlockOptions?: string | undefined;
+  /** The command the error of a lock lost while held names to see where things stand (default `voxform plan`). */
+  recheckCommand?: string | undefined;
   /** How the lock names this run to a refused one (default `voxform apply`). */
   command?: string | undefined;
   /** After a stop, how long to wait for the requests in flight (default 10 s). */
@@ -117,6 +129,16 @@ export interface ApplyOutcome extends ExecuteResult {
   lockLost?: LockLoss | undefined;
   /** The deploy ledger's record of this apply, when `history` was given and the plan ran. */
   record?: HistoryRecord | undefined;
+}
+
+/** Why the run stops, as its caller hears it: a stop by `signal` is the lock's loss when that fired first. */
+function applyStopping(event: Extract<ProgressEvent, { type: 'stopping' }>, signal: AbortSignal, lock: HeldLock): ApplyStopping {
+  const { inFlight } = event;
+  if (event.because === 'state_failed') return { type: 'stopping', inFlight, because: 'state_failed' };
+  const lockLost = lock.lostReason();
+  // AbortSignal.any takes the reason of the first signal to fire: the loss's, or the caller's stop's.
+  if (lockLost !== undefined && signal.reason === lock.lost.reason) return { type: 'stopping', inFlight, because: 'lock_lost', lockLost };
+  return { type: 'stopping', inFlight, because: 'interrupted' };
 }
 
 /** Settles like `promise`, or with undefined as soon as `signal` aborts. */
@@ -189,6 +211,7 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
       ciJobUrl: options.ciJobUrl ?? ciJobUrlFrom(process.env),
       signal: options.signal,
       unlockOptions: options.unlockOptions,
+      recheckCommand: options.recheckCommand,
     });
   } catch (error) {
     // Stopped while another run held the lock: nothing was read, nothing changed.
@@ -237,7 +260,7 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
       parallelism: options.parallelism ?? 8,
       signal,
       stopGraceMs: options.stopGraceMs,
-      onProgress: emit,
+      onProgress: (event) => emit(event.type === 'stopping' ? applyStopping(event, signal, lock) : event),
     });
     // Without the lock nothing more may be written: the report says what was applied.
     if (lock.lost.aborted) return outcome('interrupted', plan, { ...result, interrupted: true });

@@ -59,7 +59,10 @@ export type ProgressEvent =
   | { type: 'skipped'; change: ResourceChange; because: string }
   /** Some writes of the change reached the service, then one failed or was skipped. */
   | { type: 'partly'; change: ResourceChange; part: PartlyApplied }
-  | { type: 'stopping'; inFlight: number };
+  /** `because`: `signal`, the caller's signal stopped the run; `state_failed`, a state write failed. */
+  | { type: 'stopping'; inFlight: number; because: StopCause };
+
+export type StopCause = 'signal' | 'state_failed';
 
 /**
  * A change some of whose writes reached the service and the rest did not: one failed (or was left
@@ -168,8 +171,10 @@ function stopWait(signal: AbortSignal, graceMs: number, run: PlanRun): { promise
   const promise = new Promise<void>((resolve) => {
     onAbort = () => {
       timer = setTimeout(resolve, graceMs);
+      // Taken now: whichever stopped the run is the one that has fired yet.
+      const because = run.stopCause();
       // Counted a turn later: a request waiting to be retried is withdrawn by the stop itself, and is not in flight.
-      setImmediate(() => run.emit({ type: 'stopping', inFlight: Math.min(run.inFlight, run.onTheWire) }));
+      setImmediate(() => run.emit({ type: 'stopping', inFlight: Math.min(run.inFlight, run.onTheWire), because }));
     };
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
@@ -243,6 +248,11 @@ class PlanRun {
 
   private get stopping(): boolean {
     return this.stop.aborted;
+  }
+
+  /** What stopped the run, once it has stopped: the caller's signal, or a failed state write. */
+  stopCause(): StopCause {
+    return this.options.signal?.aborted ? 'signal' : 'state_failed';
   }
 
   async change(change: ResourceChange): Promise<void> {

@@ -54,11 +54,19 @@ export async function resolveAgentArgument(agent: string, known: KnownAgentNames
   throw unknownAgent(agent, [...local.keys(), ...displayNames.values()], `${label} "${agent}" is neither an agent of the manifests${known.history ? ' or the apply history' : ''} nor an agent id on the service.`, {
     known: known.manifests.size > 0 ? `Agents of the manifests: ${[...known.manifests.keys()].join(', ')}.` : undefined,
     // No names known: there may be no manifest, or manifests that did not load (said in a warning above).
-    none:
-      known.files === undefined || known.files.length === 0
-        ? 'Give an agent id, or name the manifests with -f to use their agent names.'
-        : `Give an agent id, or an agent name from ${wordList(known.files.map(printable), 'and')} (-f to name other manifests; if a warning above says they could not be read, \`voxform validate\` says why).`,
+    none: `Give an agent id, or ${agentNamesFrom(known.files, { maybeUnread: true })}.`,
   });
+}
+
+/**
+ * Where agent names come from, as a hint says it: the manifest files read (as the user named them),
+ * -f naming others; none read, how to name them. `maybeUnread`: manifests that could not be read
+ * were skipped with a warning (a command that reads them only for their names), which `validate` explains.
+ */
+export function agentNamesFrom(files: readonly string[] | undefined, how: { maybeUnread: boolean }): string {
+  if (files === undefined || files.length === 0) return 'name the manifests with -f to use their agent names';
+  const unread = how.maybeUnread ? '; if a warning above says they could not be read, `voxform validate` says why' : '';
+  return `an agent name from ${wordList(files.map(printable), 'and')} (-f to name other manifests${unread})`;
 }
 
 /**
@@ -76,14 +84,16 @@ function refuseNameOfEnvironments(agent: string, known: KnownAgentNames): void {
 
 /**
  * `voxform history --agent NAME`, which reads no service: a local name of the manifests or of the
- * history, else `agent_unknown` as resolveAgentArgument says it, with the closest name suggested.
+ * history; else, as resolveAgentArgument says it, `missing_id` for a name only the environments give
+ * an id, or `agent_unknown` with the closest name suggested.
  */
-export function checkLocalAgentName(agent: string, known: Required<Pick<KnownAgentNames, 'manifests' | 'history'>>): void {
+export function checkLocalAgentName(agent: string, known: KnownAgentNames & Required<Pick<KnownAgentNames, 'history'>>): void {
   if (known.manifests.has(agent) || known.history.has(agent)) return;
+  refuseNameOfEnvironments(agent, known);
   const names = [...new Set([...known.history.keys(), ...known.manifests.keys()])];
   throw unknownAgent(agent, names, `--agent "${agent}" is neither an agent of the manifests nor one of the apply history.`, {
     known: `Agents of the manifests and the history: ${names.map(printable).join(', ')}.`,
-    none: 'Give an agent name from voxform.yaml (-f to name the manifests) or from the apply history.',
+    none: `Give an agent name from the apply history, or ${agentNamesFrom(known.files, { maybeUnread: true })}.`,
   });
 }
 

@@ -1,6 +1,6 @@
 /** The library's `apply` on the terminal, for `apply` and `rollback`: question, progress, graceful stop, report. */
 import { terminalColors } from '../util/terminal-colors.js';
-import { apply, type ApplyEvent, type ApplyOptions, type ApplyOutcome } from '../apply/apply.js';
+import { apply, type ApplyEvent, type ApplyOptions, type ApplyOutcome, type ApplyStopping } from '../apply/apply.js';
 import type { PartlyApplied } from '../apply/execute-plan.js';
 import { isVoxformError, VoxformError } from '../errors.js';
 import { deployer } from '../history/source.js';
@@ -63,6 +63,8 @@ export async function applyOnTerminal(
     signal: stop.signal,
     onLocked: (lock) => ctx.onExit(() => lock.release()),
     unlockOptions: stateFlags(how.chosen).join(' ') || undefined,
+    // A lost lock's error names the plan of this run's manifests, environment and state, as the summary does.
+    recheckCommand: nextCommand('plan', how.chosen),
   }).finally(() => {
     lines.flush();
     status.done();
@@ -121,7 +123,7 @@ function eventPrinter(ctx: CommandContext, status: ProgressLine, lines: LineBatc
       return ctx.stdout.write(renderPlanText(event.plan, { color: ctx.color, desired }));
     }
     if (event.type === 'warning') return lines.add(`warning: ${event.message}\n`);
-    if (event.type === 'stopping') return lines.add(`Stopping: no new write is sent; waiting for ${event.inFlight} in flight (Ctrl-C again stops at once, without recording them)…\n`);
+    if (event.type === 'stopping') return lines.add(stoppingLine(event));
     const address = event.change.address;
     if (event.type === 'start') lines.add(`${address}: ${verb(event, 'creating', 'updating')}…\n`);
     else if (event.type === 'done') lines.add(`${c.green('✓')} ${address}: ${verb(event, 'created', 'updated')} (${event.ms} ms)\n`);
@@ -129,6 +131,14 @@ function eventPrinter(ctx: CommandContext, status: ProgressLine, lines: LineBatc
     else if (event.type === 'partly') lines.add(`${c.yellow('~')} ${address}: partly applied (${partlyText(event.part)})\n`);
     else lines.add(`${c.yellow('-')} ${address}: skipped, because ${event.because}\n`);
   };
+}
+
+/** What stops the run, said at once: only a stop by Ctrl-C offers a second one (which stops at once). */
+function stoppingLine(event: ApplyStopping): string {
+  if (event.because === 'interrupted') return `Stopping: no new write is sent; waiting for ${event.inFlight} in flight (Ctrl-C again stops at once, without recording them)…\n`;
+  const rest = event.inFlight > 0 ? `the run stops after the ${event.inFlight} in flight` : 'the run stops';
+  if (event.because === 'lock_lost') return `Stopping: ${describeLockLoss(event.lockLost)}. No new write is sent; ${rest}…\n`;
+  return `Stopping: a state write failed, and nothing more can be recorded. No new write is sent; ${rest}…\n`;
 }
 
 /**

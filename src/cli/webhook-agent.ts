@@ -2,6 +2,7 @@
  * The URL and secret headers of a manifest agent's webhooks, for `webhook send` and `serve`; the manifests
  * load as for every command (secrets registered), so a header value is sent or compared, never printed.
  */
+import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import { didYouMean } from '../util/did-you-mean.js';
@@ -65,9 +66,16 @@ export async function loadAgentWebhooks(name: string, options: ProjectOptions, c
   if (agent) return webhooksOf(agent, desired);
   const names = [...desired.agents.keys()];
   const suggestion = didYouMean(name, names);
+  // Loaded on use as well: only a name the manifests do not have needs the hint's wording.
+  const { agentNamesFrom } = await import('./agent-argument.js');
   throw new VoxformError('agent_unknown', `--agent "${name}" is not an agent of the manifests.`, {
-    hint: suggestion ? `Did you mean ${suggestion}?` : names.length > 0 ? `Agents of the manifests: ${names.join(', ')}.` : 'Name an agent of voxform.yaml (-f to name the manifests).',
+    hint: suggestion ? `Did you mean ${suggestion}?` : names.length > 0 ? `Agents of the manifests: ${names.join(', ')}.` : `Give ${agentNamesFrom(manifestFiles(desired, ctx.cwd), { maybeUnread: false })}.`,
   });
+}
+
+/** The manifest files read, as the user would name them (relative to the working directory). */
+function manifestFiles(desired: DesiredState, cwd: string): string[] {
+  return desired.files.map((file) => path.relative(cwd, file) || file);
 }
 
 /** Header names for output (the values are secrets), escaped: a pull request may have written them. */

@@ -62,7 +62,14 @@ export interface AcquireOptions {
   waitAdvice?: string | undefined;
   /** Added to the unlock command a refusal names, for a lock of another backend than `--state` names (`--state moved/state.json`). */
   unlockOptions?: string | undefined;
+  /**
+   * The command that shows where things stand, which the error of a lock lost while held names
+   * (default `voxform plan`): with the options that chose this run's manifests, environment and state.
+   */
+  recheckCommand?: string | undefined;
 }
+
+export const DEFAULT_RECHECK_COMMAND = 'voxform plan';
 
 export const DEFAULT_WAIT_ADVICE = 'Wait for it to finish (or pass --lock-timeout SECONDS to wait).';
 

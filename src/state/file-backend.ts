@@ -9,7 +9,7 @@ import { HISTORY_RECORD_ID } from '../history/check-record.js';
 import { FileHistoryStore } from '../history/file-store.js';
 import type { HistoryRecord, TestRunRecord } from '../history/types.js';
 import { makeKeptFolder, writeKeptFile } from '../project-files/kept-files.js';
-import { conflict, describeLockLoss, forcedOpenLoss, noSuchLock, type AcquireOptions, type ForcedOpen, type HeldLock, type LockHolder, type LockLoss, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from './backend.js';
+import { conflict, DEFAULT_RECHECK_COMMAND, describeLockLoss, forcedOpenLoss, noSuchLock, type AcquireOptions, type ForcedOpen, type HeldLock, type LockHolder, type LockLoss, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from './backend.js';
 import { acquireStateLock, forceUnlockState, readLastForcedOpen, readStateLockWithId, type HeldStateLock, type StateLock } from './lock.js';
 import type { RunIdentity } from '../util/run-identity.js';
 import { readStateFile, STATE_OPTION, storedStateText } from './state-file.js';
@@ -18,12 +18,19 @@ import { emptyWorkspace, type StateFile, type WorkspaceState } from './types.js'
 /** How often a held lock checks that nobody forced it open. */
 const LOCK_CHECK_MS = 2000;
 
+/** A lock this backend holds, what tells the apply it is gone, and the command its loss's hint names. */
+interface HeldEntry {
+  lock: StateLock;
+  lost: AbortController;
+  recheckCommand: string;
+}
+
 export class FileStateBackend implements StateBackend {
   readonly kind = 'file';
   readonly history: FileHistoryStore;
   /** The file as last read or written, and the stat that tells whether it changed since. */
   private cached: { state: StateFile; stamp: string } | undefined;
-  private readonly held = new Set<{ lock: StateLock; lost: AbortController }>();
+  private readonly held = new Set<HeldEntry>();
 
   /** `option`: what named the file, for hints (`--to` for a migration's target). */
   constructor(
@@ -60,7 +67,7 @@ export class FileStateBackend implements StateBackend {
   async acquireLock(_key: string, options: AcquireOptions): Promise<HeldLock> {
     const lock = await acquireStateLock(this.file, options);
     const lost = new AbortController();
-    const entry = { lock, lost };
+    const entry: HeldEntry = { lock, lost, recheckCommand: options.recheckCommand ?? DEFAULT_RECHECK_COMMAND };
     this.held.add(entry);
     // Someone may force the lock open (`voxform state unlock --force`): stop like on the database.
     const watch = setInterval(() => void this.checkHeld(entry), LOCK_CHECK_MS);
@@ -146,7 +153,7 @@ export class FileStateBackend implements StateBackend {
     return info ? `${info.ino}:${info.mtimeNs}:${info.size}` : undefined;
   }
 
-  private async checkHeld(entry: { lock: StateLock; lost: AbortController }): Promise<boolean> {
+  private async checkHeld(entry: HeldEntry): Promise<boolean> {
     if (entry.lost.signal.aborted) return false;
     if (await entry.lock.stillHeld()) return true;
     const recorded = await readLastForcedOpen(this.file).catch(() => undefined);
@@ -160,7 +167,7 @@ export class FileStateBackend implements StateBackend {
     for (const entry of this.held) {
       if (!(await this.checkHeld(entry))) {
         throw new VoxformError('state_lock_lost', `The state lock of ${this.display} is no longer held by this run: ${describeLockLoss(entry.lost.signal.reason as LockLoss)}.`, {
-          hint: 'Nothing more is written; run `voxform plan` to see where things stand.',
+          hint: `Nothing more is written; run \`${entry.recheckCommand}\` to see where things stand.`,
         });
       }
     }

@@ -129,6 +129,29 @@ describe('--agent', () => {
   });
 });
 
+describe('--agent, with manifests whose ids are the environments\'', () => {
+  const STAGED = 'version: 1\nagents:\n  front-desk:\n    config: { first_message: Hello }\nenvironments:\n  staging:\n    agents: { front-desk: { id: -OKstagingFrontDesk01 } }\n  production:\n    agents: { front-desk: { id: -OKdqbqetEcM4ak369ym } }\n';
+
+  it('a name only the environments give an id, without --env: missing_id naming them, as logs and report say it', async () => {
+    const dir = await tempDir({ 'agents.yaml': STAGED });
+    const result = await cli(dir, ['history', '--local', '--agent', 'front-desk']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'error[missing_id]: agent "front-desk" has no id in the manifests themselves; the environments staging and production give it one: run with --env NAME\n  hint: Run again with --env staging or --env production.\n',
+    );
+  });
+
+  it('a name nothing gives: the hint names the manifest file read, not voxform.yaml', async () => {
+    const dir = await tempDir({ 'agents.yaml': STAGED });
+    const result = await cli(dir, ['history', '--local', '--agent', 'nobody']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'error[agent_unknown]: --agent "nobody" is neither an agent of the manifests nor one of the apply history.\n' +
+        '  hint: Give an agent name from the apply history, or an agent name from agents.yaml (-f to name other manifests; if a warning above says they could not be read, `voxform validate` says why).\n',
+    );
+  });
+});
+
 describe('the operator\'s settings', () => {
   it('a malformed VOXFORM_ENV_ALLOW stops history --local, as it stops apply --local', async () => {
     const dir = await projectWith({});

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { acquireStateLock } from '../../src/state/lock.js';
 import { osUser } from '../../src/util/run-identity.js';
 import { startExampleProject, type ExampleProject } from '../helpers/project.js';
-import { runCliInProcess, runPrinted } from '../helpers/cli.js';
+import { runCliInProcess, runPrinted, spawnCli } from '../helpers/cli.js';
 
 /** Every key of a JSON value, at every depth. */
 function keysOf(value: unknown): string[] {
@@ -126,6 +126,44 @@ describe('voxform state (file backend)', () => {
     expect(result.stdout).not.toContain('database');
     expect(result.code).toBe(1);
   }, 90_000);
+
+  it("an apply whose lock is forced open names, in its error's hint, the plan of its own environment and state", async () => {
+    project = await startExampleProject();
+    const p = project;
+    await mkdir(path.join(p.dir, 'team state'));
+    const held = p.hold('PUT', '/agents/');
+    const running = p.cliInProcess(['apply', '--auto-approve', '--env', 'staging', '--state', 'team state/s.json']);
+    await held.arrived();
+    const holderFile = (await readdir(path.join(p.dir, 'team state/s.json.lock'))).find((name) => name.startsWith('holder-')) ?? '';
+    const lockId = /^holder-([0-9a-f]+)\.json$/.exec(holderFile)?.[1] ?? '';
+    expect((await p.cliInProcess(['state', 'unlock', '--force', lockId, '--state', 'team state/s.json'])).code).toBe(0);
+    held.release();
+    const result = await running;
+    expect(result.code).toBe(1);
+    // The command the summary names, and the error's hint below it: the same, with this run's options.
+    const plan = "voxform plan --env staging --state 'team state/s.json'";
+    expect(result.stdout).toContain(`run \`${plan}\` to see where things stand, then apply again.\n`);
+    expect(result.stderr).toMatch(/\nerror\[state_lock_lost\]: The state lock of .* is no longer held by this run: /);
+    expect(result.stderr).toContain(`\n  hint: Nothing more is written; run \`${plan}\` to see where things stand.\n`);
+  });
+
+  it('an apply whose lock is forced open says at once that it stops for that, without the offer of a second Ctrl-C nobody pressed', async () => {
+    project = await startExampleProject();
+    const p = project;
+    const held = p.hold('PUT', '/agents/');
+    const run = spawnCli(p.dir, p.env, ['apply', '--auto-approve']);
+    await held.arrived();
+    const holderFile = (await readdir(path.join(p.dir, '.voxform/state.json.lock'))).find((name) => name.startsWith('holder-')) ?? '';
+    const lockId = /^holder-([0-9a-f]+)\.json$/.exec(holderFile)?.[1] ?? '';
+    expect((await p.cliInProcess(['state', 'unlock', '--force', lockId])).code).toBe(0);
+    // The run finds the lock gone while its writes are held on the wire, then waits for them.
+    await run.stderrShows('Stopping');
+    held.release();
+    expect(await run.exited).toBe(1);
+    const by = `${osUser()}@${hostname()} \\(pid \\d+, "voxform state unlock --force"\\) at \\S+`;
+    expect(run.output.stderr).toMatch(new RegExp(`^Stopping: the state lock ${lockId} was forced open by ${by}\\. No new write is sent; the run stops after the [1-9]\\d* in flight…$`, 'm'));
+    expect(run.output.stderr).not.toContain('Ctrl-C');
+  }, 60_000);
 
   it('a lock whose holder file cannot be read: apply, status and state list all say it is held, by a run they cannot name, and how to open it', async () => {
     project = await startExampleProject();

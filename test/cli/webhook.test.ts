@@ -401,6 +401,15 @@ describe('bad flags: one clear sentence, exit 1, no stack trace', () => {
     expectNoSecret(result.stdout, result.stderr);
   });
 
+  it('an --agent the manifests do not have, when they have no agent: send and serve name the file read, not voxform.yaml', async () => {
+    const dir = await tempDir({ 'agents.yaml': 'version: 1\nagents: {}\n' });
+    for (const args of [['send', '--to', 'http://127.0.0.1:9/', '--event', 'prefetch'], ['serve', '--port', '0']]) {
+      const result = await runCliInProcess(['webhook', ...args, '--agent', 'desk'], { cwd: dir, env: ENV });
+      expect(result.stderr, args[0]).toBe('error[agent_unknown]: --agent "desk" is not an agent of the manifests.\n  hint: Give an agent name from agents.yaml (-f to name other manifests).\n');
+      expect(result.code, args[0]).toBe(1);
+    }
+  });
+
   it('serve refuses a --prefetch-response that is a FIFO or a device at once, instead of waiting on it forever', async () => {
     const dir = await tempDir({});
     execFileSync('mkfifo', [path.join(dir, 'answer.fifo')]);

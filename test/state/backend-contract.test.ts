@@ -137,6 +137,15 @@ describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
     expect(await (await open(where)).readLastForcedOpen(WORKSPACE)).toEqual({ lockId: lock.holder.lockId, by: OPERATOR, at: when });
   });
 
+  it("a lost lock's hint names the command the run gave to see where things stand, with its options", async () => {
+    const where = await spec();
+    const backend = await open(where);
+    const recheckCommand = "voxform plan --env staging --state 'team state/s.json'";
+    const lock = await backend.acquireLock(WORKSPACE, { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined, recheckCommand });
+    await (await open(where)).forceUnlock(lock.holder.lockId, OPERATOR);
+    await expect(backend.writeWorkspace(WORKSPACE, emptyWorkspace(), 0)).rejects.toMatchObject({ code: 'state_lock_lost', hint: expect.stringMatching(/\b[Rr]un `voxform plan --env staging --state 'team state\/s\.json'` to see where things stand/) });
+  });
+
   it("lists each workspace's last forced open; a database lists a workspace whose first apply's lock was forced open before it wrote anything", async () => {
     const where = await spec();
     const backend = await open(where);

@@ -7,7 +7,7 @@ import { checkLocalAgentName } from '../agent-argument.js';
 import { chooseBaseUrl } from '../connection.js';
 import type { CommandContext } from '../context.js';
 import { allSummaries, wholeRecord, workspaceSummaries, workspaceTestRuns } from '../history-records.js';
-import { manifestProject } from '../load-manifests.js';
+import { manifestProject, type ManifestProject } from '../load-manifests.js';
 import { openOperatorBackend, type ProjectOptions } from '../project.js';
 
 export interface HistoryOptions extends ProjectOptions {
@@ -30,8 +30,9 @@ function ledgerNames(records: readonly RecordSummary[], runs: readonly TestRunRe
  * of its `id:` whatever the ledger holds, so the walk stops as soon as the entries are complete
  * (`HistoryEntryCollector`); any other name is looked up in the whole ledger, read as summaries.
  */
-async function shownRecords(store: HistoryStore, workspace: string, filter: { agent: string | undefined; limit: number; manifests: Map<string, string> }, ctx: CommandContext) {
-  const { agent, limit, manifests } = filter;
+async function shownRecords(store: HistoryStore, workspace: string, filter: { agent: string | undefined; limit: number; project: ManifestProject }, ctx: CommandContext) {
+  const { agent, limit } = filter;
+  const { names: manifests, environmentAgents, manifests: files } = filter.project;
   if (agent === undefined || manifests.has(agent)) {
     const names = new AgentNames([], manifests);
     const collector = new HistoryEntryCollector<RecordSummary>({ agent, limit, names });
@@ -41,7 +42,7 @@ async function shownRecords(store: HistoryStore, workspace: string, filter: { ag
   const records = await allSummaries(store, workspace, ctx);
   const runs = await workspaceTestRuns(store, workspace, ctx);
   // A name in neither the manifests nor the ledger is a typo, refused as report and rollback refuse it.
-  checkLocalAgentName(agent, { manifests, history: ledgerNames(records, runs) });
+  checkLocalAgentName(agent, { manifests, history: ledgerNames(records, runs), environments: environmentAgents, files });
   // A name stands for the agent its id: is now: followed to its records under an earlier key, never to another agent's.
   const names = new AgentNames(records, manifests);
   return { entries: historyEntries(records, { agent, limit, names }), names, runs };
@@ -49,11 +50,12 @@ async function shownRecords(store: HistoryStore, workspace: string, filter: { ag
 
 export async function run(options: HistoryOptions, ctx: CommandContext): Promise<number> {
   // Manifests read with `--local` too: a bad env policy stops it.
-  const { names: manifests, service } = await manifestProject(options, ctx);
+  const project = await manifestProject(options, ctx);
+  const { service } = project;
   const workspace = workspaceKey(options.env, options.local ? 'local' : chooseBaseUrl(options, ctx.env, service));
   const store = (await openOperatorBackend(options, ctx)).history;
   const limit = options.limit ?? DEFAULT_LIMIT;
-  const { entries, names, runs } = await shownRecords(store, workspace, { agent: options.agent, limit, manifests }, ctx);
+  const { entries, names, runs } = await shownRecords(store, workspace, { agent: options.agent, limit, project }, ctx);
   const testRuns = testRunEntries(runs, { agent: options.agent, limit, names });
   if (options.format !== 'json') {
     ctx.stdout.write(renderHistoryText(entries, workspace, options.agent, testRuns));

@@ -9,7 +9,7 @@ import { Socket } from 'node:net';
 import pg from 'pg';
 import { isVoxformError, VoxformError } from '../../errors.js';
 import type { HistoryRecord, TestRunRecord } from '../../history/types.js';
-import { conflict, describeLockLoss, forcedOpenLoss, noSuchLock, untilInterrupted, type AcquireOptions, type ForcedOpen, type HeldLock, type LockHolder, type LockLoss, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from '../backend.js';
+import { conflict, DEFAULT_RECHECK_COMMAND, describeLockLoss, forcedOpenLoss, noSuchLock, untilInterrupted, type AcquireOptions, type ForcedOpen, type HeldLock, type LockHolder, type LockLoss, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from '../backend.js';
 import type { RunIdentity } from '../../util/run-identity.js';
 import { checkWorkspace, isLastApply } from '../check-state.js';
 import { emptyWorkspace, type LastApply, type WorkspaceState } from '../types.js';
@@ -41,6 +41,8 @@ interface PgHeldLock {
   /** The workspace's lock generation when taken: forcing the lock open moves it on. */
   generation: number;
   lost: AbortController;
+  /** What the hint of its loss names to see where things stand (`AcquireOptions.recheckCommand`). */
+  recheckCommand: string;
   /** Finding out why the connection went, once (see `lose`). */
   losing?: Promise<void>;
 }
@@ -128,7 +130,7 @@ export class PostgresStateBackend implements StateBackend {
       await client.end().catch(() => undefined);
       throw error;
     }
-    held = { client, holder: taken.holder, workspace: key, key: taken.key, generation: taken.generation, lost };
+    held = { client, holder: taken.holder, workspace: key, key: taken.key, generation: taken.generation, lost, recheckCommand: options.recheckCommand ?? DEFAULT_RECHECK_COMMAND };
     this.locks.set(key, held);
     return {
       holder: taken.holder,
@@ -404,6 +406,6 @@ function parseWorkspace(text: string, key: string, display: string): WorkspaceSt
 
 function lockLost(display: string, lock: PgHeldLock): VoxformError {
   return new VoxformError('state_lock_lost', `The apply lock on ${display} is no longer held: ${describeLockLoss(lock.lost.signal.reason as LockLoss)}.`, {
-    hint: 'No new request is sent. Run `voxform plan` to see where things stand, then apply again.',
+    hint: `No new request is sent. Run \`${lock.recheckCommand}\` to see where things stand, then apply again.`,
   });
 }
