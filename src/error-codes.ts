@@ -94,6 +94,7 @@ export const COMMAND_ERROR_CODES = [
   'report_write_failed',
   'shared_resource_conflict',
   'state_backend_failed',
+  'state_base_unreadable',
   'state_password_missing',
   'state_schema_outdated',
   'state_conflict',

@@ -35,7 +35,7 @@ const ENVIRONMENT = {
   CI_MERGE_REQUEST_IID: 'set by GitLab CI in a merge-request pipeline: the merge request `ci run` comments on',
   VOXFORM_POLICY_PACKS: 'comma-separated paths of JavaScript rule packs outside the checkout (operator code, trusted; docs/policy.md)',
   VOXFORM_TRUST_PROJECT_PACKS: '1: load rule packs inside the project too, where no pull-request code runs (docs/policy.md)',
-  VOXFORM_BASE_REF: 'the git revision `plan` compares the policy with to flag relaxations (`--base` beats it)',
+  VOXFORM_BASE_REF: 'the git revision `plan` compares the policy with to flag relaxations (`--base` beats it); a state file in the checkout is read as it holds it too, as evidence of secrets (docs/security.md)',
   NO_COLOR: 'any value: no colour in output',
   TERM: '`dumb`: a terminal that draws no escape sequences gets no colour and no progress line',
 } as const;

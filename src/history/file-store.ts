@@ -5,10 +5,10 @@
  * of the history. All the records one store reads hold at most MAX_HISTORY_JSON_VALUES_PER_RUN
  * values together: past it the command stops (`history_too_large`).
  */
-import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
-import { checkKeptFolder, makeKeptFolder, readKeptJson, writeKeptFile, type KeptJsonLimits } from '../project-files/kept-files.js';
+import { makeKeptFolder, writeKeptFile, type KeptJsonLimits } from '../project-files/kept-files.js';
+import { WORK_TREE, type KeptFileSource } from '../project-files/kept-source.js';
 import { HISTORY_RECORD_ID, historyRecordProblem, testRunProblem } from './check-record.js';
 import { HISTORY_RECORD_LIMITS, storedRecordText, appendedAt } from './stored-record.js';
 import { MAX_HISTORY_JSON_VALUES_PER_RUN } from '../project-files/limits.js';
@@ -51,11 +51,15 @@ export class FileHistoryStore implements HistoryStore {
   /** What the records this store reads may still hold, in JSON values. */
   private valuesLeft: number;
 
-  /** `limits`: what a record may be, read or written; `valuesPerRun`: what all it reads may hold (tests lower both). */
+  /**
+   * `limits`: what a record may be, read or written; `valuesPerRun`: what all it reads may hold (tests
+   * lower both); `source`: where the records are read from (a git revision's, for evidence only: never written).
+   */
   constructor(
     readonly directory: string,
     private readonly limits: KeptJsonLimits = HISTORY_RECORD_LIMITS,
     private readonly valuesPerRun: number = MAX_HISTORY_JSON_VALUES_PER_RUN,
+    private readonly source: KeptFileSource = WORK_TREE,
   ) {
     this.valuesLeft = valuesPerRun;
   }
@@ -74,7 +78,7 @@ export class FileHistoryStore implements HistoryStore {
 
   async read(query: HistoryQuery, id: string): Promise<HistoryRecord | undefined> {
     if (!HISTORY_RECORD_ID.test(id)) return undefined;
-    await checkKeptFolder(this.directory);
+    await this.source.checkFolder(this.directory);
     const record = await this.readChecked<HistoryRecord>(this.directory, id, historyRecordProblem, query.onSkipped);
     return record?.workspace === query.workspace ? record : undefined;
   }
@@ -109,11 +113,12 @@ export class FileHistoryStore implements HistoryStore {
    */
   private async recordIds(directory: string, onSkipped: OnSkipped): Promise<string[]> {
     // Before listing it: a linked folder's names are another folder's.
-    await checkKeptFolder(directory);
+    await this.source.checkFolder(directory);
     let names: string[];
     try {
-      names = await readdir(directory);
+      names = await this.source.list(directory);
     } catch (error) {
+      if (error instanceof VoxformError) throw error;
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw unreadableFolder(directory, error as NodeJS.ErrnoException);
     }
@@ -173,7 +178,7 @@ export class FileHistoryStore implements HistoryStore {
     let problem: string | undefined;
     let overRun = false;
     try {
-      const read = await readKeptJson(file, { ...this.limits, maxValues });
+      const read = await this.source.readJson(file, { ...this.limits, maxValues });
       if (!read.found) return undefined; // removed since the folder was listed
       if (!read.ok) {
         // Past what is left of the run's budget, not a record's own: the command stops.
@@ -185,6 +190,8 @@ export class FileHistoryStore implements HistoryStore {
         if (problem === undefined) return read.value as T;
       }
     } catch (error) {
+      // What stops the command (a git revision that cannot be read) is no damaged record to skip.
+      if (error instanceof VoxformError) throw error;
       problem = `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
     }
     if (overRun) throw historyTooLarge(directory, file, this.valuesPerRun);

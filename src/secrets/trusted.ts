@@ -57,7 +57,7 @@ export class TrustedSecrets {
    * of all output.
    */
   constructor(
-    private readonly env: Env,
+    readonly env: Env,
     private readonly registry: SecretRegistry,
   ) {
     this.variables = manifestReadableVariables(env);

@@ -6,7 +6,8 @@ import type { StateBackend } from './backend.js';
 import { checkStateFile } from './check-state.js';
 import { readCheckedWorkspace, type MissingState } from './missing-state.js';
 import { STATE_FORMAT_VERSION } from './format-version.js';
-import { keptJsonRefusal, readKeptJson, type KeptJsonLimits } from '../project-files/kept-files.js';
+import { keptJsonRefusal, type KeptJsonLimits } from '../project-files/kept-files.js';
+import { WORK_TREE, type KeptFileSource } from '../project-files/kept-source.js';
 import { MAX_KEPT_FILE_BYTES, MAX_KEPT_JSON_DEPTH, MAX_STATE_JSON_VALUES } from '../project-files/limits.js';
 import type { LastApply, StateFile, WorkspaceState } from './types.js';
 
@@ -29,16 +30,17 @@ export function storedStateText(value: unknown, where: string, pretty: boolean):
 /** The option that names the state file, as hints name it (`voxform state migrate --to` names its own). */
 export const STATE_OPTION = '--state (or VOXFORM_STATE)';
 
-/**
- * Reads the state file under the guards of kept files: a committed `.voxform/state.json` is the pull
- * request's. A missing file is an empty state; a refused, damaged or foreign one a clear error.
- */
 /** What deleting a state file voxform cannot read does: said the same by every hint that offers it (docs/state.md). */
 const DELETING_IT =
   'deleting it leaves voxform without a record of what it applied: plan counts campaigns, knowledge files and credentials as never applied, and apply, where the history beside the file records applies, refuses until given --allow-missing-state (then uploads every knowledge file again and sets every credential and campaign again)';
 
-export async function readStateFile(file: string, display: string = file, option: string = STATE_OPTION): Promise<StateFile> {
-  const read = await readKeptJson(file, STATE_JSON_LIMITS);
+/**
+ * Reads the state file under the guards of kept files: a committed `.voxform/state.json` is the pull
+ * request's. A missing file is an empty state; a refused, damaged or foreign one a clear error.
+ * `source`: the work tree's file, or a git revision's (src/state/state-at-revision.ts).
+ */
+export async function readStateFile(file: string, display: string = file, option: string = STATE_OPTION, source: KeptFileSource = WORK_TREE): Promise<StateFile> {
+  const read = await source.readJson(file, STATE_JSON_LIMITS);
   if (!read.found) return { version: STATE_FORMAT_VERSION, serial: 0, workspaces: {} };
   if (read.ok) return checkStateFile(read.value, display);
   if (read.reason === 'not_json') {
@@ -47,7 +49,7 @@ export async function readStateFile(file: string, display: string = file, option
     });
   }
   // A folder named as the state is a mistaken --state, not a trap.
-  if (await stat(file).then((info) => info.isDirectory(), () => false)) {
+  if (source === WORK_TREE && (await stat(file).then((info) => info.isDirectory(), () => false))) {
     throw new VoxformError('state_unreadable', `The state file ${display} is a folder, not a file.`, {
       hint: `Name the state file itself with ${option}, such as ${path.join(display, 'state.json')}.`,
     });

@@ -2,8 +2,9 @@
 import { hasEnvReference } from '../secrets/env-reference.js';
 import { TrustedSecrets } from '../secrets/trusted.js';
 import type { SecretRegistry } from '../secrets/redact.js';
-import type { AgentSummary } from '../history/types.js';
+import type { AgentSummary, HistoryStore } from '../history/types.js';
 import type { StateBackend } from './backend.js';
+import { stateAtBaseRevision } from './state-at-revision.js';
 import { splitWorkspaceKey, type WorkspaceState } from './types.js';
 
 /**
@@ -16,6 +17,15 @@ export async function readTrustedSecrets(backend: StateBackend, workspace: strin
   return trusted;
 }
 
+/** Where evidence is read from: the operator's state backend, or its file state at the base revision. */
+interface Evidence {
+  /** Every workspace it holds. */
+  workspaceKeys(): Promise<string[]>;
+  /** The variables the last apply of the workspace read. */
+  variablesOf(key: string): Promise<readonly string[] | undefined>;
+  history: Pick<HistoryStore, 'summaries' | 'read'>;
+}
+
 /**
  * Tells `trusted` what the state backend knows of the secrets of a workspace's service: the
  * variables the last apply of each of its workspaces read, and the deploy ledger's `${env:…}`
@@ -23,23 +33,43 @@ export async function readTrustedSecrets(backend: StateBackend, workspace: strin
  * are by agent id and an agent may last have been applied from another environment (before an
  * overlay gave it its own id, or by `promote`). `plan`, `drift` and `apply` call it as they read the
  * workspace, and every other command through `readTrustedSecrets`: one reading of the evidence for all.
+ * A state file in the checkout is the pull request's to edit or delete: when the operator names a base
+ * revision (VOXFORM_BASE_REF), the state and ledger as it holds them are read too, and add to the
+ * checkout's (src/state/state-at-revision.ts).
+ */
+export async function noteStateEvidence(trusted: TrustedSecrets, backend: StateBackend, workspace: string, state: Pick<WorkspaceState, 'environmentVariables'>): Promise<void> {
+  await noteEvidence(trusted, workspace, {
+    workspaceKeys: async () => (await backend.listWorkspaces()).map(({ key }) => key),
+    variablesOf: async (key) => (key === workspace ? state.environmentVariables : (await backend.readWorkspace(key)).workspace.environmentVariables),
+    history: backend.history,
+  });
+  const base = await stateAtBaseRevision(backend, trusted.env);
+  if (!base) return;
+  const workspaces = base.state.workspaces;
+  await noteEvidence(trusted, workspace, {
+    workspaceKeys: () => Promise.resolve(Object.keys(workspaces)),
+    variablesOf: (key) => Promise.resolve(Object.hasOwn(workspaces, key) ? workspaces[key]?.environmentVariables : undefined),
+    history: base.history,
+  });
+}
+
+/**
  * The ledger is walked one record at a time, and a record is read whole only when one of its agents
  * took a value from the environment: a ledger of any length costs the memory of its largest record.
  */
-export async function noteStateEvidence(trusted: TrustedSecrets, backend: StateBackend, workspace: string, state: Pick<WorkspaceState, 'environmentVariables'>): Promise<void> {
-  trusted.noteRecordedVariables(state.environmentVariables);
+async function noteEvidence(trusted: TrustedSecrets, workspace: string, evidence: Evidence): Promise<void> {
   const service = splitWorkspaceKey(workspace)?.serviceId;
-  const others = service === undefined ? [] : (await backend.listWorkspaces()).map(({ key }) => key).filter((key) => key !== workspace && splitWorkspaceKey(key)?.serviceId === service);
-  for (const key of others) trusted.noteRecordedVariables((await backend.readWorkspace(key)).workspace.environmentVariables);
+  const others = service === undefined ? [] : (await evidence.workspaceKeys()).filter((key) => key !== workspace && splitWorkspaceKey(key)?.serviceId === service);
+  for (const key of [workspace, ...others]) trusted.noteRecordedVariables(await evidence.variablesOf(key));
   // Newest first, a record is read whole only when it records a place (or a name) no newer record did:
   // a live value is matched against the last recorded shape, and one it does not fit is scrubbed whole.
   const recorded = new Set<string>();
   for (const key of [workspace, ...others]) {
-    for await (const summary of backend.history.summaries({ workspace: key })) {
+    for await (const summary of evidence.history.summaries({ workspace: key })) {
       const places = Object.values(summary.agents).flatMap(environmentPlaces);
       if (places.every((place) => recorded.has(place))) continue;
       for (const place of places) recorded.add(place);
-      const record = await backend.history.read({ workspace: key }, summary.id);
+      const record = await evidence.history.read({ workspace: key }, summary.id);
       if (record) trusted.noteLedger([record]);
     }
   }

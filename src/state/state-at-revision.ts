@@ -1,0 +1,67 @@
+/**
+ * The file state and its deploy ledger as the operator's base revision holds them: evidence of which
+ * live values are secret that a pull request cannot edit. A state file in the git work tree is the
+ * pull request's, which may empty its list of variables or delete the ledger beside it; the base
+ * revision (VOXFORM_BASE_REF, the one the policy is compared with) is the operator's choice, and git
+ * reads it without the work tree (src/project-files/kept-source.ts). Read, never written.
+ */
+import { realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { VoxformError } from '../errors.js';
+import { FileHistoryStore } from '../history/file-store.js';
+import { gitWorkTreeRoot, openGitRepository } from '../project-files/git.js';
+import { keptFilesAtCommit } from '../project-files/kept-source.js';
+import { BASE_REF_VARIABLE, baseRefOf } from '../review/read-manifests.js';
+import type { StateBackend } from './backend.js';
+import { FileStateBackend } from './file-backend.js';
+import { readStateFile, STATE_OPTION } from './state-file.js';
+import type { StateFile } from './types.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export interface StateAtRevision {
+  state: StateFile;
+  /** The ledger beside the state file, at the revision. */
+  history: FileHistoryStore;
+}
+
+function unreadable(ref: string, why: string): VoxformError {
+  return new VoxformError('state_base_unreadable', `the base revision "${ref}" (${BASE_REF_VARIABLE}) ${why}, so voxform cannot read the state and deploy ledger it holds: the evidence of which live values are secret, which the checkout's copy of them may have lost.`, {
+    hint: `Fetch the base branch (in CI: fetch-depth: 0) or name a revision that exists in ${BASE_REF_VARIABLE}.`,
+  });
+}
+
+/** `place` (absolute) with its deepest existing folder as a real path: the state's folder may be gone from the checkout. */
+async function realPlace(place: string): Promise<{ existing: string; real: string }> {
+  let existing = place;
+  for (;;) {
+    const real = await realpath(existing).catch(() => undefined);
+    if (real !== undefined) return { existing, real: path.join(real, path.relative(existing, place)) };
+    if (path.dirname(existing) === existing) return { existing, real: place };
+    existing = path.dirname(existing);
+  }
+}
+
+/**
+ * The file state of `backend` and its ledger at the base revision the operator names in
+ * VOXFORM_BASE_REF, when the state file is in a git work tree; undefined without a base revision,
+ * for a database, or for a state file in no work tree (no pull request can edit it). A base git cannot
+ * read stops the command (`state_base_unreadable`): the evidence it holds would be missed.
+ */
+export async function stateAtBaseRevision(backend: StateBackend, env: Env): Promise<StateAtRevision | undefined> {
+  const ref = baseRefOf(undefined, env);
+  if (ref === undefined || !(backend instanceof FileStateBackend)) return undefined;
+  const { existing, real: stateFile } = await realPlace(path.resolve(backend.file));
+  if ((await gitWorkTreeRoot(existing)) === undefined) return undefined;
+  // A revision starting with "-" would be read by git as an option.
+  if (ref.startsWith('-')) throw unreadable(ref, 'starts with "-"');
+  const repository = await openGitRepository(existing, env);
+  if (!repository) throw unreadable(ref, 'cannot be read: git is not installed here, or cannot read the repository');
+  const commit = await repository.run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`]);
+  if (!commit || commit.lines.length === 0) throw unreadable(ref, 'is not a commit of this repository');
+  const source = keptFilesAtCommit(repository, commit.lines[0] as string, (why) => unreadable(ref, why));
+  return {
+    state: await readStateFile(stateFile, `${backend.display} at ${ref}`, STATE_OPTION, source),
+    history: new FileHistoryStore(path.join(path.dirname(stateFile), 'history'), undefined, undefined, source),
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * With the file state committed in git (docs/ci.md), a pull request may delete or edit the deploy
+ * ledger in its checkout: the evidence of which live values are secret. The base revision the
+ * operator names (VOXFORM_BASE_REF) is the copy it cannot touch: its state and ledger are read too,
+ * and add to the checkout's (docs/security.md, src/state/state-at-revision.ts).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { expect, it } from 'vitest';
+import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
+
+const SECRET = 'planted-secret-123456';
+const AGENT = '-OKdqbqetEcM4ak369ym';
+const tempDir = useTempDirs();
+
+function git(dir: string, ...args: string[]): string {
+  return execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, encoding: 'utf8', stdio: 'pipe' });
+}
+
+function manifest(firstMessage: string, prompt = 'You are the receptionist of Acme Dental. Be brief.'): string {
+  return ['version: 1', 'agents:', '  front-desk:', `    id: "${AGENT}"`, '    config:', `      prompt: "${prompt}"`, `      first_message: "${firstMessage}"`, ''].join('\n');
+}
+
+/** A repository on `main` whose deploy read HOOK_TOKEN into the greeting, its state and ledger committed; its folder. */
+async function deployedProject(): Promise<string> {
+  const dir = await tempDir({ 'voxform.yaml': manifest('Welcome. Your code is ${env:HOOK_TOKEN}.') });
+  git(dir, 'init', '-q', '-b', 'main');
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-qm', 'init');
+  const applied = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir, env: { HOOK_TOKEN: SECRET } });
+  expect(applied.code, applied.stderr).toBe(0);
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-qm', 'deployed');
+  return dir;
+}
+
+/** The pull request: the greeting no longer reads the variable, and the ledger is deleted. */
+function pullRequestDeletingTheLedger(dir: string): Promise<void> {
+  git(dir, 'checkout', '-qb', 'pr');
+  git(dir, 'rm', '-rq', '.voxform/history');
+  return writeFile(path.join(dir, 'voxform.yaml'), manifest('Welcome.'));
+}
+
+it('a pull request that deletes the committed ledger: with VOXFORM_BASE_REF the base\'s ledger keeps the deployed secret out of the plan in every format, the saved plan and plan show', async () => {
+  const dir = await deployedProject();
+  await pullRequestDeletingTheLedger(dir);
+  const job = { VOXFORM_BASE_REF: 'main' };
+  for (const format of ['text', 'markdown', 'json']) {
+    const plan = await runCliInProcess(['plan', '--local', '--format', format], { cwd: dir, env: job });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('first_message');
+    expect(plan.stdout + plan.stderr, format).not.toContain(SECRET);
+  }
+  const saved = await runCliInProcess(['plan', '--local', '--out', 'plan.json'], { cwd: dir, env: job });
+  expect(saved.code, saved.stderr).toBe(0);
+  expect(await readFile(path.join(dir, 'plan.json'), 'utf8')).not.toContain(SECRET);
+  const shown = await runCliInProcess(['plan', 'show', 'plan.json'], { cwd: dir, env: job });
+  expect(shown.code, shown.stderr).toBe(0);
+  expect(shown.stdout).toContain('(sensitive)');
+  expect(shown.stdout + shown.stderr).not.toContain(SECRET);
+}, 120_000);
+
+it('without VOXFORM_BASE_REF the checkout is the only evidence: the limit docs/security.md states', async () => {
+  const dir = await deployedProject();
+  await pullRequestDeletingTheLedger(dir);
+  const plan = await runCliInProcess(['plan', '--local', '--format', 'markdown'], { cwd: dir });
+  expect(plan.code, plan.stderr).toBe(0);
+  expect(plan.stdout).toContain(SECRET);
+}, 120_000);
+
+it("the base's ledger only adds: a forged record there cannot narrow what the checkout's ledger keeps secret, and its places count too", async () => {
+  const dir = await deployedProject();
+  const history = path.join(dir, '.voxform', 'history');
+  const [genuineName] = await readdir(history);
+  const genuine = JSON.parse(await readFile(path.join(history, genuineName as string), 'utf8')) as { id: string; agents: Record<string, { config: Record<string, unknown>; maskedPaths: string[] }> };
+  // On main, only a forged record: its greeting's shape would read a part of the secret as all of it,
+  // and it claims the prompt came from a variable.
+  const forged = structuredClone(genuine);
+  forged.id = genuine.id.replace(/-[0-9a-f]{6}$/, '-ffffff');
+  const agent = forged.agents['front-desk'] as { config: Record<string, unknown>; maskedPaths: string[] };
+  agent.config.first_message = 'Welcome. Your code is planted-${env:HOOK_TOKEN}.';
+  agent.config.prompt = '${env:PROMPT_TEXT}';
+  agent.maskedPaths = ['first_message', 'prompt'];
+  const aside = path.join(dir, 'genuine.json');
+  await rename(path.join(history, genuineName as string), aside);
+  await writeFile(path.join(history, `${forged.id}.json`), JSON.stringify(forged));
+  git(dir, 'add', '-A', '.voxform');
+  git(dir, 'commit', '-qm', 'a forged record on main');
+  // The pull request holds the genuine record alone, and changes the greeting and the prompt.
+  git(dir, 'checkout', '-qb', 'pr');
+  git(dir, 'rm', '-q', `.voxform/history/${forged.id}.json`);
+  await mkdir(history, { recursive: true });
+  await rename(aside, path.join(history, genuineName as string));
+  await writeFile(path.join(dir, 'voxform.yaml'), manifest('Welcome.', 'You are the receptionist of Acme Dental.'));
+
+  const plan = await runCliInProcess(['plan', '--local', '--format', 'markdown'], { cwd: dir, env: { VOXFORM_BASE_REF: 'main' } });
+  expect(plan.code, plan.stderr).toBe(0);
+  expect(plan.stdout).toContain('first_message');
+  // The checkout's genuine record still reads the whole secret: nothing of it is printed.
+  expect(plan.stdout + plan.stderr).not.toContain('planted');
+  expect(plan.stdout + plan.stderr).not.toContain('secret-123456');
+  // The base's record adds the prompt's place: its live value is secret too.
+  expect(plan.stdout).not.toContain('Be brief.');
+  const withoutBase = await runCliInProcess(['plan', '--local', '--format', 'markdown'], { cwd: dir });
+  expect(withoutBase.stdout).toContain('Be brief.');
+  expect(withoutBase.stdout).not.toContain(SECRET);
+}, 120_000);
+
+it('a base revision git cannot read stops the plan with state_base_unreadable, exit 1', async () => {
+  const dir = await deployedProject();
+  await pullRequestDeletingTheLedger(dir);
+  const plan = await runCliInProcess(['plan', '--local'], { cwd: dir, env: { VOXFORM_BASE_REF: 'origin/no-such-branch' } });
+  expect(plan.code).toBe(1);
+  expect(plan.stderr).toContain('error[state_base_unreadable]: the base revision "origin/no-such-branch" (VOXFORM_BASE_REF) is not a commit of this repository');
+  expect(plan.stdout + plan.stderr).not.toContain(SECRET);
+}, 120_000);
