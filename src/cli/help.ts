@@ -217,6 +217,14 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     exitCodes: ['0  the workspace was shown', '1  no such workspace (or several and none named), or an error'],
     examples: ['voxform state show', 'voxform state show production@https://api-west.millis.ai --format json'],
   },
+  'state rm': {
+    environment: [...STATE_ENV],
+    exitCodes: [
+      '0  the workspace\'s state was removed (its deploy history is kept; nothing on the service changes)',
+      '1  no such workspace, its lock is held, the answer was not yes, --force is missing without a terminal, or an error',
+    ],
+    examples: ['voxform state rm default@https://api-west.millis.ai', 'voxform state rm --force default@local'],
+  },
   'state unlock': {
     environment: [...STATE_ENV],
     exitCodes: ['0  the lock was opened', '1  no lock of that id is held, --force is missing, or an error'],

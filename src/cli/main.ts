@@ -52,6 +52,7 @@ const loaders: Record<string, () => Promise<CommandModule>> = {
   'test-capture': async () => ({ run: (await import('./commands/test.js')).capture }),
   'state-list': async () => ({ run: (await import('./commands/state.js')).list }),
   'state-show': async () => ({ run: (await import('./commands/state.js')).show }),
+  'state-rm': async () => ({ run: (await import('./commands/state.js')).remove }),
   'state-unlock': async () => ({ run: (await import('./commands/state.js')).unlock }),
   'state-migrate': async () => ({ run: (await import('./commands/state.js')).migrate }),
   'state-upgrade': async () => ({ run: (await import('./commands/state.js')).upgrade }),

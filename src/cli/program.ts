@@ -424,7 +424,7 @@ function addServiceCommands(program: Command, action: CommandAction): void {
 
 /** `voxform state …`: the state backend's workspaces, locks and migration. */
 function addStateCommands(program: Command, action: CommandAction): void {
-  const state = program.command('state').description('list, show, unlock, migrate and upgrade the state backend (--state or VOXFORM_STATE)');
+  const state = program.command('state').description('list, show, remove, unlock, migrate and upgrade the state backend (--state or VOXFORM_STATE)');
   const withState = (cmd: Command) => cmd.option('--state <url|path>', STATE_OPTION);
   withState(state.command('list').description('list the workspaces, their serials, last applies and lock holders'))
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
@@ -433,6 +433,10 @@ function addStateCommands(program: Command, action: CommandAction): void {
     .argument('[workspace]', 'the workspace, `ENV@SERVICE` (see `voxform state list`)')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(action('state-show'));
+  withState(state.command('rm').description("remove a workspace's state (what it last applied, its claims on shared resources) from the backend; its deploy history is kept"))
+    .argument('<workspace>', 'the workspace, `ENV@SERVICE` (see `voxform state list`)')
+    .option('--force', 'remove without asking (required without a terminal)')
+    .action(action('state-rm'));
   withState(state.command('unlock').description('open a lock whose holder hangs or is gone, by its lock id'))
     .argument('<lock-id>', 'the lock id, as `voxform state list` or the refused run names it')
     .option('--force', 'required: open a lock another run may hold')

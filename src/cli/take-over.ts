@@ -5,7 +5,7 @@
  */
 import { isVoxformError, VoxformError } from '../errors.js';
 import type { TakeOverCommands } from '../drift/labels.js';
-import { sharedConflictHint, type SharedResourceConflict } from '../plan/shared-resources.js';
+import { sharedConflictHint, takeOverClause, type SharedResourceConflict } from '../plan/shared-resources.js';
 import { shellWord } from '../util/shell-word.js';
 import { nextCommand, type ChosenTarget } from './next-command.js';
 
@@ -21,6 +21,9 @@ export function withTakeOverCommands(error: unknown, chosen: ChosenTarget, comma
   if (!isVoxformError(error) || error.code !== 'shared_resource_conflict' || !Array.isArray(error.details)) return error;
   const addresses = [...new Set((error.details as SharedResourceConflict[]).map((conflict) => conflict.address))];
   const { plan, apply } = takeOverCommands(chosen)(addresses);
-  const hint = sharedConflictHint(`\`voxform ${command}\` takes no --take-over: review \`${plan}\`, then run \`${apply}\``);
+  // What the refusal said beyond the take-over (how to retire an environment no one applies) stays.
+  const said = sharedConflictHint(takeOverClause(addresses));
+  const retire = error.hint?.startsWith(said) ? error.hint.slice(said.length) : '';
+  const hint = sharedConflictHint(`\`voxform ${command}\` takes no --take-over: review \`${plan}\`, then run \`${apply}\``, retire);
   return new VoxformError(error.code, error.message, { hint, details: error.details, ...(error.location ? { location: error.location } : {}) });
 }

@@ -108,6 +108,6 @@ export async function planWorkspace(options: PlanOptions & { reportConflicts?: b
     },
   });
   const conflicts = findSharedConflicts(made.plan.changes, others, options.fingerprintKey, options.takeOver, view.lastWriters);
-  if (conflicts.length > 0 && !options.reportConflicts) throw sharedConflictError(conflicts, options.desired);
+  if (conflicts.length > 0 && !options.reportConflicts) throw sharedConflictError(conflicts, options.desired, options.serviceId);
   return { ...made, plan: missingState ? { ...made.plan, missingState } : made.plan, view, conflicts };
 }

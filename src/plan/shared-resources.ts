@@ -23,6 +23,7 @@ import { VoxformError } from '../errors.js';
 import type { StateBackend } from '../state/backend.js';
 import { followedWorkspace } from '../state/moved-resources.js';
 import { BASE_ENVIRONMENT_NAME, hashApplied, splitWorkspaceKey, workspaceKey, type CampaignState, type CredentialState, type SharedWrite, type WorkspaceState } from '../state/types.js';
+import { shellWord } from '../util/shell-word.js';
 import { fingerprintKeyId, hashedWithAnotherKey, isKeyedHash } from '../util/hash.js';
 import type { FieldChange, ResourceChange } from './types.js';
 
@@ -242,19 +243,43 @@ function describe(conflict: SharedResourceConflict): string {
   return `${conflict.address}: ${by} set ${conflict.field} to ${conflict.theirs}; this plan would set ${conflict.ours}.`;
 }
 
-/** The refusal's way out; `takeOver`: how this command moves the resources to its environment on purpose. */
-export function sharedConflictHint(takeOver: string): string {
-  return `Give each environment its own agents (an id in its overlay), numbers and campaigns, or name the resource only in a manifest that just the environment owning it applies (its own file or folder, passed with -f). To move it to this environment on purpose, ${takeOver}.`;
+/**
+ * The refusal's way out; `takeOver`: how this command moves the resources to its environment on
+ * purpose; `retire`: how to forget the claims of environments the manifests may no longer use.
+ */
+export function sharedConflictHint(takeOver: string, retire = ''): string {
+  return `Give each environment its own agents (an id in its overlay), numbers and campaigns, or name the resource only in a manifest that just the environment owning it applies (its own file or folder, passed with -f). To move it to this environment on purpose, ${takeOver}.${retire}`;
 }
 
-/** The refusal: every conflict, at the first one's place in the manifests. */
-export function sharedConflictError(conflicts: readonly SharedResourceConflict[], desired: DesiredState): VoxformError {
+/** How a refusal's hint says to move the resources of `addresses` with this run's `plan` or `apply`. */
+export function takeOverClause(addresses: readonly string[]): string {
+  return `plan or apply with --take-over ${addresses.join(' --take-over ')}`;
+}
+
+/**
+ * The environments of the conflicts that the manifests may no longer use, and how to retire their
+ * workspaces: the default one (no --env) when this run applies an environment (a project that moved
+ * to environments keeps the default workspace's claims until it is removed), and one the manifests
+ * no longer define. Empty when every one is in use.
+ */
+export function retireAdvice(conflicts: readonly SharedResourceConflict[], desired: Pick<DesiredState, 'environment' | 'environments'>, serviceId: string): string {
+  const retired = [...new Set(conflicts.map((c) => c.environment))].filter((environment) =>
+    environment === BASE_ENVIRONMENT_NAME ? desired.environment !== undefined : !desired.environments.includes(environment),
+  );
+  if (retired.length === 0) return '';
+  const commands = retired.map((environment) => `\`voxform state rm ${shellWord(workspaceKey(environment, serviceId))}\``).join(', ');
+  const which = retired.map((environment) => environmentName(environment)).join(' and ');
+  return ` If no one applies ${which} any more, ${commands} forgets what its last apply set, claims included (its deploy history is kept; nothing on the service changes).`;
+}
+
+/** The refusal: every conflict, at the first one's place in the manifests; `serviceId`: the service of the plan's workspace. */
+export function sharedConflictError(conflicts: readonly SharedResourceConflict[], desired: DesiredState, serviceId: string): VoxformError {
   const first = conflicts[0]!;
   const source = sharedResources(desired).find((resource) => resource.address === first.address)?.source;
   const rest = conflicts.slice(1).map((c) => `\n  ${describe(c)}`).join('');
   const addresses = [...new Set(conflicts.map((c) => c.address))];
   return new VoxformError('shared_resource_conflict', `${describe(first)} A number, a campaign, a credential and an agent named by one id are one per account: this plan would undo another environment's apply of the same service. Nothing was sent.${rest}`, {
-    hint: sharedConflictHint(`plan or apply with --take-over ${addresses.join(' --take-over ')}`),
+    hint: sharedConflictHint(takeOverClause(addresses), retireAdvice(conflicts, desired, serviceId)),
     ...(source ? { location: source } : {}),
     details: conflicts,
   });

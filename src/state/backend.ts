@@ -221,6 +221,12 @@ export interface StateBackend {
    * writer that read an older serial gets a `state_conflict` error and nothing is written.
    */
   writeWorkspace(key: string, workspace: WorkspaceState, expectedSerial: number): Promise<WriteResult>;
+  /**
+   * Forgets a workspace's state (`voxform state rm`), so that no plan finds its claims any more;
+   * resolves to whether anything was stored for it. Its ledger and test runs are kept. Called holding
+   * the workspace's lock: a lock lost meanwhile refuses it (`state_lock_lost`), nothing removed.
+   */
+  removeWorkspace(key: string): Promise<boolean>;
   /** Takes the apply lock of a workspace, waiting up to `timeoutSeconds`; `state_locked` names the holder. */
   acquireLock(key: string, options: AcquireOptions): Promise<HeldLock>;
   /** The current holder of a workspace's lock, if anyone holds it. */

@@ -64,6 +64,18 @@ export class FileStateBackend implements StateBackend {
     return { serial: next.serial };
   }
 
+  async removeWorkspace(key: string): Promise<boolean> {
+    await this.assertLocksHeld();
+    const state = await this.load();
+    if (!Object.hasOwn(state.workspaces, key)) return false;
+    const workspaces = { ...state.workspaces };
+    delete workspaces[key];
+    const next: StateFile = { ...state, serial: state.serial + 1, workspaces };
+    await writeKeptFile(this.file, storedStateText(next, `The state file ${this.display}`, true));
+    await this.remember(next);
+    return true;
+  }
+
   async acquireLock(_key: string, options: AcquireOptions): Promise<HeldLock> {
     const lock = await acquireStateLock(this.file, options);
     const lost = new AbortController();

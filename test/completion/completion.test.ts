@@ -73,7 +73,7 @@ describe('voxform completion bash, in a real bash', () => {
     expect(complete('')).toEqual(program.commands.map((command) => command.name()));
     expect(complete('pl')).toEqual(['plan']);
     expect(complete('plan', '')).toEqual(['show']);
-    expect(complete('state', '')).toEqual(['list', 'show', 'unlock', 'migrate', 'upgrade']);
+    expect(complete('state', '')).toEqual(['list', 'show', 'rm', 'unlock', 'migrate', 'upgrade']);
     expect(complete('plan', '--fo')).toEqual(['--format']);
     expect(complete('plan', '--format', '')).toEqual(['text', 'json', 'markdown']);
     expect(complete('logs', '--format', '')).toEqual(program.commands.find((c) => c.name() === 'logs')?.options.find((o) => o.long === '--format')?.argChoices);

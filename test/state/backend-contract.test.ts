@@ -195,6 +195,44 @@ describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
     await lock.release();
   });
 
+  it('removes one workspace\'s state under its lock (state rm), keeping the others and its ledger; a database forgets its lock\'s forced open with it', async () => {
+    const where = await spec();
+    const backend = await open(where);
+    const other = 'production@local';
+    for (const key of [WORKSPACE, other]) {
+      const lock = await backend.acquireLock(key, { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined });
+      const store = await StateStore.open(backend, key, 'key');
+      await store.update((ws) => (ws.credentials['credential.openai'] = { fingerprint: `sha256:${key}` }));
+      await lock.release();
+    }
+    await backend.importHistory([record('20261122T100000000Z-aaaaaa', WORKSPACE)]);
+    const forced = await backend.acquireLock(WORKSPACE, { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined });
+    await (await open(where)).forceUnlock(forced.holder.lockId, OPERATOR);
+    await forced.release();
+
+    const lock = await backend.acquireLock(WORKSPACE, { command: 'voxform state rm', timeoutSeconds: 0, warn: () => undefined });
+    expect(await backend.removeWorkspace(WORKSPACE)).toBe(true);
+    expect(await backend.removeWorkspace(WORKSPACE)).toBe(false);
+    await lock.release();
+    expect(await backend.readWorkspace(WORKSPACE)).toMatchObject({ exists: false, workspace: emptyWorkspace() });
+    expect((await backend.readWorkspace(other)).workspace.credentials).toEqual({ 'credential.openai': { fingerprint: `sha256:${other}` } });
+    // Read by a run that opens the backend afresh, as the next plan does.
+    const again = await open(where);
+    expect((await again.listWorkspaces()).map((w) => w.key)).toEqual([other]);
+    expect((await ledgerRecords(again.history, { workspace: WORKSPACE })).map((r) => r.id)).toEqual(['20261122T100000000Z-aaaaaa']);
+  });
+
+  it('removes nothing once its lock was forced open (state_lock_lost)', async () => {
+    const where = await spec();
+    const backend = await open(where);
+    const lock = await backend.acquireLock(WORKSPACE, { command: 'voxform state rm', timeoutSeconds: 0, warn: () => undefined });
+    await (await StateStore.open(backend, WORKSPACE, 'key')).update((ws) => (ws.credentials['credential.openai'] = { fingerprint: 'sha256:1' }));
+    await (await open(where)).forceUnlock(lock.holder.lockId, OPERATOR);
+    await expect(backend.removeWorkspace(WORKSPACE)).rejects.toMatchObject({ code: 'state_lock_lost' });
+    await lock.release();
+    expect(await (await open(where)).readWorkspace(WORKSPACE)).toMatchObject({ exists: true });
+  });
+
   it('refuses a stored workspace that is not one voxform wrote, naming where (state_invalid), as plan, apply and status read it', async () => {
     const where = await spec();
     const backend = await open(where);

@@ -1,6 +1,7 @@
-/** `voxform state list | show | unlock --force | migrate --to | upgrade`: the operator's view of the state backend. */
+/** `voxform state list | show | rm | unlock --force | migrate --to | upgrade`: the operator's view of the state backend. */
 import { VoxformError } from '../../errors.js';
-import { describeForcedOpen, describeHolder, type WorkspaceSummary } from '../../state/backend.js';
+import { describeForcedOpen, describeHolder, type StateBackend, type WorkspaceSummary } from '../../state/backend.js';
+import { BASE_ENVIRONMENT_NAME, splitWorkspaceKey, type WorkspaceState } from '../../state/types.js';
 import { forcedOpenJson, lastApplyJson, lockHolderJson } from '../../state/json-words.js';
 import { ciJobUrlFrom, thisRun } from '../../util/run-identity.js';
 import { migrateState } from '../../state/migrate.js';
@@ -60,13 +61,7 @@ export async function show(options: StateCommandOptions, ctx: CommandContext): P
   const backend = await openOperatorBackend(options, ctx);
   const keys = (await backend.listWorkspaces()).map((w) => w.key);
   const key = options.args?.[0] ?? (keys.length === 1 ? keys[0] : undefined);
-  if (key === undefined || !keys.includes(key)) {
-    const named =
-      key !== undefined ? `${backend.display} holds no workspace ${key}` : keys.length === 0 ? `${backend.display} holds no workspace yet` : `${backend.display} holds ${keys.length} workspaces; name one`;
-    throw new VoxformError('workspace_unknown', controlsAsQuestionMarks(`${named}.`), {
-      hint: keys.length > 0 ? controlsAsQuestionMarks(`Workspaces: ${keys.join(', ')}.`) : 'Nothing was applied with this backend yet: the first `voxform apply` makes a workspace.',
-    });
-  }
+  if (key === undefined || !keys.includes(key)) throw unknownWorkspace(backend, key, keys);
   const stored = await backend.readWorkspace(key);
   const lock = await backend.readLock(key);
   const lastForcedOpen = await backend.readLastForcedOpen(key);
@@ -78,11 +73,23 @@ export async function show(options: StateCommandOptions, ctx: CommandContext): P
   ctx.stdout.write(line(`Workspace ${key} in ${backend.display} (serial ${stored.serial})`));
   ctx.stdout.write(`  Lock: ${lock ? `held by ${describeHolder(lock)}` : 'not held'}\n`);
   if (lastForcedOpen) ctx.stdout.write(`  Last forced open: ${describeForcedOpen(lastForcedOpen)}\n`);
-  const counts = RECORD_NOUNS.map(([kind, noun]) => plural(Object.keys(ws[kind]).length, noun));
-  ctx.stdout.write(`  Records: ${counts.join(', ')}\n`);
+  ctx.stdout.write(`  Records: ${recordCounts(ws)}\n`);
   for (const [address, agent] of Object.entries(ws.agents)) ctx.stdout.write(line(`    ${address}: ${agent.id}`));
   ctx.stdout.write(line(`  Last apply: ${ws.lastApply ? `${ws.lastApply.outcome} at ${ws.lastApply.at} by ${ws.lastApply.by} ("${ws.lastApply.command}")` : 'none recorded'}`));
   return 0;
+}
+
+/** The refusal of a workspace the backend does not hold (or of none named, where it holds several), naming those it holds. */
+function unknownWorkspace(backend: StateBackend, key: string | undefined, keys: readonly string[]): VoxformError {
+  const named = key !== undefined ? `${backend.display} holds no workspace ${key}` : keys.length === 0 ? `${backend.display} holds no workspace yet` : `${backend.display} holds ${keys.length} workspaces; name one`;
+  return new VoxformError('workspace_unknown', controlsAsQuestionMarks(`${named}.`), {
+    hint: keys.length > 0 ? controlsAsQuestionMarks(`Workspaces: ${keys.join(', ')}.`) : 'Nothing was applied with this backend yet: the first `voxform apply` makes a workspace.',
+  });
+}
+
+/** `1 agent, 2 phones, 0 campaigns, …`: what a workspace's state records. */
+function recordCounts(ws: WorkspaceState): string {
+  return RECORD_NOUNS.map(([kind, noun]) => plural(Object.keys(ws[kind]).length, noun)).join(', ');
 }
 
 /** What `state show` counts, by the word for one of each. */
@@ -93,6 +100,68 @@ const RECORD_NOUNS = [
   ['knowledge', 'knowledge file'],
   ['credentials', 'credential'],
 ] as const;
+
+/**
+ * `voxform state rm WORKSPACE`: forgets a workspace no one applies any more (the default one, once a
+ * project applies only with --env), and so its claims on the numbers, agents, campaigns and
+ * credentials other environments share with it. Its ledger is kept: it is the record of what was
+ * deployed, and the evidence of where secrets were placed. Under the workspace's lock; nothing on
+ * the service is read or changed.
+ */
+export async function remove(options: StateCommandOptions, ctx: CommandContext): Promise<number> {
+  const key = options.args?.[0] ?? '';
+  const backend = await openOperatorBackend(options, ctx);
+  const keys = (await backend.listWorkspaces()).map((w) => w.key);
+  if (!keys.includes(key)) throw unknownWorkspace(backend, key, keys);
+  const command = ['voxform state rm --force', shellWord(key), ...stateFlags(options)].join(' ');
+  if (!options.force && !ctx.confirm) {
+    throw new VoxformError('approval_required', controlsAsQuestionMarks(`Refusing to remove the state of workspace ${key} without approval: there is no terminal to ask on.`), {
+      hint: controlsAsQuestionMarks(`Pass --force: \`${command}\`.`),
+    });
+  }
+  const lock = await backend.acquireLock(key, {
+    command: 'voxform state rm',
+    timeoutSeconds: 0,
+    warn: (message) => ctx.stderr.write(line(`warning: ${message}`)),
+    ciJobUrl: ciJobUrlFrom(ctx.env),
+    waitAdvice: 'Wait for it to finish, then run `voxform state rm` again.',
+    unlockOptions: stateFlags(options).join(' ') || undefined,
+  });
+  try {
+    const stored = await backend.readWorkspace(key);
+    if (!options.force) {
+      const question = `Remove the state of workspace ${key} (${recordCounts(stored.workspace)}) from ${backend.display}? Its deploy history is kept; nothing on the service changes.`;
+      if (!(await ctx.confirm!(controlsAsQuestionMarks(question)))) {
+        ctx.stderr.write('Nothing was removed.\n');
+        return 1;
+      }
+    }
+    const removed = await backend.removeWorkspace(key);
+    if (!removed) {
+      const cleared = backend.kind === 'postgres' ? " (the record of its lock's last forced open, which listed it, is cleared)" : '';
+      ctx.stdout.write(line(`Workspace ${key} holds no state in ${backend.display}: there was nothing to remove${cleared}.`));
+      return 0;
+    }
+    ctx.stdout.write(line(`Removed the state of workspace ${key} from ${backend.display}: its records of ${recordCounts(stored.workspace)}, and with them its claims on what other environments of the service share with it. Nothing on the service changed.`));
+    ctx.stdout.write(line(await afterRemoval(backend, key)));
+    return 0;
+  } finally {
+    await lock.release();
+  }
+}
+
+/** What the removal leaves, and what a later run of the workspace meets: its ledger, and a plan that starts from nothing applied. */
+async function afterRemoval(backend: StateBackend, key: string): Promise<string> {
+  const parts = splitWorkspaceKey(key);
+  const runs = parts ? `a run ${parts.environment === BASE_ENVIRONMENT_NAME ? 'without --env' : `with --env ${parts.environment}`} against ${parts.serviceId}` : 'a run of it';
+  for await (const last of backend.history.summaries({ workspace: key })) {
+    return (
+      `Its deploy history is kept (the last record ${last.id}, at ${last.at}): \`voxform history\` and rollbacks of this workspace read it. ` +
+      `Should ${runs} plan again, the plan starts from nothing applied and warns that the state lost the workspace; apply then refuses (state_missing) unless given --allow-missing-state, which uploads its knowledge files again and sets its campaigns and credentials again.`
+    );
+  }
+  return `It had no deploy history. Should ${runs} plan again, it starts from nothing applied: its knowledge files are uploaded again, its campaigns and credentials set again.`;
+}
 
 export async function unlock(options: StateCommandOptions, ctx: CommandContext): Promise<number> {
   const lockId = options.args?.[0] ?? '';

@@ -109,6 +109,29 @@ export class PostgresStateBackend implements StateBackend {
     throw conflict(`${this.display} (workspace ${key})`, expectedSerial, Number(found.rows[0]?.serial ?? 0));
   }
 
+  /**
+   * Deletes the workspace's row, and the record of its lock's last forced open, which would list it
+   * again (serial 0); the lock row itself stays, its generation with it: a hung holder of an older
+   * generation keeps an advisory key no new lock of the workspace takes.
+   */
+  async removeWorkspace(key: string): Promise<boolean> {
+    const lock = this.locks.get(key);
+    if (lock?.lost.signal.aborted) throw lockLost(this.display, lock);
+    const target = lock?.client ?? (await this.connection('write'));
+    const fence = lock ? 'EXISTS (SELECT 1 FROM voxform_locks WHERE workspace = $1 AND lock_id = $2)' : '$2::text IS NULL';
+    const sql = `WITH removed AS (DELETE FROM voxform_workspaces WHERE workspace = $1 AND ${fence} RETURNING 1),
+      forgotten AS (UPDATE voxform_locks SET last_forced_lock_id = NULL, last_forced_by = NULL, last_forced_at = NULL WHERE workspace = $1 AND ${fence} RETURNING 1)
+      SELECT (SELECT count(*) FROM removed) AS removed, ${fence} AS fenced`;
+    const result = await this.run(() => target.query<{ removed: string; fenced: boolean }>(sql, [key, lock?.holder.lockId ?? null]), lock);
+    const row = result.rows[0];
+    if (lock && !row?.fenced) {
+      const { recorded } = await lockStillNamed(lock.client, key, lock.holder.lockId);
+      if (!lock.lost.signal.aborted) lock.lost.abort(forcedOpen(lock, recorded));
+      throw lockLost(this.display, lock);
+    }
+    return Number(row?.removed ?? 0) > 0;
+  }
+
   async acquireLock(key: string, options: AcquireOptions): Promise<HeldLock> {
     // A database that does not answer is waited for like a held lock: Ctrl-C ends the wait at once.
     const client = await untilInterrupted(this.connection('write'), options.signal, () => this.abandonConnecting());
