@@ -178,10 +178,18 @@ export function describeAction(change: ResourceChange): string {
     case 'credential':
       return change.reason === 'live_unknown' ? 'will be set (live state unknown: credentials cannot be read back)' : 'will be set';
     case 'campaign':
-      return change.reason === 'live_unknown' ? 'will be updated (live state unknown: campaigns cannot be read back, so voxform applies every field)' : 'will be updated';
+      if (change.earlierId !== undefined && change.reason === 'live_unknown') {
+        return `will be updated (live state unknown: the key named campaign ${change.earlierId} at the last apply, so nothing is recorded of this one, and campaigns cannot be read back, so voxform applies every field)`;
+      }
+      return change.reason === 'live_unknown' ? 'will be updated (live state unknown: campaigns cannot be read back, so voxform applies every field)' : `will be updated${earlierKey(change)}`;
     default:
-      return 'will be updated in place';
+      return `will be updated in place${earlierKey(change)}`;
   }
+}
+
+/** What a key that now names another agent or campaign named at the last apply (`ResourceChange.earlierId`). */
+function earlierKey(change: ResourceChange): string {
+  return change.earlierId === undefined ? '' : ` (the key named ${change.kind} ${change.earlierId} at the last apply)`;
 }
 
 /** The resources whose manifest keys were renamed, `agent.front-desk → agent.reception`, in plan order. */
@@ -191,6 +199,7 @@ export function movedLines(plan: Plan): string[] {
 
 /** What a move does, said once after the moves it explains. */
 export const MOVED_NOTE = "the same resources under new keys, an agent or campaign by its id, a knowledge file by its content: apply moves what the state keeps of each to its new key, and an agent's history follows it";
+
 
 export function summaryLine(summary: { create: number; update: number; unchanged: number; drifted: number }): string {
   const drift = summary.drifted > 0 ? ` (${summary.drifted} drifted)` : '';

@@ -52,7 +52,7 @@ function renderChange(c: Colors, change: ResourceChange): string[] {
   const marker = MARKER[change.action];
   const id = change.id && !change.address.endsWith(change.id) ? c.dim(` (${change.id})`) : '';
   const drift = change.reason === 'drift' ? c.magenta(' [drifted: changed on the service since the last apply]') : '';
-  const lines = [`  ${paintMarker(c, marker)} ${c.bold(change.address)}${id} ${describeAction(change)}${drift}`];
+  const lines = [`  ${paintMarker(c, marker)} ${c.bold(change.address)}${id} ${lineAsShown(describeAction(change))}${drift}`];
   for (const view of fieldViews(change)) renderField(c, view, lines);
   return lines;
 }

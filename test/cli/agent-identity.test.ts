@@ -47,7 +47,8 @@ describe('a key given another id:', () => {
     await edit((text) => text.replace('-OKspareAgent0000001', '-OKspareAgent0000002'));
 
     const planned = (await vx(0, 'plan')).stdout;
-    expect(planned).toContain('~ agent.billing (-OKspareAgent0000002) will be updated in place\n');
+    expect(planned).toContain('~ agent.billing (-OKspareAgent0000002) will be updated in place (the key named agent -OKspareAgent0000001 at the last apply)\n');
+    expect(planned).toContain("    agent.billing's earlier agent -OKspareAgent0000001: the key now names -OKspareAgent0000002; left as is on the service");
     expect(planned).not.toContain('drift');
     expect((await vx(2, 'drift')).stdout).toContain('0 changed outside voxform, 1 in git not applied yet');
     await vx(0, 'apply', '--auto-approve');
