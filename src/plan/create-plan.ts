@@ -10,12 +10,18 @@ import { IncrementalDiff } from './incremental-diff.js';
 import { environmentVariablesOf } from './environment-variables.js';
 import { noLongerManaged } from './no-longer-managed.js';
 import { readLiveState, type LiveReader, type LiveState } from './read-live.js';
-import type { Plan, ResourceChange } from './types.js';
+import type { NoLongerManaged, Plan, ResourceChange } from './types.js';
 
 interface CreatePlanOptions {
   desired: DesiredState;
   client: LiveReader;
   workspace: WorkspaceState;
+  /**
+   * The workspace as the state holds it, when `workspace` has the entries of renamed keys moved
+   * already (`moves`): the list of what is no longer managed reads it, since following the keys drops
+   * the entry of a key that now names another id. `workspace` when not given.
+   */
+  recorded?: WorkspaceState | undefined;
   /** The renamed resources, when `workspace` holds their entries moved already (`SharedView.moves`). */
   moves?: ReadonlyMap<string, string> | undefined;
   /** The fingerprint key (from the API key): hashes of applied values and live fingerprints are keyed with it. */
@@ -68,9 +74,8 @@ export async function createPlan(options: CreatePlanOptions): Promise<{ plan: Pl
       details: problems,
     });
   }
-  const selected = selectTargets(changes, targets);
-  // A plan limited to some addresses says nothing of the others, removed ones included.
-  const unmanaged = targets.length === 0 && options.listNoLongerManaged !== false ? noLongerManaged(options.workspace, desired, changes, live) : [];
+  const unmanaged = options.listNoLongerManaged !== false ? noLongerManaged(options.recorded ?? options.workspace, desired, changes, live) : [];
+  const selected = withEarlierIds(selectTargets(changes, targets), unmanaged);
   return {
     live,
     plan: {
@@ -84,9 +89,17 @@ export async function createPlan(options: CreatePlanOptions): Promise<{ plan: Pl
       changes: selected,
       summary: summarize(selected),
       environmentVariables: environmentVariablesOf(desired.environmentVariables, options.workspace),
-      ...(unmanaged.length > 0 ? { noLongerManaged: unmanaged } : {}),
+      // A plan limited to some addresses says nothing of the others, removed ones included.
+      ...(unmanaged.length > 0 && targets.length === 0 ? { noLongerManaged: unmanaged } : {}),
     },
   };
+}
+
+/** Each change whose key named, at the last apply, a resource now no longer managed, with that one's id (`ResourceChange.earlierId`). */
+function withEarlierIds(changes: ResourceChange[], unmanaged: readonly NoLongerManaged[]): ResourceChange[] {
+  const earlier = new Map(unmanaged.flatMap((resource) => (resource.keyNowNames === undefined ? [] : [[resource.address, resource.id] as const])));
+  if (earlier.size === 0) return changes;
+  return changes.map((change) => (earlier.has(change.address) ? { ...change, earlierId: earlier.get(change.address) } : change));
 }
 
 /** The manifests' agents by service id (two manifest agents may name one service agent). */

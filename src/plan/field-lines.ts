@@ -178,10 +178,18 @@ export function describeAction(change: ResourceChange): string {
     case 'credential':
       return change.reason === 'live_unknown' ? 'will be set (live state unknown: credentials cannot be read back)' : 'will be set';
     case 'campaign':
-      return change.reason === 'live_unknown' ? 'will be updated (live state unknown: campaigns cannot be read back, so voxform applies every field)' : 'will be updated';
+      if (change.earlierId !== undefined && change.reason === 'live_unknown') {
+        return `will be updated (live state unknown: the key named campaign ${change.earlierId} at the last apply, so nothing is recorded of this one, and campaigns cannot be read back, so voxform applies every field)`;
+      }
+      return change.reason === 'live_unknown' ? 'will be updated (live state unknown: campaigns cannot be read back, so voxform applies every field)' : `will be updated${earlierKey(change)}`;
     default:
-      return 'will be updated in place';
+      return `will be updated in place${earlierKey(change)}`;
   }
+}
+
+/** What a key that now names another agent or campaign named at the last apply (`ResourceChange.earlierId`). */
+function earlierKey(change: ResourceChange): string {
+  return change.earlierId === undefined ? '' : ` (the key named ${change.kind} ${change.earlierId} at the last apply)`;
 }
 
 /** The resources whose manifest keys were renamed, `agent.front-desk → agent.reception`, in plan order. */
@@ -189,8 +197,31 @@ export function movedLines(plan: Plan): string[] {
   return plan.changes.filter((change) => change.movedFrom !== undefined).map((change) => `${change.movedFrom} → ${change.address}`);
 }
 
+/**
+ * The moves of a plan told apart: keys renamed (the old key is gone from the manifests), and keys
+ * swapped, whose old key the manifests keep, naming another resource. A swap is no rename: the
+ * resource gets the configuration of the key that names it now, so it is never said to be the same
+ * resource as before. Two keys that swapped their resources make one line, `A ↔ B`.
+ */
+export function movedKeyLines(plan: Plan): { renamed: string[]; swapped: string[] } {
+  const movedFrom = new Map(plan.changes.map((change) => [change.address, change.movedFrom]));
+  const renamed: string[] = [];
+  const swapped: string[] = [];
+  for (const change of plan.changes) {
+    const from = change.movedFrom;
+    if (from === undefined) continue;
+    if (!movedFrom.has(from)) renamed.push(`${from} → ${change.address}`);
+    else if (movedFrom.get(from) !== change.address) swapped.push(`${from} → ${change.address}`);
+    else if (!swapped.includes(`${change.address} ↔ ${from}`)) swapped.push(`${from} ↔ ${change.address}`);
+  }
+  return { renamed, swapped };
+}
+
 /** What a move does, said once after the moves it explains. */
 export const MOVED_NOTE = "the same resources under new keys, an agent or campaign by its id, a knowledge file by its content: apply moves what the state keeps of each to its new key, and an agent's history follows it";
+
+/** What a swap of keys does, said once after the swaps it explains. */
+export const SWAPPED_NOTE = "each key now names the resource another key named at the last apply, an agent or campaign by its id, a knowledge file by its content, and that resource gets the key's configuration: apply moves what the state keeps of each to the key that names it now";
 
 export function summaryLine(summary: { create: number; update: number; unchanged: number; drifted: number }): string {
   const drift = summary.drifted > 0 ? ` (${summary.drifted} drifted)` : '';

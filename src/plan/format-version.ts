@@ -13,7 +13,7 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
  */
 export const PLAN_JSON_FORMAT_VERSION = '1.6';
 
-/** The oldest format read: 1.6 only added optional fields (`after_written`, `no_longer_managed`, `names`). */
+/** The oldest format read: 1.6 only added optional fields (`after_written`, `no_longer_managed`, `names`, `earlier_id`). */
 export const OLDEST_PLAN_FORMAT_READ = '1.5';
 
 /** The formats a saved plan may have to be read (`readPlanFile`): same major, minor from the oldest read to this one's. */

@@ -93,6 +93,7 @@ export async function planWorkspace(options: PlanOptions & { reportConflicts?: b
     desired: options.desired,
     client: options.client,
     workspace: view.workspace,
+    recorded: workspace,
     moves: view.moves,
     salt: options.fingerprintKey,
     baseUrl: options.serviceId,

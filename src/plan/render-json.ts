@@ -67,6 +67,8 @@ export function planToJson(plan: Plan): Record<string, unknown> {
       id: change.id ?? null,
       reason: change.reason ?? null,
       moved_from: change.movedFrom ?? null,
+      // Format 1.6: present only for a key that named another agent or campaign at the last apply.
+      ...(change.earlierId === undefined ? {} : { earlier_id: change.earlierId }),
       depends_on: change.dependsOn,
       live_fingerprint: change.liveFingerprint,
       sensitive_paths: change.sensitivePaths,
@@ -79,7 +81,7 @@ export function planToJson(plan: Plan): Record<string, unknown> {
     // Format 1.5: the state lost the workspace though its history records applies of it.
     ...(plan.missingState ? { missing_state: missingStateJson(plan.missingState) } : {}),
     // Format 1.6: what the state records that the manifests no longer name (nothing is sent for it).
-    ...(plan.noLongerManaged ? { no_longer_managed: plan.noLongerManaged.map((r) => ({ address: r.address, kind: r.kind, id: r.id, attached_to: r.attachedTo })) } : {}),
+    ...(plan.noLongerManaged ? { no_longer_managed: plan.noLongerManaged.map((r) => ({ address: r.address, kind: r.kind, id: r.id, attached_to: r.attachedTo, ...(r.keyNowNames === undefined ? {} : { key_now_names: r.keyNowNames }) })) } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import { describeAction, DRIFT_NOTE, fieldViews, movedLines, MOVED_NOTE, summaryLine } from './field-lines.js';
+import { describeAction, DRIFT_NOTE, fieldViews, movedKeyLines, MOVED_NOTE, summaryLine, SWAPPED_NOTE } from './field-lines.js';
 import { byteLength, fitComment, sectionSize, wholeSection, type CommentParts, type CommentSection } from './fit-comment.js';
 import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
 import { COMMENT_SIZE_LIMIT, fitBlocks, linesSize } from '../util/comment-blocks.js';
@@ -65,10 +65,11 @@ function environmentVariablesLines(variables: EnvironmentVariables | undefined):
   return [`**Environment variables read** (names only): ${names}.${note}`, ''];
 }
 
-/** The resources whose keys were renamed, as one paragraph; none when no key was. */
+/** The resources whose keys were renamed, then the keys swapped, a paragraph each; none when no key was. */
 function movedParagraph(plan: Plan): string[] {
-  const moved = movedLines(plan);
-  return moved.length === 0 ? [] : [`**Renamed** (${MOVED_NOTE}): ${moved.map((line) => markdownCode(line)).join(', ')}.`, ''];
+  const { renamed, swapped } = movedKeyLines(plan);
+  const paragraph = (title: string, note: string, lines: string[]) => (lines.length === 0 ? [] : [`**${title}** (${note}): ${lines.map((line) => markdownCode(line)).join(', ')}.`, '']);
+  return [...paragraph('Renamed', MOVED_NOTE, renamed), ...paragraph('Keys swapped', SWAPPED_NOTE, swapped)];
 }
 
 /** What the state records that the manifests no longer name, as a heading and a list; none when there is none. */

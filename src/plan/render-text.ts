@@ -1,5 +1,5 @@
 import { terminalColors, type Colors } from '../util/terminal-colors.js';
-import { describeAction, DRIFT_NOTE, fieldViews, movedLines, MOVED_NOTE, summaryLine, type DiffLine, type FieldView } from './field-lines.js';
+import { describeAction, DRIFT_NOTE, fieldViews, movedKeyLines, MOVED_NOTE, summaryLine, SWAPPED_NOTE, type DiffLine, type FieldView } from './field-lines.js';
 import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
 import { lineAsShown } from '../util/printable.js';
 import { missingStateWarning, PLAN_WITHOUT_STATE } from '../state/missing-state.js';
@@ -52,7 +52,7 @@ function renderChange(c: Colors, change: ResourceChange): string[] {
   const marker = MARKER[change.action];
   const id = change.id && !change.address.endsWith(change.id) ? c.dim(` (${change.id})`) : '';
   const drift = change.reason === 'drift' ? c.magenta(' [drifted: changed on the service since the last apply]') : '';
-  const lines = [`  ${paintMarker(c, marker)} ${c.bold(change.address)}${id} ${describeAction(change)}${drift}`];
+  const lines = [`  ${paintMarker(c, marker)} ${c.bold(change.address)}${id} ${lineAsShown(describeAction(change))}${drift}`];
   for (const view of fieldViews(change)) renderField(c, view, lines);
   return lines;
 }
@@ -90,11 +90,11 @@ export function renderPlanText(plan: Plan, options: { color: boolean; verbose?: 
     out.push(`voxform will make these changes on ${where}:`, '');
     for (const change of changed) out.push(changeText(c, change, options.color), '');
   }
-  const moved = movedLines(plan);
-  if (moved.length > 0) {
-    if (changed.length === 0) out.push('');
-    out.push(`Renamed (${MOVED_NOTE}):`, ...moved.map((line) => `    ${lineAsShown(line)}`), '');
-  }
+  const { renamed, swapped } = movedKeyLines(plan);
+  const moved = [...renamed, ...swapped];
+  if (moved.length > 0 && changed.length === 0) out.push('');
+  if (renamed.length > 0) out.push(`Renamed (${MOVED_NOTE}):`, ...renamed.map((line) => `    ${lineAsShown(line)}`), '');
+  if (swapped.length > 0) out.push(`Keys swapped (${SWAPPED_NOTE}):`, ...swapped.map((line) => `    ${lineAsShown(line)}`), '');
   const removed = plan.noLongerManaged ?? [];
   if (removed.length > 0) {
     if (changed.length === 0 && moved.length === 0) out.push('');

@@ -113,6 +113,7 @@ function readChange(value: unknown): ResourceChange {
     sensitivePaths: field(value, 'sensitive_paths', isTexts, address),
     reason: isOneOf(REASONS)(reason) ? reason : undefined,
     ...(isText(value.moved_from) ? { movedFrom: field(value, 'moved_from', isName, address) } : {}),
+    ...(value.earlier_id === undefined ? {} : { earlierId: field(value, 'earlier_id', isName, address) }),
     dependsOn: field(value, 'depends_on', isNames, address),
     requests: (field(value, 'requests', Array.isArray, address) as unknown[]).map((r) => readRequest(r, address)),
     liveFingerprint: field(value, 'live_fingerprint', isText, address),
@@ -167,6 +168,7 @@ function noLongerManagedOf(value: unknown): Pick<Plan, 'noLongerManaged'> {
       kind: field(item, 'kind', isOneOf(KINDS), where),
       id: field(item, 'id', isName, where),
       attachedTo: field(item, 'attached_to', isNames, where),
+      ...(item.key_now_names === undefined ? {} : { keyNowNames: field(item, 'key_now_names', isName, where) }),
     };
   });
   return read.length > 0 ? { noLongerManaged: read } : {};

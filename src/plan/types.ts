@@ -141,6 +141,12 @@ export interface ResourceChange {
    */
   movedFrom?: string | undefined;
   /**
+   * An agent or campaign whose key named another one at the last apply, which no resource of the
+   * manifests names now: that one's id (the plan lists it as no longer managed, `keyNowNames`). The
+   * state's entry under the key is that one's, not this resource's last apply.
+   */
+  earlierId?: string | undefined;
+  /**
    * Keyed hash of the live values this change was computed from (an agent's managed top-level config
    * keys whole). `apply PLAN` computes it again and refuses the plan (`plan_stale`) when it moved.
    */
@@ -196,6 +202,11 @@ export interface NoLongerManaged {
   id: string;
   /** A knowledge file: the manifests' agents that keep it attached live (they list no `knowledge:`). Empty for other kinds. */
   attachedTo: string[];
+  /**
+   * An agent or campaign whose key the manifests keep but give another `id:`: that id. Apply writes
+   * the new resource's record over this one's, so later plans no longer list it.
+   */
+  keyNowNames?: string;
 }
 
 /**

@@ -47,7 +47,8 @@ describe('a key given another id:', () => {
     await edit((text) => text.replace('-OKspareAgent0000001', '-OKspareAgent0000002'));
 
     const planned = (await vx(0, 'plan')).stdout;
-    expect(planned).toContain('~ agent.billing (-OKspareAgent0000002) will be updated in place\n');
+    expect(planned).toContain('~ agent.billing (-OKspareAgent0000002) will be updated in place (the key named agent -OKspareAgent0000001 at the last apply)\n');
+    expect(planned).toContain("    agent.billing's earlier agent -OKspareAgent0000001: the key now names -OKspareAgent0000002; left as is on the service");
     expect(planned).not.toContain('drift');
     expect((await vx(2, 'drift')).stdout).toContain('0 changed outside voxform, 1 in git not applied yet');
     await vx(0, 'apply', '--auto-approve');
@@ -63,7 +64,7 @@ describe('a key given another id:', () => {
 });
 
 describe('two swapped agent keys', () => {
-  it('are planned as two moves, change no agent in the history, and `rollback previous --agent` finds each agent\'s own previous configuration', async () => {
+  it('are planned as keys swapped, change no agent in the history, and `rollback previous --agent` finds each agent\'s own previous configuration', async () => {
     const { vx, edit } = await exampleProject();
     await vx(0, 'apply', '--auto-approve');
     await edit((text) => text.replace('temperature: 0.4', 'temperature: 0.3'));
@@ -71,7 +72,8 @@ describe('two swapped agent keys', () => {
     await edit(swapKeys);
 
     const planned = (await vx(0, 'plan')).stdout;
-    expect(planned).toContain('    agent.front-desk → agent.booking\n    agent.booking → agent.front-desk\n');
+    expect(planned).toContain(':\n    agent.front-desk ↔ agent.booking\n');
+    expect(planned).not.toContain('Renamed');
     expect(planned).not.toContain('drift');
     await vx(0, 'apply', '--auto-approve');
     expect((await vx(0, 'history', '--limit', '1')).stdout).toContain('agents changed: none');

@@ -112,6 +112,74 @@ describe('resources removed from the manifests', () => {
     expect(renamed).toContain('    agent.booking (-OKdqbqetEcM4ak369yn): no longer in the manifests');
   }, 60_000);
 
+  it('never name an agent or knowledge file whose id the manifests still manage, under whatever key the state records it', async () => {
+    const dir = await tempDir({ 'agents.yaml': FULL, 'kb/prices.md': 'Old price list: cleaning $80\n' });
+    const vx = (...args: string[]) => runCliInProcess([...args, '--local'], { cwd: dir });
+    expectCode(await vx('apply', '--auto-approve'), 0);
+    // An edited state: entries under keys the manifests do not name, holding the ids of resources they do.
+    const file = path.join(dir, '.voxform/state.json');
+    const state = JSON.parse(await readFile(file, 'utf8')) as { workspaces: Record<string, { agents: Record<string, { id: string }>; knowledge: Record<string, object> }> };
+    const workspace = state.workspaces['default@local']!;
+    workspace.agents['agent.ghost'] = { ...workspace.agents['agent.booking']!, id: workspace.agents['agent.front-desk']!.id };
+    workspace.knowledge['knowledge.old-prices'] = workspace.knowledge['knowledge.prices']!;
+    await writeFile(file, JSON.stringify(state, null, 2));
+    const planned = expectCode(await vx('plan'), 0).stdout;
+    expect(planned).toContain('No changes.');
+    expect(planned).not.toContain('Not managed any more');
+  }, 60_000);
+
+  it('name the agent and the campaign a key named before it was given another id, in every format', async () => {
+    const manifest = [
+      'version: 1',
+      'agents:',
+      '  booking: { id: -OKdqbqetEcM4ak369yn, name: Booking }',
+      'phones:',
+      '  "+15551230001": { agent: booking }',
+      'campaigns:',
+      '  recall: { id: cmp_recall_2026, name: Recall, caller: "+15551230001" }',
+      '',
+    ].join('\n');
+    const dir = await tempDir({ 'agents.yaml': manifest });
+    const vx = (...args: string[]) => runCliInProcess([...args, '--local'], { cwd: dir });
+    expectCode(await vx('apply', '--auto-approve'), 0);
+    await writeFile(path.join(dir, 'agents.yaml'), manifest.replace('-OKdqbqetEcM4ak369yn', '-OKstagingBooking0001').replace('cmp_recall_2026', 'cmp_other_2027'));
+
+    const text = expectCode(await vx('plan'), 0).stdout;
+    expect(text).toContain('  ~ agent.booking (-OKstagingBooking0001) will be updated in place (the key named agent -OKdqbqetEcM4ak369yn at the last apply)\n');
+    expect(text).toContain(
+      '  ~ campaign.recall (cmp_other_2027) will be updated (live state unknown: the key named campaign cmp_recall_2026 at the last apply, so nothing is recorded of this one, and campaigns cannot be read back, so voxform applies every field)\n',
+    );
+    expect(text).toContain(
+      [
+        'Not managed any more (the manifest files read: agents.yaml):',
+        "    agent.booking's earlier agent -OKdqbqetEcM4ak369yn: the key now names -OKstagingBooking0001; left as is on the service, and apply replaces its record with the new one's",
+        "    campaign.recall's earlier campaign cmp_recall_2026: the key now names cmp_other_2027; left as is on the service, and apply replaces its record with the new one's",
+        '',
+      ].join('\n'),
+    );
+    const markdown = expectCode(await vx('plan', '--format', 'markdown'), 0).stdout;
+    expect(markdown).toContain("- `agent.booking`'s earlier agent `-OKdqbqetEcM4ak369yn`: the key now names `-OKstagingBooking0001`; left as is on the service");
+
+    const json = JSON.parse(expectCode(await vx('plan', '--format', 'json'), 0).stdout) as { no_longer_managed: unknown; resource_changes: Array<{ address: string; earlier_id?: string }> };
+    expect(json.no_longer_managed).toEqual([
+      { address: 'agent.booking', kind: 'agent', id: '-OKdqbqetEcM4ak369yn', attached_to: [], key_now_names: '-OKstagingBooking0001' },
+      { address: 'campaign.recall', kind: 'campaign', id: 'cmp_recall_2026', attached_to: [], key_now_names: 'cmp_other_2027' },
+    ]);
+    expect(json.resource_changes.filter((change) => change.earlier_id !== undefined).map((change) => [change.address, change.earlier_id])).toEqual([
+      ['agent.booking', '-OKdqbqetEcM4ak369yn'],
+      ['campaign.recall', 'cmp_recall_2026'],
+    ]);
+    const validate = await planSchema();
+    expect(validate(json), JSON.stringify(validate.errors)).toBe(true);
+
+    // A saved plan shows the same; limited to the campaign, the plan still says what its key named.
+    expectCode(await vx('plan', '--out', 'plan.json'), 0);
+    const shown = expectCode(await runCliInProcess(['plan', 'show', 'plan.json'], { cwd: dir }), 0).stdout;
+    expect(shown).toContain("    campaign.recall's earlier campaign cmp_recall_2026: the key now names cmp_other_2027;");
+    expect(shown).toContain('(the key named agent -OKdqbqetEcM4ak369yn at the last apply)');
+    expect(expectCode(await vx('plan', '--target', 'campaign.recall'), 0).stdout).toContain('live state unknown: the key named campaign cmp_recall_2026 at the last apply');
+  }, 60_000);
+
   it('are read back from a saved plan, and a saved plan of format 1.5 is still read', async () => {
     const { dir, vx } = await cutDownProject();
     expectCode(await vx('plan', '--out', 'plan.json'), 0);

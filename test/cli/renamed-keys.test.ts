@@ -4,7 +4,7 @@
  * the key moved, the apply leaves one state entry for the agent under its new key, and history and
  * `rollback previous --agent` follow it to its records from before the rename. A campaign's (the same
  * `id:`) and a knowledge file's (the same content) are moves too, and a campaign's claim between
- * environments follows it.
+ * environments follows it. Two keys that swap their ids are told apart from renames.
  */
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -119,5 +119,25 @@ describe('a renamed campaign or knowledge file key', () => {
     expect(Object.keys(production.campaigns)).toEqual(['campaign.recall-2026']);
     expect(Object.keys(production.knowledge)).toEqual(['knowledge.clinic-faq']);
     expectCode(await vx('plan', '--env', 'production', '--detailed-exitcode'), 0);
+  }, 60_000);
+});
+
+describe('two agent keys that swap their ids', () => {
+  it('are planned as keys swapped, not as the same resources renamed, in text and Markdown', async () => {
+    const manifest = ['version: 1', 'agents:', `  front-desk: { id: ${FRONT_DESK_ID}, name: Front desk }`, '  booking: { id: -OKdqbqetEcM4ak369yn, name: Booking }', ''].join('\n');
+    const dir = await tempDir({ 'voxform.yaml': manifest });
+    const vx = async (...args: string[]) => expectCode(await runCliInProcess([...args, '--local'], { cwd: dir }), 0);
+    await vx('apply', '--auto-approve');
+    await writeFile(path.join(dir, 'voxform.yaml'), manifest.replace(FRONT_DESK_ID, 'SWAP').replace('-OKdqbqetEcM4ak369yn', FRONT_DESK_ID).replace('SWAP', '-OKdqbqetEcM4ak369yn'));
+
+    const text = (await vx('plan')).stdout;
+    expect(text).toContain('  ~ agent.booking (-OKdqbqetEcM4ak369ym) will be updated in place\n      ~ name: "Front desk" → "Booking"\n');
+    expect(text).toContain(
+      "\nKeys swapped (each key now names the resource another key named at the last apply, an agent or campaign by its id, a knowledge file by its content, and that resource gets the key's configuration: apply moves what the state keeps of each to the key that names it now):\n    agent.front-desk ↔ agent.booking\n",
+    );
+    expect(text).not.toContain('Renamed');
+    const markdown = (await vx('plan', '--format', 'markdown')).stdout;
+    expect(markdown).toContain("\n**Keys swapped** (each key now names the resource another key named at the last apply, an agent or campaign by its id, a knowledge file by its content, and that resource gets the key's configuration: apply moves what the state keeps of each to the key that names it now): `agent.front-desk ↔ agent.booking`.\n");
+    expect(markdown).not.toContain('Renamed');
   }, 60_000);
 });
