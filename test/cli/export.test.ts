@@ -366,6 +366,29 @@ describe('export of values an apply took from the environment (docs/export.md)',
     expect(exported.stdout).toContain('  SPARE_AGENT_1_PROMPT         agents.spare-agent-1.config.prompt\n');
     for (const file of await filesOf(path.join(dir, 'exported'))) expect(file).not.toContain(PROMO);
   });
+
+  test('two variables holding one value: each place is written as the reference the ledger recorded there, not the first by name', async () => {
+    const manifest = [
+      'version: 1',
+      'agents:',
+      '  spare:',
+      `    id: ${AWKWARD}`,
+      '    config:',
+      '      session_data_webhook: { url: "https://h.example.com/end", headers: { x-hook-token: "${env:SALES_X_HOOK_TOKEN}" } }',
+      '      extra_prompt_webhook: { url: "https://h.example.com/pre", headers: { authorization: "Bearer ${env:HOOK_TOKEN}" } }',
+      '',
+    ].join('\n');
+    const env = { HOOK_TOKEN: 'planted-secret-123456', SALES_X_HOOK_TOKEN: 'planted-secret-123456' };
+    const dir = await tempDir({ 'voxform.yaml': manifest });
+    const applied = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir, env });
+    expect(applied.code, applied.stderr).toBe(0);
+    const exported = await runCliInProcess(['export', '--local', '--agent', AWKWARD, '--out', 'exported'], { cwd: dir, env });
+    expect(exported.code, exported.stderr).toBe(0);
+    const written = parse(await readFile(path.join(dir, 'exported/voxform.yaml'), 'utf8')) as { agents: Record<string, { config: Record<string, { headers: unknown }> }> };
+    const config = written.agents['spare-agent-1']?.config;
+    expect(config?.session_data_webhook?.headers).toEqual({ 'x-hook-token': '${env:SALES_X_HOOK_TOKEN}' });
+    expect(config?.extra_prompt_webhook?.headers).toEqual({ authorization: 'Bearer ${env:HOOK_TOKEN}' });
+  });
 });
 
 /** The CLI as a user file permissions apply to, also when the tests run as root (see runCli). */
