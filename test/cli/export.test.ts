@@ -11,6 +11,8 @@ import { repoRoot, runCli, runCliInProcess, runPrinted, useTempDirs, type CliRes
 
 const BOOKING = '-OKdqbqetEcM4ak369yn';
 const SPARE = '-OKspareAgent0000002';
+/** An agent whose live configuration breaks no mandatory policy. */
+const PLAIN = '-OKspareAgent0000003';
 /** Seeded with a prompt over the prompt size limit by the test that needs one. */
 const HUGE_PROMPT = '-OKspareAgent0000004';
 /** Content that once did not survive an export (docs/export.md: the export round-trips). */
@@ -191,6 +193,30 @@ describe('voxform export', () => {
     const forced = await runCliInProcess(['export', '--agent', SPARE, '--force', ...args], { cwd: dir, env });
     expect(forced.code).toBe(0);
     expect(forced.stdout).toContain('overwritten  prompts/spare-agent-2.md');
+  });
+
+  test("over a project's manifest: the refusal names all the new one would drop; --force replaces it saying so, and promises no clean plan", async () => {
+    const dir = await tempDir();
+    const { args, env } = connection();
+    const project = await runCliInProcess(['export', '--from-phones', ...args], { cwd: dir, env });
+    expect(project.code, project.stderr).toBe(0);
+    await appendFile(path.join(dir, 'voxform.yaml'), "\n# The team's overlay\nenvironments:\n  staging: {}\n");
+    const before = await readFile(path.join(dir, 'voxform.yaml'), 'utf8');
+    const dropped = 'agents front-desk-staging and appointment-booking; phones +15551230001 and +15551230003; the environments section; 7 comment lines';
+
+    const refused = await runCliInProcess(['export', '--agent', PLAIN, ...args], { cwd: dir, env });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      `error[would_overwrite]: voxform export would overwrite voxform.yaml in ., which exists already; nothing was written. The new voxform.yaml would drop what the one there defines: ${dropped}.\n` +
+        "  hint: To add an agent to a project, export it beside it (--out DIR) and move the agent's entry and prompt file into voxform.yaml (docs/export.md). Pass --force to replace it all the same, losing what is listed.\n",
+    );
+    expect(await readFile(path.join(dir, 'voxform.yaml'), 'utf8')).toBe(before);
+
+    const forced = await runCliInProcess(['export', '--agent', PLAIN, '--force', ...args], { cwd: dir, env });
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stderr).toContain(`warning: the voxform.yaml this export replaced defined what the new one drops: ${dropped}. Restore it (from git) unless that was meant;`);
+    expect(forced.stdout).not.toContain('# shows no changes');
+    expect(forced.stdout).toContain('# lists what the replaced voxform.yaml defined and this one drops as not managed any more, where it was applied\n');
   });
 
   test('beside an agents.yaml and no voxform.yaml: refused as init refuses it (the new voxform.yaml would hide it); --force writes and warns', async () => {
