@@ -14,7 +14,7 @@ import { hiddenCharactersEscaped } from '../format/hidden-characters.js';
 import { schemaNode, stripToShape } from '../schema/introspect.js';
 import { configSecretSet } from '../secrets/schema-paths.js';
 import { envPolicyOf } from '../secrets/env-policy.js';
-import { escapeEnvReferences } from '../secrets/env-reference.js';
+import { escapeEnvReferences, referencedNames } from '../secrets/env-reference.js';
 import { decodeQueryPart, mapUrlTokens, splitTokenUrl, splitUserInfo } from '../secrets/url-tokens.js';
 import { isPhoneNumber } from '../manifest/names.js';
 import { DiagnosticList } from '../manifest/diagnostics.js';
@@ -37,15 +37,20 @@ export interface ExportInput {
 
 /** The trusted evidence of deployed `${env:…}` values (`TrustedSecrets`). */
 export interface DeployedSecrets {
-  /** Where `text` holds the value of a variable set here that an apply read (the deploy ledger names it), by its name, in text order, never overlapping. */
-  variablesIn(text: string): ReadonlyArray<{ start: number; end: number; name: string }>;
+  /**
+   * Where `text` holds the value of a variable set here that an apply read (the deploy ledger names it), by its name, in text order, never overlapping;
+   * a value several variables hold is named by the first of `recorded` holding it, else by the first by name.
+   */
+  variablesIn(text: string, recorded?: readonly string[]): ReadonlyArray<{ start: number; end: number; name: string }>;
   /** The config places (dotted) the deploy ledger recorded as filled from `${env:…}` for the agent. */
   ledgerPlaces(agentId: string): readonly string[];
+  /** The variables the deploy ledger recorded at a config place (dotted) of the agent, the latest apply's first. */
+  ledgerVariablesAt(agentId: string, place: string): readonly string[];
   /** The agent's names as the deploy ledger recorded them when filled from `${env:…}` (with the references); none when never. */
   ledgerNamesOf(agentId: string): readonly string[];
 }
 
-const NOTHING_DEPLOYED: DeployedSecrets = { variablesIn: () => [], ledgerPlaces: () => [], ledgerNamesOf: () => [] };
+const NOTHING_DEPLOYED: DeployedSecrets = { variablesIn: () => [], ledgerPlaces: () => [], ledgerVariablesAt: () => [], ledgerNamesOf: () => [] };
 
 export interface ExportedSecret {
   /** The environment variable the manifest reads. */
@@ -127,9 +132,10 @@ interface ExportRun {
 
 /** One agent as a manifest entry (`local-name: { id, name, config }`), its prompt and secrets recorded in `run`. */
 function exportAgent(agent: Agent, run: ExportRun): Pair {
-  const nameShown = nameMayShow(agent, run);
+  const nameRecorded = run.deployed.ledgerNamesOf(agent.id).flatMap((written) => referencedNames(written));
+  const nameShown = nameMayShow(agent, nameRecorded, run);
   // Nothing is made of a name that holds an environment value: its local name (hence its prompt file, phone bindings and variables) comes from the id.
-  const local = uniqueName(slugify(nameShown ? nameWithoutSecrets(agent.name, run) : `agent ${agent.id}`), run.agentNames);
+  const local = uniqueName(slugify(nameShown ? nameWithoutSecrets(agent.name, nameRecorded, run) : `agent ${agent.id}`), run.agentNames);
   run.localNames.set(agent.id, local);
 
   const live = (agent.config ?? {}) as Record<string, unknown>;
@@ -142,6 +148,8 @@ function exportAgent(agent: Agent, run: ExportRun): Pair {
   const config = withoutFields(shaped, [...found.values()].map(({ path }) => path)) as Record<string, unknown>;
 
   const recorded = run.deployed.ledgerPlaces(agent.id);
+  // Where several variables hold a value, the one the ledger recorded at the place put it there.
+  const recordedAt = (path: Path) => run.deployed.ledgerVariablesAt(agent.id, formatDotted(path));
   const protectedConfig = protectValues(configSecretSet().start(), config, [], {
     secret: (named, path, part) => {
       const name = uniqueName(envName([local, ...named, ...(part ? [part] : [])]), run.secretNames, '_');
@@ -152,8 +160,8 @@ function exportAgent(agent: Agent, run: ExportRun): Pair {
       const place = formatDotted(path);
       return recorded.some((at) => place === at || place.startsWith(`${at}.`));
     },
-    deployed: (text) => run.deployed.variablesIn(text),
-    writeBack: (text, path) => writeBack(text, `agents.${local}.config${renderPath(path)}`, run),
+    deployed: (text, path) => run.deployed.variablesIn(text, recordedAt(path)),
+    writeBack: (text, path) => writeBack(text, `agents.${local}.config${renderPath(path)}`, run, recordedAt(path)),
   }) as Record<string, unknown>;
 
   const prompt = live.prompt;
@@ -169,7 +177,7 @@ function exportAgent(agent: Agent, run: ExportRun): Pair {
   const entry = new YAMLMap();
   entry.items.push(new Pair(new Scalar('id'), new Scalar(agent.id)));
   if (typeof agent.name === 'string') {
-    const name = (nameShown ? writeBack(agent.name, `agents.${local}.name`, run) : undefined) ?? secretName(local, run);
+    const name = (nameShown ? writeBack(agent.name, `agents.${local}.name`, run, nameRecorded) : undefined) ?? secretName(local, run);
     entry.items.push(new Pair(new Scalar('name'), new Scalar(name)));
   }
   entry.items.push(new Pair(new Scalar('config'), doc.createNode(protectedConfig)));
@@ -185,10 +193,10 @@ function exportAgent(agent: Agent, run: ExportRun): Pair {
  * always, unless the deploy ledger says an apply took it from `${env:…}`; then only when that writes
  * it as the ledger recorded it, so every value the apply put there is a reference again.
  */
-function nameMayShow(agent: Agent, run: ExportRun): boolean {
+function nameMayShow(agent: Agent, recorded: readonly string[], run: ExportRun): boolean {
   const applied = run.deployed.ledgerNamesOf(agent.id);
   if (applied.length === 0 || typeof agent.name !== 'string') return true;
-  const written = withReferences(agent.name, run.deployed.variablesIn(agent.name));
+  const written = withReferences(agent.name, run.deployed.variablesIn(agent.name, recorded));
   return written !== undefined && applied.includes(written);
 }
 
@@ -278,8 +286,8 @@ interface ProtectHooks {
   secret: (namedPath: Array<string | number>, path: Array<string | number>, part?: string) => string;
   /** Whether the deploy ledger recorded the place as filled from `${env:…}`. */
   recorded: (path: Array<string | number>) => boolean;
-  /** Where `text` holds deployed values (`DeployedSecrets.variablesIn`). */
-  deployed: (text: string) => ReadonlyArray<{ start: number; end: number; name: string }>;
+  /** Where `text`, at `path`, holds deployed values (`DeployedSecrets.variablesIn`). */
+  deployed: (text: string, path: Array<string | number>) => ReadonlyArray<{ start: number; end: number; name: string }>;
   /** `text` as manifest text, the deployed values it holds as their references (see `writeBack`); undefined when it cannot be. */
   writeBack: (text: string, path: Array<string | number>) => string | undefined;
 }
@@ -293,7 +301,7 @@ function protectValues(at: PatternCursor, value: unknown, path: Array<string | n
   const isSecret = path.length > 0 && (at.covered || hooks.recorded(path));
   if (typeof value === 'string') {
     if (value === '') return value;
-    const held = hooks.deployed(value);
+    const held = hooks.deployed(value, path);
     const wholly = isWholly(held, value) ? hooks.writeBack(value, path) : undefined;
     if (wholly !== undefined) return wholly;
     if (isSecret) return (held.length > 0 ? hooks.writeBack(value, path) : undefined) ?? hooks.secret(named, path);
@@ -301,7 +309,7 @@ function protectValues(at: PatternCursor, value: unknown, path: Array<string | n
     if (isUrlWithSecrets(value) && held.some(({ start, end }) => URL_SEPARATORS.test(value.slice(start, end)))) return hooks.secret(named, path);
     const url = protectUrl(
       value,
-      (part, raw) => (isWholly(hooks.deployed(raw), raw) ? hooks.writeBack(raw, path) : undefined) ?? hooks.secret(named, path, part),
+      (part, raw) => (isWholly(hooks.deployed(raw, path), raw) ? hooks.writeBack(raw, path) : undefined) ?? hooks.secret(named, path, part),
       (text) => hooks.writeBack(text, path) ?? hooks.secret(named, path),
     );
     return url ?? hooks.writeBack(value, path) ?? hooks.secret(named, path);
@@ -310,7 +318,7 @@ function protectValues(at: PatternCursor, value: unknown, path: Array<string | n
     return value.map((item, index) => {
       const itemName = item && typeof item === 'object' ? (item as { name?: unknown }).name : undefined;
       // A name an apply took from the environment names no variable.
-      const label = typeof itemName === 'string' && !hooks.recorded([...path, index, 'name']) && hooks.deployed(itemName).length === 0 ? itemName : index;
+      const label = typeof itemName === 'string' && !hooks.recorded([...path, index, 'name']) && hooks.deployed(itemName, [...path, index, 'name']).length === 0 ? itemName : index;
       return protectValues(at.step(index), item, [...path, index], hooks, [...named, label]);
     });
   }
@@ -389,12 +397,13 @@ function protectUrl(text: string, reference: (part: string, value: string) => st
 
 /**
  * `text` as manifest text: each value of a variable set here that it holds written as the
- * `${env:NAME}` reference that put it there (noted in `run.references` under `place`), the rest
- * escaped. Undefined when that would not load back as `text` (reference-like text running into a
- * value): the caller makes the whole text a secret then.
+ * `${env:NAME}` reference that put it there (noted in `run.references` under `place`; the first of
+ * `recorded`, the variables the ledger recorded there, that holds it), the rest escaped. Undefined
+ * when that would not load back as `text` (reference-like text running into a value): the caller
+ * makes the whole text a secret then.
  */
-function writeBack(text: string, place: string, run: ExportRun): string | undefined {
-  const held = run.deployed.variablesIn(text);
+function writeBack(text: string, place: string, run: ExportRun, recorded: readonly string[]): string | undefined {
+  const held = run.deployed.variablesIn(text, recorded);
   const out = withReferences(text, held);
   if (out === undefined) return undefined;
   for (const { name } of held) {
@@ -418,11 +427,11 @@ function withReferences(text: string, held: ReadonlyArray<{ start: number; end: 
 }
 
 /** An agent's name with the values of variables set here as their names: what its local name is made from. */
-function nameWithoutSecrets(name: string | undefined, run: ExportRun): string | undefined {
+function nameWithoutSecrets(name: string | undefined, recorded: readonly string[], run: ExportRun): string | undefined {
   if (name === undefined) return undefined;
   let out = '';
   let from = 0;
-  for (const { start, end, name: variable } of run.deployed.variablesIn(name)) {
+  for (const { start, end, name: variable } of run.deployed.variablesIn(name, recorded)) {
     out += `${name.slice(from, start)} ${variable} `;
     from = end;
   }

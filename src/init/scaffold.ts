@@ -139,13 +139,25 @@ export function foldersOnTheWay(dir: string, paths: ReadonlyArray<{ path: string
   return [...folders];
 }
 
-export function existingFilesError(dir: string, conflicts: readonly string[], command = 'voxform init'): VoxformError {
+/**
+ * The refusal to overwrite `conflicts` without --force; `losses`, when overwriting would lose what
+ * the files there define, says what (after the refusal) and how to go on without losing it.
+ */
+export function existingFilesError(dir: string, conflicts: readonly string[], command = 'voxform init', losses?: OverwriteLosses): VoxformError {
   const elsewhere = command === 'voxform init' ? 'init into another folder: voxform init --template NAME DIR' : 'choose another folder with --out DIR';
   return new VoxformError(
     'would_overwrite',
-    `${command} would overwrite ${wordList(conflicts, 'and')} in ${dir}, which ${pluralNoun(conflicts.length, 'exists', 'exist')} already; nothing was written.`,
-    { hint: `Pass --force to overwrite, or ${elsewhere}.` },
+    `${command} would overwrite ${wordList(conflicts, 'and')} in ${dir}, which ${pluralNoun(conflicts.length, 'exists', 'exist')} already; nothing was written.${losses ? ` ${losses.said}` : ''}`,
+    { hint: losses?.hint ?? `Pass --force to overwrite, or ${elsewhere}.` },
   );
+}
+
+/** What overwriting the files of a scaffold would lose, as the refusal says it. */
+export interface OverwriteLosses {
+  /** A sentence naming what would be lost. */
+  said: string;
+  /** How to go on without losing it, and what --force does. */
+  hint: string;
 }
 
 function localNameOf(template: Template): string {

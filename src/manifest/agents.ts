@@ -3,7 +3,7 @@
  * its config, `${env:…}` resolved, schema checked, prompt include and knowledge references noted.
  */
 import { knownProperties, propertyNode, schemaNode, type SchemaNode } from '../schema/introspect.js';
-import { configSecretPlaces, envSecretSet } from '../secrets/schema-paths.js';
+import { configSecretPlaces, envSecretSet, isSchemaSecretPlace } from '../secrets/schema-paths.js';
 import { formatDotted, parseDotted, valueAtPath } from '../util/field-path.js';
 import type { TemplateVars } from '../templates/substitute.js';
 import { didYouMean } from '../util/did-you-mean.js';
@@ -73,7 +73,7 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
     envReferences[dotted] = written;
   };
   const shippedTemplate = template?.shipped ? template.source : undefined;
-  const interpolate = () => interpolateTree(spec, ctx.interpolation, { onEnvPath, forbidden: forbiddenEnvPlaces('AgentSpec'), shippedTemplate }) as Record<string, unknown>;
+  const interpolate = () => interpolateTree(spec, ctx.interpolation, { onEnvPath, forbidden: forbiddenEnvPlaces('AgentSpec'), secret: (path) => isSchemaSecretPlace('AgentSpec', path), shippedTemplate }) as Record<string, unknown>;
   // A reference a shipped template writes (a header's token) is the user's to set: reported at the
   // line that uses the template, not in the installed package's file. A project's own template is
   // the user's file, and its mistakes are reported there.

@@ -60,10 +60,9 @@ export interface StringInterpolation {
 /**
  * Interpolates one string; `span` is where it was written (for diagnostics). With `forbiddenPlace`
  * (what the place is called: "an agent's id") every reference is refused there, and nothing is read.
- * `unsetFix` is what to do, other than setting it, about a variable not set (by default: give the
- * reference a default).
+ * `unsetFix` says what to do about a variable not set (by default: set it, or give the reference a default).
  */
-export function interpolateString(text: string, span: Span | undefined, ctx: InterpolationContext, forbiddenPlace?: string, unsetFix?: string): StringInterpolation {
+export function interpolateString(text: string, span: Span | undefined, ctx: InterpolationContext, forbiddenPlace?: string, unsetFix: UnsetFix = setOrDefault): StringInterpolation {
   if (span && text.includes('${')) warnMiscasedReferences(text, span, ctx.diagnostics);
   if (!text.includes('{env:')) return { value: text, fromEnv: false };
   let fromEnv = false;
@@ -99,7 +98,7 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
       if (span) {
         ctx.diagnostics.error(
           'env_missing',
-          `environment variable ${name} is not set; set it, or ${unsetFix ?? `give a default with \${env:${name}:-default}`}`,
+          `environment variable ${name} is not set; ${unsetFix(name)}`,
           locate(span, whole),
         );
       }
@@ -110,7 +109,7 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
     if (span && resolved.length > 0 && resolved.length < MIN_SEARCHABLE_SECRET && firstWarning(ctx.diagnostics, name)) {
       ctx.diagnostics.warning(
         'env_value_short',
-        `the value of ${name} is under ${MIN_SEARCHABLE_SECRET} characters, too short to search for in output without garbling ordinary words: it is hidden where it stands as a value (its config paths, headers), not wherever it occurs in text such as a reply; use a longer secret, or put values that are not secret under environments:`,
+        `the value of ${name} is under ${MIN_SEARCHABLE_SECRET} characters, too short to search for in output without garbling ordinary words: it is hidden where it stands as a value (its config paths, headers), not wherever it occurs in text such as a reply; if it is not secret, it needs no \${env:…}: write it in the manifest as it is, in a header or a URL's query too (x-env: prod; the built-in policy asks for \${env:…} only where a header or query parameter names a credential, such as authorization or ?token=), or under environments: where it differs per environment; if it is secret, make it longer`,
         locate(span, whole),
       );
     }
@@ -133,6 +132,14 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
   pieces.push(text.slice(written));
   return { value: pieces.join(''), fromEnv };
 }
+
+/** What to do about an unset variable `name`, as the end of the `env_missing` message. */
+type UnsetFix = (name: string) => string;
+
+const setOrDefault: UnsetFix = (name) => `set it, or give a default with \${env:${name}:-default}`;
+
+/** In a place that holds a secret, a default would be a secret written in the manifest, for version control. */
+const setSecret: UnsetFix = () => 'set it where plan and apply run (the place holds a secret: a default would write the secret into the manifest)';
 
 /** `${ENV:NAME}`, `${Env:NAME}`: `env` in another case, which makes no reference (group 1: as written, group 2: the name, group 3: `:-` and a fallback). */
 const MISCASED_REFERENCE = /\$\{(?!env:)([Ee][Nn][Vv]):([^}:]*)(:-[^}]*)?\}/g;
@@ -171,6 +178,8 @@ export interface TreeInterpolation {
   onEnvPath?: (path: PathPart[], written: string) => void;
   /** Where, inside the tree, references are refused: the place's name (see secrets/env-policy.ts). */
   forbidden?: (path: readonly PathPart[]) => string | undefined;
+  /** Where, inside the tree, the schema marks the place secret: a variable not set there is to be set, never given a default. */
+  secret?: (path: readonly PathPart[]) => boolean;
   /** Where a string is reported that has no place of its own and no enclosing object with one. */
   span?: Span;
   /**
@@ -186,7 +195,7 @@ export interface TreeInterpolation {
  * A string without a place of its own is reported at the nearest enclosing object, else at `how.span`.
  */
 export function interpolateTree(value: unknown, ctx: InterpolationContext, how: TreeInterpolation = {}): unknown {
-  const { onEnvPath, forbidden, span, shippedTemplate } = how;
+  const { onEnvPath, forbidden, secret, span, shippedTemplate } = how;
   const path: PathPart[] = [];
   const ancestors: object[] = [];
   const enclosingSpan = (): Span | undefined => {
@@ -204,7 +213,7 @@ export function interpolateTree(value: unknown, ctx: InterpolationContext, how: 
       const parent = ancestors[ancestors.length - 1];
       const written = parent === undefined ? undefined : spansOf(parent)?.entries.get(path[path.length - 1] as PathPart)?.value;
       const at = written ?? enclosingSpan();
-      const unsetFix = shippedTemplate !== undefined && at?.source === shippedTemplate ? overrideFix(path) : undefined;
+      const unsetFix = shippedTemplate !== undefined && at?.source === shippedTemplate ? overrideFix(path) : secret?.(path) ? setSecret : undefined;
       const result = interpolateString(node, at, ctx, forbidden?.(path), unsetFix);
       if (result.fromEnv) onEnvPath?.([...path], node);
       return result.value;
@@ -233,11 +242,13 @@ export function interpolateTree(value: unknown, ctx: InterpolationContext, how: 
  * The field to write in the agent's own entry instead of a template's: the string's own, or the list
  * holding it, since a list replaces the template's whole (maps merge key by key).
  */
-function overrideFix(path: readonly PathPart[]): string {
+function overrideFix(path: readonly PathPart[]): UnsetFix {
   const list = path.findIndex((part) => typeof part === 'number');
-  return list === -1
-    ? `give the agent its own ${formatDotted(path)} (it replaces the template's)`
-    : `give the agent its own ${formatDotted(path.slice(0, list))} (the whole list: it replaces the template's)`;
+  const own =
+    list === -1
+      ? `give the agent its own ${formatDotted(path)} (it replaces the template's)`
+      : `give the agent its own ${formatDotted(path.slice(0, list))} (the whole list: it replaces the template's)`;
+  return () => `set it, or ${own}`;
 }
 
 /**

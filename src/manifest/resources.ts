@@ -8,7 +8,7 @@ import type { DiagnosticList } from './diagnostics.js';
 import { forbiddenEnvPlaces } from '../secrets/env-policy.js';
 import { interpolateTree, writtenAtEnvPlaces, type InterpolationContext } from './interpolate.js';
 import { hasEnvReference } from '../secrets/env-reference.js';
-import { credentialSecretFields, entrySecretPaths, envSecretSet, phoneSecretFields } from '../secrets/schema-paths.js';
+import { credentialSecretFields, entrySecretPaths, envSecretSet, isSchemaSecretPlace, phoneSecretFields } from '../secrets/schema-paths.js';
 import { formatDotted, parseDotted, valueAtPath } from '../util/field-path.js';
 import { spanAt, spansOf, type NodeSpans, type PathPart } from './positions.js';
 import { isPlainObject } from '../util/json-object.js';
@@ -42,7 +42,7 @@ function resolveEntry(
     envPlaces.push(p);
     envPaths.push(formatDotted(p));
   };
-  const resolved = interpolateTree(entry, ctx.interpolation, { onEnvPath, forbidden: forbiddenEnvPlaces(definition) });
+  const resolved = interpolateTree(entry, ctx.interpolation, { onEnvPath, forbidden: forbiddenEnvPlaces(definition), secret: (path) => isSchemaSecretPlace(definition, path) });
   // The text as written where a reference was filled in (agents.ts); the set is made only for a value with a problem.
   checkAgainstSchema({ definition, value: writtenAtEnvPlaces(resolved, entry, envPlaces), at, fallback: keySpan, isSecret: (p) => envSecretSet(envPlaces).covers(p) }, ctx.diagnostics);
   return isPlainObject(resolved) ? resolved : undefined;

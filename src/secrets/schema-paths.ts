@@ -33,6 +33,17 @@ export function isSecretManifestPath(path: FieldPath): boolean {
   return manifestSet.covers(path);
 }
 
+const definitionSecrets = new Map<string, PatternSet>();
+/**
+ * Whether a place in an entry of a manifest definition (`AgentSpec`: `['config', 'tools', 0, 'header']`)
+ * holds a secret by the schema.
+ */
+export function isSchemaSecretPlace(definition: string, path: FieldPath): boolean {
+  let set = definitionSecrets.get(definition);
+  if (!set) definitionSecrets.set(definition, (set = new PatternSet(flaggedPaths(definition, 'sensitive', 'manifest'))));
+  return set.covers(path);
+}
+
 /** The names of the fields marked secret anywhere in a manifest (`header`, `headers`, `credentials`, `api_key`, …). */
 export function sensitiveFieldNames(): ReadonlySet<string> {
   fieldNames ??= new Set(

@@ -35,22 +35,22 @@ export interface LedgerSecrets {
 
 /** What is known, from trusted evidence, about the secrets of one workspace. */
 export class TrustedSecrets {
-  /** Each value a manifest may read, with the name of the first variable (by name) holding it. */
-  private readonly variables: ReadonlyMap<string, string>;
+  /** Each value a manifest may read, with the names of the variables holding it. */
+  private readonly variables: ReadonlyMap<string, readonly string[]>;
   private readonly candidates: readonly string[];
   /** The candidates long enough to search for that no live value has shown yet: each is searched for until found once. */
   private readonly unfound: Set<string>;
   /**
    * Each agent's places filled from `${env:…}` at its applies, by agent id, each with its values as
-   * the applies recorded them, references written back (`Code ${env:PROMO}.`).
+   * the applies recorded them, references written back (`Code ${env:PROMO}.`), the latest apply's last.
    */
   private readonly ledgerEnvPlaces = new Map<string, Map<string, Set<string>>>();
-  /** Each agent's names as applies recorded them holding a `${env:…}` reference, by agent id. */
+  /** Each agent's names as applies recorded them holding a `${env:…}` reference, by agent id, the latest apply's last. */
   private readonly ledgerNames = new Map<string, Set<string>>();
   /** The variables the deploy ledger names in the values it recorded: an apply read them. */
   private readonly ledgerVariables = new Set<string>();
-  /** Those of them a manifest may read here and the operator has set: each value with its first name, and the values longest first. Only these does `variablesIn` find. */
-  private applied: { variables: ReadonlyMap<string, string>; candidates: readonly string[] } = { variables: new Map(), candidates: [] };
+  /** Those of them a manifest may read here and the operator has set: each value with the names holding it (in name order), and the values longest first. Only these does `variablesIn` find. */
+  private applied: { variables: ReadonlyMap<string, readonly string[]>; candidates: readonly string[] } = { variables: new Map(), candidates: [] };
 
   /**
    * `env` is the operator's environment; `registry` hears every secret value found, for the scrub
@@ -83,7 +83,7 @@ export class TrustedSecrets {
         if (hasEnvReference(version.name)) {
           let names = this.ledgerNames.get(version.id);
           if (!names) this.ledgerNames.set(version.id, (names = new Set()));
-          names.add(version.name as string);
+          addAsLatest(names, version.name as string);
           for (const name of referencedNames(version.name as string)) this.ledgerVariables.add(name);
         }
         if (!Array.isArray(version.maskedPaths)) continue;
@@ -95,7 +95,7 @@ export class TrustedSecrets {
           if (!values) places.set(place, (values = new Set()));
           const written = valueAtPlace(version.config, place);
           if (!hasEnvReference(written)) continue;
-          values.add(written as string);
+          addAsLatest(values, written as string);
           for (const name of referencedNames(written as string)) this.ledgerVariables.add(name);
         }
       }
@@ -174,20 +174,26 @@ export class TrustedSecrets {
    * longest values first, never overlapping, in text order; a short value only where it is the whole
    * text (as `livePaths`). Registers what it finds. `export` writes each back as the reference that
    * put it there. Any other variable set here is not found: its value on the service (`TZ`'s
-   * `America/Chicago` as a timezone) is no evidence that an apply put it there.
+   * `America/Chicago` as a timezone) is no evidence that an apply put it there. Where several hold a
+   * value, the first of `recorded` that does names it (the variables the ledger recorded at the
+   * text's place, see `ledgerVariablesAt`: they put it there), else the first by name.
    */
-  variablesIn(text: string): HeldVariable[] {
+  variablesIn(text: string, recorded: readonly string[] = []): HeldVariable[] {
     const held: HeldVariable[] = [];
     const overlaps = (start: number, end: number) => held.some((other) => start < other.end && other.start < end);
     const { variables, candidates } = this.applied;
+    const nameOf = (value: string) => {
+      const names = variables.get(value) as readonly string[];
+      return recorded.find((name) => names.includes(name)) ?? (names[0] as string);
+    };
     for (const value of candidates) {
       if (value.length < MIN_SEARCHABLE_SECRET) {
-        if (text === value && held.length === 0) held.push({ start: 0, end: text.length, name: variables.get(value) as string });
+        if (text === value && held.length === 0) held.push({ start: 0, end: text.length, name: nameOf(value) });
         continue;
       }
       for (let start = text.indexOf(value); start !== -1; start = text.indexOf(value, start + 1)) {
         if (overlaps(start, start + value.length)) continue;
-        held.push({ start, end: start + value.length, name: variables.get(value) as string });
+        held.push({ start, end: start + value.length, name: nameOf(value) });
         this.registry.add(value);
       }
     }
@@ -199,9 +205,18 @@ export class TrustedSecrets {
     return [...(this.ledgerEnvPlaces.get(agentId)?.keys() ?? [])];
   }
 
-  /** The agent's names as the deploy ledger recorded them when an apply filled them from `${env:…}` (`Staging ${env:PROMO}`); none when it never did. */
+  /**
+   * The variables the deploy ledger names in the values it recorded at a place (dotted, in the
+   * config) of the agent, the latest apply's first: the ones that put the value there.
+   */
+  ledgerVariablesAt(agentId: string, place: string): string[] {
+    const written = [...(this.ledgerEnvPlaces.get(agentId)?.get(place) ?? [])].reverse();
+    return [...new Set(written.flatMap((value) => referencedNames(value)))];
+  }
+
+  /** The agent's names as the deploy ledger recorded them when an apply filled them from `${env:…}` (`Staging ${env:PROMO}`), the latest apply's first; none when it never did. */
   ledgerNamesOf(agentId: string): string[] {
-    return [...(this.ledgerNames.get(agentId) ?? [])];
+    return [...(this.ledgerNames.get(agentId) ?? [])].reverse();
   }
 }
 
@@ -268,18 +283,27 @@ function valueAtPlace(config: unknown, place: string): unknown {
 
 /**
  * The values of the variables a manifest may read under the operator's policy (`VOXFORM_ENV_ALLOW`
- * when set; never `VOXFORM_*`), each once, with the first name (in name order) that holds it; with
+ * when set; never `VOXFORM_*`), each once, with the names (in name order) that hold it; with
  * `only`, of those variables alone.
  */
-function manifestReadableVariables(env: Env, only?: ReadonlySet<string>): Map<string, string> {
+function manifestReadableVariables(env: Env, only?: ReadonlySet<string>): Map<string, string[]> {
   const policy = envPolicyOf(env);
-  const variables = new Map<string, string>();
+  const variables = new Map<string, string[]>();
   for (const name of Object.keys(env).sort()) {
     if (only && !only.has(name)) continue;
     const value = env[name];
-    if (value && !variables.has(value) && policy.check(name) === 'allowed') variables.set(value, name);
+    if (!value || policy.check(name) !== 'allowed') continue;
+    const names = variables.get(value);
+    if (names) names.push(name);
+    else variables.set(value, [name]);
   }
   return variables;
+}
+
+/** Adds `item` to `set` as its last, moving it there when it is already in: the set keeps the order items were last seen in. */
+function addAsLatest(set: Set<string>, item: string): void {
+  set.delete(item);
+  set.add(item);
 }
 
 function forEachString(value: unknown, at: FieldPath, onString: (text: string, at: FieldPath) => void): void {

@@ -11,6 +11,8 @@ import { repoRoot, runCli, runCliInProcess, runPrinted, useTempDirs, type CliRes
 
 const BOOKING = '-OKdqbqetEcM4ak369yn';
 const SPARE = '-OKspareAgent0000002';
+/** An agent whose live configuration breaks no mandatory policy. */
+const PLAIN = '-OKspareAgent0000003';
 /** Seeded with a prompt over the prompt size limit by the test that needs one. */
 const HUGE_PROMPT = '-OKspareAgent0000004';
 /** Content that once did not survive an export (docs/export.md: the export round-trips). */
@@ -193,6 +195,30 @@ describe('voxform export', () => {
     expect(forced.stdout).toContain('overwritten  prompts/spare-agent-2.md');
   });
 
+  test("over a project's manifest: the refusal names all the new one would drop; --force replaces it saying so, and promises no clean plan", async () => {
+    const dir = await tempDir();
+    const { args, env } = connection();
+    const project = await runCliInProcess(['export', '--from-phones', ...args], { cwd: dir, env });
+    expect(project.code, project.stderr).toBe(0);
+    await appendFile(path.join(dir, 'voxform.yaml'), "\n# The team's overlay\nenvironments:\n  staging: {}\n");
+    const before = await readFile(path.join(dir, 'voxform.yaml'), 'utf8');
+    const dropped = 'agents front-desk-staging and appointment-booking; phones +15551230001 and +15551230003; the environments section; 7 comment lines';
+
+    const refused = await runCliInProcess(['export', '--agent', PLAIN, ...args], { cwd: dir, env });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      `error[would_overwrite]: voxform export would overwrite voxform.yaml in ., which exists already; nothing was written. The new voxform.yaml would drop what the one there defines: ${dropped}.\n` +
+        "  hint: To add an agent to a project, export it beside it (--out DIR) and move the agent's entry and prompt file into voxform.yaml (docs/export.md). Pass --force to replace it all the same, losing what is listed.\n",
+    );
+    expect(await readFile(path.join(dir, 'voxform.yaml'), 'utf8')).toBe(before);
+
+    const forced = await runCliInProcess(['export', '--agent', PLAIN, '--force', ...args], { cwd: dir, env });
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stderr).toContain(`warning: the voxform.yaml this export replaced defined what the new one drops: ${dropped}. Restore it (from git) unless that was meant;`);
+    expect(forced.stdout).not.toContain('# shows no changes');
+    expect(forced.stdout).toContain('# lists what the replaced voxform.yaml defined and this one drops as not managed any more, where it was applied\n');
+  });
+
   test('beside an agents.yaml and no voxform.yaml: refused as init refuses it (the new voxform.yaml would hide it); --force writes and warns', async () => {
     const AGENTS = 'version: 1\nagents:\n  fd:\n    id: -OKspareAgent0000003\n';
     const dir = await tempDir({ 'agents.yaml': AGENTS });
@@ -365,6 +391,29 @@ describe('export of values an apply took from the environment (docs/export.md)',
     expect(exported.code, exported.stderr).toBe(0);
     expect(exported.stdout).toContain('  SPARE_AGENT_1_PROMPT         agents.spare-agent-1.config.prompt\n');
     for (const file of await filesOf(path.join(dir, 'exported'))) expect(file).not.toContain(PROMO);
+  });
+
+  test('two variables holding one value: each place is written as the reference the ledger recorded there, not the first by name', async () => {
+    const manifest = [
+      'version: 1',
+      'agents:',
+      '  spare:',
+      `    id: ${AWKWARD}`,
+      '    config:',
+      '      session_data_webhook: { url: "https://h.example.com/end", headers: { x-hook-token: "${env:SALES_X_HOOK_TOKEN}" } }',
+      '      extra_prompt_webhook: { url: "https://h.example.com/pre", headers: { authorization: "Bearer ${env:HOOK_TOKEN}" } }',
+      '',
+    ].join('\n');
+    const env = { HOOK_TOKEN: 'planted-secret-123456', SALES_X_HOOK_TOKEN: 'planted-secret-123456' };
+    const dir = await tempDir({ 'voxform.yaml': manifest });
+    const applied = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir, env });
+    expect(applied.code, applied.stderr).toBe(0);
+    const exported = await runCliInProcess(['export', '--local', '--agent', AWKWARD, '--out', 'exported'], { cwd: dir, env });
+    expect(exported.code, exported.stderr).toBe(0);
+    const written = parse(await readFile(path.join(dir, 'exported/voxform.yaml'), 'utf8')) as { agents: Record<string, { config: Record<string, { headers: unknown }> }> };
+    const config = written.agents['spare-agent-1']?.config;
+    expect(config?.session_data_webhook?.headers).toEqual({ 'x-hook-token': '${env:SALES_X_HOOK_TOKEN}' });
+    expect(config?.extra_prompt_webhook?.headers).toEqual({ authorization: 'Bearer ${env:HOOK_TOKEN}' });
   });
 });
 

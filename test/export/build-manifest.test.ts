@@ -339,6 +339,39 @@ describe('buildExport: values an apply took from the environment are never writt
     expect(out.secrets.map((s) => s.name)).toEqual(['AGENT_AG_N_TOOLS_0_NAME', 'AGENT_AG_N_TOOLS_0_AUTHORIZATION', 'AGENT_AG_N_SESSION_DATA_WEBHOOK_X_HOOK_TOKEN', 'AGENT_AG_N_NAME']);
   });
 
+  test('two variables holding one value: each place is written as the reference the ledger recorded there, the latest apply first; else the first by name', () => {
+    const TOKEN = 'planted-secret-123456';
+    const hooks = agent('ag_2', `Sales ${TOKEN}`, {
+      session_data_webhook: { url: 'https://h.example.com/end', headers: { 'x-hook-token': TOKEN } },
+      extra_prompt_webhook: { url: 'https://h.example.com/pre', headers: { authorization: `Bearer ${TOKEN}` } },
+      first_message: `Code ${TOKEN}.`,
+    });
+    const env = { HOOK_TOKEN: TOKEN, SALES_X_HOOK_TOKEN: TOKEN };
+    const applied = (token: string, authorization: string) => ({
+      agents: {
+        ag_2: {
+          id: 'ag_2',
+          name: 'Sales ${env:SALES_X_HOOK_TOKEN}',
+          maskedPaths: ['session_data_webhook.headers.x-hook-token', 'extra_prompt_webhook.headers.authorization'],
+          config: { session_data_webhook: { headers: { 'x-hook-token': token } }, extra_prompt_webhook: { headers: { authorization: authorization } } },
+        },
+        // Another apply read both variables, in a place of this agent the ledger did not record: nothing settles it there.
+        earlier: { id: 'ag_earlier', maskedPaths: ['first_message'], config: { first_message: '${env:SALES_X_HOOK_TOKEN} ${env:HOOK_TOKEN}' } },
+      },
+    });
+    const trusted = new TrustedSecrets(env, new SecretRegistry());
+    // The applies read SALES_X_HOOK_TOKEN for the header, then HOOK_TOKEN, then SALES_X_HOOK_TOKEN again: the latest decides.
+    const sales = applied('${env:SALES_X_HOOK_TOKEN}', 'Bearer ${env:HOOK_TOKEN}');
+    trusted.noteLedger([sales, applied('${env:HOOK_TOKEN}', 'Bearer ${env:HOOK_TOKEN}'), sales]);
+    const out = buildExport({ agents: [hooks], phones: [], command: 'voxform export', deployed: trusted });
+    expect(out.manifest).not.toContain(TOKEN);
+    const config = configOf(out, 'sales-sales-x-hook-token');
+    expect(config.session_data_webhook).toEqual({ url: 'https://h.example.com/end', headers: { 'x-hook-token': '${env:SALES_X_HOOK_TOKEN}' } });
+    expect(config.extra_prompt_webhook).toEqual({ url: 'https://h.example.com/pre', headers: { authorization: 'Bearer ${env:HOOK_TOKEN}' } });
+    expect(config.first_message).toBe('Code ${env:HOOK_TOKEN}.');
+    expect((parse(out.manifest) as { agents: Record<string, { name: string }> }).agents['sales-sales-x-hook-token']?.name).toBe('Sales ${env:SALES_X_HOOK_TOKEN}');
+  });
+
   test('a name the ledger recorded as filled from the environment, its variable set here: written as it was applied', () => {
     const staging = agent('ag_n', `Staging ${PROMO}`, { prompt: 'You are Ava.' });
     const asApplied = buildExport({ agents: [staging], phones: [], command: 'voxform export', deployed: deployed({ PROMO }, {}, { ag_n: 'Staging ${env:PROMO}' }) });

@@ -387,11 +387,18 @@ describe('loadManifests: ${env:…}', () => {
     expect(result.state!.secrets).toContain('tok-123456');
   });
 
-  it('reports a missing variable at its location', async () => {
+  it('reports a missing variable at its location; in a place the schema marks secret, the fix is to set it, never a default', async () => {
     const result = await loadTree({ 'voxform.yaml': webhook });
     expect(summarize(result)).toEqual([
-      'voxform.yaml:8:30 env_missing environment variable HOOK_TOKEN is not set; set it, or give a default with ${env:HOOK_TOKEN:-default}',
+      'voxform.yaml:8:30 env_missing environment variable HOOK_TOKEN is not set; set it where plan and apply run (the place holds a secret: a default would write the secret into the manifest)',
     ]);
+    const credential = await loadTree({ 'voxform.yaml': 'version: 1\ncredentials:\n  - { provider: openai, api_key: "${env:OPENAI_KEY}" }\n' });
+    expect(summarize(credential)).toEqual(['voxform.yaml:3:35 env_missing environment variable OPENAI_KEY is not set; set it where plan and apply run (the place holds a secret: a default would write the secret into the manifest)']);
+  });
+
+  it('a missing variable in a place that holds no secret: set it, or give it a default', async () => {
+    const result = await loadTree({ 'voxform.yaml': `${AGENT}    config:\n      first_message: "\${env:GREETING}"\n` });
+    expect(summarize(result)).toEqual(['voxform.yaml:6:23 env_missing environment variable GREETING is not set; set it, or give a default with ${env:GREETING:-default}']);
   });
 
   it('uses the default when the variable is unset or empty', async () => {

@@ -81,12 +81,12 @@ describe('templates', () => {
     expect(summarize(overridden)).toEqual([]);
   });
 
-  it('a variable a project\'s own template reads and the environment lacks is reported in its file, where a default can be written', async () => {
+  it('a variable a project\'s own template reads and the environment lacks is reported in its file; for a header, the fix is to set it', async () => {
     const result = await loadWith(manifest('    template: receptionist\n    vars: { business: Acme }\n'), {
       'templates/receptionist/template.yaml': `${receptionist['templates/receptionist/template.yaml']}\n    session_data_webhook: { url: "https://hooks.example.com", headers: { authorization: "Bearer \${env:HOOK_TOKEN}" } }`,
     });
     expect(summarize(result)).toEqual([
-      'templates/receptionist/template.yaml:13:97 env_missing environment variable HOOK_TOKEN is not set; set it, or give a default with ${env:HOOK_TOKEN:-default}',
+      'templates/receptionist/template.yaml:13:97 env_missing environment variable HOOK_TOKEN is not set; set it where plan and apply run (the place holds a secret: a default would write the secret into the manifest)',
     ]);
   });
 

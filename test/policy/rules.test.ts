@@ -121,6 +121,12 @@ describe('places and messages', () => {
     expect(located).toEqual(['knowledge.faq voxform.yaml:5:22', 'knowledge.notes voxform.yaml:8:18']);
   });
 
+  it('a value that is not secret, written as it is in a header and a URL query (as env_value_short advises), breaks no built-in rule', async () => {
+    const literal = 'session_data_webhook: { url: "https://hooks.example.com/end?mode=full", headers: { authorization: "Bearer ${env:HOOK:-hook-token-123}", x-env: prod } }';
+    const dir = await tempDir({ 'voxform.yaml': oneAgent(literal) });
+    expect((await policyOf(dir)).findings).toEqual([]);
+  });
+
   it('never quotes a literal credential or a personal datum', async () => {
     const dir = await tempDir({
       'voxform.yaml': oneAgent('first_message: Call 555-201-3344.\nsession_data_webhook: { url: "https://hooks.example.com/end", headers: { authorization: "literal-secret-9f8e" } }'),

@@ -142,4 +142,13 @@ describe('short ${env:} values', () => {
     expect(short.secrets).toContain('eu');
     expect(summarize(await loadTree(files, { env: { CODE: 'long-enough' } }))).toEqual([]);
   });
+
+  it('say that a value that is not secret needs no ${env:…}: written as it is, in a header too, it loads without a word', async () => {
+    const header = (value: string) => ({ 'voxform.yaml': webhookManifest('').replace('x-token: ""', `x-env: ${value}`) });
+    const short = await loadTree(header('"${env:X_ENV}"'), { env: { X_ENV: 'prod' } });
+    expect(short.diagnostics.map((d) => d.message)).toEqual([
+      "the value of X_ENV is under 6 characters, too short to search for in output without garbling ordinary words: it is hidden where it stands as a value (its config paths, headers), not wherever it occurs in text such as a reply; if it is not secret, it needs no ${env:…}: write it in the manifest as it is, in a header or a URL's query too (x-env: prod; the built-in policy asks for ${env:…} only where a header or query parameter names a credential, such as authorization or ?token=), or under environments: where it differs per environment; if it is secret, make it longer",
+    ]);
+    expect(summarize(await loadTree(header('prod')))).toEqual([]);
+  });
 });

@@ -159,7 +159,7 @@ describe('a message that quotes a hidden part stays readable', () => {
     });
     const result = await runCliInProcess(['validate'], { cwd, env: { OPENAI_API_KEY: undefined } });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('error[env_missing]: environment variable OPENAI_API_KEY is not set; set it, or give a default with ${env:OPENAI_API_KEY:-default}\n');
+    expect(result.stderr).toContain('error[env_missing]: environment variable OPENAI_API_KEY is not set; set it where plan and apply run (the place holds a secret: a default would write the secret into the manifest)\n');
     // The frame shows which credential the error is about, above the line it points at; the overlay's provider stays hidden.
     expect(result.stderr).toContain('  3 |   - provider: openai\n> 4 |     api_key: ${env:OPENAI_API_KEY}\n');
     const staging = await runCliInProcess(['validate', '--env', 'staging'], { cwd, env: { OPENAI_API_KEY: 'sk-PLANTENV1' } });

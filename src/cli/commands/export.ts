@@ -6,7 +6,10 @@ import { readLiveAgents } from '../../export/read-live.js';
 import { TrustedSecrets } from '../../secrets/trusted.js';
 import { GITIGNORE_ENTRIES } from '../../templates/gitignore.js';
 import { refuseOutsideProject, refuseOwnFolder, writeScaffold } from '../../init/write-scaffold.js';
-import { MANIFEST_FILE, refuseShadowing, SCHEMA_FILE, shadowedManifest, shadowedWarning, type ScaffoldFile } from '../../init/scaffold.js';
+import { MANIFEST_FILE, refuseShadowing, SCHEMA_FILE, shadowedManifest, shadowedWarning, type OverwriteLosses, type ScaffoldFile } from '../../init/scaffold.js';
+import { describeLosses, losesAnything, losesResources, manifestLosses, type ManifestLosses } from '../../export/manifest-losses.js';
+import { pathExists, readGuarded } from '../../project-files/guarded-read.js';
+import { MAX_MANIFEST_BYTES } from '../../project-files/limits.js';
 import { bundleManifestSchema } from '../../schema/load.js';
 import { resolveConnection } from '../connection.js';
 import { loadManifests } from '../../manifest/index.js';
@@ -38,7 +41,7 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
   // Refused before the service is asked anything.
   await refuseOwnFolder(out, { displayDir: where, command: 'voxform export', own });
   // The files whose names the live agents do not decide: each prompt is checked once they are read.
-  await refuseOutsideProject(out, [{ path: MANIFEST_FILE }, { path: SCHEMA_FILE }, { path: '.gitignore' }], { displayDir: where, command: 'voxform export', own });
+  const root = await refuseOutsideProject(out, [{ path: MANIFEST_FILE }, { path: SCHEMA_FILE }, { path: '.gitignore' }], { displayDir: where, command: 'voxform export', own });
   if (!force) await refuseShadowing(out, { displayDir: where, command: 'voxform export' });
   // Read before anything is written: a malformed list stops the run (env_allow_invalid).
   const policy = envPolicyOf(ctx.env);
@@ -63,7 +66,9 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
     { path: '.gitignore', mode: 'merge', content: GITIGNORE_ENTRIES.join('\n') },
   ];
   const shadowed = await shadowedManifest(out);
-  const written = await writeScaffold(out, files, { force, displayDir: where, command: 'voxform export', own });
+  const losses = await replacedManifestLosses(path.join(out, MANIFEST_FILE), root, result.manifest);
+  const said = losses && losesAnything(losses) ? describeLosses(losses) : undefined;
+  const written = await writeScaffold(out, files, { force, displayDir: where, command: 'voxform export', own, losses: said === undefined ? undefined : refusalOf(said) });
   // From here the export is complete: a stop cuts short only the check after it, and says so.
   ctx.stopLeaves?.(checkCutShort(where));
 
@@ -87,6 +92,7 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
   }
   writeWarnings(result, policy, ctx);
   if (shadowed !== undefined) ctx.stderr.write(shadowedWarning(shadowed, where));
+  if (said !== undefined) ctx.stderr.write(`warning: the ${MANIFEST_FILE} this export replaced defined what the new one drops: ${said}. Restore it (from git) unless that was meant; ${ADD_AN_AGENT}.\n`);
   const check = written.kept.some((file) => path.basename(file) === MANIFEST_FILE)
     ? { loads: true, mandatory: 0 }
     : await warnMandatoryFindings(path.join(out, MANIFEST_FILE), checkingEnv(ctx.env, result.secrets, policy), ctx);
@@ -94,8 +100,29 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
   // way on is to fix what stops it.
   if (!check.loads) ctx.stdout.write(`\nNext: fix what the warning above names in the exported files, then ${validateStep(where)}   # plan shows no changes once it loads\n`);
   else if (check.mandatory > 0) ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # stops on the ${plural(check.mandatory, 'mandatory finding')} above until each is fixed or waived\n`);
+  // The resources the replaced manifest defined are not managed any more: plan lists those applied.
+  else if (losses && losesResources(losses)) ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # lists what the replaced ${MANIFEST_FILE} defined and this one drops as not managed any more, where it was applied\n`);
   else ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # shows no changes\n`);
   return 0;
+}
+
+/** How a project keeps what replacing its manifest would drop: said with the refusal, and after a --force. */
+const ADD_AN_AGENT = `to add an agent to a project, export it beside it (--out DIR) and move the agent's entry and prompt file into ${MANIFEST_FILE} (docs/export.md)`;
+
+/** The refusal's words for what replacing the manifest would lose. */
+function refusalOf(said: string): OverwriteLosses {
+  return { said: `The new ${MANIFEST_FILE} would drop what the one there defines: ${said}.`, hint: `T${ADD_AN_AGENT.slice(1)}. Pass --force to replace it all the same, losing what is listed.` };
+}
+
+/**
+ * What the exported manifest drops of the one at `file` it would replace (read as every file of the
+ * project is, under `root`); undefined when there is none, or it may not be read (a link out of the
+ * project: it is replaced, never read).
+ */
+async function replacedManifestLosses(file: string, root: string, exported: string): Promise<ManifestLosses | undefined> {
+  if (!(await pathExists(file, { follow: false }))) return undefined;
+  const read = await readGuarded(file, { root, maxBytes: MAX_MANIFEST_BYTES });
+  return read.ok ? manifestLosses(read.bytes.toString('utf8'), exported) : undefined;
 }
 
 /**

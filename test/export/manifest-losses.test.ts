@@ -1,0 +1,59 @@
+import { describe, expect, test } from 'vitest';
+import { describeLosses, losesAnything, losesResources, manifestLosses } from '../../src/export/manifest-losses.js';
+
+const EXPORTED = ['# Exported from the live service.', 'version: 1', 'agents:', '  support:', '    id: ag_support', '    config:', '      prompt: |', '        # Rules', '        Be kind.', 'phones:', '  "+15551230002": { agent: support }', ''].join('\n');
+
+describe('manifestLosses: what an exported manifest drops of the one it replaces', () => {
+  test('the resources, sections and comments of a project the export does not write', () => {
+    const existing = [
+      '# Exported from the live service.',
+      'version: 1',
+      '# The team keeps these two here.',
+      'agents:',
+      '  front-desk: { id: ag_front }',
+      '  support: { id: ag_support } # the one exported again',
+      '  booking: { id: ag_booking }',
+      'phones:',
+      '  "+15551230001": { agent: front-desk }',
+      '  "+15551230002": { agent: support }',
+      'knowledge:',
+      '  prices: { file: prices.pdf }',
+      'credentials:',
+      '  - { provider: openai, api_key: "${env:OPENAI_KEY}" }',
+      'defaults: {}',
+      'environments: { staging: {} }',
+      'policy: {}',
+      '',
+    ].join('\n');
+    const losses = manifestLosses(existing, EXPORTED);
+    expect(describeLosses(losses)).toBe(
+      'agents front-desk and booking; phone +15551230001; knowledge file prices; credential for openai; the defaults, environments and policy sections; 2 comment lines',
+    );
+    expect(losesResources(losses)).toBe(true);
+  });
+
+  test('an agent the export writes under another key is not dropped: it is the same agent', () => {
+    const existing = 'version: 1\nagents:\n  help-line: { id: ag_support }\n';
+    expect(losesAnything(manifestLosses(existing, EXPORTED))).toBe(false);
+  });
+
+  test('a comment-like line inside a prompt is text, not a comment; the comments the export writes again are none lost', () => {
+    expect(losesAnything(manifestLosses(EXPORTED, EXPORTED))).toBe(false);
+    const sectionsOnly = manifestLosses(`${EXPORTED}environments: { staging: {} }\n`, EXPORTED);
+    expect(describeLosses(sectionsOnly)).toBe('the environments section');
+    expect(losesResources(sectionsOnly)).toBe(false);
+  });
+
+  test('a file that does not read as a manifest: all of it, said as not listed; an empty one loses nothing', () => {
+    const broken = manifestLosses('agents: [unclosed\n', EXPORTED);
+    expect(describeLosses(broken)).toBe('all it defines (it does not read as a manifest, so what it defines cannot be listed)');
+    expect(losesResources(broken)).toBe(true);
+    expect(losesAnything(manifestLosses('', EXPORTED))).toBe(false);
+    expect(describeLosses(manifestLosses('# just a note\n', EXPORTED))).toBe('1 comment line');
+  });
+
+  test('names are written printable: a control character in a key is escaped', () => {
+    const existing = 'version: 1\nagents:\n  "evil\\u001b[31m": { id: ag_evil }\n';
+    expect(describeLosses(manifestLosses(existing, EXPORTED))).toBe('agent evil\\u001b[31m');
+  });
+});
