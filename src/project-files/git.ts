@@ -8,7 +8,7 @@
  *   the configuration defines emptied (`git status` runs clean filters, and `.gitattributes`
  *   chooses them); a driver whose name `-c` cannot spell (it holds `=`) stops the run instead.
  * - **no shell, a minimal environment** (GIT_ENV_PASSED): never VOXFORM_API_KEY or another secret.
- * - **bounded**: a time-out per run, and at most GIT_MAX_OUTPUT read.
+ * - **bounded**: a time-out per run, and at most GIT_MAX_OUTPUT read (or the larger cap a caller names).
  * Every failure is an answer of undefined: what git would have said is unknown.
  */
 import { execFile } from 'node:child_process';
@@ -46,6 +46,12 @@ export interface GitAnswer {
   cut: boolean;
 }
 
+/** What git wrote, byte for byte, and whether there was more than the cap holds. */
+export interface GitBytes {
+  bytes: Buffer;
+  cut: boolean;
+}
+
 /** A repository git may be asked about: `run` adds the whole rule to every call. */
 export interface GitRepository {
   /** The work tree's root (a real path). */
@@ -55,10 +61,15 @@ export interface GitRepository {
    * file's content from `git show`, at most its loader's own limit); `keepBlankLines` keeps its empty lines.
    */
   run(args: readonly string[], options?: { maxOutput?: number; keepBlankLines?: boolean }): Promise<GitAnswer | undefined>;
+  /**
+   * Runs `git ARGS` there under the same rule with `input` on its standard input, and answers what it
+   * wrote unchanged (`git cat-file --batch`: contents that lines would garble); undefined on any failure.
+   */
+  runBytes(args: readonly string[], options: { input: string; maxOutput?: number }): Promise<GitBytes | undefined>;
 }
 
 interface RawAnswer {
-  stdout: string;
+  stdout: Buffer;
   /** The exit code, 0 on success; undefined when git did not run to an exit (not found, killed, time-out). */
   code: number | undefined;
   cut: boolean;
@@ -73,17 +84,23 @@ function gitEnvironment(env: Env, root: string): NodeJS.ProcessEnv {
   return { ...passed, GIT_CEILING_DIRECTORIES: path.dirname(root), GIT_TERMINAL_PROMPT: '0' };
 }
 
-function execGit(args: readonly string[], root: string, env: NodeJS.ProcessEnv, maxOutput = GIT_MAX_OUTPUT): Promise<RawAnswer> {
+/** Runs git; `input`, when given, is written to its standard input, which is then closed. */
+function execGit(args: readonly string[], root: string, env: NodeJS.ProcessEnv, maxOutput = GIT_MAX_OUTPUT, input?: string): Promise<RawAnswer> {
   return new Promise((resolve) => {
     try {
-      execFile('git', [...GIT_HARDENING, ...args], { cwd: root, env, timeout: GIT_TIMEOUT_MS, windowsHide: true, maxBuffer: maxOutput, shell: false }, (error, stdout) => {
+      const child = execFile('git', [...GIT_HARDENING, ...args], { cwd: root, env, timeout: GIT_TIMEOUT_MS, windowsHide: true, maxBuffer: maxOutput, shell: false, encoding: 'buffer' }, (error, stdout) => {
         const failure = error as (Error & { code?: unknown; killed?: boolean }) | null;
         const cut = failure?.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER';
         const code = !failure || cut ? 0 : typeof failure.code === 'number' && !failure.killed ? failure.code : undefined;
-        resolve({ stdout: String(stdout), code, cut });
+        resolve({ stdout, code, cut });
       });
+      if (input !== undefined) {
+        // A git that stops reading (it failed, or was killed at the cap) answers by its exit, not by a broken pipe.
+        child.stdin?.on('error', () => undefined);
+        child.stdin?.end(input);
+      }
     } catch {
-      resolve({ stdout: '', code: undefined, cut: false });
+      resolve({ stdout: Buffer.alloc(0), code: undefined, cut: false });
     }
   });
 }
@@ -130,17 +147,21 @@ export async function openGitRepository(start: string, env: Env): Promise<GitRep
   // Exit code 1: no filter defined.
   const listing = await execGit(['config', '-z', '--get-regexp', '^filter\\.'], root, gitEnv);
   if (listing.cut || (listing.code !== 0 && listing.code !== 1)) return undefined;
-  const overrides = filterOverrides(listing.code === 0 ? listing.stdout : '');
+  const overrides = filterOverrides(listing.code === 0 ? listing.stdout.toString() : '');
   if (!overrides) return undefined;
   return {
     root,
     async run(args, options = {}) {
       const answer = await execGit([...overrides, ...args], root, gitEnv, options.maxOutput);
       if (answer.code !== 0) return undefined;
-      const lines = answer.stdout.split('\n');
+      const lines = answer.stdout.toString().split('\n');
       // A cut answer ends in the middle of a line: only whole lines count.
       if (answer.cut) return { lines: lines.slice(0, -1), cut: true };
       return { lines: options.keepBlankLines ? lines : lines.filter((line) => line !== ''), cut: false };
+    },
+    async runBytes(args, { input, maxOutput }) {
+      const answer = await execGit([...overrides, ...args], root, gitEnv, maxOutput, input);
+      return answer.code === 0 ? { bytes: answer.stdout, cut: answer.cut } : undefined;
     },
   };
 }

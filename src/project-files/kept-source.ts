@@ -48,14 +48,62 @@ function treeEntries(listing: string): TreeEntry[] {
 const MAX_FOLDER_LISTING_BYTES = 8 * 1024 * 1024;
 
 /**
+ * What one `git cat-file --batch` run reads together: many records of an ordinary ledger, and what
+ * is kept of them in memory at a time. A file larger than this is read alone.
+ */
+export const MAX_BATCH_BYTES = 4 * 1024 * 1024;
+
+/** Why an entry is not read: only a regular file, within the size its reader allows, is. */
+function refusalOf(entry: TreeEntry, maxBytes: number): KeptFile<unknown> | undefined {
+  if (entry.type !== 'blob' || (entry.mode !== '100644' && entry.mode !== '100755')) {
+    return { found: true, ok: false, reason: 'refused', problem: entry.mode === '120000' ? 'is a symbolic link' : 'is not a regular file' };
+  }
+  if (!(entry.size <= maxBytes)) return { found: true, ok: false, reason: 'refused', problem: `is ${formatCount(entry.size)} bytes; the limit is ${formatSize(maxBytes)}` };
+  return undefined;
+}
+
+/** The header `git cat-file --batch` writes before an object's content. */
+function batchHeader(entry: TreeEntry): string {
+  return `${entry.object} blob ${entry.size}\n`;
+}
+
+/**
+ * The contents of `entries` from what `git cat-file --batch` wrote for their objects, in order: each
+ * `OBJECT blob SIZE\n`, that many bytes, `\n`. Only the entries answered as listed (their object, a
+ * blob of their size) are given, up to the first that is not.
+ */
+function batchContents(entries: readonly TreeEntry[], output: Buffer): Map<string, Buffer> {
+  const contents = new Map<string, Buffer>();
+  let at = 0;
+  for (const entry of entries) {
+    const header = Buffer.from(batchHeader(entry));
+    const end = at + header.length + entry.size;
+    if (!output.subarray(at, at + header.length).equals(header) || output[end] !== 0x0a) break;
+    contents.set(entry.path, output.subarray(at + header.length, end));
+    at = end + 1;
+  }
+  return contents;
+}
+
+/**
  * The files as commit `commit` of `repository` holds them, asked of git alone (`ls-tree`, `cat-file`):
  * nothing of the work tree is read. A file outside the repository, or that the commit does not hold,
  * is not found; only a regular file is read (a link or a submodule is refused, as in the work tree).
  * `unreadable` makes the error for what git cannot answer: what the commit holds is then unknown.
+ *
+ * A ledger's records are read one after another, and a git run for each would make every command
+ * slower as the ledger grows: a file read from a listed folder brings the unread files nearest it in
+ * the listing with it, in one `git cat-file --batch` of at most MAX_BATCH_BYTES, each checked as it
+ * would be alone. Whichever way a reader walks the folder, the files ahead of it come along.
  */
 export function keptFilesAtCommit(repository: GitRepository, commit: string, unreadable: (why: string) => Error): KeptFileSource {
-  /** What the folders listed so far hold, by path from the root: a record listed is read without asking again. */
-  const listed = new Map<string, TreeEntry>();
+  /** The entries of the folders listed so far, by path from the root, with their folder's entries and their place there: a file listed is read without asking again. */
+  const listed = new Map<string, { entry: TreeEntry; siblings: TreeEntry[]; index: number }>();
+  /** The paths whose content has been read. */
+  const read = new Set<string>();
+  /** The contents of the last batch read, by path. */
+  let fetched = new Map<string, Buffer>();
+
   async function entries(at: string): Promise<TreeEntry[]> {
     // Literal: a folder named `*` is that folder, not a pattern.
     const answer = await repository.run(['--literal-pathspecs', 'ls-tree', '-l', '-z', commit, '--', at], { maxOutput: MAX_FOLDER_LISTING_BYTES, keepBlankLines: true });
@@ -63,6 +111,38 @@ export function keptFilesAtCommit(repository: GitRepository, commit: string, unr
     if (answer.cut) throw unreadable(`has more files at ${at} than voxform lists`);
     return treeEntries(answer.lines.join('\n'));
   }
+
+  /** `entry` and, when it was listed with its folder, the unread files nearest it there, as many as a batch holds. */
+  function batchOf(entry: TreeEntry, maxBytes: number): TreeEntry[] {
+    const batch = [entry];
+    const place = listed.get(entry.path);
+    if (!place) return batch;
+    let bytes = entry.size;
+    for (let step = 1; step < place.siblings.length; step++) {
+      for (const sibling of [place.siblings[place.index - step], place.siblings[place.index + step]]) {
+        if (!sibling || read.has(sibling.path) || refusalOf(sibling, maxBytes)) continue;
+        if (bytes + sibling.size > MAX_BATCH_BYTES) return batch;
+        bytes += sibling.size;
+        batch.push(sibling);
+      }
+    }
+    return batch;
+  }
+
+  /** The content of `entry`, read with the batch it heads; throws `unreadable` when git does not give it. */
+  async function contentOf(entry: TreeEntry, maxBytes: number): Promise<Buffer> {
+    const kept = fetched.get(entry.path);
+    if (kept) return kept;
+    const batch = batchOf(entry, maxBytes);
+    const expected = batch.reduce((total, item) => total + batchHeader(item).length + item.size + 1, 0);
+    const answer = await repository.runBytes(['cat-file', '--batch'], { input: batch.map(({ object }) => `${object}\n`).join(''), maxOutput: expected });
+    fetched = answer && !answer.cut ? batchContents(batch, answer.bytes) : new Map();
+    for (const done of fetched.keys()) read.add(done);
+    const content = fetched.get(entry.path);
+    if (!content) throw unreadable(`has a ${entry.path} git cannot show`);
+    return content;
+  }
+
   return {
     // Git names a path inside the commit's trees: a link there is never followed.
     checkFolder: () => Promise.resolve(),
@@ -70,21 +150,17 @@ export function keptFilesAtCommit(repository: GitRepository, commit: string, unr
       const at = pathFromRoot(repository.root, folder);
       const found = at === undefined || at === '' ? [] : await entries(`${at}/`);
       if (found.length === 0) throw Object.assign(new Error(`${folder} is not in the commit`), { code: 'ENOENT' });
-      for (const entry of found) listed.set(entry.path, entry);
+      found.forEach((entry, index) => listed.set(entry.path, { entry, siblings: found, index }));
       return found.map((entry) => path.posix.basename(entry.path));
     },
     async readJson(file, limits) {
       const at = pathFromRoot(repository.root, file);
       if (at === undefined || at === '') return { found: false };
-      const entry = listed.get(at) ?? (await entries(at)).find((candidate) => candidate.path === at);
+      const entry = listed.get(at)?.entry ?? (await entries(at)).find((candidate) => candidate.path === at);
       if (!entry) return { found: false };
-      if (entry.type !== 'blob' || (entry.mode !== '100644' && entry.mode !== '100755')) {
-        return { found: true, ok: false, reason: 'refused', problem: entry.mode === '120000' ? 'is a symbolic link' : 'is not a regular file' };
-      }
-      if (!(entry.size <= limits.maxBytes)) return { found: true, ok: false, reason: 'refused', problem: `is ${formatCount(entry.size)} bytes; the limit is ${formatSize(limits.maxBytes)}` };
-      const shown = await repository.run(['cat-file', 'blob', entry.object], { maxOutput: limits.maxBytes + 1, keepBlankLines: true });
-      if (!shown || shown.cut) throw unreadable(`has a ${at} git cannot show`);
-      return parseKeptJson(shown.lines.join('\n'), limits);
+      const refusal = refusalOf(entry, limits.maxBytes);
+      if (refusal) return refusal;
+      return parseKeptJson((await contentOf(entry, limits.maxBytes)).toString(), limits);
     },
   };
 }

@@ -55,7 +55,8 @@ export async function noteStateEvidence(trusted: TrustedSecrets, backend: StateB
 
 /**
  * The ledger is walked one record at a time, and a record is read whole only when one of its agents
- * took a value from the environment: a ledger of any length costs the memory of its largest record.
+ * took a value from the environment: a ledger of any length costs the memory of its largest record
+ * (at a base revision, of the larger of it and a batch read through git: src/project-files/kept-source.ts).
  */
 async function noteEvidence(trusted: TrustedSecrets, workspace: string, evidence: Evidence): Promise<void> {
   const service = splitWorkspaceKey(workspace)?.serviceId;

@@ -1,0 +1,61 @@
+/**
+ * GitRepository.runBytes: a git run given input, whose output comes back byte for byte (what
+ * `git cat-file --batch` writes of files that are not text), under the same rule as every git run:
+ * the hardening options, the scrubbed environment, the cap on what is read.
+ */
+import { execFileSync } from 'node:child_process';
+import { chmod, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { GIT_HARDENING, openGitRepository, type GitRepository } from '../../src/project-files/git.js';
+import { useTempDirs } from '../helpers/cli.js';
+
+const tempDir = useTempDirs();
+const REAL_GIT = execFileSync('sh', ['-c', 'command -v git']).toString().trim();
+/** Bytes no line-reading answer keeps: not UTF-8, a NUL, blank lines, no newline at the end. */
+const CONTENT = Buffer.from([0xff, 0xfe, 0x00, 0x0a, 0x0a, 0x0d, 0x0a, 0x41]);
+
+async function repositoryWithBlob(): Promise<{ repository: GitRepository; object: string }> {
+  const dir = await tempDir({ 'blob.bin': CONTENT });
+  const env = { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' };
+  execFileSync('git', ['init', '-q'], { cwd: dir, env });
+  const object = execFileSync('git', ['hash-object', '-w', 'blob.bin'], { cwd: dir, env }).toString().trim();
+  return { repository: (await openGitRepository(dir, env)) as GitRepository, object };
+}
+
+describe('runBytes', () => {
+  it('gives git its input and answers its output unchanged', async () => {
+    const { repository, object } = await repositoryWithBlob();
+    const answer = await repository.runBytes(['cat-file', '--batch'], { input: `${object}\n${object}\n` });
+    const one = Buffer.concat([Buffer.from(`${object} blob ${CONTENT.length}\n`), CONTENT, Buffer.from('\n')]);
+    expect(answer).toEqual({ bytes: Buffer.concat([one, one]), cut: false });
+  });
+
+  it('reads no more than the cap: the answer is cut there, and says so', async () => {
+    const { repository, object } = await repositoryWithBlob();
+    const answer = await repository.runBytes(['cat-file', '--batch'], { input: `${object}\n`, maxOutput: 20 });
+    expect(answer?.cut).toBe(true);
+    expect(answer?.bytes).toEqual(Buffer.from(`${object} blob ${CONTENT.length}\n`).subarray(0, 20));
+  });
+
+  it('a git that fails is no answer', async () => {
+    const { repository } = await repositoryWithBlob();
+    expect(await repository.runBytes(['cat-file', '--no-such-option'], { input: 'x\n' })).toBeUndefined();
+  });
+
+  it('runs with the hardening options and the scrubbed environment, as every git run does', async () => {
+    const bin = await tempDir();
+    // A git that answers its arguments, its environment and its input (and runs the real one to list filters).
+    await writeFile(path.join(bin, 'git'), `#!/bin/sh\ncase "$*" in *--get-regexp*) exec "${REAL_GIT}" "$@";; esac\necho "ARGS: $*"; env; echo "INPUT:"; cat\n`);
+    await chmod(path.join(bin, 'git'), 0o755);
+    const dir = await tempDir();
+    execFileSync('git', ['init', '-q'], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir } });
+    const repository = (await openGitRepository(dir, { PATH: `${bin}:${process.env.PATH ?? ''}`, HOME: dir, VOXFORM_API_KEY: 'vx_key_never_passed' })) as GitRepository;
+
+    const said = (await repository.runBytes(['cat-file', '--batch'], { input: 'the input\n' }))?.bytes.toString() ?? '';
+    expect(said.startsWith(`ARGS: ${GIT_HARDENING.join(' ')} cat-file --batch\n`)).toBe(true);
+    expect(said).not.toContain('vx_key_never_passed');
+    expect(said).toContain(`GIT_CEILING_DIRECTORIES=${path.dirname(repository.root)}`);
+    expect(said.endsWith('INPUT:\nthe input\n')).toBe(true);
+  });
+});
