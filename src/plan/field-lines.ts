@@ -2,6 +2,7 @@
 import { structuredPatch } from 'diff';
 import { REDACTED } from '../secrets/redact.js';
 import { plural } from '../util/plural.js';
+import { isPlainObject } from '../util/json-object.js';
 import { serializeAlike } from './compare.js';
 import { redactValue } from './redact.js';
 import { UNKNOWN_AFTER_APPLY, type FieldChange, type Plan, type ResourceChange } from './types.js';
@@ -37,18 +38,33 @@ const INLINE_LIMIT = 80;
 /** How a side that holds no value reads. */
 export const UNSET_VALUE = '(unset)';
 
+/**
+ * Object keys sorted at every level: the two sides of a change come from different writers (the
+ * service's read-back, a manifest in its author's order), and in their own orders the same fields
+ * read as removed on one side and added on the other.
+ */
+function sortedKeys(_key: string, value: unknown): unknown {
+  if (!isPlainObject(value)) return value;
+  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, value[key]]));
+}
+
+/** A structured value as JSON, keys in the one order both sides of a change are written in. */
+function structureJson(value: unknown, indent?: number): string {
+  return JSON.stringify(value, sortedKeys, indent);
+}
+
 function formatScalar(value: unknown): string {
   if (value === undefined) return UNSET_VALUE;
   if (value === null) return 'null';
   if (value === REDACTED || (typeof value === 'string' && value.startsWith(UNKNOWN_AFTER_APPLY))) return String(value);
-  return JSON.stringify(value);
+  return structureJson(value);
 }
 
 /** Multi-line text of a value for a line diff: strings as they are, structures as indented JSON. */
 function diffText(value: unknown): string {
   if (value === undefined || value === null) return '';
   if (typeof value === 'string') return value.endsWith('\n') ? value : `${value}\n`;
-  return `${JSON.stringify(value, null, 2)}\n`;
+  return `${structureJson(value, 2)}\n`;
 }
 
 function needsLineDiff(value: unknown): boolean {

@@ -59,7 +59,7 @@ describe('text renderer', () => {
         '          +Confirm numbers.',
         '           Never guess prices.',
         '      ~ config.session_data_webhook.headers.x-token: (sensitive value changed)',
-        '      ~ config.tools: [{"name":"find_slots","header":"(sensitive)","description":"Old description"}] → [{"name":"find_slots","header":"(sensitive)","description":"New description"}]',
+        '      ~ config.tools: [{"description":"Old description","header":"(sensitive)","name":"find_slots"}] → [{"description":"New description","header":"(sensitive)","name":"find_slots"}]',
         '',
         '  ~ campaign.spring (cmp_spring) will be updated (live state unknown: campaigns cannot be read back, so voxform applies every field)',
         '      + name: "Spring"',
