@@ -4,7 +4,7 @@ import { REDACTED } from '../secrets/redact.js';
 import { plural } from '../util/plural.js';
 import { isPlainObject } from '../util/json-object.js';
 import { serializeAlike } from './compare.js';
-import { redactValue } from './redact.js';
+import { markChangedSecrets, redactValue, SECRET_CHANGED } from './redact.js';
 import { UNKNOWN_AFTER_APPLY, type FieldChange, type Plan, type ResourceChange } from './types.js';
 
 type FieldMarker = '+' | '-' | '~';
@@ -151,19 +151,21 @@ function fieldView(field: FieldChange, marker: FieldMarker, summary: string | un
 function makeView(field: FieldChange, resource: ResourceChange): FieldView {
   const marker: FieldMarker = field.before === undefined ? '+' : field.after === null ? '-' : '~';
   // Shown as written (references unresolved) beside the live value: ready to print as any value is.
-  if (field.shown) return valueView(field, marker, field.shown.before, field.shown.after);
+  if (field.shown) return valueView(field, marker, field.shown.before, markChangedSecrets(field.shown.after, field, resource.sensitivePaths));
   if (field.sensitive) {
-    const summary = marker === '-' ? '(sensitive value cleared)' : marker === '+' ? '(sensitive value)' : '(sensitive value changed)';
+    const summary = marker === '-' ? '(sensitive value cleared)' : marker === '+' ? '(sensitive value)' : SECRET_CHANGED;
     return fieldView(field, marker, summary, undefined);
   }
   const before = redactValue(field.before, field.path, resource.sensitivePaths);
   const after = redactValue(field.after, field.path, resource.sensitivePaths);
   const redacted = before !== field.before || after !== field.after;
-  if (redacted && serializeAlike(before, after)) {
+  if (!redacted) return valueView(field, marker, before, after);
+  if (serializeAlike(before, after)) {
     // The only difference is inside a redacted part (a tool's header token, say).
-    return fieldView(field, marker, '(sensitive value changed)', undefined);
+    return fieldView(field, marker, SECRET_CHANGED, undefined);
   }
-  return valueView(field, marker, before, after);
+  // Other parts differ too: a redacted part that changed must not read as unchanged beside them.
+  return valueView(field, marker, before, markChangedSecrets(after, field, resource.sensitivePaths));
 }
 
 /** The view of a field's values as they are to be shown (secrets already out of them). */

@@ -69,6 +69,39 @@ describe('line diff of a structured value', () => {
     expect(changedLines(toolsPlan(liveTool(V0, TOKEN), manifestTool(V1, TOKEN)))).toEqual([`-"webhook": "${V0}"`, `+"webhook": "${V1}"`]);
   });
 
+  it('marks a header that changed inside a tool as changed, beside the other changes', () => {
+    const lines = changedLines(toolsPlan(liveTool(V0, 'old-token-value'), manifestTool(V1, TOKEN)));
+    expect(lines).toEqual(['-"header": "(sensitive)",', '+"header": "(sensitive value changed)",', `-"webhook": "${V0}"`, `+"webhook": "${V1}"`]);
+    expect(renderPlanText(toolsPlan(liveTool(V0, 'old-token-value'), manifestTool(V1, TOKEN)), { color: false })).not.toContain(TOKEN);
+  });
+
+  it('marks a header the manifest fills from ${env:…} as changed when its value changed, and leaves it a context line when not', () => {
+    const references = { 'config.tools.0.header.authorization': '${env:CAL_TOKEN}' };
+    const changed = toolsPlan(liveTool(V0, 'old-token-value'), manifestTool(V1, TOKEN), references);
+    expect(changedLines(changed)).toContain('+"header": "(sensitive value changed)",');
+    const text = renderPlanText(changed, { color: false });
+    expect(text).not.toContain(TOKEN);
+    expect(text).not.toContain('old-token-value');
+    expect(changedLines(toolsPlan(liveTool(V0, TOKEN), manifestTool(V1, TOKEN), references))).toEqual([`-"webhook": "${V0}"`, `+"webhook": "${V1}"`]);
+  });
+
+  it('marks a changed header in a tool whose webhook is shown as written', () => {
+    const references = { 'config.tools.0.webhook': '${env:SLOTS_URL}', 'config.tools.0.header.authorization': '${env:CAL_TOKEN}' };
+    expect(changedLines(toolsPlan(liveTool(V0, 'old-token-value'), manifestTool(V1, TOKEN), references))).toEqual([
+      '-"header": "(sensitive)",',
+      '+"header": "(sensitive value changed)",',
+      // Without trusted evidence, the live value of a place the manifests fill from ${env:…} is hidden.
+      '-"webhook": "(sensitive)"',
+      '+"webhook": "${env:SLOTS_URL}"',
+    ]);
+    expect(changedLines(toolsPlan(liveTool(V0, TOKEN), manifestTool(V1, TOKEN), references))).toEqual(['-"webhook": "(sensitive)"', '+"webhook": "${env:SLOTS_URL}"']);
+  });
+
+  it('says only "(sensitive value changed)" when nothing but a header inside a tool changed', () => {
+    const text = renderPlanText(toolsPlan(liveTool(V0, 'old-token-value'), manifestTool(V0, TOKEN)), { color: false });
+    expect(text).toContain('~ config.tools: (sensitive value changed)\n');
+  });
+
   it('leaves the JSON plan\'s values as they are: the redaction marker on both sides, no text of the line diff', () => {
     const json = JSON.parse(renderPlanJson(toolsPlan(liveTool(V0, 'old-token-value'), manifestTool(V1, TOKEN)))) as {
       resource_changes: Array<{ before: Record<string, Array<Record<string, unknown>>>; after: Record<string, Array<Record<string, unknown>>> }>;
