@@ -19,7 +19,7 @@ export const HISTORY_JSON_FORMAT_VERSION = '1';
  * whatever key the older record holds it (a renamed key, two swapped keys), and never the agent a
  * key named before its `id:` changed. A heal's record holds only the agents it put back, each
  * changed on the service from what was edited outside voxform: all of them, though their version
- * is the one recorded before.
+ * is the one recorded before. A record whose apply wrote nothing (`wroteNothing`) changed none.
  */
 export function agentsChanged(record: LedgerRecord, older: readonly LedgerRecord[]): string[] {
   const collector = new HistoryEntryCollector<LedgerRecord>({ limit: 1 });
@@ -31,6 +31,19 @@ export function agentsChanged(record: LedgerRecord, older: readonly LedgerRecord
 export interface HistoryEntry<R extends LedgerRecord = HistoryRecord> {
   record: R;
   agentsChanged: string[];
+  /** The workspace's oldest record, which wrote something: every agent it holds counts as changed, there being nothing to compare with. */
+  first?: boolean | undefined;
+}
+
+/**
+ * Whether a record's apply wrote nothing to the service: nothing applied, wholly or partly, and no
+ * write failed (a failed write's outcome is unknown: it may have reached the service). Such a record
+ * (`nothing_to_do`, an apply stopped before its first write) changed no agent, whatever the records
+ * before it hold, and also when none does.
+ */
+function wroteNothing(record: LedgerRecord): boolean {
+  const { applied, partlyApplied, failed } = record.summary;
+  return applied === 0 && !partlyApplied && failed === 0;
 }
 
 /** Which records `voxform history` shows: those holding `agent` when given (`names` follows renamed keys), at most `limit`. */
@@ -48,7 +61,7 @@ export interface EntryFilter {
  * as many as asked for, and every shown agent's older version found, so no older record is read.
  */
 export class HistoryEntryCollector<R extends LedgerRecord> {
-  private readonly shown: Array<{ record: R; changed: string[]; open: Map<string, AgentVersion | AgentSummary> }> = [];
+  private readonly shown: Array<{ record: R; changed: string[]; open: Map<string, AgentVersion | AgentSummary>; older: boolean }> = [];
   private readonly limit: number;
 
   constructor(private readonly filter: EntryFilter = {}) {
@@ -58,6 +71,7 @@ export class HistoryEntryCollector<R extends LedgerRecord> {
   /** Takes the next older record; true once no older record can add an entry or change one. */
   add(record: R): boolean {
     for (const entry of this.shown) {
+      entry.older = true;
       for (const [name, now] of entry.open) {
         const before = versionOfAgent(record, name, now.id);
         if (before === undefined) continue;
@@ -68,15 +82,23 @@ export class HistoryEntryCollector<R extends LedgerRecord> {
     const { agent, names = new AgentNames([]) } = this.filter;
     if (this.shown.length < this.limit && (agent === undefined || names.versionIn(record, agent))) {
       const agents = Object.entries(record.agents);
-      if (record.source.healOf !== undefined) this.shown.push({ record, changed: agents.map(([name]) => name), open: new Map() });
-      else this.shown.push({ record, changed: [], open: new Map(agents) });
+      if (wroteNothing(record)) this.shown.push({ record, changed: [], open: new Map(), older: false });
+      else if (record.source.healOf !== undefined) this.shown.push({ record, changed: agents.map(([name]) => name), open: new Map(), older: false });
+      else this.shown.push({ record, changed: [], open: new Map(agents), older: false });
     }
     return this.shown.length >= this.limit && this.shown.every((entry) => entry.open.size === 0);
   }
 
-  /** The entries, newest first; an agent no older record holds counts as changed. */
+  /**
+   * The entries, newest first; an agent no older record holds counts as changed. An entry with such
+   * an agent kept the walk going to the ledger's end: no record came after it there, it is the first.
+   */
   entries(): Array<HistoryEntry<R>> {
-    return this.shown.map((entry) => ({ record: entry.record, agentsChanged: [...entry.changed, ...entry.open.keys()].sort() }));
+    return this.shown.map((entry) => ({
+      record: entry.record,
+      agentsChanged: [...entry.changed, ...entry.open.keys()].sort(),
+      ...(entry.open.size > 0 && !entry.older ? { first: true } : {}),
+    }));
   }
 }
 
@@ -157,12 +179,13 @@ export function renderHistoryText(entries: ReadonlyArray<HistoryEntry<LedgerReco
   if (entries.length === 0 && agent !== undefined) return `No record of ${workspace} holds agent "${controlsAsQuestionMarks(agent)}".\n${runs}`;
   if (entries.length === 0) return `No history for ${workspace} yet: every \`voxform apply\` adds a record.\n${runs}`;
   const lines = [`History of ${workspace}, newest first:`, ''];
-  for (const { record, agentsChanged: changed } of entries) {
+  for (const { record, agentsChanged: changed, first } of entries) {
     lines.push(controlsAsQuestionMarks(`${record.id}  ${record.at}  ${record.outcome}`));
     lines.push(`  by ${controlsAsQuestionMarks(record.by)}, ${sourceLine(record)}`);
     if (record.source.ciJobUrl) lines.push(`  job ${controlsAsQuestionMarks(record.source.ciJobUrl)}`);
     lines.push(`  ${controlsAsQuestionMarks(summaryLine(record))}`);
-    lines.push(`  agents changed: ${changed.length > 0 ? controlsAsQuestionMarks(changed.join(', ')) : 'none'}`);
+    const note = first ? ' (first record: every agent)' : '';
+    lines.push(`  agents changed: ${changed.length > 0 ? `${controlsAsQuestionMarks(changed.join(', '))}${note}` : 'none'}`);
     lines.push('');
   }
   return `${lines.join('\n')}${runs === '' ? '' : `\n${runs}`}`;

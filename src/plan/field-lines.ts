@@ -2,8 +2,9 @@
 import { structuredPatch } from 'diff';
 import { REDACTED } from '../secrets/redact.js';
 import { plural } from '../util/plural.js';
+import { isPlainObject } from '../util/json-object.js';
 import { serializeAlike } from './compare.js';
-import { redactValue } from './redact.js';
+import { markChangedSecrets, redactValue, SECRET_CHANGED } from './redact.js';
 import { UNKNOWN_AFTER_APPLY, type FieldChange, type Plan, type ResourceChange } from './types.js';
 
 type FieldMarker = '+' | '-' | '~';
@@ -37,18 +38,33 @@ const INLINE_LIMIT = 80;
 /** How a side that holds no value reads. */
 export const UNSET_VALUE = '(unset)';
 
+/**
+ * Object keys sorted at every level: the two sides of a change come from different writers (the
+ * service's read-back, a manifest in its author's order), and in their own orders the same fields
+ * read as removed on one side and added on the other.
+ */
+function sortedKeys(_key: string, value: unknown): unknown {
+  if (!isPlainObject(value)) return value;
+  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, value[key]]));
+}
+
+/** A structured value as JSON, keys in the one order both sides of a change are written in. */
+function structureJson(value: unknown, indent?: number): string {
+  return JSON.stringify(value, sortedKeys, indent);
+}
+
 function formatScalar(value: unknown): string {
   if (value === undefined) return UNSET_VALUE;
   if (value === null) return 'null';
   if (value === REDACTED || (typeof value === 'string' && value.startsWith(UNKNOWN_AFTER_APPLY))) return String(value);
-  return JSON.stringify(value);
+  return structureJson(value);
 }
 
 /** Multi-line text of a value for a line diff: strings as they are, structures as indented JSON. */
 function diffText(value: unknown): string {
   if (value === undefined || value === null) return '';
   if (typeof value === 'string') return value.endsWith('\n') ? value : `${value}\n`;
-  return `${JSON.stringify(value, null, 2)}\n`;
+  return `${structureJson(value, 2)}\n`;
 }
 
 function needsLineDiff(value: unknown): boolean {
@@ -135,19 +151,21 @@ function fieldView(field: FieldChange, marker: FieldMarker, summary: string | un
 function makeView(field: FieldChange, resource: ResourceChange): FieldView {
   const marker: FieldMarker = field.before === undefined ? '+' : field.after === null ? '-' : '~';
   // Shown as written (references unresolved) beside the live value: ready to print as any value is.
-  if (field.shown) return valueView(field, marker, field.shown.before, field.shown.after);
+  if (field.shown) return valueView(field, marker, field.shown.before, markChangedSecrets(field.shown.after, field, resource.sensitivePaths));
   if (field.sensitive) {
-    const summary = marker === '-' ? '(sensitive value cleared)' : marker === '+' ? '(sensitive value)' : '(sensitive value changed)';
+    const summary = marker === '-' ? '(sensitive value cleared)' : marker === '+' ? '(sensitive value)' : SECRET_CHANGED;
     return fieldView(field, marker, summary, undefined);
   }
   const before = redactValue(field.before, field.path, resource.sensitivePaths);
   const after = redactValue(field.after, field.path, resource.sensitivePaths);
   const redacted = before !== field.before || after !== field.after;
-  if (redacted && serializeAlike(before, after)) {
+  if (!redacted) return valueView(field, marker, before, after);
+  if (serializeAlike(before, after)) {
     // The only difference is inside a redacted part (a tool's header token, say).
-    return fieldView(field, marker, '(sensitive value changed)', undefined);
+    return fieldView(field, marker, SECRET_CHANGED, undefined);
   }
-  return valueView(field, marker, before, after);
+  // Other parts differ too: a redacted part that changed must not read as unchanged beside them.
+  return valueView(field, marker, before, markChangedSecrets(after, field, resource.sensitivePaths));
 }
 
 /** The view of a field's values as they are to be shown (secrets already out of them). */

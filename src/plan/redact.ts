@@ -1,3 +1,4 @@
+import { serializeAlike } from './compare.js';
 import { secretPatternSet } from '../secrets/schema-paths.js';
 import { REDACTED } from '../secrets/redact.js';
 import type { PatternCursor } from '../util/field-path.js';
@@ -19,4 +20,34 @@ export function redactValue(value: unknown, path: string, patterns: readonly str
     return current;
   };
   return walk(value, start);
+}
+
+/** How a sensitive part that changed reads, on its own line or inside a structured value. */
+export const SECRET_CHANGED = '(sensitive value changed)';
+
+/**
+ * `shown`, the after side of a field change as a reviewer sees it (secrets redacted), with each
+ * redacted part whose value differs between `before` and `after` read as `SECRET_CHANGED`: beside
+ * the before side's redaction marker in a line diff, a tool header that changed shows as changed,
+ * and one that did not stays a line both sides share. A part new on the after side is left as it is
+ * (the diff shows it added).
+ */
+export function markChangedSecrets(shown: unknown, change: { before: unknown; after: unknown; path: string }, patterns: readonly string[]): unknown {
+  if (patterns.length === 0 || shown === undefined) return shown;
+  const start = secretPatternSet(patterns).cursorAt(change.path);
+  if (!start.open) return shown;
+  const walk = (part: unknown, before: unknown, after: unknown, at: PatternCursor): unknown => {
+    if (at.covered) return part === REDACTED && before !== undefined && before !== null && !serializeAlike(before, after) ? SECRET_CHANGED : part;
+    if (!at.open) return part;
+    if (Array.isArray(part)) return part.map((item, i) => walk(item, childOf(before, i), childOf(after, i), at.step(i)));
+    if (isPlainObject(part)) return Object.fromEntries(Object.entries(part).map(([k, v]) => [k, walk(v, childOf(before, k), childOf(after, k), at.step(k))]));
+    return part;
+  };
+  return walk(shown, change.before, change.after, start);
+}
+
+/** The item or own property `step` of `value`, if it has one. */
+function childOf(value: unknown, step: string | number): unknown {
+  if (Array.isArray(value)) return typeof step === 'number' ? value[step] : undefined;
+  return isPlainObject(value) && Object.hasOwn(value, step) ? value[step] : undefined;
 }

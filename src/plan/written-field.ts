@@ -8,7 +8,7 @@
  * (headers, credentials) stay hidden whatever is written there.
  */
 import { agentSecretPatterns, secretPatternSet } from '../secrets/schema-paths.js';
-import { isDottedAtOrUnder, parseDotted } from '../util/field-path.js';
+import { isDottedAtOrUnder, parseDotted, type PatternSet } from '../util/field-path.js';
 import { cloneJson, isPlainObject, setOwn } from '../util/json-object.js';
 import { redactValue } from './redact.js';
 import type { ShownField } from './types.js';
@@ -28,12 +28,22 @@ export function shownWrittenField(
   if (under.length === 0) return undefined;
   const schemaPatterns = agentSecretPatterns([]);
   const schemaSecrets = secretPatternSet(schemaPatterns);
-  const written = under.filter(([place]) => !schemaSecrets.cursorAt(place).covered);
+  const written = under.filter(([place]) => !isSchemaSecret(schemaSecrets, place));
   if (written.length === 0) return undefined;
   return {
     before: redactValue(field.before, field.path, [...schemaPatterns, ...liveSecretPatterns()]),
     after: redactValue(withWrittenText(field.after, field.path, written), field.path, schemaPatterns),
   };
+}
+
+/**
+ * Whether the schema marks a dotted place secret. A place names a list's item by its digits
+ * (`config.tools.0.header`), which the schema's patterns match only as an index (`tools[].header`):
+ * a digit step is tried as both, so a tool's header is never taken for a place shown as written.
+ */
+function isSchemaSecret(schemaSecrets: PatternSet, place: string): boolean {
+  const asIndexes = parseDotted(place).map((step) => (/^(?:0|[1-9]\d*)$/.test(step) ? Number(step) : step));
+  return schemaSecrets.cursorAt(place).covered || schemaSecrets.covers(asIndexes);
 }
 
 /** `value` (the field at `base`) with the text as written at each of `written`'s places: a copy, `value` left as it is. */

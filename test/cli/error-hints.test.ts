@@ -5,6 +5,9 @@
  * the same way, in our words, in text and in JSON.
  */
 import { describe, expect, it } from 'vitest';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { startEmulator } from '../../src/emulator/index.js';
 import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
@@ -137,5 +140,28 @@ describe("the argument parser's mistakes read as every other error", () => {
     });
     const early = await runCliInProcess(['plan', '--parallelism=0', '--format=json'], { cwd: await tempDir({}) });
     expect(JSON.parse(early.stdout)).toMatchObject({ error: { code: 'invalid_option', hint: 'For example: --parallelism 4.' } });
+  });
+});
+
+describe('an agent the embedded emulator does not have', () => {
+  it('says under test --local that the emulator is an account of its own, and how to give it the agents; a seed made that way has them', async () => {
+    const dir = await tempDir({
+      'voxform.yaml': 'version: 1\nagents:\n  sales:\n    id: ag_sales_1\n    config:\n      first_message: "Hello"\n',
+      'tests/sales.test.yaml': 'agent: sales\ntests:\n  - name: greets\n    turns:\n      - user: hi\n',
+      'seed.yaml': 'keys:\n  - { type: private, key: abcdefabcdefabcdefabcdefabcdef12 }\nagents:\n  - { id: ag_sales_1, name: Sales, config: { prompt: Hello } }\n',
+    });
+    const missing = await runCliInProcess(['test', '--agent', 'sales', '--skip-judge', '--local'], { cwd: dir });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('error[api_not_found]: GET /agents/ag_sales_1 failed');
+    expect(missing.stderr).toContain('hint: The embedded emulator (--local) is an account of its own, made from the default seed, and does not have this agent.');
+    expect(missing.stderr).toContain('run `voxform emulator --data .voxform/local.json --seed FILE` once and stop it');
+    expect(missing.stderr).not.toContain('Check the agent id');
+    // The recipe of the hint: the folder's account made again from a seed of the agents and a private key.
+    await rm(path.join(dir, '.voxform/local.json'));
+    const emulator = await startEmulator({ port: 0, dataFile: path.join(dir, '.voxform/local.json'), seed: path.join(dir, 'seed.yaml') });
+    await emulator.close();
+    const seeded = await runCliInProcess(['test', '--agent', 'sales', '--skip-judge', '--local'], { cwd: dir });
+    expect(seeded.stderr).toBe('');
+    expect(seeded.code).toBe(0);
   });
 });

@@ -112,6 +112,25 @@ describe('agents changed', () => {
   });
 });
 
+describe('a record of apply', () => {
+  it('holds the options that chose what was applied in its command, and a second apply that found nothing to do names no agent changed', async () => {
+    const dir = await tempDir({ 'voxform.yaml': `${MANIFEST}environments:\n  production: {}\n` });
+    const first = await cli(dir, ['apply', '--local', '--env', 'production', '--auto-approve', '--target', 'agent.front-desk', '--take-over', 'agent.front-desk']);
+    expect(first.code, first.stderr).toBe(0);
+    const again = await cli(dir, ['apply', '--local', '--env', 'production', '--auto-approve']);
+    expect(again.code, again.stderr).toBe(0);
+    const json = await cli(dir, ['history', '--local', '--env', 'production', '--format', 'json']);
+    const records = (JSON.parse(json.stdout) as { records: Array<{ command: string; outcome: string; agents_changed: string[] }> }).records;
+    expect(records.map(({ command, outcome, agents_changed }) => ({ command, outcome, agents_changed }))).toEqual([
+      { command: 'voxform apply --env production', outcome: 'nothing_to_do', agents_changed: [] },
+      { command: 'voxform apply --env production --target agent.front-desk --take-over agent.front-desk', outcome: 'applied', agents_changed: ['front-desk'] },
+    ]);
+    const text = await cli(dir, ['history', '--local', '--env', 'production']);
+    expect(text.stdout).toContain('0 applied, 0 failed, 0 skipped\n  agents changed: none\n');
+    expect(text.stdout).toContain('1 applied, 0 failed, 0 skipped\n  agents changed: front-desk (first record: every agent)\n');
+  });
+});
+
 describe('--agent', () => {
   it('refuses a name neither the manifests nor the history hold, suggesting the closest, exit 1; a name of either is a filter', async () => {
     const dir = await projectWith({ '20261123T110000000Z-bbbbbb': (r) => (r.agents = { booking: r.agents['front-desk'] }) });

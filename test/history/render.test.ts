@@ -26,6 +26,27 @@ describe('history renderers', () => {
     expect(agentsChanged(older, [])).toEqual(['booking', 'desk']);
   });
 
+  it('names no agent as changed by a record that wrote nothing, with or without an older record to compare with', () => {
+    const nothing = { create: 0, update: 0, unchanged: 2, drifted: 0, applied: 0, failed: 0, skipped: 0 };
+    const idle = record('20261123T130000000Z-cccccc', { desk: 'h3', booking: 'b1' }, { outcome: 'nothing_to_do', summary: nothing });
+    expect(agentsChanged(idle, [])).toEqual([]);
+    expect(agentsChanged(idle, [newer, older])).toEqual([]);
+    expect(renderHistoryText(historyEntries([idle]), 'default@local')).toContain('0 applied, 0 failed, 0 skipped\n  agents changed: none\n');
+    // A newer record compares with it all the same: it holds the agents as they ran.
+    expect(agentsChanged(record('20261123T140000000Z-dddddd', { desk: 'h3', booking: 'b2' }), [idle, newer, older])).toEqual(['booking']);
+    // A write that failed may have reached the service: its record is compared as any other.
+    const failed = record('20261123T130000000Z-cccccc', { desk: 'h3' }, { outcome: 'failed', summary: { ...nothing, update: 1, unchanged: 1, failed: 1 } });
+    expect(agentsChanged(failed, [newer, older])).toEqual(['desk']);
+  });
+
+  it('says of the first record that wrote something that it counts every agent, and of no later record', () => {
+    const text = renderHistoryText(historyEntries([newer, older]), 'default@local');
+    expect(text).toContain('agents changed: booking, desk (first record: every agent)\n');
+    expect(text).toContain('agents changed: desk\n');
+    const added = record('20261123T130000000Z-cccccc', { desk: 'h2', booking: 'b1', front: 'f1' });
+    expect(renderHistoryText(historyEntries([added, newer, older], { limit: 1 }), 'default@local')).toContain('agents changed: front\n');
+  });
+
   it('names every agent a heal put back, though its version is the one recorded before', () => {
     const heal = record('20261123T130000000Z-cccccc', { desk: 'h2' }, { command: 'voxform drift --heal', source: { healOf: [newer.id] } });
     expect(agentsChanged(heal, [newer, older])).toEqual(['desk']);

@@ -60,12 +60,28 @@ async function readSavedPlan(planFile: string, options: ApplyCommandOptions, ctx
   }
 }
 
+/**
+ * The command as the history and the lock record it: the saved plan, and the options that change
+ * what is applied (the environment, the targets, what is taken over from another environment, an
+ * apply past a lost workspace). Their values are names and addresses, never a secret; the options
+ * that only say how to reach the service or the state are left out (a state URL holds a password).
+ */
+function recordedCommand(planFile: string | undefined, options: ApplyCommandOptions): string {
+  const words = ['voxform apply'];
+  if (planFile) words.push(shellWord(planFile));
+  if (options.env !== undefined) words.push('--env', shellWord(options.env));
+  for (const address of options.target ?? []) words.push('--target', shellWord(address));
+  for (const address of options.takeOver ?? []) words.push('--take-over', shellWord(address));
+  if (options.allowMissingState) words.push('--allow-missing-state');
+  return words.join(' ');
+}
+
 /** `voxform apply [PLAN]`: load and connect (the saved plan's manifests, if given), then apply on the terminal. */
 export async function run(options: ApplyCommandOptions, ctx: CommandContext): Promise<number> {
   const planFile = options.args?.[0];
   const saved = planFile ? await readSavedPlan(planFile, options, ctx) : undefined;
   const timeout = options.lockTimeout ?? 0;
-  const command = `voxform apply${planFile ? ` ${shellWord(planFile)}` : ''}`;
+  const command = recordedCommand(planFile, options);
   const workingDir = saved ? await realpath(ctx.cwd) : undefined;
   // A saved plan's manifests and environment are its own; planned again from them when it is stale (as once partly run).
   const chosen = saved ? { ...options, file: saved.files, env: saved.environment ?? undefined } : options;
