@@ -3,7 +3,8 @@ import { createClient, resolveBaseUrl, type ApiClient, type ClientOptions } from
 import { normalizeBaseUrl } from '../api/regions.js';
 import { nonEmpty, originOf, parseTrustedOrigins, trustedOrigins, untrustedBaseUrlMessage } from '../api/trusted-origins.js';
 import type { RunningEmulator } from '../emulator/index.js';
-import { VoxformError } from '../errors.js';
+import { isVoxformError, VoxformError } from '../errors.js';
+import { isApiError, withHint } from '../api/errors.js';
 import { makeKeptFolder } from '../project-files/kept-files.js';
 import { headerValueFromEnv } from '../util/env-header.js';
 import { registerUrlTokens } from '../secrets/url-tokens.js';
@@ -96,6 +97,19 @@ export const LOCAL_DATA_FILE = path.join('.voxform', 'local.json');
  */
 export const LOCAL_AGENT_MISSING_HINT =
   `The embedded emulator (--local) is an account of its own, made from the default seed, and does not have this agent. To give it your agents, delete ${LOCAL_DATA_FILE}, run \`voxform emulator --data ${LOCAL_DATA_FILE} --seed FILE\` once and stop it: FILE lists the agents with their ids, and a private key (docs/emulator.md, Seeds). Or leave out --local to use the service.`;
+
+/**
+ * `error` of a run with --local, with LOCAL_AGENT_MISSING_HINT where it is about an agent the
+ * embedded emulator does not have (a read of it not found, or a plan whose agents it lacks): every
+ * command's, by one rule (main.ts). Any other error is returned as it is.
+ */
+export function withLocalAgentHint(error: unknown): unknown {
+  if (isApiError(error) && error.code === 'api_not_found' && error.method === 'GET' && error.path.startsWith('/agents/')) return withHint(error, LOCAL_AGENT_MISSING_HINT);
+  const lacksAgents = isVoxformError(error) && Array.isArray(error.details) && error.details.some((problem: { code?: unknown }) => problem?.code === 'agent_not_on_service');
+  if (!lacksAgents) return error;
+  const { code, message, location, details } = error as VoxformError;
+  return new VoxformError(code, message, { hint: LOCAL_AGENT_MISSING_HINT, location, details, cause: error });
+}
 
 /**
  * The embedded emulator of `--local`: in-process on a loopback port over the folder's `.voxform/local.json`

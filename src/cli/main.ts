@@ -84,7 +84,12 @@ async function runCommand(name: string, options: ParsedOptions, ctx: CommandCont
   if (!loader) throw new Error(`no command module for ${name}`);
   const checked = options.env !== undefined && !LOADS_MANIFESTS_FIRST.has(name) ? await (await import('./load-manifests.js')).refuseUnknownEnvironment(options as { file?: string[]; env: string | string[] }, ctx) : ctx;
   const mod = await loader();
-  return (mod.run as (options: ParsedOptions, ctx: CommandContext) => Promise<number>)(options, checked);
+  try {
+    return await (mod.run as (options: ParsedOptions, ctx: CommandContext) => Promise<number>)(options, checked);
+  } catch (error) {
+    // The embedded emulator is an account of its own: an agent it lacks is said so, whichever command met it.
+    throw options.local === true ? (await import('./connection.js')).withLocalAgentHint(error) : error;
+  }
 }
 
 /**

@@ -61,7 +61,7 @@ describe("the argument parser's mistakes read as every other error", () => {
     [['help', 'plna'], 'invalid_argument', '`voxform` has no command `plna`; did you mean plan?', 'Run `voxform --help` for its commands and options.'],
     [['state', 'help', 'frob'], 'invalid_argument', '`voxform state` has no command `frob`.', 'Run `voxform state --help` for its commands and options.'],
     // A group without its command is a missing argument too; the hint lists the commands it takes.
-    [['state'], 'invalid_argument', '`voxform state` needs a command.', 'Add one of its commands: list, show, unlock, migrate or upgrade (`voxform state --help` describes them).'],
+    [['state'], 'invalid_argument', '`voxform state` needs a command.', 'Add one of its commands: list, show, rm, unlock, migrate or upgrade (`voxform state --help` describes them).'],
     [['keys'], 'invalid_argument', '`voxform keys` needs a command.', 'Add its command: create (`voxform keys --help` describes it).'],
     [['webhook', '--no-color'], 'invalid_argument', '`voxform webhook` needs a command.', 'Add one of its commands: send or serve (`voxform webhook --help` describes them).'],
     [['rollback'], 'invalid_argument', '`voxform rollback` needs its <ref> argument.', 'Run `voxform rollback --help` for its arguments and options.'],
@@ -163,5 +163,17 @@ describe('an agent the embedded emulator does not have', () => {
     const seeded = await runCliInProcess(['test', '--agent', 'sales', '--skip-judge', '--local'], { cwd: dir });
     expect(seeded.stderr).toBe('');
     expect(seeded.code).toBe(0);
+  });
+
+  it('says the same for plan, apply and chat under --local, by one rule: not "create it in the dashboard" alone', async () => {
+    const dir = await tempDir({ 'voxform.yaml': 'version: 1\nagents:\n  sales:\n    id: ag_sales_1\n    config:\n      first_message: "Hello"\n' });
+    for (const args of [['plan', '--local'], ['apply', '--local', '--auto-approve'], ['chat', '--local', '--agent', 'sales']]) {
+      const result = await runCliInProcess(args, { cwd: dir, input: 'hi\n' });
+      expect(result.code, args.join(' ')).toBe(1);
+      expect(result.stderr, args.join(' ')).toContain('hint: The embedded emulator (--local) is an account of its own, made from the default seed, and does not have this agent.');
+    }
+    // Without --local the service's own hint stands.
+    const service = await runCliInProcess(['plan', '--base-url', 'http://127.0.0.1:9', '--format', 'json'], { cwd: dir, env: { VOXFORM_API_KEY: 'abcdefabcdefabcdefabcdefabcdef12' } });
+    expect(service.stdout).not.toContain('embedded emulator');
   });
 });

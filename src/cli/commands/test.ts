@@ -33,8 +33,7 @@ import { ListedProblemsError } from '../error-text.js';
 import { progressLine } from '../progress.js';
 import { resolveTimeoutMs } from '../timeout.js';
 import { connectService, deployedFiles, loadDesiredState, operatorTrustedSecrets, ownFilesOf, type ProjectOptions } from '../project.js';
-import { LOCAL_AGENT_MISSING_HINT, type Connection } from '../connection.js';
-import { isApiError, withHint, type ApiError } from '../../api/errors.js';
+import type { Connection } from '../connection.js';
 import type { DesiredState } from '../../manifest/types.js';
 import { sinkNote } from '../../conversations/render-shared.js';
 import type { TrustedSecrets } from '../../secrets/trusted.js';
@@ -134,7 +133,7 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
     .catch((error: unknown) => {
       // After the stop, what failed is the stop itself: the run ends as interrupted.
       if (interrupt.signal.aborted) throw testsInterrupted();
-      throw options.local && isAgentNotFound(error) ? withHint(error, LOCAL_AGENT_MISSING_HINT) : error;
+      throw error;
     })
     .finally(() => status.done());
   // Stopped as the last conversations ended: still nothing is written.
@@ -171,11 +170,6 @@ async function loadTests(options: TestOptions, ctx: CommandContext, desired: Des
     problems: result.diagnostics,
     listing,
   });
-}
-
-/** A read of an agent the service does not have. */
-function isAgentNotFound(error: unknown): error is ApiError {
-  return isApiError(error) && error.code === 'api_not_found' && error.method === 'GET' && error.path.startsWith('/agents/');
 }
 
 /** The service, and the trusted evidence of which of its live values are secret (runTests prepares the agents with it). */
