@@ -6,6 +6,7 @@ import type { AgentSummary, HistoryStore } from '../history/types.js';
 import type { StateBackend } from './backend.js';
 import { stateAtBaseRevision } from './state-at-revision.js';
 import { splitWorkspaceKey, type WorkspaceState } from './types.js';
+import { byCodeUnits } from '../util/compare.js';
 
 /**
  * The trusted secrets of a workspace as the operator's state backend knows them (`noteStateEvidence`),
@@ -15,6 +16,24 @@ export async function readTrustedSecrets(backend: StateBackend, workspace: strin
   const trusted = new TrustedSecrets(env, registry);
   await noteStateEvidence(trusted, backend, workspace, (await backend.readWorkspace(workspace)).workspace);
   return trusted;
+}
+
+/**
+ * Tells `trusted` every record of the backend's deploy ledger, every workspace's, and of the ledger
+ * the base revision holds (VOXFORM_BASE_REF, as `noteStateEvidence` reads it): `export`'s evidence,
+ * which writes live agents of any environment. A record both hold is noted once; all are noted
+ * oldest first, as the ledger's latest shape of a place is the one kept.
+ */
+export async function noteEveryLedgerRecord(trusted: TrustedSecrets, backend: StateBackend): Promise<void> {
+  const records = await backend.exportHistory();
+  const base = await stateAtBaseRevision(backend, trusted.env);
+  if (base) {
+    const ids = new Set(records.map((record) => record.id));
+    records.push(...(await base.history.all()).filter((record) => !ids.has(record.id)));
+    // A record's id begins with the time of its apply.
+    records.sort((a, b) => byCodeUnits(a.id, b.id));
+  }
+  trusted.noteLedger(records);
 }
 
 /** Where evidence is read from: the operator's state backend, or its file state at the base revision. */

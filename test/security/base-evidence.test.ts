@@ -115,3 +115,13 @@ it('a base revision git cannot read stops the plan with state_base_unreadable, e
   expect(plan.stderr).toContain('error[state_base_unreadable]: the base revision "origin/no-such-branch" (VOXFORM_BASE_REF) is not a commit of this repository');
   expect(plan.stdout + plan.stderr).not.toContain(SECRET);
 }, 120_000);
+
+it('export reads the base revision\'s ledger too: the deployed greeting is written as a reference, never as its value', async () => {
+  const dir = await deployedProject();
+  await pullRequestDeletingTheLedger(dir);
+  const exported = await runCliInProcess(['export', '--local', `--agent=${AGENT}`, '--out', 'ex'], { cwd: dir, env: { VOXFORM_BASE_REF: 'main' } });
+  expect(exported.code, exported.stderr).toBe(0);
+  const written = await readFile(path.join(dir, 'ex', 'voxform.yaml'), 'utf8');
+  expect(written).toMatch(/first_message: .*\$\{env:FRONT_DESK_FIRST_MESSAGE\}/);
+  expect(written + exported.stdout + exported.stderr).not.toContain(SECRET);
+}, 120_000);

@@ -4,6 +4,7 @@ import { buildExport, type ExportedSecret, type ExportResult } from '../../expor
 import { ENV_ALLOW_VARIABLE, envPolicyOf, type EnvPolicy } from '../../secrets/env-policy.js';
 import { readLiveAgents } from '../../export/read-live.js';
 import { TrustedSecrets } from '../../secrets/trusted.js';
+import { noteEveryLedgerRecord } from '../../state/trusted-secrets.js';
 import { GITIGNORE_ENTRIES } from '../../templates/gitignore.js';
 import { refuseOutsideProject, refuseOwnFolder, writeScaffold } from '../../init/write-scaffold.js';
 import { MANIFEST_FILE, refuseShadowing, SCHEMA_FILE, shadowedManifest, shadowedWarning, type OverwriteLosses, type ScaffoldFile } from '../../init/scaffold.js';
@@ -189,7 +190,7 @@ async function warnMandatoryFindings(manifest: string, env: CommandContext['env'
 async function deployedSecrets(options: ExportOptions, ctx: CommandContext): Promise<TrustedSecrets> {
   const trusted = new TrustedSecrets(ctx.env, ctx.secrets);
   const backend = await openOperatorBackend(options, ctx);
-  trusted.noteLedger(await backend.exportHistory());
+  await noteEveryLedgerRecord(trusted, backend);
   return trusted;
 }
 
