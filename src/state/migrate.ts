@@ -136,7 +136,8 @@ async function refuseNewerTarget(source: StateBackend, target: StateBackend, wor
   const password = [source, target].some((side) => side.pastable !== side.display) ? ' (with the database password in place of PASSWORD)' : '';
   throw new VoxformError(
     'state_migrate_refused',
-    controlsAsQuestionMarks(`The migration target ${target.display} holds ${plural(newer.length, 'workspace')} newer than the source ${source.display}: applied there since the source's copy was made. --force would roll ${newer.length === 1 ? 'it' : 'them'} back behind ${newer.length === 1 ? 'its' : 'their'} ledger, so nothing was copied.\n${lines.join('\n')}`),
+    // Each line is printable on its own: the list's line breaks stay line breaks.
+    [`The migration target ${target.display} holds ${plural(newer.length, 'workspace')} newer than the source ${source.display}: applied there since the source's copy was made. --force would roll ${newer.length === 1 ? 'it' : 'them'} back behind ${newer.length === 1 ? 'its' : 'their'} ledger, so nothing was copied.`, ...lines].map(controlsAsQuestionMarks).join('\n'),
     { hint: `The target is the state to keep: go on using it, or migrate the other way first (\`${back}\`${password}), then migrate again.` },
   );
 }

@@ -199,7 +199,7 @@ describe('voxform emulator traffic --url, an emulator with no agents', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(
       `error[emulator_no_agents]: The emulator at ${emulator.url} has no agents: no call was added.\n` +
-        `  hint: Create the manifests' agents there first with \`voxform apply --base-url ${emulator.url}\` (with the emulator's key in VOXFORM_API_KEY), or start it with a seed that has agents (docs/emulator.md, "Seeds"), then run this again.\n`,
+        '  hint: Agents are not created through the service, only adopted: start the emulator again with a seed that has agents (--seed FILE) (docs/emulator.md, "Seeds"), then run this again.\n',
     );
     expect(emulator.control.state().call_logs).toHaveLength(0);
   });

@@ -130,6 +130,8 @@ describe.each(pairs)('state migrate --force from %s to %s, the target applied si
     expect(error).toMatchObject({ code: 'state_migrate_refused' });
     const { message, hint } = error as { message: string; hint: string };
     expect(message).toContain(`The migration target ${target.display} holds 1 workspace newer than the source ${source.display}`);
+    // The list of workspaces stands on lines of its own (a line break is not a control character to hide).
+    expect(message).toContain(`so nothing was copied.\n  ${WORKSPACE}: ${source.display} at serial`);
     expect(message).toContain(`${WORKSPACE}: ${source.display} at serial ${(await source.readWorkspace(WORKSPACE)).serial}, last apply at 2026-11-23T12:00:00.000Z; ${target.display} at serial ${before.serial}, last apply at 2026-11-23T13:00:00.000Z, and 1 history record of later applies the source lacks`);
     expect(hint).toContain(`voxform state migrate --state ${target.pastable} --to ${source.pastable} --force`);
     expect(await target.readWorkspace(WORKSPACE)).toEqual(before);

@@ -188,9 +188,13 @@ function unknownAgents(error: TrafficAgentsUnknownError, given: readonly string[
 /** An emulator whose account has no agent gets no call: say so, and how to give it agents (`url` undefined: --local). */
 function noAgents(url: string | undefined): VoxformError {
   const where = url === undefined ? `The folder's emulator (${LOCAL_DATA_FILE})` : `The emulator at ${url}`;
-  const apply = url === undefined ? '`voxform apply --local`' : `\`voxform apply --base-url ${url}\` (with the emulator's key in VOXFORM_API_KEY)`;
+  // The service (and so the emulator) cannot create an agent: an account gets its agents from a seed.
+  const seeded =
+    url === undefined
+      ? `delete ${LOCAL_DATA_FILE} to start again from the default seed, which has agents, or make it from a seed of your agents with \`voxform emulator --data ${LOCAL_DATA_FILE} --seed FILE\` (run once, then stopped)`
+      : 'start the emulator again with a seed that has agents (--seed FILE)';
   return new VoxformError('emulator_no_agents', `${where} has no agents: no call was added.`, {
-    hint: `Create the manifests' agents there first with ${apply}${url === undefined ? '' : ", or start it with a seed that has agents (docs/emulator.md, \"Seeds\")"}, then run this again.`,
+    hint: `Agents are not created through the service, only adopted: ${seeded} (docs/emulator.md, "Seeds"), then run this again.`,
   });
 }
 
