@@ -47,8 +47,7 @@ export async function resolveAgentArgument(agent: string, known: KnownAgentNames
   const local = new Map([...(known.history ?? []), ...known.manifests]);
   const byName = local.get(agent);
   if (byName !== undefined) return byName;
-  refuseNameOfEnvironments(agent, known);
-  refuseUnreadName(agent, known, label);
+  refuseNameWithoutId(agent, known, label);
   const ids = new Set(local.values());
   if (ids.has(agent) || (await isAgentId(agent, client))) return agent;
   const displayNames = await displayNamesOf(ids, client);
@@ -76,6 +75,16 @@ export function agentNamesFrom(files: readonly string[] | undefined, how: { mayb
   if (files === undefined || files.length === 0) return 'name the manifests with -f to use their agent names';
   const unread = how.maybeUnread ? '; if a warning above says they could not be read, `voxform validate` says why' : '';
   return `an agent name from ${wordList(files.map(printable), 'and')} (-f to name other manifests${unread})`;
+}
+
+/**
+ * A name of the manifests that gave it no id here (`agent` is none of `known.manifests`): `missing_id`
+ * when only their environments give it one and no `--env` picked one, `manifest_invalid` when they
+ * have errors. Every command taking `--agent NAME` refuses such a name alike, before asking anything of the service.
+ */
+export function refuseNameWithoutId(agent: string, known: KnownAgentNames, label: string): void {
+  refuseNameOfEnvironments(agent, known);
+  refuseUnreadName(agent, known, label);
 }
 
 /**
@@ -109,8 +118,7 @@ function refuseUnreadName(agent: string, known: KnownAgentNames, label: string):
  */
 export function checkLocalAgentName(agent: string, known: KnownAgentNames & Required<Pick<KnownAgentNames, 'history'>>): void {
   if (known.manifests.has(agent) || known.history.has(agent)) return;
-  refuseNameOfEnvironments(agent, known);
-  refuseUnreadName(agent, known, '--agent');
+  refuseNameWithoutId(agent, known, '--agent');
   const names = [...new Set([...known.history.keys(), ...known.manifests.keys()])];
   throw unknownAgent(agent, names, `--agent "${agent}" is neither an agent of the manifests nor one of the apply history.`, {
     known: `Agents of the manifests and the history: ${names.map(printable).join(', ')}.`,
