@@ -7,6 +7,7 @@ import { printable } from '../util/printable.js';
 import { wordList } from '../util/plural.js';
 import { shellWord } from '../util/shell-word.js';
 import { idOnlyInEnvironments } from '../manifest/environments.js';
+import type { ManifestProject } from './load-manifests.js';
 
 export interface KnownAgentNames {
   /** The manifests' local names, each with its agent's id. */
@@ -20,6 +21,13 @@ export interface KnownAgentNames {
   environments?: ReadonlyMap<string, ReadonlyMap<string, string>> | undefined;
   /** The manifest files read, as the user named them: where the hints say the names come from. */
   files?: readonly string[] | undefined;
+  /** The manifests' agent names when the manifests have errors: such a name is theirs, its id unknown. */
+  unread?: ReadonlySet<string> | undefined;
+}
+
+/** What the manifests of a command that reads without planning tell of agent names: every such command reads them alike. */
+export function manifestAgentNames(project: ManifestProject): KnownAgentNames {
+  return { manifests: project.names, environments: project.environmentAgents, files: project.manifests, unread: project.unreadAgents };
 }
 
 /** How an error names what the user typed: `--agent` (the default), or `agent` for a positional NAME. */
@@ -39,7 +47,7 @@ export async function resolveAgentArgument(agent: string, known: KnownAgentNames
   const local = new Map([...(known.history ?? []), ...known.manifests]);
   const byName = local.get(agent);
   if (byName !== undefined) return byName;
-  refuseNameOfEnvironments(agent, known);
+  refuseNameWithoutId(agent, known, label);
   const ids = new Set(local.values());
   if (ids.has(agent) || (await isAgentId(agent, client))) return agent;
   const displayNames = await displayNamesOf(ids, client);
@@ -70,6 +78,16 @@ export function agentNamesFrom(files: readonly string[] | undefined, how: { mayb
 }
 
 /**
+ * A name of the manifests that gave it no id here (`agent` is none of `known.manifests`): `missing_id`
+ * when only their environments give it one and no `--env` picked one, `manifest_invalid` when they
+ * have errors. Every command taking `--agent NAME` refuses such a name alike, before asking anything of the service.
+ */
+export function refuseNameWithoutId(agent: string, known: KnownAgentNames, label: string): void {
+  refuseNameOfEnvironments(agent, known);
+  refuseUnreadName(agent, known, label);
+}
+
+/**
  * A local name of the manifests that only their environments give an id, asked for without `--env`:
  * which agent it stands for is the environment's to say, so `missing_id`, as a command that loads
  * the manifests to plan says it, naming the environments that give one.
@@ -83,13 +101,24 @@ function refuseNameOfEnvironments(agent: string, known: KnownAgentNames): void {
 }
 
 /**
+ * A local name of manifests that have errors: an agent of theirs, not an unknown one, whose id they
+ * cannot give until the errors are fixed (the warning above counts them).
+ */
+function refuseUnreadName(agent: string, known: KnownAgentNames, label: string): void {
+  if (!known.unread?.has(agent)) return;
+  throw new VoxformError('manifest_invalid', `${label} "${agent}" is an agent of the manifests, which have errors: its id is not known.`, {
+    hint: 'Fix the errors `voxform validate` lists (with the same -f and --env), or give the agent\'s id.',
+  });
+}
+
+/**
  * `voxform history --agent NAME`, which reads no service: a local name of the manifests or of the
  * history; else, as resolveAgentArgument says it, `missing_id` for a name only the environments give
  * an id, or `agent_unknown` with the closest name suggested.
  */
 export function checkLocalAgentName(agent: string, known: KnownAgentNames & Required<Pick<KnownAgentNames, 'history'>>): void {
   if (known.manifests.has(agent) || known.history.has(agent)) return;
-  refuseNameOfEnvironments(agent, known);
+  refuseNameWithoutId(agent, known, '--agent');
   const names = [...new Set([...known.history.keys(), ...known.manifests.keys()])];
   throw unknownAgent(agent, names, `--agent "${agent}" is neither an agent of the manifests nor one of the apply history.`, {
     known: `Agents of the manifests and the history: ${names.map(printable).join(', ')}.`,

@@ -11,7 +11,7 @@ import { isVoxformError, VoxformError } from '../errors.js';
 import { readProject, resolveEnvironment, type ProjectManifests } from '../manifest/index.js';
 import { envPolicyOf } from '../secrets/env-policy.js';
 import { environmentAgentIds, likelyEnvironment } from '../manifest/environments.js';
-import type { LoadResult } from '../manifest/types.js';
+import type { DesiredState, Diagnostic, LoadResult } from '../manifest/types.js';
 import type { ManifestService } from './connection.js';
 import type { CommandContext, ReadBeforeRun } from './context.js';
 import { countProblems } from './diagnostics.js';
@@ -125,6 +125,49 @@ export function idsOnlyInEnvironments(result: LoadResult): boolean {
   return ids > 0 && countProblems(result.diagnostics, result.omitted).errors === ids;
 }
 
+/** A problem found by several loads, once. */
+function diagnosticKey(diagnostic: Diagnostic): string {
+  return [diagnostic.severity, diagnostic.code, diagnostic.file, diagnostic.line, diagnostic.col, diagnostic.message].join('\0');
+}
+
+/**
+ * The manifests' problems as `validate` reports them, and so as every command counts them. Manifests
+ * that leave an agent's or campaign's id to the environments, every one of which gives it
+ * (`LoadResult.idsFromEnvironments`), are used only with `--env`: without one they are checked as each
+ * environment loads them, as `validate --env NAME` does: the problems of every load, each once (the
+ * manifests' own warnings among them; their errors are each environment's too, but for the ids). The
+ * state stands for their resources when every environment loads (every one defines the same ones),
+ * and `environments` holds each environment's state, for its policy. Otherwise `loaded` as it is.
+ * `loaded` is the load for `options`, resolved from `project`.
+ */
+export async function loadAsValidateChecks(
+  loaded: LoadResult,
+  { project, options }: { project: ProjectManifests; options: Pick<ManifestOptions, 'file' | 'env'> },
+  ctx: CommandContext,
+): Promise<{ result: LoadResult; environments?: Map<string, DesiredState> }> {
+  if (options.env !== undefined || (loaded.idsFromEnvironments?.length ?? 0) === 0) return { result: loaded };
+  const diagnostics = new Map(loaded.diagnostics.filter((d) => d.severity === 'warning').map((d) => [diagnosticKey(d), d]));
+  const omitted = { ...loaded.omitted };
+  const environments = new Map<string, DesiredState>();
+  let everyOneLoads = true;
+  for (const environment of loaded.environments ?? []) {
+    const result = await loadCommandManifests({ file: options.file, env: environment }, ctx, project);
+    for (const diagnostic of result.diagnostics) diagnostics.set(diagnosticKey(diagnostic), diagnostic);
+    omitted.errors = Math.max(omitted.errors, result.omitted.errors);
+    omitted.warnings = Math.max(omitted.warnings, result.omitted.warnings);
+    omitted.files = Math.max(omitted.files, result.omitted.files);
+    omitted.stopped ||= result.omitted.stopped;
+    if (result.state) environments.set(environment, result.state);
+    else everyOneLoads = false;
+  }
+  // As a load lists them: by file, in the order the files were met, then by position.
+  const fileOrder = new Map<string, number>();
+  for (const { file } of diagnostics.values()) if (!fileOrder.has(file)) fileOrder.set(file, fileOrder.size);
+  const ordered = [...diagnostics.values()].sort((a, b) => (fileOrder.get(a.file) as number) - (fileOrder.get(b.file) as number) || a.line - b.line || a.col - b.col);
+  const [state] = environments.values();
+  return { result: { ...loaded, diagnostics: ordered, omitted, state: everyOneLoads ? state : undefined }, environments };
+}
+
 /**
  * The manifests the options name, for a command that also works without them: no manifest in the folder gives
  * none; manifests with errors give none either, with a warning ending in what the command does without them
@@ -137,7 +180,7 @@ export async function loadManifestsIfAny(
   ctx: CommandContext,
   unused: string,
   { quietWithoutIds = false }: { quietWithoutIds?: boolean } = {},
-): Promise<Pick<LoadResult, 'state' | 'files'> & { idsInEnvironments?: boolean; environmentAgents: Map<string, Map<string, string>> }> {
+): Promise<Pick<LoadResult, 'state' | 'files'> & { idsInEnvironments?: boolean; environmentAgents: Map<string, Map<string, string>>; unreadAgents?: Set<string> }> {
   let result: LoadResult;
   let project: ProjectManifests;
   try {
@@ -153,9 +196,13 @@ export async function loadManifestsIfAny(
     return { state: undefined, files: result.files, idsInEnvironments: true, environmentAgents };
   }
   if (!result.state) {
-    const { errors } = countProblems(result.diagnostics, result.omitted);
+    // Counted as `validate` counts them, which the warning sends the reader to.
+    const checked = (await loadAsValidateChecks(result, { project, options }, ctx)).result;
+    const { errors } = countProblems(checked.diagnostics, checked.omitted);
     ctx.stderr.write(`warning: the manifests have ${plural(errors, 'error')} (\`voxform validate\` lists them): ${unused}.\n`);
-    return { state: undefined, files: result.files, environmentAgents: new Map() };
+    // Their agents' names are still theirs: one only environments give an id is for --env to pick, when none is given; any other is not unknown, but unread.
+    const unreadAgents = new Set(Object.keys(project.combined.sections.agents));
+    return { state: undefined, files: result.files, environmentAgents: options.env === undefined ? environmentAgents : new Map(), unreadAgents };
   }
   return { state: result.state, files: result.files, environmentAgents };
 }
@@ -178,6 +225,8 @@ export interface ManifestProject {
   environmentAgents: Map<string, Map<string, string>>;
   /** The manifest files read, as the user would name them (relative to the working directory). */
   manifests: string[];
+  /** The manifests' agent names, when they have errors: names of the manifests whose ids are not known. */
+  unreadAgents?: Set<string>;
 }
 
 /**
@@ -192,8 +241,8 @@ export async function manifestProject(
   // Without ids there are no agent names to give: nothing to warn about.
   const loaded = await loadManifestsIfAny(options, ctx, 'their agent names and service are not used', { quietWithoutIds: true });
   const manifests = loaded.files.map((file) => path.relative(ctx.cwd, file) || file);
-  const { environmentAgents } = loaded;
-  if (!loaded.state) return { ...emptyProject(loaded.files), environmentAgents, manifests, ...(loaded.idsInEnvironments ? { idsInEnvironments: true } : {}) };
+  const { environmentAgents, unreadAgents } = loaded;
+  if (!loaded.state) return { ...emptyProject(loaded.files), environmentAgents, manifests, ...(loaded.idsInEnvironments ? { idsInEnvironments: true } : {}), ...(unreadAgents ? { unreadAgents } : {}) };
   const { agents, phones, campaigns, knowledge, baseUrl, region } = loaded.state;
   return {
     environmentAgents,

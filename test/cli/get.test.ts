@@ -140,3 +140,19 @@ describe('voxform get: a value hidden as a secret', () => {
     expect(phoneRows[1]?.indexOf('phone.+15551230001')).toBe(phoneRows[0]?.indexOf('MANAGED BY'));
   });
 });
+
+describe('voxform get agents NAME: manifests with errors', () => {
+  const tempDir = useTempDirs();
+
+  it('manifests with an error besides the ids their environments give: counted as validate counts, and a name of theirs is not unknown', async () => {
+    const dir = await tempDir({
+      'agents.yaml': 'version: 1\nagents:\n  a: { name: A }\n  b: { name: B }\nenvironments:\n  staging:\n    agents: { a: { id: -OKspareAgent0000004 }, b: { id: -OKspareAgent0000005 } }\n  production:\n    agents: { a: { id: -OKspareAgent0000001 } }\n',
+    });
+    const result = await runCliInProcess(['get', 'agents', 'a', '--local'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'warning: the manifests have 1 error (`voxform validate` lists them): their agent names and service are not used.\n' +
+        'error[missing_id]: agent "a" has no id in the manifests themselves; the environments staging and production give it one: run with --env NAME\n  hint: Run again with --env staging or --env production.\n',
+    );
+  });
+});

@@ -160,6 +160,26 @@ describe('--agent, with manifests whose ids are the environments\'', () => {
     );
   });
 
+  it('manifests with an error besides the ids: the warning counts as validate does, and a name of theirs is never unknown', async () => {
+    // Production gives "b" no id: one error, production's. Without --env the manifests alone have two (a's id and b's).
+    const dir = await tempDir({
+      'agents.yaml': 'version: 1\nagents:\n  a: { name: A }\n  b: { name: B }\nenvironments:\n  staging:\n    agents: { a: { id: -OKspareAgent0000004 }, b: { id: -OKspareAgent0000005 } }\n  production:\n    agents: { a: { id: -OKspareAgent0000001 } }\n',
+    });
+    const validated = await cli(dir, ['validate']);
+    expect(validated.stderr).toMatch(/\n1 error in 1 file\n$/);
+    const warning = 'warning: the manifests have 1 error (`voxform validate` lists them): their agent names and service are not used.\n';
+    const withoutEnv = await cli(dir, ['history', '--local', '--agent', 'a']);
+    expect(withoutEnv.code).toBe(1);
+    expect(withoutEnv.stderr).toBe(
+      `${warning}error[missing_id]: agent "a" has no id in the manifests themselves; the environments staging and production give it one: run with --env NAME\n  hint: Run again with --env staging or --env production.\n`,
+    );
+    const broken = await cli(dir, ['history', '--local', '--agent', 'a', '--env', 'production']);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toBe(
+      `${warning}error[manifest_invalid]: --agent "a" is an agent of the manifests, which have errors: its id is not known.\n  hint: Fix the errors \`voxform validate\` lists (with the same -f and --env), or give the agent's id.\n`,
+    );
+  });
+
   it('a name nothing gives: the hint names the manifest file read, not voxform.yaml', async () => {
     const dir = await tempDir({ 'agents.yaml': STAGED });
     const result = await cli(dir, ['history', '--local', '--agent', 'nobody']);

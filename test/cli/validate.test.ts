@@ -264,7 +264,8 @@ describe('manifests that leave the agents\' ids to the environments (docs/promot
     expect(traffic.stderr).toBe('');
     expect(traffic.code).toBe(0);
     const byName = await runCliInProcess(['emulator', 'traffic', '--local', '--calls', '1', '--agent', 'front-desk'], { cwd });
-    expect(byName.stderr).toContain("The manifests give their agents' ids only in their environments: run with --env NAME to use their names.\n");
+    // A local name their environments give an id is for --env to pick: missing_id, as logs says it.
+    expect(byName.stderr).toMatch(/^error\[missing_id\]: agent "front-desk" has no id in the manifests themselves; .*\n {2}hint: Run again with --env /);
     const policy = await runCliInProcess(['policy', 'list'], { cwd });
     expect(policy.stderr).toBe('warning: the manifests give ids only in their environments, and no --env names one: levels are shown as the rules set them.\n');
     expect((await runCliInProcess(['policy', 'list', '--env', 'staging'], { cwd })).stderr).toBe('');

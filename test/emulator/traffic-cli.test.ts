@@ -229,6 +229,26 @@ describe('voxform emulator traffic --agent with a name two agents share (staging
     const unknown = await runCliInProcess(['emulator', 'traffic', '--url', emulator.url, '--calls', '1', '--agent', 'nobody']);
     expect(unknown.stderr).toMatch(/^error\[agent_unknown\]: .*\n {2}hint: The emulator's agents: Front desk \(-OKdqbqetEcM4ak369ym\), Appointment booking \(-OKdqbqetEcM4ak369yn\), Front desk \(-OKstagingFrontDesk01\), /);
   });
+
+  it('a local name the manifests give an id only in their environments, without --env: missing_id naming them, as logs says it; no call added', async () => {
+    const before = emulator.control.state().call_logs.length;
+    const dir = await tempDir({
+      'voxform.yaml': 'version: 1\nagents:\n  front-desk: { name: Front desk }\nenvironments:\n  staging:\n    agents: { front-desk: { id: -OKstagingFrontDesk01 } }\n  production:\n    agents: { front-desk: { id: -OKdqbqetEcM4ak369ym } }\n',
+    });
+    const result = await runCliInProcess(['emulator', 'traffic', '--url', emulator.url, '--calls', '1', '--agent', 'front-desk'], { cwd: dir });
+    expect(result.stderr).toBe(
+      'error[missing_id]: agent "front-desk" has no id in the manifests themselves; the environments staging and production give it one: run with --env NAME\n  hint: Run again with --env staging or --env production.\n',
+    );
+    expect(result.code).toBe(1);
+    expect(emulator.control.state().call_logs).toHaveLength(before);
+  });
+
+  it('never suggests a name several agents share: the hint lists each agent with its id instead', async () => {
+    const typo = await runCliInProcess(['emulator', 'traffic', '--url', emulator.url, '--calls', '1', '--agent', 'Front dsk']);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).not.toContain('Did you mean Front desk');
+    expect(typo.stderr).toMatch(/^error\[agent_unknown\]: --agent "Front dsk": .*\n {2}hint: The emulator's agents: Front desk \(-OKdqbqetEcM4ak369ym\), /);
+  });
 });
 
 /** A server at --url that answers every request `status` with `body`: not (or not only) a voxform emulator. */

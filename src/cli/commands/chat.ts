@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline';
 import { terminalColors } from '../../util/terminal-colors.js';
 import { isApiError, withHint } from '../../api/index.js';
 import { printable, printableKeepingLines } from '../../util/printable.js';
-import { resolveAgentArgument } from '../agent-argument.js';
+import { manifestAgentNames, resolveAgentArgument } from '../agent-argument.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
 import { labelAsTestTraffic } from '../../api/test-traffic.js';
@@ -27,11 +27,12 @@ const AGENT_NOT_FOUND_HINT = "Check the id given with --agent (the dashboard lis
  */
 export async function run(options: ChatOptions, ctx: CommandContext): Promise<number> {
   const interactive = Boolean(ctx.stdin.isTTY) && ctx.stderr.isTTY;
-  const { names, service, environmentAgents, manifests } = await manifestProject(options, ctx);
+  const project = await manifestProject(options, ctx);
+  const { service } = project;
   const { client, serviceId } = await resolveConnection({ ...options, manifest: service }, ctx);
 
   // Fail before the first message when the agent does not exist, and name it on a terminal.
-  const agentId = await resolveAgentArgument(options.agent, { manifests: names, environments: environmentAgents, files: manifests }, client);
+  const agentId = await resolveAgentArgument(options.agent, manifestAgentNames(project), client);
   const agent = await client.getAgent(agentId).catch((error: unknown) => {
     throw isApiError(error) && error.code === 'api_not_found' ? withHint(error, AGENT_NOT_FOUND_HINT) : error;
   });

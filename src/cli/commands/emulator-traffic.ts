@@ -9,6 +9,7 @@ import { isPlainObject } from '../../util/json-object.js';
 import { controlsAsQuestionMarks as shown, printable } from '../../util/printable.js';
 import { LOCAL_DATA_FILE, startLocalEmulator } from '../connection.js';
 import type { CommandContext } from '../context.js';
+import { manifestAgentNames, refuseNameWithoutId } from '../agent-argument.js';
 import { manifestProject } from '../load-manifests.js';
 import { parseTimeArgument } from '../time-argument.js';
 import { invalidProfile, trafficRequest, type TrafficFlags } from '../traffic-request.js';
@@ -170,7 +171,10 @@ async function trafficAtLocal(ctx: CommandContext, request: TrafficOptions): Pro
 function unknownAgents(error: TrafficAgentsUnknownError, given: readonly string[], manifestNames: ReadonlyMap<string, string>, idsInEnvironments: boolean): VoxformError {
   const asGiven = error.unknown.map((id) => given.find((agent) => (manifestNames.get(agent) ?? agent) === id) ?? id);
   const named = asGiven.map((agent) => (manifestNames.has(agent) ? `"${agent}" (id ${manifestNames.get(agent)} in the manifests)` : `"${agent}"`));
-  const agentNames = error.agents.map((agent) => agent.name).filter((name) => name !== '');
+  // A name several agents share is never suggested: the emulator refuses it as ambiguous.
+  const agentsNamed = new Map<string, number>();
+  for (const { name } of error.agents) agentsNamed.set(name, (agentsNamed.get(name) ?? 0) + 1);
+  const agentNames = [...agentsNamed].flatMap(([name, count]) => (name !== '' && count === 1 ? [name] : []));
   const suggestion = asGiven.length === 1 ? didYouMean(asGiven[0] as string, [...manifestNames.keys(), ...agentNames]) : undefined;
   // The ids and names come from the emulator's account (or from whatever answers at --url): escaped.
   // Each with its id: two environments' agents may share a name.
@@ -230,8 +234,15 @@ export async function run(options: TrafficCommandOptions, ctx: CommandContext): 
   const request = await trafficRequest(options, ctx.cwd);
   if (options.until !== undefined) request.until = trafficUntil(options.until, Date.now());
   // A manifest's local name (`front-desk`) stands for its agent's id, as with `voxform logs --agent`.
-  const { names, idsInEnvironments = false } = request.agents ? await manifestProject(options, ctx) : { names: new Map<string, string>() };
-  if (request.agents) request.agents = request.agents.map((agent) => names.get(agent) ?? agent);
+  const project = request.agents ? await manifestProject(options, ctx) : undefined;
+  const names = project?.names ?? new Map<string, string>();
+  const idsInEnvironments = project?.idsInEnvironments ?? false;
+  if (request.agents && project) {
+    // A name of the manifests they give no id here is refused as logs and get refuse it, not looked for among the emulator's names.
+    const known = manifestAgentNames(project);
+    for (const agent of request.agents) if (!names.has(agent)) refuseNameWithoutId(agent, known, '--agent');
+    request.agents = request.agents.map((agent) => names.get(agent) ?? agent);
+  }
   let summary: TrafficSummary;
   try {
     summary = options.local ? await trafficAtLocal(ctx, request) : await trafficAt(options.url as string, request, ctx);

@@ -8,7 +8,7 @@ import type { ApiClient } from '../../api/index.js';
 import { workspaceKey } from '../../state/types.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import { printable } from '../../util/printable.js';
-import { resolveAgentArgument } from '../agent-argument.js';
+import { manifestAgentNames, resolveAgentArgument } from '../agent-argument.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
 import { manifestProject, type ManifestProject } from '../load-manifests.js';
@@ -60,7 +60,7 @@ export async function run(options: GetOptions, ctx: CommandContext): Promise<num
   }
 
   // NAME: a manifest name, an agent id or an agent's name on the service, as `logs --agent` takes.
-  const id = name === undefined ? undefined : await resolveAgentArgument(name, { manifests: project.names, environments: project.environmentAgents, files: project.manifests }, client, { label: 'agent' });
+  const id = name === undefined ? undefined : await resolveAgentArgument(name, manifestAgentNames(project), client, { label: 'agent' });
   const report = await readLiveAgents(client, managed, id === undefined ? [] : [id]);
   if (id !== undefined) report.agents = report.agents.filter((agent) => agent.id === id);
   ctx.stdout.write(json ? renderInventoryJson(report) : renderAgentsText(report, { filtered: id !== undefined, redact: (text) => ctx.secrets.redact(text) }));

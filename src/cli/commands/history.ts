@@ -3,7 +3,7 @@ import { AgentNames } from '../../history/agent-names.js';
 import { HistoryEntryCollector, historyEntries, renderHistoryJson, renderHistoryText, testRunEntries, type HistoryEntry } from '../../history/render.js';
 import type { HistoryRecord, HistoryStore, RecordSummary, TestRunRecord } from '../../history/types.js';
 import { workspaceKey } from '../../state/types.js';
-import { checkLocalAgentName } from '../agent-argument.js';
+import { checkLocalAgentName, manifestAgentNames } from '../agent-argument.js';
 import { chooseBaseUrl } from '../connection.js';
 import type { CommandContext } from '../context.js';
 import { allSummaries, wholeRecord, workspaceSummaries, workspaceTestRuns } from '../history-records.js';
@@ -32,7 +32,7 @@ function ledgerNames(records: readonly RecordSummary[], runs: readonly TestRunRe
  */
 async function shownRecords(store: HistoryStore, workspace: string, filter: { agent: string | undefined; limit: number; project: ManifestProject }, ctx: CommandContext) {
   const { agent, limit } = filter;
-  const { names: manifests, environmentAgents, manifests: files } = filter.project;
+  const { names: manifests } = filter.project;
   if (agent === undefined || manifests.has(agent)) {
     const names = new AgentNames([], manifests);
     const collector = new HistoryEntryCollector<RecordSummary>({ agent, limit, names });
@@ -42,7 +42,7 @@ async function shownRecords(store: HistoryStore, workspace: string, filter: { ag
   const records = await allSummaries(store, workspace, ctx);
   const runs = await workspaceTestRuns(store, workspace, ctx);
   // A name in neither the manifests nor the ledger is a typo, refused as report and rollback refuse it.
-  checkLocalAgentName(agent, { manifests, history: ledgerNames(records, runs), environments: environmentAgents, files });
+  checkLocalAgentName(agent, { ...manifestAgentNames(filter.project), history: ledgerNames(records, runs) });
   // A name stands for the agent its id: is now: followed to its records under an earlier key, never to another agent's.
   const names = new AgentNames(records, manifests);
   return { entries: historyEntries(records, { agent, limit, names }), names, runs };

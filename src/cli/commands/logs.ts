@@ -9,7 +9,7 @@ import { isSecretKeyName } from '../../secrets/schema-paths.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import { controlsAsQuestionMarks, toJsonText } from '../../util/printable.js';
 import { REDACTED } from '../../secrets/redact.js';
-import { resolveAgentArgument } from '../agent-argument.js';
+import { manifestAgentNames, resolveAgentArgument } from '../agent-argument.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
 import { manifestProject } from '../load-manifests.js';
@@ -60,11 +60,12 @@ export async function run(options: LogsOptions, ctx: CommandContext): Promise<nu
   const limit = recordLimit(options);
   const filters = buildFilters(options, Date.now());
   // Read also without --agent: the manifests' secrets, registered, stay out of the records' agent_config.
-  const { names: agentNames, service, environmentAgents, manifests } = await manifestProject(options, ctx);
+  const project = await manifestProject(options, ctx);
+  const { service } = project;
   const { client, serviceId } = await resolveConnection({ ...options, manifest: service }, ctx);
   const trusted = await operatorTrustedSecrets({}, ctx, { environment: options.env, serviceId }, { note: 'later' });
   // Before anything is printed: an unknown agent is a mistake, not an empty result.
-  if (options.agent !== undefined) filters.agent_id = await resolveAgentArgument(options.agent, { manifests: agentNames, environments: environmentAgents, files: manifests }, client);
+  if (options.agent !== undefined) filters.agent_id = await resolveAgentArgument(options.agent, manifestAgentNames(project), client);
 
   const status = progressLine(ctx);
   let more = false;

@@ -19,7 +19,7 @@ import { isLocalName } from '../../manifest/names.js';
 import { readOtherWorkspaces } from '../../plan/shared-resources.js';
 import { describeWriteFailure, writeFileAtomic } from '../../util/atomic-write.js';
 import { refuseOwnFile } from '../../project-files/own-files.js';
-import { resolveAgentArgument } from '../agent-argument.js';
+import { manifestAgentNames, resolveAgentArgument } from '../agent-argument.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
 import { allSummaries } from '../history-records.js';
@@ -55,7 +55,8 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
   if (options.sinceDeploy && since !== undefined) {
     throw new VoxformError('invalid_argument', '--since and --since-deploy contradict each other.', { hint: 'Pass one: --since-deploy reports the latest deploy\'s version and the one before it, whole.' });
   }
-  const { names: manifestNames, service, inputs, environmentAgents, manifests } = await manifestProject(options, ctx);
+  const project = await manifestProject(options, ctx);
+  const { names: manifestNames, service, inputs } = project;
   if (options.out !== undefined) await refuseOwnFile(options.out, ownFilesOf(options, ctx, inputs), { code: 'report_write_failed', cannot: `Cannot write the report to ${options.out}`, outcome: 'nothing was written' });
   // The service and workspace as apply names them, so the report reads the history apply wrote.
   const { client, serviceId } = await resolveConnection({ ...options, manifest: service }, ctx);
@@ -68,7 +69,7 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
   trusted.noteRecordedVariables(own.environmentVariables);
   // Summaries: the report needs each version's hashes, not its configuration.
   const ownHistory = await allSummaries(backend.history, workspace, ctx);
-  const agentId = options.agent === undefined ? undefined : await resolveAgentArgument(options.agent, { manifests: manifestNames, history: historyNames(ownHistory), environments: environmentAgents, files: manifests }, client);
+  const agentId = options.agent === undefined ? undefined : await resolveAgentArgument(options.agent, { ...manifestAgentNames(project), history: historyNames(ownHistory) }, client);
   const otherEnvironments = await otherEnvironmentAgents(backend, workspace, serviceId, [...manifestNames.values(), ...Object.values(own.agents).map((agent) => agent.id)]);
   // An agent asked for with --agent is reported whichever environment applies it: its versions are
   // that environment's deploys, so its history is read, not this one's.

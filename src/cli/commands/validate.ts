@@ -14,7 +14,7 @@ import { renderSarif, renderSarifFailure, sarifSourceRoot, type SarifFailure } f
 import { isVoxformError } from '../../errors.js';
 import type { PolicyReport } from '../../policy/types.js';
 import type { CommandContext } from '../context.js';
-import { loadCommandManifests, readCommandProject } from '../load-manifests.js';
+import { loadAsValidateChecks, loadCommandManifests, readCommandProject } from '../load-manifests.js';
 import { countProblems, formatDiagnostics } from '../diagnostics.js';
 import { plural } from '../../util/plural.js';
 import { checkPolicy } from '../policy-check.js';
@@ -103,10 +103,14 @@ export async function validate(options: ValidateOptions, ctx: CommandContext, bu
   const project = await readCommandProject(options, ctx);
   const loaded = await loadCommandManifests(options, ctx, project);
   // Manifests that leave ids to the environments are used only with --env: each is checked as that would.
-  const checked = options.env === undefined && (loaded.idsFromEnvironments?.length ?? 0) > 0 ? await eachEnvironmentLoaded(loaded, { project, options, budgets: run }, ctx) : undefined;
-  const result = checked?.result ?? loaded;
+  const checked = await loadAsValidateChecks(loaded, { project, options }, ctx);
+  const { result } = checked;
   const { errors, warnings } = countProblems(result.diagnostics, result.omitted);
-  const policy = checked ? checked.policy : result.state ? await everyEnvironmentPolicy(result.state, { project, result, budgets: run }, options, ctx) : undefined;
+  const policy = checked.environments
+    ? await eachEnvironmentPolicy({ result, environments: checked.environments }, ctx, run)
+    : result.state
+      ? await everyEnvironmentPolicy(result.state, { project, result, budgets: run }, options, ctx)
+      : undefined;
   return {
     valid: errors === 0 && result.state !== undefined && (policy?.summary.mandatory ?? 0) === 0,
     diagnostics: result.diagnostics,
@@ -124,50 +128,16 @@ export async function validate(options: ValidateOptions, ctx: CommandContext, bu
   };
 }
 
-/** A problem found by several loads, once. */
-function diagnosticKey(diagnostic: Diagnostic): string {
-  return [diagnostic.severity, diagnostic.code, diagnostic.file, diagnostic.line, diagnostic.col, diagnostic.message].join('\0');
-}
-
 /**
- * Manifests that leave an agent's or campaign's id to the environments, every one of which gives it
- * (`LoadResult.idsFromEnvironments`), checked as each environment loads them, as `validate --env
- * NAME` does: the problems of every load, each once (the manifests' own warnings among them; their
- * errors are each environment's too, but for the ids), and the policy of every environment, a finding
- * naming the environments it occurs in. The state stands for their resources: every environment
- * defines the same ones. `loaded` is the load without an environment.
+ * The policy of every environment `loadAsValidateChecks` loaded, when every one loads: each finding
+ * naming the environments it occurs in (none belongs to the manifests without an environment).
  */
-async function eachEnvironmentLoaded(
-  loaded: LoadResult,
-  { project, options, budgets }: { project: ProjectManifests; options: ValidateOptions; budgets: RunBudgets },
-  ctx: CommandContext,
-): Promise<{ result: LoadResult; policy: PolicyReport | undefined }> {
-  const diagnostics = new Map(loaded.diagnostics.filter((d) => d.severity === 'warning').map((d) => [diagnosticKey(d), d]));
-  const omitted = { ...loaded.omitted };
+async function eachEnvironmentPolicy(checked: { result: LoadResult; environments: Map<string, DesiredState> }, ctx: CommandContext, budgets: RunBudgets): Promise<PolicyReport | undefined> {
+  if (!checked.result.state) return undefined;
   const reports = new Map<string, PolicyReport>();
-  let state: DesiredState | undefined;
-  let everyOneLoads = true;
-  for (const environment of loaded.environments ?? []) {
-    const result = await loadCommandManifests({ file: options.file, env: environment }, ctx, project);
-    for (const diagnostic of result.diagnostics) diagnostics.set(diagnosticKey(diagnostic), diagnostic);
-    omitted.errors = Math.max(omitted.errors, result.omitted.errors);
-    omitted.warnings = Math.max(omitted.warnings, result.omitted.warnings);
-    omitted.files = Math.max(omitted.files, result.omitted.files);
-    omitted.stopped ||= result.omitted.stopped;
-    if (!result.state) everyOneLoads = false;
-    else {
-      state ??= result.state;
-      reports.set(environment, await checkPolicy(result.state, ctx, budgets));
-    }
-  }
-  // As a load lists them: by file, in the order the files were met, then by position.
-  const fileOrder = new Map<string, number>();
-  for (const { file } of diagnostics.values()) if (!fileOrder.has(file)) fileOrder.set(file, fileOrder.size);
-  const ordered = [...diagnostics.values()].sort((a, b) => (fileOrder.get(a.file) as number) - (fileOrder.get(b.file) as number) || a.line - b.line || a.col - b.col);
+  for (const [environment, state] of checked.environments) reports.set(environment, await checkPolicy(state, ctx, budgets));
   const [first] = reports.values();
-  // No finding belongs to the manifests without an environment: each names the environments it occurs in.
-  const policy = everyOneLoads && first ? mergeEnvironmentReports({ ...first, findings: [], waived: [], summary: { mandatory: 0, advisory: 0, waived: 0 } }, reports) : undefined;
-  return { result: { ...loaded, diagnostics: ordered, omitted, state: everyOneLoads ? state : undefined }, policy };
+  return first ? mergeEnvironmentReports({ ...first, findings: [], waived: [], summary: { mandatory: 0, advisory: 0, waived: 0 } }, reports) : undefined;
 }
 
 /**
