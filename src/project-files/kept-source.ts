@@ -92,15 +92,16 @@ function batchContents(entries: readonly TreeEntry[], output: Buffer): Map<strin
  * `unreadable` makes the error for what git cannot answer: what the commit holds is then unknown.
  *
  * A ledger's records are read one after another, and a git run for each would make every command
- * slower as the ledger grows: a file read from a listed folder brings the unread files nearest it in
- * the listing with it, in one `git cat-file --batch` of at most MAX_BATCH_BYTES, each checked as it
- * would be alone. Whichever way a reader walks the folder, the files ahead of it come along.
+ * slower as the ledger grows: a file read from a listed folder brings the files after it in the way
+ * the reader walks the listing with it, in one `git cat-file --batch` of at most MAX_BATCH_BYTES, each
+ * checked as it would be alone. A reader may walk the ledger more than once (a workspace at a time):
+ * each walk costs its own few runs, never one per file.
  */
 export function keptFilesAtCommit(repository: GitRepository, commit: string, unreadable: (why: string) => Error): KeptFileSource {
   /** The entries of the folders listed so far, by path from the root, with their folder's entries and their place there: a file listed is read without asking again. */
   const listed = new Map<string, { entry: TreeEntry; siblings: TreeEntry[]; index: number }>();
-  /** The paths whose content has been read. */
-  const read = new Set<string>();
+  /** Where in its folder the last file was read: the way a reader walks is from there to the next. */
+  let lastIndex: number | undefined;
   /** The contents of the last batch read, by path. */
   let fetched = new Map<string, Buffer>();
 
@@ -112,19 +113,23 @@ export function keptFilesAtCommit(repository: GitRepository, commit: string, unr
     return treeEntries(answer.lines.join('\n'));
   }
 
-  /** `entry` and, when it was listed with its folder, the unread files nearest it there, as many as a batch holds. */
+  /**
+   * `entry` and, when it was listed with its folder, the files after it in the way the reader walks
+   * (from the last file read; a first read walks toward the farther end), as many as a batch holds.
+   */
   function batchOf(entry: TreeEntry, maxBytes: number): TreeEntry[] {
     const batch = [entry];
     const place = listed.get(entry.path);
     if (!place) return batch;
+    const { siblings, index } = place;
+    const step = lastIndex === undefined ? (index >= siblings.length / 2 ? -1 : 1) : index < lastIndex ? -1 : 1;
     let bytes = entry.size;
-    for (let step = 1; step < place.siblings.length; step++) {
-      for (const sibling of [place.siblings[place.index - step], place.siblings[place.index + step]]) {
-        if (!sibling || read.has(sibling.path) || refusalOf(sibling, maxBytes)) continue;
-        if (bytes + sibling.size > MAX_BATCH_BYTES) return batch;
-        bytes += sibling.size;
-        batch.push(sibling);
-      }
+    for (let at = index + step; at >= 0 && at < siblings.length; at += step) {
+      const sibling = siblings[at] as TreeEntry;
+      if (refusalOf(sibling, maxBytes)) continue;
+      if (bytes + sibling.size > MAX_BATCH_BYTES) break;
+      bytes += sibling.size;
+      batch.push(sibling);
     }
     return batch;
   }
@@ -132,12 +137,13 @@ export function keptFilesAtCommit(repository: GitRepository, commit: string, unr
   /** The content of `entry`, read with the batch it heads; throws `unreadable` when git does not give it. */
   async function contentOf(entry: TreeEntry, maxBytes: number): Promise<Buffer> {
     const kept = fetched.get(entry.path);
+    // Chosen before this read counts as the last: the way walked is from the last read to this one.
+    const batch = kept ? [] : batchOf(entry, maxBytes);
+    lastIndex = listed.get(entry.path)?.index ?? lastIndex;
     if (kept) return kept;
-    const batch = batchOf(entry, maxBytes);
     const expected = batch.reduce((total, item) => total + batchHeader(item).length + item.size + 1, 0);
     const answer = await repository.runBytes(['cat-file', '--batch'], { input: batch.map(({ object }) => `${object}\n`).join(''), maxOutput: expected });
     fetched = answer && !answer.cut ? batchContents(batch, answer.bytes) : new Map();
-    for (const done of fetched.keys()) read.add(done);
     const content = fetched.get(entry.path);
     if (!content) throw unreadable(`has a ${entry.path} git cannot show`);
     return content;
