@@ -115,14 +115,16 @@ export function keptFilesAtCommit(repository: GitRepository, commit: string, unr
 
   /**
    * `entry` and, when it was listed with its folder, the files after it in the way the reader walks
-   * (from the last file read; a first read walks toward the farther end), as many as a batch holds.
+   * (from the last file read, when that is its neighbour; a walk that starts walks toward the farther
+   * end), as many as a batch holds.
    */
   function batchOf(entry: TreeEntry, maxBytes: number): TreeEntry[] {
     const batch = [entry];
     const place = listed.get(entry.path);
     if (!place) return batch;
     const { siblings, index } = place;
-    const step = lastIndex === undefined ? (index >= siblings.length / 2 ? -1 : 1) : index < lastIndex ? -1 : 1;
+    const starts = lastIndex === undefined || Math.abs(index - lastIndex) > 1;
+    const step = starts ? (index >= siblings.length / 2 ? -1 : 1) : index < (lastIndex as number) ? -1 : 1;
     let bytes = entry.size;
     for (let at = index + step; at >= 0 && at < siblings.length; at += step) {
       const sibling = siblings[at] as TreeEntry;

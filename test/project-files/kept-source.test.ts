@@ -76,14 +76,17 @@ describe('keptFilesAtCommit', () => {
     }
   });
 
-  it('a ledger walked again (a workspace at a time) costs a batch again per walk, never one run per record', async () => {
-    const { dir, env, commitAll, workTree } = await committedLedger(Array.from({ length: 40 }, (_, index) => `Prompt ${index}`));
+  it('a ledger larger than a batch, walked again (a workspace at a time), costs its batches again per walk, never one run per record', async () => {
+    const megabyte = 1024 * 1024;
+    const { dir, env, commitAll, workTree } = await committedLedger(Array.from({ length: 12 }, (_, index) => `${index}`.padEnd(megabyte, 'x')));
     const commit = commitAll();
     const { repository, runs } = await countedRepository(dir, env);
     const atCommit = new FileHistoryStore(workTree.directory, undefined, undefined, keptFilesAtCommit(repository, commit, unreadable));
-    for (let walk = 0; walk < 3; walk++) expect(await ledgerRecords(atCommit, { workspace: WORKSPACE })).toHaveLength(40);
-    expect(await atCommit.all()).toHaveLength(40);
-    expect(runs.filter((args) => args.includes('cat-file')).length).toBeLessThanOrEqual(8);
+    const batchesPerWalk = Math.ceil((12 * megabyte) / MAX_BATCH_BYTES) + 1;
+    for (let walk = 1; walk <= 3; walk++) {
+      expect(await ledgerRecords(atCommit, { workspace: WORKSPACE })).toHaveLength(12);
+      expect(runs.filter((args) => args.includes('cat-file')).length, `walk ${walk}`).toBeLessThanOrEqual(walk * batchesPerWalk);
+    }
   });
 
   it('a ledger larger than a batch is read in batches of at most MAX_BATCH_BYTES, never one run per record', async () => {
