@@ -1,5 +1,5 @@
 import { REDACTED } from '../secrets/redact.js';
-import { redactValue } from './redact.js';
+import { markChangedSecrets, redactValue } from './redact.js';
 import type { FieldChange, Plan, PlannedRequest, ResourceChange } from './types.js';
 import type { Diagnostic } from '../manifest/types.js';
 import { toJsonText } from '../util/printable.js';
@@ -15,13 +15,16 @@ function sortedObject(value: Record<string, unknown> | null, change: ResourceCha
 
 function jsonField(field: FieldChange, change: ResourceChange) {
   const redact = (v: unknown) => (field.sensitive && v !== undefined && v !== null ? REDACTED : redactValue(v, field.path, change.sensitivePaths));
+  // A secret inside a structured field that changes reads `(sensitive value changed)` on the after side,
+  // as the text plan shows it: a saved plan keeps no secret to compare again (`plan show`).
+  const marked = (shown: unknown) => (field.sensitive ? shown : markChangedSecrets(shown, field, change.sensitivePaths));
   return {
     path: field.path,
     // A field shown as written shows the live value as every renderer does (`FieldChange.shown`).
     before: (field.shown ? field.shown.before : redact(field.before)) ?? null,
-    after: redact(field.after) ?? null,
+    after: marked(redact(field.after)) ?? null,
     // Format 1.6: the manifest's text, references unresolved, where it fills the field from `${env:…}`.
-    ...(field.shown ? { after_written: field.shown.after ?? null } : {}),
+    ...(field.shown ? { after_written: marked(field.shown.after) ?? null } : {}),
     before_unset: field.before === undefined,
     sensitive: field.sensitive,
     drift: field.drift,

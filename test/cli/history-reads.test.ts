@@ -88,7 +88,7 @@ describe('reading the ledger', () => {
     const counts = countLedgerReads();
     const result = await runCliInProcess(['history', '--local', '--agent', 'billing', '--limit', '10'], { cwd: dir });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toContain(`${id(0)}  2026-11-23T10:00:00.000Z  applied\n  by dev@laptop, commit 0000000 on main\n  plan 0 to create, 1 to update, 1 unchanged; 1 applied, 0 failed, 0 skipped\n  agents changed: billing, front-desk\n`);
+    expect(result.stdout).toContain(`${id(0)}  2026-11-23T10:00:00.000Z  applied\n  by dev@laptop, commit 0000000 on main\n  plan 0 to create, 1 to update, 1 unchanged; 1 applied, 0 failed, 0 skipped\n  agents changed: billing, front-desk (first record: every agent)\n`);
     expect(counts).toEqual({ summarized: RECORDS, whole: [] });
   });
 

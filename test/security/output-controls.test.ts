@@ -149,6 +149,8 @@ const CASES: Record<string, Case> = {
   'state show|json': { args: ['state', 'show', '--format', 'json'] },
   'state unlock|text': { args: ['state', 'unlock', '--force', 'PLANT'] },
   'state migrate|text': { args: ['state', 'migrate', '--to', 'migrated.json'] },
+  // A workspace the state does not hold, named by the planted text: refused, naming it printable (nothing removed).
+  'state rm|text': { args: ['state', 'rm', 'PLANT', '--force'] },
   'state upgrade|text': { args: ['state', 'upgrade'] },
   'webhook send|text': { args: ['webhook', 'send', '--to', 'RECEIVER', '--event', 'end-of-call', '--call', 'CALL_ID'] },
   'webhook serve|text': { args: ['webhook', 'serve', '--port', '0'], serve: (url) => send(`${url}/${encodeURIComponent(PLANT)}`), reaches: true },

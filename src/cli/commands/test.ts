@@ -130,11 +130,8 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
     onProgress: (done, total) => status.update(`Talking to agents… ${done}/${total} ${pluralNoun(total, 'conversation')}`),
     signal: interrupt.signal,
   })
-    .catch((error: unknown) => {
-      // After the stop, what failed is the stop itself: the run ends as interrupted.
-      if (interrupt.signal.aborted) throw testsInterrupted();
-      throw error;
-    })
+    // After the stop, what failed is the stop itself: the run ends as interrupted.
+    .catch((error: unknown) => Promise.reject(interrupt.signal.aborted ? testsInterrupted() : error))
     .finally(() => status.done());
   // Stopped as the last conversations ended: still nothing is written.
   if (interrupt.signal.aborted) throw testsInterrupted();
