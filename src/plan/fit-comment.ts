@@ -1,7 +1,10 @@
 /**
  * Cuts a Markdown plan to what a pull-request comment may hold (a host refuses a longer one
- * outright), keeping in order: the heading and how to see the whole plan; the environment variables
- * read (and a quiet policy's token counts); the table; then as many sections whole as fit, the next cut with a marker, the rest counted.
+ * outright), keeping in order: the heading and how to see the whole plan; the notes (the keys
+ * renamed or swapped, the environment variables read), each whole or named in a line counting them;
+ * the lists (the resources not managed any more, a quiet policy's token counts), each cut to what
+ * fits with a line counting the rest; the table; then as many sections whole as fit, the next cut
+ * with a marker, the rest counted.
  * The policy part above it is cut too: each of its lists (relaxations, findings, waivers) to what
  * fits, with a line counting the rest (`fitBlocks`).
  * Sizes are UTF-8 bytes, never fewer than the characters a host counts. A cut never falls inside a
@@ -40,10 +43,16 @@ export interface CommentParts {
   tableHeader: string[];
   rows: string[];
   sections: CommentSection[];
-  /** The environment variables read: groups of lines, each kept or left out whole. */
-  tail: string[][];
-  /** After them, the lists a policy with nothing else to report adds (its token counts), cut by `fitBlocks`. */
+  /** The notes after the sections (the keys renamed or swapped, the environment variables read), each kept or left out whole. */
+  tail: CommentNote[];
+  /** After them, the lists cut by `fitBlocks`: the resources not managed any more, and a quiet policy's token counts. */
   lists: CommentBlock[];
+}
+
+/** A note of the comment: its lines, and what it is about, named when it is left out. */
+export interface CommentNote {
+  about: string;
+  lines: string[];
 }
 
 export function byteLength(text: string): number {
@@ -153,7 +162,14 @@ function fitSections(sections: readonly CommentSection[], budget: number): strin
 export function fitComment(parts: CommentParts, footer: string, limit: number): string[] {
   let room = limit - cost(parts.head) - cost([footer]) - cost(parts.tableHeader) - cost(['']);
   const half = Math.floor(room / 2);
-  const notes = fitItems(parts.tail, half, (omitted) => [`_${omitted} more ${pluralNoun(omitted, 'note')} (the environment variables read) not shown here._`, ''], byteLength);
+  // fitItems leaves out the last notes: `omitted` of them from the end.
+  const notesLeftOut = (omitted: number) => parts.tail.slice(parts.tail.length - omitted).map((note) => note.about).join(', ');
+  const notes = fitItems(
+    parts.tail.map((note) => note.lines),
+    half,
+    (omitted) => [`_${omitted} more ${pluralNoun(omitted, 'note')} (${notesLeftOut(omitted)}) not shown here._`, ''],
+    byteLength,
+  );
   const tail = [...notes, ...fitBlocks(parts.lists, half - cost(notes), byteLength)];
   room -= cost(tail);
   const rows = fitItems(

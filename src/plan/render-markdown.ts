@@ -1,10 +1,10 @@
 import { describeAction, DRIFT_NOTE, fieldViews, movedKeyLines, MOVED_NOTE, summaryLine, SWAPPED_NOTE } from './field-lines.js';
 import { byteLength, fitComment, sectionSize, wholeSection, type CommentParts, type CommentSection } from './fit-comment.js';
 import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
-import { COMMENT_SIZE_LIMIT, fitBlocks, linesSize } from '../util/comment-blocks.js';
+import { COMMENT_SIZE_LIMIT, fitBlocks, linesSize, type CommentList } from '../util/comment-blocks.js';
 import { markdownCode, markdownHtmlText } from '../util/markdown-escape.js';
 import { lineAsShown } from '../util/printable.js';
-import { plural } from '../util/plural.js';
+import { formatCount, plural } from '../util/plural.js';
 import { shellWord } from '../util/shell-word.js';
 import { missingStateWarning, PLAN_WITHOUT_STATE } from '../state/missing-state.js';
 import { workspaceKey } from '../state/types.js';
@@ -72,19 +72,32 @@ function movedParagraph(plan: Plan): string[] {
   return [...paragraph('Renamed', MOVED_NOTE, renamed), ...paragraph('Keys swapped', SWAPPED_NOTE, swapped)];
 }
 
-/** What the state records that the manifests no longer name, as a heading and a list; none when there is none. */
-function noLongerManagedLines(plan: Plan): string[] {
+/**
+ * What the state records that the manifests no longer name, as a heading and a list a comment cuts
+ * to what fits (`fitBlocks`); none when there is none. Each entry that fits is shown: each is a
+ * resource the pull request stops managing.
+ */
+function noLongerManagedList(plan: Plan): CommentList[] {
   const removed = plan.noLongerManaged ?? [];
   if (removed.length === 0) return [];
   const code = (text: string) => markdownCode(text);
   const { title, read } = noLongerManagedTitle(plan.files.map(code));
-  return [`**${title}**${read}:`, '', ...removed.map((resource) => `- ${noLongerManagedLine(resource, code)}`), ''];
+  return [
+    {
+      head: [`**${title}**${read}:`, ''],
+      items: removed.map((resource) => `- ${noLongerManagedLine(resource, code)}`),
+      foot: [''],
+      most: Number.POSITIVE_INFINITY,
+      more: (omitted) => `- …and ${formatCount(omitted)} more not managed any more (\`voxform plan --format json\` lists every one)`,
+    },
+  ];
 }
 
-/** A plan without changes: its one line, then the renamed resources and the resources no longer managed, if any. */
+/** A plan without changes within `limit` bytes: its one line, then the renamed resources and the resources no longer managed, if any. */
 function noChangesText(plan: Plan, env: string, limit: number): string {
-  const after = [...movedParagraph(plan), ...noLongerManagedLines(plan)];
-  return `${noChangesLine(plan, env, limit)}${after.length > 0 ? `\n${after.join('\n')}` : ''}`;
+  const line = noChangesLine(plan, env, limit);
+  const after = fitBlocks([movedParagraph(plan), ...noLongerManagedList(plan)], limit - byteLength(line), byteLength);
+  return `${line}${after.length > 0 ? `\n${after.join('\n')}` : ''}`;
 }
 
 /** The one line of a plan without changes, naming the new variables read while that fits in `limit`, else counting them. */
@@ -103,15 +116,18 @@ function commentParts(plan: Plan, changed: ResourceChange[], env: string, secret
     return `| ${markdownCode(change.address, { inTable: true })} | ${ACTION_LABEL[change.action]}${drift} | ${fields} |`;
   });
   const sections = changed.map((change) => commentSection(change, secrets));
-  const tail = [movedParagraph(plan), noLongerManagedLines(plan), environmentVariablesLines(plan.environmentVariables)].filter((lines) => lines.length > 0);
+  const notes = [
+    { about: 'the keys renamed or swapped', lines: movedParagraph(plan) },
+    { about: 'the environment variables read', lines: environmentVariablesLines(plan.environmentVariables) },
+  ];
   return {
     head: [`### voxform plan${env}: ${summaryLine(plan.summary).replace(/^Plan: /, '')}`, ''],
     tableHeader: ['| Resource | Action | Fields |', '|---|---|---|'],
     rows,
     sections,
-    tail,
+    tail: notes.filter((note) => note.lines.length > 0),
     // A policy with nothing else to report adds only its token counts, after the variables read.
-    lists: plan.policy && !policyHasFindings(plan.policy) ? promptTokensMarkdown(plan.policy) : [],
+    lists: [...noLongerManagedList(plan), ...(plan.policy && !policyHasFindings(plan.policy) ? promptTokensMarkdown(plan.policy) : [])],
   };
 }
 
@@ -191,7 +207,7 @@ function asText(lines: readonly string[]): string {
 }
 
 function wholeLines(parts: CommentParts): string[] {
-  return [...parts.head, ...parts.tableHeader, ...parts.rows, '', ...parts.sections.flatMap((section) => wholeSection(section)), ...parts.tail.flat(), ...fitBlocks(parts.lists, Number.POSITIVE_INFINITY, byteLength)];
+  return [...parts.head, ...parts.tableHeader, ...parts.rows, '', ...parts.sections.flatMap((section) => wholeSection(section)), ...parts.tail.flatMap((note) => note.lines), ...fitBlocks(parts.lists, Number.POSITIVE_INFINITY, byteLength)];
 }
 
 /**
@@ -202,6 +218,6 @@ function wholeSize(parts: CommentParts): number {
   const sections = parts.sections;
   const first = [...parts.head, ...parts.tableHeader, ...parts.rows, ''];
   const middle = sections.slice(0, -1).reduce((total, section) => total + section.size, 0);
-  const end = [...wholeSection(sections[sections.length - 1]!), ...parts.tail.flat(), ...fitBlocks(parts.lists, Number.POSITIVE_INFINITY, byteLength)];
+  const end = [...wholeSection(sections[sections.length - 1]!), ...parts.tail.flatMap((note) => note.lines), ...fitBlocks(parts.lists, Number.POSITIVE_INFINITY, byteLength)];
   return linesSize(first, byteLength) + middle + byteLength(asText(end));
 }

@@ -186,6 +186,44 @@ describe('Markdown plan: the size limit of a pull-request comment', () => {
     expect(md).toMatch(/_…and [\d,]+ more changed resources, not shown here\._\n/);
     expect(md).toMatch(/_1 more note \(the environment variables read\) not shown here\._\n/);
   });
+
+  /** A thousand agents the state records and the manifests no longer name. */
+  const manyUnmanaged = Array.from({ length: 1000 }, (_, i) => ({ address: `agent.bulk-${i}`, kind: 'agent' as const, id: `-OKbulk${String(i).padStart(8, '0')}`, attachedTo: [] }));
+  const unmanagedHeading = '**Not managed any more** (the manifest files read: `voxform.yaml`):\n\n';
+  const unmanagedCounts = (md: string) => ({
+    listed: md.match(/^- `agent\.bulk-\d+` \(`-OKbulk\d{8}`\): no longer in the manifests; left as is on the service$/gm)?.length ?? 0,
+    more: Number(/^- …and ([\d,]+) more not managed any more \(`voxform plan --format json` lists every one\)$/m.exec(md)?.[1]?.replace(/,/g, '') ?? Number.NaN),
+  });
+
+  it('cuts a long list of resources not managed any more like the other lists: its heading, the entries that fit, a count of the rest', () => {
+    const variables = { names: ['HOOK_TOKEN'], new: [], recorded: true };
+    const plan = planOf([agentChange('front-desk', [field('config.first_message', 'Hello', 'Hi')])], { noLongerManaged: manyUnmanaged, environmentVariables: variables });
+    const md = renderPlanMarkdown(plan, { limit: 20_000 });
+    expect(bytes(md)).toBeLessThanOrEqual(20_000);
+    expect(md).toContain(unmanagedHeading);
+    const { listed, more } = unmanagedCounts(md);
+    expect(listed).toBeGreaterThan(10);
+    expect(listed + more).toBe(1000);
+    expect(md).toContain('**Environment variables read** (names only): `HOOK_TOKEN`.');
+    expect(md).not.toMatch(/more notes? \(/);
+  });
+
+  it('cuts that list in a plan without changes too, within the cap', () => {
+    const md = renderPlanMarkdown(planOf([], { noLongerManaged: manyUnmanaged, summary: { create: 0, update: 0, unchanged: 7, drifted: 0 } }));
+    expect(bytes(md)).toBeLessThanOrEqual(COMMENT_SIZE_LIMIT);
+    expect(md).toMatch(/^\*\*voxform plan:\*\* no changes/);
+    expect(md).toContain(unmanagedHeading);
+    const { listed, more } = unmanagedCounts(md);
+    expect(listed).toBeGreaterThan(10);
+    expect(listed + more).toBe(1000);
+  });
+
+  it('names the notes it leaves out', () => {
+    const renamed = Array.from({ length: 300 }, (_, i) => ({ ...agentChange(`reception-${i}`, [field('config.first_message', 'Hello', 'Hi')]), movedFrom: `agent.front-desk-${i}` }));
+    const md = renderPlanMarkdown(planOf(renamed, { environmentVariables: { names: ['HOOK_TOKEN'], new: [], recorded: true } }), { limit: 4000 });
+    expect(md).not.toContain('**Renamed**');
+    expect(md).toContain('_2 more notes (the keys renamed or swapped, the environment variables read) not shown here._\n');
+  });
 });
 
 const SECRET = 'tok-planted-4f9a8b7c6d5e';
