@@ -87,10 +87,13 @@ describe('voxform state rm', () => {
     const before = await readFile(stateFile, 'utf8');
     const lock = await acquireStateLock(stateFile, { command: 'voxform apply (hung)', timeoutSeconds: 0, warn: () => undefined });
     try {
-      const refused = await cli(cwd, 'state', 'rm', 'default@local', '--force');
+      const refused = await cli(cwd, 'state', 'rm', 'default@local', '--force', '--state', '.voxform/state.json');
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain(`error[state_locked]: The state file ${stateFile} is locked by `);
-      expect(refused.stderr).toContain(`hint: Wait for it to finish, then run \`voxform state rm\` again. If that run hangs or no longer runs, \`voxform state unlock --force ${lock.lockId}\` opens the lock.`);
+      // Both commands of the hint paste as they are: the workspace, --force and --state as typed.
+      expect(refused.stderr).toContain(
+        `hint: Wait for it to finish, then run \`voxform state rm --force default@local --state .voxform/state.json\` again. If that run hangs or no longer runs, \`voxform state unlock --force ${lock.lockId} --state .voxform/state.json\` opens the lock.`,
+      );
     } finally {
       await lock.release();
     }

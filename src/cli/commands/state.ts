@@ -6,7 +6,7 @@ import { forcedOpenJson, lastApplyJson, lockHolderJson } from '../../state/json-
 import { ciJobUrlFrom, thisRun } from '../../util/run-identity.js';
 import { migrateState } from '../../state/migrate.js';
 import { openStateSpec } from '../../state/open.js';
-import { pastableStateSpec } from '../../state/postgres/url.js';
+import { hasPasswordPlaceholder, PASSWORD_PLACEHOLDER, pastableStateSpec } from '../../state/postgres/url.js';
 import { shellWord } from '../../util/shell-word.js';
 import { stateFlags } from '../next-command.js';
 import { controlsAsQuestionMarks } from '../../util/printable.js';
@@ -114,6 +114,9 @@ export async function remove(options: StateCommandOptions, ctx: CommandContext):
   const keys = (await backend.listWorkspaces()).map((w) => w.key);
   if (!keys.includes(key)) throw unknownWorkspace(backend, key, keys);
   const command = ['voxform state rm --force', shellWord(key), ...stateFlags(options)].join(' ');
+  // Run again as typed: asked again at the terminal unless --force was given.
+  const again = ['voxform state rm', ...(options.force ? ['--force'] : []), shellWord(key), ...stateFlags(options)].join(' ');
+  const fillIn = hasPasswordPlaceholder(again) ? ` (with the database password in place of ${PASSWORD_PLACEHOLDER})` : '';
   if (!options.force && !ctx.confirm) {
     throw new VoxformError('approval_required', controlsAsQuestionMarks(`Refusing to remove the state of workspace ${key} without approval: there is no terminal to ask on.`), {
       hint: controlsAsQuestionMarks(`Pass --force: \`${command}\`.`),
@@ -124,7 +127,7 @@ export async function remove(options: StateCommandOptions, ctx: CommandContext):
     timeoutSeconds: 0,
     warn: (message) => ctx.stderr.write(line(`warning: ${message}`)),
     ciJobUrl: ciJobUrlFrom(ctx.env),
-    waitAdvice: 'Wait for it to finish, then run `voxform state rm` again.',
+    waitAdvice: controlsAsQuestionMarks(`Wait for it to finish, then run \`${again}\`${fillIn} again.`),
     unlockOptions: stateFlags(options).join(' ') || undefined,
   });
   try {
