@@ -1,5 +1,5 @@
 /** `voxform state list | show | rm | unlock --force | migrate --to | upgrade`: the operator's view of the state backend. */
-import { VoxformError } from '../../errors.js';
+import { isVoxformError, VoxformError } from '../../errors.js';
 import { describeForcedOpen, describeHolder, type StateBackend, type WorkspaceSummary } from '../../state/backend.js';
 import { BASE_ENVIRONMENT_NAME, splitWorkspaceKey, type WorkspaceState } from '../../state/types.js';
 import { forcedOpenJson, lastApplyJson, lockHolderJson } from '../../state/json-words.js';
@@ -10,7 +10,7 @@ import { hasPasswordPlaceholder, PASSWORD_PLACEHOLDER, pastableStateSpec } from 
 import { shellWord } from '../../util/shell-word.js';
 import { stateFlags } from '../next-command.js';
 import { controlsAsQuestionMarks } from '../../util/printable.js';
-import type { CommandContext } from '../context.js';
+import { EXIT_INTERRUPTED, type CommandContext } from '../context.js';
 import { openOperatorBackend } from '../project.js';
 import { plural } from '../../util/plural.js';
 
@@ -122,6 +122,8 @@ export async function remove(options: StateCommandOptions, ctx: CommandContext):
       hint: controlsAsQuestionMarks(`Pass --force: \`${command}\`.`),
     });
   }
+  // Until the write, a stop (Ctrl-C at the question, above all) leaves the state as it was; the command as typed removes it.
+  ctx.stopLeaves?.({ leftUndone: 'nothing was removed', hint: `Run \`${again}\`${fillIn} to remove the state of workspace ${controlsAsQuestionMarks(key)}.` });
   const lock = await backend.acquireLock(key, {
     command: 'voxform state rm',
     timeoutSeconds: 0,
@@ -134,11 +136,20 @@ export async function remove(options: StateCommandOptions, ctx: CommandContext):
     const stored = await backend.readWorkspace(key);
     if (!options.force) {
       const question = `Remove the state of workspace ${key} (${recordCounts(stored.workspace)}) from ${backend.display}? Its deploy history is kept; nothing on the service changes.`;
-      if (!(await ctx.confirm!(controlsAsQuestionMarks(question)))) {
+      const answer = await ctx.confirm!(controlsAsQuestionMarks(question)).catch((error: unknown) => {
+        // Ctrl-C or Ctrl-D at the question (a key on a terminal): no answer, and nothing removed.
+        if (isVoxformError(error) && error.code === 'interrupted') return undefined;
+        throw error;
+      });
+      if (answer !== true) {
         ctx.stderr.write('Nothing was removed.\n');
-        return 1;
+        return answer === undefined ? EXIT_INTERRUPTED : 1;
       }
     }
+    ctx.stopLeaves?.({
+      leftUndone: `the state of workspace ${controlsAsQuestionMarks(key)} may or may not have been removed (its file or row is written whole, or not at all)`,
+      hint: `Run \`${['voxform state list', ...stateFlags(options)].join(' ')}\`${fillIn} to see whether it is still there.`,
+    });
     const removed = await backend.removeWorkspace(key);
     if (!removed) {
       const cleared = backend.kind === 'postgres' ? " (the record of its lock's last forced open, which listed it, is cleared)" : '';
