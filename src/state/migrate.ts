@@ -161,8 +161,13 @@ function interrupted(source: StateBackend, target: StateBackend, copied: { works
     ? 'holds the whole copy, written but not yet read back and checked'
     : `holds part of the copy (${copied.workspaces} of ${plural(copied.of, 'workspace')}, no history record or test run yet)`;
   return new VoxformError('interrupted', `Migration interrupted: ${source.display} is left as it was and is still the state to use; ${target.display} ${held}.`, {
-    hint: `Run \`${command} --force\`${note} to copy everything again and check the copy (--force: the target now holds what was copied so far); once it says identical, point --state or VOXFORM_STATE at the target.`,
+    hint: migrateAgainHint(command, note),
   });
+}
+
+/** What to do after a migration stopped part way (`command`: the migration as typed, without --force; `note`: said after it). */
+export function migrateAgainHint(command: string, note: string): string {
+  return `Run \`${command} --force\`${note} to copy everything again and check the copy (--force: the target now holds what was copied so far); once it says identical, point --state or VOXFORM_STATE at the target.`;
 }
 
 /**

@@ -4,7 +4,7 @@ import { describeForcedOpen, describeHolder, type StateBackend, type WorkspaceSu
 import { BASE_ENVIRONMENT_NAME, splitWorkspaceKey, type WorkspaceState } from '../../state/types.js';
 import { forcedOpenJson, lastApplyJson, lockHolderJson } from '../../state/json-words.js';
 import { ciJobUrlFrom, thisRun } from '../../util/run-identity.js';
-import { migrateState } from '../../state/migrate.js';
+import { migrateAgainHint, migrateState } from '../../state/migrate.js';
 import { openStateSpec } from '../../state/open.js';
 import { hasPasswordPlaceholder, PASSWORD_PLACEHOLDER, pastableStateSpec } from '../../state/postgres/url.js';
 import { shellWord } from '../../util/shell-word.js';
@@ -205,11 +205,17 @@ export async function migrate(options: StateCommandOptions, ctx: CommandContext)
   const target = await openStateSpec(options.to, { cwd: ctx.cwd, registerSecret: (value) => ctx.secrets.add(value), source: '--to' });
   ctx.onExit(() => target.close());
   const stop = new AbortController();
-  void ctx.interrupted({ stopping: false }).then(() => {
+  const how = migrateCommand({ ...options, to: options.to });
+  // Stopped at once (a second Ctrl-C), the step under way may have written part of the copy: the same advice as a stop between steps.
+  const atOnce = {
+    leftUndone: `${source.display} is left as it was and is still the state to use; ${target.display} may hold part of the copy`,
+    hint: migrateAgainHint(how.command, how.commandNote ?? ''),
+  };
+  void ctx.interrupted({ stopping: false, atOnce }).then(() => {
     ctx.stderr.write('Stopping: the migration stops once the step under way is done (Ctrl-C again ends it at once).\n');
     stop.abort();
   });
-  const result = await migrateState(source, target, { force: options.force === true, signal: stop.signal, ...migrateCommand({ ...options, to: options.to }) });
+  const result = await migrateState(source, target, { force: options.force === true, signal: stop.signal, ...how });
   ctx.stdout.write(`Copied ${plural(result.workspaces.length, 'workspace')}, ${plural(result.historyRecords, 'history record')} and ${plural(result.testRuns, 'test run')} from ${source.display} to ${target.display}, and read them back: identical.\n`);
   for (const key of result.workspaces) ctx.stdout.write(line(`  ${key}`));
   const password = target.pastable === target.display ? '' : ' (with the database password in place of PASSWORD)';
