@@ -32,6 +32,8 @@ interface MigrateOptions {
   commandNote?: string | undefined;
   /** Added to the unlock command a refusal by the source's lock names: the `--state` the source was named with, as typed. */
   sourceUnlockOptions?: string | undefined;
+  /** Receives warnings that do not stop the migration (a dead holder's lock taken over, as apply says it). */
+  warn?: ((message: string) => void) | undefined;
 }
 
 export async function migrateState(source: StateBackend, target: StateBackend, options: MigrateOptions): Promise<MigrateResult> {
@@ -177,7 +179,7 @@ export function migrateAgainHint(command: string, note: string): string {
  */
 async function lockEveryWorkspace(source: StateBackend, target: StateBackend, workspaces: readonly string[], options: MigrateOptions): Promise<() => Promise<void>> {
   // migrate takes no --lock-timeout: a refusal says to migrate again, and each unlock names its own backend.
-  const lockOptions = { command: 'voxform state migrate', timeoutSeconds: 0, warn: () => undefined, waitAdvice: 'Wait for it to finish, then migrate again.' };
+  const lockOptions = { command: 'voxform state migrate', timeoutSeconds: 0, warn: options.warn ?? (() => undefined), waitAdvice: 'Wait for it to finish, then migrate again.' };
   const sides = [
     { backend: source, unlockOptions: options.sourceUnlockOptions },
     { backend: target, unlockOptions: `--state ${shellWord(target.pastable)}` },

@@ -168,6 +168,28 @@ describe('voxform state (file backend)', () => {
     expect(run.output.stderr).not.toContain('Ctrl-C');
   }, 60_000);
 
+  it('a lock left by a run that no longer runs: state migrate and state rm take it over with the warning apply gives', async () => {
+    project = await startExampleProject();
+    const p = project;
+    expect((await p.cliInProcess(['apply', '--auto-approve'])).code).toBe(0);
+    const deadPid = 2 ** 22 + 12345;
+    const leaveDeadLock = async () => {
+      const lockDir = path.join(p.dir, '.voxform/state.json.lock');
+      await mkdir(lockDir);
+      await writeFile(path.join(lockDir, 'holder-0123456789abcdef.json'), JSON.stringify({ pid: deadPid, host: hostname(), user: 'x', command: 'voxform apply', since: 'then' }));
+    };
+    const warning = `warning: Taking over the state lock left by x@${hostname()} (pid ${deadPid}, "voxform apply", since then, lock 0123456789abcdef), which no longer runs.\n`;
+    await leaveDeadLock();
+    const migrated = await p.cliInProcess(['state', 'migrate', '--to', 'moved/state.json']);
+    expect(migrated.stderr).toBe(warning);
+    expect(migrated.code).toBe(0);
+    await leaveDeadLock();
+    const workspace = JSON.parse((await p.cliInProcess(['state', 'list', '--format', 'json'])).stdout).workspaces[0].workspace as string;
+    const removed = await p.cliInProcess(['state', 'rm', '--force', workspace]);
+    expect(removed.stderr).toBe(warning);
+    expect(removed.code).toBe(0);
+  });
+
   it('a lock whose holder file cannot be read: apply, status and state list all say it is held, by a run they cannot name, and how to open it', async () => {
     project = await startExampleProject();
     const p = project;

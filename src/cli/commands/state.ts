@@ -215,7 +215,7 @@ export async function migrate(options: StateCommandOptions, ctx: CommandContext)
     ctx.stderr.write('Stopping: the migration stops once the step under way is done (Ctrl-C again ends it at once).\n');
     stop.abort();
   });
-  const result = await migrateState(source, target, { force: options.force === true, signal: stop.signal, ...how });
+  const result = await migrateState(source, target, { force: options.force === true, signal: stop.signal, ...how, warn: (message) => ctx.stderr.write(line(`warning: ${message}`)) });
   ctx.stdout.write(`Copied ${plural(result.workspaces.length, 'workspace')}, ${plural(result.historyRecords, 'history record')} and ${plural(result.testRuns, 'test run')} from ${source.display} to ${target.display}, and read them back: identical.\n`);
   for (const key of result.workspaces) ctx.stdout.write(line(`  ${key}`));
   const password = target.pastable === target.display ? '' : ' (with the database password in place of PASSWORD)';
