@@ -108,6 +108,7 @@ export const COMMAND_ERROR_CODES = [
   'state_too_large',
   'state_unreadable',
   'state_url_invalid',
+  'state_write_failed',
   'promote_checkout_mismatch',
   'promote_gate_failed',
   'promote_source_unknown',

@@ -222,6 +222,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     exitCodes: [
       '0  the workspace\'s state was removed (its deploy history is kept; nothing on the service changes)',
       '1  no such workspace, its lock is held, the answer was not yes, --force is missing without a terminal, or an error',
+      '130  interrupted (Ctrl-C or SIGTERM): nothing was removed, unless the stop came while the state was being written (it says so)',
     ],
     examples: ['voxform state rm default@https://api-west.millis.ai', 'voxform state rm --force default@local'],
   },

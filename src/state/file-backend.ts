@@ -12,6 +12,8 @@ import { makeKeptFolder, writeKeptFile } from '../project-files/kept-files.js';
 import { conflict, DEFAULT_RECHECK_COMMAND, describeLockLoss, forcedOpenLoss, noSuchLock, type AcquireOptions, type ForcedOpen, type HeldLock, type LockHolder, type LockLoss, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from './backend.js';
 import { acquireStateLock, forceUnlockState, readLastForcedOpen, readStateLockWithId, type HeldStateLock, type StateLock } from './lock.js';
 import type { RunIdentity } from '../util/run-identity.js';
+import { isFileSystemError } from '../util/atomic-write.js';
+import { stateWriteFailed } from './write-failure.js';
 import { readStateFile, STATE_OPTION, storedStateText } from './state-file.js';
 import { emptyWorkspace, type StateFile, type WorkspaceState } from './types.js';
 
@@ -58,8 +60,7 @@ export class FileStateBackend implements StateBackend {
     // A new object: the one read stays the cache's until the write lands (a refused write leaves it as it is).
     const next: StateFile = { ...state, serial: state.serial + 1, workspaces: { ...state.workspaces, [key]: workspace } };
     const text = storedStateText(next, `The state file ${this.display}`, true);
-    await makeKeptFolder(path.dirname(this.file));
-    await writeKeptFile(this.file, text);
+    await this.store(text, 'the state file stays as it was before this write', () => makeKeptFolder(path.dirname(this.file)));
     await this.remember(next);
     return { serial: next.serial };
   }
@@ -71,7 +72,7 @@ export class FileStateBackend implements StateBackend {
     const workspaces = { ...state.workspaces };
     delete workspaces[key];
     const next: StateFile = { ...state, serial: state.serial + 1, workspaces };
-    await writeKeptFile(this.file, storedStateText(next, `The state file ${this.display}`, true));
+    await this.store(storedStateText(next, `The state file ${this.display}`, true), 'nothing was removed');
     await this.remember(next);
     return true;
   }
@@ -152,6 +153,17 @@ export class FileStateBackend implements StateBackend {
     const state = await readStateFile(this.file, this.display, this.option);
     this.cached = stamp ? { state, stamp } : undefined;
     return state;
+  }
+
+  /** Writes the state file's new text; a write the file system refuses is the user's to fix (a full disk, a read-only file), not a bug. */
+  private async store(text: string, unchanged: string, makeFolder?: () => Promise<void>): Promise<void> {
+    try {
+      await makeFolder?.();
+      await writeKeptFile(this.file, text);
+    } catch (error) {
+      if (isFileSystemError(error)) throw stateWriteFailed(error, this.display, unchanged);
+      throw error;
+    }
   }
 
   private async remember(state: StateFile): Promise<void> {

@@ -7,6 +7,7 @@ import { isVoxformError, VoxformError } from '../errors.js';
 import { describeHolder, forcedOpenOf, lockedError, waitingNotice, waitToRetryLock, type AcquireOptions, type ForcedOpen, type LockHolder } from './backend.js';
 import { makeKeptFolder, readKeptJson, writeKeptFile, type KeptJsonLimits } from '../project-files/kept-files.js';
 import { describeWriteFailure } from '../util/atomic-write.js';
+import { stateWriteRemedy } from './write-failure.js';
 import { MAX_KEPT_JSON_DEPTH, MAX_LOCK_HOLDER_BYTES, MAX_LOCK_HOLDER_JSON_VALUES } from '../project-files/limits.js';
 
 const HOLDER_JSON_LIMITS: KeptJsonLimits = { maxBytes: MAX_LOCK_HOLDER_BYTES, maxValues: MAX_LOCK_HOLDER_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH };
@@ -45,7 +46,7 @@ export async function acquireStateLock(stateFile: string, options: AcquireOption
   } catch (error) {
     if (isVoxformError(error)) throw error;
     throw new VoxformError('state_lock_failed', `Could not take the state lock ${lockDir}: ${describeWriteFailure(error)}.`, {
-      hint: 'Check that the folder of the state file exists and is writable (--state names the state file).',
+      hint: `${stateWriteRemedy(error)} (--state names the state file).`,
       cause: error,
     });
   }
@@ -137,7 +138,7 @@ export async function forceUnlockState(stateFile: string, lockId: string, by: Ru
   } catch (error) {
     if (isVoxformError(error)) throw error;
     throw new VoxformError('state_lock_failed', `Could not record who opens the state lock in ${forcedOpenPathOf(stateFile)}: ${describeWriteFailure(error)}; the lock was left as it was.`, {
-      hint: 'Check that the folder of the state file is writable (--state names the state file), then run the unlock again.',
+      hint: `${stateWriteRemedy(error)} (--state names the state file), then run the unlock again.`,
       cause: error,
     });
   }

@@ -32,6 +32,8 @@ interface MigrateOptions {
   commandNote?: string | undefined;
   /** Added to the unlock command a refusal by the source's lock names: the `--state` the source was named with, as typed. */
   sourceUnlockOptions?: string | undefined;
+  /** Receives warnings that do not stop the migration (a dead holder's lock taken over, as apply says it). */
+  warn?: ((message: string) => void) | undefined;
 }
 
 export async function migrateState(source: StateBackend, target: StateBackend, options: MigrateOptions): Promise<MigrateResult> {
@@ -161,8 +163,13 @@ function interrupted(source: StateBackend, target: StateBackend, copied: { works
     ? 'holds the whole copy, written but not yet read back and checked'
     : `holds part of the copy (${copied.workspaces} of ${plural(copied.of, 'workspace')}, no history record or test run yet)`;
   return new VoxformError('interrupted', `Migration interrupted: ${source.display} is left as it was and is still the state to use; ${target.display} ${held}.`, {
-    hint: `Run \`${command} --force\`${note} to copy everything again and check the copy (--force: the target now holds what was copied so far); once it says identical, point --state or VOXFORM_STATE at the target.`,
+    hint: migrateAgainHint(command, note),
   });
+}
+
+/** What to do after a migration stopped part way (`command`: the migration as typed, without --force; `note`: said after it). */
+export function migrateAgainHint(command: string, note: string): string {
+  return `Run \`${command} --force\`${note} to copy everything again and check the copy (--force: the target now holds what was copied so far); once it says identical, point --state or VOXFORM_STATE at the target.`;
 }
 
 /**
@@ -172,7 +179,7 @@ function interrupted(source: StateBackend, target: StateBackend, copied: { works
  */
 async function lockEveryWorkspace(source: StateBackend, target: StateBackend, workspaces: readonly string[], options: MigrateOptions): Promise<() => Promise<void>> {
   // migrate takes no --lock-timeout: a refusal says to migrate again, and each unlock names its own backend.
-  const lockOptions = { command: 'voxform state migrate', timeoutSeconds: 0, warn: () => undefined, waitAdvice: 'Wait for it to finish, then migrate again.' };
+  const lockOptions = { command: 'voxform state migrate', timeoutSeconds: 0, warn: options.warn ?? (() => undefined), waitAdvice: 'Wait for it to finish, then migrate again.' };
   const sides = [
     { backend: source, unlockOptions: options.sourceUnlockOptions },
     { backend: target, unlockOptions: `--state ${shellWord(target.pastable)}` },

@@ -7,7 +7,8 @@
  */
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { VoxformError } from '../errors.js';
+import { isVoxformError, VoxformError } from '../errors.js';
+import { printable } from '../util/printable.js';
 import { FileHistoryStore } from '../history/file-store.js';
 import { gitWorkTreeRoot, openGitRepository } from '../project-files/git.js';
 import { keptFilesAtCommit } from '../project-files/kept-source.js';
@@ -25,9 +26,24 @@ export interface StateAtRevision {
   history: FileHistoryStore;
 }
 
-function unreadable(ref: string, why: string): VoxformError {
-  return new VoxformError('state_base_unreadable', `the base revision "${ref}" (${BASE_REF_VARIABLE}) ${why}, so voxform cannot read the state and deploy ledger it holds: the evidence of which live values are secret, which the checkout's copy of them may have lost.`, {
-    hint: `Fetch the base branch (in CI: fetch-depth: 0) or name a revision that exists in ${BASE_REF_VARIABLE}.`,
+const FETCH_THE_BASE = `Fetch the base branch (in CI: fetch-depth: 0) or name a revision that exists in ${BASE_REF_VARIABLE}.`;
+
+/** `ref` is the environment's, printed with its control characters escaped (a line break would forge a line of output). */
+function unreadable(ref: string, why: string, hint: string = FETCH_THE_BASE): VoxformError {
+  return new VoxformError('state_base_unreadable', `the base revision "${printable(ref)}" (${BASE_REF_VARIABLE}) ${why}, so voxform cannot read the state and deploy ledger it holds: the evidence of which live values are secret, which the checkout's copy of them may have lost.`, {
+    hint,
+  });
+}
+
+/**
+ * The base's state file refused (damaged, foreign, over its limits): the hint of the checkout's file
+ * (restore or delete it) does not fit a copy in a revision, which only the base branch changes.
+ */
+function baseStateRefused(error: unknown): unknown {
+  if (!isVoxformError(error) || (error.code !== 'state_invalid' && error.code !== 'state_unreadable')) return error;
+  return new VoxformError(error.code, error.message, {
+    hint: `That is the base revision's copy, not the checkout's: name another base revision in ${BASE_REF_VARIABLE}, or fix the state file on the base branch.`,
+    cause: error,
   });
 }
 
@@ -56,12 +72,16 @@ export async function stateAtBaseRevision(backend: StateBackend, env: Env): Prom
   // A revision starting with "-" would be read by git as an option.
   if (ref.startsWith('-')) throw unreadable(ref, 'starts with "-"');
   const repository = await openGitRepository(existing, env);
-  if (!repository) throw unreadable(ref, 'cannot be read: git is not installed here, or cannot read the repository');
+  if (!repository) {
+    throw unreadable(ref, 'cannot be read: git is not installed here, or cannot read the repository', 'Install git, or put it on PATH, for voxform reads the base revision with it; if it is there, check that `git status` works in this checkout.');
+  }
   const commit = await repository.run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`]);
   if (!commit || commit.lines.length === 0) throw unreadable(ref, 'is not a commit of this repository');
   const source = keptFilesAtCommit(repository, commit.lines[0] as string, (why) => unreadable(ref, why));
   return {
-    state: await readStateFile(stateFile, `${backend.display} at ${ref}`, STATE_OPTION, source),
+    state: await readStateFile(stateFile, `${backend.display} at ${printable(ref)}`, STATE_OPTION, source).catch((error: unknown) => {
+      throw baseStateRefused(error);
+    }),
     history: new FileHistoryStore(path.join(path.dirname(stateFile), 'history'), undefined, undefined, source),
   };
 }

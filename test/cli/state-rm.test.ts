@@ -5,7 +5,10 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import type { StopAtOnce } from '../../src/cli/context.js';
+import { askYesNo } from '../../src/cli/confirm.js';
 import { runCommandLine } from '../../src/cli/main.js';
 import { acquireStateLock } from '../../src/state/lock.js';
 import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
@@ -87,10 +90,13 @@ describe('voxform state rm', () => {
     const before = await readFile(stateFile, 'utf8');
     const lock = await acquireStateLock(stateFile, { command: 'voxform apply (hung)', timeoutSeconds: 0, warn: () => undefined });
     try {
-      const refused = await cli(cwd, 'state', 'rm', 'default@local', '--force');
+      const refused = await cli(cwd, 'state', 'rm', 'default@local', '--force', '--state', '.voxform/state.json');
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain(`error[state_locked]: The state file ${stateFile} is locked by `);
-      expect(refused.stderr).toContain(`hint: Wait for it to finish, then run \`voxform state rm\` again. If that run hangs or no longer runs, \`voxform state unlock --force ${lock.lockId}\` opens the lock.`);
+      // Both commands of the hint paste as they are: the workspace, --force and --state as typed.
+      expect(refused.stderr).toContain(
+        `hint: Wait for it to finish, then run \`voxform state rm --force default@local --state .voxform/state.json\` again. If that run hangs or no longer runs, \`voxform state unlock --force ${lock.lockId} --state .voxform/state.json\` opens the lock.`,
+      );
     } finally {
       await lock.release();
     }
@@ -122,5 +128,29 @@ describe('voxform state rm', () => {
     await accepted.close();
     expect(accepted.captured.stdout).toContain('Removed the state of workspace default@local');
     expect(Object.keys(JSON.parse(await readFile(stateFile, 'utf8')).workspaces)).toEqual(['production@local']);
+  });
+
+  it('Ctrl-C at the question removes nothing and says so, exit 130; a signal meanwhile says the same', async () => {
+    const cwd = await projectMovedToEnvironments();
+    const stateFile = path.join(cwd, '.voxform/state.json');
+    const before = await readFile(stateFile, 'utf8');
+    let atQuestion: StopAtOnce | undefined;
+    let leaves: StopAtOnce | undefined;
+    // The real prompt, on a stream driven as a terminal (raw keys), answered with Ctrl-C.
+    const input = new PassThrough();
+    const confirm = (question: string) => {
+      atQuestion = leaves;
+      const answer = askYesNo(question, { input, output: new PassThrough(), terminal: true });
+      setImmediate(() => input.write('\x03'));
+      return answer;
+    };
+    const stopped = makeContext({ cwd, confirm });
+    stopped.ctx.stopLeaves = (atOnce) => void (leaves = atOnce);
+    expect(await runCommandLine(['state', 'rm', 'default@local', '--state', '.voxform/state.json'], stopped.ctx)).toBe(130);
+    await stopped.close();
+    expect(stopped.captured.stderr).toBe('Nothing was removed.\n');
+    expect(await readFile(stateFile, 'utf8')).toBe(before);
+    // What a signal while the question is asked stops the run with (its error: "voxform stopped at your request; nothing was removed.").
+    expect(atQuestion).toEqual({ leftUndone: 'nothing was removed', hint: 'Run `voxform state rm default@local --state .voxform/state.json` to remove the state of workspace default@local.' });
   });
 });

@@ -5,10 +5,13 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { GracefulStop } from '../../src/cli/context.js';
+import { runCommandLine } from '../../src/cli/main.js';
 import { acquireStateLock } from '../../src/state/lock.js';
 import { osUser } from '../../src/util/run-identity.js';
 import { startExampleProject, type ExampleProject } from '../helpers/project.js';
 import { runCliInProcess, runPrinted, spawnCli } from '../helpers/cli.js';
+import { makeContext } from '../helpers/context.js';
 
 /** Every key of a JSON value, at every depth. */
 function keysOf(value: unknown): string[] {
@@ -165,6 +168,28 @@ describe('voxform state (file backend)', () => {
     expect(run.output.stderr).not.toContain('Ctrl-C');
   }, 60_000);
 
+  it('a lock left by a run that no longer runs: state migrate and state rm take it over with the warning apply gives', async () => {
+    project = await startExampleProject();
+    const p = project;
+    expect((await p.cliInProcess(['apply', '--auto-approve'])).code).toBe(0);
+    const deadPid = 2 ** 22 + 12345;
+    const leaveDeadLock = async () => {
+      const lockDir = path.join(p.dir, '.voxform/state.json.lock');
+      await mkdir(lockDir);
+      await writeFile(path.join(lockDir, 'holder-0123456789abcdef.json'), JSON.stringify({ pid: deadPid, host: hostname(), user: 'x', command: 'voxform apply', since: 'then' }));
+    };
+    const warning = `warning: Taking over the state lock left by x@${hostname()} (pid ${deadPid}, "voxform apply", since then, lock 0123456789abcdef), which no longer runs.\n`;
+    await leaveDeadLock();
+    const migrated = await p.cliInProcess(['state', 'migrate', '--to', 'moved/state.json']);
+    expect(migrated.stderr).toBe(warning);
+    expect(migrated.code).toBe(0);
+    await leaveDeadLock();
+    const workspace = JSON.parse((await p.cliInProcess(['state', 'list', '--format', 'json'])).stdout).workspaces[0].workspace as string;
+    const removed = await p.cliInProcess(['state', 'rm', '--force', workspace]);
+    expect(removed.stderr).toBe(warning);
+    expect(removed.code).toBe(0);
+  });
+
   it('a lock whose holder file cannot be read: apply, status and state list all say it is held, by a run they cannot name, and how to open it', async () => {
     project = await startExampleProject();
     const p = project;
@@ -249,6 +274,22 @@ describe('voxform state (file backend)', () => {
     const pasted = await runPrinted('voxform state migrate --state .voxform/state.json --to moved/state.json', { cwd: p.dir, env: p.env });
     expect(pasted.stdout).toContain('Copied 1 workspace, 1 history record and 0 test runs ');
     expect(pasted.code).toBe(0);
+  });
+
+  it('a migration stopped at once (a second Ctrl-C) says the same as one stopped between steps: the source unchanged, the command with --force', async () => {
+    project = await startExampleProject();
+    const p = project;
+    expect((await p.cliInProcess(['apply', '--auto-approve'])).code).toBe(0);
+    // What the second signal's error says is what the command gives its graceful stop (main prints it).
+    let graceful: GracefulStop | undefined;
+    const { ctx, close } = makeContext({ cwd: p.dir, env: p.env });
+    ctx.interrupted = (stop) => ((graceful = stop), new Promise<void>(() => undefined));
+    expect(await runCommandLine(['state', 'migrate', '--state', '.voxform/state.json', '--to', 'moved/state.json'], ctx)).toBe(0);
+    await close();
+    expect(graceful?.atOnce).toEqual({
+      leftUndone: '.voxform/state.json is left as it was and is still the state to use; moved/state.json may hold part of the copy',
+      hint: 'Run `voxform state migrate --state .voxform/state.json --to moved/state.json --force` to copy everything again and check the copy (--force: the target now holds what was copied so far); once it says identical, point --state or VOXFORM_STATE at the target.',
+    });
   });
 
   it('a migration refused by a lock says to wait and migrate again (migrate takes no --lock-timeout), and how to open that lock', async () => {

@@ -125,3 +125,29 @@ it('export reads the base revision\'s ledger too: the deployed greeting is writt
   expect(written).toMatch(/first_message: .*\$\{env:FRONT_DESK_FIRST_MESSAGE\}/);
   expect(written + exported.stdout + exported.stderr).not.toContain(SECRET);
 }, 120_000);
+
+it('state_base_unreadable and a base state refused: a hint that fits the cause, and VOXFORM_BASE_REF printed with its control characters escaped', async () => {
+  const dir = await tempDir({ 'voxform.yaml': manifest('Welcome.'), '.voxform/state.json': 'not json\n' });
+  git(dir, 'init', '-q', '-b', 'main');
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-qm', 'a damaged state on the base');
+  git(dir, 'checkout', '-qb', 'pr');
+  git(dir, 'rm', '-q', '.voxform/state.json');
+
+  const damaged = await runCliInProcess(['plan', '--local'], { cwd: dir, env: { VOXFORM_BASE_REF: 'main' } });
+  expect(damaged.code).toBe(1);
+  expect(damaged.stderr).toBe(
+    'error[state_invalid]: The state file .voxform/state.json at main is not valid JSON.\n' +
+      "  hint: That is the base revision's copy, not the checkout's: name another base revision in VOXFORM_BASE_REF, or fix the state file on the base branch.\n",
+  );
+
+  const noGit = await runCliInProcess(['plan', '--local'], { cwd: dir, env: { VOXFORM_BASE_REF: 'main', PATH: path.join(dir, 'no-git-here') } });
+  expect(noGit.code).toBe(1);
+  expect(noGit.stderr).toContain('error[state_base_unreadable]: the base revision "main" (VOXFORM_BASE_REF) cannot be read: git is not installed here, or cannot read the repository');
+  expect(noGit.stderr).toContain('  hint: Install git, or put it on PATH, for voxform reads the base revision with it; if it is there, check that `git status` works in this checkout.\n');
+
+  const forged = await runCliInProcess(['plan', '--local'], { cwd: dir, env: { VOXFORM_BASE_REF: 'main\nerror[forged]: x' } });
+  expect(forged.code).toBe(1);
+  expect(forged.stderr).toContain('error[state_base_unreadable]: the base revision "main\\nerror[forged]: x" (VOXFORM_BASE_REF) is not a commit of this repository');
+  expect(forged.stderr).not.toContain('\nerror[forged]');
+}, 120_000);

@@ -1,16 +1,16 @@
 /** `voxform state list | show | rm | unlock --force | migrate --to | upgrade`: the operator's view of the state backend. */
-import { VoxformError } from '../../errors.js';
+import { isVoxformError, VoxformError } from '../../errors.js';
 import { describeForcedOpen, describeHolder, type StateBackend, type WorkspaceSummary } from '../../state/backend.js';
 import { BASE_ENVIRONMENT_NAME, splitWorkspaceKey, type WorkspaceState } from '../../state/types.js';
 import { forcedOpenJson, lastApplyJson, lockHolderJson } from '../../state/json-words.js';
 import { ciJobUrlFrom, thisRun } from '../../util/run-identity.js';
-import { migrateState } from '../../state/migrate.js';
+import { migrateAgainHint, migrateState } from '../../state/migrate.js';
 import { openStateSpec } from '../../state/open.js';
-import { pastableStateSpec } from '../../state/postgres/url.js';
+import { hasPasswordPlaceholder, PASSWORD_PLACEHOLDER, pastableStateSpec } from '../../state/postgres/url.js';
 import { shellWord } from '../../util/shell-word.js';
 import { stateFlags } from '../next-command.js';
 import { controlsAsQuestionMarks } from '../../util/printable.js';
-import type { CommandContext } from '../context.js';
+import { EXIT_INTERRUPTED, type CommandContext } from '../context.js';
 import { openOperatorBackend } from '../project.js';
 import { plural } from '../../util/plural.js';
 
@@ -114,28 +114,42 @@ export async function remove(options: StateCommandOptions, ctx: CommandContext):
   const keys = (await backend.listWorkspaces()).map((w) => w.key);
   if (!keys.includes(key)) throw unknownWorkspace(backend, key, keys);
   const command = ['voxform state rm --force', shellWord(key), ...stateFlags(options)].join(' ');
+  // Run again as typed: asked again at the terminal unless --force was given.
+  const again = ['voxform state rm', ...(options.force ? ['--force'] : []), shellWord(key), ...stateFlags(options)].join(' ');
+  const fillIn = hasPasswordPlaceholder(again) ? ` (with the database password in place of ${PASSWORD_PLACEHOLDER})` : '';
   if (!options.force && !ctx.confirm) {
     throw new VoxformError('approval_required', controlsAsQuestionMarks(`Refusing to remove the state of workspace ${key} without approval: there is no terminal to ask on.`), {
       hint: controlsAsQuestionMarks(`Pass --force: \`${command}\`.`),
     });
   }
+  // Until the write, a stop (Ctrl-C at the question, above all) leaves the state as it was; the command as typed removes it.
+  ctx.stopLeaves?.({ leftUndone: 'nothing was removed', hint: `Run \`${again}\`${fillIn} to remove the state of workspace ${controlsAsQuestionMarks(key)}.` });
   const lock = await backend.acquireLock(key, {
     command: 'voxform state rm',
     timeoutSeconds: 0,
     warn: (message) => ctx.stderr.write(line(`warning: ${message}`)),
     ciJobUrl: ciJobUrlFrom(ctx.env),
-    waitAdvice: 'Wait for it to finish, then run `voxform state rm` again.',
+    waitAdvice: controlsAsQuestionMarks(`Wait for it to finish, then run \`${again}\`${fillIn} again.`),
     unlockOptions: stateFlags(options).join(' ') || undefined,
   });
   try {
     const stored = await backend.readWorkspace(key);
     if (!options.force) {
       const question = `Remove the state of workspace ${key} (${recordCounts(stored.workspace)}) from ${backend.display}? Its deploy history is kept; nothing on the service changes.`;
-      if (!(await ctx.confirm!(controlsAsQuestionMarks(question)))) {
+      const answer = await ctx.confirm!(controlsAsQuestionMarks(question)).catch((error: unknown) => {
+        // Ctrl-C or Ctrl-D at the question (a key on a terminal): no answer, and nothing removed.
+        if (isVoxformError(error) && error.code === 'interrupted') return undefined;
+        throw error;
+      });
+      if (answer !== true) {
         ctx.stderr.write('Nothing was removed.\n');
-        return 1;
+        return answer === undefined ? EXIT_INTERRUPTED : 1;
       }
     }
+    ctx.stopLeaves?.({
+      leftUndone: `the state of workspace ${controlsAsQuestionMarks(key)} may or may not have been removed (its file or row is written whole, or not at all)`,
+      hint: `Run \`${['voxform state list', ...stateFlags(options)].join(' ')}\`${fillIn} to see whether it is still there.`,
+    });
     const removed = await backend.removeWorkspace(key);
     if (!removed) {
       const cleared = backend.kind === 'postgres' ? " (the record of its lock's last forced open, which listed it, is cleared)" : '';
@@ -191,11 +205,17 @@ export async function migrate(options: StateCommandOptions, ctx: CommandContext)
   const target = await openStateSpec(options.to, { cwd: ctx.cwd, registerSecret: (value) => ctx.secrets.add(value), source: '--to' });
   ctx.onExit(() => target.close());
   const stop = new AbortController();
-  void ctx.interrupted({ stopping: false }).then(() => {
+  const how = migrateCommand({ ...options, to: options.to });
+  // Stopped at once (a second Ctrl-C), the step under way may have written part of the copy: the same advice as a stop between steps.
+  const atOnce = {
+    leftUndone: `${source.display} is left as it was and is still the state to use; ${target.display} may hold part of the copy`,
+    hint: migrateAgainHint(how.command, how.commandNote ?? ''),
+  };
+  void ctx.interrupted({ stopping: false, atOnce }).then(() => {
     ctx.stderr.write('Stopping: the migration stops once the step under way is done (Ctrl-C again ends it at once).\n');
     stop.abort();
   });
-  const result = await migrateState(source, target, { force: options.force === true, signal: stop.signal, ...migrateCommand({ ...options, to: options.to }) });
+  const result = await migrateState(source, target, { force: options.force === true, signal: stop.signal, ...how, warn: (message) => ctx.stderr.write(line(`warning: ${message}`)) });
   ctx.stdout.write(`Copied ${plural(result.workspaces.length, 'workspace')}, ${plural(result.historyRecords, 'history record')} and ${plural(result.testRuns, 'test run')} from ${source.display} to ${target.display}, and read them back: identical.\n`);
   for (const key of result.workspaces) ctx.stdout.write(line(`  ${key}`));
   const password = target.pastable === target.display ? '' : ' (with the database password in place of PASSWORD)';
