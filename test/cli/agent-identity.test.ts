@@ -4,18 +4,16 @@
  * and a rollback never writes to the agent it named before), and two swapped keys keep each agent's
  * state and history.
  */
-import { cp, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repoRoot, runCliInProcess, useTempDirs, type CliResult } from '../helpers/cli.js';
+import { copyExampleProject, runCliInProcess, useTempDirs, type CliResult } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
 const FRONT_DESK_ID = '-OKdqbqetEcM4ak369ym';
 
 async function exampleProject(): Promise<{ dir: string; vx: (code: number, ...args: string[]) => Promise<CliResult>; edit: (change: (text: string) => string) => Promise<void> }> {
-  const dir = await tempDir();
-  await cp(path.join(repoRoot, 'agents.example.yaml'), path.join(dir, 'agents.example.yaml'));
-  await cp(path.join(repoRoot, 'example'), path.join(dir, 'example'), { recursive: true });
+  const dir = await copyExampleProject(await tempDir());
   const manifest = path.join(dir, 'agents.example.yaml');
   const vx = async (code: number, ...args: string[]) => {
     const result = await runCliInProcess([...args, '-f', 'agents.example.yaml', '--local'], { cwd: dir });

@@ -6,25 +6,17 @@
  * `id:`) and a knowledge file's (the same content) are moves too, and a campaign's claim between
  * environments follows it. Two keys that swap their ids are told apart from renames.
  */
-import { cp, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repoRoot, runCliInProcess, useTempDirs, type CliResult } from '../helpers/cli.js';
+import { copyExampleProject, expectCode, runCliInProcess, useTempDirs } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/postgres.js';
 
 const tempDir = useTempDirs();
 const FRONT_DESK_ID = '-OKdqbqetEcM4ak369ym';
 
 async function exampleProject(): Promise<string> {
-  const dir = await tempDir();
-  await cp(path.join(repoRoot, 'agents.example.yaml'), path.join(dir, 'agents.example.yaml'));
-  await cp(path.join(repoRoot, 'example'), path.join(dir, 'example'), { recursive: true });
-  return dir;
-}
-
-function expectCode(result: CliResult, code: number): CliResult {
-  expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(code);
-  return result;
+  return copyExampleProject(await tempDir());
 }
 
 /** The agent keys the manifests use: the agent, its staging overlay and the number bound to it. */

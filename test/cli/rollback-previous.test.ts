@@ -4,23 +4,15 @@
  * only in what a rollback does not restore, says the knowledge files stay, and a second
  * `previous` returns to the configuration the first replaced, which it says the manifests hold.
  */
-import { appendFile, cp, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repoRoot, runCliInProcess, useTempDirs, type CliResult } from '../helpers/cli.js';
+import { copyExampleProject, expectCode, runCliInProcess, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
 
 async function exampleProject(): Promise<string> {
-  const dir = await tempDir();
-  await cp(path.join(repoRoot, 'agents.example.yaml'), path.join(dir, 'agents.example.yaml'));
-  await cp(path.join(repoRoot, 'example'), path.join(dir, 'example'), { recursive: true });
-  return dir;
-}
-
-function expectCode(result: CliResult, code: number): CliResult {
-  expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(code);
-  return result;
+  return copyExampleProject(await tempDir());
 }
 
 interface HistoryJson {

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator, type TrafficSummary } from '../../src/emulator/index.js';
 import { renderTrafficSummary, trafficUntil } from '../../src/cli/commands/emulator-traffic.js';
-import { repoRoot, runCliInProcess, useTempDirs } from '../helpers/cli.js';
+import { copyExampleProject, repoRoot, runCliInProcess, useTempDirs } from '../helpers/cli.js';
 import { SECRETS } from '../helpers/project.js';
 import { clientFor, FRONT_DESK, startTestEmulator } from './helpers.js';
 
@@ -19,10 +19,7 @@ const tempDir = useTempDirs();
 const UNTIL = '2026-06-01T00:00:00Z';
 
 async function exampleProject(): Promise<string> {
-  const dir = await tempDir();
-  await cp(path.join(repoRoot, 'agents.example.yaml'), path.join(dir, 'voxform.yaml'));
-  await cp(path.join(repoRoot, 'example'), path.join(dir, 'example'), { recursive: true });
-  return dir;
+  return copyExampleProject(await tempDir(), 'voxform.yaml');
 }
 
 type StoredCall = { call_id: string; agent_id: string; ts: number; agent_config: { $shared_config?: number } };

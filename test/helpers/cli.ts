@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, mkdir, writeFile, rm } from 'node:fs/promises';
+import { cp, mkdtemp, mkdir, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { Readable } from 'node:stream';
 import { streamPrinter, type CommandContext, type Output } from '../../src/cli/context.js';
 import { operatorSecrets, runCommandLine } from '../../src/cli/main.js';
@@ -187,4 +187,17 @@ export function useTempDirs(): (files?: Record<string, string | Uint8Array>) => 
     cleanups.push(tree.cleanup);
     return tree.dir;
   };
+}
+
+/** `dir` with a copy of the repository's example project: agents.example.yaml (as `manifest`) and example/. */
+export async function copyExampleProject(dir: string, manifest = 'agents.example.yaml'): Promise<string> {
+  await cp(path.join(repoRoot, 'agents.example.yaml'), path.join(dir, manifest));
+  await cp(path.join(repoRoot, 'example'), path.join(dir, 'example'), { recursive: true });
+  return dir;
+}
+
+/** `result`, which must have exited with `code` (else the test fails, showing its output). */
+export function expectCode(result: CliResult, code: number): CliResult {
+  expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(code);
+  return result;
 }
