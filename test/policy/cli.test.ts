@@ -521,6 +521,11 @@ describe('voxform plan', () => {
     const unknownBase = await runCliInProcess(['plan', '--local', '--base', 'no-such-branch'], { cwd: dir });
     expect(unknownBase.code).toBe(1);
     expect(unknownBase.stderr).toContain('error[policy_base_unreadable]: the base revision "no-such-branch" is not a commit of this repository');
+    // A ref with a control character in it is named printable, never raw.
+    const controlBase = await runCliInProcess(['plan', '--local', '--base', 'no\u001b[31mbranch'], { cwd: dir });
+    expect(controlBase.code).toBe(1);
+    expect(controlBase.stderr).toContain('error[policy_base_unreadable]: the base revision "no\\u001b[31mbranch"');
+    expect(controlBase.stderr).not.toContain('\u001b');
   });
 });
 
