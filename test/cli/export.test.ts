@@ -216,7 +216,8 @@ describe('voxform export', () => {
     expect(forced.code, forced.stderr).toBe(0);
     expect(forced.stderr).toContain(`warning: the voxform.yaml this export replaced defined what the new one drops: ${dropped}. Restore it (from git) unless that was meant;`);
     expect(forced.stdout).not.toContain('# shows no changes');
-    expect(forced.stdout).toContain('# lists what the replaced voxform.yaml defined and this one drops as not managed any more, where it was applied\n');
+    // Its environments are gone with it: their resources are listed by no plan, only by the warning.
+    expect(forced.stdout).toContain('# lists what the replaced voxform.yaml defined and this one drops as not managed any more, where it was applied without --env; the dropped environments are planned no more (the warning above names all)\n');
   });
 
   test('beside an agents.yaml and no voxform.yaml: refused as init refuses it (the new voxform.yaml would hide it); --force writes and warns', async () => {

@@ -102,7 +102,7 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
   if (!check.loads) ctx.stdout.write(`\nNext: fix what the warning above names in the exported files, then ${validateStep(where)}   # plan shows no changes once it loads\n`);
   else if (check.mandatory > 0) ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # stops on the ${plural(check.mandatory, 'mandatory finding')} above until each is fixed or waived\n`);
   // The resources the replaced manifest defined are not managed any more: plan lists those applied.
-  else if (losses && losesResources(losses)) ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # lists what the replaced ${MANIFEST_FILE} defined and this one drops as not managed any more, where it was applied\n`);
+  else if (losses && losesResources(losses)) ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # ${droppedNote(losses)}\n`);
   else ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # shows no changes\n`);
   return 0;
 }
@@ -225,4 +225,14 @@ function validateStep(where: string): string {
 
 function commandLine(agentIds: readonly string[], fromPhones: boolean): string {
   return ['voxform export', ...agentIds.map((id) => `--agent ${shellWord(id)}`), ...(fromPhones ? ['--from-phones'] : [])].join(' ');
+}
+
+/**
+ * What the plan of a manifest that dropped resources shows of them: those applied without --env, as
+ * not managed any more; an environment the new manifest no longer defines is planned no more, so
+ * what only it applied is listed nowhere but in the warning above.
+ */
+function droppedNote(losses: ManifestLosses): string {
+  const listed = `lists what the replaced ${MANIFEST_FILE} defined and this one drops as not managed any more, where it was applied`;
+  return losses.sections.includes('environments') ? `${listed} without --env; the dropped environments are planned no more (the warning above names all)` : listed;
 }
