@@ -8,7 +8,8 @@
  */
 import { VoxformError } from '../errors.js';
 import { desiredFromRecord, type RestoreOptions } from '../history/restore.js';
-import { recordedAgent, type HistoryRecord, type LedgerRecord } from '../history/types.js';
+import { AgentNames, versionOfAgent } from '../history/agent-names.js';
+import type { HistoryRecord, LedgerRecord } from '../history/types.js';
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import { desiredAgentFields } from '../plan/agent-fields.js';
 import { hashApplied } from '../state/types.js';
@@ -32,8 +33,8 @@ export interface HealPlan {
 export interface HealChoice<R> {
   /** The chosen records, newest first. */
   records: R[];
-  /** Each healable agent in the report's order: its local name, the index in `records` of the newest record holding it, and its report. */
-  agents: Array<{ name: string; record: number; resource: DriftedResource }>;
+  /** Each healable agent in the report's order: its local name now, its id, the index in `records` of the newest record holding it, and its report. */
+  agents: Array<{ name: string; id: string; record: number; resource: DriftedResource }>;
 }
 
 /** A healable agent: its report, its local name and the id it has now; `record`, once found, indexes the chosen records. */
@@ -59,7 +60,11 @@ export class HealRecordChooser<R extends LedgerRecord> {
   private readonly chosen: R[] = [];
   private missing: number;
 
-  constructor(report: DriftReport) {
+  /** `applyCommand`: the `voxform apply` line, with this run's options, a refusal suggests (src/cli/next-command.ts). */
+  constructor(
+    report: DriftReport,
+    private readonly applyCommand: string,
+  ) {
     this.agents = report.resources.filter((resource) => resource.healable).map((resource) => ({ resource, name: localName(resource.address), id: resource.change.id }));
     this.missing = this.agents.length;
   }
@@ -73,8 +78,8 @@ export class HealRecordChooser<R extends LedgerRecord> {
   add(record: R): boolean {
     let holdsOne = false;
     for (const agent of this.agents) {
-      // The agent as it is now addressed: a record of another agent under this name is not its configuration.
-      if (agent.record !== undefined || recordedAgent(record, agent.name)?.id !== agent.id) continue;
+      // The agent by its id, under whatever key the record holds it (a key renamed since): a record of another agent under this name is not its configuration.
+      if (agent.record !== undefined || agent.id === undefined || versionOfAgent(record, agent.name, agent.id) === undefined) continue;
       agent.record = this.chosen.length;
       holdsOne = true;
       this.missing--;
@@ -88,16 +93,18 @@ export class HealRecordChooser<R extends LedgerRecord> {
     const unrecorded = this.agents.filter((agent) => agent.record === undefined).map((agent) => agent.resource.address);
     if (unrecorded.length > 0) {
       throw new VoxformError('drift_heal_unrecorded', `Cannot heal ${unrecorded.join(', ')}: no history record of this workspace holds the configuration voxform last applied to ${pluralNoun(unrecorded.length, 'it', 'them')}; nothing was changed.`, {
-        hint: 'Only what an apply recorded can be put back. Run `voxform apply` to make the agents match the manifests instead.',
+        hint: `Only what an apply recorded can be put back. Run \`${this.applyCommand}\` to make the agents match the manifests instead.`,
       });
     }
-    return { records: [...this.chosen], agents: this.agents.map((agent) => ({ name: agent.name, record: agent.record as number, resource: agent.resource })) };
+    return { records: [...this.chosen], agents: this.agents.map((agent) => ({ name: agent.name, id: agent.id as string, record: agent.record as number, resource: agent.resource })) };
   }
 }
 
 /** What `healPlan` reads records with, and the run's fingerprint key: a recorded value is put back only when it hashes to what the state says was last applied. */
-export interface HealOptions extends Omit<RestoreOptions, 'agents' | 'withholdUnsetEnv'> {
+export interface HealOptions extends Omit<RestoreOptions, 'agents' | 'names' | 'withholdUnsetEnv'> {
   fingerprintKey: string;
+  /** The `voxform apply` line, with this run's options, a refusal suggests (src/cli/next-command.ts). */
+  applyCommand: string;
   /** The report's places not compared (`DriftReport.notCompared`): each healed agent keeps the service's value there. */
   notCompared?: readonly NotComparedField[] | undefined;
 }
@@ -140,7 +147,7 @@ function healedAgent(recorded: DesiredAgent, current: DesiredAgent, resource: Dr
   keepNotCompared(healed, resource.address, options);
   if (notLastApplied.length > 0) {
     throw new VoxformError('drift_heal_unrecorded', `Cannot heal ${resource.address}: history record ${record.id}, the newest holding it, does not hold what voxform last applied at ${notLastApplied.join(', ')}; nothing was changed.`, {
-      hint: 'An apply since was not recorded (its read-back failed, or its record could not be written), or a variable the record reads (${env:…}) is not set as it was then. Set it and heal again, or run `voxform apply` to make the agent match the manifests.',
+      hint: `An apply since was not recorded (its read-back failed, or its record could not be written), or a variable the record reads (\${env:…}) is not set as it was then. Set it and heal again, or run \`${options.applyCommand}\` to make the agent match the manifests.`,
     });
   }
   return healed;
@@ -160,7 +167,7 @@ function keepNotCompared(healed: DesiredAgent, address: string, options: HealOpt
     throw new VoxformError(
       'drift_heal_unrecorded',
       `Cannot heal ${address}: ${unknown.map((place) => place.field.path).join(', ')} ${unknown.length === 1 ? 'reads' : 'read'} ${unset}, not set in this run, and the service's value there is not what voxform last applied; nothing was changed.`,
-      { hint: `Set ${unset} and heal again (the value is then compared and put back as recorded), or run \`voxform apply\` with ${variables.length === 1 ? 'it' : 'them'} set.` },
+      { hint: `Set ${unset} and heal again (the value is then compared and put back as recorded), or run \`${options.applyCommand}\` with ${variables.length === 1 ? 'it' : 'them'} set.` },
     );
   }
   for (const place of places) {
@@ -183,6 +190,8 @@ function stringLeaves(value: unknown): string[] {
 export function healPlan(choice: HealChoice<unknown>, whole: readonly HistoryRecord[], options: HealOptions): HealPlan | undefined {
   // Grouped by record in the order of the report's agents: the agents come back in that order.
   const byRecord = new Map<HistoryRecord, Array<{ name: string; resource: DriftedResource }>>();
+  // Each agent is read from a record by its id, under its name now (the record may hold it under an earlier key).
+  const names = new AgentNames([], choice.agents.map(({ name, id }): [string, string] => [name, id]));
   for (const { name, record: index, resource } of choice.agents) {
     const record = whole[index] as HistoryRecord;
     byRecord.set(record, [...(byRecord.get(record) ?? []), { name, resource }]);
@@ -190,17 +199,17 @@ export function healPlan(choice: HealChoice<unknown>, whole: readonly HistoryRec
   if (byRecord.size === 0) return undefined;
   const agents = new Map<string, DesiredAgent>();
   const secrets = new Set<string>(options.current.secrets);
-  const names = new Set(options.current.environmentVariables);
+  const variables = new Set(options.current.environmentVariables);
   let restored: DesiredState | undefined;
   for (const [record, chosen] of byRecord) {
     // A variable not set reads as withheld: only the fields put back are taken from the record, each checked against the state's hash.
-    restored = desiredFromRecord(record, { ...options, agents: chosen.map(({ name }) => name), withholdUnsetEnv: true });
+    restored = desiredFromRecord(record, { ...options, agents: chosen.map(({ name }) => name), names, withholdUnsetEnv: true });
     for (const { name, resource } of chosen) {
       const recorded = restored.agents.get(name) as DesiredAgent;
       agents.set(name, healedAgent(recorded, options.current.agents.get(name) ?? recorded, resource, record, options));
     }
     for (const value of restored.secrets) secrets.add(value);
-    for (const name of restored.environmentVariables) names.add(name);
+    for (const name of restored.environmentVariables) variables.add(name);
   }
   const ids = whole.map((record) => record.id);
   return {
@@ -211,7 +220,7 @@ export function healPlan(choice: HealChoice<unknown>, whole: readonly HistoryRec
       manifestHash: hashValue({ healOf: ids, agents: [...agents.keys()] }),
       agents,
       secrets: [...secrets],
-      environmentVariables: [...names].sort(),
+      environmentVariables: [...variables].sort(),
     },
   };
 }

@@ -207,6 +207,38 @@ describe('voxform drift', () => {
     ]);
   }, 120_000);
 
+  it('heals an agent whose key was renamed and not applied yet: its last applied configuration is found by its id, and it is put back under its new key', async () => {
+    const p = await startProject();
+    expectCode(await p.cliInProcess(['apply', '--auto-approve']), 0);
+    const appliedMessage = (await getAgent(p)).config.first_message;
+    await editLive(p, (config) => {
+      config.first_message = 'Ahoy!';
+    });
+    const manifestFile = path.join(p.dir, 'voxform.yaml');
+    const manifest = await readFile(manifestFile, 'utf8');
+    await writeFile(manifestFile, manifest.replaceAll(/^( +)front-desk:/gm, '$1reception:').replace('agent: front-desk', 'agent: reception'));
+
+    expect(expectCode(await p.cliInProcess(['drift']), 2).stdout).toContain('! agent.reception (-OKdqbqetEcM4ak369ym) changed outside voxform  --heal puts it back');
+    const healed = expectCode(await p.cliInProcess(['drift', '--heal', '--auto-approve']), 0);
+    expect(healed.stdout).toMatch(/Healing reception: back to the configuration last applied \(\d{8}T\d{9}Z-[0-9a-f]{6}\)\./);
+    expect((await getAgent(p)).config.first_message).toBe(appliedMessage);
+    // The rename is applied with it, as a plain apply would: nothing is left to apply.
+    expect(expectCode(await p.cliInProcess(['drift']), 0).stdout).toContain('No drift');
+    expect(expectCode(await p.cliInProcess(['plan']), 0).stdout).not.toContain('agent.front-desk');
+  }, 120_000);
+
+  it('refuses to heal an agent no record holds, its hint naming the apply with this run\'s options', async () => {
+    const p = await startProject();
+    expectCode(await p.cliInProcess(['apply', '--auto-approve']), 0);
+    await editLive(p, (config) => {
+      config.first_message = 'Ahoy!';
+    });
+    await rm(path.join(p.dir, '.voxform', 'history'), { recursive: true, force: true });
+    const refused = expectCode(await p.cliInProcess(['drift', '--heal', '--auto-approve', '-f', 'voxform.yaml']), 1);
+    expect(refused.stderr).toContain('error[drift_heal_unrecorded]: Cannot heal agent.front-desk');
+    expect(refused.stderr).toContain('Run `voxform apply -f voxform.yaml` to make the agents match the manifests instead.');
+  }, 120_000);
+
   it('after the API key is rotated, shows the differences unlabelled (no outside edit claimed, nothing to heal) until the next apply records them again', async () => {
     const p = await startProject();
     expectCode(await p.cliInProcess(['apply', '--auto-approve']), 0);

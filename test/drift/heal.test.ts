@@ -29,7 +29,7 @@ function record(id: string, agents: Record<string, AgentVersion>): HistoryRecord
 
 /** What the command does over whole records: the chooser over the ledger, then the plan of its choice. */
 function healDesired(drift: DriftReport, records: readonly HistoryRecord[], options: Parameters<typeof healPlan>[2]): HealPlan | undefined {
-  const chooser = new HealRecordChooser<HistoryRecord>(drift);
+  const chooser = new HealRecordChooser<HistoryRecord>(drift, 'voxform apply');
   for (const record of records) if (chooser.add(record)) break;
   const choice = chooser.choice();
   return healPlan(choice, choice.records, options);
@@ -74,7 +74,7 @@ const current = desiredState({ agents: [desiredAgent('a'), desiredAgent('b')], e
 describe('healDesired', () => {
   it('takes each agent changed outside voxform from the newest record holding it, and only those agents', () => {
     const records = [record('20261128T120000000Z-bbbbbb', { b: version('-OKb', 'B1') }), record('20261127T120000000Z-aaaaaa', { a: version('-OKa', 'A1'), b: version('-OKb', 'B0') })];
-    const healing = healDesired(report(), records, { env: {}, current, fingerprintKey: SALT });
+    const healing = healDesired(report(), records, { env: {}, current, fingerprintKey: SALT, applyCommand: 'voxform apply' });
     expect(healing?.records).toEqual(['20261127T120000000Z-aaaaaa']);
     expect([...(healing?.desired.agents.values() ?? [])].map((agent) => [agent.localName, agent.id, agent.config])).toEqual([['a', '-OKa', { prompt: 'A1' }]]);
     expect(healing?.desired.phones.size).toBe(0);
@@ -83,13 +83,13 @@ describe('healDesired', () => {
 
   it('refuses, changing nothing, when no record holds the agent under its current id', () => {
     for (const records of [[], [record('20261127T120000000Z-aaaaaa', { a: version('-OKother', 'A1') })]]) {
-      expect(() => healDesired(report(), records, { env: {}, current, fingerprintKey: SALT })).toThrow(expect.objectContaining({ code: 'drift_heal_unrecorded' }));
+      expect(() => healDesired(report(), records, { env: {}, current, fingerprintKey: SALT, applyCommand: 'voxform apply' })).toThrow(expect.objectContaining({ code: 'drift_heal_unrecorded' }));
     }
   });
 
   it('has nothing to heal when nothing changed outside voxform', () => {
     const onlyPending = { ...report(), resources: report().resources.filter((r) => !r.healable) };
-    expect(healDesired(onlyPending, [], { env: {}, current, fingerprintKey: SALT })).toBeUndefined();
+    expect(healDesired(onlyPending, [], { env: {}, current, fingerprintKey: SALT, applyCommand: 'voxform apply' })).toBeUndefined();
   });
 
   it('chooses from summaries newest first and says when the walk can stop; the plan from those records alone is the same', () => {
@@ -100,17 +100,17 @@ describe('healDesired', () => {
       record('20261126T120000000Z-999999', { a: version('-OKa', 'A0') }),
     ];
     const bothHealable = { ...report(), resources: report().resources.map((r) => ({ ...r, healable: true })) };
-    const chooser = new HealRecordChooser<RecordSummary>(bothHealable);
+    const chooser = new HealRecordChooser<RecordSummary>(bothHealable, 'voxform apply');
     expect(records.slice(0, 3).map((whole) => chooser.add(summarizeRecord(whole)))).toEqual([false, false, true]);
     const choice = chooser.choice();
     expect(choice.records.map((summary) => summary.id)).toEqual(['20261129T120000000Z-cccccc', '20261127T120000000Z-aaaaaa']);
     expect(choice.agents.map(({ name, record }) => ({ name, record }))).toEqual([{ name: 'a', record: 1 }, { name: 'b', record: 0 }]);
     const chosen = [records[0], records[2]] as HistoryRecord[];
-    const plan = healPlan(choice, chosen, { env: {}, current, fingerprintKey: SALT });
+    const plan = healPlan(choice, chosen, { env: {}, current, fingerprintKey: SALT, applyCommand: 'voxform apply' });
     expect([plan?.records, [...(plan?.desired.agents.keys() ?? [])]]).toEqual([['20261129T120000000Z-cccccc', '20261127T120000000Z-aaaaaa'], ['a', 'b']]);
-    expect(plan).toEqual(healDesired(bothHealable, records, { env: {}, current, fingerprintKey: SALT }));
+    expect(plan).toEqual(healDesired(bothHealable, records, { env: {}, current, fingerprintKey: SALT, applyCommand: 'voxform apply' }));
     // Nothing to heal: nothing to walk.
-    expect(new HealRecordChooser(report()).complete).toBe(false);
-    expect(new HealRecordChooser({ ...report(), resources: [] }).complete).toBe(true);
+    expect(new HealRecordChooser(report(), 'voxform apply').complete).toBe(false);
+    expect(new HealRecordChooser({ ...report(), resources: [] }, 'voxform apply').complete).toBe(true);
   });
 });

@@ -104,12 +104,13 @@ async function notify(run: DriftRun, report: DriftReport): Promise<void> {
 async function prepareHeal(run: DriftRun, project: ConnectedProject, report: DriftReport): Promise<HealPlan | undefined> {
   const { ctx } = run;
   const store = project.backend.history;
-  const chooser = new HealRecordChooser<RecordSummary>(report);
+  const applyCommand = nextCommand('apply', run.options);
+  const chooser = new HealRecordChooser<RecordSummary>(report, applyCommand);
   if (!chooser.complete) for await (const summary of workspaceSummaries(store, project.workspaceKey, ctx)) if (chooser.add(summary)) break;
   const choice = chooser.choice();
   const whole: HistoryRecord[] = [];
   for (const summary of choice.records) whole.push(await wholeRecord(store, summary, ctx));
-  return healPlan(choice, whole, { env: ctx.env, current: project.desired, onSecret: (value) => ctx.secrets.add(value), fingerprintKey: planInputs(project, ctx).fingerprintKey, notCompared: report.notCompared });
+  return healPlan(choice, whole, { env: ctx.env, current: project.desired, onSecret: (value) => ctx.secrets.add(value), fingerprintKey: planInputs(project, ctx).fingerprintKey, applyCommand, notCompared: report.notCompared });
 }
 
 /**
