@@ -55,11 +55,17 @@ function chosenAgents(record: HistoryRecord, agents: readonly string[], names: A
     if (now.length === 0 && recorded.length > 0) throw notRecorded(record, names, `Record ${record.id} holds no agent that has a name now: ${unnamedAgents(record, names).join('; ')}.`);
     return now.sort(([a], [b]) => byCodeUnits(a, b));
   }
-  return [...new Set(agents)].map((name) => {
+  const chosen = new Map<string, AgentVersion>();
+  for (const name of agents) {
     const version = names.versionIn(record, name);
     if (!version) throw notRecorded(record, names, `Record ${record.id} holds no agent "${name}"${names.anotherAgentNote(name, recordedAgent(record, name)?.id)}.`);
-    return [name, version];
-  });
+    // An old name (the key before a rename) stands for its agent, by its id, under the name it has now:
+    // restored under the old key, the plan would move the agent's state back to a key the manifests do not use.
+    const namesNow = names.namesNow(name, version);
+    if (namesNow.length === 0) throw notRecorded(record, names, `Record ${record.id} holds "${name}" as agent ${version.id}, which no name stands for now (a rollback writes only to agents under the names they have now).`);
+    for (const nameNow of namesNow) chosen.set(nameNow, version);
+  }
+  return [...chosen];
 }
 
 /** The refusal, its hint naming the record's agents as `--agent` takes them: by the names they have now. */

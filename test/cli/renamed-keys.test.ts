@@ -63,6 +63,20 @@ describe.each(backends)('a renamed agent key, with $kind', ({ stateArgs }) => {
     const back = (await vx('rollback', 'previous', '--agent', 'reception', '--auto-approve')).stdout;
     expect(back).toContain('Rolling back reception to ');
     expect(back).toContain('~ agent.reception (-OKdqbqetEcM4ak369ym) will be updated in place\n      ~ config.llm.temperature: 0.3 → 0.4');
+
+    // The old key, as the record holds it, stands for the agent by its id, under its name now: the
+    // state is never moved back to a key the manifests do not use.
+    const [, beforeRename] = history.match(/^\d{8}T\S+/gm) ?? [];
+    const byOldName = (await vx('rollback', beforeRename!, '--agent', 'front-desk', '--auto-approve')).stdout;
+    expect(byOldName).toContain('Rolling back reception to ');
+    expect(byOldName).toContain('~ agent.reception (-OKdqbqetEcM4ak369ym) will be updated in place\n      ~ config.llm.temperature: 0.4 → 0.3');
+    expect(byOldName).not.toContain('agent.front-desk');
+    const again = (await vx('rollback', beforeRename!, '--agent', 'front-desk', '--auto-approve')).stdout;
+    expect(again).not.toContain('Moved the state');
+    expect(again).not.toContain('agent.front-desk');
+    const after = (await vx('plan')).stdout;
+    expect(after).toContain('No changes. The service (local) matches the manifests.');
+    expect(after).not.toContain('Renamed');
   }, 120_000);
 });
 

@@ -238,4 +238,21 @@ describe('desiredFromRecord', () => {
     expect(whole.code).toBe('rollback_agent_not_recorded');
     expect(whole.message).toContain('holds no agent that has a name now: desk (ag_1; desk is ag_2 now)');
   });
+
+  it('restores an agent named by its old key under the name it has now, and refuses an old key no name stands for now', async () => {
+    const env = { HOOK_TOKEN: TOKEN, PATH_PREFIX: PREFIX };
+    const state = await loadClean(env);
+    const record = recordOf(state.agents.get('desk') as DesiredAgent, {});
+    // `desk:` renamed `reception:`, the same id: both names stand for one agent, restored once, under its key now.
+    const renamed = new AgentNames([record], [['reception', 'ag_1']]);
+    const restored = desiredFromRecord(record, { agents: ['desk', 'reception'], env, current: state, names: renamed });
+    expect([...restored.agents.keys()]).toEqual(['reception']);
+    expect(restored.agents.get('reception')).toMatchObject({ address: 'agent.reception', localName: 'reception', id: 'ag_1' });
+    // Renamed `lobby:` later, and `lobby:` given to another agent since: no name stands for ag_1 now.
+    const lobby = { ...record, agents: { lobby: record.agents.desk! } };
+    const unnamed = new AgentNames([lobby, record], [['lobby', 'ag_2']]);
+    const refused = restoreError(() => desiredFromRecord(record, { agents: ['desk'], env, current: state, names: unnamed }));
+    expect(refused.code).toBe('rollback_agent_not_recorded');
+    expect(refused.message).toContain('holds "desk" as agent ag_1, which no name stands for now');
+  });
 });
