@@ -11,18 +11,11 @@ import { parseYaml } from '../manifest/parse-yaml.js';
 import { SourceRegistry } from '../manifest/source.js';
 import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
 import { isPlainObject } from '../util/json-object.js';
+import { BASE_REF_VARIABLE } from '../project-files/base-revision.js';
 import { openGitRepository, pathFromRoot, type GitRepository } from '../project-files/git.js';
 import { DEFAULT_MANIFESTS, folderSearchEnters, folderSearchTakes } from '../project-files/manifest-files.js';
 import { byCodeUnits } from '../util/compare.js';
 import type { ManifestDocuments } from './relaxations.js';
-
-export const BASE_REF_VARIABLE = 'VOXFORM_BASE_REF';
-
-/** The operator's base revision: the flag, else the environment; undefined when neither names one. */
-export function baseRefOf(flag: string | undefined, env: Readonly<Record<string, string | undefined>>): string | undefined {
-  const ref = (flag ?? env[BASE_REF_VARIABLE] ?? '').trim();
-  return ref === '' ? undefined : ref;
-}
 
 async function parseDocuments(file: string, display: string, text: string, sources: SourceRegistry): Promise<ManifestDocuments> {
   // Problems were reported when the pull request's manifests were loaded; the base's are not the reviewer's concern.

@@ -12,7 +12,7 @@ import { printable } from '../util/printable.js';
 import { FileHistoryStore } from '../history/file-store.js';
 import { gitWorkTreeRoot, openGitRepository } from '../project-files/git.js';
 import { keptFilesAtCommit } from '../project-files/kept-source.js';
-import { BASE_REF_VARIABLE, baseRefOf } from '../review/read-manifests.js';
+import { BASE_REF_VARIABLE, baseRefOf } from '../project-files/base-revision.js';
 import type { StateBackend } from './backend.js';
 import { FileStateBackend } from './file-backend.js';
 import { readStateFile, STATE_OPTION } from './state-file.js';

@@ -1,7 +1,7 @@
 /** The relaxation detectors: pure functions of the base and head manifests (table-driven). */
 import { describe, expect, it } from 'vitest';
 import { findRelaxations, RELAXATION_DETECTORS, type ManifestDocuments } from '../../src/review/relaxations.js';
-import { baseRefOf } from '../../src/review/read-manifests.js';
+import { baseRefOf } from '../../src/project-files/base-revision.js';
 import type { PolicyLevel } from '../../src/policy/types.js';
 
 const DEFAULTS = new Map<string, PolicyLevel>([
