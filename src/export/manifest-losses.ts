@@ -3,7 +3,8 @@
  * read and their phones, so replacing a project's manifest with it loses every other resource, every
  * other section and the team's comments. Export names them before it overwrites anything.
  */
-import { isMap, isScalar, isSeq, Lexer, parseDocument, type YAMLMap } from 'yaml';
+import { isMap, isScalar, isSeq, Lexer, type YAMLMap } from 'yaml';
+import { parseYamlDocuments } from '../yaml/documents.js';
 import { printable } from '../util/printable.js';
 import { plural, wordList } from '../util/plural.js';
 
@@ -26,12 +27,14 @@ const EXPORT_SECTIONS = new Set(['version', 'region']);
 
 /** What `exported` drops of `existing` (both manifest text; `existing` is the project's, untrusted). */
 export function manifestLosses(existing: string, exported: string): ManifestLosses {
-  const comments = commentsDropped(existing, exported);
-  const old = parseDocument(existing, { uniqueKeys: false });
-  const next = parseDocument(exported);
-  if (old.errors.length > 0 || !isMap(old.contents) || !isMap(next.contents)) {
+  // Read as voxform reads every YAML file, within the token budget (src/yaml/documents.ts).
+  const read = parseYamlDocuments(existing, { document: { uniqueKeys: false } });
+  const comments = read.tooLargeAt === undefined ? commentsDropped(existing, exported) : 0;
+  const [old, ...more] = read.documents;
+  const [next] = parseYamlDocuments(exported).documents;
+  if (old === undefined || more.length > 0 || old.errors.length > 0 || !isMap(old.contents) || !isMap(next?.contents)) {
     // An empty file or one holding only comments defines nothing.
-    const empty = old.errors.length === 0 && (old.contents === null || (isScalar(old.contents) && old.contents.value === null));
+    const empty = read.tooLargeAt === undefined && more.length === 0 && (old === undefined || (old.errors.length === 0 && (old.contents === null || (isScalar(old.contents) && old.contents.value === null))));
     return { resources: [], sections: [], comments, unreadable: !empty };
   }
   const oldRoot = old.contents;

@@ -52,6 +52,16 @@ describe('manifestLosses: what an exported manifest drops of the one it replaces
     expect(describeLosses(manifestLosses('# just a note\n', EXPORTED))).toBe('1 comment line');
   });
 
+  test('a file past the YAML token budget is read as every YAML file is, no further: all of it, said as not listed', () => {
+    const huge = `agents:\n${'  - x\n'.repeat(600_000)}`;
+    const losses = manifestLosses(huge, EXPORTED);
+    expect(describeLosses(losses)).toBe('all it defines (it does not read as a manifest, so what it defines cannot be listed)');
+  });
+
+  test('several documents in one file do not read as a manifest', () => {
+    expect(manifestLosses('version: 1\n---\nagents: {}\n', EXPORTED).unreadable).toBe(true);
+  });
+
   test('names are written printable: a control character in a key is escaped', () => {
     const existing = 'version: 1\nagents:\n  "evil\\u001b[31m": { id: ag_evil }\n';
     expect(describeLosses(manifestLosses(existing, EXPORTED))).toBe('agent evil\\u001b[31m');
