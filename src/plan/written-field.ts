@@ -8,7 +8,7 @@
  * (headers, credentials) stay hidden whatever is written there.
  */
 import { agentSecretPatterns, secretPatternSet } from '../secrets/schema-paths.js';
-import { isDottedAtOrUnder, parseDotted, type PatternSet } from '../util/field-path.js';
+import { isDottedAtOrUnder, parseDotted, placePath, type FieldPath, type PatternSet } from '../util/field-path.js';
 import { cloneJson, isPlainObject, setOwn } from '../util/json-object.js';
 import { redactValue } from './redact.js';
 import type { ShownField } from './types.js';
@@ -42,8 +42,7 @@ export function shownWrittenField(
  * a digit step is tried as both, so a tool's header is never taken for a place shown as written.
  */
 function isSchemaSecret(schemaSecrets: PatternSet, place: string): boolean {
-  const asIndexes = parseDotted(place).map((step) => (/^(?:0|[1-9]\d*)$/.test(step) ? Number(step) : step));
-  return schemaSecrets.cursorAt(place).covered || schemaSecrets.covers(asIndexes);
+  return schemaSecrets.cursorAt(place).covered || schemaSecrets.covers(placePath(place));
 }
 
 /** `value` (the field at `base`) with the text as written at each of `written`'s places: a copy, `value` left as it is. */
@@ -51,7 +50,7 @@ function withWrittenText(value: unknown, base: string, written: ReadonlyArray<[s
   const depth = parseDotted(base).length;
   let copy = value;
   for (const [place, text] of written) {
-    const steps = parseDotted(place).slice(depth);
+    const steps = placePath(place).slice(depth);
     if (steps.length === 0) return text;
     if (copy === value) copy = cloneJson(value);
     setAt(copy, steps, text);
@@ -59,17 +58,17 @@ function withWrittenText(value: unknown, base: string, written: ReadonlyArray<[s
   return copy;
 }
 
-/** Sets `text` at `steps` inside `container` (a digit step names an item of a list), where the place exists. */
-function setAt(container: unknown, steps: readonly string[], text: string): void {
+/** Sets `text` at `steps` inside `container` (a number names an item of a list), where the place exists. */
+function setAt(container: unknown, steps: FieldPath, text: string): void {
   let current = container;
   for (const [index, step] of steps.entries()) {
     const last = index === steps.length - 1;
-    if (Array.isArray(current) && /^(?:0|[1-9]\d*)$/.test(step) && Number(step) < current.length) {
-      if (last) current[Number(step)] = text;
-      else current = current[Number(step)];
-    } else if (isPlainObject(current) && Object.hasOwn(current, step)) {
-      if (last) setOwn(current, step, text);
+    if (Array.isArray(current) && typeof step === 'number' && step < current.length) {
+      if (last) current[step] = text;
       else current = current[step];
+    } else if (isPlainObject(current) && Object.hasOwn(current, String(step))) {
+      if (last) setOwn(current, String(step), text);
+      else current = current[String(step)];
     } else return;
   }
 }

@@ -17,7 +17,7 @@
  */
 import { envPolicyOf } from './env-policy.js';
 import { hasEnvReference, literalParts, referencedNames } from './env-reference.js';
-import { formatDotted, parseDotted, valueAtPath, type FieldPath } from '../util/field-path.js';
+import { formatDotted, placePath, valueAtPath, type FieldPath } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
 import { jsonEqual } from '../util/json-equal.js';
 import { MIN_SEARCHABLE_SECRET, type SecretRegistry } from './redact.js';
@@ -278,7 +278,7 @@ export function placesKeptLive(livePlaces: readonly string[], sent: object, live
  * as `formatDotted` wrote the index (`parseDotted` keeps every segment a string).
  */
 function valueAtPlace(config: unknown, place: string): unknown {
-  return valueAtPath(config, parseDotted(place).map((segment) => (/^(?:0|[1-9]\d*)$/.test(segment) ? Number(segment) : segment)));
+  return valueAtPath(config, placePath(place));
 }
 
 /**

@@ -55,6 +55,15 @@ function splitDotted(dotted: string): string[] {
   return segments;
 }
 
+/**
+ * A dotted place as the deploy ledger and the manifests' `${env:…}` references write it
+ * (`config.tools.0.header`), its digit steps a list's index: the path `valueAtPath` and the
+ * schema's secret patterns (`tools[].header`) read.
+ */
+export function placePath(place: string): FieldPath {
+  return parseDotted(place).map((step) => (/^(?:0|[1-9]\d*)$/.test(step) ? Number(step) : step));
+}
+
 /** The dotted form: `config.tools.0.header`, `config.voice.settings.api\.key`. */
 export function formatDotted(path: FieldPath): string {
   return path.map(formatSegment).join('.');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  placePath,
   dottedLeaves,
   FieldPattern,
   formatDotted,
@@ -36,6 +37,14 @@ describe('the written forms of a field path', () => {
   it('tells whether a path is at or under another', () => {
     expect(isDottedAtOrUnder('config.voice.speed', 'config.voice')).toBe(true);
     expect(isDottedAtOrUnder('config.voiceover', 'config.voice')).toBe(false);
+  });
+});
+
+describe('a place as the ledger writes it', () => {
+  it('reads its digit steps as list indexes, and a key that only looks numeric as text', () => {
+    expect(placePath('config.tools.0.header')).toEqual(['config', 'tools', 0, 'header']);
+    expect(placePath('config.x.01.y')).toEqual(['config', 'x', '01', 'y']);
+    expect(placePath('config.voice.settings.api\\.key')).toEqual(['config', 'voice', 'settings', 'api.key']);
   });
 });
 
