@@ -165,3 +165,42 @@ export async function openGitRepository(start: string, env: Env): Promise<GitRep
     },
   };
 }
+
+/** An entry of `git ls-tree -l -z`: `MODE TYPE OBJECT SIZE<TAB>PATH` (the path from the repository's root). */
+export interface TreeEntry {
+  mode: string;
+  type: string;
+  object: string;
+  /** Bytes, for a blob. */
+  size: number;
+  path: string;
+}
+
+/** What one `git ls-tree` may print: far more files than any project or ledger holds. */
+const MAX_TREE_LISTING_BYTES = 8 * 1024 * 1024;
+
+/** Whether an entry is a regular file: not a link, not a submodule, not a folder. */
+export function isRegularFile(entry: Pick<TreeEntry, 'mode' | 'type'>): boolean {
+  return entry.type === 'blob' && (entry.mode === '100644' || entry.mode === '100755');
+}
+
+/**
+ * The entries commit `commit` holds at `at` (paths from the root; every entry when empty), under it
+ * too when `recursive`. The paths are literal: one holding `*` names that file, not a pattern. A
+ * listing git cannot give, or one past what voxform lists, is `unreadable(why)`, `where` naming the place.
+ */
+export async function listTree(
+  repository: GitRepository,
+  commit: string,
+  { at, recursive, where }: { at: readonly string[]; recursive: boolean; where: string },
+  unreadable: (why: string) => Error,
+): Promise<TreeEntry[]> {
+  const answer = await repository.run(['--literal-pathspecs', 'ls-tree', ...(recursive ? ['-r'] : []), '-l', '-z', commit, '--', ...at], { maxOutput: MAX_TREE_LISTING_BYTES, keepBlankLines: true });
+  if (!answer) throw unreadable(`cannot be listed at ${where}`);
+  if (answer.cut) throw unreadable(`has more files at ${where} than voxform lists`);
+  return answer.lines.join('\n').split('\0').flatMap((entry) => {
+    const tab = entry.indexOf('\t');
+    const [mode, type, object, size] = entry.slice(0, tab).split(/ +/);
+    return tab > 0 && mode && type && object ? [{ mode, type, object, size: Number(size), path: entry.slice(tab + 1) }] : [];
+  });
+}

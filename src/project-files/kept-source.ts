@@ -7,7 +7,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { checkKeptFolder, parseKeptJson, readKeptJson, type KeptFile, type KeptJsonLimits } from './kept-files.js';
-import { pathFromRoot, type GitRepository } from './git.js';
+import { isRegularFile, listTree, pathFromRoot, type GitRepository, type TreeEntry } from './git.js';
 import { formatCount } from '../util/plural.js';
 import { formatSize } from '../util/size.js';
 
@@ -27,26 +27,6 @@ export const WORK_TREE: KeptFileSource = {
   readJson: readKeptJson,
 };
 
-/** An entry of `git ls-tree -l -z`: `MODE TYPE OBJECT SIZE<TAB>PATH`. */
-interface TreeEntry {
-  mode: string;
-  type: string;
-  object: string;
-  size: number;
-  path: string;
-}
-
-function treeEntries(listing: string): TreeEntry[] {
-  return listing.split('\0').flatMap((entry) => {
-    const tab = entry.indexOf('\t');
-    const [mode, type, object, size] = entry.slice(0, tab).split(/ +/);
-    return tab > 0 && mode && type && object ? [{ mode, type, object, size: Number(size), path: entry.slice(tab + 1) }] : [];
-  });
-}
-
-/** What `git ls-tree` may print for one folder of the ledger: far more records than any ledger holds. */
-const MAX_FOLDER_LISTING_BYTES = 8 * 1024 * 1024;
-
 /**
  * What one `git cat-file --batch` run reads together: many records of an ordinary ledger, and what
  * is kept of them in memory at a time. A file larger than this is read alone.
@@ -55,7 +35,7 @@ export const MAX_BATCH_BYTES = 4 * 1024 * 1024;
 
 /** Why an entry is not read: only a regular file, within the size its reader allows, is. */
 function refusalOf(entry: TreeEntry, maxBytes: number): KeptFile<unknown> | undefined {
-  if (entry.type !== 'blob' || (entry.mode !== '100644' && entry.mode !== '100755')) {
+  if (!isRegularFile(entry)) {
     return { found: true, ok: false, reason: 'refused', problem: entry.mode === '120000' ? 'is a symbolic link' : 'is not a regular file' };
   }
   if (!(entry.size <= maxBytes)) return { found: true, ok: false, reason: 'refused', problem: `is ${formatCount(entry.size)} bytes; the limit is ${formatSize(maxBytes)}` };
@@ -105,13 +85,7 @@ export function keptFilesAtCommit(repository: GitRepository, commit: string, unr
   /** The contents of the last batch read, by path. */
   let fetched = new Map<string, Buffer>();
 
-  async function entries(at: string): Promise<TreeEntry[]> {
-    // Literal: a folder named `*` is that folder, not a pattern.
-    const answer = await repository.run(['--literal-pathspecs', 'ls-tree', '-l', '-z', commit, '--', at], { maxOutput: MAX_FOLDER_LISTING_BYTES, keepBlankLines: true });
-    if (!answer) throw unreadable(`cannot be listed at ${at}`);
-    if (answer.cut) throw unreadable(`has more files at ${at} than voxform lists`);
-    return treeEntries(answer.lines.join('\n'));
-  }
+  const entries = (at: string): Promise<TreeEntry[]> => listTree(repository, commit, { at: [at], recursive: false, where: at }, unreadable);
 
   /**
    * `entry` and, when it was listed with its folder, the files after it in the way the reader walks

@@ -12,7 +12,7 @@ import { SourceRegistry } from '../manifest/source.js';
 import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
 import { isPlainObject } from '../util/json-object.js';
 import { BASE_REF_VARIABLE } from '../project-files/base-revision.js';
-import { openGitRepository, pathFromRoot, type GitRepository } from '../project-files/git.js';
+import { isRegularFile, listTree, openGitRepository, pathFromRoot, type GitRepository } from '../project-files/git.js';
 import { DEFAULT_MANIFESTS, folderSearchEnters, folderSearchTakes } from '../project-files/manifest-files.js';
 import { byCodeUnits } from '../util/compare.js';
 import type { ManifestDocuments } from './relaxations.js';
@@ -35,23 +35,11 @@ function unreadable(ref: string, why: string): VoxformError {
   });
 }
 
-/** What `git ls-tree` may print for the folders the operator names: far more files than any project holds. */
-const MAX_TREE_LISTING_BYTES = 8 * 1024 * 1024;
-
-/** A regular file (not a link, not a submodule) in a `git ls-tree -z` entry `MODE TYPE OBJECT<TAB>PATH`: its path. */
-function regularFile(entry: string): string | undefined {
-  const tab = entry.indexOf('\t');
-  const [mode, type] = entry.slice(0, tab).split(' ');
-  return tab > 0 && type === 'blob' && (mode === '100644' || mode === '100755') ? entry.slice(tab + 1) : undefined;
-}
-
 /** The regular files at `commit` whose paths (from the repository's root) are `at` or under it; everything when `at` is empty. */
 async function filesAt(repository: GitRepository, commit: string, at: string, ref: string): Promise<string[]> {
-  // Literal: a path the operator wrote holding `*` names that file, not a pattern.
-  const listed = await repository.run(['--literal-pathspecs', 'ls-tree', '-r', '-z', commit, '--', ...(at === '' ? [] : [at])], { maxOutput: MAX_TREE_LISTING_BYTES, keepBlankLines: true });
-  if (!listed) throw unreadable(ref, `cannot be listed at ${at === '' ? 'the repository\'s root' : at}`);
-  if (listed.cut) throw unreadable(ref, `has more files under ${at === '' ? 'the repository\'s root' : at} than voxform lists`);
-  return listed.lines.join('\n').split('\0').flatMap((entry) => regularFile(entry) ?? []);
+  const where = at === '' ? 'the repository\'s root' : at;
+  const entries = await listTree(repository, commit, { at: at === '' ? [] : [at], recursive: true, where }, (why) => unreadable(ref, why));
+  return entries.filter(isRegularFile).map((entry) => entry.path);
 }
 
 /** Whether a folder's search (findManifestFiles) takes the file at `relative` (parts joined by `/`) below the folder searched. */
