@@ -68,11 +68,23 @@ export class FileHistoryStore implements HistoryStore {
     return this.appendIn(this.directory, record);
   }
 
-  async *summaries(query: HistoryQuery): AsyncIterable<RecordSummary> {
+  summaries(query: HistoryQuery): AsyncIterable<RecordSummary> {
+    return this.summariesOf((workspace) => workspace === query.workspace, query.onSkipped);
+  }
+
+  /**
+   * One walk of the folder, newest first across the workspaces: the records of every workspace sit in
+   * one folder, named by id alone, so a record's workspace is known only once it is read.
+   */
+  summariesOfWorkspaces(picked: (workspace: string) => boolean): AsyncIterable<RecordSummary> {
+    return this.summariesOf(picked, undefined);
+  }
+
+  private async *summariesOf(picked: (workspace: string) => boolean, onSkipped: OnSkipped): AsyncIterable<RecordSummary> {
     const same = sameStrings();
-    for (const id of (await this.recordIds(this.directory, query.onSkipped)).reverse()) {
-      const record = await this.readChecked<HistoryRecord>(this.directory, id, historyRecordProblem, query.onSkipped);
-      if (record && record.workspace === query.workspace) yield summarizeRecord(record, same);
+    for (const id of (await this.recordIds(this.directory, onSkipped)).reverse()) {
+      const record = await this.readChecked<HistoryRecord>(this.directory, id, historyRecordProblem, onSkipped);
+      if (record && picked(record.workspace)) yield summarizeRecord(record, same);
     }
   }
 

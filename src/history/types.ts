@@ -245,6 +245,13 @@ export interface HistoryStore {
    * that has what it needs stops, and the older records are never read. One that does not check is skipped.
    */
   summaries(query: HistoryQuery): AsyncIterable<RecordSummary>;
+  /**
+   * The summaries of the records of every workspace `picked` keeps, each workspace's newest first,
+   * read as the walk reaches them; one that does not check is skipped. Whether or not the state still
+   * holds the workspace: `voxform state rm` keeps its ledger, and it stays evidence of secrets
+   * (src/state/trusted-secrets.ts).
+   */
+  summariesOfWorkspaces(picked: (workspace: string) => boolean): AsyncIterable<RecordSummary>;
   /** A record of a workspace, whole, by its id; undefined when the workspace holds none that checks under it. */
   read(query: HistoryQuery, id: string): Promise<HistoryRecord | undefined>;
   /** Appends the evidence of a test run against live agents; its id is assigned here. */

@@ -1,7 +1,8 @@
 /**
  * A state that lost a workspace: it holds nothing of it, though the deploy ledger beside it records
- * applies of it (the state file deleted, not restored from a CI cache, or `--state` naming another
- * one). Every command that reads a workspace's state to act on it reads it here, so that each says
+ * applies of it (the state file deleted, not restored from a CI cache, `--state` naming another
+ * one, or the workspace removed with `voxform state rm`, which records nothing of it but keeps its
+ * ledger). Every command that reads a workspace's state to act on it reads it here, so that each says
  * so: without the state, what voxform applied is not known, and an apply would count what is already
  * on the service as never applied (knowledge files uploaded again: duplicates on the account).
  */
@@ -51,7 +52,7 @@ export async function readCheckedWorkspace(backend: StateBackend, key: string): 
 export function missingStateLead(missing: MissingState, workspace: string, code: (text: string) => string = (text) => text): string {
   return (
     `the state (${code(missing.state)}) holds nothing of workspace ${code(workspace)}, though its history records applies of it (the last ${code(missing.lastApply.id)}, at ${code(missing.lastApply.at)}): ` +
-    'the state was deleted, reset or is not the one those applies wrote.'
+    'the state was deleted, reset or is not the one those applies wrote, or the workspace was removed with `voxform state rm`.'
   );
 }
 
@@ -62,7 +63,7 @@ export function missingStateLead(missing: MissingState, workspace: string, code:
 export function missingStateWarning(missing: MissingState, workspace: string, consequence: string, code?: (text: string) => string): string {
   return (
     `Warning: ${missingStateLead(missing, workspace, code)} ${consequence} ` +
-    'Restore the state (from version control or your CI cache, or name it with --state or VOXFORM_STATE) before `voxform apply`: without it, apply uploads every knowledge file again (duplicates on the account) and sets every credential and campaign again.'
+    'Restore the state (from version control or your CI cache, or name it with --state or VOXFORM_STATE) before `voxform apply`, unless the workspace was removed on purpose: without it, apply uploads every knowledge file again (duplicates on the account) and sets every credential and campaign again.'
   );
 }
 
@@ -73,6 +74,6 @@ export const PLAN_WITHOUT_STATE =
 /** Why an apply against a state that lost its workspace is refused, and the two ways on. */
 export function missingStateError(missing: MissingState, workspace: string): VoxformError {
   return new VoxformError('state_missing', `Refusing to apply: ${missingStateLead(missing, workspace)} Without it voxform cannot tell what it applied, and this apply would create again what is already on the service. Nothing was applied.`, {
-    hint: 'Restore the state (from version control or your CI cache, or name it with --state or VOXFORM_STATE) and run the command again. To apply without it on purpose (knowledge files are uploaded again, credentials and campaigns set again), pass --allow-missing-state.',
+    hint: 'Restore the state (from version control or your CI cache, or name it with --state or VOXFORM_STATE) and run the command again. To apply without it on purpose (a workspace removed with `voxform state rm`, or the service emptied), pass --allow-missing-state: knowledge files are uploaded again, credentials and campaigns set again.',
   });
 }

@@ -38,11 +38,11 @@ export async function noteEveryLedgerRecord(trusted: TrustedSecrets, backend: St
 
 /** Where evidence is read from: the operator's state backend, or its file state at the base revision. */
 interface Evidence {
-  /** Every workspace it holds. */
+  /** Every workspace it holds state of. */
   workspaceKeys(): Promise<string[]>;
   /** The variables the last apply of the workspace read. */
   variablesOf(key: string): Promise<readonly string[] | undefined>;
-  history: Pick<HistoryStore, 'summaries' | 'read'>;
+  history: Pick<HistoryStore, 'summariesOfWorkspaces' | 'read'>;
 }
 
 /**
@@ -50,8 +50,10 @@ interface Evidence {
  * variables the last apply of each of its workspaces read, and the deploy ledger's `${env:…}`
  * places of every apply to them. Every workspace of the service counts, since the ledger's places
  * are by agent id and an agent may last have been applied from another environment (before an
- * overlay gave it its own id, or by `promote`). `plan`, `drift` and `apply` call it as they read the
- * workspace, and every other command through `readTrustedSecrets`: one reading of the evidence for all.
+ * overlay gave it its own id, or by `promote`); in the ledger, those whose state is gone too, as
+ * `voxform state rm` keeps a workspace's ledger and the agents it applied stay live. `plan`, `drift`
+ * and `apply` call it as they read the workspace, and every other command through
+ * `readTrustedSecrets`: one reading of the evidence for all.
  * A state file in the checkout is the pull request's to edit or delete: when the operator names a base
  * revision (VOXFORM_BASE_REF), the state and ledger as it holds them are read too, and add to the
  * checkout's (src/state/state-at-revision.ts).
@@ -79,19 +81,19 @@ export async function noteStateEvidence(trusted: TrustedSecrets, backend: StateB
  */
 async function noteEvidence(trusted: TrustedSecrets, workspace: string, evidence: Evidence): Promise<void> {
   const service = splitWorkspaceKey(workspace)?.serviceId;
-  const others = service === undefined ? [] : (await evidence.workspaceKeys()).filter((key) => key !== workspace && splitWorkspaceKey(key)?.serviceId === service);
+  const ofService = (key: string) => key === workspace || (service !== undefined && splitWorkspaceKey(key)?.serviceId === service);
+  const others = service === undefined ? [] : (await evidence.workspaceKeys()).filter((key) => key !== workspace && ofService(key));
   for (const key of [workspace, ...others]) trusted.noteRecordedVariables(await evidence.variablesOf(key));
-  // Newest first, a record is read whole only when it records a place (or a name) no newer record did:
-  // a live value is matched against the last recorded shape, and one it does not fit is scrubbed whole.
+  // Each workspace's newest first, a record is read whole only when it records a place (or a name) no
+  // record walked before did: a live value is matched against the last recorded shape, and one it
+  // does not fit is scrubbed whole.
   const recorded = new Set<string>();
-  for (const key of [workspace, ...others]) {
-    for await (const summary of evidence.history.summaries({ workspace: key })) {
-      const places = Object.values(summary.agents).flatMap(environmentPlaces);
-      if (places.every((place) => recorded.has(place))) continue;
-      for (const place of places) recorded.add(place);
-      const record = await evidence.history.read({ workspace: key }, summary.id);
-      if (record) trusted.noteLedger([record]);
-    }
+  for await (const summary of evidence.history.summariesOfWorkspaces(ofService)) {
+    const places = Object.values(summary.agents).flatMap(environmentPlaces);
+    if (places.every((place) => recorded.has(place))) continue;
+    for (const place of places) recorded.add(place);
+    const record = await evidence.history.read({ workspace: summary.workspace }, summary.id);
+    if (record) trusted.noteLedger([record]);
   }
 }
 

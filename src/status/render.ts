@@ -68,7 +68,7 @@ function stateLine(report: StatusReport): string {
   if (state.problem) return `${state.file} (unreadable: ${state.problem})`;
   if (report.missing_state) {
     return (
-      `${state.file} (lost: it holds nothing of workspace ${state.workspace}, though its history records applies of it; restore it (version control, the CI cache, --state or VOXFORM_STATE) before \`voxform apply\`, ` +
+      `${state.file} (lost, or removed with \`voxform state rm\`: it holds nothing of workspace ${state.workspace}, though its history records applies of it; unless removed on purpose, restore it (version control, the CI cache, --state or VOXFORM_STATE) before \`voxform apply\`, ` +
       'which refuses without it unless given --allow-missing-state: it would upload every knowledge file again and set every credential and campaign again)'
     );
   }

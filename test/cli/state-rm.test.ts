@@ -9,6 +9,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { StopAtOnce } from '../../src/cli/context.js';
 import { askYesNo } from '../../src/cli/confirm.js';
+import { STAGING_FRONT_DESK_ID } from '../../src/emulator/default-seed.js';
 import { runCommandLine } from '../../src/cli/main.js';
 import { acquireStateLock } from '../../src/state/lock.js';
 import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
@@ -75,6 +76,36 @@ describe('voxform state rm', () => {
     expect(plan.stderr).toBe('');
     expect(plan.code).toBe(0);
     expect(JSON.parse((await cli(cwd, 'history', '--local', '--format', 'json', '--state', url)).stdout).records).toHaveLength(1);
+  });
+
+  it("a removed environment's later runs name `state rm` as a cause of the missing state; the others warn of nothing", async () => {
+    const overlays = `environments:\n  staging: { agents: { front-desk: { id: ${STAGING_FRONT_DESK_ID} } } }\n  production: {}\n`;
+    const cwd = await tempDir({ 'voxform.yaml': `${MANIFEST}${overlays}` });
+    for (const environment of ['staging', 'production']) expect((await cli(cwd, 'apply', '--local', '--env', environment, '--auto-approve')).code).toBe(0);
+    expect((await cli(cwd, 'state', 'rm', 'staging@local', '--force')).code).toBe(0);
+    await writeFile(path.join(cwd, 'voxform.yaml'), `${MANIFEST.replace('Hello one', 'Hello two')}${overlays}`);
+
+    const cause = 'the state was deleted, reset or is not the one those applies wrote, or the workspace was removed with `voxform state rm`.';
+    const advice = 'Restore the state (from version control or your CI cache, or name it with --state or VOXFORM_STATE) before `voxform apply`, unless the workspace was removed on purpose:';
+    for (const command of ['plan', 'drift']) {
+      const text = (await cli(cwd, command, '--local', '--env', 'staging')).stdout;
+      expect(text, command).toContain(`holds nothing of workspace staging@local, though its history records applies of it (the last `);
+      expect(text, command).toContain(cause);
+      expect(text, command).toContain(advice);
+      const markdown = (await cli(cwd, command, '--local', '--env', 'staging', '--format', 'markdown')).stdout;
+      expect(markdown, command).toContain('or the workspace was removed with `voxform state rm`.');
+    }
+    const status = await cli(cwd, 'status', '--local', '--env', 'staging');
+    expect(status.stdout).toMatch(/^State: +\.voxform\/state\.json \(lost, or removed with `voxform state rm`: it holds nothing of workspace staging@local, though its history records applies of it; unless removed on purpose, restore it/m);
+    const apply = await cli(cwd, 'apply', '--local', '--env', 'staging', '--auto-approve');
+    expect(apply.code).toBe(1);
+    expect(apply.stderr).toContain(cause);
+    expect(apply.stderr).toContain('To apply without it on purpose (a workspace removed with `voxform state rm`, or the service emptied), pass --allow-missing-state');
+
+    for (const command of ['plan', 'drift', 'status', 'history']) {
+      const production = await cli(cwd, command, '--local', '--env', 'production');
+      expect(production.stdout + production.stderr, command).not.toMatch(/holds nothing of workspace|Restore the state|restore it/);
+    }
   });
 
   it('refuses a workspace the backend does not hold, naming those it holds', async () => {

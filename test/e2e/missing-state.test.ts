@@ -82,7 +82,7 @@ describe('a state that lost the workspace', () => {
   it('status names the lost state and the history\'s last record (text and JSON) and exits 1; get knowledge says so', async () => {
     const { p, record } = await lostState();
     const text = expectCode(await p.cli(['status']), 1).stdout;
-    expect(text).toMatch(/^State: +\.voxform\/state\.json \(lost: it holds nothing of workspace default@\S+, though its history records applies of it; restore it/m);
+    expect(text).toMatch(/^State: +\.voxform\/state\.json \(lost, or removed with `voxform state rm`: it holds nothing of workspace default@\S+, though its history records applies of it; unless removed on purpose, restore it/m);
     expect(text).toContain(`Last apply:  not in the state; the history's last record of workspace default@${p.url} is ${record.id}, at ${record.at}`);
     expect(text).not.toContain('none recorded');
     const json = JSON.parse(expectCode(await p.cli(['status', '--format', 'json']), 1).stdout) as Record<string, unknown>;

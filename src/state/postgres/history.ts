@@ -58,6 +58,15 @@ export class PostgresHistoryStore implements HistoryStore {
     return this.guard(() => this.appendTo('voxform_history', record));
   }
 
+  /** A walk of the ledger's workspaces `picked` keeps, one after another, each by its index (workspace, id). */
+  async *summariesOfWorkspaces(picked: (workspace: string) => boolean): AsyncIterable<RecordSummary> {
+    const workspaces = await this.guard(async () => {
+      const pool = await this.query();
+      return (await pool.query<{ workspace: string }>('SELECT DISTINCT workspace FROM voxform_history ORDER BY workspace')).rows.map((row) => row.workspace);
+    });
+    for (const workspace of workspaces.filter(picked)) yield* this.summaries({ workspace });
+  }
+
   async *summaries(query: HistoryQuery): AsyncIterable<RecordSummary> {
     const same = sameStrings();
     let before: string | null = null;
