@@ -158,4 +158,24 @@ describe('two agent keys that swap their ids', () => {
     expect(markdown).not.toContain('Renamed');
     expect(text).toContain('\nPlan: 0 to create, 2 to update, 2 keys swapped, 0 unchanged\n');
   }, 60_000);
+
+  it('go whole into a plan limited to one of them: as a swap, and applied without losing the other key\'s state entry', async () => {
+    const manifest = ['version: 1', 'agents:', `  front-desk: { id: ${FRONT_DESK_ID}, name: Front desk }`, '  booking: { id: -OKdqbqetEcM4ak369yn, name: Booking }', ''].join('\n');
+    const dir = await tempDir({ 'voxform.yaml': manifest });
+    const vx = async (...args: string[]) => expectCode(await runCliInProcess([...args, '--local'], { cwd: dir }), 0);
+    await vx('apply', '--auto-approve');
+    await writeFile(path.join(dir, 'voxform.yaml'), manifest.replace(FRONT_DESK_ID, 'SWAP').replace('-OKdqbqetEcM4ak369yn', FRONT_DESK_ID).replace('SWAP', '-OKdqbqetEcM4ak369yn'));
+
+    const text = (await vx('plan', '--target', 'agent.booking')).stdout;
+    expect(text).toContain('  ~ agent.booking (-OKdqbqetEcM4ak369ym) will be updated in place\n');
+    expect(text).toContain('  ~ agent.front-desk (-OKdqbqetEcM4ak369yn) will be updated in place\n');
+    expect(text).toContain('):\n    agent.front-desk ↔ agent.booking\n');
+    expect(text).not.toContain('Renamed');
+
+    await vx('apply', '--target', 'agent.booking', '--auto-approve');
+    const state = JSON.parse(await readFile(path.join(dir, '.voxform', 'state.json'), 'utf8')) as { workspaces: Record<string, { agents: Record<string, { id: string }> }> };
+    const agents = state.workspaces['default@local']!.agents;
+    expect(Object.fromEntries(Object.entries(agents).map(([address, entry]) => [address, entry.id]))).toEqual({ 'agent.booking': FRONT_DESK_ID, 'agent.front-desk': '-OKdqbqetEcM4ak369yn' });
+    expect((await vx('plan')).stdout).toContain('No changes. The service (local) matches the manifests.');
+  }, 60_000);
 });
