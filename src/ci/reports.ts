@@ -5,6 +5,7 @@
  */
 import { renderTestMarkdown } from '../conversations/render-markdown.js';
 import type { TestRun } from '../conversations/types.js';
+import { planHasChanges } from '../plan/field-lines.js';
 import { renderPlanMarkdown } from '../plan/render-markdown.js';
 import type { Plan } from '../plan/types.js';
 import type { Redact } from '../secrets/redact.js';
@@ -75,7 +76,7 @@ export function planReport(plan: Plan | undefined, environment: string | undefin
       markdown: `### voxform plan${environmentLabel(environment)}: failed\n\nNo plan was saved. ${whyItFailed(failure, links)}`,
     };
   }
-  const changed = plan.changes.some((change) => change.action !== 'no-op');
+  const changed = planHasChanges(plan);
   const markdown = renderPlanMarkdown(plan, { savedPlan: links.savedPlanFile });
   const footer = changed ? `\n_Saved plan: ${links.savedPlanWhere} of ${thisRun(links)}; ${markdownCode(`voxform plan show ${shellWord(links.savedPlanFile)}`)} prints it whole._\n` : '';
   return { kind: 'plan', environment, status: changed ? 'changes' : 'no-changes', markdown: `${markdown}${footer}` };

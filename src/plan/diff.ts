@@ -626,15 +626,24 @@ function orderChanges(changes: ResourceChange[]): ResourceChange[] {
   });
 }
 
-/** The targeted changes and, transitively, those they depend on (Terraform's -target). */
+/**
+ * The targeted changes and, transitively, those they depend on (Terraform's -target), and the keys
+ * they swap state entries with: a key that takes the entry of a key the manifests still name, or
+ * whose entry such a key takes, is half of a swap, and goes whole. Half of one would write one key's
+ * entry over the other's, and show as a rename what is none.
+ */
 export function selectTargets(changes: ResourceChange[], targets: readonly string[]): ResourceChange[] {
   if (targets.length === 0) return changes;
   const byAddress = new Map(changes.map((c) => [c.address, c]));
+  const takenBy = new Map(changes.flatMap((c) => (c.movedFrom === undefined ? [] : [[c.movedFrom, c.address] as const])));
   const keep = new Set<string>();
-  const visit = (address: string) => {
-    if (keep.has(address)) return;
-    keep.add(address);
-    for (const dep of byAddress.get(address)?.dependsOn ?? []) visit(dep);
+  const visit = (address: string | undefined) => {
+    const change = address === undefined ? undefined : byAddress.get(address);
+    if (change === undefined || keep.has(change.address)) return;
+    keep.add(change.address);
+    for (const dep of change.dependsOn) visit(dep);
+    visit(change.movedFrom);
+    visit(takenBy.get(change.address));
   };
   targets.forEach(visit);
   return changes.filter((c) => keep.has(c.address));

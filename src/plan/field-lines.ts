@@ -216,21 +216,38 @@ export function movedLines(plan: Plan): string[] {
 }
 
 /**
- * The moves of a plan told apart: keys renamed (the old key is gone from the manifests), and keys
- * swapped, whose old key the manifests keep, naming another resource. A swap is no rename: the
- * resource gets the configuration of the key that names it now, so it is never said to be the same
- * resource as before. Two keys that swapped their resources make one line, `A ↔ B`.
+ * The changes whose key takes a state entry kept under another key (`movedFrom`), told apart: keys
+ * renamed (the old key is none of the plan's resources: gone from the manifests) and keys swapped,
+ * whose old key the plan keeps, naming another resource.
+ */
+function keyMoves(changes: readonly ResourceChange[]): { renamed: ResourceChange[]; swapped: ResourceChange[] } {
+  const addresses = new Set(changes.map((change) => change.address));
+  const moved = changes.filter((change) => change.movedFrom !== undefined);
+  return { renamed: moved.filter((change) => !addresses.has(change.movedFrom!)), swapped: moved.filter((change) => addresses.has(change.movedFrom!)) };
+}
+
+/**
+ * Whether applying the plan changes anything: a request for the service, or a state entry moved to a
+ * renamed or swapped key. A plan of moves alone is one with changes (as Terraform counts a moved
+ * resource): were it not, a job applying only plans with changes would never record the moves.
+ */
+export function planHasChanges(plan: Pick<Plan, 'changes'>): boolean {
+  return plan.changes.some((change) => change.action !== 'no-op' || change.movedFrom !== undefined);
+}
+
+/**
+ * The moves of a plan told apart (`keyMoves`) as lines. A swap is no rename: the resource gets the
+ * configuration of the key that names it now, so it is never said to be the same resource as
+ * before. Two keys that swapped their resources make one line, `A ↔ B`.
  */
 export function movedKeyLines(plan: Plan): { renamed: string[]; swapped: string[] } {
-  const movedFrom = new Map(plan.changes.map((change) => [change.address, change.movedFrom]));
-  const renamed: string[] = [];
+  const moves = keyMoves(plan.changes);
+  const movedFrom = new Map(moves.swapped.map((change) => [change.address, change.movedFrom]));
+  const renamed = moves.renamed.map((change) => `${change.movedFrom} → ${change.address}`);
   const swapped: string[] = [];
-  for (const change of plan.changes) {
-    const from = change.movedFrom;
-    if (from === undefined) continue;
-    if (!movedFrom.has(from)) renamed.push(`${from} → ${change.address}`);
-    else if (movedFrom.get(from) !== change.address) swapped.push(`${from} → ${change.address}`);
-    else if (!swapped.includes(`${change.address} ↔ ${from}`)) swapped.push(`${from} ↔ ${change.address}`);
+  for (const { movedFrom: from, address } of moves.swapped) {
+    if (movedFrom.get(from!) !== address) swapped.push(`${from} → ${address}`);
+    else if (!swapped.includes(`${address} ↔ ${from}`)) swapped.push(`${from} ↔ ${address}`);
   }
   return { renamed, swapped };
 }
@@ -238,10 +255,26 @@ export function movedKeyLines(plan: Plan): { renamed: string[]; swapped: string[
 /** What a move does, said once after the moves it explains. */
 export const MOVED_NOTE = "the same resources under new keys, an agent or campaign by its id, a knowledge file by its content: apply moves what the state keeps of each to its new key, and an agent's history follows it";
 
+/** What applying a plan of moves alone does, after the line saying the service needs nothing. */
+export const MOVES_ONLY = 'Apply moves what the state keeps of the keys below.';
+
 /** What a swap of keys does, said once after the swaps it explains. */
 export const SWAPPED_NOTE = "each key now names the resource another key named at the last apply, an agent or campaign by its id, a knowledge file by its content, and that resource gets the key's configuration: apply moves what the state keeps of each to the key that names it now";
 
-export function summaryLine(summary: { create: number; update: number; unchanged: number; drifted: number }): string {
+/** The keys renamed and swapped, counted as the summary shows them (`summary` of the JSON plan, format 1.7). */
+export function keyMoveCounts(changes: readonly ResourceChange[]): { renamed: number; swapped: number } {
+  const { renamed, swapped } = keyMoves(changes);
+  return { renamed: renamed.length, swapped: swapped.length };
+}
+
+/**
+ * `Plan: 1 to create, 3 to update, 1 renamed, 12 unchanged (1 drifted)`: the keys renamed or swapped
+ * named when there are any. A renamed resource is counted by its action too, as a drifted one is.
+ */
+export function summaryLine(plan: Pick<Plan, 'summary' | 'changes'>): string {
+  const { summary } = plan;
+  const { renamed, swapped } = keyMoveCounts(plan.changes);
+  const moved = [...(renamed > 0 ? [`${renamed} renamed`] : []), ...(swapped > 0 ? [`${plural(swapped, 'key')} swapped`] : [])].map((part) => `${part}, `).join('');
   const drift = summary.drifted > 0 ? ` (${summary.drifted} drifted)` : '';
-  return `Plan: ${summary.create} to create, ${summary.update} to update, ${summary.unchanged} unchanged${drift}`;
+  return `Plan: ${summary.create} to create, ${summary.update} to update, ${moved}${summary.unchanged} unchanged${drift}`;
 }

@@ -6,6 +6,7 @@ import { toJsonText } from '../util/printable.js';
 import { planPolicyJson } from '../policy/render.js';
 import { PLAN_JSON_FORMAT_VERSION } from './format-version.js';
 import { missingStateJson } from '../state/missing-state.js';
+import { keyMoveCounts } from './field-lines.js';
 
 function sortedObject(value: Record<string, unknown> | null, change: ResourceChange): Record<string, unknown> | null {
   if (value === null) return null;
@@ -58,7 +59,8 @@ export function planToJson(plan: Plan): Record<string, unknown> {
     environment: plan.environment ?? null,
     base_url: plan.baseUrl,
     targets: plan.targets,
-    summary: plan.summary,
+    // Format 1.7: the keys renamed and swapped, whose state entries apply moves.
+    summary: { ...plan.summary, ...keyMoveCounts(plan.changes) },
     // Names only: a value read from the environment is never part of a plan.
     environment_variables: plan.environmentVariables
       ? { names: plan.environmentVariables.names, new: plan.environmentVariables.new, recorded: plan.environmentVariables.recorded }

@@ -1,4 +1,4 @@
-import { describeAction, DRIFT_NOTE, fieldViews, movedKeyLines, MOVED_NOTE, summaryLine, SWAPPED_NOTE } from './field-lines.js';
+import { describeAction, DRIFT_NOTE, fieldViews, movedKeyLines, MOVED_NOTE, MOVES_ONLY, planHasChanges, summaryLine, SWAPPED_NOTE } from './field-lines.js';
 import { byteLength, fitComment, sectionSize, wholeSection, type CommentParts, type CommentSection } from './fit-comment.js';
 import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
 import { COMMENT_SIZE_LIMIT, fitBlocks, linesSize, type CommentList } from '../util/comment-blocks.js';
@@ -100,9 +100,16 @@ function noChangesText(plan: Plan, env: string, limit: number): string {
   return `${line}${after.length > 0 ? `\n${after.join('\n')}` : ''}`;
 }
 
-/** The one line of a plan without changes, naming the new variables read while that fits in `limit`, else counting them. */
+/**
+ * The one line of a plan without changes for the service, naming the new variables read while that
+ * fits in `limit`, else counting them. A plan of keys renamed or swapped alone has changes (its
+ * apply moves state entries): the summary heading first, as for any plan with changes.
+ */
 function noChangesLine(plan: Plan, env: string, limit: number): string {
-  const line = `**voxform plan${env}:** no changes — the service matches the manifests (${plural(plan.summary.unchanged, 'resource')} checked).`;
+  const checked = plural(plan.summary.unchanged, 'resource');
+  const line = planHasChanges(plan)
+    ? `### voxform plan${env}: ${summaryLine(plan).replace(/^Plan: /, '')}\n\nNothing to send to the service: it matches the manifests (${checked} checked). ${MOVES_ONLY}`
+    : `**voxform plan${env}:** no changes — the service matches the manifests (${checked} checked).`;
   const fresh = plan.environmentVariables?.recorded ? plan.environmentVariables.new : [];
   if (fresh.length === 0) return `${line}\n`;
   const named = `${line} New environment variables read: ${fresh.map((name) => `**${markdownCode(name)}**`).join(', ')}.\n`;
@@ -121,7 +128,7 @@ function commentParts(plan: Plan, changed: ResourceChange[], env: string, secret
     { about: 'the environment variables read', lines: environmentVariablesLines(plan.environmentVariables) },
   ];
   return {
-    head: [`### voxform plan${env}: ${summaryLine(plan.summary).replace(/^Plan: /, '')}`, ''],
+    head: [`### voxform plan${env}: ${summaryLine(plan).replace(/^Plan: /, '')}`, ''],
     tableHeader: ['| Resource | Action | Fields |', '|---|---|---|'],
     rows,
     sections,

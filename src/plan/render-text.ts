@@ -1,5 +1,5 @@
 import { terminalColors, type Colors } from '../util/terminal-colors.js';
-import { describeAction, DRIFT_NOTE, fieldViews, movedKeyLines, MOVED_NOTE, summaryLine, SWAPPED_NOTE, type DiffLine, type FieldView } from './field-lines.js';
+import { describeAction, DRIFT_NOTE, fieldViews, movedKeyLines, MOVED_NOTE, MOVES_ONLY, summaryLine, SWAPPED_NOTE, type DiffLine, type FieldView } from './field-lines.js';
 import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
 import { lineAsShown } from '../util/printable.js';
 import { missingStateWarning, PLAN_WITHOUT_STATE } from '../state/missing-state.js';
@@ -84,14 +84,16 @@ export function renderPlanText(plan: Plan, options: { color: boolean; verbose?: 
   if (relaxed) out.push(relaxed.trimEnd(), '');
   const changed = plan.changes.filter((ch) => ch.action !== 'no-op');
   const where = `${plan.baseUrl}${plan.environment ? `, environment ${plan.environment}` : ''}`;
-  if (changed.length === 0) {
+  const { renamed, swapped } = movedKeyLines(plan);
+  const moved = [...renamed, ...swapped];
+  if (changed.length === 0 && moved.length === 0) {
     out.push(`No changes. The service (${where}) matches ${options.desired ?? 'the manifests'}.`);
+  } else if (changed.length === 0) {
+    out.push(`Nothing to send to the service (${where}): it matches ${options.desired ?? 'the manifests'}. ${MOVES_ONLY}`);
   } else {
     out.push(`voxform will make these changes on ${where}:`, '');
     for (const change of changed) out.push(changeText(c, change, options.color), '');
   }
-  const { renamed, swapped } = movedKeyLines(plan);
-  const moved = [...renamed, ...swapped];
   if (moved.length > 0 && changed.length === 0) out.push('');
   if (renamed.length > 0) out.push(`Renamed (${MOVED_NOTE}):`, ...renamed.map((line) => `    ${lineAsShown(line)}`), '');
   if (swapped.length > 0) out.push(`Keys swapped (${SWAPPED_NOTE}):`, ...swapped.map((line) => `    ${lineAsShown(line)}`), '');
@@ -110,6 +112,6 @@ export function renderPlanText(plan: Plan, options: { color: boolean; verbose?: 
   out.push(...variables);
   if (plan.policy) out.push(renderPlanPolicyText(plan.policy, options).trimEnd(), '');
   // The closing line break joined in: adding it after would make the printer's scrub copy a large plan again.
-  out.push(c.bold(summaryLine(plan.summary)), '');
+  out.push(c.bold(summaryLine(plan)), '');
   return out.join('\n');
 }

@@ -81,6 +81,18 @@ function bigPlan(): Plan {
   return planOf(changes as unknown as ResourceChange[]);
 }
 
+describe('the plan report', () => {
+  it('counts a plan of a renamed key alone as one with changes: its apply moves the state entry', () => {
+    const renamed = { address: 'agent.reception', kind: 'agent', action: 'no-op', id: 'ag_1', movedFrom: 'agent.front-desk', before: {}, after: {}, fieldChanges: [], sensitivePaths: [], dependsOn: [], requests: [] };
+    const plan = planOf([renamed as unknown as ResourceChange], { environment: 'production', summary: { create: 0, update: 0, unchanged: 1, drifted: 0 } });
+    const report = planReport(plan, 'production', links, { output: '', redact: (text) => text });
+    expect(report.status).toBe('changes');
+    expect(report.markdown).toContain('### voxform plan (`production`): 0 to create, 0 to update, 1 renamed, 1 unchanged\n');
+    expect(report.markdown).toContain('`agent.front-desk → agent.reception`');
+    expect(report.markdown).toContain('_Saved plan: artifact `voxform-plan-production` of [this run](https://github.example/acme/agents/actions/runs/1); `voxform plan show plan.json` prints it whole._');
+  });
+});
+
 describe('the comment body', () => {
   it('stays under the host limit for a plan far larger than it, and says how to see it whole', () => {
     const body = commentBody(planReport(bigPlan(), 'production', links, { output: '', redact: (text) => text }));

@@ -40,17 +40,26 @@ describe.each(backends)('a renamed agent key, with $kind', ({ stateArgs }) => {
     await vx('apply', '--auto-approve');
     await writeFile(manifest, renameFrontDesk(await readFile(manifest, 'utf8')));
 
-    const planned = (await vx('plan')).stdout;
-    expect(planned).toContain('No changes. The service (local) matches the manifests.');
+    // A rename alone is a plan with changes: apply moves the state entry, so a job that applies only on exit 2 must see one.
+    const renameOnly = expectCode(await runCliInProcess(['plan', '--detailed-exitcode', '-f', 'agents.example.yaml', '--local', ...state], { cwd: dir }), 2);
+    const planned = renameOnly.stdout;
+    expect(planned).toContain('Nothing to send to the service (local): it matches the manifests. Apply moves what the state keeps of the keys below.\n');
+    expect(planned).not.toContain('No changes');
     expect(planned).not.toContain('Not managed any more');
     expect(planned).toContain("Renamed (the same resources under new keys, an agent or campaign by its id, a knowledge file by its content: apply moves what the state keeps of each to its new key, and an agent's history follows it):\n    agent.front-desk → agent.reception\n");
-    const json = JSON.parse((await vx('plan', '--format', 'json')).stdout) as { resource_changes: Array<{ address: string; moved_from: string | null }> };
+    expect(planned).toMatch(/\nPlan: 0 to create, 0 to update, 1 renamed, \d+ unchanged\n/);
+    const json = JSON.parse((await vx('plan', '--format', 'json')).stdout) as { summary: Record<string, number>; resource_changes: Array<{ address: string; moved_from: string | null }> };
     expect(json.resource_changes.find((change) => change.address === 'agent.reception')?.moved_from).toBe('agent.front-desk');
+    expect(json.summary).toMatchObject({ create: 0, update: 0, renamed: 1, swapped: 0 });
+    const markdown = (await vx('plan', '--format', 'markdown')).stdout;
+    expect(markdown).toMatch(/^### voxform plan: 0 to create, 0 to update, 1 renamed, \d+ unchanged\n\nNothing to send to the service: it matches the manifests \(\d+ resources checked\). Apply moves what the state keeps of the keys below.\n/);
+    expect(markdown).not.toContain('no changes');
 
     // Nothing for the service, yet the state entry moved: said, not "Nothing to apply".
     const moved = (await vx('apply', '--auto-approve')).stdout;
     expect(moved).toContain('\nMoved the state of 1 renamed resource to its new key: agent.front-desk → agent.reception\n');
     expect(moved).not.toContain('Nothing to apply');
+    expectCode(await runCliInProcess(['plan', '--detailed-exitcode', '-f', 'agents.example.yaml', '--local', ...state], { cwd: dir }), 0);
     const shown = expectCode(await runCliInProcess(['state', 'show', ...state], { cwd: dir }), 0).stdout;
     expect(shown).toContain(`    agent.reception: ${FRONT_DESK_ID}\n`);
     expect(shown).not.toContain('agent.front-desk');
@@ -106,17 +115,19 @@ describe('a renamed campaign or knowledge file key', () => {
     const renamed = CAMPAIGN_AND_FILE.replace('Recall A', 'Recall B').replace('  recall:', '  recall-2026:').replace('  faq:', '  clinic-faq:').replace('knowledge: [faq]', 'knowledge: [clinic-faq]');
     await writeFile(manifest, renamed);
 
-    const planned = expectCode(await vx('plan', '--env', 'production', '--detailed-exitcode'), 0).stdout;
-    expect(planned).toContain('No changes. The service (local, environment production) matches the manifests.');
+    const planned = expectCode(await vx('plan', '--env', 'production', '--detailed-exitcode'), 2).stdout;
+    expect(planned).toContain('Nothing to send to the service (local, environment production): it matches the manifests. Apply moves what the state keeps of the keys below.\n');
     expect(planned).toContain('\n    knowledge.faq → knowledge.clinic-faq\n    campaign.recall → campaign.recall-2026\n');
+    expect(planned).toContain('\nPlan: 0 to create, 0 to update, 2 renamed, 4 unchanged\n');
     const json = JSON.parse(expectCode(await vx('plan', '--env', 'production', '--format', 'json'), 0).stdout) as { resource_changes: Array<{ address: string; moved_from: string | null }> };
     expect(json.resource_changes.filter((change) => change.moved_from !== null).map((change) => [change.moved_from, change.address])).toEqual([
       ['knowledge.faq', 'knowledge.clinic-faq'],
       ['campaign.recall', 'campaign.recall-2026'],
     ]);
 
-    // A saved plan of moves alone: its apply says what it moved, as a fresh one does.
+    // A saved plan of moves alone: shown as a plan with changes, and its apply says what it moved, as a fresh one does.
     expectCode(await vx('plan', '--env', 'production', '--out', 'moves.json'), 0);
+    expect(expectCode(await runCliInProcess(['plan', 'show', 'moves.json'], { cwd: dir }), 0).stdout).toContain('\nPlan: 0 to create, 0 to update, 2 renamed, 4 unchanged\n');
     const moved = expectCode(await vx('apply', 'moves.json'), 0).stdout;
     expect(moved).toContain('Moved the state of 2 renamed resources to their new keys: knowledge.faq → knowledge.clinic-faq, campaign.recall → campaign.recall-2026\n');
     expect(moved).not.toContain('Nothing to apply');
@@ -145,5 +156,26 @@ describe('two agent keys that swap their ids', () => {
     const markdown = (await vx('plan', '--format', 'markdown')).stdout;
     expect(markdown).toContain("\n**Keys swapped** (each key now names the resource another key named at the last apply, an agent or campaign by its id, a knowledge file by its content, and that resource gets the key's configuration: apply moves what the state keeps of each to the key that names it now): `agent.front-desk ↔ agent.booking`.\n");
     expect(markdown).not.toContain('Renamed');
+    expect(text).toContain('\nPlan: 0 to create, 2 to update, 2 keys swapped, 0 unchanged\n');
+  }, 60_000);
+
+  it('go whole into a plan limited to one of them: as a swap, and applied without losing the other key\'s state entry', async () => {
+    const manifest = ['version: 1', 'agents:', `  front-desk: { id: ${FRONT_DESK_ID}, name: Front desk }`, '  booking: { id: -OKdqbqetEcM4ak369yn, name: Booking }', ''].join('\n');
+    const dir = await tempDir({ 'voxform.yaml': manifest });
+    const vx = async (...args: string[]) => expectCode(await runCliInProcess([...args, '--local'], { cwd: dir }), 0);
+    await vx('apply', '--auto-approve');
+    await writeFile(path.join(dir, 'voxform.yaml'), manifest.replace(FRONT_DESK_ID, 'SWAP').replace('-OKdqbqetEcM4ak369yn', FRONT_DESK_ID).replace('SWAP', '-OKdqbqetEcM4ak369yn'));
+
+    const text = (await vx('plan', '--target', 'agent.booking')).stdout;
+    expect(text).toContain('  ~ agent.booking (-OKdqbqetEcM4ak369ym) will be updated in place\n');
+    expect(text).toContain('  ~ agent.front-desk (-OKdqbqetEcM4ak369yn) will be updated in place\n');
+    expect(text).toContain('):\n    agent.front-desk ↔ agent.booking\n');
+    expect(text).not.toContain('Renamed');
+
+    await vx('apply', '--target', 'agent.booking', '--auto-approve');
+    const state = JSON.parse(await readFile(path.join(dir, '.voxform', 'state.json'), 'utf8')) as { workspaces: Record<string, { agents: Record<string, { id: string }> }> };
+    const agents = state.workspaces['default@local']!.agents;
+    expect(Object.fromEntries(Object.entries(agents).map(([address, entry]) => [address, entry.id]))).toEqual({ 'agent.booking': FRONT_DESK_ID, 'agent.front-desk': '-OKdqbqetEcM4ak369yn' });
+    expect((await vx('plan')).stdout).toContain('No changes. The service (local) matches the manifests.');
   }, 60_000);
 });

@@ -7,6 +7,7 @@ import { connectProject, deployedFiles, ownFilesOf, planInputs, type ProjectOpti
 import { refuseOwnFile } from '../../project-files/own-files.js';
 import { plan as makePlan } from '../../plan/plan.js';
 import { savePlanFile } from '../../plan/plan-file.js';
+import { planHasChanges } from '../../plan/field-lines.js';
 import { planPolicy } from '../policy-check.js';
 import { prepareChangeOutput, renderPlanAs, type PlanFormat } from '../render-plan.js';
 import { shellWord } from '../../util/shell-word.js';
@@ -55,7 +56,6 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
   if (saveTo) ctx.stderr.write(`Saved the plan to ${saveTo}. Apply exactly this with: ${nextCommand(`apply ${shellWord(saveTo)}`, options, { manifests: false })}\n`);
   else if (options.out) ctx.stderr.write(`The plan was not saved to ${options.out}: it breaks mandatory policy (above), and apply refuses such a plan.\n`);
   if (failsPolicy) return 1;
-  const hasChanges = plan.summary.create + plan.summary.update > 0;
-  return options.detailedExitcode && hasChanges ? 2 : 0;
+  return options.detailedExitcode && planHasChanges(plan) ? 2 : 0;
 }
 
