@@ -92,21 +92,25 @@ export interface FailureContext {
   checkOutcome?: string | undefined;
   /** The failure leaves it unknown whether the service acted on the request (`mayHaveActed`, retry.ts): `api_outcome_unknown`. */
   mayHaveActed?: boolean | undefined;
-  /** A write sent and left unanswered, which may have been applied (`writeMayHaveLanded`, retry.ts): the error says so. */
+  /** A write answered with a 5xx or left unanswered, which may have been applied (`writeMayHaveLanded`, retry.ts): the error says so. */
   mayHaveApplied?: boolean | undefined;
 }
 
-/** Turns a non-2xx answer into an `ApiError` with the right code, sentence and hint. */
+/**
+ * Turns a non-2xx answer into an `ApiError` with the right code, sentence and hint. A write that may
+ * have been applied (`mayHaveApplied`: a 5xx) says so, as an unanswered one does (`errorFromTransport`).
+ */
 export function errorFromResponse(status: number, body: string, ctx: FailureContext): ApiError {
   const parsed = parseErrorBody(scrubEcho(body, ctx));
   const code = ctx.mayHaveActed ? 'api_outcome_unknown' : codeForStatus(status);
   const reason = parsed.detail ?? STATUS_CODES[status] ?? 'an error';
   const retried = ctx.attempts > 1 ? ` (after ${ctx.attempts} attempts)` : '';
   const answered = `${ctx.method} ${displayPath(ctx.path)} failed: the service answered ${status} ${clip(reason)}${retried}`;
+  const hint = hintFor(code, ctx, parsed.issues);
   return new ApiError({
     code,
-    message: ctx.mayHaveActed ? `${answered}: the service may have acted on it.` : `${answered}.`,
-    hint: ctx.mayHaveActed ? outcomeUnknownHint(ctx) : hintFor(code, ctx, parsed.issues),
+    message: ctx.mayHaveActed ? `${answered}: the service may have acted on it.` : ctx.mayHaveApplied ? `${answered}: the service may have applied it.` : `${answered}.`,
+    hint: ctx.mayHaveActed ? outcomeUnknownHint(ctx) : ctx.mayHaveApplied ? mayHaveAppliedHint(hint) : hint,
     status,
     method: ctx.method,
     path: ctx.path,
@@ -160,7 +164,7 @@ export function errorFromTransport(kind: TransportFailure, ctx: TransportContext
   return new ApiError({
     code,
     message: `${error.message.replace(/\.$/, '')}: ${sent}, and the service may have applied it.`,
-    hint: `The service may have applied it: \`voxform plan\` shows what it holds. ${error.hint ?? ''}`.trim(),
+    hint: mayHaveAppliedHint(error.hint),
     status,
     method,
     path,
@@ -169,6 +173,11 @@ export function errorFromTransport(kind: TransportFailure, ctx: TransportContext
     attempts,
     cause: ctx.cause,
   });
+}
+
+/** What to do after a write that may have been applied: see what the service holds, then what `hint` says. */
+function mayHaveAppliedHint(hint: string | undefined): string {
+  return `The service may have applied it: \`voxform plan\` shows what it holds. ${hint ?? ''}`.trim();
 }
 
 function unansweredError(kind: TransportFailure, ctx: TransportContext): ApiError {

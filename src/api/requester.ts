@@ -208,8 +208,12 @@ export class Requester {
           continue;
         }
         if (exchange.describeFailure) throw exchange.describeFailure(response.status, body, attempt);
-        const mayHaveActedOnIt = mayHaveActed(exchange.retry, { status: response.status });
-        throw errorFromResponse(response.status, body, { ...this.failureContext(exchange, target, attempt), mayHaveActed: mayHaveActedOnIt });
+        const answered = { status: response.status };
+        throw errorFromResponse(response.status, body, {
+          ...this.failureContext(exchange, target, attempt),
+          mayHaveActed: mayHaveActed(exchange.retry, answered),
+          mayHaveApplied: writeMayHaveLanded(exchange.method, answered),
+        });
       }
 
       const kind = failureKind(failure);

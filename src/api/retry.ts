@@ -72,13 +72,15 @@ export function mayHaveActed(mode: RetryMode, failure: { status: number } | { ti
 }
 
 /**
- * Whether a write (any method but a read's) that got no answer may have been applied: it timed out, or
- * its connection failed once it may have left this machine. One rule for every write, whatever it
+ * Whether a failed write (any method but a read's) may have been applied: the service answered it
+ * with a 5xx (it promises nothing about what it did before failing), or it got no answer, timing out
+ * or losing its connection once it may have left this machine. One rule for every write, whatever it
  * changes: one not safe to repeat is `api_outcome_unknown` (`mayHaveActed`); any other keeps its code
  * and says so.
  */
-export function writeMayHaveLanded(method: string, failure: { timedOut: boolean; error: unknown }): boolean {
-  return method !== 'GET' && method !== 'HEAD' && mayHaveArrived(failure);
+export function writeMayHaveLanded(method: string, failure: { status: number } | { timedOut: boolean; error: unknown }): boolean {
+  if (method === 'GET' || method === 'HEAD') return false;
+  return 'status' in failure ? failure.status >= 500 : mayHaveArrived(failure);
 }
 
 function mayHaveArrived(failure: { timedOut: boolean; error: unknown }): boolean {

@@ -360,6 +360,7 @@ function addServiceCommands(program: Command, action: CommandAction): void {
     .option('--all', 'every record, however many')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'ndjson']).default('text'))
     .option('--stats', 'print counts, durations and credits instead of records')
+    .option('--state <url|path>', `${STATE_OPTION}; its deploy ledger says which live values came from \${env:…}`)
     .action(action('logs'));
 
   withConnection(withManifest(program.command('report').description('calls per agent and configuration version, each version compared with the one before')))
@@ -381,6 +382,7 @@ function addServiceCommands(program: Command, action: CommandAction): void {
 
   withConnection(withManifest(program.command('chat').description('talk to an agent in text')))
     .requiredOption('--agent <name|id>', 'the agent: a name from the manifests, an agent id, or an agent\'s name on the service')
+    .option('--state <url|path>', `${STATE_OPTION}; its deploy ledger says which live values came from \${env:…}`)
     .action(action('chat'));
 
   program.command('schema').description('print the manifest JSON Schema (for editors)').action(action('schema'));
@@ -412,6 +414,7 @@ function addServiceCommands(program: Command, action: CommandAction): void {
     .argument('<call-id>', 'the call id (see `voxform logs`)')
     .option('--out <file>', 'write the test file here instead of stdout')
     .option('--force', 'overwrite the file --out names when it exists')
+    .option('--state <url|path>', `${STATE_OPTION}; its deploy ledger says which live values came from \${env:…}`)
     .action(action('test-capture'));
 
   withConnection(withManifest(program.command('get').description('list what is live on the service, each entry marked with the manifest name that manages it or "unmanaged" (docs/get.md)')))

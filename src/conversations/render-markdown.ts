@@ -182,6 +182,6 @@ export function renderTestMarkdown(run: TestRun, limit = COMMENT_SIZE_LIMIT, red
   const notes = sinkSection(run, md, Math.floor(limit * SINK_NOTES_SHARE));
   const room = limit - notes.length;
   const whole = wholeLines(commentBlocks(run, md, false));
-  const lines = linesSize(whole, characterLength) <= room ? whole : fitBlocks(commentBlocks(run, md, true), room, characterLength);
+  const lines = linesSize(whole, characterLength) <= room ? whole : fitBlocks(commentBlocks(run, md, true), room, characterLength, redact);
   return `${redact(lines.join('\n'))}\n${notes}`;
 }

@@ -7,6 +7,7 @@ import { fieldViews } from '../plan/field-lines.js';
 import { markdownCode, markdownFence, markdownHtmlText } from '../util/markdown-escape.js';
 import { lineAsShown } from '../util/printable.js';
 import { characterLength, COMMENT_SIZE_LIMIT, fitBlocks, moreTableRow, type CommentBlock } from '../util/comment-blocks.js';
+import { keepText, type Redact } from '../secrets/redact.js';
 import { plural } from '../util/plural.js';
 import { bothSides, checked, classLabel, countsLine, diffSides, environmentNote, healNote, missingStateNote, notComparedNote, resourceLabel, unlabelledNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
@@ -51,8 +52,11 @@ function diffSection(resource: DriftedResource): string {
   return [summary, '', 'Values: `-` the service\'s, `+` the manifests\'.', '', ...markdownFence(diffLines(resource), 'diff'), '', '</details>', ''].join('\n');
 }
 
-/** `takeOver`: as for `renderDriftText`; `limit`: the most characters it takes (a comment's). */
-export function renderDriftMarkdown(report: DriftReport, options: { takeOver?: TakeOverCommands | undefined; limit?: number } = {}): string {
+/**
+ * `takeOver`: as for `renderDriftText`; `limit`: the most characters it takes (a comment's);
+ * `redact`: the run's secrets, hidden before the comment is measured and cut (`fitBlocks`).
+ */
+export function renderDriftMarkdown(report: DriftReport, options: { takeOver?: TakeOverCommands | undefined; limit?: number; redact?: Redact } = {}): string {
   const where = `${markdownCode(report.baseUrl)}${report.environment ? `, environment ${markdownCode(report.environment)}` : ''}`;
   if (report.resources.length === 0) {
     const notCompared = notComparedNote(report, (place) => markdownCode(place));
@@ -77,5 +81,5 @@ export function renderDriftMarkdown(report: DriftReport, options: { takeOver?: T
       more: (omitted) => `_…and ${plural(omitted, 'more resource')}: their differences are not shown here (\`--format json\` has them all)._\n`,
     },
   ];
-  return fitBlocks(blocks, options.limit ?? COMMENT_SIZE_LIMIT, characterLength).join('\n');
+  return fitBlocks(blocks, options.limit ?? COMMENT_SIZE_LIMIT, characterLength, options.redact ?? keepText).join('\n');
 }

@@ -10,7 +10,7 @@
  * Sizes are UTF-8 bytes, never fewer than the characters a host counts. A cut never falls inside a
  * code fence (`markdownFence`), a secret marker or a character.
  */
-import { REDACTED } from '../secrets/redact.js';
+import { REDACTED, type Redact } from '../secrets/redact.js';
 import { UNKNOWN_AFTER_APPLY } from './types.js';
 import { markdownFence } from '../util/markdown-escape.js';
 import { formatCount, pluralNoun } from '../util/plural.js';
@@ -47,6 +47,8 @@ export interface CommentParts {
   tail: CommentNote[];
   /** After them, the lists cut by `fitBlocks`: the resources not managed any more, and a quiet policy's token counts. */
   lists: CommentBlock[];
+  /** The run's secrets, hidden in the lists before `fitBlocks` measures them (the diff lines hide them as they are made). */
+  redact: Redact;
 }
 
 /** A note of the comment: its lines, and what it is about, named when it is left out. */
@@ -170,7 +172,7 @@ export function fitComment(parts: CommentParts, footer: string, limit: number): 
     (omitted) => [`_${omitted} more ${pluralNoun(omitted, 'note')} (${notesLeftOut(omitted)}) not shown here._`, ''],
     byteLength,
   );
-  const tail = [...notes, ...fitBlocks(parts.lists, half - cost(notes), byteLength)];
+  const tail = [...notes, ...fitBlocks(parts.lists, half - cost(notes), byteLength, parts.redact)];
   room -= cost(tail);
   const rows = fitItems(
     parts.rows.map((row) => [row]),

@@ -2,6 +2,7 @@ import { describeAction, DRIFT_NOTE, fieldViews, movedKeyLines, MOVED_NOTE, MOVE
 import { byteLength, fitComment, sectionSize, wholeSection, type CommentParts, type CommentSection } from './fit-comment.js';
 import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
 import { COMMENT_SIZE_LIMIT, fitBlocks, linesSize, type CommentList } from '../util/comment-blocks.js';
+import type { Redact } from '../secrets/redact.js';
 import { markdownCode, markdownHtmlText } from '../util/markdown-escape.js';
 import { lineAsShown } from '../util/printable.js';
 import { formatCount, plural } from '../util/plural.js';
@@ -24,6 +25,11 @@ export interface CommentSecrets {
 }
 
 const NO_SECRETS: CommentSecrets = { redact: (text) => text, size: 0 };
+
+/** The secrets' scrub as `fitBlocks` takes it. */
+function redactOf(secrets: CommentSecrets): Redact {
+  return (text) => secrets.redact(text);
+}
 
 interface MarkdownPlanOptions {
   /** The saved plan file, as the user named it: a cut comment ends saying how to see the whole plan from it. */
@@ -94,9 +100,9 @@ function noLongerManagedList(plan: Plan): CommentList[] {
 }
 
 /** A plan without changes within `limit` bytes: its one line, then the renamed resources and the resources no longer managed, if any. */
-function noChangesText(plan: Plan, env: string, limit: number): string {
+function noChangesText(plan: Plan, env: string, limit: number, secrets: CommentSecrets): string {
   const line = noChangesLine(plan, env, limit);
-  const after = fitBlocks([movedParagraph(plan), ...noLongerManagedList(plan)], limit - byteLength(line), byteLength);
+  const after = fitBlocks([movedParagraph(plan), ...noLongerManagedList(plan)], limit - byteLength(line), byteLength, redactOf(secrets));
   return `${line}${after.length > 0 ? `\n${after.join('\n')}` : ''}`;
 }
 
@@ -135,6 +141,7 @@ function commentParts(plan: Plan, changed: ResourceChange[], env: string, secret
     tail: notes.filter((note) => note.lines.length > 0),
     // A policy with nothing else to report adds only its token counts, after the variables read.
     lists: [...noLongerManagedList(plan), ...(plan.policy && !policyHasFindings(plan.policy) ? promptTokensMarkdown(plan.policy) : [])],
+    redact: redactOf(secrets),
   };
 }
 
@@ -178,11 +185,12 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownPlanOptions = {}
   const policyBlocks = plan.policy ? [...relaxationsMarkdown(plan.policy.relaxations), ...(policyHasFindings(plan.policy) ? planPolicyMarkdown(plan.policy) : [])] : [];
   const blocks = [...missingStateBlocks(plan), ...policyBlocks];
   const limit = options.limit ?? COMMENT_SIZE_LIMIT;
-  const changes = changesPart(plan, options.savedPlan, options.secrets ?? NO_SECRETS);
-  const policy = asTop(fitBlocks(blocks, Number.POSITIVE_INFINITY, byteLength));
+  const secrets = options.secrets ?? NO_SECRETS;
+  const changes = changesPart(plan, options.savedPlan, secrets);
+  const policy = asTop(fitBlocks(blocks, Number.POSITIVE_INFINITY, byteLength, redactOf(secrets)));
   if (byteLength(policy) + changes.size <= limit) return `${policy}${changes.within(limit)}`;
   // asTop adds at most one byte to what the lines cost.
-  const top = asTop(fitBlocks(blocks, limit - Math.min(changes.size, Math.floor(limit / 2)) - 1, byteLength));
+  const top = asTop(fitBlocks(blocks, limit - Math.min(changes.size, Math.floor(limit / 2)) - 1, byteLength, redactOf(secrets)));
   return `${top}${changes.within(limit - byteLength(top))}`;
 }
 
@@ -202,7 +210,7 @@ interface ChangesPart {
 function changesPart(plan: Plan, savedPlan: string | undefined, secrets: CommentSecrets): ChangesPart {
   const changed = plan.changes.filter((c) => c.action !== 'no-op');
   const env = plan.environment ? ` (${markdownCode(plan.environment)})` : '';
-  if (changed.length === 0) return { size: byteLength(noChangesText(plan, env, Number.POSITIVE_INFINITY)), within: (limit) => noChangesText(plan, env, limit) };
+  if (changed.length === 0) return { size: byteLength(noChangesText(plan, env, Number.POSITIVE_INFINITY, secrets)), within: (limit) => noChangesText(plan, env, limit, secrets) };
   const parts = commentParts(plan, changed, env, secrets);
   const size = wholeSize(parts);
   return { size, within: (limit) => (size <= limit ? asText(wholeLines(parts)) : `${fitComment(parts, cutFooter(savedPlan), limit).join('\n')}\n`) };
@@ -214,7 +222,7 @@ function asText(lines: readonly string[]): string {
 }
 
 function wholeLines(parts: CommentParts): string[] {
-  return [...parts.head, ...parts.tableHeader, ...parts.rows, '', ...parts.sections.flatMap((section) => wholeSection(section)), ...parts.tail.flatMap((note) => note.lines), ...fitBlocks(parts.lists, Number.POSITIVE_INFINITY, byteLength)];
+  return [...parts.head, ...parts.tableHeader, ...parts.rows, '', ...parts.sections.flatMap((section) => wholeSection(section)), ...parts.tail.flatMap((note) => note.lines), ...fitBlocks(parts.lists, Number.POSITIVE_INFINITY, byteLength, parts.redact)];
 }
 
 /**
@@ -225,6 +233,6 @@ function wholeSize(parts: CommentParts): number {
   const sections = parts.sections;
   const first = [...parts.head, ...parts.tableHeader, ...parts.rows, ''];
   const middle = sections.slice(0, -1).reduce((total, section) => total + section.size, 0);
-  const end = [...wholeSection(sections[sections.length - 1]!), ...parts.tail.flatMap((note) => note.lines), ...fitBlocks(parts.lists, Number.POSITIVE_INFINITY, byteLength)];
+  const end = [...wholeSection(sections[sections.length - 1]!), ...parts.tail.flatMap((note) => note.lines), ...fitBlocks(parts.lists, Number.POSITIVE_INFINITY, byteLength, parts.redact)];
   return linesSize(first, byteLength) + middle + byteLength(asText(end));
 }

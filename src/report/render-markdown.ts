@@ -6,11 +6,12 @@
 import { comparisonSummary, creditsText, otherEnvironmentsLine, rateText, secondsText, testTrafficLine, versionLabels, windowEnds } from './format.js';
 import type { AgentReport, CallReport } from './types.js';
 import { characterLength, COMMENT_SIZE_LIMIT, fitBlocks } from '../util/comment-blocks.js';
+import { keepText, type Redact } from '../secrets/redact.js';
 import { markdownCode, markdownText } from '../util/markdown-escape.js';
 import { formatCount, plural } from '../util/plural.js';
 
 /** At most a comment's characters (COMMENT_SIZE_LIMIT). */
-export function renderReportMarkdown(report: CallReport): string {
+export function renderReportMarkdown(report: CallReport, redact: Redact = keepText): string {
   const lines = ['## Call report', ''];
   const { since, until } = windowEnds(report);
   lines.push(`From ${since} to ${until} · ${plural(report.calls, 'call')} · intervals are 95%; a difference is claimed only when its interval excludes zero; versions with fewer than ${plural(report.min_calls, 'call')} are not compared.`);
@@ -19,7 +20,7 @@ export function renderReportMarkdown(report: CallReport): string {
   // Each agent's table follows a blank line.
   const tables = report.agents.map((agent) => ['', ...agentTable(agent, report.min_calls)].join('\n'));
   const more = (omitted: number) => `\n_…and ${plural(omitted, 'more agent')}, not shown here (\`--format json\` has them all)._`;
-  return `${fitBlocks([lines, { head: [], items: tables, foot: [], most: Number.POSITIVE_INFINITY, more }], COMMENT_SIZE_LIMIT, characterLength).join('\n')}\n`;
+  return `${fitBlocks([lines, { head: [], items: tables, foot: [], most: Number.POSITIVE_INFINITY, more }], COMMENT_SIZE_LIMIT, characterLength, redact).join('\n')}\n`;
 }
 
 /** The three most frequent statuses and how many calls ended otherwise. */

@@ -3,6 +3,8 @@
  * fitting every comment shares: what sums it up is kept whole; each list keeps whole items in order
  * while they fit, then a line counting the rest, so a cut never falls inside a table row or a block.
  * A caller says how it measures a line: UTF-8 bytes for a plan, characters for the other reports.
+ * What is measured is what is posted: `fitBlocks` hides the run's secrets before it measures, since
+ * a scrub after the cut lengthens the text (a 6-character secret becomes `(sensitive)`) past the limit.
  */
 import { formatCount, pluralNoun } from './plural.js';
 
@@ -34,6 +36,9 @@ export type CommentBlock = string[] | CommentList;
 
 /** The size of one line, without its newline. */
 export type Measure = (line: string) => number;
+
+/** Hides the run's secrets in a text (`SecretRegistry.redact`), as every printed or posted text is. */
+export type Scrub = (text: string) => string;
 
 /** A line's size as the host counts it: UTF-16 code units. */
 export const characterLength: Measure = (line) => line.length;
@@ -107,13 +112,22 @@ function listRoom(list: CommentList, room: number, leftWhole: number, lists: num
   return Math.min(room, Math.max(Math.floor(room * share), leftWhole));
 }
 
+/** The block with `redact` applied to each of its lines and items (an item may span lines: a secret across them is found too). */
+function scrubbed(block: CommentBlock, redact: Scrub): CommentBlock {
+  const scrub = (lines: readonly string[]) => lines.map((line) => redact(line));
+  if (Array.isArray(block)) return scrub(block);
+  return { ...block, head: scrub(block.head), items: scrub(block.items), foot: scrub(block.foot) };
+}
+
 /**
- * The blocks within `budget`, in order: fixed lines whole (a summary is never the part cut), each list
- * to what fits of its share of the room left (all it needs when the later blocks fit whole beside
- * it), the later blocks keeping room for their least. A long list early on thus never leaves the
- * lists after it only their count lines: what one leaves of its share goes to the next.
+ * The blocks within `budget`, in order, `redact` (the run's secrets) applied before anything is
+ * measured, so that the budget holds for the text as posted: fixed lines whole (a summary is never
+ * the part cut), each list to what fits of its share of the room left (all it needs when the later
+ * blocks fit whole beside it), the later blocks keeping room for their least. A long list early on
+ * thus never leaves the lists after it only their count lines: what one leaves of its share goes to the next.
  */
-export function fitBlocks(blocks: readonly CommentBlock[], budget: number, measure: Measure): string[] {
+export function fitBlocks(given: readonly CommentBlock[], budget: number, measure: Measure, redact: Scrub): string[] {
+  const blocks = given.map((block) => scrubbed(block, redact));
   const out: string[] = [];
   let left = budget;
   blocks.forEach((block, index) => {

@@ -2,6 +2,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiError } from '../../src/api/index.js';
+import type { FaultRule } from '../../src/emulator/types.js';
 import { sleepUnlessAborted } from '../../src/util/sleep.js';
 import { emulatorWithClient, fakeServer, logged, testClient } from './helpers.js';
 
@@ -101,6 +102,28 @@ describe('retries under the emulator’s faults', () => {
     expect(error.status).toBeUndefined();
     expect(error.attempts).toBe(5);
     expect(error.message).toMatch(/^GET \/phones failed: could not reach the service at http:\/\/127\.0\.0\.1:\d+ \(.+\) \(after 5 attempts\)\.$/);
+  });
+
+  it('a write answered with a 5xx, or whose connection drops once sent, says the service may have applied it; a read does not', async () => {
+    const writes = [() => env.client.updateAgent(FRONT_DESK, { name: 'Front desk', config: { prompt: 'Failing.' } }), () => env.client.setPhoneAgent('+15551230001', FRONT_DESK)];
+    const faults: FaultRule[] = [
+      { path: '**', method: ['PUT', 'POST'], errorRate: 1, errorStatus: 500 },
+      { path: '**', method: ['PUT', 'POST'], errorRate: 1, errorStatus: 503 },
+      { path: '**', method: ['PUT', 'POST'], dropRate: 1, dropPhase: 'after' },
+    ];
+    for (const fault of faults) {
+      env.emulator.control.setFaults([fault]);
+      for (const write of writes) {
+        const error = (await write().catch((e: unknown) => e)) as ApiError;
+        expect(error.code, JSON.stringify(fault)).toBe('api_unavailable');
+        expect(error.message, JSON.stringify(fault)).toMatch(/the service may have applied it\.$/);
+        expect(error.hint, JSON.stringify(fault)).toMatch(/^The service may have applied it: `voxform plan` shows what it holds\. /);
+      }
+    }
+    env.emulator.control.setFaults([{ path: '/phones', errorRate: 1, errorStatus: 500 }]);
+    const read = (await env.client.listPhones().catch((e: unknown) => e)) as ApiError;
+    expect(read.message).toBe('GET /phones failed: the service answered 500 Internal Server Error.');
+    expect(read.hint).toBe('The service is unavailable right now; try again later.');
   });
 
   it('idempotent POSTs and PUTs are retried on 503', async () => {

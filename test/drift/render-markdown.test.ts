@@ -2,11 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { renderDriftMarkdown } from '../../src/drift/render-markdown.js';
 import type { DriftedResource, DriftReport } from '../../src/drift/types.js';
 import type { FieldChange, ResourceChange } from '../../src/plan/types.js';
+import { SecretRegistry } from '../../src/secrets/redact.js';
 import { COMMENT_SIZE_LIMIT } from '../../src/util/comment-blocks.js';
 
 /** An agent whose prompt was edited on the service: a line diff of `lines` lines each side. */
-function drifted(index: number, lines: number): DriftedResource {
-  const prompt = (who: string) => Array.from({ length: lines }, (_, n) => `- Rule ${n}: confirm the caller's name for booking ${index}-${n} (${who}).\n`).join('');
+function drifted(index: number, lines: number, words: (n: number) => string = () => ''): DriftedResource {
+  const prompt = (who: string) => Array.from({ length: lines }, (_, n) => `- Rule ${n}: confirm the caller's name for booking ${index}-${n} (${who}).${words(n)}\n`).join('');
   const field: FieldChange = { path: 'config.prompt', before: prompt('dashboard'), after: prompt('manifests'), sensitive: false, drift: true };
   const address = `agent.agent-${String(index).padStart(5, '0')}`;
   const change: ResourceChange = { address, kind: 'agent', action: 'update', id: `ag-${index}`, before: null, after: null, fieldChanges: [field], sensitivePaths: [], reason: 'drift', dependsOn: [], requests: [], liveFingerprint: 'hmac-sha256:0' };
@@ -37,5 +38,21 @@ describe('drift --format markdown: within a comment\'s size limit', () => {
     expect(markdown).not.toContain('…and');
     expect(markdown.match(/^<\/details>$/gm)).toHaveLength(2);
     expect(markdown.endsWith('</details>\n')).toBe(true);
+  });
+
+  it('is measured as posted: many short secrets, each longer once hidden, leave it within the limit and none of them in it', () => {
+    const secrets = new SecretRegistry();
+    const planted = Array.from({ length: 100 }, (_, n) => `k${String(n).padStart(2, '0')}Zq7`);
+    for (const secret of planted) secrets.add(secret);
+    const words = (n: number) => ` Codes ${planted[n % 100]} ${planted[(n + 1) % 100]} ${planted[(n + 2) % 100]} ${planted[(n + 3) % 100]}.`;
+    const report = driftOf(Array.from({ length: 1000 }, (_, i) => drifted(i, 8, words)));
+    const markdown = renderDriftMarkdown(report, { redact: (text) => secrets.redact(text) });
+    // What stdout (or a CI step) writes is scrubbed once more: already scrubbed, it does not grow.
+    const posted = secrets.redact(markdown);
+    expect(posted.length).toBeLessThanOrEqual(COMMENT_SIZE_LIMIT);
+    expect(posted).toBe(markdown);
+    expect(markdown).toContain('Codes (sensitive) (sensitive)');
+    expect(markdown.length).toBeGreaterThan(COMMENT_SIZE_LIMIT - 2_000);
+    for (const secret of planted) expect(markdown).not.toContain(secret);
   });
 });

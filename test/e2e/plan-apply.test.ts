@@ -379,7 +379,7 @@ describe('partial failure', () => {
     expect(failed.code).toBe(1);
     expect(failed.stdout).toContain('Apply finished with errors: 5 applied, 1 failed, 1 skipped.');
     expect(failed.stdout).toMatch(/failed: agent\.front-desk: error\[api_unavailable\]: PUT \/agents\/.* 500/);
-    expect(failed.stdout).toMatch(/failed: agent\.front-desk: error\[api_unavailable\]: .*\n {4}hint: \S/);
+    expect(failed.stdout).toMatch(/failed: agent\.front-desk: error\[api_unavailable\]: .*: the service may have applied it\.\n {4}hint: The service may have applied it: `voxform plan` shows what it holds\. \S/);
     expect(failed.stdout).toContain('skipped: phone.+15551230001 (agent.front-desk did not apply)');
     // The verdict comes after the list, with the way on: a quote of the output's end (ci run's) keeps it.
     expect(failed.stdout).toMatch(/\n {2}skipped: phone\.\+15551230001 \(agent\.front-desk did not apply\)\n\nApply finished with errors: 5 applied, 1 failed, 1 skipped\.\nState saved to [^\n]*; run `voxform apply` again to finish\.\n$/);

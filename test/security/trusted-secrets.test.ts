@@ -184,6 +184,28 @@ it("chat and logs in a job that holds no variable: the greeting the agent says a
   }
 }, 120_000);
 
+it("chat, logs and test capture with --state: the evidence in a state kept elsewhere hides the ledger's places as the default file's does", async () => {
+  const project = await tempDir();
+  const state = ['--state', 'ops/voxform-state.json'];
+  await writeFile(path.join(project, 'voxform.yaml'), manifest("Today's code is ${env:PROMO_CODE}. Welcome!"));
+  const applied = await runCliInProcess(['apply', '--local', '--auto-approve', ...state], { cwd: project, env });
+  expect(applied.code, applied.stderr).toBe(0);
+  await writeFile(path.join(project, 'voxform.yaml'), manifest('Welcome!'));
+  const chat = await runCliInProcess(['chat', '--local', '--agent', 'front-desk', ...state], { cwd: project, env: {}, input: 'hi\n' });
+  expect(chat.code, chat.stderr).toBe(0);
+  expect(chat.stdout).toContain("Today's code is (sensitive). Welcome!");
+  expect(chat.stdout + chat.stderr).not.toContain(PROMO);
+  const logs = await runCliInProcess(['logs', '--local', '--format', 'json', ...state], { cwd: project, env: {} });
+  expect(logs.code, logs.stderr).toBe(0);
+  expect(logs.stdout).toContain("Today's code is (sensitive).");
+  expect(logs.stdout + logs.stderr).not.toContain(PROMO);
+  const call = (JSON.parse(logs.stdout) as Array<{ call_id: string }>)[0];
+  const captured = await runCliInProcess(['test', 'capture', call!.call_id, '--local', ...state], { cwd: project, env: {} });
+  expect(captured.code, captured.stderr).toBe(0);
+  expect(captured.stdout).toContain("Today's code is (sensitive).");
+  expect(captured.stdout + captured.stderr).not.toContain(PROMO);
+}, 120_000);
+
 it("test --against desired: a greeting of the pull request's own at a ledger's place is sent as written, the deployed one withheld only where the config keeps it", async () => {
   const project = await referenceDroppedAfterApply();
   await mkdir(path.join(project, 'tests'));

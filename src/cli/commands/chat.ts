@@ -14,6 +14,8 @@ export interface ChatOptions extends ConnectionOptions {
   file?: string[];
   env?: string;
   agent: string;
+  /** `--state`: the backend whose deploy ledger says which live values came from `${env:…}`. */
+  state?: string;
 }
 
 const EXIT_COMMANDS = new Set(['/exit', '/quit', '/bye']);
@@ -37,7 +39,7 @@ export async function run(options: ChatOptions, ctx: CommandContext): Promise<nu
     throw isApiError(error) && error.code === 'api_not_found' ? withHint(error, AGENT_NOT_FOUND_HINT) : error;
   });
   // What `${env:…}` put on the agent stays hidden in its replies, whether or not this job holds the variable.
-  (await operatorTrustedSecrets({}, ctx, { environment: options.env, serviceId }, { note: 'later' })).noteLiveAgent(agent.id, agent.config);
+  (await operatorTrustedSecrets(options, ctx, { environment: options.env, serviceId }, { note: 'later' })).noteLiveAgent(agent.id, agent.config);
   // Labelled as test traffic, so call reports leave it out of production figures.
   const session = client.chatSession({ agentId, metadata: labelAsTestTraffic(undefined, 'chat') });
   ctx.onExit(() => session.end().catch(() => undefined));

@@ -73,7 +73,7 @@ const EXIT_DRIFT = 2;
 function renderDrift(report: DriftReport, format: DriftFormat, ctx: CommandContext, options: DriftCommandOptions, warnings?: readonly Diagnostic[]): string {
   if (format === 'json') return renderDriftJson(report, warnings);
   const takeOver = takeOverCommands(options);
-  if (format === 'markdown') return renderDriftMarkdown(report, { takeOver });
+  if (format === 'markdown') return renderDriftMarkdown(report, { takeOver, redact: (text) => ctx.secrets.redact(text) });
   return renderDriftText(report, { color: ctx.color, takeOver });
 }
 

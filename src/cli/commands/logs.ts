@@ -32,6 +32,8 @@ export interface LogsOptions extends ConnectionOptions {
   all?: boolean;
   format?: 'text' | 'json' | 'ndjson';
   stats?: boolean;
+  /** `--state`: the backend whose deploy ledger says which live values came from `${env:…}`. */
+  state?: string;
 }
 
 /** Records read when neither `--limit` nor `--all` is given: an account's whole history can be huge. */
@@ -63,7 +65,7 @@ export async function run(options: LogsOptions, ctx: CommandContext): Promise<nu
   const project = await manifestProject(options, ctx);
   const { service } = project;
   const { client, serviceId } = await resolveConnection({ ...options, manifest: service }, ctx);
-  const trusted = await operatorTrustedSecrets({}, ctx, { environment: options.env, serviceId }, { note: 'later' });
+  const trusted = await operatorTrustedSecrets(options, ctx, { environment: options.env, serviceId }, { note: 'later' });
   // Before anything is printed: an unknown agent is a mistake, not an empty result.
   if (options.agent !== undefined) filters.agent_id = await resolveAgentArgument(options.agent, manifestAgentNames(project), client);
 

@@ -95,7 +95,7 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
   });
   const report = options.sinceDeploy ? await sinceDeploy(history, agentId, options.agent, until ?? now.getTime() / 1000, build) : await build(undefined);
   status.done();
-  const text = format === 'html' ? renderReportHtml(report) : format === 'json' ? renderReportJson(report) : renderReportMarkdown(report);
+  const text = format === 'html' ? renderReportHtml(report) : format === 'json' ? renderReportJson(report) : renderReportMarkdown(report, (text) => ctx.secrets.redact(text));
   if (options.out === undefined) {
     ctx.stdout.write(text);
   } else {
