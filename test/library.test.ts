@@ -30,6 +30,9 @@ describe('the library', () => {
       const stateFile = path.join(dir, 'state.json');
       const first = await plan({ desired: desired!, client, stateFile, serviceId: 'local', fingerprintKey: key });
       expect(first.summary).toMatchObject({ create: 3, update: 4 });
+      // As docs/library.md says: a Plan in memory holds the secrets apply sends; its renderers do not.
+      expect(JSON.stringify(first)).toContain(SECRETS.HOOK_TOKEN);
+      expect(library.renderPlanJson(first)).not.toContain(SECRETS.HOOK_TOKEN);
       const asked: number[] = [];
       const outcome = await apply({
         desired: desired!,
@@ -105,11 +108,15 @@ describe('the library example of docs/library.md', () => {
     expect(diagnostics).toBe('');
 
     const env = { PATH: process.env.PATH ?? '', ...project.env };
-    const { stdout } = await run(process.execPath, [script], { cwd: dir, env });
+    const { stdout, stderr } = await run(process.execPath, [script], { cwd: dir, env });
     expect(stdout).toContain('Plan: 3 to create, 4 to update, 0 unchanged');
     expect(stdout).toContain('applied agent.front-desk');
     expect(stdout).toContain('applied: 7 applied, 0 failed');
-    for (const secret of Object.values(SECRETS)) expect(stdout).not.toContain(secret);
+    // The plan it logs is the one that ran, its secrets shown as (sensitive).
+    const logged = JSON.parse(stderr) as { summary: object; resource_changes: unknown[] };
+    expect(logged.summary).toMatchObject({ create: 3, update: 4 });
+    expect(stderr).toContain('(sensitive)');
+    for (const secret of Object.values(SECRETS)) expect(`${stdout}${stderr}`).not.toContain(secret);
     const again = await project.cliInProcess(['plan', '--detailed-exitcode']);
     expect(again.code).toBe(0);
   });
