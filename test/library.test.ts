@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as library from '../src/index.js';
@@ -221,6 +222,14 @@ const DOCUMENTED_VALUES = [
 describe('the entry point of the library', () => {
   it('exports exactly what docs/library.md lists, and nothing internal', () => {
     expect(Object.keys(library).sort()).toEqual([...DOCUMENTED_VALUES].sort());
+  });
+
+  // A program that imports voxform keeps its own signals: Ctrl-C still ends it unless it says otherwise.
+  it('installs no signal handler when imported', async () => {
+    const entry = pathToFileURL(path.join(repoRoot, 'dist/index.js')).href;
+    const count = `await import(${JSON.stringify(entry)}); console.log(['SIGINT', 'SIGTERM', 'SIGHUP'].map((s) => process.listenerCount(s)).join(' '));`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', count]);
+    expect(stdout).toBe('0 0 0\n');
   });
 
   it('is described, every value of it, in docs/library.md', async () => {
