@@ -82,6 +82,28 @@ describe('the library', () => {
     }
   });
 
+  it('refuses a call without its options object as loadManifests does (invalid_option naming what is missing), never with a bare TypeError', async () => {
+    const { state: desired } = await loadManifests({ paths: ['agents.example.yaml'], cwd: repoRoot, env: SECRETS });
+    // Each as plain JavaScript would call it: `as never` stands for a caller without types.
+    const calls: Array<[string, () => unknown]> = [
+      ['createClient() needs its options (an object).', () => library.createClient(undefined as never)],
+      ['evaluatePolicy() needs `now` (a function) among its options.', () => library.evaluatePolicy(desired!, undefined as never)],
+      ['openStateBackend() needs `env` (an object), `cwd` (a non-empty string), `registerSecret` (a function) among its options.', () => library.openStateBackend(undefined as never)],
+      ['runTests() needs `files` (an array), `targets` (an array), `desired` (an object) among its options.', () => library.runTests(undefined as never)],
+      ['loadTestFiles() needs `files` (an array), `cwd` (a non-empty string), `agents` (an object) among its options.', () => library.loadTestFiles(undefined as never)],
+      ['renderSarif() needs `diagnostics` (an array), `version` (a non-empty string) among its options.', () => library.renderSarif(undefined as never)],
+      ['renderPlanText() needs `color` (true or false) among its options.', () => library.renderPlanText({} as never, undefined as never)],
+      ['renderTestText() needs `color` (true or false) among its options.', () => library.renderTestText({} as never, undefined as never)],
+      ['new JudgeCache() needs `folder` (a non-empty string), `modelName` (a non-empty string), `redact` (a function) among its options.', () => new library.JudgeCache(undefined as never)],
+      ['captureTestFile() needs `record` (an object), `agentName` (a non-empty string) among its options.', () => library.captureTestFile(undefined as never)],
+      ['detectDeploySource() needs `env` (an object), `cwd` (a non-empty string) among its options.', () => library.detectDeploySource(undefined as never)],
+      ['Recordings.open() needs `mode` (a non-empty string), `redact` (a function), `modelName` (a non-empty string), `judge` (true or false) among its options.', () => library.Recordings.open([], undefined as never)],
+    ];
+    for (const [message, call] of calls) {
+      await expect(Promise.resolve().then(call)).rejects.toMatchObject({ code: 'invalid_option', message });
+    }
+  });
+
   it('refuses to apply a fresh plan with changes without approval', async () => {
     const emulator = await startEmulator({ quiet: true });
     const client = createClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });

@@ -7,6 +7,7 @@ import type { StateBackend } from './backend.js';
 import { FileStateBackend } from './file-backend.js';
 import { isPostgresUrl, parseStateUrl } from './postgres/url.js';
 import { VoxformError } from '../errors.js';
+import { requireOptions } from '../util/required-options.js';
 
 export const DEFAULT_STATE_FILE = '.voxform/state.json';
 
@@ -42,6 +43,7 @@ export function stateFileOf(spec: string, cwd: string): string | undefined {
 }
 
 export async function openStateBackend(options: OpenStateOptions): Promise<StateBackend> {
+  requireOptions('openStateBackend', options, { env: 'object', cwd: 'text', registerSecret: 'function' });
   return openStateSpec(stateSpec(options), options);
 }
 
