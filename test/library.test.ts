@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as library from '../src/index.js';
@@ -30,6 +31,9 @@ describe('the library', () => {
       const stateFile = path.join(dir, 'state.json');
       const first = await plan({ desired: desired!, client, stateFile, serviceId: 'local', fingerprintKey: key });
       expect(first.summary).toMatchObject({ create: 3, update: 4 });
+      // As docs/library.md says: a Plan in memory holds the secrets apply sends; its renderers do not.
+      expect(JSON.stringify(first)).toContain(SECRETS.HOOK_TOKEN);
+      expect(library.renderPlanJson(first)).not.toContain(SECRETS.HOOK_TOKEN);
       const asked: number[] = [];
       const outcome = await apply({
         desired: desired!,
@@ -78,6 +82,28 @@ describe('the library', () => {
     }
   });
 
+  it('refuses a call without its options object as loadManifests does (invalid_option naming what is missing), never with a bare TypeError', async () => {
+    const { state: desired } = await loadManifests({ paths: ['agents.example.yaml'], cwd: repoRoot, env: SECRETS });
+    // Each as plain JavaScript would call it: `as never` stands for a caller without types.
+    const calls: Array<[string, () => unknown]> = [
+      ['createClient() needs its options (an object).', () => library.createClient(undefined as never)],
+      ['evaluatePolicy() needs `now` (a function) among its options.', () => library.evaluatePolicy(desired!, undefined as never)],
+      ['openStateBackend() needs `env` (an object), `cwd` (a non-empty string), `registerSecret` (a function) among its options.', () => library.openStateBackend(undefined as never)],
+      ['runTests() needs `files` (an array), `targets` (an array), `desired` (an object) among its options.', () => library.runTests(undefined as never)],
+      ['loadTestFiles() needs `files` (an array), `cwd` (a non-empty string), `agents` (an object) among its options.', () => library.loadTestFiles(undefined as never)],
+      ['renderSarif() needs `diagnostics` (an array), `version` (a non-empty string) among its options.', () => library.renderSarif(undefined as never)],
+      ['renderPlanText() needs `color` (true or false) among its options.', () => library.renderPlanText({} as never, undefined as never)],
+      ['renderTestText() needs `color` (true or false) among its options.', () => library.renderTestText({} as never, undefined as never)],
+      ['new JudgeCache() needs `folder` (a non-empty string), `modelName` (a non-empty string), `redact` (a function) among its options.', () => new library.JudgeCache(undefined as never)],
+      ['captureTestFile() needs `record` (an object), `agentName` (a non-empty string) among its options.', () => library.captureTestFile(undefined as never)],
+      ['detectDeploySource() needs `env` (an object), `cwd` (a non-empty string) among its options.', () => library.detectDeploySource(undefined as never)],
+      ['Recordings.open() needs `mode` (a non-empty string), `redact` (a function), `modelName` (a non-empty string), `judge` (true or false) among its options.', () => library.Recordings.open([], undefined as never)],
+    ];
+    for (const [message, call] of calls) {
+      await expect(Promise.resolve().then(call)).rejects.toMatchObject({ code: 'invalid_option', message });
+    }
+  });
+
   it('refuses to apply a fresh plan with changes without approval', async () => {
     const emulator = await startEmulator({ quiet: true });
     const client = createClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
@@ -105,11 +131,15 @@ describe('the library example of docs/library.md', () => {
     expect(diagnostics).toBe('');
 
     const env = { PATH: process.env.PATH ?? '', ...project.env };
-    const { stdout } = await run(process.execPath, [script], { cwd: dir, env });
+    const { stdout, stderr } = await run(process.execPath, [script], { cwd: dir, env });
     expect(stdout).toContain('Plan: 3 to create, 4 to update, 0 unchanged');
     expect(stdout).toContain('applied agent.front-desk');
     expect(stdout).toContain('applied: 7 applied, 0 failed');
-    for (const secret of Object.values(SECRETS)) expect(stdout).not.toContain(secret);
+    // The plan it logs is the one that ran, its secrets shown as (sensitive).
+    const logged = JSON.parse(stderr) as { summary: object; resource_changes: unknown[] };
+    expect(logged.summary).toMatchObject({ create: 3, update: 4 });
+    expect(stderr).toContain('(sensitive)');
+    for (const secret of Object.values(SECRETS)) expect(`${stdout}${stderr}`).not.toContain(secret);
     const again = await project.cliInProcess(['plan', '--detailed-exitcode']);
     expect(again.code).toBe(0);
   });
@@ -214,6 +244,14 @@ const DOCUMENTED_VALUES = [
 describe('the entry point of the library', () => {
   it('exports exactly what docs/library.md lists, and nothing internal', () => {
     expect(Object.keys(library).sort()).toEqual([...DOCUMENTED_VALUES].sort());
+  });
+
+  // A program that imports voxform keeps its own signals: Ctrl-C still ends it unless it says otherwise.
+  it('installs no signal handler when imported', async () => {
+    const entry = pathToFileURL(path.join(repoRoot, 'dist/index.js')).href;
+    const count = `await import(${JSON.stringify(entry)}); console.log(['SIGINT', 'SIGTERM', 'SIGHUP'].map((s) => process.listenerCount(s)).join(' '));`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', count]);
+    expect(stdout).toBe('0 0 0\n');
   });
 
   it('is described, every value of it, in docs/library.md', async () => {

@@ -11,6 +11,7 @@ import { isPlainObject } from '../util/json-object.js';
 import { keepText, type Redact } from '../secrets/redact.js';
 import { TEST_TRAFFIC_KEY } from '../api/test-traffic.js';
 import { shorten } from '../util/shorten.js';
+import { requireOptions } from '../util/required-options.js';
 
 /** Longest agent reply quoted in a reference (longer ones are shortened). */
 const REFERENCE_LIMIT = 600;
@@ -68,6 +69,7 @@ function reference(reply: string): string {
 
 /** The test file's YAML text, with the schema modeline and where it came from. */
 export function captureTestFile(input: CaptureInput): string {
+  requireOptions('captureTestFile', input, { record: 'object', agentName: 'text' });
   const metadata = metadataOf(input.record);
   const redact = input.redact ?? keepText;
   const scrub = (text: string) => scrubPersonalData(redact(text), metadata);

@@ -23,6 +23,7 @@ import { isPlainObject } from '../util/json-object.js';
 import type { Redact } from '../secrets/redact.js';
 import type { JudgeQuestion, Verdict } from './judge.js';
 import type { RunIdentity } from './recordings/exchange-key.js';
+import { requireOptions } from '../util/required-options.js';
 
 /** Which run of which test a verdict was given in. */
 export type JudgedRun = Pick<RunIdentity, 'file' | 'test' | 'target' | 'run'>;
@@ -60,6 +61,7 @@ export class JudgeCache {
   readonly #hmacKey: string | undefined;
 
   constructor(options: JudgeCacheOptions) {
+    requireOptions('new JudgeCache', options, { folder: 'text', modelName: 'text', redact: 'function' });
     this.#options = options;
     this.#hmacKey = options.apiKey ? fingerprintKey(options.apiKey) : undefined;
   }

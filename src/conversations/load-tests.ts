@@ -26,6 +26,7 @@ import { compileRegex } from '../util/safe-regex.js';
 import { reportTestSchemaIssue } from './schema-issues.js';
 import type { AgentToolNames } from './agent-config.js';
 import type { ArgExpectation, CallCheck, ConversationTest, ReplyCheck, ScriptedTurn, TestFile } from './types.js';
+import { requireOptions } from '../util/required-options.js';
 
 /** Largest test file read: a bigger one is refused before it is read into memory. */
 export const MAX_TEST_FILE_BYTES = 1024 * 1024;
@@ -48,6 +49,7 @@ export interface LoadTestsResult {
 }
 
 export async function loadTestFiles(options: LoadTestsOptions): Promise<LoadTestsResult> {
+  requireOptions('loadTestFiles', options, { files: 'list', cwd: 'text', agents: 'object' });
   const diagnostics = new DiagnosticList();
   const sources = new SourceRegistry(options.cwd);
   const loaded: TestFile[] = [];

@@ -9,8 +9,10 @@ import { callerWordChecks, describeCheckResult, describeVerdict, notComparedWord
 import { notComparedCount } from './runner.js';
 import type { CheckStatus, TestRun, TestVerdict } from './types.js';
 import { plural } from '../util/plural.js';
+import { requireOptions } from '../util/required-options.js';
 
 export function renderTestText(run: TestRun, options: { color: boolean }): string {
+  requireOptions('renderTestText', options, { color: 'boolean' });
   return [...testTextPieces(run, options)].join('');
 }
 

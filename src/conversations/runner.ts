@@ -22,6 +22,7 @@ import type { ConversationIO, Recordings } from './recordings/recordings.js';
 import type { JudgeCache } from './judge-cache.js';
 import { hashValue } from '../util/hash.js';
 import type { AgentUnderTest, BehaviourChange, Target, TestFile, TestReport, TestRun, TestRunSummary, TestVerdict } from './types.js';
+import { requireOptions } from '../util/required-options.js';
 
 export interface RunTestsOptions {
   files: readonly TestFile[];
@@ -94,6 +95,7 @@ function stoppable(client: ApiClient, signal: AbortSignal | undefined): ApiClien
  * every conversation runs. The run's caps are checked before anything is read.
  */
 export async function runTests(options: RunTestsOptions): Promise<TestRun> {
+  requireOptions('runTests', options, { files: 'list', targets: 'list', desired: 'object' });
   const files = selectTests(options.files, options.grep);
   const limits = { ...DEFAULT_TEST_RUN_LIMITS, ...options.limits };
   checkDeclaredWork(files, { targets: options.targets, repeat: options.repeat, judge: options.model !== undefined }, limits);

@@ -7,7 +7,6 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { stat } from 'node:fs/promises';
-import lockfile from 'proper-lockfile';
 import { HttpError } from './http.js';
 
 /** How long a process waits for another one's batch before answering 503 (about a minute). */
@@ -143,6 +142,10 @@ export class SharedDataFile {
   }
 
   private async lock(): Promise<() => Promise<void>> {
+    // Loaded at the first lock, not with the module: proper-lockfile installs SIGINT, SIGTERM and
+    // SIGHUP handlers when loaded, which a program importing voxform, and a command that never
+    // writes the emulator's data file, should not get.
+    const { default: lockfile } = await import('proper-lockfile');
     try {
       return await lockfile.lock(this.file, {
         realpath: false,

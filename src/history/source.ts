@@ -14,6 +14,7 @@ import { openGitRepository, pathFromRoot, type GitAnswer, type GitRepository } f
 import { httpUrl } from '../util/http-url.js';
 import { ciReviewNumber, gitHubRunUrl, osUser } from '../util/run-identity.js';
 import type { DeploySource } from './types.js';
+import { requireOptions } from '../util/required-options.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -181,6 +182,7 @@ export async function sameProjectFiles(cwd: string, env: Env, a: string, b: stri
  * the push to main), when the runner's variables name none.
  */
 export async function detectDeploySource(options: { env: Env; cwd: string; files?: readonly string[] | undefined; review?: number | undefined }): Promise<DeploySource> {
+  requireOptions('detectDeploySource', options, { env: 'object', cwd: 'text' });
   const ci = ciSource(options.env);
   const review = options.review !== undefined && Number.isSafeInteger(options.review) && options.review > 0 ? options.review : undefined;
   const fromCi = ci && withoutUndefined({ ...ci, pullRequest: ci.pullRequest ?? review });

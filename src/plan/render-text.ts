@@ -6,6 +6,7 @@ import { missingStateWarning, PLAN_WITHOUT_STATE } from '../state/missing-state.
 import { workspaceKey } from '../state/types.js';
 import { noLongerManagedLine, noLongerManagedTitle } from './no-longer-managed.js';
 import { renderPlanPolicyText, renderRelaxationsText } from '../policy/render.js';
+import { requireOptions } from '../util/required-options.js';
 
 
 const MARKER = { create: '+', update: '~', 'no-op': ' ' } as const;
@@ -75,6 +76,7 @@ function renderEnvironmentVariables(c: Colors, variables: EnvironmentVariables |
  * rollback's is a recorded configuration): `the manifests` when not given.
  */
 export function renderPlanText(plan: Plan, options: { color: boolean; verbose?: boolean; desired?: string | undefined }): string {
+  requireOptions('renderPlanText', options, { color: 'boolean' });
   const c = terminalColors(options.color);
   const out: string[] = [];
   // A state that lost the workspace comes first: every change below is counted without it. The ledger's id and time are shown, never run on the terminal.

@@ -19,6 +19,7 @@ import { withheldState } from './withheld-state.js';
 import { KeptFindings } from './kept-findings.js';
 import { formatCount, plural, someOf } from '../util/plural.js';
 import type { Finding, PolicyReport, PolicyRule, RuleHit, RuleStatus, TokenCounter, WaiverStatus } from './types.js';
+import { requireOptions } from '../util/required-options.js';
 
 export interface PolicyOptions {
   /** Today, as the waivers' expiry dates are read (UTC). */
@@ -108,6 +109,7 @@ function waiverKey(rule: string, resource: string): string {
 }
 
 export async function evaluatePolicy(desired: DesiredState, options: PolicyOptions): Promise<PolicyReport> {
+  requireOptions('evaluatePolicy', options, { now: 'function' });
   const tokens = options.tokens ?? createTokenCounter();
   const fallback = [...desired.agents.values(), ...desired.phones.values()][0]?.source ?? { file: desired.files[0] ?? 'voxform.yaml', line: 1, col: 1 };
   const checkBudget = options.checkBudget ?? new RuleCheckBudget();

@@ -17,6 +17,7 @@ import { formatSourceLocation } from '../errors.js';
 import { inEnvironments } from './render.js';
 import { findingsOmitted, waivedOmitted } from './kept-findings.js';
 import { MAX_FINDINGS_KEPT } from '../project-files/limits.js';
+import { requireOptions } from '../util/required-options.js';
 
 export const SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json';
 
@@ -99,6 +100,7 @@ function helpText(rule: RuleStatus, sourceRoot: SarifSourceRoot): string {
 }
 
 export function renderSarif(input: { report: PolicyReport | undefined; diagnostics: readonly Diagnostic[]; version: string; sourceRoot?: SarifSourceRoot }): Record<string, unknown> {
+  requireOptions('renderSarif', input, { diagnostics: 'list', version: 'text' });
   const { report } = input;
   const sourceRoot = input.sourceRoot ?? workingDirectoryRoot();
   const location = (file: string, line: number, col: number) => ({

@@ -7,12 +7,14 @@ import type { StateBackend } from './backend.js';
 import { FileStateBackend } from './file-backend.js';
 import { isPostgresUrl, parseStateUrl } from './postgres/url.js';
 import { VoxformError } from '../errors.js';
+import { requireOptions } from '../util/required-options.js';
 
 export const DEFAULT_STATE_FILE = '.voxform/state.json';
 
 export interface OpenStateOptions {
   /** `--state`, when given. */
   state?: string | undefined;
+  /** Where `VOXFORM_STATE` and `PGPASSWORD` are read (the CLI gives process.env). */
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
   /** Receives every secret of the choice (the database password) for redaction. */
@@ -41,11 +43,12 @@ export function stateFileOf(spec: string, cwd: string): string | undefined {
 }
 
 export async function openStateBackend(options: OpenStateOptions): Promise<StateBackend> {
+  requireOptions('openStateBackend', options, { env: 'object', cwd: 'text', registerSecret: 'function' });
   return openStateSpec(stateSpec(options), options);
 }
 
 /** Opens `spec` (a URL or a path relative to `cwd`); `voxform state migrate --to` opens its target through here. */
-export async function openStateSpec(spec: string, options: Pick<OpenStateOptions, 'cwd' | 'registerSecret'> & { source?: string }): Promise<StateBackend> {
+export async function openStateSpec(spec: string, options: Pick<OpenStateOptions, 'env' | 'cwd' | 'registerSecret'> & { source?: string }): Promise<StateBackend> {
   if (isPostgresUrl(spec)) {
     let url: ReturnType<typeof parseStateUrl>;
     try {
@@ -55,11 +58,13 @@ export async function openStateSpec(spec: string, options: Pick<OpenStateOptions
       options.registerSecret(spec);
       throw error;
     }
-    // The driver reads a password left out of the URL from here (docs/state.md).
-    if (process.env.PGPASSWORD) options.registerSecret(process.env.PGPASSWORD);
+    // A password left out of the URL is taken from PGPASSWORD, as the driver does (docs/state.md),
+    // of the environment given: a library caller's, not the process's.
+    const environmentPassword = options.env.PGPASSWORD || undefined;
+    if (environmentPassword) options.registerSecret(environmentPassword);
     // Loaded only when asked for: a file-backed run never loads the database driver.
     const { PostgresStateBackend } = await import('./postgres/backend.js');
-    return new PostgresStateBackend(url);
+    return new PostgresStateBackend(url, environmentPassword);
   }
   const found = URL_SCHEME.exec(spec.trim());
   const scheme = found?.[1] ?? found?.[2];

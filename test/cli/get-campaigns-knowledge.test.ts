@@ -35,7 +35,7 @@ describe('voxform get campaigns|knowledge (against the emulator, the example man
     const { project, fileId } = await appliedExample();
     const stateBefore = await readFile(`${project.dir}/.voxform/state.json`, 'utf8');
     // An apply holds the state's lock meanwhile: a listing reads the state without it, neither waiting nor stopping.
-    const backend = await openStateSpec('.voxform/state.json', { cwd: project.dir, registerSecret: () => undefined });
+    const backend = await openStateSpec('.voxform/state.json', { env: process.env, cwd: project.dir, registerSecret: () => undefined });
     const lock = await backend.acquireLock(`default@${project.url}`, { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined });
     const campaigns = await project.cliInProcess(['get', 'campaigns']).finally(() => lock.release().then(() => backend.close()));
     expect(campaigns.code, campaigns.stderr).toBe(0);

@@ -61,10 +61,12 @@ describe('start-up imports', () => {
   // webhooks of a model-played session, the OpenAI client the model itself, the YAML library seeds
   // written in YAML and traffic profiles. Loaded with the emulator, each would be start-up time of
   // every `plan --local` spent on nothing it uses.
-  it('the embedded emulator of --local loads no whole undici, no OpenAI client and no YAML library', () => {
+  // proper-lockfile installs signal handlers when loaded: it comes with the first lock of the data file.
+  it('the embedded emulator of --local loads no whole undici, no OpenAI client, no YAML library and no lock library', () => {
     const emulator = path.join(src, 'emulator/index.ts');
     const { modules, packages } = importGraph(emulator);
-    expect([...packages].filter((name) => ['undici', 'openai', 'yaml'].includes(name))).toEqual([]);
+    expect([...packages].filter((name) => ['undici', 'openai', 'yaml', 'proper-lockfile'].includes(name))).toEqual([]);
+    expect(importGraph(emulator, true).packages).toContain('proper-lockfile');
     expect(modules).toContain(path.join(src, 'emulator/server.ts'));
     // --local reads the model's settings without the `emulator` command's module (its traffic
     // profiles bring the YAML library).

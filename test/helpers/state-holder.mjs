@@ -7,7 +7,7 @@ import { StateStore } from '../../dist/state/state-file.js';
 
 const [spec, workspace] = process.argv.slice(2);
 const say = (event) => process.stdout.write(`${JSON.stringify(event)}\n`);
-const backend = await openStateSpec(spec, { cwd: process.cwd(), registerSecret: () => undefined });
+const backend = await openStateSpec(spec, { env: process.env, cwd: process.cwd(), registerSecret: () => undefined });
 const lock = await backend.acquireLock(workspace, { command: 'voxform apply (holder)', timeoutSeconds: 0, warn: () => undefined });
 lock.lost.addEventListener('abort', () => say({ event: 'lost', reason: lock.lostReason() }));
 const store = await StateStore.open(backend, workspace, 'holder-key');

@@ -7,7 +7,7 @@ import { inspect } from 'node:util';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createClient, openStateBackend } from '../../src/index.js';
 import { freshDatabase, PLANTED_DB_PASSWORD } from '../helpers/postgres.js';
 import { runCliInProcess } from '../helpers/cli.js';
@@ -44,21 +44,12 @@ describe('objects the library returns', () => {
   });
 
   describe('a PostgreSQL state backend with its connections open', () => {
-    const savedPgPassword = process.env.PGPASSWORD;
-    afterEach(() => {
-      if (savedPgPassword === undefined) delete process.env.PGPASSWORD;
-      else process.env.PGPASSWORD = savedPgPassword;
-    });
-
     it.each([
-      ['in the URL', (url: string) => url],
-      ['in PGPASSWORD', (url: string) => {
-        process.env.PGPASSWORD = PLANTED_DB_PASSWORD;
-        return url.replace(`:${encodeURIComponent(PLANTED_DB_PASSWORD)}@`, '@');
-      }],
-    ])('shows no password given %s, nor does the connection it holds, nor a lock\'s', async (_where, urlFor) => {
-      const url = urlFor((await freshDatabase()).url);
-      const backend = await openStateBackend({ env: { VOXFORM_STATE: url }, cwd: tmpdir(), registerSecret: () => undefined });
+      ['in the URL', (url: string) => ({ VOXFORM_STATE: url })],
+      ['in PGPASSWORD', (url: string) => ({ VOXFORM_STATE: url.replace(`:${encodeURIComponent(PLANTED_DB_PASSWORD)}@`, '@'), PGPASSWORD: PLANTED_DB_PASSWORD })],
+    ])('shows no password given %s, nor does the connection it holds, nor a lock\'s', async (_where, envFor) => {
+      const env = envFor((await freshDatabase()).url);
+      const backend = await openStateBackend({ env, cwd: tmpdir(), registerSecret: () => undefined });
       try {
         await backend.listWorkspaces();
         const session = await (backend as unknown as { session: Promise<unknown> }).session;

@@ -18,7 +18,7 @@ import { openStateSpec } from '../../src/state/open.js';
 import { StateStore } from '../../src/state/state-file.js';
 import { emptyWorkspace } from '../../src/state/types.js';
 import { repoRoot } from '../helpers/cli.js';
-import { asAdmin, freshDatabase, silentDatabase } from '../helpers/postgres.js';
+import { asAdmin, freshDatabase, PLANTED_DB_PASSWORD, silentDatabase } from '../helpers/postgres.js';
 import { ledgerRecords, oneAgentApply } from '../helpers/ledger.js';
 
 const WORKSPACE = 'default@local';
@@ -42,7 +42,7 @@ const kinds: Array<{ kind: 'file' | 'postgres'; spec: () => Promise<string> }> =
 ];
 
 async function open(spec: string): Promise<StateBackend> {
-  const backend = await openStateSpec(spec, { cwd: repoRoot, registerSecret: () => undefined });
+  const backend = await openStateSpec(spec, { env: process.env, cwd: repoRoot, registerSecret: () => undefined });
   cleanups.push(() => backend.close());
   return backend;
 }
@@ -510,5 +510,30 @@ describe('the PostgreSQL backend', () => {
       message: `The state database ${withoutPassword.href} asks for a password, and none was given.`,
       hint: expect.stringContaining('set PGPASSWORD'),
     });
+  });
+
+  it('takes PGPASSWORD from the environment it is given (a library caller\'s), not from the process\'s', async () => {
+    const { url } = await freshDatabase();
+    const withoutPassword = new URL(url);
+    withoutPassword.password = '';
+    const saved = { PGPASSWORD: process.env.PGPASSWORD, PGPASSFILE: process.env.PGPASSFILE };
+    process.env.PGPASSWORD = PLANTED_DB_PASSWORD;
+    process.env.PGPASSFILE = path.join(tmpdir(), 'voxform-no-such-pgpass');
+    cleanups.push(async () => {
+      for (const [name, value] of Object.entries(saved)) if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    });
+    const openWith = async (env: Record<string, string>, secrets: string[] = []) => {
+      const backend = await openStateSpec(withoutPassword.href, { env, cwd: repoRoot, registerSecret: (value) => secrets.push(value) });
+      cleanups.push(() => backend.close());
+      return backend;
+    };
+    // The process's PGPASSWORD is not the caller's: nothing was given.
+    await expect((await openWith({})).readWorkspace(WORKSPACE)).rejects.toMatchObject({ code: 'state_password_missing' });
+    delete process.env.PGPASSWORD;
+    const secrets: string[] = [];
+    const given = await openWith({ PGPASSWORD: PLANTED_DB_PASSWORD }, secrets);
+    expect(secrets).toEqual([PLANTED_DB_PASSWORD]);
+    expect(await given.readWorkspace(WORKSPACE)).toMatchObject({ exists: false });
   });
 });

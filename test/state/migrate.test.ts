@@ -33,7 +33,7 @@ async function newSpec(kind: Kind): Promise<string> {
 }
 
 async function openSpec(spec: string): Promise<StateBackend> {
-  const backend = await openStateSpec(spec, { cwd: repoRoot, registerSecret: () => undefined });
+  const backend = await openStateSpec(spec, { env: process.env, cwd: repoRoot, registerSecret: () => undefined });
   cleanups.push(() => backend.close());
   return backend;
 }

@@ -22,7 +22,7 @@ describe('choosing the state backend', () => {
   it('refuses a URL of another scheme (a misspelt postgres://) instead of taking it for a file name, and registers it all as a secret', async () => {
     for (const spec of ['postgress://u:planted-pw-77@127.0.0.1:5432/db', 'pg://u:planted-pw-77@h/db', 'postgres:/u:planted-pw-77@h/db', 'postgres//u:planted-pw-77@h/db', 'PostgreSQL//u:planted-pw-77@h/db']) {
       const secrets: string[] = [];
-      await expect(openStateSpec(spec, { cwd: tmpdir(), registerSecret: (value) => secrets.push(value) })).rejects.toMatchObject({
+      await expect(openStateSpec(spec, { env: process.env, cwd: tmpdir(), registerSecret: (value) => secrets.push(value) })).rejects.toMatchObject({
         code: 'state_url_invalid',
         message: expect.not.stringContaining('planted-pw-77'),
       });
@@ -30,14 +30,14 @@ describe('choosing the state backend', () => {
     }
     // A path with a drive letter or a colon is a path.
     for (const spec of ['C:/state.json', 'state:v1.json']) {
-      const backend = await openStateSpec(spec, { cwd: tmpdir(), registerSecret: () => undefined });
+      const backend = await openStateSpec(spec, { env: process.env, cwd: tmpdir(), registerSecret: () => undefined });
       expect(backend.kind).toBe('file');
       await backend.close();
     }
   });
 
   it('says what a PostgreSQL URL lacks when its slashes or its colon are mistyped, rather than that its scheme is not PostgreSQL\'s', async () => {
-    const open = (spec: string) => openStateSpec(spec, { cwd: tmpdir(), registerSecret: () => undefined }).catch((e: unknown) => e);
+    const open = (spec: string) => openStateSpec(spec, { env: process.env, cwd: tmpdir(), registerSecret: () => undefined }).catch((e: unknown) => e);
     expect(await open('postgres:/voxform:planted-pw-77@127.0.0.1:5432/voxform')).toMatchObject({
       code: 'state_url_invalid',
       message: 'The state given with --state or VOXFORM_STATE starts with postgres:/, which needs two slashes: postgres://USER:PASSWORD@HOST:PORT/DATABASE.',
@@ -48,7 +48,7 @@ describe('choosing the state backend', () => {
   });
 
   it('opens a path as the file backend, relative to the working folder', async () => {
-    const backend = await openStateSpec('state/s.json', { cwd: '/work/project', registerSecret: () => undefined });
+    const backend = await openStateSpec('state/s.json', { env: process.env, cwd: '/work/project', registerSecret: () => undefined });
     expect(backend.kind).toBe('file');
     expect((backend as unknown as { file: string }).file).toBe(path.resolve('/work/project', 'state/s.json'));
     expect(backend.display).toBe(path.join('state', 's.json'));
@@ -57,16 +57,16 @@ describe('choosing the state backend', () => {
   it('names in its hint the option that named a state file that is a folder: --to for a migration\'s target', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'voxform-open-'));
     await mkdir(path.join(dir, '.voxform'));
-    const target = await openStateSpec('.voxform', { cwd: dir, registerSecret: () => undefined, source: '--to' });
+    const target = await openStateSpec('.voxform', { env: process.env, cwd: dir, registerSecret: () => undefined, source: '--to' });
     await expect(target.readWorkspace('default@local')).rejects.toMatchObject({ code: 'state_unreadable', hint: 'Name the state file itself with --to, such as .voxform/state.json.' });
-    const chosen = await openStateSpec('.voxform', { cwd: dir, registerSecret: () => undefined });
+    const chosen = await openStateSpec('.voxform', { env: process.env, cwd: dir, registerSecret: () => undefined });
     await expect(chosen.readWorkspace('default@local')).rejects.toMatchObject({ hint: expect.stringContaining('with --state (or VOXFORM_STATE)') });
     await rm(dir, { recursive: true, force: true });
   });
 
   it('registers the password (as written and decoded) before anything can print it, and shows the URL without it', async () => {
     const secrets: string[] = [];
-    const backend = await openStateSpec('postgres://ops:p%40ss%3Aword@db.internal:6543/voxform?sslmode=verify-full&sslpassword=keypass', { cwd: '/', registerSecret: (value) => secrets.push(value) });
+    const backend = await openStateSpec('postgres://ops:p%40ss%3Aword@db.internal:6543/voxform?sslmode=verify-full&sslpassword=keypass', { env: process.env, cwd: '/', registerSecret: (value) => secrets.push(value) });
     expect(backend.kind).toBe('postgres');
     expect(backend.display).toBe('postgres://ops@db.internal:6543/voxform?sslmode=verify-full');
     expect(secrets).toEqual(expect.arrayContaining(['p%40ss%3Aword', 'p@ss:word', 'keypass']));
@@ -75,7 +75,7 @@ describe('choosing the state backend', () => {
 
   it('shows a URL without a password as given (the password may come from PGPASSWORD or .pgpass)', async () => {
     const secrets: string[] = [];
-    const backend = await openStateSpec('postgres://ops@db.internal/voxform', { cwd: '/', registerSecret: (value) => secrets.push(value) });
+    const backend = await openStateSpec('postgres://ops@db.internal/voxform', { env: process.env, cwd: '/', registerSecret: (value) => secrets.push(value) });
     expect(backend.display).toBe('postgres://ops@db.internal/voxform');
     expect(secrets).toEqual([]);
     await backend.close();
@@ -125,7 +125,7 @@ describe('the advisory lock key', () => {
     const secrets: string[] = [];
     const spec = `postgres://voxform@db.internal/voxform?sslmode=disable&${name}=planted-pw-91`;
     let caught: unknown;
-    await openStateSpec(spec, { cwd: '/', registerSecret: (value) => secrets.push(value) }).catch((error: unknown) => (caught = error));
+    await openStateSpec(spec, { env: process.env, cwd: '/', registerSecret: (value) => secrets.push(value) }).catch((error: unknown) => (caught = error));
     expect(caught).toMatchObject({ code: 'state_url_invalid', message: `The PostgreSQL URL postgres://voxform@db.internal/voxform?sslmode=disable given with --state or VOXFORM_STATE has the parameter "${name}", which the driver does not know (its value is kept secret).` });
     expect(JSON.stringify(caught)).not.toContain('planted-pw-91');
     expect(secrets).toContain('planted-pw-91');

@@ -22,7 +22,7 @@ afterEach(async () => {
 });
 
 async function open(spec: string): Promise<StateBackend> {
-  const backend = await openStateSpec(spec, { cwd: repoRoot, registerSecret: () => undefined });
+  const backend = await openStateSpec(spec, { env: process.env, cwd: repoRoot, registerSecret: () => undefined });
   cleanups.push(() => backend.close());
   return backend;
 }

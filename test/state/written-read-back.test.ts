@@ -40,7 +40,7 @@ const kinds: Array<{ kind: string; spec: () => Promise<string> }> = [
 ];
 
 async function open(spec: string): Promise<StateBackend> {
-  const backend = await openStateSpec(spec, { cwd: repoRoot, registerSecret: () => undefined });
+  const backend = await openStateSpec(spec, { env: process.env, cwd: repoRoot, registerSecret: () => undefined });
   cleanups.push(() => backend.close());
   return backend;
 }

@@ -202,7 +202,7 @@ function migrateCommand(options: StateCommandOptions & { to: string }): { comman
 export async function migrate(options: StateCommandOptions, ctx: CommandContext): Promise<number> {
   if (!options.to) throw new VoxformError('invalid_argument', '`voxform state migrate` needs --to URL|PATH: where to copy the state.', { hint: 'For example `voxform state migrate --to postgres://HOST/DB`, or a file path.' });
   const source = await openOperatorBackend(options, ctx);
-  const target = await openStateSpec(options.to, { cwd: ctx.cwd, registerSecret: (value) => ctx.secrets.add(value), source: '--to' });
+  const target = await openStateSpec(options.to, { env: ctx.env, cwd: ctx.cwd, registerSecret: (value) => ctx.secrets.add(value), source: '--to' });
   ctx.onExit(() => target.close());
   const stop = new AbortController();
   const how = migrateCommand({ ...options, to: options.to });

@@ -29,6 +29,7 @@ import {
 import { changedFields, sentConfigOf, type SentConfig } from './sent-config.js';
 import { canonicalJson } from '../../util/hash.js';
 import { printable } from '../../util/printable.js';
+import { requireOptions } from '../../util/required-options.js';
 
 export const TEST_MODES = ['live', 'record', 'replay', 'auto'] as const;
 export type TestMode = (typeof TEST_MODES)[number];
@@ -84,6 +85,7 @@ export class Recordings {
 
   /** Reads the recordings of `files` (those there are), within the run's budget of recording bytes. */
   static async open(files: readonly TestFile[], options: RecordingsOptions): Promise<Recordings> {
+    requireOptions('Recordings.open', options, { mode: 'text', redact: 'function', modelName: 'text', judge: 'boolean' });
     refuseSharedRecordings(files);
     const recordings = new Recordings(options);
     let bytesLeft = MAX_RECORDING_BYTES_PER_RUN;

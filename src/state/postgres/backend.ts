@@ -67,9 +67,13 @@ export class PostgresStateBackend implements StateBackend {
 
   /** A private field: the connection string and its password stay out of every inspection of the backend (its clients: password.ts). */
   readonly #url: StateUrl;
+  /** For a URL without a password: the PGPASSWORD of the environment given (null: none), private as the URL is. */
+  readonly #environmentPassword: string | null | undefined;
 
-  constructor(url: StateUrl) {
+  /** `environmentPassword`: PGPASSWORD of the environment the backend was opened with. */
+  constructor(url: StateUrl, environmentPassword: string | undefined) {
     this.#url = url;
+    this.#environmentPassword = url.hasPassword ? undefined : (environmentPassword ?? null);
     this.display = url.display;
     this.pastable = url.pastable;
     this.history = new PostgresHistoryStore(() => this.runConnection('read'), (step) => this.run(step), () => this.runConnection('write'));
@@ -284,7 +288,7 @@ export class PostgresStateBackend implements StateBackend {
   private async wasForcedOpen(held: PgHeldLock): Promise<{ forced: boolean; recorded: ForcedOpen | undefined }> {
     // Short: when the database is down, the run is not kept waiting to be told so.
     const socket = new Socket();
-    const client = clientHidingPassword({ ...this.clientConfig(), stream: () => socket, connectionTimeoutMillis: LOSS_CHECK_TIMEOUT_MS });
+    const client = clientHidingPassword({ ...this.clientConfig(), stream: () => socket, connectionTimeoutMillis: LOSS_CHECK_TIMEOUT_MS }, this.#environmentPassword);
     client.on('error', () => undefined);
     try {
       await connectHidingPassword(client);
@@ -314,7 +318,7 @@ export class PostgresStateBackend implements StateBackend {
 
   private openSession(access: Access): Promise<pg.Client> {
     const session = this.run(async () => {
-      const client = clientHidingPassword(this.clientConfig());
+      const client = clientHidingPassword(this.clientConfig(), this.#environmentPassword);
       // A connection that drops while idle fails the next query; it must not crash the run.
       client.on('error', () => undefined);
       client.on('end', () => {
@@ -351,7 +355,7 @@ export class PostgresStateBackend implements StateBackend {
    * error ("client password must be a string"), which tells the operator nothing.
    */
   private passwordMissing(error: unknown): VoxformError | undefined {
-    if (this.#url.hasPassword || process.env.PGPASSWORD) return undefined;
+    if (this.#url.hasPassword || this.#environmentPassword) return undefined;
     const message = error instanceof Error ? error.message : String(error);
     if (!(error instanceof TypeError) && !/password must be a string/i.test(message)) return undefined;
     return new VoxformError('state_password_missing', `The state database ${this.display} asks for a password, and none was given.`, {

@@ -26,9 +26,14 @@ export function hideDatabasePassword(client: pg.Client): void {
   }
 }
 
-/** A client for `config` that holds no password as text. */
-export function clientHidingPassword(config: pg.ClientConfig): pg.Client {
+/**
+ * A client for `config` that holds no password as text. `environmentPassword`, for a URL without a
+ * password: the PGPASSWORD of the environment voxform was given, in place of the one the driver
+ * reads from the process's; null for none, so that the driver looks in .pgpass as it would.
+ */
+export function clientHidingPassword(config: pg.ClientConfig, environmentPassword: string | null | undefined): pg.Client {
   const client = new pg.Client(config);
+  if (environmentPassword !== undefined) for (const holder of holdersOf(client)) holder.password = environmentPassword;
   hideDatabasePassword(client);
   return client;
 }

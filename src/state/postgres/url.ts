@@ -11,7 +11,7 @@ export interface StateUrl {
   display: string;
   /** Values to redact from every output: the password, as written and decoded. */
   secrets: string[];
-  /** Whether the URL gives a password (else the driver looks for PGPASSWORD, then a .pgpass file). */
+  /** Whether the URL gives a password (else PGPASSWORD of the environment given, then the driver's .pgpass file). */
   hasPassword: boolean;
   /** The URL to print in a command line to paste: its password replaced by `PASSWORD_PLACEHOLDER`. */
   pastable: string;
