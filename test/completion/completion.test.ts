@@ -138,6 +138,29 @@ describe('voxform completion bash, in a real bash', () => {
     }
   });
 
+  it('manifests that give ids only in their environments: every environment\'s names, and no warning', async () => {
+    const manifest = `version: 1
+agents:
+  front-desk: { name: Front desk }
+phones:
+  "+15551230001": { agent: front-desk }
+environments:
+  staging: { agents: { front-desk: { id: -OKstagingFrontDesk01 } } }
+  production: { agents: { front-desk: { id: -OKdqbqetEcM4ak369ym } } }
+`;
+    const dir = await tempDir({ 'voxform.yaml': manifest });
+    const generated = await runCliInProcess(['completion', 'bash'], { cwd: dir });
+    expect(generated.code, generated.stderr).toBe(0);
+    expect(generated.stderr).toBe('');
+    const scriptFile = path.join(dir, 'voxform.bash');
+    await writeFile(scriptFile, generated.stdout);
+    const complete = (...words: string[]) => bashComplete(scriptFile, ['voxform', ...words], dir);
+    expect(complete('plan', '--env', '')).toEqual(['staging', 'production']);
+    expect(complete('logs', '--env', 'staging', '--agent', '')).toEqual(['front-desk']);
+    expect(complete('plan', '--target', '')).toEqual(['agent.front-desk', 'phone.+15551230001']);
+    expect(complete('export', '--agent', '')).toEqual(['-OKstagingFrontDesk01', '-OKdqbqetEcM4ak369ym']);
+  });
+
   it('a manifest with errors gives a script without names, a warning, and exit 0', async () => {
     const dir = await tempDir({ 'voxform.yaml': 'version: 1\nagents:\n  "$(touch pwned)": { id: x }\n' });
     const generated = await runCliInProcess(['completion', 'bash'], { cwd: dir });
