@@ -173,6 +173,7 @@ describe('voxform init, refusals', () => {
     const result = await runCliInProcess(['init'], { cwd: await tempDir() });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`error[init_template_required]: Choose a template with --template NAME: ${templateNames().join(', ')}.`);
+    expect(result.stderr).toContain('hint: Pass one with --template NAME (or run voxform init in a terminal to be asked)');
   });
 
   test('refuses to overwrite, naming the files, before asking anything and without writing', async () => {
