@@ -7,6 +7,7 @@ import { loadManifestsIfAny } from '../load-manifests.js';
 import { buildProgram } from '../program.js';
 import { BUILT_IN_PROFILES } from '../../emulator/traffic/index.js';
 import { CALL_STATUSES } from './logs.js';
+import { templateNames } from '../../templates/catalog.js';
 
 export interface CompletionOptions {
   file?: string[];
@@ -93,6 +94,8 @@ function optionCompletion(option: Option, names: ManifestNames): Completion | un
   if (option.long === '--agent') return { words: valueName(option) === 'id' ? names.agentIds : names.agents };
   if (option.long === '--env') return { words: names.environments };
   if (option.long === '--target' || option.long === '--take-over') return { words: names.targets };
+  // A template is a built-in name or a template folder.
+  if (option.long === '--template') return { words: templateNames(), files: true };
   // A traffic profile is a built-in name or a profile file.
   if (valueName(option) === 'profile') return { words: Object.keys(BUILT_IN_PROFILES), files: true };
   if (option.long === '--status' && valueName(option) === 'status') return { words: CALL_STATUSES };
