@@ -293,7 +293,7 @@ function addProjectCommands(program: Command, action: CommandAction): void {
     .command('init')
     .description('start a project from a template')
     .argument('[dir]', 'the folder to write into', '.')
-    .option('--template <name>', 'the template (see `voxform templates`)')
+    .option('--template <name|folder>', 'a template name (`voxform templates` lists them) or a folder holding template.yaml')
     .option('--var <key=value>', 'a template variable (repeatable)', collect)
     .option('--force', 'overwrite existing files')
     .action(action('init'));

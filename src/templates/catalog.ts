@@ -67,11 +67,20 @@ export async function listTemplates(): Promise<Template[]> {
 
 /**
  * A template by name (one of the package's templates) or by path (`./my/template`, relative to
- * `cwd`). An unknown name is an error listing the templates, with a suggestion.
+ * `cwd`). An unknown name is an error listing the templates, with a suggestion. A built-in name with a
+ * trailing slash (`receptionist/`, as a shell completes a folder) is that template when no such folder exists.
  */
 export async function readTemplate(name: string, options: { cwd?: string } = {}): Promise<Template> {
   if (isTemplatePath(name)) {
     const folder = path.resolve(options.cwd ?? process.cwd(), name);
+    if (!existsSync(folder)) {
+      const builtIn = name.replace(/[\\/]+$/, '');
+      if (!isTemplatePath(builtIn) && templateNames().includes(builtIn)) return readTemplateAt(path.join(defaultTemplatesDir, builtIn), builtIn);
+      const suggestion = templateNames().find((known) => known === path.basename(folder));
+      throw new VoxformError('template_unknown', `The folder ${folder} does not exist${suggestion ? `; did you mean the template "${suggestion}" (--template ${suggestion})?` : '.'}`, {
+        hint: 'Name a built-in template (`voxform templates` lists them) or a folder holding template.yaml and its prompt; see docs/templates.md.',
+      });
+    }
     if (!existsSync(path.join(folder, TEMPLATE_FILE))) {
       throw new VoxformError('template_unknown', `There is no ${TEMPLATE_FILE} in ${folder}.`, {
         hint: 'A template is a folder holding template.yaml and its prompt; see docs/templates.md.',

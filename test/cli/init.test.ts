@@ -152,10 +152,28 @@ describe('voxform init, refusals', () => {
     expect(result.stderr).toContain('error[template_unknown]: There is no template "receptionst"; did you mean "receptionist"?');
   });
 
+  test('a --template folder that does not exist is said to be missing; a built-in name with a trailing slash is the built-in', async () => {
+    const dir = await tempDir();
+    const missing = await runCliInProcess(['init', '--template', './nope', '--var', `agent_id=${AGENT}`], { cwd: dir });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(`error[template_unknown]: The folder ${path.join(dir, 'nope')} does not exist.`);
+    const builtInPath = await runCliInProcess(['init', '--template', './receptionist'], { cwd: dir });
+    expect(builtInPath.stderr).toContain('does not exist; did you mean the template "receptionist" (--template receptionist)?');
+    const slashed = await runCliInProcess(['init', '--template', 'receptionist/', ...varsFor('receptionist'), '--var', `agent_id=${AGENT}`], { cwd: dir });
+    expect(slashed.stderr).toBe('');
+    expect(slashed.stdout).toContain('Created agent receptionist from template receptionist in .:');
+  });
+
+  test('init --help says --template takes a template name or a folder', async () => {
+    const help = await runCliInProcess(['init', '--help'], { cwd: await tempDir() });
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain('--template <name|folder> a template name (`voxform templates` lists them) or a folder holding template.yaml');
+  });
+
   test('without --template and without a terminal, lists the templates', async () => {
     const result = await runCliInProcess(['init'], { cwd: await tempDir() });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`error[init_template_required]: Choose a template with --template NAME: ${templateNames().join(', ')}.`);
+    expect(result.stderr).toContain('hint: Pass one with --template NAME (or run voxform init in a terminal to be asked)');
   });
 
   test('refuses to overwrite, naming the files, before asking anything and without writing', async () => {

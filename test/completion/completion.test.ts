@@ -11,6 +11,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
 import { completionScript, type Shell } from '../../src/completion/scripts.js';
+import { templateNames } from '../../src/templates/catalog.js';
 import type { CompletionCommand } from '../../src/completion/tree.js';
 import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 
@@ -99,8 +100,8 @@ describe('voxform completion bash, in a real bash', () => {
     expect(complete('apply', '--auto-approve', '--tar')).toEqual(['--target']);
   });
 
-  it('completes traffic profiles (built-in names and files), --take-over addresses, --status values, and an --option=value word', async () => {
-    const dir = await tempDir({ 'voxform.yaml': MANIFEST, 'traffic.yaml': 'extends: steady\n' });
+  it('completes traffic profiles and templates (built-in names and files), --take-over addresses, --status values, and an --option=value word', async () => {
+    const dir = await tempDir({ 'voxform.yaml': MANIFEST, 'traffic.yaml': 'extends: steady\n', 'agent-templates/concierge/template.yaml': 'description: x\n' });
     const generated = await runCliInProcess(['completion', 'bash'], { cwd: dir });
     const scriptFile = path.join(dir, 'voxform.bash');
     await writeFile(scriptFile, generated.stdout);
@@ -110,6 +111,9 @@ describe('voxform completion bash, in a real bash', () => {
     expect(complete('emulator', 'traffic', '--profile', 'vol')).toEqual(['volatile']);
     expect(complete('emulator', 'traffic', '--profile', 'tr')).toEqual(['traffic.yaml']);
     expect(complete('emulator', '--traffic', 'l')).toEqual(['light']);
+    expect(complete('init', '--template', '')).toEqual(expect.arrayContaining([...templateNames(), 'agent-templates']));
+    expect(complete('init', '--template', 'rec')).toEqual(['receptionist']);
+    expect(complete('init', '--template', 'agent-templates/')).toEqual(['agent-templates/concierge']);
     expect(complete('plan', '--take-over', 'p')).toEqual(['phone.+15551230001']);
     expect(complete('apply', '--take-over', 'campaign.')).toEqual(['campaign.recall-reminders']);
     expect(complete('logs', '--status', 'user')).toEqual(['user-ended']);
@@ -136,6 +140,29 @@ describe('voxform completion bash, in a real bash', () => {
       expect(options.sort(), command.name()).toEqual([...command.options.flatMap((o) => (o.long ? [o.long] : [])), '--help'].sort());
       expect(bashComplete(scriptFile, ['voxform', command.name(), ''], dir).slice(0, command.commands.length), command.name()).toEqual(command.commands.map((sub) => sub.name()));
     }
+  });
+
+  it('manifests that give ids only in their environments: every environment\'s names, and no warning', async () => {
+    const manifest = `version: 1
+agents:
+  front-desk: { name: Front desk }
+phones:
+  "+15551230001": { agent: front-desk }
+environments:
+  staging: { agents: { front-desk: { id: -OKstagingFrontDesk01 } } }
+  production: { agents: { front-desk: { id: -OKdqbqetEcM4ak369ym } } }
+`;
+    const dir = await tempDir({ 'voxform.yaml': manifest });
+    const generated = await runCliInProcess(['completion', 'bash'], { cwd: dir });
+    expect(generated.code, generated.stderr).toBe(0);
+    expect(generated.stderr).toBe('');
+    const scriptFile = path.join(dir, 'voxform.bash');
+    await writeFile(scriptFile, generated.stdout);
+    const complete = (...words: string[]) => bashComplete(scriptFile, ['voxform', ...words], dir);
+    expect(complete('plan', '--env', '')).toEqual(['staging', 'production']);
+    expect(complete('logs', '--env', 'staging', '--agent', '')).toEqual(['front-desk']);
+    expect(complete('plan', '--target', '')).toEqual(['agent.front-desk', 'phone.+15551230001']);
+    expect(complete('export', '--agent', '')).toEqual(['-OKstagingFrontDesk01', '-OKdqbqetEcM4ak369ym']);
   });
 
   it('a manifest with errors gives a script without names, a warning, and exit 0', async () => {

@@ -29,5 +29,8 @@ describe('the template example of docs/templates.md', () => {
     const result = await runPrinted(`set -e\n${tryIt}`, { cwd: dir });
     expect(result.code, `${tryIt}\n--- output ---\n${result.stdout}${result.stderr}`).toBe(0);
     expect(result.stdout + result.stderr).toMatch(/valid/i);
+    // Its comments carry over as written: none may speak of the template's folder, which the project lacks.
+    const manifest = await readFile(path.join(dir, 'try/voxform.yaml'), 'utf8');
+    expect(manifest).toContain('prompt: { file: prompts/concierge.md }\n');
   });
 });

@@ -2,10 +2,12 @@ import { Option, type Argument, type Command } from 'commander';
 import { completionScript, type Shell } from '../../completion/scripts.js';
 import type { Completion, CompletionCommand, CompletionOption, PositionalAfterWord } from '../../completion/tree.js';
 import type { CommandContext } from '../context.js';
+import type { DesiredState } from '../../manifest/types.js';
 import { loadManifestsIfAny } from '../load-manifests.js';
 import { buildProgram } from '../program.js';
 import { BUILT_IN_PROFILES } from '../../emulator/traffic/index.js';
 import { CALL_STATUSES } from './logs.js';
+import { templateNames } from '../../templates/catalog.js';
 
 export interface CompletionOptions {
   file?: string[];
@@ -16,7 +18,7 @@ export interface CompletionOptions {
 /** The manifests' names a script offers: untrusted words, quoted by the script writers. */
 interface ManifestNames {
   agents: string[];
-  /** The agents' ids (of the environment the manifests load by default), for an option that takes an id. */
+  /** The agents' ids (of the environment the manifests load by default, else of every environment), for an option that takes an id. */
   agentIds: string[];
   environments: string[];
   /** Resource addresses, for `--target` and `--take-over`. */
@@ -36,27 +38,45 @@ export async function run(options: CompletionOptions, ctx: CommandContext): Prom
   return 0;
 }
 
-/** The folder's manifests' names; none without manifests, and none (with a warning) when they have errors. */
+/**
+ * The folder's manifests' names; none without manifests, and none (with a warning) when they have errors.
+ * Manifests that give ids only in their environments (docs/promotion.md's layout) load once per
+ * environment, and the script offers the names of them all: each is what `--env NAME` takes.
+ */
 async function manifestNames(options: CompletionOptions, ctx: CommandContext): Promise<ManifestNames> {
-  const none: ManifestNames = { agents: [], agentIds: [], environments: [], targets: [], phones: [], campaigns: [], knowledge: [] };
-  const { state } = await loadManifestsIfAny({ file: options.file }, ctx, 'the script completes no agent or environment names');
-  if (!state) return none;
-  const agents = [...state.agents.keys()];
-  const phones = [...state.phones.keys()];
+  const unused = 'the script completes no agent or environment names';
+  const loaded = await loadManifestsIfAny({ file: options.file }, ctx, unused, { quietWithoutIds: true });
+  if (loaded.state) return namesOf([loaded.state]);
+  if (!loaded.idsInEnvironments) return namesOf([]);
+  const states: DesiredState[] = [];
+  for (const env of loaded.environmentAgents.keys()) {
+    const { state } = await loadManifestsIfAny({ file: options.file, env }, ctx, `the script completes no names from the environment "${env}"`);
+    if (state) states.push(state);
+  }
+  return { ...namesOf(states), environments: [...loaded.environmentAgents.keys()] };
+}
+
+/** The names the loaded states define, each once, in the order they are met. */
+function namesOf(states: readonly DesiredState[]): ManifestNames {
+  const unique = (words: (state: DesiredState) => Iterable<string>) => [...new Set(states.flatMap((state) => [...words(state)]))];
+  const agents = unique((state) => state.agents.keys());
+  const phones = unique((state) => state.phones.keys());
+  const campaigns = unique((state) => state.campaigns.keys());
+  const knowledge = unique((state) => state.knowledge.keys());
   return {
     agents,
-    agentIds: [...state.agents.values()].map((agent) => agent.id),
-    environments: state.environments,
+    agentIds: unique((state) => [...state.agents.values()].map((agent) => agent.id)),
+    environments: unique((state) => state.environments),
     targets: [
       ...agents.map((name) => `agent.${name}`),
       ...phones.map((number) => `phone.${number}`),
-      ...[...state.campaigns.keys()].map((name) => `campaign.${name}`),
-      ...[...state.knowledge.keys()].map((name) => `knowledge.${name}`),
-      ...[...state.credentials.keys()].map((provider) => `credential.${provider}`),
+      ...campaigns.map((name) => `campaign.${name}`),
+      ...knowledge.map((name) => `knowledge.${name}`),
+      ...unique((state) => state.credentials.keys()).map((provider) => `credential.${provider}`),
     ],
     phones,
-    campaigns: [...state.campaigns.keys()],
-    knowledge: [...state.knowledge.keys()],
+    campaigns,
+    knowledge,
   };
 }
 
@@ -74,6 +94,8 @@ function optionCompletion(option: Option, names: ManifestNames): Completion | un
   if (option.long === '--agent') return { words: valueName(option) === 'id' ? names.agentIds : names.agents };
   if (option.long === '--env') return { words: names.environments };
   if (option.long === '--target' || option.long === '--take-over') return { words: names.targets };
+  // A template is a built-in name or a template folder.
+  if (option.long === '--template') return { words: templateNames(), files: true };
   // A traffic profile is a built-in name or a profile file.
   if (valueName(option) === 'profile') return { words: Object.keys(BUILT_IN_PROFILES), files: true };
   if (option.long === '--status' && valueName(option) === 'status') return { words: CALL_STATUSES };

@@ -189,7 +189,8 @@ async function chooseTemplate(ctx: CommandContext, ask: LineReader | undefined):
   const names = templates.map((t) => t.name);
   if (!ask) {
     throw new VoxformError('init_template_required', `Choose a template with --template NAME: ${names.join(', ')}.`, {
-      hint: '`voxform templates` describes each one and its variables.',
+      // As init_vars_missing says it: without a terminal nothing is asked, which piped answers do not change.
+      hint: 'Pass one with --template NAME (or run voxform init in a terminal to be asked); `voxform templates` describes each one and its variables.',
     });
   }
   const width = Math.max(...names.map((n) => n.length));
