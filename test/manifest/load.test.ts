@@ -318,6 +318,35 @@ describe('loadManifests: schema checks', () => {
     ]);
   });
 
+  it('refuses an id with a space, a line break or another control character: of agents, campaigns, a phone\'s agent, and in environments', async () => {
+    const manifest = [
+      'agents:',
+      '  a: { id: "-OK a" }',
+      '  b:',
+      '    id: |-',
+      '      -OKb',
+      '      split',
+      'campaigns:',
+      '  c: { id: "c\\t1" }',
+      'phones:',
+      '  "+15551230001": { agent: { id: "x\\u0007" } }',
+      'environments:',
+      '  staging:',
+      '    agents: { a: { id: " " } }',
+      '',
+    ].join('\n');
+    const words = 'is not an id as the service gives it, such as -OKdqbqetEcM4ak369ym: no spaces, line breaks or other control characters (copy it again, whole)';
+    expect(summarize(await loadTree({ 'voxform.yaml': manifest }))).toEqual([
+      `voxform.yaml:2:12 invalid_value id of agent "a": "-OK a" ${words}`,
+      `voxform.yaml:4:9 invalid_value id of agent "b": "-OKb\\nsplit" ${words}`,
+      `voxform.yaml:8:12 invalid_value id of campaign "c": "c\\t1" ${words}`,
+      `voxform.yaml:10:34 invalid_value agent.id of phone "+15551230001": "x\\u0007" ${words}`,
+      `voxform.yaml:13:24 invalid_value id of agent "a": " " ${words}`,
+    ]);
+    // What the service's ids look like passes: any characters but those.
+    expect(summarize(await loadTree({ 'voxform.yaml': 'agents:\n  a: { id: -OKdqbqetEcM4ak369ym }\n  b: { id: ag_1.x/é }\n' }))).toEqual([]);
+  });
+
   it('warns of a config key left empty, which clears the field, not of a written null', async () => {
     const config = ['    config:', '      llm:', '      voice: null', '      flow:', '        call_transfer:', '        response_delay: ~', '      prompt: hi', '', ''].join('\n');
     const flow = '    config: { voice: , llm: null }\n';
