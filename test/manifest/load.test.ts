@@ -347,6 +347,17 @@ describe('loadManifests: schema checks', () => {
     expect(summarize(await loadTree({ 'voxform.yaml': 'agents:\n  a: { id: -OKdqbqetEcM4ak369ym }\n  b: { id: ag_1.x/é }\n' }))).toEqual([]);
   });
 
+  it('warns of a time zone Node does not know, with the zone likely meant; aliases and ${env:…} pass', async () => {
+    const agent = (name: string, zone: string) => `  ${name}: { id: ${name}, config: { timezone: "${zone}" } }\n`;
+    const zones = ['America/NewYork', 'Mars/Olympus', 'UTC', 'Etc/UTC', 'US/Eastern', 'Europe/Berlin', '${env:ZONE}'];
+    const result = await loadTree({ 'voxform.yaml': `agents:\n${zones.map((zone, index) => agent(`a${index}`, zone)).join('')}` }, { env: { ZONE: 'Nowhere/At_All' } });
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:2:37 timezone_unknown config.timezone: "America/NewYork" is not an IANA time zone; did you mean "America/New_York"?',
+      'voxform.yaml:3:37 timezone_unknown config.timezone: "Mars/Olympus" is not an IANA time zone such as "America/New_York" or "Europe/Berlin"',
+    ]);
+    expect(result.diagnostics.every((d) => d.severity === 'warning')).toBe(true);
+  });
+
   it('warns of a config key left empty, which clears the field, not of a written null', async () => {
     const config = ['    config:', '      llm:', '      voice: null', '      flow:', '        call_transfer:', '        response_delay: ~', '      prompt: hi', '', ''].join('\n');
     const flow = '    config: { voice: , llm: null }\n';
