@@ -530,6 +530,21 @@ describe('loadManifests: prompt includes and knowledge files', () => {
     ]);
   });
 
+  it('says to write paths with "/" when a prompt or knowledge path written with "\\" names a file that way', async () => {
+    const result = await loadTree({
+      'voxform.yaml': `${AGENT}    config:\n      prompt: { file: prompts\\fd.md }\n    knowledge: [faq]\nknowledge:\n  faq: { file: docs\\faq.md }\n`,
+      'prompts/fd.md': 'x',
+      'docs/faq.md': 'y',
+    });
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:6:23 file_missing prompt file "prompts\\fd.md" does not exist (looked for prompts\\fd.md: paths are relative to the file that names them); write paths with "/", which every system reads as a folder separator: "prompts/fd.md"',
+      'voxform.yaml:9:16 file_missing knowledge file "docs\\faq.md" does not exist (looked for docs\\faq.md: paths are relative to the file that names them); write paths with "/", which every system reads as a folder separator: "docs/faq.md"',
+    ]);
+    // A "\\" path that names no file either way gets no such advice.
+    const neither = await loadTree({ 'voxform.yaml': `${AGENT}    config:\n      prompt: { file: prompts\\none.md }\n`, 'prompts/fd.md': 'x' });
+    expect(summarize(neither).join('\n')).not.toContain('write paths with');
+  });
+
   it('reports a NUL character in a manifest as what it is, where it is: the file is valid UTF-8', async () => {
     const result = await loadTree({ 'voxform.yaml': `${AGENT}    config:\n      first_message: A\0B\n` });
     expect(summarize(result)).toEqual([
