@@ -196,6 +196,7 @@ export const DIAGNOSTIC_CODES = [
   'duplicate_item',
   'read_only_field',
   'config_value_empty',
+  'timezone_unknown',
   'invalid_name',
   'duplicate_resource',
   'too_many_resources',

@@ -15,6 +15,7 @@ import { formatDotted } from '../util/field-path.js';
 import { pluralNoun, wordList } from '../util/plural.js';
 import type { Template, VariableValue } from '../templates/catalog.js';
 import { expandTemplate } from './expand.js';
+import { schemaIssueMessages } from '../manifest/schema-issues.js';
 import { GITIGNORE_ENTRIES } from '../templates/gitignore.js';
 import { pathExists } from '../project-files/guarded-read.js';
 import { DEFAULT_MANIFESTS } from '../project-files/manifest-files.js';
@@ -44,6 +45,19 @@ export interface Scaffold {
   envVars: string[];
 }
 
+/**
+ * The id given for the agent (`--var agent_id=…`, or the answer at the prompt), checked as validate
+ * checks it: named as the variable's fault, never as the template's. The value is not echoed.
+ */
+function refuseAgentId(agentId: string, localName: string): void {
+  const problem = schemaIssueMessages('AgentSpec', { id: agentId }, ['agents', localName]).find(({ issue }) => issue.path[0] === 'id');
+  if (!problem) return;
+  throw new VoxformError('init_value_invalid', `The value given for agent_id does not fit: ${problem.message}.`, {
+    hint: 'Give the live agent\'s id, as the service shows it (--var agent_id=…).',
+    details: { variables: ['agent_id'] },
+  });
+}
+
 /** The local name and the files a template scaffolds, known before any variable has a value. */
 export function scaffoldTargets(template: Template): { localName: string; paths: Array<{ path: string; mode: ScaffoldFile['mode'] }> } {
   const localName = localNameOf(template);
@@ -56,6 +70,7 @@ export function scaffoldTargets(template: Template): { localName: string; paths:
 /** Plans the files for a template, all its variable values and the live agent's id; pure. */
 export function planScaffold(input: { template: Template; values: Readonly<Record<string, VariableValue>>; agentId: string }): Scaffold {
   const { template, values, agentId } = input;
+  refuseAgentId(agentId, localNameOf(template));
   const localName = localNameOf(template);
   const expanded = expandTemplate(template, values);
 

@@ -14,7 +14,9 @@ import { forbiddenEnvPlaces } from '../secrets/env-policy.js';
 import { interpolateTree, writtenAtEnvPlaces } from './interpolate.js';
 import { hasEnvReference } from '../secrets/env-reference.js';
 import { deepMerge } from './merge.js';
-import { attachSpans, spanAt, spansOf, type NodeSpans, type PathPart } from './positions.js';
+import { attachSpans, entryAt, spanAt, spansOf, type NodeSpans, type PathPart } from './positions.js';
+import { quote } from './describe.js';
+import { closestTimeZone, isKnownTimeZone } from './time-zone.js';
 import { isPlainObject, setOwn } from '../util/json-object.js';
 import type { ResourceContext } from './resources.js';
 import { checkAgainstSchema } from './schema-issues.js';
@@ -95,6 +97,7 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
   }
 
   warnImplicitNulls(spec, ctx.diagnostics);
+  warnUnknownTimeZone(checked, keySpan, ctx.diagnostics);
   const config = isPlainObject(resolved.config) ? resolved.config : {};
   const schemaSecretPaths = configSecretPlaces(config, ctx.onSecret);
   checkIgnorePaths(checked, ctx.diagnostics);
@@ -140,6 +143,21 @@ function warnImplicitNulls(spec: Record<string, unknown>, diagnostics: Diagnosti
     }
   };
   if (isPlainObject(spec.config)) walk(spec.config, []);
+}
+
+/** A `config.timezone` the runtime does not know (`America/NewYork`): a warning, with the zone likely meant. */
+function warnUnknownTimeZone(checked: Record<string, unknown>, keySpan: Span, diagnostics: DiagnosticList): void {
+  const path = ['config', 'timezone'];
+  const zone = valueAtPath(checked, path);
+  // A zone from ${env:…} is the environment's: no verdict on it (docs/security.md §5).
+  if (typeof zone !== 'string' || hasEnvReference(zone) || isKnownTimeZone(zone)) return;
+  const suggestion = closestTimeZone(zone);
+  const entry = entryAt(checked, path);
+  diagnostics.warning(
+    'timezone_unknown',
+    `config.timezone: ${quote(zone)} is not an IANA time zone${suggestion ? `; did you mean "${suggestion}"?` : ' such as "America/New_York" or "Europe/Berlin"'}`,
+    entry?.filledBy?.span ?? spanAt(checked, path) ?? keySpan,
+  );
 }
 
 /** The entry with its template (if any) expanded under it; an unknown template is reported here. */

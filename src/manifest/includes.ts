@@ -4,7 +4,7 @@
  * made in request order afterwards, so output is the same from run to run.
  */
 import { constants } from 'node:fs';
-import { open, readdir } from 'node:fs/promises';
+import { open, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { TemplateVars } from '../templates/substitute.js';
 import { decodeUtf8 } from '../project-files/decode.js';
@@ -213,6 +213,10 @@ async function hashFile(checked: Extract<Awaited<ReturnType<typeof inspect>>, { 
   }
 }
 
+async function isFileAt(file: string): Promise<boolean> {
+  return (await stat(file).catch(() => undefined))?.isFile() === true;
+}
+
 /** The diagnostic code for each reason a named file was not read. */
 async function reportUnreadable(
   request: { file: string; written: string; span: Span },
@@ -221,7 +225,11 @@ async function reportUnreadable(
   ctx: Pick<IncludeContext, 'diagnostics' | 'sources'>,
 ): Promise<void> {
   let suggestion = '';
-  if (outcome.reason === 'missing') {
+  const slashed = request.written.replaceAll('\\', '/');
+  if (outcome.reason === 'missing' && slashed !== request.written && (await isFileAt(path.resolve(path.dirname(request.span.source.path), slashed)))) {
+    // A Windows path: `\` separates folders only on Windows, so the manifest means one thing per system.
+    suggestion = `; write paths with "/", which every system reads as a folder separator: "${slashed}"`;
+  } else if (outcome.reason === 'missing') {
     const siblings = await readdir(path.dirname(request.file)).catch(() => [] as string[]);
     const near = didYouMean(path.basename(request.file), siblings);
     if (near) suggestion = `; did you mean "${path.posix.join(path.posix.dirname(request.written.replaceAll('\\', '/')), near)}"?`;

@@ -9,7 +9,7 @@ import { VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { byCodeUnits } from '../util/compare.js';
 import { inSlice } from '../util/sync-slices.js';
-import { chargeBudget, findProjectRoot, isInside, readGuarded, realFolder, type ReadOutcome, type ReadPolicy, type RealFolders } from './guarded-read.js';
+import { chargeBudget, findProjectRoot, isInside, pathExists, readGuarded, realFolder, type ReadOutcome, type ReadPolicy, type RealFolders } from './guarded-read.js';
 
 export type { ReadOutcome, ReadPolicy } from './guarded-read.js';
 
@@ -80,8 +80,41 @@ async function findDefaultManifest(cwd: string, namedWith: string): Promise<stri
     if (info !== undefined && !info.isDirectory()) return candidate;
   }
   throw new VoxformError('manifest_not_found', `No manifest found: neither ${DEFAULT_MANIFESTS.join(' nor ')} exists in ${cwd}.`, {
-    hint: `Name a manifest: ${namedWith} (a file or a folder), or start one with \`voxform init\`.`,
+    hint: (await manifestNearby(cwd, namedWith)) ?? `Name a manifest: ${namedWith} (a file or a folder), or start one with \`voxform init\`.`,
   });
+}
+
+/** How many folders up a missing default manifest is looked for (never past the git work tree's root). */
+const PARENT_LEVELS = 3;
+
+/**
+ * Where the manifest likely is when the working directory has none: beside it under `.yml`, or in a
+ * folder above (a command run from a project's subfolder). Only names are looked at, nothing is read.
+ */
+async function manifestNearby(cwd: string, namedWith: string): Promise<string | undefined> {
+  const named = (file: string) => namedWith.replace('PATH', file);
+  const isFile = async (file: string) => (await stat(file).catch(() => undefined))?.isFile() === true;
+  for (const name of DEFAULT_MANIFESTS) {
+    const yml = name.replace(/\.yaml$/, '.yml');
+    if (await isFile(path.join(cwd, yml))) return `Found ${yml}: rename it to ${name} or pass ${named(yml)}.`;
+  }
+  const here = await realFolder(cwd);
+  const root = await findProjectRoot(here, here);
+  const inWorkTree = await pathExists(path.join(root, '.git'), { follow: true });
+  let folder = here;
+  for (let level = 1; level <= PARENT_LEVELS; level++) {
+    if (inWorkTree && folder === root) return undefined;
+    const parent = path.dirname(folder);
+    if (parent === folder) return undefined;
+    folder = parent;
+    for (const name of DEFAULT_MANIFESTS) {
+      if (!(await isFile(path.join(folder, name)))) continue;
+      const up = path.relative(here, folder);
+      const file = path.join(up, name);
+      return `${file} exists: run from ${up} or pass ${named(file)}.`;
+    }
+  }
+  return undefined;
 }
 
 async function notFound(given: string, absolute: string, namedWith: string): Promise<VoxformError> {

@@ -260,6 +260,13 @@ export type LocalName = string;
  */
 export type PhoneNumber = string;
 /**
+ * An id the service gave (an agent's looks like -OKdqbqetEcM4ak369ym): any characters but spaces, line breaks and other control characters.
+ *
+ * This interface was referenced by `Manifest`'s JSON-Schema
+ * via the `definition` "ServiceId".
+ */
+export type ServiceId = string;
+/**
  * A JavaScript regular expression the text must match (anywhere; anchor with ^ and $). Case-sensitive (JavaScript has no inline (?i): use a character class such as [Aa], or contains). Limited to 500 characters, and a match that runs longer than its time budget fails the check instead of hanging voxform.
  *
  * This interface was referenced by `Manifest`'s JSON-Schema

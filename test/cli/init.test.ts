@@ -119,6 +119,19 @@ describe('voxform init, refusals', () => {
     expect(await listFiles(dir)).toEqual([]);
   });
 
+  test('an agent_id with a line break or a space is refused as the variable\'s fault, and nothing is written', async () => {
+    for (const agentId of ['-OKspare\nAgent', '-OKspare Agent']) {
+      const dir = await tempDir();
+      const result = await runCliInProcess(['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', `agent_id=${agentId}`], { cwd: dir });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        'error[init_value_invalid]: The value given for agent_id does not fit: id of agent "receptionist": is not an id as the service gives it, such as -OKdqbqetEcM4ak369ym: no spaces, line breaks or other control characters (copy it again, whole).\n' +
+          "  hint: Give the live agent's id, as the service shows it (--var agent_id=…).\n",
+      );
+      expect(await listFiles(dir)).toEqual([]);
+    }
+  });
+
   test('a webhook URL given as an escaped $${env:…} is text, not a reference: refused as not an http(s) URL', async () => {
     const dir = await tempDir();
     const values = { ...SAMPLE_VALUES['lead-qualification'], crm_webhook_url: '$${env:CRM_URL}', agent_id: AGENT };
@@ -390,6 +403,18 @@ describe('voxform init on a terminal', () => {
     const manifest = await readFile(path.join(dir, 'voxform.yaml'), 'utf8');
     expect(manifest).toContain('https://hooks.acme.example/survey');
     expect(manifest).not.toContain('not a url');
+  });
+
+  test('an agent_id with a space is asked for again', async () => {
+    const dir = await tempDir();
+    const answers = ['Acme Dental', 'https://hooks.acme.example/survey', '-OKspare Agent', AGENT, ''].join('\n');
+    const term = terminalContext(dir, answers);
+    const code = await runInit({ args: [], template: 'post-call-survey', var: [] }, term.ctx);
+    expect(code).toBe(0);
+    expect(term.err()).toContain('  The value given for agent_id does not fit: ');
+    expect(term.err().split('  agent_id — ').length).toBe(3);
+    const manifest = parse(await readFile(path.join(dir, 'voxform.yaml'), 'utf8')) as { agents: Record<string, { id: string }> };
+    expect(manifest.agents['post-call-survey']?.id).toBe(AGENT);
   });
 
   test('an existing voxform.yaml stops it before a template is asked for', async () => {

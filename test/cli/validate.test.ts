@@ -1,7 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import path from 'node:path';
 
 // These run the built CLI (dist/): `npm test` builds first (pretest).
 import { makeTree, repoRoot, runCliInProcess } from '../helpers/cli.js';
+
+const AGENT_ONLY = 'agents:\n  a: { id: a }\n';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -213,6 +216,24 @@ describe('voxform validate', () => {
     expect(folder.stderr).toContain('error[manifest_not_found]: The folder . holds no .yaml or .yml files.\n  hint: Name a manifest file or a folder of manifests: `-f PATH`.');
     const missing = await runCliInProcess(['validate', '-f', 'nope.yaml'], { cwd });
     expect(missing.stderr).toContain('error[manifest_not_found]: nope.yaml does not exist.\n  hint: Name a manifest: `-f PATH`, or start one with `voxform init`.');
+  });
+
+  it('with no manifest, points at a voxform.yml beside it, or at the manifest of a folder above, never past the git work tree', async () => {
+    const yml = await runCliInProcess(['validate'], { cwd: await tree({ 'voxform.yml': AGENT_ONLY }) });
+    expect(yml.code).toBe(1);
+    expect(yml.stderr).toContain('error[manifest_not_found]: No manifest found: neither voxform.yaml nor agents.yaml exists in');
+    expect(yml.stderr).toContain('  hint: Found voxform.yml: rename it to voxform.yaml or pass `-f voxform.yml`.\n');
+
+    const project = await tree({ 'voxform.yaml': AGENT_ONLY, 'sub/deeper/notes.md': 'x' });
+    const sub = await runCliInProcess(['validate'], { cwd: path.join(project, 'sub') });
+    expect(sub.stderr).toContain('  hint: ../voxform.yaml exists: run from .. or pass `-f ../voxform.yaml`.\n');
+    const deeper = await runCliInProcess(['fmt', '--check'], { cwd: path.join(project, 'sub/deeper') });
+    expect(deeper.stderr).toContain('  hint: ../../voxform.yaml exists: run from ../.. or pass `voxform fmt ../../voxform.yaml`.\n');
+
+    // A git work tree of its own below the manifest: the manifest above is another project's.
+    const nested = await tree({ 'voxform.yaml': AGENT_ONLY, 'inner/.git/HEAD': 'ref: refs/heads/main\n' });
+    const inner = await runCliInProcess(['validate'], { cwd: path.join(nested, 'inner') });
+    expect(inner.stderr).toContain('hint: Name a manifest: `-f PATH` (a file or a folder), or start one with `voxform init`.');
   });
 
   it('answers an unknown --env with a suggestion, as the flag\'s mistake', async () => {

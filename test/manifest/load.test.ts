@@ -318,6 +318,46 @@ describe('loadManifests: schema checks', () => {
     ]);
   });
 
+  it('refuses an id with a space, a line break or another control character: of agents, campaigns, a phone\'s agent, and in environments', async () => {
+    const manifest = [
+      'agents:',
+      '  a: { id: "-OK a" }',
+      '  b:',
+      '    id: |-',
+      '      -OKb',
+      '      split',
+      'campaigns:',
+      '  c: { id: "c\\t1" }',
+      'phones:',
+      '  "+15551230001": { agent: { id: "x\\u0007" } }',
+      'environments:',
+      '  staging:',
+      '    agents: { a: { id: " " } }',
+      '',
+    ].join('\n');
+    const words = 'is not an id as the service gives it, such as -OKdqbqetEcM4ak369ym: no spaces, line breaks or other control characters (copy it again, whole)';
+    expect(summarize(await loadTree({ 'voxform.yaml': manifest }))).toEqual([
+      `voxform.yaml:2:12 invalid_value id of agent "a": "-OK a" ${words}`,
+      `voxform.yaml:4:9 invalid_value id of agent "b": "-OKb\\nsplit" ${words}`,
+      `voxform.yaml:8:12 invalid_value id of campaign "c": "c\\t1" ${words}`,
+      `voxform.yaml:10:34 invalid_value agent.id of phone "+15551230001": "x\\u0007" ${words}`,
+      `voxform.yaml:13:24 invalid_value id of agent "a": " " ${words}`,
+    ]);
+    // What the service's ids look like passes: any characters but those.
+    expect(summarize(await loadTree({ 'voxform.yaml': 'agents:\n  a: { id: -OKdqbqetEcM4ak369ym }\n  b: { id: ag_1.x/é }\n' }))).toEqual([]);
+  });
+
+  it('warns of a time zone Node does not know, with the zone likely meant; aliases and ${env:…} pass', async () => {
+    const agent = (name: string, zone: string) => `  ${name}: { id: ${name}, config: { timezone: "${zone}" } }\n`;
+    const zones = ['America/NewYork', 'Mars/Olympus', 'UTC', 'Etc/UTC', 'US/Eastern', 'Europe/Berlin', '${env:ZONE}'];
+    const result = await loadTree({ 'voxform.yaml': `agents:\n${zones.map((zone, index) => agent(`a${index}`, zone)).join('')}` }, { env: { ZONE: 'Nowhere/At_All' } });
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:2:37 timezone_unknown config.timezone: "America/NewYork" is not an IANA time zone; did you mean "America/New_York"?',
+      'voxform.yaml:3:37 timezone_unknown config.timezone: "Mars/Olympus" is not an IANA time zone such as "America/New_York" or "Europe/Berlin"',
+    ]);
+    expect(result.diagnostics.every((d) => d.severity === 'warning')).toBe(true);
+  });
+
   it('warns of a config key left empty, which clears the field, not of a written null', async () => {
     const config = ['    config:', '      llm:', '      voice: null', '      flow:', '        call_transfer:', '        response_delay: ~', '      prompt: hi', '', ''].join('\n');
     const flow = '    config: { voice: , llm: null }\n';
@@ -488,6 +528,21 @@ describe('loadManifests: prompt includes and knowledge files', () => {
     expect(summarize(result)).toEqual([
       'voxform.yaml:6:23 file_missing prompt file "prompts/frontdesk.md" does not exist (looked for prompts/frontdesk.md: paths are relative to the file that names them); did you mean "prompts/front-desk.md"?',
     ]);
+  });
+
+  it('says to write paths with "/" when a prompt or knowledge path written with "\\" names a file that way', async () => {
+    const result = await loadTree({
+      'voxform.yaml': `${AGENT}    config:\n      prompt: { file: prompts\\fd.md }\n    knowledge: [faq]\nknowledge:\n  faq: { file: docs\\faq.md }\n`,
+      'prompts/fd.md': 'x',
+      'docs/faq.md': 'y',
+    });
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:6:23 file_missing prompt file "prompts\\fd.md" does not exist (looked for prompts\\fd.md: paths are relative to the file that names them); write paths with "/", which every system reads as a folder separator: "prompts/fd.md"',
+      'voxform.yaml:9:16 file_missing knowledge file "docs\\faq.md" does not exist (looked for docs\\faq.md: paths are relative to the file that names them); write paths with "/", which every system reads as a folder separator: "docs/faq.md"',
+    ]);
+    // A "\\" path that names no file either way gets no such advice.
+    const neither = await loadTree({ 'voxform.yaml': `${AGENT}    config:\n      prompt: { file: prompts\\none.md }\n`, 'prompts/fd.md': 'x' });
+    expect(summarize(neither).join('\n')).not.toContain('write paths with');
   });
 
   it('reports a NUL character in a manifest as what it is, where it is: the file is valid UTF-8', async () => {

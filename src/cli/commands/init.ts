@@ -176,10 +176,14 @@ async function planAsking(ctx: CommandContext, ask: LineReader | undefined, temp
     } catch (error) {
       if (!ask || !isVoxformError(error) || error.code !== 'init_value_invalid') throw error;
       const names = (error.details as { variables?: string[] } | undefined)?.variables ?? [];
-      const unfit = template.variables.filter((variable) => names.includes(variable.name));
+      const unfit = [...template.variables, AGENT_ID].filter((variable) => names.includes(variable.name));
       if (unfit.length === 0) throw error;
       ctx.stderr.write(`  ${error.message}\n`);
-      for (const variable of unfit) given.values[variable.name] = await askValue(ctx, ask, variable);
+      for (const variable of unfit) {
+        const answer = await askValue(ctx, ask, variable);
+        if (variable === AGENT_ID) given.agentId = answer;
+        else given.values[variable.name] = answer;
+      }
     }
   }
 }
