@@ -6,8 +6,23 @@ import { didYouMean } from '../util/did-you-mean.js';
 
 let zoneNames: string[] | undefined;
 
+/**
+ * Each zone's verdict, made once: a project's agents share a few zones, and making a formatter to
+ * ask costs as much as checking a whole agent.
+ */
+const verdicts = new Map<string, boolean>();
+
 /** Whether the runtime knows the zone: its canonical names and their aliases (`UTC`, `US/Eastern`). */
 export function isKnownTimeZone(zone: string): boolean {
+  let known = verdicts.get(zone);
+  if (known === undefined) {
+    known = formats(zone);
+    verdicts.set(zone, known);
+  }
+  return known;
+}
+
+function formats(zone: string): boolean {
   try {
     new Intl.DateTimeFormat('en', { timeZone: zone });
     return true;
