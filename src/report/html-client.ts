@@ -67,8 +67,9 @@ const PAGE_HELPERS = String.raw`  var PALETTE = ['#1f4e8c', '#d35400', '#2e8540'
     var box = el('div', 'deploy-popup');
     box.appendChild(el('strong', '', (version ? version.label + ' · ' : '') + 'Deploy ' + deploy.at.replace('T', ' ').slice(0, 23) + ' UTC'));
     if (version && version.liveBeforeRecord) box.appendChild(el('div', 'note', 'Live from ' + version.firstCall.slice(11, 23) + ' — its first call, made while the apply was finishing'));
+    if (deploy.rollback_of) box.appendChild(el('div', '', 'Rollback to record ' + deploy.rollback_of.record + (deploy.rollback_of.commit ? ' (commit ' + deploy.rollback_of.commit + (deploy.rollback_of.uncommitted ? ' with uncommitted changes' : '') + ')' : '')));
     if (deploy.pull_request !== null) box.appendChild(el('div', '', 'Pull request #' + deploy.pull_request));
-    box.appendChild(el('div', '', 'Commit ' + (deploy.commit || 'unknown') + (deploy.uncommitted ? ' with uncommitted changes' : '') + (deploy.branch ? ' on ' + deploy.branch : '')));
+    box.appendChild(el('div', '', (deploy.rollback_of ? 'Run with commit ' : 'Commit ') + (deploy.commit || 'unknown') + (deploy.uncommitted ? ' with uncommitted changes' : '') + (deploy.branch ? ' on ' + deploy.branch : '')));
     box.appendChild(el('div', '', 'By ' + deploy.by));
     box.appendChild(el('div', '', deploy.puts_back ? 'Put back ' + (version ? version.label : 'its version') + ' after a change outside voxform (voxform drift --heal)' : deploy.changed_fields.length ? 'Changed: ' + deploy.changed_fields.join(', ') : 'First deploy of this agent in the history'));
     var diff = safeUrl(deploy.diff_url);
