@@ -132,10 +132,17 @@ export function agentTitle(agent: AgentReport): string {
   return agent.managed ? agent.name : agent.service_name ?? agent.agent_id;
 }
 
+/**
+ * A time as the reports write it: `2026-03-01 09:00:05 UTC`. Always to the second, so deploys and
+ * window ends seconds apart never read the same.
+ */
+export function utcTime(iso: string): string {
+  return `${iso.slice(0, 19).replace('T', ' ')} UTC`;
+}
+
 /** The window's two ends as the reports write them: a time in UTC, or `the first call` and `now` when open. */
 export function windowEnds(report: CallReport): { since: string; until: string } {
-  const utc = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
-  return { since: report.window.since ? utc(report.window.since) : 'the first call', until: report.window.until ? utc(report.window.until) : 'now' };
+  return { since: report.window.since ? utcTime(report.window.since) : 'the first call', until: report.window.until ? utcTime(report.window.until) : 'now' };
 }
 
 /** What the report did with the calls of voxform's own sessions (`voxform test`, `chat`); undefined when there were none. */
