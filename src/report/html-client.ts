@@ -71,7 +71,7 @@ const PAGE_HELPERS = String.raw`  var PALETTE = ['#1f4e8c', '#d35400', '#2e8540'
     if (deploy.pull_request !== null) box.appendChild(el('div', '', 'Pull request #' + deploy.pull_request));
     box.appendChild(el('div', '', (deploy.rollback_of ? 'Run with commit ' : 'Commit ') + (deploy.commit || 'unknown') + (deploy.uncommitted ? ' with uncommitted changes' : '') + (deploy.branch ? ' on ' + deploy.branch : '')));
     box.appendChild(el('div', '', 'By ' + deploy.by));
-    box.appendChild(el('div', '', deploy.puts_back ? 'Put back ' + (version ? version.label : 'its version') + ' after a change outside voxform (voxform drift --heal)' : deploy.changed_fields.length ? 'Changed: ' + deploy.changed_fields.join(', ') : 'First deploy of this agent in the history'));
+    box.appendChild(el('div', '', deploy.puts_back ? 'Put back ' + (version ? version.label : 'its version') + ' after a change outside voxform (voxform drift --heal)' : deploy.changed_fields === null ? 'First deploy of this agent in the history: what it changed is not known' : deploy.changed_fields.length ? 'Changed: ' + deploy.changed_fields.join(', ') : 'Changed no top-level field'));
     var diff = safeUrl(deploy.diff_url);
     if (diff) {
       var link = el('a', '', 'See the diff');

@@ -46,8 +46,12 @@ export interface DeployInfo {
   rollbackOf?: { record: string; commit?: string | undefined; uncommitted?: boolean | undefined } | undefined;
   /** The local name the manifests give the agent. */
   agentName: string;
-  /** Top-level config fields that differ from the version deployed before (names only, never values). */
-  changedFields: string[];
+  /**
+   * Top-level config fields that differ from the version deployed before (names only, never values);
+   * null when the configuration before is not in the history: the agent's first deploy in it, or a
+   * heal, which replaced a configuration changed outside voxform.
+   */
+  changedFields: string[] | null;
   /** The commit of the version before, when known (for a link to the diff). */
   previousCommit?: string | undefined;
 }
@@ -67,7 +71,7 @@ export function deployedVersions(records: readonly LedgerRecord[]): Map<string, 
       const previous = versions[versions.length - 1];
       if (previous?.configHash === agent.configHash) {
         // Not a new version, but a heal changed the agent: back from a configuration changed outside voxform.
-        if (record.source.healOf && previous.deployed) previous.heals = [...(previous.heals ?? []), { ...deployInfo(record, at, agentName, byId), changedFields: [] }];
+        if (record.source.healOf && previous.deployed) previous.heals = [...(previous.heals ?? []), { ...deployInfo(record, at, agentName, byId), changedFields: null }];
         continue;
       }
       const fields = fieldKeysOf(agent);
@@ -80,7 +84,7 @@ export function deployedVersions(records: readonly LedgerRecord[]): Map<string, 
         fields,
         deployed: {
           ...deployInfo(record, at, agentName, byId),
-          changedFields: previous ? changedFieldKeys(previous.fields, fields) : [],
+          changedFields: previous ? changedFieldKeys(previous.fields, fields) : null,
           previousCommit: previous?.deployed?.commit,
         },
       });

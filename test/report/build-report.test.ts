@@ -200,7 +200,8 @@ describe('buildCallReport', () => {
     });
     const [agent] = report.agents;
     expect(agent?.versions.map((v) => [v.key, v.comparison?.against ?? null, v.deploy?.changed_fields])).toEqual([
-      [deploy1.id, null, []],
+      // The agent's first deploy in the history: what it replaced is not recorded, so what it changed is unknown.
+      [deploy1.id, null, null],
       [b.id, deploy1.id, ['prompt']],
       [c.id, b.id, ['first_message']],
     ]);
@@ -289,7 +290,8 @@ describe('test traffic', () => {
     const report = await buildCallReport({ calls: [newestFirst(records)], history: [unchanged, heal, deploy1], workspace: 'w', names: new Map(), now: new Date('2026-03-02T00:00:00Z'), diffLink: () => null });
     const [agent] = report.agents;
     expect(agent?.versions.map((version) => [version.key, version.metrics.calls])).toEqual([[deploy1.id, 80], [expect.stringMatching(/^outside:/), 20]]);
-    expect(agent?.deploys.map((deploy) => [deploy.record_id, deploy.puts_back])).toEqual([[deploy1.id, null], [heal.id, deploy1.id]]);
+    // What either changed is unknown: the first replaced a configuration not in the history, the heal one changed outside voxform.
+    expect(agent?.deploys.map((deploy) => [deploy.record_id, deploy.puts_back, deploy.changed_fields])).toEqual([[deploy1.id, null, null], [heal.id, deploy1.id, null]]);
     expect(agent?.versions[0]?.deploy?.puts_back).toBeNull();
   });
 
