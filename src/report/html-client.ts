@@ -44,10 +44,10 @@ const PAGE_HELPERS = String.raw`  var PALETTE = ['#1f4e8c', '#d35400', '#2e8540'
     return typeof url === 'string' && /^https?:\/\//i.test(url) ? url : null;
   }
   function seconds(iso) { return Date.parse(iso) / 1000; }
-  /** A time at the resolution the bins need: milliseconds for sub-second bins. */
+  /** A time in UTC at the resolution the bins need: milliseconds for sub-second bins. */
   function timeText(t, binSeconds) {
     var iso = new Date(t * 1000).toISOString();
-    return binSeconds < 1 ? iso.slice(11, 23) : binSeconds < 60 ? iso.slice(11, 19) : iso.slice(0, 16).replace('T', ' ');
+    return (binSeconds < 1 ? iso.slice(11, 23) : binSeconds < 60 ? iso.slice(11, 19) : iso.slice(0, 16).replace('T', ' ')) + ' UTC';
   }
   function widthText(binSeconds) {
     if (binSeconds < 1) return Math.round(binSeconds * 1000) + ' ms';
@@ -312,6 +312,8 @@ const DRAW_CHART = String.raw`
       height: size.height,
       legend: { show: false },
       cursor: { y: false, points: { show: false }, drag: { x: false, y: false } },
+      // Every other time on the page is UTC: without tzDate, uPlot labels the axis in the browser's zone.
+      tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'); },
       scales: { x: { time: true, range: function () { return [min, max]; } }, y: { range: function () { return [0, top * 1.2]; } } },
       axes: [{ stroke: '#444', space: 90 }, { stroke: '#444', label: 'calls per ' + widthText(bin), size: 56 }],
       series: [{}, { label: 'calls', stroke: 'transparent', points: { show: false } }],
