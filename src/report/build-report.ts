@@ -214,9 +214,11 @@ function deployMarker(deploy: DeployInfo, diffLink: DiffLink): DeployMarker {
     ci_job_url: deploy.ciJobUrl ?? null,
     uncommitted: deploy.uncommitted ?? null,
     promoted_from: deploy.promotedFrom ? { workspace: deploy.promotedFrom.workspace, record: deploy.promotedFrom.record } : null,
+    rollback_of: deploy.rollbackOf ? { record: deploy.rollbackOf.record, commit: deploy.rollbackOf.commit ?? null, uncommitted: deploy.rollbackOf.uncommitted ?? null } : null,
     puts_back: null,
     changed_fields: deploy.changedFields,
-    diff_url: diffLink(deploy),
+    // A rollback's change is the way back to the restored configuration's commit, not its checkout's.
+    diff_url: diffLink(deploy.rollbackOf?.commit ? { ...deploy, commit: deploy.rollbackOf.commit } : deploy),
   };
 }
 

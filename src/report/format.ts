@@ -1,7 +1,7 @@
 /** How the Markdown and HTML renderers write numbers, rates and verdicts, so both say the same. */
 import { shortCommit } from '../history/types.js';
 import { BASE_ENVIRONMENT_NAME, splitWorkspaceKey } from '../state/types.js';
-import type { AgentReport, CallReport, Difference, Rate, VersionReport } from './types.js';
+import type { AgentReport, CallReport, DeployMarker, Difference, Rate, VersionReport } from './types.js';
 import { shortHash } from '../util/hash.js';
 import { plural } from '../util/plural.js';
 
@@ -85,16 +85,26 @@ export function versionLabels(versions: readonly VersionReport[]): string[] {
   });
 }
 
-/** A version's name for people: `PR #42 · 3f9a2c1` (`… with uncommitted changes`) / the record id, or "changed outside voxform". */
+/**
+ * A version's name for people: `PR #42 · 3f9a2c1` (`… with uncommitted changes`) / the record id,
+ * `rollback to 3f9a2c1 (record …)`, or "changed outside voxform".
+ */
 function versionLabel(version: VersionReport): string {
   const deploy = version.deploy;
   if (!deploy) return `changed outside voxform (${shortHash(version.config_hash)})`;
+  // A rollback's own pull request and commit are only what was checked out when it ran.
+  if (deploy.rollback_of) return rollbackText(deploy.rollback_of);
   const parts: string[] = [];
   if (deploy.pull_request !== null) parts.push(`PR #${deploy.pull_request}`);
   if (deploy.commit) parts.push(shortCommit(deploy.commit, deploy.uncommitted));
   if (parts.length === 0) parts.push(deploy.record_id);
   if (deploy.promoted_from) parts.push(`promoted from ${splitWorkspaceKey(deploy.promoted_from.workspace)?.environment ?? deploy.promoted_from.workspace}`);
   return parts.join(' · ');
+}
+
+/** `rollback to 3f9a2c1 (record …)`: the configuration a rollback restored, by its commit when known. */
+export function rollbackText(restored: NonNullable<DeployMarker['rollback_of']>): string {
+  return restored.commit ? `rollback to ${shortCommit(restored.commit, restored.uncommitted)} (record ${restored.record})` : `rollback to record ${restored.record}`;
 }
 
 /** The lines of the comparison: what differs from the version before, where the data say so. */
@@ -122,10 +132,17 @@ export function agentTitle(agent: AgentReport): string {
   return agent.managed ? agent.name : agent.service_name ?? agent.agent_id;
 }
 
+/**
+ * A time as the reports write it: `2026-03-01 09:00:05 UTC`. Always to the second, so deploys and
+ * window ends seconds apart never read the same.
+ */
+export function utcTime(iso: string): string {
+  return `${iso.slice(0, 19).replace('T', ' ')} UTC`;
+}
+
 /** The window's two ends as the reports write them: a time in UTC, or `the first call` and `now` when open. */
 export function windowEnds(report: CallReport): { since: string; until: string } {
-  const utc = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
-  return { since: report.window.since ? utc(report.window.since) : 'the first call', until: report.window.until ? utc(report.window.until) : 'now' };
+  return { since: report.window.since ? utcTime(report.window.since) : 'the first call', until: report.window.until ? utcTime(report.window.until) : 'now' };
 }
 
 /** What the report did with the calls of voxform's own sessions (`voxform test`, `chat`); undefined when there were none. */

@@ -44,10 +44,10 @@ const PAGE_HELPERS = String.raw`  var PALETTE = ['#1f4e8c', '#d35400', '#2e8540'
     return typeof url === 'string' && /^https?:\/\//i.test(url) ? url : null;
   }
   function seconds(iso) { return Date.parse(iso) / 1000; }
-  /** A time at the resolution the bins need: milliseconds for sub-second bins. */
+  /** A time in UTC at the resolution the bins need: milliseconds for sub-second bins. */
   function timeText(t, binSeconds) {
     var iso = new Date(t * 1000).toISOString();
-    return binSeconds < 1 ? iso.slice(11, 23) : binSeconds < 60 ? iso.slice(11, 19) : iso.slice(0, 16).replace('T', ' ');
+    return (binSeconds < 1 ? iso.slice(11, 23) : binSeconds < 60 ? iso.slice(11, 19) : iso.slice(0, 16).replace('T', ' ')) + ' UTC';
   }
   function widthText(binSeconds) {
     if (binSeconds < 1) return Math.round(binSeconds * 1000) + ' ms';
@@ -67,10 +67,11 @@ const PAGE_HELPERS = String.raw`  var PALETTE = ['#1f4e8c', '#d35400', '#2e8540'
     var box = el('div', 'deploy-popup');
     box.appendChild(el('strong', '', (version ? version.label + ' · ' : '') + 'Deploy ' + deploy.at.replace('T', ' ').slice(0, 23) + ' UTC'));
     if (version && version.liveBeforeRecord) box.appendChild(el('div', 'note', 'Live from ' + version.firstCall.slice(11, 23) + ' — its first call, made while the apply was finishing'));
+    if (deploy.rollback_of) box.appendChild(el('div', '', 'Rollback to record ' + deploy.rollback_of.record + (deploy.rollback_of.commit ? ' (commit ' + deploy.rollback_of.commit + (deploy.rollback_of.uncommitted ? ' with uncommitted changes' : '') + ')' : '')));
     if (deploy.pull_request !== null) box.appendChild(el('div', '', 'Pull request #' + deploy.pull_request));
-    box.appendChild(el('div', '', 'Commit ' + (deploy.commit || 'unknown') + (deploy.uncommitted ? ' with uncommitted changes' : '') + (deploy.branch ? ' on ' + deploy.branch : '')));
+    box.appendChild(el('div', '', (deploy.rollback_of ? 'Run with commit ' : 'Commit ') + (deploy.commit || 'unknown') + (deploy.uncommitted ? ' with uncommitted changes' : '') + (deploy.branch ? ' on ' + deploy.branch : '')));
     box.appendChild(el('div', '', 'By ' + deploy.by));
-    box.appendChild(el('div', '', deploy.puts_back ? 'Put back ' + (version ? version.label : 'its version') + ' after a change outside voxform (voxform drift --heal)' : deploy.changed_fields.length ? 'Changed: ' + deploy.changed_fields.join(', ') : 'First deploy of this agent in the history'));
+    box.appendChild(el('div', '', deploy.puts_back ? 'Put back ' + (version ? version.label : 'its version') + ' after a change outside voxform (voxform drift --heal)' : deploy.changed_fields === null ? 'First deploy of this agent in the history: what it changed is not known' : deploy.changed_fields.length ? 'Changed: ' + deploy.changed_fields.join(', ') : 'Changed no top-level field'));
     var diff = safeUrl(deploy.diff_url);
     if (diff) {
       var link = el('a', '', 'See the diff');
@@ -311,6 +312,8 @@ const DRAW_CHART = String.raw`
       height: size.height,
       legend: { show: false },
       cursor: { y: false, points: { show: false }, drag: { x: false, y: false } },
+      // Every other time on the page is UTC: without tzDate, uPlot labels the axis in the browser's zone.
+      tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'); },
       scales: { x: { time: true, range: function () { return [min, max]; } }, y: { range: function () { return [0, top * 1.2]; } } },
       axes: [{ stroke: '#444', space: 90 }, { stroke: '#444', label: 'calls per ' + widthText(bin), size: 56 }],
       series: [{}, { label: 'calls', stroke: 'transparent', points: { show: false } }],

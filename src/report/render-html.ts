@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { cspSourceHash } from '../util/hash.js';
 import { plural } from '../util/plural.js';
-import { agentTitle, comparisonSummary, creditsText, otherEnvironmentsLine, rateText, secondsText, testTrafficLine, versionLabels, windowEnds } from './format.js';
+import { agentTitle, comparisonSummary, creditsText, otherEnvironmentsLine, rateText, secondsText, testTrafficLine, utcTime, versionLabels, windowEnds } from './format.js';
 import { HTML_CLIENT_SCRIPT, INTL_LANGUAGE_SCRIPT } from './html-client.js';
 import type { AgentReport, CallReport, VersionReport } from './types.js';
 
@@ -132,7 +132,7 @@ function agentSection(agent: AgentReport, index: number, minCalls: number, tests
     const m = version.metrics;
     const cells = [
       `<td>${escapeHtml(`v${versionIndex + 1} · ${labels[versionIndex] ?? ''}`)}</td>`,
-      `<td>${version.deploy ? escapeHtml(`${version.deploy.at.slice(0, 16).replace('T', ' ')} UTC`) : '–'}</td>`,
+      `<td>${version.deploy ? escapeHtml(utcTime(version.deploy.at)) : '–'}</td>`,
       `<td class="num">${m.calls}</td>`,
       `<td>${escapeHtml(Object.entries(m.by_status).map(([status, count]) => `${status} ${count}`).join(', '))}</td>`,
       `<td>${escapeHtml(rateText(m.error_rate))}</td>`,

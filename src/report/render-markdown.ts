@@ -3,7 +3,7 @@
  * service or the repository passes `markdownText`. Within a comment's size limit by the rule every
  * comment shares (`fitBlocks`): the totals stay, the agents' tables that fit follow, the rest counted.
  */
-import { comparisonSummary, creditsText, otherEnvironmentsLine, rateText, secondsText, testTrafficLine, versionLabels, windowEnds } from './format.js';
+import { comparisonSummary, creditsText, otherEnvironmentsLine, rateText, secondsText, testTrafficLine, utcTime, versionLabels, windowEnds } from './format.js';
 import type { AgentReport, CallReport } from './types.js';
 import { characterLength, COMMENT_SIZE_LIMIT, fitBlocks } from '../util/comment-blocks.js';
 import { keepText, type Redact } from '../secrets/redact.js';
@@ -42,7 +42,7 @@ function agentTable(agent: AgentReport, minCalls: number): string[] {
     const m = version.metrics;
     const cells = [
       markdownText(labels[index] ?? ''),
-      version.deploy ? markdownText(version.deploy.at.slice(0, 16).replace('T', ' ')) : '–',
+      version.deploy ? markdownText(utcTime(version.deploy.at)) : '–',
       formatCount(m.calls),
       markdownText(outcomesText(m.by_status)),
       rateText(m.error_rate),

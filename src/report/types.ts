@@ -50,10 +50,12 @@ export interface DeployMarker {
   uncommitted: boolean | null;
   /** On a promotion: the source environment's workspace and the record promoted; null otherwise (always written by buildCallReport). */
   promoted_from?: { workspace: string; record: string } | null;
+  /** On a rollback (`voxform rollback`): the id of the record whose configuration it restored, and the commit (with `uncommitted`) that configuration was deployed from, null when unknown; null otherwise (always written by buildCallReport). */
+  rollback_of?: { record: string; commit: string | null; uncommitted: boolean | null } | null;
   /** On a heal (`voxform drift --heal`) that put back a version after a change outside voxform: that version's key; null otherwise (always written by buildCallReport). */
   puts_back?: string | null;
-  /** Top-level config fields this deploy changed for the agent (names only). */
-  changed_fields: string[];
+  /** Top-level config fields this deploy changed for the agent (names only); null when the configuration before it is not in the apply history (the agent's first deploy there, or a heal). */
+  changed_fields: string[] | null;
   /** Where to see the change: the commit, or the diff against the version before, on the CI's server; null when unknown. */
   diff_url: string | null;
 }

@@ -38,10 +38,20 @@ export interface DeployInfo {
   uncommitted?: boolean | undefined;
   /** On a promotion: the source's workspace and record (see DeploySource). */
   promotedFrom?: { workspace: string; record: string } | undefined;
+  /**
+   * On a rollback: the record whose configuration it restored, and the commit that configuration was
+   * deployed from (through a rollback to a rollback): the rollback's own commit is only the one
+   * checked out when it ran.
+   */
+  rollbackOf?: { record: string; commit?: string | undefined; uncommitted?: boolean | undefined } | undefined;
   /** The local name the manifests give the agent. */
   agentName: string;
-  /** Top-level config fields that differ from the version deployed before (names only, never values). */
-  changedFields: string[];
+  /**
+   * Top-level config fields that differ from the version deployed before (names only, never values);
+   * null when the configuration before is not in the history: the agent's first deploy in it, or a
+   * heal, which replaced a configuration changed outside voxform.
+   */
+  changedFields: string[] | null;
   /** The commit of the version before, when known (for a link to the diff). */
   previousCommit?: string | undefined;
 }
@@ -51,6 +61,7 @@ export function deployedVersions(records: readonly LedgerRecord[]): Map<string, 
   const byAgent = new Map<string, Array<ConfigVersion & { maskedPaths: string[]; promptLength?: number | undefined; fields: Record<string, string> }>>();
   const oldestFirst = [...records].sort(ledgerOrder);
   const times = ledgerTimes(oldestFirst);
+  const byId = new Map(records.map((record) => [record.id, record]));
   for (const record of oldestFirst) {
     const at = times.get(record.id) as string;
     if (record.outcome === 'nothing_to_do') continue;
@@ -60,7 +71,7 @@ export function deployedVersions(records: readonly LedgerRecord[]): Map<string, 
       const previous = versions[versions.length - 1];
       if (previous?.configHash === agent.configHash) {
         // Not a new version, but a heal changed the agent: back from a configuration changed outside voxform.
-        if (record.source.healOf && previous.deployed) previous.heals = [...(previous.heals ?? []), { ...deployInfo(record, at, agentName), changedFields: [] }];
+        if (record.source.healOf && previous.deployed) previous.heals = [...(previous.heals ?? []), { ...deployInfo(record, at, agentName, byId), changedFields: null }];
         continue;
       }
       const fields = fieldKeysOf(agent);
@@ -72,8 +83,8 @@ export function deployedVersions(records: readonly LedgerRecord[]): Map<string, 
         promptLength: typeof agent.promptLength === 'number' ? agent.promptLength : undefined,
         fields,
         deployed: {
-          ...deployInfo(record, at, agentName),
-          changedFields: previous ? changedFieldKeys(previous.fields, fields) : [],
+          ...deployInfo(record, at, agentName, byId),
+          changedFields: previous ? changedFieldKeys(previous.fields, fields) : null,
           previousCommit: previous?.deployed?.commit,
         },
       });
@@ -90,7 +101,7 @@ function fieldKeysOf(agent: AgentVersion | AgentSummary): Record<string, string>
 }
 
 /** What a record says of a deploy of one agent, at its time on the ledger's timeline, but for what it changed. */
-function deployInfo(record: LedgerRecord, at: string, agentName: string): Omit<DeployInfo, 'changedFields' | 'previousCommit'> {
+function deployInfo(record: LedgerRecord, at: string, agentName: string, byId: ReadonlyMap<string, LedgerRecord>): Omit<DeployInfo, 'changedFields' | 'previousCommit'> {
   return {
     recordId: record.id,
     at,
@@ -102,8 +113,26 @@ function deployInfo(record: LedgerRecord, at: string, agentName: string): Omit<D
     ciJobUrl: record.source.ciJobUrl,
     uncommitted: record.source.uncommitted,
     promotedFrom: record.source.promotedFrom,
+    rollbackOf: record.source.rollbackOf === undefined ? undefined : { record: record.source.rollbackOf, ...restoredSource(record, byId) },
     agentName,
   };
+}
+
+/**
+ * The commit a rollback's configuration was deployed from: the restored record's, followed through
+ * a rollback to a rollback; none when a record on the way is not in the history, or they loop.
+ */
+function restoredSource(rollback: LedgerRecord, byId: ReadonlyMap<string, LedgerRecord>): { commit?: string | undefined; uncommitted?: boolean | undefined } {
+  const followed = new Set<string>();
+  let record = rollback;
+  for (let restoredId = record.source.rollbackOf; restoredId !== undefined; restoredId = record.source.rollbackOf) {
+    const restored = byId.get(restoredId);
+    // A ledger is untrusted input: a record restored twice on the way is a loop.
+    if (!restored || followed.has(restoredId)) return {};
+    followed.add(restoredId);
+    record = restored;
+  }
+  return { commit: record.source.commit, uncommitted: record.source.uncommitted };
 }
 
 /** Top-level keys whose values differ between two configs (a key absent is null), sorted. */

@@ -1,3 +1,7 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { agentsChanged } from '../../src/history/render.js';
 import { buildCallReport } from '../../src/report/build-report.js';
@@ -5,7 +9,12 @@ import { sinceDeployReport, sinceDeployWindow } from '../../src/report/since-dep
 import { diffLinkFromEnv } from '../../src/report/diff-links.js';
 import { functionCallFailed, isTransferCall } from '../../src/report/outcomes.js';
 import { VersionResolver, changedTopLevelFields, deployedVersions, extraPromptCut } from '../../src/report/versions.js';
+import { renderReportHtml } from '../../src/report/render-html.js';
+import { renderReportMarkdown } from '../../src/report/render-markdown.js';
+import { repoRoot } from '../helpers/cli.js';
 import { agentConfig, callRecord, historyRecord, newestFirst, PLANTED_HEADER } from './helpers.js';
+
+const addFormats = addFormatsModule.default;
 
 const AGENT = '-OKagentFrontDesk001';
 const T0 = Date.parse('2026-03-01T00:00:00Z') / 1000;
@@ -191,7 +200,8 @@ describe('buildCallReport', () => {
     });
     const [agent] = report.agents;
     expect(agent?.versions.map((v) => [v.key, v.comparison?.against ?? null, v.deploy?.changed_fields])).toEqual([
-      [deploy1.id, null, []],
+      // The agent's first deploy in the history: what it replaced is not recorded, so what it changed is unknown.
+      [deploy1.id, null, null],
       [b.id, deploy1.id, ['prompt']],
       [c.id, b.id, ['first_message']],
     ]);
@@ -280,8 +290,30 @@ describe('test traffic', () => {
     const report = await buildCallReport({ calls: [newestFirst(records)], history: [unchanged, heal, deploy1], workspace: 'w', names: new Map(), now: new Date('2026-03-02T00:00:00Z'), diffLink: () => null });
     const [agent] = report.agents;
     expect(agent?.versions.map((version) => [version.key, version.metrics.calls])).toEqual([[deploy1.id, 80], [expect.stringMatching(/^outside:/), 20]]);
-    expect(agent?.deploys.map((deploy) => [deploy.record_id, deploy.puts_back])).toEqual([[deploy1.id, null], [heal.id, deploy1.id]]);
+    // What either changed is unknown: the first replaced a configuration not in the history, the heal one changed outside voxform.
+    expect(agent?.deploys.map((deploy) => [deploy.record_id, deploy.puts_back, deploy.changed_fields])).toEqual([[deploy1.id, null, null], [heal.id, deploy1.id, null]]);
     expect(agent?.versions[0]?.deploy?.puts_back).toBeNull();
+  });
+
+  it('names a rollback as one, by the commit of the configuration it restored, in JSON (valid under the schema), Markdown and HTML', async () => {
+    // The rollback ran with v2's commit checked out; what it deployed is v1's, of deploy1's commit.
+    const rollback = historyRecord('2026-03-01T02:00:00.000Z', { [AGENT]: { name: 'front-desk', config: v1 } }, { commit: 'b'.repeat(40), rollbackOf: deploy1.id });
+    const v2Deploy = { ...deploy2, at: '2026-03-01T01:00:00.000Z', id: '20260301T010000000Z-0000b2' };
+    const records = [...calls(v1, T0 + 60, 10, 5), ...calls(v2, T0 + 3660, 10, 5), ...calls(v1, T0 + 7260, 10, 5)];
+    const report = await buildCallReport({ calls: [newestFirst(records)], history: [rollback, v2Deploy, deploy1], workspace: 'w', names: new Map(), now: new Date('2026-03-02T00:00:00Z'), diffLink: () => null });
+    const [agent] = report.agents;
+    expect(agent?.deploys.map((deploy) => deploy.rollback_of)).toEqual([null, null, { record: deploy1.id, commit: 'a'.repeat(40), uncommitted: null }]);
+    const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+    addFormats(ajv);
+    const validate = ajv.compile(JSON.parse(await readFile(path.join(repoRoot, 'schemas/report.schema.json'), 'utf8')) as object);
+    expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
+    const label = `rollback to aaaaaaa (record ${deploy1.id})`;
+    const rows = renderReportMarkdown(report).split('\n').filter((line) => line.startsWith('| '));
+    expect(rows[rows.length - 1]).toContain(`| ${label} |`);
+    expect(renderReportHtml(report)).toContain(`v3 · ${label}`);
+    // A rollback to a record the history no longer holds: its record alone.
+    const orphan = await buildCallReport({ calls: [newestFirst(calls(v1, T0 + 7260, 10, 5))], history: [rollback], workspace: 'w', names: new Map(), now: new Date('2026-03-02T00:00:00Z'), diffLink: () => null });
+    expect(renderReportMarkdown(orphan)).toContain(`| rollback to record ${deploy1.id} |`);
   });
 
   it('shows no agent whose every call was test traffic', async () => {

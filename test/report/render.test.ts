@@ -79,7 +79,7 @@ describe('Markdown', () => {
     const text = renderReportMarkdown(report(HOSTILE));
     expect(text).toContain('### desk \\| \\[click\\]');
     expect(text).toContain('| changed outside voxform (cccccccccccc) | – | 40 | user-ended 39, error 1 |');
-    expect(text).toContain('| PR #42 · bbbbbbb | 2026-03-02 00:00 | 40 | user-ended 39, error 1 | 2.5% (0.4%–12.8%) |');
+    expect(text).toContain('| PR #42 · bbbbbbb | 2026-03-02 00:00:00 UTC | 40 | user-ended 39, error 1 | 2.5% (0.4%–12.8%) |');
     expect(text).toContain('| 61.0s / 121s | 0.100 | 3 (1) | errors ▲ higher (+5.0 pts to +35.0 pts); mean duration ▼ lower (−20.0s to −4.0s) |');
     expect(text).not.toContain('transfers ▲');
     expect(text.split('\n').filter((line) => line.startsWith('| ')).every((line) => line.endsWith('|'))).toBe(true);
@@ -90,9 +90,9 @@ describe('Markdown', () => {
     const agent = data.agents[0] as (typeof data.agents)[number];
     const deployed = agent.versions[1] as (typeof agent.versions)[number];
     deployed.deploy = { ...(deployed.deploy as NonNullable<typeof deployed.deploy>), uncommitted: true };
-    expect(renderReportMarkdown(data)).toContain('| PR #42 · bbbbbbb with uncommitted changes | 2026-03-02 00:00 |');
+    expect(renderReportMarkdown(data)).toContain('| PR #42 · bbbbbbb with uncommitted changes | 2026-03-02 00:00:00 UTC |');
     deployed.deploy = { ...deployed.deploy, uncommitted: false };
-    expect(renderReportMarkdown(data)).toContain('| PR #42 · bbbbbbb | 2026-03-02 00:00 |');
+    expect(renderReportMarkdown(data)).toContain('| PR #42 · bbbbbbb | 2026-03-02 00:00:00 UTC |');
   });
 
   it('tells apart two versions that would read the same (applied from one work tree with changes): each with its record id', () => {
@@ -102,8 +102,8 @@ describe('Markdown', () => {
     deployed.deploy = { ...(deployed.deploy as NonNullable<typeof deployed.deploy>), uncommitted: true, record_id: '20260302T000000000Z-bbbbbb' };
     agent.versions.push({ ...deployed, deploy: { ...deployed.deploy, record_id: '20260302T010000000Z-cccccc' } });
     const text = renderReportMarkdown(data);
-    expect(text).toContain('| PR #42 · bbbbbbb with uncommitted changes · 20260302T000000000Z-bbbbbb | 2026-03-02 00:00 |');
-    expect(text).toContain('| PR #42 · bbbbbbb with uncommitted changes · 20260302T010000000Z-cccccc | 2026-03-02 00:00 |');
+    expect(text).toContain('| PR #42 · bbbbbbb with uncommitted changes · 20260302T000000000Z-bbbbbb | 2026-03-02 00:00:00 UTC |');
+    expect(text).toContain('| PR #42 · bbbbbbb with uncommitted changes · 20260302T010000000Z-cccccc | 2026-03-02 00:00:00 UTC |');
     expect(text).toContain('| changed outside voxform (cccccccccccc) | – |');
   });
 
@@ -117,18 +117,34 @@ describe('Markdown', () => {
     expect(renderReportMarkdown(data)).toContain('| not enough calls yet (30 per version needed) |');
   });
 
-  it('writes the window\'s ends as times in UTC, and an open end as `the first call` or `now`, in Markdown and HTML', () => {
+  it('writes the window\'s ends as times in UTC to the second, and an open end as `the first call` or `now`, in Markdown and HTML', () => {
     const ends = [
       [{ since: null, until: null }, 'the first call to now'],
-      [{ since: '2026-11-30T23:01:00.000Z', until: null }, '2026-11-30 23:01 UTC to now'],
-      [{ since: null, until: '2026-12-01T08:30:00.000Z' }, 'the first call to 2026-12-01 08:30 UTC'],
-      [{ since: '2026-11-30T23:01:00.000Z', until: '2026-12-01T08:30:00.000Z' }, '2026-11-30 23:01 UTC to 2026-12-01 08:30 UTC'],
+      [{ since: '2026-11-30T23:01:00.000Z', until: null }, '2026-11-30 23:01:00 UTC to now'],
+      [{ since: null, until: '2026-12-01T08:30:00.000Z' }, 'the first call to 2026-12-01 08:30:00 UTC'],
+      [{ since: '2026-11-30T23:01:00.000Z', until: '2026-12-01T08:30:00.000Z' }, '2026-11-30 23:01:00 UTC to 2026-12-01 08:30:00 UTC'],
+      // Three seconds: two ends that must not read the same.
+      [{ since: '2026-12-01T01:40:07.000Z', until: '2026-12-01T01:40:10.000Z' }, '2026-12-01 01:40:07 UTC to 2026-12-01 01:40:10 UTC'],
     ] as const;
     for (const [window, text] of ends) {
       const data = { ...report('desk'), window };
       expect(renderReportMarkdown(data)).toContain(`\nFrom ${text} · 80 calls · `);
       expect(renderReportHtml(data)).toContain(`Workspace default@local · from ${text} · 80 calls · `);
     }
+  });
+
+  it('writes deploy times in UTC to the second, so deploys seconds apart read apart, in Markdown and HTML', () => {
+    const data = report('desk');
+    const [agent] = data.agents;
+    const [first, second] = agent?.versions ?? [];
+    const deploy = second?.deploy as NonNullable<NonNullable<typeof second>['deploy']>;
+    (first as NonNullable<typeof first>).deploy = { ...deploy, record_id: 'r1', at: '2026-12-01T01:53:04.120Z' };
+    (second as NonNullable<typeof second>).deploy = { ...deploy, at: '2026-12-01T01:53:09.870Z' };
+    const rows = renderReportMarkdown(data).split('\n').filter((line) => line.startsWith('| ') && !line.startsWith('| version'));
+    expect(rows.map((row) => row.split(' | ')[1])).toEqual(['2026-12-01 01:53:04 UTC', '2026-12-01 01:53:09 UTC']);
+    const html = renderReportHtml(data);
+    expect(html).toContain('<td>2026-12-01 01:53:04 UTC</td>');
+    expect(html).toContain('<td>2026-12-01 01:53:09 UTC</td>');
   });
 
   it('heads an agent voxform does not manage with its name on the service and its id, both Markdown-safe; the HTML names it so too', () => {
@@ -159,7 +175,7 @@ describe('Markdown', () => {
     const agent = data.agents[0] as (typeof data.agents)[number];
     const deployed = agent.versions[1] as (typeof agent.versions)[number];
     deployed.deploy = { ...(deployed.deploy as NonNullable<typeof deployed.deploy>), promoted_from: { workspace: 'staging@https://api.example', record: '20260301T000000000Z-aaaaaa' } };
-    expect(renderReportMarkdown(data)).toContain('| PR #42 · bbbbbbb · promoted from staging | 2026-03-02 00:00 |');
+    expect(renderReportMarkdown(data)).toContain('| PR #42 · bbbbbbb · promoted from staging | 2026-03-02 00:00:00 UTC |');
   });
 });
 

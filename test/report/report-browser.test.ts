@@ -213,6 +213,46 @@ describe('the HTML report in headless Chromium', () => {
     await page.close();
   }, 120_000);
 
+  it('writes the time axis and the tooltip in UTC, as the rest of the page, whatever the browser\'s time zone', async () => {
+    const file = path.join(dir, 'zones.html');
+    await writeFile(file, await reportHtml());
+    /** The texts drawn on the canvases, and the tooltip over the first chart, in a browser in `timeZone`. */
+    const drawnIn = async (timeZone: string) => {
+      const { page, problems } = await watchedPage(browser);
+      await page.emulateTimezone(timeZone);
+      await page.setViewport({ width: 1280, height: 1400 });
+      await page.evaluateOnNewDocument(() => {
+        const drawn: string[] = [];
+        (globalThis as unknown as { __drawn: string[] }).__drawn = drawn;
+        const { fillText } = CanvasRenderingContext2D.prototype;
+        CanvasRenderingContext2D.prototype.fillText = function (text: string, x: number, y: number) {
+          drawn.push(text);
+          return fillText.call(this, text, x, y);
+        };
+      });
+      await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+      await page.waitForSelector('body[data-charts-ready="2"]');
+      const offset = await page.evaluate(() => new Date('2026-04-01T08:00:00Z').getTimezoneOffset());
+      const over = await page.$('#chart-0 .u-over');
+      const box = await over?.boundingBox();
+      // Over v1's calls, clear of the deploy markers (whose popups hide the tooltip).
+      await page.mouse.move((box?.x ?? 0) + (box?.width ?? 0) * 0.3, (box?.y ?? 0) + (box?.height ?? 0) / 2);
+      const tip = await page.$eval('#chart-0 .chart-tip', (node) => node.textContent ?? '');
+      const texts = await page.evaluate(() => (globalThis as unknown as { __drawn: string[] }).__drawn);
+      expect(problems).toEqual([]);
+      await page.close();
+      return { offset, texts, tip };
+    };
+    const utc = await drawnIn('Etc/UTC');
+    const kolkata = await drawnIn('Asia/Kolkata');
+    // The emulation took: the page's own clock is five and a half hours ahead of UTC.
+    expect([utc.offset, kolkata.offset]).toEqual([0, -330]);
+    expect(utc.texts.some((text) => /\d/.test(text))).toBe(true);
+    expect(kolkata.texts).toEqual(utc.texts);
+    expect(utc.tip).toMatch(/\d\d:\d\d UTC \+ /);
+    expect(kolkata.tip).toBe(utc.tip);
+  }, 120_000);
+
   it('says on the page that a chart could not be drawn, and still draws its legend and rate plots', async () => {
     const file = path.join(dir, 'no-chart.html');
     await writeFile(file, await reportHtml());

@@ -161,7 +161,7 @@ describe('voxform report --local', () => {
     // The profile made the first prompt err ten times as often: a difference the data support.
     expect(agent?.versions[1]?.comparison?.error_rate.verdict).toBe('lower');
     expect(agent?.deploys.map((deploy) => deploy.record_id)).toEqual([deploys[0]?.id, deploys[1]?.id]);
-    expect(agent?.deploys[1]?.changed_fields).toEqual(['prompt']);
+    expect(agent?.deploys.map((deploy) => deploy.changed_fields)).toEqual([null, ['prompt']]);
   });
 
   it('labels the chat as test traffic: left out and counted apart, in every format; --include-tests counts it', async () => {
