@@ -18,12 +18,19 @@ export async function ledgerRecords(store: HistoryStore, query: HistoryQuery): P
 /** What the commands ask of the file store, counted from now until the test's mocks are restored: records summarized (each a file read) and read whole. */
 export function countLedgerReads(): { summarized: number; whole: string[] } {
   const counts = { summarized: 0, whole: [] as string[] };
-  const { summaries, read } = FileHistoryStore.prototype;
-  vi.spyOn(FileHistoryStore.prototype, 'summaries').mockImplementation(async function* (this: FileHistoryStore, query: HistoryQuery): AsyncIterable<RecordSummary> {
-    for await (const summary of summaries.call(this, query)) {
+  const { summaries, summariesOfWorkspaces, read } = FileHistoryStore.prototype;
+  async function* counted(walk: AsyncIterable<RecordSummary>): AsyncIterable<RecordSummary> {
+    for await (const summary of walk) {
       counts.summarized++;
       yield summary;
     }
+  }
+  vi.spyOn(FileHistoryStore.prototype, 'summaries').mockImplementation(function (this: FileHistoryStore, query: HistoryQuery) {
+    return counted(summaries.call(this, query));
+  });
+  // The walk for secret evidence, over every workspace of the service.
+  vi.spyOn(FileHistoryStore.prototype, 'summariesOfWorkspaces').mockImplementation(function (this: FileHistoryStore, picked: (workspace: string) => boolean) {
+    return counted(summariesOfWorkspaces.call(this, picked));
   });
   vi.spyOn(FileHistoryStore.prototype, 'read').mockImplementation(function (this: FileHistoryStore, query, recordId) {
     counts.whole.push(recordId);

@@ -19,12 +19,14 @@ function record(workspace: string, at: string, config: Record<string, unknown>, 
 }
 
 describe('readTrustedSecrets', () => {
-  it("reads whole only the workspace's records with a value from the environment, and learns their places", async () => {
+  it("reads whole only the records with a value from the environment, the newest of a place across the service's workspaces, and learns their places", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'vf-trusted-'));
     const backend = new FileStateBackend(path.join(dir, 'state.json'));
     const withPlace = await backend.history.append(record('default@local', '2026-01-01T10:00:00.000Z', { first_message: 'Code ${env:PROMO_CODE}.' }, ['first_message']));
     await backend.history.append(record('default@local', '2026-01-02T10:00:00.000Z', { first_message: 'Hello.' }, []));
-    await backend.history.append(record('prod@local', '2026-01-03T10:00:00.000Z', { first_message: 'Code ${env:PROMO_CODE}.' }, ['first_message']));
+    // Another workspace of the service, though the state holds none of it (removed with `state rm`): its ledger is evidence too.
+    const newestOfPlace = await backend.history.append(record('prod@local', '2026-01-03T10:00:00.000Z', { first_message: 'Code ${env:PROMO_CODE}.' }, ['first_message']));
+    await backend.history.append(record('default@elsewhere', '2026-01-04T10:00:00.000Z', { prompt: 'Say ${env:PROMO_CODE}' }, ['prompt']));
     const exported = vi.spyOn(backend, 'exportHistory');
     const read = vi.spyOn(backend.history, 'read');
 
@@ -32,7 +34,9 @@ describe('readTrustedSecrets', () => {
     const trusted = await readTrustedSecrets(backend, 'default@local', {}, registry);
 
     expect(exported).not.toHaveBeenCalled();
-    expect(read.mock.calls.map(([, id]) => id)).toEqual([withPlace.id]);
+    // Another service's record is never read; the older record of the same place is not read either.
+    expect(read.mock.calls.map(([, id]) => id)).toEqual([newestOfPlace.id]);
+    expect(withPlace.id).not.toBe(newestOfPlace.id);
     // The place the ledger recorded: the live value's part the reference filled is a secret, though the job holds no variable.
     trusted.livePaths('ag_1', { first_message: 'Code SPRING-26.' });
     expect(registry.redact('the code is SPRING-26')).toBe(`the code is ${REDACTED}`);
