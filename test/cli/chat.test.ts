@@ -68,7 +68,7 @@ describe('voxform chat (stdin is not a terminal: one message per line)', () => {
     expect(result.code).toBe(1);
     // --agent is read as logs and report read it: a manifest name, an id, or a name on the service.
     expect(result.stderr).toBe(
-      'error[agent_unknown]: --agent "-OKnoSuchAgent000000" is neither an agent of the manifests nor an agent id on the service.\n  hint: Give an agent id, or name the manifests with -f to use their agent names.\n',
+      'error[agent_unknown]: --agent "-OKnoSuchAgent000000" is neither the local name, id or name on the service of an agent of the manifests, nor an agent id on the service.\n  hint: Give an agent id, or name the manifests with -f to use their agent names.\n',
     );
     expect(emulator.control.requestLog().filter((e) => e.path === '/chat/completions')).toHaveLength(0);
   });

@@ -509,14 +509,14 @@ describe('voxform logs (the built CLI against the emulator)', () => {
       for (const r of records) expect(r.agent_id).toBe(OTHER);
       const typo = await runCliInProcess(['logs', '--agent', 'sales-lien'], { cwd: tree.dir, env });
       expect(typo.code).toBe(1);
-      expect(typo.stderr).toBe('error[agent_unknown]: --agent "sales-lien" is neither an agent of the manifests nor an agent id on the service.\n  hint: Did you mean sales-line?\n');
+      expect(typo.stderr).toBe('error[agent_unknown]: --agent "sales-lien" is neither the local name, id or name on the service of an agent of the manifests, nor an agent id on the service.\n  hint: Did you mean sales-line?\n');
     } finally {
       await tree.cleanup();
     }
   });
 
   it('an unknown --agent with --stats is the error alone, with no summary printed first', async () => {
-    const message = '--agent "nobody" is neither an agent of the manifests nor an agent id on the service.';
+    const message = '--agent "nobody" is neither the local name, id or name on the service of an agent of the manifests, nor an agent id on the service.';
     // No manifest in the folder: no file to take names from.
     const hint = 'Give an agent id, or name the manifests with -f to use their agent names.';
     const table = await runCliInProcess(['logs', '--agent', 'nobody', '--stats'], { env });
@@ -587,7 +587,7 @@ describe('voxform logs with a service that answers control characters', () => {
     try {
       const result = await runCliInProcess(['logs', '--agent', 'Front desk'], { cwd: tree.dir, env });
       expect(result.code).toBe(1);
-      expect(result.stderr).toBe('error[agent_unknown]: --agent "Front desk" is neither an agent of the manifests nor an agent id on the service.\n  hint: Did you mean Front desk\\u0007?\n');
+      expect(result.stderr).toBe('error[agent_unknown]: --agent "Front desk" is neither the local name, id or name on the service of an agent of the manifests, nor an agent id on the service.\n  hint: Did you mean Front desk\\u0007?\n');
     } finally {
       await tree.cleanup();
     }
