@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { displayWidth } from '../../src/util/display-width.js';
-import { run as runLogs, buildFilters, checkStatus, formatDuration, percentile, recordLimit, redactCallRecord, renderStats, renderTable, summarizeCallStream, type CallStats } from '../../src/cli/commands/logs.js';
+import { run as runLogs, buildFilters, checkPhone, checkStatus, formatDuration, percentile, recordLimit, redactCallRecord, renderStats, renderTable, summarizeCallStream, type CallStats } from '../../src/cli/commands/logs.js';
 import { parseTimeArgument } from '../../src/cli/time-argument.js';
 import { COMMAND_HELP } from '../../src/cli/help.js';
 import { defaultSeed, startEmulator } from '../../src/emulator/index.js';
@@ -120,6 +120,16 @@ describe('limit, status and redaction', () => {
     } catch (error) {
       expect((error as { hint: string }).hint).toMatch(/^Did you mean user-ended\? Known statuses: registered, /);
     }
+  });
+
+  it('refuses a --phone that can be no number (no digit, or letters), as --status refuses a typo, rather than matching nothing', () => {
+    expect(checkPhone('+15551230001')).toBe('+15551230001');
+    expect(checkPhone('+1 (555) 123-0001')).toBe('+1 (555) 123-0001');
+    expect(checkPhone('0001')).toBe('0001');
+    for (const phone of ['abc', '+', '', '555-CALL', '+1555\u001b[2J']) {
+      expect(() => checkPhone(phone), phone).toThrowError(`--phone "${phone.replace('\u001b', '?')}" is not a phone number.`);
+    }
+    expect(() => buildFilters({ phone: 'abc' }, NOW)).toThrowError('--phone "abc" is not a phone number.');
   });
 
   it("the help's --status example is a known status that the emulator's default account has calls of", () => {
