@@ -33,10 +33,13 @@ export interface ReceiverSettings {
   prefetchAnswer: string;
   /** Where the one line per request goes. */
   log(line: string): void;
+  /** The time each line is stamped with (default: now). */
+  now?: () => Date;
 }
 
-function clock(): string {
-  return new Date().toISOString().slice(11, 19);
+/** A line's time: UTC, as every time voxform prints, marked so (`01:44:00Z`) for a reader in another zone. */
+function clock(now: Date): string {
+  return `${now.toISOString().slice(11, 19)}Z`;
 }
 
 function handleRequest(req: http.IncomingMessage, res: http.ServerResponse, settings: ReceiverSettings): void {
@@ -47,7 +50,7 @@ function handleRequest(req: http.IncomingMessage, res: http.ServerResponse, sett
     // A body cut short is not read to its end: drop the connection once the answer is out.
     res.end(body, () => (close ? req.socket.destroy() : undefined));
     // The summary quotes what anyone who reaches the port sent: its control characters are shown escaped.
-    settings.log(printable(`${clock()}  ${req.method ?? '?'} ${where}  ${summary} -> ${status}`));
+    settings.log(printable(`${clock(settings.now?.() ?? new Date())}  ${req.method ?? '?'} ${where}  ${summary} -> ${status}`));
   };
   const refuse = (status: number, message: string, event: string, close = false) => answer(status, JSON.stringify({ detail: message }), `${event}  REFUSED: ${message}`, close);
 
@@ -78,6 +81,11 @@ function handleRequest(req: http.IncomingMessage, res: http.ServerResponse, sett
       res.destroy();
     },
   );
+}
+
+/** The receiver's server, not yet listening: one line per request to `settings.log`. */
+export function createReceiver(settings: ReceiverSettings): http.Server {
+  return http.createServer((req, res) => handleRequest(req, res, settings));
 }
 
 /** What a `--prefetch-response` file may hold: an answer is a few fields. */
@@ -126,7 +134,7 @@ export async function run(options: WebhookServeOptions, ctx: CommandContext): Pr
     prefetchAnswer,
     log: (line) => ctx.stdout.write(`${line}\n`),
   };
-  const server = http.createServer((req, res) => handleRequest(req, res, settings));
+  const server = createReceiver(settings);
   const bound = await listen(server, port, host);
   ctx.onExit(() => closeServer(server));
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
