@@ -133,6 +133,19 @@ describe('the receiver of voxform webhook serve, in process', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^01:44:00Z {2}PUT \/e {2}unknown {2}REFUSED: /);
   });
+
+  it('refuses a body that does not all arrive within its time (set low here), with 408 and a printed line, and closes the connection', async () => {
+    const { url, lines } = await listeningReceiver({ bodyTimeoutMs: 20 });
+    // 100 bytes declared, one sent, and the socket kept open: only the receiver's time ends it.
+    const answer = await rawExchange(url, `POST /e HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100`, '{');
+    expect(answer.status).toBe(408);
+    expect(answer.body).toContain('{"detail":"the body did not arrive within 20 ms"}');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^\d{2}:\d{2}:\d{2}Z {2}POST \/e {2}end-of-call {2}REFUSED: the body did not arrive within 20 ms -> 408$/);
+    // A body that arrives in time is read as before.
+    expect((await fetch(`${url}/e`, { method: 'POST', body: 'not json' })).status).toBe(400);
+    expect(lines).toHaveLength(2);
+  });
 });
 
 describe('voxform webhook send → voxform webhook serve on loopback', () => {
