@@ -28,6 +28,7 @@ export const COMMAND_ERROR_CODES = [
   'emulator_data_unwritable',
   'emulator_listen_failed',
   'emulator_no_agents',
+  'emulator_no_calls',
   'emulator_options_invalid',
   'emulator_port_in_use',
   'emulator_seed_invalid',

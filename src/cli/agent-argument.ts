@@ -1,4 +1,8 @@
-/** `--agent NAME|ID` of `logs`, `report` and `chat`, or `get agents NAME`: its agent id; no agent's name is a mistake, not an empty result. */
+/**
+ * `--agent NAME|ID` of `logs`, `report` and `chat`, or `get agents NAME`: its agent id; no agent's name
+ * is a mistake, not an empty result. A name on the service is looked for among the manifests' agents
+ * only (and the apply history's, for `report`): the service has no list of agents to search.
+ */
 import type { ApiClient } from '../api/index.js';
 import { agentIfExists } from '../api/agent-if-exists.js';
 import { VoxformError } from '../errors.js';
@@ -19,6 +23,11 @@ export interface KnownAgentNames {
    * name only they give an id is not unknown, but one to use with `--env`.
    */
   environments?: ReadonlyMap<string, ReadonlyMap<string, string>> | undefined;
+  /**
+   * The manifests' agents' local names by the display name their entries write (`Front desk`): a
+   * display name stands for its agent as the local name does when only the environments give its id.
+   */
+  displayNames?: ReadonlyMap<string, string> | undefined;
   /** The manifest files read, as the user named them: where the hints say the names come from. */
   files?: readonly string[] | undefined;
   /** The manifests' agent names when the manifests have errors: such a name is theirs, its id unknown. */
@@ -27,7 +36,7 @@ export interface KnownAgentNames {
 
 /** What the manifests of a command that reads without planning tell of agent names: every such command reads them alike. */
 export function manifestAgentNames(project: ManifestProject): KnownAgentNames {
-  return { manifests: project.names, environments: project.environmentAgents, files: project.manifests, unread: project.unreadAgents };
+  return { manifests: project.names, environments: project.environmentAgents, displayNames: project.agentDisplayNames, files: project.manifests, unread: project.unreadAgents };
 }
 
 /** How an error names what the user typed: `--agent` (the default), or `agent` for a positional NAME. */
@@ -59,8 +68,10 @@ export async function resolveAgentArgument(agent: string, known: KnownAgentNames
     });
   }
   if (await hasCalls(agent, client)) return agent;
-  throw unknownAgent(agent, [...local.keys(), ...displayNames.values()], `${label} "${agent}" is neither an agent of the manifests${known.history ? ' or the apply history' : ''} nor an agent id on the service.`, {
-    known: known.manifests.size > 0 ? `Agents of the manifests: ${[...known.manifests.keys()].join(', ')}.` : undefined,
+  const whose = `an agent of the manifests${known.history ? ' or the apply history' : ''}`;
+  throw unknownAgent(agent, [...local.keys(), ...displayNames.values()], `${label} "${agent}" is neither the local name, id or name on the service of ${whose}, nor an agent id on the service.`, {
+    // Names on the service are looked up for the manifests' agents only: the service has no list of agents to search.
+    known: known.manifests.size > 0 ? `Agents of the manifests: ${[...known.manifests.keys()].join(', ')}. Give any other agent by its id.` : undefined,
     // No names known: there may be no manifest, or manifests that did not load (said in a warning above).
     none: `Give an agent id, or ${agentNamesFrom(known.files, { maybeUnread: true })}.`,
   });
@@ -93,9 +104,13 @@ export function refuseNameWithoutId(agent: string, known: KnownAgentNames, label
  * the manifests to plan says it, naming the environments that give one.
  */
 function refuseNameOfEnvironments(agent: string, known: KnownAgentNames): void {
-  const giving = [...(known.environments ?? [])].flatMap(([environment, agents]) => (agents.has(agent) ? [environment] : []));
+  const environments = [...(known.environments ?? [])];
+  // A display name the manifests write stands for its local name; one whose id is known here is looked up on the service.
+  const local = environments.some(([, agents]) => agents.has(agent)) ? agent : known.displayNames?.get(agent);
+  if (local === undefined || known.manifests.has(local)) return;
+  const giving = environments.flatMap(([environment, agents]) => (agents.has(local) ? [environment] : []));
   if (giving.length === 0) return;
-  throw new VoxformError('missing_id', idOnlyInEnvironments('agent', agent, giving), {
+  throw new VoxformError('missing_id', idOnlyInEnvironments('agent', local, giving), {
     hint: `Run again with ${giving.map((environment) => `--env ${shellWord(environment)}`).join(' or ')}.`,
   });
 }

@@ -155,7 +155,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   },
   'emulator traffic': {
     environment: [...MANIFEST_ENV],
-    exitCodes: ['0  the calls were added', '1  a bad profile or flag, or no emulator at --url (nothing was added)', INTERRUPTED],
+    exitCodes: ['0  the calls were added', '1  a bad profile or flag, no emulator at --url, or no agent to give a call (nothing was added)', INTERRUPTED],
     examples: ['voxform emulator traffic --local', 'voxform emulator traffic --local --profile volatile --calls 500 --seed 7', 'voxform emulator traffic --url http://127.0.0.1:4010 --profile traffic.yaml --agent front-desk'],
   },
   logs: {

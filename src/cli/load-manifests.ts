@@ -10,7 +10,7 @@ import path from 'node:path';
 import { isVoxformError, VoxformError } from '../errors.js';
 import { readProject, resolveEnvironment, type ProjectManifests } from '../manifest/index.js';
 import { envPolicyOf } from '../secrets/env-policy.js';
-import { environmentAgentIds, likelyEnvironment } from '../manifest/environments.js';
+import { agentDisplayNames, environmentAgentIds, likelyEnvironment } from '../manifest/environments.js';
 import type { DesiredState, Diagnostic, LoadResult } from '../manifest/types.js';
 import type { ManifestService } from './connection.js';
 import type { CommandContext, ReadBeforeRun } from './context.js';
@@ -180,20 +180,21 @@ export async function loadManifestsIfAny(
   ctx: CommandContext,
   unused: string,
   { quietWithoutIds = false }: { quietWithoutIds?: boolean } = {},
-): Promise<Pick<LoadResult, 'state' | 'files'> & { idsInEnvironments?: boolean; environmentAgents: Map<string, Map<string, string>>; unreadAgents?: Set<string> }> {
+): Promise<Pick<LoadResult, 'state' | 'files'> & { idsInEnvironments?: boolean; environmentAgents: Map<string, Map<string, string>>; agentDisplayNames: Map<string, string>; unreadAgents?: Set<string> }> {
   let result: LoadResult;
   let project: ProjectManifests;
   try {
     project = await readCommandProject(options, ctx);
     result = await loadCommandManifests(options, ctx, project);
   } catch (error) {
-    if (isVoxformError(error) && error.code === 'manifest_not_found' && (options.file ?? []).length === 0) return { state: undefined, files: [], environmentAgents: new Map() };
+    if (isVoxformError(error) && error.code === 'manifest_not_found' && (options.file ?? []).length === 0) return { state: undefined, files: [], environmentAgents: new Map(), agentDisplayNames: new Map() };
     throw error;
   }
   const environmentAgents = environmentAgentIds(project.combined);
+  const displayNames = agentDisplayNames(project.combined);
   if (!result.state && idsOnlyInEnvironments(result)) {
     if (!quietWithoutIds) ctx.stderr.write(`warning: the manifests give ids only in their environments, and no --env names one: ${unused}.\n`);
-    return { state: undefined, files: result.files, idsInEnvironments: true, environmentAgents };
+    return { state: undefined, files: result.files, idsInEnvironments: true, environmentAgents, agentDisplayNames: displayNames };
   }
   if (!result.state) {
     // Counted as `validate` counts them, which the warning sends the reader to.
@@ -202,9 +203,9 @@ export async function loadManifestsIfAny(
     ctx.stderr.write(`warning: the manifests have ${plural(errors, 'error')} (\`voxform validate\` lists them): ${unused}.\n`);
     // Their agents' names are still theirs: one only environments give an id is for --env to pick, when none is given; any other is not unknown, but unread.
     const unreadAgents = new Set(Object.keys(project.combined.sections.agents));
-    return { state: undefined, files: result.files, environmentAgents: options.env === undefined ? environmentAgents : new Map(), unreadAgents };
+    return { state: undefined, files: result.files, environmentAgents: options.env === undefined ? environmentAgents : new Map(), agentDisplayNames: displayNames, unreadAgents };
   }
-  return { state: result.state, files: result.files, environmentAgents };
+  return { state: result.state, files: result.files, environmentAgents, agentDisplayNames: displayNames };
 }
 
 /** What the commands that read without planning take from the manifests. */
@@ -223,6 +224,8 @@ export interface ManifestProject {
   idsInEnvironments?: boolean;
   /** Each environment of the manifests (in their order) with its agents' ids by local name; none when the manifests gave no names. */
   environmentAgents: Map<string, Map<string, string>>;
+  /** The manifests' agents' local names by the display name their entries write (`agentDisplayNames`). */
+  agentDisplayNames: Map<string, string>;
   /** The manifest files read, as the user would name them (relative to the working directory). */
   manifests: string[];
   /** The manifests' agent names, when they have errors: names of the manifests whose ids are not known. */
@@ -241,11 +244,12 @@ export async function manifestProject(
   // Without ids there are no agent names to give: nothing to warn about.
   const loaded = await loadManifestsIfAny(options, ctx, 'their agent names and service are not used', { quietWithoutIds: true });
   const manifests = loaded.files.map((file) => path.relative(ctx.cwd, file) || file);
-  const { environmentAgents, unreadAgents } = loaded;
-  if (!loaded.state) return { ...emptyProject(loaded.files), environmentAgents, manifests, ...(loaded.idsInEnvironments ? { idsInEnvironments: true } : {}), ...(unreadAgents ? { unreadAgents } : {}) };
+  const { environmentAgents, agentDisplayNames: displayNames, unreadAgents } = loaded;
+  if (!loaded.state) return { ...emptyProject(loaded.files), environmentAgents, agentDisplayNames: displayNames, manifests, ...(loaded.idsInEnvironments ? { idsInEnvironments: true } : {}), ...(unreadAgents ? { unreadAgents } : {}) };
   const { agents, phones, campaigns, knowledge, baseUrl, region } = loaded.state;
   return {
     environmentAgents,
+    agentDisplayNames: displayNames,
     manifests,
     names: new Map([...agents.values()].map((agent) => [agent.localName, agent.id])),
     phones: new Set(phones.keys()),
@@ -256,6 +260,6 @@ export async function manifestProject(
   };
 }
 
-function emptyProject(inputs: string[]): Omit<ManifestProject, 'environmentAgents' | 'manifests'> {
+function emptyProject(inputs: string[]): Omit<ManifestProject, 'environmentAgents' | 'agentDisplayNames' | 'manifests'> {
   return { names: new Map(), phones: new Set(), campaigns: new Map(), knowledge: new Map(), service: {}, inputs };
 }

@@ -350,7 +350,7 @@ function addEmulatorTrafficCommand(emulator: Command, action: CommandAction): vo
 /** logs, keys, chat, schema and test: the commands that use the service without changing the manifests' resources. */
 function addServiceCommands(program: Command, action: CommandAction): void {
   withConnection(withManifest(program.command('logs').description('list call logs (the latest 50 unless --limit or --all)')))
-    .option('--agent <name|id>', 'only this agent: a name from the manifests, an agent id, or an agent\'s name on the service')
+    .option('--agent <name|id>', 'only this agent: an agent id, or the local name or name on the service of an agent of the manifests')
     .option('--status <status>', 'only this call status (e.g. user-ended, error, in-progress)')
     .option('--since <time>', 'from this time (ISO 8601, Unix seconds, or a duration such as 24h)')
     .option('--until <time>', 'up to this time')
@@ -364,7 +364,7 @@ function addServiceCommands(program: Command, action: CommandAction): void {
     .action(action('logs'));
 
   withConnection(withManifest(program.command('report').description('calls per agent and configuration version, each version compared with the one before')))
-    .option('--agent <name|id>', 'only this agent: a name from the manifests or the apply history, an agent id, or an agent\'s name on the service')
+    .option('--agent <name|id>', 'only this agent: an agent id, or the local name or name on the service of an agent of the manifests or the apply history')
     .option('--since <time>', 'from this time (ISO 8601, Unix seconds, or a duration such as 7d)')
     .option('--until <time>', 'up to this time')
     .option('--since-deploy', 'the latest deploy\'s version and the one before it, whole, and no older version')
@@ -381,7 +381,7 @@ function addServiceCommands(program: Command, action: CommandAction): void {
     .action(action('keys-create'));
 
   withConnection(withManifest(program.command('chat').description('talk to an agent in text')))
-    .requiredOption('--agent <name|id>', 'the agent: a name from the manifests, an agent id, or an agent\'s name on the service')
+    .requiredOption('--agent <name|id>', 'the agent: an agent id, or the local name or name on the service of an agent of the manifests')
     .option('--state <url|path>', `${STATE_OPTION}; its deploy ledger says which live values came from \${env:…}`)
     .action(action('chat'));
 
@@ -419,7 +419,7 @@ function addServiceCommands(program: Command, action: CommandAction): void {
 
   withConnection(withManifest(program.command('get').description('list what is live on the service, each entry marked with the manifest name that manages it or "unmanaged" (docs/get.md)')))
     .addArgument(new Argument('<kind>', 'what to list').choices(['phones', 'agents', 'campaigns', 'knowledge']))
-    .argument('[name]', 'only this one: a phone number; an agent\'s manifest name, id or name on the service; a campaign\'s or knowledge file\'s manifest name or id (an id that starts with - goes after --)')
+    .argument('[name]', 'only this one: a phone number; an agent id, or the local name or name on the service of an agent of the manifests; a campaign\'s or knowledge file\'s manifest name or id (an id that starts with - goes after --)')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .option('--state <url|path>', `${STATE_OPTION}; read for campaigns and knowledge`)
     .action(action('get'));

@@ -74,6 +74,29 @@ export function environmentAgentIds(combined: CombinedManifest): Map<string, Map
   return environments;
 }
 
+/**
+ * The local name of each agent by the display name its entries write (`name:`, in the manifests or
+ * an environment's overlay), read as environmentAgentIds reads ids: `Front desk` stands for
+ * `front-desk` where an agent is asked for by name. A display name two agents write is left out.
+ */
+export function agentDisplayNames(combined: CombinedManifest): Map<string, string> {
+  const nameOf = (section: Record<string, unknown>, name: string): string | undefined => {
+    const entry = Object.hasOwn(section, name) ? section[name] : undefined;
+    return isPlainObject(entry) && typeof entry.name === 'string' && entry.name !== '' ? entry.name : undefined;
+  };
+  const layers = [combined, ...[...combined.environments.values()].map(({ layer }) => layer)];
+  const byDisplayName = new Map<string, string | undefined>();
+  for (const name of Object.keys(combined.sections.agents)) {
+    for (const layer of layers) {
+      const displayName = nameOf(layer.sections.agents, name);
+      if (displayName === undefined) continue;
+      const earlier = byDisplayName.get(displayName);
+      byDisplayName.set(displayName, byDisplayName.has(displayName) && earlier !== name ? undefined : name);
+    }
+  }
+  return new Map([...byDisplayName].flatMap(([displayName, name]): Array<[string, string]> => (name === undefined ? [] : [[displayName, name]])));
+}
+
 /** The environment a mistyped name most likely meant: a close spelling, else the one it begins (`prod`). */
 export function likelyEnvironment(name: string, known: readonly string[]): string | undefined {
   const prefixed = known.filter((environment) => name.length > 0 && environment.startsWith(name));

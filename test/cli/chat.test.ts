@@ -3,10 +3,14 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { DEFAULT_PUBLIC_KEY, defaultSeed, startEmulator } from '../../src/emulator/index.js';
 import { makeTree, repoRoot, runCliInProcess } from '../helpers/cli.js';
+import { makeContext } from '../helpers/context.js';
+import { runCommandLine } from '../../src/cli/main.js';
+import type { StopAtOnce } from '../../src/cli/context.js';
 
 const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
 const BOOKING = '-OKdqbqetEcM4ak369yn';
@@ -27,6 +31,19 @@ beforeEach(async () => {
 });
 
 describe('voxform chat (stdin is not a terminal: one message per line)', () => {
+  it('a stop says the conversation is over and how to start another, not to run it again to finish its work', async () => {
+    const { dir, cleanup } = await makeTree({ 'voxform.yaml': `version: 1\nagents:\n  front-desk:\n    id: "${FRONT_DESK}"\n` });
+    const run = makeContext({ cwd: dir, env });
+    let leaves: StopAtOnce | undefined;
+    run.ctx.stopLeaves = (atOnce) => void (leaves = atOnce);
+    (run.ctx.stdin as unknown as PassThrough).end();
+    expect(await runCommandLine(['chat', '--agent', 'Front desk'], run.ctx)).toBe(0);
+    await run.close();
+    await cleanup();
+    // What a signal during the chat stops the run with: "voxform stopped at your request; the conversation is over."
+    expect(leaves).toEqual({ leftUndone: 'the conversation is over', hint: 'A chat has nothing to finish: run `voxform chat` again, with the same options, for a new conversation.' });
+  });
+
   it('shows the greeting, streams each reply, continues one session, and ends it at the end of input', async () => {
     const result = await runCliInProcess(['chat', '--agent', FRONT_DESK], { env, input: 'Hello\n\nWhat time do you open?\n' });
     expect(result.code).toBe(0);
@@ -68,7 +85,7 @@ describe('voxform chat (stdin is not a terminal: one message per line)', () => {
     expect(result.code).toBe(1);
     // --agent is read as logs and report read it: a manifest name, an id, or a name on the service.
     expect(result.stderr).toBe(
-      'error[agent_unknown]: --agent "-OKnoSuchAgent000000" is neither an agent of the manifests nor an agent id on the service.\n  hint: Give an agent id, or name the manifests with -f to use their agent names.\n',
+      'error[agent_unknown]: --agent "-OKnoSuchAgent000000" is neither the local name, id or name on the service of an agent of the manifests, nor an agent id on the service.\n  hint: Give an agent id, or name the manifests with -f to use their agent names.\n',
     );
     expect(emulator.control.requestLog().filter((e) => e.path === '/chat/completions')).toHaveLength(0);
   });

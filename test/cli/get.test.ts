@@ -105,7 +105,7 @@ describe('voxform get (against the emulator, the example manifest)', () => {
     const agent = await project.cliInProcess(['get', 'agents', 'front-dsk']);
     expect(agent.code).toBe(1);
     // NAME is an argument here: the error names it as typed, not as an option never passed.
-    expect(agent.stderr).toBe('error[agent_unknown]: agent "front-dsk" is neither an agent of the manifests nor an agent id on the service.\n  hint: Did you mean front-desk?\n');
+    expect(agent.stderr).toBe('error[agent_unknown]: agent "front-dsk" is neither the local name, id or name on the service of an agent of the manifests, nor an agent id on the service.\n  hint: Did you mean front-desk?\n');
     const kind = await project.cliInProcess(['get', 'calls']);
     expect(kind.code).toBe(1);
     expect(kind.stderr).toBe('error[invalid_argument]: `calls` is not a <kind> `voxform get` knows: choose phones, agents, campaigns or knowledge.\n  hint: Run `voxform get --help` for its arguments and options.\n');

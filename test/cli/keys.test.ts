@@ -28,6 +28,12 @@ describe('voxform keys create', () => {
     }
   });
 
+  it('shows a name\'s control characters and line breaks escaped, keeping the Created line one line', async () => {
+    const result = await runCliInProcess(['keys', 'create', '--type', 'public', '--name', '\u001b[31mred\nline2'], { env: service.env });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/^Created public key "\\u001b\[31mred\\nline2": id \S+, prefix \S+\.\nIt is shown only this once/);
+  });
+
   it('creates a public key without a name, and does not offer it as VOXFORM_API_KEY (a private key)', async () => {
     const result = await runCliInProcess(['keys', 'create', '--type', 'public'], { env: service.env });
     expect(result.code).toBe(0);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { displayWidth } from '../../src/util/display-width.js';
-import { run as runLogs, buildFilters, checkStatus, formatDuration, percentile, recordLimit, redactCallRecord, renderStats, renderTable, summarizeCallStream, type CallStats } from '../../src/cli/commands/logs.js';
+import { run as runLogs, buildFilters, checkPhone, checkStatus, formatDuration, percentile, recordLimit, redactCallRecord, renderStats, renderTable, summarizeCallStream, type CallStats } from '../../src/cli/commands/logs.js';
 import { parseTimeArgument } from '../../src/cli/time-argument.js';
 import { COMMAND_HELP } from '../../src/cli/help.js';
 import { defaultSeed, startEmulator } from '../../src/emulator/index.js';
@@ -120,6 +120,16 @@ describe('limit, status and redaction', () => {
     } catch (error) {
       expect((error as { hint: string }).hint).toMatch(/^Did you mean user-ended\? Known statuses: registered, /);
     }
+  });
+
+  it('refuses a --phone that can be no number (no digit, or letters), as --status refuses a typo, rather than matching nothing', () => {
+    expect(checkPhone('+15551230001')).toBe('+15551230001');
+    expect(checkPhone('+1 (555) 123-0001')).toBe('+1 (555) 123-0001');
+    expect(checkPhone('0001')).toBe('0001');
+    for (const phone of ['abc', '+', '', '555-CALL', '+1555\u001b[2J']) {
+      expect(() => checkPhone(phone), phone).toThrowError(`--phone "${phone.replace('\u001b', '?')}" is not a phone number.`);
+    }
+    expect(() => buildFilters({ phone: 'abc' }, NOW)).toThrowError('--phone "abc" is not a phone number.');
   });
 
   it("the help's --status example is a known status that the emulator's default account has calls of", () => {
@@ -509,14 +519,14 @@ describe('voxform logs (the built CLI against the emulator)', () => {
       for (const r of records) expect(r.agent_id).toBe(OTHER);
       const typo = await runCliInProcess(['logs', '--agent', 'sales-lien'], { cwd: tree.dir, env });
       expect(typo.code).toBe(1);
-      expect(typo.stderr).toBe('error[agent_unknown]: --agent "sales-lien" is neither an agent of the manifests nor an agent id on the service.\n  hint: Did you mean sales-line?\n');
+      expect(typo.stderr).toBe('error[agent_unknown]: --agent "sales-lien" is neither the local name, id or name on the service of an agent of the manifests, nor an agent id on the service.\n  hint: Did you mean sales-line?\n');
     } finally {
       await tree.cleanup();
     }
   });
 
   it('an unknown --agent with --stats is the error alone, with no summary printed first', async () => {
-    const message = '--agent "nobody" is neither an agent of the manifests nor an agent id on the service.';
+    const message = '--agent "nobody" is neither the local name, id or name on the service of an agent of the manifests, nor an agent id on the service.';
     // No manifest in the folder: no file to take names from.
     const hint = 'Give an agent id, or name the manifests with -f to use their agent names.';
     const table = await runCliInProcess(['logs', '--agent', 'nobody', '--stats'], { env });
@@ -587,7 +597,7 @@ describe('voxform logs with a service that answers control characters', () => {
     try {
       const result = await runCliInProcess(['logs', '--agent', 'Front desk'], { cwd: tree.dir, env });
       expect(result.code).toBe(1);
-      expect(result.stderr).toBe('error[agent_unknown]: --agent "Front desk" is neither an agent of the manifests nor an agent id on the service.\n  hint: Did you mean Front desk\\u0007?\n');
+      expect(result.stderr).toBe('error[agent_unknown]: --agent "Front desk" is neither the local name, id or name on the service of an agent of the manifests, nor an agent id on the service.\n  hint: Did you mean Front desk\\u0007?\n');
     } finally {
       await tree.cleanup();
     }

@@ -65,7 +65,7 @@ describe('chat --agent takes a manifest name, as logs, report and traffic do', (
     const before = service.emulator.control.requestLog().filter((e) => e.path === '/chat/completions').length;
     const result = await runCliInProcess(['chat', '--agent', 'receptionst'], { cwd: dir, env: service.env, input: 'Hello\n' });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('--agent "receptionst" is neither an agent of the manifests nor an agent id on the service.');
+    expect(result.stderr).toContain('--agent "receptionst" is neither the local name, id or name on the service of an agent of the manifests, nor an agent id on the service.');
     expect(result.stderr).toContain('hint: Did you mean receptionist?');
     expect(service.emulator.control.requestLog().filter((e) => e.path === '/chat/completions')).toHaveLength(before);
   });

@@ -319,6 +319,12 @@ describe('manifests that leave the agents\' ids to the environments (docs/promot
       expect(result.stderr, args.join(' ')).toBe(missing);
       expect(result.code).toBe(1);
     }
+    // The display name the entry writes stands for its local name: the same missing id, not an unknown agent.
+    for (const args of [['logs', '--agent', 'Front desk'], ['get', 'agents', 'Front desk'], ['emulator', 'traffic', '--calls', '1', '--agent', 'Front desk']]) {
+      const result = await runCliInProcess([...args, '-f', 'agents.yaml', '--local'], { cwd });
+      expect(result.stderr, args.join(' ')).toBe(missing);
+      expect(result.code).toBe(1);
+    }
     // With --env, the name is that environment's agent.
     const staging = await runCliInProcess(['get', 'agents', 'front-desk', '-f', 'agents.yaml', '--env', 'staging', '--local', '--format', 'json'], { cwd });
     expect(staging.stderr).toBe('');
@@ -326,7 +332,7 @@ describe('manifests that leave the agents\' ids to the environments (docs/promot
     // A name that is no agent's: the hint names the file read.
     const unknown = await runCliInProcess(['logs', '--agent', 'nobody', '-f', 'agents.yaml', '--local'], { cwd });
     expect(unknown.stderr).toBe(
-      'error[agent_unknown]: --agent "nobody" is neither an agent of the manifests nor an agent id on the service.\n' +
+      'error[agent_unknown]: --agent "nobody" is neither the local name, id or name on the service of an agent of the manifests, nor an agent id on the service.\n' +
         '  hint: Give an agent id, or an agent name from agents.yaml (-f to name other manifests; if a warning above says they could not be read, `voxform validate` says why).\n',
     );
   });

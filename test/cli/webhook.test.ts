@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { repoRoot, runCliInProcess, useTempDirs, type CliResult } from '../helpers/cli.js';
 import { HOSTILE_REQUEST_LINES, rawExchange } from '../emulator/helpers.js';
+import { createReceiver, type ReceiverSettings } from '../../src/cli/commands/webhook-serve.js';
 
 const HOOK_TOKEN = 'hook-token-planted-7c6b5a49';
 const PREFETCH_TOKEN = 'prefetch-token-planted-0d1e2f3a';
@@ -115,6 +116,37 @@ const answerWith = (status: number, body = '', type = 'application/json') => (re
 function send(args: string[], cwd: string, env: Record<string, string> = ENV): Promise<CliResult> {
   return runCliInProcess(['webhook', 'send', ...args], { cwd, env });
 }
+
+/** The receiver of `webhook serve`, in process, with these settings over none checked; its lines kept. */
+async function listeningReceiver(settings: Partial<ReceiverSettings>): Promise<{ url: string; lines: string[] }> {
+  const lines: string[] = [];
+  const server = createReceiver({ endOfCallHeaders: {}, prefetchHeaders: {}, prefetchAnswer: '{}', log: (line) => lines.push(line), ...settings });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, lines };
+}
+
+describe('the receiver of voxform webhook serve, in process', () => {
+  it('stamps each line with its time in UTC, marked Z, whatever the zone', async () => {
+    const { url, lines } = await listeningReceiver({ now: () => new Date('2026-12-01T01:44:00.500Z') });
+    expect((await fetch(`${url}/e`, { method: 'PUT', body: '{}' })).status).toBe(405);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^01:44:00Z {2}PUT \/e {2}unknown {2}REFUSED: /);
+  });
+
+  it('refuses a body that does not all arrive within its time (set low here), with 408 and a printed line, and closes the connection', async () => {
+    const { url, lines } = await listeningReceiver({ bodyTimeoutMs: 20 });
+    // 100 bytes declared, one sent, and the socket kept open: only the receiver's time ends it.
+    const answer = await rawExchange(url, `POST /e HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100`, '{');
+    expect(answer.status).toBe(408);
+    expect(answer.body).toContain('{"detail":"the body did not arrive within 20 ms"}');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^\d{2}:\d{2}:\d{2}Z {2}POST \/e {2}end-of-call {2}REFUSED: the body did not arrive within 20 ms -> 408$/);
+    // A body that arrives in time is read as before.
+    expect((await fetch(`${url}/e`, { method: 'POST', body: 'not json' })).status).toBe(400);
+    expect(lines).toHaveLength(2);
+  });
+});
 
 describe('voxform webhook send → voxform webhook serve on loopback', () => {
   it('delivers both events with the agent\'s headers; serve checks them and says what arrived; no secret is printed', async () => {

@@ -91,7 +91,12 @@ describe('voxform emulator', () => {
     } finally {
       stop();
     }
-    await expect(running).rejects.toMatchObject({ code: 'interrupted', message: 'voxform emulator stopped at your request.' });
+    // With --data it says the file is flushed, as its help promises.
+    await expect(running).rejects.toMatchObject({
+      code: 'interrupted',
+      message: `voxform emulator stopped at your request; its data file ${path.join(dir, 'local.json')} is flushed and holds every change.`,
+      hint: 'Run `voxform emulator` again with --data local.json to start it with that account.',
+    });
     expect(out.stderr).toMatch(/voxform emulator: shutting down\n$/);
     const data = JSON.parse(await readFile(path.join(dir, 'local.json'), 'utf8'));
     expect(data.agents.find((a: { id: string }) => a.id === FRONT_DESK).name).toBe('From the CLI');

@@ -227,6 +227,19 @@ describe('voxform emulator traffic --agent with a name two agents share (staging
     expect(unknown.stderr).toMatch(/^error\[agent_unknown\]: .*\n {2}hint: The emulator's agents: Front desk \(-OKdqbqetEcM4ak369ym\), Appointment booking \(-OKdqbqetEcM4ak369yn\), Front desk \(-OKstagingFrontDesk01\), /);
   });
 
+  it('an --until before the agent\'s configuration was stored adds no call: emulator_no_calls (exit 1) saying why, not "Added 0 synthetic calls"', async () => {
+    const before = emulator.control.state().call_logs.length;
+    // The agent's configuration was stored by the PUT above, long after this --until.
+    const result = await runCliInProcess(['emulator', 'traffic', '--url', emulator.url, '--calls', '1', '--agent', '-OKstagingFrontDesk01', '--until', '2000-01-01T00:00:00Z']);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      'error[emulator_no_calls]: No call was added: every agent was skipped (-OKstagingFrontDesk01: its configuration was set after the end of the window).\n' +
+        '  hint: An agent gets calls only after the moment its configuration was stored: give a later --until, or leave it out (the calls then end now). A profile needs an outcome of weight above 0 (docs/traffic.md).\n',
+    );
+    expect(result.code).toBe(1);
+    expect(emulator.control.state().call_logs).toHaveLength(before);
+  });
+
   it('a local name the manifests give an id only in their environments, without --env: missing_id naming them, as logs says it; no call added', async () => {
     const before = emulator.control.state().call_logs.length;
     const dir = await tempDir({

@@ -237,7 +237,7 @@ describe('voxform report --local', () => {
       const typo = await cli(['report', '--local', '--agent', 'front-dsek', ...extra]);
       expect(typo.code).toBe(1);
       expect(typo.stdout).toBe('');
-      expect(typo.stderr).toBe('error[agent_unknown]: --agent "front-dsek" is neither an agent of the manifests or the apply history nor an agent id on the service.\n  hint: Did you mean front-desk?\n');
+      expect(typo.stderr).toBe('error[agent_unknown]: --agent "front-dsek" is neither the local name, id or name on the service of an agent of the manifests or the apply history, nor an agent id on the service.\n  hint: Did you mean front-desk?\n');
     }
     const byDisplayName = await cli(['report', '--local', '--agent', 'Front desk', '--since', '1h', '--format', 'json']);
     expect(byDisplayName.code, byDisplayName.stderr).toBe(0);

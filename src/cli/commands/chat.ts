@@ -28,6 +28,11 @@ const AGENT_NOT_FOUND_HINT = "Check the id given with --agent (the dashboard lis
  * and `/exit` or Ctrl-D ends it, otherwise each line of stdin is a message. The session is always ended.
  */
 export async function run(options: ChatOptions, ctx: CommandContext): Promise<number> {
+  // A conversation is not work a stop leaves half-done: the stop ends it (its session with it), and another starts anew.
+  ctx.stopLeaves?.({
+    leftUndone: 'the conversation is over',
+    hint: 'A chat has nothing to finish: run `voxform chat` again, with the same options, for a new conversation.',
+  });
   const interactive = Boolean(ctx.stdin.isTTY) && ctx.stderr.isTTY;
   const project = await manifestProject(options, ctx);
   const { service } = project;

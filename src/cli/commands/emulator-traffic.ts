@@ -203,6 +203,18 @@ function noAgents(url: string | undefined): VoxformError {
 }
 
 /**
+ * Agents there, but every one asked for skipped (a configuration stored after `--until`, a profile
+ * that weighs every outcome 0): no call was added, which is the command's failure, not a summary of
+ * zero. The ids and reasons come from the emulator (or whatever answers at --url): controls as `?`.
+ */
+function noCallsAdded(summary: TrafficSummary): VoxformError {
+  const each = summary.skipped.map((skipped) => `${shown(skipped.agent_id)}: ${shown(skipped.reason)}`);
+  return new VoxformError('emulator_no_calls', `No call was added: every agent was skipped (${each.join('; ')}).`, {
+    hint: 'An agent gets calls only after the moment its configuration was stored: give a later --until, or leave it out (the calls then end now). A profile needs an outcome of weight above 0 (docs/traffic.md).',
+  });
+}
+
+/**
  * `--until` as Unix seconds, no later than `now` (ms): the calls are stamped up to it, and a call log
  * holds no call from the future (`voxform logs` and `voxform report` would count them as past calls).
  */
@@ -253,6 +265,7 @@ export async function run(options: TrafficCommandOptions, ctx: CommandContext): 
   }
   // Asked for calls and given none: an account without agents is the thing to fix, not a success.
   if (summary.agents.length === 0 && summary.skipped.length === 0) throw noAgents(options.local ? undefined : (options.url as string));
+  if (summary.calls === 0) throw noCallsAdded(summary);
   if (options.format === 'json') ctx.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   else ctx.stdout.write(renderTrafficSummary(summary, options.local ? `the call log of ${LOCAL_DATA_FILE}` : `the call log of ${options.url}`));
   return 0;

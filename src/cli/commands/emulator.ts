@@ -9,6 +9,7 @@ import { invalidProfile, trafficRequest } from '../traffic-request.js';
 import { TrafficProfileError } from '../../emulator/traffic/index.js';
 import type { TrafficOptions } from '../../emulator/index.js';
 import { formatCount } from '../../util/plural.js';
+import { shellWord } from '../../util/shell-word.js';
 import { registerModelSecrets } from '../../model/chat-model.js';
 import { LISTEN_PORT, wholeNumber } from '../whole-number.js';
 
@@ -131,7 +132,11 @@ export async function runEmulator(options: EmulatorCommandOptions, ctx: CommandC
   await stop;
   ctx.stderr.write('voxform emulator: shutting down\n');
   await shutdown();
-  throw new VoxformError('interrupted', 'voxform emulator stopped at your request.', { hint: 'Run `voxform emulator` again to start it again.' });
+  // The shutdown flushed the data file (or failed saying why): said, as `--help` promises, so the operator knows the account is kept.
+  const kept = emulatorOptions.dataFile;
+  throw new VoxformError('interrupted', `voxform emulator stopped at your request${kept ? `; its data file ${kept} is flushed and holds every change` : ''}.`, {
+    hint: kept && options.data !== undefined ? `Run \`voxform emulator\` again with --data ${shellWord(String(options.data))} to start it with that account.` : 'Run `voxform emulator` again to start it again.',
+  });
 }
 
 export async function run(options: EmulatorCommandOptions, ctx: CommandContext): Promise<number> {

@@ -59,7 +59,7 @@ export async function run(options: GetOptions, ctx: CommandContext): Promise<num
     return 0;
   }
 
-  // NAME: a manifest name, an agent id or an agent's name on the service, as `logs --agent` takes.
+  // NAME: an agent id, or the local name or name on the service of an agent of the manifests, as `logs --agent` takes.
   const id = name === undefined ? undefined : await resolveAgentArgument(name, manifestAgentNames(project), client, { label: 'agent' });
   const report = await readLiveAgents(client, managed, id === undefined ? [] : [id]);
   if (id !== undefined) report.agents = report.agents.filter((agent) => agent.id === id);

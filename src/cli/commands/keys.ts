@@ -1,6 +1,7 @@
 import { VoxformError } from '../../errors.js';
 import type { CreateApiKeyRequest } from '../../schema/types.gen.js';
 import { resolveConnection } from '../connection.js';
+import { printable } from '../../util/printable.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
 
 export interface KeysCreateOptions extends ConnectionOptions {
@@ -26,7 +27,8 @@ export async function run(options: KeysCreateOptions, ctx: CommandContext): Prom
   const created = await client.createApiKey(body);
   ctx.stdout.write(`${created.key}\n`);
   const named = created.name ? ` "${created.name}"` : '';
-  ctx.stderr.write(`Created ${created.type} key${named}: id ${created.id}, prefix ${created.prefix}.\n`);
+  // One line: the name (anyone's text, as the service answers it) shows its line breaks escaped, not as a line of their own.
+  ctx.stderr.write(`${printable(`Created ${created.type} key${named}: id ${created.id}, prefix ${created.prefix}.`)}\n`);
   ctx.stderr.write(
     created.type === 'private'
       ? 'It is shown only this once: store it now (e.g. as VOXFORM_API_KEY in your CI secrets).\n'

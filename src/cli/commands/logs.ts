@@ -173,7 +173,7 @@ export function buildFilters(options: LogsOptions, now: number): CallLogFilters 
   const filters: CallLogFilters = {};
   if (options.agent !== undefined) filters.agent_id = options.agent;
   if (options.status !== undefined) filters.call_status = checkStatus(options.status);
-  if (options.phone !== undefined) filters.phone_number = options.phone;
+  if (options.phone !== undefined) filters.phone_number = checkPhone(options.phone);
   if (options.campaign !== undefined) filters.campaign_id = options.campaign;
   const { since, until } = parseTimeWindow(options, now);
   if (since !== undefined) filters.start_time = since;
@@ -189,6 +189,18 @@ export function checkStatus(status: string): string {
   const suggestion = didYouMean(status, CALL_STATUSES);
   throw new VoxformError('invalid_argument', `--status "${status}" is not a call status.`, {
     hint: `${suggestion ? `Did you mean ${suggestion}? ` : ''}Known statuses: ${CALL_STATUSES.join(', ')}.`,
+  });
+}
+
+/**
+ * A value that can be (part of) a phone number, passed on as given: digits, with the `+`, spaces,
+ * dashes, dots and parentheses numbers are written with. The service matches the calls' numbers by
+ * their digits, so a value with none, or with letters, would match nothing: a mistake, not "no calls".
+ */
+export function checkPhone(phone: string): string {
+  if (/\d/.test(phone) && /^[\d+\s().-]+$/.test(phone)) return phone;
+  throw new VoxformError('invalid_argument', `--phone "${controlsAsQuestionMarks(phone)}" is not a phone number.`, {
+    hint: 'Give the number, or part of it, in digits, such as +15551230001 (spaces, dashes, dots and parentheses may stay): the calls\' numbers are matched by their digits.',
   });
 }
 

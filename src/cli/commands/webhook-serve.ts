@@ -11,6 +11,8 @@ import { LISTEN_PORT, wholeNumber } from '../whole-number.js';
 import { BodyTooLarge, readBody } from '../../util/read-body.js';
 import { isLoopback } from '../../util/loopback.js';
 import { printable } from '../../util/printable.js';
+import { formatCount } from '../../util/plural.js';
+import { WEBHOOK_BUDGET_MS } from '../../webhooks/budget.js';
 import { parseRequestTarget } from '../../util/request-target.js';
 
 export interface WebhookServeOptions {
@@ -33,10 +35,18 @@ export interface ReceiverSettings {
   prefetchAnswer: string;
   /** Where the one line per request goes. */
   log(line: string): void;
+  /**
+   * How long a POST's body may take to arrive (default WEBHOOK_BUDGET_MS): the service sends its
+   * body at once and gives up on the answer after its budget, so a slower client is not the service.
+   */
+  bodyTimeoutMs?: number;
+  /** The time each line is stamped with (default: now). */
+  now?: () => Date;
 }
 
-function clock(): string {
-  return new Date().toISOString().slice(11, 19);
+/** A line's time: UTC, as every time voxform prints, marked so (`01:44:00Z`) for a reader in another zone. */
+function clock(now: Date): string {
+  return `${now.toISOString().slice(11, 19)}Z`;
 }
 
 function handleRequest(req: http.IncomingMessage, res: http.ServerResponse, settings: ReceiverSettings): void {
@@ -47,7 +57,7 @@ function handleRequest(req: http.IncomingMessage, res: http.ServerResponse, sett
     // A body cut short is not read to its end: drop the connection once the answer is out.
     res.end(body, () => (close ? req.socket.destroy() : undefined));
     // The summary quotes what anyone who reaches the port sent: its control characters are shown escaped.
-    settings.log(printable(`${clock()}  ${req.method ?? '?'} ${where}  ${summary} -> ${status}`));
+    settings.log(printable(`${clock(settings.now?.() ?? new Date())}  ${req.method ?? '?'} ${where}  ${summary} -> ${status}`));
   };
   const refuse = (status: number, message: string, event: string, close = false) => answer(status, JSON.stringify({ detail: message }), `${event}  REFUSED: ${message}`, close);
 
@@ -67,17 +77,33 @@ function handleRequest(req: http.IncomingMessage, res: http.ServerResponse, sett
     res.setHeader('allow', 'GET, POST');
     return refuse(405, `${req.method ?? 'this method'} is not a webhook: the service sends GET for prefetch and POST for end-of-call`, 'unknown');
   }
+  // A body still incomplete after the budget is refused (and printed) then, not left to hold the connection for Node's minutes.
+  const timeoutMs = settings.bodyTimeoutMs ?? WEBHOOK_BUDGET_MS;
+  let late = false;
+  const deadline = setTimeout(() => {
+    late = true;
+    refuse(408, `the body did not arrive within ${formatCount(timeoutMs)} ms`, 'end-of-call', true);
+  }, timeoutMs);
   readBody(req, MAX_WEBHOOK_BODY_BYTES).then(
     (body) => {
+      clearTimeout(deadline);
+      if (late) return;
       const parsed = parseEndOfCallWebhook(body, req.headers, { expectedHeaders: settings.endOfCallHeaders });
       if (!parsed.ok) return refuse(parsed.status, parsed.message, 'end-of-call');
       answer(200, '{}', `end-of-call  ${describeEndOfCall(parsed.value)}`);
     },
     (error: unknown) => {
+      clearTimeout(deadline);
+      if (late) return;
       if (error instanceof BodyTooLarge) return refuse(413, `the body is over ${MAX_WEBHOOK_BODY_BYTES} bytes`, 'end-of-call', true);
       res.destroy();
     },
   );
+}
+
+/** The receiver's server, not yet listening: one line per request to `settings.log`. */
+export function createReceiver(settings: ReceiverSettings): http.Server {
+  return http.createServer((req, res) => handleRequest(req, res, settings));
 }
 
 /** What a `--prefetch-response` file may hold: an answer is a few fields. */
@@ -126,7 +152,7 @@ export async function run(options: WebhookServeOptions, ctx: CommandContext): Pr
     prefetchAnswer,
     log: (line) => ctx.stdout.write(`${line}\n`),
   };
-  const server = http.createServer((req, res) => handleRequest(req, res, settings));
+  const server = createReceiver(settings);
   const bound = await listen(server, port, host);
   ctx.onExit(() => closeServer(server));
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
