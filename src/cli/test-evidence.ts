@@ -96,7 +96,7 @@ export async function startTestEvidence(options: ProjectOptions, ctx: CommandCon
       }
       const workspace = workspaceKey(desired.environment, connection.serviceId);
       const digest = suiteDigest(suite.folder, files);
-      const record = testRunRecord({ workspace, at: new Date(), by: deployer(ctx.env), command: 'voxform test --against live', source: await source, agents: before, suiteDigest: digest, run });
+      const record = testRunRecord({ workspace, at: new Date(), by: deployer(ctx.env), command: 'voxform test --against live', source: await source, agents: before, suiteDigest: digest, run, redact: (text) => ctx.secrets.redact(text) });
       if (!record) return;
       const backend = await openOperatorBackend(options, ctx);
       try {
