@@ -95,9 +95,11 @@ async function runCommand(name: string, options: ParsedOptions, ctx: CommandCont
 /**
  * Runs one command line inside a running command (`voxform ci run`), with that command's context:
  * its output, secrets, cleanups and signals. An error is reported as the CLI reports it; the exit
- * code is returned, never thrown.
+ * code is returned, never thrown. `errorsAsText`: an error is reported as text whatever `--format`
+ * the command line asks for (there, for a report written to a file): a job log and a review quote
+ * it for people, each diagnostic at its `file:line:col` with its frame, never as a JSON envelope.
  */
-export async function runCommandLine(argv: string[], ctx: CommandContext): Promise<number> {
+export async function runCommandLine(argv: string[], ctx: CommandContext, { errorsAsText = false } = {}): Promise<number> {
   let exitCode = 0;
   let format: unknown;
   let parallelism = false;
@@ -112,7 +114,7 @@ export async function runCommandLine(argv: string[], ctx: CommandContext): Promi
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
     clearProgressLines();
-    const json = (format ?? formatAskedFor(argv)) === 'json';
+    const json = !errorsAsText && (format ?? formatAskedFor(argv)) === 'json';
     exitCode = reportError(error, { stdout, stderr: ctx.stderr, debug: ctx.env.VOXFORM_DEBUG === '1', json, parallelism, stdoutWritten: stdout.written });
   }
   return exitCode;

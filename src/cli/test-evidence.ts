@@ -24,7 +24,7 @@ import { plural, someOf } from '../util/plural.js';
 import { controlsAsQuestionMarks, printable } from '../util/printable.js';
 import type { Connection } from './connection.js';
 import type { CommandContext } from './context.js';
-import { deploySourceOf, openOperatorBackend, type ProjectOptions } from './project.js';
+import { deployedFiles, deploySourceOf, openOperatorBackend, type ProjectOptions } from './project.js';
 import { errorMessage } from '../secrets/error-message.js';
 
 export interface TestEvidence {
@@ -85,7 +85,8 @@ export async function startTestEvidence(options: ProjectOptions, ctx: CommandCon
   const names = [...new Set(files.map((file) => file.agent))];
   const parallelism = options.parallelism ?? 8;
   const before = await liveConfigurationHashes(desired, connection.client, names, parallelism);
-  const source = deploySourceOf(desired, ctx);
+  // Asked of the manifests and the test files the run read: a new or edited test file is no test of the commit.
+  const source = deploySourceOf(desired, ctx, { files: [...deployedFiles(desired), ...files.map((file) => file.path)] });
   return {
     async record(run) {
       const after = await liveConfigurationHashes(desired, connection.client, names, parallelism);
@@ -96,7 +97,7 @@ export async function startTestEvidence(options: ProjectOptions, ctx: CommandCon
       }
       const workspace = workspaceKey(desired.environment, connection.serviceId);
       const digest = suiteDigest(suite.folder, files);
-      const record = testRunRecord({ workspace, at: new Date(), by: deployer(ctx.env), command: 'voxform test --against live', source: await source, agents: before, suiteDigest: digest, run });
+      const record = testRunRecord({ workspace, at: new Date(), by: deployer(ctx.env), command: 'voxform test --against live', source: await source, agents: before, suiteDigest: digest, run, redact: (text) => ctx.secrets.redact(text) });
       if (!record) return;
       const backend = await openOperatorBackend(options, ctx);
       try {

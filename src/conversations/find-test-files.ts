@@ -11,6 +11,17 @@ import { isInside } from '../project-files/guarded-read.js';
 import { byCodeUnits } from '../util/compare.js';
 
 const TEST_FILE = /\.test\.ya?ml$/i;
+
+/** Whether a run searching a folder reads a file of this name: `*.test.yaml` or `*.test.yml`. */
+export function isTestFileName(file: string): boolean {
+  return TEST_FILE.test(file);
+}
+
+/** The name a run would read for `file`: `tests/captured.yaml` as `tests/captured.test.yaml` (`.yml` kept). */
+export function testFileNamed(file: string): string {
+  const yml = /\.yml$/i.test(file);
+  return `${file.replace(/\.ya?ml$/i, '')}.test.${yml ? 'yml' : 'yaml'}`;
+}
 const SKIPPED_FOLDERS = new Set(['node_modules']);
 
 /** The suite: what a run without paths reads, the test files of the `tests/` folder beside the first manifest (none when it is missing). */

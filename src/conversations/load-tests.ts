@@ -213,6 +213,7 @@ function checkTest(written: Record<string, unknown>, place: Place): Conversation
     (turns ?? []).some((turn) => turn.checks.some((check) => check.kind === 'judge')) ||
     expect.some((check) => check.kind === 'judge' || argsOfCheck(check).some((args) => Object.values(args ?? {}).some((arg) => arg.kind === 'judge')));
   const location = locationOf(spanOf(place, ['name']));
+  refuseCheckless(written, place);
   return {
     name: test.name,
     location,
@@ -224,6 +225,19 @@ function checkTest(written: Record<string, unknown>, place: Place): Conversation
     passRate: test.pass_rate ?? 1,
     needsModel,
   };
+}
+
+/**
+ * A test with no check written (no turn's `expect:`, no `expect:` of its own) passes whatever the
+ * agent says: a scripted one is refused. A simulated one may leave `expect:` out (docs/testing.md),
+ * so it is warned of. Counted as written: a check the schema found wrong is reported there already.
+ */
+function refuseCheckless(written: Record<string, unknown>, place: Place): void {
+  const turnChecks = listAt(written.turns).reduce<number>((count, turn) => count + (isPlainObject(turn) ? listAt(turn.expect).length : 0), 0);
+  if (turnChecks + listAt(written.expect).length > 0) return;
+  const message = `test ${JSON.stringify(written.name)} checks nothing: it would pass whatever the agent says; give a turn or the test an expect: check`;
+  if (written.simulate !== undefined) place.diagnostics.warning('invalid_value', message, spanOf(place, ['name']));
+  else place.diagnostics.error('invalid_value', message, spanOf(place, ['name']));
 }
 
 function regexAt(source: string, place: Place, path: Array<string | number>): RegExp | undefined {

@@ -63,9 +63,9 @@ export function transcriptLines(transcript: readonly TranscriptMessage[]): strin
   return transcript.map((line) => `${line.role === 'user' ? 'caller' : 'agent '}: ${printable(line.content.replace(/\r?\n/g, ' '))}`);
 }
 
-/** Tests of a run against both with an error on a side, as the behaviour diff tells them: not a change either way. */
+/** Tests of a run against both skipped or with an error on a side, as the behaviour diff tells them: not a change either way. */
 export function notComparedWords(count: number): string {
-  return `not compared: ${plural(count, 'test')} with an error against live or desired (a run that could not complete shows no behaviour)`;
+  return `not compared: ${plural(count, 'test')} skipped or with an error against live or desired (a run that was skipped or could not complete shows no behaviour)`;
 }
 
 /** "newly failing  tests/a.test.yaml › greets [desired] (baseline: passed 2/2; now failed 0/2)": one line per regression, printable. */

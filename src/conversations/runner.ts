@@ -232,18 +232,19 @@ function summarize(reports: readonly TestReport[], target: Target): TestRunSumma
 /**
  * live → desired: passed → failed is newly failing; failed → passed is newly passing. An error on
  * either side (the service or the judge failed, a request not recorded) is not compared: a run that
- * could not complete says nothing of how the agent behaves.
+ * could not complete says nothing of how the agent behaves. Nor is a side skipped (or not run): no
+ * verdict there is no "same verdict".
  */
 export function behaviourChange(report: TestReport): BehaviourChange {
   const live = report.verdicts.live?.status;
   const desired = report.verdicts.desired?.status;
-  if (!live || !desired || live === 'skipped' || desired === 'skipped') return 'unchanged';
-  if (live === 'error' || desired === 'error') return 'not_compared';
+  const isVerdict = (status: string | undefined) => status === 'passed' || status === 'failed';
+  if (!isVerdict(live) || !isVerdict(desired)) return 'not_compared';
   if (live === desired) return 'unchanged';
   return desired === 'failed' ? 'newly_failing' : 'newly_passing';
 }
 
-/** How many tests of a run against both have an error on one side or both, so no behaviour change is told of them. */
+/** How many tests of a run against both are skipped or have an error on one side or both, so no behaviour change is told of them. */
 export function notComparedCount(run: TestRun): number {
   return run.against.length === 2 ? run.reports.filter((report) => behaviourChange(report) === 'not_compared').length : 0;
 }

@@ -13,6 +13,7 @@ import { envConfigPaths } from '../history/record.js';
 import type { DeploySource, TestRunRecord } from '../history/types.js';
 import type { DesiredState } from '../manifest/types.js';
 import type { TestRun } from '../conversations/types.js';
+import type { Redact } from '../secrets/redact.js';
 import { hashValue } from '../util/hash.js';
 import { byCodeUnits } from '../util/compare.js';
 import { mapBounded } from '../util/semaphore.js';
@@ -55,15 +56,21 @@ interface TestRunRecordInput {
   /** `suiteDigest` of the test files the run read. */
   suiteDigest: string;
   run: TestRun;
+  /** Hides the run's secrets, as in its report: a test file's texts may hold one (a name, a file name). */
+  redact: Redact;
 }
 
-/** The ledger's record of a run's live verdicts; undefined when the run had no live target. */
+/**
+ * The ledger's record of a run's live verdicts; undefined when the run had no live target. Every text
+ * it takes from the test files is redacted here, the one place a record is made, whichever backend stores it.
+ */
 export function testRunRecord(input: TestRunRecordInput): Omit<TestRunRecord, 'id'> | undefined {
   const summary = input.run.summary.live;
   if (!summary) return undefined;
+  const { redact } = input;
   const tests = input.run.reports.flatMap((report) => {
     const verdict = report.verdicts.live;
-    return verdict ? [{ file: report.file, agent: report.agent, name: report.name, status: verdict.status, passes: verdict.passes, runs: verdict.runs, passRate: verdict.passRate }] : [];
+    return verdict ? [{ file: redact(report.file), agent: redact(report.agent), name: redact(report.name), status: verdict.status, passes: verdict.passes, runs: verdict.runs, passRate: verdict.passRate }] : [];
   });
   return {
     workspace: input.workspace,

@@ -205,6 +205,20 @@ describe('voxform ci run when something fails', () => {
     await expectNoToken([plan.stdout, plan.stderr]);
   }, 120_000);
 
+  it('test files with mistakes: the log, comment and summary quote each at file:line:col with its frame, as a plan quotes a manifest, never JSON', async () => {
+    await writeFile(path.join(project.dir, 'typo.test.yaml'), 'agent: front-desk\ntests:\n  - name: misspelt\n    turns:\n      - expect: [{ contians: x }]\n');
+    await rm(path.join(work, 'summary.md'), { force: true });
+    const run = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'test', '--env', 'staging', '--out-dir', 'typo-tests', '--command-args', 'typo.test.yaml'], github({ GITHUB_REF: 'refs/pull/10/merge' }));
+    expect(run.code).toBe(1);
+    const comment = fake.comments.find((c) => c.review === 10)!;
+    for (const quoted of [run.stderr, comment.body, await summary()]) {
+      expect(quoted).toContain('typo.test.yaml:5:20  error[unknown_field]: unknown field "contians" in tests[0].turns[0].expect[0]; did you mean "contains"?\n  3 |   - name: misspelt');
+      expect(quoted).toContain('error[tests_invalid]: The test files have 1 error (listed above)');
+      expect(quoted).not.toContain('"code"');
+    }
+    expect(run.stdout).not.toContain('"error"');
+  }, 120_000);
+
   it('a drift check that fails: the summary shows the error sentence, not an empty block', async () => {
     await rm(path.join(work, 'summary.md'), { force: true });
     const drift = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'drift', '--env', 'stagingg'], github({ GITHUB_REF: 'refs/heads/main' }));

@@ -168,6 +168,24 @@ describe('voxform promote --to / --from', () => {
     ]);
   });
 
+  it('records a run of test files that differ from the commit (new or edited) as tests of the commit with uncommitted changes', async () => {
+    const { dir, git, cli } = await committedProject(STAGED_MANIFEST);
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    await mkdir(path.join(dir, 'tests'));
+    await writeFile(path.join(dir, 'tests/answers.test.yaml'), 'agent: front-desk\ntests:\n  - name: answers\n    turns: [{ user: hello, expect: [{ contains: hello }] }]\n');
+    const head = () => git('rev-parse', 'HEAD').toString().slice(0, 7);
+    const newestRun = async () => {
+      expect((await cli(['test', '--env', 'staging', '--against', 'live'])).code).toBe(0);
+      return /^ {2}by .*, tests of .*$/m.exec((await cli(['history', '--env', 'staging'])).stdout)?.[0];
+    };
+    expect(await newestRun()).toMatch(new RegExp(`, tests of commit ${head()} with uncommitted changes$`));
+    git('add', '-A');
+    git('commit', '-qm', 'tests');
+    expect(await newestRun()).toMatch(new RegExp(`, tests of commit ${head()}$`));
+    await writeFile(path.join(dir, 'tests/answers.test.yaml'), 'agent: front-desk\ntests:\n  - name: answers again\n    turns: [{ user: hello, expect: [{ contains: hello }] }]\n');
+    expect(await newestRun()).toMatch(new RegExp(`, tests of commit ${head()} with uncommitted changes$`));
+  });
+
   it("takes for the tests gate only a run of the suite this checkout's commit holds", async () => {
     const { dir, git, cli } = await committedProject(STAGED_MANIFEST.replace('    promote_from: staging\n', '    promote_from: staging\n    gates: { tests: pass }\n'));
     const test = 'agent: front-desk\ntests:\n  - name: answers\n    turns: [{ user: hello, expect: [{ contains: hello }] }]\n';

@@ -180,11 +180,13 @@ describe('caps of the test files', () => {
         'agent: front-desk',
         'tests:',
         '  - name: repeated',
-        '    turns: [{ user: Hi }]',
+        '    turns: [{ user: Hi, expect: [{ contains: Hi }] }]',
         '    repeat: 21',
         '  - name: simulated',
         '    simulate: { persona: P, goal: G, max_turns: 51 }',
+        '    expect: [{ call_status: chat_completion }]',
         '  - name: long',
+        '    expect: [{ call_status: chat_completion }]',
         '    turns:',
         many,
       ].join('\n'),
@@ -194,7 +196,7 @@ describe('caps of the test files', () => {
     expect(result.diagnostics.map((d) => `${d.file}:${d.line}:${d.col} ${d.message}`)).toEqual([
       'tests/a.test.yaml:5:13 tests[0].repeat is 21, over the cap of 20; lower it (the operator may run more with --repeat N)',
       'tests/a.test.yaml:7:49 tests[1].simulate.max_turns is 51, over the cap of 50; lower it, or split the goal over several tests',
-      'tests/a.test.yaml:10:7 tests[2].turns has 51 items, over the cap of 50; split the conversation into shorter tests',
+      'tests/a.test.yaml:12:7 tests[2].turns has 51 items, over the cap of 50; split the conversation into shorter tests',
     ]);
   });
 

@@ -98,7 +98,7 @@ describe('voxform test on the example project', () => {
     const project = await startProject();
     await writeFile(
       path.join(project.dir, 'example/tests/judged.test.yaml'),
-      'agent: front-desk\ntests:\n  - name: judged\n    turns: [{ user: hi, expect: [{ contains: hi }, { judge: Is friendly. }] }]\n  - name: simulated\n    simulate: { persona: p, goal: g }\n',
+      'agent: front-desk\ntests:\n  - name: judged\n    turns: [{ user: hi, expect: [{ contains: hi }, { judge: Is friendly. }] }]\n  - name: simulated\n    simulate: { persona: p, goal: g }\n    expect: [{ call_status: chat_completion }]\n',
     );
     const refused = await project.cliInProcess(['test', 'example/tests/judged.test.yaml']);
     expect(refused.code).toBe(1);

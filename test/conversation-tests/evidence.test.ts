@@ -4,11 +4,11 @@
  * example project, whose layout (the manifest at the root, its tests in example/tests) has no
  * `tests/` folder beside the manifest.
  */
-import { cp, writeFile } from 'node:fs/promises';
+import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDirs } from '../helpers/cli.js';
-import { useExampleProjects, type ExampleProject } from '../helpers/project.js';
+import { SECRETS, useExampleProjects, type ExampleProject } from '../helpers/project.js';
 
 const startProject = useExampleProjects();
 const tempDir = useTempDirs();
@@ -79,5 +79,22 @@ describe('test runs as evidence for promote', () => {
     expect(skipped.stdout).toContain('live: 4 passed, 0 failed, 1 skipped\n');
     expect(skipped.stderr).toBe(`${NOTE}skips the judge's checks and simulated callers (--skip-judge)${GATE_TAKES}`);
     expect(await recordedRuns(project)).toHaveLength(1);
+  });
+
+  it('keeps no secret a test file names in the run it records: its test names and file paths redacted as the report shows them', async () => {
+    const project = await startProject();
+    expect((await project.cliInProcess(['apply', '--auto-approve'])).code).toBe(0);
+    await cp(path.join(project.dir, 'example/tests'), path.join(project.dir, 'tests'), { recursive: true });
+    const named = `tests/${SECRETS.HOOK_TOKEN}.test.yaml`;
+    await writeFile(path.join(project.dir, named), `agent: front-desk\ntests:\n  - name: "tok ${SECRETS.HOOK_TOKEN} here"\n    turns: [{ expect: [{ contains: nothere }] }]\n`);
+    const run = await project.cliInProcess(['test', '--against', 'live']);
+    expect(run.stdout).toContain('FAIL  tok (sensitive) here');
+    const ledger = path.join(project.dir, '.voxform/history/test-runs');
+    const records = (await readdir(ledger)).filter((name) => name.endsWith('.json'));
+    expect(records).toHaveLength(1);
+    const text = await readFile(path.join(ledger, records[0] as string), 'utf8');
+    expect(text).toContain('"name": "tok (sensitive) here"');
+    expect(text).toContain('"file": "tests/(sensitive).test.yaml"');
+    for (const secret of Object.values(SECRETS)) expect(text).not.toContain(secret);
   });
 });

@@ -32,6 +32,8 @@ async function startToolServer(seen: Array<{ url: string; authorization: string 
   return `http://127.0.0.1:${(toolServer.address() as AddressInfo).port}/slots`;
 }
 
+const CREATES_FOLDERS = 'Name a test file with --out, such as tests/NAME.test.yaml, where it can be written; the folders its path lacks are created.';
+
 describe('the emulator playing agents with a model (--llm), and simulated callers', () => {
   it('runs a simulated booking: the tool is called through its webhook, recorded, and checked', async () => {
     fake = await startFakeModel();
@@ -157,16 +159,24 @@ describe('voxform test capture', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toBe(
       `error[report_write_failed]: Cannot write the test file to ${path.join(project.dir, 'voxform.yaml/captured.test.yaml')}: a part of its folder is a file, not a folder; nothing was written.\n` +
-        '  hint: Name a file in a folder that exists and is writable with --out.\n',
+        `  hint: ${CREATES_FOLDERS}\n`,
     );
-    // A folder cannot become the test file: said at once, with --force or without.
+    // A folder cannot become the test file: said at once, with --force or without, naming a file in it.
     for (const force of [[], ['--force']]) {
       const folder = await project.cliInProcess(['test', 'capture', callId, '--out', 'tests', ...force]);
       expect(folder.stderr, force.join()).toBe(
         `error[report_write_failed]: Cannot write the test file to ${path.join(project.dir, 'tests')}: it is a folder; no call was captured.\n` +
-          '  hint: Name a file in a folder that exists and is writable with --out.\n',
+          `  hint: Name a file in it with --out, such as ${path.join('tests', 'captured.test.yaml')}.\n`,
       );
       expect(folder.code).toBe(1);
+    }
+    // A file no run of the suite would read is refused before the call is looked for, with the name it needs.
+    for (const [out, renamed] of [['tests/captured.yaml', 'tests/captured.test.yaml'], ['tests/captured', 'tests/captured.test.yaml'], ['tests/c.yml', 'tests/c.test.yml']]) {
+      const unread = await project.cliInProcess(['test', 'capture', 'call_none', '--out', out as string]);
+      expect(unread.stderr).toBe(
+        `error[invalid_argument]: --out names ${out}, which no test run reads: test files end in .test.yaml or .test.yml; no call was captured.\n  hint: Name it ${renamed}.\n`,
+      );
+      expect(unread.code).toBe(1);
     }
 
     // The default tests/ folder beside the manifest, judged by the fake (a quoted reference must appear in the reply).

@@ -144,6 +144,16 @@ describe('loading test files', () => {
     ]);
   });
 
+  it('refuses a scripted test that checks nothing, at its name, and warns of a simulated one', async () => {
+    const checkless = 'checks nothing: it would pass whatever the agent says; give a turn or the test an expect: check';
+    expect(await problems(['agent: booking', 'tests:', '  - name: empty expect', '    turns:', '      - user: hi', '        expect: []'].join('\n'))).toEqual([`tests/a.test.yaml:3:11 invalid_value test "empty expect" ${checkless}`]);
+    expect(await problems(['agent: booking', 'tests:', '  - name: empty turn', '    turns: [{}]', '    expect: []'].join('\n'))).toEqual([`tests/a.test.yaml:3:11 invalid_value test "empty turn" ${checkless}`]);
+    // One check anywhere is a test: in a turn, or on the call record.
+    expect(await problems(['agent: booking', 'tests:', '  - name: one', '    turns: [{}, { user: hi }]', '    expect: [{ call_status: done }]'].join('\n'))).toEqual([]);
+    const simulated = await load(['agent: booking', 'tests:', '  - name: chat', '    simulate: { persona: p, goal: g }'].join('\n'));
+    expect(simulated.diagnostics.map((d) => `${d.severity} ${d.line}:${d.col} ${d.message}`)).toEqual([`warning 3:11 test "chat" ${checkless}`]);
+  });
+
   it('reports YAML syntax errors and non-mappings at their place', async () => {
     expect(await problems('agent: booking\ntests:\n  - name: "open\n')).toEqual(['tests/a.test.yaml:3:11 yaml_syntax YAML syntax error: the quote " opened at line 3, column 11 is never closed, so what follows it is read as its text; add the closing " where the text ends']);
     expect(await problems('agent: booking\ntests:\n  - name: one\n    turns: [{ user: &hi hello }]\n    expect: [{ judge: *hii }]\n')).toEqual([
@@ -164,7 +174,7 @@ describe('loading test files', () => {
   });
 
   it('lets a test file name no service, judge or file: such fields are unknown', async () => {
-    const lines = await problems('agent: booking\nbase_url: http://attacker.example\njudge_url: http://attacker.example\ntests: [{ name: a, turns: [{ user: hi }] }]\n');
+    const lines = await problems('agent: booking\nbase_url: http://attacker.example\njudge_url: http://attacker.example\ntests: [{ name: a, turns: [{ user: hi, expect: [{ contains: hi }] }] }]\n');
     expect(lines).toEqual([
       'tests/a.test.yaml:2:1 unknown_field unknown field "base_url" in the test file (known fields: agent, metadata, include_metadata_in_prompt, tests)',
       'tests/a.test.yaml:3:1 unknown_field unknown field "judge_url" in the test file (known fields: agent, metadata, include_metadata_in_prompt, tests)',

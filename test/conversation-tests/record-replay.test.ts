@@ -26,7 +26,7 @@ const BOOKING_TESTS = [
   '    expect:',
   '      - tool_calls: [{ name: find_slots, args: { date: "2026-03-03" } }]',
   '  - name: repeats a token',
-  `    turns: [{ user: "the token is ${SECRETS.HOOK_TOKEN}" }]`,
+  `    turns: [{ user: "the token is ${SECRETS.HOOK_TOKEN}", expect: [{ not_contains: never said }] }]`,
   '',
 ].join('\n');
 
@@ -61,7 +61,7 @@ describe('voxform test --mode record, then replay', () => {
 
     // auto: what the recording covers is replayed; a test it does not know runs live, and nothing is written.
     const mockedFile = path.join(project.dir, 'example/tests/mocked.test.yaml');
-    await writeFile(mockedFile, `${BOOKING_TESTS}  - name: is new\n    turns: [{ user: new here }]\n`);
+    await writeFile(mockedFile, `${BOOKING_TESTS}  - name: is new\n    turns: [{ user: new here, expect: [{ not_contains: never said }] }]\n`);
     const asked = fake.requests.length;
     const auto = await project.cliInProcess(['test', 'example/tests/mocked.test.yaml', '--mode', 'auto'], judge);
     expect(auto.stdout).toContain('  PASS  is new  [desired 1/1]\n');

@@ -64,7 +64,8 @@ function wholeReport(run: TestRun) {
       agent: report.agent,
       name: report.name,
       location: report.location,
-      change: run.against.length === 2 ? (report === run.changes[0]?.report ? 'newly_failing' : 'unchanged') : null,
+      // The second test is skipped on both sides: no verdict to compare.
+      change: run.against.length === 2 ? (report === run.changes[0]?.report ? 'newly_failing' : 'not_compared') : null,
       verdicts: Object.fromEntries(
         Object.entries(report.verdicts).map(([target, v]) => [
           target,

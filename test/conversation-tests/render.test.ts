@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderTestJunit } from '../../src/conversations/render-junit.js';
+import { renderTestJson } from '../../src/conversations/render-json.js';
 import { renderTestMarkdown } from '../../src/conversations/render-markdown.js';
 import { COMMENT_SIZE_LIMIT } from '../../src/util/comment-blocks.js';
 import { renderTestText } from '../../src/conversations/render-text.js';
@@ -189,6 +190,15 @@ describe('a skipped verdict', () => {
     expect(renderTestMarkdown(run)).toContain(`**Skipped:**\n\n- ⏭️ books with a mock (live): ${reason.replace('mock_tools', 'mock\\_tools')}\n`);
     expect(renderTestJunit(run)).toContain(`<skipped message="${reason.replaceAll("'", '&apos;')}"/>`);
   });
+
+  it('counts a test skipped on one side as not compared, never as the same verdict against both', async () => {
+    const run = await mockedRun();
+    const text = renderTestText(run, { color: false });
+    expect(text).toContain('Behaviour changes (live → desired):\n  none among the tests compared\n  not compared: 1 test skipped or with an error against live or desired');
+    expect(text).not.toContain('every test has the same verdict');
+    expect(renderTestMarkdown(run)).toMatch(/^### voxform test: 0 newly failing, 0 newly passing, 1 not compared · /);
+    expect((JSON.parse(renderTestJson(run)) as { tests: Array<{ change: string }> }).tests[0]?.change).toBe('not_compared');
+  });
 });
 
 describe('the behaviour diff', () => {
@@ -197,13 +207,16 @@ describe('the behaviour diff', () => {
     verdicts: { live: verdict([failedRun('x')], live, live === 'passed' ? 1 : 0), desired: verdict([failedRun('x')], desired, desired === 'passed' ? 1 : 0) },
   });
 
-  it('tells a change only between passed and failed: an error on either side is not compared', () => {
+  it('tells a change only between passed and failed: an error or a skip on either side is not compared', () => {
     expect(behaviourChange(withVerdicts('failed', 'passed'))).toBe('newly_passing');
     expect(behaviourChange(withVerdicts('passed', 'failed'))).toBe('newly_failing');
     expect(behaviourChange(withVerdicts('error', 'passed'))).toBe('not_compared');
     expect(behaviourChange(withVerdicts('passed', 'error'))).toBe('not_compared');
     expect(behaviourChange(withVerdicts('error', 'failed'))).toBe('not_compared');
-    expect(behaviourChange(withVerdicts('skipped', 'passed'))).toBe('unchanged');
+    expect(behaviourChange(withVerdicts('skipped', 'passed'))).toBe('not_compared');
+    expect(behaviourChange(withVerdicts('skipped', 'error'))).toBe('not_compared');
+    expect(behaviourChange(withVerdicts('failed', 'skipped'))).toBe('not_compared');
+    expect(behaviourChange(withVerdicts('passed', 'passed'))).toBe('unchanged');
   });
 
   it('says how many tests were not compared, in text and Markdown, and counts none of them as newly passing', () => {
@@ -217,8 +230,8 @@ describe('the behaviour diff', () => {
     };
     const markdown = renderTestMarkdown(errors);
     expect(markdown).toMatch(/^### voxform test: 0 newly failing, 0 newly passing, 4 not compared · live: 0 passed, 0 failed, 4 errors · desired: 4 passed, 0 failed\n/);
-    expect(markdown).toContain('**Behaviour diff:** no change among the tests compared.\n\nnot compared: 4 tests with an error against live or desired');
+    expect(markdown).toContain('**Behaviour diff:** no change among the tests compared.\n\nnot compared: 4 tests skipped or with an error against live or desired');
     const text = renderTestText(errors, { color: false });
-    expect(text).toContain('Behaviour changes (live → desired):\n  none among the tests compared\n  not compared: 4 tests with an error against live or desired');
+    expect(text).toContain('Behaviour changes (live → desired):\n  none among the tests compared\n  not compared: 4 tests skipped or with an error against live or desired');
   });
 });

@@ -149,7 +149,7 @@ function describeResult(result: PublishResult, provider: Provider): string {
  * Runs the command line, then reports it. `runCommandLine` runs one voxform command line in this
  * process with the context given (the CLI's entry passes it: a command does not reach up into it).
  */
-export async function run(options: CiRunCommandOptions, ctx: CommandContext, runCommandLine: (argv: string[], ctx: CommandContext) => Promise<number>): Promise<number> {
+export async function run(options: CiRunCommandOptions, ctx: CommandContext, runCommandLine: (argv: string[], ctx: CommandContext, options: { errorsAsText: boolean }) => Promise<number>): Promise<number> {
   if (options.env) checkEnvironmentName(options.env);
   const outDir = path.resolve(ctx.cwd, options.outDir);
   await makeKeptFolder(outDir);
@@ -162,7 +162,8 @@ export async function run(options: CiRunCommandOptions, ctx: CommandContext, run
   // An apply's review is the one that merged its commit: asked first, so that the apply's record names it.
   const merged = options.command === 'apply' ? await outcomeOf(() => connect().mergedReview()) : undefined;
   const recorded = recording(ctx);
-  const exitCode = await runCommandLine(argv, { ...ctx, stdout: recorded.stdout, stderr: recorded.stderr, review: merged?.value });
+  // Whatever format a command writes its report in, the log and the review quote its errors for people, as plan's.
+  const exitCode = await runCommandLine(argv, { ...ctx, stdout: recorded.stdout, stderr: recorded.stderr, review: merged?.value }, { errorsAsText: true });
   if (exitCode === EXIT_INTERRUPTED) return exitCode;
   const links: ReportLinks = {
     runUrl: runUrl(options.provider, ctx.env),

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { VoxformError } from '../../errors.js';
 import { checkDeclaredWork, DEFAULT_TEST_RUN_LIMITS } from '../../conversations/budgets.js';
 import { captureTestFile } from '../../conversations/capture.js';
-import { findTestFiles } from '../../conversations/find-test-files.js';
+import { findTestFiles, isTestFileName, testFileNamed } from '../../conversations/find-test-files.js';
 import { loadTestFiles } from '../../conversations/load-tests.js';
 import { toolNamesOf } from '../../conversations/agent-config.js';
 import { agentIfExists } from '../../api/agent-if-exists.js';
@@ -139,7 +139,7 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
   if (recordings) await saveRecordings(recordings, ctx);
   if (baseline && options.baseline !== undefined) testRun.baseline = compareWithBaseline(testRun, baseline, options.baseline);
   await evidence?.record(testRun);
-  await emit(render(testRun, options.format ?? 'text', ctx), options.out, ctx, { what: 'the report', createFolder: false, unwritten: 'the tests ran, and their report was not written' });
+  await emit(render(testRun, options.format ?? 'text', ctx), options.out, ctx, { what: 'the report', createFolder: false, unwritten: 'the tests ran, and their report was not written', hint: REPORT_OUT_HINT });
   return runSucceeded(testRun) ? 0 : 1;
 }
 
@@ -224,8 +224,13 @@ async function checkOutFile(out: string, ctx: CommandContext): Promise<void> {
   if (obstacle !== undefined) throw writeFailed('the report', file, `${obstacle}; no test was run`);
 }
 
-function writeFailed(what: string, file: string, why: string): VoxformError {
-  return new VoxformError('report_write_failed', `Cannot write ${what} to ${file}: ${why}.`, { hint: 'Name a file in a folder that exists and is writable with --out.' });
+const REPORT_OUT_HINT = 'Name a file in a folder that exists and is writable with --out.';
+
+/** `test capture` makes the folders its file's path lacks (tests/ in a new project): its hint says so. */
+const CAPTURE_OUT_HINT = 'Name a test file with --out, such as tests/NAME.test.yaml, where it can be written; the folders its path lacks are created.';
+
+function writeFailed(what: string, file: string, why: string, hint = REPORT_OUT_HINT): VoxformError {
+  return new VoxformError('report_write_failed', `Cannot write ${what} to ${file}: ${why}.`, { hint });
 }
 
 interface EmitOptions {
@@ -233,6 +238,8 @@ interface EmitOptions {
   what: string;
   /** Whether a missing folder is made (`test capture`: tests/ in a new project) or refused (as `plan --out` refuses it). */
   createFolder: boolean;
+  /** How to name a file that can be written. */
+  hint: string;
   /** What became of the work when the file cannot be written. */
   unwritten: string;
 }
@@ -258,7 +265,7 @@ async function emit(text: string | Iterable<string>, out: string | undefined, ct
     if (options.createFolder) await mkdir(path.dirname(file), { recursive: true });
     await writeFileAtomic(file, mapPieces(pieces, (piece) => ctx.secrets.redact(piece)));
   } catch (error) {
-    throw writeFailed(options.what, file, `${describeWriteFailure(error)}; ${options.unwritten}`);
+    throw writeFailed(options.what, file, `${describeWriteFailure(error)}; ${options.unwritten}`, options.hint);
   }
   ctx.stderr.write(`Wrote ${options.what} to ${out}.\n`);
 }
@@ -295,11 +302,19 @@ interface CaptureOptions extends ProjectOptions {
 
 /**
  * `test capture --out` naming a folder is refused whatever --force says (it cannot become the test
- * file); naming a file that exists (a test file of the suite, most likely), it is overwritten only with --force.
+ * file), and so is a name no run reads (not `*.test.yaml`): the suite would never run the test.
+ * Naming a file that exists (a test file of the suite, most likely), it is overwritten only with --force.
  */
 async function checkCaptureOut(out: string, force: boolean, ctx: CommandContext): Promise<void> {
   const file = path.resolve(ctx.cwd, out);
-  if ((await stat(file).catch(() => undefined))?.isDirectory()) throw writeFailed('the test file', file, 'it is a folder; no call was captured');
+  if ((await stat(file).catch(() => undefined))?.isDirectory()) {
+    throw writeFailed('the test file', file, 'it is a folder; no call was captured', `Name a file in it with --out, such as ${path.join(out, 'captured.test.yaml')}.`);
+  }
+  if (!isTestFileName(out)) {
+    throw new VoxformError('invalid_argument', `--out names ${out}, which no test run reads: test files end in .test.yaml or .test.yml; no call was captured.`, {
+      hint: `Name it ${testFileNamed(out)}.`,
+    });
+  }
   if (force || !(await pathExists(file, { follow: false }))) return;
   throw new VoxformError('would_overwrite', `voxform test capture would overwrite ${out}, which exists already; no call was captured.`, {
     hint: 'Pass --force to overwrite it, or name another file with --out.',
@@ -344,6 +359,6 @@ export async function capture(options: CaptureOptions, ctx: CommandContext): Pro
   // The modeline points at the package's schema in the project's node_modules, from where the file is written.
   const schemaPath = options.out === undefined ? undefined : path.relative(path.dirname(path.resolve(ctx.cwd, options.out)), path.join(ctx.cwd, 'node_modules/voxform/schemas/tests.schema.json')).split(path.sep).join('/');
   const text = captureTestFile({ record, agentName: agent.localName, redact: (value) => ctx.secrets.redact(value), schemaPath });
-  await emit(text, options.out, ctx, { what: 'the test file', createFolder: true, unwritten: 'nothing was written' });
+  await emit(text, options.out, ctx, { what: 'the test file', createFolder: true, unwritten: 'nothing was written', hint: CAPTURE_OUT_HINT });
   return 0;
 }
