@@ -172,15 +172,14 @@ export async function loadAsValidateChecks(
  * The manifests the options name, for a command that also works without them: no manifest in the folder gives
  * none; manifests with errors give none either, with a warning ending in what the command does without them
  * (`unused`). Manifests whose only errors are ids each environment gives (`idsOnlyInEnvironments`) are
- * not wrong: used without `--env` they give none, with a warning saying to name one, or, for a command
- * that wants only what the ids stand for (`quietWithoutIds`), with none. A path named with `-f` that is not there is the operator's mistake: `manifest_not_found`, as everywhere.
+ * not wrong: used without `--env` they give no state, and no warning, but their `policy` section, which
+ * no environment can change. A path named with `-f` that is not there is the operator's mistake: `manifest_not_found`, as everywhere.
  */
 export async function loadManifestsIfAny(
   options: ManifestOptions,
   ctx: CommandContext,
   unused: string,
-  { quietWithoutIds = false }: { quietWithoutIds?: boolean } = {},
-): Promise<Pick<LoadResult, 'state' | 'files'> & { idsInEnvironments?: boolean; environmentAgents: Map<string, Map<string, string>>; agentDisplayNames: Map<string, string>; unreadAgents?: Set<string> }> {
+): Promise<Pick<LoadResult, 'state' | 'files'> & { idsInEnvironments?: boolean; policy?: unknown; environmentAgents: Map<string, Map<string, string>>; agentDisplayNames: Map<string, string>; unreadAgents?: Set<string> }> {
   let result: LoadResult;
   let project: ProjectManifests;
   try {
@@ -193,8 +192,9 @@ export async function loadManifestsIfAny(
   const environmentAgents = environmentAgentIds(project.combined);
   const displayNames = agentDisplayNames(project.combined);
   if (!result.state && idsOnlyInEnvironments(result)) {
-    if (!quietWithoutIds) ctx.stderr.write(`warning: the manifests give ids only in their environments, and no --env names one: ${unused}.\n`);
-    return { state: undefined, files: result.files, idsInEnvironments: true, environmentAgents, agentDisplayNames: displayNames };
+    // An environment cannot carry `policy` (docs/manifest.md): the manifests' section holds for each one.
+    const policy = project.combined.settings.policy?.value;
+    return { state: undefined, files: result.files, idsInEnvironments: true, environmentAgents, agentDisplayNames: displayNames, ...(policy === undefined ? {} : { policy }) };
   }
   if (!result.state) {
     // Counted as `validate` counts them, which the warning sends the reader to.
@@ -242,7 +242,7 @@ export async function manifestProject(
   ctx: CommandContext,
 ): Promise<ManifestProject> {
   // Without ids there are no agent names to give: nothing to warn about.
-  const loaded = await loadManifestsIfAny(options, ctx, 'their agent names and service are not used', { quietWithoutIds: true });
+  const loaded = await loadManifestsIfAny(options, ctx, 'their agent names and service are not used');
   const manifests = loaded.files.map((file) => path.relative(ctx.cwd, file) || file);
   const { environmentAgents, agentDisplayNames: displayNames, unreadAgents } = loaded;
   if (!loaded.state) return { ...emptyProject(loaded.files), environmentAgents, agentDisplayNames: displayNames, manifests, ...(loaded.idsInEnvironments ? { idsInEnvironments: true } : {}), ...(unreadAgents ? { unreadAgents } : {}) };

@@ -1,7 +1,8 @@
 /**
  * `evaluatePolicy`: the desired state → findings. Rules come from the built-in pack, the operator's
- * packs and the manifest's team rules; the manifest sets their levels; waivers in force silence one
- * rule for one resource, and an expired waiver is a violation of its own. Time comes from `now`,
+ * packs and the manifest's team rules; the manifest sets their levels, but only raises an operator's
+ * rule; waivers in force silence one rule for one resource (never a finding of an operator's
+ * mandatory rule), and an expired waiver is a violation of its own. Time comes from `now`,
  * so a test fixes the day.
  */
 import type { SourceLocation } from '../errors.js';
@@ -12,13 +13,13 @@ import { RuleCheckBudget } from './check-budget.js';
 import { compileCustomRule, type TeamRule } from './custom-rules.js';
 import { operatorRules, type OperatorPack } from './operator-packs.js';
 import { BUILT_IN_RULES } from './rules/index.js';
-import { CHECK_BUDGET, checkSectionRules, POLICY_INVALID, readPolicySection, WAIVER_EXPIRED, WAIVER_UNUSED, type PolicySection, type WaiverSpec } from './section.js';
+import { CHECK_BUDGET, checkSectionRules, POLICY_INVALID, readPolicySection, WAIVER_EXPIRED, WAIVER_UNUSED, type PolicySection, type SectionProblem, type WaiverSpec } from './section.js';
 import { createTokenCounter } from './tokens.js';
 import { afterPendingSignals } from '../util/sync-slices.js';
 import { withheldState } from './withheld-state.js';
 import { KeptFindings } from './kept-findings.js';
 import { formatCount, plural, someOf } from '../util/plural.js';
-import type { Finding, PolicyReport, PolicyRule, RuleHit, RuleStatus, TokenCounter, WaiverStatus } from './types.js';
+import { LEVEL_RANK, type Finding, type PolicyReport, type PolicyRule, type RuleHit, type RuleStatus, type TokenCounter, type WaiverStatus } from './types.js';
 import { requireOptions } from '../util/required-options.js';
 
 export interface PolicyOptions {
@@ -38,7 +39,7 @@ export interface PolicyOptions {
 
 /** The rules of the policy section itself: always on, at these levels. */
 export const SECTION_RULES: readonly RuleStatus[] = [
-  { id: POLICY_INVALID, summary: 'The policy section names rules that exist, and its team rules compile.', hint: 'Fix the policy section: voxform policy list shows every rule id.', level: 'mandatory' },
+  { id: POLICY_INVALID, summary: 'The policy section names rules that exist, its team rules compile, and it lowers no operator\'s rule.', hint: 'Fix the policy section: voxform policy list shows every rule id.', level: 'mandatory' },
   { id: WAIVER_EXPIRED, summary: 'No waiver past its expiry date.', hint: 'Fix what the waiver excused, or renew it with a new date and reason in review.', level: 'mandatory' },
   { id: WAIVER_UNUSED, summary: 'Every waiver silences a finding.', hint: 'Remove the waiver: the rule finds nothing for that resource (or the resource is misspelled).', level: 'advisory' },
   { id: CHECK_BUDGET, summary: 'Team rules are checked in full, within the checks of a run.', hint: 'Narrow the team rules\' paths: a "*" reaches every key or item, and each value a path reaches is one check (docs/policy.md).', level: 'mandatory' },
@@ -46,18 +47,25 @@ export const SECTION_RULES: readonly RuleStatus[] = [
 
 const SECTION_HINTS: Record<string, string> = Object.fromEntries(SECTION_RULES.map((rule) => [rule.id, rule.hint]));
 
-/** The rule set and each rule's level, with where it was set; team-rule problems as hits. `desired.secrets`: hidden in what a pack's check throws. */
+/**
+ * The rule set and each rule's level, with where it was set; problems of the section (team rules
+ * that do not compile, unknown ids, an attempt to lower an operator's rule) as hits. The manifest is
+ * the pull request's and an operator's pack the operator's (docs/security.md): a level that would
+ * lower a pack rule's, and a waiver of a pack rule the pack makes mandatory, do not take effect
+ * (the waiver is left out of the returned section's) and are problems. `desired.secrets`: hidden in what a pack's check throws.
+ */
 export async function resolveRules(
   desired: Pick<DesiredState, 'policy' | 'files'> & { secrets?: readonly string[] },
   options: { packs?: readonly OperatorPack[] | undefined; fallback: SourceLocation; regexBudget?: RegexTimeBudget | undefined; checkBudget?: RuleCheckBudget | undefined },
-): Promise<{ section: PolicySection; rules: Array<{ rule: PolicyRule; status: RuleStatus }>; problems: RuleHit[] }> {
+): Promise<{ section: PolicySection; rules: Array<{ rule: PolicyRule; status: RuleStatus }>; problems: SectionProblem[] }> {
   const section = readPolicySection(desired.policy, options.fallback);
-  const problems: RuleHit[] = [];
+  const problems: SectionProblem[] = [];
   const rules: Array<{ rule: PolicyRule; source: RuleStatus['source'] }> = BUILT_IN_RULES.map((rule) => ({ rule, source: { kind: 'default' } }));
   const taken = new Set(rules.map(({ rule }) => rule.id));
   const secrets = new SecretRegistry();
   for (const value of desired.secrets ?? []) secrets.add(value);
-  for (const { pack, rule } of operatorRules(options.packs ?? [], taken, (text) => secrets.redact(text))) rules.push({ rule, source: { kind: 'operator', pack } });
+  const packRules = operatorRules(options.packs ?? [], taken, (text) => secrets.redact(text));
+  for (const { pack, rule } of packRules) rules.push({ rule, source: { kind: 'operator', pack } });
   const regexBudget = options.regexBudget ?? new RegexTimeBudget();
   const checkBudget = options.checkBudget ?? new RuleCheckBudget();
   for (const spec of section.custom) {
@@ -70,12 +78,36 @@ export async function resolveRules(
     if ('problems' in compiled) problems.push(...compiled.problems);
     else rules.push({ rule: compiled.rule, source: { kind: 'manifest', location: spec.location } });
   }
-  problems.push(...checkSectionRules(section, taken));
+  problems.push(...checkSectionRules(section, taken, (options.packs ?? []).length > 0));
+  const lowered = new Set<string>();
+  for (const { rule, source } of rules) {
+    const setting = section.levels.get(rule.id);
+    if (source.kind !== 'operator' || !setting || LEVEL_RANK[setting.level] >= LEVEL_RANK[rule.level]) continue;
+    lowered.add(rule.id);
+    problems.push({
+      resource: 'policy',
+      message: `policy.rules.${rule.id} cannot lower the operator's rule ${rule.id} (${rule.level})`,
+      location: setting.location,
+      hint: `Remove the entry: the operator sets ${rule.id}'s level in policy pack ${source.pack}, and the manifest may only raise it; ask the operator to change the pack.`,
+    });
+  }
+  const operatorMandatory = new Map(packRules.filter(({ rule }) => rule.level === 'mandatory').map(({ pack, rule }) => [rule.id, pack]));
+  const waivers = section.waivers.filter((waiver) => {
+    const pack = operatorMandatory.get(waiver.rule);
+    if (pack === undefined) return true;
+    problems.push({
+      resource: 'policy',
+      message: `a waiver cannot silence the operator's rule ${waiver.rule} (mandatory) for ${waiver.resource}`,
+      location: waiver.location,
+      hint: `Remove the waiver and fix what the finding says: the operator makes ${waiver.rule} mandatory in policy pack ${pack}, so only the operator can make an exception.`,
+    });
+    return false;
+  });
   return {
-    section,
+    section: { ...section, waivers },
     problems,
     rules: rules.map(({ rule, source }) => {
-      const setting = section.levels.get(rule.id);
+      const setting = lowered.has(rule.id) ? undefined : section.levels.get(rule.id);
       const status: RuleStatus = {
         id: rule.id,
         area: rule.area,
@@ -116,13 +148,13 @@ export async function evaluatePolicy(desired: DesiredState, options: PolicyOptio
   const { section, rules, problems } = await resolveRules(desired, { packs: options.packs, fallback, regexBudget: options.regexBudget, checkBudget });
   // Every rule reads the state with its secrets withheld: the one view of docs/security.md §11.
   const subject = { desired: withheldState(desired), tokens };
-  const sectionFinding = (rule: string, level: Finding['level'], hit: RuleHit): Finding => ({ ...hit, rule, level, hint: SECTION_HINTS[rule] as string });
+  const sectionFinding = (rule: string, level: Finding['level'], hit: RuleHit): Finding => ({ resource: hit.resource, message: hit.message, location: hit.location, rule, level, hint: SECTION_HINTS[rule] as string });
 
   const today = dayOf(options.now());
   const inForce = new Map<string, WaiverSpec>();
   const waivers: WaiverStatus[] = [];
   const active = new KeptFindings();
-  for (const hit of problems) active.add(sectionFinding(POLICY_INVALID, 'mandatory', hit));
+  for (const problem of problems) active.add({ ...sectionFinding(POLICY_INVALID, problem.level ?? 'mandatory', problem), ...(problem.hint ? { hint: problem.hint } : {}) });
   for (const waiver of section.waivers) {
     const state = waiver.expires < today ? 'expired' : 'in-force';
     if (state === 'expired') {

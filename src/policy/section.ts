@@ -109,15 +109,35 @@ export function readPolicySection(section: unknown, fallback: SourceLocation): P
   return { levels, custom, waivers, location };
 }
 
+/** A problem of the policy section: a `policy-invalid` finding, mandatory unless said otherwise, with its rule's hint unless it has its own. */
+export interface SectionProblem extends RuleHit {
+  level?: 'advisory';
+  hint?: string;
+}
+
 /**
  * Problems the schema cannot see: unknown rule ids (with a likely meant one), rules that check the
  * policy section itself named by a level or a waiver, and a waiver whose reason is only blanks.
+ * `packsLoaded`: whether any operator pack is loaded. Without one, an id no built-in or team rule
+ * has may be a pack's that this machine does not load (a laptop, an editor), so naming it is
+ * advisory; with packs loaded, an id none of them defines is a mistake.
  */
-export function checkSectionRules(section: PolicySection, known: ReadonlySet<string>): RuleHit[] {
-  const hits: RuleHit[] = [];
+export function checkSectionRules(section: PolicySection, known: ReadonlySet<string>, packsLoaded: boolean): SectionProblem[] {
+  const hits: SectionProblem[] = [];
   const unknown = (id: string, where: string, location: SourceLocation) => {
     const meant = didYouMean(id, known);
-    hits.push({ resource: 'policy', message: `${where} names rule "${id}", which does not exist${meant ? `; did you mean "${meant}"?` : ''} (voxform policy list shows every rule)`, location });
+    const guess = meant ? `; did you mean "${meant}"?` : '';
+    if (packsLoaded) {
+      hits.push({ resource: 'policy', message: `${where} names rule "${id}", which does not exist${guess} (voxform policy list shows every rule)`, location });
+      return;
+    }
+    hits.push({
+      resource: 'policy',
+      message: `${where} names rule "${id}", which is no built-in or team rule, and no pack loaded defines it${guess}`,
+      location,
+      level: 'advisory',
+      hint: `An operator's pack (VOXFORM_POLICY_PACKS) may define it: where the pack is loaded, the entry is checked against it. Otherwise fix the id: voxform policy list shows every rule.`,
+    });
   };
   for (const [id, setting] of section.levels) {
     if (SECTION_RULE_IDS.includes(id)) hits.push({ resource: 'policy', message: `policy.rules cannot set the level of "${id}": it checks the policy section itself and is always on`, location: setting.location });

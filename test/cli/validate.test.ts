@@ -287,9 +287,13 @@ describe('manifests that leave the agents\' ids to the environments (docs/promot
     const byName = await runCliInProcess(['emulator', 'traffic', '--local', '--calls', '1', '--agent', 'front-desk'], { cwd });
     // A local name their environments give an id is for --env to pick: missing_id, as logs says it.
     expect(byName.stderr).toMatch(/^error\[missing_id\]: agent "front-desk" has no id in the manifests themselves; .*\n {2}hint: Run again with --env /);
-    const policy = await runCliInProcess(['policy', 'list'], { cwd });
-    expect(policy.stderr).toBe('warning: the manifests give ids only in their environments, and no --env names one: levels are shown as the rules set them.\n');
-    expect((await runCliInProcess(['policy', 'list', '--env', 'staging'], { cwd })).stderr).toBe('');
+    // An environment cannot carry `policy`: the manifests' levels hold for each one, and are listed without --env.
+    const levels = await tree({ 'voxform.yaml': `${manifest('Thanks for calling Acme Dental.')}policy:\n  rules:\n    speech-url: off\n` });
+    for (const env of [[], ['--env', 'staging']]) {
+      const policy = await runCliInProcess(['policy', 'list', ...env], { cwd: levels });
+      expect(policy.stderr, env.join(' ')).toBe('');
+      expect(policy.stdout, env.join(' ')).toMatch(/\n {2}speech-url +off +voxform\.yaml:14:17\n/);
+    }
     expect((await runCliInProcess(['status', '--local'], { cwd })).stdout).toContain("Environment: default (manifests not read: the ids are the environments' own; run with --env NAME)\n");
   });
 

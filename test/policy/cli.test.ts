@@ -399,6 +399,49 @@ describe('an operator pack at fault', () => {
   });
 });
 
+describe("an operator's pack rule, which the manifest (the pull request's) may raise but never lower", () => {
+  /** The operator's mandatory rule `ops-no-brief` flags a first message that says "brief"; `ops-soft` is advisory and flags every agent. */
+  const PACK = `export const rules = [
+  { id: 'ops-no-brief', level: 'mandatory', summary: 'S.', hint: 'H.', check: ({ desired }) => [...desired.agents.values()].filter((a) => /brief/.test(a.config.first_message)).map((a) => ({ resource: a.address, message: 'says brief', location: a.source })) },
+  { id: 'ops-soft', level: 'advisory', summary: 'S.', hint: 'H.', check: ({ desired }) => [...desired.agents.values()].map((a) => ({ resource: a.address, message: 'soft', location: a.source })) },
+];\n`;
+  const project = (policy: string) =>
+    tempDir({ 'project/voxform.yaml': oneAgent('first_message: Be brief.', `policy:\n${policy}`), 'packs/ops.mjs': PACK }).then((dir) => path.join(dir, 'project'));
+  const withPack = { VOXFORM_POLICY_PACKS: '../packs/ops.mjs' };
+
+  it('setting it off, or waiving its finding, fails validate naming the attempt at its place, in text and SARIF', async () => {
+    const off = await project('  rules: { ops-no-brief: off }\n');
+    const text = await runCliInProcess(['validate'], { cwd: off, env: withPack });
+    expect(text.code).toBe(1);
+    expect(text.stderr).toContain('voxform.yaml:3:3  mandatory[ops-no-brief]: agent.a: says brief\n');
+    expect(text.stderr).toContain(
+      "voxform.yaml:8:26  mandatory[policy-invalid]: policy.rules.ops-no-brief cannot lower the operator's rule ops-no-brief (mandatory)\n  hint: Remove the entry: the operator sets ops-no-brief's level in policy pack ../packs/ops.mjs, and the manifest may only raise it; ask the operator to change the pack.\n",
+    );
+    const listed = await runCliInProcess(['policy', 'list'], { cwd: off, env: withPack });
+    expect(listed.stdout).toMatch(/ops-no-brief +mandatory +operator pack \.\.\/packs\/ops\.mjs\n/);
+    const sarif = JSON.parse((await runCliInProcess(['validate', '--format', 'sarif'], { cwd: off, env: withPack })).stdout) as { runs: Array<{ results: Array<{ ruleId: string; level: string; message: { text: string }; locations: Array<{ physicalLocation: { region: { startLine: number } } }> }> }> };
+    expect(sarif.runs[0]?.results.map((r) => `${r.ruleId} ${r.level} ${r.locations[0]?.physicalLocation.region.startLine}`)).toEqual(['ops-no-brief error 3', 'ops-soft warning 3', 'policy-invalid error 8']);
+    expect(sarif.runs[0]?.results[2]?.message.text).toContain("policy.rules.ops-no-brief cannot lower the operator's rule ops-no-brief (mandatory)");
+    const waived = await project('  waivers:\n    - { rule: ops-no-brief, resource: agent.a, reason: approved, expires: "2999-12-31" }\n');
+    const refused = await runCliInProcess(['validate'], { cwd: waived, env: withPack });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('voxform.yaml:3:3  mandatory[ops-no-brief]: agent.a: says brief\n');
+    expect(refused.stderr).toContain("voxform.yaml:9:7  mandatory[policy-invalid]: a waiver cannot silence the operator's rule ops-no-brief (mandatory) for agent.a\n");
+    expect(refused.stderr).not.toContain('waiver in force');
+  });
+
+  it('raising it works; without the pack, naming its rules is advisory: no pack loaded defines them', async () => {
+    const raised = await project('  rules: { ops-soft: mandatory }\n');
+    const result = await runCliInProcess(['validate'], { cwd: raised, env: withPack });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('voxform.yaml:3:3  mandatory[ops-soft]: agent.a: soft\n');
+    expect(result.stderr).not.toContain('policy-invalid');
+    const laptop = await runCliInProcess(['validate'], { cwd: raised });
+    expect(laptop.code, laptop.stderr).toBe(0);
+    expect(laptop.stderr).toContain('voxform.yaml:8:22  advisory[policy-invalid]: policy.rules names rule "ops-soft", which is no built-in or team rule, and no pack loaded defines it\n');
+  });
+});
+
 describe('an operator pack inside the project', () => {
   const KEY = 'vxk_PackInProjectSecret00000000001';
   /** A pack that leaks the key to a file beside it when imported: a pull request's edit. */

@@ -10,7 +10,7 @@ import { evaluatePolicy } from '../../src/policy/evaluate.js';
 import { loadOperatorPacks, POLICY_PACKS_VARIABLE, type OperatorPack } from '../../src/policy/operator-packs.js';
 import { readPolicySection } from '../../src/policy/section.js';
 import { createTokenCounter } from '../../src/policy/tokens.js';
-import type { PolicySubject } from '../../src/policy/types.js';
+import type { PolicyReport, PolicySubject } from '../../src/policy/types.js';
 import { isVoxformError } from '../../src/errors.js';
 import { JSON_PARSE_REFUSED } from '../../src/secrets/error-message.js';
 import { loadManifests } from '../../src/manifest/index.js';
@@ -48,9 +48,21 @@ describe('levels', () => {
     expect(off.findings).toEqual([]);
   });
 
-  it('an unknown rule id is a mandatory policy-invalid finding with the likely meant id', async () => {
-    const report = await policyOf(await tempDir({ 'voxform.yaml': withPolicy('rules: { pii-phone-numbr: off }') }));
-    expect(report.findings.find((f) => f.rule === 'policy-invalid')).toMatchObject({ level: 'mandatory', message: expect.stringContaining('did you mean "pii-phone-number"?'), location: { line: 6 } });
+  it('an unknown rule id, with an operator pack loaded that does not define it, is a mandatory policy-invalid finding with the likely meant id', async () => {
+    const report = await policyOf(await tempDir({ 'voxform.yaml': withPolicy('rules: { pii-phone-numbr: off }') }), { packs: [pack('ops', 'ops-other', () => [])] });
+    expect(report.findings.find((f) => f.rule === 'policy-invalid')).toMatchObject({ level: 'mandatory', message: expect.stringContaining('does not exist; did you mean "pii-phone-number"?'), location: { line: 6 } });
+  });
+
+  it('an id no built-in or team rule has, with no operator pack loaded, may be a pack\'s: an advisory finding saying no pack loaded defines it', async () => {
+    const dir = await tempDir({ 'voxform.yaml': withPolicy('rules: { ops-no-brief: mandatory }\nwaivers:\n  - { rule: ops-no-brief, resource: agent.a, reason: approved, expires: "2099-01-01" }') });
+    const report = await policyOf(dir);
+    expect(report.findings.filter((f) => f.rule === 'policy-invalid').map((f) => [f.level, f.location.line, f.message])).toEqual([
+      ['advisory', 6, 'policy.rules names rule "ops-no-brief", which is no built-in or team rule, and no pack loaded defines it'],
+      ['advisory', 8, 'a waiver names rule "ops-no-brief", which is no built-in or team rule, and no pack loaded defines it'],
+    ]);
+    expect(report.summary.mandatory).toBe(2); // the two phone numbers, nothing of the section
+    const withPack = await policyOf(dir, { packs: [pack('ops', 'ops-other', () => [])] });
+    expect(withPack.findings.filter((f) => f.rule === 'policy-invalid').map((f) => f.level)).toEqual(['mandatory', 'mandatory']);
   });
 
   it('the policy section is schema-checked where it is written, and an environment cannot carry one', async () => {
@@ -414,6 +426,50 @@ describe('operator rule packs', () => {
     const shape = isVoxformError(error) ? /\{ id[^}]*\}/.exec(error.hint ?? '')?.[0] : undefined;
     expect(shape).toBe('{ id, level, summary, hint, check(subject) }');
     expect(await readFile(path.join(repoRoot, 'docs/policy.md'), 'utf8')).toContain(`\`${shape}\``);
+  });
+});
+
+describe("an operator's pack rule in the manifest", () => {
+  /** A pack whose rule `ops-phone` (at `level`) flags every agent. */
+  const opsPack = (level: 'mandatory' | 'advisory') => ({
+    name: 'ops.mjs',
+    rules: [{ id: 'ops-phone', area: 'operator' as const, level, summary: 'ops', hint: 'Ask ops.', check: ({ desired }: PolicySubject) => [...desired.agents.values()].map((a) => ({ resource: a.address, message: 'flagged', location: a.source })) }],
+  });
+  const run = (policy: string, level: 'mandatory' | 'advisory' = 'mandatory') => tempDir({ 'voxform.yaml': withPolicy(policy) }).then((dir) => policyOf(dir, { packs: [opsPack(level)] }));
+  const opsFindings = (report: PolicyReport) => report.findings.filter((f) => f.rule === 'ops-phone').map((f) => f.level);
+
+  it('cannot be lowered: the level set does not take effect, and the attempt is a mandatory finding at it whose hint says the operator sets it', async () => {
+    for (const lower of ['off', 'advisory']) {
+      const report = await run(`rules: { ops-phone: ${lower} }`);
+      expect(opsFindings(report), lower).toEqual(['mandatory', 'mandatory']);
+      expect(report.rules.find((r) => r.id === 'ops-phone')).toMatchObject({ level: 'mandatory', source: { kind: 'operator', pack: 'ops.mjs' } });
+      const attempt = report.findings.find((f) => f.rule === 'policy-invalid');
+      expect(attempt).toMatchObject({ level: 'mandatory', message: "policy.rules.ops-phone cannot lower the operator's rule ops-phone (mandatory)", location: { file: 'voxform.yaml', line: 6, col: 23 } });
+      expect(attempt?.hint).toContain("the operator sets ops-phone's level in policy pack ops.mjs");
+    }
+    const advisoryOff = await run('rules: { ops-phone: off }', 'advisory');
+    expect(opsFindings(advisoryOff)).toEqual(['advisory', 'advisory']);
+    expect(advisoryOff.findings.find((f) => f.rule === 'policy-invalid')?.message).toBe("policy.rules.ops-phone cannot lower the operator's rule ops-phone (advisory)");
+  });
+
+  it('can be raised, and kept at its level', async () => {
+    const raised = await run('rules: { ops-phone: mandatory }', 'advisory');
+    expect(opsFindings(raised)).toEqual(['mandatory', 'mandatory']);
+    expect(raised.rules.find((r) => r.id === 'ops-phone')).toMatchObject({ level: 'mandatory', source: { kind: 'manifest' } });
+    expect(raised.findings.filter((f) => f.rule === 'policy-invalid')).toEqual([]);
+    expect((await run('rules: { ops-phone: mandatory }')).findings.filter((f) => f.rule === 'policy-invalid')).toEqual([]);
+  });
+
+  it('a waiver of a finding of a mandatory one does not take effect and is a mandatory finding; one of an advisory one does', async () => {
+    const waiver = 'waivers:\n  - { rule: ops-phone, resource: agent.a, reason: approved, expires: "2099-01-01" }';
+    const refused = await run(waiver);
+    expect(opsFindings(refused)).toEqual(['mandatory', 'mandatory']);
+    expect(refused.waived).toEqual([]);
+    expect(refused.waivers).toEqual([]);
+    expect(refused.findings.find((f) => f.rule === 'policy-invalid')).toMatchObject({ level: 'mandatory', message: "a waiver cannot silence the operator's rule ops-phone (mandatory) for agent.a", location: { line: 7 } });
+    const advisory = await run(waiver, 'advisory');
+    expect(advisory.waived.map((f) => `${f.rule} ${f.resource}`)).toEqual(['ops-phone agent.a']);
+    expect(advisory.findings.filter((f) => f.rule === 'policy-invalid')).toEqual([]);
   });
 });
 

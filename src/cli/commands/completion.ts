@@ -45,7 +45,7 @@ export async function run(options: CompletionOptions, ctx: CommandContext): Prom
  */
 async function manifestNames(options: CompletionOptions, ctx: CommandContext): Promise<ManifestNames> {
   const unused = 'the script completes no agent or environment names';
-  const loaded = await loadManifestsIfAny({ file: options.file }, ctx, unused, { quietWithoutIds: true });
+  const loaded = await loadManifestsIfAny({ file: options.file }, ctx, unused);
   if (loaded.state) return namesOf([loaded.state]);
   if (!loaded.idsInEnvironments) return namesOf([]);
   const states: DesiredState[] = [];

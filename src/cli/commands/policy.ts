@@ -22,9 +22,10 @@ function describeSource(source: LevelSource): string {
 }
 
 export async function run(options: PolicyListOptions, ctx: CommandContext): Promise<number> {
-  // Without manifests, or with broken ones, the rules at their own levels.
-  const { state, files } = await loadManifestsIfAny(options, ctx, 'levels are shown as the rules set them');
-  const policy = state?.policy;
+  // Without manifests, or with broken ones, the rules at their own levels; with ids only in the environments, the manifests' policy all the same.
+  const loaded = await loadManifestsIfAny(options, ctx, 'levels are shown as the rules set them');
+  const { files } = loaded;
+  const policy = loaded.state ? loaded.state.policy : loaded.policy;
   const packs = await loadOperatorPacks(ctx.env, ctx.cwd, files);
   const { rules } = await resolveRules({ policy, files }, { packs, fallback: { file: files[0] ?? 'voxform.yaml', line: 1, col: 1 } });
   const statuses = [...rules.map(({ status }) => status), ...SECTION_RULES];
