@@ -114,7 +114,7 @@ describe('the code leads every manifest diagnostic in text, as in JSON', () => {
   });
 
   it('in JSON a test file with a mistake gives its diagnostics in the envelope too', async () => {
-    const dir = await tempDir({ 'voxform.yaml': MANIFEST, 'tests/a.test.yaml': 'agent: frnt-desk\ntests:\n  - name: x\n    turns:\n      - user: hi\n' });
+    const dir = await tempDir({ 'voxform.yaml': MANIFEST, 'tests/a.test.yaml': 'agent: frnt-desk\ntests:\n  - name: x\n    turns:\n      - user: hi\n        expect: [{ not_contains: never-said }]\n' });
     const result = await runCliInProcess(['test', '--local', '--format', 'json'], { cwd: dir });
     expect(result.code).toBe(1);
     const { error } = JSON.parse(result.stdout) as { error: { code: string; message: string; details: { diagnostics: Diagnostic[] } } };

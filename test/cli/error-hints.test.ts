@@ -147,7 +147,7 @@ describe('an agent the embedded emulator does not have', () => {
   it('says under test --local that the emulator is an account of its own, and how to give it the agents; a seed made that way has them', async () => {
     const dir = await tempDir({
       'voxform.yaml': 'version: 1\nagents:\n  sales:\n    id: ag_sales_1\n    config:\n      first_message: "Hello"\n',
-      'tests/sales.test.yaml': 'agent: sales\ntests:\n  - name: greets\n    turns:\n      - user: hi\n',
+      'tests/sales.test.yaml': 'agent: sales\ntests:\n  - name: greets\n    turns:\n      - user: hi\n        expect: [{ not_contains: never-said }]\n',
       'seed.yaml': 'keys:\n  - { type: private, key: abcdefabcdefabcdefabcdefabcdef12 }\nagents:\n  - { id: ag_sales_1, name: Sales, config: { prompt: Hello } }\n',
     });
     const missing = await runCliInProcess(['test', '--agent', 'sales', '--skip-judge', '--local'], { cwd: dir });

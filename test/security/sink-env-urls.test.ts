@@ -38,7 +38,7 @@ const MANIFEST = [
   '',
 ].join('\n');
 
-const TEST_OF = (agent: string) => `agent: ${agent}\ntests:\n  - name: greets\n    turns:\n      - user: hi\n`;
+const TEST_OF = (agent: string) => `agent: ${agent}\ntests:\n  - name: greets\n    turns:\n      - user: hi\n        expect: [{ not_contains: never-said }]\n`;
 
 it('test --against desired: a webhook URL written with ${env:…} reaches the service as the sink, in every kind of webhook', async () => {
   const project = await startProject();
