@@ -34,6 +34,8 @@ export interface PolicyOptions {
   regexBudget?: RegexTimeBudget | undefined;
   /** The checks team rules may make (check-budget.ts): the run's, shared as `regexBudget` is. Default: a budget of its own. */
   checkBudget?: RuleCheckBudget | undefined;
+  /** How long one check of a pack's rule may take, ms. Default: PACK_CHECK_TIME_LIMIT_MS. */
+  packCheckLimitMs?: number | undefined;
 }
 
 /** The rules of the policy section itself: always on, at these levels. */
@@ -49,7 +51,7 @@ const SECTION_HINTS: Record<string, string> = Object.fromEntries(SECTION_RULES.m
 /** The rule set and each rule's level, with where it was set; team-rule problems as hits. `desired.secrets`: hidden in what a pack's check throws. */
 export async function resolveRules(
   desired: Pick<DesiredState, 'policy' | 'files'> & { secrets?: readonly string[] },
-  options: { packs?: readonly OperatorPack[] | undefined; fallback: SourceLocation; regexBudget?: RegexTimeBudget | undefined; checkBudget?: RuleCheckBudget | undefined },
+  options: { packs?: readonly OperatorPack[] | undefined; fallback: SourceLocation; regexBudget?: RegexTimeBudget | undefined; checkBudget?: RuleCheckBudget | undefined; packCheckLimitMs?: number | undefined },
 ): Promise<{ section: PolicySection; rules: Array<{ rule: PolicyRule; status: RuleStatus }>; problems: RuleHit[] }> {
   const section = readPolicySection(desired.policy, options.fallback);
   const problems: RuleHit[] = [];
@@ -57,7 +59,7 @@ export async function resolveRules(
   const taken = new Set(rules.map(({ rule }) => rule.id));
   const secrets = new SecretRegistry();
   for (const value of desired.secrets ?? []) secrets.add(value);
-  for (const { pack, rule } of operatorRules(options.packs ?? [], taken, (text) => secrets.redact(text))) rules.push({ rule, source: { kind: 'operator', pack } });
+  for (const { pack, rule } of operatorRules(options.packs ?? [], taken, (text) => secrets.redact(text), options.packCheckLimitMs)) rules.push({ rule, source: { kind: 'operator', pack } });
   const regexBudget = options.regexBudget ?? new RegexTimeBudget();
   const checkBudget = options.checkBudget ?? new RuleCheckBudget();
   for (const spec of section.custom) {
@@ -113,7 +115,7 @@ export async function evaluatePolicy(desired: DesiredState, options: PolicyOptio
   const tokens = options.tokens ?? createTokenCounter();
   const fallback = [...desired.agents.values(), ...desired.phones.values()][0]?.source ?? { file: desired.files[0] ?? 'voxform.yaml', line: 1, col: 1 };
   const checkBudget = options.checkBudget ?? new RuleCheckBudget();
-  const { section, rules, problems } = await resolveRules(desired, { packs: options.packs, fallback, regexBudget: options.regexBudget, checkBudget });
+  const { section, rules, problems } = await resolveRules(desired, { packs: options.packs, fallback, regexBudget: options.regexBudget, checkBudget, packCheckLimitMs: options.packCheckLimitMs });
   // Every rule reads the state with its secrets withheld: the one view of docs/security.md §11.
   const subject = { desired: withheldState(desired), tokens };
   const sectionFinding = (rule: string, level: Finding['level'], hit: RuleHit): Finding => ({ ...hit, rule, level, hint: SECTION_HINTS[rule] as string });

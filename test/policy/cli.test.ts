@@ -11,7 +11,7 @@ import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { repoRoot, runCliInProcess, useTempDirs } from '../helpers/cli.js';
+import { repoRoot, runCli, runCliInProcess, useTempDirs } from '../helpers/cli.js';
 import { SARIF_RESULT_LIMIT } from '../../src/policy/sarif.js';
 import { oneAgent } from './helpers.js';
 
@@ -382,6 +382,13 @@ describe('an operator pack at fault', () => {
     }
     const json = await runCliInProcess(['validate', '--format', 'json'], { cwd: dir, env: { VOXFORM_POLICY_PACKS: '../packs/shape.mjs' } });
     expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: 'policy_pack_invalid', hint: expect.stringContaining('{ resource, message, location: { file, line, col } }'), details: { pack: '../packs/shape.mjs', rule: 'acme-shape' } } });
+  });
+
+  it('a pack whose module waits on nothing ends the run with command_stalled and exit 1, not Node\'s silent exit 13', async () => {
+    const dir = await projectAndPacks({ 'stalls.mjs': 'await new Promise(() => {});\nexport const rules = [];\n' });
+    const result = await runCli(['validate'], { cwd: dir, env: { VOXFORM_POLICY_PACKS: '../packs/stalls.mjs' } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error[command_stalled]: voxform stopped: the command was left waiting for something that can never finish (nothing was left to run).\n  hint: If VOXFORM_POLICY_PACKS names a pack');
   });
 
   it('a pack rule with the id of a built-in rule or of another pack\'s rule is refused when the packs load, by policy list too', async () => {

@@ -455,6 +455,19 @@ describe('packs a library caller passes (evaluatePolicy packs)', () => {
     expect(await messageOf([pack('mine', 'pii-phone-number', () => [])])).toBe('policy_pack_invalid: policy pack mine (given in the `packs` option) has rule "pii-phone-number", the id of a built-in rule.');
   });
 
+  it('a check that never settles stops the run with policy_pack_invalid once its time is up, as a check that throws', async () => {
+    const state = await loadState(await tempDir({ 'voxform.yaml': oneAgent('first_message: Hi.') }));
+    const hang = pack('mine', 'ops-hang', () => new Promise(() => undefined));
+    // A limit of the test's: the run's own is a minute.
+    const error = await evaluatePolicy(state, { now: () => TODAY, packs: [hang], packCheckLimitMs: 20 }).catch((e: unknown) => e);
+    expect(isVoxformError(error) && `${error.code}: ${error.message}`).toBe('policy_pack_invalid: policy pack mine (given in the `packs` option) has rule "ops-hang" whose check did not finish within 0.02 s.');
+    expect(isVoxformError(error) && error.details).toEqual({ pack: 'mine', rule: 'ops-hang' });
+    // A check that settles in time is not held to the limit's timer: its findings are the run's.
+    const quick = pack('mine', 'ops-quick', async () => [{ resource: 'agent.a', message: 'seen', location: { file: 'voxform.yaml', line: 1, col: 1 } }]);
+    const report = await evaluatePolicy(state, { now: () => TODAY, packs: [quick], packCheckLimitMs: 20 });
+    expect(report.findings.filter((f) => f.rule === 'ops-quick').map((f) => f.message)).toEqual(['seen']);
+  });
+
   it("read the manifest's secrets withheld, so what a check threw cannot quote one: a library caller's error has no last scrub", async () => {
     // Short enough that the engine's JSON.parse error would quote it whole (a longer text it cuts after 10 characters).
     const hookToken = 'PLANTEDHOOK4417';
