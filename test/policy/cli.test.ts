@@ -123,6 +123,33 @@ describe('voxform validate', () => {
     expect(brokenSarif.runs[0]?.results.map((r) => r.ruleId)).toEqual(['unknown_field']);
   });
 
+  it('--format sarif gives each result a ruleIndex into the rules and a fingerprint that survives lines moving', async () => {
+    const validate = await sarifValidator();
+    type Sarif = { runs: Array<{ tool: { driver: { rules: Array<{ id: string }> } }; results: Array<{ ruleId: string; ruleIndex: number; partialFingerprints: Record<string, string>; locations: Array<{ physicalLocation: { region: { startLine: number } } }> }> }> };
+    const dir = await tempDir({ 'voxform.yaml': BAD, 'broken/voxform.yaml': 'version: 1\nagents:\n  a: { id: ag_1, nme: x }\n' });
+    const runOf = async (cwd: string) => {
+      const sarif = JSON.parse((await runCliInProcess(['validate', '--format', 'sarif'], { cwd })).stdout) as Sarif;
+      expect(validate(sarif), JSON.stringify(validate.errors)).toBe(true);
+      const [run] = sarif.runs;
+      for (const result of run?.results ?? []) expect(run?.tool.driver.rules[result.ruleIndex]?.id).toBe(result.ruleId);
+      return (run?.results ?? []).map((result) => ({ rule: result.ruleId, line: result.locations[0]?.physicalLocation.region.startLine, fingerprint: result.partialFingerprints['voxformFinding/v1'] }));
+    };
+    const first = await runOf(dir);
+    expect(first.map((r) => r.rule)).toEqual(['behaviour-transfer-target', 'pii-phone-number', 'speech-url']);
+    for (const result of first) expect(result.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    expect(new Set(first.map((r) => r.fingerprint)).size).toBe(first.length);
+    expect(await runOf(dir)).toEqual(first);
+    // Lines added above every finding move each one down, and no fingerprint changes.
+    await writeFile(path.join(dir, 'voxform.yaml'), `# Acme Dental's agents\n# reviewed by the front-desk team\n${BAD}`);
+    const moved = await runOf(dir);
+    expect(moved.map((r) => r.line)).toEqual(first.map((r) => (r.line ?? 0) + 2));
+    expect(moved.map((r) => r.fingerprint)).toEqual(first.map((r) => r.fingerprint));
+    // A manifest problem's too.
+    const broken = await runOf(path.join(dir, 'broken'));
+    await writeFile(path.join(dir, 'broken/voxform.yaml'), '# agents\nversion: 1\nagents:\n  a: { id: ag_1, nme: x }\n');
+    expect((await runOf(path.join(dir, 'broken'))).map((r) => r.fingerprint)).toEqual(broken.map((r) => r.fingerprint));
+  });
+
   it('keeps at most 1,000 findings a run, mandatory ones first, and counts the rest in every output (text, JSON, SARIF)', async () => {
     const validate = await sarifValidator();
     // Each agent: two mandatory findings (a transfer without a target, a phone number), two advisory (a URL, an emoji); agent a0's URL is waived.
