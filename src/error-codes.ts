@@ -19,6 +19,7 @@ export const COMMAND_ERROR_CODES = [
   'ci_request_failed',
   'ci_summary_failed',
   'ci_token_missing',
+  'command_stalled',
   'drift_heal_unrecorded',
   'drift_notify_failed',
   'drift_notify_url_invalid',

@@ -346,6 +346,17 @@ export async function main(argv: string[]): Promise<number> {
   };
   process.on('uncaughtException', onStrayError);
   process.on('unhandledRejection', onStrayError);
+  // The event loop runs dry while the command still awaits: it waits on a promise nothing is left to
+  // settle (a pack module's top-level await on nothing). Node would end the process with exit 13 and
+  // not a word, the exit code a CI step would read as some failure, and a SARIF step would upload nothing.
+  const onStalled = () => {
+    onStrayError(new VoxformError('command_stalled', 'voxform stopped: the command was left waiting for something that can never finish (nothing was left to run).', {
+      hint: 'If VOXFORM_POLICY_PACKS names a pack, check that its module and its checks settle (a top-level await or a promise that nothing resolves); otherwise this is a bug of voxform: please report it, with the command you ran.',
+    }));
+    // Cleanups that wait on nothing either would let the loop end again: the exit code is said already.
+    process.exitCode = exitCode;
+  };
+  process.once('beforeExit', onStalled);
 
   const program = buildProgram(async (name, options) => {
     format = options.format;
@@ -383,6 +394,7 @@ export async function main(argv: string[]): Promise<number> {
     signals.release();
     process.off('uncaughtException', onStrayError);
     process.off('unhandledRejection', onStrayError);
+    process.off('beforeExit', onStalled);
   }
   return stoppedBySignal ? EXIT_INTERRUPTED : exitCode;
 }

@@ -9,6 +9,7 @@ import { formatSourceLocation, type SourceLocation } from '../errors.js';
 import type { PathPart } from '../manifest/positions.js';
 import type { DesiredState } from '../manifest/types.js';
 import { compileRegex, REGEX_TIME_BUDGET_MS, type RegexRefusal, type RegexTimeBudget } from '../util/safe-regex.js';
+import { MAX_PROMPT_FILE_BYTES } from '../project-files/limits.js';
 import { isPlainObject } from '../util/json-object.js';
 import { configLocation, promptPlace, valueLocation } from './places.js';
 import type { CustomRuleSpec } from './section.js';
@@ -24,6 +25,15 @@ export const SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
 ]);
 /** Most schema objects in one team rule's schema. */
 export const SCHEMA_NODES_MAX = 500;
+
+/**
+ * The longest value a team rule's `pattern` or `not_pattern` is matched on: the longest prompt a
+ * prompt file holds (a UTF-8 file has at least as many bytes as its text has UTF-16 units), so every
+ * prompt is matched whole; the per-match time budget still stops a slow pattern. A longer value
+ * (only a manifest's own string, up to its file's size, can be) is never matched on a part, which
+ * would let a mandatory `not_pattern` pass whatever follows the part: it is a finding of the rule.
+ */
+export const PATTERN_SUBJECT_LIMIT = MAX_PROMPT_FILE_BYTES;
 
 /** A value a path reaches, linked to the one it was reached from: its path is spelled out only for a finding. */
 interface Reached {
@@ -211,13 +221,15 @@ export async function compileCustomRule(spec: CustomRuleSpec, context: { regexBu
     const text = asText(value);
     const budget = c.context.regexBudget;
     if (c.pattern) {
-      const outcome = text === undefined ? { matched: false } : budget.match(c.pattern, text, spec.id);
+      const outcome = text === undefined ? { matched: false, truncated: false } : budget.match(c.pattern, text, spec.id, PATTERN_SUBJECT_LIMIT);
       if ('timedOut' in outcome) return outOfTime('pattern', outcome, budget);
+      if (outcome.truncated) return notInFull('pattern', text as string);
       if (!outcome.matched) return 'does not match the pattern';
     }
     if (c.notPattern && text !== undefined) {
-      const outcome = budget.match(c.notPattern, text, spec.id);
+      const outcome = budget.match(c.notPattern, text, spec.id, PATTERN_SUBJECT_LIMIT);
       if ('timedOut' in outcome) return outOfTime('not_pattern', outcome, budget);
+      if (outcome.truncated) return notInFull('not_pattern', text);
       if (outcome.matched) return 'matches not_pattern';
     }
     if (spec.max_length !== undefined && text !== undefined) {
@@ -255,6 +267,11 @@ function outOfTime(field: 'pattern' | 'not_pattern', refusal: RegexRefusal, budg
   const heaviest = budget.heaviestOwners(3).map((id) => `"${id}"`);
   const spentBy = heaviest.length > 0 ? ` (most of it spent by ${heaviest.join(', ')})` : '';
   return `could not be checked against ${field}: the ${budget.totalMs / 1000} s every team rule's regular expressions may take together in a run ran out first${spentBy}; simplify the slow rules' patterns`;
+}
+
+/** Why a value longer than PATTERN_SUBJECT_LIMIT fails a pattern rule: only part of it could be matched. */
+function notInFull(field: 'pattern' | 'not_pattern', text: string): string {
+  return `could not be checked against ${field} in full (${formatCount(text.length)} characters, the limit is ${formatCount(PATTERN_SUBJECT_LIMIT)})`;
 }
 
 /** Characters as the schema's `maxLength` counts them: code points, so an emoji is one, not two UTF-16 units. */

@@ -35,6 +35,8 @@ export interface PolicyOptions {
   regexBudget?: RegexTimeBudget | undefined;
   /** The checks team rules may make (check-budget.ts): the run's, shared as `regexBudget` is. Default: a budget of its own. */
   checkBudget?: RuleCheckBudget | undefined;
+  /** How long one check of a pack's rule may take, ms. Default: PACK_CHECK_TIME_LIMIT_MS. */
+  packCheckLimitMs?: number | undefined;
 }
 
 /** The rules of the policy section itself: always on, at these levels. */
@@ -56,7 +58,7 @@ const SECTION_HINTS: Record<string, string> = Object.fromEntries(SECTION_RULES.m
  */
 export async function resolveRules(
   desired: Pick<DesiredState, 'policy' | 'files'> & { secrets?: readonly string[] },
-  options: { packs?: readonly OperatorPack[] | undefined; fallback: SourceLocation; regexBudget?: RegexTimeBudget | undefined; checkBudget?: RuleCheckBudget | undefined },
+  options: { packs?: readonly OperatorPack[] | undefined; fallback: SourceLocation; regexBudget?: RegexTimeBudget | undefined; checkBudget?: RuleCheckBudget | undefined; packCheckLimitMs?: number | undefined },
 ): Promise<{ section: PolicySection; rules: Array<{ rule: PolicyRule; status: RuleStatus }>; problems: SectionProblem[] }> {
   const section = readPolicySection(desired.policy, options.fallback);
   const problems: SectionProblem[] = [];
@@ -64,7 +66,7 @@ export async function resolveRules(
   const taken = new Set(rules.map(({ rule }) => rule.id));
   const secrets = new SecretRegistry();
   for (const value of desired.secrets ?? []) secrets.add(value);
-  const packRules = operatorRules(options.packs ?? [], taken, (text) => secrets.redact(text));
+  const packRules = operatorRules(options.packs ?? [], taken, (text) => secrets.redact(text), options.packCheckLimitMs);
   for (const { pack, rule } of packRules) rules.push({ rule, source: { kind: 'operator', pack } });
   const regexBudget = options.regexBudget ?? new RegexTimeBudget();
   const checkBudget = options.checkBudget ?? new RuleCheckBudget();
@@ -145,7 +147,7 @@ export async function evaluatePolicy(desired: DesiredState, options: PolicyOptio
   const tokens = options.tokens ?? createTokenCounter();
   const fallback = [...desired.agents.values(), ...desired.phones.values()][0]?.source ?? { file: desired.files[0] ?? 'voxform.yaml', line: 1, col: 1 };
   const checkBudget = options.checkBudget ?? new RuleCheckBudget();
-  const { section, rules, problems } = await resolveRules(desired, { packs: options.packs, fallback, regexBudget: options.regexBudget, checkBudget });
+  const { section, rules, problems } = await resolveRules(desired, { packs: options.packs, fallback, regexBudget: options.regexBudget, checkBudget, packCheckLimitMs: options.packCheckLimitMs });
   // Every rule reads the state with its secrets withheld: the one view of docs/security.md §11.
   const subject = { desired: withheldState(desired), tokens };
   const sectionFinding = (rule: string, level: Finding['level'], hit: RuleHit): Finding => ({ resource: hit.resource, message: hit.message, location: hit.location, rule, level, hint: SECTION_HINTS[rule] as string });

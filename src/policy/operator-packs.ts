@@ -14,6 +14,7 @@ import { findProjectRoot, isInside, realFolder } from '../project-files/guarded-
 import { readOperatorDocument } from '../project-files/operator-document.js';
 import { keepText, type Redact } from '../secrets/redact.js';
 import { errorMessage, isJsonParseError } from '../secrets/error-message.js';
+import { PACK_CHECK_TIME_LIMIT_MS } from '../project-files/limits.js';
 import { POLICY_LEVELS, type PolicyRule, type PolicySubject, type RuleHit } from './types.js';
 
 export const POLICY_PACKS_VARIABLE = 'VOXFORM_POLICY_PACKS';
@@ -81,22 +82,42 @@ function valueKind(value: unknown): string {
   return `${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind}`;
 }
 
+/** What a check gave within `limitMs`, or that it had not settled by then (`late`). */
+async function settledWithin(check: () => unknown, limitMs: number): Promise<{ value: unknown } | 'late'> {
+  let timer: NodeJS.Timeout | undefined;
+  // The timer is kept referenced: a check waiting on nothing would otherwise let the event loop end with the run unfinished.
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), limitMs)));
+  try {
+    return await Promise.race([Promise.resolve().then(check).then((value) => ({ value })), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
- * A pack rule whose check is held to the rule shape: a check that throws, or returns anything but a
- * list of findings, stops the run with policy_pack_invalid naming the pack and the rule — the fault
- * is the pack's, not voxform's. A library caller prints the error with no last scrub as the CLI's
- * output has: what the check threw is redacted here, and the thrown value, unredacted, is not kept.
+ * A pack rule whose check is held to the rule shape: a check that throws, does not settle within
+ * `limitMs`, or returns anything but a list of findings, stops the run with policy_pack_invalid naming
+ * the pack and the rule — the fault is the pack's, not voxform's. A library caller prints the error
+ * with no last scrub as the CLI's output has: what the check threw is redacted here, and the thrown
+ * value, unredacted, is not kept.
  */
-function guardedRule(pack: string, origin: string, rule: PolicyRule, redact: Redact): PolicyRule {
+function guardedRule(pack: string, origin: string, rule: PolicyRule, redact: Redact, limitMs: number): PolicyRule {
   return {
     ...rule,
     async check(subject: PolicySubject): Promise<RuleHit[]> {
-      let hits: unknown;
+      let outcome: { value: unknown } | 'late';
       try {
-        hits = await rule.check(subject);
+        outcome = await settledWithin(() => rule.check(subject), limitMs);
       } catch (error) {
         refuse(pack, origin, `has rule "${rule.id}" whose check threw: ${redact(errorMessage(error))}`, { rule: rule.id, hint: `Fix the rule's check function; ${FINDING_SHAPE}` });
       }
+      if (outcome === 'late') {
+        refuse(pack, origin, `has rule "${rule.id}" whose check did not finish within ${limitMs / 1000} s`, {
+          rule: rule.id,
+          hint: `Make the check settle: return its findings, or a promise of them, and give what it waits for (a request) a time-out of its own; ${FINDING_SHAPE}`,
+        });
+      }
+      const hits = outcome.value;
       if (!Array.isArray(hits)) {
         refuse(pack, origin, `has rule "${rule.id}" whose check returned ${valueKind(hits)}, not a list of findings`, { rule: rule.id, hint: FINDING_SHAPE });
       }
@@ -113,9 +134,10 @@ function guardedRule(pack: string, origin: string, rule: PolicyRule, redact: Red
  * The packs' rules, in order, each held to the rule shape (`asRule`: a library caller's packs too,
  * which no type check may have seen) and its check guarded (guardedRule); `taken`: the ids of the rules
  * before them, to which each pack rule's id is added. A rule whose id another rule has (a built-in
- * rule's, another pack's) is refused, never silently dropped. `redact` hides the run's secrets in what a check throws.
+ * rule's, another pack's) is refused, never silently dropped. `redact` hides the run's secrets in what a check throws;
+ * `checkLimitMs`: how long one check may take (a test's is small).
  */
-export function operatorRules(packs: readonly OperatorPack[], taken: Set<string>, redact: Redact = keepText): Array<{ pack: string; rule: PolicyRule }> {
+export function operatorRules(packs: readonly OperatorPack[], taken: Set<string>, redact: Redact = keepText, checkLimitMs = PACK_CHECK_TIME_LIMIT_MS): Array<{ pack: string; rule: PolicyRule }> {
   const owners = new Map<string, string>();
   const rules: Array<{ pack: string; rule: PolicyRule }> = [];
   for (const pack of packs) {
@@ -129,7 +151,7 @@ export function operatorRules(packs: readonly OperatorPack[], taken: Set<string>
       }
       taken.add(rule.id);
       owners.set(rule.id, pack.name);
-      rules.push({ pack: pack.name, rule: guardedRule(pack.name, origin, rule, redact) });
+      rules.push({ pack: pack.name, rule: guardedRule(pack.name, origin, rule, redact, checkLimitMs) });
     }
   }
   return rules;

@@ -18,6 +18,7 @@ import { inEnvironments } from './render.js';
 import { findingsOmitted, waivedOmitted } from './kept-findings.js';
 import { MAX_FINDINGS_KEPT } from '../project-files/limits.js';
 import { requireOptions } from '../util/required-options.js';
+import { canonicalJson, sha256Hex } from '../util/hash.js';
 
 export const SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json';
 
@@ -28,6 +29,32 @@ export const SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json';
 export const SARIF_RESULT_LIMIT = 5_000;
 
 type SarifLevel = 'error' | 'warning' | 'note' | 'none';
+
+/** The key of a result's `partialFingerprints`: the version says how the value is made, so a change of it is a new key. */
+export const FINDING_FINGERPRINT = 'voxformFinding/v1';
+
+/**
+ * Where a manifest problem's message names a place (`at voxform.yaml:12:5`, `on line 12`): left out
+ * of its fingerprint, which must not change when lines move.
+ */
+const POSITION_IN_MESSAGE = /(\bline |\bcolumn |:)\d+/g;
+
+/**
+ * Fingerprints that stay the same when lines move, so code scanning keeps one alert for one
+ * finding across commits (by line, it would close and open one whenever a line is added above): a
+ * hash of what the result is (a finding's rule, resource and message, which names its field; a
+ * manifest problem's code, file and message, its positions left out) and how many results before it
+ * are that too. The count is over every result, before any is left out.
+ */
+function fingerprints(): (what: readonly string[]) => Record<string, string> {
+  const seen = new Map<string, number>();
+  return (what) => {
+    const key = canonicalJson(what);
+    const occurrence = seen.get(key) ?? 0;
+    seen.set(key, occurrence + 1);
+    return { [FINDING_FINGERPRINT]: sha256Hex(canonicalJson([...what, occurrence])) };
+  };
+}
 
 function sarifLevel(level: PolicyLevel): SarifLevel {
   return level === 'mandatory' ? 'error' : level === 'advisory' ? 'warning' : 'none';
@@ -116,29 +143,37 @@ export function renderSarif(input: { report: PolicyReport | undefined; diagnosti
     defaultConfiguration: { level: sarifLevel(rule.level), enabled: rule.level !== 'off' },
     properties: { area: rule.area },
   }));
-  const ruleIds = new Set(rules.map((rule) => rule.id));
-  const addRule = (id: string, text: string, level: SarifLevel) => {
-    if (ruleIds.has(id)) return;
-    ruleIds.add(id);
+  // Each rule's index in `rules`, which a result's ruleIndex gives.
+  const ruleIndexes = new Map(rules.map((rule, index) => [rule.id as string, index]));
+  /** The rule's index, the rule added first when the report lists none of that id. */
+  const ruleIndex = (id: string, text: string, level: SarifLevel): number => {
+    const known = ruleIndexes.get(id);
+    if (known !== undefined) return known;
+    ruleIndexes.set(id, rules.length);
     rules.push({ id, shortDescription: { text }, defaultConfiguration: { level } });
+    return rules.length - 1;
   };
+  const fingerprintOf = fingerprints();
   const waiverOf = (finding: Finding) => report?.waivers.find((w) => w.rule === finding.rule && w.resource === finding.resource && w.state !== 'expired');
   const findingResult = (finding: Finding, waived: boolean) => {
-    addRule(finding.rule, finding.hint, sarifLevel(finding.level));
+    const index = ruleIndex(finding.rule, finding.hint, sarifLevel(finding.level));
     const waiver = waived ? waiverOf(finding) : undefined;
     return {
       ruleId: finding.rule,
+      ruleIndex: index,
       level: sarifLevel(finding.level),
       message: { text: `${finding.message}${inEnvironments(finding)}. ${finding.hint}` },
       locations: [location(finding.location.file, finding.location.line, finding.location.col)],
+      partialFingerprints: fingerprintOf(['finding', finding.rule, finding.resource, finding.message]),
       properties: { resource: finding.resource, ...(finding.environments ? { environments: finding.environments } : {}) },
       ...(waived ? { suppressions: [{ kind: 'external', status: 'accepted', justification: waiver ? `${waiver.reason} (until ${waiver.expires})` : 'waived' }] } : {}),
     };
   };
   const diagnosticResults = input.diagnostics.map((d) => {
     const level: SarifLevel = d.severity === 'error' ? 'error' : 'warning';
-    addRule(d.code, `manifest problem: ${d.code}`, level);
-    return { ruleId: d.code, level, message: { text: d.message }, locations: [location(d.file, d.line, d.col)] };
+    const index = ruleIndex(d.code, `manifest problem: ${d.code}`, level);
+    const partialFingerprints = fingerprintOf(['manifest', d.code, fileName(d.file, sourceRoot), d.message.replace(POSITION_IN_MESSAGE, '$1#')]);
+    return { ruleId: d.code, ruleIndex: index, level, message: { text: d.message }, locations: [location(d.file, d.line, d.col)], partialFingerprints };
   });
   const all = [...diagnosticResults, ...(report?.findings ?? []).map((f) => findingResult(f, false)), ...(report?.waived ?? []).map((f) => findingResult(f, true))];
   const results = mostSevere(all, SARIF_RESULT_LIMIT);

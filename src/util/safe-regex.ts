@@ -8,7 +8,10 @@
  */
 import vm from 'node:vm';
 
-/** Longest text a regex is run on; a longer reply is matched on its first part (said in the detail). */
+/**
+ * Longest text a regex is run on unless its caller gives another limit; a longer reply is matched on
+ * its first part (said in the detail).
+ */
 export const REGEX_SUBJECT_LIMIT = 20_000;
 /** Time budget of one match. */
 export const REGEX_TIME_BUDGET_MS = 250;
@@ -26,8 +29,8 @@ export type RegexOutcome = { matched: boolean; truncated: boolean } | { timedOut
  */
 export type RegexRefusal = { timedOut: true; why: 'this-match'; limitMs: number } | { timedOut: true; why: 'stopped-before' | 'run-spent' };
 
-/** Runs one match with a limit: `matchWithBudget`, or a stand-in in tests. */
-export type LimitedMatch = (pattern: RegExp, subject: string, limitMs: number) => RegexOutcome;
+/** Runs one match with a limit of time and of text: `matchWithBudget`, or a stand-in in tests. */
+export type LimitedMatch = (pattern: RegExp, subject: string, limitMs: number, subjectLimit?: number) => RegexOutcome;
 
 export interface RegexTimeBudgetOptions {
   /** The time every match of the run may take together (ms). */
@@ -58,13 +61,16 @@ export class RegexTimeBudget {
     this.#match = options.match ?? matchWithBudget;
   }
 
-  /** `owner`: who the match is for (a team rule's id), as `heaviestOwners` names it. */
-  match(pattern: RegExp, subject: string, owner = pattern.source): { matched: boolean; truncated: boolean } | RegexRefusal {
+  /**
+   * `owner`: who the match is for (a team rule's id), as `heaviestOwners` names it; `subjectLimit`:
+   * the longest text matched whole (a longer one is matched on its first part, and `truncated` says so).
+   */
+  match(pattern: RegExp, subject: string, owner = pattern.source, subjectLimit = REGEX_SUBJECT_LIMIT): { matched: boolean; truncated: boolean } | RegexRefusal {
     if (this.#stopped.has(pattern)) return { timedOut: true, why: 'stopped-before' };
     if (this.#leftMs <= 0) return { timedOut: true, why: 'run-spent' };
     const limitMs = Math.max(1, Math.min(REGEX_TIME_BUDGET_MS, Math.ceil(this.#leftMs)));
     const started = this.#now();
-    const outcome = this.#match(pattern, subject, limitMs);
+    const outcome = this.#match(pattern, subject, limitMs, subjectLimit);
     const spent = this.#now() - started;
     this.#leftMs -= spent;
     this.#spentBy.set(owner, (this.#spentBy.get(owner) ?? 0) + spent);
@@ -80,11 +86,11 @@ export class RegexTimeBudget {
 }
 
 /** Whether `pattern` matches `subject`, or that it ran out of time (a check then fails with that reason). */
-export function matchWithBudget(pattern: RegExp, subject: string, budgetMs = REGEX_TIME_BUDGET_MS): RegexOutcome {
-  const truncated = subject.length > REGEX_SUBJECT_LIMIT;
+export function matchWithBudget(pattern: RegExp, subject: string, budgetMs = REGEX_TIME_BUDGET_MS, subjectLimit = REGEX_SUBJECT_LIMIT): RegexOutcome {
+  const truncated = subject.length > subjectLimit;
   const sandbox = context as { pattern?: RegExp; subject?: string };
   sandbox.pattern = pattern;
-  sandbox.subject = truncated ? subject.slice(0, REGEX_SUBJECT_LIMIT) : subject;
+  sandbox.subject = truncated ? subject.slice(0, subjectLimit) : subject;
   try {
     const matched = script.runInContext(context, { timeout: budgetMs }) as boolean;
     return { matched, truncated };

@@ -11,7 +11,7 @@ import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { repoRoot, runCliInProcess, useTempDirs } from '../helpers/cli.js';
+import { repoRoot, runCli, runCliInProcess, useTempDirs } from '../helpers/cli.js';
 import { SARIF_RESULT_LIMIT } from '../../src/policy/sarif.js';
 import { oneAgent } from './helpers.js';
 
@@ -121,6 +121,33 @@ describe('voxform validate', () => {
     const brokenSarif = JSON.parse(broken.stdout) as typeof sarif;
     expect(validate(brokenSarif), JSON.stringify(validate.errors)).toBe(true);
     expect(brokenSarif.runs[0]?.results.map((r) => r.ruleId)).toEqual(['unknown_field']);
+  });
+
+  it('--format sarif gives each result a ruleIndex into the rules and a fingerprint that survives lines moving', async () => {
+    const validate = await sarifValidator();
+    type Sarif = { runs: Array<{ tool: { driver: { rules: Array<{ id: string }> } }; results: Array<{ ruleId: string; ruleIndex: number; partialFingerprints: Record<string, string>; locations: Array<{ physicalLocation: { region: { startLine: number } } }> }> }> };
+    const dir = await tempDir({ 'voxform.yaml': BAD, 'broken/voxform.yaml': 'version: 1\nagents:\n  a: { id: ag_1, nme: x }\n' });
+    const runOf = async (cwd: string) => {
+      const sarif = JSON.parse((await runCliInProcess(['validate', '--format', 'sarif'], { cwd })).stdout) as Sarif;
+      expect(validate(sarif), JSON.stringify(validate.errors)).toBe(true);
+      const [run] = sarif.runs;
+      for (const result of run?.results ?? []) expect(run?.tool.driver.rules[result.ruleIndex]?.id).toBe(result.ruleId);
+      return (run?.results ?? []).map((result) => ({ rule: result.ruleId, line: result.locations[0]?.physicalLocation.region.startLine, fingerprint: result.partialFingerprints['voxformFinding/v1'] }));
+    };
+    const first = await runOf(dir);
+    expect(first.map((r) => r.rule)).toEqual(['behaviour-transfer-target', 'pii-phone-number', 'speech-url']);
+    for (const result of first) expect(result.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    expect(new Set(first.map((r) => r.fingerprint)).size).toBe(first.length);
+    expect(await runOf(dir)).toEqual(first);
+    // Lines added above every finding move each one down, and no fingerprint changes.
+    await writeFile(path.join(dir, 'voxform.yaml'), `# Acme Dental's agents\n# reviewed by the front-desk team\n${BAD}`);
+    const moved = await runOf(dir);
+    expect(moved.map((r) => r.line)).toEqual(first.map((r) => (r.line ?? 0) + 2));
+    expect(moved.map((r) => r.fingerprint)).toEqual(first.map((r) => r.fingerprint));
+    // A manifest problem's too.
+    const broken = await runOf(path.join(dir, 'broken'));
+    await writeFile(path.join(dir, 'broken/voxform.yaml'), '# agents\nversion: 1\nagents:\n  a: { id: ag_1, nme: x }\n');
+    expect((await runOf(path.join(dir, 'broken'))).map((r) => r.fingerprint)).toEqual(broken.map((r) => r.fingerprint));
   });
 
   it('keeps at most 1,000 findings a run, mandatory ones first, and counts the rest in every output (text, JSON, SARIF)', async () => {
@@ -382,6 +409,13 @@ describe('an operator pack at fault', () => {
     }
     const json = await runCliInProcess(['validate', '--format', 'json'], { cwd: dir, env: { VOXFORM_POLICY_PACKS: '../packs/shape.mjs' } });
     expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: 'policy_pack_invalid', hint: expect.stringContaining('{ resource, message, location: { file, line, col } }'), details: { pack: '../packs/shape.mjs', rule: 'acme-shape' } } });
+  });
+
+  it('a pack whose module waits on nothing ends the run with command_stalled and exit 1, not Node\'s silent exit 13', async () => {
+    const dir = await projectAndPacks({ 'stalls.mjs': 'await new Promise(() => {});\nexport const rules = [];\n' });
+    const result = await runCli(['validate'], { cwd: dir, env: { VOXFORM_POLICY_PACKS: '../packs/stalls.mjs' } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error[command_stalled]: voxform stopped: the command was left waiting for something that can never finish (nothing was left to run).\n  hint: If VOXFORM_POLICY_PACKS names a pack');
   });
 
   it('a pack rule with the id of a built-in rule or of another pack\'s rule is refused when the packs load, by policy list too', async () => {

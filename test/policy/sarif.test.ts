@@ -36,3 +36,19 @@ describe('renderSarif without a sourceRoot', () => {
     expect(uris.map((uri) => decodeURIComponent(new URL(uri, root).pathname))).toEqual(files.map((file) => path.resolve(file)));
   });
 });
+
+describe('renderSarif fingerprints', () => {
+  const fingerprintsOf = (diagnostics: Diagnostic[]) => {
+    const [run] = (renderSarif({ report: undefined, diagnostics, version: '1.0.0' }) as { runs: Array<{ results: Array<{ partialFingerprints: Record<string, string> }> }> }).runs;
+    return run?.results.map((result) => result.partialFingerprints['voxformFinding/v1']) ?? [];
+  };
+  const duplicate = (line: number, firstLine: number): Diagnostic => ({ severity: 'error', code: 'duplicate_setting', message: `config.prompt is set twice: here and at voxform.yaml:${firstLine}:7; keep one`, file: 'voxform.yaml', line, col: 7 });
+
+  it('leave out the positions a manifest problem\'s message names, and tell alike problems apart by their order', () => {
+    const before = fingerprintsOf([duplicate(9, 4), duplicate(20, 15)]);
+    expect(new Set(before).size).toBe(2);
+    // Three lines added above both: every position in them moves, and no fingerprint changes.
+    expect(fingerprintsOf([duplicate(12, 7), duplicate(23, 18)])).toEqual(before);
+    expect(fingerprintsOf([{ ...duplicate(9, 4), code: 'duplicate_key' }])[0]).not.toBe(before[0]);
+  });
+});
