@@ -7,6 +7,8 @@ import type { SharedResourceConflict } from '../plan/shared-resources.js';
 import type { Plan, ResourceChange, FieldChange } from '../plan/types.js';
 import { hashApplied, type WorkspaceState } from '../state/types.js';
 import { fingerprintKeyId, hashedWithAnotherKey } from '../util/hash.js';
+import { dottedLeaves, isDottedAtOrUnder } from '../util/field-path.js';
+import { isPlainObject } from '../util/json-object.js';
 import type { DriftClass, DriftedField, DriftedResource, DriftReport, NotComparedField } from './types.js';
 
 interface ClassifyInput {
@@ -52,6 +54,7 @@ function classifyField(change: ResourceChange, field: FieldChange, input: Classi
   // applied, so a difference is the manifests' alone. So is a resource still to be created.
   if ((change.action === 'create' && !phoneGone(change, input.workspace)) || change.reason === 'live_unknown' || (change.kind !== 'agent' && change.kind !== 'phone')) return 'pending';
   if (change.kind === 'agent' && hashedWithAnotherKey(input.workspace.agents[change.address]?.fingerprintKeyId, keyId)) return 'unlabelled';
+  if (change.kind === 'agent' && isPlainObject(field.after)) return reshapedClass(change, field, input);
   const { applied, hash } = appliedHash(change, field.path, input.workspace, input.salt);
   if (applied === undefined) return 'pending';
   // An agent's files hold an upload's id still to come where one is gone from the service; the
@@ -61,6 +64,18 @@ function classifyField(change: ResourceChange, field: FieldChange, input: Classi
   if (manifestsAsApplied && !liveAsApplied) return 'outside';
   if (!manifestsAsApplied && !liveAsApplied) return 'both';
   return 'pending';
+}
+
+/**
+ * An agent's place the service holds in another shape than the manifests' object of leaves (the
+ * differ's reshaped field): voxform applied the leaves, so the service's value is not what it applied;
+ * the manifests are as applied when each of their leaves hashes to what the state keeps there.
+ */
+function reshapedClass(change: ResourceChange, field: FieldChange, input: ClassifyInput): DriftClass {
+  const applied = input.workspace.agents[change.address]?.applied ?? {};
+  const leaves = [...dottedLeaves(field.after, field.path)];
+  if (leaves.every(([path]) => applied[path] === undefined)) return 'pending';
+  return leaves.every(([path, value]) => applied[path] === hashApplied(input.salt, value)) ? 'outside' : 'both';
 }
 
 function resourceClass(fields: readonly DriftedField[]): DriftClass {
@@ -80,8 +95,14 @@ function driftedField(change: ResourceChange, field: FieldChange, input: Classif
 }
 
 /** Of an agent's field: what the state says voxform last applied there (its keyed hash), when it says. */
-function lastAppliedOf(change: ResourceChange, field: FieldChange, input: ClassifyInput): { lastApplied?: string } {
-  const lastApplied = change.kind === 'agent' ? input.workspace.agents[change.address]?.applied[field.path] : undefined;
+function lastAppliedOf(change: ResourceChange, field: FieldChange, input: ClassifyInput): Pick<DriftedField, 'lastApplied' | 'lastAppliedLeaves'> {
+  if (change.kind !== 'agent') return {};
+  const applied = input.workspace.agents[change.address]?.applied ?? {};
+  if (isPlainObject(field.after)) {
+    const leaves = Object.entries(applied).filter(([path]) => isDottedAtOrUnder(path, field.path) && path !== field.path);
+    return leaves.length > 0 ? { lastAppliedLeaves: Object.fromEntries(leaves) } : {};
+  }
+  const lastApplied = applied[field.path];
   return lastApplied !== undefined ? { lastApplied } : {};
 }
 

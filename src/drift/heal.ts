@@ -15,7 +15,7 @@ import { desiredAgentFields } from '../plan/agent-fields.js';
 import { hashApplied } from '../state/types.js';
 import { isDottedAtOrUnder, parseDotted, setAtPath } from '../util/field-path.js';
 import { hashValue } from '../util/hash.js';
-import { cloneJson } from '../util/json-object.js';
+import { cloneJson, type JsonObject } from '../util/json-object.js';
 import { pluralNoun } from '../util/plural.js';
 import type { DriftedField, DriftedResource, DriftReport, NotComparedField } from './types.js';
 import { healsField } from './classify.js';
@@ -137,8 +137,8 @@ function healedAgent(recorded: DesiredAgent, current: DesiredAgent, resource: Dr
       setField(healed, path, drifted.field.before);
       continue;
     }
-    const value = recordedFields.get(path);
-    if (value === undefined || drifted.lastApplied !== hashApplied(key, value)) notLastApplied.push(path);
+    const value = drifted.lastAppliedLeaves ? recordedSubtree(recordedFields, path, drifted.lastAppliedLeaves, key) : recordedFields.get(path);
+    if (value === undefined || (!drifted.lastAppliedLeaves && drifted.lastApplied !== hashApplied(key, value))) notLastApplied.push(path);
     setField(healed, path, value);
     // The ledger records the reference the put-back value was read from, not the manifests'.
     for (const at of Object.keys(references)) if (isDottedAtOrUnder(at, path)) delete references[at];
@@ -151,6 +151,20 @@ function healedAgent(recorded: DesiredAgent, current: DesiredAgent, resource: Dr
     });
   }
   return healed;
+}
+
+/**
+ * The recorded leaves under `path` as one object, for a place the service holds in another shape than
+ * the one voxform applied (a webhook as a plain URL): undefined unless they are the very leaves the
+ * state says were last applied there, each with its hash.
+ */
+function recordedSubtree(recordedFields: ReadonlyMap<string, unknown>, path: string, lastApplied: Readonly<Record<string, string>>, key: string): JsonObject | undefined {
+  const under = [...recordedFields].filter(([at]) => at !== path && isDottedAtOrUnder(at, path));
+  if (under.length !== Object.keys(lastApplied).length || !under.every(([at, value]) => lastApplied[at] === hashApplied(key, value))) return undefined;
+  const depth = parseDotted(path).length;
+  const subtree: JsonObject = {};
+  for (const [at, value] of under) setAtPath(subtree, parseDotted(at).slice(depth), cloneJson(value));
+  return subtree;
 }
 
 /**

@@ -33,6 +33,11 @@ export interface DriftedField {
   environment?: string | undefined;
   /** Of an agent's field: the keyed hash of what voxform last applied there, as the state keeps it (what `--heal` checks its record against). */
   lastApplied?: string | undefined;
+  /**
+   * Of an agent's field the service holds in another shape than the manifests' object (a webhook as a
+   * plain URL): the keyed hash of what voxform last applied at each leaf under it, by dotted path.
+   */
+  lastAppliedLeaves?: Record<string, string> | undefined;
 }
 
 export interface DriftedResource {
