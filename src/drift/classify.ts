@@ -9,6 +9,8 @@ import { hashApplied, type WorkspaceState } from '../state/types.js';
 import { fingerprintKeyId, hashedWithAnotherKey } from '../util/hash.js';
 import { dottedLeaves, isDottedAtOrUnder } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
+import { differsElsewhere } from './not-compared.js';
+import { WITHHELD } from '../secrets/withhold.js';
 import type { DriftClass, DriftedField, DriftedResource, DriftReport, NotComparedField } from './types.js';
 
 interface ClassifyInput {
@@ -73,7 +75,8 @@ function classifyField(change: ResourceChange, field: FieldChange, input: Classi
  */
 function reshapedClass(change: ResourceChange, field: FieldChange, input: ClassifyInput): DriftClass {
   const applied = input.workspace.agents[change.address]?.applied ?? {};
-  const leaves = [...dottedLeaves(field.after, field.path)];
+  // A leaf withheld (its variable is not set in this run) is not known: the others tell.
+  const leaves = [...dottedLeaves(field.after, field.path)].filter(([, value]) => !(typeof value === 'string' && value.includes(WITHHELD)));
   if (leaves.every(([path]) => applied[path] === undefined)) return 'pending';
   return leaves.every(([path, value]) => applied[path] === hashApplied(input.salt, value)) ? 'outside' : 'both';
 }
@@ -115,6 +118,20 @@ export function healsField(field: DriftedField): boolean {
   return (field.class === 'outside' || field.class === 'both') && field.field.path !== 'knowledge';
 }
 
+/**
+ * The variables `--heal` needs to put an agent back, this run not having them: it stops
+ * (`drift_heal_unrecorded`) where a field it would put back reads one (the record's value there is
+ * withheld too), and where the service's value at a place not compared is not what voxform last
+ * applied (keeping it would pass that change off as voxform's).
+ */
+function healNeedsOf(change: ResourceChange, fields: readonly DriftedField[], places: readonly NotComparedField[], salt: string): Pick<DriftedResource, 'healNeeds'> {
+  if (change.kind !== 'agent' || !fields.some(healsField)) return {};
+  const putBack = fields.filter((field) => field.unsetVariables !== undefined && healsField(field)).flatMap((field) => field.unsetVariables ?? []);
+  const kept = places.filter((place) => place.field.before === undefined || place.lastApplied !== hashApplied(salt, place.field.before)).flatMap((place) => place.variables);
+  const needs = [...new Set([...putBack, ...kept])].sort();
+  return putBack.length + kept.length > 0 ? { healNeeds: needs } : {};
+}
+
 /** Every changed resource of `plan`, classified; unchanged ones are counted only. */
 export function classifyDrift(input: ClassifyInput): DriftReport {
   const { plan } = input;
@@ -124,11 +141,15 @@ export function classifyDrift(input: ClassifyInput): DriftReport {
   for (const change of plan.changes) {
     if (change.action === 'no-op') continue;
     const fields: DriftedField[] = [];
+    const places: NotComparedField[] = [];
     for (const field of change.fieldChanges) {
       const variables = input.notCompared?.(change, field);
       if (variables === undefined) fields.push(driftedField(change, field, input, keyId));
-      else notCompared.push({ address: change.address, kind: change.kind, field, variables, ...lastAppliedOf(change, field, input) });
+      // A credential's side is a keyed hash, never withheld text: it is not compared whenever its variable is not set.
+      else if (change.kind !== 'credential' && differsElsewhere(field)) fields.push({ ...driftedField(change, field, input, keyId), unsetVariables: variables });
+      else places.push({ address: change.address, kind: change.kind, field, variables, ...lastAppliedOf(change, field, input) });
     }
+    notCompared.push(...places);
     if (fields.length === 0) continue;
     const resourceClassOf = resourceClass(fields);
     resources.push({
@@ -140,6 +161,7 @@ export function classifyDrift(input: ClassifyInput): DriftReport {
       fields,
       gone: change.reason === 'gone' || phoneGone(change, input.workspace),
       healable: change.kind === 'agent' && fields.some(healsField),
+      ...healNeedsOf(change, fields, places, input.salt),
     });
   }
   const count = (wanted: DriftClass) => resources.filter((r) => r.class === wanted).length;

@@ -130,10 +130,12 @@ const FIELDS_SHOWN = 5;
  * What `--heal` does to a resource, after `--heal` (`puts it back`); undefined when it heals nothing
  * of it. When it leaves some of its fields as the service holds them (another environment's apply,
  * in git not applied yet, not labelled, knowledge files), names those it puts back and those it
- * leaves. `name`: how a field path is written.
+ * leaves; of one it cannot put back in this run (`healNeeds`), the variables it needs. `name`: how a
+ * field path is written.
  */
 export function healNote(resource: DriftedResource, name: (path: string) => string = (path) => path): string | undefined {
   if (!resource.healable) return undefined;
+  if (resource.healNeeds) return `needs ${resource.healNeeds.length > 0 ? resource.healNeeds.join(', ') : 'the variables it reads'} set to put it back`;
   const left = resource.fields.filter((field) => !healsField(field));
   if (left.length === 0) return 'puts it back';
   const paths = (fields: DriftedResource['fields']) => someOf(fields.map((field) => name(field.field.path)), FIELDS_SHOWN);

@@ -3,7 +3,7 @@
  * wrote escaped. Within a comment's size limit by the rule every comment shares (`fitBlocks`): the
  * heading and counts stay; the table and the diffs keep what fits, each counting the rest.
  */
-import { fieldViews } from '../plan/field-lines.js';
+import { fieldViewOf } from '../plan/field-lines.js';
 import { markdownCode, markdownFence, markdownHtmlText } from '../util/markdown-escape.js';
 import { lineAsShown } from '../util/printable.js';
 import { characterLength, COMMENT_SIZE_LIMIT, fitBlocks, moreTableRow, type CommentBlock } from '../util/comment-blocks.js';
@@ -14,21 +14,20 @@ import type { DriftedResource, DriftReport } from './types.js';
 
 function diffLines(resource: DriftedResource): string[] {
   const lines: string[] = [];
-  const views = fieldViews(resource.change);
   // Each field's class is said when the resource's fields differ in class.
   const mixed = resource.fields.some((f) => f.class !== resource.class);
-  resource.fields.forEach((drifted, index) => {
-    const view = views[index];
-    if (!view) return;
+  // The report's fields, not the plan's: a place not compared is one of the plan's, never a difference.
+  for (const drifted of resource.fields) {
+    const view = fieldViewOf(drifted.field, resource.change);
     const label = mixed ? `   # ${classLabel(drifted)}` : '';
     const summary = bothSides(view);
     if (summary !== undefined) {
       lines.push(`! ${lineAsShown(view.path)}: ${lineAsShown(summary)}${label}`);
-      return;
+      continue;
     }
     lines.push(`! ${lineAsShown(view.path)}${diffSides(view)}${label}`);
     for (const line of view.diff ?? []) lines.push(line.kind === '@' ? line.text : `${line.kind}${lineAsShown(line.text)}`);
-  });
+  }
   return lines;
 }
 

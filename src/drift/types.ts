@@ -38,6 +38,11 @@ export interface DriftedField {
    * plain URL): the keyed hash of what voxform last applied at each leaf under it, by dotted path.
    */
   lastAppliedLeaves?: Record<string, string> | undefined;
+  /**
+   * Of a field whose manifests' value reads variables not set in this run but that differs elsewhere
+   * all the same (`differsElsewhere`): those variables. `--heal` cannot put it back without them.
+   */
+  unsetVariables?: string[] | undefined;
 }
 
 export interface DriftedResource {
@@ -57,6 +62,12 @@ export interface DriftedResource {
    * `both`), other than its knowledge files. The ledger records agents' names and configs only.
    */
   healable: boolean;
+  /**
+   * Of a healable agent `--heal` cannot put back in this run: the variables it needs, not set here (a
+   * field it would put back reads one, or a secret not compared is not what voxform last applied).
+   * Empty when the places do not name them. No heal hint is shown for it but this.
+   */
+  healNeeds?: string[] | undefined;
 }
 
 /**
