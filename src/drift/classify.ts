@@ -119,6 +119,16 @@ export function healsField(field: DriftedField): boolean {
 }
 
 /**
+ * Whether the state's keyed hash says the service's value at a place not compared (its variable is
+ * not set) is not what voxform last applied there: changed outside voxform, whatever the manifests hold.
+ */
+function movedOnService(change: ResourceChange, place: NotComparedField, input: ClassifyInput, keyId: string): boolean {
+  if (change.kind !== 'agent' || place.lastApplied === undefined) return false;
+  if (hashedWithAnotherKey(input.workspace.agents[change.address]?.fingerprintKeyId, keyId)) return false;
+  return place.lastApplied !== hashApplied(input.salt, place.field.before);
+}
+
+/**
  * The variables `--heal` needs to put an agent back, this run not having them: it stops
  * (`drift_heal_unrecorded`) where a field it would put back reads one (the record's value there is
  * withheld too), and where the service's value at a place not compared is not what voxform last
@@ -126,10 +136,11 @@ export function healsField(field: DriftedField): boolean {
  */
 function healNeedsOf(change: ResourceChange, fields: readonly DriftedField[], places: readonly NotComparedField[], salt: string): Pick<DriftedResource, 'healNeeds'> {
   if (change.kind !== 'agent' || !fields.some(healsField)) return {};
-  const putBack = fields.filter((field) => field.unsetVariables !== undefined && healsField(field)).flatMap((field) => field.unsetVariables ?? []);
+  const putBack = fields.filter((field) => healsField(field)).flatMap((field) => field.unsetVariables ?? field.valueNotShown ?? []);
   const kept = places.filter((place) => place.field.before === undefined || place.lastApplied !== hashApplied(salt, place.field.before)).flatMap((place) => place.variables);
   const needs = [...new Set([...putBack, ...kept])].sort();
-  return putBack.length + kept.length > 0 ? { healNeeds: needs } : {};
+  const blocked = fields.some((field) => healsField(field) && (field.unsetVariables ?? field.valueNotShown) !== undefined) || kept.length > 0;
+  return blocked ? { healNeeds: needs } : {};
 }
 
 /** Every changed resource of `plan`, classified; unchanged ones are counted only. */
@@ -147,7 +158,11 @@ export function classifyDrift(input: ClassifyInput): DriftReport {
       if (variables === undefined) fields.push(driftedField(change, field, input, keyId));
       // A credential's side is a keyed hash, never withheld text: it is not compared whenever its variable is not set.
       else if (change.kind !== 'credential' && differsElsewhere(field)) fields.push({ ...driftedField(change, field, input, keyId), unsetVariables: variables });
-      else places.push({ address: change.address, kind: change.kind, field, variables, ...lastAppliedOf(change, field, input) });
+      else {
+        const place: NotComparedField = { address: change.address, kind: change.kind, field, variables, ...lastAppliedOf(change, field, input) };
+        if (movedOnService(change, place, input, keyId)) fields.push({ field, class: 'outside', lastApplied: place.lastApplied, valueNotShown: variables });
+        else places.push(place);
+      }
     }
     notCompared.push(...places);
     if (fields.length === 0) continue;

@@ -131,6 +131,7 @@ function healedAgent(recorded: DesiredAgent, current: DesiredAgent, resource: Dr
   const healed: DesiredAgent = { ...current, id: recorded.id, config: cloneJson(current.config), knowledge: undefined, sensitivePaths: [...new Set([...current.sensitivePaths, ...recorded.sensitivePaths])], envReferences: references };
   const notLastApplied: string[] = [];
   for (const drifted of resource.fields) {
+    if (drifted.valueNotShown !== undefined) continue;
     const { path } = drifted.field;
     if (path === 'knowledge') continue;
     if (!healsField(drifted)) {
@@ -144,7 +145,7 @@ function healedAgent(recorded: DesiredAgent, current: DesiredAgent, resource: Dr
     for (const at of Object.keys(references)) if (isDottedAtOrUnder(at, path)) delete references[at];
     for (const [at, reference] of Object.entries(recorded.envReferences ?? {})) if (isDottedAtOrUnder(at, path)) references[at] = reference;
   }
-  keepNotCompared(healed, resource.address, options);
+  keepNotCompared(healed, resource, options);
   if (notLastApplied.length > 0) {
     throw new VoxformError('drift_heal_unrecorded', `Cannot heal ${resource.address}: history record ${record.id}, the newest holding it, does not hold what voxform last applied at ${notLastApplied.join(', ')}; nothing was changed.`, {
       hint: `An apply since was not recorded (its read-back failed, or its record could not be written), or a variable the record reads (\${env:…}) is not set as it was then. Set it and heal again, or run \`${options.applyCommand}\` to make the agent match the manifests.`,
@@ -172,9 +173,12 @@ function recordedSubtree(recordedFields: ReadonlyMap<string, unknown>, path: str
  * value, so the heal writes nothing of its own there. Only a value the state says voxform last applied
  * there is kept: recording any other as applied would pass an edit outside voxform off as voxform's.
  */
-function keepNotCompared(healed: DesiredAgent, address: string, options: HealOptions): void {
+function keepNotCompared(healed: DesiredAgent, resource: DriftedResource, options: HealOptions): void {
+  const { address } = resource;
   const places = (options.notCompared ?? []).filter((place) => place.address === address);
-  const unknown = places.filter((place) => place.field.before === undefined || place.lastApplied !== hashApplied(options.fingerprintKey, place.field.before));
+  // A secret the report found changed outside voxform without its variable (`valueNotShown`) is one of them.
+  const changed = resource.fields.flatMap((drifted) => (drifted.valueNotShown === undefined ? [] : [{ field: drifted.field, variables: drifted.valueNotShown }]));
+  const unknown = [...changed, ...places.filter((place) => place.field.before === undefined || place.lastApplied !== hashApplied(options.fingerprintKey, place.field.before))];
   if (unknown.length > 0) {
     const variables = [...new Set(unknown.flatMap((place) => place.variables))].sort();
     const unset = variables.length > 0 ? variables.join(', ') : 'the variables they read';

@@ -1,5 +1,5 @@
 /** How each class of difference reads, in every format. */
-import type { DriftClass, DriftedResource, DriftReport } from './types.js';
+import type { DriftClass, DriftedField, DriftedResource, DriftReport } from './types.js';
 import { formatCount, plural, someOf } from '../util/plural.js';
 import { UNSET_VALUE, type FieldView } from '../plan/field-lines.js';
 import { missingStateWarning } from '../state/missing-state.js';
@@ -121,6 +121,16 @@ export function notComparedNote(report: DriftReport, name: (place: string) => st
     `${one ? 'Its value' : 'Their values'} in the manifests cannot be known without ${one ? 'the variable' : 'their variables'}, so ${one ? 'it is' : 'they are'} not reported as differing, and \`--heal\` leaves the service's value there as it is. ` +
     `Set ${named} to compare ${one ? 'it' : 'them'}.`
   );
+}
+
+/**
+ * How a field changed outside voxform at a place whose variable is not set reads (`valueNotShown`):
+ * neither value, and what compares them. Undefined for any other field.
+ */
+export function valueNotShownNote(field: DriftedField): string | undefined {
+  const variables = field.valueNotShown;
+  if (variables === undefined) return undefined;
+  return `value not shown; set ${variables.length > 0 ? variables.join(', ') : 'the variables it reads'} to compare the manifests with it`;
 }
 
 /** How many field paths a heal note names on each side before it counts the rest. */

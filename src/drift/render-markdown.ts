@@ -9,7 +9,7 @@ import { lineAsShown } from '../util/printable.js';
 import { characterLength, COMMENT_SIZE_LIMIT, fitBlocks, moreTableRow, type CommentBlock } from '../util/comment-blocks.js';
 import { keepText, type Redact } from '../secrets/redact.js';
 import { plural } from '../util/plural.js';
-import { bothSides, checked, classLabel, countsLine, diffSides, environmentNote, healNote, missingStateNote, notComparedNote, resourceLabel, unlabelledNote, type TakeOverCommands } from './labels.js';
+import { bothSides, checked, classLabel, countsLine, diffSides, environmentNote, healNote, missingStateNote, notComparedNote, resourceLabel, unlabelledNote, valueNotShownNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 
 function diffLines(resource: DriftedResource): string[] {
@@ -18,8 +18,13 @@ function diffLines(resource: DriftedResource): string[] {
   const mixed = resource.fields.some((f) => f.class !== resource.class);
   // The report's fields, not the plan's: a place not compared is one of the plan's, never a difference.
   for (const drifted of resource.fields) {
-    const view = fieldViewOf(drifted.field, resource.change);
     const label = mixed ? `   # ${classLabel(drifted)}` : '';
+    const notShown = valueNotShownNote(drifted);
+    if (notShown !== undefined) {
+      lines.push(`! ${lineAsShown(drifted.field.path)}: ${notShown}${label}`);
+      continue;
+    }
+    const view = fieldViewOf(drifted.field, resource.change);
     const summary = bothSides(view);
     if (summary !== undefined) {
       lines.push(`! ${lineAsShown(view.path)}: ${lineAsShown(summary)}${label}`);

@@ -2,7 +2,7 @@
 import { terminalColors, type Colors } from '../util/terminal-colors.js';
 import { fieldViewOf, type FieldView } from '../plan/field-lines.js';
 import { lineAsShown } from '../util/printable.js';
-import { bothSides, checked, classLabel, countsLine, diffSides, environmentNote, healNote, missingStateNote, notComparedNote, resourceLabel, unlabelledNote, type TakeOverCommands } from './labels.js';
+import { bothSides, checked, classLabel, countsLine, diffSides, environmentNote, healNote, missingStateNote, notComparedNote, resourceLabel, unlabelledNote, valueNotShownNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 import { plural, pluralNoun } from '../util/plural.js';
 
@@ -32,7 +32,12 @@ function resourceLines(c: Colors, resource: DriftedResource): string[] {
   const lines = [`  ! ${c.bold(resource.address)}${id} ${resourceLabel(resource)}${heal}`];
   const mixed = resource.fields.some((f) => f.class !== resource.class);
   // The report's fields, not the plan's: a place not compared is one of the plan's, never a difference.
-  for (const drifted of resource.fields) lines.push(...fieldLines(c, fieldViewOf(drifted.field, resource.change), mixed ? classLabel(drifted) : undefined));
+  for (const drifted of resource.fields) {
+    const label = mixed ? classLabel(drifted) : undefined;
+    const notShown = valueNotShownNote(drifted);
+    if (notShown !== undefined) lines.push(`      ~ ${lineAsShown(drifted.field.path)}${label ? ` ${c.magenta(`[${label}]`)}` : ''}: ${notShown}`);
+    else lines.push(...fieldLines(c, fieldViewOf(drifted.field, resource.change), label));
+  }
   return lines;
 }
 

@@ -43,6 +43,12 @@ export interface DriftedField {
    * all the same (`differsElsewhere`): those variables. `--heal` cannot put it back without them.
    */
   unsetVariables?: string[] | undefined;
+  /**
+   * Of a field whose manifests' value reads variables not set in this run, where the state's keyed
+   * hash says the service's value is not what voxform last applied (class `outside`): those variables.
+   * Neither side's value is shown: the service's is a secret, the manifests' not known.
+   */
+  valueNotShown?: string[] | undefined;
 }
 
 export interface DriftedResource {
