@@ -34,7 +34,14 @@ function previousAgent(ws: WorkspaceState, change: ResourceChange, id: string): 
 function foundLivePaths(previous: AgentState | undefined, applied: Record<string, string>, sent: ReadonlySet<string>, key: string): string[] {
   const same = previous !== undefined && !hashedWithAnotherKey(previous.fingerprintKeyId, fingerprintKeyId(key));
   const sentBefore = (path: string) => same && previous.applied[path] === applied[path] && !(previous.foundLive ?? []).includes(path);
-  return Object.keys(applied).filter((path) => !sent.has(path) && !sentBefore(path));
+  return Object.keys(applied).filter((path) => !sentAtOrAbove(sent, path) && !sentBefore(path));
+}
+
+/** Whether `sent` holds `path` or a place above it: a place the service held in another shape is sent whole, its leaves with it. */
+function sentAtOrAbove(sent: ReadonlySet<string>, path: string): boolean {
+  if (sent.has(path)) return true;
+  for (let at = path.lastIndexOf('.'); at > 0; at = path.lastIndexOf('.', at - 1)) if (sent.has(path.slice(0, at))) return true;
+  return false;
 }
 
 /**

@@ -7,6 +7,10 @@ import type { SharedResourceConflict } from '../plan/shared-resources.js';
 import type { Plan, ResourceChange, FieldChange } from '../plan/types.js';
 import { hashApplied, type WorkspaceState } from '../state/types.js';
 import { fingerprintKeyId, hashedWithAnotherKey } from '../util/hash.js';
+import { dottedLeaves, isDottedAtOrUnder } from '../util/field-path.js';
+import { isPlainObject } from '../util/json-object.js';
+import { differsElsewhere } from './not-compared.js';
+import { WITHHELD } from '../secrets/withhold.js';
 import type { DriftClass, DriftedField, DriftedResource, DriftReport, NotComparedField } from './types.js';
 
 interface ClassifyInput {
@@ -52,6 +56,7 @@ function classifyField(change: ResourceChange, field: FieldChange, input: Classi
   // applied, so a difference is the manifests' alone. So is a resource still to be created.
   if ((change.action === 'create' && !phoneGone(change, input.workspace)) || change.reason === 'live_unknown' || (change.kind !== 'agent' && change.kind !== 'phone')) return 'pending';
   if (change.kind === 'agent' && hashedWithAnotherKey(input.workspace.agents[change.address]?.fingerprintKeyId, keyId)) return 'unlabelled';
+  if (change.kind === 'agent' && isPlainObject(field.after)) return reshapedClass(change, field, input);
   const { applied, hash } = appliedHash(change, field.path, input.workspace, input.salt);
   if (applied === undefined) return 'pending';
   // An agent's files hold an upload's id still to come where one is gone from the service; the
@@ -61,6 +66,19 @@ function classifyField(change: ResourceChange, field: FieldChange, input: Classi
   if (manifestsAsApplied && !liveAsApplied) return 'outside';
   if (!manifestsAsApplied && !liveAsApplied) return 'both';
   return 'pending';
+}
+
+/**
+ * An agent's place the service holds in another shape than the manifests' object of leaves (the
+ * differ's reshaped field): voxform applied the leaves, so the service's value is not what it applied;
+ * the manifests are as applied when each of their leaves hashes to what the state keeps there.
+ */
+function reshapedClass(change: ResourceChange, field: FieldChange, input: ClassifyInput): DriftClass {
+  const applied = input.workspace.agents[change.address]?.applied ?? {};
+  // A leaf withheld (its variable is not set in this run) is not known: the others tell.
+  const leaves = [...dottedLeaves(field.after, field.path)].filter(([, value]) => !(typeof value === 'string' && value.includes(WITHHELD)));
+  if (leaves.every(([path]) => applied[path] === undefined)) return 'pending';
+  return leaves.every(([path, value]) => applied[path] === hashApplied(input.salt, value)) ? 'outside' : 'both';
 }
 
 function resourceClass(fields: readonly DriftedField[]): DriftClass {
@@ -80,8 +98,14 @@ function driftedField(change: ResourceChange, field: FieldChange, input: Classif
 }
 
 /** Of an agent's field: what the state says voxform last applied there (its keyed hash), when it says. */
-function lastAppliedOf(change: ResourceChange, field: FieldChange, input: ClassifyInput): { lastApplied?: string } {
-  const lastApplied = change.kind === 'agent' ? input.workspace.agents[change.address]?.applied[field.path] : undefined;
+function lastAppliedOf(change: ResourceChange, field: FieldChange, input: ClassifyInput): Pick<DriftedField, 'lastApplied' | 'lastAppliedLeaves'> {
+  if (change.kind !== 'agent') return {};
+  const applied = input.workspace.agents[change.address]?.applied ?? {};
+  if (isPlainObject(field.after)) {
+    const leaves = Object.entries(applied).filter(([path]) => isDottedAtOrUnder(path, field.path) && path !== field.path);
+    return leaves.length > 0 ? { lastAppliedLeaves: Object.fromEntries(leaves) } : {};
+  }
+  const lastApplied = applied[field.path];
   return lastApplied !== undefined ? { lastApplied } : {};
 }
 
@@ -94,6 +118,31 @@ export function healsField(field: DriftedField): boolean {
   return (field.class === 'outside' || field.class === 'both') && field.field.path !== 'knowledge';
 }
 
+/**
+ * Whether the state's keyed hash says the service's value at a place not compared (its variable is
+ * not set) is not what voxform last applied there: changed outside voxform, whatever the manifests hold.
+ */
+function movedOnService(change: ResourceChange, place: NotComparedField, input: ClassifyInput, keyId: string): boolean {
+  if (change.kind !== 'agent' || place.lastApplied === undefined) return false;
+  if (hashedWithAnotherKey(input.workspace.agents[change.address]?.fingerprintKeyId, keyId)) return false;
+  return place.lastApplied !== hashApplied(input.salt, place.field.before);
+}
+
+/**
+ * The variables `--heal` needs to put an agent back, this run not having them: it stops
+ * (`drift_heal_unrecorded`) where a field it would put back reads one (the record's value there is
+ * withheld too), and where the service's value at a place not compared is not what voxform last
+ * applied (keeping it would pass that change off as voxform's).
+ */
+function healNeedsOf(change: ResourceChange, fields: readonly DriftedField[], places: readonly NotComparedField[], salt: string): Pick<DriftedResource, 'healNeeds'> {
+  if (change.kind !== 'agent' || !fields.some(healsField)) return {};
+  const putBack = fields.filter((field) => healsField(field)).flatMap((field) => field.unsetVariables ?? field.valueNotShown ?? []);
+  const kept = places.filter((place) => place.field.before === undefined || place.lastApplied !== hashApplied(salt, place.field.before)).flatMap((place) => place.variables);
+  const needs = [...new Set([...putBack, ...kept])].sort();
+  const blocked = fields.some((field) => healsField(field) && (field.unsetVariables ?? field.valueNotShown) !== undefined) || kept.length > 0;
+  return blocked ? { healNeeds: needs } : {};
+}
+
 /** Every changed resource of `plan`, classified; unchanged ones are counted only. */
 export function classifyDrift(input: ClassifyInput): DriftReport {
   const { plan } = input;
@@ -103,11 +152,19 @@ export function classifyDrift(input: ClassifyInput): DriftReport {
   for (const change of plan.changes) {
     if (change.action === 'no-op') continue;
     const fields: DriftedField[] = [];
+    const places: NotComparedField[] = [];
     for (const field of change.fieldChanges) {
       const variables = input.notCompared?.(change, field);
       if (variables === undefined) fields.push(driftedField(change, field, input, keyId));
-      else notCompared.push({ address: change.address, kind: change.kind, field, variables, ...lastAppliedOf(change, field, input) });
+      // A credential's side is a keyed hash, never withheld text: it is not compared whenever its variable is not set.
+      else if (change.kind !== 'credential' && differsElsewhere(field)) fields.push({ ...driftedField(change, field, input, keyId), unsetVariables: variables });
+      else {
+        const place: NotComparedField = { address: change.address, kind: change.kind, field, variables, ...lastAppliedOf(change, field, input) };
+        if (movedOnService(change, place, input, keyId)) fields.push({ field, class: 'outside', lastApplied: place.lastApplied, valueNotShown: variables });
+        else places.push(place);
+      }
     }
+    notCompared.push(...places);
     if (fields.length === 0) continue;
     const resourceClassOf = resourceClass(fields);
     resources.push({
@@ -119,6 +176,7 @@ export function classifyDrift(input: ClassifyInput): DriftReport {
       fields,
       gone: change.reason === 'gone' || phoneGone(change, input.workspace),
       healable: change.kind === 'agent' && fields.some(healsField),
+      ...healNeedsOf(change, fields, places, input.salt),
     });
   }
   const count = (wanted: DriftClass) => resources.filter((r) => r.class === wanted).length;

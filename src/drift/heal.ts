@@ -15,7 +15,7 @@ import { desiredAgentFields } from '../plan/agent-fields.js';
 import { hashApplied } from '../state/types.js';
 import { isDottedAtOrUnder, parseDotted, setAtPath } from '../util/field-path.js';
 import { hashValue } from '../util/hash.js';
-import { cloneJson } from '../util/json-object.js';
+import { cloneJson, type JsonObject } from '../util/json-object.js';
 import { pluralNoun } from '../util/plural.js';
 import type { DriftedField, DriftedResource, DriftReport, NotComparedField } from './types.js';
 import { healsField } from './classify.js';
@@ -131,20 +131,21 @@ function healedAgent(recorded: DesiredAgent, current: DesiredAgent, resource: Dr
   const healed: DesiredAgent = { ...current, id: recorded.id, config: cloneJson(current.config), knowledge: undefined, sensitivePaths: [...new Set([...current.sensitivePaths, ...recorded.sensitivePaths])], envReferences: references };
   const notLastApplied: string[] = [];
   for (const drifted of resource.fields) {
+    if (drifted.valueNotShown !== undefined) continue;
     const { path } = drifted.field;
     if (path === 'knowledge') continue;
     if (!healsField(drifted)) {
       setField(healed, path, drifted.field.before);
       continue;
     }
-    const value = recordedFields.get(path);
-    if (value === undefined || drifted.lastApplied !== hashApplied(key, value)) notLastApplied.push(path);
+    const value = drifted.lastAppliedLeaves ? recordedSubtree(recordedFields, path, drifted.lastAppliedLeaves, key) : recordedFields.get(path);
+    if (value === undefined || (!drifted.lastAppliedLeaves && drifted.lastApplied !== hashApplied(key, value))) notLastApplied.push(path);
     setField(healed, path, value);
     // The ledger records the reference the put-back value was read from, not the manifests'.
     for (const at of Object.keys(references)) if (isDottedAtOrUnder(at, path)) delete references[at];
     for (const [at, reference] of Object.entries(recorded.envReferences ?? {})) if (isDottedAtOrUnder(at, path)) references[at] = reference;
   }
-  keepNotCompared(healed, resource.address, options);
+  keepNotCompared(healed, resource, options);
   if (notLastApplied.length > 0) {
     throw new VoxformError('drift_heal_unrecorded', `Cannot heal ${resource.address}: history record ${record.id}, the newest holding it, does not hold what voxform last applied at ${notLastApplied.join(', ')}; nothing was changed.`, {
       hint: `An apply since was not recorded (its read-back failed, or its record could not be written), or a variable the record reads (\${env:…}) is not set as it was then. Set it and heal again, or run \`${options.applyCommand}\` to make the agent match the manifests.`,
@@ -154,13 +155,30 @@ function healedAgent(recorded: DesiredAgent, current: DesiredAgent, resource: Dr
 }
 
 /**
+ * The recorded leaves under `path` as one object, for a place the service holds in another shape than
+ * the one voxform applied (a webhook as a plain URL): undefined unless they are the very leaves the
+ * state says were last applied there, each with its hash.
+ */
+function recordedSubtree(recordedFields: ReadonlyMap<string, unknown>, path: string, lastApplied: Readonly<Record<string, string>>, key: string): JsonObject | undefined {
+  const under = [...recordedFields].filter(([at]) => at !== path && isDottedAtOrUnder(at, path));
+  if (under.length !== Object.keys(lastApplied).length || !under.every(([at, value]) => lastApplied[at] === hashApplied(key, value))) return undefined;
+  const depth = parseDotted(path).length;
+  const subtree: JsonObject = {};
+  for (const [at, value] of under) setAtPath(subtree, parseDotted(at).slice(depth), cloneJson(value));
+  return subtree;
+}
+
+/**
  * Sets each place of the agent at `address` not compared (its variable is not set) to the service's
  * value, so the heal writes nothing of its own there. Only a value the state says voxform last applied
  * there is kept: recording any other as applied would pass an edit outside voxform off as voxform's.
  */
-function keepNotCompared(healed: DesiredAgent, address: string, options: HealOptions): void {
+function keepNotCompared(healed: DesiredAgent, resource: DriftedResource, options: HealOptions): void {
+  const { address } = resource;
   const places = (options.notCompared ?? []).filter((place) => place.address === address);
-  const unknown = places.filter((place) => place.field.before === undefined || place.lastApplied !== hashApplied(options.fingerprintKey, place.field.before));
+  // A secret the report found changed outside voxform without its variable (`valueNotShown`) is one of them.
+  const changed = resource.fields.flatMap((drifted) => (drifted.valueNotShown === undefined ? [] : [{ field: drifted.field, variables: drifted.valueNotShown }]));
+  const unknown = [...changed, ...places.filter((place) => place.field.before === undefined || place.lastApplied !== hashApplied(options.fingerprintKey, place.field.before))];
   if (unknown.length > 0) {
     const variables = [...new Set(unknown.flatMap((place) => place.variables))].sort();
     const unset = variables.length > 0 ? variables.join(', ') : 'the variables they read';

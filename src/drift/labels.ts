@@ -1,5 +1,5 @@
 /** How each class of difference reads, in every format. */
-import type { DriftClass, DriftedResource, DriftReport } from './types.js';
+import type { DriftClass, DriftedField, DriftedResource, DriftReport } from './types.js';
 import { formatCount, plural, someOf } from '../util/plural.js';
 import { UNSET_VALUE, type FieldView } from '../plan/field-lines.js';
 import { missingStateWarning } from '../state/missing-state.js';
@@ -123,6 +123,16 @@ export function notComparedNote(report: DriftReport, name: (place: string) => st
   );
 }
 
+/**
+ * How a field changed outside voxform at a place whose variable is not set reads (`valueNotShown`):
+ * neither value, and what compares them. Undefined for any other field.
+ */
+export function valueNotShownNote(field: DriftedField): string | undefined {
+  const variables = field.valueNotShown;
+  if (variables === undefined) return undefined;
+  return `value not shown; set ${variables.length > 0 ? variables.join(', ') : 'the variables it reads'} to compare the manifests with it`;
+}
+
 /** How many field paths a heal note names on each side before it counts the rest. */
 const FIELDS_SHOWN = 5;
 
@@ -130,10 +140,12 @@ const FIELDS_SHOWN = 5;
  * What `--heal` does to a resource, after `--heal` (`puts it back`); undefined when it heals nothing
  * of it. When it leaves some of its fields as the service holds them (another environment's apply,
  * in git not applied yet, not labelled, knowledge files), names those it puts back and those it
- * leaves. `name`: how a field path is written.
+ * leaves; of one it cannot put back in this run (`healNeeds`), the variables it needs. `name`: how a
+ * field path is written.
  */
 export function healNote(resource: DriftedResource, name: (path: string) => string = (path) => path): string | undefined {
   if (!resource.healable) return undefined;
+  if (resource.healNeeds) return `needs ${resource.healNeeds.length > 0 ? resource.healNeeds.join(', ') : 'the variables it reads'} set to put it back`;
   const left = resource.fields.filter((field) => !healsField(field));
   if (left.length === 0) return 'puts it back';
   const paths = (fields: DriftedResource['fields']) => someOf(fields.map((field) => name(field.field.path)), FIELDS_SHOWN);

@@ -9,6 +9,8 @@ import type { FieldChange, ResourceChange } from '../plan/types.js';
 import { referencedNames } from '../secrets/env-reference.js';
 import { WITHHELD } from '../secrets/withhold.js';
 import { isDottedAtOrUnder } from '../util/field-path.js';
+import { isPlainObject } from '../util/json-object.js';
+import { isUnchanged } from '../plan/compare.js';
 
 /** Whether the manifests' side of `field` holds a value withheld in place of an unset variable. */
 function holdsWithheld(value: unknown): boolean {
@@ -16,9 +18,29 @@ function holdsWithheld(value: unknown): boolean {
 }
 
 /**
+ * `after` with each withheld value replaced by what `before` holds at its place: what the manifests'
+ * side would be were every unset variable's value the service's.
+ */
+function withLiveForWithheld(after: unknown, before: unknown): unknown {
+  if (typeof after === 'string') return after.includes(WITHHELD) ? before : after;
+  if (Array.isArray(after)) return after.map((item, index) => withLiveForWithheld(item, Array.isArray(before) ? before[index] : undefined));
+  if (isPlainObject(after)) return Object.fromEntries(Object.entries(after).map(([key, value]) => [key, withLiveForWithheld(value, isPlainObject(before) && Object.hasOwn(before, key) ? before[key] : undefined)]));
+  return after;
+}
+
+/**
+ * Whether `field` differs whatever its withheld values are: outside them (a webhook re-pointed as a
+ * plain URL, where the manifests give {url, headers} with a header not known). Such a field is a
+ * difference, compared as any other; only one whose difference may lie in them alone is not compared.
+ */
+export function differsElsewhere(field: FieldChange): boolean {
+  return !isUnchanged(withLiveForWithheld(field.after, field.before), field.before);
+}
+
+/**
  * For a drift check of `desired`: a function telling of a field the plan found differing the unset
  * variables its manifests' value reads (empty when the place does not say which: a credential's key),
- * or undefined when it is compared as usual.
+ * or undefined when it reads none.
  */
 export function notComparedFinder(desired: DesiredState): ((change: ResourceChange, field: FieldChange) => string[] | undefined) | undefined {
   const withheld = desired.withheldVariables ?? [];

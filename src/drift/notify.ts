@@ -7,7 +7,7 @@ import { VoxformError } from '../errors.js';
 import type { Redact } from '../secrets/redact.js';
 import { httpUrl } from '../util/http-url.js';
 import { toJsonText } from '../util/printable.js';
-import { checked, classLabel, countsLine, healNote, notComparedNote } from './labels.js';
+import { checked, classLabel, countsLine, healNote, notComparedNote, valueNotShownNote } from './labels.js';
 import { driftToJson } from './render-json.js';
 import type { DriftReport } from './types.js';
 
@@ -33,7 +33,7 @@ function slackMessage(report: DriftReport): Record<string, unknown> {
   const shown = report.resources.slice(0, SLACK_RESOURCES);
   const blocks: Array<Record<string, unknown>> = [{ type: 'section', text: { type: 'mrkdwn', text: `*voxform drift* on ${where}\n${slackText(countsLine(report))}.` } }];
   for (const resource of shown) {
-    const fields = resource.fields.map((f) => `${slackText(f.field.path)} (${classLabel(f, slackText)})`).join(', ');
+    const fields = resource.fields.map((f) => `${slackText(f.field.path)} (${classLabel(f, slackText)}${valueNotShownNote(f) ? `: ${valueNotShownNote(f)}` : ''})`).join(', ');
     const note = healNote(resource, slackText);
     const heal = note ? ` \`--heal\` ${note}.` : '';
     blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*${slackText(resource.address)}*: ${classLabel(resource, slackText)}.${heal}\n${fields}` } });

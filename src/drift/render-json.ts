@@ -7,10 +7,14 @@ import type { Diagnostic } from '../manifest/types.js';
 import { hasDrift, type DriftedField, type DriftedResource, type DriftReport } from './types.js';
 
 /** Version of the JSON drift format. */
-export const DRIFT_JSON_FORMAT_VERSION = '1.3';
+export const DRIFT_JSON_FORMAT_VERSION = '1.4';
 
 function fieldJson(drifted: DriftedField, resource: DriftedResource) {
   const { field } = drifted;
+  // The service's value is a secret and the manifests' not known: neither is carried, the variables are.
+  if (drifted.valueNotShown !== undefined) {
+    return { path: field.path, class: drifted.class, live: field.before === undefined ? null : REDACTED, live_unset: field.before === undefined, manifests: null, sensitive: field.sensitive, value_not_shown: drifted.valueNotShown };
+  }
   const redact = (value: unknown) => (field.sensitive && value !== undefined && value !== null ? REDACTED : redactValue(value, field.path, resource.change.sensitivePaths));
   return {
     path: field.path,

@@ -3,32 +3,36 @@
  * wrote escaped. Within a comment's size limit by the rule every comment shares (`fitBlocks`): the
  * heading and counts stay; the table and the diffs keep what fits, each counting the rest.
  */
-import { fieldViews } from '../plan/field-lines.js';
+import { fieldViewOf } from '../plan/field-lines.js';
 import { markdownCode, markdownFence, markdownHtmlText } from '../util/markdown-escape.js';
 import { lineAsShown } from '../util/printable.js';
 import { characterLength, COMMENT_SIZE_LIMIT, fitBlocks, moreTableRow, type CommentBlock } from '../util/comment-blocks.js';
 import { keepText, type Redact } from '../secrets/redact.js';
 import { plural } from '../util/plural.js';
-import { bothSides, checked, classLabel, countsLine, diffSides, environmentNote, healNote, missingStateNote, notComparedNote, resourceLabel, unlabelledNote, type TakeOverCommands } from './labels.js';
+import { bothSides, checked, classLabel, countsLine, diffSides, environmentNote, healNote, missingStateNote, notComparedNote, resourceLabel, unlabelledNote, valueNotShownNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 
 function diffLines(resource: DriftedResource): string[] {
   const lines: string[] = [];
-  const views = fieldViews(resource.change);
   // Each field's class is said when the resource's fields differ in class.
   const mixed = resource.fields.some((f) => f.class !== resource.class);
-  resource.fields.forEach((drifted, index) => {
-    const view = views[index];
-    if (!view) return;
+  // The report's fields, not the plan's: a place not compared is one of the plan's, never a difference.
+  for (const drifted of resource.fields) {
     const label = mixed ? `   # ${classLabel(drifted)}` : '';
+    const notShown = valueNotShownNote(drifted);
+    if (notShown !== undefined) {
+      lines.push(`! ${lineAsShown(drifted.field.path)}: ${notShown}${label}`);
+      continue;
+    }
+    const view = fieldViewOf(drifted.field, resource.change);
     const summary = bothSides(view);
     if (summary !== undefined) {
       lines.push(`! ${lineAsShown(view.path)}: ${lineAsShown(summary)}${label}`);
-      return;
+      continue;
     }
     lines.push(`! ${lineAsShown(view.path)}${diffSides(view)}${label}`);
     for (const line of view.diff ?? []) lines.push(line.kind === '@' ? line.text : `${line.kind}${lineAsShown(line.text)}`);
-  });
+  }
   return lines;
 }
 

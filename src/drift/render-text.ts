@@ -1,8 +1,8 @@
 /** The drift report for people: one block per resource that differs, each field with its class and diff. */
 import { terminalColors, type Colors } from '../util/terminal-colors.js';
-import { fieldViews, type FieldView } from '../plan/field-lines.js';
+import { fieldViewOf, type FieldView } from '../plan/field-lines.js';
 import { lineAsShown } from '../util/printable.js';
-import { bothSides, checked, classLabel, countsLine, diffSides, environmentNote, healNote, missingStateNote, notComparedNote, resourceLabel, unlabelledNote, type TakeOverCommands } from './labels.js';
+import { bothSides, checked, classLabel, countsLine, diffSides, environmentNote, healNote, missingStateNote, notComparedNote, resourceLabel, unlabelledNote, valueNotShownNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 import { plural, pluralNoun } from '../util/plural.js';
 
@@ -30,12 +30,14 @@ function resourceLines(c: Colors, resource: DriftedResource): string[] {
   const note = healNote(resource, lineAsShown);
   const heal = note ? c.dim(`  --heal ${note}`) : '';
   const lines = [`  ! ${c.bold(resource.address)}${id} ${resourceLabel(resource)}${heal}`];
-  const views = fieldViews(resource.change);
   const mixed = resource.fields.some((f) => f.class !== resource.class);
-  resource.fields.forEach((drifted, index) => {
-    const view = views[index];
-    if (view) lines.push(...fieldLines(c, view, mixed ? classLabel(drifted) : undefined));
-  });
+  // The report's fields, not the plan's: a place not compared is one of the plan's, never a difference.
+  for (const drifted of resource.fields) {
+    const label = mixed ? classLabel(drifted) : undefined;
+    const notShown = valueNotShownNote(drifted);
+    if (notShown !== undefined) lines.push(`      ~ ${lineAsShown(drifted.field.path)}${label ? ` ${c.magenta(`[${label}]`)}` : ''}: ${notShown}`);
+    else lines.push(...fieldLines(c, fieldViewOf(drifted.field, resource.change), label));
+  }
   return lines;
 }
 

@@ -33,6 +33,22 @@ export interface DriftedField {
   environment?: string | undefined;
   /** Of an agent's field: the keyed hash of what voxform last applied there, as the state keeps it (what `--heal` checks its record against). */
   lastApplied?: string | undefined;
+  /**
+   * Of an agent's field the service holds in another shape than the manifests' object (a webhook as a
+   * plain URL): the keyed hash of what voxform last applied at each leaf under it, by dotted path.
+   */
+  lastAppliedLeaves?: Record<string, string> | undefined;
+  /**
+   * Of a field whose manifests' value reads variables not set in this run but that differs elsewhere
+   * all the same (`differsElsewhere`): those variables. `--heal` cannot put it back without them.
+   */
+  unsetVariables?: string[] | undefined;
+  /**
+   * Of a field whose manifests' value reads variables not set in this run, where the state's keyed
+   * hash says the service's value is not what voxform last applied (class `outside`): those variables.
+   * Neither side's value is shown: the service's is a secret, the manifests' not known.
+   */
+  valueNotShown?: string[] | undefined;
 }
 
 export interface DriftedResource {
@@ -52,6 +68,12 @@ export interface DriftedResource {
    * `both`), other than its knowledge files. The ledger records agents' names and configs only.
    */
   healable: boolean;
+  /**
+   * Of a healable agent `--heal` cannot put back in this run: the variables it needs, not set here (a
+   * field it would put back reads one, or a secret not compared is not what voxform last applied).
+   * Empty when the places do not name them. No heal hint is shown for it but this.
+   */
+  healNeeds?: string[] | undefined;
 }
 
 /**

@@ -21,7 +21,8 @@ import { comparableLiveAgent, desiredAgentFields, type ComparableAgent } from '.
 import { isUnchanged } from './compare.js';
 import { agentFingerprinted, fingerprint, liveKnowledgeFiles } from './fingerprint.js';
 import { byCodeUnits } from '../util/compare.js';
-import { parseDotted, valueAtPath } from '../util/field-path.js';
+import { formatDotted, parseDotted, setAtPath, valueAtPath } from '../util/field-path.js';
+import { isPlainObject, type JsonObject } from '../util/json-object.js';
 import { agentSensitivePatterns, entrySecretPaths, secretPatternSet } from '../secrets/schema-paths.js';
 import type { LiveState } from './read-live.js';
 import type { TrustedSecrets } from '../secrets/trusted.js';
@@ -167,23 +168,54 @@ function agentFieldChanges(agent: DesiredAgent, comparable: ComparableAgent, inp
   const fields = desiredAgentFields(agent);
   let liveSecrets: readonly string[] | undefined;
   const liveSecretPatterns = () => (liveSecrets ??= liveSecretPatternsOf(agent, comparable, input.liveSecrets));
-  for (const [path, desiredValue] of fields) {
-    const liveValue = valueAtPath(comparable, parseDotted(path));
-    before[path] = liveValue;
-    after[path] = desiredValue;
-    if (isUnchanged(desiredValue, liveValue)) continue;
-    const field: FieldChange = {
-      path,
-      before: liveValue,
-      after: desiredValue,
-      sensitive: isSensitiveLeaf(path, sensitivePaths),
-      drift: applied[path] !== undefined && applied[path] === hashApplied(input.salt, desiredValue),
-    };
+  const reshaped = new Map<string, { live: unknown; leaves: Array<[string, unknown]> }>();
+  const push = (path: string, liveValue: unknown, desiredValue: unknown, drift: boolean) => {
+    const field: FieldChange = { path, before: liveValue, after: desiredValue, sensitive: isSensitiveLeaf(path, sensitivePaths), drift };
     const shown = shownWrittenField(field, agent.envReferences, liveSecretPatterns);
     if (shown) field.shown = shown;
     fieldChanges.push(field);
+  };
+  for (const [path, desiredValue] of fields) {
+    const segments = parseDotted(path);
+    const liveValue = valueAtPath(comparable, segments);
+    before[path] = liveValue;
+    after[path] = desiredValue;
+    if (isUnchanged(desiredValue, liveValue)) continue;
+    const reshapedDepth = liveValue === undefined ? reshapedAt(comparable, segments) : undefined;
+    if (reshapedDepth !== undefined) {
+      const parent = formatDotted(segments.slice(0, reshapedDepth));
+      const group = reshaped.get(parent) ?? { live: valueAtPath(comparable, segments.slice(0, reshapedDepth)), leaves: [] };
+      group.leaves.push([path, desiredValue]);
+      reshaped.set(parent, group);
+      continue;
+    }
+    push(path, liveValue, desiredValue, applied[path] !== undefined && applied[path] === hashApplied(input.salt, desiredValue));
+  }
+  // A place the service holds in another shape than the manifests' (a webhook as a plain URL where they
+  // give {url, headers}) is one change at that place, both values whole: its leaves alone would read as unset.
+  for (const [parent, { live, leaves }] of reshaped) {
+    const depth = parseDotted(parent).length;
+    const desiredValue: JsonObject = {};
+    for (const [path, value] of leaves) setAtPath(desiredValue, parseDotted(path).slice(depth), value);
+    push(parent, live, desiredValue, leaves.every(([path, value]) => applied[path] !== undefined && applied[path] === hashApplied(input.salt, value)));
   }
   return { before, after, fieldChanges, fields };
+}
+
+/**
+ * How many segments of `segments` lead to a place above it where the live agent holds a value that is
+ * neither an object nor unset (a string, a number, a list): the place the manifests' leaf would sit
+ * under reads there in another shape. Undefined when every place above it is an object or unset.
+ */
+function reshapedAt(comparable: ComparableAgent, segments: readonly string[]): number | undefined {
+  let current: unknown = comparable;
+  for (let depth = 1; depth < segments.length; depth++) {
+    const segment = segments[depth - 1] as string;
+    current = isPlainObject(current) && Object.hasOwn(current, segment) ? current[segment] : undefined;
+    if (current === undefined || current === null) return undefined;
+    if (!isPlainObject(current)) return depth;
+  }
+  return undefined;
 }
 
 /**

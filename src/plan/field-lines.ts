@@ -143,6 +143,11 @@ export function fieldViews(change: ResourceChange): FieldView[] {
   return change.fieldChanges.map((field) => makeView(field, change));
 }
 
+/** The view of one of `change`'s field changes, secrets redacted (`fieldViews`, for a renderer that shows some of them). */
+export function fieldViewOf(field: FieldChange, change: ResourceChange): FieldView {
+  return makeView(field, change);
+}
+
 /** Written out whole: a spread per view is many times dearer, and a plan makes one per changed field. */
 function fieldView(field: FieldChange, marker: FieldMarker, summary: string | undefined, diff: DiffLine[] | undefined): FieldView {
   return { path: field.path, marker, drift: field.drift, summary, diff };

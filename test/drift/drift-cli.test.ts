@@ -314,7 +314,7 @@ describe('voxform drift', () => {
     expect(result.stderr).toBe('');
     const document = JSON.parse(result.stdout) as DriftJson & { diagnostics?: Array<{ severity: string; code: string; file: string }> };
     validateDrift(document);
-    expect(document.format_version).toBe('1.3');
+    expect(document.format_version).toBe('1.4');
     expect(document.diagnostics?.map(({ severity, code, file }) => ({ severity, code, file }))).toEqual([{ severity: 'warning', code: 'vars_without_template', file: 'voxform.yaml' }]);
     // Text still lists it on stderr.
     expect(expectCode(await p.cliInProcess(['drift']), 0).stderr).toContain('warning[vars_without_template]');

@@ -149,6 +149,27 @@ describe('voxform drift without the variables of the secrets', () => {
     await expectNoSecretInFiles(p.dir);
   }, 120_000);
 
+  it('reports a secret the state says changed on the service as changed outside voxform, its value not shown, in every format', async () => {
+    const p = await projectApplied();
+    await editLive(p, (config) => void (((config.session_data_webhook as Json).headers as Json)['x-hook-token'] = DASHBOARD_TOKEN));
+    const notShown = 'value not shown; set HOOK_TOKEN to compare the manifests with it';
+
+    const text = (await withoutSecrets(p, ['drift'], 2)).stdout;
+    expect(text).toContain(`! agent.front-desk (${FRONT_DESK}) changed outside voxform  --heal needs HOOK_TOKEN set to put it back`);
+    expect(text).toContain(`~ ${HEADER}: ${notShown}`);
+    expect(text).toContain('Not compared, as a variable it reads is not set: credential.openai api_key.');
+
+    const document = JSON.parse((await withoutSecrets(p, ['drift', '--format', 'json'], 2)).stdout) as Json & { resources: Array<{ class: string; fields: Json[] }> };
+    validateDrift(document);
+    expect(document.resources.map((r) => [r.class, r.fields])).toEqual([
+      ['outside', [{ path: HEADER, class: 'outside', live: '(sensitive)', live_unset: false, manifests: null, sensitive: true, value_not_shown: ['HOOK_TOKEN'] }]],
+    ]);
+    expect(document.not_compared).toEqual([{ address: 'credential.openai', kind: 'credential', path: 'api_key', variables: [] }]);
+
+    expect((await withoutSecrets(p, ['drift', '--format', 'markdown'], 2)).stdout).toContain(`! ${HEADER}: ${notShown}`);
+    await expectNoSecretInFiles(p.dir);
+  }, 120_000);
+
   it('says what manifests with errors stopped in drift\'s words', async () => {
     const p = await startProject();
     await writeFile(path.join(p.dir, 'voxform.yaml'), MANIFEST.replace('    name: Front desk\n', '    name: Front desk\n    colour: blue\n'));

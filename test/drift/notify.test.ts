@@ -3,10 +3,14 @@ import { classifyDrift } from '../../src/drift/classify.js';
 import { notificationBody, parseNotifyUrl } from '../../src/drift/notify.js';
 import type { Plan, ResourceChange } from '../../src/plan/types.js';
 import { SecretRegistry } from '../../src/secrets/redact.js';
-import { emptyWorkspace } from '../../src/state/types.js';
+import { emptyWorkspace, hashApplied } from '../../src/state/types.js';
+import { notComparedFinder } from '../../src/drift/not-compared.js';
+import type { DesiredState } from '../../src/manifest/types.js';
+import { WITHHELD } from '../../src/secrets/withhold.js';
+import { fingerprintKeyId } from '../../src/util/hash.js';
 
-function report(changes: ResourceChange[]) {
-  const plan: Plan = {
+function planOf(changes: ResourceChange[]): Plan {
+  return {
     formatVersion: 1,
     createdAt: '2026-11-28T12:00:00.000Z',
     manifestHash: 'sha256:0',
@@ -17,7 +21,10 @@ function report(changes: ResourceChange[]) {
     changes,
     summary: { create: 0, update: changes.length, unchanged: 0, drifted: 0 },
   };
-  return classifyDrift({ plan, workspace: emptyWorkspace(), salt: 's', workspaceKey: 'default@local' });
+}
+
+function report(changes: ResourceChange[]) {
+  return classifyDrift({ plan: planOf(changes), workspace: emptyWorkspace(), salt: 's', workspaceKey: 'default@local' });
 }
 
 const secretChange = (path: string, before: unknown, after: unknown, sensitive: boolean): ResourceChange => ({
@@ -44,6 +51,16 @@ describe('notificationBody', () => {
     expect(body.text).toBe('voxform drift on default@local: 0 changed outside voxform, 1 in git not applied yet, 0 both (1 resource checked).');
     expect(body.blocks[1]?.text.text).toBe('*agent.a*: in git, not applied yet.\nconfig.prompt (in git, not applied yet)');
     expect(JSON.stringify(body)).not.toContain('live');
+  });
+
+  it('a Slack message says a secret changed outside voxform without its variable is not shown, and what compares it', () => {
+    const header = 'config.session_data_webhook.headers.x-hook-token';
+    const workspace = emptyWorkspace();
+    workspace.agents['agent.a'] = { id: 'ag', applied: { [header]: hashApplied('s', 'applied-token') }, fingerprintKeyId: fingerprintKeyId('s') };
+    const desired = { withheldVariables: ['HOOK_TOKEN'], agents: new Map([['a', { address: 'agent.a', envReferences: { [header]: '${env:HOOK_TOKEN}' } }]]), credentials: new Map() } as unknown as DesiredState;
+    const drift = classifyDrift({ plan: planOf([secretChange(header, 'dashboard-token', WITHHELD, true)]), workspace, salt: 's', workspaceKey: 'default@local', notCompared: notComparedFinder(desired) });
+    const body = JSON.parse(notificationBody(drift, 'slack', (t) => t)) as { blocks: Array<{ text: { text: string } }> };
+    expect(body.blocks[1]?.text.text).toBe(`*agent.a*: changed outside voxform. \`--heal\` needs HOOK_TOKEN set to put it back.\n${header} (changed outside voxform: value not shown; set HOOK_TOKEN to compare the manifests with it)`);
   });
 
   it('the JSON report redacts secret fields, and the run\'s secret scrub applies to whatever is left', () => {
