@@ -9,6 +9,7 @@ import { liveFingerprints } from '../plan/fingerprint.js';
 import { assertPlanFresh, madeElsewhere, type SavedPlan } from '../plan/plan-file.js';
 import { readLiveState, type LiveState } from '../plan/read-live.js';
 import { PLAN_REQUIRES, planWorkspace } from '../plan/plan.js';
+import { planHasChanges } from '../plan/field-lines.js';
 import { readSharedView, type SharedView } from '../plan/shared-resources.js';
 import { planFromJson } from '../plan/saved-plan.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
@@ -155,10 +156,6 @@ function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined):
   });
 }
 
-function hasChanges(plan: Plan): boolean {
-  return plan.changes.some((change) => change.action !== 'no-op');
-}
-
 /**
  * The plan to run, the live state it was checked against, and the order each campaign or credential
  * written records: a fresh plan, or the saved one if current. A saved plan is checked against the
@@ -181,7 +178,8 @@ async function preparePlan(options: ApplyOptions & { backend: StateBackend }, st
 
 /** Whether to go on: a saved plan or `autoApprove` approve; otherwise `confirm` decides. */
 async function approve(options: ApplyOptions, plan: Plan): Promise<boolean> {
-  if (options.savedPlan || options.autoApprove || !hasChanges(plan)) return true;
+  // A plan of renamed keys alone moves state entries: asked about as any plan with changes.
+  if (options.savedPlan || options.autoApprove || !planHasChanges(plan)) return true;
   if (!options.confirm) {
     throw new VoxformError('approval_required', 'Refusing to apply without approval: pass autoApprove, a confirm callback, or a saved plan.', { hint: 'On the command line: pass --auto-approve, or apply a plan saved with `voxform plan --out FILE`.' });
   }
@@ -285,7 +283,7 @@ async function recordEnd(
   const { result, plan } = ran;
   const partlyFailed = result.partlyApplied.some((part) => part.error !== undefined || part.because !== undefined);
   const failed = result.failed.length + result.skipped.length > 0 || partlyFailed || result.stateError !== undefined;
-  const status = result.interrupted ? 'interrupted' : failed ? 'failed' : hasChanges(plan) ? 'applied' : 'nothing_to_do';
+  const status = result.interrupted ? 'interrupted' : failed ? 'failed' : planHasChanges(plan) ? 'applied' : 'nothing_to_do';
   const stored = store.recordApplyEnd(
     {
       command: options.command ?? 'voxform apply',

@@ -13,7 +13,7 @@ import { VoxformError } from '../errors.js';
 import { Semaphore } from '../util/semaphore.js';
 import type { ApplyClient } from './client.js';
 import { filledBody } from './fills.js';
-import { readBackDifferences } from './read-back.js';
+import { readBackWarnings } from './read-back.js';
 import type { SharedView } from '../plan/shared-resources.js';
 import { answerOnlyStateKeeps, changesToMark, stateAfterRefusedFiles, stateAfterRequest, stateWhenUnchanged, stateWritesSettled, stateWritesUnrecorded, type StateChange } from './record-state.js';
 import { DesiredIndex } from './resources.js';
@@ -191,6 +191,8 @@ class PlanRun {
   /** The outcome of each request once it settled. */
   private readonly answered = new Map<string, RequestOutcome>();
   private readonly results = new Map<string, string>();
+  /** By change address: the agent update as sent, whose fields its read-back checks (and no others). */
+  private readonly updatesSent = new Map<string, Record<string, unknown> | undefined>();
   private readonly settled = new Set<string>();
   /** Requests the service answered with success. */
   private readonly succeededRequests = new Set<string>();
@@ -447,7 +449,8 @@ class PlanRun {
     this.succeededRequests.add(request.id);
     this.options.onRequestDone?.({ request, change, body: sent.body, result });
     if (result && 'fileId' in result) this.results.set(request.id, result.fileId);
-    if (result && 'agent' in result) this.result.warnings.push(...readBackDifferences(this.resources.of(change.address, 'agent'), result.agent));
+    if (request.operation === 'update_agent') this.updatesSent.set(change.address, sent.body);
+    if (result && 'agent' in result) this.result.warnings.push(...readBackWarnings(this.resources.of(change.address, 'agent'), result.agent, this.updatesSent.get(change.address)));
     let record = stateAfterRequest(request, change, sent.body ?? {}, result, { resources: this.resources, key: this.options.store.fingerprintKey, shared: this.options.shared });
     // The entry this write records keeps the mark while another write of the change is unanswered.
     if (record && this.marked.has(change.address) && change.requests.some((other) => !this.succeededRequests.has(other.id))) {

@@ -12,7 +12,7 @@ import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import type { LiveState } from '../plan/read-live.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
 import type { ApplyClient } from './client.js';
-import { readBackDifferences } from './read-back.js';
+import { fieldsNotAsDesired } from './read-back.js';
 import type { ExecuteResult, RequestDone } from './execute-plan.js';
 
 /** Collects, while the plan runs, the versions of agents read back and which agents had files set. */
@@ -99,14 +99,14 @@ async function liveConfigAfter(agent: DesiredAgent, change: ResourceChange | und
   const planned = context.live.agents.get(agent.id);
   // Planned unchanged: the plan found the service holding the manifests' values.
   if (change?.action === 'no-op') return planned?.config as Record<string, unknown> | undefined;
-  if (!change) return planned && readBackDifferences(agent, planned).length === 0 ? (planned.config as Record<string, unknown>) : undefined;
+  if (!change) return planned && fieldsNotAsDesired(agent, planned).length === 0 ? (planned.config as Record<string, unknown>) : undefined;
   const applied = context.result.applied.includes(change.address);
   // Its writes all landed: without another read, it is what was read before them plus the files sent.
   const known = () => (applied ? context.readBacks.configWithFilesSent(change, planned?.config as Record<string, unknown> | undefined) : undefined);
   if (context.signal?.aborted) return known();
   try {
     const live = await context.client.getAgent(agent.id);
-    if (!applied && readBackDifferences(agent, live).length > 0) return undefined;
+    if (!applied && fieldsNotAsDesired(agent, live).length > 0) return undefined;
     return live.config as Record<string, unknown>;
   } catch {
     return known();

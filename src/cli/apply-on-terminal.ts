@@ -185,7 +185,8 @@ function report(
   how: { rerun?: string | undefined; replan?: SavedPlanCommands | undefined; chosen: ChosenTarget; stoppedAtQuestion: boolean },
 ): number {
   for (const warning of outcome.warnings) ctx.stderr.write(`warning: ${warning}\n`);
-  if (outcome.status === 'nothing_to_do') {
+  // Nothing for the service: at most renamed keys' state entries moved (an `applied` outcome then).
+  if (outcome.status === 'nothing_to_do' || (outcome.status === 'applied' && outcome.plan?.changes.every((change) => change.action === 'no-op'))) {
     ctx.stdout.write(nothingToApplyLine(outcome.plan));
     return 0;
   }

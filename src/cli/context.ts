@@ -1,4 +1,5 @@
 import type { VoxformError } from '../errors.js';
+import type { ManifestAgentsById } from './manifest-agent-missing.js';
 import { terminalPrinter } from '../util/printable.js';
 import type { SecretRegistry } from '../secrets/redact.js';
 import type { ProjectManifests } from '../manifest/index.js';
@@ -59,6 +60,8 @@ export interface CommandContext {
    * name none (an apply on the push of a merge): a deploy records it as its source's.
    */
   review?: number | undefined;
+  /** The agents of the manifests this run loaded, by id, so an error about one names it (manifest-agent-missing.ts). */
+  manifestAgents?: ManifestAgentsById | undefined;
   /** The manifests read to check the command's --env before it ran, for its first load (see `refuseUnknownEnvironment`). */
   readBeforeRun?: ReadBeforeRun | undefined;
 }

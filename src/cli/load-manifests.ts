@@ -18,6 +18,7 @@ import { countProblems } from './diagnostics.js';
 import { plural } from '../util/plural.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import { BASE_ENVIRONMENT_NAME } from '../state/types.js';
+import { noteManifestAgents } from './manifest-agent-missing.js';
 
 export interface ManifestOptions {
   file?: string[] | undefined;
@@ -50,6 +51,7 @@ export async function loadCommandManifests(options: ManifestOptions, ctx: Comman
   if (flag !== undefined && options.env !== undefined && result.environments && !result.environments.includes(options.env)) {
     throw unknownEnvironment(flag, options.env, result.environments);
   }
+  noteManifestAgents(ctx.manifestAgents, result.state);
   return result;
 }
 

@@ -15,6 +15,7 @@ import { errorBody, errorJson, errorText } from './error-text.js';
 import { formatAskedFor } from './format-asked-for.js';
 import { tooManyOpenFilesError } from './open-files.js';
 import { buildProgram } from './program.js';
+import type { ManifestAgentsById } from './manifest-agent-missing.js';
 import { colorOn } from '../util/terminal-colors.js';
 import { errorMessage, errorStack } from '../secrets/error-message.js';
 import type { CiRunCommandOptions } from './commands/ci.js';
@@ -82,13 +83,17 @@ const LOADS_MANIFESTS_FIRST = new Set(['validate', 'ci-run', 'plan', 'apply', 'd
 async function runCommand(name: string, options: ParsedOptions, ctx: CommandContext): Promise<number> {
   const loader = loaders[name];
   if (!loader) throw new Error(`no command module for ${name}`);
-  const checked = options.env !== undefined && !LOADS_MANIFESTS_FIRST.has(name) ? await (await import('./load-manifests.js')).refuseUnknownEnvironment(options as { file?: string[]; env: string | string[] }, ctx) : ctx;
+  const manifestAgents: ManifestAgentsById = new Map();
+  const withAgents = { ...ctx, manifestAgents };
+  const checked = options.env !== undefined && !LOADS_MANIFESTS_FIRST.has(name) ? await (await import('./load-manifests.js')).refuseUnknownEnvironment(options as { file?: string[]; env: string | string[] }, withAgents) : withAgents;
   const mod = await loader();
   try {
     return await (mod.run as (options: ParsedOptions, ctx: CommandContext) => Promise<number>)(options, checked);
   } catch (error) {
     // The embedded emulator is an account of its own: an agent it lacks is said so, whichever command met it.
-    throw options.local === true ? (await import('./connection.js')).withLocalAgentHint(error) : error;
+    const hinted = options.local === true ? (await import('./connection.js')).withLocalAgentHint(error) : error;
+    // An agent of the manifests the service does not have: named, with where the manifests define it.
+    throw manifestAgents.size > 0 ? (await import('./manifest-agent-missing.js')).namingManifestAgent(hinted, manifestAgents) : hinted;
   }
 }
 

@@ -55,6 +55,11 @@ describe.each(backends)('a renamed agent key, with $kind', ({ stateArgs }) => {
     expect(markdown).toMatch(/^### voxform plan: 0 to create, 0 to update, 1 renamed, \d+ unchanged\n\nNothing to send to the service: it matches the manifests \(\d+ resources checked\). Apply moves what the state keeps of the keys below.\n/);
     expect(markdown).not.toContain('no changes');
 
+    // Moving a state entry is a change: asked about as any, so refused where no terminal can ask.
+    const unasked = expectCode(await runCliInProcess(['apply', '-f', 'agents.example.yaml', '--local', ...state], { cwd: dir }), 1);
+    expect(unasked.stderr).toContain('error[approval_required]: Refusing to apply without approval: there is no terminal to ask on.');
+    expect(expectCode(await runCliInProcess(['state', 'show', ...state], { cwd: dir }), 0).stdout).toContain('agent.front-desk');
+
     // Nothing for the service, yet the state entry moved: said, not "Nothing to apply".
     const moved = (await vx('apply', '--auto-approve')).stdout;
     expect(moved).toContain('\nMoved the state of 1 renamed resource to its new key: agent.front-desk → agent.reception\n');
@@ -67,6 +72,8 @@ describe.each(backends)('a renamed agent key, with $kind', ({ stateArgs }) => {
 
     const history = (await vx('history', '--agent', 'reception')).stdout;
     expect(history.match(/^\d{8}T/gm)).toHaveLength(3);
+    // The move's record: applied, with no request needed, and no agent's configuration changed.
+    expect(history).toMatch(/^History of default@local, newest first:\n\n\d{8}T\S+ {2}\S+ {2}applied\n {2}by .*\n {2}plan 0 to create, 0 to update, \d+ unchanged; 0 applied, 0 failed, 0 skipped\n {2}agents changed: none\n/);
     expect(history).toContain('agents changed: booking, front-desk');
 
     const back = (await vx('rollback', 'previous', '--agent', 'reception', '--auto-approve')).stdout;

@@ -1,0 +1,41 @@
+/**
+ * An agent of the manifests whose `id:` the service does not know, named as the manifests name it:
+ * whichever command asked the service for it (test, chat, report…), the error says which agent of
+ * which manifest, at its `file:line:col`, as plan does. The loads of a run note their agents
+ * (`noteManifestAgents`); main.ts turns the error through `namingManifestAgent`, the one place.
+ */
+import { ApiError, isApiError } from '../api/errors.js';
+import { formatSourceLocation } from '../errors.js';
+import type { DesiredAgent, DesiredState } from '../manifest/types.js';
+
+/** The agents the manifests loaded in this run hold, by id (the first load's, when two name one id). */
+export type ManifestAgentsById = Map<string, Pick<DesiredAgent, 'address' | 'source'>>;
+
+export function noteManifestAgents(seen: ManifestAgentsById | undefined, state: DesiredState | undefined): void {
+  if (!seen || !state) return;
+  for (const agent of state.agents.values()) if (!seen.has(agent.id)) seen.set(agent.id, { address: agent.address, source: agent.source });
+}
+
+/**
+ * `error` naming the manifest agent it is about, when it is a read of an agent of the manifests the
+ * service answered 404 (`GET /agents/{id}`); any other error as it is. The code, the hint and the
+ * request stay the error's.
+ */
+export function namingManifestAgent(error: unknown, seen: ManifestAgentsById | undefined): unknown {
+  if (!seen || !isApiError(error) || error.code !== 'api_not_found' || error.method !== 'GET' || !error.path.startsWith('/agents/')) return error;
+  const id = decodedId(error.path.slice('/agents/'.length));
+  const agent = id === undefined ? undefined : seen.get(id);
+  if (!agent) return error;
+  const message = `${formatSourceLocation(agent.source)}: ${agent.address}: the service has no agent with id "${id}" (${error.message.replace(/\.$/, '')}).`;
+  const { code, hint, status, method, path, detail, issues, attempts } = error;
+  return new ApiError({ code, message, hint, status, method, path, detail, issues, attempts, cause: error });
+}
+
+function decodedId(segment: string): string | undefined {
+  if (segment === '' || segment.includes('/')) return undefined;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
