@@ -81,6 +81,20 @@ function takeOverHow(addresses: readonly string[], takeOver: TakeOverCommands | 
 /** `voxform plan … --take-over ADDRESS…` and `voxform apply … --take-over ADDRESS…`, as the user would paste them. */
 export type TakeOverCommands = (addresses: readonly string[]) => { plan: string; apply: string };
 
+/**
+ * The agents the service lost since voxform applied them, and why `--heal` cannot put them back (the
+ * service cannot create agents); undefined when there is none. `name`: how an address is written.
+ */
+export function goneAgentsNote(report: DriftReport, name: (address: string) => string = (address) => address): string | undefined {
+  const gone = report.resources.filter((r) => r.kind === 'agent' && r.gone);
+  if (gone.length === 0) return undefined;
+  const one = gone.length === 1;
+  return (
+    `Gone from the service: ${someOf(gone.map((r) => name(r.address)), ADDRESSES_SHOWN)}. voxform applied ${one ? 'it' : 'them'} there, and the service no longer has ${one ? 'it' : 'them'}; ` +
+    `it cannot create agents, so \`--heal\` cannot put ${one ? 'it' : 'them'} back: create ${one ? 'it' : 'them'} again in the dashboard, put ${one ? 'its new id' : 'their new ids'} in the manifests, then run \`voxform apply\`.`
+  );
+}
+
 /** Why some differences carry no class, and when they will again; undefined when every one has its class. `name`: how an address is written. */
 export function unlabelledNote(report: DriftReport, name: (address: string) => string = (address) => address): string | undefined {
   const unlabelled = report.resources.filter((r) => r.fields.some((f) => f.class === 'unlabelled'));

@@ -9,7 +9,7 @@ import { lineAsShown } from '../util/printable.js';
 import { characterLength, COMMENT_SIZE_LIMIT, fitBlocks, moreTableRow, type CommentBlock } from '../util/comment-blocks.js';
 import { keepText, type Redact } from '../secrets/redact.js';
 import { plural } from '../util/plural.js';
-import { bothSides, checked, classLabel, countsLine, diffSides, environmentNote, healNote, missingStateNote, notComparedNote, resourceLabel, unlabelledNote, valueNotShownNote, type TakeOverCommands } from './labels.js';
+import { bothSides, checked, classLabel, countsLine, diffSides, environmentNote, goneAgentsNote, healNote, missingStateNote, notComparedNote, resourceLabel, unlabelledNote, valueNotShownNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 
 function diffLines(resource: DriftedResource): string[] {
@@ -39,7 +39,7 @@ function diffLines(resource: DriftedResource): string[] {
 /** The notes on a state that lost the workspace, on differences not labelled and on those another environment's apply made, addresses in code spans. */
 function noteBlocks(report: DriftReport, takeOver: TakeOverCommands | undefined): string[][] {
   const code = (address: string) => markdownCode(address);
-  return [missingStateNote(report, code), unlabelledNote(report, code), environmentNote(report, takeOver, code), notComparedNote(report, code)].flatMap((note) => (note ? [[note, '']] : []));
+  return [missingStateNote(report, code), goneAgentsNote(report, code), unlabelledNote(report, code), environmentNote(report, takeOver, code), notComparedNote(report, code)].flatMap((note) => (note ? [[note, '']] : []));
 }
 
 /** The resources that differ: one table row each. */
@@ -79,7 +79,8 @@ export function renderDriftMarkdown(report: DriftReport, options: { takeOver?: T
     },
     {
       head: [],
-      items: report.resources.map(diffSection),
+      // An agent gone from the service has no field left to show: the table and the note say it all.
+      items: report.resources.filter((r) => r.fields.length > 0).map(diffSection),
       foot: [],
       most: Number.POSITIVE_INFINITY,
       more: (omitted) => `_…and ${plural(omitted, 'more resource')}: their differences are not shown here (\`--format json\` has them all)._\n`,

@@ -61,7 +61,11 @@ export interface DriftedResource {
   /** With class `environment`: the environment whose apply set it (its first such field's). */
   environment?: string | undefined;
   fields: DriftedField[];
-  /** Whether the service lost it since voxform last applied it: a knowledge file no agent lists any more, a number the account no longer has. */
+  /**
+   * Whether the service lost it since voxform last applied it: a knowledge file no agent lists any
+   * more, a number the account no longer has, an agent the service no longer has (no fields: there is
+   * nothing left to compare).
+   */
   gone: boolean;
   /**
    * Whether `--heal` puts it back: an agent with a field changed outside voxform (`outside` or

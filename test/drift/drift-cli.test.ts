@@ -18,6 +18,7 @@ import { repoRoot, spawnCli, type CliResult } from '../helpers/cli.js';
 import { makeContext } from '../helpers/context.js';
 import { SECRETS, useExampleProjects, type ExampleProject } from '../helpers/project.js';
 import { editLive, getAgent } from './live-agent.js';
+import { BOOKING_ID, defaultSeed } from '../../src/emulator/default-seed.js';
 
 const startProject = useExampleProjects();
 
@@ -237,6 +238,34 @@ describe('voxform drift', () => {
     const refused = expectCode(await p.cliInProcess(['drift', '--heal', '--auto-approve', '-f', 'voxform.yaml']), 1);
     expect(refused.stderr).toContain('error[drift_heal_unrecorded]: Cannot heal agent.front-desk');
     expect(refused.stderr).toContain('Run `voxform apply -f voxform.yaml` to make the agents match the manifests instead.');
+  }, 120_000);
+
+  it('reports an applied agent the service lost as gone from the service (not healable) in every format and --notify, still comparing the rest; plan says it was applied before', async () => {
+    const p = await startProject();
+    expectCode(await p.cliInProcess(['apply', '--auto-approve']), 0);
+    await editLive(p, (config) => {
+      config.first_message = 'Ahoy!';
+    });
+    // The account as it is now, without the booking agent: deleted in the dashboard.
+    const account = p.emulator.control.state();
+    await p.emulator.control.seed({ keys: defaultSeed().keys, agents: account.agents.filter((agent) => agent.id !== BOOKING_ID), phones: account.phones, campaigns: account.campaigns });
+
+    const text = expectCode(await p.cliInProcess(['drift']), 2).stdout;
+    expect(text).toContain('! agent.booking (-OKdqbqetEcM4ak369yn) changed outside voxform (gone from the service)\n');
+    expect(text).toContain('! agent.front-desk (-OKdqbqetEcM4ak369ym) changed outside voxform  --heal puts it back');
+    expect(text).toContain('Gone from the service: agent.booking. voxform applied it there, and the service no longer has it; it cannot create agents, so `--heal` cannot put it back');
+    const document = await driftJson(p);
+    expect(document.summary).toEqual({ checked: 7, outside: 2, pending: 0, both: 0, unlabelled: 0, environment: 0 });
+    expect(document.resources.map((r) => [r.address, r.class, r.healable, r.fields.map((f) => f.path)])).toContainEqual(['agent.booking', 'outside', false, []]);
+    const markdown = expectCode(await p.cliInProcess(['drift', '--format', 'markdown']), 2).stdout;
+    expect(markdown).toContain('| `agent.booking` | changed outside voxform (gone from the service) |  | — |');
+    expect(markdown).not.toContain('<summary><code>agent.booking</code>');
+    const { url, bodies } = await startReceiver();
+    expectCode(await p.cliInProcess(['drift', '--notify', url, '--notify-format', 'slack']), 2);
+    expect(bodies[0]?.body).toContain('*agent.booking*: changed outside voxform (gone from the service).');
+
+    const plan = expectCode(await p.cliInProcess(['plan']), 1);
+    expect(plan.stderr).toContain('agent.booking: the service has no agent with id "-OKdqbqetEcM4ak369yn", though voxform applied it there (the state records it): it was deleted on the service since.');
   }, 120_000);
 
   it('after the API key is rotated, shows the differences unlabelled (no outside edit claimed, nothing to heal) until the next apply records them again', async () => {
