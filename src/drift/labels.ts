@@ -1,5 +1,5 @@
 /** How each class of difference reads, in every format. */
-import type { DriftClass, DriftedField, DriftedResource, DriftReport } from './types.js';
+import type { DriftClass, DriftedField, DriftedResource, DriftReport, HealOutcome } from './types.js';
 import { formatCount, plural, someOf } from '../util/plural.js';
 import { UNSET_VALUE, type FieldView } from '../plan/field-lines.js';
 import { missingStateWarning } from '../state/missing-state.js';
@@ -164,6 +164,17 @@ export function healNote(resource: DriftedResource, name: (path: string) => stri
   if (left.length === 0) return 'puts it back';
   const paths = (fields: DriftedResource['fields']) => someOf(fields.map((field) => name(field.field.path)), FIELDS_SHOWN);
   return `puts back ${paths(resource.fields.filter(healsField))}; leaves ${paths(left)} as the service holds ${left.length === 1 ? 'it' : 'them'}`;
+}
+
+/** What a heal that ran did to a healable resource, after `--heal`; undefined for one it was not to heal. */
+export function healedNote(resource: DriftedResource, outcome: HealOutcome): string | undefined {
+  if (!resource.healable) return undefined;
+  return outcome.healed.includes(resource.address) ? 'put it back' : 'did not put it back';
+}
+
+/** `Heal complete: 1 healed, 0 failed`, or `Heal finished with errors: …`. */
+export function healCounts(outcome: HealOutcome): string {
+  return `Heal ${outcome.failed.length > 0 ? 'finished with errors' : 'complete'}: ${formatCount(outcome.healed.length)} healed, ${formatCount(outcome.failed.length)} failed`;
 }
 
 /** `7 resources checked`. */

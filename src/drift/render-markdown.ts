@@ -9,7 +9,7 @@ import { lineAsShown } from '../util/printable.js';
 import { characterLength, COMMENT_SIZE_LIMIT, fitBlocks, moreTableRow, type CommentBlock } from '../util/comment-blocks.js';
 import { keepText, type Redact } from '../secrets/redact.js';
 import { plural } from '../util/plural.js';
-import { bothSides, checked, classLabel, countsLine, diffSides, environmentNote, goneAgentsNote, healNote, missingStateNote, notComparedNote, resourceLabel, unlabelledNote, valueNotShownNote, type TakeOverCommands } from './labels.js';
+import { bothSides, checked, classLabel, countsLine, diffSides, environmentNote, goneAgentsNote, healCounts, healedNote, healNote, missingStateNote, notComparedNote, resourceLabel, unlabelledNote, valueNotShownNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 
 function diffLines(resource: DriftedResource): string[] {
@@ -46,7 +46,8 @@ function noteBlocks(report: DriftReport, takeOver: TakeOverCommands | undefined)
 function tableRows(report: DriftReport): string[] {
   return report.resources.map((r) => {
     const fields = r.fields.map((f) => markdownCode(f.field.path, { inTable: true })).join(', ');
-    return `| ${markdownCode(r.address, { inTable: true })} | ${resourceLabel(r, (name) => markdownCode(name, { inTable: true }))} | ${fields} | ${healNote(r, (path) => markdownCode(path, { inTable: true })) ?? '—'} |`;
+    const heal = report.heal ? healedNote(r, report.heal) : healNote(r, (path) => markdownCode(path, { inTable: true }));
+    return `| ${markdownCode(r.address, { inTable: true })} | ${resourceLabel(r, (name) => markdownCode(name, { inTable: true }))} | ${fields} | ${heal ?? '—'} |`;
   });
 }
 
@@ -67,7 +68,7 @@ export function renderDriftMarkdown(report: DriftReport, options: { takeOver?: T
     return `**voxform drift:** no drift — the service (${where}) matches the manifests and the last apply (${checked(report)}).\n${notCompared ? `\n${notCompared}\n` : ''}`;
   }
   const blocks: CommentBlock[] = [
-    [`### voxform drift on ${where}`, '', `${countsLine(report)}.`, ''],
+    [`### voxform drift on ${where}`, '', `${countsLine(report)}.${report.heal ? ` ${healCounts(report.heal)}.` : ''}`, ''],
     ...noteBlocks(report, options.takeOver),
     {
       head: ['| resource | difference | fields | `--heal` |', '|---|---|---|---|'],

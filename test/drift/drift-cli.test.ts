@@ -32,7 +32,7 @@ interface DriftJson {
   format_version: string;
   drift: boolean;
   summary: { checked: number; outside: number; pending: number; both: number; unlabelled: number };
-  resources: Array<{ address: string; class: string; healable: boolean; fields: Array<{ path: string; class: string; live: unknown; manifests: unknown }> }>;
+  resources: Array<{ address: string; class: string; healable: boolean; healed?: boolean; fields: Array<{ path: string; class: string; live: unknown; manifests: unknown }> }>;
 }
 
 let validateDrift: (value: unknown) => boolean;
@@ -135,8 +135,13 @@ describe('voxform drift', () => {
     expect(slack.blocks[1]?.text?.text).toBe('*agent.front-desk*: changed outside voxform. `--heal` puts it back.\nconfig.prompt (changed outside voxform)');
     expectNoSecret(bodies.map((b) => b.body).join('\n'));
 
-    const healed = expectCode(await p.cliInProcess(['drift', '--heal', '--auto-approve']), 0);
+    const healed = expectCode(await p.cliInProcess(['drift', '--heal', '--auto-approve', '--notify', `${url}/healed`, '--notify-format', 'slack']), 0);
     expect(healed.stdout).toMatch(/Healing front-desk: back to the configuration last applied \(\d{8}T\d{6}\d{3}Z-[0-9a-f]{6}\)\./);
+    // Posted once, after the heal, with what it did.
+    expect(bodies.map((b) => b.path)).toEqual(['/json', '/slack/T000/B000/XXXX', '/healed']);
+    const healedSlack = JSON.parse(bodies[2]?.body ?? '') as { text: string; blocks: Array<{ type: string; text?: { text: string } }> };
+    expect(healedSlack.text).toMatch(/ Heal complete: 1 healed, 0 failed\.$/);
+    expect(healedSlack.blocks[1]?.text?.text).toBe('*agent.front-desk*: changed outside voxform. `--heal` put it back.\nconfig.prompt (changed outside voxform)');
     expect(healed.stdout).toContain('~ agent.front-desk');
     const after = await getAgent(p);
     expect(after.config.prompt).toBe(appliedPrompt);
@@ -195,6 +200,11 @@ describe('voxform drift', () => {
 
     // The last applied configuration comes back, not the manifests': what is in git stays to apply.
     const healed = expectCode(await p.cliInProcess(['drift', '--heal', '--auto-approve', '--format', 'json']), 2);
+    // The JSON report comes after the heal and says what it put back.
+    const report = JSON.parse(healed.stdout) as DriftJson & { heal: { records: string[]; healed: string[]; failed: string[] } };
+    validateDrift(report);
+    expect([report.heal.healed, report.heal.failed, report.heal.records.length]).toEqual([['agent.front-desk'], [], 1]);
+    expect(report.resources.map((r) => [r.address, r.healable, r.healed])).toEqual([['agent.front-desk', true, true]]);
     // The heal's plan marks the field changed on both sides in the report's words, not as one the manifests left alone.
     expect(healed.stderr).toContain('~ config.llm.temperature: 0.9 → 0.4  # drift: changed outside voxform\n');
     expect(healed.stderr).not.toContain('not in the manifest');
