@@ -177,6 +177,34 @@ export function healCounts(outcome: HealOutcome): string {
   return `Heal ${outcome.failed.length > 0 ? 'finished with errors' : 'complete'}: ${formatCount(outcome.healed.length)} healed, ${formatCount(outcome.failed.length)} failed`;
 }
 
+/**
+ * What still differs after a heal that completed, and what deals with it; undefined when nothing
+ * does. `applyCommand`: the `voxform apply` line with this run's options. An agent gone from the
+ * service and a value another environment's apply set are not apply's: the notes above say what to do.
+ */
+export function leftAfterHealNote(report: DriftReport, applyCommand: string): string | undefined {
+  const left: string[] = [];
+  let apply = false;
+  let elsewhere = false;
+  for (const resource of report.resources) {
+    if (resource.fields.length === 0) {
+      // An agent gone from the service: no field left, only the resource.
+      left.push(`${resource.address} (gone from the service)`);
+      elsewhere = true;
+      continue;
+    }
+    for (const field of resource.fields) {
+      if (resource.healable && healsField(field)) continue;
+      left.push(`${resource.address} ${field.field.path} (${classLabel(field)})`);
+      if (field.class === 'environment') elsewhere = true;
+      else apply = true;
+    }
+  }
+  if (left.length === 0) return undefined;
+  const how = [...(apply ? [`run \`${applyCommand}\` to make the service match the manifests`] : []), ...(elsewhere ? ['the notes above say what to do about the rest'] : [])];
+  return `Still differs after the heal: ${someOf(left, FIELDS_SHOWN, '; ')}. To settle it, ${how.join('; ')}.`;
+}
+
 /** `7 resources checked`. */
 export function checked(report: DriftReport): string {
   return `${plural(report.summary.checked, 'resource')} checked`;

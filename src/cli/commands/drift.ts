@@ -6,7 +6,7 @@
 import { VoxformError, isVoxformError } from '../../errors.js';
 import { checkDrift } from '../../drift/check.js';
 import { HealRecordChooser, healPlan, type HealPlan } from '../../drift/heal.js';
-import { classLabel, oneLine } from '../../drift/labels.js';
+import { classLabel, leftAfterHealNote, oneLine } from '../../drift/labels.js';
 import { notificationBody, parseNotifyUrl, sendNotification, type NotifyFormat } from '../../drift/notify.js';
 import { driftToJson, renderDriftJson } from '../../drift/render-json.js';
 import { renderDriftMarkdown } from '../../drift/render-markdown.js';
@@ -145,8 +145,11 @@ async function heal(run: DriftRun, project: ConnectedProject, report: DriftRepor
       source,
     },
     out,
-    { chosen: run.options, rerun: nextCommand('drift --heal', run.options), recorded: 'the configurations last applied' },
+    { chosen: run.options, rerun: nextCommand('drift --heal', run.options), recorded: 'the configurations last applied', words: { run: 'Heal', done: 'healed' } },
   );
+  // After the verdict: what the heal left as it was, and what deals with it.
+  const left = code === 0 ? leftAfterHealNote(report, nextCommand('apply', run.options)) : undefined;
+  if (left) out.stdout.write(`${left}\n`);
   const healOutcome = outcomeOfHeal(report, healing, outcome);
   return { code: code !== 0 ? code : differsAfterHeal(report) ? EXIT_DRIFT : EXIT_NO_DRIFT, outcome: healOutcome };
 }
