@@ -40,9 +40,14 @@ export function classLabel(item: { class: DriftClass; environment?: string | und
   return `changed by ${item.environment === 'default' ? 'the default environment' : name(item.environment)}'s apply`;
 }
 
-/** How a resource's class reads, with what happened to a knowledge file or number the service lost. */
+/**
+ * How a resource's class reads, with what happened to an agent, number or knowledge file the service
+ * lost. Of a knowledge file only that no agent lists it: the service cannot list files, so one
+ * deleted there and one only detached from its agents look the same.
+ */
 export function resourceLabel(resource: DriftedResource, name?: (environment: string) => string): string {
-  return `${classLabel(resource, name)}${resource.gone ? ' (gone from the service)' : ''}`;
+  if (!resource.gone) return classLabel(resource, name);
+  return `${classLabel(resource, name)} (${resource.kind === 'knowledge' ? 'no agent lists it any more' : 'gone from the service'})`;
 }
 
 /** `1 changed outside voxform, 0 in git not applied yet, 0 both (5 resources checked)`; resources not labelled are counted when there are some. */
