@@ -29,11 +29,12 @@ export type TerminalApplyOptions = Omit<ApplyOptions, 'confirm' | 'onEvent' | 's
  * manifests, named as the plan names it (`the configuration of record …`): the policy checked it
  * when it was applied, and a way back is never blocked by it. Otherwise the manifests' policy must
  * pass first.
+ * `how.words`: what the closing verdict calls the run and a change done (`Heal complete: 1 healed, …`); apply's by default.
  */
 export async function applyOnTerminal(
   options: TerminalApplyOptions,
   ctx: CommandContext,
-  how: { chosen: ChosenTarget; rerun?: string | undefined; replan?: SavedPlanCommands | undefined; recorded?: string | undefined },
+  how: { chosen: ChosenTarget; rerun?: string | undefined; replan?: SavedPlanCommands | undefined; recorded?: string | undefined; words?: VerdictWords | undefined },
 ): Promise<{ code: number; outcome: ApplyOutcome }> {
   if (how.recorded === undefined) await refuseMandatoryViolations(options.desired, ctx);
   const stop = new AbortController();
@@ -74,6 +75,14 @@ export async function applyOnTerminal(
   if (outcome.stateError !== undefined) throw outcome.stateError;
   return { code, outcome };
 }
+
+/** What the closing verdict calls the run (`Apply`) and a change it made (`applied`). */
+export interface VerdictWords {
+  run: string;
+  done: string;
+}
+
+const APPLY_WORDS: VerdictWords = { run: 'Apply', done: 'applied' };
 
 /** Whether the confirmation question is being asked, and whether a stop came while it was. */
 interface Question {
@@ -182,7 +191,7 @@ function errorSentence(error: unknown): string {
 function report(
   outcome: ApplyOutcome,
   ctx: CommandContext,
-  how: { rerun?: string | undefined; replan?: SavedPlanCommands | undefined; chosen: ChosenTarget; stoppedAtQuestion: boolean },
+  how: { rerun?: string | undefined; replan?: SavedPlanCommands | undefined; chosen: ChosenTarget; stoppedAtQuestion: boolean; words?: VerdictWords | undefined },
 ): number {
   for (const warning of outcome.warnings) ctx.stderr.write(`warning: ${warning}\n`);
   // Nothing for the service: at most renamed keys' state entries moved (an `applied` outcome then).
@@ -204,7 +213,7 @@ function report(
     ctx.stderr.write('Apply cancelled; nothing changed.\n');
     return outcome.status === 'cancelled' ? 1 : EXIT_INTERRUPTED;
   }
-  writeSummary(outcome, ctx);
+  writeSummary(outcome, ctx, how.words ?? APPLY_WORDS);
   if (outcome.status === 'applied') return 0;
   if (outcome.lockLost) {
     // A lock forced open by another operator leaves the store as it was; a database's lock that went with its connection needs the database back.
@@ -246,20 +255,20 @@ function replanText(commands: SavedPlanCommands, when: string): string {
  * the verdict with the counts: last, where a quote of the output's end (ci run's) keeps it however
  * long the list.
  */
-function writeSummary(outcome: ApplyOutcome, ctx: CommandContext): void {
+function writeSummary(outcome: ApplyOutcome, ctx: CommandContext, words: VerdictWords): void {
   const stopped = outcome.lockLost !== undefined || outcome.status === 'interrupted';
   const listed = changesNotSimplyApplied(outcome, stopped);
-  ctx.stdout.write([...(listed.length > 0 ? ['', ...listed] : []), '', verdictLine(outcome, stopped), ''].join('\n'));
+  ctx.stdout.write([...(listed.length > 0 ? ['', ...listed] : []), '', verdictLine(outcome, stopped, words), ''].join('\n'));
 }
 
 /** `Apply complete: 3 applied, 0 failed, 0 skipped.`, or how it stopped or failed, with the counts. */
-function verdictLine(outcome: ApplyOutcome, stopped: boolean): string {
-  const partly = outcome.partlyApplied.length > 0 ? `, ${outcome.partlyApplied.length} partly applied` : '';
-  const counts = `${outcome.applied.length} applied${partly}, ${outcome.failed.length} failed, ${outcome.skipped.length} skipped`;
-  if (outcome.lockLost) return `Apply stopped: ${describeLockLoss(outcome.lockLost)}. ${counts}, ${outcome.stopped.length} not applied.`;
-  if (stopped) return `Apply interrupted: ${counts}, ${outcome.stopped.length} not applied.`;
-  const notApplied = outcome.stopped.length > 0 ? `, ${outcome.stopped.length} not applied` : '';
-  return `Apply ${outcome.status === 'failed' ? 'finished with errors' : 'complete'}: ${counts}${notApplied}.`;
+function verdictLine(outcome: ApplyOutcome, stopped: boolean, { run, done }: VerdictWords): string {
+  const partly = outcome.partlyApplied.length > 0 ? `, ${outcome.partlyApplied.length} partly ${done}` : '';
+  const counts = `${outcome.applied.length} ${done}${partly}, ${outcome.failed.length} failed, ${outcome.skipped.length} skipped`;
+  if (outcome.lockLost) return `${run} stopped: ${describeLockLoss(outcome.lockLost)}. ${counts}, ${outcome.stopped.length} not ${done}.`;
+  if (stopped) return `${run} interrupted: ${counts}, ${outcome.stopped.length} not ${done}.`;
+  const notApplied = outcome.stopped.length > 0 ? `, ${outcome.stopped.length} not ${done}` : '';
+  return `${run} ${outcome.status === 'failed' ? 'finished with errors' : 'complete'}: ${counts}${notApplied}.`;
 }
 
 /** One line per change not simply applied (after a stop, every one), each failure with its hint. */

@@ -26,7 +26,7 @@ export async function checkDrift(options: DriftCheckOptions): Promise<DriftRepor
   if (options.secrets) await noteStateEvidence(options.secrets, backend, key, workspace);
   // A value another environment's apply set is classified, not refused: drift reports, it does not write.
   // A plain JS caller may pass what the type leaves out: like every option outside a function's type, it is not read.
-  const { plan, conflicts, view } = await planWorkspace({ ...options, backend, reportConflicts: true, targets: undefined, onChange: undefined }, { workspace, missingState });
+  const { plan, conflicts, view } = await planWorkspace({ ...options, backend, reportConflicts: true, reportGoneAgents: true, targets: undefined, onChange: undefined }, { workspace, missingState });
   // Classified against the baseline the plan compared with: each resource's own last apply, under a renamed key too.
   const report = classifyDrift({ plan, workspace: view.workspace, salt: options.fingerprintKey, workspaceKey: key, conflicts, notCompared: notComparedFinder(options.desired) });
   return missingState ? { ...report, missingState } : report;

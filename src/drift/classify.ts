@@ -151,6 +151,11 @@ export function classifyDrift(input: ClassifyInput): DriftReport {
   const notCompared: NotComparedField[] = [];
   for (const change of plan.changes) {
     if (change.action === 'no-op') continue;
+    if (change.kind === 'agent' && change.reason === 'gone') {
+      // Applied, then deleted on the service: nothing left to compare, and the service cannot create agents, so no heal.
+      resources.push({ change, address: change.address, kind: change.kind, class: 'outside', fields: [], gone: true, healable: false });
+      continue;
+    }
     const fields: DriftedField[] = [];
     const places: NotComparedField[] = [];
     for (const field of change.fieldChanges) {

@@ -1,5 +1,5 @@
 /** How each class of difference reads, in every format. */
-import type { DriftClass, DriftedField, DriftedResource, DriftReport } from './types.js';
+import type { DriftClass, DriftedField, DriftedResource, DriftReport, HealOutcome } from './types.js';
 import { formatCount, plural, someOf } from '../util/plural.js';
 import { UNSET_VALUE, type FieldView } from '../plan/field-lines.js';
 import { missingStateWarning } from '../state/missing-state.js';
@@ -40,9 +40,14 @@ export function classLabel(item: { class: DriftClass; environment?: string | und
   return `changed by ${item.environment === 'default' ? 'the default environment' : name(item.environment)}'s apply`;
 }
 
-/** How a resource's class reads, with what happened to a knowledge file or number the service lost. */
+/**
+ * How a resource's class reads, with what happened to an agent, number or knowledge file the service
+ * lost. Of a knowledge file only that no agent lists it: the service cannot list files, so one
+ * deleted there and one only detached from its agents look the same.
+ */
 export function resourceLabel(resource: DriftedResource, name?: (environment: string) => string): string {
-  return `${classLabel(resource, name)}${resource.gone ? ' (gone from the service)' : ''}`;
+  if (!resource.gone) return classLabel(resource, name);
+  return `${classLabel(resource, name)} (${resource.kind === 'knowledge' ? 'no agent lists it any more' : 'gone from the service'})`;
 }
 
 /** `1 changed outside voxform, 0 in git not applied yet, 0 both (5 resources checked)`; resources not labelled are counted when there are some. */
@@ -80,6 +85,20 @@ function takeOverHow(addresses: readonly string[], takeOver: TakeOverCommands | 
 
 /** `voxform plan … --take-over ADDRESS…` and `voxform apply … --take-over ADDRESS…`, as the user would paste them. */
 export type TakeOverCommands = (addresses: readonly string[]) => { plan: string; apply: string };
+
+/**
+ * The agents the service lost since voxform applied them, and why `--heal` cannot put them back (the
+ * service cannot create agents); undefined when there is none. `name`: how an address is written.
+ */
+export function goneAgentsNote(report: DriftReport, name: (address: string) => string = (address) => address): string | undefined {
+  const gone = report.resources.filter((r) => r.kind === 'agent' && r.gone);
+  if (gone.length === 0) return undefined;
+  const one = gone.length === 1;
+  return (
+    `Gone from the service: ${someOf(gone.map((r) => name(r.address)), ADDRESSES_SHOWN)}. voxform applied ${one ? 'it' : 'them'} there, and the service no longer has ${one ? 'it' : 'them'}; ` +
+    `it cannot create agents, so \`--heal\` cannot put ${one ? 'it' : 'them'} back: create ${one ? 'it' : 'them'} again in the dashboard, put ${one ? 'its new id' : 'their new ids'} in the manifests, then run \`voxform apply\`.`
+  );
+}
 
 /** Why some differences carry no class, and when they will again; undefined when every one has its class. `name`: how an address is written. */
 export function unlabelledNote(report: DriftReport, name: (address: string) => string = (address) => address): string | undefined {
@@ -150,6 +169,45 @@ export function healNote(resource: DriftedResource, name: (path: string) => stri
   if (left.length === 0) return 'puts it back';
   const paths = (fields: DriftedResource['fields']) => someOf(fields.map((field) => name(field.field.path)), FIELDS_SHOWN);
   return `puts back ${paths(resource.fields.filter(healsField))}; leaves ${paths(left)} as the service holds ${left.length === 1 ? 'it' : 'them'}`;
+}
+
+/** What a heal that ran did to a healable resource, after `--heal`; undefined for one it was not to heal. */
+export function healedNote(resource: DriftedResource, outcome: HealOutcome): string | undefined {
+  if (!resource.healable) return undefined;
+  return outcome.healed.includes(resource.address) ? 'put it back' : 'did not put it back';
+}
+
+/** `Heal complete: 1 healed, 0 failed`, or `Heal finished with errors: …`. */
+export function healCounts(outcome: HealOutcome): string {
+  return `Heal ${outcome.failed.length > 0 ? 'finished with errors' : 'complete'}: ${formatCount(outcome.healed.length)} healed, ${formatCount(outcome.failed.length)} failed`;
+}
+
+/**
+ * What still differs after a heal that completed, and what deals with it; undefined when nothing
+ * does. `applyCommand`: the `voxform apply` line with this run's options. An agent gone from the
+ * service and a value another environment's apply set are not apply's: the notes above say what to do.
+ */
+export function leftAfterHealNote(report: DriftReport, applyCommand: string): string | undefined {
+  const left: string[] = [];
+  let apply = false;
+  let elsewhere = false;
+  for (const resource of report.resources) {
+    if (resource.fields.length === 0) {
+      // An agent gone from the service: no field left, only the resource.
+      left.push(`${resource.address} (gone from the service)`);
+      elsewhere = true;
+      continue;
+    }
+    for (const field of resource.fields) {
+      if (resource.healable && healsField(field)) continue;
+      left.push(`${resource.address} ${field.field.path} (${classLabel(field)})`);
+      if (field.class === 'environment') elsewhere = true;
+      else apply = true;
+    }
+  }
+  if (left.length === 0) return undefined;
+  const how = [...(apply ? [`run \`${applyCommand}\` to make the service match the manifests`] : []), ...(elsewhere ? ['the notes above say what to do about the rest'] : [])];
+  return `Still differs after the heal: ${someOf(left, FIELDS_SHOWN, '; ')}. To settle it, ${how.join('; ')}.`;
 }
 
 /** `7 resources checked`. */

@@ -7,7 +7,7 @@ import { VoxformError } from '../errors.js';
 import type { Redact } from '../secrets/redact.js';
 import { httpUrl } from '../util/http-url.js';
 import { toJsonText } from '../util/printable.js';
-import { checked, classLabel, countsLine, healNote, notComparedNote, valueNotShownNote } from './labels.js';
+import { checked, classLabel, countsLine, goneAgentsNote, healCounts, healedNote, healNote, notComparedNote, resourceLabel, valueNotShownNote } from './labels.js';
 import { driftToJson } from './render-json.js';
 import type { DriftReport } from './types.js';
 
@@ -23,25 +23,26 @@ function slackText(text: string): string {
 
 function slackMessage(report: DriftReport): Record<string, unknown> {
   const where = slackText(`${report.workspace}`);
-  const note = notComparedNote(report, slackText);
-  const notCompared = note ? [{ type: 'context', elements: [{ type: 'mrkdwn', text: note }] }] : [];
+  const notes = [goneAgentsNote(report, slackText), notComparedNote(report, slackText)].filter((note) => note !== undefined);
+  const noteBlocks = notes.map((note) => ({ type: 'context', elements: [{ type: 'mrkdwn', text: note }] }));
   if (report.resources.length === 0) {
     const text = `voxform drift: no drift on ${where} (${checked(report)}).`;
-    return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }, ...notCompared] };
+    return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }, ...noteBlocks] };
   }
-  const text = `voxform drift on ${where}: ${slackText(countsLine(report))}.`;
+  const healed = report.heal ? ` ${healCounts(report.heal)}.` : '';
+  const text = `voxform drift on ${where}: ${slackText(countsLine(report))}.${healed}`;
   const shown = report.resources.slice(0, SLACK_RESOURCES);
-  const blocks: Array<Record<string, unknown>> = [{ type: 'section', text: { type: 'mrkdwn', text: `*voxform drift* on ${where}\n${slackText(countsLine(report))}.` } }];
+  const blocks: Array<Record<string, unknown>> = [{ type: 'section', text: { type: 'mrkdwn', text: `*voxform drift* on ${where}\n${slackText(countsLine(report))}.${healed}` } }];
   for (const resource of shown) {
     const fields = resource.fields.map((f) => `${slackText(f.field.path)} (${classLabel(f, slackText)}${valueNotShownNote(f) ? `: ${valueNotShownNote(f)}` : ''})`).join(', ');
-    const note = healNote(resource, slackText);
+    const note = report.heal ? healedNote(resource, report.heal) : healNote(resource, slackText);
     const heal = note ? ` \`--heal\` ${note}.` : '';
-    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*${slackText(resource.address)}*: ${classLabel(resource, slackText)}.${heal}\n${fields}` } });
+    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*${slackText(resource.address)}*: ${resourceLabel(resource, slackText)}.${heal}${fields ? `\n${fields}` : ''}` } });
   }
   if (report.resources.length > shown.length) {
     blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `and ${report.resources.length - shown.length} more: run \`voxform drift\` to see them all.` }] });
   }
-  return { text, blocks: [...blocks, ...notCompared] };
+  return { text, blocks: [...blocks, ...noteBlocks] };
 }
 
 /** The body posted: the report in `format`, scrubbed of every secret the run knows. */

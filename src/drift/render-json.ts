@@ -44,8 +44,11 @@ export function driftToJson(report: DriftReport): Record<string, unknown> {
       class: resource.class,
       ...(resource.environment !== undefined ? { environment: resource.environment } : {}),
       healable: resource.healable,
+      // After a heal ran: whether this resource was put back. The fields are what differed before it.
+      ...(report.heal && resource.healable ? { healed: report.heal.healed.includes(resource.address) } : {}),
       fields: resource.fields.map((field) => fieldJson(field, resource)),
     })),
+    ...(report.heal ? { heal: report.heal } : {}),
     ...(report.missingState ? { missing_state: missingStateJson(report.missingState) } : {}),
     // Where and why only: the service's value there is a secret, and the manifests' is not known.
     ...(report.notCompared ? { not_compared: report.notCompared.map((place) => ({ address: place.address, kind: place.kind, path: place.field.path, variables: place.variables })) } : {}),

@@ -9,7 +9,7 @@ import { lineAsShown } from '../util/printable.js';
 import { characterLength, COMMENT_SIZE_LIMIT, fitBlocks, moreTableRow, type CommentBlock } from '../util/comment-blocks.js';
 import { keepText, type Redact } from '../secrets/redact.js';
 import { plural } from '../util/plural.js';
-import { bothSides, checked, classLabel, countsLine, diffSides, environmentNote, healNote, missingStateNote, notComparedNote, resourceLabel, unlabelledNote, valueNotShownNote, type TakeOverCommands } from './labels.js';
+import { bothSides, checked, classLabel, countsLine, diffSides, environmentNote, goneAgentsNote, healCounts, healedNote, healNote, missingStateNote, notComparedNote, resourceLabel, unlabelledNote, valueNotShownNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 
 function diffLines(resource: DriftedResource): string[] {
@@ -39,14 +39,15 @@ function diffLines(resource: DriftedResource): string[] {
 /** The notes on a state that lost the workspace, on differences not labelled and on those another environment's apply made, addresses in code spans. */
 function noteBlocks(report: DriftReport, takeOver: TakeOverCommands | undefined): string[][] {
   const code = (address: string) => markdownCode(address);
-  return [missingStateNote(report, code), unlabelledNote(report, code), environmentNote(report, takeOver, code), notComparedNote(report, code)].flatMap((note) => (note ? [[note, '']] : []));
+  return [missingStateNote(report, code), goneAgentsNote(report, code), unlabelledNote(report, code), environmentNote(report, takeOver, code), notComparedNote(report, code)].flatMap((note) => (note ? [[note, '']] : []));
 }
 
 /** The resources that differ: one table row each. */
 function tableRows(report: DriftReport): string[] {
   return report.resources.map((r) => {
     const fields = r.fields.map((f) => markdownCode(f.field.path, { inTable: true })).join(', ');
-    return `| ${markdownCode(r.address, { inTable: true })} | ${resourceLabel(r, (name) => markdownCode(name, { inTable: true }))} | ${fields} | ${healNote(r, (path) => markdownCode(path, { inTable: true })) ?? '—'} |`;
+    const heal = report.heal ? healedNote(r, report.heal) : healNote(r, (path) => markdownCode(path, { inTable: true }));
+    return `| ${markdownCode(r.address, { inTable: true })} | ${resourceLabel(r, (name) => markdownCode(name, { inTable: true }))} | ${fields} | ${heal ?? '—'} |`;
   });
 }
 
@@ -67,7 +68,7 @@ export function renderDriftMarkdown(report: DriftReport, options: { takeOver?: T
     return `**voxform drift:** no drift — the service (${where}) matches the manifests and the last apply (${checked(report)}).\n${notCompared ? `\n${notCompared}\n` : ''}`;
   }
   const blocks: CommentBlock[] = [
-    [`### voxform drift on ${where}`, '', `${countsLine(report)}.`, ''],
+    [`### voxform drift on ${where}`, '', `${countsLine(report)}.${report.heal ? ` ${healCounts(report.heal)}.` : ''}`, ''],
     ...noteBlocks(report, options.takeOver),
     {
       head: ['| resource | difference | fields | `--heal` |', '|---|---|---|---|'],
@@ -79,7 +80,8 @@ export function renderDriftMarkdown(report: DriftReport, options: { takeOver?: T
     },
     {
       head: [],
-      items: report.resources.map(diffSection),
+      // An agent gone from the service has no field left to show: the table and the note say it all.
+      items: report.resources.filter((r) => r.fields.length > 0).map(diffSection),
       foot: [],
       most: Number.POSITIVE_INFINITY,
       more: (omitted) => `_…and ${plural(omitted, 'more resource')}: their differences are not shown here (\`--format json\` has them all)._\n`,

@@ -2,7 +2,7 @@
 import { terminalColors, type Colors } from '../util/terminal-colors.js';
 import { fieldViewOf, type FieldView } from '../plan/field-lines.js';
 import { lineAsShown } from '../util/printable.js';
-import { bothSides, checked, classLabel, countsLine, diffSides, environmentNote, healNote, missingStateNote, notComparedNote, resourceLabel, unlabelledNote, valueNotShownNote, type TakeOverCommands } from './labels.js';
+import { bothSides, checked, classLabel, countsLine, diffSides, environmentNote, goneAgentsNote, healNote, missingStateNote, notComparedNote, resourceLabel, unlabelledNote, valueNotShownNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 import { plural, pluralNoun } from '../util/plural.js';
 
@@ -53,7 +53,7 @@ export function renderDriftText(report: DriftReport, options: { color: boolean; 
   const missing = missingStateNote(report, lineAsShown);
   if (missing) out.push(c.yellow(missing), '');
   for (const resource of report.resources) out.push(...resourceLines(c, resource), '');
-  for (const note of [unlabelledNote(report), environmentNote(report, options.takeOver), notCompared]) if (note) out.push(note, '');
+  for (const note of [goneAgentsNote(report, lineAsShown), unlabelledNote(report), environmentNote(report, options.takeOver), notCompared]) if (note) out.push(note, '');
   const n = report.resources.length;
   out.push(c.bold(`Drift: ${plural(n, 'resource')} ${pluralNoun(n, 'differs', 'differ')}: ${countsLine(report)}.`), '');
   return out.join('\n');

@@ -61,7 +61,11 @@ export interface DriftedResource {
   /** With class `environment`: the environment whose apply set it (its first such field's). */
   environment?: string | undefined;
   fields: DriftedField[];
-  /** Whether the service lost it since voxform last applied it: a knowledge file no agent lists any more, a number the account no longer has. */
+  /**
+   * Whether the service lost it since voxform last applied it: a knowledge file no agent lists any
+   * more, a number the account no longer has, an agent the service no longer has (no fields: there is
+   * nothing left to compare).
+   */
   gone: boolean;
   /**
    * Whether `--heal` puts it back: an agent with a field changed outside voxform (`outside` or
@@ -103,6 +107,16 @@ export interface DriftSummary {
   environment: number;
 }
 
+/** What a `--heal` of the report did: which healable agents it put back and which it did not. */
+export interface HealOutcome {
+  /** Ids of the history records whose configurations were put back, newest first. */
+  records: string[];
+  /** Addresses of the agents put back. */
+  healed: string[];
+  /** Addresses of the healable agents not put back: failed, partly applied, skipped, stopped or not approved. */
+  failed: string[];
+}
+
 export interface DriftReport {
   /** ISO 8601: when the service was read. */
   checkedAt: string;
@@ -116,6 +130,8 @@ export interface DriftReport {
   summary: DriftSummary;
   /** The places not compared, in the plan's order, when there are any: their variables are not set (`NotComparedField`). Never drift. */
   notCompared?: NotComparedField[] | undefined;
+  /** Set after `--heal` ran: what it put back and what it did not (the resources above are what differed before it). */
+  heal?: HealOutcome | undefined;
   /** Set when the state keeps nothing of the workspace though its ledger records applies of it: every difference then reads as never applied. */
   missingState?: MissingState | undefined;
 }

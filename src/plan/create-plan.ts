@@ -38,6 +38,12 @@ interface CreatePlanOptions {
   onAgentRead?: ((agent: Agent) => void) | undefined;
   /** What trusted evidence says of the live agents' secrets (`DiffContext.liveSecrets`). */
   liveSecrets?: LiveSecretEvidence | undefined;
+  /**
+   * Whether an agent the state records as applied that the service no longer has is a change
+   * (`reason: 'gone'`, no fields, no requests: nothing can bring it back) rather than a problem that
+   * stops the plan. For drift, which reports it; such a plan is never applied.
+   */
+  reportGoneAgents?: boolean | undefined;
   /** Whether to list what the state records that `desired` no longer names (default yes; not for a recorded configuration: `PlanOptions.recordedConfiguration`). */
   listNoLongerManaged?: boolean | undefined;
   now?: () => Date;
@@ -61,7 +67,10 @@ export async function createPlan(options: CreatePlanOptions): Promise<{ plan: Pl
     },
     onPhones: (phones) => diff.phonesRead(phones),
   });
-  const { changes, problems } = diff.finish(live);
+  const finished = diff.finish(live);
+  const gone = options.reportGoneAgents ? finished.problems.filter((p) => p.gone) : [];
+  const problems = finished.problems.filter((p) => !gone.includes(p));
+  const changes = [...finished.changes, ...gone.map((p) => goneAgentChange(p.address, desired))];
   if (problems.length > 0) {
     const first = problems[0]!;
     // As many as validate shows; `details` keeps every one.
@@ -138,4 +147,10 @@ function suggestAddress(target: string, known: readonly string[]): string | unde
   if (close !== undefined) return close;
   const closeName = didYouMean(target, known.map(nameOf));
   return closeName === undefined ? undefined : known.filter((address) => nameOf(address) === closeName).join(' or ');
+}
+
+/** An agent the service lost since voxform applied it, as drift reports it: nothing to send, nothing to compare. */
+function goneAgentChange(address: string, desired: DesiredState): ResourceChange {
+  const agent = [...desired.agents.values()].find((a) => a.address === address);
+  return { address, kind: 'agent', action: 'update', id: agent?.id, before: null, after: null, fieldChanges: [], sensitivePaths: [], reason: 'gone', dependsOn: [], requests: [], liveFingerprint: '' };
 }

@@ -58,6 +58,8 @@ export interface PlanProblem {
   file: string;
   line: number;
   col: number;
+  /** Of an agent the service does not have: the state records voxform applied it there, so it was deleted on the service since. */
+  gone?: boolean;
 }
 
 interface DiffInput {
@@ -583,11 +585,17 @@ export function diffStates(input: DiffInput, differ = new ResourceDiffer(input),
   for (const agent of desired.agents.values()) {
     const liveAgent = live.agents.get(agent.id);
     if (!liveAgent) {
+      // Applied before under this id: the agent was deleted on the service, not mistyped in the manifest.
+      const gone = differ.context.state.agents[agent.address]?.id === agent.id;
+      const why = gone
+        ? ', though voxform applied it there (the state records it): it was deleted on the service since. voxform adopts existing agents (the service cannot create them): create it again in the dashboard and put its new id here.'
+        : '. voxform adopts existing agents (the service cannot create them): create it in the dashboard and put its id here.';
       problems.push({
         code: 'agent_not_on_service',
         address: agent.address,
-        message: `${agent.address}: the service has no agent with id "${agent.id}". voxform adopts existing agents (the service cannot create them): create it in the dashboard and put its id here.`,
+        message: `${agent.address}: the service has no agent with id "${agent.id}"${why}`,
         ...agent.source,
+        ...(gone ? { gone } : {}),
       });
       continue;
     }

@@ -82,9 +82,9 @@ export interface PlannedWorkspace {
  * carrying `stored.missingState` when the state lost the workspace;
  * every live value it reads is noted as a possible secret first. Refused (`shared_resource_conflict`)
  * when it would undo another environment's apply of the same service, unless `reportConflicts`
- * (drift, which classifies those differences instead).
+ * (drift, which classifies those differences instead). `reportGoneAgents`: drift's too (`CreatePlanOptions`).
  */
-export async function planWorkspace(options: PlanOptions & { reportConflicts?: boolean }, stored: Pick<CheckedWorkspace, 'workspace' | 'missingState'>): Promise<PlannedWorkspace> {
+export async function planWorkspace(options: PlanOptions & { reportConflicts?: boolean; reportGoneAgents?: boolean }, stored: Pick<CheckedWorkspace, 'workspace' | 'missingState'>): Promise<PlannedWorkspace> {
   const { workspace, missingState } = stored;
   checkTakeOver(options.desired, options.takeOver ?? []);
   const backend = options.backend ?? new FileStateBackend(options.stateFile ?? DEFAULT_STATE_FILE);
@@ -100,6 +100,7 @@ export async function planWorkspace(options: PlanOptions & { reportConflicts?: b
     files: options.files ?? [],
     targets: options.targets ?? [],
     listNoLongerManaged: !options.recordedConfiguration,
+    reportGoneAgents: options.reportGoneAgents,
     onReadProgress: options.onReadProgress,
     onAgentRead: (agent) => options.secrets?.noteLiveAgent(agent.id, agent.config),
     liveSecrets: options.secrets,

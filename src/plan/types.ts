@@ -30,7 +30,10 @@ export type ChangeReason =
   | 'live_unknown'
   /** A knowledge file's content changed: a new upload, and the agents using it get the new file id. */
   | 'content_changed'
-  /** A knowledge file the state records is gone from the service (no agent lists it any more): uploaded again. */
+  /**
+   * A knowledge file the state records that no agent lists any more: uploaded again. Or, in drift's
+   * plan only (`reportGoneAgents`), an agent the state records that the service no longer has.
+   */
   | 'gone';
 
 /** One managed value that differs. Paths are dotted from the resource (`config.flow.response_delay`, `name`). */

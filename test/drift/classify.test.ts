@@ -90,6 +90,9 @@ describe('classifyDrift', () => {
       ['knowledge.faq', 'outside', false, ['name:outside']],
       ['agent.a', 'outside', false, ['knowledge:outside']],
     ]);
+    // The service cannot list files: deleted there or only detached, all that is known is that no agent lists it.
+    const report = classifyDrift({ plan: plan([gone]), workspace, salt: SALT, workspaceKey: 'default@x' });
+    expect(resourceLabel(report.resources[0] as DriftedResource)).toBe('changed outside voxform (no agent lists it any more)');
   });
 
   it('a phone binding: the state keeps the bound agent id itself', () => {

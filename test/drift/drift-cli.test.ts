@@ -18,6 +18,7 @@ import { repoRoot, spawnCli, type CliResult } from '../helpers/cli.js';
 import { makeContext } from '../helpers/context.js';
 import { SECRETS, useExampleProjects, type ExampleProject } from '../helpers/project.js';
 import { editLive, getAgent } from './live-agent.js';
+import { BOOKING_ID, defaultSeed } from '../../src/emulator/default-seed.js';
 
 const startProject = useExampleProjects();
 
@@ -31,7 +32,7 @@ interface DriftJson {
   format_version: string;
   drift: boolean;
   summary: { checked: number; outside: number; pending: number; both: number; unlabelled: number };
-  resources: Array<{ address: string; class: string; healable: boolean; fields: Array<{ path: string; class: string; live: unknown; manifests: unknown }> }>;
+  resources: Array<{ address: string; class: string; healable: boolean; healed?: boolean; fields: Array<{ path: string; class: string; live: unknown; manifests: unknown }> }>;
 }
 
 let validateDrift: (value: unknown) => boolean;
@@ -134,8 +135,13 @@ describe('voxform drift', () => {
     expect(slack.blocks[1]?.text?.text).toBe('*agent.front-desk*: changed outside voxform. `--heal` puts it back.\nconfig.prompt (changed outside voxform)');
     expectNoSecret(bodies.map((b) => b.body).join('\n'));
 
-    const healed = expectCode(await p.cliInProcess(['drift', '--heal', '--auto-approve']), 0);
+    const healed = expectCode(await p.cliInProcess(['drift', '--heal', '--auto-approve', '--notify', `${url}/healed`, '--notify-format', 'slack']), 0);
     expect(healed.stdout).toMatch(/Healing front-desk: back to the configuration last applied \(\d{8}T\d{6}\d{3}Z-[0-9a-f]{6}\)\./);
+    // Posted once, after the heal, with what it did.
+    expect(bodies.map((b) => b.path)).toEqual(['/json', '/slack/T000/B000/XXXX', '/healed']);
+    const healedSlack = JSON.parse(bodies[2]?.body ?? '') as { text: string; blocks: Array<{ type: string; text?: { text: string } }> };
+    expect(healedSlack.text).toMatch(/ Heal complete: 1 healed, 0 failed\.$/);
+    expect(healedSlack.blocks[1]?.text?.text).toBe('*agent.front-desk*: changed outside voxform. `--heal` put it back.\nconfig.prompt (changed outside voxform)');
     expect(healed.stdout).toContain('~ agent.front-desk');
     const after = await getAgent(p);
     expect(after.config.prompt).toBe(appliedPrompt);
@@ -194,9 +200,18 @@ describe('voxform drift', () => {
 
     // The last applied configuration comes back, not the manifests': what is in git stays to apply.
     const healed = expectCode(await p.cliInProcess(['drift', '--heal', '--auto-approve', '--format', 'json']), 2);
+    // The JSON report comes after the heal and says what it put back.
+    const report = JSON.parse(healed.stdout) as DriftJson & { heal: { records: string[]; healed: string[]; failed: string[] } };
+    validateDrift(report);
+    expect([report.heal.healed, report.heal.failed, report.heal.records.length]).toEqual([['agent.front-desk'], [], 1]);
+    expect(report.resources.map((r) => [r.address, r.healable, r.healed])).toEqual([['agent.front-desk', true, true]]);
     // The heal's plan marks the field changed on both sides in the report's words, not as one the manifests left alone.
     expect(healed.stderr).toContain('~ config.llm.temperature: 0.9 → 0.4  # drift: changed outside voxform\n');
     expect(healed.stderr).not.toContain('not in the manifest');
+    // Closed in the heal's words, then what it left and what settles it.
+    expect(healed.stderr).toContain(
+      '\nHeal complete: 1 healed, 0 failed, 0 skipped.\nStill differs after the heal: agent.front-desk config.flow.response_delay (in git, not applied yet). To settle it, run `voxform apply` to make the service match the manifests.\n',
+    );
     const live = await getAgent(p);
     expect(live.config.first_message).toBe('Thanks for calling Acme Dental, this is Ava. How can I help you today?');
     expect(live.config.llm?.temperature).toBe(0.4);
@@ -237,6 +252,34 @@ describe('voxform drift', () => {
     const refused = expectCode(await p.cliInProcess(['drift', '--heal', '--auto-approve', '-f', 'voxform.yaml']), 1);
     expect(refused.stderr).toContain('error[drift_heal_unrecorded]: Cannot heal agent.front-desk');
     expect(refused.stderr).toContain('Run `voxform apply -f voxform.yaml` to make the agents match the manifests instead.');
+  }, 120_000);
+
+  it('reports an applied agent the service lost as gone from the service (not healable) in every format and --notify, still comparing the rest; plan says it was applied before', async () => {
+    const p = await startProject();
+    expectCode(await p.cliInProcess(['apply', '--auto-approve']), 0);
+    await editLive(p, (config) => {
+      config.first_message = 'Ahoy!';
+    });
+    // The account as it is now, without the booking agent: deleted in the dashboard.
+    const account = p.emulator.control.state();
+    await p.emulator.control.seed({ keys: defaultSeed().keys, agents: account.agents.filter((agent) => agent.id !== BOOKING_ID), phones: account.phones, campaigns: account.campaigns });
+
+    const text = expectCode(await p.cliInProcess(['drift']), 2).stdout;
+    expect(text).toContain('! agent.booking (-OKdqbqetEcM4ak369yn) changed outside voxform (gone from the service)\n');
+    expect(text).toContain('! agent.front-desk (-OKdqbqetEcM4ak369ym) changed outside voxform  --heal puts it back');
+    expect(text).toContain('Gone from the service: agent.booking. voxform applied it there, and the service no longer has it; it cannot create agents, so `--heal` cannot put it back');
+    const document = await driftJson(p);
+    expect(document.summary).toEqual({ checked: 7, outside: 2, pending: 0, both: 0, unlabelled: 0, environment: 0 });
+    expect(document.resources.map((r) => [r.address, r.class, r.healable, r.fields.map((f) => f.path)])).toContainEqual(['agent.booking', 'outside', false, []]);
+    const markdown = expectCode(await p.cliInProcess(['drift', '--format', 'markdown']), 2).stdout;
+    expect(markdown).toContain('| `agent.booking` | changed outside voxform (gone from the service) |  | — |');
+    expect(markdown).not.toContain('<summary><code>agent.booking</code>');
+    const { url, bodies } = await startReceiver();
+    expectCode(await p.cliInProcess(['drift', '--notify', url, '--notify-format', 'slack']), 2);
+    expect(bodies[0]?.body).toContain('*agent.booking*: changed outside voxform (gone from the service).');
+
+    const plan = expectCode(await p.cliInProcess(['plan']), 1);
+    expect(plan.stderr).toContain('agent.booking: the service has no agent with id "-OKdqbqetEcM4ak369yn", though voxform applied it there (the state records it): it was deleted on the service since.');
   }, 120_000);
 
   it('after the API key is rotated, shows the differences unlabelled (no outside edit claimed, nothing to heal) until the next apply records them again', async () => {

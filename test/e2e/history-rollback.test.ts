@@ -390,7 +390,7 @@ describe('history and rollback', () => {
     // The dashboard detaches the file.
     await callService(p, 'POST', '/knowledge/set_agent_files', { agent_id: FRONT_DESK, files: [] });
     const drift = await p.cli(['drift'], { VOXFORM_API_KEY: key });
-    expect(drift.stdout).toContain('! knowledge.faq changed outside voxform (gone from the service)');
+    expect(drift.stdout).toContain('! knowledge.faq changed outside voxform (no agent lists it any more)');
     expect(drift.stdout).toMatch(/~ knowledge \[changed outside voxform\]: \[\] → /);
     expect(drift.stdout).not.toMatch(/~ knowledge \[in git, not applied yet\]/);
   }, 120_000);

@@ -86,7 +86,7 @@ describe('apply, then plan', () => {
     // The account starts again from the seed: the state still records the file and its attachment.
     await p.emulator.control.reset();
     const drift = await p.cli(['drift']);
-    expect(drift.stdout).toContain('! knowledge.faq changed outside voxform (gone from the service)');
+    expect(drift.stdout).toContain('! knowledge.faq changed outside voxform (no agent lists it any more)');
     const apply = await p.cli(['apply', '--auto-approve']);
     expect(apply.stdout).toContain('+ knowledge.faq gone from the service; will be uploaded again');
     expect(apply.stdout).toContain('Apply complete:');

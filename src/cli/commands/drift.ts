@@ -6,12 +6,13 @@
 import { VoxformError, isVoxformError } from '../../errors.js';
 import { checkDrift } from '../../drift/check.js';
 import { HealRecordChooser, healPlan, type HealPlan } from '../../drift/heal.js';
-import { classLabel, oneLine } from '../../drift/labels.js';
+import { classLabel, leftAfterHealNote, oneLine } from '../../drift/labels.js';
 import { notificationBody, parseNotifyUrl, sendNotification, type NotifyFormat } from '../../drift/notify.js';
 import { driftToJson, renderDriftJson } from '../../drift/render-json.js';
 import { renderDriftMarkdown } from '../../drift/render-markdown.js';
 import { renderDriftText } from '../../drift/render-text.js';
-import { hasDrift, type DriftReport } from '../../drift/types.js';
+import { hasDrift, type DriftReport, type HealOutcome } from '../../drift/types.js';
+import type { ApplyOutcome } from '../../apply/apply.js';
 import { watchDrift, type Sleep } from '../../drift/watch.js';
 import { toJsonText } from '../../util/printable.js';
 import { ListedProblemsError } from '../error-text.js';
@@ -118,20 +119,20 @@ async function prepareHeal(run: DriftRun, project: ConnectedProject, report: Dri
  * heal; `out`: where the apply's plan and progress go. The exit code: the apply's when it did not
  * complete, else whether anything still differs.
  */
-async function heal(run: DriftRun, project: ConnectedProject, report: DriftReport, healing: HealPlan | undefined, out: CommandContext): Promise<number> {
+async function heal(run: DriftRun, project: ConnectedProject, report: DriftReport, healing: HealPlan | undefined, out: CommandContext): Promise<{ code: number; outcome?: HealOutcome }> {
   const { ctx, options } = run;
   if (!healing) {
     // Unlabelled agents (last applied under another API key) may have been changed outside voxform: which side moved is not known.
     const why = report.summary.unlabelled > 0 ? 'no agent is known to be changed outside voxform (the unlabelled ones were last applied under another API key: apply once to label them)' : 'no agent was changed outside voxform';
     out.stdout.write(`Nothing to heal: ${why}.\n`);
-    return hasDrift(report) ? EXIT_DRIFT : EXIT_NO_DRIFT;
+    return { code: hasDrift(report) ? EXIT_DRIFT : EXIT_NO_DRIFT };
   }
   out.stdout.write(`Healing ${[...healing.desired.agents.keys()].join(', ')}: back to the configuration last applied (${healing.records.join(', ')}).\n`);
   if (healing.left.length > 0) out.stdout.write(`Left as the service holds them: ${someOf(healing.left.map(({ address, field }) => `${address} ${field.field.path} (${classLabel(field)})`), FIELDS_LEFT_SHOWN, '; ')}.\n`);
   out.stdout.write('\n');
   // What is deployed is recorded configurations, not the work tree's: its changes do not count.
   const source = { ...(await deploySourceOf(project.desired, ctx, { workTree: false })), healOf: healing.records };
-  const { code } = await applyOnTerminal(
+  const { code, outcome } = await applyOnTerminal(
     {
       ...planInputs({ ...project, desired: healing.desired }, ctx),
       files: [],
@@ -144,9 +145,21 @@ async function heal(run: DriftRun, project: ConnectedProject, report: DriftRepor
       source,
     },
     out,
-    { chosen: run.options, rerun: nextCommand('drift --heal', run.options), recorded: 'the configurations last applied' },
+    { chosen: run.options, rerun: nextCommand('drift --heal', run.options), recorded: 'the configurations last applied', words: { run: 'Heal', done: 'healed' } },
   );
-  return code !== 0 ? code : differsAfterHeal(report) ? EXIT_DRIFT : EXIT_NO_DRIFT;
+  // After the verdict: what the heal left as it was, and what deals with it.
+  const left = code === 0 ? leftAfterHealNote(report, nextCommand('apply', run.options)) : undefined;
+  if (left) out.stdout.write(`${left}\n`);
+  const healOutcome = outcomeOfHeal(report, healing, outcome);
+  return { code: code !== 0 ? code : differsAfterHeal(report) ? EXIT_DRIFT : EXIT_NO_DRIFT, outcome: healOutcome };
+}
+
+/** Which healable agents the heal's apply put back (all, when it found nothing left to do) and which it did not. */
+function outcomeOfHeal(report: DriftReport, healing: HealPlan, outcome: ApplyOutcome): HealOutcome {
+  const healable = report.resources.filter((r) => r.healable).map((r) => r.address);
+  const applied = new Set(outcome.applied);
+  const healed = outcome.status === 'nothing_to_do' ? healable : healable.filter((address) => applied.has(address));
+  return { records: healing.records, healed, failed: healable.filter((address) => !healed.includes(address)) };
 }
 
 /** One check, printed, posted and healed as asked; `warnings`: the manifests' warnings, for the JSON report to carry. */
@@ -157,13 +170,28 @@ async function checkOnce(run: DriftRun, project: ConnectedProject, format: Drift
     ...planInputs(project, ctx),
     onReadProgress: (read, total) => status.update(readProgress(read, total)),
   }).finally(() => status.done());
-  // Found, and posted, before the report is printed: a heal or notification that fails prints only the error (one JSON document).
-  const healing = run.options.heal ? await prepareHeal(run, project, report) : undefined;
-  await notify(run, report);
-  ctx.stdout.write(renderDrift(report, format, ctx, run.options, warnings));
-  if (!run.options.heal) return hasDrift(report) ? EXIT_DRIFT : EXIT_NO_DRIFT;
-  // A JSON or Markdown report stays one document on stdout: the heal's plan and progress go to stderr.
-  return heal(run, project, report, healing, format === 'text' ? ctx : { ...ctx, stdout: ctx.stderr });
+  if (!run.options.heal) {
+    // Posted before the report is printed: a notification that fails prints only the error (one JSON document).
+    await notify(run, report);
+    ctx.stdout.write(renderDrift(report, format, ctx, run.options, warnings));
+    return hasDrift(report) ? EXIT_DRIFT : EXIT_NO_DRIFT;
+  }
+  // Found before anything is printed or posted: an agent it cannot heal stops the run first.
+  const healing = await prepareHeal(run, project, report);
+  // The text report comes before the heal's plan; a JSON or Markdown report stays one document on
+  // stdout, printed after the heal with its outcome, the heal's plan and progress on stderr.
+  if (format === 'text') ctx.stdout.write(renderDrift(report, format, ctx, run.options, warnings));
+  const healRun = heal(run, project, report, healing, format === 'text' ? ctx : { ...ctx, stdout: ctx.stderr });
+  // A heal refused or failed with an error (the state locked by another run) still leaves the report on stdout, the error on stderr.
+  const { code, outcome } = await healRun.catch((error: unknown) => {
+    if (format !== 'text') ctx.stdout.write(renderDrift(report, format, ctx, run.options, warnings));
+    throw error;
+  });
+  const healed: DriftReport = outcome ? { ...report, heal: outcome } : report;
+  // Posted once the heal is done, with what it put back and what it did not.
+  await notify(run, healed);
+  if (format !== 'text') ctx.stdout.write(renderDrift(healed, format, ctx, run.options, warnings));
+  return code;
 }
 
 /** What a notification is about: a new one is posted only when this changes. */
@@ -257,7 +285,7 @@ async function watch(run: DriftRun, intervalMs: number, format: DriftFormat, clo
       } else notified ??= key;
       ctx.stdout.write(format === 'json' ? `${toJsonText(driftToJson(report))}\n` : `${report.checkedAt} ${oneLine(report)}\n`);
       if (!run.options.heal || !report.resources.some((r) => r.healable)) return;
-      const code = await heal(run, project, report, await prepareHeal(run, project, report), healOut);
+      const { code } = await heal(run, project, report, await prepareHeal(run, project, report), healOut);
       if (code !== EXIT_NO_DRIFT && code !== EXIT_DRIFT) throw new VoxformError('apply_failed', 'The heal did not complete (see above).', {
         hint: 'Run `voxform drift` to see what still differs, then `voxform drift --heal` again.',
       });
