@@ -313,6 +313,39 @@ export function operatorSecrets(env: Readonly<Record<string, string | undefined>
   return secrets;
 }
 
+/**
+ * What would otherwise reach Node's own handlers, reported as every error is (`report`, which gives
+ * the exit code): an error outside the awaited chain (a timer), which Node prints unredacted; and a
+ * command left waiting on a promise nothing is left to settle (a pack module's top-level await on
+ * nothing), where Node ends the process with exit 13 and not a word — a code a CI step reads as some
+ * failure, with no SARIF log to upload. Cleanups get a little time, then the process exits. Returns
+ * the release of the handlers.
+ */
+function trapStrayErrors(report: (error: unknown) => number, runCleanups: () => Promise<void>): () => void {
+  let exitCode = 1;
+  const onStrayError = (error: unknown) => {
+    exitCode = report(error);
+    // Cleanups may wait on the very thing that broke (a request never answered): not for long.
+    const giveUp = new Promise<void>((resolve) => setTimeout(resolve, STRAY_ERROR_CLEANUP_MS).unref());
+    void Promise.race([runCleanups(), giveUp]).finally(() => process.exit(exitCode));
+  };
+  const onStalled = () => {
+    onStrayError(new VoxformError('command_stalled', 'voxform stopped: the command was left waiting for something that can never finish (nothing was left to run).', {
+      hint: 'If VOXFORM_POLICY_PACKS names a pack, check that its module and its checks settle (a top-level await or a promise that nothing resolves); otherwise this is a bug of voxform: please report it, with the command you ran.',
+    }));
+    // Cleanups that wait on nothing either would let the loop end again: the exit code is said already.
+    process.exitCode = exitCode;
+  };
+  process.on('uncaughtException', onStrayError);
+  process.on('unhandledRejection', onStrayError);
+  process.once('beforeExit', onStalled);
+  return () => {
+    process.off('uncaughtException', onStrayError);
+    process.off('unhandledRejection', onStrayError);
+    process.off('beforeExit', onStalled);
+  };
+}
+
 /** Runs the CLI with `argv` (without node and the script) and resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const secrets = operatorSecrets(process.env);
@@ -342,26 +375,7 @@ export async function main(argv: string[]): Promise<number> {
   };
   const writes = new WritesInFlight();
   const signals = trapSignals(runCleanups, reportStop, (line) => stderr.write(line), writes, () => (stoppedBySignal = true));
-  // An error outside the awaited chain (a timer) would otherwise reach Node's handler, which prints it unredacted.
-  const onStrayError = (error: unknown) => {
-    exitCode = report(error);
-    // Cleanups may wait on the very thing that broke (a request never answered): not for long.
-    const giveUp = new Promise<void>((resolve) => setTimeout(resolve, STRAY_ERROR_CLEANUP_MS).unref());
-    void Promise.race([runCleanups(), giveUp]).finally(() => process.exit(exitCode));
-  };
-  process.on('uncaughtException', onStrayError);
-  process.on('unhandledRejection', onStrayError);
-  // The event loop runs dry while the command still awaits: it waits on a promise nothing is left to
-  // settle (a pack module's top-level await on nothing). Node would end the process with exit 13 and
-  // not a word, the exit code a CI step would read as some failure, and a SARIF step would upload nothing.
-  const onStalled = () => {
-    onStrayError(new VoxformError('command_stalled', 'voxform stopped: the command was left waiting for something that can never finish (nothing was left to run).', {
-      hint: 'If VOXFORM_POLICY_PACKS names a pack, check that its module and its checks settle (a top-level await or a promise that nothing resolves); otherwise this is a bug of voxform: please report it, with the command you ran.',
-    }));
-    // Cleanups that wait on nothing either would let the loop end again: the exit code is said already.
-    process.exitCode = exitCode;
-  };
-  process.once('beforeExit', onStalled);
+  const releaseStrayErrors = trapStrayErrors((error) => (exitCode = report(error)), runCleanups);
 
   const program = buildProgram(async (name, options) => {
     format = options.format;
@@ -397,9 +411,7 @@ export async function main(argv: string[]): Promise<number> {
     const lost = await lostOutput();
     if (lost) exitCode = reportError(lost, { ...errorOutput(), json: false });
     signals.release();
-    process.off('uncaughtException', onStrayError);
-    process.off('unhandledRejection', onStrayError);
-    process.off('beforeExit', onStalled);
+    releaseStrayErrors();
   }
   return stoppedBySignal ? EXIT_INTERRUPTED : exitCode;
 }
