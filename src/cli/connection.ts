@@ -43,11 +43,11 @@ export type ConnectionTuning = Pick<ClientOptions, 'maxInFlight' | 'timeoutMs' |
  * Requests still in flight when the run ends are stopped, not waited for.
  */
 export async function resolveConnection(
-  options: ConnectionOptions & { manifest?: ManifestService; emulatorWebhooks?: LocalWebhooks },
+  options: ConnectionOptions & { manifest?: ManifestService; emulatorWebhooks?: LocalWebhooks; file?: readonly string[] | undefined },
   ctx: CommandContext,
   tuning: ConnectionTuning = {},
 ): Promise<Connection> {
-  const emulator = options.local ? await startLocalEmulator(ctx, { webhooks: options.emulatorWebhooks }) : undefined;
+  const emulator = options.local ? await startLocalEmulator(ctx, { webhooks: options.emulatorWebhooks, manifests: options.file }) : undefined;
   const { url: baseUrl, apiKey } = emulator ?? remoteService(options, ctx);
   ctx.secrets.add(apiKey);
   const client = createClient({ ...clientTuning(options, ctx, tuning, emulator === undefined), baseUrl, apiKey });
@@ -113,12 +113,13 @@ export function withLocalAgentHint(error: unknown): unknown {
 
 /**
  * The embedded emulator of `--local`: in-process on a loopback port over the folder's `.voxform/local.json`
- * (the default account on first use), closed when the run ends.
+ * (the default account on first use), closed when the run ends. `manifests`: the paths named with
+ * `-f`, whose folder may hold the project's account.
  */
-export async function startLocalEmulator(ctx: CommandContext, options: { webhooks?: LocalWebhooks | undefined } = {}): Promise<RunningEmulator> {
+export async function startLocalEmulator(ctx: CommandContext, options: { webhooks?: LocalWebhooks | undefined; manifests?: readonly string[] | undefined } = {}): Promise<RunningEmulator> {
   const { startEmulator } = await import('../emulator/index.js');
   const dataFile = path.join(ctx.cwd, LOCAL_DATA_FILE);
-  await notePerFolderFile(ctx, LOCAL_DATA_FILE, '--local keeps one account per folder, as the state');
+  await notePerFolderFile(ctx, LOCAL_DATA_FILE, '--local keeps one account per folder, as the state', undefined, options.manifests ?? []);
   await makeKeptFolder(path.dirname(dataFile));
   const llm = emulatorLlmFromEnv({}, ctx.env);
   if (llm) registerModelSecrets(llm, (secret) => ctx.secrets.add(secret));

@@ -93,7 +93,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     exitCodes: [
       '0  no drift: the service matches the manifests (after --heal: nothing is left to differ)',
       '1  an error, or a notification that was not delivered (the reason is said)',
-      '2  drift: something differs (changed outside voxform, in git not applied yet, or both)',
+      "2  drift: something differs, of any class (changed outside voxform, in git not applied yet, both, not labelled, changed by another environment's apply, or no apply recorded in this state)",
       '130  interrupted (Ctrl-C or SIGTERM); with --watch, the way it stops',
     ],
     examples: [

@@ -91,7 +91,7 @@ export async function connectService(
   // Loaded when needed: the HTTP client is most of start-up, and loading manifests alone does not need it.
   const { resolveConnection } = await import('./connection.js');
   return resolveConnection(
-    { baseUrl: options.baseUrl, region: options.region, local: options.local, timeout: options.timeout, manifest: { baseUrl: manifest.baseUrl, region: manifest.region }, emulatorWebhooks: how.emulatorWebhooks },
+    { baseUrl: options.baseUrl, region: options.region, local: options.local, timeout: options.timeout, manifest: { baseUrl: manifest.baseUrl, region: manifest.region }, emulatorWebhooks: how.emulatorWebhooks, file: options.file },
     ctx,
     { maxInFlight: options.parallelism ?? 8 },
   );
@@ -116,7 +116,7 @@ export async function connectProject(options: ProjectOptions & ManifestOptions, 
  * `note: 'later'`: the caller gives notePerFolderState once its manifests have loaded, so that a run
  * that stops on them is not told where a state it never reaches would be.
  */
-export async function openOperatorBackend(options: { state?: string | undefined }, ctx: CommandContext, how: { note: 'now' | 'later' } = { note: 'now' }): Promise<StateBackend> {
+export async function openOperatorBackend(options: StateChoiceOptions, ctx: CommandContext, how: { note: 'now' | 'later' } = { note: 'now' }): Promise<StateBackend> {
   if (how.note === 'now') await notePerFolderState(options, ctx);
   const backend = await openStateBackend({ state: options.state, env: ctx.env, cwd: ctx.cwd, registerSecret: (value) => ctx.secrets.add(value) });
   ctx.onExit(() => backend.close());
@@ -130,7 +130,7 @@ export async function openOperatorBackend(options: { state?: string | undefined 
  * `noteLiveAgent` before it prints, writes or sends anything.
  */
 export async function operatorTrustedSecrets(
-  options: { state?: string | undefined },
+  options: StateChoiceOptions,
   ctx: CommandContext,
   workspace: { environment: string | undefined; serviceId: string },
   how: { note: 'now' | 'later' } = { note: 'now' },
@@ -139,10 +139,20 @@ export async function operatorTrustedSecrets(
   return readTrustedSecrets(backend, workspaceKey(workspace.environment, workspace.serviceId), ctx.env, ctx.secrets);
 }
 
-/** Says so when this folder starts a state of its own while an enclosing folder of the project holds one. */
-export async function notePerFolderState(options: { state?: string | undefined }, ctx: CommandContext): Promise<void> {
+/** What chooses the state: `--state`, and the manifests named with `-f`, whose folder may hold another. */
+export interface StateChoiceOptions {
+  state?: string | undefined;
+  file?: readonly string[] | undefined;
+}
+
+/**
+ * Says so when the default state is used while the manifests' folder holds another, or while an
+ * enclosing folder of the project's git work tree holds one and this folder none: the one place the
+ * default is chosen, so every command says it alike.
+ */
+export async function notePerFolderState(options: StateChoiceOptions, ctx: CommandContext): Promise<void> {
   if (chosenStateSpec({ state: options.state, env: ctx.env }) !== undefined) return;
-  await notePerFolderFile(ctx, DEFAULT_STATE_FILE, 'voxform keeps the state and its deploy history per folder', (theirs) => `, or with --state ${theirs}`);
+  await notePerFolderFile(ctx, DEFAULT_STATE_FILE, 'voxform keeps the state and its deploy history per folder', (theirs) => `, or with --state ${theirs}`, options.file ?? []);
 }
 
 /** Manifest files as the user would name them (relative to the working directory). */

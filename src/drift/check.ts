@@ -21,14 +21,14 @@ export async function checkDrift(options: DriftCheckOptions): Promise<DriftRepor
   requireOptions('checkDrift', options, PLAN_REQUIRES);
   const backend = options.backend ?? new FileStateBackend(options.stateFile ?? DEFAULT_STATE_FILE);
   const key = workspaceKey(options.desired.environment, options.serviceId);
-  const { workspace, missingState } = await readCheckedWorkspace(backend, key);
+  const { workspace, missingState, exists } = await readCheckedWorkspace(backend, key);
   options.onWorkspace?.(workspace);
   if (options.secrets) await noteStateEvidence(options.secrets, backend, key, workspace);
   // A value another environment's apply set is classified, not refused: drift reports, it does not write.
   // A plain JS caller may pass what the type leaves out: like every option outside a function's type, it is not read.
   const { plan, conflicts, view } = await planWorkspace({ ...options, backend, reportConflicts: true, reportGoneAgents: true, targets: undefined, onChange: undefined }, { workspace, missingState });
   // Classified against the baseline the plan compared with: each resource's own last apply, under a renamed key too.
-  const report = classifyDrift({ plan, workspace: view.workspace, salt: options.fingerprintKey, workspaceKey: key, conflicts, notCompared: notComparedFinder(options.desired) });
-  return missingState ? { ...report, missingState } : report;
+  const report = classifyDrift({ plan, workspace: view.workspace, salt: options.fingerprintKey, workspaceKey: key, conflicts, notCompared: notComparedFinder(options.desired), noApplyRecorded: !exists });
+  return { ...report, ...(missingState ? { missingState } : {}), ...(exists ? {} : { noApplyRecorded: { state: backend.display } }) };
 }
 

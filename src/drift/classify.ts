@@ -24,6 +24,8 @@ interface ClassifyInput {
   conflicts?: readonly SharedResourceConflict[] | undefined;
   /** The unset variables a field's manifests' value reads (`notComparedFinder`); undefined: compared as usual. */
   notCompared?: ((change: ResourceChange, field: FieldChange) => string[] | undefined) | undefined;
+  /** Set when the state holds no apply of the workspace: a difference otherwise `pending` is `unrecorded`. */
+  noApplyRecorded?: boolean | undefined;
 }
 
 /** The hash the state holds of what was last applied at `path` of a resource; undefined when none. */
@@ -86,6 +88,7 @@ function resourceClass(fields: readonly DriftedField[]): DriftClass {
   if (classes.size === 1) return (fields[0] as DriftedField).class;
   // A resource some of whose fields cannot be told is not said to be changed on both sides.
   if (classes.has('unlabelled')) return 'unlabelled';
+  if (classes.has('unrecorded')) return 'unrecorded';
   // Another environment's apply is what this one must settle first: its plan is refused there.
   return classes.has('environment') ? 'environment' : 'both';
 }
@@ -94,7 +97,11 @@ function resourceClass(fields: readonly DriftedField[]): DriftClass {
 function driftedField(change: ResourceChange, field: FieldChange, input: ClassifyInput, keyId: string): DriftedField {
   const conflict = input.conflicts?.find((c) => c.address === change.address && c.field === field.path);
   if (conflict) return { field, class: 'environment', environment: conflict.environment };
-  return { field, class: classifyField(change, field, input, keyId), ...lastAppliedOf(change, field, input) };
+  const told = classifyField(change, field, input, keyId);
+  // Without an apply of the workspace in this state, "not applied yet" is only this state's view: the
+  // project may have been applied with another (another folder's, another --state).
+  const fieldClass = told === 'pending' && input.noApplyRecorded ? 'unrecorded' : told;
+  return { field, class: fieldClass, ...lastAppliedOf(change, field, input) };
 }
 
 /** Of an agent's field: what the state says voxform last applied there (its keyed hash), when it says. */
@@ -192,7 +199,15 @@ export function classifyDrift(input: ClassifyInput): DriftReport {
     baseUrl: plan.baseUrl,
     files: plan.files,
     resources,
-    summary: { checked: plan.changes.length, outside: count('outside'), pending: count('pending'), both: count('both'), unlabelled: count('unlabelled'), environment: count('environment') },
+    summary: {
+      checked: plan.changes.length,
+      outside: count('outside'),
+      pending: count('pending'),
+      both: count('both'),
+      unlabelled: count('unlabelled'),
+      environment: count('environment'),
+      unrecorded: count('unrecorded'),
+    },
     ...(notCompared.length > 0 ? { notCompared } : {}),
   };
 }

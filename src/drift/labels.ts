@@ -29,6 +29,7 @@ export const CLASS_LABEL: Record<DriftClass, string> = {
   both: 'changed outside voxform and in git',
   unlabelled: 'not labelled (last applied under another API key)',
   environment: "changed by another environment's apply",
+  unrecorded: 'differs, no apply recorded in this state',
 };
 
 /**
@@ -55,7 +56,33 @@ export function countsLine(report: DriftReport): string {
   const s = report.summary;
   const unlabelled = s.unlabelled > 0 ? `, ${formatCount(s.unlabelled)} not labelled` : '';
   const environment = s.environment > 0 ? `, ${formatCount(s.environment)} changed by another environment's apply` : '';
-  return `${formatCount(s.outside)} changed outside voxform, ${formatCount(s.pending)} in git not applied yet, ${formatCount(s.both)} both${unlabelled}${environment} (${checked(report)})`;
+  const unrecorded = s.unrecorded > 0 ? `, ${formatCount(s.unrecorded)} with no apply recorded in this state` : '';
+  return `${formatCount(s.outside)} changed outside voxform, ${formatCount(s.pending)} in git not applied yet, ${formatCount(s.both)} both${unlabelled}${environment}${unrecorded} (${checked(report)})`;
+}
+
+/**
+ * What the service was found to match: the manifests, and the last apply when the state records one.
+ * `code`: how a place or name from the state is written (a code span in Markdown).
+ */
+export function matchesLine(report: DriftReport, where: string, code: (text: string) => string = (text) => text): string {
+  if (!report.noApplyRecorded) return `the service (${where}) matches the manifests and the last apply (${checked(report)}).`;
+  return `the service (${where}) matches the manifests (${checked(report)}). ${noApplyLead(report, code)}, so it was compared with the manifests alone. ${NO_APPLY_ADVICE}`;
+}
+
+/** That the state holds no apply of this workspace; `code` as for `matchesLine`. */
+function noApplyLead(report: DriftReport, code: (text: string) => string): string {
+  return `No apply of workspace ${code(report.workspace)} is recorded in this state (${code(report.noApplyRecorded?.state ?? '')})`;
+}
+
+const NO_APPLY_ADVICE = 'If the project was applied from another folder or with another state, run from that folder or name its state with --state (or VOXFORM_STATE); otherwise `voxform apply` records one.';
+
+/**
+ * That the state holds no apply of this workspace, so which side of a difference moved is not known;
+ * undefined when it holds one, or when `missingStateNote` says it (its history records applies).
+ */
+export function noApplyNote(report: DriftReport, code: (text: string) => string = (text) => text): string | undefined {
+  if (!report.noApplyRecorded || report.missingState || report.summary.unrecorded === 0) return undefined;
+  return `${noApplyLead(report, code)}, so where a difference came from is not known: in git and not applied yet, or changed outside voxform since an apply this state does not hold. ${NO_APPLY_ADVICE}`;
 }
 
 /**
@@ -118,7 +145,7 @@ export function unlabelledNote(report: DriftReport, name: (address: string) => s
 export function missingStateNote(report: DriftReport, code: (text: string) => string = (text) => text): string | undefined {
   const missing = report.missingState;
   if (!missing) return undefined;
-  const consequence = 'Without it voxform cannot tell what it applied, so every difference reads as in git, not applied yet, and knowledge files, credentials and campaigns already on the service count as never applied.';
+  const consequence = 'Without it voxform cannot tell what it applied, so no difference can be told as in git or changed outside voxform, and knowledge files, credentials and campaigns already on the service count as never applied.';
   return missingStateWarning(missing, report.workspace, consequence, code);
 }
 

@@ -7,7 +7,7 @@ import { VoxformError } from '../errors.js';
 import type { Redact } from '../secrets/redact.js';
 import { httpUrl } from '../util/http-url.js';
 import { toJsonText } from '../util/printable.js';
-import { checked, classLabel, countsLine, goneAgentsNote, healCounts, healedNote, healNote, notComparedNote, resourceLabel, valueNotShownNote } from './labels.js';
+import { checked, classLabel, countsLine, goneAgentsNote, healCounts, healedNote, healNote, missingStateNote, noApplyNote, notComparedNote, resourceLabel, valueNotShownNote } from './labels.js';
 import { driftToJson } from './render-json.js';
 import type { DriftReport } from './types.js';
 
@@ -33,6 +33,9 @@ function slackMessage(report: DriftReport): Record<string, unknown> {
   const text = `voxform drift on ${where}: ${slackText(countsLine(report))}.${healed}`;
   const shown = report.resources.slice(0, SLACK_RESOURCES);
   const blocks: Array<Record<string, unknown>> = [{ type: 'section', text: { type: 'mrkdwn', text: `*voxform drift* on ${where}\n${slackText(countsLine(report))}.${healed}` } }];
+  // Why no difference is told as in git or changed outside voxform: the text and Markdown reports open with it too.
+  const stateNote = missingStateNote(report, slackText) ?? noApplyNote(report, slackText);
+  if (stateNote) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: stateNote }] });
   for (const resource of shown) {
     const fields = resource.fields.map((f) => `${slackText(f.field.path)} (${classLabel(f, slackText)}${valueNotShownNote(f) ? `: ${valueNotShownNote(f)}` : ''})`).join(', ');
     const note = report.heal ? healedNote(resource, report.heal) : healNote(resource, slackText);

@@ -49,6 +49,7 @@ export function driftToJson(report: DriftReport): Record<string, unknown> {
       fields: resource.fields.map((field) => fieldJson(field, resource)),
     })),
     ...(report.heal ? { heal: report.heal } : {}),
+    ...(report.noApplyRecorded ? { no_apply_recorded: { state: report.noApplyRecorded.state } } : {}),
     ...(report.missingState ? { missing_state: missingStateJson(report.missingState) } : {}),
     // Where and why only: the service's value there is a secret, and the manifests' is not known.
     ...(report.notCompared ? { not_compared: report.notCompared.map((place) => ({ address: place.address, kind: place.kind, path: place.field.path, variables: place.variables })) } : {}),

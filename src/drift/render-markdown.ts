@@ -9,7 +9,7 @@ import { lineAsShown } from '../util/printable.js';
 import { characterLength, COMMENT_SIZE_LIMIT, fitBlocks, moreTableRow, type CommentBlock } from '../util/comment-blocks.js';
 import { keepText, type Redact } from '../secrets/redact.js';
 import { plural } from '../util/plural.js';
-import { bothSides, checked, classLabel, countsLine, diffSides, environmentNote, goneAgentsNote, healCounts, healedNote, healNote, missingStateNote, notComparedNote, resourceLabel, unlabelledNote, valueNotShownNote, type TakeOverCommands } from './labels.js';
+import { bothSides, classLabel, countsLine, diffSides, environmentNote, goneAgentsNote, healCounts, healedNote, healNote, matchesLine, missingStateNote, noApplyNote, notComparedNote, resourceLabel, unlabelledNote, valueNotShownNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 
 function diffLines(resource: DriftedResource): string[] {
@@ -39,7 +39,7 @@ function diffLines(resource: DriftedResource): string[] {
 /** The notes on a state that lost the workspace, on differences not labelled and on those another environment's apply made, addresses in code spans. */
 function noteBlocks(report: DriftReport, takeOver: TakeOverCommands | undefined): string[][] {
   const code = (address: string) => markdownCode(address);
-  return [missingStateNote(report, code), goneAgentsNote(report, code), unlabelledNote(report, code), environmentNote(report, takeOver, code), notComparedNote(report, code)].flatMap((note) => (note ? [[note, '']] : []));
+  return [missingStateNote(report, code) ?? noApplyNote(report, code), goneAgentsNote(report, code), unlabelledNote(report, code), environmentNote(report, takeOver, code), notComparedNote(report, code)].flatMap((note) => (note ? [[note, '']] : []));
 }
 
 /** The resources that differ: one table row each. */
@@ -65,7 +65,7 @@ export function renderDriftMarkdown(report: DriftReport, options: { takeOver?: T
   const where = `${markdownCode(report.baseUrl)}${report.environment ? `, environment ${markdownCode(report.environment)}` : ''}`;
   if (report.resources.length === 0) {
     const notCompared = notComparedNote(report, (place) => markdownCode(place));
-    return `**voxform drift:** no drift — the service (${where}) matches the manifests and the last apply (${checked(report)}).\n${notCompared ? `\n${notCompared}\n` : ''}`;
+    return `**voxform drift:** no drift — ${matchesLine(report, where, (text) => markdownCode(text))}\n${notCompared ? `\n${notCompared}\n` : ''}`;
   }
   const blocks: CommentBlock[] = [
     [`### voxform drift on ${where}`, '', `${countsLine(report)}.${report.heal ? ` ${healCounts(report.heal)}.` : ''}`, ''],

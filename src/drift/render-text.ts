@@ -2,7 +2,7 @@
 import { terminalColors, type Colors } from '../util/terminal-colors.js';
 import { fieldViewOf, type FieldView } from '../plan/field-lines.js';
 import { lineAsShown } from '../util/printable.js';
-import { bothSides, checked, classLabel, countsLine, diffSides, environmentNote, goneAgentsNote, healNote, missingStateNote, notComparedNote, resourceLabel, unlabelledNote, valueNotShownNote, type TakeOverCommands } from './labels.js';
+import { bothSides, classLabel, countsLine, diffSides, environmentNote, goneAgentsNote, healNote, matchesLine, missingStateNote, noApplyNote, notComparedNote, resourceLabel, unlabelledNote, valueNotShownNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 import { plural, pluralNoun } from '../util/plural.js';
 
@@ -46,11 +46,11 @@ export function renderDriftText(report: DriftReport, options: { color: boolean; 
   const c = terminalColors(options.color);
   const notCompared = notComparedNote(report, lineAsShown);
   if (report.resources.length === 0) {
-    return `No drift: the service (${where(report)}) matches the manifests and the last apply (${checked(report)}).\n${notCompared ? `${notCompared}\n` : ''}`;
+    return `No drift: ${matchesLine(report, where(report), lineAsShown)}\n${notCompared ? `${notCompared}\n` : ''}`;
   }
   const out = [`Drift on ${where(report)} (values: - the service's, + the manifests'):`, ''];
   // Before the resources: it says what every one of them is worth. Its record's id and time are a ledger file's: shown, never run on the terminal.
-  const missing = missingStateNote(report, lineAsShown);
+  const missing = missingStateNote(report, lineAsShown) ?? noApplyNote(report, lineAsShown);
   if (missing) out.push(c.yellow(missing), '');
   for (const resource of report.resources) out.push(...resourceLines(c, resource), '');
   for (const note of [goneAgentsNote(report, lineAsShown), unlabelledNote(report), environmentNote(report, options.takeOver), notCompared]) if (note) out.push(note, '');

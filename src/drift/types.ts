@@ -21,9 +21,11 @@ export type { MissingState };
  *   neither side. The next apply records them with the key in use;
  * - `environment`: another environment of the same service set the live value at its last apply (a
  *   number, campaign, credential or agent named by one id is one per account): a plan of this one is refused there
- *   (`shared_resource_conflict`) until it takes the resource back (`--take-over`).
+ *   (`shared_resource_conflict`) until it takes the resource back (`--take-over`);
+ * - `unrecorded`: the state holds no apply of the workspace, so which side moved is not known (it
+ *   may have been applied with another state: another folder's, another `--state`).
  */
-export type DriftClass = 'outside' | 'pending' | 'both' | 'unlabelled' | 'environment';
+export type DriftClass = 'outside' | 'pending' | 'both' | 'unlabelled' | 'environment' | 'unrecorded';
 
 export interface DriftedField {
   /** The field's change as the plan made it (`before` live, `after` the manifests'). */
@@ -56,7 +58,7 @@ export interface DriftedResource {
   change: ResourceChange;
   address: string;
   kind: ResourceKind;
-  /** Its fields' class when they all agree; else `unlabelled` when one is, else `environment` when one is, else `both`. */
+  /** Its fields' class when they all agree; else `unlabelled` when one is, else `unrecorded` when one is, else `environment` when one is, else `both`. */
   class: DriftClass;
   /** With class `environment`: the environment whose apply set it (its first such field's). */
   environment?: string | undefined;
@@ -105,6 +107,7 @@ export interface DriftSummary {
   both: number;
   unlabelled: number;
   environment: number;
+  unrecorded: number;
 }
 
 /** What a `--heal` of the report did: which healable agents it put back and which it did not. */
@@ -132,8 +135,10 @@ export interface DriftReport {
   notCompared?: NotComparedField[] | undefined;
   /** Set after `--heal` ran: what it put back and what it did not (the resources above are what differed before it). */
   heal?: HealOutcome | undefined;
-  /** Set when the state keeps nothing of the workspace though its ledger records applies of it: every difference then reads as never applied. */
+  /** Set when the state keeps nothing of the workspace though its ledger records applies of it: which side moved is then not known. */
   missingState?: MissingState | undefined;
+  /** Set when the state holds no apply of the workspace (lost, or never written there): where the state is, as it may be shown. */
+  noApplyRecorded?: { state: string } | undefined;
 }
 
 /** Whether anything differs (exit 2). */

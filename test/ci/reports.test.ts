@@ -64,7 +64,7 @@ function largeDrift(count: number): DriftReport {
     const change = { address: `agent.a${n}`, kind: 'agent', action: 'update', id: `ag_${n}`, before: { config: { prompt: field.before } }, after: { config: { prompt: field.after } }, fieldChanges: [field], sensitivePaths: [] };
     return { change: change as unknown as ResourceChange, address: change.address, kind: 'agent', class: 'outside', fields: [{ field, class: 'outside' }], gone: false, healable: true };
   });
-  const summary = { checked: count, outside: count, pending: 0, both: 0, unlabelled: 0, environment: 0 };
+  const summary = { checked: count, outside: count, pending: 0, both: 0, unlabelled: 0, environment: 0, unrecorded: 0 };
   return { checkedAt: '2026-06-15T12:00:00.000Z', workspace: 'production@https://api.example', environment: 'production', baseUrl: 'https://api.example', files: ['voxform.yaml'], resources, summary };
 }
 

@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { COMMAND_HELP } from '../../src/cli/help.js';
 import { buildProgram } from '../../src/cli/program.js';
+import type { DriftClass } from '../../src/drift/types.js';
 
 /** Every command the user can run: those with an action, by their full name (`keys create`). */
 function runnableCommands(program: Command): Array<{ name: string; command: Command }> {
@@ -63,6 +64,20 @@ describe('command help', () => {
       for (const variable of COMMAND_HELP[name]?.environment ?? []) expect(help).toContain(variable);
     });
   }
+
+  it('drift: the exit code of a difference names every class of difference', () => {
+    // Typed by the classes: a new one fails the type check here until the help names it.
+    const named: Record<DriftClass, string> = {
+      outside: 'changed outside voxform',
+      pending: 'in git not applied yet',
+      both: 'both',
+      unlabelled: 'not labelled',
+      environment: "changed by another environment's apply",
+      unrecorded: 'no apply recorded in this state',
+    };
+    const line = COMMAND_HELP.drift?.exitCodes.find((code) => code.startsWith('2 '));
+    for (const words of Object.values(named)) expect(line).toContain(words);
+  });
 
   it('gives examples that the parser accepts as written', async () => {
     for (const [name, help] of Object.entries(COMMAND_HELP)) {

@@ -3,7 +3,7 @@
  * whose folder has an account, it starts a new one there, and says where the project's is.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
@@ -23,19 +23,37 @@ describe('--local from a subfolder', () => {
     const below = await runCliInProcess(['plan', '--local', '-f', '..'], { cwd: path.join(dir, 'tests') });
     expect(below.code, below.stderr).toBe(0);
     expect(below.stderr).toContain(
+      `note: --local keeps one account per folder, as the state: this folder has none yet, so it starts a new one in ${path.join('.voxform', 'local.json')}; the manifests' folder .. holds another, ${path.join('..', '.voxform', 'local.json')}, used when voxform runs from ...\n`,
+    );
+    // Said again while the manifests' folder holds another account: the folder uses its own now.
+    const again = await runCliInProcess(['plan', '--local', '-f', '..'], { cwd: path.join(dir, 'tests') });
+    expect(again.stderr).toContain(`note: --local keeps one account per folder, as the state: this run uses this folder's, ${path.join('.voxform', 'local.json')}; the manifests' folder .. holds another,`);
+
+    // Manifests of the subfolder's own: the enclosing folder of the git work tree holds the project's account.
+    const inner = path.join(dir, 'inner');
+    await mkdir(inner);
+    await writeFile(path.join(inner, 'voxform.yaml'), STAGED_MANIFEST);
+    const own = await runCliInProcess(['plan', '--local'], { cwd: inner });
+    expect(own.code, own.stderr).toBe(0);
+    expect(own.stderr).toContain(
       `note: --local keeps one account per folder, as the state: this folder has none yet, so it starts a new one in ${path.join('.voxform', 'local.json')}; the project's is in ${path.join('..', '.voxform', 'local.json')}, used when voxform runs from ...\n`,
     );
-    // Said once: the folder has its own account now.
-    const again = await runCliInProcess(['plan', '--local', '-f', '..'], { cwd: path.join(dir, 'tests') });
-    expect(again.stderr).not.toContain('note: --local');
   });
 
-  it('says nothing outside a git work tree, where no folder is known to be the project', async () => {
+  it("outside a git work tree, says so when the manifests' folder holds the account, and nothing otherwise", async () => {
     const dir = await tempDir({ 'voxform.yaml': STAGED_MANIFEST });
     await mkdir(path.join(dir, 'tests'));
     expect((await runCliInProcess(['plan', '--local'], { cwd: dir })).code).toBe(0);
     const below = await runCliInProcess(['plan', '--local', '-f', '..'], { cwd: path.join(dir, 'tests') });
     expect(below.code, below.stderr).toBe(0);
-    expect(below.stderr).not.toContain('note: --local');
+    expect(below.stderr).toContain(
+      `note: --local keeps one account per folder, as the state: this folder has none yet, so it starts a new one in ${path.join('.voxform', 'local.json')}; the manifests' folder .. holds another, ${path.join('..', '.voxform', 'local.json')}, used when voxform runs from ...\n`,
+    );
+
+    const elsewhere = await tempDir({ 'voxform.yaml': STAGED_MANIFEST });
+    await mkdir(path.join(elsewhere, 'tests'));
+    const unrelated = await runCliInProcess(['plan', '--local', '-f', '..'], { cwd: path.join(elsewhere, 'tests') });
+    expect(unrelated.code, unrelated.stderr).toBe(0);
+    expect(unrelated.stderr).not.toContain('note: --local');
   });
 });

@@ -133,7 +133,7 @@ describe('classifyDrift', () => {
     const fields = [field('config.prompt', 'v1', 'v2'), field('name', 'A', 'B')];
     expect(classes([change('agent.a', 'agent', fields)], rotated)).toEqual([['agent.a', 'unlabelled', false, ['config.prompt:unlabelled', 'name:unlabelled']]]);
     const report = classifyDrift({ plan: plan([change('agent.a', 'agent', fields)]), workspace: rotated, salt: SALT, workspaceKey: 'default@local' });
-    expect(report.summary).toEqual({ checked: 1, outside: 0, pending: 0, both: 0, unlabelled: 1, environment: 0 });
+    expect(report.summary).toEqual({ checked: 1, outside: 0, pending: 0, both: 0, unlabelled: 1, environment: 0, unrecorded: 0 });
     // Recorded under the key in use, or by a version that did not name the key: labelled as before.
     if (agent) agent.fingerprintKeyId = fingerprintKeyId(SALT);
     expect(classes([change('agent.a', 'agent', fields)], rotated)).toEqual([['agent.a', 'pending', false, ['config.prompt:pending', 'name:pending']]]);
@@ -160,6 +160,6 @@ describe('classifyDrift', () => {
       salt: SALT,
       workspaceKey: 'default@local',
     });
-    expect(report.summary).toEqual({ checked: 3, outside: 1, pending: 1, both: 0, unlabelled: 0, environment: 0 });
+    expect(report.summary).toEqual({ checked: 3, outside: 1, pending: 1, both: 0, unlabelled: 0, environment: 0, unrecorded: 0 });
   });
 });

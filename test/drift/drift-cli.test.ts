@@ -31,7 +31,7 @@ type Json = Record<string, unknown>;
 interface DriftJson {
   format_version: string;
   drift: boolean;
-  summary: { checked: number; outside: number; pending: number; both: number; unlabelled: number };
+  summary: { checked: number; outside: number; pending: number; both: number; unlabelled: number; unrecorded: number };
   resources: Array<{ address: string; class: string; healable: boolean; healed?: boolean; fields: Array<{ path: string; class: string; live: unknown; manifests: unknown }> }>;
 }
 
@@ -114,7 +114,7 @@ describe('voxform drift', () => {
     expect(text).toContain('Drift: 1 resource differs: 1 changed outside voxform, 0 in git not applied yet, 0 both (7 resources checked).');
 
     const document = await driftJson(p);
-    expect(document.summary).toEqual({ checked: 7, outside: 1, pending: 0, both: 0, unlabelled: 0, environment: 0 });
+    expect(document.summary).toEqual({ checked: 7, outside: 1, pending: 0, both: 0, unlabelled: 0, environment: 0, unrecorded: 0 });
     expect(document.resources.map((r) => [r.address, r.class, r.healable, r.fields.map((f) => [f.path, f.class])])).toEqual([
       ['agent.front-desk', 'outside', true, [['config.prompt', 'outside']]],
     ]);
@@ -181,7 +181,7 @@ describe('voxform drift', () => {
       config.first_message = 'Ahoy!';
     });
     const mixed = await driftJson(p);
-    expect(mixed.summary).toEqual({ checked: 7, outside: 0, pending: 0, both: 1, unlabelled: 0, environment: 0 });
+    expect(mixed.summary).toEqual({ checked: 7, outside: 0, pending: 0, both: 1, unlabelled: 0, environment: 0, unrecorded: 0 });
     expect(mixed.resources.map((r) => [r.address, r.class, r.healable, r.fields.map((f) => [f.path, f.class])])).toEqual([
       [
         'agent.front-desk',
@@ -269,7 +269,7 @@ describe('voxform drift', () => {
     expect(text).toContain('! agent.front-desk (-OKdqbqetEcM4ak369ym) changed outside voxform  --heal puts it back');
     expect(text).toContain('Gone from the service: agent.booking. voxform applied it there, and the service no longer has it; it cannot create agents, so `--heal` cannot put it back');
     const document = await driftJson(p);
-    expect(document.summary).toEqual({ checked: 7, outside: 2, pending: 0, both: 0, unlabelled: 0, environment: 0 });
+    expect(document.summary).toEqual({ checked: 7, outside: 2, pending: 0, both: 0, unlabelled: 0, environment: 0, unrecorded: 0 });
     expect(document.resources.map((r) => [r.address, r.class, r.healable, r.fields.map((f) => f.path)])).toContainEqual(['agent.booking', 'outside', false, []]);
     const markdown = expectCode(await p.cliInProcess(['drift', '--format', 'markdown']), 2).stdout;
     expect(markdown).toContain('| `agent.booking` | changed outside voxform (gone from the service) |  | — |');
@@ -419,7 +419,8 @@ describe('voxform drift', () => {
     expect(lines).toHaveLength(1);
     const document = JSON.parse(lines[0] ?? '') as DriftJson;
     validateDrift(document);
-    expect(document.summary.pending).toBe(7);
+    // Nothing applied: no apply is recorded in this state, so no difference is called not applied yet.
+    expect([document.summary.pending, document.summary.unrecorded]).toEqual([0, 7]);
   }, 90_000);
 
   it('--watch: Ctrl-C while a check waits for the service says at once that it stops, cuts the check short, exit 130', async () => {

@@ -17,7 +17,7 @@ function goneFile(): DriftedResource {
 }
 
 function report(): DriftReport {
-  return { checkedAt: '2026-03-01T00:00:00.000Z', workspace: 'default@local', environment: undefined, baseUrl: 'http://127.0.0.1:4010', files: ['voxform.yaml'], resources: [goneFile()], summary: { checked: 7, outside: 1, pending: 0, both: 0, unlabelled: 0, environment: 0 } };
+  return { checkedAt: '2026-03-01T00:00:00.000Z', workspace: 'default@local', environment: undefined, baseUrl: 'http://127.0.0.1:4010', files: ['voxform.yaml'], resources: [goneFile()], summary: { checked: 7, outside: 1, pending: 0, both: 0, unlabelled: 0, environment: 0, unrecorded: 0 } };
 }
 
 describe('drift shows both sides of a field unset on the service', () => {

@@ -16,7 +16,7 @@ function drifted(index: number, kind: DriftClass): DriftedResource {
 
 function driftOf(count: number, kind: DriftClass): DriftReport {
   const resources = Array.from({ length: count }, (_, i) => drifted(i, kind));
-  const summary = { checked: count, outside: 0, pending: 0, both: 0, unlabelled: kind === 'unlabelled' ? count : 0, environment: kind === 'environment' ? count : 0 };
+  const summary = { checked: count, outside: 0, pending: 0, both: 0, unlabelled: kind === 'unlabelled' ? count : 0, environment: kind === 'environment' ? count : 0, unrecorded: 0 };
   return { checkedAt: '2026-03-01T00:00:00.000Z', workspace: 'production@local', environment: 'production', baseUrl: 'http://127.0.0.1:4010', files: ['voxform.yaml'], resources, summary };
 }
 

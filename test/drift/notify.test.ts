@@ -53,6 +53,27 @@ describe('notificationBody', () => {
     expect(JSON.stringify(body)).not.toContain('live');
   });
 
+  it('a Slack message of a state with no apply of the workspace counts and labels its differences so, and says why after the counts', () => {
+    const classified = classifyDrift({ plan: planOf([secretChange('config.prompt', 'live', 'manifest text', false)]), workspace: emptyWorkspace(), salt: 's', workspaceKey: 'default@local', noApplyRecorded: true });
+    const body = JSON.parse(notificationBody({ ...classified, noApplyRecorded: { state: '.voxform/state.json' } }, 'slack', (t) => t)) as {
+      text: string;
+      blocks: Array<{ text?: { text: string }; elements?: Array<{ text: string }> }>;
+    };
+    expect(body.text).toBe('voxform drift on default@local: 0 changed outside voxform, 0 in git not applied yet, 0 both, 1 with no apply recorded in this state (1 resource checked).');
+    expect(body.blocks[1]?.elements?.[0]?.text).toMatch(/^No apply of workspace default@local is recorded in this state \(\.voxform\/state\.json\), so where a difference came from is not known/);
+    expect(body.blocks[2]?.text?.text).toBe('*agent.a*: differs, no apply recorded in this state.\nconfig.prompt (differs, no apply recorded in this state)');
+    expect(JSON.stringify(body)).not.toContain('in git, not applied yet');
+  });
+
+  it('a Slack message of a state that lost the workspace gives its warning after the counts, in the no-apply note\'s stead', () => {
+    const classified = classifyDrift({ plan: planOf([secretChange('config.prompt', 'live', 'manifest text', false)]), workspace: emptyWorkspace(), salt: 's', workspaceKey: 'default@local', noApplyRecorded: true });
+    const missingState = { state: '.voxform/state.json', lastApply: { id: 'rec_1', at: '2026-11-27T10:00:00.000Z' } };
+    const body = JSON.parse(notificationBody({ ...classified, noApplyRecorded: { state: '.voxform/state.json' }, missingState }, 'slack', (t) => t)) as { blocks: Array<{ elements?: Array<{ text: string }> }> };
+    const notes = body.blocks.flatMap((block) => block.elements ?? []).map((element) => element.text);
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(/^Warning: .*rec_1.* Without it voxform cannot tell what it applied/);
+  });
+
   it('a Slack message says a secret changed outside voxform without its variable is not shown, and what compares it', () => {
     const header = 'config.session_data_webhook.headers.x-hook-token';
     const workspace = emptyWorkspace();

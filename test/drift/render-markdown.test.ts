@@ -15,7 +15,7 @@ function drifted(index: number, lines: number, words: (n: number) => string = ()
 }
 
 function driftOf(resources: DriftedResource[]): DriftReport {
-  const summary = { checked: resources.length + 50, outside: resources.length, pending: 0, both: 0, unlabelled: 0, environment: 0 };
+  const summary = { checked: resources.length + 50, outside: resources.length, pending: 0, both: 0, unlabelled: 0, environment: 0, unrecorded: 0 };
   return { checkedAt: '2026-03-01T00:00:00.000Z', workspace: 'default@local', environment: undefined, baseUrl: 'http://127.0.0.1:4010', files: ['voxform.yaml'], resources, summary };
 }
 

@@ -123,7 +123,12 @@ async function heal(run: DriftRun, project: ConnectedProject, report: DriftRepor
   const { ctx, options } = run;
   if (!healing) {
     // Unlabelled agents (last applied under another API key) may have been changed outside voxform: which side moved is not known.
-    const why = report.summary.unlabelled > 0 ? 'no agent is known to be changed outside voxform (the unlabelled ones were last applied under another API key: apply once to label them)' : 'no agent was changed outside voxform';
+    const why =
+      report.summary.unrecorded > 0
+        ? 'no agent is known to be changed outside voxform (this state records no apply of the workspace: name the one the project was applied with, --state)'
+        : report.summary.unlabelled > 0
+          ? 'no agent is known to be changed outside voxform (the unlabelled ones were last applied under another API key: apply once to label them)'
+          : 'no agent was changed outside voxform';
     out.stdout.write(`Nothing to heal: ${why}.\n`);
     return { code: hasDrift(report) ? EXIT_DRIFT : EXIT_NO_DRIFT };
   }
