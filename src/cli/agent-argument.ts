@@ -7,7 +7,7 @@ import type { ApiClient } from '../api/index.js';
 import { agentIfExists } from '../api/agent-if-exists.js';
 import { VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
-import { printable } from '../util/printable.js';
+import { controlsAsQuestionMarks, printable } from '../util/printable.js';
 import { wordList } from '../util/plural.js';
 import { shellWord } from '../util/shell-word.js';
 import { idOnlyInEnvironments } from '../manifest/environments.js';
@@ -63,13 +63,13 @@ export async function resolveAgentArgument(agent: string, known: KnownAgentNames
   const named = [...displayNames].filter(([, name]) => name === agent).map(([id]) => id);
   if (named.length === 1) return named[0] as string;
   if (named.length > 1) {
-    throw new VoxformError('invalid_argument', `${label} "${agent}" is the name of ${named.length} agents on the service (${named.join(', ')}).`, {
+    throw new VoxformError('invalid_argument', `${label} "${controlsAsQuestionMarks(agent)}" is the name of ${named.length} agents on the service (${named.join(', ')}).`, {
       hint: 'Give the local name from the manifests, or the agent id.',
     });
   }
   if (await hasCalls(agent, client)) return agent;
   const whose = `an agent of the manifests${known.history ? ' or the apply history' : ''}`;
-  throw unknownAgent(agent, [...local.keys(), ...displayNames.values()], `${label} "${agent}" is neither the local name, id or name on the service of ${whose}, nor an agent id on the service.`, {
+  throw unknownAgent(agent, [...local.keys(), ...displayNames.values()], `${label} "${controlsAsQuestionMarks(agent)}" is neither the local name, id or name on the service of ${whose}, nor an agent id on the service.`, {
     // Names on the service are looked up for the manifests' agents only: the service has no list of agents to search.
     known: known.manifests.size > 0 ? `Agents of the manifests: ${[...known.manifests.keys()].join(', ')}. Give any other agent by its id.` : undefined,
     // No names known: there may be no manifest, or manifests that did not load (said in a warning above).
@@ -121,7 +121,7 @@ function refuseNameOfEnvironments(agent: string, known: KnownAgentNames): void {
  */
 function refuseUnreadName(agent: string, known: KnownAgentNames, label: string): void {
   if (!known.unread?.has(agent)) return;
-  throw new VoxformError('manifest_invalid', `${label} "${agent}" is an agent of the manifests, which have errors: its id is not known.`, {
+  throw new VoxformError('manifest_invalid', `${label} "${controlsAsQuestionMarks(agent)}" is an agent of the manifests, which have errors: its id is not known.`, {
     hint: 'Fix the errors `voxform validate` lists (with the same -f and --env), or give the agent\'s id.',
   });
 }
@@ -135,7 +135,7 @@ export function checkLocalAgentName(agent: string, known: KnownAgentNames & Requ
   if (known.manifests.has(agent) || known.history.has(agent)) return;
   refuseNameWithoutId(agent, known, '--agent');
   const names = [...new Set([...known.history.keys(), ...known.manifests.keys()])];
-  throw unknownAgent(agent, names, `--agent "${agent}" is neither an agent of the manifests nor one of the apply history.`, {
+  throw unknownAgent(agent, names, `--agent "${controlsAsQuestionMarks(agent)}" is neither an agent of the manifests nor one of the apply history.`, {
     known: `Agents of the manifests and the history: ${names.map(printable).join(', ')}.`,
     none: `Give an agent name from the apply history, or ${agentNamesFrom(known.files, { maybeUnread: true })}.`,
   });

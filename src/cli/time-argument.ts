@@ -1,5 +1,6 @@
 /** A point in time on the command line, read strictly: a date that does not exist (February 30th) is refused. */
 import { VoxformError } from '../errors.js';
+import { controlsAsQuestionMarks } from '../util/printable.js';
 import { durationSeconds } from '../util/duration.js';
 import { LATEST_UNIX_SECONDS } from '../util/unix-time.js';
 
@@ -31,7 +32,7 @@ export function parseTimeArgument(flag: string, raw: string, now: number): numbe
     if (seconds >= 0 && seconds <= LATEST_UNIX_SECONDS) return seconds;
     reason = outOfRange(raw.trim(), seconds);
   }
-  throw new VoxformError('invalid_argument', `${flag} "${raw}" is not a time: ${reason}.`, { hint: FORMS });
+  throw new VoxformError('invalid_argument', `${flag} "${controlsAsQuestionMarks(raw)}" is not a time: ${reason}.`, { hint: FORMS });
 }
 
 /** Why a value of a form voxform reads is no time it takes: before Unix time 0, or past the year 9999. */
@@ -51,8 +52,8 @@ export function parseTimeWindow(flags: { since?: string | undefined; until?: str
   const since = flags.since === undefined ? undefined : parseTimeArgument('--since', flags.since, now);
   const until = flags.until === undefined ? undefined : parseTimeArgument('--until', flags.until, now);
   if (since !== undefined && since > (until ?? now / 1000)) {
-    const end = until === undefined ? 'now' : `--until (${flags.until})`;
-    throw new VoxformError('invalid_argument', `--since (${flags.since}) is later than ${end}.`, {
+    const end = until === undefined ? 'now' : `--until (${controlsAsQuestionMarks(flags.until ?? '')})`;
+    throw new VoxformError('invalid_argument', `--since (${controlsAsQuestionMarks(flags.since ?? '')}) is later than ${end}.`, {
       hint: until === undefined ? 'Give a time in the past: --since is the start of the window, which ends now unless --until says otherwise.' : 'Swap them: --since is the start of the window, --until its end.',
     });
   }

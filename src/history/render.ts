@@ -31,6 +31,8 @@ export function agentsChanged(record: LedgerRecord, older: readonly LedgerRecord
 export interface HistoryEntry<R extends LedgerRecord = HistoryRecord> {
   record: R;
   agentsChanged: string[];
+  /** The keys the record holds an agent under that the record before held it under another: `agent.front-desk → agent.reception`. */
+  keysMoved: string[];
   /** The workspace's oldest record, which wrote something: every agent it holds counts as changed, there being nothing to compare with. */
   first?: boolean | undefined;
 }
@@ -44,6 +46,22 @@ export interface HistoryEntry<R extends LedgerRecord = HistoryRecord> {
 function wroteNothing(record: LedgerRecord): boolean {
   const { applied, partlyApplied, failed } = record.summary;
   return applied === 0 && !partlyApplied && failed === 0;
+}
+
+/**
+ * The keys `record` holds an agent under (by its id) that `before`, the workspace's record before it,
+ * held that agent under another key: a renamed key, or two swapped keys. An apply that only moved
+ * keys changed no agent, and this is what it did.
+ */
+function keysMoved(record: LedgerRecord, before: LedgerRecord): string[] {
+  const moves: string[] = [];
+  for (const key of Object.keys(record.agents).sort()) {
+    const id = record.agents[key]?.id;
+    if (id === undefined || (Object.hasOwn(before.agents, key) && before.agents[key]?.id === id)) continue;
+    const earlier = Object.keys(before.agents).filter((name) => before.agents[name]?.id === id);
+    if (earlier.length === 1) moves.push(`agent.${earlier[0]} → agent.${key}`);
+  }
+  return moves;
 }
 
 /** Which records `voxform history` shows: those holding `agent` when given (`names` follows renamed keys), at most `limit`. */
@@ -61,7 +79,7 @@ export interface EntryFilter {
  * as many as asked for, and every shown agent's older version found, so no older record is read.
  */
 export class HistoryEntryCollector<R extends LedgerRecord> {
-  private readonly shown: Array<{ record: R; changed: string[]; open: Map<string, AgentVersion | AgentSummary>; older: boolean }> = [];
+  private readonly shown: Array<{ record: R; changed: string[]; open: Map<string, AgentVersion | AgentSummary>; older: boolean; moved: string[] }> = [];
   private readonly limit: number;
 
   constructor(private readonly filter: EntryFilter = {}) {
@@ -71,6 +89,7 @@ export class HistoryEntryCollector<R extends LedgerRecord> {
   /** Takes the next older record; true once no older record can add an entry or change one. */
   add(record: R): boolean {
     for (const entry of this.shown) {
+      if (!entry.older) entry.moved = keysMoved(entry.record, record);
       entry.older = true;
       for (const [name, now] of entry.open) {
         const before = versionOfAgent(record, name, now.id);
@@ -82,11 +101,12 @@ export class HistoryEntryCollector<R extends LedgerRecord> {
     const { agent, names = new AgentNames([]) } = this.filter;
     if (this.shown.length < this.limit && (agent === undefined || names.versionIn(record, agent))) {
       const agents = Object.entries(record.agents);
-      if (wroteNothing(record)) this.shown.push({ record, changed: [], open: new Map(), older: false });
-      else if (record.source.healOf !== undefined) this.shown.push({ record, changed: agents.map(([name]) => name), open: new Map(), older: false });
-      else this.shown.push({ record, changed: [], open: new Map(agents), older: false });
+      if (wroteNothing(record)) this.shown.push({ record, changed: [], open: new Map(), older: false, moved: [] });
+      else if (record.source.healOf !== undefined) this.shown.push({ record, changed: agents.map(([name]) => name), open: new Map(), older: false, moved: [] });
+      else this.shown.push({ record, changed: [], open: new Map(agents), older: false, moved: [] });
     }
-    return this.shown.length >= this.limit && this.shown.every((entry) => entry.open.size === 0);
+    // An entry waits for the record before it too: its keys moved are found against that record.
+    return this.shown.length >= this.limit && this.shown.every((entry) => entry.open.size === 0 && entry.older);
   }
 
   /**
@@ -97,6 +117,7 @@ export class HistoryEntryCollector<R extends LedgerRecord> {
     return this.shown.map((entry) => ({
       record: entry.record,
       agentsChanged: [...entry.changed, ...entry.open.keys()].sort(),
+      keysMoved: entry.moved,
       ...(entry.open.size > 0 && !entry.older ? { first: true } : {}),
     }));
   }
@@ -179,13 +200,14 @@ export function renderHistoryText(entries: ReadonlyArray<HistoryEntry<LedgerReco
   if (entries.length === 0 && agent !== undefined) return `No record of ${workspace} holds agent "${controlsAsQuestionMarks(agent)}".\n${runs}`;
   if (entries.length === 0) return `No history for ${workspace} yet: every \`voxform apply\` adds a record.\n${runs}`;
   const lines = [`History of ${workspace}, newest first:`, ''];
-  for (const { record, agentsChanged: changed, first } of entries) {
+  for (const { record, agentsChanged: changed, keysMoved: moved, first } of entries) {
     lines.push(controlsAsQuestionMarks(`${record.id}  ${record.at}  ${record.outcome}`));
     lines.push(`  by ${controlsAsQuestionMarks(record.by)}, ${sourceLine(record)}`);
     if (record.source.ciJobUrl) lines.push(`  job ${controlsAsQuestionMarks(record.source.ciJobUrl)}`);
     lines.push(`  ${controlsAsQuestionMarks(summaryLine(record))}`);
     const note = first ? ' (first record: every agent)' : '';
     lines.push(`  agents changed: ${changed.length > 0 ? `${controlsAsQuestionMarks(changed.join(', '))}${note}` : 'none'}`);
+    if (moved.length > 0) lines.push(`  keys moved: ${controlsAsQuestionMarks(moved.join(', '))}`);
     lines.push('');
   }
   return `${lines.join('\n')}${runs === '' ? '' : `\n${runs}`}`;

@@ -74,10 +74,26 @@ describe('two swapped agent keys', () => {
     expect(planned).not.toContain('Renamed');
     expect(planned).not.toContain('drift');
     await vx(0, 'apply', '--auto-approve');
-    expect((await vx(0, 'history', '--limit', '1')).stdout).toContain('agents changed: none');
+    const swapped = (await vx(0, 'history', '--limit', '1')).stdout;
+    expect(swapped).toContain('  agents changed: none\n  keys moved: agent.front-desk → agent.booking, agent.booking → agent.front-desk\n');
 
     const back = (await vx(0, 'rollback', 'previous', '--agent', 'booking', '--auto-approve')).stdout;
     expect(back).toContain(`~ agent.booking (${FRONT_DESK_ID}) will be updated in place\n      ~ config.llm.temperature: 0.3 → 0.4`);
     expect((await vx(1, 'rollback', 'previous', '--agent', 'front-desk')).stderr).toContain('error[history_ref_unknown]: The history holds no earlier configuration of front-desk');
+  }, 120_000);
+});
+
+describe('a renamed agent key', () => {
+  it('is shown in the history as the key it moved, though the apply changed no agent', async () => {
+    const { vx, edit } = await exampleProject();
+    await vx(0, 'apply', '--auto-approve');
+    await edit((text) => text.replace(/^ {2}front-desk:/m, '  reception:').replace('      front-desk: {', '      reception: {').replace(/agent: front-desk$/gm, 'agent: reception'));
+    await vx(0, 'apply', '--auto-approve');
+
+    const history = (await vx(0, 'history')).stdout;
+    const [renamed, first] = history.split('\n\n').slice(1);
+    expect(renamed).toContain('  agents changed: none\n  keys moved: agent.front-desk → agent.reception');
+    expect(first).not.toContain('keys moved');
+    expect((await vx(0, 'history', '--limit', '1')).stdout).toContain('  keys moved: agent.front-desk → agent.reception\n');
   }, 120_000);
 });

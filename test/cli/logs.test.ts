@@ -509,6 +509,22 @@ describe('voxform logs (the built CLI against the emulator)', () => {
     }
   });
 
+  it("an option's value quoted in its error shows each control character as ?, so the error stays one line of plain text", async () => {
+    const value = 'er\u001b[31mror\nx';
+    const shown = 'er?[31mror?x';
+    for (const [flag, message] of [
+      ['--status', `--status "${shown}" is not a call status.`],
+      ['--since', `--since "${shown}" is not a time: it is none of the forms voxform reads.`],
+      ['--until', `--until "${shown}" is not a time: it is none of the forms voxform reads.`],
+      ['--phone', `--phone "${shown}" is not a phone number.`],
+      ['--agent', `--agent "${shown}" is neither the local name, id or name on the service of an agent of the manifests, nor an agent id on the service.`],
+    ] as const) {
+      const result = await runCliInProcess(['logs', flag, value], { env });
+      expect(result.code, flag).toBe(1);
+      expect(result.stderr.split('\n')[0], flag).toBe(`error[${flag === '--agent' ? 'agent_unknown' : 'invalid_argument'}]: ${message}`);
+    }
+  });
+
   it('--agent takes a manifest name; a name that is neither a manifest agent nor an id is an error with a suggestion', async () => {
     const tree = await makeTree({ 'voxform.yaml': `agents:\n  sales-line:\n    id: "${OTHER}"\n    config:\n      prompt: hi\n` });
     try {

@@ -4,7 +4,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -145,6 +145,38 @@ describe('the receiver of voxform webhook serve, in process', () => {
     // A body that arrives in time is read as before.
     expect((await fetch(`${url}/e`, { method: 'POST', body: 'not json' })).status).toBe(400);
     expect(lines).toHaveLength(2);
+  });
+});
+
+/** What the receiver answers a client that sends `head` (not ended by a blank line) and waits: the socket is kept open until the receiver closes it. */
+function unfinishedHeaders(base: string, head: string): Promise<string> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve) => {
+    let answer = '';
+    const socket = connect(Number(port), hostname, () => socket.write(head));
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => (answer += chunk));
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve(answer));
+  });
+}
+
+describe('the receiver of voxform webhook serve, with a client slow to send its headers', () => {
+  it('refuses headers that do not all arrive within the budget (set low here), with 408 and a printed line, and closes the connection', async () => {
+    const { url, lines } = await listeningReceiver({ bodyTimeoutMs: 20, now: () => new Date('2026-12-01T01:44:00Z') });
+    const answer = await unfinishedHeaders(url, 'POST /e HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: appl');
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(answer).toContain('\r\n\r\n{"detail":"the headers did not arrive within 20 ms"}');
+    expect(lines).toEqual(['01:44:00Z  ? ?  request  REFUSED: the headers did not arrive within 20 ms -> 408']);
+    // A request whose headers arrive in time is answered as before.
+    expect((await fetch(`${url}/e`, { method: 'POST', body: 'not json' })).status).toBe(400);
+    expect(lines).toHaveLength(2);
+  });
+
+  it('answers a request Node cannot parse with a 400, as before, and prints nothing for it', async () => {
+    const { url, lines } = await listeningReceiver({ bodyTimeoutMs: 20 });
+    expect(await unfinishedHeaders(url, 'NOT HTTP AT ALL\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(lines).toEqual([]);
   });
 });
 

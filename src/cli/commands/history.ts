@@ -63,7 +63,7 @@ export async function run(options: HistoryOptions, ctx: CommandContext): Promise
   }
   // The JSON holds each shown record's configurations: those records alone are read whole.
   const whole: Array<HistoryEntry<HistoryRecord>> = [];
-  for (const entry of entries) whole.push({ record: await wholeRecord(store, entry.record, ctx), agentsChanged: entry.agentsChanged });
+  for (const entry of entries) whole.push({ record: await wholeRecord(store, entry.record, ctx), agentsChanged: entry.agentsChanged, keysMoved: entry.keysMoved });
   ctx.stdout.write(renderHistoryJson(whole, workspace, testRuns));
   return 0;
 }

@@ -187,7 +187,7 @@ export function buildFilters(options: LogsOptions, now: number): CallLogFilters 
 export function checkStatus(status: string): string {
   if (CALL_STATUSES.some((known) => known.toLowerCase() === status.toLowerCase())) return status;
   const suggestion = didYouMean(status, CALL_STATUSES);
-  throw new VoxformError('invalid_argument', `--status "${status}" is not a call status.`, {
+  throw new VoxformError('invalid_argument', `--status "${controlsAsQuestionMarks(status)}" is not a call status.`, {
     hint: `${suggestion ? `Did you mean ${suggestion}? ` : ''}Known statuses: ${CALL_STATUSES.join(', ')}.`,
   });
 }

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
 import { VoxformError } from '../../errors.js';
 import { documentSyntaxError, readOperatorDocument } from '../../project-files/operator-document.js';
@@ -36,8 +36,9 @@ export interface ReceiverSettings {
   /** Where the one line per request goes. */
   log(line: string): void;
   /**
-   * How long a POST's body may take to arrive (default WEBHOOK_BUDGET_MS): the service sends its
-   * body at once and gives up on the answer after its budget, so a slower client is not the service.
+   * How long a request's headers, then a POST's body, may each take to arrive (default
+   * WEBHOOK_BUDGET_MS): the service sends its request at once and gives up on the answer after its
+   * budget, so a slower client is not the service.
    */
   bodyTimeoutMs?: number;
   /** The time each line is stamped with (default: now). */
@@ -101,9 +102,46 @@ function handleRequest(req: http.IncomingMessage, res: http.ServerResponse, sett
   );
 }
 
+/** The status lines Node answers a client error with, when not 400 (node:_http_server). */
+const NODE_CLIENT_ERROR_STATUS: Readonly<Record<string, string>> = {
+  HPE_HEADER_OVERFLOW: '431 Request Header Fields Too Large',
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: '413 Payload Too Large',
+  ERR_HTTP_REQUEST_TIMEOUT: '408 Request Timeout',
+};
+
 /** The receiver's server, not yet listening: one line per request to `settings.log`. */
 export function createReceiver(settings: ReceiverSettings): http.Server {
-  return http.createServer((req, res) => handleRequest(req, res, settings));
+  const timeoutMs = settings.bodyTimeoutMs ?? WEBHOOK_BUDGET_MS;
+  // Sockets whose request's headers arrived and whose body is still being read.
+  const reading = new WeakSet<Socket>();
+  const server = http.createServer(
+    {
+      headersTimeout: timeoutMs,
+      // Only a backstop: a POST's body has its own deadline (handleRequest), which comes first.
+      requestTimeout: 2 * timeoutMs,
+      // Node checks these timeouts only this often (30 s by default), so a slow client is refused close to the budget.
+      connectionsCheckingInterval: Math.max(1, Math.ceil(timeoutMs / 10)),
+    },
+    (req, res) => {
+      reading.add(req.socket);
+      req.once('end', () => reading.delete(req.socket)).once('close', () => reading.delete(req.socket));
+      handleRequest(req, res, settings);
+    },
+  );
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && !reading.has(socket) && socket.writable && socket.bytesWritten === 0) {
+      // Headers still incomplete after the budget: refused (and printed) then, as a slow body is.
+      const message = `the headers did not arrive within ${formatCount(timeoutMs)} ms`;
+      const body = JSON.stringify({ detail: message });
+      socket.end(`HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`, () => socket.destroy());
+      settings.log(`${clock(settings.now?.() ?? new Date())}  ? ?  request  REFUSED: ${message} -> 408`);
+      return;
+    }
+    // Anything else as Node answers it without this listener: 431 for headers too large, 408 for a request past its time, 400 for one it cannot parse.
+    if (socket.writable && socket.bytesWritten === 0) socket.write(`HTTP/1.1 ${NODE_CLIENT_ERROR_STATUS[error.code ?? ''] ?? '400 Bad Request'}\r\nConnection: close\r\n\r\n`);
+    socket.destroy();
+  });
+  return server;
 }
 
 /** What a `--prefetch-response` file may hold: an answer is a few fields. */
