@@ -70,12 +70,13 @@ function notDone(options: DriftCommandOptions): string {
 const EXIT_NO_DRIFT = 0;
 const EXIT_DRIFT = 2;
 
-/** `options`: the run's, so a note on another environment's apply names the plan and apply that settle it. */
+/** `options`: the run's, so a note on another environment's apply or on an agent the service lost names the commands that settle it. */
 function renderDrift(report: DriftReport, format: DriftFormat, ctx: CommandContext, options: DriftCommandOptions, warnings?: readonly Diagnostic[]): string {
   if (format === 'json') return renderDriftJson(report, warnings);
   const takeOver = takeOverCommands(options);
-  if (format === 'markdown') return renderDriftMarkdown(report, { takeOver, redact: (text) => ctx.secrets.redact(text) });
-  return renderDriftText(report, { color: ctx.color, takeOver });
+  const applyCommand = nextCommand('apply', options);
+  if (format === 'markdown') return renderDriftMarkdown(report, { takeOver, applyCommand, redact: (text) => ctx.secrets.redact(text) });
+  return renderDriftText(report, { color: ctx.color, takeOver, applyCommand });
 }
 
 /** What stays different after a heal: anything but a field changed outside voxform of an agent it puts back. */
@@ -93,7 +94,7 @@ interface DriftRun {
 
 async function notify(run: DriftRun, report: DriftReport): Promise<void> {
   if (!run.notifyUrl) return;
-  const body = notificationBody(report, run.options.notifyFormat ?? 'json', (text) => run.ctx.secrets.redact(text));
+  const body = notificationBody(report, run.options.notifyFormat ?? 'json', (text) => run.ctx.secrets.redact(text), nextCommand('apply', run.options));
   await sendNotification(run.notifyUrl, body, { timeoutMs: run.timeoutMs });
 }
 
