@@ -511,6 +511,36 @@ describe('voxform drift', () => {
     expect(captured.stdout).toBe('');
   }, 60_000);
 
+  it('--watch --heal posts once, after the heal, with what it put back (as a single --heal --notify does)', async () => {
+    const p = await startProject();
+    expectCode(await p.cliInProcess(['apply', '--auto-approve']), 0);
+    const appliedPrompt = (await getAgent(p)).config.prompt;
+    await editLive(p, (config) => {
+      config.prompt = 'You are a pirate.';
+    });
+    const { url, bodies } = await startReceiver();
+    let stopped = () => undefined as void;
+    const { ctx, captured, close } = makeContext({ cwd: p.dir, env: p.env });
+    // One stop for all who wait on it: the heal's apply listens for it too.
+    const stop = new Promise<void>((resolve) => (stopped = resolve));
+    ctx.interrupted = () => stop;
+    // The watch ends as every interrupted run does: with its `interrupted` error (exit 130).
+    const stoppedRun = runDrift({ watch: '10s', heal: true, autoApprove: true, notify: url, notifyFormat: 'slack', lockTimeout: 0 }, ctx, {
+      random: () => 0.5,
+      sleep: async (_ms, signal) => {
+        stopped();
+        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      },
+    }).finally(close);
+    await expect(stoppedRun).rejects.toMatchObject({ code: 'interrupted' });
+    expect((await getAgent(p)).config.prompt).toBe(appliedPrompt);
+    expect(captured.stdout.trim().split('\n')).toHaveLength(1);
+    expect(bodies).toHaveLength(1);
+    const posted = JSON.parse(bodies[0]?.body ?? '') as { text: string; blocks: Array<{ text?: { text: string } }> };
+    expect(posted.text).toMatch(/ Heal complete: 1 healed, 0 failed\.$/);
+    expect(posted.blocks[1]?.text?.text).toBe('*agent.front-desk*: changed outside voxform. `--heal` put it back.\nconfig.prompt (changed outside voxform)');
+  }, 90_000);
+
   it('refuses --notify-format without --notify, before reading anything', async () => {
     const p = await startProject();
     const before = p.requests.length;
