@@ -115,15 +115,16 @@ export type TakeOverCommands = (addresses: readonly string[]) => { plan: string;
 
 /**
  * The agents the service lost since voxform applied them, and why `--heal` cannot put them back (the
- * service cannot create agents); undefined when there is none. `name`: how an address is written.
+ * service cannot create agents); undefined when there is none. `name`: how an address is written;
+ * `applyCommand`: the `voxform apply` line with this run's options, as written where the note goes.
  */
-export function goneAgentsNote(report: DriftReport, name: (address: string) => string = (address) => address): string | undefined {
+export function goneAgentsNote(report: DriftReport, name: (address: string) => string = (address) => address, applyCommand = 'voxform apply'): string | undefined {
   const gone = report.resources.filter((r) => r.kind === 'agent' && r.gone);
   if (gone.length === 0) return undefined;
   const one = gone.length === 1;
   return (
     `Gone from the service: ${someOf(gone.map((r) => name(r.address)), ADDRESSES_SHOWN)}. voxform applied ${one ? 'it' : 'them'} there, and the service no longer has ${one ? 'it' : 'them'}; ` +
-    `it cannot create agents, so \`--heal\` cannot put ${one ? 'it' : 'them'} back: create ${one ? 'it' : 'them'} again in the dashboard, put ${one ? 'its new id' : 'their new ids'} in the manifests, then run \`voxform apply\`.`
+    `it cannot create agents, so \`--heal\` cannot put ${one ? 'it' : 'them'} back: create ${one ? 'it' : 'them'} again in the dashboard, put ${one ? 'its new id' : 'their new ids'} in the manifests, then run \`${applyCommand}\`.`
   );
 }
 

@@ -21,9 +21,9 @@ function slackText(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-function slackMessage(report: DriftReport): Record<string, unknown> {
+function slackMessage(report: DriftReport, applyCommand: string | undefined): Record<string, unknown> {
   const where = slackText(`${report.workspace}`);
-  const notes = [goneAgentsNote(report, slackText), notComparedNote(report, slackText)].filter((note) => note !== undefined);
+  const notes = [goneAgentsNote(report, slackText, applyCommand === undefined ? undefined : slackText(applyCommand)), notComparedNote(report, slackText)].filter((note) => note !== undefined);
   const noteBlocks = notes.map((note) => ({ type: 'context', elements: [{ type: 'mrkdwn', text: note }] }));
   if (report.resources.length === 0) {
     const text = `voxform drift: no drift on ${where} (${checked(report)}).`;
@@ -48,9 +48,12 @@ function slackMessage(report: DriftReport): Record<string, unknown> {
   return { text, blocks: [...blocks, ...noteBlocks] };
 }
 
-/** The body posted: the report in `format`, scrubbed of every secret the run knows. */
-export function notificationBody(report: DriftReport, format: NotifyFormat, redact: Redact): string {
-  const document = format === 'slack' ? slackMessage(report) : driftToJson(report);
+/**
+ * The body posted: the report in `format`, scrubbed of every secret the run knows. `applyCommand`:
+ * the `voxform apply` line with this run's options, for a Slack message's note on agents the service lost.
+ */
+export function notificationBody(report: DriftReport, format: NotifyFormat, redact: Redact, applyCommand?: string): string {
+  const document = format === 'slack' ? slackMessage(report, applyCommand) : driftToJson(report);
   return redact(toJsonText(document));
 }
 

@@ -36,10 +36,10 @@ function diffLines(resource: DriftedResource): string[] {
   return lines;
 }
 
-/** The notes on a state that lost the workspace, on differences not labelled and on those another environment's apply made, addresses in code spans. */
-function noteBlocks(report: DriftReport, takeOver: TakeOverCommands | undefined): string[][] {
+/** The notes on a state that lost the workspace, on agents the service lost, on differences not labelled and on those another environment's apply made, addresses in code spans. */
+function noteBlocks(report: DriftReport, takeOver: TakeOverCommands | undefined, applyCommand: string | undefined): string[][] {
   const code = (address: string) => markdownCode(address);
-  return [missingStateNote(report, code) ?? noApplyNote(report, code), goneAgentsNote(report, code), unlabelledNote(report, code), environmentNote(report, takeOver, code), notComparedNote(report, code)].flatMap((note) => (note ? [[note, '']] : []));
+  return [missingStateNote(report, code) ?? noApplyNote(report, code), goneAgentsNote(report, code, applyCommand), unlabelledNote(report, code), environmentNote(report, takeOver, code), notComparedNote(report, code)].flatMap((note) => (note ? [[note, '']] : []));
 }
 
 /** The resources that differ: one table row each. */
@@ -58,10 +58,10 @@ function diffSection(resource: DriftedResource): string {
 }
 
 /**
- * `takeOver`: as for `renderDriftText`; `limit`: the most characters it takes (a comment's);
+ * `takeOver`, `applyCommand`: as for `renderDriftText`; `limit`: the most characters it takes (a comment's);
  * `redact`: the run's secrets, hidden before the comment is measured and cut (`fitBlocks`).
  */
-export function renderDriftMarkdown(report: DriftReport, options: { takeOver?: TakeOverCommands | undefined; limit?: number; redact?: Redact } = {}): string {
+export function renderDriftMarkdown(report: DriftReport, options: { takeOver?: TakeOverCommands | undefined; applyCommand?: string | undefined; limit?: number; redact?: Redact } = {}): string {
   const where = `${markdownCode(report.baseUrl)}${report.environment ? `, environment ${markdownCode(report.environment)}` : ''}`;
   if (report.resources.length === 0) {
     const notCompared = notComparedNote(report, (place) => markdownCode(place));
@@ -69,7 +69,7 @@ export function renderDriftMarkdown(report: DriftReport, options: { takeOver?: T
   }
   const blocks: CommentBlock[] = [
     [`### voxform drift on ${where}`, '', `${countsLine(report)}.${report.heal ? ` ${healCounts(report.heal)}.` : ''}`, ''],
-    ...noteBlocks(report, options.takeOver),
+    ...noteBlocks(report, options.takeOver, options.applyCommand),
     {
       head: ['| resource | difference | fields | `--heal` |', '|---|---|---|---|'],
       items: tableRows(report),

@@ -41,8 +41,11 @@ function resourceLines(c: Colors, resource: DriftedResource): string[] {
   return lines;
 }
 
-/** `takeOver`: the commands that move a resource another environment's apply set to this one (see `environmentNote`). */
-export function renderDriftText(report: DriftReport, options: { color: boolean; takeOver?: TakeOverCommands | undefined }): string {
+/**
+ * `takeOver`: the commands that move a resource another environment's apply set to this one (see
+ * `environmentNote`); `applyCommand`: the `voxform apply` line with this run's options (see `goneAgentsNote`).
+ */
+export function renderDriftText(report: DriftReport, options: { color: boolean; takeOver?: TakeOverCommands | undefined; applyCommand?: string | undefined }): string {
   const c = terminalColors(options.color);
   const notCompared = notComparedNote(report, lineAsShown);
   if (report.resources.length === 0) {
@@ -53,7 +56,7 @@ export function renderDriftText(report: DriftReport, options: { color: boolean; 
   const missing = missingStateNote(report, lineAsShown) ?? noApplyNote(report, lineAsShown);
   if (missing) out.push(c.yellow(missing), '');
   for (const resource of report.resources) out.push(...resourceLines(c, resource), '');
-  for (const note of [goneAgentsNote(report, lineAsShown), unlabelledNote(report), environmentNote(report, options.takeOver), notCompared]) if (note) out.push(note, '');
+  for (const note of [goneAgentsNote(report, lineAsShown, options.applyCommand), unlabelledNote(report), environmentNote(report, options.takeOver), notCompared]) if (note) out.push(note, '');
   const n = report.resources.length;
   out.push(c.bold(`Drift: ${plural(n, 'resource')} ${pluralNoun(n, 'differs', 'differ')}: ${countsLine(report)}.`), '');
   return out.join('\n');

@@ -82,11 +82,18 @@ function valueKind(value: unknown): string {
   return `${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind}`;
 }
 
-/** What a check gave within `limitMs`, or that it had not settled by then (`late`). */
-async function settledWithin(check: () => unknown, limitMs: number): Promise<{ value: unknown } | 'late'> {
+/**
+ * What a check gave within `limitMs`, or that it had not settled by then (`late`). The timer is kept
+ * referenced, so a check waiting on nothing is refused as late rather than let the event loop end with
+ * the run unfinished; `holdsRun: false` lets it end there (loading a module that waits on nothing is
+ * the run's `command_stalled` at once, not a minute later).
+ */
+async function settledWithin(check: () => unknown, limitMs: number, options: { holdsRun?: boolean } = {}): Promise<{ value: unknown } | 'late'> {
   let timer: NodeJS.Timeout | undefined;
-  // The timer is kept referenced: a check waiting on nothing would otherwise let the event loop end with the run unfinished.
-  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), limitMs)));
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), limitMs);
+    if (options.holdsRun === false) timer.unref();
+  });
   try {
     return await Promise.race([Promise.resolve().then(check).then((value) => ({ value })), late]);
   } finally {
@@ -195,20 +202,28 @@ async function loadFailure(error: unknown): Promise<string> {
 
 /**
  * The packs VOXFORM_POLICY_PACKS names, loaded; none when it is unset. `manifestFiles`: the
- * manifests of the run, whose projects (besides the working directory's) no pack may lie in.
+ * manifests of the run, whose projects (besides the working directory's) no pack may lie in;
+ * `loadLimitMs`: how long loading one pack's module may take (its top-level `await` included), as
+ * long as one of its checks may.
  */
-export async function loadOperatorPacks(env: Readonly<Record<string, string | undefined>>, cwd: string, manifestFiles: readonly string[]): Promise<OperatorPack[]> {
+export async function loadOperatorPacks(env: Readonly<Record<string, string | undefined>>, cwd: string, manifestFiles: readonly string[], loadLimitMs = PACK_CHECK_TIME_LIMIT_MS): Promise<OperatorPack[]> {
   const names = (env[POLICY_PACKS_VARIABLE] ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
   const packs: OperatorPack[] = [];
   const roots = names.length === 0 || env[TRUST_PROJECT_PACKS_VARIABLE] === '1' ? [] : await projectRoots(cwd, manifestFiles);
   for (const name of names) {
     await refuseProjectPack(name, cwd, roots);
-    let module: { rules?: unknown; default?: { rules?: unknown } };
+    let loaded: { value: unknown } | 'late';
     try {
-      module = (await import(pathToFileURL(path.resolve(cwd, name)).href)) as typeof module;
+      loaded = await settledWithin(() => import(pathToFileURL(path.resolve(cwd, name)).href), loadLimitMs, { holdsRun: false });
     } catch (error) {
       refuse(name, POLICY_PACKS_VARIABLE, `could not be loaded: ${await loadFailure(error)}`);
     }
+    if (loaded === 'late') {
+      refuse(name, POLICY_PACKS_VARIABLE, `did not finish loading within ${loadLimitMs / 1000} s`, {
+        hint: 'Make the module settle as it loads: give what its top-level `await` waits for (a request) a time-out of its own, or wait for it in a check instead (docs/policy.md#operator-rule-packs).',
+      });
+    }
+    const module = loaded.value as { rules?: unknown; default?: { rules?: unknown } };
     const rules = module.rules ?? module.default?.rules;
     if (!Array.isArray(rules)) refuse(name, POLICY_PACKS_VARIABLE, 'exports no `rules` list');
     // Refused as it loads, before anything else runs (operatorRules holds every pack to the same shape again).

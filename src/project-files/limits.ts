@@ -118,11 +118,12 @@ export const MAX_FINDINGS_KEPT = 1_000;
 export const RULE_CHECK_BUDGET = 10_000_000;
 
 /**
- * How long one check of an operator pack's rule may take, ms: it reads the manifests a pull request
- * wrote, and one whose promise never settles (a request sent without a time-out, a forgotten
- * `resolve`) would otherwise hold `validate` and `plan` forever. Past it the run stops with
- * `policy_pack_invalid` naming the rule, as for a check that throws. Far above what a check over the
- * largest manifest takes (a rule of the built-in pack takes milliseconds).
+ * How long one check of an operator pack's rule may take, ms, and loading a pack's module too: a
+ * check reads the manifests a pull request wrote, and a check or a module whose promise never
+ * settles (a request sent without a time-out, a forgotten `resolve`, a top-level `await` on a long
+ * timer) would otherwise hold `validate` and `plan` forever. Past it the run stops with
+ * `policy_pack_invalid` naming the pack (and the rule), as for a check that throws. Far above what a
+ * check over the largest manifest takes (a rule of the built-in pack takes milliseconds).
  */
 export const PACK_CHECK_TIME_LIMIT_MS = 60_000;
 

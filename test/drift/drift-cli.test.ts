@@ -264,19 +264,24 @@ describe('voxform drift', () => {
     const account = p.emulator.control.state();
     await p.emulator.control.seed({ keys: defaultSeed().keys, agents: account.agents.filter((agent) => agent.id !== BOOKING_ID), phones: account.phones, campaigns: account.campaigns });
 
-    const text = expectCode(await p.cliInProcess(['drift']), 2).stdout;
+    // The note's apply carries this run's options, as every command voxform suggests.
+    const text = expectCode(await p.cliInProcess(['drift', '-f', 'voxform.yaml']), 2).stdout;
     expect(text).toContain('! agent.booking (-OKdqbqetEcM4ak369yn) changed outside voxform (gone from the service)\n');
     expect(text).toContain('! agent.front-desk (-OKdqbqetEcM4ak369ym) changed outside voxform  --heal puts it back');
-    expect(text).toContain('Gone from the service: agent.booking. voxform applied it there, and the service no longer has it; it cannot create agents, so `--heal` cannot put it back');
+    expect(text).toContain(
+      'Gone from the service: agent.booking. voxform applied it there, and the service no longer has it; it cannot create agents, so `--heal` cannot put it back: create it again in the dashboard, put its new id in the manifests, then run `voxform apply -f voxform.yaml`.',
+    );
     const document = await driftJson(p);
     expect(document.summary).toEqual({ checked: 7, outside: 2, pending: 0, both: 0, unlabelled: 0, environment: 0, unrecorded: 0 });
     expect(document.resources.map((r) => [r.address, r.class, r.healable, r.fields.map((f) => f.path)])).toContainEqual(['agent.booking', 'outside', false, []]);
-    const markdown = expectCode(await p.cliInProcess(['drift', '--format', 'markdown']), 2).stdout;
+    const markdown = expectCode(await p.cliInProcess(['drift', '--format', 'markdown', '-f', 'voxform.yaml']), 2).stdout;
     expect(markdown).toContain('| `agent.booking` | changed outside voxform (gone from the service) |  | — |');
+    expect(markdown).toContain('then run `voxform apply -f voxform.yaml`.');
     expect(markdown).not.toContain('<summary><code>agent.booking</code>');
     const { url, bodies } = await startReceiver();
-    expectCode(await p.cliInProcess(['drift', '--notify', url, '--notify-format', 'slack']), 2);
+    expectCode(await p.cliInProcess(['drift', '--notify', url, '--notify-format', 'slack', '-f', 'voxform.yaml']), 2);
     expect(bodies[0]?.body).toContain('*agent.booking*: changed outside voxform (gone from the service).');
+    expect(bodies[0]?.body).toContain('then run `voxform apply -f voxform.yaml`.');
 
     const plan = expectCode(await p.cliInProcess(['plan']), 1);
     expect(plan.stderr).toContain('agent.booking: the service has no agent with id "-OKdqbqetEcM4ak369yn", though voxform applied it there (the state records it): it was deleted on the service since.');
@@ -505,6 +510,36 @@ describe('voxform drift', () => {
     // A failed check, as a single run prints the error instead of the report: no report line on stdout.
     expect(captured.stdout).toBe('');
   }, 60_000);
+
+  it('--watch --heal posts once, after the heal, with what it put back (as a single --heal --notify does)', async () => {
+    const p = await startProject();
+    expectCode(await p.cliInProcess(['apply', '--auto-approve']), 0);
+    const appliedPrompt = (await getAgent(p)).config.prompt;
+    await editLive(p, (config) => {
+      config.prompt = 'You are a pirate.';
+    });
+    const { url, bodies } = await startReceiver();
+    let stopped = () => undefined as void;
+    const { ctx, captured, close } = makeContext({ cwd: p.dir, env: p.env });
+    // One stop for all who wait on it: the heal's apply listens for it too.
+    const stop = new Promise<void>((resolve) => (stopped = resolve));
+    ctx.interrupted = () => stop;
+    // The watch ends as every interrupted run does: with its `interrupted` error (exit 130).
+    const stoppedRun = runDrift({ watch: '10s', heal: true, autoApprove: true, notify: url, notifyFormat: 'slack', lockTimeout: 0 }, ctx, {
+      random: () => 0.5,
+      sleep: async (_ms, signal) => {
+        stopped();
+        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      },
+    }).finally(close);
+    await expect(stoppedRun).rejects.toMatchObject({ code: 'interrupted' });
+    expect((await getAgent(p)).config.prompt).toBe(appliedPrompt);
+    expect(captured.stdout.trim().split('\n')).toHaveLength(1);
+    expect(bodies).toHaveLength(1);
+    const posted = JSON.parse(bodies[0]?.body ?? '') as { text: string; blocks: Array<{ text?: { text: string } }> };
+    expect(posted.text).toMatch(/ Heal complete: 1 healed, 0 failed\.$/);
+    expect(posted.blocks[1]?.text?.text).toBe('*agent.front-desk*: changed outside voxform. `--heal` put it back.\nconfig.prompt (changed outside voxform)');
+  }, 90_000);
 
   it('refuses --notify-format without --notify, before reading anything', async () => {
     const p = await startProject();

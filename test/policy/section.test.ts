@@ -450,6 +450,15 @@ describe('operator rule packs', () => {
     }
   });
 
+  it('a pack whose module does not finish loading in time (a top-level await on a long timer) stops the run with policy_pack_invalid naming it', async () => {
+    const slow = 'await new Promise((resolve) => setTimeout(resolve, 3_600_000).unref());\nexport const rules = [];\n';
+    const dir = await tempDir({ 'packs/slow.mjs': slow, 'project/voxform.yaml': oneAgent('first_message: Hi.') });
+    // A limit of the test's: the run's own is a minute.
+    const error = await loadOperatorPacks({ [POLICY_PACKS_VARIABLE]: '../packs/slow.mjs' }, path.join(dir, 'project'), [], 20).catch((e: unknown) => e);
+    expect(isVoxformError(error) && `${error.code}: ${error.message}`).toBe('policy_pack_invalid: policy pack ../packs/slow.mjs (VOXFORM_POLICY_PACKS) did not finish loading within 0.02 s.');
+    expect(isVoxformError(error) && error.details).toEqual({ pack: '../packs/slow.mjs', rule: null });
+  });
+
   it('the error\'s hint gives the rule shape docs/policy.md gives', async () => {
     const error = await loadOperatorPacks({ [POLICY_PACKS_VARIABLE]: '../missing.mjs' }, path.join(await tempDir({ 'project/voxform.yaml': '' }), 'project'), []).catch((e: unknown) => e);
     const shape = isVoxformError(error) ? /\{ id[^}]*\}/.exec(error.hint ?? '')?.[0] : undefined;

@@ -70,12 +70,13 @@ function notDone(options: DriftCommandOptions): string {
 const EXIT_NO_DRIFT = 0;
 const EXIT_DRIFT = 2;
 
-/** `options`: the run's, so a note on another environment's apply names the plan and apply that settle it. */
+/** `options`: the run's, so a note on another environment's apply or on an agent the service lost names the commands that settle it. */
 function renderDrift(report: DriftReport, format: DriftFormat, ctx: CommandContext, options: DriftCommandOptions, warnings?: readonly Diagnostic[]): string {
   if (format === 'json') return renderDriftJson(report, warnings);
   const takeOver = takeOverCommands(options);
-  if (format === 'markdown') return renderDriftMarkdown(report, { takeOver, redact: (text) => ctx.secrets.redact(text) });
-  return renderDriftText(report, { color: ctx.color, takeOver });
+  const applyCommand = nextCommand('apply', options);
+  if (format === 'markdown') return renderDriftMarkdown(report, { takeOver, applyCommand, redact: (text) => ctx.secrets.redact(text) });
+  return renderDriftText(report, { color: ctx.color, takeOver, applyCommand });
 }
 
 /** What stays different after a heal: anything but a field changed outside voxform of an agent it puts back. */
@@ -93,7 +94,7 @@ interface DriftRun {
 
 async function notify(run: DriftRun, report: DriftReport): Promise<void> {
   if (!run.notifyUrl) return;
-  const body = notificationBody(report, run.options.notifyFormat ?? 'json', (text) => run.ctx.secrets.redact(text));
+  const body = notificationBody(report, run.options.notifyFormat ?? 'json', (text) => run.ctx.secrets.redact(text), nextCommand('apply', run.options));
   await sendNotification(run.notifyUrl, body, { timeoutMs: run.timeoutMs });
 }
 
@@ -159,6 +160,19 @@ async function heal(run: DriftRun, project: ConnectedProject, report: DriftRepor
   return { code: code !== 0 ? code : differsAfterHeal(report) ? EXIT_DRIFT : EXIT_NO_DRIFT, outcome: healOutcome };
 }
 
+/**
+ * `--heal` for one check, as both a single run and a watch do it: heals (`heal`), then posts the
+ * report once, with what the heal put back and what it did not; `post`: whether this check posts at
+ * all (a watch posts only a change). An error of the heal posts nothing. The report returned carries
+ * the heal's outcome.
+ */
+async function healAndNotify(run: DriftRun, project: ConnectedProject, report: DriftReport, healing: HealPlan | undefined, out: CommandContext, post = true): Promise<{ code: number; healed: DriftReport }> {
+  const { code, outcome } = await heal(run, project, report, healing, out);
+  const healed: DriftReport = outcome ? { ...report, heal: outcome } : report;
+  if (post) await notify(run, healed);
+  return { code, healed };
+}
+
 /** Which healable agents the heal's apply put back (all, when it found nothing left to do) and which it did not. */
 function outcomeOfHeal(report: DriftReport, healing: HealPlan, outcome: ApplyOutcome): HealOutcome {
   const healable = report.resources.filter((r) => r.healable).map((r) => r.address);
@@ -186,15 +200,12 @@ async function checkOnce(run: DriftRun, project: ConnectedProject, format: Drift
   // The text report comes before the heal's plan; a JSON or Markdown report stays one document on
   // stdout, printed after the heal with its outcome, the heal's plan and progress on stderr.
   if (format === 'text') ctx.stdout.write(renderDrift(report, format, ctx, run.options, warnings));
-  const healRun = heal(run, project, report, healing, format === 'text' ? ctx : { ...ctx, stdout: ctx.stderr });
+  const healRun = healAndNotify(run, project, report, healing, format === 'text' ? ctx : { ...ctx, stdout: ctx.stderr });
   // A heal refused or failed with an error (the state locked by another run) still leaves the report on stdout, the error on stderr.
-  const { code, outcome } = await healRun.catch((error: unknown) => {
+  const { code, healed } = await healRun.catch((error: unknown) => {
     if (format !== 'text') ctx.stdout.write(renderDrift(report, format, ctx, run.options, warnings));
     throw error;
   });
-  const healed: DriftReport = outcome ? { ...report, heal: outcome } : report;
-  // Posted once the heal is done, with what it put back and what it did not.
-  await notify(run, healed);
   if (format !== 'text') ctx.stdout.write(renderDrift(healed, format, ctx, run.options, warnings));
   return code;
 }
@@ -283,14 +294,20 @@ async function watch(run: DriftRun, intervalMs: number, format: DriftFormat, clo
       const report = await checkDrift({ ...planInputs(project, ctx), client: project.connection.client.withSignal(stop.signal, { abortOnTheWire: true }) });
       const key = driftKey(report);
       // The first check posts only drift; later ones post each change, the return to no drift too.
-      // Posted before the line is printed, as a single check is: one not delivered is a failed check, its line on stderr alone.
-      if (key !== notified && (notified !== undefined || hasDrift(report))) {
-        await notify(run, report);
+      const post = key !== notified && (notified !== undefined || hasDrift(report));
+      const line = format === 'json' ? `${toJsonText(driftToJson(report))}\n` : `${report.checkedAt} ${oneLine(report)}\n`;
+      if (!run.options.heal || !report.resources.some((r) => r.healable)) {
+        // Posted before the line is printed, as a single check is: one not delivered is a failed check, its line on stderr alone.
+        if (post) await notify(run, report);
         notified = key;
-      } else notified ??= key;
-      ctx.stdout.write(format === 'json' ? `${toJsonText(driftToJson(report))}\n` : `${report.checkedAt} ${oneLine(report)}\n`);
-      if (!run.options.heal || !report.resources.some((r) => r.healable)) return;
-      const { code } = await heal(run, project, report, await prepareHeal(run, project, report), healOut);
+        ctx.stdout.write(line);
+        return;
+      }
+      // As a single check with --heal: the line, then the heal, then one message with its outcome.
+      ctx.stdout.write(line);
+      const { code } = await healAndNotify(run, project, report, await prepareHeal(run, project, report), healOut, post);
+      // Only once posted: a heal that stopped with an error posted nothing, and the next check tries again.
+      notified = key;
       if (code !== EXIT_NO_DRIFT && code !== EXIT_DRIFT) throw new VoxformError('apply_failed', 'The heal did not complete (see above).', {
         hint: 'Run `voxform drift` to see what still differs, then `voxform drift --heal` again.',
       });
