@@ -298,6 +298,18 @@ describe('voxform init, refusals', () => {
     expect(result.stdout).toContain('  voxform plan\n');
   });
 
+  test('the next steps plan with --local for a spare agent, but against the service VOXFORM_BASE_URL names when it is set', async () => {
+    const args = ['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', `agent_id=${AGENT}`];
+    const embedded = await runCliInProcess(args, { cwd: await tempDir() });
+    expect(embedded.code, embedded.stderr).toBe(0);
+    expect(embedded.stdout).toContain('  voxform plan --local      # against the embedded emulator\n');
+    const started = await runCliInProcess(args, { cwd: await tempDir(), env: { VOXFORM_BASE_URL: 'http://user:pw@127.0.0.1:4010' } });
+    expect(started.code, started.stderr).toBe(0);
+    expect(started.stdout).toContain('  voxform plan              # against the service VOXFORM_BASE_URL names\n');
+    expect(started.stdout).not.toContain('--local');
+    expect(started.stdout).not.toContain('127.0.0.1');
+  });
+
   test('in a folder whose name a shell would split, the next steps it prints run as printed', async () => {
     const dir = await tempDir();
     const result = await runCliInProcess(['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', `agent_id=${AGENT}`, 'new proj'], { cwd: dir });

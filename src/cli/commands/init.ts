@@ -228,7 +228,18 @@ function report(
   if (input.template.prompt) out.write(`  edit prompts/${input.localName}.md: add the facts callers ask about\n`);
   if (input.envVars.length > 0) out.write(`  export ${input.envVars.map((name) => `${name}=...`).join(' ')}   # the manifest reads them with \${env:…}\n`);
   out.write('  voxform validate\n');
-  out.write(input.agentId.startsWith('-OKspareAgent') ? '  voxform plan --local      # against the embedded emulator\n' : '  voxform plan\n');
+  out.write(`  ${planStep(ctx, input.agentId)}\n`);
+}
+
+/**
+ * How to plan next: against the service VOXFORM_BASE_URL names when it is set (a started `voxform
+ * emulator`, say), which --local would pass by for the embedded one; without it, a spare agent
+ * exists only in the embedded emulator. The address is not printed: it may
+ * hold credentials.
+ */
+function planStep(ctx: CommandContext, agentId: string): string {
+  if ((ctx.env.VOXFORM_BASE_URL ?? '').trim() !== '') return 'voxform plan              # against the service VOXFORM_BASE_URL names';
+  return agentId.startsWith('-OKspareAgent') ? 'voxform plan --local      # against the embedded emulator' : 'voxform plan';
 }
 
 function displayDir(ctx: CommandContext, dir: string): string {
