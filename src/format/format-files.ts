@@ -37,10 +37,11 @@ export async function formatFiles(
   const name = options.displayName ?? ((file: string) => file);
   for (const { file, root, fromFolder } of files) {
     try {
-      const source = await readManifestText(file, root, name(file));
+      const { text: source, byteOrderMark } = await readManifestText(file, root, name(file));
       if (fromFolder && !looksLikeManifest(source)) continue;
       const { text, changed } = formatManifest(source, name(file));
-      if (changed && options.write) await rewrite(file, text, { root, shown: name });
+      // The decoder drops a byte-order mark; the file keeps its own, as it keeps its line endings.
+      if (changed && options.write) await rewrite(file, byteOrderMark ? `${BYTE_ORDER_MARK}${text}` : text, { root, shown: name });
       done({ file, status: changed ? 'changed' : 'unchanged' });
     } catch (error) {
       if (!isVoxformError(error)) throw error;
@@ -73,12 +74,15 @@ async function rewrite(file: string, text: string, where: { root: string; shown:
   }
 }
 
-async function readManifestText(file: string, root: string, shown: string): Promise<string> {
+const BYTE_ORDER_MARK = '\ufeff';
+
+async function readManifestText(file: string, root: string, shown: string): Promise<{ text: string; byteOrderMark: boolean }> {
   const outcome = await readGuarded(file, { root, maxBytes: MAX_MANIFEST_BYTES });
   if (!outcome.ok) throw new VoxformError('file_unreadable', `Cannot read ${shown}: it ${outcome.message}.`, { hint: 'Check the path and its permissions; keep manifests inside the project.' });
   const { text, problem } = decodeUtf8(outcome.bytes);
   if (problem !== undefined) throw new VoxformError('file_unreadable', `Cannot read ${shown}: it ${problem.message}.`, { hint: 'fmt rewrites only UTF-8 text files.' });
-  return text;
+  const byteOrderMark = outcome.bytes[0] === 0xef && outcome.bytes[1] === 0xbb && outcome.bytes[2] === 0xbf;
+  return { text, byteOrderMark };
 }
 
 /**

@@ -67,6 +67,23 @@ export function expandTemplate(template: Template, values: TemplateVars): Expand
   if (lacking.length > 0) {
     throw new VoxformError('template_vars_missing', `Template ${template.name} needs values for ${lacking.join(', ')}.`, { hint: 'Give each a value: under `vars:` in a manifest, or with --var NAME=VALUE for `voxform init`.' });
   }
+  const node = expandNodes(template, values);
+  const agent = node.toJSON() as Record<string, unknown>;
+  const problem = agentProblems(template, agent)[0];
+  if (problem) {
+    if (problem.filledBy.length > 0) throw valueInvalid(template, problem);
+    const { issue, message } = problem;
+    throw new VoxformError('template_invalid', `Template ${template.name} makes an invalid agent: ${message}`, {
+      location: locateIn(template, ['agent', ...issue.path], issue.keyword === 'unknown_property' ? 'key' : 'value'),
+      hint: 'A template may set name, config (the AgentConfig update shape), knowledge and ignore; see docs/templates.md.',
+    });
+  }
+  const prompt = template.prompt ? { text: substituteText(template.prompt.text, values).text, source: template.prompt.file } : undefined;
+  return { node, agent, prompt };
+}
+
+/** A copy of the template's agent with the values in place of its variables, unchecked. */
+function expandNodes(template: Template, values: TemplateVars): YAMLMap {
   const original = template.document.get('agent', true) as YAMLMap;
   const node = original.clone() as YAMLMap;
   // A value is text: `${env:…}` in it is escaped where the manifest would read it as a reference (values, not keys; a prompt file is not interpolated).
@@ -84,32 +101,49 @@ export function expandTemplate(template: Template, values: TemplateVars): Expand
       if (typeof value !== 'string') scalar.type = Scalar.PLAIN;
     },
   });
-  const agent = node.toJSON() as Record<string, unknown>;
-  // Worded as validate words the same mistake under `vars:`, without quoting the value given.
+  return node;
+}
+
+/**
+ * Why the value just given for `answered` does not fit the template, before the other values are
+ * known: the agent is expanded with an empty text for each variable in `pending`, and only a value
+ * that `answered` helps fill and no pending variable does is judged (the rest are judged once all
+ * are given). So a terminal asks again at once for an answer whose mistake shows on its own.
+ */
+export function answerProblem(template: Template, values: TemplateVars, which: { answered: string; pending: readonly string[] }): VoxformError | undefined {
+  const { answered, pending } = which;
+  const placeholders = Object.fromEntries(pending.map((name) => [name, '']));
+  const agent = expandNodes(template, { ...placeholders, ...values }).toJSON() as Record<string, unknown>;
+  const problem = agentProblems(template, agent).find(({ filledBy }) => filledBy.includes(answered) && filledBy.every((name) => !pending.includes(name)));
+  return problem && valueInvalid(template, problem);
+}
+
+interface AgentProblem {
+  issue: { path: FieldPath; keyword: string };
+  /** One sentence, worded as validate words the same mistake under `vars:`, without quoting the value given. */
+  message: string;
+  /** The variables that filled in the value at fault: the fault of the values given. None: the template's own. */
+  filledBy: string[];
+}
+
+function agentProblems(template: Template, agent: Record<string, unknown>): AgentProblem[] {
   const problems = [
     ...schemaIssueMessages('AgentSpec', agent, ['agents', template.name]),
     ...webhookUrlProblems(agent).map(({ path, message }) => ({ issue: { path, keyword: 'format' }, message })),
   ];
-  const problem = problems[0];
-  if (problem) {
-    const { issue } = problem;
-    const message = /[.?!]$/.test(problem.message) ? problem.message : `${problem.message}.`; // one sentence, one full stop
-    // A value a variable filled in is the fault of the value given: name the variable to fix.
+  return problems.map(({ issue, message }) => {
     const written = nodeAtPlace(template.document, ['agent', ...issue.path], 'value');
     const filledBy = isScalar(written) && typeof written.value === 'string' ? variablesIn(written.value) : [];
-    if (filledBy.length > 0) {
-      throw new VoxformError('init_value_invalid', `The value given for ${filledBy.join(', ')} does not fit template ${template.name}: ${message}`, {
-        hint: `Give ${filledBy.length === 1 ? 'it' : 'them'} another value (--var ${filledBy[0]}=…).`,
-        details: { variables: filledBy },
-      });
-    }
-    throw new VoxformError('template_invalid', `Template ${template.name} makes an invalid agent: ${message}`, {
-      location: locateIn(template, ['agent', ...issue.path], issue.keyword === 'unknown_property' ? 'key' : 'value'),
-      hint: 'A template may set name, config (the AgentConfig update shape), knowledge and ignore; see docs/templates.md.',
-    });
-  }
-  const prompt = template.prompt ? { text: substituteText(template.prompt.text, values).text, source: template.prompt.file } : undefined;
-  return { node, agent, prompt };
+    return { issue, message: /[.?!]$/.test(message) ? message : `${message}.`, filledBy };
+  });
+}
+
+function valueInvalid(template: Template, problem: AgentProblem): VoxformError {
+  const { filledBy } = problem;
+  return new VoxformError('init_value_invalid', `The value given for ${filledBy.join(', ')} does not fit template ${template.name}: ${problem.message}`, {
+    hint: `Give ${filledBy.length === 1 ? 'it' : 'them'} another value (--var ${filledBy[0]}=…).`,
+    details: { variables: filledBy },
+  });
 }
 
 /**

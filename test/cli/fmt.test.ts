@@ -53,6 +53,18 @@ describe('voxform fmt', () => {
     expect(await read(dir, 'messy/voxform.yaml')).toBe(crlf(TIDY));
   });
 
+  test('a file that starts with a UTF-8 byte-order mark keeps it when fmt rewrites it, as it does when fmt leaves it alone', async () => {
+    const BOM = '\ufeff';
+    const dir = await tree({ 'voxform.yaml': BOM + TIDY, 'messy/voxform.yaml': BOM + MESSY });
+    const result = await runCliInProcess(['fmt', 'voxform.yaml', 'messy/voxform.yaml'], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('messy/voxform.yaml\n');
+    expect(await readFile(path.join(dir, 'messy/voxform.yaml'))).toEqual(Buffer.from(BOM + TIDY, 'utf8'));
+    expect(await readFile(path.join(dir, 'voxform.yaml'))).toEqual(Buffer.from(BOM + TIDY, 'utf8'));
+    const check = await runCliInProcess(['fmt', '--check', 'messy/voxform.yaml'], { cwd: dir });
+    expect(check.code).toBe(0);
+  });
+
   test('right after fmt, --check passes and another fmt changes nothing (a comment closing a block, a last `---`)', async () => {
     const source = 'version: 1\n\nagents:\n  a:\n    id: -OKspareAgent0000001\n  # b:\n  #   id: -OKspareAgent0000002\n\nphones:\n  "+15551230001": { agent: a }\n---\n';
     const dir = await tree({ 'voxform.yaml': source });

@@ -298,6 +298,18 @@ describe('voxform init, refusals', () => {
     expect(result.stdout).toContain('  voxform plan\n');
   });
 
+  test('the next steps plan with --local for a spare agent, but against the service VOXFORM_BASE_URL names when it is set', async () => {
+    const args = ['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', `agent_id=${AGENT}`];
+    const embedded = await runCliInProcess(args, { cwd: await tempDir() });
+    expect(embedded.code, embedded.stderr).toBe(0);
+    expect(embedded.stdout).toContain('  voxform plan --local      # against the embedded emulator\n');
+    const started = await runCliInProcess(args, { cwd: await tempDir(), env: { VOXFORM_BASE_URL: 'http://user:pw@127.0.0.1:4010' } });
+    expect(started.code, started.stderr).toBe(0);
+    expect(started.stdout).toContain('  voxform plan              # against the service VOXFORM_BASE_URL names\n');
+    expect(started.stdout).not.toContain('--local');
+    expect(started.stdout).not.toContain('127.0.0.1');
+  });
+
   test('in a folder whose name a shell would split, the next steps it prints run as printed', async () => {
     const dir = await tempDir();
     const result = await runCliInProcess(['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', `agent_id=${AGENT}`, 'new proj'], { cwd: dir });
@@ -392,17 +404,32 @@ describe('voxform init on a terminal', () => {
     expect(term.out()).toContain('Created agent post-call-survey');
   });
 
-  test('a value that does not fit is asked for again, saying why, instead of ending the run', async () => {
+  test('a value that does not fit is asked for again at once, saying why, before the next question', async () => {
     const dir = await tempDir();
-    const answers = ['Acme Dental', 'not a url', AGENT, 'https://hooks.acme.example/survey', ''].join('\n');
+    const answers = ['Acme Dental', 'ftp://x', 'https://hooks.acme.example/survey', AGENT, ''].join('\n');
     const term = terminalContext(dir, answers);
     const code = await runInit({ args: [], template: 'post-call-survey', var: [] }, term.ctx);
     expect(code).toBe(0);
-    expect(term.err()).toContain('  The value given for results_webhook_url does not fit template post-call-survey: ');
+    const why = term.err().indexOf('  The value given for results_webhook_url does not fit template post-call-survey: ');
+    expect(why).toBeGreaterThan(-1);
+    expect(why).toBeLessThan(term.err().indexOf('  agent_id — '));
     expect(term.err().split('  results_webhook_url — ').length).toBe(3);
     const manifest = await readFile(path.join(dir, 'voxform.yaml'), 'utf8');
     expect(manifest).toContain('https://hooks.acme.example/survey');
     expect(manifest).not.toContain('not a url');
+  });
+
+  test('a phone number that does not fit is asked for again before the questions after it', async () => {
+    const dir = await tempDir();
+    const { transfer_number: _asked, ...given } = SAMPLE_VALUES.receptionist ?? {};
+    const term = terminalContext(dir, ['12345', '+15551239999', AGENT, ''].join('\n'));
+    const code = await runInit({ args: [], template: 'receptionist', var: Object.entries(given).map(([name, value]) => `${name}=${value}`) }, term.ctx);
+    expect(code).toBe(0);
+    const why = term.err().indexOf('  The value given for transfer_number does not fit template receptionist: ');
+    expect(why).toBeGreaterThan(-1);
+    expect(why).toBeLessThan(term.err().indexOf('  agent_id — '));
+    expect(term.err()).not.toContain('12345');
+    expect(await readFile(path.join(dir, 'voxform.yaml'), 'utf8')).toContain('+15551239999');
   });
 
   test('an agent_id with a space is asked for again', async () => {

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Document } from 'yaml';
 import { readTemplateAt, type Template } from '../../src/templates/catalog.js';
-import { expandTemplate, resolveVariables } from '../../src/init/expand.js';
+import { answerProblem, expandTemplate, resolveVariables } from '../../src/init/expand.js';
 import { isVoxformError, type VoxformError } from '../../src/errors.js';
 import { makeTree } from '../helpers/cli.js';
 import { templateFiles } from '../templates/fixtures.js';
@@ -25,6 +25,18 @@ beforeAll(async () => {
       '    custom_vocabulary: { keywords: { "{{word}}": 2 } }',
       '    llm: { temperature: "{{temp}}" }',
       '    speech_to_text: { multilingual: "{{multilingual}}" }',
+      '',
+    ].join('\n'),
+    'hook/template.yaml': [
+      'description: A webhook two variables fill.',
+      'variables:',
+      '  business: { description: B, required: true }',
+      '  scheme: { description: S, required: true }',
+      '  host: { description: H, required: true }',
+      'agent:',
+      '  name: "{{business}}"',
+      '  config:',
+      '    session_data_webhook: "{{scheme}}://{{host}}/hook"',
       '',
     ].join('\n'),
     'bad/template.yaml': [
@@ -105,5 +117,22 @@ describe('expandTemplate', () => {
 
   test('refuses to expand without a value for every variable', () => {
     expect(() => expandTemplate(template, { delay: 1 })).toThrow(/needs values for business/);
+  });
+});
+
+describe('answerProblem: an answer checked before the values still to come', () => {
+  test('judges a value only once every variable that fills it is given, and names them all', async () => {
+    const hook = await readTemplateAt(path.join(dir, 'hook'));
+    expect(answerProblem(hook, { business: 'Acme' }, { answered: 'business', pending: ['scheme', 'host'] })).toBeUndefined();
+    expect(answerProblem(hook, { business: 'Acme', scheme: 'ftp' }, { answered: 'scheme', pending: ['host'] })).toBeUndefined();
+    const problem = answerProblem(hook, { business: 'Acme', scheme: 'ftp', host: 'x' }, { answered: 'host', pending: [] });
+    expect(problem?.code).toBe('init_value_invalid');
+    expect(problem?.details).toEqual({ variables: ['scheme', 'host'] });
+    expect(answerProblem(hook, { business: 'Acme', scheme: 'https', host: 'x' }, { answered: 'host', pending: [] })).toBeUndefined();
+  });
+
+  test('does not blame the answer for a value given before it', async () => {
+    const hook = await readTemplateAt(path.join(dir, 'hook'));
+    expect(answerProblem(hook, { scheme: 'ftp', host: 'x', business: 'Acme' }, { answered: 'business', pending: [] })).toBeUndefined();
   });
 });

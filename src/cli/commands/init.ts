@@ -2,7 +2,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { isVoxformError, VoxformError } from '../../errors.js';
 import { listTemplates, readTemplate, RESERVED_VARIABLES, type Template, type TemplateVariable, type VariableValue } from '../../templates/catalog.js';
-import { resolveVariables } from '../../init/expand.js';
+import { answerProblem, resolveVariables } from '../../init/expand.js';
 import { existingFilesError, findConflicts, MANIFEST_FILE, planScaffold, refuseShadowing, scaffoldTargets, shadowedManifest, shadowedWarning, type Scaffold } from '../../init/scaffold.js';
 import { refuseOutsideProject, refuseOwnFolder, writeScaffold } from '../../init/write-scaffold.js';
 import { didYouMean } from '../../util/did-you-mean.js';
@@ -60,10 +60,19 @@ export async function run(options: InitOptions, ctx: CommandContext): Promise<nu
     if (missing.length > 0) {
       if (!ask) throw missingVarsError(template, missing);
       ctx.stderr.write(`Template ${template.name} needs ${missing.length === 1 ? 'one value' : `${missing.length} values`}.\n`);
-      for (const variable of missing) {
-        const answer = await askValue(ctx, ask, variable);
-        if (variable === AGENT_ID) agentId = answer;
-        else resolved.values[variable.name] = answer;
+      for (const [index, variable] of missing.entries()) {
+        if (variable === AGENT_ID) {
+          agentId = await askValue(ctx, ask, variable);
+          continue;
+        }
+        const pending = missing.slice(index + 1).filter((later) => later !== AGENT_ID).map((later) => later.name);
+        // An answer whose mistake shows on its own is asked again now, not after every other question.
+        for (;;) {
+          resolved.values[variable.name] = await askValue(ctx, ask, variable);
+          const problem = answerProblem(template, resolved.values, { answered: variable.name, pending });
+          if (problem === undefined) break;
+          ctx.stderr.write(`  ${problem.message}\n`);
+        }
       }
     }
 
@@ -228,7 +237,18 @@ function report(
   if (input.template.prompt) out.write(`  edit prompts/${input.localName}.md: add the facts callers ask about\n`);
   if (input.envVars.length > 0) out.write(`  export ${input.envVars.map((name) => `${name}=...`).join(' ')}   # the manifest reads them with \${env:…}\n`);
   out.write('  voxform validate\n');
-  out.write(input.agentId.startsWith('-OKspareAgent') ? '  voxform plan --local      # against the embedded emulator\n' : '  voxform plan\n');
+  out.write(`  ${planStep(ctx, input.agentId)}\n`);
+}
+
+/**
+ * How to plan next: against the service VOXFORM_BASE_URL names when it is set (a started `voxform
+ * emulator`, say), which --local would pass by for the embedded one; without it, a spare agent
+ * exists only in the embedded emulator. The address is not printed: it may
+ * hold credentials.
+ */
+function planStep(ctx: CommandContext, agentId: string): string {
+  if ((ctx.env.VOXFORM_BASE_URL ?? '').trim() !== '') return 'voxform plan              # against the service VOXFORM_BASE_URL names';
+  return agentId.startsWith('-OKspareAgent') ? 'voxform plan --local      # against the embedded emulator' : 'voxform plan';
 }
 
 function displayDir(ctx: CommandContext, dir: string): string {
