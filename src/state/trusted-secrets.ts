@@ -21,16 +21,17 @@ export async function readTrustedSecrets(backend: StateBackend, workspace: strin
 /**
  * Tells `trusted` every record of the backend's deploy ledger, every workspace's, and of the ledger
  * the base revision holds (VOXFORM_BASE_REF, as `noteStateEvidence` reads it): `export`'s evidence,
- * which writes live agents of any environment. A record both hold is noted once; all are noted
- * oldest first, as the ledger's latest shape of a place is the one kept.
+ * which writes live agents of any environment. All are noted oldest first, as the ledger's latest
+ * shape of a place is the one kept; a record both hold is noted in both copies, the base's after the
+ * checkout's: the checkout's may be a pull request's edit of it under the same id, which adds places
+ * but never takes the base's away.
  */
 export async function noteEveryLedgerRecord(trusted: TrustedSecrets, backend: StateBackend): Promise<void> {
   const records = await backend.exportHistory();
   const base = await stateAtBaseRevision(backend, trusted.env);
   if (base) {
-    const ids = new Set(records.map((record) => record.id));
-    records.push(...(await base.history.all()).filter((record) => !ids.has(record.id)));
-    // A record's id begins with the time of its apply.
+    records.push(...(await base.history.all()));
+    // A record's id begins with the time of its apply; the sort is stable, so the base's copy of an id comes last.
     records.sort((a, b) => byCodeUnits(a.id, b.id));
   }
   trusted.noteLedger(records);

@@ -126,6 +126,24 @@ it('export reads the base revision\'s ledger too: the deployed greeting is writt
   expect(written + exported.stdout + exported.stderr).not.toContain(SECRET);
 }, 120_000);
 
+it("export: a pull request that edits the committed record under its own id (the greeting's place dropped) hides nothing of the base's copy", async () => {
+  const dir = await deployedProject();
+  git(dir, 'checkout', '-qb', 'pr');
+  const history = path.join(dir, '.voxform', 'history');
+  const [recordName] = await readdir(history);
+  const record = JSON.parse(await readFile(path.join(history, recordName as string), 'utf8')) as { agents: Record<string, { config: Record<string, unknown>; maskedPaths: string[] }> };
+  const agent = record.agents['front-desk'] as { config: Record<string, unknown>; maskedPaths: string[] };
+  agent.config.first_message = 'Welcome.';
+  agent.maskedPaths = [];
+  await writeFile(path.join(history, recordName as string), JSON.stringify(record));
+  git(dir, 'commit', '-qam', 'the record edited under its id');
+
+  const exported = await runCliInProcess(['export', '--local', `--agent=${AGENT}`, '--out', 'ex'], { cwd: dir, env: { VOXFORM_BASE_REF: 'main' } });
+  expect(exported.code, exported.stderr).toBe(0);
+  const written = await readFile(path.join(dir, 'ex', 'voxform.yaml'), 'utf8');
+  expect(written + exported.stdout + exported.stderr).not.toContain(SECRET);
+}, 120_000);
+
 it('state_base_unreadable and a base state refused: a hint that fits the cause, and VOXFORM_BASE_REF printed with its control characters escaped', async () => {
   const dir = await tempDir({ 'voxform.yaml': manifest('Welcome.'), '.voxform/state.json': 'not json\n' });
   git(dir, 'init', '-q', '-b', 'main');
