@@ -215,6 +215,15 @@ export function healCounts(outcome: HealOutcome): string {
  * does. `applyCommand`: the `voxform apply` line with this run's options. An agent gone from the
  * service and a value another environment's apply set are not apply's: the notes above say what to do.
  */
+/**
+ * Whether a heal leaves `field` as the manifests have it: a field only changed outside voxform of an
+ * agent the heal puts back. One changed in git too (`both`) gets what voxform last applied, which
+ * the manifests have since changed: it still differs, in git, not applied yet.
+ */
+export function settledByHeal(resource: DriftedResource, field: DriftedField): boolean {
+  return resource.healable && field.class === 'outside' && healsField(field);
+}
+
 export function leftAfterHealNote(report: DriftReport, applyCommand: string): string | undefined {
   const left: string[] = [];
   let apply = false;
@@ -227,8 +236,8 @@ export function leftAfterHealNote(report: DriftReport, applyCommand: string): st
       continue;
     }
     for (const field of resource.fields) {
-      if (resource.healable && healsField(field)) continue;
-      left.push(`${resource.address} ${field.field.path} (${classLabel(field)})`);
+      if (settledByHeal(resource, field)) continue;
+      left.push(`${resource.address} ${field.field.path} (${field.class === 'both' && resource.healable ? CLASS_LABEL.pending : classLabel(field)})`);
       if (field.class === 'environment') elsewhere = true;
       else apply = true;
     }

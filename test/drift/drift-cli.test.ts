@@ -208,9 +208,10 @@ describe('voxform drift', () => {
     // The heal's plan marks the field changed on both sides in the report's words, not as one the manifests left alone.
     expect(healed.stderr).toContain('~ config.llm.temperature: 0.9 → 0.4  # drift: changed outside voxform\n');
     expect(healed.stderr).not.toContain('not in the manifest');
-    // Closed in the heal's words, then what it left and what settles it.
+    // Closed in the heal's words, then what it left and what settles it: the field changed on both sides
+    // gets what was last applied, which the manifests have since changed (the drift below says so too).
     expect(healed.stderr).toContain(
-      '\nHeal complete: 1 healed, 0 failed, 0 skipped.\nStill differs after the heal: agent.front-desk config.flow.response_delay (in git, not applied yet). To settle it, run `voxform apply` to make the service match the manifests.\n',
+      '\nHeal complete: 1 healed, 0 failed, 0 skipped.\nStill differs after the heal: agent.front-desk config.flow.response_delay (in git, not applied yet); agent.front-desk config.llm.temperature (in git, not applied yet). To settle it, run `voxform apply` to make the service match the manifests.\n',
     );
     const live = await getAgent(p);
     expect(live.config.first_message).toBe('Thanks for calling Acme Dental, this is Ava. How can I help you today?');

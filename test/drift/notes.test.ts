@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { leftAfterHealNote } from '../../src/drift/labels.js';
 import { renderDriftMarkdown } from '../../src/drift/render-markdown.js';
 import { renderDriftText } from '../../src/drift/render-text.js';
 import type { DriftClass, DriftedResource, DriftReport } from '../../src/drift/types.js';
@@ -43,5 +44,22 @@ describe("drift's notes on differences not labelled and on another environment's
     const many = renderDriftText(driftOf(3000, 'environment'), { color: false, takeOver });
     expect(many).not.toContain('--take-over campaign.recall');
     expect(many).toContain('review `voxform plan --take-over ADDRESS --env production`, then run `voxform apply --take-over ADDRESS --env production`, with one --take-over for each address (`--format json` lists every one).');
+  });
+});
+
+describe('what a heal leaves', () => {
+  /** A healable agent whose fields are of the classes given, by path. */
+  function agentReport(fields: Array<[string, DriftClass]>): DriftReport {
+    const fieldChanges: FieldChange[] = fields.map(([path]) => ({ path, before: 'live', after: 'manifests', sensitive: false, drift: true }));
+    const change: ResourceChange = { address: 'agent.front-desk', kind: 'agent', action: 'update', id: 'ag-1', before: null, after: null, fieldChanges, sensitivePaths: [], reason: 'drift', dependsOn: [], requests: [], liveFingerprint: 'hmac-sha256:0' };
+    const resource: DriftedResource = { change, address: 'agent.front-desk', kind: 'agent', class: 'both', fields: fields.map(([, kind], i) => ({ field: fieldChanges[i] as FieldChange, class: kind })), gone: false, healable: true };
+    return { checkedAt: '2026-03-01T00:00:00.000Z', workspace: 'default@local', environment: undefined, baseUrl: 'http://127.0.0.1:4010', files: ['voxform.yaml'], resources: [resource], summary: { checked: 1, outside: 0, pending: 0, both: 1, unlabelled: 0, environment: 0, unrecorded: 0 } };
+  }
+
+  it('names a field changed in git too: the heal puts back what was applied, which the manifests have since changed', () => {
+    expect(leftAfterHealNote(agentReport([['config.first_message', 'outside'], ['config.prompt', 'both']]), 'voxform apply')).toBe(
+      'Still differs after the heal: agent.front-desk config.prompt (in git, not applied yet). To settle it, run `voxform apply` to make the service match the manifests.',
+    );
+    expect(leftAfterHealNote(agentReport([['config.first_message', 'outside']]), 'voxform apply')).toBeUndefined();
   });
 });

@@ -6,7 +6,7 @@
 import { VoxformError, isVoxformError } from '../../errors.js';
 import { checkDrift } from '../../drift/check.js';
 import { HealRecordChooser, healPlan, type HealPlan } from '../../drift/heal.js';
-import { classLabel, leftAfterHealNote, oneLine } from '../../drift/labels.js';
+import { classLabel, leftAfterHealNote, oneLine, settledByHeal } from '../../drift/labels.js';
 import { notificationBody, parseNotifyUrl, sendNotification, type NotifyFormat } from '../../drift/notify.js';
 import { driftToJson, renderDriftJson } from '../../drift/render-json.js';
 import { renderDriftMarkdown } from '../../drift/render-markdown.js';
@@ -79,9 +79,9 @@ function renderDrift(report: DriftReport, format: DriftFormat, ctx: CommandConte
   return renderDriftText(report, { color: ctx.color, takeOver, applyCommand });
 }
 
-/** What stays different after a heal: anything but a field changed outside voxform of an agent it puts back. */
+/** What stays different after a heal: any resource with a field the heal does not settle, or none at all (gone from the service). */
 function differsAfterHeal(report: DriftReport): boolean {
-  return report.resources.some((r) => !r.healable || r.fields.some((f) => f.class !== 'outside' || f.field.path === 'knowledge'));
+  return report.resources.some((r) => r.fields.length === 0 || r.fields.some((f) => !settledByHeal(r, f)));
 }
 
 interface DriftRun {
