@@ -156,7 +156,7 @@ export async function notePerFolderState(options: StateChoiceOptions, ctx: Comma
 }
 
 /** Manifest files as the user would name them (relative to the working directory). */
-function displayFiles(desired: DesiredState, cwd: string): string[] {
+export function displayFiles(desired: DesiredState, cwd: string): string[] {
   return desired.files.map((file) => path.relative(cwd, file) || file);
 }
 

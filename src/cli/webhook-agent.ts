@@ -2,7 +2,6 @@
  * The URL and secret headers of a manifest agent's webhooks, for `webhook send` and `serve`; the manifests
  * load as for every command (secrets registered), so a header value is sent or compared, never printed.
  */
-import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import { didYouMean } from '../util/did-you-mean.js';
@@ -60,7 +59,7 @@ function webhooksOf(agent: DesiredAgent, desired: DesiredState): AgentWebhooks {
 /** The manifest agent named `name` (`--agent`), with its webhooks; `agent_unknown` when there is none. */
 export async function loadAgentWebhooks(name: string, options: ProjectOptions, ctx: CommandContext): Promise<AgentWebhooks> {
   // Loaded on use: without --agent, `webhook send` reads no manifest and starts faster.
-  const { loadDesiredState } = await import('./project.js');
+  const { displayFiles, loadDesiredState } = await import('./project.js');
   const desired = await loadDesiredState(options, ctx, { outcome: 'nothing was sent' });
   const agent = desired.agents.get(name);
   if (agent) return webhooksOf(agent, desired);
@@ -69,13 +68,8 @@ export async function loadAgentWebhooks(name: string, options: ProjectOptions, c
   // Loaded on use as well: only a name the manifests do not have needs the hint's wording.
   const { agentNamesFrom } = await import('./agent-argument.js');
   throw new VoxformError('agent_unknown', `--agent "${name}" is not an agent of the manifests.`, {
-    hint: suggestion ? `Did you mean ${suggestion}?` : names.length > 0 ? `Agents of the manifests: ${names.join(', ')}.` : `Give ${agentNamesFrom(manifestFiles(desired, ctx.cwd), { maybeUnread: false })}.`,
+    hint: suggestion ? `Did you mean ${suggestion}?` : names.length > 0 ? `Agents of the manifests: ${names.join(', ')}.` : `Give ${agentNamesFrom(displayFiles(desired, ctx.cwd), { maybeUnread: false })}.`,
   });
-}
-
-/** The manifest files read, as the user would name them (relative to the working directory). */
-function manifestFiles(desired: DesiredState, cwd: string): string[] {
-  return desired.files.map((file) => path.relative(cwd, file) || file);
 }
 
 /** Header names for output (the values are secrets), escaped: a pull request may have written them. */

@@ -9,7 +9,7 @@ import { VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { byCodeUnits } from '../util/compare.js';
 import { inSlice } from '../util/sync-slices.js';
-import { chargeBudget, findProjectRoot, isInside, pathExists, readGuarded, realFolder, type ReadOutcome, type ReadPolicy, type RealFolders } from './guarded-read.js';
+import { chargeBudget, findProjectRoot, isInside, readGuarded, realFolder, type ReadOutcome, type ReadPolicy, type RealFolders } from './guarded-read.js';
 
 export type { ReadOutcome, ReadPolicy } from './guarded-read.js';
 
@@ -99,11 +99,11 @@ async function manifestNearby(cwd: string, namedWith: string): Promise<string | 
     if (await isFile(path.join(cwd, yml))) return `Found ${yml}: rename it to ${name} or pass ${named(yml)}.`;
   }
   const here = await realFolder(cwd);
-  const root = await findProjectRoot(here, here);
-  const inWorkTree = await pathExists(path.join(root, '.git'), { follow: true });
+  // Loaded here, on the way to an error: loading manifests needs no git.
+  const workTree = await (await import('./git.js')).gitWorkTreeRoot(here);
   let folder = here;
   for (let level = 1; level <= PARENT_LEVELS; level++) {
-    if (inWorkTree && folder === root) return undefined;
+    if (folder === workTree) return undefined;
     const parent = path.dirname(folder);
     if (parent === folder) return undefined;
     folder = parent;
