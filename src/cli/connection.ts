@@ -95,7 +95,7 @@ export const LOCAL_DATA_FILE = path.join('.voxform', 'local.json');
  * default seed, not the user's, so the id is likely right. A seed holding the agents (and a private
  * key, which the embedded emulator needs) makes the folder's account from them.
  */
-export const LOCAL_AGENT_MISSING_HINT =
+const LOCAL_AGENT_MISSING_HINT =
   `The embedded emulator (--local) is an account of its own, made from the default seed, and does not have this agent. To give it your agents, delete ${LOCAL_DATA_FILE}, run \`voxform emulator --data ${LOCAL_DATA_FILE} --seed FILE\` once and stop it: FILE lists the agents with their ids, and a private key (docs/emulator.md, Seeds). Or leave out --local to use the service.`;
 
 /**

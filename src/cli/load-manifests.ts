@@ -243,7 +243,6 @@ export async function manifestProject(
   options: ManifestOptions,
   ctx: CommandContext,
 ): Promise<ManifestProject> {
-  // Without ids there are no agent names to give: nothing to warn about.
   const loaded = await loadManifestsIfAny(options, ctx, 'their agent names and service are not used');
   const manifests = loaded.files.map((file) => path.relative(ctx.cwd, file) || file);
   const { environmentAgents, agentDisplayNames: displayNames, unreadAgents } = loaded;

@@ -31,7 +31,7 @@ export async function enclosingFolderWith(cwd: string, file: string): Promise<st
  * that holds `file`, relative to `cwd`: whether or not `cwd` holds one too, and in a git work tree or
  * not, the manifests' folder is where their project keeps its own.
  */
-export async function manifestFolderWith(cwd: string, manifests: readonly string[], file: string): Promise<string | undefined> {
+async function manifestFolderWith(cwd: string, manifests: readonly string[], file: string): Promise<string | undefined> {
   const here = await realpath(cwd);
   for (const named of manifests) {
     if (named === '-') continue;

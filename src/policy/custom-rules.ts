@@ -33,7 +33,7 @@ export const SCHEMA_NODES_MAX = 500;
  * (only a manifest's own string, up to its file's size, can be) is never matched on a part, which
  * would let a mandatory `not_pattern` pass whatever follows the part: it is a finding of the rule.
  */
-export const PATTERN_SUBJECT_LIMIT = MAX_PROMPT_FILE_BYTES;
+const PATTERN_SUBJECT_LIMIT = MAX_PROMPT_FILE_BYTES;
 
 /** A value a path reaches, linked to the one it was reached from: its path is spelled out only for a finding. */
 interface Reached {

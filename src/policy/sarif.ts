@@ -31,7 +31,7 @@ export const SARIF_RESULT_LIMIT = 5_000;
 type SarifLevel = 'error' | 'warning' | 'note' | 'none';
 
 /** The key of a result's `partialFingerprints`: the version says how the value is made, so a change of it is a new key. */
-export const FINDING_FINGERPRINT = 'voxformFinding/v1';
+const FINDING_FINGERPRINT = 'voxformFinding/v1';
 
 /**
  * Where a manifest problem's message names a place (`at voxform.yaml:12:5`, `on line 12`): left out
