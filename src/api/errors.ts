@@ -73,8 +73,19 @@ export function isApiError(error: unknown): error is ApiError {
 
 /** The same failure with another hint: where the caller knows better than the client where the value came from. */
 export function withHint(error: ApiError, hint: string): ApiError {
-  const { code, message, status, method, path, detail, issues, attempts } = error;
+  return reworded(error, { hint });
+}
+
+/** The same failure, its message or hint put in the caller's words; the code and the request stay the error's. */
+export function reworded(error: ApiError, words: { message?: string; hint?: string | undefined }): ApiError {
+  const { code, status, method, path, detail, issues, attempts } = error;
+  const { message = error.message, hint = error.hint } = words;
   return new ApiError({ code, message, hint, status, method, path, detail, issues, attempts, cause: error });
+}
+
+/** Whether the failure is a read of an agent the service does not have (`GET /agents/{id}` answered 404). */
+export function isAgentNotFound(error: unknown): error is ApiError {
+  return isApiError(error) && error.code === 'api_not_found' && error.method === 'GET' && error.path.startsWith('/agents/');
 }
 
 /** What the caller knows about a request when it fails, for the sentence and the hint. */

@@ -4,7 +4,7 @@
  * which manifest, at its `file:line:col`, as plan does. The loads of a run note their agents
  * (`noteManifestAgents`); main.ts turns the error through `namingManifestAgent`, the one place.
  */
-import { ApiError, isApiError } from '../api/errors.js';
+import { isAgentNotFound, reworded } from '../api/errors.js';
 import { formatSourceLocation } from '../errors.js';
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 
@@ -22,13 +22,11 @@ export function noteManifestAgents(seen: ManifestAgentsById | undefined, state: 
  * request stay the error's.
  */
 export function namingManifestAgent(error: unknown, seen: ManifestAgentsById | undefined): unknown {
-  if (!seen || !isApiError(error) || error.code !== 'api_not_found' || error.method !== 'GET' || !error.path.startsWith('/agents/')) return error;
+  if (!seen || !isAgentNotFound(error)) return error;
   const id = decodedId(error.path.slice('/agents/'.length));
   const agent = id === undefined ? undefined : seen.get(id);
   if (!agent) return error;
-  const message = `${formatSourceLocation(agent.source)}: ${agent.address}: the service has no agent with id "${id}" (${error.message.replace(/\.$/, '')}).`;
-  const { code, hint, status, method, path, detail, issues, attempts } = error;
-  return new ApiError({ code, message, hint, status, method, path, detail, issues, attempts, cause: error });
+  return reworded(error, { message: `${formatSourceLocation(agent.source)}: ${agent.address}: the service has no agent with id "${id}" (${error.message.replace(/\.$/, '')}).` });
 }
 
 function decodedId(segment: string): string | undefined {
