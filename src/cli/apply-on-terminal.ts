@@ -7,7 +7,7 @@ import { deployer } from '../history/source.js';
 import { ciJobUrlFrom } from '../util/run-identity.js';
 import { describeLockLoss } from '../state/backend.js';
 import { prepareChangeText, renderPlanText } from '../plan/render-text.js';
-import { movedLines } from '../plan/field-lines.js';
+import { movedKeyLines } from '../plan/field-lines.js';
 import { lineAsShown } from '../util/printable.js';
 import { plural, pluralNoun } from '../util/plural.js';
 import { EXIT_INTERRUPTED, type CommandContext } from './context.js';
@@ -235,14 +235,19 @@ function report(
 }
 
 /**
- * How a run with no change for the service ends: a plan of renamed keys alone still moved their
- * state entries (docs/plan.md, "Renaming a key"), which is said rather than "Nothing to apply".
+ * How a run with no change for the service ends: a plan of renamed or swapped keys alone still moved
+ * their state entries (docs/plan.md, "Renaming a key"), which is said rather than "Nothing to apply",
+ * in the plan's words (`movedKeyLines`): a swap is no rename.
  */
 function nothingToApplyLine(plan: ApplyOutcome['plan']): string {
-  const moved = plan === undefined ? [] : movedLines(plan);
-  if (moved.length === 0) return 'Nothing to apply.\n';
-  const where = pluralNoun(moved.length, 'its new key', 'their new keys');
-  return `Moved the state of ${plural(moved.length, 'renamed resource')} to ${where}: ${moved.map(lineAsShown).join(', ')}\n`;
+  const { renamed, swapped } = plan === undefined ? { renamed: [], swapped: [] } : movedKeyLines(plan);
+  if (renamed.length + swapped.length === 0) return 'Nothing to apply.\n';
+  const where = pluralNoun(renamed.length, 'its new key', 'their new keys');
+  const lines = [
+    ...(renamed.length > 0 ? [`Moved the state of ${plural(renamed.length, 'renamed resource')} to ${where}: ${renamed.map(lineAsShown).join(', ')}`] : []),
+    ...(swapped.length > 0 ? [`Moved the state of swapped keys to the key that names each resource now: ${swapped.map(lineAsShown).join(', ')}`] : []),
+  ];
+  return lines.map((line) => `${line}\n`).join('');
 }
 
 /** What finishes a saved plan's run (`when`: when to start): the same manifests planned again, reviewed, then applied. */

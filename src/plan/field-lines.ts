@@ -215,11 +215,6 @@ function earlierKey(change: ResourceChange): string {
   return change.earlierId === undefined ? '' : ` (the key named ${change.kind} ${change.earlierId} at the last apply)`;
 }
 
-/** The resources whose manifest keys were renamed, `agent.front-desk → agent.reception`, in plan order. */
-export function movedLines(plan: Plan): string[] {
-  return plan.changes.filter((change) => change.movedFrom !== undefined).map((change) => `${change.movedFrom} → ${change.address}`);
-}
-
 /**
  * The changes whose key takes a state entry kept under another key (`movedFrom`), told apart: keys
  * renamed (the old key is none of the plan's resources: gone from the manifests) and keys swapped,

@@ -166,6 +166,18 @@ describe('two agent keys that swap their ids', () => {
     expect(text).toContain('\nPlan: 0 to create, 2 to update, 2 keys swapped, 0 unchanged\n');
   }, 60_000);
 
+  it('applied alone (the two configured alike, nothing to send): the apply says the keys were swapped, not renamed', async () => {
+    const manifest = ['version: 1', 'agents:', `  front-desk: { id: ${FRONT_DESK_ID}, name: Desk }`, '  booking: { id: -OKdqbqetEcM4ak369yn, name: Desk }', ''].join('\n');
+    const dir = await tempDir({ 'voxform.yaml': manifest });
+    const vx = async (...args: string[]) => expectCode(await runCliInProcess([...args, '--local'], { cwd: dir }), 0);
+    await vx('apply', '--auto-approve');
+    await writeFile(path.join(dir, 'voxform.yaml'), manifest.replace(FRONT_DESK_ID, 'SWAP').replace('-OKdqbqetEcM4ak369yn', FRONT_DESK_ID).replace('SWAP', '-OKdqbqetEcM4ak369yn'));
+
+    const applied = (await vx('apply', '--auto-approve')).stdout;
+    expect(applied).toContain('Moved the state of swapped keys to the key that names each resource now: agent.front-desk ↔ agent.booking\n');
+    expect(applied).not.toContain('renamed');
+  }, 60_000);
+
   it('go whole into a plan limited to one of them: as a swap, and applied without losing the other key\'s state entry', async () => {
     const manifest = ['version: 1', 'agents:', `  front-desk: { id: ${FRONT_DESK_ID}, name: Front desk }`, '  booking: { id: -OKdqbqetEcM4ak369yn, name: Booking }', ''].join('\n');
     const dir = await tempDir({ 'voxform.yaml': manifest });
