@@ -166,6 +166,27 @@ export async function openGitRepository(start: string, env: Env): Promise<GitRep
   };
 }
 
+/**
+ * The git repository holding `start` and the commit `ref` names in it: a pull-request job's base
+ * revision. `refuse(why, hint)` makes each caller's error: for a `ref` git would read as an option
+ * (it starts with "-"), a repository git cannot open (`noRepository`: why and how to fix, in the
+ * caller's words), or a `ref` that names no commit.
+ */
+export async function openCommit(
+  start: string,
+  env: Env,
+  ref: string,
+  refuse: (why: string, hint?: string) => Error,
+  noRepository: { why: string; hint?: string },
+): Promise<{ repository: GitRepository; commit: string }> {
+  if (ref.startsWith('-')) throw refuse('starts with "-"');
+  const repository = await openGitRepository(start, env);
+  if (!repository) throw refuse(noRepository.why, noRepository.hint);
+  const commit = await repository.run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`]);
+  if (!commit || commit.lines.length === 0) throw refuse('is not a commit of this repository');
+  return { repository, commit: commit.lines[0] as string };
+}
+
 /** An entry of `git ls-tree -l -z`: `MODE TYPE OBJECT SIZE<TAB>PATH` (the path from the repository's root). */
 export interface TreeEntry {
   mode: string;

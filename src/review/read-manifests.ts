@@ -12,7 +12,7 @@ import { SourceRegistry } from '../manifest/source.js';
 import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
 import { isPlainObject } from '../util/json-object.js';
 import { BASE_REF_VARIABLE } from '../project-files/base-revision.js';
-import { isRegularFile, listTree, openGitRepository, pathFromRoot, type GitRepository } from '../project-files/git.js';
+import { isRegularFile, listTree, openCommit, pathFromRoot, type GitRepository } from '../project-files/git.js';
 import { DEFAULT_MANIFESTS, folderSearchEnters, folderSearchTakes } from '../project-files/manifest-files.js';
 import { byCodeUnits } from '../util/compare.js';
 import type { ManifestDocuments } from './relaxations.js';
@@ -90,13 +90,7 @@ async function baseManifestPaths(repository: GitRepository, commit: string, ref:
  * is still compared.
  */
 export async function readBaseManifests(ref: string, paths: readonly string[], cwd: string, env: Readonly<Record<string, string | undefined>>): Promise<ManifestDocuments[]> {
-  // A revision starting with "-" would be read by git as an option.
-  if (ref.startsWith('-')) throw unreadable(ref, 'starts with "-"');
-  const repository = await openGitRepository(cwd, env);
-  if (!repository) throw unreadable(ref, 'cannot be read: the project is not a git checkout (or git is not installed)');
-  const commit = await repository.run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`]);
-  if (!commit || commit.lines.length === 0) throw unreadable(ref, 'is not a commit of this repository');
-  const id = commit.lines[0] as string;
+  const { repository, commit: id } = await openCommit(cwd, env, ref, (why) => unreadable(ref, why), { why: 'cannot be read: the project is not a git checkout (or git is not installed)' });
   const sources = new SourceRegistry(cwd);
   const out: ManifestDocuments[] = [];
   for (const inRepository of await baseManifestPaths(repository, id, ref, paths, cwd)) {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { isVoxformError, VoxformError } from '../errors.js';
 import { printable } from '../util/printable.js';
 import { FileHistoryStore } from '../history/file-store.js';
-import { gitWorkTreeRoot, openGitRepository } from '../project-files/git.js';
+import { gitWorkTreeRoot, openCommit } from '../project-files/git.js';
 import { keptFilesAtCommit } from '../project-files/kept-source.js';
 import { BASE_REF_VARIABLE, baseRefOf } from '../project-files/base-revision.js';
 import type { StateBackend } from './backend.js';
@@ -69,15 +69,11 @@ export async function stateAtBaseRevision(backend: StateBackend, env: Env): Prom
   if (ref === undefined || !(backend instanceof FileStateBackend)) return undefined;
   const { existing, real: stateFile } = await realPlace(path.resolve(backend.file));
   if ((await gitWorkTreeRoot(existing)) === undefined) return undefined;
-  // A revision starting with "-" would be read by git as an option.
-  if (ref.startsWith('-')) throw unreadable(ref, 'starts with "-"');
-  const repository = await openGitRepository(existing, env);
-  if (!repository) {
-    throw unreadable(ref, 'cannot be read: git is not installed here, or cannot read the repository', 'Install git, or put it on PATH, for voxform reads the base revision with it; if it is there, check that `git status` works in this checkout.');
-  }
-  const commit = await repository.run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`]);
-  if (!commit || commit.lines.length === 0) throw unreadable(ref, 'is not a commit of this repository');
-  const source = keptFilesAtCommit(repository, commit.lines[0] as string, (why) => unreadable(ref, why));
+  const { repository, commit } = await openCommit(existing, env, ref, (why, hint) => unreadable(ref, why, hint), {
+    why: 'cannot be read: git is not installed here, or cannot read the repository',
+    hint: 'Install git, or put it on PATH, for voxform reads the base revision with it; if it is there, check that `git status` works in this checkout.',
+  });
+  const source = keptFilesAtCommit(repository, commit, (why) => unreadable(ref, why));
   return {
     state: await readStateFile(stateFile, `${backend.display} at ${printable(ref)}`, STATE_OPTION, source).catch((error: unknown) => {
       throw baseStateRefused(error);
