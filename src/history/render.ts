@@ -10,7 +10,7 @@ import { AgentNames, versionOfAgent } from './agent-names.js';
 import { agentVersionKey, shortCommit, type AgentSummary, type AgentVersion, type DeploySummary, type HistoryRecord, type LedgerRecord, type TestRunRecord } from './types.js';
 
 /** Version of the JSON history format. */
-export const HISTORY_JSON_FORMAT_VERSION = '1';
+export const HISTORY_JSON_FORMAT_VERSION = '1.1';
 
 /**
  * The agents whose configuration a record changed: those whose version (agentVersionKey: the hash,
@@ -31,10 +31,16 @@ export function agentsChanged(record: LedgerRecord, older: readonly LedgerRecord
 export interface HistoryEntry<R extends LedgerRecord = HistoryRecord> {
   record: R;
   agentsChanged: string[];
-  /** The keys the record holds an agent under that the record before held it under another: `agent.front-desk → agent.reception`. */
-  keysMoved: string[];
+  /** The keys the record holds an agent under that the record before held it under another (a renamed key, or two swapped keys). */
+  keysMoved: KeyMove[];
   /** The workspace's oldest record, which wrote something: every agent it holds counts as changed, there being nothing to compare with. */
   first?: boolean | undefined;
+}
+
+/** An agent's key in the record before (`from`) and in this one (`to`). */
+export interface KeyMove {
+  from: string;
+  to: string;
 }
 
 /**
@@ -53,13 +59,13 @@ function wroteNothing(record: LedgerRecord): boolean {
  * held that agent under another key: a renamed key, or two swapped keys. An apply that only moved
  * keys changed no agent, and this is what it did.
  */
-function keysMoved(record: LedgerRecord, before: LedgerRecord): string[] {
-  const moves: string[] = [];
+function keysMoved(record: LedgerRecord, before: LedgerRecord): KeyMove[] {
+  const moves: KeyMove[] = [];
   for (const key of Object.keys(record.agents).sort()) {
     const id = record.agents[key]?.id;
     if (id === undefined || (Object.hasOwn(before.agents, key) && before.agents[key]?.id === id)) continue;
     const earlier = Object.keys(before.agents).filter((name) => before.agents[name]?.id === id);
-    if (earlier.length === 1) moves.push(`agent.${earlier[0]} → agent.${key}`);
+    if (earlier.length === 1) moves.push({ from: earlier[0] as string, to: key });
   }
   return moves;
 }
@@ -79,7 +85,7 @@ export interface EntryFilter {
  * as many as asked for, and every shown agent's older version found, so no older record is read.
  */
 export class HistoryEntryCollector<R extends LedgerRecord> {
-  private readonly shown: Array<{ record: R; changed: string[]; open: Map<string, AgentVersion | AgentSummary>; older: boolean; moved: string[] }> = [];
+  private readonly shown: Array<{ record: R; changed: string[]; open: Map<string, AgentVersion | AgentSummary>; older: boolean; moved: KeyMove[] }> = [];
   private readonly limit: number;
 
   constructor(private readonly filter: EntryFilter = {}) {
@@ -207,7 +213,7 @@ export function renderHistoryText(entries: ReadonlyArray<HistoryEntry<LedgerReco
     lines.push(`  ${controlsAsQuestionMarks(summaryLine(record))}`);
     const note = first ? ' (first record: every agent)' : '';
     lines.push(`  agents changed: ${changed.length > 0 ? `${controlsAsQuestionMarks(changed.join(', '))}${note}` : 'none'}`);
-    if (moved.length > 0) lines.push(`  keys moved: ${controlsAsQuestionMarks(moved.join(', '))}`);
+    if (moved.length > 0) lines.push(`  keys moved: ${controlsAsQuestionMarks(moved.map(({ from, to }) => `agent.${from} → agent.${to}`).join(', '))}`);
     lines.push('');
   }
   return `${lines.join('\n')}${runs === '' ? '' : `\n${runs}`}`;
@@ -226,7 +232,7 @@ function agentJson(version: AgentVersion): Record<string, unknown> {
   };
 }
 
-function recordJson(record: HistoryRecord, changed: string[]): Record<string, unknown> {
+function recordJson({ record, agentsChanged, keysMoved }: HistoryEntry): Record<string, unknown> {
   const { source } = record;
   return {
     id: record.id,
@@ -246,7 +252,8 @@ function recordJson(record: HistoryRecord, changed: string[]): Record<string, un
       promoted_from: source.promotedFrom ? { workspace: source.promotedFrom.workspace, record: source.promotedFrom.record } : null,
     },
     summary: summaryJson(record.summary),
-    agents_changed: changed,
+    agents_changed: agentsChanged,
+    keys_moved: keysMoved.map(({ from, to }) => ({ from, to })),
     agents: Object.fromEntries(Object.keys(record.agents).sort().map((name) => [name, agentJson(record.agents[name] as AgentVersion)])),
   };
 }
@@ -287,7 +294,7 @@ export function renderHistoryJson(entries: readonly HistoryEntry[], workspace: s
   const document = {
     format_version: HISTORY_JSON_FORMAT_VERSION,
     workspace,
-    records: entries.map((entry) => recordJson(entry.record, entry.agentsChanged)),
+    records: entries.map(recordJson),
     test_runs: testRuns.map(testRunJson),
   };
   return `${toJsonText(document, 2)}\n`;

@@ -95,5 +95,7 @@ describe('a renamed agent key', () => {
     expect(renamed).toContain('  agents changed: none\n  keys moved: agent.front-desk → agent.reception');
     expect(first).not.toContain('keys moved');
     expect((await vx(0, 'history', '--limit', '1')).stdout).toContain('  keys moved: agent.front-desk → agent.reception\n');
+    const records = JSON.parse((await vx(0, 'history', '--format', 'json')).stdout).records;
+    expect(records.map((record: { keys_moved: unknown }) => record.keys_moved)).toEqual([[{ from: 'front-desk', to: 'reception' }], []]);
   }, 120_000);
 });

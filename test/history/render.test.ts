@@ -141,10 +141,11 @@ describe('history renderers', () => {
 
   it('writes JSON in snake_case with nulls for what is unknown', () => {
     const document = JSON.parse(renderHistoryJson(historyEntries([newer, older], { limit: 1 }), 'default@local'));
-    expect(document.format_version).toBe('1');
+    expect(document.format_version).toBe('1.1');
     expect(document.records).toHaveLength(1);
     expect(document.records[0].source).toEqual({ commit: null, branch: null, pull_request: null, ci_job_url: null, uncommitted: null, rollback_of: older.id, heal_of: null, promoted_from: null });
     expect(document.records[0].agents_changed).toEqual(['desk']);
+    expect(document.records[0].keys_moved).toEqual([]);
     expect(document.records[0].agents.desk).toEqual({ id: 'ag-desk', name: null, config: { prompt: 'hi' }, knowledge: null, config_hash: 'h2', masked_paths: [], prompt_length: null, unrecorded_secrets: [] });
   });
 
