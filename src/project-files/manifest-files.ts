@@ -3,10 +3,12 @@
  * files, recursively, sorted), or `voxform.yaml`, else `agents.yaml`, in the working directory. Reads
  * are bounded in number (descriptors) and guarded (guarded-read.ts).
  */
+import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
+import { printable } from '../util/printable.js';
 import { byCodeUnits } from '../util/compare.js';
 import { inSlice } from '../util/sync-slices.js';
 import { chargeBudget, findProjectRoot, isInside, readGuarded, realFolder, type ReadOutcome, type ReadPolicy, type RealFolders } from './guarded-read.js';
@@ -55,7 +57,7 @@ export async function findManifestFiles(paths: readonly string[], cwd: string, o
         continue;
       }
       const search = { found: [] as string[], testFiles: 0 };
-      await findYamlFiles(absolute, search);
+      await findYamlFiles(absolute, search, given);
       const { found } = search;
       if (found.length === 0) {
         const what = search.testFiles > 0 ? 'no manifest: its only .yaml and .yml files are test files (*.test.yaml), which are not manifests' : 'no .yaml or .yml files';
@@ -141,16 +143,34 @@ export function folderSearchTakes(name: string): 'manifest' | 'test' | undefined
  * taken too, as if named: the guarded read refuses it at its name (file_not_regular,
  * file_outside_project) or reads it, never skips it unsaid. Links to folders are not followed.
  */
-async function findYamlFiles(folder: string, search: { found: string[]; testFiles: number }): Promise<void> {
-  const entries = await readdir(folder, { withFileTypes: true });
+async function findYamlFiles(folder: string, search: { found: string[]; testFiles: number }, given: string): Promise<void> {
+  const entries = await listFolder(folder, given);
   for (const entry of entries.sort((a, b) => byCodeUnits(a.name, b.name))) {
     if (entry.isDirectory()) {
-      if (folderSearchEnters(entry.name)) await findYamlFiles(path.join(folder, entry.name), search);
+      if (folderSearchEnters(entry.name)) await findYamlFiles(path.join(folder, entry.name), search, path.join(given, entry.name));
     } else {
       const kind = folderSearchTakes(entry.name);
       if (kind === 'test') search.testFiles++;
       else if (kind === 'manifest') search.found.push(path.join(folder, entry.name));
     }
+  }
+}
+
+/**
+ * A searched folder's entries. One removed since its parent was listed holds nothing to read; one
+ * that cannot be listed (no permission) is an error at its name, as an unreadable manifest is.
+ */
+async function listFolder(folder: string, given: string): Promise<Dirent[]> {
+  try {
+    return await readdir(folder, { withFileTypes: true });
+  } catch (error) {
+    const { code } = error as NodeJS.ErrnoException;
+    if (code === 'ENOENT') return [];
+    const why = code === 'EACCES' || code === 'EPERM' ? 'voxform may not list it' : `the system refused it (${code ?? String(error)})`;
+    throw new VoxformError('file_unreadable', `Cannot search the folder ${printable(given)} for manifests: ${why}.`, {
+      hint: 'Make the folder readable for this user, or name the manifests with -f instead of the folder above it (a folder is searched for every .yaml and .yml file under it).',
+      cause: error,
+    });
   }
 }
 

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { chmod } from 'node:fs/promises';
 import path from 'node:path';
 
 // These run the built CLI (dist/): `npm test` builds first (pretest).
-import { makeTree, repoRoot, runCliInProcess } from '../helpers/cli.js';
+import { makeTree, repoRoot, runCli, runCliInProcess } from '../helpers/cli.js';
 
 const AGENT_ONLY = 'agents:\n  a: { id: a }\n';
 
@@ -203,6 +204,18 @@ describe('voxform validate', () => {
     expect(result.stdout).toBe('✓ 3 files are valid, with 2 warnings: 1 agent, 1 phone, 0 campaigns, 0 knowledge files, 0 credentials\n');
     expect(result.stderr).toContain('manifests/agents.yaml:2:18  warning[vars_without_template]: vars has no effect without template');
     expect(result.stderr).toContain('manifests/empty.yaml:1:1  warning[empty_file]: manifests/empty.yaml is empty: it defines nothing');
+  });
+
+  it('names a subfolder it may not list, as an error at its name, not a bug', async () => {
+    const cwd = await tree({ 'manifests/agents.yaml': AGENT_ONLY, 'manifests/private/more.yaml': AGENT_ONLY });
+    await chmod(path.join(cwd, 'manifests/private'), 0o000);
+    cleanups.push(() => chmod(path.join(cwd, 'manifests/private'), 0o755));
+    const result = await runCli(['validate', '-f', 'manifests'], { cwd, unprivileged: true });
+    expect(result.stderr).toBe(
+      'error[file_unreadable]: Cannot search the folder manifests/private for manifests: voxform may not list it.\n' +
+        '  hint: Make the folder readable for this user, or name the manifests with -f instead of the folder above it (a folder is searched for every .yaml and .yml file under it).\n',
+    );
+    expect(result.code).toBe(1);
   });
 
   it('says clearly when there is no manifest, without a stack trace', async () => {
