@@ -1,13 +1,15 @@
 /**
  * Which test files a run reads: the paths given (files, or folders searched for `*.test.yaml` and
  * `*.test.yml`), else the `tests/` folder beside the first manifest (in it, when that is a folder
- * of manifests named with -f). Symbolic links, hidden folders
- * and node_modules are not entered, so a search stays inside the folder it was given.
+ * of manifests named with -f). Links to folders, hidden folders and node_modules are not entered,
+ * so a search stays inside the folder it was given; an entry with a test file's name that is no
+ * regular file is taken, and the read's guards refuse it at its name or read it.
  */
-import { readdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { isInside } from '../project-files/guarded-read.js';
+import { listSearchedFolder } from '../project-files/manifest-files.js';
 import { byCodeUnits } from '../util/compare.js';
 
 const TEST_FILE = /\.test\.ya?ml$/i;
@@ -36,7 +38,7 @@ export interface TestSuite {
 export async function findTestSuite(cwd: string, manifests: readonly string[]): Promise<TestSuite> {
   const first = manifests[0] ?? path.join(cwd, 'voxform.yaml');
   const folder = path.join((await isFolder(first)) ? first : path.dirname(first), 'tests');
-  return { folder, files: (await isFolder(folder)) ? await searchFolder(folder) : [] };
+  return { folder, files: (await isFolder(folder)) ? await searchFolder(folder, path.relative(cwd, folder) || folder) : [] };
 }
 
 /** Whether a search goes into a folder of this name: not a hidden one, nor one of packages. */
@@ -75,7 +77,7 @@ export async function findTestFiles(paths: readonly string[], cwd: string, manif
       files.push(absolute);
       continue;
     }
-    const found = await searchFolder(absolute);
+    const found = await searchFolder(absolute, given);
     if (found.length === 0) throw new VoxformError('tests_not_found', `The folder ${given} holds no *.test.yaml files.`, { hint: 'Test files end in .test.yaml (or .test.yml).' });
     files.push(...found);
   }
@@ -86,14 +88,17 @@ async function isFolder(folder: string): Promise<boolean> {
   return (await stat(folder).catch(() => undefined))?.isDirectory() ?? false;
 }
 
-async function searchFolder(folder: string): Promise<string[]> {
-  const entries = await readdir(folder, { withFileTypes: true });
+/** The test files under `folder` (absolute), `shown` its name as the user gave it (or as the suite names it). */
+async function searchFolder(folder: string, shown: string): Promise<string[]> {
+  const entries = await listSearchedFolder(folder, shown, 'test files');
   const found: string[] = [];
   for (const entry of entries.sort((a, b) => byCodeUnits(a.name, b.name))) {
     const full = path.join(folder, entry.name);
     if (entry.isDirectory()) {
-      if (isSearchedFolder(entry.name)) found.push(...(await searchFolder(full)));
-    } else if (entry.isFile() && TEST_FILE.test(entry.name)) {
+      if (isSearchedFolder(entry.name)) found.push(...(await searchFolder(full, path.join(shown, entry.name))));
+    } else if (TEST_FILE.test(entry.name)) {
+      // Whatever else holds a test file's name is taken as if named: a link inside the project is read,
+      // a FIFO, a device or a link out of it is refused at its name — never left out of a run unsaid.
       found.push(full);
     }
   }

@@ -144,7 +144,7 @@ export function folderSearchTakes(name: string): 'manifest' | 'test' | undefined
  * file_outside_project) or reads it, never skips it unsaid. Links to folders are not followed.
  */
 async function findYamlFiles(folder: string, search: { found: string[]; testFiles: number }, given: string): Promise<void> {
-  const entries = await listFolder(folder, given);
+  const entries = await listSearchedFolder(folder, given, 'manifests');
   for (const entry of entries.sort((a, b) => byCodeUnits(a.name, b.name))) {
     if (entry.isDirectory()) {
       if (folderSearchEnters(entry.name)) await findYamlFiles(path.join(folder, entry.name), search, path.join(given, entry.name));
@@ -157,18 +157,19 @@ async function findYamlFiles(folder: string, search: { found: string[]; testFile
 }
 
 /**
- * A searched folder's entries. One removed since its parent was listed holds nothing to read; one
- * that cannot be listed (no permission) is an error at its name, as an unreadable manifest is.
+ * The entries of a folder a search walks (for manifests, for test files), `shown` its name as the user
+ * gave it. One removed since its parent was listed holds nothing to read; one that cannot be listed
+ * (no permission) is an error at its name, as an unreadable file is: it may hold what was searched for.
  */
-async function listFolder(folder: string, given: string): Promise<Dirent[]> {
+export async function listSearchedFolder(folder: string, shown: string, searchedFor: string): Promise<Dirent[]> {
   try {
     return await readdir(folder, { withFileTypes: true });
   } catch (error) {
     const { code } = error as NodeJS.ErrnoException;
     if (code === 'ENOENT') return [];
     const why = code === 'EACCES' || code === 'EPERM' ? 'voxform may not list it' : `the system refused it (${code ?? String(error)})`;
-    throw new VoxformError('file_unreadable', `Cannot search the folder ${printable(given)} for manifests: ${why}.`, {
-      hint: 'Make the folder readable for this user, or name the manifests with -f instead of the folder above it (a folder is searched for every .yaml and .yml file under it).',
+    throw new VoxformError('file_unreadable', `Cannot search the folder ${printable(shown)} for ${searchedFor}: ${why}.`, {
+      hint: 'Make the folder readable for this user, or name the files to read instead of a folder above it (a folder is searched through every subfolder).',
       cause: error,
     });
   }

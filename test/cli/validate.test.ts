@@ -206,16 +206,19 @@ describe('voxform validate', () => {
     expect(result.stderr).toContain('manifests/empty.yaml:1:1  warning[empty_file]: manifests/empty.yaml is empty: it defines nothing');
   });
 
-  it('names a subfolder it may not list, as an error at its name, not a bug', async () => {
-    const cwd = await tree({ 'manifests/agents.yaml': AGENT_ONLY, 'manifests/private/more.yaml': AGENT_ONLY });
-    await chmod(path.join(cwd, 'manifests/private'), 0o000);
-    cleanups.push(() => chmod(path.join(cwd, 'manifests/private'), 0o755));
+  it('names a subfolder it may not list, as an error at its name, not a bug (and so does the search for test files)', async () => {
+    const cwd = await tree({ 'manifests/agents.yaml': AGENT_ONLY, 'manifests/private/more.yaml': AGENT_ONLY, 'tests/a.test.yaml': 'agent: a\ntests: []\n', 'tests/private/b.test.yaml': '' });
+    for (const folder of ['manifests/private', 'tests/private']) {
+      await chmod(path.join(cwd, folder), 0o000);
+      cleanups.push(() => chmod(path.join(cwd, folder), 0o755));
+    }
+    const hint = '  hint: Make the folder readable for this user, or name the files to read instead of a folder above it (a folder is searched through every subfolder).\n';
     const result = await runCli(['validate', '-f', 'manifests'], { cwd, unprivileged: true });
-    expect(result.stderr).toBe(
-      'error[file_unreadable]: Cannot search the folder manifests/private for manifests: voxform may not list it.\n' +
-        '  hint: Make the folder readable for this user, or name the manifests with -f instead of the folder above it (a folder is searched for every .yaml and .yml file under it).\n',
-    );
+    expect(result.stderr).toBe(`error[file_unreadable]: Cannot search the folder manifests/private for manifests: voxform may not list it.\n${hint}`);
     expect(result.code).toBe(1);
+    const tests = await runCli(['test', 'tests', '-f', 'manifests/agents.yaml', '--local'], { cwd, unprivileged: true });
+    expect(tests.stderr).toBe(`error[file_unreadable]: Cannot search the folder tests/private for test files: voxform may not list it.\n${hint}`);
+    expect(tests.code).toBe(1);
   });
 
   it('says clearly when there is no manifest, without a stack trace', async () => {

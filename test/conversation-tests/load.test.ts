@@ -1,4 +1,5 @@
-import { writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findTestFiles } from '../../src/conversations/find-test-files.js';
@@ -206,6 +207,20 @@ describe('finding test files', () => {
     });
     const found = await findTestFiles([], dir, [path.join(dir, 'voxform.yaml')]);
     expect(found.map((f) => path.relative(dir, f))).toEqual(['tests/a/c.test.yml', 'tests/b.test.yaml']);
+  });
+
+  it('takes an entry with a test file\'s name that is no regular file, as if named: a link inside the project is read, a FIFO is refused at its name', async () => {
+    const test = 'agent: front-desk\ntests:\n  - name: greets\n    turns: [{ expect: [{ contains: hi }] }]\n';
+    const dir = await tempDir({ 'voxform.yaml': 'version: 1\n', 'tests/a.test.yaml': test, 'common/s.test.yaml': test });
+    await symlink('../common/s.test.yaml', path.join(dir, 'tests/s.test.yaml'));
+    await symlink(dir, path.join(dir, 'tests/folder.test.yaml'));
+    execFileSync('mkfifo', [path.join(dir, 'tests/fifo.test.yaml')]);
+    const found = await findTestFiles([], dir, [path.join(dir, 'voxform.yaml')]);
+    expect(found.map((f) => path.relative(dir, f))).toEqual(['tests/a.test.yaml', 'tests/fifo.test.yaml', 'tests/folder.test.yaml', 'tests/s.test.yaml']);
+    const linked = await loadTestFiles({ files: [path.join(dir, 'tests/s.test.yaml')], cwd: dir, agents: AGENTS });
+    expect(linked.diagnostics).toEqual([]);
+    expect(linked.files).toHaveLength(1);
+    await expect(loadTestFiles({ files: [path.join(dir, 'tests/fifo.test.yaml')], cwd: dir, agents: AGENTS })).rejects.toMatchObject({ code: 'tests_unreadable', message: 'tests/fifo.test.yaml is a FIFO (named pipe), not a regular file.' });
   });
 
   it('says where it looked when there are none, and whether the folder is there', async () => {
