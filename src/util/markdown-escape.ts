@@ -1,8 +1,10 @@
 /**
  * The one Markdown escaper: text voxform did not write passes one of these, so it cannot mention
  * someone, open HTML, link, close a table cell or code span, or start a heading or list, and carries
- * no control character (`printable`). Its `[` is always `\[` and a leading `::` is `\::`, so text
- * printed to a CI log forms no workflow command and renders as it reads (see `terminalText`).
+ * no control character (`printable`). Its `[` is always `\[` and a leading `::` is `\::` (in HTML,
+ * where a backslash shows: the `[` of `##[` is `&#91;` and a leading `:` of `::` is `&#58;`), so text
+ * printed to a CI log forms no workflow command and renders as it reads (see `terminalText`, whose
+ * own escape, `\u005b`, would show).
  */
 import { printable } from './printable.js';
 
@@ -34,10 +36,16 @@ export function markdownText(text: string): string {
 
 /**
  * Text inside an HTML element of the Markdown (a `<summary>`, where backslash escapes show as they
- * are): one line, HTML-escaped as element text, mentions and bare addresses neutralised.
+ * are): one line, HTML-escaped as element text, mentions and bare addresses neutralised, and
+ * workflow commands written with an entity that renders as the character.
  */
 export function markdownHtmlText(text: string): string {
-  const escaped = oneLine(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const escaped = oneLine(text)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/(?<=##)\[/g, '&#91;')
+    .replace(/^(\s*):(?=:)/, '$1&#58;');
   return unmentioned(unlinked(escaped));
 }
 

@@ -42,13 +42,15 @@ export interface RegexTimeBudgetOptions {
 
 /**
  * The time the matches of one run may take together. A pattern stopped once is not run again (it
- * fails at once, saying so), and once the run's budget is spent every further match fails at once;
- * a match never gets more than what is left.
+ * fails at once, saying so), whichever test or rule compiled that text and those flags: each compiles
+ * its own RegExp, and the same text is as slow in every one of them. Once the run's budget is spent
+ * every further match fails at once; a match never gets more than what is left.
  */
 export class RegexTimeBudget {
   readonly totalMs: number;
   #leftMs: number;
-  readonly #stopped = new Set<RegExp>();
+  /** The patterns stopped so far, by text and flags (stoppedKey). */
+  readonly #stopped = new Set<string>();
   /** Time spent by each owner of the run's matches (what `match` was told, else the pattern's source). */
   readonly #spentBy = new Map<string, number>();
   readonly #now: () => number;
@@ -66,7 +68,7 @@ export class RegexTimeBudget {
    * the longest text matched whole (a longer one is matched on its first part, and `truncated` says so).
    */
   match(pattern: RegExp, subject: string, owner = pattern.source, subjectLimit = REGEX_SUBJECT_LIMIT): { matched: boolean; truncated: boolean } | RegexRefusal {
-    if (this.#stopped.has(pattern)) return { timedOut: true, why: 'stopped-before' };
+    if (this.#stopped.has(stoppedKey(pattern))) return { timedOut: true, why: 'stopped-before' };
     if (this.#leftMs <= 0) return { timedOut: true, why: 'run-spent' };
     const limitMs = Math.max(1, Math.min(REGEX_TIME_BUDGET_MS, Math.ceil(this.#leftMs)));
     const started = this.#now();
@@ -75,7 +77,7 @@ export class RegexTimeBudget {
     this.#leftMs -= spent;
     this.#spentBy.set(owner, (this.#spentBy.get(owner) ?? 0) + spent);
     if (!('timedOut' in outcome)) return outcome;
-    this.#stopped.add(pattern);
+    this.#stopped.add(stoppedKey(pattern));
     return { timedOut: true, why: 'this-match', limitMs };
   }
 
@@ -83,6 +85,11 @@ export class RegexTimeBudget {
   heaviestOwners(count: number): string[] {
     return [...this.#spentBy].sort((a, b) => b[1] - a[1]).slice(0, count).map(([owner]) => owner);
   }
+}
+
+/** One key for every RegExp of the same text and flags (flags hold no space). */
+function stoppedKey(pattern: RegExp): string {
+  return `${pattern.flags} ${pattern.source}`;
 }
 
 /** Whether `pattern` matches `subject`, or that it ran out of time (a check then fails with that reason). */

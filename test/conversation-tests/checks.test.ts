@@ -3,7 +3,7 @@ import { checkCall, checkReply } from '../../src/conversations/checks.js';
 import { overallStatus } from '../../src/conversations/conversation.js';
 import { judge, nextCallerMove } from '../../src/conversations/judge.js';
 import { ChatModel } from '../../src/model/chat-model.js';
-import { matchWithBudget, RegexTimeBudget } from '../../src/util/safe-regex.js';
+import { compileRegex, matchWithBudget, RegexTimeBudget } from '../../src/util/safe-regex.js';
 import type { CallCheck, ReplyCheck } from '../../src/conversations/types.js';
 import { startFakeModel, type FakeModel } from '../helpers/fake-model.js';
 import { SecretRegistry } from '../../src/secrets/redact.js';
@@ -86,6 +86,40 @@ describe('reply checks', () => {
       detail: 'not run: the regular expressions of this run have used their 0.4 s of time together; simplify the slow ones (the checks stopped for running too long name them)',
     });
     expect(limits).toEqual([250, 250, 139]);
+  });
+
+  it('does not run a pattern again in a later test that compiled the same text and flags itself', async () => {
+    // Every test of a file compiles its own RegExp: thirty tests of `(a|aa)+$` must cost one stopped
+    // match, not thirty. A clock of the test's own; every match of `(a|aa)+$` is stopped.
+    let clock = 0;
+    let runs = 0;
+    const match = (pattern: RegExp, subject: string, limitMs: number) => {
+      runs++;
+      if (pattern.source === '(a|aa)+$') {
+        clock += limitMs;
+        return { timedOut: true as const };
+      }
+      clock += 1;
+      return { matched: pattern.test(subject), truncated: false };
+    };
+    const context = { model: undefined, regexTime: new RegexTimeBudget({ now: () => clock, match }) };
+    const text = `${'a'.repeat(5000)}!`;
+    const compiled = (source: string, flags?: string) => {
+      const pattern = flags === undefined ? compileRegex(source) : new RegExp(source, flags);
+      if (typeof pattern === 'string') throw new Error(pattern);
+      return pattern;
+    };
+    expect(await checkReply({ kind: 'regex', pattern: compiled('(a|aa)+$') }, text, 1, context)).toMatchObject({ status: 'failed', detail: expect.stringMatching(/^the regular expression ran longer than 250 ms and was stopped/) });
+    for (let test = 2; test <= 30; test++) {
+      expect(await checkReply({ kind: 'regex', pattern: compiled('(a|aa)+$') }, text, 1, context)).toMatchObject({
+        status: 'failed',
+        detail: expect.stringMatching(/^the regular expression was stopped for running too long on an earlier text and is not run again/),
+      });
+    }
+    expect(runs).toBe(1);
+    // The same text with other flags is another pattern: it runs (and is stopped) on its own.
+    expect(await checkReply({ kind: 'regex', pattern: compiled('(a|aa)+$', 'i') }, text, 1, context)).toMatchObject({ detail: expect.stringMatching(/ran longer than 250 ms and was stopped/) });
+    expect(runs).toBe(2);
   });
 
   it('matches long texts on their first 20,000 characters', () => {

@@ -63,6 +63,17 @@ describe('workflow commands planted in a pull request', () => {
     if (extra.includes('json')) expect(JSON.stringify(JSON.parse(result.stdout))).toContain(JSON.stringify(PLANT).slice(1, -1));
   });
 
+  it("test --format markdown writes them in a test's <summary> as entities, which render as the characters, not as the printed escape", async () => {
+    const dir = await tempDir({ 'voxform.yaml': MANIFEST, 'tests/front-desk.test.yaml': TESTS });
+    const result = await runCliInProcess(['test', '--local', '--skip-judge', '--format', 'markdown'], { cwd: dir });
+    expect(result.code, result.stderr.slice(0, 300)).toBe(1);
+    const summaries = result.stdout.split('\n').filter((line) => line.startsWith('<details><summary>'));
+    expect(summaries).toHaveLength(1);
+    expect(summaries[0]).toContain('##&#91;error]Security review passed ::error::fake annotation   ::add-mask::x ::stop-commands::t see ##&#91;warning]here');
+    expect(summaries[0]).not.toContain('\\u');
+    expect(workflowCommands(result.stdout)).toEqual([]);
+  });
+
   it('chat shows the applied greeting with each planted line escaped where it starts a line', async () => {
     const dir = await tempDir({ 'voxform.yaml': MANIFEST });
     expect((await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir })).code).toBe(0);

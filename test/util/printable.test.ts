@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { markdownCode, markdownFence, markdownText } from '../../src/util/markdown-escape.js';
+import { markdownCode, markdownFence, markdownHtmlText, markdownText } from '../../src/util/markdown-escape.js';
 import { controlsAsQuestionMarks, lineAsShown, printable, printableKeepingLines, terminalPrinter, terminalText, toJsonText } from '../../src/util/printable.js';
 
 describe('printable', () => {
@@ -99,5 +99,11 @@ describe('workflow commands (docs/security.md §8)', () => {
     // Code shows text as it is: there the printed escape shows, as a control's does.
     expect(terminalText(markdownFence(['::error::x', '+##[error]y']).join('\n'), false)).toBe('```\n:\\u003aerror::x\n+##\\u005berror]y\n```');
     expect(terminalText(markdownCode('##[error]'), false)).toBe('`##\\u005berror]`');
+  });
+
+  it("Markdown's HTML (a <summary>, where a backslash shows) writes both with an entity, which renders as the character", () => {
+    const shown = terminalText(markdownHtmlText('  ::add-mask::x ##[error]y ###[warning]z'), false);
+    expect(shown).toBe('  &#58;:add-mask::x ##&#91;error]y ###&#91;warning]z');
+    expect(workflowCommands(shown)).toEqual([]);
   });
 });
