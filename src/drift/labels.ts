@@ -6,9 +6,9 @@ import { missingStateWarning } from '../state/missing-state.js';
 import { healsField } from './classify.js';
 
 /**
- * A field's one-line values with both sides, the service's first: a field unset on the service
- * (the plan marks it `+` and shows the manifests' value alone) reads `(unset) → "value"`.
- * Undefined when the field is shown as a line diff.
+ * A field's one-line values with both sides, the earlier first (drift: the service's; diff: the first
+ * environment's): a field unset there (the plan marks it `+` and shows the value alone) reads
+ * `(unset) → "value"`. Undefined when the field is shown as a line diff.
  */
 export function bothSides(view: FieldView): string | undefined {
   if (view.summary === undefined) return undefined;

@@ -19,6 +19,7 @@ import { decodeQueryPart, mapUrlTokens, splitTokenUrl, splitUserInfo } from '../
 import { isPhoneNumber } from '../manifest/names.js';
 import { DiagnosticList } from '../manifest/diagnostics.js';
 import { interpolateString } from '../manifest/interpolate.js';
+import { MIN_SEARCHABLE_SECRET } from '../secrets/redact.js';
 import { formatDotted, type PatternCursor } from '../util/field-path.js';
 import type { Agent, Phone } from '../schema/types.gen.js';
 import { SCHEMA_MODELINE } from '../init/scaffold.js';
@@ -57,6 +58,8 @@ export interface ExportedSecret {
   name: string;
   /** Where the value goes, e.g. `agents.booking.config.tools[0].header.authorization`. */
   path: string;
+  /** The live value is under MIN_SEARCHABLE_SECRET characters: the plan warns of it (`env_value_short`). */
+  short?: true;
 }
 
 export interface ExportResult {
@@ -151,9 +154,12 @@ function exportAgent(agent: Agent, run: ExportRun): Pair {
   // Where several variables hold a value, the one the ledger recorded at the place put it there.
   const recordedAt = (path: Path) => run.deployed.ledgerVariablesAt(agent.id, formatDotted(path));
   const protectedConfig = protectValues(configSecretSet().start(), config, [], {
-    secret: (named, path, part) => {
+    secret: (value, named, path, part) => {
       const name = uniqueName(envName([local, ...named, ...(part ? [part] : [])]), run.secretNames, '_');
-      run.secrets.push({ name, path: `agents.${local}.config${renderPath(path)}${part ? ` (${part} in the URL)` : ''}` });
+      const secret: ExportedSecret = { name, path: `agents.${local}.config${renderPath(path)}${part ? ` (${part} in the URL)` : ''}` };
+      // The plan warns of a value too short to hide in text (env_value_short): export says which up front.
+      if (value.length < MIN_SEARCHABLE_SECRET) secret.short = true;
+      run.secrets.push(secret);
       return `\${env:${name}}`;
     },
     recorded: (path) => {
@@ -282,8 +288,8 @@ function renderPath(path: ReadonlyArray<string | number>): string {
 }
 
 interface ProtectHooks {
-  /** The `${env:…}` reference for the secret at `path`; `part` names the part of a URL (`token`, `password`). */
-  secret: (namedPath: Array<string | number>, path: Array<string | number>, part?: string) => string;
+  /** The `${env:…}` reference for the secret `value` at `path`; `part` names the part of a URL (`token`, `password`). */
+  secret: (value: string, namedPath: Array<string | number>, path: Array<string | number>, part?: string) => string;
   /** Whether the deploy ledger recorded the place as filled from `${env:…}`. */
   recorded: (path: Array<string | number>) => boolean;
   /** Where `text`, at `path`, holds deployed values (`DeployedSecrets.variablesIn`). */
@@ -304,15 +310,15 @@ function protectValues(at: PatternCursor, value: unknown, path: Array<string | n
     const held = hooks.deployed(value, path);
     const wholly = isWholly(held, value) ? hooks.writeBack(value, path) : undefined;
     if (wholly !== undefined) return wholly;
-    if (isSecret) return (held.length > 0 ? hooks.writeBack(value, path) : undefined) ?? hooks.secret(named, path);
+    if (isSecret) return (held.length > 0 ? hooks.writeBack(value, path) : undefined) ?? hooks.secret(value, named, path);
     // A deployed value that runs from one part of a URL into the next: the whole URL is then the secret.
-    if (isUrlWithSecrets(value) && held.some(({ start, end }) => URL_SEPARATORS.test(value.slice(start, end)))) return hooks.secret(named, path);
+    if (isUrlWithSecrets(value) && held.some(({ start, end }) => URL_SEPARATORS.test(value.slice(start, end)))) return hooks.secret(value, named, path);
     const url = protectUrl(
       value,
-      (part, raw) => (isWholly(hooks.deployed(raw, path), raw) ? hooks.writeBack(raw, path) : undefined) ?? hooks.secret(named, path, part),
-      (text) => hooks.writeBack(text, path) ?? hooks.secret(named, path),
+      (part, raw) => (isWholly(hooks.deployed(raw, path), raw) ? hooks.writeBack(raw, path) : undefined) ?? hooks.secret(raw, named, path, part),
+      (text) => hooks.writeBack(text, path) ?? hooks.secret(text, named, path),
     );
-    return url ?? hooks.writeBack(value, path) ?? hooks.secret(named, path);
+    return url ?? hooks.writeBack(value, path) ?? hooks.secret(value, named, path);
   }
   if (Array.isArray(value)) {
     return value.map((item, index) => {

@@ -8,6 +8,7 @@ import { ENV_REFERENCE, ENV_REFERENCE_BODY, hasEnvReference } from '../secrets/e
 import { MIN_SEARCHABLE_SECRET } from '../secrets/redact.js';
 import { MIN_FILLED_ENV_VALUE_CHARS } from '../project-files/limits.js';
 import { WITHHELD } from '../secrets/withhold.js';
+import { urlTokenRanges } from '../secrets/url-tokens.js';
 import type { DiagnosticList } from './diagnostics.js';
 import type { FilledTextBudget } from './filled-text-budget.js';
 import { envPolicyOf, FORBIDDEN_PLACE_FIX, refusalMessage, type EnvPolicy } from '../secrets/env-policy.js';
@@ -60,13 +61,15 @@ export interface StringInterpolation {
 /**
  * Interpolates one string; `span` is where it was written (for diagnostics). With `forbiddenPlace`
  * (what the place is called: "an agent's id") every reference is refused there, and nothing is read.
- * `unsetFix` says what to do about a variable not set (by default: set it, or give the reference a default).
+ * `unsetFix` says what to do about a variable not set; by default: set it, or give the reference a
+ * default — but only set it where the reference sits in a URL's user info or query value, where
+ * tokens ride (secrets/url-tokens.ts), as in a place the schema marks secret.
  */
-export function interpolateString(text: string, span: Span | undefined, ctx: InterpolationContext, forbiddenPlace?: string, unsetFix: UnsetFix = setOrDefault): StringInterpolation {
+export function interpolateString(text: string, span: Span | undefined, ctx: InterpolationContext, forbiddenPlace?: string, unsetFix?: UnsetFix): StringInterpolation {
   if (span && text.includes('${')) warnMiscasedReferences(text, span, ctx.diagnostics);
   if (!text.includes('{env:')) return { value: text, fromEnv: false };
   let fromEnv = false;
-  const fill = (whole: string, escape: string, body: string): string => {
+  const fill = (whole: string, escape: string, body: string, at: number): string => {
     if (escape) return whole.slice(1);
     if (forbiddenPlace !== undefined) {
       if (span) ctx.diagnostics.error('env_forbidden', `\${env:…} cannot be used in ${forbiddenPlace}; ${FORBIDDEN_PLACE_FIX}`, locate(span, whole));
@@ -98,7 +101,7 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
       if (span) {
         ctx.diagnostics.error(
           'env_missing',
-          `environment variable ${name} is not set; ${unsetFix(name)}`,
+          `environment variable ${name} is not set; ${(unsetFix ?? (inUrlToken(text, at, whole.length) ? setSecret : setOrDefault))(name)}`,
           locate(span, whole),
         );
       }
@@ -121,7 +124,7 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
   let length = 0;
   let written = 0;
   for (const match of text.matchAll(ENV_REFERENCE)) {
-    const filled = fill(match[0], match[1] as string, match[2] as string);
+    const filled = fill(match[0], match[1] as string, match[2] as string, match.index);
     pieces.push(text.slice(written, match.index), filled);
     const fromValue = !match[1] && filled !== match[0];
     length += match.index - written + (fromValue ? Math.max(filled.length, MIN_FILLED_ENV_VALUE_CHARS) : filled.length);
@@ -140,6 +143,13 @@ const setOrDefault: UnsetFix = (name) => `set it, or give a default with \${env:
 
 /** In a place that holds a secret, a default would be a secret written in the manifest, for version control. */
 const setSecret: UnsetFix = () => 'set it where plan and apply run (the place holds a secret: a default would write the secret into the manifest)';
+
+/** Whether the reference at `start` of `text` (`length` characters long) sits in a URL's user info or a query value. */
+function inUrlToken(text: string, start: number, length: number): boolean {
+  // The URL as written, each reference read as plain text of its length: a fallback's `@` or `&` splits nothing.
+  const masked = text.replace(ENV_REFERENCE, (reference) => 'x'.repeat(reference.length));
+  return urlTokenRanges(masked).some(([from, to]) => start < to && start + length > from);
+}
 
 /** `${ENV:NAME}`, `${Env:NAME}`: `env` in another case, which makes no reference (group 1: as written, group 2: the name, group 3: `:-` and a fallback). */
 const MISCASED_REFERENCE = /\$\{(?!env:)([Ee][Nn][Vv]):([^}:]*)(:-[^}]*)?\}/g;

@@ -158,8 +158,7 @@ function makeView(field: FieldChange, resource: ResourceChange): FieldView {
   // Shown as written (references unresolved) beside the live value: ready to print as any value is.
   if (field.shown) return valueView(field, marker, field.shown.before, markChangedSecrets(field.shown.after, field, resource.sensitivePaths));
   if (field.sensitive) {
-    const summary = marker === '-' ? '(sensitive value cleared)' : marker === '+' ? '(sensitive value)' : SECRET_CHANGED;
-    return fieldView(field, marker, summary, undefined);
+    return fieldView(field, marker, sensitiveSummary(field, marker), undefined);
   }
   const before = redactValue(field.before, field.path, resource.sensitivePaths);
   const after = redactValue(field.after, field.path, resource.sensitivePaths);
@@ -172,6 +171,20 @@ function makeView(field: FieldChange, resource: ResourceChange): FieldView {
   // Other parts differ too: a redacted part that changed must not read as unchanged beside them.
   return valueView(field, marker, before, markChangedSecrets(after, field, resource.sensitivePaths));
 }
+
+/**
+ * How a secret field's change reads, never its value: set, cleared, changed, or — where one side
+ * holds no value at all (`voxform diff` between environments, one without the field) — the side
+ * that holds it against `(unset)`, as any other field reads there.
+ */
+function sensitiveSummary(field: FieldChange, marker: FieldMarker): string {
+  if (marker === '-') return '(sensitive value cleared)';
+  if (marker === '+') return SECRET_SET;
+  return field.after === undefined ? `${SECRET_SET} → ${UNSET_VALUE}` : SECRET_CHANGED;
+}
+
+/** How a secret that is set reads. */
+const SECRET_SET = '(sensitive value)';
 
 /** The view of a field's values as they are to be shown (secrets already out of them). */
 function valueView(field: FieldChange, marker: FieldMarker, before: unknown, after: unknown): FieldView {

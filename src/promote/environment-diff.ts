@@ -9,6 +9,7 @@ import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import { comparableLiveAgent, desiredAgentFields } from '../plan/agent-fields.js';
 import { serializeAlike } from '../plan/compare.js';
 import { fieldViews, type FieldView } from '../plan/field-lines.js';
+import { bothSides } from '../drift/labels.js';
 import { redactValue } from '../plan/redact.js';
 import { REDACTED } from '../secrets/redact.js';
 import { agentSensitivePatterns, secretPatternSet } from '../secrets/schema-paths.js';
@@ -125,7 +126,7 @@ export function renderEnvironmentDiffText(diff: EnvironmentDiff): string {
     lines.push('', controlsAsQuestionMarks(`agent.${agent.name} (${a} ${agent.ids.a} → ${b} ${agent.ids.b})`));
     for (const difference of agent.differences) {
       const mark = difference.expected ? ' (expected: the overlays differ)' : '';
-      const summary = difference.view.summary === undefined ? '' : ` ${difference.view.summary}`;
+      const summary = difference.view.summary === undefined ? '' : ` ${bothSides(difference.view)}`;
       lines.push(printable(`  ${difference.view.marker} ${difference.path}:${summary}${mark}`));
       lines.push(...viewLines(difference.view, '      ').map(printable));
     }
@@ -158,7 +159,7 @@ export function renderEnvironmentDiffMarkdown(diff: EnvironmentDiff): string {
     lines.push('', `**${markdownCode(`agent.${agent.name}`)}** (${markdownCode(agent.ids.a)} → ${markdownCode(agent.ids.b)})`, '');
     for (const difference of agent.differences) {
       const mark = difference.expected ? ' *(expected: the overlays differ)*' : '';
-      const summary = difference.view.summary === undefined ? '' : `: ${markdownText(difference.view.summary)}`;
+      const summary = difference.view.summary === undefined ? '' : `: ${markdownText(bothSides(difference.view) ?? '')}`;
       lines.push(`- ${markdownCode(difference.path)}${summary}${mark}`);
       const diffLines = viewLines(difference.view, '');
       if (diffLines.length > 0) lines.push('', ...markdownFence(diffLines, 'diff').map((line) => `  ${line}`), '');

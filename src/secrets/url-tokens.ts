@@ -70,6 +70,29 @@ export function replaceUrlTokens(text: string, replacement: string): string {
   return mapUrlTokens(text, () => replacement, () => replacement) ?? text;
 }
 
+/**
+ * Where the tokens of a URL with tokens lie in `text`, as `[start, end)` offsets: its user info and
+ * each query value, in order; none for other text.
+ */
+export function urlTokenRanges(text: string): Array<[number, number]> {
+  const url = splitTokenUrl(text);
+  if (!url) return [];
+  const ranges: Array<[number, number]> = [];
+  let at = url.scheme.length;
+  if (url.userInfo !== undefined) {
+    ranges.push([at, at + url.userInfo.length]);
+    at += url.userInfo.length + 1;
+  }
+  at += url.rest.length;
+  for (const { written, name, value } of url.query ?? []) {
+    // The `?` before the first parameter, the `&` before each other one.
+    at += 1;
+    if (value !== undefined) ranges.push([at + name.length + 1, at + written.length]);
+    at += written.length;
+  }
+  return ranges;
+}
+
 /** The user and the password of user info (`user:pass`); the password undefined without a `:`. */
 export function splitUserInfo(userInfo: string): { user: string; password: string | undefined } {
   const colon = userInfo.indexOf(':');

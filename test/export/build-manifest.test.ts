@@ -120,6 +120,8 @@ describe('buildExport', () => {
       'HOOKS_EXTRA_PROMPT_WEBHOOK_URL_PASSWORD',
       'HOOKS_TOOLS_LOOKUP_WEBHOOK_USER',
     ]);
+    // `full` is too short to hide in text: the first plan warns of it (env_value_short), so export says so up front.
+    expect(out.secrets.filter((secret) => secret.short).map((secret) => secret.name)).toEqual(['HOOKS_SESSION_DATA_WEBHOOK_URL_MODE']);
     expect(out.secrets[0]?.path).toBe('agents.hooks.config.session_data_webhook.url (token in the URL)');
     expect(out.manifest).toContain('#   HOOKS_SESSION_DATA_WEBHOOK_URL_TOKEN  (agents.hooks.config.session_data_webhook.url (token in the URL))');
     // A sentence with a URL in it is text, not a URL.

@@ -441,6 +441,19 @@ describe('loadManifests: ${env:…}', () => {
     expect(summarize(result)).toEqual(['voxform.yaml:6:23 env_missing environment variable GREETING is not set; set it, or give a default with ${env:GREETING:-default}']);
   });
 
+  it("a missing variable in a URL's user info or a query value, where tokens ride: set it, never a default", async () => {
+    const url = 'https://user:${env:PW}@api.example.com/slots?token=${env:TOK:-x&y}${env:TOK2}&${env:NAME}=1&mode=${env:MODE}#${env:FRAGMENT}';
+    const result = await loadTree({ 'voxform.yaml': `${AGENT}    config:\n      tools:\n        - { name: find_slots, description: Finds slots, webhook: "${url}" }\n` }, { env: { TOK: 'a-long-token' } });
+    const setIt = 'set it where plan and apply run (the place holds a secret: a default would write the secret into the manifest)';
+    expect(summarize(result).map((line) => line.replace(/^\S+ env_missing /, ''))).toEqual([
+      `environment variable PW is not set; ${setIt}`,
+      `environment variable TOK2 is not set; ${setIt}`,
+      'environment variable NAME is not set; set it, or give a default with ${env:NAME:-default}',
+      `environment variable MODE is not set; ${setIt}`,
+      'environment variable FRAGMENT is not set; set it, or give a default with ${env:FRAGMENT:-default}',
+    ]);
+  });
+
   it('uses the default when the variable is unset or empty', async () => {
     const yaml = `${AGENT}    config:\n      language: "\${env:LANG_TAG:-en-GB}"\n`;
     for (const env of [{}, { LANG_TAG: '' }]) {

@@ -56,6 +56,23 @@ describe('voxform diff', () => {
     expect(JSON.parse(renderEnvironmentDiffJson(diff)).summary).toEqual({ agents: 1, differences: 3, unexpected: 2 });
   });
 
+  it('a secret on one side alone reads as set on that side and unset on the other, never as changed', () => {
+    const withHook = environment('staging', 'ag_s', { language: 'en-GB', session_data_webhook: webhook(HEADER_SECRET) });
+    const without = environment('production', 'ag_p', { language: 'en-GB' });
+    const liveWith = new Map([['desk', live('ag_s', { language: 'en-GB', session_data_webhook: webhook(HEADER_SECRET) })]]);
+    const liveWithout = new Map([['desk', live('ag_p', { language: 'en-GB' })]]);
+    const removed = renderEnvironmentDiffText(diffEnvironments({ a: withHook, b: without }, { a: liveWith, b: liveWithout }));
+    expect(removed).toContain('  ~ config.session_data_webhook.headers.x-token: (sensitive value) → (unset) (expected: the overlays differ)\n');
+    expect(removed).toContain('  ~ config.session_data_webhook.url: "https://hooks.example/end" → (unset) (expected: the overlays differ)\n');
+    const added = renderEnvironmentDiffText(diffEnvironments({ a: without, b: withHook }, { a: liveWithout, b: liveWith }));
+    expect(added).toContain('  + config.session_data_webhook.headers.x-token: (unset) → (sensitive value) (expected: the overlays differ)\n');
+    expect(added).toContain('  + config.session_data_webhook.url: (unset) → "https://hooks.example/end" (expected: the overlays differ)\n');
+    // Markdown shows no marker: the side that lacks the field is said in words.
+    const markdown = renderEnvironmentDiffMarkdown(diffEnvironments({ a: without, b: withHook }, { a: liveWithout, b: liveWith }));
+    expect(markdown).toContain('- `config.session_data_webhook.headers.x-token`: (unset) → (sensitive value) *(expected: the overlays differ)*\n');
+    for (const rendered of [removed, added, markdown]) expect(rendered).not.toContain(HEADER_SECRET);
+  });
+
   it('redacts a place trusted evidence says holds a secret, and says when nothing differs', () => {
     const a = new Map([['desk', live('ag_s', { prompt: `Use ${ENV_SECRET}.`, language: 'en-GB' })]]);
     const b = new Map([['desk', live('ag_p', { prompt: 'Use nothing.', language: 'en-US' })]]);

@@ -20,6 +20,7 @@ import { checkPolicy } from '../policy-check.js';
 import { openOperatorBackend, ownFilesOf } from '../project.js';
 import type { CommandContext, ConnectionOptions, StopAtOnce } from '../context.js';
 import { plural, pluralNoun } from '../../util/plural.js';
+import { MIN_SEARCHABLE_SECRET } from '../../secrets/redact.js';
 import { shellWord } from '../../util/shell-word.js';
 
 export interface ExportOptions extends ConnectionOptions {
@@ -89,7 +90,13 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
   if (result.secrets.length > 0) {
     ctx.stdout.write('\nSecrets are not exported; set these environment variables to their live values before plan and apply:\n');
     const width = Math.max(...result.secrets.map((s) => s.name.length));
-    for (const secret of result.secrets) ctx.stdout.write(`  ${secret.name.padEnd(width)}  ${secret.path}\n`);
+    for (const secret of result.secrets) ctx.stdout.write(`  ${secret.name.padEnd(width)}  ${secret.path}${secret.short ? `  (under ${MIN_SEARCHABLE_SECRET} characters)` : ''}\n`);
+    const short = result.secrets.filter((secret) => secret.short).length;
+    if (short > 0) {
+      ctx.stdout.write(
+        `${plural(short, 'of these holds', 'of these hold')} a live value under ${MIN_SEARCHABLE_SECRET} characters, too short to hide in text: plan warns of each (env_value_short). Export makes every header and URL query value a reference, as it cannot tell which is secret; write one that is not as it is, in place of its reference.\n`,
+      );
+    }
   }
   writeWarnings(result, policy, ctx);
   if (shadowed !== undefined) ctx.stderr.write(shadowedWarning(shadowed, where));
