@@ -5,16 +5,6 @@ import { UNSET_VALUE, type FieldView } from '../plan/field-lines.js';
 import { missingStateWarning } from '../state/missing-state.js';
 import { healsField } from './classify.js';
 
-/**
- * A field's one-line values with both sides, the earlier first (drift: the service's; diff: the first
- * environment's): a field unset there (the plan marks it `+` and shows the value alone) reads
- * `(unset) → "value"`. Undefined when the field is shown as a line diff.
- */
-export function bothSides(view: FieldView): string | undefined {
-  if (view.summary === undefined) return undefined;
-  return view.marker === '+' ? `${UNSET_VALUE} → ${view.summary}` : view.summary;
-}
-
 /** What a field's line diff leaves unsaid in its heading: that the service's side is unset (its lines are all the manifests'). */
 export function diffSides(view: FieldView): string {
   return view.marker === '+' ? ` ${UNSET_VALUE} on the service` : '';

@@ -1,8 +1,8 @@
 /** The drift report for people: one block per resource that differs, each field with its class and diff. */
 import { terminalColors, type Colors } from '../util/terminal-colors.js';
-import { fieldViewOf, type FieldView } from '../plan/field-lines.js';
+import { bothSides, fieldViewOf, type FieldView } from '../plan/field-lines.js';
 import { lineAsShown } from '../util/printable.js';
-import { bothSides, classLabel, countsLine, diffSides, environmentNote, goneAgentsNote, healNote, matchesLine, missingStateNote, noApplyNote, notComparedNote, resourceLabel, unlabelledNote, valueNotShownNote, type TakeOverCommands } from './labels.js';
+import { classLabel, countsLine, diffSides, environmentNote, goneAgentsNote, healNote, matchesLine, missingStateNote, noApplyNote, notComparedNote, resourceLabel, unlabelledNote, valueNotShownNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 import { plural, pluralNoun } from '../util/plural.js';
 

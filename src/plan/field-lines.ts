@@ -186,6 +186,16 @@ function sensitiveSummary(field: FieldChange, marker: FieldMarker): string {
 /** How a secret that is set reads. */
 const SECRET_SET = '(sensitive value)';
 
+/**
+ * A field's one-line values with both sides, the earlier first (drift: the service's; diff: the first
+ * environment's): a field unset there (the plan marks it `+` and shows the value alone) reads
+ * `(unset) → "value"`. Undefined when the field is shown as a line diff.
+ */
+export function bothSides(view: FieldView): string | undefined {
+  if (view.summary === undefined) return undefined;
+  return view.marker === '+' ? `${UNSET_VALUE} → ${view.summary}` : view.summary;
+}
+
 /** The view of a field's values as they are to be shown (secrets already out of them). */
 function valueView(field: FieldChange, marker: FieldMarker, before: unknown, after: unknown): FieldView {
   if (marker === '-') return fieldView(field, marker, `${formatScalar(before)} → null (cleared)`, undefined);

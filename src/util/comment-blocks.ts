@@ -6,7 +6,6 @@
  * What is measured is what is posted: `fitBlocks` hides the run's secrets before it measures, since
  * a scrub after the cut lengthens the text (a 6-character secret becomes `(sensitive)`) past the limit.
  */
-import type { Redact } from '../secrets/redact.js';
 import { formatCount, pluralNoun } from './plural.js';
 
 /** GitHub refuses a comment longer than this many characters (GitLab's notes allow more). */
@@ -112,7 +111,7 @@ function listRoom(list: CommentList, room: number, leftWhole: number, lists: num
 }
 
 /** The block with `redact` applied to each of its lines and items (an item may span lines: a secret across them is found too). */
-function scrubbed(block: CommentBlock, redact: Redact): CommentBlock {
+function scrubbed(block: CommentBlock, redact: (text: string) => string): CommentBlock {
   const scrub = (lines: readonly string[]) => lines.map((line) => redact(line));
   if (Array.isArray(block)) return scrub(block);
   return { ...block, head: scrub(block.head), items: scrub(block.items), foot: scrub(block.foot) };
@@ -125,7 +124,7 @@ function scrubbed(block: CommentBlock, redact: Redact): CommentBlock {
  * blocks fit whole beside it), the later blocks keeping room for their least. A long list early on
  * thus never leaves the lists after it only their count lines: what one leaves of its share goes to the next.
  */
-export function fitBlocks(given: readonly CommentBlock[], budget: number, measure: Measure, redact: Redact): string[] {
+export function fitBlocks(given: readonly CommentBlock[], budget: number, measure: Measure, redact: (text: string) => string): string[] {
   const blocks = given.map((block) => scrubbed(block, redact));
   const out: string[] = [];
   let left = budget;
