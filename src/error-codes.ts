@@ -101,6 +101,7 @@ export const COMMAND_ERROR_CODES = [
   'state_schema_outdated',
   'state_conflict',
   'state_invalid',
+  'state_location_empty',
   'state_lock_failed',
   'state_lock_lost',
   'state_locked',

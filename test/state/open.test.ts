@@ -11,7 +11,21 @@ describe('choosing the state backend', () => {
   it('takes --state, then VOXFORM_STATE, then .voxform/state.json; never anything else', () => {
     expect(stateSpec({ state: 'a.json', env: { VOXFORM_STATE: 'b.json' } })).toBe('a.json');
     expect(stateSpec({ state: undefined, env: { VOXFORM_STATE: 'postgres://h/db' } })).toBe('postgres://h/db');
-    expect(stateSpec({ state: '  ', env: { VOXFORM_STATE: '' } })).toBe('.voxform/state.json');
+    expect(stateSpec({ state: undefined, env: {} })).toBe('.voxform/state.json');
+    expect(stateSpec({ state: 'a.json', env: { VOXFORM_STATE: '' } })).toBe('a.json');
+  });
+
+  it('refuses a choice made empty (--state "", VOXFORM_STATE set to "") rather than take it for the default file', () => {
+    expect(() => stateSpec({ state: undefined, env: { VOXFORM_STATE: '' } })).toThrow(expect.objectContaining({
+      code: 'state_location_empty',
+      message: 'VOXFORM_STATE is set but empty: it names no state, and voxform does not take it for the default file .voxform/state.json.',
+      hint: expect.stringContaining('unset VOXFORM_STATE'),
+    }));
+    expect(() => stateSpec({ state: '  ', env: { VOXFORM_STATE: 'b.json' } })).toThrow(expect.objectContaining({
+      code: 'state_location_empty',
+      message: expect.stringMatching(/^--state is empty: /),
+      hint: expect.stringContaining('leave --state out'),
+    }));
   });
 
   it('tells database URLs from paths', () => {
