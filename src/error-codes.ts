@@ -99,6 +99,7 @@ export const COMMAND_ERROR_CODES = [
   'state_base_unreadable',
   'state_password_missing',
   'state_schema_outdated',
+  'state_table_foreign',
   'state_conflict',
   'state_invalid',
   'state_location_empty',
