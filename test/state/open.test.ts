@@ -121,6 +121,15 @@ describe('choosing the state backend', () => {
     expect(String((caught as Error).message)).not.toContain('secretpw');
   });
 
+  it('refuses a connect_timeout that is not a whole number of seconds, and keeps one that is', () => {
+    expect(() => parseStateUrl('postgres://u:planted-pw-77@h/db?connect_timeout=5s')).toThrow(expect.objectContaining({
+      code: 'state_url_invalid',
+      message: 'The PostgreSQL URL postgres://u@h/db?connect_timeout=5s given with --state or VOXFORM_STATE sets connect_timeout to "5s", which is not a whole number of seconds.',
+    }));
+    expect(parseStateUrl('postgres://u@h/db?connect_timeout=5').connectTimeoutSeconds).toBe(5);
+    expect(parseStateUrl('postgres://u@h/db').connectTimeoutSeconds).toBeUndefined();
+  });
+
   it.each([['sslmode=verify-full'], ['sslmode=no-verify&sslrootcert=ca.pem'], ['ssl=true'], ['uselibpqcompat=true&sslmode=require'], ['connect_timeout=5']])('accepts %s', (query) => {
     expect(parseStateUrl(`postgres://u:pw@db.internal/db?${query}`).display).toBe(`postgres://u@db.internal/db?${query}`);
   });
