@@ -26,9 +26,26 @@ export function stateSpec(options: Pick<OpenStateOptions, 'state' | 'env'>): str
   return chosenStateSpec(options) ?? DEFAULT_STATE_FILE;
 }
 
-/** The operator's choice (flag, then environment); undefined when they made none. */
+/**
+ * The operator's choice (flag, then environment); undefined when they made none. A choice made empty
+ * is refused, never taken for none: `VOXFORM_STATE: ${{ secrets.VOXFORM_STATE }}` of a job the secret
+ * does not reach (a fork's pull request) would otherwise run on a new state file, without the team's
+ * lock or history.
+ */
 export function chosenStateSpec(options: Pick<OpenStateOptions, 'state' | 'env'>): string | undefined {
-  return options.state?.trim() || options.env.VOXFORM_STATE?.trim() || undefined;
+  if (options.state !== undefined) return nonEmptyStateSpec(options.state, '--state');
+  const fromEnvironment = options.env.VOXFORM_STATE;
+  return fromEnvironment === undefined ? undefined : nonEmptyStateSpec(fromEnvironment, 'VOXFORM_STATE');
+}
+
+function nonEmptyStateSpec(spec: string, source: '--state' | 'VOXFORM_STATE'): string {
+  const trimmed = spec.trim();
+  if (trimmed !== '') return trimmed;
+  const what = source === '--state' ? '--state is empty' : 'VOXFORM_STATE is set but empty';
+  const unset = source === '--state' ? 'leave --state out' : 'unset VOXFORM_STATE';
+  throw new VoxformError('state_location_empty', `${what}: it names no state, and voxform does not take it for the default file ${DEFAULT_STATE_FILE}.`, {
+    hint: `Give a postgres:// URL or a file path; or, to use ${DEFAULT_STATE_FILE}, ${unset}. In CI, check that the secret it is set from reaches this job (a fork's pull request gets none).`,
+  });
 }
 
 /**

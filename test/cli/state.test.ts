@@ -10,7 +10,7 @@ import { runCommandLine } from '../../src/cli/main.js';
 import { acquireStateLock } from '../../src/state/lock.js';
 import { osUser } from '../../src/util/run-identity.js';
 import { startExampleProject, type ExampleProject } from '../helpers/project.js';
-import { runCliInProcess, runPrinted, spawnCli } from '../helpers/cli.js';
+import { runCliInProcess, runPrinted, spawnCli, useTempDirs } from '../helpers/cli.js';
 import { makeContext } from '../helpers/context.js';
 
 /** Every key of a JSON value, at every depth. */
@@ -348,5 +348,41 @@ describe('voxform state (file backend)', () => {
     expect(empty.stdout).toBe('');
     expect(empty.code).toBe(1);
     expect(existsSync(path.join(p.dir, 'moved'))).toBe(false);
+  });
+});
+
+describe('voxform state show, of a state of several workspaces', () => {
+  const STATE = JSON.stringify({ version: 2, serial: 3, workspaces: { 'default@local': {}, 'staging@local': {}, 'staging@https://api-west.millis.ai': {} } });
+
+  const tempDir = useTempDirs();
+  const projectWithWorkspaces = () => tempDir({ '.voxform/state.json': STATE });
+
+  it('without a workspace asks for one (invalid_argument), naming them and the command to name one with', async () => {
+    const cwd = await projectWithWorkspaces();
+    const none = await runCliInProcess(['state', 'show'], { cwd });
+    expect(none.code).toBe(1);
+    expect(none.stderr).toBe(
+      'error[invalid_argument]: `voxform state show` needs a workspace: .voxform/state.json holds 3.\n' +
+        '  hint: Name one, as in `voxform state show default@local`: default@local, staging@local, staging@https://api-west.millis.ai.\n',
+    );
+    const chosen = await runCliInProcess(['state', 'show', '--state', '.voxform/state.json'], { cwd });
+    expect(chosen.stderr).toContain('as in `voxform state show default@local --state .voxform/state.json`');
+  });
+
+  it("given an environment's name, says a workspace is ENVIRONMENT@SERVICE and names that environment's workspaces", async () => {
+    const cwd = await projectWithWorkspaces();
+    const staging = await runCliInProcess(['state', 'show', 'staging'], { cwd });
+    expect(staging.code).toBe(1);
+    expect(staging.stderr).toBe(
+      'error[workspace_unknown]: .voxform/state.json holds no workspace staging: a workspace is ENVIRONMENT@SERVICE.\n' +
+        "  hint: Environment staging's: staging@local, staging@https://api-west.millis.ai. Workspaces: default@local, staging@local, staging@https://api-west.millis.ai.\n",
+    );
+    const removing = await runCliInProcess(['state', 'rm', 'staging', '--force'], { cwd });
+    expect(removing.stderr).toContain("hint: Environment staging's: staging@local, staging@https://api-west.millis.ai.");
+    const production = await runCliInProcess(['state', 'show', 'production'], { cwd });
+    expect(production.stderr).toBe(
+      'error[workspace_unknown]: .voxform/state.json holds no workspace production: a workspace is ENVIRONMENT@SERVICE.\n' +
+        '  hint: Workspaces: default@local, staging@local, staging@https://api-west.millis.ai.\n',
+    );
   });
 });

@@ -11,7 +11,21 @@ describe('choosing the state backend', () => {
   it('takes --state, then VOXFORM_STATE, then .voxform/state.json; never anything else', () => {
     expect(stateSpec({ state: 'a.json', env: { VOXFORM_STATE: 'b.json' } })).toBe('a.json');
     expect(stateSpec({ state: undefined, env: { VOXFORM_STATE: 'postgres://h/db' } })).toBe('postgres://h/db');
-    expect(stateSpec({ state: '  ', env: { VOXFORM_STATE: '' } })).toBe('.voxform/state.json');
+    expect(stateSpec({ state: undefined, env: {} })).toBe('.voxform/state.json');
+    expect(stateSpec({ state: 'a.json', env: { VOXFORM_STATE: '' } })).toBe('a.json');
+  });
+
+  it('refuses a choice made empty (--state "", VOXFORM_STATE set to "") rather than take it for the default file', () => {
+    expect(() => stateSpec({ state: undefined, env: { VOXFORM_STATE: '' } })).toThrow(expect.objectContaining({
+      code: 'state_location_empty',
+      message: 'VOXFORM_STATE is set but empty: it names no state, and voxform does not take it for the default file .voxform/state.json.',
+      hint: expect.stringContaining('unset VOXFORM_STATE'),
+    }));
+    expect(() => stateSpec({ state: '  ', env: { VOXFORM_STATE: 'b.json' } })).toThrow(expect.objectContaining({
+      code: 'state_location_empty',
+      message: expect.stringMatching(/^--state is empty: /),
+      hint: expect.stringContaining('leave --state out'),
+    }));
   });
 
   it('tells database URLs from paths', () => {
@@ -105,6 +119,15 @@ describe('choosing the state backend', () => {
     }
     expect(caught).toMatchObject({ code: 'state_url_invalid', message: `The PostgreSQL URL postgres://u@db.internal/db?${query} given with --state or VOXFORM_STATE ${message}` });
     expect(String((caught as Error).message)).not.toContain('secretpw');
+  });
+
+  it('refuses a connect_timeout that is not a whole number of seconds, and keeps one that is', () => {
+    expect(() => parseStateUrl('postgres://u:planted-pw-77@h/db?connect_timeout=5s')).toThrow(expect.objectContaining({
+      code: 'state_url_invalid',
+      message: 'The PostgreSQL URL postgres://u@h/db?connect_timeout=5s given with --state or VOXFORM_STATE sets connect_timeout to "5s", which is not a whole number of seconds.',
+    }));
+    expect(parseStateUrl('postgres://u@h/db?connect_timeout=5').connectTimeoutSeconds).toBe(5);
+    expect(parseStateUrl('postgres://u@h/db').connectTimeoutSeconds).toBeUndefined();
   });
 
   it.each([['sslmode=verify-full'], ['sslmode=no-verify&sslrootcert=ca.pem'], ['ssl=true'], ['uselibpqcompat=true&sslmode=require'], ['connect_timeout=5']])('accepts %s', (query) => {

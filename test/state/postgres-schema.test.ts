@@ -175,3 +175,63 @@ describe('the migrations', () => {
     expect(await (await open(url)).upgradeSchema?.()).toEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION });
   });
 });
+
+describe('a database holding a table named like voxform\'s that voxform did not make', () => {
+  /** A fresh database where the role made `sql`'s tables, and what it holds then, as the superuser sees it. */
+  async function databaseWith(sql: string): Promise<{ url: string; database: string; before: unknown }> {
+    const made = await freshDatabase();
+    const client = new pg.Client({ connectionString: made.url });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+    return { ...made, before: await contentsOf(made.database) };
+  }
+
+  function contentsOf(database: string): Promise<unknown> {
+    return asAdmin(async (client) => {
+      const tables = (await client.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1")).rows.map((r) => r.tablename);
+      const rows: Record<string, unknown[]> = {};
+      for (const table of tables) rows[table] = (await client.query(`SELECT * FROM ${table} ORDER BY 1`)).rows;
+      return rows;
+    }, database);
+  }
+
+  it.each([
+    ['voxform_workspaces, and no voxform_schema_version', "CREATE TABLE voxform_workspaces (name text PRIMARY KEY, data jsonb); INSERT INTO voxform_workspaces VALUES ('default@local', '{}')", 'voxform_workspaces'],
+    ['voxform_schema_version of another shape', "CREATE TABLE voxform_schema_version (id serial, name text); INSERT INTO voxform_schema_version (name) VALUES ('v1')", 'voxform_schema_version'],
+    ['voxform_schema_version whose version is text', "CREATE TABLE voxform_schema_version (version text); INSERT INTO voxform_schema_version VALUES ('1.0')", 'voxform_schema_version'],
+    ['voxform_test_runs before the migration that makes it', `CREATE TABLE voxform_schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now()); ${MIGRATIONS[0]?.sql}; INSERT INTO voxform_schema_version (version) VALUES (1); CREATE TABLE voxform_test_runs (run text)`, 'voxform_test_runs'],
+  ])('%s: every read and write is refused, naming the table, and nothing is written', async (_name, sql, table) => {
+    const { url, database, before } = await databaseWith(sql);
+    const refusal = {
+      code: 'state_table_foreign',
+      message: expect.stringMatching(new RegExp(`^The state database postgres://\\S+/${database} holds a table ${table} that voxform did not make \\(.+\\)\\. Nothing was read or written\\.$`)),
+      hint: expect.stringContaining('point --state at another database, or give voxform a schema of its own'),
+    };
+    await expect(readEverything(await open(url))).rejects.toMatchObject(refusal);
+    await expect((await open(url)).writeWorkspace(WORKSPACE, emptyWorkspace(), 0)).rejects.toMatchObject(refusal);
+    await expect((await open(url)).upgradeSchema?.()).rejects.toMatchObject(refusal);
+    expect(await contentsOf(database)).toEqual(before);
+  });
+
+  it('is left alone where voxform is given a schema of its own in the URL, as the hint says', async () => {
+    const { url, database, before } = await databaseWith("CREATE TABLE voxform_workspaces (name text PRIMARY KEY, data jsonb); CREATE SCHEMA voxform");
+    const own = `${url}?options=-csearch_path%3Dvoxform`;
+    await (await open(own)).writeWorkspace(WORKSPACE, emptyWorkspace(), 0);
+    expect((await (await open(own)).readWorkspace(WORKSPACE)).serial).toBe(1);
+    expect(await contentsOf(database)).toEqual(before);
+  });
+});
+
+describe('a database of a newer voxform', () => {
+  it('is refused, naming the database', async () => {
+    const { url, database } = await databaseAt(SCHEMA_VERSION);
+    await asAdmin((client) => client.query('INSERT INTO voxform_schema_version (version) VALUES ($1)', [SCHEMA_VERSION + 3]), database);
+    const refusal = { code: 'state_backend_failed', message: expect.stringMatching(new RegExp(`^The state database postgres://\\S+/${database} has schema version ${SCHEMA_VERSION + 3}, made by a newer voxform \\(this one knows up to ${SCHEMA_VERSION}\\)\\.$`)) };
+    await expect((await open(url)).listWorkspaces()).rejects.toMatchObject(refusal);
+    await expect((await open(url)).writeWorkspace(WORKSPACE, emptyWorkspace(), 4)).rejects.toMatchObject(refusal);
+  });
+});

@@ -61,6 +61,7 @@ export async function show(options: StateCommandOptions, ctx: CommandContext): P
   const backend = await openOperatorBackend(options, ctx);
   const keys = (await backend.listWorkspaces()).map((w) => w.key);
   const key = options.args?.[0] ?? (keys.length === 1 ? keys[0] : undefined);
+  if (key === undefined && keys.length > 1) throw workspaceRequired(backend, keys, options);
   if (key === undefined || !keys.includes(key)) throw unknownWorkspace(backend, key, keys);
   const stored = await backend.readWorkspace(key);
   const lock = await backend.readLock(key);
@@ -79,11 +80,22 @@ export async function show(options: StateCommandOptions, ctx: CommandContext): P
   return 0;
 }
 
-/** The refusal of a workspace the backend does not hold (or of none named, where it holds several), naming those it holds. */
+/** The refusal of a workspace the backend does not hold (or of none, where it holds none), naming those it holds. */
 function unknownWorkspace(backend: StateBackend, key: string | undefined, keys: readonly string[]): VoxformError {
-  const named = key !== undefined ? `${backend.display} holds no workspace ${key}` : keys.length === 0 ? `${backend.display} holds no workspace yet` : `${backend.display} holds ${keys.length} workspaces; name one`;
-  return new VoxformError('workspace_unknown', controlsAsQuestionMarks(`${named}.`), {
-    hint: keys.length > 0 ? controlsAsQuestionMarks(`Workspaces: ${keys.join(', ')}.`) : 'Nothing was applied with this backend yet: the first `voxform apply` makes a workspace.',
+  const named = key !== undefined ? `${backend.display} holds no workspace ${key}` : `${backend.display} holds no workspace yet`;
+  if (keys.length === 0) return new VoxformError('workspace_unknown', controlsAsQuestionMarks(`${named}.`), { hint: 'Nothing was applied with this backend yet: the first `voxform apply` makes a workspace.' });
+  // An environment's name alone (`staging`) is no workspace: say which of its workspaces it may mean.
+  const ofEnvironment = key !== undefined && !key.includes('@') ? keys.filter((candidate) => candidate.slice(0, candidate.indexOf('@')) === key) : [];
+  const what = key !== undefined && !key.includes('@') ? ': a workspace is ENVIRONMENT@SERVICE' : '';
+  const meant = ofEnvironment.length > 0 ? `Environment ${key}'s: ${ofEnvironment.join(', ')}. ` : '';
+  return new VoxformError('workspace_unknown', controlsAsQuestionMarks(`${named}${what}.`), { hint: controlsAsQuestionMarks(`${meant}Workspaces: ${keys.join(', ')}.`) });
+}
+
+/** `state show` without a workspace where the backend holds several: which one is the operator's to say. */
+function workspaceRequired(backend: StateBackend, keys: readonly string[], options: StateCommandOptions): VoxformError {
+  const example = ['voxform state show', shellWord(keys[0] ?? ''), ...stateFlags(options)].join(' ');
+  return new VoxformError('invalid_argument', controlsAsQuestionMarks(`\`voxform state show\` needs a workspace: ${backend.display} holds ${keys.length}.`), {
+    hint: controlsAsQuestionMarks(`Name one, as in \`${example}\`: ${keys.join(', ')}.`),
   });
 }
 

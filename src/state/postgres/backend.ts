@@ -20,7 +20,7 @@ import { STATE_JSON_LIMITS, storedStateText } from '../state-file.js';
 import { forcedOpenSince, forceOpen, lockStillNamed, readAdvisoryHolder, readAllForcedOpens, readAllHolders, readLastForcedOpen, releaseAdvisoryLock, takeAdvisoryLock } from './lock.js';
 import { ensureSchema, presentSchema, SCHEMA_VERSION } from './schema.js';
 import type { StateUrl } from './url.js';
-import { errorMessage } from '../../secrets/error-message.js';
+import { backendFailure } from './failure.js';
 
 /**
  * What a query is for. A read never migrates the schema: a run that writes nothing (status, history,
@@ -380,7 +380,18 @@ export class PostgresStateBackend implements StateBackend {
   private clientConfig(): pg.ClientConfig {
     // The socket is made here so that a connection being made can be ended (`abandonConnecting`).
     const stream = () => (this.connecting = new Socket());
-    return { connectionString: this.#url.connectionString, stream, keepAlive: true, keepAliveInitialDelayMillis: 10_000, connectionTimeoutMillis: 15_000, application_name: 'voxform' };
+    const timeout = this.connectTimeoutSeconds();
+    return { connectionString: this.#url.connectionString, stream, keepAlive: true, keepAliveInitialDelayMillis: 10_000, connectionTimeoutMillis: timeout === undefined ? 0 : timeout * 1000, application_name: 'voxform' };
+  }
+
+  /**
+   * How long a connection is waited for: the URL's connect_timeout, in seconds as libpq reads it (0:
+   * without a limit), else 15. node-postgres reads it from the URL only for its native binding, so it
+   * is given to the driver as its timer here.
+   */
+  private connectTimeoutSeconds(): number | undefined {
+    const given = this.#url.connectTimeoutSeconds ?? DEFAULT_CONNECT_TIMEOUT_SECONDS;
+    return given === 0 ? undefined : given;
   }
 
   /** Runs a database step; a driver or server error becomes a `state_backend_failed` that names the database without its password. */
@@ -392,14 +403,17 @@ export class PostgresStateBackend implements StateBackend {
       // The lock's connection died under this query (the events saying so may come a moment later).
       if (lock && isConnectionLoss(error)) await this.lose(lock, error instanceof Error ? error : new Error(String(error)));
       if (lock?.lost.signal.aborted) throw lockLost(this.display, lock);
-      const message = errorMessage(error);
-      throw new VoxformError('state_backend_failed', `The state database ${this.display} failed: ${message}.`, {
-        hint: 'Check the URL, the network, the role\'s privileges and the TLS options (docs/state.md).',
-        cause: error,
+      throw backendFailure(error, {
+        display: this.display,
+        passwordSource: this.#url.hasPassword ? 'url' : this.#environmentPassword ? 'PGPASSWORD' : 'pgpass',
+        connectTimeoutSeconds: this.connectTimeoutSeconds(),
       });
     }
   }
 }
+
+/** How long a connection is waited for when the URL's connect_timeout does not say. */
+const DEFAULT_CONNECT_TIMEOUT_SECONDS = 15;
 
 /** How long a lost lock's run waits to learn whether it was forced open (see `lose`). */
 const LOSS_CHECK_TIMEOUT_MS = 5000;

@@ -120,15 +120,15 @@ const READ_ONLY_TRANSACTION = '25006';
  * there already. `where`: the database as it may be shown. Resolves to the version it was at (0: no tables yet).
  */
 export async function ensureSchema(client: pg.ClientBase, where: string): Promise<number> {
-  const current = await currentVersion(client);
+  const current = await currentVersion(client, where);
   if (current === SCHEMA_VERSION) return current;
-  if (current !== undefined && current > SCHEMA_VERSION) throw newerSchema(current);
+  if (current !== undefined && current > SCHEMA_VERSION) throw newerSchema(where, current);
   await client.query('BEGIN');
   try {
     await client.query(`SELECT pg_advisory_xact_lock(${BigInt(MIGRATION_LOCK_KEY).toString()})`);
     await client.query('CREATE TABLE IF NOT EXISTS voxform_schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
-    const locked = (await currentVersion(client)) ?? 0;
-    if (locked > SCHEMA_VERSION) throw newerSchema(locked);
+    const locked = (await currentVersion(client, where)) ?? 0;
+    if (locked > SCHEMA_VERSION) throw newerSchema(where, locked);
     for (const migration of MIGRATIONS.filter((m) => m.version > locked)) {
       await client.query(migration.sql);
       await client.query('INSERT INTO voxform_schema_version (version) VALUES ($1)', [migration.version]);
@@ -152,9 +152,9 @@ export async function ensureSchema(client: pg.ClientBase, where: string): Promis
  * run is refused, naming the upgrade.
  */
 export async function presentSchema(client: pg.ClientBase, where: string): Promise<boolean> {
-  const current = (await currentVersion(client)) ?? 0;
+  const current = (await currentVersion(client, where)) ?? 0;
   if (current === SCHEMA_VERSION) return false;
-  if (current > SCHEMA_VERSION) throw newerSchema(current);
+  if (current > SCHEMA_VERSION) throw newerSchema(where, current);
   const views = viewsSince(current);
   if (!views) throw outdatedSchema(where, current, 'a migration since changes its tables in a way a read cannot show without it');
   try {
@@ -200,16 +200,56 @@ async function viewSql(client: pg.ClientBase, table: string, view: PresentedTabl
   return `CREATE TEMP VIEW ${table} AS SELECT *, ${missing} FROM ${name}`;
 }
 
-/** The schema version recorded, or undefined before the first migration (one round trip either way). */
-async function currentVersion(client: pg.ClientBase): Promise<number | undefined> {
+/**
+ * The schema version recorded, or undefined before the first migration: one round trip where the
+ * database is at a version this voxform knows or newer. Below it, a table of voxform's name that the
+ * migrations still to run would make is another's (one more round trip): refused, where a read
+ * would hide it behind an empty view and a migration would stop on it half-way.
+ */
+async function currentVersion(client: pg.ClientBase, where: string): Promise<number | undefined> {
+  let recorded: unknown;
   try {
-    const result = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM voxform_schema_version');
-    return result.rows[0]?.version ?? undefined;
+    const result = await client.query<{ version: unknown }>('SELECT max(version) AS version FROM voxform_schema_version');
+    recorded = result.rows[0]?.version ?? undefined;
   } catch (error) {
     // 42P01 undefined_table: a database voxform has not used yet.
-    if ((error as { code?: string }).code === '42P01') return undefined;
+    if (sqlState(error) === '42P01') {
+      await refuseForeignTables(client, where, 0);
+      return undefined;
+    }
+    // 42703 undefined_column: a voxform_schema_version without voxform's column.
+    if (sqlState(error) === '42703') throw foreignTable(where, 'voxform_schema_version', 'it has no column version');
     throw error;
   }
+  // voxform's column is an integer; node-postgres gives any other type (text, bigint, numeric) as a string.
+  if (recorded !== undefined && typeof recorded !== 'number') throw foreignTable(where, 'voxform_schema_version', 'its column version is not an integer');
+  const version = recorded as number | undefined;
+  if ((version ?? 0) < SCHEMA_VERSION) await refuseForeignTables(client, where, version ?? 0);
+  return version;
+}
+
+/** The tables the migrations after `version` make, as they name them. */
+function tablesMadeAfter(version: number): string[] {
+  return MIGRATIONS.filter((m) => m.version > version).flatMap((m) => Object.keys(m.adds?.tables ?? {}));
+}
+
+/** Refuses a database where a table the migrations after `version` make is there already (a table of this connection's own, temporary, aside). */
+async function refuseForeignTables(client: pg.ClientBase, where: string, version: number): Promise<void> {
+  const found = await client.query<{ name: string }>(
+    "SELECT t.name FROM unnest($1::text[]) WITH ORDINALITY AS t(name, position) JOIN pg_class c ON c.oid = to_regclass(t.name) WHERE c.relpersistence <> 't' ORDER BY t.position LIMIT 1",
+    [tablesMadeAfter(version)],
+  );
+  const name = found.rows[0]?.name;
+  if (name === undefined) return;
+  const why = version === 0 ? 'no voxform_schema_version records voxform\'s tables' : `the database is at schema version ${version}, and voxform makes ${name} in a later one`;
+  throw foreignTable(where, name, why);
+}
+
+/** A table of voxform's name that voxform did not make: neither read nor written over. */
+function foreignTable(where: string, table: string, why: string): VoxformError {
+  return new VoxformError('state_table_foreign', `The state database ${where} holds a table ${table} that voxform did not make (${why}). Nothing was read or written.`, {
+    hint: `Keep voxform's tables apart from others': point --state at another database, or give voxform a schema of its own (CREATE SCHEMA voxform; then ALTER ROLE YOUR_ROLE SET search_path = voxform, or add options=-csearch_path%3Dvoxform to the URL) (docs/state.md#schema-and-migrations).`,
+  });
 }
 
 function sqlState(error: unknown): unknown {
@@ -228,8 +268,8 @@ function outdatedSchema(where: string, version: number, why: string): VoxformErr
   });
 }
 
-function newerSchema(version: number): VoxformError {
-  return new VoxformError('state_backend_failed', `The state database has schema version ${version}, made by a newer voxform (this one knows up to ${SCHEMA_VERSION}).`, {
+function newerSchema(where: string, version: number): VoxformError {
+  return new VoxformError('state_backend_failed', `The state database ${where} has schema version ${version}, made by a newer voxform (this one knows up to ${SCHEMA_VERSION}).`, {
     hint: 'Upgrade voxform; every run against this database must use a voxform that knows its schema.',
   });
 }

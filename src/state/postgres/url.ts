@@ -15,6 +15,8 @@ export interface StateUrl {
   hasPassword: boolean;
   /** The URL to print in a command line to paste: its password replaced by `PASSWORD_PLACEHOLDER`. */
   pastable: string;
+  /** Its `connect_timeout`, in seconds (0: wait without a limit); undefined when it sets none. */
+  connectTimeoutSeconds?: number;
 }
 
 /** What a printed command line shows in place of the database password, for the operator to fill in. */
@@ -105,10 +107,23 @@ export function parseStateUrl(spec: string, source = '--state or VOXFORM_STATE',
     });
   }
   checkTlsOptions(url, shown.href, source);
+  const connectTimeoutSeconds = connectTimeoutOf(url, shown.href, source);
   const pastable = new URL(url.href);
   if (pastable.password !== '') pastable.password = PASSWORD_PLACEHOLDER;
   for (const name of secretNames) if (pastable.searchParams.has(name)) pastable.searchParams.set(name, PASSWORD_PLACEHOLDER);
-  return { connectionString: url.href, display: shown.href, secrets: [...new Set(secrets)], hasPassword: secrets.length > 0, pastable: pastable.href };
+  return { connectionString: url.href, display: shown.href, secrets: [...new Set(secrets)], hasPassword: secrets.length > 0, pastable: pastable.href, ...(connectTimeoutSeconds === undefined ? {} : { connectTimeoutSeconds }) };
+}
+
+/** `connect_timeout=SECONDS`: whole seconds in decimal digits, as libpq takes it (0: without a limit). */
+function connectTimeoutOf(url: URL, shown: string, source: string): number | undefined {
+  const value = url.searchParams.get('connect_timeout');
+  if (value === null) return undefined;
+  if (!/^\d{1,6}$/.test(value)) {
+    throw new VoxformError('state_url_invalid', `The PostgreSQL URL ${shown} given with ${source} sets connect_timeout to "${value}", which is not a whole number of seconds.`, {
+      hint: 'Write connect_timeout=SECONDS in decimal digits (0: wait without a limit), or leave it out (15 s).',
+    });
+  }
+  return Number(value);
 }
 
 function checkTlsOptions(url: URL, shown: string, source: string): void {
