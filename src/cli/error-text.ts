@@ -47,7 +47,10 @@ export function errorText(error: VoxformError): string {
   return `${errorLead(error.code)}: ${where}${printableKeepingLines(error.message)}\n${hint}`;
 }
 
-/** The error as `--format json` prints it: `{"error": {"code", "message", "hint", "location", "details"}}`. */
+/**
+ * The error as `--format json` prints it: `{"error": {"code", "message", "hint", "location", "details"}}`,
+ * the last three only when the error has them (JSON leaves an undefined value out).
+ */
 export function errorJson(error: VoxformError): string {
   return `${toJsonText({ error: errorBody(error) }, 2)}\n`;
 }

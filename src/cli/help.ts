@@ -243,7 +243,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   },
   get: {
     environment: [...SERVICE_ENV, ...MANIFEST_ENV],
-    exitCodes: ['0  listed', '1  NAME is no phone or agent of the service, or an error'],
+    exitCodes: ['0  listed', '1  NAME is no phone, agent, campaign or knowledge file found (phone_unknown, agent_unknown, campaign_unknown, knowledge_unknown), or an error'],
     examples: ['voxform get phones', 'voxform get agents --local', 'voxform get agents front-desk --format json'],
   },
   completion: {

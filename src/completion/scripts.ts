@@ -8,12 +8,24 @@
  * drivers compare the typed prefix literally (`"$cur"*`). Command and option words are the program's
  * own (checked by `checkOwnWords`).
  */
-import { checkOwnWords, offerable, type Completion, type CompletionCommand } from './tree.js';
+import { checkOwnWords, offerable, type Completion, type CompletionCommand, type PathKind } from './tree.js';
 
 export type Shell = 'bash' | 'zsh' | 'fish';
 
-/** What a words function returns: the words printed (0), a free value (1), file names (2), no value here (3). */
-const STATUS = { words: 0, free: 1, files: 2, none: 3 } as const;
+/**
+ * What a words function returns: the words printed (0), a free value (1), file names (2), no value
+ * here (3); with the words printed, folders too (4), or data files and folders too (5).
+ */
+const STATUS = { words: 0, free: 1, files: 2, none: 3, folders: 4, dataFiles: 5 } as const;
+
+const PATH_STATUS: Record<PathKind, number> = { folders: STATUS.folders, 'data-files': STATUS.dataFiles };
+
+/** The line the POSIX candidates print to ask their driver for paths of a kind, by status. */
+const PATH_MARKERS = [
+  [STATUS.files, '__VOXFORM_FILES__'],
+  [STATUS.folders, '__VOXFORM_FOLDERS__'],
+  [STATUS.dataFiles, '__VOXFORM_DATA_FILES__'],
+] as const;
 
 /** A POSIX single-quoted word (bash, zsh): nothing inside is expanded; `'` becomes `'\''`. */
 function shQuote(word: string): string {
@@ -64,7 +76,7 @@ function completionBody(completion: Completion, dialect: Dialect): string[] {
   if (completion === 'files') return [dialect.ret(STATUS.files)];
   if (completion === 'free') return [dialect.ret(STATUS.free)];
   const words = printWords(completion.words, dialect);
-  return completion.files ? [...words.filter((line) => line.startsWith('printf')), dialect.ret(STATUS.files)] : words;
+  return completion.paths ? [...words.filter((line) => line.startsWith('printf')), dialect.ret(PATH_STATUS[completion.paths])] : words;
 }
 
 /** The data functions: subcommands and options of a path, and what completes after an option or at a positional. */
@@ -114,8 +126,8 @@ const POSIX_WALK = [
 ];
 
 /**
- * What completes at the cursor, as lines on stdout, then `__VOXFORM_FILES__` when file names complete too.
- * The caller filters by the typed prefix.
+ * What completes at the cursor, as lines on stdout, then a marker when paths complete too
+ * (`__VOXFORM_FILES__`, `__VOXFORM_FOLDERS__`, `__VOXFORM_DATA_FILES__`). The caller filters by the typed prefix.
  */
 const POSIX_CANDIDATES = [
   '__voxform_candidates() {',
@@ -137,7 +149,7 @@ const POSIX_CANDIDATES = [
   '    __voxform_words "$cmdpath" "#${n}:${prev}"; code=$?',
   `    (( code == ${STATUS.none} )) && { __voxform_words "$cmdpath" "#$n"; code=$?; }`,
   '  fi',
-  `  (( code == ${STATUS.files} )) && printf '%s\\n' __VOXFORM_FILES__`,
+  ...PATH_MARKERS.map(([status, marker]) => `  (( code == ${status} )) && printf '%s\\n' ${marker}`),
   '  return 0',
   '}',
   '__voxform_is_command() {',
@@ -153,16 +165,37 @@ const HEADER = (shell: Shell) => [
   '# those of the manifests it was written from: write it again after adding an agent.',
 ];
 
+/**
+ * bash's paths of a kind, by its marker. compgen offers every entry, so folders and data files are
+ * picked from what it lists (by `compgen -d`: a name it gives as `~/x` is no path `-d` could test),
+ * and a hidden one (`.git`) only when the word typed names one, as zsh and fish offer them.
+ */
+const BASH_PATHS = [
+  '__voxform_paths() {',
+  '  local line',
+  '  if [[ "$1" == __VOXFORM_FILES__ ]]; then compgen -f -- "$__voxform_cur"; return 0; fi',
+  '  {',
+  '    compgen -d -- "$__voxform_cur"',
+  '    if [[ "$1" == __VOXFORM_DATA_FILES__ ]]; then',
+  `      while IFS= read -r line; do case "$line" in *.yaml|*.yml|*.json) printf '%s\\n' "$line" ;; esac; done < <(compgen -f -- "$__voxform_cur")`,
+  '    fi',
+  '  } | while IFS= read -r line; do',
+  `    [[ "\${line##*/}" == .* && "\${__voxform_cur##*/}" != .* ]] || printf '%s\\n' "$line"`,
+  '  done',
+  '}',
+];
+
 function bashScript(commands: readonly CompletionCommand[]): string {
   return [
     ...HEADER('bash'),
     ...dataFunctions(commands, posix, POSIX_SUBJECT),
     ...POSIX_CANDIDATES,
+    ...BASH_PATHS,
     '_voxform() {',
     // bash splits `--format=j` into `--format`, `=`, `j` (COMP_WORDBREAKS): the words are glued back,
     // and what is offered replaces only the part bash completes, the one after the `=`.
     '  local -a typed=()',
-    '  local i w last glue=0 line files=0',
+    "  local i w last glue=0 line files=''",
     '  for (( i = 1; i <= COMP_CWORD; i++ )); do',
     '    w="${COMP_WORDS[i]}"; last=$(( ${#typed[@]} - 1 ))',
     '    if (( glue )); then typed[last]+="$w"; glue=0',
@@ -174,12 +207,14 @@ function bashScript(commands: readonly CompletionCommand[]): string {
     '  local before="${__voxform_cur%"$word"}"',
     '  COMPREPLY=()',
     '  while IFS= read -r line; do',
-    '    if [[ "$line" == __VOXFORM_FILES__ ]]; then files=1',
-    '    elif [[ -n "$line" && "$line" == "$__voxform_cur"* ]]; then COMPREPLY+=("${line#"$before"}"); fi',
+    '    case "$line" in',
+    '      __VOXFORM_FILES__|__VOXFORM_FOLDERS__|__VOXFORM_DATA_FILES__) files="$line" ;;',
+    '      *) [[ -n "$line" && "$line" == "$__voxform_cur"* ]] && COMPREPLY+=("${line#"$before"}") ;;',
+    '    esac',
     '  done < <(__voxform_candidates "${typed[@]:0:${#typed[@]}-1}")',
-    '  if (( files )); then',
+    '  if [[ -n "$files" ]]; then',
     '    compopt -o filenames 2>/dev/null',
-    '    while IFS= read -r line; do COMPREPLY+=("$line"); done < <(compgen -f -- "$__voxform_cur")',
+    '    while IFS= read -r line; do COMPREPLY+=("$line"); done < <(__voxform_paths "$files")',
     '  fi',
     '  return 0',
     '}',
@@ -196,14 +231,21 @@ function zshScript(commands: readonly CompletionCommand[]): string {
     ...POSIX_CANDIDATES,
     '_voxform() {',
     // `path` is zsh's PATH array: the drivers call theirs cmdpath.
-    '  local __voxform_cur="${words[CURRENT]}" line files=0',
+    "  local __voxform_cur=\"${words[CURRENT]}\" line files=''",
     '  local -a offered',
     '  while IFS= read -r line; do',
-    '    if [[ "$line" == __VOXFORM_FILES__ ]]; then files=1',
-    '    elif [[ -n "$line" && "$line" == "$__voxform_cur"* ]]; then offered+=("$line"); fi',
+    '    case "$line" in',
+    '      __VOXFORM_FILES__|__VOXFORM_FOLDERS__|__VOXFORM_DATA_FILES__) files="$line" ;;',
+    '      *) [[ -n "$line" && "$line" == "$__voxform_cur"* ]] && offered+=("$line") ;;',
+    '    esac',
     '  done < <(__voxform_candidates "${(@)words[2,CURRENT-1]}")',
     '  (( ${#offered} )) && compadd -- "${offered[@]}"',
-    '  (( files )) && _files',
+    '  case "$files" in',
+    '    __VOXFORM_FILES__) _files ;;',
+    '    __VOXFORM_FOLDERS__) _files -/ ;;',
+    // _files adds the folders to descend beside the files the pattern picks.
+    "    __VOXFORM_DATA_FILES__) _files -g '*.(yaml|yml|json)' ;;",
+    '  esac',
     '  return 0',
     '}',
     'if [[ "$funcstack[1]" == _voxform ]]; then _voxform "$@"; else compdef _voxform voxform; fi',
@@ -265,8 +307,13 @@ function fishScript(commands: readonly CompletionCommand[]): string {
     '            set code $status',
     '        end',
     '    end',
+    // fish lists a folder as `name/`, each path followed by a tab (and no description).
     `    if test $code -eq ${STATUS.files}`,
     '        __fish_complete_path "$cur"',
+    `    else if test $code -eq ${STATUS.folders}`,
+    "        __fish_complete_path \"$cur\" | string match -r -e -- '/\\t$'",
+    `    else if test $code -eq ${STATUS.dataFiles}`,
+    "        __fish_complete_path \"$cur\" | string match -r -e -- '(?:/|\\.yaml|\\.yml|\\.json)\\t$'",
     '    end',
     'end',
     'complete -c voxform -f -a \'(__voxform_complete)\'',

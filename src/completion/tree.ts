@@ -5,10 +5,13 @@
  */
 
 /**
- * What completes at a place: these words (and file names too with `files`: a built-in name or a
- * file), file names, or nothing (a free value such as a URL).
+ * What completes at a place: these words (and paths too with `paths`: a built-in name or a folder,
+ * or a built-in name or a data file), file names, or nothing (a free value such as a URL).
  */
-export type Completion = { words: readonly string[]; files?: true } | 'files' | 'free';
+export type Completion = { words: readonly string[]; paths?: PathKind } | 'files' | 'free';
+
+/** Paths beside built-in words: folders only, or `.yaml`, `.yml` and `.json` files and the folders that may hold them. */
+export type PathKind = 'folders' | 'data-files';
 
 export interface CompletionOption {
   /** `-f` and `--file`: every spelling. */

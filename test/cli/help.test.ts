@@ -79,6 +79,11 @@ describe('command help', () => {
     for (const words of Object.values(named)) expect(line).toContain(words);
   });
 
+  it('get: exit 1 names each kind NAME may be unknown as, campaigns and knowledge files too', () => {
+    const line = COMMAND_HELP.get?.exitCodes.find((code) => code.startsWith('1 '));
+    for (const code of ['phone_unknown', 'agent_unknown', 'campaign_unknown', 'knowledge_unknown']) expect(line).toContain(code);
+  });
+
   it('gives examples that the parser accepts as written', async () => {
     for (const [name, help] of Object.entries(COMMAND_HELP)) {
       for (const example of help.examples) {

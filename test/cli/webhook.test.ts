@@ -465,6 +465,18 @@ describe('bad flags: one clear sentence, exit 1, no stack trace', () => {
     expectNoSecret(result.stdout, result.stderr);
   });
 
+  it('flags that leave the target unclear are refused before manifests are read: a folder without one is not manifest_not_found', async () => {
+    const dir = await tempDir({});
+    for (const [flags, sentence] of [
+      [['--to', 'http://127.0.0.1:9/x', '--to-configured'], '--to and --to-configured contradict each other.'],
+      [[], 'Say where to send the webhook: --to URL, or --to-configured for the URL the agent configures.'],
+    ] as const) {
+      const result = await runCliInProcess(['webhook', 'send', '--event', 'end-of-call', ...flags, '--agent', 'a'], { cwd: dir, env: ENV });
+      expect(result.stderr, sentence).toContain(`error[webhook_target_missing]: ${sentence}`);
+      expect(result.code, sentence).toBe(1);
+    }
+  });
+
   it('an --agent the manifests do not have, when they have no agent: send and serve name the file read, not voxform.yaml', async () => {
     const dir = await tempDir({ 'agents.yaml': 'version: 1\nagents: {}\n' });
     for (const args of [['send', '--to', 'http://127.0.0.1:9/', '--event', 'prefetch'], ['serve', '--port', '0']]) {

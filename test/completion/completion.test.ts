@@ -129,6 +129,22 @@ describe('voxform completion bash, in a real bash', () => {
     expect(complete('plan', '--format=j')).toEqual(['--format=json']);
   });
 
+  it('offers folders only after --template, and .yaml, .yml and .json files with folders after --profile: no other file, nothing hidden unless typed', async () => {
+    const dir = await tempDir({ ...PATHS_FOLDER, 'voxform.yaml': MANIFEST });
+    const generated = await runCliInProcess(['completion', 'bash'], { cwd: dir });
+    const scriptFile = path.join(dir, 'voxform.bash');
+    await writeFile(scriptFile, generated.stdout);
+    const complete = (...words: string[]) => bashComplete(scriptFile, ['voxform', ...words], dir).sort();
+
+    expect(complete('init', '--template', '')).toEqual([...templateNames(), 'agent-templates', 'profiles'].sort());
+    expect(complete('init', '--template', '.g')).toEqual(['.git']);
+    expect(complete('emulator', 'traffic', '--profile', '')).toEqual(['agent-templates', 'light', 'profiles', 'steady', 'surge.yml', 'traffic.yaml', 'volatile', 'voxform.yaml']);
+    expect(complete('emulator', 'traffic', '--profile', 'profiles/')).toEqual(['profiles/night.json']);
+    expect(complete('emulator', '--traffic', 's')).toEqual(['steady', 'surge.yml']);
+    // Any file still completes where a value is a file.
+    expect(complete('plan', 'show', 'e')).toEqual(['emu.out']);
+  });
+
   it('offers every subcommand and option the parser has, nothing it lacks', async () => {
     const dir = await tempDir({});
     const generated = await runCliInProcess(['completion', 'bash'], { cwd: dir });
@@ -184,6 +200,19 @@ environments:
     expect(empty.stderr).toBe('');
   });
 });
+
+/** A folder with what --template and --profile must tell apart: folders, profile files, other files, hidden entries. */
+const PATHS_FOLDER = {
+  'traffic.yaml': 'extends: steady\n',
+  'surge.yml': 'extends: volatile\n',
+  'profiles/night.json': '{"extends": "light"}',
+  'profiles/readme.txt': 'x',
+  'agent-templates/concierge/template.yaml': 'description: x\n',
+  'emu.out': 'x',
+  'notes.md': 'x',
+  '.git/HEAD': 'ref: refs/heads/main\n',
+  '.hidden.yaml': 'extends: steady\n',
+};
 
 /** Names a pull request could try: command substitution, quotes, globs, options, escapes, a line break. */
 const HOSTILE = ['$(touch pwned-1)', '`touch pwned-2`', "'; touch pwned-3; '", '"; touch pwned-4; "', '(touch pwned-5)', '${HOME}', '*', 'a b', 'back\\slash', '-n', '%s%n', "it's"];
@@ -242,6 +271,36 @@ describe('manifest names in every script are data', () => {
   it('refuses a command or option word that is not plain (they are written into patterns unquoted)', () => {
     const tree: CompletionCommand[] = [{ path: '', subcommands: ['$(x)'], options: [], positionals: [], variadic: false }];
     expect(() => completionScript('bash', tree)).toThrow(/not a plain command or option word/);
+  });
+
+  it.each(['zsh', 'fish'] as const)('%s offers folders only after --template, and .yaml, .yml and .json files with folders after --profile', async (shell) => {
+    const dir = await tempDir({ ...PATHS_FOLDER, 'voxform.yaml': MANIFEST });
+    const generated = await runCliInProcess(['completion', shell], { cwd: dir });
+    expect(generated.code, generated.stderr).toBe(0);
+    const binary = shellPath(shell);
+    // Where the shell is not installed, the script is checked for the paths it asks the shell for.
+    if (!binary) {
+      expect(generated.stdout).toContain(shell === 'zsh' ? "__VOXFORM_FOLDERS__) _files -/ ;;" : "string match -r -e -- '/\\t$'");
+      expect(generated.stdout).toContain(shell === 'zsh' ? "__VOXFORM_DATA_FILES__) _files -g '*.(yaml|yml|json)' ;;" : "string match -r -e -- '(?:/|\\.yaml|\\.yml|\\.json)\\t$'");
+      return;
+    }
+    const file = path.join(dir, `voxform.${shell}`);
+    await writeFile(file, generated.stdout);
+    if (shell === 'zsh') {
+      // zsh's own _files does the listing: its driver is asked which form it calls, compadd and _files stubbed.
+      const driver = 'compdef() { :; }; compadd() { print -r -- compadd "$@"; }; _files() { print -r -- _files "$@"; }; source "$1"; shift; words=(voxform "$@"); CURRENT=$#words; _voxform';
+      const zshDriver = (...words: string[]) => spawnSync(binary, ['-f', '-c', driver, 'zsh', file, ...words], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } }).stdout;
+      expect(zshDriver('init', '--template', 'rec')).toBe('compadd -- receptionist\n_files -/\n');
+      expect(zshDriver('emulator', 'traffic', '--profile', 'l')).toBe("compadd -- light\n_files -g *.(yaml|yml|json)\n");
+      expect(zshDriver('plan', 'show', '')).toBe('_files\n');
+      return;
+    }
+    // fish lists a folder as `name/`.
+    const complete = (line: string) => fishComplete(binary, file, line, dir).sort();
+    expect(complete('voxform init --template ')).toEqual([...templateNames(), 'agent-templates/', 'profiles/'].sort());
+    expect(complete('voxform emulator traffic --profile ')).toEqual(['agent-templates/', 'light', 'profiles/', 'steady', 'surge.yml', 'traffic.yaml', 'volatile', 'voxform.yaml']);
+    expect(complete('voxform emulator traffic --profile profiles/')).toEqual(['profiles/night.json']);
+    expect(complete('voxform plan show e')).toEqual(['emu.out']);
   });
 
   it('the CLI\'s scripts for zsh and fish pass their syntax check where the shells are installed', async () => {

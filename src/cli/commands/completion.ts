@@ -95,9 +95,9 @@ function optionCompletion(option: Option, names: ManifestNames): Completion | un
   if (option.long === '--env') return { words: names.environments };
   if (option.long === '--target' || option.long === '--take-over') return { words: names.targets };
   // A template is a built-in name or a template folder.
-  if (option.long === '--template') return { words: templateNames(), files: true };
-  // A traffic profile is a built-in name or a profile file.
-  if (valueName(option) === 'profile') return { words: Object.keys(BUILT_IN_PROFILES), files: true };
+  if (option.long === '--template') return { words: templateNames(), paths: 'folders' };
+  // A traffic profile is a built-in name or a profile file (YAML or JSON).
+  if (valueName(option) === 'profile') return { words: Object.keys(BUILT_IN_PROFILES), paths: 'data-files' };
   if (option.long === '--status' && valueName(option) === 'status') return { words: CALL_STATUSES };
   return FILE_VALUES.test(valueName(option) ?? '') ? 'files' : 'free';
 }

@@ -28,16 +28,25 @@ export interface WebhookSendOptions extends ConnectionOptions {
 /** Call records searched for `--call`, newest first (the service has no look-up by call id). */
 const CALL_SEARCH_DEPTH = 10_000;
 
-/** Where the payload goes: the operator's `--to`, or (asked for explicitly) the agent's configured URL. */
-function chooseTarget(options: WebhookSendOptions, agent: AgentWebhooks | undefined): URL {
+/**
+ * Refuses a target the flags alone leave unclear (neither flag, both, --to-configured without
+ * --agent), before any manifest is read: a folder without one must not hide the flags' problem.
+ */
+function checkTargetFlags(options: WebhookSendOptions): void {
   if ((options.to === undefined) === (options.toConfigured !== true)) {
     throw new VoxformError('webhook_target_missing', options.to === undefined ? 'Say where to send the webhook: --to URL, or --to-configured for the URL the agent configures.' : '--to and --to-configured contradict each other.', {
       hint: 'Give --to http://127.0.0.1:4020/hook for a receiver you run; --to-configured (with --agent) sends to the manifest\'s URL — only for manifests you have reviewed (docs/webhooks.md).',
     });
   }
+  if (options.toConfigured && options.agent === undefined) {
+    throw new VoxformError('webhook_target_missing', '--to-configured needs --agent NAME: the URL is the one that agent configures.', { hint: 'Add --agent NAME (an agent of the manifests), or give --to URL instead.' });
+  }
+}
+
+/** Where the payload goes: the operator's `--to`, or (asked for explicitly) the agent's configured URL. */
+function chooseTarget(options: WebhookSendOptions, agent: AgentWebhooks | undefined): URL {
   let raw = options.to;
-  if (options.toConfigured) {
-    if (!agent) throw new VoxformError('webhook_target_missing', '--to-configured needs --agent NAME: the URL is the one that agent configures.', { hint: 'Add --agent NAME (an agent of the manifests), or give --to URL instead.' });
+  if (options.toConfigured && agent) {
     raw = agent.hooks[options.event].url;
     if (raw === undefined) {
       throw new VoxformError('webhook_not_configured', `Agent ${agent.localName} configures no ${WEBHOOK_FIELD[options.event]}, so there is no URL to send the ${options.event} webhook to.`, {
@@ -157,6 +166,7 @@ export function judgeDelivery(event: WebhookEvent, outcome: WebhookOutcome): Sen
 
 /** `voxform webhook send`: one webhook to a receiver, with the agent's headers, and a verdict (exit 0 on a pass). */
 export async function run(options: WebhookSendOptions, ctx: CommandContext): Promise<number> {
+  checkTargetFlags(options);
   const agent = options.agent === undefined ? undefined : await loadAgentWebhooks(options.agent, options, ctx);
   const url = chooseTarget(options, agent);
   const record = options.call === undefined ? sampleCallRecord({ agentId: agent?.id, agentConfig: agent?.config, ts: Math.floor(Date.now() / 1000) }) : await findLoggedCall(options.call, options, agent, ctx);
