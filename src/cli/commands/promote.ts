@@ -22,6 +22,7 @@ import { connectProject, deployedFiles, deploySourceOf, loadDesiredState, planIn
 import { readCommandProject } from '../load-manifests.js';
 import { shellWord } from '../../util/shell-word.js';
 import { nextCommand } from '../next-command.js';
+import { recordedCommand } from '../recorded-command.js';
 import { withTakeOverCommands } from '../take-over.js';
 import { checkoutSuite } from '../test-evidence.js';
 
@@ -129,7 +130,8 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
       parallelism: options.parallelism,
       lockTimeoutSeconds: timeout,
       allowMissingState: options.allowMissingState,
-      command: `voxform ${words}`,
+      // The environments are promote's own words: its options hold no --env.
+      command: recordedCommand(words, { allowMissingState: options.allowMissingState }),
       history,
       source: { ...checkout, promotedFrom: { workspace: fromWorkspace, record: current.id } },
     },

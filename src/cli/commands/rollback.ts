@@ -17,6 +17,7 @@ import { gitDiffCommand, gitRestoreCommand, nextCommand } from '../next-command.
 import type { CommandContext } from '../context.js';
 import { connectProject, deployedFiles, deploySourceOf, gitAskedIn, planInputs, type ProjectOptions } from '../project.js';
 import { applyOnTerminal } from '../apply-on-terminal.js';
+import { recordedCommand } from '../recorded-command.js';
 import { allSummaries, wholeRecord } from '../history-records.js';
 
 export interface RollbackOptions extends ProjectOptions {
@@ -147,7 +148,7 @@ export async function run(options: RollbackOptions, ctx: CommandContext): Promis
       parallelism: options.parallelism,
       lockTimeoutSeconds: timeout,
       allowMissingState: options.allowMissingState,
-      command: `voxform ${rollbackWords(ref, agents)}`,
+      command: recordedCommand(rollbackWords(ref, agents), options),
       history,
       source,
     },
