@@ -8,6 +8,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FileCache } from '../../src/project-files/manifest-files.js';
+import type { GracefulStop } from '../../src/cli/context.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { runCliInProcess, runPrinted, useTempDirs } from '../helpers/cli.js';
 import { STAGED_MANIFEST } from '../helpers/project.js';
@@ -137,6 +138,15 @@ describe('voxform promote --to / --from', () => {
     expect(pasted).toBe('voxform promote --to production --from staging -f p.yaml --auto-approve');
     const promoted = await runPrinted(pasted ?? '', { cwd: dir, env });
     expect(promoted.code, promoted.stderr).toBe(0);
+  });
+
+  it("names, for a stop at once, the plan of the target with this run's manifests and state", async () => {
+    const { dir, env } = await committedProject(STAGED_MANIFEST, 'p.yaml');
+    const cli = (args: string[], stops?: Array<GracefulStop | undefined>) => runCliInProcess([...args, '-f', 'p.yaml', '--state', 'kept.json'], { cwd: dir, env, stops });
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    const stops: Array<GracefulStop | undefined> = [];
+    expect((await cli(['promote', '--to', 'production', '--auto-approve'], stops)).code).toBe(0);
+    expect(stops.map((stop) => stop?.atOnce?.hint)).toEqual(['Run `voxform plan -f p.yaml --env production --state kept.json` to see where things stand.']);
   });
 
   it('records the CI job and pull request of a promotion run in CI, as an apply and a rollback record theirs', async () => {

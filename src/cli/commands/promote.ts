@@ -136,8 +136,9 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
       source: { ...checkout, promotedFrom: { workspace: fromWorkspace, record: current.id } },
     },
     ctx,
-    // With this run's -f: pasted, the line must read the same manifests (promote takes no --env).
-    { chosen: options, rerun: nextCommand(words, options) },
+    // The target is what a plan pasted from a stop or a lost lock must show: its --env, with this
+    // run's -f, service and state. Promote's own line takes no --env: --to names the target.
+    { chosen: { ...options, env: to }, rerun: nextCommand(words, options) },
   );
   return code;
 }
