@@ -224,6 +224,9 @@ function noRegressionGate(metrics: readonly GateMetric[], current: LedgerRecord,
   const qualified = (name: string, text: string) => (names.length === 1 ? text : `${name}: ${text}`);
   let compared = 0;
   let uncalled = 0;
+  // Every metric of every agent that got worse is named: the report shows them all, and so does the gate.
+  const regressions: string[] = [];
+  let shortfall: GateResult | undefined;
   for (const name of names) {
     const version = current.agents[name];
     if (!version) continue;
@@ -238,16 +241,22 @@ function noRegressionGate(metrics: readonly GateMetric[], current: LedgerRecord,
       const enough = `${plural(now.metrics.calls, 'call')} with this configuration and ${formatCount(callsBefore)} before; a comparison needs ${MIN_CALLS} each`;
       if (callsBefore < MIN_CALLS) {
         // New calls go to the configuration deployed: the version before never gets more.
-        return { ...base, passed: false, evidence: qualified(name, `${enough}, and the version before takes no more calls`), fix: `it cannot pass until the version before has ${MIN_CALLS} calls, which no new call adds to, or the gate is changed` };
+        shortfall ??= { ...base, passed: false, evidence: qualified(name, `${enough}, and the version before takes no more calls`), fix: `it cannot pass until the version before has ${MIN_CALLS} calls, which no new call adds to, or the gate is changed` };
+      } else {
+        shortfall ??= { ...base, passed: false, evidence: qualified(name, enough), fix: `the comparison needs ${plural(MIN_CALLS - now.metrics.calls, 'more call')}${names.length === 1 ? '' : ` of ${name}`} with this configuration` };
       }
-      return { ...base, passed: false, evidence: qualified(name, enough), fix: `the comparison needs ${plural(MIN_CALLS - now.metrics.calls, 'more call')}${names.length === 1 ? '' : ` of ${name}`} with this configuration` };
+      continue;
     }
     compared++;
-    for (const metric of metrics) {
-      if (comparison[metric].verdict !== 'higher' || !before) continue;
-      return { ...base, passed: false, evidence: qualified(name, `${METRIC_WORDS[metric]} ${metricValue(now, metric)} vs ${metricValue(before, metric)} before, interval excludes zero`), fix: `compare the versions with \`${reportCommand}\`` };
+    const worse = before ? metrics.filter((metric) => comparison[metric].verdict === 'higher') : [];
+    if (before && worse.length > 0) {
+      const values = worse.map((metric) => `${METRIC_WORDS[metric]} ${metricValue(now, metric)} vs ${metricValue(before, metric)} before`).join(', ');
+      regressions.push(qualified(name, `${values}, ${worse.length === 1 ? 'interval excludes' : 'intervals exclude'} zero`));
     }
   }
+  // A regression fails the gate whatever more calls elsewhere would show: it is named first.
+  if (regressions.length > 0) return { ...base, passed: false, evidence: regressions.join('; '), fix: `compare the versions with \`${reportCommand}\`` };
+  if (shortfall) return shortfall;
   const nothingCompared = uncalled > 0 ? 'no call yet with this configuration to compare (min_calls is the gate for that)' : 'no earlier version with calls to compare with';
   return { ...base, passed: true, evidence: compared === 0 ? nothingCompared : 'no metric is worse than before (95% intervals)' };
 }

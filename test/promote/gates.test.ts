@@ -148,6 +148,17 @@ describe('the gates', () => {
     expect(few?.evidence).toBe('desk ran 120 calls with this configuration, 200 required');
     const worse = calls([before, version('20261128T100000000Z-bbbbbb', HASH_B, 400, 25, before.key, 'higher')]);
     expect(checkGates({ noRegression: ['error_rate'] }, evidence({ calls: worse }))[0]?.evidence).toBe('error rate 6.3% vs 1.5% before, interval excludes zero');
+    // Every metric that got worse is named, not the first alone: the report shows them all.
+    const bothWorse = version('20261128T100000000Z-bbbbbb', HASH_B, 400, 25, before.key, 'higher');
+    bothWorse.metrics.transfer_rate = rate(40, 400);
+    if (bothWorse.comparison) bothWorse.comparison.transfer_rate = { difference: 0.1, low: 0.05, high: 0.15, verdict: 'higher' };
+    expect(checkGates({ noRegression: ['error_rate', 'transfer_rate'] }, evidence({ calls: calls([before, bothWorse]) }))[0]?.evidence).toBe(
+      'error rate 6.3% vs 1.5% before, transfer rate 10.0% vs 0.0% before, intervals exclude zero',
+    );
+    // And every agent's: one whose comparison needs more calls does not hide another's regression.
+    const front = { id: 'ag_f', config: { prompt: HASH_B }, configHash: HASH_B, maskedPaths: [] };
+    const agentsOf = new Map([...calls([before, bothWorse]), ['ag_f', { ...calls([]).get('ag_s')!, agent_id: 'ag_f', name: 'front', versions: [before, version('20261128T100000000Z-bbbbbb', HASH_B, 12, 0, before.key, 'not enough calls')] }]]);
+    expect(checkGates({ noRegression: ['error_rate'] }, evidence({ calls: agentsOf, current: { ...repeat, agents: { ...repeat.agents, a_front: front } } }))[0]?.evidence).toBe('desk: error rate 6.3% vs 1.5% before, interval excludes zero');
     // Seconds as the call report writes them, so the gate and the report say the same.
     const [earlier, slower] = [version('20261128T080000000Z-aaaaaa', HASH_A, 400, 6, undefined), version('20261128T100000000Z-bbbbbb', HASH_B, 400, 6, '20261128T080000000Z-aaaaaa', 'higher')];
     earlier.metrics.duration_seconds.mean = 12.34;
