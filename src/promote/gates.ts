@@ -106,18 +106,41 @@ function sameConfiguration(record: LedgerRecord, current: LedgerRecord): boolean
   });
 }
 
+/** The oldest record of the unbroken run of complete records holding `current`'s configuration, and the record before it (if any). */
+function deployOf(records: readonly LedgerRecord[], current: LedgerRecord): { since: LedgerRecord; before: LedgerRecord | undefined } {
+  let since = current;
+  for (const record of records.slice(records.indexOf(current) + 1)) {
+    if (!COMPLETE.has(record.outcome) || !sameConfiguration(record, current)) return { since, before: record };
+    since = record;
+  }
+  return { since, before: undefined };
+}
+
 /**
  * When the source's configuration was deployed: the oldest record of the unbroken run of complete
  * records holding it, newest first from `current` (applies with nothing to do repeat it), at its
  * time on the ledger's timeline (`ledgerTimes`: never before a record appended earlier).
  */
 export function deployedSince(records: readonly LedgerRecord[], current: LedgerRecord): Date {
-  let since = current;
-  for (const record of records.slice(records.indexOf(current) + 1)) {
-    if (!COMPLETE.has(record.outcome) || !sameConfiguration(record, current)) break;
-    since = record;
-  }
-  return new Date(ledgerTimes(records).get(since.id) as string);
+  return new Date(ledgerTimes(records).get(deployOf(records, current).since.id) as string);
+}
+
+/**
+ * The agents the deploy the soak counts from changed (sorted), when that is some of `current`'s
+ * agents and not all: those the complete record before it ran otherwise, or not at all. Empty when
+ * every agent soaks alike (a first deploy, one after an apply that did not complete, or of them all).
+ */
+function agentsSoaking(records: readonly LedgerRecord[], current: LedgerRecord): string[] {
+  const { before } = deployOf(records, current);
+  if (!before || !COMPLETE.has(before.outcome)) return [];
+  const changed = Object.entries(current.agents)
+    .filter(([name, version]) => {
+      const other = Object.hasOwn(before.agents, name) ? before.agents[name] : undefined;
+      return other === undefined || agentVersionKey(other) !== agentVersionKey(version);
+    })
+    .map(([name]) => name)
+    .sort();
+  return changed.length < Object.keys(current.agents).length ? changed : [];
 }
 
 /** Whether a test run talked to the configuration `current` holds: every agent it tested has that agent's hash. */
@@ -170,11 +193,17 @@ function testsOf(run: TestRunRecord): string {
   return run.source.commit ? `tests of commit ${shortCommit(run.source.commit, run.source.uncommitted)}` : 'tests of no known commit';
 }
 
-function soakGate(soak: NonNullable<Gates['soak']>, since: Date, now: Date): GateResult {
+/** How many agents the soak gate's line names before counting the rest: a line of the gate table. */
+const SOAKING_NAMED = 3;
+
+/** `agents`: those the deploy counted from changed, named when not all of them (`agentsSoaking`). */
+function soakGate(soak: NonNullable<Gates['soak']>, since: Date, now: Date, agents: readonly string[]): GateResult {
   const age = Math.max(0, Math.floor((now.getTime() - since.getTime()) / 1000));
   const base = { gate: 'soak' as const, required: soak.text };
-  if (age >= soak.seconds) return { ...base, passed: true, evidence: `deployed ${formatAge(age)} ago` };
-  return { ...base, passed: false, evidence: `deployed ${formatAge(age)} ago, ${soak.text} required`, fix: `it passes at ${minuteAfter(new Date(since.getTime() + soak.seconds * 1000))}` };
+  const named = agents.length > SOAKING_NAMED ? someOf(agents, SOAKING_NAMED) : wordList(agents, 'and');
+  const deployed = `${named ? `${named} ` : ''}deployed ${formatAge(age)} ago`;
+  if (age >= soak.seconds) return { ...base, passed: true, evidence: deployed };
+  return { ...base, passed: false, evidence: `${deployed}, ${soak.text} required`, fix: `it passes at ${minuteAfter(new Date(since.getTime() + soak.seconds * 1000))}` };
 }
 
 /** `2026-11-28 12:01 UTC`: the first whole minute at or after `time`, so the gate passes by then. */
@@ -289,7 +318,7 @@ export function checkGates(gates: Gates, evidence: GateEvidence): GateResult[] {
   if (gates.tests) results.push(testsGate(evidence.source, evidence.current, evidence.origin ?? evidence.current, evidence.testRuns, evidence.suite ?? unread, commands.test));
   if (gates.minCalls !== undefined) results.push(minCallsGate(gates.minCalls, evidence.current, evidence.calls));
   if (gates.noRegression && gates.noRegression.length > 0) results.push(noRegressionGate(gates.noRegression, evidence.current, evidence.calls, commands.report));
-  if (gates.soak) results.push(soakGate(gates.soak, deployedSince(evidence.records, evidence.current), evidence.now));
+  if (gates.soak) results.push(soakGate(gates.soak, deployedSince(evidence.records, evidence.current), evidence.now, agentsSoaking(evidence.records, evidence.current)));
   return results;
 }
 

@@ -80,6 +80,17 @@ describe('the gates', () => {
     expect(later).toMatchObject({ passed: true, evidence: 'deployed 3h ago' });
   });
 
+  it('names the agents the deploy it counts from changed, when there are several and not all of them changed', () => {
+    const front = { id: 'ag_f', config: { prompt: HASH_A }, configHash: HASH_A, maskedPaths: [] };
+    const both = (base: HistoryRecord, id: string, at: string, desk: string): HistoryRecord => ({ ...base, id, at, agents: { desk: { ...base.agents.desk!, config: { prompt: desk }, configHash: desk }, front } });
+    const first = both(older, '20261128T080000000Z-aaaaaa', '2026-11-28T08:00:00.000Z', HASH_A);
+    const deskChanged = both(deploy, '20261128T100000000Z-bbbbbb', '2026-11-28T10:00:00.000Z', HASH_B);
+    const [soak] = checkGates({ soak: { text: '2h', seconds: 7200 } }, evidence({ records: [deskChanged, first], current: deskChanged }));
+    expect(soak).toMatchObject({ passed: false, evidence: 'desk deployed 35 min ago, 2h required' });
+    // A first deploy: every agent soaks alike, none is named.
+    expect(checkGates({ soak: { text: '2h', seconds: 7200 } }, evidence({ records: [first], current: first }))[0]?.evidence).toBe('deployed 2h 35 min ago');
+  });
+
   it('soaks in the ledger order: a deploy recorded on a slow clock counts from no earlier than the record appended before it', () => {
     // Applied from a machine 40 min slow, after `older` (appended at 10:00 on a good clock); then repeated from a good one.
     const before = record('20261128T100000000Z-aaaaaa', '2026-11-28T10:00:00.000Z', HASH_A);
