@@ -87,7 +87,8 @@ describe('voxform promote --to / --from', () => {
     expect(edited.code).toBe(1);
     // Followed, the first way promotes: committing alone would leave staging on the older commit.
     git('commit', '-qam', 'edited');
-    expect((await cli(['promote', '--to', 'production', '--dry-run'])).stderr).toContain('error[promote_checkout_mismatch]: staging runs commit');
+    // The files the two commits hold differently are named, as the changes beside a commit are.
+    expect((await cli(['promote', '--to', 'production', '--dry-run'])).stderr).toMatch(/^error\[promote_checkout_mismatch\]: staging runs commit [0-9a-f]{7}, and this checkout is at [0-9a-f]{7}; the two commits differ in voxform\.yaml\.\n/);
     expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
     const followed = await cli(['promote', '--to', 'production', '--dry-run']);
     expect(followed.stderr).toBe('');
@@ -107,7 +108,7 @@ describe('voxform promote --to / --from', () => {
     // At the commit the rollback ran at: staging runs the first commit's configuration, and the hint names that commit.
     const atRollback = await cli(['promote', '--to', 'production', '--dry-run']);
     expect(atRollback.stderr).toBe(
-      `error[promote_checkout_mismatch]: staging runs a rollback to record ${restored} (commit ${first.slice(0, 7)}), and this checkout is at ${second.slice(0, 7)}.\n` +
+      `error[promote_checkout_mismatch]: staging runs a rollback to record ${restored} (commit ${first.slice(0, 7)}), and this checkout is at ${second.slice(0, 7)}; the two commits differ in voxform.yaml.\n` +
         `  hint: Apply staging from this checkout first (\`voxform apply --env staging\`) and promote again, or promote from commit ${first.slice(0, 12)} itself.\n`,
     );
     expect(atRollback.code).toBe(1);

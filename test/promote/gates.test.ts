@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HistoryRecord, TestRunRecord } from '../../src/history/types.js';
 import { checkGates, configurationOrigin, deployedAs, deployedRecord, deployedSince, type GateEvidence } from '../../src/promote/gates.js';
-import { gateRefusal, renderGateTable } from '../../src/promote/promotion.js';
+import { checkCheckout, gateRefusal, renderGateTable } from '../../src/promote/promotion.js';
 import type { AgentReport, VersionReport } from '../../src/report/types.js';
 import { rate } from '../../src/report/metrics.js';
 
@@ -240,5 +240,16 @@ describe('the gates', () => {
     );
     expect(() => deployedRecord([], 'staging', 'staging@http://127.0.0.1:9')).toThrow('staging has no apply in the history of staging@http://127.0.0.1:9: there is nothing to promote.');
     expect(deployedRecord(records, 'staging', 'staging@local')).toBe(repeat);
+  });
+
+  it('names a few of the files two commits hold differently, then counts the rest', () => {
+    const files = ['a.md', 'b.md', 'c.md', 'd.md', 'e.md', 'f.md', 'voxform.yaml'];
+    const checkout = { commit: 'd422dd5'.padEnd(40, '0'), uncommitted: false };
+    expect(() => checkCheckout(deploy, { record: deploy }, checkout, 'staging', files)).toThrow(
+      'staging runs commit 4a530e8, and this checkout is at d422dd5; the two commits differ in a.md, b.md, c.md, d.md, e.md and 2 more.',
+    );
+    // When git cannot tell which, the sentence names none; with none, the commits hold the same deploy.
+    expect(() => checkCheckout(deploy, { record: deploy }, checkout, 'staging', undefined)).toThrow(/^staging runs commit 4a530e8, and this checkout is at d422dd5\.$/);
+    expect(checkCheckout(deploy, { record: deploy }, checkout, 'staging', [])).toBe(deploy);
   });
 });

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { VoxformError } from '../../errors.js';
-import { sameProjectFiles, uncommittedFiles } from '../../history/source.js';
+import { projectFilesChanged, uncommittedFiles } from '../../history/source.js';
 import type { DesiredState } from '../../manifest/types.js';
 import { plan as makePlan } from '../../plan/plan.js';
 import { renderPlanText, prepareChangeText } from '../../plan/render-text.js';
@@ -96,9 +96,9 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
   // The commit that holds what the source runs: of a rollback, the restored record's, not the one it ran at.
   const origin = configurationOrigin(records, current);
   const deployed = 'record' in origin ? origin.record.source.commit : undefined;
-  const sameFiles = deployed !== undefined && checkout.commit !== undefined && (await sameProjectFiles(manifestFolder, ctx.env, deployed, checkout.commit, files));
+  const betweenCommits = deployed !== undefined && checkout.commit !== undefined ? await projectFilesChanged(manifestFolder, ctx.env, deployed, checkout.commit, files, ctx.cwd) : undefined;
   const changed = checkout.uncommitted ? await uncommittedFiles(ctx.cwd, ctx.env, files) : undefined;
-  const made = checkCheckout(current, origin, checkout, from, sameFiles, changed, applySource);
+  const made = checkCheckout(current, origin, checkout, from, betweenCommits, changed, applySource);
   checkSourceConfiguration(await wholeRecord(history, current, ctx), desiredSource, from, applySource);
 
   // The gates, on the source's evidence.
