@@ -106,14 +106,35 @@ function sameConfiguration(record: LedgerRecord, current: LedgerRecord): boolean
   });
 }
 
-/** The oldest record of the unbroken run of complete records holding `current`'s configuration, and the record before it (if any). */
-function deployOf(records: readonly LedgerRecord[], current: LedgerRecord): { since: LedgerRecord; before: LedgerRecord | undefined } {
-  let since = current;
+/**
+ * The unbroken run of complete records holding `current`'s configuration, newest first from
+ * `current` (applies with nothing to do repeat it), and the record before it (if any).
+ */
+function configurationRun(records: readonly LedgerRecord[], current: LedgerRecord): { run: LedgerRecord[]; before: LedgerRecord | undefined } {
+  const run = [current];
   for (const record of records.slice(records.indexOf(current) + 1)) {
-    if (!COMPLETE.has(record.outcome) || !sameConfiguration(record, current)) return { since, before: record };
-    since = record;
+    if (!COMPLETE.has(record.outcome) || !sameConfiguration(record, current)) return { run, before: record };
+    run.push(record);
   }
-  return { since, before: undefined };
+  return { run, before: undefined };
+}
+
+/** The oldest record of `configurationRun`, and the record before it. */
+function deployOf(records: readonly LedgerRecord[], current: LedgerRecord): { since: LedgerRecord; before: LedgerRecord | undefined } {
+  const { run, before } = configurationRun(records, current);
+  return { since: run[run.length - 1] as LedgerRecord, before };
+}
+
+/**
+ * The record whose commit stands for the deploy of what `current` holds, as sentences name it: the
+ * oldest apply of the configuration's run, not a later one with nothing to do (from whatever commit
+ * it ran at), nor a rollback or heal (their commits never stand for what they deployed). For a
+ * rollback, `origin`: the restored record (`configurationOrigin`).
+ */
+function deployingRecord(records: readonly LedgerRecord[], current: LedgerRecord, origin: LedgerRecord): LedgerRecord {
+  if (current.source.rollbackOf !== undefined) return origin;
+  const applies = configurationRun(records, current).run.filter((record) => record.source.rollbackOf === undefined && record.source.healOf === undefined);
+  return applies[applies.length - 1] ?? origin;
 }
 
 /**
@@ -315,7 +336,9 @@ export function checkGates(gates: Gates, evidence: GateEvidence): GateResult[] {
   const results: GateResult[] = [];
   const commands = evidence.commands ?? { test: `voxform test --against live --env ${evidence.source}`, report: `voxform report --since-deploy --env ${evidence.source}` };
   const unread = { problem: "this checkout's test suite was not read", fix: 'promote again' };
-  if (gates.tests) results.push(testsGate(evidence.source, evidence.current, evidence.origin ?? evidence.current, evidence.testRuns, evidence.suite ?? unread, commands.test));
+  // The commit named is the deploy's: a later apply with nothing to do repeats the configuration from its own.
+  const deployedBy = deployingRecord(evidence.records, evidence.current, evidence.origin ?? evidence.current);
+  if (gates.tests) results.push(testsGate(evidence.source, evidence.current, deployedBy, evidence.testRuns, evidence.suite ?? unread, commands.test));
   if (gates.minCalls !== undefined) results.push(minCallsGate(gates.minCalls, evidence.current, evidence.calls));
   if (gates.noRegression && gates.noRegression.length > 0) results.push(noRegressionGate(gates.noRegression, evidence.current, evidence.calls, commands.report));
   if (gates.soak) results.push(soakGate(gates.soak, deployedSince(evidence.records, evidence.current), evidence.now, agentsSoaking(evidence.records, evidence.current)));

@@ -121,6 +121,13 @@ describe('the gates', () => {
     expect(checkGates({ tests: true }, evidence({ current: rollback, origin: deploy, testRuns: [outsideGit] }))[0]?.evidence).toBe(
       "the last run against staging's configuration (a rollback to record ORIGIN, commit 4a530e8), tests of no known commit, passed: 5 passed, 0 failed, 1 skipped (run 20261128T130000000Z-ffffff)",
     );
+    // An apply with nothing to do, from a later commit, repeats the configuration: the commit named is the deploy's.
+    const repeatedLater = { ...repeat, source: { commit: '951054b'.padEnd(40, '0'), uncommitted: false } };
+    const ledger = [repeatedLater, deploy, older];
+    expect(checkGates({ tests: true }, evidence({ records: ledger, current: repeatedLater, testRuns: [passing] }))[0]?.evidence).toBe(
+      "the last run against staging's configuration (deployed at 4a530e8), tests of commit 954b75e, passed: 5 passed, 0 failed, 1 skipped (run 20261128T130000000Z-ffffff)",
+    );
+    expect(checkGates({ tests: true }, evidence({ records: ledger, current: repeatedLater, testRuns: [ofOlder] }))[0]?.evidence).toBe('no `voxform test --against live` run against staging since commit 4a530e8 was deployed');
     const skippedOnly = run('20261128T130000000Z-ffffff', HASH_B, { passed: 0, failed: 0, skipped: 4, errors: 0 });
     expect(checkGates({ tests: true }, evidence({ testRuns: [skippedOnly] }))[0]?.passed).toBe(false);
   });
