@@ -150,6 +150,28 @@ describe('voxform promote --to / --from', () => {
     expect(stops.map((stop) => stop?.atOnce?.hint)).toEqual(['Run `voxform plan -f p.yaml --env production --state kept.json` to see where things stand.']);
   });
 
+  it('tells a rollback of the target that the next promotion undoes it, and how to stop that', async () => {
+    const { dir, git, cli } = await committedProject(STAGED_MANIFEST);
+    const deploy = async () => {
+      expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+      expect((await cli(['promote', '--to', 'production', '--auto-approve'])).code).toBe(0);
+    };
+    await deploy();
+    await writeFile(path.join(dir, 'voxform.yaml'), STAGED_MANIFEST.replace('Acme Dental.', 'Acme Dental. Be brief.'));
+    git('commit', '-qam', 'v2');
+    await deploy();
+    const rollback = await cli(['rollback', 'previous', '--env', 'production', '--auto-approve']);
+    expect(rollback.code).toBe(0);
+    expect(rollback.stdout).toContain('the next `voxform apply` of them undoes this rollback.');
+    expect(rollback.stdout).toMatch(
+      /\nproduction is promoted from staging: the next `voxform promote --to production` undoes this rollback too, giving production what staging runs\. To stop that, give staging the configuration to keep first \(roll it back as well, or apply a fix to it; `voxform history --env staging` lists its records\), and promote production only after that\.\n$/,
+    );
+    // An environment promoted from none is told nothing of promotion.
+    const staging = await cli(['rollback', 'previous', '--env', 'staging', '--auto-approve']);
+    expect(staging.stdout).toContain('undoes this rollback.');
+    expect(staging.stdout).not.toContain('promote');
+  });
+
   it('records the CI job and pull request of a promotion run in CI, as an apply and a rollback record theirs', async () => {
     const { dir, env, git } = await committedProject(STAGED_MANIFEST);
     const job = 'https://github.example/acme/agents/actions/runs/4242';
