@@ -260,8 +260,12 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
       stopGraceMs: options.stopGraceMs,
       onProgress: (event) => emit(event.type === 'stopping' ? applyStopping(event, signal, lock) : event),
     });
-    // Without the lock nothing more may be written: the report says what was applied.
-    if (lock.lost.aborted) return outcome('interrupted', plan, { ...result, interrupted: true });
+    // Without the lock nothing more may be written, a record in the ledger neither: the report says
+    // what was applied, and that no record holds it, as when the record cannot be written.
+    if (lock.lost.aborted) {
+      if (result.applied.length + result.partlyApplied.length > 0) result.warnings.push(UNRECORDED_AFTER_LOCK_LOSS);
+      return outcome('interrupted', plan, { ...result, interrupted: true });
+    }
 
     // 5. Record how it ended: in the state and in the history.
     const ended = await recordEnd(options, store, { plan, live, result, readBacks, workspace });
@@ -270,6 +274,10 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
     await lock.release();
   }
 }
+
+/** What a run that lost its lock after writes reached the service warns: the ledger has no record of them. */
+const UNRECORDED_AFTER_LOCK_LOSS =
+  'this apply was not recorded in the history: it lost its lock, and without it nothing more is written (`voxform rollback previous` and `voxform report` do not see what it applied)';
 
 /**
  * How the run ended, recorded in the state and in the ledger, both under the lock. A failed state

@@ -159,20 +159,25 @@ export async function uncommittedFiles(cwd: string, env: Env, files: readonly st
 }
 
 /**
- * Whether commits `a` and `b` hold the same `files` (what a deploy is made from, absolute, as for
- * `gitSource`): then the same manifests made them, and a commit of the state (or of anything else)
- * after an apply is still the source that apply deployed. Compares trees by their object ids alone:
- * no file content is read, no diff program run. False when git cannot tell (a commit not in this clone).
+ * Which of `files` (what a deploy is made from, absolute, as for `gitSource`) commits `a` and `b`
+ * hold differently, each as a path from `from` (default `cwd`), sorted: none, and the same manifests
+ * made them, so a commit of the state (or of anything else) after an apply is still the source that
+ * apply deployed. Compares trees by their object ids alone: no file content is read, no diff program
+ * run. Undefined when git cannot tell (a commit not in this clone, an answer past what is read).
  */
-export async function sameProjectFiles(cwd: string, env: Env, a: string, b: string, files: readonly string[]): Promise<boolean> {
-  if (!COMMIT.test(a) || !COMMIT.test(b)) return false;
-  if (a === b) return true;
+export async function projectFilesChanged(cwd: string, env: Env, a: string, b: string, files: readonly string[], from = cwd): Promise<string[] | undefined> {
+  if (!COMMIT.test(a) || !COMMIT.test(b)) return undefined;
+  if (a === b) return [];
   const repository = await openGitRepository(cwd, env);
-  if (!repository) return false;
+  if (!repository) return undefined;
   const paths = await pathspecs(repository, files);
-  if (paths.length === 1) return true;
-  const answer = await repository.run(['diff', '--name-only', '--no-renames', '--no-ext-diff', '--no-textconv', a, b, ...paths]);
-  return answer !== undefined && !answer.cut && answer.lines.length === 0;
+  if (paths.length === 1) return [];
+  // -z: every path as it is (no quoting), each ended by a NUL (a name may hold a line break).
+  const answer = await repository.run(['diff', '--name-only', '-z', '--no-renames', '--no-ext-diff', '--no-textconv', a, b, ...paths], { keepBlankLines: true });
+  if (!answer || answer.cut) return undefined;
+  const changed = answer.lines.join('\n').split('\0').filter((file) => file !== '');
+  const here = await realpath(from).catch(() => from);
+  return changed.map((file) => path.relative(here, path.join(repository.root, file)) || '.').sort();
 }
 
 /**

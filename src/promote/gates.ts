@@ -107,17 +107,61 @@ function sameConfiguration(record: LedgerRecord, current: LedgerRecord): boolean
 }
 
 /**
+ * The unbroken run of complete records holding `current`'s configuration, newest first from
+ * `current` (applies with nothing to do repeat it), and the record before it (if any).
+ */
+function configurationRun(records: readonly LedgerRecord[], current: LedgerRecord): { run: LedgerRecord[]; before: LedgerRecord | undefined } {
+  const run = [current];
+  for (const record of records.slice(records.indexOf(current) + 1)) {
+    if (!COMPLETE.has(record.outcome) || !sameConfiguration(record, current)) return { run, before: record };
+    run.push(record);
+  }
+  return { run, before: undefined };
+}
+
+/** The oldest record of `configurationRun`, and the record before it. */
+function deployOf(records: readonly LedgerRecord[], current: LedgerRecord): { since: LedgerRecord; before: LedgerRecord | undefined } {
+  const { run, before } = configurationRun(records, current);
+  return { since: run[run.length - 1] as LedgerRecord, before };
+}
+
+/**
+ * The record whose commit stands for the deploy of what `current` holds, as sentences name it: the
+ * oldest apply of the configuration's run, not a later one with nothing to do (from whatever commit
+ * it ran at), nor a rollback or heal (their commits never stand for what they deployed). For a
+ * rollback, `origin`: the restored record (`configurationOrigin`).
+ */
+function deployingRecord(records: readonly LedgerRecord[], current: LedgerRecord, origin: LedgerRecord): LedgerRecord {
+  if (current.source.rollbackOf !== undefined) return origin;
+  const applies = configurationRun(records, current).run.filter((record) => record.source.rollbackOf === undefined && record.source.healOf === undefined);
+  return applies[applies.length - 1] ?? origin;
+}
+
+/**
  * When the source's configuration was deployed: the oldest record of the unbroken run of complete
  * records holding it, newest first from `current` (applies with nothing to do repeat it), at its
  * time on the ledger's timeline (`ledgerTimes`: never before a record appended earlier).
  */
 export function deployedSince(records: readonly LedgerRecord[], current: LedgerRecord): Date {
-  let since = current;
-  for (const record of records.slice(records.indexOf(current) + 1)) {
-    if (!COMPLETE.has(record.outcome) || !sameConfiguration(record, current)) break;
-    since = record;
-  }
-  return new Date(ledgerTimes(records).get(since.id) as string);
+  return new Date(ledgerTimes(records).get(deployOf(records, current).since.id) as string);
+}
+
+/**
+ * The agents the deploy the soak counts from changed (sorted), when that is some of `current`'s
+ * agents and not all: those the complete record before it ran otherwise, or not at all. Empty when
+ * every agent soaks alike (a first deploy, one after an apply that did not complete, or of them all).
+ */
+function agentsSoaking(records: readonly LedgerRecord[], current: LedgerRecord): string[] {
+  const { before } = deployOf(records, current);
+  if (!before || !COMPLETE.has(before.outcome)) return [];
+  const changed = Object.entries(current.agents)
+    .filter(([name, version]) => {
+      const other = Object.hasOwn(before.agents, name) ? before.agents[name] : undefined;
+      return other === undefined || agentVersionKey(other) !== agentVersionKey(version);
+    })
+    .map(([name]) => name)
+    .sort();
+  return changed.length < Object.keys(current.agents).length ? changed : [];
 }
 
 /** Whether a test run talked to the configuration `current` holds: every agent it tested has that agent's hash. */
@@ -170,11 +214,17 @@ function testsOf(run: TestRunRecord): string {
   return run.source.commit ? `tests of commit ${shortCommit(run.source.commit, run.source.uncommitted)}` : 'tests of no known commit';
 }
 
-function soakGate(soak: NonNullable<Gates['soak']>, since: Date, now: Date): GateResult {
+/** How many agents the soak gate's line names before counting the rest: a line of the gate table. */
+const SOAKING_NAMED = 3;
+
+/** `agents`: those the deploy counted from changed, named when not all of them (`agentsSoaking`). */
+function soakGate(soak: NonNullable<Gates['soak']>, since: Date, now: Date, agents: readonly string[]): GateResult {
   const age = Math.max(0, Math.floor((now.getTime() - since.getTime()) / 1000));
   const base = { gate: 'soak' as const, required: soak.text };
-  if (age >= soak.seconds) return { ...base, passed: true, evidence: `deployed ${formatAge(age)} ago` };
-  return { ...base, passed: false, evidence: `deployed ${formatAge(age)} ago, ${soak.text} required`, fix: `it passes at ${minuteAfter(new Date(since.getTime() + soak.seconds * 1000))}` };
+  const named = agents.length > SOAKING_NAMED ? someOf(agents, SOAKING_NAMED) : wordList(agents, 'and');
+  const deployed = `${named ? `${named} ` : ''}deployed ${formatAge(age)} ago`;
+  if (age >= soak.seconds) return { ...base, passed: true, evidence: deployed };
+  return { ...base, passed: false, evidence: `${deployed}, ${soak.text} required`, fix: `it passes at ${minuteAfter(new Date(since.getTime() + soak.seconds * 1000))}` };
 }
 
 /** `2026-11-28 12:01 UTC`: the first whole minute at or after `time`, so the gate passes by then. */
@@ -224,6 +274,9 @@ function noRegressionGate(metrics: readonly GateMetric[], current: LedgerRecord,
   const qualified = (name: string, text: string) => (names.length === 1 ? text : `${name}: ${text}`);
   let compared = 0;
   let uncalled = 0;
+  // Every metric of every agent that got worse is named: the report shows them all, and so does the gate.
+  const regressions: string[] = [];
+  let shortfall: GateResult | undefined;
   for (const name of names) {
     const version = current.agents[name];
     if (!version) continue;
@@ -238,16 +291,22 @@ function noRegressionGate(metrics: readonly GateMetric[], current: LedgerRecord,
       const enough = `${plural(now.metrics.calls, 'call')} with this configuration and ${formatCount(callsBefore)} before; a comparison needs ${MIN_CALLS} each`;
       if (callsBefore < MIN_CALLS) {
         // New calls go to the configuration deployed: the version before never gets more.
-        return { ...base, passed: false, evidence: qualified(name, `${enough}, and the version before takes no more calls`), fix: `it cannot pass until the version before has ${MIN_CALLS} calls, which no new call adds to, or the gate is changed` };
+        shortfall ??= { ...base, passed: false, evidence: qualified(name, `${enough}, and the version before takes no more calls`), fix: `it cannot pass until the version before has ${MIN_CALLS} calls, which no new call adds to, or the gate is changed` };
+      } else {
+        shortfall ??= { ...base, passed: false, evidence: qualified(name, enough), fix: `the comparison needs ${plural(MIN_CALLS - now.metrics.calls, 'more call')}${names.length === 1 ? '' : ` of ${name}`} with this configuration` };
       }
-      return { ...base, passed: false, evidence: qualified(name, enough), fix: `the comparison needs ${plural(MIN_CALLS - now.metrics.calls, 'more call')}${names.length === 1 ? '' : ` of ${name}`} with this configuration` };
+      continue;
     }
     compared++;
-    for (const metric of metrics) {
-      if (comparison[metric].verdict !== 'higher' || !before) continue;
-      return { ...base, passed: false, evidence: qualified(name, `${METRIC_WORDS[metric]} ${metricValue(now, metric)} vs ${metricValue(before, metric)} before, interval excludes zero`), fix: `compare the versions with \`${reportCommand}\`` };
+    const worse = before ? metrics.filter((metric) => comparison[metric].verdict === 'higher') : [];
+    if (before && worse.length > 0) {
+      const values = worse.map((metric) => `${METRIC_WORDS[metric]} ${metricValue(now, metric)} vs ${metricValue(before, metric)} before`).join(', ');
+      regressions.push(qualified(name, `${values}, ${worse.length === 1 ? 'interval excludes' : 'intervals exclude'} zero`));
     }
   }
+  // A regression fails the gate whatever more calls elsewhere would show: it is named first.
+  if (regressions.length > 0) return { ...base, passed: false, evidence: regressions.join('; '), fix: `compare the versions with \`${reportCommand}\`` };
+  if (shortfall) return shortfall;
   const nothingCompared = uncalled > 0 ? 'no call yet with this configuration to compare (min_calls is the gate for that)' : 'no earlier version with calls to compare with';
   return { ...base, passed: true, evidence: compared === 0 ? nothingCompared : 'no metric is worse than before (95% intervals)' };
 }
@@ -277,10 +336,12 @@ export function checkGates(gates: Gates, evidence: GateEvidence): GateResult[] {
   const results: GateResult[] = [];
   const commands = evidence.commands ?? { test: `voxform test --against live --env ${evidence.source}`, report: `voxform report --since-deploy --env ${evidence.source}` };
   const unread = { problem: "this checkout's test suite was not read", fix: 'promote again' };
-  if (gates.tests) results.push(testsGate(evidence.source, evidence.current, evidence.origin ?? evidence.current, evidence.testRuns, evidence.suite ?? unread, commands.test));
+  // The commit named is the deploy's: a later apply with nothing to do repeats the configuration from its own.
+  const deployedBy = deployingRecord(evidence.records, evidence.current, evidence.origin ?? evidence.current);
+  if (gates.tests) results.push(testsGate(evidence.source, evidence.current, deployedBy, evidence.testRuns, evidence.suite ?? unread, commands.test));
   if (gates.minCalls !== undefined) results.push(minCallsGate(gates.minCalls, evidence.current, evidence.calls));
   if (gates.noRegression && gates.noRegression.length > 0) results.push(noRegressionGate(gates.noRegression, evidence.current, evidence.calls, commands.report));
-  if (gates.soak) results.push(soakGate(gates.soak, deployedSince(evidence.records, evidence.current), evidence.now));
+  if (gates.soak) results.push(soakGate(gates.soak, deployedSince(evidence.records, evidence.current), evidence.now, agentsSoaking(evidence.records, evidence.current)));
   return results;
 }
 

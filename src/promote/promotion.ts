@@ -17,17 +17,18 @@ import { deployedAs, type ConfigurationOrigin, type GateResult } from './gates.j
  * Refuses unless the work tree is the commit of what the source runs with nothing beside it in the
  * files the deploys are made from. That commit is the one of `origin` (`configurationOrigin`): the
  * record's own, or for a rollback the restored record's, never the commit the rollback ran at.
- * `sameFiles`: the checkout's commit holds those files as that one does (`sameProjectFiles`), as when
- * the state is committed after the apply (docs/ci.md). A hint never sends back here: checking out the
- * recorded commit may take a committed ledger with it, so applying the source from this checkout is
- * offered first. `changed`: the files that differ, to name. Returns the record whose commit it is.
+ * `betweenCommits`: those files the checkout's commit holds otherwise than that one (`projectFilesChanged`),
+ * none as when the state is committed after the apply (docs/ci.md); undefined when git cannot tell.
+ * A hint never sends back here: checking out the recorded commit may take a committed ledger with
+ * it, so applying the source from this checkout is offered first. `changed`: the files with changes
+ * beside the commit. Both are named. Returns the record whose commit it is.
  */
 export function checkCheckout(
   current: Pick<LedgerRecord, 'id' | 'source'>,
   origin: ConfigurationOrigin,
   checkout: DeploySource,
   source: string,
-  sameFiles: boolean,
+  betweenCommits: readonly string[] | undefined,
   changed?: readonly string[],
   applySource = `voxform apply --env ${source}`,
 ): LedgerRecord {
@@ -52,9 +53,10 @@ export function checkCheckout(
       hint: `Commit the change, apply ${source} from that commit, then promote.`,
     });
   }
-  if (checkout.commit !== deployed && !sameFiles) {
+  if (checkout.commit !== deployed && betweenCommits?.length !== 0) {
     const here = checkout.commit ? `this checkout is at ${shortCommit(checkout.commit, undefined)}` : 'this folder is not a git checkout';
-    throw new VoxformError('promote_checkout_mismatch', `${source} runs ${runs}, and ${here}.`, {
+    const differ = betweenCommits === undefined ? '' : `; the two commits differ in ${someOf(betweenCommits.map(controlsAsQuestionMarks), NAMED_CHANGES)}`;
+    throw new VoxformError('promote_checkout_mismatch', `${source} runs ${runs}, and ${here}${differ}.`, {
       hint: checkout.commit
         ? `Apply ${source} from this checkout first (\`${applySource}\`) and promote again, or promote from commit ${deployed.slice(0, 12)} itself.`
         : `Promote from a git checkout of commit ${deployed.slice(0, 12)}.`,

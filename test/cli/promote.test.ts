@@ -8,6 +8,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FileCache } from '../../src/project-files/manifest-files.js';
+import type { GracefulStop } from '../../src/cli/context.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { runCliInProcess, runPrinted, useTempDirs } from '../helpers/cli.js';
 import { STAGED_MANIFEST } from '../helpers/project.js';
@@ -86,7 +87,8 @@ describe('voxform promote --to / --from', () => {
     expect(edited.code).toBe(1);
     // Followed, the first way promotes: committing alone would leave staging on the older commit.
     git('commit', '-qam', 'edited');
-    expect((await cli(['promote', '--to', 'production', '--dry-run'])).stderr).toContain('error[promote_checkout_mismatch]: staging runs commit');
+    // The files the two commits hold differently are named, as the changes beside a commit are.
+    expect((await cli(['promote', '--to', 'production', '--dry-run'])).stderr).toMatch(/^error\[promote_checkout_mismatch\]: staging runs commit [0-9a-f]{7}, and this checkout is at [0-9a-f]{7}; the two commits differ in voxform\.yaml\.\n/);
     expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
     const followed = await cli(['promote', '--to', 'production', '--dry-run']);
     expect(followed.stderr).toBe('');
@@ -106,7 +108,7 @@ describe('voxform promote --to / --from', () => {
     // At the commit the rollback ran at: staging runs the first commit's configuration, and the hint names that commit.
     const atRollback = await cli(['promote', '--to', 'production', '--dry-run']);
     expect(atRollback.stderr).toBe(
-      `error[promote_checkout_mismatch]: staging runs a rollback to record ${restored} (commit ${first.slice(0, 7)}), and this checkout is at ${second.slice(0, 7)}.\n` +
+      `error[promote_checkout_mismatch]: staging runs a rollback to record ${restored} (commit ${first.slice(0, 7)}), and this checkout is at ${second.slice(0, 7)}; the two commits differ in voxform.yaml.\n` +
         `  hint: Apply staging from this checkout first (\`voxform apply --env staging\`) and promote again, or promote from commit ${first.slice(0, 12)} itself.\n`,
     );
     expect(atRollback.code).toBe(1);
@@ -137,6 +139,37 @@ describe('voxform promote --to / --from', () => {
     expect(pasted).toBe('voxform promote --to production --from staging -f p.yaml --auto-approve');
     const promoted = await runPrinted(pasted ?? '', { cwd: dir, env });
     expect(promoted.code, promoted.stderr).toBe(0);
+  });
+
+  it("names, for a stop at once, the plan of the target with this run's manifests and state", async () => {
+    const { dir, env } = await committedProject(STAGED_MANIFEST, 'p.yaml');
+    const cli = (args: string[], stops?: Array<GracefulStop | undefined>) => runCliInProcess([...args, '-f', 'p.yaml', '--state', 'kept.json'], { cwd: dir, env, stops });
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    const stops: Array<GracefulStop | undefined> = [];
+    expect((await cli(['promote', '--to', 'production', '--auto-approve'], stops)).code).toBe(0);
+    expect(stops.map((stop) => stop?.atOnce?.hint)).toEqual(['Run `voxform plan -f p.yaml --env production --state kept.json` to see where things stand.']);
+  });
+
+  it('tells a rollback of the target that the next promotion undoes it, and how to stop that', async () => {
+    const { dir, git, cli } = await committedProject(STAGED_MANIFEST);
+    const deploy = async () => {
+      expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+      expect((await cli(['promote', '--to', 'production', '--auto-approve'])).code).toBe(0);
+    };
+    await deploy();
+    await writeFile(path.join(dir, 'voxform.yaml'), STAGED_MANIFEST.replace('Acme Dental.', 'Acme Dental. Be brief.'));
+    git('commit', '-qam', 'v2');
+    await deploy();
+    const rollback = await cli(['rollback', 'previous', '--env', 'production', '--auto-approve']);
+    expect(rollback.code).toBe(0);
+    expect(rollback.stdout).toContain('the next `voxform apply` of them undoes this rollback.');
+    expect(rollback.stdout).toMatch(
+      /\nproduction is promoted from staging: the next `voxform promote --to production` undoes this rollback too, giving production what staging runs\. To stop that, give staging the configuration to keep first \(roll it back as well, or apply a fix to it; `voxform history --env staging` lists its records\), and promote production only after that\.\n$/,
+    );
+    // An environment promoted from none is told nothing of promotion.
+    const staging = await cli(['rollback', 'previous', '--env', 'staging', '--auto-approve']);
+    expect(staging.stdout).toContain('undoes this rollback.');
+    expect(staging.stdout).not.toContain('promote');
   });
 
   it('records the CI job and pull request of a promotion run in CI, as an apply and a rollback record theirs', async () => {

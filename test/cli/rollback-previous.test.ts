@@ -8,6 +8,7 @@ import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { copyExampleProject, expectCode, runCliInProcess, useTempDirs } from '../helpers/cli.js';
+import { STAGED_MANIFEST } from '../helpers/project.js';
 
 const tempDir = useTempDirs();
 
@@ -61,5 +62,17 @@ describe('voxform rollback previous', () => {
     expect(result).toContain(`No changes. The service (local) matches the configuration of record ${record?.id}.`);
     expect(result).toContain('Nothing to apply.');
     expect(result).not.toContain('undoes this rollback');
+  }, 60_000);
+
+  it('records its command with the environment and the options that change what it applies, as an apply records its own', async () => {
+    const dir = await tempDir({ 'voxform.yaml': STAGED_MANIFEST });
+    const vx = async (...args: string[]) => expectCode(await runCliInProcess([...args, '--local'], { cwd: dir }), 0);
+    await vx('apply', '--env', 'staging', '--auto-approve');
+    await writeFile(path.join(dir, 'voxform.yaml'), STAGED_MANIFEST.replace('Acme Dental.', 'Acme Dental. Be brief.'));
+    await vx('apply', '--env', 'staging', '--auto-approve');
+    await vx('rollback', 'previous', '--env', 'staging', '--agent', 'front-desk', '--allow-missing-state', '--auto-approve');
+    const commands = (JSON.parse((await vx('history', '--env', 'staging', '--format', 'json')).stdout) as { records: Array<{ command: string }> }).records.map((record) => record.command);
+    expect(commands).toEqual(['voxform rollback previous --agent front-desk --env staging --allow-missing-state', 'voxform apply --env staging', 'voxform apply --env staging']);
+    expect((await vx('status', '--env', 'staging')).stdout).toContain('voxform rollback previous --agent front-desk --env staging --allow-missing-state');
   }, 60_000);
 });

@@ -148,6 +148,10 @@ describe('voxform state (file backend)', () => {
     expect(result.stdout).toContain(`run \`${plan}\` to see where things stand, then apply again.\n`);
     expect(result.stderr).toMatch(/\nerror\[state_lock_lost\]: The state lock of .* is no longer held by this run: /);
     expect(result.stderr).toContain(`\n  hint: Nothing more is written; run \`${plan}\` to see where things stand.\n`);
+    // What reached the service is in no record: the ledger has none of this run, and it says so.
+    expect(result.stdout).toMatch(/^ {2}applied, not recorded in the state: agent\./m);
+    expect(result.stderr).toContain('warning: this apply was not recorded in the history: it lost its lock, and without it nothing more is written (`voxform rollback previous` and `voxform report` do not see what it applied)\n');
+    expect((await p.cliInProcess(['history', '--env', 'staging', '--state', 'team state/s.json'])).stdout).toMatch(/^No history for staging@/);
   });
 
   it('an apply whose lock is forced open says at once that it stops for that, without the offer of a second Ctrl-C nobody pressed', async () => {

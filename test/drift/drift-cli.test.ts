@@ -16,7 +16,8 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { run as runDrift } from '../../src/cli/commands/drift.js';
 import { repoRoot, spawnCli, type CliResult } from '../helpers/cli.js';
 import { makeContext } from '../helpers/context.js';
-import { SECRETS, useExampleProjects, type ExampleProject } from '../helpers/project.js';
+import { callService, SECRETS, useExampleProjects, type ExampleProject } from '../helpers/project.js';
+import type { Agent } from '../../src/schema/types.gen.js';
 import { editLive, getAgent } from './live-agent.js';
 import { BOOKING_ID, defaultSeed } from '../../src/emulator/default-seed.js';
 
@@ -241,6 +242,17 @@ describe('voxform drift', () => {
     // The rename is applied with it, as a plain apply would: nothing is left to apply.
     expect(expectCode(await p.cliInProcess(['drift']), 0).stdout).toContain('No drift');
     expect(expectCode(await p.cliInProcess(['plan']), 0).stdout).not.toContain('agent.front-desk');
+  }, 120_000);
+
+  it('records a heal of an environment with its --env, as an apply records its own', async () => {
+    const p = await startProject();
+    expectCode(await p.cliInProcess(['apply', '--env', 'staging', '--auto-approve']), 0);
+    const staging = `/agents/${encodeURIComponent('-OKstagingFrontDesk01')}`;
+    const live = (await callService(p, 'GET', staging)) as Agent;
+    await callService(p, 'PUT', staging, { name: live.name, config: { first_message: 'Ahoy!' } });
+    expectCode(await p.cliInProcess(['drift', '--heal', '--env', 'staging', '--auto-approve']), 0);
+    const history = JSON.parse(expectCode(await p.cliInProcess(['history', '--env', 'staging', '--format', 'json']), 0).stdout) as { records: Array<{ command: string }> };
+    expect(history.records.map((record) => record.command)).toEqual(['voxform drift --heal --env staging', 'voxform apply --env staging']);
   }, 120_000);
 
   it('refuses to heal an agent no record holds, its hint naming the apply with this run\'s options', async () => {

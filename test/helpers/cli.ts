@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect } from 'vitest';
 import { Readable } from 'node:stream';
-import { streamPrinter, type CommandContext, type Output } from '../../src/cli/context.js';
+import { streamPrinter, type CommandContext, type GracefulStop, type Output } from '../../src/cli/context.js';
 import { operatorSecrets, runCommandLine } from '../../src/cli/main.js';
 import { shellWord } from '../../src/util/shell-word.js';
 
@@ -90,6 +90,8 @@ export async function runCliInProcess(
     input?: string;
     /** Ctrl-C, for a command that stops gracefully: once it resolves. */
     interrupted?: Promise<void>;
+    /** Where each graceful stop the command asks for is kept: what a second Ctrl-C would say. */
+    stops?: Array<GracefulStop | undefined>;
     /** Output as a terminal gets it, with colour (`true`) or with `--no-color` (`'no-color'`). */
     terminal?: true | 'no-color';
   } = {},
@@ -112,7 +114,10 @@ export async function runCliInProcess(
     secrets,
     confirm: undefined,
     onExit: (cleanup) => void cleanups.push(cleanup),
-    interrupted: () => options.interrupted ?? new Promise<void>(() => undefined),
+    interrupted: (stop) => {
+      options.stops?.push(stop);
+      return options.interrupted ?? new Promise<void>(() => undefined);
+    },
     writeSent: () => () => undefined,
   };
   try {

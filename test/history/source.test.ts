@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ciSource, deployer, detectDeploySource, gitSource, sameProjectFiles } from '../../src/history/source.js';
+import { ciSource, deployer, detectDeploySource, gitSource, projectFilesChanged } from '../../src/history/source.js';
 import { useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
@@ -118,13 +118,15 @@ describe('git', () => {
     await writeFile(path.join(dir, '.voxform', 'state.json'), '{}');
     await writeFile(path.join(dir, '.voxform', 'history', 'r1.json'), '{}');
     const stateCommitted = commitAll('state');
-    expect(await sameProjectFiles(dir, env, commit, stateCommitted, deployed(dir))).toBe(true);
+    expect(await projectFilesChanged(dir, env, commit, stateCommitted, deployed(dir))).toEqual([]);
     await writeFile(path.join(dir, 'voxform.yaml'), 'agents: { edited: {} }\n');
     const edited = commitAll('edit');
-    expect(await sameProjectFiles(dir, env, commit, edited, deployed(dir))).toBe(false);
-    expect(await sameProjectFiles(dir, env, stateCommitted, edited, deployed(dir))).toBe(false);
+    expect(await projectFilesChanged(dir, env, commit, edited, deployed(dir))).toEqual(['voxform.yaml']);
+    expect(await projectFilesChanged(dir, env, stateCommitted, edited, deployed(dir))).toEqual(['voxform.yaml']);
+    // Named from where the user is: the manifests' folder asked, a parent's path given.
+    expect(await projectFilesChanged(dir, env, stateCommitted, edited, deployed(dir), path.dirname(dir))).toEqual([path.join(path.basename(dir), 'voxform.yaml')]);
     // A commit this clone does not hold: not known to be the same.
-    expect(await sameProjectFiles(dir, env, commit, SHA, deployed(dir))).toBe(false);
+    expect(await projectFilesChanged(dir, env, commit, SHA, deployed(dir))).toBeUndefined();
   });
 
   it('asks only about the files the deploy was made from: a saved plan, notes or CI output beside them never count', async () => {
@@ -151,8 +153,8 @@ describe('git', () => {
     execFileSync('git', ['add', '-A'], { cwd: dir, env });
     execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-qm', 'plan'], { cwd: dir, env });
     const withPlan = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: dir, env }).toString().trim();
-    expect(await sameProjectFiles(dir, env, head, withPlan, files)).toBe(true);
-    expect(await sameProjectFiles(dir, env, commit, withPlan, files)).toBe(false);
+    expect(await projectFilesChanged(dir, env, head, withPlan, files)).toEqual([]);
+    expect(await projectFilesChanged(dir, env, commit, withPlan, files)).toEqual(['prompts/desk.md', 'prompts/p*.md']);
     // An edited prompt the deploy read still counts.
     await writeFile(path.join(dir, 'prompts', 'desk.md'), 'You are the night desk.\n');
     expect((await gitSource(dir, env, files)).uncommitted).toBe(true);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HistoryRecord, TestRunRecord } from '../../src/history/types.js';
 import { checkGates, configurationOrigin, deployedAs, deployedRecord, deployedSince, type GateEvidence } from '../../src/promote/gates.js';
-import { gateRefusal, renderGateTable } from '../../src/promote/promotion.js';
+import { checkCheckout, gateRefusal, renderGateTable } from '../../src/promote/promotion.js';
 import type { AgentReport, VersionReport } from '../../src/report/types.js';
 import { rate } from '../../src/report/metrics.js';
 
@@ -80,6 +80,17 @@ describe('the gates', () => {
     expect(later).toMatchObject({ passed: true, evidence: 'deployed 3h ago' });
   });
 
+  it('names the agents the deploy it counts from changed, when there are several and not all of them changed', () => {
+    const front = { id: 'ag_f', config: { prompt: HASH_A }, configHash: HASH_A, maskedPaths: [] };
+    const both = (base: HistoryRecord, id: string, at: string, desk: string): HistoryRecord => ({ ...base, id, at, agents: { desk: { ...base.agents.desk!, config: { prompt: desk }, configHash: desk }, front } });
+    const first = both(older, '20261128T080000000Z-aaaaaa', '2026-11-28T08:00:00.000Z', HASH_A);
+    const deskChanged = both(deploy, '20261128T100000000Z-bbbbbb', '2026-11-28T10:00:00.000Z', HASH_B);
+    const [soak] = checkGates({ soak: { text: '2h', seconds: 7200 } }, evidence({ records: [deskChanged, first], current: deskChanged }));
+    expect(soak).toMatchObject({ passed: false, evidence: 'desk deployed 35 min ago, 2h required' });
+    // A first deploy: every agent soaks alike, none is named.
+    expect(checkGates({ soak: { text: '2h', seconds: 7200 } }, evidence({ records: [first], current: first }))[0]?.evidence).toBe('deployed 2h 35 min ago');
+  });
+
   it('soaks in the ledger order: a deploy recorded on a slow clock counts from no earlier than the record appended before it', () => {
     // Applied from a machine 40 min slow, after `older` (appended at 10:00 on a good clock); then repeated from a good one.
     const before = record('20261128T100000000Z-aaaaaa', '2026-11-28T10:00:00.000Z', HASH_A);
@@ -110,6 +121,13 @@ describe('the gates', () => {
     expect(checkGates({ tests: true }, evidence({ current: rollback, origin: deploy, testRuns: [outsideGit] }))[0]?.evidence).toBe(
       "the last run against staging's configuration (a rollback to record ORIGIN, commit 4a530e8), tests of no known commit, passed: 5 passed, 0 failed, 1 skipped (run 20261128T130000000Z-ffffff)",
     );
+    // An apply with nothing to do, from a later commit, repeats the configuration: the commit named is the deploy's.
+    const repeatedLater = { ...repeat, source: { commit: '951054b'.padEnd(40, '0'), uncommitted: false } };
+    const ledger = [repeatedLater, deploy, older];
+    expect(checkGates({ tests: true }, evidence({ records: ledger, current: repeatedLater, testRuns: [passing] }))[0]?.evidence).toBe(
+      "the last run against staging's configuration (deployed at 4a530e8), tests of commit 954b75e, passed: 5 passed, 0 failed, 1 skipped (run 20261128T130000000Z-ffffff)",
+    );
+    expect(checkGates({ tests: true }, evidence({ records: ledger, current: repeatedLater, testRuns: [ofOlder] }))[0]?.evidence).toBe('no `voxform test --against live` run against staging since commit 4a530e8 was deployed');
     const skippedOnly = run('20261128T130000000Z-ffffff', HASH_B, { passed: 0, failed: 0, skipped: 4, errors: 0 });
     expect(checkGates({ tests: true }, evidence({ testRuns: [skippedOnly] }))[0]?.passed).toBe(false);
   });
@@ -148,6 +166,17 @@ describe('the gates', () => {
     expect(few?.evidence).toBe('desk ran 120 calls with this configuration, 200 required');
     const worse = calls([before, version('20261128T100000000Z-bbbbbb', HASH_B, 400, 25, before.key, 'higher')]);
     expect(checkGates({ noRegression: ['error_rate'] }, evidence({ calls: worse }))[0]?.evidence).toBe('error rate 6.3% vs 1.5% before, interval excludes zero');
+    // Every metric that got worse is named, not the first alone: the report shows them all.
+    const bothWorse = version('20261128T100000000Z-bbbbbb', HASH_B, 400, 25, before.key, 'higher');
+    bothWorse.metrics.transfer_rate = rate(40, 400);
+    if (bothWorse.comparison) bothWorse.comparison.transfer_rate = { difference: 0.1, low: 0.05, high: 0.15, verdict: 'higher' };
+    expect(checkGates({ noRegression: ['error_rate', 'transfer_rate'] }, evidence({ calls: calls([before, bothWorse]) }))[0]?.evidence).toBe(
+      'error rate 6.3% vs 1.5% before, transfer rate 10.0% vs 0.0% before, intervals exclude zero',
+    );
+    // And every agent's: one whose comparison needs more calls does not hide another's regression.
+    const front = { id: 'ag_f', config: { prompt: HASH_B }, configHash: HASH_B, maskedPaths: [] };
+    const agentsOf = new Map([...calls([before, bothWorse]), ['ag_f', { ...calls([]).get('ag_s')!, agent_id: 'ag_f', name: 'front', versions: [before, version('20261128T100000000Z-bbbbbb', HASH_B, 12, 0, before.key, 'not enough calls')] }]]);
+    expect(checkGates({ noRegression: ['error_rate'] }, evidence({ calls: agentsOf, current: { ...repeat, agents: { ...repeat.agents, a_front: front } } }))[0]?.evidence).toBe('desk: error rate 6.3% vs 1.5% before, interval excludes zero');
     // Seconds as the call report writes them, so the gate and the report say the same.
     const [earlier, slower] = [version('20261128T080000000Z-aaaaaa', HASH_A, 400, 6, undefined), version('20261128T100000000Z-bbbbbb', HASH_B, 400, 6, '20261128T080000000Z-aaaaaa', 'higher')];
     earlier.metrics.duration_seconds.mean = 12.34;
@@ -218,5 +247,16 @@ describe('the gates', () => {
     );
     expect(() => deployedRecord([], 'staging', 'staging@http://127.0.0.1:9')).toThrow('staging has no apply in the history of staging@http://127.0.0.1:9: there is nothing to promote.');
     expect(deployedRecord(records, 'staging', 'staging@local')).toBe(repeat);
+  });
+
+  it('names a few of the files two commits hold differently, then counts the rest', () => {
+    const files = ['a.md', 'b.md', 'c.md', 'd.md', 'e.md', 'f.md', 'voxform.yaml'];
+    const checkout = { commit: 'd422dd5'.padEnd(40, '0'), uncommitted: false };
+    expect(() => checkCheckout(deploy, { record: deploy }, checkout, 'staging', files)).toThrow(
+      'staging runs commit 4a530e8, and this checkout is at d422dd5; the two commits differ in a.md, b.md, c.md, d.md, e.md and 2 more.',
+    );
+    // When git cannot tell which, the sentence names none; with none, the commits hold the same deploy.
+    expect(() => checkCheckout(deploy, { record: deploy }, checkout, 'staging', undefined)).toThrow(/^staging runs commit 4a530e8, and this checkout is at d422dd5\.$/);
+    expect(checkCheckout(deploy, { record: deploy }, checkout, 'staging', [])).toBe(deploy);
   });
 });

@@ -7,6 +7,7 @@ import { applyOnTerminal } from '../apply-on-terminal.js';
 import { manifestArgumentError, namesManifest } from '../manifest-argument.js';
 import { shellWord } from '../../util/shell-word.js';
 import { savedPlanCommands, type ChosenTarget } from '../next-command.js';
+import { recordedCommand } from '../recorded-command.js';
 import { warnPromotedEnvironment } from '../promotion-notice.js';
 import { connectProject, deploySourceOf, planInputs, type ProjectOptions } from '../project.js';
 
@@ -60,28 +61,13 @@ async function readSavedPlan(planFile: string, options: ApplyCommandOptions, ctx
   }
 }
 
-/**
- * The command as the history and the lock record it: the saved plan, and the options that change
- * what is applied (the environment, the targets, what is taken over from another environment, an
- * apply past a lost workspace). Their values are names and addresses, never a secret; the options
- * that only say how to reach the service or the state are left out (a state URL holds a password).
- */
-function recordedCommand(planFile: string | undefined, options: ApplyCommandOptions): string {
-  const words = ['voxform apply'];
-  if (planFile) words.push(shellWord(planFile));
-  if (options.env !== undefined) words.push('--env', shellWord(options.env));
-  for (const address of options.target ?? []) words.push('--target', shellWord(address));
-  for (const address of options.takeOver ?? []) words.push('--take-over', shellWord(address));
-  if (options.allowMissingState) words.push('--allow-missing-state');
-  return words.join(' ');
-}
-
 /** `voxform apply [PLAN]`: load and connect (the saved plan's manifests, if given), then apply on the terminal. */
 export async function run(options: ApplyCommandOptions, ctx: CommandContext): Promise<number> {
   const planFile = options.args?.[0];
   const saved = planFile ? await readSavedPlan(planFile, options, ctx) : undefined;
   const timeout = options.lockTimeout ?? 0;
-  const command = recordedCommand(planFile, options);
+  // A saved plan names its environment and targets itself: apply refuses them beside it.
+  const command = recordedCommand(planFile ? `apply ${shellWord(planFile)}` : 'apply', options);
   const workingDir = saved ? await realpath(ctx.cwd) : undefined;
   // A saved plan's manifests and environment are its own; planned again from them when it is stale (as once partly run).
   const chosen = saved ? { ...options, file: saved.files, env: saved.environment ?? undefined } : options;

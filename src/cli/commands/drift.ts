@@ -27,6 +27,7 @@ import { connectProject, connectService, deploySourceOf, loadDesiredState, planI
 import { workspaceKey } from '../../state/types.js';
 import { parseTimeout, resolveTimeoutMs, TIMEOUT_RANGE, type TimeRange } from '../timeout.js';
 import { nextCommand } from '../next-command.js';
+import { recordedCommand } from '../recorded-command.js';
 import { takeOverCommands, withTakeOverCommands } from '../take-over.js';
 import { sleepUnlessAborted } from '../../util/sleep.js';
 import { someOf } from '../../util/plural.js';
@@ -146,7 +147,7 @@ async function heal(run: DriftRun, project: ConnectedProject, report: DriftRepor
       parallelism: options.parallelism,
       lockTimeoutSeconds: run.lockTimeout,
       allowMissingState: options.allowMissingState,
-      command: 'voxform drift --heal',
+      command: recordedCommand('drift --heal', options),
       history: project.backend.history,
       source,
     },

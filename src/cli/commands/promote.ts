@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { VoxformError } from '../../errors.js';
-import { sameProjectFiles, uncommittedFiles } from '../../history/source.js';
+import { projectFilesChanged, uncommittedFiles } from '../../history/source.js';
 import type { DesiredState } from '../../manifest/types.js';
 import { plan as makePlan } from '../../plan/plan.js';
 import { renderPlanText, prepareChangeText } from '../../plan/render-text.js';
@@ -22,6 +22,7 @@ import { connectProject, deployedFiles, deploySourceOf, loadDesiredState, planIn
 import { readCommandProject } from '../load-manifests.js';
 import { shellWord } from '../../util/shell-word.js';
 import { nextCommand } from '../next-command.js';
+import { recordedCommand } from '../recorded-command.js';
 import { withTakeOverCommands } from '../take-over.js';
 import { checkoutSuite } from '../test-evidence.js';
 
@@ -95,9 +96,9 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
   // The commit that holds what the source runs: of a rollback, the restored record's, not the one it ran at.
   const origin = configurationOrigin(records, current);
   const deployed = 'record' in origin ? origin.record.source.commit : undefined;
-  const sameFiles = deployed !== undefined && checkout.commit !== undefined && (await sameProjectFiles(manifestFolder, ctx.env, deployed, checkout.commit, files));
+  const betweenCommits = deployed !== undefined && checkout.commit !== undefined ? await projectFilesChanged(manifestFolder, ctx.env, deployed, checkout.commit, files, ctx.cwd) : undefined;
   const changed = checkout.uncommitted ? await uncommittedFiles(ctx.cwd, ctx.env, files) : undefined;
-  const made = checkCheckout(current, origin, checkout, from, sameFiles, changed, applySource);
+  const made = checkCheckout(current, origin, checkout, from, betweenCommits, changed, applySource);
   checkSourceConfiguration(await wholeRecord(history, current, ctx), desiredSource, from, applySource);
 
   // The gates, on the source's evidence.
@@ -129,13 +130,15 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
       parallelism: options.parallelism,
       lockTimeoutSeconds: timeout,
       allowMissingState: options.allowMissingState,
-      command: `voxform ${words}`,
+      // The environments are promote's own words: its options hold no --env.
+      command: recordedCommand(words, { allowMissingState: options.allowMissingState }),
       history,
       source: { ...checkout, promotedFrom: { workspace: fromWorkspace, record: current.id } },
     },
     ctx,
-    // With this run's -f: pasted, the line must read the same manifests (promote takes no --env).
-    { chosen: options, rerun: nextCommand(words, options) },
+    // The target is what a plan pasted from a stop or a lost lock must show: its --env, with this
+    // run's -f, service and state. Promote's own line takes no --env: --to names the target.
+    { chosen: { ...options, env: to }, rerun: nextCommand(words, options) },
   );
   return code;
 }

@@ -17,6 +17,8 @@ import { gitDiffCommand, gitRestoreCommand, nextCommand } from '../next-command.
 import type { CommandContext } from '../context.js';
 import { connectProject, deployedFiles, deploySourceOf, gitAskedIn, planInputs, type ProjectOptions } from '../project.js';
 import { applyOnTerminal } from '../apply-on-terminal.js';
+import { promotedRollbackNote } from '../promotion-notice.js';
+import { recordedCommand } from '../recorded-command.js';
 import { allSummaries, wholeRecord } from '../history-records.js';
 
 export interface RollbackOptions extends ProjectOptions {
@@ -59,10 +61,12 @@ export function manifestsSayRestored(restored: DesiredState, manifests: DesiredS
   });
 }
 
-async function gitWinsNotice(records: readonly LedgerRecord[], restored: LedgerRecord, manifestsAgree: boolean, files: readonly string[], git: GitPlace): Promise<string> {
+/** `promoted`: of an environment promoted from another, what its next promotion does to the rollback (promotedRollbackNote). */
+async function gitWinsNotice(records: readonly LedgerRecord[], restored: LedgerRecord, manifestsAgree: boolean, files: readonly string[], git: GitPlace, promoted: string | undefined): Promise<string> {
   // Nothing for the next apply to undo, nor to keep by a change to the manifests.
   if (manifestsAgree) return '\nThe configuration restored is what the manifests in git say now: the next `voxform apply` of them keeps it.\n';
   const lines = ['', 'The manifests in git are unchanged: the next `voxform apply` of them undoes this rollback.', await howToKeepIt(records, restored, files, git)];
+  if (promoted !== undefined) lines.push(controlsAsQuestionMarks(promoted));
   return `${lines.join('\n')}\n`;
 }
 
@@ -147,7 +151,7 @@ export async function run(options: RollbackOptions, ctx: CommandContext): Promis
       parallelism: options.parallelism,
       lockTimeoutSeconds: timeout,
       allowMissingState: options.allowMissingState,
-      command: `voxform ${rollbackWords(ref, agents)}`,
+      command: recordedCommand(rollbackWords(ref, agents), options),
       history,
       source,
     },
@@ -157,7 +161,7 @@ export async function run(options: RollbackOptions, ctx: CommandContext): Promis
   // With nothing to do, nothing was rolled back for an apply to undo.
   if (outcome.status === 'applied') {
     const git = { cwd: gitAskedIn(project.desired, ctx), env: ctx.env, from: ctx.cwd };
-    ctx.stdout.write(await gitWinsNotice(records, restored, manifestsSayRestored(desired, project.desired), deployedFiles(project.desired), git));
+    ctx.stdout.write(await gitWinsNotice(records, restored, manifestsSayRestored(desired, project.desired), deployedFiles(project.desired), git, promotedRollbackNote(project.desired, options)));
   }
   return code;
 }
