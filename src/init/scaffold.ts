@@ -223,14 +223,30 @@ export async function shadowedManifest(dir: string): Promise<string | undefined>
   return first === MANIFEST_FILE && !(await exists(first)) && (await exists(fallback)) ? fallback : undefined;
 }
 
-/** Refuses to write voxform.yaml beside the agents.yaml it would hide (`init_would_shadow`); --force skips this. */
-export async function refuseShadowing(dir: string, options: { displayDir: string; command: 'voxform init' | 'voxform export' }): Promise<void> {
-  const shadowed = await shadowedManifest(dir);
-  if (shadowed === undefined) return;
+/**
+ * Refuses to write over what is in `dir` without `force`: beside the agents.yaml it would hide,
+ * voxform.yaml is refused (`init_would_shadow`), naming as well every file that exists already, since
+ * --force overwrites those too; otherwise a file that exists is (`would_overwrite`, with `losses`).
+ */
+export async function refuseExisting(
+  dir: string,
+  paths: ReadonlyArray<{ path: string; mode: ScaffoldFile['mode'] }>,
+  options: { force: boolean; displayDir: string; command: 'voxform init' | 'voxform export'; losses?: OverwriteLosses | undefined },
+): Promise<void> {
+  const conflicts = await findConflicts(dir, paths, options.force, options.command);
+  const shadowed = options.force ? undefined : await shadowedManifest(dir);
+  if (shadowed !== undefined) throw shadowingError(shadowed, conflicts, options);
+  if (conflicts.length > 0) throw existingFilesError(options.displayDir, conflicts, options.command, options.losses);
+}
+
+/** The refusal to write voxform.yaml beside `shadowed`; `conflicts`: the other files that exist, which --force would overwrite. */
+function shadowingError(shadowed: string, conflicts: readonly string[], options: { displayDir: string; command: 'voxform init' | 'voxform export' }): VoxformError {
   const where = options.displayDir;
   const elsewhere = options.command === 'voxform init' ? 'init into another folder (voxform init --template NAME DIR)' : 'export into another folder (--out DIR)';
-  throw new VoxformError('init_would_shadow', `${options.command} would write ${MANIFEST_FILE} beside ${shadowed} in ${where}: voxform reads ${MANIFEST_FILE} first, so ${shadowed} would no longer be read; nothing was written.`, {
-    hint: `Rename ${shadowed} to ${MANIFEST_FILE} to keep it as the project's manifest, ${elsewhere}, or pass --force to write ${MANIFEST_FILE} anyway.`,
+  const also = conflicts.length > 0 ? `; it would also overwrite ${wordList(conflicts, 'and')}, which ${pluralNoun(conflicts.length, 'exists', 'exist')} already` : '';
+  const forced = conflicts.length > 0 ? `write ${MANIFEST_FILE} and overwrite ${wordList(conflicts, 'and')} all the same` : `write ${MANIFEST_FILE} anyway`;
+  return new VoxformError('init_would_shadow', `${options.command} would write ${MANIFEST_FILE} beside ${shadowed} in ${where}: voxform reads ${MANIFEST_FILE} first, so ${shadowed} would no longer be read${also}; nothing was written.`, {
+    hint: `Rename ${shadowed} to ${MANIFEST_FILE} to keep it as the project's manifest, ${elsewhere}, or pass --force to ${forced}.`,
   });
 }
 

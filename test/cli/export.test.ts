@@ -238,6 +238,18 @@ describe('voxform export', () => {
     expect(await readFile(path.join(dir, 'agents.yaml'), 'utf8')).toBe(AGENTS);
   });
 
+  test('beside an agents.yaml, with a prompt of the export there already: the refusal names it too, as what --force would overwrite', async () => {
+    const dir = await tempDir({ 'agents.yaml': 'version: 1\nagents: {}\n', 'prompts/spare-agent-2.md': 'MY OWN prompt\n' });
+    const { args, env } = connection();
+    const refused = await runCliInProcess(['export', '--agent', SPARE, ...args], { cwd: dir, env });
+    expect(refused.stderr).toBe(
+      'error[init_would_shadow]: voxform export would write voxform.yaml beside agents.yaml in .: voxform reads voxform.yaml first, so agents.yaml would no longer be read; it would also overwrite prompts/spare-agent-2.md, which exists already; nothing was written.\n' +
+        "  hint: Rename agents.yaml to voxform.yaml to keep it as the project's manifest, export into another folder (--out DIR), or pass --force to write voxform.yaml and overwrite prompts/spare-agent-2.md all the same.\n",
+    );
+    expect(refused.code).toBe(1);
+    expect(await readFile(path.join(dir, 'prompts/spare-agent-2.md'), 'utf8')).toBe('MY OWN prompt\n');
+  });
+
   test('a live prompt over the prompt size limit: the manifest does not load, so no "shows no changes", but what to fix', async () => {
     // The update API takes no body that large: the agent is seeded with it.
     const seed = defaultSeed();

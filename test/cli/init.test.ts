@@ -200,6 +200,14 @@ describe('voxform init, refusals', () => {
     expect(await readFile(path.join(dir, 'voxform.yaml'), 'utf8')).toBe('version: 1\n');
   });
 
+  test('beside an agents.yaml, with its prompt there already: the refusal to hide it names the prompt, which --force would overwrite', async () => {
+    const dir = await tempDir({ 'agents.yaml': 'version: 1\n', 'prompts/receptionist.md': 'MY OWN prompt\n' });
+    const refused = await runCliInProcess(['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', `agent_id=${AGENT}`], { cwd: dir });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('so agents.yaml would no longer be read; it would also overwrite prompts/receptionist.md, which exists already; nothing was written.\n');
+    expect(refused.stderr).toContain('or pass --force to write voxform.yaml and overwrite prompts/receptionist.md all the same.\n');
+  });
+
   test('refuses to hide an agents.yaml behind a new voxform.yaml; with --force writes it and warns', async () => {
     const dir = await tempDir({ 'agents.yaml': 'version: 1\n' });
     const args = ['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', `agent_id=${AGENT}`];

@@ -7,7 +7,7 @@ import { TrustedSecrets } from '../../secrets/trusted.js';
 import { noteEveryLedgerRecord } from '../../state/trusted-secrets.js';
 import { GITIGNORE_ENTRIES } from '../../templates/gitignore.js';
 import { refuseOutsideProject, refuseOwnFolder, writeScaffold } from '../../init/write-scaffold.js';
-import { MANIFEST_FILE, refuseShadowing, SCHEMA_FILE, shadowedManifest, shadowedWarning, type OverwriteLosses, type ScaffoldFile } from '../../init/scaffold.js';
+import { MANIFEST_FILE, SCHEMA_FILE, shadowedManifest, shadowedWarning, type OverwriteLosses, type ScaffoldFile } from '../../init/scaffold.js';
 import { describeLosses, losesAnything, losesResources, manifestLosses, type ManifestLosses } from '../../export/manifest-losses.js';
 import { pathExists, readGuarded } from '../../project-files/guarded-read.js';
 import { MAX_MANIFEST_BYTES } from '../../project-files/limits.js';
@@ -43,7 +43,6 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
   await refuseOwnFolder(out, { displayDir: where, command: 'voxform export', own });
   // The files whose names the live agents do not decide: each prompt is checked once they are read.
   const root = await refuseOutsideProject(out, [{ path: MANIFEST_FILE }, { path: SCHEMA_FILE }, { path: '.gitignore' }], { displayDir: where, command: 'voxform export', own });
-  if (!force) await refuseShadowing(out, { displayDir: where, command: 'voxform export' });
   // Read before anything is written: a malformed list stops the run (env_allow_invalid).
   const policy = envPolicyOf(ctx.env);
 

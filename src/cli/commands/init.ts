@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline';
 import { isVoxformError, VoxformError } from '../../errors.js';
 import { listTemplates, readTemplate, RESERVED_VARIABLES, type Template, type TemplateVariable, type VariableValue } from '../../templates/catalog.js';
 import { answerProblem, resolveVariables } from '../../init/expand.js';
-import { existingFilesError, findConflicts, MANIFEST_FILE, planScaffold, refuseShadowing, scaffoldTargets, shadowedManifest, shadowedWarning, type Scaffold } from '../../init/scaffold.js';
+import { MANIFEST_FILE, planScaffold, refuseExisting, scaffoldTargets, shadowedManifest, shadowedWarning, type Scaffold } from '../../init/scaffold.js';
 import { refuseOutsideProject, refuseOwnFolder, writeScaffold } from '../../init/write-scaffold.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import type { CommandContext } from '../context.js';
@@ -255,10 +255,8 @@ function displayDir(ctx: CommandContext, dir: string): string {
   return path.relative(ctx.cwd, dir) || '.';
 }
 
-/** Stops the run when writing `paths` into `dir` would leave the project or overwrite something (see findConflicts). */
-async function refuseConflicts(dir: string, paths: Parameters<typeof findConflicts>[1], how: { force: boolean; own: OwnFiles }, ctx: CommandContext): Promise<void> {
+/** Stops the run when writing `paths` into `dir` would leave the project or overwrite something (see refuseExisting). */
+async function refuseConflicts(dir: string, paths: Parameters<typeof refuseExisting>[1], how: { force: boolean; own: OwnFiles }, ctx: CommandContext): Promise<void> {
   await refuseOutsideProject(dir, paths, { displayDir: displayDir(ctx, dir), command: 'voxform init', own: how.own });
-  const conflicts = await findConflicts(dir, paths, how.force);
-  if (conflicts.length > 0) throw existingFilesError(displayDir(ctx, dir), conflicts);
-  if (!how.force) await refuseShadowing(dir, { displayDir: displayDir(ctx, dir), command: 'voxform init' });
+  await refuseExisting(dir, paths, { force: how.force, displayDir: displayDir(ctx, dir), command: 'voxform init' });
 }
