@@ -1,7 +1,8 @@
 /**
  * What an exported manifest would drop of the one it replaces: an export writes only the agents it
  * read and their phones, so replacing a project's manifest with it loses every other resource, every
- * other section and the team's comments. Export names them before it overwrites anything.
+ * other section and the team's comments. Export (and init, which writes one agent) names them before
+ * it overwrites anything (init/replaced-manifest.ts).
  */
 import { isMap, isScalar, isSeq, Lexer, type YAMLMap } from 'yaml';
 import { parseYamlDocuments } from '../yaml/documents.js';

@@ -110,6 +110,27 @@ export function planScaffold(input: { template: Template; values: Readonly<Recor
   return { localName, files, envVars: envReferences(manifest) };
 }
 
+/**
+ * What of init's voxform.yaml decides what it keeps of one it replaces (its header, its agent's key
+ * and id), known before the values are: the refusal made before anything is asked names what the
+ * new one would drop by it. Without a template, no agent is known yet.
+ */
+export function manifestOutline(template: Template | undefined, agentId: string): string {
+  const doc = new Document(undefined, { customTags: manifestTags });
+  const root = new YAMLMap();
+  root.items.push(new Pair(new Scalar('version'), new Scalar(1)));
+  if (template !== undefined) {
+    const agent = new YAMLMap();
+    if (agentId !== '') agent.items.push(new Pair(new Scalar('id'), new Scalar(agentId)));
+    const agents = new YAMLMap();
+    agents.items.push(new Pair(new Scalar(localNameOf(template)), agent));
+    root.items.push(new Pair(new Scalar('agents'), agents));
+    doc.commentBefore = header(template, localNameOf(template), agentId);
+  }
+  doc.contents = root;
+  return doc.toString(TO_STRING_OPTIONS);
+}
+
 export interface WriteResult {
   created: string[];
   overwritten: string[];

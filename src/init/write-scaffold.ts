@@ -51,7 +51,7 @@ export interface WriteScaffoldOptions {
   command: ScaffoldingCommand;
   /** What the folder must not be (ownFileProblem): voxform's own folder, the state's. */
   own: OwnFiles;
-  /** What overwriting would lose, said when it is refused (export: what the replaced manifest defines that the new one drops). */
+  /** What overwriting would lose, said when it is refused: what the replaced manifest defines that the new one drops. */
   losses?: OverwriteLosses | undefined;
 }
 

@@ -200,6 +200,27 @@ describe('voxform init, refusals', () => {
     expect(await readFile(path.join(dir, 'voxform.yaml'), 'utf8')).toBe('version: 1\n');
   });
 
+  test("over a project's voxform.yaml: the refusal names the agents, phones and sections the new one would drop; --force replaces it saying so", async () => {
+    const PROJECT = '# The team\'s manifest\nversion: 1\nagents:\n  front-desk:\n    id: -OKdqbqetEcM4ak369ym\n  booking:\n    id: -OKdqbqetEcM4ak369yn\nphones:\n  "+15551230001":\n    agent: front-desk\nenvironments:\n  staging: {}\n';
+    const dropped = "agents front-desk and booking; phone +15551230001; the environments section; 1 comment line";
+    const dir = await tempDir({ 'voxform.yaml': PROJECT });
+    const args = ['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', `agent_id=${AGENT}`];
+    const refused = await runCliInProcess(args, { cwd: dir });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      `error[would_overwrite]: voxform init would overwrite voxform.yaml in ., which exists already; nothing was written. The new voxform.yaml would drop what the one there defines: ${dropped}.\n` +
+        "  hint: To add an agent to a project, init it beside it (voxform init --template NAME DIR) and move the agent's entry and prompt file into voxform.yaml (docs/templates.md). Pass --force to replace it all the same, losing what is listed.\n",
+    );
+    // Refused before anything is asked, too.
+    const early = await runCliInProcess(['init', '--template', 'receptionist'], { cwd: dir });
+    expect(early.stderr).toContain(`The new voxform.yaml would drop what the one there defines: ${dropped}.`);
+    expect(await readFile(path.join(dir, 'voxform.yaml'), 'utf8')).toBe(PROJECT);
+
+    const forced = await runCliInProcess([...args, '--force'], { cwd: dir });
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stderr).toContain(`warning: the voxform.yaml this init replaced defined what the new one drops: ${dropped}. Restore it (from git) unless that was meant;`);
+  });
+
   test('beside an agents.yaml, with its prompt there already: the refusal to hide it names the prompt, which --force would overwrite', async () => {
     const dir = await tempDir({ 'agents.yaml': 'version: 1\n', 'prompts/receptionist.md': 'MY OWN prompt\n' });
     const refused = await runCliInProcess(['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', `agent_id=${AGENT}`], { cwd: dir });

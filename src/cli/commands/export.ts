@@ -7,10 +7,9 @@ import { TrustedSecrets } from '../../secrets/trusted.js';
 import { noteEveryLedgerRecord } from '../../state/trusted-secrets.js';
 import { GITIGNORE_ENTRIES } from '../../templates/gitignore.js';
 import { refuseOutsideProject, refuseOwnFolder, writeScaffold } from '../../init/write-scaffold.js';
-import { MANIFEST_FILE, SCHEMA_FILE, shadowedManifest, shadowedWarning, type OverwriteLosses, type ScaffoldFile } from '../../init/scaffold.js';
-import { describeLosses, losesAnything, losesResources, manifestLosses, type ManifestLosses } from '../../export/manifest-losses.js';
-import { pathExists, readGuarded } from '../../project-files/guarded-read.js';
-import { MAX_MANIFEST_BYTES } from '../../project-files/limits.js';
+import { MANIFEST_FILE, SCHEMA_FILE, shadowedManifest, shadowedWarning, type ScaffoldFile } from '../../init/scaffold.js';
+import { replacedManifest } from '../../init/replaced-manifest.js';
+import { losesResources, type ManifestLosses } from '../../export/manifest-losses.js';
 import { bundleManifestSchema } from '../../schema/load.js';
 import { resolveConnection } from '../connection.js';
 import { loadManifests } from '../../manifest/index.js';
@@ -66,9 +65,8 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
     { path: '.gitignore', mode: 'merge', content: GITIGNORE_ENTRIES.join('\n') },
   ];
   const shadowed = await shadowedManifest(out);
-  const losses = await replacedManifestLosses(path.join(out, MANIFEST_FILE), root, result.manifest);
-  const said = losses && losesAnything(losses) ? describeLosses(losses) : undefined;
-  const written = await writeScaffold(out, files, { force, displayDir: where, command: 'voxform export', own, losses: said === undefined ? undefined : refusalOf(said) });
+  const replaced = await replacedManifest(path.join(out, MANIFEST_FILE), root, result.manifest, 'voxform export');
+  const written = await writeScaffold(out, files, { force, displayDir: where, command: 'voxform export', own, losses: replaced?.refusal });
   // From here the export is complete: a stop cuts short only the check after it, and says so.
   ctx.stopLeaves?.(checkCutShort(where));
 
@@ -92,7 +90,7 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
   }
   writeWarnings(result, policy, ctx);
   if (shadowed !== undefined) ctx.stderr.write(shadowedWarning(shadowed, where));
-  if (said !== undefined) ctx.stderr.write(`warning: the ${MANIFEST_FILE} this export replaced defined what the new one drops: ${said}. Restore it (from git) unless that was meant; ${ADD_AN_AGENT}.\n`);
+  if (replaced !== undefined) ctx.stderr.write(replaced.warning);
   const check = written.kept.some((file) => path.basename(file) === MANIFEST_FILE)
     ? { loads: true, mandatory: 0 }
     : await warnMandatoryFindings(path.join(out, MANIFEST_FILE), checkingEnv(ctx.env, result.secrets, policy), ctx);
@@ -101,28 +99,9 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
   if (!check.loads) ctx.stdout.write(`\nNext: fix what the warning above names in the exported files, then ${validateStep(where)}   # plan shows no changes once it loads\n`);
   else if (check.mandatory > 0) ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # stops on the ${plural(check.mandatory, 'mandatory finding')} above until each is fixed or waived\n`);
   // The resources the replaced manifest defined are not managed any more: plan lists those applied.
-  else if (losses && losesResources(losses)) ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # ${droppedNote(losses)}\n`);
+  else if (replaced && losesResources(replaced.losses)) ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # ${droppedNote(replaced.losses)}\n`);
   else ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # shows no changes\n`);
   return 0;
-}
-
-/** How a project keeps what replacing its manifest would drop: said with the refusal, and after a --force. */
-const ADD_AN_AGENT = `to add an agent to a project, export it beside it (--out DIR) and move the agent's entry and prompt file into ${MANIFEST_FILE} (docs/export.md)`;
-
-/** The refusal's words for what replacing the manifest would lose. */
-function refusalOf(said: string): OverwriteLosses {
-  return { said: `The new ${MANIFEST_FILE} would drop what the one there defines: ${said}.`, hint: `T${ADD_AN_AGENT.slice(1)}. Pass --force to replace it all the same, losing what is listed.` };
-}
-
-/**
- * What the exported manifest drops of the one at `file` it would replace (read as every file of the
- * project is, under `root`); undefined when there is none, or it may not be read (a link out of the
- * project: it is replaced, never read).
- */
-async function replacedManifestLosses(file: string, root: string, exported: string): Promise<ManifestLosses | undefined> {
-  if (!(await pathExists(file, { follow: false }))) return undefined;
-  const read = await readGuarded(file, { root, maxBytes: MAX_MANIFEST_BYTES });
-  return read.ok ? manifestLosses(read.bytes.toString('utf8'), exported) : undefined;
 }
 
 /**
