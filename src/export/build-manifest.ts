@@ -217,7 +217,7 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 /** The comment above an agent: what the manifest does not manage, and why (never a secret value). */
 function agentComment(dropped: readonly string[], withheld: readonly WithheldField[]): string | undefined {
   const lines: string[] = [];
-  if (dropped.length > 0) lines.push(` read-only on the service, not managed here: ${dropped.join(', ')}`);
+  if (dropped.length > 0) lines.push(` ${READ_ONLY_NOTE}${dropped.join(', ')}`);
   for (const { field, places } of withheld) {
     lines.push(` not managed here: ${field} holds secrets that are not text (${places.join(', ')}); a \${env:…} reference would make them text`);
   }
@@ -468,16 +468,41 @@ function describeValue(value: unknown): string {
   return Array.isArray(value) ? '[…]' : '{…}';
 }
 
+/** The lines of the header that do not change from one export to the next. */
+const HEADER_LINES = {
+  noChanges: '`voxform plan` on it shows no changes; edit it, review the plan, apply.',
+  references: 'Values an apply took from the environment are read from it again, as they were deployed:',
+  secrets: 'Secrets (headers, credentials, URL query values and user info) are not exported: the manifest',
+  secretsRead: 'reads them from these environment variables; set each to its live value:',
+} as const;
+const READ_ONLY_NOTE = 'read-only on the service, not managed here: ';
+
 function header(command: string, secrets: readonly ExportedSecret[], references: readonly ExportedSecret[]): string {
-  const lines = [` ${SCHEMA_MODELINE}`, ' ', ` Exported from the live service by \`${command}\`.`, ' `voxform plan` on it shows no changes; edit it, review the plan, apply.'];
+  const lines = [` ${SCHEMA_MODELINE}`, ' ', ` Exported from the live service by \`${command}\`.`, ` ${HEADER_LINES.noChanges}`];
   if (references.length > 0) {
-    lines.push(' Values an apply took from the environment are read from it again, as they were deployed:');
+    lines.push(` ${HEADER_LINES.references}`);
     for (const reference of references) lines.push(`   ${reference.name}  (${reference.path})`);
   }
   if (secrets.length > 0) {
-    lines.push(' Secrets (headers, credentials, URL query values and user info) are not exported: the manifest');
-    lines.push(' reads them from these environment variables; set each to its live value:');
+    lines.push(` ${HEADER_LINES.secrets}`, ` ${HEADER_LINES.secretsRead}`);
     for (const secret of secrets) lines.push(`   ${secret.name}  (${secret.path})`);
   }
   return lines.join('\n');
+}
+
+/**
+ * Whether a comment (its text after `#`, trimmed) is one export writes itself: a line of its header,
+ * an agent's note of what it does not manage, or an empty one. Replacing such a line loses nothing
+ * anybody wrote, however the new export words it.
+ */
+export function isExportComment(text: string): boolean {
+  return (
+    text === '' ||
+    text === SCHEMA_MODELINE ||
+    (Object.values(HEADER_LINES) as string[]).includes(text) ||
+    /^Exported from the live service by `voxform export [^`]*`\.$/.test(text) ||
+    /^[A-Z_][A-Z0-9_]* {2}\(agents\.[^)]*\)$/.test(text) ||
+    text.startsWith(READ_ONLY_NOTE) ||
+    /^not managed here: \S+ holds secrets that are not text \(.*\); a \$\{env:…\} reference would make them text$/.test(text)
+  );
 }

@@ -202,7 +202,7 @@ describe('voxform export', () => {
     expect(project.code, project.stderr).toBe(0);
     await appendFile(path.join(dir, 'voxform.yaml'), "\n# The team's overlay\nenvironments:\n  staging: {}\n");
     const before = await readFile(path.join(dir, 'voxform.yaml'), 'utf8');
-    const dropped = 'agents front-desk-staging and appointment-booking; phones +15551230001 and +15551230003; the environments section; 7 comment lines';
+    const dropped = 'agents front-desk-staging and appointment-booking; phones +15551230001 and +15551230003; the environments section; 1 comment line';
 
     const refused = await runCliInProcess(['export', '--agent', PLAIN, ...args], { cwd: dir, env });
     expect(refused.code).toBe(1);
