@@ -17,7 +17,8 @@ import type { Template, VariableValue } from '../templates/catalog.js';
 import { expandTemplate } from './expand.js';
 import { schemaIssueMessages } from '../manifest/schema-issues.js';
 import { GITIGNORE_ENTRIES } from '../templates/gitignore.js';
-import { pathExists } from '../project-files/guarded-read.js';
+import { pathExists, readGuarded } from '../project-files/guarded-read.js';
+import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
 import { DEFAULT_MANIFESTS } from '../project-files/manifest-files.js';
 
 export const MANIFEST_FILE = 'voxform.yaml';
@@ -144,7 +145,7 @@ export interface WriteResult {
  * The files of a scaffold that would overwrite something without `force`, relative to `dir`. A folder
  * where a file goes, or a file where a folder goes, is always refused, before anything is written.
  */
-export async function findConflicts(dir: string, paths: ReadonlyArray<{ path: string; mode: ScaffoldFile['mode'] }>, force: boolean, command = 'voxform init'): Promise<string[]> {
+export async function findConflicts(dir: string, paths: ReadonlyArray<ScaffoldTarget>, force: boolean, command = 'voxform init', root?: string): Promise<string[]> {
   for (const folder of foldersOnTheWay(dir, paths)) {
     const info = await stat(folder).catch(() => undefined);
     if (info && !info.isDirectory()) {
@@ -160,9 +161,51 @@ export async function findConflicts(dir: string, paths: ReadonlyArray<{ path: st
         hint: 'Move it away, or init into another folder.',
       });
     }
-    if (target.mode === 'create' && !force) conflicts.push(target.path);
+    // A file holding what would be written is no conflict: writing it changes nothing.
+    if (target.mode === 'create' && !force && !(await holdsContent(dir, target, root))) conflicts.push(target.path);
   }
   return conflicts;
+}
+
+/** A file of a scaffold, its content known once the scaffold is planned; `root` reads it (findProjectRoot). */
+type ScaffoldTarget = { path: string; mode: ScaffoldFile['mode']; content?: string };
+
+/** The text of the file at a target, read as every file of the project is; undefined when missing, unread (no root, no content to compare) or refused. */
+async function existingText(dir: string, target: ScaffoldTarget, root: string | undefined): Promise<string | undefined> {
+  if (root === undefined || target.content === undefined) return undefined;
+  const read = await readGuarded(path.join(dir, target.path), { root, maxBytes: MAX_MANIFEST_BYTES });
+  return read.ok ? read.bytes.toString('utf8') : undefined;
+}
+
+/** Whether the file at a target holds exactly what would be written there (known only once planned). */
+async function holdsContent(dir: string, target: ScaffoldTarget, root: string | undefined): Promise<boolean> {
+  const text = await existingText(dir, target, root);
+  return text !== undefined && text === target.content;
+}
+
+/**
+ * The files of a scaffold other than the manifest (prompts) that exist, may be read and hold other
+ * text than it would write: overwriting them loses that text. The manifest's losses are itemised
+ * apart (replaced-manifest.ts).
+ */
+export async function editedFiles(dir: string, paths: ReadonlyArray<ScaffoldTarget>, root: string): Promise<string[]> {
+  const edited: string[] = [];
+  for (const target of paths) {
+    if (target.mode !== 'create' || target.path === MANIFEST_FILE) continue;
+    const text = await existingText(dir, target, root);
+    if (text !== undefined && text !== target.content) edited.push(target.path);
+  }
+  return edited;
+}
+
+/** The sentence of the refusal naming `edited` files. */
+function editedSaid(edited: readonly string[], command: string): string {
+  return `${wordList(edited, 'and')} ${pluralNoun(edited.length, 'differs', 'differ')} from what ${command} would write: ${pluralNoun(edited.length, 'its', 'their')} text there would be lost.`;
+}
+
+/** The warning once --force overwrote `edited` files. */
+export function editedWarning(edited: readonly string[], command: string): string {
+  return `warning: ${wordList(edited, 'and')} differed from what ${command} wrote: ${pluralNoun(edited.length, 'its', 'their')} text there was lost. Restore ${pluralNoun(edited.length, 'it', 'them')} (from git) unless that was meant.\n`;
 }
 
 /** `dir` and every folder between it and each target, outermost first, each once. */
@@ -192,8 +235,8 @@ export function existingFilesError(dir: string, conflicts: readonly string[], co
 export interface OverwriteLosses {
   /** A sentence naming what would be lost. */
   said: string;
-  /** How to go on without losing it, and what --force does. */
-  hint: string;
+  /** How to go on without losing it, and what --force does; none: the plain one. */
+  hint?: string | undefined;
 }
 
 function localNameOf(template: Template): string {
@@ -251,13 +294,16 @@ export async function shadowedManifest(dir: string): Promise<string | undefined>
  */
 export async function refuseExisting(
   dir: string,
-  paths: ReadonlyArray<{ path: string; mode: ScaffoldFile['mode'] }>,
-  options: { force: boolean; displayDir: string; command: 'voxform init' | 'voxform export'; losses?: OverwriteLosses | undefined },
+  paths: ReadonlyArray<ScaffoldTarget>,
+  options: { force: boolean; displayDir: string; command: 'voxform init' | 'voxform export'; losses?: OverwriteLosses | undefined; root?: string },
 ): Promise<void> {
-  const conflicts = await findConflicts(dir, paths, options.force, options.command);
+  const conflicts = await findConflicts(dir, paths, options.force, options.command, options.root);
   const shadowed = options.force ? undefined : await shadowedManifest(dir);
   if (shadowed !== undefined) throw shadowingError(shadowed, conflicts, options);
-  if (conflicts.length > 0) throw existingFilesError(options.displayDir, conflicts, options.command, options.losses);
+  if (conflicts.length === 0) return;
+  const edited = options.root === undefined ? [] : await editedFiles(dir, paths, options.root);
+  const said = [options.losses?.said, edited.length > 0 ? editedSaid(edited, options.command) : undefined].filter((part) => part !== undefined).join(' ');
+  throw existingFilesError(options.displayDir, conflicts, options.command, said === '' ? undefined : { said, hint: options.losses?.hint });
 }
 
 /** The refusal to write voxform.yaml beside `shadowed`; `conflicts`: the other files that exist, which --force would overwrite. */

@@ -59,7 +59,7 @@ export interface WriteScaffoldOptions {
 export async function writeScaffold(dir: string, files: readonly ScaffoldFile[], options: WriteScaffoldOptions): Promise<WriteResult> {
   await refuseOwnFolder(dir, options);
   const root = await refuseOutsideProject(dir, files, options);
-  await refuseExisting(dir, files, options);
+  await refuseExisting(dir, files, { ...options, root });
   const result: WriteResult = { created: [], overwritten: [], updated: [], kept: [] };
   const pending: Pending[] = [];
   for (const file of files) {

@@ -195,6 +195,32 @@ describe('voxform export', () => {
     expect(forced.stdout).toContain('overwritten  prompts/spare-agent-2.md');
   });
 
+  test('over an export: only the files that differ from what it would write are refused, a changed prompt as text that would be lost; --force says so', async () => {
+    const dir = await tempDir();
+    const { args, env } = connection();
+    const exportBoth = ['export', '--agent', SPARE, '--agent', PLAIN, ...args];
+    expect((await runCliInProcess(exportBoth, { cwd: dir, env })).code).toBe(0);
+    await appendFile(path.join(dir, 'prompts/spare-agent-2.md'), 'Mention the parking.\n');
+
+    const refused = await runCliInProcess(exportBoth, { cwd: dir, env });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      'error[would_overwrite]: voxform export would overwrite prompts/spare-agent-2.md in ., which exists already; nothing was written. prompts/spare-agent-2.md differs from what voxform export would write: its text there would be lost.\n' +
+        '  hint: Pass --force to overwrite, or choose another folder with --out DIR.\n',
+    );
+
+    const forced = await runCliInProcess([...exportBoth, '--force'], { cwd: dir, env });
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stdout).toContain('  overwritten  prompts/spare-agent-2.md\n');
+    expect(forced.stdout).toContain('  kept         voxform.yaml\n  kept         prompts/spare-agent-3.md\n');
+    expect(forced.stderr).toContain('warning: prompts/spare-agent-2.md differed from what voxform export wrote: its text there was lost. Restore it (from git) unless that was meant.\n');
+
+    // Nothing differs: nothing to refuse.
+    const again = await runCliInProcess(exportBoth, { cwd: dir, env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).not.toContain('overwritten');
+  });
+
   test("over a project's manifest: the refusal names all the new one would drop; --force replaces it saying so, and promises no clean plan", async () => {
     const dir = await tempDir();
     const { args, env } = connection();

@@ -305,6 +305,7 @@ describe('voxform init, refusals', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('overwritten  voxform.yaml');
     expect(result.stdout).toContain('overwritten  prompts/receptionist.md');
+    expect(result.stderr).toContain('warning: prompts/receptionist.md differed from what voxform init wrote: its text there was lost. Restore it (from git) unless that was meant.\n');
     expect(result.stdout).toContain('updated      .gitignore');
     expect(await readFile(path.join(dir, 'prompts/receptionist.md'), 'utf8')).toContain('You are Ava, the receptionist of Acme Dental');
     const gitignore = await readFile(path.join(dir, '.gitignore'), 'utf8');

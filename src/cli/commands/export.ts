@@ -7,7 +7,7 @@ import { TrustedSecrets } from '../../secrets/trusted.js';
 import { noteEveryLedgerRecord } from '../../state/trusted-secrets.js';
 import { GITIGNORE_ENTRIES } from '../../templates/gitignore.js';
 import { refuseOutsideProject, refuseOwnFolder, writeScaffold } from '../../init/write-scaffold.js';
-import { MANIFEST_FILE, SCHEMA_FILE, shadowedManifest, shadowedWarning, type ScaffoldFile } from '../../init/scaffold.js';
+import { editedFiles, editedWarning, MANIFEST_FILE, SCHEMA_FILE, shadowedManifest, shadowedWarning, type ScaffoldFile } from '../../init/scaffold.js';
 import { replacedManifest } from '../../init/replaced-manifest.js';
 import { losesResources, type ManifestLosses } from '../../export/manifest-losses.js';
 import { bundleManifestSchema } from '../../schema/load.js';
@@ -66,6 +66,7 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
   ];
   const shadowed = await shadowedManifest(out);
   const replaced = await replacedManifest(path.join(out, MANIFEST_FILE), root, result.manifest, 'voxform export');
+  const edited = force ? await editedFiles(out, files, root) : [];
   const written = await writeScaffold(out, files, { force, displayDir: where, command: 'voxform export', own, losses: replaced?.refusal });
   // From here the export is complete: a stop cuts short only the check after it, and says so.
   ctx.stopLeaves?.(checkCutShort(where));
@@ -91,6 +92,7 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
   writeWarnings(result, policy, ctx);
   if (shadowed !== undefined) ctx.stderr.write(shadowedWarning(shadowed, where));
   if (replaced !== undefined) ctx.stderr.write(replaced.warning);
+  if (edited.length > 0) ctx.stderr.write(editedWarning(edited, 'voxform export'));
   const check = written.kept.some((file) => path.basename(file) === MANIFEST_FILE)
     ? { loads: true, mandatory: 0 }
     : await warnMandatoryFindings(path.join(out, MANIFEST_FILE), checkingEnv(ctx.env, result.secrets, policy), ctx);
@@ -106,12 +108,12 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
 
 /**
  * What a stop once every file is in place leaves undone: only the check of the exported manifest.
- * Running the export again would refuse to overwrite its files, so the way on is that check.
+ * The export itself is done, its files in place, so the way on is that check.
  */
 function checkCutShort(where: string): StopAtOnce {
   return {
     leftUndone: `the export is complete: every file listed above is in ${where}; only the policy check of the exported manifest was cut short`,
-    hint: `Run \`${validateStep(where)}\` for that check (running the export again would refuse to overwrite its files).`,
+    hint: `Run \`${validateStep(where)}\` for that check (the export itself is done: its files are in place).`,
   };
 }
 

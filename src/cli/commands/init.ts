@@ -3,9 +3,9 @@ import { createInterface } from 'node:readline';
 import { isVoxformError, VoxformError } from '../../errors.js';
 import { listTemplates, readTemplate, RESERVED_VARIABLES, type Template, type TemplateVariable, type VariableValue } from '../../templates/catalog.js';
 import { answerProblem, resolveVariables } from '../../init/expand.js';
-import { MANIFEST_FILE, manifestOutline, planScaffold, refuseExisting, scaffoldTargets, shadowedManifest, shadowedWarning, type Scaffold } from '../../init/scaffold.js';
+import { editedFiles, editedWarning, MANIFEST_FILE, manifestOutline, planScaffold, refuseExisting, scaffoldTargets, shadowedManifest, shadowedWarning, type Scaffold } from '../../init/scaffold.js';
 import { refuseOutsideProject, refuseOwnFolder, writeScaffold } from '../../init/write-scaffold.js';
-import { replacedManifest, type ReplacedManifest } from '../../init/replaced-manifest.js';
+import { replacedManifest } from '../../init/replaced-manifest.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import type { CommandContext } from '../context.js';
 import { ownFilesOf } from '../project.js';
@@ -79,11 +79,14 @@ export async function run(options: InitOptions, ctx: CommandContext): Promise<nu
 
     const scaffold = await planAsking(ctx, ask, template, { values: resolved.values, agentId });
     const shadowed = await shadowedManifest(dir);
-    const replaced = await replacedManifestOf(dir, scaffold, own, ctx);
+    const root = await refuseOutsideProject(dir, scaffold.files, { displayDir: displayDir(ctx, dir), command: 'voxform init', own });
+    const replaced = await replacedManifest(path.join(dir, MANIFEST_FILE), root, scaffold.files.find((file) => file.path === MANIFEST_FILE)?.content ?? '', 'voxform init');
+    const edited = force ? await editedFiles(dir, scaffold.files, root) : [];
     const written = await writeScaffold(dir, scaffold.files, { force, displayDir: displayDir(ctx, dir), command: 'voxform init', own, losses: replaced?.refusal });
     report(ctx, { dir, template, written, envVars: scaffold.envVars, localName: scaffold.localName, agentId });
     if (shadowed !== undefined) ctx.stderr.write(shadowedWarning(shadowed, displayDir(ctx, dir)));
     if (replaced !== undefined) ctx.stderr.write(replaced.warning);
+    if (edited.length > 0) ctx.stderr.write(editedWarning(edited, 'voxform init'));
     return 0;
   } finally {
     ask?.close();
@@ -266,12 +269,4 @@ async function refuseConflicts(dir: string, paths: Parameters<typeof refuseExist
   const root = await refuseOutsideProject(dir, paths, { displayDir: displayDir(ctx, dir), command: 'voxform init', own: how.own });
   const replaced = how.force ? undefined : await replacedManifest(path.join(dir, MANIFEST_FILE), root, how.manifest, 'voxform init');
   await refuseExisting(dir, paths, { force: how.force, displayDir: displayDir(ctx, dir), command: 'voxform init', losses: replaced?.refusal });
-}
-
-/** What the scaffold's voxform.yaml would drop of the one in `dir`, read under the project's root. */
-async function replacedManifestOf(dir: string, scaffold: Scaffold, own: OwnFiles, ctx: CommandContext): Promise<ReplacedManifest | undefined> {
-  const manifest = scaffold.files.find((file) => file.path === MANIFEST_FILE);
-  if (manifest === undefined) return undefined;
-  const root = await refuseOutsideProject(dir, scaffold.files, { displayDir: displayDir(ctx, dir), command: 'voxform init', own });
-  return replacedManifest(path.join(dir, MANIFEST_FILE), root, manifest.content, 'voxform init');
 }
