@@ -33,6 +33,8 @@ export interface ExportInput {
   command: string;
   /** What is known of the values `${env:…}` put on the service (src/secrets/trusted.ts answers). */
   deployed?: DeployedSecrets | undefined;
+  /** Whether the operator's `VOXFORM_ENV_ALLOW` refuses a variable: plan refuses the manifest then, and the header says so. */
+  refusesVariable?: ((name: string) => boolean) | undefined;
 }
 
 /** The trusted evidence of deployed `${env:…}` values (`TrustedSecrets`). */
@@ -110,7 +112,8 @@ export function buildExport(input: ExportInput): ExportResult {
 
   const doc = new Document(undefined, { customTags: manifestTags });
   doc.contents = root;
-  doc.commentBefore = header(input.command, run.secrets, run.references);
+  const refused = run.secrets.map((secret) => secret.name).filter((name) => input.refusesVariable?.(name) === true);
+  doc.commentBefore = header(input.command, run, refused);
   formatDocument(doc);
   for (const pair of agentsMap.items) if (isScalar(pair.key) && pair !== agentsMap.items[0]) pair.key.spaceBefore = true;
   const { localNames, secrets, references, readOnly, withheld, prompts } = run;
@@ -470,15 +473,21 @@ function describeValue(value: unknown): string {
 
 /** The lines of the header that do not change from one export to the next. */
 const HEADER_LINES = {
-  noChanges: '`voxform plan` on it shows no changes; edit it, review the plan, apply.',
+  // Whether the live agents break mandatory policy is known only once the manifest is written and
+  // loaded, after this header: said as the condition it is (export warns of each finding).
+  noChanges: '`voxform plan` on it shows no changes, unless export warned of mandatory policy findings; edit it, review the plan, apply.',
+  /** The words of exports before the condition was said. */
+  noChangesBefore: '`voxform plan` on it shows no changes; edit it, review the plan, apply.',
   references: 'Values an apply took from the environment are read from it again, as they were deployed:',
   secrets: 'Secrets (headers, credentials, URL query values and user info) are not exported: the manifest',
   secretsRead: 'reads them from these environment variables; set each to its live value:',
 } as const;
 const READ_ONLY_NOTE = 'read-only on the service, not managed here: ';
 
-function header(command: string, secrets: readonly ExportedSecret[], references: readonly ExportedSecret[]): string {
-  const lines = [` ${SCHEMA_MODELINE}`, ' ', ` Exported from the live service by \`${command}\`.`, ` ${HEADER_LINES.noChanges}`];
+/** `refused`: the variables the operator's VOXFORM_ENV_ALLOW refuses, for which plan refuses the manifest. */
+function header(command: string, { secrets, references }: Pick<ExportRun, 'secrets' | 'references'>, refused: readonly string[]): string {
+  const promise = refused.length > 0 ? `\`voxform plan\` refuses it until VOXFORM_ENV_ALLOW allows ${refused.join(', ')}; edit it, review the plan, apply.` : HEADER_LINES.noChanges;
+  const lines = [` ${SCHEMA_MODELINE}`, ' ', ` Exported from the live service by \`${command}\`.`, ` ${promise}`];
   if (references.length > 0) {
     lines.push(` ${HEADER_LINES.references}`);
     for (const reference of references) lines.push(`   ${reference.name}  (${reference.path})`);
@@ -501,6 +510,7 @@ export function isExportComment(text: string): boolean {
     text === SCHEMA_MODELINE ||
     (Object.values(HEADER_LINES) as string[]).includes(text) ||
     /^Exported from the live service by `voxform export [^`]*`\.$/.test(text) ||
+    /^`voxform plan` refuses it until VOXFORM_ENV_ALLOW allows [A-Z0-9_, ]+; edit it, review the plan, apply\.$/.test(text) ||
     /^[A-Z_][A-Z0-9_]* {2}\(agents\.[^)]*\)$/.test(text) ||
     text.startsWith(READ_ONLY_NOTE) ||
     /^not managed here: \S+ holds secrets that are not text \(.*\); a \$\{env:…\} reference would make them text$/.test(text)

@@ -181,6 +181,28 @@ describe('voxform export', () => {
     expect(result.stderr).not.toContain(URL_TOKEN);
   });
 
+  test('a variable VOXFORM_ENV_ALLOW refuses: neither the header nor the next step promises a plan with no changes', async () => {
+    const dir = await tempDir();
+    const { args, env } = connection();
+    const result = await runCliInProcess(['export', '--agent', BOOKING, ...args], { cwd: dir, env: { ...env, VOXFORM_ENV_ALLOW: 'OTHER' } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('warning: VOXFORM_ENV_ALLOW does not allow APPOINTMENT_BOOKING_TOOLS_FIND_SLOTS_AUTHORIZATION: plan will refuse the manifest');
+    expect(result.stdout).toContain('\nNext: voxform plan   # refuses the manifest until VOXFORM_ENV_ALLOW allows APPOINTMENT_BOOKING_TOOLS_FIND_SLOTS_AUTHORIZATION (the warning above)\n');
+    const manifest = await readFile(path.join(dir, 'voxform.yaml'), 'utf8');
+    expect(manifest).not.toContain('shows no changes');
+    expect(manifest).toContain('# `voxform plan` refuses it until VOXFORM_ENV_ALLOW allows APPOINTMENT_BOOKING_TOOLS_FIND_SLOTS_AUTHORIZATION; edit it, review the plan, apply.\n');
+  });
+
+  test('mandatory policy findings: the header promises no plan with no changes either', async () => {
+    const dir = await tempDir();
+    const { args, env } = connection();
+    const result = await runCliInProcess(['export', '--agent', SPARE, ...args], { cwd: dir, env });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('warning: the live agents break mandatory policy (2 findings above)');
+    const manifest = await readFile(path.join(dir, 'voxform.yaml'), 'utf8');
+    expect(manifest).not.toMatch(/shows no changes;/);
+  });
+
   test('refuses to overwrite without --force, writing nothing; --force overwrites', async () => {
     const dir = await tempDir({ 'prompts/spare-agent-2.md': 'mine\n' });
     const { args, env } = connection();

@@ -56,6 +56,7 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
     region: connection.baseUrl === REGION_BASE_URLS.eu ? 'eu' : undefined,
     command: commandLine(agentIds, fromPhones),
     deployed: await deployedSecrets(options, ctx),
+    refusesVariable: (name) => policy.check(name) !== 'allowed',
   });
 
   const files: ScaffoldFile[] = [
@@ -89,17 +90,18 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
     const width = Math.max(...result.secrets.map((s) => s.name.length));
     for (const secret of result.secrets) ctx.stdout.write(`  ${secret.name.padEnd(width)}  ${secret.path}\n`);
   }
-  writeWarnings(result, policy, ctx);
+  const refused = writeWarnings(result, policy, ctx);
   if (shadowed !== undefined) ctx.stderr.write(shadowedWarning(shadowed, where));
   if (replaced !== undefined) ctx.stderr.write(replaced.warning);
   if (edited.length > 0) ctx.stderr.write(editedWarning(edited, 'voxform export'));
   const check = written.kept.some((file) => path.basename(file) === MANIFEST_FILE)
     ? { loads: true, mandatory: 0 }
     : await warnMandatoryFindings(path.join(out, MANIFEST_FILE), checkingEnv(ctx.env, result.secrets, policy), ctx);
-  // No promise of "no changes" for a manifest plan cannot load, nor for one its policy stops: the
-  // way on is to fix what stops it.
+  // No promise of "no changes" for a manifest plan cannot load, nor for one its policy or the
+  // operator's VOXFORM_ENV_ALLOW stops: the way on is to fix what stops it.
   if (!check.loads) ctx.stdout.write(`\nNext: fix what the warning above names in the exported files, then ${validateStep(where)}   # plan shows no changes once it loads\n`);
   else if (check.mandatory > 0) ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # stops on the ${plural(check.mandatory, 'mandatory finding')} above until each is fixed or waived\n`);
+  else if (refused.length > 0) ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # refuses the manifest until ${ENV_ALLOW_VARIABLE} allows ${refused.join(', ')} (the warning above)\n`);
   // The resources the replaced manifest defined are not managed any more: plan lists those applied.
   else if (replaced && losesResources(replaced.losses)) ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # ${droppedNote(replaced.losses)}\n`);
   else ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # shows no changes\n`);
@@ -174,8 +176,8 @@ async function deployedSecrets(options: ExportOptions, ctx: CommandContext): Pro
   return trusted;
 }
 
-/** What the manifest leaves out, and the variables the operator's `VOXFORM_ENV_ALLOW` would refuse. */
-function writeWarnings(result: ExportResult, policy: EnvPolicy, ctx: CommandContext): void {
+/** What the manifest leaves out, and the variables the operator's `VOXFORM_ENV_ALLOW` would refuse (returned). */
+function writeWarnings(result: ExportResult, policy: EnvPolicy, ctx: CommandContext): string[] {
   for (const [local, fields] of result.withheld) {
     for (const { field, places } of fields) {
       ctx.stderr.write(
@@ -190,6 +192,7 @@ function writeWarnings(result: ExportResult, policy: EnvPolicy, ctx: CommandCont
   if (refused.length > 0) {
     ctx.stderr.write(`warning: ${ENV_ALLOW_VARIABLE} does not allow ${refused.join(', ')}: plan will refuse the manifest until the operator adds ${pluralNoun(refused.length, 'it', 'them')} to ${ENV_ALLOW_VARIABLE}.\n`);
   }
+  return refused;
 }
 
 /** The command that shows the export matches; `--local` data belongs to this folder, so that plan runs from here. */
