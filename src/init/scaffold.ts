@@ -3,6 +3,7 @@
  * editor schema and the `.gitignore` entries. Planned in memory first (pure), then written all or
  * nothing by write-scaffold.ts: a refused or failed init leaves nothing behind.
  */
+import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Document, isMap, Pair, Scalar, YAMLMap } from 'yaml';
@@ -146,10 +147,12 @@ export interface WriteResult {
  * where a file goes, or a file where a folder goes, is always refused, before anything is written.
  */
 export async function findConflicts(dir: string, paths: ReadonlyArray<ScaffoldTarget>, force: boolean, command = 'voxform init', root?: string): Promise<string[]> {
-  for (const folder of foldersOnTheWay(dir, paths)) {
+  const elsewhere = command === 'voxform init' ? 'init into another folder' : 'choose another folder with --out DIR';
+  // The folders above `dir` that do not exist yet are made too: a file among them is named as such.
+  for (const folder of [...missingAncestors(dir), ...foldersOnTheWay(dir, paths)]) {
     const info = await stat(folder).catch(() => undefined);
     if (info && !info.isDirectory()) {
-      throw new VoxformError('init_path_is_file', `${folder} is a file, where ${command} would make a folder.`, { hint: 'Move it away, or write into another folder.' });
+      throw new VoxformError('path_is_file', `${folder} is a file, where ${command} would make a folder.`, { hint: `Move it away, or ${elsewhere}.` });
     }
   }
   const conflicts: string[] = [];
@@ -157,9 +160,7 @@ export async function findConflicts(dir: string, paths: ReadonlyArray<ScaffoldTa
     const info = await stat(path.join(dir, target.path)).catch(() => undefined);
     if (!info) continue;
     if (info.isDirectory()) {
-      throw new VoxformError('init_path_is_folder', `${path.join(dir, target.path)} is a folder, where ${command} would write a file.`, {
-        hint: 'Move it away, or init into another folder.',
-      });
+      throw new VoxformError('path_is_folder', `${path.join(dir, target.path)} is a folder, where ${command} would write a file.`, { hint: `Move it away, or ${elsewhere}.` });
     }
     // A file holding what would be written is no conflict: writing it changes nothing.
     if (target.mode === 'create' && !force && !(await holdsContent(dir, target, root))) conflicts.push(target.path);
@@ -206,6 +207,16 @@ function editedSaid(edited: readonly string[], command: string): string {
 /** The warning once --force overwrote `edited` files. */
 export function editedWarning(edited: readonly string[], command: string): string {
   return `warning: ${wordList(edited, 'and')} differed from what ${command} wrote: ${pluralNoun(edited.length, 'its', 'their')} text there was lost. Restore ${pluralNoun(edited.length, 'it', 'them')} (from git) unless that was meant.\n`;
+}
+
+/** The folders above `dir` up to the nearest that exists (or is a file), outermost first. */
+function missingAncestors(dir: string): string[] {
+  const ancestors: string[] = [];
+  for (let at = path.dirname(dir); path.dirname(at) !== at; at = path.dirname(at)) {
+    ancestors.unshift(at);
+    if (existsSync(at)) break;
+  }
+  return ancestors;
 }
 
 /** `dir` and every folder between it and each target, outermost first, each once. */

@@ -320,9 +320,23 @@ describe('voxform export', () => {
     for (const [out, blocked] of [['out', 'out'], ['live', 'live/prompts']]) {
       const result = await runCliInProcess(['export', '--agent', SPARE, '--out', out as string, ...args], { cwd: dir, env });
       expect(result.code).toBe(1);
-      expect(result.stderr).toBe(`error[init_path_is_file]: ${path.join(dir, blocked as string)} is a file, where voxform export would make a folder.\n  hint: Move it away, or write into another folder.\n`);
+      expect(result.stderr).toBe(`error[path_is_file]: ${path.join(dir, blocked as string)} is a file, where voxform export would make a folder.\n  hint: Move it away, or choose another folder with --out DIR.\n`);
     }
     expect(existsSync(path.join(dir, 'live/voxform.yaml'))).toBe(false);
+  });
+
+  test('a file above the --out folder, or a folder where a file goes: the code and hint of export, not of init', async () => {
+    const dir = await tempDir({ afile: 'x\n' });
+    const { args, env } = connection();
+    const under = await runCliInProcess(['export', '--agent', SPARE, '--out', 'afile/sub', ...args], { cwd: dir, env });
+    expect(under.code).toBe(1);
+    expect(under.stderr).toBe(`error[path_is_file]: ${path.join(dir, 'afile')} is a file, where voxform export would make a folder.\n  hint: Move it away, or choose another folder with --out DIR.\n`);
+
+    await mkdir(path.join(dir, 'prompts/spare-agent-2.md'), { recursive: true });
+    const folder = await runCliInProcess(['export', '--agent', SPARE, '--force', ...args], { cwd: dir, env });
+    expect(folder.code).toBe(1);
+    expect(folder.stderr).toBe(`error[path_is_folder]: ${path.join(dir, 'prompts/spare-agent-2.md')} is a folder, where voxform export would write a file.\n  hint: Move it away, or choose another folder with --out DIR.\n`);
+    expect(existsSync(path.join(dir, 'voxform.yaml'))).toBe(false);
   });
 
   test('nothing selected, or an unknown agent: a clear error', async () => {

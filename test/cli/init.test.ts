@@ -254,11 +254,11 @@ describe('voxform init, refusals', () => {
     const args = ['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', `agent_id=${AGENT}`];
     const inside = await runCliInProcess(args, { cwd: dir });
     expect(inside.code).toBe(1);
-    expect(inside.stderr).toBe(`error[init_path_is_file]: ${path.join(dir, 'prompts')} is a file, where voxform init would make a folder.\n  hint: Move it away, or write into another folder.\n`);
+    expect(inside.stderr).toBe(`error[path_is_file]: ${path.join(dir, 'prompts')} is a file, where voxform init would make a folder.\n  hint: Move it away, or init into another folder.\n`);
     expect(await listFiles(dir)).toEqual(['prompts']);
     const into = await runCliInProcess([...args, 'prompts'], { cwd: dir });
     expect(into.code).toBe(1);
-    expect(into.stderr).toContain(`error[init_path_is_file]: ${path.join(dir, 'prompts')} is a file, where voxform init would make a folder.`);
+    expect(into.stderr).toContain(`error[path_is_file]: ${path.join(dir, 'prompts')} is a file, where voxform init would make a folder.`);
     expect(await listFiles(dir)).toEqual(['prompts']);
   });
 
