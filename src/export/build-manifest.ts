@@ -34,6 +34,8 @@ export interface ExportInput {
   command: string;
   /** What is known of the values `${env:…}` put on the service (src/secrets/trusted.ts answers). */
   deployed?: DeployedSecrets | undefined;
+  /** Whether the operator's `VOXFORM_ENV_ALLOW` refuses a variable: plan refuses the manifest then, and the header says so. */
+  refusesVariable?: ((name: string) => boolean) | undefined;
 }
 
 /** The trusted evidence of deployed `${env:…}` values (`TrustedSecrets`). */
@@ -113,7 +115,8 @@ export function buildExport(input: ExportInput): ExportResult {
 
   const doc = new Document(undefined, { customTags: manifestTags });
   doc.contents = root;
-  doc.commentBefore = header(input.command, run.secrets, run.references);
+  const refused = run.secrets.map((secret) => secret.name).filter((name) => input.refusesVariable?.(name) === true);
+  doc.commentBefore = header(input.command, run, refused);
   formatDocument(doc);
   for (const pair of agentsMap.items) if (isScalar(pair.key) && pair !== agentsMap.items[0]) pair.key.spaceBefore = true;
   const { localNames, secrets, references, readOnly, withheld, prompts } = run;
@@ -223,7 +226,7 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 /** The comment above an agent: what the manifest does not manage, and why (never a secret value). */
 function agentComment(dropped: readonly string[], withheld: readonly WithheldField[]): string | undefined {
   const lines: string[] = [];
-  if (dropped.length > 0) lines.push(` read-only on the service, not managed here: ${dropped.join(', ')}`);
+  if (dropped.length > 0) lines.push(` ${READ_ONLY_NOTE}${dropped.join(', ')}`);
   for (const { field, places } of withheld) {
     lines.push(` not managed here: ${field} holds secrets that are not text (${places.join(', ')}); a \${env:…} reference would make them text`);
   }
@@ -474,16 +477,48 @@ function describeValue(value: unknown): string {
   return Array.isArray(value) ? '[…]' : '{…}';
 }
 
-function header(command: string, secrets: readonly ExportedSecret[], references: readonly ExportedSecret[]): string {
-  const lines = [` ${SCHEMA_MODELINE}`, ' ', ` Exported from the live service by \`${command}\`.`, ' `voxform plan` on it shows no changes; edit it, review the plan, apply.'];
+/** The lines of the header that do not change from one export to the next. */
+const HEADER_LINES = {
+  // Whether the live agents break mandatory policy is known only once the manifest is written and
+  // loaded, after this header: said as the condition it is (export warns of each finding).
+  noChanges: '`voxform plan` on it shows no changes, unless export warned of mandatory policy findings; edit it, review the plan, apply.',
+  /** The words of exports before the condition was said. */
+  noChangesBefore: '`voxform plan` on it shows no changes; edit it, review the plan, apply.',
+  references: 'Values an apply took from the environment are read from it again, as they were deployed:',
+  secrets: 'Secrets (headers, credentials, URL query values and user info) are not exported: the manifest',
+  secretsRead: 'reads them from these environment variables; set each to its live value:',
+} as const;
+const READ_ONLY_NOTE = 'read-only on the service, not managed here: ';
+
+/** `refused`: the variables the operator's VOXFORM_ENV_ALLOW refuses, for which plan refuses the manifest. */
+function header(command: string, { secrets, references }: Pick<ExportRun, 'secrets' | 'references'>, refused: readonly string[]): string {
+  const promise = refused.length > 0 ? `\`voxform plan\` refuses it until VOXFORM_ENV_ALLOW allows ${refused.join(', ')}; edit it, review the plan, apply.` : HEADER_LINES.noChanges;
+  const lines = [` ${SCHEMA_MODELINE}`, ' ', ` Exported from the live service by \`${command}\`.`, ` ${promise}`];
   if (references.length > 0) {
-    lines.push(' Values an apply took from the environment are read from it again, as they were deployed:');
+    lines.push(` ${HEADER_LINES.references}`);
     for (const reference of references) lines.push(`   ${reference.name}  (${reference.path})`);
   }
   if (secrets.length > 0) {
-    lines.push(' Secrets (headers, credentials, URL query values and user info) are not exported: the manifest');
-    lines.push(' reads them from these environment variables; set each to its live value:');
+    lines.push(` ${HEADER_LINES.secrets}`, ` ${HEADER_LINES.secretsRead}`);
     for (const secret of secrets) lines.push(`   ${secret.name}  (${secret.path})`);
   }
   return lines.join('\n');
+}
+
+/**
+ * Whether a comment (its text after `#`, trimmed) is one export writes itself: a line of its header,
+ * an agent's note of what it does not manage, or an empty one. Replacing such a line loses nothing
+ * anybody wrote, however the new export words it.
+ */
+export function isExportComment(text: string): boolean {
+  return (
+    text === '' ||
+    text === SCHEMA_MODELINE ||
+    (Object.values(HEADER_LINES) as string[]).includes(text) ||
+    /^Exported from the live service by `voxform export [^`]*`\.$/.test(text) ||
+    /^`voxform plan` refuses it until VOXFORM_ENV_ALLOW allows [A-Z0-9_, ]+; edit it, review the plan, apply\.$/.test(text) ||
+    /^[A-Z_][A-Z0-9_]* {2}\(agents\.[^)]*\)$/.test(text) ||
+    text.startsWith(READ_ONLY_NOTE) ||
+    /^not managed here: \S+ holds secrets that are not text \(.*\); a \$\{env:…\} reference would make them text$/.test(text)
+  );
 }

@@ -1,12 +1,14 @@
 /**
  * What an exported manifest would drop of the one it replaces: an export writes only the agents it
  * read and their phones, so replacing a project's manifest with it loses every other resource, every
- * other section and the team's comments. Export names them before it overwrites anything.
+ * other section and the team's comments. Export (and init, which writes one agent) names them before
+ * it overwrites anything (init/replaced-manifest.ts).
  */
 import { isMap, isScalar, isSeq, Lexer, type YAMLMap } from 'yaml';
 import { parseYamlDocuments } from '../yaml/documents.js';
 import { printable } from '../util/printable.js';
 import { plural, wordList } from '../util/plural.js';
+import { isExportComment } from './build-manifest.js';
 
 /** What the existing manifest defines that the exported one does not. */
 export interface ManifestLosses {
@@ -100,12 +102,16 @@ function scalarText(node: unknown): string | undefined {
   return isScalar(node) && node.value !== null && typeof node.value !== 'object' ? String(node.value) : undefined;
 }
 
-/** The comment lines of `existing` the exported text does not hold as well (its own header, written again, is no loss). */
+/**
+ * The comment lines of `existing` the exported text does not hold as well, leaving out those export
+ * writes itself (isExportComment): a header or a note it wrote, worded otherwise now, is no loss.
+ */
 function commentsDropped(existing: string, exported: string): number {
   const kept = new Map<string, number>();
   for (const comment of commentsOf(exported)) kept.set(comment, (kept.get(comment) ?? 0) + 1);
   let dropped = 0;
   for (const comment of commentsOf(existing)) {
+    if (isExportComment(comment.replace(/^#/, '').trim())) continue;
     const left = kept.get(comment) ?? 0;
     if (left > 0) kept.set(comment, left - 1);
     else dropped++;

@@ -3,6 +3,7 @@
  * editor schema and the `.gitignore` entries. Planned in memory first (pure), then written all or
  * nothing by write-scaffold.ts: a refused or failed init leaves nothing behind.
  */
+import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Document, isMap, Pair, Scalar, YAMLMap } from 'yaml';
@@ -17,7 +18,8 @@ import type { Template, VariableValue } from '../templates/catalog.js';
 import { expandTemplate } from './expand.js';
 import { schemaIssueMessages } from '../manifest/schema-issues.js';
 import { GITIGNORE_ENTRIES } from '../templates/gitignore.js';
-import { pathExists } from '../project-files/guarded-read.js';
+import { pathExists, readGuarded } from '../project-files/guarded-read.js';
+import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
 import { DEFAULT_MANIFESTS } from '../project-files/manifest-files.js';
 
 export const MANIFEST_FILE = 'voxform.yaml';
@@ -110,6 +112,27 @@ export function planScaffold(input: { template: Template; values: Readonly<Recor
   return { localName, files, envVars: envReferences(manifest) };
 }
 
+/**
+ * What of init's voxform.yaml decides what it keeps of one it replaces (its header, its agent's key
+ * and id), known before the values are: the refusal made before anything is asked names what the
+ * new one would drop by it. Without a template, no agent is known yet.
+ */
+export function manifestOutline(template: Template | undefined, agentId: string): string {
+  const doc = new Document(undefined, { customTags: manifestTags });
+  const root = new YAMLMap();
+  root.items.push(new Pair(new Scalar('version'), new Scalar(1)));
+  if (template !== undefined) {
+    const agent = new YAMLMap();
+    if (agentId !== '') agent.items.push(new Pair(new Scalar('id'), new Scalar(agentId)));
+    const agents = new YAMLMap();
+    agents.items.push(new Pair(new Scalar(localNameOf(template)), agent));
+    root.items.push(new Pair(new Scalar('agents'), agents));
+    doc.commentBefore = header(template, localNameOf(template), agentId);
+  }
+  doc.contents = root;
+  return doc.toString(TO_STRING_OPTIONS);
+}
+
 export interface WriteResult {
   created: string[];
   overwritten: string[];
@@ -123,11 +146,13 @@ export interface WriteResult {
  * The files of a scaffold that would overwrite something without `force`, relative to `dir`. A folder
  * where a file goes, or a file where a folder goes, is always refused, before anything is written.
  */
-export async function findConflicts(dir: string, paths: ReadonlyArray<{ path: string; mode: ScaffoldFile['mode'] }>, force: boolean, command = 'voxform init'): Promise<string[]> {
-  for (const folder of foldersOnTheWay(dir, paths)) {
+export async function findConflicts(dir: string, paths: ReadonlyArray<ScaffoldTarget>, force: boolean, command = 'voxform init', root?: string): Promise<string[]> {
+  const elsewhere = command === 'voxform init' ? 'init into another folder' : 'choose another folder with --out DIR';
+  // The folders above `dir` that do not exist yet are made too: a file among them is named as such.
+  for (const folder of [...missingAncestors(dir), ...foldersOnTheWay(dir, paths)]) {
     const info = await stat(folder).catch(() => undefined);
     if (info && !info.isDirectory()) {
-      throw new VoxformError('init_path_is_file', `${folder} is a file, where ${command} would make a folder.`, { hint: 'Move it away, or write into another folder.' });
+      throw new VoxformError('path_is_file', `${folder} is a file, where ${command} would make a folder.`, { hint: `Move it away, or ${elsewhere}.` });
     }
   }
   const conflicts: string[] = [];
@@ -135,13 +160,63 @@ export async function findConflicts(dir: string, paths: ReadonlyArray<{ path: st
     const info = await stat(path.join(dir, target.path)).catch(() => undefined);
     if (!info) continue;
     if (info.isDirectory()) {
-      throw new VoxformError('init_path_is_folder', `${path.join(dir, target.path)} is a folder, where ${command} would write a file.`, {
-        hint: 'Move it away, or init into another folder.',
-      });
+      throw new VoxformError('path_is_folder', `${path.join(dir, target.path)} is a folder, where ${command} would write a file.`, { hint: `Move it away, or ${elsewhere}.` });
     }
-    if (target.mode === 'create' && !force) conflicts.push(target.path);
+    // A file holding what would be written is no conflict: writing it changes nothing.
+    if (target.mode === 'create' && !force && !(await holdsContent(dir, target, root))) conflicts.push(target.path);
   }
   return conflicts;
+}
+
+/** A file of a scaffold, its content known once the scaffold is planned; `root` reads it (findProjectRoot). */
+type ScaffoldTarget = { path: string; mode: ScaffoldFile['mode']; content?: string };
+
+/** The text of the file at a target, read as every file of the project is; undefined when missing, unread (no root, no content to compare) or refused. */
+async function existingText(dir: string, target: ScaffoldTarget, root: string | undefined): Promise<string | undefined> {
+  if (root === undefined || target.content === undefined) return undefined;
+  const read = await readGuarded(path.join(dir, target.path), { root, maxBytes: MAX_MANIFEST_BYTES });
+  return read.ok ? read.bytes.toString('utf8') : undefined;
+}
+
+/** Whether the file at a target holds exactly what would be written there (known only once planned). */
+async function holdsContent(dir: string, target: ScaffoldTarget, root: string | undefined): Promise<boolean> {
+  const text = await existingText(dir, target, root);
+  return text !== undefined && text === target.content;
+}
+
+/**
+ * The files of a scaffold other than the manifest (prompts) that exist, may be read and hold other
+ * text than it would write: overwriting them loses that text. The manifest's losses are itemised
+ * apart (replaced-manifest.ts).
+ */
+export async function editedFiles(dir: string, paths: ReadonlyArray<ScaffoldTarget>, root: string): Promise<string[]> {
+  const edited: string[] = [];
+  for (const target of paths) {
+    if (target.mode !== 'create' || target.path === MANIFEST_FILE) continue;
+    const text = await existingText(dir, target, root);
+    if (text !== undefined && text !== target.content) edited.push(target.path);
+  }
+  return edited;
+}
+
+/** The sentence of the refusal naming `edited` files. */
+function editedSaid(edited: readonly string[], command: string): string {
+  return `${wordList(edited, 'and')} ${pluralNoun(edited.length, 'differs', 'differ')} from what ${command} would write: ${pluralNoun(edited.length, 'its', 'their')} text there would be lost.`;
+}
+
+/** The warning once --force overwrote `edited` files. */
+export function editedWarning(edited: readonly string[], command: string): string {
+  return `warning: ${wordList(edited, 'and')} differed from what ${command} wrote: ${pluralNoun(edited.length, 'its', 'their')} text there was lost. Restore ${pluralNoun(edited.length, 'it', 'them')} (from git) unless that was meant.\n`;
+}
+
+/** The folders above `dir` up to the nearest that exists (or is a file), outermost first. */
+function missingAncestors(dir: string): string[] {
+  const ancestors: string[] = [];
+  for (let at = path.dirname(dir); path.dirname(at) !== at; at = path.dirname(at)) {
+    ancestors.unshift(at);
+    if (existsSync(at)) break;
+  }
+  return ancestors;
 }
 
 /** `dir` and every folder between it and each target, outermost first, each once. */
@@ -171,8 +246,8 @@ export function existingFilesError(dir: string, conflicts: readonly string[], co
 export interface OverwriteLosses {
   /** A sentence naming what would be lost. */
   said: string;
-  /** How to go on without losing it, and what --force does. */
-  hint: string;
+  /** How to go on without losing it, and what --force does; none: the plain one. */
+  hint?: string | undefined;
 }
 
 function localNameOf(template: Template): string {
@@ -223,14 +298,33 @@ export async function shadowedManifest(dir: string): Promise<string | undefined>
   return first === MANIFEST_FILE && !(await exists(first)) && (await exists(fallback)) ? fallback : undefined;
 }
 
-/** Refuses to write voxform.yaml beside the agents.yaml it would hide (`init_would_shadow`); --force skips this. */
-export async function refuseShadowing(dir: string, options: { displayDir: string; command: 'voxform init' | 'voxform export' }): Promise<void> {
-  const shadowed = await shadowedManifest(dir);
-  if (shadowed === undefined) return;
+/**
+ * Refuses to write over what is in `dir` without `force`: beside the agents.yaml it would hide,
+ * voxform.yaml is refused (`init_would_shadow`), naming as well every file that exists already, since
+ * --force overwrites those too; otherwise a file that exists is (`would_overwrite`, with `losses`).
+ */
+export async function refuseExisting(
+  dir: string,
+  paths: ReadonlyArray<ScaffoldTarget>,
+  options: { force: boolean; displayDir: string; command: 'voxform init' | 'voxform export'; losses?: OverwriteLosses | undefined; root?: string },
+): Promise<void> {
+  const conflicts = await findConflicts(dir, paths, options.force, options.command, options.root);
+  const shadowed = options.force ? undefined : await shadowedManifest(dir);
+  if (shadowed !== undefined) throw shadowingError(shadowed, conflicts, options);
+  if (conflicts.length === 0) return;
+  const edited = options.root === undefined ? [] : await editedFiles(dir, paths, options.root);
+  const said = [options.losses?.said, edited.length > 0 ? editedSaid(edited, options.command) : undefined].filter((part) => part !== undefined).join(' ');
+  throw existingFilesError(options.displayDir, conflicts, options.command, said === '' ? undefined : { said, hint: options.losses?.hint });
+}
+
+/** The refusal to write voxform.yaml beside `shadowed`; `conflicts`: the other files that exist, which --force would overwrite. */
+function shadowingError(shadowed: string, conflicts: readonly string[], options: { displayDir: string; command: 'voxform init' | 'voxform export' }): VoxformError {
   const where = options.displayDir;
   const elsewhere = options.command === 'voxform init' ? 'init into another folder (voxform init --template NAME DIR)' : 'export into another folder (--out DIR)';
-  throw new VoxformError('init_would_shadow', `${options.command} would write ${MANIFEST_FILE} beside ${shadowed} in ${where}: voxform reads ${MANIFEST_FILE} first, so ${shadowed} would no longer be read; nothing was written.`, {
-    hint: `Rename ${shadowed} to ${MANIFEST_FILE} to keep it as the project's manifest, ${elsewhere}, or pass --force to write ${MANIFEST_FILE} anyway.`,
+  const also = conflicts.length > 0 ? `; it would also overwrite ${wordList(conflicts, 'and')}, which ${pluralNoun(conflicts.length, 'exists', 'exist')} already` : '';
+  const forced = conflicts.length > 0 ? `write ${MANIFEST_FILE} and overwrite ${wordList(conflicts, 'and')} all the same` : `write ${MANIFEST_FILE} anyway`;
+  return new VoxformError('init_would_shadow', `${options.command} would write ${MANIFEST_FILE} beside ${shadowed} in ${where}: voxform reads ${MANIFEST_FILE} first, so ${shadowed} would no longer be read${also}; nothing was written.`, {
+    hint: `Rename ${shadowed} to ${MANIFEST_FILE} to keep it as the project's manifest, ${elsewhere}, or pass --force to ${forced}.`,
   });
 }
 

@@ -15,7 +15,7 @@ import { checkKeptFolder } from '../project-files/kept-files.js';
 import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
 import { printable } from '../util/printable.js';
 import { shellWord } from '../util/shell-word.js';
-import { existingFilesError, findConflicts, foldersOnTheWay, type OverwriteLosses, type ScaffoldFile, type WriteResult } from './scaffold.js';
+import { foldersOnTheWay, refuseExisting, type OverwriteLosses, type ScaffoldFile, type WriteResult } from './scaffold.js';
 
 /** voxform's own folder in a project: the editor schema's. */
 const OWN_FOLDER = '.voxform';
@@ -51,7 +51,7 @@ export interface WriteScaffoldOptions {
   command: ScaffoldingCommand;
   /** What the folder must not be (ownFileProblem): voxform's own folder, the state's. */
   own: OwnFiles;
-  /** What overwriting would lose, said when it is refused (export: what the replaced manifest defines that the new one drops). */
+  /** What overwriting would lose, said when it is refused: what the replaced manifest defines that the new one drops. */
   losses?: OverwriteLosses | undefined;
 }
 
@@ -59,8 +59,7 @@ export interface WriteScaffoldOptions {
 export async function writeScaffold(dir: string, files: readonly ScaffoldFile[], options: WriteScaffoldOptions): Promise<WriteResult> {
   await refuseOwnFolder(dir, options);
   const root = await refuseOutsideProject(dir, files, options);
-  const conflicts = await findConflicts(dir, files, options.force, options.command);
-  if (conflicts.length > 0) throw existingFilesError(options.displayDir, conflicts, options.command, options.losses);
+  await refuseExisting(dir, files, { ...options, root });
   const result: WriteResult = { created: [], overwritten: [], updated: [], kept: [] };
   const pending: Pending[] = [];
   for (const file of files) {

@@ -181,6 +181,28 @@ describe('voxform export', () => {
     expect(result.stderr).not.toContain(URL_TOKEN);
   });
 
+  test('a variable VOXFORM_ENV_ALLOW refuses: neither the header nor the next step promises a plan with no changes', async () => {
+    const dir = await tempDir();
+    const { args, env } = connection();
+    const result = await runCliInProcess(['export', '--agent', BOOKING, ...args], { cwd: dir, env: { ...env, VOXFORM_ENV_ALLOW: 'OTHER' } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('warning: VOXFORM_ENV_ALLOW does not allow APPOINTMENT_BOOKING_TOOLS_FIND_SLOTS_AUTHORIZATION: plan will refuse the manifest');
+    expect(result.stdout).toContain('\nNext: voxform plan   # refuses the manifest until VOXFORM_ENV_ALLOW allows APPOINTMENT_BOOKING_TOOLS_FIND_SLOTS_AUTHORIZATION (the warning above)\n');
+    const manifest = await readFile(path.join(dir, 'voxform.yaml'), 'utf8');
+    expect(manifest).not.toContain('shows no changes');
+    expect(manifest).toContain('# `voxform plan` refuses it until VOXFORM_ENV_ALLOW allows APPOINTMENT_BOOKING_TOOLS_FIND_SLOTS_AUTHORIZATION; edit it, review the plan, apply.\n');
+  });
+
+  test('mandatory policy findings: the header promises no plan with no changes either', async () => {
+    const dir = await tempDir();
+    const { args, env } = connection();
+    const result = await runCliInProcess(['export', '--agent', SPARE, ...args], { cwd: dir, env });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('warning: the live agents break mandatory policy (2 findings above)');
+    const manifest = await readFile(path.join(dir, 'voxform.yaml'), 'utf8');
+    expect(manifest).not.toMatch(/shows no changes;/);
+  });
+
   test('refuses to overwrite without --force, writing nothing; --force overwrites', async () => {
     const dir = await tempDir({ 'prompts/spare-agent-2.md': 'mine\n' });
     const { args, env } = connection();
@@ -195,6 +217,32 @@ describe('voxform export', () => {
     expect(forced.stdout).toContain('overwritten  prompts/spare-agent-2.md');
   });
 
+  test('over an export: only the files that differ from what it would write are refused, a changed prompt as text that would be lost; --force says so', async () => {
+    const dir = await tempDir();
+    const { args, env } = connection();
+    const exportBoth = ['export', '--agent', SPARE, '--agent', PLAIN, ...args];
+    expect((await runCliInProcess(exportBoth, { cwd: dir, env })).code).toBe(0);
+    await appendFile(path.join(dir, 'prompts/spare-agent-2.md'), 'Mention the parking.\n');
+
+    const refused = await runCliInProcess(exportBoth, { cwd: dir, env });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      'error[would_overwrite]: voxform export would overwrite prompts/spare-agent-2.md in ., which exists already; nothing was written. prompts/spare-agent-2.md differs from what voxform export would write: its text there would be lost.\n' +
+        '  hint: Pass --force to overwrite, or choose another folder with --out DIR.\n',
+    );
+
+    const forced = await runCliInProcess([...exportBoth, '--force'], { cwd: dir, env });
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stdout).toContain('  overwritten  prompts/spare-agent-2.md\n');
+    expect(forced.stdout).toContain('  kept         voxform.yaml\n  kept         prompts/spare-agent-3.md\n');
+    expect(forced.stderr).toContain('warning: prompts/spare-agent-2.md differed from what voxform export wrote: its text there was lost. Restore it (from git) unless that was meant.\n');
+
+    // Nothing differs: nothing to refuse.
+    const again = await runCliInProcess(exportBoth, { cwd: dir, env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).not.toContain('overwritten');
+  });
+
   test("over a project's manifest: the refusal names all the new one would drop; --force replaces it saying so, and promises no clean plan", async () => {
     const dir = await tempDir();
     const { args, env } = connection();
@@ -202,7 +250,7 @@ describe('voxform export', () => {
     expect(project.code, project.stderr).toBe(0);
     await appendFile(path.join(dir, 'voxform.yaml'), "\n# The team's overlay\nenvironments:\n  staging: {}\n");
     const before = await readFile(path.join(dir, 'voxform.yaml'), 'utf8');
-    const dropped = 'agents front-desk-staging and appointment-booking; phones +15551230001 and +15551230003; the environments section; 7 comment lines';
+    const dropped = 'agents front-desk-staging and appointment-booking; phones +15551230001 and +15551230003; the environments section; 1 comment line';
 
     const refused = await runCliInProcess(['export', '--agent', PLAIN, ...args], { cwd: dir, env });
     expect(refused.code).toBe(1);
@@ -238,6 +286,18 @@ describe('voxform export', () => {
     expect(await readFile(path.join(dir, 'agents.yaml'), 'utf8')).toBe(AGENTS);
   });
 
+  test('beside an agents.yaml, with a prompt of the export there already: the refusal names it too, as what --force would overwrite', async () => {
+    const dir = await tempDir({ 'agents.yaml': 'version: 1\nagents: {}\n', 'prompts/spare-agent-2.md': 'MY OWN prompt\n' });
+    const { args, env } = connection();
+    const refused = await runCliInProcess(['export', '--agent', SPARE, ...args], { cwd: dir, env });
+    expect(refused.stderr).toBe(
+      'error[init_would_shadow]: voxform export would write voxform.yaml beside agents.yaml in .: voxform reads voxform.yaml first, so agents.yaml would no longer be read; it would also overwrite prompts/spare-agent-2.md, which exists already; nothing was written.\n' +
+        "  hint: Rename agents.yaml to voxform.yaml to keep it as the project's manifest, export into another folder (--out DIR), or pass --force to write voxform.yaml and overwrite prompts/spare-agent-2.md all the same.\n",
+    );
+    expect(refused.code).toBe(1);
+    expect(await readFile(path.join(dir, 'prompts/spare-agent-2.md'), 'utf8')).toBe('MY OWN prompt\n');
+  });
+
   test('a live prompt over the prompt size limit: the manifest does not load, so no "shows no changes", but what to fix', async () => {
     // The update API takes no body that large: the agent is seeded with it.
     const seed = defaultSeed();
@@ -260,9 +320,23 @@ describe('voxform export', () => {
     for (const [out, blocked] of [['out', 'out'], ['live', 'live/prompts']]) {
       const result = await runCliInProcess(['export', '--agent', SPARE, '--out', out as string, ...args], { cwd: dir, env });
       expect(result.code).toBe(1);
-      expect(result.stderr).toBe(`error[init_path_is_file]: ${path.join(dir, blocked as string)} is a file, where voxform export would make a folder.\n  hint: Move it away, or write into another folder.\n`);
+      expect(result.stderr).toBe(`error[path_is_file]: ${path.join(dir, blocked as string)} is a file, where voxform export would make a folder.\n  hint: Move it away, or choose another folder with --out DIR.\n`);
     }
     expect(existsSync(path.join(dir, 'live/voxform.yaml'))).toBe(false);
+  });
+
+  test('a file above the --out folder, or a folder where a file goes: the code and hint of export, not of init', async () => {
+    const dir = await tempDir({ afile: 'x\n' });
+    const { args, env } = connection();
+    const under = await runCliInProcess(['export', '--agent', SPARE, '--out', 'afile/sub', ...args], { cwd: dir, env });
+    expect(under.code).toBe(1);
+    expect(under.stderr).toBe(`error[path_is_file]: ${path.join(dir, 'afile')} is a file, where voxform export would make a folder.\n  hint: Move it away, or choose another folder with --out DIR.\n`);
+
+    await mkdir(path.join(dir, 'prompts/spare-agent-2.md'), { recursive: true });
+    const folder = await runCliInProcess(['export', '--agent', SPARE, '--force', ...args], { cwd: dir, env });
+    expect(folder.code).toBe(1);
+    expect(folder.stderr).toBe(`error[path_is_folder]: ${path.join(dir, 'prompts/spare-agent-2.md')} is a folder, where voxform export would write a file.\n  hint: Move it away, or choose another folder with --out DIR.\n`);
+    expect(existsSync(path.join(dir, 'voxform.yaml'))).toBe(false);
   });
 
   test('nothing selected, or an unknown agent: a clear error', async () => {

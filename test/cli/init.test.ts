@@ -200,6 +200,35 @@ describe('voxform init, refusals', () => {
     expect(await readFile(path.join(dir, 'voxform.yaml'), 'utf8')).toBe('version: 1\n');
   });
 
+  test("over a project's voxform.yaml: the refusal names the agents, phones and sections the new one would drop; --force replaces it saying so", async () => {
+    const PROJECT = '# The team\'s manifest\nversion: 1\nagents:\n  front-desk:\n    id: -OKdqbqetEcM4ak369ym\n  booking:\n    id: -OKdqbqetEcM4ak369yn\nphones:\n  "+15551230001":\n    agent: front-desk\nenvironments:\n  staging: {}\n';
+    const dropped = "agents front-desk and booking; phone +15551230001; the environments section; 1 comment line";
+    const dir = await tempDir({ 'voxform.yaml': PROJECT });
+    const args = ['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', `agent_id=${AGENT}`];
+    const refused = await runCliInProcess(args, { cwd: dir });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      `error[would_overwrite]: voxform init would overwrite voxform.yaml in ., which exists already; nothing was written. The new voxform.yaml would drop what the one there defines: ${dropped}.\n` +
+        "  hint: To add an agent to a project, init it beside it (voxform init --template NAME DIR) and move the agent's entry and prompt file into voxform.yaml (docs/templates.md). Pass --force to replace it all the same, losing what is listed.\n",
+    );
+    // Refused before anything is asked, too.
+    const early = await runCliInProcess(['init', '--template', 'receptionist'], { cwd: dir });
+    expect(early.stderr).toContain(`The new voxform.yaml would drop what the one there defines: ${dropped}.`);
+    expect(await readFile(path.join(dir, 'voxform.yaml'), 'utf8')).toBe(PROJECT);
+
+    const forced = await runCliInProcess([...args, '--force'], { cwd: dir });
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stderr).toContain(`warning: the voxform.yaml this init replaced defined what the new one drops: ${dropped}. Restore it (from git) unless that was meant;`);
+  });
+
+  test('beside an agents.yaml, with its prompt there already: the refusal to hide it names the prompt, which --force would overwrite', async () => {
+    const dir = await tempDir({ 'agents.yaml': 'version: 1\n', 'prompts/receptionist.md': 'MY OWN prompt\n' });
+    const refused = await runCliInProcess(['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', `agent_id=${AGENT}`], { cwd: dir });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('so agents.yaml would no longer be read; it would also overwrite prompts/receptionist.md, which exists already; nothing was written.\n');
+    expect(refused.stderr).toContain('or pass --force to write voxform.yaml and overwrite prompts/receptionist.md all the same.\n');
+  });
+
   test('refuses to hide an agents.yaml behind a new voxform.yaml; with --force writes it and warns', async () => {
     const dir = await tempDir({ 'agents.yaml': 'version: 1\n' });
     const args = ['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', `agent_id=${AGENT}`];
@@ -225,11 +254,11 @@ describe('voxform init, refusals', () => {
     const args = ['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', `agent_id=${AGENT}`];
     const inside = await runCliInProcess(args, { cwd: dir });
     expect(inside.code).toBe(1);
-    expect(inside.stderr).toBe(`error[init_path_is_file]: ${path.join(dir, 'prompts')} is a file, where voxform init would make a folder.\n  hint: Move it away, or write into another folder.\n`);
+    expect(inside.stderr).toBe(`error[path_is_file]: ${path.join(dir, 'prompts')} is a file, where voxform init would make a folder.\n  hint: Move it away, or init into another folder.\n`);
     expect(await listFiles(dir)).toEqual(['prompts']);
     const into = await runCliInProcess([...args, 'prompts'], { cwd: dir });
     expect(into.code).toBe(1);
-    expect(into.stderr).toContain(`error[init_path_is_file]: ${path.join(dir, 'prompts')} is a file, where voxform init would make a folder.`);
+    expect(into.stderr).toContain(`error[path_is_file]: ${path.join(dir, 'prompts')} is a file, where voxform init would make a folder.`);
     expect(await listFiles(dir)).toEqual(['prompts']);
   });
 
@@ -276,6 +305,7 @@ describe('voxform init, refusals', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('overwritten  voxform.yaml');
     expect(result.stdout).toContain('overwritten  prompts/receptionist.md');
+    expect(result.stderr).toContain('warning: prompts/receptionist.md differed from what voxform init wrote: its text there was lost. Restore it (from git) unless that was meant.\n');
     expect(result.stdout).toContain('updated      .gitignore');
     expect(await readFile(path.join(dir, 'prompts/receptionist.md'), 'utf8')).toContain('You are Ava, the receptionist of Acme Dental');
     const gitignore = await readFile(path.join(dir, '.gitignore'), 'utf8');

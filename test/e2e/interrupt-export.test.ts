@@ -43,7 +43,7 @@ describe('voxform export stopped by Ctrl-C', () => {
     expect(run.output.stdout).toContain('Exported 1 agent');
     expect(run.output.stderr).toContain(
       'error[interrupted]: voxform stopped at your request; the export is complete: every file listed above is in exported; only the policy check of the exported manifest was cut short.\n' +
-        '  hint: Run `voxform validate -f exported/voxform.yaml` for that check (running the export again would refuse to overwrite its files).\n',
+        '  hint: Run `voxform validate -f exported/voxform.yaml` for that check (the export itself is done: its files are in place).\n',
     );
     expect(run.output.stderr).not.toContain('Run the command again');
     await rm(packs, { recursive: true, force: true });

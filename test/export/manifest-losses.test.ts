@@ -37,6 +37,31 @@ describe('manifestLosses: what an exported manifest drops of the one it replaces
     expect(losesAnything(manifestLosses(existing, EXPORTED))).toBe(false);
   });
 
+  test("export's own comments in the replaced manifest (its header, an agent's notes) are no loss, though the new one words them otherwise", () => {
+    const existing = [
+      '# yaml-language-server: $schema=.voxform/manifest.schema.json',
+      '#',
+      '# Exported from the live service by `voxform export --from-phones`.',
+      '# `voxform plan` on it shows no changes; edit it, review the plan, apply.',
+      '# Secrets (headers, credentials, URL query values and user info) are not exported: the manifest',
+      '# reads them from these environment variables; set each to its live value:',
+      '#   BOOKING_TOOLS_FIND_SLOTS_AUTHORIZATION  (agents.booking.config.tools[0].header.authorization)',
+      'version: 1',
+      'agents:',
+      '  # read-only on the service, not managed here: voice.provider=elevenlabs, llm.model=gpt-4o-mini',
+      '  booking:',
+      '    id: ag_booking',
+      '  # not managed here: app_functions holds secrets that are not text (app_functions[0].credentials.pin); a ${env:…} reference would make them text',
+      '  support:',
+      '    id: ag_support',
+      '  # The team: call Bob before changing this one.',
+      '  front:',
+      '    id: ag_front',
+      '',
+    ].join('\n');
+    expect(describeLosses(manifestLosses(existing, EXPORTED))).toBe('agents booking and front; 1 comment line');
+  });
+
   test('a comment-like line inside a prompt is text, not a comment; the comments the export writes again are none lost', () => {
     expect(losesAnything(manifestLosses(EXPORTED, EXPORTED))).toBe(false);
     const sectionsOnly = manifestLosses(`${EXPORTED}environments: { staging: {} }\n`, EXPORTED);

@@ -7,10 +7,9 @@ import { TrustedSecrets } from '../../secrets/trusted.js';
 import { noteEveryLedgerRecord } from '../../state/trusted-secrets.js';
 import { GITIGNORE_ENTRIES } from '../../templates/gitignore.js';
 import { refuseOutsideProject, refuseOwnFolder, writeScaffold } from '../../init/write-scaffold.js';
-import { MANIFEST_FILE, refuseShadowing, SCHEMA_FILE, shadowedManifest, shadowedWarning, type OverwriteLosses, type ScaffoldFile } from '../../init/scaffold.js';
-import { describeLosses, losesAnything, losesResources, manifestLosses, type ManifestLosses } from '../../export/manifest-losses.js';
-import { pathExists, readGuarded } from '../../project-files/guarded-read.js';
-import { MAX_MANIFEST_BYTES } from '../../project-files/limits.js';
+import { editedFiles, editedWarning, MANIFEST_FILE, SCHEMA_FILE, shadowedManifest, shadowedWarning, type ScaffoldFile } from '../../init/scaffold.js';
+import { replacedManifest } from '../../init/replaced-manifest.js';
+import { losesResources, type ManifestLosses } from '../../export/manifest-losses.js';
 import { bundleManifestSchema } from '../../schema/load.js';
 import { resolveConnection } from '../connection.js';
 import { loadManifests } from '../../manifest/index.js';
@@ -44,7 +43,6 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
   await refuseOwnFolder(out, { displayDir: where, command: 'voxform export', own });
   // The files whose names the live agents do not decide: each prompt is checked once they are read.
   const root = await refuseOutsideProject(out, [{ path: MANIFEST_FILE }, { path: SCHEMA_FILE }, { path: '.gitignore' }], { displayDir: where, command: 'voxform export', own });
-  if (!force) await refuseShadowing(out, { displayDir: where, command: 'voxform export' });
   // Read before anything is written: a malformed list stops the run (env_allow_invalid).
   const policy = envPolicyOf(ctx.env);
 
@@ -59,6 +57,7 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
     region: connection.baseUrl === REGION_BASE_URLS.eu ? 'eu' : undefined,
     command: commandLine(agentIds, fromPhones),
     deployed: await deployedSecrets(options, ctx),
+    refusesVariable: (name) => policy.check(name) !== 'allowed',
   });
 
   const files: ScaffoldFile[] = [
@@ -68,9 +67,9 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
     { path: '.gitignore', mode: 'merge', content: GITIGNORE_ENTRIES.join('\n') },
   ];
   const shadowed = await shadowedManifest(out);
-  const losses = await replacedManifestLosses(path.join(out, MANIFEST_FILE), root, result.manifest);
-  const said = losses && losesAnything(losses) ? describeLosses(losses) : undefined;
-  const written = await writeScaffold(out, files, { force, displayDir: where, command: 'voxform export', own, losses: said === undefined ? undefined : refusalOf(said) });
+  const replaced = await replacedManifest(path.join(out, MANIFEST_FILE), root, result.manifest, 'voxform export');
+  const edited = force ? await editedFiles(out, files, root) : [];
+  const written = await writeScaffold(out, files, { force, displayDir: where, command: 'voxform export', own, losses: replaced?.refusal });
   // From here the export is complete: a stop cuts short only the check after it, and says so.
   ctx.stopLeaves?.(checkCutShort(where));
 
@@ -98,49 +97,32 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
       );
     }
   }
-  writeWarnings(result, policy, ctx);
+  const refused = writeWarnings(result, policy, ctx);
   if (shadowed !== undefined) ctx.stderr.write(shadowedWarning(shadowed, where));
-  if (said !== undefined) ctx.stderr.write(`warning: the ${MANIFEST_FILE} this export replaced defined what the new one drops: ${said}. Restore it (from git) unless that was meant; ${ADD_AN_AGENT}.\n`);
+  if (replaced !== undefined) ctx.stderr.write(replaced.warning);
+  if (edited.length > 0) ctx.stderr.write(editedWarning(edited, 'voxform export'));
   const check = written.kept.some((file) => path.basename(file) === MANIFEST_FILE)
     ? { loads: true, mandatory: 0 }
     : await warnMandatoryFindings(path.join(out, MANIFEST_FILE), checkingEnv(ctx.env, result.secrets, policy), ctx);
-  // No promise of "no changes" for a manifest plan cannot load, nor for one its policy stops: the
-  // way on is to fix what stops it.
+  // No promise of "no changes" for a manifest plan cannot load, nor for one its policy or the
+  // operator's VOXFORM_ENV_ALLOW stops: the way on is to fix what stops it.
   if (!check.loads) ctx.stdout.write(`\nNext: fix what the warning above names in the exported files, then ${validateStep(where)}   # plan shows no changes once it loads\n`);
   else if (check.mandatory > 0) ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # stops on the ${plural(check.mandatory, 'mandatory finding')} above until each is fixed or waived\n`);
+  else if (refused.length > 0) ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # refuses the manifest until ${ENV_ALLOW_VARIABLE} allows ${refused.join(', ')} (the warning above)\n`);
   // The resources the replaced manifest defined are not managed any more: plan lists those applied.
-  else if (losses && losesResources(losses)) ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # ${droppedNote(losses)}\n`);
+  else if (replaced && losesResources(replaced.losses)) ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # ${droppedNote(replaced.losses)}\n`);
   else ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # shows no changes\n`);
   return 0;
 }
 
-/** How a project keeps what replacing its manifest would drop: said with the refusal, and after a --force. */
-const ADD_AN_AGENT = `to add an agent to a project, export it beside it (--out DIR) and move the agent's entry and prompt file into ${MANIFEST_FILE} (docs/export.md)`;
-
-/** The refusal's words for what replacing the manifest would lose. */
-function refusalOf(said: string): OverwriteLosses {
-  return { said: `The new ${MANIFEST_FILE} would drop what the one there defines: ${said}.`, hint: `T${ADD_AN_AGENT.slice(1)}. Pass --force to replace it all the same, losing what is listed.` };
-}
-
-/**
- * What the exported manifest drops of the one at `file` it would replace (read as every file of the
- * project is, under `root`); undefined when there is none, or it may not be read (a link out of the
- * project: it is replaced, never read).
- */
-async function replacedManifestLosses(file: string, root: string, exported: string): Promise<ManifestLosses | undefined> {
-  if (!(await pathExists(file, { follow: false }))) return undefined;
-  const read = await readGuarded(file, { root, maxBytes: MAX_MANIFEST_BYTES });
-  return read.ok ? manifestLosses(read.bytes.toString('utf8'), exported) : undefined;
-}
-
 /**
  * What a stop once every file is in place leaves undone: only the check of the exported manifest.
- * Running the export again would refuse to overwrite its files, so the way on is that check.
+ * The export itself is done, its files in place, so the way on is that check.
  */
 function checkCutShort(where: string): StopAtOnce {
   return {
     leftUndone: `the export is complete: every file listed above is in ${where}; only the policy check of the exported manifest was cut short`,
-    hint: `Run \`${validateStep(where)}\` for that check (running the export again would refuse to overwrite its files).`,
+    hint: `Run \`${validateStep(where)}\` for that check (the export itself is done: its files are in place).`,
   };
 }
 
@@ -201,8 +183,8 @@ async function deployedSecrets(options: ExportOptions, ctx: CommandContext): Pro
   return trusted;
 }
 
-/** What the manifest leaves out, and the variables the operator's `VOXFORM_ENV_ALLOW` would refuse. */
-function writeWarnings(result: ExportResult, policy: EnvPolicy, ctx: CommandContext): void {
+/** What the manifest leaves out, and the variables the operator's `VOXFORM_ENV_ALLOW` would refuse (returned). */
+function writeWarnings(result: ExportResult, policy: EnvPolicy, ctx: CommandContext): string[] {
   for (const [local, fields] of result.withheld) {
     for (const { field, places } of fields) {
       ctx.stderr.write(
@@ -217,6 +199,7 @@ function writeWarnings(result: ExportResult, policy: EnvPolicy, ctx: CommandCont
   if (refused.length > 0) {
     ctx.stderr.write(`warning: ${ENV_ALLOW_VARIABLE} does not allow ${refused.join(', ')}: plan will refuse the manifest until the operator adds ${pluralNoun(refused.length, 'it', 'them')} to ${ENV_ALLOW_VARIABLE}.\n`);
   }
+  return refused;
 }
 
 /** The command that shows the export matches; `--local` data belongs to this folder, so that plan runs from here. */

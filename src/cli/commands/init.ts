@@ -3,8 +3,9 @@ import { createInterface } from 'node:readline';
 import { isVoxformError, VoxformError } from '../../errors.js';
 import { listTemplates, readTemplate, RESERVED_VARIABLES, type Template, type TemplateVariable, type VariableValue } from '../../templates/catalog.js';
 import { answerProblem, resolveVariables } from '../../init/expand.js';
-import { existingFilesError, findConflicts, MANIFEST_FILE, planScaffold, refuseShadowing, scaffoldTargets, shadowedManifest, shadowedWarning, type Scaffold } from '../../init/scaffold.js';
+import { editedFiles, editedWarning, MANIFEST_FILE, manifestOutline, planScaffold, refuseExisting, scaffoldTargets, shadowedManifest, shadowedWarning, type Scaffold } from '../../init/scaffold.js';
 import { refuseOutsideProject, refuseOwnFolder, writeScaffold } from '../../init/write-scaffold.js';
+import { replacedManifest } from '../../init/replaced-manifest.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import type { CommandContext } from '../context.js';
 import { ownFilesOf } from '../project.js';
@@ -44,7 +45,7 @@ export async function run(options: InitOptions, ctx: CommandContext): Promise<nu
   try {
     await refuseOwnFolder(dir, { displayDir: displayDir(ctx, dir), command: 'voxform init', own });
     // The manifest is written whatever the template: an existing one stops the run before a template is asked for.
-    if (typeof options.template !== 'string') await refuseConflicts(dir, [{ path: MANIFEST_FILE, mode: 'create' }], { force, own }, ctx);
+    if (typeof options.template !== 'string') await refuseConflicts(dir, [{ path: MANIFEST_FILE, mode: 'create' }], { force, own, manifest: manifestOutline(undefined, '') }, ctx);
     const template = typeof options.template === 'string' ? await readTemplate(options.template, { cwd: ctx.cwd }) : await chooseTemplate(ctx, ask);
 
     const { agent_id: givenAgentId, ...templateVars } = given;
@@ -55,7 +56,7 @@ export async function run(options: InitOptions, ctx: CommandContext): Promise<nu
     if (resolved.unknown.length > 0) throw unknownVarsError(template, resolved.unknown, ask ? [] : missing);
 
     // Refuse before asking anything: typing five answers to then hear "exists already" is cruel.
-    await refuseConflicts(dir, scaffoldTargets(template).paths, { force, own }, ctx);
+    await refuseConflicts(dir, scaffoldTargets(template).paths, { force, own, manifest: manifestOutline(template, agentId) }, ctx);
 
     if (missing.length > 0) {
       if (!ask) throw missingVarsError(template, missing);
@@ -78,9 +79,14 @@ export async function run(options: InitOptions, ctx: CommandContext): Promise<nu
 
     const scaffold = await planAsking(ctx, ask, template, { values: resolved.values, agentId });
     const shadowed = await shadowedManifest(dir);
-    const written = await writeScaffold(dir, scaffold.files, { force, displayDir: displayDir(ctx, dir), command: 'voxform init', own });
+    const root = await refuseOutsideProject(dir, scaffold.files, { displayDir: displayDir(ctx, dir), command: 'voxform init', own });
+    const replaced = await replacedManifest(path.join(dir, MANIFEST_FILE), root, scaffold.files.find((file) => file.path === MANIFEST_FILE)?.content ?? '', 'voxform init');
+    const edited = force ? await editedFiles(dir, scaffold.files, root) : [];
+    const written = await writeScaffold(dir, scaffold.files, { force, displayDir: displayDir(ctx, dir), command: 'voxform init', own, losses: replaced?.refusal });
     report(ctx, { dir, template, written, envVars: scaffold.envVars, localName: scaffold.localName, agentId });
     if (shadowed !== undefined) ctx.stderr.write(shadowedWarning(shadowed, displayDir(ctx, dir)));
+    if (replaced !== undefined) ctx.stderr.write(replaced.warning);
+    if (edited.length > 0) ctx.stderr.write(editedWarning(edited, 'voxform init'));
     return 0;
   } finally {
     ask?.close();
@@ -255,10 +261,12 @@ function displayDir(ctx: CommandContext, dir: string): string {
   return path.relative(ctx.cwd, dir) || '.';
 }
 
-/** Stops the run when writing `paths` into `dir` would leave the project or overwrite something (see findConflicts). */
-async function refuseConflicts(dir: string, paths: Parameters<typeof findConflicts>[1], how: { force: boolean; own: OwnFiles }, ctx: CommandContext): Promise<void> {
-  await refuseOutsideProject(dir, paths, { displayDir: displayDir(ctx, dir), command: 'voxform init', own: how.own });
-  const conflicts = await findConflicts(dir, paths, how.force);
-  if (conflicts.length > 0) throw existingFilesError(displayDir(ctx, dir), conflicts);
-  if (!how.force) await refuseShadowing(dir, { displayDir: displayDir(ctx, dir), command: 'voxform init' });
+/**
+ * Stops the run when writing `paths` into `dir` would leave the project or overwrite something (see
+ * refuseExisting), naming what a `manifest` written there would drop of the one there.
+ */
+async function refuseConflicts(dir: string, paths: Parameters<typeof refuseExisting>[1], how: { force: boolean; own: OwnFiles; manifest: string }, ctx: CommandContext): Promise<void> {
+  const root = await refuseOutsideProject(dir, paths, { displayDir: displayDir(ctx, dir), command: 'voxform init', own: how.own });
+  const replaced = how.force ? undefined : await replacedManifest(path.join(dir, MANIFEST_FILE), root, how.manifest, 'voxform init');
+  await refuseExisting(dir, paths, { force: how.force, displayDir: displayDir(ctx, dir), command: 'voxform init', losses: replaced?.refusal });
 }
