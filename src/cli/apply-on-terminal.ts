@@ -198,7 +198,12 @@ function report(
 ): number {
   for (const warning of outcome.warnings) ctx.stderr.write(`warning: ${warning}\n`);
   // Nothing for the service: at most renamed keys' state entries moved (an `applied` outcome then).
-  if (outcome.status === 'nothing_to_do' || (outcome.status === 'applied' && outcome.plan?.changes.every((change) => change.action === 'no-op'))) {
+  const nothingForTheService = outcome.status === 'nothing_to_do' || (outcome.plan !== undefined && outcome.plan.changes.every((change) => change.action === 'no-op'));
+  if (nothingForTheService && outcome.stateError !== undefined) {
+    // The state write that failed is the run's one error (applyOnTerminal throws it): counts of changes there were none of would say more went wrong.
+    return 1;
+  }
+  if (nothingForTheService && (outcome.status === 'nothing_to_do' || outcome.status === 'applied')) {
     ctx.stdout.write(nothingToApplyLine(outcome.plan));
     return 0;
   }
