@@ -105,7 +105,12 @@ export interface FailureContext {
   mayHaveActed?: boolean | undefined;
   /** A write answered with a 5xx or left unanswered, which may have been applied (`writeMayHaveLanded`, retry.ts): the error says so. */
   mayHaveApplied?: boolean | undefined;
+  /** An earlier attempt of this write may have been applied (`writeMayHaveLanded`): the error says so, whatever the last attempt met. */
+  earlierAttemptMayHaveLanded?: boolean | undefined;
 }
+
+/** How an error ends when only an earlier attempt of the write may have reached the service. */
+const EARLIER_ATTEMPT_MAY_HAVE_LANDED = 'an earlier attempt may have reached it, and the service may have applied it.';
 
 /**
  * Turns a non-2xx answer into an `ApiError` with the right code, sentence and hint. A write that may
@@ -118,10 +123,17 @@ export function errorFromResponse(status: number, body: string, ctx: FailureCont
   const retried = ctx.attempts > 1 ? ` (after ${ctx.attempts} attempts)` : '';
   const answered = `${ctx.method} ${displayPath(ctx.path)} failed: the service answered ${status} ${clip(reason)}${retried}`;
   const hint = hintFor(code, ctx, parsed.issues);
+  const mayHaveApplied = ctx.mayHaveApplied || ctx.earlierAttemptMayHaveLanded;
   return new ApiError({
     code,
-    message: ctx.mayHaveActed ? `${answered}: the service may have acted on it.` : ctx.mayHaveApplied ? `${answered}: the service may have applied it.` : `${answered}.`,
-    hint: ctx.mayHaveActed ? outcomeUnknownHint(ctx) : ctx.mayHaveApplied ? mayHaveAppliedHint(hint) : hint,
+    message: ctx.mayHaveActed
+      ? `${answered}: the service may have acted on it.`
+      : ctx.mayHaveApplied
+        ? `${answered}: the service may have applied it.`
+        : ctx.earlierAttemptMayHaveLanded
+          ? `${answered}: ${EARLIER_ATTEMPT_MAY_HAVE_LANDED}`
+          : `${answered}.`,
+    hint: ctx.mayHaveActed ? outcomeUnknownHint(ctx) : mayHaveApplied ? mayHaveAppliedHint(hint) : hint,
     status,
     method: ctx.method,
     path: ctx.path,
@@ -164,17 +176,20 @@ type TransportContext = FailureContext & { origin: string; timeoutMs: number; ma
 
 /**
  * No usable answer: a time-out, a failed connection or TLS, an answer too large, or a stopped run. A
- * write that may have been applied (`mayHaveApplied`) says so, whichever write it is: "try again"
- * alone would read as "nothing happened".
+ * write that may have been applied (`mayHaveApplied`, or an earlier attempt of it:
+ * `earlierAttemptMayHaveLanded`) says so, whichever write it is: "try again" alone would read as
+ * "nothing happened".
  */
 export function errorFromTransport(kind: TransportFailure, ctx: TransportContext): ApiError {
   const error = unansweredError(kind, ctx);
-  if (!ctx.mayHaveApplied || error.code === 'api_outcome_unknown' || !(kind === 'timeout' || kind === 'connection' || kind === 'interrupted')) return error;
+  if (error.code === 'api_outcome_unknown') return error;
+  const thisAttemptMayHaveLanded = ctx.mayHaveApplied === true && (kind === 'timeout' || kind === 'connection' || kind === 'interrupted');
+  if (!thisAttemptMayHaveLanded && !ctx.earlierAttemptMayHaveLanded) return error;
   const { code, status, method, path, detail, issues, attempts } = error;
   const sent = kind === 'connection' ? 'the request may have reached it' : 'the request was sent';
   return new ApiError({
     code,
-    message: `${error.message.replace(/\.$/, '')}: ${sent}, and the service may have applied it.`,
+    message: `${error.message.replace(/\.$/, '')}: ${thisAttemptMayHaveLanded ? `${sent}, and the service may have applied it.` : EARLIER_ATTEMPT_MAY_HAVE_LANDED}`,
     hint: mayHaveAppliedHint(error.hint),
     status,
     method,

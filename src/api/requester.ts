@@ -165,6 +165,9 @@ export class Requester {
     const maxAttempts = this.#options.retries + 1;
     const transport = this.#options.transport;
     let timeLeftMs = this.#options.timeoutMs;
+    // A write one attempt may have delivered stays "may have applied" whatever the later ones meet:
+    // a refused connection or a 429 after a dropped one says nothing of what the first did.
+    let earlierAttemptMayHaveLanded = false;
     for (let attempt = 1; ; attempt++) {
       const request = this.buildRequest(exchange, target, json, timeLeftMs);
       let sentAt: number | undefined;
@@ -203,8 +206,9 @@ export class Requester {
         if (response.status >= 200 && response.status < 300) return response;
         const body = typeof response.body === 'string' ? response.body : await readBodyText(response.body);
         if (mayRetry && shouldRetry(exchange.retry, { status: response.status })) {
+          earlierAttemptMayHaveLanded ||= writeMayHaveLanded(exchange.method, { status: response.status });
           const retryAfterMs = parseRetryAfter(response.headers['retry-after'], Date.now(), this.#options.backoff.maxRetryAfterMs);
-          if (await this.pause(exchange, event, `${response.status} ${STATUS_CODES[response.status] ?? ''}`.trim(), response.status, retryAfterMs)) return undefined;
+          if (await this.pause(exchange, event, `${response.status} ${STATUS_CODES[response.status] ?? ''}`.trim(), response.status, retryAfterMs, earlierAttemptMayHaveLanded)) return undefined;
           continue;
         }
         if (exchange.describeFailure) throw exchange.describeFailure(response.status, body, attempt);
@@ -213,6 +217,7 @@ export class Requester {
           ...this.failureContext(exchange, target, attempt),
           mayHaveActed: mayHaveActed(exchange.retry, answered),
           mayHaveApplied: writeMayHaveLanded(exchange.method, answered),
+          earlierAttemptMayHaveLanded,
         });
       }
 
@@ -223,7 +228,8 @@ export class Requester {
       if (kind === undefined) throw failure; // a bug or a local problem (a file read), not the network
       // A time-out is not retried: the attempt was given all the time that was left.
       if (mayRetry && kind === 'connection' && shouldRetry(exchange.retry, { error: failure })) {
-        if (await this.pause(exchange, event, code, undefined, undefined)) return undefined;
+        earlierAttemptMayHaveLanded ||= writeMayHaveLanded(exchange.method, { timedOut: false, error: failure });
+        if (await this.pause(exchange, event, code, undefined, undefined, earlierAttemptMayHaveLanded)) return undefined;
         continue;
       }
       // Not safe to repeat, and it may have reached the service: "try again" could do it twice. An
@@ -232,7 +238,7 @@ export class Requester {
       const unanswered = { timedOut: kind === 'timeout', error: failure };
       const uncertain = reachable && mayHaveActed(exchange.retry, unanswered);
       const landed = reachable && writeMayHaveLanded(exchange.method, unanswered);
-      throw this.transportError(kind, exchange, target, attempt, failure, uncertain, landed);
+      throw this.transportError(kind, exchange, target, attempt, failure, uncertain, landed, earlierAttemptMayHaveLanded);
     }
   }
 
@@ -244,11 +250,13 @@ export class Requester {
     cause: unknown,
     mayHaveActedOnIt = false,
     mayHaveApplied = false,
+    earlierAttemptMayHaveLanded = false,
   ): ApiError {
     return errorFromTransport(kind, {
       ...this.failureContext(exchange, target, attempts),
       mayHaveActed: mayHaveActedOnIt,
       mayHaveApplied,
+      earlierAttemptMayHaveLanded,
       origin: target.origin,
       timeoutMs: this.#options.timeoutMs,
       maxResponseBytes: this.#options.transport.maxResponseBytes,
@@ -261,12 +269,12 @@ export class Requester {
     if (this.#options.debug) this.#options.debug(`[voxform api] ${scrub(line, this.#options.apiKey)}`);
   }
 
-  private async pause(exchange: Exchange, event: RequestEvent, reason: string, status: number | undefined, retryAfterMs: number | undefined): Promise<boolean> {
+  private async pause(exchange: Exchange, event: RequestEvent, reason: string, status: number | undefined, retryAfterMs: number | undefined, earlierAttemptMayHaveLanded: boolean): Promise<boolean> {
     const delayMs = retryAfterMs ?? backoffDelay(event.attempt, this.#options.backoff, this.#options.random);
     this.#options.onRetry?.({ ...event, reason, status, delayMs, retryAfterMs });
     this.log(`↻ ${event.method} ${event.path}: ${reason}; attempt ${event.attempt + 1} in ${delayMs} ms${retryAfterMs === undefined ? '' : ' (Retry-After)'}`);
     const stopped = await this.waitToRetry(delayMs);
-    if (stopped) throw this.transportError(stopped, exchange, this.target(exchange), event.attempt, reason);
+    if (stopped) throw this.transportError(stopped, exchange, this.target(exchange), event.attempt, reason, false, false, earlierAttemptMayHaveLanded);
     if (exchange.alreadyDone && (await exchange.alreadyDone())) {
       this.log(`✓ ${event.method} ${event.path}: already done, not sent again`);
       return true;

@@ -174,7 +174,8 @@ function stopWait(signal: AbortSignal, graceMs: number, run: PlanRun): { promise
       // Taken now: whichever stopped the run is the one that has fired yet.
       const because = run.stopCause();
       // Counted a turn later: a request waiting to be retried is withdrawn by the stop itself, and is not in flight.
-      setImmediate(() => run.emit({ type: 'stopping', inFlight: Math.min(run.inFlight, run.onTheWire), because }));
+      // A plan that sends nothing has no write to hold back: "no new write is sent" would be said of none.
+      if (run.sendsRequests) setImmediate(() => run.emit({ type: 'stopping', inFlight: Math.min(run.inFlight, run.onTheWire), because }));
     };
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
@@ -210,6 +211,8 @@ class PlanRun {
   readonly stop: AbortSignal;
   /** Requests not settled yet: once none is, the state is flushed. */
   private unsettled = 0;
+  /** Whether the plan sends the service anything (a plan of unchanged resources only records them). */
+  readonly sendsRequests: boolean;
   /** Once the run has reported, late answers change nothing (the lock may be someone else's by then). */
   private closed = false;
   inFlight = 0;
@@ -237,6 +240,7 @@ class PlanRun {
     this.resources = new DesiredIndex(options.desired);
     for (const change of options.plan.changes) for (const request of change.requests) this.requests.set(request.id, { request, change });
     for (const change of options.plan.changes) if (change.action !== 'no-op') this.unsettled += change.requests.length;
+    this.sendsRequests = this.unsettled > 0;
     if (this.unsettled === 0) options.store.flush();
   }
 

@@ -70,7 +70,7 @@ export async function applyOnTerminal(
     lines.flush();
     status.done();
   });
-  const code = report(outcome, ctx, { ...how, stoppedAtQuestion: question.stoppedAt });
+  const code = report(outcome, ctx, { ...how, targets: options.targets ?? [], stoppedAtQuestion: question.stoppedAt });
   // A failed state write ends the run with its error (exit 1), after the summary of what reached the service.
   if (outcome.stateError !== undefined) throw outcome.stateError;
   return { code, outcome };
@@ -187,15 +187,23 @@ function errorSentence(error: unknown): string {
   return `unexpected error: ${errorMessage(error)}`;
 }
 
-/** How the run ends: `rerun` is the command that finishes the run (apply by default), `replan` a saved plan's. */
+/**
+ * How the run ends: `rerun` is the command that finishes the run (apply by default, with the run's
+ * `targets`), `replan` a saved plan's.
+ */
 function report(
   outcome: ApplyOutcome,
   ctx: CommandContext,
-  how: { rerun?: string | undefined; replan?: SavedPlanCommands | undefined; chosen: ChosenTarget; stoppedAtQuestion: boolean; words?: VerdictWords | undefined },
+  how: { rerun?: string | undefined; replan?: SavedPlanCommands | undefined; chosen: ChosenTarget; targets: readonly string[]; stoppedAtQuestion: boolean; words?: VerdictWords | undefined },
 ): number {
   for (const warning of outcome.warnings) ctx.stderr.write(`warning: ${warning}\n`);
   // Nothing for the service: at most renamed keys' state entries moved (an `applied` outcome then).
-  if (outcome.status === 'nothing_to_do' || (outcome.status === 'applied' && outcome.plan?.changes.every((change) => change.action === 'no-op'))) {
+  const nothingForTheService = outcome.status === 'nothing_to_do' || (outcome.plan !== undefined && outcome.plan.changes.every((change) => change.action === 'no-op'));
+  if (nothingForTheService && outcome.stateError !== undefined) {
+    // The state write that failed is the run's one error (applyOnTerminal throws it): counts of changes there were none of would say more went wrong.
+    return 1;
+  }
+  if (nothingForTheService && (outcome.status === 'nothing_to_do' || outcome.status === 'applied')) {
     ctx.stdout.write(nothingToApplyLine(outcome.plan));
     return 0;
   }
@@ -229,7 +237,7 @@ function report(
   // The state's error follows (see applyOnTerminal): it says what to do.
   if (outcome.stateError !== undefined) return 1;
   const left = outcome.partlyApplied.length + outcome.failed.length + outcome.skipped.length + outcome.stopped.length > 0;
-  const finish = how.replan ? `to finish, ${replanText(how.replan, '')}` : `run \`${how.rerun ?? nextCommand('apply', how.chosen)}\` again to finish`;
+  const finish = how.replan ? `to finish, ${replanText(how.replan, '')}` : `run \`${how.rerun ?? nextCommand('apply', how.chosen, { targets: how.targets })}\` again to finish`;
   ctx.stdout.write(`State saved to ${outcome.stateLocation}${left ? `; ${finish}` : ''}.\n`);
   return outcome.status === 'interrupted' ? EXIT_INTERRUPTED : 1;
 }

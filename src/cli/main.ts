@@ -8,10 +8,11 @@ import { registerCiTokens } from '../ci/runner-env.js';
 import { SecretRegistry } from '../secrets/redact.js';
 import { printableKeepingLines } from '../util/printable.js';
 import { isVoxformError, VoxformError } from '../errors.js';
-import { EXIT_INTERRUPTED, stoppingLine, streamPrinter, type CommandContext, type GracefulStop, type Output, type StopAtOnce } from './context.js';
+import { EXIT_INTERRUPTED, streamPrinter, type CommandContext, type Output } from './context.js';
+import { trapSignals, WritesInFlight } from './signal-trap.js';
 import { clearProgressLines } from './progress.js';
 import { askYesNo } from './confirm.js';
-import { errorBody, errorJson, errorText } from './error-text.js';
+import { errorJson, errorText } from './error-text.js';
 import { formatAskedFor } from './format-asked-for.js';
 import { tooManyOpenFilesError } from './open-files.js';
 import { buildProgram } from './program.js';
@@ -209,99 +210,6 @@ function confirmOnTerminal(question: string, options: { signal?: AbortSignal | u
 }
 
 /**
- * The requests not safe to repeat that are on the wire (`ctx.writeSent`). A stop does not wait for
- * their answers, and the errors the stop gives them are silenced with the rest: what it leaves
- * unknown is said here instead.
- */
-class WritesInFlight {
-  private readonly sent = new Set<{ ifInterrupted: () => VoxformError }>();
-
-  add(ifInterrupted: () => VoxformError): () => void {
-    const write = { ifInterrupted };
-    this.sent.add(write);
-    return () => void this.sent.delete(write);
-  }
-
-  /** What a stop leaves unknown, each error once (fifty calls cut short alike are one). */
-  unknownOutcomes(): VoxformError[] {
-    const byText = new Map<string, VoxformError>();
-    for (const write of this.sent) {
-      const error = write.ifInterrupted();
-      byText.set(errorText(error), error);
-    }
-    return [...byText.values()];
-  }
-}
-
-/**
- * The error a run stopped by a signal ends with: the first signal's, or (`again`) the one that cut a
- * graceful stop short, saying what that left undone (`atOnce`). The requests that create something
- * it cut short on the wire (`unknownOutcomes`) are in `details.unknown_outcomes`; text prints each
- * after it.
- */
-function signalStopError(again: boolean, atOnce: StopAtOnce | undefined, unknownOutcomes: readonly VoxformError[]): VoxformError {
-  const details = unknownOutcomes.length > 0 ? { unknown_outcomes: unknownOutcomes.map(errorBody) } : undefined;
-  const stopped = again ? 'voxform stopped at once, on the second signal' : 'voxform stopped at your request';
-  const message = `${stopped}${atOnce ? `; ${atOnce.leftUndone}` : ''}.`;
-  const checkFirst = 'Check what the service did with each request cut short (api_outcome_unknown) before you run the command again, or it may be done twice.';
-  const hints = [unknownOutcomes.length > 0 ? checkFirst : undefined, atOnce?.hint].filter((hint) => hint !== undefined);
-  return new VoxformError('interrupted', message, { hint: hints.join(' ') || 'Run the command again to finish its work.', details });
-}
-
-/**
- * A first Ctrl-C or SIGTERM stops a command awaiting `ctx.interrupted()`, and `announce` says at
- * once that it is stopping (the stop may take a while: a command that waits in silence looks hung);
- * otherwise the run stops: `reportStop` says so as every error is said (`error[interrupted]`, or its
- * JSON envelope), with each write it cuts short whose outcome is unknown (`writes`); `onStop`
- * silences the output (what the command still says is the fallout of the stop, such as a request
- * cut short), cleanups run, and exit 130.
- */
-function trapSignals(
-  runCleanups: () => Promise<void>,
-  reportStop: (stop: VoxformError, unknownOutcomes: readonly VoxformError[]) => void,
-  announce: (line: string) => void,
-  writes: WritesInFlight,
-  onStop: () => void,
-): { interrupted(stop?: GracefulStop): Promise<void>; stopLeaves(atOnce: StopAtOnce): void; release(): void } {
-  let signalled = false;
-  let stopsGracefully = false;
-  let atOnce: StopAtOnce | undefined;
-  // The graceful stop last asked for says how it stops (drift --watch's heal: apply's own line).
-  let graceful: GracefulStop | undefined;
-  let notifyInterrupted: () => void = () => undefined;
-  const interruptedPromise = new Promise<void>((resolve) => (notifyInterrupted = resolve));
-  const onSignal = () => {
-    clearProgressLines();
-    if (signalled || !stopsGracefully) {
-      const unknownOutcomes = writes.unknownOutcomes();
-      reportStop(signalStopError(signalled, atOnce, unknownOutcomes), unknownOutcomes);
-      onStop();
-      void runCleanups().finally(() => process.exit(EXIT_INTERRUPTED));
-      return;
-    }
-    signalled = true;
-    const line = stoppingLine(graceful);
-    if (line !== undefined) announce(line);
-    notifyInterrupted();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  return {
-    interrupted: (stop) => {
-      stopsGracefully = true;
-      atOnce ??= stop?.atOnce;
-      graceful = stop;
-      return interruptedPromise;
-    },
-    stopLeaves: (leaves) => void (atOnce = leaves),
-    release: () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    },
-  };
-}
-
-/**
  * The secrets a run knows before any command starts: the operator's API key, from the first line
  * printed, before any command connects; and the CI's tokens (`voxform ci run` sends them; no
  * command may print them).
@@ -374,7 +282,16 @@ export async function main(argv: string[]): Promise<number> {
     while (cleanups.length > 0) await cleanups.pop()?.();
   };
   const writes = new WritesInFlight();
-  const signals = trapSignals(runCleanups, reportStop, (line) => stderr.write(line), writes, () => (stoppedBySignal = true));
+  const signals = trapSignals({
+    signals: process,
+    now: () => performance.now(),
+    exit: (code) => process.exit(code),
+    runCleanups,
+    reportStop,
+    announce: (line) => stderr.write(line),
+    writes,
+    onStop: () => (stoppedBySignal = true),
+  });
   const releaseStrayErrors = trapStrayErrors((error) => (exitCode = report(error)), runCleanups);
 
   const program = buildProgram(async (name, options) => {

@@ -20,13 +20,16 @@ export interface ChosenTarget extends Pick<ConnectionOptions, 'local' | 'baseUrl
 /**
  * `voxform WORDS` (already quoted) and the chosen options; `manifests: false` leaves out `-f` and
  * `--env`, only for `apply PLAN`: a saved plan names its own manifests, and apply refuses both beside it.
+ * `targets`: the `--target`s of an apply the line finishes, every one: without them it would apply
+ * resources nobody reviewed.
  */
-export function nextCommand(words: string, chosen: ChosenTarget, options: { manifests?: boolean } = {}): string {
+export function nextCommand(words: string, chosen: ChosenTarget, options: { manifests?: boolean; targets?: readonly string[] } = {}): string {
   const flags: string[] = [];
   if (options.manifests !== false) {
     for (const file of chosen.file ?? []) flags.push('-f', shellWord(file));
     if (chosen.env !== undefined) flags.push('--env', shellWord(chosen.env));
   }
+  for (const address of options.targets ?? []) flags.push('--target', shellWord(address));
   if (chosen.local) flags.push('--local');
   if (chosen.baseUrl !== undefined) flags.push('--base-url', shellWord(chosen.baseUrl));
   if (chosen.region !== undefined) flags.push('--region', shellWord(chosen.region));

@@ -23,6 +23,9 @@ export interface ParsedCommand {
   optionsAfterDashes?: OptionsAfterDashes | undefined;
 }
 
+/** Commands voxform has not, typed by someone who wants a resource gone. */
+const REMOVING_WORDS: ReadonlySet<string> = new Set(['destroy', 'delete', 'remove']);
+
 /** `--format <format>` → `--format`; `-f, --file <path>` → `--file`. */
 function optionName(flags: string): string {
   const words = flags.split(/[\s,|]+/);
@@ -63,7 +66,12 @@ export function usageError(commanderCode: string | undefined, message: string, c
     });
   }
   if ((match = /^unknown command '(.*?)'(?:\s*\(Did you mean (.*)\?\))?$/s.exec(text))) {
-    return fail('invalid_argument', `${cmd} has no command \`${match[1]}\`${suggestion(match[2])}`);
+    const name = match[1] ?? '';
+    if (command.path !== 'voxform' || !REMOVING_WORDS.has(name.toLowerCase())) return fail('invalid_argument', `${cmd} has no command \`${name}\`${suggestion(match[2])}`);
+    // Someone looking for a way to delete: a near miss (`history` for `destroy`) would send them astray.
+    return new VoxformError('invalid_argument', `${cmd} has no command \`${name}\`: voxform deletes nothing on the service, which has no delete for agents, numbers, campaigns, knowledge files or credentials.`, {
+      hint: 'To stop managing a resource, remove it from the manifests: the next plan lists it as not managed any more, and the service keeps it as it is (docs/plan.md, "Removing a resource from the manifests").',
+    });
   }
   if ((match = /^missing required argument '(.*)'$/.exec(text))) {
     return fail('invalid_argument', `${cmd} needs its <${match[1]}> argument.`);

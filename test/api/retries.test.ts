@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiError } from '../../src/api/index.js';
 import type { FaultRule } from '../../src/emulator/types.js';
+import { startEmulator } from '../../src/emulator/index.js';
 import { sleepUnlessAborted } from '../../src/util/sleep.js';
 import { emulatorWithClient, fakeServer, logged, testClient } from './helpers.js';
 
@@ -124,6 +125,49 @@ describe('retries under the emulator’s faults', () => {
     const read = (await env.client.listPhones().catch((e: unknown) => e)) as ApiError;
     expect(read.message).toBe('GET /phones failed: the service answered 500 Internal Server Error.');
     expect(read.hint).toBe('The service is unavailable right now; try again later.');
+  });
+
+  it('a write one attempt of which may have reached the service says so, whatever the later attempts meet', async () => {
+    // The first attempt lands and its answer is lost; then the service goes away (every retry is refused).
+    const emulator = await startEmulator({ port: 0 });
+    emulator.control.setFaults([{ path: '/agents/*', method: 'PUT', dropRate: 1, dropPhase: 'after' }]);
+    let closed: Promise<void> | undefined;
+    const writer = testClient({
+      baseUrl: emulator.url,
+      apiKey: emulator.apiKey,
+      onRetry: () => void (closed ??= emulator.close()),
+      sleep: async () => void (await closed),
+    });
+    try {
+      const error = (await writer.client.updateAgent(FRONT_DESK, { name: 'Front desk', config: { prompt: 'Landed.' } }).catch((e: unknown) => e)) as ApiError;
+      expect(error.code).toBe('api_unavailable');
+      expect(error.message).toMatch(
+        /^PUT \/agents\/-OKdqbqetEcM4ak369ym failed: could not reach the service at http:\/\/127\.0\.0\.1:\d+ \(connection refused\) \(after 5 attempts\): an earlier attempt may have reached it, and the service may have applied it\.$/,
+      );
+      expect(error.hint).toMatch(/^The service may have applied it: `voxform plan` shows what it holds\. Nothing listens at /);
+    } finally {
+      await writer.client.close();
+      await closed;
+    }
+  });
+
+  it('a write whose first attempt may have landed and whose retries are all rate limited says the service may have applied it', async () => {
+    env.emulator.control.setFaults([{ path: '/agents/*', method: 'PUT', dropRate: 1, dropPhase: 'after' }]);
+    const writer = testClient({
+      baseUrl: env.emulator.url,
+      apiKey: env.emulator.apiKey,
+      onRetry: () => env.emulator.control.setFaults([{ path: '/agents/*', method: 'PUT', rateLimit: { burst: 0, retryAfterSeconds: 0, limited: 10 } }]),
+    });
+    try {
+      const error = (await writer.client.updateAgent(FRONT_DESK, { name: 'Front desk', config: { prompt: 'Landed.' } }).catch((e: unknown) => e)) as ApiError;
+      expect(error.code).toBe('api_rate_limited');
+      expect(error.message).toMatch(/answered 429 .* \(after 5 attempts\): an earlier attempt may have reached it, and the service may have applied it\.$/);
+      expect(error.hint).toMatch(/^The service may have applied it: `voxform plan` shows what it holds\. /);
+      env.emulator.control.setFaults([]);
+      expect((await env.client.getAgent(FRONT_DESK)).config?.prompt).toBe('Landed.');
+    } finally {
+      await writer.client.close();
+    }
   });
 
   it('idempotent POSTs and PUTs are retried on 503', async () => {

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { FileStateBackend } from '../../src/state/file-backend.js';
 import { describe, expect, it } from 'vitest';
 import type { ApplyClient } from '../../src/apply/client.js';
-import { executePlan } from '../../src/apply/execute-plan.js';
+import { executePlan, type ProgressEvent } from '../../src/apply/execute-plan.js';
 import { diffStates, summarize } from '../../src/plan/diff.js';
 import type { LiveState } from '../../src/plan/read-live.js';
 import type { Plan } from '../../src/plan/types.js';
@@ -559,5 +559,21 @@ describe('executePlan when a state write fails', () => {
     const result = await executePlan({ plan, desired, live: liveState, client: fakeClient(live).client, store, parallelism: 2 });
     expect(result).toMatchObject({ applied: [], unrecorded: [], failed: [], stopped: [] });
     expect(result.stateError).toMatchObject({ code: 'state_conflict' });
+  });
+
+  it('says nothing of stopping when the plan sends nothing: there is no write to hold back', async () => {
+    const { desired, plan, live, liveState } = await manyAgents(3, 'Same');
+    // Refused as a file system refuses, some turns of the event loop after the write began.
+    class SlowRefusal extends RefusingWrites {
+      override async writeWorkspace(...args: Parameters<RefusingWrites['writeWorkspace']>) {
+        for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+        return super.writeWorkspace(...args);
+      }
+    }
+    const store = await StateStore.open(new SlowRefusal(path.join(await tempDir(), 'state.json')), 'default@local', 'fingerprint-key');
+    const events: ProgressEvent[] = [];
+    const result = await executePlan({ plan, desired, live: liveState, client: fakeClient(live).client, store, parallelism: 2, onProgress: (event) => events.push(event) });
+    expect(result.stateError).toMatchObject({ code: 'state_conflict' });
+    expect(events.filter((event) => event.type === 'stopping')).toEqual([]);
   });
 });

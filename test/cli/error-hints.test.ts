@@ -58,6 +58,13 @@ describe("the argument parser's mistakes read as every other error", () => {
     [['plan', '--region', 'EU'], 'invalid_option', '`EU` is not a value --region takes: choose us or eu.', 'Did you mean eu? Run `voxform plan --help` for its commands and options.'],
     [['plna'], 'invalid_argument', '`voxform` has no command `plna`; did you mean plan?', 'Run `voxform --help` for its commands and options.'],
     [['state', 'frob'], 'invalid_argument', '`voxform state` has no command `frob`.', 'Run `voxform state --help` for its commands and options.'],
+    // Looking for a way to delete: how removing works, not a near miss (`history` for `destroy`).
+    ...['destroy', 'delete', 'remove'].map((word): [string[], string, string, string] => [
+      [word],
+      'invalid_argument',
+      `\`voxform\` has no command \`${word}\`: voxform deletes nothing on the service, which has no delete for agents, numbers, campaigns, knowledge files or credentials.`,
+      'To stop managing a resource, remove it from the manifests: the next plan lists it as not managed any more, and the service keeps it as it is (docs/plan.md, "Removing a resource from the manifests").',
+    ]),
     [['help', 'plna'], 'invalid_argument', '`voxform` has no command `plna`; did you mean plan?', 'Run `voxform --help` for its commands and options.'],
     [['state', 'help', 'frob'], 'invalid_argument', '`voxform state` has no command `frob`.', 'Run `voxform state --help` for its commands and options.'],
     // A group without its command is a missing argument too; the hint lists the commands it takes.

@@ -63,4 +63,17 @@ describe('a state write the file system refuses', () => {
     );
     expect(applied.stderr).not.toContain('this is a bug');
   });
+
+  it('apply with nothing to apply: the state error alone, no counts of changes and no "Stopping" line', async () => {
+    const cwd = await tempDir({ 'voxform.yaml': MANIFEST });
+    expect((await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd })).code).toBe(0);
+    stateWritesFailWith = 'ENOSPC';
+    const applied = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd });
+    expect(applied.code).toBe(1);
+    expect(applied.stdout).toContain('Plan: 0 to create, 0 to update, 1 unchanged');
+    expect(applied.stdout).not.toMatch(/Apply finished|Nothing to apply|State saved/);
+    expect(applied.stderr).toBe(
+      'error[state_write_failed]: Cannot write the state file .voxform/state.json: the disk is full; the state file stays as it was before this write.\n  hint: Free space on the disk of the state file (--state names the state file), then run the command again.\n',
+    );
+  });
 });

@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/schema/types.gen.js';
 import { FileStateBackend } from '../../src/state/file-backend.js';
 import { thisRun } from '../../src/util/run-identity.js';
+import { SAME_SIGNAL_REPEAT_MS } from '../../src/cli/signal-trap.js';
 import { spawnCli } from '../helpers/cli.js';
 import { callService, startExampleProject, type ExampleProject } from '../helpers/project.js';
 
@@ -50,6 +51,11 @@ async function arrived(p: ExampleProject, method: string, pathPrefix: string, co
   }
 }
 
+/** Waits out the window in which the same signal again is the first delivered twice: the next one is a second Ctrl-C. */
+function pastSameSignalRepeat(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, SAME_SIGNAL_REPEAT_MS));
+}
+
 function liveAgent(p: ExampleProject, id: string): Promise<Agent> {
   return callService(p, 'GET', `/agents/${encodeURIComponent(id)}`) as Promise<Agent>;
 }
@@ -64,6 +70,7 @@ describe('apply stopped while its writes are in flight', () => {
     run.child.kill('SIGINT');
     while (!run.output.stderr.includes('Stopping:')) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(run.output.stderr).toContain('waiting for 2 in flight (Ctrl-C again stops at once, without recording them)…');
+    await pastSameSignalRepeat();
     run.child.kill('SIGINT');
     expect(await run.exited, run.output.stderr).toBe(130);
     expect(run.output.stderr).toContain(
@@ -83,6 +90,7 @@ describe('apply stopped while its writes are in flight', () => {
     await puts.arrived();
     run.child.kill('SIGINT');
     await run.stderrShows('Stopping:');
+    await pastSameSignalRepeat();
     run.child.kill('SIGINT');
     expect(await run.exited, run.output.stderr).toBe(130);
     // The report is printed after the heal, with what it did: stopped at once, there is no outcome to tell, and stdout holds the interrupt alone.

@@ -393,6 +393,18 @@ describe('partial failure', () => {
   });
 });
 
+describe('a targeted apply that did not finish', () => {
+  it('ends with the command that finishes it, every --target kept: without them it would apply what nobody reviewed', async () => {
+    project = await startExampleProject();
+    const p = project;
+    p.emulator.control.setFaults([{ path: `/agents/${encodeURIComponent(FRONT_DESK)}`, method: 'PUT', errorRate: 1, errorStatus: 500 }]);
+    const failed = await p.cli(['apply', '--auto-approve', '--target', 'agent.front-desk', '--target', 'agent.booking']);
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toContain('Apply finished with errors: 2 applied, 1 failed, 0 skipped.'); // the booking agent's knowledge file too
+    expect(failed.stdout).toMatch(/\nState saved to [^\n]*; run `voxform apply --target agent\.front-desk --target agent\.booking` again to finish\.\n$/);
+  });
+});
+
 describe('partly applied', () => {
   it('lists a change whose first write reached the service as partly applied, and the summary, the history and status agree', async () => {
     project = await startExampleProject();
