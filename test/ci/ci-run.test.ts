@@ -219,6 +219,27 @@ describe('voxform ci run when something fails', () => {
     expect(run.stdout).not.toContain('"error"');
   }, 120_000);
 
+  it('tests that did not run in an --out-dir an earlier step wrote a report to: "did not run", never the earlier results', async () => {
+    const staging = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'test', '--env', 'staging', '--out-dir', 'shared', '--command-args', 'example/tests/booking.test.yaml --skip-judge'], github({ GITHUB_REF: 'refs/heads/main' }));
+    expect(staging.code, staging.stderr).toBe(0);
+    await rm(path.join(work, 'summary.md'), { force: true });
+    const production = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'test', '--env', 'production', '--out-dir', 'shared', '--command-args', 'example/tests/booking.test.yaml --skip-judge'], github({ GITHUB_REF: 'refs/heads/main', VOXFORM_BASE_URL: 'http://127.0.0.1:1' }));
+    expect(production.code).toBe(1);
+    const written = await summary();
+    expect(written).toContain('### voxform test (`production`): the tests did not run');
+    expect(written).not.toContain('passed');
+  }, 120_000);
+
+  it('a plan that saved none in an --out-dir holding an earlier plan: the earlier plan is never reported', async () => {
+    const first = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging', '--out-dir', 'shared-plan'], github({ GITHUB_REF: 'refs/heads/main' }));
+    expect(first.code, first.stderr).toBe(0);
+    expect(await readFile(path.join(project.dir, 'shared-plan', 'plan.json'), 'utf8')).toContain('"staging"');
+    const broken = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'production', '--out-dir', 'shared-plan'], github({ GITHUB_REF: 'refs/heads/main', VOXFORM_BASE_URL: 'http://127.0.0.1:1' }));
+    expect(broken.code).toBe(1);
+    // The Action uploads plan.json whatever the step's outcome: staging's plan must not be kept as production's.
+    await expect(readFile(path.join(project.dir, 'shared-plan', 'plan.json'), 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+  }, 120_000);
+
   it('a drift check that fails: the summary shows the error sentence, not an empty block', async () => {
     await rm(path.join(work, 'summary.md'), { force: true });
     const drift = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'drift', '--env', 'stagingg'], github({ GITHUB_REF: 'refs/heads/main' }));
