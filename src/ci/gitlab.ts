@@ -33,8 +33,8 @@ export function connectGitLab(env: Env, redact: Redact): ReviewHost {
     },
     async author() {
       username ??= client.userOf(
-        await client.call('GET', 'user'),
-        'username',
+        ((await client.call('GET', 'user')).body as { username?: unknown } | null)?.username,
+        `GET ${client.pathOf('user')} with no username`,
         'Set GITLAB_TOKEN to a project or personal access token with the `api` scope, whose user the API names, and check that CI_API_V4_URL is the runner\'s GitLab API.',
       );
       return username;

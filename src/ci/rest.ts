@@ -64,16 +64,21 @@ export class RestClient {
   }
 
   /**
-   * The token's user from the answer to `GET user`: its `field` (GitHub's `login`, GitLab's
-   * `username`). An answer naming no one is refused before anything is posted: voxform edits only the
-   * comments this user wrote, so without it every run would add one more comment.
+   * The token's user: `name`, from the answer `answered` describes when it names no one (GitHub's
+   * GraphQL `viewer { login }`, GitLab's `GET user` `username`). An answer naming no one is refused before anything is posted:
+   * voxform edits only the comments this user wrote, so without it every run would add one more comment.
    */
-  userOf(answer: RestAnswer, field: string, hint: string): string {
-    const name = (answer.body as Record<string, unknown> | null)?.[field];
+  userOf(name: unknown, answered: string, hint: string): string {
     if (typeof name === 'string' && name !== '') return name;
-    throw new VoxformError('ci_request_failed', `${this.options.host} answered GET ${this.urlOf('user').pathname} with no ${field}, so voxform cannot tell its own comments from others'; nothing was posted.`, { hint });
+    throw new VoxformError('ci_request_failed', `${this.options.host} answered ${answered}, so voxform cannot tell its own comments from others'; nothing was posted.`, { hint });
   }
 
+  /** The path `path` (relative to the base URL) is requested at, for messages. */
+  pathOf(path: string): string {
+    return this.urlOf(path).pathname;
+  }
+
+  /** A path relative to the base URL, or an absolute URL of the operator's (GitHub's GraphQL). */
   private urlOf(path: string): URL {
     return new URL(path.replace(/^\//, ''), this.base);
   }

@@ -164,6 +164,20 @@ describe('voxform ci run on GitHub', () => {
     expect(fake.labelsOf(11)).toEqual([]);
   }, 120_000);
 
+  it("a GitHub App's installation token (GET /user refuses it): its own comment is found by its bot login and edited, another bot's marker is not", async () => {
+    const APP_TOKEN = 'ghs_planted-app-installation-token-4d1a';
+    fake.tokens.set(APP_TOKEN, 'voxform-app[bot]');
+    const other = fake.addComment(12, 'other-app[bot]', '<!-- voxform:plan:env=staging -->\n<!-- voxform:status=no-changes -->\nanother app');
+    for (const expected of ['comment created on pull request #12', 'comment updated on pull request #12']) {
+      const plan = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging', '--out-dir', 'app-plan'], github({ GITHUB_TOKEN: APP_TOKEN, GITHUB_REF: 'refs/pull/12/merge' }));
+      expect(plan.code, plan.stderr).toBe(0);
+      expect(plan.stderr).toContain(expected);
+      expect(plan.stdout + plan.stderr).not.toContain(APP_TOKEN);
+    }
+    expect(fake.comments.filter((c) => c.review === 12).map((c) => [c.author, c.edits])).toEqual([['other-app[bot]', 0], ['voxform-app[bot]', 1]]);
+    expect(other.body).toContain('another app');
+  }, 120_000);
+
   it('outside a pull request: the summary only, and no token needed', async () => {
     const before = fake.requests.length;
     const plan = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging', '--out-dir', 'main-plan'], github({ GITHUB_REF: 'refs/heads/main', GITHUB_TOKEN: '' }));
@@ -326,7 +340,7 @@ async function refusedWithoutUser(provider: 'github' | 'gitlab', env: Record<str
   }
   expect(fake.comments.length).toBe(before);
   // It asked who the token is and wrote nothing: no note, no label, on this review or any.
-  expect(fake.requests.slice(requestsBefore).filter((request) => request.method !== 'GET')).toEqual([]);
+  expect(fake.requests.slice(requestsBefore).filter((request) => request.method !== 'GET' && request.path !== '/graphql')).toEqual([]);
   expect(fake.labelsOf(review)).toEqual([]);
 }
 
@@ -337,9 +351,9 @@ describe('voxform ci run with a token whose user the host does not name', () => 
     await refusedWithoutUser('gitlab', gitlab({ GITLAB_TOKEN: GITLAB_TOKEN_NAMELESS, CI_MERGE_REQUEST_IID: '9' }), 9, "GitLab answered GET /api/v4/user with no username, so voxform cannot tell its own comments from others'; nothing was posted.");
   }, 120_000);
 
-  it('GitHub: GET /user answering 200 with no login is refused, not taken for the Actions token', async () => {
-    fake.tokens.set(GITHUB_TOKEN_NAMELESS, 'nameless-app');
-    fake.userAnswers.set(GITHUB_TOKEN_NAMELESS, { id: 41 });
-    await refusedWithoutUser('github', github({ GITHUB_TOKEN: GITHUB_TOKEN_NAMELESS, GITHUB_REF: 'refs/pull/8/merge' }), 8, "GitHub answered GET /user with no login, so voxform cannot tell its own comments from others'; nothing was posted.");
+  it('GitHub: a viewer query answered with no login is refused, not taken for the Actions token', async () => {
+    fake.tokens.set(GITHUB_TOKEN_NAMELESS, 'nameless-app[bot]');
+    fake.userAnswers.set(GITHUB_TOKEN_NAMELESS, { data: { viewer: null }, errors: [{ message: 'Resource not accessible by integration' }] });
+    await refusedWithoutUser('github', github({ GITHUB_TOKEN: GITHUB_TOKEN_NAMELESS, GITHUB_REF: 'refs/pull/8/merge' }), 8, "GitHub answered the GraphQL query `query { viewer { login } }` with no login (Resource not accessible by integration), so voxform cannot tell its own comments from others'; nothing was posted.");
   }, 120_000);
 });
