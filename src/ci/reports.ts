@@ -32,6 +32,10 @@ export interface ReportLinks {
   savedPlanWhere: string;
   /** The saved plan's file name, once downloaded. */
   savedPlanFile: string;
+  /** Where the test report is kept, in words (`artifact \`voxform-tests-production\``). */
+  testReportWhere: string;
+  /** The test report's file name (every test of a run whose comment is cut). */
+  testReportFile: string;
 }
 
 /** The most output of a command (drift, promote) a report quotes, in lines and in characters. */
@@ -92,7 +96,8 @@ export function testReport(run: TestRun | undefined, exitCode: number, environme
       markdown: `### voxform test${environmentLabel(environment)}: the tests did not run\n\n${whyItFailed(failure, links)}`,
     };
   }
-  const markdown = renderTestMarkdown(run, undefined, failure.redact).replace(/^### voxform test:/, `### voxform test${environmentLabel(environment)}:`);
+  const whole = `${markdownCode(links.testReportFile)} (${links.testReportWhere} of ${thisRun(links)})`;
+  const markdown = renderTestMarkdown(run, undefined, failure.redact, whole).replace(/^### voxform test:/, `### voxform test${environmentLabel(environment)}:`);
   return { kind: 'test', environment, status: exitCode === 0 ? 'passing' : 'failing', markdown };
 }
 

@@ -140,10 +140,13 @@ export function fitBlocks(given: readonly CommentBlock[], budget: number, measur
   return out;
 }
 
+/** Where every row of a cut table is, by default: the command's JSON output. */
+export const JSON_OUTPUT_HAS_ALL = '`--format json`';
+
 /**
  * The row standing for `omitted` rows a table of `columns` columns left out (a line of text under a
- * table would be read as one of its rows).
+ * table would be read as one of its rows); `whole` names what lists every one.
  */
-export function moreTableRow(omitted: number, noun: string, columns: number): string {
-  return `| …and ${formatCount(omitted)} more ${pluralNoun(omitted, noun)} (\`--format json\` lists every one) |${' |'.repeat(columns - 1)}`;
+export function moreTableRow(omitted: number, noun: string, columns: number, whole = JSON_OUTPUT_HAS_ALL): string {
+  return `| …and ${formatCount(omitted)} more ${pluralNoun(omitted, noun)} (${whole} lists every one) |${' |'.repeat(columns - 1)}`;
 }

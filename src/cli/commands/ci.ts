@@ -53,6 +53,11 @@ export function planArtifactName(environment: string | undefined): string {
   return `voxform-plan-${environment ?? 'default'}`;
 }
 
+/** The name of the test report's artifact, as the Action uploads it: one per environment. */
+function testsArtifactName(environment: string | undefined): string {
+  return `voxform-tests-${environment ?? 'default'}`;
+}
+
 /**
  * Options of the commands that `ci run` sets itself, with why: what the command writes and where,
  * and what its exit code means, are what the report is made from.
@@ -184,6 +189,8 @@ export async function run(options: CiRunCommandOptions, ctx: CommandContext, run
     runUrl: runUrl(options.provider, ctx.env),
     savedPlanWhere: options.provider === 'github' ? `artifact \`${planArtifactName(options.env)}\`` : 'the job artifacts',
     savedPlanFile: PLAN_FILE,
+    testReportWhere: options.provider === 'github' ? `artifact \`${testsArtifactName(options.env)}\`` : 'the job artifacts',
+    testReportFile: TESTS_FILE,
   };
   const report = await reportOf(options, { exitCode, output: recorded.text(), outDir }, links, ctx);
   // Every other command reports on the review the job runs for, if any (a scheduled drift check has none).
