@@ -40,6 +40,8 @@ export interface FakeCodeHost {
   userAnswers: Map<string, unknown>;
   /** commit → the review that merged it. */
   merged: Map<string, number>;
+  /** Answers given, in order, to the next requests instead of serving them (a rate limit, say); each is used once. */
+  refusals: Array<{ status: number; headers?: Record<string, string>; body: unknown }>;
   /** A comment someone wrote (not through voxform). */
   addComment(review: number, author: string, body: string): FakeComment;
   labelsOf(review: number): string[];
@@ -66,6 +68,7 @@ export async function startFakeCodeHost(): Promise<FakeCodeHost> {
     tokens: new Map(),
     userAnswers: new Map(),
     merged: new Map(),
+    refusals: [],
     addComment(review, author, body) {
       const comment = { id: 1000 + host.comments.length, review, author, body, edits: 0 };
       host.comments.push(comment);
@@ -86,6 +89,8 @@ export async function startFakeCodeHost(): Promise<FakeCodeHost> {
       return send(res, 400, { message: 'Problems parsing JSON' });
     }
     host.requests.push({ method: req.method ?? '', path: `${url.pathname}${url.search}`, token, body });
+    const refusal = host.refusals.shift();
+    if (refusal) return send(res, refusal.status, refusal.body, refusal.headers);
     if (token === undefined || !host.tokens.has(token)) return send(res, 401, { message: 'Bad credentials' });
     const login = host.tokens.get(token);
     const author = login ?? ACTIONS_BOT;
