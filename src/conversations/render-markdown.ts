@@ -12,9 +12,9 @@ import { notComparedCount } from './runner.js';
 import type { CheckStatus, TestReport, TestRun, TestVerdict } from './types.js';
 import { keepText, type Redact } from '../secrets/redact.js';
 import { formatCount, plural } from '../util/plural.js';
-import { characterLength, COMMENT_SIZE_LIMIT, fitBlocks, fitItems, JSON_OUTPUT_HAS_ALL, linesSize, moreTableRow, wholeLines, type CommentBlock, type CommentList } from '../util/comment-blocks.js';
+import { byteLength, COMMENT_SIZE_LIMIT, fitBlocks, fitItems, JSON_OUTPUT_HAS_ALL, linesSize, moreTableRow, wholeLines, type CommentBlock, type CommentList } from '../util/comment-blocks.js';
 
-/** The most one agent's sink note takes of the comment; places that do not fit are counted. */
+/** The most one agent's sink note takes of the comment, in bytes; places that do not fit are counted. */
 const SINK_NOTE_LIMIT = 1_000;
 /** The share of the comment the sink notes may take; agents that do not fit are counted in one last note. */
 const SINK_NOTES_SHARE = 0.1;
@@ -148,12 +148,12 @@ function failureDetails(report: TestReport, md: Escape): string[] {
 function sinkSection(run: TestRun, md: Escape, room: number): string {
   const agents = run.sinked ?? [];
   const quoted = (note: string) => ['', `> ${md.text(note)}`];
-  const notes = agents.map(({ agent, places }) => quoted(sinkNote(agent, places, (text) => linesSize(quoted(text), characterLength) <= SINK_NOTE_LIMIT)));
+  const notes = agents.map(({ agent, places }) => quoted(sinkNote(agent, places, (text) => linesSize(quoted(text), byteLength) <= SINK_NOTE_LIMIT)));
   const rest = (omitted: number) => {
     const count = agents.slice(agents.length - omitted).reduce((sum, { places }) => sum + places.length, 0);
     return quoted(`Note: ${plural(omitted, 'more agent')} named URLs the live agent does not call, at ${plural(count, 'place')}; the run sent them to ${SINK_URL} too.`);
   };
-  return fitItems(notes, room, rest, characterLength).map((line) => `${line}\n`).join('');
+  return fitItems(notes, room, rest, byteLength).map((line) => `${line}\n`).join('');
 }
 
 /** The comment's blocks, in order; `failingFirst`: the test table's failing rows first; `whole` names what has every test. */
@@ -184,8 +184,8 @@ export function renderTestMarkdown(run: TestRun, limit = COMMENT_SIZE_LIMIT, red
   const md = escaperFor(redact);
   // The notes stay whole (they are bounded): the cut takes from what comes before them.
   const notes = sinkSection(run, md, Math.floor(limit * SINK_NOTES_SHARE));
-  const room = limit - notes.length;
+  const room = limit - byteLength(notes);
   const whole = wholeLines(commentBlocks(run, md, false, hasAll));
-  const lines = linesSize(whole, characterLength) <= room ? whole : fitBlocks(commentBlocks(run, md, true, hasAll), room, characterLength, redact);
+  const lines = linesSize(whole, byteLength) <= room ? whole : fitBlocks(commentBlocks(run, md, true, hasAll), room, byteLength, redact);
   return `${redact(lines.join('\n'))}\n${notes}`;
 }
