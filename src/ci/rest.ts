@@ -37,6 +37,8 @@ export interface RestClientOptions {
   /** Which host, for messages: `GitHub`, `GitLab`. */
   host: string;
   redact: Redact;
+  /** What to do about a 401, 403 or 404 that is not a rate limit: the token's scopes or permissions. */
+  permissionHint: string;
   /** Waits before a request refused for a rate limit is sent again (tests pass their own). */
   sleep?: (ms: number) => Promise<void>;
   /** The time now in ms, against which a rate limit's reset is read (tests pass their own). */
@@ -109,7 +111,7 @@ export class RestClient {
   /** The answer when it is a success (or `accept` lists its status), else `ci_request_failed`. */
   private checked(method: string, path: string, answer: RestAnswer, accept: number[]): RestAnswer {
     if ((answer.status >= 200 && answer.status < 300) || accept.includes(answer.status)) return answer;
-    throw this.refusal(method, path, answer, answer.status === 401 || answer.status === 403 || answer.status === 404 ? permissionHint(this.options.host) : undefined);
+    throw this.refusal(method, path, answer, answer.status === 401 || answer.status === 403 || answer.status === 404 ? this.options.permissionHint : undefined);
   }
 
   private refusal(method: string, path: string, answer: RestAnswer, hint: string | undefined): VoxformError {
@@ -140,12 +142,6 @@ export class RestClient {
   async close(): Promise<void> {
     await this.host.close();
   }
-}
-
-function permissionHint(host: string): string {
-  return host === 'GitHub'
-    ? 'Give the job `permissions: { pull-requests: write }` (and `issues: write` for labels), or a token that has them.'
-    : 'Set GITLAB_TOKEN to a project or personal access token with the `api` scope and at least the Reporter role.';
 }
 
 /** A quoted message that ends a sentence of voxform's, which adds the full stop: the host's own would double it. */

@@ -278,6 +278,20 @@ describe('voxform ci run when something fails', () => {
     expect(plan.stderr).toContain('error[ci_summary_failed]: Cannot write the job summary');
   }, 120_000);
 
+  it('a pull request from a fork (read-only token): the refused comment\'s hint says so, not to grant a permission the fork cannot have', async () => {
+    const READ_ONLY = 'ghs_planted-fork-readonly-token-6c3d';
+    fake.tokens.set(READ_ONLY, undefined);
+    fake.readOnly.add(READ_ONLY);
+    const event = path.join(work, 'fork-event.json');
+    await writeFile(event, JSON.stringify({ pull_request: { number: 13, head: { repo: { fork: true, full_name: 'mallory/agents' } }, base: { repo: { full_name: 'acme/agents' } } } }));
+    await rm(path.join(work, 'summary.md'), { force: true });
+    const plan = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging', '--out-dir', 'fork-plan'], github({ GITHUB_TOKEN: READ_ONLY, GITHUB_REF: 'refs/pull/13/merge', GITHUB_EVENT_NAME: 'pull_request', GITHUB_EVENT_PATH: event }));
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain('error[ci_request_failed]: GitHub refused POST /repos/acme/agents/issues/13/comments with 403: Resource not accessible by integration.\n  hint: This pull request comes from a fork: GitHub gives its jobs a read-only token');
+    expect(plan.stderr).not.toContain('pull-requests: write');
+    expect(await summary()).toContain('voxform plan (`staging`)');
+  }, 120_000);
+
   it('refuses --command-args that hold an option ci run sets itself, before running anything', async () => {
     const before = fake.requests.length;
     for (const [args, option] of [['--out ../mine.json', '--out'], ['--format=json', '--format'], ['--detailed-exitcode', '--detailed-exitcode']] as const) {

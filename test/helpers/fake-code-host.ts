@@ -40,6 +40,8 @@ export interface FakeCodeHost {
   userAnswers: Map<string, unknown>;
   /** commit → the review that merged it. */
   merged: Map<string, number>;
+  /** Tokens that may read but not write (a fork's pull request on GitHub): every write is refused with 403. */
+  readOnly: Set<string>;
   /** Answers given, in order, to the next requests instead of serving them (a rate limit, say); each is used once. */
   refusals: Array<{ status: number; headers?: Record<string, string>; body: unknown }>;
   /** A comment someone wrote (not through voxform). */
@@ -69,6 +71,7 @@ export async function startFakeCodeHost(): Promise<FakeCodeHost> {
     userAnswers: new Map(),
     merged: new Map(),
     refusals: [],
+    readOnly: new Set(),
     addComment(review, author, body) {
       const comment = { id: 1000 + host.comments.length, review, author, body, edits: 0 };
       host.comments.push(comment);
@@ -103,6 +106,7 @@ export async function startFakeCodeHost(): Promise<FakeCodeHost> {
       if (author.endsWith('[bot]')) return send(res, 403, { message: 'Resource not accessible by integration' });
       return send(res, 200, gitlab ? { username: author } : { login: author });
     }
+    if (host.readOnly.has(token) && req.method !== 'GET' && route !== 'POST /graphql') return send(res, 403, { message: 'Resource not accessible by integration' });
     if (route === 'POST /graphql') {
       if (!/^query \{ viewer \{ login \} \}$/.test(String((body as { query?: unknown } | undefined)?.query))) return send(res, 200, { errors: [{ message: 'this fake answers only the viewer query' }] });
       if (host.userAnswers.has(token)) return send(res, 200, host.userAnswers.get(token));
