@@ -316,9 +316,9 @@ describe('voxform ci run on GitLab', () => {
     fake.addComment(5, 'dave', '<!-- voxform:plan -->\nnot voxform');
     const first = await project.cliInProcess(['ci', 'run', '--provider', 'gitlab', '--command', 'plan', '--out-dir', 'gl'], gitlab());
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stderr).toContain('voxform ci: comment created on merge request !5; labels +voxform:changes -voxform:no-changes.');
+    expect(first.stderr).toContain('voxform ci: note created on merge request !5; labels +voxform:changes -voxform:no-changes.');
     const second = await project.cliInProcess(['ci', 'run', '--provider', 'gitlab', '--command', 'plan', '--out-dir', 'gl'], gitlab());
-    expect(second.stderr).toContain('comment updated on merge request !5');
+    expect(second.stderr).toContain('note updated on merge request !5');
     const notes = fake.comments.filter((c) => c.review === 5);
     expect(notes.map((c) => [c.author, c.body.split('\n', 1)[0], c.edits])).toEqual([
       ['dave', '<!-- voxform:plan -->', 0],
@@ -331,7 +331,7 @@ describe('voxform ci run on GitLab', () => {
     fake.merged.set('d'.repeat(40), 5);
     const apply = await project.cliInProcess(['ci', 'run', '--provider', 'gitlab', '--command', 'apply', '--out-dir', 'gl'], gitlab({ CI_MERGE_REQUEST_IID: '', CI_COMMIT_SHA: 'd'.repeat(40) }));
     expect(apply.code, apply.stderr).toBe(0);
-    expect(apply.stderr).toContain('voxform ci: comment created on merge request !5.');
+    expect(apply.stderr).toContain('voxform ci: note created on merge request !5.');
     expect(fake.comments.find((c) => c.review === 5 && c.body.startsWith('<!-- voxform:apply -->'))?.body).toContain('✅ applied');
     await expectNoToken([first.stdout, first.stderr, second.stdout, second.stderr, apply.stdout, apply.stderr]);
   }, 120_000);

@@ -154,8 +154,10 @@ async function reportOf(options: CiRunCommandOptions, { exitCode, output, outDir
 
 function describeResult(result: PublishResult, provider: Provider): string {
   const review = provider === 'github' ? `pull request #${result.review}` : `merge request !${result.review}`;
+  // Each host's own word: GitLab calls a merge request's comments notes.
+  const comment = provider === 'github' ? 'comment' : 'note';
   const parts = [
-    result.comment === 'none' ? 'no pull or merge request to comment on' : result.comment === 'failed' ? 'no comment posted (the error below says why)' : `comment ${result.comment} on ${review}`,
+    result.comment === 'none' ? 'no pull or merge request to comment on' : result.comment === 'failed' ? `no ${comment} posted (the error below says why)` : `${comment} ${result.comment} on ${review}`,
   ];
   const labels = [...result.labelsAdded.map((label) => `+${label}`), ...result.labelsRemoved.map((label) => `-${label}`)];
   if (labels.length > 0) parts.push(`labels ${labels.join(' ')}`);
