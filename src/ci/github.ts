@@ -1,19 +1,27 @@
 /**
  * GitHub's REST API as a `ReviewHost`: pull-request comments are issue comments, labels are issue
- * labels. Everything comes from the runner's variables: GITHUB_API_URL, GITHUB_REPOSITORY,
+ * labels. Everything comes from the runner's variables: GITHUB_API_URL (and GITHUB_GRAPHQL_URL), GITHUB_REPOSITORY,
  * GITHUB_REF (`refs/pull/N/merge` on a pull-request event), GITHUB_SHA and the GITHUB_TOKEN.
  */
-import type { Redact } from '../secrets/redact.js';
+import { shortenRedacted, type Redact } from '../secrets/redact.js';
 import type { ReviewComment, ReviewHost } from './host.js';
-import { apiBaseUrl, requireToken, runnerVariable, type Env } from './runner-env.js';
+import { apiBaseUrl, pullRequestFromFork, requireToken, runnerVariable, type Env } from './runner-env.js';
 import { MAX_PAGES, PAGE_SIZE } from './pages.js';
 import { RestClient } from './rest.js';
 
 /**
- * Who a GITHUB_TOKEN writes as. The Actions token cannot ask (`GET /user` refuses an integration),
- * so an answer of 401 or 403 there means this author.
+ * Who the token writes as, asked of GraphQL: `viewer` names a person's token's user and an
+ * installation token's bot alike (the job's own token: `github-actions[bot]`; a GitHub App's:
+ * `SLUG[bot]`), where REST's `GET /user` refuses every installation token and `GET /app` needs the
+ * app's own key.
  */
-const ACTIONS_BOT = 'github-actions[bot]';
+const VIEWER_QUERY = 'query { viewer { login } }';
+
+/** GraphQL's URL: the runner's GITHUB_GRAPHQL_URL, else beside GITHUB_API_URL (GitHub Enterprise Server's `/api/v3` → `/api/graphql`). */
+function graphqlUrl(env: Env, apiUrl: string): string {
+  const api = apiUrl.replace(/\/+$/, '');
+  return apiBaseUrl(env, 'GITHUB_GRAPHQL_URL', /\/api\/v3$/.test(api) ? api.replace(/\/api\/v3$/, '/api/graphql') : `${api}/graphql`);
+}
 
 interface GitHubComment {
   id: number;
@@ -24,11 +32,15 @@ interface GitHubComment {
 export function connectGitHub(env: Env, redact: Redact): ReviewHost {
   const token = requireToken(env, 'GITHUB_TOKEN', 'Pass `github-token` to the action (its default is the job\'s own token), with `permissions: { pull-requests: write, issues: write }`.');
   const repository = runnerVariable(env, 'GITHUB_REPOSITORY', /^[\w.-]+\/[\w.-]+$/, 'OWNER/NAME');
+  const apiUrl = apiBaseUrl(env, 'GITHUB_API_URL', 'https://api.github.com');
   const client = new RestClient({
-    baseUrl: apiBaseUrl(env, 'GITHUB_API_URL', 'https://api.github.com'),
+    baseUrl: apiUrl,
     headers: { authorization: `Bearer ${token}`, 'x-github-api-version': '2022-11-28' },
     host: 'GitHub',
     redact,
+    permissionHint: pullRequestFromFork(env)
+      ? 'This pull request comes from a fork: GitHub gives its jobs a read-only token (and no secrets) whatever `permissions:` says, so nothing can be posted on it; the outcome is in the job summary. Do not switch to `pull_request_target`, which would run the fork\'s manifests with your secrets.'
+      : 'Give the job `permissions: { pull-requests: write }` (and `issues: write` for labels), or a token that has them.',
   });
   const repo = `repos/${repository}`;
   let login: string | undefined;
@@ -42,8 +54,13 @@ export function connectGitHub(env: Env, redact: Redact): ReviewHost {
     },
     async author() {
       if (login === undefined) {
-        const answer = await client.call('GET', 'user', undefined, [401, 403]);
-        login = answer.status === 401 || answer.status === 403 ? ACTIONS_BOT : client.userOf(answer, 'login', 'Pass the job\'s own token (the Action\'s default `github-token`) or a token whose user the API names, and check that GITHUB_API_URL is the runner\'s GitHub API.');
+        const answer = (await client.call('POST', graphqlUrl(env, apiUrl), { query: VIEWER_QUERY })).body as { data?: { viewer?: { login?: unknown } | null } | null; errors?: Array<{ message?: unknown }> } | null;
+        const refused = answer?.errors?.[0]?.message;
+        login = client.userOf(
+          answer?.data?.viewer?.login,
+          `the GraphQL query \`${VIEWER_QUERY}\` with no login${typeof refused === 'string' ? ` (${shortenRedacted(refused, 300, redact)})` : ''}`,
+          'Pass the job\'s own token (the Action\'s default `github-token`), a GitHub App\'s installation token or a person\'s token, and check that GITHUB_API_URL and GITHUB_GRAPHQL_URL are the runner\'s GitHub API.',
+        );
       }
       return login;
     },

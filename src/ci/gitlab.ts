@@ -20,7 +20,13 @@ interface GitLabNote {
 export function connectGitLab(env: Env, redact: Redact): ReviewHost {
   const token = requireToken(env, 'GITLAB_TOKEN', 'Add a masked CI/CD variable GITLAB_TOKEN: a project access token with the `api` scope and the Reporter role (CI_JOB_TOKEN cannot write notes).');
   const project = runnerVariable(env, 'CI_PROJECT_ID', /^\d+$/, 'a project id');
-  const client = new RestClient({ baseUrl: apiBaseUrl(env, 'CI_API_V4_URL', undefined), headers: { 'private-token': token }, host: 'GitLab', redact });
+  const client = new RestClient({
+    baseUrl: apiBaseUrl(env, 'CI_API_V4_URL', undefined),
+    headers: { 'private-token': token },
+    host: 'GitLab',
+    redact,
+    permissionHint: 'Set GITLAB_TOKEN to a project or personal access token with the `api` scope and at least the Reporter role.',
+  });
   const base = `projects/${project}`;
   let username: string | undefined;
   return {
@@ -33,8 +39,8 @@ export function connectGitLab(env: Env, redact: Redact): ReviewHost {
     },
     async author() {
       username ??= client.userOf(
-        await client.call('GET', 'user'),
-        'username',
+        ((await client.call('GET', 'user')).body as { username?: unknown } | null)?.username,
+        `GET ${client.pathOf('user')} with no username`,
         'Set GITLAB_TOKEN to a project or personal access token with the `api` scope, whose user the API names, and check that CI_API_V4_URL is the runner\'s GitLab API.',
       );
       return username;

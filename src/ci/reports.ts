@@ -9,7 +9,7 @@ import { planHasChanges } from '../plan/field-lines.js';
 import { renderPlanMarkdown } from '../plan/render-markdown.js';
 import type { Plan } from '../plan/types.js';
 import type { Redact } from '../secrets/redact.js';
-import { characterLength, COMMENT_SIZE_LIMIT, fitList } from '../util/comment-blocks.js';
+import { byteLength, COMMENT_SIZE_LIMIT, fitList } from '../util/comment-blocks.js';
 import { markdownCode, markdownFence } from '../util/markdown-escape.js';
 import { plural } from '../util/plural.js';
 import { printable } from '../util/printable.js';
@@ -32,16 +32,20 @@ export interface ReportLinks {
   savedPlanWhere: string;
   /** The saved plan's file name, once downloaded. */
   savedPlanFile: string;
+  /** Where the test report is kept, in words (`artifact \`voxform-tests-production\``). */
+  testReportWhere: string;
+  /** The test report's file name (every test of a run whose comment is cut). */
+  testReportFile: string;
 }
 
-/** The most output of a command (drift, promote) a report quotes, in lines and in characters. */
-const OUTPUT_LIMITS: QuoteLimits = { lines: 400, characters: 50_000 };
+/** The most output of a command (drift, promote) a report quotes, in lines and in UTF-8 bytes. */
+const OUTPUT_LIMITS: QuoteLimits = { lines: 400, bytes: 50_000 };
 /** The most of a failed command's output a report quotes: room is left for the reviewed plan an apply's report folds away. */
-const FAILURE_LIMITS: QuoteLimits = { lines: 200, characters: 20_000 };
+const FAILURE_LIMITS: QuoteLimits = { lines: 200, bytes: 20_000 };
 
 interface QuoteLimits {
   lines: number;
-  characters: number;
+  bytes: number;
 }
 
 function environmentLabel(environment: string | undefined): string {
@@ -92,7 +96,8 @@ export function testReport(run: TestRun | undefined, exitCode: number, environme
       markdown: `### voxform test${environmentLabel(environment)}: the tests did not run\n\n${whyItFailed(failure, links)}`,
     };
   }
-  const markdown = renderTestMarkdown(run, undefined, failure.redact).replace(/^### voxform test:/, `### voxform test${environmentLabel(environment)}:`);
+  const whole = `${markdownCode(links.testReportFile)} (${links.testReportWhere} of ${thisRun(links)})`;
+  const markdown = renderTestMarkdown(run, undefined, failure.redact, whole).replace(/^### voxform test:/, `### voxform test${environmentLabel(environment)}:`);
   return { kind: 'test', environment, status: exitCode === 0 ? 'passing' : 'failing', markdown };
 }
 
@@ -102,7 +107,7 @@ export function applyReport(plan: Plan | undefined, exitCode: number, environmen
   const head = `### voxform apply${environmentLabel(environment)}: ${applied ? '✅ applied' : `❌ failed (exit ${exitCode})`}`;
   const said = applied ? `${thisRun(links)} applied the reviewed plan.` : `${thisRun(links)} did not apply the whole plan; what was applied is recorded in the state. ${whyItFailed(failure, links)}`;
   // Beside a failure's quote, the plan gets the rest of the comment's room.
-  const limit = applied ? COMMENT_SIZE_LIMIT : COMMENT_SIZE_LIMIT - FAILURE_LIMITS.characters - 1_000;
+  const limit = applied ? COMMENT_SIZE_LIMIT : COMMENT_SIZE_LIMIT - FAILURE_LIMITS.bytes - 1_000;
   const planned = plan ? `\n<details><summary>The reviewed plan</summary>\n\n${renderPlanMarkdown(plan, { savedPlan: links.savedPlanFile, limit })}\n</details>\n` : '';
   return { kind: 'apply', environment, status: applied ? 'applied' : 'failed', markdown: `${head}\n\n${said}\n${planned}` };
 }
@@ -116,7 +121,7 @@ function quotedOutput(output: string, redact: Redact, limits: QuoteLimits): stri
   // Measured as shown: a control character takes more room escaped.
   const lastFirst = redact(output).replace(/\n$/, '').split('\n').map(printable).reverse();
   const more = (cut: number) => `⋯ ${plural(cut, 'earlier line')} in the job log`;
-  return markdownFence(fitList({ head: [], items: lastFirst, foot: [], most: limits.lines, more }, limits.characters, characterLength).reverse(), 'text');
+  return markdownFence(fitList({ head: [], items: lastFirst, foot: [], most: limits.lines, more }, limits.bytes, byteLength).reverse(), 'text');
 }
 
 const OUTCOMES: Record<'drift' | 'promote', (exitCode: number) => { status: ReportStatus; words: string }> = {

@@ -5,6 +5,7 @@
  * sets), the token is always the operator's and registered as a secret before the first request, so
  * no error or log line can show it.
  */
+import { parseRetryAfter } from '../api/retry.js';
 import { VoxformError } from '../errors.js';
 import { shortenRedacted, type Redact } from '../secrets/redact.js';
 import { HostClient, type HostAnswer } from '../util/host-client.js';
@@ -15,6 +16,12 @@ const REQUEST_TIMEOUT_MS = 30_000;
 const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 /** How much of a host's error message is quoted back. */
 const MAX_QUOTED_ERROR = 300;
+/** How many times a request refused for a rate limit is sent in all. */
+const RATE_LIMIT_ATTEMPTS = 3;
+/** The longest wait for a rate limit to pass: a later one is reported with its time, not waited for (the job would sit idle). */
+const MAX_RATE_LIMIT_WAIT_MS = 60_000;
+/** The wait when a rate limit names none: GitHub asks for at least a minute before a secondary limit's retry. */
+const UNNAMED_RATE_LIMIT_WAIT_MS = 60_000;
 
 export interface RestAnswer {
   status: number;
@@ -30,6 +37,32 @@ export interface RestClientOptions {
   /** Which host, for messages: `GitHub`, `GitLab`. */
   host: string;
   redact: Redact;
+  /** What to do about a 401, 403 or 404 that is not a rate limit: the token's scopes or permissions. */
+  permissionHint: string;
+  /** Waits before a request refused for a rate limit is sent again (tests pass their own). */
+  sleep?: (ms: number) => Promise<void>;
+  /** The time now in ms, against which a rate limit's reset is read (tests pass their own). */
+  now?: () => number;
+}
+
+/**
+ * A refusal for a rate limit (429, or GitHub's 403 with `x-ratelimit-remaining: 0` or a
+ * `retry-after`), with how long it asks to wait: the host did not act, so any request may be sent again.
+ */
+function rateLimitWait(answer: RestAnswer, now: number): number | undefined {
+  const header = (name: string) => {
+    const value = answer.headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  const spent = header('x-ratelimit-remaining')?.trim() === '0';
+  const retryAfter = parseRetryAfter(header('retry-after'), now, Number.POSITIVE_INFINITY);
+  // A secondary limit may come as a 403 with neither header: its message says so.
+  const limited = answer.status === 429 || (answer.status === 403 && (spent || retryAfter !== undefined || /rate limit/i.test(messageOf(answer.body))));
+  if (!limited) return undefined;
+  if (retryAfter !== undefined) return retryAfter;
+  const reset = Number(header('x-ratelimit-reset'));
+  if (spent && Number.isFinite(reset) && reset > 0) return Math.max(reset * 1000 - now, 0);
+  return UNNAMED_RATE_LIMIT_WAIT_MS;
 }
 
 /** A JSON client of one host's API. */
@@ -43,37 +76,65 @@ export class RestClient {
 
   /** The answer to `method path` (relative to the base URL); a status outside 2xx is `ci_request_failed`, unless `accept` lists it. */
   async call(method: string, path: string, body?: unknown, accept: number[] = []): Promise<RestAnswer> {
+    const now = this.options.now ?? Date.now;
+    const sleep = this.options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+    for (let attempt = 1; ; attempt++) {
+      const answer = await this.send(method, path, body);
+      const wait = accept.includes(answer.status) ? undefined : rateLimitWait(answer, now());
+      if (wait === undefined) return this.checked(method, path, answer, accept);
+      if (attempt >= RATE_LIMIT_ATTEMPTS || wait > MAX_RATE_LIMIT_WAIT_MS) {
+        const lifts = new Date(now() + wait).toISOString().replace(/\.\d+Z$/, 'Z');
+        const tried = attempt === 1 ? '' : `: voxform sent the request ${attempt} times, waiting as asked between`;
+        throw this.refusal(method, path, answer, `This is ${this.options.host}'s API rate limit, not a missing permission${tried}; it lifts at ${lifts}. Run the job again then, or space out the jobs that share this token.`);
+      }
+      await sleep(wait);
+    }
+  }
+
+  /** One request, as the host answered it. */
+  private async send(method: string, path: string, body: unknown): Promise<RestAnswer> {
     const url = this.urlOf(path);
-    let answer: RestAnswer;
     try {
       const response = await this.host.request(url, {
         method,
         headers: { accept: 'application/json', 'user-agent': 'voxform', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...this.options.headers },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
-      answer = { status: response.status, headers: response.headers, body: parseJson(response.text) };
+      return { status: response.status, headers: response.headers, body: parseJson(response.text) };
     } catch (error) {
-      throw new VoxformError('ci_request_failed', `${this.options.host} did not answer ${method} ${url.pathname}: ${shortenRedacted((error as Error).message, MAX_QUOTED_ERROR, this.options.redact)}.`, {
+      throw new VoxformError('ci_request_failed', `${this.options.host} did not answer ${method} ${url.pathname}: ${withoutFullStop(shortenRedacted((error as Error).message, MAX_QUOTED_ERROR, this.options.redact))}.`, {
         hint: `Check that the job reaches ${url.origin} (the runner's API URL).`,
       });
     }
+  }
+
+  /** The answer when it is a success (or `accept` lists its status), else `ci_request_failed`. */
+  private checked(method: string, path: string, answer: RestAnswer, accept: number[]): RestAnswer {
     if ((answer.status >= 200 && answer.status < 300) || accept.includes(answer.status)) return answer;
-    throw new VoxformError('ci_request_failed', `${this.options.host} refused ${method} ${url.pathname} with ${answer.status}: ${shortenRedacted(messageOf(answer.body), MAX_QUOTED_ERROR, this.options.redact)}.`, {
-      hint: answer.status === 401 || answer.status === 403 || answer.status === 404 ? permissionHint(this.options.host) : undefined,
-    });
+    throw this.refusal(method, path, answer, answer.status === 401 || answer.status === 403 || answer.status === 404 ? this.options.permissionHint : undefined);
+  }
+
+  private refusal(method: string, path: string, answer: RestAnswer, hint: string | undefined): VoxformError {
+    const said = withoutFullStop(shortenRedacted(messageOf(answer.body), MAX_QUOTED_ERROR, this.options.redact));
+    return new VoxformError('ci_request_failed', `${this.options.host} refused ${method} ${this.urlOf(path).pathname} with ${answer.status}: ${said}.`, { hint });
   }
 
   /**
-   * The token's user from the answer to `GET user`: its `field` (GitHub's `login`, GitLab's
-   * `username`). An answer naming no one is refused before anything is posted: voxform edits only the
-   * comments this user wrote, so without it every run would add one more comment.
+   * The token's user: `name`, from the answer `answered` describes when it names no one (GitHub's
+   * GraphQL `viewer { login }`, GitLab's `GET user` `username`). An answer naming no one is refused before anything is posted:
+   * voxform edits only the comments this user wrote, so without it every run would add one more comment.
    */
-  userOf(answer: RestAnswer, field: string, hint: string): string {
-    const name = (answer.body as Record<string, unknown> | null)?.[field];
+  userOf(name: unknown, answered: string, hint: string): string {
     if (typeof name === 'string' && name !== '') return name;
-    throw new VoxformError('ci_request_failed', `${this.options.host} answered GET ${this.urlOf('user').pathname} with no ${field}, so voxform cannot tell its own comments from others'; nothing was posted.`, { hint });
+    throw new VoxformError('ci_request_failed', `${this.options.host} answered ${answered}, so voxform cannot tell its own comments from others'; nothing was posted.`, { hint });
   }
 
+  /** The path `path` (relative to the base URL) is requested at, for messages. */
+  pathOf(path: string): string {
+    return this.urlOf(path).pathname;
+  }
+
+  /** A path relative to the base URL, or an absolute URL of the operator's (GitHub's GraphQL). */
   private urlOf(path: string): URL {
     return new URL(path.replace(/^\//, ''), this.base);
   }
@@ -83,10 +144,9 @@ export class RestClient {
   }
 }
 
-function permissionHint(host: string): string {
-  return host === 'GitHub'
-    ? 'Give the job `permissions: { pull-requests: write }` (and `issues: write` for labels), or a token that has them.'
-    : 'Set GITLAB_TOKEN to a project or personal access token with the `api` scope and at least the Reporter role.';
+/** A quoted message that ends a sentence of voxform's, which adds the full stop: the host's own would double it. */
+function withoutFullStop(text: string): string {
+  return text.replace(/\.+$/, '');
 }
 
 function parseJson(text: string): unknown {

@@ -1,4 +1,5 @@
 /** The CI runner's variables, read and checked: the only source of a token, an API URL or a project (the review: util/run-identity.ts). */
+import { readFileSync } from 'node:fs';
 import { VoxformError } from '../errors.js';
 import { headerValueFromEnv } from '../util/env-header.js';
 import { httpUrl } from '../util/http-url.js';
@@ -49,4 +50,24 @@ export function runUrl(provider: 'github' | 'gitlab', env: Env): string | undefi
 /** The job summary file (GitHub's GITHUB_STEP_SUMMARY; GitLab has none). */
 export function summaryFile(provider: 'github' | 'gitlab', env: Env): string | undefined {
   return provider === 'github' && env.GITHUB_STEP_SUMMARY?.trim() ? env.GITHUB_STEP_SUMMARY.trim() : undefined;
+}
+
+/**
+ * Whether this GitHub job runs for a pull request from a fork, as its event (GITHUB_EVENT_PATH, the
+ * runner's file) says: the head repository is a fork, or another than the base. Such a job gets a
+ * read-only token, so a refused comment there is no permission the workflow could grant.
+ */
+export function pullRequestFromFork(env: Env): boolean {
+  const file = env.GITHUB_EVENT_PATH?.trim();
+  if (!file || !/^pull_request/.test(env.GITHUB_EVENT_NAME ?? '')) return false;
+  try {
+    const event = JSON.parse(readFileSync(file, 'utf8')) as { pull_request?: { head?: { repo?: { fork?: unknown; full_name?: unknown } | null }; base?: { repo?: { full_name?: unknown } | null } } };
+    const head = event.pull_request?.head?.repo;
+    const base = event.pull_request?.base?.repo;
+    if (!head) return false;
+    return head.fork === true || (typeof head.full_name === 'string' && typeof base?.full_name === 'string' && head.full_name !== base.full_name);
+  } catch {
+    // No event to read (or not JSON): the usual hint, which names the permissions.
+    return false;
+  }
 }

@@ -59,9 +59,15 @@ export async function resolveConnection(
 function remoteService(options: ConnectionOptions & { manifest?: ManifestService }, ctx: CommandContext) {
   const baseUrl = chooseBaseUrl(options, ctx.env, options.manifest);
   const apiKey = headerValueFromEnv(ctx.env, 'VOXFORM_API_KEY') ?? '';
-  if (apiKey === '') {
+  if (apiKey === '' && ctx.env.VOXFORM_API_KEY === undefined) {
     throw new VoxformError('api_key_missing', 'No API key: VOXFORM_API_KEY is not set.', {
       hint: 'Set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.',
+    });
+  }
+  if (apiKey === '') {
+    // In CI a secret the job may not have arrives as an empty variable, not a missing one.
+    throw new VoxformError('api_key_missing', 'No API key: VOXFORM_API_KEY is set but empty.', {
+      hint: 'A CI secret the job cannot read arrives empty: pull requests from forks get no secrets, and neither does a job whose secret is not defined. Set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.',
     });
   }
   return { url: baseUrl, apiKey };

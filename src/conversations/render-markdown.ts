@@ -12,9 +12,9 @@ import { notComparedCount } from './runner.js';
 import type { CheckStatus, TestReport, TestRun, TestVerdict } from './types.js';
 import { keepText, type Redact } from '../secrets/redact.js';
 import { formatCount, plural } from '../util/plural.js';
-import { characterLength, COMMENT_SIZE_LIMIT, fitBlocks, fitItems, linesSize, moreTableRow, wholeLines, type CommentBlock, type CommentList } from '../util/comment-blocks.js';
+import { byteLength, COMMENT_SIZE_LIMIT, fitBlocks, fitItems, JSON_OUTPUT_HAS_ALL, linesSize, moreTableRow, wholeLines, type CommentBlock, type CommentList } from '../util/comment-blocks.js';
 
-/** The most one agent's sink note takes of the comment; places that do not fit are counted. */
+/** The most one agent's sink note takes of the comment, in bytes; places that do not fit are counted. */
 const SINK_NOTE_LIMIT = 1_000;
 /** The share of the comment the sink notes may take; agents that do not fit are counted in one last note. */
 const SINK_NOTES_SHARE = 0.1;
@@ -65,7 +65,7 @@ function halfList(head: string[], items: string[], foot: string[], more: (omitte
   return { head, items, foot, most: Number.POSITIVE_INFINITY, more, share: 0.5 };
 }
 
-function changeSection(run: TestRun, md: Escape): CommentBlock {
+function changeSection(run: TestRun, md: Escape, whole: string): CommentBlock {
   if (run.against.length !== 2) return [];
   const notCompared = notComparedCount(run);
   const notComparedLine = notCompared > 0 ? [md.text(`${notComparedWords(notCompared)}.`), ''] : [];
@@ -77,7 +77,7 @@ function changeSection(run: TestRun, md: Escape): CommentBlock {
     const label = change === 'newly_failing' ? '🔴 newly failing' : '🟢 newly passing';
     return `| ${label} | ${md.text(report.name)} (${md.code(report.file)}) | ${verdictCell(report.verdicts.live)} | ${verdictCell(report.verdicts.desired)} |`;
   });
-  return halfList(['**Behaviour diff** (live → this change)', '', '| change | test | live | desired |', '|---|---|---|---|'], rows, ['', ...notComparedLine], (omitted) => moreTableRow(omitted, 'change', 4));
+  return halfList(['**Behaviour diff** (live → this change)', '', '| change | test | live | desired |', '|---|---|---|---|'], rows, ['', ...notComparedLine], (omitted) => moreTableRow(omitted, 'change', 4, whole));
 }
 
 function baselineSection(run: TestRun, md: Escape): CommentBlock {
@@ -118,11 +118,11 @@ function didNotPass(report: TestReport): boolean {
 }
 
 /** Every test's row, in file order; `failingFirst` (the table will be cut): the tests that did not pass first. */
-function testTable(run: TestRun, md: Escape, failingFirst: boolean): CommentList {
+function testTable(run: TestRun, md: Escape, failingFirst: boolean, whole: string): CommentList {
   const targets = run.against;
   const reports = failingFirst ? [...run.reports.filter(didNotPass), ...run.reports.filter((report) => !didNotPass(report))] : run.reports;
   const rows = reports.map((report) => `| ${md.text(report.name)} | ${md.code(report.file)} | ${targets.map((t) => verdictCell(report.verdicts[t])).join(' | ')} |`);
-  return halfList([`| test | file | ${targets.join(' | ')} |`, `|---|---|${targets.map(() => '---|').join('')}`], rows, [], (omitted) => moreTableRow(omitted, 'test', targets.length + 2));
+  return halfList([`| test | file | ${targets.join(' | ')} |`, `|---|---|${targets.map(() => '---|').join('')}`], rows, [], (omitted) => moreTableRow(omitted, 'test', targets.length + 2, whole));
 }
 
 function failureDetails(report: TestReport, md: Escape): string[] {
@@ -148,40 +148,44 @@ function failureDetails(report: TestReport, md: Escape): string[] {
 function sinkSection(run: TestRun, md: Escape, room: number): string {
   const agents = run.sinked ?? [];
   const quoted = (note: string) => ['', `> ${md.text(note)}`];
-  const notes = agents.map(({ agent, places }) => quoted(sinkNote(agent, places, (text) => linesSize(quoted(text), characterLength) <= SINK_NOTE_LIMIT)));
+  const notes = agents.map(({ agent, places }) => quoted(sinkNote(agent, places, (text) => linesSize(quoted(text), byteLength) <= SINK_NOTE_LIMIT)));
   const rest = (omitted: number) => {
     const count = agents.slice(agents.length - omitted).reduce((sum, { places }) => sum + places.length, 0);
     return quoted(`Note: ${plural(omitted, 'more agent')} named URLs the live agent does not call, at ${plural(count, 'place')}; the run sent them to ${SINK_URL} too.`);
   };
-  return fitItems(notes, room, rest, characterLength).map((line) => `${line}\n`).join('');
+  return fitItems(notes, room, rest, byteLength).map((line) => `${line}\n`).join('');
 }
 
-/** The comment's blocks, in order; `failingFirst`: the test table's failing rows first. */
-function commentBlocks(run: TestRun, md: Escape, failingFirst: boolean): CommentBlock[] {
+/** The comment's blocks, in order; `failingFirst`: the test table's failing rows first; `whole` names what has every test. */
+function commentBlocks(run: TestRun, md: Escape, failingFirst: boolean, whole: string | undefined): CommentBlock[] {
   // Failures in order of interest: the behaviour diff's first, then the rest.
   const changed = new Set(run.changes.map((c) => c.report));
   const ordered = [...run.changes.map((c) => c.report), ...run.reports.filter((r) => !changed.has(r))];
   // Each failure follows a blank line.
   const details = ordered.flatMap((report) => failureDetails(report, md)).map((block) => `\n${block}`);
-  const moreFailures = (omitted: number) => `\n_${plural(omitted, 'more failure', 'more failures')} not shown (the comment is size-capped); the job log and \`--format json\` have them all._`;
+  const moreFailures = (omitted: number) => `\n_${plural(omitted, 'more failure', 'more failures')} not shown (the comment is size-capped); ${whole === undefined ? `the job log and ${JSON_OUTPUT_HAS_ALL} have` : `${whole} has`} them all._`;
   return [
     [headline(run), ''],
     baselineSection(run, md),
-    changeSection(run, md),
-    testTable(run, md, failingFirst),
+    changeSection(run, md, whole ?? JSON_OUTPUT_HAS_ALL),
+    testTable(run, md, failingFirst, whole ?? JSON_OUTPUT_HAS_ALL),
     skippedSection(run, md),
     callerWordsSection(run, md),
     { head: [], items: details, foot: [], most: Number.POSITIVE_INFINITY, more: moreFailures },
   ];
 }
 
-/** `redact` hides the run's secrets before the comment is cut at `limit` (a secret cut in two would escape the last scrub). */
-export function renderTestMarkdown(run: TestRun, limit = COMMENT_SIZE_LIMIT, redact: Redact = keepText): string {
+/**
+ * `redact` hides the run's secrets before the comment is cut at `limit` (a secret cut in two would
+ * escape the last scrub). `hasAll` names what has every test when the comment is cut (`voxform ci
+ * run`: the report file it wrote); by default the job log and `--format json`.
+ */
+export function renderTestMarkdown(run: TestRun, limit = COMMENT_SIZE_LIMIT, redact: Redact = keepText, hasAll?: string): string {
   const md = escaperFor(redact);
   // The notes stay whole (they are bounded): the cut takes from what comes before them.
   const notes = sinkSection(run, md, Math.floor(limit * SINK_NOTES_SHARE));
-  const room = limit - notes.length;
-  const whole = wholeLines(commentBlocks(run, md, false));
-  const lines = linesSize(whole, characterLength) <= room ? whole : fitBlocks(commentBlocks(run, md, true), room, characterLength, redact);
+  const room = limit - byteLength(notes);
+  const whole = wholeLines(commentBlocks(run, md, false, hasAll));
+  const lines = linesSize(whole, byteLength) <= room ? whole : fitBlocks(commentBlocks(run, md, true, hasAll), room, byteLength, redact);
   return `${redact(lines.join('\n'))}\n${notes}`;
 }

@@ -6,7 +6,7 @@
 import { bothSides, fieldViewOf } from '../plan/field-lines.js';
 import { markdownCode, markdownFence, markdownHtmlText } from '../util/markdown-escape.js';
 import { lineAsShown } from '../util/printable.js';
-import { characterLength, COMMENT_SIZE_LIMIT, fitBlocks, moreTableRow, type CommentBlock } from '../util/comment-blocks.js';
+import { byteLength, COMMENT_SIZE_LIMIT, fitBlocks, moreTableRow, type CommentBlock } from '../util/comment-blocks.js';
 import { keepText, type Redact } from '../secrets/redact.js';
 import { plural } from '../util/plural.js';
 import { classLabel, countsLine, diffSides, environmentNote, goneAgentsNote, healCounts, healedNote, healNote, matchesLine, missingStateNote, noApplyNote, notComparedNote, resourceLabel, unlabelledNote, valueNotShownNote, type TakeOverCommands } from './labels.js';
@@ -58,7 +58,7 @@ function diffSection(resource: DriftedResource): string {
 }
 
 /**
- * `takeOver`, `applyCommand`: as for `renderDriftText`; `limit`: the most characters it takes (a comment's);
+ * `takeOver`, `applyCommand`: as for `renderDriftText`; `limit`: the most UTF-8 bytes it takes (a comment's);
  * `redact`: the run's secrets, hidden before the comment is measured and cut (`fitBlocks`).
  */
 export function renderDriftMarkdown(report: DriftReport, options: { takeOver?: TakeOverCommands | undefined; applyCommand?: string | undefined; limit?: number; redact?: Redact } = {}): string {
@@ -87,5 +87,5 @@ export function renderDriftMarkdown(report: DriftReport, options: { takeOver?: T
       more: (omitted) => `_…and ${plural(omitted, 'more resource')}: their differences are not shown here (\`--format json\` has them all)._\n`,
     },
   ];
-  return fitBlocks(blocks, options.limit ?? COMMENT_SIZE_LIMIT, characterLength, options.redact ?? keepText).join('\n');
+  return fitBlocks(blocks, options.limit ?? COMMENT_SIZE_LIMIT, byteLength, options.redact ?? keepText).join('\n');
 }

@@ -14,7 +14,7 @@ import { REDACTED, type Redact } from '../secrets/redact.js';
 import { UNKNOWN_AFTER_APPLY } from './types.js';
 import { markdownFence } from '../util/markdown-escape.js';
 import { formatCount, pluralNoun } from '../util/plural.js';
-import { fitBlocks, fitItems, linesSize, type CommentBlock } from '../util/comment-blocks.js';
+import { byteLength, fitBlocks, fitItems, linesSize, type CommentBlock } from '../util/comment-blocks.js';
 
 /** Placeholders that stand for a secret or a value known only at apply: never cut in two. */
 const SECRET_MARKERS = ['(sensitive value changed)', '(sensitive value cleared)', '(sensitive value)', REDACTED, UNKNOWN_AFTER_APPLY];
@@ -57,9 +57,7 @@ export interface CommentNote {
   lines: string[];
 }
 
-export function byteLength(text: string): number {
-  return Buffer.byteLength(text, 'utf8');
-}
+export { byteLength };
 
 /** The size of lines joined with newlines, with a newline at the end. */
 function cost(lines: readonly string[]): number {

@@ -2,7 +2,8 @@
  * The parts of a pull-request comment that may be shortened to fit the host's size limit, and the
  * fitting every comment shares: what sums it up is kept whole; each list keeps whole items in order
  * while they fit, then a line counting the rest, so a cut never falls inside a table row or a block.
- * A caller says how it measures a line: UTF-8 bytes for a plan, characters for the other reports.
+ * Every comment is measured in UTF-8 bytes: never fewer than the UTF-16 characters GitHub counts, and
+ * what a host that counts bytes sees.
  * What is measured is what is posted: `fitBlocks` hides the run's secrets before it measures, since
  * a scrub after the cut lengthens the text (a 6-character secret becomes `(sensitive)`) past the limit.
  */
@@ -11,7 +12,7 @@ import { formatCount, pluralNoun } from './plural.js';
 /** GitHub refuses a comment longer than this many characters (GitLab's notes allow more). */
 export const HOST_COMMENT_LIMIT = 65_536;
 
-/** The largest comment voxform writes (in the unit its renderer measures): below the host's limit, with room for what CI wraps around it. */
+/** The largest comment voxform writes, in UTF-8 bytes: below the host's limit, with room for what CI wraps around it. */
 export const COMMENT_SIZE_LIMIT = 60_000;
 
 /**
@@ -38,8 +39,8 @@ export type CommentBlock = string[] | CommentList;
 export type Measure = (line: string) => number;
 
 
-/** A line's size as the host counts it: UTF-16 code units. */
-export const characterLength: Measure = (line) => line.length;
+/** A line's size in UTF-8 bytes: at least its UTF-16 length, which GitHub counts, so a comment within a byte budget is within it for GitHub too. */
+export const byteLength: Measure = (line) => Buffer.byteLength(line, 'utf8');
 
 /** The size of lines joined with newlines, with a newline at the end. */
 export function linesSize(lines: readonly string[], measure: Measure): number {
@@ -139,10 +140,13 @@ export function fitBlocks(given: readonly CommentBlock[], budget: number, measur
   return out;
 }
 
+/** Where every row of a cut table is, by default: the command's JSON output. */
+export const JSON_OUTPUT_HAS_ALL = '`--format json`';
+
 /**
  * The row standing for `omitted` rows a table of `columns` columns left out (a line of text under a
- * table would be read as one of its rows).
+ * table would be read as one of its rows); `whole` names what lists every one.
  */
-export function moreTableRow(omitted: number, noun: string, columns: number): string {
-  return `| …and ${formatCount(omitted)} more ${pluralNoun(omitted, noun)} (\`--format json\` lists every one) |${' |'.repeat(columns - 1)}`;
+export function moreTableRow(omitted: number, noun: string, columns: number, whole = JSON_OUTPUT_HAS_ALL): string {
+  return `| …and ${formatCount(omitted)} more ${pluralNoun(omitted, noun)} (${whole} lists every one) |${' |'.repeat(columns - 1)}`;
 }

@@ -164,6 +164,20 @@ describe('voxform ci run on GitHub', () => {
     expect(fake.labelsOf(11)).toEqual([]);
   }, 120_000);
 
+  it("a GitHub App's installation token (GET /user refuses it): its own comment is found by its bot login and edited, another bot's marker is not", async () => {
+    const APP_TOKEN = 'ghs_planted-app-installation-token-4d1a';
+    fake.tokens.set(APP_TOKEN, 'voxform-app[bot]');
+    const other = fake.addComment(12, 'other-app[bot]', '<!-- voxform:plan:env=staging -->\n<!-- voxform:status=no-changes -->\nanother app');
+    for (const expected of ['comment created on pull request #12', 'comment updated on pull request #12']) {
+      const plan = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging', '--out-dir', 'app-plan'], github({ GITHUB_TOKEN: APP_TOKEN, GITHUB_REF: 'refs/pull/12/merge' }));
+      expect(plan.code, plan.stderr).toBe(0);
+      expect(plan.stderr).toContain(expected);
+      expect(plan.stdout + plan.stderr).not.toContain(APP_TOKEN);
+    }
+    expect(fake.comments.filter((c) => c.review === 12).map((c) => [c.author, c.edits])).toEqual([['other-app[bot]', 0], ['voxform-app[bot]', 1]]);
+    expect(other.body).toContain('another app');
+  }, 120_000);
+
   it('outside a pull request: the summary only, and no token needed', async () => {
     const before = fake.requests.length;
     const plan = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging', '--out-dir', 'main-plan'], github({ GITHUB_REF: 'refs/heads/main', GITHUB_TOKEN: '' }));
@@ -219,6 +233,27 @@ describe('voxform ci run when something fails', () => {
     expect(run.stdout).not.toContain('"error"');
   }, 120_000);
 
+  it('tests that did not run in an --out-dir an earlier step wrote a report to: "did not run", never the earlier results', async () => {
+    const staging = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'test', '--env', 'staging', '--out-dir', 'shared', '--command-args', 'example/tests/booking.test.yaml --skip-judge'], github({ GITHUB_REF: 'refs/heads/main' }));
+    expect(staging.code, staging.stderr).toBe(0);
+    await rm(path.join(work, 'summary.md'), { force: true });
+    const production = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'test', '--env', 'production', '--out-dir', 'shared', '--command-args', 'example/tests/booking.test.yaml --skip-judge'], github({ GITHUB_REF: 'refs/heads/main', VOXFORM_BASE_URL: 'http://127.0.0.1:1' }));
+    expect(production.code).toBe(1);
+    const written = await summary();
+    expect(written).toContain('### voxform test (`production`): the tests did not run');
+    expect(written).not.toContain('passed');
+  }, 120_000);
+
+  it('a plan that saved none in an --out-dir holding an earlier plan: the earlier plan is never reported', async () => {
+    const first = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging', '--out-dir', 'shared-plan'], github({ GITHUB_REF: 'refs/heads/main' }));
+    expect(first.code, first.stderr).toBe(0);
+    expect(await readFile(path.join(project.dir, 'shared-plan', 'plan.json'), 'utf8')).toContain('"staging"');
+    const broken = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'production', '--out-dir', 'shared-plan'], github({ GITHUB_REF: 'refs/heads/main', VOXFORM_BASE_URL: 'http://127.0.0.1:1' }));
+    expect(broken.code).toBe(1);
+    // The Action uploads plan.json whatever the step's outcome: staging's plan must not be kept as production's.
+    await expect(readFile(path.join(project.dir, 'shared-plan', 'plan.json'), 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+  }, 120_000);
+
   it('a drift check that fails: the summary shows the error sentence, not an empty block', async () => {
     await rm(path.join(work, 'summary.md'), { force: true });
     const drift = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'drift', '--env', 'stagingg'], github({ GITHUB_REF: 'refs/heads/main' }));
@@ -241,6 +276,20 @@ describe('voxform ci run when something fails', () => {
     expect(fake.comments.filter((c) => c.review === 10 && c.body.startsWith('<!-- voxform:plan:env=staging -->'))).toHaveLength(1);
     expect(plan.stderr).toContain('voxform ci: comment created on pull request #10; labels ');
     expect(plan.stderr).toContain('error[ci_summary_failed]: Cannot write the job summary');
+  }, 120_000);
+
+  it('a pull request from a fork (read-only token): the refused comment\'s hint says so, not to grant a permission the fork cannot have', async () => {
+    const READ_ONLY = 'ghs_planted-fork-readonly-token-6c3d';
+    fake.tokens.set(READ_ONLY, undefined);
+    fake.readOnly.add(READ_ONLY);
+    const event = path.join(work, 'fork-event.json');
+    await writeFile(event, JSON.stringify({ pull_request: { number: 13, head: { repo: { fork: true, full_name: 'mallory/agents' } }, base: { repo: { full_name: 'acme/agents' } } } }));
+    await rm(path.join(work, 'summary.md'), { force: true });
+    const plan = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging', '--out-dir', 'fork-plan'], github({ GITHUB_TOKEN: READ_ONLY, GITHUB_REF: 'refs/pull/13/merge', GITHUB_EVENT_NAME: 'pull_request', GITHUB_EVENT_PATH: event }));
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain('error[ci_request_failed]: GitHub refused POST /repos/acme/agents/issues/13/comments with 403: Resource not accessible by integration.\n  hint: This pull request comes from a fork: GitHub gives its jobs a read-only token');
+    expect(plan.stderr).not.toContain('pull-requests: write');
+    expect(await summary()).toContain('voxform plan (`staging`)');
   }, 120_000);
 
   it('refuses --command-args that hold an option ci run sets itself, before running anything', async () => {
@@ -267,9 +316,9 @@ describe('voxform ci run on GitLab', () => {
     fake.addComment(5, 'dave', '<!-- voxform:plan -->\nnot voxform');
     const first = await project.cliInProcess(['ci', 'run', '--provider', 'gitlab', '--command', 'plan', '--out-dir', 'gl'], gitlab());
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stderr).toContain('voxform ci: comment created on merge request !5; labels +voxform:changes -voxform:no-changes.');
+    expect(first.stderr).toContain('voxform ci: note created on merge request !5; labels +voxform:changes -voxform:no-changes.');
     const second = await project.cliInProcess(['ci', 'run', '--provider', 'gitlab', '--command', 'plan', '--out-dir', 'gl'], gitlab());
-    expect(second.stderr).toContain('comment updated on merge request !5');
+    expect(second.stderr).toContain('note updated on merge request !5');
     const notes = fake.comments.filter((c) => c.review === 5);
     expect(notes.map((c) => [c.author, c.body.split('\n', 1)[0], c.edits])).toEqual([
       ['dave', '<!-- voxform:plan -->', 0],
@@ -282,7 +331,7 @@ describe('voxform ci run on GitLab', () => {
     fake.merged.set('d'.repeat(40), 5);
     const apply = await project.cliInProcess(['ci', 'run', '--provider', 'gitlab', '--command', 'apply', '--out-dir', 'gl'], gitlab({ CI_MERGE_REQUEST_IID: '', CI_COMMIT_SHA: 'd'.repeat(40) }));
     expect(apply.code, apply.stderr).toBe(0);
-    expect(apply.stderr).toContain('voxform ci: comment created on merge request !5.');
+    expect(apply.stderr).toContain('voxform ci: note created on merge request !5.');
     expect(fake.comments.find((c) => c.review === 5 && c.body.startsWith('<!-- voxform:apply -->'))?.body).toContain('✅ applied');
     await expectNoToken([first.stdout, first.stderr, second.stdout, second.stderr, apply.stdout, apply.stderr]);
   }, 120_000);
@@ -305,7 +354,7 @@ async function refusedWithoutUser(provider: 'github' | 'gitlab', env: Record<str
   }
   expect(fake.comments.length).toBe(before);
   // It asked who the token is and wrote nothing: no note, no label, on this review or any.
-  expect(fake.requests.slice(requestsBefore).filter((request) => request.method !== 'GET')).toEqual([]);
+  expect(fake.requests.slice(requestsBefore).filter((request) => request.method !== 'GET' && request.path !== '/graphql')).toEqual([]);
   expect(fake.labelsOf(review)).toEqual([]);
 }
 
@@ -316,9 +365,9 @@ describe('voxform ci run with a token whose user the host does not name', () => 
     await refusedWithoutUser('gitlab', gitlab({ GITLAB_TOKEN: GITLAB_TOKEN_NAMELESS, CI_MERGE_REQUEST_IID: '9' }), 9, "GitLab answered GET /api/v4/user with no username, so voxform cannot tell its own comments from others'; nothing was posted.");
   }, 120_000);
 
-  it('GitHub: GET /user answering 200 with no login is refused, not taken for the Actions token', async () => {
-    fake.tokens.set(GITHUB_TOKEN_NAMELESS, 'nameless-app');
-    fake.userAnswers.set(GITHUB_TOKEN_NAMELESS, { id: 41 });
-    await refusedWithoutUser('github', github({ GITHUB_TOKEN: GITHUB_TOKEN_NAMELESS, GITHUB_REF: 'refs/pull/8/merge' }), 8, "GitHub answered GET /user with no login, so voxform cannot tell its own comments from others'; nothing was posted.");
+  it('GitHub: a viewer query answered with no login is refused, not taken for the Actions token', async () => {
+    fake.tokens.set(GITHUB_TOKEN_NAMELESS, 'nameless-app[bot]');
+    fake.userAnswers.set(GITHUB_TOKEN_NAMELESS, { data: { viewer: null }, errors: [{ message: 'Resource not accessible by integration' }] });
+    await refusedWithoutUser('github', github({ GITHUB_TOKEN: GITHUB_TOKEN_NAMELESS, GITHUB_REF: 'refs/pull/8/merge' }), 8, "GitHub answered the GraphQL query `query { viewer { login } }` with no login (Resource not accessible by integration), so voxform cannot tell its own comments from others'; nothing was posted.");
   }, 120_000);
 });

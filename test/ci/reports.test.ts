@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { hasMarker, kindOf, markerFor, statusOf } from '../../src/ci/markers.js';
 import { commentBody, labelsFor } from '../../src/ci/publish.js';
 import { HOST_COMMENT_LIMIT } from '../../src/util/comment-blocks.js';
-import { outputReport, planReport } from '../../src/ci/reports.js';
+import { outputReport, planReport, testReport } from '../../src/ci/reports.js';
 import { readTestReport } from '../../src/conversations/read-json.js';
 import { renderTestJson } from '../../src/conversations/render-json.js';
 import { renderTestMarkdown } from '../../src/conversations/render-markdown.js';
@@ -20,7 +20,13 @@ import { planOf } from '../helpers/plan.js';
 import { useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
-const links = { runUrl: 'https://github.example/acme/agents/actions/runs/1', savedPlanWhere: 'artifact `voxform-plan-production`', savedPlanFile: 'plan.json' };
+const links = {
+  runUrl: 'https://github.example/acme/agents/actions/runs/1',
+  savedPlanWhere: 'artifact `voxform-plan-production`',
+  savedPlanFile: 'plan.json',
+  testReportWhere: 'artifact `voxform-tests-production`',
+  testReportFile: 'tests.json',
+};
 
 describe('markers', () => {
   it.each([
@@ -165,8 +171,30 @@ describe('the test report read back', () => {
     expect(renderTestMarkdown(read)).toBe(renderTestMarkdown(run));
   });
 
+  it('cut to the comment size, points at the report file the run wrote, not at options ci run does not take', () => {
+    const failed = (i: number) => ({
+      status: 'failed' as const,
+      passes: 0,
+      runs: 1,
+      passRate: 0,
+      results: [{ status: 'failed' as const, transcript: [{ role: 'assistant' as const, content: 'x'.repeat(400) }], checks: [{ check: 'contains "hi"', turn: 1, status: 'failed' as const, detail: `not found ${i}` }], toolCalls: undefined, error: undefined, durationMs: 5 }],
+    });
+    const reports = Array.from({ length: 1000 }, (_, i) => ({ file: 'tests/a.test.yaml', agent: 'front-desk', name: `test ${i}`, location: { file: 'tests/a.test.yaml', line: 3, col: 5 }, verdicts: { desired: failed(i) } }));
+    const run: TestRun = { against: ['desired'], reports, changes: [], summary: { desired: { passed: 0, failed: 1000, skipped: 0, errors: 0 } }, durationMs: 10 };
+    const { markdown } = testReport(run, 1, 'production', links, { output: '', redact: (text) => text });
+    const where = '`tests.json` (artifact `voxform-tests-production` of [this run](https://github.example/acme/agents/actions/runs/1))';
+    expect(markdown).toMatch(new RegExp(`^\\| …and [\\d,]+ more tests \\(${escapeRegExp(where)} lists every one\\) \\| \\| \\|$`, 'm'));
+    expect(markdown).toMatch(new RegExp(`_[\\d,]+ more failures not shown \\(the comment is size-capped\\); ${escapeRegExp(where)} has them all\\._`));
+    expect(markdown).not.toContain('--format json');
+    expect(markdown).not.toContain('job log');
+  });
+
   it('refuses what is not a report, naming the field', async () => {
     const dir = await tempDir({ 'bad.json': JSON.stringify({ format_version: 1, against: ['desired'], summary: {}, changes: [], tests: [{ file: 1 }], duration_ms: 1 }) });
     await expect(readTestReport(path.join(dir, 'bad.json'))).rejects.toMatchObject({ code: 'test_report_invalid', message: `The test report ${path.join(dir, 'bad.json')} is not a JSON result of voxform test (format_version 1): tests[0].location is not an object.` });
   });
 });
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

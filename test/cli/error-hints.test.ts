@@ -41,6 +41,12 @@ describe('errors found before a command runs have a hint too', () => {
       {},
       'error[api_key_missing]: No API key: VOXFORM_API_KEY is not set.\n  hint: Set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.\n',
     ],
+    // Set but empty, as a GitHub job gets a secret it may not read (a pull request from a fork): not "not set".
+    [
+      ['plan'],
+      { VOXFORM_API_KEY: ' ' },
+      'error[api_key_missing]: No API key: VOXFORM_API_KEY is set but empty.\n  hint: A CI secret the job cannot read arrives empty: pull requests from forks get no secrets, and neither does a job whose secret is not defined. Set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.\n',
+    ],
   ])('%j', async (args, env, stderr) => {
     const result = await runCliInProcess(args, { cwd: await tempDir({ 'voxform.yaml': MANIFEST }), env });
     expect(result.code).toBe(1);

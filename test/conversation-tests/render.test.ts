@@ -94,6 +94,14 @@ describe('renderers', () => {
     expect(capped).toMatch(/_\d+ more failures not shown \(the comment is size-capped\); the job log and `--format json` have them all\._\n$/);
   });
 
+  it('Markdown: the size cap is in UTF-8 bytes, so text of many bytes a character stays within it (GitLab and the docs count bytes)', () => {
+    const many = Array.from({ length: 300 }, (_, i) => report(`prueba ${i} del menú`, 'ñandú, café y ✓ '.repeat(25)));
+    const capped = renderTestMarkdown(run(many), 20_000);
+    expect(Buffer.byteLength(capped, 'utf8')).toBeLessThanOrEqual(20_000);
+    expect(Buffer.byteLength(capped, 'utf8')).toBeGreaterThan(18_000);
+    expect(capped).toMatch(/more failures not shown/);
+  });
+
   it('Markdown: a secret is hidden before the comment is cut at the size limit, never cut in two', () => {
     const secret = 'S3CRET-greeting-token-42';
     const tests = run([report(`${'n'.repeat(3000)} ${secret}`, 'ok')]);

@@ -33,6 +33,12 @@ describe('drift --format markdown: within a comment\'s size limit', () => {
     expect(markdown).toMatch(new RegExp(`\\n_…and ${(2000 - diffs.length).toLocaleString('en-US')} more resources: their differences are not shown here \\(\`--format json\` has them all\\)\\._\\n$`));
   });
 
+  it('is cut in UTF-8 bytes: differences of many bytes a character stay within the limit as bytes', () => {
+    const markdown = renderDriftMarkdown(driftOf(Array.from({ length: 2000 }, (_, i) => drifted(i, 40, () => ' Confirmé la réservation ✓✓✓✓✓✓✓✓ ñandú'))));
+    expect(Buffer.byteLength(markdown, 'utf8')).toBeLessThanOrEqual(COMMENT_SIZE_LIMIT);
+    expect(markdown).toMatch(/more resources: their differences are not shown here/);
+  });
+
   it('is whole when it fits', () => {
     const markdown = renderDriftMarkdown(driftOf([drifted(1, 3), drifted(2, 3)]));
     expect(markdown).not.toContain('…and');

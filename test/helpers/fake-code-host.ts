@@ -1,7 +1,7 @@
 /**
  * A local stand-in for the parts of GitHub's and GitLab's REST APIs `voxform ci run` uses, on
  * loopback: pull-request comments and labels (GitHub, at the root), merge-request notes and labels
- * (GitLab, under /api/v4), who a token is, and which review merged a commit. Pages are served as the
+ * (GitLab, under /api/v4), who a token is (GitHub's GraphQL `viewer` at /graphql), and which review merged a commit. Pages are served as the
  * hosts serve them (`per_page`, `page`), a comment is edited only by its author, and every request is
  * recorded, so tests see what was sent and that nothing else was touched.
  */
@@ -30,12 +30,20 @@ export interface FakeCodeHost {
   comments: FakeComment[];
   labels: Map<number, Set<string>>;
   requests: FakeRequest[];
-  /** token → login; a token mapped to `undefined` is GitHub's Actions token (GET /user refuses it), writing as github-actions[bot]. */
+  /**
+   * token → login; a token mapped to `undefined` is GitHub's Actions token, writing as
+   * github-actions[bot]. A login ending in `[bot]` is an installation token's (the Actions token's, a
+   * GitHub App's): REST's GET /user refuses it, GraphQL's `viewer` names it.
+   */
   tokens: Map<string, string | undefined>;
-  /** token → what GET /user answers instead of naming the token's user (200): a host or proxy whose answer names no one. */
+  /** token → what GET /user (GitLab) or the GraphQL `viewer` query (GitHub) answers instead of naming the token's user (200): a host or proxy whose answer names no one. */
   userAnswers: Map<string, unknown>;
   /** commit → the review that merged it. */
   merged: Map<string, number>;
+  /** Tokens that may read but not write (a fork's pull request on GitHub): every write is refused with 403. */
+  readOnly: Set<string>;
+  /** Answers given, in order, to the next requests instead of serving them (a rate limit, say); each is used once. */
+  refusals: Array<{ status: number; headers?: Record<string, string>; body: unknown }>;
   /** A comment someone wrote (not through voxform). */
   addComment(review: number, author: string, body: string): FakeComment;
   labelsOf(review: number): string[];
@@ -62,6 +70,8 @@ export async function startFakeCodeHost(): Promise<FakeCodeHost> {
     tokens: new Map(),
     userAnswers: new Map(),
     merged: new Map(),
+    refusals: [],
+    readOnly: new Set(),
     addComment(review, author, body) {
       const comment = { id: 1000 + host.comments.length, review, author, body, edits: 0 };
       host.comments.push(comment);
@@ -82,6 +92,8 @@ export async function startFakeCodeHost(): Promise<FakeCodeHost> {
       return send(res, 400, { message: 'Problems parsing JSON' });
     }
     host.requests.push({ method: req.method ?? '', path: `${url.pathname}${url.search}`, token, body });
+    const refusal = host.refusals.shift();
+    if (refusal) return send(res, refusal.status, refusal.body, refusal.headers);
     if (token === undefined || !host.tokens.has(token)) return send(res, 401, { message: 'Bad credentials' });
     const login = host.tokens.get(token);
     const author = login ?? ACTIONS_BOT;
@@ -90,9 +102,15 @@ export async function startFakeCodeHost(): Promise<FakeCodeHost> {
     let match: RegExpExecArray | null;
 
     if (route === 'GET /user' || route === 'GET /api/v4/user') {
+      if (gitlab && host.userAnswers.has(token)) return send(res, 200, host.userAnswers.get(token));
+      if (author.endsWith('[bot]')) return send(res, 403, { message: 'Resource not accessible by integration' });
+      return send(res, 200, gitlab ? { username: author } : { login: author });
+    }
+    if (host.readOnly.has(token) && req.method !== 'GET' && route !== 'POST /graphql') return send(res, 403, { message: 'Resource not accessible by integration' });
+    if (route === 'POST /graphql') {
+      if (!/^query \{ viewer \{ login \} \}$/.test(String((body as { query?: unknown } | undefined)?.query))) return send(res, 200, { errors: [{ message: 'this fake answers only the viewer query' }] });
       if (host.userAnswers.has(token)) return send(res, 200, host.userAnswers.get(token));
-      if (login === undefined) return send(res, 403, { message: 'Resource not accessible by integration' });
-      return send(res, 200, gitlab ? { username: login } : { login });
+      return send(res, 200, { data: { viewer: { login: author } } });
     }
     if ((match = /^GET \/repos\/[^/]+\/[^/]+\/issues\/(\d+)\/comments$/.exec(route))) {
       const items = host.comments.filter((c) => c.review === Number(match![1]));

@@ -5,6 +5,7 @@
  * place, found by its marker), the review's labels, and after an apply a comment on the review that
  * merged the commit. Its exit code is the command's, so the job fails as the command would.
  */
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { connectHost } from '../../ci/connect-host.js';
 import type { Provider, ReviewHost } from '../../ci/host.js';
@@ -35,9 +36,26 @@ export interface CiRunCommandOptions {
 const PLAN_FILE = 'plan.json';
 const TESTS_FILE = 'tests.json';
 
+/**
+ * The report file a command writes for ci run to read, removed before it runs: the Action keeps one
+ * --out-dir for every step of a job, so a report left by an earlier step (another environment, a
+ * run before a test file broke) would otherwise be read as this run's when this one writes none.
+ * apply reads plan.json too, but as its input, the reviewed plan: it writes no report.
+ */
+function reportFileOf(command: ReportKind, outDir: string): string | undefined {
+  if (command === 'plan') return path.join(outDir, PLAN_FILE);
+  if (command === 'test') return path.join(outDir, TESTS_FILE);
+  return undefined;
+}
+
 /** The name of the saved plan's artifact, as the Action uploads it: one per environment. */
 export function planArtifactName(environment: string | undefined): string {
   return `voxform-plan-${environment ?? 'default'}`;
+}
+
+/** The name of the test report's artifact, as the Action uploads it: one per environment. */
+function testsArtifactName(environment: string | undefined): string {
+  return `voxform-tests-${environment ?? 'default'}`;
 }
 
 /**
@@ -69,12 +87,12 @@ function commandLine(options: CiRunCommandOptions, outDir: string): string[] {
   const extra = extraArguments(options.commandArgs);
   switch (options.command) {
     case 'plan':
-      return ['plan', ...selection, '--out', path.join(outDir, PLAN_FILE), ...extra];
+      return ['plan', ...selection, '--out', reportFileOf('plan', outDir)!, ...extra];
     case 'apply':
       // A saved plan names its manifests and environment itself.
       return ['apply', path.join(outDir, PLAN_FILE), ...extra];
     case 'test':
-      return ['test', ...selection, '--against', 'both', '--format', 'json', '--out', path.join(outDir, TESTS_FILE), ...extra];
+      return ['test', ...selection, '--against', 'both', '--format', 'json', '--out', reportFileOf('test', outDir)!, ...extra];
     case 'promote':
       if (!options.env) throw new VoxformError('invalid_argument', '`voxform ci run --command promote` needs --env: the environment promoted to.', { hint: 'Add --env NAME, the environment to promote to.' });
       return ['promote', '--to', options.env, ...(options.file ?? []).flatMap((file) => ['-f', file]), ...extra];
@@ -136,8 +154,10 @@ async function reportOf(options: CiRunCommandOptions, { exitCode, output, outDir
 
 function describeResult(result: PublishResult, provider: Provider): string {
   const review = provider === 'github' ? `pull request #${result.review}` : `merge request !${result.review}`;
+  // Each host's own word: GitLab calls a merge request's comments notes.
+  const comment = provider === 'github' ? 'comment' : 'note';
   const parts = [
-    result.comment === 'none' ? 'no pull or merge request to comment on' : result.comment === 'failed' ? 'no comment posted (the error below says why)' : `comment ${result.comment} on ${review}`,
+    result.comment === 'none' ? 'no pull or merge request to comment on' : result.comment === 'failed' ? `no ${comment} posted (the error below says why)` : `${comment} ${result.comment} on ${review}`,
   ];
   const labels = [...result.labelsAdded.map((label) => `+${label}`), ...result.labelsRemoved.map((label) => `-${label}`)];
   if (labels.length > 0) parts.push(`labels ${labels.join(' ')}`);
@@ -154,6 +174,8 @@ export async function run(options: CiRunCommandOptions, ctx: CommandContext, run
   const outDir = path.resolve(ctx.cwd, options.outDir);
   await makeKeptFolder(outDir);
   const argv = commandLine(options, outDir);
+  const reportFile = reportFileOf(options.command, outDir);
+  if (reportFile !== undefined) await rm(reportFile, { force: true });
   // Registered before the command runs (main does too): its output and the report quoting it never show a token.
   registerCiTokens(ctx.env, ctx.secrets);
   let host: ReviewHost | undefined;
@@ -169,6 +191,8 @@ export async function run(options: CiRunCommandOptions, ctx: CommandContext, run
     runUrl: runUrl(options.provider, ctx.env),
     savedPlanWhere: options.provider === 'github' ? `artifact \`${planArtifactName(options.env)}\`` : 'the job artifacts',
     savedPlanFile: PLAN_FILE,
+    testReportWhere: options.provider === 'github' ? `artifact \`${testsArtifactName(options.env)}\`` : 'the job artifacts',
+    testReportFile: TESTS_FILE,
   };
   const report = await reportOf(options, { exitCode, output: recorded.text(), outDir }, links, ctx);
   // Every other command reports on the review the job runs for, if any (a scheduled drift check has none).
