@@ -57,6 +57,23 @@ describe('POST /register_call', () => {
     expect(unknown.body.detail[0].loc).toEqual(['body', 'session_continuation', 'session_id']);
   });
 
+  it('refuses a knowledge file id the account does not hold in a session agent_config, on every operation that starts one', async () => {
+    const config = { knowledge_base: { files: ['kf_nope'] } };
+    const logged = async () => (await client.get('/call-logs?limit=100')).body.histories.length;
+    const before = await logged();
+    const refused = [
+      [await client.post('/register_call', { agent_id: FRONT_DESK, agent_config: config }), ['body', 'agent_config', 'knowledge_base', 'files', 0]],
+      [await client.post('/register_sip_call', { agent_id: FRONT_DESK, agent_config: config }), ['body', 'agent_config', 'knowledge_base', 'files', 0]],
+      [await client.post('/sip', { init_agent: { agent_id: FRONT_DESK, agent_config: config }, region: 'us-west' }), ['body', 'init_agent', 'agent_config', 'knowledge_base', 'files', 0]],
+      [await client.post('/chat/completions', { agent: { agent_id: FRONT_DESK, agent_config: config }, messages: [] }), ['body', 'agent', 'agent_config', 'knowledge_base', 'files', 0]],
+    ] as const;
+    for (const [res, loc] of refused) {
+      expect(res.status).toBe(422);
+      expect(res.body.detail).toEqual([{ type: 'value_error', loc, msg: 'Value error, no knowledge file with this id' }]);
+    }
+    expect(await logged()).toBe(before);
+  });
+
   it('applies agent_config by top-level key for the session only', async () => {
     const res = await client.post('/register_call', { agent_id: FRONT_DESK, agent_config: { prompt: 'Session prompt', voice: { provider: 'openai', voice_id: 'alloy' } } });
     const record = await logOf(res.body.call_id);

@@ -9,7 +9,8 @@ import { newId, nowSeconds } from '../ids.js';
 import { hmacSha256Hex, md5Hex, sha256Hex } from '../../util/hash.js';
 import { MultipartError, multipartBoundary, parseMultipart } from '../multipart.js';
 import type { Route } from '../router.js';
-import { bodyValueError, ValidationFailure } from '../validation.js';
+import { bodyValueError } from '../validation.js';
+import { checkFileIds } from '../referenced-files.js';
 
 /** Largest upload the presigned policy allows (content-length-range), bytes. */
 const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
@@ -97,10 +98,7 @@ export const knowledgeRoutes: Route[] = [
       const request = body as SetAgentFilesRequest;
       const agent = core.store.agents.get(request.agent_id);
       if (!agent) throw bodyValueError(['agent_id'], 'no agent with this id');
-      const unknown = request.files.flatMap((id, index) => (core.store.files.has(id) ? [] : [index]));
-      if (unknown.length > 0) {
-        throw new ValidationFailure(unknown.map((index) => ({ type: 'value_error', loc: ['body', 'files', index], msg: 'Value error, no knowledge file with this id' })));
-      }
+      checkFileIds(core.store, request.files, ['files']);
       const current = agent.config.knowledge_base ?? {};
       agent.config.knowledge_base = { files: [...request.files], messages: request.messages ? [...request.messages] : (current.messages ?? []) };
       core.store.touchAgent(agent);

@@ -6,6 +6,7 @@ import type { Route, RouteContext } from '../router.js';
 import { replyEvents } from '../sse.js';
 import type { SessionKind } from '../types.js';
 import { bodyValueError } from '../validation.js';
+import { checkConfigFileIds } from '../referenced-files.js';
 
 /**
  * The body's top-level fields the service reads. Every other body refuses an unknown field
@@ -24,6 +25,7 @@ function withoutUnknownChatFields(body: unknown): unknown {
 
 async function startCall(ctx: RouteContext, kind: SessionKind, request: RegisterCallRequest | InitAgent, loc: string[]) {
   if (!ctx.core.store.agents.has(request.agent_id)) throw bodyValueError([...loc, 'agent_id'], 'no agent with this id');
+  checkConfigFileIds(ctx.core.store, request.agent_config, [...loc, 'agent_config']);
   const session = await ctx.core.sessions.start({
     kind,
     agentId: request.agent_id,
@@ -44,6 +46,7 @@ async function chat(ctx: RouteContext): Promise<Reply> {
   const request = ctx.body as ChatCompletionRequest;
   const { core } = ctx;
   if (!core.store.agents.has(request.agent.agent_id)) throw bodyValueError(['agent', 'agent_id'], 'no agent with this id');
+  checkConfigFileIds(core.store, request.agent.agent_config, ['agent', 'agent_config']);
   const { session, reply } = await core.sessions.chatTurn({
     agentId: request.agent.agent_id,
     override: request.agent.agent_config as Record<string, unknown> | undefined,
