@@ -74,6 +74,18 @@ describe('POST /register_call', () => {
     expect(await logged()).toBe(before);
   });
 
+  it('session_continuation is closed: an unknown field in it or in its messages is extra_forbidden, and no session starts', async () => {
+    const logged = async () => (await client.get('/call-logs?limit=100')).body.histories.length;
+    const before = await logged();
+    const misspelt = await client.post('/register_call', { agent_id: FRONT_DESK, session_continuation: { sesion_id: 'x' } });
+    expect(misspelt.status).toBe(422);
+    expect(misspelt.body).toEqual({ detail: [{ type: 'extra_forbidden', loc: ['body', 'session_continuation', 'sesion_id'], msg: 'Extra inputs are not permitted' }] });
+    const message = await client.post('/sip', { init_agent: { agent_id: FRONT_DESK, session_continuation: { messages: [{ role: 'user', content: 'Hi', name: 'caller' }] } }, region: 'us-west' });
+    expect(message.status).toBe(422);
+    expect(message.body).toEqual({ detail: [{ type: 'extra_forbidden', loc: ['body', 'init_agent', 'session_continuation', 'messages', 0, 'name'], msg: 'Extra inputs are not permitted' }] });
+    expect(await logged()).toBe(before);
+  });
+
   it('applies agent_config by top-level key for the session only', async () => {
     const res = await client.post('/register_call', { agent_id: FRONT_DESK, agent_config: { prompt: 'Session prompt', voice: { provider: 'openai', voice_id: 'alloy' } } });
     const record = await logOf(res.body.call_id);
