@@ -74,6 +74,18 @@ describe('POST /register_call', () => {
     expect(await logged()).toBe(before);
   });
 
+  it('refuses to continue a session of another agent (422 at session_continuation.session_id), starting nothing', async () => {
+    const first = await client.post('/register_call', { agent_id: FRONT_DESK, metadata: { a: 1 } });
+    const logged = async () => (await client.get('/call-logs?limit=100')).body.histories.length;
+    const before = await logged();
+    const other = await client.post('/register_call', { agent_id: BOOKING, session_continuation: { session_id: first.body.session_id } });
+    expect(other.status).toBe(422);
+    expect(other.body).toEqual({ detail: [{ type: 'value_error', loc: ['body', 'session_continuation', 'session_id'], msg: 'Value error, this session belongs to another agent' }] });
+    const sip = await client.post('/sip', { init_agent: { agent_id: BOOKING, session_continuation: { session_id: first.body.session_id } } });
+    expect(sip.body.detail[0].loc).toEqual(['body', 'init_agent', 'session_continuation', 'session_id']);
+    expect(await logged()).toBe(before);
+  });
+
   it('session_continuation is closed: an unknown field in it or in its messages is extra_forbidden, and no session starts', async () => {
     const logged = async () => (await client.get('/call-logs?limit=100')).body.histories.length;
     const before = await logged();
