@@ -144,6 +144,11 @@ export const uploadRoute: Route = {
           : s3Error(403, 'AccessDenied', `Invalid according to Policy: Policy Condition failed: ["eq", "$${name}", ${JSON.stringify(expected)}].`);
       }
     }
+    // S3 refuses a form field the policy did not cover (such as an added Content-Type): only the
+    // issued fields, the file and `x-ignore-` fields may come.
+    const issued = new Set(Object.keys(pending.fields).map((name) => name.toLowerCase()));
+    const extra = [...fields.keys()].filter((name) => !issued.has(name) && !name.startsWith('x-ignore-'));
+    if (extra.length > 0) return s3Error(403, 'AccessDenied', `Invalid according to Policy: Extra input fields: ${extra.join(', ')}`);
     if (nowSeconds() > pending.expires_at) return s3Error(403, 'AccessDenied', 'Invalid according to Policy: Policy expired.');
     const file = parts[fileIndex] as (typeof parts)[number];
     if (file.data.length > MAX_UPLOAD_BYTES) return s3Error(400, 'EntityTooLarge', 'Your proposed upload exceeds the maximum allowed size.');
@@ -151,7 +156,7 @@ export const uploadRoute: Route = {
       key,
       size: file.data.length,
       sha256: sha256Hex(file.data),
-      content_type: fields.get('content-type') ?? file.contentType ?? null,
+      content_type: file.contentType ?? null,
       uploaded_at: nowSeconds(),
     });
     await core.store.commit();
