@@ -323,6 +323,11 @@ class Emulator implements ControlHost {
       problems.push(...read.detail);
     } else if (route.control) {
       query = Object.fromEntries(new URLSearchParams(search));
+    } else if (route.header !== 'none') {
+      // A spec operation without a query definition takes no parameter: each one is refused, as
+      // the closed query definitions refuse an unknown one (the URLs the emulator hands out,
+      // declared `none`, are not spec operations).
+      for (const name of new Set(new URLSearchParams(search).keys())) problems.push({ type: 'extra_forbidden', loc: ['query', name], msg: 'Extra inputs are not permitted' });
     }
 
     if (route.body && rawBody.length > 0 && !declaresJson(req.headers['content-type'])) {

@@ -85,7 +85,11 @@ export class SessionManager {
     const continuation = input.continuation;
     if (continuation?.session_id !== undefined) {
       const previous = this.store.sessionsById.get(continuation.session_id);
-      if (!previous) throw bodyValueError([...(input.continuationLoc ?? ['session_continuation']), 'session_id'], 'no session with this id');
+      const loc = [...(input.continuationLoc ?? ['session_continuation']), 'session_id'];
+      if (!previous) throw bodyValueError(loc, 'no session with this id');
+      // Nothing published says whether another agent may go on with a session: refusing is what a
+      // client can rely on either way (its metadata and history were the other agent's).
+      if (previous.agent_id !== agent.id) throw bodyValueError(loc, 'this session belongs to another agent');
       // The same session goes on in a new call: its history and metadata carry over.
       sessionId = previous.session_id;
       transcript = [...previous.transcript];

@@ -112,6 +112,9 @@ describe('knowledge files', () => {
     const badPolicy = await upload(presigned, 'x', { override: { policy: 'e30=' } });
     expect(badPolicy.status).toBe(403);
     expect(badPolicy.text).toContain('<Code>AccessDenied</Code>');
+    const extraField = await upload(presigned, 'x', { override: { 'Content-Type': 'text/markdown' } });
+    expect(extraField.status).toBe(403);
+    expect(extraField.text).toContain('<Code>AccessDenied</Code><Message>Invalid according to Policy: Extra input fields: content-type</Message>');
     const fileFirst = await upload(presigned, 'x', { fileFirst: true });
     expect(fileFirst.status).toBe(400);
     const unknownKey = await upload({ ...presigned, fields: { ...presigned.fields, key: 'knowledge/other' } }, 'x');

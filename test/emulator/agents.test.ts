@@ -66,6 +66,14 @@ describe('PUT /agents/{agent_id}', () => {
     expect(res.body.detail).toEqual([{ type: 'missing', loc: ['body', 'config', 'session_data_webhook', 'url'], msg: 'Field required' }]);
   });
 
+  it('refuses a knowledge file id the account does not hold (422 at its place), storing nothing', async () => {
+    const before = await getAgent();
+    const res = await client.put(`/agents/${FRONT_DESK}`, { name: 'S', config: { knowledge_base: { files: ['kf_nope'] } } });
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({ detail: [{ type: 'value_error', loc: ['body', 'config', 'knowledge_base', 'files', 0], msg: 'Value error, no knowledge file with this id' }] });
+    expect(await getAgent()).toEqual(before);
+  });
+
   it('answers 404 for an unknown agent (after validation)', async () => {
     const res = await client.put('/agents/-OKnope', { name: 'x', config: {} });
     expect(res.status).toBe(404);

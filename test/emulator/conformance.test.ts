@@ -210,6 +210,14 @@ describe.each(operations.map((op) => [nameOf(op), op] as const))('%s', (name, op
     for (const value of answerValues(answer, op.stream)) expect(validateAgainst(op.answer, value), `${name}: ${JSON.stringify(value)}`).toEqual([]);
   });
 
+  it('refuses a query parameter it does not define (422 extra_forbidden at it), with or without a query definition', async () => {
+    const request = await (rawRequests[name] as () => Promise<{ path?: string; body?: unknown }>)();
+    const path = request.path ?? concrete(op.path);
+    const answer = await raw.call(op.method, `${path}${path.includes('?') ? '&' : '?'}page_size=5`, request.body === undefined ? {} : { body: request.body });
+    expect(answer.status, answer.text).toBe(422);
+    expect(answer.body).toEqual({ detail: [{ type: 'extra_forbidden', loc: ['query', 'page_size'], msg: 'Extra inputs are not permitted' }] });
+  });
+
   it('refuses a request without a key as documented for its header', async () => {
     const request = await (rawRequests[name] as () => Promise<{ path?: string; body?: unknown }>)();
     const answer = await raw.call(op.method, request.path ?? concrete(op.path), { ...(request.body === undefined ? {} : { body: request.body }), auth: null });

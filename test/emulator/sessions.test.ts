@@ -57,6 +57,47 @@ describe('POST /register_call', () => {
     expect(unknown.body.detail[0].loc).toEqual(['body', 'session_continuation', 'session_id']);
   });
 
+  it('refuses a knowledge file id the account does not hold in a session agent_config, on every operation that starts one', async () => {
+    const config = { knowledge_base: { files: ['kf_nope'] } };
+    const logged = async () => (await client.get('/call-logs?limit=100')).body.histories.length;
+    const before = await logged();
+    const refused = [
+      [await client.post('/register_call', { agent_id: FRONT_DESK, agent_config: config }), ['body', 'agent_config', 'knowledge_base', 'files', 0]],
+      [await client.post('/register_sip_call', { agent_id: FRONT_DESK, agent_config: config }), ['body', 'agent_config', 'knowledge_base', 'files', 0]],
+      [await client.post('/sip', { init_agent: { agent_id: FRONT_DESK, agent_config: config }, region: 'us-west' }), ['body', 'init_agent', 'agent_config', 'knowledge_base', 'files', 0]],
+      [await client.post('/chat/completions', { agent: { agent_id: FRONT_DESK, agent_config: config }, messages: [] }), ['body', 'agent', 'agent_config', 'knowledge_base', 'files', 0]],
+    ] as const;
+    for (const [res, loc] of refused) {
+      expect(res.status).toBe(422);
+      expect(res.body.detail).toEqual([{ type: 'value_error', loc, msg: 'Value error, no knowledge file with this id' }]);
+    }
+    expect(await logged()).toBe(before);
+  });
+
+  it('refuses to continue a session of another agent (422 at session_continuation.session_id), starting nothing', async () => {
+    const first = await client.post('/register_call', { agent_id: FRONT_DESK, metadata: { a: 1 } });
+    const logged = async () => (await client.get('/call-logs?limit=100')).body.histories.length;
+    const before = await logged();
+    const other = await client.post('/register_call', { agent_id: BOOKING, session_continuation: { session_id: first.body.session_id } });
+    expect(other.status).toBe(422);
+    expect(other.body).toEqual({ detail: [{ type: 'value_error', loc: ['body', 'session_continuation', 'session_id'], msg: 'Value error, this session belongs to another agent' }] });
+    const sip = await client.post('/sip', { init_agent: { agent_id: BOOKING, session_continuation: { session_id: first.body.session_id } } });
+    expect(sip.body.detail[0].loc).toEqual(['body', 'init_agent', 'session_continuation', 'session_id']);
+    expect(await logged()).toBe(before);
+  });
+
+  it('session_continuation is closed: an unknown field in it or in its messages is extra_forbidden, and no session starts', async () => {
+    const logged = async () => (await client.get('/call-logs?limit=100')).body.histories.length;
+    const before = await logged();
+    const misspelt = await client.post('/register_call', { agent_id: FRONT_DESK, session_continuation: { sesion_id: 'x' } });
+    expect(misspelt.status).toBe(422);
+    expect(misspelt.body).toEqual({ detail: [{ type: 'extra_forbidden', loc: ['body', 'session_continuation', 'sesion_id'], msg: 'Extra inputs are not permitted' }] });
+    const message = await client.post('/sip', { init_agent: { agent_id: FRONT_DESK, session_continuation: { messages: [{ role: 'user', content: 'Hi', name: 'caller' }] } }, region: 'us-west' });
+    expect(message.status).toBe(422);
+    expect(message.body).toEqual({ detail: [{ type: 'extra_forbidden', loc: ['body', 'init_agent', 'session_continuation', 'messages', 0, 'name'], msg: 'Extra inputs are not permitted' }] });
+    expect(await logged()).toBe(before);
+  });
+
   it('applies agent_config by top-level key for the session only', async () => {
     const res = await client.post('/register_call', { agent_id: FRONT_DESK, agent_config: { prompt: 'Session prompt', voice: { provider: 'openai', voice_id: 'alloy' } } });
     const record = await logOf(res.body.call_id);

@@ -16,6 +16,7 @@ import { applyConfigUpdate } from '../merge.js';
 import type { Route } from '../router.js';
 import type { StoredPhone } from '../types.js';
 import { bodyValueError } from '../validation.js';
+import { checkConfigFileIds } from '../referenced-files.js';
 import { sha256Hex } from '../../util/hash.js';
 import { isPlainObject, splitTopLevelNulls } from '../../util/json-object.js';
 
@@ -180,6 +181,7 @@ export const accountRoutes: Route[] = [
       const agent = core.store.agents.get(params.agent_id as string);
       if (!agent) return NOT_FOUND();
       const update = body as UpdateAgentRequest;
+      checkConfigFileIds(core.store, update.config, ['config']);
       const { removed } = splitTopLevelNulls((parsed as { config: Record<string, unknown> }).config);
       applyConfigUpdate(agent.config, update.config as Record<string, unknown>, removed, core.putMode);
       agent.name = update.name;

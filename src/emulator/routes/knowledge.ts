@@ -9,7 +9,8 @@ import { newId, nowSeconds } from '../ids.js';
 import { hmacSha256Hex, md5Hex, sha256Hex } from '../../util/hash.js';
 import { MultipartError, multipartBoundary, parseMultipart } from '../multipart.js';
 import type { Route } from '../router.js';
-import { bodyValueError, ValidationFailure } from '../validation.js';
+import { bodyValueError } from '../validation.js';
+import { checkFileIds } from '../referenced-files.js';
 
 /** Largest upload the presigned policy allows (content-length-range), bytes. */
 const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
@@ -97,10 +98,7 @@ export const knowledgeRoutes: Route[] = [
       const request = body as SetAgentFilesRequest;
       const agent = core.store.agents.get(request.agent_id);
       if (!agent) throw bodyValueError(['agent_id'], 'no agent with this id');
-      const unknown = request.files.flatMap((id, index) => (core.store.files.has(id) ? [] : [index]));
-      if (unknown.length > 0) {
-        throw new ValidationFailure(unknown.map((index) => ({ type: 'value_error', loc: ['body', 'files', index], msg: 'Value error, no knowledge file with this id' })));
-      }
+      checkFileIds(core.store, request.files, ['files']);
       const current = agent.config.knowledge_base ?? {};
       agent.config.knowledge_base = { files: [...request.files], messages: request.messages ? [...request.messages] : (current.messages ?? []) };
       core.store.touchAgent(agent);
@@ -146,6 +144,11 @@ export const uploadRoute: Route = {
           : s3Error(403, 'AccessDenied', `Invalid according to Policy: Policy Condition failed: ["eq", "$${name}", ${JSON.stringify(expected)}].`);
       }
     }
+    // S3 refuses a form field the policy did not cover (such as an added Content-Type): only the
+    // issued fields, the file and `x-ignore-` fields may come.
+    const issued = new Set(Object.keys(pending.fields).map((name) => name.toLowerCase()));
+    const extra = [...fields.keys()].filter((name) => !issued.has(name) && !name.startsWith('x-ignore-'));
+    if (extra.length > 0) return s3Error(403, 'AccessDenied', `Invalid according to Policy: Extra input fields: ${extra.join(', ')}`);
     if (nowSeconds() > pending.expires_at) return s3Error(403, 'AccessDenied', 'Invalid according to Policy: Policy expired.');
     const file = parts[fileIndex] as (typeof parts)[number];
     if (file.data.length > MAX_UPLOAD_BYTES) return s3Error(400, 'EntityTooLarge', 'Your proposed upload exceeds the maximum allowed size.');
@@ -153,7 +156,7 @@ export const uploadRoute: Route = {
       key,
       size: file.data.length,
       sha256: sha256Hex(file.data),
-      content_type: fields.get('content-type') ?? file.contentType ?? null,
+      content_type: file.contentType ?? null,
       uploaded_at: nowSeconds(),
     });
     await core.store.commit();

@@ -1,29 +1,42 @@
 /** POST /register_call, /register_sip_call, /sip and /chat/completions, and the recordings of calls. */
 import type { ChatCompletionRequest, CreateSipRequest, InitAgent, RegisterCallRequest } from '../../schema/types.gen.js';
 import { loadSchemas } from '../../schema/load.js';
+import { isPlainObject } from '../../util/json-object.js';
 import { json, type Reply } from '../http.js';
 import type { Route, RouteContext } from '../router.js';
 import { replyEvents } from '../sse.js';
 import type { SessionKind } from '../types.js';
 import { bodyValueError } from '../validation.js';
+import { checkConfigFileIds } from '../referenced-files.js';
 
 /**
- * The body's top-level fields the service reads. Every other body refuses an unknown field
- * (`extra_forbidden`), but OpenAI clients send theirs (`model`, `stream`, `temperature`, …) on every
- * call: so a chat request keeps only these, then is validated as strictly as before
- * (docs/service-api.md and docs/emulator.md, "OpenAI clients and unknown fields").
+ * The fields of a chat request the service reads. Every other body refuses an unknown field
+ * (`extra_forbidden`), but OpenAI clients send theirs on every call: at the top level (`model`,
+ * `stream`, `temperature`, …) and on messages (`name`). So a chat request keeps only the known
+ * top-level fields and, on each message, the known message fields, then is validated as strictly as
+ * before (docs/service-api.md and docs/emulator.md, "OpenAI clients and unknown fields").
  */
-let chatFields: Set<string> | undefined;
+let chatFields: { request: Set<string>; message: Set<string> } | undefined;
+
+function knownFields(): { request: Set<string>; message: Set<string> } {
+  const defs = loadSchemas().service.$defs as Record<string, { properties?: object }>;
+  chatFields ??= { request: new Set(Object.keys(defs.ChatCompletionRequest?.properties ?? {})), message: new Set(Object.keys(defs.ChatMessage?.properties ?? {})) };
+  return chatFields;
+}
+
+const keepOnly = (value: Record<string, unknown>, known: Set<string>) => Object.fromEntries(Object.entries(value).filter(([name]) => known.has(name)));
 
 function withoutUnknownChatFields(body: unknown): unknown {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
-  chatFields ??= new Set(Object.keys((loadSchemas().service.$defs as Record<string, { properties: object }>).ChatCompletionRequest?.properties ?? {}));
-  const known = chatFields;
-  return Object.fromEntries(Object.entries(body).filter(([name]) => known.has(name)));
+  if (!isPlainObject(body)) return body;
+  const known = knownFields();
+  const kept = keepOnly(body, known.request);
+  if (Array.isArray(kept.messages)) kept.messages = kept.messages.map((message: unknown) => (isPlainObject(message) ? keepOnly(message, known.message) : message));
+  return kept;
 }
 
 async function startCall(ctx: RouteContext, kind: SessionKind, request: RegisterCallRequest | InitAgent, loc: string[]) {
   if (!ctx.core.store.agents.has(request.agent_id)) throw bodyValueError([...loc, 'agent_id'], 'no agent with this id');
+  checkConfigFileIds(ctx.core.store, request.agent_config, [...loc, 'agent_config']);
   const session = await ctx.core.sessions.start({
     kind,
     agentId: request.agent_id,
@@ -44,6 +57,7 @@ async function chat(ctx: RouteContext): Promise<Reply> {
   const request = ctx.body as ChatCompletionRequest;
   const { core } = ctx;
   if (!core.store.agents.has(request.agent.agent_id)) throw bodyValueError(['agent', 'agent_id'], 'no agent with this id');
+  checkConfigFileIds(core.store, request.agent.agent_config, ['agent', 'agent_config']);
   const { session, reply } = await core.sessions.chatTurn({
     agentId: request.agent.agent_id,
     override: request.agent.agent_config as Record<string, unknown> | undefined,
