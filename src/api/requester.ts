@@ -199,10 +199,7 @@ export class Requester {
       if (response) {
         // Written out rather than spread from `event`: a spread costs microseconds, on every attempt.
         this.#options.onResponse?.({ method: event.method, path: event.path, attempt, status: response.status, durationMs });
-        if (this.#options.debug) {
-          const size = typeof response.body === 'string' ? ` (${Buffer.byteLength(response.body)} bytes)` : '';
-          this.log(`← ${response.status} ${exchange.method} ${target.logUrl} in ${durationMs} ms${size}`);
-        }
+        if (this.#options.debug) this.logResponse(exchange, target, response, durationMs);
         if (response.status >= 200 && response.status < 300) return response;
         const body = typeof response.body === 'string' ? response.body : await readBodyText(response.body);
         if (mayRetry && shouldRetry(exchange.retry, { status: response.status })) {
@@ -240,6 +237,12 @@ export class Requester {
       const landed = reachable && writeMayHaveLanded(exchange.method, unanswered);
       throw this.transportError(kind, exchange, target, attempt, failure, uncertain, landed, earlierAttemptMayHaveLanded);
     }
+  }
+
+  /** The debug log's line of an answer: its status, how long it took and, when read whole, its size. */
+  private logResponse(exchange: Exchange, target: { logUrl: string }, response: HttpResponse | HttpStreamResponse, durationMs: number): void {
+    const size = typeof response.body === 'string' ? ` (${Buffer.byteLength(response.body)} bytes)` : '';
+    this.log(`← ${response.status} ${exchange.method} ${target.logUrl} in ${durationMs} ms${size}`);
   }
 
   private transportError(

@@ -193,16 +193,10 @@ function backendOf(options: ApplyOptions): StateBackend {
   throw new VoxformError('invalid_option', 'apply() needs a state backend: pass `backend` (openStateBackend) or `stateFile`.', { hint: 'Open one with openStateBackend(spec), or pass stateFile: PATH.' });
 }
 
-export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
-  requireOptions('apply', options, PLAN_REQUIRES);
-  const emit = options.onEvent ?? (() => undefined);
-  const backend = backendOf(options);
-  const workspace = workspaceKey(options.desired.environment, options.serviceId);
-
-  // 1. Lock the workspace: nothing is read for the plan, nor written, without it.
-  let lock: HeldLock;
+/** The workspace's lock, or undefined when the run was stopped while waiting for it. */
+async function lockWorkspace(options: ApplyOptions, backend: StateBackend, workspace: string, emit: (event: ApplyEvent) => void): Promise<HeldLock | undefined> {
   try {
-    lock = await backend.acquireLock(workspace, {
+    return await backend.acquireLock(workspace, {
       command: options.command ?? 'voxform apply',
       timeoutSeconds: options.lockTimeoutSeconds ?? 0,
       warn: (message) => emit({ type: 'warning', message }),
@@ -212,10 +206,21 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
       recheckCommand: options.recheckCommand,
     });
   } catch (error) {
-    // Stopped while another run held the lock: nothing was read, nothing changed.
-    if (isVoxformError(error) && error.code === 'interrupted') return { ...nothingRan(), status: 'interrupted', plan: undefined, stateLocation: backend.display };
+    if (isVoxformError(error) && error.code === 'interrupted') return undefined;
     throw error;
   }
+}
+
+export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
+  requireOptions('apply', options, PLAN_REQUIRES);
+  const emit = options.onEvent ?? (() => undefined);
+  const backend = backendOf(options);
+  const workspace = workspaceKey(options.desired.environment, options.serviceId);
+
+  // 1. Lock the workspace: nothing is read for the plan, nor written, without it.
+  const lock = await lockWorkspace(options, backend, workspace, emit);
+  // Stopped while another run held the lock: nothing was read, nothing changed.
+  if (!lock) return { ...nothingRan(), status: 'interrupted', plan: undefined, stateLocation: backend.display };
   options.onLocked?.(lock);
   // A lost lock (the database connection dropped) stops the run like Ctrl-C: no new write.
   const signal = options.signal ? AbortSignal.any([options.signal, lock.lost]) : lock.lost;

@@ -241,7 +241,7 @@ describe('voxform promote', () => {
     commitAll(dir, 'v2');
     const stale = await cli(['promote', '--to', 'production', '--dry-run']);
     expect(stale.code).toBe(1);
-    expect(stale.stderr).toMatch(/^error\[promote_checkout_mismatch\]: staging runs commit [0-9a-f]{7}, and this checkout is at [0-9a-f]{7}\.\n {2}hint: Apply staging from this checkout first \(`voxform apply --env staging`\)/m);
+    expect(stale.stderr).toMatch(/^error\[promote_checkout_mismatch\]: staging runs commit [0-9a-f]{7}, and this checkout is at [0-9a-f]{7}; the two commits differ in voxform\.yaml\.\n {2}hint: Apply staging from this checkout first \(`voxform apply --env staging`\)/m);
     expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
     expect((await cli(['promote', '--to', 'production', '--dry-run'])).code).toBe(0);
   });

@@ -81,22 +81,7 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
   for (const file of written.overwritten) ctx.stdout.write(`  overwritten  ${file}\n`);
   for (const file of written.updated) ctx.stdout.write(`  updated      ${file}\n`);
   for (const file of written.kept) ctx.stdout.write(`  kept         ${file}\n`);
-  if (result.references.length > 0) {
-    ctx.stdout.write('\nValues an apply took from the environment are written as the references that put them there (set here; keep them set for plan and apply):\n');
-    const width = Math.max(...result.references.map((r) => r.name.length));
-    for (const reference of result.references) ctx.stdout.write(`  ${reference.name.padEnd(width)}  ${reference.path}\n`);
-  }
-  if (result.secrets.length > 0) {
-    ctx.stdout.write('\nSecrets are not exported; set these environment variables to their live values before plan and apply:\n');
-    const width = Math.max(...result.secrets.map((s) => s.name.length));
-    for (const secret of result.secrets) ctx.stdout.write(`  ${secret.name.padEnd(width)}  ${secret.path}${secret.short ? `  (under ${MIN_SEARCHABLE_SECRET} characters)` : ''}\n`);
-    const short = result.secrets.filter((secret) => secret.short).length;
-    if (short > 0) {
-      ctx.stdout.write(
-        `${plural(short, 'of these holds', 'of these hold')} a live value under ${MIN_SEARCHABLE_SECRET} characters, too short to hide in text: plan warns of each (env_value_short). Export makes every header and URL query value a reference, as it cannot tell which is secret; write one that is not as it is, in place of its reference.\n`,
-      );
-    }
-  }
+  writeVariableLists(result, ctx);
   const refused = writeWarnings(result, policy, ctx);
   if (shadowed !== undefined) ctx.stderr.write(shadowedWarning(shadowed, where));
   if (replaced !== undefined) ctx.stderr.write(replaced.warning);
@@ -113,6 +98,26 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
   else if (replaced && losesResources(replaced.losses)) ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # ${droppedNote(replaced.losses)}\n`);
   else ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # shows no changes\n`);
   return 0;
+}
+
+/** The variables the exported files name: those an apply read (keep them set), then the secrets to set to their live values. */
+function writeVariableLists(result: ExportResult, ctx: CommandContext): void {
+  if (result.references.length > 0) {
+    ctx.stdout.write('\nValues an apply took from the environment are written as the references that put them there (set here; keep them set for plan and apply):\n');
+    const width = Math.max(...result.references.map((r) => r.name.length));
+    for (const reference of result.references) ctx.stdout.write(`  ${reference.name.padEnd(width)}  ${reference.path}\n`);
+  }
+  if (result.secrets.length > 0) {
+    ctx.stdout.write('\nSecrets are not exported; set these environment variables to their live values before plan and apply:\n');
+    const width = Math.max(...result.secrets.map((s) => s.name.length));
+    for (const secret of result.secrets) ctx.stdout.write(`  ${secret.name.padEnd(width)}  ${secret.path}${secret.short ? `  (under ${MIN_SEARCHABLE_SECRET} characters)` : ''}\n`);
+    const short = result.secrets.filter((secret) => secret.short).length;
+    if (short > 0) {
+      ctx.stdout.write(
+        `${plural(short, 'of these holds', 'of these hold')} a live value under ${MIN_SEARCHABLE_SECRET} characters, too short to hide in text: plan warns of each (env_value_short). Export makes every header and URL query value a reference, as it cannot tell which is secret; write one that is not as it is, in place of its reference.\n`,
+      );
+    }
+  }
 }
 
 /**
