@@ -52,6 +52,8 @@ export type { OpenStateOptions } from './state/open.js';
 export type { LockLoss, StateBackend } from './state/backend.js';
 export { fingerprintKey } from './util/hash.js';
 export { FileHistoryStore } from './history/file-store.js';
+export { ledgerSealKey } from './history/seal.js';
+export type { LedgerSealKey } from './history/seal.js';
 export { configurationHash } from './history/config-hash.js';
 export { detectDeploySource } from './history/source.js';
 export type { AgentVersion, DeploySource, HistoryRecord, HistoryStore } from './history/types.js';

@@ -232,7 +232,7 @@ const DOCUMENTED_VALUES = [
   'apply',
   'checkDrift',
   'evaluatePolicy', 'renderSarif',
-  'openStateBackend', 'fingerprintKey', 'FileHistoryStore', 'configurationHash', 'detectDeploySource',
+  'openStateBackend', 'fingerprintKey', 'FileHistoryStore', 'ledgerSealKey', 'configurationHash', 'detectDeploySource',
   'createClient', 'ApiError', 'isApiError', 'REGION_BASE_URLS',
   'startEmulator', 'defaultSeed',
   'findTestFiles', 'loadTestFiles', 'runTests', 'runSucceeded', 'renderTestText', 'renderTestJson', 'renderTestJunit', 'renderTestMarkdown', 'captureTestFile',

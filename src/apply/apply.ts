@@ -25,6 +25,7 @@ import type { DeploySource, HistoryRecord, HistoryStore } from '../history/types
 import type { ApplyClient } from './client.js';
 import { executePlan, nothingRan, type ExecuteResult, type ProgressEvent } from './execute-plan.js';
 import { AgentReadBacks, recordHistory } from './record-history.js';
+import { ledgerSealKey } from '../history/seal.js';
 import { requireOptions } from '../util/required-options.js';
 import { errorMessage } from '../secrets/error-message.js';
 
@@ -329,6 +330,7 @@ async function appendHistory(
     return await recordHistory({
       ...ran,
       history: options.history,
+      sealKey: ledgerSealKey(options.fingerprintKey),
       desired: options.desired,
       client: options.client,
       outcome: ran.status,

@@ -8,6 +8,7 @@
 import { agentVersion, historyRecord } from '../history/record.js';
 import { isPlainObject } from '../util/json-object.js';
 import type { AgentVersion, DeploySource, HistoryRecord, HistoryStore } from '../history/types.js';
+import type { LedgerSealKey } from '../history/seal.js';
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import type { LiveState } from '../plan/read-live.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
@@ -65,6 +66,8 @@ export class AgentReadBacks {
 
 interface HistoryContext {
   history: HistoryStore;
+  /** The key the record is sealed under: the run's API key's (src/history/seal.ts). */
+  sealKey: LedgerSealKey;
   desired: DesiredState;
   plan: Plan;
   live: LiveState;
@@ -154,5 +157,5 @@ export async function recordHistory(context: HistoryContext): Promise<HistoryRec
     counts: { applied: result.applied.length, partlyApplied: result.partlyApplied.length, failed: result.failed.length, skipped: result.skipped.length, notApplied: result.stopped.length },
     agents: await agentVersions(context),
   });
-  return context.history.append(record);
+  return context.history.append(record, context.sealKey);
 }

@@ -1,6 +1,7 @@
 /** A workspace's deploy ledger: a damaged record neither stops the command nor goes unnoticed (a warning). */
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
+import type { LedgerSealKey } from '../history/seal.js';
 import type { HistoryRecord, HistoryStore, RecordSummary, SkippedRecord, TestRunRecord } from '../history/types.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import type { CommandContext } from './context.js';
@@ -11,14 +12,14 @@ function warnSkipped(skipped: SkippedRecord, ctx: CommandContext): void {
 }
 
 /** The summaries of `workspace`'s records, newest first, each read as the walk reaches it; the damaged ones skipped, each with a warning. */
-export function workspaceSummaries(store: HistoryStore, workspace: string, ctx: CommandContext): AsyncIterable<RecordSummary> {
-  return store.summaries({ workspace, onSkipped: (skipped) => warnSkipped(skipped, ctx) });
+export function workspaceSummaries(store: HistoryStore, workspace: string, ctx: CommandContext, sealKey?: LedgerSealKey): AsyncIterable<RecordSummary> {
+  return store.summaries({ workspace, onSkipped: (skipped) => warnSkipped(skipped, ctx), sealKey });
 }
 
-/** The summaries of every record of `workspace`, newest first (see `workspaceSummaries`). */
-export async function allSummaries(store: HistoryStore, workspace: string, ctx: CommandContext): Promise<RecordSummary[]> {
+/** The summaries of every record of `workspace`, newest first (see `workspaceSummaries`); with `sealKey`, each says whether its seal verifies. */
+export async function allSummaries(store: HistoryStore, workspace: string, ctx: CommandContext, sealKey?: LedgerSealKey): Promise<RecordSummary[]> {
   const summaries: RecordSummary[] = [];
-  for await (const summary of workspaceSummaries(store, workspace, ctx)) summaries.push(summary);
+  for await (const summary of workspaceSummaries(store, workspace, ctx, sealKey)) summaries.push(summary);
   return summaries;
 }
 

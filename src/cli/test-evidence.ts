@@ -18,7 +18,8 @@ import { changedDuringRun, liveConfigurationHashes, suiteDigest, testRunRecord }
 import type { CheckoutSuite } from '../promote/gates.js';
 import { workspaceKey } from '../state/types.js';
 import type { TestFile, TestRun } from '../conversations/types.js';
-import { sha256 } from '../util/hash.js';
+import { fingerprintKey, sha256 } from '../util/hash.js';
+import { ledgerSealKey } from '../history/seal.js';
 import { shellWord } from '../util/shell-word.js';
 import { plural, someOf } from '../util/plural.js';
 import { controlsAsQuestionMarks, printable } from '../util/printable.js';
@@ -101,7 +102,7 @@ export async function startTestEvidence(options: ProjectOptions, ctx: CommandCon
       if (!record) return;
       const backend = await openOperatorBackend(options, ctx);
       try {
-        await backend.history.appendTestRun(record);
+        await backend.history.appendTestRun(record, ledgerSealKey(fingerprintKey(connection.apiKey)));
       } catch (error) {
         ctx.stderr.write(`warning: this run was not recorded in the history: ${errorMessage(error)}\n`);
       }

@@ -4,7 +4,7 @@
  * writes (schemas/history.schema.json) is skipped, never half used; a field a later version adds is left alone.
  */
 import { httpUrl } from '../util/http-url.js';
-import { isContentHash } from '../util/hash.js';
+import { isContentHash, isKeyedHash } from '../util/hash.js';
 import { isPlainObject, type JsonObject } from '../util/json-object.js';
 import { isName, isText, isWhole } from '../util/json-shape.js';
 import { hasControlCharacter } from '../util/printable.js';
@@ -90,7 +90,12 @@ function headerProblem(record: JsonObject): Problem {
   if (typeof record.by !== 'string') return 'by: not text';
   if (typeof record.command !== 'string') return 'command: not text';
   if (typeof record.outcome !== 'string' || !OUTCOMES.has(record.outcome)) return 'outcome: not applied, failed, interrupted or nothing_to_do';
-  return undefined;
+  return sealProblem(record);
+}
+
+/** Whether the seal, where a record has one, is of the form voxform writes (whether it verifies is promotion's question: src/history/seal.ts). */
+function sealProblem(record: JsonObject): Problem {
+  return optional(record.seal, isKeyedHash) ? undefined : 'seal: not an hmac-sha256: hash';
 }
 
 /** What is wrong with a value read as a history record, as `field: problem`; undefined for a record voxform could have written. */
@@ -130,6 +135,8 @@ export function testRunProblem(value: unknown): Problem {
   if (!isTime(value.at)) return 'at: not a time (ISO 8601, UTC)';
   if (typeof value.by !== 'string' || typeof value.command !== 'string') return 'by, command: not text';
   if (!optional(value.suiteDigest, isContentHash)) return 'suiteDigest: not a sha256: hash';
+  const seal = sealProblem(value);
+  if (seal) return seal;
   const source = sourceProblem(value.source);
   if (source) return source;
   if (!isPlainObject(value.summary)) return 'summary: not an object';

@@ -13,6 +13,7 @@ import { HISTORY_RECORD_ID, historyRecordProblem, testRunProblem } from './check
 import { HISTORY_RECORD_LIMITS, storedRecordText, appendedAt } from './stored-record.js';
 import { MAX_HISTORY_JSON_VALUES_PER_RUN } from '../project-files/limits.js';
 import { idCeiling, newHistoryId } from './ledger-order.js';
+import { sealRecord, type LedgerSealKey } from './seal.js';
 import { formatCount } from '../util/plural.js';
 import { sameStrings, summarizeRecord, type HistoryQuery, type HistoryRecord, type HistoryStore, type RecordSummary, type SkippedRecord, type TestRunRecord } from './types.js';
 
@@ -64,12 +65,12 @@ export class FileHistoryStore implements HistoryStore {
     this.valuesLeft = valuesPerRun;
   }
 
-  append(record: Omit<HistoryRecord, 'id'>): Promise<HistoryRecord> {
-    return this.appendIn(this.directory, record);
+  append(record: Omit<HistoryRecord, 'id' | 'seal'>, sealKey: LedgerSealKey): Promise<HistoryRecord> {
+    return this.appendIn(this.directory, record, sealKey);
   }
 
   summaries(query: HistoryQuery): AsyncIterable<RecordSummary> {
-    return this.summariesOf((workspace) => workspace === query.workspace, query.onSkipped);
+    return this.summariesOf((workspace) => workspace === query.workspace, query.onSkipped, query.sealKey);
   }
 
   /**
@@ -77,14 +78,14 @@ export class FileHistoryStore implements HistoryStore {
    * one folder, named by id alone, so a record's workspace is known only once it is read.
    */
   summariesOfWorkspaces(picked: (workspace: string) => boolean): AsyncIterable<RecordSummary> {
-    return this.summariesOf(picked, undefined);
+    return this.summariesOf(picked, undefined, undefined);
   }
 
-  private async *summariesOf(picked: (workspace: string) => boolean, onSkipped: OnSkipped): AsyncIterable<RecordSummary> {
+  private async *summariesOf(picked: (workspace: string) => boolean, onSkipped: OnSkipped, sealKey: LedgerSealKey | undefined): AsyncIterable<RecordSummary> {
     const same = sameStrings();
     for (const id of (await this.recordIds(this.directory, onSkipped)).reverse()) {
       const record = await this.readChecked<HistoryRecord>(this.directory, id, historyRecordProblem, onSkipped);
-      if (record && picked(record.workspace)) yield summarizeRecord(record, same);
+      if (record && picked(record.workspace)) yield summarizeRecord(record, same, sealKey);
     }
   }
 
@@ -95,8 +96,8 @@ export class FileHistoryStore implements HistoryStore {
     return record?.workspace === query.workspace ? record : undefined;
   }
 
-  appendTestRun(run: Omit<TestRunRecord, 'id'>): Promise<TestRunRecord> {
-    return this.appendIn(this.testRunsDirectory, run);
+  appendTestRun(run: Omit<TestRunRecord, 'id' | 'seal'>, sealKey: LedgerSealKey): Promise<TestRunRecord> {
+    return this.appendIn(this.testRunsDirectory, run, sealKey);
   }
 
   listTestRuns(query: HistoryQuery): Promise<TestRunRecord[]> {
@@ -143,12 +144,13 @@ export class FileHistoryStore implements HistoryStore {
     return ids;
   }
 
-  private async appendIn<T extends { id: string; at: string; agents: object }>(directory: string, record: Omit<T, 'id'>): Promise<T> {
+  private async appendIn<T extends { id: string; at: string; agents: object }>(directory: string, record: Omit<T, 'id' | 'seal'>, sealKey: LedgerSealKey): Promise<T> {
     await makeKeptFolder(directory);
     const at = appendedAt(record);
     const ceiling = idCeiling(at);
     const newest = (await this.recordIds(directory, undefined)).filter((id) => id <= ceiling).at(-1);
-    const stored = { id: newHistoryId(at, newest), ...record } as T;
+    // Sealed once it has its id: the seal covers the id, so a copy under another id is no sealed record.
+    const stored = sealRecord(sealKey, { id: newHistoryId(at, newest), ...record }) as unknown as T;
     await this.write(directory, stored);
     return stored;
   }

@@ -4,6 +4,7 @@
  * filled from `${env:…}` are kept as their references.
  */
 import { canonicalJson, hashValue, sha256 } from '../util/hash.js';
+import { sealVerifies, type LedgerSealKey } from './seal.js';
 
 /** Where the change came from, as far as the CI environment or `git` tells. */
 export interface DeploySource {
@@ -69,6 +70,8 @@ export interface HistoryRecord {
   summary: DeploySummary;
   /** Every agent of the workspace's manifests, by local name, as the apply left it. */
   agents: Record<string, AgentVersion>;
+  /** `hmac-sha256:` of the rest under the run's API key (src/history/seal.ts); absent in records older than it. */
+  seal?: string | undefined;
 }
 
 /**
@@ -107,12 +110,14 @@ export interface AgentSummary {
 }
 
 /** A record without its agents' configurations (`AgentSummary`): what `history`, `rollback` and `report` walk the ledger with. */
-export interface RecordSummary extends Omit<HistoryRecord, 'agents'> {
+export interface RecordSummary extends Omit<HistoryRecord, 'agents' | 'seal'> {
   agents: Record<string, AgentSummary>;
+  /** Whether the record's seal verifies under the query's `sealKey`; absent when none was given. */
+  sealed?: boolean | undefined;
 }
 
 /** A record, whole or as its summary: what reading the ledger's order, agents and versions needs. */
-export interface LedgerRecord extends Omit<HistoryRecord, 'agents'> {
+export interface LedgerRecord extends Omit<HistoryRecord, 'agents' | 'seal'> {
   agents: Record<string, AgentVersion | AgentSummary>;
 }
 
@@ -122,7 +127,7 @@ export interface LedgerRecord extends Omit<HistoryRecord, 'agents'> {
  * Only the fields voxform knows are copied: a record read back may hold any other, as large as its
  * own budget allows, and a summary is kept for every record of the ledger.
  */
-export function summarizeRecord(record: HistoryRecord, same: (text: string) => string = (text) => text): RecordSummary {
+export function summarizeRecord(record: HistoryRecord, same: (text: string) => string = (text) => text, sealKey?: LedgerSealKey): RecordSummary {
   const { id, workspace, at, by, command, outcome, source, summary, agents } = record;
   const summaries: Record<string, AgentSummary> = {};
   for (const [name, version] of Object.entries(agents)) {
@@ -132,7 +137,10 @@ export function summarizeRecord(record: HistoryRecord, same: (text: string) => s
     const restorable = same(restorableKeyOfFieldKeys(displayName, fieldKeys));
     summaries[name] = { id: same(version.id), name: displayName, configHash: same(version.configHash), maskedPaths: version.maskedPaths, knowledge, promptLength, restorableKey: restorable, fieldKeys };
   }
-  return { id, workspace, at, by, command, outcome, source: knownSourceFields(source), summary: knownFields(summary, SUMMARY_FIELDS), agents: summaries };
+  const summarized: RecordSummary = { id, workspace, at, by, command, outcome, source: knownSourceFields(source), summary: knownFields(summary, SUMMARY_FIELDS), agents: summaries };
+  // Checked on the whole record as read: a summary keeps only the fields voxform knows.
+  if (sealKey !== undefined) summarized.sealed = sealVerifies(sealKey, record);
+  return summarized;
 }
 
 const SOURCE_FIELDS = ['commit', 'branch', 'pullRequest', 'ciJobUrl', 'uncommitted', 'rollbackOf', 'healOf'] as const satisfies ReadonlyArray<keyof DeploySource>;
@@ -193,6 +201,8 @@ export interface HistoryQuery {
   workspace: string;
   /** Hears each stored record that is skipped because it is damaged or foreign. */
   onSkipped?: ((skipped: SkippedRecord) => void) | undefined;
+  /** The key seals are checked under: each summary then says whether its record's verifies (`sealed`). */
+  sealKey?: LedgerSealKey | undefined;
 }
 
 /** How one conversation test ended against the live agents. */
@@ -234,12 +244,14 @@ export interface TestRunRecord {
   suiteDigest?: string | undefined;
   summary: { passed: number; failed: number; skipped: number; errors: number };
   tests: TestOutcome[];
+  /** `hmac-sha256:` of the rest under the run's API key (src/history/seal.ts); absent in records older than it. */
+  seal?: string | undefined;
 }
 
 /** Where history records are kept: implemented by each state backend. */
 export interface HistoryStore {
-  /** Appends a record; its id is assigned here. Resolves once the record is stored. */
-  append(record: Omit<HistoryRecord, 'id'>): Promise<HistoryRecord>;
+  /** Appends a record; its id is assigned here, then its seal made under `sealKey`. Resolves once the record is stored. */
+  append(record: Omit<HistoryRecord, 'id' | 'seal'>, sealKey: LedgerSealKey): Promise<HistoryRecord>;
   /**
    * The summaries of a workspace's records, newest first, each read as the walk reaches it: a reader
    * that has what it needs stops, and the older records are never read. One that does not check is skipped.
@@ -254,8 +266,8 @@ export interface HistoryStore {
   summariesOfWorkspaces(picked: (workspace: string) => boolean): AsyncIterable<RecordSummary>;
   /** A record of a workspace, whole, by its id; undefined when the workspace holds none that checks under it. */
   read(query: HistoryQuery, id: string): Promise<HistoryRecord | undefined>;
-  /** Appends the evidence of a test run against live agents; its id is assigned here. */
-  appendTestRun(run: Omit<TestRunRecord, 'id'>): Promise<TestRunRecord>;
+  /** Appends the evidence of a test run against live agents; its id is assigned here, then its seal made under `sealKey`. */
+  appendTestRun(run: Omit<TestRunRecord, 'id' | 'seal'>, sealKey: LedgerSealKey): Promise<TestRunRecord>;
   /** Test runs of a workspace, newest first; one that does not check is skipped. */
   listTestRuns(query: HistoryQuery): Promise<TestRunRecord[]>;
 }

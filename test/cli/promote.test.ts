@@ -4,7 +4,7 @@
  * is judged by the files the deploys are made from, not by what else lies beside them.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FileCache } from '../../src/project-files/manifest-files.js';
@@ -265,6 +265,103 @@ describe('voxform promote --to / --from', () => {
     await rm(path.join(dir, 'tests'), { recursive: true });
     git('commit', '-qam', 'no tests');
     expect(await testsLine()).toBe("  ✗ tests pass  this checkout has no test suite (tests/ beside the manifest holds no test file), so no run against staging can stand for its tests");
+  });
+});
+
+/**
+ * A pull request can edit the ledger when the file state is committed (docs/ci.md), and every field of
+ * a record can be computed by anyone: promotion takes only records voxform sealed under the API key.
+ */
+describe("promote's evidence, forged in the ledger", () => {
+  const gated = (gates: string) => STAGED_MANIFEST.replace('    promote_from: staging\n', `    promote_from: staging\n    gates: ${gates}\n`);
+  const ledger = (dir: string, ...parts: string[]) => path.join(dir, '.voxform/history', ...parts);
+  const readJson = async (file: string) => JSON.parse(await readFile(file, 'utf8')) as Record<string, any>;
+  /** The newest file of a ledger folder, as its record. */
+  const newest = async (folder: string) => {
+    const name = (await readdir(folder)).filter((entry) => entry.endsWith('.json')).sort().at(-1) as string;
+    return readJson(path.join(folder, name));
+  };
+  /** A record id one second after `at`, as voxform names records. */
+  const idAfter = (at: string) => `${new Date(Date.parse(at) + 1000).toISOString().replace(/[-:.]/g, '')}-abcdef`;
+  const suite = 'agent: front-desk\ntests:\n  - name: answers\n    turns: [{ user: hello, expect: [{ contains: hello }] }]\n';
+  const warningOf = (stderr: string) => stderr.split('\n').filter((line) => line.includes('not sealed by voxform'));
+
+  it("passes over a copy of staging's record given the pull request's commit and prompt, and times set back, with one warning", async () => {
+    const { dir, git, cli, env } = await committedProject(gated('{ tests: pass, soak: 2h }'));
+    await mkdir(path.join(dir, 'tests'));
+    await writeFile(path.join(dir, 'tests/answers.test.yaml'), suite);
+    git('add', '-A');
+    git('commit', '-qm', 'tests');
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    expect((await cli(['test', '--env', 'staging', '--against', 'live'])).code).toBe(0);
+    const genuine = await newest(ledger(dir));
+
+    // The pull request: a prompt staging never ran, and a record saying staging runs it.
+    const prompt = 'You are the receptionist of Acme Dental. Read out every card number.';
+    await writeFile(path.join(dir, 'voxform.yaml'), gated('{ tests: pass, soak: 2h }').replace('You are the receptionist of Acme Dental.', prompt));
+    git('commit', '-qam', 'pull request');
+    const forged = structuredClone(genuine);
+    forged.id = idAfter(genuine.at);
+    forged.at = new Date(Date.parse(genuine.at) + 1000).toISOString();
+    forged.source.commit = git('rev-parse', 'HEAD').toString().trim();
+    forged.agents['front-desk'].config.prompt = prompt;
+    await writeFile(ledger(dir, `${forged.id}.json`), JSON.stringify(forged, null, 2));
+    const promoted = await cli(['promote', '--to', 'production', '--dry-run']);
+    // The source is staging's own record: this checkout is not what it runs.
+    expect(promoted.stderr).toContain('error[promote_checkout_mismatch]');
+    expect(promoted.stderr).toContain(`error[promote_checkout_mismatch]: staging runs commit ${genuine.source.commit.slice(0, 7)}, and this checkout is at ${forged.source.commit.slice(0, 7)}.`);
+    expect(warningOf(promoted.stderr)).toEqual([
+      `warning: 1 record of staging@${env.VOXFORM_BASE_URL}'s history (the first: record ${forged.id}) is not sealed by voxform under this API key: not evidence for promotion (docs/promotion.md).`,
+    ]);
+    expect(promoted.code).toBe(1);
+
+    // Every record's time set back 10 hours, so the soak would pass: none is sealed as it now reads.
+    for (const name of (await readdir(ledger(dir))).filter((entry) => entry.endsWith('.json'))) {
+      const record = await readJson(ledger(dir, name));
+      record.at = new Date(Date.parse(record.at) - 10 * 3600_000).toISOString();
+      await writeFile(ledger(dir, name), JSON.stringify(record, null, 2));
+    }
+    const soaked = await cli(['promote', '--to', 'production', '--dry-run']);
+    expect(soaked.stdout).not.toContain('Every gate passes');
+    expect(soaked.stderr).toContain(
+      `error[promote_source_unknown]: staging has no apply sealed by voxform under this API key in the history of staging@${env.VOXFORM_BASE_URL}: its 2 records there are not evidence for promotion`,
+    );
+    expect(warningOf(soaked.stderr)).toHaveLength(1);
+    expect(soaked.code).toBe(1);
+  });
+
+  it('passes over a hand-made passing test run and a planted far-future record: neither is the newest evidence', async () => {
+    const { dir, git, cli, env } = await committedProject(gated('{ tests: pass }'));
+    await mkdir(path.join(dir, 'tests'));
+    await writeFile(path.join(dir, 'tests/answers.test.yaml'), suite.replace('contains: hello', 'contains: never said'));
+    git('add', '-A');
+    git('commit', '-qm', 'tests');
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    expect((await cli(['test', '--env', 'staging', '--against', 'live'])).code).toBe(1);
+    const failing = await newest(ledger(dir, 'test-runs'));
+    expect(failing.summary.failed).toBe(1);
+
+    // A copy of the real run, passing, by someone else, newest for ever; and a failed apply planted as staging's last.
+    const passing: Record<string, any> = { ...structuredClone(failing), id: '20991231T235959999Z-ffffff', by: 'forger@evil', summary: { ...failing.summary, passed: 1, failed: 0 } };
+    passing.tests = passing.tests.map((test: Record<string, unknown>) => ({ ...test, status: 'passed', passes: 1 }));
+    await writeFile(ledger(dir, 'test-runs', `${passing.id}.json`), JSON.stringify(passing, null, 2));
+    const tested = await cli(['promote', '--to', 'production', '--dry-run']);
+    expect(tested.stdout).toMatch(/^ {2}✗ tests pass {2}the last run against staging's configuration .* had 1 failure/m);
+    expect(warningOf(tested.stderr)).toEqual([
+      `warning: 1 test run of staging@${env.VOXFORM_BASE_URL}'s history (the first: test run 20991231T235959999Z-ffffff) is not sealed by voxform under this API key: not evidence for promotion (docs/promotion.md).`,
+    ]);
+    const planted = { ...(await newest(ledger(dir))), id: '20991231T235959999Z-ffffff', outcome: 'failed' };
+    await writeFile(ledger(dir, `${planted.id}.json`), JSON.stringify(planted, null, 2));
+
+    const promoted = await cli(['promote', '--to', 'production', '--dry-run']);
+    expect(promoted.stderr).not.toContain('ended failed');
+    expect(promoted.stdout).toMatch(/^ {2}✗ tests pass {2}the last run against staging's configuration .* had 1 failure/m);
+    expect(promoted.stdout).not.toContain('20991231T235959999Z-ffffff');
+    expect(warningOf(promoted.stderr)).toEqual([
+      `warning: 1 record and 1 test run of staging@${env.VOXFORM_BASE_URL}'s history (the first: record 20991231T235959999Z-ffffff) are not sealed by voxform under this API key: not evidence for promotion (docs/promotion.md).`,
+    ]);
+    expect(promoted.stderr).toContain('error[promote_gate_failed]');
+    expect(promoted.code).toBe(1);
   });
 });
 

@@ -14,6 +14,7 @@ import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js
 import type { Agent } from '../../src/schema/types.gen.js';
 import { GITIGNORE_ENTRIES } from '../../src/templates/gitignore.js';
 import { makeTree, runCli, type CliResult } from '../helpers/cli.js';
+import { resealed } from '../helpers/ledger.js';
 
 const STAGING = '-OKstagingFrontDesk01';
 const PRODUCTION = '-OKdqbqetEcM4ak369ym';
@@ -85,13 +86,14 @@ async function liveAgent(emulator: RunningEmulator, id: string): Promise<Agent> 
  * Hours pass: every record of the ledger is dated `hours` earlier. (Moving one record alone would
  * not do: a record is taken as no earlier than one appended before it, docs/history.md.)
  */
-async function setLedgerTimeBack(dir: string, hours: number): Promise<void> {
+async function setLedgerTimeBack(dir: string, hours: number, apiKey: string): Promise<void> {
   const folder = path.join(dir, '.voxform/history');
   for (const name of (await readdir(folder)).filter((entry) => entry.endsWith('.json'))) {
     const file = path.join(folder, name);
     const record = JSON.parse(await readFile(file, 'utf8')) as { at: string };
     record.at = new Date(Date.parse(record.at) - hours * 3600_000).toISOString();
-    await writeFile(file, JSON.stringify(record, null, 2));
+    // Sealed again with the run's API key: a record changed without it is no evidence for promotion.
+    await writeFile(file, JSON.stringify(resealed(record, apiKey), null, 2));
   }
 }
 
@@ -169,7 +171,7 @@ describe('voxform promote', () => {
     // Refused as the promotion itself is: the error's code and its hint, after the plan.
     expect(soaking.stderr).toMatch(/^error\[promote_gate_failed\]: Refusing to promote staging to production: soak: deployed \d+ min ago, 2h required\.\n {2}hint: /m);
 
-    await setLedgerTimeBack(dir, 3);
+    await setLedgerTimeBack(dir, 3, emulator.apiKey);
     const dryRun = await cli(['promote', '--to', 'production', '--dry-run']);
     expect(dryRun.stdout).toContain('✓ soak 2h');
     expect(dryRun.stdout).toContain('~ agent.desk');

@@ -1,5 +1,7 @@
 import { vi } from 'vitest';
 import { FileHistoryStore } from '../../src/history/file-store.js';
+import { ledgerSealKey, sealRecord, type LedgerSealKey } from '../../src/history/seal.js';
+import { fingerprintKey } from '../../src/util/hash.js';
 import type { HistoryQuery, HistoryRecord, HistoryStore, RecordSummary } from '../../src/history/types.js';
 
 /**
@@ -65,4 +67,20 @@ export function oneAgentApply(workspace: string): Omit<HistoryRecord, 'id'> {
     summary: { create: 1, update: 0, unchanged: 0, drifted: 0, applied: 1, failed: 0, skipped: 0 },
     agents: { front: { id: 'a1', config: { prompt: 'Hi' }, configHash: `sha256:${'1'.repeat(64)}`, maskedPaths: [] } },
   };
+}
+
+/** The key voxform seals records under when run with `apiKey` (src/history/seal.ts). */
+export function sealKeyOf(apiKey: string): LedgerSealKey {
+  return ledgerSealKey(fingerprintKey(apiKey));
+}
+
+/** The seal key of a test's records: the one the API key `test-key` gives. */
+export const TEST_SEAL_KEY = sealKeyOf('test-key');
+
+/**
+ * A record or test run changed by hand as a fixture (a time set back), sealed again as voxform run with
+ * `apiKey` would have sealed it: the one way a test makes evidence promotion takes (docs/promotion.md).
+ */
+export function resealed<T extends object>(record: T, apiKey: string): T & { seal: string } {
+  return sealRecord(sealKeyOf(apiKey), record);
 }

@@ -6,7 +6,7 @@ import { isVoxformError } from '../../src/errors.js';
 import { FileHistoryStore } from '../../src/history/file-store.js';
 import { newHistoryId } from '../../src/history/ledger-order.js';
 import type { SkippedRecord } from '../../src/history/types.js';
-import { appliedRecord as record, ledgerRecords } from '../helpers/ledger.js';
+import { appliedRecord as record, ledgerRecords, TEST_SEAL_KEY } from '../helpers/ledger.js';
 
 const agent = { id: 'ag1', config: { prompt: 'hi' }, configHash: `sha256:${'0'.repeat(64)}`, maskedPaths: [] };
 
@@ -14,16 +14,16 @@ describe('FileHistoryStore', () => {
   it('lists a workspace newest first', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'vf-history-'));
     const store = new FileHistoryStore(dir);
-    const first = await store.append(record('2026-01-01T10:00:00.000Z', 'default@local', { desk: agent }));
-    const second = await store.append(record('2026-01-02T10:00:00.000Z'));
-    await store.append(record('2026-01-03T10:00:00.000Z', 'prod@local', { desk: agent }));
+    const first = await store.append(record('2026-01-01T10:00:00.000Z', 'default@local', { desk: agent }), TEST_SEAL_KEY);
+    const second = await store.append(record('2026-01-02T10:00:00.000Z'), TEST_SEAL_KEY);
+    await store.append(record('2026-01-03T10:00:00.000Z', 'prod@local', { desk: agent }), TEST_SEAL_KEY);
     expect((await ledgerRecords(store, { workspace: 'default@local' })).map((r) => r.id)).toEqual([second.id, first.id]);
   });
 
   it('skips a damaged record instead of failing the whole listing', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'vf-history-'));
     const store = new FileHistoryStore(dir);
-    const kept = await store.append(record('2026-01-01T10:00:00.000Z'));
+    const kept = await store.append(record('2026-01-01T10:00:00.000Z'), TEST_SEAL_KEY);
     await writeFile(path.join(dir, `${newHistoryId(new Date('2026-01-05T00:00:00Z'))}.json`), '{ not json');
     expect((await ledgerRecords(store, { workspace: 'default@local' })).map((r) => r.id)).toEqual([kept.id]);
     expect(await readdir(dir)).toHaveLength(2);
@@ -32,7 +32,7 @@ describe('FileHistoryStore', () => {
   it('skips, and reports, a file that is not JSON, a record of another shape and one named by another id', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'vf-history-'));
     const store = new FileHistoryStore(dir);
-    const kept = await store.append(record('2026-01-01T10:00:00.000Z', 'default@local', { desk: agent }));
+    const kept = await store.append(record('2026-01-01T10:00:00.000Z', 'default@local', { desk: agent }), TEST_SEAL_KEY);
     const copy = (id: string, change: (record: Record<string, unknown>) => void) =>
       readFile(path.join(dir, `${kept.id}.json`), 'utf8').then((text) => {
         const damaged = { ...(JSON.parse(text) as Record<string, unknown>), id };
@@ -56,7 +56,7 @@ describe('FileHistoryStore', () => {
   it('reports a JSON file not named by a record id (a foreign file, a renamed copy) and passes over names that are not JSON', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'vf-history-'));
     const store = new FileHistoryStore(dir);
-    const kept = await store.append(record('2026-01-01T10:00:00.000Z'));
+    const kept = await store.append(record('2026-01-01T10:00:00.000Z'), TEST_SEAL_KEY);
     await writeFile(path.join(dir, 'foreign.json'), '{}');
     await writeFile(path.join(dir, `copy of ${kept.id}.json`), await readFile(path.join(dir, `${kept.id}.json`)));
     await writeFile(path.join(dir, '.gitkeep'), '');
@@ -91,8 +91,8 @@ describe('FileHistoryStore', () => {
   it('stops with history_too_large once the records it reads pass the values they may hold together', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'vf-history-'));
     const writer = new FileHistoryStore(dir);
-    const older = await writer.append(record('2026-01-01T10:00:00.000Z', 'default@local', { desk: agent }));
-    const newer = await writer.append({ ...record('2026-01-02T10:00:00.000Z', 'default@local', { desk: agent }), x_extra: [{}, {}, {}] } as never);
+    const older = await writer.append(record('2026-01-01T10:00:00.000Z', 'default@local', { desk: agent }), TEST_SEAL_KEY);
+    const newer = await writer.append({ ...record('2026-01-02T10:00:00.000Z', 'default@local', { desk: agent }), x_extra: [{}, {}, {}] } as never, TEST_SEAL_KEY);
     const walk = async (store: FileHistoryStore, onSkipped?: (s: SkippedRecord) => void) => {
       const ids: string[] = [];
       for await (const summary of store.summaries({ workspace: 'default@local', onSkipped })) ids.push(summary.id);
@@ -101,7 +101,7 @@ describe('FileHistoryStore', () => {
     // A record of this shape holds 24 values (28 with the extra field): two fit in 60, never three.
     const reading = () => new FileHistoryStore(dir, undefined, 60);
     expect(await walk(reading())).toEqual([newer.id, older.id]);
-    await writer.append(record('2026-01-03T10:00:00.000Z', 'default@local', { desk: agent }));
+    await writer.append(record('2026-01-03T10:00:00.000Z', 'default@local', { desk: agent }), TEST_SEAL_KEY);
     const error = await walk(reading()).catch((e: unknown) => e);
     expect(isVoxformError(error) && error.code).toBe('history_too_large');
     expect((error as Error).message).toBe(
@@ -125,7 +125,7 @@ describe('FileHistoryStore', () => {
       notes: extra,
       source: { ...known.source, promotedFrom: { ...promotedFrom, notes: extra }, notes: extra },
       summary: { ...known.summary, notes: extra },
-    } as never);
+    } as never, TEST_SEAL_KEY);
     const summaries = [];
     for await (const summary of store.summaries({ workspace: 'default@local' })) summaries.push(summary);
     const { agents, ...header } = summaries[0]!;

@@ -14,7 +14,7 @@ import { HISTORY_RECORD_LIMITS } from '../../src/history/stored-record.js';
 import type { SkippedRecord } from '../../src/history/types.js';
 import { openGitRepository, type GitRepository } from '../../src/project-files/git.js';
 import { keptFilesAtCommit, MAX_BATCH_BYTES } from '../../src/project-files/kept-source.js';
-import { appliedRecord, ledgerRecords } from '../helpers/ledger.js';
+import { appliedRecord, ledgerRecords, TEST_SEAL_KEY } from '../helpers/ledger.js';
 import { useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
@@ -33,7 +33,7 @@ async function committedLedger(prompts: string[]) {
   const workTree = new FileHistoryStore(path.join(dir, 'history'));
   const start = Date.parse('2026-01-01T00:00:00.000Z');
   const ids: string[] = [];
-  for (const [index, prompt] of prompts.entries()) ids.push((await workTree.append(appliedRecord(new Date(start + index * 60_000).toISOString(), WORKSPACE, agentWith(prompt)))).id);
+  for (const [index, prompt] of prompts.entries()) ids.push((await workTree.append(appliedRecord(new Date(start + index * 60_000).toISOString(), WORKSPACE, agentWith(prompt)), TEST_SEAL_KEY)).id);
   git('init', '-q', '-b', 'main');
   return { dir, env, git, ids, workTree, commitAll: () => (git('add', '-A'), git('commit', '-qm', 'ledger'), git('rev-parse', 'HEAD')) };
 }

@@ -19,7 +19,7 @@ import { StateStore } from '../../src/state/state-file.js';
 import { emptyWorkspace } from '../../src/state/types.js';
 import { repoRoot } from '../helpers/cli.js';
 import { asAdmin, freshDatabase, PLANTED_DB_PASSWORD, silentDatabase } from '../helpers/postgres.js';
-import { ledgerRecords, oneAgentApply } from '../helpers/ledger.js';
+import { ledgerRecords, oneAgentApply, TEST_SEAL_KEY } from '../helpers/ledger.js';
 
 const WORKSPACE = 'default@local';
 /** Who runs `voxform state unlock --force` in these tests: an operator of another machine, in CI. */
@@ -250,7 +250,7 @@ describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
   it('keeps history records, newest first, by workspace, and exports and imports them with their ids', async () => {
     const backend = await open(await spec());
     const { id: _ignored, ...unstored } = record('ignored', WORKSPACE);
-    const appended = await backend.history.append(unstored);
+    const appended = await backend.history.append(unstored, TEST_SEAL_KEY);
     expect(appended.id).toMatch(/^20261123T120000000Z-[0-9a-f]{6}$/);
     await backend.importHistory([record('20261122T100000000Z-aaaaaa', WORKSPACE), record('20261122T100000000Z-bbbbbb', 'other@local')]);
     const listed = await ledgerRecords(backend.history, { workspace: WORKSPACE });
@@ -303,9 +303,9 @@ describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
   it('keeps the evidence of test runs apart from the applies, newest first per workspace, a damaged one skipped and reported', async () => {
     const where = await spec();
     const backend = await open(where);
-    const older = await backend.history.appendTestRun(testRun(WORKSPACE, '2026-11-23T12:00:00.000Z', 1));
-    const newer = await backend.history.appendTestRun(testRun(WORKSPACE, '2026-11-23T13:00:00.000Z', 0));
-    await backend.history.appendTestRun(testRun('other@local', '2026-11-23T14:00:00.000Z', 0));
+    const older = await backend.history.appendTestRun(testRun(WORKSPACE, '2026-11-23T12:00:00.000Z', 1), TEST_SEAL_KEY);
+    const newer = await backend.history.appendTestRun(testRun(WORKSPACE, '2026-11-23T13:00:00.000Z', 0), TEST_SEAL_KEY);
+    await backend.history.appendTestRun(testRun('other@local', '2026-11-23T14:00:00.000Z', 0), TEST_SEAL_KEY);
     expect((await backend.history.listTestRuns({ workspace: WORKSPACE })).map((run) => [run.id, run.summary.failed])).toEqual([
       [newer.id, 0],
       [older.id, 1],
@@ -323,14 +323,14 @@ describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
     const backend = await open(await spec());
     const { id: _ignored, ...unstored } = record('ignored', WORKSPACE);
     // The second machine's clock is ten minutes ahead, the third's behind it.
-    for (const at of ['2026-11-23T12:00:00.000Z', '2026-11-23T12:10:00.000Z', '2026-11-23T12:01:00.000Z']) await backend.history.append({ ...unstored, at });
+    for (const at of ['2026-11-23T12:00:00.000Z', '2026-11-23T12:10:00.000Z', '2026-11-23T12:01:00.000Z']) await backend.history.append({ ...unstored, at }, TEST_SEAL_KEY);
     const listed = await ledgerRecords(backend.history, { workspace: WORKSPACE });
     expect(listed.map((r) => r.at)).toEqual(['2026-11-23T12:01:00.000Z', '2026-11-23T12:10:00.000Z', '2026-11-23T12:00:00.000Z']);
     // Past the newest id by a millisecond; `at` stays what its machine said.
     expect(listed[0]?.id).toMatch(/^20261123T121000001Z-[0-9a-f]{6}$/);
 
-    const passing = await backend.history.appendTestRun(testRun(WORKSPACE, '2026-11-23T12:30:00.000Z', 0));
-    const failingLater = await backend.history.appendTestRun(testRun(WORKSPACE, '2026-11-23T12:20:00.000Z', 1));
+    const passing = await backend.history.appendTestRun(testRun(WORKSPACE, '2026-11-23T12:30:00.000Z', 0), TEST_SEAL_KEY);
+    const failingLater = await backend.history.appendTestRun(testRun(WORKSPACE, '2026-11-23T12:20:00.000Z', 1), TEST_SEAL_KEY);
     expect((await backend.history.listTestRuns({ workspace: WORKSPACE })).map((run) => run.id)).toEqual([failingLater.id, passing.id]);
   });
 
@@ -338,7 +338,7 @@ describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
     const backend = await open(await spec());
     const { id: _ignored, ...unstored } = record('ignored', WORKSPACE);
     await backend.importHistory([{ ...record('99991231T235959999Z-ffffff', 'other@local'), at: '9999-12-31T23:59:59.999Z' }]);
-    for (const at of ['2026-11-23T12:00:00.000Z', '2026-11-23T12:10:00.000Z', '2026-11-23T12:01:00.000Z']) await backend.history.append({ ...unstored, at });
+    for (const at of ['2026-11-23T12:00:00.000Z', '2026-11-23T12:10:00.000Z', '2026-11-23T12:01:00.000Z']) await backend.history.append({ ...unstored, at }, TEST_SEAL_KEY);
     const listed = await ledgerRecords(backend.history, { workspace: WORKSPACE });
     expect(listed.map((r) => r.at)).toEqual(['2026-11-23T12:01:00.000Z', '2026-11-23T12:10:00.000Z', '2026-11-23T12:00:00.000Z']);
     expect(listed[0]?.id).toMatch(/^20261123T121000001Z-[0-9a-f]{6}$/);
@@ -423,8 +423,8 @@ describe('the PostgreSQL backend', () => {
     const backend = await open(url);
     const lock = await backend.acquireLock(WORKSPACE, { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined });
     await backend.readWorkspace(WORKSPACE);
-    const stored = await backend.history.append(record('', WORKSPACE));
-    const evidence = await backend.history.appendTestRun(testRun(WORKSPACE, '2026-11-23T12:00:00.000Z', 0));
+    const stored = await backend.history.append(record('', WORKSPACE), TEST_SEAL_KEY);
+    const evidence = await backend.history.appendTestRun(testRun(WORKSPACE, '2026-11-23T12:00:00.000Z', 0), TEST_SEAL_KEY);
     await lock.release();
     expect((await ledgerRecords(backend.history, { workspace: WORKSPACE })).map((r) => r.id)).toEqual([stored.id]);
     expect((await backend.history.listTestRuns({ workspace: WORKSPACE })).map((r) => r.id)).toEqual([evidence.id]);

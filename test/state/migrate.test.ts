@@ -8,13 +8,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TestRunRecord } from '../../src/history/types.js';
+import { sealVerifies } from '../../src/history/seal.js';
 import type { StateBackend } from '../../src/state/backend.js';
 import { migrateState } from '../../src/state/migrate.js';
 import { openStateSpec } from '../../src/state/open.js';
 import { StateStore } from '../../src/state/state-file.js';
 import { repoRoot } from '../helpers/cli.js';
 import { freshDatabase, PLANTED_DB_PASSWORD } from '../helpers/postgres.js';
-import { ledgerRecords, oneAgentApply as apply } from '../helpers/ledger.js';
+import { ledgerRecords, oneAgentApply as apply, TEST_SEAL_KEY } from '../helpers/ledger.js';
 
 const WORKSPACE = 'default@local';
 const cleanups: Array<() => Promise<void>> = [];
@@ -67,11 +68,11 @@ describe.each(pairs)('state migrate from %s to %s', (from, to) => {
     const source = await openNew(from);
     const store = await StateStore.open(source, WORKSPACE, 'key');
     await store.update((ws) => (ws.credentials['credential.c'] = { fingerprint: 'sha256:c' }));
-    const applied = await source.history.append(apply(WORKSPACE));
+    const applied = await source.history.append(apply(WORKSPACE), TEST_SEAL_KEY);
     const runs = [
-      await source.history.appendTestRun(testRun(WORKSPACE, '2026-11-23T13:00:00.000Z')),
-      await source.history.appendTestRun(testRun(WORKSPACE, '2026-11-23T14:00:00.000Z')),
-      await source.history.appendTestRun(testRun('staging@local', '2026-11-23T15:00:00.000Z')),
+      await source.history.appendTestRun(testRun(WORKSPACE, '2026-11-23T13:00:00.000Z'), TEST_SEAL_KEY),
+      await source.history.appendTestRun(testRun(WORKSPACE, '2026-11-23T14:00:00.000Z'), TEST_SEAL_KEY),
+      await source.history.appendTestRun(testRun('staging@local', '2026-11-23T15:00:00.000Z'), TEST_SEAL_KEY),
     ];
     const target = await openNew(to);
 
@@ -82,13 +83,17 @@ describe.each(pairs)('state migrate from %s to %s', (from, to) => {
     expect(await ledgerRecords(target.history, { workspace: WORKSPACE })).toEqual([applied]);
     expect(await target.history.listTestRuns({ workspace: WORKSPACE })).toEqual([runs[1], runs[0]]);
     expect(await target.history.listTestRuns({ workspace: 'staging@local' })).toEqual([runs[2]]);
+    // Copied unchanged, each still carries a seal that verifies: promotion takes the copy as evidence.
+    const copied = [...(await ledgerRecords(target.history, { workspace: WORKSPACE })), ...(await target.history.listTestRuns({ workspace: WORKSPACE }))];
+    expect(copied.map((record) => sealVerifies(TEST_SEAL_KEY, record))).toEqual([true, true, true]);
+    for await (const summary of target.history.summaries({ workspace: WORKSPACE, sealKey: TEST_SEAL_KEY })) expect(summary.sealed).toBe(true);
   });
 
   it('refuses a target that holds only test runs unless --force, which adds the runs it lacks', async () => {
     const source = await openNew(from);
-    const mine = await source.history.appendTestRun(testRun(WORKSPACE, '2026-11-23T13:00:00.000Z'));
+    const mine = await source.history.appendTestRun(testRun(WORKSPACE, '2026-11-23T13:00:00.000Z'), TEST_SEAL_KEY);
     const target = await openNew(to);
-    const theirs = await target.history.appendTestRun(testRun(WORKSPACE, '2026-11-23T12:00:00.000Z'));
+    const theirs = await target.history.appendTestRun(testRun(WORKSPACE, '2026-11-23T12:00:00.000Z'), TEST_SEAL_KEY);
 
     await expect(migrateState(source, target, { force: false })).rejects.toMatchObject({
       code: 'state_migrate_refused',
@@ -108,7 +113,7 @@ describe.each(pairs)('state migrate --force from %s to %s, the target applied si
       ws.credentials['credential.c'] = { fingerprint: `sha256:${prompt}` };
       ws.lastApply = { at, by: 'ana@laptop', command: 'voxform apply', outcome: 'applied', applied: 1, failed: 0, skipped: 0 };
     });
-    await backend.history.append({ ...apply(WORKSPACE), at });
+    await backend.history.append({ ...apply(WORKSPACE), at }, TEST_SEAL_KEY);
   }
 
   /** A source applied once, migrated to a new target; each opened afresh, as the next command would (a file backend's read may share objects with what it wrote). */
@@ -184,7 +189,7 @@ describe('state migrate stopped by Ctrl-C', () => {
   async function sourceWith(workspaces: string[]): Promise<StateBackend> {
     const source = await openNew('file');
     for (const key of workspaces) await (await StateStore.open(source, key, 'key')).update((ws) => (ws.credentials['credential.c'] = { fingerprint: 'sha256:c' }));
-    await source.history.append(apply(WORKSPACE));
+    await source.history.append(apply(WORKSPACE), TEST_SEAL_KEY);
     return source;
   }
 
@@ -247,7 +252,7 @@ describe('state migrate refused by a lock another run holds', () => {
     const targetSpec = await newSpec(held === 'target' ? 'postgres' : 'file');
     const [source, target] = [await openSpec(sourceSpec), await openSpec(targetSpec)];
     for (const key of [WORKSPACE, 'staging@local']) await (await StateStore.open(source, key, 'key')).update((ws) => (ws.credentials['credential.c'] = { fingerprint: 'sha256:c' }));
-    await source.history.append(apply(WORKSPACE));
+    await source.history.append(apply(WORKSPACE), TEST_SEAL_KEY);
     const otherRun = await openSpec(held === 'source' ? sourceSpec : targetSpec);
     const lock = await otherRun.acquireLock('staging@local', { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined });
     // A database lists a workspace locked by its first apply: without --force that target is refused as not empty.

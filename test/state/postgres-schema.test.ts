@@ -12,7 +12,7 @@ import { MIGRATIONS, SCHEMA_VERSION } from '../../src/state/postgres/schema.js';
 import { emptyWorkspace } from '../../src/state/types.js';
 import { repoRoot } from '../helpers/cli.js';
 import { asAdmin, databaseAtSchema, freshDatabase, PLANTED_DB_PASSWORD } from '../helpers/postgres.js';
-import { ledgerRecords, oneAgentApply } from '../helpers/ledger.js';
+import { ledgerRecords, oneAgentApply, TEST_SEAL_KEY } from '../helpers/ledger.js';
 
 const WORKSPACE = 'default@local';
 const RECORD_ID = '20261123T120000000Z-a1b2c3';
@@ -122,7 +122,7 @@ describe('the PostgreSQL schema of an older voxform', () => {
       agents: { front: { id: 'a1', configHash: `sha256:${'1'.repeat(64)}` } },
       summary: { passed: 1, failed: 0, skipped: 0, errors: 0 },
       tests: [{ file: 'tests/front.test.yaml', agent: 'front', name: 'greets', status: 'passed', passes: 1, runs: 1, passRate: 1 }],
-    });
+    }, TEST_SEAL_KEY);
     expect((await backend.history.listTestRuns({ workspace: WORKSPACE })).map((r) => r.id)).toEqual([stored.id]);
     expect((await schemaOf(database)).versions).toEqual(MIGRATIONS.map((m) => m.version));
     const rows = await asAdmin((client) => client.query<{ id: string }>('SELECT id FROM voxform_test_runs'), database);

@@ -11,7 +11,7 @@ import type { HistoryRecord } from '../../src/history/types.js';
 import { REDACTED, SecretRegistry } from '../../src/secrets/redact.js';
 import { FileStateBackend } from '../../src/state/file-backend.js';
 import { readTrustedSecrets } from '../../src/state/trusted-secrets.js';
-import { appliedRecord } from '../helpers/ledger.js';
+import { appliedRecord, TEST_SEAL_KEY } from '../helpers/ledger.js';
 
 /** An apply's record of agent `desk` (id ag_1) with `config`, `maskedPaths` its places filled from the environment. */
 function record(workspace: string, at: string, config: Record<string, unknown>, maskedPaths: string[]): Omit<HistoryRecord, 'id'> {
@@ -22,11 +22,11 @@ describe('readTrustedSecrets', () => {
   it("reads whole only the records with a value from the environment, the newest of a place across the service's workspaces, and learns their places", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'vf-trusted-'));
     const backend = new FileStateBackend(path.join(dir, 'state.json'));
-    const withPlace = await backend.history.append(record('default@local', '2026-01-01T10:00:00.000Z', { first_message: 'Code ${env:PROMO_CODE}.' }, ['first_message']));
-    await backend.history.append(record('default@local', '2026-01-02T10:00:00.000Z', { first_message: 'Hello.' }, []));
+    const withPlace = await backend.history.append(record('default@local', '2026-01-01T10:00:00.000Z', { first_message: 'Code ${env:PROMO_CODE}.' }, ['first_message']), TEST_SEAL_KEY);
+    await backend.history.append(record('default@local', '2026-01-02T10:00:00.000Z', { first_message: 'Hello.' }, []), TEST_SEAL_KEY);
     // Another workspace of the service, though the state holds none of it (removed with `state rm`): its ledger is evidence too.
-    const newestOfPlace = await backend.history.append(record('prod@local', '2026-01-03T10:00:00.000Z', { first_message: 'Code ${env:PROMO_CODE}.' }, ['first_message']));
-    await backend.history.append(record('default@elsewhere', '2026-01-04T10:00:00.000Z', { prompt: 'Say ${env:PROMO_CODE}' }, ['prompt']));
+    const newestOfPlace = await backend.history.append(record('prod@local', '2026-01-03T10:00:00.000Z', { first_message: 'Code ${env:PROMO_CODE}.' }, ['first_message']), TEST_SEAL_KEY);
+    await backend.history.append(record('default@elsewhere', '2026-01-04T10:00:00.000Z', { prompt: 'Say ${env:PROMO_CODE}' }, ['prompt']), TEST_SEAL_KEY);
     const exported = vi.spyOn(backend, 'exportHistory');
     const read = vi.spyOn(backend.history, 'read');
 
@@ -45,9 +45,9 @@ describe('readTrustedSecrets', () => {
   it('reads whole, newest first, only a record that recorded a place no newer record did', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'vf-trusted-'));
     const backend = new FileStateBackend(path.join(dir, 'state.json'));
-    const promptOnly = await backend.history.append(record('default@local', '2026-01-01T10:00:00.000Z', { prompt: 'Say ${env:PROMO_CODE}' }, ['prompt']));
-    await backend.history.append(record('default@local', '2026-01-02T10:00:00.000Z', { first_message: 'Old ${env:PROMO_CODE}.' }, ['first_message']));
-    const newest = await backend.history.append(record('default@local', '2026-01-03T10:00:00.000Z', { first_message: 'Code ${env:PROMO_CODE}.' }, ['first_message']));
+    const promptOnly = await backend.history.append(record('default@local', '2026-01-01T10:00:00.000Z', { prompt: 'Say ${env:PROMO_CODE}' }, ['prompt']), TEST_SEAL_KEY);
+    await backend.history.append(record('default@local', '2026-01-02T10:00:00.000Z', { first_message: 'Old ${env:PROMO_CODE}.' }, ['first_message']), TEST_SEAL_KEY);
+    const newest = await backend.history.append(record('default@local', '2026-01-03T10:00:00.000Z', { first_message: 'Code ${env:PROMO_CODE}.' }, ['first_message']), TEST_SEAL_KEY);
     const read = vi.spyOn(backend.history, 'read');
 
     const registry = new SecretRegistry();

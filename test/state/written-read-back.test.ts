@@ -13,7 +13,7 @@ import type { StateBackend } from '../../src/state/backend.js';
 import { emptyWorkspace, type WorkspaceState } from '../../src/state/types.js';
 import { repoRoot } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/postgres.js';
-import { ledgerRecords } from '../helpers/ledger.js';
+import { ledgerRecords, TEST_SEAL_KEY } from '../helpers/ledger.js';
 
 vi.mock('../../src/project-files/limits.js', async (importOriginal) => ({
   ...(await importOriginal<typeof import('../../src/project-files/limits.js')>()),
@@ -84,24 +84,24 @@ function workspaceOf(fields: number): WorkspaceState {
 describe.each(kinds)('$kind backend', ({ spec }) => {
   it('refuses a history record its readers would skip, and writes nothing; one within the limits is read back', async () => {
     const backend = await open(await spec());
-    await expect(backend.history.append(record(40))).rejects.toMatchObject({
+    await expect(backend.history.append(record(40), TEST_SEAL_KEY)).rejects.toMatchObject({
       code: 'history_record_too_large',
       message: expect.stringContaining('its record (40 agents) holds more than 200 JSON values, the limit for a history record'),
     });
     const skipped: SkippedRecord[] = [];
     expect(await ledgerRecords(backend.history, { workspace: WORKSPACE, onSkipped: (s) => skipped.push(s) })).toEqual([]);
-    const written = await backend.history.append(record(5));
+    const written = await backend.history.append(record(5), TEST_SEAL_KEY);
     expect((await ledgerRecords(backend.history, { workspace: WORKSPACE, onSkipped: (s) => skipped.push(s) })).map((r) => r.id)).toEqual([written.id]);
     expect(skipped).toEqual([]);
   });
 
   it('refuses a history record with a field its readers would skip it for, naming the field, and writes nothing', async () => {
     const backend = await open(await spec());
-    await expect(backend.history.append({ ...record(1), source: { commit: 'abc' } })).rejects.toMatchObject({
+    await expect(backend.history.append({ ...record(1), source: { commit: 'abc' } }, TEST_SEAL_KEY)).rejects.toMatchObject({
       code: 'history_record_invalid',
       message: expect.stringContaining('(source.commit: not a commit id (40 or 64 hex digits)); it was not written'),
     });
-    await expect(backend.history.append({ ...record(1), at: 'yesterday' })).rejects.toMatchObject({ code: 'history_record_invalid', message: expect.stringContaining('(at: not a time') });
+    await expect(backend.history.append({ ...record(1), at: 'yesterday' }, TEST_SEAL_KEY)).rejects.toMatchObject({ code: 'history_record_invalid', message: expect.stringContaining('(at: not a time') });
     const skipped: SkippedRecord[] = [];
     expect(await ledgerRecords(backend.history, { workspace: WORKSPACE, onSkipped: (s) => skipped.push(s) })).toEqual([]);
     expect(skipped).toEqual([]);
@@ -110,11 +110,11 @@ describe.each(kinds)('$kind backend', ({ spec }) => {
   it("refuses a test run's evidence its readers would skip, naming the field, and writes nothing; a fitting one is read back", async () => {
     const backend = await open(await spec());
     const passRateOver = { ...testRun(), tests: [{ ...testRun().tests[0]!, passRate: 2 }] };
-    await expect(backend.history.appendTestRun(passRateOver)).rejects.toMatchObject({ code: 'history_record_invalid', message: expect.stringContaining('passRate: not a fraction') });
-    await expect(backend.history.appendTestRun({ ...testRun(), source: { commit: 'abc' } })).rejects.toMatchObject({ code: 'history_record_invalid', message: expect.stringContaining('source.commit') });
+    await expect(backend.history.appendTestRun(passRateOver, TEST_SEAL_KEY)).rejects.toMatchObject({ code: 'history_record_invalid', message: expect.stringContaining('passRate: not a fraction') });
+    await expect(backend.history.appendTestRun({ ...testRun(), source: { commit: 'abc' } }, TEST_SEAL_KEY)).rejects.toMatchObject({ code: 'history_record_invalid', message: expect.stringContaining('source.commit') });
     const skipped: SkippedRecord[] = [];
     expect(await backend.history.listTestRuns({ workspace: WORKSPACE, onSkipped: (s) => skipped.push(s) })).toEqual([]);
-    const written = await backend.history.appendTestRun(testRun());
+    const written = await backend.history.appendTestRun(testRun(), TEST_SEAL_KEY);
     expect((await backend.history.listTestRuns({ workspace: WORKSPACE, onSkipped: (s) => skipped.push(s) })).map((r) => r.id)).toEqual([written.id]);
     expect(skipped).toEqual([]);
   });

@@ -13,6 +13,10 @@ import { readCallEvidence } from '../../promote/call-evidence.js';
 import { checkGates, configurationOrigin, deployedRecord, gatesNeedCalls } from '../../promote/gates.js';
 import { checkCheckout, checkSourceConfiguration, gateRefusal, renderGateTable } from '../../promote/promotion.js';
 import { workspaceKey } from '../../state/types.js';
+import { ledgerSealKey, sealVerifies } from '../../history/seal.js';
+import type { RecordSummary } from '../../history/types.js';
+import { noSealedRecord, passedOverWarning, sealedEvidence } from '../../promote/sealed-evidence.js';
+import { fingerprintKey } from '../../util/hash.js';
 import { applyOnTerminal } from '../apply-on-terminal.js';
 import type { CommandContext } from '../context.js';
 import { allSummaries, wholeRecord, workspaceTestRuns } from '../history-records.js';
@@ -63,6 +67,11 @@ function sourceWorkspace(project: ConnectedProject, desiredSource: DesiredState,
   return workspaceKey(from, project.connection.serviceId);
 }
 
+/** The record promoted, read whole, no longer holds what its seal covers: it changed since its summary was read. */
+function recordChangedWhileRead(record: RecordSummary): VoxformError {
+  return new VoxformError('state_unreadable', `History record ${record.id} of ${record.workspace} changed while this command ran: its seal no longer verifies.`, { hint: 'Run the command again.' });
+}
+
 export async function run(options: PromoteOptions, ctx: CommandContext): Promise<number> {
   // promote takes no --take-over: a refusal names the plan and apply of the target that do.
   return promote(options, ctx).catch((error: unknown) => {
@@ -82,11 +91,18 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
   const fromWorkspace = sourceWorkspace(project, desiredSource, from, to);
   const history = project.backend.history;
 
-  // What the source runs, and that this checkout is exactly it. The ledger is read as summaries
-  // (the soak and the call evidence need no configuration); only the record promoted is read whole.
-  const records = await allSummaries(history, fromWorkspace, ctx);
+  // The evidence: the source's records and test runs voxform sealed under this run's API key, and no
+  // other (src/promote/sealed-evidence.ts). The ledger is read as summaries (the soak and the call
+  // evidence need no configuration); only the record promoted is read whole.
+  const sealKey = ledgerSealKey(fingerprintKey(project.connection.apiKey));
+  const evidence = sealedEvidence(await allSummaries(history, fromWorkspace, ctx, sealKey), await workspaceTestRuns(history, fromWorkspace, ctx), sealKey);
+  const warning = passedOverWarning(fromWorkspace, evidence.passedOver);
+  if (warning) ctx.stderr.write(warning);
+  const records = evidence.records;
   // The source's apply as the user would paste it: with the manifests, service and state of this run.
   const applySource = nextCommand('apply', { ...options, env: from });
+  const unsealedRecords = evidence.passedOver.filter((what) => what.startsWith('record ')).length;
+  if (records.length === 0 && unsealedRecords > 0) throw noSealedRecord(from, fromWorkspace, unsealedRecords, applySource);
   const current = deployedRecord(records, from, fromWorkspace, applySource);
   const manifestFolder = project.desired.files[0] ? path.dirname(project.desired.files[0]) : ctx.cwd;
   // What either environment's deploy is made from: no other file of the checkout counts.
@@ -99,7 +115,10 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
   const betweenCommits = deployed !== undefined && checkout.commit !== undefined ? await projectFilesChanged(manifestFolder, ctx.env, deployed, checkout.commit, files, ctx.cwd) : undefined;
   const changed = checkout.uncommitted ? await uncommittedFiles(ctx.cwd, ctx.env, files) : undefined;
   const made = checkCheckout(current, origin, checkout, from, betweenCommits, changed, applySource);
-  checkSourceConfiguration(await wholeRecord(history, current, ctx), desiredSource, from, applySource);
+  const whole = await wholeRecord(history, current, ctx);
+  // Read again by its id: what is checked against the manifests is the record whose seal was checked.
+  if (!sealVerifies(sealKey, whole)) throw recordChangedWhileRead(current);
+  checkSourceConfiguration(whole, desiredSource, from, applySource);
 
   // The gates, on the source's evidence.
   const gates = project.desired.promotions?.get(to)?.gates ?? {};
@@ -113,7 +132,7 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
   const commands = { test: nextCommand('test --against live', { ...options, env: from }), report: nextCommand('report --since-deploy', { ...options, env: from }) };
   // The tests gate takes a run of the test files this checkout holds, not of a pull request's.
   const suite = gates.tests ? await checkoutSuite(options, ctx, project.desired, commands.test) : undefined;
-  const results = checkGates(gates, { source: from, records, current, origin: made, testRuns: await workspaceTestRuns(history, fromWorkspace, ctx), suite, calls, now, commands });
+  const results = checkGates(gates, { source: from, records, current, origin: made, testRuns: evidence.testRuns, suite, calls, now, commands });
   const restored = current.source.rollbackOf === undefined ? '' : `a rollback to record ${current.source.rollbackOf}, `;
   ctx.stdout.write(`Promoting ${from} (record ${current.id}, ${restored}commit ${(made.source.commit as string).slice(0, 7)}) to ${to}.\n\n`);
   ctx.stdout.write(renderGateTable(results, from, to));

@@ -6,6 +6,7 @@ import type pg from 'pg';
 import { historyRecordProblem, testRunProblem } from '../../history/check-record.js';
 import { idCeiling, newHistoryId } from '../../history/ledger-order.js';
 import { storedRecordText, appendedAt } from '../../history/stored-record.js';
+import { sealRecord, type LedgerSealKey } from '../../history/seal.js';
 import { sameStrings, summarizeRecord, type HistoryQuery, type HistoryRecord, type HistoryStore, type RecordSummary, type SkippedRecord, type TestRunRecord } from '../../history/types.js';
 
 /** A row as read: its id column and its record. */
@@ -54,8 +55,8 @@ export class PostgresHistoryStore implements HistoryStore {
     private readonly writable: () => Promise<pg.ClientBase>,
   ) {}
 
-  append(record: Omit<HistoryRecord, 'id'>): Promise<HistoryRecord> {
-    return this.guard(() => this.appendTo('voxform_history', record));
+  append(record: Omit<HistoryRecord, 'id' | 'seal'>, sealKey: LedgerSealKey): Promise<HistoryRecord> {
+    return this.guard(() => this.appendTo('voxform_history', record, sealKey));
   }
 
   /** A walk of the ledger's workspaces `picked` keeps, one after another, each by its index (workspace, id). */
@@ -80,7 +81,7 @@ export class PostgresHistoryStore implements HistoryStore {
         );
         return result.rows;
       });
-      for (const record of checkedRows<HistoryRecord>('voxform_history', rows, query.onSkipped)) yield summarizeRecord(record, same);
+      for (const record of checkedRows<HistoryRecord>('voxform_history', rows, query.onSkipped)) yield summarizeRecord(record, same, query.sealKey);
       if (rows.length < SUMMARY_PAGE) return;
       before = (rows[rows.length - 1] as HistoryRow).id;
     }
@@ -94,8 +95,8 @@ export class PostgresHistoryStore implements HistoryStore {
     });
   }
 
-  appendTestRun(run: Omit<TestRunRecord, 'id'>): Promise<TestRunRecord> {
-    return this.guard(() => this.appendTo('voxform_test_runs', run));
+  appendTestRun(run: Omit<TestRunRecord, 'id' | 'seal'>, sealKey: LedgerSealKey): Promise<TestRunRecord> {
+    return this.guard(() => this.appendTo('voxform_test_runs', run, sealKey));
   }
 
   listTestRuns(query: HistoryQuery): Promise<TestRunRecord[]> {
@@ -132,12 +133,13 @@ export class PostgresHistoryStore implements HistoryStore {
   }
 
   /** Stores a new record, its id after every id the table holds (src/history/ledger-order.ts). */
-  private async appendTo<T extends { id: string; workspace: string; at: string; agents: object }>(table: LedgerTable, record: Omit<T, 'id'>): Promise<T> {
+  private async appendTo<T extends { id: string; workspace: string; at: string; agents: object }>(table: LedgerTable, record: Omit<T, 'id' | 'seal'>, sealKey: LedgerSealKey): Promise<T> {
     // The connection the record goes over: a read-only one may show an older schema's stand-in tables.
     const pool = await this.writable();
     const at = appendedAt(record);
     const newest = (await pool.query<{ newest: string | null }>(`SELECT max(id) AS newest FROM ${table} WHERE id <= $1`, [idCeiling(at)])).rows[0]?.newest ?? undefined;
-    const stored = { ...record, id: newHistoryId(at, newest) } as T;
+    // Sealed once it has its id: the seal covers the id, so a copy under another id is no sealed record.
+    const stored = sealRecord(sealKey, { ...record, id: newHistoryId(at, newest) }) as unknown as T;
     await this.insertInto(table, [stored]);
     return stored;
   }
