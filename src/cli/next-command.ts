@@ -22,6 +22,11 @@ export interface ChosenTarget extends Pick<ConnectionOptions, 'local' | 'baseUrl
  * `--env`, only for `apply PLAN`: a saved plan names its own manifests, and apply refuses both beside it.
  */
 export function nextCommand(words: string, chosen: ChosenTarget, options: { manifests?: boolean } = {}): string {
+  return [`voxform ${words}`, ...chosenFlags(chosen, options)].join(' ');
+}
+
+/** The options of `chosen` as nextCommand writes them, each value quoted (a state URL's password left out). */
+export function chosenFlags(chosen: ChosenTarget, options: { manifests?: boolean } = {}): string[] {
   const flags: string[] = [];
   if (options.manifests !== false) {
     for (const file of chosen.file ?? []) flags.push('-f', shellWord(file));
@@ -30,7 +35,7 @@ export function nextCommand(words: string, chosen: ChosenTarget, options: { mani
   if (chosen.local) flags.push('--local');
   if (chosen.baseUrl !== undefined) flags.push('--base-url', shellWord(chosen.baseUrl));
   if (chosen.region !== undefined) flags.push('--region', shellWord(chosen.region));
-  return [`voxform ${words}`, ...flags, ...stateFlags(chosen)].join(' ');
+  return [...flags, ...stateFlags(chosen)];
 }
 
 /** A saved plan's command lines: planning it again into the same file, and applying it. */
