@@ -10,6 +10,18 @@ describe('the inventory table', () => {
     const managedColumn = lines.map((line) => displayWidth(line.slice(0, line.search(/MANAGED BY|unmanaged/))));
     expect(new Set(managedColumn).size).toBe(1);
   });
+
+  it('cut to a terminal\'s width, a wide name is cut by its cells and the columns still line up', () => {
+    const agent = (id: string, name: string) => ({ id, name, exists: true, managed_by: null, environment: null, found_through: ['named' as const], phones: [] });
+    const report = { format_version: 1, kind: 'agents' as const, agents: [agent('ag_1', '受付'.repeat(20)), agent('ag_2', `Front desk ${'😀'.repeat(20)}`), agent('ag_3', 'x')], sources: { manifest_agents: 0, phones: 0, calls_read: 0, more_calls: false } };
+    const whole = renderAgentsText(report, { filtered: true }).split('\n').filter(Boolean);
+    const lines = renderAgentsText(report, { filtered: true, maxWidth: 60 }).split('\n').filter(Boolean);
+    expect(Math.max(...whole.map(displayWidth))).toBeGreaterThan(60);
+    for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(60);
+    expect(lines[1]).toContain('…');
+    const managedColumn = lines.map((line) => displayWidth(line.slice(0, line.search(/MANAGED BY|unmanaged/))));
+    expect(new Set(managedColumn).size).toBe(1);
+  });
 });
 
 describe('the note on where knowledge files were looked for', () => {
