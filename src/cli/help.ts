@@ -37,6 +37,7 @@ const ENVIRONMENT = {
   VOXFORM_TRUST_PROJECT_PACKS: '1: load rule packs inside the project too, where no pull-request code runs (docs/policy.md)',
   VOXFORM_BASE_REF: 'the git revision `plan` compares the policy with to flag relaxations (`--base` beats it); a state file in the checkout is read as it holds it too, as evidence of secrets (docs/security.md)',
   NO_COLOR: 'any value: no colour in output',
+  FORCE_COLOR: '`0` or `false`: no colour on a terminal; `1`, `2`, `3` or `true`: colour in a pipe too (NO_COLOR and --no-color still win)',
   TERM: '`dumb`: a terminal that draws no escape sequences gets no colour and no progress line',
 } as const;
 
@@ -46,7 +47,7 @@ type EnvironmentName = keyof typeof ENVIRONMENT;
 const SERVICE_ENV: EnvironmentName[] = ['VOXFORM_API_KEY', 'VOXFORM_REGION', 'VOXFORM_BASE_URL', 'VOXFORM_TIMEOUT'];
 /** What reads manifests reads besides. */
 const MANIFEST_ENV: EnvironmentName[] = ['VOXFORM_ENV_ALLOW', 'VOXFORM_TRUSTED_ORIGINS'];
-const ALWAYS_ENV: EnvironmentName[] = ['VOXFORM_DEBUG', 'NO_COLOR', 'TERM'];
+const ALWAYS_ENV: EnvironmentName[] = ['VOXFORM_DEBUG', 'NO_COLOR', 'FORCE_COLOR', 'TERM'];
 /** What reads or writes state reads besides. */
 const STATE_ENV: EnvironmentName[] = ['VOXFORM_STATE'];
 

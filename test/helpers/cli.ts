@@ -100,7 +100,7 @@ export async function runCliInProcess(
   const secrets = operatorSecrets(env);
   const captured = { stdout: '', stderr: '' };
   const output = (key: keyof typeof captured): Output => {
-    const printed = streamPrinter(secrets, { isTTY: options.terminal !== undefined });
+    const printed = streamPrinter(secrets, { isTTY: options.terminal !== undefined }, env);
     return { write: (text) => void (captured[key] += printed(text)), isTTY: options.terminal !== undefined, columns: options.terminal === undefined ? undefined : (options.columns ?? 80) };
   };
   const cleanups: Array<() => Promise<void> | void> = [];
