@@ -83,13 +83,18 @@ export function renderCampaignsText(report: CampaignsReport, options: TableText 
   return withNotes(body, options.filtered ? [] : [campaignSourcesNote(report)], report.sources.state);
 }
 
+/** How many the state records, and of which workspace; none counted from a state that could not be read (the note under the table says why). */
+function stateCount(count: number, state: { workspace: string; problem?: string }): string {
+  return state.problem === undefined ? `${count}, workspace ${state.workspace}` : `workspace ${state.workspace}, which could not be read`;
+}
+
 /** The service can neither list nor read campaigns: the note says where these came from, and what NAME and CALLER are. */
 export function campaignSourcesNote(report: CampaignsReport): string {
   const { sources } = report;
   const calls = `${sources.more_calls ? 'the latest ' : 'the '}${plural(sources.calls_read, 'call')}`;
   return (
     `The service has no list of campaigns: these are the campaigns the manifests name (${sources.manifest_campaigns}), ` +
-    `the campaigns the state records (${sources.state.campaigns}, workspace ${sources.state.workspace}), and the campaigns ${calls} ran for. ` +
+    `the campaigns the state records (${stateCount(sources.state.campaigns, sources.state)}), and the campaigns ${calls} ran for. ` +
     'NAME and CALLER are what voxform last applied: the service cannot read a campaign back. A campaign with none of these is not shown.'
   );
 }
@@ -113,7 +118,7 @@ export function knowledgeSourcesNote(report: KnowledgeReport): string {
   const { sources } = report;
   return (
     `The service has no list of knowledge files: these are the files the manifests name (${sources.manifest_files}), ` +
-    `the files the state records (${sources.state.files}, workspace ${sources.state.workspace}), and the files the manifests' ${plural(sources.agents_read, 'live agent')} ${pluralNoun(sources.agents_read, 'attaches', 'attach')}. ` +
+    `the files the state records (${stateCount(sources.state.files, sources.state)}), and the files the manifests' ${plural(sources.agents_read, 'live agent')} ${pluralNoun(sources.agents_read, 'attaches', 'attach')}. ` +
     'A file with none of these is not shown.'
   );
 }

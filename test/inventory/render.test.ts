@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { knowledgeSourcesNote, renderAgentsText } from '../../src/inventory/render.js';
+import { campaignSourcesNote, knowledgeSourcesNote, renderAgentsText } from '../../src/inventory/render.js';
 import { displayWidth } from '../../src/util/display-width.js';
 
 describe('the inventory table', () => {
@@ -29,5 +29,14 @@ describe('the note on where knowledge files were looked for', () => {
     const note = (agents: number) => knowledgeSourcesNote({ format_version: 1, kind: 'knowledge', files: [], sources: { manifest_files: 1, state: { workspace: 'production@URL', files: 1 }, agents_read: agents } });
     expect(note(1)).toContain("the files the manifests' 1 live agent attaches. ");
     expect(note(2)).toContain("the files the manifests' 2 live agents attach. ");
+  });
+
+  it('claims no count from a state that could not be read, for knowledge files and campaigns alike', () => {
+    const problem = 'The state file bad-state.json is not JSON.';
+    const knowledge = knowledgeSourcesNote({ format_version: 1, kind: 'knowledge', files: [], sources: { manifest_files: 1, state: { workspace: 'staging@URL', files: 0, problem }, agents_read: 1 } });
+    expect(knowledge).toContain('the files the state records (workspace staging@URL, which could not be read), ');
+    const campaigns = campaignSourcesNote({ format_version: 1, kind: 'campaigns', campaigns: [], sources: { manifest_campaigns: 1, state: { workspace: 'staging@URL', campaigns: 0, problem }, calls_read: 0, more_calls: false } });
+    expect(campaigns).toContain('the campaigns the state records (workspace staging@URL, which could not be read), ');
+    expect(campaigns).not.toContain('(0,');
   });
 });
