@@ -13,7 +13,8 @@ import type { ConnectionOptions } from './context.js';
 /** The options that choose what a run works on (those of src/cli/project.ts's ProjectOptions). */
 export interface ChosenTarget extends Pick<ConnectionOptions, 'local' | 'baseUrl' | 'region'> {
   file?: string[] | undefined;
-  env?: string | undefined;
+  /** `voxform diff`'s is a list (`--env staging --env production`). */
+  env?: string | readonly string[] | undefined;
   state?: string | undefined;
 }
 
@@ -30,7 +31,7 @@ export function chosenFlags(chosen: ChosenTarget, options: { manifests?: boolean
   const flags: string[] = [];
   if (options.manifests !== false) {
     for (const file of chosen.file ?? []) flags.push('-f', shellWord(file));
-    if (chosen.env !== undefined) flags.push('--env', shellWord(chosen.env));
+    for (const environment of chosen.env === undefined ? [] : typeof chosen.env === 'string' ? [chosen.env] : chosen.env) flags.push('--env', shellWord(environment));
   }
   if (chosen.local) flags.push('--local');
   if (chosen.baseUrl !== undefined) flags.push('--base-url', shellWord(chosen.baseUrl));

@@ -86,6 +86,8 @@ describe("the argument parser's mistakes read as every other error", () => {
     [['completion', '--', '--help'], 'invalid_argument', '`--help` is not a <shell> `voxform completion` knows: choose bash, zsh or fish. `--help` comes after `--`, which ends the options: everything after it is an argument.', 'Put options before `--`: `voxform completion --help`.'],
     // A value that is not one of the option's choices is not repeated (a receiver's URL holds its token).
     [['drift', '--', '--notify', 'https://hooks.example.com/T0/B0/token'], 'invalid_argument', '`voxform drift` takes no argument, not 2. `--notify` comes after `--`, which ends the options: everything after it is an argument.', 'Put options before `--`: `voxform drift --notify <url>`.'],
+    // diff's --env is given twice: each is kept.
+    [['diff', '--env', 'staging', '--env', 'production', '--', '--format', 'json'], 'invalid_argument', '`voxform diff` takes no argument, not 2. `--format` comes after `--`, which ends the options: everything after it is an argument.', 'Put options before `--`: `voxform diff --env staging --env production --format json`.'],
     // Before the manifest rule: `-f` after `--` explains the .yaml among the arguments.
     [['get', 'agents', '--', 'front-desk', '-f', 'agents.yaml'], 'invalid_argument', '`voxform get` takes 2 arguments, not 4. `-f` comes after `--`, which ends the options: everything after it is an argument.', 'Put options before `--`: `voxform get agents front-desk -f agents.yaml`.'],
     [['apply', '--', 'saved.json', '-f', 'agents.yaml'], 'invalid_argument', '`voxform apply` takes one argument, not 3. `-f` comes after `--`, which ends the options: everything after it is an argument.', 'Put options before `--`: `voxform apply saved.json -f agents.yaml`.'],
@@ -107,6 +109,7 @@ describe("the argument parser's mistakes read as every other error", () => {
       [['validate', 'voxform.yaml'], `error[invalid_argument]: \`voxform validate\` takes no argument, and voxform.yaml is a manifest: manifests are given with -f.\n${hint('voxform validate -f voxform.yaml')}`],
       [['plan', 'voxform.yaml', '--local'], `error[invalid_argument]: \`voxform plan\` takes no argument, and voxform.yaml is a manifest: manifests are given with -f.\n${hint('voxform plan -f voxform.yaml --local')}`],
       [['drift', 'prod.yml', '--env', 'prod'], `error[invalid_argument]: \`voxform drift\` takes no argument, and prod.yml is a manifest: manifests are given with -f.\n${hint('voxform drift -f prod.yml --env prod')}`],
+      [['diff', 'prod.yml', '--env', 'staging', '--env', 'prod'], `error[invalid_argument]: \`voxform diff\` takes no argument, and prod.yml is a manifest: manifests are given with -f.\n${hint('voxform diff -f prod.yml --env staging --env prod')}`],
       // The name decides: a manifest under another name gets the parser's own words.
       [['validate', 'prod-agents'], 'error[invalid_argument]: `voxform validate` takes no argument, not 1.\n  hint: Run `voxform validate --help` for its arguments and options.\n'],
       [['apply', 'voxform.yaml', '--local'], `error[invalid_argument]: \`voxform apply\` takes a saved plan (\`voxform plan --out FILE\`) as its argument, and voxform.yaml is a manifest: manifests are given with -f.\n${hint('voxform apply -f voxform.yaml --local')}`],
