@@ -1,6 +1,7 @@
 import type { VoxformError } from '../errors.js';
 import type { ManifestAgentsById } from './manifest-agent-missing.js';
 import { terminalPrinter } from '../util/printable.js';
+import { ownSequencesPass } from '../util/terminal-colors.js';
 import type { SecretRegistry } from '../secrets/redact.js';
 import type { ProjectManifests } from '../manifest/index.js';
 
@@ -27,7 +28,7 @@ export interface CommandContext {
   stderr: Output;
   /** Standard input, for `voxform chat` and prompts. */
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
-  /** Colour on stdout/stderr (TTY and no NO_COLOR / --no-color). */
+  /** Colour on stdout/stderr (colorOn: a terminal, or FORCE_COLOR; never with NO_COLOR / --no-color). */
   color: boolean;
   /** Secrets met during this run; every write to stdout/stderr is scrubbed of them. */
   secrets: SecretRegistry;
@@ -76,8 +77,8 @@ export interface ReadBeforeRun {
  * characters and workflow commands escaped (`terminalPrinter`, one per stream). The CLI's streams
  * apply it to every write, so a new command inherits it.
  */
-export function streamPrinter(secrets: SecretRegistry, stream: { readonly isTTY?: boolean | undefined }): (text: string) => string {
-  const print = terminalPrinter(Boolean(stream.isTTY));
+export function streamPrinter(secrets: SecretRegistry, stream: { readonly isTTY?: boolean | undefined }, env: Readonly<Record<string, string | undefined>>): (text: string) => string {
+  const print = terminalPrinter(ownSequencesPass(stream, env));
   return (text) => print(secrets.redact(text));
 }
 

@@ -37,6 +37,7 @@ const ENVIRONMENT = {
   VOXFORM_TRUST_PROJECT_PACKS: '1: load rule packs inside the project too, where no pull-request code runs (docs/policy.md)',
   VOXFORM_BASE_REF: 'the git revision `plan` compares the policy with to flag relaxations (`--base` beats it); a state file in the checkout is read as it holds it too, as evidence of secrets (docs/security.md)',
   NO_COLOR: 'any value: no colour in output',
+  FORCE_COLOR: '`0` or `false`: no colour on a terminal; `1`, `2`, `3` or `true`: colour in a pipe too (NO_COLOR and --no-color still win)',
   TERM: '`dumb`: a terminal that draws no escape sequences gets no colour and no progress line',
 } as const;
 
@@ -46,12 +47,16 @@ type EnvironmentName = keyof typeof ENVIRONMENT;
 const SERVICE_ENV: EnvironmentName[] = ['VOXFORM_API_KEY', 'VOXFORM_REGION', 'VOXFORM_BASE_URL', 'VOXFORM_TIMEOUT'];
 /** What reads manifests reads besides. */
 const MANIFEST_ENV: EnvironmentName[] = ['VOXFORM_ENV_ALLOW', 'VOXFORM_TRUSTED_ORIGINS'];
-const ALWAYS_ENV: EnvironmentName[] = ['VOXFORM_DEBUG', 'NO_COLOR', 'TERM'];
+const ALWAYS_ENV: EnvironmentName[] = ['VOXFORM_DEBUG', 'NO_COLOR', 'FORCE_COLOR', 'TERM'];
 /** What reads or writes state reads besides. */
 const STATE_ENV: EnvironmentName[] = ['VOXFORM_STATE'];
 
 const OK_OR_ERROR = ['0  success', '1  an error (error[CODE] and one sentence on stderr, with file:line:col where a file is at fault; docs/errors.md explains each CODE)'];
-const INTERRUPTED = '130  interrupted (Ctrl-C); nothing half-done';
+/**
+ * Every command exits 130 when Ctrl-C or SIGTERM stops it (src/cli/main.ts, docs/errors.md): said by
+ * renderCommandHelp of each command whose table gives no 130 line of its own.
+ */
+const INTERRUPTED = '130  interrupted (Ctrl-C or SIGTERM): error[interrupted] says what the stop left undone';
 /** Apply's and rollback's: what reached the service is reported as such, whole changes or parts of them. */
 const APPLY_INTERRUPTED = '130  interrupted (Ctrl-C or SIGTERM): no new write is sent, those in flight are awaited; the summary lists what reached the service';
 
@@ -70,7 +75,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   },
   plan: {
     environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...STATE_ENV, 'VOXFORM_POLICY_PACKS', 'VOXFORM_TRUST_PROJECT_PACKS', 'VOXFORM_BASE_REF'],
-    exitCodes: [...OK_OR_ERROR, '1  also: a mandatory policy violation (the plan is printed)', '2  changes present (with --detailed-exitcode; 0 then means none)', INTERRUPTED],
+    exitCodes: [...OK_OR_ERROR, '1  also: a mandatory policy violation (the plan is printed)', '2  changes present (with --detailed-exitcode; 0 then means none)'],
     examples: ['voxform plan', 'voxform plan --format markdown --base origin/main --out plan.json > plan.md', 'voxform plan --detailed-exitcode --env production'],
   },
   'policy list': {
@@ -116,7 +121,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   },
   diff: {
     environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...STATE_ENV],
-    exitCodes: [...OK_OR_ERROR, INTERRUPTED],
+    exitCodes: OK_OR_ERROR,
     examples: ['voxform diff --env staging --env production', 'voxform diff --env staging --env production --format json'],
   },
   history: {
@@ -126,12 +131,12 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   },
   export: {
     environment: [...SERVICE_ENV],
-    exitCodes: [...OK_OR_ERROR, INTERRUPTED],
+    exitCodes: OK_OR_ERROR,
     examples: ['voxform export --agent -OKdqbqetEcM4ak369ym --out exported', 'voxform export --from-phones --local --out exported'],
   },
   init: {
     environment: [],
-    exitCodes: [...OK_OR_ERROR, INTERRUPTED],
+    exitCodes: OK_OR_ERROR,
     // Every variable a template needs is given: without a terminal, init asks for none.
     examples: [
       'voxform init --template post-call-survey --var agent_id=-OKspareAgent0000001 --var business="Acme Dental" --var results_webhook_url=https://hooks.example.com/survey survey',
@@ -155,17 +160,17 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   },
   'emulator traffic': {
     environment: [...MANIFEST_ENV],
-    exitCodes: ['0  the calls were added', '1  a bad profile or flag, no emulator at --url, or no agent to give a call (nothing was added)', INTERRUPTED],
+    exitCodes: ['0  the calls were added', '1  a bad profile or flag, no emulator at --url, or no agent to give a call (nothing was added)'],
     examples: ['voxform emulator traffic --local', 'voxform emulator traffic --local --profile volatile --calls 500 --seed 7', 'voxform emulator traffic --url http://127.0.0.1:4010 --profile traffic.yaml --agent front-desk'],
   },
   logs: {
     environment: [...SERVICE_ENV],
-    exitCodes: [...OK_OR_ERROR, INTERRUPTED],
+    exitCodes: OK_OR_ERROR,
     examples: ['voxform logs --local', 'voxform logs --agent front-desk --since 24h', 'voxform logs --status error --format ndjson --all'],
   },
   report: {
     environment: [...SERVICE_ENV, ...STATE_ENV, 'GITHUB_SERVER_URL', 'GITHUB_REPOSITORY', 'CI_PROJECT_URL'],
-    exitCodes: [...OK_OR_ERROR, INTERRUPTED],
+    exitCodes: OK_OR_ERROR,
     examples: ['voxform report --local', 'voxform report --agent front-desk --since 7d --format html --out report.html', 'voxform report --since-deploy --format markdown > comment.md'],
   },
   'keys create': {
@@ -175,12 +180,12 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   },
   chat: {
     environment: [...SERVICE_ENV],
-    exitCodes: [...OK_OR_ERROR, INTERRUPTED],
+    exitCodes: OK_OR_ERROR,
     examples: ['voxform chat --agent front-desk --local', 'voxform chat --agent -OKdqbqetEcM4ak369ym --local'],
   },
   test: {
     environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...STATE_ENV, 'VOXFORM_JUDGE_URL', 'VOXFORM_JUDGE_MODEL', 'VOXFORM_JUDGE_API_KEY', 'VOXFORM_EMULATOR_LLM', 'VOXFORM_EMULATOR_LLM_MODEL', 'VOXFORM_EMULATOR_LLM_API_KEY'],
-    exitCodes: ['0  every test met its pass rate', '1  a test failed, or an error', INTERRUPTED],
+    exitCodes: ['0  every test met its pass rate', '1  a test failed, or an error'],
     examples: ['voxform test example/tests -f agents.example.yaml --local', 'voxform test --against both --format markdown --out tests.md', 'voxform test --skip-judge --grep greets'],
   },
   'test capture': {
@@ -190,7 +195,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   },
   'webhook send': {
     environment: [...SERVICE_ENV, ...MANIFEST_ENV],
-    exitCodes: ['0  the receiver answered as the service expects, within its 2 s budget', '1  the receiver failed the check (the result says why), or an error', INTERRUPTED],
+    exitCodes: ['0  the receiver answered as the service expects, within its 2 s budget', '1  the receiver failed the check (the result says why), or an error'],
     examples: [
       'voxform webhook send --to http://127.0.0.1:4020/hook --event end-of-call',
       'voxform webhook send --to http://127.0.0.1:4020/hook --event prefetch --agent front-desk',
@@ -257,7 +262,6 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
       '0  the command succeeded (drift: in sync) and its report is posted',
       '1  the command failed (a test, a gate, an error), or the comment, labels or summary could not be written',
       '2  drift found (--command drift)',
-      INTERRUPTED,
     ],
     examples: [
       'voxform ci run --provider github --command plan --env production',
@@ -284,6 +288,11 @@ function alignExitCode(line: string): string {
   return `  ${code.padEnd(3)}  ${rest.join('  ')}`;
 }
 
+/** The command's exit codes, 130 among them: its own words for an interruption, else INTERRUPTED. */
+function exitCodes(help: CommandHelp): string[] {
+  return help.exitCodes.some((line) => line.startsWith('130 ')) ? help.exitCodes : [...help.exitCodes, INTERRUPTED];
+}
+
 export function renderCommandHelp(help: CommandHelp): string {
   const environment = [...help.environment, ...ALWAYS_ENV];
   const width = Math.max(...environment.map((name) => name.length));
@@ -293,7 +302,7 @@ export function renderCommandHelp(help: CommandHelp): string {
     ...environment.map((name) => `  ${name.padEnd(width)}  ${ENVIRONMENT[name]}`),
     '',
     'Exit codes:',
-    ...help.exitCodes.map(alignExitCode),
+    ...exitCodes(help).map(alignExitCode),
     '',
     'Examples:',
     ...help.examples.map((line) => `  $ ${line}`),

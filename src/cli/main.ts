@@ -160,7 +160,7 @@ function makeOutput(stream: NodeJS.WriteStream, secrets: SecretRegistry, silence
   // A closed pipe (`voxform schema | head -1`) does not cut an apply short: the rest of that output
   // is dropped. Unwatched, the stream's error would end the process with Node's trace.
   const status = failedStreams.get(stream) ?? watchForFailure(stream);
-  const printed = streamPrinter(secrets, stream);
+  const printed = streamPrinter(secrets, stream, process.env);
   return {
     write: (text: string) => {
       if (!status.failed && !stream.destroyed && !silenced()) stream.write(printed(text));

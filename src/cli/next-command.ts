@@ -13,7 +13,8 @@ import type { ConnectionOptions } from './context.js';
 /** The options that choose what a run works on (those of src/cli/project.ts's ProjectOptions). */
 export interface ChosenTarget extends Pick<ConnectionOptions, 'local' | 'baseUrl' | 'region'> {
   file?: string[] | undefined;
-  env?: string | undefined;
+  /** `voxform diff`'s is a list (`--env staging --env production`). */
+  env?: string | readonly string[] | undefined;
   state?: string | undefined;
 }
 
@@ -24,16 +25,21 @@ export interface ChosenTarget extends Pick<ConnectionOptions, 'local' | 'baseUrl
  * resources nobody reviewed.
  */
 export function nextCommand(words: string, chosen: ChosenTarget, options: { manifests?: boolean; targets?: readonly string[] } = {}): string {
+  return [`voxform ${words}`, ...chosenFlags(chosen, options)].join(' ');
+}
+
+/** The options of `chosen` as nextCommand writes them, each value quoted (a state URL's password left out). */
+export function chosenFlags(chosen: ChosenTarget, options: { manifests?: boolean; targets?: readonly string[] } = {}): string[] {
   const flags: string[] = [];
   if (options.manifests !== false) {
     for (const file of chosen.file ?? []) flags.push('-f', shellWord(file));
-    if (chosen.env !== undefined) flags.push('--env', shellWord(chosen.env));
+    for (const environment of chosen.env === undefined ? [] : typeof chosen.env === 'string' ? [chosen.env] : chosen.env) flags.push('--env', shellWord(environment));
   }
   for (const address of options.targets ?? []) flags.push('--target', shellWord(address));
   if (chosen.local) flags.push('--local');
   if (chosen.baseUrl !== undefined) flags.push('--base-url', shellWord(chosen.baseUrl));
   if (chosen.region !== undefined) flags.push('--region', shellWord(chosen.region));
-  return [`voxform ${words}`, ...flags, ...stateFlags(chosen)].join(' ');
+  return [...flags, ...stateFlags(chosen)];
 }
 
 /** A saved plan's command lines: planning it again into the same file, and applying it. */

@@ -5,6 +5,7 @@
  */
 import type { Option } from 'commander';
 import { shellWord } from '../util/shell-word.js';
+import { stateFlags } from './next-command.js';
 
 export interface OptionsAfterDashes {
   /** The options found among the arguments, as typed (`--format`). */
@@ -19,20 +20,28 @@ function optionNamed(token: string, options: readonly Option[]): Option | undefi
   return options.find((option) => option.long === name || option.short === name);
 }
 
+/** The options whose values every command line voxform prints shows as typed (next-command.ts). */
+const SHOWN_AS_TYPED = new Set(['--file', '--env', '--base-url', '--region']);
+
 /**
- * A value is shown as typed only when it is one of the option's fixed choices: anything else (a
- * receiver's URL holding a token) is shown as the option's placeholder (`<url>`), to be typed again.
+ * A value is shown as typed when it is one of the option's fixed choices, or the value of an option
+ * that chose the project and service, as every printed command line shows them (a state URL without
+ * its password): anything else (a receiver's URL holding a token) is shown as the option's
+ * placeholder (`<url>`), to be typed again.
  */
-function shownValue(option: Option, value: string): string {
-  if (option.argChoices?.includes(value)) return shellWord(value);
+export function shownValue(option: Option, value: string): string {
+  if (option.argChoices?.includes(value) || SHOWN_AS_TYPED.has(option.long ?? '')) return shellWord(value);
+  if (option.long === '--state') return stateFlags({ state: value })[1] ?? 'VALUE';
   return /<[^>]*>|\[[^\]]*\]/.exec(option.flags)?.[0] ?? 'VALUE';
 }
 
 /**
  * `operands`: the command's arguments as parsed (those after `--` included); `options`: what the
- * command and its parents take; `words`: `voxform get`. Undefined when no argument names an option.
+ * command and its parents take; `words`: `voxform get`; `typedBefore`: the options the parser took
+ * before `--`, as the command line is to show them (`--format json`), kept in it. Undefined when no
+ * argument names an option.
  */
-export function findOptionsAfterDashes(operands: readonly string[], options: readonly Option[], words: readonly string[]): OptionsAfterDashes | undefined {
+export function findOptionsAfterDashes(operands: readonly string[], options: readonly Option[], words: readonly string[], typedBefore: readonly string[] = []): OptionsAfterDashes | undefined {
   const flags: string[] = [];
   const optionWords: string[] = [];
   const argumentsLeft: string[] = [];
@@ -55,5 +64,5 @@ export function findOptionsAfterDashes(operands: readonly string[], options: rea
   const dashed = argumentsLeft.findIndex((argument) => argument.startsWith('-'));
   const before = dashed < 0 ? argumentsLeft : argumentsLeft.slice(0, dashed);
   const after = dashed < 0 ? [] : ['--', ...argumentsLeft.slice(dashed).map(shellWord)];
-  return { flags, command: [...words, ...before.map(shellWord), ...optionWords, ...after].join(' ') };
+  return { flags, command: [...words, ...before.map(shellWord), ...typedBefore, ...optionWords, ...after].join(' ') };
 }

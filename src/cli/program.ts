@@ -8,12 +8,12 @@ import { VoxformError } from '../errors.js';
 import { addCommandHelp } from './help.js';
 import { argumentCount, missingCommandError, usageError } from './usage-errors.js';
 import { manifestArgumentError, namesManifest } from './manifest-argument.js';
-import { findOptionsAfterDashes } from './options-after-dashes.js';
+import { findOptionsAfterDashes, shownValue } from './options-after-dashes.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { wholeNumberOption } from './whole-number.js';
 import { describeVersion } from '../status/versions.js';
 import { shellWord } from '../util/shell-word.js';
-import { nextCommand, type ChosenTarget } from './next-command.js';
+import { chosenFlags, nextCommand, type ChosenTarget } from './next-command.js';
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
@@ -71,6 +71,9 @@ function withApplyRun(cmd: Command): Command {
     .option('--parallelism <n>', 'changes in flight at once', positiveInt('--parallelism', MOST.parallelism), 8);
 }
 
+/** The options nextCommand writes (ChosenTarget's), by their attribute names. */
+const CHOSEN_TARGET_KEYS = new Set(['file', 'env', 'local', 'baseUrl', 'region', 'state']);
+
 /** `['voxform', 'state', 'list']`: the words that run `cmd`. */
 function commandWords(cmd: Command): string[] {
   const words: string[] = [];
@@ -107,14 +110,36 @@ class VoxformCommand extends Command {
 
   override error(message: string, options?: { code?: string; exitCode?: number }): never {
     const words = commandWords(this);
-    if (options?.code === 'commander.excessArguments') this.refuseManifestArguments(words);
+    const optionsAfterDashes = findOptionsAfterDashes(this.args, this.optionsTaken(), words, this.optionsTyped());
+    // Options typed after `--` explain the arguments too many, a manifest among them (`-- ID -f agents.yaml`) too.
+    if (options?.code === 'commander.excessArguments' && !optionsAfterDashes) this.refuseManifestArguments(words);
     throw usageError(options?.code, message, {
       path: words.join(' '),
       hasCommands: this.commands.length > 0,
       takesArguments: this.registeredArguments.length > 0,
       withArgumentAfterDashes: (argument) => this.withArgumentAfterDashes(words.slice(1), argument),
-      optionsAfterDashes: findOptionsAfterDashes(this.args, this.optionsTaken(), words),
+      optionsAfterDashes,
     });
+  }
+
+  /**
+   * The options the parser has taken from the command line, as a command line to paste shows them:
+   * those that chose the project and service as nextCommand writes them, any other as typed when it
+   * is one of its choices (`--format json`), else as its placeholder (options-after-dashes.ts).
+   */
+  private optionsTyped(): string[] {
+    const others: string[] = [];
+    for (let cmd: Command | null = this; cmd; cmd = cmd.parent) {
+      for (const option of cmd.options) {
+        const key = option.attributeName();
+        if (CHOSEN_TARGET_KEYS.has(key) || cmd.getOptionValueSource(key) !== 'cli') continue;
+        const value: unknown = cmd.getOptionValue(key);
+        const flag = option.long ?? option.short ?? option.flags;
+        if (option.isBoolean() || typeof value === 'boolean') others.push(flag);
+        else for (const each of Array.isArray(value) ? value : [value]) others.push(flag, shownValue(option, String(each)));
+      }
+    }
+    return [...chosenFlags(this.chosenTarget()), ...others];
   }
 
   /** Arguments past those the command takes that name manifests, when it takes them with -f: said so (manifest-argument.ts). */

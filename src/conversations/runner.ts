@@ -79,9 +79,12 @@ export interface RunTestsOptions {
   redact?: Redact | undefined;
 }
 
-/** How a run stopped by its `signal` ends: the conversations under way cut short, no other started, nothing written. */
-export function testsInterrupted(): VoxformError {
-  return new VoxformError('interrupted', 'Tests interrupted: the conversations under way were cut short, no other was started, and no report or recording was written.', { hint: 'Run `voxform test` again to run every test.' });
+/**
+ * How a run stopped by its `signal` ends: the conversations under way cut short, no other started,
+ * nothing written. `rerun`: the command line that runs the same tests again (the CLI's, with its options).
+ */
+export function testsInterrupted(rerun = 'voxform test'): VoxformError {
+  return new VoxformError('interrupted', 'Tests interrupted: the conversations under way were cut short, no other was started, and no report or recording was written.', { hint: `Run \`${rerun}\` again to run every test.` });
 }
 
 /** The client whose requests, queued or on the wire, the run's `signal` stops. */

@@ -9,13 +9,23 @@ import { plural, pluralNoun } from '../util/plural.js';
 
 const UNMANAGED = 'unmanaged';
 
-/** How a text table is made: `redact` hides secret values before the columns are sized, so they stay aligned and show no secret's length. */
+/**
+ * How a text table is made: `redact` hides secret values before the columns are sized, so they stay
+ * aligned and show no secret's length; `maxWidth`, a terminal's width (never a pipe's), to which the
+ * widest of the columns marked `*` are cut with `…`, as `voxform logs` cuts its table (util/table.ts).
+ */
 export interface TableText {
   redact?: (text: string) => string;
+  maxWidth?: number | undefined;
 }
 
-function table(header: string[], rows: string[][], { redact = (text) => text }: TableText): string {
-  return renderTable(header.map((title) => ({ title })), rows.map((row) => row.map(redact)), { gap: 3 });
+/**
+ * `header`: the titles; one ending in `*` (`NAME*`) is a column that may be cut to fit a terminal.
+ * The id or number a row is of is never cut: it is what other commands take, copied from here.
+ */
+function table(header: string[], rows: string[][], { redact = (text) => text, maxWidth }: TableText): string {
+  const columns = header.map((title) => (title.endsWith('*') ? { title: title.slice(0, -1), shrinkable: true } : { title }));
+  return renderTable(columns, rows.map((row) => row.map(redact)), { gap: 3, maxWidth });
 }
 
 export function renderPhonesText(report: PhonesReport, options: TableText = {}): string {
@@ -26,7 +36,7 @@ export function renderPhonesText(report: PhonesReport, options: TableText = {}):
     phone.agent_id === null ? '—' : `${phone.agent_id}${phone.agent_name === null ? ' (not found)' : ` (${phone.agent_name})`}`,
     phone.managed_by ?? UNMANAGED,
   ]);
-  return table(['PHONE', 'STATUS', 'AGENT', 'MANAGED BY'], rows, options);
+  return table(['PHONE', 'STATUS', 'AGENT*', 'MANAGED BY*'], rows, options);
 }
 
 const SOURCE_WORDS: Record<LiveAgent['found_through'][number], string> = { manifest: 'manifest', phone: 'phone', call: 'calls', named: 'named' };
@@ -39,7 +49,7 @@ export function renderAgentsText(report: AgentsReport, options: TableText & { fi
     agent.found_through.map((source) => SOURCE_WORDS[source]).join(', '),
     agent.phones.join(', ') || '—',
   ]);
-  const body = rows.length === 0 ? 'No agents found.\n' : table(['AGENT', 'NAME', 'MANAGED BY', 'FOUND THROUGH', 'PHONES'], rows, options);
+  const body = rows.length === 0 ? 'No agents found.\n' : table(['AGENT', 'NAME*', 'MANAGED BY*', 'FOUND THROUGH*', 'PHONES*'], rows, options);
   return options.filtered ? body : `${body}\n${sourcesNote(report)}\n`;
 }
 
@@ -69,8 +79,13 @@ export function renderCampaignsText(report: CampaignsReport, options: TableText 
     campaign.found_through.map((source) => CAMPAIGN_SOURCE_WORDS[source]).join(', '),
     String(campaign.calls),
   ]);
-  const body = rows.length === 0 ? 'No campaigns found.\n' : table(['CAMPAIGN', 'NAME', 'CALLER', 'MANAGED BY', 'FOUND THROUGH', 'CALLS'], rows, options);
+  const body = rows.length === 0 ? 'No campaigns found.\n' : table(['CAMPAIGN', 'NAME*', 'CALLER', 'MANAGED BY*', 'FOUND THROUGH*', 'CALLS'], rows, options);
   return withNotes(body, options.filtered ? [] : [campaignSourcesNote(report)], report.sources.state);
+}
+
+/** How many the state records, and of which workspace; none counted from a state that could not be read (the note under the table says why). */
+function stateCount(count: number, state: { workspace: string; problem?: string }): string {
+  return state.problem === undefined ? `${count}, workspace ${state.workspace}` : `workspace ${state.workspace}, which could not be read`;
 }
 
 /** The service can neither list nor read campaigns: the note says where these came from, and what NAME and CALLER are. */
@@ -79,7 +94,7 @@ export function campaignSourcesNote(report: CampaignsReport): string {
   const calls = `${sources.more_calls ? 'the latest ' : 'the '}${plural(sources.calls_read, 'call')}`;
   return (
     `The service has no list of campaigns: these are the campaigns the manifests name (${sources.manifest_campaigns}), ` +
-    `the campaigns the state records (${sources.state.campaigns}, workspace ${sources.state.workspace}), and the campaigns ${calls} ran for. ` +
+    `the campaigns the state records (${stateCount(sources.state.campaigns, sources.state)}), and the campaigns ${calls} ran for. ` +
     'NAME and CALLER are what voxform last applied: the service cannot read a campaign back. A campaign with none of these is not shown.'
   );
 }
@@ -94,7 +109,7 @@ export function renderKnowledgeText(report: KnowledgeReport, options: TableText 
     file.found_through.map((source) => KNOWLEDGE_SOURCE_WORDS[source]).join(', '),
     file.agents.map((agent) => agent.managed_by ?? agent.id).join(', ') || '—',
   ]);
-  const body = rows.length === 0 ? 'No knowledge files found.\n' : table(['FILE', 'NAME', 'MANAGED BY', 'FOUND THROUGH', 'AGENTS'], rows, options);
+  const body = rows.length === 0 ? 'No knowledge files found.\n' : table(['FILE', 'NAME*', 'MANAGED BY*', 'FOUND THROUGH*', 'AGENTS*'], rows, options);
   return withNotes(body, options.filtered ? [] : [knowledgeSourcesNote(report)], report.sources.state);
 }
 
@@ -103,7 +118,7 @@ export function knowledgeSourcesNote(report: KnowledgeReport): string {
   const { sources } = report;
   return (
     `The service has no list of knowledge files: these are the files the manifests name (${sources.manifest_files}), ` +
-    `the files the state records (${sources.state.files}, workspace ${sources.state.workspace}), and the files the manifests' ${plural(sources.agents_read, 'live agent')} ${pluralNoun(sources.agents_read, 'attaches', 'attach')}. ` +
+    `the files the state records (${stateCount(sources.state.files, sources.state)}), and the files the manifests' ${plural(sources.agents_read, 'live agent')} ${pluralNoun(sources.agents_read, 'attaches', 'attach')}. ` +
     'A file with none of these is not shown.'
   );
 }

@@ -27,7 +27,7 @@ export interface FieldDifference {
   sensitive: boolean;
   /** How it reads, A → B, as a plan shows a field change (secrets redacted). */
   view: FieldView;
-  /** The values, redacted where secret. */
+  /** The values, redacted where secret; undefined where that environment holds none (JSON: null). */
   a: unknown;
   b: unknown;
 }
@@ -70,10 +70,16 @@ function agentDifference(name: string, desired: { a: DesiredAgent; b: DesiredAge
       expected,
       sensitive: field.sensitive,
       view: views[index] as FieldView,
-      a: field.sensitive ? REDACTED : redactValue(field.before, field.path, sensitivePaths),
-      b: field.sensitive ? REDACTED : redactValue(field.after, field.path, sensitivePaths),
+      a: sideValue(field.before, field, sensitivePaths),
+      b: sideValue(field.after, field, sensitivePaths),
     })),
   };
+}
+
+/** One side's value, redacted where secret: a side that holds none stays unset, a secret too. */
+function sideValue(value: unknown, field: FieldChange, sensitivePaths: readonly string[]): unknown {
+  if (value === undefined) return undefined;
+  return field.sensitive ? REDACTED : redactValue(value, field.path, sensitivePaths);
 }
 
 /**

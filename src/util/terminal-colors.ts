@@ -46,9 +46,30 @@ export function drawsEscapeSequences(env: Readonly<Record<string, string | undef
   return env.TERM !== 'dumb';
 }
 
-/** Colour: on a terminal that draws escape sequences, unless `--no-color` or `NO_COLOR` (any value) turns it off. */
+/**
+ * What `FORCE_COLOR` asks for, by the common convention: `0` or `false` no colour, `1`, `2`, `3` or
+ * `true` colour even where the output is not a terminal (a CI log that draws colours); undefined when
+ * unset or any other value, which leaves it to the terminal.
+ */
+export function forcedColor(env: Readonly<Record<string, string | undefined>>): boolean | undefined {
+  const value = env.FORCE_COLOR?.trim().toLowerCase();
+  if (value === '0' || value === 'false') return false;
+  if (value === '1' || value === '2' || value === '3' || value === 'true') return true;
+  return undefined;
+}
+
+/**
+ * Colour: as `FORCE_COLOR` says, else on a terminal that draws escape sequences; `--no-color` and
+ * `NO_COLOR` (any value) turn it off whatever `FORCE_COLOR` says.
+ */
 export function colorOn(stream: { readonly isTTY: boolean }, env: Readonly<Record<string, string | undefined>>, flag: boolean): boolean {
-  return flag && !env.NO_COLOR && stream.isTTY && drawsEscapeSequences(env);
+  if (!flag || env.NO_COLOR) return false;
+  return forcedColor(env) ?? (stream.isTTY && drawsEscapeSequences(env));
+}
+
+/** Whether voxform's own sequences reach `stream`: on a terminal, or where `FORCE_COLOR` asks for colour (colorOn decides whether there are any). */
+export function ownSequencesPass(stream: { readonly isTTY?: boolean | undefined }, env: Readonly<Record<string, string | undefined>>): boolean {
+  return Boolean(stream.isTTY) || forcedColor(env) === true;
 }
 
 /** The palette: marked sequences when `enabled` (a terminal with colour on), the text as it is otherwise. */

@@ -99,6 +99,15 @@ describe("the argument parser's mistakes read as every other error", () => {
     [['completion', '--', '--help'], 'invalid_argument', '`--help` is not a <shell> `voxform completion` knows: choose bash, zsh or fish. `--help` comes after `--`, which ends the options: everything after it is an argument.', 'Put options before `--`: `voxform completion --help`.'],
     // A value that is not one of the option's choices is not repeated (a receiver's URL holds its token).
     [['drift', '--', '--notify', 'https://hooks.example.com/T0/B0/token'], 'invalid_argument', '`voxform drift` takes no argument, not 2. `--notify` comes after `--`, which ends the options: everything after it is an argument.', 'Put options before `--`: `voxform drift --notify <url>`.'],
+    // diff's --env is given twice: each is kept.
+    [['diff', '--env', 'staging', '--env', 'production', '--', '--format', 'json'], 'invalid_argument', '`voxform diff` takes no argument, not 2. `--format` comes after `--`, which ends the options: everything after it is an argument.', 'Put options before `--`: `voxform diff --env staging --env production --format json`.'],
+    // Before the manifest rule: `-f` after `--` explains the .yaml among the arguments.
+    [['get', 'agents', '--', 'front-desk', '-f', 'agents.yaml'], 'invalid_argument', '`voxform get` takes 2 arguments, not 4. `-f` comes after `--`, which ends the options: everything after it is an argument.', 'Put options before `--`: `voxform get agents front-desk -f agents.yaml`.'],
+    [['apply', '--', 'saved.json', '-f', 'agents.yaml'], 'invalid_argument', '`voxform apply` takes one argument, not 3. `-f` comes after `--`, which ends the options: everything after it is an argument.', 'Put options before `--`: `voxform apply saved.json -f agents.yaml`.'],
+    [['rollback', '--', 'previous', '-f', 'agents.yaml'], 'invalid_argument', '`voxform rollback` takes one argument, not 3. `-f` comes after `--`, which ends the options: everything after it is an argument.', 'Put options before `--`: `voxform rollback previous -f agents.yaml`.'],
+    // The options typed before `--` stay in the command line; a state URL's password does not.
+    [['get', 'agents', '--local', '--', 'ID', '--format', 'json'], 'invalid_argument', '`voxform get` takes 2 arguments, not 4. `--format` comes after `--`, which ends the options: everything after it is an argument.', 'Put options before `--`: `voxform get agents ID --local --format json`.'],
+    [['get', 'agents', '--', 'ID', '--state', 'postgres://voxform:pw@db/voxform'], 'invalid_argument', '`voxform get` takes 2 arguments, not 4. `--state` comes after `--`, which ends the options: everything after it is an argument.', 'Put options before `--`: `voxform get agents ID --state postgres://voxform:PASSWORD@db/voxform`.'],
   ])('%j', async (args, code, message, hint) => {
     const result = await runCliInProcess(args, { cwd: await tempDir({}) });
     expect(result.code).toBe(1);
@@ -113,6 +122,7 @@ describe("the argument parser's mistakes read as every other error", () => {
       [['validate', 'voxform.yaml'], `error[invalid_argument]: \`voxform validate\` takes no argument, and voxform.yaml is a manifest: manifests are given with -f.\n${hint('voxform validate -f voxform.yaml')}`],
       [['plan', 'voxform.yaml', '--local'], `error[invalid_argument]: \`voxform plan\` takes no argument, and voxform.yaml is a manifest: manifests are given with -f.\n${hint('voxform plan -f voxform.yaml --local')}`],
       [['drift', 'prod.yml', '--env', 'prod'], `error[invalid_argument]: \`voxform drift\` takes no argument, and prod.yml is a manifest: manifests are given with -f.\n${hint('voxform drift -f prod.yml --env prod')}`],
+      [['diff', 'prod.yml', '--env', 'staging', '--env', 'prod'], `error[invalid_argument]: \`voxform diff\` takes no argument, and prod.yml is a manifest: manifests are given with -f.\n${hint('voxform diff -f prod.yml --env staging --env prod')}`],
       // The name decides: a manifest under another name gets the parser's own words.
       [['validate', 'prod-agents'], 'error[invalid_argument]: `voxform validate` takes no argument, not 1.\n  hint: Run `voxform validate --help` for its arguments and options.\n'],
       [['apply', 'voxform.yaml', '--local'], `error[invalid_argument]: \`voxform apply\` takes a saved plan (\`voxform plan --out FILE\`) as its argument, and voxform.yaml is a manifest: manifests are given with -f.\n${hint('voxform apply -f voxform.yaml --local')}`],
@@ -122,6 +132,16 @@ describe("the argument parser's mistakes read as every other error", () => {
       const result = await runCliInProcess(args, { cwd });
       expect({ args, code: result.code, stderr: result.stderr }).toEqual({ args, code: 1, stderr });
     }
+  });
+
+  it('with --format json before `--`, the hint for options after it keeps --format json', async () => {
+    const result = await runCliInProcess(['get', 'agents', '--format', 'json', '--', 'front-desk', '-f', 'agents.yaml'], { cwd: await tempDir({}) });
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout).error).toEqual({
+      code: 'invalid_argument',
+      message: '`voxform get` takes 2 arguments, not 4. `-f` comes after `--`, which ends the options: everything after it is an argument.',
+      hint: 'Put options before `--`: `voxform get agents front-desk --format json -f agents.yaml`.',
+    });
   });
 
   it('a saved plan named .yaml is still a plan to apply, not a manifest', async () => {

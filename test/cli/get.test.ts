@@ -48,6 +48,28 @@ describe('voxform get (against the emulator, the example manifest)', () => {
     expect(project.requests.every((request) => request.method === 'GET')).toBe(true);
   });
 
+  it('on a terminal, get agents and get phones cut their name columns with … to its width, never the id or number a row is of; a pipe and JSON get them whole', async () => {
+    project = await startExampleProject();
+    const agents = await project.cliInProcess(['get', 'agents'], {}, { terminal: 'no-color', columns: 90 });
+    expect(agents.code, agents.stderr).toBe(0);
+    const table = agents.stdout.split('\n\n')[0]?.split('\n') ?? [];
+    expect(table).toEqual([
+      'AGENT                   NAME              MANAGED BY        FOUND THROUGH     PHONES',
+      '-OKdqbqetEcM4ak369yn    Appointment bo…   agent.booking     manifest, phon…   +15551230003',
+      '-OKdqbqetEcM4ak369ym    Front desk        agent.front-de…   manifest, calls   —',
+      '-OKstagingFrontDesk01   Front desk (st…   staging: agent…   phone, calls      +15551230001',
+    ]);
+    const phones = await project.cliInProcess(['get', 'phones'], {}, { terminal: 'no-color', columns: 60 });
+    expect(phones.stdout.split('\n').filter(Boolean).map((line) => [line.slice(0, 12), line.length <= 60])).toEqual([
+      ['PHONE       ', true],
+      ['+15551230001', true],
+      ['+15551230003', true],
+    ]);
+    // In a pipe nothing is cut (the test above), nor in JSON.
+    const json = await project.cliInProcess(['get', 'agents', '--format', 'json'], {}, { terminal: 'no-color', columns: 40 });
+    expect(json.stdout).toContain('"name": "Appointment booking"');
+  });
+
   it('an agent the manifests name that the service does not have is shown as such; an agent reached only by its id is "named"', async () => {
     project = await startExampleProject();
     const manifest = `version: 1\nagents:\n  gone:\n    id: -OKnoSuchAgent000001\n    name: Gone\n`;

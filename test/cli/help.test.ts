@@ -60,6 +60,8 @@ describe('command help', () => {
       const help = helpOf(command);
       expect(help).toMatch(/\nEnvironment:\n {2}\S/);
       expect(help).toMatch(/\nExit codes:\n {2}0 {4}\S/);
+      // Any command exits 130 when interrupted (docs/errors.md), so each says so, once.
+      expect(help.match(/\n {2}130 {2}interrupted|\n {2}130 {2}stopped/g)).toHaveLength(1);
       expect(help).toMatch(/\nExamples:\n {2}\$ voxform /);
       for (const variable of COMMAND_HELP[name]?.environment ?? []) expect(help).toContain(variable);
     });

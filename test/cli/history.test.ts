@@ -160,6 +160,21 @@ describe('--agent, with manifests whose ids are the environments\'', () => {
     );
   });
 
+  it('without --env, an empty default workspace is refused as plan refuses the manifests, naming the environments, never "no history yet"', async () => {
+    const dir = await tempDir({ 'agents.yaml': STAGED });
+    const applied = await cli(dir, ['apply', '--local', '--env', 'staging', '--auto-approve', '--take-over', 'agent.front-desk']);
+    expect(applied.code, applied.stderr).toBe(0);
+    const message = "`voxform history` needs --env here: the manifests give their agents' ids only in their environments (staging and production), whose applies are recorded under them, and default@local has no record.";
+    const text = await cli(dir, ['history', '--local']);
+    expect({ code: text.code, stdout: text.stdout, stderr: text.stderr }).toEqual({ code: 1, stdout: '', stderr: `error[invalid_argument]: ${message}\n  hint: Run again with --env staging or --env production.\n` });
+    const json = await cli(dir, ['history', '--local', '--format', 'json']);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout).error).toEqual({ code: 'invalid_argument', message, hint: 'Run again with --env staging or --env production.' });
+    const staging = await cli(dir, ['history', '--local', '--env', 'staging']);
+    expect(staging.code).toBe(0);
+    expect(staging.stdout).toContain('History of staging@local, newest first:');
+  });
+
   it('manifests with an error besides the ids: the warning counts as validate does, and a name of theirs is never unknown', async () => {
     // Production gives "b" no id: one error, production's. Without --env the manifests alone have two (a's id and b's).
     const dir = await tempDir({

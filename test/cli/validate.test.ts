@@ -367,7 +367,7 @@ describe('voxform validate, in process', () => {
     let stderr = '';
     const { streamPrinter } = await import('../../src/cli/context.js');
     const output = (write: (text: string) => void) => {
-      const printed = streamPrinter(secrets, { isTTY: color });
+      const printed = streamPrinter(secrets, { isTTY: color }, {});
       return { write: (text: string) => write(printed(text)), isTTY: color, columns: 100 };
     };
     const code = await run(

@@ -406,4 +406,14 @@ describe('the traffic summary', () => {
         '  desk  ag_1       1 call   version sha256:0123456789ab  1970-01-01T00:00:00Z → 1970-01-01T00:01:00Z  errors 0, transfers 0, tool failures 0/0\n',
     );
   });
+
+  it('pads the id column to the widest id, so ids of 20 and 21 characters leave the later columns aligned', () => {
+    const agent = (agent_id: string, name: string) => ({ agent_id, name, config_hash: 'sha256:0123456789abcdef0123', calls: 12, from: 0, until: 60, outcomes: {}, transfers: 0, tool_calls: 0, tool_failures: 0, rules: [] });
+    const text = renderTrafficSummary({ profile: 'light', seed: 1, until: 60, calls: 24, agents: [agent('-OKdqbqetEcM4ak369ym', 'Front desk'), agent('-OKstagingFrontDesk01', 'Booking')], skipped: [] }, 'the call log of x');
+    const rows = text.split('\n').slice(1, 3);
+    expect(rows).toEqual([
+      '  Front desk  -OKdqbqetEcM4ak369ym       12 calls  version sha256:0123456789ab  1970-01-01T00:00:00Z → 1970-01-01T00:01:00Z  errors 0, transfers 0, tool failures 0/0',
+      '  Booking     -OKstagingFrontDesk01      12 calls  version sha256:0123456789ab  1970-01-01T00:00:00Z → 1970-01-01T00:01:00Z  errors 0, transfers 0, tool failures 0/0',
+    ]);
+  });
 });

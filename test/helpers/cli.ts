@@ -94,14 +94,16 @@ export async function runCliInProcess(
     stops?: Array<GracefulStop | undefined>;
     /** Output as a terminal gets it, with colour (`true`) or with `--no-color` (`'no-color'`). */
     terminal?: true | 'no-color';
+    /** The terminal's width (with `terminal`); 80 unless given. */
+    columns?: number;
   } = {},
 ): Promise<CliResult> {
   const env = cliEnvironment(options.env);
   const secrets = operatorSecrets(env);
   const captured = { stdout: '', stderr: '' };
   const output = (key: keyof typeof captured): Output => {
-    const printed = streamPrinter(secrets, { isTTY: options.terminal !== undefined });
-    return { write: (text) => void (captured[key] += printed(text)), isTTY: options.terminal !== undefined, columns: options.terminal === undefined ? undefined : 80 };
+    const printed = streamPrinter(secrets, { isTTY: options.terminal !== undefined }, env);
+    return { write: (text) => void (captured[key] += printed(text)), isTTY: options.terminal !== undefined, columns: options.terminal === undefined ? undefined : (options.columns ?? 80) };
   };
   const cleanups: Array<() => Promise<void> | void> = [];
   const ctx: CommandContext = {

@@ -94,7 +94,7 @@ export interface ExampleProject {
   /** The built CLI as a process of its own (end-to-end). */
   cli(args: string[], extraEnv?: Record<string, string>): Promise<CliResult>;
   /** The CLI's command line in the test's process (`runCliInProcess`). */
-  cliInProcess(args: string[], extraEnv?: Record<string, string>): Promise<CliResult>;
+  cliInProcess(args: string[], extraEnv?: Record<string, string>, output?: { terminal?: true | 'no-color'; columns?: number }): Promise<CliResult>;
   /** Holds the requests `method pathPrefix…` that come from now on, until `release`. */
   hold(method: string, pathPrefix: string): HeldRequests;
   close(): Promise<void>;
@@ -155,7 +155,7 @@ export async function startExampleProject(options: EmulatorOptions = {}): Promis
     requests,
     env,
     cli: (args, extraEnv = {}) => runCli(args, { cwd: dir, env: { ...env, ...extraEnv } }),
-    cliInProcess: (args, extraEnv = {}) => runCliInProcess(args, { cwd: dir, env: { ...env, ...extraEnv } }),
+    cliInProcess: (args, extraEnv = {}, output = {}) => runCliInProcess(args, { cwd: dir, env: { ...env, ...extraEnv }, ...output }),
     hold: (method, pathPrefix) => {
       const hold = new Hold(method, pathPrefix);
       holds.push(hold);

@@ -73,6 +73,20 @@ describe('voxform diff', () => {
     for (const rendered of [removed, added, markdown]) expect(rendered).not.toContain(HEADER_SECRET);
   });
 
+  it('in JSON, the side that holds no secret is null, as any unset side is, and the other side is redacted', () => {
+    const withHook = environment('staging', 'ag_s', { language: 'en-GB', session_data_webhook: webhook(HEADER_SECRET) });
+    const without = environment('production', 'ag_p', { language: 'en-GB' });
+    const liveWith = new Map([['desk', live('ag_s', { language: 'en-GB', session_data_webhook: webhook(HEADER_SECRET) })]]);
+    const liveWithout = new Map([['desk', live('ag_p', { language: 'en-GB' })]]);
+    const fields = (json: string) => Object.fromEntries(JSON.parse(json).agents[0].differences.map((d: { path: string }) => [d.path, d]));
+    const removed = renderEnvironmentDiffJson(diffEnvironments({ a: withHook, b: without }, { a: liveWith, b: liveWithout }));
+    expect(fields(removed)['config.session_data_webhook.headers.x-token']).toEqual({ path: 'config.session_data_webhook.headers.x-token', expected: true, sensitive: true, a: '(sensitive)', b: null });
+    expect(fields(removed)['config.session_data_webhook.url']).toMatchObject({ a: 'https://hooks.example/end', b: null });
+    const added = renderEnvironmentDiffJson(diffEnvironments({ a: without, b: withHook }, { a: liveWithout, b: liveWith }));
+    expect(fields(added)['config.session_data_webhook.headers.x-token']).toMatchObject({ sensitive: true, a: null, b: '(sensitive)' });
+    for (const rendered of [removed, added]) expect(rendered).not.toContain(HEADER_SECRET);
+  });
+
   it('redacts a place trusted evidence says holds a secret, and says when nothing differs', () => {
     const a = new Map([['desk', live('ag_s', { prompt: `Use ${ENV_SECRET}.`, language: 'en-GB' })]]);
     const b = new Map([['desk', live('ag_p', { prompt: 'Use nothing.', language: 'en-US' })]]);

@@ -33,11 +33,13 @@ const when = (seconds: number) => new Date(Math.round(seconds * 1000)).toISOStri
 /** The summary, per agent; names and ids are the emulator account's (anyone's): controls shown as `?`. */
 export function renderTrafficSummary(summary: TrafficSummary, where: string): string {
   const lines = [`Added ${plural(summary.calls, 'synthetic call')} (profile ${shown(summary.profile)}, seed ${shown(String(summary.seed))}) to ${where}:`];
+  // Names and ids differ in length (an id of 20 characters beside one of 21): each padded to its widest, the columns after them line up.
   const width = Math.max(0, ...summary.agents.map((agent) => displayWidth(shown(agent.name))));
+  const idWidth = Math.max(0, ...summary.agents.map((agent) => displayWidth(shown(agent.agent_id))));
   for (const agent of summary.agents) {
     const errors = agent.outcomes.error ?? 0;
     lines.push(
-      `  ${padToWidth(shown(agent.name), width)}  ${shown(agent.agent_id)}  ${String(agent.calls).padStart(6)} ${agent.calls === 1 ? 'call ' : 'calls'}  version ${shown(agent.config_hash.slice(0, 19))}  ` +
+      `  ${padToWidth(shown(agent.name), width)}  ${padToWidth(shown(agent.agent_id), idWidth)}  ${String(agent.calls).padStart(6)} ${agent.calls === 1 ? 'call ' : 'calls'}  version ${shown(agent.config_hash.slice(0, 19))}  ` +
         `${when(agent.from)} → ${when(agent.until)}  errors ${errors}, transfers ${agent.transfers}, tool failures ${agent.tool_failures}/${agent.tool_calls}`,
     );
   }

@@ -35,11 +35,13 @@ export async function run(options: GetOptions, ctx: CommandContext): Promise<num
   const otherEnvironments = new Map([...project.environmentAgents].filter(([environment]) => environment !== options.env));
   const managed: ManagedResources = { agents: project.names, phones: project.phones, otherEnvironments };
   const json = options.format === 'json';
+  // On a terminal the table is cut to its width, as `logs` cuts its own; a pipe gets every cell whole.
+  const tableText: TableText = { redact: (text) => ctx.secrets.redact(text), maxWidth: ctx.stdout.isTTY ? ctx.stdout.columns : undefined };
 
   if (backend !== undefined) {
     const state = await readInventoryState(backend, workspaceKey(options.env, connection.serviceId));
     const listed = kind === 'campaigns' ? await getCampaigns(client, project, state, name) : await getKnowledge(client, project, state, name);
-    ctx.stdout.write(json ? renderInventoryJson(listed.report) : listed.render({ redact: (text) => ctx.secrets.redact(text) }));
+    ctx.stdout.write(json ? renderInventoryJson(listed.report) : listed.render(tableText));
     return 0;
   }
 
@@ -55,7 +57,7 @@ export async function run(options: GetOptions, ctx: CommandContext): Promise<num
       }
       report.phones = phones;
     }
-    ctx.stdout.write(json ? renderInventoryJson(report) : renderPhonesText(report, { redact: (text) => ctx.secrets.redact(text) }));
+    ctx.stdout.write(json ? renderInventoryJson(report) : renderPhonesText(report, tableText));
     return 0;
   }
 
@@ -63,7 +65,7 @@ export async function run(options: GetOptions, ctx: CommandContext): Promise<num
   const id = name === undefined ? undefined : await resolveAgentArgument(name, manifestAgentNames(project), client, { label: 'agent' });
   const report = await readLiveAgents(client, managed, id === undefined ? [] : [id]);
   if (id !== undefined) report.agents = report.agents.filter((agent) => agent.id === id);
-  ctx.stdout.write(json ? renderInventoryJson(report) : renderAgentsText(report, { filtered: id !== undefined, redact: (text) => ctx.secrets.redact(text) }));
+  ctx.stdout.write(json ? renderInventoryJson(report) : renderAgentsText(report, { ...tableText, filtered: id !== undefined }));
   return 0;
 }
 

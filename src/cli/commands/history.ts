@@ -2,7 +2,10 @@
 import { AgentNames } from '../../history/agent-names.js';
 import { HistoryEntryCollector, historyEntries, renderHistoryJson, renderHistoryText, testRunEntries, type HistoryEntry } from '../../history/render.js';
 import type { HistoryRecord, HistoryStore, RecordSummary, TestRunRecord } from '../../history/types.js';
+import { VoxformError } from '../../errors.js';
 import { workspaceKey } from '../../state/types.js';
+import { wordList } from '../../util/plural.js';
+import { shellWord } from '../../util/shell-word.js';
 import { checkLocalAgentName, manifestAgentNames } from '../agent-argument.js';
 import { chooseBaseUrl } from '../connection.js';
 import type { CommandContext } from '../context.js';
@@ -48,6 +51,21 @@ async function shownRecords(store: HistoryStore, workspace: string, filter: { ag
   return { entries: historyEntries(records, { agent, limit, names }), names, runs };
 }
 
+/**
+ * An empty ledger read without `--env`, where the manifests give their agents' ids only in their
+ * environments: every apply of them is recorded under an environment, so "no history yet" would be
+ * untrue. Refused as plan and drift refuse those manifests without `--env`, naming the environments.
+ */
+function refuseWorkspaceOfNoEnvironment(options: HistoryOptions, project: ManifestProject, workspace: string): void {
+  const environments = [...project.environmentAgents.keys()];
+  if (options.env !== undefined || !project.idsInEnvironments || environments.length === 0) return;
+  throw new VoxformError(
+    'invalid_argument',
+    `\`voxform history\` needs --env here: the manifests give their agents' ids only in their environments (${wordList(environments, 'and')}), whose applies are recorded under ${environments.length === 1 ? 'it' : 'them'}, and ${workspace} has no record.`,
+    { hint: `Run again with ${environments.map((environment) => `--env ${shellWord(environment)}`).join(' or ')}.` },
+  );
+}
+
 export async function run(options: HistoryOptions, ctx: CommandContext): Promise<number> {
   // Manifests read with `--local` too: a bad env policy stops it.
   const project = await manifestProject(options, ctx);
@@ -57,6 +75,7 @@ export async function run(options: HistoryOptions, ctx: CommandContext): Promise
   const limit = options.limit ?? DEFAULT_LIMIT;
   const { entries, names, runs } = await shownRecords(store, workspace, { agent: options.agent, limit, project }, ctx);
   const testRuns = testRunEntries(runs, { agent: options.agent, limit, names });
+  if (entries.length === 0 && testRuns.length === 0) refuseWorkspaceOfNoEnvironment(options, project, workspace);
   if (options.format !== 'json') {
     ctx.stdout.write(renderHistoryText(entries, workspace, options.agent, testRuns));
     return 0;

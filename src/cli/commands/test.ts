@@ -28,6 +28,8 @@ import { describeWriteFailure, findWriteObstacle, writeFileAtomic } from '../../
 import { pathExists } from '../../project-files/guarded-read.js';
 import { refuseOwnFile } from '../../project-files/own-files.js';
 import type { CommandContext } from '../context.js';
+import { nextCommand } from '../next-command.js';
+import { shellWord } from '../../util/shell-word.js';
 import { formatDiagnostics } from '../diagnostics.js';
 import { ListedProblemsError } from '../error-text.js';
 import { progressLine } from '../progress.js';
@@ -60,6 +62,20 @@ interface TestOptions extends ProjectOptions {
   baseline?: string;
   /** `--no-cache`: false. */
   cache?: boolean;
+}
+
+/**
+ * This run's command line, to run it again: its test files and the options that choose which tests
+ * run, how and against what (manifests, environment, service, state: nextCommand), never how they
+ * report (--format, --out).
+ */
+function rerunCommand(options: TestOptions): string {
+  const words = ['test', ...(options.args ?? []).map(shellWord)];
+  for (const agent of options.agent ?? []) words.push('--agent', shellWord(agent));
+  if (options.grep !== undefined) words.push('--grep', shellWord(options.grep));
+  if (options.against !== undefined && options.against !== 'desired') words.push('--against', options.against);
+  if (options.mode !== undefined && options.mode !== 'live') words.push('--mode', options.mode);
+  return nextCommand(words.join(' '), options);
 }
 
 const TARGETS: Record<NonNullable<TestOptions['against']>, Target[]> = { desired: ['desired'], live: ['live'], both: ['live', 'desired'] };
@@ -131,10 +147,10 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
     signal: interrupt.signal,
   })
     // After the stop, what failed is the stop itself: the run ends as interrupted.
-    .catch((error: unknown) => Promise.reject(interrupt.signal.aborted ? testsInterrupted() : error))
+    .catch((error: unknown) => Promise.reject(interrupt.signal.aborted ? testsInterrupted(rerunCommand(options)) : error))
     .finally(() => status.done());
   // Stopped as the last conversations ended: still nothing is written.
-  if (interrupt.signal.aborted) throw testsInterrupted();
+  if (interrupt.signal.aborted) throw testsInterrupted(rerunCommand(options));
   for (const note of recordings?.notes() ?? []) ctx.stderr.write(`${note}\n`);
   if (recordings) await saveRecordings(recordings, ctx);
   if (baseline && options.baseline !== undefined) testRun.baseline = compareWithBaseline(testRun, baseline, options.baseline);
