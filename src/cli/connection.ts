@@ -130,7 +130,9 @@ export async function startLocalEmulator(ctx: CommandContext, options: { webhook
   const llm = emulatorLlmFromEnv({}, ctx.env);
   if (llm) registerModelSecrets(llm, (secret) => ctx.secrets.add(secret));
   // Shared: a `chat` and an `apply` run at once in this folder each embed an emulator on this file.
-  const emulator = await startEmulator({ port: 0, host: '127.0.0.1', dataFile, sharedDataFile: true, webhooks: options.webhooks ?? 'all', ...(llm ? { llm } : {}) });
+  const emulator = await startEmulator({ port: 0, host: '127.0.0.1', dataFile, sharedDataFile: true, webhooks: options.webhooks ?? 'all', ...(llm ? { llm } : {}) }).catch((error: unknown) => {
+    throw withLocalDataFileHint(error);
+  });
   ctx.onExit(() => emulator.close());
   if (emulator.apiKey === '') {
     throw new VoxformError('emulator_data_invalid', `${LOCAL_DATA_FILE} holds no private key the embedded emulator accepts.`, {
@@ -138,6 +140,16 @@ export async function startLocalEmulator(ctx: CommandContext, options: { webhook
     });
   }
   return emulator;
+}
+
+/**
+ * The emulator's hints for a data file it cannot read name `--data`, its own option: `--local`
+ * has none, and its file is the folder's, perhaps committed.
+ */
+function withLocalDataFileHint(error: unknown): unknown {
+  if (!isVoxformError(error) || (error.code !== 'emulator_data_invalid' && error.code !== 'emulator_data_unreadable')) return error;
+  const { code, message, location, details } = error;
+  return new VoxformError(code, message, { location, details, cause: error, hint: `Restore ${LOCAL_DATA_FILE} from git (\`git checkout -- ${LOCAL_DATA_FILE}\`) if it was committed, or delete it to start again from the default seed.` });
 }
 
 /** The base URL the operator named, or undefined when the manifests decide. */

@@ -13,6 +13,7 @@ import { SharedDataFile } from './shared-file.js';
 import { readKeptJson, writeKeptFile, type KeptJsonLimits } from '../project-files/kept-files.js';
 import { MAX_EMULATOR_DATA_JSON_VALUES, MAX_KEPT_FILE_BYTES, MAX_KEPT_JSON_DEPTH } from '../project-files/limits.js';
 import { formatSize } from '../util/size.js';
+import { dataFileProblem } from './data-file-check.js';
 
 import type {
   CallRecord,
@@ -31,6 +32,8 @@ const DATA_FORMAT = 'voxform-emulator-data';
 /** 2: a config shared by call records is written once, in `shared_configs` (version 1: all inline). */
 const DATA_VERSION = 2;
 const READABLE_VERSIONS = [1, 2];
+/** For `voxform emulator --data`; `--local` says what to do with its own file instead (cli/connection.ts). */
+const DATA_FILE_INVALID_HINT = 'Point --data at a new file, or delete this one to start again from the seed.';
 
 /** The JSON text of stored objects, kept until the object changes: the hot read paths serve it as is. */
 class JsonTextCache<T extends object> {
@@ -183,7 +186,7 @@ export class EmulatorStore {
     const read = await readKeptJson(this.dataFile, EMULATOR_DATA_JSON_LIMITS);
     if (!read.found) return false;
     if (!read.ok && read.reason === 'not_json') {
-      throw new VoxformError('emulator_data_invalid', `The emulator data file ${this.dataFile} is not valid JSON.`, { hint: 'Delete it to start again from the seed.' });
+      throw new VoxformError('emulator_data_invalid', `The emulator data file ${this.dataFile} is not valid JSON.`, { hint: DATA_FILE_INVALID_HINT });
     }
     if (!read.ok) {
       throw new VoxformError('emulator_data_unreadable', `The emulator data file ${this.dataFile} ${read.problem}. It was not read.`, {
@@ -193,18 +196,15 @@ export class EmulatorStore {
             : 'The data file must be a regular file in its folder: delete it to start again from the seed, or point --data elsewhere.',
       });
     }
-    const data = read.value as PersistedData;
-    if (data?.format !== DATA_FORMAT || !READABLE_VERSIONS.includes(data.version) || !Array.isArray(data.agents) || !Array.isArray(data.call_logs)) {
-      throw new VoxformError('emulator_data_invalid', `${this.dataFile} is not a voxform emulator data file (version ${READABLE_VERSIONS.join(' or ')}).`, {
-        hint: 'Point --data at a new file, or delete this one to start again from the seed.',
-      });
+    const problem = dataFileProblem(read.value, DATA_FORMAT, READABLE_VERSIONS);
+    if (problem !== undefined) {
+      throw new VoxformError('emulator_data_invalid', `The emulator data file ${this.dataFile} cannot be used: ${problem}.`, { hint: DATA_FILE_INVALID_HINT });
     }
+    const data = read.value as PersistedData;
     try {
       this.restoreFrom(data);
     } catch (error) {
-      throw new VoxformError('emulator_data_invalid', `${this.dataFile} is not a readable voxform emulator data file: ${(error as Error).message}.`, {
-        hint: 'Delete it to start again from the seed.',
-      });
+      throw new VoxformError('emulator_data_invalid', `The emulator data file ${this.dataFile} cannot be used: ${(error as Error).message}.`, { hint: DATA_FILE_INVALID_HINT });
     }
     return true;
   }

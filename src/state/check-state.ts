@@ -10,6 +10,8 @@ import { controlsAsQuestionMarks } from '../util/printable.js';
 import type { LastApply, StateFile, WorkspaceState } from './types.js';
 import { STATE_FORMAT_VERSION } from './format-version.js';
 import { shorten } from '../util/shorten.js';
+import { isLocalName } from '../manifest/names.js';
+import { baseUrlProblem } from '../api/regions.js';
 
 /** The maps of entries of a workspace, each entry checked by its own function. */
 const ENTRY_CHECKS: Record<keyof Pick<WorkspaceState, 'agents' | 'phones' | 'campaigns' | 'knowledge' | 'credentials'>, (entry: JsonObject, at: Path) => void> = {
@@ -57,9 +59,23 @@ class Problem extends Error {
     readonly path: Path,
     readonly found: unknown,
     readonly expected: string,
+    /** What is wrong, said whole, where the value itself is not (a member's name). */
+    readonly said?: string,
   ) {
-    super(`${path.join('.')}: ${expected}`);
+    super(`${path.join('.')}: ${said ?? expected}`);
   }
+}
+
+/**
+ * Whether a member of `workspaces` is named as voxform names a workspace (types.ts, workspaceKey): an
+ * environment name, `@`, then `local` or the service's base URL. Any other name is no workspace any
+ * command reads or writes, and one such as `__proto__` would be listed by `state list` as one.
+ */
+function isWorkspaceKey(key: string): boolean {
+  const at = key.indexOf('@');
+  if (at < 0) return false;
+  const service = key.slice(at + 1);
+  return isLocalName(key.slice(0, at)) && (service === 'local' || baseUrlProblem(service) === undefined);
 }
 
 /** The state file's document (parsed JSON), checked whole; `file` names it in errors. */
@@ -79,7 +95,12 @@ export function checkStateFile(parsed: unknown, file: string): StateFile {
     const workspaces = parsed.workspaces;
     if (!isPlainObject(workspaces)) throw new Problem(['workspaces'], workspaces, 'an object of workspaces by name');
     // Checked in place (never assigned back: a member named `__proto__` would set the prototype).
-    for (const [key, workspace] of Object.entries(workspaces)) checkWorkspaceAt(workspace, ['workspaces', key]);
+    for (const [key, workspace] of Object.entries(workspaces)) {
+      if (!isWorkspaceKey(key)) {
+        throw new Problem(['workspaces', key], key, '', 'is named as no workspace is: a workspace is ENVIRONMENT@SERVICE (an environment name, "@", then "local" or the service\'s URL)');
+      }
+      checkWorkspaceAt(workspace, ['workspaces', key]);
+    }
     // A `salt` of older versions is dropped: the next write leaves it out. Written back in this
     // voxform's format, which an older voxform refuses rather than drop the fields it does not know.
     return { version: STATE_FORMAT_VERSION, serial, workspaces: workspaces as Record<string, WorkspaceState> };
@@ -167,7 +188,7 @@ function requireObject(entry: JsonObject, key: string, at: Path, expected: strin
  */
 function refusal(subject: string, problem: Problem, how: { deletable: number[]; restore: string }): VoxformError {
   const where = problem.path.length === 0 ? 'it' : formatPath(problem.path);
-  const message = `${subject} is not a state voxform wrote: ${where} is ${describe(problem.found)}, where ${problem.expected} belongs.`;
+  const message = `${subject} is not a state voxform wrote: ${where} ${problem.said ?? `is ${describe(problem.found)}, where ${problem.expected} belongs`}.`;
   const depth = how.deletable.find((length) => problem.path.length >= length);
   const deleted = '(voxform then plans what it held as never applied)';
   let fix = `Correct ${where}`;

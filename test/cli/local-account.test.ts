@@ -3,7 +3,7 @@
  * whose folder has an account, it starts a new one there, and says where the project's is.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
@@ -55,5 +55,28 @@ describe('--local from a subfolder', () => {
     const unrelated = await runCliInProcess(['plan', '--local', '-f', '..'], { cwd: path.join(elsewhere, 'tests') });
     expect(unrelated.code, unrelated.stderr).toBe(0);
     expect(unrelated.stderr).not.toContain('note: --local');
+  });
+});
+
+describe('a damaged .voxform/local.json', () => {
+  it('is refused as any --local command starts, naming the field, with a hint for the folder\'s file (not --data, which plan has not)', async () => {
+    const dir = await tempDir({ 'voxform.yaml': STAGED_MANIFEST });
+    const made = await runCliInProcess(['plan', '--local'], { cwd: dir });
+    expect(made.code, made.stderr).toBe(0);
+    const dataFile = path.join(dir, '.voxform', 'local.json');
+    const data = JSON.parse(await readFile(dataFile, 'utf8'));
+    const hint = `  hint: Restore ${path.join('.voxform', 'local.json')} from git (\`git checkout -- ${path.join('.voxform', 'local.json')}\`) if it was committed, or delete it to start again from the default seed.\n`;
+
+    await writeFile(dataFile, JSON.stringify({ ...data, agents: 'x' }));
+    const noList = await runCliInProcess(['plan', '--local', '--env', 'staging'], { cwd: dir });
+    expect(noList.code).toBe(1);
+    expect(noList.stderr).toBe(`error[emulator_data_invalid]: The emulator data file ${dataFile} cannot be used: agents is a string, where a list belongs.\n${hint}`);
+
+    // It loaded, then failed in a request (a 500 naming no field) when an agent was talked to.
+    data.agents[0].config = null;
+    await writeFile(dataFile, JSON.stringify(data));
+    const nullConfig = await runCliInProcess(['plan', '--local', '--env', 'staging'], { cwd: dir });
+    expect(nullConfig.code).toBe(1);
+    expect(nullConfig.stderr).toBe(`error[emulator_data_invalid]: The emulator data file ${dataFile} cannot be used: agents[0].config is null, where the agent's configuration (an object) belongs.\n${hint}`);
   });
 });

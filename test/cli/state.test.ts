@@ -234,7 +234,7 @@ describe('voxform state (file backend)', () => {
     const lastApply = { at: '2026-11-25T10:00:00.000Z', by: `ana${ESC}]0;owned\u0007@laptop`, command: `voxform apply${ESC}[2J`, outcome: 'applied', applied: 1, failed: 0, skipped: 0 };
     const workspace = { agents: { [`agent.${ESC}[31mred`]: { id: `a${ESC}[1m1`, applied: {} } }, lastApply };
     await mkdir(path.join(p.dir, '.voxform/state.json.lock'), { recursive: true });
-    await writeFile(path.join(p.dir, '.voxform/state.json'), JSON.stringify({ version: 1, serial: 2, workspaces: { [`evil${ESC}[2J@local`]: workspace } }));
+    await writeFile(path.join(p.dir, '.voxform/state.json'), JSON.stringify({ version: 1, serial: 2, workspaces: { [`evil@http://127.0.0.1:9/${ESC}[2J`]: workspace } }));
     const holder = { pid: 1, host: `elsewhere${ESC}[5m.invalid`, user: 'ana', command: `voxform apply${ESC}[2J`, since: 'then' };
     await writeFile(path.join(p.dir, '.voxform/state.json.lock/holder-abcdef0123456789.json'), JSON.stringify(holder));
     const runs = [['state', 'list'], ['state', 'show'], ['status'], ['apply', '--auto-approve'], ['state', 'migrate', '--to', 'moved/state.json']];
@@ -242,7 +242,7 @@ describe('voxform state (file backend)', () => {
       const result = await p.cliInProcess(args);
       expect(`${result.stdout}${result.stderr}`, args.join(' ')).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
     }
-    expect((await p.cliInProcess(['state', 'list'])).stdout).toContain('  evil?[2J@local  serial 2, last apply applied at 2026-11-25T10:00:00.000Z by ana?]0;owned?@laptop; locked by ana@elsewhere?[5m.invalid');
+    expect((await p.cliInProcess(['state', 'list'])).stdout).toContain('  evil@http://127.0.0.1:9/?[2J  serial 2, last apply applied at 2026-11-25T10:00:00.000Z by ana?]0;owned?@laptop; locked by ana@elsewhere?[5m.invalid');
   });
 
   it('migrates one state file to another, and refuses the source itself as the target', async () => {

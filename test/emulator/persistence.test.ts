@@ -71,6 +71,52 @@ describe('the data file', () => {
     expect(onDisk.agents.map((a: { id: string }) => a.id)).toEqual(['ag_last']);
   });
 
+  /** A data file the emulator wrote, holding an open call with its own config, and synthetic traffic. */
+  async function writtenDataFile(): Promise<{ dataFile: string; data: Record<string, any> }> {
+    const dataFile = path.join(dir, 'written.json');
+    const emulator = await startEmulator({ dataFile });
+    const c = clientFor(emulator);
+    expect((await c.post('/register_call', { agent_id: FRONT_DESK, agent_config: { prompt: 'Override' } })).status).toBe(200);
+    await emulator.control.traffic({ calls: 3 });
+    await emulator.close();
+    return { dataFile, data: JSON.parse(await readFile(dataFile, 'utf8')) };
+  }
+
+  it('loads again every file it wrote: its agents, phones, campaigns, call logs and sessions are of the shape it relies on', async () => {
+    const { dataFile, data } = await writtenDataFile();
+    expect(data.sessions.length).toBeGreaterThan(0);
+    expect(data.campaigns.length).toBeGreaterThan(0);
+    const again = await startEmulator({ dataFile });
+    await again.close();
+  });
+
+  const damaged: Array<{ name: string; damage: (data: Record<string, any>) => void; problem: string }> = [
+    { name: 'agents that are no list', damage: (data) => (data.agents = 'x'), problem: 'agents is a string, where a list belongs' },
+    { name: "an agent's config of null", damage: (data) => (data.agents[1].config = null), problem: "agents[1].config is null, where the agent's configuration (an object) belongs" },
+    { name: "an agent's tools that are no list", damage: (data) => (data.agents[0].config.tools = 'x'), problem: 'agents[0].config.tools must be array' },
+    { name: 'an agent without a name', damage: (data) => delete data.agents[0].name, problem: 'agents[0].name is required' },
+    { name: 'a phone of null', damage: (data) => (data.phones[0] = null), problem: 'phones[0] is null, where an object belongs' },
+    { name: 'a campaign without an id', damage: (data) => delete data.campaigns[0].id, problem: 'campaigns[0].id is missing, where a string belongs' },
+    { name: 'a call record whose ts is a string', damage: (data) => (data.call_logs[0].ts = '1'), problem: 'call_logs[0].ts is a string, where a number belongs' },
+    { name: "a call record's config that is a list", damage: (data) => (data.call_logs[0].agent_config = []), problem: 'call_logs[0].agent_config is a list, where a configuration (an object), or nothing belongs' },
+    { name: 'knowledge files that are no list', damage: (data) => (data.knowledge.files = {}), problem: 'knowledge.files is an object, where a list belongs' },
+    { name: "a session's config of null", damage: (data) => (data.sessions[0].config = null), problem: "sessions[0].config is null, where the session's configuration (an object) belongs" },
+    { name: "a session's transcript that is no list", damage: (data) => (data.sessions[0].transcript = 'x'), problem: 'sessions[0].transcript is a string, where a list of messages (objects) belongs' },
+    { name: 'a key whose type is neither', damage: (data) => (data.keys[0].type = 'admin'), problem: 'keys[0].type is a string, where "private" or "public" belongs' },
+    { name: 'a version it does not read', damage: (data) => (data.version = 3), problem: 'version is the number 3, where 1 or 2 belongs' },
+  ];
+
+  it.each(damaged)('refuses $name when it loads the file, naming the field', async ({ damage, problem }) => {
+    const { dataFile, data } = await writtenDataFile();
+    damage(data);
+    await writeFile(dataFile, JSON.stringify(data));
+    await expect(startEmulator({ dataFile })).rejects.toMatchObject({
+      code: 'emulator_data_invalid',
+      message: `The emulator data file ${dataFile} cannot be used: ${problem}.`,
+      hint: 'Point --data at a new file, or delete this one to start again from the seed.',
+    });
+  });
+
   it('refuses a data file that is not one, with a clear error', async () => {
     const dataFile = path.join(dir, 'broken.json');
     await writeFile(dataFile, '{"agents": ');

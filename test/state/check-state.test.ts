@@ -17,6 +17,7 @@ function withEntry(map: string, address: string, entry: unknown): unknown {
 }
 
 const WORKSPACE = 'workspaces["default@local"]';
+const NOT_A_WORKSPACE_NAME = 'is named as no workspace is: a workspace is ENVIRONMENT@SERVICE (an environment name, "@", then "local" or the service\'s URL).';
 const FRONT_DESK = `${WORKSPACE}.agents["agent.front-desk"]`;
 
 const refused: Array<{ name: string; state: unknown; message: string }> = [
@@ -43,7 +44,10 @@ const refused: Array<{ name: string; state: unknown; message: string }> = [
   { name: "a campaign's unrecorded write that is not true", state: withEntry('campaigns', 'campaign.reminders', { id: 'c1', applied: {}, writeUnrecorded: 'yes' }), message: `${WORKSPACE}.campaigns["campaign.reminders"].writeUnrecorded is a string, where true (a write whose outcome the state never recorded) belongs` },
   { name: "a credential's write order that is a string", state: withEntry('credentials', 'credential.openai', { fingerprint: 'x', writeOrder: '2' }), message: `${WORKSPACE}.credentials["credential.openai"].writeOrder is a string, where the order of the write among the environments (a whole number above 0) belongs` },
   { name: 'a credential without fingerprint', state: withEntry('credentials', 'credential.openai', {}), message: `${WORKSPACE}.credentials["credential.openai"].fingerprint is missing, where a fingerprint (a string) belongs` },
-  { name: 'a workspace name holding a terminal escape', state: { version: 1, workspaces: { 'a\u001b[31m': true } }, message: 'workspaces["a\\u001b[31m"] is true, where a workspace' },
+  { name: 'a workspace name holding a terminal escape', state: { version: 1, workspaces: { 'default@local\u001b[31m': {} } }, message: `workspaces["default@local\\u001b[31m"] ${NOT_A_WORKSPACE_NAME}` },
+  { name: 'a workspace name without a service', state: { version: 1, workspaces: { staging: {} } }, message: `workspaces.staging ${NOT_A_WORKSPACE_NAME}` },
+  { name: 'a workspace name whose environment is no environment name', state: { version: 1, workspaces: { '../x@local': {} } }, message: `workspaces["../x@local"] ${NOT_A_WORKSPACE_NAME}` },
+  { name: 'a workspace name whose service is neither local nor a URL', state: { version: 1, workspaces: { 'staging@elsewhere': {} } }, message: `workspaces["staging@elsewhere"] ${NOT_A_WORKSPACE_NAME}` },
 ];
 
 describe('the state file, checked whole when read', () => {
@@ -55,6 +59,24 @@ describe('the state file, checked whole when read', () => {
     expect(error).toMatchObject({ code: 'state_invalid', message: expect.stringContaining(`The state file .voxform/state.json is not a state voxform wrote: ${message}`) });
     // Every reader goes through it: plan, apply and status read the workspace through the backend.
     await expect(new FileStateBackend(file).readWorkspace('default@local')).rejects.toMatchObject({ code: 'state_invalid' });
+  });
+
+  it('refuses a workspace named __proto__ (JSON makes it a member like any other), naming it, and state list never shows it', async () => {
+    const file = path.join(await tempDir(), 'state.json');
+    await writeFile(file, '{"version": 2, "serial": 2, "workspaces": {"default@local": {}, "__proto__": {}}}');
+    const error = await readStateFile(file, '.voxform/state.json').catch((caught: unknown) => caught);
+    expect(error).toMatchObject({
+      code: 'state_invalid',
+      message: `The state file .voxform/state.json is not a state voxform wrote: workspaces.__proto__ ${NOT_A_WORKSPACE_NAME}`,
+      hint: 'Correct or delete workspaces.__proto__ (voxform then plans what it held as never applied); or restore the file from version control or your CI cache.',
+    });
+    await expect(new FileStateBackend(file).listWorkspaces()).rejects.toMatchObject({ code: 'state_invalid' });
+  });
+
+  it('reads the workspaces voxform names: an environment at local or at a service URL', async () => {
+    const file = path.join(await tempDir(), 'state.json');
+    await writeFile(file, JSON.stringify({ version: 2, serial: 1, workspaces: { 'default@local': {}, 'staging@https://api-west.millis.ai': {}, 'dev.1@http://127.0.0.1:4010/v1': {} } }));
+    expect((await new FileStateBackend(file).listWorkspaces()).map((workspace) => workspace.key).sort()).toEqual(['default@local', 'dev.1@http://127.0.0.1:4010/v1', 'staging@https://api-west.millis.ai']);
   });
 
   it('a file that is not JSON (cut short): its hint says deleting it leaves apply refused until --allow-missing-state, as apply then is', async () => {
