@@ -309,7 +309,7 @@ describe("promote's evidence, forged in the ledger", () => {
     const promoted = await cli(['promote', '--to', 'production', '--dry-run']);
     // The source is staging's own record: this checkout is not what it runs.
     expect(promoted.stderr).toContain('error[promote_checkout_mismatch]');
-    expect(promoted.stderr).toContain(`error[promote_checkout_mismatch]: staging runs commit ${genuine.source.commit.slice(0, 7)}, and this checkout is at ${forged.source.commit.slice(0, 7)}.`);
+    expect(promoted.stderr).toContain(`error[promote_checkout_mismatch]: staging runs commit ${genuine.source.commit.slice(0, 7)}, and this checkout is at ${forged.source.commit.slice(0, 7)}; the two commits differ in voxform.yaml.`);
     expect(warningOf(promoted.stderr)).toEqual([
       `warning: 1 record of staging@${env.VOXFORM_BASE_URL}'s history (the first: record ${forged.id}) is not sealed by voxform under this API key: not evidence for promotion (docs/promotion.md).`,
     ]);

@@ -20,9 +20,9 @@ describe('the last-apply record of a workspace', () => {
   it('is dropped when it is not a record voxform wrote (a hand-edited or older file)', async () => {
     const file = path.join(await tempDir(), 'state.json');
     const workspace = { agents: {}, phones: {}, campaigns: {}, knowledge: {}, credentials: {} };
-    await writeFile(file, JSON.stringify({ version: 1, serial: 4, workspaces: { a: { ...workspace, lastApply: { at: 5 } }, b: { ...workspace, lastApply: 'yesterday' } } }));
+    await writeFile(file, JSON.stringify({ version: 1, serial: 4, workspaces: { 'a@local': { ...workspace, lastApply: { at: 5 } }, 'b@local': { ...workspace, lastApply: 'yesterday' } } }));
     const state = await readStateFile(file);
-    expect(state.workspaces.a?.lastApply).toBeUndefined();
-    expect(state.workspaces.b?.lastApply).toBeUndefined();
+    expect(state.workspaces['a@local']?.lastApply).toBeUndefined();
+    expect(state.workspaces['b@local']?.lastApply).toBeUndefined();
   });
 });

@@ -13,9 +13,9 @@ import { readCallEvidence } from '../../promote/call-evidence.js';
 import { checkGates, configurationOrigin, deployedRecord, gatesNeedCalls } from '../../promote/gates.js';
 import { checkCheckout, checkSourceConfiguration, gateRefusal, renderGateTable } from '../../promote/promotion.js';
 import { workspaceKey } from '../../state/types.js';
-import { ledgerSealKey, sealVerifies } from '../../history/seal.js';
-import type { RecordSummary } from '../../history/types.js';
-import { noSealedRecord, passedOverWarning, sealedEvidence } from '../../promote/sealed-evidence.js';
+import { ledgerSealKey, sealVerifies, type LedgerSealKey } from '../../history/seal.js';
+import type { HistoryStore, RecordSummary } from '../../history/types.js';
+import { noSealedRecord, passedOverWarning, sealedEvidence, type SealedEvidence } from '../../promote/sealed-evidence.js';
 import { fingerprintKey } from '../../util/hash.js';
 import { applyOnTerminal } from '../apply-on-terminal.js';
 import type { CommandContext } from '../context.js';
@@ -91,18 +91,11 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
   const fromWorkspace = sourceWorkspace(project, desiredSource, from, to);
   const history = project.backend.history;
 
-  // The evidence: the source's records and test runs voxform sealed under this run's API key, and no
-  // other (src/promote/sealed-evidence.ts). The ledger is read as summaries (the soak and the call
-  // evidence need no configuration); only the record promoted is read whole.
-  const sealKey = ledgerSealKey(fingerprintKey(project.connection.apiKey));
-  const evidence = sealedEvidence(await allSummaries(history, fromWorkspace, ctx, sealKey), await workspaceTestRuns(history, fromWorkspace, ctx), sealKey);
-  const warning = passedOverWarning(fromWorkspace, evidence.passedOver);
-  if (warning) ctx.stderr.write(warning);
-  const records = evidence.records;
   // The source's apply as the user would paste it: with the manifests, service and state of this run.
   const applySource = nextCommand('apply', { ...options, env: from });
-  const unsealedRecords = evidence.passedOver.filter((what) => what.startsWith('record ')).length;
-  if (records.length === 0 && unsealedRecords > 0) throw noSealedRecord(from, fromWorkspace, unsealedRecords, applySource);
+  const sealKey = ledgerSealKey(fingerprintKey(project.connection.apiKey));
+  const evidence = await readSourceEvidence(history, { from, workspace: fromWorkspace, sealKey, applySource }, ctx);
+  const records = evidence.records;
   const current = deployedRecord(records, from, fromWorkspace, applySource);
   const manifestFolder = project.desired.files[0] ? path.dirname(project.desired.files[0]) : ctx.cwd;
   // What either environment's deploy is made from: no other file of the checkout counts.
@@ -160,6 +153,20 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
     { chosen: { ...options, env: to }, rerun: nextCommand(words, options) },
   );
   return code;
+}
+
+/**
+ * The evidence: the source's records and test runs voxform sealed under this run's API key, and no
+ * other (src/promote/sealed-evidence.ts), with one warning for those passed over. The ledger is read
+ * as summaries (the soak and the call evidence need no configuration); only the record promoted is read whole.
+ */
+async function readSourceEvidence(history: HistoryStore, source: { from: string; workspace: string; sealKey: LedgerSealKey; applySource: string }, ctx: CommandContext): Promise<SealedEvidence> {
+  const evidence = sealedEvidence(await allSummaries(history, source.workspace, ctx, source.sealKey), await workspaceTestRuns(history, source.workspace, ctx), source.sealKey);
+  const warning = passedOverWarning(source.workspace, evidence.passedOver);
+  if (warning) ctx.stderr.write(warning);
+  const unsealedRecords = evidence.passedOver.filter((what) => what.startsWith('record ')).length;
+  if (evidence.records.length === 0 && unsealedRecords > 0) throw noSealedRecord(source.from, source.workspace, unsealedRecords, source.applySource);
+  return evidence;
 }
 
 /** `--dry-run`: the plan the promotion would apply; exit 1 when a gate or the policy refuses it. */
