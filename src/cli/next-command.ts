@@ -62,10 +62,10 @@ export interface SavedPlanCommands {
   apply: string;
 }
 
-/** The command lines of the saved plan `planFile` (as the user typed it), made with `chosen`. */
-export function savedPlanCommands(planFile: string, chosen: ChosenTarget): SavedPlanCommands {
+/** The command lines of the saved plan `planFile` (as the user typed it), made with `chosen`; `targets`: the plan's own, which planning it again keeps. */
+export function savedPlanCommands(planFile: string, chosen: ChosenTarget, targets: readonly string[] = []): SavedPlanCommands {
   return {
-    plan: nextCommand(`plan --out ${shellWord(planFile)}`, chosen),
+    plan: nextCommand(`plan --out ${shellWord(planFile)}`, chosen, { targets }),
     apply: nextCommand(`apply ${shellWord(planFile)}`, chosen, { manifests: false }),
   };
 }

@@ -54,6 +54,14 @@ describe("an apply's printed command lines", () => {
     expect(finished.stdout).toContain('Apply complete: 1 applied, 0 failed, 0 skipped.');
   });
 
+  it("of a saved plan that did not finish plan it again with the plan's own targets", { timeout: 120_000 }, async () => {
+    const p = await startProject();
+    expectCode(await p.cliInProcess(['plan', '--out', 'plan.json', '-f', 'voxform.yaml', '--target', 'agent.front-desk']), 0);
+    p.emulator.control.setFaults([{ path: `/agents/${encodeURIComponent(FRONT_DESK)}`, method: 'PUT', errorRate: 1, errorStatus: 500 }]);
+    const failed = expectCode(await p.cliInProcess(['apply', 'plan.json']), 1);
+    expect(failed.stdout).toContain('to finish, run `voxform plan --out plan.json -f voxform.yaml --target agent.front-desk`, review the new plan, and run `voxform apply plan.json`');
+  });
+
   it('name, for a stop at once, the plan of the run\'s targets and take-overs', { timeout: 120_000 }, async () => {
     const p = await startProject();
     const stops: Array<GracefulStop | undefined> = [];
