@@ -5,7 +5,7 @@ import type { PartlyApplied } from '../apply/execute-plan.js';
 import { isVoxformError, VoxformError } from '../errors.js';
 import { deployer } from '../history/source.js';
 import { ciJobUrlFrom } from '../util/run-identity.js';
-import { describeLockLoss } from '../state/backend.js';
+import { describeLockLoss, stateConflictHint } from '../state/backend.js';
 import { prepareChangeText, renderPlanText } from '../plan/render-text.js';
 import { movedKeyLines } from '../plan/field-lines.js';
 import { lineAsShown } from '../util/printable.js';
@@ -14,14 +14,15 @@ import { EXIT_INTERRUPTED, type CommandContext } from './context.js';
 import { progressLine, readProgress, type ProgressLine } from './progress.js';
 import { errorLead } from './error-text.js';
 import { refuseMandatoryViolations } from './policy-check.js';
-import { nextCommand, stateFlags, type ChosenTarget, type SavedPlanCommands } from './next-command.js';
+import { nextCommand, stateFlags, type ChosenTarget, type LineOptions, type SavedPlanCommands } from './next-command.js';
 import { errorMessage } from '../secrets/error-message.js';
 
 export type TerminalApplyOptions = Omit<ApplyOptions, 'confirm' | 'onEvent' | 'signal' | 'onLocked' | 'onChange'>;
 
 /**
  * `how.chosen`: the options that chose the manifests, environment, service and state, which every
- * command line printed for the user to run next carries (next-command.ts).
+ * command line printed for the user to run next carries (next-command.ts), with the run's
+ * `--target`s and `--take-over`s (`options.targets`, `options.takeOver`).
  * `how.rerun`: the command that finishes a run that did not finish (default `voxform apply` and the chosen options).
  * `how.replan`: a saved plan is applied. Once partly applied it is stale, and running the manifests
  * unreviewed is not what was approved: a new plan of them finishes the run, reviewed, then applied.
@@ -37,13 +38,16 @@ export async function applyOnTerminal(
   how: { chosen: ChosenTarget; rerun?: string | undefined; replan?: SavedPlanCommands | undefined; recorded?: string | undefined; words?: VerdictWords | undefined },
 ): Promise<{ code: number; outcome: ApplyOutcome }> {
   if (how.recorded === undefined) await refuseMandatoryViolations(options.desired, ctx);
+  const selection: LineOptions = { targets: options.targets, takeOver: options.takeOver };
+  // The plan every "see where things stand" names: of what this run was about, as the run planned it.
+  const recheckCommand = nextCommand('plan', how.chosen, selection);
   const stop = new AbortController();
   const question: Question = { asking: false, stoppedAt: false };
   void ctx
     .interrupted({
       // Its event printer says it, with the writes it waits for.
       stopping: false,
-      atOnce: { leftUndone: 'writes in flight may have reached the service, and neither the state nor the history records them', hint: `Run \`${nextCommand('plan', how.chosen)}\` to see where things stand.` },
+      atOnce: { leftUndone: 'writes in flight may have reached the service, and neither the state nor the history records them', hint: `Run \`${recheckCommand}\` to see where things stand.` },
     })
     .then(() => {
       question.stoppedAt ||= question.asking;
@@ -59,21 +63,27 @@ export async function applyOnTerminal(
     ciJobUrl: ciJobUrlFrom(ctx.env),
     // The plan is printed before it runs: each agent's block of it is made as the agent is compared.
     onChange: (change) => prepareChangeText(change, { color: ctx.color }),
-    confirm: () => confirmOnTerminal(ctx, stop, question, how),
+    confirm: () => confirmOnTerminal(ctx, stop, question, { ...how, selection }),
     onEvent: eventPrinter(ctx, status, lines, how.recorded),
     signal: stop.signal,
     onLocked: (lock) => ctx.onExit(() => lock.release()),
     unlockOptions: stateFlags(how.chosen).join(' ') || undefined,
-    // A lost lock's error names the plan of this run's manifests, environment and state, as the summary does.
-    recheckCommand: nextCommand('plan', how.chosen),
+    // A lost lock's error names the plan of this run's manifests, environment, state and targets, as the summary does.
+    recheckCommand,
   }).finally(() => {
     lines.flush();
     status.done();
   });
-  const code = report(outcome, ctx, { ...how, targets: options.targets ?? [], stoppedAtQuestion: question.stoppedAt });
+  const code = report(outcome, ctx, { ...how, selection, recheckCommand, stoppedAtQuestion: question.stoppedAt });
   // A failed state write ends the run with its error (exit 1), after the summary of what reached the service.
-  if (outcome.stateError !== undefined) throw outcome.stateError;
+  if (outcome.stateError !== undefined) throw withRecheckCommand(outcome.stateError, recheckCommand);
   return { code, outcome };
+}
+
+/** A state another run wrote meanwhile (`state_conflict`): its hint names this run's plan, not a bare `voxform plan` of the defaults. */
+function withRecheckCommand(error: unknown, recheckCommand: string): unknown {
+  if (!isVoxformError(error) || error.code !== 'state_conflict') return error;
+  return new VoxformError(error.code, error.message, { hint: stateConflictHint(recheckCommand), details: error.details, ...(error.location ? { location: error.location } : {}), cause: error });
 }
 
 /** What the closing verdict calls the run (`Apply`) and a change it made (`applied`). */
@@ -94,14 +104,14 @@ async function confirmOnTerminal(
   ctx: CommandContext,
   stop: AbortController,
   question: Question,
-  how: { chosen: ChosenTarget; rerun?: string | undefined; recorded?: string | undefined },
+  how: { chosen: ChosenTarget; selection: LineOptions; rerun?: string | undefined; recorded?: string | undefined },
 ): Promise<boolean> {
   if (!ctx.confirm) {
     // A command of its own (rollback, drift --heal, promote with its gates) has no plan to save: it is approved itself.
     const hint =
       how.rerun !== undefined
         ? `Pass --auto-approve: \`${how.rerun} --auto-approve\`.`
-        : `Pass --auto-approve, or save a reviewed plan with \`${nextCommand('plan --out plan.json', how.chosen)}\` and run \`${nextCommand('apply plan.json', how.chosen, { manifests: false })}\`.`;
+        : `Pass --auto-approve, or save a reviewed plan with \`${nextCommand('plan --out plan.json', how.chosen, how.selection)}\` and run \`${nextCommand('apply plan.json', how.chosen, { manifests: false })}\`.`;
     throw new VoxformError('approval_required', 'Refusing to apply without approval: there is no terminal to ask on.', { hint });
   }
   question.asking = true;
@@ -189,12 +199,15 @@ function errorSentence(error: unknown): string {
 
 /**
  * How the run ends: `rerun` is the command that finishes the run (apply by default, with the run's
- * `targets`), `replan` a saved plan's.
+ * `selection`: its targets and take-overs), `replan` a saved plan's; `recheckCommand` the plan that
+ * shows where things stand. `--allow-missing-state` is not carried: a run that gets as far as this
+ * line has written the workspace to the state, so the next apply finds it, and one the flag let
+ * through must not let through a state lost again since.
  */
 function report(
   outcome: ApplyOutcome,
   ctx: CommandContext,
-  how: { rerun?: string | undefined; replan?: SavedPlanCommands | undefined; chosen: ChosenTarget; targets: readonly string[]; stoppedAtQuestion: boolean; words?: VerdictWords | undefined },
+  how: { rerun?: string | undefined; replan?: SavedPlanCommands | undefined; chosen: ChosenTarget; selection: LineOptions; recheckCommand: string; stoppedAtQuestion: boolean; words?: VerdictWords | undefined },
 ): number {
   for (const warning of outcome.warnings) ctx.stderr.write(`warning: ${warning}\n`);
   // Nothing for the service: at most renamed keys' state entries moved (an `applied` outcome then).
@@ -229,7 +242,7 @@ function report(
     const next = how.replan
       ? replanText(how.replan, ` ${when}`)
       : how.rerun === undefined
-        ? `run \`${nextCommand('plan', how.chosen)}\` ${when}, then apply again`
+        ? `run \`${how.recheckCommand}\` ${when}, then apply again`
         : `run \`${how.rerun}\` again ${when}`;
     ctx.stdout.write(`What was recorded before the loss is in ${outcome.stateLocation}; ${next}.\n`);
     return 1;
@@ -237,7 +250,7 @@ function report(
   // The state's error follows (see applyOnTerminal): it says what to do.
   if (outcome.stateError !== undefined) return 1;
   const left = outcome.partlyApplied.length + outcome.failed.length + outcome.skipped.length + outcome.stopped.length > 0;
-  const finish = how.replan ? `to finish, ${replanText(how.replan, '')}` : `run \`${how.rerun ?? nextCommand('apply', how.chosen, { targets: how.targets })}\` again to finish`;
+  const finish = how.replan ? `to finish, ${replanText(how.replan, '')}` : `run \`${how.rerun ?? nextCommand('apply', how.chosen, how.selection)}\` again to finish`;
   ctx.stdout.write(`State saved to ${outcome.stateLocation}${left ? `; ${finish}` : ''}.\n`);
   return outcome.status === 'interrupted' ? EXIT_INTERRUPTED : 1;
 }

@@ -21,21 +21,33 @@ export interface ChosenTarget extends Pick<ConnectionOptions, 'local' | 'baseUrl
 /**
  * `voxform WORDS` (already quoted) and the chosen options; `manifests: false` leaves out `-f` and
  * `--env`, only for `apply PLAN`: a saved plan names its own manifests, and apply refuses both beside it.
- * `targets`: the `--target`s of an apply the line finishes, every one: without them it would apply
- * resources nobody reviewed.
  */
-export function nextCommand(words: string, chosen: ChosenTarget, options: { manifests?: boolean; targets?: readonly string[] } = {}): string {
+export function nextCommand(words: string, chosen: ChosenTarget, options: LineOptions = {}): string {
   return [`voxform ${words}`, ...chosenFlags(chosen, options)].join(' ');
 }
 
+/**
+ * What a line carries beyond the chosen options. `targets` and `takeOver`: the `--target`s and
+ * `--take-over`s of the apply the line continues, every one: an apply or a saved plan without its
+ * targets would apply resources nobody reviewed, and without its take-overs the plan it makes is
+ * refused for the very resources the run was approved to move; a plan to see where things stand
+ * shows what the run was about, as the run planned it.
+ */
+export interface LineOptions {
+  manifests?: boolean;
+  targets?: readonly string[] | undefined;
+  takeOver?: readonly string[] | undefined;
+}
+
 /** The options of `chosen` as nextCommand writes them, each value quoted (a state URL's password left out). */
-export function chosenFlags(chosen: ChosenTarget, options: { manifests?: boolean; targets?: readonly string[] } = {}): string[] {
+export function chosenFlags(chosen: ChosenTarget, options: LineOptions = {}): string[] {
   const flags: string[] = [];
   if (options.manifests !== false) {
     for (const file of chosen.file ?? []) flags.push('-f', shellWord(file));
     for (const environment of chosen.env === undefined ? [] : typeof chosen.env === 'string' ? [chosen.env] : chosen.env) flags.push('--env', shellWord(environment));
   }
   for (const address of options.targets ?? []) flags.push('--target', shellWord(address));
+  for (const address of options.takeOver ?? []) flags.push('--take-over', shellWord(address));
   if (chosen.local) flags.push('--local');
   if (chosen.baseUrl !== undefined) flags.push('--base-url', shellWord(chosen.baseUrl));
   if (chosen.region !== undefined) flags.push('--region', shellWord(chosen.region));
@@ -50,10 +62,10 @@ export interface SavedPlanCommands {
   apply: string;
 }
 
-/** The command lines of the saved plan `planFile` (as the user typed it), made with `chosen`. */
-export function savedPlanCommands(planFile: string, chosen: ChosenTarget): SavedPlanCommands {
+/** The command lines of the saved plan `planFile` (as the user typed it), made with `chosen`; `targets`: the plan's own, which planning it again keeps. */
+export function savedPlanCommands(planFile: string, chosen: ChosenTarget, targets: readonly string[] = []): SavedPlanCommands {
   return {
-    plan: nextCommand(`plan --out ${shellWord(planFile)}`, chosen),
+    plan: nextCommand(`plan --out ${shellWord(planFile)}`, chosen, { targets }),
     apply: nextCommand(`apply ${shellWord(planFile)}`, chosen, { manifests: false }),
   };
 }

@@ -274,8 +274,13 @@ export function describeHolder(holder: LockHolder): string {
 /** A compare-and-set write that found another serial than the one its writer read. */
 export function conflict(where: string, expected: number, found: number): VoxformError {
   return new VoxformError('state_conflict', `The state in ${where} changed under this run (it read serial ${expected}; serial ${found} is stored now); nothing was written.`, {
-    hint: 'Another run wrote the state without holding the lock. Run `voxform plan` again to see where things stand, then apply.',
+    hint: stateConflictHint(DEFAULT_RECHECK_COMMAND),
   });
+}
+
+/** `state_conflict`'s way on, `recheckCommand` the plan that shows where things stand: the CLI gives the run's own (as `AcquireOptions.recheckCommand`). */
+export function stateConflictHint(recheckCommand: string): string {
+  return `Another run wrote the state without holding the lock. Run \`${recheckCommand}\` again to see where things stand, then apply.`;
 }
 
 export function noSuchLock(lockId: string, where: string): VoxformError {

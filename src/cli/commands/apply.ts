@@ -82,7 +82,7 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
   // Found while the plan is made and applied (git runs meanwhile): only the history record needs it.
   const source = deploySourceOf(project.desired, ctx);
   source.catch(() => undefined);
-  const savedCommands = planFile ? savedPlanCommands(planFile, chosen) : undefined;
+  const savedCommands = planFile ? savedPlanCommands(planFile, chosen, saved?.targets) : undefined;
   const { code } = await applyOnTerminal(
     {
       ...planInputs(project, ctx),
