@@ -9,6 +9,8 @@ import type { GateMetric, Gates } from '../manifest/promotion-settings.js';
 import type { AgentReport, VersionReport } from '../report/types.js';
 import { creditsText, percent, secondsText } from '../report/format.js';
 import { MIN_CALLS } from '../report/statistics.js';
+import { deployedUntil } from '../report/since-deploy.js';
+import type { ConfigVersion } from '../report/versions.js';
 import { ledgerTimes } from '../history/ledger-order.js';
 import { agentVersionKey, shortCommit, type LedgerRecord, type TestRunRecord } from '../history/types.js';
 import { testRunTally } from '../history/render.js';
@@ -164,6 +166,28 @@ function agentsSoaking(records: readonly LedgerRecord[], current: LedgerRecord):
   return changed.length < Object.keys(current.agents).length ? changed : [];
 }
 
+/**
+ * How the deploy the soak counts from put the configuration in place when it had been live before:
+ * `rollback` (a rollback restores an earlier record's), `again` (an earlier complete record held the
+ * same version of every agent that soaks from it, before another replaced it); undefined for a
+ * configuration live for the first time. The soak counts from the latest deploy whichever it is, and
+ * its line says so, while `min_calls` counts the earlier calls too.
+ */
+function redeployed(records: readonly LedgerRecord[], current: LedgerRecord, soaking: readonly string[]): 'rollback' | 'again' | undefined {
+  const { since } = deployOf(records, current);
+  if (since.source.rollbackOf !== undefined) return 'rollback';
+  const names = soaking.length > 0 ? soaking : Object.keys(current.agents);
+  const heldBefore = records.slice(records.indexOf(since) + 1).some((record) =>
+    COMPLETE.has(record.outcome) &&
+    names.every((name) => {
+      const version = current.agents[name];
+      const other = Object.hasOwn(record.agents, name) ? record.agents[name] : undefined;
+      return version !== undefined && other !== undefined && agentVersionKey(other) === agentVersionKey(version);
+    }),
+  );
+  return heldBefore ? 'again' : undefined;
+}
+
 /** Whether a test run talked to the configuration `current` holds: every agent it tested has that agent's hash. */
 function ranConfiguration(run: TestRunRecord, current: LedgerRecord): boolean {
   const names = Object.keys(run.agents);
@@ -217,12 +241,14 @@ function testsOf(run: TestRunRecord): string {
 /** How many agents the soak gate's line names before counting the rest: a line of the gate table. */
 const SOAKING_NAMED = 3;
 
-/** `agents`: those the deploy counted from changed, named when not all of them (`agentsSoaking`). */
-function soakGate(soak: NonNullable<Gates['soak']>, since: Date, now: Date, agents: readonly string[]): GateResult {
+const REDEPLOYED_AS = { rollback: 'again by a rollback ', again: 'again ' } as const;
+
+/** `agents`: those the deploy counted from changed, named when not all of them (`agentsSoaking`); `again`: `redeployed`. */
+function soakGate(soak: NonNullable<Gates['soak']>, since: Date, now: Date, agents: readonly string[], again: 'rollback' | 'again' | undefined): GateResult {
   const age = Math.max(0, Math.floor((now.getTime() - since.getTime()) / 1000));
   const base = { gate: 'soak' as const, required: soak.text };
   const named = agents.length > SOAKING_NAMED ? someOf(agents, SOAKING_NAMED) : wordList(agents, 'and');
-  const deployed = `${named ? `${named} ` : ''}deployed ${formatAge(age)} ago`;
+  const deployed = `${named ? `${named} ` : ''}deployed ${again ? REDEPLOYED_AS[again] : ''}${formatAge(age)} ago`;
   if (age >= soak.seconds) return { ...base, passed: true, evidence: deployed };
   return { ...base, passed: false, evidence: `${deployed}, ${soak.text} required`, fix: `it passes at ${minuteAfter(new Date(since.getTime() + soak.seconds * 1000))}` };
 }
@@ -233,14 +259,39 @@ function minuteAfter(time: Date): string {
   return `${minute.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
-/** The version of an agent's report that ran the configuration of hash `configHash` (the newest deploy of it). */
-export function versionOf(agent: AgentReport | undefined, configHash: string): VersionReport | undefined {
-  return agent?.versions.filter((version) => version.config_hash === configHash).pop();
+/** The deploy an agent runs, and whether an earlier deploy had its configuration (before a rollback to it, or a re-apply). */
+interface RunningDeploy {
+  version: ConfigVersion;
+  again: boolean;
+}
+
+/**
+ * The deploy each agent runs, by agent id: its latest version in the history up to `now`, as the
+ * call evidence's window takes it (`deployedUntil`), so its key is that of the report's version.
+ */
+function runningDeploys(records: readonly LedgerRecord[], now: Date): Map<string, RunningDeploy> {
+  return new Map(
+    [...deployedUntil(records, now.getTime() / 1000)].map(([id, versions]) => {
+      const version = versions[versions.length - 1] as ConfigVersion;
+      return [id, { version, again: versions.some((earlier) => earlier !== version && earlier.configHash === version.configHash) }];
+    }),
+  );
+}
+
+/** The version of an agent's report that runs now: the calls since the latest deploy of `configHash`, none before it. */
+function runningVersion(agent: AgentReport | undefined, running: RunningDeploy | undefined, configHash: string): VersionReport | undefined {
+  if (running?.version.configHash !== configHash) return undefined;
+  return agent?.versions.find((version) => version.key === running.version.key);
+}
+
+/** The calls of an agent with the configuration of hash `configHash`, in every period voxform deployed it (before a rollback to it too). */
+function callsWithConfiguration(agent: AgentReport | undefined, configHash: string): number {
+  return (agent?.versions ?? []).filter((version) => version.source === 'voxform' && version.config_hash === configHash).reduce((sum, version) => sum + version.metrics.calls, 0);
 }
 
 function minCallsGate(minCalls: number, current: LedgerRecord, calls: ReadonlyMap<string, AgentReport>): GateResult {
   const counts = Object.entries(current.agents)
-    .map(([name, version]) => ({ name, calls: versionOf(calls.get(version.id), version.configHash)?.metrics.calls ?? 0 }))
+    .map(([name, version]) => ({ name, calls: callsWithConfiguration(calls.get(version.id), version.configHash) }))
     .sort((a, b) => a.calls - b.calls || a.name.localeCompare(b.name));
   const fewest = counts[0];
   const base = { gate: 'min_calls' as const, required: String(minCalls) };
@@ -268,12 +319,14 @@ function metricValue(version: VersionReport, metric: GateMetric): string {
   return percent({ error_rate: metrics.error_rate, transfer_rate: metrics.transfer_rate, tool_failure_rate: metrics.tool_calls.failure_rate }[metric].value);
 }
 
-function noRegressionGate(metrics: readonly GateMetric[], current: LedgerRecord, calls: ReadonlyMap<string, AgentReport>, reportCommand: string): GateResult {
+function noRegressionGate(metrics: readonly GateMetric[], current: LedgerRecord, calls: ReadonlyMap<string, AgentReport>, running: ReadonlyMap<string, RunningDeploy>, reportCommand: string): GateResult {
   const base = { gate: 'no_regression' as const, required: metrics.join(', ') };
   const names = Object.keys(current.agents).sort();
   const qualified = (name: string, text: string) => (names.length === 1 ? text : `${name}: ${text}`);
   let compared = 0;
   let uncalled = 0;
+  // The version compared is the latest deploy's: calls of an earlier one of the same configuration (min_calls counts them) are not its.
+  let uncalledSinceAgain = false;
   // Every metric of every agent that got worse is named: the report shows them all, and so does the gate.
   const regressions: string[] = [];
   let shortfall: GateResult | undefined;
@@ -281,14 +334,17 @@ function noRegressionGate(metrics: readonly GateMetric[], current: LedgerRecord,
     const version = current.agents[name];
     if (!version) continue;
     const agent = calls.get(version.id);
-    const now = versionOf(agent, version.configHash);
+    const deploy = running.get(version.id);
+    const now = runningVersion(agent, deploy, version.configHash);
     const comparison = now?.comparison;
+    const withIt = deploy?.again ? 'since this configuration was deployed again' : 'with this configuration';
     if (!now) uncalled++;
+    if (!now && deploy?.again) uncalledSinceAgain = true;
     if (!now || !comparison) continue; // no calls yet, or no version before it: nothing to regress from
     const before = agent?.versions.find((candidate) => candidate.key === comparison.against);
     if (!comparison.enough_calls) {
       const callsBefore = before?.metrics.calls ?? 0;
-      const enough = `${plural(now.metrics.calls, 'call')} with this configuration and ${formatCount(callsBefore)} before; a comparison needs ${MIN_CALLS} each`;
+      const enough = `${plural(now.metrics.calls, 'call')} ${withIt} and ${formatCount(callsBefore)} before; a comparison needs ${MIN_CALLS} each`;
       if (callsBefore < MIN_CALLS) {
         // New calls go to the configuration deployed: the version before never gets more.
         shortfall ??= { ...base, passed: false, evidence: qualified(name, `${enough}, and the version before takes no more calls`), fix: `it cannot pass until the version before has ${MIN_CALLS} calls, which no new call adds to, or the gate is changed` };
@@ -307,7 +363,7 @@ function noRegressionGate(metrics: readonly GateMetric[], current: LedgerRecord,
   // A regression fails the gate whatever more calls elsewhere would show: it is named first.
   if (regressions.length > 0) return { ...base, passed: false, evidence: regressions.join('; '), fix: `compare the versions with \`${reportCommand}\`` };
   if (shortfall) return shortfall;
-  const nothingCompared = uncalled > 0 ? 'no call yet with this configuration to compare (min_calls is the gate for that)' : 'no earlier version with calls to compare with';
+  const nothingCompared = uncalled > 0 ? `no call yet ${uncalledSinceAgain ? 'since this configuration was deployed again' : 'with this configuration'} to compare (min_calls is the gate for that)` : 'no earlier version with calls to compare with';
   return { ...base, passed: true, evidence: compared === 0 ? nothingCompared : 'no metric is worse than before (95% intervals)' };
 }
 
@@ -340,8 +396,11 @@ export function checkGates(gates: Gates, evidence: GateEvidence): GateResult[] {
   const deployedBy = deployingRecord(evidence.records, evidence.current, evidence.origin ?? evidence.current);
   if (gates.tests) results.push(testsGate(evidence.source, evidence.current, deployedBy, evidence.testRuns, evidence.suite ?? unread, commands.test));
   if (gates.minCalls !== undefined) results.push(minCallsGate(gates.minCalls, evidence.current, evidence.calls));
-  if (gates.noRegression && gates.noRegression.length > 0) results.push(noRegressionGate(gates.noRegression, evidence.current, evidence.calls, commands.report));
-  if (gates.soak) results.push(soakGate(gates.soak, deployedSince(evidence.records, evidence.current), evidence.now, agentsSoaking(evidence.records, evidence.current)));
+  if (gates.noRegression && gates.noRegression.length > 0) results.push(noRegressionGate(gates.noRegression, evidence.current, evidence.calls, runningDeploys(evidence.records, evidence.now), commands.report));
+  if (gates.soak) {
+    const soaking = agentsSoaking(evidence.records, evidence.current);
+    results.push(soakGate(gates.soak, deployedSince(evidence.records, evidence.current), evidence.now, soaking, redeployed(evidence.records, evidence.current, soaking)));
+  }
   return results;
 }
 

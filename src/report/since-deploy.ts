@@ -56,8 +56,7 @@ export function sinceDeployWindow(history: readonly LedgerRecord[], agentId: str
   const only = new Map<string, VersionSelection>();
   const before = new Map<string, string>();
   const starts: Array<number | undefined> = [];
-  for (const [id, all] of deployedVersions(history)) {
-    const versions = all.filter((version) => deployedAt(version) <= until);
+  for (const [id, versions] of deployedUntil(history, until)) {
     const last = versions[versions.length - 1];
     if (!agents.has(id) || last === undefined) continue;
     const earlier = versionsBefore(versions, last).find((version) => !passedOver.get(id)?.has(version.key));
@@ -69,6 +68,36 @@ export function sinceDeployWindow(history: readonly LedgerRecord[], agentId: str
   }
   if (only.size === 0) return undefined;
   return { since: starts.includes(undefined) ? undefined : Math.min(...(starts as number[])), only, before };
+}
+
+/** Each agent's versions deployed up to `until` (Unix seconds), oldest first: the last one is what it runs then. */
+export function deployedUntil(history: readonly LedgerRecord[], until: number): Map<string, ConfigVersion[]> {
+  const byAgent = new Map<string, ConfigVersion[]>();
+  for (const [id, all] of deployedVersions(history)) {
+    const versions = all.filter((version) => deployedAt(version) <= until);
+    if (versions.length > 0) byAgent.set(id, versions);
+  }
+  return byAgent;
+}
+
+/**
+ * The window widened to the earlier deploys of each reported agent's latest configuration (before
+ * a rollback to it, or a re-apply of it), so the calls of that configuration in every period it was
+ * live are read and kept, each labelled with its deploy as in any report. Versions of another
+ * configuration are not added: the comparisons stay those of the window.
+ */
+export function withEarlierDeploysOfLatest(history: readonly LedgerRecord[], window: SinceDeployWindow, until: number): SinceDeployWindow {
+  const only = new Map(window.only);
+  const starts: Array<number | undefined> = [window.since];
+  for (const [id, versions] of deployedUntil(history, until)) {
+    const selection = only.get(id);
+    const last = versions[versions.length - 1] as ConfigVersion;
+    const earlier = versions.filter((version) => version !== last && version.configHash === last.configHash);
+    if (!selection || earlier.length === 0) continue;
+    only.set(id, { ...selection, deploys: new Set([...selection.deploys, ...earlier.map((version) => version.key)]) });
+    starts.push(recordedBefore(history, (earlier[0] as ConfigVersion).key));
+  }
+  return { ...window, since: starts.includes(undefined) ? undefined : Math.min(...(starts as number[])), only };
 }
 
 /**

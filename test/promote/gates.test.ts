@@ -203,6 +203,31 @@ describe('the gates', () => {
     expect(checkGates({ noRegression: ['error_rate'] }, evidence({ calls: first }))[0]).toMatchObject({ passed: true, evidence: 'no earlier version with calls to compare with' });
   });
 
+  it('counts the calls of the configuration in every period it ran, and soaks from the rollback that put it back, saying so', () => {
+    // v2 (HASH_A) ran 80 calls, v3 (HASH_B) 40, then a rollback put v2 back a minute ago.
+    const v2 = record('20261128T080000000Z-aaaaaa', '2026-11-28T08:00:00.000Z', HASH_A);
+    const v3 = record('20261128T100000000Z-bbbbbb', '2026-11-28T10:00:00.000Z', HASH_B);
+    const rollback = { ...record('20261128T103400000Z-dddddd', '2026-11-28T10:34:00.000Z', HASH_A), source: { commit: COMMIT, rollbackOf: v2.id } };
+    const ledger = { records: [rollback, v3, v2], current: rollback, origin: v2 };
+    const ran = version(v2.id, HASH_A, 80, 1, undefined);
+    const replaced = version(v3.id, HASH_B, 40, 0, v2.id, 'not enough calls');
+    const gates = { minCalls: 50, noRegression: ['error_rate' as const], soak: { text: '2m', seconds: 120 } };
+    expect(checkGates(gates, evidence({ ...ledger, calls: calls([ran, replaced]) })).map((r) => [r.gate, r.passed, r.evidence])).toEqual([
+      ['min_calls', true, 'desk ran 80 calls'],
+      ['no_regression', true, 'no call yet since this configuration was deployed again to compare (min_calls is the gate for that)'],
+      ['soak', false, 'deployed again by a rollback 1 min ago, 2m required'],
+    ]);
+    // Calls since the rollback add to the earlier ones; the comparison takes those since the rollback alone.
+    const since = version(rollback.id, HASH_A, 10, 0, v3.id, 'not enough calls');
+    expect(checkGates({ minCalls: 100, noRegression: ['error_rate'] }, evidence({ ...ledger, calls: calls([ran, replaced, since]) })).map((r) => r.evidence)).toEqual([
+      'desk ran 90 calls with this configuration, 100 required',
+      '10 calls since this configuration was deployed again and 40 before; a comparison needs 30 each',
+    ]);
+    // The configuration applied again from a commit, not by a rollback: said as such.
+    const reapplied = record('20261128T103400000Z-eeeeee', '2026-11-28T10:34:00.000Z', HASH_A);
+    expect(checkGates({ soak: gates.soak }, evidence({ records: [reapplied, v3, v2], current: reapplied }))[0]?.evidence).toBe('deployed again 1 min ago, 2m required');
+  });
+
   it('prints a table and refuses with one sentence naming the first failed gate', () => {
     const results = checkGates({ tests: true, soak: { text: '2h', seconds: 7200 } }, evidence());
     expect(renderGateTable(results, 'staging', 'production')).toBe(
