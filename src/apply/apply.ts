@@ -205,6 +205,9 @@ async function lockWorkspace(options: ApplyOptions, backend: StateBackend, works
       signal: options.signal,
       unlockOptions: options.unlockOptions,
       recheckCommand: options.recheckCommand,
+      // Planned and written under the service's lock too: another environment's apply can neither
+      // write a shared resource after this plan read its claims, nor take this run's write order.
+      sharedResourcesOf: options.serviceId,
     });
   } catch (error) {
     if (isVoxformError(error) && error.code === 'interrupted') return undefined;
@@ -218,7 +221,7 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
   const backend = backendOf(options);
   const workspace = workspaceKey(options.desired.environment, options.serviceId);
 
-  // 1. Lock the workspace: nothing is read for the plan, nor written, without it.
+  // 1. Lock the workspace and the service's shared resources: nothing is read for the plan, nor written, without them.
   const lock = await lockWorkspace(options, backend, workspace, emit);
   // Stopped while another run held the lock: nothing was read, nothing changed.
   if (!lock) return { ...nothingRan(), status: 'interrupted', plan: undefined, stateLocation: backend.display };

@@ -87,7 +87,8 @@ function lastWrite<T extends SharedWrite>(entries: ReadonlyArray<SharedEntry<T>>
   const order = (e: SharedEntry<T>) => e.entry?.writeOrder ?? 0;
   const highest = Math.max(0, ...entries.map(order));
   const written = entries.filter((e) => highest > 0 && order(e) === highest);
-  // Two applies that ran at once under their own locks may record one order: which was last is not known.
+  // Applies hold the service's lock while they plan and write, so each takes an order above all the
+  // others' (docs/state.md); a state written by a voxform without that lock may hold a tie: which was last is not known.
   return { last: written.length === 1 ? written[0] : undefined, next: highest + 1 };
 }
 

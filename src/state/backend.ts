@@ -56,6 +56,14 @@ export interface AcquireOptions {
   warn: (message: string) => void;
   /** The CI job URL to name in the holder, when known. */
   ciJobUrl?: string | undefined;
+  /**
+   * An apply's: the service (`serviceId`) whose shared resources the holder plans and writes (its
+   * numbers, campaigns, credentials, agents named by one id). The lock then also keeps every other
+   * workspace's apply of that service out until it is released, so that no two environments' applies
+   * plan or write them at once (docs/state.md, The apply lock). The file backend's one lock covers
+   * every workspace of its file already.
+   */
+  sharedResourcesOf?: string | undefined;
   /** Ends a wait for the lock (Ctrl-C) with the `interrupted` error, nothing held or left behind. */
   signal?: AbortSignal | undefined;
   /** A refusal's advice on waiting, for a command without `--lock-timeout` (default `DEFAULT_WAIT_ADVICE`). */
@@ -93,13 +101,14 @@ export function unlockCommand(lockId: string, options: Pick<AcquireOptions, 'unl
 /**
  * The refusal of a held lock, in one wording for every backend: `subject` (`The workspace …`, `The
  * state file …`) is locked by whom; wait, or open it. `opens`: how else the lock is opened, for one
- * without an id (a lock folder holding no holder file); `details`: the holder, as the backend has it.
+ * without an id (a lock folder holding no holder file); `details`: the holder, as the backend has it;
+ * `holding`: what the holder holds it for, when the subject does not say (`: its apply of workspace …`).
  */
-export function lockedError(subject: string, holder: LockHolder | undefined, options: Pick<AcquireOptions, 'timeoutSeconds' | 'waitAdvice' | 'unlockOptions'>, extra: { opens?: string; details?: Record<string, unknown> } = {}): VoxformError {
+export function lockedError(subject: string, holder: LockHolder | undefined, options: Pick<AcquireOptions, 'timeoutSeconds' | 'waitAdvice' | 'unlockOptions'>, extra: { opens?: string; details?: Record<string, unknown>; holding?: string } = {}): VoxformError {
   const who = holder ? describeHolder(holder) : 'another voxform run';
   const opens = extra.opens ?? (holder?.lockId ? `${unlockCommand(holder.lockId, options)} opens the lock` : undefined);
   const wait = waitAdviceOf(options);
-  return new VoxformError('state_locked', `${subject} is locked by ${who}.`, {
+  return new VoxformError('state_locked', `${subject} is locked by ${who}${extra.holding ?? ''}.`, {
     hint: opens ? `${wait} If that run hangs or no longer runs, ${opens}.` : wait,
     ...(extra.details ? { details: extra.details } : {}),
   });

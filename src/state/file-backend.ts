@@ -77,6 +77,7 @@ export class FileStateBackend implements StateBackend {
     return true;
   }
 
+  /** The file's one lock, whatever the workspace: it keeps out every other apply of the file, those of `sharedResourcesOf` among them. */
   async acquireLock(_key: string, options: AcquireOptions): Promise<HeldLock> {
     const lock = await acquireStateLock(this.file, options);
     const lost = new AbortController();

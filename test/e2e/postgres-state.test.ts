@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { repoRoot, runCli, runPrinted, type CliResult } from '../helpers/cli.js';
+import { repoRoot, runCli, runPrinted, spawnCli, type CliResult } from '../helpers/cli.js';
 import { MIGRATIONS } from '../../src/state/postgres/schema.js';
 import { asAdmin, databaseAtSchema, freshDatabase, PLANTED_DB_PASSWORD, schemaVersionsOf, silentDatabase } from '../helpers/postgres.js';
 import { callService, SECRETS, startExampleProject, type ExampleProject } from '../helpers/project.js';
@@ -89,6 +89,61 @@ describe('the PostgreSQL state backend, end to end', () => {
     expect(list.stdout).toContain('last apply applied');
     expectNoPassword(refused, done, plan, list);
   }, 90_000);
+
+  /** The `writeOrder` each workspace recorded for the example's campaign. */
+  async function campaignWriteOrders(database: string): Promise<Record<string, number | undefined>> {
+    const rows = await asAdmin((client) => client.query<{ workspace: string; state: string }>('SELECT workspace, state FROM voxform_workspaces'), database);
+    return Object.fromEntries(rows.rows.map((row) => [row.workspace.split('@')[0], (JSON.parse(row.state) as { campaigns: Record<string, { writeOrder?: number }> }).campaigns['campaign.recall-reminders']?.writeOrder]));
+  }
+
+  describe.each([
+    { production: 'changes the campaign', takeOver: [], outcome: 'is refused with shared_resource_conflict once it may plan, and the campaign keeps staging\'s value' },
+    { production: 'takes the campaign over too', takeOver: ['--take-over', 'campaign.recall-reminders'], outcome: 'applies after it, with a write order above staging\'s, and staging\'s next plan sees production\'s' },
+  ])('two environments of one service applying at once: staging takes the campaign over, production $production meanwhile', ({ takeOver, outcome }) => {
+    it(`production waits for staging's apply to end, then ${outcome}`, async () => {
+      project = await startExampleProject();
+      const p = project;
+      const { url, database } = await freshDatabase();
+      const manifest = path.join(p.dir, 'voxform.yaml');
+      const base = await readFile(manifest, 'utf8');
+      const overlays = (productionName: string) => `${base}    campaigns: { recall-reminders: { name: Staging reminders } }\n  production:\n    campaigns: { recall-reminders: { name: ${productionName} } }\n`;
+      await writeFile(manifest, overlays('Production reminders'));
+      const env = { ...p.env, VOXFORM_STATE: url };
+      expect((await runCli(['apply', '--env', 'production', '--auto-approve'], { cwd: p.dir, env })).code).toBe(0);
+      // Staging's campaign write is kept on the wire while production's apply starts.
+      const campaignWrites = p.hold('PUT', '/campaigns/');
+      const staging = runCli(['apply', '--env', 'staging', '--take-over', 'campaign.recall-reminders', '--auto-approve'], { cwd: p.dir, env });
+      await campaignWrites.arrived(1);
+      await writeFile(manifest, overlays('Production reminders 2'));
+      const production = spawnCli(p.dir, env, ['apply', '--env', 'production', ...takeOver, '--auto-approve', '--lock-timeout', '120']);
+      // Production waits for the service's lock; without it, it would plan and send its own write.
+      const seen = await Promise.race([production.stderrShows('waiting up to 120 s').then(() => 'waiting'), campaignWrites.arrived(2).then(() => 'second write')]);
+      campaignWrites.release();
+      expect(seen).toBe('waiting');
+      expect(production.output.stderr).toContain(`Service ${p.url} is locked by `);
+      expect(production.output.stderr).toContain(`: its apply of workspace staging@${p.url} holds what the environments of the service share`);
+      const stagingDone = await staging;
+      expect(stagingDone.stdout).toContain('Apply complete');
+      const productionCode = await production.exited;
+      const liveName = () => p.emulator.control.state().campaigns.find((c) => c.id === 'cmp_recall_2026')?.name;
+      const orders = await campaignWriteOrders(database);
+      if (takeOver.length === 0) {
+        expect(productionCode).toBe(1);
+        expect(production.output.stderr).toContain('error[shared_resource_conflict]: ');
+        expect(production.output.stderr).toContain('campaign.recall-reminders: the last apply of environment staging set name to Staging reminders; this plan would set Production reminders 2.');
+        expect(liveName()).toBe('Staging reminders');
+        expect(orders.staging).toBeGreaterThan(orders.production ?? 0);
+      } else {
+        expect(productionCode).toBe(0);
+        expect(liveName()).toBe('Production reminders 2');
+        expect(orders.production).toBeGreaterThan(orders.staging ?? 0);
+        // Staging's take-over was undone on purpose, and staging's plan knows it: refused, not "No changes".
+        const plan = await runCli(['plan', '--env', 'staging'], { cwd: p.dir, env });
+        expect(plan.code).toBe(1);
+        expect(plan.stderr).toContain('error[shared_resource_conflict]: ');
+      }
+    }, 120_000);
+  });
 
   it('a lost database connection during apply stops new requests and reports what was applied', async () => {
     project = await startExampleProject();

@@ -122,6 +122,29 @@ describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
     expect(await backend.readLock(WORKSPACE)).toBeUndefined();
   });
 
+  it('keeps the applies of two environments of one service apart: the second waits, is refused naming the holder, and locks once it is released', async () => {
+    const where = await spec();
+    const staging = await open(where);
+    const production = await open(where);
+    const applyOf = (service: string, timeoutSeconds = 0) => ({ command: 'voxform apply', timeoutSeconds, warn: () => undefined, sharedResourcesOf: service });
+    const first = await staging.acquireLock('staging@local', applyOf('local'));
+    const waited: string[] = [];
+    const refused = production.acquireLock('production@local', { ...applyOf('local', 1), warn: (message: string) => waited.push(message) });
+    await expect(refused).rejects.toMatchObject({ code: 'state_locked', message: expect.stringContaining(`pid ${process.pid}`) });
+    await expect(refused).rejects.toMatchObject({ message: expect.stringContaining(`lock ${first.holder.lockId}`), hint: expect.stringContaining(`\`voxform state unlock --force ${first.holder.lockId}\` opens the lock`) });
+    if (kind === 'postgres') {
+      await expect(refused).rejects.toMatchObject({ message: expect.stringMatching(/^Service local is locked by .+: its apply of workspace staging@local holds what the environments of the service share/) });
+      expect(waited).toEqual([expect.stringMatching(/^Service local is locked by .+: its apply of workspace staging@local holds .+; waiting up to 1 s for it to finish \(--lock-timeout\)\.$/)]);
+      // Another service's applies share nothing with this one: they run side by side.
+      const elsewhere = await production.acquireLock('production@https://api.example.test', applyOf('https://api.example.test'));
+      await elsewhere.release();
+    }
+    await first.release();
+    const second = await production.acquireLock('production@local', applyOf('local'));
+    expect(second.holder.pid).toBe(process.pid);
+    await second.release();
+  });
+
   it('says why a lock was lost by a field, not a phrase: forced open, with the lock\'s id, by whom and when', async () => {
     const where = await spec();
     const backend = await open(where);

@@ -17,7 +17,7 @@ import { PostgresHistoryStore } from './history.js';
 import { clientHidingPassword, connectHidingPassword } from './password.js';
 import { parseKeptJson } from '../../project-files/kept-files.js';
 import { STATE_JSON_LIMITS, storedStateText } from '../state-file.js';
-import { forcedOpenSince, forceOpen, lockStillNamed, readAdvisoryHolder, readAllForcedOpens, readAllHolders, readLastForcedOpen, releaseAdvisoryLock, takeAdvisoryLock } from './lock.js';
+import { forcedOpenSince, forceOpen, lockStillNamed, readAdvisoryHolder, readAllForcedOpens, readAllHolders, readLastForcedOpen, releaseAdvisoryLock, takeAdvisoryLock, takeSharedResourcesLock } from './lock.js';
 import { ensureSchema, presentSchema, SCHEMA_VERSION } from './schema.js';
 import type { StateUrl } from './url.js';
 import { backendFailure } from './failure.js';
@@ -152,6 +152,9 @@ export class PostgresStateBackend implements StateBackend {
     let taken: Awaited<ReturnType<typeof takeAdvisoryLock>>;
     try {
       taken = await this.run(() => takeAdvisoryLock(client, key, options));
+      const service = options.sharedResourcesOf;
+      // Ended with the connection, as the workspace's lock is (`release`): no row of its own to clear.
+      if (service !== undefined) await this.run(() => takeSharedResourcesLock(client, service, options));
     } catch (error) {
       client.removeAllListeners('end');
       await client.end().catch(() => undefined);

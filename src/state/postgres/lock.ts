@@ -9,6 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { sha256Bytes } from '../../util/hash.js';
+import { controlsAsQuestionMarks } from '../../util/printable.js';
 import { thisRun, type RunIdentity } from '../../util/run-identity.js';
 import type pg from 'pg';
 import { describeHolder, forcedOpenOf, lockedError, waitingNotice, waitToRetryLock, type AcquireOptions, type ForcedOpen, type LockHolder } from '../backend.js';
@@ -52,6 +53,47 @@ export async function takeAdvisoryLock(client: pg.ClientBase, workspace: string,
     waiting = true;
     await waitToRetryLock(Math.min(500, Math.max(50, deadline - Date.now())), options.signal);
   }
+}
+
+/** The advisory lock key of a service's shared resources: every workspace of the service takes this one key. */
+export function sharedResourcesKey(serviceId: string): string {
+  const digest = sha256Bytes(`voxform-shared-resources-lock\0${serviceId}`);
+  return BigInt.asIntN(64, digest.readBigUInt64BE(0)).toString();
+}
+
+/**
+ * Takes the lock of `serviceId`'s shared resources on `client`, which holds a workspace's lock
+ * already, polling until `timeoutSeconds`. It has no row of its own: the holder named is the
+ * workspace lock's holder on the connection holding it (an apply takes both on one connection, in
+ * this order, so two applies never wait on each other crosswise). Released with that connection.
+ */
+export async function takeSharedResourcesLock(client: pg.ClientBase, serviceId: string, options: AcquireOptions): Promise<string> {
+  const key = sharedResourcesKey(serviceId);
+  const deadline = Date.now() + options.timeoutSeconds * 1000;
+  const subject = `Service ${serviceId}`;
+  let waiting = false;
+  for (;;) {
+    const taken = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS ok', [key]);
+    if (taken.rows[0]?.ok) return key;
+    const current = await readSharedResourcesHolder(client, key);
+    const holding = `: ${current ? `its apply of workspace ${controlsAsQuestionMarks(current.workspace)}` : 'an apply of another workspace'} holds what the environments of the service share (numbers, campaigns, credentials, agents named by one id)`;
+    if (Date.now() >= deadline) throw lockedError(subject, current?.holder, options, { holding, ...(current ? { details: { holder: current.holder, workspace: current.workspace } } : {}) });
+    if (!waiting) options.warn(waitingNotice(subject, `${current ? describeHolder(current.holder) : 'another voxform run'}${holding}`, options));
+    waiting = true;
+    await waitToRetryLock(Math.min(500, Math.max(50, deadline - Date.now())), options.signal);
+  }
+}
+
+/** The holder of a service's shared-resources lock: the workspace lock held by the same connection (pg_locks splits a bigint key in two). */
+async function readSharedResourcesHolder(client: pg.ClientBase, key: string): Promise<{ workspace: string; holder: LockHolder } | undefined> {
+  const result = await client.query<{ workspace: string; holder: LockHolder }>(
+    `SELECT l.workspace, l.holder FROM voxform_locks l JOIN pg_locks p ON p.pid = l.backend_pid
+     WHERE l.lock_id IS NOT NULL AND p.locktype = 'advisory' AND p.granted AND p.objsubid = 1
+       AND p.classid::bigint = (($1::bigint >> 32) & 4294967295) AND p.objid::bigint = ($1::bigint & 4294967295)
+     LIMIT 1`,
+    [key],
+  );
+  return result.rows[0];
 }
 
 /** Gives the lock up: the row no longer names the holder, and the advisory lock is released. */
