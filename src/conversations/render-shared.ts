@@ -18,12 +18,12 @@ export function targetsOf(report: TestReport): Target[] {
 
 /**
  * "3/5 (needs 80%; pass^5 no, pass@5 yes, 60% (23–88%), flaky)" or "1/1"; "skipped" when no run
- * counted. Runs in error are counted first ("3/5 (2 errors; …)"): they are why the test is an error.
+ * counted. Runs in error of a repeated test are counted first ("3/5 (2 errors; …)"): they are why the test is an error.
  */
 export function describeVerdict(verdict: TestVerdict): string {
   if (verdict.runs === 0) return 'skipped';
   const errors = verdict.results.filter((run) => run.status === 'error').length;
-  const notes = [errors > 0 ? plural(errors, 'error') : '', verdict.passRate < 1 ? `needs ${passRateText(verdict.passRate)}` : '', describeStatistics(verdict)].filter(Boolean);
+  const notes = [errors > 0 && verdict.runs > 1 ? plural(errors, 'error') : '', verdict.passRate < 1 ? `needs ${passRateText(verdict.passRate)}` : '', describeStatistics(verdict)].filter(Boolean);
   return `${verdict.passes}/${verdict.runs}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
 }
 

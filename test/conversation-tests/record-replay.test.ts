@@ -259,3 +259,31 @@ describe('test files that would share one recording', () => {
     }
   });
 });
+
+describe('--mode auto when a judge answer is not recorded', () => {
+  it('runs the run live from its first turn after a rubric or the judge model changed, as after a changed prompt', { timeout: 120_000 }, async () => {
+    fake = await startFakeModel();
+    const project = await startProject();
+    const testFile = path.join(project.dir, 'example/tests/judged.test.yaml');
+    const judged = (rubric: string) => ['agent: front-desk', 'tests:', '  - name: is judged', `    turns: [{ user: hello, expect: [{ judge: ${rubric} }] }]`, ''].join('\n');
+    await writeFile(testFile, judged('Mentions "hello"'));
+    const judge = { VOXFORM_JUDGE_URL: fake.url, VOXFORM_JUDGE_MODEL: 'fake-judge' };
+    const args = ['test', 'example/tests/judged.test.yaml', '--no-cache'];
+    expect((await project.cliInProcess([...args, '--mode', 'record'], judge)).code).toBe(0);
+    const recording = await readFile(path.join(project.dir, 'example/tests/judged.recording.json'), 'utf8');
+
+    for (const [change, env] of [['a rubric', judge], ['the judge model', { ...judge, VOXFORM_JUDGE_MODEL: 'another-judge' }]] as const) {
+      if (change === 'a rubric') await writeFile(testFile, judged('Says "hello"'));
+      else await writeFile(testFile, judged('Mentions "hello"'));
+      const chats = project.requests.filter((request) => request.path.includes('/chat/completions')).length;
+      const asked = fake.requests.length;
+      const auto = await project.cliInProcess([...args, '--mode', 'auto'], env);
+      expect(auto.stdout, change).toContain('  PASS  is judged  [desired 1/1]\n');
+      expect(auto.code, change).toBe(0);
+      // Live from its first turn: the agent was asked again, and the judge once.
+      expect(project.requests.filter((request) => request.path.includes('/chat/completions')).length, change).toBe(chats + 1);
+      expect(fake.requests.length - asked, change).toBe(1);
+      expect(await readFile(path.join(project.dir, 'example/tests/judged.recording.json'), 'utf8')).toBe(recording);
+    }
+  });
+});
