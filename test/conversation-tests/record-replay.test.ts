@@ -293,7 +293,7 @@ describe('a replay that misses says what the recording lacks', () => {
     fake = await startFakeModel();
     const project = await startProject();
     const testFile = path.join(project.dir, 'example/tests/judged.test.yaml');
-    const judged = (rubric: string, user = 'hello') => ['agent: front-desk', 'tests:', '  - name: is judged', `    turns: [{ user: ${user}, expect: [{ judge: ${rubric} }] }]`, ''].join('\n');
+    const judged = (rubric: string, user = 'hello') => ['agent: front-desk', 'tests:', '  - name: is judged', `    turns: [{ user: ${user}, expect: [{ judge: ${rubric} }] }]`, '    pass_rate: 0.5', ''].join('\n');
     await writeFile(testFile, judged('Mentions "hello"'));
     const judge = { VOXFORM_JUDGE_URL: fake.url, VOXFORM_JUDGE_MODEL: 'fake-judge' };
     const replay = ['test', 'example/tests/judged.test.yaml', '--mode', 'replay'];
@@ -302,6 +302,9 @@ describe('a replay that misses says what the recording lacks', () => {
 
     const more = await project.cliInProcess([...replay, '--repeat', '2'], judge);
     expect(more.stdout).toContain(`${where(1, 2)} agent's reply for this request — run 2 was not recorded: the recording has 1 run of this test against desired.`);
+    // The run not recorded has no verdict: the pass rate does not absorb it.
+    expect(more.stdout).toContain('  ERROR is judged  [desired 1/2 (1 error; needs 50%;');
+    expect(more.code).toBe(1);
 
     await writeFile(testFile, judged('Says "hello"'));
     const rubric = await project.cliInProcess(replay, judge);
