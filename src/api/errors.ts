@@ -411,7 +411,8 @@ function clip(text: string): string {
   return shorten(oneLine, 300);
 }
 
-function formatSeconds(ms: number): string {
+/** A time-out as messages name it: `30 s`, `0.2 s`. */
+export function formatSeconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 }
 

@@ -21,6 +21,11 @@ const JUDGE_INSTRUCTIONS = [
   '{"verdict": "pass" or "fail", "reason": "one sentence"}',
 ].join('\n');
 
+/** Whether a model request is the judge's (not the simulated caller's): by the instructions it opens with. */
+export function isJudgeRequest(messages: readonly ChatTurn[]): boolean {
+  return messages[0]?.content === JUDGE_INSTRUCTIONS;
+}
+
 /** What the judge is asked: whether `subject` meets `rubric`; `what` names the subject ("reply", "transcript", "value of date"). */
 export interface JudgeQuestion {
   rubric: string;

@@ -112,7 +112,7 @@ export function chooseJudge(
     });
   }
   registerModelSecrets(settings, options.onSecret);
-  return new ChatModel({ ...settings, timeoutMs: options.timeoutMs });
+  return new ChatModel({ ...settings, timeoutMs: options.timeoutMs, timeoutSetting: '--timeout (or VOXFORM_TIMEOUT)' });
 }
 
 /** Only the tests of the named agents (`--agent`), files without any left out. */

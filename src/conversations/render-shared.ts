@@ -16,16 +16,21 @@ export function targetsOf(report: TestReport): Target[] {
   return (['live', 'desired'] as const).filter((target) => report.verdicts[target] !== undefined);
 }
 
-/** "3/5 (needs 80%; pass^5 no, pass@5 yes, 60% (23–88%), flaky)" or "1/1"; "skipped" when no run counted. */
+/**
+ * "3/5 (needs 80%; pass^5 no, pass@5 yes, 60% (23–88%), flaky)" or "1/1"; "skipped" when no run
+ * counted. Runs in error of a repeated test are counted first ("3/5 (2 errors; …)"): they are why the test is an error.
+ */
 export function describeVerdict(verdict: TestVerdict): string {
   if (verdict.runs === 0) return 'skipped';
-  const notes = [verdict.passRate < 1 ? `needs ${passRateText(verdict.passRate)}` : '', describeStatistics(verdict)].filter(Boolean);
+  const errors = verdict.results.filter((run) => run.status === 'error').length;
+  const notes = [errors > 0 && verdict.runs > 1 ? plural(errors, 'error') : '', verdict.passRate < 1 ? `needs ${passRateText(verdict.passRate)}` : '', describeStatistics(verdict)].filter(Boolean);
   return `${verdict.passes}/${verdict.runs}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
 }
 
-/** The run to show for a verdict that did not pass: the first that failed or errored. */
+/** The run to show for a verdict that did not pass: the first that errored for an error, else the first that failed or errored. */
 export function runToShow(verdict: TestVerdict): { run: RunResult; index: number } | undefined {
-  const index = verdict.results.findIndex((run) => run.status === 'failed' || run.status === 'error');
+  const shown = (run: RunResult) => (verdict.status === 'error' ? run.status === 'error' : run.status === 'failed' || run.status === 'error');
+  const index = verdict.results.findIndex(shown);
   return index === -1 ? undefined : { run: verdict.results[index] as RunResult, index };
 }
 

@@ -208,16 +208,17 @@ export async function runLazily(jobs: Iterator<() => Promise<void>>, parallelism
 
 /**
  * A verdict over the runs: skipped runs do not count; an errored run counts as a run that did not
- * pass. The test passes when passes / runs reaches its pass rate; all runs skipped is `skipped`;
- * a miss with any errored run is `error` (the failure may not be the agent's).
+ * pass. All runs skipped is `skipped`; any errored run makes the test an `error`, whatever the
+ * others did: that run's verdict is unknown, so it is not a failure a pass rate below 100% may
+ * absorb. Otherwise the test passes when passes / runs reaches its pass rate.
  */
 export function foldVerdict(verdict: TestVerdict): void {
   const counted = verdict.results.filter((run) => run.status !== 'skipped');
   verdict.runs = counted.length;
   verdict.passes = counted.filter((run) => run.status === 'passed').length;
   if (counted.length === 0) verdict.status = 'skipped';
-  else if (meetsPassRate(verdict.passes, counted.length, verdict.passRate)) verdict.status = 'passed';
-  else verdict.status = counted.some((run) => run.status === 'error') ? 'error' : 'failed';
+  else if (counted.some((run) => run.status === 'error')) verdict.status = 'error';
+  else verdict.status = meetsPassRate(verdict.passes, counted.length, verdict.passRate) ? 'passed' : 'failed';
 }
 
 function summarize(reports: readonly TestReport[], target: Target): TestRunSummary {

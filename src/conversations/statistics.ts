@@ -6,7 +6,10 @@
  */
 import { fixedDecimals } from '../report/format.js';
 import { wilsonInterval } from '../report/statistics.js';
-import type { TestVerdict } from './types.js';
+import type { RunResult, TestVerdict } from './types.js';
+
+/** A verdict as statistics read it: with its runs' results where known (a baseline keeps only the counts). */
+type Counts = Pick<TestVerdict, 'passes' | 'runs'> & { results?: ReadonlyArray<Pick<RunResult, 'status'>> };
 
 export interface VerdictStatistics {
   /** Runs that counted (k). */
@@ -20,14 +23,15 @@ export interface VerdictStatistics {
   rate: number | null;
   /** The 95% Wilson interval of the rate; null with no run counted. */
   interval: { low: number; high: number } | null;
-  /** Passed in some runs and not in others. */
+  /** Passed in some runs and failed in others (a run in error did neither). */
   flaky: boolean;
 }
 
 const round = (value: number): number => Math.round(value * 10_000) / 10_000;
 
-export function verdictStatistics(verdict: Pick<TestVerdict, 'passes' | 'runs'>): VerdictStatistics {
+export function verdictStatistics(verdict: Counts): VerdictStatistics {
   const { passes, runs } = verdict;
+  const failed = verdict.results ? verdict.results.some((run) => run.status === 'failed') : passes < runs;
   const interval = wilsonInterval(passes, runs);
   return {
     runs,
@@ -36,7 +40,7 @@ export function verdictStatistics(verdict: Pick<TestVerdict, 'passes' | 'runs'>)
     passHatK: runs > 0 ? passes === runs : null,
     rate: runs > 0 ? round(passes / runs) : null,
     interval: interval ? { low: round(interval.low), high: round(interval.high) } : null,
-    flaky: passes > 0 && passes < runs,
+    flaky: passes > 0 && failed,
   };
 }
 
@@ -74,7 +78,7 @@ function measuredRateText(passes: number, runs: number, passRate: number): strin
  * `pass^5 no, pass@5 yes, 60% (23–88%), flaky`. Empty for a single run, where passes/runs says it all.
  * With the pass rate the test needs, the measured rate never reads as meeting it when it does not.
  */
-export function describeStatistics(verdict: Pick<TestVerdict, 'passes' | 'runs'> & { passRate?: number }): string {
+export function describeStatistics(verdict: Counts & { passRate?: number }): string {
   const stats = verdictStatistics(verdict);
   if (stats.runs < 2 || stats.rate === null || !stats.interval) return '';
   const k = stats.runs;

@@ -4,7 +4,7 @@
  */
 import type OpenAI from 'openai';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { transportReason } from '../api/errors.js';
+import { formatSeconds, transportReason } from '../api/errors.js';
 import { backoffDelay, isConnectionError } from '../api/retry.js';
 import { VoxformError } from '../errors.js';
 import { registerUrlTokens, replaceUrlTokens } from '../secrets/url-tokens.js';
@@ -21,6 +21,24 @@ export interface ModelSettings {
   apiKey: string | undefined;
   /** Per request (default 60 s). */
   timeoutMs?: number;
+  /** What sets `timeoutMs`, for the message of a request that got no answer (`--timeout (or VOXFORM_TIMEOUT)`). */
+  timeoutSetting?: string | undefined;
+}
+
+/** The default time-out of one model request. */
+const DEFAULT_MODEL_TIMEOUT_MS = 60_000;
+
+/** A 200 answer whose body is not JSON (a sign-in page of a proxy, a wrong URL's web page). */
+class AnswerNotJson extends Error {
+  constructor(contentType: string | null) {
+    super(`its answer was not JSON (content type ${contentType ?? 'not given'})`);
+  }
+}
+
+/** The library's classes of the failures `complete` tells apart. */
+interface ModelErrors {
+  APIError: typeof OpenAI.APIError;
+  TimeoutError: typeof OpenAI.APIConnectionTimeoutError;
 }
 
 /** Longest answer text kept from a model (a reason, a caller's message, an agent's reply). */
@@ -61,7 +79,7 @@ const MODEL_URL_HINT =
 
 export class ChatModel {
   /** Made on the first request: the OpenAI library is slow to load, and a run of tests without a judge never asks. */
-  private client: Promise<{ client: OpenAI; APIError: typeof OpenAI.APIError }> | undefined;
+  private client: Promise<{ client: OpenAI } & ModelErrors> | undefined;
 
   constructor(readonly settings: ModelSettings) {
     let base: URL;
@@ -89,7 +107,7 @@ export class ChatModel {
    * each one. `signal` cuts the request short and ends the wait before another (`interrupted`).
    */
   async complete(messages: ChatTurn[], options: CompleteOptions = {}): Promise<ModelAnswer> {
-    const { client, APIError } = await (this.client ??= this.connect());
+    const { client, APIError, TimeoutError } = await (this.client ??= this.connect());
     const body = {
       model: options.model ?? this.settings.model,
       messages,
@@ -101,7 +119,10 @@ export class ChatModel {
     for (let attempt = 1; ; attempt++) {
       try {
         if (signal?.aborted) throw modelStopped(this.settings.url);
-        const message = (await withRequestSignal(signal, (requestOptions) => client.chat.completions.create(body, requestOptions))).choices?.[0]?.message;
+        const { data, response } = await withRequestSignal(signal, (requestOptions) => client.chat.completions.create(body, requestOptions).withResponse());
+        // The library hands a body of another content type over as text, where a completion has choices.
+        if (typeof data !== 'object' || data === null) throw new AnswerNotJson(response.headers.get('content-type'));
+        const message = data.choices?.[0]?.message;
         if (!message) throw new Error('the answer has no choices');
         return message;
       } catch (error) {
@@ -112,14 +133,21 @@ export class ChatModel {
           if (!signal?.aborted) options.onRetry?.();
           continue;
         }
-        throw new VoxformError('model_failed', `The model at ${shownModelUrl(this.settings.url)} failed: ${describeModelError(error, APIError)}.`, {
+        throw new VoxformError('model_failed', `The model at ${shownModelUrl(this.settings.url)} failed: ${this.describeFailure(error, { APIError, TimeoutError }, attempt)}.`, {
           hint: 'Check the URL, model name and key, and that the server speaks the OpenAI chat completions API.',
         });
       }
     }
   }
 
-  private async connect(): Promise<{ client: OpenAI; APIError: typeof OpenAI.APIError }> {
+  /** Why a request failed; a time-out named as the service's is (src/api/errors.ts), with what sets it. */
+  private describeFailure(error: unknown, errors: ModelErrors, attempts: number): string {
+    if (!(error instanceof errors.TimeoutError)) return describeModelError(error, errors.APIError);
+    const notes = [attempts > 1 ? `after ${attempts} attempts` : '', this.settings.timeoutSetting ? `${this.settings.timeoutSetting} gives it longer` : ''].filter(Boolean);
+    return `no complete answer came within ${formatSeconds(this.settings.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS)}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
+  }
+
+  private async connect(): Promise<{ client: OpenAI } & ModelErrors> {
     const { default: OpenAIClient } = await import('openai');
     // The client appends `/chat/completions` to the base URL's text: a query (`?api-version=…`) is
     // taken off the base and sent with every request instead, so the path is joined before it.
@@ -134,11 +162,11 @@ export class ChatModel {
       apiKey: this.settings.apiKey ?? 'none',
       organization: null,
       project: null,
-      timeout: this.settings.timeoutMs ?? 60_000,
+      timeout: this.settings.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS,
       // Repeated by `complete`, where each request sent is counted: the library's own retries are not.
       maxRetries: 0,
     });
-    return { client, APIError: OpenAIClient.APIError };
+    return { client, APIError: OpenAIClient.APIError, TimeoutError: OpenAIClient.APIConnectionTimeoutError };
   }
 }
 

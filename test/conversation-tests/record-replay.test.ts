@@ -94,7 +94,7 @@ describe('voxform test --mode record, then replay', () => {
 
     // Another judge model is another key: its answers were never recorded.
     const otherJudge = await project.cliInProcess(['test', 'example/tests/mocked.test.yaml', '--mode', 'replay', '--grep', 'mocked'], { VOXFORM_JUDGE_MODEL: 'another-judge' });
-    expect(otherJudge.stdout).toContain("has no judge's or caller's answer for this request");
+    expect(otherJudge.stdout).toContain('has no judge\'s answer for this request — the same question was recorded, asked of another judge model than "another-judge"');
     expect(otherJudge.code).toBe(1);
 
     // One agent's prompt edited: exactly its tests are not recorded; the others replay as before.
@@ -257,5 +257,69 @@ describe('test files that would share one recording', () => {
       expect(project.requests.length).toBe(requests);
       await rm(path.join(project.dir, 't', other));
     }
+  });
+});
+
+describe('--mode auto when a judge answer is not recorded', () => {
+  it('runs the run live from its first turn after a rubric or the judge model changed, as after a changed prompt', { timeout: 120_000 }, async () => {
+    fake = await startFakeModel();
+    const project = await startProject();
+    const testFile = path.join(project.dir, 'example/tests/judged.test.yaml');
+    const judged = (rubric: string) => ['agent: front-desk', 'tests:', '  - name: is judged', `    turns: [{ user: hello, expect: [{ judge: ${rubric} }] }]`, ''].join('\n');
+    await writeFile(testFile, judged('Mentions "hello"'));
+    const judge = { VOXFORM_JUDGE_URL: fake.url, VOXFORM_JUDGE_MODEL: 'fake-judge' };
+    const args = ['test', 'example/tests/judged.test.yaml', '--no-cache'];
+    expect((await project.cliInProcess([...args, '--mode', 'record'], judge)).code).toBe(0);
+    const recording = await readFile(path.join(project.dir, 'example/tests/judged.recording.json'), 'utf8');
+
+    for (const [change, env] of [['a rubric', judge], ['the judge model', { ...judge, VOXFORM_JUDGE_MODEL: 'another-judge' }]] as const) {
+      if (change === 'a rubric') await writeFile(testFile, judged('Says "hello"'));
+      else await writeFile(testFile, judged('Mentions "hello"'));
+      const chats = project.requests.filter((request) => request.path.includes('/chat/completions')).length;
+      const asked = fake.requests.length;
+      const auto = await project.cliInProcess([...args, '--mode', 'auto'], env);
+      expect(auto.stdout, change).toContain('  PASS  is judged  [desired 1/1]\n');
+      expect(auto.code, change).toBe(0);
+      // Live from its first turn: the agent was asked again, and the judge once.
+      expect(project.requests.filter((request) => request.path.includes('/chat/completions')).length, change).toBe(chats + 1);
+      expect(fake.requests.length - asked, change).toBe(1);
+      expect(await readFile(path.join(project.dir, 'example/tests/judged.recording.json'), 'utf8')).toBe(recording);
+    }
+  });
+});
+
+describe('a replay that misses says what the recording lacks', () => {
+  it('names a run beyond those recorded, a changed rubric, another judge model, a changed message and a changed agent', { timeout: 120_000 }, async () => {
+    fake = await startFakeModel();
+    const project = await startProject();
+    const testFile = path.join(project.dir, 'example/tests/judged.test.yaml');
+    const judged = (rubric: string, user = 'hello') => ['agent: front-desk', 'tests:', '  - name: is judged', `    turns: [{ user: ${user}, expect: [{ judge: ${rubric} }] }]`, '    pass_rate: 0.5', ''].join('\n');
+    await writeFile(testFile, judged('Mentions "hello"'));
+    const judge = { VOXFORM_JUDGE_URL: fake.url, VOXFORM_JUDGE_MODEL: 'fake-judge' };
+    const replay = ['test', 'example/tests/judged.test.yaml', '--mode', 'replay'];
+    expect((await project.cliInProcess(['test', 'example/tests/judged.test.yaml', '--mode', 'record'], judge)).code).toBe(0);
+    const where = (turn: number, run = 1) => `error: Not recorded: example/tests/judged.test.yaml › "is judged", turn ${turn} (desired, run ${run}): example/tests/judged.recording.json has no`;
+
+    const more = await project.cliInProcess([...replay, '--repeat', '2'], judge);
+    expect(more.stdout).toContain(`${where(1, 2)} agent's reply for this request — run 2 was not recorded: the recording has 1 run of this test against desired.`);
+    // The run not recorded has no verdict: the pass rate does not absorb it.
+    expect(more.stdout).toContain('  ERROR is judged  [desired 1/2 (1 error; needs 50%;');
+    expect(more.code).toBe(1);
+
+    await writeFile(testFile, judged('Says "hello"'));
+    const rubric = await project.cliInProcess(replay, judge);
+    expect(rubric.stdout).toContain(`${where(1)} judge's answer for this request — the rubric or the text judged changed since it was recorded.`);
+
+    await writeFile(testFile, judged('Mentions "hello"'));
+    const model = await project.cliInProcess(replay, { ...judge, VOXFORM_JUDGE_MODEL: 'another-judge' });
+    expect(model.stdout).toContain(`${where(1)} judge's answer for this request — the same question was recorded, asked of another judge model than "another-judge" (VOXFORM_JUDGE_MODEL).`);
+
+    await writeFile(testFile, judged('Mentions "hello"', 'hi there'));
+    const message = await project.cliInProcess(replay, judge);
+    expect(message.stdout).toContain(`${where(1)} agent's reply for this request — the message of turn 1 changed since it was recorded.`);
+
+    await writeFile(testFile, `metadata: { tier: gold }\n${judged('Mentions "hello"')}`);
+    const agent = await project.cliInProcess(replay, judge);
+    expect(agent.stdout).toContain(`${where(1)} agent's reply for this request — the request to the agent changed since it was recorded, its message aside: the agent's configuration, the test's mock_tools or the file's metadata.`);
   });
 });

@@ -78,7 +78,7 @@ function wholeReport(run: TestRun) {
             pass_hat_k: v.runs > 0 ? v.passes === v.runs : null,
             observed_rate: v.runs > 0 ? Math.round((v.passes / v.runs) * 10_000) / 10_000 : null,
             interval: verdictStatistics(v).interval,
-            flaky: v.passes > 0 && v.passes < v.runs,
+            flaky: v.passes > 0 && v.results.some((r) => r.status === 'failed'),
             results: v.results.map((r) => ({
               status: r.status,
               duration_ms: r.durationMs,

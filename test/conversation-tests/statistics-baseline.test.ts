@@ -6,7 +6,8 @@ import { compareWithBaseline, readBaseline, type Baseline } from '../../src/conv
 import type { BaselineVerdict } from '../../src/conversations/types.js';
 import { JudgeCache } from '../../src/conversations/judge-cache.js';
 import { describeStatistics, verdictStatistics } from '../../src/conversations/statistics.js';
-import type { CheckStatus, TestReport, TestRun } from '../../src/conversations/types.js';
+import { foldVerdict } from '../../src/conversations/runner.js';
+import type { CheckStatus, TestReport, TestRun, TestVerdict } from '../../src/conversations/types.js';
 import { wilsonInterval } from '../../src/report/statistics.js';
 import { renderTestJson } from '../../src/conversations/render-json.js';
 import { renderTestJunit } from '../../src/conversations/render-junit.js';
@@ -41,10 +42,12 @@ describe('repeated runs: pass@k, pass^k, the rate with its interval, flaky', () 
   });
 });
 
+const runOf = (status: CheckStatus) => ({ status, transcript: [], checks: [], toolCalls: undefined, error: status === 'error' ? 'Not recorded: …' : undefined, durationMs: 0 });
+
 describe('the statistics in every report', () => {
   const flaky: TestRun = {
     against: ['desired'],
-    reports: [{ file: 'tests/a.test.yaml', agent: 'desk', name: 'flips', location: { file: 'tests/a.test.yaml', line: 2, col: 5 }, verdicts: { desired: { status: 'passed', passes: 2, runs: 4, passRate: 0.5, results: [] } } }],
+    reports: [{ file: 'tests/a.test.yaml', agent: 'desk', name: 'flips', location: { file: 'tests/a.test.yaml', line: 2, col: 5 }, verdicts: { desired: { status: 'passed', passes: 2, runs: 4, passRate: 0.5, results: (['passed', 'failed', 'passed', 'failed'] as const).map(runOf) } } }],
     changes: [],
     summary: { desired: { passed: 1, failed: 0, skipped: 0, errors: 0 } },
     durationMs: 0,
@@ -311,5 +314,36 @@ describe('voxform test: statistics, baseline and cache on the CLI', () => {
     });
     const markdown = await project.cliInProcess(['test', 'example/tests/coin.test.yaml', '--baseline', 'base.json', '--format', 'markdown'], judge);
     expect(markdown.stdout).toContain('**Against the baseline** `base.json`: 1 test got worse');
+  });
+});
+
+describe('a run in error is never absorbed by the pass rate', () => {
+  it.each([
+    [['passed', 'passed', 'error', 'passed'], 'error', 3, 4, false],
+    [['passed', 'error', 'failed', 'passed'], 'error', 2, 4, true],
+    [['passed', 'failed', 'passed', 'passed'], 'passed', 3, 4, true],
+    [['skipped', 'passed', 'passed'], 'passed', 2, 2, false],
+  ] as const)('%j against a pass rate of 0.5', (statuses, status, passes, runs, flaky) => {
+    const verdict: TestVerdict = { status: 'passed', passes: 0, runs: 0, passRate: 0.5, results: statuses.map(runOf) };
+    foldVerdict(verdict);
+    expect(verdict).toMatchObject({ status, passes, runs });
+    expect(verdictStatistics(verdict).flaky).toBe(flaky);
+  });
+
+  it('a judge that answers nonsense in one of four runs makes the test an error, shown in its counts, and the run exit 1', { timeout: 120_000 }, async () => {
+    // The judge's first two answers (run 1 and its one retry) are not JSON; every other run passes.
+    let judged = 0;
+    fake = await startFakeModel((request) => (request.model === 'fake-judge' && judged++ < 2 ? { content: 'Sure! It is polite.' } : defaultAnswer(request)));
+    const project = await startProject();
+    await writeFile(path.join(project.dir, 'example/tests/judged.test.yaml'), ['agent: front-desk', 'tests:', '  - name: polite', '    turns: [{ user: hello, expect: [{ judge: Mentions "hello" }] }]', '    repeat: 4', '    pass_rate: 0.5', ''].join('\n'));
+    const judge = { VOXFORM_JUDGE_URL: fake.url, VOXFORM_JUDGE_MODEL: 'fake-judge' };
+    const text = await project.cliInProcess(['test', 'example/tests/judged.test.yaml', '--parallelism', '1', '--no-cache'], judge);
+    expect(text.stdout).toContain('  ERROR polite  [desired 3/4 (1 error; needs 50%; pass^4 no, pass@4 yes, 75% (30%–95%))]\n');
+    expect(text.stdout).toContain('desired: 0 passed, 0 failed, 1 error\n');
+    expect(text.code).toBe(1);
+    judged = 0;
+    const junit = await project.cliInProcess(['test', 'example/tests/judged.test.yaml', '--parallelism', '1', '--no-cache', '--format', 'junit'], judge);
+    expect(junit.stdout).toContain('<testsuites name="voxform test" tests="1" failures="0" errors="1" skipped="0"');
+    expect(junit.stdout).toContain('<error message="3/4 (1 error; needs 50%;');
   });
 });

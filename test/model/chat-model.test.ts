@@ -9,7 +9,7 @@ import { budgetedModel, RequestBudget } from '../../src/conversations/budgets.js
  * A model that answers each request with the next status of `script` (the last one repeats); `hang`
  * never answers; `cut` starts a 200 answer and drops the connection partway through it.
  */
-type Step = number | 'hang' | 'cut';
+type Step = number | 'hang' | 'cut' | 'html';
 
 async function scriptedModel(script: Step[]): Promise<{ url: string; received: () => number; close: () => Promise<void> }> {
   let received = 0;
@@ -19,6 +19,10 @@ async function scriptedModel(script: Step[]): Promise<{ url: string; received: (
       const step = script[Math.min(received, script.length - 1)];
       received++;
       if (step === 'hang') return;
+      if (step === 'html') {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<html><body>Sign in</body></html>');
+        return;
+      }
       if (step === 'cut') {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.write('{"id":"c1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"o');
@@ -43,10 +47,10 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
 
-async function modelAnswering(script: Step[], timeoutMs = 30_000) {
+async function modelAnswering(script: Step[], timeoutMs = 30_000, timeoutSetting?: string) {
   const server = await scriptedModel(script);
   servers.push(server);
-  return { server, model: new ChatModel({ url: server.url, model: 'm', apiKey: undefined, timeoutMs }) };
+  return { server, model: new ChatModel({ url: server.url, model: 'm', apiKey: undefined, timeoutMs, timeoutSetting }) };
 }
 
 describe('the chat model sends a failed request again, each one counted', () => {
@@ -81,6 +85,22 @@ describe('the chat model sends a failed request again, each one counted', () => 
     await expect(budgetedModel(model, budget).complete([{ role: 'user', content: 'hi' }])).rejects.toMatchObject({ code: 'test_requests_spent' });
     expect(server.received()).toBe(2);
     expect(budget.sent).toBe(2);
+  });
+
+  it('says an answer that is not JSON is not, with its content type, and sends it once', async () => {
+    const { server, model } = await modelAnswering(['html']);
+    await expect(model.complete([{ role: 'user', content: 'hi' }])).rejects.toMatchObject({ code: 'model_failed', message: `The model at ${server.url} failed: its answer was not JSON (content type text/html; charset=utf-8).` });
+    expect(server.received()).toBe(1);
+  });
+
+  it('names the time-out of a request that got no answer, and what sets it', async () => {
+    const { server, model } = await modelAnswering(['hang'], 200, '--timeout (or VOXFORM_TIMEOUT)');
+    await expect(model.complete([{ role: 'user', content: 'hi' }])).rejects.toMatchObject({
+      code: 'model_failed',
+      message: `The model at ${server.url} failed: no complete answer came within 0.2 s (after 3 attempts; --timeout (or VOXFORM_TIMEOUT) gives it longer).`,
+    });
+    const unset = await modelAnswering(['hang'], 200);
+    await expect(unset.model.complete([{ role: 'user', content: 'hi' }])).rejects.toMatchObject({ message: `The model at ${unset.server.url} failed: no complete answer came within 0.2 s (after 3 attempts).` });
   });
 
   it('gives each request the whole timeout, and counts the ones that got no answer', async () => {

@@ -29,6 +29,8 @@ import {
 import { changedFields, sentConfigOf, type SentConfig } from './sent-config.js';
 import { canonicalJson } from '../../util/hash.js';
 import { printable } from '../../util/printable.js';
+import { plural } from '../../util/plural.js';
+import { isJudgeRequest } from '../judge.js';
 import { requireOptions } from '../../util/required-options.js';
 
 export const TEST_MODES = ['live', 'record', 'replay', 'auto'] as const;
@@ -62,6 +64,8 @@ interface FileRecording {
   testFile: TestFile;
   /** As read (replay, auto; record keeps those of the tests it does not run again). */
   previous: RecordedExchange[];
+  /** Made from `previous` at the first miss: what a `not_recorded` error says the recording lacks. */
+  held?: RecordedRuns;
   /** The configurations sent against desired as read, and (record) those this run sent, by test. */
   previousSent: RecordedSentConfig[];
   sent: Map<string, SentConfig>;
@@ -113,7 +117,8 @@ export class Recordings {
       recording.made.set(`${run.test}\0${run.target}\0${run.run}`, made);
       return recordingIO(live, { run, turns, made, options: this.#options });
     }
-    return replayIO(run, { turns, answers: recording.answers, options: this.#options, recordingName: recordingPathOf(file.display) });
+    const held = () => (recording.held ??= new RecordedRuns(recording.previous));
+    return replayIO(run, { turns, answers: recording.answers, held, options: this.#options, recordingName: recordingPathOf(file.display) });
   }
 
   /**
@@ -238,38 +243,93 @@ function recordingIO(live: ConversationIO, context: { run: RunIdentity; turns: T
   return { channel, model };
 }
 
+/**
+ * What a recording holds of each test's runs, to say why a request missed: the runs recorded, and
+ * what was asked at each turn of each run, by kind.
+ */
+class RecordedRuns {
+  readonly #runs = new Map<string, number>();
+  readonly #asked = new Map<string, Array<string | null>>();
+
+  constructor(exchanges: readonly RecordedExchange[]) {
+    for (const exchange of exchanges) {
+      const test = `${exchange.test}\0${exchange.target}`;
+      this.#runs.set(test, Math.max(this.#runs.get(test) ?? 0, exchange.run));
+      const at = `${test}\0${exchange.run}\0${exchange.turn}\0${exchange.kind}`;
+      this.#asked.set(at, [...(this.#asked.get(at) ?? []), exchange.asked]);
+    }
+  }
+
+  runs(run: RunIdentity): number {
+    return this.#runs.get(`${run.test}\0${run.target}`) ?? 0;
+  }
+
+  /** What was asked at `turn` of the run, of `kind`; undefined when nothing was. */
+  asked(run: RunIdentity, turn: number, kind: ExchangeKind): ReadonlyArray<string | null> | undefined {
+    return this.#asked.get(`${run.test}\0${run.target}\0${run.run}\0${turn}\0${kind}`);
+  }
+}
+
+/** A request the replay does not find: what it asked, and whether it is the judge's. */
+interface Missed {
+  kind: ExchangeKind;
+  turn: number;
+  asked: string | null;
+  judge?: boolean;
+}
+
+/** Why the recording has no answer for `missed`, as far as the recording tells. */
+function whyNotRecorded(run: RunIdentity, missed: Missed, held: RecordedRuns, modelName: string): string {
+  const runs = held.runs(run);
+  if (runs === 0) return `the recording has no run of this test against ${run.target}`;
+  if (run.run > runs) return `run ${run.run} was not recorded: the recording has ${plural(runs, 'run')} of this test against ${run.target}`;
+  const asked = held.asked(run, missed.turn, missed.kind);
+  const sameAsked = asked?.includes(missed.asked) === true;
+  if (missed.kind === 'agent') {
+    if (!asked) return `the recorded run has no turn ${missed.turn}: the test's turns changed since it was recorded`;
+    if (sameAsked) return "the request to the agent changed since it was recorded, its message aside: the agent's configuration, the test's mock_tools or the file's metadata";
+    return `the message of turn ${missed.turn} changed since it was recorded`;
+  }
+  if (missed.kind === 'call_record') return "the conversation or the test's checks on its call record changed since it was recorded";
+  if (sameAsked) return `the same question was recorded, asked of another ${missed.judge ? 'judge ' : ''}model than "${modelName}" (VOXFORM_JUDGE_MODEL)`;
+  return missed.judge ? 'the rubric or the text judged changed since it was recorded' : "the caller's persona, goal or the conversation changed since it was recorded";
+}
+
 const WHAT: Record<ExchangeKind, string> = { agent: "agent's reply", model: "judge's or caller's answer", call_record: 'call record' };
 
-function notRecorded(run: RunIdentity, turn: number, recordingName: string, what: string): VoxformError {
+function notRecorded(run: RunIdentity, missed: Missed, recordingName: string, why: string): VoxformError {
+  const what = missed.kind === 'model' && missed.judge !== undefined ? (missed.judge ? "judge's answer" : "caller's answer") : WHAT[missed.kind];
   return new VoxformError(
     'not_recorded',
-    `Not recorded: ${run.file} › "${run.test}", turn ${turn} (${run.target}, run ${run.run}): ${recordingName} has no ${what} — the agent, the test or its checks changed since it was recorded.`,
+    `Not recorded: ${run.file} › "${run.test}", turn ${missed.turn} (${run.target}, run ${run.run}): ${recordingName} has no ${what} for this request — ${why}.`,
     { hint: 'Record it again: voxform test --mode record (with --agent or --grep for just these tests).' },
   );
 }
 
-function replayIO(run: RunIdentity, context: { turns: Turns; answers: Answers; options: RecordingsOptions; recordingName: string }): ConversationIO {
-  const { turns, answers, options, recordingName } = context;
-  const find = (kind: ExchangeKind, request: unknown, turn: number): RecordedExchange['answer'] => {
-    const found = answers.get(exchangeKey(run, kind, request, options.redact));
-    if (found && found.kind === kind) return found.answer;
-    throw notRecorded(run, turn, recordingName, `${WHAT[kind]} for this request`);
+function replayIO(run: RunIdentity, context: { turns: Turns; answers: Answers; held: () => RecordedRuns; options: RecordingsOptions; recordingName: string }): ConversationIO {
+  const { turns, answers, held, options, recordingName } = context;
+  const find = (request: unknown, missed: Missed): RecordedExchange['answer'] => {
+    const found = answers.get(exchangeKey(run, missed.kind, request, options.redact));
+    if (found && found.kind === missed.kind) return found.answer;
+    const asked = missed.asked === null ? null : options.redact(missed.asked);
+    throw notRecorded(run, missed, recordingName, whyNotRecorded(run, { ...missed, asked }, held(), options.modelName));
   };
   const channel: AgentChannel = {
     async send(request) {
       const turn = turns.made + 1;
-      const answer = find('agent', agentRequestKey(request), turn) as AgentAnswer;
+      const answer = find(agentRequestKey(request), { kind: 'agent', turn, asked: lastUserText(request.messages) }) as AgentAnswer;
       turns.made = turn;
       return { reply: answer.reply, sessionId: undefined, finishReason: answer.finish_reason };
     },
     async callRecord(query) {
-      const answer = find('call_record', { transcript: query.transcript }, turns.made) as CallRecordAnswer;
+      const answer = find({ transcript: query.transcript }, { kind: 'call_record', turn: turns.made, asked: null }) as CallRecordAnswer;
       return { callStatus: answer.call_status ?? undefined, toolCalls: answer.tool_calls };
     },
   };
   const model: CompletionModel | undefined = !options.judge ? undefined : {
     async complete(messages, modelOptions) {
-      const answer = find('model', { model: options.modelName, messages, json: modelOptions?.json ?? false }, turns.made) as ModelAnswer;
+      const missed: Missed = { kind: 'model', turn: turns.made, asked: lastUserText(messages), judge: isJudgeRequest(messages) };
+      const answer = find({ model: options.modelName, messages, json: modelOptions?.json ?? false }, missed) as ModelAnswer;
       return { role: 'assistant', content: answer.content, refusal: null } as ChatAnswer;
     },
   };
