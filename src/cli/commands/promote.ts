@@ -15,7 +15,7 @@ import { checkCheckout, checkSourceConfiguration, gateRefusal, renderGateTable }
 import { workspaceKey } from '../../state/types.js';
 import { ledgerSealKey, sealVerifies, type LedgerSealKey } from '../../history/seal.js';
 import type { HistoryStore, RecordSummary } from '../../history/types.js';
-import { noSealedRecord, passedOverWarning, sealedEvidence, type SealedEvidence } from '../../promote/sealed-evidence.js';
+import { noSealedRecord, passedOverWarning, sealedEvidence, unsealedSinceSealed, type SealedEvidence } from '../../promote/sealed-evidence.js';
 import { fingerprintKey } from '../../util/hash.js';
 import { applyOnTerminal } from '../apply-on-terminal.js';
 import type { CommandContext } from '../context.js';
@@ -166,6 +166,9 @@ async function readSourceEvidence(history: HistoryStore, source: { from: string;
   if (warning) ctx.stderr.write(warning);
   const unsealedRecords = evidence.passedOver.filter((what) => what.startsWith('record ')).length;
   if (evidence.records.length === 0 && unsealedRecords > 0) throw noSealedRecord(source.from, source.workspace, unsealedRecords, source.applySource);
+  // A record after the newest sealed one (an older voxform's apply, another key's, a planted one) may have deployed another configuration.
+  const [unsealed] = evidence.unsealedSinceNewest;
+  if (unsealed !== undefined && evidence.records[0] !== undefined) throw unsealedSinceSealed(source.from, source.workspace, unsealed, evidence.records[0], source.applySource);
   return evidence;
 }
 
