@@ -125,7 +125,7 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
   const commands = { test: nextCommand('test --against live', { ...options, env: from }), report: nextCommand('report --since-deploy', { ...options, env: from }) };
   // The tests gate takes a run of the test files this checkout holds, not of a pull request's.
   const suite = gates.tests ? await checkoutSuite(options, ctx, project.desired, commands.test) : undefined;
-  const results = checkGates(gates, { source: from, records, current, origin: made, testRuns: evidence.testRuns, suite, calls, now, commands });
+  const results = checkGates(gates, { source: from, records, current, origin: made, testRuns: evidence.testRuns, unsealedTestRuns: evidence.unsealedTestRuns, suite, calls, now, commands });
   const restored = current.source.rollbackOf === undefined ? '' : `a rollback to record ${current.source.rollbackOf}, `;
   ctx.stdout.write(`Promoting ${from} (record ${current.id}, ${restored}commit ${(made.source.commit as string).slice(0, 7)}) to ${to}.\n\n`);
   ctx.stdout.write(renderGateTable(results, from, to));
