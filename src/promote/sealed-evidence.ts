@@ -25,6 +25,8 @@ export interface SealedEvidence {
   passedOver: string[];
   /** The test runs passed over, newest first: the tests gate says when the last run of the configuration is one. */
   unsealedTestRuns: TestRunRecord[];
+  /** The source's records not sealed under this API key, newest first: a rollback may have restored one. */
+  unsealedRecords: RecordSummary[];
   /** The records not sealed that are newer than the newest sealed one, newest first: what the source runs since is not known. */
   unsealedSinceNewest: RecordSummary[];
 }
@@ -42,7 +44,7 @@ export function sealedEvidence(records: readonly RecordSummary[], testRuns: read
     .sort((a, b) => ledgerOrder(b, a))
     .map((entry) => entry.what);
   const unsealedSinceNewest = newestSealed === undefined ? [] : unsealedRecords.filter((record) => record.id > newestSealed);
-  return { records: keptRecords, testRuns: keptRuns, passedOver, unsealedTestRuns, unsealedSinceNewest };
+  return { records: keptRecords, testRuns: keptRuns, passedOver, unsealedRecords, unsealedTestRuns, unsealedSinceNewest };
 }
 
 /** The one warning of a command that passed records over: how many of each kind, and the newest. */

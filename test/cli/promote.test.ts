@@ -416,6 +416,25 @@ describe("promote's source, with records not sealed under this API key", () => {
     expect(promoted.code).toBe(0);
   });
 
+  it('says a rollback restored a record not sealed under this key, and gives both ways on', async () => {
+    const { dir, git, cli } = await committedProject(STAGED_MANIFEST);
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    const restored = await unseal(dir, (await ledgerFiles(dir)).at(-1) as string);
+    await writeFile(path.join(dir, 'voxform.yaml'), STAGED_MANIFEST.replace('Acme Dental.', 'Acme Dental. Be brief.'));
+    git('commit', '-qam', 'v2');
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    expect((await cli(['rollback', 'previous', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    // `voxform history` lists the restored record: never "not in its history".
+    expect((await cli(['history', '--env', 'staging'])).stdout).toContain(restored.id);
+    const promoted = await cli(['promote', '--to', 'production', '--dry-run']);
+    expect(promoted.stderr).toBe(
+      `error[promote_checkout_mismatch]: staging runs a rollback to record ${restored.id}, and no commit is known to hold that configuration: record ${restored.id}, which it restored, is not sealed by voxform under this API key (written by a voxform that does not seal records, under another API key, or by hand).\n` +
+        '  hint: To promote what this checkout holds, apply staging from it first (`voxform apply --env staging`), then promote; ' +
+        `to promote the configuration the rollback restored, apply staging with this API key from a checkout of the commit that holds it (\`voxform history\` lists record ${restored.id} and its commit: an apply with nothing to do there records it sealed), then promote from that checkout.\n`,
+    );
+    expect(promoted.code).toBe(1);
+  });
+
   it('warns of no record older than every sealed one: after an upgrade, those can never be evidence', async () => {
     const { dir, cli, env } = await committedProject(STAGED_MANIFEST);
     expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);

@@ -103,7 +103,7 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
   // As an apply takes it: in CI, the runner's commit, job and pull request, recorded with the promotion.
   const checkout = await deploySourceOf(project.desired, ctx, { files });
   // The commit that holds what the source runs: of a rollback, the restored record's, not the one it ran at.
-  const origin = configurationOrigin(records, current);
+  const origin = configurationOrigin(records, current, evidence.unsealedRecords);
   const deployed = 'record' in origin ? origin.record.source.commit : undefined;
   const betweenCommits = deployed !== undefined && checkout.commit !== undefined ? await projectFilesChanged(manifestFolder, ctx.env, deployed, checkout.commit, files, ctx.cwd) : undefined;
   const changed = checkout.uncommitted ? await uncommittedFiles(ctx.cwd, ctx.env, files) : undefined;
