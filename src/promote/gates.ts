@@ -67,11 +67,12 @@ export function deployedRecord<R extends LedgerRecord>(records: readonly R[], so
  * Where what `current` holds comes from: the record whose commit's manifests made it. That is
  * `current`, or for a rollback the record it restored (through a rollback to a rollback): a
  * rollback's own commit is only the one checked out when it ran, and never stands for what it
- * deployed (docs/history.md). `problem`: why no record of a commit is known to hold it.
+ * deployed (docs/history.md). `problem`: why no record of a commit is known to hold it; `unsealed`:
+ * the restored record, when it is in the history but not sealed under this API key (`passedOver`).
  */
-export type ConfigurationOrigin = { record: LedgerRecord } | { problem: string };
+export type ConfigurationOrigin = { record: LedgerRecord } | { problem: string; unsealed?: string };
 
-export function configurationOrigin(records: readonly LedgerRecord[], current: LedgerRecord): ConfigurationOrigin {
+export function configurationOrigin(records: readonly LedgerRecord[], current: LedgerRecord, passedOver: readonly { id: string }[] = []): ConfigurationOrigin {
   let record = current;
   const followed = new Set<string>();
   for (let restoredId = record.source.rollbackOf; restoredId !== undefined; restoredId = record.source.rollbackOf) {
@@ -79,6 +80,9 @@ export function configurationOrigin(records: readonly LedgerRecord[], current: L
     if (followed.has(restoredId)) return { problem: `the rollbacks it restored lead back to record ${restoredId}` };
     followed.add(restoredId);
     const restored = records.find((candidate) => candidate.id === restoredId);
+    if (!restored && passedOver.some((record) => record.id === restoredId)) {
+      return { problem: `record ${restoredId}, which it restored, is not sealed by voxform under this API key (written by a voxform that does not seal records, under another API key, or by hand)`, unsealed: restoredId };
+    }
     if (!restored) return { problem: `record ${restoredId} is not in its history` };
     if (restored.source.healOf !== undefined) return { problem: `record ${restoredId} is a heal of drift, which holds some agents only` };
     // A rollback of some agents left the others on a newer configuration, which the restored commit does not hold;
@@ -202,12 +206,18 @@ export type CheckoutSuite = { digest: string } | { problem: string; fix: string 
  * checkout's test suite. A newer run of other test files (a pull request's, run against the source)
  * is passed over, never taken for this commit's, and the ✗ line says so when no run is left.
  */
-function testsGate(source: string, current: LedgerRecord, origin: LedgerRecord, runs: readonly TestRunRecord[], suite: CheckoutSuite, testCommand: string): GateResult {
+function testsGate(source: string, current: LedgerRecord, origin: LedgerRecord, runs: readonly TestRunRecord[], unsealedRuns: readonly TestRunRecord[], suite: CheckoutSuite, testCommand: string): GateResult {
   const base = { gate: 'tests' as const, required: 'pass' };
   const runSuite = `run the suite against ${source}: \`${testCommand}\``;
   const ofConfiguration = runs.filter((candidate) => ranConfiguration(candidate, current));
   const newest = ofConfiguration[0];
   if (!newest) {
+    // A run of it there is, but not one voxform sealed under this key: "no run" would send the user looking for a run they can see.
+    const unsealed = unsealedRuns.find((candidate) => ranConfiguration(candidate, current));
+    if (unsealed) {
+      const evidence = `the last run against ${configurationAs(source, current, origin)}, run ${unsealed.id}, is not sealed by voxform under this API key (written by an older voxform or under another API key) and must be run again`;
+      return { ...base, passed: false, evidence, fix: runSuite };
+    }
     return { ...base, passed: false, evidence: `no \`voxform test --against live\` run against ${source} since ${deployedAs(current, origin)} was deployed`, fix: runSuite };
   }
   if ('problem' in suite) return { ...base, passed: false, evidence: `${suite.problem}, so no run against ${source} can stand for its tests`, fix: suite.fix };
@@ -378,6 +388,8 @@ export interface GateEvidence {
   origin?: LedgerRecord | undefined;
   /** The source workspace's test runs, newest first. */
   testRuns: readonly TestRunRecord[];
+  /** The source's test runs not sealed under this API key (`SealedEvidence.unsealedTestRuns`): never evidence, only named. */
+  unsealedTestRuns?: readonly TestRunRecord[] | undefined;
   /** The checkout's test suite: read when the `tests` gate is set. */
   suite?: CheckoutSuite | undefined;
   /** By agent id: the call report of the source's agents (needed for `min_calls` and `no_regression`). */
@@ -394,7 +406,7 @@ export function checkGates(gates: Gates, evidence: GateEvidence): GateResult[] {
   const unread = { problem: "this checkout's test suite was not read", fix: 'promote again' };
   // The commit named is the deploy's: a later apply with nothing to do repeats the configuration from its own.
   const deployedBy = deployingRecord(evidence.records, evidence.current, evidence.origin ?? evidence.current);
-  if (gates.tests) results.push(testsGate(evidence.source, evidence.current, deployedBy, evidence.testRuns, evidence.suite ?? unread, commands.test));
+  if (gates.tests) results.push(testsGate(evidence.source, evidence.current, deployedBy, evidence.testRuns, evidence.unsealedTestRuns ?? [], evidence.suite ?? unread, commands.test));
   if (gates.minCalls !== undefined) results.push(minCallsGate(gates.minCalls, evidence.current, evidence.calls));
   if (gates.noRegression && gates.noRegression.length > 0) results.push(noRegressionGate(gates.noRegression, evidence.current, evidence.calls, runningDeploys(evidence.records, evidence.now), commands.report));
   if (gates.soak) {

@@ -34,9 +34,12 @@ export function checkCheckout(
 ): LedgerRecord {
   const rollback = current.source.rollbackOf;
   if ('problem' in origin) {
-    throw new VoxformError('promote_checkout_mismatch', `${source} runs a rollback to record ${rollback}, and no commit is known to hold that configuration: ${controlsAsQuestionMarks(origin.problem)}.`, {
-      hint: `Apply ${source} from this checkout first (\`${applySource}\`), so that what it runs is what a commit holds, then promote.`,
-    });
+    const applyHere = `Apply ${source} from this checkout first (\`${applySource}\`), so that what it runs is what a commit holds, then promote`;
+    // The restored configuration is still promotable: an apply from its commit under this key records it sealed.
+    const hint = origin.unsealed === undefined
+      ? `${applyHere}.`
+      : `To promote what this checkout holds, apply ${source} from it first (\`${applySource}\`), then promote; to promote the configuration the rollback restored, apply ${source} with this API key from a checkout of the commit that holds it (\`voxform history\` lists record ${origin.unsealed} and its commit: an apply with nothing to do there records it sealed), then promote from that checkout.`;
+    throw new VoxformError('promote_checkout_mismatch', `${source} runs a rollback to record ${rollback}, and no commit is known to hold that configuration: ${controlsAsQuestionMarks(origin.problem)}.`, { hint });
   }
   const made = origin.record;
   const deployed = made.source.commit;

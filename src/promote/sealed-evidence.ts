@@ -7,6 +7,7 @@
 import { VoxformError } from '../errors.js';
 import { sealVerifies, type LedgerSealKey } from '../history/seal.js';
 import type { RecordSummary, TestRunRecord } from '../history/types.js';
+import { ledgerOrder } from '../history/ledger-order.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import { plural } from '../util/plural.js';
 
@@ -15,27 +16,54 @@ export interface SealedEvidence {
   records: RecordSummary[];
   /** The source's test runs whose seal verifies, newest first. */
   testRuns: TestRunRecord[];
-  /** The records and test runs passed over, newest first, as sentences name them (`record ID`, `test run ID`). */
+  /**
+   * The records and test runs passed over that are newer than the source's oldest sealed record,
+   * newest first, as sentences name them (`record ID`, `test run ID`): older ones can never be
+   * evidence, and a ledger holds them after every upgrade to a voxform that seals records. All of
+   * them when no record is sealed.
+   */
   passedOver: string[];
+  /** The test runs passed over, newest first: the tests gate says when the last run of the configuration is one. */
+  unsealedTestRuns: TestRunRecord[];
+  /** The source's records not sealed under this API key, newest first: a rollback may have restored one. */
+  unsealedRecords: RecordSummary[];
+  /** The records not sealed that are newer than the newest sealed one, newest first: what the source runs since is not known. */
+  unsealedSinceNewest: RecordSummary[];
 }
 
 /** The sealed records and test runs of the source; `records` must have been summarized with `key` (`HistoryQuery.sealKey`). */
 export function sealedEvidence(records: readonly RecordSummary[], testRuns: readonly TestRunRecord[], key: LedgerSealKey): SealedEvidence {
-  const passedOver: string[] = [];
-  const keptRecords = records.filter((record) => record.sealed === true || (passedOver.push(`record ${record.id}`), false));
-  const keptRuns = testRuns.filter((run) => sealVerifies(key, run) || (passedOver.push(`test run ${run.id}`), false));
-  return { records: keptRecords, testRuns: keptRuns, passedOver };
+  const keptRecords = records.filter((record) => record.sealed === true);
+  const unsealedRecords = records.filter((record) => record.sealed !== true);
+  const keptRuns = testRuns.filter((run) => sealVerifies(key, run));
+  const unsealedTestRuns = testRuns.filter((run) => !keptRuns.includes(run));
+  const oldestSealed = keptRecords.at(-1)?.id ?? '';
+  const newestSealed = keptRecords[0]?.id;
+  const passedOver = [...unsealedRecords.map((record) => ({ id: record.id, what: `record ${record.id}` })), ...unsealedTestRuns.map((run) => ({ id: run.id, what: `test run ${run.id}` }))]
+    .filter((entry) => entry.id > oldestSealed)
+    .sort((a, b) => ledgerOrder(b, a))
+    .map((entry) => entry.what);
+  const unsealedSinceNewest = newestSealed === undefined ? [] : unsealedRecords.filter((record) => record.id > newestSealed);
+  return { records: keptRecords, testRuns: keptRuns, passedOver, unsealedRecords, unsealedTestRuns, unsealedSinceNewest };
 }
 
-/** The one warning of a command that passed records over: how many of each kind, and the first. */
+/** The one warning of a command that passed records over: how many of each kind, and the newest. */
 export function passedOverWarning(workspace: string, passedOver: readonly string[]): string | undefined {
-  const first = passedOver[0];
-  if (first === undefined) return undefined;
+  const newest = passedOver[0];
+  if (newest === undefined) return undefined;
   const runs = passedOver.filter((what) => what.startsWith('test run ')).length;
   const records = passedOver.length - runs;
   const counts = [records > 0 ? plural(records, 'record') : '', runs > 0 ? plural(runs, 'test run') : ''].filter(Boolean).join(' and ');
   const verb = passedOver.length === 1 ? 'is' : 'are';
-  return `warning: ${counts} of ${controlsAsQuestionMarks(workspace)}'s history (the first: ${controlsAsQuestionMarks(first)}) ${verb} not sealed by voxform under this API key: not evidence for promotion (docs/promotion.md).\n`;
+  return `warning: ${counts} of ${controlsAsQuestionMarks(workspace)}'s history (the newest: ${controlsAsQuestionMarks(newest)}) ${verb} not sealed by voxform under this API key: not evidence for promotion (docs/promotion.md).\n`;
+}
+
+/** Who may have written a record or test run that is not sealed under this API key. */
+export const NOT_SEALED_BY = 'written by a voxform that does not seal records, under another API key, or by hand';
+
+/** What makes a sealed record of what the source runs, and evidence of it again. */
+function sealAgain(source: string, applySource: string): string {
+  return `Apply ${source} with this voxform and this API key (\`${applySource}\`): an apply with nothing to do is enough to record a sealed record of what it runs; then run its tests against it again and let the soak run, then promote (docs/promotion.md#sealed-evidence).`;
 }
 
 /** The source has records, none of them sealed under this API key: nothing it runs is known. */
@@ -44,5 +72,20 @@ export function noSealedRecord(source: string, workspace: string, passedOver: nu
     'promote_source_unknown',
     `${source} has no apply sealed by voxform under this API key in the history of ${controlsAsQuestionMarks(workspace)}: its ${plural(passedOver, 'record')} there ${passedOver === 1 ? 'is' : 'are'} not evidence for promotion (made or changed by hand, by a voxform that did not seal records, or under another API key).`,
     { hint: `Apply ${source} with this API key (\`${applySource}\`), run its tests against it again and let the soak run, then promote (docs/promotion.md#sealed-evidence).` },
+  );
+}
+
+/**
+ * The source's history holds a record newer than its newest sealed one that is not sealed under this
+ * API key (`unsealed`, the newest such): it may have deployed another configuration since, so what
+ * the source runs is not known. Never passed over: its sealed records would stand for a configuration
+ * it may no longer run.
+ */
+export function unsealedSinceSealed(source: string, workspace: string, unsealed: RecordSummary, newestSealed: RecordSummary, applySource: string): VoxformError {
+  const named = `record ${unsealed.id} (by ${unsealed.by}: \`${unsealed.command}\`)`;
+  return new VoxformError(
+    'promote_source_unknown',
+    `The history of ${controlsAsQuestionMarks(workspace)} holds ${controlsAsQuestionMarks(named)}, newer than its newest sealed record (${newestSealed.id}) and not sealed by voxform under this API key (${NOT_SEALED_BY}): what ${source} runs is not known.`,
+    { hint: sealAgain(source, applySource) },
   );
 }

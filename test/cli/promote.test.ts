@@ -284,9 +284,9 @@ describe("promote's evidence, forged in the ledger", () => {
   /** A record id one second after `at`, as voxform names records. */
   const idAfter = (at: string) => `${new Date(Date.parse(at) + 1000).toISOString().replace(/[-:.]/g, '')}-abcdef`;
   const suite = 'agent: front-desk\ntests:\n  - name: answers\n    turns: [{ user: hello, expect: [{ contains: hello }] }]\n';
-  const warningOf = (stderr: string) => stderr.split('\n').filter((line) => line.includes('not sealed by voxform'));
+  const warningOf = (stderr: string) => stderr.split('\n').filter((line) => line.startsWith('warning:') && line.includes('not sealed by voxform'));
 
-  it("passes over a copy of staging's record given the pull request's commit and prompt, and times set back, with one warning", async () => {
+  it("refuses on a copy of staging's record given the pull request's commit and prompt, and passes over records whose times were set back", async () => {
     const { dir, git, cli, env } = await committedProject(gated('{ tests: pass, soak: 2h }'));
     await mkdir(path.join(dir, 'tests'));
     await writeFile(path.join(dir, 'tests/answers.test.yaml'), suite);
@@ -307,11 +307,13 @@ describe("promote's evidence, forged in the ledger", () => {
     forged.agents['front-desk'].config.prompt = prompt;
     await writeFile(ledger(dir, `${forged.id}.json`), JSON.stringify(forged, null, 2));
     const promoted = await cli(['promote', '--to', 'production', '--dry-run']);
-    // The source is staging's own record: this checkout is not what it runs.
-    expect(promoted.stderr).toContain('error[promote_checkout_mismatch]');
-    expect(promoted.stderr).toContain(`error[promote_checkout_mismatch]: staging runs commit ${genuine.source.commit.slice(0, 7)}, and this checkout is at ${forged.source.commit.slice(0, 7)}; the two commits differ in voxform.yaml.`);
+    // Never staging's record, nor passed over for the sealed one before it: what staging runs is not known.
+    expect(promoted.stderr).toContain(
+      `error[promote_source_unknown]: The history of staging@${env.VOXFORM_BASE_URL} holds record ${forged.id} (by ${genuine.by}: \`${genuine.command}\`), newer than its newest sealed record (${genuine.id})`,
+    );
+    expect(promoted.stdout).toBe('');
     expect(warningOf(promoted.stderr)).toEqual([
-      `warning: 1 record of staging@${env.VOXFORM_BASE_URL}'s history (the first: record ${forged.id}) is not sealed by voxform under this API key: not evidence for promotion (docs/promotion.md).`,
+      `warning: 1 record of staging@${env.VOXFORM_BASE_URL}'s history (the newest: record ${forged.id}) is not sealed by voxform under this API key: not evidence for promotion (docs/promotion.md).`,
     ]);
     expect(promoted.code).toBe(1);
 
@@ -330,7 +332,7 @@ describe("promote's evidence, forged in the ledger", () => {
     expect(soaked.code).toBe(1);
   });
 
-  it('passes over a hand-made passing test run and a planted far-future record: neither is the newest evidence', async () => {
+  it('passes over a hand-made passing test run, and refuses on a planted far-future record: neither is the newest evidence', async () => {
     const { dir, git, cli, env } = await committedProject(gated('{ tests: pass }'));
     await mkdir(path.join(dir, 'tests'));
     await writeFile(path.join(dir, 'tests/answers.test.yaml'), suite.replace('contains: hello', 'contains: never said'));
@@ -348,20 +350,109 @@ describe("promote's evidence, forged in the ledger", () => {
     const tested = await cli(['promote', '--to', 'production', '--dry-run']);
     expect(tested.stdout).toMatch(/^ {2}✗ tests pass {2}the last run against staging's configuration .* had 1 failure/m);
     expect(warningOf(tested.stderr)).toEqual([
-      `warning: 1 test run of staging@${env.VOXFORM_BASE_URL}'s history (the first: test run 20991231T235959999Z-ffffff) is not sealed by voxform under this API key: not evidence for promotion (docs/promotion.md).`,
+      `warning: 1 test run of staging@${env.VOXFORM_BASE_URL}'s history (the newest: test run 20991231T235959999Z-ffffff) is not sealed by voxform under this API key: not evidence for promotion (docs/promotion.md).`,
     ]);
     const planted = { ...(await newest(ledger(dir))), id: '20991231T235959999Z-ffffff', outcome: 'failed' };
     await writeFile(ledger(dir, `${planted.id}.json`), JSON.stringify(planted, null, 2));
 
+    // The planted record is never taken for what staging runs: it blocks promote, a refusal naming it, never a bypass.
     const promoted = await cli(['promote', '--to', 'production', '--dry-run']);
     expect(promoted.stderr).not.toContain('ended failed');
-    expect(promoted.stdout).toMatch(/^ {2}✗ tests pass {2}the last run against staging's configuration .* had 1 failure/m);
-    expect(promoted.stdout).not.toContain('20991231T235959999Z-ffffff');
+    expect(promoted.stderr).toContain(`error[promote_source_unknown]: The history of staging@${env.VOXFORM_BASE_URL} holds record 20991231T235959999Z-ffffff (by `);
+    expect(promoted.stdout).toBe('');
     expect(warningOf(promoted.stderr)).toEqual([
-      `warning: 1 record and 1 test run of staging@${env.VOXFORM_BASE_URL}'s history (the first: record 20991231T235959999Z-ffffff) are not sealed by voxform under this API key: not evidence for promotion (docs/promotion.md).`,
+      `warning: 1 record and 1 test run of staging@${env.VOXFORM_BASE_URL}'s history (the newest: record 20991231T235959999Z-ffffff) are not sealed by voxform under this API key: not evidence for promotion (docs/promotion.md).`,
     ]);
-    expect(promoted.stderr).toContain('error[promote_gate_failed]');
     expect(promoted.code).toBe(1);
+  });
+});
+
+/** A ledger that crossed an upgrade, or an apply under another API key: records voxform did not seal under this key. */
+describe("promote's source, with records not sealed under this API key", () => {
+  const ledgerFiles = async (dir: string) => (await readdir(path.join(dir, '.voxform/history'))).filter((entry) => entry.endsWith('.json')).sort();
+  /** Strips the seal of a record, as a voxform that does not seal records writes it. */
+  const unseal = async (dir: string, name: string, by?: string) => {
+    const file = path.join(dir, '.voxform/history', name);
+    const { seal: _seal, ...record } = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+    await writeFile(file, JSON.stringify(by === undefined ? record : { ...record, by }, null, 2));
+    return record as { id: string; command: string };
+  };
+
+  it('refuses when an apply newer than the newest sealed record is not sealed, naming it; an apply with nothing to do seals what it runs', async () => {
+    const { dir, git, cli, env } = await committedProject(STAGED_MANIFEST);
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    const v2 = git('rev-parse', 'HEAD').toString().trim();
+    await writeFile(path.join(dir, 'voxform.yaml'), STAGED_MANIFEST.replace('Acme Dental.', 'Acme Dental. Be brief.'));
+    git('commit', '-qam', 'v3');
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    // A teammate's voxform that does not seal records applied v3.
+    const v3 = await unseal(dir, (await ledgerFiles(dir)).at(-1) as string, 'teammate@laptop\u001b[2J');
+    const refusal =
+      `error[promote_source_unknown]: The history of staging@${env.VOXFORM_BASE_URL} holds record ${v3.id} (by teammate@laptop?[2J: \`${v3.command}\`), newer than its newest sealed record (` ;
+    for (const commit of ['HEAD', v2]) {
+      git('checkout', '-q', commit);
+      const promoted = await cli(['promote', '--to', 'production', '--dry-run']);
+      expect(promoted.stderr).toContain(refusal);
+      expect(promoted.stderr).toContain(
+        'and not sealed by voxform under this API key (written by a voxform that does not seal records, under another API key, or by hand): what staging runs is not known.\n' +
+          '  hint: Apply staging with this voxform and this API key (`voxform apply --env staging`): an apply with nothing to do is enough to record a sealed record of what it runs; then run its tests against it again and let the soak run, then promote (docs/promotion.md#sealed-evidence).\n',
+      );
+      expect(promoted.stdout).toBe('');
+      expect(promoted.code).toBe(1);
+      git('checkout', '-q', 'main');
+    }
+    // The way on: applied with this voxform and key, nothing to do, and the sealed record is taken.
+    const applied = await cli(['apply', '--env', 'staging', '--auto-approve']);
+    expect(applied.code, applied.stderr).toBe(0);
+    const sealed = JSON.parse(await readFile(path.join(dir, '.voxform/history', (await ledgerFiles(dir)).at(-1) as string), 'utf8')) as Record<string, any>;
+    expect(sealed.outcome).toBe('nothing_to_do');
+    expect(sealed.seal).toMatch(/^hmac-sha256:/);
+    const promoted = await cli(['promote', '--to', 'production', '--dry-run']);
+    // The teammate's record is now between two sealed ones: passed over, with its warning.
+    expect(promoted.stderr).toBe(
+      `warning: 1 record of staging@${env.VOXFORM_BASE_URL}'s history (the newest: record ${v3.id}) is not sealed by voxform under this API key: not evidence for promotion (docs/promotion.md).\n`,
+    );
+    expect(promoted.stdout).toContain('Every gate passes');
+    expect(promoted.code).toBe(0);
+  });
+
+  it('says a rollback restored a record not sealed under this key, and gives both ways on', async () => {
+    const { dir, git, cli } = await committedProject(STAGED_MANIFEST);
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    const restored = await unseal(dir, (await ledgerFiles(dir)).at(-1) as string);
+    await writeFile(path.join(dir, 'voxform.yaml'), STAGED_MANIFEST.replace('Acme Dental.', 'Acme Dental. Be brief.'));
+    git('commit', '-qam', 'v2');
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    expect((await cli(['rollback', 'previous', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    // `voxform history` lists the restored record: never "not in its history".
+    expect((await cli(['history', '--env', 'staging'])).stdout).toContain(restored.id);
+    const promoted = await cli(['promote', '--to', 'production', '--dry-run']);
+    expect(promoted.stderr).toBe(
+      `error[promote_checkout_mismatch]: staging runs a rollback to record ${restored.id}, and no commit is known to hold that configuration: record ${restored.id}, which it restored, is not sealed by voxform under this API key (written by a voxform that does not seal records, under another API key, or by hand).\n` +
+        '  hint: To promote what this checkout holds, apply staging from it first (`voxform apply --env staging`), then promote; ' +
+        `to promote the configuration the rollback restored, apply staging with this API key from a checkout of the commit that holds it (\`voxform history\` lists record ${restored.id} and its commit: an apply with nothing to do there records it sealed), then promote from that checkout.\n`,
+    );
+    expect(promoted.code).toBe(1);
+  });
+
+  it('warns of no record older than every sealed one: after an upgrade, those can never be evidence', async () => {
+    const { dir, cli, env } = await committedProject(STAGED_MANIFEST);
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    const [old] = await ledgerFiles(dir);
+    await unseal(dir, old as string);
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    const promoted = await cli(['promote', '--to', 'production', '--dry-run']);
+    expect(promoted.stderr).toBe('');
+    expect(promoted.code).toBe(0);
+    // One between two sealed records is warned of, by the newest.
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    const between = await unseal(dir, (await ledgerFiles(dir)).at(-1) as string);
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    const warned = await cli(['promote', '--to', 'production', '--dry-run']);
+    expect(warned.stderr).toBe(
+      `warning: 1 record of staging@${env.VOXFORM_BASE_URL}'s history (the newest: record ${between.id}) is not sealed by voxform under this API key: not evidence for promotion (docs/promotion.md).\n`,
+    );
+    expect(warned.code).toBe(0);
   });
 });
 

@@ -4,6 +4,7 @@
  * only in what a rollback does not restore, says the knowledge files stay, and a second
  * `previous` returns to the configuration the first replaced, which it says the manifests hold.
  */
+import { execFileSync } from 'node:child_process';
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -62,6 +63,33 @@ describe('voxform rollback previous', () => {
     expect(result).toContain(`No changes. The service (local) matches the configuration of record ${record?.id}.`);
     expect(result).toContain('Nothing to apply.');
     expect(result).not.toContain('undoes this rollback');
+  }, 60_000);
+
+  it("to a record that is itself a rollback, names and keeps the commit of the configuration it restored, never the commit that rollback ran at", async () => {
+    const dir = await tempDir({ 'voxform.yaml': STAGED_MANIFEST, '.gitignore': '.voxform/\n' });
+    const gitEnv = { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' };
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', ...args], { cwd: dir, env: gitEnv }).toString().trim();
+    const commit = async (prompt: string) => {
+      await writeFile(path.join(dir, 'voxform.yaml'), STAGED_MANIFEST.replace('Acme Dental.', prompt));
+      git('add', '-A');
+      git('commit', '-qm', prompt);
+      return git('rev-parse', 'HEAD');
+    };
+    const vx = async (...args: string[]) => expectCode(await runCliInProcess([...args, '--env', 'staging', '--local'], { cwd: dir }), 0);
+    git('init', '-q', '-b', 'main');
+    const first = await commit('Acme Dental.');
+    await vx('apply', '--auto-approve');
+    await commit('Acme Dental. Be brief.');
+    await vx('apply', '--auto-approve');
+    await vx('rollback', 'previous', '--auto-approve');
+    await commit('Acme Dental. Be kind.');
+    await vx('apply', '--auto-approve');
+    const [, rollback, , restored] = (JSON.parse((await vx('history', '--format', 'json')).stdout) as HistoryJson).records;
+    expect(rollback?.source.rollback_of).toBe(restored?.id);
+    // `previous` is the earlier rollback: what it holds is the first commit's configuration.
+    const back = (await vx('rollback', 'previous', '--auto-approve')).stdout;
+    expect(back).toMatch(new RegExp(`^Rolling back front-desk to ${rollback?.id} \\([^,]+, a rollback to record ${restored?.id}, commit ${first.slice(0, 7)} on main\\)\\.$`, 'm'));
+    expect(back).toContain(`To keep it, put back the manifests and the files they read as commit ${first.slice(0, 12)} had them, as one commit: git restore --source=${first.slice(0, 12)} `);
   }, 60_000);
 
   it('records its command with the environment and the options that change what it applies, as an apply records its own', async () => {

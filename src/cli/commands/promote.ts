@@ -15,7 +15,7 @@ import { checkCheckout, checkSourceConfiguration, gateRefusal, renderGateTable }
 import { workspaceKey } from '../../state/types.js';
 import { ledgerSealKey, sealVerifies, type LedgerSealKey } from '../../history/seal.js';
 import type { HistoryStore, RecordSummary } from '../../history/types.js';
-import { noSealedRecord, passedOverWarning, sealedEvidence, type SealedEvidence } from '../../promote/sealed-evidence.js';
+import { noSealedRecord, passedOverWarning, sealedEvidence, unsealedSinceSealed, type SealedEvidence } from '../../promote/sealed-evidence.js';
 import { fingerprintKey } from '../../util/hash.js';
 import { applyOnTerminal } from '../apply-on-terminal.js';
 import type { CommandContext } from '../context.js';
@@ -103,7 +103,7 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
   // As an apply takes it: in CI, the runner's commit, job and pull request, recorded with the promotion.
   const checkout = await deploySourceOf(project.desired, ctx, { files });
   // The commit that holds what the source runs: of a rollback, the restored record's, not the one it ran at.
-  const origin = configurationOrigin(records, current);
+  const origin = configurationOrigin(records, current, evidence.unsealedRecords);
   const deployed = 'record' in origin ? origin.record.source.commit : undefined;
   const betweenCommits = deployed !== undefined && checkout.commit !== undefined ? await projectFilesChanged(manifestFolder, ctx.env, deployed, checkout.commit, files, ctx.cwd) : undefined;
   const changed = checkout.uncommitted ? await uncommittedFiles(ctx.cwd, ctx.env, files) : undefined;
@@ -125,7 +125,7 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
   const commands = { test: nextCommand('test --against live', { ...options, env: from }), report: nextCommand('report --since-deploy', { ...options, env: from }) };
   // The tests gate takes a run of the test files this checkout holds, not of a pull request's.
   const suite = gates.tests ? await checkoutSuite(options, ctx, project.desired, commands.test) : undefined;
-  const results = checkGates(gates, { source: from, records, current, origin: made, testRuns: evidence.testRuns, suite, calls, now, commands });
+  const results = checkGates(gates, { source: from, records, current, origin: made, testRuns: evidence.testRuns, unsealedTestRuns: evidence.unsealedTestRuns, suite, calls, now, commands });
   const restored = current.source.rollbackOf === undefined ? '' : `a rollback to record ${current.source.rollbackOf}, `;
   ctx.stdout.write(`Promoting ${from} (record ${current.id}, ${restored}commit ${(made.source.commit as string).slice(0, 7)}) to ${to}.\n\n`);
   ctx.stdout.write(renderGateTable(results, from, to));
@@ -166,6 +166,9 @@ async function readSourceEvidence(history: HistoryStore, source: { from: string;
   if (warning) ctx.stderr.write(warning);
   const unsealedRecords = evidence.passedOver.filter((what) => what.startsWith('record ')).length;
   if (evidence.records.length === 0 && unsealedRecords > 0) throw noSealedRecord(source.from, source.workspace, unsealedRecords, source.applySource);
+  // A record after the newest sealed one (an older voxform's apply, another key's, a planted one) may have deployed another configuration.
+  const [unsealed] = evidence.unsealedSinceNewest;
+  if (unsealed !== undefined && evidence.records[0] !== undefined) throw unsealedSinceSealed(source.from, source.workspace, unsealed, evidence.records[0], source.applySource);
   return evidence;
 }
 

@@ -20,6 +20,7 @@ import { applyOnTerminal } from '../apply-on-terminal.js';
 import { promotedRollbackNote } from '../promotion-notice.js';
 import { recordedCommand } from '../recorded-command.js';
 import { allSummaries, wholeRecord } from '../history-records.js';
+import { configurationOrigin, type ConfigurationOrigin } from '../../promote/gates.js';
 
 export interface RollbackOptions extends ProjectOptions {
   /** `REF`. */
@@ -31,20 +32,27 @@ export interface RollbackOptions extends ProjectOptions {
   allowMissingState?: boolean;
 }
 
-/** The record restored, as the output names it: checked when read, and its controls shown as `?` all the same. */
-function describeRecord(record: LedgerRecord): string {
-  const { source } = record;
+/**
+ * The record restored, as the output names it: checked when read, and its controls shown as `?` all
+ * the same. Of a rollback, the commit named is its origin's (`configurationOrigin`), none when unknown:
+ * the commit it ran at holds another configuration.
+ */
+function describeRecord(record: LedgerRecord, origin: ConfigurationOrigin): string {
+  const rollback = record.source.rollbackOf;
+  const made = rollback === undefined ? record : 'record' in origin ? origin.record : undefined;
+  const source = made?.source ?? {};
   const from = [source.commit ? `commit ${shortCommit(source.commit, source.uncommitted)}` : undefined, source.branch ? `on ${source.branch}` : undefined].filter(Boolean).join(' ');
-  return controlsAsQuestionMarks(`${record.id} (${record.at}${from ? `, ${from}` : ''})`);
+  const parts = [record.at, rollback === undefined ? '' : `a rollback to record ${rollback}`, from].filter(Boolean);
+  return controlsAsQuestionMarks(`${record.id} (${parts.join(', ')})`);
 }
 
-/** The commits deployed after the restored record (newest first, each once): what keeping the rollback returns from. */
-export function commitsAfter(records: readonly LedgerRecord[], restored: LedgerRecord): string[] {
+/** The commits deployed after the restored record (newest first, each once) other than `commit`, the one that holds its configuration: what keeping the rollback returns from. */
+export function commitsAfter(records: readonly LedgerRecord[], restored: LedgerRecord, commit = restored.source.commit): string[] {
   const newer = records.slice(0, Math.max(0, records.indexOf(restored)));
   const commits: string[] = [];
   for (const record of newer) {
-    const commit = record.source.commit;
-    if (commit && commit !== restored.source.commit && !record.source.rollbackOf && !record.source.healOf && !commits.includes(commit)) commits.push(commit);
+    const deployed = record.source.commit;
+    if (deployed && deployed !== commit && !record.source.rollbackOf && !record.source.healOf && !commits.includes(deployed)) commits.push(deployed);
   }
   return commits;
 }
@@ -62,10 +70,10 @@ export function manifestsSayRestored(restored: DesiredState, manifests: DesiredS
 }
 
 /** `promoted`: of an environment promoted from another, what its next promotion does to the rollback (promotedRollbackNote). */
-async function gitWinsNotice(records: readonly LedgerRecord[], restored: LedgerRecord, manifestsAgree: boolean, files: readonly string[], git: GitPlace, promoted: string | undefined): Promise<string> {
+async function gitWinsNotice(records: readonly LedgerRecord[], restored: LedgerRecord, origin: ConfigurationOrigin, manifestsAgree: boolean, files: readonly string[], git: GitPlace, promoted: string | undefined): Promise<string> {
   // Nothing for the next apply to undo, nor to keep by a change to the manifests.
   if (manifestsAgree) return '\nThe configuration restored is what the manifests in git say now: the next `voxform apply` of them keeps it.\n';
-  const lines = ['', 'The manifests in git are unchanged: the next `voxform apply` of them undoes this rollback.', await howToKeepIt(records, restored, files, git)];
+  const lines = ['', 'The manifests in git are unchanged: the next `voxform apply` of them undoes this rollback.', await howToKeepIt(records, restored, origin, files, git)];
   if (promoted !== undefined) lines.push(controlsAsQuestionMarks(promoted));
   return `${lines.join('\n')}\n`;
 }
@@ -83,11 +91,13 @@ interface GitPlace {
  * holds none of them, change the manifests to what it holds. Never a revert of the commits since:
  * they also hold voxform's own files (state, history records), which must stay as they are.
  */
-async function howToKeepIt(records: readonly LedgerRecord[], restored: LedgerRecord, files: readonly string[], git: GitPlace): Promise<string> {
-  const [deployed] = commitsAfter(records, restored);
+async function howToKeepIt(records: readonly LedgerRecord[], restored: LedgerRecord, origin: ConfigurationOrigin, files: readonly string[], git: GitPlace): Promise<string> {
+  // Of a rollback, the commit that holds its configuration is the one of the record it restored, followed through.
+  if ('problem' in origin) return `To keep it, change the manifests to match (record ${restored.id} is a rollback, and no commit is known to hold what it restored: ${controlsAsQuestionMarks(origin.problem)}).`;
+  const base = origin.record.source.commit;
+  const [deployed] = commitsAfter(records, restored, base);
   if (deployed === undefined) return 'To keep it, change the manifests to match (no later commit is recorded to return from).';
-  const base = restored.source.commit;
-  if (base === undefined) return `To keep it, change the manifests to match (record ${restored.id} names no commit to return to).`;
+  if (base === undefined) return `To keep it, change the manifests to match (record ${origin.record.id} names no commit to return to).`;
   const found = await filesAtCommit(git.cwd, git.env, base, files, git.from);
   const [restoredCommit, deployedCommit] = [base.slice(0, 12), deployed.slice(0, 12)];
   if (found.held?.length === 0) {
@@ -138,7 +148,8 @@ export async function run(options: RollbackOptions, ctx: CommandContext): Promis
   const restored = resolveHistoryRef(records, ref, agents, nextCommand('history', options), agentNames);
   const desired = desiredFromRecord(await wholeRecord(history, restored, ctx), { agents, env: ctx.env, current: project.desired, names: agentNames, onSecret: (value) => ctx.secrets.add(value) });
   const names = [...desired.agents.keys()];
-  ctx.stdout.write(`Rolling back ${names.join(', ')} to ${describeRecord(restored)}.\n${notManaged(restored, agents, agentNames)}${notRolledBack(records, restored, names, agentNames)}\n`);
+  const origin = configurationOrigin(records, restored);
+  ctx.stdout.write(`Rolling back ${names.join(', ')} to ${describeRecord(restored, origin)}.\n${notManaged(restored, agents, agentNames)}${notRolledBack(records, restored, names, agentNames)}\n`);
   // What is deployed is the restored record's configuration, not the work tree's: its changes do not count.
   const source = { ...(await deploySourceOf(project.desired, ctx, { workTree: false })), rollbackOf: restored.id };
   // The record by its id: `previous` names another once some agents are back.
@@ -161,7 +172,7 @@ export async function run(options: RollbackOptions, ctx: CommandContext): Promis
   // With nothing to do, nothing was rolled back for an apply to undo.
   if (outcome.status === 'applied') {
     const git = { cwd: gitAskedIn(project.desired, ctx), env: ctx.env, from: ctx.cwd };
-    ctx.stdout.write(await gitWinsNotice(records, restored, manifestsSayRestored(desired, project.desired), deployedFiles(project.desired), git, promotedRollbackNote(project.desired, options)));
+    ctx.stdout.write(await gitWinsNotice(records, restored, origin, manifestsSayRestored(desired, project.desired), deployedFiles(project.desired), git, promotedRollbackNote(project.desired, options)));
   }
   return code;
 }
