@@ -7,6 +7,7 @@
 import { validateAgainst } from '../schema/validate.js';
 import { formatIndexed, type PathSegment } from '../util/field-path.js';
 import { isPlainObject, type JsonObject } from '../util/json-object.js';
+import { describeFound } from '../util/json-shape.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import { shorten } from '../util/shorten.js';
 
@@ -131,7 +132,7 @@ function isFiniteNumber(value: unknown): value is number {
 }
 
 function wrong(at: Path, found: unknown, expected: string): Problem {
-  return new Problem(`${at.length === 0 ? 'it' : formatPath(at)} is ${describe(found)}, where ${expected} belongs`);
+  return new Problem(`${at.length === 0 ? 'it' : formatPath(at)} is ${describeFound(found)}, where ${expected} belongs`);
 }
 
 /** `agents[0].config`; a name the file holds is shortened (a key of any length could be written there). */
@@ -139,11 +140,3 @@ function formatPath(at: Path): string {
   return formatIndexed(at.map((segment) => (typeof segment === 'string' ? shorten(segment, 80) : segment)));
 }
 
-function describe(value: unknown): string {
-  if (value === undefined) return 'missing';
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'a list';
-  if (typeof value === 'string') return 'a string';
-  if (typeof value === 'object') return 'an object';
-  return `${typeof value === 'number' ? 'the number ' : ''}${String(value)}`;
-}

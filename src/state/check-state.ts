@@ -6,6 +6,7 @@
  */
 import { VoxformError } from '../errors.js';
 import { isPlainObject, type JsonObject } from '../util/json-object.js';
+import { describeFound } from '../util/json-shape.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import type { LastApply, StateFile, WorkspaceState } from './types.js';
 import { STATE_FORMAT_VERSION } from './format-version.js';
@@ -188,7 +189,7 @@ function requireObject(entry: JsonObject, key: string, at: Path, expected: strin
  */
 function refusal(subject: string, problem: Problem, how: { deletable: number[]; restore: string }): VoxformError {
   const where = problem.path.length === 0 ? 'it' : formatPath(problem.path);
-  const message = `${subject} is not a state voxform wrote: ${where} ${problem.said ?? `is ${describe(problem.found)}, where ${problem.expected} belongs`}.`;
+  const message = `${subject} is not a state voxform wrote: ${where} ${problem.said ?? `is ${describeFound(problem.found)}, where ${problem.expected} belongs`}.`;
   const depth = how.deletable.find((length) => problem.path.length >= length);
   const deleted = '(voxform then plans what it held as never applied)';
   let fix = `Correct ${where}`;
@@ -203,11 +204,3 @@ function formatPath(path: Path): string {
   return path.map((segment, i) => (/^[A-Za-z_]\w*$/.test(segment) ? `${i === 0 ? '' : '.'}${segment}` : `[${controlsAsQuestionMarks(JSON.stringify(shorten(segment, 80)))}]`)).join('');
 }
 
-function describe(value: unknown): string {
-  if (value === undefined) return 'missing';
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'a list';
-  if (typeof value === 'string') return 'a string';
-  if (typeof value === 'object') return 'an object';
-  return `${typeof value === 'number' ? 'the number ' : ''}${String(value)}`;
-}
