@@ -22,7 +22,7 @@ import { interpolateString } from '../manifest/interpolate.js';
 import { MIN_SEARCHABLE_SECRET } from '../secrets/redact.js';
 import { formatDotted, type PatternCursor } from '../util/field-path.js';
 import type { Agent, Phone } from '../schema/types.gen.js';
-import { SCHEMA_MODELINE } from '../init/scaffold.js';
+import { SCHEMA_MODELINE } from '../schema/load.js';
 
 export interface ExportInput {
   agents: readonly Agent[];

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Document, isMap, Pair, Scalar, YAMLMap } from 'yaml';
 import { VoxformError } from '../errors.js';
 import { formatDocument, manifestTags, TO_STRING_OPTIONS } from '../format/format-manifest.js';
-import { bundleManifestSchema } from '../schema/load.js';
+import { bundleManifestSchema, SCHEMA_FILE, SCHEMA_MODELINE } from '../schema/load.js';
 import { validateAgainst } from '../schema/validate.js';
 import { ENV_REFERENCE, ENV_REFERENCE_BODY } from '../secrets/env-reference.js';
 import { formatDotted } from '../util/field-path.js';
@@ -23,9 +23,6 @@ import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
 import { DEFAULT_MANIFESTS } from '../project-files/manifest-files.js';
 
 export const MANIFEST_FILE = 'voxform.yaml';
-/** Where the editor schema goes, relative to the project; the manifest's modeline points at it. */
-export const SCHEMA_FILE = '.voxform/manifest.schema.json';
-export const SCHEMA_MODELINE = `yaml-language-server: $schema=${SCHEMA_FILE}`;
 
 /**
  * One file of a scaffold. `create`: refused when it exists, unless forced. `refresh`: generated,

@@ -17,6 +17,10 @@ export function loadSchemas(): { service: JsonSchema; manifest: JsonSchema } {
   return cache;
 }
 
+/** Where init and export put the editor schema, relative to the project; the manifest's modeline points at it. */
+export const SCHEMA_FILE = '.voxform/manifest.schema.json';
+export const SCHEMA_MODELINE = `yaml-language-server: $schema=${SCHEMA_FILE}`;
+
 /**
  * The manifest schema as one self-contained document (the service's definitions it uses copied in),
  * for editors that cannot follow a relative reference: what `voxform schema` prints.

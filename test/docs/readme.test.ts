@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
-import { SCHEMA_MODELINE } from '../../src/init/scaffold.js';
+import { SCHEMA_MODELINE } from '../../src/schema/load.js';
 import { repoRoot } from '../helpers/cli.js';
 
 const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
