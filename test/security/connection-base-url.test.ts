@@ -48,6 +48,14 @@ afterEach(async () => {
 });
 
 /** The example project with `base_url` (and nothing else) added at the top of its manifest. */
+/**
+ * `stderr` without the warning that the state holds no workspace of staging: the example defines
+ * staging on the same service, and a new project's first plan has applied neither (docs/state.md).
+ */
+function apartFromUnseenStaging(stderr: string): string {
+  return stderr.replace(/^warning: the state \S+ holds no workspace of staging on this service: .*\n/m, '');
+}
+
 async function projectWithBaseUrl(baseUrl: string): Promise<ExampleProject> {
   project = await startExampleProject();
   const manifest = path.join(project.dir, 'voxform.yaml');
@@ -73,7 +81,7 @@ describe('exfiltration: a manifest base_url naming another host', () => {
     attacker = await startAttacker();
     const p = await projectWithBaseUrl(attacker.url);
     const result = await p.cliInProcess(['plan'], { VOXFORM_TRUSTED_ORIGINS: attacker.url });
-    expect(result.stderr).toBe('');
+    expect(apartFromUnseenStaging(result.stderr)).toBe('');
     expect(result.code).toBe(0);
     expect(attacker.received).toEqual([]);
     expect(p.requests.some((request) => request.path.startsWith('/agents/'))).toBe(true);
@@ -99,7 +107,7 @@ describe('exfiltration: a manifest base_url naming another host', () => {
     expect(p.requests).toEqual([]);
 
     const trusted = await p.cliInProcess(['plan'], { ...withoutBaseUrl, VOXFORM_TRUSTED_ORIGINS: `https://proxy.example.com, ${p.url}/` });
-    expect(trusted.stderr).toBe('');
+    expect(apartFromUnseenStaging(trusted.stderr)).toBe('');
     expect(trusted.code).toBe(0);
     expect(p.requests.some((request) => request.path.startsWith('/agents/'))).toBe(true);
   });

@@ -36,13 +36,17 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
   warnPromotedEnvironment(project.desired, options, ctx);
   const inputs = planInputs(project, ctx);
   const status = progressLine(ctx);
+  const stateWarnings: string[] = [];
   const plan = await makePlan({
     ...inputs,
     targets: options.target ?? [],
     onReadProgress: (read, total) => status.update(readProgress(read, total)),
     // Each agent's output (prompt diffs above all) is made while the other reads are on the wire.
     onChange: (change) => prepareChangeOutput(change, format, { color: ctx.color, secrets: ctx.secrets }),
+    onWarning: (message) => stateWarnings.push(message),
   }).finally(() => status.done());
+  // Said once the progress line is cleared.
+  for (const message of stateWarnings) ctx.stderr.write(`warning: ${message}\n`);
   plan.policy = await planPolicy(plan, project.desired, ctx, { base: options.base, paths: options.file ?? [] });
   // A plan that breaks a mandatory rule is not saved: apply would refuse it.
   const failsPolicy = plan.policy.report.summary.mandatory > 0;
