@@ -13,6 +13,7 @@ import { prepareChangeOutput, renderPlanAs, type PlanFormat } from '../render-pl
 import { shellWord } from '../../util/shell-word.js';
 import { nextCommand } from '../next-command.js';
 import { warnPromotedEnvironment } from '../promotion-notice.js';
+import { committedLockWarning } from '../../state/committed-lock.js';
 
 export type { PlanFormat } from '../render-plan.js';
 
@@ -34,6 +35,8 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
   // Refused before anything is planned.
   if (options.out) await refuseOwnFile(options.out, ownFilesOf(options, ctx, deployedFiles(project.desired)), { code: 'plan_write_failed', cannot: `Cannot save the plan to ${options.out}`, outcome: 'nothing was planned or saved' });
   warnPromotedEnvironment(project.desired, options, ctx);
+  const committedLock = await committedLockWarning(project.backend, ctx.env);
+  if (committedLock) ctx.stderr.write(`warning: ${committedLock}\n`);
   const inputs = planInputs(project, ctx);
   const status = progressLine(ctx);
   const stateWarnings: string[] = [];
