@@ -10,7 +10,7 @@ import { assertPlanFresh, madeElsewhere, type SavedPlan } from '../plan/plan-fil
 import { readLiveState, type LiveState } from '../plan/read-live.js';
 import { PLAN_REQUIRES, planWorkspace } from '../plan/plan.js';
 import { planHasChanges } from '../plan/field-lines.js';
-import { readSharedView, type SharedView } from '../plan/shared-resources.js';
+import { readSharedView, unseenEnvironmentsWarning, type SharedView } from '../plan/shared-resources.js';
 import { planFromJson } from '../plan/saved-plan.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
 import type { HeldLock, LockLoss, StateBackend } from '../state/backend.js';
@@ -165,15 +165,18 @@ function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined):
 async function preparePlan(options: ApplyOptions & { backend: StateBackend }, store: StateStore): Promise<{ plan: Plan; live: LiveState; view: SharedView }> {
   const { desired, savedPlan, client } = options;
   const onReadProgress = (agentsRead: number, agents: number) => options.onEvent?.({ type: 'reading', agentsRead, agents });
-  if (!savedPlan) return planWorkspace({ ...options, onReadProgress }, store);
+  const onWarning = (message: string) => options.onEvent?.({ type: 'warning', message });
+  if (!savedPlan) return planWorkspace({ ...options, onReadProgress, onWarning }, store);
   const plan = planFromJson(savedPlan, 'the saved plan');
   // Made for another service: said before that service is read (it may not even be running).
   const elsewhere = madeElsewhere(savedPlan, { serviceId: options.serviceId, planCommand: options.planCommand });
   if (elsewhere) throw elsewhere;
   const live = await readLiveState(client, desired, { onProgress: onReadProgress, onAgent: (agent) => options.secrets?.noteLiveAgent(agent.id, agent.config) });
-  const { view } = await readSharedView(options.backend, desired, options.serviceId, store.workspace);
+  const { view, unseen } = await readSharedView(options.backend, desired, options.serviceId, store.workspace);
   const key = store.fingerprintKey;
   assertPlanFresh(savedPlan, { fingerprints: liveFingerprints(desired, live, view.workspace, key), desired, serviceId: options.serviceId, fingerprintKey: key, workingDir: options.workingDir, planCommand: options.planCommand });
+  const unseenWarning = unseenEnvironmentsWarning(unseen, plan.changes);
+  if (unseenWarning) onWarning(unseenWarning);
   return { plan, live, view };
 }
 

@@ -2,7 +2,7 @@
 import path from 'node:path';
 import type { DesiredState, Diagnostic } from '../manifest/types.js';
 import type { StateBackend } from '../state/backend.js';
-import { chosenStateSpec, DEFAULT_STATE_FILE, openStateBackend, stateFileOf, stateSpec } from '../state/open.js';
+import { chosenState, DEFAULT_STATE_FILE, openStateBackend, stateFileOf, stateSpec } from '../state/open.js';
 import type { OwnFiles } from '../project-files/own-files.js';
 import { notePerFolderFile } from './per-folder-files.js';
 import { nextCommand } from './next-command.js';
@@ -151,7 +151,7 @@ export interface StateChoiceOptions {
  * default is chosen, so every command says it alike.
  */
 export async function notePerFolderState(options: StateChoiceOptions, ctx: CommandContext): Promise<void> {
-  if (chosenStateSpec({ state: options.state, env: ctx.env }) !== undefined) return;
+  if (chosenState({ state: options.state, env: ctx.env }) !== undefined) return;
   await notePerFolderFile(ctx, DEFAULT_STATE_FILE, 'voxform keeps the state and its deploy history per folder', (theirs) => `, or with --state ${theirs}`, options.file ?? []);
 }
 

@@ -123,6 +123,21 @@ export function changesOnlyPlacement(overlay: Layer): boolean {
 }
 
 /**
+ * The environments other than `current` that the manifests place where `current` is: the same
+ * `base_url` and `region`, each the overlay's or else the manifests'. `undefined` stands for the
+ * manifests run without --env, as in `DesiredState.environment`. Compared as written: the operator's
+ * `--base-url` or `--region` beats both sides alike.
+ */
+export function environmentsPlacedAlike(combined: CombinedManifest, current: string | undefined): Array<string | undefined> {
+  const placement = (name: string | undefined) => {
+    const overlay = name === undefined ? undefined : combined.environments.get(name)?.layer;
+    return (['base_url', 'region'] as const).map((setting) => JSON.stringify((overlay?.settings[setting] ?? combined.settings[setting])?.value ?? null)).join(' ');
+  };
+  const here = placement(current);
+  return [undefined, ...combined.environments.keys()].filter((name) => name !== current && placement(name) === here);
+}
+
+/**
  * The layer to resolve: the manifest itself, or with the named environment's overlay applied. `flag`:
  * the option that named it (`--env`), which an unknown name's diagnostic names.
  */

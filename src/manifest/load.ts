@@ -20,7 +20,7 @@ import { describeFound } from './describe.js';
 import { DiagnosticList } from './diagnostics.js';
 import { envPolicyOf } from '../secrets/env-policy.js';
 import { WITHHELD } from '../secrets/withhold.js';
-import { changesOnlyPlacement, checkOverlayReferences, checkOverlayTargets, IdsFromEnvironments, selectEnvironment } from './environments.js';
+import { changesOnlyPlacement, checkOverlayReferences, environmentsPlacedAlike, checkOverlayTargets, IdsFromEnvironments, selectEnvironment } from './environments.js';
 import { combineFragments, RESOURCE_SECTIONS, SECTION_DEFINITION, type CombinedManifest, type Fragment, type Layer } from './fragments.js';
 import { resolvePromotions } from './promotion.js';
 import { FilledTextBudget } from './filled-text-budget.js';
@@ -182,6 +182,7 @@ export async function resolveEnvironment(project: ProjectManifests, options: Omi
     manifestHash: sha256([...digests.manifests, ...digests.templates, ...digests.prompts, ...digests.knowledge].join('\n')),
     environment: options.environment,
     environments: [...combined.environments.keys()].sort(),
+    environmentsPlacedAlike: environmentsPlacedAlike(combined, options.environment),
     region,
     baseUrl,
     agents: new Map(agentList.map((draft) => [draft.localName, desiredAgent(draft, draft.prompt ? promptTextOf.get(draft.prompt) : undefined, draft.prompt ? sources.display(draft.prompt.file) : undefined)])),

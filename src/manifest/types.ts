@@ -163,6 +163,11 @@ export interface DesiredState {
   environment: string | undefined;
   /** The name of every environment overlay the manifests define, chosen or not, sorted. */
   environments: string[];
+  /**
+   * The other environments the manifests place on the same `base_url` and `region` as this one
+   * (`undefined`: the manifests run without --env); with `--local`, every environment is on one service.
+   */
+  environmentsPlacedAlike?: Array<string | undefined> | undefined;
   region: 'us' | 'eu' | undefined;
   baseUrl: string | undefined;
   /** Keyed by local name (agents, campaigns, knowledge), number (phones) or provider (credentials). */

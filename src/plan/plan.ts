@@ -7,7 +7,7 @@ import { workspaceKey, type WorkspaceState } from '../state/types.js';
 import { readCheckedWorkspace, type CheckedWorkspace } from '../state/missing-state.js';
 import { createPlan } from './create-plan.js';
 import { noteStateEvidence } from '../state/trusted-secrets.js';
-import { checkTakeOver, findSharedConflicts, readSharedView, sharedConflictError, type SharedResourceConflict, type SharedView } from './shared-resources.js';
+import { checkTakeOver, findSharedConflicts, readSharedView, sharedConflictError, unseenEnvironmentsWarning, type SharedResourceConflict, type SharedView } from './shared-resources.js';
 import type { LiveReader, LiveState } from './read-live.js';
 import type { Plan, ResourceChange } from './types.js';
 import { requireOptions } from '../util/required-options.js';
@@ -55,6 +55,11 @@ export interface PlanOptions {
    * and every live value read before they are reported, so no secret is printed.
    */
   secrets?: TrustedSecrets | undefined;
+  /**
+   * Told, once the plan is made, that it writes a number's binding, a campaign or a credential while
+   * the state holds no workspace of the other environments the manifests put on the service.
+   */
+  onWarning?: ((message: string) => void) | undefined;
 }
 
 /** What `apply` would do now, read-only: the backend's workspace (the shared drift baseline), the service, the manifests. */
@@ -88,7 +93,7 @@ export async function planWorkspace(options: PlanOptions & { reportConflicts?: b
   const { workspace, missingState } = stored;
   checkTakeOver(options.desired, options.takeOver ?? []);
   const backend = options.backend ?? new FileStateBackend(options.stateFile ?? DEFAULT_STATE_FILE);
-  const { view, others } = await readSharedView(backend, options.desired, options.serviceId, workspace);
+  const { view, others, unseen } = await readSharedView(backend, options.desired, options.serviceId, workspace);
   const made = await createPlan({
     desired: options.desired,
     client: options.client,
@@ -111,5 +116,7 @@ export async function planWorkspace(options: PlanOptions & { reportConflicts?: b
   });
   const conflicts = findSharedConflicts(made.plan.changes, others, options.fingerprintKey, options.takeOver, view.lastWriters);
   if (conflicts.length > 0 && !options.reportConflicts) throw sharedConflictError(conflicts, options.desired, options.serviceId);
+  const unseenWarning = unseenEnvironmentsWarning(unseen, made.plan.changes);
+  if (unseenWarning) options.onWarning?.(unseenWarning);
   return { ...made, plan: missingState ? { ...made.plan, missingState } : made.plan, view, conflicts };
 }

@@ -24,6 +24,7 @@ import type { StateBackend } from '../state/backend.js';
 import { followedWorkspace } from '../state/moved-resources.js';
 import { BASE_ENVIRONMENT_NAME, hashApplied, splitWorkspaceKey, workspaceKey, type CampaignState, type CredentialState, type SharedWrite, type WorkspaceState } from '../state/types.js';
 import { shellWord } from '../util/shell-word.js';
+import { wordList } from '../util/plural.js';
 import { fingerprintKeyId, hashedWithAnotherKey, isKeyedHash } from '../util/hash.js';
 import type { FieldChange, ResourceChange } from './types.js';
 
@@ -124,10 +125,46 @@ export function sharedView(desired: DesiredState, own: WorkspaceState, others: r
   return view;
 }
 
-/** The other workspaces of the service, and `own` (the workspace of `desired`'s environment) as `sharedView` sees it among them. */
-export async function readSharedView(backend: StateBackend, desired: DesiredState, serviceId: string, own: WorkspaceState): Promise<{ view: SharedView; others: OtherWorkspace[] }> {
+/**
+ * The other workspaces of the service, and `own` (the workspace of `desired`'s environment) as
+ * `sharedView` sees it among them. `unseen`: what a plan that writes a shared resource warns of (`unseenEnvironmentsWarning`).
+ */
+export async function readSharedView(backend: StateBackend, desired: DesiredState, serviceId: string, own: WorkspaceState): Promise<{ view: SharedView; others: OtherWorkspace[]; unseen: UnseenEnvironments | undefined }> {
   const others = await readOtherWorkspaces(backend, workspaceKey(desired.environment, serviceId), serviceId);
-  return { view: sharedView(desired, own, others), others };
+  return { view: sharedView(desired, own, others), others, unseen: unseenEnvironments(desired, serviceId, others, backend.display) };
+}
+
+/** The environments the manifests put on the service, when the state holds a workspace of none of them, and that state. */
+export interface UnseenEnvironments {
+  environments: string[];
+  state: string;
+}
+
+/**
+ * The other environments the manifests put on this service (with `--local`, every one), when the
+ * state holds no workspace of any of them: their applies were made with another state (or not yet),
+ * so what they set on the shared resources is not seen, and undoing it is not refused.
+ */
+function unseenEnvironments(desired: DesiredState, serviceId: string, others: readonly OtherWorkspace[], state: string): UnseenEnvironments | undefined {
+  // The embedded emulator (`--local`) is one service whatever the manifests' base_url.
+  const placedAlike = serviceId === 'local' ? [undefined, ...desired.environments] : (desired.environmentsPlacedAlike ?? []);
+  const environments = [...new Set(placedAlike.filter((name) => name !== desired.environment).map((name) => name ?? BASE_ENVIRONMENT_NAME))];
+  if (environments.length === 0 || others.some((other) => environments.includes(other.environment))) return undefined;
+  return { environments, state };
+}
+
+/** Whether `change` writes what environments share: a number's binding, a campaign, a credential. */
+function writesShared(change: ResourceChange): boolean {
+  if (change.action === 'no-op') return false;
+  if (change.kind === 'phone') return change.fieldChanges.some((field) => field.path === 'agent_id');
+  return change.kind === 'campaign' || change.kind === 'credential';
+}
+
+/** The warning of a plan that writes a shared resource while the state holds no workspace of the other environments of its service; undefined otherwise. */
+export function unseenEnvironmentsWarning(unseen: UnseenEnvironments | undefined, changes: readonly ResourceChange[]): string | undefined {
+  if (!unseen || !changes.some(writesShared)) return undefined;
+  const which = wordList(unseen.environments.map((environment) => (environment === BASE_ENVIRONMENT_NAME ? 'the default environment (no --env)' : environment)), 'or');
+  return `the state ${unseen.state} holds no workspace of ${which} on this service: a change another environment applied with another state to a shared resource (a number's agent, a campaign, a credential) cannot be seen, and this plan would undo it unrefused; every environment of a service must use one state (docs/state.md#environments-of-one-service-apply-one-at-a-time).`;
 }
 
 const SENSITIVE = '(sensitive)';

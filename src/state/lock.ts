@@ -158,7 +158,7 @@ function forcedOpenPathOf(stateFile: string): string {
 }
 
 /** The lock's path: `state.json.lock` beside the state file. */
-function lockPathOf(stateFile: string): string {
+export function lockPathOf(stateFile: string): string {
   return `${stateFile}.lock`;
 }
 
@@ -184,6 +184,11 @@ async function moveInto(staging: string, lockDir: string): Promise<boolean> {
 type Holder = { owner: LockOwner; file: string; unreadable?: undefined } | { owner: undefined; file: string; unreadable: string } | 'gone';
 
 const isHolderName = (name: string) => name.startsWith('holder-') && name.endsWith('.json');
+
+/** The names of the holder files in the lock folder of `stateFile`: none when there is no lock folder. Nothing is read from them. */
+export async function holderFileNames(stateFile: string): Promise<string[]> {
+  return (await readdir(lockPathOf(stateFile)).catch(() => [] as string[])).filter(isHolderName);
+}
 
 async function readHolder(lockDir: string): Promise<Holder> {
   try {

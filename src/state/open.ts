@@ -23,24 +23,27 @@ export interface OpenStateOptions {
 
 /** The operator's choice as given (flag, then environment, then the default). */
 export function stateSpec(options: Pick<OpenStateOptions, 'state' | 'env'>): string {
-  return chosenStateSpec(options) ?? DEFAULT_STATE_FILE;
+  return chosenState(options)?.spec ?? DEFAULT_STATE_FILE;
 }
 
+/** Where the operator chose the state: what messages about the choice name. */
+export type StateSource = '--state' | 'VOXFORM_STATE';
+
 /**
- * The operator's choice (flag, then environment); undefined when they made none. A choice made empty
- * is refused, never taken for none: `VOXFORM_STATE: ${{ secrets.VOXFORM_STATE }}` of a job the secret
- * does not reach (a fork's pull request) would otherwise run on a new state file, without the team's
- * lock or history.
+ * The operator's choice (flag, then environment) and which of the two made it; undefined when they
+ * made none. A choice made empty is refused, never taken for none: `VOXFORM_STATE: ${{
+ * secrets.VOXFORM_STATE }}` of a job the secret does not reach (a fork's pull request) would
+ * otherwise run on a new state file, without the team's lock or history.
  */
-export function chosenStateSpec(options: Pick<OpenStateOptions, 'state' | 'env'>): string | undefined {
+export function chosenState(options: Pick<OpenStateOptions, 'state' | 'env'>): { spec: string; source: StateSource } | undefined {
   if (options.state !== undefined) return nonEmptyStateSpec(options.state, '--state');
   const fromEnvironment = options.env.VOXFORM_STATE;
   return fromEnvironment === undefined ? undefined : nonEmptyStateSpec(fromEnvironment, 'VOXFORM_STATE');
 }
 
-function nonEmptyStateSpec(spec: string, source: '--state' | 'VOXFORM_STATE'): string {
+function nonEmptyStateSpec(spec: string, source: StateSource): { spec: string; source: StateSource } {
   const trimmed = spec.trim();
-  if (trimmed !== '') return trimmed;
+  if (trimmed !== '') return { spec: trimmed, source };
   const what = source === '--state' ? '--state is empty' : 'VOXFORM_STATE is set but empty';
   const unset = source === '--state' ? 'leave --state out' : 'unset VOXFORM_STATE';
   throw new VoxformError('state_location_empty', `${what}: it names no state, and voxform does not take it for the default file ${DEFAULT_STATE_FILE}.`, {
@@ -61,11 +64,13 @@ export function stateFileOf(spec: string, cwd: string): string | undefined {
 
 export async function openStateBackend(options: OpenStateOptions): Promise<StateBackend> {
   requireOptions('openStateBackend', options, { env: 'object', cwd: 'text', registerSecret: 'function' });
-  return openStateSpec(stateSpec(options), options);
+  const chosen = chosenState(options);
+  // Messages about the choice name the one that made it, not both.
+  return openStateSpec(chosen?.spec ?? DEFAULT_STATE_FILE, { ...options, source: chosen?.source });
 }
 
 /** Opens `spec` (a URL or a path relative to `cwd`); `voxform state migrate --to` opens its target through here. */
-export async function openStateSpec(spec: string, options: Pick<OpenStateOptions, 'env' | 'cwd' | 'registerSecret'> & { source?: string }): Promise<StateBackend> {
+export async function openStateSpec(spec: string, options: Pick<OpenStateOptions, 'env' | 'cwd' | 'registerSecret'> & { source?: string | undefined }): Promise<StateBackend> {
   if (isPostgresUrl(spec)) {
     let url: ReturnType<typeof parseStateUrl>;
     try {

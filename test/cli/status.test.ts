@@ -130,7 +130,7 @@ describe('voxform status (against the emulator)', () => {
     expect(json.state).toMatchObject({ exists: null, workspace_exists: null, serial: null, problem: 'The state file example is a folder, not a file.' });
     const plan = await project.cliInProcess(['plan', '--state', 'example']);
     expect(plan.stderr).toBe(
-      'error[state_unreadable]: The state file example is a folder, not a file.\n  hint: Name the state file itself with --state (or VOXFORM_STATE), such as example/state.json.\n',
+      'error[state_unreadable]: The state file example is a folder, not a file.\n  hint: Name the state file itself with --state, such as example/state.json.\n',
     );
     expect(plan.code).toBe(1);
   });

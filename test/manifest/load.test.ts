@@ -801,3 +801,16 @@ describe('environments that change only where resources live', () => {
     expect(result.placementOnlyEnvironments).toEqual(['ids', 'url']);
   });
 });
+
+describe('environmentsPlacedAlike', () => {
+  const files = {
+    'voxform.yaml': `version: 1\nbase_url: https://api-west.example.com\n${AGENT}environments:\n  staging:\n    agents: { front-desk: { id: ag_2 } }\n  eu:\n    base_url: https://api-eu.example.com\n  east:\n    region: eu\n`,
+  };
+  const env = { VOXFORM_TRUSTED_ORIGINS: 'https://api-west.example.com, https://api-eu.example.com' };
+
+  it('names the other environments on the same base_url and region, undefined for the manifests without --env', async () => {
+    expect((await loadTree(files, { env })).state?.environmentsPlacedAlike).toEqual(['staging']);
+    expect((await loadTree(files, { env, environment: 'staging' })).state?.environmentsPlacedAlike).toEqual([undefined]);
+    expect((await loadTree(files, { env, environment: 'eu' })).state?.environmentsPlacedAlike).toEqual([]);
+  });
+});

@@ -325,6 +325,35 @@ describe('a campaign another environment took over', () => {
   });
 });
 
+describe('a state that holds no workspace of the other environments of the service', () => {
+  const unseen = (state: string, which: string) =>
+    `warning: the state ${state} holds no workspace of ${which} on this service: a change another environment applied with another state to a shared resource (a number's agent, a campaign, a credential) cannot be seen, and this plan would undo it unrefused; every environment of a service must use one state (docs/state.md#environments-of-one-service-apply-one-at-a-time).\n`;
+
+  it('is warned of by plan and apply that write a shared resource, and by nothing else', async () => {
+    const cwd = await tempDir({ 'voxform.yaml': MANIFEST });
+    const staging = await cli(cwd, 'apply', '--env', 'staging', '--auto-approve');
+    expect(staging.code).toBe(0);
+    expect(staging.stderr).toContain(unseen('.voxform/state.json', 'the default environment (no --env)'));
+
+    // The same state would refuse it (shared_resource_conflict); another one cannot see staging's binding.
+    const plan = await cli(cwd, 'plan', '--state', 'other.json');
+    expect(plan.code).toBe(0);
+    expect(plan.stderr).toContain(unseen('other.json', 'staging'));
+    const apply = await cli(cwd, 'apply', '--state', 'other.json', '--auto-approve');
+    expect(apply.code).toBe(0);
+    expect(apply.stderr).toContain(unseen('other.json', 'staging'));
+    expect(await boundAgent(cwd)).toBe('-OKspareAgent0000001');
+
+    // Nothing shared to write: nothing to warn of.
+    const again = await cli(cwd, 'plan', '--state', 'other.json');
+    expect(again.stdout).toContain('No changes');
+    expect(again.stderr).not.toContain('holds no workspace');
+    // A state that holds the other environment's workspace sees its claims.
+    const seen = await cli(cwd, 'plan', '--env', 'staging', '--state', 'other.json');
+    expect(seen.stderr).not.toContain('holds no workspace');
+  });
+});
+
 describe('a refusal of a command that takes no --take-over', () => {
   it('names the plan and apply of the same manifests, environment and service that settle it', async () => {
     const production = ['  production:', '    promote_from: staging', ''].join('\n');

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openStateSpec, stateSpec } from '../../src/state/open.js';
+import { openStateBackend, openStateSpec, stateSpec } from '../../src/state/open.js';
 import { pastableStateSpec } from '../../src/state/postgres/url.js';
 import { advisoryKey } from '../../src/state/postgres/lock.js';
 import { isPostgresUrl, parseStateUrl } from '../../src/state/postgres/url.js';
@@ -59,6 +59,14 @@ describe('choosing the state backend', () => {
     });
     expect(await open('postgresql//u:planted-pw-77@h/db')).toMatchObject({ message: expect.stringContaining('starts with postgresql//, which needs a colon: postgresql://USER:PASSWORD@HOST:PORT/DATABASE.') });
     expect(await open('pg://u:planted-pw-77@h/db')).toMatchObject({ message: expect.stringContaining('is a URL with the scheme "pg"') });
+  });
+
+  it('names in a refusal of the URL the one of --state and VOXFORM_STATE it was given with, not both', async () => {
+    const open = (state: string | undefined, env: Record<string, string>) => openStateBackend({ state, env, cwd: tmpdir(), registerSecret: () => undefined }).catch((e: unknown) => e);
+    expect(await open('pg://u:planted-pw-77@h/db', { VOXFORM_STATE: 'state.json' })).toMatchObject({ code: 'state_url_invalid', message: expect.stringMatching(/^The state given with --state is a URL with the scheme "pg"/) });
+    expect(await open(undefined, { VOXFORM_STATE: 'postgres:/u@h/db' })).toMatchObject({ code: 'state_url_invalid', message: expect.stringMatching(/^The state given with VOXFORM_STATE starts with postgres:\//) });
+    expect(await open(undefined, { VOXFORM_STATE: 'postgres://u@h/db?connect_timeout=5s' })).toMatchObject({ code: 'state_url_invalid', message: expect.stringContaining(' given with VOXFORM_STATE sets connect_timeout') });
+    expect(await open('postgres://u@h/db?sslmode=requir', {})).toMatchObject({ code: 'state_url_invalid', message: expect.stringContaining(' given with --state sets sslmode') });
   });
 
   it('opens a path as the file backend, relative to the working folder', async () => {

@@ -13,6 +13,7 @@ import { prepareChangeOutput, renderPlanAs, type PlanFormat } from '../render-pl
 import { shellWord } from '../../util/shell-word.js';
 import { nextCommand } from '../next-command.js';
 import { warnPromotedEnvironment } from '../promotion-notice.js';
+import { committedLockWarning } from '../../state/committed-lock.js';
 
 export type { PlanFormat } from '../render-plan.js';
 
@@ -34,15 +35,21 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
   // Refused before anything is planned.
   if (options.out) await refuseOwnFile(options.out, ownFilesOf(options, ctx, deployedFiles(project.desired)), { code: 'plan_write_failed', cannot: `Cannot save the plan to ${options.out}`, outcome: 'nothing was planned or saved' });
   warnPromotedEnvironment(project.desired, options, ctx);
+  const committedLock = await committedLockWarning(project.backend, ctx.env);
+  if (committedLock) ctx.stderr.write(`warning: ${committedLock}\n`);
   const inputs = planInputs(project, ctx);
   const status = progressLine(ctx);
+  const stateWarnings: string[] = [];
   const plan = await makePlan({
     ...inputs,
     targets: options.target ?? [],
     onReadProgress: (read, total) => status.update(readProgress(read, total)),
     // Each agent's output (prompt diffs above all) is made while the other reads are on the wire.
     onChange: (change) => prepareChangeOutput(change, format, { color: ctx.color, secrets: ctx.secrets }),
+    onWarning: (message) => stateWarnings.push(message),
   }).finally(() => status.done());
+  // Said once the progress line is cleared.
+  for (const message of stateWarnings) ctx.stderr.write(`warning: ${message}\n`);
   plan.policy = await planPolicy(plan, project.desired, ctx, { base: options.base, paths: options.file ?? [] });
   // A plan that breaks a mandatory rule is not saved: apply would refuse it.
   const failsPolicy = plan.policy.report.summary.mandatory > 0;

@@ -1,0 +1,48 @@
+/**
+ * A state lock committed to git is a lock every checkout inherits: `plan`, which runs on the pull
+ * request that adds it, warns before it is merged; a lock held on this machine and not committed is
+ * no business of plan's.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
+
+const tempDir = useTempDirs();
+
+const MANIFEST = ['version: 1', 'agents:', '  desk: { id: -OKspareAgent0000001, name: Desk }', ''].join('\n');
+const HOLDER = 'holder-3f9a2c0d11b84e7a.json';
+const OWNER = { pid: 4242, host: 'ci-runner-7', user: 'ana', command: 'voxform apply', since: '2026-11-23T12:05:01.000Z' };
+
+async function projectWithHolder(): Promise<{ cwd: string; git: (...args: string[]) => void }> {
+  const cwd = await tempDir({ 'voxform.yaml': MANIFEST, '.gitignore': '**/.voxform/*.lock\n' });
+  const git = (...args: string[]) => void execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, GIT_CONFIG_NOSYSTEM: '1' } });
+  git('init', '-q', '-b', 'main');
+  await mkdir(path.join(cwd, '.voxform', 'state.json.lock'), { recursive: true });
+  await writeFile(path.join(cwd, '.voxform', 'state.json.lock', HOLDER), `${JSON.stringify(OWNER)}\n`);
+  return { cwd, git };
+}
+
+describe('a state lock committed to git', () => {
+  it('is warned of by plan, naming the holder file and how to take it out of git', async () => {
+    const { cwd, git } = await projectWithHolder();
+    git('add', '-A');
+    git('add', '-f', '.voxform/state.json.lock');
+    git('commit', '-qm', 'agents, and a lock by mistake');
+    const plan = await runCliInProcess(['plan', '--local'], { cwd });
+    expect(plan.code).toBe(0);
+    expect(plan.stderr).toContain(
+      `warning: the state lock .voxform/state.json.lock holds ${HOLDER}, which git tracks: a committed lock is held in every checkout, so \`voxform apply\` there is refused (state_locked) until someone runs \`voxform state unlock --force\`. Remove it from git (\`git rm -r --cached .voxform/state.json.lock\`) before merging: the lock is never committed (docs/state.md#the-file-backend).\n`,
+    );
+  });
+
+  it('is not warned of when the holder file is not committed: a lock of this machine', async () => {
+    const { cwd, git } = await projectWithHolder();
+    git('add', '-A');
+    git('commit', '-qm', 'agents');
+    const plan = await runCliInProcess(['plan', '--local'], { cwd });
+    expect(plan.code).toBe(0);
+    expect(plan.stderr).not.toContain('which git tracks');
+  });
+});
