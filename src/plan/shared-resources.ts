@@ -153,16 +153,23 @@ function unseenEnvironments(desired: DesiredState, serviceId: string, others: re
   return { environments, state };
 }
 
-/** Whether `change` writes what environments share: a number's binding, a campaign, a credential. */
-function writesShared(change: ResourceChange): boolean {
+/**
+ * Whether `change` puts back what environments share — a number's binding, a campaign, a credential —
+ * that changed on the service since this environment's last apply: what another environment's apply
+ * with another state looks like from here. A first apply, or a change of the manifests', is no sign
+ * of one, and warning of every such write would teach a new project to ignore the line.
+ */
+function undoesSharedChange(change: ResourceChange): boolean {
   if (change.action === 'no-op') return false;
+  const changedOnService = change.reason === 'drift' || change.fieldChanges.some((field) => field.drift);
+  if (!changedOnService) return false;
   if (change.kind === 'phone') return change.fieldChanges.some((field) => field.path === 'agent_id');
   return change.kind === 'campaign' || change.kind === 'credential';
 }
 
-/** The warning of a plan that writes a shared resource while the state holds no workspace of the other environments of its service; undefined otherwise. */
+/** The warning of a plan that puts back a shared resource changed on the service while the state holds no workspace of the other environments of its service; undefined otherwise. */
 export function unseenEnvironmentsWarning(unseen: UnseenEnvironments | undefined, changes: readonly ResourceChange[]): string | undefined {
-  if (!unseen || !changes.some(writesShared)) return undefined;
+  if (!unseen || !changes.some(undoesSharedChange)) return undefined;
   const which = wordList(unseen.environments.map((environment) => (environment === BASE_ENVIRONMENT_NAME ? 'the default environment (no --env)' : environment)), 'or');
   return `the state ${unseen.state} holds no workspace of ${which} on this service: a change another environment applied with another state to a shared resource (a number's agent, a campaign, a credential) cannot be seen, and this plan would undo it unrefused; every environment of a service must use one state (docs/state.md#environments-of-one-service-apply-one-at-a-time).`;
 }

@@ -329,13 +329,18 @@ describe('a state that holds no workspace of the other environments of the servi
   const unseen = (state: string, which: string) =>
     `warning: the state ${state} holds no workspace of ${which} on this service: a change another environment applied with another state to a shared resource (a number's agent, a campaign, a credential) cannot be seen, and this plan would undo it unrefused; every environment of a service must use one state (docs/state.md#environments-of-one-service-apply-one-at-a-time).\n`;
 
-  it('is warned of by plan and apply that write a shared resource, and by nothing else', async () => {
+  it('is warned of by plan and apply that put back a shared resource changed on the service, and by nothing else', async () => {
     const cwd = await tempDir({ 'voxform.yaml': MANIFEST });
+    // First applies, each with its own state: nothing changed on the service behind either, nothing to warn of.
+    const first = await cli(cwd, 'apply', '--state', 'other.json', '--auto-approve');
+    expect(first.code).toBe(0);
+    expect(first.stderr).not.toContain('holds no workspace');
     const staging = await cli(cwd, 'apply', '--env', 'staging', '--auto-approve');
     expect(staging.code).toBe(0);
-    expect(staging.stderr).toContain(unseen('.voxform/state.json', 'the default environment (no --env)'));
+    expect(staging.stderr).not.toContain('holds no workspace');
 
-    // The same state would refuse it (shared_resource_conflict); another one cannot see staging's binding.
+    // Staging's apply moved the number behind the default environment's state, which cannot see staging:
+    // the same state would refuse putting it back (shared_resource_conflict); this one warns.
     const plan = await cli(cwd, 'plan', '--state', 'other.json');
     expect(plan.code).toBe(0);
     expect(plan.stderr).toContain(unseen('other.json', 'staging'));
@@ -344,7 +349,7 @@ describe('a state that holds no workspace of the other environments of the servi
     expect(apply.stderr).toContain(unseen('other.json', 'staging'));
     expect(await boundAgent(cwd)).toBe('-OKspareAgent0000001');
 
-    // Nothing shared to write: nothing to warn of.
+    // Nothing shared to put back: nothing to warn of.
     const again = await cli(cwd, 'plan', '--state', 'other.json');
     expect(again.stdout).toContain('No changes');
     expect(again.stderr).not.toContain('holds no workspace');
