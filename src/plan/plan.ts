@@ -111,5 +111,6 @@ export async function planWorkspace(options: PlanOptions & { reportConflicts?: b
   });
   const conflicts = findSharedConflicts(made.plan.changes, others, options.fingerprintKey, options.takeOver, view.lastWriters);
   if (conflicts.length > 0 && !options.reportConflicts) throw sharedConflictError(conflicts, options.desired, options.serviceId);
-  return { ...made, plan: missingState ? { ...made.plan, missingState } : made.plan, view, conflicts };
+  const takeOver = options.takeOver?.length ? { takeOver: [...options.takeOver] } : {};
+  return { ...made, plan: { ...made.plan, ...takeOver, ...(missingState ? { missingState } : {}) }, view, conflicts };
 }

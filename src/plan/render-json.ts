@@ -59,6 +59,8 @@ export function planToJson(plan: Plan): Record<string, unknown> {
     environment: plan.environment ?? null,
     base_url: plan.baseUrl,
     targets: plan.targets,
+    // Format 1.8: present only for a plan made with --take-over.
+    ...(plan.takeOver === undefined ? {} : { take_over: plan.takeOver }),
     // Format 1.7: the keys renamed and swapped, whose state entries apply moves.
     summary: { ...plan.summary, ...keyMoveCounts(plan.changes) },
     // Names only: a value read from the environment is never part of a plan.

@@ -199,6 +199,7 @@ export function planFromJson(saved: Json, file: string): Plan {
       environment: isText(saved.environment) ? field(saved, 'environment', isName, 'the plan') : undefined,
       baseUrl: field(saved, 'base_url', isName, 'the plan'),
       targets: field(saved, 'targets', isNames, 'the plan'),
+      ...(saved.take_over === undefined ? {} : { takeOver: field(saved, 'take_over', isNames, 'the plan') }),
       changes,
       summary: { create: count('create'), update: count('update'), unchanged: count('unchanged'), drifted: count('drifted') },
       ...environmentVariablesOf(saved.environment_variables),

@@ -176,6 +176,12 @@ export interface Plan {
   baseUrl: string;
   /** `--target` addresses the plan was limited to (empty: everything). */
   targets: string[];
+  /**
+   * `--take-over` addresses: what this plan may take from another environment of the same service.
+   * Absent when there is none. Kept in a saved plan, so that the lines that plan it again carry them
+   * and its apply records what it takes as this environment's.
+   */
+  takeOver?: string[];
   /** Every resource of the manifest, changed or not, in apply order then address order. */
   changes: ResourceChange[];
   summary: PlanSummary;

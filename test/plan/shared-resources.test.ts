@@ -311,6 +311,28 @@ describe('a campaign another environment took over', () => {
     expect(plan.stderr).toContain('campaign.recall: the last apply of environment staging set name to Recall (staging); this plan would set Recall v2.');
   });
 
+  it('is kept in a saved plan: planning it again carries the --take-over, and its apply takes the campaign', async () => {
+    const cwd = await tempDir({ 'voxform.yaml': staging });
+    expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    expect((await cli(cwd, 'plan', '--env', 'staging', '--take-over', 'campaign.recall', '--out', 'p.plan')).code).toBe(0);
+    expect((JSON.parse(await readFile(path.join(cwd, 'p.plan'), 'utf8')) as { take_over?: string[] }).take_over).toEqual(['campaign.recall']);
+    // The default environment writes the campaign again meanwhile: the saved plan is stale.
+    await writeFile(path.join(cwd, 'voxform.yaml'), staging.replace('name: Recall,', 'name: Recall v2,'));
+    expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
+
+    const stale = await cli(cwd, 'apply', 'p.plan');
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain('error[plan_stale]');
+    const again = 'voxform plan --out p.plan -f voxform.yaml --env staging --take-over campaign.recall --local';
+    expect(stale.stderr).toContain(`\`${again}\``);
+    // Pasted, the line plans the take-over again, and the new plan applies it.
+    expect((await runCliInProcess(again.split(' ').slice(1), { cwd })).code).toBe(0);
+    expect((await cli(cwd, 'apply', 'p.plan')).code).toBe(0);
+    const plan = await cli(cwd, 'plan');
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain('campaign.recall: the last apply of environment staging set name to Recall (staging); this plan would set Recall v2.');
+  });
+
   it('reads a state written before the order was recorded as before: the conflict is checked against every environment', async () => {
     const cwd = await tempDir({ 'voxform.yaml': staging });
     expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
