@@ -56,11 +56,15 @@ describe('a number another environment of the service bound', () => {
     expect(apply.code).toBe(1);
     expect(apply.stderr).toContain(conflict);
     expect(apply.stderr).toContain('Nothing was sent.');
-    expect(apply.stderr).toContain('plan or apply with --take-over phone.+15551230001.');
+    // The commands to paste, with this run's environment and service.
+    expect(apply.stderr).toContain(
+      'To move it to this environment on purpose, review `voxform plan --take-over phone.+15551230001 --env staging --local`, then run `voxform apply --take-over phone.+15551230001 --env staging --local`.',
+    );
     expect(await boundAgent(cwd)).toBe('-OKspareAgent0000001');
     const plan = await cli(cwd, 'plan', '--env', 'staging');
     expect(plan.code).toBe(1);
     expect(plan.stderr).toContain(conflict);
+    expect(plan.stderr).toContain('review `voxform plan --take-over phone.+15551230001 --env staging --local`, then run `voxform apply --take-over phone.+15551230001 --env staging --local`.');
 
     const takeOver = await cli(cwd, 'apply', '--env', 'staging', '--take-over', 'phone.+15551230001', '--auto-approve');
     expect(takeOver.code).toBe(0);
@@ -139,7 +143,7 @@ describe('an agent an overlay leaves on the id another environment applied', () 
     expect(apply.stderr).toContain(
       'error[shared_resource_conflict]: voxform.yaml:3:3: agent.desk: the last apply of the default environment (no --env) set name of this agent (both environments name it by one id); this plan would change it.',
     );
-    expect(apply.stderr).toContain('plan or apply with --take-over agent.desk.');
+    expect(apply.stderr).toContain('review `voxform plan --take-over agent.desk --env staging --local`, then run `voxform apply --take-over agent.desk --env staging --local`.');
     expect(await liveName(cwd)).toBe('Desk');
 
     expect((await cli(cwd, 'apply', '--env', 'staging', '--take-over', 'agent.desk', '--auto-approve')).code).toBe(0);
@@ -182,7 +186,7 @@ describe('a campaign or credential another environment of the service set', () =
       'error[shared_resource_conflict]: voxform.yaml:9:5: credential.openai: the last apply of the default environment (no --env) set another key for this provider; this plan would replace it.',
     );
     expect(apply.stderr).toContain('\n  campaign.recall: the last apply of the default environment (no --env) set name to Recall; this plan would set Recall (staging).\n');
-    expect(apply.stderr).toContain('--take-over credential.openai --take-over campaign.recall.');
+    expect(apply.stderr).toContain('review `voxform plan --take-over credential.openai --take-over campaign.recall --env staging --local`, then run `voxform apply --take-over credential.openai --take-over campaign.recall --env staging --local`.');
     expect(apply.stderr).not.toContain('key-one');
     expect(apply.stderr).not.toContain('key-two');
   });
@@ -195,6 +199,19 @@ describe('a campaign or credential another environment of the service set', () =
     expect(plan.code).toBe(1);
     expect(plan.stderr).toContain('campaign.recall: the last apply of the default environment (no --env) set name to (sensitive); this plan would set staging name.');
     expect(plan.stderr).not.toMatch(/hmac-sha256|planted-camp/);
+  });
+
+  it("names the commands with the run's manifests, state, targets and take-overs", async () => {
+    const cwd = await tempDir({ 'agents.yaml': pinnedManifest('campaigns: { recall: { name: Recall (staging) } }', 'credentials: [{ provider: openai, api_key: "${env:STAGING_KEY:-key-two}" }]') });
+    const state = ['-f', 'agents.yaml', '--state', 'shared.json'];
+    expect((await cli(cwd, 'apply', ...state, '--auto-approve')).code).toBe(0);
+    const plan = await cli(cwd, 'plan', ...state, '--env', 'staging', '--target', 'campaign.recall', '--take-over', 'credential.openai');
+    expect(plan.code).toBe(1);
+    const words = '--take-over credential.openai --take-over campaign.recall -f agents.yaml --env staging --target campaign.recall --local --state shared.json';
+    expect(plan.stderr).toContain(`review \`voxform plan ${words}\`, then run \`voxform apply ${words}\`.`);
+    const apply = await cli(cwd, 'apply', ...state, '--env', 'staging', '--target', 'campaign.recall', '--take-over', 'credential.openai', '--auto-approve');
+    expect(apply.code).toBe(1);
+    expect(apply.stderr).toContain(`review \`voxform plan ${words}\`, then run \`voxform apply ${words}\`.`);
   });
 
   it('goes through when both set the same values, and the number stays where it is', async () => {

@@ -8,6 +8,7 @@ import { manifestArgumentError, namesManifest } from '../manifest-argument.js';
 import { shellWord } from '../../util/shell-word.js';
 import { savedPlanCommands, type ChosenTarget } from '../next-command.js';
 import { recordedCommand } from '../recorded-command.js';
+import { withTakeOverCommands } from '../take-over.js';
 import { warnPromotedEnvironment } from '../promotion-notice.js';
 import { connectProject, deploySourceOf, planInputs, type ProjectOptions } from '../project.js';
 
@@ -109,6 +110,8 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
     },
     ctx,
     { chosen, replan: savedCommands },
-  );
+  ).catch((error: unknown) => {
+    throw withTakeOverCommands(error, chosen, 'apply', { targets: options.target, takeOver: options.takeOver });
+  });
   return code;
 }

@@ -12,6 +12,7 @@ import { planPolicy } from '../policy-check.js';
 import { prepareChangeOutput, renderPlanAs, type PlanFormat } from '../render-plan.js';
 import { shellWord } from '../../util/shell-word.js';
 import { nextCommand } from '../next-command.js';
+import { withTakeOverCommands } from '../take-over.js';
 import { warnPromotedEnvironment } from '../promotion-notice.js';
 
 export type { PlanFormat } from '../render-plan.js';
@@ -42,7 +43,11 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
     onReadProgress: (read, total) => status.update(readProgress(read, total)),
     // Each agent's output (prompt diffs above all) is made while the other reads are on the wire.
     onChange: (change) => prepareChangeOutput(change, format, { color: ctx.color, secrets: ctx.secrets }),
-  }).finally(() => status.done());
+  })
+    .catch((error: unknown) => {
+      throw withTakeOverCommands(error, options, 'plan', { targets: options.target, takeOver: options.takeOver });
+    })
+    .finally(() => status.done());
   plan.policy = await planPolicy(plan, project.desired, ctx, { base: options.base, paths: options.file ?? [] });
   // A plan that breaks a mandatory rule is not saved: apply would refuse it.
   const failsPolicy = plan.policy.report.summary.mandatory > 0;
