@@ -7,7 +7,7 @@ import { workspaceKey, type WorkspaceState } from '../state/types.js';
 import { readCheckedWorkspace, type CheckedWorkspace } from '../state/missing-state.js';
 import { createPlan } from './create-plan.js';
 import { noteStateEvidence } from '../state/trusted-secrets.js';
-import { checkTakeOver, findSharedConflicts, readSharedView, sharedConflictError, type SharedResourceConflict, type SharedView } from './shared-resources.js';
+import { checkTakeOver, findSharedConflicts, markTakenOver, readSharedView, sharedConflictError, type SharedResourceConflict, type SharedView } from './shared-resources.js';
 import type { LiveReader, LiveState } from './read-live.js';
 import type { Plan, ResourceChange } from './types.js';
 import { requireOptions } from '../util/required-options.js';
@@ -111,6 +111,6 @@ export async function planWorkspace(options: PlanOptions & { reportConflicts?: b
   });
   const conflicts = findSharedConflicts(made.plan.changes, others, options.fingerprintKey, options.takeOver, view.lastWriters);
   if (conflicts.length > 0 && !options.reportConflicts) throw sharedConflictError(conflicts, options.desired, options.serviceId);
-  const takeOver = options.takeOver?.length ? { takeOver: [...options.takeOver] } : {};
+  const takeOver = options.takeOver?.length ? { takeOver: [...options.takeOver], changes: markTakenOver(made.plan.changes, others, options.fingerprintKey, options.takeOver, view.lastWriters) } : {};
   return { ...made, plan: { ...made.plan, ...takeOver, ...(missingState ? { missingState } : {}) }, view, conflicts };
 }

@@ -114,6 +114,7 @@ function readChange(value: unknown): ResourceChange {
     reason: isOneOf(REASONS)(reason) ? reason : undefined,
     ...(isText(value.moved_from) ? { movedFrom: field(value, 'moved_from', isName, address) } : {}),
     ...(value.earlier_id === undefined ? {} : { earlierId: field(value, 'earlier_id', isName, address) }),
+    ...(value.takes_over_from === undefined ? {} : { takesOverFrom: field(value, 'takes_over_from', isNames, address) }),
     dependsOn: field(value, 'depends_on', isNames, address),
     requests: (field(value, 'requests', Array.isArray, address) as unknown[]).map((r) => readRequest(r, address)),
     liveFingerprint: field(value, 'live_fingerprint', isText, address),

@@ -150,6 +150,11 @@ export interface ResourceChange {
    */
   earlierId?: string | undefined;
   /**
+   * The environments of the same service (`default` for the one without `--env`) whose last apply
+   * this change undoes, allowed by `--take-over`: the plan says it takes the resource from them.
+   */
+  takesOverFrom?: string[] | undefined;
+  /**
    * Keyed hash of the live values this change was computed from (an agent's managed top-level config
    * keys whole). `apply PLAN` computes it again and refuses the plan (`plan_stale`) when it moved.
    */

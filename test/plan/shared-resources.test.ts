@@ -6,6 +6,8 @@
 import { execFileSync } from 'node:child_process';
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { repoRoot, runCliInProcess, runPrinted, useTempDirs } from '../helpers/cli.js';
 import { findSharedConflicts, readOtherWorkspaces, sharedView } from '../../src/plan/shared-resources.js';
@@ -38,6 +40,14 @@ function pinnedManifest(...overlay: string[]): string {
   return `${MANIFEST}    phones: { "+15551230001": { agent: { id: -OKspareAgent0000001 } } }\n${overlay.map((line) => `    ${line}\n`).join('')}`;
 }
 
+async function validatePlan(document: unknown): Promise<void> {
+  const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+  addFormatsModule.default(ajv);
+  ajv.addKeyword({ keyword: 'enumDescriptions', schemaType: 'array' });
+  const validate = ajv.compile(JSON.parse(await readFile(path.join(repoRoot, 'schemas', 'plan.schema.json'), 'utf8')) as object);
+  expect(validate(document), JSON.stringify(validate.errors)).toBe(true);
+}
+
 const cli = (cwd: string, ...args: string[]) => runCliInProcess([...args, '--local'], { cwd });
 
 async function boundAgent(cwd: string): Promise<string> {
@@ -68,6 +78,7 @@ describe('a number another environment of the service bound', () => {
 
     const takeOver = await cli(cwd, 'apply', '--env', 'staging', '--take-over', 'phone.+15551230001', '--auto-approve');
     expect(takeOver.code).toBe(0);
+    expect(takeOver.stdout).toContain('~ phone.+15551230001 will be bound to another agent (takes it over from the default environment)\n');
     expect(await boundAgent(cwd)).toBe('-OKspareAgent0000002');
     // The default environment's drift check: staging's apply did it, not someone outside voxform.
     const drift = await cli(cwd, 'drift');
@@ -87,6 +98,28 @@ describe('a number another environment of the service bound', () => {
     const saved = await cli(cwd, 'apply', 'plan.json', '--take-over', 'phone.+15551230001');
     expect(saved.code).toBe(1);
     expect(saved.stderr).toContain('error[invalid_option]: A saved plan already names its manifests, environment and targets: pass only the plan file.');
+  });
+});
+
+describe('a plan that takes a resource over', () => {
+  it('says which environment it takes it from, in text, Markdown and JSON, and a saved plan keeps it', async () => {
+    const cwd = await tempDir({ 'voxform.yaml': MANIFEST.replace('  staging:\n', '  production:\n    agents: { desk: { id: -OKspareAgent0000003 } }\n  staging:\n') });
+    expect((await cli(cwd, 'apply', '--env', 'staging', '--auto-approve')).code).toBe(0);
+    const takeOver = ['--env', 'production', '--take-over', 'phone.+15551230001'];
+    const text = await cli(cwd, 'plan', ...takeOver);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('~ phone.+15551230001 will be bound to another agent (takes it over from staging)\n');
+    // Only the change that undoes staging's apply is marked.
+    expect(text.stdout).not.toMatch(/agent\.desk.*takes it over/);
+    const markdown = await cli(cwd, 'plan', ...takeOver, '--format', 'markdown');
+    expect(markdown.stdout).toContain('| `phone.+15551230001` | 🔄 update (takes it over from staging) | `agent_id` |');
+    expect(markdown.stdout).toContain('<code>phone.+15551230001</code> will be bound to another agent (takes it over from staging)');
+    const json = JSON.parse((await cli(cwd, 'plan', ...takeOver, '--format', 'json', '--out', 'p.plan')).stdout) as { take_over: string[]; resource_changes: Array<Record<string, unknown>> };
+    expect(json.take_over).toEqual(['phone.+15551230001']);
+    expect(json.resource_changes.filter((change) => 'takes_over_from' in change)).toEqual([expect.objectContaining({ address: 'phone.+15551230001', takes_over_from: ['staging'] })]);
+    await validatePlan(json);
+    const shown = await runCliInProcess(['plan', 'show', 'p.plan'], { cwd });
+    expect(shown.stdout).toContain('~ phone.+15551230001 will be bound to another agent (takes it over from staging)\n');
   });
 });
 
