@@ -24,6 +24,8 @@ import type { StateBackend } from '../state/backend.js';
 import { followedWorkspace } from '../state/moved-resources.js';
 import { BASE_ENVIRONMENT_NAME, hashApplied, splitWorkspaceKey, workspaceKey, type CampaignState, type CredentialState, type SharedWrite, type WorkspaceState } from '../state/types.js';
 import { shellWord } from '../util/shell-word.js';
+import { didYouMean } from '../util/did-you-mean.js';
+import { internationalNumber } from '../manifest/names.js';
 import { fingerprintKeyId, hashedWithAnotherKey, isKeyedHash } from '../util/hash.js';
 import type { FieldChange, ResourceChange } from './types.js';
 
@@ -241,10 +243,18 @@ export function checkTakeOver(desired: DesiredState, takeOver: readonly string[]
   const known = sharedResources(desired).map((resource) => resource.address);
   for (const address of takeOver) {
     if (known.includes(address)) continue;
-    throw new VoxformError('invalid_option', `--take-over ${address} names no agent, phone, campaign or credential of the manifests.`, {
+    const near = nearAddress(address, known);
+    throw new VoxformError('invalid_option', `--take-over ${address} names no agent, phone, campaign or credential of the manifests${near ? `; did you mean ${near}?` : '.'}`, {
       hint: `Name one of: ${known.join(', ') || '(the manifests define none)'}.`,
     });
   }
+}
+
+/** The address of the manifests `address` was likely meant as: a number written with separators, as the manifests' keys are checked, else a typo. */
+function nearAddress(address: string, known: readonly string[]): string | undefined {
+  const number = address.startsWith('phone.') ? internationalNumber(address.slice('phone.'.length)) : undefined;
+  if (number !== undefined && known.includes(`phone.${number}`)) return `phone.${number}`;
+  return didYouMean(address, known);
 }
 
 function sharedResources(desired: DesiredState) {

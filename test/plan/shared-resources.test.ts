@@ -94,6 +94,12 @@ describe('a number another environment of the service bound', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('error[invalid_option]: --take-over phone.+15550000000 names no agent, phone, campaign or credential of the manifests.');
     expect(unknown.stderr).toContain('hint: Name one of: agent.desk, phone.+15551230001, campaign.recall, credential.openai.');
+    // A number written with separators, as the manifests' keys are read, and a typo.
+    const spaced = await cli(cwd, 'plan', '--take-over', 'phone.+1 555 123 0001');
+    expect(spaced.code).toBe(1);
+    expect(spaced.stderr).toContain('error[invalid_option]: --take-over phone.+1 555 123 0001 names no agent, phone, campaign or credential of the manifests; did you mean phone.+15551230001?');
+    const typo = await cli(cwd, 'plan', '--take-over', 'campaign.recal');
+    expect(typo.stderr).toContain('of the manifests; did you mean campaign.recall?');
     expect((await cli(cwd, 'plan', '--out', 'plan.json')).code).toBe(0);
     const saved = await cli(cwd, 'apply', 'plan.json', '--take-over', 'phone.+15551230001');
     expect(saved.code).toBe(1);
