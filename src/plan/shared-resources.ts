@@ -101,6 +101,29 @@ function campaignClaim(campaigns: Record<string, CampaignState>, id: string): Ca
   return claim;
 }
 
+/**
+ * Of the workspaces of a service, the environment whose apply wrote the campaign `id` last, with what
+ * it recorded and under which address; undefined when that is not known (no order recorded, or a tie).
+ */
+export function campaignLastWrite(id: string, workspaces: readonly OtherWorkspace[]): { environment: string; address: string; entry: CampaignState } | undefined {
+  const { last } = lastWrite(workspaces.map((o) => ({ environment: o.environment, entry: campaignClaim(o.workspace.campaigns, id) })));
+  const written = last && workspaces.find((o) => o.environment === last.environment);
+  const address = written && Object.entries(written.workspace.campaigns).find(([, entry]) => entry === last.entry)?.[0];
+  return last?.entry && address !== undefined ? { environment: last.environment, address, entry: last.entry } : undefined;
+}
+
+/**
+ * Of the workspaces of a service, the environments whose last apply bound the number `address` to
+ * `agentId`, the agent it answers with now: a number found bound and left (`foundLive`) is not theirs,
+ * nor one bound elsewhere since.
+ */
+export function phoneHolders(address: string, agentId: string, workspaces: readonly OtherWorkspace[]): string[] {
+  return workspaces.flatMap(({ environment, workspace }) => {
+    const entry = workspace.phones[address];
+    return entry && !entry.foundLive && entry.agentId === agentId ? [environment] : [];
+  });
+}
+
 /** The view of `own` (the workspace of `environment`) among `others` for the campaigns and credentials of `desired`. */
 export function sharedView(desired: DesiredState, own: WorkspaceState, others: readonly OtherWorkspace[]): SharedView {
   const environment = desired.environment ?? BASE_ENVIRONMENT_NAME;

@@ -129,6 +129,30 @@ describe('a plan that takes a resource over', () => {
   });
 });
 
+describe('get, on one account with two environments', () => {
+  it("marks a number and a campaign another environment's apply holds with that environment, and shows the campaign as it wrote it", async () => {
+    const cwd = await tempDir({ 'voxform.yaml': `${MANIFEST}    campaigns: { recall: { name: Recall (staging) } }\n` });
+    expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    const phoneRow = (text: string) => text.split('\n').find((line) => line.startsWith('+15551230001 '));
+    const campaignRow = (text: string) => text.split('\n').find((line) => line.startsWith('cmp_recall_2026 '));
+
+    // Staging has applied nothing: the number and the campaign are the default environment's.
+    expect(phoneRow((await cli(cwd, 'get', 'phones', '--env', 'staging')).stdout)).toMatch(/ default: phone\.\+15551230001$/);
+    expect(phoneRow((await cli(cwd, 'get', 'phones')).stdout)).toMatch(/ -OKspareAgent0000001 \(Desk\) +phone\.\+15551230001$/);
+    expect(campaignRow((await cli(cwd, 'get', 'campaigns', '--env', 'staging')).stdout)).toMatch(/^cmp_recall_2026 +Recall +\+15551230001 +default: campaign\.recall /);
+
+    expect((await cli(cwd, 'apply', '--env', 'staging', '--take-over', 'phone.+15551230001', '--take-over', 'campaign.recall', '--auto-approve')).code).toBe(0);
+    // Staging took both: the default environment's listing says so, and shows the campaign as staging set it.
+    expect(phoneRow((await cli(cwd, 'get', 'phones')).stdout)).toMatch(/ staging: phone\.\+15551230001$/);
+    expect(campaignRow((await cli(cwd, 'get', 'campaigns')).stdout)).toMatch(/^cmp_recall_2026 +Recall \(staging\) +\+15551230001 +staging: campaign\.recall /);
+    expect(campaignRow((await cli(cwd, 'get', 'campaigns', '--env', 'staging')).stdout)).toMatch(/^cmp_recall_2026 +Recall \(staging\) +\+15551230001 +campaign\.recall /);
+    const phones = JSON.parse((await cli(cwd, 'get', 'phones', '--format', 'json')).stdout) as { phones: Array<Record<string, unknown>> };
+    expect(phones.phones.find((phone) => phone.number === '+15551230001')).toMatchObject({ managed_by: 'phone.+15551230001', environment: 'staging' });
+    const campaigns = JSON.parse((await cli(cwd, 'get', 'campaigns', '--format', 'json')).stdout) as { campaigns: Array<Record<string, unknown>> };
+    expect(campaigns.campaigns).toMatchObject([{ id: 'cmp_recall_2026', managed_by: 'campaign.recall', environment: 'staging', last_applied: { name: 'Recall (staging)' } }]);
+  });
+});
+
 describe('a number another environment only kept where it was', () => {
   it('is not that environment\'s: the environment that bound it rebinds it without --take-over, and drift calls it pending', async () => {
     const cwd = await tempDir({ 'voxform.yaml': pinnedManifest() });
