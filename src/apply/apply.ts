@@ -266,7 +266,8 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
       client: options.client,
       store,
       shared: view,
-      takeOver: options.takeOver,
+      // A saved plan's own: apply refuses --take-over beside it.
+      takeOver: options.savedPlan ? plan.takeOver : options.takeOver,
       parallelism: options.parallelism ?? 8,
       signal,
       stopGraceMs: options.stopGraceMs,

@@ -62,10 +62,13 @@ export interface SavedPlanCommands {
   apply: string;
 }
 
-/** The command lines of the saved plan `planFile` (as the user typed it), made with `chosen`; `targets`: the plan's own, which planning it again keeps. */
-export function savedPlanCommands(planFile: string, chosen: ChosenTarget, targets: readonly string[] = []): SavedPlanCommands {
+/**
+ * The command lines of the saved plan `planFile` (as the user typed it), made with `chosen`;
+ * `selection`: the plan's own `--target`s and `--take-over`s, which planning it again keeps.
+ */
+export function savedPlanCommands(planFile: string, chosen: ChosenTarget, selection: Pick<LineOptions, 'targets' | 'takeOver'> = {}): SavedPlanCommands {
   return {
-    plan: nextCommand(`plan --out ${shellWord(planFile)}`, chosen, { targets }),
+    plan: nextCommand(`plan --out ${shellWord(planFile)}`, chosen, { targets: selection.targets, takeOver: selection.takeOver }),
     apply: nextCommand(`apply ${shellWord(planFile)}`, chosen, { manifests: false }),
   };
 }

@@ -8,6 +8,7 @@ import type { ApiClient } from '../api/index.js';
 import { byCodeUnits } from '../util/compare.js';
 import { eachLatestCall, INVENTORY_FORMAT_VERSION } from './inventory.js';
 import { stateSourceJson, type InventoryState } from './state-records.js';
+import { campaignLastWrite } from '../plan/shared-resources.js';
 
 type CampaignReader = Pick<ApiClient, 'iterateCallLogs'>;
 
@@ -17,7 +18,13 @@ export interface LiveCampaign {
   id: string;
   /** The address of the manifest entry that adopts the campaign (`campaign.recall-reminders`), or null. */
   managed_by: string | null;
-  /** What voxform last applied to the campaign (a secret value as its keyed hash); null when it never did. */
+  /**
+   * Another environment of the service whose apply wrote the campaign last (the state's `writeOrder`
+   * across workspaces): `managed_by` is its address there and `last_applied` its values. Null when
+   * this run's environment wrote it last, or which did is not known.
+   */
+  environment: string | null;
+  /** What voxform last applied to the campaign, by whichever environment wrote it last (a secret value as its keyed hash); null when it never did. */
   last_applied: { name: string | null; caller: string | null; include_metadata_in_prompt: boolean | null } | null;
   /** How the campaign was found, in this order: a manifest names it, the state records it, a call ran for it. */
   found_through: CampaignSource[];
@@ -51,11 +58,16 @@ export async function readCampaigns(client: CampaignReader, managed: ReadonlyMap
 
   const managedBy = new Map([...managed].map(([local, id]) => [id, `campaign.${local}`]));
   const order: CampaignSource[] = ['manifest', 'state', 'call'];
+  const [own] = state.workspaces;
   const campaigns = [...found].map(([id, entry]): LiveCampaign => {
-    const applied = recorded.get(id);
+    // The service cannot read a campaign back: what it holds is what the last apply of any environment set.
+    const last = campaignLastWrite(id, state.workspaces);
+    const taken = last !== undefined && last.environment !== own?.environment ? last : undefined;
+    const applied = taken ? taken.entry.applied : recorded.get(id);
     return {
       id,
-      managed_by: managedBy.get(id) ?? null,
+      managed_by: taken?.address ?? managedBy.get(id) ?? null,
+      environment: taken ? taken.environment : null,
       last_applied: applied ? { name: applied.name ?? null, caller: applied.caller ?? null, include_metadata_in_prompt: applied.include_metadata_in_prompt ?? null } : null,
       found_through: order.filter((source) => entry.sources.has(source)),
       calls: entry.calls,

@@ -8,6 +8,7 @@ import type { ApiClient } from '../api/index.js';
 import { agentNamesOnService } from '../api/agent-if-exists.js';
 import type { GlobalCallHistoryRecord } from '../schema/types.gen.js';
 import { byCodeUnits } from '../util/compare.js';
+import { phoneHolders, type OtherWorkspace } from '../plan/shared-resources.js';
 
 /** Calls read for agents, newest first: an account's whole call history can be huge. */
 export const CALLS_READ_FOR_AGENTS = 1000;
@@ -20,6 +21,8 @@ type InventoryReader = Pick<ApiClient, 'listPhones' | 'getAgent' | 'iterateCallL
 export interface ManagedResources {
   agents: ReadonlyMap<string, string>;
   phones: ReadonlySet<string>;
+  /** Every workspace of the service the state holds, this run's first (`InventoryState.workspaces`): who holds each number. */
+  workspaces?: readonly OtherWorkspace[];
   /**
    * The agents' ids by local name of each other environment of the manifests (all of them without
    * --env): an agent one of them gives is that environment's, not unmanaged.
@@ -35,6 +38,12 @@ export interface LivePhone {
   agent_name: string | null;
   /** The address of the manifest entry that manages the number (`phone.+15551230001`), or null. */
   managed_by: string | null;
+  /**
+   * Another environment of the service whose last apply bound the number to the agent it answers
+   * with (the state tells): `managed_by` is its address there. Null when this run's environment did,
+   * or none recorded.
+   */
+  environment: string | null;
 }
 
 /** `named`: none of the three sources reached it, and the user asked for its id. */
@@ -74,17 +83,26 @@ export interface AgentsReport {
 export async function readLivePhones(client: InventoryReader, managed: ManagedResources): Promise<PhonesReport> {
   const phones = await client.listPhones();
   const names = await agentNamesOnService(client, new Set(phones.flatMap((phone) => (phone.agent_id ? [phone.agent_id] : []))));
+  const workspaces = managed.workspaces ?? [];
+  const own = workspaces[0]?.environment;
   return {
     format_version: INVENTORY_FORMAT_VERSION,
     kind: 'phones',
     phones: phones
-      .map((phone) => ({
-        number: phone.id,
-        status: phone.status ?? null,
-        agent_id: phone.agent_id ?? null,
-        agent_name: (phone.agent_id && names.get(phone.agent_id)) || null,
-        managed_by: managed.phones.has(phone.id) ? `phone.${phone.id}` : null,
-      }))
+      .map((phone) => {
+        const address = `phone.${phone.id}`;
+        const holders = phone.agent_id ? phoneHolders(address, phone.agent_id, workspaces) : [];
+        // The run's own environment first: a number it holds is its own, whoever else bound it alike.
+        const environment = holders.length > 0 && holders[0] !== own ? holders[0]! : null;
+        return {
+          number: phone.id,
+          status: phone.status ?? null,
+          agent_id: phone.agent_id ?? null,
+          agent_name: (phone.agent_id && names.get(phone.agent_id)) || null,
+          managed_by: managed.phones.has(phone.id) || environment !== null ? address : null,
+          environment,
+        };
+      })
       .sort((a, b) => byCodeUnits(a.number, b.number)),
   };
 }

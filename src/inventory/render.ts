@@ -34,7 +34,7 @@ export function renderPhonesText(report: PhonesReport, options: TableText = {}):
     phone.number,
     phone.status ?? '—',
     phone.agent_id === null ? '—' : `${phone.agent_id}${phone.agent_name === null ? ' (not found)' : ` (${phone.agent_name})`}`,
-    phone.managed_by ?? UNMANAGED,
+    phone.managed_by === null ? UNMANAGED : phone.environment === null ? phone.managed_by : `${phone.environment}: ${phone.managed_by}`,
   ]);
   return table(['PHONE', 'STATUS', 'AGENT*', 'MANAGED BY*'], rows, options);
 }
@@ -75,7 +75,7 @@ export function renderCampaignsText(report: CampaignsReport, options: TableText 
     campaign.id,
     campaign.last_applied?.name ?? '—',
     campaign.last_applied?.caller ?? '—',
-    campaign.managed_by ?? UNMANAGED,
+    campaign.managed_by === null ? UNMANAGED : campaign.environment === null ? campaign.managed_by : `${campaign.environment}: ${campaign.managed_by}`,
     campaign.found_through.map((source) => CAMPAIGN_SOURCE_WORDS[source]).join(', '),
     String(campaign.calls),
   ]);
@@ -95,7 +95,7 @@ export function campaignSourcesNote(report: CampaignsReport): string {
   return (
     `The service has no list of campaigns: these are the campaigns the manifests name (${sources.manifest_campaigns}), ` +
     `the campaigns the state records (${stateCount(sources.state.campaigns, sources.state)}), and the campaigns ${calls} ran for. ` +
-    'NAME and CALLER are what voxform last applied: the service cannot read a campaign back. A campaign with none of these is not shown.'
+    'NAME and CALLER are what voxform last applied, in whichever environment applied it last: the service cannot read a campaign back. A campaign with none of these is not shown.'
   );
 }
 

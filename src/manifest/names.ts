@@ -25,9 +25,20 @@ export function isPhoneNumber(number: string): boolean {
  * in another country); nothing for anything else.
  */
 export function phoneNumberAdvice(written: string): string {
-  const compact = written.replace(/[\s().-]/g, '');
-  const international = /^(?:\+|00)([1-9][0-9]{6,14})$/.exec(compact);
-  if (international) return `; did you mean "+${international[1]}"?`;
-  if (/^[0-9]+$/.test(compact)) return '; start it with "+" and the country code, digits only';
+  const international = internationalNumber(written);
+  if (international) return `; did you mean "${international}"?`;
+  if (/^[0-9]+$/.test(written.replace(PHONE_SEPARATORS, ''))) return '; start it with "+" and the country code, digits only';
   return '';
+}
+
+/** What people write between a number's digits: spaces, brackets, dots and dashes. */
+const PHONE_SEPARATORS = /[\s().-]/g;
+
+/**
+ * `written` as E.164 when its digits carry a country code (after `+` or `00`) and only the separators
+ * are wrong (`+1 555 123 0003`, `0015551230003`); undefined for anything else.
+ */
+export function internationalNumber(written: string): string | undefined {
+  const international = /^(?:\+|00)([1-9][0-9]{6,14})$/.exec(written.replace(PHONE_SEPARATORS, ''));
+  return international ? `+${international[1]}` : undefined;
 }

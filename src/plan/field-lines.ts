@@ -5,6 +5,7 @@ import { plural } from '../util/plural.js';
 import { isPlainObject } from '../util/json-object.js';
 import { serializeAlike } from './compare.js';
 import { markChangedSecrets, redactValue, SECRET_CHANGED } from './redact.js';
+import { BASE_ENVIRONMENT_NAME } from '../state/types.js';
 import { UNKNOWN_AFTER_APPLY, type FieldChange, type Plan, type ResourceChange } from './types.js';
 
 type FieldMarker = '+' | '-' | '~';
@@ -210,8 +211,19 @@ function valueView(field: FieldChange, marker: FieldMarker, before: unknown, aft
   return fieldView(field, marker, marker === '+' ? named(after, afterName) : `${named(before, beforeName)} → ${named(after, afterName)}`, undefined);
 }
 
-/** A sentence for what will happen to a resource, for headers in text and Markdown. */
+/** A sentence for what will happen to a resource, for headers in text and Markdown; what it takes from another environment said after it. */
 export function describeAction(change: ResourceChange): string {
+  return `${actionSentence(change)}${takenOver(change)}`;
+}
+
+/** ` (takes it over from staging)`: the environments whose last apply a `--take-over` lets this change undo (`takesOverFrom`). */
+export function takenOver(change: ResourceChange): string {
+  const names = (change.takesOverFrom ?? []).map((environment) => (environment === BASE_ENVIRONMENT_NAME ? 'the default environment' : environment));
+  if (names.length === 0) return '';
+  return ` (takes it over from ${names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names[0]})`;
+}
+
+function actionSentence(change: ResourceChange): string {
   if (change.action === 'no-op') return 'unchanged';
   switch (change.kind) {
     case 'phone':

@@ -11,9 +11,9 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
  * the voxform before an upgrade still applies after it. A field removed, or changing meaning, bumps
  * the major and moves `OLDEST_PLAN_FORMAT_READ` to it.
  */
-export const PLAN_JSON_FORMAT_VERSION = '1.7';
+export const PLAN_JSON_FORMAT_VERSION = '1.8';
 
-/** The oldest format read: 1.6 and 1.7 only added optional fields (`after_written`, `no_longer_managed`, `names`, `earlier_id`; `summary`'s `renamed` and `swapped`). */
+/** The oldest format read: 1.6 to 1.8 only added optional fields (`after_written`, `no_longer_managed`, `names`, `earlier_id`; `summary`'s `renamed` and `swapped`; `take_over`). */
 export const OLDEST_PLAN_FORMAT_READ = '1.5';
 
 /** The formats a saved plan may have to be read (`readPlanFile`): same major, minor from the oldest read to this one's. */

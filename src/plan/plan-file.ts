@@ -29,6 +29,8 @@ export interface SavedPlan {
   environment: string | null;
   base_url: string;
   targets: string[];
+  /** Format 1.8, for a plan made with --take-over. */
+  take_over?: string[];
   secrets_digest: string;
   fingerprint_key_id: string;
   plan_digest: string;

@@ -7,7 +7,7 @@ import { workspaceKey, type WorkspaceState } from '../state/types.js';
 import { readCheckedWorkspace, type CheckedWorkspace } from '../state/missing-state.js';
 import { createPlan } from './create-plan.js';
 import { noteStateEvidence } from '../state/trusted-secrets.js';
-import { checkTakeOver, findSharedConflicts, readSharedView, sharedConflictError, unseenEnvironmentsWarning, type SharedResourceConflict, type SharedView } from './shared-resources.js';
+import { checkTakeOver, findSharedConflicts, markTakenOver, readSharedView, sharedConflictError, unseenEnvironmentsWarning, type SharedResourceConflict, type SharedView } from './shared-resources.js';
 import type { LiveReader, LiveState } from './read-live.js';
 import type { Plan, ResourceChange } from './types.js';
 import { requireOptions } from '../util/required-options.js';
@@ -118,5 +118,6 @@ export async function planWorkspace(options: PlanOptions & { reportConflicts?: b
   if (conflicts.length > 0 && !options.reportConflicts) throw sharedConflictError(conflicts, options.desired, options.serviceId);
   const unseenWarning = unseenEnvironmentsWarning(unseen, made.plan.changes);
   if (unseenWarning) options.onWarning?.(unseenWarning);
-  return { ...made, plan: missingState ? { ...made.plan, missingState } : made.plan, view, conflicts };
+  const takeOver = options.takeOver?.length ? { takeOver: [...options.takeOver], changes: markTakenOver(made.plan.changes, others, options.fingerprintKey, options.takeOver, view.lastWriters) } : {};
+  return { ...made, plan: { ...made.plan, ...takeOver, ...(missingState ? { missingState } : {}) }, view, conflicts };
 }

@@ -59,6 +59,8 @@ export function planToJson(plan: Plan): Record<string, unknown> {
     environment: plan.environment ?? null,
     base_url: plan.baseUrl,
     targets: plan.targets,
+    // Format 1.8: present only for a plan made with --take-over.
+    ...(plan.takeOver === undefined ? {} : { take_over: plan.takeOver }),
     // Format 1.7: the keys renamed and swapped, whose state entries apply moves.
     summary: { ...plan.summary, ...keyMoveCounts(plan.changes) },
     // Names only: a value read from the environment is never part of a plan.
@@ -74,6 +76,8 @@ export function planToJson(plan: Plan): Record<string, unknown> {
       moved_from: change.movedFrom ?? null,
       // Format 1.6: present only for a key that named another agent or campaign at the last apply.
       ...(change.earlierId === undefined ? {} : { earlier_id: change.earlierId }),
+      // Format 1.8: present only for a change a --take-over lets undo another environment's apply.
+      ...(change.takesOverFrom === undefined ? {} : { takes_over_from: change.takesOverFrom }),
       depends_on: change.dependsOn,
       live_fingerprint: change.liveFingerprint,
       sensitive_paths: change.sensitivePaths,

@@ -1,9 +1,9 @@
-import { describeAction, DRIFT_NOTE, fieldViews, movedKeyLines, MOVED_NOTE, MOVES_ONLY, planHasChanges, summaryLine, SWAPPED_NOTE } from './field-lines.js';
+import { describeAction, DRIFT_NOTE, takenOver, fieldViews, movedKeyLines, MOVED_NOTE, MOVES_ONLY, planHasChanges, summaryLine, SWAPPED_NOTE } from './field-lines.js';
 import { byteLength, fitComment, sectionSize, wholeSection, type CommentParts, type CommentSection } from './fit-comment.js';
 import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
 import { COMMENT_SIZE_LIMIT, fitBlocks, linesSize, type CommentList } from '../util/comment-blocks.js';
 import type { Redact } from '../secrets/redact.js';
-import { markdownCode, markdownHtmlText } from '../util/markdown-escape.js';
+import { markdownCode, markdownHtmlText, markdownText } from '../util/markdown-escape.js';
 import { lineAsShown } from '../util/printable.js';
 import { formatCount, plural } from '../util/plural.js';
 import { shellWord } from '../util/shell-word.js';
@@ -126,7 +126,7 @@ function commentParts(plan: Plan, changed: ResourceChange[], env: string, secret
   const rows = changed.map((change) => {
     const fields = change.fieldChanges.map((f) => markdownCode(f.path, { inTable: true })).join(', ');
     const drift = change.reason === 'drift' ? ' (drift)' : '';
-    return `| ${markdownCode(change.address, { inTable: true })} | ${ACTION_LABEL[change.action]}${drift} | ${fields} |`;
+    return `| ${markdownCode(change.address, { inTable: true })} | ${ACTION_LABEL[change.action]}${drift}${markdownText(takenOver(change))} | ${fields} |`;
   });
   const sections = changed.map((change) => commentSection(change, secrets));
   const notes = [

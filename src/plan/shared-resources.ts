@@ -25,6 +25,8 @@ import { followedWorkspace } from '../state/moved-resources.js';
 import { BASE_ENVIRONMENT_NAME, hashApplied, splitWorkspaceKey, workspaceKey, type CampaignState, type CredentialState, type SharedWrite, type WorkspaceState } from '../state/types.js';
 import { shellWord } from '../util/shell-word.js';
 import { wordList } from '../util/plural.js';
+import { didYouMean } from '../util/did-you-mean.js';
+import { internationalNumber } from '../manifest/names.js';
 import { fingerprintKeyId, hashedWithAnotherKey, isKeyedHash } from '../util/hash.js';
 import type { FieldChange, ResourceChange } from './types.js';
 
@@ -98,6 +100,29 @@ function campaignClaim(campaigns: Record<string, CampaignState>, id: string): Ca
   let claim: CampaignState | undefined;
   for (const entry of Object.values(campaigns)) if (entry.id === id && (claim === undefined || (entry.writeOrder ?? 0) > (claim.writeOrder ?? 0))) claim = entry;
   return claim;
+}
+
+/**
+ * Of the workspaces of a service, the environment whose apply wrote the campaign `id` last, with what
+ * it recorded and under which address; undefined when that is not known (no order recorded, or a tie).
+ */
+export function campaignLastWrite(id: string, workspaces: readonly OtherWorkspace[]): { environment: string; address: string; entry: CampaignState } | undefined {
+  const { last } = lastWrite(workspaces.map((o) => ({ environment: o.environment, entry: campaignClaim(o.workspace.campaigns, id) })));
+  const written = last && workspaces.find((o) => o.environment === last.environment);
+  const address = written && Object.entries(written.workspace.campaigns).find(([, entry]) => entry === last.entry)?.[0];
+  return last?.entry && address !== undefined ? { environment: last.environment, address, entry: last.entry } : undefined;
+}
+
+/**
+ * Of the workspaces of a service, the environments whose last apply bound the number `address` to
+ * `agentId`, the agent it answers with now: a number found bound and left (`foundLive`) is not theirs,
+ * nor one bound elsewhere since.
+ */
+export function phoneHolders(address: string, agentId: string, workspaces: readonly OtherWorkspace[]): string[] {
+  return workspaces.flatMap(({ environment, workspace }) => {
+    const entry = workspace.phones[address];
+    return entry && !entry.foundLive && entry.agentId === agentId ? [environment] : [];
+  });
 }
 
 /** The view of `own` (the workspace of `environment`) among `others` for the campaigns and credentials of `desired`. */
@@ -260,15 +285,43 @@ export function findSharedConflicts(
   return conflicts;
 }
 
+/**
+ * `changes` with each that `takeOver` lets undo another environment's last apply marked with those
+ * environments (`takesOverFrom`): the conflicts it would be refused for without the flag. A marked
+ * change is a new object, so that what was made of it before (its text, prepared while reading) is
+ * not taken for it.
+ */
+export function markTakenOver(
+  changes: readonly ResourceChange[],
+  others: readonly OtherWorkspace[],
+  salt: string,
+  takeOver: readonly string[],
+  lastWriters: ReadonlyMap<string, string> = new Map(),
+): ResourceChange[] {
+  const taken = findSharedConflicts(changes.filter((change) => takeOver.includes(change.address)), others, salt, [], lastWriters);
+  return changes.map((change) => {
+    const from = [...new Set(taken.filter((conflict) => conflict.address === change.address).map((conflict) => conflict.environment))];
+    return from.length > 0 ? { ...change, takesOverFrom: from } : change;
+  });
+}
+
 /** `--take-over` names an agent, phone, campaign or credential of the manifests: anything else is the flag's mistake. */
 export function checkTakeOver(desired: DesiredState, takeOver: readonly string[]): void {
   const known = sharedResources(desired).map((resource) => resource.address);
   for (const address of takeOver) {
     if (known.includes(address)) continue;
-    throw new VoxformError('invalid_option', `--take-over ${address} names no agent, phone, campaign or credential of the manifests.`, {
+    const near = nearAddress(address, known);
+    throw new VoxformError('invalid_option', `--take-over ${address} names no agent, phone, campaign or credential of the manifests${near ? `; did you mean ${near}?` : '.'}`, {
       hint: `Name one of: ${known.join(', ') || '(the manifests define none)'}.`,
     });
   }
+}
+
+/** The address of the manifests `address` was likely meant as: a number written with separators, as the manifests' keys are checked, else a typo. */
+function nearAddress(address: string, known: readonly string[]): string | undefined {
+  const number = address.startsWith('phone.') ? internationalNumber(address.slice('phone.'.length)) : undefined;
+  if (number !== undefined && known.includes(`phone.${number}`)) return `phone.${number}`;
+  return didYouMean(address, known);
 }
 
 function sharedResources(desired: DesiredState) {

@@ -150,6 +150,11 @@ export interface ResourceChange {
    */
   earlierId?: string | undefined;
   /**
+   * The environments of the same service (`default` for the one without `--env`) whose last apply
+   * this change undoes, allowed by `--take-over`: the plan says it takes the resource from them.
+   */
+  takesOverFrom?: string[] | undefined;
+  /**
    * Keyed hash of the live values this change was computed from (an agent's managed top-level config
    * keys whole). `apply PLAN` computes it again and refuses the plan (`plan_stale`) when it moved.
    */
@@ -176,6 +181,12 @@ export interface Plan {
   baseUrl: string;
   /** `--target` addresses the plan was limited to (empty: everything). */
   targets: string[];
+  /**
+   * `--take-over` addresses: what this plan may take from another environment of the same service.
+   * Absent when there is none. Kept in a saved plan, so that the lines that plan it again carry them
+   * and its apply records what it takes as this environment's.
+   */
+  takeOver?: string[];
   /** Every resource of the manifest, changed or not, in apply order then address order. */
   changes: ResourceChange[];
   summary: PlanSummary;

@@ -10,7 +10,7 @@ afterEach(async () => {
 });
 
 const CAMPAIGNS_NOTE =
-  'The service has no list of campaigns: these are the campaigns the manifests name (1), the campaigns the state records (1, workspace default@URL), and the campaigns the 40 calls ran for. NAME and CALLER are what voxform last applied: the service cannot read a campaign back. A campaign with none of these is not shown.';
+  'The service has no list of campaigns: these are the campaigns the manifests name (1), the campaigns the state records (1, workspace default@URL), and the campaigns the 40 calls ran for. NAME and CALLER are what voxform last applied, in whichever environment applied it last: the service cannot read a campaign back. A campaign with none of these is not shown.';
 const KNOWLEDGE_NOTE =
   "The service has no list of knowledge files: these are the files the manifests name (1), the files the state records (1, workspace default@URL), and the files the manifests' 2 live agents attach. A file with none of these is not shown.";
 
@@ -78,6 +78,7 @@ describe('voxform get campaigns|knowledge (against the emulator, the example man
           {
             id: 'cmp_recall_2026',
             managed_by: 'campaign.recall-reminders',
+            environment: null,
             last_applied: { name: 'Six-month check-up reminders', caller: '+15551230002', include_metadata_in_prompt: true },
             found_through: ['manifest', 'state', 'call'],
             calls: 10,

@@ -107,9 +107,9 @@ describe('voxform plan show', () => {
       'missing.json': /^error\[plan_unreadable\]: Cannot read the plan .*missing\.json: it does not exist\.\n  hint: Make one with `voxform plan --out FILE`\.\n$/,
       'not-json.json': /^error\[plan_unreadable\]: .*not-json\.json:1:2: Cannot read the plan: it stops being JSON here, where JSON expected "true" \(JSON's only words are true, false and null; text goes in double quotes\); voxform saves plans as JSON, so it was damaged or is another file\.\n/,
       'terraform.json': /^error\[plan_unreadable\]: .*terraform\.json is not a voxform plan file\.\n/,
-      'old.json': /^error\[plan_unreadable\]: .*old\.json has plan format 1\.0; this voxform reads 1\.5 to 1\.7\.\n  hint: Make the plan again with this version of voxform\.\n$/,
-      'newer.json': /^error\[plan_unreadable\]: .*newer\.json has plan format 1\.10, made by a newer voxform; this voxform reads 1\.5 to 1\.7\.\n  hint: Upgrade voxform to the version that made the plan \(or make the plan again with this version\)\.\n$/,
-      'huge.json': /^error\[plan_unreadable\]: .*huge\.json has a plan format this voxform does not know; this voxform reads 1\.5 to 1\.7\.\n  hint: Make the plan again with this version of voxform\.\n$/,
+      'old.json': /^error\[plan_unreadable\]: .*old\.json has plan format 1\.0; this voxform reads 1\.5 to 1\.8\.\n  hint: Make the plan again with this version of voxform\.\n$/,
+      'newer.json': /^error\[plan_unreadable\]: .*newer\.json has plan format 1\.10, made by a newer voxform; this voxform reads 1\.5 to 1\.8\.\n  hint: Upgrade voxform to the version that made the plan \(or make the plan again with this version\)\.\n$/,
+      'huge.json': /^error\[plan_unreadable\]: .*huge\.json has a plan format this voxform does not know; this voxform reads 1\.5 to 1\.8\.\n  hint: Make the plan again with this version of voxform\.\n$/,
       'damaged.json': /^error\[plan_unreadable\]: .*damaged\.json is not a valid voxform plan: credential\.openai: `requests` is missing or malformed\.\n/,
     };
     for (const [name, message] of Object.entries(expected)) {

@@ -76,7 +76,7 @@ describe('resources removed from the manifests', () => {
     expect(markdown).toContain(`- \`knowledge.prices\` (\`${fileId}\`): no longer in the manifests; left as is on the service; still attached to \`agent.front-desk\`, which lists no knowledge`);
 
     const json = JSON.parse(expectCode(await vx('plan', '--format', 'json'), 0).stdout) as Record<string, unknown>;
-    expect(json.format_version).toBe('1.7');
+    expect(json.format_version).toBe('1.8');
     expect(json.no_longer_managed).toEqual([
       { address: 'agent.booking', kind: 'agent', id: '-OKdqbqetEcM4ak369yn', attached_to: [] },
       { address: 'credential.openai', kind: 'credential', id: 'openai', attached_to: [] },

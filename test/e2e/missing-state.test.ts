@@ -47,7 +47,7 @@ describe('a state that lost the workspace', () => {
     expect(text).toContain('this plan counts knowledge files, credentials and campaigns already on the service as never applied, and `voxform apply` refuses to run unless given --allow-missing-state.');
 
     const json = JSON.parse(expectCode(await p.cli(['plan', '--format', 'json']), 0).stdout) as Record<string, unknown>;
-    expect(json.format_version).toBe('1.7');
+    expect(json.format_version).toBe('1.8');
     expect(json.missing_state).toEqual({ state: '.voxform/state.json', last_apply: record });
     await validatePlan(json);
 

@@ -451,7 +451,7 @@ describe('targets and formats', () => {
     expect(md.stdout).toMatch(/^### voxform plan: 3 to create, 4 to update, 0 unchanged/);
     expect(md.stdout).toContain('<details><summary><code>agent.front-desk</code>');
     const json = JSON.parse((await project.cli(['plan', '--format', 'json'])).stdout);
-    expect(json.format_version).toBe('1.7');
+    expect(json.format_version).toBe('1.8');
     expect(json.summary).toEqual({ create: 3, update: 4, unchanged: 0, drifted: 0, renamed: 0, swapped: 0 });
   });
 });

@@ -151,7 +151,7 @@ describe('JSON renderer', () => {
     expect(text).not.toContain(SECRET);
     expect(text).not.toContain('old-token-value');
     const json = JSON.parse(text);
-    expect(json.format_version).toBe('1.7');
+    expect(json.format_version).toBe('1.8');
     const agent = json.resource_changes.find((c: { address: string }) => c.address === 'agent.front-desk');
     expect(agent.sensitive_paths).toContain('config.session_data_webhook.headers');
     expect(agent.after['config.session_data_webhook.headers.x-token']).toBe('(sensitive)');

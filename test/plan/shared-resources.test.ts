@@ -6,6 +6,8 @@
 import { execFileSync } from 'node:child_process';
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { repoRoot, runCliInProcess, runPrinted, useTempDirs } from '../helpers/cli.js';
 import { findSharedConflicts, readOtherWorkspaces, sharedView } from '../../src/plan/shared-resources.js';
@@ -38,6 +40,14 @@ function pinnedManifest(...overlay: string[]): string {
   return `${MANIFEST}    phones: { "+15551230001": { agent: { id: -OKspareAgent0000001 } } }\n${overlay.map((line) => `    ${line}\n`).join('')}`;
 }
 
+async function validatePlan(document: unknown): Promise<void> {
+  const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+  addFormatsModule.default(ajv);
+  ajv.addKeyword({ keyword: 'enumDescriptions', schemaType: 'array' });
+  const validate = ajv.compile(JSON.parse(await readFile(path.join(repoRoot, 'schemas', 'plan.schema.json'), 'utf8')) as object);
+  expect(validate(document), JSON.stringify(validate.errors)).toBe(true);
+}
+
 const cli = (cwd: string, ...args: string[]) => runCliInProcess([...args, '--local'], { cwd });
 
 async function boundAgent(cwd: string): Promise<string> {
@@ -56,14 +66,19 @@ describe('a number another environment of the service bound', () => {
     expect(apply.code).toBe(1);
     expect(apply.stderr).toContain(conflict);
     expect(apply.stderr).toContain('Nothing was sent.');
-    expect(apply.stderr).toContain('plan or apply with --take-over phone.+15551230001.');
+    // The commands to paste, with this run's environment and service.
+    expect(apply.stderr).toContain(
+      'To move it to this environment on purpose, review `voxform plan --take-over phone.+15551230001 --env staging --local`, then run `voxform apply --take-over phone.+15551230001 --env staging --local`.',
+    );
     expect(await boundAgent(cwd)).toBe('-OKspareAgent0000001');
     const plan = await cli(cwd, 'plan', '--env', 'staging');
     expect(plan.code).toBe(1);
     expect(plan.stderr).toContain(conflict);
+    expect(plan.stderr).toContain('review `voxform plan --take-over phone.+15551230001 --env staging --local`, then run `voxform apply --take-over phone.+15551230001 --env staging --local`.');
 
     const takeOver = await cli(cwd, 'apply', '--env', 'staging', '--take-over', 'phone.+15551230001', '--auto-approve');
     expect(takeOver.code).toBe(0);
+    expect(takeOver.stdout).toContain('~ phone.+15551230001 will be bound to another agent (takes it over from the default environment)\n');
     expect(await boundAgent(cwd)).toBe('-OKspareAgent0000002');
     // The default environment's drift check: staging's apply did it, not someone outside voxform.
     const drift = await cli(cwd, 'drift');
@@ -79,10 +94,62 @@ describe('a number another environment of the service bound', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('error[invalid_option]: --take-over phone.+15550000000 names no agent, phone, campaign or credential of the manifests.');
     expect(unknown.stderr).toContain('hint: Name one of: agent.desk, phone.+15551230001, campaign.recall, credential.openai.');
+    // A number written with separators, as the manifests' keys are read, and a typo.
+    const spaced = await cli(cwd, 'plan', '--take-over', 'phone.+1 555 123 0001');
+    expect(spaced.code).toBe(1);
+    expect(spaced.stderr).toContain('error[invalid_option]: --take-over phone.+1 555 123 0001 names no agent, phone, campaign or credential of the manifests; did you mean phone.+15551230001?');
+    const typo = await cli(cwd, 'plan', '--take-over', 'campaign.recal');
+    expect(typo.stderr).toContain('of the manifests; did you mean campaign.recall?');
     expect((await cli(cwd, 'plan', '--out', 'plan.json')).code).toBe(0);
     const saved = await cli(cwd, 'apply', 'plan.json', '--take-over', 'phone.+15551230001');
     expect(saved.code).toBe(1);
     expect(saved.stderr).toContain('error[invalid_option]: A saved plan already names its manifests, environment and targets: pass only the plan file.');
+  });
+});
+
+describe('a plan that takes a resource over', () => {
+  it('says which environment it takes it from, in text, Markdown and JSON, and a saved plan keeps it', async () => {
+    const cwd = await tempDir({ 'voxform.yaml': MANIFEST.replace('  staging:\n', '  production:\n    agents: { desk: { id: -OKspareAgent0000003 } }\n  staging:\n') });
+    expect((await cli(cwd, 'apply', '--env', 'staging', '--auto-approve')).code).toBe(0);
+    const takeOver = ['--env', 'production', '--take-over', 'phone.+15551230001'];
+    const text = await cli(cwd, 'plan', ...takeOver);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('~ phone.+15551230001 will be bound to another agent (takes it over from staging)\n');
+    // Only the change that undoes staging's apply is marked.
+    expect(text.stdout).not.toMatch(/agent\.desk.*takes it over/);
+    const markdown = await cli(cwd, 'plan', ...takeOver, '--format', 'markdown');
+    expect(markdown.stdout).toContain('| `phone.+15551230001` | 🔄 update (takes it over from staging) | `agent_id` |');
+    expect(markdown.stdout).toContain('<code>phone.+15551230001</code> will be bound to another agent (takes it over from staging)');
+    const json = JSON.parse((await cli(cwd, 'plan', ...takeOver, '--format', 'json', '--out', 'p.plan')).stdout) as { take_over: string[]; resource_changes: Array<Record<string, unknown>> };
+    expect(json.take_over).toEqual(['phone.+15551230001']);
+    expect(json.resource_changes.filter((change) => 'takes_over_from' in change)).toEqual([expect.objectContaining({ address: 'phone.+15551230001', takes_over_from: ['staging'] })]);
+    await validatePlan(json);
+    const shown = await runCliInProcess(['plan', 'show', 'p.plan'], { cwd });
+    expect(shown.stdout).toContain('~ phone.+15551230001 will be bound to another agent (takes it over from staging)\n');
+  });
+});
+
+describe('get, on one account with two environments', () => {
+  it("marks a number and a campaign another environment's apply holds with that environment, and shows the campaign as it wrote it", async () => {
+    const cwd = await tempDir({ 'voxform.yaml': `${MANIFEST}    campaigns: { recall: { name: Recall (staging) } }\n` });
+    expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    const phoneRow = (text: string) => text.split('\n').find((line) => line.startsWith('+15551230001 '));
+    const campaignRow = (text: string) => text.split('\n').find((line) => line.startsWith('cmp_recall_2026 '));
+
+    // Staging has applied nothing: the number and the campaign are the default environment's.
+    expect(phoneRow((await cli(cwd, 'get', 'phones', '--env', 'staging')).stdout)).toMatch(/ default: phone\.\+15551230001$/);
+    expect(phoneRow((await cli(cwd, 'get', 'phones')).stdout)).toMatch(/ -OKspareAgent0000001 \(Desk\) +phone\.\+15551230001$/);
+    expect(campaignRow((await cli(cwd, 'get', 'campaigns', '--env', 'staging')).stdout)).toMatch(/^cmp_recall_2026 +Recall +\+15551230001 +default: campaign\.recall /);
+
+    expect((await cli(cwd, 'apply', '--env', 'staging', '--take-over', 'phone.+15551230001', '--take-over', 'campaign.recall', '--auto-approve')).code).toBe(0);
+    // Staging took both: the default environment's listing says so, and shows the campaign as staging set it.
+    expect(phoneRow((await cli(cwd, 'get', 'phones')).stdout)).toMatch(/ staging: phone\.\+15551230001$/);
+    expect(campaignRow((await cli(cwd, 'get', 'campaigns')).stdout)).toMatch(/^cmp_recall_2026 +Recall \(staging\) +\+15551230001 +staging: campaign\.recall /);
+    expect(campaignRow((await cli(cwd, 'get', 'campaigns', '--env', 'staging')).stdout)).toMatch(/^cmp_recall_2026 +Recall \(staging\) +\+15551230001 +campaign\.recall /);
+    const phones = JSON.parse((await cli(cwd, 'get', 'phones', '--format', 'json')).stdout) as { phones: Array<Record<string, unknown>> };
+    expect(phones.phones.find((phone) => phone.number === '+15551230001')).toMatchObject({ managed_by: 'phone.+15551230001', environment: 'staging' });
+    const campaigns = JSON.parse((await cli(cwd, 'get', 'campaigns', '--format', 'json')).stdout) as { campaigns: Array<Record<string, unknown>> };
+    expect(campaigns.campaigns).toMatchObject([{ id: 'cmp_recall_2026', managed_by: 'campaign.recall', environment: 'staging', last_applied: { name: 'Recall (staging)' } }]);
   });
 });
 
@@ -139,7 +206,7 @@ describe('an agent an overlay leaves on the id another environment applied', () 
     expect(apply.stderr).toContain(
       'error[shared_resource_conflict]: voxform.yaml:3:3: agent.desk: the last apply of the default environment (no --env) set name of this agent (both environments name it by one id); this plan would change it.',
     );
-    expect(apply.stderr).toContain('plan or apply with --take-over agent.desk.');
+    expect(apply.stderr).toContain('review `voxform plan --take-over agent.desk --env staging --local`, then run `voxform apply --take-over agent.desk --env staging --local`.');
     expect(await liveName(cwd)).toBe('Desk');
 
     expect((await cli(cwd, 'apply', '--env', 'staging', '--take-over', 'agent.desk', '--auto-approve')).code).toBe(0);
@@ -182,7 +249,7 @@ describe('a campaign or credential another environment of the service set', () =
       'error[shared_resource_conflict]: voxform.yaml:9:5: credential.openai: the last apply of the default environment (no --env) set another key for this provider; this plan would replace it.',
     );
     expect(apply.stderr).toContain('\n  campaign.recall: the last apply of the default environment (no --env) set name to Recall; this plan would set Recall (staging).\n');
-    expect(apply.stderr).toContain('--take-over credential.openai --take-over campaign.recall.');
+    expect(apply.stderr).toContain('review `voxform plan --take-over credential.openai --take-over campaign.recall --env staging --local`, then run `voxform apply --take-over credential.openai --take-over campaign.recall --env staging --local`.');
     expect(apply.stderr).not.toContain('key-one');
     expect(apply.stderr).not.toContain('key-two');
   });
@@ -195,6 +262,19 @@ describe('a campaign or credential another environment of the service set', () =
     expect(plan.code).toBe(1);
     expect(plan.stderr).toContain('campaign.recall: the last apply of the default environment (no --env) set name to (sensitive); this plan would set staging name.');
     expect(plan.stderr).not.toMatch(/hmac-sha256|planted-camp/);
+  });
+
+  it("names the commands with the run's manifests, state, targets and take-overs", async () => {
+    const cwd = await tempDir({ 'agents.yaml': pinnedManifest('campaigns: { recall: { name: Recall (staging) } }', 'credentials: [{ provider: openai, api_key: "${env:STAGING_KEY:-key-two}" }]') });
+    const state = ['-f', 'agents.yaml', '--state', 'shared.json'];
+    expect((await cli(cwd, 'apply', ...state, '--auto-approve')).code).toBe(0);
+    const plan = await cli(cwd, 'plan', ...state, '--env', 'staging', '--target', 'campaign.recall', '--take-over', 'credential.openai');
+    expect(plan.code).toBe(1);
+    const words = '--take-over credential.openai --take-over campaign.recall -f agents.yaml --env staging --target campaign.recall --local --state shared.json';
+    expect(plan.stderr).toContain(`review \`voxform plan ${words}\`, then run \`voxform apply ${words}\`.`);
+    const apply = await cli(cwd, 'apply', ...state, '--env', 'staging', '--target', 'campaign.recall', '--take-over', 'credential.openai', '--auto-approve');
+    expect(apply.code).toBe(1);
+    expect(apply.stderr).toContain(`review \`voxform plan ${words}\`, then run \`voxform apply ${words}\`.`);
   });
 
   it('goes through when both set the same values, and the number stays where it is', async () => {
@@ -306,6 +386,28 @@ describe('a campaign another environment took over', () => {
     const saved = await cli(cwd, 'apply', 'plan.json');
     expect(saved.code).toBe(1);
     expect(saved.stderr).toContain('error[plan_stale]: The saved plan is stale: live state changed for campaign.recall. Nothing was applied.');
+    const plan = await cli(cwd, 'plan');
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain('campaign.recall: the last apply of environment staging set name to Recall (staging); this plan would set Recall v2.');
+  });
+
+  it('is kept in a saved plan: planning it again carries the --take-over, and its apply takes the campaign', async () => {
+    const cwd = await tempDir({ 'voxform.yaml': staging });
+    expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    expect((await cli(cwd, 'plan', '--env', 'staging', '--take-over', 'campaign.recall', '--out', 'p.plan')).code).toBe(0);
+    expect((JSON.parse(await readFile(path.join(cwd, 'p.plan'), 'utf8')) as { take_over?: string[] }).take_over).toEqual(['campaign.recall']);
+    // The default environment writes the campaign again meanwhile: the saved plan is stale.
+    await writeFile(path.join(cwd, 'voxform.yaml'), staging.replace('name: Recall,', 'name: Recall v2,'));
+    expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
+
+    const stale = await cli(cwd, 'apply', 'p.plan');
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain('error[plan_stale]');
+    const again = 'voxform plan --out p.plan -f voxform.yaml --env staging --take-over campaign.recall --local';
+    expect(stale.stderr).toContain(`\`${again}\``);
+    // Pasted, the line plans the take-over again, and the new plan applies it.
+    expect((await runCliInProcess(again.split(' ').slice(1), { cwd })).code).toBe(0);
+    expect((await cli(cwd, 'apply', 'p.plan')).code).toBe(0);
     const plan = await cli(cwd, 'plan');
     expect(plan.code).toBe(1);
     expect(plan.stderr).toContain('campaign.recall: the last apply of environment staging set name to Recall (staging); this plan would set Recall v2.');

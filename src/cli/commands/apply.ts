@@ -8,6 +8,7 @@ import { manifestArgumentError, namesManifest } from '../manifest-argument.js';
 import { shellWord } from '../../util/shell-word.js';
 import { savedPlanCommands, type ChosenTarget } from '../next-command.js';
 import { recordedCommand } from '../recorded-command.js';
+import { withTakeOverCommands } from '../take-over.js';
 import { warnPromotedEnvironment } from '../promotion-notice.js';
 import { connectProject, deploySourceOf, planInputs, type ProjectOptions } from '../project.js';
 
@@ -39,14 +40,19 @@ function savedPlanProject(options: ApplyCommandOptions, saved: SavedPlan, planFi
   return project;
 }
 
-/** `chosen`: the saved plan's manifests and environment, with this run's service and state options. */
-function localPlanElsewhere(planFile: string, chosen: ChosenTarget): VoxformError {
+/** `chosen`: the saved plan's manifests and environment, with this run's service and state options; `saved`: the plan. */
+function localPlanElsewhere(planFile: string, chosen: ChosenTarget, saved: SavedPlan): VoxformError {
   const local = savedPlanCommands(planFile, { ...chosen, local: true, baseUrl: undefined, region: undefined }).apply;
-  const service = savedPlanCommands(planFile, chosen).plan;
+  const service = savedPlanCommands(planFile, chosen, savedSelection(saved)).plan;
   return new VoxformError('plan_stale', 'The saved plan was made with --local; this apply targets a service on the network. Nothing was applied.', {
     hint: `Apply it to the embedded emulator with \`${local}\`, or run \`${service}\` for the service, review it, and apply the new plan.`,
     details: { reasons: ['made for another service'], resources: [] },
   });
+}
+
+/** A saved plan's `--target`s and `--take-over`s, which every line that plans it again carries. */
+function savedSelection(saved: SavedPlan): { targets: string[]; takeOver: string[] } {
+  return { targets: saved.targets, takeOver: saved.take_over ?? [] };
 }
 
 /** The saved plan `planFile`; a manifest there, not a plan, is the mistake of leaving out -f, said so. */
@@ -75,14 +81,15 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
     // The plan's manifests are not here at all: it was made in another project.
     const elsewhere = saved && isVoxformError(error) && error.code === 'manifest_not_found' ? madeElsewhere(saved, { serviceId: saved.base_url, workingDir }) : undefined;
     // A --local plan applied without --local: another service, so "no key" is not the point.
-    if (saved?.base_url === 'local' && isVoxformError(error) && error.code === 'api_key_missing') throw localPlanElsewhere(planFile ?? '', chosen);
+    if (saved?.base_url === 'local' && isVoxformError(error) && error.code === 'api_key_missing') throw localPlanElsewhere(planFile ?? '', chosen, saved);
     throw elsewhere ?? error;
   });
   warnPromotedEnvironment(project.desired, chosen, ctx);
   // Found while the plan is made and applied (git runs meanwhile): only the history record needs it.
   const source = deploySourceOf(project.desired, ctx);
   source.catch(() => undefined);
-  const savedCommands = planFile ? savedPlanCommands(planFile, chosen, saved?.targets) : undefined;
+  const selection = saved ? savedSelection(saved) : undefined;
+  const savedCommands = planFile && selection ? savedPlanCommands(planFile, chosen, selection) : undefined;
   const { code } = await applyOnTerminal(
     {
       ...planInputs(project, ctx),
@@ -90,7 +97,9 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
       workingDir,
       // A stale saved plan's way out as a command to paste: a new plan of the same manifests, environment and service, into the same file.
       planCommand: savedCommands?.plan,
-      targets: options.target ?? [],
+      // A saved plan's own, for the lines that plan it again (apply refuses both beside it).
+      targets: selection?.targets ?? options.target ?? [],
+      ...(selection ? { takeOver: selection.takeOver } : {}),
       autoApprove: options.autoApprove,
       parallelism: options.parallelism,
       lockTimeoutSeconds: timeout,
@@ -101,6 +110,8 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
     },
     ctx,
     { chosen, replan: savedCommands },
-  );
+  ).catch((error: unknown) => {
+    throw withTakeOverCommands(error, chosen, 'apply', { targets: options.target, takeOver: options.takeOver });
+  });
   return code;
 }

@@ -28,7 +28,8 @@ export interface GetOptions extends ConnectionOptions {
 export async function run(options: GetOptions, ctx: CommandContext): Promise<number> {
   const [kind, name] = options.args;
   // What the state records answers for what the service cannot return; its password is registered before anything is printed.
-  const backend = kind === 'campaigns' || kind === 'knowledge' ? await openOperatorBackend(options, ctx) : undefined;
+  // The phones too: a number another environment's apply bound is that environment's.
+  const backend = kind === 'campaigns' || kind === 'knowledge' || kind === 'phones' ? await openOperatorBackend(options, ctx) : undefined;
   const project = await manifestProject(options, ctx);
   const connection = await resolveConnection({ ...options, manifest: project.service }, ctx);
   const { client } = connection;
@@ -38,15 +39,15 @@ export async function run(options: GetOptions, ctx: CommandContext): Promise<num
   // On a terminal the table is cut to its width, as `logs` cuts its own; a pipe gets every cell whole.
   const tableText: TableText = { redact: (text) => ctx.secrets.redact(text), maxWidth: ctx.stdout.isTTY ? ctx.stdout.columns : undefined };
 
-  if (backend !== undefined) {
-    const state = await readInventoryState(backend, workspaceKey(options.env, connection.serviceId));
+  const state = backend === undefined ? undefined : await readInventoryState(backend, workspaceKey(options.env, connection.serviceId));
+  if (state !== undefined && kind !== 'phones') {
     const listed = kind === 'campaigns' ? await getCampaigns(client, project, state, name) : await getKnowledge(client, project, state, name);
     ctx.stdout.write(json ? renderInventoryJson(listed.report) : listed.render(tableText));
     return 0;
   }
 
   if (kind === 'phones') {
-    const report = await readLivePhones(client, managed);
+    const report = await readLivePhones(client, { ...managed, workspaces: state?.workspaces });
     if (name !== undefined) {
       const phones = report.phones.filter((phone) => phone.number === name);
       if (phones.length === 0) {

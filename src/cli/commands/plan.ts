@@ -12,6 +12,7 @@ import { planPolicy } from '../policy-check.js';
 import { prepareChangeOutput, renderPlanAs, type PlanFormat } from '../render-plan.js';
 import { shellWord } from '../../util/shell-word.js';
 import { nextCommand } from '../next-command.js';
+import { withTakeOverCommands } from '../take-over.js';
 import { warnPromotedEnvironment } from '../promotion-notice.js';
 import { committedLockWarning } from '../../state/committed-lock.js';
 
@@ -47,7 +48,11 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
     // Each agent's output (prompt diffs above all) is made while the other reads are on the wire.
     onChange: (change) => prepareChangeOutput(change, format, { color: ctx.color, secrets: ctx.secrets }),
     onWarning: (message) => stateWarnings.push(message),
-  }).finally(() => status.done());
+  })
+    .catch((error: unknown) => {
+      throw withTakeOverCommands(error, options, 'plan', { targets: options.target, takeOver: options.takeOver });
+    })
+    .finally(() => status.done());
   // Said once the progress line is cleared.
   for (const message of stateWarnings) ctx.stderr.write(`warning: ${message}\n`);
   plan.policy = await planPolicy(plan, project.desired, ctx, { base: options.base, paths: options.file ?? [] });
