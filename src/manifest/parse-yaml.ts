@@ -11,7 +11,7 @@ import { setOwn } from '../util/json-object.js';
 import { parseYamlSubset, type Misindentation } from './parse-yaml-subset.js';
 import { positionOf, type ParsedDocument, type SourceText, type Span } from './source.js';
 import { countLines, LineCounter } from '../util/text-position.js';
-import { formatCount } from '../util/plural.js';
+import { formatCount, plural } from '../util/plural.js';
 import { yamlErrorSentence } from '../yaml/error-sentence.js';
 
 export type { ParsedDocument } from './source.js';
@@ -224,6 +224,11 @@ class Converter {
   private aliasExpansions = 0;
   /** Values produced inside alias expansions. */
   private expandedValues = 0;
+  /**
+   * The alias written outside any expansion that is being expanded now. A limit is reported there:
+   * the nodes inside an expansion stand at their anchor's definition, often the file's first aliases.
+   */
+  private outermostAlias: Node | undefined;
   /** Anchored nodes being expanded now: an alias to one of them refers to itself. */
   private readonly expanding = new Set<unknown>();
   /** Each alias of the document → the node it refers to, made at the first alias. */
@@ -245,7 +250,8 @@ class Converter {
       return this.leaveOut(`the tag !!${tag.slice(CORE_TAG.length)} makes a value no manifest field takes (they hold text, numbers, true/false, null, lists and mappings); remove it, and write a date or bytes as text in quotes`, node);
     }
     if (this.expanding.size > 0 && ++this.expandedValues > MAX_ALIAS_EXPANDED_VALUES) {
-      return this.stop('yaml_alias_limit', `aliases here expand to more than ${formatCount(MAX_ALIAS_EXPANDED_VALUES)} values in one document; write the repeated part out, or use defaults`, node);
+      const expansions = plural(this.aliasExpansions, 'alias expansion');
+      return this.stopAtAlias(`expand to more than ${formatCount(MAX_ALIAS_EXPANDED_VALUES)} values (the limit per document), from ${expansions}`);
     }
     if (this.yaml.isScalar(node)) {
       if (typeof node.value === 'number' && !Number.isFinite(node.value)) {
@@ -273,8 +279,9 @@ class Converter {
   }
 
   private expandAlias(node: import('yaml').Alias, depth: number): unknown {
+    if (this.expanding.size === 0) this.outermostAlias = node;
     if (++this.aliasExpansions > MAX_ALIAS_EXPANSIONS) {
-      return this.stop('yaml_alias_limit', `more than ${formatCount(MAX_ALIAS_EXPANSIONS)} alias expansions in one document`, node);
+      return this.stopAtAlias(`are expanded more than ${formatCount(MAX_ALIAS_EXPANSIONS)} times (the limit per document), into ${plural(this.expandedValues, 'value')}`);
     }
     const target = this.anchorOf(node);
     if (target !== undefined && this.expanding.has(target)) {
@@ -327,6 +334,11 @@ class Converter {
     this.fail(code, message, node);
     this.stopped = true;
     return null;
+  }
+
+  /** Stops at an alias limit, reported at the alias written in the document whose expansion passed it. */
+  private stopAtAlias(howFar: string): null {
+    return this.stop('yaml_alias_limit', `with this alias, the aliases of this document ${howFar}; write the repeated part out, or use defaults`, this.outermostAlias);
   }
 
   private scalar(value: unknown): unknown {

@@ -61,7 +61,7 @@ describe('fmt and YAML aliases', () => {
   it('fmt --check on 12 levels: exit 1 with the reason, not a hang', async () => {
     const dir = await tempDir({ 'voxform.yaml': laughs(12) });
     const result = await runCliInProcess(['fmt', '--check'], { cwd: dir });
-    expect(result.stderr).toContain('error[yaml_alias_limit]: aliases here expand to more than 100,000 values in one document');
+    expect(result.stderr).toContain('error[yaml_alias_limit]: with this alias, the aliases of this document expand to more than 100,000 values (the limit per document)');
     expect(result.code).toBe(1);
   });
 });

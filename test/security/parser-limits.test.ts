@@ -101,6 +101,35 @@ describe('parser limits', () => {
     expect(result.diagnostics[0]?.message).toContain('expand to more than 100,000 values');
   });
 
+  it('points at the alias that passes the expansion limit, not at an earlier one or at the anchor', async () => {
+    // A harmless alias first, then 9,999 more on one line (10,000 in all, the limit), then the one past it.
+    const many = Array.from({ length: 9_999 }, () => '*k').join(', ');
+    const result = await loadTree({ 'voxform.yaml': `early: &small hi\ncopy: *small\nk: &k v\nmany: [${many}]\nlast: *k\n` });
+    expect(codes(result)).toEqual(['5:7 yaml_alias_limit']);
+    expect(result.diagnostics[0]?.message).toBe(
+      'with this alias, the aliases of this document are expanded more than 10,000 times (the limit per document), into 10,000 values; write the repeated part out, or use defaults',
+    );
+  });
+
+  it('points at the alias whose copy passes the expanded-size limit', async () => {
+    // Each copy of big is 5,001 values: the 20th passes 100,000, with the harmless alias before them.
+    const items = Array.from({ length: 5_000 }, (_, i) => i).join(', ');
+    const copies = Array.from({ length: 20 }, () => '  - *big').join('\n');
+    const result = await loadTree({ 'voxform.yaml': `early: &small hi\ncopy: *small\nbig: &big [${items}]\ncopies:\n${copies}\n` });
+    expect(codes(result)).toEqual(['24:5 yaml_alias_limit']);
+    expect(result.diagnostics[0]?.message).toBe(
+      'with this alias, the aliases of this document expand to more than 100,000 values (the limit per document), from 21 alias expansions; write the repeated part out, or use defaults',
+    );
+  });
+
+  it('points a billion-laughs document at the first alias that passes a limit, past a harmless one', async () => {
+    const lines = ['early: &small hi', 'copy: *small', 'a0: &a0 [x, x, x, x, x, x, x, x, x]'];
+    for (let i = 1; i < 12; i++) lines.push(`a${i}: &a${i} [${Array.from({ length: 9 }, () => `*a${i - 1}`).join(', ')}]`);
+    const result = await loadTree({ 'voxform.yaml': `${lines.join('\n')}\n` });
+    // Line 8 (a5) holds the first alias whose copy takes the count past 10,000: its first *a4.
+    expect(codes(result)).toEqual(['8:10 yaml_alias_limit']);
+  });
+
   it('refuses a document too large for the general parser, where the limit is passed', async () => {
     const items = Array.from({ length: MAX_YAML_TOKENS / 2 + 1 }, () => '1').join(',');
     const result = await loadTree({ 'voxform.yaml': `anchor: &a 1\nlist: [${items}]\n` });
