@@ -16,6 +16,7 @@ import { formatDotted } from '../util/field-path.js';
 import { pluralNoun, wordList } from '../util/plural.js';
 import type { Template, VariableValue } from '../templates/catalog.js';
 import { expandTemplate } from './expand.js';
+import { substituteText } from '../templates/substitute.js';
 import { schemaIssueMessages } from '../manifest/schema-issues.js';
 import { GITIGNORE_ENTRIES } from '../templates/gitignore.js';
 import { pathExists, readGuarded } from '../project-files/guarded-read.js';
@@ -57,11 +58,18 @@ function refuseAgentId(agentId: string, localName: string): void {
   });
 }
 
-/** The local name and the files a template scaffolds, known before any variable has a value. */
-export function scaffoldTargets(template: Template): { localName: string; paths: Array<{ path: string; mode: ScaffoldFile['mode'] }> } {
+/**
+ * The local name and the files a template scaffolds, known before any question is asked; with the
+ * prompt file's content when `values` (given so far) hold every variable it uses, so that a prompt
+ * file holding exactly that is kept, not refused.
+ */
+export function scaffoldTargets(template: Template, values: Readonly<Record<string, VariableValue>> = {}): { localName: string; paths: ScaffoldTarget[] } {
   const localName = localNameOf(template);
-  const paths: Array<{ path: string; mode: ScaffoldFile['mode'] }> = [{ path: MANIFEST_FILE, mode: 'create' }];
-  if (template.prompt) paths.push({ path: promptPath(localName), mode: 'create' });
+  const paths: ScaffoldTarget[] = [{ path: MANIFEST_FILE, mode: 'create' }];
+  if (template.prompt) {
+    const rendered = substituteText(template.prompt.text, values);
+    paths.push({ path: promptPath(localName), mode: 'create', ...(rendered.unknown.length === 0 ? { content: ensureNewline(rendered.text) } : {}) });
+  }
   paths.push({ path: SCHEMA_FILE, mode: 'refresh' }, { path: '.gitignore', mode: 'merge' });
   return { localName, paths };
 }
@@ -166,7 +174,7 @@ export async function findConflicts(dir: string, paths: ReadonlyArray<ScaffoldTa
 }
 
 /** A file of a scaffold, its content known once the scaffold is planned; `root` reads it (findProjectRoot). */
-type ScaffoldTarget = { path: string; mode: ScaffoldFile['mode']; content?: string };
+export type ScaffoldTarget = { path: string; mode: ScaffoldFile['mode']; content?: string };
 
 /** The text of the file at a target, read as every file of the project is; undefined when missing, unread (no root, no content to compare) or refused. */
 async function existingText(dir: string, target: ScaffoldTarget, root: string | undefined): Promise<string | undefined> {

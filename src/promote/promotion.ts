@@ -11,7 +11,8 @@ import { sameRecordedConfig, shortCommit, type DeploySource, type HistoryRecord,
 import type { DesiredState } from '../manifest/types.js';
 import { someOf } from '../util/plural.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
-import { deployedAs, type ConfigurationOrigin, type GateResult } from './gates.js';
+import type { ConfigurationOrigin } from '../history/configuration-origin.js';
+import { deployedAs, type GateResult } from './gates.js';
 
 /**
  * Refuses unless the work tree is the commit of what the source runs with nothing beside it in the

@@ -222,6 +222,11 @@ export interface StateBackend {
   readonly display: string;
   /** Where the state is, as a command line to paste names it: the database URL with `PASSWORD` for its password. */
   readonly pastable: string;
+  /**
+   * What named the state, as hints name it: `--state`, `VOXFORM_STATE`, `--to` (a migration's
+   * target), or `STATE_OPTION` when that is not known (the default file, or a caller that did not say).
+   */
+  readonly chosenWith: string;
   /** The deploy ledger kept beside the state. */
   readonly history: HistoryStore;
   readWorkspace(key: string): Promise<StoredWorkspace>;

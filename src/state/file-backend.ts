@@ -34,11 +34,11 @@ export class FileStateBackend implements StateBackend {
   private cached: { state: StateFile; stamp: string } | undefined;
   private readonly held = new Set<HeldEntry>();
 
-  /** `option`: what named the file, for hints (`--to` for a migration's target). */
+  /** `chosenWith`: what named the file, for hints (`--to` for a migration's target). */
   constructor(
     readonly file: string,
     readonly display: string = file,
-    private readonly option: string = STATE_OPTION,
+    readonly chosenWith: string = STATE_OPTION,
   ) {
     this.history = new FileHistoryStore(path.join(path.dirname(file), 'history'));
   }
@@ -151,7 +151,7 @@ export class FileStateBackend implements StateBackend {
   private async load(): Promise<StateFile> {
     const stamp = await this.stamp();
     if (this.cached && stamp === this.cached.stamp) return this.cached.state;
-    const state = await readStateFile(this.file, this.display, this.option);
+    const state = await readStateFile(this.file, this.display, this.chosenWith);
     this.cached = stamp ? { state, stamp } : undefined;
     return state;
   }

@@ -13,6 +13,7 @@ import type { HistoryRecord } from '../history/types.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import { untilInterrupted, type HeldLock, type StateBackend, type StoredWorkspace } from './backend.js';
 import { DEFAULT_STATE_FILE } from './open.js';
+import { STATE_OPTION } from './state-file.js';
 import { plural } from '../util/plural.js';
 import { shellWord } from '../util/shell-word.js';
 
@@ -62,7 +63,7 @@ export async function migrateState(source: StateBackend, target: StateBackend, o
     if (workspaces.length === 0 && history.length === 0 && testRuns.length === 0) {
       // Most often a mistyped --state: "copied 0 workspaces" would pass for a migration done.
       throw new VoxformError('state_migrate_refused', `The migration source ${source.display} holds no workspace and no history record: there is nothing to migrate, and nothing was written.`, {
-        hint: `Name the state to copy with --state (or VOXFORM_STATE); without either it is ${DEFAULT_STATE_FILE}.`,
+        hint: source.chosenWith === STATE_OPTION ? `Name the state to copy with ${STATE_OPTION}; without either it is ${DEFAULT_STATE_FILE}.` : `Check the ${source.chosenWith} given: name the state to copy with it.`,
       });
     }
     await refuseFullTarget(target, options, read);
@@ -163,13 +164,16 @@ function interrupted(source: StateBackend, target: StateBackend, copied: { works
     ? 'holds the whole copy, written but not yet read back and checked'
     : `holds part of the copy (${copied.workspaces} of ${plural(copied.of, 'workspace')}, no history record or test run yet)`;
   return new VoxformError('interrupted', `Migration interrupted: ${source.display} is left as it was and is still the state to use; ${target.display} ${held}.`, {
-    hint: migrateAgainHint(command, note),
+    hint: migrateAgainHint(command, note, source),
   });
 }
 
-/** What to do after a migration stopped part way (`command`: the migration as typed, without --force; `note`: said after it). */
-export function migrateAgainHint(command: string, note: string): string {
-  return `Run \`${command} --force\`${note} to copy everything again and check the copy (--force: the target now holds what was copied so far); once it says identical, point --state or VOXFORM_STATE at the target.`;
+/**
+ * What to do after a migration stopped part way (`command`: the migration as typed, without --force;
+ * `note`: said after it): then point what named the source at the target.
+ */
+export function migrateAgainHint(command: string, note: string, source: Pick<StateBackend, 'chosenWith'>): string {
+  return `Run \`${command} --force\`${note} to copy everything again and check the copy (--force: the target now holds what was copied so far); once it says identical, point ${source.chosenWith} at the target.`;
 }
 
 /**

@@ -8,6 +8,7 @@
  */
 import { VoxformError } from '../errors.js';
 import type { StateBackend, StoredWorkspace } from './backend.js';
+import { STATE_OPTION } from './state-file.js';
 
 /** A state that lost a workspace its ledger says was applied. */
 export interface MissingState {
@@ -15,6 +16,8 @@ export interface MissingState {
   state: string;
   /** The newest record of the workspace's ledger. */
   lastApply: { id: string; at: string };
+  /** What named the state for this run (`StateBackend.chosenWith`); not known of a report read back. */
+  chosenWith?: string | undefined;
 }
 
 /** How `missing_state` reads in every JSON report that carries it (plan, drift, status, get). */
@@ -40,7 +43,7 @@ export async function readCheckedWorkspace(backend: StateBackend, key: string): 
   const stored = await backend.readWorkspace(key);
   if (stored.exists) return stored;
   for await (const summary of backend.history.summaries({ workspace: key })) {
-    return { ...stored, missingState: { state: backend.display, lastApply: { id: summary.id, at: summary.at } } };
+    return { ...stored, missingState: { state: backend.display, lastApply: { id: summary.id, at: summary.at }, chosenWith: backend.chosenWith } };
   }
   return stored;
 }
@@ -63,7 +66,7 @@ export function missingStateLead(missing: MissingState, workspace: string, code:
 export function missingStateWarning(missing: MissingState, workspace: string, consequence: string, code?: (text: string) => string): string {
   return (
     `Warning: ${missingStateLead(missing, workspace, code)} ${consequence} ` +
-    'Restore the state (from version control or your CI cache, or name it with --state or VOXFORM_STATE) before `voxform apply`, unless the workspace was removed on purpose: without it, apply uploads every knowledge file again (duplicates on the account) and sets every credential and campaign again.'
+    `Restore the state (${restoreFrom(missing)}) before \`voxform apply\`, unless the workspace was removed on purpose: without it, apply uploads every knowledge file again (duplicates on the account) and sets every credential and campaign again.`
   );
 }
 
@@ -74,6 +77,11 @@ export const PLAN_WITHOUT_STATE =
 /** Why an apply against a state that lost its workspace is refused, and the two ways on. */
 export function missingStateError(missing: MissingState, workspace: string): VoxformError {
   return new VoxformError('state_missing', `Refusing to apply: ${missingStateLead(missing, workspace)} Without it voxform cannot tell what it applied, and this apply would create again what is already on the service. Nothing was applied.`, {
-    hint: 'Restore the state (from version control or your CI cache, or name it with --state or VOXFORM_STATE) and run the command again. To apply without it on purpose (a workspace removed with `voxform state rm`, or the service emptied), pass --allow-missing-state: knowledge files are uploaded again, credentials and campaigns set again.',
+    hint: `Restore the state (${restoreFrom(missing)}) and run the command again. To apply without it on purpose (a workspace removed with \`voxform state rm\`, or the service emptied), pass --allow-missing-state: knowledge files are uploaded again, credentials and campaigns set again.`,
   });
+}
+
+/** Where a lost state comes back from: a copy, or naming the right one with what named this one. */
+function restoreFrom(missing: MissingState): string {
+  return `from version control or your CI cache, or name it with ${missing.chosenWith ?? STATE_OPTION}`;
 }

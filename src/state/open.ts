@@ -86,7 +86,7 @@ export async function openStateSpec(spec: string, options: Pick<OpenStateOptions
     if (environmentPassword) options.registerSecret(environmentPassword);
     // Loaded only when asked for: a file-backed run never loads the database driver.
     const { PostgresStateBackend } = await import('./postgres/backend.js');
-    return new PostgresStateBackend(url, environmentPassword);
+    return new PostgresStateBackend(url, environmentPassword, options.source);
   }
   const found = URL_SCHEME.exec(spec.trim());
   const scheme = found?.[1] ?? found?.[2];

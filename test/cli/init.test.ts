@@ -200,6 +200,21 @@ describe('voxform init, refusals', () => {
     expect(await readFile(path.join(dir, 'voxform.yaml'), 'utf8')).toBe('version: 1\n');
   });
 
+  test('keeps a prompt file that holds what init would write, when every value its prompt uses is given; refuses it before asking otherwise', async () => {
+    const args = ['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', `agent_id=${AGENT}`];
+    const made = await tempDir();
+    expect((await runCliInProcess(args, { cwd: made })).code).toBe(0);
+    const prompt = await readFile(path.join(made, 'prompts/receptionist.md'), 'utf8');
+    const dir = await tempDir({ 'prompts/receptionist.md': prompt });
+    // The values its prompt uses are not given: what init would write there is not known yet, so it is a conflict.
+    const early = await runCliInProcess(['init', '--template', 'receptionist'], { cwd: dir });
+    expect(early.stderr).toContain('error[would_overwrite]: voxform init would overwrite prompts/receptionist.md in ., which exists already; nothing was written.');
+    const same = await runCliInProcess(args, { cwd: dir });
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.stdout).toContain('kept         prompts/receptionist.md');
+    expect(await readFile(path.join(dir, 'prompts/receptionist.md'), 'utf8')).toBe(prompt);
+  });
+
   test("over a project's voxform.yaml: the refusal names the agents, phones and sections the new one would drop; --force replaces it saying so", async () => {
     const PROJECT = '# The team\'s manifest\nversion: 1\nagents:\n  front-desk:\n    id: -OKdqbqetEcM4ak369ym\n  booking:\n    id: -OKdqbqetEcM4ak369yn\nphones:\n  "+15551230001":\n    agent: front-desk\nenvironments:\n  staging: {}\n';
     const dropped = "agents front-desk and booking; phone +15551230001; the environments section; 1 comment line";

@@ -86,7 +86,7 @@ describe('voxform state rm', () => {
     await writeFile(path.join(cwd, 'voxform.yaml'), `${MANIFEST.replace('Hello one', 'Hello two')}${overlays}`);
 
     const cause = 'the state was deleted, reset or is not the one those applies wrote, or the workspace was removed with `voxform state rm`.';
-    const advice = 'Restore the state (from version control or your CI cache, or name it with --state or VOXFORM_STATE) before `voxform apply`, unless the workspace was removed on purpose:';
+    const advice = 'Restore the state (from version control or your CI cache, or name it with --state (or VOXFORM_STATE)) before `voxform apply`, unless the workspace was removed on purpose:';
     for (const command of ['plan', 'drift']) {
       const text = (await cli(cwd, command, '--local', '--env', 'staging')).stdout;
       expect(text, command).toContain(`holds nothing of workspace staging@local, though its history records applies of it (the last `);

@@ -252,6 +252,11 @@ describe('voxform state (file backend)', () => {
     const moved = await p.cliInProcess(['state', 'migrate', '--to', 'moved/state.json']);
     expect(moved.stdout).toContain('Copied 1 workspace, 1 history record and 0 test runs ');
     expect(moved.code).toBe(0);
+    // The state was the default file: either way of naming the copy from now on does.
+    expect(moved.stdout).toContain('Point --state (or VOXFORM_STATE) at moved/state.json from now on; .voxform/state.json is left as it was.');
+    // Named with VOXFORM_STATE, the line says to point that at the copy.
+    const fromEnvironment = await p.cliInProcess(['state', 'migrate', '--to', 'again/state.json'], { VOXFORM_STATE: 'moved/state.json' });
+    expect(fromEnvironment.stdout).toContain('Point VOXFORM_STATE at again/state.json from now on; moved/state.json is left as it was.');
     expect((await p.cliInProcess(['plan', '--detailed-exitcode', '--state', 'moved/state.json'])).code).toBe(0);
     const itself = await p.cliInProcess(['state', 'migrate', '--to', '.voxform/state.json']);
     expect(itself.code).toBe(1);
@@ -292,7 +297,7 @@ describe('voxform state (file backend)', () => {
     await close();
     expect(graceful?.atOnce).toEqual({
       leftUndone: '.voxform/state.json is left as it was and is still the state to use; moved/state.json may hold part of the copy',
-      hint: 'Run `voxform state migrate --state .voxform/state.json --to moved/state.json --force` to copy everything again and check the copy (--force: the target now holds what was copied so far); once it says identical, point --state or VOXFORM_STATE at the target.',
+      hint: 'Run `voxform state migrate --state .voxform/state.json --to moved/state.json --force` to copy everything again and check the copy (--force: the target now holds what was copied so far); once it says identical, point --state at the target.',
     });
   });
 
@@ -345,7 +350,7 @@ describe('voxform state (file backend)', () => {
     expect(empty.stderr).toBe(
       [
         'error[state_migrate_refused]: The migration source nowhere/state.json holds no workspace and no history record: there is nothing to migrate, and nothing was written.',
-        '  hint: Name the state to copy with --state (or VOXFORM_STATE); without either it is .voxform/state.json.',
+        '  hint: Check the --state given: name the state to copy with it.',
         '',
       ].join('\n'),
     );

@@ -353,7 +353,10 @@ describe('voxform drift', () => {
     const text = expectCode(await p.cliInProcess(['drift']), 2).stdout;
     const warning = `Warning: the state (.voxform/state.json) holds nothing of workspace default@${p.url}, though its history records applies of it (the last ${record?.id}, at ${record?.at}): `;
     expect(text.split('\n')[2]).toContain(warning);
-    expect(text).toContain('Restore the state (from version control or your CI cache, or name it with --state or VOXFORM_STATE) before `voxform apply`, unless the workspace was removed on purpose: without it, apply uploads every knowledge file again');
+    expect(text).toContain('Restore the state (from version control or your CI cache, or name it with --state (or VOXFORM_STATE)) before `voxform apply`, unless the workspace was removed on purpose: without it, apply uploads every knowledge file again');
+    // Named with one of the two, the advice names that one, and apply's refusal too.
+    expect(expectCode(await p.cliInProcess(['drift'], { VOXFORM_STATE: '.voxform/state.json' }), 2).stdout).toContain('or name it with VOXFORM_STATE) before `voxform apply`');
+    expect(expectCode(await p.cliInProcess(['apply', '--auto-approve', '--state', '.voxform/state.json']), 1).stderr).toContain('hint: Restore the state (from version control or your CI cache, or name it with --state) and run the command again.');
     expect(expectCode(await p.cliInProcess(['drift', '--format', 'markdown']), 2).stdout).toContain(`Warning: the state (\`.voxform/state.json\`) holds nothing of workspace \`default@${p.url}\`, though its history records applies of it (the last \`${record?.id}\`, at \`${record?.at}\`)`);
     const document = (await driftJson(p)) as DriftJson & { missing_state?: unknown };
     expect(document.missing_state).toEqual({ state: '.voxform/state.json', last_apply: { id: record?.id, at: record?.at } });

@@ -177,7 +177,7 @@ describe('the PostgreSQL state backend, end to end', () => {
     expect(migrated.stdout).toContain('Copied 1 workspace, 1 history record and 0 test runs ');
     expect(migrated.stdout).toContain('read them back: identical');
     // A line to paste, the password left for the operator to fill in (printed, it would be redacted).
-    expect(migrated.stdout).toMatch(/Point --state or VOXFORM_STATE at postgres:\/\/vx_role_\w+:PASSWORD@127\.0\.0\.1:\d+\/vx_db_\w+ \(with the database password in place of PASSWORD\) from now on/);
+    expect(migrated.stdout).toMatch(/Point --state \(or VOXFORM_STATE\) at postgres:\/\/vx_role_\w+:PASSWORD@127\.0\.0\.1:\d+\/vx_db_\w+ \(with the database password in place of PASSWORD\) from now on/);
     const again = await p.cli(['state', 'migrate', '--to', url]);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('already holds 1 workspace, 1 history record and 0 test runs; nothing was copied.');

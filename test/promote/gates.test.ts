@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HistoryRecord, TestRunRecord } from '../../src/history/types.js';
-import { checkGates, configurationOrigin, deployedAs, deployedRecord, deployedSince, type GateEvidence } from '../../src/promote/gates.js';
+import { configurationOrigin } from '../../src/history/configuration-origin.js';
+import { checkGates, deployedAs, deployedRecord, deployedSince, type GateEvidence } from '../../src/promote/gates.js';
 import { checkCheckout, gateRefusal, renderGateTable } from '../../src/promote/promotion.js';
 import type { AgentReport, VersionReport } from '../../src/report/types.js';
 import { rate } from '../../src/report/metrics.js';

@@ -201,7 +201,7 @@ describe('state migrate stopped by Ctrl-C', () => {
     expect(error).toMatchObject({
       code: 'interrupted',
       message: `Migration interrupted: ${source.display} is left as it was and is still the state to use; ${target.display} holds the whole copy, written but not yet read back and checked.`,
-      hint: `Run \`voxform state migrate --to ${target.pastable} --force\` to copy everything again and check the copy (--force: the target now holds what was copied so far); once it says identical, point --state or VOXFORM_STATE at the target.`,
+      hint: `Run \`voxform state migrate --to ${target.pastable} --force\` to copy everything again and check the copy (--force: the target now holds what was copied so far); once it says identical, point --state (or VOXFORM_STATE) at the target.`,
     });
     // The command it names finishes the migration.
     expect(await migrateState(source, target, { force: true })).toEqual({ workspaces: [WORKSPACE], historyRecords: 1, testRuns: 0 });

@@ -21,8 +21,8 @@ afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()?.();
 });
 
-async function open(spec: string): Promise<StateBackend> {
-  const backend = await openStateSpec(spec, { env: process.env, cwd: repoRoot, registerSecret: () => undefined });
+async function open(spec: string, source?: string): Promise<StateBackend> {
+  const backend = await openStateSpec(spec, { env: process.env, cwd: repoRoot, registerSecret: () => undefined, source });
   cleanups.push(() => backend.close());
   return backend;
 }
@@ -131,14 +131,20 @@ describe('the PostgreSQL schema of an older voxform', () => {
 
   it("is read by a role that may not upgrade it; that role's first write says the owner must upgrade it, and how", async () => {
     const { url, database } = await databaseAt(1);
-    const ci = await open(await ciRole(database, url));
+    const ciUrl = await ciRole(database, url);
+    const ci = await open(ciUrl);
     expect((await ci.readWorkspace(WORKSPACE)).serial).toBe(4);
     const refused = await ci.writeWorkspace(WORKSPACE, emptyWorkspace(), 4).catch((error: unknown) => error);
     expect(refused).toMatchObject({
       code: 'state_schema_outdated',
       message: expect.stringMatching(/^The state database postgres:\/\/\S+ is at schema version 1; this voxform needs version \d+, and this role may not upgrade it \(permission denied for schema public\)\.$/),
-      hint: expect.stringContaining('run `voxform state upgrade` (same --state or VOXFORM_STATE) once as the role that owns voxform\'s tables'),
+      hint: expect.stringContaining('run `voxform state upgrade` (with the same --state (or VOXFORM_STATE)) once as the role that owns voxform\'s tables'),
     });
+    // Named with VOXFORM_STATE, the upgrade is named with it; a migration's target (--to) is named with --state.
+    const fromEnvironment = await open(ciUrl, 'VOXFORM_STATE');
+    await expect(fromEnvironment.writeWorkspace(WORKSPACE, emptyWorkspace(), 4)).rejects.toMatchObject({ hint: expect.stringContaining('run `voxform state upgrade` (with the same VOXFORM_STATE) once') });
+    const target = await open(ciUrl, '--to');
+    await expect(target.writeWorkspace(WORKSPACE, emptyWorkspace(), 4)).rejects.toMatchObject({ hint: expect.stringContaining('run `voxform state upgrade` (with --state naming this database) once') });
     expect((await schemaOf(database)).versions).toEqual([1]);
   });
 

@@ -56,7 +56,7 @@ export async function run(options: InitOptions, ctx: CommandContext): Promise<nu
     if (resolved.unknown.length > 0) throw unknownVarsError(template, resolved.unknown, ask ? [] : missing);
 
     // Refuse before asking anything: typing five answers to then hear "exists already" is cruel.
-    await refuseConflicts(dir, scaffoldTargets(template).paths, { force, own, manifest: manifestOutline(template, agentId) }, ctx);
+    await refuseConflicts(dir, scaffoldTargets(template, resolved.values).paths, { force, own, manifest: manifestOutline(template, agentId) }, ctx);
 
     if (missing.length > 0) {
       if (!ask) throw missingVarsError(template, missing);
@@ -268,5 +268,5 @@ function displayDir(ctx: CommandContext, dir: string): string {
 async function refuseConflicts(dir: string, paths: Parameters<typeof refuseExisting>[1], how: { force: boolean; own: OwnFiles; manifest: string }, ctx: CommandContext): Promise<void> {
   const root = await refuseOutsideProject(dir, paths, { displayDir: displayDir(ctx, dir), command: 'voxform init', own: how.own });
   const replaced = how.force ? undefined : await replacedManifest(path.join(dir, MANIFEST_FILE), root, how.manifest, 'voxform init');
-  await refuseExisting(dir, paths, { force: how.force, displayDir: displayDir(ctx, dir), command: 'voxform init', losses: replaced?.refusal });
+  await refuseExisting(dir, paths, { force: how.force, displayDir: displayDir(ctx, dir), command: 'voxform init', losses: replaced?.refusal, root });
 }

@@ -20,7 +20,7 @@ import { applyOnTerminal } from '../apply-on-terminal.js';
 import { promotedRollbackNote } from '../promotion-notice.js';
 import { recordedCommand } from '../recorded-command.js';
 import { allSummaries, wholeRecord } from '../history-records.js';
-import { configurationOrigin, type ConfigurationOrigin } from '../../promote/gates.js';
+import { configurationOrigin, type ConfigurationOrigin } from '../../history/configuration-origin.js';
 
 export interface RollbackOptions extends ProjectOptions {
   /** `REF`. */

@@ -221,7 +221,7 @@ export async function migrate(options: StateCommandOptions, ctx: CommandContext)
   // Stopped at once (a second Ctrl-C), the step under way may have written part of the copy: the same advice as a stop between steps.
   const atOnce = {
     leftUndone: `${source.display} is left as it was and is still the state to use; ${target.display} may hold part of the copy`,
-    hint: migrateAgainHint(how.command, how.commandNote ?? ''),
+    hint: migrateAgainHint(how.command, how.commandNote ?? '', source),
   };
   void ctx.interrupted({ stopping: false, atOnce }).then(() => {
     ctx.stderr.write('Stopping: the migration stops once the step under way is done (Ctrl-C again ends it at once).\n');
@@ -231,7 +231,7 @@ export async function migrate(options: StateCommandOptions, ctx: CommandContext)
   ctx.stdout.write(`Copied ${plural(result.workspaces.length, 'workspace')}, ${plural(result.historyRecords, 'history record')} and ${plural(result.testRuns, 'test run')} from ${source.display} to ${target.display}, and read them back: identical.\n`);
   for (const key of result.workspaces) ctx.stdout.write(line(`  ${key}`));
   const password = target.pastable === target.display ? '' : ' (with the database password in place of PASSWORD)';
-  ctx.stdout.write(`Point --state or VOXFORM_STATE at ${target.pastable}${password} from now on; ${source.display} is left as it was.\n`);
+  ctx.stdout.write(`Point ${source.chosenWith} at ${target.pastable}${password} from now on; ${source.display} is left as it was.\n`);
   return 0;
 }
 

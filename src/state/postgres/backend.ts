@@ -16,7 +16,7 @@ import { emptyWorkspace, type LastApply, type WorkspaceState } from '../types.js
 import { PostgresHistoryStore } from './history.js';
 import { clientHidingPassword, connectHidingPassword } from './password.js';
 import { parseKeptJson } from '../../project-files/kept-files.js';
-import { STATE_JSON_LIMITS, storedStateText } from '../state-file.js';
+import { STATE_JSON_LIMITS, STATE_OPTION, storedStateText } from '../state-file.js';
 import { forcedOpenSince, forceOpen, lockStillNamed, readAdvisoryHolder, readAllForcedOpens, readAllHolders, readLastForcedOpen, releaseAdvisoryLock, takeAdvisoryLock, takeSharedResourcesLock } from './lock.js';
 import { ensureSchema, presentSchema, SCHEMA_VERSION } from './schema.js';
 import type { StateUrl } from './url.js';
@@ -51,6 +51,7 @@ export class PostgresStateBackend implements StateBackend {
   readonly kind = 'postgres';
   readonly display: string;
   readonly pastable: string;
+  readonly chosenWith: string;
   readonly history: PostgresHistoryStore;
   /**
    * The connection for queries outside a lock (plan's read, `state list`), connected and the schema
@@ -70,12 +71,13 @@ export class PostgresStateBackend implements StateBackend {
   /** For a URL without a password: the PGPASSWORD of the environment given (null: none), private as the URL is. */
   readonly #environmentPassword: string | null | undefined;
 
-  /** `environmentPassword`: PGPASSWORD of the environment the backend was opened with. */
-  constructor(url: StateUrl, environmentPassword: string | undefined) {
+  /** `environmentPassword`: PGPASSWORD of the environment the backend was opened with; `chosenWith`: what named the URL. */
+  constructor(url: StateUrl, environmentPassword: string | undefined, chosenWith: string = STATE_OPTION) {
     this.#url = url;
     this.#environmentPassword = url.hasPassword ? undefined : (environmentPassword ?? null);
     this.display = url.display;
     this.pastable = url.pastable;
+    this.chosenWith = chosenWith;
     this.history = new PostgresHistoryStore(() => this.runConnection('read'), (step) => this.run(step), () => this.runConnection('write'));
   }
 
@@ -341,7 +343,7 @@ export class PostgresStateBackend implements StateBackend {
         if (access === 'write') await this.ensureSchemaOn(client);
         // Once the schema is brought up to date, every connection reads it as it is.
         else if (this.schema) await this.schema;
-        else if (await presentSchema(client, this.display)) this.presenting.add(client);
+        else if (await presentSchema(client, this.display, this.chosenWith)) this.presenting.add(client);
       } catch (error) {
         await client.end().catch(() => undefined);
         throw error;
@@ -373,7 +375,7 @@ export class PostgresStateBackend implements StateBackend {
   }
 
   private ensureSchemaOn(client: pg.ClientBase): Promise<number> {
-    this.schema ??= ensureSchema(client, this.display).catch((error: unknown) => {
+    this.schema ??= ensureSchema(client, this.display, this.chosenWith).catch((error: unknown) => {
       this.schema = undefined;
       throw error;
     });

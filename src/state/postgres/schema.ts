@@ -117,9 +117,9 @@ const READ_ONLY_TRANSACTION = '25006';
 
 /**
  * Brings the schema to `SCHEMA_VERSION`, before a run's first write; cheap (one query) when it is
- * there already. `where`: the database as it may be shown. Resolves to the version it was at (0: no tables yet).
+ * there already. `where`: the database as it may be shown; `chosenWith`: what named it (`StateBackend.chosenWith`). Resolves to the version it was at (0: no tables yet).
  */
-export async function ensureSchema(client: pg.ClientBase, where: string): Promise<number> {
+export async function ensureSchema(client: pg.ClientBase, where: string, chosenWith: string): Promise<number> {
   const current = await currentVersion(client, where);
   if (current === SCHEMA_VERSION) return current;
   if (current !== undefined && current > SCHEMA_VERSION) throw newerSchema(where, current);
@@ -137,7 +137,7 @@ export async function ensureSchema(client: pg.ClientBase, where: string): Promis
     return locked;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
-    if (sqlState(error) === INSUFFICIENT_PRIVILEGE) throw outdatedSchema(where, current ?? 0, `this role may not upgrade it (${messageOf(error)})`);
+    if (sqlState(error) === INSUFFICIENT_PRIVILEGE) throw outdatedSchema(where, chosenWith, current ?? 0, `this role may not upgrade it (${messageOf(error)})`);
     throw error;
   }
 }
@@ -151,19 +151,19 @@ export async function ensureSchema(client: pg.ClientBase, where: string): Promis
  * temporary views, the connection is read-only, a migration since is not one a read can show), the
  * run is refused, naming the upgrade.
  */
-export async function presentSchema(client: pg.ClientBase, where: string): Promise<boolean> {
+export async function presentSchema(client: pg.ClientBase, where: string, chosenWith: string): Promise<boolean> {
   const current = (await currentVersion(client, where)) ?? 0;
   if (current === SCHEMA_VERSION) return false;
   if (current > SCHEMA_VERSION) throw newerSchema(where, current);
   const views = viewsSince(current);
-  if (!views) throw outdatedSchema(where, current, 'a migration since changes its tables in a way a read cannot show without it');
+  if (!views) throw outdatedSchema(where, chosenWith, current, 'a migration since changes its tables in a way a read cannot show without it');
   try {
     for (const [table, view] of views) await client.query(await viewSql(client, table, view));
     await client.query("SELECT set_config('search_path', 'pg_temp, ' || current_setting('search_path'), false)");
   } catch (error) {
     const code = sqlState(error);
     if (code !== INSUFFICIENT_PRIVILEGE && code !== READ_ONLY_TRANSACTION) throw error;
-    throw outdatedSchema(where, current, `this connection may not make the temporary views that show it as version ${SCHEMA_VERSION} (${messageOf(error)})`);
+    throw outdatedSchema(where, chosenWith, current, `this connection may not make the temporary views that show it as version ${SCHEMA_VERSION} (${messageOf(error)})`);
   }
   return true;
 }
@@ -261,11 +261,16 @@ function messageOf(error: unknown): string {
 }
 
 /** The database is older than this voxform needs, and this run cannot use it as it is: the upgrade is the owner's, once. */
-function outdatedSchema(where: string, version: number, why: string): VoxformError {
+function outdatedSchema(where: string, chosenWith: string, version: number, why: string): VoxformError {
   const what = version === 0 ? 'has no voxform tables yet' : `is at schema version ${version}`;
   return new VoxformError('state_schema_outdated', `The state database ${where} ${what}; this voxform needs version ${SCHEMA_VERSION}, and ${why}.`, {
-    hint: `Once every run against it uses this voxform, run \`voxform state upgrade\` (same --state or VOXFORM_STATE) once as the role that owns voxform's tables (the database owner for the first use), then grant them to the other roles (docs/state.md#permissions).`,
+    hint: `Once every run against it uses this voxform, run \`voxform state upgrade\` (${naming(chosenWith)}) once as the role that owns voxform's tables (the database owner for the first use), then grant them to the other roles (docs/state.md#permissions).`,
   });
+}
+
+/** How the upgrade names this database: with what named it for this run; a migration's target (`--to`) with --state. */
+function naming(chosenWith: string): string {
+  return chosenWith === '--to' ? 'with --state naming this database' : `with the same ${chosenWith}`;
 }
 
 function newerSchema(where: string, version: number): VoxformError {
