@@ -10,6 +10,9 @@ import type { LastApply, WorkspaceState } from './types.js';
 import { hasPasswordPlaceholder, PASSWORD_PLACEHOLDER } from './postgres/url.js';
 import { runIdentityOf, type RunIdentity } from '../util/run-identity.js';
 
+/** The option that names the state, as hints name it where the run's own choice is not known (`voxform state migrate --to` names its own). */
+export const STATE_OPTION = '--state (or VOXFORM_STATE)';
+
 /** A workspace as stored, with the serial a compare-and-set write must name. */
 export interface StoredWorkspace {
   workspace: WorkspaceState;

@@ -14,7 +14,8 @@ import { acquireStateLock, forceUnlockState, readLastForcedOpen, readStateLockWi
 import type { RunIdentity } from '../util/run-identity.js';
 import { isFileSystemError } from '../util/atomic-write.js';
 import { stateWriteFailed } from './write-failure.js';
-import { readStateFile, STATE_OPTION, storedStateText } from './state-file.js';
+import { readStateFile, storedStateText } from './state-file.js';
+import { STATE_OPTION } from './backend.js';
 import { emptyWorkspace, type StateFile, type WorkspaceState } from './types.js';
 
 /** How often a held lock checks that nobody forced it open. */

@@ -7,8 +7,7 @@
  * on the service as never applied (knowledge files uploaded again: duplicates on the account).
  */
 import { VoxformError } from '../errors.js';
-import type { StateBackend, StoredWorkspace } from './backend.js';
-import { STATE_OPTION } from './state-file.js';
+import { STATE_OPTION, type StateBackend, type StoredWorkspace } from './backend.js';
 
 /** A state that lost a workspace its ledger says was applied. */
 export interface MissingState {

@@ -15,7 +15,8 @@ import { keptFilesAtCommit } from '../project-files/kept-source.js';
 import { BASE_REF_VARIABLE, baseRefOf } from '../project-files/base-revision.js';
 import type { StateBackend } from './backend.js';
 import { FileStateBackend } from './file-backend.js';
-import { readStateFile, STATE_OPTION } from './state-file.js';
+import { readStateFile } from './state-file.js';
+import { STATE_OPTION } from './backend.js';
 import type { StateFile } from './types.js';
 
 type Env = Readonly<Record<string, string | undefined>>;

@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { runBy } from '../util/run-identity.js';
 import { VoxformError } from '../errors.js';
-import type { StateBackend } from './backend.js';
+import { STATE_OPTION, type StateBackend } from './backend.js';
 import { checkStateFile } from './check-state.js';
 import { readCheckedWorkspace, type MissingState } from './missing-state.js';
 import { STATE_FORMAT_VERSION } from './format-version.js';
@@ -27,8 +27,6 @@ export function storedStateText(value: unknown, where: string, pretty: boolean):
   });
 }
 
-/** The option that names the state file, as hints name it (`voxform state migrate --to` names its own). */
-export const STATE_OPTION = '--state (or VOXFORM_STATE)';
 
 /** What deleting a state file voxform cannot read does: said the same by every hint that offers it (docs/state.md). */
 const DELETING_IT =

@@ -16,7 +16,8 @@ import { emptyWorkspace, type LastApply, type WorkspaceState } from '../types.js
 import { PostgresHistoryStore } from './history.js';
 import { clientHidingPassword, connectHidingPassword } from './password.js';
 import { parseKeptJson } from '../../project-files/kept-files.js';
-import { STATE_JSON_LIMITS, STATE_OPTION, storedStateText } from '../state-file.js';
+import { STATE_JSON_LIMITS, storedStateText } from '../state-file.js';
+import { STATE_OPTION } from '../backend.js';
 import { forcedOpenSince, forceOpen, lockStillNamed, readAdvisoryHolder, readAllForcedOpens, readAllHolders, readLastForcedOpen, releaseAdvisoryLock, takeAdvisoryLock, takeSharedResourcesLock } from './lock.js';
 import { ensureSchema, presentSchema, SCHEMA_VERSION } from './schema.js';
 import type { StateUrl } from './url.js';
