@@ -9,7 +9,7 @@ import type { GateMetric, Gates } from '../manifest/promotion-settings.js';
 import type { AgentReport, VersionReport } from '../report/types.js';
 import { creditsText, percent, secondsText } from '../report/format.js';
 import { MIN_CALLS } from '../report/statistics.js';
-import { deployedUntil } from '../report/since-deploy.js';
+import { deployedUntil, earlierDeploysOfLatest } from '../report/since-deploy.js';
 import type { ConfigVersion } from '../report/versions.js';
 import { ledgerTimes } from '../history/ledger-order.js';
 import { agentVersionKey, shortCommit, type LedgerRecord, type TestRunRecord } from '../history/types.js';
@@ -246,13 +246,8 @@ interface RunningDeploy {
  * The deploy each agent runs, by agent id: its latest version in the history up to `now`, as the
  * call evidence's window takes it (`deployedUntil`), so its key is that of the report's version.
  */
-function runningDeploys(records: readonly LedgerRecord[], now: Date): Map<string, RunningDeploy> {
-  return new Map(
-    [...deployedUntil(records, now.getTime() / 1000)].map(([id, versions]) => {
-      const version = versions[versions.length - 1] as ConfigVersion;
-      return [id, { version, again: versions.some((earlier) => earlier !== version && earlier.configHash === version.configHash) }];
-    }),
-  );
+function runningDeploys(deployed: ReadonlyMap<string, readonly ConfigVersion[]>): Map<string, RunningDeploy> {
+  return new Map([...deployed].map(([id, versions]) => [id, { version: versions[versions.length - 1] as ConfigVersion, again: earlierDeploysOfLatest(versions).length > 0 }]));
 }
 
 /** The version of an agent's report that runs now: the calls since the latest deploy of `configHash`, none before it. */
@@ -362,6 +357,8 @@ export interface GateEvidence {
   /** By agent id: the call report of the source's agents (needed for `min_calls` and `no_regression`). */
   calls: ReadonlyMap<string, AgentReport>;
   now: Date;
+  /** `deployedUntil(records, now)`, when already built for the call evidence. */
+  deployed?: ReadonlyMap<string, readonly ConfigVersion[]> | undefined;
   /** The commands the fixes name; by default with `--env` alone. */
   commands?: GateCommands | undefined;
 }
@@ -376,7 +373,7 @@ export function checkGates(gates: Gates, evidence: GateEvidence): GateResult[] {
   const deployedBy = deployingRecord(evidence.current, evidence.origin ?? evidence.current, deploy);
   if (gates.tests) results.push(testsGate(evidence.source, evidence.current, deployedBy, evidence.testRuns, evidence.unsealedTestRuns ?? [], evidence.suite ?? unread, commands.test));
   if (gates.minCalls !== undefined) results.push(minCallsGate(gates.minCalls, evidence.current, evidence.calls));
-  if (gates.noRegression && gates.noRegression.length > 0) results.push(noRegressionGate(gates.noRegression, evidence.current, evidence.calls, runningDeploys(evidence.records, evidence.now), commands.report));
+  if (gates.noRegression && gates.noRegression.length > 0) results.push(noRegressionGate(gates.noRegression, evidence.current, evidence.calls, runningDeploys(evidence.deployed ?? deployedUntil(evidence.records, evidence.now.getTime() / 1000)), commands.report));
   if (gates.soak) {
     const soaking = agentsSoaking(evidence.current, deploy);
     results.push(soakGate(gates.soak, deployedSince(evidence.records, evidence.current, deploy), evidence.now, soaking, redeployed(evidence.records, evidence.current, deploy, soaking)));
