@@ -168,8 +168,8 @@ async function readSourceEvidence(history: HistoryStore, source: { from: string;
   const evidence = sealedEvidence(await allSummaries(history, source.workspace, ctx, source.sealKey), await workspaceTestRuns(history, source.workspace, ctx), source.sealKey);
   const warning = passedOverWarning(source.workspace, evidence.passedOver);
   if (warning) ctx.stderr.write(warning);
-  const unsealedRecords = evidence.passedOver.filter((what) => what.startsWith('record ')).length;
-  if (evidence.records.length === 0 && unsealedRecords > 0) throw noSealedRecord(source.from, source.workspace, unsealedRecords, source.applySource);
+  // With no record sealed, every record is passed over.
+  if (evidence.records.length === 0 && evidence.unsealedRecords.length > 0) throw noSealedRecord(source.from, source.workspace, evidence.unsealedRecords.length, source.applySource);
   // A record after the newest sealed one (an older voxform's apply, another key's, a planted one) may have deployed another configuration.
   const [unsealed] = evidence.unsealedSinceNewest;
   if (unsealed !== undefined && evidence.records[0] !== undefined) throw unsealedSinceSealed(source.from, source.workspace, unsealed, evidence.records[0], source.applySource);
