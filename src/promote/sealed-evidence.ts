@@ -5,7 +5,7 @@
  * says: never the source's newest record, never a soak's start, a deploy boundary or a test run.
  */
 import { VoxformError } from '../errors.js';
-import { sealVerifies, type LedgerSealKey } from '../history/seal.js';
+import { NOT_SEALED_BY, sealVerifies, type LedgerSealKey } from '../history/seal.js';
 import type { RecordSummary, TestRunRecord } from '../history/types.js';
 import { ledgerOrder } from '../history/ledger-order.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
@@ -62,9 +62,6 @@ export function passedOverWarning(workspace: string, passedOver: readonly Passed
   const verb = passedOver.length === 1 ? 'is' : 'are';
   return `warning: ${counts} of ${controlsAsQuestionMarks(workspace)}'s history (the newest: ${controlsAsQuestionMarks(`${newest.kind} ${newest.id}`)}) ${verb} not sealed by voxform under this API key: not evidence for promotion (docs/promotion.md).\n`;
 }
-
-/** Who may have written a record or test run that is not sealed under this API key. */
-export const NOT_SEALED_BY = 'written by a voxform that does not seal records, under another API key, or by hand';
 
 /** What makes a sealed record of what the source runs, and evidence of it again. */
 function sealAgain(source: string, applySource: string): string {
