@@ -4,6 +4,7 @@
  * commit a restored record's configuration came from).
  */
 import { someOf } from '../util/plural.js';
+import { NOT_SEALED_BY } from './seal.js';
 import type { LedgerRecord } from './types.js';
 
 /**
@@ -24,7 +25,7 @@ export function configurationOrigin(records: readonly LedgerRecord[], current: L
     followed.add(restoredId);
     const restored = records.find((candidate) => candidate.id === restoredId);
     if (!restored && passedOver.some((record) => record.id === restoredId)) {
-      return { problem: `record ${restoredId}, which it restored, is not sealed by voxform under this API key (written by a voxform that does not seal records, under another API key, or by hand)`, unsealed: restoredId };
+      return { problem: `record ${restoredId}, which it restored, is not sealed by voxform under this API key (${NOT_SEALED_BY})`, unsealed: restoredId };
     }
     if (!restored) return { problem: `record ${restoredId} is not in its history` };
     if (restored.source.healOf !== undefined) return { problem: `record ${restoredId} is a heal of drift, which holds some agents only` };

@@ -8,6 +8,9 @@
 import { createHmac } from 'node:crypto';
 import { keyedHash } from '../util/hash.js';
 
+/** Who may have written a record or test run that is not sealed under this API key. */
+export const NOT_SEALED_BY = 'written by a voxform that does not seal records, under another API key, or by hand';
+
 /** The key records are sealed under; made only by `ledgerSealKey`, so a fingerprint key is never passed for it. */
 export type LedgerSealKey = string & { readonly __ledgerSealKey: unique symbol };
 

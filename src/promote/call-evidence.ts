@@ -9,7 +9,8 @@ import type { ApiClient } from '../api/index.js';
 import type { LedgerRecord } from '../history/types.js';
 import { buildCallReport } from '../report/build-report.js';
 import { readCallLog } from '../report/read-calls.js';
-import { sinceDeployReport, withEarlierDeploysOfLatest } from '../report/since-deploy.js';
+import { deployedUntil, sinceDeployReport } from '../report/since-deploy.js';
+import type { ConfigVersion } from '../report/versions.js';
 import type { AgentReport } from '../report/types.js';
 import { mapBounded } from '../util/semaphore.js';
 
@@ -21,24 +22,32 @@ export async function readCallEvidence(options: {
   current: LedgerRecord;
   now: Date;
   parallelism: number;
+  /** `deployedUntil(records, now)`, when already built. */
+  deployed?: ReadonlyMap<string, readonly ConfigVersion[]> | undefined;
 }): Promise<Map<string, AgentReport>> {
   const { client, records, now } = options;
   const nowSeconds = now.getTime() / 1000;
+  // The same for every agent's window, and for each window read again.
+  const deployed = options.deployed ?? deployedUntil(records, nowSeconds);
   const agents = [...new Map(Object.entries(options.current.agents).map(([name, version]) => [version.id, name])).entries()];
   const reports = await mapBounded(agents, options.parallelism, async ([agentId, name]) => {
-    const built = await sinceDeployReport(records, agentId, nowSeconds, (sinceDeploy) => {
-      const window = withEarlierDeploysOfLatest(records, sinceDeploy, nowSeconds);
-      return buildCallReport({
-        calls: readCallLog(client, { agent_id: agentId }, { since: window.since }, nowSeconds),
-        history: records,
-        workspace: options.workspace,
-        names: new Map([[agentId, name]]),
-        since: window.since,
-        now,
-        diffLink: () => null,
-        only: window.only,
-      });
-    });
+    const built = await sinceDeployReport(
+      records,
+      agentId,
+      nowSeconds,
+      (window) =>
+        buildCallReport({
+          calls: readCallLog(client, { agent_id: agentId }, { since: window.since }, nowSeconds),
+          history: records,
+          workspace: options.workspace,
+          names: new Map([[agentId, name]]),
+          since: window.since,
+          now,
+          diffLink: () => null,
+          only: window.only,
+        }),
+      { deployed, earlierDeploysOfLatest: true },
+    );
     return built?.report.agents.find((agent) => agent.agent_id === agentId);
   });
   return new Map(reports.flatMap((report) => (report ? [[report.agent_id, report] as const] : [])));

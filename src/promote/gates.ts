@@ -9,7 +9,7 @@ import type { GateMetric, Gates } from '../manifest/promotion-settings.js';
 import type { AgentReport, VersionReport } from '../report/types.js';
 import { creditsText, percent, secondsText } from '../report/format.js';
 import { MIN_CALLS } from '../report/statistics.js';
-import { deployedUntil } from '../report/since-deploy.js';
+import { deployedUntil, earlierDeploysOfLatest } from '../report/since-deploy.js';
 import type { ConfigVersion } from '../report/versions.js';
 import { ledgerTimes } from '../history/ledger-order.js';
 import { agentVersionKey, shortCommit, type LedgerRecord, type TestRunRecord } from '../history/types.js';
@@ -73,31 +73,41 @@ export function deployedAs(current: Pick<LedgerRecord, 'id' | 'source'>, origin:
   return commit ?? `record ${current.id}`;
 }
 
-/** Whether a record holds, for every agent of `current`, the same version. */
-function sameConfiguration(record: LedgerRecord, current: LedgerRecord): boolean {
-  return Object.entries(current.agents).every(([name, version]) => {
-    const other = Object.hasOwn(record.agents, name) ? record.agents[name] : undefined;
-    return other !== undefined && agentVersionKey(other) === agentVersionKey(version);
-  });
+/** Whether a record holds the version `current` has of agent `name`. */
+function sameVersion(record: LedgerRecord, current: LedgerRecord, name: string): boolean {
+  const version = current.agents[name];
+  const other = Object.hasOwn(record.agents, name) ? record.agents[name] : undefined;
+  return version !== undefined && other !== undefined && agentVersionKey(other) === agentVersionKey(version);
+}
+
+/** Whether a record holds, for every agent of `current` (or those of `names`), the same version. */
+function sameConfiguration(record: LedgerRecord, current: LedgerRecord, names: readonly string[] = Object.keys(current.agents)): boolean {
+  return names.every((name) => sameVersion(record, current, name));
 }
 
 /**
  * The unbroken run of complete records holding `current`'s configuration, newest first from
- * `current` (applies with nothing to do repeat it), and the record before it (if any).
+ * `current` (applies with nothing to do repeat it): `since`, its oldest record, and `before`, the
+ * record before it (if any).
  */
-function configurationRun(records: readonly LedgerRecord[], current: LedgerRecord): { run: LedgerRecord[]; before: LedgerRecord | undefined } {
-  const run = [current];
-  for (const record of records.slice(records.indexOf(current) + 1)) {
-    if (!COMPLETE.has(record.outcome) || !sameConfiguration(record, current)) return { run, before: record };
-    run.push(record);
-  }
-  return { run, before: undefined };
+interface ConfigurationRun {
+  run: LedgerRecord[];
+  since: LedgerRecord;
+  before: LedgerRecord | undefined;
 }
 
-/** The oldest record of `configurationRun`, and the record before it. */
-function deployOf(records: readonly LedgerRecord[], current: LedgerRecord): { since: LedgerRecord; before: LedgerRecord | undefined } {
-  const { run, before } = configurationRun(records, current);
-  return { since: run[run.length - 1] as LedgerRecord, before };
+/** Found once per check: the tests gate names its deploy's commit, the soak gate counts from it. */
+function configurationRun(records: readonly LedgerRecord[], current: LedgerRecord): ConfigurationRun {
+  const run = [current];
+  let before: LedgerRecord | undefined;
+  for (const record of records.slice(records.indexOf(current) + 1)) {
+    if (!COMPLETE.has(record.outcome) || !sameConfiguration(record, current)) {
+      before = record;
+      break;
+    }
+    run.push(record);
+  }
+  return { run, since: run[run.length - 1] as LedgerRecord, before };
 }
 
 /**
@@ -106,19 +116,20 @@ function deployOf(records: readonly LedgerRecord[], current: LedgerRecord): { si
  * it ran at), nor a rollback or heal (their commits never stand for what they deployed). For a
  * rollback, `origin`: the restored record (`configurationOrigin`).
  */
-function deployingRecord(records: readonly LedgerRecord[], current: LedgerRecord, origin: LedgerRecord): LedgerRecord {
+function deployingRecord(current: LedgerRecord, origin: LedgerRecord, deploy: ConfigurationRun): LedgerRecord {
   if (current.source.rollbackOf !== undefined) return origin;
-  const applies = configurationRun(records, current).run.filter((record) => record.source.rollbackOf === undefined && record.source.healOf === undefined);
+  const applies = deploy.run.filter((record) => record.source.rollbackOf === undefined && record.source.healOf === undefined);
   return applies[applies.length - 1] ?? origin;
 }
 
 /**
  * When the source's configuration was deployed: the oldest record of the unbroken run of complete
  * records holding it, newest first from `current` (applies with nothing to do repeat it), at its
- * time on the ledger's timeline (`ledgerTimes`: never before a record appended earlier).
+ * time on the ledger's timeline (`ledgerTimes`: never before a record appended earlier). `deploy`:
+ * that run (`configurationRun`), when already found.
  */
-export function deployedSince(records: readonly LedgerRecord[], current: LedgerRecord): Date {
-  return new Date(ledgerTimes(records).get(deployOf(records, current).since.id) as string);
+export function deployedSince(records: readonly LedgerRecord[], current: LedgerRecord, deploy = configurationRun(records, current)): Date {
+  return new Date(ledgerTimes(records).get(deploy.since.id) as string);
 }
 
 /**
@@ -126,15 +137,10 @@ export function deployedSince(records: readonly LedgerRecord[], current: LedgerR
  * agents and not all: those the complete record before it ran otherwise, or not at all. Empty when
  * every agent soaks alike (a first deploy, one after an apply that did not complete, or of them all).
  */
-function agentsSoaking(records: readonly LedgerRecord[], current: LedgerRecord): string[] {
-  const { before } = deployOf(records, current);
+function agentsSoaking(current: LedgerRecord, { before }: ConfigurationRun): string[] {
   if (!before || !COMPLETE.has(before.outcome)) return [];
-  const changed = Object.entries(current.agents)
-    .filter(([name, version]) => {
-      const other = Object.hasOwn(before.agents, name) ? before.agents[name] : undefined;
-      return other === undefined || agentVersionKey(other) !== agentVersionKey(version);
-    })
-    .map(([name]) => name)
+  const changed = Object.keys(current.agents)
+    .filter((name) => !sameVersion(before, current, name))
     .sort();
   return changed.length < Object.keys(current.agents).length ? changed : [];
 }
@@ -146,18 +152,10 @@ function agentsSoaking(records: readonly LedgerRecord[], current: LedgerRecord):
  * configuration live for the first time. The soak counts from the latest deploy whichever it is, and
  * its line says so, while `min_calls` counts the earlier calls too.
  */
-function redeployed(records: readonly LedgerRecord[], current: LedgerRecord, soaking: readonly string[]): 'rollback' | 'again' | undefined {
-  const { since } = deployOf(records, current);
+function redeployed(records: readonly LedgerRecord[], current: LedgerRecord, { since }: ConfigurationRun, soaking: readonly string[]): 'rollback' | 'again' | undefined {
   if (since.source.rollbackOf !== undefined) return 'rollback';
   const names = soaking.length > 0 ? soaking : Object.keys(current.agents);
-  const heldBefore = records.slice(records.indexOf(since) + 1).some((record) =>
-    COMPLETE.has(record.outcome) &&
-    names.every((name) => {
-      const version = current.agents[name];
-      const other = Object.hasOwn(record.agents, name) ? record.agents[name] : undefined;
-      return version !== undefined && other !== undefined && agentVersionKey(other) === agentVersionKey(version);
-    }),
-  );
+  const heldBefore = records.slice(records.indexOf(since) + 1).some((record) => COMPLETE.has(record.outcome) && sameConfiguration(record, current, names));
   return heldBefore ? 'again' : undefined;
 }
 
@@ -248,13 +246,8 @@ interface RunningDeploy {
  * The deploy each agent runs, by agent id: its latest version in the history up to `now`, as the
  * call evidence's window takes it (`deployedUntil`), so its key is that of the report's version.
  */
-function runningDeploys(records: readonly LedgerRecord[], now: Date): Map<string, RunningDeploy> {
-  return new Map(
-    [...deployedUntil(records, now.getTime() / 1000)].map(([id, versions]) => {
-      const version = versions[versions.length - 1] as ConfigVersion;
-      return [id, { version, again: versions.some((earlier) => earlier !== version && earlier.configHash === version.configHash) }];
-    }),
-  );
+function runningDeploys(deployed: ReadonlyMap<string, readonly ConfigVersion[]>): Map<string, RunningDeploy> {
+  return new Map([...deployed].map(([id, versions]) => [id, { version: versions[versions.length - 1] as ConfigVersion, again: earlierDeploysOfLatest(versions).length > 0 }]));
 }
 
 /** The version of an agent's report that runs now: the calls since the latest deploy of `configHash`, none before it. */
@@ -364,6 +357,8 @@ export interface GateEvidence {
   /** By agent id: the call report of the source's agents (needed for `min_calls` and `no_regression`). */
   calls: ReadonlyMap<string, AgentReport>;
   now: Date;
+  /** `deployedUntil(records, now)`, when already built for the call evidence. */
+  deployed?: ReadonlyMap<string, readonly ConfigVersion[]> | undefined;
   /** The commands the fixes name; by default with `--env` alone. */
   commands?: GateCommands | undefined;
 }
@@ -373,14 +368,15 @@ export function checkGates(gates: Gates, evidence: GateEvidence): GateResult[] {
   const results: GateResult[] = [];
   const commands = evidence.commands ?? { test: `voxform test --against live --env ${evidence.source}`, report: `voxform report --since-deploy --env ${evidence.source}` };
   const unread = { problem: "this checkout's test suite was not read", fix: 'promote again' };
+  const deploy = configurationRun(evidence.records, evidence.current);
   // The commit named is the deploy's: a later apply with nothing to do repeats the configuration from its own.
-  const deployedBy = deployingRecord(evidence.records, evidence.current, evidence.origin ?? evidence.current);
+  const deployedBy = deployingRecord(evidence.current, evidence.origin ?? evidence.current, deploy);
   if (gates.tests) results.push(testsGate(evidence.source, evidence.current, deployedBy, evidence.testRuns, evidence.unsealedTestRuns ?? [], evidence.suite ?? unread, commands.test));
   if (gates.minCalls !== undefined) results.push(minCallsGate(gates.minCalls, evidence.current, evidence.calls));
-  if (gates.noRegression && gates.noRegression.length > 0) results.push(noRegressionGate(gates.noRegression, evidence.current, evidence.calls, runningDeploys(evidence.records, evidence.now), commands.report));
+  if (gates.noRegression && gates.noRegression.length > 0) results.push(noRegressionGate(gates.noRegression, evidence.current, evidence.calls, runningDeploys(evidence.deployed ?? deployedUntil(evidence.records, evidence.now.getTime() / 1000)), commands.report));
   if (gates.soak) {
-    const soaking = agentsSoaking(evidence.records, evidence.current);
-    results.push(soakGate(gates.soak, deployedSince(evidence.records, evidence.current), evidence.now, soaking, redeployed(evidence.records, evidence.current, soaking)));
+    const soaking = agentsSoaking(evidence.current, deploy);
+    results.push(soakGate(gates.soak, deployedSince(evidence.records, evidence.current, deploy), evidence.now, soaking, redeployed(evidence.records, evidence.current, deploy, soaking)));
   }
   return results;
 }

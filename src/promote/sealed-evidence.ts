@@ -5,11 +5,17 @@
  * says: never the source's newest record, never a soak's start, a deploy boundary or a test run.
  */
 import { VoxformError } from '../errors.js';
-import { sealVerifies, type LedgerSealKey } from '../history/seal.js';
+import { NOT_SEALED_BY, sealVerifies, type LedgerSealKey } from '../history/seal.js';
 import type { RecordSummary, TestRunRecord } from '../history/types.js';
 import { ledgerOrder } from '../history/ledger-order.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import { plural } from '../util/plural.js';
+
+/** A record or test run passed over: not sealed under this API key. */
+export interface PassedOver {
+  kind: 'record' | 'test run';
+  id: string;
+}
 
 export interface SealedEvidence {
   /** The source's records whose seal verifies (summaries read with the seal key), newest first. */
@@ -18,11 +24,10 @@ export interface SealedEvidence {
   testRuns: TestRunRecord[];
   /**
    * The records and test runs passed over that are newer than the source's oldest sealed record,
-   * newest first, as sentences name them (`record ID`, `test run ID`): older ones can never be
-   * evidence, and a ledger holds them after every upgrade to a voxform that seals records. All of
-   * them when no record is sealed.
+   * newest first: older ones can never be evidence, and a ledger holds them after every upgrade to a
+   * voxform that seals records. All of them when no record is sealed.
    */
-  passedOver: string[];
+  passedOver: PassedOver[];
   /** The test runs passed over, newest first: the tests gate says when the last run of the configuration is one. */
   unsealedTestRuns: TestRunRecord[];
   /** The source's records not sealed under this API key, newest first: a rollback may have restored one. */
@@ -35,31 +40,28 @@ export interface SealedEvidence {
 export function sealedEvidence(records: readonly RecordSummary[], testRuns: readonly TestRunRecord[], key: LedgerSealKey): SealedEvidence {
   const keptRecords = records.filter((record) => record.sealed === true);
   const unsealedRecords = records.filter((record) => record.sealed !== true);
-  const keptRuns = testRuns.filter((run) => sealVerifies(key, run));
-  const unsealedTestRuns = testRuns.filter((run) => !keptRuns.includes(run));
+  const keptRuns: TestRunRecord[] = [];
+  const unsealedTestRuns: TestRunRecord[] = [];
+  for (const run of testRuns) (sealVerifies(key, run) ? keptRuns : unsealedTestRuns).push(run);
   const oldestSealed = keptRecords.at(-1)?.id ?? '';
   const newestSealed = keptRecords[0]?.id;
-  const passedOver = [...unsealedRecords.map((record) => ({ id: record.id, what: `record ${record.id}` })), ...unsealedTestRuns.map((run) => ({ id: run.id, what: `test run ${run.id}` }))]
+  const passedOver = [...unsealedRecords.map((record): PassedOver => ({ kind: 'record', id: record.id })), ...unsealedTestRuns.map((run): PassedOver => ({ kind: 'test run', id: run.id }))]
     .filter((entry) => entry.id > oldestSealed)
-    .sort((a, b) => ledgerOrder(b, a))
-    .map((entry) => entry.what);
+    .sort((a, b) => ledgerOrder(b, a));
   const unsealedSinceNewest = newestSealed === undefined ? [] : unsealedRecords.filter((record) => record.id > newestSealed);
   return { records: keptRecords, testRuns: keptRuns, passedOver, unsealedRecords, unsealedTestRuns, unsealedSinceNewest };
 }
 
 /** The one warning of a command that passed records over: how many of each kind, and the newest. */
-export function passedOverWarning(workspace: string, passedOver: readonly string[]): string | undefined {
+export function passedOverWarning(workspace: string, passedOver: readonly PassedOver[]): string | undefined {
   const newest = passedOver[0];
   if (newest === undefined) return undefined;
-  const runs = passedOver.filter((what) => what.startsWith('test run ')).length;
+  const runs = passedOver.filter((entry) => entry.kind === 'test run').length;
   const records = passedOver.length - runs;
   const counts = [records > 0 ? plural(records, 'record') : '', runs > 0 ? plural(runs, 'test run') : ''].filter(Boolean).join(' and ');
   const verb = passedOver.length === 1 ? 'is' : 'are';
-  return `warning: ${counts} of ${controlsAsQuestionMarks(workspace)}'s history (the newest: ${controlsAsQuestionMarks(newest)}) ${verb} not sealed by voxform under this API key: not evidence for promotion (docs/promotion.md).\n`;
+  return `warning: ${counts} of ${controlsAsQuestionMarks(workspace)}'s history (the newest: ${controlsAsQuestionMarks(`${newest.kind} ${newest.id}`)}) ${verb} not sealed by voxform under this API key: not evidence for promotion (docs/promotion.md).\n`;
 }
-
-/** Who may have written a record or test run that is not sealed under this API key. */
-export const NOT_SEALED_BY = 'written by a voxform that does not seal records, under another API key, or by hand';
 
 /** What makes a sealed record of what the source runs, and evidence of it again. */
 function sealAgain(source: string, applySource: string): string {

@@ -36,6 +36,28 @@ export interface SinceDeployWindow {
 /** Per agent id: earlier versions found to have no calls, passed over for older ones. */
 type PassedOver = ReadonlyMap<string, ReadonlySet<string>>;
 
+/** What the history deploys up to the window's end, and what the window keeps besides the versions compared. */
+export interface WindowOptions {
+  /** `deployedUntil(history, until)`, when already built: the same for every window of a report. */
+  deployed?: ReadonlyMap<string, readonly ConfigVersion[]> | undefined;
+  /**
+   * Widen the window to the earlier deploys of each reported agent's latest configuration (before a
+   * rollback to it, or a re-apply of it), so the calls of that configuration in every period it was
+   * live are read and kept, each labelled with its deploy as in any report. Versions of another
+   * configuration are not added: the comparisons stay those of the window.
+   */
+  earlierDeploysOfLatest?: boolean | undefined;
+}
+
+/**
+ * The earlier deploys of the configuration of an agent's latest version, `versions`' last (before a
+ * rollback to it, or a re-apply of it), oldest first.
+ */
+export function earlierDeploysOfLatest(versions: readonly ConfigVersion[]): ConfigVersion[] {
+  const latest = versions[versions.length - 1];
+  return versions.filter((version) => version !== latest && version.configHash === latest?.configHash);
+}
+
 /**
  * The versions that can be the one before an agent's `latest`, nearest first: earlier deploys of
  * another configuration. An earlier deploy of the latest's own configuration (before a rollback and
@@ -49,22 +71,24 @@ function versionsBefore(versions: readonly ConfigVersion[], latest: ConfigVersio
  * The agents the latest deploy up to `until` (Unix seconds) changed — `agentId` alone when given —
  * each with its latest version and the one before it: the nearest earlier version of another
  * configuration not in `passedOver`, else what the agent ran before voxform first deployed it
- * (changed outside voxform). Undefined when the history has no such deploy.
+ * (changed outside voxform). Undefined when the history has no such deploy. `options`: `WindowOptions`.
  */
-export function sinceDeployWindow(history: readonly LedgerRecord[], agentId: string | undefined, until: number, passedOver: PassedOver = new Map()): SinceDeployWindow | undefined {
+export function sinceDeployWindow(history: readonly LedgerRecord[], agentId: string | undefined, until: number, passedOver: PassedOver = new Map(), options: WindowOptions = {}): SinceDeployWindow | undefined {
   const agents = agentId === undefined ? agentsOfLatestChange(history, until) : new Set([agentId]);
   const only = new Map<string, VersionSelection>();
   const before = new Map<string, string>();
   const starts: Array<number | undefined> = [];
-  for (const [id, versions] of deployedUntil(history, until)) {
+  for (const [id, versions] of options.deployed ?? deployedUntil(history, until)) {
     const last = versions[versions.length - 1];
     if (!agents.has(id) || last === undefined) continue;
     const earlier = versionsBefore(versions, last).find((version) => !passedOver.get(id)?.has(version.key));
+    const again = options.earlierDeploysOfLatest ? earlierDeploysOfLatest(versions) : [];
     // Without one (on an agent's first deploy, or every earlier one passed over) the version it
     // replaced is the configuration it had outside voxform before its first deploy: read from there.
-    only.set(id, { deploys: new Set([earlier?.key ?? last.key, last.key]), outsideFrom: earlier ? deployedAt(earlier) : -Infinity });
+    only.set(id, { deploys: new Set([earlier?.key ?? last.key, last.key, ...again.map((version) => version.key)]), outsideFrom: earlier ? deployedAt(earlier) : -Infinity });
     if (earlier) before.set(id, earlier.key);
     starts.push(recordedBefore(history, (earlier ?? (versions[0] as ConfigVersion)).key));
+    if (again[0]) starts.push(recordedBefore(history, again[0].key));
   }
   if (only.size === 0) return undefined;
   return { since: starts.includes(undefined) ? undefined : Math.min(...(starts as number[])), only, before };
@@ -81,26 +105,6 @@ export function deployedUntil(history: readonly LedgerRecord[], until: number): 
 }
 
 /**
- * The window widened to the earlier deploys of each reported agent's latest configuration (before
- * a rollback to it, or a re-apply of it), so the calls of that configuration in every period it was
- * live are read and kept, each labelled with its deploy as in any report. Versions of another
- * configuration are not added: the comparisons stay those of the window.
- */
-export function withEarlierDeploysOfLatest(history: readonly LedgerRecord[], window: SinceDeployWindow, until: number): SinceDeployWindow {
-  const only = new Map(window.only);
-  const starts: Array<number | undefined> = [window.since];
-  for (const [id, versions] of deployedUntil(history, until)) {
-    const selection = only.get(id);
-    const last = versions[versions.length - 1] as ConfigVersion;
-    const earlier = versions.filter((version) => version !== last && version.configHash === last.configHash);
-    if (!selection || earlier.length === 0) continue;
-    only.set(id, { ...selection, deploys: new Set([...selection.deploys, ...earlier.map((version) => version.key)]) });
-    starts.push(recordedBefore(history, (earlier[0] as ConfigVersion).key));
-  }
-  return { ...window, since: starts.includes(undefined) ? undefined : Math.min(...(starts as number[])), only };
-}
-
-/**
  * `--since-deploy`'s report, built by `build` over the window; undefined when the history has no
  * deploy. A version before that had no calls in it (live only between a rollback and a re-apply,
  * say, or a first deploy replaced before any call) has nothing to compare with: it is passed over
@@ -114,15 +118,17 @@ export async function sinceDeployReport(
   agentId: string | undefined,
   until: number,
   build: (window: SinceDeployWindow) => Promise<CallReport>,
+  options: WindowOptions = {},
 ): Promise<{ window: SinceDeployWindow; report: CallReport } | undefined> {
   const passedOver = new Map<string, Set<string>>();
-  let window = sinceDeployWindow(history, agentId, until);
+  const windowOptions = { ...options, deployed: options.deployed ?? deployedUntil(history, until) };
+  let window = sinceDeployWindow(history, agentId, until, passedOver, windowOptions);
   for (let pass = 0; window; pass++) {
     const report = await build(window);
     const uncalled = [...window.before].filter(([id, earlier]) => !hasCalls(report, id, earlier));
     if (uncalled.length === 0 || pass === MAX_REREADS) return { window, report };
     for (const [id, earlier] of uncalled) passedOver.set(id, new Set([...(passedOver.get(id) ?? []), earlier]));
-    window = sinceDeployWindow(history, agentId, until, passedOver);
+    window = sinceDeployWindow(history, agentId, until, passedOver, windowOptions);
   }
   return undefined;
 }

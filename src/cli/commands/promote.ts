@@ -10,6 +10,7 @@ import type { DesiredState } from '../../manifest/types.js';
 import { plan as makePlan } from '../../plan/plan.js';
 import { renderPlanText, prepareChangeText } from '../../plan/render-text.js';
 import { readCallEvidence } from '../../promote/call-evidence.js';
+import { deployedUntil } from '../../report/since-deploy.js';
 import { configurationOrigin } from '../../history/configuration-origin.js';
 import { checkGates, deployedRecord, gatesNeedCalls } from '../../promote/gates.js';
 import { checkCheckout, checkSourceConfiguration, gateRefusal, renderGateTable } from '../../promote/promotion.js';
@@ -119,14 +120,16 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
   const now = new Date();
   const status = progressLine(ctx);
   if (gatesNeedCalls(gates)) status.update(`Reading ${from}'s call logs…`);
+  // Each agent's deploys up to now: the call evidence's windows and the no_regression gate take them alike.
+  const agentDeploys = deployedUntil(records, now.getTime() / 1000);
   const calls = gatesNeedCalls(gates)
-    ? await readCallEvidence({ client: project.connection.client, workspace: fromWorkspace, records, current, now, parallelism: options.parallelism ?? 8 }).finally(() => status.done())
+    ? await readCallEvidence({ client: project.connection.client, workspace: fromWorkspace, records, current, now, parallelism: options.parallelism ?? 8, deployed: agentDeploys }).finally(() => status.done())
     : new Map();
   // What a failed gate's fix names, with the manifests, service and state of this run.
   const commands = { test: nextCommand('test --against live', { ...options, env: from }), report: nextCommand('report --since-deploy', { ...options, env: from }) };
   // The tests gate takes a run of the test files this checkout holds, not of a pull request's.
   const suite = gates.tests ? await checkoutSuite(options, ctx, project.desired, commands.test) : undefined;
-  const results = checkGates(gates, { source: from, records, current, origin: made, testRuns: evidence.testRuns, unsealedTestRuns: evidence.unsealedTestRuns, suite, calls, now, commands });
+  const results = checkGates(gates, { source: from, records, current, origin: made, testRuns: evidence.testRuns, unsealedTestRuns: evidence.unsealedTestRuns, suite, calls, now, commands, deployed: agentDeploys });
   const restored = current.source.rollbackOf === undefined ? '' : `a rollback to record ${current.source.rollbackOf}, `;
   ctx.stdout.write(`Promoting ${from} (record ${current.id}, ${restored}commit ${(made.source.commit as string).slice(0, 7)}) to ${to}.\n\n`);
   ctx.stdout.write(renderGateTable(results, from, to));
@@ -165,8 +168,8 @@ async function readSourceEvidence(history: HistoryStore, source: { from: string;
   const evidence = sealedEvidence(await allSummaries(history, source.workspace, ctx, source.sealKey), await workspaceTestRuns(history, source.workspace, ctx), source.sealKey);
   const warning = passedOverWarning(source.workspace, evidence.passedOver);
   if (warning) ctx.stderr.write(warning);
-  const unsealedRecords = evidence.passedOver.filter((what) => what.startsWith('record ')).length;
-  if (evidence.records.length === 0 && unsealedRecords > 0) throw noSealedRecord(source.from, source.workspace, unsealedRecords, source.applySource);
+  // With no record sealed, every record is passed over.
+  if (evidence.records.length === 0 && evidence.unsealedRecords.length > 0) throw noSealedRecord(source.from, source.workspace, evidence.unsealedRecords.length, source.applySource);
   // A record after the newest sealed one (an older voxform's apply, another key's, a planted one) may have deployed another configuration.
   const [unsealed] = evidence.unsealedSinceNewest;
   if (unsealed !== undefined && evidence.records[0] !== undefined) throw unsealedSinceSealed(source.from, source.workspace, unsealed, evidence.records[0], source.applySource);
