@@ -22,15 +22,13 @@ import { forcedOpenSince, forceOpen, lockStillNamed, readAdvisoryHolder, readAll
 import { ensureSchema, presentSchema, SCHEMA_VERSION } from './schema.js';
 import type { StateUrl } from './url.js';
 import { backendFailure } from './failure.js';
+import { INVALID_TEXT, sqlState } from './sqlstate.js';
 
 /**
  * What a query is for. A read never migrates the schema: a run that writes nothing (status, history,
  * plan) leaves the database as older voxforms use it. A write brings the schema up to date first.
  */
 type Access = 'read' | 'write';
-
-/** SQLSTATE of a text the server cannot read as the type asked for (`state::jsonb` of a row that is not JSON). */
-const INVALID_TEXT = '22P02';
 
 /** A lock this backend holds: its own connection, and what tells the apply it is gone. */
 interface PgHeldLock {
@@ -199,7 +197,7 @@ export class PostgresStateBackend implements StateBackend {
       "SELECT workspace, serial, state::jsonb -> 'lastApply' AS last_apply FROM voxform_workspaces ORDER BY workspace",
     )).catch(async (error: unknown) => {
       // A row that is not JSON fails the cast for all: find it, and say which it is.
-      if ((error as { cause?: { code?: unknown } }).cause?.code === INVALID_TEXT) await this.readEachWorkspace(pool);
+      if (sqlState((error as { cause?: unknown }).cause) === INVALID_TEXT) await this.readEachWorkspace(pool);
       throw error;
     });
     const holders = await this.run(() => readAllHolders(pool));
@@ -435,7 +433,7 @@ function forcedOpen(lock: PgHeldLock, recorded: ForcedOpen | undefined): LockLos
 
 /** A failure of the connection rather than of the statement: no SQLSTATE, class 08 (connection) or 57 (operator intervention), or a socket error (ECONNRESET). */
 function isConnectionLoss(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
+  const code = sqlState(error);
   return typeof code !== 'string' || /^(08|57|E[A-Z])/.test(code);
 }
 
