@@ -9,13 +9,12 @@ import { HISTORY_RECORD_ID } from '../history/check-record.js';
 import { FileHistoryStore } from '../history/file-store.js';
 import type { HistoryRecord, TestRunRecord } from '../history/types.js';
 import { makeKeptFolder, writeKeptFile } from '../project-files/kept-files.js';
-import { conflict, DEFAULT_RECHECK_COMMAND, describeLockLoss, forcedOpenLoss, noSuchLock, type AcquireOptions, type ForcedOpen, type HeldLock, type LockHolder, type LockLoss, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from './backend.js';
+import { conflict, DEFAULT_RECHECK_COMMAND, describeLockLoss, forcedOpenLoss, noSuchLock, STATE_OPTION, type AcquireOptions, type ForcedOpen, type HeldLock, type LockHolder, type LockLoss, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from './backend.js';
 import { acquireStateLock, forceUnlockState, readLastForcedOpen, readStateLockWithId, type HeldStateLock, type StateLock } from './lock.js';
 import type { RunIdentity } from '../util/run-identity.js';
 import { isFileSystemError } from '../util/atomic-write.js';
 import { stateWriteFailed } from './write-failure.js';
 import { readStateFile, storedStateText } from './state-file.js';
-import { STATE_OPTION } from './backend.js';
 import { emptyWorkspace, type StateFile, type WorkspaceState } from './types.js';
 
 /** How often a held lock checks that nobody forced it open. */
