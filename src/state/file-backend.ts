@@ -20,7 +20,7 @@ import { emptyWorkspace, type StateFile, type WorkspaceState } from './types.js'
 /** How often a held lock checks that nobody forced it open. */
 const LOCK_CHECK_MS = 2000;
 
-/** A lock this backend holds, what tells the apply it is gone, and the command its loss's hint names. */
+/** A lock this backend holds, what tells the apply it is gone, and the command the hints of its loss and of a conflicting write name. */
 interface HeldEntry {
   lock: StateLock;
   lost: AbortController;
@@ -56,7 +56,7 @@ export class FileStateBackend implements StateBackend {
   async writeWorkspace(key: string, workspace: WorkspaceState, expectedSerial: number): Promise<WriteResult> {
     await this.assertLocksHeld();
     const state = await this.load();
-    if (state.serial !== expectedSerial) throw conflict(this.file, expectedSerial, state.serial);
+    if (state.serial !== expectedSerial) throw conflict(this.file, expectedSerial, state.serial, this.recheckCommand());
     // A new object: the one read stays the cache's until the write lands (a refused write leaves it as it is).
     const next: StateFile = { ...state, serial: state.serial + 1, workspaces: { ...state.workspaces, [key]: workspace } };
     const text = storedStateText(next, `The state file ${this.display}`, true);
@@ -188,6 +188,12 @@ export class FileStateBackend implements StateBackend {
   }
 
   /** A run whose lock was forced open must not write any more (someone else may hold it now). */
+  /** The plan a hint names to see where things stand: the held lock's (the file has one lock), else the default. */
+  private recheckCommand(): string {
+    for (const entry of this.held) return entry.recheckCommand;
+    return DEFAULT_RECHECK_COMMAND;
+  }
+
   private async assertLocksHeld(): Promise<void> {
     for (const entry of this.held) {
       if (!(await this.checkHeld(entry))) {

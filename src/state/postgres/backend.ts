@@ -39,7 +39,7 @@ interface PgHeldLock {
   /** The workspace's lock generation when taken: forcing the lock open moves it on. */
   generation: number;
   lost: AbortController;
-  /** What the hint of its loss names to see where things stand (`AcquireOptions.recheckCommand`). */
+  /** What the hints of its loss and of a conflicting write name to see where things stand (`AcquireOptions.recheckCommand`). */
   recheckCommand: string;
   /** Finding out why the connection went, once (see `lose`). */
   losing?: Promise<void>;
@@ -110,7 +110,7 @@ export class PostgresStateBackend implements StateBackend {
       }
     }
     const found = await target.query<{ serial: string }>('SELECT serial FROM voxform_workspaces WHERE workspace = $1', [key]);
-    throw conflict(`${this.display} (workspace ${key})`, expectedSerial, Number(found.rows[0]?.serial ?? 0));
+    throw conflict(`${this.display} (workspace ${key})`, expectedSerial, Number(found.rows[0]?.serial ?? 0), lock?.recheckCommand ?? DEFAULT_RECHECK_COMMAND);
   }
 
   /**
