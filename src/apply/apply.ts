@@ -98,7 +98,7 @@ export interface ApplyOptions {
   lockTimeoutSeconds?: number | undefined;
   /** Added to the `voxform state unlock` command a lock refusal names (the `--state` this run was given). */
   unlockOptions?: string | undefined;
-  /** The command the error of a lock lost while held names to see where things stand (default `voxform plan`). */
+  /** The command the errors of a lock lost while held and of a state another run wrote meanwhile name to see where things stand (default `voxform plan`). */
   recheckCommand?: string | undefined;
   /** How the lock names this run to a refused one (default `voxform apply`). */
   command?: string | undefined;

@@ -5,7 +5,7 @@ import type { PartlyApplied } from '../apply/execute-plan.js';
 import { isVoxformError, VoxformError } from '../errors.js';
 import { deployer } from '../history/source.js';
 import { ciJobUrlFrom } from '../util/run-identity.js';
-import { describeLockLoss, stateConflictHint } from '../state/backend.js';
+import { describeLockLoss } from '../state/backend.js';
 import { prepareChangeText, renderPlanText } from '../plan/render-text.js';
 import { movedKeyLines } from '../plan/field-lines.js';
 import { lineAsShown } from '../util/printable.js';
@@ -76,14 +76,8 @@ export async function applyOnTerminal(
   });
   const code = report(outcome, ctx, { ...how, selection, recheckCommand, stoppedAtQuestion: question.stoppedAt });
   // A failed state write ends the run with its error (exit 1), after the summary of what reached the service.
-  if (outcome.stateError !== undefined) throw withRecheckCommand(outcome.stateError, recheckCommand);
+  if (outcome.stateError !== undefined) throw outcome.stateError;
   return { code, outcome };
-}
-
-/** A state another run wrote meanwhile (`state_conflict`): its hint names this run's plan, not a bare `voxform plan` of the defaults. */
-function withRecheckCommand(error: unknown, recheckCommand: string): unknown {
-  if (!isVoxformError(error) || error.code !== 'state_conflict') return error;
-  return new VoxformError(error.code, error.message, { hint: stateConflictHint(recheckCommand), details: error.details, ...(error.location ? { location: error.location } : {}), cause: error });
 }
 
 /** What the closing verdict calls the run (`Apply`) and a change it made (`applied`). */

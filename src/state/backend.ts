@@ -74,8 +74,8 @@ export interface AcquireOptions {
   /** Added to the unlock command a refusal names, for a lock of another backend than `--state` names (`--state moved/state.json`). */
   unlockOptions?: string | undefined;
   /**
-   * The command that shows where things stand, which the error of a lock lost while held names
-   * (default `voxform plan`): with the options that chose this run's manifests, environment and state.
+   * The command that shows where things stand, which the errors of a lock lost while held and of a
+   * state another run wrote meanwhile (`state_conflict`) name (default `voxform plan`): with the options that chose this run's manifests, environment and state.
    */
   recheckCommand?: string | undefined;
 }
@@ -288,16 +288,15 @@ export function describeHolder(holder: LockHolder): string {
   return controlsAsQuestionMarks(`${holder.user}@${holder.host} (pid ${holder.pid}, "${holder.command}", since ${holder.since}${job}${lock})${ended}`);
 }
 
-/** A compare-and-set write that found another serial than the one its writer read. */
-export function conflict(where: string, expected: number, found: number): VoxformError {
+/**
+ * A compare-and-set write that found another serial than the one its writer read. `recheckCommand`:
+ * the plan that shows where things stand, the held lock's (`AcquireOptions.recheckCommand`: the CLI
+ * gives the run's own), else `DEFAULT_RECHECK_COMMAND`.
+ */
+export function conflict(where: string, expected: number, found: number, recheckCommand: string): VoxformError {
   return new VoxformError('state_conflict', `The state in ${where} changed under this run (it read serial ${expected}; serial ${found} is stored now); nothing was written.`, {
-    hint: stateConflictHint(DEFAULT_RECHECK_COMMAND),
+    hint: `Another run wrote the state without holding the lock. Run \`${recheckCommand}\` again to see where things stand, then apply.`,
   });
-}
-
-/** `state_conflict`'s way on, `recheckCommand` the plan that shows where things stand: the CLI gives the run's own (as `AcquireOptions.recheckCommand`). */
-export function stateConflictHint(recheckCommand: string): string {
-  return `Another run wrote the state without holding the lock. Run \`${recheckCommand}\` again to see where things stand, then apply.`;
 }
 
 export function noSuchLock(lockId: string, where: string): VoxformError {

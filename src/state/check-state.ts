@@ -8,7 +8,7 @@ import { VoxformError } from '../errors.js';
 import { isPlainObject, type JsonObject } from '../util/json-object.js';
 import { describeFound } from '../util/json-shape.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
-import type { LastApply, StateFile, WorkspaceState } from './types.js';
+import { splitWorkspaceKey, type LastApply, type StateFile, type WorkspaceState } from './types.js';
 import { STATE_FORMAT_VERSION } from './format-version.js';
 import { shorten } from '../util/shorten.js';
 import { isLocalName } from '../manifest/names.js';
@@ -73,10 +73,8 @@ class Problem extends Error {
  * command reads or writes, and one such as `__proto__` would be listed by `state list` as one.
  */
 function isWorkspaceKey(key: string): boolean {
-  const at = key.indexOf('@');
-  if (at < 0) return false;
-  const service = key.slice(at + 1);
-  return isLocalName(key.slice(0, at)) && (service === 'local' || baseUrlProblem(service) === undefined);
+  const parts = splitWorkspaceKey(key);
+  return parts !== undefined && isLocalName(parts.environment) && (parts.serviceId === 'local' || baseUrlProblem(parts.serviceId) === undefined);
 }
 
 /** The state file's document (parsed JSON), checked whole; `file` names it in errors. */

@@ -14,7 +14,7 @@ import { holderFileNames, lockPathOf } from './lock.js';
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** The holder files in the lock folder of the state file `file` that git tracks; git is asked only when there is one. */
-export async function trackedHolderFiles(file: string, env: Env): Promise<string[]> {
+async function trackedHolderFiles(file: string, env: Env): Promise<string[]> {
   const holders = await holderFileNames(file);
   if (holders.length === 0) return [];
   const lockDir = await realpath(lockPathOf(file)).catch(() => undefined);

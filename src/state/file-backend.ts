@@ -9,19 +9,18 @@ import { HISTORY_RECORD_ID } from '../history/check-record.js';
 import { FileHistoryStore } from '../history/file-store.js';
 import type { HistoryRecord, TestRunRecord } from '../history/types.js';
 import { makeKeptFolder, writeKeptFile } from '../project-files/kept-files.js';
-import { conflict, DEFAULT_RECHECK_COMMAND, describeLockLoss, forcedOpenLoss, noSuchLock, type AcquireOptions, type ForcedOpen, type HeldLock, type LockHolder, type LockLoss, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from './backend.js';
+import { conflict, DEFAULT_RECHECK_COMMAND, describeLockLoss, forcedOpenLoss, noSuchLock, STATE_OPTION, type AcquireOptions, type ForcedOpen, type HeldLock, type LockHolder, type LockLoss, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from './backend.js';
 import { acquireStateLock, forceUnlockState, readLastForcedOpen, readStateLockWithId, type HeldStateLock, type StateLock } from './lock.js';
 import type { RunIdentity } from '../util/run-identity.js';
 import { isFileSystemError } from '../util/atomic-write.js';
 import { stateWriteFailed } from './write-failure.js';
 import { readStateFile, storedStateText } from './state-file.js';
-import { STATE_OPTION } from './backend.js';
 import { emptyWorkspace, type StateFile, type WorkspaceState } from './types.js';
 
 /** How often a held lock checks that nobody forced it open. */
 const LOCK_CHECK_MS = 2000;
 
-/** A lock this backend holds, what tells the apply it is gone, and the command its loss's hint names. */
+/** A lock this backend holds, what tells the apply it is gone, and the command the hints of its loss and of a conflicting write name. */
 interface HeldEntry {
   lock: StateLock;
   lost: AbortController;
@@ -57,7 +56,7 @@ export class FileStateBackend implements StateBackend {
   async writeWorkspace(key: string, workspace: WorkspaceState, expectedSerial: number): Promise<WriteResult> {
     await this.assertLocksHeld();
     const state = await this.load();
-    if (state.serial !== expectedSerial) throw conflict(this.file, expectedSerial, state.serial);
+    if (state.serial !== expectedSerial) throw conflict(this.file, expectedSerial, state.serial, this.recheckCommand());
     // A new object: the one read stays the cache's until the write lands (a refused write leaves it as it is).
     const next: StateFile = { ...state, serial: state.serial + 1, workspaces: { ...state.workspaces, [key]: workspace } };
     const text = storedStateText(next, `The state file ${this.display}`, true);
@@ -189,6 +188,12 @@ export class FileStateBackend implements StateBackend {
   }
 
   /** A run whose lock was forced open must not write any more (someone else may hold it now). */
+  /** The plan a hint names to see where things stand: the held lock's (the file has one lock), else the default. */
+  private recheckCommand(): string {
+    for (const entry of this.held) return entry.recheckCommand;
+    return DEFAULT_RECHECK_COMMAND;
+  }
+
   private async assertLocksHeld(): Promise<void> {
     for (const entry of this.held) {
       if (!(await this.checkHeld(entry))) {

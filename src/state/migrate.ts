@@ -11,9 +11,8 @@ import { VoxformError } from '../errors.js';
 import { hashValue } from '../util/hash.js';
 import type { HistoryRecord } from '../history/types.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
-import { untilInterrupted, type HeldLock, type StateBackend, type StoredWorkspace } from './backend.js';
+import { STATE_OPTION, untilInterrupted, type HeldLock, type StateBackend, type StoredWorkspace } from './backend.js';
 import { DEFAULT_STATE_FILE } from './open.js';
-import { STATE_OPTION } from './backend.js';
 import { plural } from '../util/plural.js';
 import { shellWord } from '../util/shell-word.js';
 

@@ -13,10 +13,9 @@ import { FileHistoryStore } from '../history/file-store.js';
 import { gitWorkTreeRoot, openCommit } from '../project-files/git.js';
 import { keptFilesAtCommit } from '../project-files/kept-source.js';
 import { BASE_REF_VARIABLE, baseRefOf } from '../project-files/base-revision.js';
-import type { StateBackend } from './backend.js';
+import { STATE_OPTION, type StateBackend } from './backend.js';
 import { FileStateBackend } from './file-backend.js';
 import { readStateFile } from './state-file.js';
-import { STATE_OPTION } from './backend.js';
 import type { StateFile } from './types.js';
 
 type Env = Readonly<Record<string, string | undefined>>;

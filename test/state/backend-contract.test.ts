@@ -98,6 +98,18 @@ describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
     expect(Object.keys(stored.workspace.credentials)).toEqual(['credential.first']);
   });
 
+  it("names, in a locked writer's refusal of a state written meanwhile, the plan its lock was taken with", async () => {
+    const where = await spec();
+    const backend = await open(where);
+    const lock = await backend.acquireLock(WORKSPACE, { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined, recheckCommand: 'voxform plan --env staging' });
+    cleanups.push(() => lock.release());
+    await (await open(where)).writeWorkspace(WORKSPACE, emptyWorkspace(), 0);
+    await expect(backend.writeWorkspace(WORKSPACE, emptyWorkspace(), 0)).rejects.toMatchObject({
+      code: 'state_conflict',
+      hint: 'Another run wrote the state without holding the lock. Run `voxform plan --env staging` again to see where things stand, then apply.',
+    });
+  });
+
   it('lets exactly one process hold the lock: the other waits --lock-timeout, then is refused naming the holder', async () => {
     const where = await spec();
     const holder = startHolder(where);

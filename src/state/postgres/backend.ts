@@ -9,7 +9,7 @@ import { Socket } from 'node:net';
 import pg from 'pg';
 import { isVoxformError, VoxformError } from '../../errors.js';
 import type { HistoryRecord, TestRunRecord } from '../../history/types.js';
-import { conflict, DEFAULT_RECHECK_COMMAND, describeLockLoss, forcedOpenLoss, noSuchLock, untilInterrupted, type AcquireOptions, type ForcedOpen, type HeldLock, type LockHolder, type LockLoss, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from '../backend.js';
+import { conflict, DEFAULT_RECHECK_COMMAND, describeLockLoss, forcedOpenLoss, noSuchLock, STATE_OPTION, untilInterrupted, type AcquireOptions, type ForcedOpen, type HeldLock, type LockHolder, type LockLoss, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from '../backend.js';
 import type { RunIdentity } from '../../util/run-identity.js';
 import { checkWorkspace, isLastApply } from '../check-state.js';
 import { emptyWorkspace, type LastApply, type WorkspaceState } from '../types.js';
@@ -17,20 +17,17 @@ import { PostgresHistoryStore } from './history.js';
 import { clientHidingPassword, connectHidingPassword } from './password.js';
 import { parseKeptJson } from '../../project-files/kept-files.js';
 import { STATE_JSON_LIMITS, storedStateText } from '../state-file.js';
-import { STATE_OPTION } from '../backend.js';
 import { forcedOpenSince, forceOpen, lockStillNamed, readAdvisoryHolder, readAllForcedOpens, readAllHolders, readLastForcedOpen, releaseAdvisoryLock, takeAdvisoryLock, takeSharedResourcesLock } from './lock.js';
 import { ensureSchema, presentSchema, SCHEMA_VERSION } from './schema.js';
 import type { StateUrl } from './url.js';
 import { backendFailure } from './failure.js';
+import { INVALID_TEXT, sqlState } from './sqlstate.js';
 
 /**
  * What a query is for. A read never migrates the schema: a run that writes nothing (status, history,
  * plan) leaves the database as older voxforms use it. A write brings the schema up to date first.
  */
 type Access = 'read' | 'write';
-
-/** SQLSTATE of a text the server cannot read as the type asked for (`state::jsonb` of a row that is not JSON). */
-const INVALID_TEXT = '22P02';
 
 /** A lock this backend holds: its own connection, and what tells the apply it is gone. */
 interface PgHeldLock {
@@ -42,7 +39,7 @@ interface PgHeldLock {
   /** The workspace's lock generation when taken: forcing the lock open moves it on. */
   generation: number;
   lost: AbortController;
-  /** What the hint of its loss names to see where things stand (`AcquireOptions.recheckCommand`). */
+  /** What the hints of its loss and of a conflicting write name to see where things stand (`AcquireOptions.recheckCommand`). */
   recheckCommand: string;
   /** Finding out why the connection went, once (see `lose`). */
   losing?: Promise<void>;
@@ -113,7 +110,7 @@ export class PostgresStateBackend implements StateBackend {
       }
     }
     const found = await target.query<{ serial: string }>('SELECT serial FROM voxform_workspaces WHERE workspace = $1', [key]);
-    throw conflict(`${this.display} (workspace ${key})`, expectedSerial, Number(found.rows[0]?.serial ?? 0));
+    throw conflict(`${this.display} (workspace ${key})`, expectedSerial, Number(found.rows[0]?.serial ?? 0), lock?.recheckCommand ?? DEFAULT_RECHECK_COMMAND);
   }
 
   /**
@@ -199,7 +196,7 @@ export class PostgresStateBackend implements StateBackend {
       "SELECT workspace, serial, state::jsonb -> 'lastApply' AS last_apply FROM voxform_workspaces ORDER BY workspace",
     )).catch(async (error: unknown) => {
       // A row that is not JSON fails the cast for all: find it, and say which it is.
-      if ((error as { cause?: { code?: unknown } }).cause?.code === INVALID_TEXT) await this.readEachWorkspace(pool);
+      if (sqlState((error as { cause?: unknown }).cause) === INVALID_TEXT) await this.readEachWorkspace(pool);
       throw error;
     });
     const holders = await this.run(() => readAllHolders(pool));
@@ -435,7 +432,7 @@ function forcedOpen(lock: PgHeldLock, recorded: ForcedOpen | undefined): LockLos
 
 /** A failure of the connection rather than of the statement: no SQLSTATE, class 08 (connection) or 57 (operator intervention), or a socket error (ECONNRESET). */
 function isConnectionLoss(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
+  const code = sqlState(error);
   return typeof code !== 'string' || /^(08|57|E[A-Z])/.test(code);
 }
 

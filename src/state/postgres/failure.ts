@@ -5,6 +5,7 @@
  */
 import { VoxformError } from '../../errors.js';
 import { errorMessage } from '../../secrets/error-message.js';
+import { INSUFFICIENT_PRIVILEGE, INVALID_PASSWORD, sqlState, UNKNOWN_DATABASE } from './sqlstate.js';
 
 /** Where the password of a login came from, as far as voxform can tell (never its value). */
 export type PasswordSource = 'url' | 'PGPASSWORD' | 'pgpass';
@@ -19,12 +20,6 @@ export interface FailureContext {
 
 const GENERIC_HINT = "Check the URL, the network, the role's privileges and the TLS options (docs/state.md).";
 
-/** SQLSTATE 28P01 invalid_password. */
-const INVALID_PASSWORD = '28P01';
-/** SQLSTATE 3D000 invalid_catalog_name: the database named does not exist. */
-const UNKNOWN_DATABASE = '3D000';
-/** SQLSTATE 42501 insufficient_privilege. */
-const INSUFFICIENT_PRIVILEGE = '42501';
 /** What node-postgres's connection timer ends the socket with. */
 const CONNECT_TIMEOUT_MESSAGE = 'timeout expired';
 
@@ -36,7 +31,7 @@ const PASSWORD_SOURCE_WORDS: Record<PasswordSource, string> = {
 
 /** A driver or server error of a database step, as a `state_backend_failed` naming the database and fitting its cause. */
 export function backendFailure(error: unknown, context: FailureContext): VoxformError {
-  const code = (error as { code?: unknown }).code;
+  const code = sqlState(error);
   const message = errorMessage(error);
   const failed = (what: string, hint: string) => new VoxformError('state_backend_failed', `The state database ${context.display} ${what}.`, { hint, cause: error });
   if (code === INVALID_PASSWORD) {

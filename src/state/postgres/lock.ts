@@ -12,6 +12,7 @@ import { sha256Bytes } from '../../util/hash.js';
 import { controlsAsQuestionMarks } from '../../util/printable.js';
 import { thisRun, type RunIdentity } from '../../util/run-identity.js';
 import type pg from 'pg';
+import type { VoxformError } from '../../errors.js';
 import { describeHolder, forcedOpenOf, lockedError, waitingNotice, waitToRetryLock, type AcquireOptions, type ForcedOpen, type LockHolder } from '../backend.js';
 
 /** The advisory lock key of a workspace at a generation: 64 bits of a hash, as PostgreSQL's signed bigint. */
@@ -20,39 +21,66 @@ export function advisoryKey(workspace: string, generation: number): string {
   return BigInt.asIntN(64, digest.readBigUInt64BE(0)).toString();
 }
 
-/** Takes the lock on `client` (kept open by the caller), polling until `timeoutSeconds`. */
-export async function takeAdvisoryLock(client: pg.ClientBase, workspace: string, options: AcquireOptions): Promise<{ holder: LockHolder; key: string; generation: number }> {
-  const holder: LockHolder = { lockId: randomBytes(8).toString('hex'), ...thisRun(options.command, options.ciJobUrl), since: new Date().toISOString() };
+/** What one try at a lock found: the lock taken, or held by another run, told as the refusal at the deadline and the notice while waiting. */
+type LockTry<T> = { taken: T } | { held: { refusal: () => VoxformError; waiting: () => string } };
+
+/**
+ * Tries `attempt` until it takes the lock: while another run holds it, says so once and tries
+ * again, until `timeoutSeconds` have passed, then refuses.
+ */
+async function pollForLock<T>(options: AcquireOptions, attempt: () => Promise<LockTry<T>>): Promise<T> {
   const deadline = Date.now() + options.timeoutSeconds * 1000;
   let waiting = false;
   for (;;) {
-    // The workspace's row, made on its first lock; one round trip either way.
-    const row = await client.query<{ generation: string }>(
-      'INSERT INTO voxform_locks (workspace) VALUES ($1) ON CONFLICT (workspace) DO UPDATE SET generation = voxform_locks.generation RETURNING generation',
-      [workspace],
-    );
-    const generation = Number(row.rows[0]?.generation ?? 0);
-    const key = advisoryKey(workspace, generation);
-    const taken = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS ok', [key]);
-    if (taken.rows[0]?.ok) {
+    const found = await attempt();
+    if ('taken' in found) return found.taken;
+    if (Date.now() >= deadline) throw found.held.refusal();
+    if (!waiting) options.warn(found.held.waiting());
+    waiting = true;
+    await waitToRetryLock(Math.min(500, Math.max(50, deadline - Date.now())), options.signal);
+  }
+}
+
+/** A workspace's lock as taken: its holder, and the advisory key and generation it was taken at. */
+interface TakenAdvisoryLock {
+  holder: LockHolder;
+  key: string;
+  generation: number;
+}
+
+/** Takes the lock on `client` (kept open by the caller), polling until `timeoutSeconds`. */
+export async function takeAdvisoryLock(client: pg.ClientBase, workspace: string, options: AcquireOptions): Promise<TakenAdvisoryLock> {
+  const holder: LockHolder = { lockId: randomBytes(8).toString('hex'), ...thisRun(options.command, options.ciJobUrl), since: new Date().toISOString() };
+  return pollForLock<TakenAdvisoryLock>(options, async () => {
+    for (;;) {
+      // The workspace's row, made on its first lock; one round trip either way.
+      const row = await client.query<{ generation: string }>(
+        'INSERT INTO voxform_locks (workspace) VALUES ($1) ON CONFLICT (workspace) DO UPDATE SET generation = voxform_locks.generation RETURNING generation',
+        [workspace],
+      );
+      const generation = Number(row.rows[0]?.generation ?? 0);
+      const key = advisoryKey(workspace, generation);
+      const taken = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS ok', [key]);
+      if (!taken.rows[0]?.ok) break;
       const named = await client.query(
         'UPDATE voxform_locks SET lock_id = $2, holder = $3::jsonb, backend_pid = pg_backend_pid(), acquired_at = now() WHERE workspace = $1 AND generation = $4',
         [workspace, holder.lockId, JSON.stringify(holder), generation],
       );
       if (named.rowCount === 1) {
         holder.since = new Date().toISOString();
-        return { holder, key, generation };
+        return { taken: { holder, key, generation } };
       }
-      // Forced open between reading the generation and locking: look again.
+      // Forced open between reading the generation and locking: look again at once.
       await client.query('SELECT pg_advisory_unlock($1::bigint)', [key]);
-      continue;
     }
     const current = await readAdvisoryHolder(client, workspace);
-    if (Date.now() >= deadline) throw lockedError(`The workspace ${workspace}`, current, options, current ? { details: { holder: current } } : {});
-    if (!waiting) options.warn(waitingNotice(`The workspace ${workspace}`, current ? describeHolder(current) : 'another voxform run', options));
-    waiting = true;
-    await waitToRetryLock(Math.min(500, Math.max(50, deadline - Date.now())), options.signal);
-  }
+    return {
+      held: {
+        refusal: () => lockedError(`The workspace ${workspace}`, current, options, current ? { details: { holder: current } } : {}),
+        waiting: () => waitingNotice(`The workspace ${workspace}`, current ? describeHolder(current) : 'another voxform run', options),
+      },
+    };
+  });
 }
 
 /** The advisory lock key of a service's shared resources: every workspace of the service takes this one key. */
@@ -69,19 +97,19 @@ export function sharedResourcesKey(serviceId: string): string {
  */
 export async function takeSharedResourcesLock(client: pg.ClientBase, serviceId: string, options: AcquireOptions): Promise<string> {
   const key = sharedResourcesKey(serviceId);
-  const deadline = Date.now() + options.timeoutSeconds * 1000;
   const subject = `Service ${serviceId}`;
-  let waiting = false;
-  for (;;) {
+  return pollForLock<string>(options, async () => {
     const taken = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS ok', [key]);
-    if (taken.rows[0]?.ok) return key;
+    if (taken.rows[0]?.ok) return { taken: key };
     const current = await readSharedResourcesHolder(client, key);
     const holding = `: ${current ? `its apply of workspace ${controlsAsQuestionMarks(current.workspace)}` : 'an apply of another workspace'} holds what the environments of the service share (numbers, campaigns, credentials, agents named by one id)`;
-    if (Date.now() >= deadline) throw lockedError(subject, current?.holder, options, { holding, ...(current ? { details: { holder: current.holder, workspace: current.workspace } } : {}) });
-    if (!waiting) options.warn(waitingNotice(subject, `${current ? describeHolder(current.holder) : 'another voxform run'}${holding}`, options));
-    waiting = true;
-    await waitToRetryLock(Math.min(500, Math.max(50, deadline - Date.now())), options.signal);
-  }
+    return {
+      held: {
+        refusal: () => lockedError(subject, current?.holder, options, { holding, ...(current ? { details: { holder: current.holder, workspace: current.workspace } } : {}) }),
+        waiting: () => waitingNotice(subject, `${current ? describeHolder(current.holder) : 'another voxform run'}${holding}`, options),
+      },
+    };
+  });
 }
 
 /** The holder of a service's shared-resources lock: the workspace lock held by the same connection (pg_locks splits a bigint key in two). */

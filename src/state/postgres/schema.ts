@@ -10,6 +10,7 @@
 import type pg from 'pg';
 import { VoxformError } from '../../errors.js';
 import { errorMessage } from '../../secrets/error-message.js';
+import { INSUFFICIENT_PRIVILEGE, READ_ONLY_TRANSACTION, sqlState, UNDEFINED_COLUMN, UNDEFINED_TABLE } from './sqlstate.js';
 
 /** Columns by name, each with its SQL type. */
 type Columns = Readonly<Record<string, string>>;
@@ -110,11 +111,6 @@ export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
 /** A constant key for the migration's transaction-level advisory lock ("voxform" in ASCII). */
 const MIGRATION_LOCK_KEY = '0x766f78666f726d';
 
-/** SQLSTATE of a statement the role may not run (create in the schema, alter a table it does not own, make temporary objects). */
-const INSUFFICIENT_PRIVILEGE = '42501';
-/** SQLSTATE of a change refused by a read-only connection (a standby, `default_transaction_read_only`). */
-const READ_ONLY_TRANSACTION = '25006';
-
 /**
  * Brings the schema to `SCHEMA_VERSION`, before a run's first write; cheap (one query) when it is
  * there already. `where`: the database as it may be shown; `chosenWith`: what named it (`StateBackend.chosenWith`). Resolves to the version it was at (0: no tables yet).
@@ -212,13 +208,13 @@ async function currentVersion(client: pg.ClientBase, where: string): Promise<num
     const result = await client.query<{ version: unknown }>('SELECT max(version) AS version FROM voxform_schema_version');
     recorded = result.rows[0]?.version ?? undefined;
   } catch (error) {
-    // 42P01 undefined_table: a database voxform has not used yet.
-    if (sqlState(error) === '42P01') {
+    // A database voxform has not used yet.
+    if (sqlState(error) === UNDEFINED_TABLE) {
       await refuseForeignTables(client, where, 0);
       return undefined;
     }
-    // 42703 undefined_column: a voxform_schema_version without voxform's column.
-    if (sqlState(error) === '42703') throw foreignTable(where, 'voxform_schema_version', 'it has no column version');
+    // A voxform_schema_version without voxform's column.
+    if (sqlState(error) === UNDEFINED_COLUMN) throw foreignTable(where, 'voxform_schema_version', 'it has no column version');
     throw error;
   }
   // voxform's column is an integer; node-postgres gives any other type (text, bigint, numeric) as a string.
@@ -250,10 +246,6 @@ function foreignTable(where: string, table: string, why: string): VoxformError {
   return new VoxformError('state_table_foreign', `The state database ${where} holds a table ${table} that voxform did not make (${why}). Nothing was read or written.`, {
     hint: `Keep voxform's tables apart from others': point --state at another database, or give voxform a schema of its own (CREATE SCHEMA voxform; then ALTER ROLE YOUR_ROLE SET search_path = voxform, or add options=-csearch_path%3Dvoxform to the URL) (docs/state.md#schema-and-migrations).`,
   });
-}
-
-function sqlState(error: unknown): unknown {
-  return (error as { code?: unknown }).code;
 }
 
 function messageOf(error: unknown): string {
