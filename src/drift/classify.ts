@@ -24,8 +24,8 @@ interface ClassifyInput {
   conflicts?: readonly SharedResourceConflict[] | undefined;
   /** The unset variables a field's manifests' value reads (`notComparedFinder`); undefined: compared as usual. */
   notCompared?: ((change: ResourceChange, field: FieldChange) => string[] | undefined) | undefined;
-  /** Set when the state holds no apply of the workspace: a difference otherwise `pending` is `unrecorded`. */
-  noApplyRecorded?: boolean | undefined;
+  /** Set when the state (`state`, as shown) holds no apply of the workspace: a difference otherwise `pending` is `unrecorded`. Put on the report. */
+  noApplyRecorded?: { state: string } | undefined;
 }
 
 /** The hash the state holds of what was last applied at `path` of a resource; undefined when none. */
@@ -218,5 +218,6 @@ export function classifyDrift(input: ClassifyInput): DriftReport {
       unrecorded: count('unrecorded'),
     },
     ...(notCompared.length > 0 ? { notCompared } : {}),
+    ...(input.noApplyRecorded ? { noApplyRecorded: input.noApplyRecorded } : {}),
   };
 }
