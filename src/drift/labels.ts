@@ -70,7 +70,7 @@ const NO_APPLY_ADVICE = 'If the project was applied from another folder or with 
  * That the state holds no apply of this workspace, so which side of a difference moved is not known;
  * undefined when it holds one, or when `missingStateNote` says it (its history records applies).
  */
-export function noApplyNote(report: DriftReport, code: (text: string) => string = (text) => text): string | undefined {
+function noApplyNote(report: DriftReport, code: (text: string) => string = (text) => text): string | undefined {
   if (!report.noApplyRecorded || report.missingState || report.summary.unrecorded === 0) return undefined;
   return `${noApplyLead(report, code)}, so where a difference came from is not known: in git and not applied yet, or changed outside voxform since an apply this state does not hold. ${NO_APPLY_ADVICE}`;
 }
@@ -133,11 +133,20 @@ export function unlabelledNote(report: DriftReport, name: (address: string) => s
  * report, and why to restore it before an apply; undefined when the state has it (or it was never applied).
  * `code`: how a place, name or time from the state and its ledger is written (a code span in Markdown).
  */
-export function missingStateNote(report: DriftReport, code: (text: string) => string = (text) => text): string | undefined {
+function missingStateNote(report: DriftReport, code: (text: string) => string = (text) => text): string | undefined {
   const missing = report.missingState;
   if (!missing) return undefined;
   const consequence = 'Without it voxform cannot tell what it applied, so no difference can be told as in git or changed outside voxform, and knowledge files, credentials and campaigns already on the service count as never applied.';
   return missingStateWarning(missing, report.workspace, consequence, code);
+}
+
+/**
+ * What the state says every difference of the report is worth, opening each rendering: that it lost
+ * the workspace (`missingStateNote`), else that it holds no apply of it (`noApplyNote`); undefined when neither.
+ * `code`: how a place, name or time from the state and its ledger is written.
+ */
+export function stateNote(report: DriftReport, code: (text: string) => string = (text) => text): string | undefined {
+  return missingStateNote(report, code) ?? noApplyNote(report, code);
 }
 
 /**
