@@ -3,6 +3,7 @@ import type { DriftClass, DriftedField, DriftedResource, DriftReport, HealOutcom
 import { formatCount, plural, someOf } from '../util/plural.js';
 import { UNSET_VALUE, type FieldView } from '../plan/field-lines.js';
 import { missingStateWarning } from '../state/missing-state.js';
+import { environmentInProse } from '../state/types.js';
 import { healsField } from './classify.js';
 
 /** What a field's line diff leaves unsaid in its heading: that the service's side is unset (its lines are all the manifests'). */
@@ -28,7 +29,7 @@ export const CLASS_LABEL: Record<DriftClass, string> = {
  */
 export function classLabel(item: { class: DriftClass; environment?: string | undefined }, name: (environment: string) => string = (environment) => environment): string {
   if (item.class !== 'environment' || item.environment === undefined) return CLASS_LABEL[item.class];
-  return `changed by ${item.environment === 'default' ? 'the default environment' : name(item.environment)}'s apply`;
+  return `changed by ${environmentInProse(item.environment, name)}'s apply`;
 }
 
 /**
