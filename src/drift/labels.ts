@@ -211,11 +211,6 @@ export function healCounts(outcome: HealOutcome): string {
 }
 
 /**
- * What still differs after a heal that completed, and what deals with it; undefined when nothing
- * does. `applyCommand`: the `voxform apply` line with this run's options. An agent gone from the
- * service and a value another environment's apply set are not apply's: the notes above say what to do.
- */
-/**
  * Whether a heal leaves `field` as the manifests have it: a field only changed outside voxform of an
  * agent the heal puts back. One changed in git too (`both`) gets what voxform last applied, which
  * the manifests have since changed: it still differs, in git, not applied yet.
@@ -224,6 +219,11 @@ export function settledByHeal(resource: DriftedResource, field: DriftedField): b
   return resource.healable && field.class === 'outside' && healsField(field);
 }
 
+/**
+ * What still differs after a heal that completed, and what deals with it; undefined when nothing
+ * does. `applyCommand`: the `voxform apply` line with this run's options. An agent gone from the
+ * service and a value another environment's apply set are not apply's: the notes above say what to do.
+ */
 export function leftAfterHealNote(report: DriftReport, applyCommand: string): string | undefined {
   const left: string[] = [];
   let apply = false;
