@@ -28,7 +28,7 @@ export async function checkDrift(options: DriftCheckOptions): Promise<DriftRepor
   // A plain JS caller may pass what the type leaves out: like every option outside a function's type, it is not read.
   const { plan, conflicts, view } = await planWorkspace({ ...options, backend, reportConflicts: true, reportGoneAgents: true, targets: undefined, onChange: undefined }, { workspace, missingState });
   // Classified against the baseline the plan compared with: each resource's own last apply, under a renamed key too.
-  const report = classifyDrift({ plan, workspace: view.workspace, salt: options.fingerprintKey, workspaceKey: key, conflicts, notCompared: notComparedFinder(options.desired), noApplyRecorded: !exists });
-  return { ...report, ...(missingState ? { missingState } : {}), ...(exists ? {} : { noApplyRecorded: { state: backend.display } }) };
+  const report = classifyDrift({ plan, workspace: view.workspace, salt: options.fingerprintKey, workspaceKey: key, conflicts, notCompared: notComparedFinder(options.desired), noApplyRecorded: exists ? undefined : { state: backend.display } });
+  return { ...report, ...(missingState ? { missingState } : {}) };
 }
 

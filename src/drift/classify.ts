@@ -24,8 +24,8 @@ interface ClassifyInput {
   conflicts?: readonly SharedResourceConflict[] | undefined;
   /** The unset variables a field's manifests' value reads (`notComparedFinder`); undefined: compared as usual. */
   notCompared?: ((change: ResourceChange, field: FieldChange) => string[] | undefined) | undefined;
-  /** Set when the state holds no apply of the workspace: a difference otherwise `pending` is `unrecorded`. */
-  noApplyRecorded?: boolean | undefined;
+  /** Set when the state (`state`, as shown) holds no apply of the workspace: a difference otherwise `pending` is `unrecorded`. Put on the report. */
+  noApplyRecorded?: { state: string } | undefined;
 }
 
 /** The hash the state holds of what was last applied at `path` of a resource; undefined when none. */
@@ -126,13 +126,21 @@ export function healsField(field: DriftedField): boolean {
 }
 
 /**
+ * Whether the service's value at a place not compared (its variable is not set) is not what the
+ * state's keyed hash says voxform last applied there: none there, or another value.
+ */
+export function notLastApplied(place: NotComparedField, salt: string): boolean {
+  return place.field.before === undefined || place.lastApplied !== hashApplied(salt, place.field.before);
+}
+
+/**
  * Whether the state's keyed hash says the service's value at a place not compared (its variable is
  * not set) is not what voxform last applied there: changed outside voxform, whatever the manifests hold.
  */
 function movedOnService(change: ResourceChange, place: NotComparedField, input: ClassifyInput, keyId: string): boolean {
   if (change.kind !== 'agent' || place.lastApplied === undefined) return false;
   if (hashedWithAnotherKey(input.workspace.agents[change.address]?.fingerprintKeyId, keyId)) return false;
-  return place.lastApplied !== hashApplied(input.salt, place.field.before);
+  return notLastApplied(place, input.salt);
 }
 
 /**
@@ -142,11 +150,12 @@ function movedOnService(change: ResourceChange, place: NotComparedField, input: 
  * applied (keeping it would pass that change off as voxform's).
  */
 function healNeedsOf(change: ResourceChange, fields: readonly DriftedField[], places: readonly NotComparedField[], salt: string): Pick<DriftedResource, 'healNeeds'> {
-  if (change.kind !== 'agent' || !fields.some(healsField)) return {};
-  const putBack = fields.filter((field) => healsField(field)).flatMap((field) => field.unsetVariables ?? field.valueNotShown ?? []);
-  const kept = places.filter((place) => place.field.before === undefined || place.lastApplied !== hashApplied(salt, place.field.before)).flatMap((place) => place.variables);
+  const healed = fields.filter(healsField);
+  if (change.kind !== 'agent' || healed.length === 0) return {};
+  const putBack = healed.flatMap((field) => field.unsetVariables ?? field.valueNotShown ?? []);
+  const kept = places.filter((place) => notLastApplied(place, salt)).flatMap((place) => place.variables);
   const needs = [...new Set([...putBack, ...kept])].sort();
-  const blocked = fields.some((field) => healsField(field) && (field.unsetVariables ?? field.valueNotShown) !== undefined) || kept.length > 0;
+  const blocked = healed.some((field) => (field.unsetVariables ?? field.valueNotShown) !== undefined) || kept.length > 0;
   return blocked ? { healNeeds: needs } : {};
 }
 
@@ -209,5 +218,6 @@ export function classifyDrift(input: ClassifyInput): DriftReport {
       unrecorded: count('unrecorded'),
     },
     ...(notCompared.length > 0 ? { notCompared } : {}),
+    ...(input.noApplyRecorded ? { noApplyRecorded: input.noApplyRecorded } : {}),
   };
 }

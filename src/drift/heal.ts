@@ -12,13 +12,13 @@ import { AgentNames, versionOfAgent } from '../history/agent-names.js';
 import type { HistoryRecord, LedgerRecord } from '../history/types.js';
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import { desiredAgentFields } from '../plan/agent-fields.js';
-import { hashApplied } from '../state/types.js';
 import { isDottedAtOrUnder, parseDotted, setAtPath } from '../util/field-path.js';
 import { hashValue } from '../util/hash.js';
 import { cloneJson, type JsonObject } from '../util/json-object.js';
 import { pluralNoun } from '../util/plural.js';
+import { hashApplied } from '../state/types.js';
 import type { DriftedField, DriftedResource, DriftReport, NotComparedField } from './types.js';
-import { healsField } from './classify.js';
+import { healsField, notLastApplied } from './classify.js';
 
 export interface HealPlan {
   /** The desired state of the healed agents: their recorded configurations. */
@@ -129,7 +129,7 @@ function healedAgent(recorded: DesiredAgent, current: DesiredAgent, resource: Dr
   const recordedFields = desiredAgentFields(recorded);
   const references = { ...current.envReferences };
   const healed: DesiredAgent = { ...current, id: recorded.id, config: cloneJson(current.config), knowledge: undefined, sensitivePaths: [...new Set([...current.sensitivePaths, ...recorded.sensitivePaths])], envReferences: references };
-  const notLastApplied: string[] = [];
+  const recordedOlder: string[] = [];
   for (const drifted of resource.fields) {
     if (drifted.valueNotShown !== undefined) continue;
     const { path } = drifted.field;
@@ -139,15 +139,15 @@ function healedAgent(recorded: DesiredAgent, current: DesiredAgent, resource: Dr
       continue;
     }
     const value = drifted.lastAppliedLeaves ? recordedSubtree(recordedFields, path, drifted.lastAppliedLeaves, key) : recordedFields.get(path);
-    if (value === undefined || (!drifted.lastAppliedLeaves && drifted.lastApplied !== hashApplied(key, value))) notLastApplied.push(path);
+    if (value === undefined || (!drifted.lastAppliedLeaves && drifted.lastApplied !== hashApplied(key, value))) recordedOlder.push(path);
     setField(healed, path, value);
     // The ledger records the reference the put-back value was read from, not the manifests'.
     for (const at of Object.keys(references)) if (isDottedAtOrUnder(at, path)) delete references[at];
     for (const [at, reference] of Object.entries(recorded.envReferences ?? {})) if (isDottedAtOrUnder(at, path)) references[at] = reference;
   }
   keepNotCompared(healed, resource, options);
-  if (notLastApplied.length > 0) {
-    throw new VoxformError('drift_heal_unrecorded', `Cannot heal ${resource.address}: history record ${record.id}, the newest holding it, does not hold what voxform last applied at ${notLastApplied.join(', ')}; nothing was changed.`, {
+  if (recordedOlder.length > 0) {
+    throw new VoxformError('drift_heal_unrecorded', `Cannot heal ${resource.address}: history record ${record.id}, the newest holding it, does not hold what voxform last applied at ${recordedOlder.join(', ')}; nothing was changed.`, {
       hint: `An apply since was not recorded (its read-back failed, or its record could not be written), or a variable the record reads (\${env:…}) is not set as it was then. Set it and heal again, or run \`${options.applyCommand}\` to make the agent match the manifests.`,
     });
   }
@@ -178,7 +178,7 @@ function keepNotCompared(healed: DesiredAgent, resource: DriftedResource, option
   const places = (options.notCompared ?? []).filter((place) => place.address === address);
   // A secret the report found changed outside voxform without its variable (`valueNotShown`) is one of them.
   const changed = resource.fields.flatMap((drifted) => (drifted.valueNotShown === undefined ? [] : [{ field: drifted.field, variables: drifted.valueNotShown }]));
-  const unknown = [...changed, ...places.filter((place) => place.field.before === undefined || place.lastApplied !== hashApplied(options.fingerprintKey, place.field.before))];
+  const unknown = [...changed, ...places.filter((place) => notLastApplied(place, options.fingerprintKey))];
   if (unknown.length > 0) {
     const variables = [...new Set(unknown.flatMap((place) => place.variables))].sort();
     const unset = variables.length > 0 ? variables.join(', ') : 'the variables they read';

@@ -3,6 +3,7 @@ import type { DriftClass, DriftedField, DriftedResource, DriftReport, HealOutcom
 import { formatCount, plural, someOf } from '../util/plural.js';
 import { UNSET_VALUE, type FieldView } from '../plan/field-lines.js';
 import { missingStateWarning } from '../state/missing-state.js';
+import { environmentInProse } from '../state/types.js';
 import { healsField } from './classify.js';
 
 /** What a field's line diff leaves unsaid in its heading: that the service's side is unset (its lines are all the manifests'). */
@@ -28,7 +29,7 @@ export const CLASS_LABEL: Record<DriftClass, string> = {
  */
 export function classLabel(item: { class: DriftClass; environment?: string | undefined }, name: (environment: string) => string = (environment) => environment): string {
   if (item.class !== 'environment' || item.environment === undefined) return CLASS_LABEL[item.class];
-  return `changed by ${item.environment === 'default' ? 'the default environment' : name(item.environment)}'s apply`;
+  return `changed by ${environmentInProse(item.environment, name)}'s apply`;
 }
 
 /**
@@ -70,7 +71,7 @@ const NO_APPLY_ADVICE = 'If the project was applied from another folder or with 
  * That the state holds no apply of this workspace, so which side of a difference moved is not known;
  * undefined when it holds one, or when `missingStateNote` says it (its history records applies).
  */
-export function noApplyNote(report: DriftReport, code: (text: string) => string = (text) => text): string | undefined {
+function noApplyNote(report: DriftReport, code: (text: string) => string = (text) => text): string | undefined {
   if (!report.noApplyRecorded || report.missingState || report.summary.unrecorded === 0) return undefined;
   return `${noApplyLead(report, code)}, so where a difference came from is not known: in git and not applied yet, or changed outside voxform since an apply this state does not hold. ${NO_APPLY_ADVICE}`;
 }
@@ -133,11 +134,20 @@ export function unlabelledNote(report: DriftReport, name: (address: string) => s
  * report, and why to restore it before an apply; undefined when the state has it (or it was never applied).
  * `code`: how a place, name or time from the state and its ledger is written (a code span in Markdown).
  */
-export function missingStateNote(report: DriftReport, code: (text: string) => string = (text) => text): string | undefined {
+function missingStateNote(report: DriftReport, code: (text: string) => string = (text) => text): string | undefined {
   const missing = report.missingState;
   if (!missing) return undefined;
   const consequence = 'Without it voxform cannot tell what it applied, so no difference can be told as in git or changed outside voxform, and knowledge files, credentials and campaigns already on the service count as never applied.';
   return missingStateWarning(missing, report.workspace, consequence, code);
+}
+
+/**
+ * What the state says every difference of the report is worth, opening each rendering: that it lost
+ * the workspace (`missingStateNote`), else that it holds no apply of it (`noApplyNote`); undefined when neither.
+ * `code`: how a place, name or time from the state and its ledger is written.
+ */
+export function stateNote(report: DriftReport, code: (text: string) => string = (text) => text): string | undefined {
+  return missingStateNote(report, code) ?? noApplyNote(report, code);
 }
 
 /**
@@ -201,11 +211,6 @@ export function healCounts(outcome: HealOutcome): string {
 }
 
 /**
- * What still differs after a heal that completed, and what deals with it; undefined when nothing
- * does. `applyCommand`: the `voxform apply` line with this run's options. An agent gone from the
- * service and a value another environment's apply set are not apply's: the notes above say what to do.
- */
-/**
  * Whether a heal leaves `field` as the manifests have it: a field only changed outside voxform of an
  * agent the heal puts back. One changed in git too (`both`) gets what voxform last applied, which
  * the manifests have since changed: it still differs, in git, not applied yet.
@@ -214,6 +219,11 @@ export function settledByHeal(resource: DriftedResource, field: DriftedField): b
   return resource.healable && field.class === 'outside' && healsField(field);
 }
 
+/**
+ * What still differs after a heal that completed, and what deals with it; undefined when nothing
+ * does. `applyCommand`: the `voxform apply` line with this run's options. An agent gone from the
+ * service and a value another environment's apply set are not apply's: the notes above say what to do.
+ */
 export function leftAfterHealNote(report: DriftReport, applyCommand: string): string | undefined {
   const left: string[] = [];
   let apply = false;

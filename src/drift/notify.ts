@@ -7,9 +7,9 @@ import { VoxformError } from '../errors.js';
 import type { Redact } from '../secrets/redact.js';
 import { httpUrl } from '../util/http-url.js';
 import { toJsonText } from '../util/printable.js';
-import { checked, classLabel, countsLine, goneAgentsNote, healCounts, healedNote, healNote, missingStateNote, noApplyNote, notComparedNote, resourceLabel, valueNotShownNote } from './labels.js';
+import { checked, classLabel, countsLine, goneAgentsNote, healCounts, healedNote, healNote, notComparedNote, resourceLabel, stateNote, valueNotShownNote } from './labels.js';
 import { driftToJson } from './render-json.js';
-import type { DriftReport } from './types.js';
+import type { DriftedField, DriftReport } from './types.js';
 
 export type NotifyFormat = 'json' | 'slack';
 
@@ -19,6 +19,12 @@ const SLACK_RESOURCES = 20;
 /** Slack's mrkdwn gives `&`, `<` and `>` meaning (links, mentions): escaped as Slack documents. */
 function slackText(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** A field of a resource in a Slack message: its path and class, and why its value is not shown when it is not. */
+function slackFieldLine(field: DriftedField): string {
+  const notShown = valueNotShownNote(field);
+  return `${slackText(field.field.path)} (${classLabel(field, slackText)}${notShown ? `: ${notShown}` : ''})`;
 }
 
 function slackMessage(report: DriftReport, applyCommand: string | undefined): Record<string, unknown> {
@@ -34,10 +40,10 @@ function slackMessage(report: DriftReport, applyCommand: string | undefined): Re
   const shown = report.resources.slice(0, SLACK_RESOURCES);
   const blocks: Array<Record<string, unknown>> = [{ type: 'section', text: { type: 'mrkdwn', text: `*voxform drift* on ${where}\n${slackText(countsLine(report))}.${healed}` } }];
   // Why no difference is told as in git or changed outside voxform: the text and Markdown reports open with it too.
-  const stateNote = missingStateNote(report, slackText) ?? noApplyNote(report, slackText);
-  if (stateNote) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: stateNote }] });
+  const state = stateNote(report, slackText);
+  if (state) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: state }] });
   for (const resource of shown) {
-    const fields = resource.fields.map((f) => `${slackText(f.field.path)} (${classLabel(f, slackText)}${valueNotShownNote(f) ? `: ${valueNotShownNote(f)}` : ''})`).join(', ');
+    const fields = resource.fields.map(slackFieldLine).join(', ');
     const note = report.heal ? healedNote(resource, report.heal) : healNote(resource, slackText);
     const heal = note ? ` \`--heal\` ${note}.` : '';
     blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*${slackText(resource.address)}*: ${resourceLabel(resource, slackText)}.${heal}${fields ? `\n${fields}` : ''}` } });

@@ -9,7 +9,7 @@ import { lineAsShown } from '../util/printable.js';
 import { byteLength, COMMENT_SIZE_LIMIT, fitBlocks, moreTableRow, type CommentBlock } from '../util/comment-blocks.js';
 import { keepText, type Redact } from '../secrets/redact.js';
 import { plural } from '../util/plural.js';
-import { classLabel, countsLine, diffSides, environmentNote, goneAgentsNote, healCounts, healedNote, healNote, matchesLine, missingStateNote, noApplyNote, notComparedNote, resourceLabel, unlabelledNote, valueNotShownNote, type TakeOverCommands } from './labels.js';
+import { classLabel, countsLine, diffSides, environmentNote, goneAgentsNote, healCounts, healedNote, healNote, matchesLine, notComparedNote, resourceLabel, stateNote, unlabelledNote, valueNotShownNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 
 function diffLines(resource: DriftedResource): string[] {
@@ -39,7 +39,7 @@ function diffLines(resource: DriftedResource): string[] {
 /** The notes on a state that lost the workspace, on agents the service lost, on differences not labelled and on those another environment's apply made, addresses in code spans. */
 function noteBlocks(report: DriftReport, takeOver: TakeOverCommands | undefined, applyCommand: string | undefined): string[][] {
   const code = (address: string) => markdownCode(address);
-  return [missingStateNote(report, code) ?? noApplyNote(report, code), goneAgentsNote(report, code, applyCommand), unlabelledNote(report, code), environmentNote(report, takeOver, code), notComparedNote(report, code)].flatMap((note) => (note ? [[note, '']] : []));
+  return [stateNote(report, code), goneAgentsNote(report, code, applyCommand), unlabelledNote(report, code), environmentNote(report, takeOver, code), notComparedNote(report, code)].flatMap((note) => (note ? [[note, '']] : []));
 }
 
 /** The resources that differ: one table row each. */

@@ -2,7 +2,7 @@
 import { terminalColors, type Colors } from '../util/terminal-colors.js';
 import { bothSides, fieldViewOf, type FieldView } from '../plan/field-lines.js';
 import { lineAsShown } from '../util/printable.js';
-import { classLabel, countsLine, diffSides, environmentNote, goneAgentsNote, healNote, matchesLine, missingStateNote, noApplyNote, notComparedNote, resourceLabel, unlabelledNote, valueNotShownNote, type TakeOverCommands } from './labels.js';
+import { classLabel, countsLine, diffSides, environmentNote, goneAgentsNote, healNote, matchesLine, notComparedNote, resourceLabel, stateNote, unlabelledNote, valueNotShownNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 import { plural, pluralNoun } from '../util/plural.js';
 
@@ -53,7 +53,7 @@ export function renderDriftText(report: DriftReport, options: { color: boolean; 
   }
   const out = [`Drift on ${where(report)} (values: - the service's, + the manifests'):`, ''];
   // Before the resources: it says what every one of them is worth. Its record's id and time are a ledger file's: shown, never run on the terminal.
-  const missing = missingStateNote(report, lineAsShown) ?? noApplyNote(report, lineAsShown);
+  const missing = stateNote(report, lineAsShown);
   if (missing) out.push(c.yellow(missing), '');
   for (const resource of report.resources) out.push(...resourceLines(c, resource), '');
   for (const note of [goneAgentsNote(report, lineAsShown, options.applyCommand), unlabelledNote(report), environmentNote(report, options.takeOver), notCompared]) if (note) out.push(note, '');

@@ -9,6 +9,12 @@ import { plural, pluralNoun } from '../util/plural.js';
 
 const UNMANAGED = 'unmanaged';
 
+/** The MANAGED BY cell of a phone, agent or campaign: its address in the manifests, after the other environment whose it is (`staging: agent.a`); `unmanaged` when none. */
+function managedByCell(resource: { managed_by: string | null; environment: string | null }): string {
+  if (resource.managed_by === null) return UNMANAGED;
+  return resource.environment === null ? resource.managed_by : `${resource.environment}: ${resource.managed_by}`;
+}
+
 /**
  * How a text table is made: `redact` hides secret values before the columns are sized, so they stay
  * aligned and show no secret's length; `maxWidth`, a terminal's width (never a pipe's), to which the
@@ -34,7 +40,7 @@ export function renderPhonesText(report: PhonesReport, options: TableText = {}):
     phone.number,
     phone.status ?? '—',
     phone.agent_id === null ? '—' : `${phone.agent_id}${phone.agent_name === null ? ' (not found)' : ` (${phone.agent_name})`}`,
-    phone.managed_by === null ? UNMANAGED : phone.environment === null ? phone.managed_by : `${phone.environment}: ${phone.managed_by}`,
+    managedByCell(phone),
   ]);
   return table(['PHONE', 'STATUS', 'AGENT*', 'MANAGED BY*'], rows, options);
 }
@@ -45,7 +51,7 @@ export function renderAgentsText(report: AgentsReport, options: TableText & { fi
   const rows = report.agents.map((agent) => [
     agent.id,
     agent.exists ? agent.name ?? '' : '(not on the service)',
-    agent.managed_by === null ? UNMANAGED : agent.environment === null ? agent.managed_by : `${agent.environment}: ${agent.managed_by}`,
+    managedByCell(agent),
     agent.found_through.map((source) => SOURCE_WORDS[source]).join(', '),
     agent.phones.join(', ') || '—',
   ]);
@@ -75,7 +81,7 @@ export function renderCampaignsText(report: CampaignsReport, options: TableText 
     campaign.id,
     campaign.last_applied?.name ?? '—',
     campaign.last_applied?.caller ?? '—',
-    campaign.managed_by === null ? UNMANAGED : campaign.environment === null ? campaign.managed_by : `${campaign.environment}: ${campaign.managed_by}`,
+    managedByCell(campaign),
     campaign.found_through.map((source) => CAMPAIGN_SOURCE_WORDS[source]).join(', '),
     String(campaign.calls),
   ]);

@@ -1,11 +1,11 @@
 /** How one field change reads in any format: `before → after` on one line, or a line diff for long values. */
 import { structuredPatch } from 'diff';
 import { REDACTED } from '../secrets/redact.js';
-import { plural } from '../util/plural.js';
+import { plural, wordList } from '../util/plural.js';
 import { isPlainObject } from '../util/json-object.js';
 import { serializeAlike } from './compare.js';
 import { markChangedSecrets, redactValue, SECRET_CHANGED } from './redact.js';
-import { BASE_ENVIRONMENT_NAME } from '../state/types.js';
+import { environmentInProse } from '../state/types.js';
 import { UNKNOWN_AFTER_APPLY, type FieldChange, type Plan, type ResourceChange } from './types.js';
 
 type FieldMarker = '+' | '-' | '~';
@@ -218,9 +218,9 @@ export function describeAction(change: ResourceChange): string {
 
 /** ` (takes it over from staging)`: the environments whose last apply a `--take-over` lets this change undo (`takesOverFrom`). */
 export function takenOver(change: ResourceChange): string {
-  const names = (change.takesOverFrom ?? []).map((environment) => (environment === BASE_ENVIRONMENT_NAME ? 'the default environment' : environment));
+  const names = (change.takesOverFrom ?? []).map((environment) => environmentInProse(environment));
   if (names.length === 0) return '';
-  return ` (takes it over from ${names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names[0]})`;
+  return ` (takes it over from ${wordList(names, 'and')})`;
 }
 
 function actionSentence(change: ResourceChange): string {

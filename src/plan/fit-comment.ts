@@ -57,8 +57,6 @@ export interface CommentNote {
   lines: string[];
 }
 
-export { byteLength };
-
 /** The size of lines joined with newlines, with a newline at the end. */
 function cost(lines: readonly string[]): number {
   return linesSize(lines, byteLength);

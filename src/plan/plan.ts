@@ -114,10 +114,14 @@ export async function planWorkspace(options: PlanOptions & { reportConflicts?: b
       options.onChange?.(change);
     },
   });
-  const conflicts = findSharedConflicts(made.plan.changes, others, options.fingerprintKey, options.takeOver, view.lastWriters);
+  // One pass finds every value another environment set; those `--take-over` names are marked, not refused.
+  const takeOverAddresses = options.takeOver ?? [];
+  const found = findSharedConflicts(made.plan.changes, others, options.fingerprintKey, [], view.lastWriters);
+  const taken = found.filter((conflict) => takeOverAddresses.includes(conflict.address));
+  const conflicts = found.filter((conflict) => !takeOverAddresses.includes(conflict.address));
   if (conflicts.length > 0 && !options.reportConflicts) throw sharedConflictError(conflicts, options.desired, options.serviceId);
   const unseenWarning = unseenEnvironmentsWarning(unseen, made.plan.changes);
   if (unseenWarning) options.onWarning?.(unseenWarning);
-  const takeOver = options.takeOver?.length ? { takeOver: [...options.takeOver], changes: markTakenOver(made.plan.changes, others, options.fingerprintKey, options.takeOver, view.lastWriters) } : {};
+  const takeOver = options.takeOver?.length ? { takeOver: [...options.takeOver], changes: markTakenOver(made.plan.changes, taken) } : {};
   return { ...made, plan: { ...made.plan, ...takeOver, ...(missingState ? { missingState } : {}) }, view, conflicts };
 }

@@ -1,7 +1,7 @@
 import { describeAction, DRIFT_NOTE, takenOver, fieldViews, movedKeyLines, MOVED_NOTE, MOVES_ONLY, planHasChanges, summaryLine, SWAPPED_NOTE } from './field-lines.js';
-import { byteLength, fitComment, sectionSize, wholeSection, type CommentParts, type CommentSection } from './fit-comment.js';
+import { fitComment, sectionSize, wholeSection, type CommentParts, type CommentSection } from './fit-comment.js';
 import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
-import { COMMENT_SIZE_LIMIT, fitBlocks, linesSize, type CommentList } from '../util/comment-blocks.js';
+import { byteLength, COMMENT_SIZE_LIMIT, fitBlocks, linesSize, type CommentList } from '../util/comment-blocks.js';
 import type { Redact } from '../secrets/redact.js';
 import { markdownCode, markdownHtmlText, markdownText } from '../util/markdown-escape.js';
 import { lineAsShown } from '../util/printable.js';

@@ -286,19 +286,12 @@ export function findSharedConflicts(
 }
 
 /**
- * `changes` with each that `takeOver` lets undo another environment's last apply marked with those
- * environments (`takesOverFrom`): the conflicts it would be refused for without the flag. A marked
+ * `changes` with each that `taken` (the conflicts `--take-over` lets this plan have) names marked with
+ * those environments (`takesOverFrom`): the conflicts it would be refused for without the flag. A marked
  * change is a new object, so that what was made of it before (its text, prepared while reading) is
  * not taken for it.
  */
-export function markTakenOver(
-  changes: readonly ResourceChange[],
-  others: readonly OtherWorkspace[],
-  salt: string,
-  takeOver: readonly string[],
-  lastWriters: ReadonlyMap<string, string> = new Map(),
-): ResourceChange[] {
-  const taken = findSharedConflicts(changes.filter((change) => takeOver.includes(change.address)), others, salt, [], lastWriters);
+export function markTakenOver(changes: readonly ResourceChange[], taken: readonly SharedResourceConflict[]): ResourceChange[] {
   return changes.map((change) => {
     const from = [...new Set(taken.filter((conflict) => conflict.address === change.address).map((conflict) => conflict.environment))];
     return from.length > 0 ? { ...change, takesOverFrom: from } : change;

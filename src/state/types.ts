@@ -134,6 +134,11 @@ export function emptyWorkspace(): WorkspaceState {
 /** The name the manifests without an overlay go by in workspaces, status, history and reports: a name voxform prints, not one `--env` takes. */
 export const BASE_ENVIRONMENT_NAME = 'default';
 
+/** An environment of the state as a sentence names it: `the default environment`, else its name written by `name`. */
+export function environmentInProse(environment: string, name: (environment: string) => string = (text) => text): string {
+  return environment === BASE_ENVIRONMENT_NAME ? 'the default environment' : name(environment);
+}
+
 export function workspaceKey(environment: string | undefined, baseUrl: string): string {
   return `${environment ?? BASE_ENVIRONMENT_NAME}@${baseUrl}`;
 }

@@ -54,8 +54,8 @@ describe('notificationBody', () => {
   });
 
   it('a Slack message of a state with no apply of the workspace counts and labels its differences so, and says why after the counts', () => {
-    const classified = classifyDrift({ plan: planOf([secretChange('config.prompt', 'live', 'manifest text', false)]), workspace: emptyWorkspace(), salt: 's', workspaceKey: 'default@local', noApplyRecorded: true });
-    const body = JSON.parse(notificationBody({ ...classified, noApplyRecorded: { state: '.voxform/state.json' } }, 'slack', (t) => t)) as {
+    const classified = classifyDrift({ plan: planOf([secretChange('config.prompt', 'live', 'manifest text', false)]), workspace: emptyWorkspace(), salt: 's', workspaceKey: 'default@local', noApplyRecorded: { state: '.voxform/state.json' } });
+    const body = JSON.parse(notificationBody(classified, 'slack', (t) => t)) as {
       text: string;
       blocks: Array<{ text?: { text: string }; elements?: Array<{ text: string }> }>;
     };
@@ -66,9 +66,9 @@ describe('notificationBody', () => {
   });
 
   it('a Slack message of a state that lost the workspace gives its warning after the counts, in the no-apply note\'s stead', () => {
-    const classified = classifyDrift({ plan: planOf([secretChange('config.prompt', 'live', 'manifest text', false)]), workspace: emptyWorkspace(), salt: 's', workspaceKey: 'default@local', noApplyRecorded: true });
+    const classified = classifyDrift({ plan: planOf([secretChange('config.prompt', 'live', 'manifest text', false)]), workspace: emptyWorkspace(), salt: 's', workspaceKey: 'default@local', noApplyRecorded: { state: '.voxform/state.json' } });
     const missingState = { state: '.voxform/state.json', lastApply: { id: 'rec_1', at: '2026-11-27T10:00:00.000Z' } };
-    const body = JSON.parse(notificationBody({ ...classified, noApplyRecorded: { state: '.voxform/state.json' }, missingState }, 'slack', (t) => t)) as { blocks: Array<{ elements?: Array<{ text: string }> }> };
+    const body = JSON.parse(notificationBody({ ...classified, missingState }, 'slack', (t) => t)) as { blocks: Array<{ elements?: Array<{ text: string }> }> };
     const notes = body.blocks.flatMap((block) => block.elements ?? []).map((element) => element.text);
     expect(notes).toHaveLength(1);
     expect(notes[0]).toMatch(/^Warning: .*rec_1.* Without it voxform cannot tell what it applied/);
