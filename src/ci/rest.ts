@@ -9,6 +9,7 @@ import { parseRetryAfter } from '../api/retry.js';
 import { VoxformError } from '../errors.js';
 import { shortenRedacted, type Redact } from '../secrets/redact.js';
 import { HostClient, type HostAnswer } from '../util/host-client.js';
+import { sleepUnlessAborted } from '../util/sleep.js';
 
 /** How long a host has to answer one request. */
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -77,7 +78,7 @@ export class RestClient {
   /** The answer to `method path` (relative to the base URL); a status outside 2xx is `ci_request_failed`, unless `accept` lists it. */
   async call(method: string, path: string, body?: unknown, accept: number[] = []): Promise<RestAnswer> {
     const now = this.options.now ?? Date.now;
-    const sleep = this.options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+    const sleep = this.options.sleep ?? sleepUnlessAborted;
     for (let attempt = 1; ; attempt++) {
       const answer = await this.send(method, path, body);
       const wait = accept.includes(answer.status) ? undefined : rateLimitWait(answer, now());

@@ -9,7 +9,7 @@ import { VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { controlsAsQuestionMarks, printable } from '../util/printable.js';
 import { wordList } from '../util/plural.js';
-import { shellWord } from '../util/shell-word.js';
+import { envChoices } from './next-command.js';
 import { idOnlyInEnvironments } from '../manifest/environments.js';
 import type { ManifestProject } from './load-manifests.js';
 
@@ -111,7 +111,7 @@ function refuseNameOfEnvironments(agent: string, known: KnownAgentNames): void {
   const giving = environments.flatMap(([environment, agents]) => (agents.has(local) ? [environment] : []));
   if (giving.length === 0) return;
   throw new VoxformError('missing_id', idOnlyInEnvironments('agent', local, giving), {
-    hint: `Run again with ${giving.map((environment) => `--env ${shellWord(environment)}`).join(' or ')}.`,
+    hint: `Run again with ${envChoices(giving)}.`,
   });
 }
 

@@ -1,5 +1,5 @@
 import type { VoxformError } from '../errors.js';
-import type { ManifestAgentsById } from './manifest-agent-missing.js';
+import type { ManifestAgentsById } from './load-manifests.js';
 import { terminalPrinter } from '../util/printable.js';
 import { ownSequencesPass } from '../util/terminal-colors.js';
 import type { SecretRegistry } from '../secrets/redact.js';

@@ -11,14 +11,13 @@ import { isVoxformError, VoxformError } from '../errors.js';
 import { readProject, resolveEnvironment, type ProjectManifests } from '../manifest/index.js';
 import { envPolicyOf } from '../secrets/env-policy.js';
 import { agentDisplayNames, environmentAgentIds, likelyEnvironment } from '../manifest/environments.js';
-import type { DesiredState, Diagnostic, LoadResult } from '../manifest/types.js';
+import type { DesiredAgent, DesiredState, Diagnostic, LoadResult } from '../manifest/types.js';
 import type { ManifestService } from './connection.js';
 import type { CommandContext, ReadBeforeRun } from './context.js';
 import { countProblems } from './diagnostics.js';
 import { plural } from '../util/plural.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import { BASE_ENVIRONMENT_NAME } from '../state/types.js';
-import { noteManifestAgents } from './manifest-agent-missing.js';
 
 export interface ManifestOptions {
   file?: string[] | undefined;
@@ -31,6 +30,17 @@ export interface ManifestOptions {
   baseUrl?: string | undefined;
   /** An unset variable reads as withheld, not as an error (`LoadOptions.withholdUnsetEnv`). */
   withholdUnsetEnv?: boolean | undefined;
+}
+
+/**
+ * The agents the manifests loaded in this run hold, by id (the first load's, when two name one id), so
+ * that an error about one names it (manifest-agent-missing.ts, loaded only on that error).
+ */
+export type ManifestAgentsById = Map<string, Pick<DesiredAgent, 'address' | 'source'>>;
+
+function noteManifestAgents(seen: ManifestAgentsById | undefined, state: DesiredState | undefined): void {
+  if (!seen || !state) return;
+  for (const agent of state.agents.values()) if (!seen.has(agent.id)) seen.set(agent.id, { address: agent.address, source: agent.source });
 }
 
 /**

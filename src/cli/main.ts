@@ -16,7 +16,7 @@ import { errorJson, errorText } from './error-text.js';
 import { formatAskedFor } from './format-asked-for.js';
 import { tooManyOpenFilesError } from './open-files.js';
 import { buildProgram } from './program.js';
-import type { ManifestAgentsById } from './manifest-agent-missing.js';
+import type { ManifestAgentsById } from './load-manifests.js';
 import { colorOn } from '../util/terminal-colors.js';
 import { errorMessage, errorStack } from '../secrets/error-message.js';
 import type { CiRunCommandOptions } from './commands/ci.js';

@@ -2,19 +2,12 @@
  * An agent of the manifests whose `id:` the service does not know, named as the manifests name it:
  * whichever command asked the service for it (test, chat, report…), the error says which agent of
  * which manifest, at its `file:line:col`, as plan does. The loads of a run note their agents
- * (`noteManifestAgents`); main.ts turns the error through `namingManifestAgent`, the one place.
+ * (`noteManifestAgents`, load-manifests.ts); main.ts turns the error through `namingManifestAgent`,
+ * the one place, loading this module only then.
  */
 import { isAgentNotFound, reworded } from '../api/errors.js';
 import { formatSourceLocation } from '../errors.js';
-import type { DesiredAgent, DesiredState } from '../manifest/types.js';
-
-/** The agents the manifests loaded in this run hold, by id (the first load's, when two name one id). */
-export type ManifestAgentsById = Map<string, Pick<DesiredAgent, 'address' | 'source'>>;
-
-export function noteManifestAgents(seen: ManifestAgentsById | undefined, state: DesiredState | undefined): void {
-  if (!seen || !state) return;
-  for (const agent of state.agents.values()) if (!seen.has(agent.id)) seen.set(agent.id, { address: agent.address, source: agent.source });
-}
+import type { ManifestAgentsById } from './load-manifests.js';
 
 /**
  * `error` naming the manifest agent it is about, when it is a read of an agent of the manifests the

@@ -54,6 +54,11 @@ export function chosenFlags(chosen: ChosenTarget, options: LineOptions = {}): st
   return [...flags, ...stateFlags(chosen)];
 }
 
+/** `--env A or --env B`: the flags a hint offers to choose one of `environments`, each quoted. */
+export function envChoices(environments: readonly string[]): string {
+  return environments.map((environment) => `--env ${shellWord(environment)}`).join(' or ');
+}
+
 /** A saved plan's command lines: planning it again into the same file, and applying it. */
 export interface SavedPlanCommands {
   /** `voxform plan --out PLAN` with the plan's manifests and environment, and the service and state. */

@@ -5,7 +5,7 @@ import type { StateBackend } from '../state/backend.js';
 import { chosenState, DEFAULT_STATE_FILE, openStateBackend, stateFileOf, stateSpec } from '../state/open.js';
 import type { OwnFiles } from '../project-files/own-files.js';
 import { notePerFolderFile } from './per-folder-files.js';
-import { nextCommand } from './next-command.js';
+import { envChoices, nextCommand } from './next-command.js';
 import { workspaceKey } from '../state/types.js';
 import { TrustedSecrets } from '../secrets/trusted.js';
 import { readTrustedSecrets } from '../state/trusted-secrets.js';
@@ -14,7 +14,6 @@ import { detectDeploySource } from '../history/source.js';
 import type { DeploySource } from '../history/types.js';
 import { countProblems, formatDiagnostics } from './diagnostics.js';
 import { idsOnlyInEnvironments, loadCommandManifests, type ManifestOptions } from './load-manifests.js';
-import { shellWord } from '../util/shell-word.js';
 import type { ProjectManifests } from '../manifest/index.js';
 import { ListedProblemsError } from './error-text.js';
 import type { CommandContext, ConnectionOptions } from './context.js';
@@ -61,7 +60,7 @@ export async function loadDesiredState(options: ProjectOptions & ManifestOptions
   throw new ListedProblemsError('manifest_invalid', { found: `The manifests have ${plural(errors, 'error')}`, outcome }, {
     hint:
       environments.length > 0
-        ? `The ids are the environments' own: run again with ${environments.map((name) => `--env ${shellWord(name)}`).join(' or ')} (docs/promotion.md).`
+        ? `The ids are the environments' own: run again with ${envChoices(environments)} (docs/promotion.md).`
         : // validate takes the manifests and environment only (no service); an environment no flag named (a saved plan's) is not one to type.
           `Fix them and run again (\`${nextCommand('validate', { file: options.file, env: options.envFlag === false ? undefined : options.env })}\` checks without contacting the service).`,
     listedIn: 'diagnostics',

@@ -9,14 +9,12 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { isInside } from '../project-files/guarded-read.js';
-import { listSearchedFolder } from '../project-files/manifest-files.js';
+import { folderSearchEnters, folderSearchTakes, listSearchedFolder } from '../project-files/manifest-files.js';
 import { byCodeUnits } from '../util/compare.js';
-
-const TEST_FILE = /\.test\.ya?ml$/i;
 
 /** Whether a run searching a folder reads a file of this name: `*.test.yaml` or `*.test.yml`. */
 export function isTestFileName(file: string): boolean {
-  return TEST_FILE.test(file);
+  return folderSearchTakes(file) === 'test';
 }
 
 /** The name a run would read for `file`: `tests/captured.yaml` as `tests/captured.test.yaml` (`.yml` kept). */
@@ -24,7 +22,6 @@ export function testFileNamed(file: string): string {
   const yml = /\.yml$/i.test(file);
   return `${file.replace(/\.ya?ml$/i, '')}.test.${yml ? 'yml' : 'yaml'}`;
 }
-const SKIPPED_FOLDERS = new Set(['node_modules']);
 
 /** The suite: what a run without paths reads, the test files of the `tests/` folder beside the first manifest (none when it is missing). */
 export interface TestSuite {
@@ -41,17 +38,12 @@ export async function findTestSuite(cwd: string, manifests: readonly string[]): 
   return { folder, files: (await isFolder(folder)) ? await searchFolder(folder, path.relative(cwd, folder) || folder) : [] };
 }
 
-/** Whether a search goes into a folder of this name: not a hidden one, nor one of packages. */
-function isSearchedFolder(name: string): boolean {
-  return !name.startsWith('.') && !SKIPPED_FOLDERS.has(name);
-}
-
 /** Whether a search of `folder` would find `file` (both absolute), by its path alone: a test file under it, in no hidden or skipped folder. */
 export function isFoundIn(folder: string, file: string): boolean {
   if (!isInside(folder, file)) return false;
   const folders = path.relative(folder, file).split(path.sep);
   const name = folders.pop() ?? '';
-  return TEST_FILE.test(name) && folders.every(isSearchedFolder);
+  return isTestFileName(name) && folders.every(folderSearchEnters);
 }
 
 /** `manifests`: the manifest files read, or the files and folders named with -f (absolute). */
@@ -95,8 +87,8 @@ async function searchFolder(folder: string, shown: string): Promise<string[]> {
   for (const entry of entries.sort((a, b) => byCodeUnits(a.name, b.name))) {
     const full = path.join(folder, entry.name);
     if (entry.isDirectory()) {
-      if (isSearchedFolder(entry.name)) found.push(...(await searchFolder(full, path.join(shown, entry.name))));
-    } else if (TEST_FILE.test(entry.name)) {
+      if (folderSearchEnters(entry.name)) found.push(...(await searchFolder(full, path.join(shown, entry.name))));
+    } else if (isTestFileName(entry.name)) {
       // Whatever else holds a test file's name is taken as if named: a link inside the project is read,
       // a FIFO, a device or a link out of it is refused at its name — never left out of a run unsaid.
       found.push(full);

@@ -79,7 +79,7 @@ export function reportTestSchemaIssue(issue: SchemaIssue, root: unknown, fallbac
     }
     case 'type': {
       const expected = ([] as string[]).concat(issue.params.type as string | string[]);
-      diagnostics.error('type_mismatch', `${place}: expected ${describeExpected(expected)}, found ${describeFound(value, false)}`, span);
+      diagnostics.error('type_mismatch', `${place}: expected ${describeExpected(expected)}, found ${describeFound(value, 'value')}`, span);
       return;
     }
     case 'minProperties':

@@ -61,21 +61,29 @@ export function describeExpected(types: readonly string[]): string {
   return phrases.length === 0 ? 'something else' : wordList(phrases, 'or');
 }
 
-/** "a string ("fast")", "a number (3)", "a list". A secret value is never shown: only its kind. */
-export function describeFound(value: unknown, secret: boolean): string {
+/**
+ * How a message names a value found where another belongs. `shows` is what of it the message may show:
+ * - 'value': "a string ("fast")", "a number (3)", "a list";
+ * - 'kind', for a secret: "a string", "a number", never the value;
+ * - 'all but text', for a file voxform wrote, whose strings may be secrets: "a string", "the number 3",
+ *   "true", and "missing" for an absent field.
+ */
+export function describeFound(value: unknown, shows: 'value' | 'kind' | 'all but text'): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   switch (typeof value) {
     case 'string':
-      return secret ? 'a string' : `a string (${quote(value)})`;
+      return shows === 'value' ? `a string (${quote(value)})` : 'a string';
     case 'number':
-      return secret ? 'a number' : `a number (${value})`;
+      return shows === 'value' ? `a number (${value})` : shows === 'kind' ? 'a number' : `the number ${value}`;
     case 'boolean':
-      return secret ? 'a boolean' : `a boolean (${value})`;
+      return shows === 'value' ? `a boolean (${value})` : shows === 'kind' ? 'a boolean' : String(value);
     case 'object':
       return 'an object';
+    case 'undefined':
+      return shows === 'all but text' ? 'missing' : 'undefined';
     default:
-      return typeof value;
+      return shows === 'all but text' ? String(value) : typeof value;
   }
 }
 

@@ -35,14 +35,21 @@ export class IdsFromEnvironments {
   missingId(section: 'agents' | 'campaigns', name: string): string | undefined {
     if (this.names.length === 0) return undefined;
     const givesId = (environment: string) => {
-      const entry = this.combined.environments.get(environment)?.layer.sections[section][name];
-      return isPlainObject(entry) && typeof entry.id === 'string' && entry.id !== '';
+      const layer = this.combined.environments.get(environment)?.layer;
+      return layer !== undefined && stringField(layer.sections[section], name, 'id') !== undefined;
     };
     if (!this.names.every(givesId)) return undefined;
     const noun = section === 'agents' ? 'agent' : 'campaign';
     this.addresses.push(`${noun}.${name}`);
     return idOnlyInEnvironments(noun, name, this.names);
   }
+}
+
+/** The text `field` of the entry `name` of `section` as written (`id:`, `name:`), when it holds a non-empty one. */
+function stringField(section: Record<string, unknown>, name: string, field: 'id' | 'name'): string | undefined {
+  const entry = Object.hasOwn(section, name) ? section[name] : undefined;
+  const value = isPlainObject(entry) ? entry[field] : undefined;
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 /** What a resource left without an id that `environments` each give one is told: run with --env. */
@@ -58,15 +65,11 @@ export function idOnlyInEnvironments(noun: 'agent' | 'campaign', name: string, e
  * map: an overlay changes only what the manifests define, so every environment has the same numbers.)
  */
 export function environmentAgentIds(combined: CombinedManifest): Map<string, Map<string, string>> {
-  const idOf = (section: Record<string, unknown>, name: string): string | undefined => {
-    const entry = Object.hasOwn(section, name) ? section[name] : undefined;
-    return isPlainObject(entry) && typeof entry.id === 'string' && entry.id !== '' ? entry.id : undefined;
-  };
   const environments = new Map<string, Map<string, string>>();
   for (const [environment, { layer }] of combined.environments) {
     const agents = new Map<string, string>();
     for (const name of Object.keys(combined.sections.agents)) {
-      const id = idOf(layer.sections.agents, name) ?? idOf(combined.sections.agents, name);
+      const id = stringField(layer.sections.agents, name, 'id') ?? stringField(combined.sections.agents, name, 'id');
       if (id !== undefined) agents.set(name, id);
     }
     environments.set(environment, agents);
@@ -80,15 +83,11 @@ export function environmentAgentIds(combined: CombinedManifest): Map<string, Map
  * `front-desk` where an agent is asked for by name. A display name two agents write is left out.
  */
 export function agentDisplayNames(combined: CombinedManifest): Map<string, string> {
-  const nameOf = (section: Record<string, unknown>, name: string): string | undefined => {
-    const entry = Object.hasOwn(section, name) ? section[name] : undefined;
-    return isPlainObject(entry) && typeof entry.name === 'string' && entry.name !== '' ? entry.name : undefined;
-  };
   const layers = [combined, ...[...combined.environments.values()].map(({ layer }) => layer)];
   const byDisplayName = new Map<string, string | undefined>();
   for (const name of Object.keys(combined.sections.agents)) {
     for (const layer of layers) {
-      const displayName = nameOf(layer.sections.agents, name);
+      const displayName = stringField(layer.sections.agents, name, 'name');
       if (displayName === undefined) continue;
       const earlier = byDisplayName.get(displayName);
       byDisplayName.set(displayName, byDisplayName.has(displayName) && earlier !== name ? undefined : name);

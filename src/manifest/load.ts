@@ -280,7 +280,7 @@ async function readManifests(
     }
     for (const doc of documents) {
       if (!isPlainObject(doc.value)) {
-        diagnostics.error('not_a_mapping', `a manifest document must be a mapping of sections (version, agents, phones, …), found ${describeFound(doc.value, false)}`, doc.span);
+        diagnostics.error('not_a_mapping', `a manifest document must be a mapping of sections (version, agents, phones, …), found ${describeFound(doc.value, 'value')}`, doc.span);
         continue;
       }
       fragments.push({ value: doc.value, span: doc.span });

@@ -98,7 +98,7 @@ function reportIssue(issue: SchemaIssue, check: SchemaCheck, list: ErrorSink): v
   const filledBy = entry?.filledBy;
   const diagnostics = filledBy ? blameVariables(list, filledBy) : list;
   const valueSpan = filledBy?.span ?? spanAt(check.value, path) ?? check.fallback;
-  const found = describeFound(value, secret);
+  const found = describeFound(value, secret ? 'kind' : 'value');
   const place = describePlace(full);
 
   switch (issue.keyword) {

@@ -44,13 +44,3 @@ export function optional<T>(value: unknown, where: string, read: (value: unknown
 export function each<T>(value: unknown, where: string, read: (value: unknown, where: string) => T): T[] {
   return list(value, where).map((item, index) => read(item, `${where}[${index}]`));
 }
-
-/** How a checker's message names a value it found out of shape: its kind, never a text it holds (a file's string may be a secret). */
-export function describeFound(value: unknown): string {
-  if (value === undefined) return 'missing';
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'a list';
-  if (typeof value === 'string') return 'a string';
-  if (typeof value === 'object') return 'an object';
-  return `${typeof value === 'number' ? 'the number ' : ''}${String(value)}`;
-}

@@ -37,7 +37,7 @@ export async function run(options: GetOptions, ctx: CommandContext): Promise<num
   const managed: ManagedResources = { agents: project.names, phones: project.phones, otherEnvironments };
   const json = options.format === 'json';
   // On a terminal the table is cut to its width, as `logs` cuts its own; a pipe gets every cell whole.
-  const tableText: TableText = { redact: (text) => ctx.secrets.redact(text), maxWidth: ctx.stdout.isTTY ? ctx.stdout.columns : undefined };
+  const tableText: TableText = { redact: (text) => ctx.secrets.redact(text), maxWidth: ctx.stdout.columns };
 
   const state = backend === undefined ? undefined : await readInventoryState(backend, workspaceKey(options.env, connection.serviceId));
   if (state !== undefined && kind !== 'phones') {

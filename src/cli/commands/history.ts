@@ -5,7 +5,7 @@ import type { HistoryRecord, HistoryStore, RecordSummary, TestRunRecord } from '
 import { VoxformError } from '../../errors.js';
 import { workspaceKey } from '../../state/types.js';
 import { wordList } from '../../util/plural.js';
-import { shellWord } from '../../util/shell-word.js';
+import { envChoices } from '../next-command.js';
 import { checkLocalAgentName, manifestAgentNames } from '../agent-argument.js';
 import { chooseBaseUrl } from '../connection.js';
 import type { CommandContext } from '../context.js';
@@ -62,7 +62,7 @@ function refuseWorkspaceOfNoEnvironment(options: HistoryOptions, project: Manife
   throw new VoxformError(
     'invalid_argument',
     `\`voxform history\` needs --env here: the manifests give their agents' ids only in their environments (${wordList(environments, 'and')}), whose applies are recorded under ${environments.length === 1 ? 'it' : 'them'}, and ${workspace} has no record.`,
-    { hint: `Run again with ${environments.map((environment) => `--env ${shellWord(environment)}`).join(' or ')}.` },
+    { hint: `Run again with ${envChoices(environments)}.` },
   );
 }
 

@@ -108,7 +108,7 @@ async function printRecords(records: AsyncIterable<GlobalCallHistoryRecord>, for
   if (format === 'json') {
     ctx.stdout.write(`${toJsonText(all, 2)}\n`);
   } else if (all.length > 0) {
-    ctx.stdout.write(renderTable(all, ctx.stdout.isTTY ? ctx.stdout.columns : undefined));
+    ctx.stdout.write(renderTable(all, ctx.stdout.columns));
   }
   return all.length;
 }
