@@ -1,9 +1,9 @@
 import type { VoxformError } from '../errors.js';
-import type { ManifestAgentsById } from './load-manifests.js';
 import { terminalPrinter } from '../util/printable.js';
 import { ownSequencesPass } from '../util/terminal-colors.js';
 import type { SecretRegistry } from '../secrets/redact.js';
 import type { ProjectManifests } from '../manifest/index.js';
+import type { DesiredAgent } from '../manifest/types.js';
 
 /** A writable stream as commands see it: what a command writes is redacted and made printable (`streamPrinter`). */
 export interface Output {
@@ -21,6 +21,12 @@ export interface Output {
 }
 
 /** Everything a command may touch of the outside world (commands never use `process`: tests build fakes). */
+/**
+ * The agents the manifests loaded in this run hold, by id (the first load's, when two name one id), so
+ * that an error about one names it (manifest-agent-missing.ts, loaded only on that error).
+ */
+export type ManifestAgentsById = Map<string, Pick<DesiredAgent, 'address' | 'source'>>;
+
 export interface CommandContext {
   cwd: string;
   env: Readonly<Record<string, string | undefined>>;

@@ -11,9 +11,9 @@ import { isVoxformError, VoxformError } from '../errors.js';
 import { readProject, resolveEnvironment, type ProjectManifests } from '../manifest/index.js';
 import { envPolicyOf } from '../secrets/env-policy.js';
 import { agentDisplayNames, environmentAgentIds, likelyEnvironment } from '../manifest/environments.js';
-import type { DesiredAgent, DesiredState, Diagnostic, LoadResult } from '../manifest/types.js';
+import type { DesiredState, Diagnostic, LoadResult } from '../manifest/types.js';
 import type { ManifestService } from './connection.js';
-import type { CommandContext, ReadBeforeRun } from './context.js';
+import type { CommandContext, ManifestAgentsById, ReadBeforeRun } from './context.js';
 import { countProblems } from './diagnostics.js';
 import { plural } from '../util/plural.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
@@ -32,11 +32,6 @@ export interface ManifestOptions {
   withholdUnsetEnv?: boolean | undefined;
 }
 
-/**
- * The agents the manifests loaded in this run hold, by id (the first load's, when two name one id), so
- * that an error about one names it (manifest-agent-missing.ts, loaded only on that error).
- */
-export type ManifestAgentsById = Map<string, Pick<DesiredAgent, 'address' | 'source'>>;
 
 function noteManifestAgents(seen: ManifestAgentsById | undefined, state: DesiredState | undefined): void {
   if (!seen || !state) return;

@@ -7,7 +7,7 @@
  */
 import { isAgentNotFound, reworded } from '../api/errors.js';
 import { formatSourceLocation } from '../errors.js';
-import type { ManifestAgentsById } from './load-manifests.js';
+import type { ManifestAgentsById } from './context.js';
 
 /**
  * `error` naming the manifest agent it is about, when it is a read of an agent of the manifests the
