@@ -18,10 +18,9 @@ import { clientHidingPassword, connectHidingPassword } from './password.js';
 import { parseKeptJson } from '../../project-files/kept-files.js';
 import { STATE_JSON_LIMITS, storedStateText } from '../state-file.js';
 import { forcedOpenSince, forceOpen, lockStillNamed, readAdvisoryHolder, readAllForcedOpens, readAllHolders, readLastForcedOpen, releaseAdvisoryLock, takeAdvisoryLock, takeSharedResourcesLock } from './lock.js';
-import { ensureSchema, presentSchema, SCHEMA_VERSION } from './schema.js';
+import { ensureSchema, INVALID_TEXT, presentSchema, SCHEMA_VERSION, sqlState } from './schema.js';
 import type { StateUrl } from './url.js';
 import { backendFailure } from './failure.js';
-import { INVALID_TEXT, sqlState } from './sqlstate.js';
 
 /**
  * What a query is for. A read never migrates the schema: a run that writes nothing (status, history,

@@ -5,7 +5,7 @@
  */
 import { VoxformError } from '../../errors.js';
 import { errorMessage } from '../../secrets/error-message.js';
-import { INSUFFICIENT_PRIVILEGE, INVALID_PASSWORD, sqlState, UNKNOWN_DATABASE } from './sqlstate.js';
+import { INSUFFICIENT_PRIVILEGE, INVALID_PASSWORD, sqlState, UNKNOWN_DATABASE } from './schema.js';
 
 /** Where the password of a login came from, as far as voxform can tell (never its value). */
 export type PasswordSource = 'url' | 'PGPASSWORD' | 'pgpass';
