@@ -13,7 +13,10 @@ import { envPolicyOf } from '../secrets/env-policy.js';
 import { agentDisplayNames, environmentAgentIds, likelyEnvironment } from '../manifest/environments.js';
 import type { DesiredState, Diagnostic, LoadResult } from '../manifest/types.js';
 import type { ManifestService } from './connection.js';
-import type { CommandContext, ManifestAgentsById, ReadBeforeRun } from './context.js';
+import type { CommandContext, ReadBeforeRun } from './context.js';
+// Loaded with every load of manifests, not on the error it names: an error from a run that has used
+// up its open files (EMFILE) could not load a module then, and would lose its own words.
+import { noteManifestAgents } from './manifest-agent-missing.js';
 import { countProblems } from './diagnostics.js';
 import { plural } from '../util/plural.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
@@ -33,10 +36,6 @@ export interface ManifestOptions {
 }
 
 
-function noteManifestAgents(seen: ManifestAgentsById | undefined, state: DesiredState | undefined): void {
-  if (!seen || !state) return;
-  for (const agent of state.agents.values()) if (!seen.has(agent.id)) seen.set(agent.id, { address: agent.address, source: agent.source });
-}
 
 /**
  * The manifests the options name, loaded for their environment: resolved from `project` when the

@@ -2,12 +2,13 @@
  * An agent of the manifests whose `id:` the service does not know, named as the manifests name it:
  * whichever command asked the service for it (test, chat, report…), the error says which agent of
  * which manifest, at its `file:line:col`, as plan does. The loads of a run note their agents
- * (`noteManifestAgents`, load-manifests.ts); main.ts turns the error through `namingManifestAgent`,
- * the one place, loading this module only then.
+ * (`noteManifestAgents`, which load-manifests.ts imports, so this module is loaded before any error);
+ * main.ts turns the error through `namingManifestAgent`, the one place.
  */
 import { isAgentNotFound, reworded } from '../api/errors.js';
 import { formatSourceLocation } from '../errors.js';
 import type { ManifestAgentsById } from './context.js';
+import type { DesiredState } from '../manifest/types.js';
 
 /**
  * `error` naming the manifest agent it is about, when it is a read of an agent of the manifests the
@@ -29,4 +30,10 @@ function decodedId(segment: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Notes the agents of a load by id (the first load's, when two name one id). */
+export function noteManifestAgents(seen: ManifestAgentsById | undefined, state: DesiredState | undefined): void {
+  if (!seen || !state) return;
+  for (const agent of state.agents.values()) if (!seen.has(agent.id)) seen.set(agent.id, { address: agent.address, source: agent.source });
 }
