@@ -1,6 +1,6 @@
 /**
  * The process out of open files (`ulimit -n`), wherever it happens: while Node loads voxform's own
- * modules (at start, or a command's, which main.ts loads lazily), or when a command opens a file.
+ * modules (at start, or a command's, which run-command.ts loads lazily), or when a command opens a file.
  * Nothing here is a bug of voxform, so the error says what the limit is and how to raise it.
  * bin/voxform.js loads this module before the rest of the CLI, while few files are open, so that
  * it can report a failure to load the rest: it imports little for that reason.

@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, expect } from 'vitest';
 import { Readable } from 'node:stream';
 import { streamPrinter, type CommandContext, type GracefulStop, type Output } from '../../src/cli/context.js';
-import { operatorSecrets, runCommandLine } from '../../src/cli/main.js';
+import { operatorSecrets } from '../../src/cli/main.js';
+import { runCommandLine } from '../../src/cli/run-command.js';
 import { shellWord } from '../../src/util/shell-word.js';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
