@@ -2,7 +2,7 @@
  * The process out of open files (`ulimit -n`), wherever it happens: while Node loads voxform's own
  * modules (at start, or a command's, which run-command.ts loads lazily), or when a command opens a file.
  * Nothing here is a bug of voxform, so the error says what the limit is and how to raise it.
- * bin/voxform.js loads this module before the rest of the CLI, while few files are open, so that
+ * bin/voxform.cjs loads this module before the rest of the CLI, while few files are open, so that
  * it can report a failure to load the rest: it imports little for that reason.
  */
 import { closeSync, existsSync, openSync } from 'node:fs';
@@ -98,7 +98,7 @@ export function tooManyOpenFilesError(error: unknown, options: { parallelism: bo
 }
 
 /**
- * For bin/voxform.js when the CLI itself could not be loaded: reports running out of open files as
+ * For bin/voxform.cjs when the CLI itself could not be loaded: reports running out of open files as
  * the CLI reports its errors (`--format json` too) and returns the exit code; undefined for any
  * other failure, which is not this module's to describe.
  */
