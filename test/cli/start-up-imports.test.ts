@@ -36,8 +36,8 @@ describe('start-up imports', () => {
   });
 
   // Every command, `--version` and `--help` too, loads the command line's shell (src/cli/main.ts and
-  // what it imports statically) first: the state backends, the history, the manifest loader and the
-  // client come with the command that uses them, never with the shell. `--version` names the plan
+  // what it imports statically) first: the state backends, the history, the manifest loader, the
+  // client and what runs a command come with the command that uses them, never with the shell. `--version` names the plan
   // and state formats and the database schema from their own small modules.
   it('the command line\'s shell loads no state backend, history, manifests, files or client', () => {
     const { modules } = importGraph(path.join(src, 'cli/main.ts'));
@@ -46,6 +46,11 @@ describe('start-up imports', () => {
     const loaded = rooms.filter((parts) => !allowed.includes(parts.join('/')));
     expect(loaded.filter(([room]) => ['manifest', 'plan', 'apply', 'history', 'project-files', 'api', 'policy', 'state'].includes(room as string))).toEqual([]);
     expect(rooms.map((parts) => parts.join('/'))).toEqual(expect.arrayContaining(allowed.slice(1)));
+    // Running a command (its module, its context, the signal traps, prompts) comes with the command:
+    // the parser alone answers --version and --help.
+    const running = ['cli/run-command.ts', 'cli/signal-trap.ts', 'cli/confirm.ts'];
+    expect(rooms.map((parts) => parts.join('/')).filter((file) => running.includes(file))).toEqual([]);
+    expect(importGraph(path.join(src, 'cli/main.ts'), true).modules).toContain(path.join(src, 'cli/run-command.ts'));
   });
 
   // `voxform test` needs a model only for judge: checks and simulated callers: the OpenAI client
