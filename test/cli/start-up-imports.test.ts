@@ -5,12 +5,15 @@
  * whole of undici (the client needs its pool alone), and the emulator, conversation and export code
  * no such command runs.
  */
+import { spawnSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repoRoot } from '../helpers/cli.js';
+import { repoRoot, useTempDirs } from '../helpers/cli.js';
 import { importGraph } from '../helpers/import-graph.js';
 
 const src = path.join(repoRoot, 'src');
+const tempDir = useTempDirs();
 
 describe('start-up imports', () => {
   for (const command of ['plan', 'apply', 'validate']) {
@@ -51,6 +54,22 @@ describe('start-up imports', () => {
     const running = ['cli/run-command.ts', 'cli/signal-trap.ts', 'cli/confirm.ts'];
     expect(rooms.map((parts) => parts.join('/')).filter((file) => running.includes(file))).toEqual([]);
     expect(importGraph(path.join(src, 'cli/main.ts'), true).modules).toContain(path.join(src, 'cli/run-command.ts'));
+  });
+
+  // The built command line (scripts/bundle-cli.mjs): the shell is one file, and --version and --help
+  // load nothing else of voxform's beyond the bundle's entry, its runtime and what reports a load failure.
+  it.each([['--version'], ['--help'], ['plan', '--help']])('`voxform %s` loads the shell\'s one chunk and no command\'s', async (...args) => {
+    const dir = await tempDir();
+    const record = path.join(dir, 'loaded.json');
+    const run = spawnSync(process.execPath, ['--require', path.join(repoRoot, 'test/helpers/loaded-files.cjs'), path.join(repoRoot, 'bin/voxform.cjs'), ...args], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', VOXFORM_TEST_LOADED_FILES: record },
+      encoding: 'utf8',
+    });
+    expect(run.status).toBe(0);
+    const loaded = (JSON.parse(await readFile(record, 'utf8')) as string[]).filter((file) => !file.includes(`${path.sep}test${path.sep}helpers${path.sep}`));
+    const bundle = path.join(repoRoot, 'dist/cli-bundle');
+    expect(loaded.map((file) => path.relative(repoRoot, file)).sort()).toEqual(['bin/voxform.cjs', ...['main', 'open-files', 'rolldown-runtime', 'shell'].map((chunk) => path.relative(repoRoot, path.join(bundle, `${chunk}.cjs`)))].sort());
   });
 
   // `voxform test` needs a model only for judge: checks and simulated callers: the OpenAI client
