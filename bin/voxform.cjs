@@ -3,14 +3,9 @@
 // The CLI runs from its bundle, dist/cli-bundle/ (scripts/bundle-cli.mjs: why CommonJS). In a
 // clone, `npm run build` makes it (the published package ships it built).
 let cli;
-let openFiles;
 try {
-  // First, while few files are open: it reports the process running out of them while the CLI loads.
-  openFiles = require('../dist/cli-bundle/open-files.cjs');
   cli = require('../dist/cli-bundle/main.cjs');
 } catch (error) {
-  const exitCode = openFiles?.reportLoadFailure(error, process.argv.slice(2), process.env);
-  if (exitCode !== undefined) process.exit(exitCode);
   if (error?.code !== 'MODULE_NOT_FOUND' || !String(error.message).includes('cli-bundle')) throw error;
   process.stderr.write('error: voxform is not built yet (dist/ is missing).\n  hint: run `npm run build` in the voxform folder, then try again.\n');
   process.exit(1);

@@ -35,19 +35,18 @@ function chunkFileName(chunk) {
   return `${path.relative(dist, chunk.facadeModuleId).replace(/\.js$/, '').split(path.sep).join('-')}.cjs`;
 }
 
-async function write(input, output) {
-  const bundle = await rolldown({ input, platform: 'node', external: isExternalPackage, logLevel: 'warn' });
-  try {
-    await bundle.write({ dir: outDir, format: 'cjs', entryFileNames: '[name].cjs', chunkFileNames: chunkFileName, ...output });
-  } finally {
-    await bundle.close();
-  }
-}
-
 await rm(outDir, { recursive: true, force: true });
-// The shell is one chunk, every module main.ts imports statically (a group takes in what its modules
-// import); each command, in its chunks, comes with its first run.
-await write({ main: shellEntry }, { codeSplitting: { groups: [{ name: 'shell', test: (id) => id === shellEntry }] } });
-// What reports running out of open files while the shell loads: a file of its own, whole, that
-// bin/voxform.cjs loads before the shell, while few files are open (src/cli/open-files.ts).
-await write({ 'open-files': path.join(dist, 'cli/open-files.js') }, { codeSplitting: false });
+const bundle = await rolldown({ input: { main: shellEntry }, platform: 'node', external: isExternalPackage, logLevel: 'warn' });
+try {
+  await bundle.write({
+    dir: outDir,
+    format: 'cjs',
+    entryFileNames: '[name].cjs',
+    chunkFileNames: chunkFileName,
+    // The shell is one chunk, every module main.ts imports statically (a group takes in what its
+    // modules import); each command, in its chunks, comes with its first run.
+    codeSplitting: { groups: [{ name: 'shell', test: (id) => id === shellEntry }] },
+  });
+} finally {
+  await bundle.close();
+}

@@ -1,7 +1,7 @@
 /**
  * Loaded into a voxform process with `node --import` by tests of running out of open files while
  * the CLI loads, whatever the machine: loading the module whose path ends in VOXFORM_TEST_EMFILE_ON
- * (`dist/cli-bundle/shell.cjs`, a command's chunk, a package's file) fails with EMFILE, as Node's
+ * (a command's chunk, a package's file) fails with EMFILE, as Node's
  * loaders fail when `ulimit -n` is reached reading a module; resolving the one whose path ends in
  * VOXFORM_TEST_NOT_FOUND_OUT_OF_FILES (a package a command imports) takes every file descriptor
  * left, then fails as Node's ES module loader fails when `ulimit -n` is reached reading a
