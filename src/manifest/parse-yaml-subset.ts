@@ -209,9 +209,9 @@ class SubsetReader {
 
   // ── block collections ──
 
-  private blockNode(index: number, parentIndent: number): BlockNode {
+  /** The block collection that starts on line `index`, which its caller found indented deeper than the block around it. */
+  private blockNode(index: number): BlockNode {
     const indent = this.indent(index);
-    if (indent <= parentIndent) giveUp();
     return this.isSequenceItem(index) ? this.sequence(index, indent) : this.mapping(index, indent, this.lines.content[index] as number);
   }
 
@@ -256,7 +256,7 @@ class SubsetReader {
     const next = this.nextSignificant(index + 1);
     if (next < this.documentEnd) {
       const nextIndent = this.indent(next);
-      if (nextIndent > indent) return this.blockNode(next, indent);
+      if (nextIndent > indent) return this.blockNode(next);
       // A sequence may sit at the same indentation as its key.
       if (nextIndent === indent && this.isSequenceItem(next)) return this.sequence(next, indent);
     }
@@ -276,7 +276,7 @@ class SubsetReader {
       let item: BlockNode;
       if (at >= lineEnd || this.text[at] === '#') {
         const next = this.nextSignificant(lineIndex + 1);
-        if (next < this.documentEnd && this.indent(next) > indent) item = this.blockNode(next, indent);
+        if (next < this.documentEnd && this.indent(next) > indent) item = this.blockNode(next);
         else giveUp(); // an empty item
       } else if (this.text[at] === '-' && (at + 1 === lineEnd || this.text[at + 1] === ' ')) {
         giveUp(); // a sequence directly inside a sequence item

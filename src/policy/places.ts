@@ -157,11 +157,6 @@ export function promptPlace(agent: DesiredAgent): TextPlace | undefined {
   return typeof text === 'string' ? new PromptText(agent, text) : undefined;
 }
 
-function stringPlace(agent: DesiredAgent, path: readonly PathPart[]): TextPlace | undefined {
-  const text = valueAtPath(agent.config, path);
-  return typeof text === 'string' ? new ConfigText(agent, path, text) : undefined;
-}
-
 /** The places of one desired state, found once and shared by every rule that reads them. */
 function memoized<T>(find: (desired: DesiredState) => T): (desired: DesiredState) => T {
   const found = new WeakMap<DesiredState, T>();
@@ -190,17 +185,16 @@ const SPOKEN_TEXTS: ReadonlyArray<readonly PathPart[]> = [
 /** Every text of an agent a voice reads aloud as written. */
 export function spokenPlaces(agent: DesiredAgent): TextPlace[] {
   const places: TextPlace[] = [];
-  const add = (path: readonly PathPart[]) => {
-    const place = stringPlace(agent, path);
-    if (place) places.push(place);
+  const add = (path: readonly PathPart[], text: unknown) => {
+    if (typeof text === 'string') places.push(new ConfigText(agent, path, text));
   };
-  for (const path of SPOKEN_TEXTS) add(path);
+  for (const path of SPOKEN_TEXTS) add(path, valueAtPath(agent.config, path));
   const lists = [...SPOKEN_LISTS];
   const tools = agent.config.tools;
   if (Array.isArray(tools)) tools.forEach((_, index) => lists.push(['tools', index, 'messages']));
   for (const path of lists) {
     const list = valueAtPath(agent.config, path);
-    if (Array.isArray(list)) list.forEach((_, index) => add([...path, index]));
+    if (Array.isArray(list)) list.forEach((item, index) => add([...path, index], item));
   }
   return places;
 }

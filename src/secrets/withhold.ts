@@ -62,19 +62,18 @@ function withheldCopy<T extends object>(value: T, secrets: PatternSet, reference
   const walk = (current: unknown, at: PatternCursor): unknown => {
     if (path.length > prefix.length && at.covered) return withheldValue(current, references[formatDotted(path)], noted);
     if (typeof current === 'string') return withholdUrlTokens(current);
-    // A list or object holding no secret is its own copy: only what is withheld is new.
+    // A list or object holding no secret is its own copy: only what is withheld is new, and an object is copied only once it holds some.
     if (Array.isArray(current)) {
       const items = current.map((item, index) => under(index, item, at));
       return items.every((item, index) => item === current[index]) ? current : noted(current, items);
     }
     if (!isPlainObject(current)) return current;
-    const out: Record<string, unknown> = {};
-    let withheld = false;
+    let out: Record<string, unknown> | undefined;
     for (const [key, child] of Object.entries(current)) {
-      setOwn(out, key, under(key, child, at));
-      withheld ||= out[key] !== child;
+      const walked = under(key, child, at);
+      if (walked !== child) setOwn((out ??= { ...current }), key, walked);
     }
-    return withheld ? noted(current, out) : current;
+    return out ? noted(current, out) : current;
   };
   return walk(value, secrets.start()) as T;
 }
