@@ -9,7 +9,7 @@
 // wire when nothing else costs anything. The requests are counted from the emulator's request log,
 // not assumed. The network phase is the service's view, from that log: from the arrival of the
 // first request to the moment the last answer left. The emulator runs in its own process, as the
-// service would. Run `npm run build` first (this uses dist/ and bin/voxform.js).
+// service would. Run `npm run build` first (this uses dist/ and bin/voxform.cjs).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

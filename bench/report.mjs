@@ -150,7 +150,7 @@ function runReport(cwd, emulator) {
     const started = performance.now();
     // BENCH_CPU_PROF=DIR: a CPU profile of each run in DIR (open it in Chrome's DevTools).
     const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_CPU_PROF)] : [];
-    const args = [...profile, '--import', path.join(root, 'bench/lib/probe.mjs'), path.join(root, 'bin/voxform.js'), 'report', '--base-url', emulator.url, '--since', '30d', '--format', 'json', '--out', 'report.json'];
+    const args = [...profile, '--import', path.join(root, 'bench/lib/probe.mjs'), path.join(root, 'bin/voxform.cjs'), 'report', '--base-url', emulator.url, '--since', '30d', '--format', 'json', '--out', 'report.json'];
     const child = spawn(process.execPath, args, { cwd, env: { ...process.env, NO_COLOR: '1', VOXFORM_API_KEY: emulator.apiKey, BENCH_PROBE_FILE: probeFile }, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));

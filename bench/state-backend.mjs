@@ -39,7 +39,7 @@ if (!(Number.isInteger(RUNS) && RUNS > 0)) throw new Error('--runs takes a whole
 function runCli(dir, cliArgs, env) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [path.join(root, 'bin/voxform.js'), ...cliArgs], { cwd: dir, env: { ...process.env, ...env, NO_COLOR: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(root, 'bin/voxform.cjs'), ...cliArgs], { cwd: dir, env: { ...process.env, ...env, NO_COLOR: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.on('error', reject);

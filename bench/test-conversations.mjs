@@ -14,7 +14,7 @@
 // The largest run reaches every cap of a run at once — 1,000 conversations, 4,000 requests, close
 // to 4 MiB of test files — with the heaviest conversations the format allows: tests of 50 turns of
 // 10,000-character messages (each request carries the conversation so far, and the emulator echoes
-// each message back). Run `npm run build` first (this uses dist/ and bin/voxform.js).
+// each message back). Run `npm run build` first (this uses dist/ and bin/voxform.cjs).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -108,7 +108,7 @@ function peakRssMb(pid) {
 function runCli(dir, args, env) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [path.join(root, 'bin/voxform.js'), ...args], { cwd: dir, env: { ...process.env, ...env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(root, 'bin/voxform.cjs'), ...args], { cwd: dir, env: { ...process.env, ...env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     // VmHWM only grows: its last reading before the exit is the peak, give or take the last 100 ms.

@@ -3,7 +3,7 @@
 // files of a thousand. Guardrails
 // (bench/README.md): 1,000 agents ≤ 0.4 s; 10,000 agents ≤ 1.5 s and ≤ 250 MB of peak memory.
 // Figures are medians of the runs (peak memory: the largest). Run `npm run build` first: this runs
-// bin/voxform.js over dist/.
+// bin/voxform.cjs over dist/.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

@@ -1,7 +1,7 @@
 // `voxform --version` against a bare `node -e 0`: what starting the command costs beyond starting
 // Node. Guardrail (bench/README.md): the median of `voxform --version` ≤ 2 × the median of
 // `node -e 0`, the two run in turn (paired) so that the machine's load falls on both alike.
-// Run `npm run build` first: this runs bin/voxform.js over dist/.
+// Run `npm run build` first: this runs bin/voxform.cjs over dist/.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -17,7 +17,7 @@ function timed(args) {
   return performance.now() - started;
 }
 
-const bin = path.join(root, 'bin/voxform.js');
+const bin = path.join(root, 'bin/voxform.cjs');
 console.log(`start: ${loadAverage()}`);
 // One of each first, unmeasured: the disk cache warm for both.
 timed(['-e', '0']);

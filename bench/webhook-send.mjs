@@ -3,7 +3,7 @@
 // agent's headers (which loads the manifest). Goal on a 2-core machine: ≤ 0.3 s per run (median of
 // 10), for each. `voxform --version` is printed as the floor of process start-up, and each run's CPU
 // time beside its wall time: on a busy machine the wall time is mostly waiting for a core.
-// Run `npm run build` first (this uses dist/ and bin/voxform.js).
+// Run `npm run build` first (this uses dist/ and bin/voxform.cjs).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +16,7 @@ const RUNS = 10;
 const GOAL_SECONDS = 0.3;
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const bin = path.join(root, 'bin/voxform.js');
+const bin = path.join(root, 'bin/voxform.cjs');
 
 const MANIFEST = `agents:
   front-desk:

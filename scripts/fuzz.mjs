@@ -55,7 +55,7 @@ for (const { index } of heaviest) {
   const { project, cleanup } = await writeCase(testCase);
   const probeFile = path.join(tmpdir(), `voxform-fuzz-probe-${process.pid}`);
   const begun = Date.now();
-  const run = spawnSync(process.execPath, ['--import', path.join(root, 'bench/lib/probe.mjs'), path.join(root, 'bin/voxform.js'), 'validate'], {
+  const run = spawnSync(process.execPath, ['--import', path.join(root, 'bench/lib/probe.mjs'), path.join(root, 'bin/voxform.cjs'), 'validate'], {
     cwd: project,
     env: { PATH: process.env.PATH, NO_COLOR: '1', BENCH_PROBE_FILE: probeFile },
     encoding: 'utf8',

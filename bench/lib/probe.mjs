@@ -1,4 +1,4 @@
-// Preloaded into a measured CLI process (`node --import ./bench/lib/probe.mjs bin/voxform.js …`).
+// Preloaded into a measured CLI process (`node --import ./bench/lib/probe.mjs bin/voxform.cjs …`).
 // When the process exits it writes to the file named by BENCH_PROBE_FILE:
 //   maxRssBytes  the process's peak resident set size
 //   cpuMs        CPU time the process used (user + system): beside the wall time, it tells a process

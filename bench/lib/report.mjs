@@ -54,7 +54,7 @@ export function benchEnvironment(extra = {}) {
 }
 
 /**
- * Runs `node [nodeArgs] bin/voxform.js args` as a whole process with bench/lib/probe.mjs preloaded.
+ * Runs `node [nodeArgs] bin/voxform.cjs args` as a whole process with bench/lib/probe.mjs preloaded.
  * Resolves with its exit code, stderr, wall time (ms), when it started and ended (epoch ms), and the
  * probe's peak memory (MB) and CPU time (ms).
  */
@@ -64,7 +64,7 @@ export function runVoxform(args, { cwd, env = {} }) {
     const started = performance.now();
     // BENCH_CPU_PROF=DIR: a CPU profile of each measured command in DIR.
     const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_CPU_PROF)] : [];
-    const child = spawn(process.execPath, [...profile, '--import', path.join(root, 'bench/lib/probe.mjs'), path.join(root, 'bin/voxform.js'), ...args], {
+    const child = spawn(process.execPath, [...profile, '--import', path.join(root, 'bench/lib/probe.mjs'), path.join(root, 'bin/voxform.cjs'), ...args], {
       cwd,
       env: benchEnvironment({ ...env, BENCH_PROBE_FILE: probeFile }),
       stdio: ['ignore', 'ignore', 'pipe'],

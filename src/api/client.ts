@@ -40,7 +40,7 @@ import { MAX_KNOWLEDGE_FILE_BYTES } from '../project-files/limits.js';
 import { isPlainObject, splitTopLevelNulls } from '../util/json-object.js';
 import { sleepUnlessAborted } from '../util/sleep.js';
 import { headerValue } from '../util/env-header.js';
-import { voxformVersion } from '../version.js';
+import { voxformVersion } from '../util/version.js';
 import { requireOptions } from '../util/required-options.js';
 
 export interface ClientOptions {

@@ -107,7 +107,7 @@ const LOCAL_AGENT_MISSING_HINT =
 /**
  * `error` of a run with --local, with LOCAL_AGENT_MISSING_HINT where it is about an agent the
  * embedded emulator does not have (a read of it not found, or a plan whose agents it lacks): every
- * command's, by one rule (main.ts). Any other error is returned as it is.
+ * command's, by one rule (run-command.ts). Any other error is returned as it is.
  */
 export function withLocalAgentHint(error: unknown): unknown {
   if (isAgentNotFound(error)) return withHint(error, LOCAL_AGENT_MISSING_HINT);

@@ -53,7 +53,7 @@ const STATE_ENV: EnvironmentName[] = ['VOXFORM_STATE'];
 
 const OK_OR_ERROR = ['0  success', '1  an error (error[CODE] and one sentence on stderr, with file:line:col where a file is at fault; docs/errors.md explains each CODE)'];
 /**
- * Every command exits 130 when Ctrl-C or SIGTERM stops it (src/cli/main.ts, docs/errors.md): said by
+ * Every command exits 130 when Ctrl-C or SIGTERM stops it (src/cli/run-command.ts, docs/errors.md): said by
  * renderCommandHelp of each command whose table gives no 130 line of its own.
  */
 const INTERRUPTED = '130  interrupted (Ctrl-C or SIGTERM): error[interrupted] says what the stop left undone';

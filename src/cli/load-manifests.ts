@@ -73,7 +73,7 @@ export async function readCommandProject(options: Pick<ManifestOptions, 'file'>,
 
 /**
  * The command line's `--env` (diff's each one) checked against the manifests' environments before
- * the command runs (main.ts): no command goes on without the environment it was told to use, whether
+ * the command runs (run-command.ts): no command goes on without the environment it was told to use, whether
  * it reads the manifests on every path, on some, or only when it can. Without manifests (no -f, no voxform.yaml) there is nothing to check against: the
  * name stands as given, and a command that needs manifests says they are missing, as plan does.
  * Manifests that cannot be read, or not as YAML, leave it to the command's own load to say why.

@@ -3,7 +3,7 @@
  * whichever command asked the service for it (test, chat, report…), the error says which agent of
  * which manifest, at its `file:line:col`, as plan does. The loads of a run note their agents
  * (`noteManifestAgents`, which load-manifests.ts imports, so this module is loaded before any error);
- * main.ts turns the error through `namingManifestAgent`, the one place.
+ * run-command.ts turns the error through `namingManifestAgent`, the one place.
  */
 import { isAgentNotFound, reworded } from '../api/errors.js';
 import { formatSourceLocation } from '../errors.js';

@@ -1,15 +1,13 @@
 /**
  * The process out of open files (`ulimit -n`), wherever it happens: while Node loads voxform's own
- * modules (at start, or a command's, which main.ts loads lazily), or when a command opens a file.
+ * modules (at start, or a command's, which run-command.ts loads lazily), or when a command opens a file.
  * Nothing here is a bug of voxform, so the error says what the limit is and how to raise it.
- * bin/voxform.js loads this module before the rest of the CLI, while few files are open, so that
- * it can report a failure to load the rest: it imports little for that reason.
+ * (The shell itself is read as bin/voxform.cjs is, one file closed before the next is opened: a
+ * limit that lets Node read bin/voxform.cjs lets it read the shell.)
  */
 import { closeSync, existsSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
-import { errorJson, errorText } from './error-text.js';
-import { formatAskedFor } from './format-asked-for.js';
 
 /** How many causes deep an error is searched for the code (a cause chain is never that long). */
 const MAX_CAUSES = 8;
@@ -95,18 +93,4 @@ export function tooManyOpenFilesError(error: unknown, options: { parallelism: bo
     hint: `Raise the limit of open files (\`ulimit -n\`, e.g. \`ulimit -n 4096\`) and run the command again${parallelism}.`,
     cause: error,
   });
-}
-
-/**
- * For bin/voxform.js when the CLI itself could not be loaded: reports running out of open files as
- * the CLI reports its errors (`--format json` too) and returns the exit code; undefined for any
- * other failure, which is not this module's to describe.
- */
-export function reportLoadFailure(error: unknown, argv: readonly string[], env: Readonly<Record<string, string | undefined>>): number | undefined {
-  const reported = tooManyOpenFilesError(error, { parallelism: false });
-  if (!reported) return undefined;
-  if (formatAskedFor(argv) === 'json') process.stdout.write(errorJson(reported));
-  else process.stderr.write(errorText(reported));
-  if (env.VOXFORM_DEBUG === '1' && error instanceof Error) process.stderr.write(`${error.stack ?? ''}\n`);
-  return 1;
 }

@@ -5,7 +5,7 @@
 import { PLAN_JSON_FORMAT_VERSION } from '../plan/format-version.js';
 import { STATE_FORMAT_VERSION } from '../state/format-version.js';
 import { SCHEMA_VERSION } from '../state/postgres/schema.js';
-import { voxformVersion } from '../version.js';
+import { voxformVersion } from '../util/version.js';
 
 /**
  * This voxform's version and the formats it reads and writes, from the constants their readers

@@ -93,7 +93,7 @@ describe('more connections than the process may open', () => {
     const dir = await tempDir({ 'voxform.yaml': `${manifest}\n` });
     // Few open files and many requests at once: sockets run out, whatever the machine. Enough for
     // loading the modules (the loader opens a level of them at once; at 64 it could run out there first).
-    const child = spawn('/bin/sh', ['-c', `ulimit -n 128 && exec "${process.execPath}" "${path.join(repoRoot, 'bin/voxform.js')}" plan --parallelism 200`], {
+    const child = spawn('/bin/sh', ['-c', `ulimit -n 128 && exec "${process.execPath}" "${path.join(repoRoot, 'bin/voxform.cjs')}" plan --parallelism 200`], {
       cwd: dir,
       env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', VOXFORM_API_KEY: KEY, VOXFORM_BASE_URL: emulator.url },
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -114,7 +114,7 @@ describe('a signal while a request is in flight', () => {
     const requestArrived = new Promise<void>((resolve) => (arrived = resolve));
     const fake = await fakeServer(() => arrived()); // takes the request, never answers
     cleanups.push(() => fake.close());
-    const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), 'logs', '--base-url', fake.url, '--timeout', '1h'], {
+    const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.cjs'), 'logs', '--base-url', fake.url, '--timeout', '1h'], {
       env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', VOXFORM_API_KEY: KEY },
       stdio: ['ignore', 'ignore', 'pipe'],
     });

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { createClient } from '../../src/api/index.js';
 import { useFakeServers } from './helpers.js';
 
-vi.mock('../../src/version.js', () => ({ voxformVersion: () => '9.8.7' }));
+vi.mock('../../src/util/version.js', () => ({ voxformVersion: () => '9.8.7' }));
 
 const { serve, cleanups } = useFakeServers();
 

@@ -9,7 +9,7 @@ import { parse } from 'yaml';
 import { DEFAULT_PUBLIC_KEY, defaultSeed, startEmulator } from '../../src/emulator/index.js';
 import { makeTree, repoRoot, runCliInProcess } from '../helpers/cli.js';
 import { makeContext } from '../helpers/context.js';
-import { runCommandLine } from '../../src/cli/main.js';
+import { runCommandLine } from '../../src/cli/run-command.js';
 import type { StopAtOnce } from '../../src/cli/context.js';
 
 const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
@@ -152,7 +152,7 @@ describe('--local: one project database shared by every command of a folder', ()
       '',
     ].join('\n');
     const { dir, cleanup } = await makeTree({ 'voxform.yaml': manifest });
-    const chat = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), 'chat', '--local', '--agent', BOOKING], {
+    const chat = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.cjs'), 'chat', '--local', '--agent', BOOKING], {
       cwd: dir,
       env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', HOME: process.env.HOME ?? '/tmp' },
       stdio: 'pipe',

@@ -14,7 +14,7 @@ describe('a reader that closes the pipe early', () => {
     // Through a real pipe, as a shell makes one (a child's stdout here is a socket, which holds all
     // of it): the schema, about 125 KB, is more than a pipe holds, so voxform is still writing when
     // `head` leaves. With pipefail, the pipeline's status is voxform's.
-    const voxform = JSON.stringify(path.join(repoRoot, 'bin/voxform.js'));
+    const voxform = JSON.stringify(path.join(repoRoot, 'bin/voxform.cjs'));
     const child = spawn('bash', ['-c', `set -o pipefail; ${JSON.stringify(process.execPath)} ${voxform} schema | head -c 1 > /dev/null`], {
       stdio: ['ignore', 'ignore', 'pipe'],
       env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' },
@@ -29,7 +29,7 @@ describe('a reader that closes the pipe early', () => {
 
 describe('standard output that cannot be written', () => {
   it.each([['schema'], ['validate', '--format', 'sarif', '-f', 'agents.example.yaml']])('a full disk fails the run: %s', async (...args) => {
-    const voxform = JSON.stringify(path.join(repoRoot, 'bin/voxform.js'));
+    const voxform = JSON.stringify(path.join(repoRoot, 'bin/voxform.cjs'));
     const words = args.map((arg) => JSON.stringify(arg)).join(' ');
     const child = spawn('bash', ['-c', `${JSON.stringify(process.execPath)} ${voxform} ${words} > /dev/full`], {
       cwd: repoRoot,

@@ -19,7 +19,7 @@ const HUGE_PROMPT = '-OKspareAgent0000004';
 const AWKWARD = '-OKspareAgent0000001';
 const AWKWARD_SECRETS = { hook: 'awkward-hook-5a1', crm: 'awkward-crm-6b2', pin: 987654 };
 const URL_TOKEN = 'spare-url-token-9c41';
-const validateBuilt = existsSync(path.join(repoRoot, 'dist/cli/commands/validate.js'));
+const validateBuilt = existsSync(path.join(repoRoot, 'dist/cli-bundle/main.cjs'));
 
 let emulator: RunningEmulator;
 beforeAll(async () => {

@@ -15,7 +15,7 @@ import { repoRoot, runCli, runCliInProcess, runPrinted, useTempDirs } from '../h
 import { SAMPLE_VALUES } from '../templates/fixtures.js';
 
 const AGENT = '-OKspareAgent0000001';
-const validateBuilt = existsSync(path.join(repoRoot, 'dist/cli/commands/validate.js'));
+const validateBuilt = existsSync(path.join(repoRoot, 'dist/cli-bundle/main.cjs'));
 
 const tempDir = useTempDirs();
 

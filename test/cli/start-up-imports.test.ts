@@ -5,12 +5,15 @@
  * whole of undici (the client needs its pool alone), and the emulator, conversation and export code
  * no such command runs.
  */
+import { spawnSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repoRoot } from '../helpers/cli.js';
+import { repoRoot, useTempDirs } from '../helpers/cli.js';
 import { importGraph } from '../helpers/import-graph.js';
 
 const src = path.join(repoRoot, 'src');
+const tempDir = useTempDirs();
 
 describe('start-up imports', () => {
   for (const command of ['plan', 'apply', 'validate']) {
@@ -36,8 +39,8 @@ describe('start-up imports', () => {
   });
 
   // Every command, `--version` and `--help` too, loads the command line's shell (src/cli/main.ts and
-  // what it imports statically) first: the state backends, the history, the manifest loader and the
-  // client come with the command that uses them, never with the shell. `--version` names the plan
+  // what it imports statically) first: the state backends, the history, the manifest loader, the
+  // client and what runs a command come with the command that uses them, never with the shell. `--version` names the plan
   // and state formats and the database schema from their own small modules.
   it('the command line\'s shell loads no state backend, history, manifests, files or client', () => {
     const { modules } = importGraph(path.join(src, 'cli/main.ts'));
@@ -46,6 +49,27 @@ describe('start-up imports', () => {
     const loaded = rooms.filter((parts) => !allowed.includes(parts.join('/')));
     expect(loaded.filter(([room]) => ['manifest', 'plan', 'apply', 'history', 'project-files', 'api', 'policy', 'state'].includes(room as string))).toEqual([]);
     expect(rooms.map((parts) => parts.join('/'))).toEqual(expect.arrayContaining(allowed.slice(1)));
+    // Running a command (its module, its context, the signal traps, prompts) comes with the command:
+    // the parser alone answers --version and --help.
+    const running = ['cli/run-command.ts', 'cli/signal-trap.ts', 'cli/confirm.ts'];
+    expect(rooms.map((parts) => parts.join('/')).filter((file) => running.includes(file))).toEqual([]);
+    expect(importGraph(path.join(src, 'cli/main.ts'), true).modules).toContain(path.join(src, 'cli/run-command.ts'));
+  });
+
+  // The built command line (scripts/bundle-cli.mjs): the shell is one file, and --version and --help
+  // load nothing else of voxform's beyond the bundle's entry and its runtime.
+  it.each([['--version'], ['--help'], ['plan', '--help']])('`voxform %s` loads the shell\'s one chunk and no command\'s', async (...args) => {
+    const dir = await tempDir();
+    const record = path.join(dir, 'loaded.json');
+    const run = spawnSync(process.execPath, ['--require', path.join(repoRoot, 'test/helpers/loaded-files.cjs'), path.join(repoRoot, 'bin/voxform.cjs'), ...args], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', VOXFORM_TEST_LOADED_FILES: record },
+      encoding: 'utf8',
+    });
+    expect(run.status).toBe(0);
+    const loaded = (JSON.parse(await readFile(record, 'utf8')) as string[]).filter((file) => !file.includes(`${path.sep}test${path.sep}helpers${path.sep}`));
+    const bundle = path.join(repoRoot, 'dist/cli-bundle');
+    expect(loaded.map((file) => path.relative(repoRoot, file)).sort()).toEqual(['bin/voxform.cjs', ...['main', 'rolldown-runtime', 'shell'].map((chunk) => path.relative(repoRoot, path.join(bundle, `${chunk}.cjs`)))].sort());
   });
 
   // `voxform test` needs a model only for judge: checks and simulated callers: the OpenAI client

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { StopAtOnce } from '../../src/cli/context.js';
 import { askYesNo } from '../../src/cli/confirm.js';
 import { STAGING_FRONT_DESK_ID } from '../../src/emulator/default-seed.js';
-import { runCommandLine } from '../../src/cli/main.js';
+import { runCommandLine } from '../../src/cli/run-command.js';
 import { acquireStateLock } from '../../src/state/lock.js';
 import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 import { makeContext } from '../helpers/context.js';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GracefulStop } from '../../src/cli/context.js';
-import { runCommandLine } from '../../src/cli/main.js';
+import { runCommandLine } from '../../src/cli/run-command.js';
 import { acquireStateLock } from '../../src/state/lock.js';
 import { osUser } from '../../src/util/run-identity.js';
 import { startExampleProject, type ExampleProject } from '../helpers/project.js';

@@ -7,7 +7,7 @@ import { SECRETS, startExampleProject, type ExampleProject } from '../helpers/pr
 import { PLAN_JSON_FORMAT_VERSION } from '../../src/plan/format-version.js';
 import { STATE_FORMAT_VERSION } from '../../src/state/format-version.js';
 import { SCHEMA_VERSION } from '../../src/state/postgres/schema.js';
-import { voxformVersion } from '../../src/version.js';
+import { voxformVersion } from '../../src/util/version.js';
 
 let project: ExampleProject | undefined;
 afterEach(async () => {

@@ -66,7 +66,7 @@ interface RunningServe {
 
 /** `voxform webhook serve --port 0 …` as a child process, once it listens. */
 async function startServe(args: string[], cwd: string, env: Record<string, string> = ENV): Promise<RunningServe> {
-  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), 'webhook', 'serve', '--port', '0', ...args], {
+  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.cjs'), 'webhook', 'serve', '--port', '0', ...args], {
     cwd,
     env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
   });

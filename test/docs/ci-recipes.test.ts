@@ -161,7 +161,7 @@ describe('the recipes, run through the Action and the component', () => {
     expect(Object.keys(jobs)).toEqual(['voxform-plan', 'voxform-test', 'voxform-apply', 'voxform-drift']);
     const setup = await recipeProject(recipe.variables.VOXFORM_ENV_ALLOW);
     project = setup.project;
-    const gitlab = { ...setup.env, VOXFORM_BIN: path.join(repoRoot, 'bin/voxform.js'), CI_API_V4_URL: `${fake.url}/api/v4`, CI_PROJECT_ID: '12', CI_JOB_URL: 'https://gitlab.example/acme/agents/-/jobs/5', GITLAB_TOKEN: 'glpat-recipe-token-77' };
+    const gitlab = { ...setup.env, VOXFORM_BIN: path.join(repoRoot, 'bin/voxform.cjs'), CI_API_V4_URL: `${fake.url}/api/v4`, CI_PROJECT_ID: '12', CI_JOB_URL: 'https://gitlab.example/acme/agents/-/jobs/5', GITLAB_TOKEN: 'glpat-recipe-token-77' };
 
     for (const name of ['voxform-plan', 'voxform-test']) {
       const run = await runGitlabJob(jobs[name]!, { cwd: project.dir, env: { ...gitlab, CI_MERGE_REQUEST_IID: '8', CI_COMMIT_SHA: '3'.repeat(40) } });

@@ -57,7 +57,7 @@ async function markdownFiles(): Promise<string[]> {
 }
 
 const STAND_INS: Record<string, string> = {
-  voxform: `#!/bin/sh\nexec "${process.execPath}" "${path.join(repoRoot, 'bin/voxform.js')}" "$@"\n`,
+  voxform: `#!/bin/sh\nexec "${process.execPath}" "${path.join(repoRoot, 'bin/voxform.cjs')}" "$@"\n`,
   npx: '#!/bin/sh\nif [ "$1" = voxform ]; then shift; exec voxform "$@"; fi\necho "docs test: npx $* is not available here" >&2; exit 1\n',
   npm: [
     '#!/bin/sh',

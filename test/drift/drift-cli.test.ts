@@ -414,7 +414,7 @@ describe('voxform drift', () => {
   it('--watch prints one line per check and stops on SIGTERM with exit 130', async () => {
     const p = await startProject();
     const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), 'drift', '--watch', '1h', '--format', 'json'], {
+      const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.cjs'), 'drift', '--watch', '1h', '--format', 'json'], {
         cwd: p.dir,
         env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...p.env },
         stdio: 'pipe',

@@ -291,7 +291,7 @@ describe('Ctrl-C while another run holds the lock', () => {
     const stateFolder = path.join(p.dir, '.voxform');
     const holder = await acquireStateLock(path.join(stateFolder, 'state.json'), { command: 'voxform apply (the other run)', timeoutSeconds: 0, warn: () => undefined });
     try {
-      const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), 'apply', '--auto-approve', '--lock-timeout', '600', ...flags], {
+      const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.cjs'), 'apply', '--auto-approve', '--lock-timeout', '600', ...flags], {
         cwd: p.dir,
         env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...p.env },
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -345,7 +345,7 @@ describe('under faults', () => {
     project = await startExampleProject();
     const p = project;
     p.emulator.control.setFaults([{ path: '**', latencyMs: 200 }]);
-    const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), 'apply', '--auto-approve', '--parallelism', '1'], {
+    const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.cjs'), 'apply', '--auto-approve', '--parallelism', '1'], {
       cwd: p.dir,
       env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...p.env },
       stdio: 'ignore',

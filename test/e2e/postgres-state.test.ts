@@ -314,7 +314,7 @@ describe('the PostgreSQL state backend, end to end', () => {
     const state = `postgres://voxform:x@127.0.0.1:${database.port}/voxform`;
     for (const args of [['apply', '--auto-approve'], ['plan'], ['status'], ['state', 'list']]) {
       const connected = new Promise<void>((resolve) => silent.once('connection', () => resolve()));
-      const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), ...args, '--state', state], { cwd: p.dir, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...p.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.cjs'), ...args, '--state', state], { cwd: p.dir, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...p.env }, stdio: ['ignore', 'pipe', 'pipe'] });
       let output = '';
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
       child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));

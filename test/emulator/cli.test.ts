@@ -136,10 +136,10 @@ describe('voxform emulator', () => {
     await expect(refused).rejects.toMatchObject({ hint: 'Pick another --host (an address of this machine, such as 127.0.0.1, or 0.0.0.0 for every one) or --port (0 picks a free one).' });
   });
 
-  const built = existsSync(path.join(repoRoot, 'dist/cli/commands/emulator.js'));
+  const built = existsSync(path.join(repoRoot, 'dist/cli-bundle/main.cjs'));
   it.skipIf(!built)('the built CLI stops on SIGTERM after flushing its data file', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'voxform-cli-'));
-    const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), 'emulator', '--port', '0', '--data', 'data.json'], { cwd: dir, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' } });
+    const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.cjs'), 'emulator', '--port', '0', '--data', 'data.json'], { cwd: dir, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' } });
     let stdout = '';
     child.stdout.setEncoding('utf8').on('data', (t: string) => (stdout += t));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

@@ -366,7 +366,7 @@ describe('voxform emulator traffic, names it did not write', () => {
 describe('voxform emulator --traffic', () => {
   it('adds the calls at start and says so in the banner', async () => {
     const dir = await tempDir({ 'profile.json': JSON.stringify({ extends: 'light', window: '1h' }) });
-    const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), 'emulator', '--port', '0', '--traffic', 'profile.json', '--traffic-calls', '3', '--traffic-seed', '5'], {
+    const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.cjs'), 'emulator', '--port', '0', '--traffic', 'profile.json', '--traffic-calls', '3', '--traffic-seed', '5'], {
       cwd: dir,
       env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' },
     });

@@ -147,7 +147,7 @@ async function stepOutputs(file: string): Promise<Record<string, string>> {
 /** A job's fresh temporary folder, with the voxform the Action's install step finds installed (VOXFORM_BIN). */
 export async function newRunnerTemp(): Promise<{ runnerTemp: string; env: Record<string, string> }> {
   const runnerTemp = await mkdtemp(path.join(tmpdir(), 'voxform-runner-'));
-  return { runnerTemp, env: { VOXFORM_BIN: path.join(repoRoot, 'bin/voxform.js') } };
+  return { runnerTemp, env: { VOXFORM_BIN: path.join(repoRoot, 'bin/voxform.cjs') } };
 }
 
 export interface Component {

@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, expect } from 'vitest';
 import { Readable } from 'node:stream';
 import { streamPrinter, type CommandContext, type GracefulStop, type Output } from '../../src/cli/context.js';
-import { operatorSecrets, runCommandLine } from '../../src/cli/main.js';
+import { operatorSecrets } from '../../src/cli/main.js';
+import { runCommandLine } from '../../src/cli/run-command.js';
 import { shellWord } from '../../src/util/shell-word.js';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -18,7 +19,7 @@ export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
  */
 export function spawnCli(cwd: string, env: Record<string, string | undefined>, args: string[], options: { preload?: string } = {}) {
   const preload = options.preload === undefined ? [] : ['--import', options.preload];
-  const child = spawn(process.execPath, [...preload, path.join(repoRoot, 'bin/voxform.js'), ...args], {
+  const child = spawn(process.execPath, [...preload, path.join(repoRoot, 'bin/voxform.cjs'), ...args], {
     cwd,
     env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -39,7 +40,7 @@ export function spawnCli(cwd: string, env: Record<string, string | undefined>, a
     });
   return { child, output, exited, stderrShows };
 }
-const binPath = path.join(repoRoot, 'bin/voxform.js');
+const binPath = path.join(repoRoot, 'bin/voxform.cjs');
 
 export interface CliResult {
   code: number;
@@ -60,7 +61,7 @@ const WITHOUT_PERMISSION_OVERRIDE = ['setpriv', '--bounding-set=-dac_override,-d
 const NODE_WARNING = /^\(node:\d+\) (?:\[\w+\] )?\w*Warning: .*$/m;
 
 /**
- * Runs the real, built CLI (`bin/voxform.js` over `dist/`) as a child process. `npm test` builds
+ * Runs the real, built CLI (`bin/voxform.cjs` over `dist/`) as a child process. `npm test` builds
  * first (the `pretest` script). The environment is minimal and explicit: no inherited API key. A run
 that prints a warning of Node's own fails the test: the user would see it.
  * `unprivileged`: file permissions apply to the CLI even when the tests run as root (see

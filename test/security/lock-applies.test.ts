@@ -62,7 +62,7 @@ async function startGate(target: string): Promise<{ url: string; open(): void }>
 }
 
 function startApply(p: ExampleProject, baseUrl: string): Promise<{ code: number; stderr: string }> {
-  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), 'apply', '--auto-approve'], {
+  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.cjs'), 'apply', '--auto-approve'], {
     cwd: p.dir,
     env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...p.env, VOXFORM_BASE_URL: baseUrl },
     stdio: ['ignore', 'ignore', 'pipe'],

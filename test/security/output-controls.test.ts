@@ -206,7 +206,7 @@ async function feedEmulator(url: string): Promise<void> {
 /** Runs a server command, waits for its "listening on URL" line, feeds it, then stops it with SIGTERM. */
 function runServer(args: string[], cwd: string, env: Record<string, string>, feed: (url: string) => Promise<void>): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), ...args], { cwd, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env }, stdio: 'pipe' });
+    const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.cjs'), ...args], { cwd, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env }, stdio: 'pipe' });
     let stdout = '';
     let stderr = '';
     let fed = false;

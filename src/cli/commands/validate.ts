@@ -18,7 +18,7 @@ import { loadAsValidateChecks, loadCommandManifests, readCommandProject } from '
 import { countProblems, formatDiagnostics } from '../diagnostics.js';
 import { plural } from '../../util/plural.js';
 import { checkPolicy } from '../policy-check.js';
-import { voxformVersion } from '../../version.js';
+import { voxformVersion } from '../../util/version.js';
 import { mergeEnvironmentReports } from '../../policy/environments.js';
 import { RegexTimeBudget } from '../../util/safe-regex.js';
 import { RuleCheckBudget } from '../../policy/check-budget.js';

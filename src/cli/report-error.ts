@@ -1,0 +1,61 @@
+/** How the CLI reports what went wrong, and the exit code it gives: one way for every command. */
+import { CommanderError } from 'commander';
+import { isVoxformError } from '../errors.js';
+import { errorMessage, errorStack } from '../secrets/error-message.js';
+import { printableKeepingLines } from '../util/printable.js';
+import { EXIT_INTERRUPTED, type Output } from './context.js';
+import { errorJson, errorText } from './error-text.js';
+import { tooManyOpenFilesError } from './open-files.js';
+
+/**
+ * Where an error is reported, and how; `parallelism`: whether the command has --parallelism;
+ * `stdoutWritten`: whether stdout holds output already.
+ */
+export interface ErrorOutput {
+  stdout: Output;
+  stderr: Output;
+  debug: boolean;
+  json: boolean;
+  parallelism: boolean;
+  stdoutWritten: () => boolean;
+}
+
+/**
+ * Whether an error is printed as the JSON envelope on stdout: with a JSON format, unless the command
+ * has printed on stdout already (a drift report before its heal fails, a watch's lines, part of a
+ * report before an interrupt): glued to that output, it would make stdout no document a script can
+ * read, so it comes on stderr as in text, and the exit code says the run did not finish.
+ */
+export function printsAsJson(out: ErrorOutput): boolean {
+  return out.json && !out.stdoutWritten();
+}
+
+/** Prints what went wrong (through the redacting streams) and returns the exit code; never throws. */
+export function reportError(error: unknown, out: ErrorOutput): number {
+  try {
+    return describeError(error, out);
+  } catch {
+    out.stderr.write('error: voxform hit an unexpected problem (this is a bug; please report it), and could not describe it.\n');
+    return 1;
+  }
+}
+
+function describeError(error: unknown, out: ErrorOutput): number {
+  if (error instanceof CommanderError) {
+    // Help and --version arrive here as "errors" with exit code 0; usage mistakes are exit 1.
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
+    return 1;
+  }
+  // Out of open files, wherever (loading a command's modules, opening a file): the limit's, not a bug.
+  const reported = isVoxformError(error) ? error : tooManyOpenFilesError(error, { parallelism: out.parallelism });
+  if (reported) {
+    if (printsAsJson(out)) out.stdout.write(errorJson(reported));
+    else out.stderr.write(errorText(reported));
+    if (out.debug) out.stderr.write(`${errorStack(error)}\n`);
+    return reported.code === 'interrupted' ? EXIT_INTERRUPTED : 1;
+  }
+  out.stderr.write(`error: voxform hit an unexpected problem (this is a bug; please report it): ${printableKeepingLines(errorMessage(error))}\n`);
+  if (out.debug) out.stderr.write(`${errorStack(error)}\n`);
+  else out.stderr.write('  hint: run again with VOXFORM_DEBUG=1 to see the details.\n');
+  return 1;
+}
