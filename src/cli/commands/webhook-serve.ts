@@ -109,6 +109,9 @@ const NODE_CLIENT_ERROR_STATUS: Readonly<Record<string, string>> = {
   ERR_HTTP_REQUEST_TIMEOUT: '408 Request Timeout',
 };
 
+/** How long after a body's deadline Node's own request timeout ends a request that is still open. */
+const BACKSTOP_MARGIN_MS = 2000;
+
 /** The receiver's server, not yet listening: one line per request to `settings.log`. */
 export function createReceiver(settings: ReceiverSettings): http.Server {
   const timeoutMs = settings.bodyTimeoutMs ?? WEBHOOK_BUDGET_MS;
@@ -117,8 +120,9 @@ export function createReceiver(settings: ReceiverSettings): http.Server {
   const server = http.createServer(
     {
       headersTimeout: timeoutMs,
-      // Only a backstop: a POST's body has its own deadline (handleRequest), which comes first.
-      requestTimeout: 2 * timeoutMs,
+      // Only a backstop: a POST's body has its own deadline (handleRequest), which must come first, and
+      // a busy process runs a timer late; Node's own 408 at the backstop has no body and no printed line.
+      requestTimeout: timeoutMs + BACKSTOP_MARGIN_MS,
       // Node checks these timeouts only this often (30 s by default), so a slow client is refused close to the budget.
       connectionsCheckingInterval: Math.max(1, Math.ceil(timeoutMs / 10)),
     },
