@@ -2,12 +2,15 @@
 'use strict';
 // The CLI runs from its bundle, dist/cli-bundle/ (scripts/bundle-cli.mjs: why CommonJS). In a
 // clone, `npm run build` makes it (the published package ships it built).
+// A trace names the modules of dist/ and their lines, not the bundle's (its source maps).
+if (process.env.VOXFORM_DEBUG === '1') process.setSourceMapsEnabled(true);
 let cli;
 try {
   cli = require('../dist/cli-bundle/main.cjs');
 } catch (error) {
-  if (error?.code !== 'MODULE_NOT_FOUND' || !String(error.message).includes('cli-bundle')) throw error;
-  process.stderr.write('error: voxform is not built yet (dist/ is missing).\n  hint: run `npm run build` in the voxform folder, then try again.\n');
+  // The shell loads no package (commander is in it): a module not found here is a file of the bundle.
+  if (error?.code !== 'MODULE_NOT_FOUND') throw error;
+  process.stderr.write('error[install_incomplete]: voxform is not built, or its build is incomplete (dist/cli-bundle/ lacks a file).\n  hint: run `npm run build` in the voxform folder (tsc alone does not make the bundle), then try again.\n');
   process.exit(1);
 }
 cli.main(process.argv.slice(2)).then((exitCode) => {

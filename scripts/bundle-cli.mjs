@@ -27,8 +27,9 @@ const isExternalPackage = (id) => !id.startsWith('.') && !path.isAbsolute(id) &&
 
 /**
  * A command's chunk by the module it loads (`cli-commands-validate.cjs` for dist/cli/commands/
- * validate.js), so that a trace or an error naming a chunk says which; a chunk of shared modules by
- * the first of them.
+ * validate.js), so that an error naming a chunk says which command's it is; a chunk of shared
+ * modules as rolldown names it, after one of them. A trace names the modules themselves with
+ * VOXFORM_DEBUG=1, through the chunks' source maps (bin/voxform.cjs).
  */
 function chunkFileName(chunk) {
   if (!chunk.facadeModuleId?.startsWith(dist + path.sep)) return '[name].cjs';
@@ -43,6 +44,7 @@ try {
     format: 'cjs',
     entryFileNames: '[name].cjs',
     chunkFileNames: chunkFileName,
+    sourcemap: true,
     // The shell is one chunk, every module main.ts imports statically (a group takes in what its
     // modules import); each command, in its chunks, comes with its first run.
     codeSplitting: { groups: [{ name: 'shell', test: (id) => id === shellEntry }] },

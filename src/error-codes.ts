@@ -56,6 +56,7 @@ export const COMMAND_ERROR_CODES = [
   'init_write_failed',
   'init_vars_missing',
   'init_would_shadow',
+  'install_incomplete',
   'interrupted',
   'invalid_argument',
   'invalid_option',

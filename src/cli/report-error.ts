@@ -1,6 +1,6 @@
 /** How the CLI reports what went wrong, and the exit code it gives: one way for every command. */
 import { CommanderError } from 'commander';
-import { isVoxformError } from '../errors.js';
+import { isVoxformError, VoxformError } from '../errors.js';
 import { errorMessage, errorStack } from '../secrets/error-message.js';
 import { printableKeepingLines } from '../util/printable.js';
 import { EXIT_INTERRUPTED, type Output } from './context.js';
@@ -46,8 +46,9 @@ function describeError(error: unknown, out: ErrorOutput): number {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
     return 1;
   }
-  // Out of open files, wherever (loading a command's modules, opening a file): the limit's, not a bug.
-  const reported = isVoxformError(error) ? error : tooManyOpenFilesError(error, { parallelism: out.parallelism });
+  // Out of open files, wherever (loading a command's modules, opening a file): the limit's, not a bug;
+  // then a module that is not there: the installation's.
+  const reported = isVoxformError(error) ? error : (tooManyOpenFilesError(error, { parallelism: out.parallelism }) ?? missingModuleError(error));
   if (reported) {
     if (printsAsJson(out)) out.stdout.write(errorJson(reported));
     else out.stderr.write(errorText(reported));
@@ -58,4 +59,23 @@ function describeError(error: unknown, out: ErrorOutput): number {
   if (out.debug) out.stderr.write(`${errorStack(error)}\n`);
   else out.stderr.write('  hint: run again with VOXFORM_DEBUG=1 to see the details.\n');
   return 1;
+}
+
+/** Node's words for a module that is not there: `Cannot find module 'yaml'` (require), `Cannot find package '/p/node_modules/yaml/…'` (import). */
+const NOT_FOUND = /^Cannot find (?:module|package) '([^']+)'/;
+
+/**
+ * A module voxform loads that is not there (after tooManyOpenFilesError, which takes one that is
+ * there but could not be opened): a package of node_modules, or a chunk of the build, missing.
+ * `--version` and `--help` load neither, so the first command to need one meets it.
+ */
+function missingModuleError(error: unknown): VoxformError | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (!(error instanceof Error) || (code !== 'MODULE_NOT_FOUND' && code !== 'ERR_MODULE_NOT_FOUND')) return undefined;
+  const named = NOT_FOUND.exec(error.message)?.[1];
+  if (named === undefined) return undefined;
+  return new VoxformError('install_incomplete', `voxform could not load ${printableKeepingLines(named)}: a file of its installation is missing.`, {
+    hint: 'Install voxform again where it is installed (`npm ci` or `npm install`); in a clone of voxform, `npm ci && npm run build`. If it is still missing, this is a bug of voxform: please report it.',
+    cause: error,
+  });
 }

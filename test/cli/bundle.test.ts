@@ -1,0 +1,62 @@
+/**
+ * The command line as it runs, from its bundle (scripts/bundle-cli.mjs). A file of voxform's
+ * installation that is not there (a package of node_modules, a chunk of the bundle) is the
+ * installation's, not "an unexpected problem (this is a bug)": the error names the file and says
+ * how to install again, exit 1, no require stack unless VOXFORM_DEBUG=1. With VOXFORM_DEBUG=1 a
+ * trace names the modules of dist/ and their lines, not the chunks they were bundled into.
+ */
+import { spawnSync } from 'node:child_process';
+import { cp } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { reportError, type ErrorOutput } from '../../src/cli/report-error.js';
+import { repoRoot, runCli, useTempDirs } from '../helpers/cli.js';
+
+const tempDir = useTempDirs();
+
+function reported(error: unknown, debug = false): { code: number; stderr: string } {
+  let stderr = '';
+  const output = { write: (text: string) => void (stderr += text), isTTY: false, columns: undefined };
+  const out: ErrorOutput = { stdout: output, stderr: output, debug, json: false, parallelism: false, stdoutWritten: () => false };
+  return { code: reportError(error, out), stderr };
+}
+
+const HINT = '  hint: Install voxform again where it is installed (`npm ci` or `npm install`); in a clone of voxform, `npm ci && npm run build`. If it is still missing, this is a bug of voxform: please report it.\n';
+
+describe('a module of the installation that is not there', () => {
+  it('a package `require` cannot find: named, with the way to install again, no require stack', () => {
+    const error = Object.assign(new Error("Cannot find module 'yaml'\nRequire stack:\n- /p/dist/cli-bundle/cli-commands-fmt.cjs\n- /p/dist/cli-bundle/shell.cjs"), { code: 'MODULE_NOT_FOUND' });
+    expect(reported(error)).toEqual({ code: 1, stderr: `error[install_incomplete]: voxform could not load yaml: a file of its installation is missing.\n${HINT}` });
+    expect(reported(error, true).stderr).toContain('Require stack');
+  });
+
+  it('a package `import` cannot find, when files still open: the same error', () => {
+    const missing = path.join(repoRoot, 'node_modules/no-such-package/index.js');
+    const error = Object.assign(new Error(`Cannot find package '${missing}' imported from ${path.join(repoRoot, 'dist/cli-bundle/http.cjs')}`), { code: 'ERR_MODULE_NOT_FOUND' });
+    expect(reported(error).stderr).toBe(`error[install_incomplete]: voxform could not load ${missing}: a file of its installation is missing.\n${HINT}`);
+  });
+
+  it('any other error stays "an unexpected problem"', () => {
+    expect(reported(new TypeError('x is not a function')).stderr).toMatch(/^error: voxform hit an unexpected problem \(this is a bug; please report it\): x is not a function\n/);
+  });
+});
+
+describe('the command line without its bundle', () => {
+  it('says the build is missing or incomplete, and how to build, when dist/cli-bundle/ lacks a file', async () => {
+    const dir = await tempDir({});
+    await cp(path.join(repoRoot, 'bin'), path.join(dir, 'bin'), { recursive: true });
+    const run = spawnSync(process.execPath, [path.join(dir, 'bin/voxform.cjs'), '--version'], { cwd: dir, env: { PATH: process.env.PATH ?? '' }, encoding: 'utf8' });
+    expect(run.stderr).toBe('error[install_incomplete]: voxform is not built, or its build is incomplete (dist/cli-bundle/ lacks a file).\n  hint: run `npm run build` in the voxform folder (tsc alone does not make the bundle), then try again.\n');
+    expect(run.status).toBe(1);
+  });
+});
+
+describe('a trace with VOXFORM_DEBUG=1', () => {
+  it('names the module of dist/ and its line, through the bundle\'s source maps', async () => {
+    const dir = await tempDir({ 'voxform.yaml': 'version: 1\nagents:\n  desk:\n    id: agent-1\n    name: Desk\n', '.voxform/state.json': '{"broken": ' });
+    const result = await runCli(['plan', '--local'], { cwd: dir, env: { VOXFORM_DEBUG: '1' } });
+    expect(result.stderr).toMatch(/^error\[state_invalid\]/);
+    expect(result.stderr).toContain(`at readStateFile (${path.join(repoRoot, 'dist/state/state-file.js')}:`);
+    expect(result.stderr).not.toContain('cli-bundle');
+  });
+});
