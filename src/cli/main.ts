@@ -36,14 +36,14 @@ export async function main(argv: string[]): Promise<number> {
   const stdout = trackingWrites(makeOutput(process.stdout, secrets, () => stoppedBySignal));
   const errorOutput = (): ErrorOutput => ({ stdout, stderr, debug: process.env.VOXFORM_DEBUG === '1', json: (format ?? formatAskedFor(argv)) === 'json', parallelism, stdoutWritten: stdout.written });
 
-  const program = buildProgram(async (name, options) => {
-    format = options.format;
-    parallelism = 'parallelism' in options;
-    const { runInThisProcess } = await import('./run-command.js');
-    exitCode = await runInThisProcess(name, options, { stdout, stderr, secrets, errorOutput, onStop: () => (stoppedBySignal = true) });
-  }, { stdout, stderr });
-
   try {
+    // Inside: building the parser reads the package's version, which a run out of open files cannot.
+    const program = buildProgram(async (name, options) => {
+      format = options.format;
+      parallelism = 'parallelism' in options;
+      const { runInThisProcess } = await import('./run-command.js');
+      exitCode = await runInThisProcess(name, options, { stdout, stderr, secrets, errorOutput, onStop: () => (stoppedBySignal = true) });
+    }, { stdout, stderr });
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
     // A usage mistake, help or --version, or the run's own machinery failing to load: the command ran not.

@@ -69,7 +69,8 @@ function moduleNotReadable(error: unknown): { code: ExhaustedCode; path: string 
   if (!(error instanceof Error) || (error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') return undefined;
   const [, kind, named] = NOT_FOUND.exec(error.message) ?? [];
   if (named === undefined || !path.isAbsolute(named)) return undefined;
-  const module = kind === 'package' ? packageFolder(named) : named;
+  // A package's subpath (`gpt-tokenizer/encoding/o200k_base`) is no file: its package's folder stands for it.
+  const module = kind === 'package' || !existsSync(named) ? packageFolder(named) : named;
   const code = existsSync(module) ? openingFails() : undefined;
   return code === undefined ? undefined : { code, path: module };
 }

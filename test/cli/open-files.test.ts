@@ -4,7 +4,7 @@
  * happened and how to raise the limit, exit 1, without a trace unless VOXFORM_DEBUG=1.
  */
 import { spawn } from 'node:child_process';
-import { realpath } from 'node:fs/promises';
+import { cp, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tooManyOpenFilesError } from '../../src/cli/open-files.js';
@@ -53,6 +53,16 @@ describe('running out of open files while the CLI loads its modules', () => {
   });
 });
 
+describe('running out of open files while the parser is built', () => {
+  it('reading the version for --version: the same error, not Node\'s trace', async () => {
+    const dir = await tempDir({});
+    const result = await run(`exec "${process.execPath}" --import "${failingLoad}" "${bin}" --version`, { cwd: dir, env: { VOXFORM_TEST_EMFILE_ON: `${path.sep}package.json` } });
+    expect(result.stderr).toBe(`error[too_many_open_files]: voxform could not open ${path.join(repoRoot, 'package.json')}: this process has as many files open as the system lets it (EMFILE).\n${RAISE_HINT}`);
+    expect(result.stdout).toBe('');
+    expect(result.code).toBe(1);
+  });
+});
+
 describe('a module Node reports as not found because the process ran out of open files', () => {
   const manifest = { 'voxform.yaml': 'version: 1\nagents:\n  desk:\n    id: agent-1\n    name: Desk\n' };
 
@@ -64,6 +74,18 @@ describe('a module Node reports as not found because the process ran out of open
     const result = await run(line, { cwd: dir, env: { VOXFORM_TEST_NOT_FOUND_OUT_OF_FILES: 'node_modules/proper-lockfile/index.js' } });
     const module = await realpath(path.join(repoRoot, 'node_modules/proper-lockfile/index.js'));
     expect(result.stderr).toBe(`error[too_many_open_files]: voxform could not open ${module}: this process has as many files open as the system lets it (EMFILE).\n${RAISE_HINT.replace('again.', 'again, or lower --parallelism (each request in flight holds a connection, an open file).')}`);
+    expect(result.code).toBe(1);
+  });
+
+  it('a package\'s subpath Node could not resolve for want of descriptors (no file by that name): named by its package', async () => {
+    const dir = await tempDir({});
+    await cp(path.join(repoRoot, 'agents.example.yaml'), path.join(dir, 'agents.example.yaml'));
+    await cp(path.join(repoRoot, 'example'), path.join(dir, 'example'), { recursive: true });
+    // The plan counts the changed prompts' tokens: it imports the tokenizer's encoding by its subpath.
+    const line = `ulimit -n 256 && exec "${process.execPath}" --import "${failingLoad}" "${bin}" plan -f agents.example.yaml --local`;
+    const result = await run(line, { cwd: dir, env: { VOXFORM_TEST_NOT_FOUND_OUT_OF_FILES: 'gpt-tokenizer/encoding/o200k_base' } });
+    const module = await realpath(path.join(repoRoot, 'node_modules/gpt-tokenizer'));
+    expect(result.stderr).toContain(`error[too_many_open_files]: voxform could not open ${module}: this process has as many files open as the system lets it (EMFILE).\n`);
     expect(result.code).toBe(1);
   });
 

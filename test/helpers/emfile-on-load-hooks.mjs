@@ -26,10 +26,14 @@ function takeEveryDescriptor() {
 
 export async function resolve(specifier, context, nextResolve) {
   const resolved = await nextResolve(specifier, context);
-  if (notFound && resolved.url.startsWith('file:') && fileURLToPath(resolved.url).endsWith(notFound)) {
+  const file = resolved.url.startsWith('file:') ? fileURLToPath(resolved.url) : undefined;
+  if (notFound && file !== undefined && (file.endsWith(notFound) || specifier === notFound)) {
     takeEveryDescriptor();
     const from = context.parentURL ? fileURLToPath(context.parentURL) : 'the command line';
-    throw Object.assign(new Error(`Cannot find module '${fileURLToPath(resolved.url)}' imported from ${from}`), { code: 'ERR_MODULE_NOT_FOUND' });
+    // A package's subpath (`pkg/sub`) is named as Node names it when it could not read the package's
+    // package.json, and so its exports: node_modules/pkg/sub, which is no file.
+    const named = specifier === notFound ? `${file.slice(0, file.lastIndexOf('/node_modules/') + '/node_modules/'.length)}${specifier}` : file;
+    throw Object.assign(new Error(`Cannot find module '${named}' imported from ${from}`), { code: 'ERR_MODULE_NOT_FOUND' });
   }
   return resolved;
 }
