@@ -46,9 +46,7 @@ function describeError(error: unknown, out: ErrorOutput): number {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
     return 1;
   }
-  // Out of open files, wherever (loading a command's modules, opening a file): the limit's, not a bug;
-  // then a module that is not there: the installation's.
-  const reported = isVoxformError(error) ? error : (tooManyOpenFilesError(error, { parallelism: out.parallelism }) ?? missingModuleError(error));
+  const reported = reportable(error, out.parallelism);
   if (reported) {
     if (printsAsJson(out)) out.stdout.write(errorJson(reported));
     else out.stderr.write(errorText(reported));
@@ -59,6 +57,17 @@ function describeError(error: unknown, out: ErrorOutput): number {
   if (out.debug) out.stderr.write(`${errorStack(error)}\n`);
   else out.stderr.write('  hint: run again with VOXFORM_DEBUG=1 to see the details.\n');
   return 1;
+}
+
+/**
+ * The error to report: running out of open files, wherever (loading a command's modules, opening a
+ * file), is the limit's, not a bug, also beneath an error a command raised about what it could not
+ * do then (a lock not taken, a folder not listed), whose hint would send the user elsewhere; a module
+ * that is not there is the installation's. Undefined for what only a bug explains.
+ */
+function reportable(error: unknown, parallelism: boolean): VoxformError | undefined {
+  if (isVoxformError(error) && error.code.endsWith('too_many_open_files')) return error;
+  return tooManyOpenFilesError(error, { parallelism }) ?? (isVoxformError(error) ? error : missingModuleError(error));
 }
 
 /** Node's words for a module that is not there: `Cannot find module 'yaml'` (require), `Cannot find package '/p/node_modules/yaml/…'` (import). */

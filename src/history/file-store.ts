@@ -45,6 +45,7 @@ function unreadableFolder(directory: string, error: NodeJS.ErrnoException): Voxf
   const why = error.code === 'ENOTDIR' ? 'it, or a folder above it, is a file' : (error.code ?? error.message);
   return new VoxformError('state_unreadable', `Cannot read the history folder ${directory}: ${why}.`, {
     hint: 'The history is the folder `history/` beside the state file: move what is in its way, fix its permissions, or point --state at a state file in another folder.',
+    cause: error,
   });
 }
 

@@ -10,6 +10,7 @@ import { cp } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { reportError, type ErrorOutput } from '../../src/cli/report-error.js';
+import { VoxformError } from '../../src/errors.js';
 import { repoRoot, runCli, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
@@ -23,7 +24,7 @@ function reported(error: unknown, debug = false): { code: number; stderr: string
 
 const HINT = '  hint: Install voxform again where it is installed (`npm ci` or `npm install`); in a clone of voxform, `npm ci && npm run build`. If it is still missing, this is a bug of voxform: please report it.\n';
 
-describe('a module of the installation that is not there', () => {
+describe('what the error report makes of an error', () => {
   it('a package `require` cannot find: named, with the way to install again, no require stack', () => {
     const error = Object.assign(new Error("Cannot find module 'yaml'\nRequire stack:\n- /p/dist/cli-bundle/cli-commands-fmt.cjs\n- /p/dist/cli-bundle/shell.cjs"), { code: 'MODULE_NOT_FOUND' });
     expect(reported(error)).toEqual({ code: 1, stderr: `error[install_incomplete]: voxform could not load yaml: a file of its installation is missing.\n${HINT}` });
@@ -34,6 +35,15 @@ describe('a module of the installation that is not there', () => {
     const missing = path.join(repoRoot, 'node_modules/no-such-package/index.js');
     const error = Object.assign(new Error(`Cannot find package '${missing}' imported from ${path.join(repoRoot, 'dist/cli-bundle/http.cjs')}`), { code: 'ERR_MODULE_NOT_FOUND' });
     expect(reported(error).stderr).toBe(`error[install_incomplete]: voxform could not load ${missing}: a file of its installation is missing.\n${HINT}`);
+  });
+
+  it('running out of open files beneath an error a command raised about it is too_many_open_files, whose hint fits', () => {
+    const emfile = Object.assign(new Error("EMFILE: too many open files, open '/p/.voxform/state.json.lock'"), { code: 'EMFILE', path: '/p/.voxform/state.json.lock' });
+    const lock = new VoxformError('state_lock_failed', 'Could not take the state lock /p/.voxform/state.json.lock: the system refused it (EMFILE).', { hint: 'Check that the folder of the state file exists and is writable.', cause: emfile });
+    expect(reported(lock).stderr).toBe('error[too_many_open_files]: voxform could not open /p/.voxform/state.json.lock: this process has as many files open as the system lets it (EMFILE).\n  hint: Raise the limit of open files (`ulimit -n`, e.g. `ulimit -n 4096`) and run the command again.\n');
+    // An error already about open files keeps its own words (a connection's names --parallelism).
+    const connection = new VoxformError('api_too_many_open_files', 'GET /agents/a failed: no connection could be opened.', { hint: 'Lower --parallelism.', cause: emfile });
+    expect(reported(connection).stderr).toBe('error[api_too_many_open_files]: GET /agents/a failed: no connection could be opened.\n  hint: Lower --parallelism.\n');
   });
 
   it('any other error stays "an unexpected problem"', () => {
