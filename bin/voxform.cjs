@@ -2,8 +2,6 @@
 'use strict';
 // The CLI runs from its bundle, dist/cli-bundle/ (scripts/bundle-cli.mjs: why CommonJS). In a
 // clone, `npm run build` makes it (the published package ships it built).
-// A trace names the modules of dist/ and their lines, not the bundle's (its source maps).
-if (process.env.VOXFORM_DEBUG === '1') process.setSourceMapsEnabled(true);
 let cli;
 try {
   cli = require('../dist/cli-bundle/main.cjs');

@@ -28,8 +28,8 @@ const isExternalPackage = (id) => !id.startsWith('.') && !path.isAbsolute(id) &&
 /**
  * A command's chunk by the module it loads (`cli-commands-validate.cjs` for dist/cli/commands/
  * validate.js), so that an error naming a chunk says which command's it is; a chunk of shared
- * modules as rolldown names it, after one of them. A trace names the modules themselves with
- * VOXFORM_DEBUG=1, through the chunks' source maps (bin/voxform.cjs).
+ * modules as rolldown names it, after one of them (in a chunk of several, a comment names each
+ * module where its code starts).
  */
 function chunkFileName(chunk) {
   if (!chunk.facadeModuleId?.startsWith(dist + path.sep)) return '[name].cjs';
@@ -44,7 +44,6 @@ try {
     format: 'cjs',
     entryFileNames: '[name].cjs',
     chunkFileNames: chunkFileName,
-    sourcemap: true,
     // The shell is one chunk, every module main.ts imports statically (a group takes in what its
     // modules import); each command, in its chunks, comes with its first run.
     codeSplitting: { groups: [{ name: 'shell', test: (id) => id === shellEntry }] },

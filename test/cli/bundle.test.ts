@@ -2,8 +2,7 @@
  * The command line as it runs, from its bundle (scripts/bundle-cli.mjs). A file of voxform's
  * installation that is not there (a package of node_modules, a chunk of the bundle) is the
  * installation's, not "an unexpected problem (this is a bug)": the error names the file and says
- * how to install again, exit 1, no require stack unless VOXFORM_DEBUG=1. With VOXFORM_DEBUG=1 a
- * trace names the modules of dist/ and their lines, not the chunks they were bundled into.
+ * how to install again, exit 1, no require stack unless VOXFORM_DEBUG=1.
  */
 import { spawnSync } from 'node:child_process';
 import { cp } from 'node:fs/promises';
@@ -11,7 +10,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { reportError, type ErrorOutput } from '../../src/cli/report-error.js';
 import { VoxformError } from '../../src/errors.js';
-import { repoRoot, runCli, useTempDirs } from '../helpers/cli.js';
+import { repoRoot, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
 
@@ -58,15 +57,5 @@ describe('the command line without its bundle', () => {
     const run = spawnSync(process.execPath, [path.join(dir, 'bin/voxform.cjs'), '--version'], { cwd: dir, env: { PATH: process.env.PATH ?? '' }, encoding: 'utf8' });
     expect(run.stderr).toBe('error[install_incomplete]: voxform is not built, or its build is incomplete (dist/cli-bundle/ lacks a file).\n  hint: run `npm run build` in the voxform folder (tsc alone does not make the bundle), then try again.\n');
     expect(run.status).toBe(1);
-  });
-});
-
-describe('a trace with VOXFORM_DEBUG=1', () => {
-  it('names the module of dist/ and its line, through the bundle\'s source maps', async () => {
-    const dir = await tempDir({ 'voxform.yaml': 'version: 1\nagents:\n  desk:\n    id: agent-1\n    name: Desk\n', '.voxform/state.json': '{"broken": ' });
-    const result = await runCli(['plan', '--local'], { cwd: dir, env: { VOXFORM_DEBUG: '1' } });
-    expect(result.stderr).toMatch(/^error\[state_invalid\]/);
-    expect(result.stderr).toContain(`at readStateFile (${path.join(repoRoot, 'dist/state/state-file.js')}:`);
-    expect(result.stderr).not.toContain('cli-bundle');
   });
 });
