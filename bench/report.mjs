@@ -13,7 +13,9 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { FileHistoryStore } from '../dist/history/file-store.js';
 import { configurationHash } from '../dist/history/config-hash.js';
-import { defaultSeed } from '../dist/emulator/seed.js';
+import { ledgerSealKey } from '../dist/history/seal.js';
+import { fingerprintKey } from '../dist/util/hash.js';
+import { defaultSeed } from '../dist/emulator/default-seed.js';
 import { createClient } from '../dist/api/index.js';
 import { startEmulatorProcess } from './lib/emulator-process.mjs';
 import { loadAverage, median, verdict } from './lib/report.mjs';
@@ -66,6 +68,8 @@ const emulator = await startEmulatorProcess({ seed, seedFile: path.join(dir, 'se
 seed.call_logs = [];
 try {
   const history = new FileHistoryStore(path.join(dir, '.voxform/history'));
+  // Sealed under the API key the report runs with, as an apply of it seals its records.
+  const sealKey = ledgerSealKey(fingerprintKey(emulator.apiKey));
   const records = [];
   for (const v of [0, 1]) {
     const entries = Object.fromEntries(
@@ -84,7 +88,7 @@ try {
         source: { commit: String(v + 1).repeat(40), pullRequest: 40 + v },
         summary: { create: 0, update: agents.length, unchanged: 0, drifted: 0, applied: agents.length, failed: 0, skipped: 0 },
         agents: entries,
-      }),
+      }, sealKey),
     );
   }
   console.log(`start: ${loadAverage()} (a shared machine: figures include its load)`);
