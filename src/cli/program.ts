@@ -3,7 +3,7 @@
  * names each command's module by a word and runs nothing itself: whoever builds it (the CLI's
  * entry, main.ts; `voxform completion`; help and tests) passes the function that runs a command.
  */
-import { Argument, Command, Option, type HelpContext } from 'commander';
+import { Argument, Command, Option, type HelpContext, type ParseOptions } from 'commander';
 import { VoxformError } from '../errors.js';
 import { addCommandHelp } from './help.js';
 import { argumentCount, missingCommandError, usageError } from './usage-errors.js';
@@ -106,6 +106,23 @@ class VoxformCommand extends Command {
       this.error(`unknown command '${topic}'${suggestion ? ` (Did you mean ${suggestion}?)` : ''}`, { code: 'commander.unknownCommand' });
     }
     return super.help(context as HelpContext);
+  }
+
+  /**
+   * `voxform help webhook send` is `voxform webhook send --help`: commander's help command reads one
+   * word, so it showed the group's help for a command of the group, and for a word the group lacks
+   * (now `voxform webhook help frob`, which says the group has no such command).
+   */
+  override parseAsync(argv?: readonly string[], options?: ParseOptions): Promise<this> {
+    return super.parseAsync(argv && options?.from === 'user' ? this.helpOfNested(argv) : argv, options);
+  }
+
+  private helpOfNested(argv: readonly string[]): readonly string[] {
+    const [first, ...words] = argv;
+    if (first !== 'help' || words.length < 2 || words.some((word) => word.startsWith('-'))) return argv;
+    let found: Command | undefined = this;
+    for (const word of words) found = found?.commands.find((cmd) => cmd.name() === word || cmd.aliases().includes(word));
+    return found ? [...words, '--help'] : [...words.slice(0, -1), 'help', ...words.slice(-1)];
   }
 
   override error(message: string, options?: { code?: string; exitCode?: number }): never {

@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { COMMAND_HELP } from '../../src/cli/help.js';
 import { buildProgram } from '../../src/cli/program.js';
+import { runCliInProcess } from '../helpers/cli.js';
 import type { DriftClass } from '../../src/drift/types.js';
 
 /** Every command the user can run: those with an action, by their full name (`keys create`). */
@@ -119,5 +120,21 @@ describe('command help', () => {
   it('advertises --parallelism only where it is used', () => {
     const withParallelism = commands.filter(({ command }) => command.options.some((option) => option.long === '--parallelism')).map((c) => c.name);
     expect(withParallelism.sort()).toEqual(['apply', 'diff', 'drift', 'plan', 'promote', 'rollback', 'test']);
+  });
+});
+
+describe('help of a command inside a group', () => {
+  it('`voxform help webhook send` is the help of `webhook send`, as `webhook send --help` is', async () => {
+    const asked = await runCliInProcess(['help', 'webhook', 'send']);
+    const flag = await runCliInProcess(['webhook', 'send', '--help']);
+    expect(asked.stdout).toMatch(/^Usage: voxform webhook send \[options\]/);
+    expect(asked).toEqual(flag);
+    expect((await runCliInProcess(['help', 'emulator', 'traffic'])).stdout).toMatch(/^Usage: voxform emulator traffic /);
+  });
+
+  it('a word the group lacks is refused, as `voxform help frob` is', async () => {
+    const result = await runCliInProcess(['help', 'webhook', 'frob']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('error[invalid_argument]: `voxform webhook` has no command `frob`.\n  hint: Run `voxform webhook --help` for its commands and options.\n');
   });
 });
