@@ -1,13 +1,15 @@
 /**
  * The process out of open files (`ulimit -n`), wherever it happens: while Node loads voxform's own
  * modules (at start, or a command's, which run-command.ts loads lazily), or when a command opens a file.
- * Nothing here is a bug of voxform, so the error says what the limit is and how to raise it.
+ * Nothing here is a bug of voxform, so the error says what the limit is and how to raise it; nor is
+ * a module that is not there at all, which is the installation's (`missingModuleError`).
  * (The shell itself is read as bin/voxform.cjs is, one file closed before the next is opened: a
  * limit that lets Node read bin/voxform.cjs lets it read the shell.)
  */
 import { closeSync, existsSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
+import { printableKeepingLines } from '../util/printable.js';
 
 /** How many causes deep an error is searched for the code (a cause chain is never that long). */
 const MAX_CAUSES = 8;
@@ -25,7 +27,7 @@ function exhaustedCode(error: unknown): { code: ExhaustedCode; path: string | un
   return moduleNotReadable(error);
 }
 
-/** `Cannot find package '/p/node_modules/diff/index.js' imported from …`, `Cannot find module '/p/dist/x.js' imported from …`. */
+/** Node's words for a module it could not load: `Cannot find package '/p/node_modules/diff/index.js' imported from …`, `Cannot find module 'yaml'`. */
 const NOT_FOUND = /^Cannot find (package|module) '([^']+)'/;
 const NODE_MODULES = `${path.sep}node_modules${path.sep}`;
 
@@ -92,6 +94,22 @@ export function tooManyOpenFilesError(error: unknown, options: { parallelism: bo
   const parallelism = options.parallelism ? ', or lower --parallelism (each request in flight holds a connection, an open file)' : '';
   return new VoxformError('too_many_open_files', `voxform could not open ${opening}: this process has as many files open as the system lets it (EMFILE).`, {
     hint: `Raise the limit of open files (\`ulimit -n\`, e.g. \`ulimit -n 4096\`) and run the command again${parallelism}.`,
+    cause: error,
+  });
+}
+
+/**
+ * A module voxform loads that is not there (after tooManyOpenFilesError, which takes one that is
+ * there but could not be opened): a package of node_modules, or a chunk of the build, missing.
+ * `--version` and `--help` load neither, so the first command to need one meets it.
+ */
+export function missingModuleError(error: unknown): VoxformError | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (!(error instanceof Error) || (code !== 'MODULE_NOT_FOUND' && code !== 'ERR_MODULE_NOT_FOUND')) return undefined;
+  const named = NOT_FOUND.exec(error.message)?.[2];
+  if (named === undefined) return undefined;
+  return new VoxformError('install_incomplete', `voxform could not load ${printableKeepingLines(named)}: a file of its installation is missing.`, {
+    hint: 'Install voxform again where it is installed (`npm ci` or `npm install`); in a clone of voxform, `npm ci && npm run build`. If it is still missing, this is a bug of voxform: please report it.',
     cause: error,
   });
 }

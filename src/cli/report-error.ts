@@ -1,11 +1,11 @@
 /** How the CLI reports what went wrong, and the exit code it gives: one way for every command. */
 import { CommanderError } from 'commander';
-import { isVoxformError, VoxformError } from '../errors.js';
+import { isVoxformError, type VoxformError } from '../errors.js';
 import { errorMessage, errorStack } from '../secrets/error-message.js';
 import { printableKeepingLines } from '../util/printable.js';
 import { EXIT_INTERRUPTED, type Output } from './context.js';
 import { errorJson, errorText } from './error-text.js';
-import { tooManyOpenFilesError } from './open-files.js';
+import { missingModuleError, tooManyOpenFilesError } from './open-files.js';
 
 /**
  * Where an error is reported, and how; `parallelism`: whether the command has --parallelism;
@@ -68,23 +68,4 @@ function describeError(error: unknown, out: ErrorOutput): number {
 function reportable(error: unknown, parallelism: boolean): VoxformError | undefined {
   if (isVoxformError(error) && error.code.endsWith('too_many_open_files')) return error;
   return tooManyOpenFilesError(error, { parallelism }) ?? (isVoxformError(error) ? error : missingModuleError(error));
-}
-
-/** Node's words for a module that is not there: `Cannot find module 'yaml'` (require), `Cannot find package '/p/node_modules/yaml/…'` (import). */
-const NOT_FOUND = /^Cannot find (?:module|package) '([^']+)'/;
-
-/**
- * A module voxform loads that is not there (after tooManyOpenFilesError, which takes one that is
- * there but could not be opened): a package of node_modules, or a chunk of the build, missing.
- * `--version` and `--help` load neither, so the first command to need one meets it.
- */
-function missingModuleError(error: unknown): VoxformError | undefined {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (!(error instanceof Error) || (code !== 'MODULE_NOT_FOUND' && code !== 'ERR_MODULE_NOT_FOUND')) return undefined;
-  const named = NOT_FOUND.exec(error.message)?.[1];
-  if (named === undefined) return undefined;
-  return new VoxformError('install_incomplete', `voxform could not load ${printableKeepingLines(named)}: a file of its installation is missing.`, {
-    hint: 'Install voxform again where it is installed (`npm ci` or `npm install`); in a clone of voxform, `npm ci && npm run build`. If it is still missing, this is a bug of voxform: please report it.',
-    cause: error,
-  });
 }
