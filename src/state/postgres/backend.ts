@@ -150,10 +150,12 @@ export class PostgresStateBackend implements StateBackend {
     client.on('end', () => onLost());
     let taken: Awaited<ReturnType<typeof takeAdvisoryLock>>;
     try {
+      const deadline = Date.now() + options.timeoutSeconds * 1000;
       taken = await this.run(() => takeAdvisoryLock(client, key, options));
       const service = options.sharedResourcesOf;
       // Ended with the connection, as the workspace's lock is (`release`): no row of its own to clear.
-      if (service !== undefined) await this.run(() => takeSharedResourcesLock(client, service, options));
+      // --lock-timeout bounds the whole wait: the service's lock waits until the same deadline.
+      if (service !== undefined) await this.run(() => takeSharedResourcesLock(client, service, options, deadline));
     } catch (error) {
       client.removeAllListeners('end');
       await client.end().catch(() => undefined);

@@ -15,10 +15,14 @@ import type pg from 'pg';
 import type { VoxformError } from '../../errors.js';
 import { describeHolder, forcedOpenOf, lockedError, waitingNotice, waitToRetryLock, type AcquireOptions, type ForcedOpen, type LockHolder } from '../backend.js';
 
-/** The advisory lock key of a workspace at a generation: 64 bits of a hash, as PostgreSQL's signed bigint. */
+/** An advisory lock key: 64 bits of a hash of `label`, as PostgreSQL's signed bigint. */
+function advisoryKeyOf(label: string): string {
+  return BigInt.asIntN(64, sha256Bytes(label).readBigUInt64BE(0)).toString();
+}
+
+/** The advisory lock key of a workspace at a generation. */
 export function advisoryKey(workspace: string, generation: number): string {
-  const digest = sha256Bytes(`voxform-apply-lock\0${workspace}\0${generation}`);
-  return BigInt.asIntN(64, digest.readBigUInt64BE(0)).toString();
+  return advisoryKeyOf(`voxform-apply-lock\0${workspace}\0${generation}`);
 }
 
 /** What one try at a lock found: the lock taken, or held by another run, told as the refusal at the deadline and the notice while waiting. */
@@ -26,10 +30,9 @@ type LockTry<T> = { taken: T } | { held: { refusal: () => VoxformError; waiting:
 
 /**
  * Tries `attempt` until it takes the lock: while another run holds it, says so once and tries
- * again, until `timeoutSeconds` have passed, then refuses.
+ * again, until `deadline` (default: `timeoutSeconds` from now), then refuses.
  */
-async function pollForLock<T>(options: AcquireOptions, attempt: () => Promise<LockTry<T>>): Promise<T> {
-  const deadline = Date.now() + options.timeoutSeconds * 1000;
+async function pollForLock<T>(options: AcquireOptions, attempt: () => Promise<LockTry<T>>, deadline = Date.now() + options.timeoutSeconds * 1000): Promise<T> {
   let waiting = false;
   for (;;) {
     const found = await attempt();
@@ -85,17 +88,16 @@ export async function takeAdvisoryLock(client: pg.ClientBase, workspace: string,
 
 /** The advisory lock key of a service's shared resources: every workspace of the service takes this one key. */
 export function sharedResourcesKey(serviceId: string): string {
-  const digest = sha256Bytes(`voxform-shared-resources-lock\0${serviceId}`);
-  return BigInt.asIntN(64, digest.readBigUInt64BE(0)).toString();
+  return advisoryKeyOf(`voxform-shared-resources-lock\0${serviceId}`);
 }
 
 /**
  * Takes the lock of `serviceId`'s shared resources on `client`, which holds a workspace's lock
- * already, polling until `timeoutSeconds`. It has no row of its own: the holder named is the
+ * already, polling until `deadline`: the one the workspace's lock was waited for under. It has no row of its own: the holder named is the
  * workspace lock's holder on the connection holding it (an apply takes both on one connection, in
  * this order, so two applies never wait on each other crosswise). Released with that connection.
  */
-export async function takeSharedResourcesLock(client: pg.ClientBase, serviceId: string, options: AcquireOptions): Promise<string> {
+export async function takeSharedResourcesLock(client: pg.ClientBase, serviceId: string, options: AcquireOptions, deadline: number): Promise<string> {
   const key = sharedResourcesKey(serviceId);
   const subject = `Service ${serviceId}`;
   return pollForLock<string>(options, async () => {
@@ -109,7 +111,7 @@ export async function takeSharedResourcesLock(client: pg.ClientBase, serviceId: 
         waiting: () => waitingNotice(subject, `${current ? describeHolder(current.holder) : 'another voxform run'}${holding}`, options),
       },
     };
-  });
+  }, deadline);
 }
 
 /** The holder of a service's shared-resources lock: the workspace lock held by the same connection (pg_locks splits a bigint key in two). */
