@@ -21,8 +21,9 @@ async function trackedHolderFiles(file: string, env: Env): Promise<string[]> {
   const repository = lockDir === undefined ? undefined : await openGitRepository(path.dirname(lockDir), env);
   const fromRoot = repository && lockDir ? pathFromRoot(repository.root, lockDir) : undefined;
   if (!repository || fromRoot === undefined) return [];
-  const tracked = await repository.run(['ls-files', '--', fromRoot]);
-  const trackedNames = new Set((tracked?.lines ?? []).map((line) => path.posix.basename(line)));
+  // -z: every path as it is (no quoting of a name that is not ASCII); :(literal): no pattern in the folder's name.
+  const tracked = await repository.run(['ls-files', '-z', '--', `:(literal)${fromRoot}`], { keepBlankLines: true });
+  const trackedNames = new Set((tracked?.lines.join('\n').split('\0') ?? []).map((file) => path.posix.basename(file)));
   return holders.filter((name) => trackedNames.has(name));
 }
 

@@ -187,13 +187,13 @@ export class FileStateBackend implements StateBackend {
     return false;
   }
 
-  /** A run whose lock was forced open must not write any more (someone else may hold it now). */
   /** The plan a hint names to see where things stand: the held lock's (the file has one lock), else the default. */
   private recheckCommand(): string {
     for (const entry of this.held) return entry.recheckCommand;
     return DEFAULT_RECHECK_COMMAND;
   }
 
+  /** A run whose lock was forced open must not write any more (someone else may hold it now). */
   private async assertLocksHeld(): Promise<void> {
     for (const entry of this.held) {
       if (!(await this.checkHeld(entry))) {
