@@ -266,8 +266,8 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
       client: options.client,
       store,
       shared: view,
-      // A saved plan's own: apply refuses --take-over beside it.
-      takeOver: options.savedPlan ? plan.takeOver : options.takeOver,
+      // The plan's own (a saved plan's, or what this run's --take-over gave its fresh plan).
+      takeOver: plan.takeOver,
       parallelism: options.parallelism ?? 8,
       signal,
       stopGraceMs: options.stopGraceMs,
@@ -276,7 +276,7 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
     // Without the lock nothing more may be written, a record in the ledger neither: the report says
     // what was applied, and that no record holds it, as when the record cannot be written.
     if (lock.lost.aborted) {
-      if (result.applied.length + result.partlyApplied.length > 0) result.warnings.push(UNRECORDED_AFTER_LOCK_LOSS);
+      if (options.history && result.applied.length + result.partlyApplied.length > 0) result.warnings.push(UNRECORDED_AFTER_LOCK_LOSS);
       return outcome('interrupted', plan, { ...result, interrupted: true });
     }
 
