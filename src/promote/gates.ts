@@ -4,6 +4,7 @@
  * report's attribution and intervals, src/report/). Pure: the caller reads the evidence, and `now`
  * is given, so a soak is checked against any clock.
  */
+import { NOT_SEALED_BY } from '../history/seal.js';
 import { VoxformError } from '../errors.js';
 import type { GateMetric, Gates } from '../manifest/promotion-settings.js';
 import type { AgentReport, VersionReport } from '../report/types.js';
@@ -182,7 +183,7 @@ function testsGate(source: string, current: LedgerRecord, origin: LedgerRecord, 
     // A run of it there is, but not one voxform sealed under this key: "no run" would send the user looking for a run they can see.
     const unsealed = unsealedRuns.find((candidate) => ranConfiguration(candidate, current));
     if (unsealed) {
-      const evidence = `the last run against ${configurationAs(source, current, origin)}, run ${unsealed.id}, is not sealed by voxform under this API key (written by an older voxform or under another API key) and must be run again`;
+      const evidence = `the last run against ${configurationAs(source, current, origin)}, run ${unsealed.id}, is not sealed by voxform under this API key (${NOT_SEALED_BY}) and must be run again`;
       return { ...base, passed: false, evidence, fix: runSuite };
     }
     return { ...base, passed: false, evidence: `no \`voxform test --against live\` run against ${source} since ${deployedAs(current, origin)} was deployed`, fix: runSuite };

@@ -72,8 +72,8 @@ function sealAgain(source: string, applySource: string): string {
 export function noSealedRecord(source: string, workspace: string, passedOver: number, applySource: string): VoxformError {
   return new VoxformError(
     'promote_source_unknown',
-    `${source} has no apply sealed by voxform under this API key in the history of ${controlsAsQuestionMarks(workspace)}: its ${plural(passedOver, 'record')} there ${passedOver === 1 ? 'is' : 'are'} not evidence for promotion (made or changed by hand, by a voxform that did not seal records, or under another API key).`,
-    { hint: `Apply ${source} with this API key (\`${applySource}\`), run its tests against it again and let the soak run, then promote (docs/promotion.md#sealed-evidence).` },
+    `${source} has no apply sealed by voxform under this API key in the history of ${controlsAsQuestionMarks(workspace)}: its ${plural(passedOver, 'record')} there ${passedOver === 1 ? 'is' : 'are'} not evidence for promotion (${NOT_SEALED_BY}).`,
+    { hint: sealAgain(source, applySource) },
   );
 }
 

@@ -132,7 +132,7 @@ describe('the gates', () => {
     // The only run of the configuration is not sealed (an older voxform's): said so, with the deploy's commit, not the later apply's.
     expect(checkGates({ tests: true }, evidence({ records: ledger, current: repeatedLater, testRuns: [ofOlder], unsealedTestRuns: [passing] }))[0]).toMatchObject({
       passed: false,
-      evidence: "the last run against staging's configuration (deployed at 4a530e8), run 20261128T130000000Z-ffffff, is not sealed by voxform under this API key (written by an older voxform or under another API key) and must be run again",
+      evidence: "the last run against staging's configuration (deployed at 4a530e8), run 20261128T130000000Z-ffffff, is not sealed by voxform under this API key (written by a voxform that does not seal records, under another API key, or by hand) and must be run again",
       fix: 'run the suite against staging: `voxform test --against live --env staging`',
     });
     const skippedOnly = run('20261128T130000000Z-ffffff', HASH_B, { passed: 0, failed: 0, skipped: 4, errors: 0 });
