@@ -165,7 +165,8 @@ export interface DesiredState {
   environments: string[];
   /**
    * The other environments the manifests place on the same `base_url` and `region` as this one
-   * (`undefined`: the manifests run without --env); with `--local`, every environment is on one service.
+   * (`undefined`: the manifests run without --env), as written; with `--local` a reader takes every
+   * environment as placed alike (plan/shared-resources.ts `unseenEnvironments`).
    */
   environmentsPlacedAlike?: Array<string | undefined> | undefined;
   region: 'us' | 'eu' | undefined;

@@ -13,7 +13,7 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
  */
 export const PLAN_JSON_FORMAT_VERSION = '1.8';
 
-/** The oldest format read: 1.6 to 1.8 only added optional fields (`after_written`, `no_longer_managed`, `names`, `earlier_id`; `summary`'s `renamed` and `swapped`; `take_over`). */
+/** The oldest format read: 1.6 to 1.8 only added optional fields (`after_written`, `no_longer_managed`, `names`, `earlier_id`; `summary`'s `renamed` and `swapped`; `take_over`, and each change's `takes_over_from`). */
 export const OLDEST_PLAN_FORMAT_READ = '1.5';
 
 /** The formats a saved plan may have to be read (`readPlanFile`): same major, minor from the oldest read to this one's. */
