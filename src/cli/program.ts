@@ -110,8 +110,8 @@ class VoxformCommand extends Command {
 
   /**
    * `voxform help webhook send` is `voxform webhook send --help`: commander's help command reads one
-   * word, so it showed the group's help for a command of the group, and for a word the group lacks
-   * (now `voxform webhook help frob`, which says the group has no such command).
+   * word, so it showed the group's help for a command of the group. Words that name no command are
+   * left to it (`voxform help fmt x` is fmt's help).
    */
   override parseAsync(argv?: readonly string[], options?: ParseOptions): Promise<this> {
     return super.parseAsync(argv && options?.from === 'user' ? this.helpOfNested(argv) : argv, options);
@@ -119,10 +119,10 @@ class VoxformCommand extends Command {
 
   private helpOfNested(argv: readonly string[]): readonly string[] {
     const [first, ...words] = argv;
-    if (first !== 'help' || words.length < 2 || words.some((word) => word.startsWith('-'))) return argv;
+    if (first !== 'help' || words.length < 2) return argv;
     let found: Command | undefined = this;
     for (const word of words) found = found?.commands.find((cmd) => cmd.name() === word || cmd.aliases().includes(word));
-    return found ? [...words, '--help'] : [...words.slice(0, -1), 'help', ...words.slice(-1)];
+    return found ? [...words, '--help'] : argv;
   }
 
   override error(message: string, options?: { code?: string; exitCode?: number }): never {
