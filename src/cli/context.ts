@@ -20,13 +20,13 @@ export interface Output {
   readonly columns: number | undefined;
 }
 
-/** Everything a command may touch of the outside world (commands never use `process`: tests build fakes). */
 /**
  * The agents the manifests loaded in this run hold, by id (the first load's, when two name one id), so
  * that an error about one names it (manifest-agent-missing.ts).
  */
 export type ManifestAgentsById = Map<string, Pick<DesiredAgent, 'address' | 'source'>>;
 
+/** Everything a command may touch of the outside world (commands never use `process`: tests build fakes). */
 export interface CommandContext {
   cwd: string;
   env: Readonly<Record<string, string | undefined>>;

@@ -1,8 +1,9 @@
 /**
- * The only module that touches the process: parses arguments with the command tree (program.ts)
- * and maps the outcome to an exit code. It holds what parsing needs (the outputs that redact, the
- * error report); running the command it chose, with all that takes (run-command.ts), comes with
- * the command, so `voxform --version` and `--help` load the parser alone.
+ * The process's entry: parses arguments with the command tree (program.ts) and maps the outcome to
+ * an exit code. It holds what parsing needs (the outputs that redact, output-streams.ts; the error
+ * report); running the command it chose, with the rest of what touches the process (signals, stray
+ * errors, cleanups: run-command.ts), comes with the command, so `voxform --version` and `--help`
+ * load the parser alone. Commands themselves never touch the process.
  */
 import { registerCiTokens } from '../ci/runner-env.js';
 import { SecretRegistry } from '../secrets/redact.js';

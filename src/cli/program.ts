@@ -1,7 +1,8 @@
 /**
  * The command tree: every command with its options and arguments, as commander parses them. It
  * names each command's module by a word and runs nothing itself: whoever builds it (the CLI's
- * entry, main.ts; `voxform completion`; help and tests) passes the function that runs a command.
+ * entry, main.ts; a command line run inside `voxform ci run`, run-command.ts; `voxform completion`;
+ * help and tests) passes the function that runs a command.
  */
 import { Argument, Command, Option, type HelpContext, type ParseOptions } from 'commander';
 import { VoxformError } from '../errors.js';
