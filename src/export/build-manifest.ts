@@ -517,7 +517,8 @@ export function isExportComment(text: string): boolean {
     (Object.values(HEADER_LINES) as string[]).includes(text) ||
     /^Exported from the live service by `voxform export [^`]*`\.$/.test(text) ||
     /^`voxform plan` refuses it until VOXFORM_ENV_ALLOW allows [A-Z0-9_, ]+; edit it, review the plan, apply\.$/.test(text) ||
-    /^[A-Z_][A-Z0-9_]* {2}\(agents\.[^)]*\)$/.test(text) ||
+    // A secret's line: its place may end in its own parenthesis (`(query in the URL)`).
+    /^[A-Z_][A-Z0-9_]* {2}\(agents\..*\)$/.test(text) ||
     text.startsWith(READ_ONLY_NOTE) ||
     /^not managed here: \S+ holds secrets that are not text \(.*\); a \$\{env:…\} reference would make them text$/.test(text)
   );

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
-import { buildExport, slugify } from '../../src/export/build-manifest.js';
+import { buildExport, isExportComment, slugify } from '../../src/export/build-manifest.js';
 import { formatManifest } from '../../src/format/format-manifest.js';
 import { validateAgainst } from '../../src/schema/validate.js';
 import { DiagnosticList } from '../../src/manifest/diagnostics.js';
@@ -381,5 +381,13 @@ describe('buildExport: values an apply took from the environment are never writt
     // Under another name than the apply read, part of the name could be a value no variable here holds.
     const other = buildExport({ agents: [staging], phones: [], command: 'voxform export', deployed: deployed({ OTHER: PROMO }, {}, { ag_n: 'Staging ${env:PROMO}' }) });
     expect(other.localNames.get('ag_n')).toBe('agent-ag-n');
+  });
+});
+
+describe('isExportComment', () => {
+  test('takes the line export writes for a secret of a URL part, which ends in its own parenthesis', () => {
+    expect(isExportComment('AGENTS_A_TOOLS_0_URL_QUERY  (agents.a.config.tools[0].url (query in the URL))')).toBe(true);
+    expect(isExportComment('TOKEN  (agents.a.config.session_data_webhook.headers.x-token)')).toBe(true);
+    expect(isExportComment('a comment someone wrote (agents.a)')).toBe(false);
   });
 });
