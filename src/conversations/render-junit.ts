@@ -66,8 +66,7 @@ function* testcase(report: TestReport, both: boolean): Generator<string> {
     yield `    <testcase ${attrs}>\n`;
     yield properties;
     if (verdict.status === 'skipped') yield `      <skipped message="${escapeXml(skipReason(verdict) ?? 'skipped')}"/>\n`;
-    // A repeated test that met its pass rate is no failure, whatever some of its runs did.
-    const shown = verdict.status === 'failed' || verdict.status === 'error' ? runToShow(verdict) : undefined;
+    const shown = runToShow(verdict);
     if (shown) {
       const problems = describeProblems(shown.run);
       const element = verdict.status === 'error' ? 'error' : 'failure';

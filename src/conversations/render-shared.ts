@@ -27,8 +27,13 @@ export function describeVerdict(verdict: TestVerdict): string {
   return `${verdict.passes}/${verdict.runs}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
 }
 
-/** The run to show for a verdict that did not pass: the first that errored for an error, else the first that failed or errored. */
+/**
+ * The run every format shows for a verdict: none for one that passed or was skipped (a repeated test
+ * that met its pass rate is no failure, whatever some of its runs did); for an error the first run
+ * that errored, else the first that failed or errored.
+ */
 export function runToShow(verdict: TestVerdict): { run: RunResult; index: number } | undefined {
+  if (verdict.status === 'passed' || verdict.status === 'skipped') return undefined;
   const shown = (run: RunResult) => (verdict.status === 'error' ? run.status === 'error' : run.status === 'failed' || run.status === 'error');
   const index = verdict.results.findIndex(shown);
   return index === -1 ? undefined : { run: verdict.results[index] as RunResult, index };

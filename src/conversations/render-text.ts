@@ -50,7 +50,7 @@ export function* testTextPieces(run: TestRun, options: { color: boolean }): Gene
       if (!verdict) continue;
       const skipped = skipReason(verdict);
       if (skipped) yield line(c.yellow(`        ${target} skipped: ${skipped}`));
-      const shown = verdict.status === 'passed' || verdict.status === 'skipped' ? undefined : runToShow(verdict);
+      const shown = runToShow(verdict);
       if (!shown) continue;
       yield line(`        ${target}, run ${shown.index + 1} of ${verdict.results.length}:`);
       if (shown.run.error) yield line(`        error: ${printable(shown.run.error)}`);

@@ -12,11 +12,11 @@ import type { LedgerRecord } from './types.js';
  * `current`, or for a rollback the record it restored (through a rollback to a rollback): a
  * rollback's own commit is only the one checked out when it ran, and never stands for what it
  * deployed (docs/history.md). `problem`: why no record of a commit is known to hold it; `unsealed`:
- * the restored record, when it is in the history but not sealed under this API key (`passedOver`).
+ * the restored record, when it is in the history but not sealed under this API key (`unsealedRecords`).
  */
 export type ConfigurationOrigin = { record: LedgerRecord } | { problem: string; unsealed?: string };
 
-export function configurationOrigin(records: readonly LedgerRecord[], current: LedgerRecord, passedOver: readonly { id: string }[] = []): ConfigurationOrigin {
+export function configurationOrigin(records: readonly LedgerRecord[], current: LedgerRecord, unsealedRecords: readonly { id: string }[] = []): ConfigurationOrigin {
   let record = current;
   const followed = new Set<string>();
   for (let restoredId = record.source.rollbackOf; restoredId !== undefined; restoredId = record.source.rollbackOf) {
@@ -24,7 +24,7 @@ export function configurationOrigin(records: readonly LedgerRecord[], current: L
     if (followed.has(restoredId)) return { problem: `the rollbacks it restored lead back to record ${restoredId}` };
     followed.add(restoredId);
     const restored = records.find((candidate) => candidate.id === restoredId);
-    if (!restored && passedOver.some((record) => record.id === restoredId)) {
+    if (!restored && unsealedRecords.some((unsealed) => unsealed.id === restoredId)) {
       return { problem: `record ${restoredId}, which it restored, is not sealed by voxform under this API key (${NOT_SEALED_BY})`, unsealed: restoredId };
     }
     if (!restored) return { problem: `record ${restoredId} is not in its history` };

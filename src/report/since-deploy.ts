@@ -71,14 +71,15 @@ function versionsBefore(versions: readonly ConfigVersion[], latest: ConfigVersio
  * The agents the latest deploy up to `until` (Unix seconds) changed — `agentId` alone when given —
  * each with its latest version and the one before it: the nearest earlier version of another
  * configuration not in `passedOver`, else what the agent ran before voxform first deployed it
- * (changed outside voxform). Undefined when the history has no such deploy. `options`: `WindowOptions`.
+ * (changed outside voxform). Undefined when the history has no such deploy. `options`: `WindowOptions`,
+ * `deployed` built (`sinceDeployReport` builds it once for every window it reads).
  */
-export function sinceDeployWindow(history: readonly LedgerRecord[], agentId: string | undefined, until: number, passedOver: PassedOver = new Map(), options: WindowOptions = {}): SinceDeployWindow | undefined {
+export function sinceDeployWindow(history: readonly LedgerRecord[], agentId: string | undefined, until: number, passedOver: PassedOver, options: WindowOptions & { deployed: ReadonlyMap<string, readonly ConfigVersion[]> }): SinceDeployWindow | undefined {
   const agents = agentId === undefined ? agentsOfLatestChange(history, until) : new Set([agentId]);
   const only = new Map<string, VersionSelection>();
   const before = new Map<string, string>();
   const starts: Array<number | undefined> = [];
-  for (const [id, versions] of options.deployed ?? deployedUntil(history, until)) {
+  for (const [id, versions] of options.deployed) {
     const last = versions[versions.length - 1];
     if (!agents.has(id) || last === undefined) continue;
     const earlier = versionsBefore(versions, last).find((version) => !passedOver.get(id)?.has(version.key));

@@ -84,6 +84,18 @@ describe('renderers', () => {
     );
   });
 
+  it('a repeated test that met its pass rate shows none of its failed runs, in text, Markdown and JUnit alike', () => {
+    const passedRun: RunResult = { ...failedRun('We open at 9, opening hours 9 to 5.'), status: 'passed', checks: [] };
+    const metRate: TestVerdict = { status: 'passed', passes: 4, runs: 5, passRate: 0.8, results: [passedRun, failedRun('No idea.'), passedRun, passedRun, passedRun] };
+    const tests: TestRun = { ...run([{ ...report('gives hours', ''), verdicts: { desired: metRate } }]), summary: { desired: { passed: 1, failed: 0, skipped: 0, errors: 0 } } };
+    for (const rendered of [renderTestText(tests, { color: false }), renderTestMarkdown(tests), renderTestJunit(tests)]) {
+      expect(rendered).toContain('gives hours');
+      expect(rendered).not.toContain('No idea.');
+      expect(rendered).not.toContain('does not contain');
+    }
+    expect(renderTestMarkdown(tests)).not.toContain('<details>');
+  });
+
   it('Markdown: transcripts cannot break out of their block, and the comment is size-capped', () => {
     const fenced = renderTestMarkdown(run([report('x', 'a ```` fence')]));
     expect(fenced).toContain('`````text\ncaller: Hi\nagent : a ```` fence\n`````');

@@ -5,7 +5,7 @@ import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { agentsChanged } from '../../src/history/render.js';
 import { buildCallReport } from '../../src/report/build-report.js';
-import { sinceDeployReport, sinceDeployWindow } from '../../src/report/since-deploy.js';
+import { deployedUntil, sinceDeployReport, sinceDeployWindow } from '../../src/report/since-deploy.js';
 import { diffLinkFromEnv } from '../../src/report/diff-links.js';
 import { functionCallFailed, isTransferCall } from '../../src/report/outcomes.js';
 import { VersionResolver, changedTopLevelFields, deployedVersions, extraPromptCut } from '../../src/report/versions.js';
@@ -325,6 +325,8 @@ describe('test traffic', () => {
 });
 
 describe('--since-deploy', () => {
+  /** The window `sinceDeployReport` reads first: no version passed over yet. */
+  const windowAt = (history: Parameters<typeof deployedUntil>[0], agentId: string | undefined, until: number) => sinceDeployWindow(history, agentId, until, new Map(), { deployed: deployedUntil(history, until) });
   const OTHER = '-OKagentBooking00001';
   const v3 = agentConfig('You are the receptionist. Offer the earliest slot. Confirm the name.');
   const deploy3 = historyRecord('2026-03-03T00:00:00.000Z', { [AGENT]: { name: 'front-desk', config: v3 } });
@@ -334,22 +336,22 @@ describe('--since-deploy', () => {
 
   it('takes the latest deploy and the one before it in the ledger order, whatever the applying clocks said', () => {
     const { b, c } = SKEWED;
-    const window = sinceDeployWindow([deploy1, b, c], undefined, T0 + 4 * DAY);
+    const window = windowAt([deploy1, b, c], undefined, T0 + 4 * DAY);
     expect(window?.only.get(AGENT)?.deploys).toEqual(new Set([b.id, c.id]));
     expect(window?.before.get(AGENT)).toBe(b.id);
     expect(window?.since).toBe(T0); // deploy1's record: the apply of B began after it
   });
 
   it('selects the latest deploy’s version and the one before it, and reads from the record before that one', () => {
-    const window = sinceDeployWindow(history, undefined, T0 + 4 * DAY);
+    const window = windowAt(history, undefined, T0 + 4 * DAY);
     expect(window?.since).toBe(T0); // deploy1's record: the apply of v2 began after it
     expect([...(window?.only.keys() ?? [])]).toEqual([AGENT]);
     expect(window?.only.get(AGENT)).toEqual({ deploys: new Set([deploy2.id, deploy3.id]), outsideFrom: T0 + DAY });
     // The latest deploy up to --until; an agent's only deploy is both; the workspace's first record has none before it.
     // An agent's first deploy replaced a configuration changed outside voxform, whenever it began.
-    expect(sinceDeployWindow(history, undefined, T0 + 2 * DAY - 1)?.only).toEqual(new Map([[OTHER, { deploys: new Set([other.id]), outsideFrom: -Infinity }]]));
-    expect(sinceDeployWindow(history, AGENT, T0 + 1.5 * DAY)?.since).toBeUndefined();
-    expect(sinceDeployWindow(history, '-OKnever', T0 + 4 * DAY)).toBeUndefined();
+    expect(windowAt(history, undefined, T0 + 2 * DAY - 1)?.only).toEqual(new Map([[OTHER, { deploys: new Set([other.id]), outsideFrom: -Infinity }]]));
+    expect(windowAt(history, AGENT, T0 + 1.5 * DAY)?.since).toBeUndefined();
+    expect(windowAt(history, '-OKnever', T0 + 4 * DAY)).toBeUndefined();
   });
 
   it('takes an apply that only renamed an agent for the deploy that changed it, as history does: that agent, in the version it runs', () => {
@@ -357,24 +359,24 @@ describe('--since-deploy', () => {
     (renamed.agents.booking as { name?: string }).name = 'Appointment booking 2';
     const withRename = [...history, renamed];
     expect(agentsChanged(renamed, [deploy3, other, deploy2, deploy1])).toEqual(['booking']);
-    const window = sinceDeployWindow(withRename, undefined, T0 + 4 * DAY);
+    const window = windowAt(withRename, undefined, T0 + 4 * DAY);
     expect(window?.only).toEqual(new Map([[OTHER, { deploys: new Set([other.id]), outsideFrom: -Infinity }]]));
     // Before the rename, the latest deploy was front-desk's, as before.
-    expect([...(sinceDeployWindow(withRename, undefined, T0 + 3 * DAY - 1)?.only.keys() ?? [])]).toEqual([AGENT]);
+    expect([...(windowAt(withRename, undefined, T0 + 3 * DAY - 1)?.only.keys() ?? [])]).toEqual([AGENT]);
     // --agent still asks for that agent's latest version and the one before it.
-    expect(sinceDeployWindow(withRename, AGENT, T0 + 4 * DAY)?.only.get(AGENT)?.deploys).toEqual(new Set([deploy2.id, deploy3.id]));
+    expect(windowAt(withRename, AGENT, T0 + 4 * DAY)?.only.get(AGENT)?.deploys).toEqual(new Set([deploy2.id, deploy3.id]));
   });
 
   it('passes over a heal, which history names as changing the agents it put back: the deploy before it is the latest', () => {
     const heal = historyRecord('2026-03-04T00:00:00.000Z', { [OTHER]: { name: 'booking', config: v1 } }, { healOf: [other.id] });
     const healed = [...history, heal];
     expect(agentsChanged(heal, [deploy3, other, deploy2, deploy1])).toEqual(['booking']);
-    expect(sinceDeployWindow(healed, undefined, T0 + 4 * DAY)?.only).toEqual(sinceDeployWindow(history, undefined, T0 + 4 * DAY)?.only);
-    expect([...(sinceDeployWindow(healed, undefined, T0 + 4 * DAY)?.only.keys() ?? [])]).toEqual([AGENT]);
+    expect(windowAt(healed, undefined, T0 + 4 * DAY)?.only).toEqual(windowAt(history, undefined, T0 + 4 * DAY)?.only);
+    expect([...(windowAt(healed, undefined, T0 + 4 * DAY)?.only.keys() ?? [])]).toEqual([AGENT]);
   });
 
   it('reports those two versions whole and nothing older, though older calls are in the window read', async () => {
-    const window = sinceDeployWindow(history, undefined, T0 + 4 * DAY);
+    const window = windowAt(history, undefined, T0 + 4 * DAY);
     const records = [
       ...calls(v1, T0 + DAY - 3000, 40, 10), // v1's last calls, after deploy1's record and up to v2's update
       ...calls(v2, T0 + DAY - 0.5, 40, 10), // v2's first call made while its apply was finishing
@@ -434,7 +436,7 @@ describe('--since-deploy', () => {
     const build = (window: NonNullable<ReturnType<typeof sinceDeployWindow>>) =>
       buildCallReport({ calls: [newestFirst(records)], history: rolled, workspace: 'w', names: new Map(), since: window.since, now: new Date('2026-03-05T00:00:00Z'), diffLink: () => null, only: window.only });
     // Read first over the rollback's version, which had no call; then past it, to v1's first deploy.
-    expect(sinceDeployWindow(rolled, AGENT, T0 + 4 * DAY)?.before.get(AGENT)).toBe(rollback.id);
+    expect(windowAt(rolled, AGENT, T0 + 4 * DAY)?.before.get(AGENT)).toBe(rollback.id);
     const built = await sinceDeployReport(rolled, AGENT, T0 + 4 * DAY, build);
     expect(built?.window.since).toBeUndefined(); // deploy1 is the workspace's first record
     const [agent] = built?.report.agents ?? [];
@@ -465,7 +467,7 @@ describe('--since-deploy', () => {
       builds++;
       return buildCallReport({ calls: [newestFirst(records)], history: walked, workspace: 'w', names: new Map(), since: window.since, now: new Date('2026-03-02T03:00:01Z'), diffLink: () => null, only: window.only });
     };
-    expect(sinceDeployWindow(walked, undefined, T0 + 4 * DAY)?.before.get(AGENT)).toBe(promoted.id);
+    expect(windowAt(walked, undefined, T0 + 4 * DAY)?.before.get(AGENT)).toBe(promoted.id);
     const built = await sinceDeployReport(walked, undefined, T0 + 4 * DAY, build);
     expect(builds).toBe(2);
     expect(built?.window.since).toBeUndefined(); // the promotion is the workspace's first record: the whole log
@@ -476,7 +478,7 @@ describe('--since-deploy', () => {
   });
 
   it('right after an agent’s first deploy, shows the configuration it replaced (changed outside voxform) as the baseline', async () => {
-    const window = sinceDeployWindow([deploy1], AGENT, T0 + 60);
+    const window = windowAt([deploy1], AGENT, T0 + 60);
     expect(window?.since).toBeUndefined(); // the workspace's first record: the whole log
     const before = agentConfig('Set up on the dashboard.');
     const report = await buildCallReport({
