@@ -5,7 +5,7 @@
  * a lost workspace). Their values are names and addresses, never a secret; the options that only say
  * how to reach the service or the state are left out (a state URL holds a password).
  */
-import { shellWord } from '../util/shell-word.js';
+import { nextCommand } from './next-command.js';
 
 /** The options of a deploy that change what it applies. */
 export interface RecordedOptions {
@@ -15,12 +15,9 @@ export interface RecordedOptions {
   allowMissingState?: boolean | undefined;
 }
 
-/** `voxform WORDS` (already quoted) with the options of `options` that change what is applied. */
+/** `voxform WORDS` (already quoted) with the options of `options` that change what is applied, written as every printed command line writes them. */
 export function recordedCommand(words: string, options: RecordedOptions): string {
-  const flags: string[] = [];
-  if (options.env !== undefined) flags.push('--env', shellWord(options.env));
-  for (const address of options.target ?? []) flags.push('--target', shellWord(address));
-  for (const address of options.takeOver ?? []) flags.push('--take-over', shellWord(address));
-  if (options.allowMissingState) flags.push('--allow-missing-state');
-  return [`voxform ${words}`, ...flags].join(' ');
+  // The environment alone of the chosen options: the others only say how to reach the service and state.
+  const command = nextCommand(words, { env: options.env }, { targets: options.target, takeOver: options.takeOver });
+  return options.allowMissingState ? `${command} --allow-missing-state` : command;
 }

@@ -40,19 +40,25 @@ function savedPlanProject(options: ApplyCommandOptions, saved: SavedPlan, planFi
   return project;
 }
 
-/** `chosen`: the saved plan's manifests and environment, with this run's service and state options; `saved`: the plan. */
-function localPlanElsewhere(planFile: string, chosen: ChosenTarget, saved: SavedPlan): VoxformError {
+/** `chosen`: the saved plan's manifests and environment, with this run's service and state options; `selection`: the plan's own. */
+function localPlanElsewhere(planFile: string, chosen: ChosenTarget, selection: ApplySelection): VoxformError {
   const local = savedPlanCommands(planFile, { ...chosen, local: true, baseUrl: undefined, region: undefined }).apply;
-  const service = savedPlanCommands(planFile, chosen, savedSelection(saved)).plan;
+  const service = savedPlanCommands(planFile, chosen, selection).plan;
   return new VoxformError('plan_stale', 'The saved plan was made with --local; this apply targets a service on the network. Nothing was applied.', {
     hint: `Apply it to the embedded emulator with \`${local}\`, or run \`${service}\` for the service, review it, and apply the new plan.`,
     details: { reasons: ['made for another service'], resources: [] },
   });
 }
 
-/** A saved plan's `--target`s and `--take-over`s, which every line that plans it again carries. */
-function savedSelection(saved: SavedPlan): { targets: string[]; takeOver: string[] } {
-  return { targets: saved.targets, takeOver: saved.take_over ?? [] };
+/** The `--target`s and `--take-over`s an apply acts on, which the run and every line it prints for what comes next carry. */
+interface ApplySelection {
+  targets: string[];
+  takeOver: string[];
+}
+
+/** A saved plan's own selection (apply refuses both flags beside it), or this run's flags. */
+function applySelection(options: ApplyCommandOptions, saved: SavedPlan | undefined): ApplySelection {
+  return saved ? { targets: saved.targets, takeOver: saved.take_over ?? [] } : { targets: options.target ?? [], takeOver: options.takeOver ?? [] };
 }
 
 /** The saved plan `planFile`; a manifest there, not a plan, is the mistake of leaving out -f, said so. */
@@ -72,7 +78,8 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
   const planFile = options.args?.[0];
   const saved = planFile ? await readSavedPlan(planFile, options, ctx) : undefined;
   const timeout = options.lockTimeout ?? 0;
-  // A saved plan names its environment and targets itself: apply refuses them beside it.
+  const selection = applySelection(options, saved);
+  // The command as typed: a saved plan names its environment and targets itself, and apply refuses them beside it.
   const command = recordedCommand(planFile ? `apply ${shellWord(planFile)}` : 'apply', options);
   const workingDir = saved ? await realpath(ctx.cwd) : undefined;
   // A saved plan's manifests and environment are its own; planned again from them when it is stale (as once partly run).
@@ -81,15 +88,14 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
     // The plan's manifests are not here at all: it was made in another project.
     const elsewhere = saved && isVoxformError(error) && error.code === 'manifest_not_found' ? madeElsewhere(saved, { serviceId: saved.base_url, workingDir }) : undefined;
     // A --local plan applied without --local: another service, so "no key" is not the point.
-    if (saved?.base_url === 'local' && isVoxformError(error) && error.code === 'api_key_missing') throw localPlanElsewhere(planFile ?? '', chosen, saved);
+    if (saved?.base_url === 'local' && isVoxformError(error) && error.code === 'api_key_missing') throw localPlanElsewhere(planFile ?? '', chosen, selection);
     throw elsewhere ?? error;
   });
   warnPromotedEnvironment(project.desired, chosen, ctx);
   // Found while the plan is made and applied (git runs meanwhile): only the history record needs it.
   const source = deploySourceOf(project.desired, ctx);
   source.catch(() => undefined);
-  const selection = saved ? savedSelection(saved) : undefined;
-  const savedCommands = planFile && selection ? savedPlanCommands(planFile, chosen, selection) : undefined;
+  const savedCommands = planFile && saved ? savedPlanCommands(planFile, chosen, selection) : undefined;
   const { code } = await applyOnTerminal(
     {
       ...planInputs(project, ctx),
@@ -97,9 +103,8 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
       workingDir,
       // A stale saved plan's way out as a command to paste: a new plan of the same manifests, environment and service, into the same file.
       planCommand: savedCommands?.plan,
-      // A saved plan's own, for the lines that plan it again (apply refuses both beside it).
-      targets: selection?.targets ?? options.target ?? [],
-      ...(selection ? { takeOver: selection.takeOver } : {}),
+      targets: selection.targets,
+      takeOver: selection.takeOver,
       autoApprove: options.autoApprove,
       parallelism: options.parallelism,
       lockTimeoutSeconds: timeout,
@@ -111,7 +116,7 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
     ctx,
     { chosen, replan: savedCommands },
   ).catch((error: unknown) => {
-    throw withTakeOverCommands(error, chosen, 'apply', { targets: options.target, takeOver: options.takeOver });
+    throw withTakeOverCommands(error, chosen, 'apply', selection);
   });
   return code;
 }
