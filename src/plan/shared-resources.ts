@@ -238,20 +238,19 @@ function agentFieldsTheySent(change: ResourceChange, other: WorkspaceState, salt
 /**
  * The values of `changes` that would undo another environment's last apply: a number bound now to the
  * agent another environment bound it to, rebound elsewhere; a campaign field or a credential another
- * environment set to something else. `takeOver`: addresses the operator lets this plan take.
- * `lastWriters` (`SharedView`): a campaign or credential whose last writer is known is compared with
- * that writer's values alone (none when it is this environment): the others' were undone since.
+ * environment set to something else. `lastWriters` (`SharedView`): a campaign or credential whose
+ * last writer is known is compared with that writer's values alone (none when it is this
+ * environment): the others' were undone since.
  */
 export function findSharedConflicts(
   changes: readonly ResourceChange[],
   others: readonly OtherWorkspace[],
   salt: string,
-  takeOver: readonly string[] = [],
   lastWriters: ReadonlyMap<string, string> = new Map(),
 ): SharedResourceConflict[] {
   const conflicts: SharedResourceConflict[] = [];
   for (const change of changes) {
-    if (change.action === 'no-op' || takeOver.includes(change.address)) continue;
+    if (change.action === 'no-op') continue;
     const lastWriter = change.kind === 'phone' ? undefined : lastWriters.get(change.address);
     for (const { environment, workspace } of others) {
       if (lastWriter !== undefined && lastWriter !== environment) continue;
