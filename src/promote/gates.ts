@@ -88,13 +88,16 @@ function sameConfiguration(record: LedgerRecord, current: LedgerRecord, names: r
 
 /**
  * The unbroken run of complete records holding `current`'s configuration, newest first from
- * `current` (applies with nothing to do repeat it): `since`, its oldest record, and `before`, the
- * record before it (if any).
+ * `current` (applies with nothing to do repeat it), and `before`, the record before it (if any).
  */
 interface ConfigurationRun {
   run: LedgerRecord[];
-  since: LedgerRecord;
   before: LedgerRecord | undefined;
+}
+
+/** The oldest record of the run: the deploy the configuration has been live since. */
+function runStart({ run }: ConfigurationRun): LedgerRecord {
+  return run[run.length - 1] as LedgerRecord;
 }
 
 /** Found once per check: the tests gate names its deploy's commit, the soak gate counts from it. */
@@ -108,7 +111,7 @@ function configurationRun(records: readonly LedgerRecord[], current: LedgerRecor
     }
     run.push(record);
   }
-  return { run, since: run[run.length - 1] as LedgerRecord, before };
+  return { run, before };
 }
 
 /**
@@ -130,7 +133,7 @@ function deployingRecord(current: LedgerRecord, origin: LedgerRecord, deploy: Co
  * that run (`configurationRun`), when already found.
  */
 export function deployedSince(records: readonly LedgerRecord[], current: LedgerRecord, deploy = configurationRun(records, current)): Date {
-  return new Date(ledgerTimes(records).get(deploy.since.id) as string);
+  return new Date(ledgerTimes(records).get(runStart(deploy).id) as string);
 }
 
 /**
@@ -153,7 +156,8 @@ function agentsSoaking(current: LedgerRecord, { before }: ConfigurationRun): str
  * configuration live for the first time. The soak counts from the latest deploy whichever it is, and
  * its line says so, while `min_calls` counts the earlier calls too.
  */
-function redeployed(records: readonly LedgerRecord[], current: LedgerRecord, { since }: ConfigurationRun, soaking: readonly string[]): 'rollback' | 'again' | undefined {
+function redeployed(records: readonly LedgerRecord[], current: LedgerRecord, deploy: ConfigurationRun, soaking: readonly string[]): 'rollback' | 'again' | undefined {
+  const since = runStart(deploy);
   if (since.source.rollbackOf !== undefined) return 'rollback';
   const names = soaking.length > 0 ? soaking : Object.keys(current.agents);
   const heldBefore = records.slice(records.indexOf(since) + 1).some((record) => COMPLETE.has(record.outcome) && sameConfiguration(record, current, names));
