@@ -116,7 +116,7 @@ export async function planWorkspace(options: PlanOptions & { reportConflicts?: b
   });
   // One pass finds every value another environment set; those `--take-over` names are marked, not refused.
   const takeOverAddresses = options.takeOver ?? [];
-  const found = findSharedConflicts(made.plan.changes, others, options.fingerprintKey, [], view.lastWriters);
+  const found = findSharedConflicts(made.plan.changes, others, options.fingerprintKey, view.lastWriters);
   const taken = found.filter((conflict) => takeOverAddresses.includes(conflict.address));
   const conflicts = found.filter((conflict) => !takeOverAddresses.includes(conflict.address));
   if (conflicts.length > 0 && !options.reportConflicts) throw sharedConflictError(conflicts, options.desired, options.serviceId);

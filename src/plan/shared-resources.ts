@@ -113,16 +113,18 @@ export function campaignLastWrite(id: string, workspaces: readonly OtherWorkspac
   return last?.entry && address !== undefined ? { environment: last.environment, address, entry: last.entry } : undefined;
 }
 
+/** The agent `workspace`'s last apply bound the number `address` to; none for a number it found bound and left (`foundLive`): that one is not its own. */
+function phoneClaim(workspace: WorkspaceState, address: string): string | undefined {
+  const entry = workspace.phones[address];
+  return entry?.foundLive ? undefined : entry?.agentId;
+}
+
 /**
  * Of the workspaces of a service, the environments whose last apply bound the number `address` to
- * `agentId`, the agent it answers with now: a number found bound and left (`foundLive`) is not theirs,
- * nor one bound elsewhere since.
+ * `agentId`, the agent it answers with now: one bound elsewhere since is not theirs.
  */
 export function phoneHolders(address: string, agentId: string, workspaces: readonly OtherWorkspace[]): string[] {
-  return workspaces.flatMap(({ environment, workspace }) => {
-    const entry = workspace.phones[address];
-    return entry && !entry.foundLive && entry.agentId === agentId ? [environment] : [];
-  });
+  return workspaces.flatMap(({ environment, workspace }) => (phoneClaim(workspace, address) === agentId ? [environment] : []));
 }
 
 /** The view of `own` (the workspace of `environment`) among `others` for the campaigns and credentials of `desired`. */
@@ -195,7 +197,7 @@ function undoesSharedChange(change: ResourceChange): boolean {
 /** The warning of a plan that puts back a shared resource changed on the service while the state holds no workspace of the other environments of its service; undefined otherwise. */
 export function unseenEnvironmentsWarning(unseen: UnseenEnvironments | undefined, changes: readonly ResourceChange[]): string | undefined {
   if (!unseen || !changes.some(undoesSharedChange)) return undefined;
-  const which = wordList(unseen.environments.map((environment) => (environment === BASE_ENVIRONMENT_NAME ? 'the default environment (no --env)' : environment)), 'or');
+  const which = wordList(unseen.environments.map((environment) => environmentName(environment, (name) => name)), 'or');
   return `the state ${unseen.state} holds no workspace of ${which} on this service: a change another environment applied with another state to a shared resource (a number's agent, a campaign, a credential) cannot be seen, and this plan would undo it unrefused; every environment of a service must use one state (docs/state.md#environments-of-one-service-apply-one-at-a-time).`;
 }
 
@@ -236,29 +238,26 @@ function agentFieldsTheySent(change: ResourceChange, other: WorkspaceState, salt
 /**
  * The values of `changes` that would undo another environment's last apply: a number bound now to the
  * agent another environment bound it to, rebound elsewhere; a campaign field or a credential another
- * environment set to something else. `takeOver`: addresses the operator lets this plan take.
- * `lastWriters` (`SharedView`): a campaign or credential whose last writer is known is compared with
- * that writer's values alone (none when it is this environment): the others' were undone since.
+ * environment set to something else. `lastWriters` (`SharedView`): a campaign or credential whose
+ * last writer is known is compared with that writer's values alone (none when it is this
+ * environment): the others' were undone since.
  */
 export function findSharedConflicts(
   changes: readonly ResourceChange[],
   others: readonly OtherWorkspace[],
   salt: string,
-  takeOver: readonly string[] = [],
   lastWriters: ReadonlyMap<string, string> = new Map(),
 ): SharedResourceConflict[] {
   const conflicts: SharedResourceConflict[] = [];
   for (const change of changes) {
-    if (change.action === 'no-op' || takeOver.includes(change.address)) continue;
+    if (change.action === 'no-op') continue;
     const lastWriter = change.kind === 'phone' ? undefined : lastWriters.get(change.address);
     for (const { environment, workspace } of others) {
       if (lastWriter !== undefined && lastWriter !== environment) continue;
       const add = (field: string, theirs: string, ours: string) => conflicts.push({ address: change.address, environment, field, theirs, ours });
       if (change.kind === 'phone') {
         const rebind = change.fieldChanges.find((f) => f.path === 'agent_id');
-        const entry = workspace.phones[change.address];
-        // A number that environment found bound and left where it was is not its own.
-        const theirs = entry?.foundLive ? undefined : entry?.agentId;
+        const theirs = phoneClaim(workspace, change.address);
         // Only while the number still answers with their agent: a binding changed since is not theirs any more.
         if (rebind && change.before !== null && theirs !== undefined && rebind.before === theirs) add('agent_id', theirs, shown(rebind.after));
       } else if (change.kind === 'agent') {
@@ -321,8 +320,9 @@ function sharedResources(desired: DesiredState) {
   return [desired.agents, desired.phones, desired.campaigns, desired.credentials].flatMap((map) => [...map.values()]);
 }
 
-function environmentName(environment: string): string {
-  return environment === BASE_ENVIRONMENT_NAME ? 'the default environment (no --env)' : `environment ${environment}`;
+/** How a sentence names `environment`: the default one by how it is run, another by `name` (`environment NAME` unless told). */
+function environmentName(environment: string, name = (text: string) => `environment ${text}`): string {
+  return environment === BASE_ENVIRONMENT_NAME ? 'the default environment (no --env)' : name(environment);
 }
 
 function describe(conflict: SharedResourceConflict): string {

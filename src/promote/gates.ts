@@ -88,13 +88,16 @@ function sameConfiguration(record: LedgerRecord, current: LedgerRecord, names: r
 
 /**
  * The unbroken run of complete records holding `current`'s configuration, newest first from
- * `current` (applies with nothing to do repeat it): `since`, its oldest record, and `before`, the
- * record before it (if any).
+ * `current` (applies with nothing to do repeat it), and `before`, the record before it (if any).
  */
 interface ConfigurationRun {
   run: LedgerRecord[];
-  since: LedgerRecord;
   before: LedgerRecord | undefined;
+}
+
+/** The oldest record of the run: the deploy the configuration has been live since. */
+function runStart({ run }: ConfigurationRun): LedgerRecord {
+  return run[run.length - 1] as LedgerRecord;
 }
 
 /** Found once per check: the tests gate names its deploy's commit, the soak gate counts from it. */
@@ -108,7 +111,7 @@ function configurationRun(records: readonly LedgerRecord[], current: LedgerRecor
     }
     run.push(record);
   }
-  return { run, since: run[run.length - 1] as LedgerRecord, before };
+  return { run, before };
 }
 
 /**
@@ -130,7 +133,7 @@ function deployingRecord(current: LedgerRecord, origin: LedgerRecord, deploy: Co
  * that run (`configurationRun`), when already found.
  */
 export function deployedSince(records: readonly LedgerRecord[], current: LedgerRecord, deploy = configurationRun(records, current)): Date {
-  return new Date(ledgerTimes(records).get(deploy.since.id) as string);
+  return new Date(ledgerTimes(records).get(runStart(deploy).id) as string);
 }
 
 /**
@@ -153,7 +156,8 @@ function agentsSoaking(current: LedgerRecord, { before }: ConfigurationRun): str
  * configuration live for the first time. The soak counts from the latest deploy whichever it is, and
  * its line says so, while `min_calls` counts the earlier calls too.
  */
-function redeployed(records: readonly LedgerRecord[], current: LedgerRecord, { since }: ConfigurationRun, soaking: readonly string[]): 'rollback' | 'again' | undefined {
+function redeployed(records: readonly LedgerRecord[], current: LedgerRecord, deploy: ConfigurationRun, soaking: readonly string[]): 'rollback' | 'again' | undefined {
+  const since = runStart(deploy);
   if (since.source.rollbackOf !== undefined) return 'rollback';
   const names = soaking.length > 0 ? soaking : Object.keys(current.agents);
   const heldBefore = records.slice(records.indexOf(since) + 1).some((record) => COMPLETE.has(record.outcome) && sameConfiguration(record, current, names));
@@ -292,6 +296,11 @@ function metricValue(version: VersionReport, metric: GateMetric): string {
   return percent({ error_rate: metrics.error_rate, transfer_rate: metrics.transfer_rate, tool_failure_rate: metrics.tool_calls.failure_rate }[metric].value);
 }
 
+/** How the no_regression gate says which calls it counts: the latest deploy's, which `again` tells followed an earlier deploy of the same configuration. */
+function callsCounted(again: boolean): string {
+  return again ? 'since this configuration was deployed again' : 'with this configuration';
+}
+
 function noRegressionGate(metrics: readonly GateMetric[], current: LedgerRecord, calls: ReadonlyMap<string, AgentReport>, running: ReadonlyMap<string, RunningDeploy>, reportCommand: string): GateResult {
   const base = { gate: 'no_regression' as const, required: metrics.join(', ') };
   const names = Object.keys(current.agents).sort();
@@ -310,14 +319,13 @@ function noRegressionGate(metrics: readonly GateMetric[], current: LedgerRecord,
     const deploy = running.get(version.id);
     const now = runningVersion(agent, deploy, version.configHash);
     const comparison = now?.comparison;
-    const withIt = deploy?.again ? 'since this configuration was deployed again' : 'with this configuration';
     if (!now) uncalled++;
     if (!now && deploy?.again) uncalledSinceAgain = true;
     if (!now || !comparison) continue; // no calls yet, or no version before it: nothing to regress from
     const before = agent?.versions.find((candidate) => candidate.key === comparison.against);
     if (!comparison.enough_calls) {
       const callsBefore = before?.metrics.calls ?? 0;
-      const enough = `${plural(now.metrics.calls, 'call')} ${withIt} and ${formatCount(callsBefore)} before; a comparison needs ${MIN_CALLS} each`;
+      const enough = `${plural(now.metrics.calls, 'call')} ${callsCounted(deploy?.again ?? false)} and ${formatCount(callsBefore)} before; a comparison needs ${MIN_CALLS} each`;
       if (callsBefore < MIN_CALLS) {
         // New calls go to the configuration deployed: the version before never gets more.
         shortfall ??= { ...base, passed: false, evidence: qualified(name, `${enough}, and the version before takes no more calls`), fix: `it cannot pass until the version before has ${MIN_CALLS} calls, which no new call adds to, or the gate is changed` };
@@ -336,7 +344,7 @@ function noRegressionGate(metrics: readonly GateMetric[], current: LedgerRecord,
   // A regression fails the gate whatever more calls elsewhere would show: it is named first.
   if (regressions.length > 0) return { ...base, passed: false, evidence: regressions.join('; '), fix: `compare the versions with \`${reportCommand}\`` };
   if (shortfall) return shortfall;
-  const nothingCompared = uncalled > 0 ? `no call yet ${uncalledSinceAgain ? 'since this configuration was deployed again' : 'with this configuration'} to compare (min_calls is the gate for that)` : 'no earlier version with calls to compare with';
+  const nothingCompared = uncalled > 0 ? `no call yet ${callsCounted(uncalledSinceAgain)} to compare (min_calls is the gate for that)` : 'no earlier version with calls to compare with';
   return { ...base, passed: true, evidence: compared === 0 ? nothingCompared : 'no metric is worse than before (95% intervals)' };
 }
 
