@@ -7,7 +7,7 @@
 import { validateAgainst } from '../schema/validate.js';
 import { formatIndexed, type PathSegment } from '../util/field-path.js';
 import { isPlainObject, type JsonObject } from '../util/json-object.js';
-import { describeFound } from '../manifest/describe.js';
+import { foundInsteadOf } from '../manifest/describe.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import { shorten } from '../util/shorten.js';
 
@@ -139,7 +139,7 @@ function isFiniteNumber(value: unknown): value is number {
 }
 
 function wrong(at: Path, found: unknown, expected: string): Problem {
-  return new Problem(`${at.length === 0 ? 'it' : formatPath(at)} is ${describeFound(found, 'all but text')}, where ${expected} belongs`);
+  return new Problem(`${at.length === 0 ? 'it' : formatPath(at)} ${foundInsteadOf(found, expected)}`);
 }
 
 /** `agents[0].config`; a name the file holds is shortened (a key of any length could be written there). */
