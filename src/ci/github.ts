@@ -38,9 +38,11 @@ export function connectGitHub(env: Env, redact: Redact): ReviewHost {
     headers: { authorization: `Bearer ${token}`, 'x-github-api-version': '2022-11-28' },
     host: 'GitHub',
     redact,
-    permissionHint: pullRequestFromFork(env)
-      ? 'This pull request comes from a fork: GitHub gives its jobs a read-only token (and no secrets) whatever `permissions:` says, so nothing can be posted on it; the outcome is in the job summary. Do not switch to `pull_request_target`, which would run the fork\'s manifests with your secrets.'
-      : 'Give the job `permissions: { pull-requests: write }` (and `issues: write` for labels), or a token that has them.',
+    // The event file is read only for a refusal's hint, the one place it is needed.
+    permissionHint: () =>
+      pullRequestFromFork(env)
+        ? 'This pull request comes from a fork: GitHub gives its jobs a read-only token (and no secrets) whatever `permissions:` says, so nothing can be posted on it; the outcome is in the job summary. Do not switch to `pull_request_target`, which would run the fork\'s manifests with your secrets.'
+        : 'Give the job `permissions: { pull-requests: write }` (and `issues: write` for labels), or a token that has them.',
   });
   const repo = `repos/${repository}`;
   let login: string | undefined;

@@ -25,7 +25,7 @@ export function connectGitLab(env: Env, redact: Redact): ReviewHost {
     headers: { 'private-token': token },
     host: 'GitLab',
     redact,
-    permissionHint: 'Set GITLAB_TOKEN to a project or personal access token with the `api` scope and at least the Reporter role.',
+    permissionHint: () => 'Set GITLAB_TOKEN to a project or personal access token with the `api` scope and at least the Reporter role.',
   });
   const base = `projects/${project}`;
   let username: string | undefined;

@@ -38,8 +38,8 @@ export interface RestClientOptions {
   /** Which host, for messages: `GitHub`, `GitLab`. */
   host: string;
   redact: Redact;
-  /** What to do about a 401, 403 or 404 that is not a rate limit: the token's scopes or permissions. */
-  permissionHint: string;
+  /** What to do about a 401, 403 or 404 that is not a rate limit: the token's scopes or permissions (asked only then). */
+  permissionHint: () => string;
   /** Waits before a request refused for a rate limit is sent again (tests pass their own). */
   sleep?: (ms: number) => Promise<void>;
   /** The time now in ms, against which a rate limit's reset is read (tests pass their own). */
@@ -112,7 +112,7 @@ export class RestClient {
   /** The answer when it is a success (or `accept` lists its status), else `ci_request_failed`. */
   private checked(method: string, path: string, answer: RestAnswer, accept: number[]): RestAnswer {
     if ((answer.status >= 200 && answer.status < 300) || accept.includes(answer.status)) return answer;
-    throw this.refusal(method, path, answer, answer.status === 401 || answer.status === 403 || answer.status === 404 ? this.options.permissionHint : undefined);
+    throw this.refusal(method, path, answer, answer.status === 401 || answer.status === 403 || answer.status === 404 ? this.options.permissionHint() : undefined);
   }
 
   private refusal(method: string, path: string, answer: RestAnswer, hint: string | undefined): VoxformError {

@@ -7,7 +7,7 @@
 import { validateAgainst } from '../schema/validate.js';
 import { formatIndexed, type PathSegment } from '../util/field-path.js';
 import { isPlainObject, type JsonObject } from '../util/json-object.js';
-import { describeFound } from '../manifest/describe.js';
+import { foundInsteadOf } from '../manifest/describe.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import { shorten } from '../util/shorten.js';
 
@@ -54,12 +54,20 @@ function checkDocument(value: unknown, format: string, versions: readonly number
     requireString(campaign, 'id', at);
     bySchema('Campaign', campaign, at);
   });
+  eachOf(value, 'shared_configs', false, () => undefined);
+  // From version 2 a config several records share is written once, each record naming its index
+  // (version 1 wrote every config inline, so `$shared_config` there is a config's own field).
+  const sharedConfigs = (value.version as number) >= 2 ? ((value.shared_configs as unknown[] | undefined)?.length ?? 0) : undefined;
   eachOf(value, 'call_logs', true, (record, at) => {
     requireString(record, 'call_id', at);
     requireString(record, 'agent_id', at);
     requireNumber(record, 'ts', at);
     const config = record.agent_config;
     if (config !== undefined && config !== null && !isPlainObject(config)) throw wrong([...at, 'agent_config'], config, 'a configuration (an object), or nothing');
+    const index = isPlainObject(config) ? config.$shared_config : undefined;
+    if (sharedConfigs !== undefined && index !== undefined && !(typeof index === 'number' && Number.isInteger(index) && index >= 0 && index < sharedConfigs)) {
+      throw wrong([...at, 'agent_config', '$shared_config'], index, 'the index of a config in shared_configs');
+    }
     if (record.function_calls !== undefined && !Array.isArray(record.function_calls)) throw wrong([...at, 'function_calls'], record.function_calls, 'a list, or nothing');
   });
   eachOf(value, 'credentials', false, (credential, at) => {
@@ -100,7 +108,6 @@ function checkDocument(value: unknown, format: string, versions: readonly number
     bySchema('AgentConfigRead', session.config, [...at, 'config']);
   });
   if (value.agent_config_set_at !== undefined && !isPlainObject(value.agent_config_set_at)) throw wrong(['agent_config_set_at'], value.agent_config_set_at, 'an object of Unix seconds by agent id');
-  eachOf(value, 'shared_configs', false, () => undefined);
 }
 
 /** Each item of the list `holder[key]` (`required`: the list must be there), each an object. */
@@ -132,7 +139,7 @@ function isFiniteNumber(value: unknown): value is number {
 }
 
 function wrong(at: Path, found: unknown, expected: string): Problem {
-  return new Problem(`${at.length === 0 ? 'it' : formatPath(at)} is ${describeFound(found, 'all but text')}, where ${expected} belongs`);
+  return new Problem(`${at.length === 0 ? 'it' : formatPath(at)} ${foundInsteadOf(found, expected)}`);
 }
 
 /** `agents[0].config`; a name the file holds is shortened (a key of any length could be written there). */

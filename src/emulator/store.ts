@@ -200,24 +200,16 @@ export class EmulatorStore {
     if (problem !== undefined) {
       throw new VoxformError('emulator_data_invalid', `The emulator data file ${this.dataFile} cannot be used: ${problem}.`, { hint: DATA_FILE_INVALID_HINT });
     }
-    const data = read.value as PersistedData;
-    try {
-      this.restoreFrom(data);
-    } catch (error) {
-      throw new VoxformError('emulator_data_invalid', `The emulator data file ${this.dataFile} cannot be used: ${(error as Error).message}.`, { hint: DATA_FILE_INVALID_HINT });
-    }
+    this.restoreFrom(read.value as PersistedData);
     return true;
   }
 
-  /** Replaces everything with the data file's content. */
+  /** Replaces everything with the data file's content, already checked whole (dataFileProblem: each `$shared_config` names one of `shared_configs`). */
   private restoreFrom(data: PersistedData): void {
     const shared = data.shared_configs ?? [];
     for (const record of data.version >= 2 ? data.call_logs : []) {
-      const index = (record.agent_config as { $shared_config?: unknown } | undefined)?.$shared_config;
-      if (index === undefined) continue;
-      const config = typeof index === 'number' ? shared[index] : undefined;
-      if (config === null || typeof config !== 'object') throw new Error(`call record ${String(record.call_id)} names a shared config that is not in the file`);
-      record.agent_config = config;
+      const index = (record.agent_config as { $shared_config?: number } | undefined)?.$shared_config;
+      if (index !== undefined) record.agent_config = shared[index];
     }
     this.clear();
     for (const key of data.keys ?? []) this.keys.set(key.hash, key);

@@ -87,6 +87,14 @@ export function describeFound(value: unknown, shows: 'value' | 'kind' | 'all but
   }
 }
 
+/**
+ * `is the number 3, where a string belongs`: the rest of a sentence that starts with the place of a
+ * value in a file voxform wrote (the state, the emulator's data file), its strings never shown.
+ */
+export function foundInsteadOf(found: unknown, expected: string): string {
+  return `is ${describeFound(found, 'all but text')}, where ${expected} belongs`;
+}
+
 /** A value quoted for a message, long values shortened. */
 export function quote(value: string, max = 40): string {
   return JSON.stringify(shorten(value, max));

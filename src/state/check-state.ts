@@ -6,7 +6,7 @@
  */
 import { VoxformError } from '../errors.js';
 import { isPlainObject, type JsonObject } from '../util/json-object.js';
-import { describeFound } from '../manifest/describe.js';
+import { foundInsteadOf } from '../manifest/describe.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import { splitWorkspaceKey, type LastApply, type StateFile, type WorkspaceState } from './types.js';
 import { STATE_FORMAT_VERSION } from './format-version.js';
@@ -187,7 +187,7 @@ function requireObject(entry: JsonObject, key: string, at: Path, expected: strin
  */
 function refusal(subject: string, problem: Problem, how: { deletable: number[]; restore: string }): VoxformError {
   const where = problem.path.length === 0 ? 'it' : formatPath(problem.path);
-  const message = `${subject} is not a state voxform wrote: ${where} ${problem.said ?? `is ${describeFound(problem.found, 'all but text')}, where ${problem.expected} belongs`}.`;
+  const message = `${subject} is not a state voxform wrote: ${where} ${problem.said ?? foundInsteadOf(problem.found, problem.expected)}.`;
   const depth = how.deletable.find((length) => problem.path.length >= length);
   const deleted = '(voxform then plans what it held as never applied)';
   let fix = `Correct ${where}`;

@@ -34,7 +34,7 @@ function connect(): RestClient {
     headers: { authorization: `Bearer ${TOKEN}` },
     host: 'GitHub',
     redact: (text) => text,
-    permissionHint: 'Give the job `permissions: { pull-requests: write }` (and `issues: write` for labels), or a token that has them.',
+    permissionHint: () => 'Give the job `permissions: { pull-requests: write }` (and `issues: write` for labels), or a token that has them.',
     sleep: async (ms) => {
       waits.push(ms);
     },

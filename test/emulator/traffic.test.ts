@@ -298,7 +298,7 @@ describe('a large call log', () => {
     // A record naming a shared config the file does not hold: one clear error, as for any damaged file.
     data.call_logs[0].agent_config = { $shared_config: 99 };
     await writeFile(dataFile, JSON.stringify(data));
-    await expect(startEmulator({ quiet: true, dataFile })).rejects.toMatchObject({ code: 'emulator_data_invalid', message: expect.stringContaining('names a shared config that is not in the file') });
+    await expect(startEmulator({ quiet: true, dataFile })).rejects.toMatchObject({ code: 'emulator_data_invalid', message: expect.stringContaining('call_logs[0].agent_config.$shared_config is the number 99, where the index of a config in shared_configs belongs.') });
   });
 
   it('still reads a version 1 data file (every config inline, no config times)', async () => {

@@ -48,14 +48,12 @@ function reportFileOf(command: ReportKind, outDir: string): string | undefined {
   return undefined;
 }
 
-/** The name of the saved plan's artifact, as the Action uploads it: one per environment. */
-export function planArtifactName(environment: string | undefined): string {
-  return `voxform-plan-${environment ?? 'default'}`;
-}
-
-/** The name of the test report's artifact, as the Action uploads it: one per environment. */
-function testsArtifactName(environment: string | undefined): string {
-  return `voxform-tests-${environment ?? 'default'}`;
+/**
+ * Where the report says the saved plan or the test report is kept: on GitHub, the artifact the
+ * Action uploads it as (one per environment, named as action.yml names it); on GitLab, the job's.
+ */
+function artifactWhere(provider: Provider, kind: 'plan' | 'tests', environment: string | undefined): string {
+  return provider === 'github' ? `artifact \`voxform-${kind}-${environment ?? 'default'}\`` : 'the job artifacts';
 }
 
 /**
@@ -189,9 +187,9 @@ export async function run(options: CiRunCommandOptions, ctx: CommandContext, run
   if (exitCode === EXIT_INTERRUPTED) return exitCode;
   const links: ReportLinks = {
     runUrl: runUrl(options.provider, ctx.env),
-    savedPlanWhere: options.provider === 'github' ? `artifact \`${planArtifactName(options.env)}\`` : 'the job artifacts',
+    savedPlanWhere: artifactWhere(options.provider, 'plan', options.env),
     savedPlanFile: PLAN_FILE,
-    testReportWhere: options.provider === 'github' ? `artifact \`${testsArtifactName(options.env)}\`` : 'the job artifacts',
+    testReportWhere: artifactWhere(options.provider, 'tests', options.env),
     testReportFile: TESTS_FILE,
   };
   const report = await reportOf(options, { exitCode, output: recorded.text(), outDir }, links, ctx);
