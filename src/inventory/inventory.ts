@@ -8,7 +8,8 @@ import type { ApiClient } from '../api/index.js';
 import { agentNamesOnService } from '../api/agent-if-exists.js';
 import type { GlobalCallHistoryRecord } from '../schema/types.gen.js';
 import { byCodeUnits } from '../util/compare.js';
-import { phoneHolders, type OtherWorkspace } from '../plan/shared-resources.js';
+import { phoneHolders } from '../plan/shared-resources.js';
+import { stateSourceJson, type InventoryState } from './state-records.js';
 
 /** Calls read for agents, newest first: an account's whole call history can be huge. */
 export const CALLS_READ_FOR_AGENTS = 1000;
@@ -21,8 +22,6 @@ type InventoryReader = Pick<ApiClient, 'listPhones' | 'getAgent' | 'iterateCallL
 export interface ManagedResources {
   agents: ReadonlyMap<string, string>;
   phones: ReadonlySet<string>;
-  /** Every workspace of the service the state holds, this run's first (`InventoryState.workspaces`): who holds each number. */
-  workspaces?: readonly OtherWorkspace[];
   /**
    * The agents' ids by local name of each other environment of the manifests (all of them without
    * --env): an agent one of them gives is that environment's, not unmanaged.
@@ -69,6 +68,8 @@ export interface PhonesReport {
   format_version: number;
   kind: 'phones';
   phones: LivePhone[];
+  /** The state read for which environment holds each number. */
+  sources: { state: ReturnType<typeof stateSourceJson> };
 }
 
 export interface AgentsReport {
@@ -79,11 +80,11 @@ export interface AgentsReport {
   sources: { manifest_agents: number; phones: number; calls_read: number; more_calls: boolean };
 }
 
-/** Every number of the service's phone list, with its agent's name. */
-export async function readLivePhones(client: InventoryReader, managed: ManagedResources): Promise<PhonesReport> {
+/** Every number of the service's phone list, with its agent's name; `state.workspaces` tell which environment holds each. */
+export async function readLivePhones(client: InventoryReader, managed: ManagedResources, state: InventoryState): Promise<PhonesReport> {
   const phones = await client.listPhones();
   const names = await agentNamesOnService(client, new Set(phones.flatMap((phone) => (phone.agent_id ? [phone.agent_id] : []))));
-  const workspaces = managed.workspaces ?? [];
+  const { workspaces } = state;
   const own = workspaces[0]?.environment;
   return {
     format_version: INVENTORY_FORMAT_VERSION,
@@ -104,6 +105,7 @@ export async function readLivePhones(client: InventoryReader, managed: ManagedRe
         };
       })
       .sort((a, b) => byCodeUnits(a.number, b.number)),
+    sources: { state: stateSourceJson(state) },
   };
 }
 

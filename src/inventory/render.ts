@@ -1,10 +1,12 @@
 /** The inventory as a table (text) or as versioned JSON. The service's names are data: control characters shown as `?`. */
-import { missingStateWarning, type MissingStateJson } from '../state/missing-state.js';
+import { missingStateWarning } from '../state/missing-state.js';
+import { environmentInProse } from '../state/types.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import { renderTable } from '../util/table.js';
 import type { AgentsReport, LiveAgent, PhonesReport } from './inventory.js';
 import type { CampaignsReport, LiveCampaign } from './campaigns.js';
 import type { KnowledgeReport, LiveKnowledgeFile } from './knowledge.js';
+import type { stateSourceJson } from './state-records.js';
 import { plural, pluralNoun } from '../util/plural.js';
 
 const UNMANAGED = 'unmanaged';
@@ -34,8 +36,26 @@ function table(header: string[], rows: string[][], { redact = (text) => text, ma
   return renderTable(columns, rows.map((row) => row.map(redact)), { gap: 3, maxWidth });
 }
 
+/**
+ * What a listing loses when the state cannot tell it: `missing`, this environment's workspace lost
+ * (missing-state.ts); `unread`, another environment's (`environment`: its name in prose) not read.
+ */
+interface StateCosts {
+  missing: string;
+  unread?: (environment: string) => string;
+}
+
+const PHONE_STATE_COSTS: StateCosts = {
+  missing: 'Without it voxform cannot tell which numbers this environment bound: one another environment bound alike is marked with that environment.',
+  unread: (environment) => `no number is marked with ${environment}`,
+};
+
 export function renderPhonesText(report: PhonesReport, options: TableText = {}): string {
-  if (report.phones.length === 0) return 'The service has no phone numbers.\n';
+  const body = report.phones.length === 0 ? 'The service has no phone numbers.\n' : phonesTable(report, options);
+  return withNotes(body, [], report.sources.state, PHONE_STATE_COSTS);
+}
+
+function phonesTable(report: PhonesReport, options: TableText): string {
   const rows = report.phones.map((phone) => [
     phone.number,
     phone.status ?? '—',
@@ -86,8 +106,16 @@ export function renderCampaignsText(report: CampaignsReport, options: TableText 
     String(campaign.calls),
   ]);
   const body = rows.length === 0 ? 'No campaigns found.\n' : table(['CAMPAIGN', 'NAME*', 'CALLER', 'MANAGED BY*', 'FOUND THROUGH*', 'CALLS'], rows, options);
-  return withNotes(body, options.filtered ? [] : [campaignSourcesNote(report)], report.sources.state);
+  return withNotes(body, options.filtered ? [] : [campaignSourcesNote(report)], report.sources.state, CAMPAIGN_STATE_COSTS);
 }
+
+/** Campaigns and knowledge files: what voxform applied of them is what only the state knows. */
+const RECORDS_LOST = 'Without it voxform cannot tell which campaigns and knowledge files it applied: they are listed as the other sources find them.';
+
+const CAMPAIGN_STATE_COSTS: StateCosts = {
+  missing: RECORDS_LOST,
+  unread: (environment) => `no campaign is marked with ${environment}, and NAME and CALLER of one ${environment} applied last may be older than what the service holds`,
+};
 
 /** How many the state records, and of which workspace; none counted from a state that could not be read (the note under the table says why). */
 function stateCount(count: number, state: { workspace: string; problem?: string }): string {
@@ -116,8 +144,11 @@ export function renderKnowledgeText(report: KnowledgeReport, options: TableText 
     file.agents.map((agent) => agent.managed_by ?? agent.id).join(', ') || '—',
   ]);
   const body = rows.length === 0 ? 'No knowledge files found.\n' : table(['FILE', 'NAME*', 'MANAGED BY*', 'FOUND THROUGH*', 'AGENTS*'], rows, options);
-  return withNotes(body, options.filtered ? [] : [knowledgeSourcesNote(report)], report.sources.state);
+  return withNotes(body, options.filtered ? [] : [knowledgeSourcesNote(report)], report.sources.state, KNOWLEDGE_STATE_COSTS);
 }
+
+/** Knowledge files are each environment's own: the other environments' workspaces are not read. */
+const KNOWLEDGE_STATE_COSTS: StateCosts = { missing: RECORDS_LOST };
 
 /** The service can neither list nor read knowledge files: the note says where these came from. */
 export function knowledgeSourcesNote(report: KnowledgeReport): string {
@@ -129,14 +160,21 @@ export function knowledgeSourcesNote(report: KnowledgeReport): string {
   );
 }
 
-/** The table, then its notes; a state that could not be read is said whatever else is left out. */
-function withNotes(body: string, notes: string[], state: { workspace: string; problem?: string; missing_state?: MissingStateJson }): string {
+/** The table, then its notes; a state that could not be read, this environment's or another's, is said whatever else is left out. */
+function withNotes(body: string, notes: string[], state: ReturnType<typeof stateSourceJson>, costs: StateCosts): string {
   const all = [...notes];
   if (state.problem !== undefined) all.push(`The state could not be read, so what it records is not shown: ${controlsAsQuestionMarks(state.problem)}`);
   const missing = state.missing_state;
-  if (missing) {
-    const consequence = 'Without it voxform cannot tell which campaigns and knowledge files it applied: they are listed as the other sources find them.';
-    all.push(controlsAsQuestionMarks(missingStateWarning({ state: missing.state, lastApply: missing.last_apply }, state.workspace, consequence)));
+  if (missing) all.push(controlsAsQuestionMarks(missingStateWarning({ state: missing.state, lastApply: missing.last_apply }, state.workspace, costs.missing)));
+  const { unread: cost } = costs;
+  if (cost) {
+    for (const { environment, problem } of state.unread_environments ?? []) {
+      const unread =
+        environment === null
+          ? `The service's other workspaces could not be listed, so ${cost('another environment')}`
+          : `The state of ${environmentInProse(environment, (name) => `environment ${name}`)} could not be read, so ${cost(environmentInProse(environment))}`;
+      all.push(`${unread}: ${controlsAsQuestionMarks(problem)}`);
+    }
   }
   return all.length === 0 ? body : `${body}\n${all.join('\n')}\n`;
 }

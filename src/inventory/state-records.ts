@@ -1,20 +1,28 @@
 /**
- * What voxform's state records of campaigns and knowledge files: the facts the service cannot return.
+ * What voxform's state records of campaigns, knowledge files and numbers: the facts the service cannot return.
  * Read only (no lock): a listing must not wait for, nor stop, an apply. A state that cannot be read
- * is not an error here: the other sources still answer, and the report says what is missing.
+ * is not an error here: the other sources still answer, and the report says what is missing. Nor is
+ * another environment's workspace that cannot be read: this environment's records are still whole.
  */
 import { isVoxformError } from '../errors.js';
 import type { StateBackend } from '../state/backend.js';
 import { splitWorkspaceKey, type CampaignState, type KnowledgeState } from '../state/types.js';
 import { missingStateJson, readCheckedWorkspace, type MissingState, type MissingStateJson } from '../state/missing-state.js';
-import { readOtherWorkspaces, type OtherWorkspace } from '../plan/shared-resources.js';
+import type { OtherWorkspace } from '../plan/shared-resources.js';
 
-/** The state's part of a listing's `sources`, with `problem` or `missing_state` when so. */
-export function stateSourceJson(state: InventoryState): { workspace: string; problem?: string; missing_state?: MissingStateJson } {
+/** Another environment's workspace that could not be read; `environment` null when the service's workspaces could not even be listed. */
+export interface UnreadEnvironment {
+  environment: string | null;
+  problem: string;
+}
+
+/** The state's part of a listing's `sources`, with `problem`, `missing_state` or `unread_environments` when so. */
+export function stateSourceJson(state: InventoryState): { workspace: string; problem?: string; missing_state?: MissingStateJson; unread_environments?: UnreadEnvironment[] } {
   return {
     workspace: state.workspace,
     ...(state.problem !== undefined ? { problem: state.problem } : {}),
     ...(state.missingState ? { missing_state: missingStateJson(state.missingState) } : {}),
+    ...(state.unreadEnvironments.length > 0 ? { unread_environments: state.unreadEnvironments } : {}),
   };
 }
 
@@ -25,25 +33,63 @@ export interface InventoryState {
   campaigns: Readonly<Record<string, CampaignState>>;
   knowledge: Readonly<Record<string, KnowledgeState>>;
   /**
-   * Every workspace of the service, this one's first (its environment: `default` without --env): a
-   * number another environment's apply holds, and a campaign another one wrote last, are theirs.
-   * Empty when the state could not be read.
+   * The workspaces of the service read, this one's first (its environment: `default` without --env):
+   * a number another environment's apply holds, and a campaign another one wrote last, are theirs.
+   * Only this one's unless the others were asked for; empty when this one could not be read (whose
+   * claims come first is then not known).
    */
   workspaces: OtherWorkspace[];
   /** Why the state could not be read, when it could not. */
   problem?: string;
   /** Set when the state holds nothing of the workspace though its history records applies of it (missing-state.ts). */
   missingState?: MissingState;
+  /** The other environments' workspaces that could not be read: left out of `workspaces`. */
+  unreadEnvironments: UnreadEnvironment[];
 }
 
-export async function readInventoryState(backend: StateBackend, workspace: string): Promise<InventoryState> {
+/** This environment's workspace; with `otherEnvironments`, the service's other workspaces too (numbers and campaigns are the account's). */
+export async function readInventoryState(backend: StateBackend, workspace: string, { otherEnvironments = false } = {}): Promise<InventoryState> {
+  let stored;
   try {
-    const stored = await readCheckedWorkspace(backend, workspace);
-    const { environment, serviceId } = splitWorkspaceKey(workspace) ?? { environment: workspace, serviceId: '' };
-    const workspaces = [{ environment, workspace: stored.workspace }, ...(await readOtherWorkspaces(backend, workspace, serviceId))];
-    return { workspace, campaigns: stored.workspace.campaigns, knowledge: stored.workspace.knowledge, workspaces, ...(stored.missingState ? { missingState: stored.missingState } : {}) };
+    stored = await readCheckedWorkspace(backend, workspace);
   } catch (error) {
     if (!isVoxformError(error)) throw error;
-    return { workspace, campaigns: {}, knowledge: {}, workspaces: [], problem: error.message };
+    return { workspace, campaigns: {}, knowledge: {}, workspaces: [], problem: error.message, unreadEnvironments: [] };
   }
+  const { environment, serviceId } = splitWorkspaceKey(workspace) ?? { environment: workspace, serviceId: '' };
+  const others = otherEnvironments ? await readOtherEnvironments(backend, workspace, serviceId) : { workspaces: [], unread: [] };
+  return {
+    workspace,
+    campaigns: stored.workspace.campaigns,
+    knowledge: stored.workspace.knowledge,
+    workspaces: [{ environment, workspace: stored.workspace }, ...others.workspaces],
+    ...(stored.missingState ? { missingState: stored.missingState } : {}),
+    unreadEnvironments: others.unread,
+  };
+}
+
+/** The workspaces of `serviceId` other than `ownKey`, each read on its own: one that cannot be read is said, and leaves the rest. */
+async function readOtherEnvironments(backend: StateBackend, ownKey: string, serviceId: string): Promise<{ workspaces: OtherWorkspace[]; unread: UnreadEnvironment[] }> {
+  const workspaces: OtherWorkspace[] = [];
+  const unread: UnreadEnvironment[] = [];
+  const problemOf = (error: unknown): string => {
+    if (!isVoxformError(error)) throw error;
+    return error.message;
+  };
+  let listed;
+  try {
+    listed = await backend.listWorkspaces();
+  } catch (error) {
+    return { workspaces, unread: [{ environment: null, problem: problemOf(error) }] };
+  }
+  for (const { key } of listed) {
+    const theirs = splitWorkspaceKey(key);
+    if (key === ownKey || theirs?.serviceId !== serviceId) continue;
+    try {
+      workspaces.push({ environment: theirs.environment, workspace: (await backend.readWorkspace(key)).workspace });
+    } catch (error) {
+      unread.push({ environment: theirs.environment, problem: problemOf(error) });
+    }
+  }
+  return { workspaces, unread };
 }

@@ -138,7 +138,7 @@ describe('voxform get campaigns|knowledge (against the emulator, the example man
     expect(recorded.stdout).toMatch(/^cmp_recall_2026 +Six-month check-up reminders +\+15551230002 +unmanaged +state, calls +10$/m);
   });
 
-  it('a state that cannot be read is said under the table; the other sources still answer', async () => {
+  it('a state that cannot be read is said under the table, of phones too; the other sources still answer', async () => {
     project = await startExampleProject();
     await mkdir(`${project.dir}/.voxform`, { recursive: true });
     await writeFile(`${project.dir}/.voxform/state.json`, '{"version": 1, "serial":');
@@ -149,6 +149,10 @@ describe('voxform get campaigns|knowledge (against the emulator, the example man
     const json = await project.cliInProcess(['get', 'knowledge', 'faq', '--format', 'json']);
     expect(json.code, json.stderr).toBe(0);
     expect(JSON.parse(json.stdout).sources.state.problem).toMatch(/state\.json/);
+    const phones = await project.cliInProcess(['get', 'phones']);
+    expect(phones.code, phones.stderr).toBe(0);
+    expect(phones.stdout).toMatch(/^\+15551230001 +active .* phone\.\+15551230001$/m);
+    expect(phones.stdout).toMatch(/\nThe state could not be read, so what it records is not shown: .*\.voxform\/state\.json.*\n$/);
   });
 
   it('an unknown NAME is an error with its code and a did-you-mean, exit 1', async () => {

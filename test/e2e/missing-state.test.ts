@@ -79,7 +79,7 @@ describe('a state that lost the workspace', () => {
     expectCode(await p.cli(['apply', '--auto-approve']), 0);
   }, 120_000);
 
-  it('status names the lost state and the history\'s last record (text and JSON) and exits 1; get knowledge says so', async () => {
+  it('status names the lost state and the history\'s last record (text and JSON) and exits 1; get knowledge and get phones say so', async () => {
     const { p, record } = await lostState();
     const text = expectCode(await p.cli(['status']), 1).stdout;
     expect(text).toMatch(/^State: +\.voxform\/state\.json \(lost, or removed with `voxform state rm`: it holds nothing of workspace default@\S+, though its history records applies of it; unless removed on purpose, restore it/m);
@@ -92,5 +92,9 @@ describe('a state that lost the workspace', () => {
     expect(knowledge).toContain('Warning: the state (.voxform/state.json) holds nothing of workspace');
     const listed = JSON.parse(expectCode(await p.cli(['get', 'knowledge', '--format', 'json']), 0).stdout) as { sources: { state: Record<string, unknown> } };
     expect(listed.sources.state.missing_state).toEqual({ state: '.voxform/state.json', last_apply: record });
+    const phones = expectCode(await p.cli(['get', 'phones']), 0).stdout;
+    expect(phones).toMatch(/\nWarning: the state \(\.voxform\/state\.json\) holds nothing of workspace .* Without it voxform cannot tell which numbers this environment bound: /);
+    const phonesJson = JSON.parse(expectCode(await p.cli(['get', 'phones', '--format', 'json']), 0).stdout) as { sources: { state: Record<string, unknown> } };
+    expect(phonesJson.sources.state.missing_state).toEqual({ state: '.voxform/state.json', last_apply: record });
   }, 120_000);
 });

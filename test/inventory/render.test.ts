@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { campaignSourcesNote, knowledgeSourcesNote, renderAgentsText } from '../../src/inventory/render.js';
+import { campaignSourcesNote, knowledgeSourcesNote, renderAgentsText, renderPhonesText } from '../../src/inventory/render.js';
 import { displayWidth } from '../../src/util/display-width.js';
 
 describe('the inventory table', () => {
@@ -38,5 +38,14 @@ describe('the note on where knowledge files were looked for', () => {
     const campaigns = campaignSourcesNote({ format_version: 1, kind: 'campaigns', campaigns: [], sources: { manifest_campaigns: 1, state: { workspace: 'staging@URL', campaigns: 0, problem }, calls_read: 0, more_calls: false } });
     expect(campaigns).toContain('the campaigns the state records (workspace staging@URL, which could not be read), ');
     expect(campaigns).not.toContain('(0,');
+  });
+});
+
+describe('the note on an environment whose state could not be read', () => {
+  it('names it, the default environment in words, and says what the listing loses', () => {
+    const phone = { number: '+15551230001', status: 'active', agent_id: null, agent_name: null, managed_by: null, environment: null };
+    const unread_environments = [{ environment: 'default', problem: 'The state of workspace default@URL is not valid JSON.' }];
+    const text = renderPhonesText({ format_version: 1, kind: 'phones', phones: [phone], sources: { state: { workspace: 'staging@URL', unread_environments } } });
+    expect(text).toMatch(/^\+15551230001 +active +— +unmanaged\n\nThe state of the default environment could not be read, so no number is marked with the default environment: The state of workspace default@URL is not valid JSON\.\n$/m);
   });
 });

@@ -16,6 +16,7 @@ import { FileStateBackend } from '../../src/state/file-backend.js';
 import { emptyWorkspace, hashApplied, type WorkspaceState } from '../../src/state/types.js';
 import { fingerprintKeyId } from '../../src/util/hash.js';
 import { desiredCampaign, desiredState } from '../helpers/desired.js';
+import { asAdmin, freshDatabase } from '../helpers/postgres.js';
 
 const tempDir = useTempDirs();
 
@@ -150,6 +151,44 @@ describe('get, on one account with two environments', () => {
     expect(phones.phones.find((phone) => phone.number === '+15551230001')).toMatchObject({ managed_by: 'phone.+15551230001', environment: 'staging' });
     const campaigns = JSON.parse((await cli(cwd, 'get', 'campaigns', '--format', 'json')).stdout) as { campaigns: Array<Record<string, unknown>> };
     expect(campaigns.campaigns).toMatchObject([{ id: 'cmp_recall_2026', managed_by: 'campaign.recall', environment: 'staging', last_applied: { name: 'Recall (staging)' } }]);
+  });
+
+  it("lists this environment's records when another environment's workspace cannot be read, and says which one and what it costs", async () => {
+    const cwd = await tempDir({ 'voxform.yaml': MANIFEST });
+    const { url, database } = await freshDatabase();
+    const inDatabase = (...args: string[]) => cli(cwd, ...args, '--state', url);
+    expect((await inDatabase('apply', '--auto-approve')).code).toBe(0);
+    // Staging's row is damaged (a hand edit, a bad restore): the default environment's own state is whole.
+    await asAdmin((client) => client.query(`INSERT INTO voxform_workspaces (workspace, serial, state) VALUES ('staging@local', 1, '{"phones": "damaged"}')`), database);
+    const phoneRow = (text: string) => text.split('\n').find((line) => line.startsWith('+15551230001 '));
+    const campaignRow = (text: string) => text.split('\n').find((line) => line.startsWith('cmp_recall_2026 '));
+
+    const campaigns = await inDatabase('get', 'campaigns');
+    expect(campaigns.code, campaigns.stderr).toBe(0);
+    expect(campaignRow(campaigns.stdout)).toMatch(/^cmp_recall_2026 +Recall +\+15551230001 +campaign\.recall +manifest, state, calls +10$/);
+    expect(campaigns.stdout).toContain('the campaigns the state records (1, workspace default@local)');
+    expect(campaigns.stdout).not.toContain('The state could not be read');
+    expect(campaigns.stdout).toMatch(/\nThe state of environment staging could not be read, so no campaign is marked with staging, and NAME and CALLER of one staging applied last may be older than what the service holds: The state of workspace staging@local in .*\n$/);
+    const campaignsJson = JSON.parse((await inDatabase('get', 'campaigns', '--format', 'json')).stdout) as { campaigns: unknown[]; sources: { state: Record<string, unknown> } };
+    expect(campaignsJson.campaigns).toMatchObject([{ id: 'cmp_recall_2026', managed_by: 'campaign.recall', environment: null, last_applied: { name: 'Recall' } }]);
+    expect(campaignsJson.sources.state).toEqual({ workspace: 'default@local', campaigns: 1, unread_environments: [{ environment: 'staging', problem: expect.stringContaining('staging@local') }] });
+
+    const phones = await inDatabase('get', 'phones');
+    expect(phones.code, phones.stderr).toBe(0);
+    expect(phoneRow(phones.stdout)).toMatch(/ -OKspareAgent0000001 \(Desk\) +phone\.\+15551230001$/);
+    expect(phones.stdout).toMatch(/\nThe state of environment staging could not be read, so no number is marked with staging: The state of workspace staging@local in .*\n$/);
+    const phonesJson = JSON.parse((await inDatabase('get', 'phones', '--format', 'json')).stdout) as { sources: { state: Record<string, unknown> } };
+    expect(phonesJson.sources.state).toEqual({ workspace: 'default@local', unread_environments: [{ environment: 'staging', problem: expect.stringContaining('staging@local') }] });
+
+    // Knowledge files are each environment's own: the other workspaces are not read.
+    const knowledge = JSON.parse((await inDatabase('get', 'knowledge', '--format', 'json')).stdout) as { sources: { state: Record<string, unknown> } };
+    expect(knowledge.sources.state).toEqual({ workspace: 'default@local', files: 0 });
+
+    // A row that is not JSON keeps the service's workspaces from being listed at all: said so, and this environment's records still listed.
+    await asAdmin((client) => client.query(`UPDATE voxform_workspaces SET state = '{"phones":' WHERE workspace = 'staging@local'`), database);
+    const unlisted = await inDatabase('get', 'campaigns');
+    expect(campaignRow(unlisted.stdout)).toMatch(/^cmp_recall_2026 +Recall +\+15551230001 +campaign\.recall +manifest, state, calls +10$/);
+    expect(unlisted.stdout).toMatch(/\nThe service's other workspaces could not be listed, so no campaign is marked with another environment, and NAME and CALLER of one another environment applied last may be older than what the service holds: .*staging@local.*\n$/);
   });
 });
 

@@ -39,15 +39,16 @@ export async function run(options: GetOptions, ctx: CommandContext): Promise<num
   // On a terminal the table is cut to its width, as `logs` cuts its own; a pipe gets every cell whole.
   const tableText: TableText = { redact: (text) => ctx.secrets.redact(text), maxWidth: ctx.stdout.columns };
 
-  const state = backend === undefined ? undefined : await readInventoryState(backend, workspaceKey(options.env, connection.serviceId));
+  // Numbers and campaigns are the account's, so the other environments' workspaces say whose each is; a knowledge file is each environment's own.
+  const state = backend === undefined ? undefined : await readInventoryState(backend, workspaceKey(options.env, connection.serviceId), { otherEnvironments: kind !== 'knowledge' });
   if (state !== undefined && kind !== 'phones') {
     const listed = kind === 'campaigns' ? await getCampaigns(client, project, state, name) : await getKnowledge(client, project, state, name);
     ctx.stdout.write(json ? renderInventoryJson(listed.report) : listed.render(tableText));
     return 0;
   }
 
-  if (kind === 'phones') {
-    const report = await readLivePhones(client, { ...managed, workspaces: state?.workspaces });
+  if (kind === 'phones' && state !== undefined) {
+    const report = await readLivePhones(client, managed, state);
     if (name !== undefined) {
       const phones = report.phones.filter((phone) => phone.number === name);
       if (phones.length === 0) {
