@@ -8,7 +8,7 @@ import { isVoxformError } from '../errors.js';
 import type { StateBackend } from '../state/backend.js';
 import { splitWorkspaceKey, type CampaignState, type KnowledgeState } from '../state/types.js';
 import { missingStateJson, readCheckedWorkspace, type MissingState, type MissingStateJson } from '../state/missing-state.js';
-import type { OtherWorkspace } from '../plan/shared-resources.js';
+import { otherWorkspaceKeys, type OtherWorkspace } from '../plan/shared-resources.js';
 
 /** Another environment's workspace that could not be read; `environment` null when the service's workspaces could not even be listed. */
 export interface UnreadEnvironment {
@@ -78,17 +78,15 @@ async function readOtherEnvironments(backend: StateBackend, ownKey: string, serv
   };
   let listed;
   try {
-    listed = await backend.listWorkspaces();
+    listed = await otherWorkspaceKeys(backend, ownKey, serviceId);
   } catch (error) {
     return { workspaces, unread: [{ environment: null, problem: problemOf(error) }] };
   }
-  for (const { key } of listed) {
-    const theirs = splitWorkspaceKey(key);
-    if (key === ownKey || theirs?.serviceId !== serviceId) continue;
+  for (const { key, environment } of listed) {
     try {
-      workspaces.push({ environment: theirs.environment, workspace: (await backend.readWorkspace(key)).workspace });
+      workspaces.push({ environment, workspace: (await backend.readWorkspace(key)).workspace });
     } catch (error) {
-      unread.push({ environment: theirs.environment, problem: problemOf(error) });
+      unread.push({ environment, problem: problemOf(error) });
     }
   }
   return { workspaces, unread };

@@ -51,13 +51,16 @@ export interface SharedResourceConflict {
 /** The workspaces of `serviceId` other than `ownKey` (keys are `ENV@SERVICE`), read one after the other. */
 export async function readOtherWorkspaces(backend: StateBackend, ownKey: string, serviceId: string): Promise<OtherWorkspace[]> {
   const others: OtherWorkspace[] = [];
-  for (const { key } of await backend.listWorkspaces()) {
-    const theirs = splitWorkspaceKey(key);
-    if (key === ownKey || theirs?.serviceId !== serviceId) continue;
-    const { workspace } = await backend.readWorkspace(key);
-    others.push({ environment: theirs.environment, workspace });
-  }
+  for (const { key, environment } of await otherWorkspaceKeys(backend, ownKey, serviceId)) others.push({ environment, workspace: (await backend.readWorkspace(key)).workspace });
   return others;
+}
+
+/** The keys of the workspaces of `serviceId` the state holds, other than `ownKey`, each with its environment. */
+export async function otherWorkspaceKeys(backend: StateBackend, ownKey: string, serviceId: string): Promise<Array<{ key: string; environment: string }>> {
+  return (await backend.listWorkspaces()).flatMap(({ key }) => {
+    const theirs = splitWorkspaceKey(key);
+    return key !== ownKey && theirs?.serviceId === serviceId ? [{ key, environment: theirs.environment }] : [];
+  });
 }
 
 /**
