@@ -9,7 +9,7 @@ import { planHasChanges } from '../plan/field-lines.js';
 import { renderPlanMarkdown } from '../plan/render-markdown.js';
 import type { Plan } from '../plan/types.js';
 import type { Redact } from '../secrets/redact.js';
-import { byteLength, COMMENT_SIZE_LIMIT, fitList } from '../util/comment-blocks.js';
+import { COMMENT_SIZE_LIMIT, fitList } from '../util/comment-blocks.js';
 import { markdownCode, markdownFence } from '../util/markdown-escape.js';
 import { plural } from '../util/plural.js';
 import { printable } from '../util/printable.js';
@@ -121,7 +121,7 @@ function quotedOutput(output: string, redact: Redact, limits: QuoteLimits): stri
   // Measured as shown: a control character takes more room escaped.
   const lastFirst = redact(output).replace(/\n$/, '').split('\n').map(printable).reverse();
   const more = (cut: number) => `⋯ ${plural(cut, 'earlier line')} in the job log`;
-  return markdownFence(fitList({ head: [], items: lastFirst, foot: [], most: limits.lines, more }, limits.bytes, byteLength).reverse(), 'text');
+  return markdownFence(fitList({ head: [], items: lastFirst, foot: [], most: limits.lines, more }, limits.bytes).reverse(), 'text');
 }
 
 const OUTCOMES: Record<'drift' | 'promote', (exitCode: number) => { status: ReportStatus; words: string }> = {

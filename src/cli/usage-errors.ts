@@ -2,6 +2,10 @@
  * Usage mistakes the argument parser (commander) finds, in voxform's words: an error with its code,
  * one sentence naming the command and what is wrong, and a hint pointing at that command's help. So
  * `voxform plan --bogus` reads as every other error does (error-text.ts), in text and in JSON.
+ * A value typed on the command line is never repeated (an option's, one after `--name=`, an
+ * argument's): the parser runs before the manifests are read, so a secret typed in the wrong place
+ * (`--format "$HOOK_TOKEN"`) is not yet one the output hides. The user knows what they typed; the
+ * error names the option or argument and what it takes.
  */
 import type { CommandErrorCode } from '../error-codes.js';
 import { VoxformError } from '../errors.js';
@@ -32,6 +36,12 @@ function optionName(flags: string): string {
   return words.find((word) => word.startsWith('--')) ?? words[0] ?? flags;
 }
 
+/** The choices of commander's `Allowed choices are a, b.`, after a value not among them; undefined for another reason. */
+function choicesIn(reason: string): string[] | undefined {
+  const listed = /^Allowed choices are (.*)\.$/s.exec(reason)?.[1];
+  return listed === undefined ? undefined : listed.split(', ');
+}
+
 /** Commander's `\n(Did you mean --base?)` as our `; did you mean --base?`. */
 function suggestion(text: string | undefined): string {
   return text ? `; did you mean ${text}?` : '.';
@@ -58,6 +68,9 @@ export function usageError(commanderCode: string | undefined, message: string, c
 
   if ((match = /^unknown option '(.*?)'(?:\s*\(Did you mean (.*)\?\))?$/s.exec(text))) {
     const flag = match[1] ?? '';
+    // `--name=value` of an option that takes no value, or of none: the option is named, not the value.
+    const named = /^--[^=]+=/.exec(flag)?.[0].slice(0, -1);
+    if (named) return fail('invalid_argument', `${cmd} has no option ${named} that takes a value${suggestion(match[2])}`);
     const sentence = `${cmd} has no option ${flag}${suggestion(match[2])}`;
     // An id may start with a dash (`-OKdqbq…`): the parser takes it for an option unless it follows `--`.
     if (!command.takesArguments || !command.withArgumentAfterDashes || !/^-[^-]./.test(flag)) return fail('invalid_argument', sentence);
@@ -83,18 +96,20 @@ export function usageError(commanderCode: string | undefined, message: string, c
   if ((match = /^required option '(.*)' not specified$/.exec(text))) {
     return fail('invalid_argument', `${cmd} needs ${match[1]}.`);
   }
-  if ((match = /^option '(.*)' argument '(.*)' is invalid\. Allowed choices are (.*)\.$/s.exec(text))) {
-    const choices = (match[3] ?? '').split(', ');
-    const sentence = `\`${match[2]}\` is not a value ${optionName(match[1] ?? '')} takes: choose ${wordList(choices, 'or')}.`;
+  if ((match = /^option '(.*?)' argument '(.*)' is invalid\.\s*(.*)$/s.exec(text))) {
+    const choices = choicesIn(match[3] ?? '');
+    const given = `The value given to ${optionName(match[1] ?? '')}`;
+    const sentence = choices ? `${given} is not one it takes: choose ${wordList(choices, 'or')}.` : `${given} is invalid: ${match[3]}`;
     // A near miss (`--format jsno` for `json`) is named, as for an argument's choices.
-    const closest = didYouMean(match[2] ?? '', choices);
+    const closest = choices && didYouMean(match[2] ?? '', choices);
     return closest ? new VoxformError('invalid_option', sentence, { hint: `Did you mean ${closest}? ${hint}` }) : fail('invalid_option', sentence);
   }
-  if ((match = /^command-argument value '(.*)' is invalid for argument '(.*)'\. Allowed choices are (.*)\.$/s.exec(text))) {
-    const choices = (match[3] ?? '').split(', ');
-    const sentence = `\`${match[1]}\` is not a <${match[2]}> ${cmd} knows: choose ${wordList(choices, 'or')}.`;
+  if ((match = /^command-argument value '(.*)' is invalid for argument '(.*?)'\.\s*(.*)$/s.exec(text))) {
+    const choices = choicesIn(match[3] ?? '');
+    const given = `The <${match[2]}> given to ${cmd}`;
+    const sentence = choices ? `${given} is not one it knows: choose ${wordList(choices, 'or')}.` : `${given} is invalid: ${match[3]}`;
     // A near miss (`get agent` for `agents`) is named; an option typed after `--` is said to be one instead.
-    const closest = after ? undefined : didYouMean(match[1] ?? '', choices);
+    const closest = after || !choices ? undefined : didYouMean(match[1] ?? '', choices);
     return closest ? new VoxformError('invalid_argument', sentence, { hint: `Did you mean ${closest}? ${hint}` }) : argumentError(sentence);
   }
   if ((match = /^too many arguments(?: for '.*')?\. Expected (\d+) arguments? but got (\d+)\.$/.exec(text))) {

@@ -148,12 +148,12 @@ function failureDetails(report: TestReport, md: Escape): string[] {
 function sinkSection(run: TestRun, md: Escape, room: number): string {
   const agents = run.sinked ?? [];
   const quoted = (note: string) => ['', `> ${md.text(note)}`];
-  const notes = agents.map(({ agent, places }) => quoted(sinkNote(agent, places, (text) => linesSize(quoted(text), byteLength) <= SINK_NOTE_LIMIT)));
+  const notes = agents.map(({ agent, places }) => quoted(sinkNote(agent, places, (text) => linesSize(quoted(text)) <= SINK_NOTE_LIMIT)));
   const rest = (omitted: number) => {
     const count = agents.slice(agents.length - omitted).reduce((sum, { places }) => sum + places.length, 0);
     return quoted(`Note: ${plural(omitted, 'more agent')} named URLs the live agent does not call, at ${plural(count, 'place')}; the run sent them to ${SINK_URL} too.`);
   };
-  return fitItems(notes, room, rest, byteLength).map((line) => `${line}\n`).join('');
+  return fitItems(notes, room, rest).map((line) => `${line}\n`).join('');
 }
 
 /** The comment's blocks, in order; `failingFirst`: the test table's failing rows first; `whole` names what has every test. */
@@ -186,6 +186,6 @@ export function renderTestMarkdown(run: TestRun, limit = COMMENT_SIZE_LIMIT, red
   const notes = sinkSection(run, md, Math.floor(limit * SINK_NOTES_SHARE));
   const room = limit - byteLength(notes);
   const whole = wholeLines(commentBlocks(run, md, false, hasAll));
-  const lines = linesSize(whole, byteLength) <= room ? whole : fitBlocks(commentBlocks(run, md, true, hasAll), room, byteLength, redact);
+  const lines = linesSize(whole) <= room ? whole : fitBlocks(commentBlocks(run, md, true, hasAll), room, redact);
   return `${redact(lines.join('\n'))}\n${notes}`;
 }

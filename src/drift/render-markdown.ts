@@ -6,7 +6,7 @@
 import { bothSides, fieldViewOf } from '../plan/field-lines.js';
 import { markdownCode, markdownFence, markdownHtmlText } from '../util/markdown-escape.js';
 import { lineAsShown } from '../util/printable.js';
-import { byteLength, COMMENT_SIZE_LIMIT, fitBlocks, moreTableRow, type CommentBlock } from '../util/comment-blocks.js';
+import { COMMENT_SIZE_LIMIT, fitBlocks, moreTableRow, type CommentBlock } from '../util/comment-blocks.js';
 import { keepText, type Redact } from '../secrets/redact.js';
 import { plural } from '../util/plural.js';
 import { classLabel, countsLine, diffSides, environmentNote, goneAgentsNote, healCounts, healedNote, healNote, matchesLine, notComparedNote, resourceLabel, stateNote, unlabelledNote, valueNotShownNote, type TakeOverCommands } from './labels.js';
@@ -87,5 +87,5 @@ export function renderDriftMarkdown(report: DriftReport, options: { takeOver?: T
       more: (omitted) => `_…and ${plural(omitted, 'more resource')}: their differences are not shown here (\`--format json\` has them all)._\n`,
     },
   ];
-  return fitBlocks(blocks, options.limit ?? COMMENT_SIZE_LIMIT, byteLength, options.redact ?? keepText).join('\n');
+  return fitBlocks(blocks, options.limit ?? COMMENT_SIZE_LIMIT, options.redact ?? keepText).join('\n');
 }

@@ -116,6 +116,19 @@ function hasChanges(status: GitAnswer): boolean {
 }
 
 /**
+ * The paths in git's answer to `args`, a `-z` one: every path as it is (no quoting), each entry ended
+ * by a NUL (a name may hold a line break). `pathOf` reads an entry's path (undefined: none); each is
+ * given as a path from `from`, sorted. Undefined when git cannot tell (no answer, or one cut).
+ */
+async function pathsAnswered(repository: GitRepository, args: readonly string[], from: string, pathOf: (entry: string) => string | undefined): Promise<string[] | undefined> {
+  const answer = await repository.run(args, { keepBlankLines: true });
+  if (!answer || answer.cut) return undefined;
+  const files = answer.lines.join('\n').split('\0').flatMap((entry) => pathOf(entry) ?? []);
+  const here = await realpath(from).catch(() => from);
+  return files.map((file) => path.relative(here, path.join(repository.root, file)) || '.').sort();
+}
+
+/**
  * What `git` says: the commit, the branch (none when detached), and with `files` (what the deploy is
  * made from, absolute) whether any of them differs from the commit, all from one `git status` (each
  * `git` started costs a copy of the memory map); without them the work tree is not asked about.
@@ -145,17 +158,12 @@ export async function uncommittedFiles(cwd: string, env: Env, files: readonly st
   if (!repository) return undefined;
   const paths = await pathspecs(repository, files);
   if (paths.length === 1) return [];
-  // -z: every path as it is (no quoting), each entry ended by a NUL (a name may hold a line break). A
-  // separate run from gitSource's: a cut -z answer would lose its branch headers, which gitSource needs.
-  const answer = await repository.run([...STATUS, '-z', ...paths], { keepBlankLines: true });
-  if (!answer || answer.cut) return undefined;
-  const changed = answer.lines.join('\n').split('\0').flatMap((entry) => {
+  // A separate run from gitSource's: a cut -z answer would lose its branch headers, which gitSource needs.
+  return pathsAnswered(repository, [...STATUS, '-z', ...paths], cwd, (entry) => {
     // Porcelain v2: "1 XY sub mH mI mW hH hI PATH", "u XY sub m1 m2 m3 mW h1 h2 h3 PATH", "? PATH".
     const fields = { '1': 8, u: 10, '?': 1 }[entry[0] as string];
-    return fields === undefined ? [] : [entry.split(' ').slice(fields).join(' ')];
+    return fields === undefined ? undefined : entry.split(' ').slice(fields).join(' ');
   });
-  const from = await realpath(cwd).catch(() => cwd);
-  return changed.map((file) => path.relative(from, path.join(repository.root, file)) || '.').sort();
 }
 
 /**
@@ -172,12 +180,7 @@ export async function projectFilesChanged(cwd: string, env: Env, a: string, b: s
   if (!repository) return undefined;
   const paths = await pathspecs(repository, files);
   if (paths.length === 1) return [];
-  // -z: every path as it is (no quoting), each ended by a NUL (a name may hold a line break).
-  const answer = await repository.run(['diff', '--name-only', '-z', '--no-renames', '--no-ext-diff', '--no-textconv', a, b, ...paths], { keepBlankLines: true });
-  if (!answer || answer.cut) return undefined;
-  const changed = answer.lines.join('\n').split('\0').filter((file) => file !== '');
-  const here = await realpath(from).catch(() => from);
-  return changed.map((file) => path.relative(here, path.join(repository.root, file)) || '.').sort();
+  return pathsAnswered(repository, ['diff', '--name-only', '-z', '--no-renames', '--no-ext-diff', '--no-textconv', a, b, ...paths], from, (entry) => entry || undefined);
 }
 
 /**

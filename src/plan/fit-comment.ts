@@ -57,11 +57,6 @@ export interface CommentNote {
   lines: string[];
 }
 
-/** The size of lines joined with newlines, with a newline at the end. */
-function cost(lines: readonly string[]): number {
-  return linesSize(lines, byteLength);
-}
-
 /** The lines of a section shown whole; `diff`: its diff lines when already made. */
 export function wholeSection(section: Pick<CommentSection, 'summary' | 'diff'>, diff = section.diff()): string[] {
   return [`<details><summary>${section.summary}</summary>`, '', ...markdownFence(diff, 'diff'), '', '</details>', ''];
@@ -69,7 +64,7 @@ export function wholeSection(section: Pick<CommentSection, 'summary' | 'diff'>, 
 
 /** The bytes of a section with these diff lines shown whole. */
 export function sectionSize(summary: string, diff: string[]): number {
-  return cost(wholeSection({ summary, diff: () => diff }, diff));
+  return linesSize(wholeSection({ summary, diff: () => diff }, diff));
 }
 
 function cutMarker(shown: number, total: number): string {
@@ -119,7 +114,7 @@ function sectionWithin(section: CommentSection, budget: number): string[] | unde
   const diff = section.diff();
   const kept: string[] = [];
   // Counts in the marker take at most as many digits as the total.
-  let left = budget - cost(cutSection(summary, diff, [], diff.length));
+  let left = budget - linesSize(cutSection(summary, diff, [], diff.length));
   for (const line of diff) {
     if (byteLength(line) + 1 > left) {
       const partial = cutLine(line, left - 1);
@@ -141,7 +136,7 @@ function fitSections(sections: readonly CommentSection[], budget: number): strin
   if (sections.reduce((total, section) => total + section.size, 0) <= budget) return sections.flatMap((section) => wholeSection(section));
   const more = (omitted: number) => [`_…and ${formatCount(omitted)} more changed ${pluralNoun(omitted, 'resource')}, not shown here._`, ''];
   // The count takes at most as many digits as the total; it is not needed when only the cut one is not whole.
-  const reserve = cost(more(sections.length));
+  const reserve = linesSize(more(sections.length));
   let room = budget - reserve;
   const fits = sections.map((section) => {
     if (section.size > room) return false;
@@ -158,7 +153,7 @@ function fitSections(sections: readonly CommentSection[], budget: number): strin
 
 /** The comment's lines within `limit` bytes, ending with `footer` (how to see the whole plan). */
 export function fitComment(parts: CommentParts, footer: string, limit: number): string[] {
-  let room = limit - cost(parts.head) - cost([footer]) - cost(parts.tableHeader) - cost(['']);
+  let room = limit - linesSize(parts.head) - linesSize([footer]) - linesSize(parts.tableHeader) - linesSize(['']);
   const half = Math.floor(room / 2);
   // fitItems leaves out the last notes: `omitted` of them from the end.
   const notesLeftOut = (omitted: number) => parts.tail.slice(parts.tail.length - omitted).map((note) => note.about).join(', ');
@@ -166,17 +161,15 @@ export function fitComment(parts: CommentParts, footer: string, limit: number): 
     parts.tail.map((note) => note.lines),
     half,
     (omitted) => [`_${omitted} more ${pluralNoun(omitted, 'note')} (${notesLeftOut(omitted)}) not shown here._`, ''],
-    byteLength,
   );
-  const tail = [...notes, ...fitBlocks(parts.lists, half - cost(notes), byteLength, parts.redact)];
-  room -= cost(tail);
+  const tail = [...notes, ...fitBlocks(parts.lists, half - linesSize(notes), parts.redact)];
+  room -= linesSize(tail);
   const rows = fitItems(
     parts.rows.map((row) => [row]),
     Math.floor(room / 2),
     (omitted) => [`| ⋯ ${omitted} more changed ${pluralNoun(omitted, 'resource')}, not listed here | | |`],
-    byteLength,
   );
-  room -= cost(rows);
+  room -= linesSize(rows);
   const sections = fitSections(parts.sections, room);
   return [...parts.head, ...parts.tableHeader, ...rows, '', ...sections, ...tail, footer];
 }

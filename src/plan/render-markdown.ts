@@ -102,7 +102,7 @@ function noLongerManagedList(plan: Plan): CommentList[] {
 /** A plan without changes within `limit` bytes: its one line, then the renamed resources and the resources no longer managed, if any. */
 function noChangesText(plan: Plan, env: string, limit: number, secrets: CommentSecrets): string {
   const line = noChangesLine(plan, env, limit);
-  const after = fitBlocks([movedParagraph(plan), ...noLongerManagedList(plan)], limit - byteLength(line), byteLength, redactOf(secrets));
+  const after = fitBlocks([movedParagraph(plan), ...noLongerManagedList(plan)], limit - byteLength(line), redactOf(secrets));
   return `${line}${after.length > 0 ? `\n${after.join('\n')}` : ''}`;
 }
 
@@ -187,10 +187,10 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownPlanOptions = {}
   const limit = options.limit ?? COMMENT_SIZE_LIMIT;
   const secrets = options.secrets ?? NO_SECRETS;
   const changes = changesPart(plan, options.savedPlan, secrets);
-  const policy = asTop(fitBlocks(blocks, Number.POSITIVE_INFINITY, byteLength, redactOf(secrets)));
+  const policy = asTop(fitBlocks(blocks, Number.POSITIVE_INFINITY, redactOf(secrets)));
   if (byteLength(policy) + changes.size <= limit) return `${policy}${changes.within(limit)}`;
   // asTop adds at most one byte to what the lines cost.
-  const top = asTop(fitBlocks(blocks, limit - Math.min(changes.size, Math.floor(limit / 2)) - 1, byteLength, redactOf(secrets)));
+  const top = asTop(fitBlocks(blocks, limit - Math.min(changes.size, Math.floor(limit / 2)) - 1, redactOf(secrets)));
   return `${top}${changes.within(limit - byteLength(top))}`;
 }
 
@@ -222,7 +222,7 @@ function asText(lines: readonly string[]): string {
 }
 
 function wholeLines(parts: CommentParts): string[] {
-  return [...parts.head, ...parts.tableHeader, ...parts.rows, '', ...parts.sections.flatMap((section) => wholeSection(section)), ...parts.tail.flatMap((note) => note.lines), ...fitBlocks(parts.lists, Number.POSITIVE_INFINITY, byteLength, parts.redact)];
+  return [...parts.head, ...parts.tableHeader, ...parts.rows, '', ...parts.sections.flatMap((section) => wholeSection(section)), ...parts.tail.flatMap((note) => note.lines), ...fitBlocks(parts.lists, Number.POSITIVE_INFINITY, parts.redact)];
 }
 
 /**
@@ -233,6 +233,6 @@ function wholeSize(parts: CommentParts): number {
   const sections = parts.sections;
   const first = [...parts.head, ...parts.tableHeader, ...parts.rows, ''];
   const middle = sections.slice(0, -1).reduce((total, section) => total + section.size, 0);
-  const end = [...wholeSection(sections[sections.length - 1]!), ...parts.tail.flatMap((note) => note.lines), ...fitBlocks(parts.lists, Number.POSITIVE_INFINITY, byteLength, parts.redact)];
-  return linesSize(first, byteLength) + middle + byteLength(asText(end));
+  const end = [...wholeSection(sections[sections.length - 1]!), ...parts.tail.flatMap((note) => note.lines), ...fitBlocks(parts.lists, Number.POSITIVE_INFINITY, parts.redact)];
+  return linesSize(first) + middle + byteLength(asText(end));
 }

@@ -5,7 +5,7 @@
  */
 import { comparisonSummary, creditsText, otherEnvironmentsLine, rateText, secondsText, testTrafficLine, utcTime, versionLabels, windowEnds } from './format.js';
 import type { AgentReport, CallReport } from './types.js';
-import { byteLength, COMMENT_SIZE_LIMIT, fitBlocks } from '../util/comment-blocks.js';
+import { COMMENT_SIZE_LIMIT, fitBlocks } from '../util/comment-blocks.js';
 import { keepText, type Redact } from '../secrets/redact.js';
 import { markdownCode, markdownText } from '../util/markdown-escape.js';
 import { formatCount, plural } from '../util/plural.js';
@@ -20,7 +20,7 @@ export function renderReportMarkdown(report: CallReport, redact: Redact = keepTe
   // Each agent's table follows a blank line.
   const tables = report.agents.map((agent) => ['', ...agentTable(agent, report.min_calls)].join('\n'));
   const more = (omitted: number) => `\n_…and ${plural(omitted, 'more agent')}, not shown here (\`--format json\` has them all)._`;
-  return `${fitBlocks([lines, { head: [], items: tables, foot: [], most: Number.POSITIVE_INFINITY, more }], COMMENT_SIZE_LIMIT, byteLength, redact).join('\n')}\n`;
+  return `${fitBlocks([lines, { head: [], items: tables, foot: [], most: Number.POSITIVE_INFINITY, more }], COMMENT_SIZE_LIMIT, redact).join('\n')}\n`;
 }
 
 /** The three most frequent statuses and how many calls ended otherwise. */

@@ -35,31 +35,29 @@ export interface CommentList {
 /** Lines kept whole or left out, or a list. */
 export type CommentBlock = string[] | CommentList;
 
-/** The size of one line, without its newline. */
-export type Measure = (line: string) => number;
-
-
 /** A line's size in UTF-8 bytes: at least its UTF-16 length, which GitHub counts, so a comment within a byte budget is within it for GitHub too. */
-export const byteLength: Measure = (line) => Buffer.byteLength(line, 'utf8');
+export function byteLength(line: string): number {
+  return Buffer.byteLength(line, 'utf8');
+}
 
-/** The size of lines joined with newlines, with a newline at the end. */
-export function linesSize(lines: readonly string[], measure: Measure): number {
+/** The size in UTF-8 bytes of lines joined with newlines, with a newline at the end. */
+export function linesSize(lines: readonly string[]): number {
   let total = 0;
-  for (const line of lines) total += measure(line) + 1;
+  for (const line of lines) total += byteLength(line) + 1;
   return total;
 }
 
 /** Whole items in order while they fit `budget`, then `more(left out)` when any are left out and it fits. */
-export function fitItems(items: readonly string[][], budget: number, more: (omitted: number) => string[], measure: Measure): string[] {
+export function fitItems(items: readonly string[][], budget: number, more: (omitted: number) => string[]): string[] {
   const out: string[] = [];
   let used = 0;
   // Counts in the note take at most as many digits as the total.
-  const reserve = linesSize(more(items.length), measure);
+  const reserve = linesSize(more(items.length));
   for (const [index, item] of items.entries()) {
-    const size = linesSize(item, measure);
+    const size = linesSize(item);
     if (used + size + (index < items.length - 1 ? reserve : 0) > budget) {
       const note = more(items.length - index);
-      return linesSize(note, measure) + used <= budget ? [...out, ...note] : out;
+      return linesSize(note) + used <= budget ? [...out, ...note] : out;
     }
     out.push(...item);
     used += size;
@@ -68,15 +66,15 @@ export function fitItems(items: readonly string[][], budget: number, more: (omit
 }
 
 /** The list within `budget`: its items in order while they fit, then the line counting the rest; nothing when not even that fits. */
-export function fitList(list: CommentList, budget: number, measure: Measure): string[] {
+export function fitList(list: CommentList, budget: number): string[] {
   const whole = [...list.head, ...list.items, ...list.foot];
-  if (list.items.length <= list.most && linesSize(whole, measure) <= budget) return whole;
+  if (list.items.length <= list.most && linesSize(whole) <= budget) return whole;
   // The count line takes at most as many digits as the total.
-  let left = budget - linesSize([...list.head, ...list.foot, list.more(list.items.length)], measure);
+  let left = budget - linesSize([...list.head, ...list.foot, list.more(list.items.length)]);
   if (left < 0) return [];
   const kept: string[] = [];
   for (const item of list.items.slice(0, list.most)) {
-    const size = measure(item) + 1;
+    const size = byteLength(item) + 1;
     if (size > left) break;
     kept.push(item);
     left -= size;
@@ -85,9 +83,9 @@ export function fitList(list: CommentList, budget: number, measure: Measure): st
 }
 
 /** The least a block takes: fixed lines whole, a list its frame and count line (an empty list its frame). */
-function leastSize(block: CommentBlock, measure: Measure): number {
-  if (Array.isArray(block)) return linesSize(block, measure);
-  return linesSize([...block.head, ...block.foot, ...(block.items.length > 0 ? [block.more(block.items.length)] : [])], measure);
+function leastSize(block: CommentBlock): number {
+  if (Array.isArray(block)) return linesSize(block);
+  return linesSize([...block.head, ...block.foot, ...(block.items.length > 0 ? [block.more(block.items.length)] : [])]);
 }
 
 /** Every line of the blocks, none left out. */
@@ -96,8 +94,8 @@ export function wholeLines(blocks: readonly CommentBlock[]): string[] {
 }
 
 /** The most a block takes: all its lines. */
-function wholeSize(block: CommentBlock, measure: Measure): number {
-  return linesSize(wholeLines([block]), measure);
+function wholeSize(block: CommentBlock): number {
+  return linesSize(wholeLines([block]));
 }
 
 /** How many of the blocks are lists with items. */
@@ -125,17 +123,17 @@ function scrubbed(block: CommentBlock, redact: (text: string) => string): Commen
  * blocks fit whole beside it), the later blocks keeping room for their least. A long list early on
  * thus never leaves the lists after it only their count lines: what one leaves of its share goes to the next.
  */
-export function fitBlocks(given: readonly CommentBlock[], budget: number, measure: Measure, redact: (text: string) => string): string[] {
+export function fitBlocks(given: readonly CommentBlock[], budget: number, redact: (text: string) => string): string[] {
   const blocks = given.map((block) => scrubbed(block, redact));
   const out: string[] = [];
   let left = budget;
   blocks.forEach((block, index) => {
     const later = blocks.slice(index + 1);
-    const room = Math.max(left - later.reduce((total, next) => total + leastSize(next, measure), 0), 0);
-    const leftWhole = left - later.reduce((total, next) => total + wholeSize(next, measure), 0);
-    const lines = Array.isArray(block) ? (linesSize(block, measure) <= room ? block : []) : fitList(block, listRoom(block, room, leftWhole, listsWithItems(blocks.slice(index))), measure);
+    const room = Math.max(left - later.reduce((total, next) => total + leastSize(next), 0), 0);
+    const leftWhole = left - later.reduce((total, next) => total + wholeSize(next), 0);
+    const lines = Array.isArray(block) ? (linesSize(block) <= room ? block : []) : fitList(block, listRoom(block, room, leftWhole, listsWithItems(blocks.slice(index))));
     out.push(...lines);
-    left -= linesSize(lines, measure);
+    left -= linesSize(lines);
   });
   return out;
 }

@@ -51,7 +51,7 @@ export function drawsEscapeSequences(env: Readonly<Record<string, string | undef
  * `true` colour even where the output is not a terminal (a CI log that draws colours); undefined when
  * unset or any other value, which leaves it to the terminal.
  */
-export function forcedColor(env: Readonly<Record<string, string | undefined>>): boolean | undefined {
+function forcedColor(env: Readonly<Record<string, string | undefined>>): boolean | undefined {
   const value = env.FORCE_COLOR?.trim().toLowerCase();
   if (value === '0' || value === 'false') return false;
   if (value === '1' || value === '2' || value === '3' || value === 'true') return true;

@@ -58,10 +58,12 @@ describe("the argument parser's mistakes read as every other error", () => {
   it.each([
     [['--bogus'], 'invalid_argument', '`voxform` has no option --bogus.', 'Run `voxform --help` for its commands and options.'],
     [['plan', '--bas'], 'invalid_argument', '`voxform plan` has no option --bas; did you mean --base?', 'Run `voxform plan --help` for its commands and options.'],
-    [['plan', '--format', 'yaml'], 'invalid_option', '`yaml` is not a value --format takes: choose text, json or markdown.', 'Run `voxform plan --help` for its commands and options.'],
-    [['plan', '--region', 'mars'], 'invalid_option', '`mars` is not a value --region takes: choose us or eu.', 'Run `voxform plan --help` for its commands and options.'],
-    [['plan', '--format', 'jsno'], 'invalid_option', '`jsno` is not a value --format takes: choose text, json or markdown.', 'Did you mean json? Run `voxform plan --help` for its commands and options.'],
-    [['plan', '--region', 'EU'], 'invalid_option', '`EU` is not a value --region takes: choose us or eu.', 'Did you mean eu? Run `voxform plan --help` for its commands and options.'],
+    // `--name=value` of an option that takes no value, or of none: the option is named, not the value.
+    [['plan', '--local=yes'], 'invalid_argument', '`voxform plan` has no option --local that takes a value.', 'Run `voxform plan --help` for its commands and options.'],
+    [['plan', '--format', 'yaml'], 'invalid_option', 'The value given to --format is not one it takes: choose text, json or markdown.', 'Run `voxform plan --help` for its commands and options.'],
+    [['plan', '--region', 'mars'], 'invalid_option', 'The value given to --region is not one it takes: choose us or eu.', 'Run `voxform plan --help` for its commands and options.'],
+    [['plan', '--format', 'jsno'], 'invalid_option', 'The value given to --format is not one it takes: choose text, json or markdown.', 'Did you mean json? Run `voxform plan --help` for its commands and options.'],
+    [['plan', '--region', 'EU'], 'invalid_option', 'The value given to --region is not one it takes: choose us or eu.', 'Did you mean eu? Run `voxform plan --help` for its commands and options.'],
     [['plna'], 'invalid_argument', '`voxform` has no command `plna`; did you mean plan?', 'Run `voxform --help` for its commands and options.'],
     [['state', 'frob'], 'invalid_argument', '`voxform state` has no command `frob`.', 'Run `voxform state --help` for its commands and options.'],
     // Looking for a way to delete: how removing works, not a near miss (`history` for `destroy`).
@@ -78,11 +80,11 @@ describe("the argument parser's mistakes read as every other error", () => {
     [['keys'], 'invalid_argument', '`voxform keys` needs a command.', 'Add its command: create (`voxform keys --help` describes it).'],
     [['webhook', '--no-color'], 'invalid_argument', '`voxform webhook` needs a command.', 'Add one of its commands: send or serve (`voxform webhook --help` describes them).'],
     [['rollback'], 'invalid_argument', '`voxform rollback` needs its <ref> argument.', 'Run `voxform rollback --help` for its arguments and options.'],
-    [['completion', 'tcsh'], 'invalid_argument', '`tcsh` is not a <shell> `voxform completion` knows: choose bash, zsh or fish.', 'Run `voxform completion --help` for its arguments and options.'],
+    [['completion', 'tcsh'], 'invalid_argument', 'The <shell> given to `voxform completion` is not one it knows: choose bash, zsh or fish.', 'Run `voxform completion --help` for its arguments and options.'],
     // A near miss of a choice is named: the singular of a kind, a typo, another case.
-    [['get', 'agent'], 'invalid_argument', '`agent` is not a <kind> `voxform get` knows: choose phones, agents, campaigns or knowledge.', 'Did you mean agents? Run `voxform get --help` for its arguments and options.'],
-    [['get', 'phone'], 'invalid_argument', '`phone` is not a <kind> `voxform get` knows: choose phones, agents, campaigns or knowledge.', 'Did you mean phones? Run `voxform get --help` for its arguments and options.'],
-    [['completion', 'ZSH'], 'invalid_argument', '`ZSH` is not a <shell> `voxform completion` knows: choose bash, zsh or fish.', 'Did you mean zsh? Run `voxform completion --help` for its arguments and options.'],
+    [['get', 'agent'], 'invalid_argument', 'The <kind> given to `voxform get` is not one it knows: choose phones, agents, campaigns or knowledge.', 'Did you mean agents? Run `voxform get --help` for its arguments and options.'],
+    [['get', 'phone'], 'invalid_argument', 'The <kind> given to `voxform get` is not one it knows: choose phones, agents, campaigns or knowledge.', 'Did you mean phones? Run `voxform get --help` for its arguments and options.'],
+    [['completion', 'ZSH'], 'invalid_argument', 'The <shell> given to `voxform completion` is not one it knows: choose bash, zsh or fish.', 'Did you mean zsh? Run `voxform completion --help` for its arguments and options.'],
     [['plan', 'show', 'a', 'b'], 'invalid_argument', '`voxform plan show` takes one argument, not 2.', 'Run `voxform plan show --help` for its arguments and options.'],
     [['keys', 'create'], 'invalid_argument', '`voxform keys create` needs --type <type>.', 'Run `voxform keys create --help` for its arguments and options.'],
     [['validate', '--format'], 'invalid_option', '--format needs a value (<format>).', 'Run `voxform validate --help` for its arguments and options.'],
@@ -96,7 +98,7 @@ describe("the argument parser's mistakes read as every other error", () => {
     [['get', 'agents', '--', 'ID', '--format', 'json'], 'invalid_argument', '`voxform get` takes 2 arguments, not 4. `--format` comes after `--`, which ends the options: everything after it is an argument.', 'Put options before `--`: `voxform get agents ID --format json`.'],
     [['get', 'agents', '--', '-OKdqbq', '--format=json', '--local'], 'invalid_argument', '`voxform get` takes 2 arguments, not 4. `--format` and `--local` come after `--`, which ends the options: everything after it is an argument.', 'Put options before `--`: `voxform get agents --format json --local -- -OKdqbq`.'],
     [['plan', 'show', '--', 'p.json', '--format', 'markdown'], 'invalid_argument', '`voxform plan show` takes one argument, not 3. `--format` comes after `--`, which ends the options: everything after it is an argument.', 'Put options before `--`: `voxform plan show p.json --format markdown`.'],
-    [['completion', '--', '--help'], 'invalid_argument', '`--help` is not a <shell> `voxform completion` knows: choose bash, zsh or fish. `--help` comes after `--`, which ends the options: everything after it is an argument.', 'Put options before `--`: `voxform completion --help`.'],
+    [['completion', '--', '--help'], 'invalid_argument', 'The <shell> given to `voxform completion` is not one it knows: choose bash, zsh or fish. `--help` comes after `--`, which ends the options: everything after it is an argument.', 'Put options before `--`: `voxform completion --help`.'],
     // A value that is not one of the option's choices is not repeated (a receiver's URL holds its token).
     [['drift', '--', '--notify', 'https://hooks.example.com/T0/B0/token'], 'invalid_argument', '`voxform drift` takes no argument, not 2. `--notify` comes after `--`, which ends the options: everything after it is an argument.', 'Put options before `--`: `voxform drift --notify <url>`.'],
     // diff's --env is given twice: each is kept.

@@ -131,7 +131,7 @@ describe('voxform get (against the emulator, the example manifest)', () => {
     expect(agent.stderr).toBe('error[agent_unknown]: agent "front-dsk" is neither the local name, id or name on the service of an agent of the manifests, nor an agent id on the service.\n  hint: Did you mean front-desk?\n');
     const kind = await project.cliInProcess(['get', 'calls']);
     expect(kind.code).toBe(1);
-    expect(kind.stderr).toBe('error[invalid_argument]: `calls` is not a <kind> `voxform get` knows: choose phones, agents, campaigns or knowledge.\n  hint: Run `voxform get --help` for its arguments and options.\n');
+    expect(kind.stderr).toBe('error[invalid_argument]: The <kind> given to `voxform get` is not one it knows: choose phones, agents, campaigns or knowledge.\n  hint: Run `voxform get --help` for its arguments and options.\n');
   });
 
   it('after an apply, the phone the manifest binds answers with the managed agent', async () => {

@@ -66,7 +66,7 @@ describe('voxform keys create', () => {
     expect(missing.stderr).toContain('error[invalid_argument]: `voxform keys create` needs --type <type>.\n  hint: ');
     const unknown = await runCliInProcess(['keys', 'create', '--type', 'admin'], { env: service.env });
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('error[invalid_option]: `admin` is not a value --type takes: choose private or public.\n  hint: ');
+    expect(unknown.stderr).toContain('error[invalid_option]: The value given to --type is not one it takes: choose private or public.\n  hint: ');
     service.emulator.control.clearRequestLog();
     const long = await runCliInProcess(['keys', 'create', '--type', 'private', '--name', 'é'.repeat(101)], { env: service.env });
     expect(long.code).toBe(1);

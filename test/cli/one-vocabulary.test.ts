@@ -33,7 +33,7 @@ describe('every --format speaks the same words', () => {
     expect(text.code, text.stderr).toBe(0);
     const refused = await runCliInProcess(['logs', '--format', 'table'], { cwd: dir, env: service.env });
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('`table` is not a value --format takes: choose text, json or ndjson.');
+    expect(refused.stderr).toContain('The value given to --format is not one it takes: choose text, json or ndjson.');
   });
 });
 

@@ -449,7 +449,7 @@ describe('bad flags: one clear sentence, exit 1, no stack trace', () => {
     [['send', '--to', 'http://127.0.0.1:9/', '--to-configured', '--event', 'prefetch'], 'error[webhook_target_missing]: --to and --to-configured contradict each other.'],
     [['send', '--to-configured', '--event', 'prefetch'], 'error[webhook_target_missing]: --to-configured needs --agent NAME: the URL is the one that agent configures.\n  hint: Add --agent NAME (an agent of the manifests), or give --to URL instead.'],
     [['send', '--to', 'http://127.0.0.1:9/'], 'error[invalid_argument]: `voxform webhook send` needs --event <event>.\n  hint: Run `voxform webhook send --help`'],
-    [['send', '--to', 'http://127.0.0.1:9/', '--event', 'hangup'], 'error[invalid_option]: `hangup` is not a value --event takes: choose end-of-call or prefetch.\n  hint: '],
+    [['send', '--to', 'http://127.0.0.1:9/', '--event', 'hangup'], 'error[invalid_option]: The value given to --event is not one it takes: choose end-of-call or prefetch.\n  hint: '],
     [['send', '--to', 'http://127.0.0.1:9/', '--event', 'prefetch', '--agent', 'front-dsk'], 'error[agent_unknown]: --agent "front-dsk" is not an agent of the manifests.\n  hint: Did you mean front-desk?'],
     [['send', '--to-configured', '--event', 'prefetch', '--agent', 'booking'], 'error[webhook_not_configured]: Agent booking configures no extra_prompt_webhook'],
     [['serve', '--port', 'http'], 'error[invalid_option]: --port "http" is not a whole number from 0 to 65,535.\n  hint: Give --port 0 to let the system pick a free port.'],

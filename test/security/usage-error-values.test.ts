@@ -1,0 +1,78 @@
+/**
+ * A mistake the argument parser finds in a value typed on the command line names the option or
+ * argument and what it takes, never the value (docs/security.md §5): the parser runs before the
+ * manifests are read, so a secret typed in the wrong place is not yet one the output hides.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Command } from 'commander';
+import { buildProgram } from '../../src/cli/program.js';
+import { usageError } from '../../src/cli/usage-errors.js';
+import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
+
+const tempDir = useTempDirs();
+
+const PLANTED = 'hk_planted_7Qz9wX';
+/** The planted value is a manifest's secret too: one the output hides once the manifests are read. */
+const MANIFEST = 'version: 1\nagents:\n  desk:\n    id: ag_1\n    config:\n      session_data_webhook: { url: "https://hooks.example.com/end", headers: { x-token: "${env:HOOK_TOKEN}" } }\n';
+
+/** Every command of the tree with its words (`voxform state rm` as ['state', 'rm']). */
+function commandsOf(command: Command, words: string[] = []): Array<{ words: string[]; command: Command }> {
+  return [{ words, command }, ...command.commands.flatMap((sub) => commandsOf(sub, [...words, sub.name()]))];
+}
+
+const tree = commandsOf(buildProgram(async () => undefined));
+const optionChoices = tree.flatMap(({ words, command }) => command.options.filter((option) => option.argChoices && option.long).map((option) => [[...words, option.long as string], option.long as string] as const));
+const argumentChoices = tree.filter(({ command }) => command.registeredArguments[0]?.argChoices).map(({ words, command }) => [words, `<${command.registeredArguments[0]!.name()}>`] as const);
+/** The command's mandatory options, each with a value it takes: the parser checks them before it reports an unknown option. */
+const mandatory = (command: Command) => command.options.filter((option) => option.mandatory).flatMap((option) => [option.long as string, option.argChoices?.[0] ?? 'x']);
+const flagsWithoutValue = tree.flatMap(({ words, command }) => command.options.filter((option) => option.isBoolean() && option.long && !option.negate).map((option) => [[...words, ...mandatory(command)], option.long as string] as const));
+
+async function run(args: readonly string[]) {
+  const result = await runCliInProcess([...args], { cwd: await tempDir({ 'voxform.yaml': MANIFEST }), env: { HOOK_TOKEN: PLANTED } });
+  return { code: result.code, output: `${result.stdout}${result.stderr}` };
+}
+
+describe('a usage error never repeats the value typed', () => {
+  it('covers the options and arguments with choices of the whole tree, with manifests that hold the value', async () => {
+    const loaded = await run(['validate']);
+    expect(loaded).toEqual({ code: 0, output: expect.not.stringContaining(PLANTED) });
+    expect(optionChoices.length).toBeGreaterThan(15);
+    expect(argumentChoices.length).toBeGreaterThan(1);
+    expect(flagsWithoutValue.length).toBeGreaterThan(15);
+  });
+
+  it.each(optionChoices)('%j with a secret as its value', async (args, flag) => {
+    for (const typed of [[...args, PLANTED], [...args.slice(0, -1), `${flag}=${PLANTED}`]]) {
+      const { code, output } = await run(typed);
+      expect(code).toBe(1);
+      expect(output).toContain(`error[invalid_option]: The value given to ${flag} is not one it takes: choose `);
+      expect(output).not.toContain(PLANTED);
+    }
+  });
+
+  it.each(argumentChoices)('%j with a secret as its %s', async (words, argument) => {
+    const { code, output } = await run([...words, PLANTED]);
+    expect(code).toBe(1);
+    expect(output).toContain(`error[invalid_argument]: The ${argument} given to \`voxform ${words.join(' ')}\` is not one it knows: choose `);
+    expect(output).not.toContain(PLANTED);
+  });
+
+  it.each(flagsWithoutValue)('%j %s given a secret after `=`', async (words, flag) => {
+    const { code, output } = await run([...words, `${flag}=${PLANTED}`]);
+    expect(code).toBe(1);
+    expect(output).toContain(`has no option ${flag} that takes a value`);
+    expect(output).not.toContain(PLANTED);
+  });
+
+  it('an option after `--format json` answers in JSON without the value', async () => {
+    const { code, output } = await run(['plan', '--format', 'json', '--region', PLANTED]);
+    expect(code).toBe(1);
+    expect(JSON.parse(output).error).toEqual({ code: 'invalid_option', message: 'The value given to --region is not one it takes: choose us or eu.', hint: 'Run `voxform plan --help` for its commands and options.' });
+  });
+
+  it("a reason of the parser's own is kept, the value still not repeated", () => {
+    const command = { path: 'voxform plan', hasCommands: false };
+    expect(usageError('commander.invalidArgument', `error: option '--limit <n>' argument '${PLANTED}' is invalid. Not a whole number.`, command).message).toBe('The value given to --limit is invalid: Not a whole number.');
+    expect(usageError('commander.invalidArgument', `error: command-argument value '${PLANTED}' is invalid for argument 'ref'. Not a commit.`, command).message).toBe('The <ref> given to `voxform plan` is invalid: Not a commit.');
+  });
+});
