@@ -16,7 +16,7 @@ const STATUSES: readonly ReportStatus[] = ['changes', 'no-changes', 'passing', '
 export function checkEnvironmentName(name: string): string {
   // A marker carries an environment's name as the manifests write it.
   if (!isLocalName(name)) {
-    throw new VoxformError('invalid_option', `--env must be an environment name (letters, digits, \`_\`, \`.\`, \`-\`), not "${name}".`, { hint: 'Name an environment the manifests define under `environments:`.' });
+    throw new VoxformError('invalid_option', 'The value given to --env is not an environment name (letters, digits, `_`, `.`, `-`).', { hint: 'Name an environment the manifests define under `environments:`.' });
   }
   return name;
 }

@@ -32,7 +32,7 @@ export function parseTimeArgument(flag: string, raw: string, now: number): numbe
     if (seconds >= 0 && seconds <= LATEST_UNIX_SECONDS) return seconds;
     reason = outOfRange(raw.trim(), seconds);
   }
-  throw new VoxformError('invalid_argument', `${flag} "${controlsAsQuestionMarks(raw)}" is not a time: ${reason}.`, { hint: FORMS });
+  throw new VoxformError('invalid_argument', `The value given to ${flag} is not a time: ${reason}.`, { hint: FORMS });
 }
 
 /** Why a value of a form voxform reads is no time it takes: before Unix time 0, or past the year 9999. */

@@ -28,12 +28,15 @@ export function resolveTimeoutMs(flag: string | undefined, env: Readonly<Record<
   return DEFAULT_TIMEOUT_MS;
 }
 
-/** A time in ms within `range` (`45` is seconds; `500ms`, `2m`, `1h`); `source` names the option in the error. */
+/**
+ * A time in ms within `range` (`45` is seconds; `500ms`, `2m`, `1h`); `source` names the option or
+ * variable in the error, which never repeats the text (docs/security.md §5).
+ */
 export function parseTimeout(text: string, source: string, range: TimeRange = TIMEOUT_RANGE): number {
   const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/.exec(text.trim());
   const ms = match ? Math.round(Number(match[1]) * (UNIT_MS[match[2] ?? 's'] as number)) : Number.NaN;
   if (!(ms >= range.minMs && ms <= range.maxMs)) {
-    throw new VoxformError('invalid_option', `${source} "${text}" is not a time ${range.words}.`, { hint: `Write it as ${range.examples} (a bare number is seconds).` });
+    throw new VoxformError('invalid_option', `The value ${source.startsWith('-') ? 'given to' : 'of'} ${source} is not a time ${range.words}.`, { hint: `Write it as ${range.examples} (a bare number is seconds).` });
   }
   return ms;
 }

@@ -1,7 +1,7 @@
 /**
  * Every whole-number flag (`--parallelism`, `--limit`, `--lock-timeout`, `--port`, …) is read here,
  * one way: decimal digits only, within the flag's bounds, or `invalid_option` naming the flag and
- * the form it takes (docs/errors.md).
+ * the form it takes, never the value typed (docs/security.md §5: it may be a secret typed in the wrong place).
  */
 import { VoxformError } from '../errors.js';
 import { formatCount } from '../util/plural.js';
@@ -20,7 +20,7 @@ export interface WholeNumberBounds {
 export function wholeNumber(name: string, value: string, bounds: WholeNumberBounds): number {
   const n = /^\d{1,16}$/.test(value) ? Number(value) : Number.NaN;
   if (!(n >= bounds.min && n <= bounds.max)) {
-    throw new VoxformError('invalid_option', `${name} "${value}" is not a whole number from ${formatCount(bounds.min)} to ${formatCount(bounds.max)}.`, {
+    throw new VoxformError('invalid_option', `The value given to ${name} is not a whole number from ${formatCount(bounds.min)} to ${formatCount(bounds.max)}.`, {
       hint: bounds.hint ?? `For example: ${name} 4.`,
     });
   }

@@ -39,7 +39,7 @@ describe('--timeout and VOXFORM_TIMEOUT', () => {
 
   it.each(['0', '0s', '-5', 'soon', '5 min', '25h', ''])('refuses %j with a sentence saying how to write it', (text) => {
     expect(() => parseTimeout(text, '--timeout')).toThrow(expect.objectContaining({
-      message: `--timeout "${text}" is not a time from 1 ms to 24 h.`,
+      message: `The value given to --timeout is not a time from 1 ms to 24 h.`,
       hint: 'Write it as 30s, 2m or 500ms (a bare number is seconds).',
     }));
   });
@@ -48,7 +48,7 @@ describe('--timeout and VOXFORM_TIMEOUT', () => {
     expect(resolveTimeoutMs('10s', { VOXFORM_TIMEOUT: '1m' })).toBe(10_000);
     expect(resolveTimeoutMs(undefined, { VOXFORM_TIMEOUT: '1m' })).toBe(60_000);
     expect(resolveTimeoutMs(undefined, { VOXFORM_TIMEOUT: '  ' })).toBe(DEFAULT_TIMEOUT_MS);
-    expect(() => resolveTimeoutMs(undefined, { VOXFORM_TIMEOUT: 'never' })).toThrow(/^VOXFORM_TIMEOUT "never" is not a time/);
+    expect(() => resolveTimeoutMs(undefined, { VOXFORM_TIMEOUT: 'never' })).toThrow(/^The value of VOXFORM_TIMEOUT is not a time/);
   });
 
   it('a service that never answers: one clear error naming the flag, after --timeout', async () => {
@@ -69,7 +69,7 @@ describe('--timeout and VOXFORM_TIMEOUT', () => {
   it('an unusable --timeout stops before anything is sent', async () => {
     const result = await runCliInProcess(['logs', '--base-url', 'http://127.0.0.1:9', '--timeout', 'forever'], { env: { VOXFORM_API_KEY: KEY } });
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe('error[invalid_option]: --timeout "forever" is not a time from 1 ms to 24 h.\n  hint: Write it as 30s, 2m or 500ms (a bare number is seconds).\n');
+    expect(result.stderr).toBe('error[invalid_option]: The value given to --timeout is not a time from 1 ms to 24 h.\n  hint: Write it as 30s, 2m or 500ms (a bare number is seconds).\n');
   });
 });
 

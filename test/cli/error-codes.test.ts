@@ -32,7 +32,7 @@ describe('the code leads every error in text', () => {
 
   it.each([
     [['logs', '--format', 'table'], 'invalid_option', 'The value given to --format is not one it takes: choose text, json or ndjson.'],
-    [['plan', '--parallelism', '0'], 'invalid_option', '--parallelism "0" is not a whole number from 1 to 256.'],
+    [['plan', '--parallelism', '0'], 'invalid_option', 'The value given to --parallelism is not a whole number from 1 to 256.'],
     [['plan', '--no-such-flag'], 'invalid_argument', '`voxform plan` has no option --no-such-flag.'],
     [['no-such-command'], 'invalid_argument', '`voxform` has no command `no-such-command`.'],
     [['keys', 'create'], 'invalid_argument', '`voxform keys create` needs --type <type>.'],

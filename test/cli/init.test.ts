@@ -156,7 +156,7 @@ describe('voxform init, refusals', () => {
   test('a --var without = is an error', async () => {
     const result = await runCliInProcess(['init', '--template', 'receptionist', '--var', 'business'], { cwd: await tempDir() });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('error[init_var_invalid]: --var "business" is not NAME=VALUE.');
+    expect(result.stderr).toContain('error[init_var_invalid]: A value given to --var is not NAME=VALUE.');
   });
 
   test('an unknown template suggests the closest one', async () => {

@@ -452,7 +452,7 @@ describe('bad flags: one clear sentence, exit 1, no stack trace', () => {
     [['send', '--to', 'http://127.0.0.1:9/', '--event', 'hangup'], 'error[invalid_option]: The value given to --event is not one it takes: choose end-of-call or prefetch.\n  hint: '],
     [['send', '--to', 'http://127.0.0.1:9/', '--event', 'prefetch', '--agent', 'front-dsk'], 'error[agent_unknown]: --agent "front-dsk" is not an agent of the manifests.\n  hint: Did you mean front-desk?'],
     [['send', '--to-configured', '--event', 'prefetch', '--agent', 'booking'], 'error[webhook_not_configured]: Agent booking configures no extra_prompt_webhook'],
-    [['serve', '--port', 'http'], 'error[invalid_option]: --port "http" is not a whole number from 0 to 65,535.\n  hint: Give --port 0 to let the system pick a free port.'],
+    [['serve', '--port', 'http'], 'error[invalid_option]: The value given to --port is not a whole number from 0 to 65,535.\n  hint: Give --port 0 to let the system pick a free port.'],
     [['serve', '--port', '0', '--prefetch-response', 'missing.json'], 'error[file_unreadable]: --prefetch-response missing.json does not exist.'],
     [['serve', '--port', '0', '--prefetch-response', 'bad.json'], 'error[webhook_response_invalid]: --prefetch-response bad.json is not a PrefetchWebhookResponse: extra_prompt must be string.'],
     [['serve', '--port', '0', '--prefetch-response', 'voxform.yaml'], 'error[webhook_response_invalid]: voxform.yaml:1:1: --prefetch-response voxform.yaml is not valid JSON: expected a value (an object, a list, a string in double quotes, a number, true, false or null), found "a".'],

@@ -33,8 +33,8 @@ function fakeContext(cwd: string) {
 
 describe('voxform emulator flags', () => {
   it.each([
-    [{ port: 'abc' }, /--port "abc" is not a whole number from 0 to 65,535/],
-    [{ port: '0x10' }, /--port "0x10" is not a whole number/],
+    [{ port: 'abc' }, /The value given to --port is not a whole number from 0 to 65,535/],
+    [{ port: '0x10' }, /The value given to --port is not a whole number/],
     [{ port: '70000' }, /--port/],
     [{ latency: 'fast' }, /--latency must be milliseconds/],
     [{ latency: '50-10' }, /--latency range must be MIN-MAX/],

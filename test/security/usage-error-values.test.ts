@@ -1,7 +1,7 @@
 /**
- * A mistake the argument parser finds in a value typed on the command line names the option or
- * argument and what it takes, never the value (docs/security.md §5): the parser runs before the
- * manifests are read, so a secret typed in the wrong place is not yet one the output hides.
+ * A value typed on the command line that is not of the form its option takes is refused naming the
+ * option or argument and what it takes, never the value (docs/security.md §5): options are read
+ * before the manifests, so a secret typed in the wrong place is not yet one the output hides.
  */
 import { describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
@@ -39,6 +39,7 @@ describe('a usage error never repeats the value typed', () => {
     expect(optionChoices.length).toBeGreaterThan(15);
     expect(argumentChoices.length).toBeGreaterThan(1);
     expect(flagsWithoutValue.length).toBeGreaterThan(15);
+    expect(parsedOptions.length).toBeGreaterThan(5);
   });
 
   it.each(optionChoices)('%j with a secret as its value', async (args, flag) => {
@@ -62,6 +63,40 @@ describe('a usage error never repeats the value typed', () => {
     expect(code).toBe(1);
     expect(output).toContain(`has no option ${flag} that takes a value`);
     expect(output).not.toContain(PLANTED);
+  });
+
+  /** Options whose parser refuses the value (a whole number's): their errors say the form, not the value. */
+  const refuses = (parse: (value: string, previous: unknown) => unknown) => {
+    try {
+      parse(PLANTED, undefined);
+      return false;
+    } catch {
+      return true;
+    }
+  };
+  const parsedOptions = tree.flatMap(({ words, command }) => command.options.filter((option) => option.parseArg && !option.argChoices && option.long && refuses(option.parseArg)).map((option) => [[...words, ...mandatory(command)], option.long as string] as const));
+  const formChecks: Array<readonly [string[], string]> = [
+    [['plan', '--local'], '--timeout'],
+    [['drift', '--local'], '--watch'],
+    [['logs', '--local'], '--status'],
+    [['logs', '--local'], '--phone'],
+    [['logs', '--local'], '--since'],
+    [['report', '--local'], '--until'],
+    [['init'], '--var'],
+  ];
+
+  it.each([...parsedOptions, ...formChecks])('%j given a secret of the wrong form', async (args, flag) => {
+    const { code, output } = await run([...args, flag, PLANTED]);
+    expect(code).toBe(1);
+    expect(output).toContain(`value given to ${flag} is not`);
+    expect(output).not.toContain(PLANTED);
+  });
+
+  it('VOXFORM_TIMEOUT of the wrong form is not repeated either', async () => {
+    const result = await runCliInProcess(['plan', '--local'], { cwd: await tempDir({ 'voxform.yaml': MANIFEST }), env: { HOOK_TOKEN: PLANTED, VOXFORM_TIMEOUT: PLANTED } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('The value of VOXFORM_TIMEOUT is not a time');
+    expect(`${result.stdout}${result.stderr}`).not.toContain(PLANTED);
   });
 
   it('an option after `--format json` answers in JSON without the value', async () => {

@@ -100,7 +100,7 @@ function parseVars(raw: readonly string[]): Record<string, string> {
     const eq = item.indexOf('=');
     const name = eq < 0 ? '' : item.slice(0, eq).trim();
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
-      throw new VoxformError('init_var_invalid', `--var "${item}" is not NAME=VALUE.`, {
+      throw new VoxformError('init_var_invalid', 'A value given to --var is not NAME=VALUE.', {
         hint: 'Write each variable as --var NAME=VALUE, quoting values with spaces: --var business="Acme Dental".',
       });
     }

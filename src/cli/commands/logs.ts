@@ -187,7 +187,7 @@ export function buildFilters(options: LogsOptions, now: number): CallLogFilters 
 export function checkStatus(status: string): string {
   if (CALL_STATUSES.some((known) => known.toLowerCase() === status.toLowerCase())) return status;
   const suggestion = didYouMean(status, CALL_STATUSES);
-  throw new VoxformError('invalid_argument', `--status "${controlsAsQuestionMarks(status)}" is not a call status.`, {
+  throw new VoxformError('invalid_argument', 'The value given to --status is not a call status.', {
     hint: `${suggestion ? `Did you mean ${suggestion}? ` : ''}Known statuses: ${CALL_STATUSES.join(', ')}.`,
   });
 }
@@ -199,7 +199,7 @@ export function checkStatus(status: string): string {
  */
 export function checkPhone(phone: string): string {
   if (/\d/.test(phone) && /^[\d+\s().-]+$/.test(phone)) return phone;
-  throw new VoxformError('invalid_argument', `--phone "${controlsAsQuestionMarks(phone)}" is not a phone number.`, {
+  throw new VoxformError('invalid_argument', 'The value given to --phone is not a phone number.', {
     hint: 'Give the number, or part of it, in digits, such as +15551230001 (spaces, dashes, dots and parentheses may stay): the calls\' numbers are matched by their digits.',
   });
 }
