@@ -147,11 +147,17 @@ export interface WriteResult {
   kept: string[];
 }
 
+/** A file of a scaffold that would overwrite one there; `edited`: a file other than the manifest, read, holding other text (lost if overwritten). */
+interface Conflict {
+  path: string;
+  edited: boolean;
+}
+
 /**
  * The files of a scaffold that would overwrite something without `force`, relative to `dir`. A folder
  * where a file goes, or a file where a folder goes, is always refused, before anything is written.
  */
-export async function findConflicts(dir: string, paths: ReadonlyArray<ScaffoldTarget>, force: boolean, command = 'voxform init', root?: string): Promise<string[]> {
+async function findConflicts(dir: string, paths: ReadonlyArray<ScaffoldTarget>, force: boolean, command: string, root: string | undefined): Promise<Conflict[]> {
   const elsewhere = command === 'voxform init' ? 'init into another folder' : 'choose another folder with --out DIR';
   // The folders above `dir` that do not exist yet are made too: a file among them is named as such.
   for (const folder of [...missingAncestors(dir), ...foldersOnTheWay(dir, paths)]) {
@@ -160,15 +166,17 @@ export async function findConflicts(dir: string, paths: ReadonlyArray<ScaffoldTa
       throw new VoxformError('path_is_file', `${folder} is a file, where ${command} would make a folder.`, { hint: `Move it away, or ${elsewhere}.` });
     }
   }
-  const conflicts: string[] = [];
+  const conflicts: Conflict[] = [];
   for (const target of paths) {
     const info = await stat(path.join(dir, target.path)).catch(() => undefined);
     if (!info) continue;
     if (info.isDirectory()) {
       throw new VoxformError('path_is_folder', `${path.join(dir, target.path)} is a folder, where ${command} would write a file.`, { hint: `Move it away, or ${elsewhere}.` });
     }
+    if (target.mode !== 'create' || force) continue;
+    const text = await existingText(dir, target, root);
     // A file holding what would be written is no conflict: writing it changes nothing.
-    if (target.mode === 'create' && !force && !(await holdsContent(dir, target, root))) conflicts.push(target.path);
+    if (text === undefined || text !== target.content) conflicts.push({ path: target.path, edited: text !== undefined && target.path !== MANIFEST_FILE });
   }
   return conflicts;
 }
@@ -181,12 +189,6 @@ async function existingText(dir: string, target: ScaffoldTarget, root: string | 
   if (root === undefined || target.content === undefined) return undefined;
   const read = await readGuarded(path.join(dir, target.path), { root, maxBytes: MAX_MANIFEST_BYTES });
   return read.ok ? read.bytes.toString('utf8') : undefined;
-}
-
-/** Whether the file at a target holds exactly what would be written there (known only once planned). */
-async function holdsContent(dir: string, target: ScaffoldTarget, root: string | undefined): Promise<boolean> {
-  const text = await existingText(dir, target, root);
-  return text !== undefined && text === target.content;
 }
 
 /**
@@ -313,11 +315,12 @@ export async function refuseExisting(
   paths: ReadonlyArray<ScaffoldTarget>,
   options: { force: boolean; displayDir: string; command: 'voxform init' | 'voxform export'; losses?: OverwriteLosses | undefined; root?: string },
 ): Promise<void> {
-  const conflicts = await findConflicts(dir, paths, options.force, options.command, options.root);
+  const found = await findConflicts(dir, paths, options.force, options.command, options.root);
+  const conflicts = found.map((conflict) => conflict.path);
   const shadowed = options.force ? undefined : await shadowedManifest(dir);
   if (shadowed !== undefined) throw shadowingError(shadowed, conflicts, options);
   if (conflicts.length === 0) return;
-  const edited = options.root === undefined ? [] : await editedFiles(dir, paths, options.root);
+  const edited = found.filter((conflict) => conflict.edited).map((conflict) => conflict.path);
   const said = [options.losses?.said, edited.length > 0 ? editedSaid(edited, options.command) : undefined].filter((part) => part !== undefined).join(' ');
   throw existingFilesError(options.displayDir, conflicts, options.command, said === '' ? undefined : { said, hint: options.losses?.hint });
 }
