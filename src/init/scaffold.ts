@@ -77,26 +77,16 @@ export function scaffoldTargets(template: Template, values: Readonly<Record<stri
 /** Plans the files for a template, all its variable values and the live agent's id; pure. */
 export function planScaffold(input: { template: Template; values: Readonly<Record<string, VariableValue>>; agentId: string }): Scaffold {
   const { template, values, agentId } = input;
-  refuseAgentId(agentId, localNameOf(template));
   const localName = localNameOf(template);
+  refuseAgentId(agentId, localName);
   const expanded = expandTemplate(template, values);
-
-  const agent = new YAMLMap();
-  agent.items.push(new Pair(new Scalar('id'), new Scalar(agentId)));
-  agent.items.push(...(expanded.node.items as Pair[]));
   if (expanded.prompt) {
-    const config = agent.get('config', true);
+    const config = expanded.node.get('config', true);
     const prompt = isMap(config) ? config.get('prompt', true) : undefined;
     if (isMap(prompt)) prompt.set('file', promptPath(localName));
   }
 
-  const doc = new Document(undefined, { customTags: manifestTags });
-  const agents = new YAMLMap();
-  agents.items.push(new Pair(new Scalar(localName), agent));
-  const root = new YAMLMap();
-  root.items.push(new Pair(new Scalar('version'), new Scalar(1)), new Pair(new Scalar('agents'), agents));
-  doc.contents = root;
-  doc.commentBefore = header(template, localName, agentId);
+  const doc = manifestDocument(template, agentId, expanded.node.items as Pair[]);
   formatDocument(doc);
   const manifest = doc.toString(TO_STRING_OPTIONS);
 
@@ -123,19 +113,24 @@ export function planScaffold(input: { template: Template; values: Readonly<Recor
  * new one would drop by it. Without a template, no agent is known yet.
  */
 export function manifestOutline(template: Template | undefined, agentId: string): string {
-  const doc = new Document(undefined, { customTags: manifestTags });
-  const root = new YAMLMap();
-  root.items.push(new Pair(new Scalar('version'), new Scalar(1)));
-  if (template !== undefined) {
-    const agent = new YAMLMap();
-    if (agentId !== '') agent.items.push(new Pair(new Scalar('id'), new Scalar(agentId)));
-    const agents = new YAMLMap();
-    agents.items.push(new Pair(new Scalar(localNameOf(template)), agent));
-    root.items.push(new Pair(new Scalar('agents'), agents));
-    doc.commentBefore = header(template, localNameOf(template), agentId);
-  }
-  doc.contents = root;
+  const doc = template === undefined ? new Document({ version: 1 }) : manifestDocument(template, agentId, []);
   return doc.toString(TO_STRING_OPTIONS);
+}
+
+/** init's voxform.yaml, unformatted: its header, `version`, and the agent under its local name, `id` (when known) then `body`. */
+function manifestDocument(template: Template, agentId: string, body: readonly Pair[]): Document {
+  const localName = localNameOf(template);
+  const agent = new YAMLMap();
+  if (agentId !== '') agent.items.push(new Pair(new Scalar('id'), new Scalar(agentId)));
+  agent.items.push(...body);
+  const agents = new YAMLMap();
+  agents.items.push(new Pair(new Scalar(localName), agent));
+  const root = new YAMLMap();
+  root.items.push(new Pair(new Scalar('version'), new Scalar(1)), new Pair(new Scalar('agents'), agents));
+  const doc = new Document(undefined, { customTags: manifestTags });
+  doc.contents = root;
+  doc.commentBefore = header(template, localName, agentId);
+  return doc;
 }
 
 export interface WriteResult {
