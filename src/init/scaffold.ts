@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Document, isMap, Pair, Scalar, YAMLMap } from 'yaml';
-import { VoxformError } from '../errors.js';
+import { isVoxformError, VoxformError } from '../errors.js';
 import { formatDocument, manifestTags, TO_STRING_OPTIONS } from '../format/format-manifest.js';
 import { bundleManifestSchema, SCHEMA_FILE, SCHEMA_MODELINE } from '../schema/load.js';
 import { validateAgainst } from '../schema/validate.js';
@@ -59,19 +59,32 @@ function refuseAgentId(agentId: string, localName: string): void {
 }
 
 /**
- * The local name and the files a template scaffolds, known before any question is asked; with the
- * prompt file's content when `values` (given so far) hold every variable it uses, so that a prompt
- * file holding exactly that is kept, not refused.
+ * The files a template scaffolds, known before any question is asked, with the content of those the
+ * values given so far decide, so that a file holding exactly that is kept, not refused: the prompt
+ * file's once they hold every variable it uses, the manifest's once they (and `agentId`) hold every
+ * value and each fits. `manifest`: what is known of the manifest, all of it or its outline
+ * (manifestOutline), which decides what it keeps of one it replaces.
  */
-export function scaffoldTargets(template: Template, values: Readonly<Record<string, VariableValue>> = {}): { localName: string; paths: ScaffoldTarget[] } {
+export function scaffoldTargets(template: Template, values: Readonly<Record<string, VariableValue>> = {}, agentId = ''): { paths: ScaffoldTarget[]; manifest: string } {
   const localName = localNameOf(template);
-  const paths: ScaffoldTarget[] = [{ path: MANIFEST_FILE, mode: 'create' }];
+  const manifest = plannedManifest(template, values, agentId);
+  const paths: ScaffoldTarget[] = [{ path: MANIFEST_FILE, mode: 'create', ...(manifest === undefined ? {} : { content: manifest }) }];
   if (template.prompt) {
     const rendered = substituteText(template.prompt.text, values);
     paths.push({ path: promptPath(localName), mode: 'create', ...(rendered.unknown.length === 0 ? { content: ensureNewline(rendered.text) } : {}) });
   }
   paths.push({ path: SCHEMA_FILE, mode: 'refresh' }, { path: '.gitignore', mode: 'merge' });
-  return { localName, paths };
+  return { paths, manifest: manifest ?? manifestOutline(template, agentId) };
+}
+
+/** init's voxform.yaml when the values given make it; undefined while one is missing or does not fit (asked for, or refused, later). */
+function plannedManifest(template: Template, values: Readonly<Record<string, VariableValue>>, agentId: string): string | undefined {
+  try {
+    return planScaffold({ template, values, agentId }).files.find((file) => file.path === MANIFEST_FILE)?.content;
+  } catch (error) {
+    if (isVoxformError(error)) return undefined;
+    throw error;
+  }
 }
 
 /** Plans the files for a template, all its variable values and the live agent's id; pure. */

@@ -56,7 +56,8 @@ export async function run(options: InitOptions, ctx: CommandContext): Promise<nu
     if (resolved.unknown.length > 0) throw unknownVarsError(template, resolved.unknown, ask ? [] : missing);
 
     // Refuse before asking anything: typing five answers to then hear "exists already" is cruel.
-    const root = await refuseConflicts(dir, scaffoldTargets(template, resolved.values).paths, { force, own, manifest: manifestOutline(template, agentId) }, ctx);
+    const targets = scaffoldTargets(template, resolved.values, agentId);
+    const root = await refuseConflicts(dir, targets.paths, { force, own, manifest: targets.manifest }, ctx);
 
     if (missing.length > 0) {
       if (!ask) throw missingVarsError(template, missing);
