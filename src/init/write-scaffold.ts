@@ -43,23 +43,26 @@ interface FilePlan {
 /** Which command writes, for its messages: `voxform init` or `voxform export`. */
 export type ScaffoldingCommand = 'voxform init' | 'voxform export';
 
-export interface WriteScaffoldOptions {
-  /** Overwrite files the scaffold creates. */
-  force: boolean;
+/** Where a scaffold goes, as its checks name it. */
+export interface ScaffoldPlace {
   /** `dir` as the user named it, for messages. */
   displayDir: string;
   command: ScaffoldingCommand;
   /** What the folder must not be (ownFileProblem): voxform's own folder, the state's. */
   own: OwnFiles;
+}
+
+export interface WriteScaffoldOptions extends Omit<ScaffoldPlace, 'own'> {
+  /** Overwrite files the scaffold creates. */
+  force: boolean;
   /** The project root refuseOutsideProject found when it checked the place of every file: existing files are read under it. */
   root: string;
   /** What overwriting would lose, said when it is refused: what the replaced manifest defines that the new one drops. */
   losses?: OverwriteLosses | undefined;
 }
 
-/** Writes `files` into `dir` (made if needed), all or nothing; refuseOutsideProject has passed each of them. */
+/** Writes `files` into `dir` (made if needed), all or nothing; refuseOwnFolder and refuseOutsideProject have passed them. */
 export async function writeScaffold(dir: string, files: readonly ScaffoldFile[], options: WriteScaffoldOptions): Promise<WriteResult> {
-  await refuseOwnFolder(dir, options);
   await refuseExisting(dir, files, options);
   const result: WriteResult = { created: [], overwritten: [], updated: [], kept: [] };
   const pending: Pending[] = [];
@@ -88,7 +91,7 @@ export async function writeScaffold(dir: string, files: readonly ScaffoldFile[],
 }
 
 /** Refuses to scaffold into voxform's own folder (`.voxform`, the state's lock or history): a manifest there is read by nothing and breaks what is. */
-export async function refuseOwnFolder(dir: string, options: Pick<WriteScaffoldOptions, 'displayDir' | 'command' | 'own'>): Promise<void> {
+export async function refuseOwnFolder(dir: string, options: ScaffoldPlace): Promise<void> {
   const [code, elsewhere] = commandWords(options.command);
   await refuseOwnFile(dir, options.own, { code, cannot: `${options.command} cannot write into ${options.displayDir}`, outcome: 'nothing was written', hint: `${elsewhere[0]?.toUpperCase()}${elsewhere.slice(1)}.` });
 }
@@ -143,7 +146,7 @@ function unmergeable(file: string, problem: string, how: Pick<WriteScaffoldOptio
 export async function refuseOutsideProject(
   dir: string,
   files: ReadonlyArray<{ path: string }>,
-  options: Pick<WriteScaffoldOptions, 'displayDir' | 'command' | 'own'> & { root?: string },
+  options: ScaffoldPlace & { root?: string },
 ): Promise<string> {
   const root = options.root ?? (await findProjectRoot(dir, options.own.cwd));
   const shown = (file: string) => printable(path.relative(options.own.cwd, file) || '.');

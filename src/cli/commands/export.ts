@@ -72,7 +72,7 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
   const shadowed = await shadowedManifest(out);
   const replaced = await replacedManifest(path.join(out, MANIFEST_FILE), root, result.manifest, 'voxform export');
   const edited = force ? await editedFiles(out, files, root) : [];
-  const written = await writeScaffold(out, files, { force, displayDir: where, command: 'voxform export', own, root, losses: replaced?.refusal });
+  const written = await writeScaffold(out, files, { force, displayDir: where, command: 'voxform export', root, losses: replaced?.refusal });
   // From here the export is complete: a stop cuts short only the check after it, and says so.
   ctx.stopLeaves?.(checkCutShort(where));
 

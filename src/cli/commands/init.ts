@@ -82,7 +82,7 @@ export async function run(options: InitOptions, ctx: CommandContext): Promise<nu
     const shadowed = await shadowedManifest(dir);
     const replaced = await replacedManifest(path.join(dir, MANIFEST_FILE), root, scaffold.files.find((file) => file.path === MANIFEST_FILE)?.content ?? '', 'voxform init');
     const edited = force ? await editedFiles(dir, scaffold.files, root) : [];
-    const written = await writeScaffold(dir, scaffold.files, { force, displayDir: displayDir(ctx, dir), command: 'voxform init', own, root, losses: replaced?.refusal });
+    const written = await writeScaffold(dir, scaffold.files, { force, displayDir: displayDir(ctx, dir), command: 'voxform init', root, losses: replaced?.refusal });
     report(ctx, { dir, template, written, envVars: scaffold.envVars, localName: scaffold.localName, agentId });
     if (shadowed !== undefined) ctx.stderr.write(shadowedWarning(shadowed, displayDir(ctx, dir)));
     if (replaced !== undefined) ctx.stderr.write(replaced.warning);
