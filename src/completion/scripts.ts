@@ -21,11 +21,10 @@ const STATUS = { words: 0, free: 1, files: 2, none: 3, folders: 4, dataFiles: 5 
 const PATH_STATUS: Record<PathKind, number> = { folders: STATUS.folders, 'data-files': STATUS.dataFiles };
 
 /** The line the POSIX candidates print to ask their driver for paths of a kind, by status. */
-const PATH_MARKERS = [
-  [STATUS.files, '__VOXFORM_FILES__'],
-  [STATUS.folders, '__VOXFORM_FOLDERS__'],
-  [STATUS.dataFiles, '__VOXFORM_DATA_FILES__'],
-] as const;
+const PATH_MARKER = { files: '__VOXFORM_FILES__', folders: '__VOXFORM_FOLDERS__', dataFiles: '__VOXFORM_DATA_FILES__' } as const;
+
+/** A `case` pattern matching every path marker. */
+const ANY_PATH_MARKER = Object.values(PATH_MARKER).join('|');
 
 /** A POSIX single-quoted word (bash, zsh): nothing inside is expanded; `'` becomes `'\''`. */
 function shQuote(word: string): string {
@@ -127,7 +126,7 @@ const POSIX_WALK = [
 
 /**
  * What completes at the cursor, as lines on stdout, then a marker when paths complete too
- * (`__VOXFORM_FILES__`, `__VOXFORM_FOLDERS__`, `__VOXFORM_DATA_FILES__`). The caller filters by the typed prefix.
+ * (PATH_MARKER). The caller filters by the typed prefix.
  */
 const POSIX_CANDIDATES = [
   '__voxform_candidates() {',
@@ -149,7 +148,7 @@ const POSIX_CANDIDATES = [
   '    __voxform_words "$cmdpath" "#${n}:${prev}"; code=$?',
   `    (( code == ${STATUS.none} )) && { __voxform_words "$cmdpath" "#$n"; code=$?; }`,
   '  fi',
-  ...PATH_MARKERS.map(([status, marker]) => `  (( code == ${status} )) && printf '%s\\n' ${marker}`),
+  ...Object.entries(PATH_MARKER).map(([kind, marker]) => `  (( code == ${STATUS[kind as keyof typeof PATH_MARKER]} )) && printf '%s\\n' ${marker}`),
   '  return 0',
   '}',
   '__voxform_is_command() {',
@@ -173,10 +172,10 @@ const HEADER = (shell: Shell) => [
 const BASH_PATHS = [
   '__voxform_paths() {',
   '  local line',
-  '  if [[ "$1" == __VOXFORM_FILES__ ]]; then compgen -f -- "$__voxform_cur"; return 0; fi',
+  `  if [[ "$1" == ${PATH_MARKER.files} ]]; then compgen -f -- "$__voxform_cur"; return 0; fi`,
   '  {',
   '    compgen -d -- "$__voxform_cur"',
-  '    if [[ "$1" == __VOXFORM_DATA_FILES__ ]]; then',
+  `    if [[ "$1" == ${PATH_MARKER.dataFiles} ]]; then`,
   `      while IFS= read -r line; do case "$line" in *.yaml|*.yml|*.json) printf '%s\\n' "$line" ;; esac; done < <(compgen -f -- "$__voxform_cur")`,
   '    fi',
   '  } | while IFS= read -r line; do',
@@ -208,7 +207,7 @@ function bashScript(commands: readonly CompletionCommand[]): string {
     '  COMPREPLY=()',
     '  while IFS= read -r line; do',
     '    case "$line" in',
-    '      __VOXFORM_FILES__|__VOXFORM_FOLDERS__|__VOXFORM_DATA_FILES__) files="$line" ;;',
+    `      ${ANY_PATH_MARKER}) files="$line" ;;`,
     '      *) [[ -n "$line" && "$line" == "$__voxform_cur"* ]] && COMPREPLY+=("${line#"$before"}") ;;',
     '    esac',
     '  done < <(__voxform_candidates "${typed[@]:0:${#typed[@]}-1}")',
@@ -235,16 +234,16 @@ function zshScript(commands: readonly CompletionCommand[]): string {
     '  local -a offered',
     '  while IFS= read -r line; do',
     '    case "$line" in',
-    '      __VOXFORM_FILES__|__VOXFORM_FOLDERS__|__VOXFORM_DATA_FILES__) files="$line" ;;',
+    `      ${ANY_PATH_MARKER}) files="$line" ;;`,
     '      *) [[ -n "$line" && "$line" == "$__voxform_cur"* ]] && offered+=("$line") ;;',
     '    esac',
     '  done < <(__voxform_candidates "${(@)words[2,CURRENT-1]}")',
     '  (( ${#offered} )) && compadd -- "${offered[@]}"',
     '  case "$files" in',
-    '    __VOXFORM_FILES__) _files ;;',
-    '    __VOXFORM_FOLDERS__) _files -/ ;;',
+    `    ${PATH_MARKER.files}) _files ;;`,
+    `    ${PATH_MARKER.folders}) _files -/ ;;`,
     // _files adds the folders to descend beside the files the pattern picks.
-    "    __VOXFORM_DATA_FILES__) _files -g '*.(yaml|yml|json)' ;;",
+    `    ${PATH_MARKER.dataFiles}) _files -g '*.(yaml|yml|json)' ;;`,
     '  esac',
     '  return 0',
     '}',

@@ -13,8 +13,6 @@ type ReplacingCommand = 'voxform init' | 'voxform export';
 /** What the new manifest would drop of the one it replaces, and how the refusal and the warning say it. */
 export interface ReplacedManifest {
   losses: ManifestLosses;
-  /** `agents front-desk and booking; phone +15551230001; …` */
-  said: string;
   /** The refusal's words, for writeScaffold. */
   refusal: OverwriteLosses;
   /** The warning once --force replaced it. */
@@ -36,7 +34,6 @@ export async function replacedManifest(file: string, root: string, next: string,
   const addAnAgent = howToAddAnAgent(command);
   return {
     losses,
-    said,
     refusal: {
       said: `The new ${MANIFEST_FILE} would drop what the one there defines: ${said}.`,
       hint: `T${addAnAgent.slice(1)}. Pass --force to replace it all the same, losing what is listed.`,

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Document, isMap, Pair, Scalar, YAMLMap } from 'yaml';
-import { VoxformError } from '../errors.js';
+import { isVoxformError, VoxformError } from '../errors.js';
 import { formatDocument, manifestTags, TO_STRING_OPTIONS } from '../format/format-manifest.js';
 import { bundleManifestSchema, SCHEMA_FILE, SCHEMA_MODELINE } from '../schema/load.js';
 import { validateAgainst } from '../schema/validate.js';
@@ -59,44 +59,47 @@ function refuseAgentId(agentId: string, localName: string): void {
 }
 
 /**
- * The local name and the files a template scaffolds, known before any question is asked; with the
- * prompt file's content when `values` (given so far) hold every variable it uses, so that a prompt
- * file holding exactly that is kept, not refused.
+ * The files a template scaffolds, known before any question is asked, with the content of those the
+ * values given so far decide, so that a file holding exactly that is kept, not refused: the prompt
+ * file's once they hold every variable it uses, the manifest's once they (and `agentId`) hold every
+ * value and each fits. `manifest`: what is known of the manifest, all of it or its outline
+ * (manifestOutline), which decides what it keeps of one it replaces.
  */
-export function scaffoldTargets(template: Template, values: Readonly<Record<string, VariableValue>> = {}): { localName: string; paths: ScaffoldTarget[] } {
+export function scaffoldTargets(template: Template, values: Readonly<Record<string, VariableValue>> = {}, agentId = ''): { paths: ScaffoldTarget[]; manifest: string } {
   const localName = localNameOf(template);
-  const paths: ScaffoldTarget[] = [{ path: MANIFEST_FILE, mode: 'create' }];
+  const manifest = plannedManifest(template, values, agentId);
+  const paths: ScaffoldTarget[] = [{ path: MANIFEST_FILE, mode: 'create', ...(manifest === undefined ? {} : { content: manifest }) }];
   if (template.prompt) {
     const rendered = substituteText(template.prompt.text, values);
     paths.push({ path: promptPath(localName), mode: 'create', ...(rendered.unknown.length === 0 ? { content: ensureNewline(rendered.text) } : {}) });
   }
   paths.push({ path: SCHEMA_FILE, mode: 'refresh' }, { path: '.gitignore', mode: 'merge' });
-  return { localName, paths };
+  return { paths, manifest: manifest ?? manifestOutline(template, agentId) };
+}
+
+/** init's voxform.yaml when the values given make it; undefined while one is missing or does not fit (asked for, or refused, later). */
+function plannedManifest(template: Template, values: Readonly<Record<string, VariableValue>>, agentId: string): string | undefined {
+  try {
+    return planScaffold({ template, values, agentId }).files.find((file) => file.path === MANIFEST_FILE)?.content;
+  } catch (error) {
+    if (isVoxformError(error)) return undefined;
+    throw error;
+  }
 }
 
 /** Plans the files for a template, all its variable values and the live agent's id; pure. */
 export function planScaffold(input: { template: Template; values: Readonly<Record<string, VariableValue>>; agentId: string }): Scaffold {
   const { template, values, agentId } = input;
-  refuseAgentId(agentId, localNameOf(template));
   const localName = localNameOf(template);
+  refuseAgentId(agentId, localName);
   const expanded = expandTemplate(template, values);
-
-  const agent = new YAMLMap();
-  agent.items.push(new Pair(new Scalar('id'), new Scalar(agentId)));
-  agent.items.push(...(expanded.node.items as Pair[]));
   if (expanded.prompt) {
-    const config = agent.get('config', true);
+    const config = expanded.node.get('config', true);
     const prompt = isMap(config) ? config.get('prompt', true) : undefined;
     if (isMap(prompt)) prompt.set('file', promptPath(localName));
   }
 
-  const doc = new Document(undefined, { customTags: manifestTags });
-  const agents = new YAMLMap();
-  agents.items.push(new Pair(new Scalar(localName), agent));
-  const root = new YAMLMap();
-  root.items.push(new Pair(new Scalar('version'), new Scalar(1)), new Pair(new Scalar('agents'), agents));
-  doc.contents = root;
-  doc.commentBefore = header(template, localName, agentId);
+  const doc = manifestDocument(template, agentId, expanded.node.items as Pair[]);
   formatDocument(doc);
   const manifest = doc.toString(TO_STRING_OPTIONS);
 
@@ -123,19 +126,24 @@ export function planScaffold(input: { template: Template; values: Readonly<Recor
  * new one would drop by it. Without a template, no agent is known yet.
  */
 export function manifestOutline(template: Template | undefined, agentId: string): string {
-  const doc = new Document(undefined, { customTags: manifestTags });
-  const root = new YAMLMap();
-  root.items.push(new Pair(new Scalar('version'), new Scalar(1)));
-  if (template !== undefined) {
-    const agent = new YAMLMap();
-    if (agentId !== '') agent.items.push(new Pair(new Scalar('id'), new Scalar(agentId)));
-    const agents = new YAMLMap();
-    agents.items.push(new Pair(new Scalar(localNameOf(template)), agent));
-    root.items.push(new Pair(new Scalar('agents'), agents));
-    doc.commentBefore = header(template, localNameOf(template), agentId);
-  }
-  doc.contents = root;
+  const doc = template === undefined ? new Document({ version: 1 }) : manifestDocument(template, agentId, []);
   return doc.toString(TO_STRING_OPTIONS);
+}
+
+/** init's voxform.yaml, unformatted: its header, `version`, and the agent under its local name, `id` (when known) then `body`. */
+function manifestDocument(template: Template, agentId: string, body: readonly Pair[]): Document {
+  const localName = localNameOf(template);
+  const agent = new YAMLMap();
+  if (agentId !== '') agent.items.push(new Pair(new Scalar('id'), new Scalar(agentId)));
+  agent.items.push(...body);
+  const agents = new YAMLMap();
+  agents.items.push(new Pair(new Scalar(localName), agent));
+  const root = new YAMLMap();
+  root.items.push(new Pair(new Scalar('version'), new Scalar(1)), new Pair(new Scalar('agents'), agents));
+  const doc = new Document(undefined, { customTags: manifestTags });
+  doc.contents = root;
+  doc.commentBefore = header(template, localName, agentId);
+  return doc;
 }
 
 export interface WriteResult {
@@ -147,11 +155,17 @@ export interface WriteResult {
   kept: string[];
 }
 
+/** A file of a scaffold that would overwrite one there; `edited`: a file other than the manifest, read, holding other text (lost if overwritten). */
+interface Conflict {
+  path: string;
+  edited: boolean;
+}
+
 /**
  * The files of a scaffold that would overwrite something without `force`, relative to `dir`. A folder
  * where a file goes, or a file where a folder goes, is always refused, before anything is written.
  */
-export async function findConflicts(dir: string, paths: ReadonlyArray<ScaffoldTarget>, force: boolean, command = 'voxform init', root?: string): Promise<string[]> {
+async function findConflicts(dir: string, paths: ReadonlyArray<ScaffoldTarget>, force: boolean, command: string, root: string | undefined): Promise<Conflict[]> {
   const elsewhere = command === 'voxform init' ? 'init into another folder' : 'choose another folder with --out DIR';
   // The folders above `dir` that do not exist yet are made too: a file among them is named as such.
   for (const folder of [...missingAncestors(dir), ...foldersOnTheWay(dir, paths)]) {
@@ -160,15 +174,17 @@ export async function findConflicts(dir: string, paths: ReadonlyArray<ScaffoldTa
       throw new VoxformError('path_is_file', `${folder} is a file, where ${command} would make a folder.`, { hint: `Move it away, or ${elsewhere}.` });
     }
   }
-  const conflicts: string[] = [];
+  const conflicts: Conflict[] = [];
   for (const target of paths) {
     const info = await stat(path.join(dir, target.path)).catch(() => undefined);
     if (!info) continue;
     if (info.isDirectory()) {
       throw new VoxformError('path_is_folder', `${path.join(dir, target.path)} is a folder, where ${command} would write a file.`, { hint: `Move it away, or ${elsewhere}.` });
     }
+    if (target.mode !== 'create' || force) continue;
+    const text = await existingText(dir, target, root);
     // A file holding what would be written is no conflict: writing it changes nothing.
-    if (target.mode === 'create' && !force && !(await holdsContent(dir, target, root))) conflicts.push(target.path);
+    if (text === undefined || text !== target.content) conflicts.push({ path: target.path, edited: text !== undefined && target.path !== MANIFEST_FILE });
   }
   return conflicts;
 }
@@ -181,12 +197,6 @@ async function existingText(dir: string, target: ScaffoldTarget, root: string | 
   if (root === undefined || target.content === undefined) return undefined;
   const read = await readGuarded(path.join(dir, target.path), { root, maxBytes: MAX_MANIFEST_BYTES });
   return read.ok ? read.bytes.toString('utf8') : undefined;
-}
-
-/** Whether the file at a target holds exactly what would be written there (known only once planned). */
-async function holdsContent(dir: string, target: ScaffoldTarget, root: string | undefined): Promise<boolean> {
-  const text = await existingText(dir, target, root);
-  return text !== undefined && text === target.content;
 }
 
 /**
@@ -313,11 +323,12 @@ export async function refuseExisting(
   paths: ReadonlyArray<ScaffoldTarget>,
   options: { force: boolean; displayDir: string; command: 'voxform init' | 'voxform export'; losses?: OverwriteLosses | undefined; root?: string },
 ): Promise<void> {
-  const conflicts = await findConflicts(dir, paths, options.force, options.command, options.root);
+  const found = await findConflicts(dir, paths, options.force, options.command, options.root);
+  const conflicts = found.map((conflict) => conflict.path);
   const shadowed = options.force ? undefined : await shadowedManifest(dir);
   if (shadowed !== undefined) throw shadowingError(shadowed, conflicts, options);
   if (conflicts.length === 0) return;
-  const edited = options.root === undefined ? [] : await editedFiles(dir, paths, options.root);
+  const edited = found.filter((conflict) => conflict.edited).map((conflict) => conflict.path);
   const said = [options.losses?.said, edited.length > 0 ? editedSaid(edited, options.command) : undefined].filter((part) => part !== undefined).join(' ');
   throw existingFilesError(options.displayDir, conflicts, options.command, said === '' ? undefined : { said, hint: options.losses?.hint });
 }

@@ -43,27 +43,31 @@ interface FilePlan {
 /** Which command writes, for its messages: `voxform init` or `voxform export`. */
 export type ScaffoldingCommand = 'voxform init' | 'voxform export';
 
-export interface WriteScaffoldOptions {
-  /** Overwrite files the scaffold creates. */
-  force: boolean;
+/** Where a scaffold goes, as its checks name it. */
+export interface ScaffoldPlace {
   /** `dir` as the user named it, for messages. */
   displayDir: string;
   command: ScaffoldingCommand;
   /** What the folder must not be (ownFileProblem): voxform's own folder, the state's. */
   own: OwnFiles;
+}
+
+export interface WriteScaffoldOptions extends Omit<ScaffoldPlace, 'own'> {
+  /** Overwrite files the scaffold creates. */
+  force: boolean;
+  /** The project root refuseOutsideProject found when it checked the place of every file: existing files are read under it. */
+  root: string;
   /** What overwriting would lose, said when it is refused: what the replaced manifest defines that the new one drops. */
   losses?: OverwriteLosses | undefined;
 }
 
-/** Writes `files` into `dir` (made if needed), all or nothing. */
+/** Writes `files` into `dir` (made if needed), all or nothing; refuseOwnFolder and refuseOutsideProject have passed them. */
 export async function writeScaffold(dir: string, files: readonly ScaffoldFile[], options: WriteScaffoldOptions): Promise<WriteResult> {
-  await refuseOwnFolder(dir, options);
-  const root = await refuseOutsideProject(dir, files, options);
-  await refuseExisting(dir, files, { ...options, root });
+  await refuseExisting(dir, files, options);
   const result: WriteResult = { created: [], overwritten: [], updated: [], kept: [] };
   const pending: Pending[] = [];
   for (const file of files) {
-    const next = await planFile(dir, file, { force: options.force, root, displayDir: options.displayDir, command: options.command });
+    const next = await planFile(dir, file, options);
     if (next.outcome === undefined) continue;
     if (next.content === undefined) result[next.outcome].push(file.path);
     else pending.push({ file, target: path.join(dir, file.path), content: next.content, outcome: next.outcome });
@@ -87,7 +91,7 @@ export async function writeScaffold(dir: string, files: readonly ScaffoldFile[],
 }
 
 /** Refuses to scaffold into voxform's own folder (`.voxform`, the state's lock or history): a manifest there is read by nothing and breaks what is. */
-export async function refuseOwnFolder(dir: string, options: Pick<WriteScaffoldOptions, 'displayDir' | 'command' | 'own'>): Promise<void> {
+export async function refuseOwnFolder(dir: string, options: ScaffoldPlace): Promise<void> {
   const [code, elsewhere] = commandWords(options.command);
   await refuseOwnFile(dir, options.own, { code, cannot: `${options.command} cannot write into ${options.displayDir}`, outcome: 'nothing was written', hint: `${elsewhere[0]?.toUpperCase()}${elsewhere.slice(1)}.` });
 }
@@ -136,10 +140,15 @@ function unmergeable(file: string, problem: string, how: Pick<WriteScaffoldOptio
  * Refuses a scaffold any of whose files would land outside the project or inside its `.git` or
  * `.voxform` (projectWriteRefusal), before anything is written. The editor schema is voxform's own
  * file in the project's `.voxform`, which must be a real folder (checkKeptFolder). Resolves to the
- * project root it found (findProjectRoot), which the write reads existing files under.
+ * project root (findProjectRoot, unless given: found for files checked before), which the write
+ * reads existing files under.
  */
-export async function refuseOutsideProject(dir: string, files: ReadonlyArray<{ path: string }>, options: Pick<WriteScaffoldOptions, 'displayDir' | 'command' | 'own'>): Promise<string> {
-  const root = await findProjectRoot(dir, options.own.cwd);
+export async function refuseOutsideProject(
+  dir: string,
+  files: ReadonlyArray<{ path: string }>,
+  options: ScaffoldPlace & { root?: string },
+): Promise<string> {
+  const root = options.root ?? (await findProjectRoot(dir, options.own.cwd));
   const shown = (file: string) => printable(path.relative(options.own.cwd, file) || '.');
   for (const file of files) {
     const own = isOwnFile(file);

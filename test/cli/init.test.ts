@@ -215,6 +215,24 @@ describe('voxform init, refusals', () => {
     expect(await readFile(path.join(dir, 'prompts/receptionist.md'), 'utf8')).toBe(prompt);
   });
 
+  test('run again with the same values: every file holds what it would write, so nothing is refused and all are kept', async () => {
+    const args = ['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', `agent_id=${AGENT}`];
+    const dir = await tempDir();
+    expect((await runCliInProcess(args, { cwd: dir })).code).toBe(0);
+    const manifest = await readFile(path.join(dir, 'voxform.yaml'), 'utf8');
+    const again = await runCliInProcess(args, { cwd: dir });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toBe('');
+    expect(again.stdout).toContain('  kept         voxform.yaml\n  kept         prompts/receptionist.md\n');
+    expect(await readFile(path.join(dir, 'voxform.yaml'), 'utf8')).toBe(manifest);
+    // Another business makes other files: refused, naming no loss of the comments the template writes itself.
+    const other = await runCliInProcess([...args, '--var', 'business=Other Dental'], { cwd: dir });
+    expect(other.stderr).toBe(
+      'error[would_overwrite]: voxform init would overwrite voxform.yaml and prompts/receptionist.md in ., which exist already; nothing was written. prompts/receptionist.md differs from what voxform init would write: its text there would be lost.\n' +
+        '  hint: Pass --force to overwrite, or init into another folder: voxform init --template NAME DIR.\n',
+    );
+  });
+
   test("over a project's voxform.yaml: the refusal names the agents, phones and sections the new one would drop; --force replaces it saying so", async () => {
     const PROJECT = '# The team\'s manifest\nversion: 1\nagents:\n  front-desk:\n    id: -OKdqbqetEcM4ak369ym\n  booking:\n    id: -OKdqbqetEcM4ak369yn\nphones:\n  "+15551230001":\n    agent: front-desk\nenvironments:\n  staging: {}\n';
     const dropped = "agents front-desk and booking; phone +15551230001; the environments section; 1 comment line";

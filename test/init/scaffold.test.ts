@@ -7,7 +7,7 @@ import { validateAgainst } from '../../src/schema/validate.js';
 import { listTemplates, type Template } from '../../src/templates/catalog.js';
 import { resolveVariables } from '../../src/init/expand.js';
 import { envReferences, planScaffold, scaffoldTargets, type ScaffoldFile } from '../../src/init/scaffold.js';
-import { writeScaffold } from '../../src/init/write-scaffold.js';
+import { refuseOutsideProject, writeScaffold } from '../../src/init/write-scaffold.js';
 import { isVoxformError } from '../../src/errors.js';
 import { makeTree } from '../helpers/cli.js';
 import { loadManifests } from '../../src/manifest/load.js';
@@ -129,12 +129,16 @@ describe('writeScaffold', () => {
     { path: '.voxform/manifest.schema.json', mode: 'refresh', content: '{}\n' },
     { path: '.gitignore', mode: 'merge', content: '.voxform/local.json' },
   ];
+  /** Writes as init does: under the root refuseOutsideProject finds once it has checked the files' places. */
+  async function write(dir: string, scaffold: ScaffoldFile[], force: boolean) {
+    return writeScaffold(dir, scaffold, { force, ...init, root: await refuseOutsideProject(dir, scaffold, init) });
+  }
 
   test('writes everything into a new folder', async () => {
     const tree = await makeTree({});
     cleanup = tree.cleanup;
     const dir = path.join(tree.dir, 'new/project');
-    const result = await writeScaffold(dir, files, { force: false, ...init });
+    const result = await write(dir, files, false);
     expect(result).toEqual({ created: ['voxform.yaml', 'prompts/a.md', '.voxform/manifest.schema.json', '.gitignore'], overwritten: [], updated: [], kept: [] });
     expect(await readFile(path.join(dir, 'prompts/a.md'), 'utf8')).toBe('# Role\n');
   });
@@ -143,7 +147,7 @@ describe('writeScaffold', () => {
     const tree = await makeTree({});
     cleanup = tree.cleanup;
     const dir = path.join(tree.dir, 'new');
-    const result = await writeScaffold(dir, [{ path: 'a/b/c.md', mode: 'create', content: 'deep\n' }], { force: false, ...init });
+    const result = await write(dir, [{ path: 'a/b/c.md', mode: 'create', content: 'deep\n' }], false);
     expect(result.created).toEqual(['a/b/c.md']);
     expect(await readFile(path.join(dir, 'a/b/c.md'), 'utf8')).toBe('deep\n');
   });
@@ -152,7 +156,7 @@ describe('writeScaffold', () => {
     const tree = await makeTree({ 'voxform.yaml': 'mine\n', 'prompts/a.md': 'mine too\n' });
     cleanup = tree.cleanup;
     let caught: unknown;
-    await writeScaffold(tree.dir, files, { force: false, ...init }).catch((error: unknown) => (caught = error));
+    await write(tree.dir, files, false).catch((error: unknown) => (caught = error));
     expect(isVoxformError(caught) && caught.code).toBe('would_overwrite');
     expect((caught as Error).message).toContain('voxform.yaml and prompts/a.md');
     await expect(readFile(path.join(tree.dir, '.gitignore'), 'utf8')).rejects.toThrow();
@@ -163,7 +167,7 @@ describe('writeScaffold', () => {
   test('with force: overwrites, refreshes the schema, merges .gitignore', async () => {
     const tree = await makeTree({ 'voxform.yaml': 'mine\n', '.voxform/manifest.schema.json': 'old\n', '.gitignore': 'dist/\n' });
     cleanup = tree.cleanup;
-    const result = await writeScaffold(tree.dir, files, { force: true, ...init });
+    const result = await write(tree.dir, files, true);
     expect(result).toEqual({ created: ['prompts/a.md'], overwritten: ['voxform.yaml', '.voxform/manifest.schema.json'], updated: ['.gitignore'], kept: [] });
     expect(await readFile(path.join(tree.dir, '.gitignore'), 'utf8')).toContain('dist/\n\n# voxform');
   });
@@ -171,7 +175,7 @@ describe('writeScaffold', () => {
   test('without force, an existing schema copy is kept, not a conflict', async () => {
     const tree = await makeTree({ '.voxform/manifest.schema.json': 'old\n', '.gitignore': '.voxform/\n' });
     cleanup = tree.cleanup;
-    const result = await writeScaffold(tree.dir, files, { force: false, ...init });
+    const result = await write(tree.dir, files, false);
     expect(result.kept).toEqual(['.voxform/manifest.schema.json']);
     expect(result.updated).toEqual([]);
     expect(await readFile(path.join(tree.dir, '.voxform/manifest.schema.json'), 'utf8')).toBe('old\n');

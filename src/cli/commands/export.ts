@@ -67,10 +67,12 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
     { path: SCHEMA_FILE, mode: 'refresh', content: `${JSON.stringify(bundleManifestSchema(), null, 2)}\n` },
     { path: '.gitignore', mode: 'merge', content: GITIGNORE_ENTRIES.join('\n') },
   ];
+  // The prompts' names came with the live agents: their places are checked now.
+  await refuseOutsideProject(out, result.prompts, { displayDir: where, command: 'voxform export', own, root });
   const shadowed = await shadowedManifest(out);
   const replaced = await replacedManifest(path.join(out, MANIFEST_FILE), root, result.manifest, 'voxform export');
   const edited = force ? await editedFiles(out, files, root) : [];
-  const written = await writeScaffold(out, files, { force, displayDir: where, command: 'voxform export', own, losses: replaced?.refusal });
+  const written = await writeScaffold(out, files, { force, displayDir: where, command: 'voxform export', root, losses: replaced?.refusal });
   // From here the export is complete: a stop cuts short only the check after it, and says so.
   ctx.stopLeaves?.(checkCutShort(where));
 

@@ -56,7 +56,8 @@ export async function run(options: InitOptions, ctx: CommandContext): Promise<nu
     if (resolved.unknown.length > 0) throw unknownVarsError(template, resolved.unknown, ask ? [] : missing);
 
     // Refuse before asking anything: typing five answers to then hear "exists already" is cruel.
-    await refuseConflicts(dir, scaffoldTargets(template, resolved.values).paths, { force, own, manifest: manifestOutline(template, agentId) }, ctx);
+    const targets = scaffoldTargets(template, resolved.values, agentId);
+    const root = await refuseConflicts(dir, targets.paths, { force, own, manifest: targets.manifest }, ctx);
 
     if (missing.length > 0) {
       if (!ask) throw missingVarsError(template, missing);
@@ -79,10 +80,9 @@ export async function run(options: InitOptions, ctx: CommandContext): Promise<nu
 
     const scaffold = await planAsking(ctx, ask, template, { values: resolved.values, agentId });
     const shadowed = await shadowedManifest(dir);
-    const root = await refuseOutsideProject(dir, scaffold.files, { displayDir: displayDir(ctx, dir), command: 'voxform init', own });
     const replaced = await replacedManifest(path.join(dir, MANIFEST_FILE), root, scaffold.files.find((file) => file.path === MANIFEST_FILE)?.content ?? '', 'voxform init');
     const edited = force ? await editedFiles(dir, scaffold.files, root) : [];
-    const written = await writeScaffold(dir, scaffold.files, { force, displayDir: displayDir(ctx, dir), command: 'voxform init', own, losses: replaced?.refusal });
+    const written = await writeScaffold(dir, scaffold.files, { force, displayDir: displayDir(ctx, dir), command: 'voxform init', root, losses: replaced?.refusal });
     report(ctx, { dir, template, written, envVars: scaffold.envVars, localName: scaffold.localName, agentId });
     if (shadowed !== undefined) ctx.stderr.write(shadowedWarning(shadowed, displayDir(ctx, dir)));
     if (replaced !== undefined) ctx.stderr.write(replaced.warning);
@@ -263,10 +263,12 @@ function displayDir(ctx: CommandContext, dir: string): string {
 
 /**
  * Stops the run when writing `paths` into `dir` would leave the project or overwrite something (see
- * refuseExisting), naming what a `manifest` written there would drop of the one there.
+ * refuseExisting), naming what a `manifest` written there would drop of the one there. Resolves to
+ * the project root (refuseOutsideProject): the scaffold planned later has the same paths.
  */
-async function refuseConflicts(dir: string, paths: Parameters<typeof refuseExisting>[1], how: { force: boolean; own: OwnFiles; manifest: string }, ctx: CommandContext): Promise<void> {
+async function refuseConflicts(dir: string, paths: Parameters<typeof refuseExisting>[1], how: { force: boolean; own: OwnFiles; manifest: string }, ctx: CommandContext): Promise<string> {
   const root = await refuseOutsideProject(dir, paths, { displayDir: displayDir(ctx, dir), command: 'voxform init', own: how.own });
   const replaced = how.force ? undefined : await replacedManifest(path.join(dir, MANIFEST_FILE), root, how.manifest, 'voxform init');
   await refuseExisting(dir, paths, { force: how.force, displayDir: displayDir(ctx, dir), command: 'voxform init', losses: replaced?.refusal, root });
+  return root;
 }
