@@ -1,8 +1,7 @@
 /** How the CLI reports what went wrong, and the exit code it gives: one way for every command. */
 import { CommanderError } from 'commander';
-import { isVoxformError, type VoxformError } from '../errors.js';
+import { isVoxformError, VoxformError } from '../errors.js';
 import { errorMessage, errorStack } from '../secrets/error-message.js';
-import { printableKeepingLines } from '../util/printable.js';
 import { EXIT_INTERRUPTED, type Output } from './context.js';
 import { errorJson, errorText } from './error-text.js';
 import { missingModuleError, tooManyOpenFilesError } from './open-files.js';
@@ -46,17 +45,18 @@ function describeError(error: unknown, out: ErrorOutput): number {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
     return 1;
   }
-  const reported = reportable(error, out.parallelism);
-  if (reported) {
-    if (printsAsJson(out)) out.stdout.write(errorJson(reported));
-    else out.stderr.write(errorText(reported));
-    if (out.debug) out.stderr.write(`${errorStack(error)}\n`);
-    return reported.code === 'interrupted' ? EXIT_INTERRUPTED : 1;
-  }
-  out.stderr.write(`error: voxform hit an unexpected problem (this is a bug; please report it): ${printableKeepingLines(errorMessage(error))}\n`);
+  const reported = reportable(error, out.parallelism) ?? internalError(error, out.debug);
+  if (printsAsJson(out)) out.stdout.write(errorJson(reported));
+  else out.stderr.write(errorText(reported));
   if (out.debug) out.stderr.write(`${errorStack(error)}\n`);
-  else out.stderr.write('  hint: run again with VOXFORM_DEBUG=1 to see the details.\n');
-  return 1;
+  return reported.code === 'interrupted' ? EXIT_INTERRUPTED : 1;
+}
+
+/** What only a bug explains, said with a code as every error is (a script reading the JSON envelope gets one too). */
+function internalError(error: unknown, debug: boolean): VoxformError {
+  return new VoxformError('internal_error', `voxform hit an unexpected problem (this is a bug; please report it): ${errorMessage(error)}`, {
+    hint: debug ? 'Report it with the command you ran and the stack trace printed on standard error.' : 'Run again with VOXFORM_DEBUG=1 to see the details.',
+  });
 }
 
 /**
