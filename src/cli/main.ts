@@ -8,10 +8,9 @@
 import { registerCiTokens } from '../ci/runner-env.js';
 import { SecretRegistry } from '../secrets/redact.js';
 import { EXIT_INTERRUPTED } from './context.js';
-import { formatAskedFor } from './format-asked-for.js';
 import { lostOutput, makeOutput, trackingWrites } from './output-streams.js';
 import { buildProgram } from './program.js';
-import { reportError, type ErrorOutput } from './report-error.js';
+import { errorReporting, reportError } from './report-error.js';
 
 /**
  * The secrets a run knows before any command starts: the operator's API key, from the first line
@@ -29,28 +28,24 @@ export function operatorSecrets(env: Readonly<Record<string, string | undefined>
 export async function main(argv: string[]): Promise<number> {
   const secrets = operatorSecrets(process.env);
   let exitCode = 0;
-  let format: unknown;
-  // Whether the command has --parallelism: the hint for running out of open files names it then.
-  let parallelism = false;
   let stoppedBySignal = false;
   const stderr = makeOutput(process.stderr, secrets, () => stoppedBySignal);
   const stdout = trackingWrites(makeOutput(process.stdout, secrets, () => stoppedBySignal));
-  const errorOutput = (): ErrorOutput => ({ stdout, stderr, debug: process.env.VOXFORM_DEBUG === '1', json: (format ?? formatAskedFor(argv)) === 'json', parallelism, stdoutWritten: stdout.written });
+  const errors = errorReporting(argv, { stdout, stderr, env: process.env });
 
   try {
     // Inside: building the parser reads the package's version, which a run out of open files cannot.
     const program = buildProgram(async (name, options) => {
-      format = options.format;
-      parallelism = 'parallelism' in options;
+      errors.parsed(options);
       const { runInThisProcess } = await import('./run-command.js');
-      exitCode = await runInThisProcess(name, options, { stdout, stderr, secrets, errorOutput, onStop: () => (stoppedBySignal = true) });
+      exitCode = await runInThisProcess(name, options, { stdout, stderr, secrets, errorOutput: errors.errorOutput, onStop: () => (stoppedBySignal = true) });
     }, { stdout, stderr });
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
     // A usage mistake, help or --version, or the run's own machinery failing to load: the command ran not.
-    exitCode = reportError(error, errorOutput());
+    exitCode = reportError(error, errors.errorOutput());
   }
   const lost = await lostOutput();
-  if (lost) exitCode = reportError(lost, { ...errorOutput(), json: false });
+  if (lost) exitCode = reportError(lost, { ...errors.errorOutput(), json: false });
   return stoppedBySignal ? EXIT_INTERRUPTED : exitCode;
 }

@@ -4,7 +4,9 @@ import { isVoxformError, VoxformError } from '../errors.js';
 import { errorMessage, errorStack } from '../secrets/error-message.js';
 import { EXIT_INTERRUPTED, type Output } from './context.js';
 import { errorJson, errorText } from './error-text.js';
+import { formatAskedFor } from './format-asked-for.js';
 import { missingModuleError, tooManyOpenFilesError } from './open-files.js';
+import type { TrackedOutput } from './output-streams.js';
 
 /**
  * Where an error is reported, and how; `parallelism`: whether the command has --parallelism;
@@ -17,6 +19,27 @@ export interface ErrorOutput {
   json: boolean;
   parallelism: boolean;
   stdoutWritten: () => boolean;
+}
+
+/**
+ * Where and how the error of one command line is reported (main.ts's, and each `ci run` runs inside
+ * it): once the parser has the command's options (`parsed`), as they ask; before, as its words ask
+ * (a usage mistake, a module that does not load).
+ */
+export function errorReporting(argv: readonly string[], outputs: { stdout: TrackedOutput; stderr: Output; env: Readonly<Record<string, string | undefined>> }): { parsed(options: Readonly<Record<string, unknown>>): void; errorOutput(): ErrorOutput } {
+  let options: Readonly<Record<string, unknown>> | undefined;
+  return {
+    parsed: (parsedOptions) => void (options = parsedOptions),
+    errorOutput: () => ({
+      stdout: outputs.stdout,
+      stderr: outputs.stderr,
+      debug: outputs.env.VOXFORM_DEBUG === '1',
+      json: (options?.format ?? formatAskedFor(argv)) === 'json',
+      // The hint for running out of open files names --parallelism where the command has it.
+      parallelism: options !== undefined && 'parallelism' in options,
+      stdoutWritten: outputs.stdout.written,
+    }),
+  };
 }
 
 /**

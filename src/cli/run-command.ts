@@ -10,11 +10,10 @@ import { colorOn } from '../util/terminal-colors.js';
 import { EXIT_INTERRUPTED, type CommandContext, type ManifestAgentsById, type Output } from './context.js';
 import { askYesNo } from './confirm.js';
 import { errorText } from './error-text.js';
-import { formatAskedFor } from './format-asked-for.js';
 import { trackingWrites, type TrackedOutput } from './output-streams.js';
 import { buildProgram } from './program.js';
 import { clearProgressLines } from './progress.js';
-import { printsAsJson, reportError, type ErrorOutput } from './report-error.js';
+import { errorReporting, printsAsJson, reportError, type ErrorOutput } from './report-error.js';
 import { trapSignals, WritesInFlight } from './signal-trap.js';
 import type { CiRunCommandOptions } from './commands/ci.js';
 
@@ -104,21 +103,19 @@ async function runCommand(name: string, options: ParsedOptions, ctx: CommandCont
  */
 export async function runCommandLine(argv: string[], ctx: CommandContext, { errorsAsText = false } = {}): Promise<number> {
   let exitCode = 0;
-  let format: unknown;
-  let parallelism = false;
   const stdout = trackingWrites(ctx.stdout);
   const commandCtx: CommandContext = { ...ctx, stdout };
+  const errors = errorReporting(argv, { stdout, stderr: ctx.stderr, env: ctx.env });
   const program = buildProgram(async (name, options) => {
-    format = options.format;
-    parallelism = 'parallelism' in options;
+    errors.parsed(options);
     exitCode = await runCommand(name, options, commandCtx);
   }, commandCtx, ctx.cwd);
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
     clearProgressLines();
-    const json = !errorsAsText && (format ?? formatAskedFor(argv)) === 'json';
-    exitCode = reportError(error, { stdout, stderr: ctx.stderr, debug: ctx.env.VOXFORM_DEBUG === '1', json, parallelism, stdoutWritten: stdout.written });
+    const out = errors.errorOutput();
+    exitCode = reportError(error, { ...out, json: out.json && !errorsAsText });
   }
   return exitCode;
 }
