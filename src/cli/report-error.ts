@@ -2,8 +2,8 @@
 import { CommanderError } from 'commander';
 import { isVoxformError, VoxformError } from '../errors.js';
 import { errorMessage, errorStack } from '../secrets/error-message.js';
-import { EXIT_INTERRUPTED, type Output } from './context.js';
-import { errorJson, errorText } from './error-text.js';
+import { EXIT_INTERRUPTED, type Output, type StopAtOnce } from './context.js';
+import { errorBody, errorJson, errorText } from './error-text.js';
 import { formatAskedFor } from './format-asked-for.js';
 import { missingModuleError, tooManyOpenFilesError } from './open-files.js';
 import type { TrackedOutput } from './output-streams.js';
@@ -91,4 +91,20 @@ function internalError(error: unknown, debug: boolean): VoxformError {
 function reportable(error: unknown, parallelism: boolean): VoxformError | undefined {
   if (isVoxformError(error) && error.code.endsWith('too_many_open_files')) return error;
   return tooManyOpenFilesError(error, { parallelism }) ?? (isVoxformError(error) ? error : missingModuleError(error));
+}
+
+/**
+ * The error a run stopped by a signal ends with, wherever the signal falls (signal-trap.ts while a
+ * command runs, main.ts before and after): the first signal's, or (`again`) the one that cut a
+ * graceful stop short, saying what that left undone (`atOnce`). The requests that create something
+ * it cut short on the wire (`unknownOutcomes`) are in `details.unknown_outcomes`; text prints each
+ * after it.
+ */
+export function signalStopError({ again = false, atOnce, unknownOutcomes = [] }: { again?: boolean; atOnce?: StopAtOnce | undefined; unknownOutcomes?: readonly VoxformError[] } = {}): VoxformError {
+  const details = unknownOutcomes.length > 0 ? { unknown_outcomes: unknownOutcomes.map(errorBody) } : undefined;
+  const stopped = again ? 'voxform stopped at once, on the second signal' : 'voxform stopped at your request';
+  const message = `${stopped}${atOnce ? `; ${atOnce.leftUndone}` : ''}.`;
+  const checkFirst = 'Check what the service did with each request cut short (api_outcome_unknown) before you run the command again, or it may be done twice.';
+  const hints = [unknownOutcomes.length > 0 ? checkFirst : undefined, atOnce?.hint].filter((hint) => hint !== undefined);
+  return new VoxformError('interrupted', message, { hint: hints.join(' ') || 'Run the command again to finish its work.', details });
 }

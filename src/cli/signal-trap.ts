@@ -1,9 +1,10 @@
 /** Ctrl-C and SIGTERM: a first one stops gracefully where the command can, a second one at once. */
 import type { EventEmitter } from 'node:events';
-import { VoxformError } from '../errors.js';
+import type { VoxformError } from '../errors.js';
 import { EXIT_INTERRUPTED, stoppingLine, type GracefulStop, type StopAtOnce } from './context.js';
 import { clearProgressLines } from './progress.js';
-import { errorBody, errorText } from './error-text.js';
+import { errorText } from './error-text.js';
+import { signalStopError } from './report-error.js';
 
 /**
  * Within this long of a signal, the same signal again is that one delivered twice, not a second
@@ -37,21 +38,6 @@ export class WritesInFlight {
     }
     return [...byText.values()];
   }
-}
-
-/**
- * The error a run stopped by a signal ends with: the first signal's, or (`again`) the one that cut a
- * graceful stop short, saying what that left undone (`atOnce`). The requests that create something
- * it cut short on the wire (`unknownOutcomes`) are in `details.unknown_outcomes`; text prints each
- * after it.
- */
-function signalStopError(again: boolean, atOnce: StopAtOnce | undefined, unknownOutcomes: readonly VoxformError[]): VoxformError {
-  const details = unknownOutcomes.length > 0 ? { unknown_outcomes: unknownOutcomes.map(errorBody) } : undefined;
-  const stopped = again ? 'voxform stopped at once, on the second signal' : 'voxform stopped at your request';
-  const message = `${stopped}${atOnce ? `; ${atOnce.leftUndone}` : ''}.`;
-  const checkFirst = 'Check what the service did with each request cut short (api_outcome_unknown) before you run the command again, or it may be done twice.';
-  const hints = [unknownOutcomes.length > 0 ? checkFirst : undefined, atOnce?.hint].filter((hint) => hint !== undefined);
-  return new VoxformError('interrupted', message, { hint: hints.join(' ') || 'Run the command again to finish its work.', details });
 }
 
 export interface SignalTrapOptions {
@@ -96,7 +82,7 @@ export function trapSignals(options: SignalTrapOptions): { interrupted(stop?: Gr
     clearProgressLines();
     if (signalled || !stopsGracefully) {
       const unknownOutcomes = options.writes.unknownOutcomes();
-      options.reportStop(signalStopError(signalled, atOnce, unknownOutcomes), unknownOutcomes);
+      options.reportStop(signalStopError({ again: signalled, atOnce, unknownOutcomes }), unknownOutcomes);
       options.onStop();
       void options.runCleanups().finally(() => options.exit(EXIT_INTERRUPTED));
       return;
