@@ -34,7 +34,8 @@ export async function main(argv: string[]): Promise<number> {
   const stdout = trackingWrites(makeOutput(process.stdout, secrets, () => stoppedBySignal));
   const errors = errorReporting(argv, { stdout, stderr, env: process.env });
   // Ctrl-C or SIGTERM while no command's trap answers it (run-command.ts's): while the command line is
-  // parsed and its command loaded. Node's own answer would end the process without a word; this one
+  // parsed and its command loaded, and once it ended while stdout still holds output its reader has
+  // not taken (a pipe nobody reads). Node's own answer would end the process without a word; this one
   // says the stop as a command's trap says a first one, and exits 130. Nothing is left to clean up.
   // (While Node starts and loads the shell, before this runs, Node's own answer stands.)
   let commandTrapsSignals = false;
@@ -66,6 +67,7 @@ export async function main(argv: string[]): Promise<number> {
     // A usage mistake, help or --version, or the run's own machinery failing to load: the command ran not.
     exitCode = reportError(error, errors.errorOutput());
   }
+  await stdout.drained?.();
   const lost = await lostOutput();
   if (lost) exitCode = reportError(lost, { ...errors.errorOutput(), json: false });
   process.off('SIGINT', onSignal);

@@ -1,10 +1,12 @@
 /**
  * Ctrl-C and SIGTERM are said the same way wherever they fall, also outside a command's own trap
- * (src/cli/signal-trap.ts): while the command line is parsed and its command loaded. Before, Node's
- * own answer ended the process there without a word (exit 143 for SIGTERM). The process signals
+ * (src/cli/signal-trap.ts): while the command line is parsed and its command loaded, and once the
+ * command ended while stdout still holds output nobody reads. Before, Node's own answer ended the
+ * process there without a word (exit 143 for SIGTERM). The process signals
  * itself at that point (test/helpers/signal-self.cjs), so the signal always falls there.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot, useTempDirs } from '../helpers/cli.js';
@@ -13,11 +15,11 @@ const tempDir = useTempDirs();
 const STOPPED = 'error[interrupted]: voxform stopped at your request.\n  hint: Run the command again to finish its work.\n';
 
 /** Runs the built CLI, which sends itself `signal` at `at`; resolves to how it ended and what it printed. */
-async function signalledAt(at: 'command-load', signal: NodeJS.Signals, args: string[]) {
+async function signalledAt(at: 'command-load' | 'stdout-full', signal: NodeJS.Signals, args: string[], stdout: 'pipe' | number = 'pipe') {
   const child = spawn(process.execPath, ['--require', path.join(repoRoot, 'test/helpers/signal-self.cjs'), path.join(repoRoot, 'bin/voxform.cjs'), ...args], {
     cwd: await tempDir({}),
     env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', VOXFORM_TEST_SIGNAL: signal, VOXFORM_TEST_SIGNAL_AT: at },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', stdout, 'pipe'],
   });
   const printed = { stdout: '', stderr: '' };
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (printed.stdout += chunk));
@@ -35,5 +37,18 @@ describe('a signal outside a command\'s run', () => {
     const result = await signalledAt('command-load', 'SIGINT', ['validate', '--format', 'json']);
     expect(result).toMatchObject({ code: 130, signal: null, stderr: '' });
     expect(JSON.parse(result.stdout)).toEqual({ error: { code: 'interrupted', message: 'voxform stopped at your request.', hint: 'Run the command again to finish its work.' } });
+  });
+
+  it('Ctrl-C once the command ended, its output waiting in a pipe nobody reads: the interrupted error on stderr, exit 130', async () => {
+    // voxform's stdout is a named pipe this test holds open and never reads (a pipe of Node's
+    // own, a socket pair, would take all of schema's output at once).
+    const fifo = path.join(await tempDir({}), 'stdout');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const unread = openSync(fifo, 'r+');
+    try {
+      expect(await signalledAt('stdout-full', 'SIGINT', ['schema'], unread)).toEqual({ code: 130, signal: null, stdout: '', stderr: STOPPED });
+    } finally {
+      closeSync(unread);
+    }
   });
 });
