@@ -64,11 +64,14 @@ export interface SignalTrapOptions {
  * JSON envelope), with each write it cuts short whose outcome is unknown (`writes`); `onStop`
  * silences the output (what the command still says is the fallout of the stop, such as a request
  * cut short), cleanups run, and exit 130. The same signal again within `SAME_SIGNAL_REPEAT_MS` is
- * the last one delivered twice, and changes nothing.
+ * the last one delivered twice, and changes nothing. `stopGracefully` begins the graceful stop
+ * without a signal (a stray error's, run-command.ts).
  */
-export function trapSignals(options: SignalTrapOptions): { interrupted(stop?: GracefulStop): Promise<void>; stopLeaves(atOnce: StopAtOnce): void; release(): void } {
+export function trapSignals(options: SignalTrapOptions): { interrupted(stop?: GracefulStop): Promise<void>; stopLeaves(atOnce: StopAtOnce): void; stopGracefully(): boolean; release(): void } {
   let signalled = false;
   let stopsGracefully = false;
+  // A graceful stop began without a signal (`stopGracefully`): a signal now stops at once.
+  let stopping = false;
   let atOnce: StopAtOnce | undefined;
   // The graceful stop last asked for says how it stops (drift --watch's heal: apply's own line).
   let graceful: GracefulStop | undefined;
@@ -80,7 +83,7 @@ export function trapSignals(options: SignalTrapOptions): { interrupted(stop?: Gr
     if (last !== undefined && last.signal === signal && at - last.at < SAME_SIGNAL_REPEAT_MS) return;
     last = { signal, at };
     clearProgressLines();
-    if (signalled || !stopsGracefully) {
+    if (signalled || stopping || !stopsGracefully) {
       const unknownOutcomes = options.writes.unknownOutcomes();
       options.reportStop(signalStopError({ again: signalled, atOnce, unknownOutcomes }), unknownOutcomes);
       options.onStop();
@@ -102,6 +105,14 @@ export function trapSignals(options: SignalTrapOptions): { interrupted(stop?: Gr
       return interruptedPromise;
     },
     stopLeaves: (leaves) => void (atOnce = leaves),
+    // The command's graceful stop, begun as a first signal begins it but without a word (the caller
+    // says why it stops); false when the command asked for none or is stopping already.
+    stopGracefully: () => {
+      if (signalled || stopping || !stopsGracefully) return false;
+      stopping = true;
+      notifyInterrupted();
+      return true;
+    },
     release: () => {
       options.signals.off('SIGINT', onSignal);
       options.signals.off('SIGTERM', onSignal);
