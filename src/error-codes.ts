@@ -57,6 +57,7 @@ export const COMMAND_ERROR_CODES = [
   'init_vars_missing',
   'init_would_shadow',
   'install_incomplete',
+  'internal_error',
   'interrupted',
   'invalid_argument',
   'invalid_option',

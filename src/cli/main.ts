@@ -1,17 +1,17 @@
 /**
  * The process's entry: parses arguments with the command tree (program.ts) and maps the outcome to
  * an exit code. It holds what parsing needs (the outputs that redact, output-streams.ts; the error
- * report); running the command it chose, with the rest of what touches the process (signals, stray
- * errors, cleanups: run-command.ts), comes with the command, so `voxform --version` and `--help`
- * load the parser alone. Commands themselves never touch the process.
+ * report) and says a signal that falls while no command runs; running the command it chose, with
+ * the rest of what touches the process (the command's signal trap, stray errors, cleanups:
+ * run-command.ts), comes with the command, so `voxform --version` and `--help` load the parser
+ * alone. Commands themselves never touch the process.
  */
 import { registerCiTokens } from '../ci/runner-env.js';
 import { SecretRegistry } from '../secrets/redact.js';
 import { EXIT_INTERRUPTED } from './context.js';
-import { formatAskedFor } from './format-asked-for.js';
 import { lostOutput, makeOutput, trackingWrites } from './output-streams.js';
 import { buildProgram } from './program.js';
-import { reportError, type ErrorOutput } from './report-error.js';
+import { errorReporting, reportError, signalStopError } from './report-error.js';
 
 /**
  * The secrets a run knows before any command starts: the operator's API key, from the first line
@@ -29,28 +29,48 @@ export function operatorSecrets(env: Readonly<Record<string, string | undefined>
 export async function main(argv: string[]): Promise<number> {
   const secrets = operatorSecrets(process.env);
   let exitCode = 0;
-  let format: unknown;
-  // Whether the command has --parallelism: the hint for running out of open files names it then.
-  let parallelism = false;
   let stoppedBySignal = false;
   const stderr = makeOutput(process.stderr, secrets, () => stoppedBySignal);
   const stdout = trackingWrites(makeOutput(process.stdout, secrets, () => stoppedBySignal));
-  const errorOutput = (): ErrorOutput => ({ stdout, stderr, debug: process.env.VOXFORM_DEBUG === '1', json: (format ?? formatAskedFor(argv)) === 'json', parallelism, stdoutWritten: stdout.written });
+  const errors = errorReporting(argv, { stdout, stderr, env: process.env });
+  // Ctrl-C or SIGTERM while no command's trap answers it (run-command.ts's): while the command line is
+  // parsed and its command loaded, and once it ended while stdout still holds output its reader has
+  // not taken (a pipe nobody reads). Node's own answer would end the process without a word; this one
+  // says the stop as a command's trap says a first one, and exits 130. Nothing is left to clean up.
+  // (While Node starts and loads the shell, before this runs, Node's own answer stands.)
+  let commandTrapsSignals = false;
+  const onSignal = () => {
+    if (commandTrapsSignals) return;
+    reportError(signalStopError(), errors.errorOutput());
+    stoppedBySignal = true;
+    process.exit(EXIT_INTERRUPTED);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
 
   try {
     // Inside: building the parser reads the package's version, which a run out of open files cannot.
     const program = buildProgram(async (name, options) => {
-      format = options.format;
-      parallelism = 'parallelism' in options;
+      errors.parsed(options);
       const { runInThisProcess } = await import('./run-command.js');
-      exitCode = await runInThisProcess(name, options, { stdout, stderr, secrets, errorOutput, onStop: () => (stoppedBySignal = true) });
+      // runInThisProcess traps the signals before it first awaits, and releases them as it returns:
+      // a signal, answered between event loop turns, always finds one trap that answers it.
+      commandTrapsSignals = true;
+      try {
+        exitCode = await runInThisProcess(name, options, { stdout, stderr, secrets, errorOutput: errors.errorOutput, onStop: () => (stoppedBySignal = true) });
+      } finally {
+        commandTrapsSignals = false;
+      }
     }, { stdout, stderr });
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
     // A usage mistake, help or --version, or the run's own machinery failing to load: the command ran not.
-    exitCode = reportError(error, errorOutput());
+    exitCode = reportError(error, errors.errorOutput());
   }
+  await stdout.drained?.();
   const lost = await lostOutput();
-  if (lost) exitCode = reportError(lost, { ...errorOutput(), json: false });
+  if (lost) exitCode = reportError(lost, { ...errors.errorOutput(), json: false });
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
   return stoppedBySignal ? EXIT_INTERRUPTED : exitCode;
 }

@@ -1,11 +1,12 @@
 /** How the CLI reports what went wrong, and the exit code it gives: one way for every command. */
 import { CommanderError } from 'commander';
-import { isVoxformError, type VoxformError } from '../errors.js';
+import { isVoxformError, VoxformError } from '../errors.js';
 import { errorMessage, errorStack } from '../secrets/error-message.js';
-import { printableKeepingLines } from '../util/printable.js';
-import { EXIT_INTERRUPTED, type Output } from './context.js';
-import { errorJson, errorText } from './error-text.js';
+import { EXIT_INTERRUPTED, type Output, type StopAtOnce } from './context.js';
+import { errorBody, errorJson, errorText } from './error-text.js';
+import { formatAskedFor } from './format-asked-for.js';
 import { missingModuleError, tooManyOpenFilesError } from './open-files.js';
+import type { TrackedOutput } from './output-streams.js';
 
 /**
  * Where an error is reported, and how; `parallelism`: whether the command has --parallelism;
@@ -18,6 +19,27 @@ export interface ErrorOutput {
   json: boolean;
   parallelism: boolean;
   stdoutWritten: () => boolean;
+}
+
+/**
+ * Where and how the error of one command line is reported (main.ts's, and each `ci run` runs inside
+ * it): once the parser has the command's options (`parsed`), as they ask; before, as its words ask
+ * (a usage mistake, a module that does not load).
+ */
+export function errorReporting(argv: readonly string[], outputs: { stdout: TrackedOutput; stderr: Output; env: Readonly<Record<string, string | undefined>> }): { parsed(options: Readonly<Record<string, unknown>>): void; errorOutput(): ErrorOutput } {
+  let options: Readonly<Record<string, unknown>> | undefined;
+  return {
+    parsed: (parsedOptions) => void (options = parsedOptions),
+    errorOutput: () => ({
+      stdout: outputs.stdout,
+      stderr: outputs.stderr,
+      debug: outputs.env.VOXFORM_DEBUG === '1',
+      json: (options?.format ?? formatAskedFor(argv)) === 'json',
+      // The hint for running out of open files names --parallelism where the command has it.
+      parallelism: options !== undefined && 'parallelism' in options,
+      stdoutWritten: outputs.stdout.written,
+    }),
+  };
 }
 
 /**
@@ -46,17 +68,18 @@ function describeError(error: unknown, out: ErrorOutput): number {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
     return 1;
   }
-  const reported = reportable(error, out.parallelism);
-  if (reported) {
-    if (printsAsJson(out)) out.stdout.write(errorJson(reported));
-    else out.stderr.write(errorText(reported));
-    if (out.debug) out.stderr.write(`${errorStack(error)}\n`);
-    return reported.code === 'interrupted' ? EXIT_INTERRUPTED : 1;
-  }
-  out.stderr.write(`error: voxform hit an unexpected problem (this is a bug; please report it): ${printableKeepingLines(errorMessage(error))}\n`);
+  const reported = reportable(error, out.parallelism) ?? internalError(error, out.debug);
+  if (printsAsJson(out)) out.stdout.write(errorJson(reported));
+  else out.stderr.write(errorText(reported));
   if (out.debug) out.stderr.write(`${errorStack(error)}\n`);
-  else out.stderr.write('  hint: run again with VOXFORM_DEBUG=1 to see the details.\n');
-  return 1;
+  return reported.code === 'interrupted' ? EXIT_INTERRUPTED : 1;
+}
+
+/** What only a bug explains, said with a code as every error is (a script reading the JSON envelope gets one too). */
+function internalError(error: unknown, debug: boolean): VoxformError {
+  return new VoxformError('internal_error', `voxform hit an unexpected problem (this is a bug; please report it): ${errorMessage(error)}`, {
+    hint: debug ? 'Report it with the command you ran and the stack trace printed on standard error.' : 'Run again with VOXFORM_DEBUG=1 to see the details.',
+  });
 }
 
 /**
@@ -68,4 +91,20 @@ function describeError(error: unknown, out: ErrorOutput): number {
 function reportable(error: unknown, parallelism: boolean): VoxformError | undefined {
   if (isVoxformError(error) && error.code.endsWith('too_many_open_files')) return error;
   return tooManyOpenFilesError(error, { parallelism }) ?? (isVoxformError(error) ? error : missingModuleError(error));
+}
+
+/**
+ * The error a run stopped by a signal ends with, wherever the signal falls (signal-trap.ts while a
+ * command runs, main.ts before and after): the first signal's, or (`again`) the one that cut a
+ * graceful stop short, saying what that left undone (`atOnce`). The requests that create something
+ * it cut short on the wire (`unknownOutcomes`) are in `details.unknown_outcomes`; text prints each
+ * after it.
+ */
+export function signalStopError({ again = false, atOnce, unknownOutcomes = [] }: { again?: boolean; atOnce?: StopAtOnce | undefined; unknownOutcomes?: readonly VoxformError[] } = {}): VoxformError {
+  const details = unknownOutcomes.length > 0 ? { unknown_outcomes: unknownOutcomes.map(errorBody) } : undefined;
+  const stopped = again ? 'voxform stopped at once, on the second signal' : 'voxform stopped at your request';
+  const message = `${stopped}${atOnce ? `; ${atOnce.leftUndone}` : ''}.`;
+  const checkFirst = 'Check what the service did with each request cut short (api_outcome_unknown) before you run the command again, or it may be done twice.';
+  const hints = [unknownOutcomes.length > 0 ? checkFirst : undefined, atOnce?.hint].filter((hint) => hint !== undefined);
+  return new VoxformError('interrupted', message, { hint: hints.join(' ') || 'Run the command again to finish its work.', details });
 }

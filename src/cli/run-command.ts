@@ -10,11 +10,10 @@ import { colorOn } from '../util/terminal-colors.js';
 import { EXIT_INTERRUPTED, type CommandContext, type ManifestAgentsById, type Output } from './context.js';
 import { askYesNo } from './confirm.js';
 import { errorText } from './error-text.js';
-import { formatAskedFor } from './format-asked-for.js';
 import { trackingWrites, type TrackedOutput } from './output-streams.js';
 import { buildProgram } from './program.js';
 import { clearProgressLines } from './progress.js';
-import { printsAsJson, reportError, type ErrorOutput } from './report-error.js';
+import { errorReporting, printsAsJson, reportError, type ErrorOutput } from './report-error.js';
 import { trapSignals, WritesInFlight } from './signal-trap.js';
 import type { CiRunCommandOptions } from './commands/ci.js';
 
@@ -104,21 +103,19 @@ async function runCommand(name: string, options: ParsedOptions, ctx: CommandCont
  */
 export async function runCommandLine(argv: string[], ctx: CommandContext, { errorsAsText = false } = {}): Promise<number> {
   let exitCode = 0;
-  let format: unknown;
-  let parallelism = false;
   const stdout = trackingWrites(ctx.stdout);
   const commandCtx: CommandContext = { ...ctx, stdout };
+  const errors = errorReporting(argv, { stdout, stderr: ctx.stderr, env: ctx.env });
   const program = buildProgram(async (name, options) => {
-    format = options.format;
-    parallelism = 'parallelism' in options;
+    errors.parsed(options);
     exitCode = await runCommand(name, options, commandCtx);
   }, commandCtx, ctx.cwd);
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
     clearProgressLines();
-    const json = !errorsAsText && (format ?? formatAskedFor(argv)) === 'json';
-    exitCode = reportError(error, { stdout, stderr: ctx.stderr, debug: ctx.env.VOXFORM_DEBUG === '1', json, parallelism, stdoutWritten: stdout.written });
+    const out = errors.errorOutput();
+    exitCode = reportError(error, { ...out, json: out.json && !errorsAsText });
   }
   return exitCode;
 }
@@ -132,19 +129,29 @@ function confirmOnTerminal(question: string, options: { signal?: AbortSignal | u
  * the exit code): an error outside the awaited chain (a timer), which Node prints unredacted; and a
  * command left waiting on a promise nothing is left to settle (a pack module's top-level await on
  * nothing), where Node ends the process with exit 13 and not a word — a code a CI step reads as some
- * failure, with no SARIF log to upload. Cleanups get a little time, then the process exits. Returns
- * the release of the handlers.
+ * failure, with no SARIF log to upload. A command that stops gracefully (apply: its writes in flight
+ * answered, the state and the history written) is stopped so by a stray error, as by a first
+ * Ctrl-C (`stopGracefully`), and the error waits in `stoppedBy` to be reported once the command has
+ * ended; otherwise, and on a second one, the error is reported at once, cleanups get a little time,
+ * then the process exits.
  */
-function trapStrayErrors(report: (error: unknown) => number, runCleanups: () => Promise<void>): () => void {
+function trapStrayErrors(report: (error: unknown) => number, runCleanups: () => Promise<void>, stopGracefully: () => boolean): { stoppedBy(): { error: unknown } | undefined; release(): void } {
   let exitCode = 1;
-  const onStrayError = (error: unknown) => {
+  let stoppedBy: { error: unknown } | undefined;
+  const stopAtOnce = (error: unknown) => {
+    // The error that began the graceful stop this one cuts short is said first.
+    if (stoppedBy !== undefined) report(stoppedBy.error);
     exitCode = report(error);
     // Cleanups may wait on the very thing that broke (a request never answered): not for long.
     const giveUp = new Promise<void>((resolve) => setTimeout(resolve, STRAY_ERROR_CLEANUP_MS).unref());
     void Promise.race([runCleanups(), giveUp]).finally(() => process.exit(exitCode));
   };
+  const onStrayError = (error: unknown) => {
+    if (stoppedBy === undefined && stopGracefully()) stoppedBy = { error };
+    else stopAtOnce(error);
+  };
   const onStalled = () => {
-    onStrayError(new VoxformError('command_stalled', 'voxform stopped: the command was left waiting for something that can never finish (nothing was left to run).', {
+    stopAtOnce(new VoxformError('command_stalled', 'voxform stopped: the command was left waiting for something that can never finish (nothing was left to run).', {
       hint: 'If VOXFORM_POLICY_PACKS names a pack, check that its module and its checks settle (a top-level await or a promise that nothing resolves); otherwise this is a bug of voxform: please report it, with the command you ran.',
     }));
     // Cleanups that wait on nothing either would let the loop end again: the exit code is said already.
@@ -153,10 +160,13 @@ function trapStrayErrors(report: (error: unknown) => number, runCleanups: () => 
   process.on('uncaughtException', onStrayError);
   process.on('unhandledRejection', onStrayError);
   process.once('beforeExit', onStalled);
-  return () => {
-    process.off('uncaughtException', onStrayError);
-    process.off('unhandledRejection', onStrayError);
-    process.off('beforeExit', onStalled);
+  return {
+    stoppedBy: () => stoppedBy,
+    release: () => {
+      process.off('uncaughtException', onStrayError);
+      process.off('unhandledRejection', onStrayError);
+      process.off('beforeExit', onStalled);
+    },
   };
 }
 
@@ -185,6 +195,9 @@ export async function runInThisProcess(name: string, options: ParsedOptions, she
     const out = shell.errorOutput();
     // Asked before the envelope is printed: once printed, stdout holds output.
     const inJson = printsAsJson(out);
+    // A stray error had begun the graceful stop this signal cuts short: said first.
+    const stray = strayErrors.stoppedBy();
+    if (stray !== undefined) reportError(stray.error, out);
     reportError(stop, out);
     // In JSON they are in the envelope's details; in text each follows as its own error.
     if (!inJson) for (const unknown of unknownOutcomes) shell.stderr.write(errorText(unknown));
@@ -206,7 +219,7 @@ export async function runInThisProcess(name: string, options: ParsedOptions, she
       shell.onStop();
     },
   });
-  const releaseStrayErrors = trapStrayErrors((error) => (exitCode = report(error)), runCleanups);
+  const strayErrors = trapStrayErrors((error) => (exitCode = report(error)), runCleanups, signals.stopGracefully);
   const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
   const ctx: CommandContext = {
     cwd: process.cwd(),
@@ -224,15 +237,19 @@ export async function runInThisProcess(name: string, options: ParsedOptions, she
   };
   try {
     exitCode = await runCommand(name, options, ctx);
+    // Stopped gracefully by a stray error, the command ended as on Ctrl-C: the run ends with that error.
+    const stray = strayErrors.stoppedBy();
+    if (stray !== undefined) exitCode = report(stray.error);
   } catch (error) {
     clearProgressLines();
-    exitCode = report(error);
+    // What a command stopped by a stray error throws is the fallout of the stop: the stray error is said.
+    exitCode = report(strayErrors.stoppedBy()?.error ?? error);
   } finally {
     await runCleanups().catch((error: unknown) => {
       if (shell.errorOutput().debug) shell.stderr.write(`cleanup failed: ${String(error)}\n`);
     });
     signals.release();
-    releaseStrayErrors();
+    strayErrors.release();
   }
   return stoppedBySignal ? EXIT_INTERRUPTED : exitCode;
 }

@@ -1,9 +1,10 @@
 /** Ctrl-C and SIGTERM: a first one stops gracefully where the command can, a second one at once. */
 import type { EventEmitter } from 'node:events';
-import { VoxformError } from '../errors.js';
+import type { VoxformError } from '../errors.js';
 import { EXIT_INTERRUPTED, stoppingLine, type GracefulStop, type StopAtOnce } from './context.js';
 import { clearProgressLines } from './progress.js';
-import { errorBody, errorText } from './error-text.js';
+import { errorText } from './error-text.js';
+import { signalStopError } from './report-error.js';
 
 /**
  * Within this long of a signal, the same signal again is that one delivered twice, not a second
@@ -39,21 +40,6 @@ export class WritesInFlight {
   }
 }
 
-/**
- * The error a run stopped by a signal ends with: the first signal's, or (`again`) the one that cut a
- * graceful stop short, saying what that left undone (`atOnce`). The requests that create something
- * it cut short on the wire (`unknownOutcomes`) are in `details.unknown_outcomes`; text prints each
- * after it.
- */
-function signalStopError(again: boolean, atOnce: StopAtOnce | undefined, unknownOutcomes: readonly VoxformError[]): VoxformError {
-  const details = unknownOutcomes.length > 0 ? { unknown_outcomes: unknownOutcomes.map(errorBody) } : undefined;
-  const stopped = again ? 'voxform stopped at once, on the second signal' : 'voxform stopped at your request';
-  const message = `${stopped}${atOnce ? `; ${atOnce.leftUndone}` : ''}.`;
-  const checkFirst = 'Check what the service did with each request cut short (api_outcome_unknown) before you run the command again, or it may be done twice.';
-  const hints = [unknownOutcomes.length > 0 ? checkFirst : undefined, atOnce?.hint].filter((hint) => hint !== undefined);
-  return new VoxformError('interrupted', message, { hint: hints.join(' ') || 'Run the command again to finish its work.', details });
-}
-
 export interface SignalTrapOptions {
   /** Where SIGINT and SIGTERM arrive (the process). */
   signals: Pick<EventEmitter, 'on' | 'off'>;
@@ -78,11 +64,14 @@ export interface SignalTrapOptions {
  * JSON envelope), with each write it cuts short whose outcome is unknown (`writes`); `onStop`
  * silences the output (what the command still says is the fallout of the stop, such as a request
  * cut short), cleanups run, and exit 130. The same signal again within `SAME_SIGNAL_REPEAT_MS` is
- * the last one delivered twice, and changes nothing.
+ * the last one delivered twice, and changes nothing. `stopGracefully` begins the graceful stop
+ * without a signal (a stray error's, run-command.ts).
  */
-export function trapSignals(options: SignalTrapOptions): { interrupted(stop?: GracefulStop): Promise<void>; stopLeaves(atOnce: StopAtOnce): void; release(): void } {
+export function trapSignals(options: SignalTrapOptions): { interrupted(stop?: GracefulStop): Promise<void>; stopLeaves(atOnce: StopAtOnce): void; stopGracefully(): boolean; release(): void } {
   let signalled = false;
   let stopsGracefully = false;
+  // A graceful stop began without a signal (`stopGracefully`): a signal now stops at once.
+  let stopping = false;
   let atOnce: StopAtOnce | undefined;
   // The graceful stop last asked for says how it stops (drift --watch's heal: apply's own line).
   let graceful: GracefulStop | undefined;
@@ -94,9 +83,9 @@ export function trapSignals(options: SignalTrapOptions): { interrupted(stop?: Gr
     if (last !== undefined && last.signal === signal && at - last.at < SAME_SIGNAL_REPEAT_MS) return;
     last = { signal, at };
     clearProgressLines();
-    if (signalled || !stopsGracefully) {
+    if (signalled || stopping || !stopsGracefully) {
       const unknownOutcomes = options.writes.unknownOutcomes();
-      options.reportStop(signalStopError(signalled, atOnce, unknownOutcomes), unknownOutcomes);
+      options.reportStop(signalStopError({ again: signalled, atOnce, unknownOutcomes }), unknownOutcomes);
       options.onStop();
       void options.runCleanups().finally(() => options.exit(EXIT_INTERRUPTED));
       return;
@@ -116,6 +105,14 @@ export function trapSignals(options: SignalTrapOptions): { interrupted(stop?: Gr
       return interruptedPromise;
     },
     stopLeaves: (leaves) => void (atOnce = leaves),
+    // The command's graceful stop, begun as a first signal begins it but without a word (the caller
+    // says why it stops); false when the command asked for none or is stopping already.
+    stopGracefully: () => {
+      if (signalled || stopping || !stopsGracefully) return false;
+      stopping = true;
+      notifyInterrupted();
+      return true;
+    },
     release: () => {
       options.signals.off('SIGINT', onSignal);
       options.signals.off('SIGTERM', onSignal);

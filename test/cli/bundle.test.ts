@@ -14,11 +14,11 @@ import { repoRoot, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
 
-function reported(error: unknown, debug = false): { code: number; stderr: string } {
-  let stderr = '';
-  const output = { write: (text: string) => void (stderr += text), isTTY: false, columns: undefined };
-  const out: ErrorOutput = { stdout: output, stderr: output, debug, json: false, parallelism: false, stdoutWritten: () => false };
-  return { code: reportError(error, out), stderr };
+function reported(error: unknown, debug = false, json = false): { code: number; stdout: string; stderr: string } {
+  const printed = { stdout: '', stderr: '' };
+  const output = (stream: keyof typeof printed) => ({ write: (text: string) => void (printed[stream] += text), isTTY: false, columns: undefined });
+  const out: ErrorOutput = { stdout: output('stdout'), stderr: output('stderr'), debug, json, parallelism: false, stdoutWritten: () => false };
+  return { code: reportError(error, out), ...printed };
 }
 
 const HINT = '  hint: Install voxform again where it is installed (`npm ci` or `npm install`); in a clone of voxform, `npm ci && npm run build`. If it is still missing, this is a bug of voxform: please report it.\n';
@@ -26,7 +26,7 @@ const HINT = '  hint: Install voxform again where it is installed (`npm ci` or `
 describe('what the error report makes of an error', () => {
   it('a package `require` cannot find: named, with the way to install again, no require stack', () => {
     const error = Object.assign(new Error("Cannot find module 'yaml'\nRequire stack:\n- /p/dist/cli-bundle/cli-commands-fmt.cjs\n- /p/dist/cli-bundle/shell.cjs"), { code: 'MODULE_NOT_FOUND' });
-    expect(reported(error)).toEqual({ code: 1, stderr: `error[install_incomplete]: voxform could not load yaml: a file of its installation is missing.\n${HINT}` });
+    expect(reported(error)).toEqual({ code: 1, stdout: '', stderr: `error[install_incomplete]: voxform could not load yaml: a file of its installation is missing.\n${HINT}` });
     expect(reported(error, true).stderr).toContain('Require stack');
   });
 
@@ -45,8 +45,25 @@ describe('what the error report makes of an error', () => {
     expect(reported(connection).stderr).toBe('error[api_too_many_open_files]: GET /agents/a failed: no connection could be opened.\n  hint: Lower --parallelism.\n');
   });
 
-  it('any other error stays "an unexpected problem"', () => {
-    expect(reported(new TypeError('x is not a function')).stderr).toMatch(/^error: voxform hit an unexpected problem \(this is a bug; please report it\): x is not a function\n/);
+  it('any other error stays "an unexpected problem", with its code', () => {
+    expect(reported(new TypeError('x is not a function'))).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'error[internal_error]: voxform hit an unexpected problem (this is a bug; please report it): x is not a function\n  hint: Run again with VOXFORM_DEBUG=1 to see the details.\n',
+    });
+  });
+
+  it('an unexpected problem under --format json is an error envelope on stdout, as every error is', () => {
+    const result = reported(new TypeError('x is not a function'), false, true);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('');
+    expect(JSON.parse(result.stdout)).toEqual({
+      error: { code: 'internal_error', message: 'voxform hit an unexpected problem (this is a bug; please report it): x is not a function', hint: 'Run again with VOXFORM_DEBUG=1 to see the details.' },
+    });
+    // With VOXFORM_DEBUG=1 the stack trace comes on stderr, stdout keeping the one document.
+    const debug = reported(new TypeError('x is not a function'), true, true);
+    expect(JSON.parse(debug.stdout).error.code).toBe('internal_error');
+    expect(debug.stderr).toMatch(/^TypeError: x is not a function\n\s+at /);
   });
 });
 

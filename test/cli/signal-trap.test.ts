@@ -63,4 +63,21 @@ describe('the signal trap', () => {
     t.send('SIGTERM');
     expect(t.stops.map((stop) => stop.message)).toEqual(['voxform stopped at your request.']);
   });
+
+  it('begins the graceful stop without a signal (a stray error), saying nothing: a signal then stops at once, as the first', async () => {
+    const t = trapped();
+    let stopping = false;
+    void t.trap.interrupted().then(() => (stopping = true));
+    expect(t.trap.stopGracefully()).toBe(true);
+    await Promise.resolve();
+    expect(stopping).toBe(true);
+    expect(t.announced).toEqual([]);
+    expect(t.trap.stopGracefully()).toBe(false);
+    t.send('SIGINT');
+    expect(t.stops.map((stop) => stop.message)).toEqual(['voxform stopped at your request.']);
+  });
+
+  it('has no graceful stop to begin for a command that asked for none', () => {
+    expect(trapped().trap.stopGracefully()).toBe(false);
+  });
 });

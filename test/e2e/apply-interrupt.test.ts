@@ -13,9 +13,10 @@ import type { Agent } from '../../src/schema/types.gen.js';
 import { FileStateBackend } from '../../src/state/file-backend.js';
 import { thisRun } from '../../src/util/run-identity.js';
 import { SAME_SIGNAL_REPEAT_MS } from '../../src/cli/signal-trap.js';
-import { spawnCli } from '../helpers/cli.js';
+import { spawnCli, useTempDirs } from '../helpers/cli.js';
 import { callService, startExampleProject, type ExampleProject } from '../helpers/project.js';
 
+const tempDir = useTempDirs();
 let project: ExampleProject | undefined;
 afterEach(async () => {
   await project?.close();
@@ -59,6 +60,12 @@ function pastSameSignalRepeat(): Promise<void> {
 function liveAgent(p: ExampleProject, id: string): Promise<Agent> {
   return callService(p, 'GET', `/agents/${encodeURIComponent(id)}`) as Promise<Agent>;
 }
+
+/** An operator's rule pack that fails from a timer of its own, outside what voxform awaits, on SIGUSR2. */
+const STRAY_ERROR_PACK = `
+process.on('SIGUSR2', () => setTimeout(() => { throw new Error('a timer of the pack failed'); }));
+export const rules = [{ id: 'passes', level: 'advisory', summary: 'Passes.', hint: 'None.', check: () => [] }];
+`;
 
 describe('apply stopped while its writes are in flight', () => {
   it('a second SIGINT stops at once, and says that writes in flight may have reached the service unrecorded', async () => {
@@ -151,6 +158,30 @@ describe('apply stopped while its writes are in flight', () => {
     expect(rollback.stderr).not.toContain('error');
     expect(rollback.code).toBe(0);
     expect((await liveAgent(p, agents['front-desk'])).config.first_message).toBe('v1');
+  });
+
+  it('a stray error (a policy pack\'s timer) stops it as SIGTERM does: the accepted change recorded in the state and the history, then the error, exit 1', async () => {
+    const agents = { 'front-desk': AGENTS['front-desk'] };
+    const p = await projectWith(agents, 'v1');
+    expect((await p.cli(['apply', '--auto-approve'])).code).toBe(0);
+    await writeFile(path.join(p.dir, 'voxform.yaml'), manifest(agents, 'v2'));
+    // A pack whose timer throws, outside anything voxform awaits, when the test says (SIGUSR2).
+    const packDir = await tempDir({ 'stray-pack.mjs': STRAY_ERROR_PACK });
+    const puts = p.hold('PUT', '/agents/');
+    const run = runInProject(p, ['apply', '--auto-approve'], { VOXFORM_POLICY_PACKS: path.join(packDir, 'stray-pack.mjs') });
+    await puts.arrived();
+    run.child.kill('SIGUSR2');
+    // Before, the error ended the run at once, the write in flight unrecorded.
+    await Promise.race([run.stderrShows('Stopping:'), run.exited]);
+    puts.release();
+    expect(await run.exited, run.output.stderr).toBe(1);
+    expect(run.output.stdout).toContain('\n  applied: agent.front-desk\n\nApply interrupted: 1 applied, 0 failed, 0 skipped, 0 not applied.\n');
+    expect(run.output.stderr).toMatch(/\nerror\[internal_error\]: voxform hit an unexpected problem \(this is a bug; please report it\): a timer of the pack failed\n {2}hint: .*\n$/);
+    expect(run.output.stderr).not.toContain('error[interrupted]');
+    const history = JSON.parse((await p.cli(['history', '--format', 'json', '--limit', '1'])).stdout);
+    expect(history.records[0]).toMatchObject({ outcome: 'interrupted', agents: { 'front-desk': { config: { first_message: 'v2' } } } });
+    const next = JSON.parse((await p.cli(['plan', '--format', 'json'])).stdout) as { resource_changes: Array<{ action: string }> };
+    expect(next.resource_changes.filter((change) => change.action !== 'no-op')).toEqual([]);
   });
 
   it('announces only the change whose write went out: one waiting its turn in the client is not said to be updating', async () => {

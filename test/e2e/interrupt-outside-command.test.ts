@@ -1,0 +1,54 @@
+/**
+ * Ctrl-C and SIGTERM are said the same way wherever they fall, also outside a command's own trap
+ * (src/cli/signal-trap.ts): while the command line is parsed and its command loaded, and once the
+ * command ended while stdout still holds output nobody reads. Before, Node's own answer ended the
+ * process there without a word (exit 143 for SIGTERM). The process signals
+ * itself at that point (test/helpers/signal-self.cjs), so the signal always falls there.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repoRoot, useTempDirs } from '../helpers/cli.js';
+
+const tempDir = useTempDirs();
+const STOPPED = 'error[interrupted]: voxform stopped at your request.\n  hint: Run the command again to finish its work.\n';
+
+/** Runs the built CLI, which sends itself `signal` at `at`; resolves to how it ended and what it printed. */
+async function signalledAt(at: 'command-load' | 'stdout-full', signal: NodeJS.Signals, args: string[], stdout: 'pipe' | number = 'pipe') {
+  const child = spawn(process.execPath, ['--require', path.join(repoRoot, 'test/helpers/signal-self.cjs'), path.join(repoRoot, 'bin/voxform.cjs'), ...args], {
+    cwd: await tempDir({}),
+    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', VOXFORM_TEST_SIGNAL: signal, VOXFORM_TEST_SIGNAL_AT: at },
+    stdio: ['ignore', stdout, 'pipe'],
+  });
+  const printed = { stdout: '', stderr: '' };
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (printed.stdout += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (printed.stderr += chunk));
+  const ended = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, by) => resolve({ code, signal: by })));
+  return { ...ended, ...printed };
+}
+
+describe('a signal outside a command\'s run', () => {
+  it('SIGTERM as the command loads: the interrupted error, exit 130', async () => {
+    expect(await signalledAt('command-load', 'SIGTERM', ['validate'])).toEqual({ code: 130, signal: null, stdout: '', stderr: STOPPED });
+  });
+
+  it('Ctrl-C as the command loads, with --format json: the envelope alone on stdout', async () => {
+    const result = await signalledAt('command-load', 'SIGINT', ['validate', '--format', 'json']);
+    expect(result).toMatchObject({ code: 130, signal: null, stderr: '' });
+    expect(JSON.parse(result.stdout)).toEqual({ error: { code: 'interrupted', message: 'voxform stopped at your request.', hint: 'Run the command again to finish its work.' } });
+  });
+
+  it('Ctrl-C once the command ended, its output waiting in a pipe nobody reads: the interrupted error on stderr, exit 130', async () => {
+    // voxform's stdout is a named pipe this test holds open and never reads (a pipe of Node's
+    // own, a socket pair, would take all of schema's output at once).
+    const fifo = path.join(await tempDir({}), 'stdout');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const unread = openSync(fifo, 'r+');
+    try {
+      expect(await signalledAt('stdout-full', 'SIGINT', ['schema'], unread)).toEqual({ code: 130, signal: null, stdout: '', stderr: STOPPED });
+    } finally {
+      closeSync(unread);
+    }
+  });
+});
