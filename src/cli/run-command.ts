@@ -19,6 +19,12 @@ import type { CiRunCommandOptions } from './commands/ci.js';
 
 /** How long cleanups may take after an error thrown outside the command's awaited chain. */
 const STRAY_ERROR_CLEANUP_MS = 2000;
+/**
+ * How long a graceful stop a stray error began may take before it is cut short: longer than apply's
+ * grace for the writes in flight (execute-plan.ts) and its state and history writes, and short of a
+ * CI job's time-out, which a stop waiting on what the error broke would otherwise run into.
+ */
+export const STRAY_ERROR_STOP_MS = 60_000;
 
 /** A command; commander's choices, defaults and mandatory options guarantee its options' shape. */
 type CommandModule = { run(options: never, ctx: CommandContext): Promise<number> };
@@ -132,23 +138,37 @@ function confirmOnTerminal(question: string, options: { signal?: AbortSignal | u
  * failure, with no SARIF log to upload. A command that stops gracefully (apply: its writes in flight
  * answered, the state and the history written) is stopped so by a stray error, as by a first
  * Ctrl-C (`stopGracefully`), and the error waits in `stoppedBy` to be reported once the command has
- * ended; otherwise, and on a second one, the error is reported at once, cleanups get a little time,
- * then the process exits.
+ * ended, or once `STRAY_ERROR_STOP_MS` have passed without it; otherwise, and on a second one, the
+ * error is reported at once, cleanups get a little time, then the process exits. `host`: where the
+ * process's events arrive and how it exits (the process; tests pass their own).
  */
-function trapStrayErrors(report: (error: unknown) => number, runCleanups: () => Promise<void>, stopGracefully: () => boolean): { stoppedBy(): { error: unknown } | undefined; release(): void } {
+export function trapStrayErrors(
+  report: (error: unknown) => number,
+  runCleanups: () => Promise<void>,
+  stopGracefully: () => boolean,
+  host: Pick<NodeJS.Process, 'on' | 'off' | 'once' | 'exit'> = process,
+): { stoppedBy(): { error: unknown } | undefined; release(): void } {
   let exitCode = 1;
   let stoppedBy: { error: unknown } | undefined;
-  const stopAtOnce = (error: unknown) => {
+  let cutShort: NodeJS.Timeout | undefined;
+  // `error` undefined: the graceful stop ran out of time, and its own error is the one to say.
+  const stopAtOnce = (error?: unknown) => {
+    clearTimeout(cutShort);
     // The error that began the graceful stop this one cuts short is said first.
-    if (stoppedBy !== undefined) report(stoppedBy.error);
-    exitCode = report(error);
+    if (stoppedBy !== undefined) exitCode = report(stoppedBy.error);
+    if (error !== undefined) exitCode = report(error);
     // Cleanups may wait on the very thing that broke (a request never answered): not for long.
     const giveUp = new Promise<void>((resolve) => setTimeout(resolve, STRAY_ERROR_CLEANUP_MS).unref());
-    void Promise.race([runCleanups(), giveUp]).finally(() => process.exit(exitCode));
+    void Promise.race([runCleanups(), giveUp]).finally(() => host.exit(exitCode));
   };
   const onStrayError = (error: unknown) => {
-    if (stoppedBy === undefined && stopGracefully()) stoppedBy = { error };
-    else stopAtOnce(error);
+    if (stoppedBy === undefined && stopGracefully()) {
+      stoppedBy = { error };
+      // The stop may wait on what the error broke, with something else keeping the process alive.
+      cutShort = setTimeout(() => stopAtOnce(), STRAY_ERROR_STOP_MS).unref();
+    } else {
+      stopAtOnce(error);
+    }
   };
   const onStalled = () => {
     stopAtOnce(new VoxformError('command_stalled', 'voxform stopped: the command was left waiting for something that can never finish (nothing was left to run).', {
@@ -157,15 +177,16 @@ function trapStrayErrors(report: (error: unknown) => number, runCleanups: () => 
     // Cleanups that wait on nothing either would let the loop end again: the exit code is said already.
     process.exitCode = exitCode;
   };
-  process.on('uncaughtException', onStrayError);
-  process.on('unhandledRejection', onStrayError);
-  process.once('beforeExit', onStalled);
+  host.on('uncaughtException', onStrayError);
+  host.on('unhandledRejection', onStrayError);
+  host.once('beforeExit', onStalled);
   return {
     stoppedBy: () => stoppedBy,
     release: () => {
-      process.off('uncaughtException', onStrayError);
-      process.off('unhandledRejection', onStrayError);
-      process.off('beforeExit', onStalled);
+      clearTimeout(cutShort);
+      host.off('uncaughtException', onStrayError);
+      host.off('unhandledRejection', onStrayError);
+      host.off('beforeExit', onStalled);
     },
   };
 }
