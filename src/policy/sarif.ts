@@ -226,9 +226,9 @@ function sarifLog(version: string, rules: readonly unknown[], run: Record<string
   return { $schema: SARIF_SCHEMA_URI, version: '2.1.0', runs: [{ tool: { driver: { name: 'voxform', version, semanticVersion: version, rules } }, ...run }] };
 }
 
-/** What stopped a run before it checked anything: its error code (undefined for a fault of voxform's own), what happened and how to fix it. */
+/** What stopped a run before it checked anything: its error code (docs/errors.md), what happened and how to fix it. */
 export interface SarifFailure {
-  code: string | undefined;
+  code: string;
   message: string;
   hint: string | undefined;
 }
@@ -245,7 +245,7 @@ export function renderSarifFailure(failure: SarifFailure, version: string): Reco
       {
         executionSuccessful: false,
         exitCode: 1,
-        toolExecutionNotifications: [{ level: 'error', message: { text }, ...(failure.code ? { descriptor: { id: failure.code } } : {}) }],
+        toolExecutionNotifications: [{ level: 'error', message: { text }, descriptor: { id: failure.code } }],
       },
     ],
     // Code scanning refuses a run without a results list; the invocation says these are not a check's.

@@ -335,7 +335,7 @@ describe('voxform validate', () => {
     const runs = [
       { args: ['-f', 'missing.yaml'], env: {}, code: 'manifest_not_found' },
       { args: ['--env', 'nope'], env: {}, code: 'invalid_argument' },
-      { args: [], env: { VOXFORM_POLICY_PACKS: './no-such-pack.mjs' }, code: undefined },
+      { args: [], env: { VOXFORM_POLICY_PACKS: './no-such-pack.mjs' }, code: 'policy_pack_in_project' },
     ];
     for (const { args, env, code } of runs) {
       const result = await runCliInProcess(['validate', ...args, '--format', 'sarif'], { cwd: dir, env });
@@ -348,7 +348,7 @@ describe('voxform validate', () => {
       expect(run?.invocations[0]?.executionSuccessful).toBe(false);
       const [notification] = run?.invocations[0]?.toolExecutionNotifications ?? [];
       expect(notification?.level).toBe('error');
-      if (code) expect(notification?.descriptor?.id).toBe(code);
+      expect(notification?.descriptor?.id).toBe(code);
       expect(result.stderr).toContain(notification?.message.text.slice(0, 20));
     }
   });

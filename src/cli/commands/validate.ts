@@ -84,7 +84,7 @@ export async function run(options: ValidateOptions, ctx: CommandContext): Promis
 
 function sarifFailureOf(error: unknown): SarifFailure {
   if (isVoxformError(error)) return { code: error.code, message: error.message, hint: error.hint };
-  return { code: undefined, message: 'voxform hit an unexpected problem (this is a bug; please report it): its standard error says more.', hint: undefined };
+  return { code: 'internal_error', message: 'voxform hit an unexpected problem (this is a bug; please report it): its standard error says more.', hint: undefined };
 }
 
 /** What every policy check of one run shares. */
