@@ -9,6 +9,7 @@ import { parseYamlDocuments } from '../yaml/documents.js';
 import { printable } from '../util/printable.js';
 import { plural, wordList } from '../util/plural.js';
 import { isExportComment } from './build-manifest.js';
+import { isInitComment } from '../init/scaffold.js';
 
 /** What the existing manifest defines that the exported one does not. */
 export interface ManifestLosses {
@@ -103,20 +104,28 @@ function scalarText(node: unknown): string | undefined {
 }
 
 /**
- * The comment lines of `existing` the exported text does not hold as well, leaving out those export
- * writes itself (isExportComment): a header or a note it wrote, worded otherwise now, is no loss.
+ * The comment lines of `existing` the exported text does not hold as well, leaving out those voxform
+ * writes itself: a header or a note it wrote, worded otherwise now, is no loss.
  */
 function commentsDropped(existing: string, exported: string): number {
   const kept = new Map<string, number>();
   for (const comment of commentsOf(exported)) kept.set(comment, (kept.get(comment) ?? 0) + 1);
   let dropped = 0;
   for (const comment of commentsOf(existing)) {
-    if (isExportComment(comment.replace(/^#/, '').trim())) continue;
+    if (isOwnComment(comment.replace(/^#/, '').trim())) continue;
     const left = kept.get(comment) ?? 0;
     if (left > 0) kept.set(comment, left - 1);
     else dropped++;
   }
   return dropped;
+}
+
+/**
+ * Whether a comment (its text after `#`, trimmed) is a line export or init writes itself: either may
+ * replace a manifest the other wrote, so each leaves out both.
+ */
+function isOwnComment(text: string): boolean {
+  return isExportComment(text) || isInitComment(text);
 }
 
 /** The comments of YAML text, each trimmed: read by the YAML lexer, so a `#` inside a value or a block scalar is none. */

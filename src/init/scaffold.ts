@@ -273,20 +273,37 @@ function promptPath(localName: string): string {
   return `prompts/${localName}.md`;
 }
 
+/** The lines of init's header that do not change from one template or agent to the next. */
+const HEADER_STEPS = [' Check it, see what would change on the service, then make it so:', '   voxform validate', '   voxform plan', '   voxform apply'];
+/** An agent id of the embedded emulator's spares (src/emulator/default-seed.ts), which the header names as one. */
+const SPARE_AGENT_ID = /^-OKspareAgent\d+$/;
+const SPARE_AGENT_NOTE = ' is a spare agent of the embedded emulator: add --local to plan and apply to try it offline.';
+
 function header(template: Template, localName: string, agentId: string): string {
-  const spare = /^-OKspareAgent\d+$/.test(agentId);
   const lines = [
     ` ${SCHEMA_MODELINE}`,
     ' ',
     ` ${template.description}`,
     ` Created with \`voxform init --template ${template.name}\`.${template.prompt ? ` The prompt is in ${promptPath(localName)}.` : ''}`,
-    ' Check it, see what would change on the service, then make it so:',
-    '   voxform validate',
-    '   voxform plan',
-    '   voxform apply',
+    ...HEADER_STEPS,
   ];
-  if (spare) lines.push(` ${agentId} is a spare agent of the embedded emulator: add --local to plan and apply to try it offline.`);
+  if (SPARE_AGENT_ID.test(agentId)) lines.push(` ${agentId}${SPARE_AGENT_NOTE}`);
   return lines.join('\n');
+}
+
+/**
+ * Whether a comment (its text after `#`, trimmed) is a line of the header init writes itself, for
+ * any template and agent: replacing it loses nothing anybody wrote. The template's description is
+ * its author's text, and is not one.
+ */
+export function isInitComment(text: string): boolean {
+  return (
+    text === '' ||
+    text === SCHEMA_MODELINE ||
+    HEADER_STEPS.some((line) => line.trim() === text) ||
+    /^Created with `voxform init --template [^`]*`\.( The prompt is in prompts\/[^/]*\.md\.)?$/.test(text) ||
+    (text.endsWith(SPARE_AGENT_NOTE) && SPARE_AGENT_ID.test(text.slice(0, -SPARE_AGENT_NOTE.length)))
+  );
 }
 
 /** `${env:NAME}` references that have no `:-default`, in order of first use (an escaped `$${env:NAME}` is text, not one). */

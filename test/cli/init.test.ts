@@ -233,6 +233,27 @@ describe('voxform init, refusals', () => {
     );
   });
 
+  test("run again with another agent_id: refused as an overwrite, naming no loss of init's own header; a comment added there is named; --force replaces it without a warning", async () => {
+    const args = ['init', '--template', 'receptionist', ...varsFor('receptionist')];
+    const dir = await tempDir();
+    expect((await runCliInProcess([...args, '--var', 'agent_id=-OKspareAgent0000002'], { cwd: dir })).code).toBe(0);
+    const other = [...args, '--var', `agent_id=${AGENT}`];
+    const refused = await runCliInProcess(other, { cwd: dir });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      'error[would_overwrite]: voxform init would overwrite voxform.yaml in ., which exists already; nothing was written.\n' +
+        '  hint: Pass --force to overwrite, or init into another folder: voxform init --template NAME DIR.\n',
+    );
+    const manifest = await readFile(path.join(dir, 'voxform.yaml'), 'utf8');
+    const withNote = await tempDir({ 'voxform.yaml': manifest.replace('version: 1\n', '# The team: ask Ann first.\nversion: 1\n') });
+    expect((await runCliInProcess(other, { cwd: withNote })).stderr).toContain('The new voxform.yaml would drop what the one there defines: 1 comment line.');
+
+    const forced = await runCliInProcess([...other, '--force'], { cwd: dir });
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stderr).toBe('');
+    expect(await readFile(path.join(dir, 'voxform.yaml'), 'utf8')).toContain(`# ${AGENT} is a spare agent of the embedded emulator`);
+  });
+
   test("over a project's voxform.yaml: the refusal names the agents, phones and sections the new one would drop; --force replaces it saying so", async () => {
     const PROJECT = '# The team\'s manifest\nversion: 1\nagents:\n  front-desk:\n    id: -OKdqbqetEcM4ak369ym\n  booking:\n    id: -OKdqbqetEcM4ak369yn\nphones:\n  "+15551230001":\n    agent: front-desk\nenvironments:\n  staging: {}\n';
     const dropped = "agents front-desk and booking; phone +15551230001; the environments section; 1 comment line";

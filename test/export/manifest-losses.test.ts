@@ -62,6 +62,32 @@ describe('manifestLosses: what an exported manifest drops of the one it replaces
     expect(describeLosses(manifestLosses(existing, EXPORTED))).toBe('agents booking and front; 1 comment line');
   });
 
+  test("init's own header in the replaced manifest is no loss, for another spare agent or under export; a comment added there, or a header line edited, is", () => {
+    const initHeader = (agentId: string) =>
+      [
+        '# yaml-language-server: $schema=.voxform/manifest.schema.json',
+        '#',
+        '# Answers the phone.',
+        '# Created with `voxform init --template receptionist`. The prompt is in prompts/receptionist.md.',
+        '# Check it, see what would change on the service, then make it so:',
+        '#   voxform validate',
+        '#   voxform plan',
+        '#   voxform apply',
+        `# ${agentId} is a spare agent of the embedded emulator: add --local to plan and apply to try it offline.`,
+      ].join('\n');
+    const initManifest = (agentId: string) => `${initHeader(agentId)}\nversion: 1\nagents:\n  receptionist:\n    id: ${agentId}\n`;
+    const earlier = initManifest('-OKspareAgent0000002');
+    expect(losesAnything(manifestLosses(earlier, initManifest('-OKspareAgent0000001')))).toBe(false);
+    // Export words none of init's header; the template's description is its author's text.
+    expect(describeLosses(manifestLosses(earlier.replace('receptionist:', 'support:').replace('-OKspareAgent0000002\n', 'ag_support\n'), EXPORTED))).toBe('1 comment line');
+
+    const edited = earlier
+      .replace('#   voxform plan', '#   voxform plan --local')
+      .replace('agent of the embedded emulator', 'agent: do not apply it')
+      .replace('version: 1', '# Ann owns this.\nversion: 1');
+    expect(describeLosses(manifestLosses(edited, initManifest('-OKspareAgent0000001')))).toBe('3 comment lines');
+  });
+
   test('a comment-like line inside a prompt is text, not a comment; the comments the export writes again are none lost', () => {
     expect(losesAnything(manifestLosses(EXPORTED, EXPORTED))).toBe(false);
     const sectionsOnly = manifestLosses(`${EXPORTED}environments: { staging: {} }\n`, EXPORTED);

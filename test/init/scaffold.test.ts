@@ -6,7 +6,7 @@ import { formatManifest } from '../../src/format/format-manifest.js';
 import { validateAgainst } from '../../src/schema/validate.js';
 import { listTemplates, type Template } from '../../src/templates/catalog.js';
 import { resolveVariables } from '../../src/init/expand.js';
-import { envReferences, planScaffold, scaffoldTargets, type ScaffoldFile } from '../../src/init/scaffold.js';
+import { envReferences, isInitComment, planScaffold, scaffoldTargets, type ScaffoldFile } from '../../src/init/scaffold.js';
 import { refuseOutsideProject, writeScaffold } from '../../src/init/write-scaffold.js';
 import { isVoxformError } from '../../src/errors.js';
 import { makeTree } from '../helpers/cli.js';
@@ -51,6 +51,9 @@ describe('planScaffold, for every shipped template', () => {
     expect(manifestText.split('\n')[0]).toBe('# yaml-language-server: $schema=.voxform/manifest.schema.json');
     expect(formatManifest(manifestText, 'voxform.yaml').changed).toBe(false);
     expect(manifestText).not.toMatch(/\{\{/);
+    // Each line of its header but the template's description is one init writes itself: a manifest replacing it loses none of them.
+    const headerLines = manifestText.slice(0, manifestText.indexOf('\nversion:')).split('\n').map((line) => line.replace(/^#/, '').trim());
+    expect(headerLines.filter((line) => !isInitComment(line))).toEqual([template.description]);
 
     const manifest = parse(manifestText) as { version: number; agents: Record<string, { id: string; name: string; config: Record<string, unknown> }> };
     expect(validateAgainst('Manifest', manifest)).toEqual([]);
