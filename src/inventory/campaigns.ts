@@ -7,7 +7,7 @@
 import type { ApiClient } from '../api/index.js';
 import { byCodeUnits } from '../util/compare.js';
 import { eachLatestCall, INVENTORY_FORMAT_VERSION } from './inventory.js';
-import { stateSourceJson, type InventoryState } from './state-records.js';
+import { stateSourceJson, type InventoryState, type StateSourceJson } from './state-records.js';
 import { campaignLastWrite } from '../plan/shared-resources.js';
 
 type CampaignReader = Pick<ApiClient, 'iterateCallLogs'>;
@@ -37,7 +37,7 @@ export interface CampaignsReport {
   kind: 'campaigns';
   campaigns: LiveCampaign[];
   /** Where the campaigns were looked for: the service cannot list them. */
-  sources: { manifest_campaigns: number; state: ReturnType<typeof stateSourceJson> & { campaigns: number }; calls_read: number; more_calls: boolean };
+  sources: { manifest_campaigns: number; state: StateSourceJson & { campaigns: number }; calls_read: number; more_calls: boolean };
 }
 
 /** The campaigns the manifests, the state and the latest calls name; `managed` maps local names to campaign ids. */

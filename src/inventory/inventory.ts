@@ -9,7 +9,7 @@ import { agentNamesOnService } from '../api/agent-if-exists.js';
 import type { GlobalCallHistoryRecord } from '../schema/types.gen.js';
 import { byCodeUnits } from '../util/compare.js';
 import { phoneHolders } from '../plan/shared-resources.js';
-import { stateSourceJson, type InventoryState } from './state-records.js';
+import { stateSourceJson, type InventoryState, type StateSourceJson } from './state-records.js';
 
 /** Calls read for agents, newest first: an account's whole call history can be huge. */
 export const CALLS_READ_FOR_AGENTS = 1000;
@@ -69,7 +69,7 @@ export interface PhonesReport {
   kind: 'phones';
   phones: LivePhone[];
   /** The state read for which environment holds each number. */
-  sources: { state: ReturnType<typeof stateSourceJson> };
+  sources: { state: StateSourceJson };
 }
 
 export interface AgentsReport {

@@ -9,7 +9,7 @@ import { agentIfExists } from '../api/agent-if-exists.js';
 import { liveKnowledgeFiles } from '../plan/fingerprint.js';
 import { byCodeUnits } from '../util/compare.js';
 import { INVENTORY_FORMAT_VERSION } from './inventory.js';
-import { stateSourceJson, type InventoryState } from './state-records.js';
+import { stateSourceJson, type InventoryState, type StateSourceJson } from './state-records.js';
 
 type KnowledgeReader = Pick<ApiClient, 'getAgent'>;
 
@@ -43,7 +43,7 @@ export interface KnowledgeReport {
   kind: 'knowledge';
   files: LiveKnowledgeFile[];
   /** Where the files were looked for: the service cannot list them. */
-  sources: { manifest_files: number; state: ReturnType<typeof stateSourceJson> & { files: number }; agents_read: number };
+  sources: { manifest_files: number; state: StateSourceJson & { files: number }; agents_read: number };
 }
 
 /**

@@ -6,7 +6,7 @@ import { renderTable } from '../util/table.js';
 import type { AgentsReport, LiveAgent, PhonesReport } from './inventory.js';
 import type { CampaignsReport, LiveCampaign } from './campaigns.js';
 import type { KnowledgeReport, LiveKnowledgeFile } from './knowledge.js';
-import type { stateSourceJson } from './state-records.js';
+import type { StateSourceJson } from './state-records.js';
 import { plural, pluralNoun } from '../util/plural.js';
 
 const UNMANAGED = 'unmanaged';
@@ -114,7 +114,7 @@ const RECORDS_LOST = 'Without it voxform cannot tell which campaigns and knowled
 
 const CAMPAIGN_STATE_COSTS: StateCosts = {
   missing: RECORDS_LOST,
-  unread: (environment) => `no campaign is marked with ${environment}, and NAME and CALLER of one ${environment} applied last may be older than what the service holds`,
+  unread: (environment) => `no campaign is marked with ${environment}, and a campaign ${environment} applied last may show an older NAME and CALLER than the service holds`,
 };
 
 /** How many the state records, and of which workspace; none counted from a state that could not be read (the note under the table says why). */
@@ -161,7 +161,7 @@ export function knowledgeSourcesNote(report: KnowledgeReport): string {
 }
 
 /** The table, then its notes; a state that could not be read, this environment's or another's, is said whatever else is left out. */
-function withNotes(body: string, notes: string[], state: ReturnType<typeof stateSourceJson>, costs: StateCosts): string {
+function withNotes(body: string, notes: string[], state: StateSourceJson, costs: StateCosts): string {
   const all = [...notes];
   if (state.problem !== undefined) all.push(`The state could not be read, so what it records is not shown: ${controlsAsQuestionMarks(state.problem)}`);
   const missing = state.missing_state;

@@ -17,7 +17,14 @@ export interface UnreadEnvironment {
 }
 
 /** The state's part of a listing's `sources`, with `problem`, `missing_state` or `unread_environments` when so. */
-export function stateSourceJson(state: InventoryState): { workspace: string; problem?: string; missing_state?: MissingStateJson; unread_environments?: UnreadEnvironment[] } {
+export interface StateSourceJson {
+  workspace: string;
+  problem?: string;
+  missing_state?: MissingStateJson;
+  unread_environments?: UnreadEnvironment[];
+}
+
+export function stateSourceJson(state: InventoryState): StateSourceJson {
   return {
     workspace: state.workspace,
     ...(state.problem !== undefined ? { problem: state.problem } : {}),

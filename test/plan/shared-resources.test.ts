@@ -168,7 +168,7 @@ describe('get, on one account with two environments', () => {
     expect(campaignRow(campaigns.stdout)).toMatch(/^cmp_recall_2026 +Recall +\+15551230001 +campaign\.recall +manifest, state, calls +10$/);
     expect(campaigns.stdout).toContain('the campaigns the state records (1, workspace default@local)');
     expect(campaigns.stdout).not.toContain('The state could not be read');
-    expect(campaigns.stdout).toMatch(/\nThe state of environment staging could not be read, so no campaign is marked with staging, and NAME and CALLER of one staging applied last may be older than what the service holds: The state of workspace staging@local in .*\n$/);
+    expect(campaigns.stdout).toMatch(/\nThe state of environment staging could not be read, so no campaign is marked with staging, and a campaign staging applied last may show an older NAME and CALLER than the service holds: The state of workspace staging@local in .*\n$/);
     const campaignsJson = JSON.parse((await inDatabase('get', 'campaigns', '--format', 'json')).stdout) as { campaigns: unknown[]; sources: { state: Record<string, unknown> } };
     expect(campaignsJson.campaigns).toMatchObject([{ id: 'cmp_recall_2026', managed_by: 'campaign.recall', environment: null, last_applied: { name: 'Recall' } }]);
     expect(campaignsJson.sources.state).toEqual({ workspace: 'default@local', campaigns: 1, unread_environments: [{ environment: 'staging', problem: expect.stringContaining('staging@local') }] });
@@ -188,7 +188,7 @@ describe('get, on one account with two environments', () => {
     await asAdmin((client) => client.query(`UPDATE voxform_workspaces SET state = '{"phones":' WHERE workspace = 'staging@local'`), database);
     const unlisted = await inDatabase('get', 'campaigns');
     expect(campaignRow(unlisted.stdout)).toMatch(/^cmp_recall_2026 +Recall +\+15551230001 +campaign\.recall +manifest, state, calls +10$/);
-    expect(unlisted.stdout).toMatch(/\nThe service's other workspaces could not be listed, so no campaign is marked with another environment, and NAME and CALLER of one another environment applied last may be older than what the service holds: .*staging@local.*\n$/);
+    expect(unlisted.stdout).toMatch(/\nThe service's other workspaces could not be listed, so no campaign is marked with another environment, and a campaign another environment applied last may show an older NAME and CALLER than the service holds: .*staging@local.*\n$/);
   });
 });
 
