@@ -88,7 +88,7 @@ function internalError(error: unknown, debug: boolean): VoxformError {
  * do then (a lock not taken, a folder not listed), whose hint would send the user elsewhere; a module
  * that is not there is the installation's. Undefined for what only a bug explains.
  */
-function reportable(error: unknown, parallelism: boolean): VoxformError | undefined {
+export function reportable(error: unknown, parallelism: boolean): VoxformError | undefined {
   if (isVoxformError(error) && error.code.endsWith('too_many_open_files')) return error;
   return tooManyOpenFilesError(error, { parallelism }) ?? (isVoxformError(error) ? error : missingModuleError(error));
 }

@@ -53,6 +53,20 @@ describe('running out of open files while the CLI loads its modules', () => {
   });
 });
 
+describe('running out of open files while a command works', () => {
+  it('validate --format sarif: the log names the error stderr names, not a bug', async () => {
+    const dir = await tempDir({ 'voxform.yaml': 'version: 1\nagents:\n  desk:\n    id: agent-1\n    name: Desk\n' });
+    const line = `exec "${process.execPath}" --import "${failingLoad}" "${bin}" validate --format sarif`;
+    const result = await run(line, { cwd: dir, env: { VOXFORM_TEST_EMFILE_ON: 'schemas/manifest.schema.json' } });
+    const sarif = JSON.parse(result.stdout) as { runs: Array<{ invocations: Array<{ toolExecutionNotifications: Array<{ descriptor: { id: string }; message: { text: string } }> }> }> };
+    const [notification] = sarif.runs[0]?.invocations[0]?.toolExecutionNotifications ?? [];
+    expect(notification?.descriptor.id).toBe('too_many_open_files');
+    expect(notification?.message.text).toContain('(EMFILE). Raise the limit of open files');
+    expect(result.stderr).toMatch(/^error\[too_many_open_files\]: /);
+    expect(result.code).toBe(1);
+  });
+});
+
 describe('running out of open files while the parser is built', () => {
   it('reading the version for --version: the same error, not Node\'s trace', async () => {
     const dir = await tempDir({});

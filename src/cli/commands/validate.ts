@@ -11,13 +11,13 @@ import { POLICY_PACKS_VARIABLE } from '../../policy/operator-packs.js';
 import { isPlainObject } from '../../util/json-object.js';
 import { policyReportJson, policySummaryLine, renderFindingsText } from '../../policy/render.js';
 import { renderSarif, renderSarifFailure, sarifSourceRoot, type SarifFailure } from '../../policy/sarif.js';
-import { isVoxformError } from '../../errors.js';
 import type { PolicyReport } from '../../policy/types.js';
 import type { CommandContext } from '../context.js';
 import { loadAsValidateChecks, loadCommandManifests, readCommandProject } from '../load-manifests.js';
 import { countProblems, formatDiagnostics } from '../diagnostics.js';
 import { plural } from '../../util/plural.js';
 import { checkPolicy } from '../policy-check.js';
+import { reportable } from '../report-error.js';
 import { voxformVersion } from '../../util/version.js';
 import { mergeEnvironmentReports } from '../../policy/environments.js';
 import { RegexTimeBudget } from '../../util/safe-regex.js';
@@ -82,8 +82,10 @@ export async function run(options: ValidateOptions, ctx: CommandContext): Promis
   return report.valid ? 0 : 1;
 }
 
+/** The failure as the error report says it (report-error.ts), a bug's own message left to standard error. */
 function sarifFailureOf(error: unknown): SarifFailure {
-  if (isVoxformError(error)) return { code: error.code, message: error.message, hint: error.hint };
+  const reported = reportable(error, false);
+  if (reported) return { code: reported.code, message: reported.message, hint: reported.hint };
   return { code: 'internal_error', message: 'voxform hit an unexpected problem (this is a bug; please report it): its standard error says more.', hint: undefined };
 }
 
