@@ -58,33 +58,40 @@ function refuseAgentId(agentId: string, localName: string): void {
   });
 }
 
-/**
- * The files a template scaffolds, known before any question is asked, with the content of those the
- * values given so far decide, so that a file holding exactly that is kept, not refused: the prompt
- * file's once they hold every variable it uses, the manifest's once they (and `agentId`) hold every
- * value and each fits. `manifest`: what is known of the manifest, all of it or its outline
- * (manifestOutline), which decides what it keeps of one it replaces.
- */
-export function scaffoldTargets(template: Template, values: Readonly<Record<string, VariableValue>> = {}, agentId = ''): { paths: ScaffoldTarget[]; manifest: string } {
-  const localName = localNameOf(template);
-  const manifest = plannedManifest(template, values, agentId);
-  const paths: ScaffoldTarget[] = [{ path: MANIFEST_FILE, mode: 'create', ...(manifest === undefined ? {} : { content: manifest }) }];
-  if (template.prompt) {
-    const rendered = substituteText(template.prompt.text, values);
-    paths.push({ path: promptPath(localName), mode: 'create', ...(rendered.unknown.length === 0 ? { content: ensureNewline(rendered.text) } : {}) });
-  }
-  paths.push({ path: SCHEMA_FILE, mode: 'refresh' }, { path: '.gitignore', mode: 'merge' });
-  return { paths, manifest: manifest ?? manifestOutline(template, agentId) };
+/** What init knows of its scaffold before any question is asked (scaffoldTargets). */
+export interface ScaffoldTargets {
+  /** The files, with the content of those the values given so far decide. */
+  paths: ScaffoldTarget[];
+  /** What is known of the manifest, all of it or its outline (manifestOutline): it decides what it keeps of one it replaces. */
+  manifest: string;
+  /** The scaffold itself, when the values given (and `agentId`) make it. */
+  planned?: Scaffold;
+  /** Why they do not: a value missing or one that does not fit, or a template that makes no valid manifest. */
+  problem?: VoxformError;
 }
 
-/** init's voxform.yaml when the values given make it; undefined while one is missing or does not fit (asked for, or refused, later). */
-function plannedManifest(template: Template, values: Readonly<Record<string, VariableValue>>, agentId: string): string | undefined {
+/**
+ * The files a template scaffolds, known before any question is asked, with the content of those the
+ * values given so far decide, so that a file holding exactly that is kept, not refused: every file
+ * once the values (and `agentId`) make the scaffold; before that, the prompt file's once they hold
+ * every variable it uses, and the manifest's outline.
+ */
+export function scaffoldTargets(template: Template, values: Readonly<Record<string, VariableValue>> = {}, agentId = ''): ScaffoldTargets {
+  let problem: VoxformError;
   try {
-    return planScaffold({ template, values, agentId }).files.find((file) => file.path === MANIFEST_FILE)?.content;
+    const planned = planScaffold({ template, values, agentId });
+    return { paths: planned.files, manifest: planned.files.find((file) => file.path === MANIFEST_FILE)?.content ?? '', planned };
   } catch (error) {
-    if (isVoxformError(error)) return undefined;
-    throw error;
+    if (!isVoxformError(error)) throw error;
+    problem = error;
   }
+  const paths: ScaffoldTarget[] = [{ path: MANIFEST_FILE, mode: 'create' }];
+  if (template.prompt) {
+    const rendered = substituteText(template.prompt.text, values);
+    paths.push({ path: promptPath(localNameOf(template)), mode: 'create', ...(rendered.unknown.length === 0 ? { content: ensureNewline(rendered.text) } : {}) });
+  }
+  paths.push({ path: SCHEMA_FILE, mode: 'refresh' }, { path: '.gitignore', mode: 'merge' });
+  return { paths, manifest: manifestOutline(template, agentId), problem };
 }
 
 /** Plans the files for a template, all its variable values and the live agent's id; pure. */
@@ -184,7 +191,7 @@ async function findConflicts(dir: string, paths: ReadonlyArray<ScaffoldTarget>, 
     if (target.mode !== 'create' || force) continue;
     const text = await existingText(dir, target, root);
     // A file holding what would be written is no conflict: writing it changes nothing.
-    if (text === undefined || text !== target.content) conflicts.push({ path: target.path, edited: text !== undefined && target.path !== MANIFEST_FILE });
+    if (text === undefined || text !== target.content) conflicts.push({ path: target.path, edited: losesText(target, text) });
   }
   return conflicts;
 }
@@ -207,11 +214,14 @@ async function existingText(dir: string, target: ScaffoldTarget, root: string | 
 export async function editedFiles(dir: string, paths: ReadonlyArray<ScaffoldTarget>, root: string): Promise<string[]> {
   const edited: string[] = [];
   for (const target of paths) {
-    if (target.mode !== 'create' || target.path === MANIFEST_FILE) continue;
-    const text = await existingText(dir, target, root);
-    if (text !== undefined && text !== target.content) edited.push(target.path);
+    if (target.mode === 'create' && losesText(target, await existingText(dir, target, root))) edited.push(target.path);
   }
   return edited;
+}
+
+/** Whether writing `target` over `text` (the file there, read; undefined when not) loses text of a file other than the manifest, whose losses are itemised apart. */
+function losesText(target: ScaffoldTarget, text: string | undefined): boolean {
+  return target.path !== MANIFEST_FILE && text !== undefined && text !== target.content;
 }
 
 /** The sentence of the refusal naming `edited` files. */

@@ -119,6 +119,17 @@ describe('voxform init, refusals', () => {
     expect(await listFiles(dir)).toEqual([]);
   });
 
+  test('over a project, a value that does not fit is said before the refusal to overwrite: with nothing to ask, it is the mistake to mend first', async () => {
+    const dir = await tempDir({ 'voxform.yaml': 'version: 1\n' });
+    const values = { ...SAMPLE_VALUES.receptionist, transfer_number: 'call-me-555', agent_id: AGENT };
+    const args = ['init', '--template', 'receptionist', ...Object.entries(values).flatMap(([name, value]) => ['--var', `${name}=${value}`])];
+    const result = await runCliInProcess(args, { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error\[init_value_invalid\]: The value given for transfer_number does not fit template receptionist: /);
+    expect(result.stderr).not.toContain('would_overwrite');
+    expect(await readFile(path.join(dir, 'voxform.yaml'), 'utf8')).toBe('version: 1\n');
+  });
+
   test('an agent_id with a line break or a space is refused as the variable\'s fault, and nothing is written', async () => {
     for (const agentId of ['-OKspare\nAgent', '-OKspare Agent']) {
       const dir = await tempDir();

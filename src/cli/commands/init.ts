@@ -57,6 +57,8 @@ export async function run(options: InitOptions, ctx: CommandContext): Promise<nu
 
     // Refuse before asking anything: typing five answers to then hear "exists already" is cruel.
     const targets = scaffoldTargets(template, resolved.values, agentId);
+    // Every value given, and none to be asked again: a value that does not fit is the mistake to say first.
+    if (!ask && missing.length === 0 && targets.problem) throw targets.problem;
     const root = await refuseConflicts(dir, targets.paths, { force, own, manifest: targets.manifest }, ctx);
 
     if (missing.length > 0) {
@@ -78,7 +80,8 @@ export async function run(options: InitOptions, ctx: CommandContext): Promise<nu
       }
     }
 
-    const scaffold = await planAsking(ctx, ask, template, { values: resolved.values, agentId });
+    // Planned already when nothing was asked; an answer, or a value asked again, plans it anew.
+    const scaffold = missing.length === 0 && targets.planned ? targets.planned : await planAsking(ctx, ask, template, { values: resolved.values, agentId });
     const shadowed = await shadowedManifest(dir);
     const replaced = await replacedManifest(path.join(dir, MANIFEST_FILE), root, scaffold.files.find((file) => file.path === MANIFEST_FILE)?.content ?? '', 'voxform init');
     const edited = force ? await editedFiles(dir, scaffold.files, root) : [];
