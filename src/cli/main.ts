@@ -29,9 +29,10 @@ export function operatorSecrets(env: Readonly<Record<string, string | undefined>
 export async function main(argv: string[]): Promise<number> {
   const secrets = operatorSecrets(process.env);
   let exitCode = 0;
-  let stoppedBySignal = false;
-  const stderr = makeOutput(process.stderr, secrets, () => stoppedBySignal);
-  const stdout = trackingWrites(makeOutput(process.stdout, secrets, () => stoppedBySignal));
+  // Set once the run stopped at once (a signal, a stray error): the outputs write nothing more, and the run ends with this.
+  let stoppedWith: number | undefined;
+  const stderr = makeOutput(process.stderr, secrets, () => stoppedWith !== undefined);
+  const stdout = trackingWrites(makeOutput(process.stdout, secrets, () => stoppedWith !== undefined));
   const errors = errorReporting(argv, { stdout, stderr, env: process.env });
   // Ctrl-C or SIGTERM while no command's trap answers it (run-command.ts's): while the command line is
   // parsed and its command loaded, and once it ended while stdout still holds output its reader has
@@ -42,7 +43,7 @@ export async function main(argv: string[]): Promise<number> {
   const onSignal = () => {
     if (commandTrapsSignals) return;
     reportError(signalStopError(), errors.errorOutput());
-    stoppedBySignal = true;
+    stoppedWith = EXIT_INTERRUPTED;
     process.exit(EXIT_INTERRUPTED);
   };
   process.on('SIGINT', onSignal);
@@ -57,7 +58,7 @@ export async function main(argv: string[]): Promise<number> {
       // a signal, answered between event loop turns, always finds one trap that answers it.
       commandTrapsSignals = true;
       try {
-        exitCode = await runInThisProcess(name, options, { stdout, stderr, secrets, errorOutput: errors.errorOutput, onStop: () => (stoppedBySignal = true) });
+        exitCode = await runInThisProcess(name, options, { stdout, stderr, secrets, errorOutput: errors.errorOutput, onStop: (code) => (stoppedWith = code) });
       } finally {
         commandTrapsSignals = false;
       }
@@ -72,5 +73,5 @@ export async function main(argv: string[]): Promise<number> {
   if (lost) exitCode = reportError(lost, { ...errors.errorOutput(), json: false });
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
-  return stoppedBySignal ? EXIT_INTERRUPTED : exitCode;
+  return stoppedWith ?? exitCode;
 }

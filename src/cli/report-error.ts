@@ -94,15 +94,16 @@ export function reportable(error: unknown, parallelism: boolean): VoxformError |
 }
 
 /**
- * The error a run stopped by a signal ends with, wherever the signal falls (signal-trap.ts while a
- * command runs, main.ts before and after): the first signal's, or (`again`) the one that cut a
- * graceful stop short, saying what that left undone (`atOnce`). The requests that create something
- * it cut short on the wire (`unknownOutcomes`) are in `details.unknown_outcomes`; text prints each
- * after it.
+ * The error a run stopped at once ends with, wherever the signal falls (signal-trap.ts while a
+ * command runs, main.ts before and after): a first signal's, or the stop that cut a graceful stop
+ * short (`again`: a second signal, or an error thrown outside the command's awaited chain, said
+ * above it), saying what that left undone (`atOnce`). The requests that create something it cut
+ * short on the wire (`unknownOutcomes`) are in `details.unknown_outcomes`; text prints each after it.
  */
-export function signalStopError({ again = false, atOnce, unknownOutcomes = [] }: { again?: boolean; atOnce?: StopAtOnce | undefined; unknownOutcomes?: readonly VoxformError[] } = {}): VoxformError {
+export function signalStopError({ again, atOnce, unknownOutcomes = [] }: { again?: 'signal' | 'error' | undefined; atOnce?: StopAtOnce | undefined; unknownOutcomes?: readonly VoxformError[] } = {}): VoxformError {
   const details = unknownOutcomes.length > 0 ? { unknown_outcomes: unknownOutcomes.map(errorBody) } : undefined;
-  const stopped = again ? 'voxform stopped at once, on the second signal' : 'voxform stopped at your request';
+  const stopped =
+    again === 'signal' ? 'voxform stopped at once, on the second signal' : again === 'error' ? 'voxform stopped at once, cutting short the stop the error above began' : 'voxform stopped at your request';
   const message = `${stopped}${atOnce ? `; ${atOnce.leftUndone}` : ''}.`;
   const checkFirst = 'Check what the service did with each request cut short (api_outcome_unknown) before you run the command again, or it may be done twice.';
   const hints = [unknownOutcomes.length > 0 ? checkFirst : undefined, atOnce?.hint].filter((hint) => hint !== undefined);

@@ -7,24 +7,15 @@
 import { VoxformError } from '../errors.js';
 import type { SecretRegistry } from '../secrets/redact.js';
 import { colorOn } from '../util/terminal-colors.js';
-import { EXIT_INTERRUPTED, type CommandContext, type ManifestAgentsById, type Output } from './context.js';
+import { type CommandContext, type ManifestAgentsById, type Output } from './context.js';
 import { askYesNo } from './confirm.js';
 import { errorText } from './error-text.js';
 import { trackingWrites, type TrackedOutput } from './output-streams.js';
 import { buildProgram } from './program.js';
 import { clearProgressLines } from './progress.js';
 import { errorReporting, printsAsJson, reportError, type ErrorOutput } from './report-error.js';
-import { trapSignals, WritesInFlight } from './signal-trap.js';
+import { trapSignals, WritesInFlight, type StopTrap } from './signal-trap.js';
 import type { CiRunCommandOptions } from './commands/ci.js';
-
-/** How long cleanups may take after an error thrown outside the command's awaited chain. */
-const STRAY_ERROR_CLEANUP_MS = 2000;
-/**
- * How long a graceful stop a stray error began may take before it is cut short: longer than apply's
- * grace for the writes in flight (execute-plan.ts) and its state and history writes, and short of a
- * CI job's time-out, which a stop waiting on what the error broke would otherwise run into.
- */
-export const STRAY_ERROR_STOP_MS = 60_000;
 
 /** A command; commander's choices, defaults and mandatory options guarantee its options' shape. */
 type CommandModule = { run(options: never, ctx: CommandContext): Promise<number> };
@@ -131,63 +122,31 @@ function confirmOnTerminal(question: string, options: { signal?: AbortSignal | u
 }
 
 /**
- * What would otherwise reach Node's own handlers, reported as every error is (`report`, which gives
- * the exit code): an error outside the awaited chain (a timer), which Node prints unredacted; and a
- * command left waiting on a promise nothing is left to settle (a pack module's top-level await on
- * nothing), where Node ends the process with exit 13 and not a word — a code a CI step reads as some
- * failure, with no SARIF log to upload. A command that stops gracefully (apply: its writes in flight
- * answered, the state and the history written) is stopped so by a stray error, as by a first
- * Ctrl-C (`stopGracefully`), and the error waits in `stoppedBy` to be reported once the command has
- * ended, or once `STRAY_ERROR_STOP_MS` have passed without it; otherwise, and on a second one, the
- * error is reported at once, cleanups get a little time, then the process exits. `host`: where the
- * process's events arrive and how it exits (the process; tests pass their own).
+ * What would otherwise reach Node's own handlers, handed to the run's stop trap (signal-trap.ts):
+ * an error outside the awaited chain (a timer), which Node prints unredacted; and a command left
+ * waiting on a promise nothing is left to settle (a pack module's top-level await on nothing), where
+ * Node ends the process with exit 13 and not a word — a code a CI step reads as some failure, with
+ * no SARIF log to upload. Returns the release of the handlers.
  */
-export function trapStrayErrors(
-  report: (error: unknown) => number,
-  runCleanups: () => Promise<void>,
-  stopGracefully: () => boolean,
-  host: Pick<NodeJS.Process, 'on' | 'off' | 'once' | 'exit'> = process,
-): { stoppedBy(): { error: unknown } | undefined; release(): void } {
-  let exitCode = 1;
-  let stoppedBy: { error: unknown } | undefined;
-  let cutShort: NodeJS.Timeout | undefined;
-  // `error` undefined: the graceful stop ran out of time, and its own error is the one to say.
-  const stopAtOnce = (error?: unknown) => {
-    clearTimeout(cutShort);
-    // The error that began the graceful stop this one cuts short is said first.
-    if (stoppedBy !== undefined) exitCode = report(stoppedBy.error);
-    if (error !== undefined) exitCode = report(error);
-    // Cleanups may wait on the very thing that broke (a request never answered): not for long.
-    const giveUp = new Promise<void>((resolve) => setTimeout(resolve, STRAY_ERROR_CLEANUP_MS).unref());
-    void Promise.race([runCleanups(), giveUp]).finally(() => host.exit(exitCode));
-  };
-  const onStrayError = (error: unknown) => {
-    if (stoppedBy === undefined && stopGracefully()) {
-      stoppedBy = { error };
-      // The stop may wait on what the error broke, with something else keeping the process alive.
-      cutShort = setTimeout(() => stopAtOnce(), STRAY_ERROR_STOP_MS).unref();
-    } else {
-      stopAtOnce(error);
-    }
-  };
+function trapStrayErrors(trap: Pick<StopTrap, 'strayError'>): () => void {
+  const onStrayError = (error: unknown) => trap.strayError(error);
   const onStalled = () => {
-    stopAtOnce(new VoxformError('command_stalled', 'voxform stopped: the command was left waiting for something that can never finish (nothing was left to run).', {
-      hint: 'If VOXFORM_POLICY_PACKS names a pack, check that its module and its checks settle (a top-level await or a promise that nothing resolves); otherwise this is a bug of voxform: please report it, with the command you ran.',
-    }));
+    trap.strayError(
+      new VoxformError('command_stalled', 'voxform stopped: the command was left waiting for something that can never finish (nothing was left to run).', {
+        hint: 'If VOXFORM_POLICY_PACKS names a pack, check that its module and its checks settle (a top-level await or a promise that nothing resolves); otherwise this is a bug of voxform: please report it, with the command you ran.',
+      }),
+      { atOnce: true },
+    );
     // Cleanups that wait on nothing either would let the loop end again: the exit code is said already.
-    process.exitCode = exitCode;
+    process.exitCode = 1;
   };
-  host.on('uncaughtException', onStrayError);
-  host.on('unhandledRejection', onStrayError);
-  host.once('beforeExit', onStalled);
-  return {
-    stoppedBy: () => stoppedBy,
-    release: () => {
-      clearTimeout(cutShort);
-      host.off('uncaughtException', onStrayError);
-      host.off('unhandledRejection', onStrayError);
-      host.off('beforeExit', onStalled);
-    },
+  process.on('uncaughtException', onStrayError);
+  process.on('unhandledRejection', onStrayError);
+  process.once('beforeExit', onStalled);
+  return () => {
+    process.off('uncaughtException', onStrayError);
+    process.off('unhandledRejection', onStrayError);
+    process.off('beforeExit', onStalled);
   };
 }
 
@@ -198,8 +157,8 @@ export interface ProcessShell {
   secrets: SecretRegistry;
   /** Where and how an error is reported, as the command's options asked. */
   errorOutput(): ErrorOutput;
-  /** Called once a signal stops the run: from then on the outputs write nothing. */
-  onStop(): void;
+  /** Called once the run stops at once (a signal, a stray error), with its exit code: from then on the outputs write nothing. */
+  onStop(exitCode: number): void;
 }
 
 /**
@@ -209,16 +168,13 @@ export interface ProcessShell {
 export async function runInThisProcess(name: string, options: ParsedOptions, shell: ProcessShell): Promise<number> {
   const cleanups: Array<() => Promise<void> | void> = [];
   let exitCode = 0;
-  let stoppedBySignal = false;
-  // After a stop, what fails is the fallout of the stop itself: it is not reported, and the exit is 130.
-  const report = (error: unknown) => (stoppedBySignal ? EXIT_INTERRUPTED : reportError(error, shell.errorOutput()));
+  // Set once the run stopped at once: what fails after is the fallout of the stop, not reported, and the run ends with this.
+  let stoppedWith: number | undefined;
+  const report = (error: unknown) => stoppedWith ?? reportError(error, shell.errorOutput());
   const reportStop = (stop: VoxformError, unknownOutcomes: readonly VoxformError[]) => {
     const out = shell.errorOutput();
     // Asked before the envelope is printed: once printed, stdout holds output.
     const inJson = printsAsJson(out);
-    // A stray error had begun the graceful stop this signal cuts short: said first.
-    const stray = strayErrors.stoppedBy();
-    if (stray !== undefined) reportError(stray.error, out);
     reportError(stop, out);
     // In JSON they are in the envelope's details; in text each follows as its own error.
     if (!inJson) for (const unknown of unknownOutcomes) shell.stderr.write(errorText(unknown));
@@ -227,20 +183,21 @@ export async function runInThisProcess(name: string, options: ParsedOptions, she
     while (cleanups.length > 0) await cleanups.pop()?.();
   };
   const writes = new WritesInFlight();
-  const signals = trapSignals({
+  const stops = trapSignals({
     signals: process,
     now: () => performance.now(),
     exit: (code) => process.exit(code),
     runCleanups,
     reportStop,
+    reportStray: (error) => void reportError(error, shell.errorOutput()),
     announce: (line) => shell.stderr.write(line),
     writes,
-    onStop: () => {
-      stoppedBySignal = true;
-      shell.onStop();
+    onStop: (code) => {
+      stoppedWith = code;
+      shell.onStop(code);
     },
   });
-  const strayErrors = trapStrayErrors((error) => (exitCode = report(error)), runCleanups, signals.stopGracefully);
+  const releaseStrayErrors = trapStrayErrors(stops);
   const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
   const ctx: CommandContext = {
     cwd: process.cwd(),
@@ -252,25 +209,28 @@ export async function runInThisProcess(name: string, options: ParsedOptions, she
     secrets: shell.secrets,
     confirm: interactive ? confirmOnTerminal : undefined,
     onExit: (cleanup) => void cleanups.push(cleanup),
-    interrupted: signals.interrupted,
-    stopLeaves: signals.stopLeaves,
+    interrupted: stops.interrupted,
+    stopLeaves: stops.stopLeaves,
     writeSent: (ifInterrupted) => writes.add(ifInterrupted),
   };
   try {
-    exitCode = await runCommand(name, options, ctx);
-    // Stopped gracefully by a stray error, the command ended as on Ctrl-C: the run ends with that error.
-    const stray = strayErrors.stoppedBy();
-    if (stray !== undefined) exitCode = report(stray.error);
-  } catch (error) {
-    clearProgressLines();
-    // What a command stopped by a stray error throws is the fallout of the stop: the stray error is said.
-    exitCode = report(strayErrors.stoppedBy()?.error ?? error);
+    let failure: { error: unknown } | undefined;
+    try {
+      exitCode = await runCommand(name, options, ctx);
+    } catch (error) {
+      clearProgressLines();
+      failure = { error };
+    }
+    // A stray error that stopped the command gracefully is the run's error: what the command threw
+    // then is the fallout of the stop. From here, a signal or a stray error stops at once.
+    failure = stops.ended() ?? failure;
+    if (failure) exitCode = report(failure.error);
   } finally {
     await runCleanups().catch((error: unknown) => {
       if (shell.errorOutput().debug) shell.stderr.write(`cleanup failed: ${String(error)}\n`);
     });
-    signals.release();
-    strayErrors.release();
+    stops.release();
+    releaseStrayErrors();
   }
-  return stoppedBySignal ? EXIT_INTERRUPTED : exitCode;
+  return stoppedWith ?? exitCode;
 }

@@ -1,4 +1,7 @@
-/** Ctrl-C and SIGTERM: a first one stops gracefully where the command can, a second one at once. */
+/**
+ * How a command's run stops: on Ctrl-C and SIGTERM, and on an error thrown outside what it awaits.
+ * A first one stops gracefully where the command can, a second one at once.
+ */
 import type { EventEmitter } from 'node:events';
 import type { VoxformError } from '../errors.js';
 import { EXIT_INTERRUPTED, stoppingLine, type GracefulStop, type StopAtOnce } from './context.js';
@@ -40,6 +43,15 @@ export class WritesInFlight {
   }
 }
 
+/** How long cleanups may take after a stray error stopped the run at once: they may wait on what broke. */
+const STRAY_ERROR_CLEANUP_MS = 2000;
+/**
+ * How long a graceful stop a stray error began may take before it is cut short: longer than apply's
+ * grace for the writes in flight (execute-plan.ts) and its state and history writes, and short of a
+ * CI job's time-out, which a stop waiting on what the error broke would otherwise run into.
+ */
+export const STRAY_ERROR_STOP_MS = 60_000;
+
 export interface SignalTrapOptions {
   /** Where SIGINT and SIGTERM arrive (the process). */
   signals: Pick<EventEmitter, 'on' | 'off'>;
@@ -50,50 +62,95 @@ export interface SignalTrapOptions {
   runCleanups: () => Promise<void>;
   /** Says the stop as every error is said, with each write it cuts short whose outcome is unknown. */
   reportStop: (stop: VoxformError, unknownOutcomes: readonly VoxformError[]) => void;
+  /** Says an error thrown outside the command's awaited chain, as every error is said. */
+  reportStray: (error: unknown) => void;
   /** Says at once that a graceful stop began. */
   announce: (line: string) => void;
   writes: WritesInFlight;
-  /** Silences the output: what the command still says is the fallout of the stop. */
-  onStop: () => void;
+  /** Silences the output, the run ending with `exitCode`: what the command still says is the fallout of the stop. */
+  onStop: (exitCode: number) => void;
+}
+
+/** The trap of one command's run (trapSignals). */
+export interface StopTrap {
+  /** The command awaits a graceful stop (`ctx.interrupted`). */
+  interrupted(stop?: GracefulStop): Promise<void>;
+  stopLeaves(atOnce: StopAtOnce): void;
+  /**
+   * An error thrown outside the command's awaited chain (a timer's): it begins the command's graceful
+   * stop, as a first signal does, and waits to be said when the command ends (`ended`); otherwise,
+   * or with `atOnce`, it stops the run at once.
+   */
+  strayError(error: unknown, options?: { atOnce?: boolean }): void;
+  /** The command returned: a signal or a stray error from now on stops at once. Gives the stray error that began its stop, if one did, once. */
+  ended(): { error: unknown } | undefined;
+  release(): void;
 }
 
 /**
- * A first Ctrl-C or SIGTERM stops a command awaiting `ctx.interrupted()`, and `announce` says at
- * once that it is stopping (the stop may take a while: a command that waits in silence looks hung);
- * otherwise the run stops: `reportStop` says so as every error is said (`error[interrupted]`, or its
- * JSON envelope), with each write it cuts short whose outcome is unknown (`writes`); `onStop`
- * silences the output (what the command still says is the fallout of the stop, such as a request
- * cut short), cleanups run, and exit 130. The same signal again within `SAME_SIGNAL_REPEAT_MS` is
- * the last one delivered twice, and changes nothing. `stopGracefully` begins the graceful stop
- * without a signal (a stray error's, run-command.ts).
+ * How a command's run stops. A first Ctrl-C or SIGTERM stops a command awaiting `ctx.interrupted()`,
+ * and `announce` says at once that it is stopping (the stop may take a while: a command that waits
+ * in silence looks hung); so does an error thrown outside the command's awaited chain
+ * (`strayError`), said once the command has ended, or once `STRAY_ERROR_STOP_MS` passed without
+ * it. Otherwise, and on a second one, the run stops at once: the stray errors are said, then
+ * `reportStop` says the stop as every error is said (`error[interrupted]`, or its JSON envelope),
+ * with each write it cuts short whose outcome is unknown (`writes`), where a signal stopped it or a
+ * graceful stop was cut short; `onStop` silences the output (what the command still says is the
+ * fallout of the stop, such as a request cut short), cleanups run, and exit 130 (a signal) or 1
+ * (an error). The same signal again within `SAME_SIGNAL_REPEAT_MS` is the last one delivered twice,
+ * and changes nothing.
  */
-export function trapSignals(options: SignalTrapOptions): { interrupted(stop?: GracefulStop): Promise<void>; stopLeaves(atOnce: StopAtOnce): void; stopGracefully(): boolean; release(): void } {
-  let signalled = false;
+export function trapSignals(options: SignalTrapOptions): StopTrap {
   let stopsGracefully = false;
-  // A graceful stop began without a signal (`stopGracefully`): a signal now stops at once.
-  let stopping = false;
+  // What began the graceful stop under way, and the stray error that began it until it is said.
+  let stopping: 'signal' | 'error' | undefined;
+  let strayToSay: { error: unknown } | undefined;
+  let stoppedAtOnce = false;
   let atOnce: StopAtOnce | undefined;
   // The graceful stop last asked for says how it stops (drift --watch's heal: apply's own line).
   let graceful: GracefulStop | undefined;
   let last: { signal: string; at: number } | undefined;
+  let cutShort: ReturnType<typeof setTimeout> | undefined;
   let notifyInterrupted: () => void = () => undefined;
   const interruptedPromise = new Promise<void>((resolve) => (notifyInterrupted = resolve));
+  /** The stray error that began the graceful stop, taken: it is said once. */
+  const takeStray = (): { error: unknown } | undefined => {
+    const taken = strayToSay;
+    strayToSay = undefined;
+    return taken;
+  };
+  const beginGracefulStop = (by: 'signal' | 'error'): boolean => {
+    if (stopping !== undefined || !stopsGracefully) return false;
+    stopping = by;
+    const line = stoppingLine(graceful);
+    if (line !== undefined) options.announce(line);
+    notifyInterrupted();
+    return true;
+  };
+  /** `cause`: the signal, or the stray error (undefined: the graceful stop a stray error began took too long). */
+  const stopAtOnce = (cause: { signal: true } | { error: unknown }) => {
+    if (stoppedAtOnce) return;
+    stoppedAtOnce = true;
+    clearTimeout(cutShort);
+    clearProgressLines();
+    const wasStopping = stopping !== undefined;
+    const strays = [takeStray()?.error, 'error' in cause ? cause.error : undefined].filter((error) => error !== undefined);
+    for (const error of strays) options.reportStray(error);
+    const unknownOutcomes = options.writes.unknownOutcomes();
+    const bySignal = 'signal' in cause;
+    if (bySignal || wasStopping) options.reportStop(signalStopError({ again: wasStopping ? (bySignal ? 'signal' : 'error') : undefined, atOnce, unknownOutcomes }), unknownOutcomes);
+    const exitCode = bySignal ? EXIT_INTERRUPTED : 1;
+    options.onStop(exitCode);
+    // A stray error's cleanups may wait on the very thing that broke (a request never answered): not for long.
+    const cleaned = bySignal ? options.runCleanups() : Promise.race([options.runCleanups(), new Promise<void>((resolve) => setTimeout(resolve, STRAY_ERROR_CLEANUP_MS).unref())]);
+    void cleaned.finally(() => options.exit(exitCode));
+  };
   const onSignal = (signal: string) => {
     const at = options.now();
     if (last !== undefined && last.signal === signal && at - last.at < SAME_SIGNAL_REPEAT_MS) return;
     last = { signal, at };
     clearProgressLines();
-    if (signalled || stopping || !stopsGracefully) {
-      const unknownOutcomes = options.writes.unknownOutcomes();
-      options.reportStop(signalStopError({ again: signalled, atOnce, unknownOutcomes }), unknownOutcomes);
-      options.onStop();
-      void options.runCleanups().finally(() => options.exit(EXIT_INTERRUPTED));
-      return;
-    }
-    signalled = true;
-    const line = stoppingLine(graceful);
-    if (line !== undefined) options.announce(line);
-    notifyInterrupted();
+    if (!beginGracefulStop('signal')) stopAtOnce({ signal: true });
   };
   options.signals.on('SIGINT', onSignal);
   options.signals.on('SIGTERM', onSignal);
@@ -105,15 +162,22 @@ export function trapSignals(options: SignalTrapOptions): { interrupted(stop?: Gr
       return interruptedPromise;
     },
     stopLeaves: (leaves) => void (atOnce = leaves),
-    // The command's graceful stop, begun as a first signal begins it but without a word (the caller
-    // says why it stops); false when the command asked for none or is stopping already.
-    stopGracefully: () => {
-      if (signalled || stopping || !stopsGracefully) return false;
-      stopping = true;
-      notifyInterrupted();
-      return true;
+    strayError: (error, { atOnce: now = false } = {}) => {
+      if (!now && beginGracefulStop('error')) {
+        strayToSay = { error };
+        // The stop may wait on what the error broke, with something else keeping the process alive.
+        cutShort = setTimeout(() => stopAtOnce({ error: undefined }), STRAY_ERROR_STOP_MS).unref();
+      } else {
+        stopAtOnce({ error });
+      }
+    },
+    ended: () => {
+      stopsGracefully = false;
+      clearTimeout(cutShort);
+      return takeStray();
     },
     release: () => {
+      clearTimeout(cutShort);
       options.signals.off('SIGINT', onSignal);
       options.signals.off('SIGTERM', onSignal);
     },
