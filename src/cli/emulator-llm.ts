@@ -17,7 +17,7 @@ export function emulatorLlmFromEnv(
   const url = (fromFlag ? (flags.llm as string) : env.VOXFORM_EMULATOR_LLM)?.trim();
   if (!url) return undefined;
   if (!/^https?:\/\/[^\s]+$/.test(url)) {
-    const problem = `must be the http(s) base URL of an OpenAI-compatible API, not "${url}".`;
+    const problem = `must be the http(s) base URL of an OpenAI-compatible API.`;
     // The error names where the value came from: a user who never typed --llm looks for the variable.
     if (fromFlag) throw invalidEmulatorOption('--llm', problem);
     throw new VoxformError('model_url_invalid', `VOXFORM_EMULATOR_LLM ${problem}`, {

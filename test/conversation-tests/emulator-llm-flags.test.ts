@@ -13,14 +13,14 @@ describe('the emulator’s model (--llm, VOXFORM_EMULATOR_LLM)', () => {
   });
 
   it('refuses what is not an http(s) URL, naming the flag', () => {
-    expect(() => emulatorLlmFromEnv({ llm: 'file:///etc/passwd' }, {})).toThrow('--llm must be the http(s) base URL of an OpenAI-compatible API, not "file:///etc/passwd".');
+    expect(() => emulatorLlmFromEnv({ llm: 'file:///etc/passwd' }, {})).toThrow('--llm must be the http(s) base URL of an OpenAI-compatible API.');
   });
 
   it('names VOXFORM_EMULATOR_LLM, not a flag never given, when the variable is not a URL', () => {
     expect(() => emulatorLlmFromEnv({}, { VOXFORM_EMULATOR_LLM: 'xx' })).toThrow(
       expect.objectContaining({
         code: 'model_url_invalid',
-        message: 'VOXFORM_EMULATOR_LLM must be the http(s) base URL of an OpenAI-compatible API, not "xx".',
+        message: 'VOXFORM_EMULATOR_LLM must be the http(s) base URL of an OpenAI-compatible API.',
         hint: 'Set VOXFORM_EMULATOR_LLM to one, such as http://127.0.0.1:11434/v1, or unset it for the deterministic reply.',
       }),
     );

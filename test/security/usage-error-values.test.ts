@@ -83,19 +83,26 @@ describe('a usage error never repeats the value typed', () => {
     [['logs', '--local'], '--since'],
     [['report', '--local'], '--until'],
     [['init'], '--var'],
+    [['emulator'], '--latency'],
+    [['emulator'], '--fail-rate'],
+    [['emulator'], '--llm'],
+    [['emulator', 'traffic'], '--url'],
   ];
 
   it.each([...parsedOptions, ...formChecks])('%j given a secret of the wrong form', async (args, flag) => {
     const { code, output } = await run([...args, flag, PLANTED]);
     expect(code).toBe(1);
-    expect(output).toContain(`value given to ${flag} is not`);
+    expect(output).toMatch(new RegExp(`^error\\[[a-z_]+\\]: (The value given to |A value given to )?${flag} `, 'm'));
     expect(output).not.toContain(PLANTED);
   });
 
-  it('VOXFORM_TIMEOUT of the wrong form is not repeated either', async () => {
-    const result = await runCliInProcess(['plan', '--local'], { cwd: await tempDir({ 'voxform.yaml': MANIFEST }), env: { HOOK_TOKEN: PLANTED, VOXFORM_TIMEOUT: PLANTED } });
+  it.each([
+    [['plan', '--local'], 'VOXFORM_TIMEOUT', 'The value of VOXFORM_TIMEOUT is not a time'],
+    [['emulator'], 'VOXFORM_EMULATOR_LLM', 'VOXFORM_EMULATOR_LLM must be the http(s) base URL'],
+  ])('%j: %s of the wrong form is not repeated either', async (args, variable, said) => {
+    const result = await runCliInProcess(args, { cwd: await tempDir({ 'voxform.yaml': MANIFEST }), env: { HOOK_TOKEN: PLANTED, [variable]: PLANTED } });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('The value of VOXFORM_TIMEOUT is not a time');
+    expect(result.stderr).toContain(said);
     expect(`${result.stdout}${result.stderr}`).not.toContain(PLANTED);
   });
 

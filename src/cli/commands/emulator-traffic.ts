@@ -87,7 +87,7 @@ async function trafficAt(url: string, trafficOptions: TrafficOptions, ctx: Comma
     base = new URL(url);
     if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error('not http(s)');
   } catch {
-    throw new VoxformError('invalid_option', `--url must be the http(s) address of a running \`voxform emulator\`, not "${url}".`, { hint: 'For example --url http://127.0.0.1:4010.' });
+    throw new VoxformError('invalid_option', `--url must be the http(s) address of a running \`voxform emulator\`.`, { hint: 'For example --url http://127.0.0.1:4010.' });
   }
   let status: number;
   let body: { detail?: unknown; unknown_agents?: unknown; agents?: unknown; ambiguous_agents?: unknown } | undefined;

@@ -43,20 +43,20 @@ export function parseEmulatorFlags(options: EmulatorCommandOptions, cwd: string)
     if (range) {
       const min = Number(range[1]);
       const max = Number(range[2]);
-      if (max < min) throw invalid('--latency', `range must be MIN-MAX with MIN ≤ MAX, not "${text}".`);
+      if (max < min) throw invalid('--latency', `range must be MIN-MAX with MIN ≤ MAX.`);
       result.latencyMs = [min, max];
     } else if (/^\d+(?:\.\d+)?$/.test(text)) {
       result.latencyMs = Number(text);
     } else {
-      throw invalid('--latency', `must be milliseconds (e.g. 20) or a range MIN-MAX (e.g. 10-50), not "${text}".`);
+      throw invalid('--latency', `must be milliseconds (e.g. 20) or a range MIN-MAX (e.g. 10-50).`);
     }
     const longest = Array.isArray(result.latencyMs) ? result.latencyMs[1] : result.latencyMs;
-    if (longest > MAX_FAULT_DELAY_MS) throw invalid('--latency', `must be at most ${MAX_FAULT_DELAY_MS} ms (about 24 days), not "${text}".`);
+    if (longest > MAX_FAULT_DELAY_MS) throw invalid('--latency', `must be at most ${MAX_FAULT_DELAY_MS} ms (about 24 days).`);
   }
   if (options.failRate !== undefined) {
     const text = String(options.failRate).trim();
     const rate = /^\d*(?:\.\d+)?$/.test(text) && text !== '' ? Number(text) : Number.NaN;
-    if (!(rate >= 0 && rate <= 1)) throw invalid('--fail-rate', `must be a fraction from 0 to 1 (e.g. 0.1 for 10 %), not "${text}".`);
+    if (!(rate >= 0 && rate <= 1)) throw invalid('--fail-rate', `must be a fraction from 0 to 1 (e.g. 0.1 for 10 %).`);
     result.failRate = rate;
   }
   return result;
