@@ -42,9 +42,12 @@ export async function main(argv: string[]): Promise<number> {
   let commandTrapsSignals = false;
   const onSignal = () => {
     if (commandTrapsSignals) return;
-    reportError(signalStopError(), errors.errorOutput());
-    stoppedWith = EXIT_INTERRUPTED;
-    process.exit(EXIT_INTERRUPTED);
+    // A run stopped at once already (a stray error) ends as it was stopping, now.
+    if (stoppedWith === undefined) {
+      reportError(signalStopError(), errors.errorOutput());
+      stoppedWith = EXIT_INTERRUPTED;
+    }
+    process.exit(stoppedWith);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);

@@ -96,16 +96,31 @@ export function reportable(error: unknown, parallelism: boolean): VoxformError |
 /**
  * The error a run stopped at once ends with, wherever the signal falls (signal-trap.ts while a
  * command runs, main.ts before and after): a first signal's, or the stop that cut a graceful stop
- * short (`again`: a second signal, or an error thrown outside the command's awaited chain, said
- * above it), saying what that left undone (`atOnce`). The requests that create something it cut
- * short on the wire (`unknownOutcomes`) are in `details.unknown_outcomes`; text prints each after it.
+ * short (`cutShort`: what began that stop, and what cut it short: a signal, an error thrown outside
+ * the command's awaited chain, said above it, or the time it took), saying what that left undone
+ * (`atOnce`). The requests that create something it cut short on the wire (`unknownOutcomes`) are
+ * in `details.unknown_outcomes`; text prints each after it.
  */
-export function signalStopError({ again, atOnce, unknownOutcomes = [] }: { again?: 'signal' | 'error' | undefined; atOnce?: StopAtOnce | undefined; unknownOutcomes?: readonly VoxformError[] } = {}): VoxformError {
+export function signalStopError({ cutShort, atOnce, unknownOutcomes = [] }: { cutShort?: CutShort | undefined; atOnce?: StopAtOnce | undefined; unknownOutcomes?: readonly VoxformError[] } = {}): VoxformError {
   const details = unknownOutcomes.length > 0 ? { unknown_outcomes: unknownOutcomes.map(errorBody) } : undefined;
-  const stopped =
-    again === 'signal' ? 'voxform stopped at once, on the second signal' : again === 'error' ? 'voxform stopped at once, cutting short the stop the error above began' : 'voxform stopped at your request';
-  const message = `${stopped}${atOnce ? `; ${atOnce.leftUndone}` : ''}.`;
+  const message = `${stoppedSaying(cutShort)}${atOnce ? `; ${atOnce.leftUndone}` : ''}.`;
   const checkFirst = 'Check what the service did with each request cut short (api_outcome_unknown) before you run the command again, or it may be done twice.';
   const hints = [unknownOutcomes.length > 0 ? checkFirst : undefined, atOnce?.hint].filter((hint) => hint !== undefined);
   return new VoxformError('interrupted', message, { hint: hints.join(' ') || 'Run the command again to finish its work.', details });
+}
+
+/** What began a graceful stop, and what cut it short. */
+export interface CutShort {
+  began: 'signal' | 'error';
+  by: 'signal' | 'error' | 'time';
+}
+
+function stoppedSaying(cutShort: CutShort | undefined): string {
+  if (cutShort === undefined) return 'voxform stopped at your request';
+  const { began, by } = cutShort;
+  if (began === 'signal' && by === 'signal') return 'voxform stopped at once, on the second signal';
+  if (by === 'time') return 'voxform stopped at once: the stop the error above began had not ended in time';
+  const on = by === 'signal' ? 'a signal' : began === 'error' ? 'a second error' : 'the error above';
+  const starter = began === 'signal' ? 'a signal' : by === 'error' ? 'the first' : 'the error above';
+  return `voxform stopped at once on ${on}, cutting short the stop ${starter} began`;
 }

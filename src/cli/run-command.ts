@@ -137,8 +137,9 @@ function trapStrayErrors(trap: Pick<StopTrap, 'strayError'>): () => void {
       }),
       { atOnce: true },
     );
-    // Cleanups that wait on nothing either would let the loop end again: the exit code is said already.
-    process.exitCode = 1;
+    // Cleanups that wait on nothing either would let the loop end again: the exit code is said already
+    // (a stop at once before this one set its own).
+    process.exitCode ??= 1;
   };
   process.on('uncaughtException', onStrayError);
   process.on('unhandledRejection', onStrayError);
@@ -189,11 +190,14 @@ export async function runInThisProcess(name: string, options: ParsedOptions, she
     exit: (code) => process.exit(code),
     runCleanups,
     reportStop,
-    reportStray: (error) => void reportError(error, shell.errorOutput()),
+    // Before the stop's own error, as text: the JSON document is the stop's, with the writes it leaves unknown.
+    reportStray: (error, { beforeStop }) => void reportError(error, beforeStop ? { ...shell.errorOutput(), json: false } : shell.errorOutput()),
     announce: (line) => shell.stderr.write(line),
     writes,
     onStop: (code) => {
       stoppedWith = code;
+      // Should the loop empty before the cleanups end (one waits on nothing), the process ends with it.
+      process.exitCode = code;
       shell.onStop(code);
     },
   });

@@ -62,8 +62,8 @@ export interface SignalTrapOptions {
   runCleanups: () => Promise<void>;
   /** Says the stop as every error is said, with each write it cuts short whose outcome is unknown. */
   reportStop: (stop: VoxformError, unknownOutcomes: readonly VoxformError[]) => void;
-  /** Says an error thrown outside the command's awaited chain, as every error is said. */
-  reportStray: (error: unknown) => void;
+  /** Says an error thrown outside the command's awaited chain, as every error is said; `beforeStop`: the stop's own error follows (the JSON document is the stop's). */
+  reportStray: (error: unknown, options: { beforeStop: boolean }) => void;
   /** Says at once that a graceful stop began. */
   announce: (line: string) => void;
   writes: WritesInFlight;
@@ -105,7 +105,8 @@ export function trapSignals(options: SignalTrapOptions): StopTrap {
   // What began the graceful stop under way, and the stray error that began it until it is said.
   let stopping: 'signal' | 'error' | undefined;
   let strayToSay: { error: unknown } | undefined;
-  let stoppedAtOnce = false;
+  // The exit code, once the run stops at once.
+  let stoppedWith: number | undefined;
   let atOnce: StopAtOnce | undefined;
   // The graceful stop last asked for says how it stops (drift --watch's heal: apply's own line).
   let graceful: GracefulStop | undefined;
@@ -129,17 +130,22 @@ export function trapSignals(options: SignalTrapOptions): StopTrap {
   };
   /** `cause`: the signal, or the stray error (undefined: the graceful stop a stray error began took too long). */
   const stopAtOnce = (cause: { signal: true } | { error: unknown }) => {
-    if (stoppedAtOnce) return;
-    stoppedAtOnce = true;
+    const bySignal = 'signal' in cause;
+    // Stopping at once already: a signal now ends the process, whatever its cleanups still wait on.
+    if (stoppedWith !== undefined) {
+      if (bySignal) options.exit(stoppedWith);
+      return;
+    }
     clearTimeout(cutShort);
     clearProgressLines();
-    const wasStopping = stopping !== undefined;
-    const strays = [takeStray()?.error, 'error' in cause ? cause.error : undefined].filter((error) => error !== undefined);
-    for (const error of strays) options.reportStray(error);
+    const strays = [takeStray()?.error, bySignal ? undefined : cause.error].filter((error) => error !== undefined);
     const unknownOutcomes = options.writes.unknownOutcomes();
-    const bySignal = 'signal' in cause;
-    if (bySignal || wasStopping) options.reportStop(signalStopError({ again: wasStopping ? (bySignal ? 'signal' : 'error') : undefined, atOnce, unknownOutcomes }), unknownOutcomes);
+    const by = bySignal ? 'signal' : cause.error === undefined ? 'time' : 'error';
+    const stop = bySignal || stopping !== undefined ? signalStopError({ cutShort: stopping && { began: stopping, by }, atOnce, unknownOutcomes }) : undefined;
+    for (const error of strays) options.reportStray(error, { beforeStop: stop !== undefined });
+    if (stop) options.reportStop(stop, unknownOutcomes);
     const exitCode = bySignal ? EXIT_INTERRUPTED : 1;
+    stoppedWith = exitCode;
     options.onStop(exitCode);
     // A stray error's cleanups may wait on the very thing that broke (a request never answered): not for long.
     const cleaned = bySignal ? options.runCleanups() : Promise.race([options.runCleanups(), new Promise<void>((resolve) => setTimeout(resolve, STRAY_ERROR_CLEANUP_MS).unref())]);
@@ -172,7 +178,10 @@ export function trapSignals(options: SignalTrapOptions): StopTrap {
       }
     },
     ended: () => {
+      // Its stop, if one began, is over: what a stop from now on cuts short is the cleanups alone.
       stopsGracefully = false;
+      stopping = undefined;
+      atOnce = undefined;
       clearTimeout(cutShort);
       return takeStray();
     },

@@ -12,19 +12,21 @@ function trapped() {
   const exits: number[] = [];
   const strays: unknown[] = [];
   const silenced: number[] = [];
+  /** What was said and done, in order. */
+  const log: string[] = [];
   const trap = trapSignals({
     signals,
     now: () => now,
-    exit: (code) => void exits.push(code),
+    exit: (code) => void (exits.push(code), log.push(`exit ${code}`)),
     runCleanups: async () => undefined,
-    reportStop: (stop) => void stops.push(stop),
-    reportStray: (error) => void strays.push(error),
+    reportStop: (stop) => void (stops.push(stop), log.push(`stop: ${stop.message}`)),
+    reportStray: (error, { beforeStop }) => void (strays.push(error), log.push(`stray${beforeStop ? ' as text' : ''}: ${(error as Error).message}`)),
     announce: (line) => void announced.push(line),
     writes: new WritesInFlight(),
     onStop: (code) => void silenced.push(code),
   });
   const send = (signal: 'SIGINT' | 'SIGTERM') => void signals.emit(signal, signal);
-  return { trap, send, announced, stops, exits, strays, silenced, advance: (ms: number) => void (now += ms) };
+  return { trap, send, announced, stops, exits, strays, silenced, log, advance: (ms: number) => void (now += ms) };
 }
 
 describe('the signal trap', () => {
@@ -101,36 +103,61 @@ describe('an error thrown outside the command\'s awaited chain (a stray error)',
     expect(t.exits).toEqual([]);
   });
 
-  it('a graceful stop it began that has not ended in time is cut short: the error said once, what the stop leaves undone, exit 1', async () => {
+  it('a graceful stop it began that has not ended in time is cut short: the error said once, then what the stop leaves undone, exit 1', async () => {
     const t = trapped();
     void t.trap.interrupted({ atOnce: { leftUndone: 'the state does not record what the writes in flight did', hint: 'Run voxform plan.' } });
     t.trap.strayError(error);
     vi.advanceTimersByTime(STRAY_ERROR_STOP_MS - 1);
-    expect(t.strays).toEqual([]);
+    expect(t.log).toEqual([]);
     vi.advanceTimersByTime(1);
-    expect(t.strays).toEqual([error]);
-    expect(t.stops.map((stop) => stop.message)).toEqual(['voxform stopped at once, cutting short the stop the error above began; the state does not record what the writes in flight did.']);
-    expect(t.silenced).toEqual([1]);
     await vi.runAllTimersAsync();
-    expect(t.exits).toEqual([1]);
-    // Said already: the command's end hands nothing back, and a signal now changes nothing.
+    expect(t.log).toEqual([
+      'stray as text: a pack timer threw',
+      'stop: voxform stopped at once: the stop the error above began had not ended in time; the state does not record what the writes in flight did.',
+      'exit 1',
+    ]);
+    expect(t.silenced).toEqual([1]);
+    // Said already: the command's end hands nothing back.
     expect(t.trap.ended()).toBeUndefined();
-    t.send('SIGINT');
-    expect(t.stops).toHaveLength(1);
   });
 
-  it('a second one, or a signal, cuts the stop short: the first error said before the second, each once', async () => {
-    for (const second of ['error', 'signal'] as const) {
+  it('once stopping at once, a signal ends the process at once with the stop\'s code, whatever the cleanups wait on', () => {
+    const t = trapped();
+    t.trap.strayError(error);
+    t.send('SIGINT');
+    expect(t.log).toEqual(['stray: a pack timer threw', 'exit 1']);
+  });
+
+  it('names what began the stop and what cut it short, each error said once before the stop', async () => {
+    const cases = [
+      { began: 'signal', then: 'signal', said: ['stop: voxform stopped at once, on the second signal.', 'exit 130'] },
+      { began: 'signal', then: 'error', said: ['stray as text: another', 'stop: voxform stopped at once on the error above, cutting short the stop a signal began.', 'exit 1'] },
+      { began: 'error', then: 'signal', said: ['stray as text: a pack timer threw', 'stop: voxform stopped at once on a signal, cutting short the stop the error above began.', 'exit 130'] },
+      { began: 'error', then: 'error', said: ['stray as text: a pack timer threw', 'stray as text: another', 'stop: voxform stopped at once on a second error, cutting short the stop the first began.', 'exit 1'] },
+    ] as const;
+    for (const { began, then, said } of cases) {
       const t = trapped();
       void t.trap.interrupted();
-      t.trap.strayError(error);
-      const another = new Error('another');
-      if (second === 'error') t.trap.strayError(another);
-      else t.send('SIGTERM');
-      expect(t.strays).toEqual(second === 'error' ? [error, another] : [error]);
-      expect(t.stops.map((stop) => stop.message)).toEqual([second === 'error' ? 'voxform stopped at once, cutting short the stop the error above began.' : 'voxform stopped at once, on the second signal.']);
+      const stop = (what: 'signal' | 'error', thrown: Error) => (what === 'signal' ? t.send(what === began ? 'SIGINT' : 'SIGTERM') : t.trap.strayError(thrown));
+      stop(began, error);
+      t.advance(SAME_SIGNAL_REPEAT_MS);
+      stop(then, new Error('another'));
       await vi.runAllTimersAsync();
-      expect(t.exits).toEqual([second === 'error' ? 1 : 130]);
+      expect(t.log, `${began} then ${then}`).toEqual(said);
+    }
+  });
+
+  it('after the command ended, its stop is over: a signal or an error stops at once, and no stop is said cut short', async () => {
+    for (const then of ['signal', 'error'] as const) {
+      const t = trapped();
+      void t.trap.interrupted({ atOnce: { leftUndone: 'writes in flight may be unrecorded', hint: 'Run voxform plan.' } });
+      t.send('SIGINT');
+      t.advance(SAME_SIGNAL_REPEAT_MS);
+      expect(t.trap.ended()).toBeUndefined();
+      if (then === 'signal') t.send('SIGINT');
+      else t.trap.strayError(error);
+      await vi.runAllTimersAsync();
+      expect(t.log, then).toEqual(then === 'signal' ? ['stop: voxform stopped at your request.', 'exit 130'] : ['stray: a pack timer threw', 'exit 1']);
     }
   });
 

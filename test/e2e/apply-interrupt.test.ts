@@ -173,8 +173,10 @@ describe('apply stopped while its writes are in flight', () => {
     run.child.kill('SIGUSR2');
     // Before, the error ended the run at once, the write in flight unrecorded.
     await Promise.race([run.stderrShows('Stopping:'), run.exited]);
+    expect(run.output.stderr).toContain('Stopping:');
     puts.release();
     expect(await run.exited, run.output.stderr).toBe(1);
+    expect(run.output.stderr.match(/error\[internal_error\]/g)).toHaveLength(1);
     expect(run.output.stdout).toContain('\n  applied: agent.front-desk\n\nApply interrupted: 1 applied, 0 failed, 0 skipped, 0 not applied.\n');
     expect(run.output.stderr).toMatch(/\nerror\[internal_error\]: voxform hit an unexpected problem \(this is a bug; please report it\): a timer of the pack failed\n {2}hint: .*\n$/);
     expect(run.output.stderr).not.toContain('error[interrupted]');
