@@ -7,7 +7,7 @@ import type { VoxformError } from '../errors.js';
 import { EXIT_INTERRUPTED, stoppingLine, type GracefulStop, type StopAtOnce } from './context.js';
 import { clearProgressLines } from './progress.js';
 import { errorText } from './error-text.js';
-import { signalStopError } from './report-error.js';
+import { signalStopError, type CutShort } from './report-error.js';
 
 /**
  * Within this long of a signal, the same signal again is that one delivered twice, not a second
@@ -102,10 +102,9 @@ export interface StopTrap {
  */
 export function trapSignals(options: SignalTrapOptions): StopTrap {
   let stopsGracefully = false;
-  // What began the graceful stop under way, and the stray error that began it until it is said.
+  // What began the graceful stop under way, the stray error that began it until said, the exit code once stopped at once.
   let stopping: 'signal' | 'error' | undefined;
   let strayToSay: { error: unknown } | undefined;
-  // The exit code, once the run stops at once.
   let stoppedWith: number | undefined;
   let atOnce: StopAtOnce | undefined;
   // The graceful stop last asked for says how it stops (drift --watch's heal: apply's own line).
@@ -114,12 +113,6 @@ export function trapSignals(options: SignalTrapOptions): StopTrap {
   let cutShort: ReturnType<typeof setTimeout> | undefined;
   let notifyInterrupted: () => void = () => undefined;
   const interruptedPromise = new Promise<void>((resolve) => (notifyInterrupted = resolve));
-  /** The stray error that began the graceful stop, taken: it is said once. */
-  const takeStray = (): { error: unknown } | undefined => {
-    const taken = strayToSay;
-    strayToSay = undefined;
-    return taken;
-  };
   const beginGracefulStop = (by: 'signal' | 'error'): boolean => {
     if (stopping !== undefined || !stopsGracefully) return false;
     stopping = by;
@@ -138,18 +131,11 @@ export function trapSignals(options: SignalTrapOptions): StopTrap {
     }
     clearTimeout(cutShort);
     clearProgressLines();
-    const strays = [takeStray()?.error, bySignal ? undefined : cause.error].filter((error) => error !== undefined);
-    const unknownOutcomes = options.writes.unknownOutcomes();
+    // The stray error that began the graceful stop is said here, once.
+    const strays = [strayToSay?.error, bySignal ? undefined : cause.error].filter((error) => error !== undefined);
+    strayToSay = undefined;
     const by = bySignal ? 'signal' : cause.error === undefined ? 'time' : 'error';
-    const stop = bySignal || stopping !== undefined ? signalStopError({ cutShort: stopping && { began: stopping, by }, atOnce, unknownOutcomes }) : undefined;
-    for (const error of strays) options.reportStray(error, { beforeStop: stop !== undefined });
-    if (stop) options.reportStop(stop, unknownOutcomes);
-    const exitCode = bySignal ? EXIT_INTERRUPTED : 1;
-    stoppedWith = exitCode;
-    options.onStop(exitCode);
-    // A stray error's cleanups may wait on the very thing that broke (a request never answered): not for long.
-    const cleaned = bySignal ? options.runCleanups() : Promise.race([options.runCleanups(), new Promise<void>((resolve) => setTimeout(resolve, STRAY_ERROR_CLEANUP_MS).unref())]);
-    void cleaned.finally(() => options.exit(exitCode));
+    stoppedWith = stopNow(options, { bySignal, strays, cutShort: stopping && { began: stopping, by }, atOnce });
   };
   const onSignal = (signal: string) => {
     const at = options.now();
@@ -183,7 +169,9 @@ export function trapSignals(options: SignalTrapOptions): StopTrap {
       stopping = undefined;
       atOnce = undefined;
       clearTimeout(cutShort);
-      return takeStray();
+      const stray = strayToSay;
+      strayToSay = undefined;
+      return stray;
     },
     release: () => {
       clearTimeout(cutShort);
@@ -191,4 +179,22 @@ export function trapSignals(options: SignalTrapOptions): StopTrap {
       options.signals.off('SIGTERM', onSignal);
     },
   };
+}
+
+/**
+ * A stop at once: the stray errors said (as text before the stop's own error), then, where a signal
+ * stopped the run or a graceful stop was cut short, the stop, with each write it cuts short whose
+ * outcome is unknown; the output silenced, the cleanups run (after a stray error, not for long: they
+ * may wait on the very thing that broke, a request never answered), and exit. Returns the exit code.
+ */
+function stopNow(options: SignalTrapOptions, how: { bySignal: boolean; strays: readonly unknown[]; cutShort: CutShort | undefined; atOnce: StopAtOnce | undefined }): number {
+  const unknownOutcomes = options.writes.unknownOutcomes();
+  const stop = how.bySignal || how.cutShort !== undefined ? signalStopError({ cutShort: how.cutShort, atOnce: how.atOnce, unknownOutcomes }) : undefined;
+  for (const error of how.strays) options.reportStray(error, { beforeStop: stop !== undefined });
+  if (stop) options.reportStop(stop, unknownOutcomes);
+  const exitCode = how.bySignal ? EXIT_INTERRUPTED : 1;
+  options.onStop(exitCode);
+  const cleaned = how.bySignal ? options.runCleanups() : Promise.race([options.runCleanups(), new Promise<void>((resolve) => setTimeout(resolve, STRAY_ERROR_CLEANUP_MS).unref())]);
+  void cleaned.finally(() => options.exit(exitCode));
+  return exitCode;
 }
