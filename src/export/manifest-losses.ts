@@ -9,7 +9,6 @@ import { parseYamlDocuments } from '../yaml/documents.js';
 import { printable } from '../util/printable.js';
 import { plural, wordList } from '../util/plural.js';
 import { isExportComment } from './build-manifest.js';
-import { isInitComment } from '../init/scaffold.js';
 
 /** What the existing manifest defines that the exported one does not. */
 export interface ManifestLosses {
@@ -28,11 +27,15 @@ const RESOURCE_SECTIONS = ['agents', 'phones', 'campaigns', 'knowledge', 'creden
 /** What every export writes or decides itself: not a loss when the new one words it otherwise. */
 const EXPORT_SECTIONS = new Set(['version', 'region']);
 
-/** What `exported` drops of `existing` (both manifest text; `existing` is the project's, untrusted). */
-export function manifestLosses(existing: string, exported: string): ManifestLosses {
+/**
+ * What `exported` drops of `existing` (both manifest text; `existing` is the project's, untrusted).
+ * `ownComment`: whether a comment (its text after `#`, trimmed) is one voxform writes itself, which
+ * is no loss when the new text words it otherwise (export's own by default).
+ */
+export function manifestLosses(existing: string, exported: string, ownComment: (text: string) => boolean = isExportComment): ManifestLosses {
   // Read as voxform reads every YAML file, within the token budget (src/yaml/documents.ts).
   const read = parseYamlDocuments(existing, { document: { uniqueKeys: false } });
-  const comments = read.tooLargeAt === undefined ? commentsDropped(existing, exported) : 0;
+  const comments = read.tooLargeAt === undefined ? commentsDropped(existing, exported, ownComment) : 0;
   const [old, ...more] = read.documents;
   const [next] = parseYamlDocuments(exported).documents;
   if (old === undefined || more.length > 0 || old.errors.length > 0 || !isMap(old.contents) || !isMap(next?.contents)) {
@@ -105,27 +108,19 @@ function scalarText(node: unknown): string | undefined {
 
 /**
  * The comment lines of `existing` the exported text does not hold as well, leaving out those voxform
- * writes itself: a header or a note it wrote, worded otherwise now, is no loss.
+ * writes itself (`ownComment`): a header or a note it wrote, worded otherwise now, is no loss.
  */
-function commentsDropped(existing: string, exported: string): number {
+function commentsDropped(existing: string, exported: string, ownComment: (text: string) => boolean): number {
   const kept = new Map<string, number>();
   for (const comment of commentsOf(exported)) kept.set(comment, (kept.get(comment) ?? 0) + 1);
   let dropped = 0;
   for (const comment of commentsOf(existing)) {
-    if (isOwnComment(comment.replace(/^#/, '').trim())) continue;
+    if (ownComment(comment.replace(/^#/, '').trim())) continue;
     const left = kept.get(comment) ?? 0;
     if (left > 0) kept.set(comment, left - 1);
     else dropped++;
   }
   return dropped;
-}
-
-/**
- * Whether a comment (its text after `#`, trimmed) is a line export or init writes itself: either may
- * replace a manifest the other wrote, so each leaves out both.
- */
-function isOwnComment(text: string): boolean {
-  return isExportComment(text) || isInitComment(text);
 }
 
 /** The comments of YAML text, each trimmed: read by the YAML lexer, so a `#` inside a value or a block scalar is none. */

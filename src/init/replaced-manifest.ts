@@ -6,7 +6,8 @@
 import { pathExists, readGuarded } from '../project-files/guarded-read.js';
 import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
 import { describeLosses, losesAnything, manifestLosses, type ManifestLosses } from '../export/manifest-losses.js';
-import { MANIFEST_FILE, type OverwriteLosses } from './scaffold.js';
+import { isExportComment } from '../export/build-manifest.js';
+import { isInitComment, MANIFEST_FILE, type OverwriteLosses } from './scaffold.js';
 
 type ReplacingCommand = 'voxform init' | 'voxform export';
 
@@ -28,7 +29,7 @@ export async function replacedManifest(file: string, root: string, next: string,
   if (!(await pathExists(file, { follow: false }))) return undefined;
   const read = await readGuarded(file, { root, maxBytes: MAX_MANIFEST_BYTES });
   if (!read.ok) return undefined;
-  const losses = manifestLosses(read.bytes.toString('utf8'), next);
+  const losses = manifestLosses(read.bytes.toString('utf8'), next, isOwnComment);
   if (!losesAnything(losses)) return undefined;
   const said = describeLosses(losses);
   const addAnAgent = howToAddAnAgent(command);
@@ -47,4 +48,12 @@ function howToAddAnAgent(command: ReplacingCommand): string {
   return command === 'voxform init'
     ? `to add an agent to a project, init it beside it (voxform init --template NAME DIR) and move the agent's entry and prompt file into ${MANIFEST_FILE} (docs/templates.md)`
     : `to add an agent to a project, export it beside it (--out DIR) and move the agent's entry and prompt file into ${MANIFEST_FILE} (docs/export.md)`;
+}
+
+/**
+ * Whether a comment (its text after `#`, trimmed) is a line export or init writes itself: either may
+ * replace a manifest the other wrote, so each leaves out both.
+ */
+export function isOwnComment(text: string): boolean {
+  return isExportComment(text) || isInitComment(text);
 }

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { describeLosses, losesAnything, losesResources, manifestLosses } from '../../src/export/manifest-losses.js';
+import { isOwnComment } from '../../src/init/replaced-manifest.js';
 
 const EXPORTED = ['# Exported from the live service.', 'version: 1', 'agents:', '  support:', '    id: ag_support', '    config:', '      prompt: |', '        # Rules', '        Be kind.', 'phones:', '  "+15551230002": { agent: support }', ''].join('\n');
 
@@ -77,15 +78,15 @@ describe('manifestLosses: what an exported manifest drops of the one it replaces
       ].join('\n');
     const initManifest = (agentId: string) => `${initHeader(agentId)}\nversion: 1\nagents:\n  receptionist:\n    id: ${agentId}\n`;
     const earlier = initManifest('-OKspareAgent0000002');
-    expect(losesAnything(manifestLosses(earlier, initManifest('-OKspareAgent0000001')))).toBe(false);
+    expect(losesAnything(manifestLosses(earlier, initManifest('-OKspareAgent0000001'), isOwnComment))).toBe(false);
     // Export words none of init's header; the template's description is its author's text.
-    expect(describeLosses(manifestLosses(earlier.replace('receptionist:', 'support:').replace('-OKspareAgent0000002\n', 'ag_support\n'), EXPORTED))).toBe('1 comment line');
+    expect(describeLosses(manifestLosses(earlier.replace('receptionist:', 'support:').replace('-OKspareAgent0000002\n', 'ag_support\n'), EXPORTED, isOwnComment))).toBe('1 comment line');
 
     const edited = earlier
       .replace('#   voxform plan', '#   voxform plan --local')
       .replace('agent of the embedded emulator', 'agent: do not apply it')
       .replace('version: 1', '# Ann owns this.\nversion: 1');
-    expect(describeLosses(manifestLosses(edited, initManifest('-OKspareAgent0000001')))).toBe('3 comment lines');
+    expect(describeLosses(manifestLosses(edited, initManifest('-OKspareAgent0000001'), isOwnComment))).toBe('3 comment lines');
   });
 
   test('a comment-like line inside a prompt is text, not a comment; the comments the export writes again are none lost', () => {
