@@ -121,6 +121,6 @@ function stoppedSaying(cutShort: CutShort | undefined): string {
   if (began === 'signal' && by === 'signal') return 'voxform stopped at once, on the second signal';
   if (by === 'time') return 'voxform stopped at once: the stop the error above began had not ended in time';
   const on = by === 'signal' ? 'a signal' : began === 'error' ? 'a second error' : 'the error above';
-  const starter = began === 'signal' ? 'a signal' : by === 'error' ? 'the first' : 'the error above';
-  return `voxform stopped at once on ${on}, cutting short the stop ${starter} began`;
+  const starter = began === 'signal' ? 'a signal' : by === 'error' ? 'the first error' : 'the error above';
+  return `voxform stopped at once, on ${on}, cutting short the stop ${starter} began`;
 }

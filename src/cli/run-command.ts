@@ -126,11 +126,18 @@ function confirmOnTerminal(question: string, options: { signal?: AbortSignal | u
  * an error outside the awaited chain (a timer), which Node prints unredacted; and a command left
  * waiting on a promise nothing is left to settle (a pack module's top-level await on nothing), where
  * Node ends the process with exit 13 and not a word — a code a CI step reads as some failure, with
- * no SARIF log to upload. Returns the release of the handlers.
+ * no SARIF log to upload; once the command returned (`endedWith`: its exit code), a cleanup left
+ * waiting so ends the process with the run's code. Returns the release of the handlers.
  */
-function trapStrayErrors(trap: Pick<StopTrap, 'strayError'>): () => void {
+function trapStrayErrors(trap: Pick<StopTrap, 'strayError'>, endedWith: () => number | undefined): () => void {
   const onStrayError = (error: unknown) => trap.strayError(error);
   const onStalled = () => {
+    // The command returned, and a cleanup waits on nothing: the process ends as the run ended.
+    const ended = endedWith();
+    if (ended !== undefined) {
+      process.exitCode = ended;
+      return;
+    }
     trap.strayError(
       new VoxformError('command_stalled', 'voxform stopped: the command was left waiting for something that can never finish (nothing was left to run).', {
         hint: 'If VOXFORM_POLICY_PACKS names a pack, check that its module and its checks settle (a top-level await or a promise that nothing resolves); otherwise this is a bug of voxform: please report it, with the command you ran.',
@@ -201,7 +208,9 @@ export async function runInThisProcess(name: string, options: ParsedOptions, she
       shell.onStop(code);
     },
   });
-  const releaseStrayErrors = trapStrayErrors(stops);
+  // The run's exit code once the command returned.
+  let endedWith: number | undefined;
+  const releaseStrayErrors = trapStrayErrors(stops, () => endedWith);
   const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
   const ctx: CommandContext = {
     cwd: process.cwd(),
@@ -229,6 +238,7 @@ export async function runInThisProcess(name: string, options: ParsedOptions, she
     // then is the fallout of the stop. From here, a signal or a stray error stops at once.
     failure = stops.ended() ?? failure;
     if (failure) exitCode = report(failure.error);
+    endedWith = stoppedWith ?? exitCode;
   } finally {
     await runCleanups().catch((error: unknown) => {
       if (shell.errorOutput().debug) shell.stderr.write(`cleanup failed: ${String(error)}\n`);

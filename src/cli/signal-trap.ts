@@ -97,14 +97,19 @@ export interface StopTrap {
  * with each write it cuts short whose outcome is unknown (`writes`), where a signal stopped it or a
  * graceful stop was cut short; `onStop` silences the output (what the command still says is the
  * fallout of the stop, such as a request cut short), cleanups run, and exit 130 (a signal) or 1
- * (an error). The same signal again within `SAME_SIGNAL_REPEAT_MS` is the last one delivered twice,
- * and changes nothing.
+ * (an error); a signal after that ends the process at once, whatever the cleanups still wait on. The
+ * same signal again within `SAME_SIGNAL_REPEAT_MS` is the last one delivered twice, and changes nothing.
+ * A stop at once has a cause (`stopAtOnce`): a signal, a stray error, or the time the graceful stop a
+ * stray error began has taken; the stray error that began that stop is said then, once. Once the
+ * command returned, an error cuts short its cleanups alone: no stop of its is said cut short.
  */
 export function trapSignals(options: SignalTrapOptions): StopTrap {
   let stopsGracefully = false;
-  // What began the graceful stop under way, the stray error that began it until said, the exit code once stopped at once.
+  // What began a graceful stop, if one did; the stray error that began it, until said; whether the
+  // command returned; the exit code, once the run stops at once.
   let stopping: 'signal' | 'error' | undefined;
   let strayToSay: { error: unknown } | undefined;
+  let commandEnded = false;
   let stoppedWith: number | undefined;
   let atOnce: StopAtOnce | undefined;
   // The graceful stop last asked for says how it stops (drift --watch's heal: apply's own line).
@@ -121,28 +126,26 @@ export function trapSignals(options: SignalTrapOptions): StopTrap {
     notifyInterrupted();
     return true;
   };
-  /** `cause`: the signal, or the stray error (undefined: the graceful stop a stray error began took too long). */
-  const stopAtOnce = (cause: { signal: true } | { error: unknown }) => {
-    const bySignal = 'signal' in cause;
+  const stopAtOnce = (cause: { by: 'signal' | 'time' } | { by: 'error'; error: unknown }) => {
     // Stopping at once already: a signal now ends the process, whatever its cleanups still wait on.
     if (stoppedWith !== undefined) {
-      if (bySignal) options.exit(stoppedWith);
+      if (cause.by === 'signal') options.exit(stoppedWith);
       return;
     }
     clearTimeout(cutShort);
     clearProgressLines();
-    // The stray error that began the graceful stop is said here, once.
-    const strays = [strayToSay?.error, bySignal ? undefined : cause.error].filter((error) => error !== undefined);
+    const strays = [strayToSay, cause.by === 'error' ? cause : undefined].flatMap((stray) => (stray ? [stray.error] : []));
     strayToSay = undefined;
-    const by = bySignal ? 'signal' : cause.error === undefined ? 'time' : 'error';
-    stoppedWith = stopNow(options, { bySignal, strays, cutShort: stopping && { began: stopping, by }, atOnce });
+    const began = commandEnded && cause.by === 'error' ? undefined : stopping;
+    stoppedWith = cause.by === 'signal' ? EXIT_INTERRUPTED : 1;
+    stopNow(options, { exitCode: stoppedWith, strays, cutShort: began && { began, by: cause.by }, atOnce });
   };
   const onSignal = (signal: string) => {
     const at = options.now();
     if (last !== undefined && last.signal === signal && at - last.at < SAME_SIGNAL_REPEAT_MS) return;
     last = { signal, at };
     clearProgressLines();
-    if (!beginGracefulStop('signal')) stopAtOnce({ signal: true });
+    if (!beginGracefulStop('signal')) stopAtOnce({ by: 'signal' });
   };
   options.signals.on('SIGINT', onSignal);
   options.signals.on('SIGTERM', onSignal);
@@ -158,15 +161,15 @@ export function trapSignals(options: SignalTrapOptions): StopTrap {
       if (!now && beginGracefulStop('error')) {
         strayToSay = { error };
         // The stop may wait on what the error broke, with something else keeping the process alive.
-        cutShort = setTimeout(() => stopAtOnce({ error: undefined }), STRAY_ERROR_STOP_MS).unref();
+        cutShort = setTimeout(() => stopAtOnce({ by: 'time' }), STRAY_ERROR_STOP_MS).unref();
       } else {
-        stopAtOnce({ error });
+        stopAtOnce({ by: 'error', error });
       }
     },
     ended: () => {
       // Its stop, if one began, is over: what a stop from now on cuts short is the cleanups alone.
       stopsGracefully = false;
-      stopping = undefined;
+      commandEnded = true;
       atOnce = undefined;
       clearTimeout(cutShort);
       const stray = strayToSay;
@@ -185,16 +188,16 @@ export function trapSignals(options: SignalTrapOptions): StopTrap {
  * A stop at once: the stray errors said (as text before the stop's own error), then, where a signal
  * stopped the run or a graceful stop was cut short, the stop, with each write it cuts short whose
  * outcome is unknown; the output silenced, the cleanups run (after a stray error, not for long: they
- * may wait on the very thing that broke, a request never answered), and exit. Returns the exit code.
+ * may wait on the very thing that broke, a request never answered), and exit with `exitCode` (130
+ * for a signal).
  */
-function stopNow(options: SignalTrapOptions, how: { bySignal: boolean; strays: readonly unknown[]; cutShort: CutShort | undefined; atOnce: StopAtOnce | undefined }): number {
+function stopNow(options: SignalTrapOptions, how: { exitCode: number; strays: readonly unknown[]; cutShort: CutShort | undefined; atOnce: StopAtOnce | undefined }): void {
+  const bySignal = how.exitCode === EXIT_INTERRUPTED;
   const unknownOutcomes = options.writes.unknownOutcomes();
-  const stop = how.bySignal || how.cutShort !== undefined ? signalStopError({ cutShort: how.cutShort, atOnce: how.atOnce, unknownOutcomes }) : undefined;
+  const stop = bySignal || how.cutShort !== undefined ? signalStopError({ cutShort: how.cutShort, atOnce: how.atOnce, unknownOutcomes }) : undefined;
   for (const error of how.strays) options.reportStray(error, { beforeStop: stop !== undefined });
   if (stop) options.reportStop(stop, unknownOutcomes);
-  const exitCode = how.bySignal ? EXIT_INTERRUPTED : 1;
-  options.onStop(exitCode);
-  const cleaned = how.bySignal ? options.runCleanups() : Promise.race([options.runCleanups(), new Promise<void>((resolve) => setTimeout(resolve, STRAY_ERROR_CLEANUP_MS).unref())]);
-  void cleaned.finally(() => options.exit(exitCode));
-  return exitCode;
+  options.onStop(how.exitCode);
+  const cleaned = bySignal ? options.runCleanups() : Promise.race([options.runCleanups(), new Promise<void>((resolve) => setTimeout(resolve, STRAY_ERROR_CLEANUP_MS).unref())]);
+  void cleaned.finally(() => options.exit(how.exitCode));
 }

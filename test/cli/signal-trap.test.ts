@@ -20,7 +20,7 @@ function trapped() {
     exit: (code) => void (exits.push(code), log.push(`exit ${code}`)),
     runCleanups: async () => undefined,
     reportStop: (stop) => void (stops.push(stop), log.push(`stop: ${stop.message}`)),
-    reportStray: (error, { beforeStop }) => void (strays.push(error), log.push(`stray${beforeStop ? ' as text' : ''}: ${(error as Error).message}`)),
+    reportStray: (error, { beforeStop }) => void (strays.push(error), log.push(`stray${beforeStop ? ' as text' : ''}: ${error instanceof Error ? error.message : String(error)}`)),
     announce: (line) => void announced.push(line),
     writes: new WritesInFlight(),
     onStop: (code) => void silenced.push(code),
@@ -131,9 +131,9 @@ describe('an error thrown outside the command\'s awaited chain (a stray error)',
   it('names what began the stop and what cut it short, each error said once before the stop', async () => {
     const cases = [
       { began: 'signal', then: 'signal', said: ['stop: voxform stopped at once, on the second signal.', 'exit 130'] },
-      { began: 'signal', then: 'error', said: ['stray as text: another', 'stop: voxform stopped at once on the error above, cutting short the stop a signal began.', 'exit 1'] },
-      { began: 'error', then: 'signal', said: ['stray as text: a pack timer threw', 'stop: voxform stopped at once on a signal, cutting short the stop the error above began.', 'exit 130'] },
-      { began: 'error', then: 'error', said: ['stray as text: a pack timer threw', 'stray as text: another', 'stop: voxform stopped at once on a second error, cutting short the stop the first began.', 'exit 1'] },
+      { began: 'signal', then: 'error', said: ['stray as text: another', 'stop: voxform stopped at once, on the error above, cutting short the stop a signal began.', 'exit 1'] },
+      { began: 'error', then: 'signal', said: ['stray as text: a pack timer threw', 'stop: voxform stopped at once, on a signal, cutting short the stop the error above began.', 'exit 130'] },
+      { began: 'error', then: 'error', said: ['stray as text: a pack timer threw', 'stray as text: another', 'stop: voxform stopped at once, on a second error, cutting short the stop the first error began.', 'exit 1'] },
     ] as const;
     for (const { began, then, said } of cases) {
       const t = trapped();
@@ -157,8 +157,21 @@ describe('an error thrown outside the command\'s awaited chain (a stray error)',
       if (then === 'signal') t.send('SIGINT');
       else t.trap.strayError(error);
       await vi.runAllTimersAsync();
-      expect(t.log, then).toEqual(then === 'signal' ? ['stop: voxform stopped at your request.', 'exit 130'] : ['stray: a pack timer threw', 'exit 1']);
+      // A signal cuts the stop's cleanups short (its writes are done: nothing is said left undone); an error is said alone.
+      expect(t.log, then).toEqual(then === 'signal' ? ['stop: voxform stopped at once, on the second signal.', 'exit 130'] : ['stray: a pack timer threw', 'exit 1']);
     }
+  });
+
+  it('an error that is no Error (a rejection with nothing) is said too, and the time is not taken for it', async () => {
+    const alone = trapped();
+    alone.trap.strayError(undefined);
+    const afterSignal = trapped();
+    void afterSignal.trap.interrupted();
+    afterSignal.send('SIGINT');
+    afterSignal.trap.strayError(undefined);
+    await vi.runAllTimersAsync();
+    expect(alone.log).toEqual(['stray: undefined', 'exit 1']);
+    expect(afterSignal.log).toEqual(['stray as text: undefined', 'stop: voxform stopped at once, on the error above, cutting short the stop a signal began.', 'exit 1']);
   });
 
   it('stops a command without a graceful stop at once, and one that has ended, saying only the error', async () => {
