@@ -11,6 +11,6 @@ try {
   process.stderr.write('error[install_incomplete]: voxform is not built, or its build is incomplete (dist/cli-bundle/ lacks a file).\n  hint: run `npm run build` in the voxform folder (tsc alone does not make the bundle), then try again.\n');
   process.exit(1);
 }
-cli.main(process.argv.slice(2)).then((exitCode) => {
+cli.main(process.argv.slice(2), { ownsProcess: true }).then((exitCode) => {
   process.exitCode = exitCode;
 });

@@ -1,10 +1,10 @@
 /**
  * The process's entry: parses arguments with the command tree (program.ts) and maps the outcome to
  * an exit code. It holds what parsing needs (the outputs that redact, output-streams.ts; the error
- * report) and says a signal that falls while no command runs; running the command it chose, with
- * the rest of what touches the process (the command's signal trap, stray errors, cleanups:
- * run-command.ts), comes with the command, so `voxform --version` and `--help` load the parser
- * alone. Commands themselves never touch the process.
+ * report) and says a signal, or an error thrown outside what runs, that falls while no command runs;
+ * running the command it chose, with the rest of what touches the process (the command's signal
+ * trap, stray errors, cleanups: run-command.ts), comes with the command, so `voxform --version` and
+ * `--help` load the parser alone. Commands themselves never touch the process.
  */
 import { registerCiTokens } from '../ci/runner-env.js';
 import { SecretRegistry } from '../secrets/redact.js';
@@ -25,8 +25,13 @@ export function operatorSecrets(env: Readonly<Record<string, string | undefined>
   return secrets;
 }
 
-/** Runs the CLI with `argv` (without node and the script) and resolves to the exit code. */
-export async function main(argv: string[]): Promise<number> {
+/**
+ * Runs the CLI with `argv` (without node and the script) and resolves to the exit code.
+ * `ownsProcess`: the process is voxform's alone (bin/voxform.cjs): an error thrown outside what
+ * runs is answered after this returns too (a timer of an operator's pack that fires once its command
+ * ended); a caller inside another program gets its process back as it was.
+ */
+export async function main(argv: string[], { ownsProcess = false } = {}): Promise<number> {
   const secrets = operatorSecrets(process.env);
   let exitCode = 0;
   // Set once the run stopped at once (a signal, a stray error): the outputs write nothing more, and the run ends with this.
@@ -51,6 +56,18 @@ export async function main(argv: string[]): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // An error thrown outside what runs while no command's trap answers it (run-command.ts's): said as
+  // every error is, through the outputs that redact, where Node would print it raw with its trace.
+  const onStrayError = (error: unknown) => {
+    if (commandTrapsSignals) return;
+    if (stoppedWith === undefined) {
+      reportError(error, errors.errorOutput());
+      stoppedWith = 1;
+    }
+    process.exit(stoppedWith);
+  };
+  process.on('uncaughtException', onStrayError);
+  process.on('unhandledRejection', onStrayError);
 
   try {
     // Inside: building the parser reads the package's version, which a run out of open files cannot.
@@ -76,5 +93,9 @@ export async function main(argv: string[]): Promise<number> {
   if (lost) exitCode = reportError(lost, { ...errors.errorOutput(), json: false });
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
+  if (!ownsProcess) {
+    process.off('uncaughtException', onStrayError);
+    process.off('unhandledRejection', onStrayError);
+  }
   return stoppedWith ?? exitCode;
 }
