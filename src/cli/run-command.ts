@@ -158,6 +158,23 @@ function trapStrayErrors(trap: Pick<StopTrap, 'strayError'>, endedWith: () => nu
   };
 }
 
+/**
+ * A run's cleanups (`ctx.onExit`), the last added first. They run once, however many ask: a stop at
+ * once during the last cleanups waits for the one under way (a lock being released) rather than
+ * end the process midway through it.
+ */
+export function cleanupList(): { add(cleanup: () => Promise<void> | void): void; run(): Promise<void> } {
+  const cleanups: Array<() => Promise<void> | void> = [];
+  let running: Promise<void> | undefined;
+  return {
+    add: (cleanup) => void cleanups.push(cleanup),
+    run: () =>
+      (running ??= (async () => {
+        while (cleanups.length > 0) await cleanups.pop()?.();
+      })()),
+  };
+}
+
 /** What the process's shell (main.ts) hands a command it runs: its outputs and secrets, and how it reports. */
 export interface ProcessShell {
   stdout: TrackedOutput;
@@ -174,7 +191,7 @@ export interface ProcessShell {
  * signal stopped it); its cleanups have run when it resolves.
  */
 export async function runInThisProcess(name: string, options: ParsedOptions, shell: ProcessShell): Promise<number> {
-  const cleanups: Array<() => Promise<void> | void> = [];
+  const cleanups = cleanupList();
   let exitCode = 0;
   // Set once the run stopped at once: what fails after is the fallout of the stop, not reported, and the run ends with this.
   let stoppedWith: number | undefined;
@@ -187,9 +204,7 @@ export async function runInThisProcess(name: string, options: ParsedOptions, she
     // In JSON they are in the envelope's details; in text each follows as its own error.
     if (!inJson) for (const unknown of unknownOutcomes) shell.stderr.write(errorText(unknown));
   };
-  const runCleanups = async () => {
-    while (cleanups.length > 0) await cleanups.pop()?.();
-  };
+  const runCleanups = cleanups.run;
   const writes = new WritesInFlight();
   const stops = trapSignals({
     signals: process,
@@ -221,7 +236,7 @@ export async function runInThisProcess(name: string, options: ParsedOptions, she
     color: colorOn(shell.stdout, process.env, options.color !== false),
     secrets: shell.secrets,
     confirm: interactive ? confirmOnTerminal : undefined,
-    onExit: (cleanup) => void cleanups.push(cleanup),
+    onExit: cleanups.add,
     interrupted: stops.interrupted,
     stopLeaves: stops.stopLeaves,
     writeSent: (ifInterrupted) => writes.add(ifInterrupted),

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { VoxformError } from '../../src/errors.js';
 import { SAME_SIGNAL_REPEAT_MS, STRAY_ERROR_STOP_MS, trapSignals, WritesInFlight } from '../../src/cli/signal-trap.js';
+import { cleanupList } from '../../src/cli/run-command.js';
 
 /** A trap on a fake process whose clock moves only when told; what it says and does is collected. */
 function trapped() {
@@ -196,5 +197,24 @@ describe('an error thrown outside the command\'s awaited chain (a stray error)',
     expect(t.strays).toEqual([error]);
     await vi.runAllTimersAsync();
     expect(t.exits).toEqual([1]);
+  });
+});
+
+describe('a run\'s cleanups', () => {
+  it('run once, however many ask: a stop at once during them waits for the one under way', async () => {
+    const list = cleanupList();
+    const ran: string[] = [];
+    let release: () => void = () => undefined;
+    list.add(() => void ran.push('first added, run last'));
+    list.add(() => new Promise<void>((resolve) => (release = () => (ran.push('lock released'), resolve()))));
+    const ending = list.run();
+    let stopped = false;
+    const stop = list.run().then(() => (stopped = true));
+    expect(list.run()).toBe(ending);
+    await Promise.resolve();
+    expect(stopped).toBe(false);
+    release();
+    await stop;
+    expect(ran).toEqual(['lock released', 'first added, run last']);
   });
 });
