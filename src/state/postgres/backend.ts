@@ -151,7 +151,7 @@ export class PostgresStateBackend implements StateBackend {
     let taken: Awaited<ReturnType<typeof takeAdvisoryLock>>;
     try {
       const deadline = Date.now() + options.timeoutSeconds * 1000;
-      taken = await this.run(() => takeAdvisoryLock(client, key, options));
+      taken = await this.run(() => takeAdvisoryLock(client, key, options, deadline));
       const service = options.sharedResourcesOf;
       // Ended with the connection, as the workspace's lock is (`release`): no row of its own to clear.
       // --lock-timeout bounds the whole wait: the service's lock waits until the same deadline.

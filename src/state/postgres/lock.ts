@@ -30,9 +30,9 @@ type LockTry<T> = { taken: T } | { held: { refusal: () => VoxformError; waiting:
 
 /**
  * Tries `attempt` until it takes the lock: while another run holds it, says so once and tries
- * again, until `deadline` (default: `timeoutSeconds` from now), then refuses.
+ * again, until `deadline` (ms since the epoch), then refuses.
  */
-async function pollForLock<T>(options: AcquireOptions, attempt: () => Promise<LockTry<T>>, deadline = Date.now() + options.timeoutSeconds * 1000): Promise<T> {
+async function pollForLock<T>(options: AcquireOptions, attempt: () => Promise<LockTry<T>>, deadline: number): Promise<T> {
   let waiting = false;
   for (;;) {
     const found = await attempt();
@@ -51,8 +51,8 @@ interface TakenAdvisoryLock {
   generation: number;
 }
 
-/** Takes the lock on `client` (kept open by the caller), polling until `timeoutSeconds`. */
-export async function takeAdvisoryLock(client: pg.ClientBase, workspace: string, options: AcquireOptions): Promise<TakenAdvisoryLock> {
+/** Takes the lock on `client` (kept open by the caller), polling until `deadline` (ms since the epoch). */
+export async function takeAdvisoryLock(client: pg.ClientBase, workspace: string, options: AcquireOptions, deadline: number): Promise<TakenAdvisoryLock> {
   const holder: LockHolder = { lockId: randomBytes(8).toString('hex'), ...thisRun(options.command, options.ciJobUrl), since: new Date().toISOString() };
   return pollForLock<TakenAdvisoryLock>(options, async () => {
     for (;;) {
@@ -83,7 +83,7 @@ export async function takeAdvisoryLock(client: pg.ClientBase, workspace: string,
         waiting: () => waitingNotice(`The workspace ${workspace}`, current ? describeHolder(current) : 'another voxform run', options),
       },
     };
-  });
+  }, deadline);
 }
 
 /** The advisory lock key of a service's shared resources: every workspace of the service takes this one key. */
@@ -93,9 +93,10 @@ export function sharedResourcesKey(serviceId: string): string {
 
 /**
  * Takes the lock of `serviceId`'s shared resources on `client`, which holds a workspace's lock
- * already, polling until `deadline`: the one the workspace's lock was waited for under. It has no row of its own: the holder named is the
- * workspace lock's holder on the connection holding it (an apply takes both on one connection, in
- * this order, so two applies never wait on each other crosswise). Released with that connection.
+ * already, polling until `deadline`: the one the workspace's lock was waited for under. It has no
+ * row of its own: the holder named is the workspace lock's holder on the connection holding it (an
+ * apply takes both on one connection, in this order, so two applies never wait on each other
+ * crosswise). Released with that connection.
  */
 export async function takeSharedResourcesLock(client: pg.ClientBase, serviceId: string, options: AcquireOptions, deadline: number): Promise<string> {
   const key = sharedResourcesKey(serviceId);
@@ -108,7 +109,8 @@ export async function takeSharedResourcesLock(client: pg.ClientBase, serviceId: 
     return {
       held: {
         refusal: () => lockedError(subject, current?.holder, options, { holding, ...(current ? { details: { holder: current.holder, workspace: current.workspace } } : {}) }),
-        waiting: () => waitingNotice(subject, `${current ? describeHolder(current.holder) : 'another voxform run'}${holding}`, options),
+        // The wait left of the one deadline, which the workspace's lock may have spent most of.
+        waiting: () => waitingNotice(subject, `${current ? describeHolder(current.holder) : 'another voxform run'}${holding}`, { ...options, timeoutSeconds: Math.max(0, Math.ceil((deadline - Date.now()) / 1000)) }),
       },
     };
   }, deadline);
