@@ -8,6 +8,7 @@
  */
 import { closeSync, existsSync, openSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { VoxformError } from '../errors.js';
 import { printableKeepingLines } from '../util/printable.js';
 
@@ -62,19 +63,40 @@ function openingFails(): ExhaustedCode | undefined {
 }
 
 /**
- * Node's loader reports a module it could not read for want of a file descriptor as not found
- * (ERR_MODULE_NOT_FOUND), without the EMFILE: a module that is there all the same (the file, or its
- * package's folder: `existsSync` needs no descriptor) while opening a file fails with EMFILE or
- * ENFILE is that. A module missing indeed, or one found while files still open, is not.
+ * Node's loaders report a module they could not read for want of a file descriptor as not found,
+ * without the EMFILE: the ES module loader by its path (ERR_MODULE_NOT_FOUND), `require` by the name
+ * a chunk asked for (MODULE_NOT_FOUND, `Cannot find module 'diff'`). A module that is there all the
+ * same (the file, or its package's folder: `existsSync` needs no descriptor) while opening a file
+ * fails with EMFILE or ENFILE is that. A module missing indeed, or one found while files still open, is not.
  */
 function moduleNotReadable(error: unknown): { code: ExhaustedCode; path: string | undefined } | undefined {
-  if (!(error instanceof Error) || (error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') return undefined;
+  const errorCode = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (!(error instanceof Error) || (errorCode !== 'ERR_MODULE_NOT_FOUND' && errorCode !== 'MODULE_NOT_FOUND')) return undefined;
   const [, kind, named] = NOT_FOUND.exec(error.message) ?? [];
-  if (named === undefined || !path.isAbsolute(named)) return undefined;
+  if (named === undefined) return undefined;
   // A package's subpath (`gpt-tokenizer/encoding/o200k_base`) is no file: its package's folder stands for it.
-  const module = kind === 'package' || !existsSync(named) ? packageFolder(named) : named;
-  const code = existsSync(module) ? openingFails() : undefined;
+  const module = path.isAbsolute(named) ? (kind === 'package' || !existsSync(named) ? packageFolder(named) : named) : installedPackage(named);
+  const code = module !== undefined && existsSync(module) ? openingFails() : undefined;
   return code === undefined ? undefined : { code, path: module };
+}
+
+/** voxform's own folder (this module sits two folders down, in src/ as in the bundle). */
+const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * The folder of the package a bare name (`diff`, `@scope/name/sub`) names, where `require` would
+ * find it from voxform's folder: the first node_modules above it that holds it; undefined for a
+ * relative name or one no node_modules holds.
+ */
+function installedPackage(name: string): string | undefined {
+  const parts = name.split('/');
+  if (name.startsWith('.') || parts[0] === '') return undefined;
+  const packageName = parts.slice(0, name.startsWith('@') ? 2 : 1);
+  for (let dir = PACKAGE_ROOT; ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'node_modules', ...packageName);
+    if (existsSync(candidate)) return candidate;
+    if (path.dirname(dir) === dir) return undefined;
+  }
 }
 
 /**

@@ -103,6 +103,17 @@ describe('a module Node reports as not found because the process ran out of open
     expect(result.code).toBe(1);
   });
 
+  it('a package a command\'s chunk requires by its name, which Node\'s `require` then says is not found: named by its package, not a broken install', async () => {
+    const dir = await tempDir(manifest);
+    // plan's chunks require the diff package as they load; every descriptor is gone by then.
+    const line = `ulimit -n 256 && exec "${process.execPath}" --import "${failingLoad}" "${bin}" plan --local`;
+    const result = await run(line, { cwd: dir, env: { VOXFORM_TEST_REQUIRE_OUT_OF_FILES: 'diff' } });
+    const module = path.join(repoRoot, 'node_modules/diff');
+    expect(result.stderr).toContain(`error[too_many_open_files]: voxform could not open ${module}: this process has as many files open as the system lets it (EMFILE).\n`);
+    expect(result.stderr).not.toContain('install_incomplete');
+    expect(result.code).toBe(1);
+  });
+
   it('under a real `ulimit -n` that runs out while a command works: never "this is a bug"', async () => {
     const dir = await tempDir(manifest);
     const under = (limit: number, args: string) => run(`ulimit -n ${limit} && exec "${process.execPath}" "${bin}" ${args}`, { cwd: dir });
