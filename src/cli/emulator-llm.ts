@@ -16,7 +16,7 @@ export function emulatorLlmFromEnv(
   const fromFlag = typeof flags.llm === 'string';
   const url = (fromFlag ? (flags.llm as string) : env.VOXFORM_EMULATOR_LLM)?.trim();
   if (!url) return undefined;
-  if (!/^https?:\/\/[^\s]+$/.test(url)) {
+  if (!isHttpUrl(url)) {
     const problem = `must be the http(s) base URL of an OpenAI-compatible API.`;
     // The error names where the value came from: a user who never typed --llm looks for the variable.
     if (fromFlag) throw invalidEmulatorOption('--llm', problem);
@@ -26,4 +26,14 @@ export function emulatorLlmFromEnv(
   }
   const model = (typeof flags.llmModel === 'string' ? flags.llmModel : env.VOXFORM_EMULATOR_LLM_MODEL)?.trim() || undefined;
   return { url, model, apiKey: headerValueFromEnv(env, 'VOXFORM_EMULATOR_LLM_API_KEY') };
+}
+
+/** Whether `text` is an http(s) URL the model client can use: parsed whole, as the client parses it. */
+function isHttpUrl(text: string): boolean {
+  try {
+    const { protocol } = new URL(text);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
 }

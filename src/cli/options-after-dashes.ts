@@ -30,7 +30,9 @@ const SHOWN_AS_TYPED = new Set(['--file', '--env', '--base-url', '--region']);
  * placeholder (`<url>`), to be typed again.
  */
 export function shownValue(option: Option, value: string): string {
-  if (option.argChoices?.includes(value) || SHOWN_AS_TYPED.has(option.long ?? '')) return shellWord(value);
+  // A value not among the option's choices is of the wrong form: never repeated (docs/security.md §5).
+  if (option.argChoices) return option.argChoices.includes(value) ? shellWord(value) : (/<[^>]*>|\[[^\]]*\]/.exec(option.flags)?.[0] ?? 'VALUE');
+  if (SHOWN_AS_TYPED.has(option.long ?? '')) return shellWord(value);
   if (option.long === '--state') return stateFlags({ state: value })[1] ?? 'VALUE';
   return /<[^>]*>|\[[^\]]*\]/.exec(option.flags)?.[0] ?? 'VALUE';
 }
@@ -38,10 +40,17 @@ export function shownValue(option: Option, value: string): string {
 /**
  * `operands`: the command's arguments as parsed (those after `--` included); `options`: what the
  * command and its parents take; `words`: `voxform get`; `typedBefore`: the options the parser took
- * before `--`, as the command line is to show them (`--format json`), kept in it. Undefined when no
- * argument names an option.
+ * before `--`, as the command line is to show them (`--format json`), kept in it; `argumentShown`:
+ * how the argument at a position is shown (one not among its choices, as its name). Undefined when
+ * no argument names an option.
  */
-export function findOptionsAfterDashes(operands: readonly string[], options: readonly Option[], words: readonly string[], typedBefore: readonly string[] = []): OptionsAfterDashes | undefined {
+export function findOptionsAfterDashes(
+  operands: readonly string[],
+  options: readonly Option[],
+  words: readonly string[],
+  typedBefore: readonly string[] = [],
+  argumentShown: (value: string, position: number) => string = shellWord,
+): OptionsAfterDashes | undefined {
   const flags: string[] = [];
   const optionWords: string[] = [];
   const argumentsLeft: string[] = [];
@@ -63,6 +72,6 @@ export function findOptionsAfterDashes(operands: readonly string[], options: rea
   // Arguments up to the first that starts with `-` need no `--`; from there on they do.
   const dashed = argumentsLeft.findIndex((argument) => argument.startsWith('-'));
   const before = dashed < 0 ? argumentsLeft : argumentsLeft.slice(0, dashed);
-  const after = dashed < 0 ? [] : ['--', ...argumentsLeft.slice(dashed).map(shellWord)];
-  return { flags, command: [...words, ...before.map(shellWord), ...typedBefore, ...optionWords, ...after].join(' ') };
+  const after = dashed < 0 ? [] : ['--', ...argumentsLeft.slice(dashed).map((argument, i) => argumentShown(argument, dashed + i))];
+  return { flags, command: [...words, ...before.map(argumentShown), ...typedBefore, ...optionWords, ...after].join(' ') };
 }

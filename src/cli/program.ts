@@ -128,7 +128,12 @@ class VoxformCommand extends Command {
 
   override error(message: string, options?: { code?: string; exitCode?: number }): never {
     const words = commandWords(this);
-    const optionsAfterDashes = findOptionsAfterDashes(this.args, this.optionsTaken(), words, this.optionsTyped());
+    // An argument not among its choices is of the wrong form: shown as its name, never repeated.
+    const argumentShown = (value: string, position: number) => {
+      const argument = this.registeredArguments[Math.min(position, this.registeredArguments.length - 1)];
+      return argument?.argChoices && !argument.argChoices.includes(value) ? `<${argument.name()}>` : shellWord(value);
+    };
+    const optionsAfterDashes = findOptionsAfterDashes(this.args, this.optionsTaken(), words, this.optionsTyped(), argumentShown);
     // Options typed after `--` explain the arguments too many, a manifest among them (`-- ID -f agents.yaml`) too.
     if (options?.code === 'commander.excessArguments' && !optionsAfterDashes) this.refuseManifestArguments(words);
     throw usageError(options?.code, message, {

@@ -69,7 +69,7 @@ export function usageError(commanderCode: string | undefined, message: string, c
   if ((match = /^unknown option '(.*?)'(?:\s*\(Did you mean (.*)\?\))?$/s.exec(text))) {
     const flag = match[1] ?? '';
     // `--name=value` of an option that takes no value, or of none: the option is named, not the value.
-    const named = /^--[^=]+=/.exec(flag)?.[0].slice(0, -1);
+    const named = /^-{1,2}[^=]*=/.exec(flag)?.[0].slice(0, -1);
     if (named) return fail('invalid_argument', `${cmd} has no option ${named} that takes a value${suggestion(match[2])}`);
     const sentence = `${cmd} has no option ${flag}${suggestion(match[2])}`;
     // An id may start with a dash (`-OKdqbq…`): the parser takes it for an option unless it follows `--`.

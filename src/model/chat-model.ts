@@ -86,7 +86,8 @@ export class ChatModel {
     try {
       base = new URL(settings.url);
     } catch {
-      throw new VoxformError('model_url_invalid', `The model URL "${shownModelUrl(settings.url)}" is not a URL.`, { hint: MODEL_URL_HINT });
+      // Not repeated: a value that is no URL may be a secret typed in the wrong place (docs/security.md §5).
+      throw new VoxformError('model_url_invalid', 'The model URL is not a URL.', { hint: MODEL_URL_HINT });
     }
     if (base.protocol !== 'http:' && base.protocol !== 'https:') {
       throw new VoxformError('model_url_invalid', `The model URL must be http or https, not ${base.protocol.slice(0, -1)}.`, { hint: MODEL_URL_HINT });

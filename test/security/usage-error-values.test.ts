@@ -106,6 +106,23 @@ describe('a usage error never repeats the value typed', () => {
     expect(`${result.stdout}${result.stderr}`).not.toContain(PLANTED);
   });
 
+  it('a value the parser cannot take apart is not repeated either: a URL only almost a URL, a short option with `=`', async () => {
+    for (const typed of [['emulator', '--llm', `http://[${PLANTED}`], ['plan', `-x=${PLANTED}`], ['plan', `--=${PLANTED}`]]) {
+      const { code, output } = await run(typed);
+      expect(code, typed.join(' ')).toBe(1);
+      expect(output, typed.join(' ')).toMatch(/^error\[[a-z_]+\]: /);
+      expect(output, typed.join(' ')).not.toContain(PLANTED);
+    }
+  });
+
+  it('the command line written again for options typed after `--` shows a value of the wrong form as its placeholder', async () => {
+    for (const typed of [['drift', '--', '--region', PLANTED], ['get', PLANTED, '--', '--local'], ['completion', '--', PLANTED, '--help']]) {
+      const { code, output } = await run(typed);
+      expect(code, typed.join(' ')).toBe(1);
+      expect(output, typed.join(' ')).not.toContain(PLANTED);
+    }
+  });
+
   it('an option after `--format json` answers in JSON without the value', async () => {
     const { code, output } = await run(['plan', '--format', 'json', '--region', PLANTED]);
     expect(code).toBe(1);
