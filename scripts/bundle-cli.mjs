@@ -1,7 +1,7 @@
 // The command line runs from a bundle of tsc's output (dist/cli/ → dist/cli-bundle/), made after tsc
 // by `npm run build`. Why: every command first loads the shell (src/cli/main.ts and what it imports:
-// the parser, its help, the output that redacts, the error report), and Node loads one CommonJS file
-// much faster than the many ES modules it is made of (bench/README.md, "Tunings kept"). What a
+// the parser, its help, the output that redacts, the error report), and Node loads the shell as one
+// CommonJS file much faster than the many ES modules it is made of (bench/README.md, "Tunings kept"). What a
 // command needs beyond the shell stays in chunks of its own, loaded when the command runs, as
 // main.ts loads them.
 //

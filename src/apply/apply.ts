@@ -72,7 +72,7 @@ export interface ApplyOptions {
   planCommand?: string | undefined;
   /** Told of each change of a fresh plan as it is made (see `PlanOptions.onChange`). */
   onChange?: ((change: ResourceChange) => void) | undefined;
-  /** Resources a fresh plan may take from another environment of the same service (see `PlanOptions.takeOver`). */
+  /** Resources a fresh plan may take from another environment of the same service (see `PlanOptions.takeOver`); with a saved plan, its own, for the command lines printed. */
   takeOver?: string[] | undefined;
   /** Told of the workspace as read, before the plan is made (see `PlanOptions.onWorkspace`). */
   onWorkspace?: ((workspace: WorkspaceState) => void) | undefined;

@@ -44,28 +44,21 @@ export async function main(argv: string[], { ownsProcess = false } = {}): Promis
   // not taken (a pipe nobody reads). Node's own answer would end the process without a word; this one
   // says the stop as a command's trap says a first one, and exits 130. Nothing is left to clean up.
   // (While Node starts and loads the shell, before this runs, Node's own answer stands.)
+  // So is an error thrown outside what runs then: said as every error is, through the outputs that
+  // redact, where Node would print it raw with its trace. A run stopped already ends as it was stopping.
   let commandTrapsSignals = false;
-  const onSignal = () => {
-    if (commandTrapsSignals) return;
-    // A run stopped at once already (a stray error) ends as it was stopping, now.
-    if (stoppedWith === undefined) {
-      reportError(signalStopError(), errors.errorOutput());
-      stoppedWith = EXIT_INTERRUPTED;
-    }
-    process.exit(stoppedWith);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  // An error thrown outside what runs while no command's trap answers it (run-command.ts's): said as
-  // every error is, through the outputs that redact, where Node would print it raw with its trace.
-  const onStrayError = (error: unknown) => {
+  const stopOutside = (error: unknown, code: number) => {
     if (commandTrapsSignals) return;
     if (stoppedWith === undefined) {
       reportError(error, errors.errorOutput());
-      stoppedWith = 1;
+      stoppedWith = code;
     }
     process.exit(stoppedWith);
   };
+  const onSignal = () => stopOutside(signalStopError(), EXIT_INTERRUPTED);
+  const onStrayError = (error: unknown) => stopOutside(error, 1);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   process.on('uncaughtException', onStrayError);
   process.on('unhandledRejection', onStrayError);
 

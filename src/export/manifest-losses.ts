@@ -8,7 +8,6 @@ import { isMap, isScalar, isSeq, Lexer, type YAMLMap } from 'yaml';
 import { parseYamlDocuments } from '../yaml/documents.js';
 import { printable } from '../util/printable.js';
 import { plural, wordList } from '../util/plural.js';
-import { isExportComment } from './build-manifest.js';
 
 /** What the existing manifest defines that the exported one does not. */
 export interface ManifestLosses {
@@ -30,9 +29,9 @@ const EXPORT_SECTIONS = new Set(['version', 'region']);
 /**
  * What `exported` drops of `existing` (both manifest text; `existing` is the project's, untrusted).
  * `ownComment`: whether a comment (its text after `#`, trimmed) is one voxform writes itself, which
- * is no loss when the new text words it otherwise (export's own by default).
+ * is no loss when the new text words it otherwise.
  */
-export function manifestLosses(existing: string, exported: string, ownComment: (text: string) => boolean = isExportComment): ManifestLosses {
+export function manifestLosses(existing: string, exported: string, ownComment: (text: string) => boolean): ManifestLosses {
   // Read as voxform reads every YAML file, within the token budget (src/yaml/documents.ts).
   const read = parseYamlDocuments(existing, { document: { uniqueKeys: false } });
   const comments = read.tooLargeAt === undefined ? commentsDropped(existing, exported, ownComment) : 0;

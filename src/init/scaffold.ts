@@ -172,7 +172,7 @@ interface Conflict {
  * The files of a scaffold that would overwrite something without `force`, relative to `dir`. A folder
  * where a file goes, or a file where a folder goes, is always refused, before anything is written.
  */
-async function findConflicts(dir: string, paths: ReadonlyArray<ScaffoldTarget>, force: boolean, command: string, root: string | undefined): Promise<Conflict[]> {
+async function findConflicts(dir: string, paths: ReadonlyArray<ScaffoldTarget>, force: boolean, command: string, root: string): Promise<Conflict[]> {
   const elsewhere = command === 'voxform init' ? 'init into another folder' : 'choose another folder with --out DIR';
   // The folders above `dir` that do not exist yet are made too: a file among them is named as such.
   for (const folder of [...missingAncestors(dir), ...foldersOnTheWay(dir, paths)]) {
@@ -199,9 +199,9 @@ async function findConflicts(dir: string, paths: ReadonlyArray<ScaffoldTarget>, 
 /** A file of a scaffold, its content known once the scaffold is planned; `root` reads it (findProjectRoot). */
 export type ScaffoldTarget = { path: string; mode: ScaffoldFile['mode']; content?: string };
 
-/** The text of the file at a target, read as every file of the project is; undefined when missing, unread (no root, no content to compare) or refused. */
-async function existingText(dir: string, target: ScaffoldTarget, root: string | undefined): Promise<string | undefined> {
-  if (root === undefined || target.content === undefined) return undefined;
+/** The text of the file at a target, read as every file of the project is (`root`: findProjectRoot); undefined when missing, unread (no content to compare) or refused. */
+async function existingText(dir: string, target: ScaffoldTarget, root: string): Promise<string | undefined> {
+  if (target.content === undefined) return undefined;
   const read = await readGuarded(path.join(dir, target.path), { root, maxBytes: MAX_MANIFEST_BYTES });
   return read.ok ? read.bytes.toString('utf8') : undefined;
 }
@@ -348,7 +348,7 @@ export async function shadowedManifest(dir: string): Promise<string | undefined>
 export async function refuseExisting(
   dir: string,
   paths: ReadonlyArray<ScaffoldTarget>,
-  options: { force: boolean; displayDir: string; command: 'voxform init' | 'voxform export'; losses?: OverwriteLosses | undefined; root?: string },
+  options: { force: boolean; displayDir: string; command: 'voxform init' | 'voxform export'; losses?: OverwriteLosses | undefined; root: string },
 ): Promise<void> {
   const found = await findConflicts(dir, paths, options.force, options.command, options.root);
   const conflicts = found.map((conflict) => conflict.path);

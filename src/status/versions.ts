@@ -1,6 +1,6 @@
 /**
  * What `--version` and `status` say: the version and the formats this build reads and writes. Apart
- * from src/version.ts, which the client reads too: the formats' constants belong to the rooms above it.
+ * from src/util/version.ts, which the client reads too: the formats' constants belong to the rooms above it.
  */
 import { PLAN_JSON_FORMAT_VERSION } from '../plan/format-version.js';
 import { STATE_FORMAT_VERSION } from '../state/format-version.js';

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { describeLosses, losesAnything, losesResources, manifestLosses } from '../../src/export/manifest-losses.js';
 import { isOwnComment } from '../../src/init/replaced-manifest.js';
+import { isExportComment } from '../../src/export/build-manifest.js';
 
 const EXPORTED = ['# Exported from the live service.', 'version: 1', 'agents:', '  support:', '    id: ag_support', '    config:', '      prompt: |', '        # Rules', '        Be kind.', 'phones:', '  "+15551230002": { agent: support }', ''].join('\n');
 
@@ -26,7 +27,7 @@ describe('manifestLosses: what an exported manifest drops of the one it replaces
       'policy: {}',
       '',
     ].join('\n');
-    const losses = manifestLosses(existing, EXPORTED);
+    const losses = manifestLosses(existing, EXPORTED, isExportComment);
     expect(describeLosses(losses)).toBe(
       'agents front-desk and booking; phone +15551230001; knowledge file prices; credential for openai; the defaults, environments and policy sections; 2 comment lines',
     );
@@ -35,7 +36,7 @@ describe('manifestLosses: what an exported manifest drops of the one it replaces
 
   test('an agent the export writes under another key is not dropped: it is the same agent', () => {
     const existing = 'version: 1\nagents:\n  help-line: { id: ag_support }\n';
-    expect(losesAnything(manifestLosses(existing, EXPORTED))).toBe(false);
+    expect(losesAnything(manifestLosses(existing, EXPORTED, isExportComment))).toBe(false);
   });
 
   test("export's own comments in the replaced manifest (its header, an agent's notes) are no loss, though the new one words them otherwise", () => {
@@ -60,7 +61,7 @@ describe('manifestLosses: what an exported manifest drops of the one it replaces
       '    id: ag_front',
       '',
     ].join('\n');
-    expect(describeLosses(manifestLosses(existing, EXPORTED))).toBe('agents booking and front; 1 comment line');
+    expect(describeLosses(manifestLosses(existing, EXPORTED, isExportComment))).toBe('agents booking and front; 1 comment line');
   });
 
   test("init's own header in the replaced manifest is no loss, for another spare agent or under export; a comment added there, or a header line edited, is", () => {
@@ -90,32 +91,32 @@ describe('manifestLosses: what an exported manifest drops of the one it replaces
   });
 
   test('a comment-like line inside a prompt is text, not a comment; the comments the export writes again are none lost', () => {
-    expect(losesAnything(manifestLosses(EXPORTED, EXPORTED))).toBe(false);
-    const sectionsOnly = manifestLosses(`${EXPORTED}environments: { staging: {} }\n`, EXPORTED);
+    expect(losesAnything(manifestLosses(EXPORTED, EXPORTED, isExportComment))).toBe(false);
+    const sectionsOnly = manifestLosses(`${EXPORTED}environments: { staging: {} }\n`, EXPORTED, isExportComment);
     expect(describeLosses(sectionsOnly)).toBe('the environments section');
     expect(losesResources(sectionsOnly)).toBe(false);
   });
 
   test('a file that does not read as a manifest: all of it, said as not listed; an empty one loses nothing', () => {
-    const broken = manifestLosses('agents: [unclosed\n', EXPORTED);
+    const broken = manifestLosses('agents: [unclosed\n', EXPORTED, isExportComment);
     expect(describeLosses(broken)).toBe('all it defines (it does not read as a manifest, so what it defines cannot be listed)');
     expect(losesResources(broken)).toBe(true);
-    expect(losesAnything(manifestLosses('', EXPORTED))).toBe(false);
-    expect(describeLosses(manifestLosses('# just a note\n', EXPORTED))).toBe('1 comment line');
+    expect(losesAnything(manifestLosses('', EXPORTED, isExportComment))).toBe(false);
+    expect(describeLosses(manifestLosses('# just a note\n', EXPORTED, isExportComment))).toBe('1 comment line');
   });
 
   test('a file past the YAML token budget is read as every YAML file is, no further: all of it, said as not listed', () => {
     const huge = `agents:\n${'  - x\n'.repeat(600_000)}`;
-    const losses = manifestLosses(huge, EXPORTED);
+    const losses = manifestLosses(huge, EXPORTED, isExportComment);
     expect(describeLosses(losses)).toBe('all it defines (it does not read as a manifest, so what it defines cannot be listed)');
   });
 
   test('several documents in one file do not read as a manifest', () => {
-    expect(manifestLosses('version: 1\n---\nagents: {}\n', EXPORTED).unreadable).toBe(true);
+    expect(manifestLosses('version: 1\n---\nagents: {}\n', EXPORTED, isExportComment).unreadable).toBe(true);
   });
 
   test('names are written printable: a control character in a key is escaped', () => {
     const existing = 'version: 1\nagents:\n  "evil\\u001b[31m": { id: ag_evil }\n';
-    expect(describeLosses(manifestLosses(existing, EXPORTED))).toBe('agent evil\\u001b[31m');
+    expect(describeLosses(manifestLosses(existing, EXPORTED, isExportComment))).toBe('agent evil\\u001b[31m');
   });
 });

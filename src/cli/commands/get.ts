@@ -18,7 +18,7 @@ export interface GetOptions extends ConnectionOptions {
   file?: string[];
   env?: string;
   format?: 'text' | 'json';
-  /** The state backend, read for campaigns and knowledge files (`--state`, else VOXFORM_STATE). */
+  /** The state backend, read for phones, campaigns and knowledge files (`--state`, else VOXFORM_STATE). */
   state?: string;
   /** `phones`, `agents`, `campaigns` or `knowledge` (commander checks), then an optional NAME. */
   args: string[];
