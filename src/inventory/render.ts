@@ -1,6 +1,6 @@
 /** The inventory as a table (text) or as versioned JSON. The service's names are data: control characters shown as `?`. */
 import { missingStateWarning } from '../state/missing-state.js';
-import { environmentInProse } from '../state/types.js';
+import { unreadEnvironmentNote } from '../plan/shared-resources.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import { renderTable } from '../util/table.js';
 import type { AgentsReport, LiveAgent, PhonesReport } from './inventory.js';
@@ -167,14 +167,6 @@ function withNotes(body: string, notes: string[], state: StateSourceJson, costs:
   const missing = state.missing_state;
   if (missing) all.push(controlsAsQuestionMarks(missingStateWarning({ state: missing.state, lastApply: missing.last_apply }, state.workspace, costs.missing)));
   const { unread: cost } = costs;
-  if (cost) {
-    for (const { environment, problem } of state.unread_environments ?? []) {
-      const unread =
-        environment === null
-          ? `The service's other workspaces could not be listed, so ${cost('another environment')}`
-          : `The state of ${environmentInProse(environment, (name) => `environment ${name}`)} could not be read, so ${cost(environmentInProse(environment))}`;
-      all.push(`${unread}: ${controlsAsQuestionMarks(problem)}`);
-    }
-  }
+  if (cost) for (const unread of state.unread_environments ?? []) all.push(unreadEnvironmentNote(unread, cost));
   return all.length === 0 ? body : `${body}\n${all.join('\n')}\n`;
 }

@@ -8,13 +8,7 @@ import { isVoxformError } from '../errors.js';
 import type { StateBackend } from '../state/backend.js';
 import { splitWorkspaceKey, type CampaignState, type KnowledgeState } from '../state/types.js';
 import { missingStateJson, readCheckedWorkspace, type MissingState, type MissingStateJson } from '../state/missing-state.js';
-import { otherWorkspaceKeys, type OtherWorkspace } from '../plan/shared-resources.js';
-
-/** Another environment's workspace that could not be read; `environment` null when the service's workspaces could not even be listed. */
-export interface UnreadEnvironment {
-  environment: string | null;
-  problem: string;
-}
+import { readOtherEnvironments, type OtherWorkspace, type UnreadEnvironment } from '../plan/shared-resources.js';
 
 /** The state's part of a listing's `sources`, with `problem`, `missing_state` or `unread_environments` when so. */
 export interface StateSourceJson {
@@ -73,28 +67,4 @@ export async function readInventoryState(backend: StateBackend, workspace: strin
     ...(stored.missingState ? { missingState: stored.missingState } : {}),
     unreadEnvironments: others.unread,
   };
-}
-
-/** The workspaces of `serviceId` other than `ownKey`, each read on its own: one that cannot be read is said, and leaves the rest. */
-async function readOtherEnvironments(backend: StateBackend, ownKey: string, serviceId: string): Promise<{ workspaces: OtherWorkspace[]; unread: UnreadEnvironment[] }> {
-  const workspaces: OtherWorkspace[] = [];
-  const unread: UnreadEnvironment[] = [];
-  const problemOf = (error: unknown): string => {
-    if (!isVoxformError(error)) throw error;
-    return error.message;
-  };
-  let listed;
-  try {
-    listed = await otherWorkspaceKeys(backend, ownKey, serviceId);
-  } catch (error) {
-    return { workspaces, unread: [{ environment: null, problem: problemOf(error) }] };
-  }
-  for (const { key, environment } of listed) {
-    try {
-      workspaces.push({ environment, workspace: (await backend.readWorkspace(key)).workspace });
-    } catch (error) {
-      unread.push({ environment, problem: problemOf(error) });
-    }
-  }
-  return { workspaces, unread };
 }

@@ -5,6 +5,7 @@
 import { testTrafficSource } from '../api/test-traffic.js';
 import { ledgerOrder } from '../history/ledger-order.js';
 import type { LedgerRecord } from '../history/types.js';
+import type { UnreadEnvironment } from '../plan/shared-resources.js';
 import type { GlobalCallHistoryRecord } from '../schema/types.gen.js';
 import { compareVersions } from './compare.js';
 import type { DiffLink } from './diff-links.js';
@@ -39,6 +40,8 @@ export interface ReportInput {
   only?: ReadonlyMap<string, VersionSelection> | undefined;
   /** Agent id → the other environment of the service that applies it: its calls are left out, counted per environment. */
   otherEnvironments?: ReadonlyMap<string, string> | undefined;
+  /** The other environments whose workspace could not be read, said in the report. */
+  unreadEnvironments?: readonly UnreadEnvironment[] | undefined;
 }
 
 interface AgentState {
@@ -124,6 +127,7 @@ export async function buildCallReport(input: ReportInput): Promise<CallReport> {
     other_environments: [...elsewhere]
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([environment, tally]) => ({ environment, agents: tally.agents.size, calls: tally.calls })),
+    ...(input.unreadEnvironments?.length ? { unread_environments: [...input.unreadEnvironments] } : {}),
     // An agent whose every call was left out as test traffic has nothing to show.
     agents: await agentReports([...agents.values()].filter((agent) => agent.calls > 0), names, deployed, input),
   };

@@ -1,5 +1,6 @@
 /** How the Markdown and HTML renderers write numbers, rates and verdicts, so both say the same. */
 import { shortCommit } from '../history/types.js';
+import { unreadEnvironmentNote } from '../plan/shared-resources.js';
 import { BASE_ENVIRONMENT_NAME, splitWorkspaceKey } from '../state/types.js';
 import type { AgentReport, CallReport, DeployMarker, Difference, Rate, VersionReport } from './types.js';
 import { shortHash } from '../util/hash.js';
@@ -151,6 +152,14 @@ export function testTrafficLine(report: CallReport): string | undefined {
   if (calls === 0) return undefined;
   const what = `${plural(calls, 'test call')} (made by \`voxform test\` or \`voxform chat\`)`;
   return included ? `Includes ${what}: \`--include-tests\` was given.` : `${what} left out of every figure; \`--include-tests\` counts them.`;
+}
+
+/** What an environment whose workspace could not be read costs the report: its agents are taken for ones voxform does not manage. */
+const UNREAD_COST = (environment: string) => `an agent ${environment} applies is reported here as one voxform does not manage, its calls not left out`;
+
+/** A line for each other environment whose workspace could not be read: plain text, which each renderer escapes. */
+export function unreadEnvironmentLines(report: CallReport): string[] {
+  return (report.unread_environments ?? []).map((unread) => unreadEnvironmentNote(unread, UNREAD_COST));
 }
 
 /** The calls of other environments' agents, left out: one line, or undefined when there were none. */

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { cspSourceHash } from '../util/hash.js';
 import { plural } from '../util/plural.js';
-import { agentTitle, comparisonSummary, creditsText, otherEnvironmentsLine, rateText, secondsText, testTrafficLine, utcTime, versionLabels, windowEnds } from './format.js';
+import { agentTitle, comparisonSummary, creditsText, otherEnvironmentsLine, rateText, secondsText, testTrafficLine, unreadEnvironmentLines, utcTime, versionLabels, windowEnds } from './format.js';
 import { HTML_CLIENT_SCRIPT, INTL_LANGUAGE_SCRIPT } from './html-client.js';
 import type { AgentReport, CallReport, VersionReport } from './types.js';
 
@@ -85,7 +85,7 @@ export function renderReportHtml(report: CallReport): string {
 <body>
 <h1>Call report</h1>
 <p class="meta">${escapeHtml(windowLine(report))}</p>
-${testTrafficParagraph(report)}${body}
+${noteParagraphs(report)}${body}
 <script type="application/json" id="report-data">${jsonForScript(report)}</script>
 <script type="application/json" id="report-labels">${jsonForScript(chartLabels(report))}</script>
 <script>${INTL_LANGUAGE_SCRIPT}</script>
@@ -96,12 +96,11 @@ ${testTrafficParagraph(report)}${body}
 `;
 }
 
-/** The lines on calls left out (test traffic, other environments' agents). */
-function testTrafficParagraph(report: CallReport): string {
-  // The lines mark commands with backticks for Markdown; here they are code.
-  return [testTrafficLine(report), otherEnvironmentsLine(report)]
-    .map((line) => (line ? `<p class="test-traffic">${escapeHtml(line).replace(/`([^`]*)`/g, '<code>$1</code>')}</p>\n` : ''))
-    .join('');
+/** The lines on calls left out (test traffic, other environments' agents), and on environments whose workspace could not be read. */
+function noteParagraphs(report: CallReport): string {
+  // The lines mark commands with backticks for Markdown; here they are code. A problem the state said is text alone.
+  const leftOut = [testTrafficLine(report), otherEnvironmentsLine(report)].flatMap((line) => (line ? [escapeHtml(line).replace(/`([^`]*)`/g, '<code>$1</code>')] : []));
+  return [...leftOut, ...unreadEnvironmentLines(report).map(escapeHtml)].map((html) => `<p class="test-traffic">${html}</p>\n`).join('');
 }
 
 function windowLine(report: CallReport): string {

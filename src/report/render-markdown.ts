@@ -3,7 +3,7 @@
  * service or the repository passes `markdownText`. Within a comment's size limit by the rule every
  * comment shares (`fitBlocks`): the totals stay, the agents' tables that fit follow, the rest counted.
  */
-import { comparisonSummary, creditsText, otherEnvironmentsLine, rateText, secondsText, testTrafficLine, utcTime, versionLabels, windowEnds } from './format.js';
+import { comparisonSummary, creditsText, otherEnvironmentsLine, rateText, secondsText, testTrafficLine, unreadEnvironmentLines, utcTime, versionLabels, windowEnds } from './format.js';
 import type { AgentReport, CallReport } from './types.js';
 import { COMMENT_SIZE_LIMIT, fitBlocks } from '../util/comment-blocks.js';
 import { keepText, type Redact } from '../secrets/redact.js';
@@ -16,6 +16,7 @@ export function renderReportMarkdown(report: CallReport, redact: Redact = keepTe
   const { since, until } = windowEnds(report);
   lines.push(`From ${since} to ${until} · ${plural(report.calls, 'call')} · intervals are 95%; a difference is claimed only when its interval excludes zero; versions with fewer than ${plural(report.min_calls, 'call')} are not compared.`);
   for (const line of [testTrafficLine(report), otherEnvironmentsLine(report)]) if (line) lines.push('', line);
+  for (const line of unreadEnvironmentLines(report)) lines.push('', markdownText(line));
   if (report.agents.length === 0) lines.push('', 'No calls in the window.');
   // Each agent's table follows a blank line.
   const tables = report.agents.map((agent) => ['', ...agentTable(agent, report.min_calls)].join('\n'));

@@ -4,6 +4,7 @@
  */
 import type { OutcomeGroup } from './outcomes.js';
 import type { Verdict } from './statistics.js';
+import type { UnreadEnvironment } from '../plan/shared-resources.js';
 
 export const REPORT_FORMAT_VERSION = 1;
 
@@ -136,5 +137,10 @@ export interface CallReport {
    * them (their test calls only with `--include-tests`); sorted by environment.
    */
   other_environments: Array<{ environment: string; agents: number; calls: number }>;
+  /**
+   * The other environments of the service whose workspace could not be read, and why (absent when
+   * none): their agents are not known to be theirs, so those agents' calls are not in `other_environments`.
+   */
+  unread_environments?: UnreadEnvironment[];
   agents: AgentReport[];
 }

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CallReport } from '../../src/report/types.js';
 import { repoRoot, runCliInProcess, useTempDirs } from '../helpers/cli.js';
+import { asAdmin, freshDatabase, PLANTED_DB_PASSWORD } from '../helpers/postgres.js';
 
 const addFormats = addFormatsModule.default;
 const tempDir = useTempDirs();
@@ -23,6 +24,13 @@ const MANIFEST = [
   '    agents: { desk: { id: -OKspareAgent0000002 } }',
   '',
 ].join('\n');
+
+async function validateReport(report: unknown): Promise<void> {
+  const schema = JSON.parse(await readFile(path.join(repoRoot, 'schemas/report.schema.json'), 'utf8')) as object;
+  const ajv = new Ajv2020({ allErrors: true, strict: false });
+  addFormats(ajv);
+  expect(ajv.validate(schema, report), ajv.errorsText()).toBe(true);
+}
 
 describe("the report of one environment, beside another environment's agents", () => {
   it('leaves their calls out with a one-line count, in every format; --agent still reports one of them, from its own history', async () => {
@@ -42,10 +50,7 @@ describe("the report of one environment, beside another environment's agents", (
     expect(ids).not.toContain('-OKspareAgent0000002');
     expect(report.agents.find((agent) => agent.agent_id === '-OKspareAgent0000001')!.versions.map((version) => version.source)).toEqual(['voxform']);
     expect(report.other_environments).toEqual([{ environment: 'staging', agents: 1, calls: 3 }]);
-    const schema = JSON.parse(await readFile(path.join(repoRoot, 'schemas/report.schema.json'), 'utf8')) as object;
-    const ajv = new Ajv2020({ allErrors: true, strict: false });
-    addFormats(ajv);
-    expect(ajv.validate(schema, report), ajv.errorsText()).toBe(true);
+    await validateReport(report);
 
     const markdown = await cli('report');
     expect(markdown.stdout).toContain('Left out: 3 calls of 1 agent of environment staging (`--env staging` reports them).');
@@ -67,5 +72,48 @@ describe("the report of one environment, beside another environment's agents", (
     );
     expect(asked.agents[0]!.versions.filter((version) => version.source === 'voxform').map((version) => version.metrics.calls)).toEqual([3]);
     expect((await cli('report', '--agent', '-OKspareAgent0000002')).stdout).not.toContain('changed outside voxform');
+  }, 180_000);
+
+  it("is made from what can be read when another environment's workspace cannot be, naming it and why (no password), exit 0", async () => {
+    const cwd = await tempDir({ 'voxform.yaml': MANIFEST });
+    const { url, database } = await freshDatabase();
+    const cli = (...args: string[]) => runCliInProcess([...args, '--local', '--state', url], { cwd });
+    const traffic = (agent: string, calls: number) => runCliInProcess(['emulator', 'traffic', '--local', '--agent', agent, '--calls', String(calls)], { cwd });
+    expect((await cli('apply', '--auto-approve')).code).toBe(0);
+    expect((await cli('apply', '--env', 'staging', '--auto-approve')).code).toBe(0);
+    expect((await traffic('-OKspareAgent0000001', 4)).code).toBe(0);
+    expect((await traffic('-OKspareAgent0000002', 3)).code).toBe(0);
+    // Staging's row is damaged (a hand edit, a bad restore): the default environment's own state is whole.
+    await asAdmin((client) => client.query(`UPDATE voxform_workspaces SET state = '{"phones": "damaged"}' WHERE workspace = 'staging@local'`), database);
+    const noPassword = (result: { stdout: string; stderr: string }) => {
+      for (const secret of [PLANTED_DB_PASSWORD, encodeURIComponent(PLANTED_DB_PASSWORD)]) expect(result.stdout + result.stderr).not.toContain(secret);
+    };
+
+    const json = await cli('report', '--format', 'json');
+    expect(json.code, json.stderr).toBe(0);
+    noPassword(json);
+    const report = JSON.parse(json.stdout) as CallReport;
+    expect(report.unread_environments).toEqual([{ environment: 'staging', problem: expect.stringMatching(/^The state of workspace staging@local in postgres:\/\/\S+ /) }]);
+    // Staging's agent is not known to be staging's: its calls are reported here, as an agent voxform does not manage.
+    expect(report.other_environments).toEqual([]);
+    const desk = report.agents.find((agent) => agent.agent_id === '-OKspareAgent0000001')!;
+    expect(desk.versions.map((version) => [version.source, version.metrics.calls])).toEqual([['voxform', 4]]);
+    expect(report.agents.find((agent) => agent.agent_id === '-OKspareAgent0000002')).toMatchObject({ managed: false });
+    await validateReport(report);
+
+    const markdown = await cli('report');
+    expect(markdown.code, markdown.stderr).toBe(0);
+    noPassword(markdown);
+    expect(markdown.stdout).toMatch(/\n\nThe state of environment staging could not be read, so an agent staging applies is reported here as one voxform does not manage, its calls not left out: The state of workspace staging@&#8203;local in postgres:&#47;&#47;\S+ is not a state voxform wrote: .*\n/);
+    expect((await cli('report', '--format', 'html', '--out', 'report.html')).code).toBe(0);
+    expect(await readFile(path.join(cwd, 'report.html'), 'utf8')).toContain('<p class="test-traffic">The state of environment staging could not be read, so an agent staging applies is reported here as one voxform does not manage');
+
+    // A row that is not JSON keeps the service's workspaces from being listed at all: said so, and this environment's report still made.
+    await asAdmin((client) => client.query(`UPDATE voxform_workspaces SET state = '{"phones":' WHERE workspace = 'staging@local'`), database);
+    const unlisted = await cli('report', '--format', 'json');
+    expect(unlisted.code, unlisted.stderr).toBe(0);
+    noPassword(unlisted);
+    expect((JSON.parse(unlisted.stdout) as CallReport).unread_environments).toEqual([{ environment: null, problem: expect.stringContaining('staging@local') }]);
+    expect((await cli('report')).stdout).toMatch(/\n\nThe service's other workspaces could not be listed, so an agent another environment applies is reported here as one voxform does not manage, its calls not left out: .*staging@&#8203;local.*\n/);
   }, 180_000);
 });

@@ -16,7 +16,7 @@ import { sinceDeployReport, type SinceDeployWindow } from '../../report/since-de
 import { workspaceKey } from '../../state/types.js';
 import type { StateBackend } from '../../state/backend.js';
 import { isLocalName } from '../../manifest/names.js';
-import { readOtherWorkspaces } from '../../plan/shared-resources.js';
+import { readOtherEnvironments, type UnreadEnvironment } from '../../plan/shared-resources.js';
 import { describeWriteFailure, writeFileAtomic } from '../../util/atomic-write.js';
 import { refuseOwnFile } from '../../project-files/own-files.js';
 import { manifestAgentNames, resolveAgentArgument } from '../agent-argument.js';
@@ -70,7 +70,7 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
   // Summaries: the report needs each version's hashes, not its configuration.
   const ownHistory = await allSummaries(backend.history, workspace, ctx);
   const agentId = options.agent === undefined ? undefined : await resolveAgentArgument(options.agent, { ...manifestAgentNames(project), history: historyNames(ownHistory) }, client);
-  const otherEnvironments = await otherEnvironmentAgents(backend, workspace, serviceId, [...manifestNames.values(), ...Object.values(own.agents).map((agent) => agent.id)]);
+  const { agents: otherEnvironments, unread } = await otherEnvironmentAgents(backend, workspace, serviceId, [...manifestNames.values(), ...Object.values(own.agents).map((agent) => agent.id)]);
   // An agent asked for with --agent is reported whichever environment applies it: its versions are
   // that environment's deploys, so its history is read, not this one's.
   const agentEnvironment = agentId === undefined ? undefined : otherEnvironments.get(agentId);
@@ -88,6 +88,7 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
     now,
     diffLink: diffLinkFromEnv(ctx.env),
     otherEnvironments: agentId === undefined ? otherEnvironments : undefined,
+    unreadEnvironments: unread,
     includeTests: options.includeTests ?? false,
     onCall: (count) => {
       if (count % 500 === 0) status.update(`Reading call logs… ${plural(count, 'call')}`);
@@ -150,14 +151,16 @@ async function sinceDeploy(history: readonly LedgerRecord[], agentId: string | u
 /**
  * Agent id → the other environment of the service whose workspace holds it, for agents neither this
  * workspace nor its manifests name: their calls are that environment's, not changes outside voxform.
- * Only names an environment can have count (the state is read as untrusted).
+ * Only names an environment can have count (the state is read as untrusted). A workspace that cannot
+ * be read is `unread`: the report is made without it, and says so.
  */
-async function otherEnvironmentAgents(backend: StateBackend, workspace: string, serviceId: string, ourIds: readonly string[]): Promise<Map<string, string>> {
+async function otherEnvironmentAgents(backend: StateBackend, workspace: string, serviceId: string, ourIds: readonly string[]): Promise<{ agents: Map<string, string>; unread: UnreadEnvironment[] }> {
   const ours = new Set(ourIds);
   const agents = new Map<string, string>();
-  for (const { environment, workspace: theirs } of await readOtherWorkspaces(backend, workspace, serviceId)) {
+  const others = await readOtherEnvironments(backend, workspace, serviceId);
+  for (const { environment, workspace: theirs } of others.workspaces) {
     if (!isLocalName(environment)) continue;
     for (const { id } of Object.values(theirs.agents)) if (!ours.has(id) && !agents.has(id)) agents.set(id, environment);
   }
-  return agents;
+  return { agents, unread: others.unread };
 }
