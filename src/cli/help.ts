@@ -1,6 +1,7 @@
 /** What each command's `--help` adds to its options: environment, exit codes, examples, from one table. */
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
+import { SPARE_AGENT_IDS } from '../emulator/spare-agents.js';
 
 /** The package's own docs/ folder: the pages `--help` and error hints name as `docs/NAME.md` ship in it. */
 export const DOCS_DIR = fileURLToPath(new URL('../../docs/', import.meta.url));
@@ -139,8 +140,8 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     exitCodes: OK_OR_ERROR,
     // Every variable a template needs is given: without a terminal, init asks for none.
     examples: [
-      'voxform init --template post-call-survey --var agent_id=-OKspareAgent0000001 --var business="Acme Dental" --var results_webhook_url=https://hooks.example.com/survey survey',
-      'voxform init --template receptionist --var agent_id=-OKspareAgent0000001 --var business="Acme Dental" --var business_description="a family dental practice" --var opening_hours="Monday to Friday 8am to 6pm" --var transfer_number=+15551239999 acme',
+      `voxform init --template post-call-survey --var agent_id=${SPARE_AGENT_IDS[0]} --var business="Acme Dental" --var results_webhook_url=https://hooks.example.com/survey survey`,
+      `voxform init --template receptionist --var agent_id=${SPARE_AGENT_IDS[0]} --var business="Acme Dental" --var business_description="a family dental practice" --var opening_hours="Monday to Friday 8am to 6pm" --var transfer_number=+15551239999 acme`,
     ],
   },
   templates: {

@@ -52,12 +52,15 @@ export function printsAsJson(out: ErrorOutput): boolean {
   return out.json && !out.stdoutWritten();
 }
 
+/** How an error only a bug explains (internal_error) begins, wherever it is said. */
+export const INTERNAL_ERROR_LEAD = 'voxform hit an unexpected problem (this is a bug; please report it)';
+
 /** Prints what went wrong (through the redacting streams) and returns the exit code; never throws. */
 export function reportError(error: unknown, out: ErrorOutput): number {
   try {
     return describeError(error, out);
   } catch {
-    out.stderr.write('error: voxform hit an unexpected problem (this is a bug; please report it), and could not describe it.\n');
+    out.stderr.write(`error: ${INTERNAL_ERROR_LEAD}, and could not describe it.\n`);
     return 1;
   }
 }
@@ -77,7 +80,7 @@ function describeError(error: unknown, out: ErrorOutput): number {
 
 /** What only a bug explains, said with a code as every error is (a script reading the JSON envelope gets one too). */
 function internalError(error: unknown, debug: boolean): VoxformError {
-  return new VoxformError('internal_error', `voxform hit an unexpected problem (this is a bug; please report it): ${errorMessage(error)}`, {
+  return new VoxformError('internal_error', `${INTERNAL_ERROR_LEAD}: ${errorMessage(error)}`, {
     hint: debug ? 'Report it with the command you ran and the stack trace printed on standard error.' : 'Run again with VOXFORM_DEBUG=1 to see the details.',
   });
 }

@@ -5,6 +5,7 @@
  */
 import type { Agent, AgentConfigRead, GlobalCallHistoryRecord } from '../schema/types.gen.js';
 import type { EmulatorSeed } from './types.js';
+import { SPARE_AGENT_IDS } from './spare-agents.js';
 
 /** The seeded private key: a fixed, documented key that only the emulator accepts. */
 export const DEFAULT_PRIVATE_KEY = 'vxlocalDefaultPrivateKey00000001';
@@ -15,7 +16,6 @@ export const FRONT_DESK_ID = '-OKdqbqetEcM4ak369ym';
 export const BOOKING_ID = '-OKdqbqetEcM4ak369yn';
 export const STAGING_FRONT_DESK_ID = '-OKstagingFrontDesk01';
 export const STAGING_BOOKING_ID = '-OKstagingBooking0001';
-export const SPARE_AGENT_IDS = [1, 2, 3, 4, 5].map((n) => `-OKspareAgent000000${n}`);
 
 const JAN_2025 = 1735689600;
 /** 2026-01-01T00:00:00Z: the newest seeded call. */

@@ -6,7 +6,7 @@
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { isInside } from '../project-files/guarded-read.js';
-import { openGitRepository, pathFromRoot } from '../project-files/git.js';
+import { openGitRepository, pathFromRoot, runEntries } from '../project-files/git.js';
 import { COMMIT } from './source.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -46,8 +46,8 @@ export async function filesAtCommit(cwd: string, env: Env, commit: string, files
   const given = inside.map(named);
   if (inside.length === 0) return { held: [], given, gitFolder };
   // Literal: a file named `*` is that file, not every file of the commit.
-  const listed = await repository.run(['--literal-pathspecs', 'ls-tree', '-r', '-z', '--name-only', commit, '--', ...inside.map((file) => pathFromRoot(repository.root, file) as string)], { keepBlankLines: true });
+  const listed = await runEntries(repository, ['--literal-pathspecs', 'ls-tree', '-r', '-z', '--name-only', commit, '--', ...inside.map((file) => pathFromRoot(repository.root, file) as string)]);
   if (!listed || listed.cut) return { held: undefined, given, gitFolder };
-  const inCommit = new Set(listed.lines.join('\n').split('\0'));
+  const inCommit = new Set(listed.entries);
   return { held: inside.filter((file) => inCommit.has(pathFromRoot(repository.root, file) as string)).map(named), given, gitFolder };
 }

@@ -10,7 +10,7 @@
 import { realpath } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { openGitRepository, pathFromRoot, type GitAnswer, type GitRepository } from '../project-files/git.js';
+import { openGitRepository, pathFromRoot, runEntries, type GitAnswer, type GitRepository } from '../project-files/git.js';
 import { httpUrl } from '../util/http-url.js';
 import { ciReviewNumber, gitHubRunUrl, osUser } from '../util/run-identity.js';
 import type { DeploySource } from './types.js';
@@ -116,14 +116,14 @@ function hasChanges(status: GitAnswer): boolean {
 }
 
 /**
- * The paths in git's answer to `args`, a `-z` one: every path as it is (no quoting), each entry ended
- * by a NUL (a name may hold a line break). `pathOf` reads an entry's path (undefined: none); each is
- * given as a path from `from`, sorted. Undefined when git cannot tell (no answer, or one cut).
+ * The paths in git's answer to `args`, a `-z` one (runEntries). `pathOf` reads an entry's path
+ * (undefined: none); each is given as a path from `from`, sorted. Undefined when git cannot tell (no
+ * answer, or one cut).
  */
 async function pathsAnswered(repository: GitRepository, args: readonly string[], from: string, pathOf: (entry: string) => string | undefined): Promise<string[] | undefined> {
-  const answer = await repository.run(args, { keepBlankLines: true });
+  const answer = await runEntries(repository, args);
   if (!answer || answer.cut) return undefined;
-  const files = answer.lines.join('\n').split('\0').flatMap((entry) => pathOf(entry) ?? []);
+  const files = answer.entries.flatMap((entry) => pathOf(entry) ?? []);
   const here = await realpath(from).catch(() => from);
   return files.map((file) => path.relative(here, path.join(repository.root, file)) || '.').sort();
 }
@@ -180,7 +180,7 @@ export async function projectFilesChanged(cwd: string, env: Env, a: string, b: s
   if (!repository) return undefined;
   const paths = await pathspecs(repository, files);
   if (paths.length === 1) return [];
-  return pathsAnswered(repository, ['diff', '--name-only', '-z', '--no-renames', '--no-ext-diff', '--no-textconv', a, b, ...paths], from, (entry) => entry || undefined);
+  return pathsAnswered(repository, ['diff', '--name-only', '-z', '--no-renames', '--no-ext-diff', '--no-textconv', a, b, ...paths], from, (entry) => entry);
 }
 
 /**

@@ -12,6 +12,7 @@ import { formatDocument, manifestTags, TO_STRING_OPTIONS } from '../format/forma
 import { bundleManifestSchema, SCHEMA_FILE, SCHEMA_MODELINE } from '../schema/load.js';
 import { validateAgainst } from '../schema/validate.js';
 import { ENV_REFERENCE, ENV_REFERENCE_BODY } from '../secrets/env-reference.js';
+import { isSpareAgentId } from '../emulator/spare-agents.js';
 import { formatDotted } from '../util/field-path.js';
 import { pluralNoun, wordList } from '../util/plural.js';
 import type { Template, VariableValue } from '../templates/catalog.js';
@@ -285,8 +286,7 @@ function promptPath(localName: string): string {
 
 /** The lines of init's header that do not change from one template or agent to the next. */
 const HEADER_STEPS = [' Check it, see what would change on the service, then make it so:', '   voxform validate', '   voxform plan', '   voxform apply'];
-/** An agent id of the embedded emulator's spares (src/emulator/default-seed.ts), which the header names as one. */
-const SPARE_AGENT_ID = /^-OKspareAgent\d+$/;
+/** What the header says of a spare agent of the embedded emulator. */
 const SPARE_AGENT_NOTE = ' is a spare agent of the embedded emulator: add --local to plan and apply to try it offline.';
 
 function header(template: Template, localName: string, agentId: string): string {
@@ -297,7 +297,7 @@ function header(template: Template, localName: string, agentId: string): string 
     ` Created with \`voxform init --template ${template.name}\`.${template.prompt ? ` The prompt is in ${promptPath(localName)}.` : ''}`,
     ...HEADER_STEPS,
   ];
-  if (SPARE_AGENT_ID.test(agentId)) lines.push(` ${agentId}${SPARE_AGENT_NOTE}`);
+  if (isSpareAgentId(agentId)) lines.push(` ${agentId}${SPARE_AGENT_NOTE}`);
   return lines.join('\n');
 }
 
@@ -312,7 +312,7 @@ export function isInitComment(text: string): boolean {
     text === SCHEMA_MODELINE ||
     HEADER_STEPS.some((line) => line.trim() === text) ||
     /^Created with `voxform init --template [^`]*`\.( The prompt is in prompts\/[^/]*\.md\.)?$/.test(text) ||
-    (text.endsWith(SPARE_AGENT_NOTE) && SPARE_AGENT_ID.test(text.slice(0, -SPARE_AGENT_NOTE.length)))
+    (text.endsWith(SPARE_AGENT_NOTE) && isSpareAgentId(text.slice(0, -SPARE_AGENT_NOTE.length)))
   );
 }
 

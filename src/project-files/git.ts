@@ -126,6 +126,17 @@ export function filterOverrides(listing: string): string[] | undefined {
 }
 
 /**
+ * Runs `git ARGS` where ARGS ask for a `-z` answer: its entries, each as git wrote it (no quoting; a
+ * name may hold a line break), and whether the answer was cut, when only the whole entries before
+ * the cut are given. Undefined on any failure.
+ */
+export async function runEntries(repository: GitRepository, args: readonly string[], options: { maxOutput?: number } = {}): Promise<{ entries: string[]; cut: boolean } | undefined> {
+  const answer = await repository.run(args, { ...options, keepBlankLines: true });
+  // Each entry ends in a NUL: what follows the last is nothing, or the part of an entry a cut left.
+  return answer && { entries: answer.lines.join('\n').split('\0').slice(0, -1), cut: answer.cut };
+}
+
+/**
  * The root (a real path) of the git work tree holding folder `start`, as every git run here is
  * pinned to it; undefined when `start` is in none. Found without running git.
  */
@@ -216,10 +227,10 @@ export async function listTree(
   { at, recursive, where }: { at: readonly string[]; recursive: boolean; where: string },
   unreadable: (why: string) => Error,
 ): Promise<TreeEntry[]> {
-  const answer = await repository.run(['--literal-pathspecs', 'ls-tree', ...(recursive ? ['-r'] : []), '-l', '-z', commit, '--', ...at], { maxOutput: MAX_TREE_LISTING_BYTES, keepBlankLines: true });
+  const answer = await runEntries(repository, ['--literal-pathspecs', 'ls-tree', ...(recursive ? ['-r'] : []), '-l', '-z', commit, '--', ...at], { maxOutput: MAX_TREE_LISTING_BYTES });
   if (!answer) throw unreadable(`cannot be listed at ${where}`);
   if (answer.cut) throw unreadable(`has more files at ${where} than voxform lists`);
-  return answer.lines.join('\n').split('\0').flatMap((entry) => {
+  return answer.entries.flatMap((entry) => {
     const tab = entry.indexOf('\t');
     const [mode, type, object, size] = entry.slice(0, tab).split(/ +/);
     return tab > 0 && mode && type && object ? [{ mode, type, object, size: Number(size), path: entry.slice(tab + 1) }] : [];

@@ -169,9 +169,7 @@ function deployedAt(version: ConfigVersion): number {
 
 /** Unix seconds (on the ledger's timeline, `ledgerTimes`) of the workspace's record appended just before record `id`. */
 function recordedBefore(history: readonly LedgerRecord[], id: string): number | undefined {
-  const record = history.find((candidate) => candidate.id === id);
-  if (!record) return undefined;
-  const before = history.filter((candidate) => ledgerOrder(candidate, record) < 0).sort(ledgerOrder).pop();
+  const before = history.filter((candidate) => ledgerOrder(candidate, { id }) < 0).sort(ledgerOrder).pop();
   return before === undefined ? undefined : Date.parse(ledgerTimes(history).get(before.id) as string) / 1000;
 }
 

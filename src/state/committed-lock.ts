@@ -6,7 +6,7 @@
  */
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { openGitRepository, pathFromRoot } from '../project-files/git.js';
+import { openGitRepository, pathFromRoot, runEntries } from '../project-files/git.js';
 import type { StateBackend } from './backend.js';
 import { FileStateBackend } from './file-backend.js';
 import { holderFileNames, lockPathOf } from './lock.js';
@@ -22,8 +22,8 @@ async function trackedHolderFiles(file: string, env: Env): Promise<string[]> {
   const fromRoot = repository && lockDir ? pathFromRoot(repository.root, lockDir) : undefined;
   if (!repository || fromRoot === undefined) return [];
   // -z: every path as it is (no quoting of a name that is not ASCII); :(literal): no pattern in the folder's name.
-  const tracked = await repository.run(['ls-files', '-z', '--', `:(literal)${fromRoot}`], { keepBlankLines: true });
-  const trackedNames = new Set((tracked?.lines.join('\n').split('\0') ?? []).map((file) => path.posix.basename(file)));
+  const tracked = await runEntries(repository, ['ls-files', '-z', '--', `:(literal)${fromRoot}`]);
+  const trackedNames = new Set((tracked?.entries ?? []).map((file) => path.posix.basename(file)));
   return holders.filter((name) => trackedNames.has(name));
 }
 

@@ -405,6 +405,15 @@ describe('voxform init, refusals', () => {
     expect(started.stdout).not.toContain('127.0.0.1');
   });
 
+  test('an agent id shaped like a spare one that the emulator has not seeded is no spare agent: no note, no --local', async () => {
+    const dir = await tempDir();
+    const result = await runCliInProcess(['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', 'agent_id=-OKspareAgent0000009'], { cwd: dir });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('  voxform plan\n');
+    expect(result.stdout).not.toContain('--local');
+    expect(await readFile(path.join(dir, 'voxform.yaml'), 'utf8')).not.toContain('spare agent');
+  });
+
   test('in a folder whose name a shell would split, the next steps it prints run as printed', async () => {
     const dir = await tempDir();
     const result = await runCliInProcess(['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', `agent_id=${AGENT}`, 'new proj'], { cwd: dir });

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkDrift, type DriftCheckOptions } from '../../src/index.js';
 import { apply } from '../../src/apply/apply.js';
-import { SPARE_AGENT_IDS } from '../../src/emulator/default-seed.js';
+import { SPARE_AGENT_IDS } from '../../src/emulator/spare-agents.js';
 import type { DesiredAgent } from '../../src/manifest/types.js';
 import { startLibraryService } from '../helpers/library-service.js';
 
@@ -26,7 +26,7 @@ describe('checkDrift of the library', () => {
     const options: DriftCheckOptions = { desired, client, stateFile: path.join(dir, 'state.json'), serviceId: 'local', fingerprintKey: key };
     await apply({ ...options, client, autoApprove: true });
     const frontDesk = desired.agents.get('front-desk') as DesiredAgent;
-    const agents = new Map(desired.agents).set('front-desk', { ...frontDesk, id: SPARE_AGENT_IDS[0] as string });
+    const agents = new Map(desired.agents).set('front-desk', { ...frontDesk, id: SPARE_AGENT_IDS[0] });
     const report = await checkDrift({ ...options, desired: { ...desired, agents, phones: new Map() } });
     expect(report.resources.find((resource) => resource.address === 'agent.front-desk')?.class).toBe('pending');
     expect(report.summary).toMatchObject({ outside: 0 });

@@ -36,15 +36,25 @@ export interface CiRunCommandOptions {
 const PLAN_FILE = 'plan.json';
 const TESTS_FILE = 'tests.json';
 
+/** The files in --out-dir that the command writes or reads and ci run reads after it: the saved plan, the test report. */
+interface OutFiles {
+  plan: string;
+  tests: string;
+}
+
+function outFilesIn(outDir: string): OutFiles {
+  return { plan: path.join(outDir, PLAN_FILE), tests: path.join(outDir, TESTS_FILE) };
+}
+
 /**
  * The report file a command writes for ci run to read, removed before it runs: the Action keeps one
  * --out-dir for every step of a job, so a report left by an earlier step (another environment, a
  * run before a test file broke) would otherwise be read as this run's when this one writes none.
  * apply reads plan.json too, but as its input, the reviewed plan: it writes no report.
  */
-function reportFileOf(command: ReportKind, outDir: string): string | undefined {
-  if (command === 'plan') return path.join(outDir, PLAN_FILE);
-  if (command === 'test') return path.join(outDir, TESTS_FILE);
+function reportFileOf(command: ReportKind, files: OutFiles): string | undefined {
+  if (command === 'plan') return files.plan;
+  if (command === 'test') return files.tests;
   return undefined;
 }
 
@@ -80,17 +90,17 @@ function extraArguments(commandArgs: string | undefined): string[] {
 }
 
 /** The command line run for `options`: the files it writes are voxform's choice, the rest the operator's. */
-function commandLine(options: CiRunCommandOptions, outDir: string): string[] {
+function commandLine(options: CiRunCommandOptions, files: OutFiles): string[] {
   const selection = [...(options.env ? ['--env', options.env] : []), ...(options.file ?? []).flatMap((file) => ['-f', file])];
   const extra = extraArguments(options.commandArgs);
   switch (options.command) {
     case 'plan':
-      return ['plan', ...selection, '--out', reportFileOf('plan', outDir)!, ...extra];
+      return ['plan', ...selection, '--out', files.plan, ...extra];
     case 'apply':
       // A saved plan names its manifests and environment itself.
-      return ['apply', path.join(outDir, PLAN_FILE), ...extra];
+      return ['apply', files.plan, ...extra];
     case 'test':
-      return ['test', ...selection, '--against', 'both', '--format', 'json', '--out', reportFileOf('test', outDir)!, ...extra];
+      return ['test', ...selection, '--against', 'both', '--format', 'json', '--out', files.tests, ...extra];
     case 'promote':
       if (!options.env) throw new VoxformError('invalid_argument', '`voxform ci run --command promote` needs --env: the environment promoted to.', { hint: 'Add --env NAME, the environment to promote to.' });
       return ['promote', '--to', options.env, ...(options.file ?? []).flatMap((file) => ['-f', file]), ...extra];
@@ -119,29 +129,28 @@ async function savedPlan(file: string): Promise<Plan | undefined> {
   }
 }
 
-/** What the command left: its exit code, what it printed, the folder of its files. */
+/** What the command left: its exit code, what it printed, its files. */
 interface CommandOutcome {
   exitCode: number;
   output: string;
-  outDir: string;
+  files: OutFiles;
 }
 
-async function reportOf(options: CiRunCommandOptions, { exitCode, output, outDir }: CommandOutcome, links: ReportLinks, ctx: CommandContext): Promise<Report> {
+async function reportOf(options: CiRunCommandOptions, { exitCode, output, files }: CommandOutcome, links: ReportLinks, ctx: CommandContext): Promise<Report> {
   // Redacted as the report is made: every secret the run met by then is hidden, short ones too
   // (what a command printed, an error quoting what it was given, goes to the review's readers).
   const redact = (text: string) => ctx.secrets.redactQuoted(text);
   const failure = { output, redact };
   switch (options.command) {
     case 'plan':
-      return planReport(exitCode === 0 ? await savedPlan(path.join(outDir, PLAN_FILE)) : undefined, options.env, links, failure);
+      return planReport(exitCode === 0 ? await savedPlan(files.plan) : undefined, options.env, links, failure);
     case 'apply': {
-      const plan = await savedPlan(path.join(outDir, PLAN_FILE));
+      const plan = await savedPlan(files.plan);
       return applyReport(plan, exitCode, options.env ?? plan?.environment ?? undefined, links, failure);
     }
     case 'test': {
-      const file = path.join(outDir, TESTS_FILE);
       // Exit 1 is also "a test failed": the report is there then; without one, the run stopped before it.
-      const run = exitCode <= 1 ? await readTestReport(file).catch(() => undefined) : undefined;
+      const run = exitCode <= 1 ? await readTestReport(files.tests).catch(() => undefined) : undefined;
       return testReport(run, exitCode, options.env, links, failure);
     }
     case 'promote':
@@ -171,8 +180,9 @@ export async function run(options: CiRunCommandOptions, ctx: CommandContext, run
   if (options.env) checkEnvironmentName(options.env);
   const outDir = path.resolve(ctx.cwd, options.outDir);
   await makeKeptFolder(outDir);
-  const argv = commandLine(options, outDir);
-  const reportFile = reportFileOf(options.command, outDir);
+  const files = outFilesIn(outDir);
+  const argv = commandLine(options, files);
+  const reportFile = reportFileOf(options.command, files);
   if (reportFile !== undefined) await rm(reportFile, { force: true });
   // Registered before the command runs (main does too): its output and the report quoting it never show a token.
   registerCiTokens(ctx.env, ctx.secrets);
@@ -192,7 +202,7 @@ export async function run(options: CiRunCommandOptions, ctx: CommandContext, run
     testReportWhere: artifactWhere(options.provider, 'tests', options.env),
     testReportFile: TESTS_FILE,
   };
-  const report = await reportOf(options, { exitCode, output: recorded.text(), outDir }, links, ctx);
+  const report = await reportOf(options, { exitCode, output: recorded.text(), files }, links, ctx);
   // Every other command reports on the review the job runs for, if any (a scheduled drift check has none).
   const review = () => (merged ? merged.get() : ciReviewNumber(options.provider, ctx.env));
   const result = await publishReport(report, { review, host: connect, summaryFile: summaryIn(ctx, options.provider) });

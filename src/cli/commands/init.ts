@@ -7,6 +7,7 @@ import { editedFiles, editedWarning, MANIFEST_FILE, manifestOutline, planScaffol
 import { refuseOutsideProject, refuseOwnFolder, writeScaffold } from '../../init/write-scaffold.js';
 import { replacedManifest } from '../../init/replaced-manifest.js';
 import { didYouMean } from '../../util/did-you-mean.js';
+import { isSpareAgentId, SPARE_AGENT_IDS, SPARE_AGENT_RANGE } from '../../emulator/spare-agents.js';
 import type { CommandContext } from '../context.js';
 import { ownFilesOf } from '../project.js';
 import type { OwnFiles } from '../../project-files/own-files.js';
@@ -23,7 +24,6 @@ const AGENT_ID: TemplateVariable = {
   required: true,
   default: undefined,
 };
-const SPARE_AGENT = '-OKspareAgent0000001';
 
 export interface InitOptions {
   /** `[dir]`: the folder to write into. */
@@ -129,10 +129,10 @@ function unknownVarsError(template: Template, unknown: readonly string[], missin
 
 function missingVarsError(template: Template, missing: readonly TemplateVariable[]): VoxformError {
   const names = missing.map((v) => v.name);
-  const flags = missing.map((v) => `--var ${v.name}=${v === AGENT_ID ? SPARE_AGENT : '...'}`);
+  const flags = missing.map((v) => `--var ${v.name}=${v === AGENT_ID ? SPARE_AGENT_IDS[0] : '...'}`);
   const width = Math.max(...flags.map((f) => f.length));
   const lines = missing.map((v, i) => `    ${flags[i]!.padEnd(width)}  ${v.description}`);
-  if (missing.includes(AGENT_ID)) lines.push(`  (${SPARE_AGENT} to -OKspareAgent0000005 are spare agents of the embedded emulator, for trying things with --local.)`);
+  if (missing.includes(AGENT_ID)) lines.push(`  (${SPARE_AGENT_RANGE} are spare agents of the embedded emulator, for trying things with --local.)`);
   return new VoxformError(
     'init_vars_missing',
     `Template ${template.name} needs ${missing.length === 1 ? 'a value' : `values`} for ${names.join(', ')}; nothing was written.`,
@@ -172,7 +172,7 @@ function lineReader(ctx: CommandContext): LineReader {
 }
 
 async function askValue(ctx: CommandContext, ask: LineReader, variable: TemplateVariable): Promise<string> {
-  const hint = variable === AGENT_ID ? ` (try ${SPARE_AGENT} with --local)` : '';
+  const hint = variable === AGENT_ID ? ` (try ${SPARE_AGENT_IDS[0]} with --local)` : '';
   for (;;) {
     const answer = await ask.question(`  ${variable.name} — ${variable.description}${hint}: `);
     if (answer === undefined) {
@@ -257,7 +257,7 @@ function report(
  */
 function planStep(ctx: CommandContext, agentId: string): string {
   if ((ctx.env.VOXFORM_BASE_URL ?? '').trim() !== '') return 'voxform plan              # against the service VOXFORM_BASE_URL names';
-  return agentId.startsWith('-OKspareAgent') ? 'voxform plan --local      # against the embedded emulator' : 'voxform plan';
+  return isSpareAgentId(agentId) ? 'voxform plan --local      # against the embedded emulator' : 'voxform plan';
 }
 
 function displayDir(ctx: CommandContext, dir: string): string {

@@ -1,6 +1,7 @@
 /** `voxform templates`: each template with its description and variables, then how to use one. */
 import { listTemplates, type Template, type TemplateVariable } from '../../templates/catalog.js';
 import type { CommandContext } from '../context.js';
+import { SPARE_AGENT_IDS, SPARE_AGENT_RANGE } from '../../emulator/spare-agents.js';
 
 /** `voxform templates` takes no options of its own. */
 export type TemplatesCommandOptions = Record<string, never>;
@@ -23,9 +24,9 @@ export function renderTemplates(templates: readonly Template[]): string {
   }
   lines.push(
     'Every template also needs agent_id: the id of the live agent the manifest manages',
-    '(-OKspareAgent0000001 to -OKspareAgent0000005 are spare agents of the embedded emulator, for --local).',
+    `(${SPARE_AGENT_RANGE} are spare agents of the embedded emulator, for --local).`,
     '',
-    'Start a project:   voxform init --template receptionist --var business="Acme Dental" ... --var agent_id=-OKspareAgent0000001',
+    `Start a project:   voxform init --template receptionist --var business="Acme Dental" ... --var agent_id=${SPARE_AGENT_IDS[0]}`,
     'Use in a manifest: agents: { front-desk: { id: ..., template: receptionist, vars: { business: Acme Dental, ... } } }',
     '',
   );

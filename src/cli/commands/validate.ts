@@ -17,7 +17,7 @@ import { loadAsValidateChecks, loadCommandManifests, readCommandProject } from '
 import { countProblems, formatDiagnostics } from '../diagnostics.js';
 import { plural } from '../../util/plural.js';
 import { checkPolicy } from '../policy-check.js';
-import { reportable } from '../report-error.js';
+import { INTERNAL_ERROR_LEAD, reportable } from '../report-error.js';
 import { voxformVersion } from '../../util/version.js';
 import { mergeEnvironmentReports } from '../../policy/environments.js';
 import { RegexTimeBudget } from '../../util/safe-regex.js';
@@ -86,7 +86,7 @@ export async function run(options: ValidateOptions, ctx: CommandContext): Promis
 function sarifFailureOf(error: unknown): SarifFailure {
   const reported = reportable(error, false);
   if (reported) return { code: reported.code, message: reported.message, hint: reported.hint };
-  return { code: 'internal_error', message: 'voxform hit an unexpected problem (this is a bug; please report it): its standard error says more.', hint: undefined };
+  return { code: 'internal_error', message: `${INTERNAL_ERROR_LEAD}: its standard error says more.`, hint: undefined };
 }
 
 /** What every policy check of one run shares. */
