@@ -126,6 +126,17 @@ describe('waivers', () => {
     ]);
   });
 
+  it('each key of policy.rules that is no rule id is an error at that key, naming it', async () => {
+    const dir = await tempDir({ 'voxform.yaml': withPolicy(`rules:\n  Speech_URL: off\n  speech-emoji: off\n  PII-Email: advisory\n  ${'x'.repeat(81)}: off`) });
+    const result = await loadManifests({ paths: [], cwd: dir, env: {} });
+    const words = 'is not a rule id (lower-case letters and digits, words joined by "-", such as speech-url)';
+    expect(result.diagnostics.map((d) => `${d.line}:${d.col} ${d.code} ${d.message}`)).toEqual([
+      `7:5 invalid_value policy.rules: "Speech_URL" ${words}`,
+      `9:5 invalid_value policy.rules: "PII-Email" ${words}`,
+      `10:5 invalid_value policy.rules: "${'x'.repeat(39)}…" is longer than 80 characters`,
+    ]);
+  });
+
   it('a leap day is a calendar date', async () => {
     const report = await policyOf(await tempDir({ 'voxform.yaml': WAIVER('2028-02-29') }));
     expect(report.waivers.map((w) => `${w.expires} ${w.state}`)).toEqual(['2028-02-29 in-force']);
