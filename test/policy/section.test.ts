@@ -230,6 +230,29 @@ describe('team rules', () => {
     ]);
   });
 
+  it('a schema problem is located at the keyword at fault, not at the first line of the schema', async () => {
+    const policy = [
+      'policy:',
+      '  custom:',
+      '    - id: s-max',
+      '      path: config.llm.temperature',
+      '      schema:',
+      '        type: number',
+      '        maximum: low',
+      '    - id: s-deep',
+      '      path: config.llm',
+      '      schema:',
+      '        type: object',
+      '        properties:',
+      '          temperature: { type: number, pattern: "^1" }',
+      '',
+    ].join('\n');
+    const report = await policyOf(await tempDir({ 'voxform.yaml': oneAgent('first_message: Hi.', policy) }));
+    const invalid = report.findings.filter((f) => f.rule === 'policy-invalid');
+    expect(invalid.map((f) => f.message)).toEqual([expect.stringContaining('the schema\'s "maximum" is not valid'), expect.stringContaining('the schema uses "pattern"')]);
+    expect(invalid.map((f) => `${f.location.line}:${f.location.col}`)).toEqual(['13:9', '19:40']);
+  });
+
   it('an invalid regular expression, a forbidden schema keyword and a taken id are policy-invalid findings', async () => {
     const dir = await tempDir({
       'voxform.yaml': oneAgent('first_message: Hi.', 'policy:\n  custom:\n    - { id: r1, path: config.first_message, pattern: "(unclosed" }\n    - { id: r2, path: config.first_message, schema: { type: string, pattern: "^(a+)+$" } }\n    - { id: pii-phone-number, path: config.first_message, required: true }\n'),
