@@ -102,7 +102,7 @@ function parseYamlGeneral(
       continue;
     }
     for (const warning of doc.warnings) {
-      diagnostics.warning('yaml_warning', yamlErrorSentence(warning.message), spanOf(source, warning.pos[0], warning.pos[1]));
+      diagnostics.warning('yaml_warning', yamlWarningSentence(warning), spanOf(source, warning.pos[0], warning.pos[1]));
     }
     if (doc.directives?.yaml.version === '1.1') {
       // YAML 1.1 reads `yes` as true, `010` as 8 and a date as a time: not what the manifest means in 1.2.
@@ -397,4 +397,10 @@ class Converter {
 
 function spanOf(source: SourceText, start: number, end: number): Span {
   return { source, start, end: Math.max(start, end) };
+}
+
+/** A warning of the parser as voxform says it: an unknown tag, with how to fix it. */
+function yamlWarningSentence(warning: YAMLError): string {
+  const sentence = yamlErrorSentence(warning.message);
+  return warning.code === 'TAG_RESOLVE_FAILED' ? `${sentence}: voxform knows no tag of that name, and a manifest needs none; remove it` : sentence;
 }

@@ -89,6 +89,10 @@ export function schemaIssueMessages(definition: string, value: unknown, at: Path
 }
 
 function reportIssue(issue: SchemaIssue, check: SchemaCheck, list: ErrorSink): void {
+  if (issue.propertyName !== undefined) {
+    reportKeyIssue(issue, issue.propertyName, check, list);
+    return;
+  }
   const path = issue.path;
   const full = [...check.at, ...path];
   const value = valueAtPath(check.value, path);
@@ -173,6 +177,14 @@ function outOfBounds(issue: SchemaIssue, place: string, shown: string): string {
   if (issue.keyword === 'minLength') return limit <= 1 ? `${place} must not be empty` : `${place} must be at least ${limit} characters long`;
   if (issue.keyword === 'maxLength') return `${place} is too long: at most ${limit} characters`;
   return `${place} must be ${BOUND_WORDS[String(issue.params.comparison)] ?? String(issue.params.comparison)} ${limit}, found ${shown}`;
+}
+
+/** A key the schema constrains (`propertyNames`, such as a rule id of `policy.rules`): at the key, naming it. */
+function reportKeyIssue(issue: SchemaIssue, key: string, check: SchemaCheck, list: ErrorSink): void {
+  const span = spanAt(check.value, [...issue.path, key], 'key') ?? spanAt(check.value, issue.path) ?? check.fallback;
+  const problem =
+    issue.keyword === 'pattern' ? `is not ${describePattern(String(issue.params.pattern))}` : issue.keyword === 'maxLength' ? `is longer than ${Number(issue.params.limit)} characters` : issue.message;
+  list.error('invalid_value', `${describePlace([...check.at, ...issue.path])}: ${quote(key)} ${problem}`, span);
 }
 
 /** A value a template wrote and the manifest's `vars` filled in: reported where `vars` sets it, naming the variable. */
@@ -282,6 +294,7 @@ const PATTERN_WORDS: Record<string, string> = {
   [SERVICE_ID_PATTERN]: 'an id as the service gives it, such as -OKdqbqetEcM4ak369ym: no spaces, line breaks or other control characters (copy it again, whole)',
   '^[1-9][0-9]{0,5}[mhd]$': 'a duration: a whole number and m (minutes), h (hours) or d (days), such as "30m" or "2h"',
   '^(name|config(\\.[A-Za-z0-9_]+)*)$': 'a field path: name, config, or config followed by dotted fields such as config.voice.settings',
+  '^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$': 'a rule id (lower-case letters and digits, words joined by "-", such as speech-url)',
 };
 
 /** Ajv's comparisons of a number with its schema's limit, in words. */

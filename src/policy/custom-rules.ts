@@ -107,24 +107,37 @@ function matchGlob(document: Document, glob: readonly string[], checks: { budget
   return current.filter((entry) => entry.value !== undefined && entry.value !== null);
 }
 
+/** What is wrong with a team rule's schema, and where in it (the keyword at fault; none for the schema as a whole). */
+interface SchemaProblem {
+  message: string;
+  at: PathPart[];
+}
+
 /** The schema's first keyword outside SCHEMA_KEYWORDS, or a size problem; undefined when it may be used. */
-export function schemaProblem(schema: unknown): string | undefined {
+export function schemaProblem(schema: unknown): SchemaProblem | undefined {
   let nodes = 0;
-  const visit = (node: unknown, depth: number): string | undefined => {
+  const visit = (node: unknown, depth: number, at: PathPart[]): SchemaProblem | undefined => {
     if (typeof node === 'boolean') return undefined;
-    if (!isPlainObject(node)) return 'a schema must be an object';
-    if (++nodes > SCHEMA_NODES_MAX || depth > 32) return `the schema is larger than ${SCHEMA_NODES_MAX} objects or 32 levels deep`;
+    if (!isPlainObject(node)) return { message: 'a schema must be an object', at };
+    if (++nodes > SCHEMA_NODES_MAX || depth > 32) return { message: `the schema is larger than ${SCHEMA_NODES_MAX} objects or 32 levels deep`, at: [] };
     for (const [keyword, value] of Object.entries(node)) {
-      if (!SCHEMA_KEYWORDS.has(keyword)) return `the schema uses "${keyword}", which team rules may not use (allowed: ${[...SCHEMA_KEYWORDS].join(', ')})`;
-      const children = keyword === 'properties' && isPlainObject(value) ? Object.values(value) : ['items', 'additionalProperties', 'not'].includes(keyword) ? [value] : ['anyOf', 'allOf', 'oneOf'].includes(keyword) && Array.isArray(value) ? value : [];
-      for (const child of children) {
-        const problem = visit(child, depth + 1);
+      if (!SCHEMA_KEYWORDS.has(keyword)) return { message: `the schema uses "${keyword}", which team rules may not use (allowed: ${[...SCHEMA_KEYWORDS].join(', ')})`, at: [...at, keyword] };
+      const children: Array<[unknown, PathPart[]]> =
+        keyword === 'properties' && isPlainObject(value)
+          ? Object.entries(value).map(([name, child]) => [child, [...at, keyword, name]])
+          : ['items', 'additionalProperties', 'not'].includes(keyword)
+            ? [[value, [...at, keyword]]]
+            : ['anyOf', 'allOf', 'oneOf'].includes(keyword) && Array.isArray(value)
+              ? value.map((child, index): [unknown, PathPart[]] => [child, [...at, keyword, index]])
+              : [];
+      for (const [child, childAt] of children) {
+        const problem = visit(child, depth + 1, childAt);
         if (problem) return problem;
       }
     }
     return undefined;
   };
-  return visit(schema, 0);
+  return visit(schema, 0, []);
 }
 
 type SchemaCheck = (value: unknown) => boolean;
@@ -134,17 +147,23 @@ type SchemaCheck = (value: unknown) => boolean;
  * speak of its internals). Strict about keywords, but not about what is valid JSON Schema written
  * briefly: `{ maxLength: 200 }` without `type`, `required` without `properties`, a list of types.
  */
-async function compileSchema(schema: Record<string, unknown>): Promise<SchemaCheck | string> {
+async function compileSchema(schema: Record<string, unknown>): Promise<SchemaCheck | SchemaProblem> {
   const { Ajv } = await import('ajv');
   const ajv = new Ajv({ allErrors: false, strict: true, strictTypes: false, strictRequired: false, strictTuples: false, allowUnionTypes: true, validateFormats: false, logger: false });
   try {
     const validate = ajv.compile(schema);
     return (value) => validate(value) as boolean;
   } catch {
-    const path = (ajv.errors?.[0]?.instancePath ?? '').split('/').filter(Boolean);
+    // The meta-schema's error points into the team rule's schema: at the keyword whose value is wrong.
+    const at = (ajv.errors?.[0]?.instancePath ?? '')
+      .split('/')
+      .filter(Boolean)
+      .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
+      .map((part) => (/^(0|[1-9][0-9]*)$/.test(part) ? Number(part) : part));
+    const path = at.map(String);
     const keyword = path.pop();
     const where = keyword === undefined ? 'the schema' : `the schema's "${keyword}"${path.length > 0 ? ` in ${path.join('.')}` : ''}`;
-    return `${where} is not valid JSON Schema: its value is not of the form the keyword takes`;
+    return { message: `${where} is not valid JSON Schema: its value is not of the form the keyword takes`, at };
   }
 }
 
@@ -174,17 +193,16 @@ export async function compileCustomRule(spec: CustomRuleSpec, context: { regexBu
     const source = spec[field];
     if (source === undefined) return undefined;
     const compiled = compileRegex(source);
-    if (typeof compiled === 'string') problems.push({ resource: 'policy', message: `team rule "${spec.id}": ${field} is not a valid regular expression: ${compiled}`, location: spec.at(field) });
+    if (typeof compiled === 'string') problems.push({ resource: 'policy', message: `team rule "${spec.id}": ${field} is not a valid regular expression: ${compiled}`, location: spec.at([field]) });
     return typeof compiled === 'string' ? undefined : compiled;
   };
   const pattern = regex('pattern');
   const notPattern = regex('not_pattern');
   let schemaCheck: SchemaCheck | undefined;
   if (spec.schema) {
-    const problem = schemaProblem(spec.schema);
-    const compiled = problem ?? (await compileSchema(spec.schema));
-    if (typeof compiled === 'string') problems.push({ resource: 'policy', message: `team rule "${spec.id}": ${compiled}`, location: spec.at('schema') });
-    else schemaCheck = compiled;
+    const compiled = schemaProblem(spec.schema) ?? (await compileSchema(spec.schema));
+    if (typeof compiled === 'function') schemaCheck = compiled;
+    else problems.push({ resource: 'policy', message: `team rule "${spec.id}": ${compiled.message}`, location: spec.at(['schema', ...compiled.at], compiled.at.length > 0 ? 'key' : 'value') });
   }
   if (problems.length > 0) return { problems };
 

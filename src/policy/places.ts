@@ -63,17 +63,20 @@ function writtenOffset(span: Span, found: FoundText): number | undefined {
   if (raw === found.text) return span.start + found.offset;
   if (raw.length === found.text.length + 2 && (raw[0] === '"' || raw[0] === "'") && raw.slice(1, -1) === found.text) return span.start + 1 + found.offset;
   const headerEnd = raw.indexOf('\n');
-  if (headerEnd === -1 || !LITERAL_HEADER.test(raw.slice(0, headerEnd))) return undefined;
+  // A file saved with CRLF line ends: YAML reads each CRLF as the value's one line break.
+  if (headerEnd === -1 || !LITERAL_HEADER.test(raw.slice(0, headerEnd).replace(/\r$/, ''))) return undefined;
   const written = raw.slice(headerEnd + 1).split('\n');
   const lines = found.text.split('\n');
   let before = 0;
   for (let index = 0, at = headerEnd + 1; index < lines.length; index++) {
     const line = lines[index] as string;
-    const source = written[index];
-    if (source === undefined || !source.endsWith(line) || source.slice(0, source.length - line.length).trim() !== '') return undefined;
+    const withEnd = written[index];
+    if (withEnd === undefined) return undefined;
+    const source = withEnd.replace(/\r$/, '');
+    if (!source.endsWith(line) || source.slice(0, source.length - line.length).trim() !== '') return undefined;
     if (found.offset <= before + line.length) return span.start + at + (source.length - line.length) + (found.offset - before);
     before += line.length + 1;
-    at += source.length + 1;
+    at += withEnd.length + 1;
   }
   return undefined;
 }

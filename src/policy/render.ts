@@ -113,9 +113,10 @@ function waiverRow(waiver: WaiverStatus): string {
   return `| ${markdownCode(waiver.rule, { inTable: true })} | ${markdownCode(waiver.resource, { inTable: true })} | ${waiver.expires} | ${markdownText(waiver.reason)} |`;
 }
 
-function findingLine(finding: Finding): string {
+/** A finding as a list item of the comment, its hint under it as in the text. */
+function findingItem(finding: Finding): string {
   const icon = finding.level === 'mandatory' ? '⛔' : '⚠️';
-  return `- ${icon} ${markdownCode(codeLead(finding.level, finding.rule))} ${markdownCode(formatSourceLocation(finding.location))}: ${markdownText(findingMessage(finding))}`;
+  return `- ${icon} ${markdownCode(codeLead(finding.level, finding.rule))} ${markdownCode(formatSourceLocation(finding.location))}: ${markdownText(findingMessage(finding))}\n  hint: ${markdownText(finding.hint)}`;
 }
 
 /** Whether the policy has findings or waivers to show (else a plan comment shows only its token counts). */
@@ -146,7 +147,7 @@ export function planPolicyMarkdown(policy: PlanPolicy): CommentBlock[] {
   const { report } = policy;
   const blocks: CommentBlock[] = [[`### Policy: ${markdownText(policySummaryLine(report).replace(/^policy: /, ''))}`, ''], ...promptTokensMarkdown(policy)];
   if (report.findings.length > 0) {
-    blocks.push({ head: [], items: report.findings.map(findingLine), foot: [''], most: COMMENT_LIST_SHOWN, more: (omitted) => `- …and ${formatCount(omitted + findingsOmitted(report))} more (\`voxform validate --format json\` lists up to ${formatCount(MAX_FINDINGS_KEPT)})` });
+    blocks.push({ head: [], items: report.findings.map(findingItem), foot: [''], most: COMMENT_LIST_SHOWN, more: (omitted) => `- …and ${formatCount(omitted + findingsOmitted(report))} more (\`voxform validate --format json\` lists up to ${formatCount(MAX_FINDINGS_KEPT)})` });
   }
   const inForce = report.waivers.filter((w) => w.state === 'in-force');
   if (inForce.length > 0) {

@@ -39,8 +39,12 @@ export interface CustomRuleSpec {
   one_of: Array<string | number | boolean> | undefined;
   schema: Record<string, unknown> | undefined;
   location: SourceLocation;
-  /** Where each check is written, for problems with it. */
-  at(field: string): SourceLocation;
+  /**
+   * Where a part of the rule is written, for problems with it: a check's value (`['pattern']`), or
+   * the key of a schema keyword (`['schema', 'properties', 'x', 'minimum']`, `which: 'key'`); else
+   * the nearest part written above it.
+   */
+  at(path: readonly PathPart[], which?: 'key' | 'value'): SourceLocation;
 }
 
 export interface WaiverSpec {
@@ -79,7 +83,10 @@ export function readPolicySection(section: unknown, fallback: SourceLocation): P
   }
   const custom = (Array.isArray(section.custom) ? section.custom : []).flatMap((entry, index): CustomRuleSpec[] => {
     if (!isPlainObject(entry) || typeof entry.id !== 'string' || typeof entry.path !== 'string') return [];
-    const at = (field: string) => locate(section, ['custom', index, field], locate(section, ['custom', index], location));
+    const at = (path: readonly PathPart[], which: 'key' | 'value' = 'value') => {
+      const span = spanAt(section, ['custom', index, ...path], which);
+      return span ? locationOf(span) : location;
+    };
     return [
       {
         id: entry.id,

@@ -99,7 +99,7 @@ export const teamRulesLoosened: RelaxationDetector = ({ base, head }) => {
     if (!now) continue; // removed: levelsLowered says so
     for (const field of RULE_CHECKS) {
       const change = loosened(field, was[field], now[field]);
-      if (change) out.push({ kind: 'team-rule-loosened', message: `team rule ${was.id}: ${field} ${change}`, ...relaxationPlace(now[field] === undefined ? now.location : now.at(field)) });
+      if (change) out.push({ kind: 'team-rule-loosened', message: `team rule ${was.id}: ${field} ${change}`, ...relaxationPlace(now[field] === undefined ? now.location : now.at([field])) });
     }
   }
   return out;

@@ -21,6 +21,8 @@ export interface SchemaIssue {
   message: string;
   /** Ajv's params for the keyword (expected type, allowed values, limit, …). */
   params: Record<string, unknown>;
+  /** The key at fault, when the issue is with a key of the map at `path` (`propertyNames`) rather than a value. */
+  propertyName?: string;
 }
 
 /** The issues of `value` against the validator a generated module exports as `name`. */
@@ -62,12 +64,12 @@ export function normalizeErrors(errors: readonly ErrorObject[]): SchemaIssue[] {
       keyword = 'missing_property';
       message = 'is required';
     } else if (keyword === 'propertyNames') {
-      continue; // the nested pattern error that follows names the key itself
+      continue; // the nested error before it names the key itself (its propertyName)
     }
-    const dedupeKey = `${JSON.stringify(path)}|${keyword}|${message}`;
+    const dedupeKey = `${JSON.stringify(path)}|${error.propertyName ?? ''}|${keyword}|${message}`;
     if (seen.has(dedupeKey)) continue;
     seen.add(dedupeKey);
-    issues.push({ path, keyword, message, params });
+    issues.push(error.propertyName === undefined ? { path, keyword, message, params } : { path, keyword, message, params, propertyName: error.propertyName });
   }
   return issues;
 }

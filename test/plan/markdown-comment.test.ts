@@ -409,8 +409,16 @@ describe('Markdown plan: the policy part within the size limit', () => {
     const finding = (rule: string, resource: string, message: string): Finding => ({ rule, level: 'mandatory', hint: 'fix it', resource, message, location: { file: 'prompts/booking.md', line: 14, col: 6 } });
     policy.report.findings = [finding('pii-phone-number', 'agent.front-desk', 'prompt holds a phone number'), finding('policy-waiver-expired', 'agent.booking', 'the waiver of pii-phone-number for agent.booking expired on 2026-01-01')];
     const md = renderPlanMarkdown(planOf([], { policy }));
-    expect(md).toContain('- ⛔ `mandatory[pii-phone-number]` `prompts/booking.md:14:6`: agent.front-desk: prompt holds a phone number\n');
-    expect(md).toContain('- ⛔ `mandatory[policy-waiver-expired]` `prompts/booking.md:14:6`: the waiver of pii-phone-number for agent.booking expired on 2026-01-01\n');
+    expect(md).toContain('- ⛔ `mandatory[pii-phone-number]` `prompts/booking.md:14:6`: agent.front-desk: prompt holds a phone number\n  hint: fix it\n');
+    expect(md).toContain('- ⛔ `mandatory[policy-waiver-expired]` `prompts/booking.md:14:6`: the waiver of pii-phone-number for agent.booking expired on 2026-01-01\n  hint: fix it\n');
+  });
+
+  it('shows each finding\'s hint under it, as the text does, escaped as the manifest\'s own text (a team rule\'s hint is the pull request\'s)', () => {
+    const policy = hugePolicy(0);
+    const hint = 'Greet </details><img src=x> `tick` @org/team\n# heading';
+    policy.report.findings = [{ rule: 'greeting', level: 'advisory', hint, resource: 'agent.a', message: 'config.first_message does not match the pattern (team rule greeting)', location: { file: 'voxform.yaml', line: 7, col: 22 } }];
+    const md = renderPlanMarkdown(planOf([], { policy }));
+    expect(md).toContain('- ⚠️ `advisory[greeting]` `voxform.yaml:7:22`: agent.a: config.first\\_message does not match the pattern (team rule greeting)\n  hint: Greet &lt;/details&gt;&lt;img src=x&gt; \\`tick\\` @&#8203;org/team # heading\n');
   });
 
   it('keeps within every smaller limit too', () => {

@@ -121,6 +121,13 @@ describe('places and messages', () => {
     expect(located).toEqual(['knowledge.faq voxform.yaml:5:22', 'knowledge.notes voxform.yaml:8:18']);
   });
 
+  it('points a finding in a literal block of a manifest saved with CRLF line ends at the character found, as with LF', async () => {
+    const lines = ['version: 1', 'agents:', '  a:', '    id: ag_1', '    config:', '      prompt: |', '        You are kind.', '        For records, call 555-201-3344.', ''];
+    const dir = await tempDir({ 'voxform.yaml': lines.join('\r\n') });
+    const [finding] = (await policyOf(dir)).findings;
+    expect(finding).toMatchObject({ rule: 'pii-phone-number', location: { file: 'voxform.yaml', line: 8, col: 27 } });
+  });
+
   it('a value that is not secret, written as it is in a header and a URL query (as env_value_short advises), breaks no built-in rule', async () => {
     const literal = 'session_data_webhook: { url: "https://hooks.example.com/end?mode=full", headers: { authorization: "Bearer ${env:HOOK:-hook-token-123}", x-env: prod } }';
     const dir = await tempDir({ 'voxform.yaml': oneAgent(literal) });

@@ -126,6 +126,17 @@ describe('waivers', () => {
     ]);
   });
 
+  it('each key of policy.rules that is no rule id is an error at that key, naming it', async () => {
+    const dir = await tempDir({ 'voxform.yaml': withPolicy(`rules:\n  Speech_URL: off\n  speech-emoji: off\n  PII-Email: advisory\n  ${'x'.repeat(81)}: off`) });
+    const result = await loadManifests({ paths: [], cwd: dir, env: {} });
+    const words = 'is not a rule id (lower-case letters and digits, words joined by "-", such as speech-url)';
+    expect(result.diagnostics.map((d) => `${d.line}:${d.col} ${d.code} ${d.message}`)).toEqual([
+      `7:5 invalid_value policy.rules: "Speech_URL" ${words}`,
+      `9:5 invalid_value policy.rules: "PII-Email" ${words}`,
+      `10:5 invalid_value policy.rules: "${'x'.repeat(39)}…" is longer than 80 characters`,
+    ]);
+  });
+
   it('a leap day is a calendar date', async () => {
     const report = await policyOf(await tempDir({ 'voxform.yaml': WAIVER('2028-02-29') }));
     expect(report.waivers.map((w) => `${w.expires} ${w.state}`)).toEqual(['2028-02-29 in-force']);
@@ -217,6 +228,29 @@ describe('team rules', () => {
       'team rule "s-type": the schema\'s "type" is not valid JSON Schema: its value is not of the form the keyword takes',
       'team rule "s-min": the schema\'s "minimum" in properties.temperature is not valid JSON Schema: its value is not of the form the keyword takes',
     ]);
+  });
+
+  it('a schema problem is located at the keyword at fault, not at the first line of the schema', async () => {
+    const policy = [
+      'policy:',
+      '  custom:',
+      '    - id: s-max',
+      '      path: config.llm.temperature',
+      '      schema:',
+      '        type: number',
+      '        maximum: low',
+      '    - id: s-deep',
+      '      path: config.llm',
+      '      schema:',
+      '        type: object',
+      '        properties:',
+      '          temperature: { type: number, pattern: "^1" }',
+      '',
+    ].join('\n');
+    const report = await policyOf(await tempDir({ 'voxform.yaml': oneAgent('first_message: Hi.', policy) }));
+    const invalid = report.findings.filter((f) => f.rule === 'policy-invalid');
+    expect(invalid.map((f) => f.message)).toEqual([expect.stringContaining('the schema\'s "maximum" is not valid'), expect.stringContaining('the schema uses "pattern"')]);
+    expect(invalid.map((f) => `${f.location.line}:${f.location.col}`)).toEqual(['13:9', '19:40']);
   });
 
   it('an invalid regular expression, a forbidden schema keyword and a taken id are policy-invalid findings', async () => {
