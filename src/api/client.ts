@@ -571,11 +571,20 @@ function check(operation: string, definition: string, body: unknown): void {
   if (issues.length > 0) throw requestInvalid(operation, issues);
 }
 
-/** An id as one path segment. Empty ids would address a different resource, so they are refused. */
+/**
+ * An id as one path segment. Ids that would address a different resource are refused: an empty one,
+ * and "." or "..", which `encodeURIComponent` leaves as they are and a server or proxy resolves as
+ * URLs are (`/agents/..` is `/`), so the request, and the key with it, would reach another endpoint.
+ */
 function segment(what: string, value: string): string {
   if (typeof value !== 'string' || value.trim() === '') {
     throw new VoxformError('api_request_invalid', `voxform needs a non-empty ${what} to build this request.`, {
       hint: `Check the ${what} in your manifest or on the command line.`,
+    });
+  }
+  if (value === '.' || value === '..') {
+    throw new VoxformError('api_request_invalid', `The ${what} "${value}" cannot be sent: in a request's path it names the path's own folder or the one above, another endpoint of the service.`, {
+      hint: `Write the ${what} the service gave (the dashboard shows it) in your manifest or on the command line.`,
     });
   }
   return encodeURIComponent(value);

@@ -282,8 +282,11 @@ function quoteHint(expected: string[], value: unknown, span: Span, secret: boole
 const PHONE_PATTERN = '^\\+[1-9][0-9]{6,14}$';
 // The same, where a value may come from `${env:…}`: such a value is checked as written, never filled in.
 const PHONE_OR_REFERENCE_PATTERN = '^(?:\\+[1-9][0-9]{6,14}|.*\\$\\{env:[^}]*\\}.*)$';
-/** The schema's `ServiceId`: the service promises no form for its ids, but none holds a space or a control character. */
-const SERVICE_ID_PATTERN = '^[^\\s\\u0000-\\u001f\\u007f-\\u009f]*$';
+/**
+ * The schema's `ServiceId`: the service promises no form for its ids, but none holds a space or a
+ * control character, and none is "." or "..", which a request's path would read as another endpoint.
+ */
+const SERVICE_ID_PATTERN = '^(?!\\.{1,2}$)[^\\s\\u0000-\\u001f\\u007f-\\u009f]*$';
 /** The schemas' phone number patterns: a value that breaks one gets the advice every phone number gets (phoneNumberAdvice). */
 const PHONE_PATTERNS = new Set([PHONE_PATTERN, PHONE_OR_REFERENCE_PATTERN]);
 
@@ -291,7 +294,7 @@ const PATTERN_WORDS: Record<string, string> = {
   '^[A-Za-z0-9][A-Za-z0-9_.-]*$': 'a valid name (letters, digits, "-", "_" and ".", starting with a letter or digit)',
   [PHONE_PATTERN]: 'an E.164 phone number ("+", the country code and the number, digits only, no spaces: "+15551230001")',
   [PHONE_OR_REFERENCE_PATTERN]: 'an E.164 phone number ("+", the country code and the number, digits only, no spaces: "+15551230001") or ${env:NAME}',
-  [SERVICE_ID_PATTERN]: 'an id as the service gives it, such as -OKdqbqetEcM4ak369ym: no spaces, line breaks or other control characters (copy it again, whole)',
+  [SERVICE_ID_PATTERN]: 'an id as the service gives it, such as -OKdqbqetEcM4ak369ym: no spaces, line breaks or other control characters, and not "." or ".." (copy it again, whole)',
   '^[1-9][0-9]{0,5}[mhd]$': 'a duration: a whole number and m (minutes), h (hours) or d (days), such as "30m" or "2h"',
   '^(name|config(\\.[A-Za-z0-9_]+)*)$': 'a field path: name, config, or config followed by dotted fields such as config.voice.settings',
   '^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$': 'a rule id (lower-case letters and digits, words joined by "-", such as speech-url)',

@@ -7,11 +7,13 @@
  * - **no code from the repository**: no fsmonitor, no hooks, no network, and every filter driver
  *   the configuration defines emptied (`git status` runs clean filters, and `.gitattributes`
  *   chooses them); a driver whose name `-c` cannot spell (it holds `=`) stops the run instead.
- * - **no shell, a minimal environment** (GIT_ENV_PASSED): never VOXFORM_API_KEY or another secret.
+ * - **no shell, a minimal environment** (GIT_ENV_PASSED): never VOXFORM_API_KEY or another secret;
+ *   and the git of the operator's PATH, never one of the project (`foldersOutside`).
  * - **bounded**: a time-out per run, and at most GIT_MAX_OUTPUT read (or the larger cap a caller names).
  * Every failure is an answer of undefined: what git would have said is unknown.
  */
 import { execFile } from 'node:child_process';
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { findProjectRoot, isInside, pathExists } from './guarded-read.js';
 
@@ -81,7 +83,30 @@ function gitEnvironment(env: Env, root: string): NodeJS.ProcessEnv {
     const value = env[name];
     if (value !== undefined) passed[name] = value;
   }
+  if (passed.PATH !== undefined) passed.PATH = foldersOutside(passed.PATH, root);
   return { ...passed, GIT_CEILING_DIRECTORIES: path.dirname(root), GIT_TERMINAL_PROMPT: '0' };
+}
+
+/**
+ * The folders of a PATH that lie outside the project, by the path as written and where it leads:
+ * git is looked up on the PATH it is given, and the checkout's folders are the pull request's. `npx`
+ * and `npm run` put the project's `node_modules/.bin` first, and an empty or relative entry is a
+ * folder of the project root, where git runs: a `git` committed there would run instead of git,
+ * able to read voxform's environment, the API key with it.
+ */
+function foldersOutside(searchPath: string, root: string): string {
+  return searchPath
+    .split(path.delimiter)
+    .filter((folder) => {
+      if (!path.isAbsolute(folder) || isInside(root, folder)) return false;
+      try {
+        return !isInside(root, realpathSync(folder));
+      } catch {
+        // A folder that is not there holds no git.
+        return false;
+      }
+    })
+    .join(path.delimiter);
 }
 
 /** Runs git; `input`, when given, is written to its standard input, which is then closed. */

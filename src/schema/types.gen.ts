@@ -260,7 +260,7 @@ export type LocalName = string;
  */
 export type PhoneNumber = string;
 /**
- * An id the service gave (an agent's looks like -OKdqbqetEcM4ak369ym): any characters but spaces, line breaks and other control characters.
+ * An id the service gave (an agent's looks like -OKdqbqetEcM4ak369ym): any characters but spaces, line breaks and other control characters, and never "." or ".." (in a request's path, they would name another endpoint).
  *
  * This interface was referenced by `Manifest`'s JSON-Schema
  * via the `definition` "ServiceId".

@@ -136,7 +136,7 @@ describe('voxform init, refusals', () => {
       const result = await runCliInProcess(['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', `agent_id=${agentId}`], { cwd: dir });
       expect(result.code).toBe(1);
       expect(result.stderr).toBe(
-        'error[init_value_invalid]: The value given for agent_id does not fit: id of agent "receptionist": is not an id as the service gives it, such as -OKdqbqetEcM4ak369ym: no spaces, line breaks or other control characters (copy it again, whole).\n' +
+        'error[init_value_invalid]: The value given for agent_id does not fit: id of agent "receptionist": is not an id as the service gives it, such as -OKdqbqetEcM4ak369ym: no spaces, line breaks or other control characters, and not "." or ".." (copy it again, whole).\n' +
           "  hint: Give the live agent's id, as the service shows it (--var agent_id=…).\n",
       );
       expect(await listFiles(dir)).toEqual([]);

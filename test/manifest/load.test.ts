@@ -335,7 +335,7 @@ describe('loadManifests: schema checks', () => {
       '    agents: { a: { id: " " } }',
       '',
     ].join('\n');
-    const words = 'is not an id as the service gives it, such as -OKdqbqetEcM4ak369ym: no spaces, line breaks or other control characters (copy it again, whole)';
+    const words = 'is not an id as the service gives it, such as -OKdqbqetEcM4ak369ym: no spaces, line breaks or other control characters, and not "." or ".." (copy it again, whole)';
     expect(summarize(await loadTree({ 'voxform.yaml': manifest }))).toEqual([
       `voxform.yaml:2:12 invalid_value id of agent "a": "-OK a" ${words}`,
       `voxform.yaml:4:9 invalid_value id of agent "b": "-OKb\\nsplit" ${words}`,

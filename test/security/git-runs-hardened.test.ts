@@ -133,6 +133,36 @@ describe('git runs nothing from the repository and gets no secret', () => {
   });
 });
 
+describe('the git that runs is never one of the checkout', () => {
+  it('a git the pull request commits on PATH (npx puts node_modules/.bin there; a relative or empty entry is the project root) never runs: the real one does', async () => {
+    const base = await tempDir({ 'checkout/voxform.yaml': MANIFEST });
+    const dir = path.join(base, 'checkout');
+    const marker = path.join(base, 'marker.log');
+    // The same program as node_modules/.bin/git, bin/git and git at the root, each a folder PATH may name.
+    for (const file of ['node_modules/.bin/git', 'bin/git', 'git']) await plant(path.join(dir, file), marker, `committed ${file}`);
+    const gitEnv = { PATH: process.env.PATH ?? '', HOME: base, GIT_CONFIG_NOSYSTEM: '1' };
+    const git = (...args: string[]) => execFileSync(REAL_GIT, args, { cwd: dir, env: gitEnv }).toString().trim();
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-qm', 'c1');
+    const commit = git('rev-parse', 'HEAD');
+
+    const entries = [path.join(dir, 'node_modules', '.bin'), 'bin', '', path.dirname(REAL_GIT)];
+    for (const PATH of [entries.join(path.delimiter), `${path.delimiter}${path.dirname(REAL_GIT)}`]) {
+      const env = { VOXFORM_API_KEY: API_KEY, PATH, HOME: base, GIT_CONFIG_NOSYSTEM: '1' };
+      const apply = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir, env });
+      expect(apply.code, apply.stderr).toBe(0);
+      expect(existsSync(marker) ? await readFile(marker, 'utf8') : '', PATH).toBe('');
+      const history = await runCliInProcess(['history', '--local', '--format', 'json'], { cwd: dir, env });
+      expect(JSON.parse(history.stdout).records[0].source).toMatchObject({ commit, branch: 'main' });
+    }
+
+    // The control: looked up on that PATH as any program does, the committed git is the one found.
+    execFileSync('git', ['status'], { cwd: dir, env: { ...gitEnv, PATH: entries.join(path.delimiter) }, stdio: 'ignore' });
+    expect(await readFile(marker, 'utf8')).toContain('committed node_modules/.bin/git');
+  });
+});
+
 describe('the one subprocess rule', () => {
   it('only src/project-files/git.ts starts processes', async () => {
     const src = path.join(repoRoot, 'src');
