@@ -366,6 +366,20 @@ describe('voxform state (file backend)', () => {
   });
 });
 
+describe('a state file whose folder cannot be made (a file is in its way)', () => {
+  const tempDir = useTempDirs();
+
+  it('the hint names the option that named it: --to for a migration target, VOXFORM_STATE when it chose the file', async () => {
+    const cwd = await tempDir({ 'state.json': JSON.stringify({ version: 2, serial: 1, workspaces: { 'default@local': {} } }), 'a-file': 'not a folder\n' });
+    const migrate = await runCliInProcess(['state', 'migrate', '--state', 'state.json', '--to', 'a-file/state.json'], { cwd });
+    expect(migrate.code).toBe(1);
+    expect(migrate.stderr).toMatch(/^error\[state_lock_failed\]: Could not take the state lock \S+a-file\/state\.json\.lock: a part of its folder is a file, not a folder\.\n  hint: Check that the folder of the state file exists and is writable; --to names the state file\.\n$/);
+    const apply = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: await tempDir({ 'voxform.yaml': 'version: 1\nagents:\n  front-desk: { id: -OKdqbqetEcM4ak369ym }\n', 'a-file': 'x\n' }), env: { VOXFORM_STATE: 'a-file/state.json' } });
+    expect(apply.code).toBe(1);
+    expect(apply.stderr).toContain('; VOXFORM_STATE names the state file.\n');
+  });
+});
+
 describe('voxform state show, of a state of several workspaces', () => {
   const STATE = JSON.stringify({ version: 2, serial: 3, workspaces: { 'default@local': {}, 'staging@local': {}, 'staging@https://api-west.millis.ai': {} } });
 
