@@ -66,8 +66,8 @@ export interface FailureOutput {
   redact: Redact;
 }
 
-function whyItFailed(failure: FailureOutput, links: ReportLinks): string {
-  return [`The end of what it printed (the log of ${thisRun(links)} has all of it):`, '', ...quotedOutput(failure.output, failure.redact, FAILURE_LIMITS), ''].join('\n');
+function whyItFailed(failure: FailureOutput, links: ReportLinks, lead = 'The end of what it printed'): string {
+  return [`${lead} (the log of ${thisRun(links)} has all of it):`, '', ...quotedOutput(failure.output, failure.redact, FAILURE_LIMITS), ''].join('\n');
 }
 
 /** `voxform plan` saved `plan`, or made none (`plan` undefined) and printed `failure`. */
@@ -105,7 +105,8 @@ export function testReport(run: TestRun | undefined, exitCode: number, environme
 export function applyReport(plan: Plan | undefined, exitCode: number, environment: string | undefined, links: ReportLinks, failure: FailureOutput): Report {
   const applied = exitCode === 0;
   const head = `### voxform apply${environmentLabel(environment)}: ${applied ? '✅ applied' : `❌ failed (exit ${exitCode})`}`;
-  const said = applied ? `${thisRun(links)} applied the reviewed plan.` : `${thisRun(links)} did not apply the whole plan; what was applied is recorded in the state. ${whyItFailed(failure, links)}`;
+  // What it applied, and whether the state recorded it, only its output says: a stale plan applies nothing, a lost lock records nothing more.
+  const said = applied ? `${thisRun(links)} applied the reviewed plan.` : whyItFailed(failure, links, `${thisRun(links)} did not apply the whole plan: the end of what it printed says what it applied`);
   // Beside a failure's quote, the plan gets the rest of the comment's room.
   const limit = applied ? COMMENT_SIZE_LIMIT : COMMENT_SIZE_LIMIT - FAILURE_LIMITS.bytes - 1_000;
   const planned = plan ? `\n<details><summary>The reviewed plan</summary>\n\n${renderPlanMarkdown(plan, { savedPlan: links.savedPlanFile, limit })}\n</details>\n` : '';

@@ -34,7 +34,9 @@ export function withTakeOverCommands(error: unknown, chosen: ChosenTarget, comma
   // What the refusal said beyond the take-over (how to retire an environment no one applies) stays.
   const said = sharedConflictHint(takeOverClause(addresses));
   const retire = error.hint?.startsWith(said) ? error.hint.slice(said.length) : '';
+  // Its `voxform state rm` must remove from the state this run used, not from the default file.
+  const retireHere = retire.replace(/`voxform state rm ([^`]+)`/g, (_, workspace: string) => `\`${nextCommand(`state rm ${workspace}`, { state: chosen.state })}\``);
   const takesNone = command === 'plan' || command === 'apply' ? '' : `\`voxform ${command}\` takes no --take-over: `;
-  const hint = sharedConflictHint(`${takesNone}review \`${plan}\`, then run \`${apply}\``, retire);
+  const hint = sharedConflictHint(`${takesNone}review \`${plan}\`, then run \`${apply}\``, retireHere);
   return new VoxformError(error.code, error.message, { hint, details: error.details, ...(error.location ? { location: error.location } : {}) });
 }

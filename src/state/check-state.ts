@@ -77,6 +77,19 @@ function isWorkspaceKey(key: string): boolean {
   return parts !== undefined && isLocalName(parts.environment) && (parts.serviceId === 'local' || baseUrlProblem(parts.serviceId) === undefined);
 }
 
+const WORKSPACE_NAMES = 'a workspace is ENVIRONMENT@SERVICE (an environment name, "@", then "local" or the service\'s URL)';
+
+/**
+ * A database row's workspace name, checked as a state file's member names are: a row named
+ * `__proto__` would otherwise be listed, and migrated into a file every command refuses.
+ */
+export function checkWorkspaceName(key: string, database: string): void {
+  if (isWorkspaceKey(key)) return;
+  throw new VoxformError('state_invalid', `The state database ${database} is not a state voxform wrote: it holds a workspace named ${controlsAsQuestionMarks(JSON.stringify(shorten(key, 80)))}: ${WORKSPACE_NAMES}.`, {
+    hint: 'Delete the rows of that workspace from voxform_workspaces and voxform_locks (no command reads or writes it), or restore the database from a backup.',
+  });
+}
+
 /** The state file's document (parsed JSON), checked whole; `file` names it in errors. */
 export function checkStateFile(parsed: unknown, file: string): StateFile {
   const refuse = (problem: Problem) => refusal(`The state file ${file}`, problem, { deletable: [4, 2], restore: 'restore the file from version control or your CI cache' });
@@ -96,7 +109,7 @@ export function checkStateFile(parsed: unknown, file: string): StateFile {
     // Checked in place (never assigned back: a member named `__proto__` would set the prototype).
     for (const [key, workspace] of Object.entries(workspaces)) {
       if (!isWorkspaceKey(key)) {
-        throw new Problem(['workspaces', key], key, '', 'is named as no workspace is: a workspace is ENVIRONMENT@SERVICE (an environment name, "@", then "local" or the service\'s URL)');
+        throw new Problem(['workspaces', key], key, '', `is named as no workspace is: ${WORKSPACE_NAMES}`);
       }
       checkWorkspaceAt(workspace, ['workspaces', key]);
     }

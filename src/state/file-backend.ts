@@ -79,7 +79,7 @@ export class FileStateBackend implements StateBackend {
 
   /** The file's one lock, whatever the workspace: it keeps out every other apply of the file, those of `sharedResourcesOf` among them. */
   async acquireLock(_key: string, options: AcquireOptions): Promise<HeldLock> {
-    const lock = await acquireStateLock(this.file, options);
+    const lock = await acquireStateLock(this.file, options, this.chosenWith);
     const lost = new AbortController();
     const entry: HeldEntry = { lock, lost, recheckCommand: options.recheckCommand ?? DEFAULT_RECHECK_COMMAND };
     this.held.add(entry);
@@ -162,7 +162,7 @@ export class FileStateBackend implements StateBackend {
       await makeFolder?.();
       await writeKeptFile(this.file, text);
     } catch (error) {
-      if (isFileSystemError(error)) throw stateWriteFailed(error, this.display, unchanged);
+      if (isFileSystemError(error)) throw stateWriteFailed(error, this.display, unchanged, this.chosenWith);
       throw error;
     }
   }

@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { thisRun, type RunIdentity } from '../util/run-identity.js';
 import path from 'node:path';
 import { isVoxformError, VoxformError } from '../errors.js';
-import { describeHolder, forcedOpenOf, lockedError, waitingNotice, waitToRetryLock, type AcquireOptions, type ForcedOpen, type LockHolder } from './backend.js';
+import { describeHolder, forcedOpenOf, lockedError, STATE_OPTION, waitingNotice, waitToRetryLock, type AcquireOptions, type ForcedOpen, type LockHolder } from './backend.js';
 import { makeKeptFolder, readKeptJson, writeKeptFile, type KeptJsonLimits } from '../project-files/kept-files.js';
 import { describeWriteFailure } from '../util/atomic-write.js';
 import { stateWriteRemedy } from './write-failure.js';
@@ -39,14 +39,14 @@ export interface StateLock {
  * - Releasing: remove the own file, then `rmdir` (harmless if a new holder moved in).
  * A holder is judged dead only on its own host, by pid.
  */
-export async function acquireStateLock(stateFile: string, options: AcquireOptions): Promise<StateLock> {
+export async function acquireStateLock(stateFile: string, options: AcquireOptions, chosenWith: string = STATE_OPTION): Promise<StateLock> {
   const lockDir = lockPathOf(stateFile);
   try {
     return await takeLock(stateFile, lockDir, options);
   } catch (error) {
     if (isVoxformError(error)) throw error;
     throw new VoxformError('state_lock_failed', `Could not take the state lock ${lockDir}: ${describeWriteFailure(error)}.`, {
-      hint: `${stateWriteRemedy(error)} (--state names the state file).`,
+      hint: `${stateWriteRemedy(error)}; ${chosenWith} names the state file.`,
       cause: error,
     });
   }

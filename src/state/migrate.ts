@@ -54,7 +54,9 @@ export async function migrateState(source: StateBackend, target: StateBackend, o
   // Every lock is taken before anything is read for the copy and held until it is checked: a lock
   // held by another run refuses the migration before the target is written (a refusal midway would
   // leave it half-written, and the retry refused as not empty), and no apply writes in between.
-  const releaseLocks = await lockEveryWorkspace(source, target, workspaces, options);
+  const releaseLocks = await lockEveryWorkspace(source, target, workspaces, options).catch((error: unknown) => {
+    throw options.signal?.aborted ? interrupted(source, target, copied, options) : error;
+  });
   try {
     // One call at a time on a backend (see StateBackend): a database backend has one connection.
     const history = await read(source.exportHistory());
@@ -182,7 +184,8 @@ export function migrateAgainHint(command: string, note: string, source: Pick<Sta
  */
 async function lockEveryWorkspace(source: StateBackend, target: StateBackend, workspaces: readonly string[], options: MigrateOptions): Promise<() => Promise<void>> {
   // migrate takes no --lock-timeout: a refusal says to migrate again, and each unlock names its own backend.
-  const lockOptions = { command: 'voxform state migrate', timeoutSeconds: 0, warn: options.warn ?? (() => undefined), waitAdvice: 'Wait for it to finish, then migrate again.' };
+  // A stop ends a wait for a database that does not answer at once: nothing is written before every lock is held.
+  const lockOptions = { command: 'voxform state migrate', timeoutSeconds: 0, warn: options.warn ?? (() => undefined), waitAdvice: 'Wait for it to finish, then migrate again.', signal: options.signal };
   const sides = [
     { backend: source, unlockOptions: options.sourceUnlockOptions },
     { backend: target, unlockOptions: `--state ${shellWord(target.pastable)}` },

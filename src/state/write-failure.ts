@@ -3,7 +3,7 @@ import { VoxformError } from '../errors.js';
 import { describeWriteFailure } from '../util/atomic-write.js';
 
 /**
- * What to do about a write the file system refused, for a hint ("… (--state names the state file)"):
+ * What to do about a write the file system refused, for a hint ("…; --state names the state file."):
  * a full disk needs space, a refused permission a writable file; anything else, its folder checked.
  */
 export function stateWriteRemedy(error: unknown): string {
@@ -22,10 +22,13 @@ export function stateWriteRemedy(error: unknown): string {
   }
 }
 
-/** The error of a state file write the file system refused; `unchanged` says what stays as it was ("nothing was removed"). */
-export function stateWriteFailed(error: unknown, display: string, unchanged: string): VoxformError {
+/**
+ * The error of a state file write the file system refused; `unchanged` says what stays as it was
+ * ("nothing was removed"); `chosenWith`: what named the file (`--state`, `VOXFORM_STATE`, `--to`).
+ */
+export function stateWriteFailed(error: unknown, display: string, unchanged: string, chosenWith: string): VoxformError {
   return new VoxformError('state_write_failed', `Cannot write the state file ${display}: ${describeWriteFailure(error)}; ${unchanged}.`, {
-    hint: `${stateWriteRemedy(error)} (--state names the state file), then run the command again.`,
+    hint: `${stateWriteRemedy(error)}, then run the command again; ${chosenWith} names the state file.`,
     cause: error,
   });
 }

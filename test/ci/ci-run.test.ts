@@ -6,7 +6,7 @@
  * apply's result on the review that merged the commit; and the token nowhere in what was written.
  * Each test runs the CLI several times in a row: more room than one run needs.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -252,6 +252,21 @@ describe('voxform ci run when something fails', () => {
     expect(broken.code).toBe(1);
     // The Action uploads plan.json whatever the step's outcome: staging's plan must not be kept as production's.
     await expect(readFile(path.join(project.dir, 'shared-plan', 'plan.json'), 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+  }, 120_000);
+
+  it('an --out-dir that is a file, or that holds a folder where the report goes: refused before the command runs, never a crash', async () => {
+    await writeFile(path.join(project.dir, 'out-file'), 'not a folder\n');
+    await mkdir(path.join(project.dir, 'odd-out', 'plan.json'), { recursive: true });
+    const refusals = [
+      ['out-file', 'error[path_is_file]: out-file is a file, where --out-dir needs a folder.\n  hint: Move it away, or choose another folder with --out-dir DIR.\n'],
+      ['out-file/sub', 'error[path_is_file]: out-file is a file, where --out-dir needs a folder.\n  hint: Move it away, or choose another folder with --out-dir DIR.\n'],
+      ['odd-out', `error[path_is_folder]: ${path.join('odd-out', 'plan.json')} is a folder, where voxform ci writes the plan.\n  hint: Move it away, or choose another folder with --out-dir DIR.\n`],
+    ];
+    for (const [outDir, refusal] of refusals) {
+      const plan = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging', '--out-dir', outDir!], github({ GITHUB_REF: 'refs/heads/main' }));
+      expect(plan.code, outDir).toBe(1);
+      expect(plan.stderr, outDir).toBe(refusal);
+    }
   }, 120_000);
 
   it('a drift check that fails: the summary shows the error sentence, not an empty block', async () => {

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { hasMarker, kindOf, markerFor, statusOf } from '../../src/ci/markers.js';
 import { commentBody, labelsFor } from '../../src/ci/publish.js';
 import { HOST_COMMENT_LIMIT } from '../../src/util/comment-blocks.js';
-import { outputReport, planReport, testReport } from '../../src/ci/reports.js';
+import { applyReport, outputReport, planReport, testReport } from '../../src/ci/reports.js';
 import { readTestReport } from '../../src/conversations/read-json.js';
 import { renderTestJson } from '../../src/conversations/render-json.js';
 import { renderTestMarkdown } from '../../src/conversations/render-markdown.js';
@@ -138,6 +138,19 @@ describe('a failed command\'s report', () => {
     const lines = report.markdown.split('\n');
     expect(lines.slice(0, 4)).toEqual(['### voxform promote → `production`: ❌ not promoted (exit 1)', '', '````text', '⋯ 101 earlier lines in the job log']);
     expect(lines.slice(-4)).toEqual(['line 499 (sensitive)', 'error[promote_gate_failed]: ```the gate', '````', '']);
+  });
+
+  it("an apply that failed claims nothing of the state the output contradicts: a lost lock's changes are not recorded, a stale plan applied none", () => {
+    const outputs = [
+      '  applied, not recorded in the state: agent.booking\n\nApply stopped: the state lock 3f9a2c0d11b84e7a was forced open by another operator (`voxform state unlock --force`). 1 applied, 0 failed, 0 skipped, 0 not applied.\nerror[state_lock_lost]: The state lock of .voxform/state.json is no longer held by this run.\n',
+      'error[plan_stale]: The saved plan is stale: agent.booking changed on the service since it was made; nothing was applied.\n',
+    ];
+    for (const output of outputs) {
+      const { markdown, status } = applyReport(undefined, 1, 'production', links, { output, redact: (text) => text });
+      expect(status).toBe('failed');
+      expect(markdown).toContain('[this run](https://github.example/acme/agents/actions/runs/1) did not apply the whole plan: the end of what it printed says what it applied (the log of [this run](https://github.example/acme/agents/actions/runs/1) has all of it):\n');
+      expect(markdown).not.toContain('recorded in the state.');
+    }
   });
 
   it('a plan that made none quotes it in a fence its text cannot close', () => {

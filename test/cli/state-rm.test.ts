@@ -68,6 +68,20 @@ describe('voxform state rm', () => {
     expect(apply.stderr).toContain('error[state_missing]');
   });
 
+  it("the refusal's `state rm` carries the --state typed: pasted, it removes from that state, not the default file", async () => {
+    const state = ['--state', 'team-state.json'];
+    const cwd = await projectMovedToEnvironments(state);
+    const advice = (stateFlag: string) => `If no one applies the default environment (no --env) any more, \`voxform state rm default@local${stateFlag}\` forgets what its last apply set`;
+    for (const command of [['plan'], ['apply', '--auto-approve']]) {
+      const refused = await cli(cwd, ...command, '--local', '--env', 'production', ...state);
+      expect(refused.code, command[0]).toBe(1);
+      expect(refused.stderr, command[0]).toContain(advice(' --state team-state.json'));
+    }
+    // VOXFORM_STATE stays in the environment: the line leaves --state out.
+    const fromEnvironment = await runCliInProcess(['plan', '--local', '--env', 'production'], { cwd, env: { VOXFORM_STATE: 'team-state.json' } });
+    expect(fromEnvironment.stderr).toContain(advice(''));
+  });
+
   it('on PostgreSQL too', async () => {
     const { url } = await freshDatabase();
     const cwd = await projectMovedToEnvironments(['--state', url]);

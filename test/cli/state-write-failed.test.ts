@@ -44,7 +44,7 @@ describe('a state write the file system refuses', () => {
     stateWritesFailWith = code;
     const removed = await runCliInProcess(['state', 'rm', '--force', 'default@local'], { cwd });
     expect(removed.stderr).toBe(
-      `error[state_write_failed]: Cannot write the state file .voxform/state.json: ${reason}; nothing was removed.\n  hint: ${remedy} (--state names the state file), then run the command again.\n`,
+      `error[state_write_failed]: Cannot write the state file .voxform/state.json: ${reason}; nothing was removed.\n  hint: ${remedy}, then run the command again; --state (or VOXFORM_STATE) names the state file.\n`,
     );
     expect(removed.code).toBe(1);
     expect(removed.stdout).toBe('');
@@ -59,7 +59,7 @@ describe('a state write the file system refuses', () => {
     const applied = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd });
     expect(applied.code).toBe(1);
     expect(applied.stderr).toContain(
-      'error[state_write_failed]: Cannot write the state file .voxform/state.json: the disk is full; the state file stays as it was before this write.\n  hint: Free space on the disk of the state file (--state names the state file), then run the command again.\n',
+      'error[state_write_failed]: Cannot write the state file .voxform/state.json: the disk is full; the state file stays as it was before this write.\n  hint: Free space on the disk of the state file, then run the command again; --state (or VOXFORM_STATE) names the state file.\n',
     );
     expect(applied.stderr).not.toContain('this is a bug');
   });
@@ -73,7 +73,7 @@ describe('a state write the file system refuses', () => {
     expect(applied.stdout).toContain('Plan: 0 to create, 0 to update, 1 unchanged');
     expect(applied.stdout).not.toMatch(/Apply finished|Nothing to apply|State saved/);
     expect(applied.stderr).toBe(
-      'error[state_write_failed]: Cannot write the state file .voxform/state.json: the disk is full; the state file stays as it was before this write.\n  hint: Free space on the disk of the state file (--state names the state file), then run the command again.\n',
+      'error[state_write_failed]: Cannot write the state file .voxform/state.json: the disk is full; the state file stays as it was before this write.\n  hint: Free space on the disk of the state file, then run the command again; --state (or VOXFORM_STATE) names the state file.\n',
     );
   });
 });

@@ -85,6 +85,12 @@ describe('voxform state (file backend)', () => {
       const wrong = await p.cliInProcess(['state', 'unlock', '--force', '00000000deadbeef']);
       expect(wrong.code).toBe(1);
       expect(wrong.stderr).toContain('No lock with id 00000000deadbeef');
+      // Nothing a lock id could be: said as such, the text quoted so that it cannot pass for a line of its own.
+      for (const [notAnId, quoted] of [['', '""'], ['3f9a\nerror[forged]: x', '"3f9a\\nerror[forged]: x"']]) {
+        const notLock = await p.cliInProcess(['state', 'unlock', '--force', notAnId!]);
+        expect(notLock.code).toBe(1);
+        expect(notLock.stderr).toBe(`error[invalid_argument]: ${quoted} is not a lock id: a lock id is hexadecimal, as \`voxform state list\` and a refused run name it (lock 3f9a2c0d11b84e7a).\n  hint: Copy the id of the lock to open from \`voxform state list\`.\n`);
+      }
       const refused = await p.cliInProcess(['apply', '--auto-approve']);
       expect(refused.stderr).toContain(`voxform state unlock --force ${lock.lockId}`);
       const opened = await p.cliInProcess(['state', 'unlock', '--force', lock.lockId]);
@@ -357,6 +363,20 @@ describe('voxform state (file backend)', () => {
     expect(empty.stdout).toBe('');
     expect(empty.code).toBe(1);
     expect(existsSync(path.join(p.dir, 'moved'))).toBe(false);
+  });
+});
+
+describe('a state file whose folder cannot be made (a file is in its way)', () => {
+  const tempDir = useTempDirs();
+
+  it('the hint names the option that named it: --to for a migration target, VOXFORM_STATE when it chose the file', async () => {
+    const cwd = await tempDir({ 'state.json': JSON.stringify({ version: 2, serial: 1, workspaces: { 'default@local': {} } }), 'a-file': 'not a folder\n' });
+    const migrate = await runCliInProcess(['state', 'migrate', '--state', 'state.json', '--to', 'a-file/state.json'], { cwd });
+    expect(migrate.code).toBe(1);
+    expect(migrate.stderr).toMatch(/^error\[state_lock_failed\]: Could not take the state lock \S+a-file\/state\.json\.lock: a part of its folder is a file, not a folder\.\n  hint: Check that the folder of the state file exists and is writable; --to names the state file\.\n$/);
+    const apply = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: await tempDir({ 'voxform.yaml': 'version: 1\nagents:\n  front-desk: { id: -OKdqbqetEcM4ak369ym }\n', 'a-file': 'x\n' }), env: { VOXFORM_STATE: 'a-file/state.json' } });
+    expect(apply.code).toBe(1);
+    expect(apply.stderr).toContain('; VOXFORM_STATE names the state file.\n');
   });
 });
 

@@ -6,7 +6,11 @@ import { checkWorkspace } from '../../src/state/check-state.js';
 import { FileStateBackend } from '../../src/state/file-backend.js';
 import { readStateFile } from '../../src/state/state-file.js';
 import { STATE_FORMAT_VERSION } from '../../src/state/format-version.js';
-import { useTempDirs } from '../helpers/cli.js';
+import { migrateState } from '../../src/state/migrate.js';
+import { openStateSpec } from '../../src/state/open.js';
+import { MIGRATIONS } from '../../src/state/postgres/schema.js';
+import { repoRoot, useTempDirs } from '../helpers/cli.js';
+import { asAdmin, databaseAtSchema } from '../helpers/postgres.js';
 
 const tempDir = useTempDirs();
 
@@ -71,6 +75,26 @@ describe('the state file, checked whole when read', () => {
       hint: 'Correct or delete workspaces.__proto__ (voxform then plans what it held as never applied); or restore the file from version control or your CI cache.',
     });
     await expect(new FileStateBackend(file).listWorkspaces()).rejects.toMatchObject({ code: 'state_invalid' });
+  });
+
+  it("refuses a database row named as no workspace is, as the file's member: state list never shows it, nor does a migration copy it into a file every command refuses", async () => {
+    const { url, database } = await databaseAtSchema(MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0);
+    await asAdmin((client) => client.query(`INSERT INTO voxform_workspaces (workspace, serial, state, updated_at) VALUES ('default@local', 1, '{}', now()), ('__proto__', 1, '{}', now())`), database);
+    const source = await openStateSpec(url, { env: {}, cwd: repoRoot, registerSecret: () => undefined });
+    const file = path.join(await tempDir(), 'state.json');
+    const target = new FileStateBackend(file);
+    try {
+      const refusal = {
+        code: 'state_invalid',
+        message: `The state database ${source.display} is not a state voxform wrote: it holds a workspace named "__proto__": a workspace is ENVIRONMENT@SERVICE (an environment name, "@", then "local" or the service's URL).`,
+        hint: 'Delete the rows of that workspace from voxform_workspaces and voxform_locks (no command reads or writes it), or restore the database from a backup.',
+      };
+      await expect(source.listWorkspaces()).rejects.toMatchObject(refusal);
+      await expect(migrateState(source, target, { force: false })).rejects.toMatchObject(refusal);
+      expect(await target.listWorkspaces()).toEqual([]);
+    } finally {
+      await source.close();
+    }
   });
 
   it('reads the workspaces voxform names: an environment at local or at a service URL', async () => {

@@ -40,7 +40,7 @@ describe('a state lock the file system refuses to write', () => {
     const stateFile = path.join(dir, 'state.json');
     holderWritesFailWith = code;
     const error = await acquireStateLock(stateFile, { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined }).then(() => undefined, (caught: unknown) => caught);
-    expect(error).toMatchObject({ code: 'state_lock_failed', message: `Could not take the state lock ${stateFile}.lock: ${reason}.`, hint: `${remedy} (--state names the state file).` });
+    expect(error).toMatchObject({ code: 'state_lock_failed', message: `Could not take the state lock ${stateFile}.lock: ${reason}.`, hint: `${remedy}; --state (or VOXFORM_STATE) names the state file.` });
     expect(await readdir(dir)).toEqual([]);
   });
 });

@@ -14,7 +14,7 @@ import { migrateState } from '../../src/state/migrate.js';
 import { openStateSpec } from '../../src/state/open.js';
 import { StateStore } from '../../src/state/state-file.js';
 import { repoRoot } from '../helpers/cli.js';
-import { freshDatabase, PLANTED_DB_PASSWORD } from '../helpers/postgres.js';
+import { freshDatabase, PLANTED_DB_PASSWORD, silentDatabase } from '../helpers/postgres.js';
 import { ledgerRecords, oneAgentApply as apply, TEST_SEAL_KEY } from '../helpers/ledger.js';
 
 const WORKSPACE = 'default@local';
@@ -228,6 +228,23 @@ describe('state migrate stopped by Ctrl-C', () => {
     await reading;
     stop.abort();
     expect(await migration).toMatchObject({ code: 'interrupted', message: `Migration interrupted before anything was copied: ${source.display} and ${target.display} are as they were.` });
+  });
+
+  it('while a target database that never answers is connected to for its lock: stops at once, saying neither side changed', async () => {
+    const source = await sourceWith([WORKSPACE]);
+    const database = await silentDatabase();
+    cleanups.push(database.close);
+    const target = await openSpec(`postgres://voxform:${encodeURIComponent(PLANTED_DB_PASSWORD)}@127.0.0.1:${database.port}/voxform?connect_timeout=600`);
+    let asked!: () => void;
+    const locking = new Promise<void>((resolve) => (asked = resolve));
+    const acquireLock = target.acquireLock.bind(target);
+    Object.assign(target, { acquireLock: (...args: Parameters<StateBackend['acquireLock']>) => (asked(), acquireLock(...args)) });
+    const stop = new AbortController();
+    const migration = migrateState(source, target, { force: false, signal: stop.signal }).catch((e: unknown) => e);
+    await locking;
+    stop.abort();
+    expect(await migration).toMatchObject({ code: 'interrupted', message: `Migration interrupted before anything was copied: ${source.display} and ${target.display} are as they were.` });
+    expect(await source.acquireLock(WORKSPACE, { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined }).then((lock) => lock.release())).toBeUndefined();
   });
 
   it('before anything was copied: says neither side changed', async () => {

@@ -83,6 +83,28 @@ describe('the hint of a failed PostgreSQL step', () => {
     });
   });
 
+  it('of `state rm` by a role with every privilege the other commands need names the DELETE it needs too', async () => {
+    const { url, database } = await databaseAtSchema(MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0);
+    const role = `${database}_ci`;
+    await asAdmin((client) => client.query(`CREATE ROLE ${role} LOGIN PASSWORD ${client.escapeLiteral(PLANTED_DB_PASSWORD)}`));
+    // docs/state.md#permissions, "After that": what every command but `state rm` needs.
+    await asAdmin(async (client) => {
+      await client.query(`GRANT SELECT, INSERT, UPDATE ON voxform_workspaces, voxform_locks, voxform_history, voxform_test_runs TO ${role}`);
+      await client.query(`GRANT SELECT ON voxform_schema_version TO ${role}`);
+    }, database);
+    const asCi = new URL(url);
+    asCi.username = role;
+    const failure = await (await open(asCi.href)).removeWorkspace(WORKSPACE).then(
+      () => { throw new Error('the removal succeeded'); },
+      (error: { code?: unknown; message: string; hint?: unknown }) => error,
+    );
+    expect(failure).toMatchObject({
+      code: 'state_backend_failed',
+      message: expect.stringContaining('permission denied for table voxform_workspaces'),
+      hint: expect.stringContaining('`voxform state rm` also needs DELETE on voxform_workspaces'),
+    });
+  });
+
   it('of another failure stays the generic one', async () => {
     const { url, database } = await databaseAtSchema(MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0);
     await asAdmin((client) => client.query('ALTER TABLE voxform_workspaces DROP COLUMN state'), database);

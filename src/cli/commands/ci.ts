@@ -5,7 +5,7 @@
  * place, found by its marker), the review's labels, and after an apply a comment on the review that
  * merged the commit. Its exit code is the command's, so the job fails as the command would.
  */
-import { rm } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { connectHost } from '../../ci/connect-host.js';
 import type { Provider, ReviewHost } from '../../ci/host.js';
@@ -173,17 +173,43 @@ function describeResult(result: PublishResult, provider: Provider): string {
 }
 
 /**
+ * --out-dir made and the report an earlier step left there removed, before the command runs: a file
+ * where the folder goes, or a folder where the report goes, is the option's mistake, said as such.
+ */
+async function prepareOutDir(outDir: string, reportFile: string | undefined, cwd: string): Promise<void> {
+  const shown = (where: string) => path.relative(cwd, where) || '.';
+  const elsewhere = 'Move it away, or choose another folder with --out-dir DIR.';
+  const file = await fileOnTheWay(outDir);
+  if (file !== undefined) throw new VoxformError('path_is_file', `${shown(file)} is a file, where --out-dir needs a folder.`, { hint: elsewhere });
+  await makeKeptFolder(outDir);
+  if (reportFile === undefined) return;
+  if ((await stat(reportFile).catch(() => undefined))?.isDirectory()) {
+    const report = path.basename(reportFile) === PLAN_FILE ? 'the plan' : 'the test report';
+    throw new VoxformError('path_is_folder', `${shown(reportFile)} is a folder, where voxform ci writes ${report}.`, { hint: elsewhere });
+  }
+  await rm(reportFile, { force: true });
+}
+
+/** The nearest of `folder` and the folders above it that is there, when it is no folder. */
+async function fileOnTheWay(folder: string): Promise<string | undefined> {
+  for (let dir = folder; ; dir = path.dirname(dir)) {
+    const info = await stat(dir).catch(() => undefined);
+    if (info !== undefined) return info.isDirectory() ? undefined : dir;
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
+/**
  * Runs the command line, then reports it. `runCommandLine` runs one voxform command line in this
  * process with the context given (the CLI's entry passes it: a command does not reach up into it).
  */
 export async function run(options: CiRunCommandOptions, ctx: CommandContext, runCommandLine: (argv: string[], ctx: CommandContext, options: { errorsAsText: boolean }) => Promise<number>): Promise<number> {
   if (options.env) checkEnvironmentName(options.env);
   const outDir = path.resolve(ctx.cwd, options.outDir);
-  await makeKeptFolder(outDir);
   const files = outFilesIn(outDir);
   const argv = commandLine(options, files);
   const reportFile = reportFileOf(options.command, files);
-  if (reportFile !== undefined) await rm(reportFile, { force: true });
+  await prepareOutDir(outDir, reportFile, ctx.cwd);
   // Registered before the command runs (main does too): its output and the report quoting it never show a token.
   registerCiTokens(ctx.env, ctx.secrets);
   let host: ReviewHost | undefined;

@@ -196,6 +196,11 @@ export async function unlock(options: StateCommandOptions, ctx: CommandContext):
       hint: 'Make sure the holder no longer runs (or hangs) first; `voxform state list` names it.',
     });
   }
+  if (!/^[0-9a-f]+$/.test(lockId)) {
+    throw new VoxformError('invalid_argument', controlsAsQuestionMarks(`${JSON.stringify(lockId)} is not a lock id: a lock id is hexadecimal, as \`voxform state list\` and a refused run name it (lock 3f9a2c0d11b84e7a).`), {
+      hint: 'Copy the id of the lock to open from `voxform state list`.',
+    });
+  }
   const backend = await openOperatorBackend(options, ctx);
   // The command's words only: its options may name a database URL with its password.
   const { holder, note } = await backend.forceUnlock(lockId, thisRun('voxform state unlock --force', ciJobUrlFrom(ctx.env)));

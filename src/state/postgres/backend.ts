@@ -11,7 +11,7 @@ import { isVoxformError, VoxformError } from '../../errors.js';
 import type { HistoryRecord, TestRunRecord } from '../../history/types.js';
 import { conflict, DEFAULT_RECHECK_COMMAND, describeLockLoss, forcedOpenLoss, noSuchLock, STATE_OPTION, untilInterrupted, type AcquireOptions, type ForcedOpen, type HeldLock, type LockHolder, type LockLoss, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from '../backend.js';
 import type { RunIdentity } from '../../util/run-identity.js';
-import { checkWorkspace, isLastApply } from '../check-state.js';
+import { checkWorkspace, checkWorkspaceName, isLastApply } from '../check-state.js';
 import { emptyWorkspace, type LastApply, type WorkspaceState } from '../types.js';
 import { PostgresHistoryStore } from './history.js';
 import { clientHidingPassword, connectHidingPassword } from './password.js';
@@ -207,6 +207,7 @@ export class PostgresStateBackend implements StateBackend {
     const summaries = rows.rows.map((row) => summaryOf(row.workspace, Number(row.serial), isLastApply(row.last_apply) ? row.last_apply : undefined));
     // A workspace locked by its first apply has no row yet; nor has one whose first apply's lock was forced open.
     for (const key of [...holders.keys(), ...forcedOpens.keys()]) if (!summaries.some((s) => s.key === key)) summaries.push(summaryOf(key, 0, undefined));
+    for (const { key } of summaries) checkWorkspaceName(key, this.display);
     return summaries;
   }
 

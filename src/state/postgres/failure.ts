@@ -46,7 +46,7 @@ export function backendFailure(error: unknown, context: FailureContext): Voxform
   }
   const table = code === INSUFFICIENT_PRIVILEGE ? /permission denied for (?:table|relation|sequence) (\S+)/.exec(message)?.[1] : undefined;
   if (table !== undefined) {
-    return failed(`failed: ${message}`, `This role may not use voxform's table ${table}: as the tables' owner, GRANT SELECT, INSERT, UPDATE on voxform_workspaces, voxform_locks, voxform_history and voxform_test_runs, and SELECT on voxform_schema_version, to it (docs/state.md#permissions).`);
+    return failed(`failed: ${message}`, `This role may not use voxform's table ${table}: as the tables' owner, GRANT SELECT, INSERT, UPDATE on voxform_workspaces, voxform_locks, voxform_history and voxform_test_runs, and SELECT on voxform_schema_version, to it; \`voxform state rm\` also needs DELETE on voxform_workspaces (docs/state.md#permissions).`);
   }
   return failed(`failed: ${message}`, GENERIC_HINT);
 }
