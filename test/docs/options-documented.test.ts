@@ -1,7 +1,8 @@
 /**
  * Every option a command's --help lists is named on the page that documents the command, so a
  * reader of the page learns of it. The options README's "Common options" paragraph describes for
- * every command that talks to the service are left to it.
+ * every command that talks to the service are left to it, and it names each command --parallelism
+ * is given to.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -91,5 +92,12 @@ describe('the options of each command', () => {
       }
     }
     expect(unnamed).toEqual([]);
+  });
+
+  it('--parallelism: README names every command that takes it', () => {
+    const sentence = /`--parallelism N` \(1 to 256\) for ([^;]+);/.exec(read('README.md'))?.[1] ?? '';
+    const taking = commands.filter(({ command }) => command.options.some((option) => option.long === '--parallelism')).map(({ name }) => name);
+    expect(taking.length).toBeGreaterThan(0);
+    expect(taking.filter((name) => !new RegExp(`\\b${name}\\b`).test(sentence))).toEqual([]);
   });
 });
