@@ -92,8 +92,24 @@ function internalError(error: unknown, debug: boolean): VoxformError {
  * that is not there is the installation's. Undefined for what only a bug explains.
  */
 export function reportable(error: unknown, parallelism: boolean): VoxformError | undefined {
-  if (isVoxformError(error) && error.code.endsWith('too_many_open_files')) return error;
-  return tooManyOpenFilesError(error, { parallelism }) ?? (isVoxformError(error) ? error : missingModuleError(error));
+  if (isVoxformError(error) && error.code.endsWith('too_many_open_files')) return withCommandsHint(error, parallelism);
+  return tooManyOpenFilesError(error, { parallelism }) ?? (isVoxformError(error) ? withCommandsHint(error, parallelism) : missingModuleError(error));
+}
+
+/**
+ * The client's advice for too many requests at once, without --parallelism: the client words it for
+ * the commands that have the option (src/api/errors.ts), and a command without it would refuse it.
+ */
+const WITHOUT_PARALLELISM: Readonly<Record<string, string>> = {
+  api_rate_limited: 'The service is limiting the request rate; try again in a minute.',
+  api_too_many_open_files: 'Raise the limit of open files (`ulimit -n`) and run again.',
+};
+
+/** `error`, its hint naming --parallelism only when the command has it. */
+function withCommandsHint(error: VoxformError, parallelism: boolean): VoxformError {
+  const hint = WITHOUT_PARALLELISM[error.code];
+  if (parallelism || hint === undefined || !error.hint?.includes('--parallelism')) return error;
+  return new VoxformError(error.code, error.message, { hint, location: error.location, details: error.details, cause: error });
 }
 
 /**

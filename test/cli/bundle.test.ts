@@ -40,9 +40,9 @@ describe('what the error report makes of an error', () => {
     const emfile = Object.assign(new Error("EMFILE: too many open files, open '/p/.voxform/state.json.lock'"), { code: 'EMFILE', path: '/p/.voxform/state.json.lock' });
     const lock = new VoxformError('state_lock_failed', 'Could not take the state lock /p/.voxform/state.json.lock: the system refused it (EMFILE).', { hint: 'Check that the folder of the state file exists and is writable.', cause: emfile });
     expect(reported(lock).stderr).toBe('error[too_many_open_files]: voxform could not open /p/.voxform/state.json.lock: this process has as many files open as the system lets it (EMFILE).\n  hint: Raise the limit of open files (`ulimit -n`, e.g. `ulimit -n 4096`) and run the command again.\n');
-    // An error already about open files keeps its own words (a connection's names --parallelism).
+    // An error already about open files keeps its own words (a connection's; its hint without --parallelism, which this command has not).
     const connection = new VoxformError('api_too_many_open_files', 'GET /agents/a failed: no connection could be opened.', { hint: 'Lower --parallelism.', cause: emfile });
-    expect(reported(connection).stderr).toBe('error[api_too_many_open_files]: GET /agents/a failed: no connection could be opened.\n  hint: Lower --parallelism.\n');
+    expect(reported(connection).stderr).toBe('error[api_too_many_open_files]: GET /agents/a failed: no connection could be opened.\n  hint: Raise the limit of open files (`ulimit -n`) and run again.\n');
   });
 
   it('any other error stays "an unexpected problem", with its code', () => {

@@ -62,6 +62,16 @@ describe('docs/errors.md', () => {
     expect([...severities].sort()).toEqual(['error', 'warning']);
   });
 
+  it('names every severity a source file reports a diagnostic code with, in the code\'s row', () => {
+    const sources = sourceTexts();
+    const unsaid = tableRows(doc, 'diagnostic-codes').flatMap(([code, ...cells]) =>
+      ['error', 'warning']
+        .filter((severity) => new RegExp(`\\.${severity}\\(\\s*'${code}'`).test(sources) && !cells.join(' ').includes(severity))
+        .map((severity) => `${code} (${severity})`),
+    );
+    expect(unsaid).toEqual([]);
+  });
+
   it('writes every code in snake_case, once per list', () => {
     for (const list of [COMMAND_ERROR_CODES, API_ERROR_CODES, PLAN_PROBLEM_CODES, DIAGNOSTIC_CODES]) {
       expect(new Set<string>(list).size).toBe(list.length);

@@ -47,6 +47,21 @@ describe('README.md', () => {
     expect(commands.filter((name) => name.startsWith('(no command)'))).toEqual([]);
   });
 
+  it('names every command in the command table: a row of its own, or an alternative of its group\'s row (`state list \\| show`)', () => {
+    const names = commandNames();
+    const named = new Set<string>();
+    for (const [, synopsis] of readme.matchAll(/^\| `voxform ([^`]+)`/gm)) {
+      const [first, ...others] = (synopsis as string).split(' \\| ');
+      const command = rowCommand(first as string, names);
+      if (command === undefined) continue;
+      named.add(command);
+      const group = command.split(' ').slice(0, -1);
+      for (const other of others) named.add([...group, other.split(' ')[0]].join(' '));
+    }
+    const leaves = [...names].filter((name) => ![...names].some((other) => other.startsWith(`${name} `)));
+    expect(leaves.filter((name) => !named.has(name))).toEqual([]);
+  });
+
   it('lists the environment in one whole sentence, its parentheses closed, before the exit codes', () => {
     const paragraph = readme.slice(readme.indexOf('\nEnvironment: ') + 1).split('\n\n')[0] as string;
     const lines = paragraph.split('\n');
