@@ -64,6 +64,12 @@ describe('environments.NAME.promote_from and gates', () => {
     expect(summarize(alone)).toEqual(['voxform.yaml:5:31 promotion_source_unknown environment "production" is promoted from "qa", which is not an environment; the manifests define no other environment']);
   });
 
+  it('refuses a min_calls past the whole numbers it can count, which would otherwise leave the gate out', async () => {
+    const result = await loadTree({ 'voxform.yaml': manifest('  staging: {}\n  production: { promote_from: staging, gates: { tests: pass, min_calls: 1e300 } }') });
+    expect(summarize(result)).toEqual(['voxform.yaml:6:73 invalid_value gates.min_calls must be at most 9007199254740991, found 1e+300']);
+    expect(result.state).toBeUndefined();
+  });
+
   it('refuses an environment promoted from itself', async () => {
     const result = await loadTree({ 'voxform.yaml': manifest('  production: { promote_from: production }') });
     expect(summarize(result)).toEqual([
