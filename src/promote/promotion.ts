@@ -114,7 +114,7 @@ export function checkSourceConfiguration(current: HistoryRecord, desiredSource: 
 
 /** The gate table: one line per gate, `✓`/`✗`, what it asks and its evidence. */
 export function renderGateTable(results: readonly GateResult[], source: string, target: string): string {
-  if (results.length === 0) return `Gates of ${target}: none (promote_from ${source}, no gates set).\n`;
+  if (results.length === 0) return `Gates of ${target}: none set, so ${source} is promoted to it without conditions.\n`;
   const width = Math.max(...results.map((result) => `${result.gate} ${result.required}`.length));
   const lines = results.map((result) => `  ${result.passed ? '✓' : '✗'} ${`${result.gate} ${result.required}`.padEnd(width)}  ${controlsAsQuestionMarks(result.evidence)}`);
   return `Gates of ${target} (evidence from ${source}):\n${lines.join('\n')}\n`;

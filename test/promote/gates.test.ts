@@ -254,6 +254,8 @@ describe('the gates', () => {
         'The gates are set in the manifest under environments.production.gates (docs/promotion.md); the table above shows each with its evidence.',
     );
     expect(gateRefusal([], 'staging', 'production')).toBeUndefined();
+    // With no gates, the table says so without naming a promote_from: --from may name the source, where the target sets none.
+    expect(renderGateTable([], 'production', 'staging')).toBe('Gates of staging: none set, so production is promoted to it without conditions.\n');
   });
 
   it("takes a rollback's configuration from the record it restored, through a rollback to a rollback, and knows none for a rollback of some agents", () => {
