@@ -127,7 +127,7 @@ describe('voxform promote --to / --from', () => {
     const refused = await cli(['promote', '--to', 'production', '-f', 'p.yaml', '--dry-run']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(
-      /\n {2}hint: tests: run the suite against staging: `voxform test --against live -f p\.yaml --env staging`\. soak: it passes at \d{4}-\d\d-\d\d \d\d:\d\d UTC\. The gates are set in the manifest under environments\.production\.gates \(docs\/promotion\.md\)/,
+      /\n {2}hint: tests: put the test files in tests\/, commit them and run them: `voxform test --against live -f p\.yaml --env staging`\. soak: it passes at \d{4}-\d\d-\d\d \d\d:\d\d UTC\. The gates are set in the manifest under environments\.production\.gates \(docs\/promotion\.md\)/,
     );
   });
 
