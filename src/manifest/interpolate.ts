@@ -190,6 +190,8 @@ export interface TreeInterpolation {
   forbidden?: (path: readonly PathPart[]) => string | undefined;
   /** Where, inside the tree, the schema marks the place secret: a variable not set there is to be set, never given a default. */
   secret?: (path: readonly PathPart[]) => boolean;
+  /** What to do about a variable not set where the place asks nothing else: by default, set it or give the reference a default. */
+  unsetFix?: UnsetFix;
   /** Where a string is reported that has no place of its own and no enclosing object with one. */
   span?: Span;
   /**
@@ -205,7 +207,7 @@ export interface TreeInterpolation {
  * A string without a place of its own is reported at the nearest enclosing object, else at `how.span`.
  */
 export function interpolateTree(value: unknown, ctx: InterpolationContext, how: TreeInterpolation = {}): unknown {
-  const { onEnvPath, forbidden, secret, span, shippedTemplate } = how;
+  const { onEnvPath, forbidden, secret, span, shippedTemplate, unsetFix: placeFix } = how;
   const path: PathPart[] = [];
   const ancestors: object[] = [];
   const enclosingSpan = (): Span | undefined => {
@@ -223,7 +225,7 @@ export function interpolateTree(value: unknown, ctx: InterpolationContext, how: 
       const parent = ancestors[ancestors.length - 1];
       const written = parent === undefined ? undefined : spansOf(parent)?.entries.get(path[path.length - 1] as PathPart)?.value;
       const at = written ?? enclosingSpan();
-      const unsetFix = shippedTemplate !== undefined && at?.source === shippedTemplate ? overrideFix(path) : secret?.(path) ? setSecret : undefined;
+      const unsetFix = shippedTemplate !== undefined && at?.source === shippedTemplate ? overrideFix(path) : secret?.(path) ? setSecret : placeFix;
       const result = interpolateString(node, at, ctx, forbidden?.(path), unsetFix);
       if (result.fromEnv) onEnvPath?.([...path], node);
       return result.value;

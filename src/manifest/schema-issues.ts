@@ -295,7 +295,7 @@ const PATTERN_WORDS: Record<string, string> = {
   [PHONE_PATTERN]: 'an E.164 phone number ("+", the country code and the number, digits only, no spaces: "+15551230001")',
   [PHONE_OR_REFERENCE_PATTERN]: 'an E.164 phone number ("+", the country code and the number, digits only, no spaces: "+15551230001") or ${env:NAME}',
   [SERVICE_ID_PATTERN]: 'an id as the service gives it, such as -OKdqbqetEcM4ak369ym: no spaces, line breaks or other control characters, and not "." or ".." (copy it again, whole)',
-  '^[1-9][0-9]{0,5}[mhd]$': 'a duration: a whole number and m (minutes), h (hours) or d (days), such as "30m" or "2h"',
+  '^[1-9][0-9]{0,5}[mhd]$': 'a duration: a whole number from 1 to 999999 and m (minutes), h (hours) or d (days), such as "30m" or "2h"',
   '^(name|config(\\.[A-Za-z0-9_]+)*)$': 'a field path: name, config, or config followed by dotted fields such as config.voice.settings',
   '^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$': 'a rule id (lower-case letters and digits, words joined by "-", such as speech-url)',
 };

@@ -181,6 +181,8 @@ export type CheckoutSuite = { digest: string } | { problem: string; fix: string 
 function testsGate(source: string, current: LedgerRecord, origin: LedgerRecord, runs: readonly TestRunRecord[], unsealedRuns: readonly TestRunRecord[], suite: CheckoutSuite, testCommand: string): GateResult {
   const base = { gate: 'tests' as const, required: 'pass' };
   const runSuite = `run the suite against ${source}: \`${testCommand}\``;
+  // Said first, run or no run: "run the suite" would send the user to a suite that is not there, or not the commit's.
+  if ('problem' in suite) return { ...base, passed: false, evidence: `${suite.problem}, so no run against ${source} can stand for its tests`, fix: suite.fix };
   const ofConfiguration = runs.filter((candidate) => ranConfiguration(candidate, current));
   const newest = ofConfiguration[0];
   if (!newest) {
@@ -192,7 +194,6 @@ function testsGate(source: string, current: LedgerRecord, origin: LedgerRecord, 
     }
     return { ...base, passed: false, evidence: `no \`voxform test --against live\` run against ${source} since ${deployedAs(current, origin)} was deployed`, fix: runSuite };
   }
-  if ('problem' in suite) return { ...base, passed: false, evidence: `${suite.problem}, so no run against ${source} can stand for its tests`, fix: suite.fix };
   const configuration = configurationAs(source, current, origin);
   const run = ofConfiguration.find((candidate) => candidate.suiteDigest === suite.digest);
   if (!run) {

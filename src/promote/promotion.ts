@@ -90,9 +90,17 @@ function stashPathspec(changed: readonly string[] | undefined): string {
 
 /**
  * Refuses unless the manifests, with the source's overlay, give every agent of the record the
- * configuration it records (a rollback's record holds another commit's configuration, for one).
+ * configuration it records (a rollback's record holds another commit's configuration, for one),
+ * and the record holds every agent they give the source: one that leaves an agent out (an apply
+ * with --target, a heal of drift) does not say what that agent runs.
  */
 export function checkSourceConfiguration(current: HistoryRecord, desiredSource: DesiredState, source: string, applySource = `voxform apply --env ${source}`): void {
+  const unrecorded = [...desiredSource.agents.keys()].filter((name) => !Object.hasOwn(current.agents, name));
+  if (unrecorded.length > 0) {
+    throw new VoxformError('promote_checkout_mismatch', `The manifests of this checkout give ${source}'s ${unrecorded.length === 1 ? 'agent' : 'agents'} ${controlsAsQuestionMarks(someOf(unrecorded.sort(), 3))} ${unrecorded.length === 1 ? 'a configuration' : 'configurations'} its last record (${current.id}) does not hold: an apply with --target and a heal of drift record only the agents they write.`, {
+      hint: `Apply ${source} from this checkout first (\`${applySource}\`), so that what it runs is what a commit holds, then promote.`,
+    });
+  }
   for (const [name, version] of Object.entries(current.agents)) {
     const agent = desiredSource.agents.get(name);
     const recorded = agent ? recordedAgentConfig(agent) : undefined;
@@ -106,7 +114,7 @@ export function checkSourceConfiguration(current: HistoryRecord, desiredSource: 
 
 /** The gate table: one line per gate, `✓`/`✗`, what it asks and its evidence. */
 export function renderGateTable(results: readonly GateResult[], source: string, target: string): string {
-  if (results.length === 0) return `Gates of ${target}: none (promote_from ${source}, no gates set).\n`;
+  if (results.length === 0) return `Gates of ${target}: none set, so ${source} is promoted to it without conditions.\n`;
   const width = Math.max(...results.map((result) => `${result.gate} ${result.required}`.length));
   const lines = results.map((result) => `  ${result.passed ? '✓' : '✗'} ${`${result.gate} ${result.required}`.padEnd(width)}  ${controlsAsQuestionMarks(result.evidence)}`);
   return `Gates of ${target} (evidence from ${source}):\n${lines.join('\n')}\n`;

@@ -7,7 +7,7 @@
 import { VoxformError } from '../errors.js';
 import { NOT_SEALED_BY, sealVerifies, type LedgerSealKey } from '../history/seal.js';
 import type { RecordSummary, TestRunRecord } from '../history/types.js';
-import { ledgerOrder } from '../history/ledger-order.js';
+import { idCeiling, ledgerOrder } from '../history/ledger-order.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import { plural } from '../util/plural.js';
 
@@ -83,11 +83,16 @@ export function noSealedRecord(source: string, workspace: string, passedOver: nu
  * the source runs is not known. Never passed over: its sealed records would stand for a configuration
  * it may no longer run.
  */
-export function unsealedSinceSealed(source: string, workspace: string, unsealed: RecordSummary, newestSealed: RecordSummary, applySource: string): VoxformError {
+export function unsealedSinceSealed(source: string, workspace: string, unsealed: RecordSummary, newestSealed: RecordSummary, applySource: string, now: Date = new Date()): VoxformError {
   const named = `record ${unsealed.id} (by ${unsealed.by}: \`${unsealed.command}\`)`;
+  // A new record's id never follows one this far ahead (ledger-order.ts): an apply would leave it the newest.
+  const hint =
+    unsealed.id > idCeiling(now)
+      ? `Record ${unsealed.id} is dated more than a day ahead of this machine's clock, so no apply records anything after it: applying again does not help. Remove it from the ledger (${unsealed.id}.json in the history folder beside the state file, or its row of the table voxform_history), then promote.`
+      : sealAgain(source, applySource);
   return new VoxformError(
     'promote_source_unknown',
     `The history of ${controlsAsQuestionMarks(workspace)} holds ${controlsAsQuestionMarks(named)}, newer than its newest sealed record (${newestSealed.id}) and not sealed by voxform under this API key (${NOT_SEALED_BY}): what ${source} runs is not known.`,
-    { hint: sealAgain(source, applySource) },
+    { hint },
   );
 }

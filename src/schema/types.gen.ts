@@ -1138,7 +1138,7 @@ export interface PromotionGates {
     'error_rate' | 'transfer_rate' | 'tool_failure_rate' | 'mean_duration_seconds' | 'mean_credits_per_call'
   )[];
   /**
-   * How long the source's configuration has been deployed: a whole number and m (minutes), h (hours) or d (days), such as 2h.
+   * How long the source's configuration has been deployed: a whole number from 1 to 999999 and m (minutes), h (hours) or d (days), such as 2h.
    */
   soak?: string;
 }

@@ -127,7 +127,7 @@ describe('voxform promote --to / --from', () => {
     const refused = await cli(['promote', '--to', 'production', '-f', 'p.yaml', '--dry-run']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(
-      /\n {2}hint: tests: run the suite against staging: `voxform test --against live -f p\.yaml --env staging`\. soak: it passes at \d{4}-\d\d-\d\d \d\d:\d\d UTC\. The gates are set in the manifest under environments\.production\.gates \(docs\/promotion\.md\)/,
+      /\n {2}hint: tests: put the test files in tests\/, commit them and run them: `voxform test --against live -f p\.yaml --env staging`\. soak: it passes at \d{4}-\d\d-\d\d \d\d:\d\d UTC\. The gates are set in the manifest under environments\.production\.gates \(docs\/promotion\.md\)/,
     );
   });
 
@@ -359,6 +359,8 @@ describe("promote's evidence, forged in the ledger", () => {
     const promoted = await cli(['promote', '--to', 'production', '--dry-run']);
     expect(promoted.stderr).not.toContain('ended failed');
     expect(promoted.stderr).toContain(`error[promote_source_unknown]: The history of staging@${env.VOXFORM_BASE_URL} holds record 20991231T235959999Z-ffffff (by `);
+    // No apply can record after it, so the way on is to remove it, not to apply again.
+    expect(promoted.stderr).toContain('  hint: Record 20991231T235959999Z-ffffff is dated more than a day ahead of this machine\'s clock, so no apply records anything after it: applying again does not help. Remove it from the ledger (20991231T235959999Z-ffffff.json in the history folder beside the state file, or its row of the table voxform_history), then promote.\n');
     expect(promoted.stdout).toBe('');
     expect(warningOf(promoted.stderr)).toEqual([
       `warning: 1 record and 1 test run of staging@${env.VOXFORM_BASE_URL}'s history (the newest: record 20991231T235959999Z-ffffff) are not sealed by voxform under this API key: not evidence for promotion (docs/promotion.md).`,

@@ -299,6 +299,36 @@ describe('voxform promote', () => {
     expect(versions[1]?.comparison?.transfer_rate.verdict).toBe('higher');
   });
 
+  it("refuses when the source's last record leaves out an agent of the manifests, as an apply with --target does", { timeout: 120_000 }, async () => {
+    const twoAgents = (greeting: string) =>
+      [
+        'version: 1',
+        'agents:',
+        `  desk: { id: -OKspareAgent0000001, name: Front desk, config: { prompt: You are the front desk., first_message: "${greeting} desk" } }`,
+        `  booking: { id: -OKspareAgent0000002, name: Booking, config: { prompt: You book visits., first_message: "${greeting} booking" } }`,
+        'environments:',
+        `  staging: { agents: { desk: { id: "${STAGING}" }, booking: { id: -OKstagingBooking0001 } } }`,
+        `  production: { agents: { desk: { id: "${PRODUCTION}" }, booking: { id: -OKdqbqetEcM4ak369yn } }, promote_from: staging }`,
+        '',
+      ].join('\n');
+    const { dir, cli, emulator } = await setUp(twoAgents('v1'));
+    commitAll(dir, 'v1');
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    // The next commit changes both agents; staging is given booking's change alone.
+    await writeFile(path.join(dir, 'voxform.yaml'), twoAgents('v2'));
+    commitAll(dir, 'v2');
+    expect((await cli(['apply', '--env', 'staging', '--target', 'agent.booking', '--auto-approve'])).code).toBe(0);
+    expect((await liveAgent(emulator, STAGING)).config.first_message).toBe('v1 desk');
+
+    for (const args of [['--dry-run'], ['--auto-approve']]) {
+      const refused = await cli(['promote', '--to', 'production', ...args]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/^error\[promote_checkout_mismatch\]: The manifests of this checkout give staging's agent desk a configuration its last record \(\S+\) does not hold: /m);
+    }
+    // Staging never ran desk's v2: production is not given it.
+    expect((await liveAgent(emulator, PRODUCTION)).config.first_message).not.toBe('v2 desk');
+  });
+
   it("refuses, dry run or not, when the target's manifests break a mandatory rule, with the gates passing", { timeout: 120_000 }, async () => {
     // Production's overlay gives its agent a first message with a phone number: staging's has none.
     const { dir, cli, emulator } = await setUp(manifest('Hello from Acme Dental.', { config: 'language: en-US, first_message: "Call 555-201-3344 for records."', gates: '' }));

@@ -202,7 +202,9 @@ describe('desiredFromRecord', () => {
     const record = recordOf(state.agents.get('desk') as DesiredAgent, {});
     const missing = restoreError(() => desiredFromRecord(record, { agents: [], env: { HOOK_TOKEN: TOKEN }, current: state }));
     expect(missing.code).toBe('rollback_env_invalid');
-    expect(missing.message).toContain('PATH_PREFIX is not set');
+    expect(missing.message).toContain('PATH_PREFIX is not set; set it where the rollback runs');
+    // A record is never changed: a default written anywhere would not reach it.
+    expect(missing.message).not.toContain('default with');
     const refused = restoreError(() => desiredFromRecord(record, { agents: [], env: { ...env, VOXFORM_ENV_ALLOW: 'HOOK_TOKEN' }, current: state }));
     expect(refused.message).toContain('PATH_PREFIX is not in VOXFORM_ENV_ALLOW');
     const version = record.agents.desk as HistoryRecord['agents'][string];

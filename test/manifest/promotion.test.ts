@@ -48,7 +48,7 @@ describe('environments.NAME.promote_from and gates', () => {
     });
     expect(summarize(result)).toEqual([
       'voxform.yaml:5:28 promotion_cycle environments are promoted from each other in a circle: "staging" from "production", "production" from "staging"; a promotion needs a source that is not promoted from its target',
-      'voxform.yaml:8:20 invalid_value gates.soak: "2 hours" is not a duration: a whole number and m (minutes), h (hours) or d (days), such as "30m" or "2h"',
+      'voxform.yaml:8:20 invalid_value gates.soak: "2 hours" is not a duration: a whole number from 1 to 999999 and m (minutes), h (hours) or d (days), such as "30m" or "2h"',
       'voxform.yaml:8:45 invalid_value gates.no_regression[0]: expected one of "error_rate", "transfer_rate", "tool_failure_rate", "mean_duration_seconds", "mean_credits_per_call", found a string ("eror_rate"); did you mean "error_rate"?',
       'voxform.yaml:9:27 promotion_source_unknown environment "canary" is promoted from "stagin", which is not an environment; did you mean "staging"?',
     ]);
@@ -62,6 +62,20 @@ describe('environments.NAME.promote_from and gates', () => {
     expect(summarize(listed)).toEqual(['voxform.yaml:6:31 promotion_source_unknown environment "production" is promoted from "qa", which is not an environment; the manifests define "staging"']);
     const alone = await loadTree({ 'voxform.yaml': manifest('  production: { promote_from: qa }') });
     expect(summarize(alone)).toEqual(['voxform.yaml:5:31 promotion_source_unknown environment "production" is promoted from "qa", which is not an environment; the manifests define no other environment']);
+  });
+
+  it('refuses a min_calls past the whole numbers it can count, which would otherwise leave the gate out', async () => {
+    const result = await loadTree({ 'voxform.yaml': manifest('  staging: {}\n  production: { promote_from: staging, gates: { tests: pass, min_calls: 1e300 } }') });
+    expect(summarize(result)).toEqual(['voxform.yaml:6:73 invalid_value gates.min_calls must be at most 9007199254740991, found 1e+300']);
+    expect(result.state).toBeUndefined();
+  });
+
+  it('says a soak of 0 or of more than six digits is out of range, not of another form', async () => {
+    const result = await loadTree({ 'voxform.yaml': manifest('  staging: {}\n  production: { promote_from: staging, gates: { soak: 1000000m } }\n  canary: { promote_from: staging, gates: { soak: 0h } }') });
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:6:55 invalid_value gates.soak: "1000000m" is not a duration: a whole number from 1 to 999999 and m (minutes), h (hours) or d (days), such as "30m" or "2h"',
+      'voxform.yaml:7:51 invalid_value gates.soak: "0h" is not a duration: a whole number from 1 to 999999 and m (minutes), h (hours) or d (days), such as "30m" or "2h"',
+    ]);
   });
 
   it('refuses an environment promoted from itself', async () => {

@@ -154,6 +154,11 @@ describe('the gates', () => {
     expect(checkGates({ tests: true }, evidence({ testRuns: [ofPullRequest], suite: { problem: 'this checkout has no test suite (tests/ beside the manifest holds no test file)', fix: 'put the test files in tests/' } }))[0]?.evidence).toBe(
       'this checkout has no test suite (tests/ beside the manifest holds no test file), so no run against staging can stand for its tests',
     );
+    // With no run yet, the same: "run the suite" would send the user to a suite that is not there.
+    expect(checkGates({ tests: true }, evidence({ testRuns: [], suite: { problem: 'this checkout has no test suite (tests/ beside the manifest holds no test file)', fix: 'put the test files in tests/' } }))[0]).toMatchObject({
+      evidence: 'this checkout has no test suite (tests/ beside the manifest holds no test file), so no run against staging can stand for its tests',
+      fix: 'put the test files in tests/',
+    });
   });
 
   it('counts the calls of the version the source runs, and refuses a regression whose interval excludes zero', () => {
@@ -254,6 +259,8 @@ describe('the gates', () => {
         'The gates are set in the manifest under environments.production.gates (docs/promotion.md); the table above shows each with its evidence.',
     );
     expect(gateRefusal([], 'staging', 'production')).toBeUndefined();
+    // With no gates, the table says so without naming a promote_from: --from may name the source, where the target sets none.
+    expect(renderGateTable([], 'production', 'staging')).toBe('Gates of staging: none set, so production is promoted to it without conditions.\n');
   });
 
   it("takes a rollback's configuration from the record it restored, through a rollback to a rollback, and knows none for a rollback of some agents", () => {
