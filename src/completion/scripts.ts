@@ -5,8 +5,9 @@
  *
  * Quoting: a word from the manifests is data. It is written only as a single-quoted argument of
  * `printf`, never into a pattern, a `compgen -W` list or anything else the shell expands, and the
- * drivers compare the typed prefix literally (`"$cur"*`). Command and option words are the program's
- * own (checked by `checkOwnWords`).
+ * drivers compare the typed prefix literally (`"$cur"*`); what bash inserts, its driver quotes (zsh
+ * and fish quote it themselves). Command and option words are the program's own (checked by
+ * `checkOwnWords`).
  */
 import { checkOwnWords, offerable, type Completion, type CompletionCommand, type PathKind } from './tree.js';
 
@@ -212,8 +213,13 @@ function bashScript(commands: readonly CompletionCommand[]): string {
     '    esac',
     '  done < <(__voxform_candidates "${typed[@]:0:${#typed[@]}-1}")',
     '  if [[ -n "$files" ]]; then',
+    // With -o filenames, readline quotes what it inserts, words and paths alike.
     '    compopt -o filenames 2>/dev/null',
     '    while IFS= read -r line; do COMPREPLY+=("$line"); done < <(__voxform_paths "$files")',
+    '  else',
+    // Otherwise bash inserts a word as it is, and Enter would run `$(…)` or `;` in a manifest's
+    // agent id: quoted, the shell reads it back as that one word.
+    '    for i in "${!COMPREPLY[@]}"; do printf -v "COMPREPLY[i]" %q "${COMPREPLY[i]}"; done',
     '  fi',
     '  return 0',
     '}',

@@ -2,7 +2,7 @@
  * `voxform completion`: the bash script runs in a real bash (`complete -p`, then COMP_WORDS and
  * COMP_CWORD in, COMPREPLY out); zsh and fish scripts are syntax-checked and asked for candidates
  * where those shells are installed. Names from the manifests are data: a hostile one is offered as
- * the literal word it is and runs nothing.
+ * the literal word it is, quoted where bash inserts it, and runs nothing.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -27,6 +27,20 @@ function bashComplete(scriptFile: string, words: string[], cwd: string): string[
   const result = spawnSync('bash', ['--norc', '--noprofile', '-c', driver, 'bash', scriptFile, ...words], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
   expect(result.stderr).toBe('');
   return result.stdout.split('\0').filter((word) => word !== '');
+}
+
+/**
+ * The words bash reads, once each of what it completes for `words` is on the command line and Enter
+ * is pressed: one list per candidate (a candidate bash cannot read, such as an open quote, is an
+ * empty list). Reading runs in `cwd`, so a candidate that runs a command leaves a file there.
+ */
+function bashInserted(scriptFile: string, words: string[], cwd: string): string[][] {
+  const driver =
+    'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); COMPREPLY=(); _voxform; ' +
+    'for reply in "${COMPREPLY[@]}"; do (eval "set -- $reply" && printf "%s\\0" "$@") 2>/dev/null; printf "\\1"; done';
+  const result = spawnSync('bash', ['--norc', '--noprofile', '-c', driver, 'bash', scriptFile, ...words], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+  expect(result.stderr).toBe('');
+  return result.stdout.split('\x01').slice(0, -1).map((read) => read.split('\0').slice(0, -1));
 }
 
 /** The candidates zsh's driver offers for the words after `voxform` (the last at the cursor), compdef stubbed. */
@@ -232,13 +246,14 @@ function hostileTree(): CompletionCommand[] {
 }
 
 describe('manifest names in every script are data', () => {
-  it('bash offers each hostile name as the literal word, runs none, and leaves out a name with a line break', async () => {
+  it('bash offers each hostile name quoted, so the shell reads the literal word on Enter, runs none, and leaves out a name with a line break', async () => {
     const dir = await tempDir({});
     const scriptFile = path.join(dir, 'voxform.bash');
     await writeFile(scriptFile, completionScript('bash', hostileTree()));
-    expect(bashComplete(scriptFile, ['voxform', 'get', '--agent', ''], dir)).toEqual(HOSTILE);
-    expect(bashComplete(scriptFile, ['voxform', 'get', 'agents', ''], dir)).toEqual(HOSTILE);
-    expect(bashComplete(scriptFile, ['voxform', 'get', 'agents', '$('], dir)).toEqual(['$(touch pwned-1)']);
+    // What bash inserts is quoted: on Enter, the shell reads each name as that one word.
+    expect(bashInserted(scriptFile, ['voxform', 'get', '--agent', ''], dir)).toEqual(HOSTILE.map((name) => [name]));
+    expect(bashInserted(scriptFile, ['voxform', 'get', 'agents', ''], dir)).toEqual(HOSTILE.map((name) => [name]));
+    expect(bashInserted(scriptFile, ['voxform', 'get', 'agents', '$('], dir)).toEqual([['$(touch pwned-1)']]);
     // A typed word that decides what follows is compared as text, never run.
     expect(bashComplete(scriptFile, ['voxform', 'get', '$(touch pwned-6)', ''], dir)).toEqual([]);
     expect(bashComplete(scriptFile, ['voxform', 'get', "agents'; touch pwned-7; '", ''], dir)).toEqual([]);
@@ -260,7 +275,7 @@ describe('manifest names in every script are data', () => {
     expect({ code: syntax.status, stderr: syntax.stderr }).toEqual({ code: 0, stderr: '' });
     const offered =
       shell === 'bash'
-        ? bashComplete(scriptFile, ['voxform', 'get', 'agents', ''], dir)
+        ? bashInserted(scriptFile, ['voxform', 'get', 'agents', ''], dir).flat()
         : shell === 'zsh'
           ? zshCandidates(binary, scriptFile, ['get', 'agents', ''], dir)
           : fishComplete(binary, scriptFile, 'voxform get agents ', dir);
