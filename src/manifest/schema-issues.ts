@@ -269,7 +269,7 @@ function quoteHint(expected: string[], value: unknown, span: Span, secret: boole
 
 const PHONE_PATTERN = '^\\+[1-9][0-9]{6,14}$';
 // The same, where a value may come from `${env:…}`: such a value is checked as written, never filled in.
-const PHONE_OR_REFERENCE_PATTERN = '^(?:\\+[1-9][0-9]{6,14}|.*\\$\\{env:[^}]*\\}.*)$';
+const PHONE_OR_REFERENCE_PATTERN = '^(?:\\+[1-9][0-9]{6,14}|(?:.*[^$])?\\$\\{env:[^}]*\\}.*)$';
 /** The schema's `ServiceId`: the service promises no form for its ids, but none holds a space or a control character. */
 const SERVICE_ID_PATTERN = '^[^\\s\\u0000-\\u001f\\u007f-\\u009f]*$';
 /** The schemas' phone number patterns: a value that breaks one gets the advice every phone number gets (phoneNumberAdvice). */

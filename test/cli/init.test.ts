@@ -143,6 +143,16 @@ describe('voxform init, refusals', () => {
     }
   });
 
+  test('a transfer number given as ${env:…} is text, not a reference: refused as not an E.164 number, and nothing is written', async () => {
+    const dir = await tempDir();
+    const values = { ...SAMPLE_VALUES.receptionist, transfer_number: '${env:TRANSFER}', agent_id: AGENT };
+    const args = ['init', '--template', 'receptionist', ...Object.entries(values).flatMap(([name, value]) => ['--var', `${name}=${value}`])];
+    const result = await runCliInProcess(args, { cwd: dir, env: { TRANSFER: '+15551239999' } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error\[init_value_invalid\]: The value given for transfer_number does not fit template receptionist: flow\.call_transfer\.phone: is not an E\.164 phone number/);
+    expect(await listFiles(dir)).toEqual([]);
+  });
+
   test('a webhook URL given as an escaped $${env:…} is text, not a reference: refused as not an http(s) URL', async () => {
     const dir = await tempDir();
     const values = { ...SAMPLE_VALUES['lead-qualification'], crm_webhook_url: '$${env:CRM_URL}', agent_id: AGENT };
