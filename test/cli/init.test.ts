@@ -198,6 +198,19 @@ describe('voxform init, refusals', () => {
     expect(slashed.stdout).toContain('Created agent receptionist from template receptionist in .:');
   });
 
+  test('a --template path to a file (template.yaml itself) is said to be a file, and the folder to give is named', async () => {
+    const dir = await tempDir({ 'tpl/concierge/template.yaml': 'description: x\n', 'notes.txt': 'x' });
+    const file = await runCliInProcess(['init', '--template', './tpl/concierge/template.yaml', '--var', `agent_id=${AGENT}`], { cwd: dir });
+    expect(file.code).toBe(1);
+    expect(file.stderr).toBe(
+      `error[template_unknown]: ${path.join(dir, 'tpl/concierge/template.yaml')} is a file, not a template folder.\n` +
+        '  hint: Give the folder that holds template.yaml and its prompt (--template tpl/concierge); see docs/templates.md.\n',
+    );
+    const other = await runCliInProcess(['init', '--template', './notes.txt', '--var', `agent_id=${AGENT}`], { cwd: dir });
+    expect(other.stderr).toBe(`error[template_unknown]: ${path.join(dir, 'notes.txt')} is a file, not a template folder.\n  hint: A template is a folder holding template.yaml and its prompt; see docs/templates.md.\n`);
+    expect(await listFiles(dir)).toEqual(['notes.txt', 'tpl/concierge/template.yaml']);
+  });
+
   test('init --help says --template takes a template name or a folder', async () => {
     const help = await runCliInProcess(['init', '--help'], { cwd: await tempDir() });
     expect(help.stdout.replace(/\s+/g, ' ')).toContain('--template <name|folder> a template name (`voxform templates` lists them) or a folder holding template.yaml');
