@@ -195,7 +195,7 @@ function bashScript(commands: readonly CompletionCommand[]): string {
     // bash splits `--format=j` into `--format`, `=`, `j` (COMP_WORDBREAKS): the words are glued back,
     // and what is offered replaces only the part bash completes, the one after the `=`.
     '  local -a typed=()',
-    "  local i w last glue=0 line files=''",
+    "  local i w last glue=0 line quoted files=''",
     '  for (( i = 1; i <= COMP_CWORD; i++ )); do',
     '    w="${COMP_WORDS[i]}"; last=$(( ${#typed[@]} - 1 ))',
     '    if (( glue )); then typed[last]+="$w"; glue=0',
@@ -209,7 +209,9 @@ function bashScript(commands: readonly CompletionCommand[]): string {
     '  while IFS= read -r line; do',
     '    case "$line" in',
     `      ${ANY_PATH_MARKER}) files="$line" ;;`,
-    '      *) [[ -n "$line" && "$line" == "$__voxform_cur"* ]] && COMPREPLY+=("${line#"$before"}") ;;',
+    // The word typed may be a prefix bash inserted quoted (below), the part two candidates share.
+    '      *) printf -v quoted %q "$line"',
+    '         [[ -n "$line" && ( "$line" == "$__voxform_cur"* || "$quoted" == "$__voxform_cur"* ) ]] && COMPREPLY+=("${line#"$before"}") ;;',
     '    esac',
     '  done < <(__voxform_candidates "${typed[@]:0:${#typed[@]}-1}")',
     '  if [[ -n "$files" ]]; then',

@@ -254,6 +254,8 @@ describe('manifest names in every script are data', () => {
     expect(bashInserted(scriptFile, ['voxform', 'get', '--agent', ''], dir)).toEqual(HOSTILE.map((name) => [name]));
     expect(bashInserted(scriptFile, ['voxform', 'get', 'agents', ''], dir)).toEqual(HOSTILE.map((name) => [name]));
     expect(bashInserted(scriptFile, ['voxform', 'get', 'agents', '$('], dir)).toEqual([['$(touch pwned-1)']]);
+    // A prefix bash inserted quoted (the part two names share) completes again.
+    expect(bashInserted(scriptFile, ['voxform', 'get', 'agents', '\\$\\(t'], dir)).toEqual([['$(touch pwned-1)']]);
     // A typed word that decides what follows is compared as text, never run.
     expect(bashComplete(scriptFile, ['voxform', 'get', '$(touch pwned-6)', ''], dir)).toEqual([]);
     expect(bashComplete(scriptFile, ['voxform', 'get', "agents'; touch pwned-7; '", ''], dir)).toEqual([]);
