@@ -211,6 +211,17 @@ describe('voxform init, refusals', () => {
     expect(await listFiles(dir)).toEqual(['notes.txt', 'tpl/concierge/template.yaml']);
   });
 
+  test('a template folder whose name cannot name an agent is said to be the folder\'s fault, before anything is asked', async () => {
+    const dir = await tempDir({ 'my concierge/template.yaml': 'description: A concierge.\nagent:\n  name: Concierge\n' });
+    const result = await runCliInProcess(['init', '--template', './my concierge', '--var', `agent_id=${AGENT}`], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'error[template_invalid]: voxform init names the agent after the template\'s folder, and "my concierge" is not a valid name: use letters, digits, "-", "_" and ".", starting with a letter or digit; nothing was written.\n' +
+        '  hint: Rename the folder, then init again.\n',
+    );
+    expect(await listFiles(dir)).toEqual(['my concierge/template.yaml']);
+  });
+
   test('init --help says --template takes a template name or a folder', async () => {
     const help = await runCliInProcess(['init', '--help'], { cwd: await tempDir() });
     expect(help.stdout.replace(/\s+/g, ' ')).toContain('--template <name|folder> a template name (`voxform templates` lists them) or a folder holding template.yaml');
