@@ -195,6 +195,17 @@ environments:
     expect(complete('export', '--agent', '')).toEqual(['-OKstagingFrontDesk01', '-OKdqbqetEcM4ak369ym']);
   });
 
+  it('a variable the manifests read that is not set (a secret kept out of the shell) does not keep their names out', async () => {
+    const manifest = 'version: 1\nagents:\n  desk:\n    id: -OKdqbqetEcM4ak369ym\n    config:\n      session_data_webhook: { url: "https://hooks.example.com/end", headers: { authorization: "Bearer ${env:DESK_HOOK_TOKEN_NOT_SET}" } }\n';
+    const dir = await tempDir({ 'voxform.yaml': manifest });
+    const generated = await runCliInProcess(['completion', 'bash'], { cwd: dir });
+    expect(generated.stderr).toBe('');
+    const scriptFile = path.join(dir, 'voxform.bash');
+    await writeFile(scriptFile, generated.stdout);
+    expect(bashComplete(scriptFile, ['voxform', 'get', 'agents', ''], dir)).toEqual(['desk']);
+    expect(bashComplete(scriptFile, ['voxform', 'export', '--agent', ''], dir)).toEqual(['-OKdqbqetEcM4ak369ym']);
+  });
+
   it('a manifest with errors gives a script without names, a warning, and exit 0', async () => {
     const dir = await tempDir({ 'voxform.yaml': 'version: 1\nagents:\n  "$(touch pwned)": { id: x }\n' });
     const generated = await runCliInProcess(['completion', 'bash'], { cwd: dir });
