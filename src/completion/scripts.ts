@@ -152,10 +152,12 @@ const POSIX_CANDIDATES = [
   ...Object.entries(PATH_MARKER).map(([kind, marker]) => `  (( code == ${STATUS[kind as keyof typeof PATH_MARKER]} )) && printf '%s\\n' ${marker}`),
   '  return 0',
   '}',
+  // The whole list is read: a return at the match would close the pipe on its writer, which then
+  // says "write error: Broken pipe" on the terminal where SIGPIPE is ignored.
   '__voxform_is_command() {',
-  '  local line',
-  '  while IFS= read -r line; do [[ "$line" == "$2" ]] && return 0; done < <(__voxform_commands "$1")',
-  '  return 1',
+  '  local line found=1',
+  '  while IFS= read -r line; do [[ "$line" == "$2" ]] && found=0; done < <(__voxform_commands "$1")',
+  '  return $found',
   '}',
 ];
 

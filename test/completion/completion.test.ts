@@ -296,6 +296,17 @@ describe('manifest names in every script are data', () => {
     expect(await readdir(dir)).toEqual([`voxform.${shell}`]);
   });
 
+  it('bash: telling a command word reads its whole list, so the list\'s writer is never cut off ("write error: Broken pipe" on the terminal)', async () => {
+    const dir = await tempDir({});
+    const scriptFile = path.join(dir, 'voxform.bash');
+    await writeFile(scriptFile, completionScript('bash', hostileTree()));
+    // A list still being written when the word is found: its writer's next line meets a closed pipe unless it is read.
+    // SIGPIPE ignored, as in a terminal a program such as Node or Python started: the writer then says so on the terminal.
+    const driver = 'trap "" PIPE; source "$1"; __voxform_commands() { printf "%s\\n" get; sleep 0.2; printf "%s\\n" later; }; __voxform_is_command "" get; echo "found $?"';
+    const result = spawnSync('bash', ['--norc', '--noprofile', '-c', driver, 'bash', scriptFile], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    expect({ stdout: result.stdout, stderr: result.stderr }).toEqual({ stdout: 'found 0\n', stderr: '' });
+  });
+
   it('refuses a command or option word that is not plain (they are written into patterns unquoted)', () => {
     const tree: CompletionCommand[] = [{ path: '', subcommands: ['$(x)'], options: [], positionals: [], variadic: false }];
     expect(() => completionScript('bash', tree)).toThrow(/not a plain command or option word/);
