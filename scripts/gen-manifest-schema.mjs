@@ -22,10 +22,13 @@ const schemaDir = path.join(root, 'schemas');
 
 export const GENERATED_COMMENT = 'Generated from service.schema.json by scripts/gen-manifest-schema.mjs (npm run gen): do not edit.';
 const E164 = '^\\+[1-9][0-9]{6,14}$';
-/** E.164, or text with an `${env:…}` reference, which voxform checks as written: what it checks once templates are resolved. */
-const E164_OR_REFERENCE = '^(?:\\+[1-9][0-9]{6,14}|.*\\$\\{env:[^}]*\\}.*)$';
+/**
+ * E.164, or text with an `${env:…}` reference, which voxform checks as written: what it checks once
+ * templates are resolved. An escaped `$${env:…}` is no reference but that text, so not a number.
+ */
+const E164_OR_REFERENCE = '^(?:\\+[1-9][0-9]{6,14}|(?:.*[^$])?\\$\\{env:[^}]*\\}.*)$';
 /** E.164, or text that becomes a number once `${env:…}` or a template's `{{…}}` is resolved. */
-const E164_UNRESOLVED = '^(?:\\+[1-9][0-9]{6,14}|.*\\$\\{env:[^}]*\\}.*|.*\\{\\{[^}]*\\}\\}.*)$';
+const E164_UNRESOLVED = '^(?:\\+[1-9][0-9]{6,14}|(?:.*[^$])?\\$\\{env:[^}]*\\}.*|.*\\{\\{[^}]*\\}\\}.*)$';
 const CLEAR = { $ref: '#/$defs/Clear' };
 const EMPTY_REF = '#/$defs/Empty';
 

@@ -5,8 +5,9 @@
  *
  * Quoting: a word from the manifests is data. It is written only as a single-quoted argument of
  * `printf`, never into a pattern, a `compgen -W` list or anything else the shell expands, and the
- * drivers compare the typed prefix literally (`"$cur"*`). Command and option words are the program's
- * own (checked by `checkOwnWords`).
+ * drivers compare the typed prefix literally (`"$cur"*`); what bash inserts, its driver quotes (zsh
+ * and fish quote it themselves). Command and option words are the program's own (checked by
+ * `checkOwnWords`).
  */
 import { checkOwnWords, offerable, type Completion, type CompletionCommand, type PathKind } from './tree.js';
 
@@ -151,10 +152,12 @@ const POSIX_CANDIDATES = [
   ...Object.entries(PATH_MARKER).map(([kind, marker]) => `  (( code == ${STATUS[kind as keyof typeof PATH_MARKER]} )) && printf '%s\\n' ${marker}`),
   '  return 0',
   '}',
+  // The whole list is read: a return at the match would close the pipe on its writer, which then
+  // says "write error: Broken pipe" on the terminal where SIGPIPE is ignored.
   '__voxform_is_command() {',
-  '  local line',
-  '  while IFS= read -r line; do [[ "$line" == "$2" ]] && return 0; done < <(__voxform_commands "$1")',
-  '  return 1',
+  '  local line found=1',
+  '  while IFS= read -r line; do [[ "$line" == "$2" ]] && found=0; done < <(__voxform_commands "$1")',
+  '  return $found',
   '}',
 ];
 
@@ -194,7 +197,7 @@ function bashScript(commands: readonly CompletionCommand[]): string {
     // bash splits `--format=j` into `--format`, `=`, `j` (COMP_WORDBREAKS): the words are glued back,
     // and what is offered replaces only the part bash completes, the one after the `=`.
     '  local -a typed=()',
-    "  local i w last glue=0 line files=''",
+    "  local i w last glue=0 line quoted files=''",
     '  for (( i = 1; i <= COMP_CWORD; i++ )); do',
     '    w="${COMP_WORDS[i]}"; last=$(( ${#typed[@]} - 1 ))',
     '    if (( glue )); then typed[last]+="$w"; glue=0',
@@ -208,12 +211,19 @@ function bashScript(commands: readonly CompletionCommand[]): string {
     '  while IFS= read -r line; do',
     '    case "$line" in',
     `      ${ANY_PATH_MARKER}) files="$line" ;;`,
-    '      *) [[ -n "$line" && "$line" == "$__voxform_cur"* ]] && COMPREPLY+=("${line#"$before"}") ;;',
+    // The word typed may be a prefix bash inserted quoted (below), the part two candidates share.
+    '      *) printf -v quoted %q "$line"',
+    '         [[ -n "$line" && ( "$line" == "$__voxform_cur"* || "$quoted" == "$__voxform_cur"* ) ]] && COMPREPLY+=("${line#"$before"}") ;;',
     '    esac',
     '  done < <(__voxform_candidates "${typed[@]:0:${#typed[@]}-1}")',
     '  if [[ -n "$files" ]]; then',
+    // With -o filenames, readline quotes what it inserts, words and paths alike.
     '    compopt -o filenames 2>/dev/null',
     '    while IFS= read -r line; do COMPREPLY+=("$line"); done < <(__voxform_paths "$files")',
+    '  else',
+    // Otherwise bash inserts a word as it is, and Enter would run `$(…)` or `;` in a manifest's
+    // agent id: quoted, the shell reads it back as that one word.
+    '    for i in "${!COMPREPLY[@]}"; do printf -v "COMPREPLY[i]" %q "${COMPREPLY[i]}"; done',
     '  fi',
     '  return 0',
     '}',

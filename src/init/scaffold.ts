@@ -19,6 +19,7 @@ import type { Template, VariableValue } from '../templates/catalog.js';
 import { expandTemplate } from './expand.js';
 import { substituteText } from '../templates/substitute.js';
 import { schemaIssueMessages } from '../manifest/schema-issues.js';
+import { localNameProblem } from '../manifest/names.js';
 import { GITIGNORE_ENTRIES } from '../templates/gitignore.js';
 import { pathExists, readGuarded } from '../project-files/guarded-read.js';
 import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
@@ -276,8 +277,16 @@ export interface OverwriteLosses {
   hint?: string | undefined;
 }
 
+/** The agent's local name: its template's folder name, refused (before anything is asked) when a manifest cannot take it. */
 function localNameOf(template: Template): string {
-  return path.basename(template.dir);
+  const name = path.basename(template.dir);
+  const why = localNameProblem(name);
+  if (why !== undefined) {
+    throw new VoxformError('template_invalid', `voxform init names the agent after the template's folder, and "${name}" ${why}; nothing was written.`, {
+      hint: 'Rename the folder, then init again.',
+    });
+  }
+  return name;
 }
 
 function promptPath(localName: string): string {

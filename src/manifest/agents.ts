@@ -75,7 +75,10 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
     envReferences[dotted] = written;
   };
   const shippedTemplate = template?.shipped ? template.source : undefined;
-  const interpolate = () => interpolateTree(spec, ctx.interpolation, { onEnvPath, forbidden: forbiddenEnvPlaces('AgentSpec'), secret: (path) => isSchemaSecretPlace('AgentSpec', path), shippedTemplate }) as Record<string, unknown>;
+  const escapedPlaces: PathPart[][] = [];
+  const onEscapedPath = (path: PathPart[]): void => void escapedPlaces.push(path);
+  const interpolate = () =>
+    interpolateTree(spec, ctx.interpolation, { onEnvPath, onEscapedPath, forbidden: forbiddenEnvPlaces('AgentSpec'), secret: (path) => isSchemaSecretPlace('AgentSpec', path), shippedTemplate }) as Record<string, unknown>;
   // A reference a shipped template writes (a header's token) is the user's to set: reported at the
   // line that uses the template, not in the installed package's file. A project's own template is
   // the user's file, and its mistakes are reported there.
@@ -83,8 +86,9 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
     ? ctx.diagnostics.reportingAt(template.source, spanAt(entry, ['template']) ?? keySpan, `template "${template.name}": `, interpolate)
     : interpolate();
 
-  // The text as written where a reference was filled in: no verdict depends on a value of the environment.
-  const checked = writtenAtEnvPlaces(resolved, spec, envPlaces) as Record<string, unknown>;
+  // The text as written where a reference was filled in (no verdict depends on a value of the
+  // environment) or escaped text unescaped (its escape shows it is no reference).
+  const checked = writtenAtEnvPlaces(resolved, spec, [...envPlaces, ...escapedPlaces]) as Record<string, unknown>;
   // Asked only of a value with a problem: the set is made then.
   checkAgainstSchema({ definition: 'AgentSpec', value: checked, at, fallback: keySpan, isSecret: (path) => envSecretSet(envPlaces).covers(path) }, ctx.diagnostics);
 

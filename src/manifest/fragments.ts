@@ -10,7 +10,7 @@ import type { DiagnosticList } from './diagnostics.js';
 import { attachSpans, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';
 import { isPlainObject, setOwn } from '../util/json-object.js';
 import { MAX_RESOURCES_PER_KIND } from '../project-files/limits.js';
-import { isLocalName, isPhoneNumber, LOCAL_NAME_MAX_LENGTH, phoneNumberAdvice } from './names.js';
+import { isPhoneNumber, localNameProblem, phoneNumberAdvice } from './names.js';
 import { checkAgainstSchema } from './schema-issues.js';
 import { locationOf, type Span } from './source.js';
 import { formatCount } from '../util/plural.js';
@@ -167,8 +167,8 @@ function addPromotionSettings(settings: Partial<Record<PromotionSettingName, Set
 }
 
 function checkName(name: string, span: Span, noun: string, diagnostics: DiagnosticList): boolean {
-  if (isLocalName(name)) return true;
-  const why = name.length > LOCAL_NAME_MAX_LENGTH ? `is longer than ${LOCAL_NAME_MAX_LENGTH} characters` : 'is not a valid name: use letters, digits, "-", "_" and ".", starting with a letter or digit';
+  const why = localNameProblem(name);
+  if (why === undefined) return true;
   diagnostics.error('invalid_name', `${noun} name "${name}" ${why}`, span);
   return false;
 }

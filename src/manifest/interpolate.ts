@@ -186,6 +186,8 @@ function firstWarning(diagnostics: DiagnosticList, name: string): boolean {
 export interface TreeInterpolation {
   /** Hears the path (below the tree's root) of every string that took a value from the environment, and the string as written. */
   onEnvPath?: (path: PathPart[], written: string) => void;
+  /** Hears the path of every string that holds escaped `$${env:…}` text and no reference: the escape, as written, shows it holds none. */
+  onEscapedPath?: (path: PathPart[]) => void;
   /** Where, inside the tree, references are refused: the place's name (see secrets/env-policy.ts). */
   forbidden?: (path: readonly PathPart[]) => string | undefined;
   /** Where, inside the tree, the schema marks the place secret: a variable not set there is to be set, never given a default. */
@@ -207,7 +209,7 @@ export interface TreeInterpolation {
  * A string without a place of its own is reported at the nearest enclosing object, else at `how.span`.
  */
 export function interpolateTree(value: unknown, ctx: InterpolationContext, how: TreeInterpolation = {}): unknown {
-  const { onEnvPath, forbidden, secret, span, shippedTemplate, unsetFix: placeFix } = how;
+  const { onEnvPath, onEscapedPath, forbidden, secret, span, shippedTemplate, unsetFix: placeFix } = how;
   const path: PathPart[] = [];
   const ancestors: object[] = [];
   const enclosingSpan = (): Span | undefined => {
@@ -228,6 +230,7 @@ export function interpolateTree(value: unknown, ctx: InterpolationContext, how: 
       const unsetFix = shippedTemplate !== undefined && at?.source === shippedTemplate ? overrideFix(path) : secret?.(path) ? setSecret : placeFix;
       const result = interpolateString(node, at, ctx, forbidden?.(path), unsetFix);
       if (result.fromEnv) onEnvPath?.([...path], node);
+      else if (result.value !== node) onEscapedPath?.([...path]);
       return result.value;
     }
     if (node === null || typeof node !== 'object') return node;
@@ -267,7 +270,9 @@ function overrideFix(path: readonly PathPart[]): UnsetFix {
  * `resolved` with the text as written (`+1555${env:TOKEN}`) at each of `places`, the strings that
  * took a value from the environment (as `onEnvPath` heard them): the view the schema checks. A
  * pull request writes the text around a reference and reads the verdict, so a check of the filled-in
- * value would tell it the value's length and characters (docs/security.md §5). Copy-on-write, spans kept.
+ * value would tell it the value's length and characters (docs/security.md §5). The places of escaped
+ * text (`onEscapedPath`) are checked as written too: unescaped, `$${env:X}` would read as the
+ * reference `${env:X}` where a phone number may be one. Copy-on-write, spans kept.
  */
 export function writtenAtEnvPlaces(resolved: unknown, written: unknown, places: readonly PathPart[][]): unknown {
   // Each node on the way to a place is copied once, however many places lie below it.

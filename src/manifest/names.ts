@@ -12,6 +12,12 @@ export function isLocalName(name: string): boolean {
   return name.length <= LOCAL_NAME_MAX_LENGTH && LOCAL_NAME_PATTERN.test(name);
 }
 
+/** Why `name` is not one the schema's `LocalName` accepts, to follow the name in a message; undefined when it is one. */
+export function localNameProblem(name: string): string | undefined {
+  if (isLocalName(name)) return undefined;
+  return name.length > LOCAL_NAME_MAX_LENGTH ? `is longer than ${LOCAL_NAME_MAX_LENGTH} characters` : 'is not a valid name: use letters, digits, "-", "_" and ".", starting with a letter or digit';
+}
+
 /** Whether `number` is a phone's key the schema's `PhoneNumber` accepts. */
 export function isPhoneNumber(number: string): boolean {
   return PHONE_NUMBER_PATTERN.test(number);

@@ -42,9 +42,11 @@ function resolveEntry(
     envPlaces.push(p);
     envPaths.push(formatDotted(p));
   };
-  const resolved = interpolateTree(entry, ctx.interpolation, { onEnvPath, forbidden: forbiddenEnvPlaces(definition), secret: (path) => isSchemaSecretPlace(definition, path) });
-  // The text as written where a reference was filled in (agents.ts); the set is made only for a value with a problem.
-  checkAgainstSchema({ definition, value: writtenAtEnvPlaces(resolved, entry, envPlaces), at, fallback: keySpan, isSecret: (p) => envSecretSet(envPlaces).covers(p) }, ctx.diagnostics);
+  const escapedPlaces: PathPart[][] = [];
+  const onEscapedPath = (p: PathPart[]): void => void escapedPlaces.push(p);
+  const resolved = interpolateTree(entry, ctx.interpolation, { onEnvPath, onEscapedPath, forbidden: forbiddenEnvPlaces(definition), secret: (path) => isSchemaSecretPlace(definition, path) });
+  // The text as written where a reference was filled in or text escaped (agents.ts); the set is made only for a value with a problem.
+  checkAgainstSchema({ definition, value: writtenAtEnvPlaces(resolved, entry, [...envPlaces, ...escapedPlaces]), at, fallback: keySpan, isSecret: (p) => envSecretSet(envPlaces).covers(p) }, ctx.diagnostics);
   return isPlainObject(resolved) ? resolved : undefined;
 }
 

@@ -281,7 +281,7 @@ function quoteHint(expected: string[], value: unknown, span: Span, secret: boole
 
 const PHONE_PATTERN = '^\\+[1-9][0-9]{6,14}$';
 // The same, where a value may come from `${env:…}`: such a value is checked as written, never filled in.
-const PHONE_OR_REFERENCE_PATTERN = '^(?:\\+[1-9][0-9]{6,14}|.*\\$\\{env:[^}]*\\}.*)$';
+const PHONE_OR_REFERENCE_PATTERN = '^(?:\\+[1-9][0-9]{6,14}|(?:.*[^$])?\\$\\{env:[^}]*\\}.*)$';
 /**
  * The schema's `ServiceId`: the service promises no form for its ids, but none holds a space or a
  * control character, and none is "." or "..", which a request's path would read as another endpoint.

@@ -3,7 +3,7 @@
  * Reading a template checks its whole shape, so a broken template fails here, with `file:line:col`,
  * and never halfway through `voxform init`.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isMap, isScalar, LineCounter, visit, type Document, type Node, type YAMLMap } from 'yaml';
 import { VoxformError, type SourceLocation } from '../errors.js';
@@ -79,6 +79,14 @@ export async function readTemplate(name: string, options: { cwd?: string } = {})
       const suggestion = templateNames().find((known) => known === path.basename(folder));
       throw new VoxformError('template_unknown', `The folder ${folder} does not exist${suggestion ? `; did you mean the template "${suggestion}" (--template ${suggestion})?` : '.'}`, {
         hint: 'Name a built-in template (`voxform templates` lists them) or a folder holding template.yaml and its prompt; see docs/templates.md.',
+      });
+    }
+    if (!statSync(folder).isDirectory()) {
+      const folderOfIt = path.basename(folder) === TEMPLATE_FILE ? path.relative(options.cwd ?? process.cwd(), path.dirname(folder)) : undefined;
+      throw new VoxformError('template_unknown', `${folder} is a file, not a template folder.`, {
+        hint: folderOfIt
+          ? `Give the folder that holds template.yaml and its prompt (--template ${folderOfIt}); see docs/templates.md.`
+          : 'A template is a folder holding template.yaml and its prompt; see docs/templates.md.',
       });
     }
     if (!existsSync(path.join(folder, TEMPLATE_FILE))) {

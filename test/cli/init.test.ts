@@ -143,6 +143,16 @@ describe('voxform init, refusals', () => {
     }
   });
 
+  test('a transfer number given as ${env:…} is text, not a reference: refused as not an E.164 number, and nothing is written', async () => {
+    const dir = await tempDir();
+    const values = { ...SAMPLE_VALUES.receptionist, transfer_number: '${env:TRANSFER}', agent_id: AGENT };
+    const args = ['init', '--template', 'receptionist', ...Object.entries(values).flatMap(([name, value]) => ['--var', `${name}=${value}`])];
+    const result = await runCliInProcess(args, { cwd: dir, env: { TRANSFER: '+15551239999' } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error\[init_value_invalid\]: The value given for transfer_number does not fit template receptionist: flow\.call_transfer\.phone: is not an E\.164 phone number/);
+    expect(await listFiles(dir)).toEqual([]);
+  });
+
   test('a webhook URL given as an escaped $${env:…} is text, not a reference: refused as not an http(s) URL', async () => {
     const dir = await tempDir();
     const values = { ...SAMPLE_VALUES['lead-qualification'], crm_webhook_url: '$${env:CRM_URL}', agent_id: AGENT };
@@ -186,6 +196,30 @@ describe('voxform init, refusals', () => {
     const slashed = await runCliInProcess(['init', '--template', 'receptionist/', ...varsFor('receptionist'), '--var', `agent_id=${AGENT}`], { cwd: dir });
     expect(slashed.stderr).toBe('');
     expect(slashed.stdout).toContain('Created agent receptionist from template receptionist in .:');
+  });
+
+  test('a --template path to a file (template.yaml itself) is said to be a file, and the folder to give is named', async () => {
+    const dir = await tempDir({ 'tpl/concierge/template.yaml': 'description: x\n', 'notes.txt': 'x' });
+    const file = await runCliInProcess(['init', '--template', './tpl/concierge/template.yaml', '--var', `agent_id=${AGENT}`], { cwd: dir });
+    expect(file.code).toBe(1);
+    expect(file.stderr).toBe(
+      `error[template_unknown]: ${path.join(dir, 'tpl/concierge/template.yaml')} is a file, not a template folder.\n` +
+        '  hint: Give the folder that holds template.yaml and its prompt (--template tpl/concierge); see docs/templates.md.\n',
+    );
+    const other = await runCliInProcess(['init', '--template', './notes.txt', '--var', `agent_id=${AGENT}`], { cwd: dir });
+    expect(other.stderr).toBe(`error[template_unknown]: ${path.join(dir, 'notes.txt')} is a file, not a template folder.\n  hint: A template is a folder holding template.yaml and its prompt; see docs/templates.md.\n`);
+    expect(await listFiles(dir)).toEqual(['notes.txt', 'tpl/concierge/template.yaml']);
+  });
+
+  test('a template folder whose name cannot name an agent is said to be the folder\'s fault, before anything is asked', async () => {
+    const dir = await tempDir({ 'my concierge/template.yaml': 'description: A concierge.\nagent:\n  name: Concierge\n' });
+    const result = await runCliInProcess(['init', '--template', './my concierge', '--var', `agent_id=${AGENT}`], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'error[template_invalid]: voxform init names the agent after the template\'s folder, and "my concierge" is not a valid name: use letters, digits, "-", "_" and ".", starting with a letter or digit; nothing was written.\n' +
+        '  hint: Rename the folder, then init again.\n',
+    );
+    expect(await listFiles(dir)).toEqual(['my concierge/template.yaml']);
   });
 
   test('init --help says --template takes a template name or a folder', async () => {

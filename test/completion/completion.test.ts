@@ -2,7 +2,7 @@
  * `voxform completion`: the bash script runs in a real bash (`complete -p`, then COMP_WORDS and
  * COMP_CWORD in, COMPREPLY out); zsh and fish scripts are syntax-checked and asked for candidates
  * where those shells are installed. Names from the manifests are data: a hostile one is offered as
- * the literal word it is and runs nothing.
+ * the literal word it is, quoted where bash inserts it, and runs nothing.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -27,6 +27,20 @@ function bashComplete(scriptFile: string, words: string[], cwd: string): string[
   const result = spawnSync('bash', ['--norc', '--noprofile', '-c', driver, 'bash', scriptFile, ...words], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
   expect(result.stderr).toBe('');
   return result.stdout.split('\0').filter((word) => word !== '');
+}
+
+/**
+ * The words bash reads, once each of what it completes for `words` is on the command line and Enter
+ * is pressed: one list per candidate (a candidate bash cannot read, such as an open quote, is an
+ * empty list). Reading runs in `cwd`, so a candidate that runs a command leaves a file there.
+ */
+function bashInserted(scriptFile: string, words: string[], cwd: string): string[][] {
+  const driver =
+    'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); COMPREPLY=(); _voxform; ' +
+    'for reply in "${COMPREPLY[@]}"; do (eval "set -- $reply" && printf "%s\\0" "$@") 2>/dev/null; printf "\\1"; done';
+  const result = spawnSync('bash', ['--norc', '--noprofile', '-c', driver, 'bash', scriptFile, ...words], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+  expect(result.stderr).toBe('');
+  return result.stdout.split('\x01').slice(0, -1).map((read) => read.split('\0').slice(0, -1));
 }
 
 /** The candidates zsh's driver offers for the words after `voxform` (the last at the cursor), compdef stubbed. */
@@ -181,6 +195,17 @@ environments:
     expect(complete('export', '--agent', '')).toEqual(['-OKstagingFrontDesk01', '-OKdqbqetEcM4ak369ym']);
   });
 
+  it('a variable the manifests read that is not set (a secret kept out of the shell) does not keep their names out', async () => {
+    const manifest = 'version: 1\nagents:\n  desk:\n    id: -OKdqbqetEcM4ak369ym\n    config:\n      session_data_webhook: { url: "https://hooks.example.com/end", headers: { authorization: "Bearer ${env:DESK_HOOK_TOKEN_NOT_SET}" } }\n';
+    const dir = await tempDir({ 'voxform.yaml': manifest });
+    const generated = await runCliInProcess(['completion', 'bash'], { cwd: dir });
+    expect(generated.stderr).toBe('');
+    const scriptFile = path.join(dir, 'voxform.bash');
+    await writeFile(scriptFile, generated.stdout);
+    expect(bashComplete(scriptFile, ['voxform', 'get', 'agents', ''], dir)).toEqual(['desk']);
+    expect(bashComplete(scriptFile, ['voxform', 'export', '--agent', ''], dir)).toEqual(['-OKdqbqetEcM4ak369ym']);
+  });
+
   it('a manifest with errors gives a script without names, a warning, and exit 0', async () => {
     const dir = await tempDir({ 'voxform.yaml': 'version: 1\nagents:\n  "$(touch pwned)": { id: x }\n' });
     const generated = await runCliInProcess(['completion', 'bash'], { cwd: dir });
@@ -232,13 +257,16 @@ function hostileTree(): CompletionCommand[] {
 }
 
 describe('manifest names in every script are data', () => {
-  it('bash offers each hostile name as the literal word, runs none, and leaves out a name with a line break', async () => {
+  it('bash offers each hostile name quoted, so the shell reads the literal word on Enter, runs none, and leaves out a name with a line break', async () => {
     const dir = await tempDir({});
     const scriptFile = path.join(dir, 'voxform.bash');
     await writeFile(scriptFile, completionScript('bash', hostileTree()));
-    expect(bashComplete(scriptFile, ['voxform', 'get', '--agent', ''], dir)).toEqual(HOSTILE);
-    expect(bashComplete(scriptFile, ['voxform', 'get', 'agents', ''], dir)).toEqual(HOSTILE);
-    expect(bashComplete(scriptFile, ['voxform', 'get', 'agents', '$('], dir)).toEqual(['$(touch pwned-1)']);
+    // What bash inserts is quoted: on Enter, the shell reads each name as that one word.
+    expect(bashInserted(scriptFile, ['voxform', 'get', '--agent', ''], dir)).toEqual(HOSTILE.map((name) => [name]));
+    expect(bashInserted(scriptFile, ['voxform', 'get', 'agents', ''], dir)).toEqual(HOSTILE.map((name) => [name]));
+    expect(bashInserted(scriptFile, ['voxform', 'get', 'agents', '$('], dir)).toEqual([['$(touch pwned-1)']]);
+    // A prefix bash inserted quoted (the part two names share) completes again.
+    expect(bashInserted(scriptFile, ['voxform', 'get', 'agents', '\\$\\(t'], dir)).toEqual([['$(touch pwned-1)']]);
     // A typed word that decides what follows is compared as text, never run.
     expect(bashComplete(scriptFile, ['voxform', 'get', '$(touch pwned-6)', ''], dir)).toEqual([]);
     expect(bashComplete(scriptFile, ['voxform', 'get', "agents'; touch pwned-7; '", ''], dir)).toEqual([]);
@@ -260,12 +288,23 @@ describe('manifest names in every script are data', () => {
     expect({ code: syntax.status, stderr: syntax.stderr }).toEqual({ code: 0, stderr: '' });
     const offered =
       shell === 'bash'
-        ? bashComplete(scriptFile, ['voxform', 'get', 'agents', ''], dir)
+        ? bashInserted(scriptFile, ['voxform', 'get', 'agents', ''], dir).flat()
         : shell === 'zsh'
           ? zshCandidates(binary, scriptFile, ['get', 'agents', ''], dir)
           : fishComplete(binary, scriptFile, 'voxform get agents ', dir);
     expect(offered.sort()).toEqual([...HOSTILE].sort());
     expect(await readdir(dir)).toEqual([`voxform.${shell}`]);
+  });
+
+  it('bash: telling a command word reads its whole list, so the list\'s writer is never cut off ("write error: Broken pipe" on the terminal)', async () => {
+    const dir = await tempDir({});
+    const scriptFile = path.join(dir, 'voxform.bash');
+    await writeFile(scriptFile, completionScript('bash', hostileTree()));
+    // A list still being written when the word is found: its writer's next line meets a closed pipe unless it is read.
+    // SIGPIPE ignored, as in a terminal a program such as Node or Python started: the writer then says so on the terminal.
+    const driver = 'trap "" PIPE; source "$1"; __voxform_commands() { printf "%s\\n" get; sleep 0.2; printf "%s\\n" later; }; __voxform_is_command "" get; echo "found $?"';
+    const result = spawnSync('bash', ['--norc', '--noprofile', '-c', driver, 'bash', scriptFile], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    expect({ stdout: result.stdout, stderr: result.stderr }).toEqual({ stdout: 'found 0\n', stderr: '' });
   });
 
   it('refuses a command or option word that is not plain (they are written into patterns unquoted)', () => {

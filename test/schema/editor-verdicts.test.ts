@@ -106,6 +106,7 @@ const cases: Case[] = [
   },
   { name: 'an E.164 transfer number', voxform: 'valid', yaml: `${AGENT}    config: { flow: { call_transfer: { phone: "+15551239999" } } }\n` },
   { name: 'a transfer number from the environment', voxform: 'valid', yaml: `${AGENT}    config: { flow: { call_transfer: { phone: "\${env:TRANSFER}" } } }\n`, env: { TRANSFER: '+15551239999' } },
+  { name: 'an escaped $${env:…} transfer number: the text ${env:…}, no reference, no number', voxform: 'schema', yaml: `${AGENT}    config: { flow: { call_transfer: { phone: "$\${env:TRANSFER}" } } }\n`, env: { TRANSFER: '+15551239999' } },
   { name: 'a non-E.164 transfer number', voxform: 'schema', yaml: `${AGENT}    config: { flow: { call_transfer: { phone: "555-1234" } } }\n` },
   { name: 'a non-E.164 number in the transfer list', voxform: 'schema', yaml: `${AGENT}    config: { flow: { call_transfer: { phones: [{ phone: "+1 555 123 9999" }] } } }\n` },
   { name: 'a non-E.164 campaign caller', voxform: 'schema', yaml: 'campaigns:\n  c: { id: cmp_1, caller: "5551230001" }\n' },

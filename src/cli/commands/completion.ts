@@ -45,12 +45,14 @@ export async function run(options: CompletionOptions, ctx: CommandContext): Prom
  */
 async function manifestNames(options: CompletionOptions, ctx: CommandContext): Promise<ManifestNames> {
   const unused = 'the script completes no agent or environment names';
-  const loaded = await loadManifestsIfAny({ file: options.file }, ctx, unused);
+  // Only names are read (never a value from the environment: an id cannot be one), so a secret the shell lacks is no error here.
+  const withholdUnsetEnv = true;
+  const loaded = await loadManifestsIfAny({ file: options.file, withholdUnsetEnv }, ctx, unused);
   if (loaded.state) return namesOf([loaded.state]);
   if (!loaded.idsInEnvironments) return namesOf([]);
   const states: DesiredState[] = [];
   for (const env of loaded.environmentAgents.keys()) {
-    const { state } = await loadManifestsIfAny({ file: options.file, env }, ctx, `the script completes no names from the environment "${env}"`);
+    const { state } = await loadManifestsIfAny({ file: options.file, env, withholdUnsetEnv }, ctx, `the script completes no names from the environment "${env}"`);
     if (state) states.push(state);
   }
   return { ...namesOf(states), environments: [...loaded.environmentAgents.keys()] };
