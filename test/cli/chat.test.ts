@@ -108,6 +108,16 @@ describe('voxform chat (stdin is not a terminal: one message per line)', () => {
     }
   });
 
+  it('a turn the service failed with a 5xx says to look for the call in the call log, not in a plan, before sending it again', async () => {
+    emulator.control.setFaults([{ path: '/chat/completions', errorRate: 1 }], { seed: 1 });
+    const result = await runCliInProcess(['chat', '--agent', FRONT_DESK], { env, input: 'Hello\n' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'error[api_outcome_unknown]: POST /chat/completions failed: the service answered 503 Service Unavailable: the service may have acted on it.\n' +
+        '  hint: Check before running it again, or it may be done twice: `voxform logs` lists the calls the service started.\n',
+    );
+  });
+
   it('empty input still ends the session cleanly, after the greeting', async () => {
     const result = await runCliInProcess(['chat', '--agent', FRONT_DESK], { env, input: '' });
     expect(result.code).toBe(0);
