@@ -394,6 +394,7 @@ class ServiceClient implements ApiClient {
         retry: 'refused-only',
         accept: 'text/event-stream',
         notFoundHint: 'Check the agent id.',
+        checkOutcome: CHECK_CALLS,
       }),
     );
   }

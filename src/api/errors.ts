@@ -121,7 +121,8 @@ export function errorFromResponse(status: number, body: string, ctx: FailureCont
   const code = ctx.mayHaveActed ? 'api_outcome_unknown' : codeForStatus(status);
   const reason = parsed.detail ?? STATUS_CODES[status] ?? 'an error';
   const retried = ctx.attempts > 1 ? ` (after ${ctx.attempts} attempts)` : '';
-  const answered = `${ctx.method} ${displayPath(ctx.path)} failed: the service answered ${status} ${clip(reason)}${retried}`;
+  // The sentence goes on after the service's words: a full stop of theirs would make two (`error..`, `error.:`).
+  const answered = `${ctx.method} ${displayPath(ctx.path)} failed: the service answered ${status} ${clip(reason).replace(/\.+$/, '')}${retried}`;
   const hint = hintFor(code, ctx, parsed.issues);
   const mayHaveApplied = ctx.mayHaveApplied || ctx.earlierAttemptMayHaveLanded;
   return new ApiError({

@@ -32,11 +32,13 @@ export interface KnownAgentNames {
   files?: readonly string[] | undefined;
   /** The manifests' agent names when the manifests have errors: such a name is theirs, its id unknown. */
   unread?: ReadonlySet<string> | undefined;
+  /** Of those, the ones whose entries write an id of their own: the environments are not the only ones to give it. */
+  withOwnId?: ReadonlySet<string> | undefined;
 }
 
 /** What the manifests of a command that reads without planning tell of agent names: every such command reads them alike. */
 export function manifestAgentNames(project: ManifestProject): KnownAgentNames {
-  return { manifests: project.names, environments: project.environmentAgents, displayNames: project.agentDisplayNames, files: project.manifests, unread: project.unreadAgents };
+  return { manifests: project.names, environments: project.environmentAgents, displayNames: project.agentDisplayNames, files: project.manifests, unread: project.unreadAgents, withOwnId: project.agentsWithOwnId };
 }
 
 /** How an error names what the user typed: `--agent` (the default), or `agent` for a positional NAME. */
@@ -107,7 +109,7 @@ function refuseNameOfEnvironments(agent: string, known: KnownAgentNames): void {
   const environments = [...(known.environments ?? [])];
   // A display name the manifests write stands for its local name; one whose id is known here is looked up on the service.
   const local = environments.some(([, agents]) => agents.has(agent)) ? agent : known.displayNames?.get(agent);
-  if (local === undefined || known.manifests.has(local)) return;
+  if (local === undefined || known.manifests.has(local) || known.withOwnId?.has(local)) return;
   const giving = environments.flatMap(([environment, agents]) => (agents.has(local) ? [environment] : []));
   if (giving.length === 0) return;
   throw new VoxformError('missing_id', idOnlyInEnvironments('agent', local, giving), {

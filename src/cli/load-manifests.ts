@@ -10,7 +10,7 @@ import path from 'node:path';
 import { isVoxformError, VoxformError } from '../errors.js';
 import { readProject, resolveEnvironment, type ProjectManifests } from '../manifest/index.js';
 import { envPolicyOf } from '../secrets/env-policy.js';
-import { agentDisplayNames, environmentAgentIds, likelyEnvironment } from '../manifest/environments.js';
+import { agentDisplayNames, agentsWithOwnId, environmentAgentIds, likelyEnvironment } from '../manifest/environments.js';
 import type { DesiredState, Diagnostic, LoadResult } from '../manifest/types.js';
 import type { ManifestService } from './connection.js';
 import type { CommandContext, ReadBeforeRun } from './context.js';
@@ -185,7 +185,7 @@ export async function loadManifestsIfAny(
   options: ManifestOptions,
   ctx: CommandContext,
   unused: string,
-): Promise<Pick<LoadResult, 'state' | 'files'> & { idsInEnvironments?: boolean; policy?: unknown; environmentAgents: Map<string, Map<string, string>>; agentDisplayNames: Map<string, string>; unreadAgents?: Set<string> }> {
+): Promise<Pick<LoadResult, 'state' | 'files'> & { idsInEnvironments?: boolean; policy?: unknown; environmentAgents: Map<string, Map<string, string>>; agentsWithOwnId?: Set<string>; agentDisplayNames: Map<string, string>; unreadAgents?: Set<string> }> {
   let result: LoadResult;
   let project: ProjectManifests;
   try {
@@ -209,7 +209,7 @@ export async function loadManifestsIfAny(
     ctx.stderr.write(`warning: the manifests have ${plural(errors, 'error')} (\`voxform validate\` lists them): ${unused}.\n`);
     // Their agents' names are still theirs: one only environments give an id is for --env to pick, when none is given; any other is not unknown, but unread.
     const unreadAgents = new Set(Object.keys(project.combined.sections.agents));
-    return { state: undefined, files: result.files, environmentAgents: options.env === undefined ? environmentAgents : new Map(), agentDisplayNames: displayNames, unreadAgents };
+    return { state: undefined, files: result.files, environmentAgents: options.env === undefined ? environmentAgents : new Map(), agentsWithOwnId: agentsWithOwnId(project.combined), agentDisplayNames: displayNames, unreadAgents };
   }
   return { state: result.state, files: result.files, environmentAgents, agentDisplayNames: displayNames };
 }
@@ -236,6 +236,8 @@ export interface ManifestProject {
   manifests: string[];
   /** The manifests' agent names, when they have errors: names of the manifests whose ids are not known. */
   unreadAgents?: Set<string>;
+  /** With `unreadAgents`, those whose entries write an id of their own: not names only the environments give one. */
+  agentsWithOwnId?: Set<string>;
 }
 
 /**
@@ -249,8 +251,8 @@ export async function manifestProject(
 ): Promise<ManifestProject> {
   const loaded = await loadManifestsIfAny(options, ctx, 'their agent names and service are not used');
   const manifests = loaded.files.map((file) => path.relative(ctx.cwd, file) || file);
-  const { environmentAgents, agentDisplayNames: displayNames, unreadAgents } = loaded;
-  if (!loaded.state) return { ...emptyProject(loaded.files), environmentAgents, agentDisplayNames: displayNames, manifests, ...(loaded.idsInEnvironments ? { idsInEnvironments: true } : {}), ...(unreadAgents ? { unreadAgents } : {}) };
+  const { environmentAgents, agentDisplayNames: displayNames, unreadAgents, agentsWithOwnId: withOwnId } = loaded;
+  if (!loaded.state) return { ...emptyProject(loaded.files), environmentAgents, agentDisplayNames: displayNames, manifests, ...(loaded.idsInEnvironments ? { idsInEnvironments: true } : {}), ...(unreadAgents ? { unreadAgents } : {}), ...(withOwnId ? { agentsWithOwnId: withOwnId } : {}) };
   const { agents, phones, campaigns, knowledge, baseUrl, region } = loaded.state;
   return {
     environmentAgents,

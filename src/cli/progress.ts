@@ -45,10 +45,11 @@ export function progressLine(ctx: Pick<CommandContext, 'stderr' | 'env'>): Progr
 /**
  * `text` cut to the terminal's width, one cell spare: a line that wraps is left behind by the next
  * redraw, which clears only the line the cursor is on, and a line filling the last cell wraps at
- * once on some terminals.
+ * once on some terminals. A terminal of 0 columns is one given no size (a container's pseudo-terminal
+ * before its first resize): its width is unknown, and the line would be cut to nothing.
  */
 function fitted(text: string, columns: number | undefined): string {
-  return columns === undefined ? text : shorten(text, columns - 1, 'cells');
+  return columns === undefined || columns === 0 ? text : shorten(text, columns - 1, 'cells');
 }
 
 /** The progress of reading the live agents: `Reading live state… 3/8 agents`. */

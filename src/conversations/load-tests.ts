@@ -23,7 +23,7 @@ import { validateAgainstTestsDef } from '../schema/validate-tests.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { MAX_TEST_BYTES_PER_RUN } from './budgets.js';
 import { compileRegex } from '../util/safe-regex.js';
-import { reportTestSchemaIssue } from './schema-issues.js';
+import { describeTestPlace, reportTestSchemaIssue } from './schema-issues.js';
 import type { AgentToolNames } from './agent-config.js';
 import type { ArgExpectation, CallCheck, ConversationTest, ReplyCheck, ScriptedTurn, TestFile } from './types.js';
 import { requireOptions } from '../util/required-options.js';
@@ -214,6 +214,7 @@ function checkTest(written: Record<string, unknown>, place: Place): Conversation
     expect.some((check) => check.kind === 'judge' || argsOfCheck(check).some((args) => Object.values(args ?? {}).some((arg) => arg.kind === 'judge')));
   const location = locationOf(spanOf(place, ['name']));
   refuseCheckless(written, place);
+  refuseWordlessTurns(written, place);
   return {
     name: test.name,
     location,
@@ -238,6 +239,19 @@ function refuseCheckless(written: Record<string, unknown>, place: Place): void {
   const message = `test ${JSON.stringify(written.name)} checks nothing: it would pass whatever the agent says; give a turn or the test an expect: check`;
   if (written.simulate !== undefined) place.diagnostics.warning('invalid_value', message, spanOf(place, ['name']));
   else place.diagnostics.error('invalid_value', message, spanOf(place, ['name']));
+}
+
+/**
+ * A turn says the caller's words (`user:`), but for the first, the agent's greeting: a later turn
+ * without them would ask the agent to speak again with nothing said, which checks no reply a caller
+ * could get (the emulator answers it with nothing).
+ */
+function refuseWordlessTurns(written: Record<string, unknown>, place: Place): void {
+  for (const [t, turn] of listAt(written.turns).entries()) {
+    if (t === 0 || !isPlainObject(turn) || turn.user !== undefined) continue;
+    const at = [...place.at, 'turns', t];
+    place.diagnostics.error('invalid_value', `${describeTestPlace(at)} has no user: only the first turn, the agent's greeting, goes without one; give it the caller's words, or check that reply in the turn before`, spanOf(place, ['turns', t]));
+  }
 }
 
 function regexAt(source: string, place: Place, path: Array<string | number>): RegExp | undefined {

@@ -77,6 +77,11 @@ export function environmentAgentIds(combined: CombinedManifest): Map<string, Map
   return environments;
 }
 
+/** The agents whose entry in the manifests themselves writes an id: an environment may give another, but never the only one. */
+export function agentsWithOwnId(combined: CombinedManifest): Set<string> {
+  return new Set(Object.keys(combined.sections.agents).filter((name) => stringField(combined.sections.agents, name, 'id') !== undefined));
+}
+
 /**
  * The local name of each agent by the display name its entries write (`name:`, in the manifests or
  * an environment's overlay), read as environmentAgentIds reads ids: `Front desk` stands for

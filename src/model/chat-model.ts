@@ -11,7 +11,7 @@ import { registerUrlTokens, replaceUrlTokens } from '../secrets/url-tokens.js';
 import { headerValueFromEnv } from '../util/env-header.js';
 import { isPlainObject } from '../util/json-object.js';
 import { shorten } from '../util/shorten.js';
-import { errorMessage } from '../secrets/error-message.js';
+import { errorMessage, isJsonParseError } from '../secrets/error-message.js';
 
 export interface ModelSettings {
   /** Base URL of the OpenAI-compatible API, e.g. http://127.0.0.1:11434/v1. */
@@ -229,7 +229,14 @@ export type CompletionModel = Pick<ChatModel, 'complete'>;
 
 function describeModelError(error: unknown, APIError: typeof OpenAI.APIError): string {
   const cutOff = !(error instanceof APIError) && isConnectionError(error);
-  const said = error instanceof APIError && error.status ? `status ${error.status}` : cutOff ? `${transportReason(error)} before its answer was complete` : errorMessage(error);
+  const said =
+    error instanceof APIError && error.status
+      ? `status ${error.status}`
+      : cutOff
+        ? `${transportReason(error)} before its answer was complete`
+        : isJsonParseError(error)
+          ? 'its answer, declared JSON, was not valid JSON'
+          : errorMessage(error);
   // Ends a sentence of ours: its own full stop would make two ("Request timed out..").
   return shorten(said, 200).replace(/\.+$/, '');
 }

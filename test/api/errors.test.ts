@@ -48,6 +48,13 @@ describe('errorFromResponse', () => {
     expect(error.message).toContain('Invalid key (sensitive)');
   });
 
+  it('a detail that ends a sentence of its own is not given a second full stop', () => {
+    const detail = 'The agent model failed: The model at http://127.0.0.1:1/v1 failed: Connection error.';
+    expect(errorFromResponse(422, JSON.stringify({ detail }), ctx).message).toBe(`GET /agents/-OKdqbqetEcM4ak369ym failed: the service answered 422 ${detail}`);
+    const chat = errorFromResponse(502, JSON.stringify({ detail }), { ...ctx, method: 'POST', path: '/chat/completions', mayHaveActed: true });
+    expect(chat.message).toBe('POST /chat/completions failed: the service answered 502 The agent model failed: The model at http://127.0.0.1:1/v1 failed: Connection error: the service may have acted on it.');
+  });
+
   it('counts the attempts and shows the number in the path readably', () => {
     const error = errorFromResponse(503, '<html>busy</html>', { ...ctx, method: 'POST', path: '/phones/%2B15551230001/set_agent', attempts: 5 });
     expect(error.message).toBe('POST /phones/+15551230001/set_agent failed: the service answered 503 Service Unavailable (after 5 attempts).');

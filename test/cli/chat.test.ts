@@ -90,6 +90,34 @@ describe('voxform chat (stdin is not a terminal: one message per line)', () => {
     expect(emulator.control.requestLog().filter((e) => e.path === '/chat/completions')).toHaveLength(0);
   });
 
+  it('a name the manifests give an id themselves, in manifests with an error, is theirs with its id unknown: never said to have no id, nor sent to an environment', async () => {
+    // The layout of agents.example.yaml: the agent's own id, another one for staging; and a variable left unset.
+    const manifest = `version: 1\nagents:\n  front-desk:\n    id: "${FRONT_DESK}"\n    config: { first_message: "Code \${env:CHAT_TEST_UNSET_CODE}" }\nenvironments:\n  staging:\n    agents: { front-desk: { id: -OKstagingFrontDesk01 } }\n`;
+    const { dir, cleanup } = await makeTree({ 'voxform.yaml': manifest });
+    try {
+      const result = await runCliInProcess(['chat', '--agent', 'front-desk'], { cwd: dir, env, input: 'Hello\n' });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        'warning: the manifests have 1 error (`voxform validate` lists them): their agent names and service are not used.\n' +
+          'error[manifest_invalid]: --agent "front-desk" is an agent of the manifests, which have errors: its id is not known.\n' +
+          "  hint: Fix the errors `voxform validate` lists (with the same -f and --env), or give the agent's id.\n",
+      );
+      expect(emulator.control.requestLog().filter((e) => e.path === '/chat/completions')).toHaveLength(0);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('a turn the service failed with a 5xx says to look for the call in the call log, not in a plan, before sending it again', async () => {
+    emulator.control.setFaults([{ path: '/chat/completions', errorRate: 1 }], { seed: 1 });
+    const result = await runCliInProcess(['chat', '--agent', FRONT_DESK], { env, input: 'Hello\n' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'error[api_outcome_unknown]: POST /chat/completions failed: the service answered 503 Service Unavailable: the service may have acted on it.\n' +
+        '  hint: Check before running it again, or it may be done twice: `voxform logs` lists the calls the service started.\n',
+    );
+  });
+
   it('empty input still ends the session cleanly, after the greeting', async () => {
     const result = await runCliInProcess(['chat', '--agent', FRONT_DESK], { env, input: '' });
     expect(result.code).toBe(0);

@@ -59,7 +59,10 @@ describe('progressLine', () => {
     progressLine(unknown.out).update('Reading live state… 12/500 agents');
     const roomy = stream(true, { columns: 34 });
     progressLine(roomy.out).update('Reading live state… 12/500 agents');
-    expect([...unknown.written, ...roomy.written]).toEqual([`${CLEAR_LINE}Reading live state… 12/500 agents`, `${CLEAR_LINE}Reading live state… 12/500 agents`]);
+    // A pseudo-terminal given no size (a container's, before its first resize) reports 0 columns: no width known, not none to fill.
+    const sizeless = stream(true, { columns: 0 });
+    progressLine(sizeless.out).update('Reading live state… 12/500 agents');
+    expect([...unknown.written, ...roomy.written, ...sizeless.written]).toEqual(Array(3).fill(`${CLEAR_LINE}Reading live state… 12/500 agents`));
   });
 
   it('clearProgressLines() clears a line its command never cleared (a run stopped by a signal), once', () => {

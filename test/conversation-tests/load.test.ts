@@ -155,6 +155,12 @@ describe('loading test files', () => {
     expect(simulated.diagnostics.map((d) => `${d.severity} ${d.line}:${d.col} ${d.message}`)).toEqual([`warning 3:11 test "chat" ${checkless}`]);
   });
 
+  it("refuses a turn after the first without the caller's words: only the greeting goes without them", async () => {
+    const wordless = "tests[0].turns[1] has no user: only the first turn, the agent's greeting, goes without one; give it the caller's words, or check that reply in the turn before";
+    expect(await problems(['agent: booking', 'tests:', '  - name: two', '    turns:', '      - user: hi', '      - expect: [{ contains: book }]'].join('\n'))).toEqual([`tests/a.test.yaml:6:9 invalid_value ${wordless}`]);
+    expect(await problems(['agent: booking', 'tests:', '  - name: greets', '    turns: [{ expect: [{ contains: book }] }, { user: hi }]'].join('\n'))).toEqual([]);
+  });
+
   it('reports YAML syntax errors and non-mappings at their place', async () => {
     expect(await problems('agent: booking\ntests:\n  - name: "open\n')).toEqual(['tests/a.test.yaml:3:11 yaml_syntax YAML syntax error: the quote " opened at line 3, column 11 is never closed, so what follows it is read as its text; add the closing " where the text ends']);
     expect(await problems('agent: booking\ntests:\n  - name: one\n    turns: [{ user: &hi hello }]\n    expect: [{ judge: *hii }]\n')).toEqual([

@@ -322,4 +322,14 @@ describe('a replay that misses says what the recording lacks', () => {
     const agent = await project.cliInProcess(replay, judge);
     expect(agent.stdout).toContain(`${where(1)} agent's reply for this request — the request to the agent changed since it was recorded, its message aside: the agent's configuration, the test's mock_tools or the file's metadata.`);
   });
+
+  it('of a test file never recorded, says its recording does not exist, not that the recording lacks the run', { timeout: 120_000 }, async () => {
+    const project = await startProject();
+    await writeFile(path.join(project.dir, 'example/tests/new.test.yaml'), 'agent: front-desk\ntests:\n  - name: greets\n    turns: [{ expect: [{ contains: acme }] }]\n');
+    const replayed = await project.cliInProcess(['test', 'example/tests/new.test.yaml', '--mode', 'replay']);
+    expect(replayed.stdout).toContain(
+      'error: Not recorded: example/tests/new.test.yaml › "greets", turn 1 (desired, run 1): example/tests/new.recording.json does not exist — record the tests of example/tests/new.test.yaml first (voxform test --mode record).',
+    );
+    expect(replayed.code).toBe(1);
+  });
 });

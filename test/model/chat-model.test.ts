@@ -7,9 +7,10 @@ import { budgetedModel, RequestBudget } from '../../src/conversations/budgets.js
 
 /**
  * A model that answers each request with the next status of `script` (the last one repeats); `hang`
- * never answers; `cut` starts a 200 answer and drops the connection partway through it.
+ * never answers; `cut` starts a 200 answer and drops the connection partway through it; `broken-json`
+ * answers 200 with a body declared JSON that is not.
  */
-type Step = number | 'hang' | 'cut' | 'html';
+type Step = number | 'hang' | 'cut' | 'html' | 'broken-json';
 
 async function scriptedModel(script: Step[]): Promise<{ url: string; received: () => number; close: () => Promise<void> }> {
   let received = 0;
@@ -21,6 +22,10 @@ async function scriptedModel(script: Step[]): Promise<{ url: string; received: (
       if (step === 'hang') return;
       if (step === 'html') {
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<html><body>Sign in</body></html>');
+        return;
+      }
+      if (step === 'broken-json') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"choices": [');
         return;
       }
       if (step === 'cut') {
@@ -91,6 +96,11 @@ describe('the chat model sends a failed request again, each one counted', () => 
     const { server, model } = await modelAnswering(['html']);
     await expect(model.complete([{ role: 'user', content: 'hi' }])).rejects.toMatchObject({ code: 'model_failed', message: `The model at ${server.url} failed: its answer was not JSON (content type text/html; charset=utf-8).` });
     expect(server.received()).toBe(1);
+  });
+
+  it('says an answer declared JSON that is not valid JSON is not, in words of its own, not the parser\'s', async () => {
+    const { server, model } = await modelAnswering(['broken-json']);
+    await expect(model.complete([{ role: 'user', content: 'hi' }])).rejects.toMatchObject({ code: 'model_failed', message: `The model at ${server.url} failed: its answer, declared JSON, was not valid JSON.` });
   });
 
   it('names the time-out of a request that got no answer, and what sets it', async () => {

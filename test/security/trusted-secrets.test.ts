@@ -170,6 +170,25 @@ it("test capture in a job that holds no variable: the test file written from a c
   expect(written + captured.stdout + captured.stderr).not.toContain(PROMO);
 }, 120_000);
 
+it('test capture in a job that holds none of the variables the manifests still read: as test runs, it captures, the value hidden', async () => {
+  const project = await tempDir();
+  await writeFile(path.join(project, 'voxform.yaml'), manifest("Today's code is ${env:PROMO_CODE}. Welcome!"));
+  const applied = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: project, env });
+  expect(applied.code, applied.stderr).toBe(0);
+  await mkdir(path.join(project, 'tests'));
+  await writeFile(path.join(project, 'tests', 'greet.test.yaml'), GREETING_TEST);
+  const tested = await runCliInProcess(['test', '--local', '--against', 'live'], { cwd: project, env: {} });
+  expect(tested.code, tested.stderr).toBe(0);
+  const store = JSON.parse(await readFile(path.join(project, '.voxform', 'local.json'), 'utf8')) as { call_logs: Array<{ call_id: string }> };
+  const call = store.call_logs.filter((record) => JSON.stringify(record).includes("Today's code is")).at(-1);
+  expect(call).toBeDefined();
+  const captured = await runCliInProcess(['test', 'capture', call!.call_id, '--local', '--out', 'tests/captured.test.yaml'], { cwd: project, env: {} });
+  expect(captured.code, captured.stderr).toBe(0);
+  const written = await readFile(path.join(project, 'tests', 'captured.test.yaml'), 'utf8');
+  expect(written).toContain("Today's code is (sensitive).");
+  expect(written + captured.stdout + captured.stderr).not.toContain(PROMO);
+}, 120_000);
+
 it("chat and logs in a job that holds no variable: the greeting the agent says and the call records show no value of a ledger's place", async () => {
   const project = await referenceDroppedAfterApply();
   const chat = await runCliInProcess(['chat', '--local', '--agent', 'front-desk'], { cwd: project, env: {}, input: 'hi\n' });

@@ -62,6 +62,8 @@ type Answers = Map<string, RecordedExchange>;
 
 interface FileRecording {
   testFile: TestFile;
+  /** Whether the recording file exists: a replay of a file never recorded says so, not what the recording lacks. */
+  found: boolean;
   /** As read (replay, auto; record keeps those of the tests it does not run again). */
   previous: RecordedExchange[];
   /** Made from `previous` at the first miss: what a `not_recorded` error says the recording lacks. */
@@ -102,7 +104,7 @@ export class Recordings {
       bytesLeft -= read?.bytes ?? 0;
       const previous = read?.exchanges ?? [];
       const answers = new Map(previous.map((exchange) => [exchange.key, exchange]));
-      recordings.#files.set(testFile.path, { testFile, previous, answers, made: new Map(), previousSent: read?.sentConfigs ?? [], sent: new Map() });
+      recordings.#files.set(testFile.path, { testFile, found: read !== undefined, previous, answers, made: new Map(), previousSent: read?.sentConfigs ?? [], sent: new Map() });
     }
     return recordings;
   }
@@ -118,7 +120,7 @@ export class Recordings {
       return recordingIO(live, { run, turns, made, options: this.#options });
     }
     const held = () => (recording.held ??= new RecordedRuns(recording.previous));
-    return replayIO(run, { turns, answers: recording.answers, held, options: this.#options, recordingName: recordingPathOf(file.display) });
+    return replayIO(run, { turns, answers: recording.answers, held, options: this.#options, recordingName: recordingPathOf(file.display), found: recording.found });
   }
 
   /**
@@ -306,9 +308,19 @@ function notRecorded(run: RunIdentity, missed: Missed, recordingName: string, wh
   );
 }
 
-function replayIO(run: RunIdentity, context: { turns: Turns; answers: Answers; held: () => RecordedRuns; options: RecordingsOptions; recordingName: string }): ConversationIO {
+/** A request of a test file that has no recording at all: nothing of it was ever recorded. */
+function neverRecorded(run: RunIdentity, turn: number, recordingName: string): VoxformError {
+  return new VoxformError(
+    'not_recorded',
+    `Not recorded: ${run.file} › "${run.test}", turn ${turn} (${run.target}, run ${run.run}): ${recordingName} does not exist — record the tests of ${run.file} first (voxform test --mode record).`,
+    { hint: 'Record them: voxform test --mode record (with --agent or --grep for just these tests).' },
+  );
+}
+
+function replayIO(run: RunIdentity, context: { turns: Turns; answers: Answers; held: () => RecordedRuns; options: RecordingsOptions; recordingName: string; found: boolean }): ConversationIO {
   const { turns, answers, held, options, recordingName } = context;
   const find = (request: unknown, missed: Missed): RecordedExchange['answer'] => {
+    if (!context.found) throw neverRecorded(run, missed.turn, recordingName);
     const found = answers.get(exchangeKey(run, missed.kind, request, options.redact));
     if (found && found.kind === missed.kind) return found.answer;
     const asked = missed.asked === null ? null : options.redact(missed.asked);
