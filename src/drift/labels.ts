@@ -220,11 +220,12 @@ export function settledByHeal(resource: DriftedResource, field: DriftedField): b
 }
 
 /**
- * What still differs after a heal that completed, and what deals with it; undefined when nothing
- * does. `applyCommand`: the `voxform apply` line with this run's options. An agent gone from the
- * service and a value another environment's apply set are not apply's: the notes above say what to do.
+ * What still differs after a heal that completed, or a `--heal` that found nothing to put back
+ * (`lead`: `Still differs`), and what deals with it; undefined when nothing does. `applyCommand`: the
+ * `voxform apply` line with this run's options. An agent gone from the service and a value another
+ * environment's apply set are not apply's: the notes above say what to do.
  */
-export function leftAfterHealNote(report: DriftReport, applyCommand: string): string | undefined {
+export function leftAfterHealNote(report: DriftReport, applyCommand: string, lead = 'Still differs after the heal'): string | undefined {
   const left: string[] = [];
   let apply = false;
   let elsewhere = false;
@@ -244,7 +245,7 @@ export function leftAfterHealNote(report: DriftReport, applyCommand: string): st
   }
   if (left.length === 0) return undefined;
   const how = [...(apply ? [`run \`${applyCommand}\` to make the service match the manifests`] : []), ...(elsewhere ? ['the notes above say what to do about the rest'] : [])];
-  return `Still differs after the heal: ${someOf(left, FIELDS_SHOWN, '; ')}. To settle it, ${how.join('; ')}.`;
+  return `${lead}: ${someOf(left, FIELDS_SHOWN, '; ')}. To settle it, ${how.join('; ')}.`;
 }
 
 /** `7 resources checked`. */

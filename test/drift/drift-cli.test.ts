@@ -300,6 +300,27 @@ describe('voxform drift', () => {
     expect(plan.stderr).toContain('agent.booking: the service has no agent with id "-OKdqbqetEcM4ak369yn", though voxform applied it there (the state records it): it was deleted on the service since.');
   }, 120_000);
 
+  it('--heal with nothing it can put back says so without denying the edits outside voxform (a number rebound, an agent deleted, its knowledge detached), and names what settles the rest', async () => {
+    const p = await startProject();
+    expectCode(await p.cliInProcess(['apply', '--auto-approve']), 0);
+    // The booking agent deleted in the dashboard, and a number bound to another agent there: neither is an agent's field.
+    const account = p.emulator.control.state();
+    await p.emulator.control.seed({ keys: defaultSeed().keys, agents: account.agents.filter((agent) => agent.id !== BOOKING_ID), phones: account.phones, campaigns: account.campaigns });
+    await callService(p, 'POST', `/phones/${encodeURIComponent('+15551230001')}/set_agent`, { agent_id: '-OKspareAgent0000001' });
+    // And the knowledge file detached from the front desk: an agent changed outside voxform, but not in what the ledger records.
+    await editLive(p, (config) => {
+      config.knowledge_base = { files: [] };
+    });
+
+    const healed = expectCode(await p.cliInProcess(['drift', '--heal', '--auto-approve', '-f', 'voxform.yaml']), 2);
+    expect(healed.stdout).toContain('! agent.booking (-OKdqbqetEcM4ak369yn) changed outside voxform (gone from the service)\n');
+    expect(healed.stdout).toContain(
+      "Nothing to heal: no difference is one --heal puts back (an agent's name or configuration changed outside voxform).\n" +
+        'Still differs: knowledge.faq content_hash (changed outside voxform); knowledge.faq description (changed outside voxform); knowledge.faq name (changed outside voxform); agent.front-desk knowledge (changed outside voxform); phone.+15551230001 agent_id (changed outside voxform) and 1 more. ' +
+        'To settle it, run `voxform apply -f voxform.yaml` to make the service match the manifests; the notes above say what to do about the rest.\n',
+    );
+  }, 120_000);
+
   it('after the API key is rotated, shows the differences unlabelled (no outside edit claimed, nothing to heal) until the next apply records them again', async () => {
     const p = await startProject();
     expectCode(await p.cliInProcess(['apply', '--auto-approve']), 0);

@@ -125,13 +125,18 @@ async function heal(run: DriftRun, project: ConnectedProject, report: DriftRepor
   const { ctx, options } = run;
   if (!healing) {
     // Unlabelled agents (last applied under another API key) may have been changed outside voxform: which side moved is not known.
-    const why =
+    const unknown =
       report.summary.unrecorded > 0
-        ? 'no agent is known to be changed outside voxform (this state records no apply of the workspace: name the one the project was applied with, --state)'
+        ? 'this state records no apply of the workspace: name the one the project was applied with, --state'
         : report.summary.unlabelled > 0
-          ? 'no agent is known to be changed outside voxform (the unlabelled ones were last applied under another API key: apply once to label them)'
-          : 'no agent was changed outside voxform';
-    out.stdout.write(`Nothing to heal: ${why}.\n`);
+          ? 'the unlabelled ones were last applied under another API key: apply once to label them'
+          : undefined;
+    if (unknown) out.stdout.write(`Nothing to heal: no agent is known to be changed outside voxform (${unknown}).\n`);
+    else {
+      // What else differs (a number's binding, an agent's knowledge files, an agent gone from the service) is named with what settles it.
+      const left = leftAfterHealNote(report, nextCommand('apply', run.options), 'Still differs');
+      out.stdout.write(`Nothing to heal: no difference is one --heal puts back (an agent's name or configuration changed outside voxform).\n${left ? `${left}\n` : ''}`);
+    }
     return { code: hasDrift(report) ? EXIT_DRIFT : EXIT_NO_DRIFT };
   }
   out.stdout.write(`Healing ${[...healing.desired.agents.keys()].join(', ')}: back to the configuration last applied (${healing.records.join(', ')}).\n`);
