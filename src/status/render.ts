@@ -11,7 +11,7 @@ const KEY_WORDS: Record<KeyType, string> = {
   private: 'private (accepted for plan and apply)',
   public: 'public (refused for plan and apply)',
   invalid: 'invalid (refused by the service)',
-  missing: 'missing (VOXFORM_API_KEY is not set; nothing was sent)',
+  missing: 'missing (nothing was sent)',
   unchecked: 'not checked',
 };
 

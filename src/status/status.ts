@@ -18,7 +18,7 @@ export type ServiceSource = '--local' | '--base-url' | 'VOXFORM_BASE_URL' | '--r
  * - `private`: accepted for management (plan, apply, export).
  * - `public`: known to the service but refused for management (it only starts sessions).
  * - `invalid`: refused as unknown, wrong or revoked.
- * - `missing`: `VOXFORM_API_KEY` is unset or empty; nothing was sent.
+ * - `missing`: `VOXFORM_API_KEY` is unset or empty (`problem` says which); nothing was sent.
  * - `unchecked`: the service did not answer (`problem` says why).
  */
 export type KeyType = 'private' | 'public' | 'invalid' | 'missing' | 'unchecked';

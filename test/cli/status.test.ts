@@ -186,12 +186,17 @@ describe('voxform status (against the emulator)', () => {
     expect(result.code).toBe(1);
   });
 
-  it('a missing or empty key: reported, exit 1, and nothing is sent', async () => {
+  it('a missing or empty key: reported as plan and apply refuse it (not set, or set but empty as a secret a CI job cannot read), exit 1, and nothing is sent', async () => {
     project = await startExampleProject();
-    for (const value of ['', '   ']) {
-      const result = await project.cliInProcess(['status'], { VOXFORM_API_KEY: value });
+    const said = {
+      unset: 'API key:     missing (nothing was sent): VOXFORM_API_KEY is not set\n',
+      empty: "API key:     missing (nothing was sent): VOXFORM_API_KEY is set but empty (a CI secret the job cannot read arrives empty: a fork's pull request gets none)\n",
+    };
+    for (const [value, line] of [[undefined, said.unset], ['', said.empty], ['   ', said.empty]] as const) {
+      // Unset: the variable left out of the run's environment altogether.
+      const result = await project.cliInProcess(['status'], { VOXFORM_API_KEY: value } as Record<string, string>);
       withoutSecrets(result, project.emulator.apiKey);
-      expect(result.stdout).toContain('API key:     missing (VOXFORM_API_KEY is not set; nothing was sent)\n');
+      expect(result.stdout).toContain(line);
       expect(result.code).toBe(1);
     }
     expect(project.requests).toEqual([]);
@@ -220,6 +225,6 @@ describe('voxform status (against the emulator)', () => {
     const report = JSON.parse(result.stdout);
     expect(report.manifest).toEqual({ environment: null, problem: 'nowhere.yaml does not exist.' });
     expect(report.service).toEqual({ id: 'https://api-eu-west.millis.ai', base_url: 'https://api-eu-west.millis.ai', region: 'eu', source: '--region' });
-    expect(report.key).toEqual({ type: 'missing' });
+    expect(report.key).toEqual({ type: 'missing', problem: "VOXFORM_API_KEY is set but empty (a CI secret the job cannot read arrives empty: a fork's pull request gets none)" });
   });
 });

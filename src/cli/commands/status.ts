@@ -64,7 +64,9 @@ async function connectAndProbe(
   if (!options.local && apiKey === '') {
     // Nothing is sent without a key; the base URL is still worth showing.
     const baseUrl = chooseBaseUrl(options, ctx.env, manifest);
-    return { serviceId: baseUrl, baseUrl, key: { type: 'missing' } };
+    // Told apart as plan and apply tell them: in CI a secret the job may not have arrives as an empty variable, not a missing one.
+    const problem = ctx.env.VOXFORM_API_KEY === undefined ? 'VOXFORM_API_KEY is not set' : "VOXFORM_API_KEY is set but empty (a CI secret the job cannot read arrives empty: a fork's pull request gets none)";
+    return { serviceId: baseUrl, baseUrl, key: { type: 'missing', problem } };
   }
   const connection = await resolveConnection({ ...options, manifest }, ctx, { retries: 0 });
   return { serviceId: connection.serviceId, baseUrl: connection.baseUrl, key: await probeKey(connection.client) };
