@@ -111,9 +111,12 @@ export function trapSignals(options: SignalTrapOptions): StopTrap {
   let strayToSay: { error: unknown } | undefined;
   let commandEnded = false;
   let stoppedWith: number | undefined;
-  let atOnce: StopAtOnce | undefined;
-  // The graceful stop last asked for says how it stops (drift --watch's heal: apply's own line).
+  // What the command said a stop from now on leaves undone (`stopLeaves`).
+  let leaves: StopAtOnce | undefined;
+  // The graceful stop last asked for says how it stops and what stopping at once leaves undone
+  // (drift --watch's heal: apply's, then the watch's own again once the heal is over).
   let graceful: GracefulStop | undefined;
+  const atOnce = () => leaves ?? graceful?.atOnce;
   let last: { signal: string; at: number } | undefined;
   let cutShort: ReturnType<typeof setTimeout> | undefined;
   let notifyInterrupted: () => void = () => undefined;
@@ -138,7 +141,7 @@ export function trapSignals(options: SignalTrapOptions): StopTrap {
     strayToSay = undefined;
     const began = commandEnded && cause.by === 'error' ? undefined : stopping;
     stoppedWith = cause.by === 'signal' ? EXIT_INTERRUPTED : 1;
-    stopNow(options, { exitCode: stoppedWith, strays, cutShort: began && { began, by: cause.by }, atOnce });
+    stopNow(options, { exitCode: stoppedWith, strays, cutShort: began && { began, by: cause.by }, atOnce: atOnce() });
   };
   const onSignal = (signal: string) => {
     const at = options.now();
@@ -152,11 +155,10 @@ export function trapSignals(options: SignalTrapOptions): StopTrap {
   return {
     interrupted: (stop) => {
       stopsGracefully = true;
-      atOnce ??= stop?.atOnce;
       graceful = stop;
       return interruptedPromise;
     },
-    stopLeaves: (leaves) => void (atOnce = leaves),
+    stopLeaves: (atOnce) => void (leaves = atOnce),
     strayError: (error, { atOnce: now = false } = {}) => {
       if (!now && beginGracefulStop('error')) {
         strayToSay = { error };
@@ -170,7 +172,8 @@ export function trapSignals(options: SignalTrapOptions): StopTrap {
       // Its stop, if one began, is over: what a stop from now on cuts short is the cleanups alone.
       stopsGracefully = false;
       commandEnded = true;
-      atOnce = undefined;
+      leaves = undefined;
+      graceful = undefined;
       clearTimeout(cutShort);
       const stray = strayToSay;
       strayToSay = undefined;

@@ -55,6 +55,18 @@ describe('the signal trap', () => {
     expect(t.exits).toEqual([130]);
   });
 
+  it('a graceful stop asked for again (drift --watch, once its heal\'s apply ended) is the one a signal meets: its line, and nothing the earlier one left undone', () => {
+    const t = trapped();
+    void t.trap.interrupted();
+    void t.trap.interrupted({ stopping: false, atOnce: { leftUndone: 'writes in flight may have reached the service', hint: 'Run voxform plan.' } });
+    void t.trap.interrupted();
+    t.send('SIGINT');
+    expect(t.announced).toEqual(['Stopping… (Ctrl-C again stops at once).\n']);
+    t.advance(SAME_SIGNAL_REPEAT_MS);
+    t.send('SIGINT');
+    expect(t.stops.map((stop) => stop.message)).toEqual(['voxform stopped at once, on the second signal.']);
+  });
+
   it('takes another signal at once as a second one: SIGTERM after Ctrl-C', () => {
     const t = trapped();
     void t.trap.interrupted();

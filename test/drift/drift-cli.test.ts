@@ -14,6 +14,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { run as runDrift } from '../../src/cli/commands/drift.js';
+import type { GracefulStop } from '../../src/cli/context.js';
 import { repoRoot, spawnCli, type CliResult } from '../helpers/cli.js';
 import { makeContext } from '../helpers/context.js';
 import { callService, SECRETS, useExampleProjects, type ExampleProject } from '../helpers/project.js';
@@ -548,7 +549,7 @@ describe('voxform drift', () => {
     expect(captured.stdout).toBe('');
   }, 60_000);
 
-  it('--watch --heal posts once, after the heal, with what it put back (as a single --heal --notify does)', async () => {
+  it('--watch --heal posts once, after the heal, with what it put back (as a single --heal --notify does); then a signal meets the watch\'s own stop again', async () => {
     const p = await startProject();
     expectCode(await p.cliInProcess(['apply', '--auto-approve']), 0);
     const appliedPrompt = (await getAgent(p)).config.prompt;
@@ -558,19 +559,25 @@ describe('voxform drift', () => {
     const { url, bodies } = await startReceiver();
     let stopped = () => undefined as void;
     const { ctx, captured, close } = makeContext({ cwd: p.dir, env: p.env });
-    // One stop for all who wait on it: the heal's apply listens for it too.
+    // One stop for all who wait on it: the heal's apply listens for it too. The graceful stop last asked for is the one a signal meets.
     const stop = new Promise<void>((resolve) => (stopped = resolve));
-    ctx.interrupted = () => stop;
+    const asked: Array<GracefulStop | undefined> = [];
+    ctx.interrupted = (how) => (asked.push(how), stop);
+    let askedAtWait: GracefulStop | undefined | 'none' = 'none';
     // The watch ends as every interrupted run does: with its `interrupted` error (exit 130).
     const stoppedRun = runDrift({ watch: '10s', heal: true, autoApprove: true, notify: url, notifyFormat: 'slack', lockTimeout: 0 }, ctx, {
       random: () => 0.5,
       sleep: async (_ms, signal) => {
+        askedAtWait = asked.at(-1);
         stopped();
         await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
       },
     }).finally(close);
     await expect(stoppedRun).rejects.toMatchObject({ code: 'interrupted' });
     expect((await getAgent(p)).config.prompt).toBe(appliedPrompt);
+    // The heal's apply said its own way to stop; the wait after it is the watch's again (`Stopping…` at once, nothing said left in flight).
+    expect(asked.some((how) => how?.stopping === false)).toBe(true);
+    expect(askedAtWait).toBeUndefined();
     expect(captured.stdout.trim().split('\n')).toHaveLength(1);
     expect(bodies).toHaveLength(1);
     const posted = JSON.parse(bodies[0]?.body ?? '') as { text: string; blocks: Array<{ text?: { text: string } }> };

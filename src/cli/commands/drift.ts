@@ -311,7 +311,8 @@ async function watch(run: DriftRun, intervalMs: number, format: DriftFormat, clo
       }
       // As a single check with --heal: the line, then the heal, then one message with its outcome.
       ctx.stdout.write(line);
-      const { code } = await healAndNotify(run, project, report, await prepareHeal(run, project, report), healOut, post);
+      // The heal's apply asks for its own graceful stop (its line, the writes it waits for); once it is over, a signal meets the watch's again.
+      const { code } = await healAndNotify(run, project, report, await prepareHeal(run, project, report), healOut, post).finally(() => void ctx.interrupted());
       // Only once posted: a heal that stopped with an error posted nothing, and the next check tries again.
       notified = key;
       if (code !== EXIT_NO_DRIFT && code !== EXIT_DRIFT) throw new VoxformError('apply_failed', 'The heal did not complete (see above).', {
