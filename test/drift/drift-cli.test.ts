@@ -406,6 +406,19 @@ describe('voxform drift', () => {
     expect(expectCode(await p.cliInProcess(['drift']), 0).stderr).toContain('warning[vars_without_template]');
   });
 
+  it('a receiver that never answers: the notification is not delivered, said in words with the wait it was given (--timeout), exit 1', async () => {
+    const p = await startProject();
+    // Takes the request and never answers it.
+    receiver = createServer((req) => void req.resume());
+    await new Promise<void>((resolve) => receiver?.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    const result = expectCode(await p.cliInProcess(['drift', '--notify', `${url}/hook`, '--timeout', '200ms']), 1);
+    expect(result.stderr).toBe(
+      `error[drift_notify_failed]: The drift notification to ${url} was not delivered: the receiver did not answer within 0.2 s (--timeout gives it longer).\n` +
+        '  hint: Check the --notify URL and that the receiver is up; `voxform drift` without --notify shows the report.\n',
+    );
+  }, 60_000);
+
   it('says why a notification was not delivered (exit 1) without printing the URL\'s path; the JSON output is the error alone', async () => {
     const p = await startProject();
     const { url } = await startReceiver(500);
