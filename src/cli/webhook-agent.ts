@@ -56,11 +56,14 @@ function webhooksOf(agent: DesiredAgent, desired: DesiredState): AgentWebhooks {
   };
 }
 
-/** The manifest agent named `name` (`--agent`), with its webhooks; `agent_unknown` when there is none. */
-export async function loadAgentWebhooks(name: string, options: ProjectOptions, ctx: CommandContext): Promise<AgentWebhooks> {
+/**
+ * The manifest agent named `name` (`--agent`), with its webhooks; `agent_unknown` when there is none.
+ * `outcome`: what manifests with errors stopped (`nothing was sent`, or serve's receiver not started).
+ */
+export async function loadAgentWebhooks(name: string, options: ProjectOptions, ctx: CommandContext, outcome: string): Promise<AgentWebhooks> {
   // Loaded on use: without --agent, `webhook send` reads no manifest and starts faster.
   const { displayFiles, loadDesiredState } = await import('./project.js');
-  const desired = await loadDesiredState(options, ctx, { outcome: 'nothing was sent' });
+  const desired = await loadDesiredState(options, ctx, { outcome });
   const agent = desired.agents.get(name);
   if (agent) return webhooksOf(agent, desired);
   const names = [...desired.agents.keys()];

@@ -465,6 +465,18 @@ describe('bad flags: one clear sentence, exit 1, no stack trace', () => {
     expectNoSecret(result.stdout, result.stderr);
   });
 
+  it('manifests with errors stop send and serve, each saying what it did not do (serve sends nothing: it did not start)', async () => {
+    const dir = await tempDir({ 'voxform.yaml': 'agents:\n  a:\n    id: -OKdqbqetEcM4ak369ym\n    config: { prompt: hi, colour: blue }\n' });
+    for (const [args, outcome] of [
+      [['send', '--to', 'http://127.0.0.1:9/x', '--event', 'end-of-call', '--agent', 'a'], 'nothing was sent'],
+      [['serve', '--port', '0', '--agent', 'a'], 'the receiver was not started'],
+    ] as const) {
+      const result = await runCliInProcess(['webhook', ...args], { cwd: dir, env: ENV });
+      expect(result.stderr, args[0]).toContain(`error[manifest_invalid]: The manifests have 1 error (listed above); ${outcome}.`);
+      expect(result.code, args[0]).toBe(1);
+    }
+  });
+
   it('flags that leave the target unclear are refused before manifests are read: a folder without one is not manifest_not_found', async () => {
     const dir = await tempDir({});
     for (const [flags, sentence] of [

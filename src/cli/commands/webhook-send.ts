@@ -167,7 +167,7 @@ export function judgeDelivery(event: WebhookEvent, outcome: WebhookOutcome): Sen
 /** `voxform webhook send`: one webhook to a receiver, with the agent's headers, and a verdict (exit 0 on a pass). */
 export async function run(options: WebhookSendOptions, ctx: CommandContext): Promise<number> {
   checkTargetFlags(options);
-  const agent = options.agent === undefined ? undefined : await loadAgentWebhooks(options.agent, options, ctx);
+  const agent = options.agent === undefined ? undefined : await loadAgentWebhooks(options.agent, options, ctx, 'nothing was sent');
   const url = chooseTarget(options, agent);
   const record = options.call === undefined ? sampleCallRecord({ agentId: agent?.id, agentConfig: agent?.config, ts: Math.floor(Date.now() / 1000) }) : await findLoggedCall(options.call, options, agent, ctx);
   const delivery = buildDelivery(options.event, record, options.call !== undefined);

@@ -186,7 +186,7 @@ function closeServer(server: http.Server): Promise<void> {
 export async function run(options: WebhookServeOptions, ctx: CommandContext): Promise<number> {
   const port = wholeNumber('--port', options.port ?? '4020', LISTEN_PORT);
   const host = options.host ?? '127.0.0.1';
-  const agent = options.agent === undefined ? undefined : await loadAgentWebhooks(options.agent, options, ctx);
+  const agent = options.agent === undefined ? undefined : await loadAgentWebhooks(options.agent, options, ctx, 'the receiver was not started');
   const prefetchAnswer = options.prefetchResponse === undefined ? '{}' : await readPrefetchResponse(options.prefetchResponse, ctx);
   const settings: ReceiverSettings = {
     endOfCallHeaders: agent?.hooks['end-of-call'].headers ?? {},
