@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { displayWidth } from '../../src/util/display-width.js';
 import { run as runLogs, buildFilters, checkPhone, checkStatus, formatDuration, percentile, recordLimit, redactCallRecord, renderStats, renderTable, summarizeCallStream, type CallStats } from '../../src/cli/commands/logs.js';
 import { parseTimeArgument } from '../../src/cli/time-argument.js';
+import { reportable } from '../../src/cli/report-error.js';
+import { VoxformError } from '../../src/errors.js';
 import { COMMAND_HELP } from '../../src/cli/help.js';
 import { defaultSeed, startEmulator } from '../../src/emulator/index.js';
 import type { GlobalCallHistoryRecord } from '../../src/schema/types.gen.js';
@@ -348,6 +350,22 @@ describe('voxform logs (the built CLI against the emulator)', () => {
     await emulator.close();
   });
 
+  it('a rate limit that outlasts the retries is advised as this command can act on it: logs has no --parallelism to lower', async () => {
+    emulator.control.setFaults([{ path: '/call-logs', rateLimit: { burst: 0, retryAfterSeconds: 0, limited: 100 } }], { seed: 1 });
+    try {
+      const result = await runCliInProcess(['logs', '--limit', '1'], { env });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe('error[api_rate_limited]: GET /call-logs failed: the service answered 429 Too Many Requests (after 5 attempts).\n  hint: The service is limiting the request rate; try again in a minute.\n');
+    } finally {
+      emulator.control.clearFaults();
+    }
+    // A command that has --parallelism (plan, apply, drift, diff, test) keeps the advice to lower it.
+    const limited = new VoxformError('api_rate_limited', 'GET /agents/x failed.', { hint: 'The service is limiting the request rate; lower --parallelism or try again in a minute.' });
+    expect(reportable(limited, true)?.hint).toBe(limited.hint);
+    expect(reportable(limited, false)?.hint).toBe('The service is limiting the request rate; try again in a minute.');
+  });
+
+
   it('--format ndjson waits for stdout to take each record before writing the next, so a slow pipe holds one record, not the log', async () => {
     const { ctx, close } = makeContext({ cwd: await tempDir({}), env });
     const events: string[] = [];
@@ -462,6 +480,22 @@ describe('voxform logs (the built CLI against the emulator)', () => {
     } finally {
       await named.cleanup();
       await broken.cleanup();
+    }
+  });
+
+  it('a name the manifests give an id themselves, when they have errors, is theirs and unread: never said to have no id because an environment gives it another', async () => {
+    const manifest = `agents:\n  desk:\n    id: "${OTHER}"\n    config: { prompt: hi, first_message: "\${env:VOXFORM_TEST_UNSET_GREETING}" }\nenvironments:\n  staging:\n    agents:\n      desk: { id: -OKstagingFrontDesk01 }\n`;
+    const tree = await makeTree({ 'voxform.yaml': manifest });
+    try {
+      const result = await runCliInProcess(['logs', '--agent', 'desk'], { cwd: tree.dir, env });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        'warning: the manifests have 1 error (`voxform validate` lists them): their agent names and service are not used.\n' +
+          'error[manifest_invalid]: --agent "desk" is an agent of the manifests, which have errors: its id is not known.\n' +
+          "  hint: Fix the errors `voxform validate` lists (with the same -f and --env), or give the agent's id.\n",
+      );
+    } finally {
+      await tree.cleanup();
     }
   });
 
