@@ -168,13 +168,15 @@ describe('the receiver of voxform webhook serve, with a client slow to send its 
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
     expect(answer).toContain('\r\n\r\n{"detail":"the headers did not arrive within 20 ms"}');
     expect(lines).toEqual(['01:44:00Z  ? ?  request  REFUSED: the headers did not arrive within 20 ms -> 408']);
-    // A request whose headers arrive in time is answered as before.
-    expect((await fetch(`${url}/e`, { method: 'POST', body: 'not json' })).status).toBe(400);
-    expect(lines).toHaveLength(2);
+    // A request whose headers arrive in time is answered as before: on a receiver whose budget a loaded
+    // machine cannot outlast, so the verdict does not hang on how fast fetch writes its headers.
+    const patient = await listeningReceiver({ bodyTimeoutMs: 60_000 });
+    expect((await fetch(`${patient.url}/e`, { method: 'POST', body: 'not json' })).status).toBe(400);
+    expect(patient.lines).toHaveLength(1);
   });
 
   it('answers a request Node cannot parse with a 400, as before, and prints nothing for it', async () => {
-    const { url, lines } = await listeningReceiver({ bodyTimeoutMs: 20 });
+    const { url, lines } = await listeningReceiver({ bodyTimeoutMs: 60_000 });
     expect(await unfinishedHeaders(url, 'NOT HTTP AT ALL\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(lines).toEqual([]);
   });
