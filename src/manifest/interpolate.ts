@@ -80,7 +80,7 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
     }
     const parsed = ENV_REFERENCE_BODY.exec(body);
     if (!parsed) {
-      if (span) ctx.diagnostics.error('env_syntax', `"${whole}" is not a valid reference; write \${env:NAME} or \${env:NAME:-default}`, locate(span, whole));
+      if (span) ctx.diagnostics.error('env_syntax', `"${withoutFallback(whole)}" is not a valid reference; write \${env:NAME} or \${env:NAME:-default}`, locate(span, whole));
       return whole;
     }
     const name = parsed[1] as string;
@@ -137,6 +137,12 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
   if (ctx.filledText && !ctx.filledText.admit(length, span, '${env:…} references')) return { value: text, fromEnv: false };
   pieces.push(text.slice(written));
   return { value: pieces.join(''), fromEnv };
+}
+
+/** A reference as a message quotes it: a fallback shown as `…`, for it is a secret (docs/manifest.md), also where the reference is malformed. */
+function withoutFallback(reference: string): string {
+  const fallback = reference.indexOf(':-');
+  return fallback === -1 ? reference : `${reference.slice(0, fallback)}:-…}`;
 }
 
 /** What to do about an unset variable `name`, as the end of the `env_missing` message. */

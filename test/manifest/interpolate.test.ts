@@ -42,9 +42,12 @@ describe('interpolateString', () => {
     ]);
   });
 
-  it('reports a malformed reference', () => {
+  it('reports a malformed reference, its fallback never shown', () => {
     expect(run('${env:1BAD}', {}).diagnostics).toEqual([
       '6 env_syntax "${env:1BAD}" is not a valid reference; write ${env:NAME} or ${env:NAME:-default}',
+    ]);
+    expect(run('Bearer ${env:HOOK TOKEN:-fallback-secret}', {}).diagnostics).toEqual([
+      '13 env_syntax "${env:HOOK TOKEN:-…}" is not a valid reference; write ${env:NAME} or ${env:NAME:-default}',
     ]);
   });
 });
