@@ -6,6 +6,7 @@ import type { RunningEmulator } from '../emulator/index.js';
 import { isVoxformError, VoxformError } from '../errors.js';
 import { isAgentNotFound, withHint } from '../api/errors.js';
 import { makeKeptFolder } from '../project-files/kept-files.js';
+import { isFileSystemError } from '../util/atomic-write.js';
 import { headerValueFromEnv } from '../util/env-header.js';
 import { registerUrlTokens } from '../secrets/url-tokens.js';
 import { registerModelSecrets } from '../model/chat-model.js';
@@ -123,10 +124,13 @@ export function withLocalAgentHint(error: unknown): unknown {
  * `-f`, whose folder may hold the project's account.
  */
 export async function startLocalEmulator(ctx: CommandContext, options: { webhooks?: LocalWebhooks | undefined; manifests?: readonly string[] | undefined } = {}): Promise<RunningEmulator> {
-  const { startEmulator } = await import('../emulator/index.js');
+  const { startEmulator, dataFileUnwritable } = await import('../emulator/index.js');
   const dataFile = path.join(ctx.cwd, LOCAL_DATA_FILE);
   await notePerFolderFile(ctx, LOCAL_DATA_FILE, '--local keeps one account per folder, as the state', undefined, options.manifests ?? []);
-  await makeKeptFolder(path.dirname(dataFile));
+  // A folder that cannot be made (a `.voxform` file in its place) is the data file's failure, said as the emulator says it.
+  await makeKeptFolder(path.dirname(dataFile)).catch((error: unknown) => {
+    throw withLocalDataFileHint(isFileSystemError(error) ? dataFileUnwritable(dataFile, error) : error);
+  });
   const llm = emulatorLlmFromEnv({}, ctx.env);
   if (llm) registerModelSecrets(llm, (secret) => ctx.secrets.add(secret));
   // Shared: a `chat` and an `apply` run at once in this folder each embed an emulator on this file.
@@ -143,14 +147,24 @@ export async function startLocalEmulator(ctx: CommandContext, options: { webhook
 }
 
 /**
- * The emulator's hints for a data file it cannot read name `--data`, its own option: `--local`
+ * The emulator's hints for a data file it cannot read or write name `--data`, its own option: `--local`
  * has none, and its file is the folder's, perhaps committed.
  */
 function withLocalDataFileHint(error: unknown): unknown {
-  if (!isVoxformError(error) || (error.code !== 'emulator_data_invalid' && error.code !== 'emulator_data_unreadable')) return error;
+  if (!isVoxformError(error)) return error;
+  const hint = LOCAL_DATA_FILE_HINTS[error.code];
+  if (hint === undefined) return error;
   const { code, message, location, details } = error;
-  return new VoxformError(code, message, { location, details, cause: error, hint: `Restore ${LOCAL_DATA_FILE} from git (\`git checkout -- ${LOCAL_DATA_FILE}\`) if it was committed, or delete it to start again from the default seed.` });
+  return new VoxformError(code, message, { location, details, cause: error, hint });
 }
+
+const RESTORE_LOCAL_DATA_FILE = `Restore ${LOCAL_DATA_FILE} from git (\`git checkout -- ${LOCAL_DATA_FILE}\`) if it was committed, or delete it to start again from the default seed.`;
+
+const LOCAL_DATA_FILE_HINTS: Readonly<Record<string, string>> = {
+  emulator_data_invalid: RESTORE_LOCAL_DATA_FILE,
+  emulator_data_unreadable: RESTORE_LOCAL_DATA_FILE,
+  emulator_data_unwritable: `--local keeps its account in ${LOCAL_DATA_FILE}: make ${path.dirname(LOCAL_DATA_FILE)} in this folder a folder you may write (move away a file of that name, \`git rm ${path.dirname(LOCAL_DATA_FILE)}\` if it is committed), or run voxform from another folder.`,
+};
 
 /** The base URL the operator named, or undefined when the manifests decide. */
 function operatorBaseUrl(options: ConnectionOptions, env: Readonly<Record<string, string | undefined>>): string | undefined {

@@ -6,7 +6,7 @@
  *   emulator.control.setFaults([{ path: '/agents/*', errorRate: 0.2 }], { seed: 1 });
  *   await emulator.close();
  */
-export { startEmulator } from './server.js';
+export { dataFileUnwritable, startEmulator } from './server.js';
 export { checkSeed } from './seed.js';
 export { defaultSeed, DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_KEY } from './default-seed.js';
 export type { EmulatorOptions, RunningEmulator, EmulatorSeed, CallRecord, TrafficOptions, TrafficSummary } from './types.js';

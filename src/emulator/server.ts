@@ -435,7 +435,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   };
 }
 
-function dataFileUnwritable(file: string, error: unknown): VoxformError {
+/** A data file the file system refused to write (or its folder to make): the emulator does not start. */
+export function dataFileUnwritable(file: string, error: unknown): VoxformError {
   return new VoxformError('emulator_data_unwritable', `The emulator cannot write its data file ${file}: ${describeWriteFailure(error)}. It did not start.`, {
     hint: 'Point --data at a file in a folder that exists and that you may write, or leave --data out to keep the data in memory.',
   });

@@ -66,7 +66,10 @@ export interface StringInterpolation {
  * tokens ride (secrets/url-tokens.ts), as in a place the schema marks secret.
  */
 export function interpolateString(text: string, span: Span | undefined, ctx: InterpolationContext, forbiddenPlace?: string, unsetFix?: UnsetFix): StringInterpolation {
-  if (span && text.includes('${')) warnMiscasedReferences(text, span, ctx.diagnostics);
+  if (span && text.includes('${')) {
+    warnMiscasedReferences(text, span, ctx.diagnostics);
+    warnUnclosedReference(text, span, ctx.diagnostics);
+  }
   if (!text.includes('{env:')) return { value: text, fromEnv: false };
   let fromEnv = false;
   const fill = (whole: string, escape: string, body: string, at: number): string => {
@@ -77,7 +80,7 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
     }
     const parsed = ENV_REFERENCE_BODY.exec(body);
     if (!parsed) {
-      if (span) ctx.diagnostics.error('env_syntax', `"${whole}" is not a valid reference; write \${env:NAME} or \${env:NAME:-default}`, locate(span, whole));
+      if (span) ctx.diagnostics.error('env_syntax', `"${withoutFallback(whole)}" is not a valid reference; write \${env:NAME} or \${env:NAME:-default}`, locate(span, whole));
       return whole;
     }
     const name = parsed[1] as string;
@@ -136,6 +139,12 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
   return { value: pieces.join(''), fromEnv };
 }
 
+/** A reference as a message quotes it: a fallback shown as `…`, for it is a secret (docs/manifest.md), also where the reference is malformed. */
+function withoutFallback(reference: string): string {
+  const fallback = reference.indexOf(':-');
+  return fallback === -1 ? reference : `${reference.slice(0, fallback)}:-…}`;
+}
+
 /** What to do about an unset variable `name`, as the end of the `env_missing` message. */
 type UnsetFix = (name: string) => string;
 
@@ -169,6 +178,29 @@ function warnMiscasedReferences(text: string, span: Span, diagnostics: Diagnosti
       locate(span, whole),
     );
   }
+}
+
+/** `${env:` in any case, not escaped (group 1: `env` as written), then a name if one follows whole (group 2) and a fallback's `:-` (group 3). */
+const REFERENCE_START = /(?<!\$)\$\{([Ee][Nn][Vv]):(?:([A-Za-z_][A-Za-z0-9_]*)(?![A-Za-z0-9_-]))?(:-)?/;
+
+/**
+ * `${env:` with no `}` after it is no reference, and is sent as its text (`"${env:HOOK_TOKEN"`),
+ * which no one means: a warning at it, with the reference it was meant to be. A warning, as for a
+ * reference in the wrong case: the text is valid, and the escape `$${env:…}` is for closed text only.
+ * Text after a `}` only is searched: any `}` would close a reference before it.
+ */
+function warnUnclosedReference(text: string, span: Span, diagnostics: DiagnosticList): void {
+  const found = REFERENCE_START.exec(text.slice(text.lastIndexOf('}') + 1));
+  if (!found) return;
+  const [, env, name, fallback] = found;
+  // A fallback is shown as `…`: were the reference closed, its text would be a secret.
+  const written = `\${${env}:${name ?? ''}${name !== undefined && fallback !== undefined ? ':-…' : ''}`;
+  const meant = `\${env:${name ?? 'NAME'}${name !== undefined && fallback !== undefined ? ':-…' : ''}}`;
+  diagnostics.warning(
+    'env_unclosed',
+    `"${written}" has no closing }, so it is no reference and is sent as this text; write ${meant} to read the variable`,
+    locate(span, `\${${env}:${name ?? ''}`),
+  );
 }
 
 /** The variables already warned about as too short, per load: one warning per variable. */

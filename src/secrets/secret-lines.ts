@@ -25,11 +25,19 @@ export interface MaskedLine {
   /** The parts it hides, as written (trimmed), to hide from a message that quotes the source. */
   hidden: string[];
   /**
-   * How its units line up with the line as written: the first `kept` are shown as written; from
-   * unit `tailAt` of `shown` on comes either the text from unit `tailFrom` as written (a lone
-   * `${env:NAME}`, `asWritten`) or the hidden mark. What lies between is left out (spaces, a comment).
+   * How its units line up with the line as written, in order: units `from` to `to` as written stand
+   * from unit `at` of `shown`, as written (`asWritten`: a key, a lone `${env:NAME}`) or as the hidden
+   * mark. What lies between parts is left out (spaces, a comment).
    */
-  columns: { kept: number; tailFrom: number; tailAt: number; asWritten: boolean };
+  parts: ShownPart[];
+}
+
+/** A part of a line as written and where a frame shows it. */
+interface ShownPart {
+  from: number;
+  to: number;
+  at: number;
+  asWritten: boolean;
 }
 
 /**
@@ -39,10 +47,11 @@ export interface MaskedLine {
  * part would tell where in a secret a problem is, or how long the secret is.
  */
 export function shownOffset(masked: MaskedLine, offset: number): number {
-  const { kept, tailFrom, tailAt, asWritten } = masked.columns;
-  if (offset < kept) return offset;
-  if (asWritten && offset >= tailFrom) return Math.min(tailAt + offset - tailFrom, masked.shown.length);
-  return tailAt;
+  for (const part of masked.parts) {
+    if (offset < part.from) return part.at;
+    if (offset < part.to) return part.asWritten ? part.at + offset - part.from : part.at;
+  }
+  return masked.shown.length;
 }
 
 /** How many passes follow aliases to their anchors before every anchor is treated as secret. */
@@ -159,7 +168,7 @@ const PROVIDER_NAME = /^ *(["']?)[A-Za-z0-9_.-]+\1 *$/;
 
 /** A line of a secret value shown whole: what tells the reader which credential a frame is about. */
 function shownAsWritten(shown: string): MaskedLine {
-  return { shown, hidden: [], columns: { kept: shown.length, tailFrom: shown.length, tailAt: shown.length, asWritten: false } };
+  return { shown, hidden: [], parts: [{ from: 0, to: shown.length, at: 0, asWritten: true }] };
 }
 
 function unquoted(key: string): string {
@@ -254,20 +263,105 @@ function keyAt(line: string, name: string, from: number): { keyAt: number; at: n
  */
 const ONE_REFERENCE = /^(["']?)\$\{env:[A-Za-z_][A-Za-z0-9_]*\}\1$/;
 
-/** `kept` (the line as written up to there), then `value`, written from unit `valueFrom` of the line, hidden unless a lone reference. */
+/**
+ * `kept` (the line as written up to there), then `value`, written from unit `valueFrom` of the line,
+ * hidden unless a lone reference; a flow mapping closed on the line shows its keys, as a block one
+ * does, so that a frame's caret can stand under the entry a problem is about.
+ */
 function hideAfter(kept: string, value: string, valueFrom: number): MaskedLine {
-  const hidden = value.trim();
-  const tailFrom = valueFrom + value.length - value.trimStart().length;
-  if (hidden === '') return { shown: kept, hidden: [], columns: { kept: kept.length, tailFrom, tailAt: kept.length, asWritten: false } };
-  const asWritten = ONE_REFERENCE.test(hidden);
-  const columns = { kept: kept.length, tailFrom, tailAt: kept.length + 1, asWritten };
-  return asWritten ? { shown: `${kept} ${hidden}`, hidden: [], columns } : { shown: `${kept} ${REDACTED}`, hidden: [hidden], columns };
+  const written = value.trim();
+  const from = valueFrom + value.length - value.trimStart().length;
+  const first = { from: 0, to: kept.length, at: 0, asWritten: true };
+  if (written === '') return { shown: kept, hidden: [], parts: [first] };
+  const pieces = flowMappingPieces(written) ?? [{ text: written, from: 0, secret: !ONE_REFERENCE.test(written) }];
+  const masked: MaskedLine = { shown: `${kept} `, hidden: [], parts: [first] };
+  for (const [index, piece] of pieces.entries()) {
+    const at = masked.shown.length;
+    const start = from + piece.from;
+    // A hidden part at the end stands for the rest of the line: a caret past its end still stands at the mark.
+    const to = piece.secret && index === pieces.length - 1 ? Infinity : start + piece.text.length;
+    masked.parts.push({ from: start, to, at, asWritten: !piece.secret });
+    masked.shown += piece.secret ? REDACTED : piece.text;
+    if (piece.secret) masked.hidden.push(piece.text);
+  }
+  return masked;
+}
+
+/** A piece of a value as written (from unit `from` of it), and whether a frame hides it. */
+interface ValuePiece {
+  text: string;
+  from: number;
+  secret: boolean;
+}
+
+/**
+ * A flow mapping (`{ x-token: "${env:T}", other: abc }`) in pieces: its punctuation and keys as
+ * written, each value hidden unless a lone reference; after its `}`, closing brackets as written and
+ * anything else hidden. Undefined for anything else (a nested collection, a key that is not plain,
+ * a comment, a mapping that goes on to the next line): hidden whole.
+ */
+function flowMappingPieces(written: string): ValuePiece[] | undefined {
+  if (!written.startsWith('{')) return undefined;
+  const mapping = flowEntries(written);
+  if (mapping === undefined) return undefined;
+  const pieces: ValuePiece[] = [{ text: '{', from: 0, secret: false }];
+  for (const [index, { from, to }] of mapping.entries.entries()) {
+    const entry = written.slice(from, to);
+    const lead = entry.length - entry.trimStart().length;
+    const key = PLAIN_KEY.exec(entry.slice(lead));
+    const last = index === mapping.entries.length - 1;
+    if (!key && !(last && entry.trim() === '')) return undefined;
+    const valueAt = key ? lead + key[0].length : entry.length;
+    const rest = entry.slice(valueAt);
+    const valueFrom = valueAt + rest.length - rest.trimStart().length;
+    const value = rest.trim();
+    pieces.push({ text: entry.slice(0, valueFrom), from, secret: false });
+    if (value !== '') pieces.push({ text: value, from: from + valueFrom, secret: !ONE_REFERENCE.test(value) });
+    const after = valueFrom + value.length;
+    pieces.push({ text: `${entry.slice(after)}${last ? '}' : ','}`, from: from + after, secret: false });
+  }
+  const rest = written.slice(mapping.close + 1);
+  const restFrom = mapping.close + 1 + rest.length - rest.trimStart().length;
+  pieces.push({ text: written.slice(mapping.close + 1, restFrom), from: mapping.close + 1, secret: false });
+  if (restFrom < written.length) pieces.push({ text: written.slice(restFrom), from: restFrom, secret: !/^[\s}\],]*$/.test(rest) });
+  return pieces;
+}
+
+/**
+ * The entries of the flow mapping `text` starts with, split at commas outside quotes, and where its
+ * `}` is; undefined if a bracket or a comment comes first, or it does not close.
+ */
+function flowEntries(text: string): { entries: Array<{ from: number; to: number }>; close: number } | undefined {
+  const entries: Array<{ from: number; to: number }> = [];
+  let start = 1;
+  let quote: string | undefined;
+  for (let i = 1; i < text.length; i++) {
+    const ch = text[i] as string;
+    if (quote === '"') {
+      if (ch === '\\') i++;
+      else if (ch === '"') quote = undefined;
+    } else if (quote === "'") {
+      if (ch === "'" && text[i + 1] === "'") i++;
+      else if (ch === "'") quote = undefined;
+    } else if (ch === '"' || ch === "'") {
+      quote = ch;
+    } else if (ch === '}') {
+      entries.push({ from: start, to: i });
+      return { entries, close: i };
+    } else if ('{[]#'.includes(ch)) {
+      return undefined;
+    } else if (ch === ',') {
+      entries.push({ from: start, to: i });
+      start = i + 1;
+    }
+  }
+  return undefined;
 }
 
 function hideWhole(lead: string, content: string): MaskedLine {
-  const columns = { kept: lead.length, tailFrom: lead.length, tailAt: lead.length, asWritten: false };
-  if (content === '') return { shown: lead, hidden: [], columns };
-  return { shown: `${lead}${REDACTED}`, hidden: [content], columns };
+  const first = { from: 0, to: lead.length, at: 0, asWritten: true };
+  if (content === '') return { shown: lead, hidden: [], parts: [first] };
+  return { shown: `${lead}${REDACTED}`, hidden: [content], parts: [first, { from: lead.length, to: Infinity, at: lead.length, asWritten: false }] };
 }
 
 /**

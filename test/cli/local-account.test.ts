@@ -80,3 +80,16 @@ describe('a damaged .voxform/local.json', () => {
     expect(nullConfig.stderr).toBe(`error[emulator_data_invalid]: The emulator data file ${dataFile} cannot be used: agents[0].config is null, where the agent's configuration (an object) belongs.\n${hint}`);
   });
 });
+
+describe('a file named .voxform where --local keeps its account', () => {
+  it('is refused, saying which file cannot be written and how to make room for the account (no --data, which plan has not)', async () => {
+    const dir = await tempDir({ 'voxform.yaml': STAGED_MANIFEST, '.voxform': 'not a folder\n' });
+    const result = await runCliInProcess(['plan', '--local'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `error[emulator_data_unwritable]: The emulator cannot write its data file ${path.join(dir, '.voxform', 'local.json')}: a part of its folder is a file, not a folder. It did not start.\n` +
+        `  hint: --local keeps its account in ${path.join('.voxform', 'local.json')}: make .voxform in this folder a folder you may write (move away a file of that name, \`git rm .voxform\` if it is committed), or run voxform from another folder.\n`,
+    );
+    expect(await readFile(path.join(dir, '.voxform'), 'utf8')).toBe('not a folder\n');
+  });
+});

@@ -42,9 +42,12 @@ describe('interpolateString', () => {
     ]);
   });
 
-  it('reports a malformed reference', () => {
+  it('reports a malformed reference, its fallback never shown', () => {
     expect(run('${env:1BAD}', {}).diagnostics).toEqual([
       '6 env_syntax "${env:1BAD}" is not a valid reference; write ${env:NAME} or ${env:NAME:-default}',
+    ]);
+    expect(run('Bearer ${env:HOOK TOKEN:-fallback-secret}', {}).diagnostics).toEqual([
+      '13 env_syntax "${env:HOOK TOKEN:-…}" is not a valid reference; write ${env:NAME} or ${env:NAME:-default}',
     ]);
   });
 });
@@ -64,6 +67,28 @@ describe('a reference in the wrong case', () => {
     const source = new SourceRegistry('/').forText('/m.yaml', 'prompt: "Key: ${ENV:FOO}"\n');
     interpolateTree({ prompt: 'Key: ${ENV:FOO}' }, { env: {}, diagnostics, onSecret: () => undefined }, { span: { source, start: 0, end: 25 } });
     expect(diagnostics.toList().map((d) => `${d.line}:${d.col} ${d.code}`)).toEqual(['1:15 env_case']);
+  });
+});
+
+describe('a reference with no closing }', () => {
+  it('is sent as its text, with a warning at it naming the reference it was meant to be (a fallback never shown)', () => {
+    const cases: Array<[string, string[]]> = [
+      ['${env:HOOK_TOKEN', ['6 env_unclosed "${env:HOOK_TOKEN" has no closing }, so it is no reference and is sent as this text; write ${env:HOOK_TOKEN} to read the variable']],
+      ['Bearer ${env:TOKEN} or ${ENV:OTHER:-s3cret-default', ['29 env_unclosed "${ENV:OTHER:-…" has no closing }, so it is no reference and is sent as this text; write ${env:OTHER:-…} to read the variable']],
+      ['${env:HOOK-TOKEN', ['6 env_unclosed "${env:" has no closing }, so it is no reference and is sent as this text; write ${env:NAME} to read the variable']],
+    ];
+    for (const [text, diagnostics] of cases) {
+      const result = run(text, { HOOK_TOKEN: 'hook-secret', TOKEN: 'real-token', OTHER: 'other-value' });
+      expect(result.value).toBe(text.replace('${env:TOKEN}', 'real-token'));
+      expect(result.diagnostics).toEqual(diagnostics);
+    }
+  });
+
+  it('is none when closed, escaped, or closed by a later } (a malformed reference then)', () => {
+    expect(run('$${env:HOOK_TOKEN', {}).diagnostics).toEqual([]);
+    expect(run('$${env:HOOK_TOKEN} and ${', {}).value).toBe('${env:HOOK_TOKEN} and ${');
+    expect(run('$${env:HOOK_TOKEN} and ${', {}).diagnostics).toEqual([]);
+    expect(run('${env:HOOK_TOKEN and more}', {}).diagnostics.map((d) => d.split(' ')[1])).toEqual(['env_syntax']);
   });
 });
 

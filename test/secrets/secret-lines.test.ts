@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maskSecretLines } from '../../src/secrets/secret-lines.js';
+import { maskSecretLines, shownOffset, type MaskedLine } from '../../src/secrets/secret-lines.js';
 
 /** The text with the masked lines put in: what a frame of every line would show. */
 function shown(lines: string[]): string[] {
@@ -17,7 +17,12 @@ describe('maskSecretLines', () => {
     {
       name: 'a value on the key line, flow style, and a key in another case',
       text: ['  headers: { x-token: abc }', '  Api_Key: k1', '  other: { url: u, header: { a: b } }, more: 1'],
-      expected: ['  headers: (sensitive)', '  Api_Key: (sensitive)', '  other: { url: u, header: (sensitive)'],
+      expected: ['  headers: { x-token: (sensitive) }', '  Api_Key: (sensitive)', '  other: { url: u, header: { a: (sensitive) } (sensitive)'],
+    },
+    {
+      name: 'a flow mapping shows its keys, its closing brackets and a lone reference, as a block one does; anything else in it hides it whole',
+      text: ['h: { headers: { x-a: "${env:A}", "x-b": 1, c: "d, e" } }', 'headers: { a: [1] }', 'headers: { a: 1 } # note', 'headers: { a b: 1 }', 'headers: { a: "x'],
+      expected: ['h: { headers: { x-a: "${env:A}", "x-b": (sensitive), c: (sensitive) } }', 'headers: (sensitive)', 'headers: { a: (sensitive) } (sensitive)', 'headers: (sensitive)', 'headers: (sensitive)'],
     },
     {
       name: 'a block scalar and a comment are hidden whole',
@@ -76,6 +81,21 @@ describe('maskSecretLines', () => {
     const masked = maskSecretLines(text.join('\n'));
     expect(masked.get(2)?.hidden).toEqual([]);
     expect(masked.get(10)?.hidden).toEqual(['openai']);
+  });
+
+  it("puts a unit of a flow mapping's line where the frame shows it: a key or reference as written, a hidden value at its mark", () => {
+    const line = 'headers: { x-a: "${env:A}", b: secret-1, c: x } # x';
+    const masked = maskSecretLines(line).get(1);
+    expect(masked?.shown).toBe('headers: { x-a: "${env:A}", b: (sensitive), c: (sensitive) } (sensitive)');
+    const at = (written: string, shown: string) => expect(shownOffset(masked as MaskedLine, line.indexOf(written))).toBe(masked?.shown.indexOf(shown));
+    at('x-a', 'x-a');
+    at('"${env:A}"', '"${env:A}"');
+    at('b:', 'b:');
+    at('secret-1', '(sensitive), c');
+    at('cret-1', '(sensitive), c');
+    at('c: x', 'c: (sensitive)');
+    at('x }', '(sensitive) }');
+    expect(shownOffset(masked as MaskedLine, line.indexOf('# x'))).toBe(masked?.shown.lastIndexOf('(sensitive)'));
   });
 
   it('reads a hostile megabyte line in linear time', () => {

@@ -143,6 +143,22 @@ describe('the loader hides secrets in frames and messages', () => {
   });
 });
 
+describe('a frame of a flow mapping of headers', () => {
+  it("puts the caret at the message's column: under a reference, or under the mark of a hidden value", async () => {
+    const line = '        headers: { x-hook-token: "${env:HOOK_TOKN}", x-other: 12345678, x-plant: PLANTFLOWCARET1 }';
+    const cwd = await tempDir({ 'voxform.yaml': [...HEAD.slice(0, 7), line, ''].join('\n') });
+    const result = await runCliInProcess(['validate'], { cwd, env: { HOOK_TOKN: undefined } });
+    expect(result.code).toBe(1);
+    expect(`${result.stdout}${result.stderr}`).not.toMatch(/PLANT[A-Z]+\d|12345678/);
+    const shownLine = '> 8 |         headers: { x-hook-token: "${env:HOOK_TOKN}", x-other: (sensitive), x-plant: (sensitive) }';
+    const caretUnder = (shown: string) => `${shownLine}\n    | ${' '.repeat(shownLine.indexOf(shown) - '> 8 | '.length)}^\n`;
+    expect(result.stderr).toContain(`voxform.yaml:8:${line.indexOf('${env') + 1}  error[env_missing]: environment variable HOOK_TOKN is not set`);
+    expect(result.stderr).toContain(caretUnder('${env'));
+    expect(result.stderr).toContain(`voxform.yaml:8:${line.indexOf('12345678') + 1}  error[type_mismatch]: session_data_webhook.headers.x-other: expected a string, found a number`);
+    expect(result.stderr).toContain(caretUnder('(sensitive), x-plant'));
+  });
+});
+
 describe('a message that quotes a hidden part stays readable', () => {
   it('a secret shorter than 6 characters is hidden where it stands, never inside the words of the message', async () => {
     const cwd = await tempDir({ 'voxform.yaml': 'version: 1\ncredentials:\n  - provider: openai\n    api_key: e\n' });
