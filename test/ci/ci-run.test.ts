@@ -269,6 +269,22 @@ describe('voxform ci run when something fails', () => {
     }
   }, 120_000);
 
+  it('an empty --out-dir: refused before the command runs, never taken for the project folder (whose plan.json stays)', async () => {
+    await writeFile(path.join(project.dir, 'plan.json'), 'kept\n');
+    try {
+      for (const outDir of ['', ' ']) {
+        const plan = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging', '--out-dir', outDir], github({ GITHUB_REF: 'refs/heads/main' }));
+        expect(plan.code, JSON.stringify(outDir)).toBe(1);
+        expect(plan.stderr, JSON.stringify(outDir)).toBe(
+          'error[invalid_option]: --out-dir is empty: it names no folder, and voxform ci does not take it for the working directory.\n  hint: Name the folder for the saved plan and reports, or leave --out-dir out for voxform-ci. In CI, check that the variable it is set from reaches this job.\n',
+        );
+        expect(await readFile(path.join(project.dir, 'plan.json'), 'utf8')).toBe('kept\n');
+      }
+    } finally {
+      await rm(path.join(project.dir, 'plan.json'), { force: true });
+    }
+  }, 120_000);
+
   it('a drift check that fails: the summary shows the error sentence, not an empty block', async () => {
     await rm(path.join(work, 'summary.md'), { force: true });
     const drift = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'drift', '--env', 'stagingg'], github({ GITHUB_REF: 'refs/heads/main' }));
