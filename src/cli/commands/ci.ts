@@ -222,14 +222,19 @@ export async function run(options: CiRunCommandOptions, ctx: CommandContext, run
   const files = outFilesIn(outDir);
   const argv = commandLine(options, files);
   const reportFile = reportFileOf(options.command, files);
-  await prepareOutDir(outDir, reportFile, ctx.cwd);
   // Registered before the command runs (main does too): its output and the report quoting it never show a token.
   registerCiTokens(ctx.env, ctx.secrets);
   let host: ReviewHost | undefined;
   const connect = () => (host ??= connectHost(options.provider, ctx.env, ctx.secrets));
   ctx.onExit(() => host?.close());
+  // The runner's variables the report needs are read before anything is done, so that a bad one (no
+  // token, a malformed project or commit) stops the run having changed nothing: the host's, when
+  // there is a review to report on, and an apply's commit, whose merged review it reports on.
+  const commit = options.command === 'apply' ? connect().jobCommit() : undefined;
+  if (ciReviewNumber(options.provider, ctx.env) !== undefined) connect();
+  await prepareOutDir(outDir, reportFile, ctx.cwd);
   // An apply's review is the one that merged its commit: asked first, so that the apply's record names it.
-  const merged = options.command === 'apply' ? await outcomeOf(() => connect().mergedReview()) : undefined;
+  const merged = commit !== undefined ? await outcomeOf(() => connect().mergedReview(commit)) : undefined;
   const recorded = recording(ctx);
   // Whatever format a command writes its report in, the log and the review quote its errors for people, as plan's.
   const exitCode = await runCommandLine(argv, { ...ctx, stdout: recorded.stdout, stderr: recorded.stderr, review: merged?.value }, { errorsAsText: true });
