@@ -43,7 +43,7 @@ export type { DriftClass, DriftedField, DriftedResource, DriftReport } from './d
 export { evaluatePolicy } from './policy/evaluate.js';
 export type { PolicyOptions } from './policy/evaluate.js';
 export type { OperatorPack } from './policy/operator-packs.js';
-export type { Finding, PolicyLevel, PolicyReport, PolicyRule, PolicySubject, RuleHit, TokenCounter } from './policy/types.js';
+export type { Finding, PolicyArea, PolicyLevel, PolicyReport, PolicyRule, PolicySubject, RuleHit, TokenCounter } from './policy/types.js';
 export { renderSarif } from './policy/sarif.js';
 
 // Where apply keeps what the service cannot return, and the record of each apply.

@@ -254,6 +254,27 @@ describe('the entry point of the library', () => {
     expect(stdout).toBe('0 0 0\n');
   });
 
+  it('exports every type docs/library.md lists, as a program compiled against the package imports it', async () => {
+    const text = await readFile(path.join(repoRoot, 'docs/library.md'), 'utf8');
+    // The table's Exports column: the names after "types" in each row.
+    const types = text
+      .split('\n')
+      .filter((line) => line.startsWith('| '))
+      .flatMap((line) => {
+        const exports = line.split(' | ')[1] ?? '';
+        const at = exports.search(/\btypes\b/);
+        return at < 0 ? [] : [...exports.slice(at).matchAll(/`([A-Z][A-Za-z]*)`/g)].map((match) => match[1] as string);
+      });
+    expect(types).toEqual(expect.arrayContaining(['DesiredState', 'PolicyRule', 'PolicyArea', 'SourceLocation']));
+    const dir = await mkdtemp(path.join(tmpdir(), 'voxform-lib-types-'));
+    try {
+      const { diagnostics } = await compileExample(dir, 'types', `export type { ${types.join(', ')} } from 'voxform';\n`);
+      expect(diagnostics).toBe('');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('is described, every value of it, in docs/library.md', async () => {
     const text = await readFile(path.join(repoRoot, 'docs/library.md'), 'utf8');
     const missing = DOCUMENTED_VALUES.filter((name) => !text.includes(`\`${name}\``));

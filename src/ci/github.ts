@@ -33,6 +33,7 @@ export function connectGitHub(env: Env, redact: Redact): ReviewHost {
   const token = requireToken(env, 'GITHUB_TOKEN', 'Pass `github-token` to the action (its default is the job\'s own token), with `permissions: { pull-requests: write, issues: write }`.');
   const repository = runnerVariable(env, 'GITHUB_REPOSITORY', /^[\w.-]+\/[\w.-]+$/, 'OWNER/NAME');
   const apiUrl = apiBaseUrl(env, 'GITHUB_API_URL', 'https://api.github.com');
+  const viewerUrl = graphqlUrl(env, apiUrl);
   const client = new RestClient({
     baseUrl: apiUrl,
     headers: { authorization: `Bearer ${token}`, 'x-github-api-version': '2022-11-28' },
@@ -48,15 +49,15 @@ export function connectGitHub(env: Env, redact: Redact): ReviewHost {
   let login: string | undefined;
   return {
     name: 'GitHub',
-    async mergedReview() {
-      const sha = runnerVariable(env, 'GITHUB_SHA', /^[0-9a-f]{40}$/i, 'a commit');
-      const pulls = (await client.call('GET', `${repo}/commits/${sha}/pulls`)).body;
+    jobCommit: () => runnerVariable(env, 'GITHUB_SHA', /^[0-9a-f]{40}$/i, 'a commit'),
+    async mergedReview(commit) {
+      const pulls = (await client.call('GET', `${repo}/commits/${commit}/pulls`)).body;
       const merged = Array.isArray(pulls) ? pulls.find((pull: { merged_at?: unknown }) => typeof pull?.merged_at === 'string') : undefined;
       return typeof merged?.number === 'number' ? merged.number : undefined;
     },
     async author() {
       if (login === undefined) {
-        const answer = (await client.call('POST', graphqlUrl(env, apiUrl), { query: VIEWER_QUERY })).body as { data?: { viewer?: { login?: unknown } | null } | null; errors?: Array<{ message?: unknown }> } | null;
+        const answer = (await client.call('POST', viewerUrl, { query: VIEWER_QUERY })).body as { data?: { viewer?: { login?: unknown } | null } | null; errors?: Array<{ message?: unknown }> } | null;
         const refused = answer?.errors?.[0]?.message;
         login = client.userOf(
           answer?.data?.viewer?.login,

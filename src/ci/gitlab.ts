@@ -31,9 +31,9 @@ export function connectGitLab(env: Env, redact: Redact): ReviewHost {
   let username: string | undefined;
   return {
     name: 'GitLab',
-    async mergedReview() {
-      const sha = runnerVariable(env, 'CI_COMMIT_SHA', /^[0-9a-f]{40}$/i, 'a commit');
-      const requests = (await client.call('GET', `${base}/repository/commits/${sha}/merge_requests`)).body;
+    jobCommit: () => runnerVariable(env, 'CI_COMMIT_SHA', /^[0-9a-f]{40}$/i, 'a commit'),
+    async mergedReview(commit) {
+      const requests = (await client.call('GET', `${base}/repository/commits/${commit}/merge_requests`)).body;
       const merged = Array.isArray(requests) ? requests.find((request: { state?: unknown }) => request?.state === 'merged') : undefined;
       return typeof merged?.iid === 'number' ? merged.iid : undefined;
     },

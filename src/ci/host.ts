@@ -16,8 +16,10 @@ export interface ReviewComment {
 export interface ReviewHost {
   /** `GitHub` or `GitLab`, for messages. */
   readonly name: string;
-  /** The review that merged the commit this job runs on (after an apply on the main branch), if any. */
-  mergedReview(): Promise<number | undefined>;
+  /** The commit this job runs on, as the runner's variable names it (checked): an apply reports on the review that merged it. */
+  jobCommit(): string;
+  /** The review that merged `commit` (after an apply on the main branch), if any. */
+  mergedReview(commit: string): Promise<number | undefined>;
   /** Who the token is: only comments this author wrote are ever read back or edited. */
   author(): Promise<string>;
   /** Every comment of the review, oldest first. */

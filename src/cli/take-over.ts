@@ -1,7 +1,7 @@
 /**
  * Settling an agent, number, campaign or credential another environment's apply set: the `plan` and
  * `apply` commands that take it, with this run's manifests, environment, service and state, ready to
- * paste — from a command that takes no `--take-over` (`drift`, `promote`), and from `plan` and
+ * paste — from a command that takes no `--take-over` (`drift`, `promote`, `rollback`), and from `plan` and
  * `apply` themselves, whose refusal is raised below the CLI, which alone knows the options typed.
  */
 import { isVoxformError, VoxformError } from '../errors.js';
@@ -24,7 +24,7 @@ export function takeOverCommands(chosen: ChosenTarget, selection: Pick<LineOptio
 
 /**
  * `error`, or when it is `shared_resource_conflict`, the same error whose hint names those commands.
- * `command`: the command refused; `drift` and `promote` take no --take-over, and say so; `plan` and
+ * `command`: the command refused; `drift`, `promote` and `rollback` take no --take-over, and say so; `plan` and
  * `apply` are run again with it (`selection`: the run's own targets and take-overs).
  */
 export function withTakeOverCommands(error: unknown, chosen: ChosenTarget, command: string, selection: Pick<LineOptions, 'targets' | 'takeOver'> = {}): unknown {

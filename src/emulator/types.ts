@@ -9,7 +9,7 @@ import type {
   Phone,
 } from '../schema/types.gen.js';
 
-/** How PUT /agents/{id} applies a top-level config key (docs/emulator.md, "PUT semantics"). */
+/** How PUT /agents/{id} applies a top-level config key (docs/emulator.md, Agents: "Put modes"). */
 export type PutMode = 'merge' | 'replace';
 
 /** Answers seen in the wild besides the documented ones (docs/service-api.md, Errors), to test a client's tolerance. */

@@ -186,10 +186,11 @@ describe('voxform ci run on GitHub', () => {
     expect(fake.requests.length).toBe(before);
   }, 120_000);
 
-  it('a review to comment on without a token: ci_token_missing, after the command ran', async () => {
+  it('a review to comment on without a token: ci_token_missing, before the command runs', async () => {
     const plan = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging'], github({ GITHUB_TOKEN: '' }));
     expect(plan.code).toBe(1);
-    expect(plan.stderr).toContain('error[ci_token_missing]: GITHUB_TOKEN is not set: voxform ci needs it to comment on the review and set its labels.');
+    expect(plan.stderr.startsWith('error[ci_token_missing]: GITHUB_TOKEN is not set: voxform ci needs it to comment on the review and set its labels.'), plan.stderr).toBe(true);
+    expect(plan.stdout).toBe('');
   }, 120_000);
 });
 
@@ -267,6 +268,41 @@ describe('voxform ci run when something fails', () => {
       expect(plan.code, outDir).toBe(1);
       expect(plan.stderr, outDir).toBe(refusal);
     }
+  }, 120_000);
+
+  it('an empty --out-dir: refused before the command runs, never taken for the project folder (whose plan.json stays)', async () => {
+    await writeFile(path.join(project.dir, 'plan.json'), 'kept\n');
+    try {
+      for (const outDir of ['', ' ']) {
+        const plan = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging', '--out-dir', outDir], github({ GITHUB_REF: 'refs/heads/main' }));
+        expect(plan.code, JSON.stringify(outDir)).toBe(1);
+        expect(plan.stderr, JSON.stringify(outDir)).toBe(
+          'error[invalid_option]: --out-dir is empty: it names no folder, and voxform ci does not take it for the working directory.\n  hint: Name the folder for the saved plan and reports, or leave --out-dir out for voxform-ci. In CI, check that the variable it is set from reaches this job.\n',
+        );
+        expect(await readFile(path.join(project.dir, 'plan.json'), 'utf8')).toBe('kept\n');
+      }
+    } finally {
+      await rm(path.join(project.dir, 'plan.json'), { force: true });
+    }
+  }, 120_000);
+
+  it('an apply in a job whose variables its report needs are bad (a commit that is no commit, no token, no project): refused before it applies, so nothing changed', async () => {
+    const plan = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging', '--out-dir', 'bad-env'], github({ GITHUB_REF: 'refs/heads/main' }));
+    expect(plan.code, plan.stderr).toBe(0);
+    const deploys = async () => (JSON.parse((await project.cliInProcess(['history', '--env', 'staging', '--format', 'json'])).stdout) as { records: unknown[] }).records.length;
+    const before = await deploys();
+    const refusals: Array<[Record<string, string>, string]> = [
+      [{ GITHUB_SHA: 'not-a-commit' }, 'error[ci_environment_invalid]: GITHUB_SHA is not a commit: '],
+      [{ GITHUB_TOKEN: '' }, 'error[ci_token_missing]: GITHUB_TOKEN is not set: '],
+      [{ GITHUB_REPOSITORY: 'acme' }, 'error[ci_environment_invalid]: GITHUB_REPOSITORY is not OWNER/NAME: '],
+    ];
+    for (const [variables, refusal] of refusals) {
+      const apply = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'apply', '--out-dir', 'bad-env'], github({ GITHUB_REF: 'refs/heads/main', ...variables }));
+      expect(apply.code, refusal).toBe(1);
+      expect(apply.stderr.startsWith(refusal), apply.stderr).toBe(true);
+      expect(apply.stdout, refusal).toBe('');
+    }
+    expect(await deploys()).toBe(before);
   }, 120_000);
 
   it('a drift check that fails: the summary shows the error sentence, not an empty block', async () => {

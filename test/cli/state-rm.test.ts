@@ -82,6 +82,20 @@ describe('voxform state rm', () => {
     expect(fromEnvironment.stderr).toContain(advice(''));
   });
 
+  it("a rollback refused for another environment's claims names its commands with the --state typed, as plan's and apply's do", async () => {
+    const state = ['--state', 'team-state.json'];
+    const cwd = await projectMovedToEnvironments(state);
+    // Production's one record holds "Hello one"; the default environment then takes the agent with "Hello two".
+    expect((await cli(cwd, 'apply', '--local', '--take-over', 'agent.front-desk', '--auto-approve', ...state)).code).toBe(0);
+    const [record] = (JSON.parse((await cli(cwd, 'history', '--local', '--env', 'production', '--format', 'json', ...state)).stdout) as { records: Array<{ id: string }> }).records;
+    const refused = await cli(cwd, 'rollback', record!.id, '--local', '--env', 'production', '--auto-approve', ...state);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('error[shared_resource_conflict]: ');
+    const words = '--take-over agent.front-desk --env production --local --state team-state.json';
+    expect(refused.stderr).toContain(`\`voxform rollback\` takes no --take-over: review \`voxform plan ${words}\`, then run \`voxform apply ${words}\`.`);
+    expect(refused.stderr).toContain('`voxform state rm default@local --state team-state.json` forgets what its last apply set');
+  });
+
   it('on PostgreSQL too', async () => {
     const { url } = await freshDatabase();
     const cwd = await projectMovedToEnvironments(['--state', url]);

@@ -173,6 +173,19 @@ function describeResult(result: PublishResult, provider: Provider): string {
 }
 
 /**
+ * --out-dir, absolute. An empty one (a variable the job does not have) is refused, never taken for
+ * the working directory: its plan.json would be removed, and the plan saved among the project's files.
+ */
+function outDirIn(outDir: string, cwd: string): string {
+  if (outDir.trim() === '') {
+    throw new VoxformError('invalid_option', '--out-dir is empty: it names no folder, and voxform ci does not take it for the working directory.', {
+      hint: 'Name the folder for the saved plan and reports, or leave --out-dir out for voxform-ci. In CI, check that the variable it is set from reaches this job.',
+    });
+  }
+  return path.resolve(cwd, outDir);
+}
+
+/**
  * --out-dir made and the report an earlier step left there removed, before the command runs: a file
  * where the folder goes, or a folder where the report goes, is the option's mistake, said as such.
  */
@@ -205,18 +218,23 @@ async function fileOnTheWay(folder: string): Promise<string | undefined> {
  */
 export async function run(options: CiRunCommandOptions, ctx: CommandContext, runCommandLine: (argv: string[], ctx: CommandContext, options: { errorsAsText: boolean }) => Promise<number>): Promise<number> {
   if (options.env) checkEnvironmentName(options.env);
-  const outDir = path.resolve(ctx.cwd, options.outDir);
+  const outDir = outDirIn(options.outDir, ctx.cwd);
   const files = outFilesIn(outDir);
   const argv = commandLine(options, files);
   const reportFile = reportFileOf(options.command, files);
-  await prepareOutDir(outDir, reportFile, ctx.cwd);
   // Registered before the command runs (main does too): its output and the report quoting it never show a token.
   registerCiTokens(ctx.env, ctx.secrets);
   let host: ReviewHost | undefined;
   const connect = () => (host ??= connectHost(options.provider, ctx.env, ctx.secrets));
   ctx.onExit(() => host?.close());
+  // The runner's variables the report needs are read before anything is done, so that a bad one (no
+  // token, a malformed project or commit) stops the run having changed nothing: the host's, when
+  // there is a review to report on, and an apply's commit, whose merged review it reports on.
+  const commit = options.command === 'apply' ? connect().jobCommit() : undefined;
+  if (ciReviewNumber(options.provider, ctx.env) !== undefined) connect();
+  await prepareOutDir(outDir, reportFile, ctx.cwd);
   // An apply's review is the one that merged its commit: asked first, so that the apply's record names it.
-  const merged = options.command === 'apply' ? await outcomeOf(() => connect().mergedReview()) : undefined;
+  const merged = commit !== undefined ? await outcomeOf(() => connect().mergedReview(commit)) : undefined;
   const recorded = recording(ctx);
   // Whatever format a command writes its report in, the log and the review quote its errors for people, as plan's.
   const exitCode = await runCommandLine(argv, { ...ctx, stdout: recorded.stdout, stderr: recorded.stderr, review: merged?.value }, { errorsAsText: true });

@@ -15,6 +15,7 @@ import { controlsAsQuestionMarks } from '../../util/printable.js';
 import { shellWord } from '../../util/shell-word.js';
 import { gitDiffCommand, gitRestoreCommand, nextCommand } from '../next-command.js';
 import type { CommandContext } from '../context.js';
+import { withTakeOverCommands } from '../take-over.js';
 import { connectProject, deployedFiles, deploySourceOf, gitAskedIn, planInputs, type ProjectOptions } from '../project.js';
 import { applyOnTerminal } from '../apply-on-terminal.js';
 import { promotedRollbackNote } from '../promotion-notice.js';
@@ -135,6 +136,13 @@ function rollbackWords(ref: string, agents: readonly string[]): string {
 }
 
 export async function run(options: RollbackOptions, ctx: CommandContext): Promise<number> {
+  // rollback takes no --take-over: a refusal names the plan and apply that do, with this run's options.
+  return rollback(options, ctx).catch((error: unknown) => {
+    throw withTakeOverCommands(error, options, 'rollback');
+  });
+}
+
+async function rollback(options: RollbackOptions, ctx: CommandContext): Promise<number> {
   const ref = options.args?.[0];
   if (ref === undefined) throw new VoxformError('invalid_argument', 'Name the configuration to return to: `voxform rollback REF` (a record id, a commit, or `previous`).', { hint: '`voxform history` lists the records and their ids.' });
   const timeout = options.lockTimeout ?? 0;
