@@ -41,7 +41,8 @@ export function chosenState(options: Pick<OpenStateOptions, 'state' | 'env'>): {
   return fromEnvironment === undefined ? undefined : nonEmptyStateSpec(fromEnvironment, 'VOXFORM_STATE');
 }
 
-function nonEmptyStateSpec(spec: string, source: StateSource): { spec: string; source: StateSource } {
+/** `spec` trimmed, as the choice of `source`; an empty one is refused (`state_location_empty`), never taken for the default. */
+export function nonEmptyStateSpec(spec: string, source: StateSource): { spec: string; source: StateSource } {
   const trimmed = spec.trim();
   if (trimmed !== '') return { spec: trimmed, source };
   const what = source === '--state' ? '--state is empty' : 'VOXFORM_STATE is set but empty';

@@ -173,19 +173,6 @@ function describeResult(result: PublishResult, provider: Provider): string {
 }
 
 /**
- * --out-dir, absolute. An empty one (a variable the job does not have) is refused, never taken for
- * the working directory: its plan.json would be removed, and the plan saved among the project's files.
- */
-function outDirIn(outDir: string, cwd: string): string {
-  if (outDir.trim() === '') {
-    throw new VoxformError('invalid_option', '--out-dir is empty: it names no folder, and voxform ci does not take it for the working directory.', {
-      hint: 'Name the folder for the saved plan and reports, or leave --out-dir out for voxform-ci. In CI, check that the variable it is set from reaches this job.',
-    });
-  }
-  return path.resolve(cwd, outDir);
-}
-
-/**
  * --out-dir made and the report an earlier step left there removed, before the command runs: a file
  * where the folder goes, or a folder where the report goes, is the option's mistake, said as such.
  */
@@ -218,7 +205,7 @@ async function fileOnTheWay(folder: string): Promise<string | undefined> {
  */
 export async function run(options: CiRunCommandOptions, ctx: CommandContext, runCommandLine: (argv: string[], ctx: CommandContext, options: { errorsAsText: boolean }) => Promise<number>): Promise<number> {
   if (options.env) checkEnvironmentName(options.env);
-  const outDir = outDirIn(options.outDir, ctx.cwd);
+  const outDir = path.resolve(ctx.cwd, options.outDir);
   const files = outFilesIn(outDir);
   const argv = commandLine(options, files);
   const reportFile = reportFileOf(options.command, files);

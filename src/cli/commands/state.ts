@@ -216,8 +216,8 @@ function migrateCommand(options: StateCommandOptions & { to: string }): { comman
   return { command, commandNote: password ? ' (with the database password in place of PASSWORD)' : undefined, sourceUnlockOptions: stateFlags(options).join(' ') || undefined };
 }
 
-export async function migrate(options: StateCommandOptions, ctx: CommandContext): Promise<number> {
-  if (!options.to) throw new VoxformError('invalid_argument', '`voxform state migrate` needs --to URL|PATH: where to copy the state.', { hint: 'For example `voxform state migrate --to postgres://HOST/DB`, or a file path.' });
+/** `--to` is a mandatory option, and the parser refuses it empty (path-values.ts). */
+export async function migrate(options: StateCommandOptions & { to: string }, ctx: CommandContext): Promise<number> {
   const source = await openOperatorBackend(options, ctx);
   const target = await openStateSpec(options.to, { env: ctx.env, cwd: ctx.cwd, registerSecret: (value) => ctx.secrets.add(value), source: '--to' });
   ctx.onExit(() => target.close());

@@ -1,0 +1,111 @@
+/**
+ * An option or argument that names a path refuses the empty string, in every command of the tree
+ * (src/cli/path-values.ts): a script's unset variable (`voxform init "$DIR" --force`) would
+ * otherwise be read as the current folder or the default, and the command would act there.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Command } from 'commander';
+import { buildProgram } from '../../src/cli/program.js';
+import { PATH_VALUES, valueName } from '../../src/cli/path-values.js';
+import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
+
+const tempDir = useTempDirs();
+
+const MANIFEST = 'version: 1\nagents:\n  desk:\n    id: ag_1\n    config: {}\n';
+
+/** Every command of the tree with its words (`voxform state rm` as ['state', 'rm']). */
+function commandsOf(command: Command, words: string[] = []): Array<{ words: string[]; command: Command }> {
+  return [{ words, command }, ...command.commands.flatMap((sub) => commandsOf(sub, [...words, sub.name()]))];
+}
+
+const tree = commandsOf(buildProgram(async () => undefined));
+
+/**
+ * The value names of the tree that name no path. A new value name is refused by the first test
+ * until it is put here or in PATH_VALUES: a new kind of path option cannot go unchecked.
+ */
+const NOT_PATHS = new Set([
+  'name', 'name|id', 'id', 'env', 'format', 'url', 'region', 'time', 'interval', 'seconds', 'ms', 'n', 'p', 'address', 'ref', 'key=value', 'host',
+  'seed', 'status', 'number', 'type', 'target', 'text', 'mode', 'event', 'call-id', 'provider', 'command', 'shell', 'kind', 'workspace', 'lock-id',
+]);
+
+/** What a command needs before its options are read: its required arguments and mandatory options, each with a value it takes. */
+function needs(command: Command): string[] {
+  const argumentsNeeded = command.registeredArguments.filter((argument) => argument.required).map((argument) => argument.argChoices?.[0] ?? 'x');
+  const optionsNeeded = command.options.filter((option) => option.mandatory).flatMap((option) => [option.long as string, option.argChoices?.[0] ?? 'x']);
+  return [...argumentsNeeded, ...optionsNeeded];
+}
+
+const pathOptions = tree.flatMap(({ words, command }) =>
+  command.options.filter((option) => PATH_VALUES.has(valueName(option) ?? '')).map((option) => [[...words, ...needs(command)], option.long as string] as const),
+);
+const pathArguments = tree.flatMap(({ words, command }) =>
+  command.registeredArguments.flatMap((argument, index) => (PATH_VALUES.has(argument.name()) ? [[words, index, argument.name()] as const] : [])),
+);
+
+/** Every file under `dir` with its content: what a refused command must leave as it was. */
+async function contents(dir: string): Promise<Record<string, string>> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  const files = entries.filter((entry) => entry.isFile()).map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)));
+  return Object.fromEntries(await Promise.all(files.map(async (file) => [file, await readFile(path.join(dir, file), 'utf8')] as const)));
+}
+
+async function refused(args: readonly string[]) {
+  const dir = await tempDir({ 'voxform.yaml': MANIFEST });
+  const result = await runCliInProcess([...args], { cwd: dir });
+  expect(await contents(dir)).toEqual({ 'voxform.yaml': MANIFEST });
+  return { code: result.code, said: result.stderr.split('\n').slice(0, 2).join('\n'), stdout: result.stdout };
+}
+
+describe('a path given empty', () => {
+  it('every value name of the tree is known to name a path or not', () => {
+    const names = tree.flatMap(({ command }) => [...command.options.flatMap((option) => valueName(option) ?? []), ...command.registeredArguments.map((argument) => argument.name())]);
+    expect(names.filter((name) => !PATH_VALUES.has(name) && !NOT_PATHS.has(name))).toEqual([]);
+    expect(pathOptions.length).toBeGreaterThan(40);
+    expect(pathArguments.map(([words]) => words.join(' ')).sort()).toEqual(['apply', 'fmt', 'init', 'plan show', 'test']);
+  });
+
+  it.each(pathOptions)('%j %s "" is refused, nothing done', async (args, flag) => {
+    const { code, said, stdout } = await refused([...args, flag, '']);
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    if (flag === '--state') expect(said).toMatch(/^error\[state_location_empty\]: --state is empty: it names no state/);
+    else expect(said).toMatch(new RegExp(`^error\\[invalid_option\\]: ${flag} is empty: it takes .*, and an empty value is never taken for the current folder or the default\\.\\n  hint: Give `));
+  });
+
+  it.each(pathArguments)('%j: its argument %i, <%s>, given "" is refused, nothing done', async (words, index, name) => {
+    const { code, said, stdout } = await refused([...words, ...Array.from({ length: index }, () => 'x'), '']);
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(said).toMatch(new RegExp(`^error\\[invalid_argument\\]: (The|One of the) <${name}> given to \`voxform ${words.join(' ')}\` is empty: it takes `));
+  });
+
+  it('a variadic argument refuses an empty one among others', async () => {
+    const { code, said } = await refused(['fmt', 'voxform.yaml', '']);
+    expect(code).toBe(1);
+    expect(said).toBe(
+      'error[invalid_argument]: One of the <paths> given to `voxform fmt` is empty: it takes a file or folder, and an empty value is never taken for the current folder or the default.\n' +
+        '  hint: Give a file or folder, or leave the argument out; in a script, check that the variable it comes from is set.',
+    );
+  });
+
+  it('`voxform init "$DIR" --force` with DIR unset leaves the manifest of the current folder as it was', async () => {
+    const vars = ['business=Acme', 'business_description=a shop', 'opening_hours=9-5', 'transfer_number=+15551230001', 'agent_id=ag_1'].flatMap((value) => ['--var', value]);
+    const { code, said } = await refused(['init', '', '--force', '--template', 'receptionist', ...vars]);
+    expect(code).toBe(1);
+    expect(said).toBe(
+      'error[invalid_argument]: The <dir> given to `voxform init` is empty: it takes a folder, and an empty value is never taken for the current folder or the default.\n' +
+        '  hint: Give a folder, or leave the argument out; in a script, check that the variable it comes from is set.',
+    );
+  });
+
+  it('a mandatory option is not told it may be left out', async () => {
+    const { said } = await refused(['state', 'migrate', '--to', '']);
+    expect(said).toBe(
+      'error[invalid_option]: --to is empty: it takes a postgres:// URL or a file path, and an empty value is never taken for the current folder or the default.\n' +
+        '  hint: Give a postgres:// URL or a file path; in a script, check that the variable it comes from is set.',
+    );
+  });
+});
