@@ -2,7 +2,8 @@
 import path from 'node:path';
 import type { DesiredState, Diagnostic } from '../manifest/types.js';
 import type { StateBackend } from '../state/backend.js';
-import { chosenState, DEFAULT_STATE_FILE, openStateBackend, stateFileOf, stateSpec } from '../state/open.js';
+import { chosenState, DEFAULT_STATE_FILE, stateSpec } from '../state/choice.js';
+import { openStateBackend, stateFileOf } from '../state/open.js';
 import type { OwnFiles } from '../project-files/own-files.js';
 import { notePerFolderFile } from './per-folder-files.js';
 import { envChoices, nextCommand } from './next-command.js';

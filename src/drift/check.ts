@@ -4,7 +4,7 @@
  */
 import { PLAN_REQUIRES, planWorkspace, type PlanOptions } from '../plan/plan.js';
 import { FileStateBackend } from '../state/file-backend.js';
-import { DEFAULT_STATE_FILE } from '../state/open.js';
+import { DEFAULT_STATE_FILE } from '../state/choice.js';
 import { workspaceKey } from '../state/types.js';
 import { classifyDrift } from './classify.js';
 import { notComparedFinder } from './not-compared.js';

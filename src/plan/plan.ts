@@ -2,7 +2,7 @@ import type { DesiredState } from '../manifest/types.js';
 import type { TrustedSecrets } from '../secrets/trusted.js';
 import type { StateBackend } from '../state/backend.js';
 import { FileStateBackend } from '../state/file-backend.js';
-import { DEFAULT_STATE_FILE } from '../state/open.js';
+import { DEFAULT_STATE_FILE } from '../state/choice.js';
 import { workspaceKey, type WorkspaceState } from '../state/types.js';
 import { readCheckedWorkspace, type CheckedWorkspace } from '../state/missing-state.js';
 import { createPlan } from './create-plan.js';

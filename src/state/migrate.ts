@@ -12,7 +12,7 @@ import { hashValue } from '../util/hash.js';
 import type { HistoryRecord } from '../history/types.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import { STATE_OPTION, untilInterrupted, type HeldLock, type StateBackend, type StoredWorkspace } from './backend.js';
-import { DEFAULT_STATE_FILE } from './open.js';
+import { DEFAULT_STATE_FILE } from './choice.js';
 import { plural } from '../util/plural.js';
 import { shellWord } from '../util/shell-word.js';
 

@@ -197,7 +197,8 @@ export async function unlock(options: StateCommandOptions, ctx: CommandContext):
     });
   }
   if (!/^[0-9a-f]+$/.test(lockId)) {
-    throw new VoxformError('invalid_argument', controlsAsQuestionMarks(`${JSON.stringify(lockId)} is not a lock id: a lock id is hexadecimal, as \`voxform state list\` and a refused run name it (lock 3f9a2c0d11b84e7a).`), {
+    // Not repeated: a value of the wrong form may be anything typed in the wrong place, a secret too (docs/security.md §5).
+    throw new VoxformError('invalid_argument', 'The lock id given is not one: a lock id is hexadecimal, as `voxform state list` and a refused run name it (lock 3f9a2c0d11b84e7a).', {
       hint: 'Copy the id of the lock to open from `voxform state list`.',
     });
   }
@@ -216,7 +217,7 @@ function migrateCommand(options: StateCommandOptions & { to: string }): { comman
   return { command, commandNote: password ? ' (with the database password in place of PASSWORD)' : undefined, sourceUnlockOptions: stateFlags(options).join(' ') || undefined };
 }
 
-/** `--to` is a mandatory option, and the parser refuses it empty (path-values.ts). */
+/** `--to` is a mandatory option, and the parser refuses it empty (empty-values.ts). */
 export async function migrate(options: StateCommandOptions & { to: string }, ctx: CommandContext): Promise<number> {
   const source = await openOperatorBackend(options, ctx);
   const target = await openStateSpec(options.to, { env: ctx.env, cwd: ctx.cwd, registerSecret: (value) => ctx.secrets.add(value), source: '--to' });

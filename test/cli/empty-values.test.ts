@@ -1,14 +1,15 @@
 /**
- * An option or argument that names a path refuses the empty string, in every command of the tree
- * (src/cli/path-values.ts): a script's unset variable (`voxform init "$DIR" --force`) would
- * otherwise be read as the current folder or the default, and the command would act there.
+ * An option or argument that names something (a path, a URL, an agent…) refuses the empty string, in
+ * every command of the tree (src/cli/empty-values.ts): a script's unset variable (`voxform init "$DIR"
+ * --force`, `--base-url "$URL"`) would otherwise be read as the current folder or the default, and the
+ * command would act there.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
 import { buildProgram } from '../../src/cli/program.js';
-import { PATH_VALUES, valueName } from '../../src/cli/path-values.js';
+import { NAMING_VALUES, valueName } from '../../src/cli/empty-values.js';
 import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
@@ -23,12 +24,13 @@ function commandsOf(command: Command, words: string[] = []): Array<{ words: stri
 const tree = commandsOf(buildProgram(async () => undefined));
 
 /**
- * The value names of the tree that name no path. A new value name is refused by the first test
- * until it is put here or in PATH_VALUES: a new kind of path option cannot go unchecked.
+ * The value names of the tree that name nothing an empty value could stand for: choices, numbers,
+ * times, forms a parser checks. A new value name is refused by the first test until it is put here or
+ * in NAMING_VALUES: a new kind of naming option cannot go unchecked.
  */
-const NOT_PATHS = new Set([
-  'name', 'name|id', 'id', 'env', 'format', 'url', 'region', 'time', 'interval', 'seconds', 'ms', 'n', 'p', 'address', 'ref', 'key=value', 'host',
-  'seed', 'status', 'number', 'type', 'target', 'text', 'mode', 'event', 'call-id', 'provider', 'command', 'shell', 'kind', 'workspace', 'lock-id',
+const NOT_NAMING = new Set([
+  'format', 'region', 'time', 'interval', 'seconds', 'ms', 'n', 'p', 'address', 'key=value', 'host',
+  'seed', 'status', 'number', 'type', 'target', 'text', 'mode', 'event', 'provider', 'command', 'shell', 'kind',
 ]);
 
 /** What a command needs before its options are read: its required arguments and mandatory options, each with a value it takes. */
@@ -39,10 +41,13 @@ function needs(command: Command): string[] {
 }
 
 const pathOptions = tree.flatMap(({ words, command }) =>
-  command.options.filter((option) => PATH_VALUES.has(valueName(option) ?? '')).map((option) => [[...words, ...needs(command)], option.long as string] as const),
+  command.options.filter((option) => NAMING_VALUES.has(valueName(option) ?? '')).map((option) => [[...words, ...needs(command)], option.long as string] as const),
 );
 const pathArguments = tree.flatMap(({ words, command }) =>
-  command.registeredArguments.flatMap((argument, index) => (PATH_VALUES.has(argument.name()) ? [[words, index, argument.name()] as const] : [])),
+  command.registeredArguments.flatMap((argument, index) =>
+    // The arguments before it are given a value each takes (a choice where it has choices), so only the empty one is refused.
+    NAMING_VALUES.has(argument.name()) ? [[words, command.registeredArguments.slice(0, index).map((before) => before.argChoices?.[0] ?? 'x'), argument.name()] as const] : [],
+  ),
 );
 
 /** Every file under `dir` with its content: what a refused command must leave as it was. */
@@ -59,12 +64,12 @@ async function refused(args: readonly string[]) {
   return { code: result.code, said: result.stderr.split('\n').slice(0, 2).join('\n'), stdout: result.stdout };
 }
 
-describe('a path given empty', () => {
-  it('every value name of the tree is known to name a path or not', () => {
+describe('a naming value given empty', () => {
+  it('every value name of the tree is known to name something or not', () => {
     const names = tree.flatMap(({ command }) => [...command.options.flatMap((option) => valueName(option) ?? []), ...command.registeredArguments.map((argument) => argument.name())]);
-    expect(names.filter((name) => !PATH_VALUES.has(name) && !NOT_PATHS.has(name))).toEqual([]);
+    expect(names.filter((name) => !NAMING_VALUES.has(name) && !NOT_NAMING.has(name))).toEqual([]);
     expect(pathOptions.length).toBeGreaterThan(40);
-    expect(pathArguments.map(([words]) => words.join(' ')).sort()).toEqual(['apply', 'fmt', 'init', 'plan show', 'test']);
+    expect(pathArguments.map(([words]) => words.join(' ')).sort()).toEqual(['apply', 'fmt', 'get', 'init', 'plan show', 'rollback', 'state rm', 'state show', 'state unlock', 'test', 'test capture']);
   });
 
   it.each(pathOptions)('%j %s "" is refused, nothing done', async (args, flag) => {
@@ -72,11 +77,11 @@ describe('a path given empty', () => {
     expect(code).toBe(1);
     expect(stdout).toBe('');
     if (flag === '--state') expect(said).toMatch(/^error\[state_location_empty\]: --state is empty: it names no state/);
-    else expect(said).toMatch(new RegExp(`^error\\[invalid_option\\]: ${flag} is empty: it takes .*, and an empty value is never taken for the current folder or the default\\.\\n  hint: Give `));
+    else expect(said).toMatch(new RegExp(`^error\\[invalid_option\\]: ${flag} is empty: it takes .*, and an empty value is never taken for (the current folder or )?the default\\.\\n  hint: Give `));
   });
 
-  it.each(pathArguments)('%j: its argument %i, <%s>, given "" is refused, nothing done', async (words, index, name) => {
-    const { code, said, stdout } = await refused([...words, ...Array.from({ length: index }, () => 'x'), '']);
+  it.each(pathArguments)('%j %j: its argument <%s> given "" is refused, nothing done', async (words, before, name) => {
+    const { code, said, stdout } = await refused([...words, ...before, '']);
     expect(code).toBe(1);
     expect(stdout).toBe('');
     expect(said).toMatch(new RegExp(`^error\\[invalid_argument\\]: (The|One of the) <${name}> given to \`voxform ${words.join(' ')}\` is empty: it takes `));

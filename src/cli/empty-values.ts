@@ -1,0 +1,82 @@
+/**
+ * An option or argument that names something (a file, a folder, the state, a URL, an agent, an
+ * environment, a call…) refuses the empty string: a script's unset variable (`voxform init "$DIR"
+ * --force`, `--base-url "$URL"`, `logs --agent "$AGENT"`) would otherwise be read as the current
+ * folder or the default (the production gateway, every agent), and the command would act there.
+ * Which ones name something, their value name says, as help shows it (`--out <file>`, `[dir]`,
+ * `--agent <name|id>`): an option or argument is covered as it is declared, and
+ * test/cli/empty-values.test.ts holds every value name of the command tree to a choice.
+ */
+import type { Command, Option } from 'commander';
+import { VoxformError } from '../errors.js';
+import { nonEmptyStateSpec } from '../state/choice.js';
+
+/** What a value name takes, and what an empty value would have been read as. */
+interface Named {
+  takes: string;
+  readAs: string;
+}
+
+const PATH = 'the current folder or the default';
+const NAME = 'the default';
+
+/** The value names that name something, each with what it takes. */
+export const NAMING_VALUES: ReadonlyMap<string, Named> = new Map([
+  ['file', { takes: 'a file', readAs: PATH }],
+  ['dir', { takes: 'a folder', readAs: PATH }],
+  ['path', { takes: 'a file or folder', readAs: PATH }],
+  ['paths', { takes: 'a file or folder', readAs: PATH }],
+  ['plan', { takes: 'a plan file', readAs: PATH }],
+  ['url|path', { takes: 'a postgres:// URL or a file path', readAs: PATH }],
+  ['name|folder', { takes: 'a name or a folder', readAs: PATH }],
+  ['profile', { takes: 'a built-in profile or a profile file', readAs: PATH }],
+  ['url', { takes: 'a URL', readAs: NAME }],
+  ['name', { takes: 'a name', readAs: NAME }],
+  ['id', { takes: 'an id', readAs: NAME }],
+  ['name|id', { takes: 'a name or an id', readAs: NAME }],
+  ['env', { takes: 'an environment', readAs: NAME }],
+  ['ref', { takes: 'a history record, a commit or `previous`', readAs: NAME }],
+  ['call-id', { takes: 'a call id', readAs: NAME }],
+  ['workspace', { takes: 'a workspace', readAs: NAME }],
+  ['lock-id', { takes: 'a lock id', readAs: NAME }],
+]);
+
+/** `file` of `--out <file>`; undefined for an option that takes no value. */
+export function valueName(option: Option): string | undefined {
+  return /[<[]([^>\]]+?)(?:\.\.\.)?[>\]]/.exec(option.flags)?.[1];
+}
+
+const IN_A_SCRIPT = 'in a script, check that the variable it comes from is set';
+
+/** Refuses a value typed empty among the naming options of `cmd` and its parents, and among its arguments. */
+export function refuseEmptyValues(cmd: Command): void {
+  for (let current: Command | null = cmd; current; current = current.parent) {
+    for (const option of current.options) {
+      const named = NAMING_VALUES.get(valueName(option) ?? '');
+      const key = option.attributeName();
+      if (named === undefined || current.getOptionValueSource(key) !== 'cli') continue;
+      const given: unknown[] = [current.getOptionValue(key)].flat();
+      const flag = option.long ?? option.flags;
+      if (flag === '--state') {
+        // The state's own refusal, `state_location_empty`, which an empty VOXFORM_STATE gets too (docs/state.md).
+        for (const value of given) nonEmptyStateSpec(String(value), '--state');
+        continue;
+      }
+      if (!given.includes('')) continue;
+      const leaveOut = option.mandatory ? '' : ', or leave the option out';
+      throw new VoxformError('invalid_option', `${flag} is empty: it takes ${named.takes}, and an empty value is never taken for ${named.readAs}.`, { hint: `Give ${named.takes}${leaveOut}; ${IN_A_SCRIPT}.` });
+    }
+  }
+  cmd.registeredArguments.forEach((argument, index) => {
+    const named = NAMING_VALUES.get(argument.name());
+    const given = argument.variadic ? cmd.args.slice(index) : cmd.args.slice(index, index + 1);
+    if (named === undefined || !given.includes('')) return;
+    const leaveOut = argument.required ? '' : ', or leave the argument out';
+    const words: string[] = [];
+    for (let current: Command | null = cmd; current; current = current.parent) words.unshift(current.name());
+    throw new VoxformError('invalid_argument', `${argument.variadic ? 'One of the' : 'The'} <${argument.name()}> given to \`${words.join(' ')}\` is empty: it takes ${named.takes}, and an empty value is never taken for ${named.readAs}.`, {
+      hint: `Give ${named.takes}${leaveOut}; ${IN_A_SCRIPT}.`,
+    });
+  });
+}
+
