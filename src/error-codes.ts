@@ -217,7 +217,6 @@ export const DIAGNOSTIC_CODES = [
   'env_forbidden',
   'env_value_short',
   'env_case',
-  'env_unclosed',
   'base_url_invalid',
   'base_url_untrusted',
   'environment_unknown',

@@ -66,10 +66,7 @@ export interface StringInterpolation {
  * tokens ride (secrets/url-tokens.ts), as in a place the schema marks secret.
  */
 export function interpolateString(text: string, span: Span | undefined, ctx: InterpolationContext, forbiddenPlace?: string, unsetFix?: UnsetFix): StringInterpolation {
-  if (span && text.includes('${')) {
-    warnMiscasedReferences(text, span, ctx.diagnostics);
-    warnUnclosedReference(text, span, ctx.diagnostics);
-  }
+  if (span && text.includes('${')) warnMiscasedReferences(text, span, ctx.diagnostics);
   if (!text.includes('{env:')) return { value: text, fromEnv: false };
   let fromEnv = false;
   const fill = (whole: string, escape: string, body: string, at: number): string => {
@@ -178,29 +175,6 @@ function warnMiscasedReferences(text: string, span: Span, diagnostics: Diagnosti
       locate(span, whole),
     );
   }
-}
-
-/** `${env:` in any case, not escaped (group 1: `env` as written), then a name if one follows whole (group 2) and a fallback's `:-` (group 3). */
-const REFERENCE_START = /(?<!\$)\$\{([Ee][Nn][Vv]):(?:([A-Za-z_][A-Za-z0-9_]*)(?![A-Za-z0-9_-]))?(:-)?/;
-
-/**
- * `${env:` with no `}` after it is no reference, and is sent as its text (`"${env:HOOK_TOKEN"`),
- * which no one means: a warning at it, with the reference it was meant to be. A warning, as for a
- * reference in the wrong case: the text is valid, and the escape `$${env:…}` is for closed text only.
- * Text after a `}` only is searched: any `}` would close a reference before it.
- */
-function warnUnclosedReference(text: string, span: Span, diagnostics: DiagnosticList): void {
-  const found = REFERENCE_START.exec(text.slice(text.lastIndexOf('}') + 1));
-  if (!found) return;
-  const [, env, name, fallback] = found;
-  // A fallback is shown as `…`: were the reference closed, its text would be a secret.
-  const written = `\${${env}:${name ?? ''}${name !== undefined && fallback !== undefined ? ':-…' : ''}`;
-  const meant = `\${env:${name ?? 'NAME'}${name !== undefined && fallback !== undefined ? ':-…' : ''}}`;
-  diagnostics.warning(
-    'env_unclosed',
-    `"${written}" has no closing }, so it is no reference and is sent as this text; write ${meant} to read the variable`,
-    locate(span, `\${${env}:${name ?? ''}`),
-  );
 }
 
 /** The variables already warned about as too short, per load: one warning per variable. */

@@ -70,28 +70,6 @@ describe('a reference in the wrong case', () => {
   });
 });
 
-describe('a reference with no closing }', () => {
-  it('is sent as its text, with a warning at it naming the reference it was meant to be (a fallback never shown)', () => {
-    const cases: Array<[string, string[]]> = [
-      ['${env:HOOK_TOKEN', ['6 env_unclosed "${env:HOOK_TOKEN" has no closing }, so it is no reference and is sent as this text; write ${env:HOOK_TOKEN} to read the variable']],
-      ['Bearer ${env:TOKEN} or ${ENV:OTHER:-s3cret-default', ['29 env_unclosed "${ENV:OTHER:-…" has no closing }, so it is no reference and is sent as this text; write ${env:OTHER:-…} to read the variable']],
-      ['${env:HOOK-TOKEN', ['6 env_unclosed "${env:" has no closing }, so it is no reference and is sent as this text; write ${env:NAME} to read the variable']],
-    ];
-    for (const [text, diagnostics] of cases) {
-      const result = run(text, { HOOK_TOKEN: 'hook-secret', TOKEN: 'real-token', OTHER: 'other-value' });
-      expect(result.value).toBe(text.replace('${env:TOKEN}', 'real-token'));
-      expect(result.diagnostics).toEqual(diagnostics);
-    }
-  });
-
-  it('is none when closed, escaped, or closed by a later } (a malformed reference then)', () => {
-    expect(run('$${env:HOOK_TOKEN', {}).diagnostics).toEqual([]);
-    expect(run('$${env:HOOK_TOKEN} and ${', {}).value).toBe('${env:HOOK_TOKEN} and ${');
-    expect(run('$${env:HOOK_TOKEN} and ${', {}).diagnostics).toEqual([]);
-    expect(run('${env:HOOK_TOKEN and more}', {}).diagnostics.map((d) => d.split(' ')[1])).toEqual(['env_syntax']);
-  });
-});
-
 describe('interpolateTree', () => {
   it('interpolates strings at any depth, reports their paths and leaves other values alone', () => {
     const paths: string[] = [];
