@@ -114,6 +114,8 @@ export interface KnowledgeUploadOptions {
   /** The file's display name in the knowledge base (default: the file's base name). */
   name?: string;
   description?: string;
+  /** `sha256:<hex>` of the content the file must hold (what its plan showed): a file that holds other content by the time it is sent is refused with `knowledge_file_changed`, and storage keeps nothing. */
+  contentHash?: string;
 }
 
 /**
@@ -429,7 +431,7 @@ class ServiceClient implements ApiClient {
   }
 
   async uploadKnowledgeFile(filePath: string, options: KnowledgeUploadOptions = {}): Promise<string> {
-    const file = await inspectUploadFile(filePath, this.maxUploadBytes);
+    const file = { ...(await inspectUploadFile(filePath, this.maxUploadBytes)), contentHash: options.contentHash };
     const target = await this.generatePresignedUrl({ filename: file.fileName });
     let url: URL;
     try {

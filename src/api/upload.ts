@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -16,6 +16,8 @@ interface UploadFile {
   fileName: string;
   contentType: string;
   size: number;
+  /** `sha256:<hex>` of the content it must hold (what its plan showed), checked while streaming; undefined: any. */
+  contentHash?: string | undefined;
 }
 
 /** Checks that the file exists, is a regular file and is within the limit. */
@@ -69,15 +71,24 @@ export function multipartBody(fields: Readonly<Record<string, string | undefined
   async function* parts(): AsyncGenerator<Buffer> {
     yield preamble;
     let sent = 0;
+    const hash = file.contentHash === undefined ? undefined : createHash('sha256');
     if (file.size > 0) {
       for await (const chunk of createReadStream(file.path, { start: 0, end: file.size - 1 })) {
         sent += (chunk as Buffer).length;
+        hash?.update(chunk as Buffer);
         yield chunk as Buffer;
       }
     }
     if (sent !== file.size) {
       throw new VoxformError('knowledge_file_changed', `The knowledge file ${file.path} changed while it was being uploaded (${sent} of ${file.size} bytes read).`, {
         hint: 'Run again once nothing else is writing the file.',
+      });
+    }
+    // Checked before the trailer: the body ends short of its length, so storage keeps nothing.
+    const digest = hash === undefined ? undefined : `sha256:${hash.digest('hex')}`;
+    if (digest !== file.contentHash) {
+      throw new VoxformError('knowledge_file_changed', `The knowledge file ${file.path} changed since its plan was made: it no longer holds the content the plan showed (${file.contentHash}); nothing was uploaded.`, {
+        hint: 'Plan again, review the new plan, and apply it.',
       });
     }
     yield trailer;

@@ -17,7 +17,7 @@ export interface ApplyClient extends LiveReader {
   setCampaignCaller(campaignId: string, caller: string): Promise<unknown>;
   setCredential(body: SetCredentialRequest): Promise<unknown>;
   /** Presigned upload, then create_file; resolves to the new file's id. */
-  uploadKnowledgeFile(path: string, options: { name: string; description?: string }): Promise<string>;
+  uploadKnowledgeFile(path: string, options: { name: string; description?: string; contentHash?: string }): Promise<string>;
   /** With both, apply keeps a request queued in the client ahead of each one on the wire (`ApiClient.withSignal`). */
   readonly maxInFlight?: number;
   withSignal?(signal: AbortSignal): ApplyClient;

@@ -59,7 +59,8 @@ export async function sendRequest(
       const file = context.resources.of(change.address, 'knowledge');
       // The manifests' hash (checked before) covers the file; this names the file if it moved since.
       if (payload.content_hash !== file.contentHash) throw new VoxformError('plan_stale', `${file.address}: the file changed since the plan was made; nothing was uploaded.`, { hint: 'Plan again.' });
-      const options: { name: string; description?: string } = { name: text(payload, 'name') };
+      // The content the plan showed, checked as it is sent: the file may be edited while apply asks.
+      const options: { name: string; description?: string; contentHash: string } = { name: text(payload, 'name'), contentHash: file.contentHash };
       if (typeof payload.description === 'string') options.description = payload.description;
       return { fileId: await client.uploadKnowledgeFile(file.path, options) };
     }

@@ -203,7 +203,7 @@ function report(
   ctx: CommandContext,
   how: { rerun?: string | undefined; replan?: SavedPlanCommands | undefined; chosen: ChosenTarget; selection: LineOptions; recheckCommand: string; stoppedAtQuestion: boolean; words?: VerdictWords | undefined },
 ): number {
-  for (const warning of outcome.warnings) ctx.stderr.write(`warning: ${warning}\n`);
+  for (const warning of outcome.warnings) ctx.stderr.write(`warning: ${withThisRunsPlan(warning, how.recheckCommand)}\n`);
   // Nothing for the service: at most renamed keys' state entries moved (an `applied` outcome then).
   const nothingForTheService = outcome.status === 'nothing_to_do' || (outcome.plan !== undefined && outcome.plan.changes.every((change) => change.action === 'no-op'));
   if (nothingForTheService && outcome.stateError !== undefined) {
@@ -228,7 +228,7 @@ function report(
     ctx.stderr.write('Apply cancelled; nothing changed.\n');
     return outcome.status === 'cancelled' ? 1 : EXIT_INTERRUPTED;
   }
-  writeSummary(outcome, ctx, how.words ?? APPLY_WORDS);
+  writeSummary(outcome, ctx, how.words ?? APPLY_WORDS, how.recheckCommand);
   if (outcome.status === 'applied') return 0;
   if (outcome.lockLost) {
     // A lock forced open by another operator leaves the store as it was; a database's lock that went with its connection needs the database back.
@@ -275,9 +275,9 @@ function replanText(commands: SavedPlanCommands, when: string): string {
  * the verdict with the counts: last, where a quote of the output's end (ci run's) keeps it however
  * long the list.
  */
-function writeSummary(outcome: ApplyOutcome, ctx: CommandContext, words: VerdictWords): void {
+function writeSummary(outcome: ApplyOutcome, ctx: CommandContext, words: VerdictWords, recheckCommand: string): void {
   const stopped = outcome.lockLost !== undefined || outcome.status === 'interrupted';
-  const listed = changesNotSimplyApplied(outcome, stopped);
+  const listed = changesNotSimplyApplied(outcome, stopped).map((line) => withThisRunsPlan(line, recheckCommand));
   ctx.stdout.write([...(listed.length > 0 ? ['', ...listed] : []), '', verdictLine(outcome, stopped, words), ''].join('\n'));
 }
 
@@ -289,6 +289,15 @@ function verdictLine(outcome: ApplyOutcome, stopped: boolean, { run, done }: Ver
   if (stopped) return `${run} interrupted: ${counts}, ${outcome.stopped.length} not ${done}.`;
   const notApplied = outcome.stopped.length > 0 ? `, ${outcome.stopped.length} not ${done}` : '';
   return `${run} ${outcome.status === 'failed' ? 'finished with errors' : 'complete'}: ${counts}${notApplied}.`;
+}
+
+/**
+ * `text` (a hint or warning made below the command line, which names `voxform plan` to see what the
+ * service holds) with this run's plan there instead: pasted bare, that plan would read the default
+ * manifests, environment and service, not what this run applied.
+ */
+function withThisRunsPlan(text: string, recheckCommand: string): string {
+  return text.replaceAll('`voxform plan`', `\`${recheckCommand}\``);
 }
 
 /** One line per change not simply applied (after a stop, every one), each failure with its hint. */

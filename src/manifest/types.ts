@@ -33,6 +33,8 @@ export interface DesiredAgent extends DesiredResource {
   localName: string;
   /** The live agent's id. */
   id: string;
+  /** Where that id is written (under `--env`, the overlay's when it gives one): the service not knowing it is reported there. */
+  idSource?: SourceLocation | undefined;
   /** Display name (PUT body `name`); undefined when the manifest leaves it to the service. */
   name: string | undefined;
   /**

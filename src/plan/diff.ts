@@ -594,7 +594,7 @@ export function diffStates(input: DiffInput, differ = new ResourceDiffer(input),
         code: 'agent_not_on_service',
         address: agent.address,
         message: `${agent.address}: the service has no agent with id "${agent.id}"${why}`,
-        ...agent.source,
+        ...(agent.idSource ?? agent.source),
         ...(gone ? { gone } : {}),
       });
       continue;

@@ -203,12 +203,19 @@ function valueView(field: FieldChange, marker: FieldMarker, before: unknown, aft
   if (needsLineDiff(before) || needsLineDiff(after)) {
     const sides = { before: diffSide(before), after: diffSide(after) };
     const diff = lineDiff(sides.before, sides.after);
+    // The same lines: the texts differ only in the line break at the end, which a line diff does not show.
+    if (diff?.length === 0) return fieldView(field, marker, finalLineBreakChange(after), undefined);
     if (diff !== undefined) return fieldView(field, marker, undefined, diff);
     return fieldView(field, marker, replacedWhole({ side: sides.before, value: before }, { side: sides.after, value: after }), undefined);
   }
   const named = (value: unknown, name: string | undefined) => (name === undefined ? formatScalar(value) : `${name} (${formatScalar(value)})`);
   const [beforeName, afterName] = [field.names?.before, field.names?.after];
   return fieldView(field, marker, marker === '+' ? named(after, afterName) : `${named(before, beforeName)} → ${named(after, afterName)}`, undefined);
+}
+
+/** What differs between two texts of the same lines, by the text after. */
+function finalLineBreakChange(after: unknown): string {
+  return typeof after === 'string' && after.endsWith('\n') ? '(the same lines; a line break added at the end)' : '(the same lines; the line break at the end removed)';
 }
 
 /** A sentence for what will happen to a resource, for headers in text and Markdown; what it takes from another environment said after it. */

@@ -46,7 +46,9 @@ export function agentUpdateBody(
       setAtPath(config[segments[1] as string] as JsonObject, segments.slice(2), value === null ? undefined : cloneJson(value));
     }
   }
-  return { name: agent.name ?? comparable.name, config };
+  // The managed name (none when `ignore:`d: the dashboard's, sent back as it is), else the live one.
+  const name = fields.get('name');
+  return { name: typeof name === 'string' ? name : comparable.name, config };
 }
 
 /** The update body for `agent` against a live agent, finding the changed fields itself. */

@@ -34,6 +34,12 @@ describe('buildAgentUpdate', () => {
     expect(buildAgentUpdate(agent, live)?.config).toEqual({ voice: { voice_id: 'v2', settings: { stability: 0.4 } } });
   });
 
+  it('sends the live name when the agent ignores its name, whatever name a template or the entry gives', () => {
+    // `ignore: [name]` leaves the name to the dashboard: the plan shows no change of it, so the update must not make one.
+    const agent = desiredAgent('a', { id: 'a1', name: 'Acme receptionist', config: { prompt: 'New prompt' }, ignore: ['name'] });
+    expect(buildAgentUpdate(agent, live)).toEqual({ name: 'Front desk', config: { prompt: 'New prompt' } });
+  });
+
   it('sends a top-level null, and drops a nested null from the subtree', () => {
     const agent = desiredAgent('a', { id: 'a1', config: { language: null, flow: { response_delay: null } } });
     expect(buildAgentUpdate(agent, live)?.config).toEqual({ language: null, flow: { voicemail: { message: 'Bye' }, interruption: { allowed: true } } });
