@@ -103,6 +103,9 @@ export interface StopTrap {
  * stray error began has taken; the stray error that began that stop is said then, once. Once the
  * command returned, an error cuts short its cleanups alone: no stop of its is said cut short.
  */
+/** The signals that stop a run: Ctrl-C, and a termination asked for (a CI job cancelled). */
+const TRAPPED_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
 export function trapSignals(options: SignalTrapOptions): StopTrap {
   let stopsGracefully = false;
   // What began a graceful stop, if one did; the stray error that began it, until said; whether the
@@ -111,10 +114,9 @@ export function trapSignals(options: SignalTrapOptions): StopTrap {
   let strayToSay: { error: unknown } | undefined;
   let commandEnded = false;
   let stoppedWith: number | undefined;
-  // What the command said a stop from now on leaves undone (`stopLeaves`).
+  // What the command said a stop from now on leaves undone (`stopLeaves`); the graceful stop last asked
+  // for, how it stops and what stopping at once leaves (drift --watch's heal: apply's, then the watch's).
   let leaves: StopAtOnce | undefined;
-  // The graceful stop last asked for says how it stops and what stopping at once leaves undone
-  // (drift --watch's heal: apply's, then the watch's own again once the heal is over).
   let graceful: GracefulStop | undefined;
   const atOnce = () => leaves ?? graceful?.atOnce;
   let last: { signal: string; at: number } | undefined;
@@ -150,8 +152,7 @@ export function trapSignals(options: SignalTrapOptions): StopTrap {
     clearProgressLines();
     if (!beginGracefulStop('signal')) stopAtOnce({ by: 'signal' });
   };
-  options.signals.on('SIGINT', onSignal);
-  options.signals.on('SIGTERM', onSignal);
+  for (const signal of TRAPPED_SIGNALS) options.signals.on(signal, onSignal);
   return {
     interrupted: (stop) => {
       stopsGracefully = true;
@@ -181,8 +182,7 @@ export function trapSignals(options: SignalTrapOptions): StopTrap {
     },
     release: () => {
       clearTimeout(cutShort);
-      options.signals.off('SIGINT', onSignal);
-      options.signals.off('SIGTERM', onSignal);
+      for (const signal of TRAPPED_SIGNALS) options.signals.off(signal, onSignal);
     },
   };
 }

@@ -88,11 +88,13 @@ export function schemaIssueMessages(definition: string, value: unknown, at: Path
   return messages;
 }
 
+/** An issue at the key it is with (reportKeyIssue), else at the value. */
 function reportIssue(issue: SchemaIssue, check: SchemaCheck, list: ErrorSink): void {
-  if (issue.propertyName !== undefined) {
-    reportKeyIssue(issue, issue.propertyName, check, list);
-    return;
-  }
+  if (issue.propertyName !== undefined) reportKeyIssue(issue, issue.propertyName, check, list);
+  else reportValueIssue(issue, check, list);
+}
+
+function reportValueIssue(issue: SchemaIssue, check: SchemaCheck, list: ErrorSink): void {
   const path = issue.path;
   const full = [...check.at, ...path];
   const value = valueAtPath(check.value, path);
