@@ -1,9 +1,11 @@
 /**
  * The one rule for a path the user names for voxform to write (`report --out`, `test --out`,
  * `test capture --out`, `plan --out`, the folder of `export --out` and `init`): it must not replace
- * voxform's own files nor what the run reads. A report over `.voxform/state.json` would lose the
+ * voxform's own files nor what voxform reads. A report over `.voxform/state.json` would lose the
  * state (and with it what apply made), one over `.voxform/local.json` the local account, one over a
- * history record an apply's record, one over `voxform.yaml` the manifest.
+ * history record an apply's record, one over `voxform.yaml` the manifest. Test files and recordings
+ * are known by their names, so one is refused whether or not this run reads it: a report over a
+ * test file of the suite that `voxform test FILE` left out would lose it all the same.
  *
  * The files voxform writes as its own at a path the user chooses (`emulator --data`, `state migrate
  * --to`) are not outputs of this kind: their readers take only a file of their own kind over.
@@ -12,6 +14,8 @@ import path from 'node:path';
 import type { ErrorCode } from '../error-codes.js';
 import { VoxformError } from '../errors.js';
 import { isOneOf } from '../util/atomic-write.js';
+import { isRecordingName } from '../conversations/recordings/recording-file.js';
+import { isTestFileName } from '../conversations/find-test-files.js';
 import { isInside, pathExists } from './guarded-read.js';
 import { realPathOfMaybeMissing } from './guarded-write.js';
 
@@ -26,6 +30,8 @@ export interface OwnFiles {
   stateFile?: string | undefined;
   /** Files the run reads (absolute): manifests, the files they name, test files, recordings. */
   inputs?: readonly string[];
+  /** The output is a test file (`test capture --out`): a test file's name is what it must have, not a refusal. */
+  writesTestFile?: boolean;
 }
 
 /**
@@ -41,6 +47,10 @@ export async function ownFileProblem(target: string, own: OwnFiles): Promise<str
   const state = own.stateFile;
   if (state !== undefined && (await isStateFile(written, real, state))) return 'it is the state file, or its lock or history, which voxform keeps';
   if (own.inputs !== undefined && (await isOneOf(written, own.inputs))) return 'this run reads it (a manifest, a file one names, a test file or a recording)';
+  for (const name of new Set([path.basename(written), path.basename(real)])) {
+    if (own.writesTestFile !== true && isTestFileName(name)) return 'it is a test file (*.test.yaml, *.test.yml), which voxform test reads';
+    if (isRecordingName(name)) return 'it is a recording (*.recording.json), which voxform test --mode replay reads';
+  }
   return undefined;
 }
 

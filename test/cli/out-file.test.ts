@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, symlink } from 'node:fs/promises';
+import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useExampleProjects } from '../helpers/project.js';
@@ -38,6 +38,32 @@ describe('--out never replaces a file its run reads', () => {
     // Any other file is written as before.
     const written = await project.cliInProcess(['report', '--out', 'report.md']);
     expect(written.code).toBe(0);
+  });
+
+  it('no output replaces a test file or a recording that this run does not read: voxform test reads them by their name', { timeout: 120_000 }, async () => {
+    const project = await startProject();
+    const suite = ['example/tests/front-desk.test.yaml', 'example/tests/front-desk.recording.json'];
+    await writeFile(path.join(project.dir, suite[1] as string), '{}\n');
+    const before = await snapshot(path.join(project.dir, 'example/tests'));
+    const why = {
+      'example/tests/front-desk.test.yaml': 'it is a test file (*.test.yaml, *.test.yml), which voxform test reads',
+      'example/tests/front-desk.recording.json': 'it is a recording (*.recording.json), which voxform test --mode replay reads',
+    };
+    for (const [out, problem] of Object.entries(why)) {
+      const run = await project.cliInProcess(['test', 'example/tests/booking.test.yaml', '--out', out]);
+      expect(run.stderr, out).toContain(`error[report_write_failed]: Cannot write the report to ${out}: ${problem}; no test was run.\n  hint: Name another file with --out.\n`);
+      expect(run.code, out).toBe(1);
+      const report = await project.cliInProcess(['report', '--out', out]);
+      expect(report.stderr, out).toContain(`error[report_write_failed]: Cannot write the report to ${out}: ${problem}; nothing was written.`);
+      const plan = await project.cliInProcess(['plan', '--out', out]);
+      expect(plan.stderr, out).toContain(`error[plan_write_failed]: Cannot save the plan to ${out}: ${problem}; nothing was planned or saved.`);
+    }
+    // A test file not yet written is one too; test capture alone writes test files, over one with --force.
+    const fresh = await project.cliInProcess(['test', 'example/tests/booking.test.yaml', '--out', 'new.test.yml']);
+    expect(fresh.stderr).toContain('error[report_write_failed]: Cannot write the report to new.test.yml: it is a test file');
+    const capture = await project.cliInProcess(['test', 'capture', 'any-call', '--out', suite[0] as string, '--force']);
+    expect(capture.stderr).not.toContain('report_write_failed');
+    expect(await snapshot(path.join(project.dir, 'example/tests'))).toEqual(before);
   });
 });
 
