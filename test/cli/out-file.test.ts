@@ -40,7 +40,7 @@ describe('--out never replaces a file its run reads', () => {
     expect(written.code).toBe(0);
   });
 
-  it('no output replaces a test file or a recording that this run does not read: voxform test reads them by their name', { timeout: 120_000 }, async () => {
+  it('no output replaces a test file, a recording or a manifest that this run does not read: voxform knows them by their name', { timeout: 120_000 }, async () => {
     const project = await startProject();
     const suite = ['example/tests/front-desk.test.yaml', 'example/tests/front-desk.recording.json'];
     await writeFile(path.join(project.dir, suite[1] as string), '{}\n');
@@ -61,6 +61,17 @@ describe('--out never replaces a file its run reads', () => {
     // A test file not yet written is one too; test capture alone writes test files, over one with --force.
     const fresh = await project.cliInProcess(['test', 'example/tests/booking.test.yaml', '--out', 'new.test.yml']);
     expect(fresh.stderr).toContain('error[report_write_failed]: Cannot write the report to new.test.yml: it is a test file');
+    // So is a manifest this run does not read: another environment's, with -f naming one. A plan may be
+    // saved as YAML: it is never written over a file that is not a plan.
+    await writeFile(path.join(project.dir, 'staging.yaml'), await readFile(path.join(project.dir, 'voxform.yaml'), 'utf8'));
+    const manifest = await readFile(path.join(project.dir, 'voxform.yaml'), 'utf8');
+    for (const command of [['report'], ['test', 'example/tests/booking.test.yaml']]) {
+      const run = await project.cliInProcess([...command, '-f', 'staging.yaml', '--out', 'voxform.yaml']);
+      expect(run.stderr, command[0]).toContain('Cannot write the report to voxform.yaml: it is a YAML file (*.yaml, *.yml), which voxform reads as a manifest, and no report is YAML;');
+      expect(run.code, command[0]).toBe(1);
+    }
+    expect((await project.cliInProcess(['plan', '-f', 'staging.yaml', '--out', 'voxform.yaml'])).stderr).toContain('the file exists and is not a plan voxform saved');
+    expect(await readFile(path.join(project.dir, 'voxform.yaml'), 'utf8')).toBe(manifest);
     const capture = await project.cliInProcess(['test', 'capture', 'any-call', '--out', suite[0] as string, '--force']);
     expect(capture.stderr).not.toContain('report_write_failed');
     expect(await snapshot(path.join(project.dir, 'example/tests'))).toEqual(before);
