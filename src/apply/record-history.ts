@@ -116,6 +116,11 @@ async function liveConfigAfter(agent: DesiredAgent, change: ResourceChange | und
   }
 }
 
+async function versionAfter(agent: DesiredAgent, change: ResourceChange | undefined, context: HistoryContext): Promise<AgentVersion | undefined> {
+  const config = await liveConfigAfter(agent, change, context);
+  return config ? agentVersion(agent, config) : undefined;
+}
+
 /** Every agent of the manifests as the apply left it, by local name (an agent whose state is unknown, or not the manifests', left out). */
 async function agentVersions(context: HistoryContext): Promise<Record<string, AgentVersion>> {
   const changes = new Map(context.plan.changes.map((change) => [change.address, change]));
@@ -129,10 +134,11 @@ async function agentVersions(context: HistoryContext): Promise<Record<string, Ag
     agents.map(async (agent) => {
       const change = changes.get(agent.address);
       if (change && change.action !== 'no-op' && stopped.has(change.address)) return undefined;
-      const readBack = change && change.action !== 'no-op' && (applied.has(change.address) || partly.has(change.address)) ? context.readBacks.currentVersion(agent.address) : undefined;
-      if (readBack) return partly.has(agent.address) ? { ...readBack, knowledge: undefined } : readBack;
-      const config = await liveConfigAfter(agent, change, context);
-      return config ? agentVersion(agent, config) : undefined;
+      const written = change !== undefined && change.action !== 'no-op' && (applied.has(change.address) || partly.has(change.address));
+      const readBack = written ? context.readBacks.currentVersion(agent.address) : undefined;
+      const version = readBack ? (partly.has(agent.address) ? { ...readBack, knowledge: undefined } : readBack) : await versionAfter(agent, change, context);
+      // Said, as what it wrote may read as before: a value from `${env:…}` is recorded as its reference.
+      return version && written ? { ...version, written: true as const } : version;
     }),
   );
   const versions: Record<string, AgentVersion> = {};

@@ -219,5 +219,6 @@ export function classifyDrift(input: ClassifyInput): DriftReport {
     },
     ...(notCompared.length > 0 ? { notCompared } : {}),
     ...(input.noApplyRecorded ? { noApplyRecorded: input.noApplyRecorded } : {}),
+    ...(plan.noLongerManaged?.length ? { noLongerManaged: plan.noLongerManaged.map((resource) => resource.address) } : {}),
   };
 }

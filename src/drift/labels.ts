@@ -56,6 +56,15 @@ export function countsLine(report: DriftReport): string {
  * `code`: how a place or name from the state is written (a code span in Markdown).
  */
 export function matchesLine(report: DriftReport, where: string, code: (text: string) => string = (text) => text): string {
+  const dropped = report.noLongerManaged ?? [];
+  // What the last apply recorded beyond the manifests was not compared: the service is not said to match it.
+  if (dropped.length > 0) {
+    const them = dropped.length === 1 ? 'it' : 'them';
+    return (
+      `the service (${where}) matches the manifests (${checked(report)}). The last apply also recorded ${plural(dropped.length, 'resource')} the manifests no longer name, not compared ` +
+      `(voxform leaves ${them} as ${dropped.length === 1 ? 'it is' : 'they are'} on the service; \`voxform plan\` lists ${them}): ${someOf(dropped.map(code), ADDRESSES_SHOWN)}.`
+    );
+  }
   if (!report.noApplyRecorded) return `the service (${where}) matches the manifests and the last apply (${checked(report)}).`;
   return `the service (${where}) matches the manifests (${checked(report)}). ${noApplyLead(report, code)}, so it was compared with the manifests alone. ${NO_APPLY_ADVICE}`;
 }
@@ -257,6 +266,8 @@ export function checked(report: DriftReport): string {
 export function oneLine(report: DriftReport): string {
   const places = report.notCompared?.length ?? 0;
   const notCompared = places > 0 ? `; ${plural(places, 'place')} not compared (a variable is not set)` : '';
-  if (report.resources.length === 0) return `no drift (${checked(report)})${notCompared}`;
-  return `drift: ${countsLine(report)}: ${someOf(report.resources.map((r) => r.address), ADDRESSES_SHOWN)}${notCompared}`;
+  const dropped = report.noLongerManaged?.length ?? 0;
+  const notNamed = dropped > 0 ? `; ${plural(dropped, 'resource')} the last apply recorded no longer in the manifests, not compared` : '';
+  if (report.resources.length === 0) return `no drift (${checked(report)})${notCompared}${notNamed}`;
+  return `drift: ${countsLine(report)}: ${someOf(report.resources.map((r) => r.address), ADDRESSES_SHOWN)}${notCompared}${notNamed}`;
 }

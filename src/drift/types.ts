@@ -139,6 +139,8 @@ export interface DriftReport {
   missingState?: MissingState | undefined;
   /** Set when the state holds no apply of the workspace (lost, or never written there): where the state is, as it may be shown. */
   noApplyRecorded?: { state: string } | undefined;
+  /** The addresses the last apply recorded that the manifests no longer name (the plan's `noLongerManaged`), when there are any: not compared, never drift. */
+  noLongerManaged?: string[] | undefined;
 }
 
 /** Whether anything differs (exit 2). */

@@ -68,6 +68,7 @@ function agentProblem(agent: JsonObject): Problem {
   if (!isTextList(agent.maskedPaths)) return 'maskedPaths: not a list of paths';
   if (!optional(agent.promptLength, isWhole)) return 'promptLength: not a length';
   if (!optional(agent.unrecordedSecrets, isTextList)) return 'unrecordedSecrets: not a list of paths';
+  if (!optional(agent.written, (value) => value === true)) return 'written: not true';
   return undefined;
 }
 

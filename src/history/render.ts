@@ -17,7 +17,8 @@ export const HISTORY_JSON_FORMAT_VERSION = '1.1';
  * or the recorded configuration) differs from the next older record holding them (`older`: the
  * records after it, newest first), or that no older record holds. An agent is its id: under
  * whatever key the older record holds it (a renamed key, two swapped keys), and never the agent a
- * key named before its `id:` changed. A heal's record holds only the agents it put back, each
+ * key named before its `id:` changed. An agent the deploy wrote (`written`) changed too, though its
+ * version may read as before (a value from `${env:…}` is recorded as its reference). A heal's record holds only the agents it put back, each
  * changed on the service from what was edited outside voxform: all of them, though their version
  * is the one recorded before. A record whose apply wrote nothing (`wroteNothing`) changed none.
  */
@@ -100,7 +101,8 @@ export class HistoryEntryCollector<R extends LedgerRecord> {
       for (const [name, now] of entry.open) {
         const before = versionOfAgent(record, name, now.id);
         if (before === undefined) continue;
-        if (agentVersionKey(before) !== agentVersionKey(now)) entry.changed.push(name);
+        // Written by the deploy, it changed though it may read as before: only a value from `${env:…}` changed.
+        if (agentVersionKey(before) !== agentVersionKey(now) || now.written === true) entry.changed.push(name);
         entry.open.delete(name);
       }
     }

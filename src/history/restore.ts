@@ -141,6 +141,7 @@ export function desiredFromRecord(record: HistoryRecord, options: RestoreOptions
     },
     onEnvName: (name) => names.add(name),
     unsetAsWithheld: options.withholdUnsetEnv === true,
+    from: 'record',
   };
   const agents = new Map<string, DesiredAgent>();
   for (const [name, version] of chosenAgents(record, options.agents, options.names ?? new AgentNames([record]))) {

@@ -51,6 +51,12 @@ export interface AgentVersion {
   promptLength?: number | undefined;
   /** Paths of secrets the manifest wrote literally: recorded redacted, so a rollback refuses the agent. */
   unrecordedSecrets?: string[] | undefined;
+  /**
+   * Set when this deploy wrote the agent (its update accepted, wholly or in part): it changed the
+   * agent though its config and hash may read as the record before's, where only a value filled
+   * from `${env:…}` changed (recorded as its reference, never the value). Absent in older records.
+   */
+  written?: true | undefined;
 }
 
 export interface HistoryRecord {
@@ -107,6 +113,7 @@ export interface AgentSummary {
   restorableKey: string;
   /** `configFieldKeys` of its configuration: the report names the fields a version changed by them. */
   fieldKeys: Record<string, string>;
+  written?: true | undefined;
 }
 
 /** A record without its agents' configurations (`AgentSummary`): what `history`, `rollback` and `report` walk the ledger with. */
@@ -135,7 +142,7 @@ export function summarizeRecord(record: HistoryRecord, same: (text: string) => s
     const fieldKeys = Object.fromEntries(Object.entries(configFieldKeys(version.config)).map(([field, key]) => [field, same(key)]));
     const displayName = version.name === undefined ? undefined : same(version.name);
     const restorable = same(restorableKeyOfFieldKeys(displayName, fieldKeys));
-    summaries[name] = { id: same(version.id), name: displayName, configHash: same(version.configHash), maskedPaths: version.maskedPaths, knowledge, promptLength, restorableKey: restorable, fieldKeys };
+    summaries[name] = { id: same(version.id), name: displayName, configHash: same(version.configHash), maskedPaths: version.maskedPaths, knowledge, promptLength, restorableKey: restorable, fieldKeys, ...(version.written === true ? { written: true } : {}) };
   }
   const summarized: RecordSummary = { id, workspace, at, by, command, outcome, source: knownSourceFields(source), summary: knownFields(summary, SUMMARY_FIELDS), agents: summaries };
   // Checked on the whole record as read: a summary keeps only the fields voxform knows.

@@ -93,7 +93,7 @@ export async function writeScaffold(dir: string, files: readonly ScaffoldFile[],
 /** Refuses to scaffold into voxform's own folder (`.voxform`, the state's lock or history): a manifest there is read by nothing and breaks what is. */
 export async function refuseOwnFolder(dir: string, options: ScaffoldPlace): Promise<void> {
   const [code, elsewhere] = commandWords(options.command);
-  await refuseOwnFile(dir, options.own, { code, cannot: `${options.command} cannot write into ${options.displayDir}`, outcome: 'nothing was written', hint: `${elsewhere[0]?.toUpperCase()}${elsewhere.slice(1)}.` });
+  await refuseOwnFile(dir, { ...options.own, writes: 'folder' }, { code, cannot: `${options.command} cannot write into ${options.displayDir}`, outcome: 'nothing was written', hint: `${elsewhere[0]?.toUpperCase()}${elsewhere.slice(1)}.` });
 }
 
 /** The error code of a failed write of `command`, and how to write elsewhere. */

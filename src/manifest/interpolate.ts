@@ -37,6 +37,8 @@ export interface InterpolationContext {
   onWithheld?(name: string): void;
   /** What filling in may build; without it, texts are built at any length (the operator's own files). */
   filledText?: FilledTextBudget;
+  /** What holds the references: a manifest, or a history record, which no one edits (its refusals say what else to do). */
+  from?: 'manifest' | 'record';
 }
 
 /** One policy per environment object: parsed once, however many strings are interpolated. */
@@ -83,7 +85,7 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
     const name = parsed[1] as string;
     const verdict = policyOf(ctx).check(name);
     if (verdict !== 'allowed') {
-      if (span) ctx.diagnostics.error('env_not_allowed', refusalMessage(name, verdict), locate(span, whole));
+      if (span) ctx.diagnostics.error('env_not_allowed', refusalMessage(name, verdict, ctx.from), locate(span, whole));
       return whole;
     }
     ctx.onEnvName?.(name);

@@ -1,9 +1,12 @@
 /**
  * The one rule for a path the user names for voxform to write (`report --out`, `test --out`,
  * `test capture --out`, `plan --out`, the folder of `export --out` and `init`): it must not replace
- * voxform's own files nor what the run reads. A report over `.voxform/state.json` would lose the
+ * voxform's own files nor what voxform reads. A report over `.voxform/state.json` would lose the
  * state (and with it what apply made), one over `.voxform/local.json` the local account, one over a
- * history record an apply's record, one over `voxform.yaml` the manifest.
+ * history record an apply's record, one over `voxform.yaml` the manifest. Test files, recordings
+ * and manifests (every *.yaml and *.yml: no report is YAML) are known by their names, so one is
+ * refused whether or not this run reads it: a report over a test file of the suite that `voxform
+ * test FILE` left out, or over the manifest of an environment -f left out, would lose it all the same.
  *
  * The files voxform writes as its own at a path the user chooses (`emulator --data`, `state migrate
  * --to`) are not outputs of this kind: their readers take only a file of their own kind over.
@@ -12,8 +15,10 @@ import path from 'node:path';
 import type { ErrorCode } from '../error-codes.js';
 import { VoxformError } from '../errors.js';
 import { isOneOf } from '../util/atomic-write.js';
+import { isRecordingName } from '../conversations/recordings/recording-file.js';
 import { isInside, pathExists } from './guarded-read.js';
 import { realPathOfMaybeMissing } from './guarded-write.js';
+import { folderSearchTakes } from './manifest-files.js';
 
 /** voxform's folder of its own files in a project. */
 const OWN_FOLDER = '.voxform';
@@ -26,6 +31,13 @@ export interface OwnFiles {
   stateFile?: string | undefined;
   /** Files the run reads (absolute): manifests, the files they name, test files, recordings. */
   inputs?: readonly string[];
+  /**
+   * What the output is when it is no report, as far as its name may be an input's: a test file
+   * (`test capture --out`: the name it must have, checked there); a plan, which may be named as YAML
+   * (`plan --out` refuses every file that exists and is not a plan, so no manifest is replaced); a
+   * folder (`export --out`, `init`: each file written in it is checked, and replaced only with --force).
+   */
+  writes?: 'test file' | 'plan' | 'folder';
 }
 
 /**
@@ -41,6 +53,13 @@ export async function ownFileProblem(target: string, own: OwnFiles): Promise<str
   const state = own.stateFile;
   if (state !== undefined && (await isStateFile(written, real, state))) return 'it is the state file, or its lock or history, which voxform keeps';
   if (own.inputs !== undefined && (await isOneOf(written, own.inputs))) return 'this run reads it (a manifest, a file one names, a test file or a recording)';
+  if (own.writes === 'test file' || own.writes === 'folder') return undefined;
+  for (const name of new Set([path.basename(written), path.basename(real)])) {
+    const taken = folderSearchTakes(name);
+    if (taken === 'test') return 'it is a test file (*.test.yaml, *.test.yml), which voxform test reads';
+    if (taken === 'manifest' && own.writes !== 'plan') return 'it is a YAML file (*.yaml, *.yml), which voxform reads as a manifest, and no report is YAML';
+    if (isRecordingName(name)) return 'it is a recording (*.recording.json), which voxform test --mode replay reads';
+  }
   return undefined;
 }
 

@@ -54,12 +54,21 @@ function parseAllowList(raw: string): { names: Set<string>; prefixes: string[] }
   return { names, prefixes };
 }
 
-/** The sentence for a reference the policy refuses; names the variable, never a value. */
-export function refusalMessage(name: string, verdict: Exclude<EnvVerdict, 'allowed'>): string {
+/**
+ * The sentence for a reference the policy refuses; names the variable, never a value. In a history
+ * record (`from: 'record'`, read by a rollback or a heal) no reference can be removed: the record is
+ * never changed, and the way left is the operator's.
+ */
+export function refusalMessage(name: string, verdict: Exclude<EnvVerdict, 'allowed'>, from: 'manifest' | 'record' = 'manifest'): string {
+  const reader = from === 'manifest' ? 'a manifest' : 'a recorded configuration';
   if (verdict === 'reserved') {
-    return `\${env:${name}} is refused: ${RESERVED_PREFIX}* variables are voxform's own settings (the service key among them) and a manifest never reads them; remove the reference`;
+    const fix = from === 'manifest' ? 'remove the reference' : 'no apply records one, so this record was changed by hand; restore the agent from another record';
+    return `\${env:${name}} is refused: ${RESERVED_PREFIX}* variables are voxform's own settings (the service key among them) and ${reader} never reads them${from === 'manifest' ? '; ' : ': '}${fix}`;
   }
-  return `\${env:${name}} is refused: ${name} is not in ${ENV_ALLOW_VARIABLE}, so the manifest may not read it; remove the reference, or (as the operator) add ${name} to ${ENV_ALLOW_VARIABLE}`;
+  const allow = `(as the operator) add ${name} to ${ENV_ALLOW_VARIABLE}`;
+  return from === 'manifest'
+    ? `\${env:${name}} is refused: ${name} is not in ${ENV_ALLOW_VARIABLE}, so the manifest may not read it; remove the reference, or ${allow}`
+    : `\${env:${name}} is refused: ${name} is not in ${ENV_ALLOW_VARIABLE}, so the recorded configuration may not read it; ${allow} where the rollback runs`;
 }
 
 /**

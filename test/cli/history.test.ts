@@ -131,6 +131,26 @@ describe('a record of apply', () => {
   });
 });
 
+describe('an apply that changed only a value from the environment', () => {
+  it('names the agent it changed, never the value: a record holds the reference, the same as before', async () => {
+    const manifest = `${MANIFEST}      session_data_webhook:\n        url: https://hooks.example.com/end\n        headers:\n          x-hook-token: \${env:HOOK_TOKEN}\n`;
+    const dir = await tempDir({ 'voxform.yaml': manifest });
+    const apply = (token: string) => runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir, env: { HOOK_TOKEN: token } });
+    expect((await apply('first-token-value-1')).code).toBe(0);
+    const again = await apply('second-token-value-2');
+    expect(again.stdout).toContain('1 to update');
+    const history = await runCliInProcess(['history', '--local'], { cwd: dir, env: { HOOK_TOKEN: 'second-token-value-2' } });
+    const [latest] = history.stdout.split('\n\n').slice(1);
+    expect(latest).toMatch(/1 applied, 0 failed, 0 skipped\n {2}agents changed: front-desk$/);
+    const json = await runCliInProcess(['history', '--local', '--format', 'json'], { cwd: dir, env: {} });
+    expect(json.stdout).not.toContain('token-value');
+    // Applied again with the same value, nothing is written: no agent changed.
+    expect((await apply('second-token-value-2')).code).toBe(0);
+    const idle = await runCliInProcess(['history', '--local', '--limit', '1'], { cwd: dir, env: {} });
+    expect(idle.stdout).toContain('agents changed: none\n');
+  });
+});
+
 describe('--agent', () => {
   it('refuses a name neither the manifests nor the history hold, suggesting the closest, exit 1; a name of either is a filter', async () => {
     const dir = await projectWith({ '20261123T110000000Z-bbbbbb': (r) => (r.agents = { booking: r.agents['front-desk'] }) });

@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, symlink } from 'node:fs/promises';
+import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useExampleProjects } from '../helpers/project.js';
@@ -38,6 +38,43 @@ describe('--out never replaces a file its run reads', () => {
     // Any other file is written as before.
     const written = await project.cliInProcess(['report', '--out', 'report.md']);
     expect(written.code).toBe(0);
+  });
+
+  it('no output replaces a test file, a recording or a manifest that this run does not read: voxform knows them by their name', { timeout: 120_000 }, async () => {
+    const project = await startProject();
+    const suite = ['example/tests/front-desk.test.yaml', 'example/tests/front-desk.recording.json'];
+    await writeFile(path.join(project.dir, suite[1] as string), '{}\n');
+    const before = await snapshot(path.join(project.dir, 'example/tests'));
+    const why = {
+      'example/tests/front-desk.test.yaml': 'it is a test file (*.test.yaml, *.test.yml), which voxform test reads',
+      'example/tests/front-desk.recording.json': 'it is a recording (*.recording.json), which voxform test --mode replay reads',
+    };
+    for (const [out, problem] of Object.entries(why)) {
+      const run = await project.cliInProcess(['test', 'example/tests/booking.test.yaml', '--out', out]);
+      expect(run.stderr, out).toContain(`error[report_write_failed]: Cannot write the report to ${out}: ${problem}; no test was run.\n  hint: Name another file with --out.\n`);
+      expect(run.code, out).toBe(1);
+      const report = await project.cliInProcess(['report', '--out', out]);
+      expect(report.stderr, out).toContain(`error[report_write_failed]: Cannot write the report to ${out}: ${problem}; nothing was written.`);
+      const plan = await project.cliInProcess(['plan', '--out', out]);
+      expect(plan.stderr, out).toContain(`error[plan_write_failed]: Cannot save the plan to ${out}: ${problem}; nothing was planned or saved.`);
+    }
+    // A test file not yet written is one too; test capture alone writes test files, over one with --force.
+    const fresh = await project.cliInProcess(['test', 'example/tests/booking.test.yaml', '--out', 'new.test.yml']);
+    expect(fresh.stderr).toContain('error[report_write_failed]: Cannot write the report to new.test.yml: it is a test file');
+    // So is a manifest this run does not read: another environment's, with -f naming one. A plan may be
+    // saved as YAML: it is never written over a file that is not a plan.
+    await writeFile(path.join(project.dir, 'staging.yaml'), await readFile(path.join(project.dir, 'voxform.yaml'), 'utf8'));
+    const manifest = await readFile(path.join(project.dir, 'voxform.yaml'), 'utf8');
+    for (const command of [['report'], ['test', 'example/tests/booking.test.yaml']]) {
+      const run = await project.cliInProcess([...command, '-f', 'staging.yaml', '--out', 'voxform.yaml']);
+      expect(run.stderr, command[0]).toContain('Cannot write the report to voxform.yaml: it is a YAML file (*.yaml, *.yml), which voxform reads as a manifest, and no report is YAML;');
+      expect(run.code, command[0]).toBe(1);
+    }
+    expect((await project.cliInProcess(['plan', '-f', 'staging.yaml', '--out', 'voxform.yaml'])).stderr).toContain('the file exists and is not a plan voxform saved');
+    expect(await readFile(path.join(project.dir, 'voxform.yaml'), 'utf8')).toBe(manifest);
+    const capture = await project.cliInProcess(['test', 'capture', 'any-call', '--out', suite[0] as string, '--force']);
+    expect(capture.stderr).not.toContain('report_write_failed');
+    expect(await snapshot(path.join(project.dir, 'example/tests'))).toEqual(before);
   });
 });
 

@@ -95,6 +95,24 @@ describe('voxform promote --to / --from', () => {
     expect(followed.code).toBe(0);
   });
 
+  it('a dry run says what the run would do when the state lost the target: refuse, unless --allow-missing-state', async () => {
+    const { cli } = await committedProject(STAGED_MANIFEST);
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    expect((await cli(['apply', '--env', 'production', '--auto-approve'])).code).toBe(0);
+    const workspace = /History of (\S+),/.exec((await cli(['history', '--env', 'production'])).stdout)?.[1] as string;
+    expect((await cli(['state', 'rm', workspace, '--force'])).code).toBe(0);
+    const dry = await cli(['promote', '--to', 'production', '--dry-run']);
+    const real = await cli(['promote', '--to', 'production', '--auto-approve']);
+    expect(real.stderr).toContain('error[state_missing]: Refusing to apply:');
+    expect(dry.stdout).not.toContain('run without --dry-run to promote');
+    // The same refusal, word for word, after the plan it would have applied.
+    expect(dry.stderr).toContain(real.stderr.slice(real.stderr.indexOf('error[state_missing]')));
+    expect(dry.code).toBe(1);
+    const allowed = await cli(['promote', '--to', 'production', '--dry-run', '--allow-missing-state']);
+    expect(allowed.stdout).toContain('Every gate passes; run without --dry-run to promote.');
+    expect(allowed.code).toBe(0);
+  });
+
   it("takes a rollback's configuration as the restored record's commit's, never the commit the rollback ran at", async () => {
     const { dir, git, cli } = await committedProject(STAGED_MANIFEST);
     const first = git('rev-parse', 'HEAD').toString().trim();

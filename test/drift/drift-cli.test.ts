@@ -390,6 +390,19 @@ describe('voxform drift', () => {
     expect((await driftJson(p, 0)) as DriftJson & { missing_state?: unknown }).not.toHaveProperty('missing_state');
   }, 120_000);
 
+  it('never says the service matches the last apply for resources it recorded that the manifests no longer name: it says they were not compared', async () => {
+    const p = await startProject();
+    expectCode(await p.cliInProcess(['apply', '--auto-approve']), 0);
+    await writeFile(path.join(p.dir, 'empty.yaml'), 'version: 1\n');
+    const text = expectCode(await p.cliInProcess(['drift', '-f', 'empty.yaml']), 0).stdout;
+    expect(text).not.toContain('the last apply (0 resources checked)');
+    expect(text).toBe(
+      `No drift: the service (${p.url}) matches the manifests (0 resources checked). ` +
+        'The last apply also recorded 7 resources the manifests no longer name, not compared (voxform leaves them as they are on the service; `voxform plan` lists them): agent.booking, agent.front-desk, campaign.recall-reminders, credential.openai, knowledge.faq and 2 more.\n',
+    );
+    expect(expectCode(await p.cliInProcess(['drift', '-f', 'empty.yaml', '--format', 'markdown']), 0).stdout).toContain('The last apply also recorded 7 resources the manifests no longer name, not compared');
+  });
+
   it("carries the manifests' warnings in its JSON, not as text on stderr, as a JSON plan does", async () => {
     const p = await startProject();
     expectCode(await p.cliInProcess(['apply', '--auto-approve']), 0);

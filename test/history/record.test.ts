@@ -206,12 +206,15 @@ describe('desiredFromRecord', () => {
     // A record is never changed: a default written anywhere would not reach it.
     expect(missing.message).not.toContain('default with');
     const refused = restoreError(() => desiredFromRecord(record, { agents: [], env: { ...env, VOXFORM_ENV_ALLOW: 'HOOK_TOKEN' }, current: state }));
-    expect(refused.message).toContain('PATH_PREFIX is not in VOXFORM_ENV_ALLOW');
+    // A record cannot be edited: what the rollback's user can do is allow the variable.
+    expect(refused.message).toContain('${env:PATH_PREFIX} is refused: PATH_PREFIX is not in VOXFORM_ENV_ALLOW, so the recorded configuration may not read it; (as the operator) add PATH_PREFIX to VOXFORM_ENV_ALLOW where the rollback runs');
+    expect(refused.message).not.toContain('remove the reference');
     const version = record.agents.desk as HistoryRecord['agents'][string];
     const tampered = { ...record, agents: { desk: { ...version, config: { ...version.config, first_message: '${env:VOXFORM_API_KEY}' } } } };
     const reserved = restoreError(() => desiredFromRecord(tampered, { agents: [], env: { ...env, VOXFORM_API_KEY: 'key-never-read' }, current: state }));
     expect(reserved.code).toBe('rollback_env_invalid');
-    expect(reserved.message).toContain('VOXFORM_');
+    expect(reserved.message).toContain("VOXFORM_* variables are voxform's own settings (the service key among them) and a recorded configuration never reads them: no apply records one, so this record was changed by hand; restore the agent from another record");
+    expect(reserved.message).not.toContain('remove the reference');
     expect(reserved.message).not.toContain('key-never-read');
   });
 

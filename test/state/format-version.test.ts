@@ -87,7 +87,7 @@ const RECORD_MEMBERS = {
   DeploySource: ['commit', 'branch', 'pullRequest', 'ciJobUrl', 'uncommitted', 'rollbackOf', 'healOf', 'promotedFrom'],
   PromotionSource: ['workspace', 'record'],
   DeploySummary: ['create', 'update', 'unchanged', 'drifted', 'applied', 'partlyApplied', 'failed', 'skipped', 'notApplied'],
-  AgentVersion: ['id', 'name', 'config', 'knowledge', 'configHash', 'maskedPaths', 'promptLength', 'unrecordedSecrets'],
+  AgentVersion: ['id', 'name', 'config', 'knowledge', 'configHash', 'maskedPaths', 'promptLength', 'unrecordedSecrets', 'written'],
   TestRunRecord: ['id', 'workspace', 'at', 'by', 'command', 'source', 'agents', 'agents.id', 'agents.configHash', 'suiteDigest', 'summary', 'summary.passed', 'summary.failed', 'summary.skipped', 'summary.errors', 'tests', 'seal'],
   TestOutcome: ['file', 'agent', 'name', 'status', 'passes', 'runs', 'passRate'],
 };

@@ -34,7 +34,7 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
   const warnings: Diagnostic[] | undefined = format === 'json' ? [] : undefined;
   const project = await connectProject(options, ctx, { warnings });
   // Refused before anything is planned.
-  if (options.out) await refuseOwnFile(options.out, ownFilesOf(options, ctx, deployedFiles(project.desired)), { code: 'plan_write_failed', cannot: `Cannot save the plan to ${options.out}`, outcome: 'nothing was planned or saved' });
+  if (options.out) await refuseOwnFile(options.out, { ...ownFilesOf(options, ctx, deployedFiles(project.desired)), writes: 'plan' }, { code: 'plan_write_failed', cannot: `Cannot save the plan to ${options.out}`, outcome: 'nothing was planned or saved' });
   warnPromotedEnvironment(project.desired, options, ctx);
   const committedLock = await committedLockWarning(project.backend, ctx.env);
   if (committedLock) ctx.stderr.write(`warning: ${committedLock}\n`);

@@ -14,6 +14,7 @@ import { deployedUntil } from '../../report/since-deploy.js';
 import { configurationOrigin } from '../../history/configuration-origin.js';
 import { checkGates, deployedRecord, gatesNeedCalls } from '../../promote/gates.js';
 import { checkCheckout, checkSourceConfiguration, gateRefusal, renderGateTable } from '../../promote/promotion.js';
+import { missingStateError } from '../../state/missing-state.js';
 import { workspaceKey } from '../../state/types.js';
 import { ledgerSealKey, sealVerifies, type LedgerSealKey } from '../../history/seal.js';
 import type { HistoryStore, RecordSummary } from '../../history/types.js';
@@ -136,7 +137,7 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
   ctx.stdout.write('\n');
   const refusal = gateRefusal(results, from, to);
 
-  if (options.dryRun) return dryRun(project, ctx, refusal);
+  if (options.dryRun) return dryRun(project, ctx, { refusal, allowMissingState: options.allowMissingState === true });
   if (refusal) throw refusal;
   const words = `promote --to ${shellWord(to)} --from ${shellWord(from)}`;
   const { code } = await applyOnTerminal(
@@ -176,8 +177,8 @@ async function readSourceEvidence(history: HistoryStore, source: { from: string;
   return evidence;
 }
 
-/** `--dry-run`: the plan the promotion would apply; exit 1 when a gate or the policy refuses it. */
-async function dryRun(project: ConnectedProject, ctx: CommandContext, refusal: VoxformError | undefined): Promise<number> {
+/** `--dry-run`: the plan the promotion would apply; exit 1 when a gate, the lost state of the target or the policy refuses it. */
+async function dryRun(project: ConnectedProject, ctx: CommandContext, how: { refusal: VoxformError | undefined; allowMissingState: boolean }): Promise<number> {
   const status = progressLine(ctx);
   const plan = await makePlan({
     ...planInputs(project, ctx),
@@ -185,8 +186,9 @@ async function dryRun(project: ConnectedProject, ctx: CommandContext, refusal: V
     onChange: (change) => prepareChangeText(change, { color: ctx.color }),
   }).finally(() => status.done());
   ctx.stdout.write(renderPlanText(plan, { color: ctx.color }));
-  // Refused as the promotion itself would be: the gate first, then the manifests' policy.
-  if (refusal) throw refusal;
+  // Refused as the promotion itself would be: the gate first, then a state that lost the target, then the manifests' policy.
+  if (how.refusal) throw how.refusal;
+  if (plan.missingState && !how.allowMissingState) throw missingStateError(plan.missingState, workspaceKey(plan.environment, plan.baseUrl));
   await refuseMandatoryViolations(project.desired, ctx);
   ctx.stdout.write('\nDry run: nothing was applied. Every gate passes; run without --dry-run to promote.\n');
   return 0;

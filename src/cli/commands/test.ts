@@ -347,7 +347,7 @@ export async function capture(options: CaptureOptions, ctx: CommandContext): Pro
   // as for a test run, a variable this job cannot read is no reason to stop it.
   const desired = await loadDesiredState({ ...options, withholdUnsetEnv: true }, ctx, { outcome: 'no call was captured' });
   if (options.out !== undefined) {
-    await refuseOwnFile(options.out, ownFilesOf(options, ctx, deployedFiles(desired)), { code: 'report_write_failed', cannot: `Cannot write the test file to ${options.out}`, outcome: 'no call was captured' });
+    await refuseOwnFile(options.out, { ...ownFilesOf(options, ctx, deployedFiles(desired)), writes: 'test file' }, { code: 'report_write_failed', cannot: `Cannot write the test file to ${options.out}`, outcome: 'no call was captured' });
     await checkCaptureOut(options.out, options.force === true, ctx);
   }
   const connection = await connectService(options, desired, ctx);

@@ -73,10 +73,17 @@ export interface RecordedSentConfig extends SentConfig {
   tests: string[];
 }
 
+const RECORDING_SUFFIX = '.recording.json';
+
 /** `tests/front-desk.test.yaml` → `tests/front-desk.recording.json`. */
 export function recordingPathOf(testFile: string): string {
   const base = path.basename(testFile).replace(/\.test\.ya?ml$/i, '');
-  return path.join(path.dirname(testFile), `${base}.recording.json`);
+  return path.join(path.dirname(testFile), `${base}${RECORDING_SUFFIX}`);
+}
+
+/** Whether a file of this name is a test file's recording (in any letter case: a file system may ignore it). */
+export function isRecordingName(name: string): boolean {
+  return name.toLowerCase().endsWith(RECORDING_SUFFIX);
 }
 
 /**
