@@ -86,7 +86,7 @@ export async function readPrompts(requests: readonly PromptRequest[], ctx: Inclu
       return ctx.files.read(request.file, policy);
     }),
   );
-  const decoded = new Map<Buffer, { text: string; source: () => SourceText } | undefined>();
+  const decoded = new Map<Buffer, { text: string; normalized?: string; source: () => SourceText } | undefined>();
   requests.forEach((request, index) => {
     const outcome = outcomes[index] as ReadOutcome;
     if (!outcome.ok || decoded.has(outcome.bytes)) return;
@@ -105,11 +105,13 @@ export async function readPrompts(requests: readonly PromptRequest[], ctx: Inclu
       results.push(undefined);
       continue;
     }
-    let text = entry.text;
     if (request.template) {
-      text = substituteIncludedText(text, entry.source(), request.template.vars, request.template.name, request.template.declared, ctx.diagnostics, ctx.filledText);
+      results.push(normalizePrompt(substituteIncludedText(entry.text, entry.source(), request.template.vars, request.template.name, request.template.declared, ctx.diagnostics, ctx.filledText)));
+    } else {
+      // Normalized once per file: every agent that names it gets the one string, which the policy reads once (distinct-texts.ts).
+      entry.normalized ??= normalizePrompt(entry.text);
+      results.push(entry.normalized);
     }
-    results.push(normalizePrompt(text));
   }
   return results;
 }

@@ -68,7 +68,7 @@ function documentsOf(desired: DesiredState, kind: CustomRuleSpec['resources']): 
         value: { id: agent.id, name: agent.name, config: agent.config, knowledge: agent.knowledge },
         locate: (path) => {
           if (path[0] !== 'config') return valueLocation(agent, path);
-          if (path[1] === 'prompt' && path.length === 2) return promptPlace(agent)?.at(0) ?? agent.source;
+          if (path[1] === 'prompt' && path.length === 2) return promptPlace(desired, agent)?.at(0) ?? agent.source;
           return configLocation(agent, path.slice(1));
         },
       }));

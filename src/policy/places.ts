@@ -6,7 +6,8 @@
 import type { SourceLocation } from '../errors.js';
 import { entryAt, spanAt, type PathPart } from '../manifest/positions.js';
 import { locationOf, positionOf, spanText, type Span } from '../manifest/source.js';
-import { textPosition } from '../util/text-position.js';
+import { countLines, LineCounter } from '../util/text-position.js';
+import { perDistinctText } from './distinct-texts.js';
 import type { DesiredAgent, DesiredCampaign, DesiredKnowledgeFile, DesiredPhone, DesiredState } from '../manifest/types.js';
 import { formatIndexed, valueAtPath } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
@@ -143,21 +144,32 @@ class PromptText implements TextPlace {
   constructor(
     private readonly agent: DesiredAgent,
     readonly text: string,
+    private readonly linesOf: (text: string) => LineCounter,
   ) {
     this.resource = agent.address;
   }
 
   at(offset: number): SourceLocation {
     const file = this.agent.promptFile;
-    if (file?.verbatim) return { file: file.display, ...textPosition(this.text, offset) };
+    if (file?.verbatim) return { file: file.display, ...this.linesOf(this.text).linePos(offset) };
     const found = { text: this.text, offset };
     return file ? inManifest(this.agent, file.at, found) : configLocation(this.agent, ['prompt'], found);
   }
 }
 
-export function promptPlace(agent: DesiredAgent): TextPlace | undefined {
+/** The line starts of a state's prompt texts, counted once per distinct text: a prompt file every agent names is one text. */
+const promptLines = memoized(() =>
+  perDistinctText((text) => {
+    const lines = new LineCounter();
+    countLines(lines, text);
+    return lines;
+  }),
+);
+
+/** The prompt of one of `desired`'s agents. */
+export function promptPlace(desired: DesiredState, agent: DesiredAgent): TextPlace | undefined {
   const text = agent.config.prompt;
-  return typeof text === 'string' ? new PromptText(agent, text) : undefined;
+  return typeof text === 'string' ? new PromptText(agent, text, promptLines(desired)) : undefined;
 }
 
 /** The places of one desired state, found once and shared by every rule that reads them. */
@@ -214,7 +226,7 @@ export const personalDataPlaces = memoized(findPersonalDataPlaces);
 function findPersonalDataPlaces(desired: DesiredState): TextPlace[] {
   const places: TextPlace[] = [];
   for (const agent of desired.agents.values()) {
-    const prompt = promptPlace(agent);
+    const prompt = promptPlace(desired, agent);
     if (prompt) places.push(prompt);
   }
   places.push(...allSpokenPlaces(desired));

@@ -11,6 +11,7 @@
  */
 import { inSlice } from '../util/sync-slices.js';
 import type { TokenCounter } from './types.js';
+import { perDistinctText } from './distinct-texts.js';
 
 export const TOKENIZER_ENCODING = 'o200k_base';
 
@@ -81,6 +82,9 @@ export async function countInPieces(text: string, countPiece: CountPiece): Promi
 
 /** `countPiece`: the tokenizer (a test gives one that records the pieces it is given). */
 export function createTokenCounter(countPiece?: CountPiece): TokenCounter {
+  // Every text counted is kept, long ones too (distinct-texts.ts remembers one long text per length):
+  // two long prompts of one length named in turn would otherwise be counted again at each turn, and
+  // a count costs far more than comparing the texts.
   const counted = new Map<string, number>();
   const count = async (text: string): Promise<number> => {
     let tokens = counted.get(text);
@@ -90,11 +94,13 @@ export function createTokenCounter(countPiece?: CountPiece): TokenCounter {
     }
     return tokens;
   };
+  // Measured once per distinct text: a prompt every agent shares is one string.
+  const utf8Bytes = perDistinctText((text: string) => Buffer.byteLength(text, 'utf8'));
   return {
     encoding: TOKENIZER_ENCODING,
     count,
     async over(text, limit) {
-      if (Buffer.byteLength(text, 'utf8') <= limit) return undefined;
+      if (utf8Bytes(text) <= limit) return undefined;
       const tokens = await count(text);
       return tokens > limit ? tokens : undefined;
     },

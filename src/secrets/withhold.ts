@@ -42,14 +42,15 @@ export function withholdSecrets<T extends object>(config: T, agent: SecretPlaces
  * same way, its places dotted from the entry: what a team rule of the manifest reads (docs/policy.md),
  * so no rule of a pull request's can test a secret's characters.
  */
-export function withholdEntrySecrets<T extends object>(entry: T, places: SecretPlaces, copied: CopyNote = () => undefined): T {
-  return withheldCopy(entry, secretPatternSet(places.sensitivePaths), places.envReferences ?? {}, [], copied);
+export function withholdEntrySecrets<T extends object>(entry: T, places: SecretPlaces, copied: CopyNote = () => undefined, textWithheld = withholdUrlTokens): T {
+  return withheldCopy(entry, secretPatternSet(places.sensitivePaths), places.envReferences ?? {}, [], copied, textWithheld);
 }
 
 /** Told of each object and list copied, with the one it copies: the policy keeps the source positions on the copy (a finding names its line). */
 type CopyNote = (original: object, copy: object) => void;
 
-function withheldCopy<T extends object>(value: T, secrets: PatternSet, references: Record<string, string>, prefix: Array<string | number>, copied: CopyNote = () => undefined): T {
+/** `textWithheld`: a text outside the secret places as withheld (`withholdUrlTokens`, or the same remembered per text). */
+function withheldCopy<T extends object>(value: T, secrets: PatternSet, references: Record<string, string>, prefix: Array<string | number>, copied: CopyNote = () => undefined, textWithheld = withholdUrlTokens): T {
   const noted = <C extends object>(original: object, copy: C): C => (copied(original, copy), copy);
   // The place walked, from the config's root: one list, each step pushed on the way in and popped on the way out.
   const path = [...prefix];
@@ -61,7 +62,7 @@ function withheldCopy<T extends object>(value: T, secrets: PatternSet, reference
   };
   const walk = (current: unknown, at: PatternCursor): unknown => {
     if (path.length > prefix.length && at.covered) return withheldValue(current, references[formatDotted(path)], noted);
-    if (typeof current === 'string') return withholdUrlTokens(current);
+    if (typeof current === 'string') return textWithheld(current);
     // A list or object holding no secret is its own copy: only what is withheld is new, and an object is copied only once it holds some.
     if (Array.isArray(current)) {
       const items = current.map((item, index) => under(index, item, at));

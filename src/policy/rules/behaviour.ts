@@ -4,6 +4,7 @@ import type { DesiredAgent, DesiredState } from '../../manifest/types.js';
 import { isPlainObject } from '../../util/json-object.js';
 import { formatCount } from '../../util/plural.js';
 import { configLocation, numberAt, promptPlace } from '../places.js';
+import { perDistinctText } from '../distinct-texts.js';
 import { valueAtPath } from '../../util/field-path.js';
 import type { PolicyRule, RuleHit } from '../types.js';
 
@@ -36,8 +37,10 @@ function functionsOf(agent: DesiredAgent): Array<{ path: PathPart[]; value: Reco
   return out;
 }
 
-function blank(value: unknown): boolean {
-  return typeof value !== 'string' || value.trim() === '';
+/** A test of whether a value is not a string or is white space only, made for one check: each distinct text is trimmed once. */
+function blankTest(): (value: unknown) => boolean {
+  const blankText = perDistinctText((text) => text.trim() === '');
+  return (value) => typeof value !== 'string' || blankText(value);
 }
 
 /** A rule that a number of the config stays within bounds. */
@@ -65,13 +68,15 @@ export const BEHAVIOUR_RULES: PolicyRule[] = [
     level: 'mandatory',
     summary: 'A prompt that speaks of transferring the caller has a transfer target (flow.call_transfer).',
     hint: 'Configure flow.call_transfer.phone (or phones), or take the transfer out of the prompt.',
-    check: ({ desired }) =>
-      agents(desired).flatMap((agent): RuleHit[] => {
-        const prompt = promptPlace(agent);
-        const match = prompt ? SPEAKS_OF_TRANSFER.exec(prompt.text) : null;
-        if (!prompt || !match || hasTransferTarget(agent)) return [];
-        return [{ resource: agent.address, message: 'the prompt speaks of transferring the caller, but flow.call_transfer has no number to transfer to', location: prompt.at(match.index) }];
-      }),
+    check: ({ desired }) => {
+      const transferAt = perDistinctText((text) => SPEAKS_OF_TRANSFER.exec(text)?.index);
+      return agents(desired).flatMap((agent): RuleHit[] => {
+        const prompt = promptPlace(desired, agent);
+        const at = prompt ? transferAt(prompt.text) : undefined;
+        if (!prompt || at === undefined || hasTransferTarget(agent)) return [];
+        return [{ resource: agent.address, message: 'the prompt speaks of transferring the caller, but flow.call_transfer has no number to transfer to', location: prompt.at(at) }];
+      });
+    },
   },
   {
     id: 'behaviour-tool-description',
@@ -79,12 +84,14 @@ export const BEHAVIOUR_RULES: PolicyRule[] = [
     level: 'mandatory',
     summary: 'Every tool and platform function has a description.',
     hint: 'Say what the tool does and when to use it: the model chooses tools by their descriptions.',
-    check: ({ desired }) =>
-      agents(desired).flatMap((agent) =>
+    check: ({ desired }) => {
+      const blank = blankTest();
+      return agents(desired).flatMap((agent) =>
         functionsOf(agent)
           .filter((fn) => blank(fn.value.description))
           .map((fn) => ({ resource: agent.address, message: `${fn.label} has no description, so the model cannot tell when to use it`, location: configLocation(agent, fn.path) })),
-      ),
+      );
+    },
   },
   {
     id: 'behaviour-parameter-description',
@@ -92,8 +99,9 @@ export const BEHAVIOUR_RULES: PolicyRule[] = [
     level: 'advisory',
     summary: 'Every tool parameter has a description.',
     hint: 'Describe each parameter, with its format ("The day, as YYYY-MM-DD").',
-    check: ({ desired }) =>
-      agents(desired).flatMap((agent) =>
+    check: ({ desired }) => {
+      const blank = blankTest();
+      return agents(desired).flatMap((agent) =>
         functionsOf(agent).flatMap((fn) => {
           const params = fn.value.params;
           if (!Array.isArray(params)) return [];
@@ -103,7 +111,8 @@ export const BEHAVIOUR_RULES: PolicyRule[] = [
               : [],
           );
         }),
-      ),
+      );
+    },
   },
   {
     id: 'behaviour-empty-prompt',
@@ -111,11 +120,13 @@ export const BEHAVIOUR_RULES: PolicyRule[] = [
     level: 'mandatory',
     summary: 'A prompt the manifest sets is not empty.',
     hint: 'Write the prompt, or leave `prompt` out to keep the live one.',
-    check: ({ desired }) =>
-      agents(desired).flatMap((agent): RuleHit[] => {
-        const prompt = promptPlace(agent);
-        return prompt && prompt.text.trim() === '' ? [{ resource: agent.address, message: 'the prompt is empty', location: prompt.at(0) }] : [];
-      }),
+    check: ({ desired }) => {
+      const blank = blankTest();
+      return agents(desired).flatMap((agent): RuleHit[] => {
+        const prompt = promptPlace(desired, agent);
+        return prompt && blank(prompt.text) ? [{ resource: agent.address, message: 'the prompt is empty', location: prompt.at(0) }] : [];
+      });
+    },
   },
   boundsRule({
     id: 'behaviour-temperature',

@@ -16,7 +16,7 @@ export const COST_RULES: PolicyRule[] = [
     check: async ({ desired, tokens }) => {
       const hits: RuleHit[] = [];
       for (const agent of desired.agents.values()) {
-        const prompt = promptPlace(agent);
+        const prompt = promptPlace(desired, agent);
         const count = prompt ? await tokens.over(prompt.text, PROMPT_TOKEN_BUDGET) : undefined;
         if (!prompt || count === undefined) continue;
         hits.push({ resource: agent.address, message: `the prompt is ${formatCount(count)} tokens (${tokens.encoding}), over the budget of ${formatCount(PROMPT_TOKEN_BUDGET)}: every turn of every call sends it`, location: prompt.at(0) });

@@ -45,6 +45,10 @@ export function passesLuhn(digits: string): boolean {
 
 const isCardNumber = (match: string): boolean => passesLuhn(match.replace(/\D/g, ''));
 
+const emailOffsets = matchOffsets(EMAIL);
+/** Only texts with an "@" are searched: the pattern is costly on long runs of word characters. */
+const findEmails = (text: string): readonly number[] => (text.includes('@') ? emailOffsets(text) : []);
+
 export const PERSONAL_DATA_RULES: PolicyRule[] = [
   {
     id: 'pii-phone-number',
@@ -60,8 +64,7 @@ export const PERSONAL_DATA_RULES: PolicyRule[] = [
     level: 'mandatory',
     summary: 'No e-mail addresses in prompts, spoken texts or knowledge descriptions.',
     hint: 'Keep contact details in your systems and let a tool look them up; a shared mailbox the agent may name belongs in a knowledge file.',
-    // Only texts with an "@" are searched: the pattern is costly on long runs of word characters.
-    check: ({ desired }) => textHits(personalDataPlaces(desired).filter((place) => place.text.includes('@')), matchOffsets(EMAIL), (n, place) => `${place.field} holds ${pluralWithArticle(n, 'e-mail address', 'e-mail addresses')}`),
+    check: ({ desired }) => textHits(personalDataPlaces(desired), findEmails, (n, place) => `${place.field} holds ${pluralWithArticle(n, 'e-mail address', 'e-mail addresses')}`),
   },
   {
     id: 'pii-card-number',

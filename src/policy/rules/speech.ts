@@ -3,6 +3,7 @@ import { allSpokenPlaces } from '../places.js';
 import type { PolicyRule } from '../types.js';
 import { pluralWithArticle } from '../../util/plural.js';
 import { matchOffsets, textHits } from './text-rules.js';
+import { perDistinctText } from '../distinct-texts.js';
 
 /** Words of a first message past which callers talk over it. */
 export const FIRST_MESSAGE_MAX_WORDS = 30;
@@ -72,9 +73,11 @@ export const SPEECH_RULES: PolicyRule[] = [
     level: 'advisory',
     summary: `A first message of at most ${FIRST_MESSAGE_MAX_WORDS} words.`,
     hint: 'Greet, say who is speaking and ask one question; say the rest once the caller has spoken.',
-    check: ({ desired }) =>
-      allSpokenPlaces(desired)
-        .filter((place) => place.field === 'first_message' && words(place.text) > FIRST_MESSAGE_MAX_WORDS)
-        .map((place) => ({ resource: place.resource, message: `first_message has ${words(place.text)} words (at most ${FIRST_MESSAGE_MAX_WORDS}): callers talk over a long greeting`, location: place.at(0) })),
+    check: ({ desired }) => {
+      const wordsOf = perDistinctText(words);
+      return allSpokenPlaces(desired)
+        .filter((place) => place.field === 'first_message' && wordsOf(place.text) > FIRST_MESSAGE_MAX_WORDS)
+        .map((place) => ({ resource: place.resource, message: `first_message has ${wordsOf(place.text)} words (at most ${FIRST_MESSAGE_MAX_WORDS}): callers talk over a long greeting`, location: place.at(0) }));
+    },
   },
 ];

@@ -2,6 +2,7 @@
 import type { TextPlace } from '../places.js';
 import type { RuleHit } from '../types.js';
 import { inSlice } from '../../util/sync-slices.js';
+import { perDistinctText } from '../distinct-texts.js';
 
 /** The characters of text one job searches, at most (a longer text is a job of its own). */
 const JOB_CHARACTERS = 16 * 1024;
@@ -10,9 +11,11 @@ const JOB_CHARACTERS = 16 * 1024;
  * A hit for every text that `find` finds something in, at the first match. The texts are searched
  * in jobs of a few kilobytes (sync-slices.ts): a pull request's texts may be many and long, and
  * Ctrl-C is served between jobs; a job per text would cost more in promises than the search.
+ * A text at many places is searched once (distinct-texts.ts); each place still gets its own hit.
  */
 export async function textHits(places: readonly TextPlace[], find: (text: string) => readonly number[], describe: (count: number, place: TextPlace) => string): Promise<RuleHit[]> {
-  const jobs = await Promise.all(jobsOf(places).map((job) => inSlice(() => jobHits(job, find, describe))));
+  const findOnce = perDistinctText(find);
+  const jobs = await Promise.all(jobsOf(places).map((job) => inSlice(() => jobHits(job, findOnce, describe))));
   return jobs.flat();
 }
 
