@@ -20,6 +20,8 @@ export const DEFAULT_MANIFESTS = ['voxform.yaml', 'agents.yaml'] as const;
 const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml']);
 /** Conversation test files (docs/testing.md): a folder's search never takes them for manifests. */
 const TEST_FILE = /\.test\.ya?ml$/i;
+/** A test file's recording (`tests/front-desk.recording.json`), which `voxform test --mode replay` reads. */
+export const RECORDING_SUFFIX = '.recording.json';
 /** Folders a recursive search never enters (besides hidden ones). */
 const SKIPPED_FOLDERS = new Set(['node_modules']);
 
@@ -129,6 +131,11 @@ async function notFound(given: string, absolute: string, namedWith: string): Pro
 /** Whether a folder's search enters its subfolder `name`. */
 export function folderSearchEnters(name: string): boolean {
   return !name.startsWith('.') && !SKIPPED_FOLDERS.has(name);
+}
+
+/** Whether a file of this name is a test file's recording (in any letter case: a file system may ignore it). */
+export function isRecordingName(name: string): boolean {
+  return name.toLowerCase().endsWith(RECORDING_SUFFIX);
 }
 
 /** What a folder's search makes of its file `name`: a manifest, a conversation test file (never a manifest), or neither. */

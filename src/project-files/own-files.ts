@@ -15,10 +15,9 @@ import path from 'node:path';
 import type { ErrorCode } from '../error-codes.js';
 import { VoxformError } from '../errors.js';
 import { isOneOf } from '../util/atomic-write.js';
-import { isRecordingName } from '../conversations/recordings/recording-file.js';
 import { isInside, pathExists } from './guarded-read.js';
 import { realPathOfMaybeMissing } from './guarded-write.js';
-import { folderSearchTakes } from './manifest-files.js';
+import { folderSearchTakes, isRecordingName } from './manifest-files.js';
 
 /** voxform's folder of its own files in a project. */
 const OWN_FOLDER = '.voxform';

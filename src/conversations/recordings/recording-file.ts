@@ -17,6 +17,7 @@ import path from 'node:path';
 import { VoxformError } from '../../errors.js';
 import { readKeptJson, writeKeptFile } from '../../project-files/kept-files.js';
 import { MAX_KEPT_JSON_DEPTH } from '../../project-files/limits.js';
+import { RECORDING_SUFFIX } from '../../project-files/manifest-files.js';
 
 import { formatSize } from '../../util/size.js';
 import { shorten } from '../../util/shorten.js';
@@ -73,18 +74,12 @@ export interface RecordedSentConfig extends SentConfig {
   tests: string[];
 }
 
-const RECORDING_SUFFIX = '.recording.json';
-
 /** `tests/front-desk.test.yaml` → `tests/front-desk.recording.json`. */
 export function recordingPathOf(testFile: string): string {
   const base = path.basename(testFile).replace(/\.test\.ya?ml$/i, '');
   return path.join(path.dirname(testFile), `${base}${RECORDING_SUFFIX}`);
 }
 
-/** Whether a file of this name is a test file's recording (in any letter case: a file system may ignore it). */
-export function isRecordingName(name: string): boolean {
-  return name.toLowerCase().endsWith(RECORDING_SUFFIX);
-}
 
 /**
  * Refuses test files that would share one recording (`x.test.yaml` and `x.test.yml`, or names that
