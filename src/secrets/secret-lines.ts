@@ -334,15 +334,11 @@ function flowMappingPieces(written: string): ValuePiece[] | undefined {
 function flowEntries(text: string): { entries: Array<{ from: number; to: number }>; close: number } | undefined {
   const entries: Array<{ from: number; to: number }> = [];
   let start = 1;
-  let quote: string | undefined;
+  let quote: Open['quote'];
   for (let i = 1; i < text.length; i++) {
     const ch = text[i] as string;
-    if (quote === '"') {
-      if (ch === '\\') i++;
-      else if (ch === '"') quote = undefined;
-    } else if (quote === "'") {
-      if (ch === "'" && text[i + 1] === "'") i++;
-      else if (ch === "'") quote = undefined;
+    if (quote !== undefined) {
+      ({ i, quote } = throughQuote(text, i, quote));
     } else if (ch === '"' || ch === "'") {
       quote = ch;
     } else if (ch === '}') {
@@ -376,12 +372,8 @@ function scanValue(text: string, open: Open | undefined): Open | undefined {
   let previous = open ? ',' : '';
   for (let i = 0; i < text.length; i++) {
     const ch = text[i] as string;
-    if (quote === '"') {
-      if (ch === '\\') i++;
-      else if (ch === '"') quote = undefined;
-    } else if (quote === "'") {
-      if (ch === "'" && text[i + 1] === "'") i++;
-      else if (ch === "'") quote = undefined;
+    if (quote !== undefined) {
+      ({ i, quote } = throughQuote(text, i, quote));
     } else if (ch === '#' && (i === 0 || isSpace(text[i - 1]))) {
       break;
     } else if (valueMayStart(previous) && (ch === '"' || ch === "'")) {
@@ -397,6 +389,17 @@ function scanValue(text: string, open: Open | undefined): Open | undefined {
 }
 
 const OPENERS = /["'{[]/;
+
+/**
+ * One step inside a quoted scalar, at `i`: where the step ends and whether the quote is still open,
+ * as YAML reads them: a backslash escapes the next character in "…", and '' is a quote in '…'.
+ */
+function throughQuote(text: string, i: number, quote: '"' | "'"): { i: number; quote: Open['quote'] } {
+  const ch = text[i];
+  if (quote === '"') return ch === '\\' ? { i: i + 1, quote } : { i, quote: ch === '"' ? undefined : quote };
+  if (ch !== "'") return { i, quote };
+  return text[i + 1] === "'" ? { i: i + 1, quote } : { i, quote: undefined };
+}
 
 function isSpace(ch: string | undefined): boolean {
   return ch === ' ' || ch === '\t';
