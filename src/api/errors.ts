@@ -7,7 +7,7 @@ import { printable } from '../util/printable.js';
 import { someOf } from '../util/plural.js';
 import { isLoopback } from '../util/loopback.js';
 import { formatSize } from '../util/size.js';
-import { shorten } from '../util/shorten.js';
+import { shorten, withoutFullStop } from '../util/shorten.js';
 
 /** One entry of a FastAPI validation error (`422 {detail: [{loc, msg, type}]}`). */
 interface ValidationIssue {
@@ -121,8 +121,8 @@ export function errorFromResponse(status: number, body: string, ctx: FailureCont
   const code = ctx.mayHaveActed ? 'api_outcome_unknown' : codeForStatus(status);
   const reason = parsed.detail ?? STATUS_CODES[status] ?? 'an error';
   const retried = ctx.attempts > 1 ? ` (after ${ctx.attempts} attempts)` : '';
-  // The sentence goes on after the service's words: a full stop of theirs would make two (`error..`, `error.:`).
-  const answered = `${ctx.method} ${displayPath(ctx.path)} failed: the service answered ${status} ${clip(reason).replace(/\.+$/, '')}${retried}`;
+  // The sentence goes on after the service's words.
+  const answered = `${ctx.method} ${displayPath(ctx.path)} failed: the service answered ${status} ${withoutFullStop(clip(reason))}${retried}`;
   const hint = hintFor(code, ctx, parsed.issues);
   const mayHaveApplied = ctx.mayHaveApplied || ctx.earlierAttemptMayHaveLanded;
   return new ApiError({

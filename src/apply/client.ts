@@ -6,6 +6,7 @@ import type {
   UpdateAgentRequest,
 } from '../schema/types.gen.js';
 import type { LiveReader } from '../plan/read-live.js';
+import type { KnowledgeUploadOptions } from '../api/client.js';
 
 /** The part of the API client that applying a plan needs (the real one is `src/api`'s `ApiClient`). */
 export interface ApplyClient extends LiveReader {
@@ -17,7 +18,7 @@ export interface ApplyClient extends LiveReader {
   setCampaignCaller(campaignId: string, caller: string): Promise<unknown>;
   setCredential(body: SetCredentialRequest): Promise<unknown>;
   /** Presigned upload, then create_file; resolves to the new file's id. */
-  uploadKnowledgeFile(path: string, options: { name: string; description?: string; contentHash?: string }): Promise<string>;
+  uploadKnowledgeFile(path: string, options: KnowledgeUploadOptions & { name: string }): Promise<string>;
   /** With both, apply keeps a request queued in the client ahead of each one on the wire (`ApiClient.withSignal`). */
   readonly maxInFlight?: number;
   withSignal?(signal: AbortSignal): ApplyClient;

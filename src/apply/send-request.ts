@@ -13,6 +13,7 @@ import type {
 import { VoxformError } from '../errors.js';
 import type { PlannedRequest, RequestOperation, ResourceChange } from '../plan/types.js';
 import type { ApplyClient } from './client.js';
+import type { KnowledgeUploadOptions } from '../api/client.js';
 import type { DesiredIndex } from './resources.js';
 
 /** What a request returned that apply uses: a new file id, or the agent read back. */
@@ -60,7 +61,7 @@ export async function sendRequest(
       // The manifests' hash (checked before) covers the file; this names the file if it moved since.
       if (payload.content_hash !== file.contentHash) throw new VoxformError('plan_stale', `${file.address}: the file changed since the plan was made; nothing was uploaded.`, { hint: 'Plan again.' });
       // The content the plan showed, checked as it is sent: the file may be edited while apply asks.
-      const options: { name: string; description?: string; contentHash: string } = { name: text(payload, 'name'), contentHash: file.contentHash };
+      const options: KnowledgeUploadOptions & { name: string } = { name: text(payload, 'name'), contentHash: file.contentHash };
       if (typeof payload.description === 'string') options.description = payload.description;
       return { fileId: await client.uploadKnowledgeFile(file.path, options) };
     }

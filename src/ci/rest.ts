@@ -8,6 +8,7 @@
 import { parseRetryAfter } from '../api/retry.js';
 import { VoxformError } from '../errors.js';
 import { shortenRedacted, type Redact } from '../secrets/redact.js';
+import { withoutFullStop } from '../util/shorten.js';
 import { HostClient, type HostAnswer } from '../util/host-client.js';
 import { sleepUnlessAborted } from '../util/sleep.js';
 
@@ -143,11 +144,6 @@ export class RestClient {
   async close(): Promise<void> {
     await this.host.close();
   }
-}
-
-/** A quoted message that ends a sentence of voxform's, which adds the full stop: the host's own would double it. */
-function withoutFullStop(text: string): string {
-  return text.replace(/\.+$/, '');
 }
 
 function parseJson(text: string): unknown {

@@ -87,6 +87,9 @@ export interface StopTrap {
   release(): void;
 }
 
+/** The signals that stop a run: Ctrl-C, and a termination asked for (a CI job cancelled). */
+const TRAPPED_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
 /**
  * How a command's run stops. A first Ctrl-C or SIGTERM stops a command awaiting `ctx.interrupted()`,
  * and `announce` says at once that it is stopping (the stop may take a while: a command that waits
@@ -103,9 +106,6 @@ export interface StopTrap {
  * stray error began has taken; the stray error that began that stop is said then, once. Once the
  * command returned, an error cuts short its cleanups alone: no stop of its is said cut short.
  */
-/** The signals that stop a run: Ctrl-C, and a termination asked for (a CI job cancelled). */
-const TRAPPED_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
-
 export function trapSignals(options: SignalTrapOptions): StopTrap {
   let stopsGracefully = false;
   // What began a graceful stop, if one did; the stray error that began it, until said; whether the

@@ -84,7 +84,7 @@ const MAX_RECEIVER_ANSWER_BYTES = 1024 * 1024;
  */
 export async function sendNotification(url: URL, body: string, options: { timeoutMs: number; signal?: AbortSignal | undefined }): Promise<void> {
   // Loaded with the first notification: `drift` without --notify needs no HTTP client.
-  const { HostClient } = await import('../util/host-client.js');
+  const { HostClient, isHostTimeout } = await import('../util/host-client.js');
   const failed = (reason: string) =>
     new VoxformError('drift_notify_failed', `The drift notification to ${url.origin} was not delivered: ${reason}.`, {
       hint: 'Check the --notify URL and that the receiver is up; `voxform drift` without --notify shows the report.',
@@ -94,9 +94,9 @@ export async function sendNotification(url: URL, body: string, options: { timeou
   try {
     ({ status } = await receiver.request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'voxform-drift' }, body, signal: options.signal }));
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
     // undici's time-out errors name its timer: said as what the receiver did, with the wait it was given.
-    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') throw failed(`the receiver did not answer within ${formatSeconds(options.timeoutMs)} (--timeout gives it longer)`);
+    if (isHostTimeout(error)) throw failed(`the receiver did not answer within ${formatSeconds(options.timeoutMs)} (--timeout gives it longer)`);
+    const code = (error as { code?: unknown }).code;
     throw failed(typeof code === 'string' ? `${code} (${error instanceof Error ? error.message : String(error)})` : error instanceof Error ? error.message : String(error));
   } finally {
     await receiver.close();

@@ -107,7 +107,7 @@ function restoredAgent(name: string, version: AgentVersion, record: HistoryRecor
     },
     span: { source, start: 0, end: text.length },
     // A record is never changed: a default written in the manifests would not reach it.
-    unsetFix: () => 'set it where the rollback runs',
+    unsetFix: () => 'set it where this command runs',
   }) as { name: string | undefined; config: Record<string, unknown> };
   return {
     kind: 'agent',

@@ -10,7 +10,7 @@ import { VoxformError } from '../errors.js';
 import { registerUrlTokens, replaceUrlTokens } from '../secrets/url-tokens.js';
 import { headerValueFromEnv } from '../util/env-header.js';
 import { isPlainObject } from '../util/json-object.js';
-import { shorten } from '../util/shorten.js';
+import { shorten, withoutFullStop } from '../util/shorten.js';
 import { errorMessage, isJsonParseError } from '../secrets/error-message.js';
 
 export interface ModelSettings {
@@ -237,8 +237,8 @@ function describeModelError(error: unknown, APIError: typeof OpenAI.APIError): s
         : isJsonParseError(error)
           ? 'its answer, declared JSON, was not valid JSON'
           : errorMessage(error);
-  // Ends a sentence of ours: its own full stop would make two ("Request timed out..").
-  return shorten(said, 200).replace(/\.+$/, '');
+  // Ends a sentence of ours.
+  return withoutFullStop(shorten(said, 200));
 }
 
 /** Parses a model's JSON answer; undefined when it is not a JSON object. */

@@ -258,7 +258,7 @@ function diffAgent(agent: DesiredAgent, live: Agent, input: DiffContext, knowled
   const sensitivePaths = agentSensitivePatterns(agent);
   const { before, after, fieldChanges, fields } = agentFieldChanges(agent, comparable, input, sensitivePaths);
   const requests = new RequestList(agent.address);
-  const body = agentUpdateBody(agent, comparable, fieldChanges.map((f) => f.path), fields);
+  const body = agentUpdateBody(comparable, fieldChanges.map((f) => f.path), fields);
   if (body) {
     const filled = withSecretFills(body as unknown as Record<string, unknown>, { address: agent.address, patterns: sensitivePaths, managed: [...fields.keys()] });
     requests.add({ operation: 'update_agent', method: 'PUT', path: `/agents/${encodeURIComponent(agent.id)}`, body: filled.body, fills: filled.fills });

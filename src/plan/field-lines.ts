@@ -204,7 +204,7 @@ function valueView(field: FieldChange, marker: FieldMarker, before: unknown, aft
     const sides = { before: diffSide(before), after: diffSide(after) };
     const diff = lineDiff(sides.before, sides.after);
     // The same lines: the texts differ only in the line break at the end, which a line diff does not show.
-    if (diff?.length === 0) return fieldView(field, marker, finalLineBreakChange(after), undefined);
+    if (diff?.length === 0 && typeof before === 'string' && typeof after === 'string') return fieldView(field, marker, finalLineBreakChange(after), undefined);
     if (diff !== undefined) return fieldView(field, marker, undefined, diff);
     return fieldView(field, marker, replacedWhole({ side: sides.before, value: before }, { side: sides.after, value: after }), undefined);
   }

@@ -11,12 +11,7 @@ import { desiredAgentFields, comparableLiveAgent, type ComparableAgent } from '.
  * unmanaged is lost whether the service merges or replaces keys. A top-level null is sent (the service
  * removes the key), a nested one left out; `name` is always sent. Undefined when nothing changes.
  */
-export function agentUpdateBody(
-  agent: DesiredAgent,
-  comparable: ComparableAgent,
-  changedPaths: Iterable<string>,
-  fields: ReadonlyMap<string, unknown> = desiredAgentFields(agent),
-): UpdateAgentRequest | undefined {
+export function agentUpdateBody(comparable: ComparableAgent, changedPaths: Iterable<string>, fields: ReadonlyMap<string, unknown>): UpdateAgentRequest | undefined {
   const changedTopKeys = new Set<string>();
   let nameChanged = false;
   for (const path of changedPaths) {
@@ -56,5 +51,5 @@ export function buildAgentUpdate(agent: DesiredAgent, live: Agent): UpdateAgentR
   const comparable = comparableLiveAgent(live);
   const fields = desiredAgentFields(agent);
   const changed = [...fields].filter(([path, value]) => !isUnchanged(value, valueAtPath(comparable, parseDotted(path)))).map(([path]) => path);
-  return agentUpdateBody(agent, comparable, changed, fields);
+  return agentUpdateBody(comparable, changed, fields);
 }

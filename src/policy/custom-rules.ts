@@ -16,6 +16,7 @@ import type { CustomRuleSpec } from './section.js';
 import type { PolicyRule, PolicySubject, RuleHit, TokenCounter } from './types.js';
 import type { RuleCheckBudget } from './check-budget.js';
 import { formatCount } from '../util/plural.js';
+import { pointerToPath } from '../schema/issues.js';
 
 /** The JSON Schema keywords a team rule may use: none runs a regular expression or reaches outside the schema. */
 export const SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
@@ -114,7 +115,7 @@ interface SchemaProblem {
 }
 
 /** The schema's first keyword outside SCHEMA_KEYWORDS, or a size problem; undefined when it may be used. */
-export function schemaProblem(schema: unknown): SchemaProblem | undefined {
+function schemaProblem(schema: unknown): SchemaProblem | undefined {
   let nodes = 0;
   const visit = (node: unknown, depth: number, at: PathPart[]): SchemaProblem | undefined => {
     if (typeof node === 'boolean') return undefined;
@@ -155,11 +156,7 @@ async function compileSchema(schema: Record<string, unknown>): Promise<SchemaChe
     return (value) => validate(value) as boolean;
   } catch {
     // The meta-schema's error points into the team rule's schema: at the keyword whose value is wrong.
-    const at = (ajv.errors?.[0]?.instancePath ?? '')
-      .split('/')
-      .filter(Boolean)
-      .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
-      .map((part) => (/^(0|[1-9][0-9]*)$/.test(part) ? Number(part) : part));
+    const at = pointerToPath(ajv.errors?.[0]?.instancePath ?? '');
     const path = at.map(String);
     const keyword = path.pop();
     const where = keyword === undefined ? 'the schema' : `the schema's "${keyword}"${path.length > 0 ? ` in ${path.join('.')}` : ''}`;

@@ -152,8 +152,8 @@ export function filterOverrides(listing: string): string[] | undefined {
 
 /**
  * Runs `git ARGS` where ARGS ask for a `-z` answer: its entries, each as git wrote it (no quoting; a
- * name may hold a line break), and whether the answer was cut, when only the whole entries before
- * the cut are given. Undefined on any failure.
+ * name may hold a line break), and whether the answer was cut, when the entries are fewer than git
+ * had (often none): a caller takes a cut answer as incomplete. Undefined on any failure.
  */
 export async function runEntries(repository: GitRepository, args: readonly string[], options: { maxOutput?: number } = {}): Promise<{ entries: string[]; cut: boolean } | undefined> {
   const answer = await repository.run(args, { ...options, keepBlankLines: true });

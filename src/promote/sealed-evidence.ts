@@ -83,11 +83,11 @@ export function noSealedRecord(source: string, workspace: string, passedOver: nu
  * the source runs is not known. Never passed over: its sealed records would stand for a configuration
  * it may no longer run.
  */
-export function unsealedSinceSealed(source: string, workspace: string, unsealed: RecordSummary, newestSealed: RecordSummary, applySource: string, now: Date = new Date()): VoxformError {
+export function unsealedSinceSealed(source: string, workspace: string, unsealed: RecordSummary, newestSealed: RecordSummary, applySource: string): VoxformError {
   const named = `record ${unsealed.id} (by ${unsealed.by}: \`${unsealed.command}\`)`;
   // A new record's id never follows one this far ahead (ledger-order.ts): an apply would leave it the newest.
   const hint =
-    unsealed.id > idCeiling(now)
+    unsealed.id > idCeiling(new Date())
       ? `Record ${unsealed.id} is dated more than a day ahead of this machine's clock, so no apply records anything after it: applying again does not help. Remove it from the ledger (${unsealed.id}.json in the history folder beside the state file, or its row of the table voxform_history), then promote.`
       : sealAgain(source, applySource);
   return new VoxformError(

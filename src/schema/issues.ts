@@ -33,7 +33,8 @@ export function issuesAgainst(validators: object, name: string, what: string, va
   return normalizeErrors(fn.errors ?? []);
 }
 
-function pointerToPath(pointer: string): PathSegment[] {
+/** A JSON pointer (`/config/tools/0`) as a path: `~1` and `~0` decoded, array indexes as numbers. */
+export function pointerToPath(pointer: string): PathSegment[] {
   if (pointer === '') return [];
   return pointer
     .slice(1)

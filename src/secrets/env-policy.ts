@@ -62,13 +62,13 @@ function parseAllowList(raw: string): { names: Set<string>; prefixes: string[] }
 export function refusalMessage(name: string, verdict: Exclude<EnvVerdict, 'allowed'>, from: 'manifest' | 'record' = 'manifest'): string {
   const reader = from === 'manifest' ? 'a manifest' : 'a recorded configuration';
   if (verdict === 'reserved') {
-    const fix = from === 'manifest' ? 'remove the reference' : 'no apply records one, so this record was changed by hand; restore the agent from another record';
-    return `\${env:${name}} is refused: ${RESERVED_PREFIX}* variables are voxform's own settings (the service key among them) and ${reader} never reads them${from === 'manifest' ? '; ' : ': '}${fix}`;
+    const refused = `\${env:${name}} is refused: ${RESERVED_PREFIX}* variables are voxform's own settings (the service key among them) and ${reader} never reads them`;
+    return from === 'manifest' ? `${refused}; remove the reference` : `${refused}: no apply records one, so this record was changed by hand; restore the agent from another record`;
   }
   const allow = `(as the operator) add ${name} to ${ENV_ALLOW_VARIABLE}`;
   return from === 'manifest'
     ? `\${env:${name}} is refused: ${name} is not in ${ENV_ALLOW_VARIABLE}, so the manifest may not read it; remove the reference, or ${allow}`
-    : `\${env:${name}} is refused: ${name} is not in ${ENV_ALLOW_VARIABLE}, so the recorded configuration may not read it; ${allow} where the rollback runs`;
+    : `\${env:${name}} is refused: ${name} is not in ${ENV_ALLOW_VARIABLE}, so the recorded configuration may not read it; ${allow} where this command runs`;
 }
 
 /**

@@ -39,6 +39,11 @@ export interface LockHolder extends RunIdentity {
   noLongerRuns?: true | undefined;
 }
 
+/** Whether `id` has the form of a lock id: hexadecimal, as both backends make them (8 random bytes). */
+export function isLockId(id: string): boolean {
+  return /^[0-9a-f]+$/.test(id);
+}
+
 export interface HeldLock {
   holder: LockHolder;
   /** Aborts when the lock is lost while held (the connection dropped, or it was forced open): no new write is sent. */

@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { thisRun, type RunIdentity } from '../util/run-identity.js';
 import path from 'node:path';
 import { isVoxformError, VoxformError } from '../errors.js';
-import { describeHolder, forcedOpenOf, lockedError, STATE_OPTION, waitingNotice, waitToRetryLock, type AcquireOptions, type ForcedOpen, type LockHolder } from './backend.js';
+import { describeHolder, forcedOpenOf, isLockId, lockedError, STATE_OPTION, waitingNotice, waitToRetryLock, type AcquireOptions, type ForcedOpen, type LockHolder } from './backend.js';
 import { makeKeptFolder, readKeptJson, writeKeptFile, type KeptJsonLimits } from '../project-files/kept-files.js';
 import { describeWriteFailure } from '../util/atomic-write.js';
 import { stateWriteRemedy } from './write-failure.js';
@@ -128,7 +128,7 @@ const HOLDER_FILE = /^holder-([0-9a-f]+)\.json$/;
  */
 export async function forceUnlockState(stateFile: string, lockId: string, by: RunIdentity, now: Date = new Date()): Promise<HeldStateLock | undefined> {
   const lockDir = lockPathOf(stateFile);
-  if (!/^[0-9a-f]+$/.test(lockId)) return undefined;
+  if (!isLockId(lockId)) return undefined;
   const file = path.join(lockDir, `holder-${lockId}.json`);
   const holder = await readHolderFile(file).catch(() => 'gone' as const);
   if (holder === 'gone') return undefined;

@@ -35,3 +35,9 @@ export class HostClient {
     await this.agent.close();
   }
 }
+
+/** Whether `error` is one of the timers a HostClient sets (connecting, the headers, the body) running out. */
+export function isHostTimeout(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null | undefined)?.code;
+  return code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
+}

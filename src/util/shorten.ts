@@ -35,3 +35,8 @@ export function codePointBoundary(text: string, at: number): number {
   const unit = text.charCodeAt(at - 1);
   return at > 0 && unit >= 0xd800 && unit <= 0xdbff ? at - 1 : at;
 }
+
+/** A quoted message that ends a sentence of voxform's, which adds the full stop: the message's own would make two (`error..`, `error.:`). */
+export function withoutFullStop(text: string): string {
+  return text.replace(/\.+$/, '');
+}

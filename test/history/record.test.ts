@@ -202,12 +202,12 @@ describe('desiredFromRecord', () => {
     const record = recordOf(state.agents.get('desk') as DesiredAgent, {});
     const missing = restoreError(() => desiredFromRecord(record, { agents: [], env: { HOOK_TOKEN: TOKEN }, current: state }));
     expect(missing.code).toBe('rollback_env_invalid');
-    expect(missing.message).toContain('PATH_PREFIX is not set; set it where the rollback runs');
+    expect(missing.message).toContain('PATH_PREFIX is not set; set it where this command runs');
     // A record is never changed: a default written anywhere would not reach it.
     expect(missing.message).not.toContain('default with');
     const refused = restoreError(() => desiredFromRecord(record, { agents: [], env: { ...env, VOXFORM_ENV_ALLOW: 'HOOK_TOKEN' }, current: state }));
     // A record cannot be edited: what the rollback's user can do is allow the variable.
-    expect(refused.message).toContain('${env:PATH_PREFIX} is refused: PATH_PREFIX is not in VOXFORM_ENV_ALLOW, so the recorded configuration may not read it; (as the operator) add PATH_PREFIX to VOXFORM_ENV_ALLOW where the rollback runs');
+    expect(refused.message).toContain('${env:PATH_PREFIX} is refused: PATH_PREFIX is not in VOXFORM_ENV_ALLOW, so the recorded configuration may not read it; (as the operator) add PATH_PREFIX to VOXFORM_ENV_ALLOW where this command runs');
     expect(refused.message).not.toContain('remove the reference');
     const version = record.agents.desk as HistoryRecord['agents'][string];
     const tampered = { ...record, agents: { desk: { ...version, config: { ...version.config, first_message: '${env:VOXFORM_API_KEY}' } } } };

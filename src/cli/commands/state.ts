@@ -1,6 +1,6 @@
 /** `voxform state list | show | rm | unlock --force | migrate --to | upgrade`: the operator's view of the state backend. */
 import { isVoxformError, VoxformError } from '../../errors.js';
-import { describeForcedOpen, describeHolder, type StateBackend, type WorkspaceSummary } from '../../state/backend.js';
+import { describeForcedOpen, describeHolder, isLockId, type StateBackend, type WorkspaceSummary } from '../../state/backend.js';
 import { BASE_ENVIRONMENT_NAME, splitWorkspaceKey, type WorkspaceState } from '../../state/types.js';
 import { forcedOpenJson, lastApplyJson, lockHolderJson } from '../../state/json-words.js';
 import { ciJobUrlFrom, thisRun } from '../../util/run-identity.js';
@@ -196,7 +196,7 @@ export async function unlock(options: StateCommandOptions, ctx: CommandContext):
       hint: 'Make sure the holder no longer runs (or hangs) first; `voxform state list` names it.',
     });
   }
-  if (!/^[0-9a-f]+$/.test(lockId)) {
+  if (!isLockId(lockId)) {
     // Not repeated: a value of the wrong form may be anything typed in the wrong place, a secret too (docs/security.md §5).
     throw new VoxformError('invalid_argument', 'The lock id given is not one: a lock id is hexadecimal, as `voxform state list` and a refused run name it (lock 3f9a2c0d11b84e7a).', {
       hint: 'Copy the id of the lock to open from `voxform state list`.',

@@ -80,7 +80,6 @@ export function recordingPathOf(testFile: string): string {
   return path.join(path.dirname(testFile), `${base}${RECORDING_SUFFIX}`);
 }
 
-
 /**
  * Refuses test files that would share one recording (`x.test.yaml` and `x.test.yml`, or names that
  * differ only in letter case, one file on a file system that ignores case): each run would overwrite
