@@ -1,4 +1,4 @@
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -204,6 +204,21 @@ export function useExampleProjects(): (options?: EmulatorOptions) => Promise<Exa
     started.push(project);
     return project;
   };
+}
+
+/**
+ * An example project (from `start`, one of `useExampleProjects`) with the text `from` of its manifest
+ * replaced by `to`; the line and column `to` starts at, for a test of where a problem is reported.
+ */
+export async function exampleProjectWith(start: () => Promise<ExampleProject>, from: string, to: string): Promise<{ project: ExampleProject; line: number; col: number }> {
+  const project = await start();
+  const file = path.join(project.dir, 'voxform.yaml');
+  const text = await readFile(file, 'utf8');
+  expect(text).toContain(from);
+  const edited = text.replace(from, to);
+  await writeFile(file, edited);
+  const before = edited.slice(0, edited.indexOf(to)).split('\n');
+  return { project, line: before.length, col: (before.at(-1)?.length ?? 0) + 1 };
 }
 
 /** The emulator of `useEmulator`, and the environment that points the CLI at it with its key. */

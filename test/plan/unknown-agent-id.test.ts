@@ -3,28 +3,14 @@
  * agent's entry, or in the overlay of the environment planned. The agent's key, which holds no id
  * when an overlay gives it, would send the reader to the wrong line.
  */
-import { readFile, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { useExampleProjects, type ExampleProject } from '../helpers/project.js';
+import { exampleProjectWith, useExampleProjects } from '../helpers/project.js';
 
 const startProject = useExampleProjects();
 
-/** The example project with the text `from` of its manifest replaced by `to`; the line and column `to` starts at. */
-async function projectWith(from: string, to: string): Promise<{ project: ExampleProject; line: number; col: number }> {
-  const project = await startProject();
-  const file = path.join(project.dir, 'voxform.yaml');
-  const text = await readFile(file, 'utf8');
-  expect(text).toContain(from);
-  const edited = text.replace(from, to);
-  await writeFile(file, edited);
-  const before = edited.slice(0, edited.indexOf(to)).split('\n');
-  return { project, line: before.length, col: (before.at(-1)?.length ?? 0) + 1 };
-}
-
 describe('an agent id the service does not have', () => {
   it("stops the plan at the agent's id", async () => {
-    const { project, line, col } = await projectWith('id: -OKdqbqetEcM4ak369yn\n', 'id: -OKdqbqetEcM4akNoSuch\n');
+    const { project, line, col } = await exampleProjectWith(startProject, 'id: -OKdqbqetEcM4ak369yn\n', 'id: -OKdqbqetEcM4akNoSuch\n');
     const plan = await project.cliInProcess(['plan']);
     expect({ code: plan.code, stdout: plan.stdout }).toEqual({ code: 1, stdout: '' });
     expect(plan.stderr).toContain(`error[plan_failed]: voxform.yaml:${line}:${col + 4}: agent.booking: the service has no agent with id "-OKdqbqetEcM4akNoSuch".`);
@@ -33,7 +19,7 @@ describe('an agent id the service does not have', () => {
   });
 
   it("stops at the environment overlay's id, where the typo is", async () => {
-    const { project, line, col } = await projectWith('booking: { id: -OKstagingBooking0001 }', 'booking: { id: -OKstagingBookingNoSuch }');
+    const { project, line, col } = await exampleProjectWith(startProject, 'booking: { id: -OKstagingBooking0001 }', 'booking: { id: -OKstagingBookingNoSuch }');
     const plan = await project.cliInProcess(['plan', '--env', 'staging']);
     expect(plan.code).toBe(1);
     expect(plan.stderr).toContain(`error[plan_failed]: voxform.yaml:${line}:${col + 15}: agent.booking: the service has no agent with id "-OKstagingBookingNoSuch".`);

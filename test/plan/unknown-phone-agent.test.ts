@@ -7,26 +7,15 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { useExampleProjects, type ExampleProject } from '../helpers/project.js';
+import { exampleProjectWith, useExampleProjects, type ExampleProject } from '../helpers/project.js';
 
 const startProject = useExampleProjects();
-
-/** The example project with the text `from` of its manifest replaced by `to`; the line it is on. */
-async function projectWith(from: string, to: string): Promise<{ project: ExampleProject; line: number }> {
-  const project = await startProject();
-  const file = path.join(project.dir, 'voxform.yaml');
-  const text = await readFile(file, 'utf8');
-  expect(text).toContain(from);
-  const edited = text.replace(from, to);
-  await writeFile(file, edited);
-  return { project, line: edited.slice(0, edited.indexOf(to)).split('\n').length };
-}
 
 const agentReads = (project: ExampleProject, id: string) => project.requests.filter((r) => r.method === 'GET' && r.path === `/agents/${id}`).length;
 
 describe('a phone bound by id to an agent the service does not have', () => {
   it('stops plan and apply at the id, naming the phone, with nothing sent', async () => {
-    const { project, line } = await projectWith('    agent: booking\n', '    agent: { id: -OKnoSuchAgent999 }\n');
+    const { project, line } = await exampleProjectWith(startProject, '    agent: booking\n', '    agent: { id: -OKnoSuchAgent999 }\n');
     const message = `voxform.yaml:${line}:18: phone.+15551230002: the service has no agent with id "-OKnoSuchAgent999" to bind the number to. Put the id of a live agent there, or the name of an agent of the manifest.`;
     const plan = await project.cliInProcess(['plan']);
     expect({ code: plan.code, stdout: plan.stdout }).toEqual({ code: 1, stdout: '' });
@@ -42,7 +31,7 @@ describe('a phone bound by id to an agent the service does not have', () => {
   });
 
   it("stops at the environment overlay's id, where the typo is", async () => {
-    const { project, line } = await projectWith('"+15551230002": { agent: { id: -OKdqbqetEcM4ak369yn } }', '"+15551230002": { agent: { id: -OKdqbqetEcM4ak369yX } }');
+    const { project, line } = await exampleProjectWith(startProject, '"+15551230002": { agent: { id: -OKdqbqetEcM4ak369yn } }', '"+15551230002": { agent: { id: -OKdqbqetEcM4ak369yX } }');
     const plan = await project.cliInProcess(['plan', '--env', 'staging']);
     expect(plan.code).toBe(1);
     expect(plan.stderr).toContain(`error[plan_failed]: voxform.yaml:${line}:38: phone.+15551230002: the service has no agent with id "-OKdqbqetEcM4ak369yX" to bind the number to.`);
@@ -50,7 +39,7 @@ describe('a phone bound by id to an agent the service does not have', () => {
 
   it('reads each id once, however many phones name it, and plans the binding when the service knows it', async () => {
     // Both numbers bound by id to staging's booking agent, which these manifests do not manage.
-    const { project } = await projectWith('    agent: front-desk\n', '    agent: { id: -OKstagingBooking0001 }\n');
+    const { project } = await exampleProjectWith(startProject, '    agent: front-desk\n', '    agent: { id: -OKstagingBooking0001 }\n');
     const file = path.join(project.dir, 'voxform.yaml');
     await writeFile(file, (await readFile(file, 'utf8')).replace('    agent: booking\n', '    agent: { id: -OKstagingBooking0001 }\n'));
     const plan = await project.cliInProcess(['plan']);

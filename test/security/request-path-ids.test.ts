@@ -6,17 +6,13 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startExampleProject, type ExampleProject } from '../helpers/project.js';
+import { describe, expect, it } from 'vitest';
+import { useExampleProjects } from '../helpers/project.js';
 
 const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
 const BOOKING = '-OKdqbqetEcM4ak369yn';
 
-let project: ExampleProject | undefined;
-afterEach(async () => {
-  await project?.close();
-  project = undefined;
-});
+const startProject = useExampleProjects();
 
 /** Whether a request path (its query aside) holds a "." or ".." segment. */
 function hasDotSegment(requestPath: string): boolean {
@@ -25,8 +21,7 @@ function hasDotSegment(requestPath: string): boolean {
 
 describe('ids as path segments', () => {
   it('an agent id of ".." or "." is refused at its place: validate, plan, test and drift send no request', async () => {
-    project = await startExampleProject();
-    const p = project;
+    const p = await startProject();
     const manifest = path.join(p.dir, 'voxform.yaml');
     await writeFile(manifest, (await readFile(manifest, 'utf8')).replace(FRONT_DESK, '".."').replace(BOOKING, '"."'));
     for (const args of [['validate'], ['plan'], ['test', 'example/tests', '--skip-judge'], ['drift']]) {
@@ -39,7 +34,7 @@ describe('ids as path segments', () => {
   });
 
   it('ids made of dots and more are ids: they validate', async () => {
-    project = await startExampleProject();
+    const project = await startProject();
     const manifest = path.join(project.dir, 'voxform.yaml');
     await writeFile(manifest, (await readFile(manifest, 'utf8')).replace(FRONT_DESK, '"..."').replace(BOOKING, '".x"'));
     const result = await project.cliInProcess(['validate']);
@@ -48,7 +43,7 @@ describe('ids as path segments', () => {
   });
 
   it('an id from elsewhere than a manifest (the command line) is refused before it is sent', async () => {
-    project = await startExampleProject();
+    const project = await startProject();
     const result = await project.cliInProcess(['logs', '--agent', '..']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('error[api_request_invalid]: The agent id ".." cannot be sent');

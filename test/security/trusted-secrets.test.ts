@@ -155,17 +155,8 @@ it("drift in a job that holds no variable: the live greeting at a ledger's place
 }, 120_000);
 
 it("test capture in a job that holds no variable: the test file written from a call holds no value of a ledger's place", async () => {
-  const project = await referenceDroppedAfterApply();
-  await mkdir(path.join(project, 'tests'));
-  await writeFile(path.join(project, 'tests', 'greet.test.yaml'), GREETING_TEST);
-  const tested = await runCliInProcess(['test', '--local', '--against', 'live'], { cwd: project, env: {} });
+  const { tested, captured, written } = await testThenCapture(await referenceDroppedAfterApply());
   expect(tested.stdout + tested.stderr).not.toContain(PROMO);
-  const store = JSON.parse(await readFile(path.join(project, '.voxform', 'local.json'), 'utf8')) as { call_logs: Array<{ call_id: string; agent_id: string }> };
-  const call = store.call_logs.filter((record) => JSON.stringify(record).includes("Today's code is")).at(-1);
-  expect(call).toBeDefined();
-  const captured = await runCliInProcess(['test', 'capture', call!.call_id, '--local', '--out', 'tests/captured.test.yaml'], { cwd: project, env: {} });
-  expect(captured.code, captured.stderr).toBe(0);
-  const written = await readFile(path.join(project, 'tests', 'captured.test.yaml'), 'utf8');
   expect(written).toContain("Today's code is (sensitive).");
   expect(written + captured.stdout + captured.stderr).not.toContain(PROMO);
 }, 120_000);
@@ -175,16 +166,8 @@ it('test capture in a job that holds none of the variables the manifests still r
   await writeFile(path.join(project, 'voxform.yaml'), manifest("Today's code is ${env:PROMO_CODE}. Welcome!"));
   const applied = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: project, env });
   expect(applied.code, applied.stderr).toBe(0);
-  await mkdir(path.join(project, 'tests'));
-  await writeFile(path.join(project, 'tests', 'greet.test.yaml'), GREETING_TEST);
-  const tested = await runCliInProcess(['test', '--local', '--against', 'live'], { cwd: project, env: {} });
+  const { tested, captured, written } = await testThenCapture(project);
   expect(tested.code, tested.stderr).toBe(0);
-  const store = JSON.parse(await readFile(path.join(project, '.voxform', 'local.json'), 'utf8')) as { call_logs: Array<{ call_id: string }> };
-  const call = store.call_logs.filter((record) => JSON.stringify(record).includes("Today's code is")).at(-1);
-  expect(call).toBeDefined();
-  const captured = await runCliInProcess(['test', 'capture', call!.call_id, '--local', '--out', 'tests/captured.test.yaml'], { cwd: project, env: {} });
-  expect(captured.code, captured.stderr).toBe(0);
-  const written = await readFile(path.join(project, 'tests', 'captured.test.yaml'), 'utf8');
   expect(written).toContain("Today's code is (sensitive).");
   expect(written + captured.stdout + captured.stderr).not.toContain(PROMO);
 }, 120_000);
@@ -407,3 +390,19 @@ it('a secret too short to search for is masked where it stands, never inside wor
     expect(warnings.split('HOOK_TOKEN is under 6 characters').length - 1, warnings).toBe(1);
   }
 }, 120_000);
+
+/**
+ * With no variable set: the greeting test run against the live agent, then its call captured with
+ * `test capture` (which must succeed); what each printed, and the test file written.
+ */
+async function testThenCapture(project: string) {
+  await mkdir(path.join(project, 'tests'));
+  await writeFile(path.join(project, 'tests', 'greet.test.yaml'), GREETING_TEST);
+  const tested = await runCliInProcess(['test', '--local', '--against', 'live'], { cwd: project, env: {} });
+  const store = JSON.parse(await readFile(path.join(project, '.voxform', 'local.json'), 'utf8')) as { call_logs: Array<{ call_id: string }> };
+  const call = store.call_logs.filter((record) => JSON.stringify(record).includes("Today's code is")).at(-1);
+  expect(call).toBeDefined();
+  const captured = await runCliInProcess(['test', 'capture', call!.call_id, '--local', '--out', 'tests/captured.test.yaml'], { cwd: project, env: {} });
+  expect(captured.code, captured.stderr).toBe(0);
+  return { tested, captured, written: await readFile(path.join(project, 'tests', 'captured.test.yaml'), 'utf8') };
+}
