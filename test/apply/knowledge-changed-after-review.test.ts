@@ -5,20 +5,15 @@
  */
 import { appendFile, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apply, createClient, fingerprintKey, loadManifests, plan } from '../../src/index.js';
-import { SECRETS, startExampleProject, type ExampleProject } from '../helpers/project.js';
+import { SECRETS, useExampleProjects } from '../helpers/project.js';
 
-let project: ExampleProject | undefined;
-afterEach(async () => {
-  await project?.close();
-  project = undefined;
-});
+const startProject = useExampleProjects();
 
 describe('a knowledge file changed after the plan was shown', () => {
   it('is refused before its upload completes, and the next plan uploads what the file holds now', async () => {
-    project = await startExampleProject();
-    const p = project;
+    const p = await startProject();
     const client = createClient({ baseUrl: p.url, apiKey: p.emulator.apiKey });
     const options = { client, stateFile: path.join(p.dir, '.voxform', 'state.json'), serviceId: 'local', fingerprintKey: fingerprintKey(p.emulator.apiKey) };
     const faq = path.join(p.dir, 'example', 'knowledge', 'faq.md');

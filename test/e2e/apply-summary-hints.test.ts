@@ -4,21 +4,17 @@
  * prints for the user to run next does: pasted bare, that plan would read the default manifests,
  * environment and service, and show nothing of what this run did.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { startExampleProject, type ExampleProject } from '../helpers/project.js';
+import { describe, expect, it } from 'vitest';
+import { useExampleProjects } from '../helpers/project.js';
 
 const STAGING_FRONT_DESK = '-OKstagingFrontDesk01';
 const STAGING_BOOKING = '-OKstagingBooking0001';
 
-let project: ExampleProject | undefined;
-afterEach(async () => {
-  await project?.close();
-  project = undefined;
-});
+const startProject = useExampleProjects();
 
 describe("an apply's summary", () => {
   it("names the plan of this run's manifests and environment in the hint of a write that may have landed", async () => {
-    project = await startExampleProject();
+    const project = await startProject();
     // A 500 is not retried: the service may have applied the update, and the hint says where to look.
     project.emulator.control.setFaults([{ path: `/agents/${STAGING_FRONT_DESK}`, method: 'PUT', errorRate: 1, errorStatus: 500 }]);
     const run = await project.cli(['apply', '-f', 'voxform.yaml', '--env', 'staging', '--auto-approve']);
@@ -28,7 +24,7 @@ describe("an apply's summary", () => {
   });
 
   it('names it in the warning of an update not read back', async () => {
-    project = await startExampleProject();
+    const project = await startProject();
     // The plan's read passes; every read after it is refused, so the update is not read back.
     project.emulator.control.setFaults([{ path: `/agents/${STAGING_BOOKING}`, method: 'GET', rateLimit: { burst: 1, retryAfterSeconds: 0, limited: 1000 } }]);
     const run = await project.cli(['apply', '-f', 'voxform.yaml', '--env', 'staging', '--auto-approve']);
