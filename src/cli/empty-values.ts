@@ -48,8 +48,8 @@ export function valueName(option: Option): string | undefined {
 
 const IN_A_SCRIPT = 'in a script, check that the variable it comes from is set';
 
-/** Refuses a value typed empty among the naming options of `cmd` and its parents, and among its arguments. */
-export function refuseEmptyValues(cmd: Command): void {
+/** Refuses a value typed empty among the naming options of `cmd` and its parents, and among its arguments; `words` name the command (`voxform state unlock`). */
+export function refuseEmptyValues(cmd: Command, words: readonly string[]): void {
   for (let current: Command | null = cmd; current; current = current.parent) {
     for (const option of current.options) {
       const named = NAMING_VALUES.get(valueName(option) ?? '');
@@ -72,8 +72,6 @@ export function refuseEmptyValues(cmd: Command): void {
     const given = argument.variadic ? cmd.args.slice(index) : cmd.args.slice(index, index + 1);
     if (named === undefined || !given.includes('')) return;
     const leaveOut = argument.required ? '' : ', or leave the argument out';
-    const words: string[] = [];
-    for (let current: Command | null = cmd; current; current = current.parent) words.unshift(current.name());
     throw new VoxformError('invalid_argument', `${argument.variadic ? 'One of the' : 'The'} <${argument.name()}> given to \`${words.join(' ')}\` is empty: it takes ${named.takes}, and an empty value is never taken for ${named.readAs}.`, {
       hint: `Give ${named.takes}${leaveOut}; ${IN_A_SCRIPT}.`,
     });

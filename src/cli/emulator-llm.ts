@@ -2,6 +2,7 @@
 import { VoxformError } from '../errors.js';
 import type { EmulatorOptions } from '../emulator/index.js';
 import { headerValueFromEnv } from '../util/env-header.js';
+import { httpUrl } from '../util/http-url.js';
 
 /** A bad value of one of the `emulator` command's flags. */
 export function invalidEmulatorOption(flag: string, message: string): VoxformError {
@@ -16,7 +17,8 @@ export function emulatorLlmFromEnv(
   const fromFlag = typeof flags.llm === 'string';
   const url = (fromFlag ? (flags.llm as string) : env.VOXFORM_EMULATOR_LLM)?.trim();
   if (!url) return undefined;
-  if (!isHttpUrl(url)) {
+  // Parsed whole, as the model client parses it; a user or password is the client's to refuse, in its words.
+  if (httpUrl(url, { credentials: 'allow' }) === undefined) {
     const problem = `must be the http(s) base URL of an OpenAI-compatible API.`;
     // The error names where the value came from: a user who never typed --llm looks for the variable.
     if (fromFlag) throw invalidEmulatorOption('--llm', problem);
@@ -28,12 +30,3 @@ export function emulatorLlmFromEnv(
   return { url, model, apiKey: headerValueFromEnv(env, 'VOXFORM_EMULATOR_LLM_API_KEY') };
 }
 
-/** Whether `text` is an http(s) URL the model client can use: parsed whole, as the client parses it. */
-function isHttpUrl(text: string): boolean {
-  try {
-    const { protocol } = new URL(text);
-    return protocol === 'http:' || protocol === 'https:';
-  } catch {
-    return false;
-  }
-}

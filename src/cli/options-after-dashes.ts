@@ -30,11 +30,12 @@ const SHOWN_AS_TYPED = new Set(['--file', '--env', '--base-url', '--region']);
  * placeholder (`<url>`), to be typed again.
  */
 export function shownValue(option: Option, value: string): string {
+  const placeholder = /<[^>]*>|\[[^\]]*\]/.exec(option.flags)?.[0] ?? 'VALUE';
   // A value not among the option's choices is of the wrong form: never repeated (docs/security.md §5).
-  if (option.argChoices) return option.argChoices.includes(value) ? shellWord(value) : (/<[^>]*>|\[[^\]]*\]/.exec(option.flags)?.[0] ?? 'VALUE');
+  if (option.argChoices) return option.argChoices.includes(value) ? shellWord(value) : placeholder;
   if (SHOWN_AS_TYPED.has(option.long ?? '')) return shellWord(value);
   if (option.long === '--state') return stateFlags({ state: value })[1] ?? 'VALUE';
-  return /<[^>]*>|\[[^\]]*\]/.exec(option.flags)?.[0] ?? 'VALUE';
+  return placeholder;
 }
 
 /**

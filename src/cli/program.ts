@@ -240,7 +240,7 @@ export function buildProgram(run: (name: string, options: Record<string, unknown
     const parent = cmd.parent && cmd.parent !== program ? cmd.parent.opts() : {};
     if (cmd.parent && cmd.parent !== program) refuseParentOnlyOptions(cmd, cmd.parent);
     // A naming value typed empty (a script's unset variable) is refused before any command runs (empty-values.ts).
-    refuseEmptyValues(cmd);
+    refuseEmptyValues(cmd, commandWords(cmd));
     await run(name, { ...program.opts(), ...parent, ...cmd.opts(), args: positional });
   };
 

@@ -5,6 +5,7 @@ import type { CommandContext } from '../context.js';
 import type { DesiredState } from '../../manifest/types.js';
 import { loadManifestsIfAny } from '../load-manifests.js';
 import { buildProgram } from '../program.js';
+import { valueName } from '../empty-values.js';
 import { BUILT_IN_PROFILES } from '../../emulator/traffic/index.js';
 import { CALL_STATUSES } from './logs.js';
 import { templateNames } from '../../templates/catalog.js';
@@ -84,10 +85,6 @@ function namesOf(states: readonly DesiredState[]): ManifestNames {
 
 /** Value names (`<file>`, `<url|path>`) whose values are file names. */
 const FILE_VALUES = /^(file|path|dir|plan|paths|url\|path)$/;
-
-function valueName(option: Option): string | undefined {
-  return /[<[]([^>\]]+?)(?:\.\.\.)?[>\]]/.exec(option.flags)?.[1];
-}
 
 function optionCompletion(option: Option, names: ManifestNames): Completion | undefined {
   if (!option.required && !option.optional) return undefined;
