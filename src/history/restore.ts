@@ -106,8 +106,6 @@ function restoredAgent(name: string, version: AgentVersion, record: HistoryRecor
       if (path[0] === 'config') envPaths.push(formatDotted(path.slice(1)));
     },
     span: { source, start: 0, end: text.length },
-    // A record is never changed: a default written in the manifests would not reach it.
-    unsetFix: () => 'set it where this command runs',
   }) as { name: string | undefined; config: Record<string, unknown> };
   return {
     kind: 'agent',

@@ -65,7 +65,7 @@ export interface StringInterpolation {
  * (what the place is called: "an agent's id") every reference is refused there, and nothing is read.
  * `unsetFix` says what to do about a variable not set; by default: set it, or give the reference a
  * default — but only set it where the reference sits in a URL's user info or query value, where
- * tokens ride (secrets/url-tokens.ts), as in a place the schema marks secret.
+ * tokens ride (secrets/url-tokens.ts), as in a place the schema marks secret, or in a history record.
  */
 export function interpolateString(text: string, span: Span | undefined, ctx: InterpolationContext, forbiddenPlace?: string, unsetFix?: UnsetFix): StringInterpolation {
   if (span && text.includes('${')) warnMiscasedReferences(text, span, ctx.diagnostics);
@@ -103,7 +103,7 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
       if (span) {
         ctx.diagnostics.error(
           'env_missing',
-          `environment variable ${name} is not set; ${(unsetFix ?? (inUrlToken(text, at, whole.length) ? setSecret : setOrDefault))(name)}`,
+          `environment variable ${name} is not set; ${(unsetFix ?? (ctx.from === 'record' ? setWhereThisRuns : inUrlToken(text, at, whole.length) ? setSecret : setOrDefault))(name)}`,
           locate(span, whole),
         );
       }
@@ -151,6 +151,9 @@ const setOrDefault: UnsetFix = (name) => `set it, or give a default with \${env:
 
 /** In a place that holds a secret, a default would be a secret written in the manifest, for version control. */
 const setSecret: UnsetFix = () => 'set it where plan and apply run (the place holds a secret: a default would write the secret into the manifest)';
+
+/** A history record is never changed: a default written in the manifests would not reach it. */
+const setWhereThisRuns: UnsetFix = () => 'set it where this command runs';
 
 /** Whether the reference at `start` of `text` (`length` characters long) sits in a URL's user info or a query value. */
 function inUrlToken(text: string, start: number, length: number): boolean {
@@ -200,8 +203,6 @@ export interface TreeInterpolation {
   forbidden?: (path: readonly PathPart[]) => string | undefined;
   /** Where, inside the tree, the schema marks the place secret: a variable not set there is to be set, never given a default. */
   secret?: (path: readonly PathPart[]) => boolean;
-  /** What to do about a variable not set where the place asks nothing else: by default, set it or give the reference a default. */
-  unsetFix?: UnsetFix;
   /** Where a string is reported that has no place of its own and no enclosing object with one. */
   span?: Span;
   /**
@@ -217,7 +218,7 @@ export interface TreeInterpolation {
  * A string without a place of its own is reported at the nearest enclosing object, else at `how.span`.
  */
 export function interpolateTree(value: unknown, ctx: InterpolationContext, how: TreeInterpolation = {}): unknown {
-  const { onEnvPath, onEscapedPath, forbidden, secret, span, shippedTemplate, unsetFix: placeFix } = how;
+  const { onEnvPath, onEscapedPath, forbidden, secret, span, shippedTemplate } = how;
   const path: PathPart[] = [];
   const ancestors: object[] = [];
   const enclosingSpan = (): Span | undefined => {
@@ -235,7 +236,7 @@ export function interpolateTree(value: unknown, ctx: InterpolationContext, how: 
       const parent = ancestors[ancestors.length - 1];
       const written = parent === undefined ? undefined : spansOf(parent)?.entries.get(path[path.length - 1] as PathPart)?.value;
       const at = written ?? enclosingSpan();
-      const unsetFix = shippedTemplate !== undefined && at?.source === shippedTemplate ? overrideFix(path) : secret?.(path) ? setSecret : placeFix;
+      const unsetFix = shippedTemplate !== undefined && at?.source === shippedTemplate ? overrideFix(path) : secret?.(path) ? setSecret : undefined;
       const result = interpolateString(node, at, ctx, forbidden?.(path), unsetFix);
       if (result.fromEnv) onEnvPath?.([...path], node);
       else if (result.value !== node) onEscapedPath?.([...path]);

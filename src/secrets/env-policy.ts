@@ -66,9 +66,8 @@ export function refusalMessage(name: string, verdict: Exclude<EnvVerdict, 'allow
     return from === 'manifest' ? `${refused}; remove the reference` : `${refused}: no apply records one, so this record was changed by hand; restore the agent from another record`;
   }
   const allow = `(as the operator) add ${name} to ${ENV_ALLOW_VARIABLE}`;
-  return from === 'manifest'
-    ? `\${env:${name}} is refused: ${name} is not in ${ENV_ALLOW_VARIABLE}, so the manifest may not read it; remove the reference, or ${allow}`
-    : `\${env:${name}} is refused: ${name} is not in ${ENV_ALLOW_VARIABLE}, so the recorded configuration may not read it; ${allow} where this command runs`;
+  const fix = from === 'manifest' ? `remove the reference, or ${allow}` : `${allow} where this command runs`;
+  return `\${env:${name}} is refused: ${name} is not in ${ENV_ALLOW_VARIABLE}, so the ${from === 'manifest' ? 'manifest' : 'recorded configuration'} may not read it; ${fix}`;
 }
 
 /**
