@@ -197,7 +197,7 @@ function checkFragmentShape(fragment: Fragment, diagnostics: DiagnosticList): vo
   );
 }
 
-/** An issue with `environments`' own keys (propertyNames is reported at the object). */
+/** An issue with `environments`' own keys (a propertyNames issue's path is the object; the key is its propertyName). */
 function isEnvironmentName(path: ReadonlyArray<PathPart>): boolean {
   return path.length === 1 && path[0] === 'environments';
 }

@@ -63,8 +63,8 @@ export interface PolicySection {
   location: SourceLocation | undefined;
 }
 
-function locate(section: unknown, path: readonly PathPart[], fallback: SourceLocation): SourceLocation {
-  const span = spanAt(section, path);
+function locate(section: unknown, path: readonly PathPart[], fallback: SourceLocation, which: 'key' | 'value' = 'value'): SourceLocation {
+  const span = spanAt(section, path, which);
   return span ? locationOf(span) : fallback;
 }
 
@@ -83,10 +83,7 @@ export function readPolicySection(section: unknown, fallback: SourceLocation): P
   }
   const custom = (Array.isArray(section.custom) ? section.custom : []).flatMap((entry, index): CustomRuleSpec[] => {
     if (!isPlainObject(entry) || typeof entry.id !== 'string' || typeof entry.path !== 'string') return [];
-    const at = (path: readonly PathPart[], which: 'key' | 'value' = 'value') => {
-      const span = spanAt(section, ['custom', index, ...path], which);
-      return span ? locationOf(span) : location;
-    };
+    const at = (path: readonly PathPart[], which: 'key' | 'value' = 'value') => locate(section, ['custom', index, ...path], location, which);
     return [
       {
         id: entry.id,

@@ -9,7 +9,7 @@ import { VoxformError } from '../errors.js';
 import { recordedAgentConfig } from '../history/record.js';
 import { sameRecordedConfig, shortCommit, type DeploySource, type HistoryRecord, type LedgerRecord } from '../history/types.js';
 import type { DesiredState } from '../manifest/types.js';
-import { someOf } from '../util/plural.js';
+import { pluralNoun, someOf } from '../util/plural.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import type { ConfigurationOrigin } from '../history/configuration-origin.js';
 import { deployedAs, type GateResult } from './gates.js';
@@ -81,6 +81,8 @@ export function checkCheckout(
 
 /** How many changed files the refusal names. */
 const NAMED_CHANGES = 5;
+/** How many agents a refusal names that the source's last record leaves out. */
+const NAMED_AGENTS = 3;
 
 /** The changed files as `git stash` takes them when each is a plain path; else a placeholder for them. */
 function stashPathspec(changed: readonly string[] | undefined): string {
@@ -95,10 +97,12 @@ function stashPathspec(changed: readonly string[] | undefined): string {
  * with --target, a heal of drift) does not say what that agent runs.
  */
 export function checkSourceConfiguration(current: HistoryRecord, desiredSource: DesiredState, source: string, applySource = `voxform apply --env ${source}`): void {
+  const applyFirst = `Apply ${source} from this checkout first (\`${applySource}\`), so that what it runs is what a commit holds, then promote.`;
   const unrecorded = [...desiredSource.agents.keys()].filter((name) => !Object.hasOwn(current.agents, name));
   if (unrecorded.length > 0) {
-    throw new VoxformError('promote_checkout_mismatch', `The manifests of this checkout give ${source}'s ${unrecorded.length === 1 ? 'agent' : 'agents'} ${controlsAsQuestionMarks(someOf(unrecorded.sort(), 3))} ${unrecorded.length === 1 ? 'a configuration' : 'configurations'} its last record (${current.id}) does not hold: an apply with --target and a heal of drift record only the agents they write.`, {
-      hint: `Apply ${source} from this checkout first (\`${applySource}\`), so that what it runs is what a commit holds, then promote.`,
+    const count = unrecorded.length;
+    throw new VoxformError('promote_checkout_mismatch', `The manifests of this checkout give ${source}'s ${pluralNoun(count, 'agent')} ${controlsAsQuestionMarks(someOf(unrecorded.sort(), NAMED_AGENTS))} ${pluralNoun(count, 'a configuration', 'configurations')} its last record (${current.id}) does not hold: an apply with --target and a heal of drift record only the agents they write.`, {
+      hint: applyFirst,
     });
   }
   for (const [name, version] of Object.entries(current.agents)) {
@@ -106,9 +110,7 @@ export function checkSourceConfiguration(current: HistoryRecord, desiredSource: 
     const recorded = agent ? recordedAgentConfig(agent) : undefined;
     if (recorded !== undefined && sameRecordedConfig(recorded, version)) continue;
     const why = current.source.rollbackOf ? ` (its last record is a rollback to ${current.source.rollbackOf})` : '';
-    throw new VoxformError('promote_checkout_mismatch', `The manifests of this checkout do not give ${source}'s agent ${controlsAsQuestionMarks(name)} the configuration ${source} runs${why}.`, {
-      hint: `Apply ${source} from this checkout first (\`${applySource}\`), so that what it runs is what a commit holds, then promote.`,
-    });
+    throw new VoxformError('promote_checkout_mismatch', `The manifests of this checkout do not give ${source}'s agent ${controlsAsQuestionMarks(name)} the configuration ${source} runs${why}.`, { hint: applyFirst });
   }
 }
 
