@@ -1,6 +1,6 @@
 /** The inventory as a table (text) or as versioned JSON. The service's names are data: control characters shown as `?`. */
 import { missingStateWarning } from '../state/missing-state.js';
-import { unreadEnvironmentNote } from '../plan/shared-resources.js';
+import { unreadEnvironmentNote } from '../state/types.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import { renderTable } from '../util/table.js';
 import type { AgentsReport, LiveAgent, PhonesReport } from './inventory.js';

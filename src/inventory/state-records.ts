@@ -6,9 +6,9 @@
  */
 import { isVoxformError } from '../errors.js';
 import type { StateBackend } from '../state/backend.js';
-import { splitWorkspaceKey, type CampaignState, type KnowledgeState } from '../state/types.js';
+import { splitWorkspaceKey, type CampaignState, type KnowledgeState, type UnreadEnvironment } from '../state/types.js';
 import { missingStateJson, readCheckedWorkspace, type MissingState, type MissingStateJson } from '../state/missing-state.js';
-import { readOtherEnvironments, type OtherWorkspace, type UnreadEnvironment } from '../plan/shared-resources.js';
+import { readOtherEnvironments, type OtherWorkspace } from '../plan/shared-resources.js';
 
 /** The state's part of a listing's `sources`, with `problem`, `missing_state` or `unread_environments` when so. */
 export interface StateSourceJson {

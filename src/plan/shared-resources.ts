@@ -22,9 +22,8 @@ import type { DesiredState } from '../manifest/types.js';
 import { isVoxformError, VoxformError } from '../errors.js';
 import type { StateBackend } from '../state/backend.js';
 import { followedWorkspace } from '../state/moved-resources.js';
-import { BASE_ENVIRONMENT_NAME, environmentInProse, hashApplied, splitWorkspaceKey, workspaceKey, type CampaignState, type CredentialState, type SharedWrite, type WorkspaceState } from '../state/types.js';
+import { BASE_ENVIRONMENT_NAME, hashApplied, splitWorkspaceKey, workspaceKey, type CampaignState, type CredentialState, type SharedWrite, type UnreadEnvironment, type WorkspaceState } from '../state/types.js';
 import { shellWord } from '../util/shell-word.js';
-import { controlsAsQuestionMarks } from '../util/printable.js';
 import { wordList } from '../util/plural.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { internationalNumber } from '../manifest/names.js';
@@ -56,12 +55,6 @@ export async function readOtherWorkspaces(backend: StateBackend, ownKey: string,
   return others;
 }
 
-/** Another environment's workspace that could not be read; `environment` null when the service's workspaces could not even be listed. */
-export interface UnreadEnvironment {
-  environment: string | null;
-  problem: string;
-}
-
 /**
  * The workspaces of `serviceId` other than `ownKey`, each read on its own, for a command that stands
  * without them (a listing, a report): one that cannot be read is said in `unread`, and leaves the
@@ -89,15 +82,6 @@ export async function readOtherEnvironments(backend: StateBackend, ownKey: strin
     }
   }
   return { workspaces, unread };
-}
-
-/** The note on an environment whose workspace could not be read: which one, what that costs (`cost`, of its name in prose), and why. */
-export function unreadEnvironmentNote({ environment, problem }: UnreadEnvironment, cost: (environment: string) => string): string {
-  const unread =
-    environment === null
-      ? `The service's other workspaces could not be listed, so ${cost('another environment')}`
-      : `The state of ${environmentInProse(environment, (name) => `environment ${name}`)} could not be read, so ${cost(environmentInProse(environment))}`;
-  return `${unread}: ${controlsAsQuestionMarks(problem)}`;
 }
 
 /** The keys of the workspaces of `serviceId` the state holds, other than `ownKey`, each with its environment. */

@@ -5,7 +5,7 @@
 import { testTrafficSource } from '../api/test-traffic.js';
 import { ledgerOrder } from '../history/ledger-order.js';
 import type { LedgerRecord } from '../history/types.js';
-import type { UnreadEnvironment } from '../plan/shared-resources.js';
+import type { UnreadEnvironment } from '../state/types.js';
 import type { GlobalCallHistoryRecord } from '../schema/types.gen.js';
 import { compareVersions } from './compare.js';
 import type { DiffLink } from './diff-links.js';

@@ -1,7 +1,6 @@
 /** How the Markdown and HTML renderers write numbers, rates and verdicts, so both say the same. */
 import { shortCommit } from '../history/types.js';
-import { unreadEnvironmentNote } from '../plan/shared-resources.js';
-import { BASE_ENVIRONMENT_NAME, splitWorkspaceKey } from '../state/types.js';
+import { BASE_ENVIRONMENT_NAME, splitWorkspaceKey, unreadEnvironmentNote } from '../state/types.js';
 import type { AgentReport, CallReport, DeployMarker, Difference, Rate, VersionReport } from './types.js';
 import { shortHash } from '../util/hash.js';
 import { plural } from '../util/plural.js';

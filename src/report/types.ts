@@ -4,7 +4,7 @@
  */
 import type { OutcomeGroup } from './outcomes.js';
 import type { Verdict } from './statistics.js';
-import type { UnreadEnvironment } from '../plan/shared-resources.js';
+import type { UnreadEnvironment } from '../state/types.js';
 
 export const REPORT_FORMAT_VERSION = 1;
 

@@ -1,5 +1,6 @@
 import { keyedHash } from '../util/hash.js';
 import type { STATE_FORMAT_VERSION } from './format-version.js';
+import { controlsAsQuestionMarks } from '../util/printable.js';
 
 /**
  * The state keeps only what the service cannot tell: knowledge file ids, campaigns' last-applied
@@ -147,4 +148,19 @@ export function workspaceKey(environment: string | undefined, baseUrl: string): 
 export function splitWorkspaceKey(key: string): { environment: string; serviceId: string } | undefined {
   const at = key.indexOf('@');
   return at < 0 ? undefined : { environment: key.slice(0, at), serviceId: key.slice(at + 1) };
+}
+
+/** Another environment's workspace that could not be read; `environment` null when the service's workspaces could not even be listed. */
+export interface UnreadEnvironment {
+  environment: string | null;
+  problem: string;
+}
+
+/** The note on an environment whose workspace could not be read: which one, what that costs (`cost`, of its name in prose), and why. */
+export function unreadEnvironmentNote({ environment, problem }: UnreadEnvironment, cost: (environment: string) => string): string {
+  const unread =
+    environment === null
+      ? `The service's other workspaces could not be listed, so ${cost('another environment')}`
+      : `The state of ${environmentInProse(environment, (name) => `environment ${name}`)} could not be read, so ${cost(environmentInProse(environment))}`;
+  return `${unread}: ${controlsAsQuestionMarks(problem)}`;
 }

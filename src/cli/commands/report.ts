@@ -16,7 +16,8 @@ import { sinceDeployReport, type SinceDeployWindow } from '../../report/since-de
 import { workspaceKey } from '../../state/types.js';
 import type { StateBackend } from '../../state/backend.js';
 import { isLocalName } from '../../manifest/names.js';
-import { readOtherEnvironments, type UnreadEnvironment } from '../../plan/shared-resources.js';
+import { readOtherEnvironments } from '../../plan/shared-resources.js';
+import type { UnreadEnvironment } from '../../state/types.js';
 import { describeWriteFailure, writeFileAtomic } from '../../util/atomic-write.js';
 import { refuseOwnFile } from '../../project-files/own-files.js';
 import { manifestAgentNames, resolveAgentArgument } from '../agent-argument.js';
