@@ -176,6 +176,7 @@ export const PLAN_PROBLEM_CODES = [
   'agent_not_on_service',
   'phone_not_on_account',
   'request_too_large',
+  'plan_too_large',
 ] as const;
 
 /** Every code a manifest diagnostic can have (docs/errors.md explains each, with its severity). */

@@ -4,6 +4,7 @@
  */
 import type { PlanProblemCode } from '../error-codes.js';
 import { MAX_REQUEST_BODY_BYTES } from '../api/http.js';
+import { MAX_PLAN_UPDATE_BYTES } from '../project-files/limits.js';
 import { formatSize } from '../util/size.js';
 import type { Agent, Phone } from '../schema/types.gen.js';
 import type {
@@ -581,39 +582,8 @@ export function diffStates(input: DiffInput, differ = new ResourceDiffer(input),
   differ.endFileChecks();
   const changes = [...differ.independent];
 
-  const agentChanges = new Map<string, ResourceChange>();
-  for (const agent of desired.agents.values()) {
-    const liveAgent = live.agents.get(agent.id);
-    if (!liveAgent) {
-      // Applied before under this id: the agent was deleted on the service, not mistyped in the manifest.
-      const gone = differ.context.state.agents[agent.address]?.id === agent.id;
-      const why = gone
-        ? ', though voxform applied it there (the state records it): it was deleted on the service since. voxform adopts existing agents (the service cannot create them): create it again in the dashboard and put its new id here.'
-        : '. voxform adopts existing agents (the service cannot create them): create it in the dashboard and put its id here.';
-      problems.push({
-        code: 'agent_not_on_service',
-        address: agent.address,
-        message: `${agent.address}: the service has no agent with id "${agent.id}"${why}`,
-        ...(agent.idSource ?? agent.source),
-        ...(gone ? { gone } : {}),
-      });
-      continue;
-    }
-    const c = early.agent?.(agent, liveAgent) ?? differ.agent(agent, liveAgent);
-    const tooLarge = oversizedRequest(c);
-    if (tooLarge !== undefined) {
-      const prompt = agent.promptFile ? ` (${agent.promptFile.display})` : '';
-      problems.push({
-        code: 'request_too_large',
-        address: agent.address,
-        message: `${agent.address}: its update would send ${formatSize(tooLarge)}, more than the ${formatSize(MAX_REQUEST_BODY_BYTES)} the service takes in one request. Shorten its prompt${prompt} or its other long fields.`,
-        ...agent.source,
-      });
-      continue;
-    }
-    agentChanges.set(agent.localName, c);
-    changes.push(c);
-  }
+  const agentChanges = diffAgents(input, differ, early, problems);
+  changes.push(...agentChanges.values());
 
   const livePhones = new Map(live.phones.map((p) => [p.id, p]));
   const phoneChanges = new Map<string, ResourceChange>();
@@ -649,15 +619,81 @@ export function diffStates(input: DiffInput, differ = new ResourceDiffer(input),
   return { changes: orderChanges(changes), problems };
 }
 
-/** The size of the largest request body of `change` when it is over what the service takes, else undefined. */
-export function oversizedRequest(change: ResourceChange): number | undefined {
+/**
+ * Each agent's change, by local name, in the manifests' order. An agent the service lacks, or whose
+ * update it would refuse, is a problem instead; so is the agent whose update takes the plan's updates
+ * past MAX_PLAN_UPDATE_BYTES together, and no agent after it is compared: each later one would only
+ * add to a plan already refused, and one prompt named by thousands of agents would otherwise be
+ * diffed, held and printed once for each.
+ */
+function diffAgents(input: DiffInput, differ: ResourceDiffer, early: MadeEarly, problems: PlanProblem[]): Map<string, ResourceChange> {
+  const { desired, live } = input;
+  const agentChanges = new Map<string, ResourceChange>();
+  let planned = 0;
+  for (const agent of desired.agents.values()) {
+    const liveAgent = live.agents.get(agent.id);
+    if (!liveAgent) {
+      problems.push(agentNotOnService(agent, differ.context));
+      continue;
+    }
+    const c = early.agent?.(agent, liveAgent) ?? differ.agent(agent, liveAgent);
+    const sizes = requestSizes(c);
+    const prompt = agent.promptFile ? ` (${agent.promptFile.display})` : '';
+    if (sizes.largest > MAX_REQUEST_BODY_BYTES) {
+      problems.push({
+        code: 'request_too_large',
+        address: agent.address,
+        message: `${agent.address}: its update would send ${formatSize(sizes.largest)}, more than the ${formatSize(MAX_REQUEST_BODY_BYTES)} the service takes in one request. Shorten its prompt${prompt} or its other long fields.`,
+        ...agent.source,
+      });
+      continue;
+    }
+    planned += sizes.total;
+    if (planned > MAX_PLAN_UPDATE_BYTES) {
+      problems.push({
+        code: 'plan_too_large',
+        address: agent.address,
+        message: `${agent.address}: with its update, the agents' updates of this plan would send more than ${formatSize(MAX_PLAN_UPDATE_BYTES)} together, the most one plan sends; no agent after it was compared. Plan and apply the agents in parts (\`--target agent.NAME\`, repeated), or shorten their prompts${prompt}: a prompt file counts once for every agent that uses it.`,
+        ...agent.source,
+      });
+      break;
+    }
+    agentChanges.set(agent.localName, c);
+  }
+  return agentChanges;
+}
+
+function agentNotOnService(agent: DesiredAgent, context: DiffContext): PlanProblem {
+  // Applied before under this id: the agent was deleted on the service, not mistyped in the manifest.
+  const gone = context.state.agents[agent.address]?.id === agent.id;
+  const why = gone
+    ? ', though voxform applied it there (the state records it): it was deleted on the service since. voxform adopts existing agents (the service cannot create them): create it again in the dashboard and put its new id here.'
+    : '. voxform adopts existing agents (the service cannot create them): create it in the dashboard and put its id here.';
+  return {
+    code: 'agent_not_on_service',
+    address: agent.address,
+    message: `${agent.address}: the service has no agent with id "${agent.id}"${why}`,
+    ...(agent.idSource ?? agent.source),
+    ...(gone ? { gone } : {}),
+  };
+}
+
+/** What a change's requests send, bytes of JSON: all of them together, and the largest one. Measured once per change. */
+export function requestSizes(change: ResourceChange): { total: number; largest: number } {
+  let sizes = measuredRequests.get(change);
+  if (sizes) return sizes;
+  sizes = { total: 0, largest: 0 };
   for (const request of change.requests) {
     if (request.body === undefined) continue;
     const bytes = Buffer.byteLength(JSON.stringify(request.body));
-    if (bytes > MAX_REQUEST_BODY_BYTES) return bytes;
+    sizes.total += bytes;
+    sizes.largest = Math.max(sizes.largest, bytes);
   }
-  return undefined;
+  measuredRequests.set(change, sizes);
+  return sizes;
 }
+
+const measuredRequests = new WeakMap<ResourceChange, { total: number; largest: number }>();
 
 function orderChanges(changes: ResourceChange[]): ResourceChange[] {
   return [...changes].sort((a, b) => {

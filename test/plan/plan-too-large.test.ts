@@ -1,0 +1,56 @@
+/**
+ * A prompt file is read once however many agents name it, but each agent's update sends it and the
+ * plan diffs, holds and prints each: the agents' updates of one plan send at most 64 MiB together.
+ * The agent that passes it is a plan problem, and no agent after it is compared or made a block of.
+ */
+import { describe, expect, it } from 'vitest';
+import { createPlan } from '../../src/plan/create-plan.js';
+import type { ResourceChange } from '../../src/plan/types.js';
+import { emptyWorkspace } from '../../src/state/types.js';
+import { desiredAgent, desiredState } from '../helpers/desired.js';
+
+/** Under the 1 MiB one request may send (about 1,010,000 bytes as JSON): 66 of them fit in 64 MiB, 67 do not. */
+const shared = `${'y'.repeat(99)}\n`.repeat(10_000);
+
+function planOf(count: number, made: ResourceChange[]) {
+  const agents = Array.from({ length: count }, (_, i) => desiredAgent(`agent-${String(i).padStart(3, '0')}`, { id: `a${i}`, config: { prompt: shared } }));
+  // The last agent's id is not on the service: a compared agent would be a problem of its own.
+  const live = new Map(agents.slice(0, -1).map((agent) => [agent.id, { id: agent.id, name: agent.localName, config: { prompt: 'old' }, created_at: 1 }]));
+  return createPlan({
+    desired: desiredState({ agents }),
+    client: { getAgent: async (id) => live.get(id)!, listPhones: async () => [] },
+    workspace: emptyWorkspace(),
+    salt: 'salt',
+    baseUrl: 'local',
+    files: [],
+    targets: [],
+    onChange: (change) => made.push(change),
+  });
+}
+
+describe("the agents' updates of one plan together", () => {
+  it('fail the plan at the agent that takes them past 64 MiB, and compare no agent after it', async () => {
+    const made: ResourceChange[] = [];
+    const failure = await planOf(100, made).then(
+      () => undefined,
+      (error: unknown) => error as { code: string; details: Array<{ code: string; address: string; message: string }> },
+    );
+    expect(failure?.code).toBe('plan_failed');
+    expect(failure?.details).toEqual([
+      expect.objectContaining({
+        code: 'plan_too_large',
+        address: 'agent.agent-066',
+        message:
+          "agent.agent-066: with its update, the agents' updates of this plan would send more than 64 MiB together, the most one plan sends; no agent after it was compared. Plan and apply the agents in parts (`--target agent.NAME`, repeated), or shorten their prompts: a prompt file counts once for every agent that uses it.",
+      }),
+    ]);
+    // Blocks are made early only for updates within the budget.
+    expect(made.length).toBeLessThanOrEqual(66);
+  });
+
+  it('plan when they stay within it', async () => {
+    const made: ResourceChange[] = [];
+    await expect(planOf(67, made)).rejects.toMatchObject({ details: [expect.objectContaining({ code: 'agent_not_on_service', address: 'agent.agent-066' })] });
+    expect(made.map((change) => change.address)).toHaveLength(66);
+  });
+});
