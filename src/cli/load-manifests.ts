@@ -148,7 +148,7 @@ function diagnosticKey(diagnostic: Diagnostic): string {
  */
 export async function loadAsValidateChecks(
   loaded: LoadResult,
-  { project, options }: { project: ProjectManifests; options: Pick<ManifestOptions, 'file' | 'env'> },
+  { project, options }: { project: ProjectManifests; options: Pick<ManifestOptions, 'file' | 'env' | 'withholdUnsetEnv'> },
   ctx: CommandContext,
 ): Promise<{ result: LoadResult; environments?: Map<string, DesiredState> }> {
   if (options.env !== undefined || (loaded.idsFromEnvironments?.length ?? 0) === 0) return { result: loaded };
@@ -157,7 +157,7 @@ export async function loadAsValidateChecks(
   const environments = new Map<string, DesiredState>();
   let everyOneLoads = true;
   for (const environment of loaded.environments ?? []) {
-    const result = await loadCommandManifests({ file: options.file, env: environment }, ctx, project);
+    const result = await loadCommandManifests({ file: options.file, env: environment, withholdUnsetEnv: options.withholdUnsetEnv }, ctx, project);
     for (const diagnostic of result.diagnostics) diagnostics.set(diagnosticKey(diagnostic), diagnostic);
     omitted.errors = Math.max(omitted.errors, result.omitted.errors);
     omitted.warnings = Math.max(omitted.warnings, result.omitted.warnings);
@@ -203,7 +203,7 @@ export async function loadManifestsIfAny(
     return { state: undefined, files: result.files, idsInEnvironments: true, environmentAgents, agentDisplayNames: displayNames, ...(policy === undefined ? {} : { policy }) };
   }
   if (!result.state) {
-    // Counted as `validate` counts them, which the warning sends the reader to.
+    // Counted as `validate` counts them, which the warning sends the reader to; a variable this load withholds is no error of its own.
     const checked = (await loadAsValidateChecks(result, { project, options }, ctx)).result;
     const { errors } = countProblems(checked.diagnostics, checked.omitted);
     ctx.stderr.write(`warning: the manifests have ${plural(errors, 'error')} (\`voxform validate\` lists them): ${unused}.\n`);
@@ -244,12 +244,15 @@ export interface ManifestProject {
  * The manifests' agent ids by local name, their phone numbers, campaigns, knowledge files, and their service, for the commands that read from the service
  * without planning. No manifest, or manifests with errors (with a warning), give neither; a mistake in the
  * operator's own settings (VOXFORM_ENV_ALLOW) stops the run, as it does `apply`.
+ * An unset `${env:…}` is no error here: it reads as withheld, as `voxform test` reads it. Nothing
+ * taken from the load can hold one, for no id, phone number, file path or service setting may come
+ * from the environment (`env_forbidden`); so reading the logs of one agent never needs every agent's secrets.
  */
 export async function manifestProject(
   options: ManifestOptions,
   ctx: CommandContext,
 ): Promise<ManifestProject> {
-  const loaded = await loadManifestsIfAny(options, ctx, 'their agent names and service are not used');
+  const loaded = await loadManifestsIfAny({ ...options, withholdUnsetEnv: true }, ctx, 'their agent names and service are not used');
   const manifests = loaded.files.map((file) => path.relative(ctx.cwd, file) || file);
   const { environmentAgents, agentDisplayNames: displayNames, unreadAgents, agentsWithOwnId: withOwnId } = loaded;
   if (!loaded.state) return { ...emptyProject(loaded.files), environmentAgents, agentDisplayNames: displayNames, manifests, ...(loaded.idsInEnvironments ? { idsInEnvironments: true } : {}), ...(unreadAgents ? { unreadAgents } : {}), ...(withOwnId ? { agentsWithOwnId: withOwnId } : {}) };

@@ -91,8 +91,8 @@ describe('voxform chat (stdin is not a terminal: one message per line)', () => {
   });
 
   it('a name the manifests give an id themselves, in manifests with an error, is theirs with its id unknown: never said to have no id, nor sent to an environment', async () => {
-    // The layout of agents.example.yaml: the agent's own id, another one for staging; and a variable left unset.
-    const manifest = `version: 1\nagents:\n  front-desk:\n    id: "${FRONT_DESK}"\n    config: { first_message: "Code \${env:CHAT_TEST_UNSET_CODE}" }\nenvironments:\n  staging:\n    agents: { front-desk: { id: -OKstagingFrontDesk01 } }\n`;
+    // The layout of agents.example.yaml: the agent's own id, another one for staging; and a key no agent has.
+    const manifest = `version: 1\nagents:\n  front-desk:\n    id: "${FRONT_DESK}"\n    colour: blue\nenvironments:\n  staging:\n    agents: { front-desk: { id: -OKstagingFrontDesk01 } }\n`;
     const { dir, cleanup } = await makeTree({ 'voxform.yaml': manifest });
     try {
       const result = await runCliInProcess(['chat', '--agent', 'front-desk'], { cwd: dir, env, input: 'Hello\n' });
