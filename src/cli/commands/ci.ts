@@ -21,7 +21,7 @@ import { readPlanFile } from '../../plan/plan-file.js';
 import { planFromJson } from '../../plan/saved-plan.js';
 import type { Plan } from '../../plan/types.js';
 import { EXIT_INTERRUPTED, type CommandContext, type Output } from '../context.js';
-import { describeWriteFailure, isFileSystemError } from '../../util/atomic-write.js';
+import { describeWriteFailure, fileOnTheWay, isFileSystemError } from '../../util/atomic-write.js';
 import { terminalText } from '../../util/printable.js';
 import { ciReviewNumber } from '../../util/run-identity.js';
 
@@ -197,15 +197,6 @@ function unwritable(what: string): (error: unknown) => never {
     if (!isFileSystemError(error)) throw error;
     throw new VoxformError('report_write_failed', `${what}: ${describeWriteFailure(error)}; the command did not run.`, { hint: 'Choose a folder voxform may write with --out-dir DIR.' });
   };
-}
-
-/** The nearest of `folder` and the folders above it that is there, when it is no folder. */
-async function fileOnTheWay(folder: string): Promise<string | undefined> {
-  for (let dir = folder; ; dir = path.dirname(dir)) {
-    const info = await stat(dir).catch(() => undefined);
-    if (info !== undefined) return info.isDirectory() ? undefined : dir;
-    if (path.dirname(dir) === dir) return undefined;
-  }
 }
 
 /**
