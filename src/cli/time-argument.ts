@@ -65,10 +65,20 @@ function readTime(text: string, now: number): number | undefined {
   if (back !== undefined) return (now - back * 1000) / 1000;
   if (/^\d+(\.\d+)?$/.test(text)) {
     const value = Number(text);
+    if (/^\d{1,9}(\.|$)/.test(text)) throw new NotATime(shortUnixSeconds(text, value));
     return /^\d{13}$/.test(text) ? value / 1000 : value;
   }
   const iso = ISO_8601.exec(text);
   return iso ? isoSeconds(text, iso) : undefined;
+}
+
+/**
+ * Why a bare number of fewer than 10 digits is refused: read as Unix seconds it is before 2001, a
+ * time no call log holds, so `--since 5` meant a duration and lost its unit (it would read every call).
+ */
+function shortUnixSeconds(text: string, value: number): string {
+  const time = new Date(value * 1000).toISOString().replace('.000Z', 'Z');
+  return `read as Unix seconds it is ${time}, and Unix seconds voxform reads have 10 digits or more; a duration back from now needs its unit (${text}m, ${text}h, ${text}d)`;
 }
 
 /** The Unix seconds of an ISO 8601 value, each field checked against the calendar and the clock. */

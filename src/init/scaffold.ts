@@ -3,7 +3,6 @@
  * editor schema and the `.gitignore` entries. Planned in memory first (pure), then written all or
  * nothing by write-scaffold.ts: a refused or failed init leaves nothing behind.
  */
-import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Document, isMap, Pair, Scalar, YAMLMap } from 'yaml';
@@ -22,6 +21,7 @@ import { schemaIssueMessages } from '../manifest/schema-issues.js';
 import { localNameProblem } from '../manifest/names.js';
 import { GITIGNORE_ENTRIES } from '../templates/gitignore.js';
 import { pathExists, readGuarded } from '../project-files/guarded-read.js';
+import { fileOnTheWay } from '../util/atomic-write.js';
 import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
 import { DEFAULT_MANIFESTS } from '../project-files/manifest-files.js';
 
@@ -176,12 +176,10 @@ interface Conflict {
  */
 async function findConflicts(dir: string, paths: ReadonlyArray<ScaffoldTarget>, force: boolean, command: string, root: string): Promise<Conflict[]> {
   const elsewhere = command === 'voxform init' ? 'init into another folder' : 'choose another folder with --out DIR';
-  // The folders above `dir` that do not exist yet are made too: a file among them is named as such.
-  for (const folder of [...missingAncestors(dir), ...foldersOnTheWay(dir, paths)]) {
-    const info = await stat(folder).catch(() => undefined);
-    if (info && !info.isDirectory()) {
-      throw new VoxformError('path_is_file', `${folder} is a file, where ${command} would make a folder.`, { hint: `Move it away, or ${elsewhere}.` });
-    }
+  // Each folder to make, and those above `dir` not there yet (made too): a file where one goes is named as such.
+  for (const folder of foldersOnTheWay(dir, paths)) {
+    const file = await fileOnTheWay(folder);
+    if (file !== undefined) throw new VoxformError('path_is_file', `${file} is a file, where ${command} would make a folder.`, { hint: `Move it away, or ${elsewhere}.` });
   }
   const conflicts: Conflict[] = [];
   for (const target of paths) {
@@ -234,16 +232,6 @@ function editedSaid(edited: readonly string[], command: string): string {
 /** The warning once --force overwrote `edited` files. */
 export function editedWarning(edited: readonly string[], command: string): string {
   return `warning: ${wordList(edited, 'and')} differed from what ${command} wrote: ${pluralNoun(edited.length, 'its', 'their')} text there was lost. Restore ${pluralNoun(edited.length, 'it', 'them')} (from git) unless that was meant.\n`;
-}
-
-/** The folders above `dir` up to the nearest that exists (or is a file), outermost first. */
-function missingAncestors(dir: string): string[] {
-  const ancestors: string[] = [];
-  for (let at = path.dirname(dir); path.dirname(at) !== at; at = path.dirname(at)) {
-    ancestors.unshift(at);
-    if (existsSync(at)) break;
-  }
-  return ancestors;
 }
 
 /** `dir` and every folder between it and each target, outermost first, each once. */

@@ -249,6 +249,18 @@ export async function findWriteObstacle(file: string): Promise<string | undefine
 }
 
 /**
+ * The nearest of `folder` and the folders above it that is there, when it is no folder: the file
+ * where a folder should be made, which a refusal names (the system would say only ENOTDIR or EEXIST).
+ */
+export async function fileOnTheWay(folder: string): Promise<string | undefined> {
+  for (let dir = folder; ; dir = path.dirname(dir)) {
+    const info = await stat(dir).catch(() => undefined);
+    if (info !== undefined) return info.isDirectory() ? undefined : dir;
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
+/**
  * Whether `file` is one of `inputs` (absolute paths), links resolved: a report written with `--out`
  * must never replace what its own run read (a mistyped `--out voxform.yaml`).
  */

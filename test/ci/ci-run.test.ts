@@ -270,6 +270,13 @@ describe('voxform ci run when something fails', () => {
     }
   }, 120_000);
 
+  it('an --out-dir the file system will not make (a name too long): refused, saying why, before the command runs, never a crash', async () => {
+    const outDir = 'x'.repeat(300);
+    const plan = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging', '--out-dir', outDir], github({ GITHUB_REF: 'refs/heads/main' }));
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toBe(`error[report_write_failed]: Cannot make the folder ${outDir} (--out-dir): a name in its path is too long; the command did not run.\n  hint: Choose a folder voxform may write with --out-dir DIR.\n`);
+  }, 120_000);
+
   it('an empty --out-dir: refused before the command runs, never taken for the project folder (whose plan.json stays)', async () => {
     await writeFile(path.join(project.dir, 'plan.json'), 'kept\n');
     try {

@@ -52,6 +52,15 @@ describe('parseTimeArgument', () => {
   });
 
   it.each([
+    ['5', 'read as Unix seconds it is 1970-01-01T00:00:05Z, and Unix seconds voxform reads have 10 digits or more; a duration back from now needs its unit (5m, 5h, 5d)'],
+    ['0', 'read as Unix seconds it is 1970-01-01T00:00:00Z, and Unix seconds voxform reads have 10 digits or more; a duration back from now needs its unit (0m, 0h, 0d)'],
+    ['1.5', 'read as Unix seconds it is 1970-01-01T00:00:01.500Z, and Unix seconds voxform reads have 10 digits or more; a duration back from now needs its unit (1.5m, 1.5h, 1.5d)'],
+    ['999999999', 'read as Unix seconds it is 2001-09-09T01:46:39Z, and Unix seconds voxform reads have 10 digits or more; a duration back from now needs its unit (999999999m, 999999999h, 999999999d)'],
+  ])('refuses the bare number %j, a duration that lost its unit, instead of reading every call since 1970', (raw, reason) => {
+    expect(() => parseTimeArgument('--since', raw, NOW)).toThrow(expect.objectContaining({ message: `The value given to --since is not a time: ${reason}.`, hint: FORMS }));
+  });
+
+  it.each([
     ['2028-02-29', 1_835_395_200], // a leap day
     ['2026-01-01T09:30Z', 1_767_225_600 + 9.5 * 3600],
     ['2026-01-01T09:30:00.25Z', 1_767_225_600 + 9.5 * 3600 + 0.25],

@@ -119,18 +119,26 @@ async function userProject(tarball: string): Promise<Record<string, string>> {
   };
 }
 
-/** Every command's `--help`, printed by the installed package's own parser (one process for all). */
+/**
+ * Every command's `--help`, printed by the installed package's own shell (one process for all): each
+ * help's list of commands names the next ones to print.
+ */
 const PRINT_ALL_HELP = `
-import { buildProgram } from './node_modules/voxform/dist/cli/program.js';
-const program = buildProgram(async () => undefined);
-let text = '';
-const visit = (command) => {
-  command.configureOutput({ writeOut: (chunk) => (text += chunk), writeErr: (chunk) => (text += chunk) });
-  command.outputHelp();
-  command.commands.forEach(visit);
-};
-visit(program);
-process.stdout.write(text);
+const { main } = require('./node_modules/voxform/dist/cli-bundle/main.cjs');
+async function printHelp(words) {
+  let text = '';
+  const write = process.stdout.write;
+  process.stdout.write = (chunk) => ((text += chunk), true);
+  try {
+    await main([...words, '--help']);
+  } finally {
+    process.stdout.write = write;
+  }
+  process.stdout.write(text);
+  const commands = /\\nCommands:\\n([\\s\\S]*?)(?:\\n\\n|\\n?(?![\\s\\S]))/.exec(text)?.[1] ?? '';
+  for (const [, name] of commands.matchAll(/^  (\\S+)/gm)) if (name !== 'help') await printHelp([...words, name]);
+}
+printHelp([]);
 `;
 
 describe('the packed tarball', () => {
@@ -182,28 +190,31 @@ describe('the packed tarball', () => {
     expect(shipped).toContain('README.md');
     expect(shipped).toContain('action.yml');
     expect(shipped).toContain('templates/voxform.yml');
+    // The command line runs from its bundle; tsc's output it was bundled from is not shipped: nothing loads it.
+    expect(shipped).toContain('dist/cli-bundle/main.cjs');
+    expect([...shipped].filter((file) => file.startsWith('dist/cli/'))).toEqual([]);
     // What the GitHub Action and the GitLab component run, installed with `version: X.Y.Z`: `voxform ci run`.
     const ci = await voxform('ci', 'run', '--help');
     expect(ci.code, ci.stderr).toBe(0);
     expect(ci.stdout).toContain('--provider <provider>');
     // No source map, and no compiled file pointing at one: the TypeScript sources are not shipped.
     expect(files.filter((file) => file.endsWith('.map'))).toEqual([]);
-    for (const file of files.filter((name) => name.endsWith('.js'))) expect(await readFile(file, 'utf8'), file).not.toContain('sourceMappingURL');
+    for (const file of files.filter((name) => /\.c?js$/.test(name))) expect(await readFile(file, 'utf8'), file).not.toContain('sourceMappingURL');
 
     // Where a registry page sends people: the repository, its home page, its issues.
     const manifest = JSON.parse(await readFile(path.join(installed, 'package.json'), 'utf8')) as Record<string, unknown>;
     expect(manifest).toMatchObject({ repository: { type: 'git', url: `git+${REPOSITORY}.git` }, homepage: `${REPOSITORY}#readme`, bugs: { url: `${REPOSITORY}/issues` } });
 
     // Every page a command's --help names is in the package, and the help says where the package keeps them.
-    await writeFile(path.join(project, 'help.mjs'), PRINT_ALL_HELP);
-    const help = await run(process.execPath, ['help.mjs'], project);
+    await writeFile(path.join(project, 'help.cjs'), PRINT_ALL_HELP);
+    const help = await run(process.execPath, ['help.cjs'], project);
     expect(help.code, help.stderr).toBe(0);
     expect(help.stdout).toContain(`in this package at ${await realpath(path.join(installed, 'docs'))}/`);
     const fromHelp = new Set(help.stdout.match(DOC_REFERENCE));
     expect([...fromHelp]).toEqual(expect.arrayContaining(['docs/completion.md', 'docs/traffic.md', 'docs/webhooks.md']));
     // Every page the shipped code names (error hints, messages) is in the package too.
     const fromCode = new Set<string>();
-    for (const file of files.filter((name) => name.endsWith('.js'))) for (const reference of (await readFile(file, 'utf8')).match(DOC_REFERENCE) ?? []) fromCode.add(reference);
+    for (const file of files.filter((name) => /\.c?js$/.test(name))) for (const reference of (await readFile(file, 'utf8')).match(DOC_REFERENCE) ?? []) fromCode.add(reference);
     expect(fromCode.size).toBeGreaterThan(10);
     expect([...fromHelp, ...fromCode].filter((reference) => !shipped.has(reference))).toEqual([]);
 

@@ -21,6 +21,7 @@ import { readPlanFile } from '../../plan/plan-file.js';
 import { planFromJson } from '../../plan/saved-plan.js';
 import type { Plan } from '../../plan/types.js';
 import { EXIT_INTERRUPTED, type CommandContext, type Output } from '../context.js';
+import { describeWriteFailure, fileOnTheWay, isFileSystemError } from '../../util/atomic-write.js';
 import { terminalText } from '../../util/printable.js';
 import { ciReviewNumber } from '../../util/run-identity.js';
 
@@ -181,22 +182,21 @@ async function prepareOutDir(outDir: string, reportFile: string | undefined, cwd
   const elsewhere = 'Move it away, or choose another folder with --out-dir DIR.';
   const file = await fileOnTheWay(outDir);
   if (file !== undefined) throw new VoxformError('path_is_file', `${shown(file)} is a file, where --out-dir needs a folder.`, { hint: elsewhere });
-  await makeKeptFolder(outDir);
+  await makeKeptFolder(outDir).catch(unwritable(`Cannot make the folder ${shown(outDir)} (--out-dir)`));
   if (reportFile === undefined) return;
   if ((await stat(reportFile).catch(() => undefined))?.isDirectory()) {
     const report = path.basename(reportFile) === PLAN_FILE ? 'the plan' : 'the test report';
     throw new VoxformError('path_is_folder', `${shown(reportFile)} is a folder, where voxform ci writes ${report}.`, { hint: elsewhere });
   }
-  await rm(reportFile, { force: true });
+  await rm(reportFile, { force: true }).catch(unwritable(`Cannot remove ${shown(reportFile)}, an earlier step's report`));
 }
 
-/** The nearest of `folder` and the folders above it that is there, when it is no folder. */
-async function fileOnTheWay(folder: string): Promise<string | undefined> {
-  for (let dir = folder; ; dir = path.dirname(dir)) {
-    const info = await stat(dir).catch(() => undefined);
-    if (info !== undefined) return info.isDirectory() ? undefined : dir;
-    if (path.dirname(dir) === dir) return undefined;
-  }
+/** A file system's refusal to prepare --out-dir, said as every output's is; the command did not run. */
+function unwritable(what: string): (error: unknown) => never {
+  return (error) => {
+    if (!isFileSystemError(error)) throw error;
+    throw new VoxformError('report_write_failed', `${what}: ${describeWriteFailure(error)}; the command did not run.`, { hint: 'Choose a folder voxform may write with --out-dir DIR.' });
+  };
 }
 
 /**
