@@ -24,7 +24,7 @@ export interface Output {
  * The agents the manifests loaded in this run hold, by id (the first load's, when two name one id), so
  * that an error about one names it (manifest-agent-missing.ts).
  */
-export type ManifestAgentsById = Map<string, Pick<DesiredAgent, 'address' | 'source'>>;
+export type ManifestAgentsById = Map<string, Pick<DesiredAgent, 'address' | 'source' | 'idSource'>>;
 
 /** Everything a command may touch of the outside world (commands never use `process`: tests build fakes). */
 export interface CommandContext {

@@ -1,12 +1,13 @@
 /**
  * An agent of the manifests whose `id:` the service does not know, named as the manifests name it:
  * whichever command asked the service for it (test, chat, report…), the error says which agent of
- * which manifest, at its `file:line:col`, as plan does. The loads of a run note their agents
+ * which manifest, at the `file:line:col` of its id, as plan does. The loads of a run note their agents
  * (`noteManifestAgents`, which load-manifests.ts imports, so this module is loaded before any error);
  * run-command.ts turns the error through `namingManifestAgent`, the one place.
  */
 import { isAgentNotFound, reworded } from '../api/errors.js';
 import { formatSourceLocation } from '../errors.js';
+import { agentIdSource } from '../manifest/desired-state.js';
 import type { ManifestAgentsById } from './context.js';
 import type { DesiredState } from '../manifest/types.js';
 
@@ -20,7 +21,7 @@ export function namingManifestAgent(error: unknown, seen: ManifestAgentsById | u
   const id = decodedId(error.path.slice('/agents/'.length));
   const agent = id === undefined ? undefined : seen.get(id);
   if (!agent) return error;
-  return reworded(error, { message: `${formatSourceLocation(agent.source)}: ${agent.address}: the service has no agent with id "${id}" (${error.message.replace(/\.$/, '')}).` });
+  return reworded(error, { message: `${formatSourceLocation(agentIdSource(agent))}: ${agent.address}: the service has no agent with id "${id}" (${error.message.replace(/\.$/, '')}).` });
 }
 
 function decodedId(segment: string): string | undefined {
@@ -35,5 +36,5 @@ function decodedId(segment: string): string | undefined {
 /** Notes the agents of a load by id (the first load's, when two name one id). */
 export function noteManifestAgents(seen: ManifestAgentsById | undefined, state: DesiredState | undefined): void {
   if (!seen || !state) return;
-  for (const agent of state.agents.values()) if (!seen.has(agent.id)) seen.set(agent.id, { address: agent.address, source: agent.source });
+  for (const agent of state.agents.values()) if (!seen.has(agent.id)) seen.set(agent.id, { address: agent.address, source: agent.source, idSource: agent.idSource });
 }

@@ -11,7 +11,7 @@ import type { DiagnosticList } from './diagnostics.js';
 import type { FilledTextBudget } from './filled-text-budget.js';
 import { resolveFrom, type PromptRequest } from './includes.js';
 import { forbiddenEnvPlaces } from '../secrets/env-policy.js';
-import { interpolateTree, writtenAtEnvPlaces } from './interpolate.js';
+import { interpolateForCheck } from './interpolate.js';
 import { hasEnvReference } from '../secrets/env-reference.js';
 import { deepMerge } from './merge.js';
 import { attachSpans, entryAt, spanAt, spansOf, type NodeSpans, type PathPart } from './positions.js';
@@ -75,20 +75,17 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
     envReferences[dotted] = written;
   };
   const shippedTemplate = template?.shipped ? template.source : undefined;
-  const escapedPlaces: PathPart[][] = [];
-  const onEscapedPath = (path: PathPart[]): void => void escapedPlaces.push(path);
+  // The view checked holds the text as written where a reference was filled in (no verdict depends
+  // on a value of the environment) or escaped text unescaped (its escape shows it is no reference).
   const interpolate = () =>
-    interpolateTree(spec, ctx.interpolation, { onEnvPath, onEscapedPath, forbidden: forbiddenEnvPlaces('AgentSpec'), secret: (path) => isSchemaSecretPlace('AgentSpec', path), shippedTemplate }) as Record<string, unknown>;
+    interpolateForCheck(spec, ctx.interpolation, { onEnvPath, forbidden: forbiddenEnvPlaces('AgentSpec'), secret: (path) => isSchemaSecretPlace('AgentSpec', path), shippedTemplate }) as { resolved: Record<string, unknown>; checked: Record<string, unknown> };
   // A reference a shipped template writes (a header's token) is the user's to set: reported at the
   // line that uses the template, not in the installed package's file. A project's own template is
   // the user's file, and its mistakes are reported there.
-  const resolved = template?.shipped
+  const { resolved, checked } = template?.shipped
     ? ctx.diagnostics.reportingAt(template.source, spanAt(entry, ['template']) ?? keySpan, `template "${template.name}": `, interpolate)
     : interpolate();
 
-  // The text as written where a reference was filled in (no verdict depends on a value of the
-  // environment) or escaped text unescaped (its escape shows it is no reference).
-  const checked = writtenAtEnvPlaces(resolved, spec, [...envPlaces, ...escapedPlaces]) as Record<string, unknown>;
   // Asked only of a value with a problem: the set is made then.
   checkAgainstSchema({ definition: 'AgentSpec', value: checked, at, fallback: keySpan, isSecret: (path) => envSecretSet(envPlaces).covers(path) }, ctx.diagnostics);
 

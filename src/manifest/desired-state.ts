@@ -7,6 +7,7 @@ import { attachSpans, shareSpans, type NodeSpans } from './positions.js';
 import { setOwn } from '../util/json-object.js';
 import type { CampaignDraft, CredentialDraft, KnowledgeDraft, PhoneDraft } from './resources.js';
 import { locationOf } from './source.js';
+import type { SourceLocation } from '../errors.js';
 import type { DesiredAgent, DesiredCampaign, DesiredCredential, DesiredKnowledgeFile, DesiredPhone } from './types.js';
 
 export function desiredAgent(draft: AgentDraft, promptText: string | undefined, promptDisplay?: string): DesiredAgent {
@@ -36,6 +37,14 @@ export function desiredAgent(draft: AgentDraft, promptText: string | undefined, 
     ...(promptFile ? { promptFile } : {}),
     ...(draft.template ? { template: draft.template } : {}),
   });
+}
+
+/**
+ * Where an agent's id is written: its `id:` (under `--env`, the overlay's when it gives one), else its
+ * key. Every command that finds the service without that id reports it here, where the typo is.
+ */
+export function agentIdSource(agent: Pick<DesiredAgent, 'source' | 'idSource'>): SourceLocation {
+  return agent.idSource ?? agent.source;
 }
 
 export function desiredPhone(draft: PhoneDraft, agents: Map<string, AgentDraft>): DesiredPhone {

@@ -186,7 +186,11 @@ function copySection(section: Record<string, unknown>): Record<string, unknown> 
   return out;
 }
 
-/** An overlay credential replaces (deep-merges over) the base one of the same provider, or is added. */
+/**
+ * An overlay credential replaces (deep-merges over) the base one of the same provider, or is added.
+ * Either way the environment's credential is defined at the overlay's entry, where a finding about it
+ * (another environment's apply set another key) is reported.
+ */
 function mergeCredentials(base: unknown[], overlay: unknown[]): unknown[] {
   if (overlay.length === 0) return base;
   const out = [...base];
@@ -195,14 +199,11 @@ function mergeCredentials(base: unknown[], overlay: unknown[]): unknown[] {
   const entries = new Map<PathPart, EntrySpans>(baseSpans?.entries ?? []);
   overlay.forEach((credential, index) => {
     const provider = isPlainObject(credential) ? credential.provider : undefined;
-    const at = out.findIndex((item) => isPlainObject(item) && provider !== undefined && item.provider === provider);
+    const replaced = out.findIndex((item) => isPlainObject(item) && provider !== undefined && item.provider === provider);
+    const at = replaced >= 0 ? replaced : out.length;
+    out[at] = replaced >= 0 ? deepMerge(out[at], credential) : credential;
     const entry = overlaySpans?.entries.get(index);
-    if (at >= 0) {
-      out[at] = deepMerge(out[at], credential);
-    } else {
-      if (entry) entries.set(out.length, entry);
-      out.push(credential);
-    }
+    if (entry) entries.set(at, entry);
   });
   const self = baseSpans?.self ?? overlaySpans?.self;
   if (self) attachSpans(out, { self, entries });

@@ -276,6 +276,21 @@ function overrideFix(path: readonly PathPart[]): UnsetFix {
 }
 
 /**
+ * `interpolateTree`, and the view of its answer the schema checks: the text as written wherever a
+ * reference was filled in or an escape unescaped (`writtenAtEnvPlaces`). `how.onEnvPath` still hears
+ * each reference.
+ */
+export function interpolateForCheck(value: unknown, ctx: InterpolationContext, how: Omit<TreeInterpolation, 'onEscapedPath'> = {}): { resolved: unknown; checked: unknown } {
+  const places: PathPart[][] = [];
+  const onEnvPath = (path: PathPart[], written: string): void => {
+    places.push(path);
+    how.onEnvPath?.(path, written);
+  };
+  const resolved = interpolateTree(value, ctx, { ...how, onEnvPath, onEscapedPath: (path) => void places.push(path) });
+  return { resolved, checked: writtenAtEnvPlaces(resolved, value, places) };
+}
+
+/**
  * `resolved` with the text as written (`+1555${env:TOKEN}`) at each of `places`, the strings that
  * took a value from the environment (as `onEnvPath` heard them): the view the schema checks. A
  * pull request writes the text around a reference and reads the verdict, so a check of the filled-in
@@ -283,7 +298,7 @@ function overrideFix(path: readonly PathPart[]): UnsetFix {
  * text (`onEscapedPath`) are checked as written too: unescaped, `$${env:X}` would read as the
  * reference `${env:X}` where a phone number may be one. Copy-on-write, spans kept.
  */
-export function writtenAtEnvPlaces(resolved: unknown, written: unknown, places: readonly PathPart[][]): unknown {
+function writtenAtEnvPlaces(resolved: unknown, written: unknown, places: readonly PathPart[][]): unknown {
   // Each node on the way to a place is copied once, however many places lie below it.
   const copies = new Set<object>();
   const replaced = (node: unknown, path: readonly PathPart[], text: unknown): unknown => {

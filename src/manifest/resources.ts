@@ -6,7 +6,7 @@ import type { IdsFromEnvironments } from './environments.js';
 import path from 'node:path';
 import type { DiagnosticList } from './diagnostics.js';
 import { forbiddenEnvPlaces } from '../secrets/env-policy.js';
-import { interpolateTree, writtenAtEnvPlaces, type InterpolationContext } from './interpolate.js';
+import { interpolateForCheck, type InterpolationContext } from './interpolate.js';
 import { hasEnvReference } from '../secrets/env-reference.js';
 import { credentialSecretFields, entrySecretPaths, envSecretSet, isSchemaSecretPlace, phoneSecretFields } from '../secrets/schema-paths.js';
 import { formatDotted, parseDotted, valueAtPath } from '../util/field-path.js';
@@ -42,11 +42,9 @@ function resolveEntry(
     envPlaces.push(p);
     envPaths.push(formatDotted(p));
   };
-  const escapedPlaces: PathPart[][] = [];
-  const onEscapedPath = (p: PathPart[]): void => void escapedPlaces.push(p);
-  const resolved = interpolateTree(entry, ctx.interpolation, { onEnvPath, onEscapedPath, forbidden: forbiddenEnvPlaces(definition), secret: (path) => isSchemaSecretPlace(definition, path) });
-  // The text as written where a reference was filled in or text escaped (agents.ts); the set is made only for a value with a problem.
-  checkAgainstSchema({ definition, value: writtenAtEnvPlaces(resolved, entry, [...envPlaces, ...escapedPlaces]), at, fallback: keySpan, isSecret: (p) => envSecretSet(envPlaces).covers(p) }, ctx.diagnostics);
+  const { resolved, checked } = interpolateForCheck(entry, ctx.interpolation, { onEnvPath, forbidden: forbiddenEnvPlaces(definition), secret: (path) => isSchemaSecretPlace(definition, path) });
+  // The set is made only for a value with a problem.
+  checkAgainstSchema({ definition, value: checked, at, fallback: keySpan, isSecret: (p) => envSecretSet(envPlaces).covers(p) }, ctx.diagnostics);
   return isPlainObject(resolved) ? resolved : undefined;
 }
 

@@ -26,6 +26,7 @@ import { formatDotted, parseDotted, setAtPath, valueAtPath } from '../util/field
 import { isPlainObject, type JsonObject } from '../util/json-object.js';
 import { agentSensitivePatterns, entrySecretPaths, secretPatternSet } from '../secrets/schema-paths.js';
 import type { LiveState } from './read-live.js';
+import { agentIdSource } from '../manifest/desired-state.js';
 import type { TrustedSecrets } from '../secrets/trusted.js';
 import { RecordedFileCheck, recordedFileIds } from './recorded-files.js';
 import {
@@ -673,7 +674,7 @@ function agentNotOnService(agent: DesiredAgent, context: DiffContext): PlanProbl
     code: 'agent_not_on_service',
     address: agent.address,
     message: `${agent.address}: the service has no agent with id "${agent.id}"${why}`,
-    ...(agent.idSource ?? agent.source),
+    ...agentIdSource(agent),
     ...(gone ? { gone } : {}),
   };
 }

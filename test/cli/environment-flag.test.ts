@@ -175,10 +175,10 @@ describe('a mistyped --env, against the example project and the emulator', () =>
 });
 
 describe('voxform diff of an environment whose agent id the service does not have', () => {
-  it('names the environment, the agent and its place, as plan does, not only the service\'s 404', async () => {
+  it('names the environment, the agent and the place of its id, as plan does, not only the service\'s 404', async () => {
     const dir = await tempDir({ 'voxform.yaml': `${STAGED_MANIFEST}  canary:\n    agents: { front-desk: { id: -OKnoSuchAgent000009 } }\n` });
     const result = await runCliInProcess(['diff', '--env', 'staging', '--env', 'canary', '--local'], { cwd: dir });
-    expect(result.stderr).toContain('error[agent_not_on_service]: voxform.yaml:3:3: agent.front-desk of "canary": the service has no agent with id "-OKnoSuchAgent000009"; nothing was compared.\n');
+    expect(result.stderr).toContain('error[agent_not_on_service]: voxform.yaml:12:33: agent.front-desk of "canary": the service has no agent with id "-OKnoSuchAgent000009"; nothing was compared.\n');
     expect(result.code).toBe(1);
   });
 });

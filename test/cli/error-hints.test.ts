@@ -187,7 +187,7 @@ describe('an agent the embedded emulator does not have', () => {
     });
     const missing = await runCliInProcess(['test', '--agent', 'sales', '--skip-judge', '--local'], { cwd: dir });
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('error[api_not_found]: voxform.yaml:3:3: agent.sales: the service has no agent with id "ag_sales_1" (GET /agents/ag_sales_1 failed: the service answered 404 Not found).\n');
+    expect(missing.stderr).toContain('error[api_not_found]: voxform.yaml:4:9: agent.sales: the service has no agent with id "ag_sales_1" (GET /agents/ag_sales_1 failed: the service answered 404 Not found).\n');
     expect(missing.stderr).toContain('hint: The embedded emulator (--local) is an account of its own, made from the default seed, and does not have this agent.');
     expect(missing.stderr).toContain('run `voxform emulator --data .voxform/local.json --seed FILE` once and stop it');
     expect(missing.stderr).not.toContain('Check the agent id');
@@ -207,12 +207,12 @@ describe('an agent the embedded emulator does not have', () => {
       expect(result.code, args.join(' ')).toBe(1);
       expect(result.stderr, args.join(' ')).toContain('hint: The embedded emulator (--local) is an account of its own, made from the default seed, and does not have this agent.');
     }
-    // Each names the manifests' agent and where it is defined, as plan does.
+    // Each names the manifests' agent and the place of its id, as plan does.
     const chat = await runCliInProcess(['chat', '--local', '--agent', 'sales'], { cwd: dir, input: 'hi\n' });
-    expect(chat.stderr).toContain('error[api_not_found]: voxform.yaml:3:3: agent.sales: the service has no agent with id "ag_sales_1" (GET /agents/ag_sales_1 failed: the service answered 404 Not found).\n');
+    expect(chat.stderr).toContain('error[api_not_found]: voxform.yaml:4:9: agent.sales: the service has no agent with id "ag_sales_1" (GET /agents/ag_sales_1 failed: the service answered 404 Not found).\n');
     const tested = await runCliInProcess(['test', '--local', '--format', 'json'], { cwd: await tempDir({ 'voxform.yaml': 'version: 1\nagents:\n  sales:\n    id: ag_sales_1\n', 'tests/sales.test.yaml': 'agent: sales\ntests:\n  - name: greets\n    turns: [{ user: hi, expect: [{ not_contains: never said }] }]\n' }) });
     expect(JSON.parse(tested.stdout)).toMatchObject({
-      error: { code: 'api_not_found', message: 'voxform.yaml:3:3: agent.sales: the service has no agent with id "ag_sales_1" (GET /agents/ag_sales_1 failed: the service answered 404 Not found).', details: { path: '/agents/ag_sales_1' } },
+      error: { code: 'api_not_found', message: 'voxform.yaml:4:9: agent.sales: the service has no agent with id "ag_sales_1" (GET /agents/ag_sales_1 failed: the service answered 404 Not found).', details: { path: '/agents/ag_sales_1' } },
     });
     // Without --local the service's own hint stands.
     const service = await runCliInProcess(['plan', '--base-url', 'http://127.0.0.1:9', '--format', 'json'], { cwd: dir, env: { VOXFORM_API_KEY: 'abcdefabcdefabcdefabcdefabcdef12' } });

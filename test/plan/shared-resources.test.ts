@@ -279,13 +279,13 @@ describe('an agent an overlay leaves on the id another environment applied', () 
 });
 
 describe('a campaign or credential another environment of the service set', () => {
-  it('is refused when set differently, at its place in the manifests', async () => {
+  it("is refused when set differently, at its place in the manifests: a credential the overlay replaces at the overlay's entry", async () => {
     const cwd = await tempDir({ 'voxform.yaml': pinnedManifest('campaigns: { recall: { name: Recall (staging) } }', 'credentials: [{ provider: openai, api_key: "${env:STAGING_KEY:-key-two}" }]') });
     expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
     const apply = await cli(cwd, 'apply', '--env', 'staging', '--auto-approve');
     expect(apply.code).toBe(1);
     expect(apply.stderr).toContain(
-      'error[shared_resource_conflict]: voxform.yaml:9:5: credential.openai: the last apply of the default environment (no --env) set another key for this provider; this plan would replace it.',
+      'error[shared_resource_conflict]: voxform.yaml:15:19: credential.openai: the last apply of the default environment (no --env) set another key for this provider; this plan would replace it.',
     );
     expect(apply.stderr).toContain('\n  campaign.recall: the last apply of the default environment (no --env) set name to Recall; this plan would set Recall (staging).\n');
     expect(apply.stderr).toContain('review `voxform plan --take-over credential.openai --take-over campaign.recall --env staging --local`, then run `voxform apply --take-over credential.openai --take-over campaign.recall --env staging --local`.');

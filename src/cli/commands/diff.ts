@@ -5,6 +5,7 @@
 import { formatSourceLocation, VoxformError } from '../../errors.js';
 import type { Agent } from '../../schema/types.gen.js';
 import type { DesiredState } from '../../manifest/types.js';
+import { agentIdSource } from '../../manifest/desired-state.js';
 import { diffEnvironments, renderEnvironmentDiffJson, renderEnvironmentDiffMarkdown, renderEnvironmentDiffText } from '../../promote/environment-diff.js';
 import { trustedSecretPaths } from '../../secrets/trusted.js';
 import { readTrustedSecrets } from '../../state/trusted-secrets.js';
@@ -44,7 +45,7 @@ export async function run(options: DiffOptions, ctx: CommandContext): Promise<nu
       const live = read.get(agent.id);
       // Said as plan says it, with the environment and the place: the service's own message names neither.
       if (live === undefined) {
-        throw new VoxformError('agent_not_on_service', `${formatSourceLocation(agent.source)}: ${agent.address} of "${desired.environment ?? 'default'}": the service has no agent with id "${agent.id}"; nothing was compared.`, {
+        throw new VoxformError('agent_not_on_service', `${formatSourceLocation(agentIdSource(agent))}: ${agent.address} of "${desired.environment ?? 'default'}": the service has no agent with id "${agent.id}"; nothing was compared.`, {
           hint: 'voxform adopts existing agents: put the id of the live agent under that environment (`voxform plan --env` checks it the same way).',
         });
       }
