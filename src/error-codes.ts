@@ -23,6 +23,7 @@ export const COMMAND_ERROR_CODES = [
   'drift_heal_unrecorded',
   'drift_notify_failed',
   'drift_notify_url_invalid',
+  'emulator_data_in_use',
   'emulator_data_invalid',
   'emulator_data_too_large',
   'emulator_data_unreadable',

@@ -104,6 +104,11 @@ export interface ApplyOptions {
   command?: string | undefined;
   /** After a stop, how long to wait for the requests in flight (default 10 s). */
   stopGraceMs?: number | undefined;
+  /**
+   * Once aborted after a stop, the requests in flight are waited for no longer (their outcome is
+   * unknown), and the run records at once what the service accepted before: a second Ctrl-C.
+   */
+  stopWaiting?: AbortSignal | undefined;
   /** Told of the lock once it is held, for a caller that may have to release it on an abrupt exit. */
   onLocked?: ((lock: HeldLock) => void) | undefined;
   /** The deploy ledger: every apply that ran its plan appends a record here (docs/history.md). */
@@ -271,6 +276,7 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
       parallelism: options.parallelism ?? 8,
       signal,
       stopGraceMs: options.stopGraceMs,
+      stopWaiting: options.stopWaiting,
       onProgress: (event) => emit(event.type === 'stopping' ? applyStopping(event, signal, lock) : event),
     });
     // Without the lock nothing more may be written, a record in the ledger neither: the report says

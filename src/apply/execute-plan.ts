@@ -116,6 +116,8 @@ export interface ExecuteOptions {
   parallelism: number;
   signal?: AbortSignal | undefined;
   stopGraceMs?: number | undefined;
+  /** Once aborted after a stop, the requests in flight are waited for no longer, as when `stopGraceMs` runs out. */
+  stopWaiting?: AbortSignal | undefined;
   onProgress?: ((event: ProgressEvent) => void) | undefined;
   /** Told of every request that succeeded, with the body as sent and what it returned (the deploy ledger's read-backs). */
   onRequestDone?: ((done: RequestDone) => void) | undefined;
@@ -145,7 +147,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteResul
   const run = new PlanRun(options);
   await run.markUnreadableWrites();
   const changes = startChanges(options.plan.changes, run);
-  const stopped = stopWait(run.stop, options.stopGraceMs ?? STOP_GRACE_MS, run);
+  const stopped = stopWait(run.stop, { graceMs: options.stopGraceMs ?? STOP_GRACE_MS, stopWaiting: options.stopWaiting }, run);
   await Promise.race([changes, stopped.promise]);
   stopped.cancel();
   return run.finish();
@@ -164,13 +166,18 @@ async function startChanges(changes: readonly ResourceChange[], run: PlanRun): P
   await Promise.all(running);
 }
 
-/** Resolves `graceMs` after the signal fires (the bound on waiting for requests in flight). */
-function stopWait(signal: AbortSignal, graceMs: number, run: PlanRun): { promise: Promise<void>; cancel: () => void } {
+/** Resolves `graceMs` after the signal fires (the bound on waiting for requests in flight), or once `stopWaiting` fires after it. */
+function stopWait(signal: AbortSignal, bound: { graceMs: number; stopWaiting: AbortSignal | undefined }, run: PlanRun): { promise: Promise<void>; cancel: () => void } {
   let timer: NodeJS.Timeout | undefined;
   let onAbort: () => void = () => undefined;
+  let waitNoLonger: () => void = () => undefined;
+  const { stopWaiting } = bound;
   const promise = new Promise<void>((resolve) => {
+    waitNoLonger = resolve;
     onAbort = () => {
-      timer = setTimeout(resolve, graceMs);
+      timer = setTimeout(resolve, bound.graceMs);
+      if (stopWaiting?.aborted) resolve();
+      else stopWaiting?.addEventListener('abort', waitNoLonger, { once: true });
       // Taken now: whichever stopped the run is the one that has fired yet.
       const because = run.stopCause();
       // Counted a turn later: a request waiting to be retried is withdrawn by the stop itself, and is not in flight.
@@ -180,7 +187,12 @@ function stopWait(signal: AbortSignal, graceMs: number, run: PlanRun): { promise
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
   });
-  return { promise, cancel: () => (clearTimeout(timer), signal.removeEventListener('abort', onAbort)) };
+  const cancel = () => {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', onAbort);
+    stopWaiting?.removeEventListener('abort', waitNoLonger);
+  };
+  return { promise, cancel };
 }
 
 class PlanRun {

@@ -17,7 +17,7 @@ import { refuseMandatoryViolations } from './policy-check.js';
 import { nextCommand, stateFlags, type ChosenTarget, type LineOptions, type SavedPlanCommands } from './next-command.js';
 import { errorMessage } from '../secrets/error-message.js';
 
-export type TerminalApplyOptions = Omit<ApplyOptions, 'confirm' | 'onEvent' | 'signal' | 'onLocked' | 'onChange'>;
+export type TerminalApplyOptions = Omit<ApplyOptions, 'confirm' | 'onEvent' | 'signal' | 'stopWaiting' | 'onLocked' | 'onChange'>;
 
 /**
  * `how.chosen`: the options that chose the manifests, environment, service and state, which every
@@ -56,7 +56,17 @@ export async function applyOnTerminal(
   const status = progressLine(ctx);
   const lines = new LineBatch(ctx.stderr);
   ctx.onExit(() => lines.flush());
-  const outcome = await apply({
+  // A stop at once (a second Ctrl-C) waits no longer for the writes in flight, but it does wait for
+  // the run to record what the service accepted before them, in the state and the history alike.
+  const stopWaiting = new AbortController();
+  let applyEnded = false;
+  const recordedAtOnce = async () => {
+    if (applyEnded) return;
+    stop.abort();
+    stopWaiting.abort();
+    await applying.catch(() => undefined);
+  };
+  const applying = apply({
     ...options,
     recordedConfiguration: how.recorded !== undefined,
     by: options.by ?? deployer(ctx.env),
@@ -66,14 +76,21 @@ export async function applyOnTerminal(
     confirm: () => confirmOnTerminal(ctx, stop, question, { ...how, selection }),
     onEvent: eventPrinter(ctx, status, lines, how.recorded),
     signal: stop.signal,
-    onLocked: (lock) => ctx.onExit(() => lock.release()),
+    stopWaiting: stopWaiting.signal,
+    onLocked: (lock) => {
+      ctx.onExit(() => lock.release());
+      // Added after the release, so run before it: the record is written under the lock.
+      ctx.onExit(recordedAtOnce);
+    },
     unlockOptions: stateFlags(how.chosen).join(' ') || undefined,
     // A lost lock's error names the plan of this run's manifests, environment, state and targets, as the summary does.
     recheckCommand,
   }).finally(() => {
+    applyEnded = true;
     lines.flush();
     status.done();
   });
+  const outcome = await applying;
   const code = report(outcome, ctx, { ...how, selection, recheckCommand, stoppedAtQuestion: question.stoppedAt });
   // A failed state write ends the run with its error (exit 1), after the summary of what reached the service.
   if (outcome.stateError !== undefined) throw outcome.stateError;

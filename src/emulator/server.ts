@@ -8,7 +8,8 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { VoxformError } from '../errors.js';
+import { isVoxformError, VoxformError } from '../errors.js';
+import { openDataFile } from './data-file-users.js';
 import { authenticate } from './auth.js';
 import { checkResponseStyle, controlRequestRefusal, controlRoutes, createControl, type ControlHost } from './control.js';
 import type { EmulatorCore } from './core.js';
@@ -398,6 +399,18 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const webhooks = webhookPolicy(options.webhooks); // before anything is created or read
   checkStartOptions(options);
   const initialSeed = await resolveSeed(options.seed);
+  const dataFile = options.dataFile;
+  const leave = dataFile === undefined ? async () => undefined : await openDataFile(dataFile, options.sharedDataFile === true ? 'shares' : 'owns').catch((error: unknown) => Promise.reject(isVoxformError(error) ? error : dataFileUnwritable(dataFile, error)));
+  try {
+    return await startOnDataFile(options, initialSeed, webhooks, leave);
+  } catch (error) {
+    await leave();
+    throw error;
+  }
+}
+
+/** `startEmulator` once the data file, if any, is this emulator's to use: `leave` gives it up when it closes. */
+async function startOnDataFile(options: EmulatorOptions, initialSeed: EmulatorSeed, webhooks: ReturnType<typeof webhookPolicy>, leave: () => Promise<void>): Promise<RunningEmulator> {
   const store = new EmulatorStore(options.dataFile, {
     shared: options.sharedDataFile === true,
     // The lock could not be kept fresh (the process stalled for seconds): another process may have
@@ -430,7 +443,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   return {
     url: emulator.url(),
     apiKey: usablePrivateKey(store),
-    close: () => emulator.close(),
+    close: () => emulator.close().finally(leave),
     control: emulator.control,
   };
 }

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, readdir, rename, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
-import { hostname } from 'node:os';
-import { thisRun, type RunIdentity } from '../util/run-identity.js';
+import { isDead, thisRun, type RunIdentity } from '../util/run-identity.js';
 import path from 'node:path';
 import { isVoxformError, VoxformError } from '../errors.js';
 import { describeHolder, forcedOpenOf, isLockId, lockedError, STATE_OPTION, waitingNotice, waitToRetryLock, type AcquireOptions, type ForcedOpen, type LockHolder } from './backend.js';
@@ -274,18 +273,6 @@ function refusal(stateFile: string, lockDir: string, holder: Exclude<Holder, 'go
 function holderOf(holder: Exclude<Holder, 'gone'>): LockHolder {
   const lockId = lockIdOf(holder);
   return holder.owner ? { ...holder.owner, lockId } : { lockId, user: 'unknown', host: 'unknown', pid: 0, command: 'unknown', since: 'unknown', unreadable: holder.unreadable };
-}
-
-function isDead(owner: LockOwner): boolean {
-  if (owner.host !== hostname()) return false;
-  if (owner.pid === process.pid) return false;
-  try {
-    process.kill(owner.pid, 0);
-    return false;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code !== 'EPERM';
-  }
 }
 
 function ignoreCodes(...codes: string[]): (error: unknown) => void {

@@ -62,3 +62,16 @@ export function runIdentityOf(value: unknown): RunIdentity | undefined {
   if (typeof run.user !== 'string' || typeof run.host !== 'string' || typeof run.command !== 'string' || typeof run.pid !== 'number') return undefined;
   return { user: run.user, host: run.host, pid: run.pid, command: run.command, ...(typeof run.ciJobUrl === 'string' ? { ciJobUrl: run.ciJobUrl } : {}) };
 }
+
+/** Whether a run no longer runs: judged on its own host only, by its pid (a process of another user still runs). */
+export function isDead(run: Pick<RunIdentity, 'host' | 'pid'>): boolean {
+  if (run.host !== hostname()) return false;
+  if (run.pid === process.pid) return false;
+  try {
+    process.kill(run.pid, 0);
+    return false;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code !== 'EPERM';
+  }
+}

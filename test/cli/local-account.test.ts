@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
+import { runCliInProcess, spawnCli, useTempDirs } from '../helpers/cli.js';
 import { STAGED_MANIFEST } from '../helpers/project.js';
 
 const tempDir = useTempDirs();
@@ -91,5 +91,32 @@ describe('a file named .voxform where --local keeps its account', () => {
         `  hint: --local keeps its account in ${path.join('.voxform', 'local.json')}: make .voxform in this folder a folder you may write (move away a file of that name, \`git rm .voxform\` if it is committed), or run voxform from another folder.\n`,
     );
     expect(await readFile(path.join(dir, '.voxform'), 'utf8')).toBe('not a folder\n');
+  });
+});
+
+describe('--local beside `voxform emulator --data .voxform/local.json`', () => {
+  it('refuses to use the file the emulator owns, naming it, and leaves the file as the emulator wrote it', async () => {
+    const dir = await tempDir({ 'voxform.yaml': STAGED_MANIFEST });
+    const dataFile = path.join(dir, '.voxform', 'local.json');
+    await mkdir(path.dirname(dataFile));
+    const emulator = spawnCli(dir, {}, ['emulator', '--data', path.join('.voxform', 'local.json'), '--port', '0']);
+    try {
+      while (!emulator.output.stdout.includes('listening on')) {
+        expect(emulator.child.exitCode, emulator.output.stderr).toBeNull();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const written = await readFile(dataFile, 'utf8');
+      const apply = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir });
+      expect(apply.code).toBe(1);
+      expect(apply.stderr).toContain(`error[emulator_data_in_use]: The emulator data file ${dataFile} is in use by \`voxform emulator --data\` (pid ${emulator.child.pid}, `);
+      expect(apply.stderr).toContain('hint: Point this command at that emulator instead of --local');
+      expect(await readFile(dataFile, 'utf8')).toBe(written);
+    } finally {
+      emulator.child.kill('SIGTERM');
+      await emulator.exited;
+    }
+    // Once the emulator stopped, the file is the folder's again.
+    const apply = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir });
+    expect(apply.code, apply.stderr).toBe(0);
   });
 });

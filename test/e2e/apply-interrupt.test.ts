@@ -86,6 +86,30 @@ describe('apply stopped while its writes are in flight', () => {
     );
   });
 
+  it('a second SIGINT still records in the history every change the state records: the writes accepted before it', async () => {
+    const p = await projectWith(AGENTS, 'v2');
+    // One agent's write held for good; the other two are answered, and recorded once the first signal flushes the state.
+    const heldPut = p.hold('PUT', `/agents/${AGENTS.booking}`);
+    const run = runInProject(p, ['apply', '--auto-approve', '--parallelism', '3']);
+    await heldPut.arrived();
+    while (agentsUpdated(p).length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+    run.child.kill('SIGINT');
+    await run.stderrShows('✓ agent.front-desk: updated');
+    await run.stderrShows('✓ agent.billing: updated');
+    await pastSameSignalRepeat();
+    run.child.kill('SIGINT');
+    expect(await run.exited, run.output.stderr).toBe(130);
+
+    const state = JSON.parse(await readFile(path.join(p.dir, '.voxform/state.json'), 'utf8')) as { workspaces: Record<string, { agents: Record<string, unknown> }> };
+    const recordedInState = Object.values(state.workspaces).flatMap((workspace) => Object.keys(workspace.agents)).sort();
+    expect(recordedInState).toEqual(['agent.billing', 'agent.front-desk']);
+    const history = JSON.parse((await p.cli(['history', '--format', 'json'])).stdout) as { records: Array<{ outcome: string; summary: Record<string, unknown>; agents: Record<string, unknown> }> };
+    expect(history.records).toHaveLength(1);
+    // The write still held when the run stopped has an unknown outcome: it counts as failed, its agent left out.
+    expect(history.records[0]).toMatchObject({ outcome: 'interrupted', summary: { applied: 2, failed: 1 } });
+    expect(Object.keys(history.records[0]!.agents).map((name) => `agent.${name}`).sort()).toEqual(recordedInState);
+  });
+
   it('drift --heal --format json stopped at once: stdout is one document, the interrupt (the report waits for the heal it would tell of)', async () => {
     const agents = { 'front-desk': AGENTS['front-desk'] };
     const p = await projectWith(agents, 'v1');

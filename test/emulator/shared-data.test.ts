@@ -1,4 +1,6 @@
-import { mkdir, mkdtemp, readFile, rm, utimes } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -106,5 +108,48 @@ describe('a data file shared by several emulators (--local)', () => {
     } finally {
       clearInterval(holder);
     }
+  });
+});
+
+describe('a data file an emulator owns (`voxform emulator --data`) is never shared', () => {
+  /** An emulator that owns the file, as `voxform emulator --data` starts one. */
+  async function owner(): Promise<RunningEmulator> {
+    const emulator = await startEmulator({ dataFile, webhooks: 'none' });
+    running.push(emulator);
+    return emulator;
+  }
+
+  it('an owner is refused while a --local command has the file open, and starts once it closed', async () => {
+    const local = await embedded();
+    await expect(startEmulator({ dataFile, webhooks: 'none' })).rejects.toMatchObject({
+      code: 'emulator_data_in_use',
+      message: expect.stringContaining(`is in use by a command run with --local (pid ${process.pid}, `),
+      hint: expect.stringContaining('point --data at another file'),
+    });
+    await local.close();
+    running.splice(running.indexOf(local), 1);
+    await owner();
+  });
+
+  it('a --local command, and a second owner, are refused while an owner has it, which keeps its file as it was', async () => {
+    const first = await owner();
+    await clientFor(first).put(`/agents/${FRONT_DESK}`, { name: 'Kept by the owner', config: {} });
+    await expect(startEmulator({ dataFile, sharedDataFile: true, webhooks: 'none' })).rejects.toMatchObject({
+      code: 'emulator_data_in_use',
+      message: expect.stringContaining('is in use by `voxform emulator --data` (pid '),
+    });
+    await expect(startEmulator({ dataFile, webhooks: 'none' })).rejects.toMatchObject({ code: 'emulator_data_in_use', message: expect.stringContaining('a second emulator') });
+    expect((await onDisk()).agents.find((agent: { id: string }) => agent.id === FRONT_DESK).name).toBe('Kept by the owner');
+    // The refused ones took their names back: only the owner's is left.
+    expect(await readdir(`${dataFile}.users.lock`)).toHaveLength(1);
+  });
+
+  it('forgets a user whose process no longer runs on this host', async () => {
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    await mkdir(`${dataFile}.users.lock`);
+    const left = { user: 'someone', host: hostname(), pid: gone, command: 'voxform emulator --data', use: 'owns', since: '2026-01-01T00:00:00.000Z' };
+    await writeFile(path.join(`${dataFile}.users.lock`, 'left-behind.json'), JSON.stringify(left));
+    await embedded();
+    expect(await readdir(`${dataFile}.users.lock`)).not.toContain('left-behind.json');
   });
 });
