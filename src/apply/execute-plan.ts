@@ -8,7 +8,7 @@ import type { DesiredState } from '../manifest/types.js';
 import type { LiveState } from '../plan/read-live.js';
 import type { Plan, PlannedRequest, RequestOperation, ResourceChange } from '../plan/types.js';
 import type { StateStore } from '../state/state-file.js';
-import { displayPath, outcomeUnknownHint } from '../api/errors.js';
+import { CHECK_KNOWLEDGE_FILES, displayPath, outcomeUnknownHint } from '../api/errors.js';
 import { VoxformError } from '../errors.js';
 import { Semaphore } from '../util/semaphore.js';
 import type { ApplyClient } from './client.js';
@@ -38,7 +38,9 @@ function isNotSent(error: unknown): boolean {
  */
 function abandonedWrite(request: PlannedRequest): VoxformError {
   const message = `${request.method} ${displayPath(request.path)} was sent, but the stop gave up waiting for its answer: the service may have acted on it.`;
-  return new VoxformError('api_outcome_unknown', message, { hint: outcomeUnknownHint({}) });
+  // The next plan shows every other write's outcome; a knowledge file the service cannot list.
+  const checkOutcome = request.operation === 'upload_knowledge_file' ? CHECK_KNOWLEDGE_FILES : undefined;
+  return new VoxformError('api_outcome_unknown', message, { hint: outcomeUnknownHint({ checkOutcome }) });
 }
 
 /** How long a stop waits for the requests in flight by default. */

@@ -381,6 +381,27 @@ describe('executePlan stopped while a write is on the wire', () => {
       hint: expect.stringMatching(/^Check before running it again, or it may be done twice/),
     });
   });
+
+  it('says to look in the dashboard for a knowledge file whose upload the stop gave up waiting for: the next plan cannot show it', async () => {
+    const desired = desiredState({ knowledge: [desiredKnowledge('faq')] });
+    const liveState: LiveState = { agents: new Map(), phones: [] };
+    const plan = planOf(desired, liveState, emptyWorkspace());
+    const store = await StateStore.open(new FileStateBackend(path.join(await tempDir(), 'state.json')), 'default@local', 'fingerprint-key');
+    const { client } = fakeClient({ id: 'a1', name: 'Front desk', created_at: 1, config: {} });
+    const upload = heldRequest();
+    client.uploadKnowledgeFile = async () => (await upload.send(), 'file_faq');
+    const stop = new AbortController();
+    const running = executePlan({ plan, desired, live: liveState, client, store, parallelism: 2, signal: stop.signal, stopGraceMs: 0 });
+    await upload.wasCalled;
+    stop.abort();
+    const result = await running;
+    upload.answer();
+    expect(result.failed.map(({ address }) => address)).toEqual(['knowledge.faq']);
+    expect(result.failed[0]?.error).toMatchObject({
+      code: 'api_outcome_unknown',
+      hint: 'Check before running it again, or it may be done twice: the service cannot list its knowledge files, so look for the file in its dashboard: another upload makes a second one.',
+    });
+  });
 });
 
 /**
