@@ -170,19 +170,26 @@ async function startChanges(changes: readonly ResourceChange[], run: PlanRun): P
 function stopWait(signal: AbortSignal, graceMs: number, run: PlanRun): { promise: Promise<void>; cancel: () => void } {
   let timer: NodeJS.Timeout | undefined;
   let onAbort: () => void = () => undefined;
+  let sayStopping: (() => void) | undefined;
+  let counting: NodeJS.Immediate | undefined;
   const promise = new Promise<void>((resolve) => {
     onAbort = () => {
       timer = setTimeout(resolve, graceMs);
       // Taken now: whichever stopped the run is the one that has fired yet.
       const because = run.stopCause();
-      // Counted a turn later: a request waiting to be retried is withdrawn by the stop itself, and is not in flight.
       // A plan that sends nothing has no write to hold back: "no new write is sent" would be said of none.
-      if (run.sendsRequests) setImmediate(() => run.emit({ type: 'stopping', inFlight: Math.min(run.inFlight, run.onTheWire), because }));
+      if (!run.sendsRequests) return;
+      sayStopping = () => ((sayStopping = undefined), run.emit({ type: 'stopping', inFlight: Math.min(run.inFlight, run.onTheWire), because }));
+      // Counted a turn later: a request waiting to be retried is withdrawn by the stop itself, and is not in flight.
+      counting = setImmediate(sayStopping);
     };
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
   });
-  return { promise, cancel: () => (clearTimeout(timer), signal.removeEventListener('abort', onAbort)) };
+  // A run whose writes were all withdrawn ends before that turn: it says so all the same, as its caller
+  // still saves the state and the history, however long they take.
+  const cancel = () => (clearTimeout(timer), clearImmediate(counting), signal.removeEventListener('abort', onAbort), sayStopping?.());
+  return { promise, cancel };
 }
 
 class PlanRun {
