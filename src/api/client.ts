@@ -30,7 +30,7 @@ import type {
   UpdateAgentRequest,
 } from '../schema/types.gen.js';
 import { ChatCompletionStream, ChatSession, type ChatSessionOptions } from './chat.js';
-import { ApiError, errorFromBadAnswer, isApiError, requestInvalid, scrubEcho, type FailureContext } from './errors.js';
+import { ApiError, CHECK_KNOWLEDGE_FILES, errorFromBadAnswer, isApiError, requestInvalid, scrubEcho, type FailureContext } from './errors.js';
 import { HttpTransport, type HttpResponse } from './http.js';
 import { resolveBaseUrl } from './regions.js';
 import { Requester, type Exchange, type RequestEvent, type ResponseEvent, type RetryEvent } from './requester.js';
@@ -418,7 +418,7 @@ class ServiceClient implements ApiClient {
         path: '/knowledge/create_file',
         json: body,
         retry: 'refused-only',
-        checkOutcome: 'the service cannot list its knowledge files, so look for the file in its dashboard: another upload makes a second one.',
+        checkOutcome: CHECK_KNOWLEDGE_FILES,
       }, () => true);
     const id = fileIdOf(answer);
     if (id === undefined) throw this.unexpected('POST', '/knowledge/create_file', 'a file id (a string, or an object with `id`)');

@@ -159,6 +159,9 @@ export function errorFromBadAnswer(status: number, what: string, ctx: FailureCon
   });
 }
 
+/** How to tell whether a knowledge file upload got through: nothing voxform reads can show it. */
+export const CHECK_KNOWLEDGE_FILES = 'the service cannot list its knowledge files, so look for the file in its dashboard: another upload makes a second one.';
+
 /** What to do when a request not safe to repeat may have got through: check before running it again. */
 export function outcomeUnknownHint(ctx: Pick<FailureContext, 'checkOutcome'>): string {
   return `Check before running it again, or it may be done twice: ${ctx.checkOutcome ?? 'the next `voxform plan` shows what the service holds now.'}`;

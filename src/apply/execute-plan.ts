@@ -8,7 +8,7 @@ import type { DesiredState } from '../manifest/types.js';
 import type { LiveState } from '../plan/read-live.js';
 import type { Plan, PlannedRequest, RequestOperation, ResourceChange } from '../plan/types.js';
 import type { StateStore } from '../state/state-file.js';
-import { displayPath, outcomeUnknownHint } from '../api/errors.js';
+import { CHECK_KNOWLEDGE_FILES, displayPath, outcomeUnknownHint } from '../api/errors.js';
 import { VoxformError } from '../errors.js';
 import { Semaphore } from '../util/semaphore.js';
 import type { ApplyClient } from './client.js';
@@ -38,7 +38,9 @@ function isNotSent(error: unknown): boolean {
  */
 function abandonedWrite(request: PlannedRequest): VoxformError {
   const message = `${request.method} ${displayPath(request.path)} was sent, but the stop gave up waiting for its answer: the service may have acted on it.`;
-  return new VoxformError('api_outcome_unknown', message, { hint: outcomeUnknownHint({}) });
+  // The next plan shows every other write's outcome; a knowledge file the service cannot list.
+  const checkOutcome = request.operation === 'upload_knowledge_file' ? CHECK_KNOWLEDGE_FILES : undefined;
+  return new VoxformError('api_outcome_unknown', message, { hint: outcomeUnknownHint({ checkOutcome }) });
 }
 
 /** How long a stop waits for the requests in flight by default. */
@@ -172,6 +174,8 @@ function stopWait(signal: AbortSignal, bound: { graceMs: number; stopWaiting: Ab
   let onAbort: () => void = () => undefined;
   let waitNoLonger: () => void = () => undefined;
   const { stopWaiting } = bound;
+  let sayStopping: (() => void) | undefined;
+  let counting: NodeJS.Immediate | undefined;
   const promise = new Promise<void>((resolve) => {
     waitNoLonger = resolve;
     onAbort = () => {
@@ -180,17 +184,23 @@ function stopWait(signal: AbortSignal, bound: { graceMs: number; stopWaiting: Ab
       else stopWaiting?.addEventListener('abort', waitNoLonger, { once: true });
       // Taken now: whichever stopped the run is the one that has fired yet.
       const because = run.stopCause();
-      // Counted a turn later: a request waiting to be retried is withdrawn by the stop itself, and is not in flight.
       // A plan that sends nothing has no write to hold back: "no new write is sent" would be said of none.
-      if (run.sendsRequests) setImmediate(() => run.emit({ type: 'stopping', inFlight: Math.min(run.inFlight, run.onTheWire), because }));
+      if (!run.sendsRequests) return;
+      sayStopping = () => ((sayStopping = undefined), run.emit({ type: 'stopping', inFlight: Math.min(run.inFlight, run.onTheWire), because }));
+      // Counted a turn later: a request waiting to be retried is withdrawn by the stop itself, and is not in flight.
+      counting = setImmediate(sayStopping);
     };
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
   });
+  // A run whose writes were all withdrawn ends before that turn: it says so all the same, as its caller
+  // still saves the state and the history, however long they take.
   const cancel = () => {
     clearTimeout(timer);
+    clearImmediate(counting);
     signal.removeEventListener('abort', onAbort);
     stopWaiting?.removeEventListener('abort', waitNoLonger);
+    sayStopping?.();
   };
   return { promise, cancel };
 }

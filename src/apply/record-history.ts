@@ -149,6 +149,15 @@ async function agentVersions(context: HistoryContext): Promise<Record<string, Ag
   return versions;
 }
 
+/**
+ * The agents whose writes reached the service that `record` leaves out (they could not be read after
+ * the apply): until a later record holds them, the history takes their earlier configuration for current.
+ */
+export function appliedAgentsLeftOut(desired: DesiredState, result: ExecuteResult, record: HistoryRecord): string[] {
+  const written = new Set([...result.applied, ...result.partlyApplied.map((change) => change.address)]);
+  return [...desired.agents.values()].filter((agent) => written.has(agent.address) && record.agents[agent.localName] === undefined).map((agent) => agent.address);
+}
+
 /** Appends the apply's record to the ledger. */
 export async function recordHistory(context: HistoryContext): Promise<HistoryRecord> {
   const { result } = context;

@@ -165,6 +165,7 @@ function eventPrinter(ctx: CommandContext, status: ProgressLine, lines: LineBatc
 
 /** What stops the run, said at once: only a stop by Ctrl-C offers a second one (which stops at once). */
 function stoppingLine(event: ApplyStopping): string {
+  if (event.because === 'interrupted' && event.inFlight === 0) return 'Stopping: no new write is sent (Ctrl-C again stops at once)…\n';
   if (event.because === 'interrupted') return `Stopping: no new write is sent; waiting for ${event.inFlight} in flight (Ctrl-C again stops at once, without recording them)…\n`;
   const rest = event.inFlight > 0 ? `the run stops after the ${event.inFlight} in flight` : 'the run stops';
   if (event.because === 'lock_lost') return `Stopping: ${describeLockLoss(event.lockLost)}. No new write is sent; ${rest}…\n`;

@@ -273,8 +273,8 @@ describe('executePlan stopped while a write is on the wire', () => {
     await retryWaitStarted;
     stop.abort();
     const result = await running;
-    // Nothing was on the wire: no "waiting for 1 in flight" (the run ends at once, before it could be said).
-    expect(events.filter((event) => event.type === 'stopping' && (event.inFlight ?? 0) > 0)).toEqual([]);
+    // Nothing was on the wire: no "waiting for 1 in flight"; the run ends at once, and says it stops as it ends.
+    expect(events.filter((event) => event.type === 'stopping')).toEqual([{ type: 'stopping', inFlight: 0, because: 'signal' }]);
     expect(result.stopped).toContain('agent.front');
   });
 
@@ -379,6 +379,27 @@ describe('executePlan stopped while a write is on the wire', () => {
       code: 'api_outcome_unknown',
       message: 'PUT /agents/a1 was sent, but the stop gave up waiting for its answer: the service may have acted on it.',
       hint: expect.stringMatching(/^Check before running it again, or it may be done twice/),
+    });
+  });
+
+  it('says to look in the dashboard for a knowledge file whose upload the stop gave up waiting for: the next plan cannot show it', async () => {
+    const desired = desiredState({ knowledge: [desiredKnowledge('faq')] });
+    const liveState: LiveState = { agents: new Map(), phones: [] };
+    const plan = planOf(desired, liveState, emptyWorkspace());
+    const store = await StateStore.open(new FileStateBackend(path.join(await tempDir(), 'state.json')), 'default@local', 'fingerprint-key');
+    const { client } = fakeClient({ id: 'a1', name: 'Front desk', created_at: 1, config: {} });
+    const upload = heldRequest();
+    client.uploadKnowledgeFile = async () => (await upload.send(), 'file_faq');
+    const stop = new AbortController();
+    const running = executePlan({ plan, desired, live: liveState, client, store, parallelism: 2, signal: stop.signal, stopGraceMs: 0 });
+    await upload.wasCalled;
+    stop.abort();
+    const result = await running;
+    upload.answer();
+    expect(result.failed.map(({ address }) => address)).toEqual(['knowledge.faq']);
+    expect(result.failed[0]?.error).toMatchObject({
+      code: 'api_outcome_unknown',
+      hint: 'Check before running it again, or it may be done twice: the service cannot list its knowledge files, so look for the file in its dashboard: another upload makes a second one.',
     });
   });
 });

@@ -106,6 +106,25 @@ describe('apply records its history', () => {
     await expectHashesOfService(client, record!);
   });
 
+  it('says which agents it applied its record leaves out, as they could not be read after the apply: the history still takes their earlier configuration for current', async () => {
+    const { client, base, store } = await setUp();
+    const { client: counting, reads } = countingClient(client);
+    // The plan reads the booking agent; every read after its update fails (a 429 that outlasts the retries).
+    counting.getAgent = async (id: string) => {
+      reads.set(id, (reads.get(id) ?? 0) + 1);
+      if (id === BOOKING && (reads.get(id) ?? 0) > 1) throw new Error('the service answered 429 Too Many Requests');
+      return client.getAgent(id);
+    };
+    const outcome = await apply({ ...base, client: counting });
+    expect(outcome.status).toBe('applied');
+    expect(outcome.applied).toContain('agent.booking');
+    const [record] = await ledgerRecords(store, { workspace: 'default@local' });
+    expect(Object.keys(record!.agents)).toEqual(['front-desk']);
+    expect(outcome.warnings).toContain(
+      "this apply's history record leaves out agent.booking, applied but not read after the apply: until a later apply records what the service runs, the history takes the configuration before this apply for current (`voxform rollback previous` and `voxform report` do not see this one)",
+    );
+  });
+
   it('leaves out an agent --target kept out of the plan while it does not run its manifest, reading nothing more', async () => {
     const { client, base, store } = await setUp();
     const { client: counting, reads } = countingClient(client);

@@ -131,6 +131,18 @@ describe('apply stopped while its writes are in flight', () => {
     expect(envelope.error.hint).toBe('Run `voxform plan` to see where things stand.');
   });
 
+  it('on SIGINT with every write waiting to be retried, says at once that it stops, before it saves the state and the history', async () => {
+    const p = await projectWith(AGENTS, 'v2');
+    p.emulator.control.setFaults([{ path: '/agents/*', method: 'PUT', rateLimit: { burst: 0, retryAfterSeconds: 60, limited: 1000 } }]);
+    // VOXFORM_DEBUG: each retry's line says the update waits out its Retry-After, so none is on the wire.
+    const run = runInProject(p, ['apply', '-f', 'voxform.yaml', '--auto-approve'], { VOXFORM_DEBUG: '1' });
+    while ((run.output.stderr.match(/429 Too Many Requests; attempt 2/g) ?? []).length < Object.keys(AGENTS).length) await new Promise((resolve) => setTimeout(resolve, 20));
+    run.child.kill('SIGINT');
+    expect(await run.exited, run.output.stderr).toBe(130);
+    expect(run.output.stderr).toContain('Stopping: no new write is sent (Ctrl-C again stops at once)…\n');
+    expect(run.output.stdout).toContain('Apply interrupted: 0 applied, 0 failed, 0 skipped, 3 not applied.\n');
+  });
+
   it('on SIGINT reports the changes the service accepted as applied, records them, and the next plan shows only the rest', async () => {
     const p = await projectWith(AGENTS, 'v2');
     const puts = p.hold('PUT', '/agents/');
