@@ -81,7 +81,12 @@ describe('voxform state (file backend)', () => {
       expect(JSON.parse(list.stdout)).toMatchObject({ backend: 'file', workspaces: [] });
       const noForce = await p.cliInProcess(['state', 'unlock', lock.lockId]);
       expect(noForce.code).toBe(1);
-      expect(noForce.stderr).toContain("error[invalid_argument]: Opening someone else's lock needs --force");
+      expect(noForce.stderr).toContain(`error[invalid_argument]: Opening someone else's lock needs --force: \`voxform state unlock --force ${lock.lockId}\`.`);
+      const noForceElsewhere = await p.cliInProcess(['state', 'unlock', '--state', '.voxform/state.json', lock.lockId]);
+      expect(noForceElsewhere.stderr).toContain(`needs --force: \`voxform state unlock --force --state .voxform/state.json ${lock.lockId}\`.`);
+      const noForceNotAnId = await p.cliInProcess(['state', 'unlock', 'hk_planted_secret']);
+      expect(noForceNotAnId.stderr).toContain('needs --force: `voxform state unlock --force LOCK_ID`.');
+      expect(noForceNotAnId.stderr).not.toContain('hk_planted_secret');
       const wrong = await p.cliInProcess(['state', 'unlock', '--force', '00000000deadbeef']);
       expect(wrong.code).toBe(1);
       expect(wrong.stderr).toContain('No lock with id 00000000deadbeef');

@@ -192,7 +192,9 @@ async function afterRemoval(backend: StateBackend, key: string): Promise<string>
 export async function unlock(options: StateCommandOptions, ctx: CommandContext): Promise<number> {
   const lockId = options.args?.[0] ?? '';
   if (!options.force) {
-    throw new VoxformError('invalid_argument', 'Opening someone else\'s lock needs --force: `voxform state unlock --force LOCK_ID`.', {
+    // The id as typed when it is one (any other text may be a secret typed in the wrong place), and the state it was given for.
+    const command = ['voxform state unlock --force', ...stateFlags(options), isLockId(lockId) ? lockId : 'LOCK_ID'].join(' ');
+    throw new VoxformError('invalid_argument', `Opening someone else's lock needs --force: \`${command}\`.`, {
       hint: 'Make sure the holder no longer runs (or hangs) first; `voxform state list` names it.',
     });
   }
