@@ -81,7 +81,7 @@ function needsLineDiff(value: unknown): boolean {
  * their line diff, however much they differ; longer ones while their lines times the lines changed
  * stay within it. Past it the field reads as replaced whole (`replacedWhole`).
  */
-export const LINE_DIFF_WORK = 4_000_000;
+const LINE_DIFF_WORK = 4_000_000;
 
 /** The most lines added and removed a line diff of texts of `lines` lines in all looks for. */
 export function maxEditLines(lines: number): number {
