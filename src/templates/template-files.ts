@@ -26,7 +26,7 @@ export const TEMPLATE_KEYS = {
 } as const;
 
 /** How a file is read: the guarded read itself, or a cache of it (the manifest loader's FileCache). */
-export type GuardedRead = (file: string, policy: ReadPolicy) => Promise<ReadOutcome>;
+type GuardedRead = (file: string, policy: ReadPolicy) => Promise<ReadOutcome>;
 
 /** A template file read: its text, or why it could not be read (`message` completes "<file> …"). */
 export type TemplateFileOutcome =
