@@ -83,9 +83,9 @@ export async function makeKeptFolder(folder: string): Promise<void> {
 }
 
 /** Writes a kept file atomically (writeFileAtomic), once checkKeptFolder allows its folder. */
-export async function writeKeptFile(file: string, data: FileData, mode?: number): Promise<void> {
+export async function writeKeptFile(file: string, data: FileData): Promise<void> {
   await checkKeptFolder(path.dirname(file));
-  await writeFileAtomic(file, data, mode);
+  await writeFileAtomic(file, data);
 }
 
 /**
