@@ -68,6 +68,6 @@ export async function readTemplateFile(folder: string, root: string, read: Guard
 }
 
 /** Reads a file the template in `folder` includes, written relative to the folder. */
-export function readTemplateInclude(folder: string, root: string, relative: string, read: GuardedRead = readGuarded): Promise<TemplateFileOutcome> {
-  return readText(path.resolve(folder, relative), templateIncludePolicy(root), read);
+export function readTemplateInclude(folder: string, root: string, relative: string): Promise<TemplateFileOutcome> {
+  return readText(path.resolve(folder, relative), templateIncludePolicy(root), readGuarded);
 }
