@@ -9,7 +9,6 @@ import { controlsAsQuestionMarks, toJsonText } from '../util/printable.js';
 import { AgentNames, versionOfAgent } from './agent-names.js';
 import { agentVersionKey, shortCommit, type AgentSummary, type AgentVersion, type DeploySummary, type HistoryRecord, type LedgerRecord, type TestRunRecord } from './types.js';
 
-/** Version of the JSON history format. */
 const HISTORY_JSON_FORMAT_VERSION = '1.1';
 
 /**
