@@ -92,7 +92,7 @@ export interface ClientOptions {
 /** Filters of the call log (the page size and cursor are the iterator's business). */
 export type CallLogFilters = Omit<CallLogsQuery, 'limit' | 'start_after_ts'>;
 
-export interface IterateCallLogsOptions {
+interface IterateCallLogsOptions {
   /** Records per request, 1–100 (default 100, the service's maximum). */
   pageSize?: number;
   /** Stop after this many records. */
@@ -102,7 +102,7 @@ export interface IterateCallLogsOptions {
 }
 
 /** How an import ended: the service's answer, or — after a lost answer — the phone list showing the number. */
-export interface ImportPhoneResult {
+interface ImportPhoneResult {
   phone: string;
   confirmedBy: 'response' | 'phone_list';
   /** The service's answer when there was one (its shape is not documented). */

@@ -34,7 +34,7 @@ export interface RetryEvent extends RequestEvent {
   retryAfterMs: number | undefined;
 }
 
-export interface RequesterOptions {
+interface RequesterOptions {
   transport: HttpTransport;
   /** Validated base URL, no trailing slash; may carry a path prefix. */
   baseUrl: string;

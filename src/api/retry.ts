@@ -88,7 +88,7 @@ function mayHaveArrived(failure: { timedOut: boolean; error: unknown }): boolean
 }
 
 /** A connection failure after which the request certainly never left this machine. */
-export function certainlyNotSent(error: unknown): boolean {
+function certainlyNotSent(error: unknown): boolean {
   const code = errorCode(error);
   return code !== undefined && NOT_SENT_CODES.has(code);
 }

@@ -7,8 +7,8 @@
 import { isPlainObject } from '../util/json-object.js';
 
 export const TEST_TRAFFIC_KEY = 'voxform_source';
-export const TEST_TRAFFIC_SOURCES = ['test', 'chat'] as const;
-export type TestTrafficSource = (typeof TEST_TRAFFIC_SOURCES)[number];
+const TEST_TRAFFIC_SOURCES = ['test', 'chat'] as const;
+type TestTrafficSource = (typeof TEST_TRAFFIC_SOURCES)[number];
 
 /** The session metadata to start a session of `source` with: `metadata` plus the label. */
 export function labelAsTestTraffic(metadata: Record<string, unknown> | undefined, source: TestTrafficSource): Record<string, unknown> {

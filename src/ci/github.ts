@@ -4,9 +4,9 @@
  * GITHUB_REF (`refs/pull/N/merge` on a pull-request event), GITHUB_SHA and the GITHUB_TOKEN.
  */
 import { shortenRedacted, type Redact } from '../secrets/redact.js';
-import type { ReviewComment, ReviewHost } from './host.js';
+import type { ReviewHost } from './host.js';
 import { apiBaseUrl, pullRequestFromFork, requireToken, runnerVariable, type Env } from './runner-env.js';
-import { MAX_PAGES, PAGE_SIZE } from './pages.js';
+import { readPages } from './pages.js';
 import { RestClient } from './rest.js';
 
 /**
@@ -68,14 +68,8 @@ export function connectGitHub(env: Env, redact: Redact): ReviewHost {
       return login;
     },
     async comments(review) {
-      const out: ReviewComment[] = [];
-      for (let page = 1; page <= MAX_PAGES; page++) {
-        const items = (await client.call('GET', `${repo}/issues/${review}/comments?per_page=${PAGE_SIZE}&page=${page}`)).body;
-        if (!Array.isArray(items)) break;
-        for (const item of items as GitHubComment[]) out.push({ id: item.id, body: item.body ?? '', author: item.user?.login ?? '' });
-        if (items.length < PAGE_SIZE) break;
-      }
-      return out;
+      const items = (await readPages(client, (pageQuery) => `${repo}/issues/${review}/comments?${pageQuery}`)) as GitHubComment[];
+      return items.map((item) => ({ id: item.id, body: item.body ?? '', author: item.user?.login ?? '' }));
     },
     async createComment(review, body) {
       await client.call('POST', `${repo}/issues/${review}/comments`, { body });

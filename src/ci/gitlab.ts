@@ -5,9 +5,9 @@
  * scope: the job token, CI_JOB_TOKEN, may not write notes).
  */
 import type { Redact } from '../secrets/redact.js';
-import type { ReviewComment, ReviewHost } from './host.js';
+import type { ReviewHost } from './host.js';
 import { apiBaseUrl, requireToken, runnerVariable, type Env } from './runner-env.js';
-import { MAX_PAGES, PAGE_SIZE } from './pages.js';
+import { readPages } from './pages.js';
 import { RestClient } from './rest.js';
 
 interface GitLabNote {
@@ -46,14 +46,8 @@ export function connectGitLab(env: Env, redact: Redact): ReviewHost {
       return username;
     },
     async comments(review) {
-      const out: ReviewComment[] = [];
-      for (let page = 1; page <= MAX_PAGES; page++) {
-        const items = (await client.call('GET', `${base}/merge_requests/${review}/notes?sort=asc&order_by=created_at&per_page=${PAGE_SIZE}&page=${page}`)).body;
-        if (!Array.isArray(items)) break;
-        for (const item of items as GitLabNote[]) if (!item.system) out.push({ id: item.id, body: item.body ?? '', author: item.author?.username ?? '' });
-        if (items.length < PAGE_SIZE) break;
-      }
-      return out;
+      const notes = (await readPages(client, (pageQuery) => `${base}/merge_requests/${review}/notes?sort=asc&order_by=created_at&${pageQuery}`)) as GitLabNote[];
+      return notes.filter((note) => !note.system).map((note) => ({ id: note.id, body: note.body ?? '', author: note.author?.username ?? '' }));
     },
     async createComment(review, body) {
       await client.call('POST', `${base}/merge_requests/${review}/notes`, { body });

@@ -10,7 +10,7 @@ import type { ReviewHost } from './host.js';
 import { hasMarker, kindOf, markerFor, statusLine, statusOf, type ReportKind, type ReportStatus } from './markers.js';
 import type { Report } from './reports.js';
 
-export const LABELS = { changes: 'voxform:changes', noChanges: 'voxform:no-changes', testsFailing: 'voxform:tests-failing' } as const;
+const LABELS = { changes: 'voxform:changes', noChanges: 'voxform:no-changes', testsFailing: 'voxform:tests-failing' } as const;
 
 export interface PublishResult {
   /** The review commented on, if any. */
@@ -69,7 +69,7 @@ async function appendSummary(file: string, report: Report): Promise<void> {
   }
 }
 
-export interface PublishOptions {
+interface PublishOptions {
   /** The review to comment on (undefined: none; the summary only); it may ask the host. */
   review: () => Promise<number | undefined> | number | undefined;
   /** The host, needed only when there is a review. */

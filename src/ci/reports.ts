@@ -61,7 +61,7 @@ function thisRun(links: ReportLinks): string {
  * written): its end, where the error and the problems it lists are, so the author sees on the review
  * why it failed.
  */
-export interface FailureOutput {
+interface FailureOutput {
   output: string;
   redact: Redact;
 }

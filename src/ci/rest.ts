@@ -25,13 +25,13 @@ const MAX_RATE_LIMIT_WAIT_MS = 60_000;
 /** The wait when a rate limit names none: GitHub asks for at least a minute before a secondary limit's retry. */
 const UNNAMED_RATE_LIMIT_WAIT_MS = 60_000;
 
-export interface RestAnswer {
+interface RestAnswer {
   status: number;
   headers: HostAnswer['headers'];
   body: unknown;
 }
 
-export interface RestClientOptions {
+interface RestClientOptions {
   /** The API's base URL, e.g. `https://api.github.com` or `https://gitlab.example.com/api/v4`. */
   baseUrl: string;
   /** Headers every request carries (the authorization). */

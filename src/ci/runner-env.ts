@@ -8,7 +8,7 @@ import { gitHubRunUrl } from '../util/run-identity.js';
 export type Env = Readonly<Record<string, string | undefined>>;
 
 /** Every token a CI job may hold: secrets from the first line any command prints, whatever it runs. */
-export const CI_TOKEN_VARIABLES = ['GITHUB_TOKEN', 'GITLAB_TOKEN', 'CI_JOB_TOKEN'] as const;
+const CI_TOKEN_VARIABLES = ['GITHUB_TOKEN', 'GITLAB_TOKEN', 'CI_JOB_TOKEN'] as const;
 
 export function registerCiTokens(env: Env, secrets: { add(value: string | undefined): void }): void {
   for (const name of CI_TOKEN_VARIABLES) secrets.add(env[name]?.trim());

@@ -13,7 +13,7 @@ import { envChoices } from './next-command.js';
 import { idOnlyInEnvironments } from '../manifest/environments.js';
 import type { ManifestProject } from './load-manifests.js';
 
-export interface KnownAgentNames {
+interface KnownAgentNames {
   /** The manifests' local names, each with its agent's id. */
   manifests: ReadonlyMap<string, string>;
   /** Local names the apply history knows (`report`), newest record first; the manifests' win. */
@@ -42,7 +42,7 @@ export function manifestAgentNames(project: ManifestProject): KnownAgentNames {
 }
 
 /** How an error names what the user typed: `--agent` (the default), or `agent` for a positional NAME. */
-export interface AgentArgumentOptions {
+interface AgentArgumentOptions {
   label?: '--agent' | 'agent';
 }
 

@@ -17,7 +17,7 @@ import { refuseMandatoryViolations } from './policy-check.js';
 import { nextCommand, stateFlags, type ChosenTarget, type LineOptions, type SavedPlanCommands } from './next-command.js';
 import { errorMessage } from '../secrets/error-message.js';
 
-export type TerminalApplyOptions = Omit<ApplyOptions, 'confirm' | 'onEvent' | 'signal' | 'stopWaiting' | 'onLocked' | 'onChange'>;
+type TerminalApplyOptions = Omit<ApplyOptions, 'confirm' | 'onEvent' | 'signal' | 'stopWaiting' | 'onLocked' | 'onChange'>;
 
 /**
  * `how.chosen`: the options that chose the manifests, environment, service and state, which every
@@ -98,7 +98,7 @@ export async function applyOnTerminal(
 }
 
 /** What the closing verdict calls the run (`Apply`) and a change it made (`applied`). */
-export interface VerdictWords {
+interface VerdictWords {
   run: string;
   done: string;
 }

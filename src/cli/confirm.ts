@@ -1,6 +1,6 @@
 import { VoxformError } from '../errors.js';
 
-export interface PromptStreams {
+interface PromptStreams {
   input: NodeJS.ReadableStream;
   output: NodeJS.WritableStream;
   /** Whether to drive the input as a terminal (raw keys: Ctrl-C arrives as a key, not a signal). */

@@ -34,7 +34,7 @@ export interface ManifestService {
 }
 
 /** Client settings a command may add (e.g. `--parallelism` as `maxInFlight`). */
-export type ConnectionTuning = Pick<ClientOptions, 'maxInFlight' | 'timeoutMs' | 'retries' | 'onRequest' | 'onResponse' | 'onRetry'>;
+type ConnectionTuning = Pick<ClientOptions, 'maxInFlight' | 'timeoutMs' | 'retries' | 'onRequest' | 'onResponse' | 'onRetry'>;
 
 /**
  * Where a command talks to, in order of precedence: `--local` (the embedded emulator, with its own

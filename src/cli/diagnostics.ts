@@ -9,7 +9,7 @@ import { codeLead, formatSourceLocation } from '../errors.js';
 import { printable } from '../util/printable.js';
 import { formatCount, plural } from '../util/plural.js';
 
-export interface DiagnosticFormat {
+interface DiagnosticFormat {
   color: boolean;
   /** Problems the loader counted but did not keep (LoadResult.omitted). */
   omitted?: { errors: number; warnings: number; stopped?: boolean };

@@ -4,8 +4,8 @@ import type { Command } from 'commander';
 import { SPARE_AGENT_IDS } from '../emulator/spare-agents.js';
 
 /** The package's own docs/ folder: the pages `--help` and error hints name as `docs/NAME.md` ship in it. */
-export const DOCS_DIR = fileURLToPath(new URL('../../docs/', import.meta.url));
-export const DOCS_URL = 'https://github.com/voxform/voxform/tree/main/docs';
+const DOCS_DIR = fileURLToPath(new URL('../../docs/', import.meta.url));
+const DOCS_URL = 'https://github.com/voxform/voxform/tree/main/docs';
 
 /** Every environment variable voxform reads, with what it means. Only the operator sets these. */
 const ENVIRONMENT = {
@@ -61,7 +61,7 @@ const INTERRUPTED = '130  interrupted (Ctrl-C or SIGTERM): error[interrupted] sa
 /** Apply's and rollback's: what reached the service is reported as such, whole changes or parts of them. */
 const APPLY_INTERRUPTED = '130  interrupted (Ctrl-C or SIGTERM): no new write is sent, those in flight are awaited; the summary lists what reached the service';
 
-export interface CommandHelp {
+interface CommandHelp {
   environment: EnvironmentName[];
   exitCodes: string[];
   examples: string[];
@@ -294,7 +294,7 @@ function exitCodes(help: CommandHelp): string[] {
   return help.exitCodes.some((line) => line.startsWith('130 ')) ? help.exitCodes : [...help.exitCodes, INTERRUPTED];
 }
 
-export function renderCommandHelp(help: CommandHelp): string {
+function renderCommandHelp(help: CommandHelp): string {
   const environment = [...help.environment, ...ALWAYS_ENV];
   const width = Math.max(...environment.map((name) => name.length));
   return [

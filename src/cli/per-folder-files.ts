@@ -13,7 +13,7 @@ import type { CommandContext } from './context.js';
  * The nearest enclosing folder of the same git work tree holding `file`, relative to `cwd`, when
  * `cwd` holds none: outside a git work tree no folder is known to be the project's.
  */
-export async function enclosingFolderWith(cwd: string, file: string): Promise<string | undefined> {
+async function enclosingFolderWith(cwd: string, file: string): Promise<string | undefined> {
   const has = (dir: string) => pathExists(path.join(dir, file), { follow: true });
   if (await has(cwd)) return undefined;
   const root = await gitWorkTreeRoot(cwd);

@@ -212,7 +212,7 @@ class VoxformCommand extends Command {
 }
 
 /** Where the parser writes help and version text: the run's own outputs, which redact and escape. */
-export interface ParserOutput {
+interface ParserOutput {
   stdout: { write(text: string): void };
   stderr: { write(text: string): void };
 }

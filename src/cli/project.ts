@@ -33,7 +33,7 @@ export interface ProjectOptions extends ConnectionOptions {
 }
 
 /** How `loadDesiredState` loads, beyond the command's options. */
-export interface DesiredStateLoad {
+interface DesiredStateLoad {
   /** What did not happen when the manifests have errors (default: nothing was planned). */
   outcome?: string | undefined;
   /**
@@ -140,7 +140,7 @@ export async function operatorTrustedSecrets(
 }
 
 /** What chooses the state: `--state`, and the manifests named with `-f`, whose folder may hold another. */
-export interface StateChoiceOptions {
+interface StateChoiceOptions {
   state?: string | undefined;
   file?: readonly string[] | undefined;
 }

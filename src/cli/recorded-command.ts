@@ -8,7 +8,7 @@
 import { nextCommand } from './next-command.js';
 
 /** The options of a deploy that change what it applies. */
-export interface RecordedOptions {
+interface RecordedOptions {
   env?: string | undefined;
   target?: string[] | undefined;
   takeOver?: string[] | undefined;

@@ -176,7 +176,7 @@ export function cleanupList(): { add(cleanup: () => Promise<void> | void): void;
 }
 
 /** What the process's shell (main.ts) hands a command it runs: its outputs and secrets, and how it reports. */
-export interface ProcessShell {
+interface ProcessShell {
   stdout: TrackedOutput;
   stderr: Output;
   secrets: SecretRegistry;

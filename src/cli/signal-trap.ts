@@ -52,7 +52,7 @@ const STRAY_ERROR_CLEANUP_MS = 2000;
  */
 export const STRAY_ERROR_STOP_MS = 60_000;
 
-export interface SignalTrapOptions {
+interface SignalTrapOptions {
   /** Where SIGINT and SIGTERM arrive (the process). */
   signals: Pick<EventEmitter, 'on' | 'off'>;
   /** Milliseconds, for telling a signal delivered twice from a second one (`SAME_SIGNAL_REPEAT_MS`). */

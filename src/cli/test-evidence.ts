@@ -28,7 +28,7 @@ import type { CommandContext } from './context.js';
 import { deployedFiles, deploySourceOf, openOperatorBackend, type ProjectOptions } from './project.js';
 import { errorMessage } from '../secrets/error-message.js';
 
-export interface TestEvidence {
+interface TestEvidence {
   /** Records the run's live verdicts; a warning instead when an agent's configuration changed during it. */
   record(run: TestRun): Promise<void>;
 }
@@ -44,7 +44,7 @@ export function testSuiteOf(options: ProjectOptions, ctx: CommandContext, desire
 }
 
 /** How the run was asked for, as far as it decides whether the run is evidence. */
-export interface RunRequest {
+interface RunRequest {
   args?: string[] | undefined;
   agent?: string[] | undefined;
   grep?: string | undefined;

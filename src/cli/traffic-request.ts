@@ -35,7 +35,7 @@ async function readProfileFile(file: string, shown: string): Promise<unknown> {
 }
 
 /** A built-in profile's name as it is, else a YAML or JSON file, checked before anything starts. */
-export async function profileFromArgument(argument: string, cwd: string): Promise<string | Record<string, unknown>> {
+async function profileFromArgument(argument: string, cwd: string): Promise<string | Record<string, unknown>> {
   if (BUILT_IN_PROFILES[argument] && !/[\\/]|\.(ya?ml|json)$/i.test(argument)) return argument;
   const value = await readProfileFile(path.resolve(cwd, argument), argument);
   try {
@@ -48,7 +48,7 @@ export async function profileFromArgument(argument: string, cwd: string): Promis
 }
 
 /** A seed as given: digits are a number (so `--seed 7` and `{"seed": 7}` are the same seed), anything else text. */
-export function seedFromArgument(seed: string | undefined): number | string | undefined {
+function seedFromArgument(seed: string | undefined): number | string | undefined {
   if (seed === undefined) return undefined;
   return /^\d{1,15}$/.test(seed) ? Number(seed) : seed;
 }

@@ -14,7 +14,7 @@ import { wordList } from '../util/plural.js';
 import type { OptionsAfterDashes } from './options-after-dashes.js';
 
 /** What the parser knows of the command it was parsing. */
-export interface ParsedCommand {
+interface ParsedCommand {
   /** Its words: `voxform plan show`. */
   path: string;
   /** Whether it has commands of its own (`voxform`, `voxform state`). */

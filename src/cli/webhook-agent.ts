@@ -18,7 +18,7 @@ export const WEBHOOK_FIELD: Record<WebhookEvent, 'session_data_webhook' | 'extra
   prefetch: 'extra_prompt_webhook',
 };
 
-export interface ConfiguredWebhook {
+interface ConfiguredWebhook {
   /** The configured URL; undefined when the agent has no such webhook. Written by whoever wrote the manifest. */
   url: string | undefined;
   /** The headers sent with it (secret values). */

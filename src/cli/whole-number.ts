@@ -6,7 +6,7 @@
 import { VoxformError } from '../errors.js';
 import { formatCount } from '../util/plural.js';
 
-export interface WholeNumberBounds {
+interface WholeNumberBounds {
   min: number;
   max: number;
   /** What the error's hint says; default `For example: NAME 4.` */

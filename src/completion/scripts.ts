@@ -330,7 +330,6 @@ function fishScript(commands: readonly CompletionCommand[]): string {
   ].join('\n');
 }
 
-/** The completion script for `shell`. */
 export function completionScript(shell: Shell, commands: readonly CompletionCommand[]): string {
   checkOwnWords(commands);
   if (shell === 'bash') return bashScript(commands);

@@ -16,7 +16,7 @@ export interface AgentTurn {
   finishReason: string | null | undefined;
 }
 
-export interface CallRecordQuery {
+interface CallRecordQuery {
   agentId: string;
   sessionId: string | undefined;
   transcript: readonly TranscriptMessage[];

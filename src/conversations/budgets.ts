@@ -30,7 +30,7 @@ export const DEFAULT_TEST_RUN_LIMITS: Readonly<TestRunLimits> = { maxConversatio
 export const MAX_TEST_BYTES_PER_RUN = 4 * 1024 * 1024;
 
 /** What the run is asked to do besides the files: the targets, `--repeat`, and whether a judge answers. */
-export interface RunShape {
+interface RunShape {
   targets: readonly Target[];
   /** `--repeat`: replaces each test's own `repeat`. */
   repeat?: number | undefined;
@@ -66,7 +66,7 @@ interface TestShare {
   requests: number;
 }
 
-export interface DeclaredWork {
+interface DeclaredWork {
   conversations: number;
   requests: number;
 }

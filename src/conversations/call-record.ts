@@ -13,7 +13,7 @@ const SEARCH_DEPTH = 300;
 const READ_ATTEMPTS = 4;
 const RETRY_DELAY_MS = 250;
 
-export interface FindCallRecordInput {
+interface FindCallRecordInput {
   client: ApiClient;
   agentId: string;
   sessionId: string | undefined;

@@ -29,7 +29,7 @@ const PERSONAL_DATA: Array<{ placeholder: string; pattern: RegExp; keep?: RegExp
   { placeholder: '<phone>', pattern: /(?:\+|\b)\d(?:[ .()-]{0,2}\d){6,14}\b/g, keep: /^\d{4}-\d{2}-\d{2}$/ },
 ];
 
-export interface CaptureInput {
+interface CaptureInput {
   record: GlobalCallHistoryRecord;
   /** The manifest name of the call's agent. */
   agentName: string;

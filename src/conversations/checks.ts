@@ -31,7 +31,7 @@ export interface CallRecordView {
  * secrets in the texts a detail quotes — an agent's reply may hold one (a greeting filled from
  * `${env:…}`), and a quote is shortened, which must happen after redaction (`shortenRedacted`).
  */
-export interface CheckContext {
+interface CheckContext {
   model: CompletionModel | undefined;
   redact?: Redact | undefined;
   /** The time the run's regex checks share (one per run, safe-regex.ts). */
@@ -63,7 +63,7 @@ function differenceDetail(expected: string, reply: string, redact: Redact = keep
   return `the reply differs at character ${at + 1}: it has ${quote(got)}, expected ${quote(want)}`;
 }
 
-export function describeReplyCheck(check: ReplyCheck): string {
+function describeReplyCheck(check: ReplyCheck): string {
   if (check.kind === 'regex') return `regex ${short(check.pattern.source)}`;
   if (check.kind === 'judge') return `judge: ${check.rubric}`;
   return `${check.kind} ${short(check.text)}`;
@@ -76,7 +76,7 @@ export function argsOfCheck(check: CallCheck): Array<Record<string, ArgExpectati
   return [];
 }
 
-export function describeCallCheck(check: CallCheck): string {
+function describeCallCheck(check: CallCheck): string {
   if (check.kind === 'tool_called') return `tool_called ${check.tool}${check.args ? ` with ${Object.keys(check.args).join(', ')}` : ''}`;
   if (check.kind === 'tool_calls') return `tool_calls ${check.calls.length === 0 ? '(none)' : check.calls.map((call) => call.tool).join(', ')}`;
   if (check.kind === 'tool_not_called') return `tool_not_called ${check.tool}`;
@@ -105,7 +105,7 @@ export async function checkReply(check: ReplyCheck, reply: string, turn: number,
   }
 }
 
-export const CALLER_WORDS = "this check is met by the caller's own words";
+const CALLER_WORDS = "this check is met by the caller's own words";
 
 /**
  * A passed `contains` or `equals` check whose text the caller said in the conversation so far is

@@ -25,7 +25,7 @@ import { labelAsTestTraffic } from '../api/test-traffic.js';
 /** Finish reasons of an ordinary reply; any other means the agent ended the session. */
 const ORDINARY_FINISH = new Set(['stop', 'length', 'tool_calls']);
 
-export interface ConversationInput {
+interface ConversationInput {
   /** The agent: the service, or a recording of it (src/conversations/recordings/). */
   channel: AgentChannel;
   file: TestFile;

@@ -26,7 +26,7 @@ import type { RunIdentity } from './recordings/exchange-key.js';
 import { requireOptions } from '../util/required-options.js';
 
 /** Which run of which test a verdict was given in. */
-export type JudgedRun = Pick<RunIdentity, 'file' | 'test' | 'target' | 'run'>;
+type JudgedRun = Pick<RunIdentity, 'file' | 'test' | 'target' | 'run'>;
 
 /** The cache as one run of a test reads and writes it (`JudgeCache.forRun`). */
 export interface RunJudgeCache {
@@ -38,12 +38,12 @@ export interface RunJudgeCache {
 export const JUDGE_CACHE_FOLDER = path.join('.voxform', 'cache', 'judge');
 
 /** How long a verdict is reused: a model behind the same name changes over weeks. */
-export const JUDGE_CACHE_MAX_AGE_MS = 14 * 24 * 60 * 60 * 1000;
+const JUDGE_CACHE_MAX_AGE_MS = 14 * 24 * 60 * 60 * 1000;
 
 /** One entry: a verdict and a reason of at most 1,000 characters. */
 const ENTRY_LIMITS = { maxBytes: 16 * 1024, maxValues: 16, maxDepth: 2 };
 
-export interface JudgeCacheOptions {
+interface JudgeCacheOptions {
   /** The cache folder (absolute). */
   folder: string;
   /** The judge's model name: a verdict is reused only from the same model. */

@@ -53,7 +53,7 @@ function parseVerdict(text: string | null | undefined, redact: Redact): Verdict 
   return { pass: verdict === 'pass', reason };
 }
 
-export interface CallerMove {
+interface CallerMove {
   /** What the caller says next; undefined when the goal is reached and nothing more needs saying. */
   message: string | undefined;
   goalReached: boolean;

@@ -31,7 +31,7 @@ import { requireOptions } from '../util/required-options.js';
 /** Largest test file read: a bigger one is refused before it is read into memory. */
 export const MAX_TEST_FILE_BYTES = 1024 * 1024;
 /** Caller messages a simulated conversation has when `max_turns` is not given. */
-export const DEFAULT_MAX_TURNS = 10;
+const DEFAULT_MAX_TURNS = 10;
 
 export interface LoadTestsOptions {
   files: readonly string[];

@@ -61,7 +61,7 @@ export async function resolveAgentsUnderTest(
  * secrets masked): what keys the recorded exchanges of `--against desired` (src/conversations/recordings/), so a
  * recording is replayed exactly while the agent's manifest is unchanged.
  */
-export function manifestConfigHash(agent: DesiredAgent): string {
+function manifestConfigHash(agent: DesiredAgent): string {
   return configurationHash(agent.config, { maskPaths: agent.sensitivePaths });
 }
 

@@ -106,7 +106,7 @@ function testRunFromJson(value: unknown): TestRun {
 }
 
 /** Makes the caller's error from why a file is not a report (`problem` completes "The file X …"). */
-export type InvalidReport = (problem: string) => VoxformError;
+type InvalidReport = (problem: string) => VoxformError;
 
 const CI_HINT = 'Write it with `voxform test --format json --out FILE` in the same job.';
 

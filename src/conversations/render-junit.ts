@@ -15,7 +15,7 @@ import { verdictStatistics } from './statistics.js';
  */
 const INVALID_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 
-export function escapeXml(text: string): string {
+function escapeXml(text: string): string {
   return text
     .replace(INVALID_XML, '\uFFFD')
     .replaceAll('&', '&amp;')

@@ -120,7 +120,7 @@ function sinkedTargets(agents: ReadonlyMap<string, AgentUnderTest>): NonNullable
  * The conversations of a run whose agents are prepared already: what `runTests` runs once it has
  * prepared them. Not part of the package: only `runTests` decides what a run sends.
  */
-export interface PreparedRunOptions extends Omit<RunTestsOptions, 'desired' | 'withSecrets' | 'secrets'> {
+interface PreparedRunOptions extends Omit<RunTestsOptions, 'desired' | 'withSecrets' | 'secrets'> {
   /** By local name: every agent the files name, as prepare.ts prepares it. */
   agents: ReadonlyMap<string, AgentUnderTest>;
 }

@@ -30,7 +30,7 @@ export interface HealPlan {
 }
 
 /** The records a heal puts back (`HealRecordChooser`). */
-export interface HealChoice<R> {
+interface HealChoice<R> {
   /** The chosen records, newest first. */
   records: R[];
   /** Each healable agent in the report's order: its local name now, its id, the index in `records` of the newest record holding it, and its report. */
@@ -101,7 +101,7 @@ export class HealRecordChooser<R extends LedgerRecord> {
 }
 
 /** What `healPlan` reads records with, and the run's fingerprint key: a recorded value is put back only when it hashes to what the state says was last applied. */
-export interface HealOptions extends Omit<RestoreOptions, 'agents' | 'names' | 'withholdUnsetEnv'> {
+interface HealOptions extends Omit<RestoreOptions, 'agents' | 'names' | 'withholdUnsetEnv'> {
   fingerprintKey: string;
   /** The `voxform apply` line, with this run's options, a refusal suggests (src/cli/next-command.ts). */
   applyCommand: string;

@@ -14,7 +14,7 @@ export function diffSides(view: FieldView): string {
 /** How many addresses a note or a one-line summary names before counting the rest. */
 const ADDRESSES_SHOWN = 5;
 
-export const CLASS_LABEL: Record<DriftClass, string> = {
+const CLASS_LABEL: Record<DriftClass, string> = {
   outside: 'changed outside voxform',
   pending: 'in git, not applied yet',
   both: 'changed outside voxform and in git',

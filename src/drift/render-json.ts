@@ -6,8 +6,7 @@ import { missingStateJson } from '../state/missing-state.js';
 import type { Diagnostic } from '../manifest/types.js';
 import { hasDrift, type DriftedField, type DriftedResource, type DriftReport } from './types.js';
 
-/** Version of the JSON drift format. */
-export const DRIFT_JSON_FORMAT_VERSION = '1.4';
+const DRIFT_JSON_FORMAT_VERSION = '1.4';
 
 function fieldJson(drifted: DriftedField, resource: DriftedResource) {
   const { field } = drifted;

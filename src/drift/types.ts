@@ -98,7 +98,7 @@ export interface NotComparedField {
   lastApplied?: string | undefined;
 }
 
-export interface DriftSummary {
+interface DriftSummary {
   /** Resources of the manifests compared. */
   checked: number;
   /** Resources by class. */

@@ -13,7 +13,7 @@ export const MAX_BACKOFF_INTERVALS = 16;
 /** Resolves after `ms`, or as soon as `signal` aborts (never rejects). */
 export type Sleep = (ms: number, signal: AbortSignal) => Promise<void>;
 
-export interface WatchOptions {
+interface WatchOptions {
   intervalMs: number;
   /** One check: resolves when it is done (reported by the caller), rejects when it failed. */
   check: () => Promise<void>;

@@ -24,7 +24,7 @@ import { formatDotted, type PatternCursor } from '../util/field-path.js';
 import type { Agent, Phone } from '../schema/types.gen.js';
 import { SCHEMA_MODELINE } from '../schema/load.js';
 
-export interface ExportInput {
+interface ExportInput {
   agents: readonly Agent[];
   /** The account's phones; bindings to exported agents are kept. */
   phones: readonly Phone[];
@@ -39,7 +39,7 @@ export interface ExportInput {
 }
 
 /** The trusted evidence of deployed `${env:…}` values (`TrustedSecrets`). */
-export interface DeployedSecrets {
+interface DeployedSecrets {
   /**
    * Where `text` holds the value of a variable set here that an apply read (the deploy ledger names it), by its name, in text order, never overlapping;
    * a value several variables hold is named by the first of `recorded` holding it, else by the first by name.
@@ -84,7 +84,7 @@ export interface ExportResult {
 }
 
 /** A config field left out of the manifest: it holds a secret that is not text. */
-export interface WithheldField {
+interface WithheldField {
   /** The field, from the config: `app_functions`, `session_data_webhook.headers`. */
   field: string;
   /** Where the values that are not text are (`app_functions[0].credentials.pin`); never the values. */

@@ -2,7 +2,7 @@ import { isApiError, type ApiClient } from '../api/index.js';
 import { VoxformError } from '../errors.js';
 import type { Agent, Phone } from '../schema/types.gen.js';
 
-export interface LiveSelection {
+interface LiveSelection {
   /** Agent ids named with --agent, in order. */
   agentIds: readonly string[];
   /** Also every agent a phone number is bound to (--from-phones). */

@@ -11,7 +11,7 @@ import { parseYamlDocuments } from '../yaml/documents.js';
 import { describeWriteFailure, isFileSystemError, writeFileAtomic } from '../util/atomic-write.js';
 import { formatManifest, isEmptyDocument } from './format-manifest.js';
 
-export interface FormattedFile {
+interface FormattedFile {
   /** Absolute path. */
   file: string;
   /** `changed`: not in the canonical layout (rewritten unless checking); `error`: left untouched. */

@@ -41,7 +41,7 @@ export const TO_STRING_OPTIONS: ToStringOptions = {
   flowCollectionPadding: true,
 };
 
-export interface FormatResult {
+interface FormatResult {
   text: string;
   /** Whether `text` differs from the source. */
   changed: boolean;

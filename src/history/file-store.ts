@@ -18,7 +18,7 @@ import { formatCount } from '../util/plural.js';
 import { sameStrings, summarizeRecord, type HistoryQuery, type HistoryRecord, type HistoryStore, type RecordSummary, type SkippedRecord, type TestRunRecord } from './types.js';
 
 /** The folder of test runs' evidence, inside the history folder. */
-export const TEST_RUNS_FOLDER = 'test-runs';
+const TEST_RUNS_FOLDER = 'test-runs';
 
 type ProblemOf = (value: unknown) => string | undefined;
 type OnSkipped = ((skipped: SkippedRecord) => void) | undefined;

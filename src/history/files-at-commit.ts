@@ -11,7 +11,7 @@ import { COMMIT } from './source.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-export interface FilesAtCommit {
+interface FilesAtCommit {
   /**
    * The files the commit holds, as paths the printed command names them by (from `from`, else from
    * the repository's root with `gitFolder`), in the order given; undefined when git could not be

@@ -9,8 +9,7 @@ import { controlsAsQuestionMarks, toJsonText } from '../util/printable.js';
 import { AgentNames, versionOfAgent } from './agent-names.js';
 import { agentVersionKey, shortCommit, type AgentSummary, type AgentVersion, type DeploySummary, type HistoryRecord, type LedgerRecord, type TestRunRecord } from './types.js';
 
-/** Version of the JSON history format. */
-export const HISTORY_JSON_FORMAT_VERSION = '1.1';
+const HISTORY_JSON_FORMAT_VERSION = '1.1';
 
 /**
  * The agents whose configuration a record changed: those whose version (agentVersionKey: the hash,
@@ -39,7 +38,7 @@ export interface HistoryEntry<R extends LedgerRecord = HistoryRecord> {
 }
 
 /** An agent's key in the record before (`from`) and in this one (`to`). */
-export interface KeyMove {
+interface KeyMove {
   from: string;
   to: string;
 }
@@ -72,7 +71,7 @@ function keysMoved(record: LedgerRecord, before: LedgerRecord): KeyMove[] {
 }
 
 /** Which records `voxform history` shows: those holding `agent` when given (`names` follows renamed keys), at most `limit`. */
-export interface EntryFilter {
+interface EntryFilter {
   agent?: string | undefined;
   limit?: number | undefined;
   names?: AgentNames | undefined;

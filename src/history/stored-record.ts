@@ -14,7 +14,7 @@ import { plural } from '../util/plural.js';
 export const HISTORY_RECORD_LIMITS: KeptJsonLimits = { maxBytes: MAX_HISTORY_RECORD_BYTES, maxValues: MAX_HISTORY_RECORD_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH };
 
 /** What a reader of a kind of record finds wrong with one, as `field: problem` (check-record.ts). */
-export type RecordProblemOf = (value: unknown) => string | undefined;
+type RecordProblemOf = (value: unknown) => string | undefined;
 
 /**
  * The JSON text a record is stored as: `history_record_too_large` when its readers would refuse

@@ -14,7 +14,7 @@ import { locationOf, nodeAlong, nodeAtPlace } from '../templates/yaml-place.js';
 import type { Template, TemplateVariable, VariableValue } from '../templates/catalog.js';
 import { substituteText, substituteValue, variablesIn, type TemplateVars } from '../templates/substitute.js';
 
-export interface ResolvedVariables {
+interface ResolvedVariables {
   /** A value for every declared variable that has one (given, else its default). */
   values: Record<string, VariableValue>;
   /** Required variables without a value, in declaration order. */
@@ -49,7 +49,7 @@ function coerce(value: VariableValue, like: VariableValue | undefined): Variable
   return value;
 }
 
-export interface ExpandedTemplate {
+interface ExpandedTemplate {
   /** The agent as YAML nodes (a copy; the template's comments and styles kept). */
   node: YAMLMap;
   /** The same agent as plain data. */

@@ -12,7 +12,7 @@ import { isInitComment, MANIFEST_FILE, type OverwriteLosses } from './scaffold.j
 type ReplacingCommand = 'voxform init' | 'voxform export';
 
 /** What the new manifest would drop of the one it replaces, and how the refusal and the warning say it. */
-export interface ReplacedManifest {
+interface ReplacedManifest {
   losses: ManifestLosses;
   /** The refusal's words, for writeScaffold. */
   refusal: OverwriteLosses;

@@ -61,7 +61,7 @@ function refuseAgentId(agentId: string, localName: string): void {
 }
 
 /** What init knows of its scaffold before any question is asked (scaffoldTargets). */
-export interface ScaffoldTargets {
+interface ScaffoldTargets {
   /** The files, with the content of those the values given so far decide. */
   paths: ScaffoldTarget[];
   /** What is known of the manifest, all of it or its outline (manifestOutline): it decides what it keeps of one it replaces. */
@@ -197,7 +197,7 @@ async function findConflicts(dir: string, paths: ReadonlyArray<ScaffoldTarget>, 
 }
 
 /** A file of a scaffold, its content known once the scaffold is planned; `root` reads it (findProjectRoot). */
-export type ScaffoldTarget = { path: string; mode: ScaffoldFile['mode']; content?: string };
+type ScaffoldTarget = { path: string; mode: ScaffoldFile['mode']; content?: string };
 
 /** The text of the file at a target, read as every file of the project is (`root`: findProjectRoot); undefined when missing, unread (no content to compare) or refused. */
 async function existingText(dir: string, target: ScaffoldTarget, root: string): Promise<string | undefined> {
@@ -248,7 +248,7 @@ export function foldersOnTheWay(dir: string, paths: ReadonlyArray<{ path: string
  * The refusal to overwrite `conflicts` without --force; `losses`, when overwriting would lose what
  * the files there define, says what (after the refusal) and how to go on without losing it.
  */
-export function existingFilesError(dir: string, conflicts: readonly string[], command = 'voxform init', losses?: OverwriteLosses): VoxformError {
+function existingFilesError(dir: string, conflicts: readonly string[], command = 'voxform init', losses?: OverwriteLosses): VoxformError {
   const elsewhere = command === 'voxform init' ? 'init into another folder: voxform init --template NAME DIR' : 'choose another folder with --out DIR';
   return new VoxformError(
     'would_overwrite',

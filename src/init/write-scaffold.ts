@@ -41,10 +41,10 @@ interface FilePlan {
 }
 
 /** Which command writes, for its messages: `voxform init` or `voxform export`. */
-export type ScaffoldingCommand = 'voxform init' | 'voxform export';
+type ScaffoldingCommand = 'voxform init' | 'voxform export';
 
 /** Where a scaffold goes, as its checks name it. */
-export interface ScaffoldPlace {
+interface ScaffoldPlace {
   /** `dir` as the user named it, for messages. */
   displayDir: string;
   command: ScaffoldingCommand;
@@ -52,7 +52,7 @@ export interface ScaffoldPlace {
   own: OwnFiles;
 }
 
-export interface WriteScaffoldOptions extends Omit<ScaffoldPlace, 'own'> {
+interface WriteScaffoldOptions extends Omit<ScaffoldPlace, 'own'> {
   /** Overwrite files the scaffold creates. */
   force: boolean;
   /** The project root refuseOutsideProject found when it checked the place of every file: existing files are read under it. */

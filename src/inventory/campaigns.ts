@@ -12,7 +12,7 @@ import { campaignLastWrite } from '../plan/shared-resources.js';
 
 type CampaignReader = Pick<ApiClient, 'iterateCallLogs'>;
 
-export type CampaignSource = 'manifest' | 'state' | 'call';
+type CampaignSource = 'manifest' | 'state' | 'call';
 
 export interface LiveCampaign {
   id: string;

@@ -12,7 +12,7 @@ import { phoneHolders } from '../plan/shared-resources.js';
 import { stateSourceJson, type InventoryState, type StateSourceJson } from './state-records.js';
 
 /** Calls read for agents, newest first: an account's whole call history can be huge. */
-export const CALLS_READ_FOR_AGENTS = 1000;
+const CALLS_READ_FOR_AGENTS = 1000;
 
 export const INVENTORY_FORMAT_VERSION = 1;
 
@@ -29,7 +29,7 @@ export interface ManagedResources {
   otherEnvironments?: ReadonlyMap<string, ReadonlyMap<string, string>>;
 }
 
-export interface LivePhone {
+interface LivePhone {
   number: string;
   status: string | null;
   agent_id: string | null;
@@ -46,7 +46,7 @@ export interface LivePhone {
 }
 
 /** `named`: none of the three sources reached it, and the user asked for its id. */
-export type AgentSource = 'manifest' | 'phone' | 'call' | 'named';
+type AgentSource = 'manifest' | 'phone' | 'call' | 'named';
 
 export interface LiveAgent {
   id: string;

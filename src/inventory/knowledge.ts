@@ -13,10 +13,10 @@ import { stateSourceJson, type InventoryState, type StateSourceJson } from './st
 
 type KnowledgeReader = Pick<ApiClient, 'getAgent'>;
 
-export type KnowledgeSource = 'manifest' | 'state' | 'agent';
+type KnowledgeSource = 'manifest' | 'state' | 'agent';
 
 /** A knowledge file the manifests name: its local name and the file as the user names it. */
-export interface ManagedKnowledgeFile {
+interface ManagedKnowledgeFile {
   localName: string;
   file: string;
 }

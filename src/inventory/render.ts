@@ -80,7 +80,7 @@ export function renderAgentsText(report: AgentsReport, options: TableText & { fi
 }
 
 /** The service cannot list its agents: the note says where these came from, and what may be missing. */
-export function sourcesNote(report: AgentsReport): string {
+function sourcesNote(report: AgentsReport): string {
   const { sources } = report;
   const calls = `${sources.more_calls ? 'the latest ' : ''}${plural(sources.calls_read, 'call')}`;
   return (

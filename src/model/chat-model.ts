@@ -70,7 +70,7 @@ export function registerModelSecrets(settings: { url: string; apiKey?: string | 
 }
 
 /** How a message names a model's URL: its tokens as `(sensitive)`, short ones too (the last scrub skips those). */
-export function shownModelUrl(url: string): string {
+function shownModelUrl(url: string): string {
   return replaceUrlTokens(url, '(sensitive)');
 }
 
@@ -171,7 +171,7 @@ export class ChatModel {
   }
 }
 
-export interface CompleteOptions {
+interface CompleteOptions {
   /** Asks for a JSON object. */
   json?: boolean;
   tools?: ToolDefinition[];

@@ -81,7 +81,7 @@ function needsLineDiff(value: unknown): boolean {
  * their line diff, however much they differ; longer ones while their lines times the lines changed
  * stay within it. Past it the field reads as replaced whole (`replacedWhole`).
  */
-export const LINE_DIFF_WORK = 4_000_000;
+const LINE_DIFF_WORK = 4_000_000;
 
 /** The most lines added and removed a line diff of texts of `lines` lines in all looks for. */
 export function maxEditLines(lines: number): number {
@@ -117,12 +117,12 @@ function replacedWhole(before: { side: DiffSide; value: unknown }, after: { side
 }
 
 /** The line diff of two sides, or undefined when it would take more than `LINE_DIFF_WORK`. */
-function lineDiff(before: DiffSide, after: DiffSide, context = 2): DiffLine[] | undefined {
+function lineDiff(before: DiffSide, after: DiffSide): DiffLine[] | undefined {
   const lines = before.lines + after.lines;
   // Against a side of one line at most there is nothing to search (the other side's lines are
   // added around it, found in one pass): such a diff is never cut short.
   const maxEditLength = Math.min(before.lines, after.lines) <= 1 ? lines : maxEditLines(lines);
-  const patch = structuredPatch('before', 'after', before.text, after.text, undefined, undefined, { context, maxEditLength });
+  const patch = structuredPatch('before', 'after', before.text, after.text, undefined, undefined, { context: 2, maxEditLength });
   if (patch === undefined) return undefined;
   const diff: DiffLine[] = [];
   for (const hunk of patch.hunks) {

@@ -52,7 +52,7 @@ export interface CommentParts {
 }
 
 /** A note of the comment: its lines, and what it is about, named when it is left out. */
-export interface CommentNote {
+interface CommentNote {
   about: string;
   lines: string[];
 }

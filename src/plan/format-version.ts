@@ -27,7 +27,7 @@ export function isPlanFormatRead(version: unknown): boolean {
 }
 
 /** How every file savePlanFile writes begins: what tells a plan to overwrite from any other file. */
-export const SAVED_PLAN_START = '{\n  "kind": "voxform-plan",';
+const SAVED_PLAN_START = '{\n  "kind": "voxform-plan",';
 
 /**
  * Whether `file` begins as every saved plan does: false for anything but a regular file (a FIFO, or

@@ -41,7 +41,7 @@ export interface SavedPlan {
 }
 
 /** What a saved plan is checked against at apply: the state of things now. */
-export interface PlanFreshnessInputs {
+interface PlanFreshnessInputs {
   /** The live fingerprint of each resource now, by address. */
   fingerprints: ReadonlyMap<string, string>;
   desired: DesiredState;
@@ -57,7 +57,7 @@ export interface PlanFreshnessInputs {
 const DEFAULT_PLAN_COMMAND = 'voxform plan --out FILE';
 
 /** The secret values of the manifests, keyed (see `fingerprintKey`). */
-export function secretsDigest(desired: DesiredState, fingerprintKey: string): string {
+function secretsDigest(desired: DesiredState, fingerprintKey: string): string {
   return keyedHash(fingerprintKey, [desired.manifestHash, [...desired.secrets].sort()]);
 }
 
@@ -184,7 +184,7 @@ function isNewerFormat(found: unknown, known: string): boolean {
  * How a service is named to the user: `--local`, or its URL without credentials, query or fragment
  * (a saved plan's URL comes from a file, which may say anything).
  */
-export function describeService(serviceId: string): string {
+function describeService(serviceId: string): string {
   if (serviceId === 'local') return '--local (the embedded emulator)';
   try {
     const url = new URL(serviceId);

@@ -73,7 +73,7 @@ export async function plan(options: PlanOptions): Promise<Plan> {
   return (await planWorkspace({ ...options, backend }, stored)).plan;
 }
 
-export interface PlannedWorkspace {
+interface PlannedWorkspace {
   plan: Plan;
   live: LiveState;
   /** What the other workspaces of the service say of its campaigns and credentials: the plan was made against `view.workspace`. */

@@ -85,7 +85,7 @@ export async function readOtherEnvironments(backend: StateBackend, ownKey: strin
 }
 
 /** The keys of the workspaces of `serviceId` the state holds, other than `ownKey`, each with its environment. */
-export async function otherWorkspaceKeys(backend: StateBackend, ownKey: string, serviceId: string): Promise<Array<{ key: string; environment: string }>> {
+async function otherWorkspaceKeys(backend: StateBackend, ownKey: string, serviceId: string): Promise<Array<{ key: string; environment: string }>> {
   return (await backend.listWorkspaces()).flatMap(({ key }) => {
     const theirs = splitWorkspaceKey(key);
     return key !== ownKey && theirs?.serviceId === serviceId ? [{ key, environment: theirs.environment }] : [];
@@ -194,7 +194,7 @@ export async function readSharedView(backend: StateBackend, desired: DesiredStat
 }
 
 /** The environments the manifests put on the service, when the state holds a workspace of none of them, and that state. */
-export interface UnseenEnvironments {
+interface UnseenEnvironments {
   environments: string[];
   state: string;
 }
@@ -385,7 +385,7 @@ export function takeOverClause(addresses: readonly string[]): string {
  * to environments keeps the default workspace's claims until it is removed), and one the manifests
  * no longer define. Empty when every one is in use.
  */
-export function retireAdvice(conflicts: readonly SharedResourceConflict[], desired: Pick<DesiredState, 'environment' | 'environments'>, serviceId: string): string {
+function retireAdvice(conflicts: readonly SharedResourceConflict[], desired: Pick<DesiredState, 'environment' | 'environments'>, serviceId: string): string {
   const retired = [...new Set(conflicts.map((c) => c.environment))].filter((environment) =>
     environment === BASE_ENVIRONMENT_NAME ? desired.environment !== undefined : !desired.environments.includes(environment),
   );

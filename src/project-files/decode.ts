@@ -5,7 +5,7 @@
 import { isUtf8 } from 'node:buffer';
 import { textPosition } from '../util/text-position.js';
 
-export interface DecodedText {
+interface DecodedText {
   /** The text (a leading byte-order mark removed); lenient (U+FFFD) where the bytes are invalid. */
   text: string;
   /** Why the bytes are not a text voxform reads, at the first place that shows it; undefined when they are. */

@@ -21,10 +21,10 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 const GIT_TIMEOUT_MS = 5000;
 /** Most output read from one run: the status of a work tree with more changes than fit is cut here. */
-export const GIT_MAX_OUTPUT = 64 * 1024;
+const GIT_MAX_OUTPUT = 64 * 1024;
 
 /** The operator's environment variables passed to git: where git and its configuration are, and the language. */
-export const GIT_ENV_PASSED = ['PATH', 'HOME', 'XDG_CONFIG_HOME', 'LANG', 'LC_ALL', 'SYSTEMROOT', 'GIT_EXEC_PATH', 'GIT_CONFIG_NOSYSTEM', 'GIT_CONFIG_SYSTEM', 'GIT_CONFIG_GLOBAL'] as const;
+const GIT_ENV_PASSED = ['PATH', 'HOME', 'XDG_CONFIG_HOME', 'LANG', 'LC_ALL', 'SYSTEMROOT', 'GIT_EXEC_PATH', 'GIT_CONFIG_NOSYSTEM', 'GIT_CONFIG_SYSTEM', 'GIT_CONFIG_GLOBAL'] as const;
 
 /** The options every git run starts with. */
 export const GIT_HARDENING = [
@@ -49,7 +49,7 @@ export interface GitAnswer {
 }
 
 /** What git wrote, byte for byte, and whether there was more than the cap holds. */
-export interface GitBytes {
+interface GitBytes {
   bytes: Buffer;
   cut: boolean;
 }

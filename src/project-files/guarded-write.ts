@@ -13,7 +13,7 @@ import path from 'node:path';
 import { isInside, isSymbolicLink, keptFolderOf } from './guarded-read.js';
 
 /** Why a project file may not be written: `problem` completes "cannot write X: …"; `link` is the link that leads there, to remove. */
-export interface WriteRefusal {
+interface WriteRefusal {
   problem: string;
   link?: string | undefined;
 }

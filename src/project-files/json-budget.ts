@@ -13,7 +13,7 @@ export interface JsonBudget {
   maxDepth: number;
 }
 
-export type JsonOverrun = { limit: 'values'; max: number } | { limit: 'depth'; max: number };
+type JsonOverrun = { limit: 'values'; max: number } | { limit: 'depth'; max: number };
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

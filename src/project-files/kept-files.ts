@@ -21,7 +21,7 @@ import { jsonSyntaxError } from '../util/json-error-position.js';
 import { textPosition } from '../util/text-position.js';
 
 /** Why a kept file was not read: the guards refused it, its JSON passes its budget, or it is not JSON. */
-export type KeptFileRefusal = 'refused' | 'over_budget' | 'not_json';
+type KeptFileRefusal = 'refused' | 'over_budget' | 'not_json';
 
 /**
  * What was found where a kept file should be: nothing yet, its value, or why it is refused (`problem`
@@ -33,7 +33,7 @@ export type KeptFile<T> =
   | { found: true; ok: false; reason: KeptFileRefusal; problem: string; syntax?: KeptJsonSyntax };
 
 /** Where a kept file's text stops being JSON (1-based line and column) and what JSON `expected` there. */
-export interface KeptJsonSyntax {
+interface KeptJsonSyntax {
   line: number;
   col: number;
   expected: string;
@@ -83,9 +83,9 @@ export async function makeKeptFolder(folder: string): Promise<void> {
 }
 
 /** Writes a kept file atomically (writeFileAtomic), once checkKeptFolder allows its folder. */
-export async function writeKeptFile(file: string, data: FileData, mode?: number): Promise<void> {
+export async function writeKeptFile(file: string, data: FileData): Promise<void> {
   await checkKeptFolder(path.dirname(file));
-  await writeFileAtomic(file, data, mode);
+  await writeFileAtomic(file, data);
 }
 
 /**

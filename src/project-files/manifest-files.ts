@@ -33,7 +33,7 @@ export interface ManifestFile {
   fromFolder: boolean;
 }
 
-export interface FindManifestOptions {
+interface FindManifestOptions {
   /** The project root of every file (else found per file, see findProjectRoot). */
   projectRoot?: string | undefined;
   /** How the command is told which manifests to use, as the hints show it: `` `-f PATH` `` (the default), `` `voxform fmt PATH` ``. */

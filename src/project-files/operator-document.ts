@@ -13,19 +13,19 @@ import { parseJsonDocument, parseYamlDocument } from './document-text.js';
 import { readOperatorFile } from './guarded-read.js';
 
 /** Where and why a text is not a document: `problem` is a phrase ("expected a key in double quotes, found \"}\""). */
-export interface DocumentSyntaxError {
+interface DocumentSyntaxError {
   language: 'JSON' | 'YAML';
   location: SourceLocation;
   problem: string;
 }
 
-export type OperatorDocument =
+type OperatorDocument =
   | { ok: true; value: unknown }
   /** The file was not read: `message` completes "The file X …" ("does not exist"). */
   | { ok: false; unreadable: true; message: string }
   | ({ ok: false; unreadable: false } & DocumentSyntaxError);
 
-export interface OperatorDocumentOptions {
+interface OperatorDocumentOptions {
   /** The file as messages name it. */
   shown: string;
   maxBytes: number;

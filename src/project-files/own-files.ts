@@ -43,7 +43,7 @@ export interface OwnFiles {
  * Why voxform may not write `target` (a file or the folder it writes into), completing "Cannot write X: …";
  * undefined when it may. Links are followed: a link to the state is the state.
  */
-export async function ownFileProblem(target: string, own: OwnFiles): Promise<string | undefined> {
+async function ownFileProblem(target: string, own: OwnFiles): Promise<string | undefined> {
   const written = path.resolve(own.cwd, target);
   const real = await realPathOfMaybeMissing(written);
   const ownFolder = `${OWN_FOLDER}, voxform's own folder (the state, its lock and history, test runs, the local emulator's account, caches)`;

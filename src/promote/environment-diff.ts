@@ -18,9 +18,9 @@ import { markdownCode, markdownFence, markdownText } from '../util/markdown-esca
 import { controlsAsQuestionMarks, printable, toJsonText } from '../util/printable.js';
 import { plural } from '../util/plural.js';
 
-export const ENVIRONMENT_DIFF_FORMAT_VERSION = '1';
+const ENVIRONMENT_DIFF_FORMAT_VERSION = '1';
 
-export interface FieldDifference {
+interface FieldDifference {
   path: string;
   /** The overlays set the field differently: the difference is meant. */
   expected: boolean;
@@ -32,13 +32,13 @@ export interface FieldDifference {
   b: unknown;
 }
 
-export interface AgentDifference {
+interface AgentDifference {
   name: string;
   ids: { a: string; b: string };
   differences: FieldDifference[];
 }
 
-export interface EnvironmentDiff {
+interface EnvironmentDiff {
   environments: { a: string; b: string };
   agents: AgentDifference[];
 }

@@ -18,7 +18,7 @@ import { hashValue } from '../util/hash.js';
 import { byCodeUnits } from '../util/compare.js';
 import { mapBounded } from '../util/semaphore.js';
 
-export type TestedAgents = TestRunRecord['agents'];
+type TestedAgents = TestRunRecord['agents'];
 
 /** Each named agent's live configuration hash (secrets and `${env:…}` places masked, as the ledger hashes them). */
 export async function liveConfigurationHashes(desired: DesiredState, client: Pick<ApiClient, 'getAgent'>, names: readonly string[], parallelism: number): Promise<TestedAgents> {

@@ -19,7 +19,7 @@ import { formatAge } from '../util/duration.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import { formatCount, plural, someOf, wordList } from '../util/plural.js';
 
-export type GateName = 'tests' | 'min_calls' | 'no_regression' | 'soak';
+type GateName = 'tests' | 'min_calls' | 'no_regression' | 'soak';
 
 export interface GateResult {
   gate: GateName;
@@ -33,7 +33,7 @@ export interface GateResult {
 }
 
 /** The commands a gate's fix names, as the user would paste them (with their -f, --local, …). */
-export interface GateCommands {
+interface GateCommands {
   /** `voxform test --against live --env SOURCE`: a run of the suite recorded as evidence. */
   test: string;
   /** `voxform report --since-deploy --env SOURCE`: the versions the no_regression gate compared. */

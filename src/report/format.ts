@@ -36,7 +36,7 @@ export function creditsText(value: number | null): string {
 }
 
 /** The change against the version before, as a short phrase; `unit` formats the difference. */
-export function differenceText(difference: Difference, unit: (value: number) => string): string {
+function differenceText(difference: Difference, unit: (value: number) => string): string {
   switch (difference.verdict) {
     case 'not enough calls':
       return 'not enough calls yet';
@@ -103,7 +103,7 @@ function versionLabel(version: VersionReport): string {
 }
 
 /** `rollback to 3f9a2c1 (record …)`: the configuration a rollback restored, by its commit when known. */
-export function rollbackText(restored: NonNullable<DeployMarker['rollback_of']>): string {
+function rollbackText(restored: NonNullable<DeployMarker['rollback_of']>): string {
   return restored.commit ? `rollback to ${shortCommit(restored.commit, restored.uncommitted)} (record ${restored.record})` : `rollback to record ${restored.record}`;
 }
 

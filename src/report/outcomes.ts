@@ -6,7 +6,7 @@ import type { GlobalCallHistoryRecord } from '../schema/types.gen.js';
 import { isPlainObject } from '../util/json-object.js';
 
 /** The outcome groups the charts draw (each call status falls in one). */
-export const OUTCOME_GROUPS = ['completed', 'voicemail', 'timeout', 'error', 'other'] as const;
+const OUTCOME_GROUPS = ['completed', 'voicemail', 'timeout', 'error', 'other'] as const;
 export type OutcomeGroup = (typeof OUTCOME_GROUPS)[number];
 
 const GROUP_OF_STATUS: Record<string, OutcomeGroup> = {

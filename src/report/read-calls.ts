@@ -8,7 +8,7 @@ import type { GlobalCallHistoryRecord } from '../schema/types.gen.js';
 /** Slices walked at once. */
 export const SLICES = 4;
 
-export interface CallWindow {
+interface CallWindow {
   /** Unix seconds. */
   since?: number | undefined;
   until?: number | undefined;

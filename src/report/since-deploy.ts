@@ -37,7 +37,7 @@ export interface SinceDeployWindow {
 type PassedOver = ReadonlyMap<string, ReadonlySet<string>>;
 
 /** What the history deploys up to the window's end, and what the window keeps besides the versions compared. */
-export interface WindowOptions {
+interface WindowOptions {
   /** `deployedUntil(history, until)`, when already built: the same for every window of a report. */
   deployed?: ReadonlyMap<string, readonly ConfigVersion[]> | undefined;
   /**

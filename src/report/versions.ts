@@ -135,12 +135,7 @@ function restoredSource(rollback: LedgerRecord, byId: ReadonlyMap<string, Ledger
   return { commit: record.source.commit, uncommitted: record.source.uncommitted };
 }
 
-/** Top-level keys whose values differ between two configs (a key absent is null), sorted. */
-export function changedTopLevelFields(before: Record<string, unknown>, after: Record<string, unknown>): string[] {
-  return changedFieldKeys(configFieldKeys(before), configFieldKeys(after));
-}
-
-/** The same, of two configs' `configFieldKeys`. */
+/** Top-level keys whose values differ between two configs' `configFieldKeys` (a key absent is null), sorted. */
 function changedFieldKeys(before: Record<string, string>, after: Record<string, string>): string[] {
   // A field absent counts as null, as in the config.
   const absent = configFieldKeys({ field: null }).field;

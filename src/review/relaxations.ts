@@ -22,7 +22,7 @@ export interface ManifestDocuments {
   documents: Array<Record<string, unknown>>;
 }
 
-export interface ReviewInput {
+interface ReviewInput {
   /** The manifests at the base revision: what the same `-f` paths find there (renamed, moved or deleted files included). */
   base: readonly ManifestDocuments[];
   /** The manifests of the pull request. */
@@ -31,7 +31,7 @@ export interface ReviewInput {
   defaultLevels: ReadonlyMap<string, PolicyLevel>;
 }
 
-export type RelaxationDetector = (input: ReviewInput) => Relaxation[];
+type RelaxationDetector = (input: ReviewInput) => Relaxation[];
 
 const NOWHERE: SourceLocation = { file: '', line: 0, col: 0 };
 
@@ -55,7 +55,7 @@ function levelsOf(section: PolicySection, defaults: ReadonlyMap<string, PolicyLe
 }
 
 /** A rule whose level the pull request lowers (mandatory → advisory, anything → off), or a team rule it removes. */
-export const levelsLowered: RelaxationDetector = ({ base, head, defaultLevels }) => {
+const levelsLowered: RelaxationDetector = ({ base, head, defaultLevels }) => {
   const before = levelsOf(policyOf(base), defaultLevels);
   const after = levelsOf(policyOf(head), defaultLevels);
   const out: Relaxation[] = [];
@@ -71,7 +71,7 @@ export const levelsLowered: RelaxationDetector = ({ base, head, defaultLevels })
 };
 
 /** A waiver the pull request adds, or one whose expiry it moves later. */
-export const waiversAdded: RelaxationDetector = ({ base, head }) => {
+const waiversAdded: RelaxationDetector = ({ base, head }) => {
   const before = new Map(policyOf(base).waivers.map((w) => [`${w.rule}\0${w.resource}`, w]));
   const out: Relaxation[] = [];
   for (const waiver of policyOf(head).waivers) {
@@ -91,7 +91,7 @@ export const waiversAdded: RelaxationDetector = ({ base, head }) => {
  * names nothing, disables a rule as surely as removing it, and which way a changed pattern goes
  * is the reviewer's call). A limit lowered or a check added is left alone: it checks more.
  */
-export const teamRulesLoosened: RelaxationDetector = ({ base, head }) => {
+const teamRulesLoosened: RelaxationDetector = ({ base, head }) => {
   const after = new Map(policyOf(head).custom.map((rule) => [rule.id, rule]));
   const out: Relaxation[] = [];
   for (const was of policyOf(base).custom) {
@@ -118,7 +118,7 @@ function loosened(field: (typeof RULE_CHECKS)[number], was: unknown, now: unknow
 }
 
 /** A promotion gate the pull request weakens or removes (src/promote/relaxations.ts). */
-export const gatesWeakened: RelaxationDetector = ({ base, head }) => {
+const gatesWeakened: RelaxationDetector = ({ base, head }) => {
   const promotionsOf = (files: readonly ManifestDocuments[]) => promotionsOfDocuments(files.flatMap((file) => file.documents));
   return gateRelaxations(promotionsOf(base), promotionsOf(head));
 };

@@ -47,7 +47,7 @@ export function pointerToPath(pointer: string): PathSegment[] {
  * Turns Ajv's errors into issues: unknown/missing properties point at the property itself, and the
  * noise of `anyOf` branches is dropped when a more specific error explains the same place.
  */
-export function normalizeErrors(errors: readonly ErrorObject[]): SchemaIssue[] {
+function normalizeErrors(errors: readonly ErrorObject[]): SchemaIssue[] {
   const issues: SchemaIssue[] = [];
   const seen = new Set<string>();
   for (const error of pruneAnyOfBranches(errors)) {

@@ -3,7 +3,7 @@ import { issuesAgainst, type SchemaIssue } from './issues.js';
 import { validateAgainstManifestDef } from './validate-manifest.js';
 
 /** Names of the service schema's definitions (`UpdateAgentRequest`, `AgentConfigRead`, …) and `Manifest`. */
-export type SchemaName = string;
+type SchemaName = string;
 
 /** Validates `value` against a definition of the service schema, or against `Manifest`. */
 export function validateAgainst(name: SchemaName, value: unknown): SchemaIssue[] {

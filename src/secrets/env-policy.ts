@@ -17,7 +17,7 @@ const RESERVED_PREFIX = 'VOXFORM_';
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** `allowed`, or why not: `reserved` (a `VOXFORM_*` variable) or `not_allowed` (outside `VOXFORM_ENV_ALLOW`). */
-export type EnvVerdict = 'allowed' | 'reserved' | 'not_allowed';
+type EnvVerdict = 'allowed' | 'reserved' | 'not_allowed';
 
 export interface EnvPolicy {
   check(name: string): EnvVerdict;

@@ -74,7 +74,7 @@ export function isSecretKeyName(key: string): boolean {
 
 /** Where the entries of each kind of resource (other than agents) sit in a manifest. */
 const ENTRY_PREFIXES = { phone: 'phones.*.', credential: 'credentials[].', campaign: 'campaigns.*.', knowledge: 'knowledge.*.' } as const;
-export type EntryKind = keyof typeof ENTRY_PREFIXES;
+type EntryKind = keyof typeof ENTRY_PREFIXES;
 
 const entryFields = new Map<EntryKind, readonly string[]>();
 /** The schema's secret fields of an entry of `kind`, dotted from the entry (`import.api_key` of a phone). */

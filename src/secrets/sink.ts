@@ -27,7 +27,7 @@ function isCallableUrl(text: string): boolean {
   return URL.canParse(text) && CALLABLE_SCHEMES.has(new URL(text).protocol);
 }
 
-export interface SinkedConfig<T> {
+interface SinkedConfig<T> {
   config: T;
   /** The dotted places whose URL was replaced by `SINK_URL` (`session_data_webhook.url`, `tools.0.webhook`). */
   replaced: string[];

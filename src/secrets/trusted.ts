@@ -29,7 +29,7 @@ type Env = Readonly<Record<string, string | undefined>>;
  * What a deploy record of the ledger tells of secrets: each agent version's id and its places filled
  * from `${env:…}` (the ledger's records have this shape; a committed one is read defensively).
  */
-export interface LedgerSecrets {
+interface LedgerSecrets {
   readonly agents?: Readonly<Record<string, { readonly id?: unknown; readonly name?: unknown; readonly config?: unknown; readonly maskedPaths?: unknown } | undefined>>;
 }
 
@@ -244,7 +244,7 @@ export function referencedValues(written: string, live: string): string[] | unde
 }
 
 /** A stretch of text that holds a variable's value: `text.slice(start, end)` is the value of `name`. */
-export interface HeldVariable {
+interface HeldVariable {
   readonly start: number;
   readonly end: number;
   readonly name: string;

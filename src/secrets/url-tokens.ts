@@ -21,14 +21,14 @@ const URL_PARTS = /^(\s*[a-z][a-z0-9+.-]*:\/\/?)(?:([^/?#]*)@)?([^?#]*)(?:\?([^#
 const SCHEME = /^\s*[a-z][a-z0-9+.-]{0,31}:\//i;
 
 /** A query parameter as written (`token=abc`, `flag`, `x=`), `value` undefined when it has none. */
-export interface QueryParam {
+interface QueryParam {
   written: string;
   name: string;
   value: string | undefined;
 }
 
 /** An absolute URL that holds tokens, in its parts as written (values stay percent-encoded). */
-export interface TokenUrl {
+interface TokenUrl {
   /** `https://` */
   scheme: string;
   /** The text before `@`, when there is one. */

@@ -87,10 +87,10 @@ export interface AcquireOptions {
 
 export const DEFAULT_RECHECK_COMMAND = 'voxform plan';
 
-export const DEFAULT_WAIT_ADVICE = 'Wait for it to finish (or pass --lock-timeout SECONDS to wait).';
+const DEFAULT_WAIT_ADVICE = 'Wait for it to finish (or pass --lock-timeout SECONDS to wait).';
 
 /** A refusal's advice on waiting: how long this run waited, or how to wait. */
-export function waitAdviceOf(options: Pick<AcquireOptions, 'timeoutSeconds' | 'waitAdvice'>): string {
+function waitAdviceOf(options: Pick<AcquireOptions, 'timeoutSeconds' | 'waitAdvice'>): string {
   if (options.timeoutSeconds > 0) return `This run waited ${options.timeoutSeconds} s for it to finish (--lock-timeout ${options.timeoutSeconds}); wait again, or longer with a larger --lock-timeout.`;
   return options.waitAdvice ?? DEFAULT_WAIT_ADVICE;
 }
@@ -101,7 +101,7 @@ export function waitingNotice(where: string, who: string, options: Pick<AcquireO
 }
 
 /** The unlock command a refusal names, as an operator types it. */
-export function unlockCommand(lockId: string, options: Pick<AcquireOptions, 'unlockOptions'>): string {
+function unlockCommand(lockId: string, options: Pick<AcquireOptions, 'unlockOptions'>): string {
   const fillIn = options.unlockOptions !== undefined && hasPasswordPlaceholder(options.unlockOptions) ? ` (with the database password in place of ${PASSWORD_PLACEHOLDER})` : '';
   return `\`voxform state unlock --force ${lockId}${options.unlockOptions ? ` ${options.unlockOptions}` : ''}\`${fillIn}`;
 }

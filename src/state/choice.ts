@@ -8,7 +8,7 @@ import { VoxformError } from '../errors.js';
 export const DEFAULT_STATE_FILE = '.voxform/state.json';
 
 /** Where the operator chose the state: what messages about the choice name. */
-export type StateSource = '--state' | 'VOXFORM_STATE';
+type StateSource = '--state' | 'VOXFORM_STATE';
 
 /** What names the choice: the --state flag and the environment. */
 type ChoiceOptions = { state?: string | undefined; env: Readonly<Record<string, string | undefined>> };

@@ -86,11 +86,6 @@ async function takeLock(stateFile: string, lockDir: string, options: AcquireOpti
   }
 }
 
-/** Who holds the lock of `stateFile` now, if anyone voxform can name (for `status` displays and error messages). */
-export async function readStateLock(stateFile: string): Promise<LockOwner | undefined> {
-  return (await readStateLockWithId(stateFile))?.owner;
-}
-
 /** A lock as `status` and `state list` show it: held, by an owner, or by a run voxform cannot name (`unreadable` says why). */
 export interface HeldStateLock {
   owner: LockOwner | undefined;

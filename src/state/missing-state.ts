@@ -51,7 +51,7 @@ export async function readCheckedWorkspace(backend: StateBackend, key: string): 
  * The sentence every command opens its warning with: what is missing and the likely cause.
  * `code`: how a place, name or time from the state and its ledger is written (a code span in Markdown).
  */
-export function missingStateLead(missing: MissingState, workspace: string, code: (text: string) => string = (text) => text): string {
+function missingStateLead(missing: MissingState, workspace: string, code: (text: string) => string = (text) => text): string {
   return (
     `the state (${code(missing.state)}) holds nothing of workspace ${code(workspace)}, though its history records applies of it (the last ${code(missing.lastApply.id)}, at ${code(missing.lastApply.at)}): ` +
     'the state was deleted, reset or is not the one those applies wrote, or the workspace was removed with `voxform state rm`.'

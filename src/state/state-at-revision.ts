@@ -20,7 +20,7 @@ import type { StateFile } from './types.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-export interface StateAtRevision {
+interface StateAtRevision {
   state: StateFile;
   /** The ledger beside the state file, at the revision. */
   history: FileHistoryStore;

@@ -12,7 +12,7 @@ import type { VersionAndFormats } from './versions.js';
 export const STATUS_FORMAT_VERSION = 2;
 
 /** Where the service choice came from, in the order the choice is made (README.md, "Connection"). */
-export type ServiceSource = '--local' | '--base-url' | 'VOXFORM_BASE_URL' | '--region' | 'VOXFORM_REGION' | 'manifest base_url' | 'manifest region' | 'default';
+type ServiceSource = '--local' | '--base-url' | 'VOXFORM_BASE_URL' | '--region' | 'VOXFORM_REGION' | 'manifest base_url' | 'manifest region' | 'default';
 
 /**
  * - `private`: accepted for management (plan, apply, export).

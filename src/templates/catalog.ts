@@ -44,7 +44,7 @@ export interface Template {
 }
 
 /** Whether a `--template` value names a folder rather than a template of the catalog. */
-export function isTemplatePath(name: string): boolean {
+function isTemplatePath(name: string): boolean {
   return name.includes('/') || name.includes('\\') || name.startsWith('.');
 }
 

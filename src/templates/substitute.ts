@@ -7,7 +7,7 @@ export type TemplateVars = Readonly<Record<string, string | number | boolean>>;
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 
-export interface UnknownVariable {
+interface UnknownVariable {
   name: string;
   /** Offset of the placeholder in the text. */
   offset: number;

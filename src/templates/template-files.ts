@@ -26,7 +26,7 @@ export const TEMPLATE_KEYS = {
 } as const;
 
 /** How a file is read: the guarded read itself, or a cache of it (the manifest loader's FileCache). */
-export type GuardedRead = (file: string, policy: ReadPolicy) => Promise<ReadOutcome>;
+type GuardedRead = (file: string, policy: ReadPolicy) => Promise<ReadOutcome>;
 
 /** A template file read: its text, or why it could not be read (`message` completes "<file> …"). */
 export type TemplateFileOutcome =
@@ -68,6 +68,6 @@ export async function readTemplateFile(folder: string, root: string, read: Guard
 }
 
 /** Reads a file the template in `folder` includes, written relative to the folder. */
-export function readTemplateInclude(folder: string, root: string, relative: string, read: GuardedRead = readGuarded): Promise<TemplateFileOutcome> {
-  return readText(path.resolve(folder, relative), templateIncludePolicy(root), read);
+export function readTemplateInclude(folder: string, root: string, relative: string): Promise<TemplateFileOutcome> {
+  return readText(path.resolve(folder, relative), templateIncludePolicy(root), readGuarded);
 }

@@ -36,7 +36,7 @@ export interface TemplateProblem {
   places: TemplatePlace[];
 }
 
-export interface TemplateShape {
+interface TemplateShape {
   problems: TemplateProblem[];
   description: string;
   /** In declaration order. */

@@ -45,7 +45,7 @@ function trackExit(): void {
  * Removes every temporary file not yet in place, then takes back every write set not finished;
  * synchronous, as the last thing a process does.
  */
-export function removeUnfinishedTemps(): void {
+function removeUnfinishedTemps(): void {
   for (const temp of unfinishedTemps) removeQuietly(() => unlinkSync(temp));
   unfinishedTemps.clear();
   for (const set of unfinishedSets) set.takeBack();
@@ -107,7 +107,7 @@ export class WriteSet {
 }
 
 /** Renames a temporary file of writeTempBeside over its target. */
-export async function placeTemp(temp: string, target: string): Promise<void> {
+async function placeTemp(temp: string, target: string): Promise<void> {
   await rename(temp, target);
   unfinishedTemps.delete(temp);
 }

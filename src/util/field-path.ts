@@ -134,7 +134,7 @@ export function dottedLeaves(value: unknown, prefix: string, out = new Map<strin
 }
 
 /** A pattern segment: a literal, any array index (`[]`), or any property name (`*`). */
-export type PatternSegment = { kind: 'literal'; text: string } | { kind: 'index' } | { kind: 'key' };
+type PatternSegment = { kind: 'literal'; text: string } | { kind: 'index' } | { kind: 'key' };
 
 const ANY_INDEX: PatternSegment = { kind: 'index' };
 const ANY_KEY: PatternSegment = { kind: 'key' };

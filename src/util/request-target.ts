@@ -5,7 +5,7 @@
  * (Node's parser refuses a malformed request line first).
  */
 /** `path` and `search` as written (still percent-encoded), `decodedPath` the path decoded. */
-export type RequestTarget = { ok: true; path: string; decodedPath: string; search: string } | { ok: false; message: string };
+type RequestTarget = { ok: true; path: string; decodedPath: string; search: string } | { ok: false; message: string };
 
 const BASE = 'http://local.invalid';
 

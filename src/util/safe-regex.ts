@@ -12,11 +12,11 @@ import vm from 'node:vm';
  * Longest text a regex is run on unless its caller gives another limit; a longer reply is matched on
  * its first part (said in the detail).
  */
-export const REGEX_SUBJECT_LIMIT = 20_000;
+const REGEX_SUBJECT_LIMIT = 20_000;
 /** Time budget of one match. */
 export const REGEX_TIME_BUDGET_MS = 250;
 /** Time budget of every match of one run together (`voxform test`): twenty stopped matches. */
-export const REGEX_RUN_BUDGET_MS = 5_000;
+const REGEX_RUN_BUDGET_MS = 5_000;
 
 const context = vm.createContext(Object.create(null) as object);
 const script = new vm.Script('pattern.lastIndex = 0; pattern.test(subject)');
@@ -32,7 +32,7 @@ export type RegexRefusal = { timedOut: true; why: 'this-match'; limitMs: number 
 /** Runs one match with a limit of time and of text: `matchWithBudget`, or a stand-in in tests. */
 export type LimitedMatch = (pattern: RegExp, subject: string, limitMs: number, subjectLimit?: number) => RegexOutcome;
 
-export interface RegexTimeBudgetOptions {
+interface RegexTimeBudgetOptions {
   /** The time every match of the run may take together (ms). */
   totalMs?: number;
   /** Milliseconds from any fixed point: the wall clock, or a test's own clock (time budgets are never tested against the wall clock). */

@@ -109,7 +109,7 @@ interface Waiter {
 }
 
 /** A wait for a slot (`Semaphore.whenFree`). */
-export interface QueuePlace {
+interface QueuePlace {
   /** Gives up the place: true if it was still waiting (its callback will not be called), false if the slot was already given. */
   withdraw(): boolean;
 }

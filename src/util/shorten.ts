@@ -7,7 +7,7 @@
 import { displayWidth, graphemes, graphemeWidth } from './display-width.js';
 
 /** What `max` counts: UTF-16 units, or the cells a terminal gives the text. */
-export type Measure = 'units' | 'cells';
+type Measure = 'units' | 'cells';
 
 /** `text`, or its longest start that fits `max` (units or cells) with the "…" after it. */
 export function shorten(text: string, max: number, measure: Measure = 'units'): string {

@@ -6,7 +6,7 @@
  * arguments anywhere. The format is shared by the test runner (which writes it) and the emulator
  * (which reads it).
  */
-export const TOOL_MOCK_HOST = 'mock.voxform.invalid';
+const TOOL_MOCK_HOST = 'mock.voxform.invalid';
 
 /** The webhook URL that answers `returns` (any JSON value; a string is answered as it is). */
 export function toolMockUrl(returns: unknown): string {

@@ -14,7 +14,7 @@ export function flattenMetadata(metadata: Readonly<Record<string, unknown>>): Re
   return out;
 }
 
-export interface PrefetchSession {
+interface PrefetchSession {
   session_id: string;
   agent_id: string;
   /** The caller's number; empty or absent for a chat. */

@@ -4,7 +4,7 @@
  */
 import type { EndedCallRecord } from './payload.js';
 
-export interface SampleCallOptions {
+interface SampleCallOptions {
   agentId?: string | undefined;
   /** The config the agent runs with (the manifest's), or a one-line sample prompt. */
   agentConfig?: Record<string, unknown> | undefined;

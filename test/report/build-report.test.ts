@@ -8,7 +8,7 @@ import { buildCallReport } from '../../src/report/build-report.js';
 import { deployedUntil, sinceDeployReport, sinceDeployWindow } from '../../src/report/since-deploy.js';
 import { diffLinkFromEnv } from '../../src/report/diff-links.js';
 import { functionCallFailed, isTransferCall } from '../../src/report/outcomes.js';
-import { VersionResolver, changedTopLevelFields, deployedVersions, extraPromptCut } from '../../src/report/versions.js';
+import { VersionResolver, deployedVersions, extraPromptCut } from '../../src/report/versions.js';
 import { renderReportHtml } from '../../src/report/render-html.js';
 import { renderReportMarkdown } from '../../src/report/render-markdown.js';
 import { repoRoot } from '../helpers/cli.js';
@@ -112,8 +112,15 @@ describe('VersionResolver', () => {
     const versions = deployedVersions([deploy1, other, deploy2]).get(AGENT) ?? [];
     expect(versions.map((version) => version.key)).toEqual([deploy1.id, deploy2.id]);
     expect(versions[1]?.deployed?.changedFields).toEqual(['prompt']);
-    expect(changedTopLevelFields({ a: 1, b: [1] }, { b: [2], c: null })).toEqual(['a', 'b']);
-    expect(changedTopLevelFields({ voice: { id: 'v', speed: 1 } }, { voice: { speed: 1, id: 'v' } })).toEqual([]);
+    // A field absent on one side counts as null; a field whose keys only moved has not changed.
+    const changedFields = (before: Record<string, unknown>, after: Record<string, unknown>) =>
+      deployedVersions([
+        historyRecord('2026-03-03T00:00:00.000Z', { [AGENT]: { name: 'front-desk', config: before } }),
+        historyRecord('2026-03-04T00:00:00.000Z', { [AGENT]: { name: 'front-desk', config: after } }),
+      ]).get(AGENT)?.[1]?.deployed?.changedFields;
+    expect(changedFields({ prompt: 'a', first_message: 'Hi' }, { prompt: 'b', language: null })).toEqual(['first_message', 'prompt']);
+    const tool = { name: 'lookup', description: 'find a booking' };
+    expect(changedFields({ prompt: 'a', tools: [tool] }, { prompt: 'b', tools: [{ description: tool.description, name: tool.name }] })).toEqual(['prompt']);
   });
 });
 

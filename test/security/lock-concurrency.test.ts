@@ -38,7 +38,7 @@ vi.mock('node:fs/promises', async (importOriginal) => {
   };
 });
 
-const { acquireStateLock, readStateLock } = await import('../../src/state/lock.js');
+const { acquireStateLock, readStateLockWithId } = await import('../../src/state/lock.js');
 
 /** A pid above Linux's largest (2²²): no process can have it. */
 const DEAD_PID = 2 ** 22 + 12345;
@@ -80,7 +80,7 @@ describe('two acquisitions started together', () => {
       outcomes.push(`${pair} (${leftover}): ${winners.length} won, refused: ${refusals.map((r) => (r.reason as { code?: string }).code).join(',')}`);
       if (winners.length === 1) {
         const winner = (winners[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof acquireStateLock>>>).value;
-        expect(await readStateLock(stateFile)).toMatchObject({ pid: process.pid, command: winner.owner.command });
+        expect((await readStateLockWithId(stateFile))?.owner).toMatchObject({ pid: process.pid, command: winner.owner.command });
       }
       for (const won of winners) await (won as PromiseFulfilledResult<{ release(): Promise<void> }>).value.release();
     }
@@ -154,7 +154,7 @@ describe('two processes started together', () => {
       expect({ leftover, results: [...results].sort() }).toEqual({ leftover, results: ['state_locked', 'won'] });
       for (const c of contenders) c.child.stdin.write('release\n');
       expect(await Promise.all(contenders.map((c) => c.next()))).toEqual(['released', 'released']);
-      expect(await readStateLock(stateFile)).toBeUndefined();
+      expect((await readStateLockWithId(stateFile))?.owner).toBeUndefined();
     }
   });
 });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { describeForcedOpen, describeHolder } from '../../src/state/backend.js';
 import { FileStateBackend } from '../../src/state/file-backend.js';
-import { acquireStateLock, forceUnlockState, readLastForcedOpen, readStateLock } from '../../src/state/lock.js';
+import { acquireStateLock, forceUnlockState, readLastForcedOpen, readStateLockWithId } from '../../src/state/lock.js';
 
 /** A pid above Linux's largest (2²²): no process can have it. */
 const DEAD_PID = 2 ** 22 + 12345;
@@ -68,9 +68,9 @@ describe('state lock', () => {
       message: expect.stringMatching(new RegExp(`locked by .*@${hostname()} \\(pid ${process.pid}, "voxform apply", since `)),
       hint: expect.stringContaining('--lock-timeout'),
     });
-    expect(await readStateLock(file)).toMatchObject({ pid: process.pid, command: 'voxform apply' });
+    expect((await readStateLockWithId(file))?.owner).toMatchObject({ pid: process.pid, command: 'voxform apply' });
     await first.release();
-    expect(await readStateLock(file)).toBeUndefined();
+    expect((await readStateLockWithId(file))?.owner).toBeUndefined();
     const second = await acquireStateLock(file, { command: 'voxform apply', timeoutSeconds: 0, warn });
     await second.release();
   });
@@ -119,7 +119,7 @@ describe('state lock', () => {
     const warnings: string[] = [];
     const lock = await acquireStateLock(file, { command: 'c', timeoutSeconds: 0, warn: (m) => warnings.push(m) });
     expect(warnings).toEqual([`Taking over the state lock left by x@${hostname()} (pid ${DEAD_PID}, "voxform apply", since then, lock 0123456789abcdef), which no longer runs.`]);
-    expect(await readStateLock(file)).toMatchObject({ pid: process.pid, command: 'c' });
+    expect((await readStateLockWithId(file))?.owner).toMatchObject({ pid: process.pid, command: 'c' });
     await lock.release();
   });
 
@@ -129,7 +129,7 @@ describe('state lock', () => {
     const warnings: string[] = [];
     const lock = await acquireStateLock(file, { command: 'd', timeoutSeconds: 0, warn: (m) => warnings.push(m) });
     expect(warnings).toHaveLength(1);
-    expect(await readStateLock(file)).toMatchObject({ pid: process.pid, command: 'd' });
+    expect((await readStateLockWithId(file))?.owner).toMatchObject({ pid: process.pid, command: 'd' });
     await lock.release();
   });
 
@@ -161,7 +161,7 @@ describe('state lock', () => {
     await rm(`${file}.lock`, { recursive: true });
     const second = await acquireStateLock(file, { command: 'b', timeoutSeconds: 0, warn });
     await first.release();
-    expect(await readStateLock(file)).toMatchObject({ command: 'b' });
+    expect((await readStateLockWithId(file))?.owner).toMatchObject({ command: 'b' });
     await second.release();
   });
 });

@@ -12,7 +12,7 @@ import { withTakeOverCommands } from '../take-over.js';
 import { warnPromotedEnvironment } from '../promotion-notice.js';
 import { connectProject, deploySourceOf, planInputs, type ProjectOptions } from '../project.js';
 
-export interface ApplyCommandOptions extends ProjectOptions {
+interface ApplyCommandOptions extends ProjectOptions {
   /** `[PLAN]`: a plan file saved by `voxform plan --out`. */
   args?: string[];
   autoApprove?: boolean;

@@ -10,7 +10,7 @@ import { errorText } from '../error-text.js';
 import { manifestProject } from '../load-manifests.js';
 import { operatorTrustedSecrets } from '../project.js';
 
-export interface ChatOptions extends ConnectionOptions {
+interface ChatOptions extends ConnectionOptions {
   file?: string[];
   env?: string;
   agent: string;

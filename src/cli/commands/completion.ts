@@ -10,7 +10,7 @@ import { BUILT_IN_PROFILES } from '../../emulator/traffic/index.js';
 import { CALL_STATUSES } from './logs.js';
 import { templateNames } from '../../templates/catalog.js';
 
-export interface CompletionOptions {
+interface CompletionOptions {
   file?: string[];
   /** The shell (commander checks it is bash, zsh or fish). */
   args: string[];
@@ -118,7 +118,7 @@ function argumentsAfterWord(path: string, names: ManifestNames): PositionalAfter
 }
 
 /** Every command of the program as completion data, with `--help` (commander keeps it apart from the options). */
-export function completionTree(program: Command, names: ManifestNames): CompletionCommand[] {
+function completionTree(program: Command, names: ManifestNames): CompletionCommand[] {
   const help: CompletionOption = { flags: ['-h', '--help'], value: undefined };
   const commands: CompletionCommand[] = [];
   const visit = (command: Command, path: string) => {

@@ -15,7 +15,7 @@ import type { CommandContext } from '../context.js';
 import { readCommandProject } from '../load-manifests.js';
 import { connectService, loadDesiredState, notePerFolderState, openOperatorBackend, type ProjectOptions } from '../project.js';
 
-export interface DiffOptions extends Omit<ProjectOptions, 'env'> {
+interface DiffOptions extends Omit<ProjectOptions, 'env'> {
   /** `--env`, twice. */
   env?: string[];
   format?: 'text' | 'json' | 'markdown';

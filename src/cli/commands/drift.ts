@@ -33,9 +33,9 @@ import { sleepUnlessAborted } from '../../util/sleep.js';
 import { someOf } from '../../util/plural.js';
 import { errorMessage } from '../../secrets/error-message.js';
 
-export type DriftFormat = 'text' | 'json' | 'markdown';
+type DriftFormat = 'text' | 'json' | 'markdown';
 
-export interface DriftCommandOptions extends ProjectOptions {
+interface DriftCommandOptions extends ProjectOptions {
   format?: DriftFormat;
   notify?: string;
   notifyFormat?: NotifyFormat;
@@ -222,7 +222,7 @@ function driftKey(report: DriftReport): string {
 }
 
 /** The time a watch waits or retries in: the real clock's, or a test's. */
-export interface WatchClock {
+interface WatchClock {
   sleep: Sleep;
   random: () => number;
 }

@@ -18,7 +18,7 @@ import { displayWidth, padToWidth } from '../../util/display-width.js';
 import { HostClient } from '../../util/host-client.js';
 import { formatSize } from '../../util/size.js';
 
-export interface TrafficCommandOptions extends TrafficFlags {
+interface TrafficCommandOptions extends TrafficFlags {
   local?: boolean;
   url?: string;
   until?: string;

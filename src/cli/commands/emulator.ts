@@ -13,7 +13,7 @@ import { shellWord } from '../../util/shell-word.js';
 import { registerModelSecrets } from '../../model/chat-model.js';
 import { LISTEN_PORT, wholeNumber } from '../whole-number.js';
 
-export interface EmulatorCommandOptions {
+interface EmulatorCommandOptions {
   port?: string | number;
   host?: string;
   data?: string;

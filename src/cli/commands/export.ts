@@ -23,7 +23,7 @@ import { plural, pluralNoun } from '../../util/plural.js';
 import { MIN_SEARCHABLE_SECRET } from '../../secrets/redact.js';
 import { shellWord } from '../../util/shell-word.js';
 
-export interface ExportOptions extends ConnectionOptions {
+interface ExportOptions extends ConnectionOptions {
   agent?: string[];
   fromPhones?: boolean;
   out?: string;

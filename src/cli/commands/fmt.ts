@@ -7,7 +7,7 @@ import { formatDiagnostics } from '../diagnostics.js';
 import type { Diagnostic } from '../../manifest/types.js';
 import { plural, pluralNoun } from '../../util/plural.js';
 
-export interface FmtOptions {
+interface FmtOptions {
   /** `[paths...]`: files or folders. */
   args?: string[];
   check?: boolean;

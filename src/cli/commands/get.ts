@@ -14,7 +14,7 @@ import type { CommandContext, ConnectionOptions } from '../context.js';
 import { manifestProject, type ManifestProject } from '../load-manifests.js';
 import { openOperatorBackend } from '../project.js';
 
-export interface GetOptions extends ConnectionOptions {
+interface GetOptions extends ConnectionOptions {
   file?: string[];
   env?: string;
   format?: 'text' | 'json';

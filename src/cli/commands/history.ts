@@ -13,7 +13,7 @@ import { allSummaries, wholeRecord, workspaceSummaries, workspaceTestRuns } from
 import { manifestProject, type ManifestProject } from '../load-manifests.js';
 import { openOperatorBackend, type ProjectOptions } from '../project.js';
 
-export interface HistoryOptions extends ProjectOptions {
+interface HistoryOptions extends ProjectOptions {
   agent?: string;
   limit?: number;
   format?: 'text' | 'json';

@@ -25,7 +25,7 @@ const AGENT_ID: TemplateVariable = {
   default: undefined,
 };
 
-export interface InitOptions {
+interface InitOptions {
   /** `[dir]`: the folder to write into. */
   args?: string[];
   template?: string;

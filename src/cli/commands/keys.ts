@@ -4,7 +4,7 @@ import { resolveConnection } from '../connection.js';
 import { printable } from '../../util/printable.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
 
-export interface KeysCreateOptions extends ConnectionOptions {
+interface KeysCreateOptions extends ConnectionOptions {
   type: 'private' | 'public';
   name?: string;
 }

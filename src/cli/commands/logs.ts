@@ -19,7 +19,7 @@ import { plural } from '../../util/plural.js';
 import { displayWidth, padToWidth } from '../../util/display-width.js';
 import { renderTable as renderTextTable, type TableColumn } from '../../util/table.js';
 
-export interface LogsOptions extends ConnectionOptions {
+interface LogsOptions extends ConnectionOptions {
   file?: string[];
   env?: string;
   agent?: string;
@@ -37,7 +37,7 @@ export interface LogsOptions extends ConnectionOptions {
 }
 
 /** Records read when neither `--limit` nor `--all` is given: an account's whole history can be huge. */
-export const DEFAULT_LOG_LIMIT = 50;
+const DEFAULT_LOG_LIMIT = 50;
 
 /** The call statuses of the service's logs (any case, docs/service-api.md): progress states, then how a call ended. */
 export const CALL_STATUSES = [
@@ -218,7 +218,7 @@ export interface CallStats {
  * the percentiles need (numbers, never the records), so `--all --stats` over a long call log holds
  * no record once it is counted.
  */
-export class CallStatsAccumulator {
+class CallStatsAccumulator {
   private calls = 0;
   private readonly byStatus = new Map<string, number>();
   /** Every duration above 0: an exact nearest-rank percentile needs them all. */

@@ -4,7 +4,7 @@ import { planFromJson } from '../../plan/saved-plan.js';
 import type { CommandContext } from '../context.js';
 import { renderPlanAs, type PlanFormat } from '../render-plan.js';
 
-export interface PlanShowCommandOptions {
+interface PlanShowCommandOptions {
   /** `PLAN`: a plan file saved by `voxform plan --out`. */
   args?: string[];
   format?: PlanFormat;

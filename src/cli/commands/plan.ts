@@ -18,7 +18,7 @@ import { committedLockWarning } from '../../state/committed-lock.js';
 
 export type { PlanFormat } from '../render-plan.js';
 
-export interface PlanCommandOptions extends ProjectOptions {
+interface PlanCommandOptions extends ProjectOptions {
   format?: PlanFormat;
   out?: string;
   detailedExitcode?: boolean;

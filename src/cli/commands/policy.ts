@@ -8,7 +8,7 @@ import type { CommandContext } from '../context.js';
 import { loadManifestsIfAny } from '../load-manifests.js';
 import { formatSourceLocation } from '../../errors.js';
 
-export interface PolicyListOptions {
+interface PolicyListOptions {
   file?: string[];
   env?: string;
   format?: 'text' | 'json';

@@ -33,7 +33,7 @@ import { recordedCommand } from '../recorded-command.js';
 import { withTakeOverCommands } from '../take-over.js';
 import { checkoutSuite } from '../test-evidence.js';
 
-export interface PromoteOptions extends ProjectOptions {
+interface PromoteOptions extends ProjectOptions {
   to: string;
   from?: string;
   dryRun?: boolean;

@@ -31,7 +31,7 @@ import { TrustedSecrets } from '../../secrets/trusted.js';
 import { parseTimeWindow } from '../time-argument.js';
 import { plural } from '../../util/plural.js';
 
-export interface ReportOptions extends ConnectionOptions {
+interface ReportOptions extends ConnectionOptions {
   file?: string[];
   env?: string;
   agent?: string;

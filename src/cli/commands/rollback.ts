@@ -23,7 +23,7 @@ import { recordedCommand } from '../recorded-command.js';
 import { allSummaries, wholeRecord } from '../history-records.js';
 import { configurationOrigin, type ConfigurationOrigin } from '../../history/configuration-origin.js';
 
-export interface RollbackOptions extends ProjectOptions {
+interface RollbackOptions extends ProjectOptions {
   /** `REF`. */
   args?: string[];
   agent?: string[];
@@ -48,7 +48,7 @@ function describeRecord(record: LedgerRecord, origin: ConfigurationOrigin): stri
 }
 
 /** The commits deployed after the restored record (newest first, each once) other than `commit`, the one that holds its configuration: what keeping the rollback returns from. */
-export function commitsAfter(records: readonly LedgerRecord[], restored: LedgerRecord, commit = restored.source.commit): string[] {
+function commitsAfter(records: readonly LedgerRecord[], restored: LedgerRecord, commit = restored.source.commit): string[] {
   const newer = records.slice(0, Math.max(0, records.indexOf(restored)));
   const commits: string[] = [];
   for (const record of newer) {
@@ -62,7 +62,7 @@ export function commitsAfter(records: readonly LedgerRecord[], restored: LedgerR
  * Whether every agent restored is, name and config, what the manifests say now: each side as the
  * history records it (references, not the values read from them; ignored paths left out).
  */
-export function manifestsSayRestored(restored: DesiredState, manifests: DesiredState): boolean {
+function manifestsSayRestored(restored: DesiredState, manifests: DesiredState): boolean {
   return [...restored.agents].every(([name, agent]) => {
     const written = manifests.agents.get(name);
     if (!written || written.id !== agent.id) return false;

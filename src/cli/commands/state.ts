@@ -17,7 +17,7 @@ import { plural } from '../../util/plural.js';
 /** Bumped when a field of `state list --format json` changes meaning or goes away (new fields do not bump it). */
 const STATE_LIST_FORMAT_VERSION = 1;
 
-export interface StateCommandOptions {
+interface StateCommandOptions {
   state?: string;
   args?: string[];
   format?: 'text' | 'json';

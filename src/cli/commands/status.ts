@@ -11,7 +11,7 @@ import { plural } from '../../util/plural.js';
 import { headerValueFromEnv } from '../../util/env-header.js';
 import { versionAndFormats } from '../../status/versions.js';
 
-export interface StatusOptions extends ProjectOptions {
+interface StatusOptions extends ProjectOptions {
   format?: 'text' | 'json';
 }
 

@@ -4,7 +4,7 @@ import type { CommandContext } from '../context.js';
 import { SPARE_AGENT_IDS, SPARE_AGENT_RANGE } from '../../emulator/spare-agents.js';
 
 /** `voxform templates` takes no options of its own. */
-export type TemplatesCommandOptions = Record<string, never>;
+type TemplatesCommandOptions = Record<string, never>;
 
 export async function run(_options: TemplatesCommandOptions, ctx: CommandContext): Promise<number> {
   const templates = await listTemplates();
@@ -12,7 +12,7 @@ export async function run(_options: TemplatesCommandOptions, ctx: CommandContext
   return 0;
 }
 
-export function renderTemplates(templates: readonly Template[]): string {
+function renderTemplates(templates: readonly Template[]): string {
   const lines: string[] = [];
   for (const template of templates) {
     lines.push(template.name, `  ${template.description}`);

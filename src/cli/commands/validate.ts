@@ -23,13 +23,13 @@ import { mergeEnvironmentReports } from '../../policy/environments.js';
 import { RegexTimeBudget } from '../../util/safe-regex.js';
 import { RuleCheckBudget } from '../../policy/check-budget.js';
 
-export interface ValidateOptions {
+interface ValidateOptions {
   file?: string[];
   env?: string;
   format?: 'text' | 'json' | 'sarif';
 }
 
-export interface ValidateReport {
+interface ValidateReport {
   /** No manifest error and no mandatory policy violation. */
   valid: boolean;
   diagnostics: Diagnostic[];

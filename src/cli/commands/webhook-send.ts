@@ -15,7 +15,7 @@ import { formatDotted } from '../../util/field-path.js';
 import { printable } from '../../util/printable.js';
 import { formatCount } from '../../util/plural.js';
 
-export interface WebhookSendOptions extends ConnectionOptions {
+interface WebhookSendOptions extends ConnectionOptions {
   file?: string[];
   env?: string;
   to?: string;
@@ -142,13 +142,13 @@ function buildDelivery(event: WebhookEvent, record: EndedCallRecord, logged: boo
   return { method: 'POST', body, source, callId, sessionId };
 }
 
-export interface SendVerdict {
+interface SendVerdict {
   ok: boolean;
   line: string;
 }
 
 /** Whether the receiver's answer passes: 2xx within the budget, and for prefetch a `PrefetchWebhookResponse`. */
-export function judgeDelivery(event: WebhookEvent, outcome: WebhookOutcome): SendVerdict {
+function judgeDelivery(event: WebhookEvent, outcome: WebhookOutcome): SendVerdict {
   const { delivery } = outcome;
   const timing = `in ${Math.round(delivery.duration_ms)} ms (the service waits ${formatCount(WEBHOOK_BUDGET_MS)} ms)`;
   if (!delivery.ok) {

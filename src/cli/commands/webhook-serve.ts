@@ -15,7 +15,7 @@ import { formatCount } from '../../util/plural.js';
 import { WEBHOOK_BUDGET_MS } from '../../webhooks/budget.js';
 import { parseRequestTarget } from '../../util/request-target.js';
 
-export interface WebhookServeOptions {
+interface WebhookServeOptions {
   file?: string[];
   env?: string;
   port?: string;
@@ -25,7 +25,7 @@ export interface WebhookServeOptions {
 }
 
 /** The largest body read; the service's own limit on JSON bodies (docs/service-api.md, Limits). */
-export const MAX_WEBHOOK_BODY_BYTES = 1024 * 1024;
+const MAX_WEBHOOK_BODY_BYTES = 1024 * 1024;
 
 export interface ReceiverSettings {
   /** Headers each request must carry with these values (none: nothing is checked). */

@@ -27,16 +27,16 @@ import { isText, isWhole } from '../../util/json-shape.js';
 import type { Target } from '../types.js';
 import type { SentConfig } from './sent-config.js';
 
-export const RECORDING_FORMAT_VERSION = 1;
+const RECORDING_FORMAT_VERSION = 1;
 
 /** One recording file, bytes: a few thousand exchanges with their texts. */
-export const MAX_RECORDING_BYTES = 16 * 1024 * 1024;
+const MAX_RECORDING_BYTES = 16 * 1024 * 1024;
 
 /** The recordings one run reads together, bytes (as the test files have their own cap per run). */
 export const MAX_RECORDING_BYTES_PER_RUN = 64 * 1024 * 1024;
 
 /** JSON values in one recording: an exchange holds about a dozen, a tool call's arguments more. */
-export const MAX_RECORDING_JSON_VALUES = 2_000_000;
+const MAX_RECORDING_JSON_VALUES = 2_000_000;
 
 export type ExchangeKind = 'agent' | 'model' | 'call_record';
 

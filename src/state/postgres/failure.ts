@@ -8,7 +8,7 @@ import { errorMessage } from '../../secrets/error-message.js';
 import { INSUFFICIENT_PRIVILEGE, INVALID_PASSWORD, sqlState, UNKNOWN_DATABASE } from './schema.js';
 
 /** Where the password of a login came from, as far as voxform can tell (never its value). */
-export type PasswordSource = 'url' | 'PGPASSWORD' | 'pgpass';
+type PasswordSource = 'url' | 'PGPASSWORD' | 'pgpass';
 
 export interface FailureContext {
   /** The database as it may be shown (no password). */

@@ -87,7 +87,7 @@ export async function takeAdvisoryLock(client: pg.ClientBase, workspace: string,
 }
 
 /** The advisory lock key of a service's shared resources: every workspace of the service takes this one key. */
-export function sharedResourcesKey(serviceId: string): string {
+function sharedResourcesKey(serviceId: string): string {
   return advisoryKeyOf(`voxform-shared-resources-lock\0${serviceId}`);
 }
 

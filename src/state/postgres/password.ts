@@ -18,7 +18,7 @@ function holdersOf(client: pg.Client): PasswordHolder[] {
 }
 
 /** Puts the password the client holds, if it holds one as text, into a function's closure. */
-export function hideDatabasePassword(client: pg.Client): void {
+function hideDatabasePassword(client: pg.Client): void {
   for (const holder of holdersOf(client)) {
     const value = holder.password;
     if (typeof value !== 'string') continue;
