@@ -126,6 +126,35 @@ describe('SecretRegistry.redact', () => {
   });
 });
 
+describe('SecretRegistry.redactPieces (a reply streamed in pieces)', () => {
+  async function* stream(pieces: readonly string[]) {
+    yield* pieces;
+  }
+  const streamed = async (registry: SecretRegistry, pieces: readonly string[]) => {
+    const printed: string[] = [];
+    for await (const text of registry.redactPieces(stream(pieces))) printed.push(text);
+    return printed;
+  };
+
+  it('prints what the whole reply redacted prints, however the stream splits a secret', async () => {
+    const registry = registryOf('Code SPRING-26 today', 'planted/hook=tok en');
+    const text = 'Hello! Code SPRING-26 today, and planted/hook=tok en. Code SPR is not it.';
+    for (let cut = 0; cut <= text.length; cut++) {
+      const printed = await streamed(registry, [text.slice(0, cut), text.slice(cut)]);
+      expect(printed.join(''), `cut at ${cut}`).toBe(registry.redact(text));
+      expect(printed.some((part) => part.includes('SPRING'))).toBe(false);
+    }
+    expect((await streamed(registry, [...text])).join('')).toBe(registry.redact(text));
+  });
+
+  it('holds back only an end that could start a secret, and gives it back once the reply ends', async () => {
+    const registry = registryOf('Code SPRING-26 today');
+    expect(await streamed(registry, ['Hello, ', 'how are ', 'you? Code '])).toEqual(['Hello, ', 'how are ', 'you? ', 'Code ']);
+    expect(await streamed(registry, ['Code ', 'SPR'])).toEqual(['Code SPR']);
+    expect(await streamed(new SecretRegistry(), ['Hello, ', '', 'you'])).toEqual(['Hello, ', 'you']);
+  });
+});
+
 describe('a secret a command prints in the form a URL parser gives it', () => {
   const tempDir = useTempDirs();
   const manifest = (url: string) =>
