@@ -215,8 +215,21 @@ const URL_PARTS: ReadonlyArray<(ch: string) => string> = [
   (ch) => new URL(`http://x${ch}x@h/`).username.slice(1, -1),
 ];
 
-/** A secret as `new URL(…)` writes it in a path, a query, user info and a host (see URL_PARTS). */
+/**
+ * A secret as `new URL(…)` writes it in a path, a query, user info and a host (see URL_PARTS). The
+ * parser drops every tab and line break, and at the ends of the URL spaces and other controls: a
+ * pasted secret's trailing line break or tab, with the secret last in the URL.
+ */
 function urlPartForms(secret: string): string[] {
+  const parsed = secret.replace(/[\t\n\r]/g, '');
+  const trimmed = parsed.replace(/^[\x00-\x20]+|[\x00-\x20]+$/g, '');
+  // Never a form shorter than what is searched for: what is left of a value of mostly white space would garble words.
+  const read = [...new Set([parsed, trimmed])].filter((form) => form.length >= Math.min(secret.length, MIN_SEARCHABLE_SECRET));
+  return read.flatMap(writtenInParts);
+}
+
+/** `secret`, as the parser has read it, written in each part (and as a host, when it could be one). */
+function writtenInParts(secret: string): string[] {
   const forms = URL_PARTS.map((part) => {
     const seen = new Map<string, string>();
     let out = '';

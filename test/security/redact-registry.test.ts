@@ -76,6 +76,8 @@ describe('SecretRegistry.redact', () => {
     ['query a URL parser wrote', "p ss|'x\"y", new URL(`https://h/?t=p ss|'x"y`).href],
     ['user info a URL parser wrote', 'us er|[x]', new URL('https://us er|[x]@h/').href],
     ['non-ASCII host a URL parser wrote as punycode', 'Sécret-hôte', new URL('https://Sécret-hôte/x').host],
+    ['path a URL parser wrote without its tab and line breaks', 'abc\tSecret77\r\nxyz', new URL('https://h/a/abc\tSecret77\r\nxyz').href],
+    ['query at the end of a URL, its trailing space dropped by the parser', 'realSecret123 \n', new URL('https://h/a?t=realSecret123 \n').href],
   ])('scrubs the %s form', (_name, secret, text) => {
     const out = registryOf(secret).redact(text);
     expect(out).toContain(REDACTED);
@@ -177,6 +179,17 @@ describe('a secret a command prints in the form a URL parser gives it', () => {
     const printed = `${result.stdout}${result.stderr}`;
     expect(printed).toContain(`POST http://127.0.0.1:9/${REDACTED}`);
     for (const form of echoedForms('Planted HOOK|7f3a')) expect(printed.toLowerCase()).not.toContain(form.toLowerCase());
+  });
+
+  it.each([
+    ['a tab and a line break inside', 'Planted\tHOOK\n7f3a'],
+    ['a tab at its end, as a pasted secret may have', 'Planted-HOOK-7f3a\t'],
+  ])('a path the URL parser wrote without its white space (%s): webhook send --to-configured shows (sensitive)', async (_name, value) => {
+    const dir = await tempDir({ 'voxform.yaml': manifest('http://127.0.0.1:9/${env:HOOK_TOKEN}') });
+    const result = await runCliInProcess(['webhook', 'send', '--to-configured', '--agent', 'desk', '--event', 'end-of-call'], { cwd: dir, env: { HOOK_TOKEN: value } });
+    const printed = `${result.stdout}${result.stderr}`;
+    expect(printed).toContain(`POST http://127.0.0.1:9/${REDACTED}`);
+    expect(printed.toLowerCase()).not.toMatch(/planted.?hook.?7f3a/);
   });
 });
 
