@@ -22,7 +22,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 export interface InterpolationContext {
   env: Env;
   diagnostics: DiagnosticList;
-  /** Receives every value that came from the environment (or from a `:-` default). */
+  /** Receives every value that came from the environment (never a `:-` default: the manifest's text). */
   onSecret(value: string): void;
   /** Receives the name of every variable a reference reads (once per reference). */
   onEnvName?(name: string): void;
@@ -91,9 +91,8 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
     ctx.onEnvName?.(name);
     const fallback = parsed[2];
     const set = ctx.env[name];
-    let resolved: string | undefined;
-    if (fallback !== undefined) resolved = set === undefined || set === '' ? fallback : set;
-    else resolved = set;
+    const fromFallback = fallback !== undefined && (set === undefined || set === '');
+    const resolved = fromFallback ? fallback : set;
     if (resolved === undefined && ctx.unsetAsWithheld) {
       fromEnv = true;
       ctx.onWithheld?.(name);
@@ -110,7 +109,9 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
       return whole;
     }
     fromEnv = true;
-    ctx.onSecret(resolved);
+    // A fallback is the manifest's own text, in git already: searched for, it would hide whatever words
+    // the pull request chose from every output. Its place is still masked as one filled from ${env:…}.
+    if (!fromFallback) ctx.onSecret(resolved);
     if (span && resolved.length > 0 && resolved.length < MIN_SEARCHABLE_SECRET && firstWarning(ctx.diagnostics, name)) {
       ctx.diagnostics.warning(
         'env_value_short',

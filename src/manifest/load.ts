@@ -114,6 +114,34 @@ export async function readProject(options: Pick<LoadOptions, 'paths' | 'cwd' | '
 }
 
 /**
+ * The secrets a load hears (`LoadResult.secrets`), each handed on to `options.onSecret` as it is
+ * heard: every value the environment gives a reference, and a value at a secret place of the
+ * schema (a header, a key) only with one of those in it. Text the manifest writes there, as a
+ * `:-` fallback does, is the pull request's, in git already, and masked where it stands; searched
+ * for in output, it would hide whatever words the pull request chose from every output.
+ */
+function secretsHeard(options: Pick<LoadOptions, 'onSecret' | 'withholdUnsetEnv'>) {
+  const secrets = new Set<string>();
+  const fromEnvironment = new Set<string>();
+  const heard = (value: string): void => {
+    // Not a secret: a reference left unresolved (the manifest's own text), or one read as withheld.
+    if (value === '' || value.includes('${env:') || (options.withholdUnsetEnv === true && value.includes(WITHHELD)) || secrets.has(value)) return;
+    secrets.add(value);
+    options.onSecret?.(value);
+  };
+  return {
+    secrets,
+    onEnvironmentValue: (value: string): void => {
+      if (value !== '') fromEnvironment.add(value);
+      heard(value);
+    },
+    onSecretPlace: (value: string): void => {
+      for (const read of fromEnvironment) if (value.includes(read)) return heard(value);
+    },
+  };
+}
+
+/**
  * One environment of a project read (none: the manifests themselves) → the checked `DesiredState`,
  * or every problem found, the reading's own among them. The project read is not changed: any
  * number of environments resolve from one.
@@ -125,14 +153,8 @@ export async function resolveEnvironment(project: ProjectManifests, options: Omi
   // Asked of the project's reads, so that this environment's own files are known (its `sourceFiles`)
   // and its prompt files charged to its own budget, kept by another environment or not.
   const cache = project.cache.share();
-  const secrets = new Set<string>();
+  const { secrets, onEnvironmentValue, onSecretPlace } = secretsHeard(options);
   const environmentVariables = new Set<string>();
-  const onSecret = (value: string): void => {
-    // Not a secret: a reference left unresolved (the manifest's own text), or one read as withheld.
-    if (value === '' || value.includes('${env:') || (options.withholdUnsetEnv === true && value.includes(WITHHELD)) || secrets.has(value)) return;
-    secrets.add(value);
-    options.onSecret?.(value);
-  };
   // Digests of every file read, by role, each list in a deterministic order; hashed together at the end.
   const digests = { manifests: project.digests, templates: [] as string[], prompts: [] as string[], knowledge: [] as string[] };
 
@@ -148,11 +170,11 @@ export async function resolveEnvironment(project: ProjectManifests, options: Omi
   const withheldVariables = new Set<string>();
   // One budget for every text this load fills in: templates, their prompts and \${env:…} alike.
   const filledText = new FilledTextBudget(diagnostics);
-  const interpolation: InterpolationContext = { env: options.env, diagnostics, onSecret, policy, onEnvName, unsetAsWithheld: options.withholdUnsetEnv === true, onWithheld: (name) => void withheldVariables.add(name), filledText };
+  const interpolation: InterpolationContext = { env: options.env, diagnostics, onSecret: onEnvironmentValue, policy, onEnvName, unsetAsWithheld: options.withholdUnsetEnv === true, onWithheld: (name) => void withheldVariables.add(name), filledText };
   const idsFromEnvironments = options.environment === undefined ? new IdsFromEnvironments(combined) : undefined;
   // Read once the resources are resolved, on every path out.
   const environmentIds = () => (idsFromEnvironments && idsFromEnvironments.addresses.length > 0 ? { idsFromEnvironments: [...idsFromEnvironments.addresses] } : {});
-  const resourceContext: ResourceContext = { diagnostics, interpolation, onSecret, idsFromEnvironments };
+  const resourceContext: ResourceContext = { diagnostics, interpolation, onSecret: onSecretPlace, idsFromEnvironments };
   const defaults = layer.settings.defaults?.value;
   const agentContext = { ...resourceContext, templates, defaultsConfig: isPlainObject(defaults) ? defaults.config : undefined, filledText };
 

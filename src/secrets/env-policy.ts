@@ -29,7 +29,8 @@ export function envPolicyOf(env: Env): EnvPolicy {
   const allow = allowList === undefined ? undefined : parseAllowList(allowList);
   return {
     check(name) {
-      if (name.startsWith(RESERVED_PREFIX)) return 'reserved';
+      // In any letter case: Windows finds a variable whatever the case of its name (`voxform_api_key` is the key there).
+      if (name.toUpperCase().startsWith(RESERVED_PREFIX)) return 'reserved';
       if (!allow) return 'allowed';
       return allow.names.has(name) || allow.prefixes.some((prefix) => name.startsWith(prefix)) ? 'allowed' : 'not_allowed';
     },

@@ -109,6 +109,25 @@ export class SecretRegistry {
   }
 
   /**
+   * A text that arrives in pieces (an agent's reply as the service streams it), redacted as one
+   * text: each piece printed on its own would cut a secret the stream split ("Code SPR", "ING-26")
+   * into parts no scrub finds, as a text cut to a size would (`shortenRedacted`). Yields what of
+   * the text so far can be printed, redacted, holding back the end that could still be the start
+   * of a secret or lie inside one, and that end once the text is complete; never an empty text.
+   */
+  async *redactPieces(pieces: AsyncIterable<string>): AsyncGenerator<string> {
+    let held = '';
+    for await (const piece of pieces) {
+      held += piece;
+      this.needles ??= this.searchedForms(this.values);
+      const settled = this.values.size === 0 ? held.length : settledLength(held, this.needles);
+      if (settled > 0) yield this.redact(held.slice(0, settled));
+      held = held.slice(settled);
+    }
+    if (held !== '') yield this.redact(held);
+  }
+
+  /**
    * Every echoed form of the values, once: forms that differ only in the case of ASCII letters are one
    * search (redactNeedles ignores it). Each value's forms are worked out once, however often values
    * are added between two scrubs (a call log's pages each add URL tokens).
@@ -196,8 +215,21 @@ const URL_PARTS: ReadonlyArray<(ch: string) => string> = [
   (ch) => new URL(`http://x${ch}x@h/`).username.slice(1, -1),
 ];
 
-/** A secret as `new URL(…)` writes it in a path, a query, user info and a host (see URL_PARTS). */
+/**
+ * A secret as `new URL(…)` writes it in a path, a query, user info and a host (see URL_PARTS). The
+ * parser drops every tab and line break, and at the ends of the URL spaces and other controls: a
+ * pasted secret's trailing line break or tab, with the secret last in the URL.
+ */
 function urlPartForms(secret: string): string[] {
+  const parsed = secret.replace(/[\t\n\r]/g, '');
+  const trimmed = parsed.replace(/^[\x00-\x20]+|[\x00-\x20]+$/g, '');
+  // Never a form shorter than what is searched for: what is left of a value of mostly white space would garble words.
+  const read = [...new Set([parsed, trimmed])].filter((form) => form.length >= Math.min(secret.length, MIN_SEARCHABLE_SECRET));
+  return read.flatMap(writtenInParts);
+}
+
+/** `secret`, as the parser has read it, written in each part (and as a host, when it could be one). */
+function writtenInParts(secret: string): string[] {
   const forms = URL_PARTS.map((part) => {
     const seen = new Map<string, string>();
     let out = '';
@@ -249,16 +281,8 @@ function asciiLower(text: string): string {
  * is never re-scanned.
  */
 export function redactNeedles(text: string, needles: readonly string[], marker = REDACTED): string {
-  const haystack = asciiLower(text);
-  const spans = needles.length < BUCKETED_SEARCH_FROM ? searchEach(haystack, needles) : searchBucketed(haystack, needles);
-  if (spans.length === 0) return text;
-  spans.sort((a, b) => a[0] - b[0]);
-  const merged: Array<[number, number]> = [];
-  for (const [from, to] of spans) {
-    const last = merged[merged.length - 1];
-    if (last && from <= last[1]) last[1] = Math.max(last[1], to);
-    else merged.push([from, to]);
-  }
+  const merged = secretSpans(asciiLower(text), needles);
+  if (merged.length === 0) return text;
   let out = '';
   let cursor = 0;
   for (const [from, to] of merged) {
@@ -266,6 +290,41 @@ export function redactNeedles(text: string, needles: readonly string[], marker =
     cursor = to;
   }
   return out + text.slice(cursor);
+}
+
+/** Where the needles occur in `haystack` (lower-cased), overlapping and touching occurrences merged, in order. */
+function secretSpans(haystack: string, needles: readonly string[]): Array<[number, number]> {
+  const spans = needles.length < BUCKETED_SEARCH_FROM ? searchEach(haystack, needles) : searchBucketed(haystack, needles);
+  spans.sort((a, b) => a[0] - b[0]);
+  const merged: Array<[number, number]> = [];
+  for (const [from, to] of spans) {
+    const last = merged[merged.length - 1];
+    if (last && from <= last[1]) last[1] = Math.max(last[1], to);
+    else merged.push([from, to]);
+  }
+  return merged;
+}
+
+/**
+ * How much of `text`, a text that may go on, is redacted as it will be once complete: up to the
+ * first place whose rest is the start of a needle, and never into a secret found across that place.
+ */
+function settledLength(text: string, needles: readonly string[]): number {
+  const haystack = asciiLower(text);
+  let settled = haystack.length;
+  for (const needle of needles) {
+    for (let at = Math.max(0, haystack.length - needle.length + 1); at < settled; at++) {
+      if (endStartsNeedle(haystack, at, needle)) settled = at;
+    }
+  }
+  const across = secretSpans(haystack, needles).find(([from, to]) => from < settled && to > settled);
+  return across ? across[0] : settled;
+}
+
+/** Whether `haystack` from `at` to its end is the start of `needle` (shorter than it), compared without copying either. */
+function endStartsNeedle(haystack: string, at: number, needle: string): boolean {
+  for (let i = 0; at + i < haystack.length; i++) if (haystack.charCodeAt(at + i) !== needle.charCodeAt(i)) return false;
+  return true;
 }
 
 /** Each needle's occurrences in `haystack` (lower-cased), one search per needle. */

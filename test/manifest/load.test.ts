@@ -427,6 +427,13 @@ describe('loadManifests: ${env:…}', () => {
     expect(result.state!.secrets).toContain('tok-123456');
   });
 
+  it('records the value at a secret place with a variable in it, however short, and not one the manifest writes whole', async () => {
+    const headers = `${AGENT}    config:\n      session_data_webhook:\n        url: https://hooks.example.com/end\n        headers: { authorization: "Bearer \${env:PIN}", x-trace: written-in-git }\n`;
+    const result = await loadTree({ 'voxform.yaml': headers }, { env: { PIN: 'a1z' } });
+    expect(result.state!.secrets).toEqual(expect.arrayContaining(['a1z', 'Bearer a1z']));
+    expect(result.state!.secrets).not.toContain('written-in-git');
+  });
+
   it('reports a missing variable at its location; in a place the schema marks secret, the fix is to set it, never a default', async () => {
     const result = await loadTree({ 'voxform.yaml': webhook });
     expect(summarize(result)).toEqual([
@@ -471,7 +478,7 @@ describe('loadManifests: ${env:…}', () => {
     expect(result.secrets).toContain('hunter2-secret');
   });
 
-  it('records phone import keys and credential keys as secrets, and warns about literal ones', async () => {
+  it('records phone import keys and credential keys from the environment as secrets, and warns about literal ones', async () => {
     const result = await loadTree(
       {
         'voxform.yaml': [
@@ -489,7 +496,9 @@ describe('loadManifests: ${env:…}', () => {
     expect(summarize(result)).toEqual([
       'voxform.yaml:8:83 secret_in_manifest import.api_secret of phone "+15551230001" is written in the manifest; use ${env:NAME} so the secret stays out of version control',
     ]);
-    expect(result.state?.secrets).toEqual(expect.arrayContaining(['tw-key-1', 'literal-secret', 'sk-openai-1']));
+    expect(result.state?.secrets).toEqual(expect.arrayContaining(['tw-key-1', 'sk-openai-1']));
+    // The literal is the manifest's text, masked where it stands: searched for, it would hide the words it holds from all output.
+    expect(result.state?.secrets).not.toContain('literal-secret');
     expect(result.state?.phones.get('+15551230001')?.import).toEqual({
       provider: 'twilio',
       country: 'US',

@@ -37,6 +37,26 @@ describe('${env:VOXFORM_API_KEY} and other VOXFORM_* variables', () => {
   });
 });
 
+describe('a VOXFORM_* variable named in another letter case', () => {
+  it.each(['voxform_api_key', 'Voxform_Api_Key'])('refuses ${env:%s}: on Windows it is VOXFORM_API_KEY, and it is never read', async (name) => {
+    const looked = new Set<string>();
+    // The environment as Node gives it on Windows: a variable is found whatever the case of its name.
+    const env = new Proxy({ ...PLANTED } as Record<string, string | undefined>, {
+      get(target, key) {
+        if (typeof key !== 'string') return undefined;
+        looked.add(key.toUpperCase());
+        return Object.entries(target).find(([written]) => written.toUpperCase() === key.toUpperCase())?.[1];
+      },
+    });
+    const result = await loadTree({ 'voxform.yaml': webhookManifest(`Bearer \${env:${name}}`) }, { env });
+    expect(summarize(result)).toEqual([
+      `voxform.yaml:7:37 env_not_allowed \${env:${name}} is refused: VOXFORM_* variables are voxform's own settings (the service key among them) and a manifest never reads them; remove the reference`,
+    ]);
+    expect(looked.has('VOXFORM_API_KEY')).toBe(false);
+    expect(result.secrets).toEqual([]);
+  });
+});
+
 describe('VOXFORM_ENV_ALLOW', () => {
   it('refuses a variable outside the list, naming it, without reading it (a fallback does not help)', async () => {
     const { env, looked } = watchedEnv({ ...PLANTED, VOXFORM_ENV_ALLOW: 'HOOK_TOKEN' });

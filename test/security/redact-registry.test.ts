@@ -76,6 +76,8 @@ describe('SecretRegistry.redact', () => {
     ['query a URL parser wrote', "p ss|'x\"y", new URL(`https://h/?t=p ss|'x"y`).href],
     ['user info a URL parser wrote', 'us er|[x]', new URL('https://us er|[x]@h/').href],
     ['non-ASCII host a URL parser wrote as punycode', 'Sécret-hôte', new URL('https://Sécret-hôte/x').host],
+    ['path a URL parser wrote without its tab and line breaks', 'abc\tSecret77\r\nxyz', new URL('https://h/a/abc\tSecret77\r\nxyz').href],
+    ['query at the end of a URL, its trailing space dropped by the parser', 'realSecret123 \n', new URL('https://h/a?t=realSecret123 \n').href],
   ])('scrubs the %s form', (_name, secret, text) => {
     const out = registryOf(secret).redact(text);
     expect(out).toContain(REDACTED);
@@ -126,6 +128,35 @@ describe('SecretRegistry.redact', () => {
   });
 });
 
+describe('SecretRegistry.redactPieces (a reply streamed in pieces)', () => {
+  async function* stream(pieces: readonly string[]) {
+    yield* pieces;
+  }
+  const streamed = async (registry: SecretRegistry, pieces: readonly string[]) => {
+    const printed: string[] = [];
+    for await (const text of registry.redactPieces(stream(pieces))) printed.push(text);
+    return printed;
+  };
+
+  it('prints what the whole reply redacted prints, however the stream splits a secret', async () => {
+    const registry = registryOf('Code SPRING-26 today', 'planted/hook=tok en');
+    const text = 'Hello! Code SPRING-26 today, and planted/hook=tok en. Code SPR is not it.';
+    for (let cut = 0; cut <= text.length; cut++) {
+      const printed = await streamed(registry, [text.slice(0, cut), text.slice(cut)]);
+      expect(printed.join(''), `cut at ${cut}`).toBe(registry.redact(text));
+      expect(printed.some((part) => part.includes('SPRING'))).toBe(false);
+    }
+    expect((await streamed(registry, [...text])).join('')).toBe(registry.redact(text));
+  });
+
+  it('holds back only an end that could start a secret, and gives it back once the reply ends', async () => {
+    const registry = registryOf('Code SPRING-26 today');
+    expect(await streamed(registry, ['Hello, ', 'how are ', 'you? Code '])).toEqual(['Hello, ', 'how are ', 'you? ', 'Code ']);
+    expect(await streamed(registry, ['Code ', 'SPR'])).toEqual(['Code SPR']);
+    expect(await streamed(new SecretRegistry(), ['Hello, ', '', 'you'])).toEqual(['Hello, ', 'you']);
+  });
+});
+
 describe('a secret a command prints in the form a URL parser gives it', () => {
   const tempDir = useTempDirs();
   const manifest = (url: string) =>
@@ -148,6 +179,17 @@ describe('a secret a command prints in the form a URL parser gives it', () => {
     const printed = `${result.stdout}${result.stderr}`;
     expect(printed).toContain(`POST http://127.0.0.1:9/${REDACTED}`);
     for (const form of echoedForms('Planted HOOK|7f3a')) expect(printed.toLowerCase()).not.toContain(form.toLowerCase());
+  });
+
+  it.each([
+    ['a tab and a line break inside', 'Planted\tHOOK\n7f3a'],
+    ['a tab at its end, as a pasted secret may have', 'Planted-HOOK-7f3a\t'],
+  ])('a path the URL parser wrote without its white space (%s): webhook send --to-configured shows (sensitive)', async (_name, value) => {
+    const dir = await tempDir({ 'voxform.yaml': manifest('http://127.0.0.1:9/${env:HOOK_TOKEN}') });
+    const result = await runCliInProcess(['webhook', 'send', '--to-configured', '--agent', 'desk', '--event', 'end-of-call'], { cwd: dir, env: { HOOK_TOKEN: value } });
+    const printed = `${result.stdout}${result.stderr}`;
+    expect(printed).toContain(`POST http://127.0.0.1:9/${REDACTED}`);
+    expect(printed.toLowerCase()).not.toMatch(/planted.?hook.?7f3a/);
   });
 });
 

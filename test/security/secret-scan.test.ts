@@ -105,6 +105,8 @@ const RUNS: ScanRun[] = [
   { scenario: 'success', command: 'apply', format: 'text', args: ['apply', '--auto-approve'], codes: [0] },
   { scenario: 'success', command: 'plan', format: 'json', args: ['plan', '--format', 'json', '--out', 'after.json'], codes: [0] },
   { scenario: 'success', command: 'export', format: 'text', args: ['export', '--agent', FRONT_DESK, '--agent', BOOKING, '--out', 'exported'], codes: [0] },
+  // The live greeting holds the planted `${env:}` value, which the service streams a word at a time.
+  { scenario: 'success', command: 'chat', format: 'project', args: ['chat', '--agent', FRONT_DESK], stdin: 'Hello\n', codes: [0] },
   // Before the first of these, the test edits the live first message (the planted `${env:}` value) and webhook header behind voxform's back.
   { scenario: 'success', command: 'drift', format: 'text', args: ['drift'], debug: true, codes: [2] },
   { scenario: 'success', command: 'drift', format: 'json', args: ['drift', '--format', 'json'], codes: [2] },

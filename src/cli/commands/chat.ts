@@ -66,17 +66,15 @@ export async function run(options: ChatOptions, ctx: CommandContext): Promise<nu
    */
   const showReply = async (deltas: AsyncIterable<string>, options: { greeting: boolean }) => {
     let started = false;
-    const start = () => {
+    const show = (text: string) => {
       if (!started && interactive) ctx.stdout.write(c.cyan(`${agent.name ? printable(agent.name) : 'agent'}> `));
       started = true;
+      ctx.stdout.write(printableKeepingLines(text));
     };
     try {
-      if (!options.greeting) start();
-      for await (const delta of deltas) {
-        if (delta === '') continue;
-        start();
-        ctx.stdout.write(printableKeepingLines(delta));
-      }
+      if (!options.greeting) show('');
+      // Redacted as one text: a stream may split a secret over two pieces.
+      for await (const text of ctx.secrets.redactPieces(deltas)) show(text);
       if (started) ctx.stdout.write('\n');
     } catch (error) {
       if (started) ctx.stdout.write('\n');

@@ -1,0 +1,57 @@
+/**
+ * What a pull request writes is not searched for in output (docs/security.md §5): a literal value at
+ * a secret place (a header) and a `${env:…}` fallback are the manifest's own text, in git already,
+ * and are masked where they stand. Searched for, they let the pull request choose text the last
+ * scrub hides from every output: the change a reviewer reads, and the JSON plan's keys.
+ */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { expect, it } from 'vitest';
+import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
+
+const tempDir = useTempDirs();
+const TOKEN = 'planted-secret-123456';
+const HIDDEN = 'read me your full card number and CVV';
+const env = { HOOK_TOKEN: TOKEN, VOXFORM_ENV_ALLOW: 'HOOK_TOKEN,TRACE_ID' };
+
+function manifest(firstMessage: string, headers: string): string {
+  return [
+    'version: 1',
+    'agents:',
+    '  front-desk:',
+    '    id: -OKdqbqetEcM4ak369ym',
+    '    name: Front desk',
+    '    config:',
+    '      prompt: Hello',
+    `      first_message: "${firstMessage}"`,
+    '      session_data_webhook:',
+    '        url: https://hooks.example.com/voice/end-of-call',
+    `        headers: { ${headers} }`,
+    '',
+  ].join('\n');
+}
+
+async function pullRequest(headers: string): Promise<string> {
+  const project = await tempDir();
+  await writeFile(path.join(project, 'agents.yaml'), manifest('Hi!', 'x-hook-token: "${env:HOOK_TOKEN}"'));
+  const apply = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: project, env });
+  expect(apply.code, apply.stderr).toBe(0);
+  await writeFile(path.join(project, 'agents.yaml'), manifest(`Hi! Before we start, ${HIDDEN}. And ${TOKEN}.`, `x-hook-token: "\${env:HOOK_TOKEN}", ${headers}`));
+  return project;
+}
+
+it.each([
+  ['a literal header', `x-trace: "${HIDDEN}", x-tag: '"address"'`],
+  ['an unset variable’s fallback', `x-trace: "\${env:TRACE_ID:-${HIDDEN}}", x-tag: '\${env:TRACE_ID:-"address"}'`],
+])('%s the pull request writes hides none of its text in the plan, in any format', async (_name, headers) => {
+  const project = await pullRequest(headers);
+  for (const format of ['text', 'markdown', 'json']) {
+    const plan = await runCliInProcess(['plan', '--local', '--format', format], { cwd: project, env });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout, format).toContain(`Before we start, ${HIDDEN}.`);
+    // The operator's value is still searched for wherever it stands, and the header masked by place.
+    expect(plan.stdout + plan.stderr, format).not.toContain(TOKEN);
+    expect(plan.stdout, format).toContain('x-trace');
+    if (format === 'json') expect(() => JSON.parse(plan.stdout)).not.toThrow();
+  }
+});
