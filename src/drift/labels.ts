@@ -66,6 +66,9 @@ export function matchesLine(report: DriftReport, where: string, code: (text: str
     );
   }
   if (!report.noApplyRecorded) return `the service (${where}) matches the manifests and the last apply (${checked(report)}).`;
+  // A state that lost the workspace: an apply is refused (state_missing), so the way on is to restore it.
+  const lost = report.missingState;
+  if (lost) return `the service (${where}) matches the manifests (${checked(report)}). ${missingStateWarning(lost, report.workspace, 'Without it voxform cannot tell what it applied, so the service was compared with the manifests alone.', code)}`;
   return `the service (${where}) matches the manifests (${checked(report)}). ${noApplyLead(report, code)}, so it was compared with the manifests alone. ${noApplyAdvice(applyCommand)}`;
 }
 
