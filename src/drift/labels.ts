@@ -55,7 +55,7 @@ export function countsLine(report: DriftReport): string {
  * What the service was found to match: the manifests, and the last apply when the state records one.
  * `code`: how a place or name from the state is written (a code span in Markdown).
  */
-export function matchesLine(report: DriftReport, where: string, code: (text: string) => string = (text) => text): string {
+export function matchesLine(report: DriftReport, where: string, code: (text: string) => string = (text) => text, applyCommand = 'voxform apply'): string {
   const dropped = report.noLongerManaged ?? [];
   // What the last apply recorded beyond the manifests was not compared: the service is not said to match it.
   if (dropped.length > 0) {
@@ -66,7 +66,10 @@ export function matchesLine(report: DriftReport, where: string, code: (text: str
     );
   }
   if (!report.noApplyRecorded) return `the service (${where}) matches the manifests and the last apply (${checked(report)}).`;
-  return `the service (${where}) matches the manifests (${checked(report)}). ${noApplyLead(report, code)}, so it was compared with the manifests alone. ${NO_APPLY_ADVICE}`;
+  // A state that lost the workspace: an apply is refused (state_missing), so the way on is to restore it.
+  const lost = report.missingState;
+  if (lost) return `the service (${where}) matches the manifests (${checked(report)}). ${missingStateWarning(lost, report.workspace, 'Without it voxform cannot tell what it applied, so the service was compared with the manifests alone.', code)}`;
+  return `the service (${where}) matches the manifests (${checked(report)}). ${noApplyLead(report, code)}, so it was compared with the manifests alone. ${noApplyAdvice(applyCommand)}`;
 }
 
 /** That the state holds no apply of this workspace; `code` as for `matchesLine`. */
@@ -74,15 +77,18 @@ function noApplyLead(report: DriftReport, code: (text: string) => string): strin
   return `No apply of workspace ${code(report.workspace)} is recorded in this state (${code(report.noApplyRecorded?.state ?? '')})`;
 }
 
-const NO_APPLY_ADVICE = 'If the project was applied from another folder or with another state, run from that folder or name its state with --state (or VOXFORM_STATE); otherwise `voxform apply` records one.';
+/** `applyCommand`: the `voxform apply` line with this run's options (`--env`, `-f`, `--state`), as written where the note goes. */
+function noApplyAdvice(applyCommand: string): string {
+  return `If the project was applied from another folder or with another state, run from that folder or name its state with --state (or VOXFORM_STATE); otherwise \`${applyCommand}\` records one.`;
+}
 
 /**
  * That the state holds no apply of this workspace, so which side of a difference moved is not known;
  * undefined when it holds one, or when `missingStateNote` says it (its history records applies).
  */
-function noApplyNote(report: DriftReport, code: (text: string) => string = (text) => text): string | undefined {
+function noApplyNote(report: DriftReport, code: (text: string) => string, applyCommand: string): string | undefined {
   if (!report.noApplyRecorded || report.missingState || report.summary.unrecorded === 0) return undefined;
-  return `${noApplyLead(report, code)}, so where a difference came from is not known: in git and not applied yet, or changed outside voxform since an apply this state does not hold. ${NO_APPLY_ADVICE}`;
+  return `${noApplyLead(report, code)}, so where a difference came from is not known: in git and not applied yet, or changed outside voxform since an apply this state does not hold. ${noApplyAdvice(applyCommand)}`;
 }
 
 /**
@@ -153,10 +159,10 @@ function missingStateNote(report: DriftReport, code: (text: string) => string = 
 /**
  * What the state says every difference of the report is worth, opening each rendering: that it lost
  * the workspace (`missingStateNote`), else that it holds no apply of it (`noApplyNote`); undefined when neither.
- * `code`: how a place, name or time from the state and its ledger is written.
+ * `code`: how a place, name or time from the state and its ledger is written; `applyCommand`: as for `goneAgentsNote`.
  */
-export function stateNote(report: DriftReport, code: (text: string) => string = (text) => text): string | undefined {
-  return missingStateNote(report, code) ?? noApplyNote(report, code);
+export function stateNote(report: DriftReport, code: (text: string) => string = (text) => text, applyCommand = 'voxform apply'): string | undefined {
+  return missingStateNote(report, code) ?? noApplyNote(report, code, applyCommand);
 }
 
 /**

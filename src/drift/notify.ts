@@ -41,7 +41,7 @@ function slackMessage(report: DriftReport, applyCommand: string | undefined): Re
   const shown = report.resources.slice(0, SLACK_RESOURCES);
   const blocks: Array<Record<string, unknown>> = [{ type: 'section', text: { type: 'mrkdwn', text: `*voxform drift* on ${where}\n${slackText(countsLine(report))}.${healed}` } }];
   // Why no difference is told as in git or changed outside voxform: the text and Markdown reports open with it too.
-  const state = stateNote(report, slackText);
+  const state = stateNote(report, slackText, applyCommand === undefined ? undefined : slackText(applyCommand));
   if (state) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: state }] });
   for (const resource of shown) {
     const fields = resource.fields.map(slackFieldLine).join(', ');

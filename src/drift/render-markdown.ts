@@ -39,7 +39,7 @@ function diffLines(resource: DriftedResource): string[] {
 /** The notes on a state that lost the workspace, on agents the service lost, on differences not labelled and on those another environment's apply made, addresses in code spans. */
 function noteBlocks(report: DriftReport, takeOver: TakeOverCommands | undefined, applyCommand: string | undefined): string[][] {
   const code = (address: string) => markdownCode(address);
-  return [stateNote(report, code), goneAgentsNote(report, code, applyCommand), unlabelledNote(report, code), environmentNote(report, takeOver, code), notComparedNote(report, code)].flatMap((note) => (note ? [[note, '']] : []));
+  return [stateNote(report, code, applyCommand), goneAgentsNote(report, code, applyCommand), unlabelledNote(report, code), environmentNote(report, takeOver, code), notComparedNote(report, code)].flatMap((note) => (note ? [[note, '']] : []));
 }
 
 /** The resources that differ: one table row each. */
@@ -65,7 +65,7 @@ export function renderDriftMarkdown(report: DriftReport, options: { takeOver?: T
   const where = `${markdownCode(report.baseUrl)}${report.environment ? `, environment ${markdownCode(report.environment)}` : ''}`;
   if (report.resources.length === 0) {
     const notCompared = notComparedNote(report, (place) => markdownCode(place));
-    return `**voxform drift:** no drift — ${matchesLine(report, where, (text) => markdownCode(text))}\n${notCompared ? `\n${notCompared}\n` : ''}`;
+    return `**voxform drift:** no drift — ${matchesLine(report, where, (text) => markdownCode(text), options.applyCommand)}\n${notCompared ? `\n${notCompared}\n` : ''}`;
   }
   const blocks: CommentBlock[] = [
     [`### voxform drift on ${where}`, '', `${countsLine(report)}.${report.heal ? ` ${healCounts(report.heal)}.` : ''}`, ''],

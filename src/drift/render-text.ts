@@ -49,11 +49,11 @@ export function renderDriftText(report: DriftReport, options: { color: boolean; 
   const c = terminalColors(options.color);
   const notCompared = notComparedNote(report, lineAsShown);
   if (report.resources.length === 0) {
-    return `No drift: ${matchesLine(report, where(report), lineAsShown)}\n${notCompared ? `${notCompared}\n` : ''}`;
+    return `No drift: ${matchesLine(report, where(report), lineAsShown, options.applyCommand)}\n${notCompared ? `${notCompared}\n` : ''}`;
   }
   const out = [`Drift on ${where(report)} (values: - the service's, + the manifests'):`, ''];
   // Before the resources: it says what every one of them is worth. Its record's id and time are a ledger file's: shown, never run on the terminal.
-  const missing = stateNote(report, lineAsShown);
+  const missing = stateNote(report, lineAsShown, options.applyCommand);
   if (missing) out.push(c.yellow(missing), '');
   for (const resource of report.resources) out.push(...resourceLines(c, resource), '');
   for (const note of [goneAgentsNote(report, lineAsShown, options.applyCommand), unlabelledNote(report), environmentNote(report, options.takeOver), notCompared]) if (note) out.push(note, '');

@@ -22,7 +22,8 @@ import { deployedAs, type GateResult } from './gates.js';
  * none as when the state is committed after the apply (docs/ci.md); undefined when git cannot tell.
  * A hint never sends back here: checking out the recorded commit may take a committed ledger with
  * it, so applying the source from this checkout is offered first. `changed`: the files with changes
- * beside the commit. Both are named. Returns the record whose commit it is.
+ * beside the commit. Both are named. `applySource`, `historySource`: the source's `voxform apply` and
+ * `voxform history` lines with this run's options. Returns the record whose commit it is.
  */
 export function checkCheckout(
   current: Pick<LedgerRecord, 'id' | 'source'>,
@@ -32,6 +33,7 @@ export function checkCheckout(
   betweenCommits: readonly string[] | undefined,
   changed?: readonly string[],
   applySource = `voxform apply --env ${source}`,
+  historySource = `voxform history --env ${source}`,
 ): LedgerRecord {
   const rollback = current.source.rollbackOf;
   if ('problem' in origin) {
@@ -39,7 +41,7 @@ export function checkCheckout(
     // The restored configuration is still promotable: an apply from its commit under this key records it sealed.
     const hint = origin.unsealed === undefined
       ? `${applyHere}.`
-      : `To promote what this checkout holds, apply ${source} from it first (\`${applySource}\`), then promote; to promote the configuration the rollback restored, apply ${source} with this API key from a checkout of the commit that holds it (\`voxform history\` lists record ${origin.unsealed} and its commit: an apply with nothing to do there records it sealed), then promote from that checkout.`;
+      : `To promote what this checkout holds, apply ${source} from it first (\`${applySource}\`), then promote; to promote the configuration the rollback restored, apply ${source} with this API key from a checkout of the commit that holds it (\`${historySource}\` lists record ${origin.unsealed} and its commit: an apply with nothing to do there records it sealed), then promote from that checkout.`;
     throw new VoxformError('promote_checkout_mismatch', `${source} runs a rollback to record ${rollback}, and no commit is known to hold that configuration: ${controlsAsQuestionMarks(origin.problem)}.`, { hint });
   }
   const made = origin.record;

@@ -450,7 +450,7 @@ describe("promote's source, with records not sealed under this API key", () => {
     expect(promoted.stderr).toBe(
       `error[promote_checkout_mismatch]: staging runs a rollback to record ${restored.id}, and no commit is known to hold that configuration: record ${restored.id}, which it restored, is not sealed by voxform under this API key (written by a voxform that does not seal records, under another API key, or by hand).\n` +
         '  hint: To promote what this checkout holds, apply staging from it first (`voxform apply --env staging`), then promote; ' +
-        `to promote the configuration the rollback restored, apply staging with this API key from a checkout of the commit that holds it (\`voxform history\` lists record ${restored.id} and its commit: an apply with nothing to do there records it sealed), then promote from that checkout.\n`,
+        `to promote the configuration the rollback restored, apply staging with this API key from a checkout of the commit that holds it (\`voxform history --env staging\` lists record ${restored.id} and its commit: an apply with nothing to do there records it sealed), then promote from that checkout.\n`,
     );
     expect(promoted.code).toBe(1);
   });

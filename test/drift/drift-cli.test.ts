@@ -390,6 +390,24 @@ describe('voxform drift', () => {
     expect((await driftJson(p, 0)) as DriftJson & { missing_state?: unknown }).not.toHaveProperty('missing_state');
   }, 120_000);
 
+  it('with nothing differing, says the state lost the workspace, never that an apply would record one (that apply is refused)', async () => {
+    const p = await startProject();
+    await writeFile(path.join(p.dir, 'voxform.yaml'), ['version: 1', 'agents:', '  front-desk:', '    id: -OKdqbqetEcM4ak369ym', '    config: { prompt: "You are the receptionist of Acme Dental." }', ''].join('\n'));
+    expectCode(await p.cliInProcess(['apply', '--auto-approve']), 0);
+    expectCode(await p.cliInProcess(['state', 'rm', '--force', `default@${p.url}`]), 0);
+    const [record] = (JSON.parse(expectCode(await p.cliInProcess(['history', '--format', 'json']), 0).stdout) as { records: Array<{ id: string; at: string }> }).records;
+
+    const text = expectCode(await p.cliInProcess(['drift']), 0).stdout;
+    expect(text).toContain(`No drift: the service (${p.url}) matches the manifests (1 resource checked). Warning: the state (.voxform/state.json) holds nothing of workspace default@${p.url}, though its history records applies of it (the last ${record?.id}, at ${record?.at}): `);
+    expect(text).toContain('Without it voxform cannot tell what it applied, so the service was compared with the manifests alone. Restore the state');
+    expect(text).not.toContain('records one');
+    const markdown = expectCode(await p.cliInProcess(['drift', '--format', 'markdown']), 0).stdout;
+    expect(markdown).toContain(`holds nothing of workspace \`default@${p.url}\`, though its history records applies of it`);
+    expect(markdown).not.toContain('records one');
+    // What it would have said to run is refused.
+    expect(expectCode(await p.cliInProcess(['apply', '--auto-approve']), 1).stderr).toContain('error[state_missing]');
+  });
+
   it('never says the service matches the last apply for resources it recorded that the manifests no longer name: it says they were not compared', async () => {
     const p = await startProject();
     expectCode(await p.cliInProcess(['apply', '--auto-approve']), 0);

@@ -45,6 +45,8 @@ describe('drift and history from a subfolder, outside a git work tree', () => {
     expect(clean.stderr).toContain(NOTE_NEW);
     expect(clean.stdout).toContain(`matches the manifests (1 resource checked). No apply of workspace default@${p.url} is recorded in this state (${STATE}), so it was compared with the manifests alone.`);
     expect(clean.stdout).toContain('name its state with --state');
+    // The apply that records one is this run's, its manifests named as the run named them: pasted here, a bare `voxform apply` finds none.
+    expect(clean.stdout).toContain('otherwise `voxform apply -f ../voxform.yaml` records one.');
     expect(clean.stdout).not.toContain('the last apply');
 
     const history = expectCode(await fromSub(['history', '-f', '../voxform.yaml']), 0);
@@ -60,6 +62,7 @@ describe('drift and history from a subfolder, outside a git work tree', () => {
     expect(edited.stdout).toContain('! agent.front-desk (-OKdqbqetEcM4ak369ym) differs, no apply recorded in this state');
     expect(edited.stdout).toContain(`No apply of workspace default@${p.url} is recorded in this state (${STATE}), so where a difference came from is not known`);
     expect(edited.stdout).toContain('Drift: 1 resource differs: 0 changed outside voxform, 0 in git not applied yet, 0 both, 1 with no apply recorded in this state (1 resource checked).');
+    expect(edited.stdout).toContain('otherwise `voxform apply -f ..` records one.');
 
     const document = JSON.parse(expectCode(await fromSub(['drift', '-f', '..', '--format', 'json']), 2).stdout) as Record<string, unknown>;
     expect(document.summary).toEqual({ checked: 1, outside: 0, pending: 0, both: 0, unlabelled: 0, environment: 0, unrecorded: 1 });
@@ -81,6 +84,7 @@ describe('drift and history from a subfolder, outside a git work tree', () => {
     const markdown = expectCode(await fromSub(['drift', '-f', '..', '--format', 'markdown']), 2).stdout;
     expect(markdown).not.toContain('in git, not applied yet');
     expect(markdown).toContain('differs, no apply recorded in this state');
+    expect(markdown).toContain('otherwise `voxform apply -f ..` records one.');
 
     // The project's state, named: the edit is told for what it is, and nothing needs saying.
     const named = expectCode(await fromSub(['drift', '-f', '..', '--state', THEIRS]), 2);

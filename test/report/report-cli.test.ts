@@ -251,7 +251,9 @@ describe('voxform report --local', () => {
     expect(both.stderr).toContain('error[invalid_argument]: --since and --since-deploy contradict each other.');
     const none = await cli(['report', '--local', '--since-deploy', '--state', 'elsewhere/state.json']);
     expect(none.code).toBe(1);
-    expect(none.stderr).toContain('error[report_no_deploy]: --since-deploy: the apply history has no deploy in this workspace.');
+    expect(none.stderr).toContain('error[report_no_deploy]: --since-deploy: the apply history of default@local has no deploy.');
+    // The history is beside that state file, not in .voxform/history/.
+    expect(none.stderr).toContain("  hint: Apply with voxform first (each apply is recorded in the state backend's history), or give the window with --since.");
     expect(none.stderr).not.toContain('    at ');
   });
 

@@ -116,4 +116,20 @@ describe("the report of one environment, beside another environment's agents", (
     expect((JSON.parse(unlisted.stdout) as CallReport).unread_environments).toEqual([{ environment: null, problem: expect.stringContaining('staging@local') }]);
     expect((await cli('report')).stdout).toMatch(/\n\nThe service's other workspaces could not be listed, so an agent another environment applies is reported here as one voxform does not manage, its calls not left out: .*staging@&#8203;local.*\n/);
   }, 180_000);
+
+  it('--since-deploy without --env, where the manifests give ids only in their environments, names the workspace read and the --env to give, not an apply to make', async () => {
+    const manifest = ['version: 1', 'agents:', '  desk: { name: Desk }', 'environments:', '  staging:', '    agents: { desk: { id: -OKspareAgent0000002 } }', '  production:', '    agents: { desk: { id: -OKspareAgent0000003 } }', ''].join('\n');
+    const cwd = await tempDir({ 'voxform.yaml': manifest });
+    const cli = (...args: string[]) => runCliInProcess([...args, '--local'], { cwd });
+    expect((await cli('apply', '--env', 'staging', '--auto-approve')).code).toBe(0);
+    expect((await cli('report', '--env', 'staging', '--since-deploy')).code).toBe(0);
+
+    const withoutEnv = await cli('report', '--since-deploy');
+    expect(withoutEnv.code).toBe(1);
+    expect(withoutEnv.stdout).toBe('');
+    expect(withoutEnv.stderr).toBe(
+      'error[report_no_deploy]: --since-deploy: the apply history of default@local has no deploy.\n' +
+        "  hint: The manifests give their agents' ids only in their environments, whose applies are recorded under them: run again with --env staging or --env production.\n",
+    );
+  });
 });

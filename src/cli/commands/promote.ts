@@ -110,7 +110,7 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
   const deployed = 'record' in origin ? origin.record.source.commit : undefined;
   const betweenCommits = deployed !== undefined && checkout.commit !== undefined ? await projectFilesChanged(manifestFolder, ctx.env, deployed, checkout.commit, files, ctx.cwd) : undefined;
   const changed = checkout.uncommitted ? await uncommittedFiles(ctx.cwd, ctx.env, files) : undefined;
-  const made = checkCheckout(current, origin, checkout, from, betweenCommits, changed, applySource);
+  const made = checkCheckout(current, origin, checkout, from, betweenCommits, changed, applySource, nextCommand('history', { ...options, env: from }));
   const whole = await wholeRecord(history, current, ctx);
   // Read again by its id: what is checked against the manifests is the record whose seal was checked.
   if (!sealVerifies(sealKey, whole)) throw recordChangedWhileRead(current);

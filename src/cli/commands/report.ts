@@ -24,7 +24,9 @@ import { manifestAgentNames, resolveAgentArgument } from '../agent-argument.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
 import { allSummaries } from '../history-records.js';
-import { manifestProject } from '../load-manifests.js';
+import { manifestProject, type ManifestProject } from '../load-manifests.js';
+import { envChoices } from '../next-command.js';
+import { controlsAsQuestionMarks } from '../../util/printable.js';
 import { progressLine } from '../progress.js';
 import { openOperatorBackend, ownFilesOf } from '../project.js';
 import { TrustedSecrets } from '../../secrets/trusted.js';
@@ -95,7 +97,8 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
       if (count % 500 === 0) status.update(`Reading call logs… ${plural(count, 'call')}`);
     },
   });
-  const report = options.sinceDeploy ? await sinceDeploy(history, agentId, options.agent, until ?? now.getTime() / 1000, build) : await build(undefined);
+  const noDeploy = () => noDeployError(reported, options, project);
+  const report = options.sinceDeploy ? await sinceDeploy(history, agentId, until ?? now.getTime() / 1000, build, noDeploy) : await build(undefined);
   status.done();
   const text = format === 'html' ? renderReportHtml(report) : format === 'json' ? renderReportJson(report) : renderReportMarkdown(report, (text) => ctx.secrets.redact(text));
   if (options.out === undefined) {
@@ -141,12 +144,25 @@ function historyNames(history: readonly LedgerRecord[]): Map<string, string> {
 }
 
 /** `--since-deploy`: the latest deploy's version and the one before it (with calls), whole, and nothing older. */
-async function sinceDeploy(history: readonly LedgerRecord[], agentId: string | undefined, agent: string | undefined, until: number, build: (window: SinceDeployWindow) => Promise<CallReport>): Promise<CallReport> {
+async function sinceDeploy(history: readonly LedgerRecord[], agentId: string | undefined, until: number, build: (window: SinceDeployWindow) => Promise<CallReport>, noDeploy: () => VoxformError): Promise<CallReport> {
   const built = await sinceDeployReport(history, agentId, until, build);
   if (built) return built.report;
-  throw new VoxformError('report_no_deploy', `--since-deploy: the apply history has no deploy${agent === undefined ? '' : ` of agent ${agent}`} in this workspace.`, {
-    hint: 'Apply with voxform first (each apply is recorded in .voxform/history/), or give the window with --since.',
-  });
+  throw noDeploy();
+}
+
+/**
+ * No deploy to start from: the refusal names the workspace read, and, for manifests read without
+ * `--env` that give their agents' ids only in their environments (whose applies are recorded under
+ * them, not under the default workspace), the `--env` to run again with, as `voxform history` does.
+ */
+function noDeployError(workspace: string, options: Pick<ReportOptions, 'agent' | 'env'>, project: ManifestProject): VoxformError {
+  const environments = [...project.environmentAgents.keys()];
+  const of = options.agent === undefined ? '' : ` of agent ${options.agent}`;
+  const hint =
+    options.env === undefined && project.idsInEnvironments && environments.length > 0
+      ? `The manifests give their agents' ids only in their environments, whose applies are recorded under them: run again with ${envChoices(environments)}.`
+      : "Apply with voxform first (each apply is recorded in the state backend's history), or give the window with --since.";
+  return new VoxformError('report_no_deploy', `--since-deploy: the apply history of ${controlsAsQuestionMarks(workspace)} has no deploy${of}.`, { hint });
 }
 
 /**
