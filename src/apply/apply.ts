@@ -179,7 +179,7 @@ async function preparePlan(options: ApplyOptions & { backend: StateBackend }, st
   const live = await readLiveState(client, desired, { onProgress: onReadProgress, onAgent: (agent) => options.secrets?.noteLiveAgent(agent.id, agent.config) });
   const { view, unseen } = await readSharedView(options.backend, desired, options.serviceId, store.workspace);
   const key = store.fingerprintKey;
-  assertPlanFresh(savedPlan, { fingerprints: liveFingerprints(desired, live, view.workspace, key), desired, serviceId: options.serviceId, fingerprintKey: key, workingDir: options.workingDir, planCommand: options.planCommand });
+  assertPlanFresh(savedPlan, { fingerprints: liveFingerprints(desired, live, view.workspace, key), desired, serviceId: options.serviceId, fingerprintKey: key, workingDir: options.workingDir, planCommand: options.planCommand, workspace: store.workspace });
   const unseenWarning = unseenEnvironmentsWarning(unseen, plan.changes);
   if (unseenWarning) onWarning(unseenWarning);
   return { plan, live, view };

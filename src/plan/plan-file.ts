@@ -12,6 +12,7 @@ import { planToJson } from './render-json.js';
 import { beginsAsSavedPlan, isPlanFormatRead, OLDEST_PLAN_FORMAT_READ, PLAN_JSON_FORMAT_VERSION } from './format-version.js';
 import { planFromJson } from './saved-plan.js';
 import type { Plan } from './types.js';
+import type { WorkspaceState } from '../state/types.js';
 
 /**
  * A saved plan (`voxform plan --out FILE`): the JSON plan (secrets redacted) with its requests, plus
@@ -37,6 +38,8 @@ export interface SavedPlan {
   resource_changes: Array<{ address: string; action: string; live_fingerprint: string }>;
   /** The folder `voxform plan` ran in (a real path), to say so when the plan is applied from another. */
   made_in?: string;
+  /** The state's record of the workspace the plan was made against (`stateDigest`); absent from a plan saved before it was kept. */
+  state_digest?: string;
   [key: string]: unknown;
 }
 
@@ -52,6 +55,8 @@ interface PlanFreshnessInputs {
   workingDir?: string | undefined;
   /** The command a refusal's hint names to make a new plan (default `voxform plan --out FILE`). */
   planCommand?: string | undefined;
+  /** The state's record of the workspace this apply runs against, as it reads it now. */
+  workspace: WorkspaceState;
 }
 
 const DEFAULT_PLAN_COMMAND = 'voxform plan --out FILE';
@@ -59,6 +64,18 @@ const DEFAULT_PLAN_COMMAND = 'voxform plan --out FILE';
 /** The secret values of the manifests, keyed (see `fingerprintKey`). */
 function secretsDigest(desired: DesiredState, fingerprintKey: string): string {
   return keyedHash(fingerprintKey, [desired.manifestHash, [...desired.secrets].sort()]);
+}
+
+/**
+ * The state's record of a workspace, keyed: a plan is made against what the state says voxform
+ * applied, and applied against it again only if nothing wrote it since: no other apply, heal or
+ * rollback, and no other state (`apply plan.json` without the `--state` the plan was made with
+ * would record the deploy where the team's next plan never looks).
+ */
+export function stateDigest(workspace: WorkspaceState, fingerprintKey: string): string {
+  // What the last run said of itself is left out: an apply with nothing to do writes it, and changes no record of a resource.
+  const { lastApply: _lastRun, ...recorded } = workspace;
+  return keyedHash(fingerprintKey, recorded);
 }
 
 /** The digest of a saved plan's every other field (its `plan_digest`, if any, left out). */
@@ -80,7 +97,7 @@ export async function savePlanFile(
   plan: Plan,
   desired: DesiredState,
   fingerprintKey: string,
-  options: { redact?: ((text: string) => string) | undefined; madeIn?: string | undefined; limits?: KeptJsonLimits } = {},
+  options: { redact?: ((text: string) => string) | undefined; madeIn?: string | undefined; workspace?: WorkspaceState | undefined; limits?: KeptJsonLimits } = {},
 ): Promise<void> {
   const { redact } = options;
   const json = planToJson(plan);
@@ -94,6 +111,7 @@ export async function savePlanFile(
     secrets_digest: secretsDigest(desired, fingerprintKey),
     fingerprint_key_id: fingerprintKeyId(fingerprintKey),
     ...(options.madeIn === undefined ? {} : { made_in: options.madeIn }),
+    ...(options.workspace === undefined ? {} : { state_digest: stateDigest(options.workspace, fingerprintKey) }),
   };
   body.plan_digest = planDigest(body, fingerprintKey);
   const bytes = Buffer.from(`${JSON.stringify(body, null, 2)}\n`);
@@ -240,6 +258,9 @@ export function assertPlanFresh(saved: SavedPlan, now: PlanFreshnessInputs): voi
   }
   const reasons: string[] = [];
   if (manifestsChanged) reasons.push('the manifests (or files they include) changed');
+  // Before the live fingerprints: those of the files, campaigns and credentials are compared with what the state recorded.
+  const stateMoved = saved.state_digest !== undefined && saved.state_digest !== stateDigest(now.workspace, fingerprintKey);
+  if (stateMoved) reasons.push("the state's record of this workspace is not the one the plan was made against (an apply, heal or rollback ran since, or this apply reads another state)");
   if ((saved.environment ?? undefined) !== desired.environment) reasons.push('the environment differs');
   // The digest and fingerprints are keyed with the manifests' hash too: once it changed, naming them
   // would blame secrets and live state that did not change.
@@ -250,8 +271,9 @@ export function assertPlanFresh(saved: SavedPlan, now: PlanFreshnessInputs): voi
     if (moved.length > 0) reasons.push(`live state changed for ${moved.join(', ')}`);
   }
   if (reasons.length > 0) {
+    const otherState = stateMoved ? ' If the plan was made with another --state (or VOXFORM_STATE), apply it with that one instead.' : '';
     throw new VoxformError('plan_stale', `The saved plan is stale: ${reasons.join('; ')}. Nothing was applied.`, {
-      hint: `Run \`${planCommand}\` again, review it, and apply the new plan.`,
+      hint: `Run \`${planCommand}\` again, review it, and apply the new plan.${otherState}`,
       details: { reasons, resources: moved },
     });
   }

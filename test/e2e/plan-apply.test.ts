@@ -225,6 +225,35 @@ describe('saved plans', () => {
     expect((await getAgent(p)).config.llm?.temperature).toBe(0.4);
   });
 
+  it("refuses a saved plan applied against another state than it was made against, or once the state recorded another apply", async () => {
+    project = await startExampleProject();
+    const p = project;
+    expect((await p.cliInProcess(['apply', '--auto-approve', '--state', 'team/state.json'])).code).toBe(0);
+    const file = path.join(p.dir, 'voxform.yaml');
+    await writeFile(file, (await readFile(file, 'utf8')).replace('temperature: 0.4', 'temperature: 0.5'));
+    expect((await p.cliInProcess(['plan', '--state', 'team/state.json', '--out', 'plan.json'])).code).toBe(0);
+    const before = p.requests.length;
+    // Without the plan's --state: the deploy would be recorded where the team's next plan never looks.
+    const elsewhere = await p.cliInProcess(['apply', 'plan.json']);
+    expect(elsewhere.code).toBe(1);
+    // The files, campaign and credential the plan left alone are then blamed too: their fingerprints are compared with what the state recorded.
+    expect(elsewhere.stderr).toContain(
+      "error[plan_stale]: The saved plan is stale: the state's record of this workspace is not the one the plan was made against (an apply, heal or rollback ran since, or this apply reads another state); live state changed for",
+    );
+    expect(elsewhere.stderr).toContain('If the plan was made with another --state (or VOXFORM_STATE), apply it with that one instead.');
+    expect(p.requests.slice(before).filter((r) => r.method !== 'GET')).toEqual([]);
+    expect((await p.cliInProcess(['apply', 'plan.json', '--state', 'team/state.json'])).stdout).toContain('Apply complete: 1 applied, 0 failed, 0 skipped.');
+
+    // Another apply of the workspace since, of another agent: the plan was reviewed against a record that is gone.
+    const edited = (await readFile(file, 'utf8')).replace('temperature: 0.5', 'temperature: 0.6').replace('Hi! I can help you book', 'Hello! I can help you book');
+    await writeFile(file, edited);
+    expect((await p.cliInProcess(['plan', '--state', 'team/state.json', '--target', 'agent.front-desk', '--out', 'front.json'])).code).toBe(0);
+    expect((await p.cliInProcess(['apply', '--auto-approve', '--state', 'team/state.json', '--target', 'agent.booking'])).stdout).toContain('Apply complete: 1 applied');
+    const stale = await p.cliInProcess(['apply', 'front.json', '--state', 'team/state.json']);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain("error[plan_stale]: The saved plan is stale: the state's record of this workspace is not the one the plan was made against (an apply, heal or rollback ran since, or this apply reads another state). Nothing was applied.\n");
+  });
+
   it('refuses a saved plan after the manifest changed', async () => {
     project = await startExampleProject();
     const p = project;

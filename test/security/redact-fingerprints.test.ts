@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { assertPlanFresh, type SavedPlan } from '../../src/plan/plan-file.js';
 import type { DesiredState } from '../../src/manifest/types.js';
+import { emptyWorkspace } from '../../src/state/types.js';
 import { canonicalJson, fingerprintKey, fingerprintKeyId, hashValue, keyedHash, sha256 } from '../../src/util/hash.js';
 import { startExampleProject, type ExampleProject } from '../helpers/project.js';
 
@@ -78,7 +79,7 @@ describe('fingerprints in the state file and saved plans', () => {
 
   it('a saved plan made with another API key is refused as stale, saying so', () => {
     const saved = { fingerprint_key_id: fingerprintKeyId(fingerprintKey('old-api-key')) } as SavedPlan;
-    expect(() => assertPlanFresh({ ...saved, base_url: 'local' }, { fingerprints: new Map(), desired: {} as DesiredState, serviceId: 'local', fingerprintKey: fingerprintKey('new-api-key') })).toThrowError(
+    expect(() => assertPlanFresh({ ...saved, base_url: 'local' }, { fingerprints: new Map(), desired: {} as DesiredState, serviceId: 'local', fingerprintKey: fingerprintKey('new-api-key'), workspace: emptyWorkspace() })).toThrowError(
       'The saved plan was made with another API key, so voxform cannot check it is still current. Nothing was applied.',
     );
   });

@@ -15,6 +15,7 @@ import { nextCommand } from '../next-command.js';
 import { withTakeOverCommands } from '../take-over.js';
 import { warnPromotedEnvironment } from '../promotion-notice.js';
 import { committedLockWarning } from '../../state/committed-lock.js';
+import type { WorkspaceState } from '../../state/types.js';
 
 export type { PlanFormat } from '../render-plan.js';
 
@@ -41,8 +42,10 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
   const inputs = planInputs(project, ctx);
   const status = progressLine(ctx);
   const stateWarnings: string[] = [];
+  let workspace: WorkspaceState | undefined;
   const plan = await makePlan({
     ...inputs,
+    onWorkspace: (read) => void (workspace = read),
     targets: options.target ?? [],
     onReadProgress: (read, total) => status.update(readProgress(read, total)),
     // Each agent's output (prompt diffs above all) is made while the other reads are on the wire.
@@ -62,7 +65,7 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
   // Saved before it is printed: a plan that cannot be saved prints only the error (one JSON document).
   if (saveTo) {
     const madeIn = await realpath(ctx.cwd);
-    await savePlanFile(path.resolve(ctx.cwd, saveTo), plan, project.desired, inputs.fingerprintKey, { redact: (text) => ctx.secrets.redact(text), madeIn });
+    await savePlanFile(path.resolve(ctx.cwd, saveTo), plan, project.desired, inputs.fingerprintKey, { redact: (text) => ctx.secrets.redact(text), madeIn, workspace });
   }
   ctx.stdout.write(renderPlanAs(plan, format, { color: ctx.color, savedPlan: saveTo, diagnostics: warnings, secrets: ctx.secrets }));
   if (saveTo) ctx.stderr.write(`Saved the plan to ${saveTo}. Apply exactly this with: ${nextCommand(`apply ${shellWord(saveTo)}`, options, { manifests: false })}\n`);
