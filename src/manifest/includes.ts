@@ -137,7 +137,7 @@ function decodePrompt(file: string, bytes: Buffer, ctx: IncludeContext): { text:
   return { text, source: sourceOf };
 }
 
-export function normalizePrompt(text: string): string {
+function normalizePrompt(text: string): string {
   const unix = text.includes('\r\n') ? text.replaceAll('\r\n', '\n') : text;
   return unix.endsWith('\n') ? unix.slice(0, -1) : unix;
 }

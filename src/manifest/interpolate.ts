@@ -54,7 +54,7 @@ function policyOf(ctx: InterpolationContext): EnvPolicy {
   return policy;
 }
 
-export interface StringInterpolation {
+interface StringInterpolation {
   value: string;
   /** Whether any part of the value came from the environment. */
   fromEnv: boolean;
@@ -194,7 +194,7 @@ function firstWarning(diagnostics: DiagnosticList, name: string): boolean {
 }
 
 /** How `interpolateTree` walks one tree. */
-export interface TreeInterpolation {
+interface TreeInterpolation {
   /** Hears the path (below the tree's root) of every string that took a value from the environment, and the string as written. */
   onEnvPath?: (path: PathPart[], written: string) => void;
   /** Hears the path of every string that holds escaped `$${env:…}` text and no reference: the escape, as written, shows it holds none. */
