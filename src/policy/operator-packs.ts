@@ -19,7 +19,7 @@ import { POLICY_LEVELS, type PolicyRule, type PolicySubject, type RuleHit } from
 
 export const POLICY_PACKS_VARIABLE = 'VOXFORM_POLICY_PACKS';
 /** Set to 1 by an operator whose job runs no pull-request code (a developer's machine, a job on the main branch): packs inside the project load. */
-export const TRUST_PROJECT_PACKS_VARIABLE = 'VOXFORM_TRUST_PROJECT_PACKS';
+const TRUST_PROJECT_PACKS_VARIABLE = 'VOXFORM_TRUST_PROJECT_PACKS';
 
 export interface OperatorPack {
   /** The path as the operator wrote it. */
