@@ -22,7 +22,7 @@ import { isPlainObject, setOwn } from '../util/json-object.js';
 import { locationOf, type SourceRegistry, type SourceText, type Span } from './source.js';
 import type { TemplateOrigin } from './types.js';
 
-export type TemplateVariable = Omit<DeclaredVariable, 'name'>;
+type TemplateVariable = Omit<DeclaredVariable, 'name'>;
 
 /** The span of the first of `places` that the template has (a key, or a value). */
 function placeSpan(root: unknown, places: readonly TemplatePlace[]): Span | undefined {
