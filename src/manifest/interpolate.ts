@@ -217,7 +217,7 @@ interface TreeInterpolation {
  * `value` with every string interpolated, spans kept; copy-on-write (no references: no copies).
  * A string without a place of its own is reported at the nearest enclosing object, else at `how.span`.
  */
-export function interpolateTree(value: unknown, ctx: InterpolationContext, how: TreeInterpolation = {}): unknown {
+export function interpolateTree(value: unknown, ctx: InterpolationContext, how: TreeInterpolation): unknown {
   const { onEnvPath, onEscapedPath, forbidden, secret, span, shippedTemplate } = how;
   const path: PathPart[] = [];
   const ancestors: object[] = [];
@@ -280,7 +280,7 @@ function overrideFix(path: readonly PathPart[]): UnsetFix {
  * reference was filled in or an escape unescaped (`writtenAtEnvPlaces`). `how.onEnvPath` still hears
  * each reference.
  */
-export function interpolateForCheck(value: unknown, ctx: InterpolationContext, how: Omit<TreeInterpolation, 'onEscapedPath'> = {}): { resolved: unknown; checked: unknown } {
+export function interpolateForCheck(value: unknown, ctx: InterpolationContext, how: Omit<TreeInterpolation, 'onEscapedPath'>): { resolved: unknown; checked: unknown } {
   const places: PathPart[][] = [];
   const onEnvPath = (path: PathPart[], written: string): void => {
     places.push(path);
