@@ -44,7 +44,7 @@ function abandonedWrite(request: PlannedRequest): VoxformError {
 }
 
 /** How long a stop waits for the requests in flight by default. */
-export const STOP_GRACE_MS = 10_000;
+const STOP_GRACE_MS = 10_000;
 
 /** Requests handed to a client that queues ahead, per request it may have on the wire. */
 const QUEUED_AHEAD_FACTOR = 2;
@@ -64,7 +64,7 @@ export type ProgressEvent =
   /** `because`: `signal`, the caller's signal stopped the run; `state_failed`, a state write failed. */
   | { type: 'stopping'; inFlight: number; because: StopCause };
 
-export type StopCause = 'signal' | 'state_failed';
+type StopCause = 'signal' | 'state_failed';
 
 /**
  * A change some of whose writes reached the service and the rest did not: one failed (or was left
@@ -103,7 +103,7 @@ export interface ExecuteResult {
   warnings: string[];
 }
 
-export interface ExecuteOptions {
+interface ExecuteOptions {
   plan: Plan;
   /** The manifests as loaded now: where secrets and files are read from, and what state records. */
   desired: DesiredState;

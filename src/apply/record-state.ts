@@ -260,7 +260,7 @@ export function stateWritesSettled(change: ResourceChange): StateChange {
 }
 
 /** What `stateWhenUnchanged` needs: `shared` and `takeOver` as for the run's writes (`ExecuteOptions`). */
-export interface UnchangedContext {
+interface UnchangedContext {
   resources: DesiredIndex;
   key: string;
   shared?: SharedView | undefined;

@@ -5,7 +5,7 @@
  */
 import type { AgentConfigRead } from '../schema/types.gen.js';
 
-export interface CostItem {
+interface CostItem {
   type: string;
   provider: string;
   credit: number;

@@ -22,7 +22,7 @@ import { isDead, runIdentityOf, thisRun, type RunIdentity } from '../util/run-id
 const USER_JSON_LIMITS: KeptJsonLimits = { maxBytes: MAX_LOCK_HOLDER_BYTES, maxValues: MAX_LOCK_HOLDER_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH };
 
 /** `owns`: the file is this emulator's alone; `shares`: with other `--local` commands' emulators only. */
-export type DataFileUse = 'owns' | 'shares';
+type DataFileUse = 'owns' | 'shares';
 
 interface DataFileUser extends RunIdentity {
   use: DataFileUse;

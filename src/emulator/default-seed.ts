@@ -15,7 +15,7 @@ export const DEFAULT_PUBLIC_KEY = 'vxlocalDefaultPublicKey000000001';
 export const FRONT_DESK_ID = '-OKdqbqetEcM4ak369ym';
 export const BOOKING_ID = '-OKdqbqetEcM4ak369yn';
 export const STAGING_FRONT_DESK_ID = '-OKstagingFrontDesk01';
-export const STAGING_BOOKING_ID = '-OKstagingBooking0001';
+const STAGING_BOOKING_ID = '-OKstagingBooking0001';
 
 const JAN_2025 = 1735689600;
 /** 2026-01-01T00:00:00Z: the newest seeded call. */

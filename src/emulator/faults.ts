@@ -21,7 +21,7 @@ interface FaultDecision {
 }
 
 /** Fault settings refused, from a library caller, a flag or the control surface alike. */
-export class FaultConfigError extends VoxformError {
+class FaultConfigError extends VoxformError {
   constructor(problem: string) {
     super('emulator_options_invalid', `Invalid fault settings: ${problem}`, { hint: 'Write each fault rule as docs/emulator.md shows (path, method and the fault fields).' });
   }

@@ -4,7 +4,7 @@
  * requires the file to come last.
  */
 
-export interface FormPart {
+interface FormPart {
   name: string;
   filename: string | undefined;
   contentType: string | undefined;

@@ -55,7 +55,7 @@ class JsonTextCache<T extends object> {
 }
 
 /** What the data file holds. */
-export interface PersistedData extends EmulatorStateSnapshot {
+interface PersistedData extends EmulatorStateSnapshot {
   format: typeof DATA_FORMAT;
   version: number;
   saved_at: string;

@@ -46,7 +46,7 @@ export interface SeedKey {
 }
 
 /** A phone in a seed: the service's Phone plus the telephony provider it was imported from. */
-export interface SeedPhone extends Phone {
+interface SeedPhone extends Phone {
   provider?: string;
   country?: string;
   region?: string;
@@ -216,7 +216,7 @@ export interface EndCallOptions {
   messages?: ChatMessage[];
 }
 
-export interface EndCallResult {
+interface EndCallResult {
   record: CallRecord;
   /** The end-of-call delivery, or null when the agent has no `session_data_webhook`. */
   webhook: WebhookDelivery | null;

@@ -14,7 +14,7 @@ export interface ValidationDetail {
   msg: string;
 }
 
-export type Source = 'body' | 'query' | 'header' | 'path';
+type Source = 'body' | 'query' | 'header' | 'path';
 
 export const missingHeader = (name: string): ValidationDetail => ({ type: 'missing', loc: ['header', name], msg: 'Field required' });
 

@@ -26,7 +26,7 @@ export function webhookPolicy(value: unknown): WebhookPolicy {
   });
 }
 
-export interface WebhookRequest {
+interface WebhookRequest {
   hook: WebhookDelivery['hook'];
   target: WebhookTarget;
   call_id: string;

@@ -46,7 +46,7 @@ export interface AgentDraft {
   template: TemplateOrigin | undefined;
 }
 
-export interface AgentContext extends ResourceContext {
+interface AgentContext extends ResourceContext {
   templates: TemplateStore;
   /** `defaults.config` (with the environment's applied), if any. */
   defaultsConfig: unknown;

@@ -13,7 +13,7 @@ import { printable } from '../util/printable.js';
 import { cellsWithin, displayWidth } from '../util/display-width.js';
 import { codePointBoundary } from '../util/shorten.js';
 
-export interface CodeFrameOptions {
+interface CodeFrameOptions {
   /** Lines shown before and after the one at fault. */
   context?: number;
   /** Lines wider than this many terminal cells are cut to a window around the column. */
@@ -25,7 +25,7 @@ export interface CodeFrameOptions {
 }
 
 /** A line shown in place of the one written. */
-export interface ShownLine {
+interface ShownLine {
   text: string;
   /** The unit of `text` the caret stands at for unit `offset` of the line as written (never inside a hidden part). */
   shownOffset(offset: number): number;

@@ -95,7 +95,7 @@ export function foundInsteadOf(found: unknown, expected: string): string {
   return `is ${describeFound(found, 'all but text')}, where ${expected} belongs`;
 }
 
-/** A value quoted for a message, long values shortened. */
-export function quote(value: string, max = 40): string {
-  return JSON.stringify(shorten(value, max));
+/** A value quoted for a message, values over 40 characters shortened. */
+export function quote(value: string): string {
+  return JSON.stringify(shorten(value, 40));
 }

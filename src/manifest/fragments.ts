@@ -16,7 +16,7 @@ import { locationOf, type Span } from './source.js';
 import { formatCount } from '../util/plural.js';
 
 export const RESOURCE_SECTIONS = ['agents', 'phones', 'campaigns', 'knowledge'] as const;
-export type ResourceSection = (typeof RESOURCE_SECTIONS)[number];
+type ResourceSection = (typeof RESOURCE_SECTIONS)[number];
 const SETTINGS = ['region', 'base_url', 'defaults', 'policy'] as const;
 type SettingName = (typeof SETTINGS)[number];
 export const SECTION_DEFINITION = { agents: 'AgentSpec', phones: 'PhoneSpec', campaigns: 'CampaignSpec', knowledge: 'KnowledgeSpec' } as const;
@@ -44,7 +44,7 @@ export interface Layer {
 }
 
 /** An environment's promotion settings as written (`promote_from`, `gates`): read by promotion.ts. */
-export type PromotionSettingName = 'promote_from' | 'gates';
+type PromotionSettingName = 'promote_from' | 'gates';
 
 export interface CombinedManifest extends Layer {
   environments: Map<string, { layer: Layer; keySpan: Span; promotion: Partial<Record<PromotionSettingName, Setting>> }>;
@@ -54,7 +54,7 @@ export interface CombinedManifest extends Layer {
   firstSpan: Span;
 }
 
-export function emptyLayer(span: Span): Layer {
+function emptyLayer(span: Span): Layer {
   const section = (): Record<string, unknown> => {
     const value: Record<string, unknown> = {};
     attachSpans(value, { self: span, entries: new Map() });

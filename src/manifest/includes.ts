@@ -137,7 +137,7 @@ function decodePrompt(file: string, bytes: Buffer, ctx: IncludeContext): { text:
   return { text, source: sourceOf };
 }
 
-export function normalizePrompt(text: string): string {
+function normalizePrompt(text: string): string {
   const unix = text.includes('\r\n') ? text.replaceAll('\r\n', '\n') : text;
   return unix.endsWith('\n') ? unix.slice(0, -1) : unix;
 }
@@ -167,7 +167,7 @@ export async function hashKnowledgeFiles(
     if (!checked.ok) return checked;
     const key = `${checked.info.dev}:${checked.info.ino}`;
     let hashing = byFile.get(key);
-    if (!hashing) byFile.set(key, (hashing = hashFile(checked, MAX_KNOWLEDGE_FILE_BYTES)));
+    if (!hashing) byFile.set(key, (hashing = hashFile(checked)));
     return hashing;
   });
   const results: Array<KnowledgeContent | undefined> = [];
@@ -187,7 +187,7 @@ export async function hashKnowledgeFiles(
 type HashOutcome = { ok: true; digest: string; size: number } | Extract<ReadOutcome, { ok: false }>;
 
 /** Streams an inspected file into its hash, after checking the open file is the one inspected. */
-async function hashFile(checked: Extract<Awaited<ReturnType<typeof inspect>>, { ok: true }>, maxBytes: number): Promise<HashOutcome> {
+async function hashFile(checked: Extract<Awaited<ReturnType<typeof inspect>>, { ok: true }>): Promise<HashOutcome> {
   let handle;
   try {
     handle = await open(checked.real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -204,7 +204,7 @@ async function hashFile(checked: Extract<Awaited<ReturnType<typeof inspect>>, { 
     for await (const chunk of handle.createReadStream({ autoClose: false })) {
       size += (chunk as Buffer).length;
       // Counted while reading: a size taken before the read may be stale, or 0 (files in /proc).
-      if (size > maxBytes) return { ok: false, reason: 'too_large', message: `is more than ${formatSize(maxBytes)}; the limit is ${formatSize(maxBytes)}` };
+      if (size > MAX_KNOWLEDGE_FILE_BYTES) return { ok: false, reason: 'too_large', message: `is more than ${formatSize(MAX_KNOWLEDGE_FILE_BYTES)}; the limit is ${formatSize(MAX_KNOWLEDGE_FILE_BYTES)}` };
       hash.update(chunk as Buffer);
     }
     return { ok: true, digest: hash.hex(), size };

@@ -54,7 +54,7 @@ function policyOf(ctx: InterpolationContext): EnvPolicy {
   return policy;
 }
 
-export interface StringInterpolation {
+interface StringInterpolation {
   value: string;
   /** Whether any part of the value came from the environment. */
   fromEnv: boolean;
@@ -195,7 +195,7 @@ function firstWarning(diagnostics: DiagnosticList, name: string): boolean {
 }
 
 /** How `interpolateTree` walks one tree. */
-export interface TreeInterpolation {
+interface TreeInterpolation {
   /** Hears the path (below the tree's root) of every string that took a value from the environment, and the string as written. */
   onEnvPath?: (path: PathPart[], written: string) => void;
   /** Hears the path of every string that holds escaped `$${env:…}` text and no reference: the escape, as written, shows it holds none. */
@@ -218,7 +218,7 @@ export interface TreeInterpolation {
  * `value` with every string interpolated, spans kept; copy-on-write (no references: no copies).
  * A string without a place of its own is reported at the nearest enclosing object, else at `how.span`.
  */
-export function interpolateTree(value: unknown, ctx: InterpolationContext, how: TreeInterpolation = {}): unknown {
+export function interpolateTree(value: unknown, ctx: InterpolationContext, how: TreeInterpolation): unknown {
   const { onEnvPath, onEscapedPath, forbidden, secret, span, shippedTemplate } = how;
   const path: PathPart[] = [];
   const ancestors: object[] = [];
@@ -281,7 +281,7 @@ function overrideFix(path: readonly PathPart[]): UnsetFix {
  * reference was filled in or an escape unescaped (`writtenAtEnvPlaces`). `how.onEnvPath` still hears
  * each reference.
  */
-export function interpolateForCheck(value: unknown, ctx: InterpolationContext, how: Omit<TreeInterpolation, 'onEscapedPath'> = {}): { resolved: unknown; checked: unknown } {
+export function interpolateForCheck(value: unknown, ctx: InterpolationContext, how: Omit<TreeInterpolation, 'onEscapedPath'>): { resolved: unknown; checked: unknown } {
   const places: PathPart[][] = [];
   const onEnvPath = (path: PathPart[], written: string): void => {
     places.push(path);

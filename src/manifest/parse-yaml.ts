@@ -16,7 +16,7 @@ import { yamlErrorSentence } from '../yaml/error-sentence.js';
 
 export type { ParsedDocument } from './source.js';
 
-export interface ParseOutcome {
+interface ParseOutcome {
   documents: ParsedDocument[];
   /** Whether any document had a syntax error (or broke a limit). */
   syntaxErrors: boolean;
@@ -126,7 +126,7 @@ function parseYamlGeneral(
 type YamlModule = typeof import('yaml');
 type YamlDocumentsModule = typeof import('../yaml/documents.js');
 /** The general parser and voxform's one way of running it. */
-export interface YamlModules {
+interface YamlModules {
   yaml: YamlModule;
   yamlDocuments: YamlDocumentsModule;
 }

@@ -35,7 +35,7 @@ export interface FilledBy {
 }
 
 /** The spans of a node's entries by key (objects) or index (arrays); a Map satisfies it. */
-export interface EntryTable {
+interface EntryTable {
   get(part: PathPart): EntrySpans | undefined;
   [Symbol.iterator](): Iterator<[PathPart, EntrySpans]>;
 }

@@ -64,7 +64,7 @@ export function checkAgentKnowledge(drafts: Drafts, diagnostics: DiagnosticList)
 }
 
 /** Two local names adopting one live agent (or campaign) would undo each other on every apply. */
-export function checkUniqueIds(drafts: Drafts, diagnostics: DiagnosticList): void {
+function checkUniqueIds(drafts: Drafts, diagnostics: DiagnosticList): void {
   const check = (kind: string, items: Iterable<{ localName: string; id: string | undefined; idSpan: AgentDraft['idSpan']; keySpan: AgentDraft['keySpan'] }>): void => {
     const seen = new Map<string, { localName: string; span: AgentDraft['keySpan'] }>();
     for (const item of items) {
@@ -87,7 +87,7 @@ export function checkUniqueIds(drafts: Drafts, diagnostics: DiagnosticList): voi
 }
 
 /** One credential per provider: the service stores one key per provider. */
-export function checkUniqueProviders(drafts: Drafts, diagnostics: DiagnosticList): void {
+function checkUniqueProviders(drafts: Drafts, diagnostics: DiagnosticList): void {
   const seen = new Map<string, CredentialDraft>();
   for (const credential of drafts.credentials) {
     const first = seen.get(credential.provider);

@@ -25,7 +25,7 @@ import { isPlainObject, setOwn } from '../util/json-object.js';
 import { spanText, type Span } from './source.js';
 import { LineCounter } from '../util/text-position.js';
 
-export interface SchemaCheck {
+interface SchemaCheck {
   /** A manifest definition (`AgentSpec`, `PhoneSpec`, …) or `Manifest`. */
   definition: string;
   /** The value to check as written (nulls and all), spans attached. */

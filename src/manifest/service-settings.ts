@@ -13,13 +13,13 @@ import type { Span } from './source.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-export interface ServiceSettings {
+interface ServiceSettings {
   /** Normalized, and on an origin the operator trusts; undefined when not set or refused (then a diagnostic says why). */
   baseUrl: string | undefined;
   region: 'us' | 'eu' | undefined;
 }
 
-export interface ServiceSettingsContext {
+interface ServiceSettingsContext {
   diagnostics: DiagnosticList;
   /** The operator's environment: `VOXFORM_BASE_URL` and `VOXFORM_TRUSTED_ORIGINS` decide which origins are trusted. */
   env: Env;

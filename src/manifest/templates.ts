@@ -22,7 +22,7 @@ import { isPlainObject, setOwn } from '../util/json-object.js';
 import { locationOf, type SourceRegistry, type SourceText, type Span } from './source.js';
 import type { TemplateOrigin } from './types.js';
 
-export type TemplateVariable = Omit<DeclaredVariable, 'name'>;
+type TemplateVariable = Omit<DeclaredVariable, 'name'>;
 
 /** The span of the first of `places` that the template has (a key, or a value). */
 function placeSpan(root: unknown, places: readonly TemplatePlace[]): Span | undefined {
@@ -35,7 +35,7 @@ function placeSpan(root: unknown, places: readonly TemplatePlace[]): Span | unde
   return undefined;
 }
 
-export interface AgentTemplate {
+interface AgentTemplate {
   name: string;
   /** The template's template.yaml. */
   source: SourceText;
@@ -47,7 +47,7 @@ export interface AgentTemplate {
 }
 
 /** A template whose template.yaml exists but was refused by the file guards: why, as a diagnostic. */
-export interface TemplateRefusal {
+interface TemplateRefusal {
   refused: { code: DiagnosticCode; message: string };
 }
 
@@ -123,7 +123,7 @@ export class TemplateStore {
   }
 }
 
-export interface TemplateExpansion {
+interface TemplateExpansion {
   /** The agent entry with the template under it (template and vars kept, for validation). */
   spec: Record<string, unknown>;
   /** The variables' values, for the files the template includes. */
@@ -210,7 +210,7 @@ export function expandTemplate(
  * `unfilled` tells whether it holds a variable that has no value (see EntrySpans.unfilled).
  * `admit` is asked, before a string is built, whether its length (and the place it is written) may be.
  */
-export function substituteTree(
+function substituteTree(
   value: unknown,
   vars: TemplateVars,
   onUnknown: (name: string, span: Span) => void,
@@ -273,7 +273,7 @@ export function substituteTree(
 }
 
 /** The placeholder's own place in the written text, else the whole value. */
-export function placeholderSpan(span: Span, name: string): Span {
+function placeholderSpan(span: Span, name: string): Span {
   const raw = span.source.text.slice(span.start, span.end);
   const match = new RegExp(`\\{\\{\\s*${name}\\s*\\}\\}`).exec(raw);
   if (!match) return span;

@@ -79,7 +79,7 @@ export interface TemplateOrigin {
   vars: Array<{ value: string; at: SourceLocation }>;
 }
 
-export interface PromptFile {
+interface PromptFile {
   /** The file as diagnostics show it (relative to the working directory). */
   display: string;
   /** Whether the text is the file's own (no template variables filled in), so a line of the text is a line of the file. */

@@ -19,13 +19,13 @@ import { formatCount } from '../util/plural.js';
 import { pointerToPath } from '../schema/issues.js';
 
 /** The JSON Schema keywords a team rule may use: none runs a regular expression or reaches outside the schema. */
-export const SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
+const SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
   'type', 'enum', 'const', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf',
   'minLength', 'maxLength', 'minItems', 'maxItems', 'uniqueItems', 'items', 'properties', 'required',
   'additionalProperties', 'minProperties', 'maxProperties', 'anyOf', 'allOf', 'oneOf', 'not', 'title', 'description',
 ]);
 /** Most schema objects in one team rule's schema. */
-export const SCHEMA_NODES_MAX = 500;
+const SCHEMA_NODES_MAX = 500;
 
 /**
  * The longest value a team rule's `pattern` or `not_pattern` is matched on: the longest prompt a
@@ -169,7 +169,7 @@ function asText(value: unknown): string | undefined {
 }
 
 /** A hit as a team rule finds it: the resource it is about, and the hit, built only when the run keeps it. */
-export type FoundHit = (resource: string, build: () => RuleHit) => void;
+type FoundHit = (resource: string, build: () => RuleHit) => void;
 
 export interface TeamRule extends PolicyRule {
   /**

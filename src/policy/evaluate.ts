@@ -134,7 +134,7 @@ export function listingOrder(a: Finding, b: Finding): number {
 }
 
 /** `YYYY-MM-DD` of a date, in UTC. */
-export function dayOf(date: Date): string {
+function dayOf(date: Date): string {
   return date.toISOString().slice(0, 10);
 }
 

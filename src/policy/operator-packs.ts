@@ -12,14 +12,14 @@ import { pathToFileURL } from 'node:url';
 import { VoxformError } from '../errors.js';
 import { findProjectRoot, isInside, realFolder } from '../project-files/guarded-read.js';
 import { readOperatorDocument } from '../project-files/operator-document.js';
-import { keepText, type Redact } from '../secrets/redact.js';
+import type { Redact } from '../secrets/redact.js';
 import { errorMessage, isJsonParseError } from '../secrets/error-message.js';
 import { PACK_CHECK_TIME_LIMIT_MS } from '../project-files/limits.js';
 import { POLICY_LEVELS, type PolicyRule, type PolicySubject, type RuleHit } from './types.js';
 
 export const POLICY_PACKS_VARIABLE = 'VOXFORM_POLICY_PACKS';
 /** Set to 1 by an operator whose job runs no pull-request code (a developer's machine, a job on the main branch): packs inside the project load. */
-export const TRUST_PROJECT_PACKS_VARIABLE = 'VOXFORM_TRUST_PROJECT_PACKS';
+const TRUST_PROJECT_PACKS_VARIABLE = 'VOXFORM_TRUST_PROJECT_PACKS';
 
 export interface OperatorPack {
   /** The path as the operator wrote it. */
@@ -144,7 +144,7 @@ function guardedRule(pack: string, origin: string, rule: PolicyRule, redact: Red
  * rule's, another pack's) is refused, never silently dropped. `redact` hides the run's secrets in what a check throws;
  * `checkLimitMs`: how long one check may take (a test's is small).
  */
-export function operatorRules(packs: readonly OperatorPack[], taken: Set<string>, redact: Redact = keepText, checkLimitMs = PACK_CHECK_TIME_LIMIT_MS): Array<{ pack: string; rule: PolicyRule }> {
+export function operatorRules(packs: readonly OperatorPack[], taken: Set<string>, redact: Redact, checkLimitMs = PACK_CHECK_TIME_LIMIT_MS): Array<{ pack: string; rule: PolicyRule }> {
   const owners = new Map<string, string>();
   const rules: Array<{ pack: string; rule: PolicyRule }> = [];
   for (const pack of packs) {

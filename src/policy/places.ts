@@ -30,7 +30,7 @@ export function configLocation(agent: DesiredAgent, path: readonly PathPart[], f
 }
 
 /** A resource a policy finding is about. */
-export type PolicyResource = DesiredAgent | DesiredPhone | DesiredCampaign | DesiredKnowledgeFile;
+type PolicyResource = DesiredAgent | DesiredPhone | DesiredCampaign | DesiredKnowledgeFile;
 
 /**
  * The location of the value at `path` of a resource's own entry (`name`, `description`), else of
@@ -198,7 +198,7 @@ const SPOKEN_TEXTS: ReadonlyArray<readonly PathPart[]> = [
 ];
 
 /** Every text of an agent a voice reads aloud as written. */
-export function spokenPlaces(agent: DesiredAgent): TextPlace[] {
+function spokenPlaces(agent: DesiredAgent): TextPlace[] {
   const places: TextPlace[] = [];
   const add = (path: readonly PathPart[], text: unknown) => {
     if (typeof text === 'string') places.push(new ConfigText(agent, path, text));
@@ -240,7 +240,7 @@ function findPersonalDataPlaces(desired: DesiredState): TextPlace[] {
 }
 
 /** A URL an agent's config sends call data to (a webhook's, a string or an object's `url`, or a tool's), and the headers sent with it. */
-export interface CallTarget {
+interface CallTarget {
   /** Where the URL is in the config: `session_data_webhook`, `extra_prompt_webhook.url`, `tools.0.webhook`. */
   path: PathPart[];
   url: string;
@@ -253,7 +253,7 @@ export interface CallTarget {
 }
 
 /** A call target of a manifest agent, with where it is written. */
-export interface TargetPlace extends CallTarget {
+interface TargetPlace extends CallTarget {
   resource: string;
   /** Where the URL is written (found when asked: most targets pass every rule). */
   locate(): SourceLocation;

@@ -28,7 +28,7 @@ export function relaxationPlace(location: SourceLocation | undefined): Pick<Rela
   return location && location.file !== '' ? { file: location.file, line: location.line, column: location.col } : {};
 }
 
-export interface PromptTokens {
+interface PromptTokens {
   address: string;
   /** Tokens of the live prompt, its secrets withheld; undefined when the agent had none. */
   before: number | undefined;

@@ -42,26 +42,26 @@ function waiver(value: unknown, where: string): WaiverStatus {
 }
 
 /** The saved block as a PlanPolicy; undefined when the plan has none. Throws `ShapeError` at the first field out of shape. */
-export function planPolicyFromJson(value: unknown, where = 'policy'): PlanPolicy | undefined {
+export function planPolicyFromJson(value: unknown): PlanPolicy | undefined {
   if (value === undefined || value === null) return undefined;
-  const p = object(value, where);
-  const summary = object(p.summary, `${where}.summary`);
+  const p = object(value, 'policy');
+  const summary = object(p.summary, 'policy.summary');
   const report: PolicyReport = {
-    tokenizer: name(p.tokenizer, `${where}.tokenizer`),
+    tokenizer: name(p.tokenizer, 'policy.tokenizer'),
     rules: [],
-    findings: each(p.findings, `${where}.findings`, finding),
-    waived: each(p.waived, `${where}.waived`, finding),
-    waivers: each(p.waivers, `${where}.waivers`, waiver),
-    summary: { mandatory: whole(summary.mandatory, `${where}.summary.mandatory`), advisory: whole(summary.advisory, `${where}.summary.advisory`), waived: whole(summary.waived, `${where}.summary.waived`) },
+    findings: each(p.findings, 'policy.findings', finding),
+    waived: each(p.waived, 'policy.waived', finding),
+    waivers: each(p.waivers, 'policy.waivers', waiver),
+    summary: { mandatory: whole(summary.mandatory, 'policy.summary.mandatory'), advisory: whole(summary.advisory, 'policy.summary.advisory'), waived: whole(summary.waived, 'policy.summary.waived') },
   };
   return {
     report,
-    promptTokens: each(p.prompt_tokens, `${where}.prompt_tokens`, (entry, at) => {
+    promptTokens: each(p.prompt_tokens, 'policy.prompt_tokens', (entry, at) => {
       const t = object(entry, at);
       return { address: name(t.address, `${at}.address`), before: optional(t.before, `${at}.before`, whole), after: whole(t.after, `${at}.after`) };
     }),
-    base: optional(p.base, `${where}.base`, text),
-    relaxations: each(p.relaxations, `${where}.relaxations`, (entry, at) => {
+    base: optional(p.base, 'policy.base', text),
+    relaxations: each(p.relaxations, 'policy.relaxations', (entry, at) => {
       const r = object(entry, at);
       const file = optional(r.file, `${at}.file`, name);
       const line = optional(r.line, `${at}.line`, whole);

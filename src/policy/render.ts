@@ -17,10 +17,10 @@ import { MAX_DIAGNOSTICS_SHOWN, MAX_FINDINGS_KEPT } from '../project-files/limit
 import { findingsOmitted } from './kept-findings.js';
 
 /** Most entries a plan comment lists of each policy list (relaxations, findings, waivers, token counts); the rest are counted. */
-export const COMMENT_LIST_SHOWN = 50;
+const COMMENT_LIST_SHOWN = 50;
 
 /** Most findings validate and the text plan print; the rest are counted in one line, as diagnostics are. */
-export const FINDINGS_SHOWN = MAX_DIAGNOSTICS_SHOWN;
+const FINDINGS_SHOWN = MAX_DIAGNOSTICS_SHOWN;
 
 /** The report with its mandatory findings only (what refuses a deploy), counted as before. */
 export function mandatoryOnly(report: PolicyReport): PolicyReport {
@@ -48,7 +48,7 @@ export function inEnvironments(finding: Finding): string {
  * number`): its place alone may not say which (a prompt file two agents read, a resource's key), and
  * a waiver names the resource. The policy section's own findings are about the section, and say so.
  */
-export function findingMessage(finding: Finding): string {
+function findingMessage(finding: Finding): string {
   return SECTION_RULE_IDS.includes(finding.rule) ? finding.message : `${finding.resource}: ${finding.message}`;
 }
 

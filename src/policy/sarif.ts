@@ -20,7 +20,7 @@ import { MAX_FINDINGS_KEPT } from '../project-files/limits.js';
 import { requireOptions } from '../util/required-options.js';
 import { canonicalJson, sha256Hex } from '../util/hash.js';
 
-export const SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json';
+const SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json';
 
 /**
  * The most results a run holds. Code scanning shows at most this many of a run, chosen by its own
@@ -61,7 +61,7 @@ function sarifLevel(level: PolicyLevel): SarifLevel {
 }
 
 /** The folder artifact URIs are relative to (%SRCROOT%). */
-export interface SarifSourceRoot {
+interface SarifSourceRoot {
   /** The folder, a real path. */
   root: string;
   /** The working directory, a real path: the files the report names are relative to it. */

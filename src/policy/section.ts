@@ -19,7 +19,7 @@ export const CHECK_BUDGET = 'policy-check-budget';
 /** Rules of the policy section itself: always on, never waived. */
 export const SECTION_RULE_IDS: readonly string[] = [POLICY_INVALID, WAIVER_EXPIRED, WAIVER_UNUSED, CHECK_BUDGET];
 
-export interface LevelSetting {
+interface LevelSetting {
   level: PolicyLevel;
   location: SourceLocation;
 }

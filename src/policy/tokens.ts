@@ -13,7 +13,7 @@ import { inSlice } from '../util/sync-slices.js';
 import type { TokenCounter } from './types.js';
 import { perDistinctText } from './distinct-texts.js';
 
-export const TOKENIZER_ENCODING = 'o200k_base';
+const TOKENIZER_ENCODING = 'o200k_base';
 
 /**
  * The longest piece of text the tokenizer is given. Past a few hundred characters a piece costs
@@ -27,7 +27,7 @@ export const MAX_PIECE_LENGTH = 256;
 const PIECES_PER_JOB = 16;
 
 /** Counts the tokens of a piece of text (at most MAX_PIECE_LENGTH characters). */
-export type CountPiece = (piece: string) => number;
+type CountPiece = (piece: string) => number;
 
 let loading: Promise<CountPiece> | undefined;
 
@@ -70,7 +70,7 @@ function wordSplitBefore(text: string, at: number): boolean {
 }
 
 /** The token count of `text`, its pieces counted in slices. */
-export async function countInPieces(text: string, countPiece: CountPiece): Promise<number> {
+async function countInPieces(text: string, countPiece: CountPiece): Promise<number> {
   const pieces = Array.from(tokenizerPieces(text));
   const jobs: Array<Promise<number>> = [];
   for (let from = 0; from < pieces.length; from += PIECES_PER_JOB) {

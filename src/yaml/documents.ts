@@ -5,7 +5,7 @@ import { didYouMean } from '../util/did-you-mean.js';
 import { formatCount } from '../util/plural.js';
 import { replaceTabFollowOns } from './tab-indent.js';
 
-export interface YamlDocuments {
+interface YamlDocuments {
   documents: Document.Parsed[];
   /** Set when the text has more than `maxTokens` tokens: the offset where reading stopped (no documents then). */
   tooLargeAt?: number;

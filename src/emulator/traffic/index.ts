@@ -14,7 +14,7 @@ export { BUILT_IN_PROFILES, resolveTrafficProfile, TrafficAgentsAmbiguousError, 
 
 const OPTION_FIELDS = ['profile', 'calls', 'seed', 'until', 'agents'];
 /** The most calls one request may add (for every agent together). */
-export const MAX_TRAFFIC_CALLS = 2_000_000;
+const MAX_TRAFFIC_CALLS = 2_000_000;
 
 /** Checks a traffic request; throws TrafficProfileError listing every problem. */
 export function checkTrafficOptions(value: unknown): TrafficOptions {

@@ -7,7 +7,7 @@ import { sha256Bytes } from '../../util/hash.js';
 import { seededRandom } from '../../util/seeded-random.js';
 
 /** 32 bits from any list of names (sha256: streams of different names are unrelated). */
-export function streamSeed(...parts: Array<string | number>): number {
+function streamSeed(...parts: Array<string | number>): number {
   return sha256Bytes(parts.map(String).join('\u0000')).readUInt32BE(0);
 }
 

@@ -4,7 +4,7 @@ import { promptPlace } from '../places.js';
 import { formatCount } from '../../util/plural.js';
 
 /** Tokens of a prompt past which every turn costs more and answers later. */
-export const PROMPT_TOKEN_BUDGET = 4_000;
+const PROMPT_TOKEN_BUDGET = 4_000;
 
 export const COST_RULES: PolicyRule[] = [
   {

@@ -6,7 +6,7 @@ import { matchOffsets, textHits } from './text-rules.js';
 import { perDistinctText } from '../distinct-texts.js';
 
 /** Words of a first message past which callers talk over it. */
-export const FIRST_MESSAGE_MAX_WORDS = 30;
+const FIRST_MESSAGE_MAX_WORDS = 30;
 
 /**
  * Bold, code, links, headings and list items. No part scans past what it can match: a link's text
