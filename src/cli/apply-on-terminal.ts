@@ -7,7 +7,7 @@ import { deployer } from '../history/source.js';
 import { ciJobUrlFrom } from '../util/run-identity.js';
 import { describeLockLoss } from '../state/backend.js';
 import { prepareChangeText, renderPlanText } from '../plan/render-text.js';
-import { movedKeyLines } from '../plan/field-lines.js';
+import { LineDiffBudget, movedKeyLines } from '../plan/field-lines.js';
 import { lineAsShown } from '../util/printable.js';
 import { plural, pluralNoun } from '../util/plural.js';
 import { EXIT_INTERRUPTED, type CommandContext } from './context.js';
@@ -56,15 +56,17 @@ export async function applyOnTerminal(
   const status = progressLine(ctx);
   const lines = new LineBatch(ctx.stderr);
   ctx.onExit(() => lines.flush());
+  // The plan's blocks, made ahead and printed, share one budget of line-diff work.
+  const lineDiffs = new LineDiffBudget();
   const outcome = await apply({
     ...options,
     recordedConfiguration: how.recorded !== undefined,
     by: options.by ?? deployer(ctx.env),
     ciJobUrl: ciJobUrlFrom(ctx.env),
     // The plan is printed before it runs: each agent's block of it is made as the agent is compared.
-    onChange: (change) => prepareChangeText(change, { color: ctx.color }),
+    onChange: (change) => prepareChangeText(change, { color: ctx.color, lineDiffs }),
     confirm: () => confirmOnTerminal(ctx, stop, question, { ...how, selection }),
-    onEvent: eventPrinter(ctx, status, lines, how.recorded),
+    onEvent: eventPrinter(ctx, status, lines, { desired: how.recorded, lineDiffs }),
     signal: stop.signal,
     onLocked: (lock) => ctx.onExit(() => lock.release()),
     unlockOptions: stateFlags(how.chosen).join(' ') || undefined,
@@ -124,8 +126,8 @@ async function confirmOnTerminal(
   }
 }
 
-/** `desired`: what is applied, as the plan names it (see `renderPlanText`). */
-function eventPrinter(ctx: CommandContext, status: ProgressLine, lines: LineBatch, desired: string | undefined): (event: ApplyEvent) => void {
+/** `desired`: what is applied, as the plan names it, and `lineDiffs`: its budget (see `renderPlanText`). */
+function eventPrinter(ctx: CommandContext, status: ProgressLine, lines: LineBatch, plan: { desired: string | undefined; lineDiffs: LineDiffBudget }): (event: ApplyEvent) => void {
   const c = terminalColors(ctx.color);
   const verb = (event: { change: { action: string } }, creating: string, updating: string) => (event.change.action === 'create' ? creating : updating);
   return (event) => {
@@ -133,7 +135,7 @@ function eventPrinter(ctx: CommandContext, status: ProgressLine, lines: LineBatc
     if (event.type === 'planned') {
       lines.flush();
       status.done();
-      return ctx.stdout.write(renderPlanText(event.plan, { color: ctx.color, desired }));
+      return ctx.stdout.write(renderPlanText(event.plan, { color: ctx.color, ...plan }));
     }
     if (event.type === 'warning') return lines.add(`warning: ${event.message}\n`);
     if (event.type === 'stopping') return lines.add(stoppingLine(event));

@@ -88,6 +88,43 @@ export function maxEditLines(lines: number): number {
   return Math.floor(LINE_DIFF_WORK / lines);
 }
 
+/**
+ * The work the line diffs of one output may take together (a plan as printed or posted, a drift
+ * report, an environment diff), counted as `LINE_DIFF_WORK` is: a field within its own budget is
+ * quick, but a pull request gives a plan as many such fields as it has agents. Ten fields at their
+ * own budget; a field's diff is charged for the lines it found changed, so the small edits of
+ * thousands of agents stay far within it.
+ */
+export const LINE_DIFF_WORK_PER_OUTPUT = 10 * LINE_DIFF_WORK;
+
+/**
+ * What is left of an output's line-diff work (`LINE_DIFF_WORK_PER_OUTPUT`): one for each output,
+ * shared by every field it shows. Past it a field reads as replaced whole, as past its own budget.
+ * A field is given its allowance once, so an output that makes a field's view again (a comment
+ * measures a section, then shows it) reads it the same and is not charged again.
+ */
+export class LineDiffBudget {
+  #left: number;
+  /** The most lines changed each field's diff was given. */
+  readonly #given = new WeakMap<FieldChange, number>();
+
+  constructor(total = LINE_DIFF_WORK_PER_OUTPUT) {
+    this.#left = total;
+  }
+
+  /**
+   * The most lines added and removed the diff of `field`, of `lines` lines in all, may look for, and
+   * how to charge what it found (its allowance when it gave up): the first time only.
+   */
+  allowance(field: FieldChange, lines: number): { maxEditLength: number; charge: (changed: number) => void } {
+    const given = this.#given.get(field);
+    if (given !== undefined) return { maxEditLength: given, charge: () => {} };
+    const maxEditLength = Math.min(maxEditLines(lines), Math.floor(this.#left / lines));
+    this.#given.set(field, maxEditLength);
+    return { maxEditLength, charge: (changed) => (this.#left = Math.max(0, this.#left - lines * changed)) };
+  }
+}
+
 function lineCount(text: string): number {
   let count = 0;
   for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) count++;
@@ -116,37 +153,44 @@ function replacedWhole(before: { side: DiffSide; value: unknown }, after: { side
   return `(replaced whole: the texts differ too much to show line by line, ${sideSize(before.side, before.value)} → ${sideSize(after.side, after.value)}; --format json holds both, to compare with a diff tool)`;
 }
 
-/** The line diff of two sides, or undefined when it would take more than `LINE_DIFF_WORK`. */
-function lineDiff(before: DiffSide, after: DiffSide, context = 2): DiffLine[] | undefined {
+/**
+ * The line diff of `field`'s two sides, or undefined when it would take more than `LINE_DIFF_WORK`,
+ * or more than what is left of the output's `budget`.
+ */
+function lineDiff(field: FieldChange, before: DiffSide, after: DiffSide, budget: LineDiffBudget, context = 2): DiffLine[] | undefined {
   const lines = before.lines + after.lines;
   // Against a side of one line at most there is nothing to search (the other side's lines are
   // added around it, found in one pass): such a diff is never cut short.
-  const maxEditLength = Math.min(before.lines, after.lines) <= 1 ? lines : maxEditLines(lines);
+  const search = Math.min(before.lines, after.lines) <= 1 ? undefined : budget.allowance(field, lines);
+  const maxEditLength = search?.maxEditLength ?? lines;
   const patch = structuredPatch('before', 'after', before.text, after.text, undefined, undefined, { context, maxEditLength });
-  if (patch === undefined) return undefined;
   const diff: DiffLine[] = [];
-  for (const hunk of patch.hunks) {
+  let changed = 0;
+  for (const hunk of patch?.hunks ?? []) {
     diff.push({ kind: '@', text: `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@` });
     for (const line of hunk.lines) {
       if (line.startsWith('\\')) continue; // "\ No newline at end of file"
       const kind = line[0] as DiffLine['kind'];
+      if (kind !== ' ') changed++;
       diff.push({ kind, text: line.slice(1) });
     }
   }
-  return diff;
+  search?.charge(patch === undefined ? maxEditLength : changed);
+  return patch === undefined ? undefined : diff;
 }
 
 /**
  * The views of a change's field changes, secrets redacted, made anew on each call: a renderer keeps
- * what it prints of them, never the views, whose line diffs hold a prompt several times over.
+ * what it prints of them, never the views, whose line diffs hold a prompt several times over. Their
+ * line diffs are made within `budget`, the output's.
  */
-export function fieldViews(change: ResourceChange): FieldView[] {
-  return change.fieldChanges.map((field) => makeView(field, change));
+export function fieldViews(change: ResourceChange, budget: LineDiffBudget): FieldView[] {
+  return change.fieldChanges.map((field) => makeView(field, change, budget));
 }
 
 /** The view of one of `change`'s field changes, secrets redacted (`fieldViews`, for a renderer that shows some of them). */
-export function fieldViewOf(field: FieldChange, change: ResourceChange): FieldView {
-  return makeView(field, change);
+export function fieldViewOf(field: FieldChange, change: ResourceChange, budget: LineDiffBudget): FieldView {
+  return makeView(field, change, budget);
 }
 
 /** Written out whole: a spread per view is many times dearer, and a plan makes one per changed field. */
@@ -154,23 +198,23 @@ function fieldView(field: FieldChange, marker: FieldMarker, summary: string | un
   return { path: field.path, marker, drift: field.drift, summary, diff };
 }
 
-function makeView(field: FieldChange, resource: ResourceChange): FieldView {
+function makeView(field: FieldChange, resource: ResourceChange, budget: LineDiffBudget): FieldView {
   const marker: FieldMarker = field.before === undefined ? '+' : field.after === null ? '-' : '~';
   // Shown as written (references unresolved) beside the live value: ready to print as any value is.
-  if (field.shown) return valueView(field, marker, field.shown.before, markChangedSecrets(field.shown.after, field, resource.sensitivePaths));
+  if (field.shown) return valueView(field, marker, field.shown.before, markChangedSecrets(field.shown.after, field, resource.sensitivePaths), budget);
   if (field.sensitive) {
     return fieldView(field, marker, sensitiveSummary(field, marker), undefined);
   }
   const before = redactValue(field.before, field.path, resource.sensitivePaths);
   const after = redactValue(field.after, field.path, resource.sensitivePaths);
   const redacted = before !== field.before || after !== field.after;
-  if (!redacted) return valueView(field, marker, before, after);
+  if (!redacted) return valueView(field, marker, before, after, budget);
   if (serializeAlike(before, after)) {
     // The only difference is inside a redacted part (a tool's header token, say).
     return fieldView(field, marker, SECRET_CHANGED, undefined);
   }
   // Other parts differ too: a redacted part that changed must not read as unchanged beside them.
-  return valueView(field, marker, before, markChangedSecrets(after, field, resource.sensitivePaths));
+  return valueView(field, marker, before, markChangedSecrets(after, field, resource.sensitivePaths), budget);
 }
 
 /**
@@ -198,11 +242,11 @@ export function bothSides(view: FieldView): string | undefined {
 }
 
 /** The view of a field's values as they are to be shown (secrets already out of them). */
-function valueView(field: FieldChange, marker: FieldMarker, before: unknown, after: unknown): FieldView {
+function valueView(field: FieldChange, marker: FieldMarker, before: unknown, after: unknown, budget: LineDiffBudget): FieldView {
   if (marker === '-') return fieldView(field, marker, `${formatScalar(before)} → null (cleared)`, undefined);
   if (needsLineDiff(before) || needsLineDiff(after)) {
     const sides = { before: diffSide(before), after: diffSide(after) };
-    const diff = lineDiff(sides.before, sides.after);
+    const diff = lineDiff(field, sides.before, sides.after, budget);
     // The same lines: the texts differ only in the line break at the end, which a line diff does not show.
     if (diff?.length === 0 && typeof before === 'string' && typeof after === 'string') return fieldView(field, marker, finalLineBreakChange(after), undefined);
     if (diff !== undefined) return fieldView(field, marker, undefined, diff);

@@ -8,7 +8,7 @@ import type { Agent } from '../schema/types.gen.js';
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import { comparableLiveAgent, desiredAgentFields } from '../plan/agent-fields.js';
 import { serializeAlike } from '../plan/compare.js';
-import { bothSides, fieldViews, type FieldView } from '../plan/field-lines.js';
+import { bothSides, fieldViews, LineDiffBudget, type FieldView } from '../plan/field-lines.js';
 import { redactValue } from '../plan/redact.js';
 import { REDACTED } from '../secrets/redact.js';
 import { agentSensitivePatterns, secretPatternSet } from '../secrets/schema-paths.js';
@@ -44,7 +44,7 @@ export interface EnvironmentDiff {
 }
 
 /** One agent's live fields in A and B, over the paths either manifest manages. */
-function agentDifference(name: string, desired: { a: DesiredAgent; b: DesiredAgent }, live: { a: Agent; b: Agent }, liveSecrets: readonly string[]): AgentDifference {
+function agentDifference(name: string, desired: { a: DesiredAgent; b: DesiredAgent }, live: { a: Agent; b: Agent }, liveSecrets: readonly string[], lineDiffs: LineDiffBudget): AgentDifference {
   const fieldsA = desiredAgentFields(desired.a);
   const fieldsB = desiredAgentFields(desired.b);
   const comparable = { a: comparableLiveAgent(live.a), b: comparableLiveAgent(live.b) };
@@ -61,7 +61,7 @@ function agentDifference(name: string, desired: { a: DesiredAgent; b: DesiredAge
   }
   // A change as the plan's renderers read it: `before` is A, `after` is B.
   const change = { address: `agent.${name}`, fieldChanges: changes.map((entry) => entry.field), sensitivePaths } as unknown as ResourceChange;
-  const views = fieldViews(change);
+  const views = fieldViews(change, lineDiffs);
   return {
     name,
     ids: { a: desired.a.id, b: desired.b.id },
@@ -93,12 +93,14 @@ export function diffEnvironments(
   liveSecrets: ReadonlyMap<string, readonly string[]> = new Map(),
 ): EnvironmentDiff {
   const agents: AgentDifference[] = [];
+  // One output: every agent's line diffs share its budget.
+  const lineDiffs = new LineDiffBudget();
   for (const [name, agentA] of [...desired.a.agents].sort(([x], [y]) => x.localeCompare(y))) {
     const agentB = desired.b.agents.get(name);
     const liveA = live.a.get(name);
     const liveB = live.b.get(name);
     if (!agentB || !liveA || !liveB) continue;
-    agents.push(agentDifference(name, { a: agentA, b: agentB }, { a: liveA, b: liveB }, liveSecrets.get(name) ?? []));
+    agents.push(agentDifference(name, { a: agentA, b: agentB }, { a: liveA, b: liveB }, liveSecrets.get(name) ?? [], lineDiffs));
   }
   return { environments: { a: desired.a.environment ?? '(none)', b: desired.b.environment ?? '(none)' }, agents };
 }
