@@ -98,30 +98,62 @@ export function maxEditLines(lines: number): number {
 export const LINE_DIFF_WORK_PER_OUTPUT = 10 * LINE_DIFF_WORK;
 
 /**
- * What is left of an output's line-diff work (`LINE_DIFF_WORK_PER_OUTPUT`): one for each output,
- * shared by every field it shows. Past it a field reads as replaced whole, as past its own budget.
- * A field is given its allowance once, so an output that makes a field's view again (a comment
- * measures a section, then shows it) reads it the same and is not charged again.
+ * The lines the line diffs of one output may show together: a text set from one line needs no
+ * search, so its work budget never cuts it, and each line it shows is an object and a printed line
+ * many times the two bytes (`\n` in JSON) it costs the update, so the updates a plan may send
+ * would print gigabytes. Far more than anyone reads.
+ */
+export const LINE_DIFF_LINES_PER_OUTPUT = 1_000_000;
+
+/** What a field's diff may do within its output's budget (`LineDiffBudget.allowance`). */
+interface DiffAllowance {
+  /** The most lines added and removed it may look for. */
+  maxEditLength: number;
+  /** The output's budget, not the field's own, set `maxEditLength`. */
+  cutByOutput: boolean;
+  /** Charges what it found changed (its allowance when it gave up) and the lines it shows: the first time only. */
+  charge: (changed: number, shown: number) => void;
+}
+
+/**
+ * What is left of an output's line diffs (`LINE_DIFF_WORK_PER_OUTPUT`, `LINE_DIFF_LINES_PER_OUTPUT`):
+ * one for each output, shared by every field it shows. Past it a field reads as replaced whole, as
+ * past its own budget. A field is given its allowance once, so an output that makes a field's view
+ * again (a comment measures a section, then shows it) reads it the same and is not charged again.
  */
 export class LineDiffBudget {
-  #left: number;
-  /** The most lines changed each field's diff was given. */
-  readonly #given = new WeakMap<FieldChange, number>();
+  #work: number;
+  #lines: number;
+  /** What each field's diff was given; null: nothing, its lines were more than the output had left. */
+  readonly #given = new WeakMap<FieldChange, Omit<DiffAllowance, 'charge'> | null>();
 
-  constructor(total = LINE_DIFF_WORK_PER_OUTPUT) {
-    this.#left = total;
+  constructor(total: { work?: number; lines?: number } = {}) {
+    this.#work = total.work ?? LINE_DIFF_WORK_PER_OUTPUT;
+    this.#lines = total.lines ?? LINE_DIFF_LINES_PER_OUTPUT;
   }
 
   /**
-   * The most lines added and removed the diff of `field`, of `lines` lines in all, may look for, and
-   * how to charge what it found (its allowance when it gave up): the first time only.
+   * What the diff of `field`, of `lines` lines in all, may do; undefined when the output has fewer
+   * lines left to show. `search`: it searches, within its work; else it finds every line in one pass.
    */
-  allowance(field: FieldChange, lines: number): { maxEditLength: number; charge: (changed: number) => void } {
+  allowance(field: FieldChange, lines: number, search: boolean): DiffAllowance | undefined {
     const given = this.#given.get(field);
-    if (given !== undefined) return { maxEditLength: given, charge: () => {} };
-    const maxEditLength = Math.min(maxEditLines(lines), Math.floor(this.#left / lines));
-    this.#given.set(field, maxEditLength);
-    return { maxEditLength, charge: (changed) => (this.#left = Math.max(0, this.#left - lines * changed)) };
+    if (given !== undefined) return given === null ? undefined : { ...given, charge: () => {} };
+    if (lines > this.#lines) {
+      this.#given.set(field, null);
+      return undefined;
+    }
+    const own = search ? maxEditLines(lines) : lines;
+    const maxEditLength = search ? Math.min(own, Math.floor(this.#work / lines)) : own;
+    const allowed = { maxEditLength, cutByOutput: maxEditLength < own };
+    this.#given.set(field, allowed);
+    return {
+      ...allowed,
+      charge: (changed, shown) => {
+        if (search) this.#work = Math.max(0, this.#work - lines * changed);
+        this.#lines = Math.max(0, this.#lines - shown);
+      },
+    };
   }
 }
 
@@ -148,21 +180,23 @@ function sideSize(side: DiffSide, value: unknown): string {
   return `${plural(side.lines, 'line')}, ${plural(characters, 'character')}`;
 }
 
-/** The line of a field whose line diff would take more than `LINE_DIFF_WORK`: what happened, how large, and where to see it. */
-function replacedWhole(before: { side: DiffSide; value: unknown }, after: { side: DiffSide; value: unknown }): string {
-  return `(replaced whole: the texts differ too much to show line by line, ${sideSize(before.side, before.value)} → ${sideSize(after.side, after.value)}; --format json holds both, to compare with a diff tool)`;
+/** Why a field is not shown line by line: its diff would take more than `LINE_DIFF_WORK`, or more than its output has left. */
+type ReplacedWhole = 'differ too much' | 'output spent';
+
+/** The line of a field that is not shown line by line (`ReplacedWhole`): what happened, how large, and where to see it. */
+function replacedWhole(why: ReplacedWhole, before: { side: DiffSide; value: unknown }, after: { side: DiffSide; value: unknown }): string {
+  const reason = why === 'differ too much' ? 'the texts differ too much to show line by line' : 'this output has shown as many line diffs as it may';
+  return `(replaced whole: ${reason}, ${sideSize(before.side, before.value)} → ${sideSize(after.side, after.value)}; --format json holds both, to compare with a diff tool)`;
 }
 
-/**
- * The line diff of `field`'s two sides, or undefined when it would take more than `LINE_DIFF_WORK`,
- * or more than what is left of the output's `budget`.
- */
-function lineDiff(field: FieldChange, before: DiffSide, after: DiffSide, budget: LineDiffBudget, context = 2): DiffLine[] | undefined {
+/** The line diff of `field`'s two sides, within its own budget and what is left of the output's `budget`; else why not. */
+function lineDiff(field: FieldChange, before: DiffSide, after: DiffSide, budget: LineDiffBudget, context = 2): DiffLine[] | ReplacedWhole {
   const lines = before.lines + after.lines;
   // Against a side of one line at most there is nothing to search (the other side's lines are
-  // added around it, found in one pass): such a diff is never cut short.
-  const search = Math.min(before.lines, after.lines) <= 1 ? undefined : budget.allowance(field, lines);
-  const maxEditLength = search?.maxEditLength ?? lines;
+  // added around it, found in one pass): such a diff is cut short only by the lines it shows.
+  const allowance = budget.allowance(field, lines, Math.min(before.lines, after.lines) > 1);
+  if (allowance === undefined) return 'output spent';
+  const { maxEditLength } = allowance;
   const patch = structuredPatch('before', 'after', before.text, after.text, undefined, undefined, { context, maxEditLength });
   const diff: DiffLine[] = [];
   let changed = 0;
@@ -175,8 +209,9 @@ function lineDiff(field: FieldChange, before: DiffSide, after: DiffSide, budget:
       diff.push({ kind, text: line.slice(1) });
     }
   }
-  search?.charge(patch === undefined ? maxEditLength : changed);
-  return patch === undefined ? undefined : diff;
+  allowance.charge(patch === undefined ? maxEditLength : changed, diff.length);
+  if (patch !== undefined) return diff;
+  return allowance.cutByOutput ? 'output spent' : 'differ too much';
 }
 
 /**
@@ -247,10 +282,10 @@ function valueView(field: FieldChange, marker: FieldMarker, before: unknown, aft
   if (needsLineDiff(before) || needsLineDiff(after)) {
     const sides = { before: diffSide(before), after: diffSide(after) };
     const diff = lineDiff(field, sides.before, sides.after, budget);
+    if (typeof diff === 'string') return fieldView(field, marker, replacedWhole(diff, { side: sides.before, value: before }, { side: sides.after, value: after }), undefined);
     // The same lines: the texts differ only in the line break at the end, which a line diff does not show.
-    if (diff?.length === 0 && typeof before === 'string' && typeof after === 'string') return fieldView(field, marker, finalLineBreakChange(after), undefined);
-    if (diff !== undefined) return fieldView(field, marker, undefined, diff);
-    return fieldView(field, marker, replacedWhole({ side: sides.before, value: before }, { side: sides.after, value: after }), undefined);
+    if (diff.length === 0 && typeof before === 'string' && typeof after === 'string') return fieldView(field, marker, finalLineBreakChange(after), undefined);
+    return fieldView(field, marker, undefined, diff);
   }
   const named = (value: unknown, name: string | undefined) => (name === undefined ? formatScalar(value) : `${name} (${formatScalar(value)})`);
   const [beforeName, afterName] = [field.names?.before, field.names?.after];

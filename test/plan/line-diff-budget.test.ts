@@ -5,7 +5,7 @@
  * it is replaced whole, how large each side is, and where to see both.
  */
 import { describe, expect, it } from 'vitest';
-import { fieldViews, LINE_DIFF_WORK, LINE_DIFF_WORK_PER_OUTPUT, LineDiffBudget, maxEditLines } from '../../src/plan/field-lines.js';
+import { fieldViews, LINE_DIFF_LINES_PER_OUTPUT, LINE_DIFF_WORK, LINE_DIFF_WORK_PER_OUTPUT, LineDiffBudget, maxEditLines } from '../../src/plan/field-lines.js';
 import { renderPlanMarkdown } from '../../src/plan/render-markdown.js';
 import { renderPlanText } from '../../src/plan/render-text.js';
 import type { ResourceChange } from '../../src/plan/types.js';
@@ -92,7 +92,7 @@ function rewrittenPrompts(count: number): ResourceChange[] {
   }));
 }
 
-const REPLACED = '(replaced whole: the texts differ too much to show line by line';
+const SPENT = "(replaced whole: this output has shown as many line diffs as it may";
 
 describe("the line diffs of one output", () => {
   it('share one budget: ten fields at their own budget get their line diffs, the eleventh reads as replaced whole', () => {
@@ -101,12 +101,12 @@ describe("the line diffs of one output", () => {
     const views = rewrittenPrompts(11).flatMap((change) => fieldViews(change, budget));
     expect(views.slice(0, 10).every((view) => view.diff?.filter((line) => line.kind === '-').length === 1000)).toBe(true);
     expect(views[10]?.diff).toBeUndefined();
-    expect(views[10]?.summary).toContain(REPLACED);
+    expect(views[10]?.summary).toContain(SPENT);
   });
 
   it('charge a field for the lines it found changed, not the most it could have looked for', () => {
     // Texts of 1,000 lines, one of them rewritten: 2,000 lines in all, 2 changed (one removed, one added), charged 4,000.
-    const budget = new LineDiffBudget(2 * 2000 * 2);
+    const budget = new LineDiffBudget({ work: 2 * 2000 * 2 });
     const before = lines(1000, (index) => `line ${index}`);
     const after = before.replace('line 500\n', 'line five hundred\n');
     const changes = [0, 1, 2].map((agent) => ({ ...promptChange(before, after), address: `agent.desk-${agent}` }));
@@ -115,7 +115,7 @@ describe("the line diffs of one output", () => {
   });
 
   it('give a field made again the view it had, charged once', () => {
-    const budget = new LineDiffBudget(2000 * 2000);
+    const budget = new LineDiffBudget({ work: 2000 * 2000 });
     const [change] = rewrittenPrompts(1);
     const first = fieldViews(change!, budget);
     expect(first[0]?.diff).toBeDefined();
@@ -127,8 +127,25 @@ describe("the line diffs of one output", () => {
     ['markdown', (changes: ResourceChange[]) => renderPlanMarkdown(planOf(changes), { limit: Number.MAX_SAFE_INTEGER })],
   ])('of a plan in %s share its budget', (_format, render) => {
     const shown = render(rewrittenPrompts(11));
-    expect(shown.split(REPLACED)).toHaveLength(2);
+    expect(shown.split(SPENT)).toHaveLength(2);
     expect(shown).toContain('agent 9 new 999');
     expect(shown).not.toContain('agent 10 new 0');
+  });
+
+  it('show at most so many lines: a text set from one line, which needs no search, counts every line it shows', () => {
+    expect(LINE_DIFF_LINES_PER_OUTPUT).toBe(1_000_000);
+    const budget = new LineDiffBudget({ lines: 7000 });
+    const long = lines(3000, (index) => `line ${index}`);
+    const views = [0, 1, 2].flatMap((agent) => fieldViews({ ...promptChange('one line', long), address: `agent.desk-${agent}` }, budget));
+    expect(views.map((view) => view.diff?.filter((line) => line.kind === '+').length)).toEqual([3000, 3000, undefined]);
+    expect(views[2]?.summary).toBe(`${SPENT}, 1 line, 8 characters → 3,000 lines, ${long.length.toLocaleString('en-US')} characters; --format json holds both, to compare with a diff tool)`);
+  });
+
+  it('of a plan show at most LINE_DIFF_LINES_PER_OUTPUT lines: prompts of 400,000 empty lines set from one line', () => {
+    // Each update sends 800 KB (a line break is two bytes of JSON), within what one request and a plan may send.
+    const changes = [0, 1, 2].map((agent) => ({ ...promptChange('one line', '\n'.repeat(400_000)), address: `agent.desk-${agent}` }));
+    const shown = renderPlanText(planOf(changes), { color: false });
+    expect(shown.split(SPENT)).toHaveLength(2);
+    expect(shown.split('\n').length).toBeLessThan(LINE_DIFF_LINES_PER_OUTPUT);
   });
 });
