@@ -98,12 +98,22 @@ export function maxEditLines(lines: number): number {
 export const LINE_DIFF_WORK_PER_OUTPUT = 10 * LINE_DIFF_WORK;
 
 /**
- * The lines the line diffs of one output may show together: a text set from one line needs no
- * search, so its work budget never cuts it, and each line it shows is an object and a printed line
- * many times the two bytes (`\n` in JSON) it costs the update, so the updates a plan may send
- * would print gigabytes. Far more than anyone reads.
+ * What the line diffs of one output may show together, characters, each line counting
+ * `LINE_SHOWN_COST` more: a million empty lines, or 64 million characters. A text set from one line
+ * needs no search, so no work budget cuts it, and each line it shows is an object and a printed
+ * line many times the two bytes (`\n` in JSON) it costs an update; the live side of a change (a
+ * committed `.voxform/local.json` under `--local`) costs the update nothing at all. Far more than
+ * anyone reads.
  */
-export const LINE_DIFF_LINES_PER_OUTPUT = 1_000_000;
+export const LINE_DIFF_SHOWN_PER_OUTPUT = 64_000_000;
+
+/** What a line shown counts for beyond its characters: the object and the printed line's indent and marker. */
+export const LINE_SHOWN_COST = 64;
+
+/** What showing `lines` lines of `characters` characters in all counts against `LINE_DIFF_SHOWN_PER_OUTPUT`. */
+function shownSize(lines: number, characters: number): number {
+  return characters + LINE_SHOWN_COST * lines;
+}
 
 /** What a field's diff may do within its output's budget (`LineDiffBudget.allowance`). */
 interface DiffAllowance {
@@ -111,35 +121,37 @@ interface DiffAllowance {
   maxEditLength: number;
   /** The output's budget, not the field's own, set `maxEditLength`. */
   cutByOutput: boolean;
-  /** Charges what it found changed (its allowance when it gave up) and the lines it shows: the first time only. */
+  /** Charges what it found changed (its allowance when it gave up) and what it shows (`shownSize`): the first time only. */
   charge: (changed: number, shown: number) => void;
 }
 
 /**
- * What is left of an output's line diffs (`LINE_DIFF_WORK_PER_OUTPUT`, `LINE_DIFF_LINES_PER_OUTPUT`):
+ * What is left of an output's line diffs (`LINE_DIFF_WORK_PER_OUTPUT`, `LINE_DIFF_SHOWN_PER_OUTPUT`):
  * one for each output, shared by every field it shows. Past it a field reads as replaced whole, as
  * past its own budget. A field is given its allowance once, so an output that makes a field's view
  * again (a comment measures a section, then shows it) reads it the same and is not charged again.
  */
 export class LineDiffBudget {
   #work: number;
-  #lines: number;
-  /** What each field's diff was given; null: nothing, its lines were more than the output had left. */
+  #shown: number;
+  /** What each field's diff was given; null: nothing, its texts were more than the output had left to show. */
   readonly #given = new WeakMap<FieldChange, Omit<DiffAllowance, 'charge'> | null>();
 
-  constructor(total: { work?: number; lines?: number } = {}) {
+  constructor(total: { work?: number; shown?: number } = {}) {
     this.#work = total.work ?? LINE_DIFF_WORK_PER_OUTPUT;
-    this.#lines = total.lines ?? LINE_DIFF_LINES_PER_OUTPUT;
+    this.#shown = total.shown ?? LINE_DIFF_SHOWN_PER_OUTPUT;
   }
 
   /**
-   * What the diff of `field`, of `lines` lines in all, may do; undefined when the output has fewer
-   * lines left to show. `search`: it searches, within its work; else it finds every line in one pass.
+   * What the diff of `field`, of texts of `lines` lines and `characters` characters in all, may do;
+   * undefined when the output has less left to show than both texts. `search`: it searches, within
+   * its work; else it finds every line in one pass.
    */
-  allowance(field: FieldChange, lines: number, search: boolean): DiffAllowance | undefined {
+  allowance(field: FieldChange, texts: { lines: number; characters: number }, search: boolean): DiffAllowance | undefined {
     const given = this.#given.get(field);
     if (given !== undefined) return given === null ? undefined : { ...given, charge: () => {} };
-    if (lines > this.#lines) {
+    const { lines } = texts;
+    if (shownSize(lines, texts.characters) > this.#shown) {
       this.#given.set(field, null);
       return undefined;
     }
@@ -151,7 +163,7 @@ export class LineDiffBudget {
       ...allowed,
       charge: (changed, shown) => {
         if (search) this.#work = Math.max(0, this.#work - lines * changed);
-        this.#lines = Math.max(0, this.#lines - shown);
+        this.#shown = Math.max(0, this.#shown - shown);
       },
     };
   }
@@ -194,22 +206,24 @@ function lineDiff(field: FieldChange, before: DiffSide, after: DiffSide, budget:
   const lines = before.lines + after.lines;
   // Against a side of one line at most there is nothing to search (the other side's lines are
   // added around it, found in one pass): such a diff is cut short only by the lines it shows.
-  const allowance = budget.allowance(field, lines, Math.min(before.lines, after.lines) > 1);
+  const allowance = budget.allowance(field, { lines, characters: before.text.length + after.text.length }, Math.min(before.lines, after.lines) > 1);
   if (allowance === undefined) return 'output spent';
   const { maxEditLength } = allowance;
   const patch = structuredPatch('before', 'after', before.text, after.text, undefined, undefined, { context, maxEditLength });
   const diff: DiffLine[] = [];
   let changed = 0;
+  let shown = 0;
   for (const hunk of patch?.hunks ?? []) {
     diff.push({ kind: '@', text: `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@` });
     for (const line of hunk.lines) {
       if (line.startsWith('\\')) continue; // "\ No newline at end of file"
       const kind = line[0] as DiffLine['kind'];
       if (kind !== ' ') changed++;
+      shown += shownSize(1, line.length);
       diff.push({ kind, text: line.slice(1) });
     }
   }
-  allowance.charge(patch === undefined ? maxEditLength : changed, diff.length);
+  allowance.charge(patch === undefined ? maxEditLength : changed, shown);
   if (patch !== undefined) return diff;
   return allowance.cutByOutput ? 'output spent' : 'differ too much';
 }

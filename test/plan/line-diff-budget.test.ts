@@ -5,7 +5,7 @@
  * it is replaced whole, how large each side is, and where to see both.
  */
 import { describe, expect, it } from 'vitest';
-import { fieldViews, LINE_DIFF_LINES_PER_OUTPUT, LINE_DIFF_WORK, LINE_DIFF_WORK_PER_OUTPUT, LineDiffBudget, maxEditLines } from '../../src/plan/field-lines.js';
+import { fieldViews, LINE_DIFF_SHOWN_PER_OUTPUT, LINE_DIFF_WORK, LINE_DIFF_WORK_PER_OUTPUT, LineDiffBudget, maxEditLines } from '../../src/plan/field-lines.js';
 import { renderPlanMarkdown } from '../../src/plan/render-markdown.js';
 import { renderPlanText } from '../../src/plan/render-text.js';
 import type { ResourceChange } from '../../src/plan/types.js';
@@ -132,20 +132,29 @@ describe("the line diffs of one output", () => {
     expect(shown).not.toContain('agent 10 new 0');
   });
 
-  it('show at most so many lines: a text set from one line, which needs no search, counts every line it shows', () => {
-    expect(LINE_DIFF_LINES_PER_OUTPUT).toBe(1_000_000);
-    const budget = new LineDiffBudget({ lines: 7000 });
+  it('show at most so much: a text set from one line, which needs no search, counts every line it shows', () => {
+    expect(LINE_DIFF_SHOWN_PER_OUTPUT).toBe(64_000_000);
     const long = lines(3000, (index) => `line ${index}`);
+    // What each field shows: "-one line" and 3,000 lines of "+", each line counting 64 more than its characters.
+    const shown = 'one line\n'.length + long.length + 64 * 3001;
+    const budget = new LineDiffBudget({ shown: 3 * shown - 1 });
     const views = [0, 1, 2].flatMap((agent) => fieldViews({ ...promptChange('one line', long), address: `agent.desk-${agent}` }, budget));
     expect(views.map((view) => view.diff?.filter((line) => line.kind === '+').length)).toEqual([3000, 3000, undefined]);
     expect(views[2]?.summary).toBe(`${SPENT}, 1 line, 8 characters → 3,000 lines, ${long.length.toLocaleString('en-US')} characters; --format json holds both, to compare with a diff tool)`);
   });
 
-  it('of a plan show at most LINE_DIFF_LINES_PER_OUTPUT lines: prompts of 400,000 empty lines set from one line', () => {
+  it('count the characters of the lines they show: a live prompt of one long line', () => {
+    const budget = new LineDiffBudget({ shown: 250_000 });
+    const views = [0, 1, 2].flatMap((agent) => fieldViews({ ...promptChange('word '.repeat(20_000), 'y'), address: `agent.desk-${agent}` }, budget));
+    expect(views.map((view) => view.diff?.filter((line) => line.kind === '+').length)).toEqual([1, 1, undefined]);
+    expect(views[2]?.summary).toContain(SPENT);
+  });
+
+  it('of a plan show at most LINE_DIFF_SHOWN_PER_OUTPUT: prompts of 400,000 empty lines set from one line', () => {
     // Each update sends 800 KB (a line break is two bytes of JSON), within what one request and a plan may send.
     const changes = [0, 1, 2].map((agent) => ({ ...promptChange('one line', '\n'.repeat(400_000)), address: `agent.desk-${agent}` }));
     const shown = renderPlanText(planOf(changes), { color: false });
     expect(shown.split(SPENT)).toHaveLength(2);
-    expect(shown.split('\n').length).toBeLessThan(LINE_DIFF_LINES_PER_OUTPUT);
+    expect(shown.split('\n').length).toBeLessThan(LINE_DIFF_SHOWN_PER_OUTPUT / 64);
   });
 });
