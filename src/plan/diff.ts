@@ -6,6 +6,7 @@ import type { PlanProblemCode } from '../error-codes.js';
 import { MAX_REQUEST_BODY_BYTES } from '../api/http.js';
 import { MAX_PLAN_UPDATE_BYTES } from '../project-files/limits.js';
 import { formatSize } from '../util/size.js';
+import { toJsonText } from '../util/printable.js';
 import type { Agent, Phone } from '../schema/types.gen.js';
 import type {
   DesiredAgent,
@@ -648,7 +649,7 @@ function diffAgents(input: DiffInput, differ: ResourceDiffer, early: MadeEarly, 
       });
       continue;
     }
-    planned += sizes.total;
+    planned += sizes.printed;
     if (planned > MAX_PLAN_UPDATE_BYTES) {
       problems.push({
         code: 'plan_too_large',
@@ -678,22 +679,26 @@ function agentNotOnService(agent: DesiredAgent, context: DiffContext): PlanProbl
   };
 }
 
-/** What a change's requests send, bytes of JSON: all of them together, and the largest one. Measured once per change. */
-export function requestSizes(change: ResourceChange): { total: number; largest: number } {
+/**
+ * What a change's requests send, bytes of JSON: the largest one; and all of them together as a plan
+ * prints them (`printed`, bytes of `toJsonText`), which is what MAX_PLAN_UPDATE_BYTES counts: a
+ * control or invisible character is two or three bytes on the wire but six printed (`\u0085`), and
+ * the plan prints each update's texts three times over. Measured once per change.
+ */
+export function requestSizes(change: ResourceChange): { printed: number; largest: number } {
   let sizes = measuredRequests.get(change);
   if (sizes) return sizes;
-  sizes = { total: 0, largest: 0 };
+  sizes = { printed: 0, largest: 0 };
   for (const request of change.requests) {
     if (request.body === undefined) continue;
-    const bytes = Buffer.byteLength(JSON.stringify(request.body));
-    sizes.total += bytes;
-    sizes.largest = Math.max(sizes.largest, bytes);
+    sizes.printed += Buffer.byteLength(toJsonText(request.body));
+    sizes.largest = Math.max(sizes.largest, Buffer.byteLength(JSON.stringify(request.body)));
   }
   measuredRequests.set(change, sizes);
   return sizes;
 }
 
-const measuredRequests = new WeakMap<ResourceChange, { total: number; largest: number }>();
+const measuredRequests = new WeakMap<ResourceChange, { printed: number; largest: number }>();
 
 function orderChanges(changes: ResourceChange[]): ResourceChange[] {
   return [...changes].sort((a, b) => {

@@ -55,7 +55,7 @@ export class IncrementalDiff {
       const change = this.differ.agent(agent, live);
       this.agentsDone.set(localName, { live, change });
       const sizes = requestSizes(change);
-      this.planned += sizes.total;
+      this.planned += sizes.printed;
       // An update the service would refuse, or one past what a plan sends, is a plan problem (`diffStates`): no block is made of it, nor its prompt's line diff.
       if (sizes.largest <= MAX_REQUEST_BODY_BYTES && this.planned <= MAX_PLAN_UPDATE_BYTES) this.onChange?.(change);
       const phones = this.phonesWaiting.get(localName);
