@@ -622,8 +622,8 @@ export function diffStates(input: DiffInput, differ = new ResourceDiffer(input),
 
 /**
  * Each agent's change, by local name, in the manifests' order. An agent the service lacks, or whose
- * update it would refuse, is a problem instead; so is the agent whose update takes the plan's updates
- * past MAX_PLAN_UPDATE_BYTES together, and no agent after it is compared: each later one would only
+ * update it would refuse, is a problem instead; so is the agent whose update takes the plan's updates,
+ * with the live values they replace, past MAX_PLAN_UPDATE_BYTES together (`planSizes`), and no agent after it is compared: each later one would only
  * add to a plan already refused, and one prompt named by thousands of agents would otherwise be
  * diffed, held and printed once for each.
  */
@@ -638,7 +638,7 @@ function diffAgents(input: DiffInput, differ: ResourceDiffer, early: MadeEarly, 
       continue;
     }
     const c = early.agent?.(agent, liveAgent) ?? differ.agent(agent, liveAgent);
-    const sizes = requestSizes(c);
+    const sizes = planSizes(c);
     const prompt = agent.promptFile ? ` (${agent.promptFile.display})` : '';
     if (sizes.largest > MAX_REQUEST_BODY_BYTES) {
       problems.push({
@@ -654,7 +654,7 @@ function diffAgents(input: DiffInput, differ: ResourceDiffer, early: MadeEarly, 
       problems.push({
         code: 'plan_too_large',
         address: agent.address,
-        message: `${agent.address}: with its update, the agents' updates of this plan would send more than ${formatSize(MAX_PLAN_UPDATE_BYTES)} together, the most one plan sends; no agent after it was compared. Plan and apply the agents in parts (\`--target agent.NAME\`, repeated), or shorten their prompts${prompt}: a prompt file counts once for every agent that uses it.`,
+        message: `${agent.address}: with its update, the agents' updates of this plan and the live values they replace would come to more than ${formatSize(MAX_PLAN_UPDATE_BYTES)} together, the most one plan holds; no agent after it was compared. Plan and apply the agents in parts (\`--target agent.NAME\`, repeated), or shorten their prompts${prompt}: a prompt file counts once for every agent that uses it.`,
         ...agent.source,
       });
       break;
@@ -680,12 +680,14 @@ function agentNotOnService(agent: DesiredAgent, context: DiffContext): PlanProbl
 }
 
 /**
- * What a change's requests send, bytes of JSON: the largest one; and all of them together as a plan
- * prints them (`printed`, bytes of `toJsonText`), which is what MAX_PLAN_UPDATE_BYTES counts: a
- * control or invisible character is two or three bytes on the wire but six printed (`\u0085`), and
- * the plan prints each update's texts three times over. Measured once per change.
+ * What a change's largest request sends, bytes of JSON; and what the plan prints of the change
+ * (`printed`, bytes of `toJsonText`), which is what MAX_PLAN_UPDATE_BYTES counts: its requests and
+ * the live values of the fields they change. A control or invisible character is two or three bytes
+ * on the wire but six printed (`\u0085`), the plan prints each update's texts three times over and
+ * the live ones twice, and a live value costs the update nothing: a committed `.voxform/local.json`
+ * (`--local`) may hold long live prompts that manifests of one word replace. Measured once per change.
  */
-export function requestSizes(change: ResourceChange): { printed: number; largest: number } {
+export function planSizes(change: ResourceChange): { printed: number; largest: number } {
   let sizes = measuredRequests.get(change);
   if (sizes) return sizes;
   sizes = { printed: 0, largest: 0 };
@@ -694,6 +696,7 @@ export function requestSizes(change: ResourceChange): { printed: number; largest
     sizes.printed += Buffer.byteLength(toJsonText(request.body));
     sizes.largest = Math.max(sizes.largest, Buffer.byteLength(JSON.stringify(request.body)));
   }
+  for (const field of change.fieldChanges) if (field.before !== undefined) sizes.printed += Buffer.byteLength(toJsonText(field.before));
   measuredRequests.set(change, sizes);
   return sizes;
 }
