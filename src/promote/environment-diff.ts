@@ -17,6 +17,9 @@ import { parseDotted, valueAtPath } from '../util/field-path.js';
 import { markdownCode, markdownFence, markdownText } from '../util/markdown-escape.js';
 import { controlsAsQuestionMarks, printable, toJsonText } from '../util/printable.js';
 import { plural } from '../util/plural.js';
+import { formatSourceLocation, VoxformError } from '../errors.js';
+import { MAX_PLAN_UPDATE_BYTES } from '../project-files/limits.js';
+import { formatSize } from '../util/size.js';
 
 export const ENVIRONMENT_DIFF_FORMAT_VERSION = '1';
 
@@ -93,16 +96,36 @@ export function diffEnvironments(
   liveSecrets: ReadonlyMap<string, readonly string[]> = new Map(),
 ): EnvironmentDiff {
   const agents: AgentDifference[] = [];
-  // One output: every agent's line diffs share its budget.
+  // One output: every agent's line diffs share its budget, and what it holds of both sides the plan's.
   const lineDiffs = new LineDiffBudget();
+  let held = 0;
   for (const [name, agentA] of [...desired.a.agents].sort(([x], [y]) => x.localeCompare(y))) {
     const agentB = desired.b.agents.get(name);
     const liveA = live.a.get(name);
     const liveB = live.b.get(name);
     if (!agentB || !liveA || !liveB) continue;
-    agents.push(agentDifference(name, { a: agentA, b: agentB }, { a: liveA, b: liveB }, liveSecrets.get(name) ?? [], lineDiffs));
+    const difference = agentDifference(name, { a: agentA, b: agentB }, { a: liveA, b: liveB }, liveSecrets.get(name) ?? [], lineDiffs);
+    held += heldSize(difference);
+    if (held > MAX_PLAN_UPDATE_BYTES) throw diffTooLarge(agentA);
+    agents.push(difference);
   }
   return { environments: { a: desired.a.environment ?? '(none)', b: desired.b.environment ?? '(none)' }, agents };
+}
+
+/**
+ * What a difference holds of both live agents, bytes as printed (`toJsonText`): nothing in the
+ * manifests bounds a live value, and a committed `.voxform/local.json` (`--local`) may hold a
+ * prompt of a million control characters, each printed as six.
+ */
+function heldSize(difference: AgentDifference): number {
+  return difference.differences.reduce((total, field) => total + Buffer.byteLength(toJsonText(field.a ?? null)) + Buffer.byteLength(toJsonText(field.b ?? null)), 0);
+}
+
+/** The agent whose differences take what one diff holds past the plan's limit, MAX_PLAN_UPDATE_BYTES. */
+function diffTooLarge(agent: DesiredAgent): VoxformError {
+  return new VoxformError('diff_too_large', `${formatSourceLocation(agent.source)}: with ${agent.address}, the live values that differ between the two environments come to more than ${formatSize(MAX_PLAN_UPDATE_BYTES)}, the most one diff holds (as a plan); nothing was compared.`, {
+    hint: 'Compare the agents in parts: give -f manifests that define some of them.',
+  });
 }
 
 function counts(diff: EnvironmentDiff): { fields: number; unexpected: number } {
