@@ -80,6 +80,7 @@ export const COMMAND_ERROR_CODES = [
   'path_is_folder',
   'phone_unknown',
   'plan_failed',
+  'diff_too_large',
   'plan_stale',
   'plan_unreadable',
   'not_recorded',

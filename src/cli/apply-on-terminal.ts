@@ -7,7 +7,7 @@ import { deployer } from '../history/source.js';
 import { ciJobUrlFrom } from '../util/run-identity.js';
 import { describeLockLoss } from '../state/backend.js';
 import { prepareChangeText, renderPlanText } from '../plan/render-text.js';
-import { movedKeyLines } from '../plan/field-lines.js';
+import { LineDiffBudget, movedKeyLines } from '../plan/field-lines.js';
 import { lineAsShown } from '../util/printable.js';
 import { plural, pluralNoun } from '../util/plural.js';
 import { EXIT_INTERRUPTED, type CommandContext } from './context.js';
@@ -56,6 +56,8 @@ export async function applyOnTerminal(
   const status = progressLine(ctx);
   const lines = new LineBatch(ctx.stderr);
   ctx.onExit(() => lines.flush());
+  // The plan's blocks, made ahead and printed, share one budget of line-diff work.
+  const lineDiffs = new LineDiffBudget();
   // A stop at once (a second Ctrl-C) waits no longer for the writes in flight, but it does wait for
   // the run to record what the service accepted before them, in the state and the history alike.
   const stopWaiting = new AbortController();
@@ -72,9 +74,9 @@ export async function applyOnTerminal(
     by: options.by ?? deployer(ctx.env),
     ciJobUrl: ciJobUrlFrom(ctx.env),
     // The plan is printed before it runs: each agent's block of it is made as the agent is compared.
-    onChange: (change) => prepareChangeText(change, { color: ctx.color }),
+    onChange: (change) => prepareChangeText(change, { color: ctx.color, lineDiffs }),
     confirm: () => confirmOnTerminal(ctx, stop, question, { ...how, selection }),
-    onEvent: eventPrinter(ctx, status, lines, how.recorded),
+    onEvent: eventPrinter(ctx, status, lines, { desired: how.recorded, lineDiffs }),
     signal: stop.signal,
     stopWaiting: stopWaiting.signal,
     onLocked: (lock) => {
@@ -141,8 +143,8 @@ async function confirmOnTerminal(
   }
 }
 
-/** `desired`: what is applied, as the plan names it (see `renderPlanText`). */
-function eventPrinter(ctx: CommandContext, status: ProgressLine, lines: LineBatch, desired: string | undefined): (event: ApplyEvent) => void {
+/** `desired`: what is applied, as the plan names it, and `lineDiffs`: its budget (see `renderPlanText`). */
+function eventPrinter(ctx: CommandContext, status: ProgressLine, lines: LineBatch, plan: { desired: string | undefined; lineDiffs: LineDiffBudget }): (event: ApplyEvent) => void {
   const c = terminalColors(ctx.color);
   const verb = (event: { change: { action: string } }, creating: string, updating: string) => (event.change.action === 'create' ? creating : updating);
   return (event) => {
@@ -150,7 +152,7 @@ function eventPrinter(ctx: CommandContext, status: ProgressLine, lines: LineBatc
     if (event.type === 'planned') {
       lines.flush();
       status.done();
-      return ctx.stdout.write(renderPlanText(event.plan, { color: ctx.color, desired }));
+      return ctx.stdout.write(renderPlanText(event.plan, { color: ctx.color, ...plan }));
     }
     if (event.type === 'warning') return lines.add(`warning: ${event.message}\n`);
     if (event.type === 'stopping') return lines.add(stoppingLine(event));

@@ -1,6 +1,7 @@
 import { renderPlanJson } from '../plan/render-json.js';
 import { prepareMarkdownSection, renderPlanMarkdown, type CommentSecrets } from '../plan/render-markdown.js';
 import { prepareChangeText, renderPlanText } from '../plan/render-text.js';
+import type { LineDiffBudget } from '../plan/field-lines.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
 import type { Diagnostic } from '../manifest/types.js';
 
@@ -11,14 +12,14 @@ export type PlanFormat = 'text' | 'json' | 'markdown';
  * named; `diagnostics`: the manifests' warnings, which `plan`'s JSON carries (`plan show` loads none);
  * `secrets`: the run's (`ctx.secrets`), hidden before the comment is measured and cut.
  */
-export function renderPlanAs(plan: Plan, format: PlanFormat, options: { color: boolean; savedPlan: string | undefined; diagnostics?: Diagnostic[] | undefined; secrets: CommentSecrets }): string {
+export function renderPlanAs(plan: Plan, format: PlanFormat, options: { color: boolean; savedPlan: string | undefined; diagnostics?: Diagnostic[] | undefined; secrets: CommentSecrets; lineDiffs?: LineDiffBudget | undefined }): string {
   if (format === 'json') return renderPlanJson(plan, options.diagnostics);
-  if (format === 'markdown') return renderPlanMarkdown(plan, { savedPlan: options.savedPlan, secrets: options.secrets });
-  return renderPlanText(plan, { color: options.color });
+  if (format === 'markdown') return renderPlanMarkdown(plan, { savedPlan: options.savedPlan, secrets: options.secrets, lineDiffs: options.lineDiffs });
+  return renderPlanText(plan, { color: options.color, lineDiffs: options.lineDiffs });
 }
 
-/** Makes what `renderPlanAs` will print of one change now, while the other reads are on the wire. */
-export function prepareChangeOutput(change: ResourceChange, format: PlanFormat, options: { color: boolean; secrets: CommentSecrets }): void {
+/** Makes what `renderPlanAs` will print of one change now, while the other reads are on the wire, within the budget given to it again (`lineDiffs`). */
+export function prepareChangeOutput(change: ResourceChange, format: PlanFormat, options: { color: boolean; secrets: CommentSecrets; lineDiffs: LineDiffBudget }): void {
   if (format === 'text') prepareChangeText(change, options);
-  else if (format === 'markdown') prepareMarkdownSection(change, options.secrets);
+  else if (format === 'markdown') prepareMarkdownSection(change, options.secrets, options.lineDiffs);
 }

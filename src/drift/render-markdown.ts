@@ -3,7 +3,7 @@
  * wrote escaped. Within a comment's size limit by the rule every comment shares (`fitBlocks`): the
  * heading and counts stay; the table and the diffs keep what fits, each counting the rest.
  */
-import { bothSides, fieldViewOf } from '../plan/field-lines.js';
+import { bothSides, fieldViewOf, LineDiffBudget } from '../plan/field-lines.js';
 import { markdownCode, markdownFence, markdownHtmlText } from '../util/markdown-escape.js';
 import { lineAsShown } from '../util/printable.js';
 import { COMMENT_SIZE_LIMIT, fitBlocks, moreTableRow, type CommentBlock } from '../util/comment-blocks.js';
@@ -12,7 +12,7 @@ import { plural } from '../util/plural.js';
 import { classLabel, countsLine, diffSides, environmentNote, goneAgentsNote, healCounts, healedNote, healNote, matchesLine, notComparedNote, resourceLabel, stateNote, unlabelledNote, valueNotShownNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 
-function diffLines(resource: DriftedResource): string[] {
+function diffLines(resource: DriftedResource, lineDiffs: LineDiffBudget): string[] {
   const lines: string[] = [];
   // Each field's class is said when the resource's fields differ in class.
   const mixed = resource.fields.some((f) => f.class !== resource.class);
@@ -24,7 +24,7 @@ function diffLines(resource: DriftedResource): string[] {
       lines.push(`! ${lineAsShown(drifted.field.path)}: ${notShown}${label}`);
       continue;
     }
-    const view = fieldViewOf(drifted.field, resource.change);
+    const view = fieldViewOf(drifted.field, resource.change, lineDiffs);
     const summary = bothSides(view);
     if (summary !== undefined) {
       lines.push(`! ${lineAsShown(view.path)}: ${lineAsShown(summary)}${label}`);
@@ -52,9 +52,9 @@ function tableRows(report: DriftReport): string[] {
 }
 
 /** Each resource's collapsed diff, with the blank line after it. */
-function diffSection(resource: DriftedResource): string {
+function diffSection(resource: DriftedResource, lineDiffs: LineDiffBudget): string {
   const summary = `<details><summary><code>${markdownHtmlText(resource.address)}</code> ${resourceLabel(resource, (name) => `<code>${markdownHtmlText(name)}</code>`)}</summary>`;
-  return [summary, '', 'Values: `-` the service\'s, `+` the manifests\'.', '', ...markdownFence(diffLines(resource), 'diff'), '', '</details>', ''].join('\n');
+  return [summary, '', 'Values: `-` the service\'s, `+` the manifests\'.', '', ...markdownFence(diffLines(resource, lineDiffs), 'diff'), '', '</details>', ''].join('\n');
 }
 
 /**
@@ -67,6 +67,7 @@ export function renderDriftMarkdown(report: DriftReport, options: { takeOver?: T
     const notCompared = notComparedNote(report, (place) => markdownCode(place));
     return `**voxform drift:** no drift — ${matchesLine(report, where, (text) => markdownCode(text), options.applyCommand)}\n${notCompared ? `\n${notCompared}\n` : ''}`;
   }
+  const lineDiffs = new LineDiffBudget();
   const blocks: CommentBlock[] = [
     [`### voxform drift on ${where}`, '', `${countsLine(report)}.${report.heal ? ` ${healCounts(report.heal)}.` : ''}`, ''],
     ...noteBlocks(report, options.takeOver, options.applyCommand),
@@ -81,7 +82,7 @@ export function renderDriftMarkdown(report: DriftReport, options: { takeOver?: T
     {
       head: [],
       // An agent gone from the service has no field left to show: the table and the note say it all.
-      items: report.resources.filter((r) => r.fields.length > 0).map(diffSection),
+      items: report.resources.filter((r) => r.fields.length > 0).map((resource) => diffSection(resource, lineDiffs)),
       foot: [],
       most: Number.POSITIVE_INFINITY,
       more: (omitted) => `_…and ${plural(omitted, 'more resource')}: their differences are not shown here (\`--format json\` has them all)._\n`,

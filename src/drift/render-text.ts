@@ -1,6 +1,6 @@
 /** The drift report for people: one block per resource that differs, each field with its class and diff. */
 import { terminalColors, type Colors } from '../util/terminal-colors.js';
-import { bothSides, fieldViewOf, type FieldView } from '../plan/field-lines.js';
+import { bothSides, fieldViewOf, LineDiffBudget, type FieldView } from '../plan/field-lines.js';
 import { lineAsShown } from '../util/printable.js';
 import { classLabel, countsLine, diffSides, environmentNote, goneAgentsNote, healNote, matchesLine, notComparedNote, resourceLabel, stateNote, unlabelledNote, valueNotShownNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
@@ -25,7 +25,7 @@ function fieldLines(c: Colors, view: FieldView, label: string | undefined): stri
   ];
 }
 
-function resourceLines(c: Colors, resource: DriftedResource): string[] {
+function resourceLines(c: Colors, resource: DriftedResource, lineDiffs: LineDiffBudget): string[] {
   const id = resource.change.id && !resource.address.endsWith(resource.change.id) ? c.dim(` (${resource.change.id})`) : '';
   const note = healNote(resource, lineAsShown);
   const heal = note ? c.dim(`  --heal ${note}`) : '';
@@ -36,7 +36,7 @@ function resourceLines(c: Colors, resource: DriftedResource): string[] {
     const label = mixed ? classLabel(drifted) : undefined;
     const notShown = valueNotShownNote(drifted);
     if (notShown !== undefined) lines.push(`      ~ ${lineAsShown(drifted.field.path)}${label ? ` ${c.magenta(`[${label}]`)}` : ''}: ${notShown}`);
-    else lines.push(...fieldLines(c, fieldViewOf(drifted.field, resource.change), label));
+    else lines.push(...fieldLines(c, fieldViewOf(drifted.field, resource.change, lineDiffs), label));
   }
   return lines;
 }
@@ -55,7 +55,8 @@ export function renderDriftText(report: DriftReport, options: { color: boolean; 
   // Before the resources: it says what every one of them is worth. Its record's id and time are a ledger file's: shown, never run on the terminal.
   const missing = stateNote(report, lineAsShown, options.applyCommand);
   if (missing) out.push(c.yellow(missing), '');
-  for (const resource of report.resources) out.push(...resourceLines(c, resource), '');
+  const lineDiffs = new LineDiffBudget();
+  for (const resource of report.resources) out.push(...resourceLines(c, resource, lineDiffs), '');
   for (const note of [goneAgentsNote(report, lineAsShown, options.applyCommand), unlabelledNote(report), environmentNote(report, options.takeOver), notCompared]) if (note) out.push(note, '');
   const n = report.resources.length;
   out.push(c.bold(`Drift: ${plural(n, 'resource')} ${pluralNoun(n, 'differs', 'differ')}: ${countsLine(report)}.`), '');

@@ -6,6 +6,7 @@ import type { PlanProblemCode } from '../error-codes.js';
 import { MAX_REQUEST_BODY_BYTES } from '../api/http.js';
 import { MAX_PLAN_UPDATE_BYTES } from '../project-files/limits.js';
 import { formatSize } from '../util/size.js';
+import { toJsonText } from '../util/printable.js';
 import type { Agent, Phone } from '../schema/types.gen.js';
 import type {
   DesiredAgent,
@@ -622,8 +623,8 @@ export function diffStates(input: DiffInput, differ = new ResourceDiffer(input),
 
 /**
  * Each agent's change, by local name, in the manifests' order. An agent the service lacks, or whose
- * update it would refuse, is a problem instead; so is the agent whose update takes the plan's updates
- * past MAX_PLAN_UPDATE_BYTES together, and no agent after it is compared: each later one would only
+ * update it would refuse, is a problem instead; so is the agent whose update takes the plan's updates,
+ * with the live values they replace, past MAX_PLAN_UPDATE_BYTES together (`planSizes`), and no agent after it is compared: each later one would only
  * add to a plan already refused, and one prompt named by thousands of agents would otherwise be
  * diffed, held and printed once for each.
  */
@@ -638,7 +639,7 @@ function diffAgents(input: DiffInput, differ: ResourceDiffer, early: MadeEarly, 
       continue;
     }
     const c = early.agent?.(agent, liveAgent) ?? differ.agent(agent, liveAgent);
-    const sizes = requestSizes(c);
+    const sizes = planSizes(c);
     const prompt = agent.promptFile ? ` (${agent.promptFile.display})` : '';
     if (sizes.largest > MAX_REQUEST_BODY_BYTES) {
       problems.push({
@@ -649,12 +650,12 @@ function diffAgents(input: DiffInput, differ: ResourceDiffer, early: MadeEarly, 
       });
       continue;
     }
-    planned += sizes.total;
+    planned += sizes.printed;
     if (planned > MAX_PLAN_UPDATE_BYTES) {
       problems.push({
         code: 'plan_too_large',
         address: agent.address,
-        message: `${agent.address}: with its update, the agents' updates of this plan would send more than ${formatSize(MAX_PLAN_UPDATE_BYTES)} together, the most one plan sends; no agent after it was compared. Plan and apply the agents in parts (\`--target agent.NAME\`, repeated), or shorten their prompts${prompt}: a prompt file counts once for every agent that uses it.`,
+        message: `${agent.address}: with its update, the agents' updates of this plan and the live values they replace would come to more than ${formatSize(MAX_PLAN_UPDATE_BYTES)} together, the most one plan holds; no agent after it was compared. Plan and apply the agents in parts (\`--target agent.NAME\`, repeated), or shorten their prompts${prompt}: a prompt file counts once for every agent that uses it.`,
         ...agent.source,
       });
       break;
@@ -679,22 +680,29 @@ function agentNotOnService(agent: DesiredAgent, context: DiffContext): PlanProbl
   };
 }
 
-/** What a change's requests send, bytes of JSON: all of them together, and the largest one. Measured once per change. */
-export function requestSizes(change: ResourceChange): { total: number; largest: number } {
+/**
+ * What a change's largest request sends, bytes of JSON; and what the plan prints of the change
+ * (`printed`, bytes of `toJsonText`), which is what MAX_PLAN_UPDATE_BYTES counts: its requests and
+ * the live values of the fields they change. A control or invisible character is two or three bytes
+ * on the wire but six printed (`\u0085`), the plan prints each update's texts three times over and
+ * the live ones twice, and a live value costs the update nothing: a committed `.voxform/local.json`
+ * (`--local`) may hold long live prompts that manifests of one word replace. Measured once per change.
+ */
+export function planSizes(change: ResourceChange): { printed: number; largest: number } {
   let sizes = measuredRequests.get(change);
   if (sizes) return sizes;
-  sizes = { total: 0, largest: 0 };
+  sizes = { printed: 0, largest: 0 };
   for (const request of change.requests) {
     if (request.body === undefined) continue;
-    const bytes = Buffer.byteLength(JSON.stringify(request.body));
-    sizes.total += bytes;
-    sizes.largest = Math.max(sizes.largest, bytes);
+    sizes.printed += Buffer.byteLength(toJsonText(request.body));
+    sizes.largest = Math.max(sizes.largest, Buffer.byteLength(JSON.stringify(request.body)));
   }
+  for (const field of change.fieldChanges) if (field.before !== undefined) sizes.printed += Buffer.byteLength(toJsonText(field.before));
   measuredRequests.set(change, sizes);
   return sizes;
 }
 
-const measuredRequests = new WeakMap<ResourceChange, { total: number; largest: number }>();
+const measuredRequests = new WeakMap<ResourceChange, { printed: number; largest: number }>();
 
 function orderChanges(changes: ResourceChange[]): ResourceChange[] {
   return [...changes].sort((a, b) => {

@@ -81,11 +81,92 @@ function needsLineDiff(value: unknown): boolean {
  * their line diff, however much they differ; longer ones while their lines times the lines changed
  * stay within it. Past it the field reads as replaced whole (`replacedWhole`).
  */
-const LINE_DIFF_WORK = 4_000_000;
+export const LINE_DIFF_WORK = 4_000_000;
 
 /** The most lines added and removed a line diff of texts of `lines` lines in all looks for. */
 export function maxEditLines(lines: number): number {
   return Math.floor(LINE_DIFF_WORK / lines);
+}
+
+/**
+ * The work the line diffs of one output may take together (a plan as printed or posted, a drift
+ * report, an environment diff), counted as `LINE_DIFF_WORK` is: a field within its own budget is
+ * quick, but a pull request gives a plan as many such fields as it has agents. Ten fields at their
+ * own budget; a field's diff is charged for the lines it found changed, so the small edits of
+ * thousands of agents stay far within it.
+ */
+export const LINE_DIFF_WORK_PER_OUTPUT = 10 * LINE_DIFF_WORK;
+
+/**
+ * What the line diffs of one output may show together, characters, each line counting
+ * `LINE_SHOWN_COST` more: a million empty lines, or 64 million characters. A text set from one line
+ * needs no search, so no work budget cuts it, and each line it shows is an object and a printed
+ * line many times the two bytes (`\n` in JSON) it costs an update; the live side of a change (a
+ * committed `.voxform/local.json` under `--local`) costs the update nothing at all. Far more than
+ * anyone reads.
+ */
+export const LINE_DIFF_SHOWN_PER_OUTPUT = 64_000_000;
+
+/** What a line shown counts for beyond its characters: the object and the printed line's indent and marker. */
+export const LINE_SHOWN_COST = 64;
+
+/** What showing `lines` lines of `characters` characters in all counts against `LINE_DIFF_SHOWN_PER_OUTPUT`. */
+function shownSize(lines: number, characters: number): number {
+  return characters + LINE_SHOWN_COST * lines;
+}
+
+/** What a field's diff may do within its output's budget (`LineDiffBudget.allowance`). */
+interface DiffAllowance {
+  /** The most lines added and removed it may look for. */
+  maxEditLength: number;
+  /** The output's budget, not the field's own, set `maxEditLength`. */
+  cutByOutput: boolean;
+  /** Charges what it found changed (its allowance when it gave up) and what it shows (`shownSize`): the first time only. */
+  charge: (changed: number, shown: number) => void;
+}
+
+/**
+ * What is left of an output's line diffs (`LINE_DIFF_WORK_PER_OUTPUT`, `LINE_DIFF_SHOWN_PER_OUTPUT`):
+ * one for each output, shared by every field it shows. Past it a field reads as replaced whole, as
+ * past its own budget. A field is given its allowance once, so an output that makes a field's view
+ * again (a comment measures a section, then shows it) reads it the same and is not charged again.
+ */
+export class LineDiffBudget {
+  #work: number;
+  #shown: number;
+  /** What each field's diff was given; null: nothing, its texts were more than the output had left to show. */
+  readonly #given = new WeakMap<FieldChange, Omit<DiffAllowance, 'charge'> | null>();
+
+  constructor(total: { work?: number; shown?: number } = {}) {
+    this.#work = total.work ?? LINE_DIFF_WORK_PER_OUTPUT;
+    this.#shown = total.shown ?? LINE_DIFF_SHOWN_PER_OUTPUT;
+  }
+
+  /**
+   * What the diff of `field`, of texts of `lines` lines and `characters` characters in all, may do;
+   * undefined when the output has less left to show than both texts. `search`: it searches, within
+   * its work; else it finds every line in one pass.
+   */
+  allowance(field: FieldChange, texts: { lines: number; characters: number }, search: boolean): DiffAllowance | undefined {
+    const given = this.#given.get(field);
+    if (given !== undefined) return given === null ? undefined : { ...given, charge: () => {} };
+    const { lines } = texts;
+    if (shownSize(lines, texts.characters) > this.#shown) {
+      this.#given.set(field, null);
+      return undefined;
+    }
+    const own = search ? maxEditLines(lines) : lines;
+    const maxEditLength = search ? Math.min(own, Math.floor(this.#work / lines)) : own;
+    const allowed = { maxEditLength, cutByOutput: maxEditLength < own };
+    this.#given.set(field, allowed);
+    return {
+      ...allowed,
+      charge: (changed, shown) => {
+        if (search) this.#work = Math.max(0, this.#work - lines * changed);
+        this.#shown = Math.max(0, this.#shown - shown);
+      },
+    };
+  }
 }
 
 function lineCount(text: string): number {
@@ -111,42 +192,54 @@ function sideSize(side: DiffSide, value: unknown): string {
   return `${plural(side.lines, 'line')}, ${plural(characters, 'character')}`;
 }
 
-/** The line of a field whose line diff would take more than `LINE_DIFF_WORK`: what happened, how large, and where to see it. */
-function replacedWhole(before: { side: DiffSide; value: unknown }, after: { side: DiffSide; value: unknown }): string {
-  return `(replaced whole: the texts differ too much to show line by line, ${sideSize(before.side, before.value)} → ${sideSize(after.side, after.value)}; --format json holds both, to compare with a diff tool)`;
+/** Why a field is not shown line by line: its diff would take more than `LINE_DIFF_WORK`, or more than its output has left. */
+type ReplacedWhole = 'differ too much' | 'output spent';
+
+/** The line of a field that is not shown line by line (`ReplacedWhole`): what happened, how large, and where to see it. */
+function replacedWhole(why: ReplacedWhole, before: { side: DiffSide; value: unknown }, after: { side: DiffSide; value: unknown }): string {
+  const reason = why === 'differ too much' ? 'the texts differ too much to show line by line' : 'this output has shown as many line diffs as it may';
+  return `(replaced whole: ${reason}, ${sideSize(before.side, before.value)} → ${sideSize(after.side, after.value)}; --format json holds both, to compare with a diff tool)`;
 }
 
-/** The line diff of two sides, or undefined when it would take more than `LINE_DIFF_WORK`. */
-function lineDiff(before: DiffSide, after: DiffSide): DiffLine[] | undefined {
+/** The line diff of `field`'s two sides, within its own budget and what is left of the output's `budget`; else why not. */
+function lineDiff(field: FieldChange, before: DiffSide, after: DiffSide, budget: LineDiffBudget): DiffLine[] | ReplacedWhole {
   const lines = before.lines + after.lines;
   // Against a side of one line at most there is nothing to search (the other side's lines are
-  // added around it, found in one pass): such a diff is never cut short.
-  const maxEditLength = Math.min(before.lines, after.lines) <= 1 ? lines : maxEditLines(lines);
+  // added around it, found in one pass): such a diff is cut short only by the lines it shows.
+  const allowance = budget.allowance(field, { lines, characters: before.text.length + after.text.length }, Math.min(before.lines, after.lines) > 1);
+  if (allowance === undefined) return 'output spent';
+  const { maxEditLength } = allowance;
   const patch = structuredPatch('before', 'after', before.text, after.text, undefined, undefined, { context: 2, maxEditLength });
-  if (patch === undefined) return undefined;
   const diff: DiffLine[] = [];
-  for (const hunk of patch.hunks) {
+  let changed = 0;
+  let shown = 0;
+  for (const hunk of patch?.hunks ?? []) {
     diff.push({ kind: '@', text: `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@` });
     for (const line of hunk.lines) {
       if (line.startsWith('\\')) continue; // "\ No newline at end of file"
       const kind = line[0] as DiffLine['kind'];
+      if (kind !== ' ') changed++;
+      shown += shownSize(1, line.length);
       diff.push({ kind, text: line.slice(1) });
     }
   }
-  return diff;
+  allowance.charge(patch === undefined ? maxEditLength : changed, shown);
+  if (patch !== undefined) return diff;
+  return allowance.cutByOutput ? 'output spent' : 'differ too much';
 }
 
 /**
  * The views of a change's field changes, secrets redacted, made anew on each call: a renderer keeps
- * what it prints of them, never the views, whose line diffs hold a prompt several times over.
+ * what it prints of them, never the views, whose line diffs hold a prompt several times over. Their
+ * line diffs are made within `budget`, the output's.
  */
-export function fieldViews(change: ResourceChange): FieldView[] {
-  return change.fieldChanges.map((field) => makeView(field, change));
+export function fieldViews(change: ResourceChange, budget: LineDiffBudget): FieldView[] {
+  return change.fieldChanges.map((field) => makeView(field, change, budget));
 }
 
 /** The view of one of `change`'s field changes, secrets redacted (`fieldViews`, for a renderer that shows some of them). */
-export function fieldViewOf(field: FieldChange, change: ResourceChange): FieldView {
-  return makeView(field, change);
+export function fieldViewOf(field: FieldChange, change: ResourceChange, budget: LineDiffBudget): FieldView {
+  return makeView(field, change, budget);
 }
 
 /** Written out whole: a spread per view is many times dearer, and a plan makes one per changed field. */
@@ -154,23 +247,23 @@ function fieldView(field: FieldChange, marker: FieldMarker, summary: string | un
   return { path: field.path, marker, drift: field.drift, summary, diff };
 }
 
-function makeView(field: FieldChange, resource: ResourceChange): FieldView {
+function makeView(field: FieldChange, resource: ResourceChange, budget: LineDiffBudget): FieldView {
   const marker: FieldMarker = field.before === undefined ? '+' : field.after === null ? '-' : '~';
   // Shown as written (references unresolved) beside the live value: ready to print as any value is.
-  if (field.shown) return valueView(field, marker, field.shown.before, markChangedSecrets(field.shown.after, field, resource.sensitivePaths));
+  if (field.shown) return valueView(field, marker, field.shown.before, markChangedSecrets(field.shown.after, field, resource.sensitivePaths), budget);
   if (field.sensitive) {
     return fieldView(field, marker, sensitiveSummary(field, marker), undefined);
   }
   const before = redactValue(field.before, field.path, resource.sensitivePaths);
   const after = redactValue(field.after, field.path, resource.sensitivePaths);
   const redacted = before !== field.before || after !== field.after;
-  if (!redacted) return valueView(field, marker, before, after);
+  if (!redacted) return valueView(field, marker, before, after, budget);
   if (serializeAlike(before, after)) {
     // The only difference is inside a redacted part (a tool's header token, say).
     return fieldView(field, marker, SECRET_CHANGED, undefined);
   }
   // Other parts differ too: a redacted part that changed must not read as unchanged beside them.
-  return valueView(field, marker, before, markChangedSecrets(after, field, resource.sensitivePaths));
+  return valueView(field, marker, before, markChangedSecrets(after, field, resource.sensitivePaths), budget);
 }
 
 /**
@@ -198,15 +291,15 @@ export function bothSides(view: FieldView): string | undefined {
 }
 
 /** The view of a field's values as they are to be shown (secrets already out of them). */
-function valueView(field: FieldChange, marker: FieldMarker, before: unknown, after: unknown): FieldView {
+function valueView(field: FieldChange, marker: FieldMarker, before: unknown, after: unknown, budget: LineDiffBudget): FieldView {
   if (marker === '-') return fieldView(field, marker, `${formatScalar(before)} → null (cleared)`, undefined);
   if (needsLineDiff(before) || needsLineDiff(after)) {
     const sides = { before: diffSide(before), after: diffSide(after) };
-    const diff = lineDiff(sides.before, sides.after);
+    const diff = lineDiff(field, sides.before, sides.after, budget);
+    if (typeof diff === 'string') return fieldView(field, marker, replacedWhole(diff, { side: sides.before, value: before }, { side: sides.after, value: after }), undefined);
     // The same lines: the texts differ only in the line break at the end, which a line diff does not show.
-    if (diff?.length === 0 && typeof before === 'string' && typeof after === 'string') return fieldView(field, marker, finalLineBreakChange(after), undefined);
-    if (diff !== undefined) return fieldView(field, marker, undefined, diff);
-    return fieldView(field, marker, replacedWhole({ side: sides.before, value: before }, { side: sides.after, value: after }), undefined);
+    if (diff.length === 0 && typeof before === 'string' && typeof after === 'string') return fieldView(field, marker, finalLineBreakChange(after), undefined);
+    return fieldView(field, marker, undefined, diff);
   }
   const named = (value: unknown, name: string | undefined) => (name === undefined ? formatScalar(value) : `${name} (${formatScalar(value)})`);
   const [beforeName, afterName] = [field.names?.before, field.names?.after];

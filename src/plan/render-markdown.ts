@@ -1,4 +1,4 @@
-import { describeAction, DRIFT_NOTE, takenOver, fieldViews, movedKeyLines, MOVED_NOTE, MOVES_ONLY, planHasChanges, summaryLine, SWAPPED_NOTE } from './field-lines.js';
+import { describeAction, DRIFT_NOTE, takenOver, fieldViews, LineDiffBudget, movedKeyLines, MOVED_NOTE, MOVES_ONLY, planHasChanges, summaryLine, SWAPPED_NOTE } from './field-lines.js';
 import { fitComment, sectionSize, wholeSection, type CommentParts, type CommentSection } from './fit-comment.js';
 import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
 import { byteLength, COMMENT_SIZE_LIMIT, fitBlocks, linesSize, type CommentList } from '../util/comment-blocks.js';
@@ -38,12 +38,14 @@ interface MarkdownPlanOptions {
   limit?: number | undefined;
   /** The run's secrets (default none: a saved plan's values were hidden when it was saved). */
   secrets?: CommentSecrets | undefined;
+  /** The budget the sections measured ahead (`prepareMarkdownSection`) were made in (default a budget of this comment's own). */
+  lineDiffs?: LineDiffBudget | undefined;
 }
 
 /** The lines of a resource's ```diff block, secrets hidden; each hunk header is followed by the field's path, as git does. */
-function diffLines(change: ResourceChange, secrets: CommentSecrets): string[] {
+function diffLines(change: ResourceChange, secrets: CommentSecrets, lineDiffs: LineDiffBudget): string[] {
   const lines: string[] = [];
-  for (const view of fieldViews(change)) {
+  for (const view of fieldViews(change, lineDiffs)) {
     let drift = view.drift ? `   # drift: ${DRIFT_NOTE}` : '';
     if (view.summary !== undefined) {
       lines.push(secrets.redact(`${view.marker === '~' ? '!' : view.marker} ${lineAsShown(view.path)}: ${lineAsShown(view.summary)}${drift}`));
@@ -122,13 +124,13 @@ function noChangesLine(plan: Plan, env: string, limit: number): string {
   return byteLength(named) <= limit ? named : `${line} ${plural(fresh.length, 'new environment variable')} read (\`voxform plan\` names them).\n`;
 }
 
-function commentParts(plan: Plan, changed: ResourceChange[], env: string, secrets: CommentSecrets): CommentParts {
+function commentParts(plan: Plan, changed: ResourceChange[], env: string, secrets: CommentSecrets, lineDiffs: LineDiffBudget): CommentParts {
   const rows = changed.map((change) => {
     const fields = change.fieldChanges.map((f) => markdownCode(f.path, { inTable: true })).join(', ');
     const drift = change.reason === 'drift' ? ' (drift)' : '';
     return `| ${markdownCode(change.address, { inTable: true })} | ${ACTION_LABEL[change.action]}${drift}${markdownText(takenOver(change))} | ${fields} |`;
   });
-  const sections = changed.map((change) => commentSection(change, secrets));
+  const sections = changed.map((change) => commentSection(change, secrets, lineDiffs));
   const notes = [
     { about: 'the keys renamed or swapped', lines: movedParagraph(plan) },
     { about: 'the environment variables read', lines: environmentVariablesLines(plan.environmentVariables) },
@@ -148,17 +150,17 @@ function commentParts(plan: Plan, changed: ResourceChange[], env: string, secret
 /** Section sizes measured ahead (`prepareMarkdownSection`), by change, with how many secrets were known then. */
 const sectionSizes = new WeakMap<ResourceChange, { size: number; secrets: CommentSecrets; known: number }>();
 
-/** Measures a changed resource's section now, while the other reads are still on the wire. */
-export function prepareMarkdownSection(change: ResourceChange, secrets: CommentSecrets = NO_SECRETS): void {
-  if (change.action !== 'no-op' && !sectionSizes.has(change)) sectionSizes.set(change, { size: commentSection(change, secrets).size, secrets, known: secrets.size });
+/** Measures a changed resource's section now, while the other reads are still on the wire; `lineDiffs`: the comment's, given again to `renderPlanMarkdown`. */
+export function prepareMarkdownSection(change: ResourceChange, secrets: CommentSecrets, lineDiffs: LineDiffBudget): void {
+  if (change.action !== 'no-op' && !sectionSizes.has(change)) sectionSizes.set(change, { size: commentSection(change, secrets, lineDiffs).size, secrets, known: secrets.size });
 }
 
-function commentSection(change: ResourceChange, secrets: CommentSecrets): CommentSection {
+function commentSection(change: ResourceChange, secrets: CommentSecrets, lineDiffs: LineDiffBudget): CommentSection {
   const summary = `<code>${markdownHtmlText(change.address)}</code> ${markdownHtmlText(describeAction(change))}`;
   // Measured again when a secret became known since: a later read may have found one this diff holds.
   const ahead = sectionSizes.get(change);
   const measured = ahead?.secrets === secrets && ahead.known === secrets.size ? ahead.size : undefined;
-  return { summary, size: measured ?? sectionSize(summary, diffLines(change, secrets)), diff: () => diffLines(change, secrets) };
+  return { summary, size: measured ?? sectionSize(summary, diffLines(change, secrets, lineDiffs)), diff: () => diffLines(change, secrets, lineDiffs) };
 }
 
 /** The last line of a cut comment: where the whole plan is, and the command that shows it. */
@@ -186,7 +188,7 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownPlanOptions = {}
   const blocks = [...missingStateBlocks(plan), ...policyBlocks];
   const limit = options.limit ?? COMMENT_SIZE_LIMIT;
   const secrets = options.secrets ?? NO_SECRETS;
-  const changes = changesPart(plan, options.savedPlan, secrets);
+  const changes = changesPart(plan, options.savedPlan, secrets, options.lineDiffs ?? new LineDiffBudget());
   const policy = asTop(fitBlocks(blocks, Number.POSITIVE_INFINITY, redactOf(secrets)));
   if (byteLength(policy) + changes.size <= limit) return `${policy}${changes.within(limit)}`;
   // asTop adds at most one byte to what the lines cost.
@@ -207,11 +209,11 @@ interface ChangesPart {
   within(limit: number): string;
 }
 
-function changesPart(plan: Plan, savedPlan: string | undefined, secrets: CommentSecrets): ChangesPart {
+function changesPart(plan: Plan, savedPlan: string | undefined, secrets: CommentSecrets, lineDiffs: LineDiffBudget): ChangesPart {
   const changed = plan.changes.filter((c) => c.action !== 'no-op');
   const env = plan.environment ? ` (${markdownCode(plan.environment)})` : '';
   if (changed.length === 0) return { size: byteLength(noChangesText(plan, env, Number.POSITIVE_INFINITY, secrets)), within: (limit) => noChangesText(plan, env, limit, secrets) };
-  const parts = commentParts(plan, changed, env, secrets);
+  const parts = commentParts(plan, changed, env, secrets, lineDiffs);
   const size = wholeSize(parts);
   return { size, within: (limit) => (size <= limit ? asText(wholeLines(parts)) : `${fitComment(parts, cutFooter(savedPlan), limit).join('\n')}\n`) };
 }

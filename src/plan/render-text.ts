@@ -1,5 +1,5 @@
 import { terminalColors, type Colors } from '../util/terminal-colors.js';
-import { describeAction, DRIFT_NOTE, fieldViews, movedKeyLines, MOVED_NOTE, MOVES_ONLY, summaryLine, SWAPPED_NOTE, type DiffLine, type FieldView } from './field-lines.js';
+import { describeAction, DRIFT_NOTE, fieldViews, LineDiffBudget, movedKeyLines, MOVED_NOTE, MOVES_ONLY, summaryLine, SWAPPED_NOTE, type DiffLine, type FieldView } from './field-lines.js';
 import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
 import { lineAsShown } from '../util/printable.js';
 import { missingStateWarning, PLAN_WITHOUT_STATE } from '../state/missing-state.js';
@@ -36,25 +36,25 @@ function renderField(c: Colors, view: FieldView, lines: string[]): void {
 /** Blocks made ahead (`prepareChangeText`), by change: a block depends on the change and the colors only. */
 const blocks = new WeakMap<ResourceChange, { color: boolean; text: string }>();
 
-/** Makes the text block of a changed resource now, while the other reads are still on the wire. */
-export function prepareChangeText(change: ResourceChange, options: { color: boolean }): void {
-  if (change.action !== 'no-op') changeText(terminalColors(options.color), change, options.color);
+/** Makes the text block of a changed resource now, while the other reads are still on the wire; `lineDiffs`: the plan's, given again to `renderPlanText`. */
+export function prepareChangeText(change: ResourceChange, options: { color: boolean; lineDiffs: LineDiffBudget }): void {
+  if (change.action !== 'no-op') changeText(terminalColors(options.color), change, options);
 }
 
-function changeText(c: Colors, change: ResourceChange, color: boolean): string {
+function changeText(c: Colors, change: ResourceChange, options: { color: boolean; lineDiffs: LineDiffBudget }): string {
   const known = blocks.get(change);
-  if (known?.color === color) return known.text;
-  const text = renderChange(c, change).join('\n');
-  blocks.set(change, { color, text });
+  if (known?.color === options.color) return known.text;
+  const text = renderChange(c, change, options.lineDiffs).join('\n');
+  blocks.set(change, { color: options.color, text });
   return text;
 }
 
-function renderChange(c: Colors, change: ResourceChange): string[] {
+function renderChange(c: Colors, change: ResourceChange, lineDiffs: LineDiffBudget): string[] {
   const marker = MARKER[change.action];
   const id = change.id && !change.address.endsWith(change.id) ? c.dim(` (${change.id})`) : '';
   const drift = change.reason === 'drift' ? c.magenta(' [drifted: changed on the service since the last apply]') : '';
   const lines = [`  ${paintMarker(c, marker)} ${c.bold(change.address)}${id} ${lineAsShown(describeAction(change))}${drift}`];
-  for (const view of fieldViews(change)) renderField(c, view, lines);
+  for (const view of fieldViews(change, lineDiffs)) renderField(c, view, lines);
   return lines;
 }
 
@@ -73,9 +73,10 @@ function renderEnvironmentVariables(c: Colors, variables: EnvironmentVariables |
 /**
  * Terraform-like text: one block per changed resource, full dotted paths, line diffs for prompts.
  * `desired`: what the plan applies, as the line saying the service already holds it names it (a
- * rollback's is a recorded configuration): `the manifests` when not given.
+ * rollback's is a recorded configuration): `the manifests` when not given. `lineDiffs`: the budget the
+ * blocks made ahead (`prepareChangeText`) were made in (default a budget of this output's own).
  */
-export function renderPlanText(plan: Plan, options: { color: boolean; verbose?: boolean; desired?: string | undefined }): string {
+export function renderPlanText(plan: Plan, options: { color: boolean; verbose?: boolean; desired?: string | undefined; lineDiffs?: LineDiffBudget | undefined }): string {
   requireOptions('renderPlanText', options, { color: 'boolean' });
   const c = terminalColors(options.color);
   const out: string[] = [];
@@ -94,7 +95,8 @@ export function renderPlanText(plan: Plan, options: { color: boolean; verbose?: 
     out.push(`Nothing to send to the service (${where}): it matches ${options.desired ?? 'the manifests'}. ${MOVES_ONLY}`);
   } else {
     out.push(`voxform will make these changes on ${where}:`, '');
-    for (const change of changed) out.push(changeText(c, change, options.color), '');
+    const made = { color: options.color, lineDiffs: options.lineDiffs ?? new LineDiffBudget() };
+    for (const change of changed) out.push(changeText(c, change, made), '');
   }
   if (moved.length > 0 && changed.length === 0) out.push('');
   if (renamed.length > 0) out.push(`Renamed (${MOVED_NOTE}):`, ...renamed.map((line) => `    ${lineAsShown(line)}`), '');

@@ -43,11 +43,12 @@ export const MAX_FILLED_TEXT_CHARS = 1024 * 1024;
 export const MAX_FILLED_TEXT_CHARS_TOTAL = 64 * 1024 * 1024;
 
 /**
- * What the agents' updates of one plan send together, bytes of JSON (`plan_too_large`, a plan problem).
- * A prompt file is read once however many agents use it, but each agent's update sends it, and the
- * plan diffs, holds and prints each: one file named by thousands of agents would need gigabytes.
- * Twice the prompt files' budget, so agents that each have a prompt file of their own within it
- * always plan in one go.
+ * What the agents' updates of one plan and the live values they replace come to together, bytes of
+ * JSON as a plan prints it (`plan_too_large`, a plan problem; a character printed escaped counts as
+ * its escape, `\u0085` six). A prompt file is read once however many agents use it, but each agent's
+ * update sends it, and the plan diffs, holds and prints each: one file named by thousands of agents
+ * would need gigabytes. Twice the prompt files' budget, so agents that each have a prompt file of
+ * their own within it, replacing live prompts of about their size, always plan in one go.
  */
 export const MAX_PLAN_UPDATE_BYTES = 64 * 1024 * 1024;
 

@@ -8,7 +8,7 @@ import type { Agent } from '../schema/types.gen.js';
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import { comparableLiveAgent, desiredAgentFields } from '../plan/agent-fields.js';
 import { serializeAlike } from '../plan/compare.js';
-import { bothSides, fieldViews, type FieldView } from '../plan/field-lines.js';
+import { bothSides, fieldViews, LineDiffBudget, type FieldView } from '../plan/field-lines.js';
 import { redactValue } from '../plan/redact.js';
 import { REDACTED } from '../secrets/redact.js';
 import { agentSensitivePatterns, secretPatternSet } from '../secrets/schema-paths.js';
@@ -17,6 +17,9 @@ import { parseDotted, valueAtPath } from '../util/field-path.js';
 import { markdownCode, markdownFence, markdownText } from '../util/markdown-escape.js';
 import { controlsAsQuestionMarks, printable, toJsonText } from '../util/printable.js';
 import { plural } from '../util/plural.js';
+import { formatSourceLocation, VoxformError } from '../errors.js';
+import { MAX_PLAN_UPDATE_BYTES } from '../project-files/limits.js';
+import { formatSize } from '../util/size.js';
 
 const ENVIRONMENT_DIFF_FORMAT_VERSION = '1';
 
@@ -44,7 +47,7 @@ interface EnvironmentDiff {
 }
 
 /** One agent's live fields in A and B, over the paths either manifest manages. */
-function agentDifference(name: string, desired: { a: DesiredAgent; b: DesiredAgent }, live: { a: Agent; b: Agent }, liveSecrets: readonly string[]): AgentDifference {
+function agentDifference(name: string, desired: { a: DesiredAgent; b: DesiredAgent }, live: { a: Agent; b: Agent }, liveSecrets: readonly string[], lineDiffs: LineDiffBudget): AgentDifference {
   const fieldsA = desiredAgentFields(desired.a);
   const fieldsB = desiredAgentFields(desired.b);
   const comparable = { a: comparableLiveAgent(live.a), b: comparableLiveAgent(live.b) };
@@ -61,7 +64,7 @@ function agentDifference(name: string, desired: { a: DesiredAgent; b: DesiredAge
   }
   // A change as the plan's renderers read it: `before` is A, `after` is B.
   const change = { address: `agent.${name}`, fieldChanges: changes.map((entry) => entry.field), sensitivePaths } as unknown as ResourceChange;
-  const views = fieldViews(change);
+  const views = fieldViews(change, lineDiffs);
   return {
     name,
     ids: { a: desired.a.id, b: desired.b.id },
@@ -93,14 +96,36 @@ export function diffEnvironments(
   liveSecrets: ReadonlyMap<string, readonly string[]> = new Map(),
 ): EnvironmentDiff {
   const agents: AgentDifference[] = [];
+  // One output: every agent's line diffs share its budget, and what it holds of both sides the plan's.
+  const lineDiffs = new LineDiffBudget();
+  let held = 0;
   for (const [name, agentA] of [...desired.a.agents].sort(([x], [y]) => x.localeCompare(y))) {
     const agentB = desired.b.agents.get(name);
     const liveA = live.a.get(name);
     const liveB = live.b.get(name);
     if (!agentB || !liveA || !liveB) continue;
-    agents.push(agentDifference(name, { a: agentA, b: agentB }, { a: liveA, b: liveB }, liveSecrets.get(name) ?? []));
+    const difference = agentDifference(name, { a: agentA, b: agentB }, { a: liveA, b: liveB }, liveSecrets.get(name) ?? [], lineDiffs);
+    held += heldSize(difference);
+    if (held > MAX_PLAN_UPDATE_BYTES) throw diffTooLarge(agentA);
+    agents.push(difference);
   }
   return { environments: { a: desired.a.environment ?? '(none)', b: desired.b.environment ?? '(none)' }, agents };
+}
+
+/**
+ * What a difference holds of both live agents, bytes as printed (`toJsonText`): nothing in the
+ * manifests bounds a live value, and a committed `.voxform/local.json` (`--local`) may hold a
+ * prompt of a million control characters, each printed as six.
+ */
+function heldSize(difference: AgentDifference): number {
+  return difference.differences.reduce((total, field) => total + Buffer.byteLength(toJsonText(field.a ?? null)) + Buffer.byteLength(toJsonText(field.b ?? null)), 0);
+}
+
+/** The agent whose differences take what one diff holds past the plan's limit, MAX_PLAN_UPDATE_BYTES. */
+function diffTooLarge(agent: DesiredAgent): VoxformError {
+  return new VoxformError('diff_too_large', `${formatSourceLocation(agent.source)}: with ${agent.address}, the live values that differ between the two environments come to more than ${formatSize(MAX_PLAN_UPDATE_BYTES)}, the most one diff holds (as a plan); nothing was compared.`, {
+    hint: 'Compare the agents in parts: give -f manifests that define some of them.',
+  });
 }
 
 function counts(diff: EnvironmentDiff): { fields: number; unexpected: number } {

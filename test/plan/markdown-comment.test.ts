@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { COMMENT_SIZE_LIMIT } from '../../src/util/comment-blocks.js';
 import { prepareMarkdownSection, renderPlanMarkdown } from '../../src/plan/render-markdown.js';
+import { LineDiffBudget } from '../../src/plan/field-lines.js';
 import { SecretRegistry } from '../../src/secrets/redact.js';
 import type { FieldChange, Plan, ResourceChange } from '../../src/plan/types.js';
 import { planOf } from '../helpers/plan.js';
@@ -307,7 +308,7 @@ describe('Markdown plan: a secret the live side holds', () => {
   it('is measured again when the secret became known after the section was measured ahead', () => {
     const secrets = new SecretRegistry();
     const plan = planHolding(LONG_TOKEN);
-    prepareMarkdownSection(plan.changes[0]!, secrets);
+    prepareMarkdownSection(plan.changes[0]!, secrets, new LineDiffBudget());
     secrets.add(LONG_TOKEN);
     const fresh = planHolding(SHORT_TOKEN);
     const whole = bytes(renderPlanMarkdown(fresh, { limit: Number.MAX_SAFE_INTEGER, secrets: registryOf(SHORT_TOKEN) }));

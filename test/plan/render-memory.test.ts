@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { diffStates } from '../../src/plan/diff.js';
 import { prepareMarkdownSection, renderPlanMarkdown } from '../../src/plan/render-markdown.js';
 import { prepareChangeText, renderPlanText } from '../../src/plan/render-text.js';
+import { LineDiffBudget } from '../../src/plan/field-lines.js';
 import type { ResourceChange } from '../../src/plan/types.js';
 import { emptyWorkspace } from '../../src/state/types.js';
 import { desiredAgent, desiredState } from '../helpers/desired.js';
@@ -36,9 +37,10 @@ describe('output made ahead of printing', () => {
   it('text: each change keeps its printed block, not the line diffs it was made from', () => {
     const changes = changedPrompts(60, 200);
     const before = liveHeap();
-    for (const change of changes) prepareChangeText(change, { color: false });
+    const lineDiffs = new LineDiffBudget();
+    for (const change of changes) prepareChangeText(change, { color: false, lineDiffs });
     const kept = liveHeap() - before;
-    const printed = renderPlanText(planOf(changes), { color: false }).length;
+    const printed = renderPlanText(planOf(changes), { color: false, lineDiffs }).length;
     // The blocks are the printed text (one byte a character here); the line diffs were twice as much again.
     expect(kept).toBeLessThan(1.5 * printed);
   });
@@ -46,9 +48,10 @@ describe('output made ahead of printing', () => {
   it('markdown: each change keeps the size of its section, not its diff, which a cut comment mostly does not show', () => {
     const changes = changedPrompts(60, 200);
     const before = liveHeap();
-    for (const change of changes) prepareMarkdownSection(change);
+    const [secrets, lineDiffs] = [{ redact: (text: string) => text, size: 0 }, new LineDiffBudget()];
+    for (const change of changes) prepareMarkdownSection(change, secrets, lineDiffs);
     const kept = liveHeap() - before;
-    const shown = renderPlanMarkdown(planOf(changes));
+    const shown = renderPlanMarkdown(planOf(changes), { secrets, lineDiffs });
     expect(shown).toContain('more changed resources, not shown here');
     // Their line diffs are about 1.5 MB. What the first section sets up for good (compiled patterns,
     // caches) and the collector's spread come to a few hundred KB when this file runs alone.

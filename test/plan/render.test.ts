@@ -3,6 +3,7 @@ import { diffStates, summarize } from '../../src/plan/diff.js';
 import { renderPlanJson } from '../../src/plan/render-json.js';
 import { renderPlanMarkdown } from '../../src/plan/render-markdown.js';
 import { prepareChangeText, renderPlanText } from '../../src/plan/render-text.js';
+import { LineDiffBudget } from '../../src/plan/field-lines.js';
 import type { Plan } from '../../src/plan/types.js';
 import { emptyWorkspace } from '../../src/state/types.js';
 import { desiredAgent, desiredCampaign, desiredState } from '../helpers/desired.js';
@@ -84,9 +85,10 @@ describe('text renderer', () => {
       const fresh = renderPlanText(makePlan(), { color });
       const prepared = makePlan();
       // Made for the other coloring first: a block is only reused for the coloring it was made for.
-      for (const change of prepared.changes) prepareChangeText(change, { color: !color });
-      for (const change of prepared.changes) prepareChangeText(change, { color });
-      expect(renderPlanText(prepared, { color })).toBe(fresh);
+      const lineDiffs = new LineDiffBudget();
+      for (const change of prepared.changes) prepareChangeText(change, { color: !color, lineDiffs });
+      for (const change of prepared.changes) prepareChangeText(change, { color, lineDiffs });
+      expect(renderPlanText(prepared, { color, lineDiffs })).toBe(fresh);
     }
   });
 

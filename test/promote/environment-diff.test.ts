@@ -96,4 +96,15 @@ describe('voxform diff', () => {
     const same = diffEnvironments({ a: staging, b: staging }, { a, b: a });
     expect(renderEnvironmentDiffText(same)).toBe('The live agents of staging and staging (1 agent) are alike in every managed field.\n');
   });
+
+  it('holds at most 64 MiB of the live values that differ, as printed, as a plan does: past it nothing is compared', () => {
+    // Live prompts of 2,000,000 characters in A against one word in B: 33 agents fit, the 34th does not.
+    const names = Array.from({ length: 40 }, (_, i) => `desk-${String(i).padStart(2, '0')}`);
+    const state = (name: string, prefix: string) => ({ ...desiredState({ agents: names.map((agent) => desiredAgent(agent, { id: `${prefix}_${agent}`, config: { prompt: 'y' } })) }), environment: name });
+    const long = 'x'.repeat(2_000_000);
+    const side = (prefix: string, prompt: string) => new Map(names.map((agent) => [agent, live(`${prefix}_${agent}`, { prompt })]));
+    expect(() => diffEnvironments({ a: state('staging', 's'), b: state('production', 'p') }, { a: side('s', long), b: side('p', 'short') })).toThrow(
+      expect.objectContaining({ code: 'diff_too_large', message: expect.stringContaining('agent.desk-33, the live values that differ between the two environments come to more than 64 MiB') }),
+    );
+  });
 });

@@ -7,7 +7,7 @@ import { connectProject, deployedFiles, ownFilesOf, planInputs, type ProjectOpti
 import { refuseOwnFile } from '../../project-files/own-files.js';
 import { plan as makePlan } from '../../plan/plan.js';
 import { savePlanFile } from '../../plan/plan-file.js';
-import { planHasChanges } from '../../plan/field-lines.js';
+import { LineDiffBudget, planHasChanges } from '../../plan/field-lines.js';
 import { planPolicy } from '../policy-check.js';
 import { prepareChangeOutput, renderPlanAs, type PlanFormat } from '../render-plan.js';
 import { shellWord } from '../../util/shell-word.js';
@@ -43,13 +43,15 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
   const status = progressLine(ctx);
   const stateWarnings: string[] = [];
   let workspace: WorkspaceState | undefined;
+  // The output made ahead and printed shares one budget of line-diff work.
+  const lineDiffs = new LineDiffBudget();
   const plan = await makePlan({
     ...inputs,
     onWorkspace: (read) => void (workspace = read),
     targets: options.target ?? [],
     onReadProgress: (read, total) => status.update(readProgress(read, total)),
     // Each agent's output (prompt diffs above all) is made while the other reads are on the wire.
-    onChange: (change) => prepareChangeOutput(change, format, { color: ctx.color, secrets: ctx.secrets }),
+    onChange: (change) => prepareChangeOutput(change, format, { color: ctx.color, secrets: ctx.secrets, lineDiffs }),
     onWarning: (message) => stateWarnings.push(message),
   })
     .catch((error: unknown) => {
@@ -67,7 +69,7 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
     const madeIn = await realpath(ctx.cwd);
     await savePlanFile(path.resolve(ctx.cwd, saveTo), plan, project.desired, inputs.fingerprintKey, { redact: (text) => ctx.secrets.redact(text), madeIn, workspace });
   }
-  ctx.stdout.write(renderPlanAs(plan, format, { color: ctx.color, savedPlan: saveTo, diagnostics: warnings, secrets: ctx.secrets }));
+  ctx.stdout.write(renderPlanAs(plan, format, { color: ctx.color, savedPlan: saveTo, diagnostics: warnings, secrets: ctx.secrets, lineDiffs }));
   if (saveTo) ctx.stderr.write(`Saved the plan to ${saveTo}. Apply exactly this with: ${nextCommand(`apply ${shellWord(saveTo)}`, options, { manifests: false })}\n`);
   else if (options.out) ctx.stderr.write(`The plan was not saved to ${options.out}: it breaks mandatory policy (above), and apply refuses such a plan.\n`);
   if (failsPolicy) return 1;

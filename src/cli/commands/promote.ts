@@ -9,6 +9,7 @@ import { projectFilesChanged, uncommittedFiles } from '../../history/source.js';
 import type { DesiredState } from '../../manifest/types.js';
 import { plan as makePlan } from '../../plan/plan.js';
 import { renderPlanText, prepareChangeText } from '../../plan/render-text.js';
+import { LineDiffBudget } from '../../plan/field-lines.js';
 import { readCallEvidence } from '../../promote/call-evidence.js';
 import { deployedUntil } from '../../report/since-deploy.js';
 import { configurationOrigin } from '../../history/configuration-origin.js';
@@ -180,12 +181,13 @@ async function readSourceEvidence(history: HistoryStore, source: { from: string;
 /** `--dry-run`: the plan the promotion would apply; exit 1 when a gate, the lost state of the target or the policy refuses it. */
 async function dryRun(project: ConnectedProject, ctx: CommandContext, how: { refusal: VoxformError | undefined; allowMissingState: boolean }): Promise<number> {
   const status = progressLine(ctx);
+  const lineDiffs = new LineDiffBudget();
   const plan = await makePlan({
     ...planInputs(project, ctx),
     onReadProgress: (read, total) => status.update(readProgress(read, total)),
-    onChange: (change) => prepareChangeText(change, { color: ctx.color }),
+    onChange: (change) => prepareChangeText(change, { color: ctx.color, lineDiffs }),
   }).finally(() => status.done());
-  ctx.stdout.write(renderPlanText(plan, { color: ctx.color }));
+  ctx.stdout.write(renderPlanText(plan, { color: ctx.color, lineDiffs }));
   // Refused as the promotion itself would be: the gate first, then a state that lost the target, then the manifests' policy.
   if (how.refusal) throw how.refusal;
   if (plan.missingState && !how.allowMissingState) throw missingStateError(plan.missingState, workspaceKey(plan.environment, plan.baseUrl));
