@@ -47,8 +47,8 @@ export const MAX_FILLED_TEXT_CHARS_TOTAL = 64 * 1024 * 1024;
  * JSON as a plan prints it (`plan_too_large`, a plan problem; a character printed escaped counts as
  * its escape, `\u0085` six). A prompt file is read once however many agents use it, but each agent's
  * update sends it, and the plan diffs, holds and prints each: one file named by thousands of agents
- * would need gigabytes. Twice the prompt files' budget, so agents that each have a prompt file of
- * their own within it, replacing live prompts of about their size, always plan in one go.
+ * would need gigabytes. Twice the prompt files' budget, as a rewrite of every agent's own prompt
+ * counts its new text and the live text it replaces.
  */
 export const MAX_PLAN_UPDATE_BYTES = 64 * 1024 * 1024;
 
