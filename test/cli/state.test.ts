@@ -87,6 +87,10 @@ describe('voxform state (file backend)', () => {
       const noForceNotAnId = await p.cliInProcess(['state', 'unlock', 'hk_planted_secret']);
       expect(noForceNotAnId.stderr).toContain('needs --force: `voxform state unlock --force LOCK_ID`.');
       expect(noForceNotAnId.stderr).not.toContain('hk_planted_secret');
+      // A database URL that cannot be parsed is not read before this refusal: nothing of it is repeated, its password least of all.
+      const noForceBadUrl = await p.cliInProcess(['state', 'unlock', '--state', 'postgres://u:pl#nted@db/x', lock.lockId]);
+      expect(noForceBadUrl.stderr).toContain(`needs --force: \`voxform state unlock --force --state postgres://USER:PASSWORD@HOST/DATABASE ${lock.lockId}\`.`);
+      expect(noForceBadUrl.stderr).not.toContain('pl#nted');
       const wrong = await p.cliInProcess(['state', 'unlock', '--force', '00000000deadbeef']);
       expect(wrong.code).toBe(1);
       expect(wrong.stderr).toContain('No lock with id 00000000deadbeef');

@@ -154,7 +154,8 @@ export function pastableStateSpec(spec: string): string {
   try {
     return parseStateUrl(spec).pastable;
   } catch {
-    // A URL that cannot be parsed stops the run before any command line is printed.
-    return spec;
+    // Nothing of it can be told from a password (a `#` or `@` of one left unencoded is the usual
+    // reason it cannot be parsed), and a command may refuse its own arguments before the URL is read.
+    return `postgres://USER:${PASSWORD_PLACEHOLDER}@HOST/DATABASE`;
   }
 }
