@@ -22,9 +22,9 @@ export interface Output {
 
 /**
  * The agents the manifests loaded in this run hold, by id (the first load's, when two name one id), so
- * that an error about one names it (manifest-agent-missing.ts).
+ * that an error about one names it (manifest-agent-missing.ts), at the place of its id.
  */
-export type ManifestAgentsById = Map<string, Pick<DesiredAgent, 'address' | 'source' | 'idSource'>>;
+export type ManifestAgentsById = Map<string, Pick<DesiredAgent, 'address' | 'source'>>;
 
 /** Everything a command may touch of the outside world (commands never use `process`: tests build fakes). */
 export interface CommandContext {

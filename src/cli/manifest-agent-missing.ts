@@ -21,7 +21,7 @@ export function namingManifestAgent(error: unknown, seen: ManifestAgentsById | u
   const id = decodedId(error.path.slice('/agents/'.length));
   const agent = id === undefined ? undefined : seen.get(id);
   if (!agent) return error;
-  return reworded(error, { message: `${formatSourceLocation(agentIdSource(agent))}: ${agent.address}: the service has no agent with id "${id}" (${error.message.replace(/\.$/, '')}).` });
+  return reworded(error, { message: `${formatSourceLocation(agent.source)}: ${agent.address}: the service has no agent with id "${id}" (${error.message.replace(/\.$/, '')}).` });
 }
 
 function decodedId(segment: string): string | undefined {
@@ -36,5 +36,5 @@ function decodedId(segment: string): string | undefined {
 /** Notes the agents of a load by id (the first load's, when two name one id). */
 export function noteManifestAgents(seen: ManifestAgentsById | undefined, state: DesiredState | undefined): void {
   if (!seen || !state) return;
-  for (const agent of state.agents.values()) if (!seen.has(agent.id)) seen.set(agent.id, { address: agent.address, source: agent.source, idSource: agent.idSource });
+  for (const agent of state.agents.values()) if (!seen.has(agent.id)) seen.set(agent.id, { address: agent.address, source: agentIdSource(agent) });
 }

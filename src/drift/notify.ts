@@ -30,7 +30,8 @@ function slackFieldLine(field: DriftedField): string {
 
 function slackMessage(report: DriftReport, applyCommand: string | undefined): Record<string, unknown> {
   const where = slackText(`${report.workspace}`);
-  const notes = [goneAgentsNote(report, slackText, applyCommand === undefined ? undefined : slackText(applyCommand)), notComparedNote(report, slackText)].filter((note) => note !== undefined);
+  const apply = applyCommand === undefined ? undefined : slackText(applyCommand);
+  const notes = [goneAgentsNote(report, slackText, apply), notComparedNote(report, slackText)].filter((note) => note !== undefined);
   const noteBlocks = notes.map((note) => ({ type: 'context', elements: [{ type: 'mrkdwn', text: note }] }));
   if (report.resources.length === 0) {
     const text = `voxform drift: no drift on ${where} (${checked(report)}).`;
@@ -41,7 +42,7 @@ function slackMessage(report: DriftReport, applyCommand: string | undefined): Re
   const shown = report.resources.slice(0, SLACK_RESOURCES);
   const blocks: Array<Record<string, unknown>> = [{ type: 'section', text: { type: 'mrkdwn', text: `*voxform drift* on ${where}\n${slackText(countsLine(report))}.${healed}` } }];
   // Why no difference is told as in git or changed outside voxform: the text and Markdown reports open with it too.
-  const state = stateNote(report, slackText, applyCommand === undefined ? undefined : slackText(applyCommand));
+  const state = stateNote(report, slackText, apply);
   if (state) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: state }] });
   for (const resource of shown) {
     const fields = resource.fields.map(slackFieldLine).join(', ');

@@ -73,8 +73,9 @@ function secretsDigest(desired: DesiredState, fingerprintKey: string): string {
  * would record the deploy where the team's next plan never looks).
  */
 export function stateDigest(workspace: WorkspaceState, fingerprintKey: string): string {
-  // What the last run said of itself is left out: an apply with nothing to do writes it, and changes no record of a resource.
-  const { lastApply: _lastRun, ...recorded } = workspace;
+  // What the last run said of itself, and the names of the variables it read, are left out: an apply
+  // with nothing to do writes both, and changes no record of a resource.
+  const { lastApply: _lastRun, environmentVariables: _variablesRead, ...recorded } = workspace;
   return keyedHash(fingerprintKey, recorded);
 }
 
