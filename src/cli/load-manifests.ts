@@ -241,6 +241,16 @@ export interface ManifestProject {
 }
 
 /**
+ * The environments a run without `--env` should choose from: those of manifests that give their
+ * agents' ids only in their environments, whose applies are recorded under them, not under the
+ * default workspace. None when `--env` was given or the manifests name ids of their own.
+ */
+export function environmentsToChoose(project: Pick<ManifestProject, 'environmentAgents' | 'idsInEnvironments'>, options: { env?: string | undefined }): string[] {
+  const environments = [...project.environmentAgents.keys()];
+  return options.env === undefined && project.idsInEnvironments === true ? environments : [];
+}
+
+/**
  * The manifests' agent ids by local name, their phone numbers, campaigns, knowledge files, and their service, for the commands that read from the service
  * without planning. No manifest, or manifests with errors (with a warning), give neither; a mistake in the
  * operator's own settings (VOXFORM_ENV_ALLOW) stops the run, as it does `apply`.

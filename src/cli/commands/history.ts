@@ -10,7 +10,7 @@ import { checkLocalAgentName, manifestAgentNames } from '../agent-argument.js';
 import { chooseBaseUrl } from '../connection.js';
 import type { CommandContext } from '../context.js';
 import { allSummaries, wholeRecord, workspaceSummaries, workspaceTestRuns } from '../history-records.js';
-import { manifestProject, type ManifestProject } from '../load-manifests.js';
+import { environmentsToChoose, manifestProject, type ManifestProject } from '../load-manifests.js';
 import { openOperatorBackend, type ProjectOptions } from '../project.js';
 
 interface HistoryOptions extends ProjectOptions {
@@ -57,8 +57,8 @@ async function shownRecords(store: HistoryStore, workspace: string, filter: { ag
  * untrue. Refused as plan and drift refuse those manifests without `--env`, naming the environments.
  */
 function refuseWorkspaceOfNoEnvironment(options: HistoryOptions, project: ManifestProject, workspace: string): void {
-  const environments = [...project.environmentAgents.keys()];
-  if (options.env !== undefined || !project.idsInEnvironments || environments.length === 0) return;
+  const environments = environmentsToChoose(project, options);
+  if (environments.length === 0) return;
   throw new VoxformError(
     'invalid_argument',
     `\`voxform history\` needs --env here: the manifests give their agents' ids only in their environments (${wordList(environments, 'and')}), whose applies are recorded under ${environments.length === 1 ? 'it' : 'them'}, and ${workspace} has no record.`,

@@ -24,7 +24,7 @@ import { manifestAgentNames, resolveAgentArgument } from '../agent-argument.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
 import { allSummaries } from '../history-records.js';
-import { manifestProject, type ManifestProject } from '../load-manifests.js';
+import { environmentsToChoose, manifestProject, type ManifestProject } from '../load-manifests.js';
 import { envChoices } from '../next-command.js';
 import { controlsAsQuestionMarks } from '../../util/printable.js';
 import { progressLine } from '../progress.js';
@@ -97,8 +97,7 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
       if (count % 500 === 0) status.update(`Reading call logs… ${plural(count, 'call')}`);
     },
   });
-  const noDeploy = () => noDeployError(reported, options, project);
-  const report = options.sinceDeploy ? await sinceDeploy(history, agentId, until ?? now.getTime() / 1000, build, noDeploy) : await build(undefined);
+  const report = options.sinceDeploy ? await sinceDeploy(history, agentId, until ?? now.getTime() / 1000, build, () => noDeployError(reported, options, project)) : await build(undefined);
   status.done();
   const text = format === 'html' ? renderReportHtml(report) : format === 'json' ? renderReportJson(report) : renderReportMarkdown(report, (text) => ctx.secrets.redact(text));
   if (options.out === undefined) {
@@ -156,10 +155,10 @@ async function sinceDeploy(history: readonly LedgerRecord[], agentId: string | u
  * them, not under the default workspace), the `--env` to run again with, as `voxform history` does.
  */
 function noDeployError(workspace: string, options: Pick<ReportOptions, 'agent' | 'env'>, project: ManifestProject): VoxformError {
-  const environments = [...project.environmentAgents.keys()];
+  const environments = environmentsToChoose(project, options);
   const of = options.agent === undefined ? '' : ` of agent ${options.agent}`;
   const hint =
-    options.env === undefined && project.idsInEnvironments && environments.length > 0
+    environments.length > 0
       ? `The manifests give their agents' ids only in their environments, whose applies are recorded under them: run again with ${envChoices(environments)}.`
       : "Apply with voxform first (each apply is recorded in the state backend's history), or give the window with --since.";
   return new VoxformError('report_no_deploy', `--since-deploy: the apply history of ${controlsAsQuestionMarks(workspace)} has no deploy${of}.`, { hint });
