@@ -65,10 +65,8 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
   const spec = withDefaults(expanded, ctx.defaultsConfig);
 
   const envPaths = new Set<string>();
-  const envPlaces: PathPart[][] = [];
   const envReferences: Record<string, string> = {};
   const onEnvPath = (path: PathPart[], written: string): void => {
-    envPlaces.push(path);
     const dotted = formatDotted(path);
     if (path[0] === 'config') envPaths.add(dotted.slice('config.'.length));
     // As written, for the deploy ledger, which keeps the reference and never the value.
@@ -78,11 +76,11 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
   // The view checked holds the text as written where a reference was filled in (no verdict depends
   // on a value of the environment) or escaped text unescaped (its escape shows it is no reference).
   const interpolate = () =>
-    interpolateForCheck(spec, ctx.interpolation, { onEnvPath, forbidden: forbiddenEnvPlaces('AgentSpec'), secret: (path) => isSchemaSecretPlace('AgentSpec', path), shippedTemplate }) as { resolved: Record<string, unknown>; checked: Record<string, unknown> };
+    interpolateForCheck(spec, ctx.interpolation, { onEnvPath, forbidden: forbiddenEnvPlaces('AgentSpec'), secret: (path) => isSchemaSecretPlace('AgentSpec', path), shippedTemplate }) as { resolved: Record<string, unknown>; checked: Record<string, unknown>; envPlaces: PathPart[][] };
   // A reference a shipped template writes (a header's token) is the user's to set: reported at the
   // line that uses the template, not in the installed package's file. A project's own template is
   // the user's file, and its mistakes are reported there.
-  const { resolved, checked } = template?.shipped
+  const { resolved, checked, envPlaces } = template?.shipped
     ? ctx.diagnostics.reportingAt(template.source, spanAt(entry, ['template']) ?? keySpan, `template "${template.name}": `, interpolate)
     : interpolate();
 

@@ -277,18 +277,19 @@ function overrideFix(path: readonly PathPart[]): UnsetFix {
 }
 
 /**
- * `interpolateTree`, and the view of its answer the schema checks: the text as written wherever a
- * reference was filled in or an escape unescaped (`writtenAtEnvPlaces`). `how.onEnvPath` still hears
- * each reference.
+ * `interpolateTree`, the view of its answer the schema checks (the text as written wherever a
+ * reference was filled in or an escape unescaped: `writtenAtEnvPlaces`), and the places references
+ * were filled in (`envPlaces`: secret places of the check). `how.onEnvPath` still hears each reference.
  */
-export function interpolateForCheck(value: unknown, ctx: InterpolationContext, how: Omit<TreeInterpolation, 'onEscapedPath'>): { resolved: unknown; checked: unknown } {
-  const places: PathPart[][] = [];
+export function interpolateForCheck(value: unknown, ctx: InterpolationContext, how: Omit<TreeInterpolation, 'onEscapedPath'>): { resolved: unknown; checked: unknown; envPlaces: PathPart[][] } {
+  const envPlaces: PathPart[][] = [];
+  const escapedPlaces: PathPart[][] = [];
   const onEnvPath = (path: PathPart[], written: string): void => {
-    places.push(path);
+    envPlaces.push(path);
     how.onEnvPath?.(path, written);
   };
-  const resolved = interpolateTree(value, ctx, { ...how, onEnvPath, onEscapedPath: (path) => void places.push(path) });
-  return { resolved, checked: writtenAtEnvPlaces(resolved, value, places) };
+  const resolved = interpolateTree(value, ctx, { ...how, onEnvPath, onEscapedPath: (path) => void escapedPlaces.push(path) });
+  return { resolved, checked: writtenAtEnvPlaces(resolved, value, [...envPlaces, ...escapedPlaces]), envPlaces };
 }
 
 /**

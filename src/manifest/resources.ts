@@ -37,12 +37,8 @@ function resolveEntry(
   ctx: ResourceContext,
   envPaths: string[] = [],
 ): Record<string, unknown> | undefined {
-  const envPlaces: PathPart[][] = [];
-  const onEnvPath = (p: PathPart[]): void => {
-    envPlaces.push(p);
-    envPaths.push(formatDotted(p));
-  };
-  const { resolved, checked } = interpolateForCheck(entry, ctx.interpolation, { onEnvPath, forbidden: forbiddenEnvPlaces(definition), secret: (path) => isSchemaSecretPlace(definition, path) });
+  const onEnvPath = (p: PathPart[]): void => void envPaths.push(formatDotted(p));
+  const { resolved, checked, envPlaces } = interpolateForCheck(entry, ctx.interpolation, { onEnvPath, forbidden: forbiddenEnvPlaces(definition), secret: (path) => isSchemaSecretPlace(definition, path) });
   // The set is made only for a value with a problem.
   checkAgainstSchema({ definition, value: checked, at, fallback: keySpan, isSecret: (p) => envSecretSet(envPlaces).covers(p) }, ctx.diagnostics);
   return isPlainObject(resolved) ? resolved : undefined;
