@@ -121,15 +121,18 @@ interface DiffAllowance {
   maxEditLength: number;
   /** The output's budget, not the field's own, set `maxEditLength`. */
   cutByOutput: boolean;
-  /** Charges what it found changed (its allowance when it gave up) and what it shows (`shownSize`): the first time only. */
-  charge: (changed: number, shown: number) => void;
+  /** Its search gave up when the field was made before: made again, it reads as replaced whole at once, the dearest search not run twice for the same answer. */
+  gaveUp: boolean;
+  /** Charges what it found changed (its allowance when it gave up: `undefined`) and what it shows (`shownSize`): the first time only. */
+  charge: (changed: number | undefined, shown: number) => void;
 }
 
 /**
  * What is left of an output's line diffs (`LINE_DIFF_WORK_PER_OUTPUT`, `LINE_DIFF_SHOWN_PER_OUTPUT`):
  * one for each output, shared by every field it shows. Past it a field reads as replaced whole, as
  * past its own budget. A field is given its allowance once, so an output that makes a field's view
- * again (a comment measures a section, then shows it) reads it the same and is not charged again.
+ * again (a comment measures a section, then shows it) reads it the same and is not charged again,
+ * nor searched again where its search gave up.
  */
 export class LineDiffBudget {
   #work: number;
@@ -157,12 +160,13 @@ export class LineDiffBudget {
     }
     const own = search ? maxEditLines(lines) : lines;
     const maxEditLength = search ? Math.min(own, Math.floor(this.#work / lines)) : own;
-    const allowed = { maxEditLength, cutByOutput: maxEditLength < own };
+    const allowed = { maxEditLength, cutByOutput: maxEditLength < own, gaveUp: false };
     this.#given.set(field, allowed);
     return {
       ...allowed,
       charge: (changed, shown) => {
-        if (search) this.#work = Math.max(0, this.#work - lines * changed);
+        if (changed === undefined) allowed.gaveUp = true;
+        if (search) this.#work = Math.max(0, this.#work - lines * (changed ?? maxEditLength));
         this.#shown = Math.max(0, this.#shown - shown);
       },
     };
@@ -208,7 +212,8 @@ function lineDiff(field: FieldChange, before: DiffSide, after: DiffSide, budget:
   // added around it, found in one pass): such a diff is cut short only by the lines it shows.
   const allowance = budget.allowance(field, { lines, characters: before.text.length + after.text.length }, Math.min(before.lines, after.lines) > 1);
   if (allowance === undefined) return 'output spent';
-  const { maxEditLength } = allowance;
+  const { maxEditLength, cutByOutput } = allowance;
+  if (allowance.gaveUp) return cutByOutput ? 'output spent' : 'differ too much';
   const patch = structuredPatch('before', 'after', before.text, after.text, undefined, undefined, { context: 2, maxEditLength });
   const diff: DiffLine[] = [];
   let changed = 0;
@@ -223,9 +228,9 @@ function lineDiff(field: FieldChange, before: DiffSide, after: DiffSide, budget:
       diff.push({ kind, text: line.slice(1) });
     }
   }
-  allowance.charge(patch === undefined ? maxEditLength : changed, shown);
+  allowance.charge(patch === undefined ? undefined : changed, shown);
   if (patch !== undefined) return diff;
-  return allowance.cutByOutput ? 'output spent' : 'differ too much';
+  return cutByOutput ? 'output spent' : 'differ too much';
 }
 
 /**

@@ -4,12 +4,19 @@
  * held a plan for minutes. Within the budget the field gets its line diff; past it, one line saying
  * it is replaced whole, how large each side is, and where to see both.
  */
-import { describe, expect, it } from 'vitest';
+import * as jsdiff from 'diff';
+import { describe, expect, it, vi } from 'vitest';
 import { fieldViews, LINE_DIFF_SHOWN_PER_OUTPUT, LINE_DIFF_WORK, LINE_DIFF_WORK_PER_OUTPUT, LineDiffBudget, maxEditLines } from '../../src/plan/field-lines.js';
 import { renderPlanMarkdown } from '../../src/plan/render-markdown.js';
 import { renderPlanText } from '../../src/plan/render-text.js';
 import type { ResourceChange } from '../../src/plan/types.js';
 import { planOf } from '../helpers/plan.js';
+
+// Counts the line diffs' searches, each one as it is.
+vi.mock('diff', async (original) => {
+  const actual = await original<typeof import('diff')>();
+  return { ...actual, structuredPatch: vi.fn(actual.structuredPatch) };
+});
 
 const lines = (count: number, line: (index: number) => string) => Array.from({ length: count }, (_, index) => `${line(index)}\n`).join('');
 
@@ -120,6 +127,20 @@ describe("the line diffs of one output", () => {
     const first = fieldViews(change!, budget);
     expect(first[0]?.diff).toBeDefined();
     expect(fieldViews(change!, budget)).toEqual(first);
+  });
+
+  it.each([
+    ['the texts differ too much', new LineDiffBudget()],
+    ['this output has shown as many', new LineDiffBudget({ work: 4001 * 100 })],
+  ])('do not search again for a field made again whose search gave up (%s)', (why, budget) => {
+    const { before, after } = edited(500);
+    const change = promptChange(before, after);
+    const searches = vi.mocked(jsdiff.structuredPatch);
+    searches.mockClear();
+    const first = fieldViews(change, budget);
+    expect(first[0]?.summary).toContain(`(replaced whole: ${why}`);
+    expect(fieldViews(change, budget)).toEqual(first);
+    expect(searches).toHaveBeenCalledTimes(1);
   });
 
   it.each([
