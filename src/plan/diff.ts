@@ -6,7 +6,7 @@ import type { PlanProblemCode } from '../error-codes.js';
 import { MAX_REQUEST_BODY_BYTES } from '../api/http.js';
 import { MAX_PLAN_UPDATE_BYTES } from '../project-files/limits.js';
 import { formatSize } from '../util/size.js';
-import { toJsonText } from '../util/printable.js';
+import { escapeJsonText, toJsonText } from '../util/printable.js';
 import type { Agent, Phone } from '../schema/types.gen.js';
 import type {
   DesiredAgent,
@@ -694,8 +694,9 @@ export function planSizes(change: ResourceChange): { printed: number; largest: n
   sizes = { printed: 0, largest: 0 };
   for (const request of change.requests) {
     if (request.body === undefined) continue;
-    sizes.printed += Buffer.byteLength(toJsonText(request.body));
-    sizes.largest = Math.max(sizes.largest, Buffer.byteLength(JSON.stringify(request.body)));
+    const sent = JSON.stringify(request.body);
+    sizes.printed += Buffer.byteLength(escapeJsonText(sent));
+    sizes.largest = Math.max(sizes.largest, Buffer.byteLength(sent));
   }
   for (const field of change.fieldChanges) if (field.before !== undefined) sizes.printed += Buffer.byteLength(toJsonText(field.before));
   measuredRequests.set(change, sizes);
