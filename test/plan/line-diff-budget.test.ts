@@ -6,7 +6,7 @@
  */
 import * as jsdiff from 'diff';
 import { describe, expect, it, vi } from 'vitest';
-import { fieldViews, LINE_DIFF_SHOWN_PER_OUTPUT, LINE_DIFF_WORK, LINE_DIFF_WORK_PER_OUTPUT, LineDiffBudget, maxEditLines } from '../../src/plan/field-lines.js';
+import { fieldViews, LINE_DIFF_SHOWN_PER_OUTPUT, LINE_DIFF_WORK, LINE_DIFF_WORK_PER_OUTPUT, LINE_SHOWN_COST, LineDiffBudget, maxEditLines } from '../../src/plan/field-lines.js';
 import { renderPlanMarkdown } from '../../src/plan/render-markdown.js';
 import { renderPlanText } from '../../src/plan/render-text.js';
 import type { ResourceChange } from '../../src/plan/types.js';
@@ -176,6 +176,6 @@ describe("the line diffs of one output", () => {
     const changes = [0, 1, 2].map((agent) => ({ ...promptChange('one line', '\n'.repeat(400_000)), address: `agent.desk-${agent}` }));
     const shown = renderPlanText(planOf(changes), { color: false });
     expect(shown.split(SPENT)).toHaveLength(2);
-    expect(shown.split('\n').length).toBeLessThan(LINE_DIFF_SHOWN_PER_OUTPUT / 64);
+    expect(shown.split('\n').length).toBeLessThan(LINE_DIFF_SHOWN_PER_OUTPUT / LINE_SHOWN_COST);
   });
 });
