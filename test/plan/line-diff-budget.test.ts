@@ -1,12 +1,13 @@
 /**
- * A field's line diff is made within a budget of work (`LINE_DIFF_WORK`, src/plan/field-lines.ts):
+ * A field's line diff is made within a budget of work (`LINE_DIFF_WORK`, src/project-files/limits.ts):
  * the diff's time grows with the texts' lines times the lines changed, and a prompt rewritten whole
  * held a plan for minutes. Within the budget the field gets its line diff; past it, one line saying
  * it is replaced whole, how large each side is, and where to see both.
  */
 import * as jsdiff from 'diff';
 import { describe, expect, it, vi } from 'vitest';
-import { fieldViews, LINE_DIFF_SHOWN_PER_OUTPUT, LINE_DIFF_WORK, LINE_DIFF_WORK_PER_OUTPUT, LINE_SHOWN_COST, LineDiffBudget, maxEditLines } from '../../src/plan/field-lines.js';
+import { fieldViews, LineDiffBudget, maxEditLines } from '../../src/plan/field-lines.js';
+import { LINE_DIFF_SHOWN_PER_OUTPUT, LINE_DIFF_WORK, LINE_DIFF_WORK_PER_OUTPUT, LINE_SHOWN_COST } from '../../src/project-files/limits.js';
 import { renderPlanMarkdown } from '../../src/plan/render-markdown.js';
 import { renderPlanText } from '../../src/plan/render-text.js';
 import type { ResourceChange } from '../../src/plan/types.js';
