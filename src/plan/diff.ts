@@ -6,7 +6,7 @@ import type { PlanProblemCode } from '../error-codes.js';
 import { MAX_REQUEST_BODY_BYTES } from '../api/http.js';
 import { MAX_PLAN_UPDATE_BYTES } from '../project-files/limits.js';
 import { formatSize } from '../util/size.js';
-import { toJsonText } from '../util/printable.js';
+import { escapeJsonText, toJsonText } from '../util/printable.js';
 import type { Agent, Phone } from '../schema/types.gen.js';
 import type {
   DesiredAgent,
@@ -631,7 +631,7 @@ export function diffStates(input: DiffInput, differ = new ResourceDiffer(input),
 function diffAgents(input: DiffInput, differ: ResourceDiffer, early: MadeEarly, problems: PlanProblem[]): Map<string, ResourceChange> {
   const { desired, live } = input;
   const agentChanges = new Map<string, ResourceChange>();
-  let planned = 0;
+  const planned = new PlanSizeCounter();
   for (const agent of desired.agents.values()) {
     const liveAgent = live.agents.get(agent.id);
     if (!liveAgent) {
@@ -640,8 +640,9 @@ function diffAgents(input: DiffInput, differ: ResourceDiffer, early: MadeEarly, 
     }
     const c = early.agent?.(agent, liveAgent) ?? differ.agent(agent, liveAgent);
     const sizes = planSizes(c);
+    const over = planned.add(sizes);
     const prompt = agent.promptFile ? ` (${agent.promptFile.display})` : '';
-    if (sizes.largest > MAX_REQUEST_BODY_BYTES) {
+    if (over === 'request_too_large') {
       problems.push({
         code: 'request_too_large',
         address: agent.address,
@@ -650,8 +651,7 @@ function diffAgents(input: DiffInput, differ: ResourceDiffer, early: MadeEarly, 
       });
       continue;
     }
-    planned += sizes.printed;
-    if (planned > MAX_PLAN_UPDATE_BYTES) {
+    if (over === 'plan_too_large') {
       problems.push({
         code: 'plan_too_large',
         address: agent.address,
@@ -694,8 +694,9 @@ export function planSizes(change: ResourceChange): { printed: number; largest: n
   sizes = { printed: 0, largest: 0 };
   for (const request of change.requests) {
     if (request.body === undefined) continue;
-    sizes.printed += Buffer.byteLength(toJsonText(request.body));
-    sizes.largest = Math.max(sizes.largest, Buffer.byteLength(JSON.stringify(request.body)));
+    const sent = JSON.stringify(request.body);
+    sizes.printed += Buffer.byteLength(escapeJsonText(sent));
+    sizes.largest = Math.max(sizes.largest, Buffer.byteLength(sent));
   }
   for (const field of change.fieldChanges) if (field.before !== undefined) sizes.printed += Buffer.byteLength(toJsonText(field.before));
   measuredRequests.set(change, sizes);
@@ -703,6 +704,27 @@ export function planSizes(change: ResourceChange): { printed: number; largest: n
 }
 
 const measuredRequests = new WeakMap<ResourceChange, { printed: number; largest: number }>();
+
+/**
+ * What one plan holds of its updates and the live values they replace (`planSizes`), against
+ * MAX_PLAN_UPDATE_BYTES. An update the service would refuse in one request is a problem of its own
+ * and not counted: it is never sent, held or printed.
+ */
+export class PlanSizeCounter {
+  #planned = 0;
+
+  /** Counts one update in; what it takes the plan past, if anything. */
+  add(sizes: { printed: number; largest: number }): 'request_too_large' | 'plan_too_large' | undefined {
+    if (sizes.largest > MAX_REQUEST_BODY_BYTES) return 'request_too_large';
+    this.#planned += sizes.printed;
+    return this.full ? 'plan_too_large' : undefined;
+  }
+
+  /** The plan holds more than it may: no more updates are worth making. */
+  get full(): boolean {
+    return this.#planned > MAX_PLAN_UPDATE_BYTES;
+  }
+}
 
 function orderChanges(changes: ResourceChange[]): ResourceChange[] {
   return [...changes].sort((a, b) => {

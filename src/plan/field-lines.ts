@@ -1,5 +1,6 @@
 /** How one field change reads in any format: `before → after` on one line, or a line diff for long values. */
 import { structuredPatch } from 'diff';
+import { LINE_DIFF_SHOWN_PER_OUTPUT, LINE_DIFF_WORK, LINE_DIFF_WORK_PER_OUTPUT, LINE_SHOWN_COST } from '../project-files/limits.js';
 import { REDACTED } from '../secrets/redact.js';
 import { plural, wordList } from '../util/plural.js';
 import { isPlainObject } from '../util/json-object.js';
@@ -74,41 +75,10 @@ function needsLineDiff(value: unknown): boolean {
   return typeof value === 'object' && JSON.stringify(value).length > INLINE_LIMIT;
 }
 
-/**
- * The work a line diff may take, as the lines of both texts times the lines it may find added or
- * removed: the diff's time grows with both, so two long texts with little in common (a prompt
- * rewritten whole) held a plan, and Ctrl-C, for minutes. Texts of 2,000 lines in all always get
- * their line diff, however much they differ; longer ones while their lines times the lines changed
- * stay within it. Past it the field reads as replaced whole (`replacedWhole`).
- */
-export const LINE_DIFF_WORK = 4_000_000;
-
 /** The most lines added and removed a line diff of texts of `lines` lines in all looks for. */
 export function maxEditLines(lines: number): number {
   return Math.floor(LINE_DIFF_WORK / lines);
 }
-
-/**
- * The work the line diffs of one output may take together (a plan as printed or posted, a drift
- * report, an environment diff), counted as `LINE_DIFF_WORK` is: a field within its own budget is
- * quick, but a pull request gives a plan as many such fields as it has agents. Ten fields at their
- * own budget; a field's diff is charged for the lines it found changed, so the small edits of
- * thousands of agents stay far within it.
- */
-export const LINE_DIFF_WORK_PER_OUTPUT = 10 * LINE_DIFF_WORK;
-
-/**
- * What the line diffs of one output may show together, characters, each line counting
- * `LINE_SHOWN_COST` more: a million empty lines, or 64 million characters. A text set from one line
- * needs no search, so no work budget cuts it, and each line it shows is an object and a printed
- * line many times the two bytes (`\n` in JSON) it costs an update; the live side of a change (a
- * committed `.voxform/local.json` under `--local`) costs the update nothing at all. Far more than
- * anyone reads.
- */
-export const LINE_DIFF_SHOWN_PER_OUTPUT = 64_000_000;
-
-/** What a line shown counts for beyond its characters: the object and the printed line's indent and marker. */
-export const LINE_SHOWN_COST = 64;
 
 /** What showing `lines` lines of `characters` characters in all counts against `LINE_DIFF_SHOWN_PER_OUTPUT`. */
 function shownSize(lines: number, characters: number): number {
@@ -121,15 +91,18 @@ interface DiffAllowance {
   maxEditLength: number;
   /** The output's budget, not the field's own, set `maxEditLength`. */
   cutByOutput: boolean;
-  /** Charges what it found changed (its allowance when it gave up) and what it shows (`shownSize`): the first time only. */
-  charge: (changed: number, shown: number) => void;
+  /** Its search gave up when the field was made before: made again, it reads as replaced whole at once, the dearest search not run twice for the same answer. */
+  gaveUp: boolean;
+  /** Charges what it found changed (its allowance when it gave up: `undefined`) and what it shows (`shownSize`): the first time only. */
+  charge: (changed: number | undefined, shown: number) => void;
 }
 
 /**
  * What is left of an output's line diffs (`LINE_DIFF_WORK_PER_OUTPUT`, `LINE_DIFF_SHOWN_PER_OUTPUT`):
  * one for each output, shared by every field it shows. Past it a field reads as replaced whole, as
  * past its own budget. A field is given its allowance once, so an output that makes a field's view
- * again (a comment measures a section, then shows it) reads it the same and is not charged again.
+ * again (a comment measures a section, then shows it) reads it the same and is not charged again,
+ * nor searched again where its search gave up.
  */
 export class LineDiffBudget {
   #work: number;
@@ -157,12 +130,13 @@ export class LineDiffBudget {
     }
     const own = search ? maxEditLines(lines) : lines;
     const maxEditLength = search ? Math.min(own, Math.floor(this.#work / lines)) : own;
-    const allowed = { maxEditLength, cutByOutput: maxEditLength < own };
+    const allowed = { maxEditLength, cutByOutput: maxEditLength < own, gaveUp: false };
     this.#given.set(field, allowed);
     return {
       ...allowed,
       charge: (changed, shown) => {
-        if (search) this.#work = Math.max(0, this.#work - lines * changed);
+        if (changed === undefined) allowed.gaveUp = true;
+        if (search) this.#work = Math.max(0, this.#work - lines * (changed ?? maxEditLength));
         this.#shown = Math.max(0, this.#shown - shown);
       },
     };
@@ -208,7 +182,8 @@ function lineDiff(field: FieldChange, before: DiffSide, after: DiffSide, budget:
   // added around it, found in one pass): such a diff is cut short only by the lines it shows.
   const allowance = budget.allowance(field, { lines, characters: before.text.length + after.text.length }, Math.min(before.lines, after.lines) > 1);
   if (allowance === undefined) return 'output spent';
-  const { maxEditLength } = allowance;
+  const { maxEditLength, cutByOutput } = allowance;
+  if (allowance.gaveUp) return cutByOutput ? 'output spent' : 'differ too much';
   const patch = structuredPatch('before', 'after', before.text, after.text, undefined, undefined, { context: 2, maxEditLength });
   const diff: DiffLine[] = [];
   let changed = 0;
@@ -223,9 +198,9 @@ function lineDiff(field: FieldChange, before: DiffSide, after: DiffSide, budget:
       diff.push({ kind, text: line.slice(1) });
     }
   }
-  allowance.charge(patch === undefined ? maxEditLength : changed, shown);
+  allowance.charge(patch === undefined ? undefined : changed, shown);
   if (patch !== undefined) return diff;
-  return allowance.cutByOutput ? 'output spent' : 'differ too much';
+  return cutByOutput ? 'output spent' : 'differ too much';
 }
 
 /**

@@ -7,9 +7,7 @@
  */
 import type { DesiredAgent, DesiredPhone } from '../manifest/types.js';
 import type { Agent, Phone } from '../schema/types.gen.js';
-import { MAX_REQUEST_BODY_BYTES } from '../api/http.js';
-import { MAX_PLAN_UPDATE_BYTES } from '../project-files/limits.js';
-import { diffStates, planSizes, ResourceDiffer, type DiffContext, type PlanProblem } from './diff.js';
+import { diffStates, planSizes, PlanSizeCounter, ResourceDiffer, type DiffContext, type PlanProblem } from './diff.js';
 import type { LiveState } from './read-live.js';
 import type { ResourceChange } from './types.js';
 
@@ -25,8 +23,8 @@ export class IncrementalDiff {
   private readonly phonesWaiting = new Map<string, DesiredPhone[]>();
   /** Phone changes made early, by address, with the phone list and agent change each was made from. */
   private readonly phonesDone = new Map<string, { list: Phone[]; agentChange: ResourceChange | undefined; change: ResourceChange }>();
-  /** What the plan prints of the agent changes made so far (`planSizes`), bytes: past MAX_PLAN_UPDATE_BYTES the plan is refused (`diffStates`), and no more are made. */
-  private planned = 0;
+  /** What the plan prints of the agent changes made so far (`planSizes`): past MAX_PLAN_UPDATE_BYTES the plan is refused (`diffStates`), and no more are made. */
+  private readonly planned = new PlanSizeCounter();
 
   constructor(
     context: DiffContext,
@@ -46,7 +44,7 @@ export class IncrementalDiff {
   /** Compares each of these agents read whose knowledge files are all compared. */
   private compareWaitingAgents(localNames: Iterable<string> = this.agentsWaiting.keys()): void {
     for (const localName of [...localNames]) {
-      if (this.planned > MAX_PLAN_UPDATE_BYTES) return;
+      if (this.planned.full) return;
       const waiting = this.agentsWaiting.get(localName);
       if (!waiting) continue;
       const { agent, live } = waiting;
@@ -54,10 +52,8 @@ export class IncrementalDiff {
       this.agentsWaiting.delete(localName);
       const change = this.differ.agent(agent, live);
       this.agentsDone.set(localName, { live, change });
-      const sizes = planSizes(change);
-      this.planned += sizes.printed;
       // An update the service would refuse, or one past what a plan sends, is a plan problem (`diffStates`): no block is made of it, nor its prompt's line diff.
-      if (sizes.largest <= MAX_REQUEST_BODY_BYTES && this.planned <= MAX_PLAN_UPDATE_BYTES) this.onChange?.(change);
+      if (this.planned.add(planSizes(change)) === undefined) this.onChange?.(change);
       const phones = this.phonesWaiting.get(localName);
       this.phonesWaiting.delete(localName);
       for (const phone of phones ?? []) this.phoneNow(phone);

@@ -53,6 +53,38 @@ export const MAX_FILLED_TEXT_CHARS_TOTAL = 64 * 1024 * 1024;
 export const MAX_PLAN_UPDATE_BYTES = 64 * 1024 * 1024;
 
 /**
+ * The work a line diff may take, as the lines of both texts times the lines it may find added or
+ * removed: the diff's time grows with both, so two long texts with little in common (a prompt
+ * rewritten whole) held a plan, and Ctrl-C, for minutes. Texts of 2,000 lines in all always get
+ * their line diff, however much they differ; longer ones while their lines times the lines changed
+ * stay within it. Past it the field reads as replaced whole (`replacedWhole`,
+ * src/plan/field-lines.ts).
+ */
+export const LINE_DIFF_WORK = 4_000_000;
+
+/**
+ * The work the line diffs of one output may take together (a plan as printed or posted, a drift
+ * report, an environment diff; `LineDiffBudget`, src/plan/field-lines.ts), counted as
+ * `LINE_DIFF_WORK` is: a field within its own budget is quick, but a pull request gives a plan as
+ * many such fields as it has agents. Ten fields at their own budget; a field's diff is charged for
+ * the lines it found changed, so the small edits of thousands of agents stay far within it.
+ */
+export const LINE_DIFF_WORK_PER_OUTPUT = 10 * LINE_DIFF_WORK;
+
+/**
+ * What the line diffs of one output may show together, characters, each line counting
+ * `LINE_SHOWN_COST` more: a million empty lines, or 64 million characters. A text set from one line
+ * needs no search, so no work budget cuts it, and each line it shows is an object and a printed
+ * line many times the two bytes (`\n` in JSON) it costs an update; the live side of a change (a
+ * committed `.voxform/local.json` under `--local`) costs the update nothing at all. Far more than
+ * anyone reads.
+ */
+export const LINE_DIFF_SHOWN_PER_OUTPUT = 64_000_000;
+
+/** What a line shown counts for beyond its characters: the object and the printed line's indent and marker. */
+export const LINE_SHOWN_COST = 64;
+
+/**
  * What a filled-in `${env:…}` value counts for against the two limits above, at least, characters: so
  * whether a text is refused depends on how many references it holds, never on the length of a secret
  * (of this length or less), which the pull request that writes the text would otherwise read off the verdict.

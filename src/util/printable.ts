@@ -134,7 +134,12 @@ function lineTail(printed: string): string {
  * a log or a file.
  */
 export function toJsonText(value: unknown, indent?: number): string {
-  return JSON.stringify(value, null, indent).replace(JSON_RAW_CONTROLS, escapeControl).replace(WORKFLOW_COMMAND, escapeControl);
+  return escapeJsonText(JSON.stringify(value, null, indent));
+}
+
+/** JSON text as `toJsonText` writes it: for a caller that needs the text JSON.stringify made as well. */
+export function escapeJsonText(json: string): string {
+  return json.replace(JSON_RAW_CONTROLS, escapeControl).replace(WORKFLOW_COMMAND, escapeControl);
 }
 
 /** As JSON writes it: `\n`, `\u001b` (and `\u005b` for a `[` it would write as it is), and a character beyond U+FFFF as its two UTF-16 units (`\udb40\udc41`). */

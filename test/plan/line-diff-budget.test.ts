@@ -1,15 +1,23 @@
 /**
- * A field's line diff is made within a budget of work (`LINE_DIFF_WORK`, src/plan/field-lines.ts):
+ * A field's line diff is made within a budget of work (`LINE_DIFF_WORK`, src/project-files/limits.ts):
  * the diff's time grows with the texts' lines times the lines changed, and a prompt rewritten whole
  * held a plan for minutes. Within the budget the field gets its line diff; past it, one line saying
  * it is replaced whole, how large each side is, and where to see both.
  */
-import { describe, expect, it } from 'vitest';
-import { fieldViews, LINE_DIFF_SHOWN_PER_OUTPUT, LINE_DIFF_WORK, LINE_DIFF_WORK_PER_OUTPUT, LineDiffBudget, maxEditLines } from '../../src/plan/field-lines.js';
+import * as jsdiff from 'diff';
+import { describe, expect, it, vi } from 'vitest';
+import { fieldViews, LineDiffBudget, maxEditLines } from '../../src/plan/field-lines.js';
+import { LINE_DIFF_SHOWN_PER_OUTPUT, LINE_DIFF_WORK, LINE_DIFF_WORK_PER_OUTPUT, LINE_SHOWN_COST } from '../../src/project-files/limits.js';
 import { renderPlanMarkdown } from '../../src/plan/render-markdown.js';
 import { renderPlanText } from '../../src/plan/render-text.js';
 import type { ResourceChange } from '../../src/plan/types.js';
 import { planOf } from '../helpers/plan.js';
+
+// Counts the line diffs' searches, each one as it is.
+vi.mock('diff', async (original) => {
+  const actual = await original<typeof import('diff')>();
+  return { ...actual, structuredPatch: vi.fn(actual.structuredPatch) };
+});
 
 const lines = (count: number, line: (index: number) => string) => Array.from({ length: count }, (_, index) => `${line(index)}\n`).join('');
 
@@ -123,6 +131,20 @@ describe("the line diffs of one output", () => {
   });
 
   it.each([
+    ['the texts differ too much', new LineDiffBudget()],
+    ['this output has shown as many', new LineDiffBudget({ work: 4001 * 100 })],
+  ])('do not search again for a field made again whose search gave up (%s)', (why, budget) => {
+    const { before, after } = edited(500);
+    const change = promptChange(before, after);
+    const searches = vi.mocked(jsdiff.structuredPatch);
+    searches.mockClear();
+    const first = fieldViews(change, budget);
+    expect(first[0]?.summary).toContain(`(replaced whole: ${why}`);
+    expect(fieldViews(change, budget)).toEqual(first);
+    expect(searches).toHaveBeenCalledTimes(1);
+  });
+
+  it.each([
     ['text', (changes: ResourceChange[]) => renderPlanText(planOf(changes), { color: false })],
     ['markdown', (changes: ResourceChange[]) => renderPlanMarkdown(planOf(changes), { limit: Number.MAX_SAFE_INTEGER })],
   ])('of a plan in %s share its budget', (_format, render) => {
@@ -155,6 +177,6 @@ describe("the line diffs of one output", () => {
     const changes = [0, 1, 2].map((agent) => ({ ...promptChange('one line', '\n'.repeat(400_000)), address: `agent.desk-${agent}` }));
     const shown = renderPlanText(planOf(changes), { color: false });
     expect(shown.split(SPENT)).toHaveLength(2);
-    expect(shown.split('\n').length).toBeLessThan(LINE_DIFF_SHOWN_PER_OUTPUT / 64);
+    expect(shown.split('\n').length).toBeLessThan(LINE_DIFF_SHOWN_PER_OUTPUT / LINE_SHOWN_COST);
   });
 });
