@@ -7,7 +7,8 @@
  */
 import type { DesiredAgent, DesiredPhone } from '../manifest/types.js';
 import type { Agent, Phone } from '../schema/types.gen.js';
-import { diffStates, planSizes, PlanSizeCounter, ResourceDiffer, type DiffContext, type PlanProblem } from './diff.js';
+import { diffStates, ResourceDiffer, type DiffContext, type PlanProblem } from './diff.js';
+import { planSizes, PlanSizeCounter } from './plan-size.js';
 import type { LiveState } from './read-live.js';
 import type { ResourceChange } from './types.js';
 

@@ -8,7 +8,7 @@ import type { Agent } from '../schema/types.gen.js';
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import { comparableLiveAgent, desiredAgentFields } from '../plan/agent-fields.js';
 import { serializeAlike } from '../plan/compare.js';
-import { PlanSizeCounter } from '../plan/diff.js';
+import { PlanSizeCounter } from '../plan/plan-size.js';
 import { bothSides, fieldViews, LineDiffBudget, type FieldView } from '../plan/field-lines.js';
 import { redactValue } from '../plan/redact.js';
 import { REDACTED } from '../secrets/redact.js';
