@@ -9,10 +9,12 @@
  * takes its name back and refuses the file when one uses it the other way (or is another owner).
  * Named before looking, two started at once cannot both miss each other; at worst both are refused.
  * No lock is taken, so a `--local` command that only reads still never waits on another to start.
- * A name left by a process that no longer runs on this host is removed.
+ * A name left by a process that no longer runs on this host is removed, and so is one of this host
+ * and pid that this process did not write (an earlier process with the same pid, as in a container).
  */
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, readdir, rmdir, unlink } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { readKeptJson, writeKeptFile, type KeptJsonLimits } from '../project-files/kept-files.js';
@@ -30,6 +32,14 @@ interface DataFileUser extends RunIdentity {
   since: string;
 }
 
+/**
+ * The entries this process wrote and has not taken back. A name with this host and pid but not
+ * among them was left by an earlier process that had the same pid: a container's emulator runs as
+ * pid 1 on the same host name after every restart, so a killed one would otherwise be taken for
+ * this one, alive, forever.
+ */
+const entriesOfThisProcess = new Set<string>();
+
 /** The folder naming the users of `dataFile`: `local.json.users.lock` beside `local.json`. */
 function usersFolderOf(dataFile: string): string {
   return `${dataFile}.users.lock`;
@@ -44,11 +54,13 @@ export async function openDataFile(dataFile: string, use: DataFileUse): Promise<
   const entry = path.join(folder, `${randomBytes(8).toString('hex')}.json`);
   const me: DataFileUser = { ...thisRun(use === 'owns' ? 'voxform emulator --data' : 'a command run with --local', undefined), use, since: new Date().toISOString() };
   const close = async () => {
+    entriesOfThisProcess.delete(entry);
     await unlink(entry).catch(() => undefined);
     // Left while another user is named in it.
     await rmdir(folder).catch(() => undefined);
   };
   try {
+    entriesOfThisProcess.add(entry);
     await nameIn(folder, entry, `${JSON.stringify(me)}\n`);
     const other = (await otherUsers(folder, entry)).find((user) => use === 'owns' || user.use === 'owns');
     if (other === undefined) return close;
@@ -90,13 +102,18 @@ async function otherUsers(folder: string, mine: string): Promise<Array<DataFileU
     const value = read?.found && read.ok ? (read.value as Partial<DataFileUser>) : undefined;
     const run = runIdentityOf(value);
     if (!run || (value?.use !== 'owns' && value?.use !== 'shares')) continue;
-    if (isDead(run)) {
+    if (isDead(run) || isEarlierSelf(run, entry)) {
       await unlink(entry).catch(() => undefined);
       continue;
     }
     users.push({ ...run, use: value.use, since: String(value.since), entry });
   }
   return users;
+}
+
+/** Whether `entry` names this host and pid but this process did not write it (see entriesOfThisProcess). */
+function isEarlierSelf(run: RunIdentity, entry: string): boolean {
+  return run.host === hostname() && run.pid === process.pid && !entriesOfThisProcess.has(entry);
 }
 
 function inUseError(dataFile: string, use: DataFileUse, other: DataFileUser & { entry: string }): VoxformError {

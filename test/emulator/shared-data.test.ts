@@ -152,4 +152,12 @@ describe('a data file an emulator owns (`voxform emulator --data`) is never shar
     await embedded();
     expect(await readdir(`${dataFile}.users.lock`)).not.toContain('left-behind.json');
   });
+
+  it('forgets a name of this host and pid that this process did not write (a restarted container runs as pid 1 again)', async () => {
+    await mkdir(`${dataFile}.users.lock`);
+    const left = { user: 'someone', host: hostname(), pid: process.pid, command: 'voxform emulator --data', use: 'owns', since: '2026-01-01T00:00:00.000Z' };
+    await writeFile(path.join(`${dataFile}.users.lock`, 'before-restart.json'), JSON.stringify(left));
+    await owner();
+    expect(await readdir(`${dataFile}.users.lock`)).not.toContain('before-restart.json');
+  });
 });
