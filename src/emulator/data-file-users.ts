@@ -78,8 +78,9 @@ export async function openDataFile(dataFile: string, use: DataFileUse): Promise<
  */
 async function nameIn(folder: string, entry: string, text: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
-    await mkdir(folder).catch((error: NodeJS.ErrnoException) => {
+    await mkdir(folder).catch(async (error: NodeJS.ErrnoException) => {
       if (error.code !== 'EEXIST') throw error;
+      await refuseNonFolder(folder);
     });
     try {
       return await writeKeptFile(entry, text);
@@ -88,6 +89,15 @@ async function nameIn(folder: string, entry: string, text: string): Promise<void
       if (!folderGone || attempt === 3) throw error;
     }
   }
+}
+
+/** Refuses a users folder that is something else (a link is checkKeptFolder's to refuse), naming it rather than the data file's folder. */
+async function refuseNonFolder(folder: string): Promise<void> {
+  const found = await lstat(folder).catch(() => undefined);
+  if (found === undefined || found.isDirectory() || found.isSymbolicLink()) return;
+  throw new VoxformError('emulator_data_unwritable', `The emulator cannot name itself as a user of its data file: ${folder} is a file, not a folder. It did not start.`, {
+    hint: `Remove ${folder}: voxform makes it as a folder, naming in it who has the data file open.`,
+  });
 }
 
 /** The users named in `folder` but `mine`, each still running; those that no longer run are removed. */

@@ -144,6 +144,14 @@ describe('a data file an emulator owns (`voxform emulator --data`) is never shar
     expect(await readdir(`${dataFile}.users.lock`)).toHaveLength(1);
   });
 
+  it('names the users folder when a file stands in its place', async () => {
+    await writeFile(`${dataFile}.users.lock`, '');
+    await expect(startEmulator({ dataFile, webhooks: 'none' })).rejects.toMatchObject({
+      code: 'emulator_data_unwritable',
+      message: expect.stringContaining(`${dataFile}.users.lock is a file`),
+    });
+  });
+
   it('forgets a user whose process no longer runs on this host', async () => {
     const gone = spawnSync(process.execPath, ['-e', '']).pid;
     await mkdir(`${dataFile}.users.lock`);
