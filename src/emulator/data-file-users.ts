@@ -40,6 +40,9 @@ interface DataFileUser extends RunIdentity {
  */
 const entriesOfThisProcess = new Set<string>();
 
+/** What the file system answers when it will not let this account make or write anything in a folder. */
+const UNWRITABLE_FOLDER = new Set(['EROFS', 'EACCES', 'EPERM']);
+
 /** The folder naming the users of `dataFile`: `local.json.users.lock` beside `local.json`. */
 function usersFolderOf(dataFile: string): string {
   return `${dataFile}.users.lock`;
@@ -61,7 +64,19 @@ export async function openDataFile(dataFile: string, use: DataFileUse): Promise<
   };
   try {
     entriesOfThisProcess.add(entry);
-    await nameIn(folder, entry, `${JSON.stringify(me)}\n`);
+    const named = await nameIn(folder, entry, `${JSON.stringify(me)}\n`).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => (UNWRITABLE_FOLDER.has(error.code ?? '') ? false : Promise.reject(error)),
+    );
+    // The file system refuses the data file's folder (read-only, or not this account's): the
+    // data file is written by a new file beside it and a rename, so this process cannot write
+    // it either and undoes nobody's changes, and it runs where it ran before users were named
+    // (`--local` over a committed `.voxform/local.json` in a read-only checkout). Nobody else
+    // named there is looked for: only a writer needs to know who else writes.
+    if (!named) {
+      await close();
+      return async () => undefined;
+    }
     const other = (await otherUsers(folder, entry)).find((user) => use === 'owns' || user.use === 'owns');
     if (other === undefined) return close;
     throw inUseError(dataFile, use, other);

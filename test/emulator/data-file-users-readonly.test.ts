@@ -1,0 +1,53 @@
+/**
+ * A data file in a folder the file system refuses to write in (a read-only checkout, a folder of
+ * another account): the emulator cannot name itself there, nor write the file, so it goes on
+ * unnamed, as it ran before users were named. Running as root, chmod would not refuse: the
+ * refusal is made by the mock.
+ */
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { openDataFile } from '../../src/emulator/data-file-users.js';
+
+let refuseUsersFolderWith: string | undefined;
+
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:fs/promises')>();
+  return {
+    ...actual,
+    mkdir: async (...args: Parameters<typeof actual.mkdir>) => {
+      const [folder] = args;
+      if (refuseUsersFolderWith !== undefined && String(folder).endsWith('.users.lock')) {
+        throw Object.assign(new Error(`${refuseUsersFolderWith}: refused, mkdir '${String(folder)}'`), { code: refuseUsersFolderWith, syscall: 'mkdir', path: folder });
+      }
+      return actual.mkdir(...args);
+    },
+  };
+});
+
+let dir: string;
+let dataFile: string;
+
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'voxform-users-readonly-'));
+  dataFile = path.join(dir, 'local.json');
+});
+afterEach(async () => {
+  refuseUsersFolderWith = undefined;
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('a data file whose folder the file system refuses to write in', () => {
+  it.each(['EROFS', 'EACCES', 'EPERM'])('is opened without a name when making the users folder fails with %s', async (code) => {
+    refuseUsersFolderWith = code;
+    const close = await openDataFile(dataFile, 'owns');
+    expect(await readdir(dir)).toEqual([]);
+    await close();
+  });
+
+  it('is still refused for any other failure', async () => {
+    refuseUsersFolderWith = 'ENOSPC';
+    await expect(openDataFile(dataFile, 'shares')).rejects.toMatchObject({ code: 'ENOSPC' });
+  });
+});
