@@ -5,8 +5,9 @@
  * fresh data (shared-file.ts). Beside an owner, either side's next write undoes the other's changes,
  * so the two never use one file at once, by one rule for every emulator that opens a data file: it
  * names itself in the folder `FILE.users.lock` (a `.lock` name, which the `.gitignore` of `voxform
- * init` leaves out) for as long as it has the file open, then looks at the others named there, and
- * takes its name back and refuses the file when one uses it the other way (or is another owner).
+ * init` leaves out for a file under `.voxform/`, as `.voxform/local.json`) for as long as it has
+ * the file open, then looks at the others named there, and takes its name back and refuses the
+ * file when one uses it the other way (or is another owner).
  * Named before looking, two started at once cannot both miss each other; at worst both are refused.
  * No lock is taken, so a `--local` command that only reads still never waits on another to start.
  * A name left by a process that no longer runs on this host is removed, and so is one of this host
