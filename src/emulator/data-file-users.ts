@@ -18,11 +18,9 @@ import { lstat, mkdir, readdir, rmdir, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
-import { readKeptJson, writeKeptFile, type KeptJsonLimits } from '../project-files/kept-files.js';
-import { MAX_KEPT_JSON_DEPTH, MAX_LOCK_HOLDER_BYTES, MAX_LOCK_HOLDER_JSON_VALUES } from '../project-files/limits.js';
+import { readKeptJson, writeKeptFile } from '../project-files/kept-files.js';
+import { LOCK_HOLDER_JSON_LIMITS } from '../project-files/limits.js';
 import { isDead, runIdentityOf, thisRun, type RunIdentity } from '../util/run-identity.js';
-
-const USER_JSON_LIMITS: KeptJsonLimits = { maxBytes: MAX_LOCK_HOLDER_BYTES, maxValues: MAX_LOCK_HOLDER_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH };
 
 /** `owns`: the file is this emulator's alone; `shares`: with other `--local` commands' emulators only. */
 type DataFileUse = 'owns' | 'shares';
@@ -123,7 +121,7 @@ async function otherUsers(folder: string, mine: string): Promise<Array<DataFileU
   for (const name of names) {
     const entry = path.join(folder, name);
     if (entry === mine) continue;
-    const read = await readKeptJson(entry, USER_JSON_LIMITS).catch(() => undefined);
+    const read = await readKeptJson(entry, LOCK_HOLDER_JSON_LIMITS).catch(() => undefined);
     // Not one voxform wrote (or gone meanwhile): it names no user.
     const value = read?.found && read.ok ? (read.value as Partial<DataFileUser>) : undefined;
     const run = runIdentityOf(value);
