@@ -144,6 +144,7 @@ function inUseError(dataFile: string, use: DataFileUse, other: DataFileUser & { 
   const named = other.use === 'owns' ? `\`${other.command}\`` : other.command;
   const who = `${named} (pid ${other.pid}, ${other.user}@${other.host}, since ${other.since})`;
   const gone = `if that process no longer runs, delete ${other.entry}`;
+  const details = { user: { pid: other.pid, user: other.user, host: other.host, command: other.command, since: other.since } };
   if (other.use === 'owns') {
     const beside = use === 'owns' ? 'a second emulator' : 'a --local command';
     return new VoxformError('emulator_data_in_use', `The emulator data file ${dataFile} is in use by ${who}, which keeps the account in memory and writes it whole: ${beside} using the file beside it would undo its changes, and it theirs.`, {
@@ -151,11 +152,11 @@ function inUseError(dataFile: string, use: DataFileUse, other: DataFileUser & { 
         use === 'owns'
           ? `Use that emulator, stop it, or point --data at another file (${gone}).`
           : `Point this command at that emulator instead of --local (--base-url with the URL it printed, and its key), or stop it and run the command again (${gone}).`,
-      details: { user: { pid: other.pid, user: other.user, host: other.host, command: other.command, since: other.since } },
+      details,
     });
   }
   return new VoxformError('emulator_data_in_use', `The emulator data file ${dataFile} is in use by ${who}, whose embedded emulator shares it with other --local commands only: an emulator that keeps the file as its own would undo their changes, and they its.`, {
     hint: `Wait for that command to end (or stop it), or point --data at another file (${gone}).`,
-    details: { user: { pid: other.pid, user: other.user, host: other.host, command: other.command, since: other.since } },
+    details,
   });
 }
