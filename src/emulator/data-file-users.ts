@@ -39,8 +39,14 @@ interface DataFileUser extends RunIdentity {
  */
 const entriesOfThisProcess = new Set<string>();
 
-/** What the file system answers when it will not let this account make or write anything in a folder. */
-const UNWRITABLE_FOLDER = new Set(['EROFS', 'EACCES', 'EPERM']);
+/**
+ * Whether naming failed because the data file's folder refuses this process any write: a read-only
+ * file system, or a folder this account may not make the users folder in. A users folder another
+ * account made (and this one may not write in) says nothing of the data file's folder: refused.
+ */
+function dataFileFolderRefused(error: NodeJS.ErrnoException): boolean {
+  return error.code === 'EROFS' || ((error.code === 'EACCES' || error.code === 'EPERM') && error.syscall === 'mkdir');
+}
 
 /** The folder naming the users of `dataFile`: `local.json.users.lock` beside `local.json`. */
 function usersFolderOf(dataFile: string): string {
@@ -65,7 +71,7 @@ export async function openDataFile(dataFile: string, use: DataFileUse): Promise<
     entriesOfThisProcess.add(entry);
     const named = await nameIn(folder, entry, `${JSON.stringify(me)}\n`).then(
       () => true,
-      (error: NodeJS.ErrnoException) => (UNWRITABLE_FOLDER.has(error.code ?? '') ? false : Promise.reject(error)),
+      (error: NodeJS.ErrnoException) => (dataFileFolderRefused(error) ? false : Promise.reject(error)),
     );
     // The file system refuses the data file's folder (read-only, or not this account's): the
     // data file is written by a new file beside it and a rename, so this process cannot write
