@@ -108,7 +108,7 @@ export const MAX_KEPT_FILE_BYTES = 256 * 1024 * 1024;
 export const MAX_HISTORY_RECORD_BYTES = MAX_KEPT_FILE_BYTES;
 
 /** A lock's holder file, bytes: who holds it, a few hundred bytes as voxform writes it. */
-export const MAX_LOCK_HOLDER_BYTES = 64 * 1024;
+const MAX_LOCK_HOLDER_BYTES = 64 * 1024;
 
 /* What a kept file's JSON may make voxform build, by kind: the size caps do not bound memory (`{}` is 3 bytes of text). */
 
@@ -136,7 +136,13 @@ export const MAX_HISTORY_RECORD_JSON_VALUES = MAX_RESOURCES_PER_KIND * 400;
 export const MAX_HISTORY_JSON_VALUES_PER_RUN = 2 * MAX_HISTORY_RECORD_JSON_VALUES;
 
 /** Values in a lock's holder file: voxform writes seven. */
-export const MAX_LOCK_HOLDER_JSON_VALUES = 1_000;
+const MAX_LOCK_HOLDER_JSON_VALUES = 1_000;
+
+/**
+ * What readKeptJson may read of a lock's holder file (src/state/lock.ts), and of an emulator data
+ * file's user entry, which names its process the same way (src/emulator/data-file-users.ts).
+ */
+export const LOCK_HOLDER_JSON_LIMITS = { maxBytes: MAX_LOCK_HOLDER_BYTES, maxValues: MAX_LOCK_HOLDER_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH };
 
 /** Values in a saved plan (`voxform plan --out`): each change carries its before, after and requests. */
 export const MAX_PLAN_JSON_VALUES = 4_000_000;

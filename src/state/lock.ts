@@ -4,12 +4,10 @@ import { isDead, thisRun, type RunIdentity } from '../util/run-identity.js';
 import path from 'node:path';
 import { isVoxformError, VoxformError } from '../errors.js';
 import { describeHolder, forcedOpenOf, isLockId, lockedError, STATE_OPTION, waitingNotice, waitToRetryLock, type AcquireOptions, type ForcedOpen, type LockHolder } from './backend.js';
-import { makeKeptFolder, readKeptJson, writeKeptFile, type KeptJsonLimits } from '../project-files/kept-files.js';
+import { makeKeptFolder, readKeptJson, writeKeptFile } from '../project-files/kept-files.js';
 import { describeWriteFailure } from '../util/atomic-write.js';
 import { stateWriteRemedy } from './write-failure.js';
-import { MAX_KEPT_JSON_DEPTH, MAX_LOCK_HOLDER_BYTES, MAX_LOCK_HOLDER_JSON_VALUES } from '../project-files/limits.js';
-
-const HOLDER_JSON_LIMITS: KeptJsonLimits = { maxBytes: MAX_LOCK_HOLDER_BYTES, maxValues: MAX_LOCK_HOLDER_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH };
+import { LOCK_HOLDER_JSON_LIMITS } from '../project-files/limits.js';
 
 /** Who holds a state lock: written into the lock so a refused run can name its owner. */
 interface LockOwner extends RunIdentity {
@@ -142,7 +140,7 @@ export async function forceUnlockState(stateFile: string, lockId: string, by: Ru
 
 /** The last forced open of the lock of `stateFile`; undefined when none was recorded, or the record is not one voxform wrote. */
 export async function readLastForcedOpen(stateFile: string): Promise<ForcedOpen | undefined> {
-  const read = await readKeptJson(forcedOpenPathOf(stateFile), HOLDER_JSON_LIMITS);
+  const read = await readKeptJson(forcedOpenPathOf(stateFile), LOCK_HOLDER_JSON_LIMITS);
   return read.found && read.ok ? forcedOpenOf(read.value) : undefined;
 }
 
@@ -218,7 +216,7 @@ async function withoutHolderFile(lockDir: string): Promise<Holder> {
  * link to `/dev/urandom`, a FIFO or a file outside. A refused one holds the lock, unreadable.
  */
 async function readHolderFile(file: string): Promise<Holder> {
-  const read = await readKeptJson(file, HOLDER_JSON_LIMITS);
+  const read = await readKeptJson(file, LOCK_HOLDER_JSON_LIMITS);
   if (!read.found) return 'gone';
   const unreadable = { owner: undefined, file, unreadable: `its ${holderFileName(file)} is not one voxform wrote` };
   if (!read.ok) return read.reason === 'not_json' ? unreadable : { owner: undefined, file, unreadable: `its ${holderFileName(file)} ${read.problem}` };

@@ -144,6 +144,14 @@ describe('a data file an emulator owns (`voxform emulator --data`) is never shar
     expect(await readdir(`${dataFile}.users.lock`)).toHaveLength(1);
   });
 
+  it('names the users folder when a file stands in its place', async () => {
+    await writeFile(`${dataFile}.users.lock`, '');
+    await expect(startEmulator({ dataFile, webhooks: 'none' })).rejects.toMatchObject({
+      code: 'emulator_data_unwritable',
+      message: expect.stringContaining(`${dataFile}.users.lock is a file`),
+    });
+  });
+
   it('forgets a user whose process no longer runs on this host', async () => {
     const gone = spawnSync(process.execPath, ['-e', '']).pid;
     await mkdir(`${dataFile}.users.lock`);
@@ -151,5 +159,13 @@ describe('a data file an emulator owns (`voxform emulator --data`) is never shar
     await writeFile(path.join(`${dataFile}.users.lock`, 'left-behind.json'), JSON.stringify(left));
     await embedded();
     expect(await readdir(`${dataFile}.users.lock`)).not.toContain('left-behind.json');
+  });
+
+  it('forgets a name of this host and pid that this process did not write (a restarted container runs as pid 1 again)', async () => {
+    await mkdir(`${dataFile}.users.lock`);
+    const left = { user: 'someone', host: hostname(), pid: process.pid, command: 'voxform emulator --data', use: 'owns', since: '2026-01-01T00:00:00.000Z' };
+    await writeFile(path.join(`${dataFile}.users.lock`, 'before-restart.json'), JSON.stringify(left));
+    await owner();
+    expect(await readdir(`${dataFile}.users.lock`)).not.toContain('before-restart.json');
   });
 });
