@@ -4,10 +4,9 @@
  * The agent that passes it is a plan problem, and no agent after it is compared or made a block of.
  */
 import { describe, expect, it } from 'vitest';
-import { createPlan } from '../../src/plan/create-plan.js';
 import type { ResourceChange } from '../../src/plan/types.js';
-import { emptyWorkspace } from '../../src/state/types.js';
-import { desiredAgent, desiredState } from '../helpers/desired.js';
+import { desiredAgent } from '../helpers/desired.js';
+import { planAgainstPrompts } from '../helpers/plan.js';
 
 /** Under the 1 MiB one request may send (about 1,010,000 bytes as JSON): 66 of them fit in 64 MiB, 67 do not. */
 const shared = `${'y'.repeat(99)}\n`.repeat(10_000);
@@ -15,17 +14,7 @@ const shared = `${'y'.repeat(99)}\n`.repeat(10_000);
 function planOf(count: number, made: ResourceChange[], prompts: { desired: string; live: string } = { desired: shared, live: 'old' }) {
   const agents = Array.from({ length: count }, (_, i) => desiredAgent(`agent-${String(i).padStart(3, '0')}`, { id: `a${i}`, config: { prompt: prompts.desired } }));
   // The last agent's id is not on the service: a compared agent would be a problem of its own.
-  const live = new Map(agents.slice(0, -1).map((agent) => [agent.id, { id: agent.id, name: agent.localName, config: { prompt: prompts.live }, created_at: 1 }]));
-  return createPlan({
-    desired: desiredState({ agents }),
-    client: { getAgent: async (id) => live.get(id)!, listPhones: async () => [] },
-    workspace: emptyWorkspace(),
-    salt: 'salt',
-    baseUrl: 'local',
-    files: [],
-    targets: [],
-    onChange: (change) => made.push(change),
-  });
+  return planAgainstPrompts(agents, new Map(agents.slice(0, -1).map((agent) => [agent.id, prompts.live])), made);
 }
 
 describe("the agents' updates of one plan together", () => {

@@ -4,11 +4,10 @@
  * its prompt file, before apply would send it and fail half-way.
  */
 import { describe, expect, it } from 'vitest';
-import { createPlan } from '../../src/plan/create-plan.js';
 import type { ResourceChange } from '../../src/plan/types.js';
-import { emptyWorkspace } from '../../src/state/types.js';
 import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
-import { desiredAgent, desiredState } from '../helpers/desired.js';
+import { desiredAgent } from '../helpers/desired.js';
+import { planAgainstPrompts } from '../helpers/plan.js';
 
 const tempDir = useTempDirs();
 
@@ -35,20 +34,8 @@ describe('an agent update larger than the service takes', () => {
   it("is refused before its printed block, and its prompt's line diff, is made", async () => {
     const big = `${'y'.repeat(99)}\n`.repeat(12_000);
     const agents = [desiredAgent('desk', { id: 'a1', config: { prompt: big } }), desiredAgent('lobby', { id: 'a2', config: { prompt: 'new' } })];
-    const live = new Map(agents.map((agent) => [agent.id, { id: agent.id, name: agent.localName, config: { prompt: 'old' }, created_at: 1 }]));
     const made: ResourceChange[] = [];
-    await expect(
-      createPlan({
-        desired: desiredState({ agents }),
-        client: { getAgent: async (id) => live.get(id)!, listPhones: async () => [] },
-        workspace: emptyWorkspace(),
-        salt: 'salt',
-        baseUrl: 'local',
-        files: [],
-        targets: [],
-        onChange: (change) => made.push(change),
-      }),
-    ).rejects.toMatchObject({ code: 'plan_failed' });
+    await expect(planAgainstPrompts(agents, new Map(agents.map((agent) => [agent.id, 'old'])), made)).rejects.toMatchObject({ code: 'plan_failed' });
     expect(made.map((change) => change.address)).toEqual(['agent.lobby']);
   });
 });
