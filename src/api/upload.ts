@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -8,6 +8,7 @@ import { ApiError, codeForStatus } from './errors.js';
 import { mimeTypeFor } from '../util/mime.js';
 import { MAX_KNOWLEDGE_FILE_BYTES } from '../project-files/limits.js';
 import { formatSize } from '../util/size.js';
+import { Sha256Stream } from '../util/hash.js';
 
 /** A file on disk ready to be sent: its size is fixed at inspection and checked again while streaming. */
 interface UploadFile {
@@ -71,7 +72,8 @@ export function multipartBody(fields: Readonly<Record<string, string | undefined
   async function* parts(): AsyncGenerator<Buffer> {
     yield preamble;
     let sent = 0;
-    const hash = file.contentHash === undefined ? undefined : createHash('sha256');
+    // Hashed as the plan hashed the file (manifest/includes.ts), so the two name one content alike.
+    const hash = file.contentHash === undefined ? undefined : new Sha256Stream();
     if (file.size > 0) {
       for await (const chunk of createReadStream(file.path, { start: 0, end: file.size - 1 })) {
         sent += (chunk as Buffer).length;
@@ -85,7 +87,7 @@ export function multipartBody(fields: Readonly<Record<string, string | undefined
       });
     }
     // Checked before the trailer: the body ends short of its length, so storage keeps nothing.
-    const digest = hash === undefined ? undefined : `sha256:${hash.digest('hex')}`;
+    const digest = hash === undefined ? undefined : `sha256:${hash.hex()}`;
     if (digest !== file.contentHash) {
       throw new VoxformError('knowledge_file_changed', `The knowledge file ${file.path} changed since its plan was made: it no longer holds the content the plan showed (${file.contentHash}); nothing was uploaded.`, {
         hint: 'Plan again, review the new plan, and apply it.',

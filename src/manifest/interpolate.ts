@@ -139,7 +139,7 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
   return { value: pieces.join(''), fromEnv };
 }
 
-/** A reference as a message quotes it: a fallback shown as `…`, for it is a secret (docs/manifest.md), also where the reference is malformed. */
+/** A reference as a message quotes it: a fallback shown as `…`, as code frames hide it where it stands (docs/manifest.md), also where the reference is malformed. */
 function withoutFallback(reference: string): string {
   const fallback = reference.indexOf(':-');
   return fallback === -1 ? reference : `${reference.slice(0, fallback)}:-…}`;

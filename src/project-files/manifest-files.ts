@@ -19,7 +19,7 @@ export const DEFAULT_MANIFESTS = ['voxform.yaml', 'agents.yaml'] as const;
 
 const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml']);
 /** Conversation test files (docs/testing.md): a folder's search never takes them for manifests. */
-const TEST_FILE = /\.test\.ya?ml$/i;
+export const TEST_FILE = /\.test\.ya?ml$/i;
 /** A test file's recording (`tests/front-desk.recording.json`), which `voxform test --mode replay` reads. */
 export const RECORDING_SUFFIX = '.recording.json';
 /** Folders a recursive search never enters (besides hidden ones). */

@@ -259,7 +259,7 @@ function keyAt(line: string, name: string, from: number): { keyAt: number; at: n
 
 /**
  * A value that is one `${env:NAME}` reference and nothing else: the name is no secret, and the
- * problem may well be the name (`VOXFORM_*` refused). A fallback (`:-…`) is a secret like the value.
+ * problem may well be the name (`VOXFORM_*` refused). A fallback (`:-…`) is hidden where it stands, like the value.
  */
 const ONE_REFERENCE = /^(["']?)\$\{env:[A-Za-z_][A-Za-z0-9_]*\}\1$/;
 

@@ -97,7 +97,10 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
       if (count % 500 === 0) status.update(`Reading call logs… ${plural(count, 'call')}`);
     },
   });
-  const report = options.sinceDeploy ? await sinceDeploy(history, agentId, until ?? now.getTime() / 1000, build, () => noDeployError(reported, options, project)) : await build(undefined);
+  // `--since-deploy`: the latest deploy's version and the one before it (with calls), whole, and nothing older.
+  const sinceLastDeploy = options.sinceDeploy ? await sinceDeployReport(history, agentId, until ?? now.getTime() / 1000, build) : undefined;
+  if (options.sinceDeploy && sinceLastDeploy === undefined) throw noDeployError(reported, options, project);
+  const report = sinceLastDeploy?.report ?? (await build(undefined));
   status.done();
   const text = format === 'html' ? renderReportHtml(report) : format === 'json' ? renderReportJson(report) : renderReportMarkdown(report, (text) => ctx.secrets.redact(text));
   if (options.out === undefined) {
@@ -140,13 +143,6 @@ function historyNames(history: readonly LedgerRecord[]): Map<string, string> {
     for (const [name, agent] of Object.entries(record.agents)) if (!names.has(name) && typeof agent?.id === 'string') names.set(name, agent.id);
   }
   return names;
-}
-
-/** `--since-deploy`: the latest deploy's version and the one before it (with calls), whole, and nothing older. */
-async function sinceDeploy(history: readonly LedgerRecord[], agentId: string | undefined, until: number, build: (window: SinceDeployWindow) => Promise<CallReport>, noDeploy: () => VoxformError): Promise<CallReport> {
-  const built = await sinceDeployReport(history, agentId, until, build);
-  if (built) return built.report;
-  throw noDeploy();
 }
 
 /**

@@ -17,7 +17,7 @@ import path from 'node:path';
 import { VoxformError } from '../../errors.js';
 import { readKeptJson, writeKeptFile } from '../../project-files/kept-files.js';
 import { MAX_KEPT_JSON_DEPTH } from '../../project-files/limits.js';
-import { RECORDING_SUFFIX } from '../../project-files/manifest-files.js';
+import { RECORDING_SUFFIX, TEST_FILE } from '../../project-files/manifest-files.js';
 
 import { formatSize } from '../../util/size.js';
 import { shorten } from '../../util/shorten.js';
@@ -76,7 +76,7 @@ export interface RecordedSentConfig extends SentConfig {
 
 /** `tests/front-desk.test.yaml` → `tests/front-desk.recording.json`. */
 export function recordingPathOf(testFile: string): string {
-  const base = path.basename(testFile).replace(/\.test\.ya?ml$/i, '');
+  const base = path.basename(testFile).replace(TEST_FILE, '');
   return path.join(path.dirname(testFile), `${base}${RECORDING_SUFFIX}`);
 }
 

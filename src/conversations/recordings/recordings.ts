@@ -301,20 +301,19 @@ const WHAT: Record<ExchangeKind, string> = { agent: "agent's reply", model: "jud
 
 function notRecorded(run: RunIdentity, missed: Missed, recordingName: string, why: string): VoxformError {
   const what = missed.kind === 'model' && missed.judge !== undefined ? (missed.judge ? "judge's answer" : "caller's answer") : WHAT[missed.kind];
-  return new VoxformError(
-    'not_recorded',
-    `Not recorded: ${run.file} › "${run.test}", turn ${missed.turn} (${run.target}, run ${run.run}): ${recordingName} has no ${what} for this request — ${why}.`,
-    { hint: 'Record it again: voxform test --mode record (with --agent or --grep for just these tests).' },
-  );
+  return notRecordedAt(run, missed.turn, `${recordingName} has no ${what} for this request — ${why}`, 'Record it again');
 }
 
 /** A request of a test file that has no recording at all: nothing of it was ever recorded. */
 function neverRecorded(run: RunIdentity, turn: number, recordingName: string): VoxformError {
-  return new VoxformError(
-    'not_recorded',
-    `Not recorded: ${run.file} › "${run.test}", turn ${turn} (${run.target}, run ${run.run}): ${recordingName} does not exist — record the tests of ${run.file} first (voxform test --mode record).`,
-    { hint: 'Record them: voxform test --mode record (with --agent or --grep for just these tests).' },
-  );
+  return notRecordedAt(run, turn, `${recordingName} does not exist — record the tests of ${run.file} first (voxform test --mode record)`, 'Record them');
+}
+
+/** `Not recorded: FILE › "TEST", turn N (TARGET, run R): said.`, the hint naming the command that records. */
+function notRecordedAt(run: RunIdentity, turn: number, said: string, record: string): VoxformError {
+  return new VoxformError('not_recorded', `Not recorded: ${run.file} › "${run.test}", turn ${turn} (${run.target}, run ${run.run}): ${said}.`, {
+    hint: `${record}: voxform test --mode record (with --agent or --grep for just these tests).`,
+  });
 }
 
 function replayIO(run: RunIdentity, context: { turns: Turns; answers: Answers; held: () => RecordedRuns; options: RecordingsOptions; recordingName: string; found: boolean }): ConversationIO {
