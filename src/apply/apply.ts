@@ -28,6 +28,10 @@ import { AgentReadBacks, appliedAgentsLeftOut, recordHistory } from './record-hi
 import { ledgerSealKey } from '../history/seal.js';
 import { requireOptions } from '../util/required-options.js';
 import { errorMessage } from '../secrets/error-message.js';
+import { someOf } from '../util/plural.js';
+
+/** How many agents a warning names before it counts the rest: a stopped run over thousands of agents would list them all. */
+const AGENTS_NAMED = 10;
 
 export type ApplyEvent =
   /** Reading live state: agents read so far, of how many. */
@@ -355,7 +359,7 @@ async function appendHistory(
     const leftOut = appliedAgentsLeftOut(options.desired, ran.result, record);
     if (leftOut.length > 0) {
       ran.result.warnings.push(
-        `this apply's history record leaves out ${leftOut.join(', ')}, applied but not read after the apply: until a later apply records what the service runs, the history takes the configuration before this apply for current (\`voxform rollback previous\` and \`voxform report\` do not see this one)`,
+        `this apply's history record leaves out ${someOf(leftOut, AGENTS_NAMED)}, applied but not read after the apply: until a later apply records what the service runs, the history takes the configuration before this apply for current (\`voxform rollback previous\` and \`voxform report\` do not see this one)`,
       );
     }
     return record;

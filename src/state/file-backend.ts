@@ -104,7 +104,7 @@ export class FileStateBackend implements StateBackend {
   }
 
   async forceUnlock(lockId: string, by: RunIdentity): Promise<{ holder: LockHolder; note: string }> {
-    const opened = await forceUnlockState(this.file, lockId, by);
+    const opened = await forceUnlockState(this.file, lockId, by, this.chosenWith);
     if (!opened) throw noSuchLock(lockId, this.display);
     return { holder: holderOf(opened), note: 'If that run still runs, it stops before its next state write.' };
   }

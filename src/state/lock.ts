@@ -118,7 +118,7 @@ const HOLDER_FILE = /^holder-([0-9a-f]+)\.json$/;
  * undefined if none. Who forced it is recorded first, so the holder finds the record as it finds
  * its lock gone.
  */
-export async function forceUnlockState(stateFile: string, lockId: string, by: RunIdentity, now: Date = new Date()): Promise<HeldStateLock | undefined> {
+export async function forceUnlockState(stateFile: string, lockId: string, by: RunIdentity, chosenWith: string, now: Date = new Date()): Promise<HeldStateLock | undefined> {
   const lockDir = lockPathOf(stateFile);
   if (!isLockId(lockId)) return undefined;
   const file = path.join(lockDir, `holder-${lockId}.json`);
@@ -130,7 +130,7 @@ export async function forceUnlockState(stateFile: string, lockId: string, by: Ru
   } catch (error) {
     if (isVoxformError(error)) throw error;
     throw new VoxformError('state_lock_failed', `Could not record who opens the state lock in ${forcedOpenPathOf(stateFile)}: ${describeWriteFailure(error)}; the lock was left as it was.`, {
-      hint: `${stateWriteRemedy(error)} (--state names the state file), then run the unlock again.`,
+      hint: `${stateWriteRemedy(error)} (${chosenWith} names the state file), then run the unlock again.`,
       cause: error,
     });
   }

@@ -39,10 +39,10 @@ interface MigrateOptions {
 export async function migrateState(source: StateBackend, target: StateBackend, options: MigrateOptions): Promise<MigrateResult> {
   const copied = { workspaces: 0, of: 0, ledger: false };
   // Reading writes nothing: a stop ends a read at once (a database that never answers included).
-  const read = <T>(work: Promise<T>): Promise<T> =>
-    untilInterrupted(work, options.signal).catch((error: unknown) => {
-      throw options.signal?.aborted ? interrupted(source, target, copied, options) : error;
-    });
+  const asInterrupted = (error: unknown): never => {
+    throw options.signal?.aborted ? interrupted(source, target, copied, options) : error;
+  };
+  const read = <T>(work: Promise<T>): Promise<T> => untilInterrupted(work, options.signal).catch(asInterrupted);
   // One database under two host names (`127.0.0.1`, `localhost`) would be refused by its own locks, taken twice.
   if (source.kind === target.kind && (source.display === target.display || (await read(source.identity())) === (await read(target.identity())))) {
     const named = source.display === target.display ? '' : ` (${source.display}, named another way)`;
@@ -54,9 +54,7 @@ export async function migrateState(source: StateBackend, target: StateBackend, o
   // Every lock is taken before anything is read for the copy and held until it is checked: a lock
   // held by another run refuses the migration before the target is written (a refusal midway would
   // leave it half-written, and the retry refused as not empty), and no apply writes in between.
-  const releaseLocks = await lockEveryWorkspace(source, target, workspaces, options).catch((error: unknown) => {
-    throw options.signal?.aborted ? interrupted(source, target, copied, options) : error;
-  });
+  const releaseLocks = await lockEveryWorkspace(source, target, workspaces, options).catch(asInterrupted);
   try {
     // One call at a time on a backend (see StateBackend): a database backend has one connection.
     const history = await read(source.exportHistory());

@@ -20,10 +20,6 @@ export interface OpenStateOptions {
   registerSecret: (value: string) => void;
 }
 
-
-
-
-
 /**
  * A URL's scheme as it starts a state spec (`pg://`, `postgres:/`): two letters or more, so that
  * `C:/state.json` stays a path; or a database scheme that lost its colon (`postgres//…`).

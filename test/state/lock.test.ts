@@ -24,7 +24,7 @@ describe('state lock', () => {
     const file = path.join(dir, 'state.json');
     const lock = await acquireStateLock(file, { command: 'voxform apply', timeoutSeconds: 0, warn });
     const by = { user: 'ops\u001b[2J', host: 'ops-1', pid: 77, command: 'voxform state unlock --force' };
-    await forceUnlockState(file, lock.lockId, by, new Date('2026-11-23T12:07:43.120Z'));
+    await forceUnlockState(file, lock.lockId, by, '--state', new Date('2026-11-23T12:07:43.120Z'));
     const recorded = await readLastForcedOpen(file);
     expect(recorded).toEqual({ lockId: lock.lockId, by, at: '2026-11-23T12:07:43.120Z' });
     expect(describeForcedOpen(recorded!)).toBe(`lock ${lock.lockId} by ops?[2J@ops-1 (pid 77, "voxform state unlock --force") at 2026-11-23T12:07:43.120Z`);
@@ -44,7 +44,7 @@ describe('state lock', () => {
     // A folder where the record goes: it cannot be replaced by a file.
     await mkdir(path.join(dir, 'state.json.forced-open.json'));
     const by = { user: 'ops', host: 'ops-1', pid: 77, command: 'voxform state unlock --force' };
-    await expect(forceUnlockState(file, lock.lockId, by)).rejects.toMatchObject({ code: 'state_lock_failed', message: expect.stringContaining('the lock was left as it was') });
+    await expect(forceUnlockState(file, lock.lockId, by, '--state')).rejects.toMatchObject({ code: 'state_lock_failed', message: expect.stringContaining('the lock was left as it was') });
     expect(await lock.stillHeld()).toBe(true);
     await lock.release();
   });
