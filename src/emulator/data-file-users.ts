@@ -95,7 +95,9 @@ async function nameIn(folder: string, entry: string, text: string): Promise<void
       await refuseNonFolder(folder);
     });
     try {
-      return await writeKeptFile(entry, text);
+      // Renamed into place (a reader never finds half of it), but not flushed to disk: a crash
+      // that loses it also ends this process, whose entry would be dropped anyway.
+      return await writeKeptFile(entry, text, { flushed: false });
     } catch (error) {
       const folderGone = await lstat(folder).then(() => false, () => true);
       if (!folderGone || attempt === 3) throw error;
