@@ -20,7 +20,8 @@ import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { readKeptJson, writeKeptFile } from '../project-files/kept-files.js';
 import { LOCK_HOLDER_JSON_LIMITS } from '../project-files/limits.js';
-import { isDead, ownRecord, runIdentityOf, thisRun, type RunIdentity } from '../util/run-identity.js';
+import { controlsAsQuestionMarks } from '../util/printable.js';
+import { describeRun, isDead, ownRecord, runIdentityOf, thisRun, type RunIdentity } from '../util/run-identity.js';
 
 /** `owns`: the file is this emulator's alone; `shares`: with other `--local` commands' emulators only. */
 type DataFileUse = 'owns' | 'shares';
@@ -52,7 +53,7 @@ function usersFolderOf(dataFile: string): string {
 export async function openDataFile(dataFile: string, use: DataFileUse): Promise<() => Promise<void>> {
   const folder = usersFolderOf(dataFile);
   const entry = path.join(folder, `${randomBytes(8).toString('hex')}.json`);
-  const me: DataFileUser = { ...thisRun(use === 'owns' ? 'voxform emulator --data' : 'a command run with --local', undefined), use, since: new Date().toISOString() };
+  const me: DataFileUser = { ...thisRun(use === 'owns' ? 'voxform emulator --data' : 'voxform … --local', undefined), use, since: new Date().toISOString() };
   const forget = ownRecord(entry);
   const close = async () => {
     forget();
@@ -136,9 +137,8 @@ async function otherUsers(folder: string, mine: string): Promise<Array<DataFileU
 }
 
 function inUseError(dataFile: string, use: DataFileUse, other: DataFileUser & { entry: string }): VoxformError {
-  const named = other.use === 'owns' ? `\`${other.command}\`` : other.command;
-  const who = `${named} (pid ${other.pid}, ${other.user}@${other.host}, since ${other.since})`;
-  const gone = `if that process no longer runs, delete ${other.entry}`;
+  const who = describeRun(other);
+  const gone = `if that process no longer runs, delete ${controlsAsQuestionMarks(other.entry)}`;
   const details = { user: { pid: other.pid, user: other.user, host: other.host, command: other.command, since: other.since } };
   if (other.use === 'owns') {
     const beside = use === 'owns' ? 'a second emulator' : 'a --local command';

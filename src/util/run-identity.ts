@@ -1,6 +1,7 @@
 /** Who and where this run is, for locks and records: the account, the host, the CI job's link and review. */
 import { hostname, userInfo } from 'node:os';
 import path from 'node:path';
+import { controlsAsQuestionMarks } from './printable.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -54,6 +55,17 @@ export interface RunIdentity {
 /** This run: its account, host and pid, with the command and CI job it names. */
 export function thisRun(command: string, ciJobUrl: string | undefined): RunIdentity {
   return { user: osUser(), host: hostname(), pid: process.pid, command, ...(ciJobUrl ? { ciJobUrl } : {}) };
+}
+
+/**
+ * `ana@ops-1 (pid 77, "voxform apply", since …, job …)`, with `since` when the run holds something
+ * since then and `more` after the rest (a lock's id), its control characters as `?`: read from a
+ * file or row any run could have written.
+ */
+export function describeRun(run: RunIdentity & { since?: string }, more = ''): string {
+  const since = run.since !== undefined ? `, since ${run.since}` : '';
+  const job = run.ciJobUrl ? `, job ${run.ciJobUrl}` : '';
+  return controlsAsQuestionMarks(`${run.user}@${run.host} (pid ${run.pid}, "${run.command}"${since}${job}${more})`);
 }
 
 /** A run's identity as read back from a file or row anyone may have written; undefined when it is not one voxform wrote. */
