@@ -10,17 +10,18 @@
  * file when one uses it the other way (or is another owner).
  * Named before looking, two started at once cannot both miss each other; at worst both are refused.
  * No lock is taken, so a `--local` command that only reads still never waits on another to start.
- * A name left by a process that no longer runs on this host is removed, and so is one of this host
- * and pid that this process did not write (an earlier process with the same pid, as in a container).
+ * A name left by a process that no longer runs on this host is removed, as is one of this host and
+ * pid that this process did not write (an earlier process with the same pid, as in a container):
+ * the rule of `isDead`, shared with the state lock.
  */
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, readdir, rmdir, unlink } from 'node:fs/promises';
-import { hostname } from 'node:os';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { readKeptJson, writeKeptFile } from '../project-files/kept-files.js';
 import { LOCK_HOLDER_JSON_LIMITS } from '../project-files/limits.js';
-import { isDead, runIdentityOf, thisRun, type RunIdentity } from '../util/run-identity.js';
+import { controlsAsQuestionMarks } from '../util/printable.js';
+import { describeRun, isDead, ownRecord, runIdentityOf, thisRun, type RunIdentity } from '../util/run-identity.js';
 
 /** `owns`: the file is this emulator's alone; `shares`: with other `--local` commands' emulators only. */
 type DataFileUse = 'owns' | 'shares';
@@ -30,14 +31,6 @@ interface DataFileUser extends RunIdentity {
   /** ISO 8601. */
   since: string;
 }
-
-/**
- * The entries this process wrote and has not taken back. A name with this host and pid but not
- * among them was left by an earlier process that had the same pid: a container's emulator runs as
- * pid 1 on the same host name after every restart, so a killed one would otherwise be taken for
- * this one, alive, forever.
- */
-const entriesOfThisProcess = new Set<string>();
 
 /**
  * Whether naming failed because the data file's folder refuses this process any write: a read-only
@@ -60,15 +53,15 @@ function usersFolderOf(dataFile: string): string {
 export async function openDataFile(dataFile: string, use: DataFileUse): Promise<() => Promise<void>> {
   const folder = usersFolderOf(dataFile);
   const entry = path.join(folder, `${randomBytes(8).toString('hex')}.json`);
-  const me: DataFileUser = { ...thisRun(use === 'owns' ? 'voxform emulator --data' : 'a command run with --local', undefined), use, since: new Date().toISOString() };
+  const me: DataFileUser = { ...thisRun(use === 'owns' ? 'voxform emulator --data' : 'voxform … --local', undefined), use, since: new Date().toISOString() };
+  const forget = ownRecord(entry);
   const close = async () => {
-    entriesOfThisProcess.delete(entry);
+    forget();
     await unlink(entry).catch(() => undefined);
     // Left while another user is named in it.
     await rmdir(folder).catch(() => undefined);
   };
   try {
-    entriesOfThisProcess.add(entry);
     const named = await nameIn(folder, entry, `${JSON.stringify(me)}\n`).then(
       () => true,
       (error: NodeJS.ErrnoException) => (dataFileFolderRefused(error) ? false : Promise.reject(error)),
@@ -103,7 +96,9 @@ async function nameIn(folder: string, entry: string, text: string): Promise<void
       await refuseNonFolder(folder);
     });
     try {
-      return await writeKeptFile(entry, text);
+      // Renamed into place (a reader never finds half of it), but not flushed to disk: a crash
+      // that loses it also ends this process, whose entry would be dropped anyway.
+      return await writeKeptFile(entry, text, { flushed: false });
     } catch (error) {
       const folderGone = await lstat(folder).then(() => false, () => true);
       if (!folderGone || attempt === 3) throw error;
@@ -132,7 +127,7 @@ async function otherUsers(folder: string, mine: string): Promise<Array<DataFileU
     const value = read?.found && read.ok ? (read.value as Partial<DataFileUser>) : undefined;
     const run = runIdentityOf(value);
     if (!run || (value?.use !== 'owns' && value?.use !== 'shares')) continue;
-    if (isDead(run) || isEarlierSelf(run, entry)) {
+    if (isDead(run, entry)) {
       await unlink(entry).catch(() => undefined);
       continue;
     }
@@ -141,15 +136,9 @@ async function otherUsers(folder: string, mine: string): Promise<Array<DataFileU
   return users;
 }
 
-/** Whether `entry` names this host and pid but this process did not write it (see entriesOfThisProcess). */
-function isEarlierSelf(run: RunIdentity, entry: string): boolean {
-  return run.host === hostname() && run.pid === process.pid && !entriesOfThisProcess.has(entry);
-}
-
 function inUseError(dataFile: string, use: DataFileUse, other: DataFileUser & { entry: string }): VoxformError {
-  const named = other.use === 'owns' ? `\`${other.command}\`` : other.command;
-  const who = `${named} (pid ${other.pid}, ${other.user}@${other.host}, since ${other.since})`;
-  const gone = `if that process no longer runs, delete ${other.entry}`;
+  const who = describeRun(other);
+  const gone = `if that process no longer runs, delete ${controlsAsQuestionMarks(other.entry)}`;
   const details = { user: { pid: other.pid, user: other.user, host: other.host, command: other.command, since: other.since } };
   if (other.use === 'owns') {
     const beside = use === 'owns' ? 'a second emulator' : 'a --local command';

@@ -82,10 +82,10 @@ export async function makeKeptFolder(folder: string): Promise<void> {
   await mkdir(folder, { recursive: true });
 }
 
-/** Writes a kept file atomically (writeFileAtomic), once checkKeptFolder allows its folder. */
-export async function writeKeptFile(file: string, data: FileData): Promise<void> {
+/** Writes a kept file atomically (writeFileAtomic, `flushed` as there), once checkKeptFolder allows its folder. */
+export async function writeKeptFile(file: string, data: FileData, options: { flushed?: boolean } = {}): Promise<void> {
   await checkKeptFolder(path.dirname(file));
-  await writeFileAtomic(file, data);
+  await writeFileAtomic(file, data, undefined, options);
 }
 
 /**

@@ -8,7 +8,7 @@ import { controlsAsQuestionMarks } from '../util/printable.js';
 import type { HistoryRecord, HistoryStore, TestRunRecord } from '../history/types.js';
 import type { LastApply, WorkspaceState } from './types.js';
 import { hasPasswordPlaceholder, PASSWORD_PLACEHOLDER } from './postgres/url.js';
-import { runIdentityOf, type RunIdentity } from '../util/run-identity.js';
+import { describeRun, runIdentityOf, type RunIdentity } from '../util/run-identity.js';
 
 /** The option that names the state, as hints name it where the run's own choice is not known (`voxform state migrate --to` names its own). */
 export const STATE_OPTION = '--state (or VOXFORM_STATE)';
@@ -202,12 +202,6 @@ export function describeForcedOpen(forced: ForcedOpen): string {
   return controlsAsQuestionMarks(`lock ${forced.lockId} by ${describeRun(forced.by)} at ${forced.at}`);
 }
 
-/** `ana@ops-1 (pid 77, "voxform state unlock --force", job …)`, its control characters as `?`: read from a file or row any run could have written. */
-function describeRun(run: RunIdentity): string {
-  const job = run.ciJobUrl ? `, job ${run.ciJobUrl}` : '';
-  return controlsAsQuestionMarks(`${run.user}@${run.host} (pid ${run.pid}, "${run.command}"${job})`);
-}
-
 /** One workspace in `voxform state list`. */
 export interface WorkspaceSummary {
   key: string;
@@ -287,10 +281,8 @@ export interface StateBackend {
 export function describeHolder(holder: LockHolder): string {
   const lock = holder.lockId ? `, lock ${holder.lockId}` : '';
   if (holder.unreadable !== undefined) return controlsAsQuestionMarks(`an unknown run (${holder.unreadable}${lock})`);
-  const job = holder.ciJobUrl ? `, job ${holder.ciJobUrl}` : '';
   const ended = holder.noLongerRuns ? ', which no longer runs: the next apply takes the lock over' : '';
-  // Read from a holder file or row any run could have written.
-  return controlsAsQuestionMarks(`${holder.user}@${holder.host} (pid ${holder.pid}, "${holder.command}", since ${holder.since}${job}${lock})${ended}`);
+  return `${describeRun(holder, lock)}${ended}`;
 }
 
 /**

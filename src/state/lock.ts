@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, readdir, rename, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
-import { isDead, thisRun, type RunIdentity } from '../util/run-identity.js';
+import { isDead, ownRecord, thisRun, type RunIdentity } from '../util/run-identity.js';
 import path from 'node:path';
 import { isVoxformError, VoxformError } from '../errors.js';
 import { describeHolder, forcedOpenOf, isLockId, lockedError, STATE_OPTION, waitingNotice, waitToRetryLock, type AcquireOptions, type ForcedOpen, type LockHolder } from './backend.js';
@@ -34,7 +34,8 @@ export interface StateLock {
  *   which fails if a faster run moved in. (`proper-lockfile`'s stat–rmdir–mkdir takeover can remove
  *   a lock another run just took.)
  * - Releasing: remove the own file, then `rmdir` (harmless if a new holder moved in).
- * A holder is judged dead only on its own host, by pid.
+ * A holder is judged dead only on its own host, by pid (`isDead`): one of this host and pid that this
+ * process did not write was left by an earlier process with the same pid, and is dead too.
  */
 export async function acquireStateLock(stateFile: string, options: AcquireOptions, chosenWith: string = STATE_OPTION): Promise<StateLock> {
   const lockDir = lockPathOf(stateFile);
@@ -56,6 +57,8 @@ async function takeLock(stateFile: string, lockDir: string, options: AcquireOpti
   const ownerFile = `holder-${nonce}.json`;
   const staging = `${lockDir}.${nonce}.tmp`;
   await mkdir(staging);
+  // Noted before it is written: another acquire in this process never takes it for a dead holder's.
+  const forget = ownRecord(ownerFile);
   let held = false;
   try {
     await writeFile(path.join(staging, ownerFile), `${JSON.stringify(owner)}\n`);
@@ -64,12 +67,12 @@ async function takeLock(stateFile: string, lockDir: string, options: AcquireOpti
     for (;;) {
       if (await moveInto(staging, lockDir)) {
         held = true;
-        return heldLock(owner, lockDir, ownerFile, nonce);
+        return heldLock(owner, lockDir, ownerFile, nonce, forget);
       }
       const holder = await readHolder(lockDir);
       if (holder === 'gone') continue;
       // A holder voxform cannot name is never judged dead: it may be running.
-      if (holder.owner && isDead(holder.owner)) {
+      if (holder.owner && isDead(holder.owner, holder.file)) {
         options.warn(`Taking over the state lock left by ${describeHolder({ ...holder.owner, lockId: lockIdOf(holder) })}, which no longer runs.`);
         await removeDeadHolder(lockDir, holder);
         continue;
@@ -80,7 +83,10 @@ async function takeLock(stateFile: string, lockDir: string, options: AcquireOpti
       await waitToRetryLock(Math.min(500, Math.max(50, deadline - Date.now())), options.signal);
     }
   } finally {
-    if (!held) await rm(staging, { recursive: true, force: true });
+    if (!held) {
+      forget();
+      await rm(staging, { recursive: true, force: true });
+    }
   }
 }
 
@@ -104,7 +110,7 @@ export async function readStateLockWithId(stateFile: string): Promise<HeldStateL
     return { owner: undefined, lockId: '', unreadable: `the lock ${lockDir} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})` };
   }
   if (holder === 'gone') return undefined;
-  return { owner: holder.owner, lockId: lockIdOf(holder), unreadable: holder.unreadable, ...(holder.owner && isDead(holder.owner) ? { noLongerRuns: true } : {}) };
+  return { owner: holder.owner, lockId: lockIdOf(holder), unreadable: holder.unreadable, ...(holder.owner && isDead(holder.owner, holder.file) ? { noLongerRuns: true } : {}) };
 }
 
 function lockIdOf(holder: { file: string }): string {
@@ -237,7 +243,7 @@ async function removeDeadHolder(lockDir: string, holder: { file: string }): Prom
   if (holder.file !== lockDir) await rmdir(lockDir).catch(ignoreCodes('ENOENT', 'ENOTEMPTY', 'EEXIST'));
 }
 
-function heldLock(owner: LockOwner, lockDir: string, ownerFile: string, lockId: string): StateLock {
+function heldLock(owner: LockOwner, lockDir: string, ownerFile: string, lockId: string, forget: () => void): StateLock {
   let released = false;
   return {
     owner,
@@ -247,6 +253,7 @@ function heldLock(owner: LockOwner, lockDir: string, ownerFile: string, lockId: 
       if (released) return;
       released = true;
       await unlink(path.join(lockDir, ownerFile)).catch(ignoreCodes('ENOENT'));
+      forget();
       await rmdir(lockDir).catch(ignoreCodes('ENOENT', 'ENOTEMPTY', 'EEXIST'));
     },
   };

@@ -10,10 +10,11 @@ export type FileData = string | Uint8Array | Iterable<string>;
 /**
  * Writes a file so that readers see either the old content or the new, never a torn write: the data
  * goes to a temporary file beside the target, is flushed to disk, then renamed over it. `data` may
- * come in pieces (a report made as it is written), each written as it comes.
+ * come in pieces (a report made as it is written), each written as it comes. `flushed: false` leaves
+ * the flush out, for a file worth nothing once its writer stops (a crash that loses it ends the writer too).
  */
-export async function writeFileAtomic(file: string, data: FileData, mode = 0o644): Promise<void> {
-  const temp = await writeTempBeside(file, data, mode);
+export async function writeFileAtomic(file: string, data: FileData, mode = 0o644, { flushed = true } = {}): Promise<void> {
+  const temp = await writeTempBeside(file, data, mode, flushed);
   try {
     await placeTemp(temp, file);
   } catch (error) {
@@ -147,11 +148,11 @@ function asWriteError(error: unknown, file: string): unknown {
 }
 
 /**
- * Writes `data` to a new file beside `target` under a temporary name, flushed to disk, and returns
- * that name (for the caller to put in place with placeTemp, or to remove with discardTemp); on
- * failure, or when the run is stopped, nothing is left behind.
+ * Writes `data` to a new file beside `target` under a temporary name, flushed to disk unless not
+ * `flushed`, and returns that name (for the caller to put in place with placeTemp, or to remove with
+ * discardTemp); on failure, or when the run is stopped, nothing is left behind.
  */
-export async function writeTempBeside(target: string, data: FileData, mode = 0o644): Promise<string> {
+export async function writeTempBeside(target: string, data: FileData, mode = 0o644, flushed = true): Promise<string> {
   const temp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   // Tracked before it exists: a stop while it is being made still removes it.
   trackTemp(temp);
@@ -162,7 +163,7 @@ export async function writeTempBeside(target: string, data: FileData, mode = 0o6
   try {
     if (typeof data === 'string' || data instanceof Uint8Array) await handle.writeFile(data);
     else for (const piece of data) await handle.write(piece);
-    await handle.sync();
+    if (flushed) await handle.sync();
   } catch (error) {
     await handle.close();
     await discardTemp(temp);

@@ -1,5 +1,7 @@
 /** Who and where this run is, for locks and records: the account, the host, the CI job's link and review. */
 import { hostname, userInfo } from 'node:os';
+import path from 'node:path';
+import { controlsAsQuestionMarks } from './printable.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -55,6 +57,17 @@ export function thisRun(command: string, ciJobUrl: string | undefined): RunIdent
   return { user: osUser(), host: hostname(), pid: process.pid, command, ...(ciJobUrl ? { ciJobUrl } : {}) };
 }
 
+/**
+ * `ana@ops-1 (pid 77, "voxform apply", since …, job …)`, with `since` when the run holds something
+ * since then and `more` after the rest (a lock's id), its control characters as `?`: read from a
+ * file or row any run could have written.
+ */
+export function describeRun(run: RunIdentity & { since?: string }, more = ''): string {
+  const since = run.since !== undefined ? `, since ${run.since}` : '';
+  const job = run.ciJobUrl ? `, job ${run.ciJobUrl}` : '';
+  return controlsAsQuestionMarks(`${run.user}@${run.host} (pid ${run.pid}, "${run.command}"${since}${job}${more})`);
+}
+
 /** A run's identity as read back from a file or row anyone may have written; undefined when it is not one voxform wrote. */
 export function runIdentityOf(value: unknown): RunIdentity | undefined {
   const run = value as Partial<Record<keyof RunIdentity, unknown>> | null;
@@ -63,10 +76,30 @@ export function runIdentityOf(value: unknown): RunIdentity | undefined {
   return { user: run.user, host: run.host, pid: run.pid, command: run.command, ...(typeof run.ciJobUrl === 'string' ? { ciJobUrl: run.ciJobUrl } : {}) };
 }
 
-/** Whether a run no longer runs: judged on its own host only, by its pid (a process of another user still runs). */
-export function isDead(run: Pick<RunIdentity, 'host' | 'pid'>): boolean {
+/**
+ * The records naming this process (a state lock's holder file, the users entry of an emulator's
+ * data file) that it wrote and has not taken back, by their file names, which are random. One of
+ * this host and pid not among them was left by an earlier process that had the same pid: a
+ * container runs voxform as pid 1 on the same host name after every restart, so the record of a
+ * killed one would otherwise be taken for this process's own, alive, forever.
+ */
+const recordsOfThisProcess = new Set<string>();
+
+/** Notes `file` as a record this process writes, naming itself; returns the function that forgets it, once the record is taken back. */
+export function ownRecord(file: string): () => void {
+  const name = path.basename(file);
+  recordsOfThisProcess.add(name);
+  return () => recordsOfThisProcess.delete(name);
+}
+
+/**
+ * Whether the run the record `file` names no longer runs: judged on its own host only, by its pid
+ * (a process of another user still runs); one naming this process's pid is alive only when this
+ * process wrote it (see recordsOfThisProcess).
+ */
+export function isDead(run: Pick<RunIdentity, 'host' | 'pid'>, file: string): boolean {
   if (run.host !== hostname()) return false;
-  if (run.pid === process.pid) return false;
+  if (run.pid === process.pid) return !recordsOfThisProcess.has(path.basename(file));
   try {
     process.kill(run.pid, 0);
     return false;

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCliInProcess, spawnCli, useTempDirs } from '../helpers/cli.js';
 import { STAGED_MANIFEST } from '../helpers/project.js';
+import { runBy } from '../../src/util/run-identity.js';
 
 const tempDir = useTempDirs();
 
@@ -108,7 +109,7 @@ describe('--local beside `voxform emulator --data .voxform/local.json`', () => {
       const written = await readFile(dataFile, 'utf8');
       const apply = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir });
       expect(apply.code).toBe(1);
-      expect(apply.stderr).toContain(`error[emulator_data_in_use]: The emulator data file ${dataFile} is in use by \`voxform emulator --data\` (pid ${emulator.child.pid}, `);
+      expect(apply.stderr).toContain(`error[emulator_data_in_use]: The emulator data file ${dataFile} is in use by ${runBy()} (pid ${emulator.child.pid}, "voxform emulator --data", since `);
       expect(apply.stderr).toContain('hint: Point this command at that emulator instead of --local');
       expect(await readFile(dataFile, 'utf8')).toBe(written);
     } finally {

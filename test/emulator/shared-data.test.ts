@@ -123,7 +123,7 @@ describe('a data file an emulator owns (`voxform emulator --data`) is never shar
     const local = await embedded();
     await expect(startEmulator({ dataFile, webhooks: 'none' })).rejects.toMatchObject({
       code: 'emulator_data_in_use',
-      message: expect.stringContaining(`is in use by a command run with --local (pid ${process.pid}, `),
+      message: expect.stringMatching(new RegExp(`is in use by \\S+@${hostname()} \\(pid ${process.pid}, "voxform … --local", since [^)]+\\), whose embedded emulator shares it`)),
       hint: expect.stringContaining('point --data at another file'),
     });
     await local.close();
@@ -136,7 +136,7 @@ describe('a data file an emulator owns (`voxform emulator --data`) is never shar
     await clientFor(first).put(`/agents/${FRONT_DESK}`, { name: 'Kept by the owner', config: {} });
     await expect(startEmulator({ dataFile, sharedDataFile: true, webhooks: 'none' })).rejects.toMatchObject({
       code: 'emulator_data_in_use',
-      message: expect.stringContaining('is in use by `voxform emulator --data` (pid '),
+      message: expect.stringMatching(new RegExp(`is in use by \\S+@${hostname()} \\(pid ${process.pid}, "voxform emulator --data", since [^)]+\\), which keeps the account`)),
     });
     await expect(startEmulator({ dataFile, webhooks: 'none' })).rejects.toMatchObject({ code: 'emulator_data_in_use', message: expect.stringContaining('a second emulator') });
     expect((await onDisk()).agents.find((agent: { id: string }) => agent.id === FRONT_DESK).name).toBe('Kept by the owner');
@@ -167,5 +167,17 @@ describe('a data file an emulator owns (`voxform emulator --data`) is never shar
     await writeFile(path.join(`${dataFile}.users.lock`, 'before-restart.json'), JSON.stringify(left));
     await owner();
     expect(await readdir(`${dataFile}.users.lock`)).not.toContain('before-restart.json');
+  });
+
+  it('names another user as a state lock names its holder, the control characters of its entry as ?', async () => {
+    await mkdir(`${dataFile}.users.lock`);
+    const ESC = '\u001b';
+    const planted = { user: `ana${ESC}]0;owned\u0007`, host: `elsewhere${ESC}[5m.invalid`, pid: 4242, command: `voxform emulator --data${ESC}[2J`, use: 'owns', since: `then${ESC}[1m` };
+    await writeFile(path.join(`${dataFile}.users.lock`, `planted${ESC}[31m.json`), JSON.stringify(planted));
+    const refused = (await embedded().catch((error: unknown) => error)) as { code: string; message: string; hint: string };
+    expect(refused.code).toBe('emulator_data_in_use');
+    expect(refused.message).toContain('is in use by ana?]0;owned?@elsewhere?[5m.invalid (pid 4242, "voxform emulator --data?[2J", since then?[1m), which keeps');
+    expect(refused.hint).toContain(`delete ${dataFile}.users.lock/planted?[31m.json`);
+    expect(`${refused.message}${refused.hint}`).not.toMatch(/[\u0000-\u001f]/);
   });
 });

@@ -123,6 +123,21 @@ describe('state lock', () => {
     await lock.release();
   });
 
+  it("takes over a lock of this host and pid that this process did not write (a restarted container's apply runs as pid 1 again)", async () => {
+    const file = path.join(dir, 'state.json');
+    await mkdir(`${file}.lock`);
+    const before = { pid: process.pid, host: hostname(), user: 'x', command: 'voxform apply', since: 'before the restart' };
+    await writeFile(`${file}.lock/holder-0123456789abcdef.json`, JSON.stringify(before));
+    expect(await new FileStateBackend(file).readLock()).toMatchObject({ pid: process.pid, noLongerRuns: true });
+    const warnings: string[] = [];
+    const lock = await acquireStateLock(file, { command: 'c', timeoutSeconds: 0, warn: (m) => warnings.push(m) });
+    expect(warnings).toEqual([`Taking over the state lock left by x@${hostname()} (pid ${process.pid}, "voxform apply", since before the restart, lock 0123456789abcdef), which no longer runs.`]);
+    // The lock this process took is its own: alive.
+    expect(await readStateLockWithId(file)).toMatchObject({ owner: { pid: process.pid, command: 'c' }, lockId: lock.lockId });
+    expect(await readStateLockWithId(file)).not.toHaveProperty('noLongerRuns');
+    await lock.release();
+  });
+
   it('takes over the lock file an older voxform left behind', async () => {
     const file = path.join(dir, 'state.json');
     await writeFile(`${file}.lock`, JSON.stringify({ pid: DEAD_PID, host: hostname(), user: 'x', command: 'voxform apply', since: 'then' }));
