@@ -472,7 +472,7 @@ function addServiceCommands(program: Command, action: CommandAction): void {
     .addArgument(new Argument('<kind>', 'what to list').choices(['phones', 'agents', 'campaigns', 'knowledge']))
     .argument('[name]', 'only this one: a phone number; an agent id, or the local name or name on the service of an agent of the manifests; a campaign\'s or knowledge file\'s manifest name or id (an id that starts with - goes after --)')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
-    .option('--state <url|path>', `${STATE_OPTION}; read for campaigns and knowledge`)
+    .option('--state <url|path>', `${STATE_OPTION}; read for what it records of phones, campaigns and knowledge, and its deploy ledger for the agents' names filled from \${env:…}`)
     .action(action('get'));
 }
 

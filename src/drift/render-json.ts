@@ -52,6 +52,8 @@ export function driftToJson(report: DriftReport): Record<string, unknown> {
     ...(report.missingState ? { missing_state: missingStateJson(report.missingState) } : {}),
     // Where and why only: the service's value there is a secret, and the manifests' is not known.
     ...(report.notCompared ? { not_compared: report.notCompared.map((place) => ({ address: place.address, kind: place.kind, path: place.field.path, variables: place.variables })) } : {}),
+    // Named so that `drift: false` is not read as the service matching what the last apply recorded beyond the manifests.
+    ...(report.noLongerManaged?.length ? { no_longer_managed: report.noLongerManaged } : {}),
   };
 }
 

@@ -7,6 +7,7 @@
 import type { ApiClient } from '../api/index.js';
 import { agentNamesOnService } from '../api/agent-if-exists.js';
 import type { GlobalCallHistoryRecord } from '../schema/types.gen.js';
+import { REDACTED } from '../secrets/redact.js';
 import { byCodeUnits } from '../util/compare.js';
 import { phoneHolders } from '../plan/shared-resources.js';
 import { stateSourceJson, type InventoryState, type StateSourceJson } from './state-records.js';
@@ -80,10 +81,23 @@ export interface AgentsReport {
   sources: { manifest_agents: number; phones: number; calls_read: number; more_calls: boolean };
 }
 
+/**
+ * Whether a live agent's name is a secret (an apply filled it from `${env:…}`, the deploy ledger
+ * says): it is withheld whole, before anything is sorted by it.
+ */
+type SecretName = (agentId: string) => boolean;
+
+/** The names on the service of the agents of `ids` it has, a secret one as `(sensitive)`. */
+async function namesShown(client: InventoryReader, ids: ReadonlySet<string>, secretName: SecretName): Promise<Map<string, string>> {
+  const names = await agentNamesOnService(client, ids);
+  for (const id of names.keys()) if (secretName(id)) names.set(id, REDACTED);
+  return names;
+}
+
 /** Every number of the service's phone list, with its agent's name; `state.workspaces` tell which environment holds each. */
-export async function readLivePhones(client: InventoryReader, managed: ManagedResources, state: InventoryState): Promise<PhonesReport> {
+export async function readLivePhones(client: InventoryReader, managed: ManagedResources, state: InventoryState, secretName: SecretName): Promise<PhonesReport> {
   const phones = await client.listPhones();
-  const names = await agentNamesOnService(client, new Set(phones.flatMap((phone) => (phone.agent_id ? [phone.agent_id] : []))));
+  const names = await namesShown(client, new Set(phones.flatMap((phone) => (phone.agent_id ? [phone.agent_id] : []))), secretName);
   const { workspaces } = state;
   const own = workspaces[0]?.environment;
   return {
@@ -115,7 +129,7 @@ function rank(agent: Pick<LiveAgent, 'managed_by' | 'environment'>): number {
 }
 
 /** The agents the manifests, the phones and the latest calls name; `extra` adds ids found otherwise (an id the user named). */
-export async function readLiveAgents(client: InventoryReader, managed: ManagedResources, extra: readonly string[] = []): Promise<AgentsReport> {
+export async function readLiveAgents(client: InventoryReader, managed: ManagedResources, secretName: SecretName, extra: readonly string[] = []): Promise<AgentsReport> {
   const found = new Map<string, { sources: Set<AgentSource>; phones: string[] }>();
   const note = (id: string, source: AgentSource, phone?: string) => {
     const entry = found.get(id) ?? { sources: new Set<AgentSource>(), phones: [] };
@@ -131,7 +145,7 @@ export async function readLiveAgents(client: InventoryReader, managed: ManagedRe
   });
   for (const id of extra) if (!found.has(id)) note(id, 'named');
 
-  const names = await agentNamesOnService(client, new Set(found.keys()));
+  const names = await namesShown(client, new Set(found.keys()), secretName);
   const managedBy = new Map([...managed.agents].map(([local, id]) => [id, `agent.${local}`]));
   const otherEnvironment = new Map<string, { environment: string; address: string }>();
   for (const [environment, agents] of managed.otherEnvironments ?? []) {

@@ -1,6 +1,6 @@
 /**
  * What a plan holds of its updates, against what one request and one plan may hold: the one count
- * the differ, the incremental diff and `voxform diff` share.
+ * the differ and the incremental diff share.
  */
 import { MAX_REQUEST_BODY_BYTES } from '../api/http.js';
 import { MAX_PLAN_UPDATE_BYTES } from '../project-files/limits.js';

@@ -8,7 +8,6 @@ import type { Agent } from '../schema/types.gen.js';
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import { comparableLiveAgent, desiredAgentFields } from '../plan/agent-fields.js';
 import { serializeAlike } from '../plan/compare.js';
-import { PlanSizeCounter } from '../plan/plan-size.js';
 import { bothSides, fieldViews, LineDiffBudget, type FieldView } from '../plan/field-lines.js';
 import { redactValue } from '../plan/redact.js';
 import { REDACTED } from '../secrets/redact.js';
@@ -99,15 +98,16 @@ export function diffEnvironments(
   const agents: AgentDifference[] = [];
   // One output: every agent's line diffs share its budget, and what it holds of both sides the plan's.
   const lineDiffs = new LineDiffBudget();
-  const held = new PlanSizeCounter();
+  let held = 0;
   for (const [name, agentA] of [...desired.a.agents].sort(([x], [y]) => x.localeCompare(y))) {
     const agentB = desired.b.agents.get(name);
     const liveA = live.a.get(name);
     const liveB = live.b.get(name);
     if (!agentB || !liveA || !liveB) continue;
     const difference = agentDifference(name, { a: agentA, b: agentB }, { a: liveA, b: liveB }, liveSecrets.get(name) ?? [], lineDiffs);
-    // Nothing is sent: a live value is bounded by the plan's limit alone.
-    if (held.add({ printed: heldSize(difference), largest: 0 }) === 'plan_too_large') throw diffTooLarge(agentA);
+    // Nothing is sent, so no request's size counts: only what is held and printed, bounded as a plan's.
+    held += heldSize(difference);
+    if (held > MAX_PLAN_UPDATE_BYTES) throw diffTooLarge(agentA);
     agents.push(difference);
   }
   return { environments: { a: desired.a.environment ?? '(none)', b: desired.b.environment ?? '(none)' }, agents };

@@ -12,7 +12,7 @@
  *     values of the variables the state recorded. A state file or ledger inside the checkout is the
  *     pull request's: what it lists is added, and nothing it leaves out is relied on;
  *   - the places the pull request's own manifests fill from `${env:…}` (they add, never remove).
- * Every command asks here (plan, drift, apply, test, test capture, diff, export, report, logs, chat), each live
+ * Every command asks here (plan, drift, apply, test, test capture, diff, export, report, logs, chat, get), each live
  * agent told to `noteLiveAgent` (or `livePaths`) as it is read: none derives secret places on its own.
  */
 import { envPolicyOf } from './env-policy.js';

@@ -138,7 +138,7 @@ describe('voxform get campaigns|knowledge (against the emulator, the example man
     expect(recorded.stdout).toMatch(/^cmp_recall_2026 +Six-month check-up reminders +\+15551230002 +unmanaged +state, calls +10$/m);
   });
 
-  it('a state that cannot be read is said under the table, of phones too; the other sources still answer', async () => {
+  it('a state that cannot be read is said under the table, of phones too (whose agents\' names it would say are secrets are then all withheld); the other sources still answer; get agents stops', async () => {
     project = await startExampleProject();
     await mkdir(`${project.dir}/.voxform`, { recursive: true });
     await writeFile(`${project.dir}/.voxform/state.json`, '{"version": 1, "serial":');
@@ -151,8 +151,13 @@ describe('voxform get campaigns|knowledge (against the emulator, the example man
     expect(JSON.parse(json.stdout).sources.state.problem).toMatch(/state\.json/);
     const phones = await project.cliInProcess(['get', 'phones']);
     expect(phones.code, phones.stderr).toBe(0);
-    expect(phones.stdout).toMatch(/^\+15551230001 +active .* phone\.\+15551230001$/m);
+    expect(phones.stdout).toMatch(/^\+15551230001 +active +-OKstagingFrontDesk01 \(\(sensitive\)\) +phone\.\+15551230001$/m);
     expect(phones.stdout).toMatch(/\nThe state could not be read, so what it records is not shown: .*\.voxform\/state\.json.*\n$/);
+    // Its deploy ledger is what says which live names are secrets, as for logs and chat.
+    const agents = await project.cliInProcess(['get', 'agents']);
+    expect(agents.code).toBe(1);
+    expect(agents.stdout).toBe('');
+    expect(agents.stderr).toMatch(/^error\[state_invalid\]: The state file .*state\.json is not valid JSON\./);
   });
 
   it('an unknown NAME is an error with its code and a did-you-mean, exit 1', async () => {

@@ -164,6 +164,33 @@ describe('voxform get: a value hidden as a secret', () => {
   });
 });
 
+describe('voxform get: a live name an apply filled from ${env:…}, in a job without the variable', () => {
+  const tempDir = useTempDirs();
+
+  it('is withheld whole in the agents and phones tables and their JSON, as the deploy ledger says it was filled', async () => {
+    const cwd = await tempDir({
+      'voxform.yaml': 'version: 1\nagents:\n  a: { id: -OKspareAgent0000001, name: "Desk ${env:AG_NAME}" }\nphones:\n  "+15551230001": { agent: a }\n',
+    });
+    expect((await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd, env: { AG_NAME: 'planted-agent-name-77' } })).code).toBe(0);
+    const outputs = [];
+    for (const args of [['get', 'agents'], ['get', 'agents', 'a'], ['get', 'phones']]) {
+      for (const format of ['text', 'json']) outputs.push(await runCliInProcess([...args, '--local', '--format', format], { cwd }));
+    }
+    for (const output of outputs) {
+      expect(output.code, output.stderr).toBe(0);
+      expect(output.stdout + output.stderr).not.toContain('planted-agent-name-77');
+    }
+    const [agents, , one, oneJson, phones, phonesJson] = outputs;
+    expect(agents?.stdout).toMatch(/^-OKspareAgent0000001 +\(sensitive\) +agent\.a /m);
+    expect(one?.stdout).toMatch(/^-OKspareAgent0000001 +\(sensitive\) +agent\.a /m);
+    expect(JSON.parse(oneJson?.stdout ?? '').agents).toEqual([expect.objectContaining({ id: '-OKspareAgent0000001', name: '(sensitive)' })]);
+    expect(phones?.stdout).toMatch(/^\+15551230001 +active +-OKspareAgent0000001 \(\(sensitive\)\) +phone\.\+15551230001$/m);
+    expect(JSON.parse(phonesJson?.stdout ?? '').phones[0]).toMatchObject({ agent_id: '-OKspareAgent0000001', agent_name: '(sensitive)' });
+    // A name no apply filled from a variable is shown as the service holds it.
+    expect(phones?.stdout).toContain('(Appointment booking)');
+  });
+});
+
 describe('voxform get agents NAME: manifests with errors', () => {
   const tempDir = useTempDirs();
 

@@ -408,7 +408,7 @@ describe('voxform drift', () => {
     expect(expectCode(await p.cliInProcess(['apply', '--auto-approve']), 1).stderr).toContain('error[state_missing]');
   });
 
-  it('never says the service matches the last apply for resources it recorded that the manifests no longer name: it says they were not compared', async () => {
+  it('never says the service matches the last apply for resources it recorded that the manifests no longer name: it says they were not compared, and its JSON lists them', async () => {
     const p = await startProject();
     expectCode(await p.cliInProcess(['apply', '--auto-approve']), 0);
     await writeFile(path.join(p.dir, 'empty.yaml'), 'version: 1\n');
@@ -419,6 +419,10 @@ describe('voxform drift', () => {
         'The last apply also recorded 7 resources the manifests no longer name, not compared (voxform leaves them as they are on the service; `voxform plan` lists them): agent.booking, agent.front-desk, campaign.recall-reminders, credential.openai, knowledge.faq and 2 more.\n',
     );
     expect(expectCode(await p.cliInProcess(['drift', '-f', 'empty.yaml', '--format', 'markdown']), 0).stdout).toContain('The last apply also recorded 7 resources the manifests no longer name, not compared');
+    const document = JSON.parse(expectCode(await p.cliInProcess(['drift', '-f', 'empty.yaml', '--format', 'json']), 0).stdout) as DriftJson & { no_longer_managed?: string[] };
+    validateDrift(document);
+    expect(document.drift).toBe(false);
+    expect(document.no_longer_managed).toEqual(['agent.booking', 'agent.front-desk', 'campaign.recall-reminders', 'credential.openai', 'knowledge.faq', 'phone.+15551230001', 'phone.+15551230002']);
   });
 
   it("carries the manifests' warnings in its JSON, not as text on stderr, as a JSON plan does", async () => {

@@ -5,6 +5,8 @@ import { readKnowledge } from '../../inventory/knowledge.js';
 import { renderAgentsText, renderCampaignsText, renderInventoryJson, renderKnowledgeText, renderPhonesText, type TableText } from '../../inventory/render.js';
 import { readInventoryState, type InventoryState } from '../../inventory/state-records.js';
 import type { ApiClient } from '../../api/index.js';
+import type { StateBackend } from '../../state/backend.js';
+import { readTrustedSecrets } from '../../state/trusted-secrets.js';
 import { workspaceKey } from '../../state/types.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import { printable } from '../../util/printable.js';
@@ -18,7 +20,7 @@ interface GetOptions extends ConnectionOptions {
   file?: string[];
   env?: string;
   format?: 'text' | 'json';
-  /** The state backend, read for phones, campaigns and knowledge files (`--state`, else VOXFORM_STATE). */
+  /** The state backend and its deploy ledger (`--state`, else VOXFORM_STATE). */
   state?: string;
   /** `phones`, `agents`, `campaigns` or `knowledge` (commander checks), then an optional NAME. */
   args: string[];
@@ -27,9 +29,8 @@ interface GetOptions extends ConnectionOptions {
 /** `voxform get phones|agents|campaigns|knowledge [NAME]`: what is live, each entry marked with its manifest address or as unmanaged. */
 export async function run(options: GetOptions, ctx: CommandContext): Promise<number> {
   const [kind, name] = options.args;
-  // What the state records answers for what the service cannot return; its password is registered before anything is printed.
-  // The phones too: a number another environment's apply bound is that environment's.
-  const backend = kind === 'campaigns' || kind === 'knowledge' || kind === 'phones' ? await openOperatorBackend(options, ctx) : undefined;
+  // What the state records answers for what the service cannot return, and its ledger says which live names are secrets; its password is registered before anything is printed.
+  const backend = await openOperatorBackend(options, ctx);
   const project = await manifestProject(options, ctx);
   const connection = await resolveConnection({ ...options, manifest: project.service }, ctx);
   const { client } = connection;
@@ -40,15 +41,20 @@ export async function run(options: GetOptions, ctx: CommandContext): Promise<num
   const tableText: TableText = { redact: (text) => ctx.secrets.redact(text), maxWidth: ctx.stdout.columns };
 
   // Numbers and campaigns are the account's, so the other environments' workspaces say whose each is; a knowledge file is each environment's own.
-  const state = backend === undefined ? undefined : await readInventoryState(backend, workspaceKey(options.env, connection.serviceId), { otherEnvironments: kind !== 'knowledge' });
-  if (state !== undefined && kind !== 'phones') {
+  const workspace = workspaceKey(options.env, connection.serviceId);
+  if (kind === 'campaigns' || kind === 'knowledge') {
+    const state = await readInventoryState(backend, workspace, { otherEnvironments: kind !== 'knowledge' });
     const listed = kind === 'campaigns' ? await getCampaigns(client, project, state, name) : await getKnowledge(client, project, state, name);
     ctx.stdout.write(json ? renderInventoryJson(listed.report) : listed.render(tableText));
     return 0;
   }
 
-  if (kind === 'phones' && state !== undefined) {
-    const report = await readLivePhones(client, managed, state);
+  if (kind === 'phones') {
+    // The phones too: a number another environment's apply bound is that environment's.
+    const state = await readInventoryState(backend, workspace, { otherEnvironments: true });
+    // A state that cannot be read is said under the table; which names are secrets is then not known, so none is shown.
+    const secretName = state.problem === undefined && state.unreadEnvironments.length === 0 ? await secretNames(backend, workspace, ctx) : () => true;
+    const report = await readLivePhones(client, managed, state, secretName);
     if (name !== undefined) {
       const phones = report.phones.filter((phone) => phone.number === name);
       if (phones.length === 0) {
@@ -65,10 +71,21 @@ export async function run(options: GetOptions, ctx: CommandContext): Promise<num
 
   // NAME: an agent id, or the local name or name on the service of an agent of the manifests, as `logs --agent` takes.
   const id = name === undefined ? undefined : await resolveAgentArgument(name, manifestAgentNames(project), client, { label: 'agent' });
-  const report = await readLiveAgents(client, managed, id === undefined ? [] : [id]);
+  const secretName = await secretNames(backend, workspace, ctx);
+  const report = await readLiveAgents(client, managed, secretName, id === undefined ? [] : [id]);
   if (id !== undefined) report.agents = report.agents.filter((agent) => agent.id === id);
   ctx.stdout.write(json ? renderInventoryJson(report) : renderAgentsText(report, { ...tableText, filtered: id !== undefined }));
   return 0;
+}
+
+/**
+ * Whether a live agent's name is a secret: the deploy ledger says an apply filled it from `${env:…}`,
+ * so it holds a variable's value, which a job without the variable has nothing else to hide it by.
+ * Withheld whole, as `plan` withholds the place: a short value is not searched for in text.
+ */
+async function secretNames(backend: StateBackend, workspace: string, ctx: CommandContext): Promise<(agentId: string) => boolean> {
+  const trusted = await readTrustedSecrets(backend, workspace, ctx.env, ctx.secrets);
+  return (agentId) => trusted.ledgerNamesOf(agentId).length > 0;
 }
 
 /** The campaigns, or the one NAME names (a manifest name or a campaign id), with their table. */
