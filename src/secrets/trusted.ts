@@ -12,6 +12,8 @@
  *     values of the variables the state recorded. A state file or ledger inside the checkout is the
  *     pull request's: what it lists is added, and nothing it leaves out is relied on;
  *   - the places the pull request's own manifests fill from `${env:…}` (they add, never remove).
+ * What the ledger's places hold is searched for in all output only as the service holds it: live
+ * text the checkout serves (`LiveSource`) may be the pull request's own words.
  * Every command asks here (plan, drift, apply, test, test capture, diff, export, report, logs, chat), each live
  * agent told to `noteLiveAgent` (or `livePaths`) as it is read: none derives secret places on its own.
  */
@@ -24,6 +26,12 @@ import { MIN_SEARCHABLE_SECRET, type SecretRegistry } from './redact.js';
 import { sensitiveConfigPatterns } from './schema-paths.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Where the live agents a run reads come from: the service, or the checkout (`--local`'s embedded
+ * emulator serving a data file git tracks, which a pull request may have written).
+ */
+export type LiveSource = 'service' | 'checkout';
 
 /**
  * What a deploy record of the ledger tells of secrets: each agent version's id and its places filled
@@ -54,11 +62,12 @@ export class TrustedSecrets {
 
   /**
    * `env` is the operator's environment; `registry` hears every secret value found, for the scrub
-   * of all output.
+   * of all output; `liveSource`, where the live agents this run reads come from.
    */
   constructor(
     readonly env: Env,
     private readonly registry: SecretRegistry,
+    private readonly liveSource: LiveSource,
   ) {
     this.variables = manifestReadableVariables(env);
     // Longest first: where one value holds another, `variablesIn` names the longer.
@@ -160,9 +169,12 @@ export class TrustedSecrets {
    * against `Code SPRING-26.` → `SPRING-26`), are registered, so a job without the variable still
    * scrubs them wherever the agent says them. When no recorded value has the live value's shape (it
    * changed since), which part is secret is unknown: the whole live value is registered.
+   * Live text the checkout serves is registered for nothing: the pull request may have written it,
+   * so a value read off it would hide words of its choosing from every output. Its place is still
+   * among `livePaths`, withheld where a value is withheld by its place.
    */
   private noteLedgerPlace(agentId: string, place: string, live: unknown): void {
-    if (typeof live !== 'string' || live === '') return;
+    if (typeof live !== 'string' || live === '' || this.liveSource === 'checkout') return;
     const read = [...(this.ledgerEnvPlaces.get(agentId)?.get(place) ?? [])].map((written) => referencedValues(written, live)).filter((values) => values !== undefined);
     if (read.length === 0) this.registry.add(live);
     for (const value of read.flat()) this.registry.add(value);

@@ -1,6 +1,6 @@
 /** A workspace's trusted secrets read from its state backend: the evidence secrets/trusted.ts weighs. */
 import { hasEnvReference } from '../secrets/env-reference.js';
-import { TrustedSecrets } from '../secrets/trusted.js';
+import { TrustedSecrets, type LiveSource } from '../secrets/trusted.js';
 import type { SecretRegistry } from '../secrets/redact.js';
 import type { AgentSummary, HistoryStore } from '../history/types.js';
 import type { StateBackend } from './backend.js';
@@ -12,8 +12,8 @@ import { byCodeUnits } from '../util/compare.js';
  * The trusted secrets of a workspace as the operator's state backend knows them (`noteStateEvidence`),
  * for a command that reads live values without planning (`test`, `test capture`, `diff`).
  */
-export async function readTrustedSecrets(backend: StateBackend, workspace: string, env: Readonly<Record<string, string | undefined>>, registry: SecretRegistry): Promise<TrustedSecrets> {
-  const trusted = new TrustedSecrets(env, registry);
+export async function readTrustedSecrets(backend: StateBackend, workspace: string, env: Readonly<Record<string, string | undefined>>, registry: SecretRegistry, liveSource: LiveSource): Promise<TrustedSecrets> {
+  const trusted = new TrustedSecrets(env, registry, liveSource);
   await noteStateEvidence(trusted, backend, workspace, (await backend.readWorkspace(workspace)).workspace);
   return trusted;
 }

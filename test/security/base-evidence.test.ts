@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expect, it } from 'vitest';
+import { GITIGNORE_ENTRIES } from '../../src/templates/gitignore.js';
 import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 
 const SECRET = 'planted-secret-123456';
@@ -22,9 +23,13 @@ function manifest(firstMessage: string, prompt = 'You are the receptionist of Ac
   return ['version: 1', 'agents:', '  front-desk:', `    id: "${AGENT}"`, '    config:', `      prompt: "${prompt}"`, `      first_message: "${firstMessage}"`, ''].join('\n');
 }
 
-/** A repository on `main` whose deploy read HOOK_TOKEN into the greeting, its state and ledger committed; its folder. */
+/**
+ * A repository on `main` whose deploy read HOOK_TOKEN into the greeting, its state and ledger
+ * committed; its folder. The embedded emulator's data stands in for the service: ignored, as the
+ * `.gitignore` of `voxform init` has it, since what a committed one holds is the pull request's.
+ */
 async function deployedProject(): Promise<string> {
-  const dir = await tempDir({ 'voxform.yaml': manifest('Welcome. Your code is ${env:HOOK_TOKEN}.') });
+  const dir = await tempDir({ 'voxform.yaml': manifest('Welcome. Your code is ${env:HOOK_TOKEN}.'), '.gitignore': `${GITIGNORE_ENTRIES.join('\n')}\n` });
   git(dir, 'init', '-q', '-b', 'main');
   git(dir, 'add', '-A');
   git(dir, 'commit', '-qm', 'init');
