@@ -56,6 +56,17 @@ describe('TrustedSecrets', () => {
     expect(registry.redact(`Code ${PROMO}`)).toBe(`Code ${REDACTED}`);
   });
 
+  it("reads values off a live one by vouched records only: a record only the checkout holds adds its places, and hides only text around a vouched value", () => {
+    const registry = new SecretRegistry();
+    const trusted = new TrustedSecrets({}, registry, 'service');
+    const record = (config: Record<string, string>) => ({ workspace: 'default@local', agents: { desk: { id: 'ag_1', config, configHash: 'h', maskedPaths: Object.keys(config) } } }) as unknown as HistoryRecord;
+    trusted.noteLedger([record({ first_message: 'Code ${env:PROMO_CODE}. Welcome!' })]);
+    trusted.noteLedger([record({ first_message: '${env:A}. Welcome!', prompt: 'You are the ${env:ROLE}.' })], false);
+    const live = { first_message: `Code ${PROMO}. Welcome!`, prompt: 'You are the receptionist.' };
+    expect(trusted.livePaths('ag_1', live)).toEqual(['first_message', 'prompt']);
+    expect(registry.redact(`the receptionist; Code ${PROMO}; ${PROMO}`)).toBe(`the receptionist; ${REDACTED}; ${REDACTED}`);
+  });
+
   it("reads a ledger's place inside a list by its index, as the ledger writes it (`tools.0.description`)", () => {
     const registry = new SecretRegistry();
     const trusted = new TrustedSecrets({}, registry, 'service');

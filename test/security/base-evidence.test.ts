@@ -112,6 +112,33 @@ it("the base's ledger only adds: a forged record there cannot narrow what the ch
   expect(withoutBase.stdout).not.toContain(SECRET);
 }, 120_000);
 
+it("with VOXFORM_BASE_REF a record the pull request adds to the ledger hides no word of its own: only the base's records read values off a live one", async () => {
+  const dir = await deployedProject();
+  git(dir, 'checkout', '-qb', 'pr');
+  const history = path.join(dir, '.voxform', 'history');
+  const [genuineName] = await readdir(history);
+  const forged = JSON.parse(await readFile(path.join(history, genuineName as string), 'utf8')) as { id: string; agents: Record<string, { config: Record<string, unknown>; maskedPaths: string[] }> };
+  // Read off the live prompt, this shape would make "receptionist" a secret.
+  forged.id = forged.id.replace(/-[0-9a-f]{6}$/, '-ffffff');
+  const agent = forged.agents['front-desk'] as { config: Record<string, unknown>; maskedPaths: string[] };
+  agent.config.prompt = 'You are the ${env:ROLE} of Acme Dental. Be brief.';
+  agent.maskedPaths = ['first_message', 'prompt'];
+  await writeFile(path.join(history, `${forged.id}.json`), JSON.stringify(forged));
+  await writeFile(path.join(dir, 'voxform.yaml'), manifest('Welcome.', 'You are the receptionist of Acme Dental. Never read a card number back.'));
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-qm', 'a forged record');
+
+  for (const format of ['text', 'markdown', 'json']) {
+    const plan = await runCliInProcess(['plan', '--local', '--format', format], { cwd: dir, env: { VOXFORM_BASE_REF: 'main' } });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout, format).toContain('You are the receptionist of Acme Dental. Never read a card number back.');
+    expect(plan.stdout + plan.stderr, format).not.toContain(SECRET);
+  }
+  // Without it the checkout's ledger is the only evidence, the forged record included: the limit docs/security.md states.
+  const withoutBase = await runCliInProcess(['plan', '--local', '--format', 'markdown'], { cwd: dir });
+  expect(withoutBase.stdout).not.toContain('receptionist');
+}, 120_000);
+
 it('a base revision git cannot read stops the plan with state_base_unreadable, exit 1', async () => {
   const dir = await deployedProject();
   await pullRequestDeletingTheLedger(dir);
