@@ -5,9 +5,11 @@ import { nonEmpty, originOf, parseTrustedOrigins, trustedOrigins, untrustedBaseU
 import type { RunningEmulator } from '../emulator/index.js';
 import { isVoxformError, VoxformError } from '../errors.js';
 import { isAgentNotFound, withHint } from '../api/errors.js';
+import { cameWithCheckout } from '../project-files/git.js';
 import { makeKeptFolder } from '../project-files/kept-files.js';
 import { isFileSystemError } from '../util/atomic-write.js';
 import { headerValueFromEnv } from '../util/env-header.js';
+import type { LiveSource } from '../secrets/trusted.js';
 import { registerUrlTokens } from '../secrets/url-tokens.js';
 import { registerModelSecrets } from '../model/chat-model.js';
 import type { CommandContext, ConnectionOptions } from './context.js';
@@ -25,6 +27,8 @@ export interface Connection {
   local: boolean;
   /** How the service is named in state and saved plans: its base URL, or `local` for the embedded emulator. */
   serviceId: string;
+  /** Where the live agents it answers with come from: the checkout, for `--local` over a data file git tracks. */
+  liveSource: LiveSource;
 }
 
 /** What the manifests ask for: used only when the operator named neither a base URL nor a region. */
@@ -53,7 +57,8 @@ export async function resolveConnection(
   ctx.secrets.add(apiKey);
   const client = createClient({ ...clientTuning(options, ctx, tuning, emulator === undefined), baseUrl, apiKey });
   ctx.onExit(() => client.close({ abort: true }));
-  return { client, baseUrl: client.baseUrl, apiKey, local: emulator !== undefined, serviceId: emulator ? 'local' : client.baseUrl };
+  const liveSource = emulator && (await cameWithCheckout(localDataFile(ctx), ctx.env)) ? 'checkout' : 'service';
+  return { client, baseUrl: client.baseUrl, apiKey, local: emulator !== undefined, serviceId: emulator ? 'local' : client.baseUrl, liveSource };
 }
 
 /** The base URL and key of a service on the network (not `--local`). */
@@ -97,6 +102,11 @@ export type LocalWebhooks = 'all' | 'none';
 /** Where `--local` keeps the folder's account. */
 export const LOCAL_DATA_FILE = path.join('.voxform', 'local.json');
 
+/** The data file of `--local` for the run's folder. */
+function localDataFile(ctx: CommandContext): string {
+  return path.join(ctx.cwd, LOCAL_DATA_FILE);
+}
+
 /**
  * The hint of an agent the embedded emulator does not have: its account is its own, made from the
  * default seed, not the user's, so the id is likely right. A seed holding the agents (and a private
@@ -125,7 +135,7 @@ export function withLocalAgentHint(error: unknown): unknown {
  */
 export async function startLocalEmulator(ctx: CommandContext, options: { webhooks?: LocalWebhooks | undefined; manifests?: readonly string[] | undefined } = {}): Promise<RunningEmulator> {
   const { startEmulator, dataFileUnwritable } = await import('../emulator/index.js');
-  const dataFile = path.join(ctx.cwd, LOCAL_DATA_FILE);
+  const dataFile = localDataFile(ctx);
   await notePerFolderFile(ctx, LOCAL_DATA_FILE, '--local keeps one account per folder, as the state', undefined, options.manifests ?? []);
   // A folder that cannot be made (a `.voxform` file in its place) is the data file's failure, said as the emulator says it.
   await makeKeptFolder(path.dirname(dataFile)).catch((error: unknown) => {

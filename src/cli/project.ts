@@ -132,11 +132,11 @@ export async function openOperatorBackend(options: StateChoiceOptions, ctx: Comm
 export async function operatorTrustedSecrets(
   options: StateChoiceOptions,
   ctx: CommandContext,
-  workspace: { environment: string | undefined; serviceId: string },
+  workspace: { environment: string | undefined } & Pick<Connection, 'serviceId' | 'liveSource'>,
   how: { note: 'now' | 'later' } = { note: 'now' },
 ): Promise<TrustedSecrets> {
   const backend = await openOperatorBackend(options, ctx, how);
-  return readTrustedSecrets(backend, workspaceKey(workspace.environment, workspace.serviceId), ctx.env, ctx.secrets);
+  return readTrustedSecrets(backend, workspaceKey(workspace.environment, workspace.serviceId), ctx.env, ctx.secrets, workspace.liveSource);
 }
 
 /** What chooses the state: `--state`, and the manifests named with `-f`, whose folder may hold another. */
@@ -170,7 +170,7 @@ export function planInputs(project: ConnectedProject, ctx: CommandContext) {
     fingerprintKey: fingerprintKey(project.connection.apiKey),
     files: displayFiles(project.desired, ctx.cwd),
     // What `${env:…}` put on the service stays secret whatever the manifests and the state file now say.
-    secrets: new TrustedSecrets(ctx.env, ctx.secrets),
+    secrets: new TrustedSecrets(ctx.env, ctx.secrets, project.connection.liveSource),
     takeOver: project.takeOver,
   };
 }

@@ -104,7 +104,7 @@ export async function runTests(options: RunTestsOptions): Promise<TestRun> {
   checkDeclaredWork(files, { targets: options.targets, repeat: options.repeat, judge: options.model !== undefined }, limits);
   const { desired, withSecrets, secrets, ...rest } = options;
   const agents = options.client
-    ? await resolveAgentsUnderTest(files, desired, stoppable(options.client, options.signal), options.parallelism, { withSecrets: withSecrets === true, trusted: secrets ?? new TrustedSecrets({}, new SecretRegistry()) })
+    ? await resolveAgentsUnderTest(files, desired, stoppable(options.client, options.signal), options.parallelism, { withSecrets: withSecrets === true, trusted: secrets ?? new TrustedSecrets({}, new SecretRegistry(), 'service') })
     : agentsFromManifests(files, desired, withSecrets === true);
   const run = await runPreparedTests({ ...rest, files, grep: undefined, agents });
   const sinked = options.client && options.targets.includes('desired') ? sinkedTargets(agents) : [];

@@ -14,6 +14,7 @@
  */
 import { execFile } from 'node:child_process';
 import { realpathSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { findProjectRoot, isInside, pathExists } from './guarded-read.js';
 
@@ -260,4 +261,19 @@ export async function listTree(
     const [mode, type, object, size] = entry.slice(0, tab).split(/ +/);
     return tab > 0 && mode && type && object ? [{ mode, type, object, size: Number(size), path: entry.slice(tab + 1) }] : [];
   });
+}
+
+/**
+ * Whether `file` (absolute, in an existing folder) came with the checkout: git tracks it in the work
+ * tree holding it, so a pull request may have written it. Outside a work tree it did not; in one git
+ * cannot read, it may have.
+ */
+export async function cameWithCheckout(file: string, env: Env): Promise<boolean> {
+  const folder = await realpath(path.dirname(file)).catch(() => undefined);
+  if (folder === undefined || (await gitWorkTreeRoot(folder)) === undefined) return false;
+  const repository = await openGitRepository(folder, env);
+  const fromRoot = repository ? pathFromRoot(repository.root, path.join(folder, path.basename(file))) : undefined;
+  if (!repository || fromRoot === undefined) return true;
+  const listed = await runEntries(repository, ['--literal-pathspecs', 'ls-files', '-z', '--', fromRoot]);
+  return listed === undefined || listed.entries.length > 0;
 }

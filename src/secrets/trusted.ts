@@ -12,6 +12,9 @@
  *     values of the variables the state recorded. A state file or ledger inside the checkout is the
  *     pull request's: what it lists is added, and nothing it leaves out is relied on;
  *   - the places the pull request's own manifests fill from `${env:…}` (they add, never remove).
+ * What the ledger's places hold is searched for in all output only as the service holds it and as
+ * evidence beyond the checkout reads it (`noteLedgerPlace`): the live text `--local` serves from a
+ * tracked file (`LiveSource`), and a ledger record the checkout alone holds, may be the pull request's.
  * Every command asks here (plan, drift, apply, test, test capture, diff, export, report, logs, chat, get), each live
  * agent told to `noteLiveAgent` (or `livePaths`) as it is read: none derives secret places on its own.
  */
@@ -24,6 +27,12 @@ import { MIN_SEARCHABLE_SECRET, type SecretRegistry } from './redact.js';
 import { sensitiveConfigPatterns } from './schema-paths.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Where the live agents a run reads come from: the service, or the checkout (`--local`'s embedded
+ * emulator serving a data file git tracks, which a pull request may have written).
+ */
+export type LiveSource = 'service' | 'checkout';
 
 /**
  * What a deploy record of the ledger tells of secrets: each agent version's id and its places filled
@@ -44,7 +53,12 @@ export class TrustedSecrets {
    * Each agent's places filled from `${env:…}` at its applies, by agent id, each with its values as
    * the applies recorded them, references written back (`Code ${env:PROMO}.`), the latest apply's last.
    */
-  private readonly ledgerEnvPlaces = new Map<string, Map<string, Set<string>>>();
+  private readonly ledgerEnvPlaces: LedgerPlaces = new Map();
+  /**
+   * The same, from the records evidence beyond the checkout holds (`noteLedger`'s `vouched`): only
+   * their recorded values say which part of a live value is secret.
+   */
+  private readonly vouchedEnvPlaces: LedgerPlaces = new Map();
   /** Each agent's names as applies recorded them holding a `${env:…}` reference, by agent id, the latest apply's last. */
   private readonly ledgerNames = new Map<string, Set<string>>();
   /** The variables the deploy ledger names in the values it recorded: an apply read them. */
@@ -54,11 +68,12 @@ export class TrustedSecrets {
 
   /**
    * `env` is the operator's environment; `registry` hears every secret value found, for the scrub
-   * of all output.
+   * of all output; `liveSource`, where the live agents this run reads come from.
    */
   constructor(
     readonly env: Env,
     private readonly registry: SecretRegistry,
+    private readonly liveSource: LiveSource,
   ) {
     this.variables = manifestReadableVariables(env);
     // Longest first: where one value holds another, `variablesIn` names the longer.
@@ -74,8 +89,12 @@ export class TrustedSecrets {
     }
   }
 
-  /** The deploy ledger: each agent's places filled from `${env:…}` at its applies, by agent id. */
-  noteLedger(records: readonly LedgerSecrets[]): void {
+  /**
+   * The deploy ledger: each agent's places filled from `${env:…}` at its applies, by agent id.
+   * `vouched`: false for records only the checkout holds while the base revision's ledger is read
+   * too (src/state/trusted-secrets.ts); their places count, what they read off a live value does not.
+   */
+  noteLedger(records: readonly LedgerSecrets[], vouched = true): void {
     for (const record of records) {
       for (const version of Object.values(record.agents ?? {})) {
         if (typeof version?.id !== 'string') continue;
@@ -87,16 +106,14 @@ export class TrustedSecrets {
           for (const name of referencedNames(version.name as string)) this.ledgerVariables.add(name);
         }
         if (!Array.isArray(version.maskedPaths)) continue;
-        let places = this.ledgerEnvPlaces.get(version.id);
-        if (!places) this.ledgerEnvPlaces.set(version.id, (places = new Map()));
+        if (!this.ledgerEnvPlaces.has(version.id)) this.ledgerEnvPlaces.set(version.id, new Map());
         for (const place of version.maskedPaths) {
           if (typeof place !== 'string') continue;
-          let values = places.get(place);
-          if (!values) places.set(place, (values = new Set()));
           const written = valueAtPlace(version.config, place);
-          if (!hasEnvReference(written)) continue;
-          addAsLatest(values, written as string);
-          for (const name of referencedNames(written as string)) this.ledgerVariables.add(name);
+          const shape = hasEnvReference(written) ? (written as string) : undefined;
+          recordPlace(this.ledgerEnvPlaces, version.id, place, shape);
+          if (vouched) recordPlace(this.vouchedEnvPlaces, version.id, place, shape);
+          for (const name of referencedNames(shape ?? '')) this.ledgerVariables.add(name);
         }
       }
     }
@@ -160,12 +177,21 @@ export class TrustedSecrets {
    * against `Code SPRING-26.` → `SPRING-26`), are registered, so a job without the variable still
    * scrubs them wherever the agent says them. When no recorded value has the live value's shape (it
    * changed since), which part is secret is unknown: the whole live value is registered.
+   * What only the checkout vouches for is registered for nothing, its place still among `livePaths`
+   * (withheld where a value is withheld by its place): live text the checkout serves, which the pull
+   * request may have written; and a value read by a record only the checkout's ledger holds, unless it
+   * holds one a vouched record reads there. Either would let the pull request hide words of its
+   * choosing from every output (`You are the ${env:X}.` read `receptionist` off the live prompt);
+   * a record of its own may widen what is hidden around a secret, never hide text without one.
    */
   private noteLedgerPlace(agentId: string, place: string, live: unknown): void {
-    if (typeof live !== 'string' || live === '') return;
-    const read = [...(this.ledgerEnvPlaces.get(agentId)?.get(place) ?? [])].map((written) => referencedValues(written, live)).filter((values) => values !== undefined);
-    if (read.length === 0) this.registry.add(live);
-    for (const value of read.flat()) this.registry.add(value);
+    if (typeof live !== 'string' || live === '' || this.liveSource === 'checkout') return;
+    const vouched = valuesReadOff(this.vouchedEnvPlaces.get(agentId)?.get(place), live);
+    for (const value of vouched) this.registry.add(value);
+    const secrets = vouched.filter((value) => value.length >= MIN_SEARCHABLE_SECRET);
+    for (const value of valuesReadOff(this.ledgerEnvPlaces.get(agentId)?.get(place), live)) {
+      if (secrets.some((secret) => value.includes(secret))) this.registry.add(value);
+    }
   }
 
   /**
@@ -271,6 +297,28 @@ export function trustedSecretPaths(
  */
 export function placesKeptLive(livePlaces: readonly string[], sent: object, liveConfig: Record<string, unknown>): string[] {
   return livePlaces.filter((place) => jsonEqual(valueAtPlace(sent, place), valueAtPlace(liveConfig, place)));
+}
+
+/** Each agent's places filled from `${env:…}`, by agent id, each with its values as recorded (`Code ${env:PROMO}.`), the latest apply's last. */
+type LedgerPlaces = Map<string, Map<string, Set<string>>>;
+
+/** Adds `shape` (a value as recorded; none when it holds no reference) at the agent's place. */
+function recordPlace(places: LedgerPlaces, agentId: string, place: string, shape: string | undefined): void {
+  let ofAgent = places.get(agentId);
+  if (!ofAgent) places.set(agentId, (ofAgent = new Map()));
+  let shapes = ofAgent.get(place);
+  if (!shapes) ofAgent.set(place, (shapes = new Set()));
+  if (shape !== undefined) addAsLatest(shapes, shape);
+}
+
+/**
+ * The values the references of `shapes` (a place's recorded values) took in `live`; `live` whole when
+ * none has its shape; none when the place was not recorded.
+ */
+function valuesReadOff(shapes: ReadonlySet<string> | undefined, live: string): string[] {
+  if (!shapes) return [];
+  const read = [...shapes].map((written) => referencedValues(written, live)).filter((values) => values !== undefined);
+  return read.length === 0 ? [live] : read.flat();
 }
 
 /**

@@ -1,6 +1,6 @@
 /** A workspace's trusted secrets read from its state backend: the evidence secrets/trusted.ts weighs. */
 import { hasEnvReference } from '../secrets/env-reference.js';
-import { TrustedSecrets } from '../secrets/trusted.js';
+import { TrustedSecrets, type LiveSource } from '../secrets/trusted.js';
 import type { SecretRegistry } from '../secrets/redact.js';
 import type { AgentSummary, HistoryStore } from '../history/types.js';
 import type { StateBackend } from './backend.js';
@@ -12,8 +12,8 @@ import { byCodeUnits } from '../util/compare.js';
  * The trusted secrets of a workspace as the operator's state backend knows them (`noteStateEvidence`),
  * for a command that reads live values without planning (`test`, `test capture`, `diff`).
  */
-export async function readTrustedSecrets(backend: StateBackend, workspace: string, env: Readonly<Record<string, string | undefined>>, registry: SecretRegistry): Promise<TrustedSecrets> {
-  const trusted = new TrustedSecrets(env, registry);
+export async function readTrustedSecrets(backend: StateBackend, workspace: string, env: Readonly<Record<string, string | undefined>>, registry: SecretRegistry, liveSource: LiveSource): Promise<TrustedSecrets> {
+  const trusted = new TrustedSecrets(env, registry, liveSource);
   await noteStateEvidence(trusted, backend, workspace, (await backend.readWorkspace(workspace)).workspace);
   return trusted;
 }
@@ -57,22 +57,26 @@ interface Evidence {
  * `readTrustedSecrets`: one reading of the evidence for all.
  * A state file in the checkout is the pull request's to edit or delete: when the operator names a base
  * revision (VOXFORM_BASE_REF), the state and ledger as it holds them are read too, and add to the
- * checkout's (src/state/state-at-revision.ts).
+ * checkout's (src/state/state-at-revision.ts); the checkout's ledger then adds places, and only the
+ * base's records read values off a live one (`TrustedSecrets.noteLedger`'s `vouched`).
  */
 export async function noteStateEvidence(trusted: TrustedSecrets, backend: StateBackend, workspace: string, state: Pick<WorkspaceState, 'environmentVariables'>): Promise<void> {
-  await noteEvidence(trusted, workspace, {
+  const base = await stateAtBaseRevision(backend, trusted.env);
+  const backendEvidence: Evidence = {
     workspaceKeys: async () => (await backend.listWorkspaces()).map(({ key }) => key),
     variablesOf: async (key) => (key === workspace ? state.environmentVariables : (await backend.readWorkspace(key)).workspace.environmentVariables),
     history: backend.history,
-  });
-  const base = await stateAtBaseRevision(backend, trusted.env);
+  };
+  // With a base revision, the backend is the checkout's file: its records add places, the base's read values.
+  await noteEvidence(trusted, workspace, backendEvidence, base === undefined);
   if (!base) return;
   const workspaces = base.state.workspaces;
-  await noteEvidence(trusted, workspace, {
+  const baseEvidence: Evidence = {
     workspaceKeys: () => Promise.resolve(Object.keys(workspaces)),
     variablesOf: (key) => Promise.resolve(Object.hasOwn(workspaces, key) ? workspaces[key]?.environmentVariables : undefined),
     history: base.history,
-  });
+  };
+  await noteEvidence(trusted, workspace, baseEvidence, true);
 }
 
 /**
@@ -80,7 +84,7 @@ export async function noteStateEvidence(trusted: TrustedSecrets, backend: StateB
  * took a value from the environment: a ledger of any length costs the memory of its largest record
  * (at a base revision, of the larger of it and a batch read through git: src/project-files/kept-source.ts).
  */
-async function noteEvidence(trusted: TrustedSecrets, workspace: string, evidence: Evidence): Promise<void> {
+async function noteEvidence(trusted: TrustedSecrets, workspace: string, evidence: Evidence, vouched: boolean): Promise<void> {
   const service = splitWorkspaceKey(workspace)?.serviceId;
   const ofService = (key: string) => key === workspace || (service !== undefined && splitWorkspaceKey(key)?.serviceId === service);
   const others = service === undefined ? [] : (await evidence.workspaceKeys()).filter((key) => key !== workspace && ofService(key));
@@ -94,7 +98,7 @@ async function noteEvidence(trusted: TrustedSecrets, workspace: string, evidence
     if (places.every((place) => recorded.has(place))) continue;
     for (const place of places) recorded.add(place);
     const record = await evidence.history.read({ workspace: summary.workspace }, summary.id);
-    if (record) trusted.noteLedger([record]);
+    if (record) trusted.noteLedger([record], vouched);
   }
 }
 

@@ -240,7 +240,7 @@ describe('buildExport: values an apply took from the environment are never writt
    * earlier apply (of another agent) read each variable of `read`, by default every one set here.
    */
   function deployed(env: Record<string, string>, ledger: Record<string, string[]> = {}, names: Record<string, string> = {}, read = Object.keys(env)): TrustedSecrets {
-    const trusted = new TrustedSecrets(env, new SecretRegistry());
+    const trusted = new TrustedSecrets(env, new SecretRegistry(), 'service');
     const ids = [...new Set([...Object.keys(ledger), ...Object.keys(names)])];
     const earlier = { id: 'ag_earlier', maskedPaths: ['first_message'], config: { first_message: read.map((name) => `\${env:${name}}`).join(' ') } };
     trusted.noteLedger([{ agents: { ...Object.fromEntries(ids.map((id) => [id, { id, name: names[id], maskedPaths: ledger[id] ?? [] }])), earlier } }]);
@@ -361,7 +361,7 @@ describe('buildExport: values an apply took from the environment are never writt
         earlier: { id: 'ag_earlier', maskedPaths: ['first_message'], config: { first_message: '${env:SALES_X_HOOK_TOKEN} ${env:HOOK_TOKEN}' } },
       },
     });
-    const trusted = new TrustedSecrets(env, new SecretRegistry());
+    const trusted = new TrustedSecrets(env, new SecretRegistry(), 'service');
     // The applies read SALES_X_HOOK_TOKEN for the header, then HOOK_TOKEN, then SALES_X_HOOK_TOKEN again: the latest decides.
     const sales = applied('${env:SALES_X_HOOK_TOKEN}', 'Bearer ${env:HOOK_TOKEN}');
     trusted.noteLedger([sales, applied('${env:HOOK_TOKEN}', 'Bearer ${env:HOOK_TOKEN}'), sales]);

@@ -1,13 +1,14 @@
 /**
  * GitRepository.runBytes: a git run given input, whose output comes back byte for byte (what
  * `git cat-file --batch` writes of files that are not text), under the same rule as every git run:
- * the hardening options, the scrubbed environment, the cap on what is read.
+ * the hardening options, the scrubbed environment, the cap on what is read. And cameWithCheckout:
+ * whether git tracks a file, so a pull request may have written it.
  */
 import { execFileSync } from 'node:child_process';
 import { chmod, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { GIT_HARDENING, openGitRepository, type GitRepository } from '../../src/project-files/git.js';
+import { cameWithCheckout, GIT_HARDENING, openGitRepository, type GitRepository } from '../../src/project-files/git.js';
 import { useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
@@ -57,5 +58,21 @@ describe('runBytes', () => {
     expect(said).not.toContain('vx_key_never_passed');
     expect(said).toContain(`GIT_CEILING_DIRECTORIES=${path.dirname(repository.root)}`);
     expect(said.endsWith('INPUT:\nthe input\n')).toBe(true);
+  });
+});
+
+describe('cameWithCheckout', () => {
+  it('is true for a file git tracks, a name holding a pattern character too, and false for one it ignores or a folder outside any work tree', async () => {
+    const files = { '.voxform/local.json': '{}', '.voxform/[ab]*.json': '{}', '.voxform/a.json': '{}', '.gitignore': '.voxform/a.json\n' };
+    const dir = await tempDir(files);
+    const env = { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' };
+    const outside = await tempDir({ '.voxform/local.json': '{}' });
+    expect(await cameWithCheckout(path.join(outside, '.voxform', 'local.json'), env)).toBe(false);
+    execFileSync('git', ['init', '-q'], { cwd: dir, env });
+    expect(await cameWithCheckout(path.join(dir, '.voxform', 'local.json'), env)).toBe(false);
+    execFileSync('git', ['add', '.voxform/local.json', ':(literal).voxform/[ab]*.json'], { cwd: dir, env });
+    expect(await cameWithCheckout(path.join(dir, '.voxform', 'local.json'), env)).toBe(true);
+    expect(await cameWithCheckout(path.join(dir, '.voxform', '[ab]*.json'), env)).toBe(true);
+    expect(await cameWithCheckout(path.join(dir, '.voxform', 'a.json'), env)).toBe(false);
   });
 });

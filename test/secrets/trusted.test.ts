@@ -9,7 +9,7 @@ const PROMO = 'PROMO-LIVE-8812';
 describe('TrustedSecrets', () => {
   it('registers an operator value a live value holds, whatever the manifests and the state say', () => {
     const registry = new SecretRegistry();
-    const trusted = new TrustedSecrets({ VOXFORM_ENV_ALLOW: 'PROMO_CODE', PROMO_CODE: PROMO, OTHER: 'not-allowed-value' }, registry);
+    const trusted = new TrustedSecrets({ VOXFORM_ENV_ALLOW: 'PROMO_CODE', PROMO_CODE: PROMO, OTHER: 'not-allowed-value' }, registry, 'service');
     trusted.noteRecordedVariables([]);
     trusted.noteLive({ config: { first_message: `Hello, use ${PROMO}`, note: 'not-allowed-value' } });
     expect(registry.redact(`code ${PROMO}; other not-allowed-value`)).toBe(`code ${REDACTED}; other not-allowed-value`);
@@ -17,7 +17,7 @@ describe('TrustedSecrets', () => {
 
   it('never reads a VOXFORM_* variable as a candidate', () => {
     const registry = new SecretRegistry();
-    new TrustedSecrets({ VOXFORM_BASE_URL: 'http://127.0.0.1:4010' }, registry).noteLive({ url: 'http://127.0.0.1:4010/x' });
+    new TrustedSecrets({ VOXFORM_BASE_URL: 'http://127.0.0.1:4010' }, registry, 'service').noteLive({ url: 'http://127.0.0.1:4010/x' });
     expect(registry.size).toBe(0);
   });
 
@@ -26,13 +26,13 @@ describe('TrustedSecrets', () => {
     ['a short value standing whole as a header', { session_data_webhook: { url: 'https://h', headers: { 'x-token': 'x' } } }, ['session_data_webhook.headers.x-token']],
     ['a short value inside words: not a place', { first_message: 'This excludes nothing' }, []],
   ])('finds the live places holding a secret: %s', (_name, config, expected) => {
-    const trusted = new TrustedSecrets({ VOXFORM_ENV_ALLOW: 'PROMO_CODE,HOOK_TOKEN', PROMO_CODE: PROMO, HOOK_TOKEN: 'x' }, new SecretRegistry());
+    const trusted = new TrustedSecrets({ VOXFORM_ENV_ALLOW: 'PROMO_CODE,HOOK_TOKEN', PROMO_CODE: PROMO, HOOK_TOKEN: 'x' }, new SecretRegistry(), 'service');
     expect(trusted.livePaths('ag_1', config)).toEqual(expected);
   });
 
   it("registers what the service holds at the ledger's places, and the values its references took, though the job holds no variable", () => {
     const registry = new SecretRegistry();
-    const trusted = new TrustedSecrets({}, registry);
+    const trusted = new TrustedSecrets({}, registry, 'service');
     const config = { first_message: "Today's code is ${env:PROMO_CODE}. Welcome!", prompt: 'Cost $${env:NOT} and ${env:A:-x}/${env:B}' };
     const record = { workspace: 'default@local', agents: { desk: { id: 'ag_1', config, configHash: 'h', maskedPaths: ['first_message', 'prompt'] } } } as unknown as HistoryRecord;
     trusted.noteLedger([record]);
@@ -43,9 +43,33 @@ describe('TrustedSecrets', () => {
     expect(registry.redact('Edited on the dashboard: use WINTER-9931')).toBe(REDACTED);
   });
 
+  it("registers nothing of what live text the checkout serves holds at the ledger's places: the places stay secret, operator values are still found", () => {
+    const registry = new SecretRegistry();
+    const trusted = new TrustedSecrets({ VOXFORM_ENV_ALLOW: 'PROMO_CODE', PROMO_CODE: PROMO }, registry, 'checkout');
+    const config = { first_message: "Today's code is ${env:PROMO_CODE}. Welcome!", prompt: '${env:PROMO_CODE}' };
+    const record = { workspace: 'default@local', agents: { desk: { id: 'ag_1', config, configHash: 'h', maskedPaths: ['first_message', 'prompt'] } } } as unknown as HistoryRecord;
+    trusted.noteLedger([record]);
+    const live = { first_message: "Today's code is read me your card number. Welcome!", prompt: 'Ask for the CVV too', name: `Desk ${PROMO}` };
+    trusted.noteLiveAgent('ag_1', live);
+    expect(trusted.livePaths('ag_1', live)).toEqual(['first_message', 'prompt', 'name']);
+    expect(registry.redact('read me your card number. Ask for the CVV too')).toBe('read me your card number. Ask for the CVV too');
+    expect(registry.redact(`Code ${PROMO}`)).toBe(`Code ${REDACTED}`);
+  });
+
+  it("reads values off a live one by vouched records only: a record only the checkout holds adds its places, and hides only text around a vouched value", () => {
+    const registry = new SecretRegistry();
+    const trusted = new TrustedSecrets({}, registry, 'service');
+    const record = (config: Record<string, string>) => ({ workspace: 'default@local', agents: { desk: { id: 'ag_1', config, configHash: 'h', maskedPaths: Object.keys(config) } } }) as unknown as HistoryRecord;
+    trusted.noteLedger([record({ first_message: 'Code ${env:PROMO_CODE}. Welcome!' })]);
+    trusted.noteLedger([record({ first_message: '${env:A}. Welcome!', prompt: 'You are the ${env:ROLE}.' })], false);
+    const live = { first_message: `Code ${PROMO}. Welcome!`, prompt: 'You are the receptionist.' };
+    expect(trusted.livePaths('ag_1', live)).toEqual(['first_message', 'prompt']);
+    expect(registry.redact(`the receptionist; Code ${PROMO}; ${PROMO}`)).toBe(`the receptionist; ${REDACTED}; ${REDACTED}`);
+  });
+
   it("reads a ledger's place inside a list by its index, as the ledger writes it (`tools.0.description`)", () => {
     const registry = new SecretRegistry();
-    const trusted = new TrustedSecrets({}, registry);
+    const trusted = new TrustedSecrets({}, registry, 'service');
     const config = { tools: [{ name: 'lookup', description: 'Quote code ${env:PROMO_CODE} to callers' }] };
     const record = { workspace: 'default@local', agents: { desk: { id: 'ag_1', config, configHash: 'h', maskedPaths: ['tools.0.description'] } } } as unknown as HistoryRecord;
     trusted.noteLedger([record]);
@@ -71,7 +95,7 @@ describe('TrustedSecrets', () => {
   });
 
   it('adds the ledger places of the agent, and the schema and manifest places, to the secret paths', () => {
-    const trusted = new TrustedSecrets({}, new SecretRegistry());
+    const trusted = new TrustedSecrets({}, new SecretRegistry(), 'service');
     const record = { workspace: 'default@local', agents: { desk: { id: 'ag_1', config: {}, configHash: 'h', maskedPaths: ['first_message'] } } } as unknown as HistoryRecord;
     trusted.noteLedger([record]);
     const paths = trustedSecretPaths(trusted, { id: 'ag_1', sensitivePaths: ['prompt'] }, {});

@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expect, it } from 'vitest';
+import { GITIGNORE_ENTRIES } from '../../src/templates/gitignore.js';
 import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 
 const SECRET = 'planted-secret-123456';
@@ -22,9 +23,13 @@ function manifest(firstMessage: string, prompt = 'You are the receptionist of Ac
   return ['version: 1', 'agents:', '  front-desk:', `    id: "${AGENT}"`, '    config:', `      prompt: "${prompt}"`, `      first_message: "${firstMessage}"`, ''].join('\n');
 }
 
-/** A repository on `main` whose deploy read HOOK_TOKEN into the greeting, its state and ledger committed; its folder. */
+/**
+ * A repository on `main` whose deploy read HOOK_TOKEN into the greeting, its state and ledger
+ * committed; its folder. The embedded emulator's data stands in for the service: ignored, as the
+ * `.gitignore` of `voxform init` has it, since what a committed one holds is the pull request's.
+ */
 async function deployedProject(): Promise<string> {
-  const dir = await tempDir({ 'voxform.yaml': manifest('Welcome. Your code is ${env:HOOK_TOKEN}.') });
+  const dir = await tempDir({ 'voxform.yaml': manifest('Welcome. Your code is ${env:HOOK_TOKEN}.'), '.gitignore': `${GITIGNORE_ENTRIES.join('\n')}\n` });
   git(dir, 'init', '-q', '-b', 'main');
   git(dir, 'add', '-A');
   git(dir, 'commit', '-qm', 'init');
@@ -105,6 +110,33 @@ it("the base's ledger only adds: a forged record there cannot narrow what the ch
   const withoutBase = await runCliInProcess(['plan', '--local', '--format', 'markdown'], { cwd: dir });
   expect(withoutBase.stdout).toContain('Be brief.');
   expect(withoutBase.stdout).not.toContain(SECRET);
+}, 120_000);
+
+it("with VOXFORM_BASE_REF a record the pull request adds to the ledger hides no word of its own: only the base's records read values off a live one", async () => {
+  const dir = await deployedProject();
+  git(dir, 'checkout', '-qb', 'pr');
+  const history = path.join(dir, '.voxform', 'history');
+  const [genuineName] = await readdir(history);
+  const forged = JSON.parse(await readFile(path.join(history, genuineName as string), 'utf8')) as { id: string; agents: Record<string, { config: Record<string, unknown>; maskedPaths: string[] }> };
+  // Read off the live prompt, this shape would make "receptionist" a secret.
+  forged.id = forged.id.replace(/-[0-9a-f]{6}$/, '-ffffff');
+  const agent = forged.agents['front-desk'] as { config: Record<string, unknown>; maskedPaths: string[] };
+  agent.config.prompt = 'You are the ${env:ROLE} of Acme Dental. Be brief.';
+  agent.maskedPaths = ['first_message', 'prompt'];
+  await writeFile(path.join(history, `${forged.id}.json`), JSON.stringify(forged));
+  await writeFile(path.join(dir, 'voxform.yaml'), manifest('Welcome.', 'You are the receptionist of Acme Dental. Never read a card number back.'));
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-qm', 'a forged record');
+
+  for (const format of ['text', 'markdown', 'json']) {
+    const plan = await runCliInProcess(['plan', '--local', '--format', format], { cwd: dir, env: { VOXFORM_BASE_REF: 'main' } });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout, format).toContain('You are the receptionist of Acme Dental. Never read a card number back.');
+    expect(plan.stdout + plan.stderr, format).not.toContain(SECRET);
+  }
+  // Without it the checkout's ledger is the only evidence, the forged record included: the limit docs/security.md states.
+  const withoutBase = await runCliInProcess(['plan', '--local', '--format', 'markdown'], { cwd: dir });
+  expect(withoutBase.stdout).not.toContain('receptionist');
 }, 120_000);
 
 it('a base revision git cannot read stops the plan with state_base_unreadable, exit 1', async () => {

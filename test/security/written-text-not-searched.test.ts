@@ -2,9 +2,11 @@
  * What a pull request writes is not searched for in output (docs/security.md §5): a literal value at
  * a secret place (a header) and a `${env:…}` fallback are the manifest's own text, in git already,
  * and are masked where they stand. Searched for, they let the pull request choose text the last
- * scrub hides from every output: the change a reviewer reads, and the JSON plan's keys.
+ * scrub hides from every output: the change a reviewer reads, and the JSON plan's keys. So is what a
+ * committed `.voxform/local.json` holds, which `--local` serves as the live agents.
  */
-import { writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
@@ -53,5 +55,34 @@ it.each([
     expect(plan.stdout + plan.stderr, format).not.toContain(TOKEN);
     expect(plan.stdout, format).toContain('x-trace');
     if (format === 'json') expect(() => JSON.parse(plan.stdout)).not.toThrow();
+  }
+});
+
+function git(dir: string, ...args: string[]): void {
+  execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, stdio: 'pipe' });
+}
+
+it("a committed .voxform/local.json holding text of the pull request's at a ledger's place hides none of its words in the plan, in any format", async () => {
+  const project = await tempDir();
+  const agent = (prompt: string, firstMessage: string) => ['version: 1', 'agents:', '  front-desk:', '    id: -OKdqbqetEcM4ak369ym', '    config:', `      prompt: "${prompt}"`, `      first_message: "${firstMessage}"`, ''].join('\n');
+  await writeFile(path.join(project, 'agents.yaml'), agent('Hello', 'Your code is ${env:PROMO_CODE}'));
+  git(project, 'init', '-q', '-b', 'main');
+  const apply = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: project, env: { PROMO_CODE: 'PROMO-LIVE-8812' } });
+  expect(apply.code, apply.stderr).toBe(0);
+  git(project, 'add', '-A');
+  git(project, 'commit', '-qm', 'deployed');
+  // The pull request writes the live greeting in the committed emulator data: the ledger read the words after "Your code is " as the code.
+  const dataFile = path.join(project, '.voxform', 'local.json');
+  const data = JSON.parse(await readFile(dataFile, 'utf8')) as { agents: Array<{ id: string; config: Record<string, unknown> }> };
+  const live = data.agents.find((one) => one.id === '-OKdqbqetEcM4ak369ym');
+  if (!live) throw new Error('the emulator data holds no front desk');
+  live.config.first_message = `Your code is ${HIDDEN}`;
+  await writeFile(dataFile, JSON.stringify(data));
+  await writeFile(path.join(project, 'agents.yaml'), agent(`Before we start, ${HIDDEN}.`, 'Hi!'));
+  for (const format of ['text', 'markdown', 'json']) {
+    const plan = await runCliInProcess(['plan', '--local', '--format', format], { cwd: project, env: {} });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout, format).toContain(`Before we start, ${HIDDEN}.`);
+    expect(plan.stdout, format).not.toContain('(sensitive)');
   }
 });

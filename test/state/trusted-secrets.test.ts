@@ -31,7 +31,7 @@ describe('readTrustedSecrets', () => {
     const read = vi.spyOn(backend.history, 'read');
 
     const registry = new SecretRegistry();
-    const trusted = await readTrustedSecrets(backend, 'default@local', {}, registry);
+    const trusted = await readTrustedSecrets(backend, 'default@local', {}, registry, 'service');
 
     expect(exported).not.toHaveBeenCalled();
     // Another service's record is never read; the older record of the same place is not read either.
@@ -51,7 +51,7 @@ describe('readTrustedSecrets', () => {
     const read = vi.spyOn(backend.history, 'read');
 
     const registry = new SecretRegistry();
-    const trusted = await readTrustedSecrets(backend, 'default@local', {}, registry);
+    const trusted = await readTrustedSecrets(backend, 'default@local', {}, registry, 'service');
 
     expect(read.mock.calls.map(([, id]) => id)).toEqual([newest.id, promptOnly.id]);
     expect(trusted.ledgerPlaces('ag_1').sort()).toEqual(['first_message', 'prompt']);

@@ -36,7 +36,7 @@ export async function run(options: ChatOptions, ctx: CommandContext): Promise<nu
   const interactive = Boolean(ctx.stdin.isTTY) && ctx.stderr.isTTY;
   const project = await manifestProject(options, ctx);
   const { service } = project;
-  const { client, serviceId } = await resolveConnection({ ...options, manifest: service }, ctx);
+  const { client, serviceId, liveSource } = await resolveConnection({ ...options, manifest: service }, ctx);
 
   // Fail before the first message when the agent does not exist, and name it on a terminal.
   const agentId = await resolveAgentArgument(options.agent, manifestAgentNames(project), client);
@@ -44,7 +44,7 @@ export async function run(options: ChatOptions, ctx: CommandContext): Promise<nu
     throw isApiError(error) && error.code === 'api_not_found' ? withHint(error, AGENT_NOT_FOUND_HINT) : error;
   });
   // What `${env:…}` put on the agent stays hidden in its replies, whether or not this job holds the variable.
-  (await operatorTrustedSecrets(options, ctx, { environment: options.env, serviceId }, { note: 'later' })).noteLiveAgent(agent.id, agent.config);
+  (await operatorTrustedSecrets(options, ctx, { environment: options.env, serviceId, liveSource }, { note: 'later' })).noteLiveAgent(agent.id, agent.config);
   // Labelled as test traffic, so call reports leave it out of production figures.
   const session = client.chatSession({ agentId, metadata: labelAsTestTraffic(undefined, 'chat') });
   ctx.onExit(() => session.end().catch(() => undefined));

@@ -39,7 +39,7 @@ export async function run(options: DiffOptions, ctx: CommandContext): Promise<nu
   const connection = await connectService({ ...options, env: a }, desiredA, ctx);
   const liveSecrets = new Map<string, string[]>();
   const readLive = async (desired: DesiredState): Promise<Map<string, Agent>> => {
-    const trusted = await readTrustedSecrets(backend, workspaceKey(desired.environment, connection.serviceId), ctx.env, ctx.secrets);
+    const trusted = await readTrustedSecrets(backend, workspaceKey(desired.environment, connection.serviceId), ctx.env, ctx.secrets, connection.liveSource);
     const read = await readLiveAgents(connection.client, desired);
     const agents = [...desired.agents.values()].map((agent): [string, Agent] => {
       const live = read.get(agent.id);

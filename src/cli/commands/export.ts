@@ -12,7 +12,7 @@ import { SCHEMA_FILE } from '../../schema/load.js';
 import { replacedManifest } from '../../init/replaced-manifest.js';
 import { losesResources, type ManifestLosses } from '../../export/manifest-losses.js';
 import { bundleManifestSchema } from '../../schema/load.js';
-import { resolveConnection } from '../connection.js';
+import { resolveConnection, type Connection } from '../connection.js';
 import { loadManifests } from '../../manifest/index.js';
 import { mandatoryOnly, renderFindingsText } from '../../policy/render.js';
 import { formatDiagnostic } from '../diagnostics.js';
@@ -57,7 +57,7 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
     phones: live.phones,
     region: connection.baseUrl === REGION_BASE_URLS.eu ? 'eu' : undefined,
     command: commandLine(agentIds, fromPhones),
-    deployed: await deployedSecrets(options, ctx),
+    deployed: await deployedSecrets(options, ctx, connection),
     refusesVariable: (name) => policy.check(name) !== 'allowed',
   });
 
@@ -184,8 +184,8 @@ async function warnMandatoryFindings(manifest: string, env: CommandContext['env'
  * ledger recorded (every workspace's: its places are by agent id), and the values of the variables
  * it names that the operator lets a manifest read.
  */
-async function deployedSecrets(options: ExportOptions, ctx: CommandContext): Promise<TrustedSecrets> {
-  const trusted = new TrustedSecrets(ctx.env, ctx.secrets);
+async function deployedSecrets(options: ExportOptions, ctx: CommandContext, connection: Pick<Connection, 'liveSource'>): Promise<TrustedSecrets> {
+  const trusted = new TrustedSecrets(ctx.env, ctx.secrets, connection.liveSource);
   const backend = await openOperatorBackend(options, ctx);
   await noteEveryLedgerRecord(trusted, backend);
   return trusted;

@@ -7,6 +7,7 @@ import { readInventoryState, type InventoryState } from '../../inventory/state-r
 import type { ApiClient } from '../../api/index.js';
 import type { StateBackend } from '../../state/backend.js';
 import { readTrustedSecrets } from '../../state/trusted-secrets.js';
+import type { LiveSource } from '../../secrets/trusted.js';
 import { workspaceKey } from '../../state/types.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import { printable } from '../../util/printable.js';
@@ -53,7 +54,7 @@ export async function run(options: GetOptions, ctx: CommandContext): Promise<num
     // The phones too: a number another environment's apply bound is that environment's.
     const state = await readInventoryState(backend, workspace, { otherEnvironments: true });
     // A state that cannot be read is said under the table; which names are secrets is then not known, so none is shown.
-    const secretName = state.problem === undefined && state.unreadEnvironments.length === 0 ? await secretNames(backend, workspace, ctx) : () => true;
+    const secretName = state.problem === undefined && state.unreadEnvironments.length === 0 ? await secretNames(backend, workspace, ctx, connection.liveSource) : () => true;
     const report = await readLivePhones(client, managed, state, secretName);
     if (name !== undefined) {
       const phones = report.phones.filter((phone) => phone.number === name);
@@ -71,7 +72,7 @@ export async function run(options: GetOptions, ctx: CommandContext): Promise<num
 
   // NAME: an agent id, or the local name or name on the service of an agent of the manifests, as `logs --agent` takes.
   const id = name === undefined ? undefined : await resolveAgentArgument(name, manifestAgentNames(project), client, { label: 'agent' });
-  const secretName = await secretNames(backend, workspace, ctx);
+  const secretName = await secretNames(backend, workspace, ctx, connection.liveSource);
   const report = await readLiveAgents(client, managed, secretName, id === undefined ? [] : [id]);
   if (id !== undefined) report.agents = report.agents.filter((agent) => agent.id === id);
   ctx.stdout.write(json ? renderInventoryJson(report) : renderAgentsText(report, { ...tableText, filtered: id !== undefined }));
@@ -83,8 +84,8 @@ export async function run(options: GetOptions, ctx: CommandContext): Promise<num
  * so it holds a variable's value, which a job without the variable has nothing else to hide it by.
  * Withheld whole, as `plan` withholds the place: a short value is not searched for in text.
  */
-async function secretNames(backend: StateBackend, workspace: string, ctx: CommandContext): Promise<(agentId: string) => boolean> {
-  const trusted = await readTrustedSecrets(backend, workspace, ctx.env, ctx.secrets);
+async function secretNames(backend: StateBackend, workspace: string, ctx: CommandContext, liveSource: LiveSource): Promise<(agentId: string) => boolean> {
+  const trusted = await readTrustedSecrets(backend, workspace, ctx.env, ctx.secrets, liveSource);
   return (agentId) => trusted.ledgerNamesOf(agentId).length > 0;
 }
 

@@ -62,13 +62,13 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
   const { names: manifestNames, service, inputs } = project;
   if (options.out !== undefined) await refuseOwnFile(options.out, ownFilesOf(options, ctx, inputs), { code: 'report_write_failed', cannot: `Cannot write the report to ${options.out}`, outcome: 'nothing was written' });
   // The service and workspace as apply names them, so the report reads the history apply wrote.
-  const { client, serviceId } = await resolveConnection({ ...options, manifest: service }, ctx);
+  const { client, serviceId, liveSource } = await resolveConnection({ ...options, manifest: service }, ctx);
   const workspace = workspaceKey(options.env, serviceId);
   const backend = await openOperatorBackend(options, ctx);
   // The values the last apply read from the environment are secrets here too (src/secrets/trusted.ts),
   // whatever the manifests of this checkout now reference.
   const own = (await backend.readWorkspace(workspace)).workspace;
-  const trusted = new TrustedSecrets(ctx.env, ctx.secrets);
+  const trusted = new TrustedSecrets(ctx.env, ctx.secrets, liveSource);
   trusted.noteRecordedVariables(own.environmentVariables);
   // Summaries: the report needs each version's hashes, not its configuration.
   const ownHistory = await allSummaries(backend.history, workspace, ctx);

@@ -207,7 +207,7 @@ async function saveRecordings(recordings: Recordings, ctx: CommandContext): Prom
  * as `plan` has them, so a test report hides what `plan` hides.
  */
 function trustedSecretsOf(options: ProjectOptions, ctx: CommandContext, desired: DesiredState, connection: Connection): Promise<TrustedSecrets> {
-  return operatorTrustedSecrets(options, ctx, { environment: desired.environment, serviceId: connection.serviceId });
+  return operatorTrustedSecrets(options, ctx, { environment: desired.environment, serviceId: connection.serviceId, liveSource: connection.liveSource });
 }
 
 /** One line per agent whose configuration under test had URLs sent to the sink (src/secrets/sink.ts): the text report's last lines. */
