@@ -76,7 +76,8 @@ export function testRunRecord(input: TestRunRecordInput): Omit<TestRunRecord, 'i
     workspace: input.workspace,
     at: input.at.toISOString(),
     by: input.by,
-    command: input.command,
+    // Its test files' paths are the run's words: one may hold a secret, as a file's name may.
+    command: redact(input.command),
     source: input.source,
     agents: input.agents,
     suiteDigest: input.suiteDigest,
