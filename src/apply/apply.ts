@@ -325,7 +325,8 @@ async function recordEnd(
       skipped: result.skipped.length,
       notApplied: result.stopped.length,
     },
-    result.interrupted || result.stateError !== undefined ? undefined : options.desired.environmentVariables,
+    // Read by this run, stopped or not, as a failed one's are: the next plan marks only the names it did not read.
+    result.stateError !== undefined ? undefined : options.desired.environmentVariables,
   );
   const recording = appendHistory(options, { ...ran, status });
   const stateError = await stored.then(
