@@ -138,21 +138,20 @@ async function agentVersions(context: HistoryContext): Promise<{ versions: Recor
   const made = await Promise.all(
     agents.map(async (agent) => {
       const change = changes.get(agent.address);
-      if (change && change.action !== 'no-op' && stopped.has(change.address)) return { written: false, version: undefined };
+      if (change && change.action !== 'no-op' && stopped.has(change.address)) return { agent, written: false, version: undefined };
       const written = change !== undefined && change.action !== 'no-op' && (applied.has(change.address) || partly.has(change.address));
       const readBack = written ? context.readBacks.currentVersion(agent.address) : undefined;
       const version = readBack ? (partly.has(agent.address) ? { ...readBack, knowledge: undefined } : readBack) : await versionAfter(agent, change, context);
       // Said, as what it wrote may read as before: a value from `${env:…}` is recorded as its reference.
-      return { written, version: version && written ? { ...version, written: true as const } : version };
+      return { agent, written, version: version && written ? { ...version, written: true as const } : version };
     }),
   );
   const versions: Record<string, AgentVersion> = {};
   const writtenLeftOut: string[] = [];
-  agents.forEach((agent, index) => {
-    const { written, version } = made[index] as (typeof made)[number];
+  for (const { agent, written, version } of made) {
     if (version) versions[agent.localName] = version;
     else if (written) writtenLeftOut.push(agent.address);
-  });
+  }
   return { versions, writtenLeftOut };
 }
 
