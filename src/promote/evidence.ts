@@ -76,8 +76,7 @@ export function testRunRecord(input: TestRunRecordInput): Omit<TestRunRecord, 'i
     workspace: input.workspace,
     at: input.at.toISOString(),
     by: input.by,
-    // Its test files' paths are the run's words: one may hold a secret, as a file's name may.
-    command: redact(input.command),
+    command: input.command,
     source: input.source,
     agents: input.agents,
     suiteDigest: input.suiteDigest,

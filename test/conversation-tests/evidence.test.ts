@@ -84,24 +84,27 @@ describe('test runs as evidence for promote', () => {
   it('records the command of the run as it was given: its test files, target, mode and how each test ran, its environment, never its state', async () => {
     const project = await startProject();
     const state = ['--state', 'kept.json'];
-    expect((await project.cliInProcess(['apply', '--env', 'staging', '--auto-approve', ...state])).code).toBe(0);
+    // A secret holding a quote: the quoted path would split it where the redaction looks.
+    const token = { HOOK_TOKEN: "hook'quoted-7f3a9c2e" };
+    const cli = (args: string[]) => project.cliInProcess(args, token);
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve', ...state])).code).toBe(0);
     await cp(path.join(project.dir, 'example/tests'), path.join(project.dir, 'tests'), { recursive: true });
     const commands = async () => {
-      const history = await project.cliInProcess(['history', '--env', 'staging', '--format', 'json', ...state]);
+      const history = await cli(['history', '--env', 'staging', '--format', 'json', ...state]);
       expect(history.code, history.stderr).toBe(0);
       return (JSON.parse(history.stdout) as { test_runs: Array<{ command: string }> }).test_runs.map((run) => run.command);
     };
-    const named = `tests/${SECRETS.HOOK_TOKEN}.test.yaml`;
+    const named = `tests/${token.HOOK_TOKEN}.test.yaml`;
     await writeFile(path.join(project.dir, named), 'agent: front-desk\ntests:\n  - name: answers\n    turns: [{ user: hello, expect: [{ contains: hello }] }]\n');
     const suite = ['tests/booking.test.yaml', 'tests/front-desk.test.yaml', named];
     for (const args of [['--against', 'live'], ['--against', 'both', '--mode', 'record', '--skip-judge', ...suite]]) {
-      const run = await project.cliInProcess(['test', ...args, '--env', 'staging', ...state]);
+      const run = await cli(['test', ...args, '--env', 'staging', ...state]);
       expect(run.stderr).not.toContain('note:');
       expect(run.code, run.stdout).toBe(0);
     }
     // A secret in a test file's name is hidden in the command as in the run's tests.
     expect(await commands()).toEqual([
-      'voxform test tests/booking.test.yaml tests/front-desk.test.yaml tests/(sensitive).test.yaml --against both --mode record --skip-judge --env staging',
+      'voxform test tests/booking.test.yaml tests/front-desk.test.yaml \'tests/(sensitive).test.yaml\' --against both --mode record --skip-judge --env staging',
       'voxform test --against live --env staging',
     ]);
   });

@@ -86,10 +86,11 @@ function rerunCommand(options: TestOptions): string {
 /**
  * The command a run's evidence is recorded with: its words and how each test ran (--repeat,
  * --skip-judge), with the environment alone of the options that choose what they run on, as a
- * deploy's record has it (recordedCommand): a state URL holds a password.
+ * deploy's record has it (recordedCommand): a state URL holds a password. A test file's path may
+ * hold a secret, as its name in the report may: hidden before it is quoted, which could split it.
  */
-function evidenceCommand(options: TestOptions): string {
-  const words = testWords(options);
+function evidenceCommand(options: TestOptions, redact: (text: string) => string): string {
+  const words = testWords({ ...options, args: options.args?.map(redact) });
   if (options.repeat !== undefined) words.push('--repeat', String(options.repeat));
   if (options.skipJudge) words.push('--skip-judge');
   return recordedCommand(words.join(' '), options);
@@ -134,7 +135,7 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
   const suite = live ? await testSuiteOf(options, ctx, desired) : undefined;
   const noEvidence = suite ? whyNoEvidence({ ...options, mode }, ctx, suite, files) : undefined;
   if (noEvidence) ctx.stderr.write(`note: this run is not recorded as evidence for \`voxform promote\`: it ${noEvidence}; the tests gate takes only a live run of the whole suite as its files ask.\n`);
-  const evidence = live && suite && !noEvidence ? await startTestEvidence(options, ctx, desired, live.connection, { suite, files, command: evidenceCommand(options) }) : undefined;
+  const evidence = live && suite && !noEvidence ? await startTestEvidence(options, ctx, desired, live.connection, { suite, files, command: evidenceCommand(options, redact) }) : undefined;
   const judgeSettings = judgeSettingsFromEnv(ctx.env);
   const judgeCache =
     model && judgeSettings && options.cache !== false
