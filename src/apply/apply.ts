@@ -24,7 +24,7 @@ import { deployer } from '../history/source.js';
 import type { DeploySource, HistoryRecord, HistoryStore } from '../history/types.js';
 import type { ApplyClient } from './client.js';
 import { executePlan, nothingRan, type ExecuteResult, type ProgressEvent } from './execute-plan.js';
-import { AgentReadBacks, appliedAgentsLeftOut, recordHistory } from './record-history.js';
+import { AgentReadBacks, recordHistory } from './record-history.js';
 import { ledgerSealKey } from '../history/seal.js';
 import { requireOptions } from '../util/required-options.js';
 import { errorMessage } from '../secrets/error-message.js';
@@ -325,7 +325,8 @@ async function recordEnd(
       skipped: result.skipped.length,
       notApplied: result.stopped.length,
     },
-    result.interrupted || result.stateError !== undefined ? undefined : options.desired.environmentVariables,
+    // Read by this run, stopped or not, as a failed one's are: the next plan marks only the names it did not read.
+    result.stateError !== undefined ? undefined : options.desired.environmentVariables,
   );
   const recording = appendHistory(options, { ...ran, status });
   const stateError = await stored.then(
@@ -344,7 +345,7 @@ async function appendHistory(
 ): Promise<HistoryRecord | undefined> {
   if (!options.history) return undefined;
   try {
-    const record = await recordHistory({
+    const { record, writtenLeftOut: leftOut } = await recordHistory({
       ...ran,
       history: options.history,
       sealKey: ledgerSealKey(options.fingerprintKey),
@@ -356,7 +357,6 @@ async function appendHistory(
       source: (await options.source) ?? {},
       signal: options.signal,
     });
-    const leftOut = appliedAgentsLeftOut(options.desired, ran.result, record);
     if (leftOut.length > 0) {
       ran.result.warnings.push(
         `this apply's history record leaves out ${someOf(leftOut, AGENTS_NAMED)}, applied but not read after the apply: until a later apply records what the service runs, the history takes the configuration before this apply for current (\`voxform rollback previous\` and \`voxform report\` do not see this one)`,

@@ -121,8 +121,13 @@ async function versionAfter(agent: DesiredAgent, change: ResourceChange | undefi
   return config ? agentVersion(agent, config) : undefined;
 }
 
-/** Every agent of the manifests as the apply left it, by local name (an agent whose state is unknown, or not the manifests', left out). */
-async function agentVersions(context: HistoryContext): Promise<Record<string, AgentVersion>> {
+/**
+ * Every agent of the manifests as the apply left it, by local name (an agent whose state is unknown,
+ * or not the manifests', left out), and the addresses of those left out whose writes reached the
+ * service (they could not be read after the apply): until a later record holds them, the history
+ * takes their earlier configuration for current.
+ */
+async function agentVersions(context: HistoryContext): Promise<{ versions: Record<string, AgentVersion>; writtenLeftOut: string[] }> {
   const changes = new Map(context.plan.changes.map((change) => [change.address, change]));
   const applied = new Set(context.result.applied);
   // Stopped before its knowledge files were set: as read back, without the files.
@@ -133,34 +138,27 @@ async function agentVersions(context: HistoryContext): Promise<Record<string, Ag
   const made = await Promise.all(
     agents.map(async (agent) => {
       const change = changes.get(agent.address);
-      if (change && change.action !== 'no-op' && stopped.has(change.address)) return undefined;
+      if (change && change.action !== 'no-op' && stopped.has(change.address)) return { agent, written: false, version: undefined };
       const written = change !== undefined && change.action !== 'no-op' && (applied.has(change.address) || partly.has(change.address));
       const readBack = written ? context.readBacks.currentVersion(agent.address) : undefined;
       const version = readBack ? (partly.has(agent.address) ? { ...readBack, knowledge: undefined } : readBack) : await versionAfter(agent, change, context);
       // Said, as what it wrote may read as before: a value from `${env:…}` is recorded as its reference.
-      return version && written ? { ...version, written: true as const } : version;
+      return { agent, written, version: version && written ? { ...version, written: true as const } : version };
     }),
   );
   const versions: Record<string, AgentVersion> = {};
-  agents.forEach((agent, index) => {
-    const version = made[index];
+  const writtenLeftOut: string[] = [];
+  for (const { agent, written, version } of made) {
     if (version) versions[agent.localName] = version;
-  });
-  return versions;
+    else if (written) writtenLeftOut.push(agent.address);
+  }
+  return { versions, writtenLeftOut };
 }
 
-/**
- * The agents whose writes reached the service that `record` leaves out (they could not be read after
- * the apply): until a later record holds them, the history takes their earlier configuration for current.
- */
-export function appliedAgentsLeftOut(desired: DesiredState, result: ExecuteResult, record: HistoryRecord): string[] {
-  const written = new Set([...result.applied, ...result.partlyApplied.map((change) => change.address)]);
-  return [...desired.agents.values()].filter((agent) => written.has(agent.address) && record.agents[agent.localName] === undefined).map((agent) => agent.address);
-}
-
-/** Appends the apply's record to the ledger. */
-export async function recordHistory(context: HistoryContext): Promise<HistoryRecord> {
+/** Appends the apply's record to the ledger; `writtenLeftOut`: the agents it wrote that the record leaves out (`agentVersions`). */
+export async function recordHistory(context: HistoryContext): Promise<{ record: HistoryRecord; writtenLeftOut: string[] }> {
   const { result } = context;
+  const { versions, writtenLeftOut } = await agentVersions(context);
   const record = historyRecord({
     workspace: context.workspace,
     at: new Date(),
@@ -170,7 +168,7 @@ export async function recordHistory(context: HistoryContext): Promise<HistoryRec
     source: context.source,
     planned: context.plan.summary,
     counts: { applied: result.applied.length, partlyApplied: result.partlyApplied.length, failed: result.failed.length, skipped: result.skipped.length, notApplied: result.stopped.length },
-    agents: await agentVersions(context),
+    agents: versions,
   });
-  return context.history.append(record, context.sealKey);
+  return { record: await context.history.append(record, context.sealKey), writtenLeftOut };
 }

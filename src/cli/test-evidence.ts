@@ -81,15 +81,19 @@ export function whyNoEvidence(request: RunRequest, ctx: CommandContext, suite: T
   return undefined;
 }
 
-/** Before the run: the live configurations the tests will talk to. `suite`: the suite's folder; the run reads all of it. */
-export async function startTestEvidence(options: ProjectOptions, ctx: CommandContext, desired: DesiredState, connection: Connection, suite: TestSuite, files: readonly TestFile[]): Promise<TestEvidence> {
+/**
+ * Before the run: the live configurations the tests will talk to. `suite`: the suite's folder; the
+ * run reads all of it, `files`. `command`: the run's, as its record names it.
+ */
+export async function startTestEvidence(options: ProjectOptions, ctx: CommandContext, desired: DesiredState, connection: Connection, run: { suite: TestSuite; files: readonly TestFile[]; command: string }): Promise<TestEvidence> {
+  const { suite, files } = run;
   const names = [...new Set(files.map((file) => file.agent))];
   const parallelism = options.parallelism ?? 8;
   const before = await liveConfigurationHashes(desired, connection.client, names, parallelism);
   // Asked of the manifests and the test files the run read: a new or edited test file is no test of the commit.
   const source = deploySourceOf(desired, ctx, { files: [...deployedFiles(desired), ...files.map((file) => file.path)] });
   return {
-    async record(run) {
+    async record(testRun) {
       const after = await liveConfigurationHashes(desired, connection.client, names, parallelism);
       const changed = changedDuringRun(before, after);
       if (changed.length > 0) {
@@ -98,7 +102,7 @@ export async function startTestEvidence(options: ProjectOptions, ctx: CommandCon
       }
       const workspace = workspaceKey(desired.environment, connection.serviceId);
       const digest = suiteDigest(suite.folder, files);
-      const record = testRunRecord({ workspace, at: new Date(), by: deployer(ctx.env), command: 'voxform test --against live', source: await source, agents: before, suiteDigest: digest, run, redact: (text) => ctx.secrets.redact(text) });
+      const record = testRunRecord({ workspace, at: new Date(), by: deployer(ctx.env), command: run.command, source: await source, agents: before, suiteDigest: digest, run: testRun, redact: (text) => ctx.secrets.redact(text) });
       if (!record) return;
       const backend = await openOperatorBackend(options, ctx);
       try {

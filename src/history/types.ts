@@ -239,6 +239,7 @@ export interface TestRunRecord {
   /** ISO 8601: when the run ended. */
   at: string;
   by: string;
+  /** The run's words as given, with its `--env`, never how the service or state is reached (a secret in a path hidden). */
   command: string;
   /** The checkout the tests were read from. */
   source: DeploySource;

@@ -268,6 +268,8 @@ describe('voxform init, refusals', () => {
     const again = await runCliInProcess(args, { cwd: dir });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toBe('');
+    // Nothing was made: the headline says the files were there already, not that it created the agent.
+    expect(again.stdout).toMatch(/^Kept agent receptionist from template receptionist in \.: every file holds what voxform init would write, so none was written\.\n/);
     expect(again.stdout).toContain('  kept         voxform.yaml\n  kept         prompts/receptionist.md\n');
     expect(await readFile(path.join(dir, 'voxform.yaml'), 'utf8')).toBe(manifest);
     // Another business makes other files: refused, naming no loss of the comments the template writes itself.

@@ -219,6 +219,23 @@ describe('voxform promote --to / --from', () => {
     ]);
   });
 
+  it("records this checkout's commit, which may be later than the source's: a rollback of the target takes the commit its own records name", async () => {
+    const { dir, git, cli } = await committedProject(STAGED_MANIFEST);
+    const head = () => git('rev-parse', 'HEAD').toString().trim();
+    const applied = head();
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    // A later commit that differs only in files no deploy is made from, as the state committed after an apply.
+    await writeFile(path.join(dir, 'NOTES.md'), 'staging applied\n');
+    git('add', '-A');
+    git('commit', '-qm', 'notes');
+    const promotedAt = head();
+    expect((await cli(['promote', '--to', 'production', '--auto-approve'])).code).toBe(0);
+    const commits = async (environment: string) => (JSON.parse((await cli(['history', '--env', environment, '--format', 'json'])).stdout) as { records: Array<{ source: { commit: string } }> }).records.map((record) => record.source.commit);
+    expect(await commits('staging')).toEqual([applied]);
+    expect(await commits('production')).toEqual([promotedAt]);
+    expect((await cli(['rollback', applied.slice(0, 7), '--env', 'production', '--auto-approve'])).stderr).toMatch(/^error\[history_ref_unknown\]: No history record of this workspace is "[0-9a-f]{7}" or has a commit starting with it\./);
+  });
+
   it('records a run of test files that differ from the commit (new or edited) as tests of the commit with uncommitted changes', async () => {
     const { dir, git, cli } = await committedProject(STAGED_MANIFEST);
     expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);

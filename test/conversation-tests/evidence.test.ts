@@ -81,6 +81,34 @@ describe('test runs as evidence for promote', () => {
     expect(await recordedRuns(project)).toHaveLength(1);
   });
 
+  it('records the command of the run as it was given: its test files, target, mode and how each test ran, its environment, never its state', async () => {
+    const project = await startProject();
+    const state = ['--state', 'kept.json'];
+    // A secret holding a quote: the quoted path would split it where the redaction looks.
+    const token = { HOOK_TOKEN: "hook'quoted-7f3a9c2e" };
+    const cli = (args: string[]) => project.cliInProcess(args, token);
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve', ...state])).code).toBe(0);
+    await cp(path.join(project.dir, 'example/tests'), path.join(project.dir, 'tests'), { recursive: true });
+    const commands = async () => {
+      const history = await cli(['history', '--env', 'staging', '--format', 'json', ...state]);
+      expect(history.code, history.stderr).toBe(0);
+      return (JSON.parse(history.stdout) as { test_runs: Array<{ command: string }> }).test_runs.map((run) => run.command);
+    };
+    const named = `tests/${token.HOOK_TOKEN}.test.yaml`;
+    await writeFile(path.join(project.dir, named), 'agent: front-desk\ntests:\n  - name: answers\n    turns: [{ user: hello, expect: [{ contains: hello }] }]\n');
+    const suite = ['tests/booking.test.yaml', 'tests/front-desk.test.yaml', named];
+    for (const args of [['--against', 'live'], ['--against', 'both', '--mode', 'record', '--skip-judge', ...suite]]) {
+      const run = await cli(['test', ...args, '--env', 'staging', ...state]);
+      expect(run.stderr).not.toContain('note:');
+      expect(run.code, run.stdout).toBe(0);
+    }
+    // A secret in a test file's name is hidden in the command as in the run's tests.
+    expect(await commands()).toEqual([
+      'voxform test tests/booking.test.yaml tests/front-desk.test.yaml \'tests/(sensitive).test.yaml\' --against both --mode record --skip-judge --env staging',
+      'voxform test --against live --env staging',
+    ]);
+  });
+
   it('keeps no secret a test file names in the run it records: its test names and file paths redacted as the report shows them', async () => {
     const project = await startProject();
     expect((await project.cliInProcess(['apply', '--auto-approve'])).code).toBe(0);

@@ -15,6 +15,9 @@ import { readStateFile } from '../../src/state/state-file.js';
 import { emptyWorkspace } from '../../src/state/types.js';
 import { SECRETS, startExampleProject, type ExampleProject } from '../helpers/project.js';
 import { planOf } from '../helpers/plan.js';
+import { apply } from '../../src/apply/apply.js';
+import type { ApplyClient } from '../../src/apply/client.js';
+import { startLibraryService } from '../helpers/library-service.js';
 
 const CHANGE: ResourceChange = {
   address: 'agent.front-desk',
@@ -127,5 +130,26 @@ describe('end to end: apply records the names, the next plan marks a new one', (
     const markdown = await project.cliInProcess(['plan', '--format', 'markdown'], planted);
     expect(markdown.stdout).toContain('**`DEPLOY_TOKEN` (new)**');
     for (const output of [text.stdout, text.stderr, markdown.stdout]) expect(output).not.toContain(planted.DEPLOY_TOKEN);
+  });
+});
+
+describe('an apply stopped while it writes', () => {
+  it('records the names it read, as every apply that ran does: the next plan marks none of them new', async () => {
+    const { client, desired, dir, key } = await startLibraryService();
+    const stateFile = path.join(dir, 'state.json');
+    const stop = new AbortController();
+    // Ctrl-C once the service took the first agent's update: the apply stops with the rest not sent.
+    const stopping = Object.create(client) as ApplyClient;
+    stopping.updateAgent = async (id, body) => {
+      const answer = await client.updateAgent(id, body);
+      stop.abort();
+      return answer;
+    };
+    const outcome = await apply({ desired, stateFile, serviceId: 'local', fingerprintKey: key, autoApprove: true, client: stopping, signal: stop.signal });
+    expect(outcome.status).toBe('interrupted');
+    expect(desired.environmentVariables.length).toBeGreaterThan(0);
+    const workspace = (await readStateFile(stateFile)).workspaces['default@local'];
+    expect(workspace?.lastApply?.outcome).toBe('interrupted');
+    expect(environmentVariablesOf(desired.environmentVariables, workspace ?? emptyWorkspace())).toEqual({ names: desired.environmentVariables, new: [], recorded: true });
   });
 });

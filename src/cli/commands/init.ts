@@ -236,7 +236,10 @@ function report(
   const { written } = input;
   const out = ctx.stdout;
   const where = displayDir(ctx, input.dir);
-  out.write(`Created agent ${input.localName} from template ${input.template.name} in ${where}:\n`);
+  const made = `agent ${input.localName} from template ${input.template.name} in ${where}`;
+  // Run again as before, every file holds what it would write: nothing was created.
+  const untouched = written.created.length + written.overwritten.length + written.updated.length === 0;
+  out.write(untouched ? `Kept ${made}: every file holds what voxform init would write, so none was written.\n` : `Created ${made}:\n`);
   for (const file of written.created) out.write(`  created      ${file}\n`);
   for (const file of written.overwritten) out.write(`  overwritten  ${file}\n`);
   for (const file of written.updated) out.write(`  updated      ${file}\n`);

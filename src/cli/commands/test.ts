@@ -29,6 +29,7 @@ import { pathExists } from '../../project-files/guarded-read.js';
 import { refuseOwnFile } from '../../project-files/own-files.js';
 import type { CommandContext } from '../context.js';
 import { nextCommand } from '../next-command.js';
+import { recordedCommand } from '../recorded-command.js';
 import { shellWord } from '../../util/shell-word.js';
 import { formatDiagnostics } from '../diagnostics.js';
 import { ListedProblemsError } from '../error-text.js';
@@ -64,18 +65,35 @@ interface TestOptions extends ProjectOptions {
   cache?: boolean;
 }
 
-/**
- * This run's command line, to run it again: its test files and the options that choose which tests
- * run, how and against what (manifests, environment, service, state: nextCommand), never how they
- * report (--format, --out).
- */
-function rerunCommand(options: TestOptions): string {
+/** This run's words: its test files and the options that choose which tests run and against what. */
+function testWords(options: TestOptions): string[] {
   const words = ['test', ...(options.args ?? []).map(shellWord)];
   for (const agent of options.agent ?? []) words.push('--agent', shellWord(agent));
   if (options.grep !== undefined) words.push('--grep', shellWord(options.grep));
   if (options.against !== undefined && options.against !== 'desired') words.push('--against', options.against);
   if (options.mode !== undefined && options.mode !== 'live') words.push('--mode', options.mode);
-  return nextCommand(words.join(' '), options);
+  return words;
+}
+
+/**
+ * This run's command line, to run it again: its words and the options that choose what they run on
+ * (manifests, environment, service, state: nextCommand), never how they report (--format, --out).
+ */
+function rerunCommand(options: TestOptions): string {
+  return nextCommand(testWords(options).join(' '), options);
+}
+
+/**
+ * The command a run's evidence is recorded with: its words and how each test ran (--repeat,
+ * --skip-judge), with the environment alone of the options that choose what they run on, as a
+ * deploy's record has it (recordedCommand): a state URL holds a password. A test file's path may
+ * hold a secret, as its name in the report may: hidden before it is quoted, which could split it.
+ */
+function evidenceCommand(options: TestOptions, redact: (text: string) => string): string {
+  const words = testWords({ ...options, args: options.args?.map(redact) });
+  if (options.repeat !== undefined) words.push('--repeat', String(options.repeat));
+  if (options.skipJudge) words.push('--skip-judge');
+  return recordedCommand(words.join(' '), options);
 }
 
 const TARGETS: Record<NonNullable<TestOptions['against']>, Target[]> = { desired: ['desired'], live: ['live'], both: ['live', 'desired'] };
@@ -117,7 +135,7 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
   const suite = live ? await testSuiteOf(options, ctx, desired) : undefined;
   const noEvidence = suite ? whyNoEvidence({ ...options, mode }, ctx, suite, files) : undefined;
   if (noEvidence) ctx.stderr.write(`note: this run is not recorded as evidence for \`voxform promote\`: it ${noEvidence}; the tests gate takes only a live run of the whole suite as its files ask.\n`);
-  const evidence = live && suite && !noEvidence ? await startTestEvidence(options, ctx, desired, live.connection, suite, files) : undefined;
+  const evidence = live && suite && !noEvidence ? await startTestEvidence(options, ctx, desired, live.connection, { suite, files, command: evidenceCommand(options, redact) }) : undefined;
   const judgeSettings = judgeSettingsFromEnv(ctx.env);
   const judgeCache =
     model && judgeSettings && options.cache !== false
