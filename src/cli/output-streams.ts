@@ -6,6 +6,7 @@
 import { VoxformError } from '../errors.js';
 import type { SecretRegistry } from '../secrets/redact.js';
 import { printableKeepingLines } from '../util/printable.js';
+import { inChunks } from '../util/json-pieces.js';
 import { streamPrinter, type Output } from './context.js';
 
 /**
@@ -38,6 +39,18 @@ export function trackingWrites(output: Output): TrackedOutput {
     },
     written: () => written,
   };
+}
+
+/**
+ * Output in pieces written a chunk at a time (`inChunks`), as fast as `output` takes it: a
+ * document too large to be one string (a plan's JSON, a test report) is never made whole. Each
+ * chunk is redacted on its own: a renderer never cuts a value in two, so no secret spans two chunks.
+ */
+export async function writeInChunks(output: Output, pieces: Iterable<string>): Promise<void> {
+  for (const chunk of inChunks(pieces)) {
+    output.write(chunk);
+    await output.drained?.();
+  }
 }
 
 /** `silenced`: once it says so, nothing more is written (a run stopped by a signal has said its last line). */

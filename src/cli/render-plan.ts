@@ -1,4 +1,4 @@
-import { renderPlanJson } from '../plan/render-json.js';
+import { planJsonPieces } from '../plan/render-json.js';
 import { prepareMarkdownSection, renderPlanMarkdown, type CommentSecrets } from '../plan/render-markdown.js';
 import { prepareChangeText, renderPlanText } from '../plan/render-text.js';
 import type { LineDiffBudget } from '../plan/field-lines.js';
@@ -8,14 +8,14 @@ import type { Diagnostic } from '../manifest/types.js';
 export type PlanFormat = 'text' | 'json' | 'markdown';
 
 /**
- * The plan as `plan` and `plan show` print it, so the two cannot differ; `savedPlan`: the file as
- * named; `diagnostics`: the manifests' warnings, which `plan`'s JSON carries (`plan show` loads none);
- * `secrets`: the run's (`ctx.secrets`), hidden before the comment is measured and cut.
+ * The plan as `plan` and `plan show` print it (`writeInChunks`), so the two cannot differ; `savedPlan`:
+ * the file as named; `diagnostics`: the manifests' warnings, which `plan`'s JSON carries (`plan show`
+ * loads none); `secrets`: the run's (`ctx.secrets`), hidden before the comment is measured and cut.
  */
-export function renderPlanAs(plan: Plan, format: PlanFormat, options: { color: boolean; savedPlan: string | undefined; diagnostics?: Diagnostic[] | undefined; secrets: CommentSecrets; lineDiffs?: LineDiffBudget | undefined }): string {
-  if (format === 'json') return renderPlanJson(plan, options.diagnostics);
-  if (format === 'markdown') return renderPlanMarkdown(plan, { savedPlan: options.savedPlan, secrets: options.secrets, lineDiffs: options.lineDiffs });
-  return renderPlanText(plan, { color: options.color, lineDiffs: options.lineDiffs });
+export function renderPlanAs(plan: Plan, format: PlanFormat, options: { color: boolean; savedPlan: string | undefined; diagnostics?: Diagnostic[] | undefined; secrets: CommentSecrets; lineDiffs?: LineDiffBudget | undefined }): Iterable<string> {
+  if (format === 'json') return planJsonPieces(plan, options.diagnostics);
+  if (format === 'markdown') return [renderPlanMarkdown(plan, { savedPlan: options.savedPlan, secrets: options.secrets, lineDiffs: options.lineDiffs })];
+  return [renderPlanText(plan, { color: options.color, lineDiffs: options.lineDiffs })];
 }
 
 /** Makes what `renderPlanAs` will print of one change now, while the other reads are on the wire, within the budget given to it again (`lineDiffs`). */

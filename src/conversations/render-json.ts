@@ -11,7 +11,7 @@
 import { behaviourChange } from './runner.js';
 import { verdictStatistics } from './statistics.js';
 import type { BaselineComparison, RunResult, TestReport, TestRun, TestVerdict } from './types.js';
-import { toJsonText } from '../util/printable.js';
+import { jsonContainer, jsonValue, member } from '../util/json-pieces.js';
 
 export const TEST_REPORT_FORMAT_VERSION = 1;
 
@@ -79,30 +79,6 @@ function runPieces(run: RunResult): Generator<string> {
     member('checks', jsonContainer('[', 7, mapLazily(run.checks, (check) => jsonValue({ check: check.check, turn: check.turn ?? null, status: check.status, detail: check.detail ?? null, flag: check.flag ?? null }, 8)))),
     member('tool_calls', jsonValue(run.toolCalls ?? null, 7)),
   ]);
-}
-
-/** `toJsonText(value, 2)` as it reads `depth` levels deep: its lines after the first indented to match. */
-function* jsonValue(value: unknown, depth: number): Generator<string> {
-  // A JSON text holds no raw line break but those of its layout (one in a string is written `\n`).
-  yield toJsonText(value, 2).replaceAll('\n', `\n${'  '.repeat(depth)}`);
-}
-
-/** A member of an object: its key, then its value's pieces. */
-function* member(key: string, value: Iterable<string>): Generator<string> {
-  yield `${JSON.stringify(key)}: `;
-  yield* value;
-}
-
-/** An array or object `depth` levels deep laid out as `JSON.stringify(…, null, 2)` lays it out, an entry's pieces at a time. */
-function* jsonContainer(open: '[' | '{', depth: number, entries: Iterable<Iterable<string>>, after = ''): Generator<string> {
-  const close = open === '[' ? ']' : '}';
-  let empty = true;
-  for (const entry of entries) {
-    yield `${empty ? open : ','}\n${'  '.repeat(depth + 1)}`;
-    yield* entry;
-    empty = false;
-  }
-  yield `${empty ? open : `\n${'  '.repeat(depth)}`}${close}${after}`;
 }
 
 /** `items.map(render)` made one entry at a time, as the container reaches it. */

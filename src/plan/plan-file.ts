@@ -5,10 +5,11 @@ import type { DesiredState } from '../manifest/types.js';
 import { fingerprintKeyId, keyedHash } from '../util/hash.js';
 import { isPlainObject } from '../util/json-object.js';
 import { redactStrings } from '../secrets/redact.js';
-import { checkKeptFolder, keptJsonRefusal, readKeptJson, type KeptJsonLimits } from '../project-files/kept-files.js';
+import { checkKeptFolder, keptJsonBytes, readKeptJson, type KeptJsonLimits } from '../project-files/kept-files.js';
 import { MAX_KEPT_FILE_BYTES, MAX_KEPT_JSON_DEPTH, MAX_PLAN_JSON_VALUES } from '../project-files/limits.js';
 import { describeWriteFailure, writeFileAtomic } from '../util/atomic-write.js';
-import { planToJson } from './render-json.js';
+import { PLAN_JSON_LEVELS, planToJson } from './render-json.js';
+import { inChunks, jsonPieces } from '../util/json-pieces.js';
 import { beginsAsSavedPlan, isPlanFormatRead, OLDEST_PLAN_FORMAT_READ, PLAN_JSON_FORMAT_VERSION } from './format-version.js';
 import { planFromJson } from './saved-plan.js';
 import type { Plan } from './types.js';
@@ -82,7 +83,7 @@ function stateDigest(workspace: WorkspaceState, fingerprintKey: string): string 
 /** The digest of a saved plan's every other field (its `plan_digest`, if any, left out). */
 function planDigest(saved: Record<string, unknown>, fingerprintKey: string): string {
   const { plan_digest: _ignored, ...rest } = saved;
-  return keyedHash(fingerprintKey, rest);
+  return keyedHash(fingerprintKey, rest, PLAN_JSON_LEVELS);
 }
 
 /** What a saved plan may be: the one bound savePlanFile writes within and readPlanFile reads within. */
@@ -115,24 +116,30 @@ export async function savePlanFile(
     ...(options.workspace === undefined ? {} : { state_digest: stateDigest(options.workspace, fingerprintKey) }),
   };
   body.plan_digest = planDigest(body, fingerprintKey);
-  const bytes = Buffer.from(`${JSON.stringify(body, null, 2)}\n`);
-  refuseUnreadable(file, bytes, options.limits ?? PLAN_JSON_LIMITS);
   await checkKeptFolder(path.dirname(file));
   await refuseToOverwriteOther(file);
   try {
-    await writeFileAtomic(file, bytes, 0o600);
+    await writeFileAtomic(file, keptJsonBytes(inChunks(savedPlanText(body)), options.limits ?? PLAN_JSON_LIMITS, (problem) => unreadable(file, problem)), 0o600);
   } catch (error) {
+    if (error instanceof VoxformError) throw error;
     throw new VoxformError('plan_write_failed', `Cannot save the plan to ${file}: ${describeWriteFailure(error)}; nothing was saved.`, {
       hint: 'Name a file in a folder that exists and is writable with --out.',
     });
   }
 }
 
+/**
+ * The saved plan's text in pieces, as it is written: at the plan budget, it is hundreds of MB. As
+ * JSON.stringify writes it: voxform reads it back, and `plan show` prints it escaped.
+ */
+function* savedPlanText(body: Record<string, unknown>): Generator<string> {
+  yield* jsonPieces(body, PLAN_JSON_LEVELS, (value, indent) => JSON.stringify(value, null, indent));
+  yield '\n';
+}
+
 /** A plan past what readPlanFile reads is not saved: `plan show` and `apply` would refuse it. */
-function refuseUnreadable(file: string, bytes: Uint8Array, limits: KeptJsonLimits): void {
-  const problem = keptJsonRefusal(bytes, limits);
-  if (problem === undefined) return;
-  throw new VoxformError('plan_write_failed', `Cannot save the plan to ${file}: it ${problem} for a saved plan, so \`voxform plan show\` and \`voxform apply\` could not read it; nothing was saved.`, {
+function unreadable(file: string, problem: string): VoxformError {
+  return new VoxformError('plan_write_failed', `Cannot save the plan to ${file}: it ${problem} for a saved plan, so \`voxform plan show\` and \`voxform apply\` could not read it; nothing was saved.`, {
     hint: 'Save a plan of fewer resources at a time: `voxform plan --out FILE --target ADDR` (repeatable) for a part, apply it, then plan the rest.',
   });
 }

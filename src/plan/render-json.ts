@@ -2,7 +2,7 @@ import { REDACTED } from '../secrets/redact.js';
 import { markChangedSecrets, redactValue } from './redact.js';
 import type { FieldChange, Plan, PlannedRequest, ResourceChange } from './types.js';
 import type { Diagnostic } from '../manifest/types.js';
-import { toJsonText } from '../util/printable.js';
+import { jsonPieces } from '../util/json-pieces.js';
 import { planPolicyJson } from '../policy/render.js';
 import { PLAN_JSON_FORMAT_VERSION } from './format-version.js';
 import { missingStateJson } from '../state/missing-state.js';
@@ -95,9 +95,22 @@ export function planToJson(plan: Plan): Record<string, unknown> {
 }
 
 /**
+ * The levels of a plan's JSON written an entry at a time (`jsonPieces`): the plan, its changes, each
+ * change. A piece holds at most one member of a change (its `after`, its field changes, its
+ * requests): a prompt a few times, never the plan's every prompt.
+ */
+export const PLAN_JSON_LEVELS = 3;
+
+/**
  * `diagnostics`: the manifests' warnings met making it, last, when there are any (so that `plan
  * show`, which loads no manifest, prints a plan without warnings as `plan` did); a saved plan keeps none.
  */
 export function renderPlanJson(plan: Plan, diagnostics: Diagnostic[] = []): string {
-  return `${toJsonText(diagnostics.length > 0 ? { ...planToJson(plan), diagnostics } : planToJson(plan), 2)}\n`;
+  return [...planJsonPieces(plan, diagnostics)].join('');
+}
+
+/** `renderPlanJson` in pieces, for the CLI to write as they come: at the plan budget, its text is hundreds of MB. */
+export function* planJsonPieces(plan: Plan, diagnostics: Diagnostic[] = []): Generator<string> {
+  yield* jsonPieces(diagnostics.length > 0 ? { ...planToJson(plan), diagnostics } : planToJson(plan), PLAN_JSON_LEVELS);
+  yield '\n';
 }

@@ -138,7 +138,7 @@ export async function readKeptJson(file: string, limits: KeptJsonLimits): Promis
   try {
     const info = await handle.stat();
     if (!info.isFile() || info.ino !== checked.info.ino || info.dev !== checked.info.dev) return { found: true, ok: false, reason: 'refused', problem: 'changed while it was being read' };
-    if (info.size > limits.maxBytes) return refusal('too_large', `is ${formatCount(info.size)} bytes; the limit is ${formatSize(limits.maxBytes)}`);
+    if (info.size > limits.maxBytes) return refusal('too_large', tooLarge(info.size, limits));
     // The file as it was when it was opened: its size then, however it grows.
     bytes = Buffer.allocUnsafe(info.size);
     const counter = new JsonCounter(limits);
@@ -179,9 +179,33 @@ const NOT_JSON = 'is not valid JSON';
  * file voxform then refuses to read.
  */
 export function keptJsonRefusal(bytes: Uint8Array, limits: KeptJsonLimits): string | undefined {
-  if (bytes.length > limits.maxBytes) return `is ${formatCount(bytes.length)} bytes; the limit is ${formatSize(limits.maxBytes)}`;
+  if (bytes.length > limits.maxBytes) return tooLarge(bytes.length, limits);
   const overrun = overrunOf(bytes, limits);
   return overrun === undefined ? undefined : describeOverrun(overrun);
+}
+
+function tooLarge(size: number, limits: KeptJsonLimits): string {
+  return `is ${formatCount(size)} bytes; the limit is ${formatSize(limits.maxBytes)}`;
+}
+
+/**
+ * Text in pieces as the bytes of a file, checked as they pass as keptJsonRefusal checks them: once
+ * they pass a limit, no byte more is given, and at the end `refuse` is thrown with what keptJsonRefusal
+ * would say (the size counted to the end).
+ */
+export function* keptJsonBytes(pieces: Iterable<string>, limits: KeptJsonLimits, refuse: (problem: string) => Error): Generator<Uint8Array> {
+  const counter = new JsonCounter(limits);
+  let size = 0;
+  let overrun: ReturnType<JsonCounter['feed']>;
+  for (const piece of pieces) {
+    const bytes = Buffer.from(piece);
+    size += bytes.length;
+    if (size > limits.maxBytes || overrun) continue;
+    overrun = counter.feed(bytes);
+    if (!overrun) yield bytes;
+  }
+  if (size > limits.maxBytes) throw refuse(tooLarge(size, limits));
+  if (overrun) throw refuse(describeOverrun(overrun));
 }
 
 /** JSON text kept elsewhere than in a file (a database row), parsed within the same budget. */

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { printable, toJsonText } from './printable.js';
 
-/** A file's content: whole, or pieces of text in order. */
-export type FileData = string | Uint8Array | Iterable<string>;
+/** A file's content: whole, or pieces of text or bytes in order. */
+export type FileData = string | Uint8Array | Iterable<string | Uint8Array>;
 
 /**
  * Writes a file so that readers see either the old content or the new, never a torn write: the data
@@ -162,7 +162,7 @@ export async function writeTempBeside(target: string, data: FileData, mode = 0o6
   });
   try {
     if (typeof data === 'string' || data instanceof Uint8Array) await handle.writeFile(data);
-    else for (const piece of data) await handle.write(piece);
+    else for (const piece of data) await handle.write(typeof piece === 'string' ? Buffer.from(piece) : piece);
     if (flushed) await handle.sync();
   } catch (error) {
     await handle.close();

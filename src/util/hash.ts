@@ -58,6 +58,31 @@ function serializeObject(object: Record<string, unknown>): string {
   return `${out}}`;
 }
 
+/**
+ * `canonicalJson(value)` in pieces, for a value too large to be one string (a saved plan at the
+ * plan budget): the arrays and objects `levels` deep are written an entry at a time, deeper values whole.
+ */
+export function* canonicalJsonPieces(value: unknown, levels: number): Generator<string> {
+  if (levels === 0 || !opensAsEntries(value)) return yield canonicalJson(value);
+  const array = Array.isArray(value);
+  let empty = true;
+  for (const key of array ? Array.from(value, (_, i) => String(i)) : sortedKeys(value)) {
+    const item = value[key];
+    const opens = opensAsEntries(item);
+    const whole = opens ? undefined : (serialize(item, key) ?? (array ? 'null' : undefined));
+    if (!opens && whole === undefined) continue; // left out of an object, as canonicalJson leaves it out
+    yield `${empty ? (array ? '[' : '{') : ','}${array ? '' : `${quotedKey(key)}:`}`;
+    empty = false;
+    yield* whole === undefined ? canonicalJsonPieces(item, levels - 1) : [whole];
+  }
+  yield `${empty ? (array ? '[' : '{') : ''}${array ? ']' : '}'}`;
+}
+
+/** An array, or an object serialized as its own entries (one with a `toJSON` is serialized as what that returns). */
+function opensAsEntries(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON !== 'function';
+}
+
 /** Keys repeat across the values of a run (`config`, `voice`, …): each is quoted once. */
 const quotedKeys = new Map<string, string>();
 function quotedKey(key: string): string {
@@ -159,9 +184,14 @@ export function isKeyedHash(value: unknown): boolean {
   return typeof value === 'string' && /^hmac-sha256:[0-9a-f]{64}$/.test(value);
 }
 
-/** `hmac-sha256:<hex>` of a value's canonical JSON under `key` (see `fingerprintKey`). */
-export function keyedHash(key: string, value: unknown): string {
-  return `hmac-sha256:${createHmac('sha256', key).update(canonicalJson(value)).digest('hex')}`;
+/**
+ * `hmac-sha256:<hex>` of a value's canonical JSON under `key` (see `fingerprintKey`); `levels`: of a
+ * value too large to serialize as one string, how deep it is hashed an entry at a time (`canonicalJsonPieces`).
+ */
+export function keyedHash(key: string, value: unknown, levels = 0): string {
+  const hmac = createHmac('sha256', key);
+  for (const piece of canonicalJsonPieces(value, levels)) hmac.update(piece);
+  return `hmac-sha256:${hmac.digest('hex')}`;
 }
 
 /** Whether hashes recorded under the key named `recorded` cannot be compared under the key named `keyId`; a state without the name is read as made with it. */

@@ -73,12 +73,12 @@ const WORKFLOW_COMMAND = /\[(?<=##\[)|:(?<=^\s*::)/gmu;
 
 /** Each control character but the tab escaped as JSON writes it (`\u001b`, `\n`), DEL, C1 and the invisible characters included. */
 export function printable(text: string): string {
-  return text.replace(CONTROLS_BUT_TAB, escapeControl);
+  return replaceInParts(text, CONTROLS_BUT_TAB, escapeMatch);
 }
 
 /** Running text (a reply in `voxform chat`): line breaks and tabs kept, other controls (`\r` too) escaped. */
 export function printableKeepingLines(text: string): string {
-  return text.replace(CONTROLS_BUT_TAB_AND_LINE_FEED, escapeControl);
+  return replaceInParts(text, CONTROLS_BUT_TAB_AND_LINE_FEED, escapeMatch);
 }
 
 /**
@@ -105,15 +105,13 @@ export function terminalPrinter(styled: boolean): (text: string) => string {
 }
 
 function controlsEscaped(text: string, styled: boolean): string {
-  TERMINAL.lastIndex = 0;
-  if (!TERMINAL.test(text)) return text;
-  return text.replace(TERMINAL, (match: string, own: string | undefined) => (own === undefined ? escapeControl(match) : styled ? own : ''));
+  return replaceInParts(text, TERMINAL, ([match, own]) => (own === undefined ? escapeControl(match) : styled ? own : ''));
 }
 
 /** `text`, printed after `tail` (`lineTail`), with each `WORKFLOW_COMMAND` it completes escaped. */
 function workflowCommandsEscaped(tail: string, text: string): string {
   if (!/[[:]/.test(text)) return text;
-  return (tail + text).replace(WORKFLOW_COMMAND, (ch: string, at: number) => (at < tail.length ? ch : escapeControl(ch))).slice(tail.length);
+  return replaceInParts(tail + text, WORKFLOW_COMMAND, ({ 0: ch, index }) => (index < tail.length ? ch : escapeControl(ch))).slice(tail.length);
 }
 
 /**
@@ -139,7 +137,40 @@ export function toJsonText(value: unknown, indent?: number): string {
 
 /** JSON text as `toJsonText` writes it: for a caller that needs the text JSON.stringify made as well. */
 export function escapeJsonText(json: string): string {
-  return json.replace(JSON_RAW_CONTROLS, escapeControl).replace(WORKFLOW_COMMAND, escapeControl);
+  return replaceInParts(replaceInParts(json, JSON_RAW_CONTROLS, escapeMatch), WORKFLOW_COMMAND, escapeMatch);
+}
+
+/** The most matches one part of `replaceInParts` replaces. */
+const MATCHES_PER_PART = 100_000;
+
+/**
+ * `text.replace(pattern, replace)` for a global `pattern`, replaced a part of at most
+ * `matchesPerPart` matches at a time: one `replace` of tens of millions of matches outgrows the
+ * list V8 keeps of them and aborts the process. This makes the text, or throws a RangeError (a
+ * text past the longest string) that a caller can catch. The pattern runs over the whole text, so
+ * its lookarounds see what lies on either side of a part's ends.
+ */
+export function replaceInParts(text: string, pattern: RegExp, replace: (match: RegExpExecArray) => string, matchesPerPart = MATCHES_PER_PART): string {
+  const parts: string[] = [];
+  let part = '';
+  let matches = 0;
+  let from = 0;
+  pattern.lastIndex = 0;
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    part += text.slice(from, match.index) + replace(match);
+    from = pattern.lastIndex;
+    if (++matches % matchesPerPart === 0) {
+      parts.push(part);
+      part = '';
+    }
+  }
+  if (from === 0) return text;
+  parts.push(part + text.slice(from));
+  return parts.join('');
+}
+
+function escapeMatch(match: RegExpExecArray): string {
+  return escapeControl(match[0]);
 }
 
 /** As JSON writes it: `\n`, `\u001b` (and `\u005b` for a `[` it would write as it is), and a character beyond U+FFFF as its two UTF-16 units (`\udb40\udc41`). */
@@ -160,12 +191,12 @@ const madeEscapes = new Map<string, string>();
 
 /** A value in a fixed layout (`status`, `history`): each control character, line breaks too, is one `?`. */
 export function controlsAsQuestionMarks(text: string): string {
-  return text.replace(CONTROLS, '?');
+  return replaceInParts(text, CONTROLS, () => '?');
 }
 
 /** A line in a plan's diff: each control character is one `?`, but a tab is kept as indentation. */
 export function lineAsShown(text: string): string {
-  return text.replace(CONTROLS_BUT_TAB, '?');
+  return replaceInParts(text, CONTROLS_BUT_TAB, () => '?');
 }
 
 /** Whether the text holds any C0, C1 or DEL control character: a name voxform writes never does. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { diffStates, summarize } from '../../src/plan/diff.js';
-import { renderPlanJson } from '../../src/plan/render-json.js';
+import { planJsonPieces, planToJson, renderPlanJson } from '../../src/plan/render-json.js';
 import { renderPlanMarkdown } from '../../src/plan/render-markdown.js';
 import { prepareChangeText, renderPlanText } from '../../src/plan/render-text.js';
 import { LineDiffBudget } from '../../src/plan/field-lines.js';
@@ -8,7 +8,7 @@ import type { Plan } from '../../src/plan/types.js';
 import { emptyWorkspace } from '../../src/state/types.js';
 import { desiredAgent, desiredCampaign, desiredState } from '../helpers/desired.js';
 import { planOf } from '../helpers/plan.js';
-import { terminalText } from '../../src/util/printable.js';
+import { terminalText, toJsonText } from '../../src/util/printable.js';
 
 const SECRET = 'tok-4f9a8b7c6d5e';
 
@@ -164,6 +164,20 @@ describe('JSON renderer', () => {
       'config.tools',
     ]);
     expect(renderPlanJson(makePlan())).toBe(text);
+  });
+
+  it("is made in pieces, none holding more than one of a change's fields, which joined are the plan's JSON", () => {
+    // At the plan budget the JSON is hundreds of MB: made as one string, each step that writes it copies it.
+    const prompt = (tag: string) => `${tag} ${'Confirm every number you hear. '.repeat(3_000)}`;
+    const agents = Array.from({ length: 3 }, (_, i) => desiredAgent(`agent-${i}`, { id: `a${i}`, config: { prompt: prompt(`new ${i}`) } }));
+    const live = new Map(agents.map((agent) => [agent.id, { id: agent.id, name: agent.id, config: { prompt: 'old' } }]));
+    const { changes } = diffStates({ desired: desiredState({ agents }), live: { agents: live, phones: [] }, state: emptyWorkspace(), salt: 'salt', baseUrl: 'local', files: [] });
+    const plan = planOf(changes);
+    const pieces = [...planJsonPieces(plan)];
+    expect(pieces.join('')).toBe(`${toJsonText(planToJson(plan), 2)}\n`);
+    // Each prompt is shown three times: in the change's after, its field change and its request's body.
+    expect(pieces.join('').split(prompt('new 0')).length - 1).toBe(3);
+    expect(Math.max(...pieces.map((piece) => piece.length))).toBeLessThan(1.2 * prompt('new 0').length);
   });
 
   it('shows the exact requests apply sends, secrets as placeholders with where apply reads them', () => {

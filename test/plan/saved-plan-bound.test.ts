@@ -1,5 +1,6 @@
 /** `plan --out` never saves a plan that `plan show` and `apply` would refuse: the writer checks the reader's bound. */
 import { existsSync } from 'node:fs';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { diffStates, summarize } from '../../src/plan/diff.js';
@@ -34,15 +35,20 @@ describe('the bound of a saved plan', () => {
       hint: expect.stringContaining('--target'),
     });
     expect(existsSync(file)).toBe(false);
+    expect(await readdir(path.dirname(file))).toEqual([]);
   });
 
-  it('refuses a plan past the size the reader takes', async () => {
+  it('refuses a plan past the size the reader takes, saying its whole size; nothing is written', async () => {
     const { plan, desired } = planOf(3);
     const file = path.join(await tempDir(), 'plan.json');
-    await expect(savePlanFile(file, plan, desired, 'key', { limits: { ...PLAN_JSON_LIMITS, maxBytes: 1024 } })).rejects.toMatchObject({
-      code: 'plan_write_failed',
-      message: expect.stringMatching(/^Cannot save the plan to .*: it is [\d,]+ bytes; the limit is 1 KiB for a saved plan/),
-    });
+    const limits = { ...PLAN_JSON_LIMITS, maxBytes: 1024 };
+    const failure = await savePlanFile(file, plan, desired, 'key', { limits }).catch((error: unknown) => error as Error);
+    expect(failure).toMatchObject({ code: 'plan_write_failed', message: expect.stringMatching(/^Cannot save the plan to .*: it is [\d,]+ bytes; the limit is 1 KiB for a saved plan/) });
+    await savePlanFile(file, plan, desired, 'key');
+    expect(failure?.message).toContain(`it is ${(await readFile(file)).length.toLocaleString('en-US')} bytes;`);
+    await rm(file);
+    await expect(savePlanFile(file, plan, desired, 'key', { limits })).rejects.toThrow();
+    expect(await readdir(path.dirname(file))).toEqual([]);
   });
 
   it('saves a plan within the bound, which the reader under the same bound reads back', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, fingerprintKey, hashValue, isContentHash, keyedHash, shortHash } from '../../src/util/hash.js';
+import { canonicalJson, canonicalJsonPieces, fingerprintKey, hashValue, isContentHash, keyedHash, shortHash } from '../../src/util/hash.js';
 import { seededRandom } from '../../src/util/seeded-random.js';
 
 describe('keyed fingerprints', () => {
@@ -54,6 +54,18 @@ describe('canonicalJson', () => {
     for (let i = 0; i < 5_000; i++) {
       const value = randomValue(next, 0);
       expect(canonicalJson(value)).toBe(referenceCanonicalJson(value));
+    }
+  });
+
+  it('in pieces, some levels deep, writes what it writes whole, and the keyed hash of the pieces is that of the whole', () => {
+    const next = seededRandom(12);
+    const key = fingerprintKey('private-key-1');
+    for (let i = 0; i < 1_000; i++) {
+      const value = randomValue(next, 0);
+      for (const levels of [1, 2, 5]) {
+        expect([...canonicalJsonPieces(value, levels)].join('')).toBe(canonicalJson(value));
+        expect(keyedHash(key, value, levels)).toBe(keyedHash(key, value));
+      }
     }
   });
 

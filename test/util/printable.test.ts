@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { markdownCode, markdownFence, markdownHtmlText, markdownText } from '../../src/util/markdown-escape.js';
-import { controlsAsQuestionMarks, lineAsShown, printable, printableKeepingLines, terminalPrinter, terminalText, toJsonText } from '../../src/util/printable.js';
+import { controlsAsQuestionMarks, lineAsShown, printable, printableKeepingLines, replaceInParts, terminalPrinter, terminalText, toJsonText } from '../../src/util/printable.js';
 
 describe('printable', () => {
   it.each([
@@ -47,6 +47,22 @@ describe('every rule finds a control character however far into a long text it s
 describe('printableKeepingLines', () => {
   it('keeps line breaks and tabs, and escapes every other control character as printable does', () => {
     expect(printableKeepingLines('one\n\ttwo\r\nx\u001b[2J\u0007\u009b31m')).toBe('one\n\ttwo\\r\nx\\u001b[2J\\u0007\\u009b31m');
+  });
+});
+
+describe('replaceInParts', () => {
+  // One replace of tens of millions of matches aborts V8; a text that large is too slow for the suite, so parts are made small here.
+  it('replaces as one replace does, a part of at most so many matches at a time, each lookaround seeing past its part', () => {
+    const pattern = /x|b(?<=xb)/g;
+    for (const matchesPerPart of [1, 2, 3, 100]) {
+      expect(replaceInParts('xbxbbyx', pattern, ([match]) => match.toUpperCase(), matchesPerPart)).toBe('XBXBbyX');
+    }
+    expect(replaceInParts('none here', pattern, () => '?', 1)).toBe('none here');
+  });
+
+  it('escapes past the matches of one part as in one', () => {
+    expect(printable(`${'\u0085'.repeat(250_001)}end`)).toBe(`${'\\u0085'.repeat(250_001)}end`);
+    expect(toJsonText('\u200b'.repeat(250_001))).toBe(`"${'\\u200b'.repeat(250_001)}"`);
   });
 });
 

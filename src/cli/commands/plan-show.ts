@@ -3,6 +3,7 @@ import { readPlanFile } from '../../plan/plan-file.js';
 import { planFromJson } from '../../plan/saved-plan.js';
 import type { CommandContext } from '../context.js';
 import { renderPlanAs, type PlanFormat } from '../render-plan.js';
+import { writeInChunks } from '../output-streams.js';
 
 interface PlanShowCommandOptions {
   /** `PLAN`: a plan file saved by `voxform plan --out`. */
@@ -18,6 +19,6 @@ export async function run(options: PlanShowCommandOptions, ctx: CommandContext):
   const file = options.args?.[0] ?? '';
   const saved = await readPlanFile(path.resolve(ctx.cwd, file));
   const plan = planFromJson(saved, file);
-  ctx.stdout.write(renderPlanAs(plan, options.format ?? 'text', { color: ctx.color, savedPlan: file, secrets: ctx.secrets }));
+  await writeInChunks(ctx.stdout, renderPlanAs(plan, options.format ?? 'text', { color: ctx.color, savedPlan: file, secrets: ctx.secrets }));
   return 0;
 }

@@ -10,6 +10,7 @@ import { savePlanFile } from '../../plan/plan-file.js';
 import { LineDiffBudget, planHasChanges } from '../../plan/field-lines.js';
 import { planPolicy } from '../policy-check.js';
 import { prepareChangeOutput, renderPlanAs, type PlanFormat } from '../render-plan.js';
+import { writeInChunks } from '../output-streams.js';
 import { shellWord } from '../../util/shell-word.js';
 import { nextCommand } from '../next-command.js';
 import { withTakeOverCommands } from '../take-over.js';
@@ -69,7 +70,7 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
     const madeIn = await realpath(ctx.cwd);
     await savePlanFile(path.resolve(ctx.cwd, saveTo), plan, project.desired, inputs.fingerprintKey, { redact: (text) => ctx.secrets.redact(text), madeIn, workspace });
   }
-  ctx.stdout.write(renderPlanAs(plan, format, { color: ctx.color, savedPlan: saveTo, diagnostics: warnings, secrets: ctx.secrets, lineDiffs }));
+  await writeInChunks(ctx.stdout, renderPlanAs(plan, format, { color: ctx.color, savedPlan: saveTo, diagnostics: warnings, secrets: ctx.secrets, lineDiffs }));
   if (saveTo) ctx.stderr.write(`Saved the plan to ${saveTo}. Apply exactly this with: ${nextCommand(`apply ${shellWord(saveTo)}`, options, { manifests: false })}\n`);
   else if (options.out) ctx.stderr.write(`The plan was not saved to ${options.out}: it breaks mandatory policy (above), and apply refuses such a plan.\n`);
   if (failsPolicy) return 1;

@@ -34,6 +34,8 @@ import { shellWord } from '../../util/shell-word.js';
 import { formatDiagnostics } from '../diagnostics.js';
 import { ListedProblemsError } from '../error-text.js';
 import { progressLine } from '../progress.js';
+import { writeInChunks } from '../output-streams.js';
+import { inChunks } from '../../util/json-pieces.js';
 import { resolveTimeoutMs } from '../timeout.js';
 import { connectService, deployedFiles, loadDesiredState, operatorTrustedSecrets, ownFilesOf, type ProjectOptions } from '../project.js';
 import type { Connection } from '../connection.js';
@@ -282,45 +284,19 @@ interface EmitOptions {
  * To stdout, or to `--out` (redacted like stdout: a report file is output too), written whole or not
  * at all. A file that cannot be written is an error, and nothing is printed instead: stdout stays
  * one document (with --format json, the error's). Text in pieces is written in chunks of whole
- * pieces, each chunk redacted on its own: a renderer never cuts a value in two, so no secret spans
- * two chunks.
+ * pieces, each chunk redacted on its own (`writeInChunks`).
  */
 async function emit(text: string | Iterable<string>, out: string | undefined, ctx: CommandContext, options: EmitOptions): Promise<void> {
-  const pieces = typeof text === 'string' ? [text] : joinPieces(text);
-  if (!out) {
-    for (const piece of pieces) {
-      ctx.stdout.write(piece);
-      await ctx.stdout.drained?.();
-    }
-    return;
-  }
+  const pieces = typeof text === 'string' ? [text] : text;
+  if (!out) return writeInChunks(ctx.stdout, pieces);
   const file = path.resolve(ctx.cwd, out);
   try {
     if (options.createFolder) await mkdir(path.dirname(file), { recursive: true });
-    await writeFileAtomic(file, mapPieces(pieces, (piece) => ctx.secrets.redact(piece)));
+    await writeFileAtomic(file, mapPieces(inChunks(pieces), (piece) => ctx.secrets.redact(piece)));
   } catch (error) {
     throw writeFailed(options.what, file, `${describeWriteFailure(error)}; ${options.unwritten}`, options.hint);
   }
   ctx.stderr.write(`Wrote ${options.what} to ${out}.\n`);
-}
-
-const WRITE_CHUNK = 32 * 1024;
-
-/**
- * Pieces joined into chunks of about `WRITE_CHUNK` characters: a write per chunk, not per piece.
- * A chunk stays small enough for the young generation, which is swept often: large strings are
- * freed only when the whole heap is, and a report's worth of them would pile up before that.
- */
-function* joinPieces(pieces: Iterable<string>): Generator<string> {
-  let chunk = '';
-  for (const piece of pieces) {
-    chunk += piece;
-    if (chunk.length >= WRITE_CHUNK) {
-      yield chunk;
-      chunk = '';
-    }
-  }
-  if (chunk !== '') yield chunk;
 }
 
 function* mapPieces(pieces: Iterable<string>, map: (piece: string) => string): Generator<string> {
