@@ -4,7 +4,7 @@ import { normalizeBaseUrl } from '../api/regions.js';
 import { nonEmpty, originOf, parseTrustedOrigins, trustedOrigins, untrustedBaseUrlMessage } from '../api/trusted-origins.js';
 import type { RunningEmulator } from '../emulator/index.js';
 import { isVoxformError, VoxformError } from '../errors.js';
-import { isAgentNotFound, withHint } from '../api/errors.js';
+import { isAgentNotFound } from '../api/errors.js';
 import { makeKeptFolder } from '../project-files/kept-files.js';
 import { isFileSystemError } from '../util/atomic-write.js';
 import { headerValueFromEnv } from '../util/env-header.js';
@@ -111,7 +111,7 @@ const LOCAL_AGENT_MISSING_HINT =
  * command's, by one rule (run-command.ts). Any other error is returned as it is.
  */
 export function withLocalAgentHint(error: unknown): unknown {
-  if (isAgentNotFound(error)) return withHint(error, LOCAL_AGENT_MISSING_HINT);
+  if (isAgentNotFound(error)) return error.withHint(LOCAL_AGENT_MISSING_HINT);
   const lacksAgents = isVoxformError(error) && Array.isArray(error.details) && error.details.some((problem: { code?: unknown }) => problem?.code === 'agent_not_on_service');
   if (!lacksAgents) return error;
   const { code, message, location, details } = error as VoxformError;
