@@ -59,19 +59,23 @@ export async function resolveConnection(
 /** The base URL and key of a service on the network (not `--local`). */
 function remoteService(options: ConnectionOptions & { manifest?: ManifestService }, ctx: CommandContext) {
   const baseUrl = chooseBaseUrl(options, ctx.env, options.manifest);
-  const apiKey = headerValueFromEnv(ctx.env, 'VOXFORM_API_KEY') ?? '';
-  if (apiKey === '' && ctx.env.VOXFORM_API_KEY === undefined) {
-    throw new VoxformError('api_key_missing', 'No API key: VOXFORM_API_KEY is not set.', {
+  const apiKey = headerValueFromEnv(ctx.env, 'VOXFORM_API_KEY');
+  if (apiKey === undefined) {
+    throw new VoxformError('api_key_missing', `No API key: ${noApiKey(ctx.env)}.`, {
       hint: 'Set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.',
     });
   }
-  if (apiKey === '') {
-    // In CI a secret the job may not have arrives as an empty variable, not a missing one.
-    throw new VoxformError('api_key_missing', 'No API key: VOXFORM_API_KEY is set but empty.', {
-      hint: 'A CI secret the job cannot read arrives empty: pull requests from forks get no secrets, and neither does a job whose secret is not defined. Set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.',
-    });
-  }
   return { url: baseUrl, apiKey };
+}
+
+/**
+ * Why VOXFORM_API_KEY gives no key, as a command that needs one refuses to run and `voxform status`
+ * reports it. Set but empty is told apart: in CI a secret the job may not have arrives as an empty
+ * variable, not a missing one.
+ */
+export function noApiKey(env: Readonly<Record<string, string | undefined>>): string {
+  if (env.VOXFORM_API_KEY === undefined) return 'VOXFORM_API_KEY is not set';
+  return 'VOXFORM_API_KEY is set but empty (a CI secret the job cannot read arrives empty: a pull request from a fork gets none, nor does a job whose secret is not defined)';
 }
 
 /**
