@@ -40,10 +40,32 @@ export class VoxformError extends Error {
     this.hint = options.hint;
     this.details = options.details;
   }
+
+  /**
+   * The same failure with another hint, where the caller knows better than the maker what to do (where
+   * a value came from, the options the command has); a subclass keeps its own fields (ApiError's request).
+   */
+  withHint(hint: string): VoxformError {
+    return new VoxformError(this.code, this.message, { hint, location: this.location, details: this.details, cause: this });
+  }
 }
 
 export function isVoxformError(error: unknown): error is VoxformError {
   return error instanceof VoxformError;
+}
+
+/**
+ * The advice for a process out of open files (EMFILE), a connection's (`api_too_many_open_files`) or
+ * a file's (`too_many_open_files`), naming --parallelism where the command has it (`parallelism`):
+ * the client's errors name it, and the CLI says them without it for a command that would refuse it.
+ */
+export function openFileLimitHint(parallelism: boolean): string {
+  return `Raise the limit of open files (\`ulimit -n\`, e.g. \`ulimit -n 4096\`) and run the command again${parallelism ? ', or lower --parallelism (each request in flight holds a connection, an open file)' : ''}.`;
+}
+
+/** The advice for a rate limit that outlasted the retries; `parallelism` as `openFileLimitHint`'s. */
+export function rateLimitedHint(parallelism: boolean): string {
+  return `The service is limiting the request rate; ${parallelism ? 'lower --parallelism or ' : ''}try again in a minute.`;
 }
 
 /**

@@ -189,10 +189,11 @@ export interface ApiClient {
    */
   withSignal(signal: AbortSignal, options?: { abortOnTheWire?: boolean }): ApiClient;
   /**
-   * The same client, telling `onSent` as each attempt of its requests leaves the queue for the wire:
-   * a request waiting for a slot has not started.
+   * The same client, telling `onSent` as each attempt of its requests leaves the queue for the wire,
+   * with the attempt's path: a request waiting for a slot has not started, and a knowledge upload
+   * has made no file until its last request (`/knowledge/create_file`) leaves.
    */
-  withOnSent(onSent: () => void): ApiClient;
+  withOnSent(onSent: (path: string) => void): ApiClient;
   /** Closes the pools once requests sent have finished; with `abort`, at once (`api_interrupted`). */
   close(options?: { abort?: boolean }): Promise<void>;
 }
@@ -256,7 +257,7 @@ class ServiceClient implements ApiClient {
     return new ServiceClient(this.baseUrl, this.requester.withSignal(signal, options), this.#apiKey, this.maxUploadBytes, this.maxInFlight, this.onAnswer);
   }
 
-  withOnSent(onSent: () => void): ApiClient {
+  withOnSent(onSent: (path: string) => void): ApiClient {
     return new ServiceClient(this.baseUrl, this.requester.withOnSent(onSent), this.#apiKey, this.maxUploadBytes, this.maxInFlight, this.onAnswer);
   }
 
@@ -448,6 +449,7 @@ class ServiceClient implements ApiClient {
       body: () => multipartBody(target.fields, file),
       retry: 'safe', // the same key overwritten with the same bytes
       describeFailure: (status, text, attempts) => storageFailure(url, status, text, attempts),
+      preparesOnly: true,
     });
     const record: KnowledgeFileRecord = { object_key: objectKey, name: options.name ?? file.fileName, file_type: file.contentType, size: file.size };
     if (options.description !== undefined) record.description = options.description;

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { ApiErrorCode } from '../error-codes.js';
-import { VoxformError } from '../errors.js';
+import { openFileLimitHint, rateLimitedHint, VoxformError } from '../errors.js';
 import { echoedForms, redactNeedles } from '../secrets/redact.js';
 import { formatDotted } from '../util/field-path.js';
 import { printable } from '../util/printable.js';
@@ -65,15 +65,14 @@ export class ApiError extends VoxformError {
     this.loc = issues.map((issue) => issue.loc);
     this.attempts = init.attempts;
   }
+
+  override withHint(hint: string): ApiError {
+    return reworded(this, { hint });
+  }
 }
 
 export function isApiError(error: unknown): error is ApiError {
   return error instanceof ApiError;
-}
-
-/** The same failure with another hint: where the caller knows better than the client where the value came from. */
-export function withHint(error: ApiError, hint: string): ApiError {
-  return reworded(error, { hint });
 }
 
 /** The same failure, its message or hint put in the caller's words; the code and the request stay the error's. */
@@ -269,7 +268,7 @@ function unansweredError(kind: TransportFailure, ctx: TransportContext): ApiErro
         ...base,
         code: 'api_too_many_open_files',
         message: `${where}: no connection to ${ctx.origin} could be opened: this process has as many files open as the system lets it (${errorCode(ctx.cause)}).`,
-        hint: 'Lower --parallelism (each request in flight holds a connection), or raise the limit of open files (`ulimit -n`) and run again.',
+        hint: openFileLimitHint(true),
       });
     case 'connection':
       return new ApiError({
@@ -344,7 +343,7 @@ function hintFor(code: ApiErrorCode, ctx: FailureContext, issues: ValidationIssu
       }
       return 'The service rejected the values named above; check them in your manifest.';
     case 'api_rate_limited':
-      return 'The service is limiting the request rate; lower --parallelism or try again in a minute.';
+      return rateLimitedHint(true);
     case 'api_unavailable':
       return 'The service is unavailable right now; try again later.';
     default:

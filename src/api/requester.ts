@@ -58,8 +58,8 @@ interface RequesterOptions {
   signal?: AbortSignal | undefined;
   /** `signal` cuts short the requests on the wire too (`withSignal`'s `abortOnTheWire`). */
   abortOnTheWire?: boolean | undefined;
-  /** Told as each attempt leaves the queue for the wire (`withOnSent`). */
-  onSent?: (() => void) | undefined;
+  /** Told as each attempt leaves the queue for the wire, with its path (`withOnSent`). */
+  onSent?: ((path: string) => void) | undefined;
 }
 
 /** One logical request: the attempts it may take and how its body and failures are built. */
@@ -79,6 +79,11 @@ export interface Exchange {
   notFoundHint?: string;
   /** Builds the error for a non-2xx answer instead of the service-style one (the storage upload). */
   describeFailure?: (status: number, body: string, attempts: number) => ApiError;
+  /**
+   * Makes nothing the service shows (the storage upload: a knowledge file exists once `create_file`
+   * names it): its failure never says the service may have applied it.
+   */
+  preparesOnly?: boolean;
   /** Runs before each retry; `true` counts the request as done (an attempt whose answer was lost got through). */
   alreadyDone?: () => Promise<boolean>;
   /** For an operation not safe to repeat: how the user sees whether an attempt whose answer was lost got through. */
@@ -122,8 +127,8 @@ export class Requester {
     return new Requester({ ...this.#options, signal: unlimitedListeners(signal), abortOnTheWire: options.abortOnTheWire === true });
   }
 
-  /** The same requester, telling `onSent` as each attempt of its requests leaves the queue for the wire. */
-  withOnSent(onSent: () => void): Requester {
+  /** The same requester, telling `onSent` as each attempt of its requests leaves the queue for the wire, with its path. */
+  withOnSent(onSent: (path: string) => void): Requester {
     return new Requester({ ...this.#options, onSent });
   }
 
@@ -168,13 +173,14 @@ export class Requester {
     // A write one attempt may have delivered stays "may have applied" whatever the later ones meet:
     // a refused connection or a 429 after a dropped one says nothing of what the first did.
     let earlierAttemptMayHaveLanded = false;
+    const mayHaveLanded = (failure: Parameters<typeof writeMayHaveLanded>[1]) => !exchange.preparesOnly && writeMayHaveLanded(exchange.method, failure);
     for (let attempt = 1; ; attempt++) {
       const request = this.buildRequest(exchange, target, json, timeLeftMs);
       let sentAt: number | undefined;
       let ended: (() => void) | undefined;
       request.onDispatch = (atMs) => {
         sentAt = atMs;
-        this.#options.onSent?.();
+        this.#options.onSent?.(exchange.path);
         if (exchange.retry === 'refused-only') ended = this.#options.onWriteSent?.(() => this.transportError('interrupted', exchange, target, attempt, undefined, true));
       };
       const event: RequestEvent = { method: exchange.method, path: target.displayPath, attempt };
@@ -203,7 +209,7 @@ export class Requester {
         if (response.status >= 200 && response.status < 300) return response;
         const body = typeof response.body === 'string' ? response.body : await readBodyText(response.body);
         if (mayRetry && shouldRetry(exchange.retry, { status: response.status })) {
-          earlierAttemptMayHaveLanded ||= writeMayHaveLanded(exchange.method, { status: response.status });
+          earlierAttemptMayHaveLanded ||= mayHaveLanded({ status: response.status });
           const retryAfterMs = parseRetryAfter(response.headers['retry-after'], Date.now(), this.#options.backoff.maxRetryAfterMs);
           if (await this.pause(exchange, event, `${response.status} ${STATUS_CODES[response.status] ?? ''}`.trim(), response.status, retryAfterMs, earlierAttemptMayHaveLanded)) return undefined;
           continue;
@@ -213,7 +219,7 @@ export class Requester {
         throw errorFromResponse(response.status, body, {
           ...this.failureContext(exchange, target, attempt),
           mayHaveActed: mayHaveActed(exchange.retry, answered),
-          mayHaveApplied: writeMayHaveLanded(exchange.method, answered),
+          mayHaveApplied: mayHaveLanded(answered),
           earlierAttemptMayHaveLanded,
         });
       }
@@ -225,7 +231,7 @@ export class Requester {
       if (kind === undefined) throw failure; // a bug or a local problem (a file read), not the network
       // A time-out is not retried: the attempt was given all the time that was left.
       if (mayRetry && kind === 'connection' && shouldRetry(exchange.retry, { error: failure })) {
-        earlierAttemptMayHaveLanded ||= writeMayHaveLanded(exchange.method, { timedOut: false, error: failure });
+        earlierAttemptMayHaveLanded ||= mayHaveLanded({ timedOut: false, error: failure });
         if (await this.pause(exchange, event, code, undefined, undefined, earlierAttemptMayHaveLanded)) return undefined;
         continue;
       }
@@ -234,7 +240,7 @@ export class Requester {
       const reachable = kind === 'timeout' || kind === 'connection' || (kind === 'interrupted' && sentAt !== undefined);
       const unanswered = { timedOut: kind === 'timeout', error: failure };
       const uncertain = reachable && mayHaveActed(exchange.retry, unanswered);
-      const landed = reachable && writeMayHaveLanded(exchange.method, unanswered);
+      const landed = reachable && mayHaveLanded(unanswered);
       throw this.transportError(kind, exchange, target, attempt, failure, uncertain, landed, earlierAttemptMayHaveLanded);
     }
   }

@@ -22,6 +22,6 @@ export interface ApplyClient extends LiveReader {
   /** With both, apply keeps a request queued in the client ahead of each one on the wire (`ApiClient.withSignal`). */
   readonly maxInFlight?: number;
   withSignal?(signal: AbortSignal): ApplyClient;
-  /** Tells `onSent` as each attempt of a request leaves the client's queue (`ApiClient.withOnSent`): with `withSignal`, apply says a change started only then. */
-  withOnSent?(onSent: () => void): ApplyClient;
+  /** Tells `onSent` as each attempt of a request leaves the client's queue, with its path (`ApiClient.withOnSent`): with `withSignal`, apply says a change started only then. */
+  withOnSent?(onSent: (path: string) => void): ApplyClient;
 }

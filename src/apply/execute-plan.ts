@@ -225,7 +225,7 @@ class PlanRun {
   private readonly unrecorded = new Set<string>();
   /** Campaigns and credentials this run marked `writeUnrecorded` before sending anything. */
   private readonly marked = new Set<string>();
-  /** Requests an attempt of which left for the service: they may have reached it. */
+  /** Requests an attempt of which (of their planned path: `onSent`) left for the service: they may have reached it. */
   private readonly sent = new Set<string>();
   /** Aborted by the first state write that fails. */
   private readonly stateFailure = new AbortController();
@@ -447,14 +447,19 @@ class PlanRun {
     const through = request.operation === 'read_agent' ? this.options.client : this.client;
     // A client that queues ahead tells when the request leaves its queue: one still waiting there has
     // not started. Any other sends what it is handed at once (the slots bound it).
-    const onSent = () => this.onSent(request, change);
+    const onSent = (path?: string) => this.onSent(request, change, path);
     const client = (this.queuesAhead ? through.withOnSent?.(onSent) : undefined) ?? (onSent(), through);
     return { body, result: await sendRequest(request, change, body, { client, resources: this.resources }) };
   }
 
-  /** An attempt of `request` left for the service: its change starts with its first request sent. */
-  private onSent(request: PlannedRequest, change: ResourceChange): void {
-    this.sent.add(request.id);
+  /**
+   * An attempt of `request` left for the service (`path`: its own, when the client tells it): its
+   * change starts with its first request sent, and it may have reached the service once an attempt
+   * of its planned path left. A knowledge upload's presign and storage post, before its
+   * `create_file`, make no file the service has.
+   */
+  private onSent(request: PlannedRequest, change: ResourceChange, path: string | undefined): void {
+    if (path === undefined || path === request.path) this.sent.add(request.id);
     if (this.started.has(change.address)) return;
     this.started.set(change.address, this.now());
     this.emit({ type: 'start', change });

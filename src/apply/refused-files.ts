@@ -3,7 +3,7 @@
  * the failure's hint (`withRefusedFilesHint`) and the state's record of it (record-state.ts) tell of
  * the same files.
  */
-import { isApiError, withHint } from '../api/errors.js';
+import { isApiError } from '../api/errors.js';
 import type { PlannedRequest, ResourceChange } from '../plan/types.js';
 import type { DesiredIndex } from './resources.js';
 
@@ -39,5 +39,5 @@ export function refusedRecordedFiles(request: PlannedRequest, change: ResourceCh
 export function withRefusedFilesHint(error: unknown, refused: readonly RefusedFile[]): unknown {
   if (refused.length === 0 || !isApiError(error)) return error;
   const files = refused.map(({ address, fileId }) => `${address} (${fileId})`).join(', ');
-  return withHint(error, `The service no longer has the knowledge file the state recorded for ${files}: deleted on the service since it was uploaded. The manifest is fine: voxform forgot that id, and the next apply uploads the file again.`);
+  return error.withHint(`The service no longer has the knowledge file the state recorded for ${files}: deleted on the service since it was uploaded. The manifest is fine: voxform forgot that id, and the next apply uploads the file again.`);
 }

@@ -10,7 +10,7 @@ import { prepareChangeText, renderPlanText } from '../plan/render-text.js';
 import { LineDiffBudget, movedKeyLines } from '../plan/field-lines.js';
 import { lineAsShown } from '../util/printable.js';
 import { plural, pluralNoun } from '../util/plural.js';
-import { EXIT_INTERRUPTED, type CommandContext } from './context.js';
+import { EXIT_INTERRUPTED, type CommandContext, type StopAgain } from './context.js';
 import { progressLine, readProgress, type ProgressLine } from './progress.js';
 import { errorLead } from './error-text.js';
 import { refuseMandatoryViolations } from './policy-check.js';
@@ -43,13 +43,15 @@ export async function applyOnTerminal(
   const recheckCommand = nextCommand('plan', how.chosen, selection);
   const stop = new AbortController();
   const question: Question = { asking: false, stoppedAt: false };
+  // What the stopping line offers to stop at once (the event printer says it, with the writes it waits for).
+  let again: StopAgain = 'Ctrl-C again';
   void ctx
     .interrupted({
-      // Its event printer says it, with the writes it waits for.
       stopping: false,
       atOnce: { leftUndone: 'writes in flight may have reached the service, and neither the state nor the history records them', hint: `Run \`${recheckCommand}\` to see where things stand.` },
     })
-    .then(() => {
+    .then((offered) => {
+      again = offered;
       question.stoppedAt ||= question.asking;
       stop.abort();
     });
@@ -76,7 +78,7 @@ export async function applyOnTerminal(
     // The plan is printed before it runs: each agent's block of it is made as the agent is compared.
     onChange: (change) => prepareChangeText(change, { color: ctx.color, lineDiffs }),
     confirm: () => confirmOnTerminal(ctx, stop, question, { ...how, selection }),
-    onEvent: eventPrinter(ctx, status, lines, { desired: how.recorded, lineDiffs }),
+    onEvent: eventPrinter(ctx, status, lines, { desired: how.recorded, lineDiffs }, () => again),
     signal: stop.signal,
     stopWaiting: stopWaiting.signal,
     onLocked: (lock) => {
@@ -143,8 +145,8 @@ async function confirmOnTerminal(
   }
 }
 
-/** `desired`: what is applied, as the plan names it, and `lineDiffs`: its budget (see `renderPlanText`). */
-function eventPrinter(ctx: CommandContext, status: ProgressLine, lines: LineBatch, plan: { desired: string | undefined; lineDiffs: LineDiffBudget }): (event: ApplyEvent) => void {
+/** `desired`: what is applied, as the plan names it, and `lineDiffs`: its budget (see `renderPlanText`); `again`: what stops a stop at once. */
+function eventPrinter(ctx: CommandContext, status: ProgressLine, lines: LineBatch, plan: { desired: string | undefined; lineDiffs: LineDiffBudget }, again: () => StopAgain): (event: ApplyEvent) => void {
   const c = terminalColors(ctx.color);
   const verb = (event: { change: { action: string } }, creating: string, updating: string) => (event.change.action === 'create' ? creating : updating);
   return (event) => {
@@ -155,7 +157,7 @@ function eventPrinter(ctx: CommandContext, status: ProgressLine, lines: LineBatc
       return ctx.stdout.write(renderPlanText(event.plan, { color: ctx.color, ...plan }));
     }
     if (event.type === 'warning') return lines.add(`warning: ${event.message}\n`);
-    if (event.type === 'stopping') return lines.add(stoppingLine(event));
+    if (event.type === 'stopping') return lines.add(stoppingLine(event, again()));
     const address = event.change.address;
     if (event.type === 'start') lines.add(`${address}: ${verb(event, 'creating', 'updating')}…\n`);
     else if (event.type === 'done') lines.add(`${c.green('✓')} ${address}: ${verb(event, 'created', 'updated')} (${event.ms} ms)\n`);
@@ -165,10 +167,10 @@ function eventPrinter(ctx: CommandContext, status: ProgressLine, lines: LineBatc
   };
 }
 
-/** What stops the run, said at once: only a stop by Ctrl-C offers a second one (which stops at once). */
-function stoppingLine(event: ApplyStopping): string {
-  if (event.because === 'interrupted' && event.inFlight === 0) return 'Stopping: no new write is sent (Ctrl-C again stops at once)…\n';
-  if (event.because === 'interrupted') return `Stopping: no new write is sent; waiting for ${event.inFlight} in flight (Ctrl-C again stops at once, without recording them)…\n`;
+/** What stops the run, said at once: only a stop by a signal offers a second one (`again`, which stops at once). */
+function stoppingLine(event: ApplyStopping, again: StopAgain): string {
+  if (event.because === 'interrupted' && event.inFlight === 0) return `Stopping: no new write is sent (${again} stops at once)…\n`;
+  if (event.because === 'interrupted') return `Stopping: no new write is sent; waiting for ${event.inFlight} in flight (${again} stops at once, without recording them)…\n`;
   const rest = event.inFlight > 0 ? `the run stops after the ${event.inFlight} in flight` : 'the run stops';
   if (event.because === 'lock_lost') return `Stopping: ${describeLockLoss(event.lockLost)}. No new write is sent; ${rest}…\n`;
   return `Stopping: a state write failed, and nothing more can be recorded. No new write is sent; ${rest}…\n`;

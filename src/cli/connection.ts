@@ -4,7 +4,7 @@ import { normalizeBaseUrl } from '../api/regions.js';
 import { nonEmpty, originOf, parseTrustedOrigins, trustedOrigins, untrustedBaseUrlMessage } from '../api/trusted-origins.js';
 import type { RunningEmulator } from '../emulator/index.js';
 import { isVoxformError, VoxformError } from '../errors.js';
-import { isAgentNotFound, withHint } from '../api/errors.js';
+import { isAgentNotFound } from '../api/errors.js';
 import { cameWithCheckout } from '../project-files/git.js';
 import { makeKeptFolder } from '../project-files/kept-files.js';
 import { isFileSystemError } from '../util/atomic-write.js';
@@ -64,19 +64,23 @@ export async function resolveConnection(
 /** The base URL and key of a service on the network (not `--local`). */
 function remoteService(options: ConnectionOptions & { manifest?: ManifestService }, ctx: CommandContext) {
   const baseUrl = chooseBaseUrl(options, ctx.env, options.manifest);
-  const apiKey = headerValueFromEnv(ctx.env, 'VOXFORM_API_KEY') ?? '';
-  if (apiKey === '' && ctx.env.VOXFORM_API_KEY === undefined) {
-    throw new VoxformError('api_key_missing', 'No API key: VOXFORM_API_KEY is not set.', {
+  const apiKey = headerValueFromEnv(ctx.env, 'VOXFORM_API_KEY');
+  if (apiKey === undefined) {
+    throw new VoxformError('api_key_missing', `No API key: ${noApiKey(ctx.env)}.`, {
       hint: 'Set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.',
     });
   }
-  if (apiKey === '') {
-    // In CI a secret the job may not have arrives as an empty variable, not a missing one.
-    throw new VoxformError('api_key_missing', 'No API key: VOXFORM_API_KEY is set but empty.', {
-      hint: 'A CI secret the job cannot read arrives empty: pull requests from forks get no secrets, and neither does a job whose secret is not defined. Set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.',
-    });
-  }
   return { url: baseUrl, apiKey };
+}
+
+/**
+ * Why VOXFORM_API_KEY gives no key, as a command that needs one refuses to run and `voxform status`
+ * reports it. Set but empty is told apart: in CI a secret the job may not have arrives as an empty
+ * variable, not a missing one.
+ */
+export function noApiKey(env: Readonly<Record<string, string | undefined>>): string {
+  if (env.VOXFORM_API_KEY === undefined) return 'VOXFORM_API_KEY is not set';
+  return 'VOXFORM_API_KEY is set but empty (a CI secret the job cannot read arrives empty: a pull request from a fork gets none, nor does a job whose secret is not defined)';
 }
 
 /**
@@ -121,7 +125,7 @@ const LOCAL_AGENT_MISSING_HINT =
  * command's, by one rule (run-command.ts). Any other error is returned as it is.
  */
 export function withLocalAgentHint(error: unknown): unknown {
-  if (isAgentNotFound(error)) return withHint(error, LOCAL_AGENT_MISSING_HINT);
+  if (isAgentNotFound(error)) return error.withHint(LOCAL_AGENT_MISSING_HINT);
   const lacksAgents = isVoxformError(error) && Array.isArray(error.details) && error.details.some((problem: { code?: unknown }) => problem?.code === 'agent_not_on_service');
   if (!lacksAgents) return error;
   const { code, message, location, details } = error as VoxformError;

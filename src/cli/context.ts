@@ -46,9 +46,9 @@ export interface CommandContext {
    * Resolves on Ctrl-C or SIGTERM, for a command that stops gracefully by itself (the emulator); without
    * it, or on a second signal, the cleanups run and the process exits 130 with `error[interrupted]`.
    * The first signal is answered at once with a line on stderr (`GracefulStop.stopping`), however
-   * long the stop then takes.
+   * long the stop then takes. Resolves with what stops it at once, for a command that says its own line.
    */
-  interrupted(stop?: GracefulStop): Promise<void>;
+  interrupted(stop?: GracefulStop): Promise<StopAgain>;
   /**
    * What a stop from now on leaves undone (a command past the point where rerunning it is the way
    * on: an export whose files are in place): the `interrupted` error says it, and its hint, instead
@@ -88,12 +88,19 @@ export function streamPrinter(secrets: SecretRegistry, stream: { readonly isTTY?
   return (text) => print(secrets.redact(text));
 }
 
+/**
+ * What stops a graceful stop at once, as its line offers it: after Ctrl-C, Ctrl-C again; after a
+ * SIGTERM (a CI job cancelled, a supervisor stopping the process), which no key sent, a second signal.
+ */
+export type StopAgain = 'Ctrl-C again' | 'a second signal';
+
 /** How a command stops gracefully (`CommandContext.interrupted`). */
 export interface GracefulStop {
   /**
    * What the stop does, said on stderr the moment the first signal arrives:
    * `Stopping: ${stopping} (Ctrl-C again stops at once).`, or without it `Stopping… (Ctrl-C again
-   * stops at once).` `false`: the command says it itself (apply counts the writes it waits for).
+   * stops at once).` (after SIGTERM, `a second signal stops at once`). `false`: the command says it
+   * itself (apply counts the writes it waits for).
    */
   stopping?: string | false;
   /** What stopping at once, on a second signal, leaves undone, which that error then says. */
@@ -101,9 +108,9 @@ export interface GracefulStop {
 }
 
 /** The line a graceful stop is answered with (`GracefulStop.stopping`); undefined when the command says its own. */
-export function stoppingLine(stop: GracefulStop | undefined): string | undefined {
+export function stoppingLine(stop: GracefulStop | undefined, again: StopAgain): string | undefined {
   if (stop?.stopping === false) return undefined;
-  return `Stopping${stop?.stopping ? `: ${stop.stopping}` : '…'} (Ctrl-C again stops at once).\n`;
+  return `Stopping${stop?.stopping ? `: ${stop.stopping}` : '…'} (${again} stops at once).\n`;
 }
 
 /**

@@ -9,7 +9,7 @@
 import { closeSync, existsSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { VoxformError } from '../errors.js';
+import { openFileLimitHint, VoxformError } from '../errors.js';
 import { printableKeepingLines } from '../util/printable.js';
 
 /** How many causes deep an error is searched for the code (a cause chain is never that long). */
@@ -113,9 +113,8 @@ export function tooManyOpenFilesError(error: unknown, options: { parallelism: bo
       cause: error,
     });
   }
-  const parallelism = options.parallelism ? ', or lower --parallelism (each request in flight holds a connection, an open file)' : '';
   return new VoxformError('too_many_open_files', `voxform could not open ${opening}: this process has as many files open as the system lets it (EMFILE).`, {
-    hint: `Raise the limit of open files (\`ulimit -n\`, e.g. \`ulimit -n 4096\`) and run the command again${parallelism}.`,
+    hint: openFileLimitHint(options.parallelism),
     cause: error,
   });
 }

@@ -1,6 +1,6 @@
 /** How the CLI reports what went wrong, and the exit code it gives: one way for every command. */
 import { CommanderError } from 'commander';
-import { isVoxformError, VoxformError } from '../errors.js';
+import { isVoxformError, openFileLimitHint, rateLimitedHint, VoxformError } from '../errors.js';
 import { errorMessage, errorStack } from '../secrets/error-message.js';
 import { EXIT_INTERRUPTED, type Output, type StopAtOnce } from './context.js';
 import { errorBody, errorJson, errorText } from './error-text.js';
@@ -97,19 +97,14 @@ export function reportable(error: unknown, parallelism: boolean): VoxformError |
 }
 
 /**
- * The client's advice for too many requests at once, without --parallelism: the client words it for
- * the commands that have the option (src/api/errors.ts), and a command without it would refuse it.
+ * `error`, its hint naming --parallelism only when the command has it: the client gives its advice
+ * for too many requests at once as for the commands that have the option, and one without would refuse it.
  */
-const WITHOUT_PARALLELISM: Readonly<Record<string, string>> = {
-  api_rate_limited: 'The service is limiting the request rate; try again in a minute.',
-  api_too_many_open_files: 'Raise the limit of open files (`ulimit -n`) and run again.',
-};
-
-/** `error`, its hint naming --parallelism only when the command has it. */
 function withCommandsHint(error: VoxformError, parallelism: boolean): VoxformError {
-  const hint = WITHOUT_PARALLELISM[error.code];
-  if (parallelism || hint === undefined || !error.hint?.includes('--parallelism')) return error;
-  return new VoxformError(error.code, error.message, { hint, location: error.location, details: error.details, cause: error });
+  if (parallelism || !error.hint?.includes('--parallelism')) return error;
+  if (error.code === 'api_rate_limited') return error.withHint(rateLimitedHint(false));
+  if (error.code === 'api_too_many_open_files') return error.withHint(openFileLimitHint(false));
+  return error;
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import type { EventEmitter } from 'node:events';
 import type { VoxformError } from '../errors.js';
-import { EXIT_INTERRUPTED, stoppingLine, type GracefulStop, type StopAtOnce } from './context.js';
+import { EXIT_INTERRUPTED, stoppingLine, type GracefulStop, type StopAgain, type StopAtOnce } from './context.js';
 import { clearProgressLines } from './progress.js';
 import { errorText } from './error-text.js';
 import { signalStopError, type CutShort } from './report-error.js';
@@ -74,7 +74,7 @@ interface SignalTrapOptions {
 /** The trap of one command's run (trapSignals). */
 export interface StopTrap {
   /** The command awaits a graceful stop (`ctx.interrupted`). */
-  interrupted(stop?: GracefulStop): Promise<void>;
+  interrupted(stop?: GracefulStop): Promise<StopAgain>;
   stopLeaves(atOnce: StopAtOnce): void;
   /**
    * An error thrown outside the command's awaited chain (a timer's): it begins the command's graceful
@@ -93,7 +93,8 @@ const TRAPPED_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 /**
  * How a command's run stops. A first Ctrl-C or SIGTERM stops a command awaiting `ctx.interrupted()`,
  * and `announce` says at once that it is stopping (the stop may take a while: a command that waits
- * in silence looks hung); so does an error thrown outside the command's awaited chain
+ * in silence looks hung), offering Ctrl-C again to stop at once, or after a SIGTERM, which no key
+ * sent, a second signal; so does an error thrown outside the command's awaited chain
  * (`strayError`), said once the command has ended, or once `STRAY_ERROR_STOP_MS` passed without
  * it. Otherwise, and on a second one, the run stops at once: the stray errors are said, then
  * `reportStop` says the stop as every error is said (`error[interrupted]`, or its JSON envelope),
@@ -121,14 +122,14 @@ export function trapSignals(options: SignalTrapOptions): StopTrap {
   const atOnce = () => leaves ?? graceful?.atOnce;
   let last: { signal: string; at: number } | undefined;
   let cutShort: ReturnType<typeof setTimeout> | undefined;
-  let notifyInterrupted: () => void = () => undefined;
-  const interruptedPromise = new Promise<void>((resolve) => (notifyInterrupted = resolve));
-  const beginGracefulStop = (by: 'signal' | 'error'): boolean => {
+  let notifyInterrupted: (again: StopAgain) => void = () => undefined;
+  const interruptedPromise = new Promise<StopAgain>((resolve) => (notifyInterrupted = resolve));
+  const beginGracefulStop = (by: 'signal' | 'error', again: StopAgain): boolean => {
     if (stopping !== undefined || !stopsGracefully) return false;
     stopping = by;
-    const line = stoppingLine(graceful);
+    const line = stoppingLine(graceful, again);
     if (line !== undefined) options.announce(line);
-    notifyInterrupted();
+    notifyInterrupted(again);
     return true;
   };
   const stopAtOnce = (cause: { by: 'signal' | 'time' } | { by: 'error'; error: unknown }) => {
@@ -150,7 +151,7 @@ export function trapSignals(options: SignalTrapOptions): StopTrap {
     if (last !== undefined && last.signal === signal && at - last.at < SAME_SIGNAL_REPEAT_MS) return;
     last = { signal, at };
     clearProgressLines();
-    if (!beginGracefulStop('signal')) stopAtOnce({ by: 'signal' });
+    if (!beginGracefulStop('signal', signal === 'SIGTERM' ? 'a second signal' : 'Ctrl-C again')) stopAtOnce({ by: 'signal' });
   };
   for (const signal of TRAPPED_SIGNALS) options.signals.on(signal, onSignal);
   return {
@@ -161,7 +162,7 @@ export function trapSignals(options: SignalTrapOptions): StopTrap {
     },
     stopLeaves: (atOnce) => void (leaves = atOnce),
     strayError: (error, { atOnce: now = false } = {}) => {
-      if (!now && beginGracefulStop('error')) {
+      if (!now && beginGracefulStop('error', 'Ctrl-C again')) {
         strayToSay = { error };
         // The stop may wait on what the error broke, with something else keeping the process alive.
         cutShort = setTimeout(() => stopAtOnce({ by: 'time' }), STRAY_ERROR_STOP_MS).unref();

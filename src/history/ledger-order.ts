@@ -15,7 +15,8 @@ const ID_TIME = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{3})?Z-/;
  * team's machines are minutes apart, not days. An id further ahead is a planted or broken file, and
  * following it would put every later record at its time, told apart by chance alone.
  */
-const MOST_CLOCK_AHEAD_MS = 24 * 60 * 60 * 1000;
+export const MOST_CLOCK_AHEAD_HOURS = 24;
+const MOST_CLOCK_AHEAD_MS = MOST_CLOCK_AHEAD_HOURS * 60 * 60 * 1000;
 
 /**
  * The greatest id a new record made at `at` may follow (`newHistoryId`): ids up to it, compared as

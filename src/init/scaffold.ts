@@ -21,7 +21,7 @@ import { schemaIssueMessages } from '../manifest/schema-issues.js';
 import { localNameProblem } from '../manifest/names.js';
 import { GITIGNORE_ENTRIES } from '../templates/gitignore.js';
 import { pathExists, readGuarded } from '../project-files/guarded-read.js';
-import { fileOnTheWay } from '../util/atomic-write.js';
+import { fileOnTheWay, pathInTheWay } from '../util/atomic-write.js';
 import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
 import { DEFAULT_MANIFESTS } from '../project-files/manifest-files.js';
 
@@ -179,15 +179,13 @@ async function findConflicts(dir: string, paths: ReadonlyArray<ScaffoldTarget>, 
   // Each folder to make, and those above `dir` not there yet (made too): a file where one goes is named as such.
   for (const folder of foldersOnTheWay(dir, paths)) {
     const file = await fileOnTheWay(folder);
-    if (file !== undefined) throw new VoxformError('path_is_file', `${file} is a file, where ${command} would make a folder.`, { hint: `Move it away, or ${elsewhere}.` });
+    if (file !== undefined) throw pathInTheWay('file', file, `${command} would make a folder`, elsewhere);
   }
   const conflicts: Conflict[] = [];
   for (const target of paths) {
     const info = await stat(path.join(dir, target.path)).catch(() => undefined);
     if (!info) continue;
-    if (info.isDirectory()) {
-      throw new VoxformError('path_is_folder', `${path.join(dir, target.path)} is a folder, where ${command} would write a file.`, { hint: `Move it away, or ${elsewhere}.` });
-    }
+    if (info.isDirectory()) throw pathInTheWay('folder', path.join(dir, target.path), `${command} would write a file`, elsewhere);
     if (target.mode !== 'create' || force) continue;
     const text = await existingText(dir, target, root);
     // A file holding what would be written is no conflict: writing it changes nothing.

@@ -7,7 +7,7 @@
 import { VoxformError } from '../errors.js';
 import { NOT_SEALED_BY, sealVerifies, type LedgerSealKey } from '../history/seal.js';
 import type { RecordSummary, TestRunRecord } from '../history/types.js';
-import { idCeiling, ledgerOrder } from '../history/ledger-order.js';
+import { idCeiling, ledgerOrder, MOST_CLOCK_AHEAD_HOURS } from '../history/ledger-order.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import { plural } from '../util/plural.js';
 
@@ -88,7 +88,7 @@ export function unsealedSinceSealed(source: string, workspace: string, unsealed:
   // A new record's id never follows one this far ahead (ledger-order.ts): an apply would leave it the newest.
   const hint =
     unsealed.id > idCeiling(new Date())
-      ? `Record ${unsealed.id} is dated more than a day ahead of this machine's clock, so no apply records anything after it: applying again does not help. Remove it from the ledger (${unsealed.id}.json in the history folder beside the state file, or its row of the table voxform_history), then promote.`
+      ? `Record ${unsealed.id} is dated more than ${MOST_CLOCK_AHEAD_HOURS} hours ahead of this machine's clock, so no apply records anything after it: applying again does not help. Remove it from the ledger (${unsealed.id}.json in the history folder beside the state file, or its row of the table voxform_history), then promote.`
       : sealAgain(source, applySource);
   return new VoxformError(
     'promote_source_unknown',

@@ -2,6 +2,7 @@ import { existsSync, lstatSync, readlinkSync, rmdirSync, unlinkSync } from 'node
 import { mkdir, open, realpath, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { VoxformError } from '../errors.js';
 import { printable, toJsonText } from './printable.js';
 
 /** A file's content: whole, or pieces of text or bytes in order. */
@@ -247,6 +248,16 @@ export async function findWriteObstacle(file: string): Promise<string | undefine
   }
   await unlink(probe).catch(() => undefined);
   return undefined;
+}
+
+/**
+ * The refusal of a file where a folder is needed (`path_is_file`, `fileOnTheWay`'s) or of a folder
+ * where a file goes (`path_is_folder`), before anything is written: `where` as the output names it,
+ * `wanted` what needs the other kind there (`voxform init would make a folder`), `elsewhere` how to
+ * choose another place (`init into another folder`).
+ */
+export function pathInTheWay(found: 'file' | 'folder', where: string, wanted: string, elsewhere: string): VoxformError {
+  return new VoxformError(found === 'file' ? 'path_is_file' : 'path_is_folder', `${where} is a ${found}, where ${wanted}.`, { hint: `Move it away, or ${elsewhere}.` });
 }
 
 /**

@@ -103,7 +103,7 @@ describe('more connections than the process may open', () => {
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code).toBe(1);
     expect(stderr).toMatch(/^error\[api_too_many_open_files\]: GET \/agents\/-OKmany\d+ failed: no connection to http:\/\/127\.0\.0\.1:\d+ could be opened: this process has as many files open as the system lets it \(EMFILE\)\.\n/);
-    expect(stderr).toContain('hint: Lower --parallelism (each request in flight holds a connection), or raise the limit of open files (`ulimit -n`) and run again.');
+    expect(stderr).toContain('hint: Raise the limit of open files (`ulimit -n`, e.g. `ulimit -n 4096`) and run the command again, or lower --parallelism (each request in flight holds a connection, an open file).');
     expect(stderr).not.toContain('unexpected problem');
   });
 });

@@ -411,14 +411,14 @@ describe('executePlan stopped while a write is on the wire', () => {
 function queuingClient(live: Agent) {
   const queue: Array<{ go: () => void }> = [];
   const answers: Array<() => void> = [];
-  const make = (signal: AbortSignal | undefined, onSent: (() => void) | undefined): ApplyClient => ({
+  const make = (signal: AbortSignal | undefined, onSent: ((path: string) => void) | undefined): ApplyClient => ({
     ...fakeClient(live).client,
     maxInFlight: 1,
     withSignal: (withdrawing) => make(withdrawing, onSent),
     withOnSent: (told) => make(signal, told),
-    updateAgent: () =>
+    updateAgent: (id) =>
       new Promise((resolve, reject) => {
-        const entry = { go: () => (onSent?.(), answers.push(() => resolve(undefined))) };
+        const entry = { go: () => (onSent?.(`/agents/${encodeURIComponent(id)}`), answers.push(() => resolve(undefined))) };
         queue.push(entry);
         signal?.addEventListener('abort', () => {
           if (!queue.includes(entry)) return;

@@ -42,7 +42,7 @@ describe('what the error report makes of an error', () => {
     expect(reported(lock).stderr).toBe('error[too_many_open_files]: voxform could not open /p/.voxform/state.json.lock: this process has as many files open as the system lets it (EMFILE).\n  hint: Raise the limit of open files (`ulimit -n`, e.g. `ulimit -n 4096`) and run the command again.\n');
     // An error already about open files keeps its own words (a connection's; its hint without --parallelism, which this command has not).
     const connection = new VoxformError('api_too_many_open_files', 'GET /agents/a failed: no connection could be opened.', { hint: 'Lower --parallelism.', cause: emfile });
-    expect(reported(connection).stderr).toBe('error[api_too_many_open_files]: GET /agents/a failed: no connection could be opened.\n  hint: Raise the limit of open files (`ulimit -n`) and run again.\n');
+    expect(reported(connection).stderr).toBe('error[api_too_many_open_files]: GET /agents/a failed: no connection could be opened.\n  hint: Raise the limit of open files (`ulimit -n`, e.g. `ulimit -n 4096`) and run the command again.\n');
   });
 
   it('any other error stays "an unexpected problem", with its code', () => {

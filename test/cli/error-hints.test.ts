@@ -45,7 +45,7 @@ describe('errors found before a command runs have a hint too', () => {
     [
       ['plan'],
       { VOXFORM_API_KEY: ' ' },
-      'error[api_key_missing]: No API key: VOXFORM_API_KEY is set but empty.\n  hint: A CI secret the job cannot read arrives empty: pull requests from forks get no secrets, and neither does a job whose secret is not defined. Set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.\n',
+      'error[api_key_missing]: No API key: VOXFORM_API_KEY is set but empty (a CI secret the job cannot read arrives empty: a pull request from a fork gets none, nor does a job whose secret is not defined).\n  hint: Set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.\n',
     ],
   ])('%j', async (args, env, stderr) => {
     const result = await runCliInProcess(args, { cwd: await tempDir({ 'voxform.yaml': MANIFEST }), env });

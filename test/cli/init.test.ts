@@ -489,7 +489,7 @@ function terminalContext(cwd: string, answers: string): { ctx: CommandContext; o
     secrets: new SecretRegistry(),
     confirm: async () => true,
     onExit: () => undefined,
-    interrupted: () => new Promise<void>(() => undefined),
+    interrupted: () => new Promise<never>(() => undefined),
     writeSent: () => () => undefined,
   };
   return { ctx, out: () => out, err: () => err };

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { VoxformError } from '../../src/errors.js';
+import { ApiError } from '../../src/api/errors.js';
 import { reportable } from '../../src/cli/report-error.js';
 import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 
@@ -46,12 +46,19 @@ describe('a request the service keeps refusing with 429', () => {
 });
 
 describe('no connection could be opened (the open-file limit)', () => {
-  const error = new VoxformError('api_too_many_open_files', 'GET /agents/a failed: no connection could be opened.', {
-    hint: 'Lower --parallelism (each request in flight holds a connection), or raise the limit of open files (`ulimit -n`) and run again.',
+  const error = new ApiError({
+    code: 'api_too_many_open_files',
+    message: 'GET /agents/a failed: no connection could be opened.',
+    hint: 'Raise the limit of open files (`ulimit -n`, e.g. `ulimit -n 4096`) and run the command again, or lower --parallelism (each request in flight holds a connection, an open file).',
+    method: 'GET',
+    path: '/agents/a',
+    attempts: 1,
   });
 
-  it('a command without --parallelism is told of the limit alone; one with it keeps the whole hint', () => {
-    expect(reportable(error, false)).toMatchObject({ code: 'api_too_many_open_files', message: error.message, hint: 'Raise the limit of open files (`ulimit -n`) and run again.' });
+  it('a command without --parallelism is told of the limit alone, the request error still one (its method and path kept); one with it keeps the whole hint', () => {
+    const reported = reportable(error, false);
+    expect(reported).toBeInstanceOf(ApiError);
+    expect(reported).toMatchObject({ code: 'api_too_many_open_files', message: error.message, hint: 'Raise the limit of open files (`ulimit -n`, e.g. `ulimit -n 4096`) and run the command again.', method: 'GET', path: '/agents/a' });
     expect(reportable(error, true)).toBe(error);
   });
 });

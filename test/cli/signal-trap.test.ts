@@ -67,6 +67,19 @@ describe('the signal trap', () => {
     expect(t.stops.map((stop) => stop.message)).toEqual(['voxform stopped at once, on the second signal.']);
   });
 
+  it('under SIGTERM, which no key sent, offers a second signal to stop at once, not Ctrl-C; a command that says its own line is told so too', async () => {
+    const t = trapped();
+    const offered = t.trap.interrupted({ stopping: 'the conversations under way are cut short' });
+    t.send('SIGTERM');
+    expect(t.announced).toEqual(['Stopping: the conversations under way are cut short (a second signal stops at once).\n']);
+    expect(await offered).toBe('a second signal');
+    const byCtrlC = trapped();
+    const asked = byCtrlC.trap.interrupted({ stopping: false });
+    byCtrlC.send('SIGINT');
+    expect(byCtrlC.announced).toEqual([]);
+    expect(await asked).toBe('Ctrl-C again');
+  });
+
   it('takes another signal at once as a second one: SIGTERM after Ctrl-C', () => {
     const t = trapped();
     void t.trap.interrupted();

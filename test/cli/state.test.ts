@@ -308,7 +308,7 @@ describe('voxform state (file backend)', () => {
     // What the second signal's error says is what the command gives its graceful stop (main prints it).
     let graceful: GracefulStop | undefined;
     const { ctx, close } = makeContext({ cwd: p.dir, env: p.env });
-    ctx.interrupted = (stop) => ((graceful = stop), new Promise<void>(() => undefined));
+    ctx.interrupted = (stop) => ((graceful = stop), new Promise<never>(() => undefined));
     expect(await runCommandLine(['state', 'migrate', '--state', '.voxform/state.json', '--to', 'moved/state.json'], ctx)).toBe(0);
     await close();
     expect(graceful?.atOnce).toEqual({

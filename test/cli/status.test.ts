@@ -190,7 +190,7 @@ describe('voxform status (against the emulator)', () => {
     project = await startExampleProject();
     const said = {
       unset: 'API key:     missing (nothing was sent): VOXFORM_API_KEY is not set\n',
-      empty: "API key:     missing (nothing was sent): VOXFORM_API_KEY is set but empty (a CI secret the job cannot read arrives empty: a fork's pull request gets none)\n",
+      empty: "API key:     missing (nothing was sent): VOXFORM_API_KEY is set but empty (a CI secret the job cannot read arrives empty: a pull request from a fork gets none, nor does a job whose secret is not defined)\n",
     };
     for (const [value, line] of [[undefined, said.unset], ['', said.empty], ['   ', said.empty]] as const) {
       // Unset: the variable left out of the run's environment altogether.
@@ -225,6 +225,6 @@ describe('voxform status (against the emulator)', () => {
     const report = JSON.parse(result.stdout);
     expect(report.manifest).toEqual({ environment: null, problem: 'nowhere.yaml does not exist.' });
     expect(report.service).toEqual({ id: 'https://api-eu-west.millis.ai', base_url: 'https://api-eu-west.millis.ai', region: 'eu', source: '--region' });
-    expect(report.key).toEqual({ type: 'missing', problem: "VOXFORM_API_KEY is set but empty (a CI secret the job cannot read arrives empty: a fork's pull request gets none)" });
+    expect(report.key).toEqual({ type: 'missing', problem: "VOXFORM_API_KEY is set but empty (a CI secret the job cannot read arrives empty: a pull request from a fork gets none, nor does a job whose secret is not defined)" });
   });
 });

@@ -382,7 +382,7 @@ describe('voxform validate, in process', () => {
         secrets,
         confirm: undefined,
         onExit: () => undefined,
-        interrupted: () => new Promise<void>(() => undefined),
+        interrupted: () => new Promise<never>(() => undefined),
         writeSent: () => () => undefined,
       },
     );

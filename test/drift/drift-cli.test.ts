@@ -14,7 +14,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { run as runDrift } from '../../src/cli/commands/drift.js';
-import type { GracefulStop } from '../../src/cli/context.js';
+import type { GracefulStop, StopAgain } from '../../src/cli/context.js';
 import { repoRoot, spawnCli, type CliResult } from '../helpers/cli.js';
 import { makeContext } from '../helpers/context.js';
 import { callService, SECRETS, useExampleProjects, type ExampleProject } from '../helpers/project.js';
@@ -24,8 +24,9 @@ import { BOOKING_ID, defaultSeed } from '../../src/emulator/default-seed.js';
 
 const startProject = useExampleProjects();
 
-/** What a graceful stop says the moment its signal arrives (src/cli/context.ts, `stoppingLine`). */
+/** What a graceful stop says the moment its signal arrives (src/cli/context.ts, `stoppingLine`); after SIGTERM, which no key sent, no Ctrl-C. */
 const WATCH_STOPPING = 'Stopping… (Ctrl-C again stops at once).\n';
+const WATCH_STOPPING_ON_SIGTERM = 'Stopping… (a second signal stops at once).\n';
 
 const addFormats = addFormatsModule.default;
 
@@ -505,7 +506,7 @@ describe('voxform drift', () => {
     });
     expect(result.code, result.stderr).toBe(130);
     // Stdout holds the check's line already: the interrupt comes on stderr, not as a second JSON document.
-    expect(result.stderr).toBe(`${WATCH_STOPPING}error[interrupted]: voxform drift --watch stopped at your request.\n  hint: Run the command again to watch again.\n`);
+    expect(result.stderr).toBe(`${WATCH_STOPPING_ON_SIGTERM}error[interrupted]: voxform drift --watch stopped at your request.\n  hint: Run the command again to watch again.\n`);
     const lines = result.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     const document = JSON.parse(lines[0] ?? '') as DriftJson;
@@ -534,7 +535,7 @@ describe('voxform drift', () => {
     const written = await readFile(manifest, 'utf8');
     let stopped = () => undefined as void;
     const { ctx, captured, close } = makeContext({ cwd: p.dir, env: p.env });
-    ctx.interrupted = () => new Promise<void>((resolve) => (stopped = resolve));
+    ctx.interrupted = () => new Promise((resolve) => (stopped = () => resolve('Ctrl-C again')));
     const waits: number[] = [];
     // What happens during each wait: the change a `git pull` brings, and its apply; then manifests broken, twice; then mended; then Ctrl-C.
     const duringWait: Array<() => Promise<void>> = [
@@ -577,7 +578,7 @@ describe('voxform drift', () => {
     const { url } = await startReceiver(500);
     let stopped = () => undefined as void;
     const { ctx, captured, close } = makeContext({ cwd: p.dir, env: p.env });
-    ctx.interrupted = () => new Promise<void>((resolve) => (stopped = resolve));
+    ctx.interrupted = () => new Promise((resolve) => (stopped = () => resolve('Ctrl-C again')));
     const waits: number[] = [];
     // The watch ends as every interrupted run does: with its `interrupted` error (exit 130).
     const stoppedRun = runDrift({ watch: '10s', notify: `${url}/hooks/token-abc123`, lockTimeout: 0 }, ctx, {
@@ -608,7 +609,7 @@ describe('voxform drift', () => {
     let stopped = () => undefined as void;
     const { ctx, captured, close } = makeContext({ cwd: p.dir, env: p.env });
     // One stop for all who wait on it: the heal's apply listens for it too. The graceful stop last asked for is the one a signal meets.
-    const stop = new Promise<void>((resolve) => (stopped = resolve));
+    const stop = new Promise<StopAgain>((resolve) => (stopped = () => resolve('Ctrl-C again')));
     const asked: Array<GracefulStop | undefined> = [];
     ctx.interrupted = (how) => (asked.push(how), stop);
     let askedAtWait: GracefulStop | undefined | 'none' = 'none';

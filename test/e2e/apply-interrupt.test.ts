@@ -185,6 +185,9 @@ describe('apply stopped while its writes are in flight', () => {
     await run.stderrShows('Stopping:');
     puts.release();
     expect(await run.exited, run.output.stderr).toBe(130);
+    // No key sent it: the way to stop at once is another signal.
+    expect(run.output.stderr).toContain('Stopping: no new write is sent; waiting for 1 in flight (a second signal stops at once, without recording them)…\n');
+    expect(run.output.stderr).not.toContain('Ctrl-C');
     expect(run.output.stdout).toContain('\n  applied: agent.front-desk\n\nApply interrupted: 1 applied, 0 failed, 0 skipped, 0 not applied.\n');
     expect((await liveAgent(p, agents['front-desk'])).config.first_message).toBe('v2');
 

@@ -25,7 +25,7 @@ function fakeContext(cwd: string) {
     secrets: new SecretRegistry(),
     confirm: undefined,
     onExit: (c) => void cleanups.push(c),
-    interrupted: () => new Promise<void>(() => undefined),
+    interrupted: () => new Promise<never>(() => undefined),
     writeSent: () => () => undefined,
   };
   return { ctx, out, cleanups };

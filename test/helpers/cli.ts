@@ -119,7 +119,7 @@ export async function runCliInProcess(
     onExit: (cleanup) => void cleanups.push(cleanup),
     interrupted: (stop) => {
       options.stops?.push(stop);
-      return options.interrupted ?? new Promise<void>(() => undefined);
+      return (options.interrupted ?? new Promise<never>(() => undefined)).then(() => 'Ctrl-C again' as const);
     },
     writeSent: () => () => undefined,
   };

@@ -27,7 +27,7 @@ export function makeContext(options: {
     secrets,
     confirm: options.confirm,
     onExit: (cleanup) => void cleanups.push(cleanup),
-    interrupted: () => new Promise<void>(() => undefined),
+    interrupted: () => new Promise<never>(() => undefined),
     writeSent: () => () => undefined,
   };
   const close = async () => {

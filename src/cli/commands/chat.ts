@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import { terminalColors } from '../../util/terminal-colors.js';
-import { isApiError, withHint } from '../../api/index.js';
+import { isApiError } from '../../api/index.js';
 import { printable, printableKeepingLines } from '../../util/printable.js';
 import { manifestAgentNames, resolveAgentArgument } from '../agent-argument.js';
 import { resolveConnection } from '../connection.js';
@@ -41,7 +41,7 @@ export async function run(options: ChatOptions, ctx: CommandContext): Promise<nu
   // Fail before the first message when the agent does not exist, and name it on a terminal.
   const agentId = await resolveAgentArgument(options.agent, manifestAgentNames(project), client);
   const agent = await client.getAgent(agentId).catch((error: unknown) => {
-    throw isApiError(error) && error.code === 'api_not_found' ? withHint(error, AGENT_NOT_FOUND_HINT) : error;
+    throw isApiError(error) && error.code === 'api_not_found' ? error.withHint(AGENT_NOT_FOUND_HINT) : error;
   });
   // What `${env:…}` put on the agent stays hidden in its replies, whether or not this job holds the variable.
   (await operatorTrustedSecrets(options, ctx, { environment: options.env, serviceId, liveSource }, { note: 'later' })).noteLiveAgent(agent.id, agent.config);

@@ -21,7 +21,7 @@ import { readPlanFile } from '../../plan/plan-file.js';
 import { planFromJson } from '../../plan/saved-plan.js';
 import type { Plan } from '../../plan/types.js';
 import { EXIT_INTERRUPTED, type CommandContext, type Output } from '../context.js';
-import { describeWriteFailure, fileOnTheWay, isFileSystemError } from '../../util/atomic-write.js';
+import { describeWriteFailure, fileOnTheWay, isFileSystemError, pathInTheWay } from '../../util/atomic-write.js';
 import { terminalText } from '../../util/printable.js';
 import { ciReviewNumber } from '../../util/run-identity.js';
 
@@ -179,14 +179,14 @@ function describeResult(result: PublishResult, provider: Provider): string {
  */
 async function prepareOutDir(outDir: string, reportFile: string | undefined, cwd: string): Promise<void> {
   const shown = (where: string) => path.relative(cwd, where) || '.';
-  const elsewhere = 'Move it away, or choose another folder with --out-dir DIR.';
+  const elsewhere = 'choose another folder with --out-dir DIR';
   const file = await fileOnTheWay(outDir);
-  if (file !== undefined) throw new VoxformError('path_is_file', `${shown(file)} is a file, where --out-dir needs a folder.`, { hint: elsewhere });
+  if (file !== undefined) throw pathInTheWay('file', shown(file), '--out-dir needs a folder', elsewhere);
   await makeKeptFolder(outDir).catch(unwritable(`Cannot make the folder ${shown(outDir)} (--out-dir)`));
   if (reportFile === undefined) return;
   if ((await stat(reportFile).catch(() => undefined))?.isDirectory()) {
     const report = path.basename(reportFile) === PLAN_FILE ? 'the plan' : 'the test report';
-    throw new VoxformError('path_is_folder', `${shown(reportFile)} is a folder, where voxform ci writes ${report}.`, { hint: elsewhere });
+    throw pathInTheWay('folder', shown(reportFile), `voxform ci writes ${report}`, elsewhere);
   }
   await rm(reportFile, { force: true }).catch(unwritable(`Cannot remove ${shown(reportFile)}, an earlier step's report`));
 }

@@ -231,8 +231,8 @@ export async function migrate(options: StateCommandOptions & { to: string }, ctx
     leftUndone: `${source.display} is left as it was and is still the state to use; ${target.display} may hold part of the copy`,
     hint: migrateAgainHint(how.command, how.commandNote ?? '', source),
   };
-  void ctx.interrupted({ stopping: false, atOnce }).then(() => {
-    ctx.stderr.write('Stopping: the migration stops once the step under way is done (Ctrl-C again ends it at once).\n');
+  void ctx.interrupted({ stopping: false, atOnce }).then((again) => {
+    ctx.stderr.write(`Stopping: the migration stops once the step under way is done (${again} ends it at once).\n`);
     stop.abort();
   });
   const result = await migrateState(source, target, { force: options.force === true, signal: stop.signal, ...how, warn: (message) => ctx.stderr.write(line(`warning: ${message}`)) });

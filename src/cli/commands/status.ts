@@ -2,7 +2,7 @@ import { isVoxformError } from '../../errors.js';
 import { workspaceKey } from '../../state/types.js';
 import { renderStatusJson, renderStatusText } from '../../status/render.js';
 import { isReady, probeKey, readStateStatus, regionOf, serviceSourceOf, STATUS_FORMAT_VERSION, type StatusReport } from '../../status/status.js';
-import { chooseBaseUrl, resolveConnection, type ManifestService } from '../connection.js';
+import { chooseBaseUrl, noApiKey, resolveConnection, type ManifestService } from '../connection.js';
 import type { CommandContext } from '../context.js';
 import { idsOnlyInEnvironments, loadCommandManifests } from '../load-manifests.js';
 import { countProblems } from '../diagnostics.js';
@@ -60,13 +60,10 @@ async function connectAndProbe(
   ctx: CommandContext,
   manifest: ManifestService,
 ): Promise<{ serviceId: string; baseUrl: string; key: StatusReport['key'] }> {
-  const apiKey = headerValueFromEnv(ctx.env, 'VOXFORM_API_KEY') ?? '';
-  if (!options.local && apiKey === '') {
+  if (!options.local && headerValueFromEnv(ctx.env, 'VOXFORM_API_KEY') === undefined) {
     // Nothing is sent without a key; the base URL is still worth showing.
     const baseUrl = chooseBaseUrl(options, ctx.env, manifest);
-    // Told apart as plan and apply tell them: in CI a secret the job may not have arrives as an empty variable, not a missing one.
-    const problem = ctx.env.VOXFORM_API_KEY === undefined ? 'VOXFORM_API_KEY is not set' : "VOXFORM_API_KEY is set but empty (a CI secret the job cannot read arrives empty: a fork's pull request gets none)";
-    return { serviceId: baseUrl, baseUrl, key: { type: 'missing', problem } };
+    return { serviceId: baseUrl, baseUrl, key: { type: 'missing', problem: noApiKey(ctx.env) } };
   }
   const connection = await resolveConnection({ ...options, manifest }, ctx, { retries: 0 });
   return { serviceId: connection.serviceId, baseUrl: connection.baseUrl, key: await probeKey(connection.client) };
