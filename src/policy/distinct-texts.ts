@@ -30,8 +30,10 @@ interface Fork<T> {
  * FULLY_HASHED_LENGTH is looked up by its length, then by its characters where the texts remembered
  * before it first differ, to the one text it can be, which is compared with it whole. A text shared
  * by many places is the same string at each, and a string compared with itself reads no characters:
- * a look-up reads at most one character per text of its length remembered (each of which the pull
- * request wrote, 16 KiB at least), and a new text is read at most twice more than computing it does.
+ * a look-up reads at most one character per text of its length remembered (each 16 KiB or more of
+ * what the pull request gave), and a new text is read at most twice more than computing it does. A
+ * copy of a remembered text (written again, another file of the same bytes) is another string, read
+ * whole at each look-up: JavaScript tells two strings apart by their characters only.
  */
 export function perDistinctText<T>(compute: (text: string) => T): (text: string) => T {
   const short = new Map<string, T>();
