@@ -12,15 +12,32 @@
  */
 const FULLY_HASHED_LENGTH = 16_383;
 
+/** A long text remembered, with what was computed from it. */
+interface Remembered<T> {
+  readonly text: string;
+  readonly value: T;
+}
+
+/** Long texts of one length parted by their character at `at`: `code` (`next[0]`) or another (`next[1]`). */
+interface Fork<T> {
+  readonly at: number;
+  readonly code: number;
+  readonly next: [Remembered<T> | Fork<T>, Remembered<T> | Fork<T>];
+}
+
 /**
  * `compute`, remembered per text for as long as the returned function lives. A text longer than
- * FULLY_HASHED_LENGTH is remembered one per length (the last one asked): a text shared by many places
- * is then found by comparing the string with itself, which reads no characters, and any other text
- * costs at most one comparison of its own length, less than computing it.
+ * FULLY_HASHED_LENGTH is looked up by its length, then by its characters where the texts remembered
+ * before it first differ, to the one text it can be, which is compared with it whole. A text shared
+ * by many places is the same string at each, and a string compared with itself reads no characters:
+ * a look-up reads at most one character per text of its length remembered (each 16 KiB or more of
+ * what the pull request gave), and a new text is read at most twice more than computing it does. A
+ * copy of a remembered text (written again, another file of the same bytes) is another string, read
+ * whole at each look-up: JavaScript tells two strings apart by their characters only.
  */
 export function perDistinctText<T>(compute: (text: string) => T): (text: string) => T {
   const short = new Map<string, T>();
-  const long = new Map<number, { text: string; value: T }>();
+  const long = new Map<number, Remembered<T> | Fork<T>>();
   return (text) => {
     if (text.length <= FULLY_HASHED_LENGTH) {
       if (short.has(text)) return short.get(text) as T;
@@ -28,10 +45,34 @@ export function perDistinctText<T>(compute: (text: string) => T): (text: string)
       short.set(text, value);
       return value;
     }
-    const last = long.get(text.length);
-    if (last !== undefined && last.text === text) return last.value;
-    const value = compute(text);
-    long.set(text.length, { text, value });
-    return value;
+    let found = long.get(text.length);
+    let parent: Fork<T> | undefined;
+    let side: 0 | 1 = 0;
+    while (found !== undefined && 'at' in found) {
+      parent = found;
+      side = text.charCodeAt(found.at) === found.code ? 0 : 1;
+      found = found.next[side];
+    }
+    if (found !== undefined && found.text === text) return found.value;
+    const remembered = { text, value: compute(text) };
+    const grown = found === undefined ? remembered : parted(remembered, found);
+    if (parent === undefined) long.set(text.length, grown);
+    else parent.next[side] = grown;
+    return remembered.value;
   };
+}
+
+/**
+ * Characters compared at a time in search of where two texts differ: comparing two strings costs
+ * far less per character than reading each character on its own.
+ */
+const COMPARED_AT_A_TIME = 256;
+
+/** A fork between a text to remember and the different one of its length that the look-up found. */
+function parted<T>(added: Remembered<T>, found: Remembered<T>): Fork<T> {
+  const [one, other] = [added.text, found.text];
+  let at = 0;
+  while (one.slice(at, at + COMPARED_AT_A_TIME) === other.slice(at, at + COMPARED_AT_A_TIME)) at += COMPARED_AT_A_TIME;
+  while (one.charCodeAt(at) === other.charCodeAt(at)) at++;
+  return { at, code: one.charCodeAt(at), next: [added, found] };
 }

@@ -82,19 +82,8 @@ async function countInPieces(text: string, countPiece: CountPiece): Promise<numb
 
 /** `countPiece`: the tokenizer (a test gives one that records the pieces it is given). */
 export function createTokenCounter(countPiece?: CountPiece): TokenCounter {
-  // Every text counted is kept, long ones too (distinct-texts.ts remembers one long text per length):
-  // two long prompts of one length named in turn would otherwise be counted again at each turn, and
-  // a count costs far more than comparing the texts.
-  const counted = new Map<string, number>();
-  const count = async (text: string): Promise<number> => {
-    let tokens = counted.get(text);
-    if (tokens === undefined) {
-      tokens = await countInPieces(text, countPiece ?? (await tokenizer()));
-      counted.set(text, tokens);
-    }
-    return tokens;
-  };
-  // Measured once per distinct text: a prompt every agent shares is one string.
+  // Counted and measured once per distinct text (distinct-texts.ts): a prompt every agent shares is one string.
+  const count = perDistinctText(async (text: string) => countInPieces(text, countPiece ?? (await tokenizer())));
   const utf8Bytes = perDistinctText((text: string) => Buffer.byteLength(text, 'utf8'));
   return {
     encoding: TOKENIZER_ENCODING,

@@ -29,14 +29,22 @@ function project(agents: number, shape: 'file' | 'alias', prompt: string): Recor
   return { 'voxform.yaml': `${lines.join('\n')}\n`, 'prompt.md': `${prompt}\n` };
 }
 
-/** How many times a pattern searched `text` (matchAll, exec) while the policy was checked, and the findings. */
-async function searchesOf(files: Record<string, string>, text: string) {
+/** `agents` agents naming the prompt files `prompts` in turn. */
+function projectInTurns(agents: number, prompts: readonly string[]): Record<string, string> {
+  const lines = ['version: 1', 'agents:'];
+  for (let i = 0; i < agents; i++) lines.push(`  a${i}:`, `    id: ag_${i}`, '    config:', `      prompt: { file: prompt-${i % prompts.length}.md }`);
+  return { 'voxform.yaml': `${lines.join('\n')}\n`, ...Object.fromEntries(prompts.map((prompt, i) => [`prompt-${i}.md`, prompt])) };
+}
+
+/** How many times a pattern searched one of `texts` (matchAll, exec) while the policy was checked, and the findings. */
+async function searchesOf(files: Record<string, string>, ...texts: string[]) {
   const dir = await tempDir(files);
   const matchAll = vi.spyOn(String.prototype, 'matchAll');
   const exec = vi.spyOn(RegExp.prototype, 'exec');
   try {
     const report = await policyOf(dir);
-    const searches = matchAll.mock.contexts.filter((subject) => String(subject) === text).length + exec.mock.calls.filter(([subject]) => subject === text).length;
+    const searched = (subject: unknown) => texts.includes(String(subject));
+    const searches = matchAll.mock.contexts.filter(searched).length + exec.mock.calls.filter(([subject]) => searched(subject)).length;
     return { searches, report };
   } finally {
     vi.restoreAllMocks();
@@ -65,14 +73,38 @@ describe('a text shared by many agents', () => {
       });
     }
   }
+
+  it('is searched as often for 30 agents as for two when two long prompts of one length take turns', async () => {
+    const prompts = [promptOf(400), promptOf(400).replace('Greet', 'Treat')];
+    const two = await searchesOf(projectInTurns(2, prompts), ...prompts);
+    const many = await searchesOf(projectInTurns(30, prompts), ...prompts);
+    expect(two.searches).toBeGreaterThan(0);
+    expect(many.searches).toBe(two.searches);
+    expect(many.report.findings.filter((finding) => finding.rule === 'pii-phone-number')).toHaveLength(30);
+  });
 });
 
 describe('perDistinctText', () => {
-  it('computes once per distinct text, long texts of one length included, and again for a text that took its place', () => {
+  it('computes once per distinct text, long texts of one length that take turns included', () => {
     const computed: string[] = [];
     const lengthOf = perDistinctText((text: string) => (computed.push(text.slice(0, 1)), text.length));
     const [a, b] = ['a', 'b'].map((letter) => letter.repeat(20_000));
-    for (const text of [a, a, 'short', b, b, 'short', a]) lengthOf(text as string);
-    expect(computed).toEqual(['a', 's', 'b', 'a']);
+    for (const text of [a, a, 'short', b, b, 'short', a, b, a]) lengthOf(text as string);
+    expect(computed).toEqual(['a', 's', 'b']);
+  });
+
+  it('tells long texts of one length apart wherever they differ, and knows a text again in another string', () => {
+    const base = 'x'.repeat(20_000);
+    const withAt = (text: string, at: number) => `${text.slice(0, at)}y${text.slice(at + 1)}`;
+    const texts = [base, withAt(base, 0), withAt(base, 9_999), withAt(base, 19_999), withAt(withAt(base, 9_999), 19_999), withAt(withAt(base, 5), 19_999)];
+    let computations = 0;
+    const idOf = perDistinctText(() => computations++);
+    const ids = texts.map(idOf);
+    expect(ids).toEqual(texts.map((_, index) => index));
+    for (const index of [5, 0, 3, 1, 4, 2, 2, 5]) {
+      expect(idOf(texts[index] as string)).toBe(index);
+      expect(idOf(`${texts[index]}.`.slice(0, -1))).toBe(index);
+    }
+    expect(computations).toBe(texts.length);
   });
 });

@@ -7,7 +7,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createTokenCounter, MAX_PIECE_LENGTH, tokenizerPieces } from '../../src/policy/tokens.js';
 import { repoRoot } from '../helpers/cli.js';
 
@@ -41,6 +41,25 @@ describe('token counts', () => {
     const counter = createTokenCounter();
     for (const text of texts) expect(await counter.count(text)).toBe(countTokens(text));
     expect([...tokenizerPieces(mixed)].length).toBeGreaterThan(1);
+  });
+
+  it('counts each text once, long ones of one length that differ only at their end too, and keys no table by a long text', async () => {
+    // V8 hashes a string of more than 16,383 characters by its length alone: a table keyed by many
+    // such texts of one length compares a look-up with each of them, character by character.
+    const texts = Array.from({ length: 20 }, (_, i) => `${'word '.repeat(4_000)}${String(i).padStart(4, '0')}`);
+    const tokenizer = recordingTokenizer();
+    const counter = createTokenCounter(tokenizer.countPiece);
+    const lookUps = [vi.spyOn(Map.prototype, 'get'), vi.spyOn(Map.prototype, 'has'), vi.spyOn(Map.prototype, 'set')];
+    try {
+      const counts = [];
+      for (const text of [...texts, ...texts]) counts.push(await counter.count(text));
+      expect(counts.slice(texts.length)).toEqual(counts.slice(0, texts.length));
+    } finally {
+      vi.restoreAllMocks();
+    }
+    expect(tokenizer.pieces.join('')).toBe(texts.join(''));
+    const longKeys = lookUps.flatMap((spy) => spy.mock.calls.map(([key]) => key)).filter((key) => typeof key === 'string' && key.length > 16_383);
+    expect(longKeys).toHaveLength(0);
   });
 
   it('cuts a run with no place to split at the bound, never inside a surrogate pair', () => {
