@@ -1,4 +1,5 @@
 /** The inventory as a table (text) or as versioned JSON. The service's names are data: control characters shown as `?`. */
+import { REDACTED } from '../secrets/redact.js';
 import { missingStateWarning } from '../state/missing-state.js';
 import { unreadEnvironmentNote } from '../state/types.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
@@ -59,7 +60,7 @@ function phonesTable(report: PhonesReport, options: TableText): string {
   const rows = report.phones.map((phone) => [
     phone.number,
     phone.status ?? '—',
-    phone.agent_id === null ? '—' : `${phone.agent_id}${phone.agent_name === null ? ' (not found)' : ` (${phone.agent_name})`}`,
+    phone.agent_id === null ? '—' : `${phone.agent_id} ${nameByNumber(phone.agent_name)}`,
     managedByCell(phone),
   ]);
   return table(['PHONE', 'STATUS', 'AGENT*', 'MANAGED BY*'], rows, options);
@@ -169,4 +170,10 @@ function withNotes(body: string, notes: string[], state: StateSourceJson, costs:
   const { unread: cost } = costs;
   if (cost) for (const unread of state.unread_environments ?? []) all.push(unreadEnvironmentNote(unread, cost));
   return all.length === 0 ? body : `${body}\n${all.join('\n')}\n`;
+}
+
+/** The name shown beside a number's agent id: in parentheses, a withheld one as `(sensitive)` alone. */
+function nameByNumber(name: string | null): string {
+  if (name === null) return '(not found)';
+  return name === REDACTED ? REDACTED : `(${name})`;
 }

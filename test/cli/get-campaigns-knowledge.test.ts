@@ -151,7 +151,7 @@ describe('voxform get campaigns|knowledge (against the emulator, the example man
     expect(JSON.parse(json.stdout).sources.state.problem).toMatch(/state\.json/);
     const phones = await project.cliInProcess(['get', 'phones']);
     expect(phones.code, phones.stderr).toBe(0);
-    expect(phones.stdout).toMatch(/^\+15551230001 +active +-OKstagingFrontDesk01 \(\(sensitive\)\) +phone\.\+15551230001$/m);
+    expect(phones.stdout).toMatch(/^\+15551230001 +active +-OKstagingFrontDesk01 \(sensitive\) +phone\.\+15551230001$/m);
     expect(phones.stdout).toMatch(/\nThe state could not be read, so what it records is not shown: .*\.voxform\/state\.json.*\n$/);
     // Its deploy ledger is what says which live names are secrets, as for logs and chat.
     const agents = await project.cliInProcess(['get', 'agents']);

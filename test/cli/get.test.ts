@@ -184,7 +184,7 @@ describe('voxform get: a live name an apply filled from ${env:…}, in a job wit
     expect(agents?.stdout).toMatch(/^-OKspareAgent0000001 +\(sensitive\) +agent\.a /m);
     expect(one?.stdout).toMatch(/^-OKspareAgent0000001 +\(sensitive\) +agent\.a /m);
     expect(JSON.parse(oneJson?.stdout ?? '').agents).toEqual([expect.objectContaining({ id: '-OKspareAgent0000001', name: '(sensitive)' })]);
-    expect(phones?.stdout).toMatch(/^\+15551230001 +active +-OKspareAgent0000001 \(\(sensitive\)\) +phone\.\+15551230001$/m);
+    expect(phones?.stdout).toMatch(/^\+15551230001 +active +-OKspareAgent0000001 \(sensitive\) +phone\.\+15551230001$/m);
     expect(JSON.parse(phonesJson?.stdout ?? '').phones[0]).toMatchObject({ agent_id: '-OKspareAgent0000001', agent_name: '(sensitive)' });
     // A name no apply filled from a variable is shown as the service holds it.
     expect(phones?.stdout).toContain('(Appointment booking)');
