@@ -3,7 +3,7 @@ import type { ChatCompletionRequest, CreateSipRequest, InitAgent, RegisterCallRe
 import { loadSchemas } from '../../schema/load.js';
 import { isPlainObject } from '../../util/json-object.js';
 import { json, type Reply } from '../http.js';
-import type { Route, RouteContext } from '../router.js';
+import { route, type Route, type RouteContext } from '../router.js';
 import { replyEvents } from '../sse.js';
 import type { SessionKind } from '../types.js';
 import { bodyValueError } from '../validation.js';
@@ -102,63 +102,26 @@ function silentWav(): Buffer {
 }
 
 export const sessionRoutes: Route[] = [
-  {
-    method: 'POST',
-    path: '/register_call',
-    operation: 'register call',
-    header: 'required',
-    body: 'RegisterCallRequest',
-    handler: async (ctx) => {
-      const session = await startCall(ctx, 'call', ctx.body as RegisterCallRequest, []);
-      return json(200, { call_id: session.call_id, session_id: session.session_id });
-    },
-  },
-  {
-    method: 'POST',
-    path: '/register_sip_call',
-    operation: 'register SIP call',
-    header: 'required',
-    body: 'RegisterSipCallRequest',
-    handler: async (ctx) => {
-      const session = await startCall(ctx, 'sip', ctx.body as InitAgent, []);
-      // SIP URIs name the host the client reached the emulator on.
-      return json(200, { call_id: session.call_id, sip_uri: `sip:${session.call_id}@${new URL(ctx.origin).hostname}` });
-    },
-  },
-  {
-    method: 'POST',
-    path: '/sip',
-    operation: 'create SIP',
-    header: 'unshown',
-    allowPublic: true,
-    body: 'CreateSipRequest',
-    handler: async (ctx) => {
-      const session = await startCall(ctx, 'sip', (ctx.body as CreateSipRequest).init_agent, ['init_agent']);
-      return json(200, { sip: `sip:${session.call_id}@${new URL(ctx.origin).hostname}` });
-    },
-  },
-  {
-    method: 'POST',
-    path: '/chat/completions',
-    operation: 'chat completions',
-    header: 'unshown',
-    allowPublic: true,
-    body: 'ChatCompletionRequest',
-    prepareBody: withoutUnknownChatFields,
-    handler: chat,
-  },
+  route('POST /register_call', 'register call', { header: 'required', body: 'RegisterCallRequest' }, async (ctx) => {
+    const session = await startCall(ctx, 'call', ctx.body as RegisterCallRequest, []);
+    return json(200, { call_id: session.call_id, session_id: session.session_id });
+  }),
+  route('POST /register_sip_call', 'register SIP call', { header: 'required', body: 'RegisterSipCallRequest' }, async (ctx) => {
+    const session = await startCall(ctx, 'sip', ctx.body as InitAgent, []);
+    // SIP URIs name the host the client reached the emulator on.
+    return json(200, { call_id: session.call_id, sip_uri: `sip:${session.call_id}@${new URL(ctx.origin).hostname}` });
+  }),
+  route('POST /sip', 'create SIP', { header: 'unshown', allowPublic: true, body: 'CreateSipRequest' }, async (ctx) => {
+    const session = await startCall(ctx, 'sip', (ctx.body as CreateSipRequest).init_agent, ['init_agent']);
+    return json(200, { sip: `sip:${session.call_id}@${new URL(ctx.origin).hostname}` });
+  }),
+  route('POST /chat/completions', 'chat completions', { header: 'unshown', allowPublic: true, body: 'ChatCompletionRequest', prepareBody: withoutUnknownChatFields }, chat),
 ];
 
 /** Call recordings: not a spec operation, the URLs call records hold. */
-export const recordingRoute: Route = {
-  method: 'GET',
-  path: '/_emulator/recordings/{file}',
-  operation: 'recording',
-  header: 'none',
-  handler: ({ core, params }) => {
-    const callId = (params.file as string).replace(/\.wav$/, '');
-    const session = core.store.sessions.get(callId);
-    if (!session?.ended || !session.config.call_settings?.enable_recording) return { status: 404, json: { detail: 'Not found' } };
-    return { status: 200, raw: silentWav(), headers: { 'content-type': 'audio/wav' } };
-  },
-};
+export const recordingRoute = route('GET /_emulator/recordings/{file}', 'recording', { header: 'none' }, ({ core, params }) => {
+  const callId = (params.file as string).replace(/\.wav$/, '');
+  const session = core.store.sessions.get(callId);
+  if (!session?.ended || !session.config.call_settings?.enable_recording) return { status: 404, json: { detail: 'Not found' } };
+  return { status: 200, raw: silentWav(), headers: { 'content-type': 'audio/wav' } };
+});
