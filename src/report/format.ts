@@ -16,8 +16,8 @@ export function fixedDecimals(value: number, digits: number): string {
   return value < 0 && units !== 0 ? `-${text}` : text;
 }
 
-export function percent(value: number | null, digits = 1): string {
-  return value === null ? '–' : `${fixedDecimals(value * 100, digits)}%`;
+export function percent(value: number | null): string {
+  return value === null ? '–' : `${fixedDecimals(value * 100, 1)}%`;
 }
 
 /** `4.0% (2.1–7.3%)`: the rate and its 95% interval. */
