@@ -1,8 +1,6 @@
 /** Handlers answer with a `Reply`: the server alone writes to the socket (so a fault can drop an answer). */
 import type { ServerResponse } from 'node:http';
 
-export { BodyCutShort, BodyTooLarge, readBody } from '../util/read-body.js';
-
 export interface Reply {
   status: number;
   /** A JSON body (any JSON value, including a bare string). */

@@ -8,20 +8,13 @@ import type { AgentConfigRead, ChatMessage, ToolCommon } from '../schema/types.g
 import { HttpError } from './http.js';
 import { callToolWebhook } from './llm-tools.js';
 import { isPlainObject } from '../util/json-object.js';
+import type { EmulatorOptions } from './types.js';
 import type { WebhookPolicy } from './webhooks.js';
 import { shorten } from '../util/shorten.js';
 import { errorMessage } from '../secrets/error-message.js';
 
 /** Model rounds per reply: a model that keeps calling tools is stopped here. */
 const MAX_TOOL_ROUNDS = 5;
-
-interface AgentModelSettings {
-  /** Base URL of the OpenAI-compatible API. */
-  url: string;
-  /** Default: the agent's llm.model, else gpt-4o-mini. */
-  model?: string | undefined;
-  apiKey?: string | undefined;
-}
 
 interface AgentTurnInput {
   config: AgentConfigRead;
@@ -44,7 +37,7 @@ export class LlmAgent implements AgentPlayer {
   private readonly model: ChatModel;
 
   constructor(
-    private readonly settings: AgentModelSettings,
+    private readonly settings: NonNullable<EmulatorOptions['llm']>,
     private readonly toolPolicy: WebhookPolicy,
   ) {
     this.model = new ChatModel({ url: settings.url, model: settings.model ?? 'gpt-4o-mini', apiKey: settings.apiKey });

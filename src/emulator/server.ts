@@ -14,7 +14,8 @@ import { authenticate } from './auth.js';
 import { checkResponseStyle, controlRequestRefusal, controlRoutes, createControl, type ControlHost } from './control.js';
 import type { EmulatorCore } from './core.js';
 import { FaultInjector, MAX_FAULT_DELAY_MS } from './faults.js';
-import { BodyCutShort, BodyTooLarge, detail, HttpError, json, readBody, writeReply, type Reply } from './http.js';
+import { detail, HttpError, json, writeReply, type Reply } from './http.js';
+import { BodyCutShort, BodyTooLarge, readBody } from '../util/read-body.js';
 import { jsonTooDeepAt, MAX_JSON_DEPTH } from '../util/json-depth.js';
 import { errorMessage, errorStack } from '../secrets/error-message.js';
 import { jsonErrorPosition } from '../util/json-error-position.js';
@@ -30,7 +31,7 @@ import type { AgentPlayer } from './llm-agent.js';
 import { SessionManager } from './sessions.js';
 import { EmulatorStore } from './store.js';
 import type { EmulatorControl, EmulatorOptions, EmulatorSeed, FaultRule, RequestLogEntry, RunningEmulator, WebhookDelivery } from './types.js';
-import { checkBody, missingHeader, readQuery, ValidationFailure, type ValidationDetail } from './validation.js';
+import { checkBody, readQuery, ValidationFailure, type ValidationDetail } from './validation.js';
 import { WebhookSender, webhookPolicy } from './webhooks.js';
 import { WEBHOOK_BUDGET_MS } from '../webhooks/budget.js';
 import { parseRequestTarget } from '../util/request-target.js';
@@ -315,7 +316,7 @@ class Emulator implements ControlHost {
   /** Header, query and body checked together, FastAPI style: every problem in one list. */
   private checkRequest(route: Route, req: IncomingMessage, search: string, rawBody: Buffer): { problems: ValidationDetail[]; query: Record<string, unknown>; parsed: unknown; body: unknown } {
     const problems: ValidationDetail[] = [];
-    if (route.header === 'required' && req.headers.authorization === undefined) problems.push(missingHeader('authorization'));
+    if (route.header === 'required' && req.headers.authorization === undefined) problems.push({ type: 'missing', loc: ['header', 'authorization'], msg: 'Field required' });
 
     let query: Record<string, unknown> = {};
     if (route.query) {

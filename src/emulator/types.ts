@@ -332,7 +332,10 @@ export interface EmulatorOptions {
   webhooks?: 'all' | 'loopback' | 'none';
   /** How many entries the request log keeps (default 2000; the oldest go first). */
   requestLogLimit?: number;
-  /** Play agents with this OpenAI-compatible model (`--llm`) instead of the deterministic reply. */
+  /**
+   * Play agents with this OpenAI-compatible model (`--llm`) instead of the deterministic reply: `url`
+   * is the API's base URL; `model` by default the agent's llm.model, else gpt-4o-mini.
+   */
   llm?: { url: string; model?: string | undefined; apiKey?: string | undefined };
 }
 
