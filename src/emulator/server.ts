@@ -83,27 +83,34 @@ function parseJsonBody(route: Route, rawBody: Buffer, problems: ValidationDetail
   }
 }
 
+const OPTION_FORMS_HINT = 'Use the forms `voxform emulator --help` shows.';
+
 /** The initial fault rule from the `latencyMs`/`failRate` options (the CLI's --latency and --fail-rate). */
 function optionFaultRules(options: EmulatorOptions): FaultRule[] {
   const rule: FaultRule = { path: '**' };
   const { latencyMs, failRate } = options;
   if (Array.isArray(latencyMs)) {
     const [min, max] = latencyMs;
-    if (!(min >= 0 && max >= min && max <= MAX_FAULT_DELAY_MS)) throw new VoxformError('emulator_options_invalid', `Latency ${min}-${max} is not a range of milliseconds (MIN-MAX, 0 ≤ MIN ≤ MAX ≤ ${MAX_FAULT_DELAY_MS}).`, { hint: 'Use the forms `voxform emulator --help` shows.' });
+    if (!(min >= 0 && max >= min && max <= MAX_FAULT_DELAY_MS)) throw new VoxformError('emulator_options_invalid', `Latency ${min}-${max} is not a range of milliseconds (MIN-MAX, 0 ≤ MIN ≤ MAX ≤ ${MAX_FAULT_DELAY_MS}).`, { hint: OPTION_FORMS_HINT });
     rule.latencyMs = min;
     if (max > min) rule.jitterMs = max - min;
   } else if (latencyMs !== undefined) {
-    if (!(latencyMs >= 0 && latencyMs <= MAX_FAULT_DELAY_MS)) throw new VoxformError('emulator_options_invalid', `Latency ${latencyMs} is not a number of milliseconds from 0 to ${MAX_FAULT_DELAY_MS}.`, { hint: 'Use the forms `voxform emulator --help` shows.' });
+    if (!(latencyMs >= 0 && latencyMs <= MAX_FAULT_DELAY_MS)) throw new VoxformError('emulator_options_invalid', `Latency ${latencyMs} is not a number of milliseconds from 0 to ${MAX_FAULT_DELAY_MS}.`, { hint: OPTION_FORMS_HINT });
     if (latencyMs > 0) rule.latencyMs = latencyMs;
   }
   if (failRate !== undefined) {
-    if (!(failRate >= 0 && failRate <= 1)) throw new VoxformError('emulator_options_invalid', `Fail rate ${failRate} is not a fraction between 0 and 1.`, { hint: 'Use the forms `voxform emulator --help` shows.' });
+    if (!(failRate >= 0 && failRate <= 1)) throw new VoxformError('emulator_options_invalid', `Fail rate ${failRate} is not a fraction between 0 and 1.`, { hint: OPTION_FORMS_HINT });
     if (failRate > 0) {
       rule.errorRate = failRate;
       rule.errorStatus = 503;
     }
   }
   return Object.keys(rule).length > 1 ? [rule] : [];
+}
+
+/** Where the emulator's lines go: nowhere when quiet (the library's default), else to `log` or stderr. */
+function lineLog(options: EmulatorOptions): ((line: string) => void) | undefined {
+  return options.quiet === false ? (options.log ?? ((line) => void process.stderr.write(`${line}\n`))) : undefined;
 }
 
 class Emulator implements ControlHost {
@@ -126,7 +133,7 @@ class Emulator implements ControlHost {
     /** Plays the agents in sessions with a model (`options.llm`); undefined: the scripted replies. */
     agentPlayer: AgentPlayer | undefined,
   ) {
-    this.log = options.quiet === false ? (options.log ?? ((line) => void process.stderr.write(`${line}\n`))) : undefined;
+    this.log = lineLog(options);
     const requestLog = new RequestLog(options.requestLogLimit ?? 2000, this.log ? (d) => this.logDelivery(d) : undefined);
     const webhooks = new WebhookSender(options.webhookTimeoutMs ?? WEBHOOK_BUDGET_MS, webhookPolicy(options.webhooks));
     const faults = new FaultInjector(options.faultSeed);
@@ -416,9 +423,7 @@ async function startOnDataFile(options: EmulatorOptions, initialSeed: EmulatorSe
     shared: options.sharedDataFile === true,
     // The lock could not be kept fresh (the process stalled for seconds): another process may have
     // taken it over. Say so; the next batch locks again.
-    onLockLost: (error) => {
-      if (options.quiet === false) (options.log ?? ((line) => void process.stderr.write(`${line}\n`)))(`emulator: lost the data file lock: ${error.message}`);
-    },
+    onLockLost: (error) => lineLog(options)?.(`emulator: lost the data file lock: ${error.message}`),
   });
   let created = false;
   if (!store.shared) {
