@@ -40,18 +40,7 @@ function withoutUnknownChatFields(body: unknown): unknown {
 async function startCall(ctx: RouteContext, kind: SessionKind, request: RegisterCallRequest | InitAgent, loc: string[]) {
   if (!ctx.core.store.agents.has(request.agent_id)) throw bodyValueError([...loc, 'agent_id'], 'no agent with this id');
   checkConfigFileIds(ctx.core.store, request.agent_config, [...loc, 'agent_config']);
-  const session = await ctx.core.sessions.start({
-    kind,
-    agentId: request.agent_id,
-    override: request.agent_config as Record<string, unknown> | undefined,
-    metadata: request.metadata,
-    includeMetadataInPrompt: request.include_metadata_in_prompt,
-    from: request.from_phone,
-    to: request.to_phone,
-    continuation: request.session_continuation,
-    continuationLoc: [...loc, 'session_continuation'],
-    entry: ctx.entry,
-  });
+  const session = await ctx.core.sessions.start(kind, request, ctx.entry, loc);
   await ctx.core.store.commit();
   return session;
 }
@@ -61,14 +50,7 @@ async function chat(ctx: RouteContext): Promise<Reply> {
   const { core } = ctx;
   if (!core.store.agents.has(request.agent.agent_id)) throw bodyValueError(['agent', 'agent_id'], 'no agent with this id');
   checkConfigFileIds(core.store, request.agent.agent_config, ['agent', 'agent_config']);
-  const { session, reply } = await core.sessions.chatTurn({
-    agentId: request.agent.agent_id,
-    override: request.agent.agent_config as Record<string, unknown> | undefined,
-    metadata: request.agent.metadata,
-    includeMetadataInPrompt: request.agent.include_metadata_in_prompt,
-    messages: request.messages,
-    entry: ctx.entry,
-  });
+  const { session, reply } = await core.sessions.chatTurn(request.agent, request.messages, ctx.entry);
   if (request.end_of_session) {
     // The record is final before the answer; the webhook goes out on its own and never holds the stream.
     void core.sessions.end(session, 'chat_completion', {}, ctx.entry, ctx.origin).delivery;
