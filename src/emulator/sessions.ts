@@ -212,7 +212,7 @@ export class SessionManager {
     }
     const agentName = this.store.agents.get(agent.agent_id)?.name ?? agent.agent_id;
     const turn = this.agentPlayer
-      ? await this.agentPlayer.reply({ config: session.config, messages, sessionId: session.session_id, metadata: session.metadata })
+      ? await this.agentPlayer.reply(session, messages)
       : { reply: composeReply(agentName, session.config, messages), functionCalls: [] };
     const reply = turn.reply;
     session.transcript = [...messages.map((m) => ({ role: m.role, content: m.content })), ...(reply === '' ? [] : [{ role: 'assistant', content: reply }])];

@@ -19,12 +19,9 @@ import { checkConfigFileIds } from '../referenced-files.js';
 let chatFields: { request: Set<string>; message: Set<string> } | undefined;
 
 function knownFields(): { request: Set<string>; message: Set<string> } {
-  chatFields ??= chatFieldsOf(loadSchemas().service.$defs as Record<string, { properties?: object }>);
+  const defs = loadSchemas().service.$defs as Record<string, { properties?: object }>;
+  chatFields ??= { request: new Set(Object.keys(defs.ChatCompletionRequest?.properties ?? {})), message: new Set(Object.keys(defs.ChatMessage?.properties ?? {})) };
   return chatFields;
-}
-
-function chatFieldsOf(defs: Record<string, { properties?: object }>): { request: Set<string>; message: Set<string> } {
-  return { request: new Set(Object.keys(defs.ChatCompletionRequest?.properties ?? {})), message: new Set(Object.keys(defs.ChatMessage?.properties ?? {})) };
 }
 
 const keepOnly = (value: Record<string, unknown>, known: Set<string>) => Object.fromEntries(Object.entries(value).filter(([name]) => known.has(name)));
