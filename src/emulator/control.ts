@@ -96,7 +96,6 @@ export function controlRequestRefusal(req: IncomingMessage, server: { port: numb
   return undefined;
 }
 
-/** The in-process control object. */
 export function createControl(host: ControlHost): EmulatorControl {
   const { core } = host;
   return {

@@ -54,7 +54,6 @@ class JsonTextCache<T extends object> {
   }
 }
 
-/** What the data file holds. */
 interface PersistedData extends EmulatorStateSnapshot {
   format: typeof DATA_FORMAT;
   version: number;
@@ -179,7 +178,7 @@ export class EmulatorStore {
     };
   }
 
-  /** Reads the data file; undefined when it does not exist yet. */
+  /** Reads the data file; false when it does not exist yet. */
   async loadDataFile(): Promise<boolean> {
     if (!this.dataFile) return false;
     // Under the guards of every project file: a committed `.voxform/local.json` is the pull request's.
