@@ -35,19 +35,11 @@ export function creditsText(value: number | null): string {
   return value === null ? '–' : fixedDecimals(value, 3);
 }
 
-/** The change against the version before, as a short phrase; `unit` formats the difference. */
+/** A change the data show (verdict `higher` or `lower`) as a short phrase; `unit` formats its interval. */
 function differenceText(difference: Difference, unit: (value: number) => string): string {
-  switch (difference.verdict) {
-    case 'not enough calls':
-      return 'not enough calls yet';
-    case 'no clear difference':
-      return 'no clear difference';
-    default: {
-      const arrow = difference.verdict === 'higher' ? '▲ higher' : '▼ lower';
-      const range = difference.low !== null && difference.high !== null ? ` (${unit(difference.low)} to ${unit(difference.high)})` : '';
-      return `${arrow}${range}`;
-    }
-  }
+  const arrow = difference.verdict === 'higher' ? '▲ higher' : '▼ lower';
+  const range = difference.low !== null && difference.high !== null ? ` (${unit(difference.low)} to ${unit(difference.high)})` : '';
+  return `${arrow}${range}`;
 }
 
 /**
