@@ -136,18 +136,14 @@ export class EmulatorStore {
     this.seedPrivateKey = null;
   }
 
-  /** Must follow every change to an agent's configuration. */
-  markConfigSet(agentId: string): void {
-    this.configSetAt.set(agentId, nowSeconds());
-  }
-
   agentJson(agent: Agent): string {
     return this.agentText.get(agent);
   }
 
-  /** Must follow every change to a stored agent (its cached JSON is dropped). */
-  touchAgent(agent: Agent): void {
+  /** Must follow every change to a stored agent's configuration: its cached JSON is dropped, and traffic comes after now. */
+  agentConfigChanged(agent: Agent): void {
     this.agentText.forget(agent);
+    this.configSetAt.set(agent.id, nowSeconds());
   }
 
   addSession(session: Session): void {

@@ -82,8 +82,7 @@ export const accountRoutes: Route[] = [
     // A campaign calls from one of the account's own numbers.
     if (!core.store.phones.has(caller)) throw bodyValueError(['caller'], 'the caller must be a phone number of this account');
     campaign.caller = caller;
-    await core.store.commit();
-    return actionDone(core.responseStyle);
+    return actionDone(core);
   }),
   route('GET /phones', 'list phones', { header: 'required' }, ({ core }) => json(200, [...core.store.phones.values()].map(publicPhone))),
   route('POST /phones/import', 'import phone', { header: 'required', body: 'ImportPhoneRequest' }, async ({ core, body }) => {
@@ -100,8 +99,7 @@ export const accountRoutes: Route[] = [
       region: request.region,
       app_id: request.app_id ?? null,
     });
-    await core.store.commit();
-    return actionDone(core.responseStyle);
+    return actionDone(core);
   }),
   route('POST /phones/{phone}/set_agent', 'set phone agent', { header: 'required', body: 'SetPhoneAgentRequest' }, async ({ core, params, body }) => {
     const phone = core.store.phones.get(params.phone as string);
@@ -109,8 +107,7 @@ export const accountRoutes: Route[] = [
     const { agent_id } = body as SetPhoneAgentRequest;
     if (!core.store.agents.has(agent_id)) throw bodyValueError(['agent_id'], 'no agent with this id');
     phone.agent_id = agent_id;
-    await core.store.commit();
-    return actionDone(core.responseStyle);
+    return actionDone(core);
   }),
   route('GET /agents/{agent_id}', 'read agent', { header: 'unshown' }, ({ core, params }) => {
     const agent = core.store.agents.get(params.agent_id as string);
@@ -124,9 +121,7 @@ export const accountRoutes: Route[] = [
     const { removed } = splitTopLevelNulls((parsed as { config: Record<string, unknown> }).config);
     applyConfigUpdate(agent.config, update.config as Record<string, unknown>, removed, core.putMode);
     agent.name = update.name;
-    core.store.touchAgent(agent);
-    core.store.markConfigSet(agent.id);
-    await core.store.commit();
-    return actionDone(core.responseStyle);
+    core.store.agentConfigChanged(agent);
+    return actionDone(core);
   }),
 ];

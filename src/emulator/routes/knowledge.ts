@@ -81,10 +81,8 @@ export const knowledgeRoutes: Route[] = [
     checkFileIds(core.store, request.files, ['files']);
     const current = agent.config.knowledge_base ?? {};
     agent.config.knowledge_base = { files: [...request.files], messages: request.messages ? [...request.messages] : (current.messages ?? []) };
-    core.store.touchAgent(agent);
-    core.store.markConfigSet(agent.id);
-    await core.store.commit();
-    return actionDone(core.responseStyle);
+    core.store.agentConfigChanged(agent);
+    return actionDone(core);
   }),
 ];
 
