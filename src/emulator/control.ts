@@ -6,14 +6,13 @@ import { isIP } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import type { ChatMessage } from '../schema/types.gen.js';
 import type { EmulatorCore } from './core.js';
-import { checkFaultSettings } from './faults.js';
 import { detail, HttpError, json, NOT_FOUND } from './http.js';
 import { route, type Route } from './router.js';
 import { isPlainObject } from '../util/json-object.js';
 import { checkSeed } from './seed.js';
 import { notADocument, parseJsonDocument, parseYamlDocument } from '../project-files/document-text.js';
 import { addTraffic, checkTrafficOptions, TrafficAgentsAmbiguousError, TrafficAgentsUnknownError, TrafficProfileError } from './traffic/index.js';
-import { END_CALL_STATUSES, type EmulatorControl, type EmulatorSeed, type EndCallOptions, type EndCallStatus, type FaultRule, type PutMode, type ResponseStyle } from './types.js';
+import { END_CALL_STATUSES, type EmulatorControl, type EmulatorSeed, type EndCallOptions, type EndCallStatus, type FaultRule, type FaultSettings, type PutMode, type ResponseStyle } from './types.js';
 
 /** What the control surface needs from the running emulator. */
 export interface ControlHost {
@@ -226,7 +225,7 @@ export function controlRoutes(host: ControlHost, control: EmulatorControl): Rout
     }),
     route('GET /_emulator/put-mode', 'control: PUT semantics', CONTROL, () => json(200, { mode: core.putMode })),
     route('PUT /_emulator/put-mode', 'control: PUT semantics', CONTROL, ({ body }) => {
-      control.setPutMode(checkPutMode(asObject(body).mode));
+      control.setPutMode(asObject(body).mode as PutMode);
       return json(200, { mode: core.putMode });
     }),
     route('GET /_emulator/response-style', 'control: response style', CONTROL, () => json(200, core.responseStyle)),
@@ -236,8 +235,8 @@ export function controlRoutes(host: ControlHost, control: EmulatorControl): Rout
     }),
     route('GET /_emulator/faults', 'control: faults', CONTROL, () => json(200, core.faults.get())),
     route('PUT /_emulator/faults', 'control: faults', CONTROL, ({ body }) => {
-      // Refused settings are a VoxformError: answered 400 with their message, as every control route's.
-      core.faults.set(checkFaultSettings(body));
+      // The settings are checked there; refused ones are a VoxformError, answered 400 with their message.
+      core.faults.set(body as FaultSettings);
       return json(200, core.faults.get());
     }),
     route('DELETE /_emulator/faults', 'control: faults', CONTROL, () => {
