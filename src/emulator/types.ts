@@ -76,11 +76,9 @@ export interface StoredKey {
   hash: string;
 }
 
-export interface StoredPhone extends Phone {
-  id: string;
+/** A phone as stored: its provider always known (a seed's default is twilio). */
+export interface StoredPhone extends SeedPhone {
   provider: string;
-  country?: string;
-  region?: string;
   app_id?: string | null;
 }
 
