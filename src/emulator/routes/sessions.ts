@@ -2,7 +2,7 @@
 import type { ChatCompletionRequest, CreateSipRequest, InitAgent, RegisterCallRequest } from '../../schema/types.gen.js';
 import { loadSchemas } from '../../schema/load.js';
 import { isPlainObject } from '../../util/json-object.js';
-import { json, type Reply } from '../http.js';
+import { json, NOT_FOUND, type Reply } from '../http.js';
 import { route, type Route, type RouteContext } from '../router.js';
 import { replyEvents } from '../sse.js';
 import type { SessionKind } from '../types.js';
@@ -101,6 +101,6 @@ export const sessionRoutes: Route[] = [
 export const recordingRoute = route('GET /_emulator/recordings/{file}', 'recording', { header: 'none' }, ({ core, params }) => {
   const callId = (params.file as string).replace(/\.wav$/, '');
   const session = core.store.sessions.get(callId);
-  if (!session?.ended || !session.config.call_settings?.enable_recording) return { status: 404, json: { detail: 'Not found' } };
+  if (!session?.ended || !session.config.call_settings?.enable_recording) return NOT_FOUND();
   return { status: 200, raw: silentWav(), headers: { 'content-type': 'audio/wav' } };
 });
