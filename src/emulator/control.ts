@@ -6,14 +6,13 @@ import { isIP } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import type { ChatMessage } from '../schema/types.gen.js';
 import type { EmulatorCore } from './core.js';
-import { checkFaultSettings } from './faults.js';
 import { detail, HttpError, json, NOT_FOUND } from './http.js';
-import type { Route } from './router.js';
+import { route, type Route } from './router.js';
 import { isPlainObject } from '../util/json-object.js';
 import { checkSeed } from './seed.js';
 import { notADocument, parseJsonDocument, parseYamlDocument } from '../project-files/document-text.js';
 import { addTraffic, checkTrafficOptions, TrafficAgentsAmbiguousError, TrafficAgentsUnknownError, TrafficProfileError } from './traffic/index.js';
-import { END_CALL_STATUSES, type EmulatorControl, type EmulatorSeed, type EndCallOptions, type EndCallStatus, type FaultRule, type PutMode, type ResponseStyle } from './types.js';
+import { END_CALL_STATUSES, type EmulatorControl, type EmulatorSeed, type EndCallOptions, type EndCallStatus, type FaultRule, type FaultSettings, type PutMode, type ResponseStyle } from './types.js';
 
 /** What the control surface needs from the running emulator. */
 export interface ControlHost {
@@ -96,7 +95,6 @@ export function controlRequestRefusal(req: IncomingMessage, server: { port: numb
   return undefined;
 }
 
-/** The in-process control object. */
 export function createControl(host: ControlHost): EmulatorControl {
   const { core } = host;
   return {
@@ -183,43 +181,37 @@ function seedHandler(host: ControlHost): Route['handler'] {
   };
 }
 
+/** What every control route declares: no key, and the control pipeline. */
+const CONTROL = { header: 'none', control: true } as const;
+
 /** The HTTP control routes: no faults, not logged. */
 export function controlRoutes(host: ControlHost, control: EmulatorControl): Route[] {
   const { core } = host;
-  const route = (method: Route['method'], path: string, operation: string, handler: Route['handler'], extra: Partial<Route> = {}): Route => ({
-    method,
-    path,
-    operation,
-    header: 'none',
-    control: true,
-    handler,
-    ...extra,
-  });
   return [
-    route('GET', '/_emulator', 'control: info', () => json(200, describeEmulator(core))),
-    route('POST', '/_emulator/reset', 'control: reset', async () => {
+    route('GET /_emulator', 'control: info', CONTROL, () => json(200, describeEmulator(core))),
+    route('POST /_emulator/reset', 'control: reset', CONTROL, async () => {
       await control.reset();
       return json(200, { success: true });
     }),
-    route('POST', '/_emulator/seed', 'control: seed', seedHandler(host), { rawBody: true, bodyLimit: 64 * 1024 * 1024, bodyTypes: SEED_BODY_TYPES }),
-    route('GET', '/_emulator/state', 'control: state', () => json(200, control.state())),
-    route('GET', '/_emulator/requests', 'control: request log', ({ query }) => {
+    route('POST /_emulator/seed', 'control: seed', { ...CONTROL, rawBody: true, bodyLimit: 64 * 1024 * 1024, bodyTypes: SEED_BODY_TYPES }, seedHandler(host)),
+    route('GET /_emulator/state', 'control: state', CONTROL, () => json(200, control.state())),
+    route('GET /_emulator/requests', 'control: request log', CONTROL, ({ query }) => {
       const since = Number(query.since ?? 0);
       return json(200, { requests: core.requestLog.list(Number.isFinite(since) ? since : 0), webhooks: core.requestLog.deliveries() });
     }),
-    route('DELETE', '/_emulator/requests', 'control: clear request log', () => {
+    route('DELETE /_emulator/requests', 'control: clear request log', CONTROL, () => {
       control.clearRequestLog();
       return json(200, { success: true });
     }),
-    route('GET', '/_emulator/webhooks', 'control: webhook deliveries', () => json(200, { deliveries: control.webhookDeliveries() })),
-    route('POST', '/_emulator/calls/{call_id}/end', 'control: end call', async ({ params, body }) => {
+    route('GET /_emulator/webhooks', 'control: webhook deliveries', CONTROL, () => json(200, { deliveries: control.webhookDeliveries() })),
+    route('POST /_emulator/calls/{call_id}/end', 'control: end call', CONTROL, async ({ params, body }) => {
       const session = core.store.sessions.get(params.call_id as string);
       if (!session) return NOT_FOUND();
       const { status, options } = checkEndOptions(asObject(body));
       const result = await control.endCall(session.call_id, status, options);
       return json(200, result);
     }),
-    route('POST', '/_emulator/traffic', 'control: synthetic traffic', async ({ body }) => {
+    route('POST /_emulator/traffic', 'control: synthetic traffic', CONTROL, async ({ body }) => {
       try {
         return json(200, await control.traffic(body === undefined ? {} : asObject(body)));
       } catch (error) {
@@ -231,23 +223,23 @@ export function controlRoutes(host: ControlHost, control: EmulatorControl): Rout
         return detail(400, refused);
       }
     }),
-    route('GET', '/_emulator/put-mode', 'control: PUT semantics', () => json(200, { mode: core.putMode })),
-    route('PUT', '/_emulator/put-mode', 'control: PUT semantics', ({ body }) => {
-      control.setPutMode(checkPutMode(asObject(body).mode));
+    route('GET /_emulator/put-mode', 'control: PUT semantics', CONTROL, () => json(200, { mode: core.putMode })),
+    route('PUT /_emulator/put-mode', 'control: PUT semantics', CONTROL, ({ body }) => {
+      control.setPutMode(asObject(body).mode as PutMode);
       return json(200, { mode: core.putMode });
     }),
-    route('GET', '/_emulator/response-style', 'control: response style', () => json(200, core.responseStyle)),
-    route('PUT', '/_emulator/response-style', 'control: response style', ({ body }) => {
+    route('GET /_emulator/response-style', 'control: response style', CONTROL, () => json(200, core.responseStyle)),
+    route('PUT /_emulator/response-style', 'control: response style', CONTROL, ({ body }) => {
       control.setResponseStyle(asObject(body) as ResponseStyle);
       return json(200, core.responseStyle);
     }),
-    route('GET', '/_emulator/faults', 'control: faults', () => json(200, core.faults.get())),
-    route('PUT', '/_emulator/faults', 'control: faults', ({ body }) => {
-      // Refused settings are a VoxformError: answered 400 with their message, as every control route's.
-      core.faults.set(checkFaultSettings(body));
+    route('GET /_emulator/faults', 'control: faults', CONTROL, () => json(200, core.faults.get())),
+    route('PUT /_emulator/faults', 'control: faults', CONTROL, ({ body }) => {
+      // The settings are checked there; refused ones are a VoxformError, answered 400 with their message.
+      core.faults.set(body as FaultSettings);
       return json(200, core.faults.get());
     }),
-    route('DELETE', '/_emulator/faults', 'control: faults', () => {
+    route('DELETE /_emulator/faults', 'control: faults', CONTROL, () => {
       control.clearFaults();
       return json(200, { rules: [] });
     }),

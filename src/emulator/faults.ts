@@ -93,7 +93,7 @@ const isRate = (v: unknown) => typeof v === 'number' && v >= 0 && v <= 1;
 const isNonNegative = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
 
 /** Checks fault settings from outside (the control surface, flags); throws FaultConfigError naming the problem. */
-export function checkFaultSettings(value: unknown): FaultSettings {
+function checkFaultSettings(value: unknown): FaultSettings {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new FaultConfigError('expected {"rules": [...], "seed"?: ...}');
   const { rules, seed, ...rest } = value as Record<string, unknown>;
   if (Object.keys(rest).length > 0) throw new FaultConfigError(`unknown field ${Object.keys(rest)[0]} (expected rules and seed)`);

@@ -1,7 +1,6 @@
 /** Handlers answer with a `Reply`: the server alone writes to the socket (so a fault can drop an answer). */
 import type { ServerResponse } from 'node:http';
-
-export { BodyCutShort, BodyTooLarge, readBody } from '../util/read-body.js';
+import type { EmulatorCore } from './core.js';
 
 export interface Reply {
   status: number;
@@ -52,7 +51,8 @@ export function writeReply(res: ServerResponse, reply: Reply): void {
   res.end(body);
 }
 
-/** What an action endpoint answers: the spec's `{success: true}`, or `"ok"` when the emulator is told to answer like some deployments do. */
-export function actionDone(style: { actions: 'success' | 'ok' }): Reply {
-  return json(200, style.actions === 'ok' ? 'ok' : { success: true });
+/** What an action endpoint answers once its change is on disk: the spec's `{success: true}`, or `"ok"` when the emulator is told to answer like some deployments do. */
+export async function actionDone(core: Pick<EmulatorCore, 'store' | 'responseStyle'>): Promise<Reply> {
+  await core.store.commit();
+  return json(200, core.responseStyle.actions === 'ok' ? 'ok' : { success: true });
 }

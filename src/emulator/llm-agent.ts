@@ -8,6 +8,7 @@ import type { AgentConfigRead, ChatMessage, ToolCommon } from '../schema/types.g
 import { HttpError } from './http.js';
 import { callToolWebhook } from './llm-tools.js';
 import { isPlainObject } from '../util/json-object.js';
+import type { EmulatorOptions, Session } from './types.js';
 import type { WebhookPolicy } from './webhooks.js';
 import { shorten } from '../util/shorten.js';
 import { errorMessage } from '../secrets/error-message.js';
@@ -15,52 +16,41 @@ import { errorMessage } from '../secrets/error-message.js';
 /** Model rounds per reply: a model that keeps calling tools is stopped here. */
 const MAX_TOOL_ROUNDS = 5;
 
-interface AgentModelSettings {
-  /** Base URL of the OpenAI-compatible API. */
-  url: string;
-  /** Default: the agent's llm.model, else gpt-4o-mini. */
-  model?: string | undefined;
-  apiKey?: string | undefined;
-}
-
-interface AgentTurnInput {
-  config: AgentConfigRead;
-  messages: readonly ChatMessage[];
-  sessionId: string;
-  metadata: Record<string, unknown>;
-}
-
 interface AgentTurn {
   reply: string;
   functionCalls: Array<{ name: string; params: Record<string, unknown> }>;
 }
 
+/** What a turn is played with: the session's effective config, id and metadata. */
+type AgentSession = Pick<Session, 'config' | 'session_id' | 'metadata'>;
+
 /** Plays an agent; without one, sessions give the deterministic reply. */
 export interface AgentPlayer {
-  reply(input: AgentTurnInput): Promise<AgentTurn>;
+  reply(session: AgentSession, messages: readonly ChatMessage[]): Promise<AgentTurn>;
 }
 
 export class LlmAgent implements AgentPlayer {
   private readonly model: ChatModel;
 
   constructor(
-    private readonly settings: AgentModelSettings,
+    private readonly settings: NonNullable<EmulatorOptions['llm']>,
     private readonly toolPolicy: WebhookPolicy,
   ) {
     this.model = new ChatModel({ url: settings.url, model: settings.model ?? 'gpt-4o-mini', apiKey: settings.apiKey });
   }
 
-  async reply(input: AgentTurnInput): Promise<AgentTurn> {
-    const last = input.messages[input.messages.length - 1];
+  async reply(session: AgentSession, messages: readonly ChatMessage[]): Promise<AgentTurn> {
+    const { config } = session;
+    const last = messages[messages.length - 1];
     // The greeting is the agent's first_message, as on a call; after the agent's own line there is nothing to add.
-    if (!input.messages.some((m) => m.role === 'user') && input.config.first_message) return { reply: input.config.first_message, functionCalls: [] };
+    if (!messages.some((m) => m.role === 'user') && config.first_message) return { reply: config.first_message, functionCalls: [] };
     if (last?.role === 'assistant') return { reply: '', functionCalls: [] };
-    const tools = (input.config.tools ?? []) as ToolCommon[];
-    const conversation: ChatTurn[] = [{ role: 'system', content: input.config.prompt ?? '' }];
-    for (const message of input.messages) if (message.role === 'user' || message.role === 'assistant') conversation.push({ role: message.role, content: message.content });
+    const tools = (config.tools ?? []) as ToolCommon[];
+    const conversation: ChatTurn[] = [{ role: 'system', content: config.prompt ?? '' }];
+    for (const message of messages) if (message.role === 'user' || message.role === 'assistant') conversation.push({ role: message.role, content: message.content });
     const functionCalls: AgentTurn['functionCalls'] = [];
     for (let round = 0; round < MAX_TOOL_ROUNDS; round++) {
-      const answer = await this.complete(conversation, tools.map(asFunction), input.config);
+      const answer = await this.complete(conversation, tools.map(asFunction), config);
       const calls = answer.tool_calls?.filter((call) => call.type === 'function') ?? [];
       if (calls.length === 0) return { reply: shorten(answer.content ?? '', 8000), functionCalls };
       conversation.push({ role: 'assistant', content: answer.content ?? null, tool_calls: calls });
@@ -69,7 +59,7 @@ export class LlmAgent implements AgentPlayer {
         functionCalls.push({ name: call.function.name, params: args });
         const tool = tools.find((candidate) => candidate.name === call.function.name);
         const result = tool
-          ? await callToolWebhook({ tool, args, sessionId: input.sessionId, metadata: input.metadata, policy: this.toolPolicy })
+          ? await callToolWebhook({ tool, args, sessionId: session.session_id, metadata: session.metadata, policy: this.toolPolicy })
           : `error: the agent has no tool named ${call.function.name}`;
         conversation.push({ role: 'tool', tool_call_id: call.id, content: result });
       }

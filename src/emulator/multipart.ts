@@ -6,7 +6,6 @@
 
 interface FormPart {
   name: string;
-  filename: string | undefined;
   contentType: string | undefined;
   data: Buffer;
 }
@@ -20,13 +19,13 @@ export function multipartBoundary(contentType: string | undefined): string | und
   return match?.[1] ?? match?.[2];
 }
 
-function parseDisposition(value: string): { name?: string; filename?: string } {
-  const out: { name?: string; filename?: string } = {};
-  for (const match of value.matchAll(/;\s*(name|filename)="((?:[^"\\]|\\.)*)"/gi)) {
-    const key = (match[1] as string).toLowerCase() as 'name' | 'filename';
-    out[key] = (match[2] as string).replace(/\\(.)/g, '$1');
+/** The `name` of a Content-Disposition (the last, when given twice); a `filename` is matched only to be passed over. */
+function partName(disposition: string): string | undefined {
+  let name: string | undefined;
+  for (const match of disposition.matchAll(/;\s*(name|filename)="((?:[^"\\]|\\.)*)"/gi)) {
+    if ((match[1] as string).toLowerCase() === 'name') name = (match[2] as string).replace(/\\(.)/g, '$1');
   }
-  return out;
+  return name;
 }
 
 /** Splits a body into its parts, in order. Throws MultipartError when the body is not well formed. */
@@ -50,9 +49,9 @@ export function parseMultipart(body: Buffer, boundary: string): FormPart[] {
     }
     const next = body.indexOf(Buffer.concat([Buffer.from('\r\n'), delimiter]), headerEnd + 4);
     if (next < 0) throw new MultipartError('the last part is not closed by a boundary');
-    const disposition = parseDisposition(headers.get('content-disposition') ?? '');
-    if (!disposition.name) throw new MultipartError('a part has no name');
-    parts.push({ name: disposition.name, filename: disposition.filename, contentType: headers.get('content-type'), data: body.subarray(headerEnd + 4, next) });
+    const name = partName(headers.get('content-disposition') ?? '');
+    if (!name) throw new MultipartError('a part has no name');
+    parts.push({ name, contentType: headers.get('content-type'), data: body.subarray(headerEnd + 4, next) });
     position = next + 2;
   }
 }

@@ -55,6 +55,15 @@ export interface Route {
   handler(ctx: RouteContext): Reply | Promise<Reply>;
 }
 
+/** What a route declares besides its endpoint, its operation and its handler. */
+type RouteOptions = Omit<Route, 'method' | 'path' | 'operation' | 'handler'>;
+
+/** A route written as the spec lists its operation: `route('GET /phones', 'list phones', { header: 'required' }, handler)`. */
+export function route(endpoint: `${Route['method']} /${string}`, operation: string, options: RouteOptions, handler: Route['handler']): Route {
+  const [method, path] = endpoint.split(' ') as [Route['method'], string];
+  return { method, path, operation, ...options, handler };
+}
+
 interface CompiledRoute {
   route: Route;
   /** Literal segments, or a parameter name in braces. */

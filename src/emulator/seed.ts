@@ -9,7 +9,7 @@ import { newId } from './ids.js';
 import { sha256Hex } from '../util/hash.js';
 import { MAX_JSON_DEPTH, valueTooDeep } from '../util/json-depth.js';
 import type { EmulatorStore } from './store.js';
-import type { CallRecord, EmulatorSeed, SeedKey, StoredPhone } from './types.js';
+import type { CallRecord, EmulatorSeed, SeedKey } from './types.js';
 import { formatIndexed } from '../util/field-path.js';
 
 const SEED_KEYS = ['keys', 'agents', 'phones', 'campaigns', 'call_logs'] as const;
@@ -132,10 +132,7 @@ export function loadSeedIntoStore(store: EmulatorStore, seed: EmulatorSeed): voi
     if (key.type === 'private' && key.key && store.seedPrivateKey === null) store.seedPrivateKey = key.key;
   }
   for (const agent of copy.agents ?? []) store.agents.set(agent.id, agent as Agent & { config: AgentConfigRead });
-  for (const phone of copy.phones ?? []) {
-    const stored: StoredPhone = { ...phone, provider: phone.provider ?? 'twilio' };
-    store.phones.set(phone.id, stored);
-  }
+  for (const phone of copy.phones ?? []) store.phones.set(phone.id, { ...phone, provider: phone.provider ?? 'twilio' });
   for (const campaign of copy.campaigns ?? []) store.campaigns.set(campaign.id, campaign);
   store.callLog.insertMany(shareIdenticalConfigs((copy.call_logs ?? []) as CallRecord[]));
 }

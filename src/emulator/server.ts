@@ -14,7 +14,8 @@ import { authenticate } from './auth.js';
 import { checkResponseStyle, controlRequestRefusal, controlRoutes, createControl, type ControlHost } from './control.js';
 import type { EmulatorCore } from './core.js';
 import { FaultInjector, MAX_FAULT_DELAY_MS } from './faults.js';
-import { BodyCutShort, BodyTooLarge, detail, HttpError, json, readBody, writeReply, type Reply } from './http.js';
+import { detail, HttpError, json, writeReply, type Reply } from './http.js';
+import { BodyCutShort, BodyTooLarge, readBody } from '../util/read-body.js';
 import { jsonTooDeepAt, MAX_JSON_DEPTH } from '../util/json-depth.js';
 import { errorMessage, errorStack } from '../secrets/error-message.js';
 import { jsonErrorPosition } from '../util/json-error-position.js';
@@ -30,7 +31,7 @@ import type { AgentPlayer } from './llm-agent.js';
 import { SessionManager } from './sessions.js';
 import { EmulatorStore } from './store.js';
 import type { EmulatorControl, EmulatorOptions, EmulatorSeed, FaultRule, RequestLogEntry, RunningEmulator, WebhookDelivery } from './types.js';
-import { checkBody, missingHeader, readQuery, ValidationFailure, type ValidationDetail } from './validation.js';
+import { checkBody, readQuery, ValidationFailure, type ValidationDetail } from './validation.js';
 import { WebhookSender, webhookPolicy } from './webhooks.js';
 import { WEBHOOK_BUDGET_MS } from '../webhooks/budget.js';
 import { parseRequestTarget } from '../util/request-target.js';
@@ -82,27 +83,34 @@ function parseJsonBody(route: Route, rawBody: Buffer, problems: ValidationDetail
   }
 }
 
+const OPTION_FORMS_HINT = 'Use the forms `voxform emulator --help` shows.';
+
 /** The initial fault rule from the `latencyMs`/`failRate` options (the CLI's --latency and --fail-rate). */
 function optionFaultRules(options: EmulatorOptions): FaultRule[] {
   const rule: FaultRule = { path: '**' };
   const { latencyMs, failRate } = options;
   if (Array.isArray(latencyMs)) {
     const [min, max] = latencyMs;
-    if (!(min >= 0 && max >= min && max <= MAX_FAULT_DELAY_MS)) throw new VoxformError('emulator_options_invalid', `Latency ${min}-${max} is not a range of milliseconds (MIN-MAX, 0 ≤ MIN ≤ MAX ≤ ${MAX_FAULT_DELAY_MS}).`, { hint: 'Use the forms `voxform emulator --help` shows.' });
+    if (!(min >= 0 && max >= min && max <= MAX_FAULT_DELAY_MS)) throw new VoxformError('emulator_options_invalid', `Latency ${min}-${max} is not a range of milliseconds (MIN-MAX, 0 ≤ MIN ≤ MAX ≤ ${MAX_FAULT_DELAY_MS}).`, { hint: OPTION_FORMS_HINT });
     rule.latencyMs = min;
     if (max > min) rule.jitterMs = max - min;
   } else if (latencyMs !== undefined) {
-    if (!(latencyMs >= 0 && latencyMs <= MAX_FAULT_DELAY_MS)) throw new VoxformError('emulator_options_invalid', `Latency ${latencyMs} is not a number of milliseconds from 0 to ${MAX_FAULT_DELAY_MS}.`, { hint: 'Use the forms `voxform emulator --help` shows.' });
+    if (!(latencyMs >= 0 && latencyMs <= MAX_FAULT_DELAY_MS)) throw new VoxformError('emulator_options_invalid', `Latency ${latencyMs} is not a number of milliseconds from 0 to ${MAX_FAULT_DELAY_MS}.`, { hint: OPTION_FORMS_HINT });
     if (latencyMs > 0) rule.latencyMs = latencyMs;
   }
   if (failRate !== undefined) {
-    if (!(failRate >= 0 && failRate <= 1)) throw new VoxformError('emulator_options_invalid', `Fail rate ${failRate} is not a fraction between 0 and 1.`, { hint: 'Use the forms `voxform emulator --help` shows.' });
+    if (!(failRate >= 0 && failRate <= 1)) throw new VoxformError('emulator_options_invalid', `Fail rate ${failRate} is not a fraction between 0 and 1.`, { hint: OPTION_FORMS_HINT });
     if (failRate > 0) {
       rule.errorRate = failRate;
       rule.errorStatus = 503;
     }
   }
   return Object.keys(rule).length > 1 ? [rule] : [];
+}
+
+/** Where the emulator's lines go: nowhere when quiet (the library's default), else to `log` or stderr. */
+function lineLog(options: EmulatorOptions): ((line: string) => void) | undefined {
+  return options.quiet === false ? (options.log ?? ((line) => void process.stderr.write(`${line}\n`))) : undefined;
 }
 
 class Emulator implements ControlHost {
@@ -125,7 +133,7 @@ class Emulator implements ControlHost {
     /** Plays the agents in sessions with a model (`options.llm`); undefined: the scripted replies. */
     agentPlayer: AgentPlayer | undefined,
   ) {
-    this.log = options.quiet === false ? (options.log ?? ((line) => void process.stderr.write(`${line}\n`))) : undefined;
+    this.log = lineLog(options);
     const requestLog = new RequestLog(options.requestLogLimit ?? 2000, this.log ? (d) => this.logDelivery(d) : undefined);
     const webhooks = new WebhookSender(options.webhookTimeoutMs ?? WEBHOOK_BUDGET_MS, webhookPolicy(options.webhooks));
     const faults = new FaultInjector(options.faultSeed);
@@ -315,7 +323,7 @@ class Emulator implements ControlHost {
   /** Header, query and body checked together, FastAPI style: every problem in one list. */
   private checkRequest(route: Route, req: IncomingMessage, search: string, rawBody: Buffer): { problems: ValidationDetail[]; query: Record<string, unknown>; parsed: unknown; body: unknown } {
     const problems: ValidationDetail[] = [];
-    if (route.header === 'required' && req.headers.authorization === undefined) problems.push(missingHeader('authorization'));
+    if (route.header === 'required' && req.headers.authorization === undefined) problems.push({ type: 'missing', loc: ['header', 'authorization'], msg: 'Field required' });
 
     let query: Record<string, unknown> = {};
     if (route.query) {
@@ -415,9 +423,7 @@ async function startOnDataFile(options: EmulatorOptions, initialSeed: EmulatorSe
     shared: options.sharedDataFile === true,
     // The lock could not be kept fresh (the process stalled for seconds): another process may have
     // taken it over. Say so; the next batch locks again.
-    onLockLost: (error) => {
-      if (options.quiet === false) (options.log ?? ((line) => void process.stderr.write(`${line}\n`)))(`emulator: lost the data file lock: ${error.message}`);
-    },
+    onLockLost: (error) => lineLog(options)?.(`emulator: lost the data file lock: ${error.message}`),
   });
   let created = false;
   if (!store.shared) {

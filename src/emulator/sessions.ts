@@ -17,30 +17,26 @@ import type { EmulatorStore } from './store.js';
 import type { CallRecord, EndCallOptions, EndCallStatus, RequestLogEntry, Session, SessionKind, WebhookDelivery } from './types.js';
 import { bodyValueError } from './validation.js';
 import type { WebhookSender } from './webhooks.js';
+import type { JsonObject } from '../util/json-object.js';
 
-interface StartSessionInput {
-  kind: SessionKind;
-  agentId: string;
-  /** The request's agent_config: applied over the stored config by top-level key. */
-  override?: Record<string, unknown> | undefined;
+/** What a session starts from: the request's fields as the service names them (register_call's, SIP's `init_agent`, a chat's `agent`). */
+interface SessionRequest {
+  agent_id: string;
+  /** Applied over the stored config by top-level key. */
+  agent_config?: object | undefined;
   metadata?: Record<string, unknown> | undefined;
-  includeMetadataInPrompt?: boolean | undefined;
-  from?: string | undefined;
-  to?: string | undefined;
-  continuation?: SessionContinuation | undefined;
-  /** Where `session_continuation` sits in the body, for a 422 on an unknown session id. */
-  continuationLoc?: Array<string | number>;
-  entry: RequestLogEntry | undefined;
+  include_metadata_in_prompt?: boolean | undefined;
+  from_phone?: string | undefined;
+  to_phone?: string | undefined;
+  session_continuation?: SessionContinuation | undefined;
 }
-
-type ChatTurnInput = Pick<StartSessionInput, 'agentId' | 'override' | 'metadata' | 'includeMetadataInPrompt' | 'entry'> & { messages: ChatMessage[] };
 
 function charsOf(transcript: readonly ChatMessage[]): number {
   return transcript.reduce((sum, m) => sum + (typeof m.content === 'string' ? m.content.length : 0), 0);
 }
 
 /** Identifies the configuration a chat request brings (its agent_config, or none). */
-function configKey(override: Record<string, unknown> | undefined): string {
+function configKey(override: object | undefined): string {
   return sha256Hex(canonicalJson(override ?? null));
 }
 
@@ -76,16 +72,17 @@ export class SessionManager {
     for (const session of this.store.sessions.values()) if (session.kind === 'chat' && !session.ended) this.indexChat(session);
   }
 
-  async start(input: StartSessionInput): Promise<Session> {
-    const agent = this.store.agents.get(input.agentId);
-    if (!agent) throw new Error(`start(): unknown agent ${input.agentId}`); // routes check first
+  /** `at`: where the request's fields sit in the body, for a 422 on an unknown session id. */
+  async start(kind: SessionKind, request: SessionRequest, entry: RequestLogEntry | undefined, at: string[]): Promise<Session> {
+    const agent = this.store.agents.get(request.agent_id);
+    if (!agent) throw new Error(`start(): unknown agent ${request.agent_id}`); // routes check first
     let sessionId = newId('ses');
     let transcript: ChatMessage[] = [];
     let metadata: Record<string, unknown> = {};
-    const continuation = input.continuation;
+    const continuation = request.session_continuation;
     if (continuation?.session_id !== undefined) {
       const previous = this.store.sessionsById.get(continuation.session_id);
-      const loc = [...(input.continuationLoc ?? ['session_continuation']), 'session_id'];
+      const loc = [...at, 'session_continuation', 'session_id'];
       if (!previous) throw bodyValueError(loc, 'no session with this id');
       // Nothing published says whether another agent may go on with a session: refusing is what a
       // client can rely on either way (its metadata and history were the other agent's).
@@ -96,28 +93,28 @@ export class SessionManager {
       metadata = { ...previous.metadata };
     }
     transcript.push(...(continuation?.messages ?? []));
-    Object.assign(metadata, input.metadata ?? {});
+    Object.assign(metadata, request.metadata ?? {});
 
-    const config = overlayConfig(agent.config, input.override);
+    const config = overlayConfig(agent.config, request.agent_config as JsonObject | undefined);
     const session: Session = {
       call_id: newId('call'),
       session_id: sessionId,
       agent_id: agent.id,
-      kind: input.kind,
+      kind,
       ts: this.store.nextSessionTs(),
       config,
       metadata,
-      from: input.from ?? '',
-      to: input.to ?? '',
-      provider: this.voipProvider(input.kind, input.from, input.to),
+      from: request.from_phone ?? '',
+      to: request.to_phone ?? '',
+      provider: this.voipProvider(kind, request.from_phone, request.to_phone),
       transcript,
       ended: false,
-      config_key: configKey(input.override),
+      config_key: configKey(request.agent_config),
     };
 
     const target = config.extra_prompt_webhook;
-    if (target) await this.prefetch(session, target, input.entry);
-    if (input.includeMetadataInPrompt && Object.keys(session.metadata).length > 0) {
+    if (target) await this.prefetch(session, target, entry);
+    if (request.include_metadata_in_prompt && Object.keys(session.metadata).length > 0) {
       const lines = Object.entries(flattenMetadata(session.metadata)).map(([k, v]) => `- ${k}: ${v}`);
       session.config.prompt = `${session.config.prompt ?? ''}\n\nSession metadata:\n${lines.join('\n')}`.trimStart();
     }
@@ -199,8 +196,8 @@ export class SessionManager {
    * chat with the same agent_config whose transcript is the longest prefix of `messages` (the most
    * recently active of identical ones), or starts a new session.
    */
-  async chatTurn(input: ChatTurnInput): Promise<{ session: Session; reply: string }> {
-    const keys = transcriptKeys(input.agentId, configKey(input.override), input.messages);
+  async chatTurn(agent: SessionRequest, messages: ChatMessage[], entry: RequestLogEntry | undefined): Promise<{ session: Session; reply: string }> {
+    const keys = transcriptKeys(agent.agent_id, configKey(agent.agent_config), messages);
     let session: Session | undefined;
     for (let i = keys.length - 1; i >= 0 && !session; i--) {
       const open = this.chats.get(keys[i] as string)?.filter((s) => !s.ended);
@@ -208,24 +205,17 @@ export class SessionManager {
     }
     if (session) {
       this.unindexChat(session);
-      Object.assign(session.metadata, input.metadata ?? {});
+      Object.assign(session.metadata, agent.metadata ?? {});
     } else {
-      session = await this.start({
-        kind: 'chat',
-        agentId: input.agentId,
-        override: input.override,
-        metadata: input.metadata,
-        includeMetadataInPrompt: input.includeMetadataInPrompt,
-        entry: input.entry,
-      });
+      session = await this.start('chat', agent, entry, ['agent']);
       this.unindexChat(session);
     }
-    const agentName = this.store.agents.get(input.agentId)?.name ?? input.agentId;
+    const agentName = this.store.agents.get(agent.agent_id)?.name ?? agent.agent_id;
     const turn = this.agentPlayer
-      ? await this.agentPlayer.reply({ config: session.config, messages: input.messages, sessionId: session.session_id, metadata: session.metadata })
-      : { reply: composeReply(agentName, session.config, input.messages), functionCalls: [] };
+      ? await this.agentPlayer.reply(session, messages)
+      : { reply: composeReply(agentName, session.config, messages), functionCalls: [] };
     const reply = turn.reply;
-    session.transcript = [...input.messages.map((m) => ({ role: m.role, content: m.content })), ...(reply === '' ? [] : [{ role: 'assistant', content: reply }])];
+    session.transcript = [...messages.map((m) => ({ role: m.role, content: m.content })), ...(reply === '' ? [] : [{ role: 'assistant', content: reply }])];
     this.indexChat(session);
     const record = this.store.callLog.get(session.call_id);
     if (record) {

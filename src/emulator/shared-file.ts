@@ -20,7 +20,6 @@ interface SharedFileHost {
   reload(): Promise<boolean>;
   /** Whether the account changed since the last write. */
   dirty(): boolean;
-  /** Writes the account to the file. */
   write(): Promise<void>;
 }
 

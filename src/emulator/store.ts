@@ -54,7 +54,6 @@ class JsonTextCache<T extends object> {
   }
 }
 
-/** What the data file holds. */
 interface PersistedData extends EmulatorStateSnapshot {
   format: typeof DATA_FORMAT;
   version: number;
@@ -137,18 +136,14 @@ export class EmulatorStore {
     this.seedPrivateKey = null;
   }
 
-  /** Must follow every change to an agent's configuration. */
-  markConfigSet(agentId: string): void {
-    this.configSetAt.set(agentId, nowSeconds());
-  }
-
   agentJson(agent: Agent): string {
     return this.agentText.get(agent);
   }
 
-  /** Must follow every change to a stored agent (its cached JSON is dropped). */
-  touchAgent(agent: Agent): void {
+  /** Must follow every change to a stored agent's configuration: its cached JSON is dropped, and traffic comes after now. */
+  agentConfigChanged(agent: Agent): void {
     this.agentText.forget(agent);
+    this.configSetAt.set(agent.id, nowSeconds());
   }
 
   addSession(session: Session): void {
@@ -179,7 +174,7 @@ export class EmulatorStore {
     };
   }
 
-  /** Reads the data file; undefined when it does not exist yet. */
+  /** Reads the data file; false when it does not exist yet. */
   async loadDataFile(): Promise<boolean> {
     if (!this.dataFile) return false;
     // Under the guards of every project file: a committed `.voxform/local.json` is the pull request's.
@@ -407,7 +402,7 @@ export class CallLog {
     const existing = this.byCallId.get(record.call_id);
     if (existing) this.ascending.splice(this.ascending.indexOf(existing), 1);
     this.byCallId.set(record.call_id, record);
-    this.ascending.splice(this.firstAbove(record.ts), 0, record);
+    this.ascending.splice(this.firstIndex(record.ts, false), 0, record);
   }
 
   /** Adds many records in one pass, in the order `insert` one by one would give (a stored call_id is replaced). */
@@ -440,21 +435,14 @@ export class CallLog {
     return [...this.ascending].reverse();
   }
 
-  private firstAbove(ts: number): number {
-    return this.firstIndex((record) => record.ts > ts);
-  }
-
-  private firstAtLeast(ts: number): number {
-    return this.firstIndex((record) => record.ts >= ts);
-  }
-
-  /** Binary search: the first index where `after` holds (the length when none does). */
-  private firstIndex(after: (record: CallRecord) => boolean): number {
+  /** Binary search: the index of the first record with a ts above `ts` (`atLeast`: of `ts` or above); the length when none. */
+  private firstIndex(ts: number, atLeast: boolean): number {
     let lo = 0;
     let hi = this.ascending.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (after(this.ascending[mid] as CallRecord)) hi = mid;
+      const at = (this.ascending[mid] as CallRecord).ts;
+      if (atLeast ? at >= ts : at > ts) hi = mid;
       else lo = mid + 1;
     }
     return lo;
@@ -466,9 +454,9 @@ export class CallLog {
    */
   *range(bounds: { before?: number | undefined; atMost?: number | undefined; atLeast?: number | undefined }): Generator<CallRecord> {
     let end = this.ascending.length;
-    if (bounds.before !== undefined) end = Math.min(end, this.firstAtLeast(bounds.before));
-    if (bounds.atMost !== undefined) end = Math.min(end, this.firstAbove(bounds.atMost));
-    const start = bounds.atLeast === undefined ? 0 : this.firstAtLeast(bounds.atLeast);
+    if (bounds.before !== undefined) end = Math.min(end, this.firstIndex(bounds.before, true));
+    if (bounds.atMost !== undefined) end = Math.min(end, this.firstIndex(bounds.atMost, false));
+    const start = bounds.atLeast === undefined ? 0 : this.firstIndex(bounds.atLeast, true);
     for (let index = end - 1; index >= start; index--) yield this.ascending[index] as CallRecord;
   }
 }

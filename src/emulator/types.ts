@@ -76,11 +76,9 @@ export interface StoredKey {
   hash: string;
 }
 
-export interface StoredPhone extends Phone {
-  id: string;
+/** A phone as stored: its provider always known (a seed's default is twilio). */
+export interface StoredPhone extends SeedPhone {
   provider: string;
-  country?: string;
-  region?: string;
   app_id?: string | null;
 }
 
@@ -332,7 +330,10 @@ export interface EmulatorOptions {
   webhooks?: 'all' | 'loopback' | 'none';
   /** How many entries the request log keeps (default 2000; the oldest go first). */
   requestLogLimit?: number;
-  /** Play agents with this OpenAI-compatible model (`--llm`) instead of the deterministic reply. */
+  /**
+   * Play agents with this OpenAI-compatible model (`--llm`) instead of the deterministic reply: `url`
+   * is the API's base URL; `model` by default the agent's llm.model, else gpt-4o-mini.
+   */
   llm?: { url: string; model?: string | undefined; apiKey?: string | undefined };
 }
 

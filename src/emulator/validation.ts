@@ -16,8 +16,6 @@ export interface ValidationDetail {
 
 type Source = 'body' | 'query' | 'header' | 'path';
 
-export const missingHeader = (name: string): ValidationDetail => ({ type: 'missing', loc: ['header', name], msg: 'Field required' });
-
 /** A 422 to answer: thrown by handlers for checks the schemas cannot express (an unknown referenced id). */
 export class ValidationFailure extends Error {
   constructor(readonly detail: ValidationDetail[]) {

@@ -16,8 +16,8 @@ export function fixedDecimals(value: number, digits: number): string {
   return value < 0 && units !== 0 ? `-${text}` : text;
 }
 
-export function percent(value: number | null, digits = 1): string {
-  return value === null ? '–' : `${fixedDecimals(value * 100, digits)}%`;
+export function percent(value: number | null): string {
+  return value === null ? '–' : `${fixedDecimals(value * 100, 1)}%`;
 }
 
 /** `4.0% (2.1–7.3%)`: the rate and its 95% interval. */
@@ -35,19 +35,11 @@ export function creditsText(value: number | null): string {
   return value === null ? '–' : fixedDecimals(value, 3);
 }
 
-/** The change against the version before, as a short phrase; `unit` formats the difference. */
+/** A change the data show (verdict `higher` or `lower`) as a short phrase; `unit` formats its interval. */
 function differenceText(difference: Difference, unit: (value: number) => string): string {
-  switch (difference.verdict) {
-    case 'not enough calls':
-      return 'not enough calls yet';
-    case 'no clear difference':
-      return 'no clear difference';
-    default: {
-      const arrow = difference.verdict === 'higher' ? '▲ higher' : '▼ lower';
-      const range = difference.low !== null && difference.high !== null ? ` (${unit(difference.low)} to ${unit(difference.high)})` : '';
-      return `${arrow}${range}`;
-    }
-  }
+  const arrow = difference.verdict === 'higher' ? '▲ higher' : '▼ lower';
+  const range = difference.low !== null && difference.high !== null ? ` (${unit(difference.low)} to ${unit(difference.high)})` : '';
+  return `${arrow}${range}`;
 }
 
 /**

@@ -3,7 +3,7 @@
  * bounded, see quantiles.ts), whatever the number of calls.
  */
 import type { GlobalCallHistoryRecord } from '../schema/types.gen.js';
-import { creditsOf, durationOf, functionCallsOf, isErrorStatus, isTransferCall, statusOf } from './outcomes.js';
+import { creditsOf, durationOf, functionCallsOf, isTransferCall, outcomeGroupOf, statusOf } from './outcomes.js';
 import { QuantileSketch } from './quantiles.js';
 import { RunningMoments, wilsonInterval } from './statistics.js';
 import type { Rate, VersionMetrics } from './types.js';
@@ -30,7 +30,8 @@ export class MetricsAccumulator {
     // Statuses are the service's words; an account with thousands of distinct ones is not a reason to grow.
     if (this.byStatus.has(status) || this.byStatus.size < 64) this.byStatus.set(status, (this.byStatus.get(status) ?? 0) + 1);
     else this.byStatus.set('(other)', (this.byStatus.get('(other)') ?? 0) + 1);
-    if (isErrorStatus(status)) this.errors++;
+    // A call errored when its status is `error` or `FAILED` (any case).
+    if (outcomeGroupOf(status) === 'error') this.errors++;
     const duration = durationOf(record);
     if (duration !== undefined) {
       this.durations.add(duration);

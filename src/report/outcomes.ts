@@ -31,11 +31,6 @@ export function outcomeGroupOf(status: string): OutcomeGroup {
   return GROUP_OF_STATUS[status.toLowerCase()] ?? 'other';
 }
 
-/** A call errored when its status is `error` or `FAILED` (any case). */
-export function isErrorStatus(status: string): boolean {
-  return outcomeGroupOf(status) === 'error';
-}
-
 interface FunctionCall {
   name: string;
   failed: boolean;

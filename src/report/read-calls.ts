@@ -14,8 +14,8 @@ interface CallWindow {
   until?: number | undefined;
 }
 
-/** The call log of the window, as one stream per slice (to be read concurrently; together, every call once). */
-export function readCallLog(client: Pick<ApiClient, 'iterateCallLogs'>, filters: CallLogFilters, window: CallWindow, now: number): Array<AsyncIterable<GlobalCallHistoryRecord>> {
+/** The call log of the window (`filters` besides its times), as one stream per slice (to be read concurrently; together, every call once). */
+export function readCallLog(client: Pick<ApiClient, 'iterateCallLogs'>, filters: Omit<CallLogFilters, 'start_time' | 'end_time'>, window: CallWindow, now: number): Array<AsyncIterable<GlobalCallHistoryRecord>> {
   const base: CallLogFilters = { ...filters, ...(window.since === undefined ? {} : { start_time: window.since }), ...(window.until === undefined ? {} : { end_time: window.until }) };
   if (window.since === undefined) return [client.iterateCallLogs(base)];
   const end = window.until ?? now;
@@ -26,7 +26,6 @@ export function readCallLog(client: Pick<ApiClient, 'iterateCallLogs'>, filters:
     const upper = bounds[i + 1] as number;
     // The last slice keeps the user's end (none: calls stamped a little after our clock's now count too).
     const sliceFilters: CallLogFilters = { ...base, start_time: start, ...(last ? {} : { end_time: upper }) };
-    if (last && window.until === undefined) delete sliceFilters.end_time;
     // Both filter ends are inclusive: a call exactly on a boundary belongs to the later slice.
     return last ? client.iterateCallLogs(sliceFilters) : below(client.iterateCallLogs(sliceFilters), upper);
   });

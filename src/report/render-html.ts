@@ -109,10 +109,10 @@ function windowLine(report: CallReport): string {
 }
 
 /**
- * What the charts call each version: `v1`, `v2`… in the order of the table, the table's name for it
- * (`versionLabels`, the one rule), and that name with who deployed it.
+ * Per agent and version, the texts the page's script shows: `v1`, `v2`… in the order of the table,
+ * the table's name for it (`versionLabels`, the one rule), that name with who deployed it, and each
+ * rate as the table writes it.
  */
-/** Per agent and version, the texts the page's script shows: names, and each rate as the table writes it. */
 function chartLabels(report: CallReport): Array<Array<{ short: string; title: string; full: string; rates: Record<string, string> }>> {
   return report.agents.map((agent) =>
     versionLabels(agent.versions).map((title, index) => {

@@ -59,7 +59,7 @@ export class TimeSeries {
     const low = Math.min(this.minStart, start);
     const high = Math.max(this.maxStart, start);
     if ((high - low) / this.widthMs + 1 > MAX_BINS && this.widthIndex < WIDTHS_MS.length - 1) {
-      this.coarsen(low, high, MAX_BINS);
+      this.coarsen(low, high);
       start = Math.floor(ms / this.widthMs) * this.widthMs;
     }
     this.minStart = Math.min(this.minStart, start);
@@ -93,9 +93,9 @@ export class TimeSeries {
     this.rebin();
   }
 
-  /** Steps up the ladder until the range `low..high` fits in `maxBins`, merging bins. */
-  private coarsen(low: number, high: number, maxBins: number): void {
-    while (this.widthIndex < WIDTHS_MS.length - 1 && (high - low) / this.widthMs + 1 > maxBins) {
+  /** Steps up the ladder until the range `low..high` fits in `MAX_BINS`, merging bins. */
+  private coarsen(low: number, high: number): void {
+    while (this.widthIndex < WIDTHS_MS.length - 1 && (high - low) / this.widthMs + 1 > MAX_BINS) {
       this.widthIndex++;
       low = Math.floor(low / this.widthMs) * this.widthMs;
       high = Math.floor(high / this.widthMs) * this.widthMs;

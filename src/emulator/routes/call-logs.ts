@@ -2,7 +2,7 @@
 import type { CallHistoryRecord, CallLogsQuery } from '../../schema/types.gen.js';
 import { json, NOT_FOUND } from '../http.js';
 import { takePage } from '../pagination.js';
-import type { Route } from '../router.js';
+import { route, type Route } from '../router.js';
 import type { CallRecord } from '../types.js';
 
 const DEFAULT_LIMIT = 20;
@@ -37,37 +37,23 @@ function agentLevel(record: CallRecord): CallHistoryRecord {
 }
 
 export const callLogRoutes: Route[] = [
-  {
-    method: 'GET',
-    path: '/call-logs',
-    operation: 'list call histories',
-    header: 'required',
-    query: 'CallLogsQuery',
-    handler: ({ core, query }) => {
-      const q = query as CallLogsQuery;
-      const window = { before: q.start_after_ts || undefined, atMost: q.end_time, atLeast: q.start_time };
-      const page = takePage(core.store.callLog.range(window), matcher(q), q.limit ?? DEFAULT_LIMIT);
-      const last = page.records[page.records.length - 1];
-      const histories = page.records.map((r) => core.store.callLog.json(r)).join(',');
-      return { status: 200, jsonText: `{"histories":[${histories}],"next_cursor":${page.more && last ? last.ts : 0}}` };
-    },
-  },
-  {
-    method: 'GET',
-    path: '/agents/{agent_id}/call-histories',
-    operation: 'list agent call histories',
-    header: 'unshown',
-    query: 'CallHistoriesQuery',
-    handler: ({ core, params, query }) => {
-      const agentId = params.agent_id as string;
-      if (!core.store.agents.has(agentId)) return NOT_FOUND();
-      const q = query as { start_at?: number; limit?: number };
-      const page = takePage(core.store.callLog.range({ before: q.start_at || undefined }), (r) => r.agent_id === agentId, q.limit ?? DEFAULT_LIMIT);
-      const last = page.records[page.records.length - 1];
-      return json(200, {
-        items: page.records.map(agentLevel),
-        pagination: { success: true, ...(page.more && last ? { next_cursor: last.ts } : {}) },
-      });
-    },
-  },
+  route('GET /call-logs', 'list call histories', { header: 'required', query: 'CallLogsQuery' }, ({ core, query }) => {
+    const q = query as CallLogsQuery;
+    const window = { before: q.start_after_ts || undefined, atMost: q.end_time, atLeast: q.start_time };
+    const page = takePage(core.store.callLog.range(window), matcher(q), q.limit ?? DEFAULT_LIMIT);
+    const last = page.records[page.records.length - 1];
+    const histories = page.records.map((r) => core.store.callLog.json(r)).join(',');
+    return { status: 200, jsonText: `{"histories":[${histories}],"next_cursor":${page.more && last ? last.ts : 0}}` };
+  }),
+  route('GET /agents/{agent_id}/call-histories', 'list agent call histories', { header: 'unshown', query: 'CallHistoriesQuery' }, ({ core, params, query }) => {
+    const agentId = params.agent_id as string;
+    if (!core.store.agents.has(agentId)) return NOT_FOUND();
+    const q = query as { start_at?: number; limit?: number };
+    const page = takePage(core.store.callLog.range({ before: q.start_at || undefined }), (r) => r.agent_id === agentId, q.limit ?? DEFAULT_LIMIT);
+    const last = page.records[page.records.length - 1];
+    return json(200, {
+      items: page.records.map(agentLevel),
+      pagination: { success: true, ...(page.more && last ? { next_cursor: last.ts } : {}) },
+    });
+  }),
 ];

@@ -2,8 +2,8 @@
 import type { ChatCompletionRequest, CreateSipRequest, InitAgent, RegisterCallRequest } from '../../schema/types.gen.js';
 import { loadSchemas } from '../../schema/load.js';
 import { isPlainObject } from '../../util/json-object.js';
-import { json, type Reply } from '../http.js';
-import type { Route, RouteContext } from '../router.js';
+import { json, NOT_FOUND, type Reply } from '../http.js';
+import { route, type Route, type RouteContext } from '../router.js';
 import { replyEvents } from '../sse.js';
 import type { SessionKind } from '../types.js';
 import { bodyValueError } from '../validation.js';
@@ -19,12 +19,9 @@ import { checkConfigFileIds } from '../referenced-files.js';
 let chatFields: { request: Set<string>; message: Set<string> } | undefined;
 
 function knownFields(): { request: Set<string>; message: Set<string> } {
-  chatFields ??= chatFieldsOf(loadSchemas().service.$defs as Record<string, { properties?: object }>);
+  const defs = loadSchemas().service.$defs as Record<string, { properties?: object }>;
+  chatFields ??= { request: new Set(Object.keys(defs.ChatCompletionRequest?.properties ?? {})), message: new Set(Object.keys(defs.ChatMessage?.properties ?? {})) };
   return chatFields;
-}
-
-function chatFieldsOf(defs: Record<string, { properties?: object }>): { request: Set<string>; message: Set<string> } {
-  return { request: new Set(Object.keys(defs.ChatCompletionRequest?.properties ?? {})), message: new Set(Object.keys(defs.ChatMessage?.properties ?? {})) };
 }
 
 const keepOnly = (value: Record<string, unknown>, known: Set<string>) => Object.fromEntries(Object.entries(value).filter(([name]) => known.has(name)));
@@ -40,18 +37,7 @@ function withoutUnknownChatFields(body: unknown): unknown {
 async function startCall(ctx: RouteContext, kind: SessionKind, request: RegisterCallRequest | InitAgent, loc: string[]) {
   if (!ctx.core.store.agents.has(request.agent_id)) throw bodyValueError([...loc, 'agent_id'], 'no agent with this id');
   checkConfigFileIds(ctx.core.store, request.agent_config, [...loc, 'agent_config']);
-  const session = await ctx.core.sessions.start({
-    kind,
-    agentId: request.agent_id,
-    override: request.agent_config as Record<string, unknown> | undefined,
-    metadata: request.metadata,
-    includeMetadataInPrompt: request.include_metadata_in_prompt,
-    from: request.from_phone,
-    to: request.to_phone,
-    continuation: request.session_continuation,
-    continuationLoc: [...loc, 'session_continuation'],
-    entry: ctx.entry,
-  });
+  const session = await ctx.core.sessions.start(kind, request, ctx.entry, loc);
   await ctx.core.store.commit();
   return session;
 }
@@ -61,14 +47,7 @@ async function chat(ctx: RouteContext): Promise<Reply> {
   const { core } = ctx;
   if (!core.store.agents.has(request.agent.agent_id)) throw bodyValueError(['agent', 'agent_id'], 'no agent with this id');
   checkConfigFileIds(core.store, request.agent.agent_config, ['agent', 'agent_config']);
-  const { session, reply } = await core.sessions.chatTurn({
-    agentId: request.agent.agent_id,
-    override: request.agent.agent_config as Record<string, unknown> | undefined,
-    metadata: request.agent.metadata,
-    includeMetadataInPrompt: request.agent.include_metadata_in_prompt,
-    messages: request.messages,
-    entry: ctx.entry,
-  });
+  const { session, reply } = await core.sessions.chatTurn(request.agent, request.messages, ctx.entry);
   if (request.end_of_session) {
     // The record is final before the answer; the webhook goes out on its own and never holds the stream.
     void core.sessions.end(session, 'chat_completion', {}, ctx.entry, ctx.origin).delivery;
@@ -102,63 +81,26 @@ function silentWav(): Buffer {
 }
 
 export const sessionRoutes: Route[] = [
-  {
-    method: 'POST',
-    path: '/register_call',
-    operation: 'register call',
-    header: 'required',
-    body: 'RegisterCallRequest',
-    handler: async (ctx) => {
-      const session = await startCall(ctx, 'call', ctx.body as RegisterCallRequest, []);
-      return json(200, { call_id: session.call_id, session_id: session.session_id });
-    },
-  },
-  {
-    method: 'POST',
-    path: '/register_sip_call',
-    operation: 'register SIP call',
-    header: 'required',
-    body: 'RegisterSipCallRequest',
-    handler: async (ctx) => {
-      const session = await startCall(ctx, 'sip', ctx.body as InitAgent, []);
-      // SIP URIs name the host the client reached the emulator on.
-      return json(200, { call_id: session.call_id, sip_uri: `sip:${session.call_id}@${new URL(ctx.origin).hostname}` });
-    },
-  },
-  {
-    method: 'POST',
-    path: '/sip',
-    operation: 'create SIP',
-    header: 'unshown',
-    allowPublic: true,
-    body: 'CreateSipRequest',
-    handler: async (ctx) => {
-      const session = await startCall(ctx, 'sip', (ctx.body as CreateSipRequest).init_agent, ['init_agent']);
-      return json(200, { sip: `sip:${session.call_id}@${new URL(ctx.origin).hostname}` });
-    },
-  },
-  {
-    method: 'POST',
-    path: '/chat/completions',
-    operation: 'chat completions',
-    header: 'unshown',
-    allowPublic: true,
-    body: 'ChatCompletionRequest',
-    prepareBody: withoutUnknownChatFields,
-    handler: chat,
-  },
+  route('POST /register_call', 'register call', { header: 'required', body: 'RegisterCallRequest' }, async (ctx) => {
+    const session = await startCall(ctx, 'call', ctx.body as RegisterCallRequest, []);
+    return json(200, { call_id: session.call_id, session_id: session.session_id });
+  }),
+  route('POST /register_sip_call', 'register SIP call', { header: 'required', body: 'RegisterSipCallRequest' }, async (ctx) => {
+    const session = await startCall(ctx, 'sip', ctx.body as InitAgent, []);
+    // SIP URIs name the host the client reached the emulator on.
+    return json(200, { call_id: session.call_id, sip_uri: `sip:${session.call_id}@${new URL(ctx.origin).hostname}` });
+  }),
+  route('POST /sip', 'create SIP', { header: 'unshown', allowPublic: true, body: 'CreateSipRequest' }, async (ctx) => {
+    const session = await startCall(ctx, 'sip', (ctx.body as CreateSipRequest).init_agent, ['init_agent']);
+    return json(200, { sip: `sip:${session.call_id}@${new URL(ctx.origin).hostname}` });
+  }),
+  route('POST /chat/completions', 'chat completions', { header: 'unshown', allowPublic: true, body: 'ChatCompletionRequest', prepareBody: withoutUnknownChatFields }, chat),
 ];
 
 /** Call recordings: not a spec operation, the URLs call records hold. */
-export const recordingRoute: Route = {
-  method: 'GET',
-  path: '/_emulator/recordings/{file}',
-  operation: 'recording',
-  header: 'none',
-  handler: ({ core, params }) => {
-    const callId = (params.file as string).replace(/\.wav$/, '');
-    const session = core.store.sessions.get(callId);
-    if (!session?.ended || !session.config.call_settings?.enable_recording) return { status: 404, json: { detail: 'Not found' } };
-    return { status: 200, raw: silentWav(), headers: { 'content-type': 'audio/wav' } };
-  },
-};
+export const recordingRoute = route('GET /_emulator/recordings/{file}', 'recording', { header: 'none' }, ({ core, params }) => {
+  const callId = (params.file as string).replace(/\.wav$/, '');
+  const session = core.store.sessions.get(callId);
+  if (!session?.ended || !session.config.call_settings?.enable_recording) return NOT_FOUND();
+  return { status: 200, raw: silentWav(), headers: { 'content-type': 'audio/wav' } };
+});

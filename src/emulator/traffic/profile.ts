@@ -77,7 +77,6 @@ const STEADY: TrafficProfile = {
   rules: [],
 };
 
-/** Built-in profiles by name. */
 export const BUILT_IN_PROFILES: Readonly<Record<string, TrafficProfile>> = {
   steady: STEADY,
   /** Few calls over an hour: quick to generate, for a first look. */
