@@ -284,7 +284,7 @@ function callCheck(check: Record<string, unknown>, place: Place): CallCheck | un
   if (issuesWithin(place).some((issue) => issue.keyword === 'unknown_property' && issue.path.length === place.at.length + 1)) return undefined;
   const kinds = CALL_CHECK_KINDS.filter((kind) => check[kind] !== undefined);
   if (kinds.length !== 1) {
-    place.diagnostics.error('invalid_value', `${describeCheck(place)} must have exactly one of ${CALL_CHECK_KINDS.join(', ')}${kinds.length > 1 ? ` (found ${kinds.join(' and ')})` : ''}`, spanOf(place));
+    place.diagnostics.error('invalid_value', `${describeTestPlace(place.at)} must have exactly one of ${CALL_CHECK_KINDS.join(', ')}${kinds.length > 1 ? ` (found ${kinds.join(' and ')})` : ''}`, spanOf(place));
     return undefined;
   }
   const kind = kinds[0] as (typeof CALL_CHECK_KINDS)[number];
@@ -304,10 +304,6 @@ function callCheck(check: Record<string, unknown>, place: Place): CallCheck | un
   if (kind === 'tool_not_called') return { kind, tool: value };
   if (kind === 'call_status') return { kind, status: value };
   return { kind, rubric: value };
-}
-
-function describeCheck(place: Place): string {
-  return place.at.map((part) => (typeof part === 'number' ? `[${part}]` : `.${part}`)).join('').replace(/^\./, '');
 }
 
 /** `{regex: …}` or `{judge: …}` alone is a matcher; any other value is expected exactly. */
