@@ -236,19 +236,19 @@ export class PostgresStateBackend implements StateBackend {
   }
 
   exportHistory(): Promise<HistoryRecord[]> {
-    return this.run(() => this.history.all());
+    return this.run(() => this.history.every<HistoryRecord>('voxform_history'));
   }
 
   importHistory(records: readonly HistoryRecord[]): Promise<void> {
-    return this.run(() => this.history.insert(records));
+    return this.run(() => this.history.insertInto('voxform_history', records));
   }
 
   exportTestRuns(): Promise<TestRunRecord[]> {
-    return this.run(() => this.history.allTestRuns());
+    return this.run(() => this.history.every<TestRunRecord>('voxform_test_runs'));
   }
 
   importTestRuns(runs: readonly TestRunRecord[]): Promise<void> {
-    return this.run(() => this.history.insertTestRuns(runs));
+    return this.run(() => this.history.insertInto('voxform_test_runs', runs));
   }
 
   async close(): Promise<void> {
