@@ -39,7 +39,7 @@ interface RunShape {
 }
 
 /** The judge questions a test's checks ask, one each (an argument judged on several calls asks more: counted as sent). */
-function judgeQuestions(test: ConversationTest): number {
+export function judgeQuestions(test: Pick<ConversationTest, 'turns' | 'expect'>): number {
   let questions = 0;
   for (const turn of test.turns ?? []) questions += turn.checks.filter((check) => check.kind === 'judge').length;
   for (const check of test.expect) {

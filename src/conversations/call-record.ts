@@ -3,6 +3,7 @@
  * call status, the transcript). The record is found by the session id the reply stream carried,
  * else by the transcript; the service may take a moment to write it, so a few reads are tried.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import type { ApiClient } from '../api/index.js';
 import type { GlobalCallHistoryRecord } from '../schema/types.gen.js';
 import type { CallRecordView, ToolCall } from './checks.js';
@@ -18,12 +19,9 @@ interface FindCallRecordInput {
   agentId: string;
   sessionId: string | undefined;
   transcript: readonly TranscriptMessage[];
-  /** Waits between reads (injected so tests do not wait). */
-  sleep?: (ms: number) => Promise<void>;
 }
 
 export async function findCallRecord(input: FindCallRecordInput): Promise<GlobalCallHistoryRecord | undefined> {
-  const sleep = input.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const wanted = input.transcript.map(({ role, content }) => ({ role, content }));
   for (let attempt = 1; attempt <= READ_ATTEMPTS; attempt++) {
     for await (const record of input.client.iterateCallLogs({ agent_id: input.agentId }, { max: SEARCH_DEPTH })) {
@@ -31,7 +29,7 @@ export async function findCallRecord(input: FindCallRecordInput): Promise<Global
         if (record.call_status !== 'in-progress') return record;
       }
     }
-    if (attempt < READ_ATTEMPTS) await sleep(RETRY_DELAY_MS * attempt);
+    if (attempt < READ_ATTEMPTS) await delay(RETRY_DELAY_MS * attempt);
   }
   return undefined;
 }

@@ -67,12 +67,9 @@ export async function runConversation(input: ConversationInput): Promise<RunResu
     durationMs: Math.round(performance.now() - started),
     ...extra,
   });
-  if (input.test.mockTools && !input.agentConfig) {
-    return finish('skipped', { checks: [{ check: 'mock_tools', turn: undefined, status: 'skipped', detail: "the live agent's tools cannot be mocked (only the configuration voxform sends, --against desired)" }] });
-  }
-  if (input.test.simulate && !input.model) {
-    return finish('skipped', { checks: [{ check: 'simulate', turn: undefined, status: 'skipped', detail: 'a simulated caller needs the judge model (--skip-judge)' }] });
-  }
+  const skipped = (check: string, detail: string) => finish('skipped', { checks: [{ check, turn: undefined, status: 'skipped', detail }] });
+  if (input.test.mockTools && !input.agentConfig) return skipped('mock_tools', "the live agent's tools cannot be mocked (only the configuration voxform sends, --against desired)");
+  if (input.test.simulate && !input.model) return skipped('simulate', 'a simulated caller needs the judge model (--skip-judge)');
   try {
     if (input.test.mockTools && input.agentConfig) input = { ...input, agentConfig: withToolMocks(input.agentConfig, input.test.mockTools) };
     if (input.test.turns) await runScripted(input, exchange);

@@ -16,12 +16,11 @@ import { spanAt } from '../manifest/positions.js';
 import { isPlainObject } from '../util/json-object.js';
 import { locationOf, SourceRegistry, type Span } from '../manifest/source.js';
 import type { Diagnostic } from '../manifest/types.js';
-import { argsOfCheck } from './checks.js';
 import type { ConversationTest as WrittenTest, TestFile as WrittenFile } from '../schema/types.gen.js';
 import type { SchemaIssue } from '../schema/issues.js';
 import { validateAgainstTestsDef } from '../schema/validate-tests.js';
 import { didYouMean } from '../util/did-you-mean.js';
-import { MAX_TEST_BYTES_PER_RUN } from './budgets.js';
+import { judgeQuestions, MAX_TEST_BYTES_PER_RUN } from './budgets.js';
 import { compileRegex } from '../util/safe-regex.js';
 import { describeTestPlace, reportTestSchemaIssue } from './schema-issues.js';
 import type { AgentToolNames } from './agent-config.js';
@@ -208,10 +207,7 @@ function checkTest(written: Record<string, unknown>, place: Place): Conversation
   const test = written as unknown as WrittenTest;
   const turns = Array.isArray(written.turns) ? written.turns.map((turn: unknown, t) => scriptedTurn(turn, { ...place, at: [...place.at, 'turns', t] })) : undefined;
   const expect = listAt(written.expect).flatMap((check, c) => (isPlainObject(check) ? (callCheck(check, { ...place, at: [...place.at, 'expect', c] }) ?? []) : []));
-  const needsModel =
-    test.simulate !== undefined ||
-    (turns ?? []).some((turn) => turn.checks.some((check) => check.kind === 'judge')) ||
-    expect.some((check) => check.kind === 'judge' || argsOfCheck(check).some((args) => Object.values(args ?? {}).some((arg) => arg.kind === 'judge')));
+  const needsModel = test.simulate !== undefined || judgeQuestions({ turns, expect }) > 0;
   const location = locationOf(spanOf(place, ['name']));
   refuseCheckless(written, place);
   refuseWordlessTurns(written, place);
@@ -288,7 +284,7 @@ function callCheck(check: Record<string, unknown>, place: Place): CallCheck | un
   if (issuesWithin(place).some((issue) => issue.keyword === 'unknown_property' && issue.path.length === place.at.length + 1)) return undefined;
   const kinds = CALL_CHECK_KINDS.filter((kind) => check[kind] !== undefined);
   if (kinds.length !== 1) {
-    place.diagnostics.error('invalid_value', `${describeCheck(place)} must have exactly one of ${CALL_CHECK_KINDS.join(', ')}${kinds.length > 1 ? ` (found ${kinds.join(' and ')})` : ''}`, spanOf(place));
+    place.diagnostics.error('invalid_value', `${describeTestPlace(place.at)} must have exactly one of ${CALL_CHECK_KINDS.join(', ')}${kinds.length > 1 ? ` (found ${kinds.join(' and ')})` : ''}`, spanOf(place));
     return undefined;
   }
   const kind = kinds[0] as (typeof CALL_CHECK_KINDS)[number];
@@ -308,10 +304,6 @@ function callCheck(check: Record<string, unknown>, place: Place): CallCheck | un
   if (kind === 'tool_not_called') return { kind, tool: value };
   if (kind === 'call_status') return { kind, status: value };
   return { kind, rubric: value };
-}
-
-function describeCheck(place: Place): string {
-  return place.at.map((part) => (typeof part === 'number' ? `[${part}]` : `.${part}`)).join('').replace(/^\./, '');
 }
 
 /** `{regex: …}` or `{judge: …}` alone is a matcher; any other value is expected exactly. */

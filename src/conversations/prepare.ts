@@ -14,9 +14,8 @@ import { sinkNewTargets } from '../secrets/sink.js';
 import { placesKeptLive, trustedSecretPaths, type TrustedSecrets } from '../secrets/trusted.js';
 import { withholdSecrets } from '../secrets/withhold.js';
 import { ChatModel, judgeSettingsFromEnv, registerModelSecrets } from '../model/chat-model.js';
-import type { AgentUnderTest } from './types.js';
+import type { AgentUnderTest, TestFile } from './types.js';
 import type { AgentConfigUpdate } from '../schema/types.gen.js';
-import type { TestFile } from './types.js';
 import { plural, pluralNoun } from '../util/plural.js';
 
 /**
@@ -57,21 +56,14 @@ export async function resolveAgentsUnderTest(
 }
 
 /**
- * The configuration hash of an agent as the manifests define it (src/history/config-hash.ts, its
- * secrets masked): what keys the recorded exchanges of `--against desired` (src/conversations/recordings/), so a
- * recording is replayed exactly while the agent's manifest is unchanged.
- */
-function manifestConfigHash(agent: DesiredAgent): string {
-  return configurationHash(agent.config, { maskPaths: agent.sensitivePaths });
-}
-
-/**
- * What keys an agent turn of `--against desired`: the manifests' configuration hash, and whether
- * that configuration was sent with its secrets (`--with-secrets`: real tokens and URLs, no sink),
- * which changes what the agent answers. A run without them keeps the manifests' hash alone.
+ * What keys an agent turn of `--against desired` (src/conversations/recordings/), so a recording is
+ * replayed exactly while the agent's manifest is unchanged: the manifests' configuration hash
+ * (src/history/config-hash.ts, its secrets masked), and whether that configuration was sent with its
+ * secrets (`--with-secrets`: real tokens and URLs, no sink), which changes what the agent answers. A
+ * run without them keeps the manifests' hash alone.
  */
 function desiredTurnKey(agent: DesiredAgent, withSecrets: boolean): string {
-  const hash = manifestConfigHash(agent);
+  const hash = configurationHash(agent.config, { maskPaths: agent.sensitivePaths });
   return withSecrets ? hashValue({ config: hash, sent: 'with secrets' }) : hash;
 }
 

@@ -6,7 +6,7 @@
  * a row counting the rest; failures that do not fit are left out, and the comment says how many.
  */
 import { markdownCode, markdownFence, markdownHtmlText, markdownText } from '../util/markdown-escape.js';
-import { callerWordChecks, describeCheckResult, describeProblems, describeVerdict, notComparedWords, regressionLines, runToShow, sinkNote, skipReason, targetsOf, transcriptLines } from './render-shared.js';
+import { callerWordChecks, describeCheckResult, describeProblems, describeVerdict, notComparedWords, regressionLines, runToShow, sinkNote, skipReason, summaryLine, targetsOf, transcriptLines } from './render-shared.js';
 import { SINK_URL } from '../secrets/sink.js';
 import { notComparedCount } from './runner.js';
 import type { CheckStatus, TestReport, TestRun, TestVerdict } from './types.js';
@@ -53,10 +53,7 @@ function headline(run: TestRun): string {
     const notCompared = notComparedCount(run);
     parts.push(`${failing} newly failing, ${run.changes.length - failing} newly passing${notCompared > 0 ? `, ${formatCount(notCompared)} not compared` : ''}`);
   }
-  for (const [target, s] of Object.entries(run.summary)) {
-    const extra = [s.skipped > 0 ? `${s.skipped} skipped` : '', s.errors > 0 ? plural(s.errors, 'error') : ''].filter(Boolean).join(', ');
-    parts.push(`${target}: ${s.passed} passed, ${s.failed} failed${extra ? `, ${extra}` : ''}`);
-  }
+  for (const [target, summary] of Object.entries(run.summary)) parts.push(summaryLine(target, summary));
   return `### voxform test: ${parts.join(' · ')}`;
 }
 

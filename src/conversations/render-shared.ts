@@ -8,7 +8,7 @@ import { plural } from '../util/plural.js';
 import { SINK_URL } from '../secrets/sink.js';
 import { describeStatistics, passRateText } from './statistics.js';
 import { describeBaselineVerdict } from './baseline.js';
-import type { BaselineComparison, CheckResult, CheckStatus, RunResult, Target, TestReport, TestVerdict, TranscriptMessage } from './types.js';
+import type { BaselineComparison, CheckResult, CheckStatus, RunResult, Target, TestReport, TestRunSummary, TestVerdict, TranscriptMessage } from './types.js';
 
 export const STATUS_WORD: Record<CheckStatus, string> = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP', error: 'ERROR' };
 
@@ -66,6 +66,14 @@ export function skipReason(verdict: TestVerdict): string | undefined {
 /** What went wrong in a run: its error (a run that could not complete), then its failed checks. */
 export function describeProblems(run: RunResult): string[] {
   return [...(run.error ? [printable(run.error)] : []), ...problemChecks(run).map(describeCheckResult)];
+}
+
+/** `live: 3 passed, 1 failed, 2 skipped, 1 error`: the skipped and errors only when there are any. */
+export function summaryLine(target: string, summary: TestRunSummary): string {
+  const parts = [`${summary.passed} passed`, `${summary.failed} failed`];
+  if (summary.skipped > 0) parts.push(`${summary.skipped} skipped`);
+  if (summary.errors > 0) parts.push(plural(summary.errors, 'error'));
+  return `${target}: ${parts.join(', ')}`;
 }
 
 /** One line per message; line breaks become spaces. */

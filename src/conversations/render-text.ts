@@ -5,7 +5,7 @@
  */
 import { terminalColors } from '../util/terminal-colors.js';
 import { printable } from '../util/printable.js';
-import { callerWordChecks, describeCheckResult, describeVerdict, notComparedWords, problemChecks, regressionLines, runToShow, skipReason, STATUS_WORD, targetsOf, transcriptLines } from './render-shared.js';
+import { callerWordChecks, describeCheckResult, describeVerdict, notComparedWords, problemChecks, regressionLines, runToShow, skipReason, STATUS_WORD, summaryLine, targetsOf, transcriptLines } from './render-shared.js';
 import { notComparedCount } from './runner.js';
 import type { CheckStatus, TestRun, TestVerdict } from './types.js';
 import { plural } from '../util/plural.js';
@@ -59,12 +59,7 @@ export function* testTextPieces(run: TestRun, options: { color: boolean }): Gene
     }
   }
   yield line('');
-  for (const [target, summary] of Object.entries(run.summary)) {
-    const parts = [`${summary.passed} passed`, `${summary.failed} failed`];
-    if (summary.skipped > 0) parts.push(`${summary.skipped} skipped`);
-    if (summary.errors > 0) parts.push(plural(summary.errors, 'error'));
-    yield line(`${target}: ${parts.join(', ')}`);
-  }
+  for (const [target, summary] of Object.entries(run.summary)) yield line(summaryLine(target, summary));
   if (run.baseline) {
     const worse = run.baseline.regressions.length;
     yield line(c.bold(`Against the baseline ${printable(run.baseline.file)}: ${worse === 0 ? 'no test got worse' : `${plural(worse, 'test')} got worse`}`));

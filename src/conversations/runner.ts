@@ -225,10 +225,7 @@ function summarize(reports: readonly TestReport[], target: Target): TestRunSumma
   const summary: TestRunSummary = { passed: 0, failed: 0, skipped: 0, errors: 0 };
   for (const report of reports) {
     const status = report.verdicts[target]?.status;
-    if (status === 'passed') summary.passed++;
-    else if (status === 'failed') summary.failed++;
-    else if (status === 'skipped') summary.skipped++;
-    else if (status === 'error') summary.errors++;
+    if (status !== undefined) summary[status === 'error' ? 'errors' : status]++;
   }
   return summary;
 }

@@ -59,9 +59,7 @@ export class FileStateBackend implements StateBackend {
     if (state.serial !== expectedSerial) throw conflict(this.file, expectedSerial, state.serial, this.recheckCommand());
     // A new object: the one read stays the cache's until the write lands (a refused write leaves it as it is).
     const next: StateFile = { ...state, serial: state.serial + 1, workspaces: { ...state.workspaces, [key]: workspace } };
-    const text = storedStateText(next, `The state file ${this.display}`, true);
-    await this.store(text, 'the state file stays as it was before this write', () => makeKeptFolder(path.dirname(this.file)));
-    await this.remember(next);
+    await this.store(next, 'the state file stays as it was before this write', true);
     return { serial: next.serial };
   }
 
@@ -72,8 +70,7 @@ export class FileStateBackend implements StateBackend {
     const workspaces = { ...state.workspaces };
     delete workspaces[key];
     const next: StateFile = { ...state, serial: state.serial + 1, workspaces };
-    await this.store(storedStateText(next, `The state file ${this.display}`, true), 'nothing was removed');
-    await this.remember(next);
+    await this.store(next, 'nothing was removed');
     return true;
   }
 
@@ -156,20 +153,21 @@ export class FileStateBackend implements StateBackend {
     return state;
   }
 
-  /** Writes the state file's new text; a write the file system refuses is the user's to fix (a full disk, a read-only file), not a bug. */
-  private async store(text: string, unchanged: string, makeFolder?: () => Promise<void>): Promise<void> {
+  /**
+   * Writes `next` as the state file and caches it; `unchanged` says what a refused write left. A write
+   * the file system refuses is the user's to fix (a full disk, a read-only file), not a bug.
+   */
+  private async store(next: StateFile, unchanged: string, makeFolder = false): Promise<void> {
+    const text = storedStateText(next, `The state file ${this.display}`, true);
     try {
-      await makeFolder?.();
+      if (makeFolder) await makeKeptFolder(path.dirname(this.file));
       await writeKeptFile(this.file, text);
     } catch (error) {
       if (isFileSystemError(error)) throw stateWriteFailed(error, this.display, unchanged, this.chosenWith);
       throw error;
     }
-  }
-
-  private async remember(state: StateFile): Promise<void> {
     const stamp = await this.stamp();
-    this.cached = stamp ? { state, stamp } : undefined;
+    this.cached = stamp ? { state: next, stamp } : undefined;
   }
 
   /** Every write renames a new file into place, so its inode (with mtime and size) tells a change. */

@@ -17,7 +17,7 @@ import { PostgresHistoryStore } from './history.js';
 import { clientHidingPassword, connectHidingPassword } from './password.js';
 import { parseKeptJson } from '../../project-files/kept-files.js';
 import { STATE_JSON_LIMITS, storedStateText } from '../state-file.js';
-import { forcedOpenSince, forceOpen, lockStillNamed, readAdvisoryHolder, readAllForcedOpens, readAllHolders, readLastForcedOpen, releaseAdvisoryLock, takeAdvisoryLock, takeSharedResourcesLock } from './lock.js';
+import { forceOpen, readAdvisoryHolder, readAllForcedOpens, readAllHolders, readLockRow, releaseAdvisoryLock, takeAdvisoryLock, takeSharedResourcesLock } from './lock.js';
 import { ensureSchema, INVALID_TEXT, presentSchema, SCHEMA_VERSION, sqlState } from './schema.js';
 import type { StateUrl } from './url.js';
 import { backendFailure } from './failure.js';
@@ -102,8 +102,8 @@ export class PostgresStateBackend implements StateBackend {
     const row = result.rows[0];
     if (row) return { serial: Number(row.serial) };
     if (lock) {
-      const { named, recorded } = await lockStillNamed(lock.client, key, lock.holder.lockId);
-      if (!named) {
+      const { lockId, recorded } = await readLockRow(lock.client, key);
+      if (lockId !== lock.holder.lockId) {
         if (!lock.lost.signal.aborted) lock.lost.abort(forcedOpen(lock, recorded));
         throw lockLost(this.display, lock);
       }
@@ -128,7 +128,7 @@ export class PostgresStateBackend implements StateBackend {
     const result = await this.run(() => target.query<{ removed: string; fenced: boolean }>(sql, [key, lock?.holder.lockId ?? null]), lock);
     const row = result.rows[0];
     if (lock && !row?.fenced) {
-      const { recorded } = await lockStillNamed(lock.client, key, lock.holder.lockId);
+      const { recorded } = await readLockRow(lock.client, key);
       if (!lock.lost.signal.aborted) lock.lost.abort(forcedOpen(lock, recorded));
       throw lockLost(this.display, lock);
     }
@@ -188,7 +188,7 @@ export class PostgresStateBackend implements StateBackend {
 
   async readLastForcedOpen(key: string): Promise<ForcedOpen | undefined> {
     const pool = await this.runConnection('read');
-    return this.run(() => readLastForcedOpen(pool, key));
+    return this.run(async () => (await readLockRow(pool, key)).recorded);
   }
 
   async listWorkspaces(): Promise<WorkspaceSummary[]> {
@@ -236,19 +236,19 @@ export class PostgresStateBackend implements StateBackend {
   }
 
   exportHistory(): Promise<HistoryRecord[]> {
-    return this.run(() => this.history.all());
+    return this.run(() => this.history.every<HistoryRecord>('voxform_history'));
   }
 
   importHistory(records: readonly HistoryRecord[]): Promise<void> {
-    return this.run(() => this.history.insert(records));
+    return this.run(() => this.history.insertInto('voxform_history', records));
   }
 
   exportTestRuns(): Promise<TestRunRecord[]> {
-    return this.run(() => this.history.allTestRuns());
+    return this.run(() => this.history.every<TestRunRecord>('voxform_test_runs'));
   }
 
   importTestRuns(runs: readonly TestRunRecord[]): Promise<void> {
-    return this.run(() => this.history.insertTestRuns(runs));
+    return this.run(() => this.history.insertInto('voxform_test_runs', runs));
   }
 
   async close(): Promise<void> {
@@ -302,7 +302,8 @@ export class PostgresStateBackend implements StateBackend {
       throw error;
     }
     try {
-      return await forcedOpenSince(client, held.workspace, held.generation);
+      const { generation, recorded } = await readLockRow(client, held.workspace);
+      return { forced: (generation ?? held.generation) > held.generation, recorded };
     } finally {
       await client.end().catch(() => undefined);
     }

@@ -33,20 +33,18 @@ const PASSWORD_SOURCE_WORDS: Record<PasswordSource, string> = {
 export function backendFailure(error: unknown, context: FailureContext): VoxformError {
   const code = sqlState(error);
   const message = errorMessage(error);
-  const failed = (what: string, hint: string) => new VoxformError('state_backend_failed', `The state database ${context.display} ${what}.`, { hint, cause: error });
-  if (code === INVALID_PASSWORD) {
-    return failed(`failed: ${message}`, `The server refused the password. voxform takes it from the URL (postgres://USER:PASSWORD@HOST/DATABASE, or password=), else PGPASSWORD, else ~/.pgpass (or the file PGPASSFILE names); this run's came from ${PASSWORD_SOURCE_WORDS[context.passwordSource]}. Correct it there, or check the user name (docs/state.md).`);
-  }
+  const database = `The state database ${context.display}`;
+  const failed = (hint: string) => new VoxformError('state_backend_failed', `${database} failed: ${message}.`, { hint, cause: error });
+  if (code === INVALID_PASSWORD) return failed(`The server refused the password. voxform takes it from the URL (postgres://USER:PASSWORD@HOST/DATABASE, or password=), else PGPASSWORD, else ~/.pgpass (or the file PGPASSFILE names); this run's came from ${PASSWORD_SOURCE_WORDS[context.passwordSource]}. Correct it there, or check the user name (docs/state.md).`);
   if (message === CONNECT_TIMEOUT_MESSAGE) {
     const waited = context.connectTimeoutSeconds === undefined ? 'without an answer' : `${context.connectTimeoutSeconds} s without an answer`;
-    return failed(`did not answer: this run waited ${waited} to connect`, 'Check the host and port, and that the network lets this machine reach the server (a firewall that drops packets makes it silent). connect_timeout=SECONDS in the URL sets how long a connection is waited for (docs/state.md).');
+    return new VoxformError('state_backend_failed', `${database} did not answer: this run waited ${waited} to connect.`, {
+      hint: 'Check the host and port, and that the network lets this machine reach the server (a firewall that drops packets makes it silent). connect_timeout=SECONDS in the URL sets how long a connection is waited for (docs/state.md).',
+      cause: error,
+    });
   }
-  if (code === UNKNOWN_DATABASE) {
-    return failed(`failed: ${message}`, 'Check the database name in the URL (the path after the host), or create the database on the server as a role that may (CREATE DATABASE).');
-  }
+  if (code === UNKNOWN_DATABASE) return failed('Check the database name in the URL (the path after the host), or create the database on the server as a role that may (CREATE DATABASE).');
   const table = code === INSUFFICIENT_PRIVILEGE ? /permission denied for (?:table|relation|sequence) (\S+)/.exec(message)?.[1] : undefined;
-  if (table !== undefined) {
-    return failed(`failed: ${message}`, `This role may not use voxform's table ${table}: as the tables' owner, GRANT SELECT, INSERT, UPDATE on voxform_workspaces, voxform_locks, voxform_history and voxform_test_runs, and SELECT on voxform_schema_version, to it; \`voxform state rm\` also needs DELETE on voxform_workspaces (docs/state.md#permissions).`);
-  }
-  return failed(`failed: ${message}`, GENERIC_HINT);
+  if (table !== undefined) return failed(`This role may not use voxform's table ${table}: as the tables' owner, GRANT SELECT, INSERT, UPDATE on voxform_workspaces, voxform_locks, voxform_history and voxform_test_runs, and SELECT on voxform_schema_version, to it; \`voxform state rm\` also needs DELETE on voxform_workspaces (docs/state.md#permissions).`);
+  return failed(GENERIC_HINT);
 }

@@ -37,7 +37,7 @@ function checkedRows<T extends { id: string }>(table: LedgerTable, rows: readonl
 const SUMMARY_PAGE = 8;
 
 /** The ledger's tables: the applies, and the evidence of test runs. */
-type LedgerTable = 'voxform_history' | 'voxform_test_runs';
+export type LedgerTable = 'voxform_history' | 'voxform_test_runs';
 
 /** The check a record of the table is read (and written) under. */
 function problemOfRecordIn(table: LedgerTable): (value: unknown) => string | undefined {
@@ -107,29 +107,10 @@ export class PostgresHistoryStore implements HistoryStore {
     });
   }
 
-  /** Every record, oldest first. */
-  all(onSkipped?: (skipped: SkippedRecord) => void): Promise<HistoryRecord[]> {
-    return this.selectAll<HistoryRecord>('voxform_history', onSkipped);
-  }
-
-  /** Every test run, oldest first. */
-  allTestRuns(onSkipped?: (skipped: SkippedRecord) => void): Promise<TestRunRecord[]> {
-    return this.selectAll<TestRunRecord>('voxform_test_runs', onSkipped);
-  }
-
-  /** Stores records with their ids; one already stored is left alone. */
-  insert(records: readonly HistoryRecord[]): Promise<void> {
-    return this.insertInto('voxform_history', records);
-  }
-
-  /** Stores test runs with their ids; one already stored is left alone. */
-  insertTestRuns(runs: readonly TestRunRecord[]): Promise<void> {
-    return this.insertInto('voxform_test_runs', runs);
-  }
-
-  private async selectAll<T extends { id: string }>(table: LedgerTable, onSkipped: ((skipped: SkippedRecord) => void) | undefined): Promise<T[]> {
+  /** Every record of the table, oldest first (for `voxform state migrate`). */
+  async every<T extends { id: string }>(table: LedgerTable): Promise<T[]> {
     const pool = await this.query();
-    return checkedRows<T>(table, (await pool.query<HistoryRow>(`SELECT id, record FROM ${table} ORDER BY id`)).rows, onSkipped);
+    return checkedRows<T>(table, (await pool.query<HistoryRow>(`SELECT id, record FROM ${table} ORDER BY id`)).rows, undefined);
   }
 
   /** Stores a new record, its id after every id the table holds (src/history/ledger-order.ts). */
@@ -144,8 +125,11 @@ export class PostgresHistoryStore implements HistoryStore {
     return stored;
   }
 
-  /** Each record within the limits of a record (stored-record.ts: a migration to files reads it back), then stored. */
-  private async insertInto(table: LedgerTable, records: readonly { id: string; workspace: string; at: string; agents: object }[]): Promise<void> {
+  /**
+   * Stores records with their ids, one already stored left alone; each within the limits of a record
+   * (stored-record.ts: a migration to files reads it back).
+   */
+  async insertInto(table: LedgerTable, records: readonly { id: string; workspace: string; at: string; agents: object }[]): Promise<void> {
     if (records.length === 0) return;
     const pool = await this.writable();
     for (const record of records) {

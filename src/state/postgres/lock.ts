@@ -153,26 +153,13 @@ function forcedOpenOfRow(row: ForcedOpenRow | undefined): ForcedOpen | undefined
 }
 
 /**
- * Whether the lock taken at `generation` was forced open since (`forceOpen` moves the generation
- * on), and the last forced open recorded (the caller checks it is of its lock).
+ * A workspace's lock row (undefined fields: no row yet): its generation (`forceOpen` moves it on),
+ * the lock id it names as holder, and the last forced open recorded (a caller checks it is of its lock).
  */
-export async function forcedOpenSince(client: pg.ClientBase, workspace: string, generation: number): Promise<{ forced: boolean; recorded: ForcedOpen | undefined }> {
-  const result = await client.query<{ generation: string } & ForcedOpenRow>(`SELECT generation, ${LAST_FORCED_OPEN} FROM voxform_locks WHERE workspace = $1`, [workspace]);
+export async function readLockRow(client: pg.ClientBase, workspace: string): Promise<{ generation: number | undefined; lockId: string | null | undefined; recorded: ForcedOpen | undefined }> {
+  const result = await client.query<{ generation: string; lock_id: string | null } & ForcedOpenRow>(`SELECT generation, lock_id, ${LAST_FORCED_OPEN} FROM voxform_locks WHERE workspace = $1`, [workspace]);
   const row = result.rows[0];
-  return { forced: Number(row?.generation ?? generation) > generation, recorded: forcedOpenOfRow(row) };
-}
-
-/** Whether `lockId` still names the workspace's holder, and the last forced open recorded. */
-export async function lockStillNamed(client: pg.ClientBase, workspace: string, lockId: string): Promise<{ named: boolean; recorded: ForcedOpen | undefined }> {
-  const result = await client.query<{ lock_id: string | null } & ForcedOpenRow>(`SELECT lock_id, ${LAST_FORCED_OPEN} FROM voxform_locks WHERE workspace = $1`, [workspace]);
-  const row = result.rows[0];
-  return { named: row?.lock_id === lockId, recorded: forcedOpenOfRow(row) };
-}
-
-/** The last forced open of a workspace's lock, if one was recorded. */
-export async function readLastForcedOpen(client: pg.ClientBase | pg.Pool, workspace: string): Promise<ForcedOpen | undefined> {
-  const result = await client.query<ForcedOpenRow>(`SELECT ${LAST_FORCED_OPEN} FROM voxform_locks WHERE workspace = $1`, [workspace]);
-  return forcedOpenOfRow(result.rows[0]);
+  return { generation: row ? Number(row.generation) : undefined, lockId: row?.lock_id, recorded: forcedOpenOfRow(row) };
 }
 
 /** The last forced open of every workspace's lock that has one recorded. */

@@ -155,7 +155,7 @@ export async function ensureSchema(client: pg.ClientBase, where: string, chosenW
     return locked;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
-    if (sqlState(error) === INSUFFICIENT_PRIVILEGE) throw outdatedSchema(where, chosenWith, current ?? 0, `this role may not upgrade it (${messageOf(error)})`);
+    if (sqlState(error) === INSUFFICIENT_PRIVILEGE) throw outdatedSchema(where, chosenWith, current ?? 0, `this role may not upgrade it (${errorMessage(error)})`);
     throw error;
   }
 }
@@ -181,7 +181,7 @@ export async function presentSchema(client: pg.ClientBase, where: string, chosen
   } catch (error) {
     const code = sqlState(error);
     if (code !== INSUFFICIENT_PRIVILEGE && code !== READ_ONLY_TRANSACTION) throw error;
-    throw outdatedSchema(where, chosenWith, current, `this connection may not make the temporary views that show it as version ${SCHEMA_VERSION} (${messageOf(error)})`);
+    throw outdatedSchema(where, chosenWith, current, `this connection may not make the temporary views that show it as version ${SCHEMA_VERSION} (${errorMessage(error)})`);
   }
   return true;
 }
@@ -268,10 +268,6 @@ function foreignTable(where: string, table: string, why: string): VoxformError {
   return new VoxformError('state_table_foreign', `The state database ${where} holds a table ${table} that voxform did not make (${why}). Nothing was read or written.`, {
     hint: `Keep voxform's tables apart from others': point --state at another database, or give voxform a schema of its own (CREATE SCHEMA voxform; then ALTER ROLE YOUR_ROLE SET search_path = voxform, or add options=-csearch_path%3Dvoxform to the URL) (docs/state.md#schema-and-migrations).`,
   });
-}
-
-function messageOf(error: unknown): string {
-  return errorMessage(error);
 }
 
 /** The database is older than this voxform needs, and this run cannot use it as it is: the upgrade is the owner's, once. */

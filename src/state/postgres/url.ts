@@ -97,15 +97,9 @@ export function parseStateUrl(spec: string, source = '--state or VOXFORM_STATE',
   for (const name of secretNames) shown.searchParams.delete(name);
   for (const name of secretNames) {
     if (SECRET_PARAMS.includes(name)) continue;
-    throw new VoxformError('state_url_invalid', `The PostgreSQL URL ${shown.href} given with ${source} has the parameter "${name}", which the driver does not know (its value is kept secret).`, {
-      hint: 'Give the password in the URL (postgres://USER:PASSWORD@HOST/DATABASE) or as password=, or set PGPASSWORD (docs/state.md).',
-    });
+    throw urlInvalid(shown.href, source, `has the parameter "${name}", which the driver does not know (its value is kept secret)`, 'Give the password in the URL (postgres://USER:PASSWORD@HOST/DATABASE) or as password=, or set PGPASSWORD (docs/state.md).');
   }
-  if (!url.hostname && !url.searchParams.get('host')) {
-    throw new VoxformError('state_url_invalid', `The PostgreSQL URL ${shown.href} given with ${source} names no host.`, {
-      hint: 'Give postgres://USER:PASSWORD@HOST:PORT/DATABASE.',
-    });
-  }
+  if (!url.hostname && !url.searchParams.get('host')) throw urlInvalid(shown.href, source, 'names no host', 'Give postgres://USER:PASSWORD@HOST:PORT/DATABASE.');
   checkTlsOptions(url, shown.href, source);
   const connectTimeoutSeconds = connectTimeoutOf(url, shown.href, source);
   const pastable = new URL(url.href);
@@ -114,14 +108,17 @@ export function parseStateUrl(spec: string, source = '--state or VOXFORM_STATE',
   return { connectionString: url.href, display: shown.href, secrets: [...new Set(secrets)], hasPassword: secrets.length > 0, pastable: pastable.href, ...(connectTimeoutSeconds === undefined ? {} : { connectTimeoutSeconds }) };
 }
 
+/** The refusal of a URL that parses: `shown` is it without its secrets, `problem` completes "The PostgreSQL URL … given with SOURCE". */
+function urlInvalid(shown: string, source: string, problem: string, hint: string): VoxformError {
+  return new VoxformError('state_url_invalid', `The PostgreSQL URL ${shown} given with ${source} ${problem}.`, { hint });
+}
+
 /** `connect_timeout=SECONDS`: whole seconds in decimal digits, as libpq takes it (0: without a limit). */
 function connectTimeoutOf(url: URL, shown: string, source: string): number | undefined {
   const value = url.searchParams.get('connect_timeout');
   if (value === null) return undefined;
   if (!/^\d{1,6}$/.test(value)) {
-    throw new VoxformError('state_url_invalid', `The PostgreSQL URL ${shown} given with ${source} sets connect_timeout to "${value}", which is not a whole number of seconds.`, {
-      hint: 'Write connect_timeout=SECONDS in decimal digits (0: wait without a limit), or leave it out (15 s).',
-    });
+    throw urlInvalid(shown, source, `sets connect_timeout to "${value}", which is not a whole number of seconds`, 'Write connect_timeout=SECONDS in decimal digits (0: wait without a limit), or leave it out (15 s).');
   }
   return Number(value);
 }
@@ -130,16 +127,11 @@ function checkTlsOptions(url: URL, shown: string, source: string): void {
   for (const [name, value] of url.searchParams) {
     const lower = name.toLowerCase();
     if (!lower.startsWith('ssl') && lower !== 'uselibpqcompat') continue;
-    if (!Object.hasOwn(TLS_OPTIONS, name)) {
-      throw new VoxformError('state_url_invalid', `The PostgreSQL URL ${shown} given with ${source} has the TLS option "${name}", which the driver does not know.`, {
-        hint: `Use ${Object.keys(TLS_OPTIONS).join(', ')} (docs/state.md).`,
-      });
-    }
+    if (!Object.hasOwn(TLS_OPTIONS, name)) throw urlInvalid(shown, source, `has the TLS option "${name}", which the driver does not know`, `Use ${Object.keys(TLS_OPTIONS).join(', ')} (docs/state.md).`);
     const allowed = TLS_OPTIONS[name];
     if (allowed && !allowed.includes(value)) {
-      throw new VoxformError('state_url_invalid', `The PostgreSQL URL ${shown} given with ${source} sets ${name} to "${value}", which is none of ${allowed.join(', ')}.`, {
-        hint: name === 'sslmode' ? 'For a database across a network, sslmode=verify-full checks the server certificate and its name (docs/state.md).' : `Write ${name}=${allowed[0]} or leave it out.`,
-      });
+      const hint = name === 'sslmode' ? 'For a database across a network, sslmode=verify-full checks the server certificate and its name (docs/state.md).' : `Write ${name}=${allowed[0]} or leave it out.`;
+      throw urlInvalid(shown, source, `sets ${name} to "${value}", which is none of ${allowed.join(', ')}`, hint);
     }
   }
 }
