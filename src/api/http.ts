@@ -119,6 +119,14 @@ export class HttpTransport {
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(attemptTimeoutError(request.timeoutMs)), request.timeoutMs);
     const stopListening = onStop(request, () => abort.abort(destroyedError()));
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      clearTimeout(timer);
+      stopListening();
+      this.slots.release();
+    };
     try {
       const pool = this.pool(request.origin);
       request.onDispatch?.(performance.now());
@@ -127,25 +135,13 @@ export class HttpTransport {
       pending.catch(() => undefined);
       const response = await Promise.race([pending, rejectWhenAborted(abort.signal)]);
       const body = response.body as unknown as Readable;
-      let released = false;
-      const release = () => {
-        if (released) return;
-        released = true;
-        clearTimeout(timer);
-        stopListening();
-        this.slots.release();
-      };
       body.once('close', release);
       body.once('end', release);
       body.once('error', release);
       handedOver = true;
       return { status: response.statusCode, headers: response.headers, body };
     } finally {
-      if (!handedOver) {
-        clearTimeout(timer);
-        stopListening();
-        this.slots.release();
-      }
+      if (!handedOver) release();
     }
   }
 
