@@ -6,7 +6,6 @@ import { Readable } from 'node:stream';
 import { VoxformError } from '../errors.js';
 import { ApiError, codeForStatus } from './errors.js';
 import { mimeTypeFor } from '../util/mime.js';
-import { MAX_KNOWLEDGE_FILE_BYTES } from '../project-files/limits.js';
 import { formatSize } from '../util/size.js';
 import { Sha256Stream } from '../util/hash.js';
 
@@ -22,7 +21,7 @@ interface UploadFile {
 }
 
 /** Checks that the file exists, is a regular file and is within the limit. */
-export async function inspectUploadFile(filePath: string, maxBytes: number = MAX_KNOWLEDGE_FILE_BYTES): Promise<UploadFile> {
+export async function inspectUploadFile(filePath: string, maxBytes: number): Promise<UploadFile> {
   let info;
   try {
     info = await stat(filePath);
