@@ -49,13 +49,9 @@ export function isConnectionError(error: unknown): boolean {
 
 /** Whether another attempt may follow a failed one, given how the operation may be repeated. */
 export function shouldRetry(mode: RetryMode, failure: { status?: number; error?: unknown }): boolean {
-  if (failure.status !== undefined) {
-    if (mode === 'refused-only') return failure.status === 429;
-    return RETRYABLE_STATUSES.has(failure.status);
-  }
-  // Never sent, and a failure another attempt may not meet (a host that does not resolve will not).
-  if (mode === 'refused-only') return certainlyNotSent(failure.error) && isConnectionError(failure.error);
-  return isConnectionError(failure.error);
+  if (failure.status !== undefined) return mode === 'refused-only' ? failure.status === 429 : RETRYABLE_STATUSES.has(failure.status);
+  // Never sent (when not safe to repeat), and a failure another attempt may not meet (a host that does not resolve will not).
+  return isConnectionError(failure.error) && (mode !== 'refused-only' || certainlyNotSent(failure.error));
 }
 
 /**
