@@ -46,18 +46,15 @@ export interface HttpRequest {
   onDispatch?: (atMs: number) => void;
 }
 
-export interface HttpResponse {
+/** An answer, its body read whole as text. */
+export interface HttpResponse<Body = string> {
   status: number;
   headers: IncomingHttpHeaders;
-  body: string;
+  body: Body;
 }
 
-/** A response whose body is still arriving; its slot is held until the body ends or is destroyed. */
-export interface HttpStreamResponse {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: Readable;
-}
+/** An answer whose body is still arriving; its slot is held until the body ends or is destroyed. */
+export type HttpStreamResponse = HttpResponse<Readable>;
 
 /** No answer within the time-out: undici's header or body timer fired, or the attempt's own deadline passed. */
 export function isTimeout(error: unknown): boolean {
