@@ -419,12 +419,8 @@ class ServiceClient implements ApiClient {
   async uploadKnowledgeFile(filePath: string, options: KnowledgeUploadOptions = {}): Promise<string> {
     const file = { ...(await inspectUploadFile(filePath, this.maxUploadBytes)), contentHash: options.contentHash };
     const target = await this.generatePresignedUrl({ filename: file.fileName });
-    let url: URL;
-    try {
-      url = new URL(target.url, this.baseUrl);
-    } catch {
-      throw this.unexpected('POST', '/knowledge/generate_presigned_url', 'an upload URL');
-    }
+    if (!URL.canParse(target.url, this.baseUrl)) throw this.unexpected('POST', '/knowledge/generate_presigned_url', 'an upload URL');
+    const url = new URL(target.url, this.baseUrl);
     const objectKey = target.fields.key;
     if (typeof objectKey !== 'string' || objectKey === '') throw this.unexpected('POST', '/knowledge/generate_presigned_url', 'upload fields with a `key`');
     await this.requester.send({

@@ -37,12 +37,8 @@ const CREDENTIALS = 'credentials do not belong in the URL; set VOXFORM_API_KEY';
 
 /** Why `raw` cannot be a base URL (never quoting it: it may hold credentials), or undefined when it can. */
 export function baseUrlProblem(raw: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return 'it is not an absolute URL';
-  }
+  if (!URL.canParse(raw)) return 'it is not an absolute URL';
+  const url = new URL(raw);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'it must start with http:// or https://';
   if (url.username !== '' || url.password !== '') return CREDENTIALS;
   if (url.search !== '' || url.hash !== '') return 'it must not carry a query or a fragment';
