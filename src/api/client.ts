@@ -456,7 +456,7 @@ class ServiceClient implements ApiClient {
     return this.checkAction(response, exchange.method, exchange.path);
   }
 
-  /** Validates the body against its `schema` first: our own mistake never reaches the service. */
+  /** Sends an exchange, its body checked against its `schema` first. */
   private send(exchange: CheckedExchange): Promise<HttpResponse | undefined> {
     if (exchange.schema !== undefined) check(`${exchange.method} ${exchange.path}`, exchange.schema, exchange.json);
     return this.requester.send(exchange);

@@ -93,7 +93,6 @@ export function wholeLines(blocks: readonly CommentBlock[]): string[] {
   return blocks.flatMap((block) => (Array.isArray(block) ? block : [...block.head, ...block.items, ...block.foot]));
 }
 
-/** How many of the blocks are lists with items. */
 function listsWithItems(blocks: readonly CommentBlock[]): number {
   return blocks.filter((block) => !Array.isArray(block) && block.items.length > 0).length;
 }
