@@ -45,10 +45,9 @@ export function resourceLabel(resource: DriftedResource, name?: (environment: st
 /** `1 changed outside voxform, 0 in git not applied yet, 0 both (5 resources checked)`; resources not labelled are counted when there are some. */
 export function countsLine(report: DriftReport): string {
   const s = report.summary;
-  const unlabelled = s.unlabelled > 0 ? `, ${formatCount(s.unlabelled)} not labelled` : '';
-  const environment = s.environment > 0 ? `, ${formatCount(s.environment)} changed by another environment's apply` : '';
-  const unrecorded = s.unrecorded > 0 ? `, ${formatCount(s.unrecorded)} with no apply recorded in this state` : '';
-  return `${formatCount(s.outside)} changed outside voxform, ${formatCount(s.pending)} in git not applied yet, ${formatCount(s.both)} both${unlabelled}${environment}${unrecorded} (${checked(report)})`;
+  const some = (count: number, words: string) => (count > 0 ? `, ${formatCount(count)} ${words}` : '');
+  const rare = `${some(s.unlabelled, 'not labelled')}${some(s.environment, "changed by another environment's apply")}${some(s.unrecorded, 'with no apply recorded in this state')}`;
+  return `${formatCount(s.outside)} changed outside voxform, ${formatCount(s.pending)} in git not applied yet, ${formatCount(s.both)} both${rare} (${checked(report)})`;
 }
 
 /**
