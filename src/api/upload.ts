@@ -56,16 +56,11 @@ export function multipartBody(fields: Readonly<Record<string, string | undefined
   const head: Buffer[] = [];
   for (const [name, value] of Object.entries(fields)) {
     if (value === undefined) continue;
-    head.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${escapeQuoted(name)}"\r\n\r\n${value}\r\n`, 'utf8'));
+    head.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${escapeQuoted(name)}"\r\n\r\n${value}\r\n`));
   }
-  head.push(
-    Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${escapeQuoted(file.fileName)}"\r\nContent-Type: ${file.contentType}\r\n\r\n`,
-      'utf8',
-    ),
-  );
+  head.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${escapeQuoted(file.fileName)}"\r\nContent-Type: ${file.contentType}\r\n\r\n`));
   const preamble = Buffer.concat(head);
-  const trailer = Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8');
+  const trailer = Buffer.from(`\r\n--${boundary}--\r\n`);
   const length = preamble.length + file.size + trailer.length;
 
   async function* parts(): AsyncGenerator<Buffer> {
