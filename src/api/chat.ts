@@ -79,11 +79,7 @@ export class ChatCompletionStream implements AsyncIterable<string> {
     if (typeof typed.session_id === 'string') this.#sessionId = typed.session_id;
     for (const choice of Array.isArray(typed.choices) ? typed.choices : []) {
       if (choice.finish_reason !== undefined && choice.finish_reason !== null) this.#finishReason = choice.finish_reason;
-      const content = choice.delta?.content;
-      if (typeof content === 'string' && content !== '') {
-        this.parts.push(content);
-        yield content;
-      }
+      yield* this.delta(choice.delta?.content);
     }
   }
 
@@ -97,13 +93,16 @@ export class ChatCompletionStream implements AsyncIterable<string> {
     const record = parsed as { session_id?: unknown; choices?: Array<{ message?: { content?: unknown }; delta?: { content?: unknown }; finish_reason?: string | null }> };
     if (typeof record.session_id === 'string') this.#sessionId = record.session_id;
     for (const choice of record.choices ?? []) {
-      const content = choice.message?.content ?? choice.delta?.content;
       if (choice.finish_reason !== undefined) this.#finishReason = choice.finish_reason;
-      if (typeof content === 'string' && content !== '') {
-        this.parts.push(content);
-        yield content;
-      }
+      yield* this.delta(choice.message?.content ?? choice.delta?.content);
     }
+  }
+
+  /** A piece of the reply, kept for `text`; an empty or non-text one is no delta. */
+  private *delta(content: unknown): Generator<string> {
+    if (typeof content !== 'string' || content === '') return;
+    this.parts.push(content);
+    yield content;
   }
 }
 

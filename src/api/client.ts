@@ -198,6 +198,9 @@ export interface ApiClient {
   close(options?: { abort?: boolean }): Promise<void>;
 }
 
+/** An exchange whose JSON body is validated against the schema definition `schema` before it is sent. */
+type CheckedExchange = Exchange & { schema?: string };
+
 /** How to see whether a call whose answer was lost was started. */
 const CHECK_CALLS = '`voxform logs` lists the calls the service started.';
 
@@ -262,19 +265,16 @@ class ServiceClient implements ApiClient {
   }
 
   async createApiKey(body: CreateApiKeyRequest): Promise<CreatedApiKey> {
-    check('POST /api_keys', 'CreateApiKeyRequest', body);
-    return this.json<CreatedApiKey>({ method: 'POST', path: '/api_keys', json: body, retry: 'refused-only', checkOutcome: 'look for the new key in the service’s dashboard.' }, isObjectWith('key'));
+    return this.json<CreatedApiKey>({ method: 'POST', path: '/api_keys', json: body, schema: 'CreateApiKeyRequest', retry: 'refused-only', checkOutcome: 'look for the new key in the service’s dashboard.' }, isObjectWith('key'));
   }
 
   async setCredential(body: SetCredentialRequest): Promise<void> {
-    check('POST /user/credentials', 'SetCredentialRequest', body);
-    await this.action({ method: 'POST', path: '/user/credentials', json: body, retry: 'safe' });
+    await this.action({ method: 'POST', path: '/user/credentials', json: body, schema: 'SetCredentialRequest', retry: 'safe' });
   }
 
   async editCampaignInfo(campaignId: string, body: EditCampaignInfoRequest): Promise<Campaign> {
     const path = `/campaigns/${segment('campaign id', campaignId)}/info`;
-    check(`PUT ${path}`, 'EditCampaignInfoRequest', body);
-    const answer = await this.json<unknown>({ method: 'PUT', path, json: body, retry: 'safe', notFoundHint: 'Check the campaign id in your manifest.' }, () => true);
+    const answer = await this.json<unknown>({ method: 'PUT', path, json: body, schema: 'EditCampaignInfoRequest', retry: 'safe', notFoundHint: 'Check the campaign id in your manifest.' }, () => true);
     // The spec answers the campaign; tolerate an action-style answer by echoing what was set.
     if (answer !== null && typeof answer === 'object' && 'id' in answer) return answer as Campaign;
     return { id: campaignId, ...body };
@@ -283,15 +283,13 @@ class ServiceClient implements ApiClient {
   async setCampaignCaller(campaignId: string, caller: string): Promise<void> {
     const body: SetCallerRequest = { caller };
     const path = `/campaigns/${segment('campaign id', campaignId)}/set_caller`;
-    check(`POST ${path}`, 'SetCallerRequest', body);
-    await this.action({ method: 'POST', path, json: body, retry: 'safe', notFoundHint: 'Check the campaign id in your manifest.' });
+    await this.action({ method: 'POST', path, json: body, schema: 'SetCallerRequest', retry: 'safe', notFoundHint: 'Check the campaign id in your manifest.' });
   }
 
   async setPhoneAgent(phone: string, agentId: string): Promise<void> {
     const body: SetPhoneAgentRequest = { agent_id: agentId };
     const path = `/phones/${segment('phone number', phone)}/set_agent`;
-    check(`POST ${path}`, 'SetPhoneAgentRequest', body);
-    await this.action({ method: 'POST', path, json: body, retry: 'safe', notFoundHint: 'Check the phone number and the agent id in your manifest (import the number first if the account lacks it).' });
+    await this.action({ method: 'POST', path, json: body, schema: 'SetPhoneAgentRequest', retry: 'safe', notFoundHint: 'Check the phone number and the agent id in your manifest (import the number first if the account lacks it).' });
   }
 
   async listPhones(): Promise<Phone[]> {
@@ -372,18 +370,15 @@ class ServiceClient implements ApiClient {
   }
 
   async registerCall(body: RegisterCallRequest): Promise<RegisterCallResponse> {
-    check('POST /register_call', 'RegisterCallRequest', body);
-    return this.json<RegisterCallResponse>({ method: 'POST', path: '/register_call', json: body, retry: 'refused-only', notFoundHint: 'Check the agent id.', checkOutcome: CHECK_CALLS }, isObjectWith('call_id'));
+    return this.json<RegisterCallResponse>({ method: 'POST', path: '/register_call', json: body, schema: 'RegisterCallRequest', retry: 'refused-only', notFoundHint: 'Check the agent id.', checkOutcome: CHECK_CALLS }, isObjectWith('call_id'));
   }
 
   async registerSipCall(body: RegisterSipCallRequest): Promise<RegisterSipCallResponse> {
-    check('POST /register_sip_call', 'RegisterSipCallRequest', body);
-    return this.json<RegisterSipCallResponse>({ method: 'POST', path: '/register_sip_call', json: body, retry: 'refused-only', notFoundHint: 'Check the agent id.', checkOutcome: CHECK_CALLS }, isObjectWith('call_id'));
+    return this.json<RegisterSipCallResponse>({ method: 'POST', path: '/register_sip_call', json: body, schema: 'RegisterSipCallRequest', retry: 'refused-only', notFoundHint: 'Check the agent id.', checkOutcome: CHECK_CALLS }, isObjectWith('call_id'));
   }
 
   async createSip(body: CreateSipRequest): Promise<CreateSipResponse> {
-    check('POST /sip', 'CreateSipRequest', body);
-    return this.json<CreateSipResponse>({ method: 'POST', path: '/sip', json: body, retry: 'refused-only', notFoundHint: 'Check the agent id.' }, isObjectWith('sip'));
+    return this.json<CreateSipResponse>({ method: 'POST', path: '/sip', json: body, schema: 'CreateSipRequest', retry: 'refused-only', notFoundHint: 'Check the agent id.' }, isObjectWith('sip'));
   }
 
   chatCompletions(body: ChatCompletionRequest): ChatCompletionStream {
@@ -408,38 +403,25 @@ class ServiceClient implements ApiClient {
   }
 
   async generatePresignedUrl(body: PresignedUrlRequest): Promise<PresignedUrlResponse> {
-    check('POST /knowledge/generate_presigned_url', 'PresignedUrlRequest', body);
-    return this.json<PresignedUrlResponse>({ method: 'POST', path: '/knowledge/generate_presigned_url', json: body, retry: 'safe' }, (value) => isObjectWith('url')(value) && isObjectWith('fields')(value));
+    return this.json<PresignedUrlResponse>({ method: 'POST', path: '/knowledge/generate_presigned_url', json: body, schema: 'PresignedUrlRequest', retry: 'safe' }, (value) => isObjectWith('url')(value) && isObjectWith('fields')(value));
   }
 
   async createKnowledgeFile(body: KnowledgeFileRecord): Promise<string> {
-    check('POST /knowledge/create_file', 'KnowledgeFileRecord', body);
-    const answer = await this.json<unknown>({
-        method: 'POST',
-        path: '/knowledge/create_file',
-        json: body,
-        retry: 'refused-only',
-        checkOutcome: CHECK_KNOWLEDGE_FILES,
-      }, () => true);
+    const answer = await this.json<unknown>({ method: 'POST', path: '/knowledge/create_file', json: body, schema: 'KnowledgeFileRecord', retry: 'refused-only', checkOutcome: CHECK_KNOWLEDGE_FILES }, () => true);
     const id = fileIdOf(answer);
     if (id === undefined) throw this.unexpected('POST', '/knowledge/create_file', 'a file id (a string, or an object with `id`)');
     return id;
   }
 
   async setAgentFiles(body: SetAgentFilesRequest): Promise<void> {
-    check('POST /knowledge/set_agent_files', 'SetAgentFilesRequest', body);
-    await this.action({ method: 'POST', path: '/knowledge/set_agent_files', json: body, retry: 'safe', notFoundHint: 'Check the agent id and the knowledge file ids.' });
+    await this.action({ method: 'POST', path: '/knowledge/set_agent_files', json: body, schema: 'SetAgentFilesRequest', retry: 'safe', notFoundHint: 'Check the agent id and the knowledge file ids.' });
   }
 
   async uploadKnowledgeFile(filePath: string, options: KnowledgeUploadOptions = {}): Promise<string> {
     const file = { ...(await inspectUploadFile(filePath, this.maxUploadBytes)), contentHash: options.contentHash };
     const target = await this.generatePresignedUrl({ filename: file.fileName });
-    let url: URL;
-    try {
-      url = new URL(target.url, this.baseUrl);
-    } catch {
-      throw this.unexpected('POST', '/knowledge/generate_presigned_url', 'an upload URL');
-    }
+    if (!URL.canParse(target.url, this.baseUrl)) throw this.unexpected('POST', '/knowledge/generate_presigned_url', 'an upload URL');
+    const url = new URL(target.url, this.baseUrl);
     const objectKey = target.fields.key;
     if (typeof objectKey !== 'string' || objectKey === '') throw this.unexpected('POST', '/knowledge/generate_presigned_url', 'upload fields with a `key`');
     await this.requester.send({
@@ -461,8 +443,8 @@ class ServiceClient implements ApiClient {
   }
 
   /** Sends and parses a JSON answer, checking it looks like what the operation promises. */
-  private async json<T>(exchange: Exchange, looksRight: (value: unknown) => boolean): Promise<T> {
-    const response = await this.requester.send(exchange);
+  private async json<T>(exchange: CheckedExchange, looksRight: (value: unknown) => boolean): Promise<T> {
+    const response = await this.send(exchange);
     if (!response) throw new Error(`${exchange.method} ${exchange.path} was settled without an answer`);
     const value = this.parse(response.body);
     if (!looksRight(value)) throw this.unexpected(exchange.method, exchange.path, 'the documented answer', response.status);
@@ -470,10 +452,16 @@ class ServiceClient implements ApiClient {
   }
 
   /** Sends an action and checks its answer (`{success: true}`, `"ok"`, anything 2xx but `success: false`). */
-  private async action(exchange: Exchange): Promise<unknown> {
-    const response = await this.requester.send(exchange);
+  private async action(exchange: CheckedExchange): Promise<unknown> {
+    const response = await this.send(exchange);
     if (!response) return undefined;
     return this.checkAction(response, exchange.method, exchange.path);
+  }
+
+  /** Sends an exchange, its body checked against its `schema` first. */
+  private send(exchange: CheckedExchange): Promise<HttpResponse | undefined> {
+    if (exchange.schema !== undefined) check(`${exchange.method} ${exchange.path}`, exchange.schema, exchange.json);
+    return this.requester.send(exchange);
   }
 
   private checkAction(response: HttpResponse, method: string, path: string): unknown {

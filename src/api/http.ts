@@ -46,18 +46,15 @@ export interface HttpRequest {
   onDispatch?: (atMs: number) => void;
 }
 
-export interface HttpResponse {
+/** An answer, its body read whole as text. */
+export interface HttpResponse<Body = string> {
   status: number;
   headers: IncomingHttpHeaders;
-  body: string;
+  body: Body;
 }
 
-/** A response whose body is still arriving; its slot is held until the body ends or is destroyed. */
-export interface HttpStreamResponse {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: Readable;
-}
+/** An answer whose body is still arriving; its slot is held until the body ends or is destroyed. */
+export type HttpStreamResponse = HttpResponse<Readable>;
 
 /** No answer within the time-out: undici's header or body timer fired, or the attempt's own deadline passed. */
 export function isTimeout(error: unknown): boolean {
@@ -119,6 +116,14 @@ export class HttpTransport {
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(attemptTimeoutError(request.timeoutMs)), request.timeoutMs);
     const stopListening = onStop(request, () => abort.abort(destroyedError()));
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      clearTimeout(timer);
+      stopListening();
+      this.slots.release();
+    };
     try {
       const pool = this.pool(request.origin);
       request.onDispatch?.(performance.now());
@@ -127,25 +132,13 @@ export class HttpTransport {
       pending.catch(() => undefined);
       const response = await Promise.race([pending, rejectWhenAborted(abort.signal)]);
       const body = response.body as unknown as Readable;
-      let released = false;
-      const release = () => {
-        if (released) return;
-        released = true;
-        clearTimeout(timer);
-        stopListening();
-        this.slots.release();
-      };
       body.once('close', release);
       body.once('end', release);
       body.once('error', release);
       handedOver = true;
       return { status: response.statusCode, headers: response.headers, body };
     } finally {
-      if (!handedOver) {
-        clearTimeout(timer);
-        stopListening();
-        this.slots.release();
-      }
+      if (!handedOver) release();
     }
   }
 

@@ -24,7 +24,11 @@ export function resolveBaseUrl(options: { baseUrl?: string | undefined; region?:
 /** Checks that `raw` is an absolute http(s) URL without query or credentials, and drops a trailing slash. */
 export function normalizeBaseUrl(raw: string): string {
   const problem = baseUrlProblem(raw);
-  if (problem !== undefined) throw invalid(problem === CREDENTIALS ? '(a URL with credentials)' : raw, problem);
+  if (problem !== undefined) {
+    throw new VoxformError('base_url_invalid', `The base URL "${problem === CREDENTIALS ? '(a URL with credentials)' : raw}" is not usable: ${problem}.`, {
+      hint: 'Pass --base-url (or VOXFORM_BASE_URL) such as https://api-west.millis.ai or http://127.0.0.1:4010.',
+    });
+  }
   const url = new URL(raw);
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
@@ -33,20 +37,10 @@ const CREDENTIALS = 'credentials do not belong in the URL; set VOXFORM_API_KEY';
 
 /** Why `raw` cannot be a base URL (never quoting it: it may hold credentials), or undefined when it can. */
 export function baseUrlProblem(raw: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return 'it is not an absolute URL';
-  }
+  if (!URL.canParse(raw)) return 'it is not an absolute URL';
+  const url = new URL(raw);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'it must start with http:// or https://';
   if (url.username !== '' || url.password !== '') return CREDENTIALS;
   if (url.search !== '' || url.hash !== '') return 'it must not carry a query or a fragment';
   return undefined;
-}
-
-function invalid(raw: string, why: string): VoxformError {
-  return new VoxformError('base_url_invalid', `The base URL "${raw}" is not usable: ${why}.`, {
-    hint: 'Pass --base-url (or VOXFORM_BASE_URL) such as https://api-west.millis.ai or http://127.0.0.1:4010.',
-  });
 }

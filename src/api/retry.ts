@@ -49,13 +49,9 @@ export function isConnectionError(error: unknown): boolean {
 
 /** Whether another attempt may follow a failed one, given how the operation may be repeated. */
 export function shouldRetry(mode: RetryMode, failure: { status?: number; error?: unknown }): boolean {
-  if (failure.status !== undefined) {
-    if (mode === 'refused-only') return failure.status === 429;
-    return RETRYABLE_STATUSES.has(failure.status);
-  }
-  // Never sent, and a failure another attempt may not meet (a host that does not resolve will not).
-  if (mode === 'refused-only') return certainlyNotSent(failure.error) && isConnectionError(failure.error);
-  return isConnectionError(failure.error);
+  if (failure.status !== undefined) return mode === 'refused-only' ? failure.status === 429 : RETRYABLE_STATUSES.has(failure.status);
+  // Never sent (when not safe to repeat), and a failure another attempt may not meet (a host that does not resolve will not).
+  return isConnectionError(failure.error) && (mode !== 'refused-only' || certainlyNotSent(failure.error));
 }
 
 /**
@@ -65,10 +61,8 @@ export function shouldRetry(mode: RetryMode, failure: { status?: number; error?:
  * says it refused the request unhandled. A time-out may come after the service acted; a connection
  * failure too, unless the request certainly never left this machine.
  */
-export function mayHaveActed(mode: RetryMode, failure: { status: number } | { timedOut: boolean; error: unknown }): boolean {
-  if (mode !== 'refused-only') return false;
-  if ('status' in failure) return failure.status >= 500;
-  return mayHaveArrived(failure);
+export function mayHaveActed(mode: RetryMode, failure: Failure): boolean {
+  return mode === 'refused-only' && serviceMayHaveActed(failure);
 }
 
 /**
@@ -78,13 +72,15 @@ export function mayHaveActed(mode: RetryMode, failure: { status: number } | { ti
  * changes: one not safe to repeat is `api_outcome_unknown` (`mayHaveActed`); any other keeps its code
  * and says so.
  */
-export function writeMayHaveLanded(method: string, failure: { status: number } | { timedOut: boolean; error: unknown }): boolean {
-  if (method === 'GET' || method === 'HEAD') return false;
-  return 'status' in failure ? failure.status >= 500 : mayHaveArrived(failure);
+export function writeMayHaveLanded(method: string, failure: Failure): boolean {
+  return method !== 'GET' && method !== 'HEAD' && serviceMayHaveActed(failure);
 }
 
-function mayHaveArrived(failure: { timedOut: boolean; error: unknown }): boolean {
-  return failure.timedOut || !certainlyNotSent(failure.error);
+type Failure = { status: number } | { timedOut: boolean; error: unknown };
+
+/** The rule both ask: a 5xx answer, a time-out, or a connection failure once the request may have left this machine. */
+function serviceMayHaveActed(failure: Failure): boolean {
+  return 'status' in failure ? failure.status >= 500 : failure.timedOut || !certainlyNotSent(failure.error);
 }
 
 /** A connection failure after which the request certainly never left this machine. */

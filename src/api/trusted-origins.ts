@@ -22,12 +22,7 @@ export function parseTrustedOrigins(raw: string | undefined): string[] {
   for (const entry of (raw ?? '').split(',')) {
     const written = entry.trim();
     if (written === '') continue;
-    let url: URL | undefined;
-    try {
-      url = new URL(written);
-    } catch {
-      url = undefined;
-    }
+    const url = URL.canParse(written) ? new URL(written) : undefined;
     const isOrigin =
       url !== undefined &&
       (url.protocol === 'http:' || url.protocol === 'https:') &&

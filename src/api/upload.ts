@@ -6,7 +6,6 @@ import { Readable } from 'node:stream';
 import { VoxformError } from '../errors.js';
 import { ApiError, codeForStatus } from './errors.js';
 import { mimeTypeFor } from '../util/mime.js';
-import { MAX_KNOWLEDGE_FILE_BYTES } from '../project-files/limits.js';
 import { formatSize } from '../util/size.js';
 import { Sha256Stream } from '../util/hash.js';
 
@@ -22,7 +21,7 @@ interface UploadFile {
 }
 
 /** Checks that the file exists, is a regular file and is within the limit. */
-export async function inspectUploadFile(filePath: string, maxBytes: number = MAX_KNOWLEDGE_FILE_BYTES): Promise<UploadFile> {
+export async function inspectUploadFile(filePath: string, maxBytes: number): Promise<UploadFile> {
   let info;
   try {
     info = await stat(filePath);
@@ -57,16 +56,11 @@ export function multipartBody(fields: Readonly<Record<string, string | undefined
   const head: Buffer[] = [];
   for (const [name, value] of Object.entries(fields)) {
     if (value === undefined) continue;
-    head.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${escapeQuoted(name)}"\r\n\r\n${value}\r\n`, 'utf8'));
+    head.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${escapeQuoted(name)}"\r\n\r\n${value}\r\n`));
   }
-  head.push(
-    Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${escapeQuoted(file.fileName)}"\r\nContent-Type: ${file.contentType}\r\n\r\n`,
-      'utf8',
-    ),
-  );
+  head.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${escapeQuoted(file.fileName)}"\r\nContent-Type: ${file.contentType}\r\n\r\n`));
   const preamble = Buffer.concat(head);
-  const trailer = Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8');
+  const trailer = Buffer.from(`\r\n--${boundary}--\r\n`);
   const length = preamble.length + file.size + trailer.length;
 
   async function* parts(): AsyncGenerator<Buffer> {

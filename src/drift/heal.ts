@@ -45,11 +45,6 @@ interface HealedAgent {
   record?: number | undefined;
 }
 
-/** The local name of an agent address (`agent.front-desk` → `front-desk`). */
-function localName(address: string): string {
-  return address.slice('agent.'.length);
-}
-
 /**
  * Chooses, for each healable agent of a report, the newest record holding it, from records added
  * newest first (whole, or their summaries): `add` says when every agent has its record, so the walk
@@ -65,7 +60,7 @@ export class HealRecordChooser<R extends LedgerRecord> {
     report: DriftReport,
     private readonly applyCommand: string,
   ) {
-    this.agents = report.resources.filter((resource) => resource.healable).map((resource) => ({ resource, name: localName(resource.address), id: resource.change.id }));
+    this.agents = report.resources.filter((resource) => resource.healable).map((resource) => ({ resource, name: resource.address.slice('agent.'.length), id: resource.change.id }));
     this.missing = this.agents.length;
   }
 

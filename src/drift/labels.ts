@@ -45,10 +45,9 @@ export function resourceLabel(resource: DriftedResource, name?: (environment: st
 /** `1 changed outside voxform, 0 in git not applied yet, 0 both (5 resources checked)`; resources not labelled are counted when there are some. */
 export function countsLine(report: DriftReport): string {
   const s = report.summary;
-  const unlabelled = s.unlabelled > 0 ? `, ${formatCount(s.unlabelled)} not labelled` : '';
-  const environment = s.environment > 0 ? `, ${formatCount(s.environment)} changed by another environment's apply` : '';
-  const unrecorded = s.unrecorded > 0 ? `, ${formatCount(s.unrecorded)} with no apply recorded in this state` : '';
-  return `${formatCount(s.outside)} changed outside voxform, ${formatCount(s.pending)} in git not applied yet, ${formatCount(s.both)} both${unlabelled}${environment}${unrecorded} (${checked(report)})`;
+  const some = (count: number, words: string) => (count > 0 ? `, ${formatCount(count)} ${words}` : '');
+  const rare = `${some(s.unlabelled, 'not labelled')}${some(s.environment, "changed by another environment's apply")}${some(s.unrecorded, 'with no apply recorded in this state')}`;
+  return `${formatCount(s.outside)} changed outside voxform, ${formatCount(s.pending)} in git not applied yet, ${formatCount(s.both)} both${rare} (${checked(report)})`;
 }
 
 /**
@@ -80,15 +79,6 @@ function noApplyLead(report: DriftReport, code: (text: string) => string): strin
 /** `applyCommand`: the `voxform apply` line with this run's options (`--env`, `-f`, `--state`), as written where the note goes. */
 function noApplyAdvice(applyCommand: string): string {
   return `If the project was applied from another folder or with another state, run from that folder or name its state with --state (or VOXFORM_STATE); otherwise \`${applyCommand}\` records one.`;
-}
-
-/**
- * That the state holds no apply of this workspace, so which side of a difference moved is not known;
- * undefined when it holds one, or when `missingStateNote` says it (its history records applies).
- */
-function noApplyNote(report: DriftReport, code: (text: string) => string, applyCommand: string): string | undefined {
-  if (!report.noApplyRecorded || report.missingState || report.summary.unrecorded === 0) return undefined;
-  return `${noApplyLead(report, code)}, so where a difference came from is not known: in git and not applied yet, or changed outside voxform since an apply this state does not hold. ${noApplyAdvice(applyCommand)}`;
 }
 
 /**
@@ -145,24 +135,19 @@ export function unlabelledNote(report: DriftReport, name: (address: string) => s
 }
 
 /**
- * That the state lost this workspace though its ledger records applies of it, what that does to the
- * report, and why to restore it before an apply; undefined when the state has it (or it was never applied).
- * `code`: how a place, name or time from the state and its ledger is written (a code span in Markdown).
- */
-function missingStateNote(report: DriftReport, code: (text: string) => string = (text) => text): string | undefined {
-  const missing = report.missingState;
-  if (!missing) return undefined;
-  const consequence = 'Without it voxform cannot tell what it applied, so no difference can be told as in git or changed outside voxform, and knowledge files, credentials and campaigns already on the service count as never applied.';
-  return missingStateWarning(missing, report.workspace, consequence, code);
-}
-
-/**
  * What the state says every difference of the report is worth, opening each rendering: that it lost
- * the workspace (`missingStateNote`), else that it holds no apply of it (`noApplyNote`); undefined when neither.
+ * the workspace though its ledger records applies of it, what that does to the report and why to
+ * restore it before an apply; else that it holds no apply of it, so which side of a difference moved
+ * is not known; undefined when neither.
  * `code`: how a place, name or time from the state and its ledger is written; `applyCommand`: as for `goneAgentsNote`.
  */
 export function stateNote(report: DriftReport, code: (text: string) => string = (text) => text, applyCommand = 'voxform apply'): string | undefined {
-  return missingStateNote(report, code) ?? noApplyNote(report, code, applyCommand);
+  if (report.missingState) {
+    const consequence = 'Without it voxform cannot tell what it applied, so no difference can be told as in git or changed outside voxform, and knowledge files, credentials and campaigns already on the service count as never applied.';
+    return missingStateWarning(report.missingState, report.workspace, consequence, code);
+  }
+  if (!report.noApplyRecorded || report.summary.unrecorded === 0) return undefined;
+  return `${noApplyLead(report, code)}, so where a difference came from is not known: in git and not applied yet, or changed outside voxform since an apply this state does not hold. ${noApplyAdvice(applyCommand)}`;
 }
 
 /**

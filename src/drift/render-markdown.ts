@@ -18,20 +18,17 @@ function diffLines(resource: DriftedResource, lineDiffs: LineDiffBudget): string
   const mixed = resource.fields.some((f) => f.class !== resource.class);
   // The report's fields, not the plan's: a place not compared is one of the plan's, never a difference.
   for (const drifted of resource.fields) {
+    const head = `! ${lineAsShown(drifted.field.path)}`;
     const label = mixed ? `   # ${classLabel(drifted)}` : '';
     const notShown = valueNotShownNote(drifted);
     if (notShown !== undefined) {
-      lines.push(`! ${lineAsShown(drifted.field.path)}: ${notShown}${label}`);
+      lines.push(`${head}: ${notShown}${label}`);
       continue;
     }
     const view = fieldViewOf(drifted.field, resource.change, lineDiffs);
     const summary = bothSides(view);
-    if (summary !== undefined) {
-      lines.push(`! ${lineAsShown(view.path)}: ${lineAsShown(summary)}${label}`);
-      continue;
-    }
-    lines.push(`! ${lineAsShown(view.path)}${diffSides(view)}${label}`);
-    for (const line of view.diff ?? []) lines.push(line.kind === '@' ? line.text : `${line.kind}${lineAsShown(line.text)}`);
+    if (summary !== undefined) lines.push(`${head}: ${lineAsShown(summary)}${label}`);
+    else lines.push(`${head}${diffSides(view)}${label}`, ...(view.diff ?? []).map((line) => (line.kind === '@' ? line.text : `${line.kind}${lineAsShown(line.text)}`)));
   }
   return lines;
 }

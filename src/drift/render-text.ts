@@ -10,9 +10,8 @@ function where(report: DriftReport): string {
   return `${report.baseUrl}${report.environment ? `, environment ${report.environment}` : ''}`;
 }
 
-/** `label`: the field's class, shown when the resource's fields differ in class. */
-function fieldLines(c: Colors, view: FieldView, label: string | undefined): string[] {
-  const head = `      ~ ${lineAsShown(view.path)}${label ? ` ${c.magenta(`[${label}]`)}` : ''}`;
+/** `head`: the field's path, and its class when the resource's fields differ in class. */
+function fieldLines(c: Colors, view: FieldView, head: string): string[] {
   const summary = bothSides(view);
   if (summary !== undefined) return [`${head}: ${summary}`];
   return [
@@ -33,10 +32,10 @@ function resourceLines(c: Colors, resource: DriftedResource, lineDiffs: LineDiff
   const mixed = resource.fields.some((f) => f.class !== resource.class);
   // The report's fields, not the plan's: a place not compared is one of the plan's, never a difference.
   for (const drifted of resource.fields) {
-    const label = mixed ? classLabel(drifted) : undefined;
+    const head = `      ~ ${lineAsShown(drifted.field.path)}${mixed ? ` ${c.magenta(`[${classLabel(drifted)}]`)}` : ''}`;
     const notShown = valueNotShownNote(drifted);
-    if (notShown !== undefined) lines.push(`      ~ ${lineAsShown(drifted.field.path)}${label ? ` ${c.magenta(`[${label}]`)}` : ''}: ${notShown}`);
-    else lines.push(...fieldLines(c, fieldViewOf(drifted.field, resource.change, lineDiffs), label));
+    if (notShown !== undefined) lines.push(`${head}: ${notShown}`);
+    else lines.push(...fieldLines(c, fieldViewOf(drifted.field, resource.change, lineDiffs), head));
   }
   return lines;
 }

@@ -6,8 +6,6 @@
 import type { FieldChange, ResourceChange, ResourceKind } from '../plan/types.js';
 import type { MissingState } from '../state/missing-state.js';
 
-export type { MissingState };
-
 /**
  * Where a difference between the live service and the manifests came from, told by the keyed hash
  * the state keeps of what voxform last applied at each field:

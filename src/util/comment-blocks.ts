@@ -93,12 +93,6 @@ export function wholeLines(blocks: readonly CommentBlock[]): string[] {
   return blocks.flatMap((block) => (Array.isArray(block) ? block : [...block.head, ...block.items, ...block.foot]));
 }
 
-/** The most a block takes: all its lines. */
-function wholeSize(block: CommentBlock): number {
-  return linesSize(wholeLines([block]));
-}
-
-/** How many of the blocks are lists with items. */
 function listsWithItems(blocks: readonly CommentBlock[]): number {
   return blocks.filter((block) => !Array.isArray(block) && block.items.length > 0).length;
 }
@@ -130,7 +124,7 @@ export function fitBlocks(given: readonly CommentBlock[], budget: number, redact
   blocks.forEach((block, index) => {
     const later = blocks.slice(index + 1);
     const room = Math.max(left - later.reduce((total, next) => total + leastSize(next), 0), 0);
-    const leftWhole = left - later.reduce((total, next) => total + wholeSize(next), 0);
+    const leftWhole = left - linesSize(wholeLines(later));
     const lines = Array.isArray(block) ? (linesSize(block) <= room ? block : []) : fitList(block, listRoom(block, room, leftWhole, listsWithItems(blocks.slice(index))));
     out.push(...lines);
     left -= linesSize(lines);

@@ -173,7 +173,6 @@ function parsePatternSegments(source: string): PatternSegment[] {
   return segments;
 }
 
-/** One compiled pattern. */
 export class FieldPattern {
   private constructor(
     readonly source: string,

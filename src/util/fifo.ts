@@ -6,7 +6,6 @@ export class Fifo<T> {
   private items: Array<T | undefined> = [];
   private head = 0;
 
-  /** Items waiting. */
   get size(): number {
     return this.items.length - this.head;
   }

@@ -115,7 +115,6 @@ export function sha256(data: string | Uint8Array): string {
   return `sha256:${sha256Hex(data)}`;
 }
 
-/** The bare hex SHA-256 of a string or bytes. */
 export function sha256Hex(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
 }
@@ -144,7 +143,6 @@ export function hmacSha256Hex(key: string, text: string): string {
   return createHmac('sha256', key).update(text).digest('hex');
 }
 
-/** The 32 bytes of the SHA-256 of a text. */
 export function sha256Bytes(text: string): Buffer {
   return createHash('sha256').update(text).digest();
 }

@@ -2,12 +2,8 @@
 
 /** `text` parsed when it is an http:// or https:// URL without a user or password; else undefined. */
 export function httpUrl(text: string, options: { credentials?: 'allow' } = {}): URL | undefined {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return undefined;
-  }
+  if (!URL.canParse(text)) return undefined;
+  const url = new URL(text);
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
   return options.credentials !== 'allow' && (url.username || url.password) ? undefined : url;
 }

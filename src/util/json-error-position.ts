@@ -65,21 +65,16 @@ class JsonReader {
   private members(close: string, item: () => void): void {
     this.at++;
     this.skipWhitespace();
-    if (this.peek() === close) {
-      this.at++;
-      return;
-    }
-    for (;;) {
+    for (let first = true; this.peek() !== close; first = false) {
+      if (!first) {
+        this.expect(',', `"," or "${close}"`);
+        this.skipWhitespace();
+        if (this.peek() === close) this.fail(`another item after the comma (JSON allows no comma before "${close}")`);
+      }
       item();
       this.skipWhitespace();
-      if (this.peek() === close) {
-        this.at++;
-        return;
-      }
-      this.expect(',', `"," or "${close}"`);
-      this.skipWhitespace();
-      if (this.peek() === close) this.fail(`another item after the comma (JSON allows no comma before "${close}")`);
     }
+    this.at++;
   }
 
   private member(): void {

@@ -8,7 +8,6 @@ export class BodyCutShort extends Error {}
 
 const EMPTY = Buffer.alloc(0);
 
-/** Reads the whole body, refusing more than `limit` bytes. */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   // Most requests (every GET) have no body: skip the stream machinery for them.
   if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {

@@ -15,7 +15,6 @@ export class Semaphore {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`the in-flight limit must be a whole number of at least 1, not ${limit}`);
   }
 
-  /** Requests currently holding a slot. */
   get inFlight(): number {
     return this.active;
   }
@@ -25,7 +24,6 @@ export class Semaphore {
     return this.waiting.size + this.waitingAhead.size - this.withdrawn;
   }
 
-  /** Takes a slot if one is free, without waiting. */
   tryAcquire(): boolean {
     if (this.active >= this.limit || this.queued > 0) return false;
     this.active++;
