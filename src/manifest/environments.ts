@@ -9,7 +9,7 @@ import type { DiagnosticList } from './diagnostics.js';
 import { forbiddenEnvPlaces } from '../secrets/env-policy.js';
 import { reportForbiddenReferences } from './interpolate.js';
 import { deepMerge } from './merge.js';
-import { attachSpans, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';
+import { attachSpans, shallowCopy, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';
 import { isPlainObject, setOwn } from '../util/json-object.js';
 import { RESOURCE_SECTIONS, SECTION_DEFINITION, type CombinedManifest, type Layer } from './fragments.js';
 import { refuseSettingReferences } from './service-settings.js';
@@ -167,7 +167,7 @@ function applyOverlay(base: Layer, overlay: Layer): Layer {
   for (const section of RESOURCE_SECTIONS) {
     const changes = overlay.sections[section];
     if (Object.keys(changes).length === 0) continue;
-    const merged = copySection(base.sections[section]);
+    const merged = shallowCopy(base.sections[section]) as Record<string, unknown>;
     for (const key of Object.keys(changes)) {
       if (!Object.hasOwn(merged, key)) continue; // reported by checkOverlayTargets, for every overlay
       // The resource stays defined where it was (its entry's spans); changed values carry their own places.
@@ -176,14 +176,6 @@ function applyOverlay(base: Layer, overlay: Layer): Layer {
     sections[section] = merged;
   }
   return { settings, sections, credentials: mergeCredentials(base.credentials, overlay.credentials) };
-}
-
-function copySection(section: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(section)) setOwn(out, key, section[key]);
-  const spans = spansOf(section);
-  if (spans) attachSpans(out, { self: spans.self, entries: new Map(spans.entries) });
-  return out;
 }
 
 /**

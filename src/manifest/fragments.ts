@@ -7,7 +7,7 @@ import { formatSourceLocation } from '../errors.js';
 import type { SchemaIssue } from '../schema/issues.js';
 import { SECTION_NOUN } from './describe.js';
 import type { DiagnosticList } from './diagnostics.js';
-import { attachSpans, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';
+import { attachSpans, shallowCopy, shareSpans, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';
 import { isPlainObject, setOwn } from '../util/json-object.js';
 import { MAX_RESOURCES_PER_KIND } from '../project-files/limits.js';
 import { isPhoneNumber, localNameProblem, phoneNumberAdvice } from './names.js';
@@ -207,18 +207,17 @@ function isEnvironmentName(path: ReadonlyArray<PathPart>): boolean {
  * and each name in addLayer; here they would only be copied and walked, and a wrong one reported twice.
  */
 function skeletonOf(value: Record<string, unknown>, inEnvironment: boolean): Record<string, unknown> {
-  const out = locatedCopy(value);
+  const out = shallowCopy(value) as Record<string, unknown>;
   for (const key of Object.keys(value)) {
     const child = value[key];
     if ((RESOURCE_SECTIONS as readonly string[]).includes(key) && isPlainObject(child)) {
-      const section: Record<string, unknown> = {};
-      const spans = spansOf(child);
-      if (spans) attachSpans(section, spans);
+      const section = {};
+      shareSpans(child, section);
       setOwn(out, key, section);
     } else if (key === 'credentials' && Array.isArray(child)) {
       setOwn(out, key, []);
     } else if (key === 'environments' && !inEnvironment && isPlainObject(child)) {
-      const environments = locatedCopy(child);
+      const environments = shallowCopy(child) as Record<string, unknown>;
       for (const name of Object.keys(child)) {
         const overlay = child[name];
         if (isPlainObject(overlay)) setOwn(environments, name, skeletonOf(overlay, true));
@@ -229,13 +228,5 @@ function skeletonOf(value: Record<string, unknown>, inEnvironment: boolean): Rec
       delete out[key];
     }
   }
-  return out;
-}
-
-function locatedCopy(value: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) setOwn(out, key, value[key]);
-  const spans = spansOf(value);
-  if (spans) attachSpans(out, spans);
   return out;
 }
