@@ -329,22 +329,23 @@ function resolveResources(
     phoneNumbers: new Set(Object.keys(layer.sections.phones)),
     credentials: [],
   };
-  forEachResource(layer, 'agents', fallbackSpan, diagnostics, (name, entry, keySpan) => {
-    const draft = resolveAgent(name, entry, keySpan, agentContext);
-    if (draft) drafts.agents.set(name, draft);
-  });
-  forEachResource(layer, 'phones', fallbackSpan, diagnostics, (number, entry, keySpan) => {
-    const draft = resolvePhone(number, entry, keySpan, resourceContext);
-    if (draft) drafts.phones.set(number, draft);
-  });
-  forEachResource(layer, 'campaigns', fallbackSpan, diagnostics, (name, entry, keySpan) => {
-    const draft = resolveCampaign(name, entry, keySpan, resourceContext);
-    if (draft) drafts.campaigns.set(name, draft);
-  });
-  forEachResource(layer, 'knowledge', fallbackSpan, diagnostics, (name, entry, keySpan) => {
-    const draft = resolveKnowledge(name, entry, keySpan, resourceContext);
-    if (draft) drafts.knowledge.set(name, draft);
-  });
+  const resolveSection = <D>(section: (typeof RESOURCE_SECTIONS)[number], into: Map<string, D>, resolve: (name: string, entry: unknown, keySpan: Span) => D | undefined): void => {
+    const resources = layer.sections[section];
+    const entries = spansOf(resources)?.entries;
+    for (const name of Object.keys(resources)) {
+      if (diagnostics.full) return;
+      const entry = entries?.get(name);
+      const resource = resources[name];
+      // A resource that is not an object is reported (its type) and resolved no further: where its value is.
+      const span = isPlainObject(resource) ? (entry?.key ?? entry?.value) : (entry?.value ?? entry?.key);
+      const draft = resolve(name, resource, span ?? fallbackSpan);
+      if (draft) into.set(name, draft);
+    }
+  };
+  resolveSection('agents', drafts.agents, (name, entry, keySpan) => resolveAgent(name, entry, keySpan, agentContext));
+  resolveSection('phones', drafts.phones, (number, entry, keySpan) => resolvePhone(number, entry, keySpan, resourceContext));
+  resolveSection('campaigns', drafts.campaigns, (name, entry, keySpan) => resolveCampaign(name, entry, keySpan, resourceContext));
+  resolveSection('knowledge', drafts.knowledge, (name, entry, keySpan) => resolveKnowledge(name, entry, keySpan, resourceContext));
   layer.credentials.forEach((entry, index) => {
     if (diagnostics.full) return;
     const span = spansOf(layer.credentials)?.entries.get(index)?.value ?? fallbackSpan;
@@ -352,25 +353,6 @@ function resolveResources(
     if (draft) drafts.credentials.push(draft);
   });
   return drafts;
-}
-
-function forEachResource(
-  layer: Layer,
-  section: (typeof RESOURCE_SECTIONS)[number],
-  fallback: Span,
-  diagnostics: DiagnosticList,
-  visit: (name: string, entry: unknown, keySpan: Span) => void,
-): void {
-  const resources = layer.sections[section];
-  const entries = spansOf(resources)?.entries;
-  for (const name of Object.keys(resources)) {
-    if (diagnostics.full) return;
-    const entry = entries?.get(name);
-    const resource = resources[name];
-    // A resource that is not an object is reported (its type) and resolved no further: where its value is.
-    const span = isPlainObject(resource) ? (entry?.key ?? entry?.value) : (entry?.value ?? entry?.key);
-    visit(name, resource, span ?? fallback);
-  }
 }
 
 /** Each environment overlay checked on its own, selected or not; required fields may come from the base. */
