@@ -34,7 +34,7 @@ import { spansOf, type PathPart } from './positions.js';
 import { sha256, sha256Hex } from '../util/hash.js';
 import { isPlainObject } from '../util/json-object.js';
 import { formatSize } from '../util/size.js';
-import { CROSS_RESOURCE_RULES, checkAgentKnowledge, checkCampaignCallers, checkPhoneAgents, type Drafts } from './references.js';
+import { checkAcrossResources, type Drafts } from './references.js';
 import { resolveCampaign, resolveCredential, resolveKnowledge, resolvePhone, type KnowledgeDraft, type ResourceContext } from './resources.js';
 import { checkAgainstSchema } from './schema-issues.js';
 import { resolveServiceSettings } from './service-settings.js';
@@ -43,9 +43,6 @@ import { TemplateStore } from './templates.js';
 import { defaultTemplatesDir } from '../templates/location.js';
 import type { DesiredState, LoadOptions, LoadResult } from './types.js';
 import { requireOptions } from '../util/required-options.js';
-
-/** Rules that need every resource of the manifest: skipped when a file could not be parsed (they would only add noise). */
-const REFERENCE_RULES = new Set<unknown>([checkPhoneAgents, checkCampaignCallers, checkAgentKnowledge]);
 
 /** The manifests of `options.paths` loaded for `options.environment`: `readProject`, then `resolveEnvironment`. */
 export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
@@ -185,10 +182,7 @@ export async function resolveEnvironment(project: ProjectManifests, options: Omi
     diagnostics.stop();
     return { state: undefined, diagnostics: diagnostics.toList(), omitted: { ...diagnostics.omitted }, files: [...files], ...environmentsKnown, ...environmentIds(), secrets: [...secrets] };
   }
-  for (const rule of CROSS_RESOURCE_RULES) {
-    if (unparsed && REFERENCE_RULES.has(rule)) continue;
-    rule(drafts, diagnostics);
-  }
+  checkAcrossResources(drafts, diagnostics, unparsed);
 
   const agentList = [...drafts.agents.values()];
   const knowledgeList = [...drafts.knowledge.values()];
@@ -318,8 +312,8 @@ function resolveResources(
   fallbackSpan: Span,
   diagnostics: DiagnosticList,
   { agentContext, resourceContext }: { agentContext: Parameters<typeof resolveAgent>[3]; resourceContext: ResourceContext },
-): Drafts & { knowledge: Map<string, KnowledgeDraft> } {
-  const drafts: Drafts & { knowledge: Map<string, KnowledgeDraft> } = {
+): Drafts {
+  const drafts: Drafts = {
     agents: new Map(),
     phones: new Map(),
     campaigns: new Map(),
