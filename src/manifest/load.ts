@@ -169,18 +169,21 @@ export async function resolveEnvironment(project: ProjectManifests, options: Omi
   const filledText = new FilledTextBudget(diagnostics);
   const interpolation: InterpolationContext = { env: options.env, diagnostics, onSecret: onEnvironmentValue, policy, onEnvName, unsetAsWithheld: options.withholdUnsetEnv === true, onWithheld: (name) => void withheldVariables.add(name), filledText };
   const idsFromEnvironments = options.environment === undefined ? new IdsFromEnvironments(combined) : undefined;
-  // Read once the resources are resolved, on every path out.
-  const environmentIds = () => (idsFromEnvironments && idsFromEnvironments.addresses.length > 0 ? { idsFromEnvironments: [...idsFromEnvironments.addresses] } : {});
   const resourceContext: ResourceContext = { diagnostics, interpolation, onSecret: onSecretPlace, idsFromEnvironments };
   const defaults = layer.settings.defaults?.value;
   const agentContext = { ...resourceContext, templates, defaultsConfig: isPlainObject(defaults) ? defaults.config : undefined, filledText };
 
   const drafts = resolveResources(layer, fallbackSpan, diagnostics, { agentContext, resourceContext });
+  // Every way out, once the resources are resolved: only a load with errors has ids it misses (missing_id).
+  const result = (state: DesiredState | undefined): LoadResult => {
+    const ids = idsFromEnvironments?.addresses ?? [];
+    return { state, diagnostics: diagnostics.toList(), omitted: { ...diagnostics.omitted }, files: [...files], ...environmentsKnown, ...(ids.length > 0 ? { idsFromEnvironments: [...ids] } : {}), secrets: [...secrets] };
+  };
 
   if (diagnostics.full) {
     // A thousand problems found: the rest of the checks (and reading every named file) would only be counted.
     diagnostics.stop();
-    return { state: undefined, diagnostics: diagnostics.toList(), omitted: { ...diagnostics.omitted }, files: [...files], ...environmentsKnown, ...environmentIds(), secrets: [...secrets] };
+    return result(undefined);
   }
   checkAcrossResources(drafts, diagnostics, unparsed);
 
@@ -188,9 +191,7 @@ export async function resolveEnvironment(project: ProjectManifests, options: Omi
   const knowledgeList = [...drafts.knowledge.values()];
   const { promptTextOf, knowledgeContents } = await readNamedFiles(agentList, knowledgeList, { files: cache, sources, diagnostics, promptBudget: promptBudget(), filledText }, digests);
 
-  const secretList = [...secrets];
-  const omitted = { ...diagnostics.omitted };
-  if (diagnostics.hasErrors) return { state: undefined, diagnostics: diagnostics.toList(), omitted, files: [...files], ...environmentsKnown, ...environmentIds(), secrets: secretList };
+  if (diagnostics.hasErrors) return result(undefined);
 
   const state: DesiredState = {
     files: [...files],
@@ -206,13 +207,13 @@ export async function resolveEnvironment(project: ProjectManifests, options: Omi
     campaigns: new Map([...drafts.campaigns.values()].map((draft) => [draft.localName, desiredCampaign(draft)])),
     knowledge: new Map(knowledgeList.map((draft, index) => [draft.localName, desiredKnowledge(draft, knowledgeContents[index] as KnowledgeContent)])),
     credentials: new Map(drafts.credentials.map((draft) => [draft.provider, desiredCredential(draft)])),
-    secrets: secretList,
+    secrets: [...secrets],
     environmentVariables: [...environmentVariables].sort(),
     ...(withheldVariables.size > 0 ? { withheldVariables: [...withheldVariables].sort() } : {}),
     promotions: project.promotions,
     ...(layer.settings.policy ? { policy: layer.settings.policy.value } : {}),
   };
-  return { state, diagnostics: diagnostics.toList(), omitted, files: [...files], ...environmentsKnown, secrets: secretList };
+  return result(state);
 }
 
 /** The prompts and knowledge files the resolved resources point at, read concurrently; digests recorded by role. */
