@@ -242,12 +242,10 @@ function promptRequest(config: Record<string, unknown>, template: TemplateUse | 
   };
 }
 
-let configNode: SchemaNode | undefined;
-
 /** `ignore` entries must name fields that exist: one with a typo ignores nothing, and the live value is overwritten. */
 function checkIgnorePaths(spec: Record<string, unknown>, diagnostics: DiagnosticList): void {
   if (!Array.isArray(spec.ignore)) return;
-  configNode ??= schemaNode('AgentConfigSpec', 'manifest');
+  const configNode = schemaNode('AgentConfigSpec', 'manifest');
   spec.ignore.forEach((entry, index) => {
     if (typeof entry !== 'string' || !/^(name|config(\.[A-Za-z0-9_]+)*)$/.test(entry)) return; // the schema reports these
     const parts = parseDotted(entry).slice(1);
