@@ -14,22 +14,18 @@ import { forbiddenEnvPlaces } from '../secrets/env-policy.js';
 import { interpolateForCheck } from './interpolate.js';
 import { hasEnvReference } from '../secrets/env-reference.js';
 import { deepMerge } from './merge.js';
-import { attachSpans, entryAt, spanAt, spansOf, type NodeSpans, type PathPart } from './positions.js';
+import { attachSpans, entryAt, spanAt, spansOf, type PathPart } from './positions.js';
 import { quote } from './describe.js';
 import { closestTimeZone, isKnownTimeZone } from './time-zone.js';
 import { isPlainObject, setOwn } from '../util/json-object.js';
-import type { ResourceContext } from './resources.js';
+import type { EntryDraft, ResourceContext } from './resources.js';
 import { checkAgainstSchema } from './schema-issues.js';
 import type { SourceText, Span } from './source.js';
 import type { TemplateOrigin } from './types.js';
 import { expandTemplate, type TemplateStore } from './templates.js';
 
-export interface AgentDraft {
+export interface AgentDraft extends EntryDraft {
   localName: string;
-  /** The agent's key in the manifest. */
-  keySpan: Span;
-  /** Where each value of the entry is written, as resolved: the desired record carries them, so a finding about a value points at it. */
-  entrySpans: NodeSpans | undefined;
   id: string | undefined;
   idSpan: Span | undefined;
   name: string | undefined;

@@ -66,11 +66,16 @@ function markSecretFields(
   }
 }
 
-export interface PhoneDraft {
-  number: string;
+/** What each resource's draft keeps of where its entry is written. */
+export interface EntryDraft {
+  /** The resource's key in the manifest. */
   keySpan: Span;
   /** Where each value of the entry is written, as resolved: the desired record carries them, so a finding about a value points at it. */
   entrySpans: NodeSpans | undefined;
+}
+
+export interface PhoneDraft extends EntryDraft {
+  number: string;
   /** A local agent name, or an agent outside the manifest by id; each with where it is written. */
   agent: { localName: string; span: Span } | { id: string; span: Span } | undefined;
   import: PhoneImport | undefined;
@@ -101,11 +106,8 @@ export function resolvePhone(number: string, entry: unknown, keySpan: Span, ctx:
   return { number, keySpan, entrySpans: spansOf(resolved), agent, import: phoneImport, sensitivePaths: entrySecretPaths('phone', envPaths) };
 }
 
-export interface CampaignDraft {
+export interface CampaignDraft extends EntryDraft {
   localName: string;
-  keySpan: Span;
-  /** Where each value of the entry is written, as resolved: the desired record carries them, so a finding about a value points at it. */
-  entrySpans: NodeSpans | undefined;
   id: string | undefined;
   idSpan: Span | undefined;
   name: string | undefined;
@@ -139,11 +141,8 @@ export function resolveCampaign(localName: string, entry: unknown, keySpan: Span
   };
 }
 
-export interface KnowledgeDraft {
+export interface KnowledgeDraft extends EntryDraft {
   localName: string;
-  keySpan: Span;
-  /** Where each value of the entry is written, as resolved: the desired record carries them, so a finding about a value points at it. */
-  entrySpans: NodeSpans | undefined;
   request: KnowledgeRequest;
   name: string;
   description: string | undefined;
