@@ -18,7 +18,7 @@ import { attachSpans, entryAt, spanAt, spansOf, type PathPart } from './position
 import { quote } from './describe.js';
 import { closestTimeZone, isKnownTimeZone } from './time-zone.js';
 import { isPlainObject, setOwn } from '../util/json-object.js';
-import type { EntryDraft, ResourceContext } from './resources.js';
+import { reportMissingId, type EntryDraft, type ResourceContext } from './resources.js';
 import { checkAgainstSchema } from './schema-issues.js';
 import type { SourceText, Span } from './source.js';
 import type { TemplateOrigin } from './types.js';
@@ -83,13 +83,7 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
   // Asked only of a value with a problem: the set is made then.
   checkAgainstSchema({ definition: 'AgentSpec', value: checked, at, fallback: keySpan, isSecret: (path) => envSecretSet(envPlaces).covers(path) }, ctx.diagnostics);
 
-  if (resolved.id === undefined || resolved.id === null) {
-    ctx.diagnostics.error(
-      'missing_id',
-      ctx.idsFromEnvironments?.missingId('agents', localName) ?? `agent "${localName}" has no id: agents are adopted, not created; set id to the live agent's id`,
-      keySpan,
-    );
-  }
+  if (resolved.id === undefined || resolved.id === null) reportMissingId('agents', localName, keySpan, ctx);
 
   warnImplicitNulls(spec, ctx.diagnostics);
   warnUnknownTimeZone(checked, keySpan, ctx.diagnostics);

@@ -44,6 +44,13 @@ function resolveEntry(
   return isPlainObject(resolved) ? resolved : undefined;
 }
 
+/** An agent or campaign without an id (one is adopted, never created); when every environment gives it one, the fix is --env. */
+export function reportMissingId(section: 'agents' | 'campaigns', localName: string, keySpan: Span, ctx: ResourceContext): void {
+  const noun = section === 'agents' ? 'agent' : 'campaign';
+  const message = ctx.idsFromEnvironments?.missingId(section, localName) ?? `${noun} "${localName}" has no id: ${section} are adopted, not created; set id to the live ${noun}'s id`;
+  ctx.diagnostics.error('missing_id', message, keySpan);
+}
+
 /**
  * Hands the values of the schema's secret `fields` to onSecret, and warns of one written as a
  * literal in the manifest, where it ends up in version control (values from `${env:…}` are fine).
@@ -121,13 +128,7 @@ export function resolveCampaign(localName: string, entry: unknown, keySpan: Span
   const envPaths: string[] = [];
   const resolved = resolveEntry('CampaignSpec', entry, ['campaigns', localName], keySpan, ctx, envPaths);
   if (!resolved) return undefined;
-  if (resolved.id === undefined) {
-    ctx.diagnostics.error(
-      'missing_id',
-      ctx.idsFromEnvironments?.missingId('campaigns', localName) ?? `campaign "${localName}" has no id: campaigns are adopted, not created; set id to the live campaign's id`,
-      keySpan,
-    );
-  }
+  if (resolved.id === undefined) reportMissingId('campaigns', localName, keySpan, ctx);
   return {
     localName,
     keySpan,
