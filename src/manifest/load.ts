@@ -20,8 +20,8 @@ import { describeFound } from './describe.js';
 import { DiagnosticList } from './diagnostics.js';
 import { envPolicyOf } from '../secrets/env-policy.js';
 import { WITHHELD } from '../secrets/withhold.js';
-import { changesOnlyPlacement, checkOverlayReferences, environmentsPlacedAlike, checkOverlayTargets, IdsFromEnvironments, selectEnvironment } from './environments.js';
-import { combineFragments, RESOURCE_SECTIONS, SECTION_DEFINITION, type CombinedManifest, type Fragment, type Layer } from './fragments.js';
+import { changesOnlyPlacement, checkEnvironmentOverlays, checkOverlayReferences, environmentsPlacedAlike, checkOverlayTargets, IdsFromEnvironments, selectEnvironment } from './environments.js';
+import { combineFragments, RESOURCE_SECTIONS, type CombinedManifest, type Fragment, type Layer } from './fragments.js';
 import { resolvePromotions } from './promotion.js';
 import { FilledTextBudget } from './filled-text-budget.js';
 import { hashKnowledgeFiles, promptBudget, readPrompts, type IncludeContext, type KnowledgeContent, type PromptRequest } from './includes.js';
@@ -30,13 +30,12 @@ import { MAX_MANIFEST_BYTES, MAX_MANIFEST_BYTES_PER_LOAD, MAX_PROMPT_BYTES_TOTAL
 import { FileCache, findManifestFiles, type ManifestFile, type ReadOutcome } from '../project-files/manifest-files.js';
 import { FALLBACK_MIME_TYPE, mimeTypeFor } from '../util/mime.js';
 import { parseYaml, YamlTokenBudget } from './parse-yaml.js';
-import { spansOf, type PathPart } from './positions.js';
+import { spansOf } from './positions.js';
 import { sha256, sha256Hex } from '../util/hash.js';
 import { isPlainObject } from '../util/json-object.js';
 import { formatSize } from '../util/size.js';
 import { checkAcrossResources, type Drafts } from './references.js';
 import { resolveCampaign, resolveCredential, resolveKnowledge, resolvePhone, type KnowledgeDraft, type ResourceContext } from './resources.js';
-import { checkAgainstSchema } from './schema-issues.js';
 import { resolveServiceSettings } from './service-settings.js';
 import { SourceRegistry, type Span } from './source.js';
 import { TemplateStore } from './templates.js';
@@ -348,25 +347,6 @@ function resolveResources(
     if (draft) drafts.credentials.push(draft);
   });
   return drafts;
-}
-
-/** Each environment overlay checked on its own, selected or not; required fields may come from the base. */
-function checkEnvironmentOverlays(combined: CombinedManifest, diagnostics: DiagnosticList): void {
-  for (const [environment, { layer, keySpan }] of combined.environments) {
-    for (const section of RESOURCE_SECTIONS) {
-      const resources = layer.sections[section];
-      const entries = spansOf(resources)?.entries;
-      for (const name of Object.keys(resources)) {
-        const at: PathPart[] = ['environments', environment, section, name];
-        const fallback = entries?.get(name)?.key ?? keySpan;
-        checkAgainstSchema({ definition: SECTION_DEFINITION[section], value: resources[name], at, partial: true, fallback }, diagnostics);
-      }
-    }
-    layer.credentials.forEach((credential, index) => {
-      const fallback = spansOf(layer.credentials)?.entries.get(index)?.value ?? keySpan;
-      checkAgainstSchema({ definition: 'CredentialSpec', value: credential, at: ['environments', environment, 'credentials', index], partial: true, fallback }, diagnostics);
-    });
-  }
 }
 
 function checkKnowledgeContent(draft: KnowledgeDraft, content: { size: number } | undefined, diagnostics: DiagnosticList): void {
