@@ -116,16 +116,21 @@ function hasChanges(status: GitAnswer): boolean {
 }
 
 /**
- * The paths in git's answer to `args`, a `-z` one (runEntries). `pathOf` reads an entry's path
- * (undefined: none); each is given as a path from `from`, sorted. Undefined when git cannot tell (no
- * answer, or one cut).
+ * The paths in git's `-z` answer (runEntries) to `args` about the deploy's `files` (their pathspecs
+ * follow `args`). `pathOf` reads an entry's path (undefined: none); each is given as a path from
+ * `from`, sorted. None when no file of the deploy is in the repository; undefined when git cannot
+ * tell (no repository, no answer, or one cut).
  */
-async function pathsAnswered(repository: GitRepository, args: readonly string[], from: string, pathOf: (entry: string) => string | undefined): Promise<string[] | undefined> {
-  const answer = await runEntries(repository, args);
+async function pathsAnswered(cwd: string, env: Env, files: readonly string[], args: readonly string[], from: string, pathOf: (entry: string) => string | undefined): Promise<string[] | undefined> {
+  const repository = await openGitRepository(cwd, env);
+  if (!repository) return undefined;
+  const paths = await pathspecs(repository, files);
+  if (paths.length === 1) return [];
+  const answer = await runEntries(repository, [...args, ...paths]);
   if (!answer || answer.cut) return undefined;
-  const files = answer.entries.flatMap((entry) => pathOf(entry) ?? []);
+  const found = answer.entries.flatMap((entry) => pathOf(entry) ?? []);
   const here = await realpath(from).catch(() => from);
-  return files.map((file) => path.relative(here, path.join(repository.root, file)) || '.').sort();
+  return found.map((file) => path.relative(here, path.join(repository.root, file)) || '.').sort();
 }
 
 /**
@@ -154,12 +159,8 @@ export async function gitSource(cwd: string, env: Env, files?: readonly string[]
  * cannot tell. Asked only to say which.
  */
 export async function uncommittedFiles(cwd: string, env: Env, files: readonly string[]): Promise<string[] | undefined> {
-  const repository = await openGitRepository(cwd, env);
-  if (!repository) return undefined;
-  const paths = await pathspecs(repository, files);
-  if (paths.length === 1) return [];
   // A separate run from gitSource's: a cut -z answer would lose its branch headers, which gitSource needs.
-  return pathsAnswered(repository, [...STATUS, '-z', ...paths], cwd, (entry) => {
+  return pathsAnswered(cwd, env, files, [...STATUS, '-z'], cwd, (entry) => {
     // Porcelain v2: "1 XY sub mH mI mW hH hI PATH", "u XY sub m1 m2 m3 mW h1 h2 h3 PATH", "? PATH".
     const fields = { '1': 8, u: 10, '?': 1 }[entry[0] as string];
     return fields === undefined ? undefined : entry.split(' ').slice(fields).join(' ');
@@ -176,11 +177,7 @@ export async function uncommittedFiles(cwd: string, env: Env, files: readonly st
 export async function projectFilesChanged(cwd: string, env: Env, a: string, b: string, files: readonly string[], from = cwd): Promise<string[] | undefined> {
   if (!COMMIT.test(a) || !COMMIT.test(b)) return undefined;
   if (a === b) return [];
-  const repository = await openGitRepository(cwd, env);
-  if (!repository) return undefined;
-  const paths = await pathspecs(repository, files);
-  if (paths.length === 1) return [];
-  return pathsAnswered(repository, ['diff', '--name-only', '-z', '--no-renames', '--no-ext-diff', '--no-textconv', a, b, ...paths], from, (entry) => entry);
+  return pathsAnswered(cwd, env, files, ['diff', '--name-only', '-z', '--no-renames', '--no-ext-diff', '--no-textconv', a, b], from, (entry) => entry);
 }
 
 /**

@@ -14,22 +14,18 @@ import { forbiddenEnvPlaces } from '../secrets/env-policy.js';
 import { interpolateForCheck } from './interpolate.js';
 import { hasEnvReference } from '../secrets/env-reference.js';
 import { deepMerge } from './merge.js';
-import { attachSpans, entryAt, spanAt, spansOf, type NodeSpans, type PathPart } from './positions.js';
+import { attachSpans, entryAt, spanAt, spansOf, type PathPart } from './positions.js';
 import { quote } from './describe.js';
 import { closestTimeZone, isKnownTimeZone } from './time-zone.js';
 import { isPlainObject, setOwn } from '../util/json-object.js';
-import type { ResourceContext } from './resources.js';
+import { reportMissingId, type EntryDraft, type ResourceContext } from './resources.js';
 import { checkAgainstSchema } from './schema-issues.js';
 import type { SourceText, Span } from './source.js';
 import type { TemplateOrigin } from './types.js';
 import { expandTemplate, type TemplateStore } from './templates.js';
 
-export interface AgentDraft {
+export interface AgentDraft extends EntryDraft {
   localName: string;
-  /** The agent's key in the manifest. */
-  keySpan: Span;
-  /** Where each value of the entry is written, as resolved: the desired record carries them, so a finding about a value points at it. */
-  entrySpans: NodeSpans | undefined;
   id: string | undefined;
   idSpan: Span | undefined;
   name: string | undefined;
@@ -87,13 +83,7 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
   // Asked only of a value with a problem: the set is made then.
   checkAgainstSchema({ definition: 'AgentSpec', value: checked, at, fallback: keySpan, isSecret: (path) => envSecretSet(envPlaces).covers(path) }, ctx.diagnostics);
 
-  if (resolved.id === undefined || resolved.id === null) {
-    ctx.diagnostics.error(
-      'missing_id',
-      ctx.idsFromEnvironments?.missingId('agents', localName) ?? `agent "${localName}" has no id: agents are adopted, not created; set id to the live agent's id`,
-      keySpan,
-    );
-  }
+  if (resolved.id === undefined || resolved.id === null) reportMissingId('agents', localName, keySpan, ctx);
 
   warnImplicitNulls(spec, ctx.diagnostics);
   warnUnknownTimeZone(checked, keySpan, ctx.diagnostics);
@@ -242,12 +232,10 @@ function promptRequest(config: Record<string, unknown>, template: TemplateUse | 
   };
 }
 
-let configNode: SchemaNode | undefined;
-
 /** `ignore` entries must name fields that exist: one with a typo ignores nothing, and the live value is overwritten. */
 function checkIgnorePaths(spec: Record<string, unknown>, diagnostics: DiagnosticList): void {
   if (!Array.isArray(spec.ignore)) return;
-  configNode ??= schemaNode('AgentConfigSpec', 'manifest');
+  const configNode = schemaNode('AgentConfigSpec', 'manifest');
   spec.ignore.forEach((entry, index) => {
     if (typeof entry !== 'string' || !/^(name|config(\.[A-Za-z0-9_]+)*)$/.test(entry)) return; // the schema reports these
     const parts = parseDotted(entry).slice(1);

@@ -51,14 +51,10 @@ export function codeFrame(text: string, line: number, col: number, options: Code
     const at = shownLine ? shownLine.shownOffset(written) : written;
     const near = nearColumn(content.length, at, maxWidth);
     const part = { text: cutUnits(content, near.from, near.to), before: near.from > 0, after: near.to < content.length };
-    if (number !== line) {
-      out.push(trimEnd(`${gutter} ${fitWidth(shown(part.text), 0, maxWidth, part).text}`));
-      continue;
-    }
-    const caretAt = displayWidth(shown(cutUnits(content, near.from, at)));
+    const caretAt = number === line ? displayWidth(shown(cutUnits(content, near.from, at))) : 0;
     const fitted = fitWidth(shown(part.text), caretAt, maxWidth, part);
     out.push(trimEnd(`${gutter} ${fitted.text}`));
-    out.push(`  ${' '.repeat(gutterWidth)} | ${' '.repeat(fitted.caret)}^`);
+    if (number === line) out.push(`  ${' '.repeat(gutterWidth)} | ${' '.repeat(fitted.caret)}^`);
   }
   return out.join('\n');
 }

@@ -29,14 +29,11 @@ export function describePlace(fullPath: ValuePath): string {
   if (fullPath[0] === 'environments' && fullPath.length === 2) return `environment "${String(fullPath[1])}"`;
   const path = withoutEnvironment(fullPath);
   const section = path[0];
-  if (typeof section === 'string' && Object.hasOwn(SECTION_NOUN, section) && path.length >= 2) {
-    const resource = `${SECTION_NOUN[section as keyof typeof SECTION_NOUN]} "${String(path[1])}"`;
-    return path.length === 2 ? resource : `${formatIndexed(path.slice(2))} of ${resource}`;
-  }
-  if (section === 'credentials' && path.length >= 2) {
-    const resource = `credential ${Number(path[1]) + 1}`;
-    return path.length === 2 ? resource : `${formatIndexed(path.slice(2))} of ${resource}`;
-  }
+  const resource =
+    typeof section === 'string' && Object.hasOwn(SECTION_NOUN, section)
+      ? `${SECTION_NOUN[section as keyof typeof SECTION_NOUN]} "${String(path[1])}"`
+      : section === 'credentials' && `credential ${Number(path[1]) + 1}`;
+  if (resource && path.length >= 2) return path.length === 2 ? resource : `${formatIndexed(path.slice(2))} of ${resource}`;
   return path.length === 0 ? 'the manifest' : formatIndexed(path);
 }
 

@@ -3,8 +3,7 @@ import type { AgentDraft } from './agents.js';
 import type { KnowledgeContent } from './includes.js';
 import { sha256 } from '../util/hash.js';
 import { mimeTypeFor } from '../util/mime.js';
-import { attachSpans, shareSpans, type NodeSpans } from './positions.js';
-import { setOwn } from '../util/json-object.js';
+import { attachSpans, shallowCopy, type NodeSpans } from './positions.js';
 import type { CampaignDraft, CredentialDraft, KnowledgeDraft, PhoneDraft } from './resources.js';
 import { locationOf } from './source.js';
 import type { SourceLocation } from '../errors.js';
@@ -14,11 +13,9 @@ export function desiredAgent(draft: AgentDraft, promptText: string | undefined, 
   let config = draft.config;
   let promptFile: DesiredAgent['promptFile'];
   if (promptText !== undefined) {
-    const withPrompt: Record<string, unknown> = {};
-    for (const key of Object.keys(config)) setOwn(withPrompt, key, key === 'prompt' ? promptText : config[key]);
     // The other fields still point at the lines that wrote them (policy findings name those lines).
-    shareSpans(config, withPrompt);
-    config = withPrompt;
+    config = shallowCopy(config) as Record<string, unknown>;
+    config.prompt = promptText;
     if (draft.prompt && promptDisplay !== undefined) promptFile = { display: promptDisplay, verbatim: draft.prompt.template === undefined, at: locationOf(draft.prompt.span) };
   }
   return withEntrySpans(draft.entrySpans, {

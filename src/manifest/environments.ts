@@ -9,9 +9,10 @@ import type { DiagnosticList } from './diagnostics.js';
 import { forbiddenEnvPlaces } from '../secrets/env-policy.js';
 import { reportForbiddenReferences } from './interpolate.js';
 import { deepMerge } from './merge.js';
-import { attachSpans, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';
+import { attachSpans, shallowCopy, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';
 import { isPlainObject, setOwn } from '../util/json-object.js';
 import { RESOURCE_SECTIONS, SECTION_DEFINITION, type CombinedManifest, type Layer } from './fragments.js';
+import { checkAgainstSchema } from './schema-issues.js';
 import { refuseSettingReferences } from './service-settings.js';
 import type { Span } from './source.js';
 import { wordList } from '../util/plural.js';
@@ -167,7 +168,7 @@ function applyOverlay(base: Layer, overlay: Layer): Layer {
   for (const section of RESOURCE_SECTIONS) {
     const changes = overlay.sections[section];
     if (Object.keys(changes).length === 0) continue;
-    const merged = copySection(base.sections[section]);
+    const merged = shallowCopy(base.sections[section]) as Record<string, unknown>;
     for (const key of Object.keys(changes)) {
       if (!Object.hasOwn(merged, key)) continue; // reported by checkOverlayTargets, for every overlay
       // The resource stays defined where it was (its entry's spans); changed values carry their own places.
@@ -176,14 +177,6 @@ function applyOverlay(base: Layer, overlay: Layer): Layer {
     sections[section] = merged;
   }
   return { settings, sections, credentials: mergeCredentials(base.credentials, overlay.credentials) };
-}
-
-function copySection(section: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(section)) setOwn(out, key, section[key]);
-  const spans = spansOf(section);
-  if (spans) attachSpans(out, { self: spans.self, entries: new Map(spans.entries) });
-  return out;
 }
 
 /**
@@ -237,16 +230,27 @@ export function checkOverlayTargets(combined: CombinedManifest, diagnostics: Dia
  */
 export function checkOverlayReferences(combined: CombinedManifest, diagnostics: DiagnosticList): void {
   refuseSettingReferences(combined, diagnostics);
-  for (const { layer, keySpan } of combined.environments.values()) {
+  for (const [environment, { layer, keySpan }] of combined.environments) {
     refuseSettingReferences(layer, diagnostics);
-    for (const section of RESOURCE_SECTIONS) {
-      const resources = layer.sections[section];
-      const forbidden = forbiddenEnvPlaces(SECTION_DEFINITION[section]);
-      const entries = spansOf(resources)?.entries;
-      for (const name of Object.keys(resources)) reportForbiddenReferences(resources[name], forbidden, diagnostics, entries?.get(name)?.value ?? keySpan);
-    }
-    const credentialPlaces = forbiddenEnvPlaces('CredentialSpec');
-    const credentialSpans = spansOf(layer.credentials)?.entries;
-    layer.credentials.forEach((credential, index) => reportForbiddenReferences(credential, credentialPlaces, diagnostics, credentialSpans?.get(index)?.value ?? keySpan));
+    forEachEntry(layer, environment, (definition, value, _at, written) => reportForbiddenReferences(value, forbiddenEnvPlaces(definition), diagnostics, written?.value ?? keySpan));
   }
+}
+
+/** Each environment overlay checked on its own, selected or not; required fields may come from the base. */
+export function checkEnvironmentOverlays(combined: CombinedManifest, diagnostics: DiagnosticList): void {
+  for (const [environment, { layer, keySpan }] of combined.environments) {
+    // A resource is pointed at by its key, a credential (a list item, which has none) by its value.
+    forEachEntry(layer, environment, (definition, value, at, written) => checkAgainstSchema({ definition, value, at, partial: true, fallback: written?.key ?? written?.value ?? keySpan }, diagnostics));
+  }
+}
+
+/** Each resource and credential an environment's overlay changes: its schema definition, its path and where it is written. */
+function forEachEntry(layer: Layer, environment: string, visit: (definition: string, value: unknown, at: PathPart[], written: EntrySpans | undefined) => void): void {
+  for (const section of RESOURCE_SECTIONS) {
+    const resources = layer.sections[section];
+    const entries = spansOf(resources)?.entries;
+    for (const name of Object.keys(resources)) visit(SECTION_DEFINITION[section], resources[name], ['environments', environment, section, name], entries?.get(name));
+  }
+  const entries = spansOf(layer.credentials)?.entries;
+  layer.credentials.forEach((credential, index) => visit('CredentialSpec', credential, ['environments', environment, 'credentials', index], entries?.get(index)));
 }

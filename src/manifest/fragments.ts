@@ -7,7 +7,7 @@ import { formatSourceLocation } from '../errors.js';
 import type { SchemaIssue } from '../schema/issues.js';
 import { SECTION_NOUN } from './describe.js';
 import type { DiagnosticList } from './diagnostics.js';
-import { attachSpans, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';
+import { attachSpans, shallowCopy, shareSpans, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';
 import { isPlainObject, setOwn } from '../util/json-object.js';
 import { MAX_RESOURCES_PER_KIND } from '../project-files/limits.js';
 import { isPhoneNumber, localNameProblem, phoneNumberAdvice } from './names.js';
@@ -43,8 +43,9 @@ export interface Layer {
   credentials: unknown[];
 }
 
-/** An environment's promotion settings as written (`promote_from`, `gates`): read by promotion.ts. */
-type PromotionSettingName = 'promote_from' | 'gates';
+/** An environment's promotion settings as written: read by promotion.ts. */
+const PROMOTION_SETTINGS = ['promote_from', 'gates'] as const;
+type PromotionSettingName = (typeof PROMOTION_SETTINGS)[number];
 
 export interface CombinedManifest extends Layer {
   environments: Map<string, { layer: Layer; keySpan: Span; promotion: Partial<Record<PromotionSettingName, Setting>> }>;
@@ -74,7 +75,7 @@ export function combineFragments(fragments: readonly Fragment[], fallback: Span,
   for (const fragment of fragments) {
     // First: the list stops taking problems past its limit, and a file's shape must not be crowded out.
     checkFragmentShape(fragment, diagnostics);
-    addLayer(combined, fragment.value, [], diagnostics);
+    addLayer(combined, fragment.value, '', diagnostics);
     const environments = fragment.value.environments;
     if (!isPlainObject(environments)) continue;
     combined.environmentsSpan ??= spanAt(fragment.value, ['environments'], 'key');
@@ -88,26 +89,17 @@ export function combineFragments(fragments: readonly Fragment[], fallback: Span,
         entry = { layer: emptyLayer(spanAt(fragment.value, ['environments', name]) ?? keySpan), keySpan, promotion: {} };
         combined.environments.set(name, entry);
       }
-      addLayer(entry.layer, overlay, ['environments', name], diagnostics);
-      addPromotionSettings(entry.promotion, overlay, name, diagnostics);
+      const where = ` in environment "${name}"`;
+      addLayer(entry.layer, overlay, where, diagnostics);
+      addSettings(entry.promotion, overlay, PROMOTION_SETTINGS, where, diagnostics);
     }
   }
   return combined;
 }
 
-/** Adds one fragment's (or one environment overlay's) settings and resources to a layer. */
-function addLayer(layer: Layer, value: Record<string, unknown>, at: PathPart[], diagnostics: DiagnosticList): void {
-  const where = at.length === 0 ? '' : ` in environment "${String(at[1])}"`;
-  for (const name of SETTINGS) {
-    if (!Object.hasOwn(value, name) || value[name] === null) continue;
-    const keySpan = spanAt(value, [name], 'key') as Span;
-    const earlier = layer.settings[name];
-    if (earlier) {
-      diagnostics.error('duplicate_setting', `${name}${where} is set twice: here and at ${formatSourceLocation(locationOf(earlier.keySpan))}; keep one`, keySpan);
-      continue;
-    }
-    layer.settings[name] = { value: value[name], keySpan, valueSpan: spanAt(value, [name]) };
-  }
+/** Adds one fragment's (or one environment overlay's: `where` names it) settings and resources to a layer. */
+function addLayer(layer: Layer, value: Record<string, unknown>, where: string, diagnostics: DiagnosticList): void {
+  addSettings(layer.settings, value, SETTINGS, where, diagnostics);
   for (const section of RESOURCE_SECTIONS) {
     const resources = value[section];
     if (!isPlainObject(resources)) continue;
@@ -152,17 +144,17 @@ function addLayer(layer: Layer, value: Record<string, unknown>, at: PathPart[], 
   }
 }
 
-/** An environment's `promote_from` and `gates`, each set once across every file that defines the environment. */
-function addPromotionSettings(settings: Partial<Record<PromotionSettingName, Setting>>, overlay: Record<string, unknown>, environment: string, diagnostics: DiagnosticList): void {
-  for (const name of ['promote_from', 'gates'] as const) {
-    if (!Object.hasOwn(overlay, name) || overlay[name] === null) continue;
-    const keySpan = spanAt(overlay, [name], 'key') as Span;
+/** The `names` that `value` sets, each set once across every file that defines the layer. */
+function addSettings<N extends string>(settings: Partial<Record<N, Setting>>, value: Record<string, unknown>, names: readonly N[], where: string, diagnostics: DiagnosticList): void {
+  for (const name of names) {
+    if (!Object.hasOwn(value, name) || value[name] === null) continue;
+    const keySpan = spanAt(value, [name], 'key') as Span;
     const earlier = settings[name];
     if (earlier) {
-      diagnostics.error('duplicate_setting', `${name} in environment "${environment}" is set twice: here and at ${formatSourceLocation(locationOf(earlier.keySpan))}; keep one`, keySpan);
+      diagnostics.error('duplicate_setting', `${name}${where} is set twice: here and at ${formatSourceLocation(locationOf(earlier.keySpan))}; keep one`, keySpan);
       continue;
     }
-    settings[name] = { value: overlay[name], keySpan, valueSpan: spanAt(overlay, [name]) };
+    settings[name] = { value: value[name], keySpan, valueSpan: spanAt(value, [name]) };
   }
 }
 
@@ -207,18 +199,17 @@ function isEnvironmentName(path: ReadonlyArray<PathPart>): boolean {
  * and each name in addLayer; here they would only be copied and walked, and a wrong one reported twice.
  */
 function skeletonOf(value: Record<string, unknown>, inEnvironment: boolean): Record<string, unknown> {
-  const out = locatedCopy(value);
+  const out = shallowCopy(value) as Record<string, unknown>;
   for (const key of Object.keys(value)) {
     const child = value[key];
     if ((RESOURCE_SECTIONS as readonly string[]).includes(key) && isPlainObject(child)) {
-      const section: Record<string, unknown> = {};
-      const spans = spansOf(child);
-      if (spans) attachSpans(section, spans);
+      const section = {};
+      shareSpans(child, section);
       setOwn(out, key, section);
     } else if (key === 'credentials' && Array.isArray(child)) {
       setOwn(out, key, []);
     } else if (key === 'environments' && !inEnvironment && isPlainObject(child)) {
-      const environments = locatedCopy(child);
+      const environments = shallowCopy(child) as Record<string, unknown>;
       for (const name of Object.keys(child)) {
         const overlay = child[name];
         if (isPlainObject(overlay)) setOwn(environments, name, skeletonOf(overlay, true));
@@ -229,13 +220,5 @@ function skeletonOf(value: Record<string, unknown>, inEnvironment: boolean): Rec
       delete out[key];
     }
   }
-  return out;
-}
-
-function locatedCopy(value: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) setOwn(out, key, value[key]);
-  const spans = spansOf(value);
-  if (spans) attachSpans(out, spans);
   return out;
 }

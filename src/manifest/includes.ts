@@ -95,12 +95,9 @@ export async function readPrompts(requests: readonly PromptRequest[], ctx: Inclu
   const results: Array<string | undefined> = [];
   for (const [index, request] of requests.entries()) {
     const outcome = outcomes[index] as ReadOutcome;
-    if (!outcome.ok) {
-      await reportUnreadable(request, outcome, 'prompt file', ctx);
-      results.push(undefined);
-      continue;
-    }
-    const entry = decoded.get(outcome.bytes);
+    if (!outcome.ok) await reportUnreadable(request, outcome, 'prompt file', ctx);
+    // Undefined for a file not read, or not UTF-8 (reported when decoded).
+    const entry = outcome.ok ? decoded.get(outcome.bytes) : undefined;
     if (!entry) {
       results.push(undefined);
       continue;

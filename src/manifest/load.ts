@@ -20,8 +20,8 @@ import { describeFound } from './describe.js';
 import { DiagnosticList } from './diagnostics.js';
 import { envPolicyOf } from '../secrets/env-policy.js';
 import { WITHHELD } from '../secrets/withhold.js';
-import { changesOnlyPlacement, checkOverlayReferences, environmentsPlacedAlike, checkOverlayTargets, IdsFromEnvironments, selectEnvironment } from './environments.js';
-import { combineFragments, RESOURCE_SECTIONS, SECTION_DEFINITION, type CombinedManifest, type Fragment, type Layer } from './fragments.js';
+import { changesOnlyPlacement, checkEnvironmentOverlays, checkOverlayReferences, environmentsPlacedAlike, checkOverlayTargets, IdsFromEnvironments, selectEnvironment } from './environments.js';
+import { combineFragments, RESOURCE_SECTIONS, type CombinedManifest, type Fragment, type Layer } from './fragments.js';
 import { resolvePromotions } from './promotion.js';
 import { FilledTextBudget } from './filled-text-budget.js';
 import { hashKnowledgeFiles, promptBudget, readPrompts, type IncludeContext, type KnowledgeContent, type PromptRequest } from './includes.js';
@@ -30,22 +30,18 @@ import { MAX_MANIFEST_BYTES, MAX_MANIFEST_BYTES_PER_LOAD, MAX_PROMPT_BYTES_TOTAL
 import { FileCache, findManifestFiles, type ManifestFile, type ReadOutcome } from '../project-files/manifest-files.js';
 import { FALLBACK_MIME_TYPE, mimeTypeFor } from '../util/mime.js';
 import { parseYaml, YamlTokenBudget } from './parse-yaml.js';
-import { spansOf, type PathPart } from './positions.js';
+import { spansOf } from './positions.js';
 import { sha256, sha256Hex } from '../util/hash.js';
 import { isPlainObject } from '../util/json-object.js';
 import { formatSize } from '../util/size.js';
-import { CROSS_RESOURCE_RULES, checkAgentKnowledge, checkCampaignCallers, checkPhoneAgents, type Drafts } from './references.js';
+import { checkAcrossResources, type Drafts } from './references.js';
 import { resolveCampaign, resolveCredential, resolveKnowledge, resolvePhone, type KnowledgeDraft, type ResourceContext } from './resources.js';
-import { checkAgainstSchema } from './schema-issues.js';
 import { resolveServiceSettings } from './service-settings.js';
 import { SourceRegistry, type Span } from './source.js';
 import { TemplateStore } from './templates.js';
 import { defaultTemplatesDir } from '../templates/location.js';
 import type { DesiredState, LoadOptions, LoadResult } from './types.js';
 import { requireOptions } from '../util/required-options.js';
-
-/** Rules that need every resource of the manifest: skipped when a file could not be parsed (they would only add noise). */
-const REFERENCE_RULES = new Set<unknown>([checkPhoneAgents, checkCampaignCallers, checkAgentKnowledge]);
 
 /** The manifests of `options.paths` loaded for `options.environment`: `readProject`, then `resolveEnvironment`. */
 export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
@@ -172,31 +168,29 @@ export async function resolveEnvironment(project: ProjectManifests, options: Omi
   const filledText = new FilledTextBudget(diagnostics);
   const interpolation: InterpolationContext = { env: options.env, diagnostics, onSecret: onEnvironmentValue, policy, onEnvName, unsetAsWithheld: options.withholdUnsetEnv === true, onWithheld: (name) => void withheldVariables.add(name), filledText };
   const idsFromEnvironments = options.environment === undefined ? new IdsFromEnvironments(combined) : undefined;
-  // Read once the resources are resolved, on every path out.
-  const environmentIds = () => (idsFromEnvironments && idsFromEnvironments.addresses.length > 0 ? { idsFromEnvironments: [...idsFromEnvironments.addresses] } : {});
   const resourceContext: ResourceContext = { diagnostics, interpolation, onSecret: onSecretPlace, idsFromEnvironments };
   const defaults = layer.settings.defaults?.value;
   const agentContext = { ...resourceContext, templates, defaultsConfig: isPlainObject(defaults) ? defaults.config : undefined, filledText };
 
   const drafts = resolveResources(layer, fallbackSpan, diagnostics, { agentContext, resourceContext });
+  // Every way out, once the resources are resolved: only a load with errors has ids it misses (missing_id).
+  const result = (state: DesiredState | undefined): LoadResult => {
+    const ids = idsFromEnvironments?.addresses ?? [];
+    return { state, diagnostics: diagnostics.toList(), omitted: { ...diagnostics.omitted }, files: [...files], ...environmentsKnown, ...(ids.length > 0 ? { idsFromEnvironments: [...ids] } : {}), secrets: [...secrets] };
+  };
 
   if (diagnostics.full) {
     // A thousand problems found: the rest of the checks (and reading every named file) would only be counted.
     diagnostics.stop();
-    return { state: undefined, diagnostics: diagnostics.toList(), omitted: { ...diagnostics.omitted }, files: [...files], ...environmentsKnown, ...environmentIds(), secrets: [...secrets] };
+    return result(undefined);
   }
-  for (const rule of CROSS_RESOURCE_RULES) {
-    if (unparsed && REFERENCE_RULES.has(rule)) continue;
-    rule(drafts, diagnostics);
-  }
+  checkAcrossResources(drafts, diagnostics, unparsed);
 
   const agentList = [...drafts.agents.values()];
   const knowledgeList = [...drafts.knowledge.values()];
   const { promptTextOf, knowledgeContents } = await readNamedFiles(agentList, knowledgeList, { files: cache, sources, diagnostics, promptBudget: promptBudget(), filledText }, digests);
 
-  const secretList = [...secrets];
-  const omitted = { ...diagnostics.omitted };
-  if (diagnostics.hasErrors) return { state: undefined, diagnostics: diagnostics.toList(), omitted, files: [...files], ...environmentsKnown, ...environmentIds(), secrets: secretList };
+  if (diagnostics.hasErrors) return result(undefined);
 
   const state: DesiredState = {
     files: [...files],
@@ -212,13 +206,13 @@ export async function resolveEnvironment(project: ProjectManifests, options: Omi
     campaigns: new Map([...drafts.campaigns.values()].map((draft) => [draft.localName, desiredCampaign(draft)])),
     knowledge: new Map(knowledgeList.map((draft, index) => [draft.localName, desiredKnowledge(draft, knowledgeContents[index] as KnowledgeContent)])),
     credentials: new Map(drafts.credentials.map((draft) => [draft.provider, desiredCredential(draft)])),
-    secrets: secretList,
+    secrets: [...secrets],
     environmentVariables: [...environmentVariables].sort(),
     ...(withheldVariables.size > 0 ? { withheldVariables: [...withheldVariables].sort() } : {}),
     promotions: project.promotions,
     ...(layer.settings.policy ? { policy: layer.settings.policy.value } : {}),
   };
-  return { state, diagnostics: diagnostics.toList(), omitted, files: [...files], ...environmentsKnown, secrets: secretList };
+  return result(state);
 }
 
 /** The prompts and knowledge files the resolved resources point at, read concurrently; digests recorded by role. */
@@ -318,8 +312,8 @@ function resolveResources(
   fallbackSpan: Span,
   diagnostics: DiagnosticList,
   { agentContext, resourceContext }: { agentContext: Parameters<typeof resolveAgent>[3]; resourceContext: ResourceContext },
-): Drafts & { knowledge: Map<string, KnowledgeDraft> } {
-  const drafts: Drafts & { knowledge: Map<string, KnowledgeDraft> } = {
+): Drafts {
+  const drafts: Drafts = {
     agents: new Map(),
     phones: new Map(),
     campaigns: new Map(),
@@ -329,22 +323,23 @@ function resolveResources(
     phoneNumbers: new Set(Object.keys(layer.sections.phones)),
     credentials: [],
   };
-  forEachResource(layer, 'agents', fallbackSpan, diagnostics, (name, entry, keySpan) => {
-    const draft = resolveAgent(name, entry, keySpan, agentContext);
-    if (draft) drafts.agents.set(name, draft);
-  });
-  forEachResource(layer, 'phones', fallbackSpan, diagnostics, (number, entry, keySpan) => {
-    const draft = resolvePhone(number, entry, keySpan, resourceContext);
-    if (draft) drafts.phones.set(number, draft);
-  });
-  forEachResource(layer, 'campaigns', fallbackSpan, diagnostics, (name, entry, keySpan) => {
-    const draft = resolveCampaign(name, entry, keySpan, resourceContext);
-    if (draft) drafts.campaigns.set(name, draft);
-  });
-  forEachResource(layer, 'knowledge', fallbackSpan, diagnostics, (name, entry, keySpan) => {
-    const draft = resolveKnowledge(name, entry, keySpan, resourceContext);
-    if (draft) drafts.knowledge.set(name, draft);
-  });
+  const resolveSection = <D>(section: (typeof RESOURCE_SECTIONS)[number], into: Map<string, D>, resolve: (name: string, entry: unknown, keySpan: Span) => D | undefined): void => {
+    const resources = layer.sections[section];
+    const entries = spansOf(resources)?.entries;
+    for (const name of Object.keys(resources)) {
+      if (diagnostics.full) return;
+      const entry = entries?.get(name);
+      const resource = resources[name];
+      // A resource that is not an object is reported (its type) and resolved no further: where its value is.
+      const span = isPlainObject(resource) ? (entry?.key ?? entry?.value) : (entry?.value ?? entry?.key);
+      const draft = resolve(name, resource, span ?? fallbackSpan);
+      if (draft) into.set(name, draft);
+    }
+  };
+  resolveSection('agents', drafts.agents, (name, entry, keySpan) => resolveAgent(name, entry, keySpan, agentContext));
+  resolveSection('phones', drafts.phones, (number, entry, keySpan) => resolvePhone(number, entry, keySpan, resourceContext));
+  resolveSection('campaigns', drafts.campaigns, (name, entry, keySpan) => resolveCampaign(name, entry, keySpan, resourceContext));
+  resolveSection('knowledge', drafts.knowledge, (name, entry, keySpan) => resolveKnowledge(name, entry, keySpan, resourceContext));
   layer.credentials.forEach((entry, index) => {
     if (diagnostics.full) return;
     const span = spansOf(layer.credentials)?.entries.get(index)?.value ?? fallbackSpan;
@@ -352,44 +347,6 @@ function resolveResources(
     if (draft) drafts.credentials.push(draft);
   });
   return drafts;
-}
-
-function forEachResource(
-  layer: Layer,
-  section: (typeof RESOURCE_SECTIONS)[number],
-  fallback: Span,
-  diagnostics: DiagnosticList,
-  visit: (name: string, entry: unknown, keySpan: Span) => void,
-): void {
-  const resources = layer.sections[section];
-  const entries = spansOf(resources)?.entries;
-  for (const name of Object.keys(resources)) {
-    if (diagnostics.full) return;
-    const entry = entries?.get(name);
-    const resource = resources[name];
-    // A resource that is not an object is reported (its type) and resolved no further: where its value is.
-    const span = isPlainObject(resource) ? (entry?.key ?? entry?.value) : (entry?.value ?? entry?.key);
-    visit(name, resource, span ?? fallback);
-  }
-}
-
-/** Each environment overlay checked on its own, selected or not; required fields may come from the base. */
-function checkEnvironmentOverlays(combined: CombinedManifest, diagnostics: DiagnosticList): void {
-  for (const [environment, { layer, keySpan }] of combined.environments) {
-    for (const section of RESOURCE_SECTIONS) {
-      const resources = layer.sections[section];
-      const entries = spansOf(resources)?.entries;
-      for (const name of Object.keys(resources)) {
-        const at: PathPart[] = ['environments', environment, section, name];
-        const fallback = entries?.get(name)?.key ?? keySpan;
-        checkAgainstSchema({ definition: SECTION_DEFINITION[section], value: resources[name], at, partial: true, fallback }, diagnostics);
-      }
-    }
-    layer.credentials.forEach((credential, index) => {
-      const fallback = spansOf(layer.credentials)?.entries.get(index)?.value ?? keySpan;
-      checkAgainstSchema({ definition: 'CredentialSpec', value: credential, at: ['environments', environment, 'credentials', index], partial: true, fallback }, diagnostics);
-    });
-  }
 }
 
 function checkKnowledgeContent(draft: KnowledgeDraft, content: { size: number } | undefined, diagnostics: DiagnosticList): void {

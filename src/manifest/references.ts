@@ -5,12 +5,13 @@ import type { DiagnosticList } from './diagnostics.js';
 import { formatSourceLocation } from '../errors.js';
 import { isPhoneNumber } from './names.js';
 import { locationOf } from './source.js';
-import type { CampaignDraft, CredentialDraft, PhoneDraft } from './resources.js';
+import type { CampaignDraft, CredentialDraft, KnowledgeDraft, PhoneDraft } from './resources.js';
 
 export interface Drafts {
   agents: Map<string, AgentDraft>;
   phones: Map<string, PhoneDraft>;
   campaigns: Map<string, CampaignDraft>;
+  knowledge: Map<string, KnowledgeDraft>;
   /** Local names of knowledge files (including ones whose entry had errors: they exist). */
   knowledgeNames: ReadonlySet<string>;
   /** Local names of agents (including ones whose entry had errors). */
@@ -24,7 +25,7 @@ function suggestion(name: string, candidates: Iterable<string>): string {
   return near ? `; did you mean "${near}"?` : '';
 }
 
-export function checkPhoneAgents(drafts: Drafts, diagnostics: DiagnosticList): void {
+function checkPhoneAgents(drafts: Drafts, diagnostics: DiagnosticList): void {
   for (const phone of drafts.phones.values()) {
     const agent = phone.agent;
     if (!agent || !('localName' in agent) || drafts.agentNames.has(agent.localName)) continue;
@@ -37,7 +38,7 @@ export function checkPhoneAgents(drafts: Drafts, diagnostics: DiagnosticList): v
   }
 }
 
-export function checkCampaignCallers(drafts: Drafts, diagnostics: DiagnosticList): void {
+function checkCampaignCallers(drafts: Drafts, diagnostics: DiagnosticList): void {
   for (const campaign of drafts.campaigns.values()) {
     const caller = campaign.caller;
     // A caller that is not E.164 is the schema's error already: it could never be a phone of the manifest.
@@ -50,7 +51,7 @@ export function checkCampaignCallers(drafts: Drafts, diagnostics: DiagnosticList
   }
 }
 
-export function checkAgentKnowledge(drafts: Drafts, diagnostics: DiagnosticList): void {
+function checkAgentKnowledge(drafts: Drafts, diagnostics: DiagnosticList): void {
   for (const agent of drafts.agents.values()) {
     for (const reference of agent.knowledge ?? []) {
       if (drafts.knowledgeNames.has(reference.name)) continue;
@@ -103,4 +104,12 @@ function checkUniqueProviders(drafts: Drafts, diagnostics: DiagnosticList): void
   }
 }
 
-export const CROSS_RESOURCE_RULES = [checkPhoneAgents, checkCampaignCallers, checkAgentKnowledge, checkUniqueIds, checkUniqueProviders];
+/**
+ * Every rule across resources; `unparsed`: a file could not be parsed, and the rules that need every
+ * resource of the manifest (references) are skipped, as they would only add noise.
+ */
+export function checkAcrossResources(drafts: Drafts, diagnostics: DiagnosticList, unparsed: boolean): void {
+  if (!unparsed) for (const rule of [checkPhoneAgents, checkCampaignCallers, checkAgentKnowledge]) rule(drafts, diagnostics);
+  checkUniqueIds(drafts, diagnostics);
+  checkUniqueProviders(drafts, diagnostics);
+}

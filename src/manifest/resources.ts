@@ -44,6 +44,13 @@ function resolveEntry(
   return isPlainObject(resolved) ? resolved : undefined;
 }
 
+/** An agent or campaign without an id (one is adopted, never created); when every environment gives it one, the fix is --env. */
+export function reportMissingId(section: 'agents' | 'campaigns', localName: string, keySpan: Span, ctx: ResourceContext): void {
+  const noun = section === 'agents' ? 'agent' : 'campaign';
+  const message = ctx.idsFromEnvironments?.missingId(section, localName) ?? `${noun} "${localName}" has no id: ${section} are adopted, not created; set id to the live ${noun}'s id`;
+  ctx.diagnostics.error('missing_id', message, keySpan);
+}
+
 /**
  * Hands the values of the schema's secret `fields` to onSecret, and warns of one written as a
  * literal in the manifest, where it ends up in version control (values from `${env:…}` are fine).
@@ -66,11 +73,16 @@ function markSecretFields(
   }
 }
 
-export interface PhoneDraft {
-  number: string;
+/** What each resource's draft keeps of where its entry is written. */
+export interface EntryDraft {
+  /** The resource's key in the manifest. */
   keySpan: Span;
   /** Where each value of the entry is written, as resolved: the desired record carries them, so a finding about a value points at it. */
   entrySpans: NodeSpans | undefined;
+}
+
+export interface PhoneDraft extends EntryDraft {
+  number: string;
   /** A local agent name, or an agent outside the manifest by id; each with where it is written. */
   agent: { localName: string; span: Span } | { id: string; span: Span } | undefined;
   import: PhoneImport | undefined;
@@ -101,11 +113,8 @@ export function resolvePhone(number: string, entry: unknown, keySpan: Span, ctx:
   return { number, keySpan, entrySpans: spansOf(resolved), agent, import: phoneImport, sensitivePaths: entrySecretPaths('phone', envPaths) };
 }
 
-export interface CampaignDraft {
+export interface CampaignDraft extends EntryDraft {
   localName: string;
-  keySpan: Span;
-  /** Where each value of the entry is written, as resolved: the desired record carries them, so a finding about a value points at it. */
-  entrySpans: NodeSpans | undefined;
   id: string | undefined;
   idSpan: Span | undefined;
   name: string | undefined;
@@ -119,13 +128,7 @@ export function resolveCampaign(localName: string, entry: unknown, keySpan: Span
   const envPaths: string[] = [];
   const resolved = resolveEntry('CampaignSpec', entry, ['campaigns', localName], keySpan, ctx, envPaths);
   if (!resolved) return undefined;
-  if (resolved.id === undefined) {
-    ctx.diagnostics.error(
-      'missing_id',
-      ctx.idsFromEnvironments?.missingId('campaigns', localName) ?? `campaign "${localName}" has no id: campaigns are adopted, not created; set id to the live campaign's id`,
-      keySpan,
-    );
-  }
+  if (resolved.id === undefined) reportMissingId('campaigns', localName, keySpan, ctx);
   return {
     localName,
     keySpan,
@@ -139,11 +142,8 @@ export function resolveCampaign(localName: string, entry: unknown, keySpan: Span
   };
 }
 
-export interface KnowledgeDraft {
+export interface KnowledgeDraft extends EntryDraft {
   localName: string;
-  keySpan: Span;
-  /** Where each value of the entry is written, as resolved: the desired record carries them, so a finding about a value points at it. */
-  entrySpans: NodeSpans | undefined;
   request: KnowledgeRequest;
   name: string;
   description: string | undefined;

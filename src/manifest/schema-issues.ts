@@ -3,7 +3,7 @@
  * key for an unknown field, at the value for a wrong one; with "did you mean", the expected and
  * found types, and for fields only the service sets, the reason they cannot be written.
  */
-import { flaggedPaths, knownProperties, nodeAt, schemaNode, type SchemaNode } from '../schema/introspect.js';
+import { flaggedPaths, knownProperties, nodeAt, schemaNode } from '../schema/introspect.js';
 import type { SchemaIssue } from '../schema/issues.js';
 import { validateAgainstManifestDef } from '../schema/validate-manifest.js';
 import { isSecretManifestPath } from '../secrets/schema-paths.js';
@@ -48,16 +48,6 @@ let readOnlyPatterns: PatternSet | undefined;
 function readOnlyConfigPatterns(): PatternSet {
   readOnlyPatterns ??= new PatternSet(flaggedPaths('AgentConfigRead', 'readOnly'));
   return readOnlyPatterns;
-}
-
-const nodes = new Map<string, SchemaNode>();
-function nodeOf(definition: string): SchemaNode {
-  let node = nodes.get(definition);
-  if (!node) {
-    node = schemaNode(definition, 'manifest');
-    nodes.set(definition, node);
-  }
-  return node;
 }
 
 /** Validates `check.value` (nulls inside agent configs removed first) and reports what is wrong. */
@@ -213,7 +203,7 @@ function reportUnknownProperty(path: readonly PathPart[], check: SchemaCheck, di
     );
     return;
   }
-  const node = nodeAt(nodeOf(check.definition), parent);
+  const node = nodeAt(schemaNode(check.definition, 'manifest'), parent);
   const known = node ? knownProperties(node) : [];
   const suggestion = didYouMean(key, known);
   const configField = suggestion ? undefined : configFieldNamed(full, key);
@@ -241,7 +231,7 @@ function reportAnyOf(
 ): void {
   const expected = ((issue.params.expected as string[] | undefined) ?? []).map(String);
   if (isPlainObject(at.value)) {
-    const node = nodeAt(nodeOf(check.definition), at.path);
+    const node = nodeAt(schemaNode(check.definition, 'manifest'), at.path);
     const known = node ? knownProperties(node) : [];
     const unknown = Object.keys(at.value).filter((key) => known.length > 0 && !known.includes(key));
     for (const key of unknown) {
@@ -268,7 +258,7 @@ function reportAnyOf(
 function configFieldNamed(full: ValuePath, key: string): string | undefined {
   const path = full[0] === 'environments' ? full.slice(2) : full;
   if (path.length !== 3 || path[0] !== 'agents') return undefined;
-  const fields = knownProperties(nodeOf('AgentConfigSpec'));
+  const fields = knownProperties(schemaNode('AgentConfigSpec', 'manifest'));
   return fields.includes(key) ? key : didYouMean(key, fields);
 }
 

@@ -37,14 +37,12 @@ export function resolveServiceSettings(layer: Layer, ctx: ServiceSettingsContext
   };
 }
 
-/** Reports every `${env:…}` in the `base_url` and `region` of a layer (in use or not); true when there was one. */
-export function refuseSettingReferences(layer: Layer, diagnostics: DiagnosticList): boolean {
-  let refused = false;
+/** Reports every `${env:…}` in the `base_url` and `region` of a layer (in use or not). */
+export function refuseSettingReferences(layer: Layer, diagnostics: DiagnosticList): void {
   for (const name of ['base_url', 'region'] as const) {
     const setting = layer.settings[name];
-    if (setting && refuseReferences(setting, name, diagnostics)) refused = true;
+    if (setting) refuseReferences(setting, name, diagnostics);
   }
-  return refused;
 }
 
 function refuseReferences(setting: Setting, name: 'base_url' | 'region', diagnostics: DiagnosticList): boolean {
