@@ -28,7 +28,11 @@ function diffLines(resource: DriftedResource, lineDiffs: LineDiffBudget): string
     const view = fieldViewOf(drifted.field, resource.change, lineDiffs);
     const summary = bothSides(view);
     if (summary !== undefined) lines.push(`${head}: ${lineAsShown(summary)}${label}`);
-    else lines.push(`${head}${diffSides(view)}${label}`, ...(view.diff ?? []).map((line) => (line.kind === '@' ? line.text : `${line.kind}${lineAsShown(line.text)}`)));
+    else {
+      lines.push(`${head}${diffSides(view)}${label}`);
+      // One push per line: a diff may have a million lines, past what one call takes as arguments.
+      for (const line of view.diff ?? []) lines.push(line.kind === '@' ? line.text : `${line.kind}${lineAsShown(line.text)}`);
+    }
   }
   return lines;
 }

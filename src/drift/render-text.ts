@@ -35,7 +35,8 @@ function resourceLines(c: Colors, resource: DriftedResource, lineDiffs: LineDiff
     const head = `      ~ ${lineAsShown(drifted.field.path)}${mixed ? ` ${c.magenta(`[${classLabel(drifted)}]`)}` : ''}`;
     const notShown = valueNotShownNote(drifted);
     if (notShown !== undefined) lines.push(`${head}: ${notShown}`);
-    else lines.push(...fieldLines(c, fieldViewOf(drifted.field, resource.change, lineDiffs), head));
+    // One push per line: a field's diff may have a million lines, past what one call takes as arguments.
+    else for (const line of fieldLines(c, fieldViewOf(drifted.field, resource.change, lineDiffs), head)) lines.push(line);
   }
   return lines;
 }
@@ -55,7 +56,10 @@ export function renderDriftText(report: DriftReport, options: { color: boolean; 
   const missing = stateNote(report, lineAsShown, options.applyCommand);
   if (missing) out.push(c.yellow(missing), '');
   const lineDiffs = new LineDiffBudget();
-  for (const resource of report.resources) out.push(...resourceLines(c, resource, lineDiffs), '');
+  for (const resource of report.resources) {
+    for (const line of resourceLines(c, resource, lineDiffs)) out.push(line);
+    out.push('');
+  }
   for (const note of [goneAgentsNote(report, lineAsShown, options.applyCommand), unlabelledNote(report), environmentNote(report, options.takeOver), notCompared]) if (note) out.push(note, '');
   const n = report.resources.length;
   out.push(c.bold(`Drift: ${plural(n, 'resource')} ${pluralNoun(n, 'differs', 'differ')}: ${countsLine(report)}.`), '');

@@ -159,7 +159,8 @@ export function renderEnvironmentDiffText(diff: EnvironmentDiff): string {
       const mark = difference.expected ? ' (expected: the overlays differ)' : '';
       const summary = difference.view.summary === undefined ? '' : ` ${bothSides(difference.view)}`;
       lines.push(printable(`  ${difference.view.marker} ${difference.path}:${summary}${mark}`));
-      lines.push(...viewLines(difference.view, '      ').map(printable));
+      // One push per line: a field's diff may have a million lines, past what one call takes as arguments.
+      for (const line of viewLines(difference.view, '      ')) lines.push(printable(line));
     }
   }
   return `${lines.join('\n')}\n`;

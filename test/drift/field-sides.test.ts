@@ -39,3 +39,18 @@ describe('drift shows both sides of a field unset on the service', () => {
     expect(markdown).toContain('\n! name: "old.md" → "faq.md"\n');
   });
 });
+
+describe('drift of a field whose diff has more lines than one call takes as arguments', () => {
+  function longDescription(): DriftReport {
+    const lines = Array.from({ length: 300_000 }, (_, index) => `line ${index}`).join('\n');
+    const field: FieldChange = { path: 'description', before: undefined, after: lines, sensitive: false, drift: false };
+    const base = report();
+    const resource = base.resources[0] as DriftedResource;
+    return { ...base, resources: [{ ...resource, change: { ...resource.change, fieldChanges: [field] }, fields: [{ field, class: 'outside' }] }] };
+  }
+
+  it('is shown whole in text, and listed in Markdown where a comment has no room for it, not a stack overflow', () => {
+    expect(renderDriftText(longDescription(), { color: false })).toContain('          +line 299999\n');
+    expect(renderDriftMarkdown(longDescription())).toContain('| `knowledge.faq` | changed outside voxform');
+  });
+});

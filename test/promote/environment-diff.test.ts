@@ -56,6 +56,15 @@ describe('voxform diff', () => {
     expect(JSON.parse(renderEnvironmentDiffJson(diff)).summary).toEqual({ agents: 1, differences: 3, unexpected: 2 });
   });
 
+  it('shows a field whose diff has more lines than one call takes as arguments, not a stack overflow', () => {
+    const long = Array.from({ length: 300_000 }, (_, index) => `line ${index}`).join('\n');
+    const diff = diffEnvironments(
+      { a: environment('staging', 'ag_s', { prompt: 'One line.' }), b: environment('production', 'ag_p', { prompt: 'One line.' }) },
+      { a: new Map([['desk', live('ag_s', { prompt: long })]]), b: new Map([['desk', live('ag_p', { prompt: 'One line.' })]]) },
+    );
+    expect(renderEnvironmentDiffText(diff)).toContain('\n      -line 299999\n');
+  });
+
   it('a secret on one side alone reads as set on that side and unset on the other, never as changed', () => {
     const withHook = environment('staging', 'ag_s', { language: 'en-GB', session_data_webhook: webhook(HEADER_SECRET) });
     const without = environment('production', 'ag_p', { language: 'en-GB' });
