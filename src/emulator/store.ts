@@ -32,6 +32,16 @@ const DATA_FORMAT = 'voxform-emulator-data';
 /** 2: a config shared by call records is written once, in `shared_configs` (version 1: all inline). */
 const DATA_VERSION = 2;
 const READABLE_VERSIONS = [1, 2];
+/**
+ * What a shared file (`--local`) keeps of the sessions the emulator served (a test run's chats, above
+ * all): the newest, while their transcripts (counted a kilobyte more each, the rest of a record) stay
+ * within this many characters; older ended ones go, record and session. The file is rewritten whole
+ * at every batch of changes, so this bounds what a write costs and how large the file grows, however
+ * many runs came before. It holds `voxform test`'s default 8 conversations at once at their largest
+ * (a 1 MiB request and the reply that echoes it), so a record is there to be read back when one ends.
+ */
+const SHARED_FILE_TRANSCRIPTS_KEPT = 16 * 1024 * 1024;
+const RECORD_WITHOUT_TRANSCRIPT = 1024;
 /** For `voxform emulator --data`; `--local` says what to do with its own file instead (cli/connection.ts). */
 const DATA_FILE_INVALID_HINT = 'Point --data at a new file, or delete this one to start again from the seed.';
 
@@ -97,6 +107,9 @@ export class EmulatorStore {
   private waiters: Waiter[] = [];
   private writing: Promise<void> | undefined;
 
+  /** SHARED_FILE_TRANSCRIPTS_KEPT, but for tests. */
+  private readonly transcriptsKept: number;
+
   /** Set when other processes use the same data file. */
   readonly shared: SharedDataFile | undefined;
   /** Called after the account was replaced by the data file's content (indexes over it are stale). */
@@ -104,8 +117,9 @@ export class EmulatorStore {
 
   constructor(
     readonly dataFile: string | undefined,
-    options: { shared?: boolean; onLockLost?: (error: Error) => void } = {},
+    options: { shared?: boolean; onLockLost?: (error: Error) => void; transcriptsKept?: number } = {},
   ) {
+    this.transcriptsKept = options.transcriptsKept ?? SHARED_FILE_TRANSCRIPTS_KEPT;
     if (dataFile && options.shared) {
       this.shared = new SharedDataFile(
         dataFile,
@@ -278,8 +292,25 @@ export class EmulatorStore {
   /** The write at the end of a shared batch (the batch holds the lock, so writes never overlap). */
   private async writeShared(): Promise<void> {
     const version = this.dirtyVersion;
+    this.forgetOldSessions();
     await writeKeptFile(this.dataFile as string, this.serialize());
     this.flushedVersion = version;
+  }
+
+  /** Drops the ended sessions, with their call records, past what a shared file keeps (newest first). */
+  private forgetOldSessions(): void {
+    const sessions = [...this.sessions.values()]; // oldest first: each starts after the ones before
+    const forgotten = new Set<string>();
+    let kept = 0;
+    for (let index = sessions.length - 1; index >= 0; index--) {
+      const session = sessions[index] as Session;
+      kept += (this.callLog.get(session.call_id)?.chat?.length ?? 0) + RECORD_WITHOUT_TRANSCRIPT;
+      if (kept <= this.transcriptsKept || !session.ended) continue;
+      forgotten.add(session.call_id);
+      this.sessions.delete(session.call_id);
+      if (this.sessionsById.get(session.session_id) === session) this.sessionsById.delete(session.session_id);
+    }
+    if (forgotten.size > 0) this.callLog.delete(forgotten);
   }
 
   private serialize(): string {
@@ -429,6 +460,11 @@ export class CallLog {
       merged[k] = takeKept ? (kept[i++] as CallRecord) : (incoming[j++] as CallRecord);
     }
     this.ascending = merged;
+  }
+
+  delete(callIds: ReadonlySet<string>): void {
+    for (const callId of callIds) this.byCallId.delete(callId);
+    this.ascending = this.ascending.filter((record) => !callIds.has(record.call_id));
   }
 
   newestFirst(): CallRecord[] {
