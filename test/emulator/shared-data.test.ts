@@ -116,6 +116,47 @@ describe('a data file shared by several emulators (--local)', () => {
   });
 });
 
+describe('when a shared data file is written for a chat', () => {
+  const identity = async () => {
+    const file = await stat(dataFile, { bigint: true });
+    return `${file.ino}:${file.mtimeNs}`;
+  };
+  /** A chat of `turns` requests, each carrying the conversation so far; the last ends it. `between` runs after each turn. */
+  async function chat(client: ReturnType<typeof clientFor>, turns: number, between: () => Promise<void>): Promise<Set<string>> {
+    const messages: Array<{ role: string; content: string }> = [];
+    const callIds = new Set<string>();
+    for (let turn = 0; turn < turns; turn++) {
+      messages.push({ role: 'user', content: `Question ${turn}` });
+      const answer = await client.post('/chat/completions', { agent: { agent_id: FRONT_DESK }, messages, end_of_session: turn === turns - 1 });
+      expect(answer.status).toBe(200);
+      callIds.add(/"id":"chatcmpl-([^"]+)"/.exec(answer.text)?.[1] as string);
+      messages.push({ role: 'assistant', content: `[Front desk] You said: Question ${turn}` });
+      await between();
+    }
+    return callIds;
+  }
+
+  it('writes it when it starts and when it ends, not at every turn between', async () => {
+    const client = clientFor(await embedded());
+    const writes = new Set([await identity()]);
+    await chat(client, 6, async () => void writes.add(await identity()));
+    // The seeded file, the chat's start, its end.
+    expect(writes.size).toBe(3);
+    expect(JSON.parse((await onDisk()).call_logs[0].chat)).toHaveLength(12);
+  });
+
+  it('goes on with the same call when another process wrote the file between two turns', async () => {
+    const client = clientFor(await embedded());
+    const other = clientFor(await embedded());
+    let writes = 0;
+    const callIds = await chat(client, 4, async () => void expect((await other.put(`/agents/${BOOKING}`, { name: `Write ${++writes}`, config: {} })).status).toBe(200));
+    expect(callIds.size).toBe(1);
+    const record = (await other.get('/call-logs?limit=1')).body.histories[0];
+    expect(record).toMatchObject({ call_id: [...callIds][0], call_status: 'chat_completion' });
+    expect(JSON.parse(record.chat)).toHaveLength(8);
+  });
+});
+
 describe('what a shared data file keeps of the sessions it served', () => {
   it('drops the oldest ended chats past its bound, so what a write costs stops growing with the chats before', async () => {
     // The bound made small, so that a few chats pass it: the rule is the same at the real size.
