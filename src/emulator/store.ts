@@ -7,7 +7,8 @@
  * `SharedDataFile` instead.
  */
 import { VoxformError } from '../errors.js';
-import type { Agent, Campaign } from '../schema/types.gen.js';
+import type { Agent, Campaign, ChatMessage } from '../schema/types.gen.js';
+import { isPlainObject } from '../util/json-object.js';
 import { nowSeconds } from './ids.js';
 import { SharedDataFile } from './shared-file.js';
 import { readKeptJson, writeKeptFile, type KeptJsonLimits } from '../project-files/kept-files.js';
@@ -29,9 +30,12 @@ import type {
 
 const EMULATOR_DATA_JSON_LIMITS: KeptJsonLimits = { maxBytes: MAX_KEPT_FILE_BYTES, maxValues: MAX_EMULATOR_DATA_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH };
 const DATA_FORMAT = 'voxform-emulator-data';
-/** 2: a config shared by call records is written once, in `shared_configs` (version 1: all inline). */
-const DATA_VERSION = 2;
-const READABLE_VERSIONS = [1, 2];
+/**
+ * 2: a config shared by call records is written once, in `shared_configs` (version 1: all inline).
+ * 3: an ended session's transcript is its call record's `chat`, written there only (an empty list).
+ */
+const DATA_VERSION = 3;
+const READABLE_VERSIONS = [1, 2, 3];
 /**
  * What a shared file (`--local`) keeps of the sessions the emulator served (a test run's chats, above
  * all): the newest, while their transcripts (counted a kilobyte more each, the rest of a record) stay
@@ -231,7 +235,11 @@ export class EmulatorStore {
     for (const upload of knowledge.pending_uploads) this.pendingUploads.set(upload.key, upload);
     for (const object of knowledge.objects) this.objects.set(object.key, object);
     for (const file of knowledge.files) this.files.set(file.id, file);
-    for (const session of [...(data.sessions ?? [])].sort((a, b) => a.ts - b.ts)) this.addSession(session);
+    for (const session of [...(data.sessions ?? [])].sort((a, b) => a.ts - b.ts)) {
+      const record = this.callLog.get(session.call_id);
+      if (data.version >= 3 && session.ended && record) session.transcript = transcriptOf(record.chat);
+      this.addSession(session);
+    }
     this.seedPrivateKey = data.seed_private_key ?? null;
     for (const [agentId, at] of Object.entries(data.agent_config_set_at ?? {})) {
       if (typeof at === 'number' && Number.isFinite(at)) this.configSetAt.set(agentId, at);
@@ -325,6 +333,7 @@ export class EmulatorStore {
     const { records, configs } = shareConfigs(data.call_logs);
     data.call_logs = records;
     data.shared_configs = configs;
+    data.sessions = data.sessions.map((session) => (session.ended && this.callLog.get(session.call_id) ? { ...session, transcript: [] } : session));
     // Refused before anything is written: too long a text throws a RangeError, and a file over the
     // limit would be refused at the next start.
     let text: string | undefined;
@@ -346,6 +355,16 @@ export class EmulatorStore {
     const now = nowSeconds();
     const latest = this.callLog.latestTs();
     return latest !== undefined && now <= latest ? Math.round((latest + 0.001) * 1000) / 1000 : now;
+  }
+}
+
+/** An ended session's transcript from its call record's `chat`; none when the file's text is not a list of messages. */
+function transcriptOf(chat: unknown): ChatMessage[] {
+  try {
+    const messages: unknown = typeof chat === 'string' ? JSON.parse(chat) : undefined;
+    return Array.isArray(messages) && messages.every(isPlainObject) ? (messages as unknown as ChatMessage[]) : [];
+  } catch {
+    return [];
   }
 }
 
