@@ -196,13 +196,15 @@ export class SessionManager {
    * chat with the same agent_config whose transcript is the longest prefix of `messages` (the most
    * recently active of identical ones), or starts a new session.
    */
-  async chatTurn(agent: SessionRequest, messages: ChatMessage[], entry: RequestLogEntry | undefined): Promise<{ session: Session; reply: string }> {
+  /** `lasting`: whether the turn changed more than its chat's transcript (it started the chat, or the agent called tools). */
+  async chatTurn(agent: SessionRequest, messages: ChatMessage[], entry: RequestLogEntry | undefined): Promise<{ session: Session; reply: string; lasting: boolean }> {
     const keys = transcriptKeys(agent.agent_id, configKey(agent.agent_config), messages);
     let session: Session | undefined;
     for (let i = keys.length - 1; i >= 0 && !session; i--) {
       const open = this.chats.get(keys[i] as string)?.filter((s) => !s.ended);
       session = open?.[open.length - 1];
     }
+    const started = session === undefined;
     if (session) {
       this.unindexChat(session);
       Object.assign(session.metadata, agent.metadata ?? {});
@@ -224,7 +226,7 @@ export class SessionManager {
       record.chars_used = charsOf(session.transcript);
       this.store.callLog.touch(record);
     }
-    return { session, reply };
+    return { session, reply, lasting: started || turn.functionCalls.length > 0 };
   }
 
   /** Ends a session: its call record is final before the end-of-call webhook goes out (`delivery`). */

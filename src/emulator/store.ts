@@ -7,7 +7,8 @@
  * `SharedDataFile` instead.
  */
 import { VoxformError } from '../errors.js';
-import type { Agent, Campaign } from '../schema/types.gen.js';
+import type { Agent, Campaign, ChatMessage } from '../schema/types.gen.js';
+import { isPlainObject } from '../util/json-object.js';
 import { nowSeconds } from './ids.js';
 import { SharedDataFile } from './shared-file.js';
 import { readKeptJson, writeKeptFile, type KeptJsonLimits } from '../project-files/kept-files.js';
@@ -29,9 +30,22 @@ import type {
 
 const EMULATOR_DATA_JSON_LIMITS: KeptJsonLimits = { maxBytes: MAX_KEPT_FILE_BYTES, maxValues: MAX_EMULATOR_DATA_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH };
 const DATA_FORMAT = 'voxform-emulator-data';
-/** 2: a config shared by call records is written once, in `shared_configs` (version 1: all inline). */
-const DATA_VERSION = 2;
-const READABLE_VERSIONS = [1, 2];
+/**
+ * 2: a config shared by call records is written once, in `shared_configs` (version 1: all inline).
+ * 3: an ended session's transcript is its call record's `chat`, written there only (an empty list).
+ */
+const DATA_VERSION = 3;
+const READABLE_VERSIONS = [1, 2, 3];
+/**
+ * What a shared file (`--local`) keeps of the sessions the emulator served (a test run's chats, above
+ * all): the newest, while their transcripts (counted a kilobyte more each, the rest of a record) stay
+ * within this many characters; older ended ones go, record and session. The file is rewritten whole
+ * at every batch of changes, so this bounds what a write costs and how large the file grows, however
+ * many runs came before. It holds `voxform test`'s default 8 conversations at once at their largest
+ * (a 1 MiB request and the reply that echoes it), so a record is there to be read back when one ends.
+ */
+const SHARED_FILE_TRANSCRIPTS_KEPT = 16 * 1024 * 1024;
+const RECORD_WITHOUT_TRANSCRIPT = 1024;
 /** For `voxform emulator --data`; `--local` says what to do with its own file instead (cli/connection.ts). */
 const DATA_FILE_INVALID_HINT = 'Point --data at a new file, or delete this one to start again from the seed.';
 
@@ -97,6 +111,9 @@ export class EmulatorStore {
   private waiters: Waiter[] = [];
   private writing: Promise<void> | undefined;
 
+  /** SHARED_FILE_TRANSCRIPTS_KEPT, but for tests. */
+  private readonly transcriptsKept: number;
+
   /** Set when other processes use the same data file. */
   readonly shared: SharedDataFile | undefined;
   /** Called after the account was replaced by the data file's content (indexes over it are stale). */
@@ -104,8 +121,9 @@ export class EmulatorStore {
 
   constructor(
     readonly dataFile: string | undefined,
-    options: { shared?: boolean; onLockLost?: (error: Error) => void } = {},
+    options: { shared?: boolean; onLockLost?: (error: Error) => void; transcriptsKept?: number } = {},
   ) {
+    this.transcriptsKept = options.transcriptsKept ?? SHARED_FILE_TRANSCRIPTS_KEPT;
     if (dataFile && options.shared) {
       this.shared = new SharedDataFile(
         dataFile,
@@ -217,7 +235,11 @@ export class EmulatorStore {
     for (const upload of knowledge.pending_uploads) this.pendingUploads.set(upload.key, upload);
     for (const object of knowledge.objects) this.objects.set(object.key, object);
     for (const file of knowledge.files) this.files.set(file.id, file);
-    for (const session of [...(data.sessions ?? [])].sort((a, b) => a.ts - b.ts)) this.addSession(session);
+    for (const session of [...(data.sessions ?? [])].sort((a, b) => a.ts - b.ts)) {
+      const record = this.callLog.get(session.call_id);
+      if (data.version >= 3 && session.ended && record) session.transcript = transcriptOf(record.chat);
+      this.addSession(session);
+    }
     this.seedPrivateKey = data.seed_private_key ?? null;
     for (const [agentId, at] of Object.entries(data.agent_config_set_at ?? {})) {
       if (typeof at === 'number' && Number.isFinite(at)) this.configSetAt.set(agentId, at);
@@ -278,8 +300,25 @@ export class EmulatorStore {
   /** The write at the end of a shared batch (the batch holds the lock, so writes never overlap). */
   private async writeShared(): Promise<void> {
     const version = this.dirtyVersion;
+    this.forgetOldSessions();
     await writeKeptFile(this.dataFile as string, this.serialize());
     this.flushedVersion = version;
+  }
+
+  /** Drops the ended sessions, with their call records, past what a shared file keeps (newest first). */
+  private forgetOldSessions(): void {
+    const sessions = [...this.sessions.values()]; // oldest first: each starts after the ones before
+    const forgotten = new Set<string>();
+    let kept = 0;
+    for (let index = sessions.length - 1; index >= 0; index--) {
+      const session = sessions[index] as Session;
+      kept += (this.callLog.get(session.call_id)?.chat?.length ?? 0) + RECORD_WITHOUT_TRANSCRIPT;
+      if (kept <= this.transcriptsKept || !session.ended) continue;
+      forgotten.add(session.call_id);
+      this.sessions.delete(session.call_id);
+      if (this.sessionsById.get(session.session_id) === session) this.sessionsById.delete(session.session_id);
+    }
+    if (forgotten.size > 0) this.callLog.delete(forgotten);
   }
 
   private serialize(): string {
@@ -294,6 +333,7 @@ export class EmulatorStore {
     const { records, configs } = shareConfigs(data.call_logs);
     data.call_logs = records;
     data.shared_configs = configs;
+    data.sessions = data.sessions.map((session) => (session.ended && this.callLog.get(session.call_id) ? { ...session, transcript: [] } : session));
     // Refused before anything is written: too long a text throws a RangeError, and a file over the
     // limit would be refused at the next start.
     let text: string | undefined;
@@ -315,6 +355,16 @@ export class EmulatorStore {
     const now = nowSeconds();
     const latest = this.callLog.latestTs();
     return latest !== undefined && now <= latest ? Math.round((latest + 0.001) * 1000) / 1000 : now;
+  }
+}
+
+/** An ended session's transcript from its call record's `chat`; none when the file's text is not a list of messages. */
+function transcriptOf(chat: unknown): ChatMessage[] {
+  try {
+    const messages: unknown = typeof chat === 'string' ? JSON.parse(chat) : undefined;
+    return Array.isArray(messages) && messages.every(isPlainObject) ? (messages as unknown as ChatMessage[]) : [];
+  } catch {
+    return [];
   }
 }
 
@@ -429,6 +479,11 @@ export class CallLog {
       merged[k] = takeKept ? (kept[i++] as CallRecord) : (incoming[j++] as CallRecord);
     }
     this.ascending = merged;
+  }
+
+  delete(callIds: ReadonlySet<string>): void {
+    for (const callId of callIds) this.byCallId.delete(callId);
+    this.ascending = this.ascending.filter((record) => !callIds.has(record.call_id));
   }
 
   newestFirst(): CallRecord[] {

@@ -17,7 +17,7 @@ describe('the data file', () => {
     const dataFile = path.join(dir, 'local.json');
     const first = await startEmulator({ dataFile });
     const c1 = clientFor(first);
-    expect(JSON.parse(await readFile(dataFile, 'utf8'))).toMatchObject({ format: 'voxform-emulator-data', version: 2 });
+    expect(JSON.parse(await readFile(dataFile, 'utf8'))).toMatchObject({ format: 'voxform-emulator-data', version: 3 });
     expect((await c1.put(`/agents/${FRONT_DESK}`, { name: 'Persisted', config: { prompt: 'Kept across restarts' } })).status).toBe(200);
     const key = (await c1.post('/api_keys', { type: 'private', name: 'ci' })).body.key as string;
     await c1.post('/phones/import', { country: 'US', phone: '+15551230002', region: 'us-west', api_key: 'k', api_secret: 'secret-of-import' });
@@ -56,6 +56,24 @@ describe('the data file', () => {
     const live = (await c.get(`/agents/${FRONT_DESK}`)).body;
     expect(onDisk.agents.find((a: { id: string }) => a.id === FRONT_DESK).config.custom_vocabulary).toEqual(live.config.custom_vocabulary);
     await emulator.close();
+  });
+
+  it("writes an ended chat's transcript once, in its call record, and a session continued after a restart has its history", async () => {
+    const dataFile = path.join(dir, 'chat.json');
+    const first = await startEmulator({ dataFile });
+    const question = 'A question asked once';
+    expect((await clientFor(first).post('/chat/completions', { agent: { agent_id: FRONT_DESK }, messages: [{ role: 'user', content: question }], end_of_session: true })).status).toBe(200);
+    await first.close();
+    const text = await readFile(dataFile, 'utf8');
+    // The question and the reply that echoes it, in the call record only.
+    expect(text.split(question).length - 1).toBe(2);
+    const second = await startEmulator({ dataFile });
+    const sessionId = JSON.parse(text).sessions[0].session_id as string;
+    expect((await clientFor(second).post('/register_call', { agent_id: FRONT_DESK, session_continuation: { session_id: sessionId } })).status).toBe(200);
+    const continued = (await clientFor(second).get('/call-logs?limit=1')).body.histories[0];
+    expect(continued.session_id).toBe(sessionId);
+    expect(JSON.parse(continued.chat)[0]).toEqual({ role: 'user', content: question });
+    await second.close();
   });
 
   it('a change committed right as a write finishes is written too (no lost wake-up)', async () => {
@@ -103,7 +121,7 @@ describe('the data file', () => {
     { name: "a session's config of null", damage: (data) => (data.sessions[0].config = null), problem: "sessions[0].config is null, where the session's configuration (an object) belongs" },
     { name: "a session's transcript that is no list", damage: (data) => (data.sessions[0].transcript = 'x'), problem: 'sessions[0].transcript is a string, where a list of messages (objects) belongs' },
     { name: 'a key whose type is neither', damage: (data) => (data.keys[0].type = 'admin'), problem: 'keys[0].type is a string, where "private" or "public" belongs' },
-    { name: 'a version it does not read', damage: (data) => (data.version = 3), problem: 'version is the number 3, where 1 or 2 belongs' },
+    { name: 'a version it does not read', damage: (data) => (data.version = 4), problem: 'version is the number 4, where 1 or 2 or 3 belongs' },
   ];
 
   it.each(damaged)('refuses $name when it loads the file, naming the field', async ({ damage, problem }) => {

@@ -1,10 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { RequestLog } from '../../src/emulator/request-log.js';
+import { loadSeedIntoStore, resolveSeed } from '../../src/emulator/seed.js';
+import { SessionManager } from '../../src/emulator/sessions.js';
+import { EmulatorStore } from '../../src/emulator/store.js';
+import { WebhookSender } from '../../src/emulator/webhooks.js';
 import { BOOKING, clientFor, FRONT_DESK } from './helpers.js';
 
 let dir: string;
@@ -108,6 +113,85 @@ describe('a data file shared by several emulators (--local)', () => {
     } finally {
       clearInterval(holder);
     }
+  });
+});
+
+describe('when a shared data file is written for a chat', () => {
+  const identity = async () => {
+    const file = await stat(dataFile, { bigint: true });
+    return `${file.ino}:${file.mtimeNs}`;
+  };
+  /** A chat of `turns` requests, each carrying the conversation so far; the last ends it. `between` runs after each turn. */
+  async function chat(client: ReturnType<typeof clientFor>, turns: number, between: () => Promise<void>): Promise<Set<string>> {
+    const messages: Array<{ role: string; content: string }> = [];
+    const callIds = new Set<string>();
+    for (let turn = 0; turn < turns; turn++) {
+      messages.push({ role: 'user', content: `Question ${turn}` });
+      const answer = await client.post('/chat/completions', { agent: { agent_id: FRONT_DESK }, messages, end_of_session: turn === turns - 1 });
+      expect(answer.status).toBe(200);
+      callIds.add(/"id":"chatcmpl-([^"]+)"/.exec(answer.text)?.[1] as string);
+      messages.push({ role: 'assistant', content: `[Front desk] You said: Question ${turn}` });
+      await between();
+    }
+    return callIds;
+  }
+
+  it('writes it when it starts and when it ends, not at every turn between', async () => {
+    const client = clientFor(await embedded());
+    const writes = new Set([await identity()]);
+    await chat(client, 6, async () => void writes.add(await identity()));
+    // The seeded file, the chat's start, its end.
+    expect(writes.size).toBe(3);
+    expect(JSON.parse((await onDisk()).call_logs[0].chat)).toHaveLength(12);
+  });
+
+  it('goes on with the same call when another process wrote the file between two turns', async () => {
+    const client = clientFor(await embedded());
+    const other = clientFor(await embedded());
+    let writes = 0;
+    const callIds = await chat(client, 4, async () => void expect((await other.put(`/agents/${BOOKING}`, { name: `Write ${++writes}`, config: {} })).status).toBe(200));
+    expect(callIds.size).toBe(1);
+    const record = (await other.get('/call-logs?limit=1')).body.histories[0];
+    expect(record).toMatchObject({ call_id: [...callIds][0], call_status: 'chat_completion' });
+    expect(JSON.parse(record.chat)).toHaveLength(8);
+  });
+});
+
+describe('what a shared data file keeps of the sessions it served', () => {
+  it('drops the oldest ended chats past its bound, so what a write costs stops growing with the chats before', async () => {
+    // The bound made small, so that a few chats pass it: the rule is the same at the real size.
+    const store = new EmulatorStore(dataFile, { shared: true, transcriptsKept: 100_000 });
+    const sessions = new SessionManager(store, new WebhookSender(1000, 'none'), new RequestLog(10));
+    const seed = await resolveSeed(undefined);
+    await store.access(true, async () => {
+      loadSeedIntoStore(store, seed);
+      await store.commit();
+    });
+    const chat = (content: string, end: boolean) =>
+      store.access(true, async () => {
+        const { session } = await sessions.chatTurn({ agent_id: FRONT_DESK }, [{ role: 'user', content }], undefined);
+        if (end) sessions.end(session, 'chat_completion', {}, undefined, 'http://127.0.0.1');
+        await store.commit();
+        return session.call_id;
+      });
+    const open = await chat('A chat still going on', false);
+    const written: number[] = [];
+    const ended: string[] = [];
+    // Each chat holds about 20 kB: its message, and the reply that echoes it, in its record and its session.
+    for (let i = 0; i < 20; i++) {
+      ended.push(await chat(`${i} ${'x'.repeat(5_000)}`, true));
+      written.push((await stat(dataFile)).size);
+    }
+    const lastWrites = written.slice(-5);
+    expect(Math.max(...lastWrites) - Math.min(...lastWrites)).toBeLessThan(5_000);
+    const onDisk = JSON.parse(await readFile(dataFile, 'utf8'));
+    const calls = new Set(onDisk.call_logs.map((record: { call_id: string }) => record.call_id));
+    expect(calls.has(ended.at(-1))).toBe(true);
+    expect(calls.has(ended[0])).toBe(false);
+    expect(onDisk.sessions.some((session: { call_id: string }) => session.call_id === ended[0])).toBe(false);
+    // An open session stays, however old; so do the call records no session made (the seed's, synthetic traffic).
+    expect(calls.has(open)).toBe(true);
+    expect(onDisk.call_logs.length - onDisk.sessions.length).toBe(seed.call_logs?.length);
   });
 });
 

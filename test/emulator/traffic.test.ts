@@ -281,7 +281,7 @@ describe('a large call log', () => {
       await persisted.close();
     }
     const data = JSON.parse(await readFile(dataFile, 'utf8'));
-    expect(data.version).toBe(2);
+    expect(data.version).toBe(3);
     // Nine versions' traffic, and the default seed's 40 calls of two configs (shared when loaded).
     expect(data.shared_configs).toHaveLength(11);
     expect(data.call_logs.filter((r: { agent_config?: { $shared_config?: number } }) => r.agent_config?.$shared_config !== undefined)).toHaveLength(4540);

@@ -47,12 +47,15 @@ async function chat(ctx: RouteContext): Promise<Reply> {
   const { core } = ctx;
   if (!core.store.agents.has(request.agent.agent_id)) throw bodyValueError(['agent', 'agent_id'], 'no agent with this id');
   checkConfigFileIds(core.store, request.agent.agent_config, ['agent', 'agent_config']);
-  const { session, reply } = await core.sessions.chatTurn(request.agent, request.messages, ctx.entry);
+  const { session, reply, lasting } = await core.sessions.chatTurn(request.agent, request.messages, ctx.entry);
   if (request.end_of_session) {
     // The record is final before the answer; the webhook goes out on its own and never holds the stream.
     void core.sessions.end(session, 'chat_completion', {}, ctx.entry, ctx.origin).delivery;
   }
-  await core.store.commit();
+  // A shared file (`--local`) is rewritten whole for a change: a turn that only carries a chat's
+  // transcript on waits for the chat's end to be written. Only the command that started a chat sends
+  // its turns, each with the whole conversation, so one that reloads the file goes on from its start.
+  if (lasting || request.end_of_session || !core.store.shared) await core.store.commit();
   const events = replyEvents(reply, {
     callId: session.call_id,
     sessionId: session.session_id,
