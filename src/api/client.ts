@@ -403,7 +403,7 @@ class ServiceClient implements ApiClient {
   }
 
   async generatePresignedUrl(body: PresignedUrlRequest): Promise<PresignedUrlResponse> {
-    return this.json<PresignedUrlResponse>({ method: 'POST', path: '/knowledge/generate_presigned_url', json: body, schema: 'PresignedUrlRequest', retry: 'safe' }, (value) => isObjectWith('url')(value) && isObjectWith('fields')(value));
+    return this.json<PresignedUrlResponse>({ method: 'POST', path: '/knowledge/generate_presigned_url', json: body, schema: 'PresignedUrlRequest', retry: 'safe', preparesOnly: true }, (value) => isObjectWith('url')(value) && isObjectWith('fields')(value));
   }
 
   async createKnowledgeFile(body: KnowledgeFileRecord): Promise<string> {
