@@ -127,9 +127,7 @@ const LOCAL_AGENT_MISSING_HINT =
 export function withLocalAgentHint(error: unknown): unknown {
   if (isAgentNotFound(error)) return error.withHint(LOCAL_AGENT_MISSING_HINT);
   const lacksAgents = isVoxformError(error) && Array.isArray(error.details) && error.details.some((problem: { code?: unknown }) => problem?.code === 'agent_not_on_service');
-  if (!lacksAgents) return error;
-  const { code, message, location, details } = error as VoxformError;
-  return new VoxformError(code, message, { hint: LOCAL_AGENT_MISSING_HINT, location, details, cause: error });
+  return lacksAgents ? error.withHint(LOCAL_AGENT_MISSING_HINT) : error;
 }
 
 /**
@@ -167,9 +165,7 @@ export async function startLocalEmulator(ctx: CommandContext, options: { webhook
 function withLocalDataFileHint(error: unknown): unknown {
   if (!isVoxformError(error)) return error;
   const hint = LOCAL_DATA_FILE_HINTS[error.code];
-  if (hint === undefined) return error;
-  const { code, message, location, details } = error;
-  return new VoxformError(code, message, { location, details, cause: error, hint });
+  return hint === undefined ? error : error.withHint(hint);
 }
 
 const RESTORE_LOCAL_DATA_FILE = `Restore ${LOCAL_DATA_FILE} from git (\`git checkout -- ${LOCAL_DATA_FILE}\`) if it was committed, or delete it to start again from the default seed.`;

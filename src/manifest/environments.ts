@@ -40,7 +40,7 @@ export class IdsFromEnvironments {
       return layer !== undefined && stringField(layer.sections[section], name, 'id') !== undefined;
     };
     if (!this.names.every(givesId)) return undefined;
-    const noun = section === 'agents' ? 'agent' : 'campaign';
+    const noun = SECTION_NOUN[section];
     this.addresses.push(`${noun}.${name}`);
     return idOnlyInEnvironments(noun, name, this.names);
   }

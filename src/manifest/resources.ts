@@ -5,6 +5,7 @@
 import type { IdsFromEnvironments } from './environments.js';
 import path from 'node:path';
 import type { DiagnosticList } from './diagnostics.js';
+import { SECTION_NOUN } from './describe.js';
 import { forbiddenEnvPlaces } from '../secrets/env-policy.js';
 import { interpolateForCheck, type InterpolationContext } from './interpolate.js';
 import { hasEnvReference } from '../secrets/env-reference.js';
@@ -46,7 +47,7 @@ function resolveEntry(
 
 /** An agent or campaign without an id (one is adopted, never created); when every environment gives it one, the fix is --env. */
 export function reportMissingId(section: 'agents' | 'campaigns', localName: string, keySpan: Span, ctx: ResourceContext): void {
-  const noun = section === 'agents' ? 'agent' : 'campaign';
+  const noun = SECTION_NOUN[section];
   const message = ctx.idsFromEnvironments?.missingId(section, localName) ?? `${noun} "${localName}" has no id: ${section} are adopted, not created; set id to the live ${noun}'s id`;
   ctx.diagnostics.error('missing_id', message, keySpan);
 }

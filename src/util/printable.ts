@@ -148,7 +148,8 @@ const MATCHES_PER_PART = 100_000;
  * `matchesPerPart` matches at a time: one `replace` of tens of millions of matches outgrows the
  * list V8 keeps of them and aborts the process. This makes the text, or throws a RangeError (a
  * text past the longest string) that a caller can catch. The pattern runs over the whole text, so
- * its lookarounds see what lies on either side of a part's ends.
+ * its lookarounds see what lies on either side of a part's ends; `replace` must not run `pattern`
+ * itself (it would move the pattern's `lastIndex`), and a pattern must not match the empty string.
  */
 export function replaceInParts(text: string, pattern: RegExp, replace: (match: RegExpExecArray) => string, matchesPerPart = MATCHES_PER_PART): string {
   const parts: string[] = [];

@@ -19,8 +19,9 @@ import { checkConfigFileIds } from '../referenced-files.js';
 let chatFields: { request: Set<string>; message: Set<string> } | undefined;
 
 function knownFields(): { request: Set<string>; message: Set<string> } {
+  if (chatFields) return chatFields;
   const defs = loadSchemas().service.$defs as Record<string, { properties?: object }>;
-  chatFields ??= { request: new Set(Object.keys(defs.ChatCompletionRequest?.properties ?? {})), message: new Set(Object.keys(defs.ChatMessage?.properties ?? {})) };
+  chatFields = { request: new Set(Object.keys(defs.ChatCompletionRequest?.properties ?? {})), message: new Set(Object.keys(defs.ChatMessage?.properties ?? {})) };
   return chatFields;
 }
 
