@@ -129,7 +129,7 @@ export async function savePlanFile(
 }
 
 /**
- * The saved plan's text in pieces, as it is written: at the plan budget, it is hundreds of MB. As
+ * The saved plan's text in pieces, as it is written: at the plan budget, it is too large to be one string. As
  * JSON.stringify writes it: voxform reads it back, and `plan show` prints it escaped.
  */
 function* savedPlanText(body: Record<string, unknown>): Generator<string> {

@@ -109,7 +109,7 @@ export function renderPlanJson(plan: Plan, diagnostics: Diagnostic[] = []): stri
   return [...planJsonPieces(plan, diagnostics)].join('');
 }
 
-/** `renderPlanJson` in pieces, for the CLI to write as they come: at the plan budget, its text is hundreds of MB. */
+/** `renderPlanJson` in pieces, for the CLI to write as they come: at the plan budget, its text is too large to be one string. */
 export function* planJsonPieces(plan: Plan, diagnostics: Diagnostic[] = []): Generator<string> {
   yield* jsonPieces(diagnostics.length > 0 ? { ...planToJson(plan), diagnostics } : planToJson(plan), PLAN_JSON_LEVELS);
   yield '\n';
