@@ -106,7 +106,6 @@ export class TrustedSecrets {
           for (const name of referencedNames(version.name as string)) this.ledgerVariables.add(name);
         }
         if (!Array.isArray(version.maskedPaths)) continue;
-        if (!this.ledgerEnvPlaces.has(version.id)) this.ledgerEnvPlaces.set(version.id, new Map());
         for (const place of version.maskedPaths) {
           if (typeof place !== 'string') continue;
           const written = valueAtPlace(version.config, place);
