@@ -179,7 +179,11 @@ export function pathFromRoot(root: string, file: string): string | undefined {
 /** The repository of the project holding folder `start`; undefined without a `.git` or a listing of its filters. */
 export async function openGitRepository(start: string, env: Env): Promise<GitRepository | undefined> {
   const root = await gitWorkTreeRoot(start);
-  if (root === undefined) return undefined;
+  return root === undefined ? undefined : repositoryAt(root, env);
+}
+
+/** The repository whose work tree's root is `root` (from `gitWorkTreeRoot`); undefined without a listing of its filters. */
+async function repositoryAt(root: string, env: Env): Promise<GitRepository | undefined> {
   const gitEnv = gitEnvironment(env, root);
   // Exit code 1: no filter defined.
   const listing = await execGit(['config', '-z', '--get-regexp', '^filter\\.'], root, gitEnv);
@@ -264,16 +268,27 @@ export async function listTree(
 }
 
 /**
+ * What git tracks at `target` (a real path: a file, or a folder and what is under it), as paths from
+ * the work tree's root: none when no work tree holds it, undefined when git cannot say. The path is
+ * literal: one holding `*` names that file, not a pattern.
+ */
+export async function trackedAt(target: string, env: Env): Promise<string[] | undefined> {
+  const root = await gitWorkTreeRoot(path.dirname(target));
+  if (root === undefined) return [];
+  const fromRoot = pathFromRoot(root, target);
+  const repository = fromRoot === undefined ? undefined : await repositoryAt(root, env);
+  if (!repository || fromRoot === undefined) return undefined;
+  // -z: every path as it is (no quoting of a name that is not ASCII).
+  return (await runEntries(repository, ['--literal-pathspecs', 'ls-files', '-z', '--', fromRoot]))?.entries;
+}
+
+/**
  * Whether `file` (absolute, in an existing folder) came with the checkout: git tracks it in the work
  * tree holding it, so a pull request may have written it. Outside a work tree it did not; in one git
  * cannot read, it may have.
  */
 export async function cameWithCheckout(file: string, env: Env): Promise<boolean> {
   const folder = await realpath(path.dirname(file)).catch(() => undefined);
-  if (folder === undefined || (await gitWorkTreeRoot(folder)) === undefined) return false;
-  const repository = await openGitRepository(folder, env);
-  const fromRoot = repository ? pathFromRoot(repository.root, path.join(folder, path.basename(file))) : undefined;
-  if (!repository || fromRoot === undefined) return true;
-  const listed = await runEntries(repository, ['--literal-pathspecs', 'ls-files', '-z', '--', fromRoot]);
-  return listed === undefined || listed.entries.length > 0;
+  const tracked = folder === undefined ? [] : await trackedAt(path.join(folder, path.basename(file)), env);
+  return tracked === undefined || tracked.length > 0;
 }

@@ -106,7 +106,6 @@ export class TrustedSecrets {
           for (const name of referencedNames(version.name as string)) this.ledgerVariables.add(name);
         }
         if (!Array.isArray(version.maskedPaths)) continue;
-        if (!this.ledgerEnvPlaces.has(version.id)) this.ledgerEnvPlaces.set(version.id, new Map());
         for (const place of version.maskedPaths) {
           if (typeof place !== 'string') continue;
           const written = valueAtPlace(version.config, place);
@@ -186,11 +185,18 @@ export class TrustedSecrets {
    */
   private noteLedgerPlace(agentId: string, place: string, live: unknown): void {
     if (typeof live !== 'string' || live === '' || this.liveSource === 'checkout') return;
-    const vouched = valuesReadOff(this.vouchedEnvPlaces.get(agentId)?.get(place), live);
+    const vouchedShapes = this.vouchedEnvPlaces.get(agentId)?.get(place);
+    const vouched = valuesReadOff(vouchedShapes, live);
     for (const value of vouched) this.registry.add(value);
     const secrets = vouched.filter((value) => value.length >= MIN_SEARCHABLE_SECRET);
-    for (const value of valuesReadOff(this.ledgerEnvPlaces.get(agentId)?.get(place), live)) {
-      if (secrets.some((secret) => value.includes(secret))) this.registry.add(value);
+    if (secrets.length === 0) return;
+    // What the vouched shapes read is registered already: only the checkout's own shapes are read off
+    // here, and without a base revision every record is vouched, so the live text is read once.
+    for (const written of this.ledgerEnvPlaces.get(agentId)?.get(place) ?? []) {
+      if (vouchedShapes?.has(written)) continue;
+      for (const value of referencedValues(written, live) ?? []) {
+        if (secrets.some((secret) => value.includes(secret))) this.registry.add(value);
+      }
     }
   }
 

@@ -6,7 +6,7 @@
  */
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { openGitRepository, pathFromRoot, runEntries } from '../project-files/git.js';
+import { trackedAt } from '../project-files/git.js';
 import type { StateBackend } from './backend.js';
 import { FileStateBackend } from './file-backend.js';
 import { holderFileNames, lockPathOf } from './lock.js';
@@ -18,12 +18,9 @@ async function trackedHolderFiles(file: string, env: Env): Promise<string[]> {
   const holders = await holderFileNames(file);
   if (holders.length === 0) return [];
   const lockDir = await realpath(lockPathOf(file)).catch(() => undefined);
-  const repository = lockDir === undefined ? undefined : await openGitRepository(path.dirname(lockDir), env);
-  const fromRoot = repository && lockDir ? pathFromRoot(repository.root, lockDir) : undefined;
-  if (!repository || fromRoot === undefined) return [];
-  // -z: every path as it is (no quoting of a name that is not ASCII); :(literal): no pattern in the folder's name.
-  const tracked = await runEntries(repository, ['ls-files', '-z', '--', `:(literal)${fromRoot}`]);
-  const trackedNames = new Set((tracked?.entries ?? []).map((file) => path.posix.basename(file)));
+  // Where git cannot say, no warning: it is about a lock git tracks.
+  const tracked = lockDir === undefined ? undefined : await trackedAt(lockDir, env);
+  const trackedNames = new Set((tracked ?? []).map((file) => path.posix.basename(file)));
   return holders.filter((name) => trackedNames.has(name));
 }
 
