@@ -1,6 +1,5 @@
 /** Handlers answer with a `Reply`: the server alone writes to the socket (so a fault can drop an answer). */
 import type { ServerResponse } from 'node:http';
-import type { EmulatorCore } from './core.js';
 
 export interface Reply {
   status: number;
@@ -49,10 +48,4 @@ export function writeReply(res: ServerResponse, reply: Reply): void {
   if (body !== undefined) headers['content-length'] = Buffer.byteLength(body);
   res.writeHead(reply.status, headers);
   res.end(body);
-}
-
-/** What an action endpoint answers once its change is on disk: the spec's `{success: true}`, or `"ok"` when the emulator is told to answer like some deployments do. */
-export async function actionDone(core: Pick<EmulatorCore, 'store' | 'responseStyle'>): Promise<Reply> {
-  await core.store.commit();
-  return json(200, core.responseStyle.actions === 'ok' ? 'ok' : { success: true });
 }

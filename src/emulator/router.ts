@@ -5,7 +5,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { HeaderDeclaration } from './auth.js';
 import type { EmulatorCore } from './core.js';
-import type { Reply } from './http.js';
+import { json, type Reply } from './http.js';
 import type { RequestLogEntry, StoredKey } from './types.js';
 
 export interface RouteContext {
@@ -115,4 +115,10 @@ function matchSegments(pattern: string[], segments: string[]): Record<string, st
     }
   }
   return params;
+}
+
+/** What an action endpoint answers once its change is on disk: the spec's `{success: true}`, or `"ok"` when the emulator is told to answer like some deployments do. */
+export async function actionDone(core: Pick<EmulatorCore, 'store' | 'responseStyle'>): Promise<Reply> {
+  await core.store.commit();
+  return json(200, core.responseStyle.actions === 'ok' ? 'ok' : { success: true });
 }

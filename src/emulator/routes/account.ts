@@ -10,10 +10,10 @@ import type {
   SetPhoneAgentRequest,
   UpdateAgentRequest,
 } from '../../schema/types.gen.js';
-import { NOT_FOUND, actionDone, detail, json } from '../http.js';
+import { NOT_FOUND, detail, json } from '../http.js';
 import { newId, nowSeconds, randomAlphanumeric } from '../ids.js';
 import { applyConfigUpdate } from '../merge.js';
-import { route, type Route } from '../router.js';
+import { actionDone, route, type Route } from '../router.js';
 import type { StoredPhone } from '../types.js';
 import { bodyValueError } from '../validation.js';
 import { checkConfigFileIds } from '../referenced-files.js';

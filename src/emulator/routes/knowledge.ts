@@ -4,11 +4,11 @@
  * S3-style XML errors), /knowledge/create_file and /knowledge/set_agent_files.
  */
 import type { KnowledgeFileRecord, PresignedUrlRequest, SetAgentFilesRequest } from '../../schema/types.gen.js';
-import { actionDone, json, type Reply } from '../http.js';
+import { json, type Reply } from '../http.js';
 import { newId, nowSeconds } from '../ids.js';
 import { hmacSha256Hex, md5Hex, sha256Hex } from '../../util/hash.js';
 import { MultipartError, multipartBoundary, parseMultipart } from '../multipart.js';
-import { route, type Route } from '../router.js';
+import { actionDone, route, type Route } from '../router.js';
 import { bodyValueError } from '../validation.js';
 import { checkFileIds } from '../referenced-files.js';
 
