@@ -112,7 +112,7 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
     // A fallback is the manifest's own text, in git already: searched for, it would hide whatever words
     // the pull request chose from every output. Its place is still masked as one filled from ${env:…}.
     if (!fromFallback) ctx.onSecret(resolved);
-    if (span && resolved.length > 0 && resolved.length < MIN_SEARCHABLE_SECRET && firstWarning(ctx.diagnostics, name)) {
+    if (span && !fromFallback && resolved.length > 0 && resolved.length < MIN_SEARCHABLE_SECRET && firstWarning(ctx.diagnostics, name)) {
       ctx.diagnostics.warning(
         'env_value_short',
         `the value of ${name} is under ${MIN_SEARCHABLE_SECRET} characters, too short to search for in output without garbling ordinary words: it is hidden where it stands as a value (its config paths, headers), not wherever it occurs in text such as a reply; if it is not secret, it needs no \${env:…}: write it in the manifest as it is, in a header or a URL's query too (x-env: prod; the built-in policy asks for \${env:…} only where a header or query parameter names a credential, such as authorization or ?token=), or under environments: where it differs per environment; if it is secret, make it longer`,

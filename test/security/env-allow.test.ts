@@ -163,6 +163,13 @@ describe('short ${env:} values', () => {
     expect(summarize(await loadTree(files, { env: { CODE: 'long-enough' } }))).toEqual([]);
   });
 
+  it('say nothing of a short `:-` fallback: it is text the manifest writes, never searched for at any length', async () => {
+    const files = { 'voxform.yaml': 'agents:\n  a:\n    id: ag_1\n    config: { first_message: "Region ${env:REGION:-us}" }\n' };
+    const fallback = await loadTree(files, { env: {} });
+    expect(summarize(fallback)).toEqual([]);
+    expect(fallback.secrets).not.toContain('us');
+  });
+
   it('say that a value that is not secret needs no ${env:…}: written as it is, in a header too, it loads without a word', async () => {
     const header = (value: string) => ({ 'voxform.yaml': webhookManifest('').replace('x-token: ""', `x-env: ${value}`) });
     const short = await loadTree(header('"${env:X_ENV}"'), { env: { X_ENV: 'prod' } });
