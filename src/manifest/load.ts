@@ -118,7 +118,6 @@ export async function readProject(options: Pick<LoadOptions, 'paths' | 'cwd' | '
  */
 function secretsHeard(options: Pick<LoadOptions, 'onSecret' | 'withholdUnsetEnv'>) {
   const secrets = new Set<string>();
-  const fromEnvironment = new Set<string>();
   const heard = (value: string): void => {
     // Not a secret: a reference left unresolved (the manifest's own text), or one read as withheld.
     if (value === '' || value.includes('${env:') || (options.withholdUnsetEnv === true && value.includes(WITHHELD)) || secrets.has(value)) return;
@@ -127,12 +126,11 @@ function secretsHeard(options: Pick<LoadOptions, 'onSecret' | 'withholdUnsetEnv'
   };
   return {
     secrets,
-    onEnvironmentValue: (value: string): void => {
-      if (value !== '') fromEnvironment.add(value);
-      heard(value);
-    },
+    onEnvironmentValue: heard,
+    // A value the environment gave that `heard` refused (empty, an unresolved reference, withheld) makes any text holding it refused too,
+    // and a secret place's value heard before holds one heard from the environment: so the secrets heard are the ones to look for.
     onSecretPlace: (value: string): void => {
-      for (const read of fromEnvironment) if (value.includes(read)) return heard(value);
+      for (const read of secrets) if (value.includes(read)) return heard(value);
     },
   };
 }

@@ -179,7 +179,7 @@ export interface DesiredState {
   campaigns: Map<string, DesiredCampaign>;
   knowledge: Map<string, DesiredKnowledgeFile>;
   credentials: Map<string, DesiredCredential>;
-  /** Every secret value met while loading (env values, headers, keys), for output redaction. */
+  /** Every value from the environment met while loading, and each header or key that holds one, for output redaction. */
   secrets: string[];
   /** Names of the environment variables the manifests read through `${env:…}` (never their values), sorted. */
   environmentVariables: string[];
