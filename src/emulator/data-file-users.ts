@@ -28,8 +28,8 @@ type DataFileUse = 'owns' | 'shares';
 
 interface DataFileUser extends RunIdentity {
   use: DataFileUse;
-  /** ISO 8601. */
-  since: string;
+  /** ISO 8601; an entry not written by voxform may lack it. */
+  since?: string;
 }
 
 /**
@@ -131,7 +131,7 @@ async function otherUsers(folder: string, mine: string): Promise<Array<DataFileU
       await unlink(entry).catch(() => undefined);
       continue;
     }
-    users.push({ ...run, use: value.use, since: String(value.since), entry });
+    users.push({ ...run, use: value.use, ...(typeof value.since === 'string' ? { since: value.since } : {}), entry });
   }
   return users;
 }

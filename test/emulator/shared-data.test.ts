@@ -264,4 +264,13 @@ describe('a data file an emulator owns (`voxform emulator --data`) is never shar
     expect(refused.hint).toContain(`delete ${dataFile}.users.lock/planted?[31m.json`);
     expect(`${refused.message}${refused.hint}`).not.toMatch(/[\u0000-\u001f]/);
   });
+
+  it('names another user whose entry says not since when, without a time', async () => {
+    await mkdir(`${dataFile}.users.lock`);
+    const planted = { user: 'ana', host: 'elsewhere.invalid', pid: 4242, command: 'voxform emulator --data', use: 'owns' };
+    await writeFile(path.join(`${dataFile}.users.lock`, 'no-time.json'), JSON.stringify(planted));
+    const refused = (await embedded().catch((error: unknown) => error)) as { code: string; message: string };
+    expect(refused.code).toBe('emulator_data_in_use');
+    expect(refused.message).toContain('is in use by ana@elsewhere.invalid (pid 4242, "voxform emulator --data"), which keeps');
+  });
 });
