@@ -75,7 +75,7 @@ describe('Ctrl-C during voxform test', () => {
     expect(await readdir(path.join(project.dir, 'example/tests'))).toEqual(before);
   });
 
-  it('with --format json, the interrupt is the one JSON document on stdout, exit 130; its hint carries the run\'s --env and --state', async () => {
+  it('with --format json, the interrupt is the one JSON document on stdout, exit 130; its hint carries the run\'s --env, --state and --repeat', async () => {
     const project = await startProject();
     project.emulator.control.setFaults([{ path: '/chat/completions', latencyMs: 300 }]);
     const { child, output, exited } = spawnCli(project.dir, project.env, ['test', 'example/tests', '--env', 'staging', '--state', 'staging-state.json', '--repeat', '20', '--parallelism', '2', '--format', 'json']);
@@ -87,7 +87,7 @@ describe('Ctrl-C during voxform test', () => {
       error: {
         code: 'interrupted',
         message: 'Tests interrupted: the conversations under way were cut short, no other was started, and no report or recording was written.',
-        hint: 'Run `voxform test example/tests --env staging --state staging-state.json` again to run every test.',
+        hint: 'Run `voxform test example/tests --repeat 20 --env staging --state staging-state.json` again to run every test.',
       },
     });
   });

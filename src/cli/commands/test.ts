@@ -67,13 +67,15 @@ interface TestOptions extends ProjectOptions {
   cache?: boolean;
 }
 
-/** This run's words: its test files and the options that choose which tests run and against what. */
+/** This run's words: its test files, the options that choose which tests run and against what, and how each runs (--repeat, --skip-judge). */
 function testWords(options: TestOptions): string[] {
   const words = ['test', ...(options.args ?? []).map(shellWord)];
   for (const agent of options.agent ?? []) words.push('--agent', shellWord(agent));
   if (options.grep !== undefined) words.push('--grep', shellWord(options.grep));
   if (options.against !== undefined && options.against !== 'desired') words.push('--against', options.against);
   if (options.mode !== undefined && options.mode !== 'live') words.push('--mode', options.mode);
+  if (options.repeat !== undefined) words.push('--repeat', String(options.repeat));
+  if (options.skipJudge) words.push('--skip-judge');
   return words;
 }
 
@@ -86,16 +88,13 @@ function rerunCommand(options: TestOptions): string {
 }
 
 /**
- * The command a run's evidence is recorded with: its words and how each test ran (--repeat,
- * --skip-judge), with the environment alone of the options that choose what they run on, as a
- * deploy's record has it (recordedCommand): a state URL holds a password. A test file's path may
- * hold a secret, as its name in the report may: hidden before it is quoted, which could split it.
+ * The command a run's evidence is recorded with: its words, with the environment alone of the
+ * options that choose what they run on, as a deploy's record has it (recordedCommand): a state URL
+ * holds a password. A test file's path may hold a secret, as its name in the report may: hidden
+ * before it is quoted, which could split it.
  */
 function evidenceCommand(options: TestOptions, redact: (text: string) => string): string {
-  const words = testWords({ ...options, args: options.args?.map(redact) });
-  if (options.repeat !== undefined) words.push('--repeat', String(options.repeat));
-  if (options.skipJudge) words.push('--skip-judge');
-  return recordedCommand(words.join(' '), options);
+  return recordedCommand(testWords({ ...options, args: options.args?.map(redact) }).join(' '), options);
 }
 
 const TARGETS: Record<NonNullable<TestOptions['against']>, Target[]> = { desired: ['desired'], live: ['live'], both: ['live', 'desired'] };
