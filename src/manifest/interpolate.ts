@@ -9,6 +9,7 @@ import { MIN_SEARCHABLE_SECRET } from '../secrets/redact.js';
 import { MIN_FILLED_ENV_VALUE_CHARS } from '../project-files/limits.js';
 import { WITHHELD } from '../secrets/withhold.js';
 import { urlTokenRanges } from '../secrets/url-tokens.js';
+import { writtenByAuthor } from '../secrets/author-variables.js';
 import type { DiagnosticList } from './diagnostics.js';
 import type { FilledTextBudget } from './filled-text-budget.js';
 import { envPolicyOf, FORBIDDEN_PLACE_FIX, refusalMessage, type EnvPolicy } from '../secrets/env-policy.js';
@@ -22,7 +23,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 export interface InterpolationContext {
   env: Env;
   diagnostics: DiagnosticList;
-  /** Receives every value that came from the environment (never a `:-` default: the manifest's text). */
+  /** Receives every value that came from the environment (never a `:-` default, nor a variable the change's author writes: their text). */
   onSecret(value: string): void;
   /** Receives the name of every variable a reference reads (once per reference). */
   onEnvName?(name: string): void;
@@ -109,10 +110,12 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
       return whole;
     }
     fromEnv = true;
-    // A fallback is the manifest's own text, in git already: searched for, it would hide whatever words
-    // the pull request chose from every output. Its place is still masked as one filled from ${env:…}.
-    if (!fromFallback) ctx.onSecret(resolved);
-    if (span && !fromFallback && resolved.length > 0 && resolved.length < MIN_SEARCHABLE_SECRET && firstWarning(ctx.diagnostics, name)) {
+    // A fallback is the manifest's own text, in git already, and a variable the change's author writes
+    // (secrets/author-variables.ts) is the author's: searched for, either would hide whatever words the
+    // pull request chose from every output. Its place is still masked as one filled from ${env:…}.
+    const authorsText = fromFallback || writtenByAuthor(name);
+    if (!authorsText) ctx.onSecret(resolved);
+    if (span && !authorsText && resolved.length > 0 && resolved.length < MIN_SEARCHABLE_SECRET && firstWarning(ctx.diagnostics, name)) {
       ctx.diagnostics.warning(
         'env_value_short',
         `the value of ${name} is under ${MIN_SEARCHABLE_SECRET} characters, too short to search for in output without garbling ordinary words: it is hidden where it stands as a value (its config paths, headers), not wherever it occurs in text such as a reply; if it is not secret, it needs no \${env:…}: write it in the manifest as it is, in a header or a URL's query too (x-env: prod; the built-in policy asks for \${env:…} only where a header or query parameter names a credential, such as authorization or ?token=), or under environments: where it differs per environment; if it is secret, make it longer`,

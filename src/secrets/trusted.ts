@@ -18,6 +18,7 @@
  * Every command asks here (plan, drift, apply, test, test capture, diff, export, report, logs, chat, get), each live
  * agent told to `noteLiveAgent` (or `livePaths`) as it is read: none derives secret places on its own.
  */
+import { writtenByAuthor } from './author-variables.js';
 import { envPolicyOf } from './env-policy.js';
 import { hasEnvReference, literalParts, referencedNames } from './env-reference.js';
 import { formatDotted, placePath, valueAtPath, type FieldPath } from '../util/field-path.js';
@@ -85,7 +86,7 @@ export class TrustedSecrets {
   noteRecordedVariables(names: readonly string[] | undefined): void {
     const policy = envPolicyOf(this.env);
     for (const name of names ?? []) {
-      if (policy.check(name) === 'allowed') this.registry.add(this.env[name]);
+      if (policy.check(name) === 'allowed' && !writtenByAuthor(name)) this.registry.add(this.env[name]);
     }
   }
 
@@ -338,7 +339,8 @@ function valueAtPlace(config: unknown, place: string): unknown {
 /**
  * The values of the variables a manifest may read under the operator's policy (`VOXFORM_ENV_ALLOW`
  * when set; never `VOXFORM_*`), each once, with the names (in name order) that hold it; with
- * `only`, of those variables alone.
+ * `only`, of those variables alone. Never a variable the change's author writes (author-variables.ts):
+ * its value in a live text is no secret, and searched for it would hide the author's chosen words.
  */
 function manifestReadableVariables(env: Env, only?: ReadonlySet<string>): Map<string, string[]> {
   const policy = envPolicyOf(env);
@@ -346,7 +348,7 @@ function manifestReadableVariables(env: Env, only?: ReadonlySet<string>): Map<st
   for (const name of Object.keys(env).sort()) {
     if (only && !only.has(name)) continue;
     const value = env[name];
-    if (!value || policy.check(name) !== 'allowed') continue;
+    if (!value || policy.check(name) !== 'allowed' || writtenByAuthor(name)) continue;
     const names = variables.get(value);
     if (names) names.push(name);
     else variables.set(value, [name]);

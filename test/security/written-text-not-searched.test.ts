@@ -8,8 +8,8 @@
 import { execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { expect, it } from 'vitest';
-import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { runCli, runCliInProcess, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
 const TOKEN = 'planted-secret-123456';
@@ -85,4 +85,55 @@ it("a committed .voxform/local.json holding text of the pull request's at a ledg
     expect(plan.stdout, format).toContain(`Before we start, ${HIDDEN}.`);
     expect(plan.stdout, format).not.toContain('(sensitive)');
   }
+});
+
+/**
+ * A variable the CI fills from the pull request (its commit message, its branch) holds the author's
+ * text: read by a manifest, or found in a live text, its value is masked where it stands and never
+ * searched for, so the author cannot choose words the plan hides (src/secrets/author-variables.ts).
+ */
+describe("a CI variable holding the change's author's text", () => {
+  const authorsEnv = { HOOK_TOKEN: TOKEN, CI_COMMIT_MESSAGE: HIDDEN, GITHUB_HEAD_REF: 'Thanks-for-calling' };
+  const newPrompt = `Before we start, ${HIDDEN}. Thanks-for-calling!`;
+  const agent = (config: string[]) => ['version: 1', 'agents:', '  front-desk:', '    id: -OKdqbqetEcM4ak369ym', '    name: Front desk', '    config:', ...config.map((line) => `      ${line}`), ''].join('\n');
+  const hook = (headers: string) => ['session_data_webhook:', '  url: https://hooks.example.com/voice/end-of-call', `  headers: { ${headers} }`];
+
+  async function planEachFormat(project: string, check: (stdout: string, format: string) => void): Promise<void> {
+    for (const format of ['text', 'markdown', 'json']) {
+      const plan = await runCli(['plan', '--local', '--format', format], { cwd: project, env: authorsEnv });
+      expect(plan.code, plan.stderr).toBe(0);
+      expect(plan.stdout, format).toContain(newPrompt);
+      expect(plan.stdout + plan.stderr, format).not.toContain(TOKEN);
+      if (format === 'json') expect(() => JSON.parse(plan.stdout)).not.toThrow();
+      check(plan.stdout, format);
+    }
+  }
+
+  it('read by the manifests, hides none of its words in the plan, and is masked where it stands', async () => {
+    const project = await tempDir();
+    await writeFile(path.join(project, 'agents.yaml'), agent(['prompt: Hello', ...hook('x-hook-token: "${env:HOOK_TOKEN}"')]));
+    const apply = await runCli(['apply', '--local', '--auto-approve'], { cwd: project, env: authorsEnv });
+    expect(apply.code, apply.stderr).toBe(0);
+    const headers = 'x-hook-token: "${env:HOOK_TOKEN}", x-commit: "${env:CI_COMMIT_MESSAGE}"';
+    await writeFile(path.join(project, 'agents.yaml'), agent([`prompt: "${newPrompt}"`, 'first_message: "${env:GITHUB_HEAD_REF}"', ...hook(headers)]));
+    await planEachFormat(project, (stdout, format) => {
+      // Each value stands masked at its own place: the header, and the greeting the branch name fills (as its reference).
+      const masked =
+        format === 'json' ? ['"config.session_data_webhook.headers.x-commit": "(sensitive)"', '"config.first_message": "(sensitive)"'] : ['headers.x-commit: (sensitive value)', '→ "${env:GITHUB_HEAD_REF}"'];
+      for (const place of masked) expect(stdout, format).toContain(place);
+    });
+  });
+
+  it('found in a live text, hides none of its words in the plan', async () => {
+    const project = await tempDir();
+    // The live prompt the service holds says the words the pull request's commit message chose.
+    await writeFile(path.join(project, 'agents.yaml'), agent([`prompt: "Please ${HIDDEN}. Thanks-for-calling"`]));
+    const apply = await runCli(['apply', '--local', '--auto-approve'], { cwd: project, env: {} });
+    expect(apply.code, apply.stderr).toBe(0);
+    await writeFile(path.join(project, 'agents.yaml'), agent([`prompt: "${newPrompt}"`]));
+    await planEachFormat(project, (stdout, format) => {
+      expect(stdout, format).toContain(`Please ${HIDDEN}. Thanks-for-calling`);
+      expect(stdout, format).not.toContain('(sensitive)');
+    });
+  });
 });
