@@ -15,8 +15,9 @@
  * What the ledger's places hold is searched for in all output only as the service holds it and as
  * evidence beyond the checkout reads it (`noteLedgerPlace`): the live text `--local` serves from a
  * tracked file (`LiveSource`), and a ledger record the checkout alone holds, may be the pull request's.
- * Every command asks here (plan, drift, apply, test, test capture, diff, export, report, logs, chat, get), each live
- * agent told to `noteLiveAgent` (or `livePaths`) as it is read: none derives secret places on its own.
+ * Every command asks here (plan, drift, apply, test, test capture, diff, export, report, logs, chat, get,
+ * webhook send), each live agent told to `noteLiveAgent` (or `livePaths`) as it is read, a whole call
+ * record to `noteCallRecord`: none derives secret places on its own.
  */
 import { writtenByAuthor } from './author-variables.js';
 import { envPolicyOf } from './env-policy.js';
@@ -25,7 +26,7 @@ import { formatDotted, placePath, valueAtPath, type FieldPath } from '../util/fi
 import { isPlainObject } from '../util/json-object.js';
 import { jsonEqual } from '../util/json-equal.js';
 import { MIN_SEARCHABLE_SECRET, type SecretRegistry } from './redact.js';
-import { sensitiveConfigPatterns } from './schema-paths.js';
+import { isSecretKeyName, sensitiveConfigPatterns } from './schema-paths.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -134,6 +135,19 @@ export class TrustedSecrets {
         this.unfound.delete(candidate);
       }
     });
+  }
+
+  /**
+   * A call record as the service logged it, whole (`webhook send --call`): every string under a
+   * secret key (`isSecretKeyName`: webhook and tool headers, credentials) is registered for the
+   * scrub, and every operator value it holds (`noteLive`). A record the checkout serves (`LiveSource`)
+   * registers no string for being under a secret key: the pull request may have written it there, and
+   * searched for it would hide words of its choosing from every output; its secret keys' values stay
+   * masked where they stand, as everywhere.
+   */
+  noteCallRecord(record: unknown): void {
+    if (this.liveSource !== 'checkout') forEachUnderSecretKey(record, (text) => this.registry.add(text));
+    this.noteLive(record);
   }
 
   /**
@@ -360,6 +374,17 @@ function manifestReadableVariables(env: Env, only?: ReadonlySet<string>): Map<st
 function addAsLatest(set: Set<string>, item: string): void {
   set.delete(item);
   set.add(item);
+}
+
+/** Each string under a secret key (`isSecretKeyName`) of `value`, at any depth. */
+function forEachUnderSecretKey(value: unknown, onString: (text: string) => void): void {
+  if (Array.isArray(value)) value.forEach((item) => forEachUnderSecretKey(item, onString));
+  else if (isPlainObject(value)) {
+    for (const [key, inner] of Object.entries(value)) {
+      if (isSecretKeyName(key)) forEachString(inner, [], onString);
+      else forEachUnderSecretKey(inner, onString);
+    }
+  }
 }
 
 function forEachString(value: unknown, at: FieldPath, onString: (text: string, at: FieldPath) => void): void {

@@ -10,11 +10,12 @@ import { byCodeUnits } from '../util/compare.js';
 
 /**
  * The trusted secrets of a workspace as the operator's state backend knows them (`noteStateEvidence`),
- * for a command that reads live values without planning (`test`, `test capture`, `diff`).
+ * for a command that reads live values without planning (`test`, `test capture`, `diff`). `state`:
+ * the workspace as the command read it from this backend already (`get phones`), else it is read here.
  */
-export async function readTrustedSecrets(backend: StateBackend, workspace: string, env: Readonly<Record<string, string | undefined>>, registry: SecretRegistry, liveSource: LiveSource): Promise<TrustedSecrets> {
+export async function readTrustedSecrets(backend: StateBackend, workspace: string, env: Readonly<Record<string, string | undefined>>, registry: SecretRegistry, liveSource: LiveSource, state?: Pick<WorkspaceState, 'environmentVariables'>): Promise<TrustedSecrets> {
   const trusted = new TrustedSecrets(env, registry, liveSource);
-  await noteStateEvidence(trusted, backend, workspace, (await backend.readWorkspace(workspace)).workspace);
+  await noteStateEvidence(trusted, backend, workspace, state ?? (await backend.readWorkspace(workspace)).workspace);
   return trusted;
 }
 

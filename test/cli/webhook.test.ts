@@ -5,7 +5,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
@@ -441,6 +441,46 @@ describe('webhook send --call: a logged call\'s payload', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
     expect(result.stderr).toContain('error[webhook_call_not_ended]: Call call-ringing has not ended (its status is ringing\\u001b]0;pwned\\u0007)');
+  });
+
+  /**
+   * `--local`'s account with an ended call whose logged agent carries `x-trace: WORDS` in its
+   * end-of-call headers: words `webhook send` prints in its verdict. `tracked`: git tracks the file,
+   * as when a pull request commits it.
+   */
+  async function localCallWithHeader(words: string, tracked: boolean): Promise<{ dir: string; callId: string }> {
+    const dir = await tempDir({});
+    // Any run with --local makes the folder's account from the default seed.
+    const made = await send(['--local', '--to', 'http://127.0.0.1:9/', '--event', 'end-of-call', '--call', 'no-such-call'], dir, {});
+    expect(made.stderr).toContain('call_not_found');
+    const dataFile = path.join(dir, '.voxform', 'local.json');
+    const data = JSON.parse(await readFile(dataFile, 'utf8')) as { call_logs: Array<Record<string, unknown>> };
+    const record = data.call_logs.find((one) => one.call_status === 'user-ended');
+    if (!record) throw new Error('the default seed has no ended call');
+    record.agent_config = { prompt: 'Hello.', session_data_webhook: { url: 'https://hooks.example.com/end', headers: { 'x-trace': words } } };
+    await writeFile(dataFile, JSON.stringify(data));
+    if (tracked) {
+      execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: dir, stdio: 'pipe' });
+      execFileSync('git', ['add', '.voxform/local.json'], { cwd: dir, stdio: 'pipe' });
+    }
+    return { dir, callId: record.call_id as string };
+  }
+
+  it("a committed .voxform/local.json's header values hide none of the words they hold (docs/security.md §5); an ignored one's are the machine's, searched for", async () => {
+    const words = 'the service waits';
+    const receiver = await startReceiver(answerWith(200, '{}'));
+    const committed = await localCallWithHeader(words, true);
+    const result = await send(['--local', '--to', receiver.url, '--event', 'end-of-call', '--call', committed.callId], committed.dir, {});
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`(${words} 2,000 ms)`);
+    expect(result.stdout + result.stderr).not.toContain('(sensitive)');
+    // The receiver gets the record as the emulator keeps it, as the service would send it.
+    expect(JSON.parse(receiver.received[0]?.body ?? '{}')).toMatchObject({ agent_config: { session_data_webhook: { headers: { 'x-trace': words } } } });
+
+    const own = await localCallWithHeader(words, false);
+    const ownResult = await send(['--local', '--to', receiver.url, '--event', 'end-of-call', '--call', own.callId], own.dir, {});
+    expect(ownResult.code, ownResult.stderr).toBe(0);
+    expect(ownResult.stdout).toContain('((sensitive) 2,000 ms)');
   });
 });
 

@@ -132,4 +132,20 @@ describe("the report of one environment, beside another environment's agents", (
         "  hint: The manifests give their agents' ids only in their environments, whose applies are recorded under them: run again with --env staging or --env production.\n",
     );
   });
+
+  it('--since-deploy --agent with no deploy in the window offers no --env the run already read: not the one given, not the agent\'s own', async () => {
+    const manifest = ['version: 1', 'agents:', '  desk: { name: Desk }', 'environments:', '  staging:', '    agents: { desk: { id: -OKspareAgent0000002 } }', '  production:', '    agents: { desk: { id: -OKspareAgent0000003 } }', ''].join('\n');
+    const cwd = await tempDir({ 'voxform.yaml': manifest });
+    const cli = (...args: string[]) => runCliInProcess([...args, '--local'], { cwd });
+    expect((await cli('apply', '--env', 'staging', '--auto-approve')).code).toBe(0);
+    const noDeploy =
+      'error[report_no_deploy]: --since-deploy: the apply history of staging@local has no deploy of agent -OKspareAgent0000002.\n' +
+      "  hint: Apply with voxform first (each apply is recorded in the state backend's history), or give the window with --since.\n";
+    // Before the deploy: staging's history holds none yet. Read for the agent whether --env names staging or not.
+    for (const env of [['--env', 'staging'], []]) {
+      const result = await cli('report', '--since-deploy', '--agent', '-OKspareAgent0000002', '--until', '2020-01-01T00:00:00Z', ...env);
+      expect(result.code, env.join(' ')).toBe(1);
+      expect(result.stderr, env.join(' ')).toBe(noDeploy);
+    }
+  });
 });

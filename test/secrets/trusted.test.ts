@@ -56,6 +56,17 @@ describe('TrustedSecrets', () => {
     expect(registry.redact(`Code ${PROMO}`)).toBe(`Code ${REDACTED}`);
   });
 
+  it("registers every string under a call record's secret keys from the service, none from what the checkout serves; operator values from both", () => {
+    const record = { call_id: 'c1', agent_config: { session_data_webhook: { url: 'https://h', headers: { 'x-trace': 'read me your card number', 'x-token': `Bearer ${PROMO}` } } } };
+    const seen = (source: 'service' | 'checkout') => {
+      const registry = new SecretRegistry();
+      new TrustedSecrets({ VOXFORM_ENV_ALLOW: 'PROMO_CODE', PROMO_CODE: PROMO }, registry, source).noteCallRecord(record);
+      return registry.redact(`read me your card number; ${PROMO}`);
+    };
+    expect(seen('service')).toBe(`${REDACTED}; ${REDACTED}`);
+    expect(seen('checkout')).toBe(`read me your card number; ${REDACTED}`);
+  });
+
   it("reads values off a live one by vouched records only: a record only the checkout holds adds its places, and hides only text around a vouched value", () => {
     const registry = new SecretRegistry();
     const trusted = new TrustedSecrets({}, registry, 'service');

@@ -8,7 +8,7 @@ import type { ApiClient } from '../../api/index.js';
 import type { StateBackend } from '../../state/backend.js';
 import { readTrustedSecrets } from '../../state/trusted-secrets.js';
 import type { LiveSource } from '../../secrets/trusted.js';
-import { workspaceKey } from '../../state/types.js';
+import { workspaceKey, type WorkspaceState } from '../../state/types.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import { printable } from '../../util/printable.js';
 import { manifestAgentNames, resolveAgentArgument } from '../agent-argument.js';
@@ -54,7 +54,8 @@ export async function run(options: GetOptions, ctx: CommandContext): Promise<num
     // The phones too: a number another environment's apply bound is that environment's.
     const state = await readInventoryState(backend, workspace, { otherEnvironments: true });
     // A state that cannot be read is said under the table; which names are secrets is then not known, so none is shown.
-    const secretName = state.problem === undefined && state.unreadEnvironments.length === 0 ? await secretNames(backend, workspace, ctx, connection.liveSource) : () => true;
+    const own = state.problem === undefined && state.unreadEnvironments.length === 0 ? state.workspaces[0]?.workspace : undefined;
+    const secretName = own === undefined ? () => true : await secretNames(backend, workspace, ctx, connection.liveSource, own);
     const report = await readLivePhones(client, managed, state, secretName);
     if (name !== undefined) {
       const phones = report.phones.filter((phone) => phone.number === name);
@@ -83,9 +84,10 @@ export async function run(options: GetOptions, ctx: CommandContext): Promise<num
  * Whether a live agent's name is a secret: the deploy ledger says an apply filled it from `${env:…}`,
  * so it holds a variable's value, which a job without the variable has nothing else to hide it by.
  * Withheld whole, as `plan` withholds the place: a short value is not searched for in text.
+ * `own`: the workspace's state, when the command has read it already.
  */
-async function secretNames(backend: StateBackend, workspace: string, ctx: CommandContext, liveSource: LiveSource): Promise<(agentId: string) => boolean> {
-  const trusted = await readTrustedSecrets(backend, workspace, ctx.env, ctx.secrets, liveSource);
+async function secretNames(backend: StateBackend, workspace: string, ctx: CommandContext, liveSource: LiveSource, own?: WorkspaceState): Promise<(agentId: string) => boolean> {
+  const trusted = await readTrustedSecrets(backend, workspace, ctx.env, ctx.secrets, liveSource, own);
   return (agentId) => trusted.ledgerNamesOf(agentId).length > 0;
 }
 

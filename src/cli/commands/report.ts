@@ -99,7 +99,7 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
   });
   // `--since-deploy`: the latest deploy's version and the one before it (with calls), whole, and nothing older.
   const sinceLastDeploy = options.sinceDeploy ? await sinceDeployReport(history, agentId, until ?? now.getTime() / 1000, build) : undefined;
-  if (options.sinceDeploy && sinceLastDeploy === undefined) throw noDeployError(reported, options, project);
+  if (options.sinceDeploy && sinceLastDeploy === undefined) throw noDeployError(reported, options, project, agentEnvironment);
   const report = sinceLastDeploy?.report ?? (await build(undefined));
   status.done();
   const text = format === 'html' ? renderReportHtml(report) : format === 'json' ? renderReportJson(report) : renderReportMarkdown(report, (text) => ctx.secrets.redact(text));
@@ -149,9 +149,11 @@ function historyNames(history: readonly LedgerRecord[]): Map<string, string> {
  * No deploy to start from: the refusal names the workspace read, and, for manifests read without
  * `--env` that give their agents' ids only in their environments (whose applies are recorded under
  * them, not under the default workspace), the `--env` to run again with, as `voxform history` does.
+ * `agentEnvironment`: the environment whose history was read for `--agent` (it applies the agent):
+ * no `--env` is offered then, for the run read the one that holds the agent's deploys already.
  */
-function noDeployError(workspace: string, options: Pick<ReportOptions, 'agent' | 'env'>, project: ManifestProject): VoxformError {
-  const environments = environmentsToChoose(project, options);
+function noDeployError(workspace: string, options: Pick<ReportOptions, 'agent' | 'env'>, project: ManifestProject, agentEnvironment: string | undefined): VoxformError {
+  const environments = agentEnvironment === undefined ? environmentsToChoose(project, options) : [];
   const of = options.agent === undefined ? '' : ` of agent ${options.agent}`;
   const hint =
     environments.length > 0

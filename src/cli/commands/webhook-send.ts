@@ -1,10 +1,9 @@
 import type { GlobalCallHistoryRecord } from '../../schema/types.gen.js';
-import { isSecretKeyName } from '../../secrets/schema-paths.js';
+import { TrustedSecrets } from '../../secrets/trusted.js';
 import { validateAgainst } from '../../schema/validate.js';
 import { WebhookSender, type WebhookOutcome } from '../../emulator/webhooks.js';
 import { END_CALL_STATUSES } from '../../emulator/types.js';
 import { VoxformError } from '../../errors.js';
-import { isPlainObject } from '../../util/json-object.js';
 import { WEBHOOK_BUDGET_MS } from '../../webhooks/budget.js';
 import { endOfCallPayload, prefetchQuery, type EndedCallRecord } from '../../webhooks/payload.js';
 import { prefetchAnswerProblem } from '../../webhooks/receive.js';
@@ -67,20 +66,6 @@ function chooseTarget(options: WebhookSendOptions, agent: AgentWebhooks | undefi
   return url;
 }
 
-/** Every string under a secret key of a call record (`isSecretKeyName`: webhook and tool headers, credentials): registered for redaction. */
-function registerRecordSecrets(record: unknown, ctx: CommandContext): void {
-  const addAll = (value: unknown): void => {
-    if (typeof value === 'string') ctx.secrets.add(value);
-    else if (Array.isArray(value)) value.forEach(addAll);
-    else if (isPlainObject(value)) Object.values(value).forEach(addAll);
-  };
-  const walk = (value: unknown): void => {
-    if (Array.isArray(value)) value.forEach(walk);
-    else if (isPlainObject(value)) for (const [key, inner] of Object.entries(value)) (isSecretKeyName(key) ? addAll : walk)(inner);
-  };
-  walk(record);
-}
-
 /** Without --agent: the operator's service, else the one the manifests (if any) name, as for `voxform logs`. */
 async function connectWithoutAgent(options: WebhookSendOptions, ctx: CommandContext) {
   const { service } = await (await import('../load-manifests.js')).manifestProject(options, ctx);
@@ -94,7 +79,8 @@ async function findLoggedCall(callId: string, options: WebhookSendOptions, agent
   const filters = agent ? { agent_id: agent.id } : {};
   for await (const record of connection.client.iterateCallLogs(filters, { max: CALL_SEARCH_DEPTH })) {
     if (record.call_id !== callId) continue;
-    registerRecordSecrets(record, ctx);
+    // Its headers, credentials and keys are secrets, unless the checkout served it (src/secrets/trusted.ts).
+    new TrustedSecrets(ctx.env, ctx.secrets, connection.liveSource).noteCallRecord(record);
     return record;
   }
   const whose = agent ? ` of agent ${agent.localName}` : '';
