@@ -1,6 +1,7 @@
 import { domainToASCII } from 'node:url';
 import { isPlainObject } from '../util/json-object.js';
-import { printable } from '../util/printable.js';
+import { markdownHtmlText, markdownText } from '../util/markdown-escape.js';
+import { controlsAsQuestionMarks, lineAsShown, printable } from '../util/printable.js';
 import { shorten } from '../util/shorten.js';
 
 /** What every printed, logged or stored secret becomes. */
@@ -143,19 +144,33 @@ export class SecretRegistry {
   }
 }
 
-/** Text that every echoed form writes unchanged. */
+/** Text that every echoed form but the Markdown ones (`markdownForms`) writes unchanged. */
 const WRITTEN_AS_ITSELF = /^[A-Za-z0-9._-]+$/;
 
 /**
- * A secret as it may appear in text: as written; JSON-escaped (also with non-ASCII as `\uXXXX`,
+ * A secret as it may appear in text: each form of the whole value (`wholeForms`), and, for a value
+ * holding line breaks (a PEM key, a JSON credential), each of its lines of searchable length as a
+ * report shows and escapes text (shownForms, markupForms): a line diff (`voxform plan`, `drift`)
+ * shows the value a line at a time, and the scrub reads each printed line on its own. A line shorter
+ * than MIN_SEARCHABLE_SECRET is not searched for, as a short value is not (it would garble ordinary
+ * words): it may show where the value is shown line by line.
+ */
+export function echoedForms(secret: string): string[] {
+  const lines = secret.split(/\r?\n/);
+  const searchedLines = lines.length > 1 ? lines.filter((line) => line.length >= MIN_SEARCHABLE_SECRET) : [];
+  return [...new Set([...wholeForms(secret), ...searchedLines.flatMap((line) => shownForms(line).flatMap(markupForms))])];
+}
+
+/**
+ * One text as it may appear: as written; JSON-escaped (also with non-ASCII as `\uXXXX`,
  * with `/` as `\/`, and escaped twice, as in a JSON body quoted inside a JSON error message);
  * URL-encoded (path and query encodings, upper- and lower-case hex, space as `+`, and as a URL
  * parser writes it: urlPartForms); and as the report formats show it (shownForms) and escape it
- * (markupForms). A parser's lower-cased host is matched by the scrub ignoring case.
+ * (markupForms, markdownForms). A parser's lower-cased host is matched by the scrub ignoring case.
  */
-export function echoedForms(secret: string): string[] {
-  // Letters, digits, `.`, `_` and `-` are written as themselves in every form: most tokens, found at once.
-  if (WRITTEN_AS_ITSELF.test(secret)) return [secret];
+function wholeForms(secret: string): string[] {
+  // Letters, digits, `.`, `_` and `-` are written as themselves in every form but Markdown's: most tokens, found at once.
+  if (WRITTEN_AS_ITSELF.test(secret)) return [...new Set([secret, ...markdownForms(secret)])];
   const json = JSON.stringify(secret).slice(1, -1);
   const jsonAscii = json.replace(/[^\x20-\x7e]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
   const component = safeEncode(encodeURIComponent, secret);
@@ -173,16 +188,27 @@ export function echoedForms(secret: string): string[] {
     new URLSearchParams([['', secret]]).toString().slice(1),
     ...urlPartForms(secret),
     ...shownForms(secret).flatMap(markupForms),
+    ...markdownForms(secret),
   ];
   return [...new Set(forms.filter((form): form is string => typeof form === 'string' && form !== ''))];
 }
 
 /**
- * A secret as a report shows text: as written; with its control characters escaped (`printable`);
- * and as a transcript line, line breaks turned into spaces, then escaped.
+ * A secret as a report shows text: as written; with its control characters escaped (`printable`)
+ * or each shown as `?` (`lineAsShown` in a plan's diff, `controlsAsQuestionMarks` in a table; the
+ * invisible and C1 characters too); and as a transcript line, line breaks turned into spaces, then escaped.
  */
 function shownForms(secret: string): string[] {
-  return [secret, printable(secret), printable(secret.replace(/\r?\n/g, ' '))];
+  return [secret, printable(secret), lineAsShown(secret), controlsAsQuestionMarks(secret), printable(secret.replace(/\r?\n/g, ' '))];
+}
+
+/**
+ * A secret as the Markdown escapers write it (`markdownText`, `markdownHtmlText`: `_` as `\_`, `@`
+ * with a zero-width space after it, `://` with entities), at the start of a line, where a leading
+ * `-` or `#` is escaped too, and after other text.
+ */
+function markdownForms(secret: string): string[] {
+  return [markdownText, markdownHtmlText].flatMap((escape) => [escape(secret), escape(`x${secret}`).slice(1)]);
 }
 
 /**
