@@ -4,18 +4,14 @@ import { isApiError } from '../../api/index.js';
 import { printable, printableKeepingLines } from '../../util/printable.js';
 import { manifestAgentNames, resolveAgentArgument } from '../agent-argument.js';
 import { resolveConnection } from '../connection.js';
-import type { CommandContext, ConnectionOptions } from '../context.js';
+import type { CommandContext } from '../context.js';
 import { labelAsTestTraffic } from '../../api/test-traffic.js';
 import { errorText } from '../error-text.js';
 import { manifestProject } from '../load-manifests.js';
-import { operatorTrustedSecrets } from '../project.js';
+import { operatorTrustedSecrets, type ProjectOptions } from '../project.js';
 
-interface ChatOptions extends ConnectionOptions {
-  file?: string[];
-  env?: string;
+interface ChatOptions extends ProjectOptions {
   agent: string;
-  /** `--state`: the backend whose deploy ledger says which live values came from `${env:…}`. */
-  state?: string;
 }
 
 const EXIT_COMMANDS = new Set(['/exit', '/quit', '/bye']);
