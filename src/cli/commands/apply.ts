@@ -50,11 +50,6 @@ interface ApplySelection {
   takeOver: string[];
 }
 
-/** A saved plan's own selection (apply refuses both flags beside it), or this run's flags. */
-function applySelection(options: ApplyCommandOptions, saved: SavedPlan | undefined): ApplySelection {
-  return saved ? { targets: saved.targets, takeOver: saved.take_over ?? [] } : { targets: options.target ?? [], takeOver: options.takeOver ?? [] };
-}
-
 /** The saved plan `planFile`; a manifest there, not a plan, is the mistake of leaving out -f, said so. */
 async function readSavedPlan(planFile: string, options: ApplyCommandOptions, ctx: CommandContext): Promise<SavedPlan> {
   try {
@@ -71,7 +66,8 @@ async function readSavedPlan(planFile: string, options: ApplyCommandOptions, ctx
 export async function run(options: ApplyCommandOptions, ctx: CommandContext): Promise<number> {
   const planFile = options.args?.[0];
   const saved = planFile ? await readSavedPlan(planFile, options, ctx) : undefined;
-  const selection = applySelection(options, saved);
+  // A saved plan's own selection (apply refuses both flags beside it), or this run's flags.
+  const selection: ApplySelection = saved ? { targets: saved.targets, takeOver: saved.take_over ?? [] } : { targets: options.target ?? [], takeOver: options.takeOver ?? [] };
   // The command as typed: a saved plan names its environment and targets itself, and apply refuses them beside it.
   const command = recordedCommand(planFile ? `apply ${shellWord(planFile)}` : 'apply', options);
   const workingDir = saved ? await realpath(ctx.cwd) : undefined;
