@@ -31,8 +31,7 @@ export async function run(options: ChatOptions, ctx: CommandContext): Promise<nu
   });
   const interactive = Boolean(ctx.stdin.isTTY) && ctx.stderr.isTTY;
   const project = await manifestProject(options, ctx);
-  const { service } = project;
-  const { client, serviceId, liveSource } = await resolveConnection({ ...options, manifest: service }, ctx);
+  const { client, serviceId, liveSource } = await resolveConnection({ ...options, manifest: project.service }, ctx);
 
   // Fail before the first message when the agent does not exist, and name it on a terminal.
   const agentId = await resolveAgentArgument(options.agent, manifestAgentNames(project), client);

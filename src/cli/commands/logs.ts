@@ -59,8 +59,7 @@ export async function run(options: LogsOptions, ctx: CommandContext): Promise<nu
   const filters = buildFilters(options, Date.now());
   // Read also without --agent: the manifests' secrets, registered, stay out of the records' agent_config.
   const project = await manifestProject(options, ctx);
-  const { service } = project;
-  const { client, serviceId, liveSource } = await resolveConnection({ ...options, manifest: service }, ctx);
+  const { client, serviceId, liveSource } = await resolveConnection({ ...options, manifest: project.service }, ctx);
   const trusted = await operatorTrustedSecrets(options, ctx, { environment: options.env, serviceId, liveSource }, { note: 'later' });
   // Before anything is printed: an unknown agent is a mistake, not an empty result.
   if (options.agent !== undefined) filters.agent_id = await resolveAgentArgument(options.agent, manifestAgentNames(project), client);

@@ -49,9 +49,7 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
     throw new VoxformError('invalid_argument', 'An HTML report is a file to open in a browser, not text for the terminal.', { hint: 'Add --out report.html.' });
   }
   const now = new Date();
-  const window = parseTimeWindow(options, now.getTime());
-  const until = window.until;
-  const since = window.since;
+  const { since, until } = parseTimeWindow(options, now.getTime());
   if (options.sinceDeploy && since !== undefined) {
     throw new VoxformError('invalid_argument', '--since and --since-deploy contradict each other.', { hint: 'Pass one: --since-deploy reports the latest deploy\'s version and the one before it, whole.' });
   }
