@@ -16,6 +16,21 @@ import { errorLead } from './error-text.js';
 import { refuseMandatoryViolations } from './policy-check.js';
 import { nextCommand, stateFlags, type ChosenTarget, type LineOptions, type SavedPlanCommands } from './next-command.js';
 import { errorMessage } from '../secrets/error-message.js';
+import type { ProjectOptions } from './project.js';
+
+/** The options of a command that runs an apply (`apply`, `rollback`, `promote`, `drift`; program.ts `withApplyRun`). */
+export interface ApplyRunOptions extends ProjectOptions {
+  autoApprove?: boolean;
+  /** Seconds, read by the argument parser (whole-number.ts). */
+  lockTimeout?: number;
+  /** `--allow-missing-state`: apply though the state lost the workspace (ApplyOptions.allowMissingState). */
+  allowMissingState?: boolean;
+}
+
+/** What those options ask of the apply, as every such command passes them on. */
+export function applyRunSettings(options: ApplyRunOptions) {
+  return { autoApprove: options.autoApprove, parallelism: options.parallelism, lockTimeoutSeconds: options.lockTimeout ?? 0, allowMissingState: options.allowMissingState };
+}
 
 type TerminalApplyOptions = Omit<ApplyOptions, 'confirm' | 'onEvent' | 'signal' | 'stopWaiting' | 'onLocked' | 'onChange'>;
 

@@ -63,12 +63,13 @@ const APPLY_INTERRUPTED = '130  interrupted (Ctrl-C or SIGTERM): no new write is
 
 interface CommandHelp {
   environment: EnvironmentName[];
-  exitCodes: string[];
+  /** OK_OR_ERROR where a command's table gives none. */
+  exitCodes?: string[];
   examples: string[];
 }
 
 /** Keyed by the command's full name as the user types it (`keys create`). */
-export const COMMAND_HELP: Record<string, CommandHelp> = {
+export const COMMAND_HELP: Record<string, Required<CommandHelp>> = withExitCodes({
   validate: {
     environment: [...MANIFEST_ENV, 'VOXFORM_POLICY_PACKS', 'VOXFORM_TRUST_PROJECT_PACKS'],
     exitCodes: ['0  the manifests are valid and no mandatory policy rule is violated', '1  problems or mandatory policy violations (each with file:line:col and its code, which docs/errors.md explains)'],
@@ -81,7 +82,6 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   },
   'policy list': {
     environment: [...MANIFEST_ENV, 'VOXFORM_POLICY_PACKS', 'VOXFORM_TRUST_PROJECT_PACKS'],
-    exitCodes: OK_OR_ERROR,
     examples: ['voxform policy list', 'voxform policy list --format json'],
   },
   'plan show': {
@@ -122,22 +122,18 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   },
   diff: {
     environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...STATE_ENV],
-    exitCodes: OK_OR_ERROR,
     examples: ['voxform diff --env staging --env production', 'voxform diff --env staging --env production --format json'],
   },
   history: {
     environment: ['VOXFORM_REGION', 'VOXFORM_BASE_URL', ...MANIFEST_ENV, ...STATE_ENV],
-    exitCodes: OK_OR_ERROR,
     examples: ['voxform history', 'voxform history --agent front-desk --limit 5', 'voxform history --local --format json'],
   },
   export: {
     environment: [...SERVICE_ENV],
-    exitCodes: OK_OR_ERROR,
     examples: ['voxform export --agent -OKdqbqetEcM4ak369ym --out exported', 'voxform export --from-phones --local --out exported'],
   },
   init: {
     environment: [],
-    exitCodes: OK_OR_ERROR,
     // Every variable a template needs is given: without a terminal, init asks for none.
     examples: [
       `voxform init --template post-call-survey --var agent_id=${SPARE_AGENT_IDS[0]} --var business="Acme Dental" --var results_webhook_url=https://hooks.example.com/survey survey`,
@@ -146,7 +142,6 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   },
   templates: {
     environment: [],
-    exitCodes: OK_OR_ERROR,
     examples: ['voxform templates'],
   },
   fmt: {
@@ -166,22 +161,18 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   },
   logs: {
     environment: [...SERVICE_ENV],
-    exitCodes: OK_OR_ERROR,
     examples: ['voxform logs --local', 'voxform logs --agent front-desk --since 24h', 'voxform logs --status error --format ndjson --all'],
   },
   report: {
     environment: [...SERVICE_ENV, ...STATE_ENV, 'GITHUB_SERVER_URL', 'GITHUB_REPOSITORY', 'CI_PROJECT_URL'],
-    exitCodes: OK_OR_ERROR,
     examples: ['voxform report --local', 'voxform report --agent front-desk --since 7d --format html --out report.html', 'voxform report --since-deploy --format markdown > comment.md'],
   },
   'keys create': {
     environment: [...SERVICE_ENV],
-    exitCodes: OK_OR_ERROR,
     examples: ['voxform keys create --type public --name website', 'voxform keys create --type private --local'],
   },
   chat: {
     environment: [...SERVICE_ENV],
-    exitCodes: OK_OR_ERROR,
     examples: ['voxform chat --agent front-desk --local', 'voxform chat --agent -OKdqbqetEcM4ak369ym --local'],
   },
   test: {
@@ -191,7 +182,6 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   },
   'test capture': {
     environment: [...SERVICE_ENV],
-    exitCodes: OK_OR_ERROR,
     examples: ['voxform test capture CALL_ID --out tests/captured.test.yaml', 'voxform test capture CALL_ID --local --out tests/captured.test.yaml'],
   },
   'webhook send': {
@@ -215,7 +205,6 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   },
   'state list': {
     environment: [...STATE_ENV],
-    exitCodes: OK_OR_ERROR,
     examples: ['voxform state list', 'voxform state list --state postgres://voxform@db.internal/voxform --format json'],
   },
   'state show': {
@@ -254,7 +243,6 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   },
   completion: {
     environment: [...MANIFEST_ENV],
-    exitCodes: OK_OR_ERROR,
     examples: ['voxform completion bash > ~/.local/share/bash-completion/completions/voxform', 'voxform completion zsh > "${fpath[1]}/_voxform"', 'voxform completion fish > ~/.config/fish/completions/voxform.fish'],
   },
   'ci run': {
@@ -272,10 +260,13 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   },
   schema: {
     environment: [],
-    exitCodes: OK_OR_ERROR,
     examples: ['voxform schema > .voxform/manifest.schema.json'],
   },
-};
+});
+
+function withExitCodes(table: Record<string, CommandHelp>): Record<string, Required<CommandHelp>> {
+  return Object.fromEntries(Object.entries(table).map(([name, help]) => [name, { exitCodes: OK_OR_ERROR, ...help }]));
+}
 
 function fullName(command: Command): string {
   const names: string[] = [];
@@ -290,11 +281,11 @@ function alignExitCode(line: string): string {
 }
 
 /** The command's exit codes, 130 among them: its own words for an interruption, else INTERRUPTED. */
-function exitCodes(help: CommandHelp): string[] {
+function exitCodes(help: Required<CommandHelp>): string[] {
   return help.exitCodes.some((line) => line.startsWith('130 ')) ? help.exitCodes : [...help.exitCodes, INTERRUPTED];
 }
 
-function renderCommandHelp(help: CommandHelp): string {
+function renderCommandHelp(help: Required<CommandHelp>): string {
   const environment = [...help.environment, ...ALWAYS_ENV];
   const width = Math.max(...environment.map((name) => name.length));
   return [

@@ -35,8 +35,6 @@ export interface ManifestOptions {
   withholdUnsetEnv?: boolean | undefined;
 }
 
-
-
 /**
  * The manifests the options name, loaded for their environment: resolved from `project` when the
  * command has read it already (validate resolves each overlay from one read), else from
@@ -258,10 +256,7 @@ export function environmentsToChoose(project: Pick<ManifestProject, 'environment
  * taken from the load can hold one, for no id, phone number, file path or service setting may come
  * from the environment (`env_forbidden`); so reading the logs of one agent never needs every agent's secrets.
  */
-export async function manifestProject(
-  options: ManifestOptions,
-  ctx: CommandContext,
-): Promise<ManifestProject> {
+export async function manifestProject(options: ManifestOptions, ctx: CommandContext): Promise<ManifestProject> {
   const loaded = await loadManifestsIfAny({ ...options, withholdUnsetEnv: true }, ctx, 'their agent names and service are not used');
   const manifests = loaded.files.map((file) => path.relative(ctx.cwd, file) || file);
   const { environmentAgents, agentDisplayNames: displayNames, unreadAgents, agentsWithOwnId: withOwnId } = loaded;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { isVoxformError, VoxformError } from '../../errors.js';
 import { madeElsewhere, readPlanFile, type SavedPlan } from '../../plan/plan-file.js';
 import type { CommandContext } from '../context.js';
-import { applyOnTerminal } from '../apply-on-terminal.js';
+import { applyOnTerminal, applyRunSettings, type ApplyRunOptions } from '../apply-on-terminal.js';
 import { manifestArgumentError, namesManifest } from '../manifest-argument.js';
 import { shellWord } from '../../util/shell-word.js';
 import { savedPlanCommands, type ChosenTarget } from '../next-command.js';
@@ -12,16 +12,10 @@ import { withTakeOverCommands } from '../take-over.js';
 import { warnPromotedEnvironment } from '../promotion-notice.js';
 import { connectProject, deploySourceOf, planInputs, type ProjectOptions } from '../project.js';
 
-interface ApplyCommandOptions extends ProjectOptions {
+interface ApplyCommandOptions extends ApplyRunOptions {
   /** `[PLAN]`: a plan file saved by `voxform plan --out`. */
   args?: string[];
-  autoApprove?: boolean;
   target?: string[];
-  /** Seconds, read by the argument parser (whole-number.ts). */
-  lockTimeout?: number;
-  /** `--allow-missing-state`: apply though the state lost the workspace (ApplyOptions.allowMissingState). */
-  allowMissingState?: boolean;
-  parallelism?: number;
 }
 
 /** The project a saved plan names: its manifests and environment, and no other selection. */
@@ -56,11 +50,6 @@ interface ApplySelection {
   takeOver: string[];
 }
 
-/** A saved plan's own selection (apply refuses both flags beside it), or this run's flags. */
-function applySelection(options: ApplyCommandOptions, saved: SavedPlan | undefined): ApplySelection {
-  return saved ? { targets: saved.targets, takeOver: saved.take_over ?? [] } : { targets: options.target ?? [], takeOver: options.takeOver ?? [] };
-}
-
 /** The saved plan `planFile`; a manifest there, not a plan, is the mistake of leaving out -f, said so. */
 async function readSavedPlan(planFile: string, options: ApplyCommandOptions, ctx: CommandContext): Promise<SavedPlan> {
   try {
@@ -77,8 +66,8 @@ async function readSavedPlan(planFile: string, options: ApplyCommandOptions, ctx
 export async function run(options: ApplyCommandOptions, ctx: CommandContext): Promise<number> {
   const planFile = options.args?.[0];
   const saved = planFile ? await readSavedPlan(planFile, options, ctx) : undefined;
-  const timeout = options.lockTimeout ?? 0;
-  const selection = applySelection(options, saved);
+  // A saved plan's own selection (apply refuses both flags beside it), or this run's flags.
+  const selection: ApplySelection = saved ? { targets: saved.targets, takeOver: saved.take_over ?? [] } : { targets: options.target ?? [], takeOver: options.takeOver ?? [] };
   // The command as typed: a saved plan names its environment and targets itself, and apply refuses them beside it.
   const command = recordedCommand(planFile ? `apply ${shellWord(planFile)}` : 'apply', options);
   const workingDir = saved ? await realpath(ctx.cwd) : undefined;
@@ -105,10 +94,7 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
       planCommand: savedCommands?.plan,
       targets: selection.targets,
       takeOver: selection.takeOver,
-      autoApprove: options.autoApprove,
-      parallelism: options.parallelism,
-      lockTimeoutSeconds: timeout,
-      allowMissingState: options.allowMissingState,
+      ...applyRunSettings(options),
       command,
       history: project.backend.history,
       source,

@@ -4,18 +4,14 @@ import { isApiError } from '../../api/index.js';
 import { printable, printableKeepingLines } from '../../util/printable.js';
 import { manifestAgentNames, resolveAgentArgument } from '../agent-argument.js';
 import { resolveConnection } from '../connection.js';
-import type { CommandContext, ConnectionOptions } from '../context.js';
+import type { CommandContext } from '../context.js';
 import { labelAsTestTraffic } from '../../api/test-traffic.js';
 import { errorText } from '../error-text.js';
 import { manifestProject } from '../load-manifests.js';
-import { operatorTrustedSecrets } from '../project.js';
+import { operatorTrustedSecrets, type ProjectOptions } from '../project.js';
 
-interface ChatOptions extends ConnectionOptions {
-  file?: string[];
-  env?: string;
+interface ChatOptions extends ProjectOptions {
   agent: string;
-  /** `--state`: the backend whose deploy ledger says which live values came from `${env:…}`. */
-  state?: string;
 }
 
 const EXIT_COMMANDS = new Set(['/exit', '/quit', '/bye']);
@@ -35,8 +31,7 @@ export async function run(options: ChatOptions, ctx: CommandContext): Promise<nu
   });
   const interactive = Boolean(ctx.stdin.isTTY) && ctx.stderr.isTTY;
   const project = await manifestProject(options, ctx);
-  const { service } = project;
-  const { client, serviceId, liveSource } = await resolveConnection({ ...options, manifest: service }, ctx);
+  const { client, serviceId, liveSource } = await resolveConnection({ ...options, manifest: project.service }, ctx);
 
   // Fail before the first message when the agent does not exist, and name it on a terminal.
   const agentId = await resolveAgentArgument(options.agent, manifestAgentNames(project), client);

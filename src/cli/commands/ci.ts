@@ -43,10 +43,6 @@ interface OutFiles {
   tests: string;
 }
 
-function outFilesIn(outDir: string): OutFiles {
-  return { plan: path.join(outDir, PLAN_FILE), tests: path.join(outDir, TESTS_FILE) };
-}
-
 /**
  * The report file a command writes for ci run to read, removed before it runs: the Action keeps one
  * --out-dir for every step of a job, so a report left by an earlier step (another environment, a
@@ -206,7 +202,7 @@ function unwritable(what: string): (error: unknown) => never {
 export async function run(options: CiRunCommandOptions, ctx: CommandContext, runCommandLine: (argv: string[], ctx: CommandContext, options: { errorsAsText: boolean }) => Promise<number>): Promise<number> {
   if (options.env) checkEnvironmentName(options.env);
   const outDir = path.resolve(ctx.cwd, options.outDir);
-  const files = outFilesIn(outDir);
+  const files: OutFiles = { plan: path.join(outDir, PLAN_FILE), tests: path.join(outDir, TESTS_FILE) };
   const argv = commandLine(options, files);
   const reportFile = reportFileOf(options.command, files);
   // Registered before the command runs (main does too): its output and the report quoting it never show a token.

@@ -109,12 +109,7 @@ function argumentCompletion(argument: Argument): Completion {
 /** `get KIND NAME` completes the manifests' names of that kind: agents, phone numbers, campaigns, knowledge files. */
 function argumentsAfterWord(path: string, names: ManifestNames): PositionalAfterWord[] {
   if (path !== 'get') return [];
-  return [
-    { index: 1, word: 'agents', completion: { words: names.agents } },
-    { index: 1, word: 'phones', completion: { words: names.phones } },
-    { index: 1, word: 'campaigns', completion: { words: names.campaigns } },
-    { index: 1, word: 'knowledge', completion: { words: names.knowledge } },
-  ];
+  return (['agents', 'phones', 'campaigns', 'knowledge'] as const).map((word) => ({ index: 1, word, completion: { words: names[word] } }));
 }
 
 /** Every command of the program as completion data, with `--help` (commander keeps it apart from the options). */

@@ -17,13 +17,13 @@ import { watchDrift, type Sleep } from '../../drift/watch.js';
 import { toJsonText } from '../../util/printable.js';
 import { ListedProblemsError } from '../error-text.js';
 import { hashValue } from '../../util/hash.js';
-import { applyOnTerminal } from '../apply-on-terminal.js';
+import { applyOnTerminal, applyRunSettings, type ApplyRunOptions } from '../apply-on-terminal.js';
 import type { CommandContext, Output } from '../context.js';
 import type { HistoryRecord, RecordSummary } from '../../history/types.js';
 import type { Diagnostic } from '../../manifest/types.js';
 import { wholeRecord, workspaceSummaries } from '../history-records.js';
 import { progressLine, readProgress } from '../progress.js';
-import { connectProject, connectService, deploySourceOf, loadDesiredState, planInputs, type ConnectedProject, type ProjectOptions } from '../project.js';
+import { connectProject, connectService, deploySourceOf, loadDesiredState, planInputs, type ConnectedProject } from '../project.js';
 import { workspaceKey } from '../../state/types.js';
 import { parseTimeout, resolveTimeoutMs, TIMEOUT_RANGE, type TimeRange } from '../timeout.js';
 import { nextCommand } from '../next-command.js';
@@ -35,16 +35,12 @@ import { errorMessage } from '../../secrets/error-message.js';
 
 type DriftFormat = 'text' | 'json' | 'markdown';
 
-interface DriftCommandOptions extends ProjectOptions {
+interface DriftCommandOptions extends ApplyRunOptions {
   format?: DriftFormat;
   notify?: string;
   notifyFormat?: NotifyFormat;
   heal?: boolean;
-  autoApprove?: boolean;
   watch?: string;
-  lockTimeout?: number;
-  /** `--allow-missing-state`: apply though the state lost the workspace (ApplyOptions.allowMissingState). */
-  allowMissingState?: boolean;
 }
 
 /** `--watch` intervals: at least 10 s, as each check reads every agent of the manifests. */
@@ -90,7 +86,6 @@ interface DriftRun {
   ctx: CommandContext;
   notifyUrl: URL | undefined;
   timeoutMs: number;
-  lockTimeout: number;
 }
 
 async function notify(run: DriftRun, report: DriftReport): Promise<void> {
@@ -148,10 +143,7 @@ async function heal(run: DriftRun, project: ConnectedProject, report: DriftRepor
     {
       ...planInputs({ ...project, desired: healing.desired }, ctx),
       files: [],
-      autoApprove: options.autoApprove,
-      parallelism: options.parallelism,
-      lockTimeoutSeconds: run.lockTimeout,
-      allowMissingState: options.allowMissingState,
+      ...applyRunSettings(options),
       command: recordedCommand('drift --heal', options),
       history: project.backend.history,
       source,
@@ -353,9 +345,8 @@ export async function run(options: DriftCommandOptions, ctx: CommandContext, clo
   const notifyUrl = options.notify === undefined ? undefined : parseNotifyUrl(options.notify);
   // A chat tool's webhook URL holds its token: it is never printed.
   if (notifyUrl) ctx.secrets.add(notifyUrl.href);
-  const lockTimeout = options.lockTimeout ?? 0;
   const timeoutMs = resolveTimeoutMs(options.timeout, ctx.env);
-  const driftRun: DriftRun = { options, ctx, notifyUrl, timeoutMs, lockTimeout };
+  const driftRun: DriftRun = { options, ctx, notifyUrl, timeoutMs };
   // In JSON the manifests' warnings are a field of the report, not text on stderr, as a JSON plan's are (docs/drift.md).
   const warnings: Diagnostic[] | undefined = format === 'json' ? [] : undefined;
   const checking = intervalMs === undefined ? checkOnce(driftRun, await connectProject(driftLoad(options), ctx, { warnings, outcome: notDone(options) }), format, warnings) : watch(driftRun, intervalMs, format, clock);

@@ -47,10 +47,7 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
   // Read before anything is written: a malformed list stops the run (env_allow_invalid).
   const policy = envPolicyOf(ctx.env);
 
-  const connection = await resolveConnection(
-    { baseUrl: options.baseUrl, region: options.region, local: options.local === true, timeout: options.timeout },
-    ctx,
-  );
+  const connection = await resolveConnection(options, ctx);
   const live = await readLiveAgents(connection.client, { agentIds, fromPhones });
   const result = buildExport({
     agents: live.agents,

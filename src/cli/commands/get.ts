@@ -13,16 +13,12 @@ import { didYouMean } from '../../util/did-you-mean.js';
 import { printable } from '../../util/printable.js';
 import { manifestAgentNames, resolveAgentArgument } from '../agent-argument.js';
 import { resolveConnection } from '../connection.js';
-import type { CommandContext, ConnectionOptions } from '../context.js';
+import type { CommandContext } from '../context.js';
 import { manifestProject, type ManifestProject } from '../load-manifests.js';
-import { openOperatorBackend } from '../project.js';
+import { openOperatorBackend, type ProjectOptions } from '../project.js';
 
-interface GetOptions extends ConnectionOptions {
-  file?: string[];
-  env?: string;
+interface GetOptions extends ProjectOptions {
   format?: 'text' | 'json';
-  /** The state backend and its deploy ledger (`--state`, else VOXFORM_STATE). */
-  state?: string;
   /** `phones`, `agents`, `campaigns` or `knowledge` (commander checks), then an optional NAME. */
   args: string[];
 }

@@ -1,7 +1,7 @@
 import type { ApiClient, CallLogFilters } from '../../api/index.js';
 import { agentIfExists } from '../../api/agent-if-exists.js';
 import type { TrustedSecrets } from '../../secrets/trusted.js';
-import { operatorTrustedSecrets } from '../project.js';
+import { operatorTrustedSecrets, type ProjectOptions } from '../project.js';
 import { VoxformError } from '../../errors.js';
 import { isPlainObject } from '../../util/json-object.js';
 import type { GlobalCallHistoryRecord } from '../../schema/types.gen.js';
@@ -11,7 +11,7 @@ import { controlsAsQuestionMarks, toJsonText } from '../../util/printable.js';
 import { REDACTED } from '../../secrets/redact.js';
 import { manifestAgentNames, resolveAgentArgument } from '../agent-argument.js';
 import { resolveConnection } from '../connection.js';
-import type { CommandContext, ConnectionOptions } from '../context.js';
+import type { CommandContext } from '../context.js';
 import { manifestProject } from '../load-manifests.js';
 import { progressLine } from '../progress.js';
 import { parseTimeWindow } from '../time-argument.js';
@@ -19,9 +19,7 @@ import { plural } from '../../util/plural.js';
 import { displayWidth, padToWidth } from '../../util/display-width.js';
 import { renderTable as renderTextTable, type TableColumn } from '../../util/table.js';
 
-interface LogsOptions extends ConnectionOptions {
-  file?: string[];
-  env?: string;
+interface LogsOptions extends ProjectOptions {
   agent?: string;
   status?: string;
   since?: string;
@@ -32,8 +30,6 @@ interface LogsOptions extends ConnectionOptions {
   all?: boolean;
   format?: 'text' | 'json' | 'ndjson';
   stats?: boolean;
-  /** `--state`: the backend whose deploy ledger says which live values came from `${env:…}`. */
-  state?: string;
 }
 
 /** Records read when neither `--limit` nor `--all` is given: an account's whole history can be huge. */
@@ -63,8 +59,7 @@ export async function run(options: LogsOptions, ctx: CommandContext): Promise<nu
   const filters = buildFilters(options, Date.now());
   // Read also without --agent: the manifests' secrets, registered, stay out of the records' agent_config.
   const project = await manifestProject(options, ctx);
-  const { service } = project;
-  const { client, serviceId, liveSource } = await resolveConnection({ ...options, manifest: service }, ctx);
+  const { client, serviceId, liveSource } = await resolveConnection({ ...options, manifest: project.service }, ctx);
   const trusted = await operatorTrustedSecrets(options, ctx, { environment: options.env, serviceId, liveSource }, { note: 'later' });
   // Before anything is printed: an unknown agent is a mistake, not an empty result.
   if (options.agent !== undefined) filters.agent_id = await resolveAgentArgument(options.agent, manifestAgentNames(project), client);

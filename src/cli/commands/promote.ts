@@ -21,12 +21,12 @@ import { ledgerSealKey, sealVerifies, type LedgerSealKey } from '../../history/s
 import type { HistoryStore, RecordSummary } from '../../history/types.js';
 import { noSealedRecord, passedOverWarning, sealedEvidence, unsealedSinceSealed, type SealedEvidence } from '../../promote/sealed-evidence.js';
 import { fingerprintKey } from '../../util/hash.js';
-import { applyOnTerminal } from '../apply-on-terminal.js';
+import { applyOnTerminal, applyRunSettings, type ApplyRunOptions } from '../apply-on-terminal.js';
 import type { CommandContext } from '../context.js';
 import { allSummaries, wholeRecord, workspaceTestRuns } from '../history-records.js';
 import { refuseMandatoryViolations } from '../policy-check.js';
 import { progressLine, readProgress } from '../progress.js';
-import { connectProject, deployedFiles, deploySourceOf, loadDesiredState, planInputs, type ConnectedProject, type ProjectOptions } from '../project.js';
+import { connectProject, deployedFiles, deploySourceOf, loadDesiredState, planInputs, type ConnectedProject } from '../project.js';
 import { readCommandProject } from '../load-manifests.js';
 import { shellWord } from '../../util/shell-word.js';
 import { nextCommand } from '../next-command.js';
@@ -34,14 +34,10 @@ import { recordedCommand } from '../recorded-command.js';
 import { withTakeOverCommands } from '../take-over.js';
 import { checkoutSuite } from '../test-evidence.js';
 
-interface PromoteOptions extends ProjectOptions {
+interface PromoteOptions extends ApplyRunOptions {
   to: string;
   from?: string;
   dryRun?: boolean;
-  autoApprove?: boolean;
-  lockTimeout?: number;
-  /** `--allow-missing-state`: apply though the state lost the workspace (ApplyOptions.allowMissingState). */
-  allowMissingState?: boolean;
 }
 
 /** The source: `--from`, else the target's `promote_from`. */
@@ -84,7 +80,6 @@ export async function run(options: PromoteOptions, ctx: CommandContext): Promise
 }
 
 async function promote(options: PromoteOptions, ctx: CommandContext): Promise<number> {
-  const timeout = options.lockTimeout ?? 0;
   const to = options.to;
   // Both environments resolved from one read of the files: the source is checked against the checkout the target is planned from.
   const read = await readCommandProject(options, ctx);
@@ -144,10 +139,7 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
   const { code } = await applyOnTerminal(
     {
       ...planInputs(project, ctx),
-      autoApprove: options.autoApprove,
-      parallelism: options.parallelism,
-      lockTimeoutSeconds: timeout,
-      allowMissingState: options.allowMissingState,
+      ...applyRunSettings(options),
       // The environments are promote's own words: its options hold no --env.
       command: recordedCommand(words, { allowMissingState: options.allowMissingState }),
       history,

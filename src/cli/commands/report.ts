@@ -22,20 +22,18 @@ import { describeWriteFailure, writeFileAtomic } from '../../util/atomic-write.j
 import { refuseOwnFile } from '../../project-files/own-files.js';
 import { manifestAgentNames, resolveAgentArgument } from '../agent-argument.js';
 import { resolveConnection } from '../connection.js';
-import type { CommandContext, ConnectionOptions } from '../context.js';
+import type { CommandContext } from '../context.js';
 import { allSummaries } from '../history-records.js';
 import { environmentsToChoose, manifestProject, type ManifestProject } from '../load-manifests.js';
 import { envChoices } from '../next-command.js';
 import { controlsAsQuestionMarks } from '../../util/printable.js';
 import { progressLine } from '../progress.js';
-import { openOperatorBackend, ownFilesOf } from '../project.js';
+import { openOperatorBackend, ownFilesOf, type ProjectOptions } from '../project.js';
 import { TrustedSecrets } from '../../secrets/trusted.js';
 import { parseTimeWindow } from '../time-argument.js';
 import { plural } from '../../util/plural.js';
 
-interface ReportOptions extends ConnectionOptions {
-  file?: string[];
-  env?: string;
+interface ReportOptions extends ProjectOptions {
   agent?: string;
   since?: string;
   until?: string;
@@ -43,7 +41,6 @@ interface ReportOptions extends ConnectionOptions {
   includeTests?: boolean;
   format?: 'html' | 'json' | 'markdown';
   out?: string;
-  state?: string;
 }
 
 export async function run(options: ReportOptions, ctx: CommandContext): Promise<number> {
@@ -52,9 +49,7 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
     throw new VoxformError('invalid_argument', 'An HTML report is a file to open in a browser, not text for the terminal.', { hint: 'Add --out report.html.' });
   }
   const now = new Date();
-  const window = parseTimeWindow(options, now.getTime());
-  const until = window.until;
-  const since = window.since;
+  const { since, until } = parseTimeWindow(options, now.getTime());
   if (options.sinceDeploy && since !== undefined) {
     throw new VoxformError('invalid_argument', '--since and --since-deploy contradict each other.', { hint: 'Pass one: --since-deploy reports the latest deploy\'s version and the one before it, whole.' });
   }

@@ -16,21 +16,17 @@ import { shellWord } from '../../util/shell-word.js';
 import { gitDiffCommand, gitRestoreCommand, nextCommand } from '../next-command.js';
 import type { CommandContext } from '../context.js';
 import { withTakeOverCommands } from '../take-over.js';
-import { connectProject, deployedFiles, deploySourceOf, gitAskedIn, planInputs, type ProjectOptions } from '../project.js';
-import { applyOnTerminal } from '../apply-on-terminal.js';
+import { connectProject, deployedFiles, deploySourceOf, gitAskedIn, planInputs } from '../project.js';
+import { applyOnTerminal, applyRunSettings, type ApplyRunOptions } from '../apply-on-terminal.js';
 import { promotedRollbackNote } from '../promotion-notice.js';
 import { recordedCommand } from '../recorded-command.js';
 import { allSummaries, wholeRecord } from '../history-records.js';
 import { configurationOrigin, type ConfigurationOrigin } from '../../history/configuration-origin.js';
 
-interface RollbackOptions extends ProjectOptions {
+interface RollbackOptions extends ApplyRunOptions {
   /** `REF`. */
   args?: string[];
   agent?: string[];
-  autoApprove?: boolean;
-  lockTimeout?: number;
-  /** `--allow-missing-state`: apply though the state lost the workspace (ApplyOptions.allowMissingState). */
-  allowMissingState?: boolean;
 }
 
 /**
@@ -145,7 +141,6 @@ export async function run(options: RollbackOptions, ctx: CommandContext): Promis
 async function rollback(options: RollbackOptions, ctx: CommandContext): Promise<number> {
   const ref = options.args?.[0];
   if (ref === undefined) throw new VoxformError('invalid_argument', 'Name the configuration to return to: `voxform rollback REF` (a record id, a commit, or `previous`).', { hint: '`voxform history` lists the records and their ids.' });
-  const timeout = options.lockTimeout ?? 0;
   const project = await connectProject(options, ctx);
   const history = project.backend.history;
   const agents = options.agent ?? [];
@@ -166,10 +161,7 @@ async function rollback(options: RollbackOptions, ctx: CommandContext): Promise<
     {
       ...planInputs({ ...project, desired }, ctx),
       files: [],
-      autoApprove: options.autoApprove,
-      parallelism: options.parallelism,
-      lockTimeoutSeconds: timeout,
-      allowMissingState: options.allowMissingState,
+      ...applyRunSettings(options),
       command: recordedCommand(rollbackWords(ref, agents), options),
       history,
       source,

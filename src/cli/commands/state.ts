@@ -225,7 +225,7 @@ export async function migrate(options: StateCommandOptions & { to: string }, ctx
   const target = await openStateSpec(options.to, { env: ctx.env, cwd: ctx.cwd, registerSecret: (value) => ctx.secrets.add(value), source: '--to' });
   ctx.onExit(() => target.close());
   const stop = new AbortController();
-  const how = migrateCommand({ ...options, to: options.to });
+  const how = migrateCommand(options);
   // Stopped at once (a second Ctrl-C), the step under way may have written part of the copy: the same advice as a stop between steps.
   const atOnce = {
     leftUndone: `${source.display} is left as it was and is still the state to use; ${target.display} may hold part of the copy`,

@@ -171,7 +171,8 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
   // Stopped as the last conversations ended: still nothing is written.
   if (interrupt.signal.aborted) throw testsInterrupted(rerunCommand(options));
   for (const note of recordings?.notes() ?? []) ctx.stderr.write(`${note}\n`);
-  if (recordings) await saveRecordings(recordings, ctx);
+  // `--mode record`: each test file's recording written beside it (whole or not at all).
+  if (recordings) for (const file of await recordings.save()) ctx.stderr.write(`Recorded ${file}.\n`);
   if (baseline && options.baseline !== undefined) testRun.baseline = compareWithBaseline(testRun, baseline, options.baseline);
   await evidence?.record(testRun);
   await emit(render(testRun, options.format ?? 'text', ctx), options.out, ctx, { what: 'the report', createFolder: false, unwritten: 'the tests ran, and their report was not written', hint: REPORT_OUT_HINT });
@@ -205,33 +206,11 @@ async function loadTests(options: TestOptions, ctx: CommandContext, desired: Des
 }
 
 /** The service, and the trusted evidence of which of its live values are secret (runTests prepares the agents with it). */
-async function connect(
-  options: TestOptions,
-  ctx: CommandContext,
-  desired: DesiredState,
-  how: { parallelism: number; withSecrets: boolean },
-): Promise<{ connection: Connection; trusted: TrustedSecrets }> {
+async function connect(options: TestOptions, ctx: CommandContext, desired: DesiredState, how: { parallelism: number; withSecrets: boolean }): Promise<{ connection: Connection; trusted: TrustedSecrets }> {
   // Before review (no --with-secrets) the embedded emulator calls none of the URLs the repository names.
   const connection = await connectService({ ...options, parallelism: how.parallelism }, desired, ctx, { emulatorWebhooks: how.withSecrets ? 'all' : 'none' });
-  return { connection, trusted: await trustedSecretsOf(options, ctx, desired, connection) };
-}
-
-/** `--mode record`: each test file's recording written beside it (whole or not at all). */
-async function saveRecordings(recordings: Recordings, ctx: CommandContext): Promise<void> {
-  for (const file of await recordings.save()) ctx.stderr.write(`Recorded ${file}.\n`);
-}
-
-/**
- * The trusted secrets of the workspace (src/secrets/trusted.ts): from the operator's state backend,
- * as `plan` has them, so a test report hides what `plan` hides.
- */
-function trustedSecretsOf(options: ProjectOptions, ctx: CommandContext, desired: DesiredState, connection: Connection): Promise<TrustedSecrets> {
-  return operatorTrustedSecrets(options, ctx, { environment: desired.environment, serviceId: connection.serviceId, liveSource: connection.liveSource });
-}
-
-/** One line per agent whose configuration under test had URLs sent to the sink (src/secrets/sink.ts): the text report's last lines. */
-function sinkNotes(testRun: TestRun): string[] {
-  return (testRun.sinked ?? []).map(({ agent, places }) => sinkNote(agent, places));
+  // As `plan` has them (src/secrets/trusted.ts), so a test report hides what `plan` hides.
+  return { connection, trusted: await operatorTrustedSecrets(options, ctx, { ...connection, environment: desired.environment }) };
 }
 
 /**
@@ -249,7 +228,8 @@ function* render(testRun: TestRun, format: NonNullable<TestOptions['format']>, c
     return;
   }
   yield* testTextPieces(testRun, { color: ctx.color });
-  for (const line of sinkNotes(testRun)) yield `${line}\n`;
+  // Its last lines: one per agent whose configuration under test had URLs sent to the sink (src/secrets/sink.ts).
+  for (const { agent, places } of testRun.sinked ?? []) yield `${sinkNote(agent, places)}\n`;
 }
 
 /** `voxform test --out`: checked before any conversation starts, so a mistyped path costs no run. */
@@ -363,7 +343,7 @@ export async function capture(options: CaptureOptions, ctx: CommandContext): Pro
   }
   // What the call's configuration and transcript hold of the operator's secrets is never written: the
   // agent as the call record carries it and as the service holds it now, at the deploy ledger's places too.
-  const trusted = await trustedSecretsOf(options, ctx, desired, connection);
+  const trusted = await operatorTrustedSecrets(options, ctx, { ...connection, environment: desired.environment });
   trusted.noteLiveAgent(agent.id, record.agent_config);
   trusted.noteLiveAgent(agent.id, (await agentIfExists(client, agent.id))?.config);
   trusted.noteLive(record);

@@ -8,15 +8,14 @@ import { WEBHOOK_BUDGET_MS } from '../../webhooks/budget.js';
 import { endOfCallPayload, prefetchQuery, type EndedCallRecord } from '../../webhooks/payload.js';
 import { prefetchAnswerProblem } from '../../webhooks/receive.js';
 import { sampleCallRecord } from '../../webhooks/sample.js';
-import type { CommandContext, ConnectionOptions } from '../context.js';
+import type { CommandContext } from '../context.js';
+import type { ProjectOptions } from '../project.js';
 import { headerNames, loadAgentWebhooks, WEBHOOK_FIELD, type AgentWebhooks, type WebhookEvent } from '../webhook-agent.js';
 import { formatDotted } from '../../util/field-path.js';
 import { printable } from '../../util/printable.js';
 import { formatCount } from '../../util/plural.js';
 
-interface WebhookSendOptions extends ConnectionOptions {
-  file?: string[];
-  env?: string;
+interface WebhookSendOptions extends ProjectOptions {
   to?: string;
   toConfigured?: boolean;
   event: WebhookEvent;
