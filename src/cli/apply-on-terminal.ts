@@ -92,7 +92,7 @@ export async function applyOnTerminal(
     ciJobUrl: ciJobUrlFrom(ctx.env),
     // The plan is printed before it runs: each agent's block of it is made as the agent is compared.
     onChange: (change) => prepareChangeText(change, { color: ctx.color, lineDiffs }),
-    confirm: () => confirmOnTerminal(ctx, stop, question, { ...how, selection }),
+    confirm: () => confirmOnTerminal(ctx, stop, question, { ...how, selection, allowMissingState: options.allowMissingState }),
     onEvent: eventPrinter(ctx, status, lines, { desired: how.recorded, lineDiffs }, () => again),
     signal: stop.signal,
     stopWaiting: stopWaiting.signal,
@@ -134,14 +134,16 @@ async function confirmOnTerminal(
   ctx: CommandContext,
   stop: AbortController,
   question: Question,
-  how: { chosen: ChosenTarget; selection: LineOptions; rerun?: string | undefined; recorded?: string | undefined },
+  how: { chosen: ChosenTarget; selection: LineOptions; rerun?: string | undefined; recorded?: string | undefined; allowMissingState?: boolean | undefined },
 ): Promise<boolean> {
   if (!ctx.confirm) {
+    // Nothing is written yet, so a lost workspace this run was let past is still lost: the applies offered need the flag too.
+    const pastMissingState = how.allowMissingState ? ' --allow-missing-state' : '';
     // A command of its own (rollback, drift --heal, promote with its gates) has no plan to save: it is approved itself.
     const hint =
       how.rerun !== undefined
-        ? `Pass --auto-approve: \`${how.rerun} --auto-approve\`.`
-        : `Pass --auto-approve, or save a reviewed plan with \`${nextCommand('plan --out plan.json', how.chosen, how.selection)}\` and run \`${nextCommand('apply plan.json', how.chosen, { manifests: false })}\`.`;
+        ? `Pass --auto-approve: \`${how.rerun}${pastMissingState} --auto-approve\`.`
+        : `Pass --auto-approve, or save a reviewed plan with \`${nextCommand('plan --out plan.json', how.chosen, how.selection)}\` and run \`${nextCommand('apply plan.json', how.chosen, { manifests: false })}${pastMissingState}\`.`;
     throw new VoxformError('approval_required', 'Refusing to apply without approval: there is no terminal to ask on.', { hint });
   }
   question.asking = true;

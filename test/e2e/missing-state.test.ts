@@ -70,6 +70,12 @@ describe('a state that lost the workspace', () => {
     expectCode(await p.cli(['plan', '--out', 'plan.json']), 0);
     expect(expectCode(await p.cli(['apply', 'plan.json']), 1).stderr).toContain('error[state_missing]');
 
+    // Without a terminal to ask on, the applies the refusal offers carry the flag: pasted without it, each is refused again.
+    const unapproved = expectCode(await p.cli(['apply', '--allow-missing-state']), 1);
+    expect(unapproved.stderr).toContain('error[approval_required]');
+    expect(unapproved.stderr).toMatch(/and run `voxform apply plan\.json[^`]* --allow-missing-state`\./);
+    expect(uploads(p)).toBe(before);
+
     const forced = expectCode(await p.cli(['apply', '--auto-approve', '--allow-missing-state']), 0);
     expect(forced.stdout.startsWith(`Warning: ${lead}`)).toBe(true);
     // What the warning said: the knowledge file is uploaded again.
