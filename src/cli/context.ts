@@ -90,9 +90,10 @@ export function streamPrinter(secrets: SecretRegistry, stream: { readonly isTTY?
 
 /**
  * What stops a graceful stop at once, as its line offers it: after Ctrl-C, Ctrl-C again; after a
- * SIGTERM (a CI job cancelled, a supervisor stopping the process), which no key sent, a second signal.
+ * SIGTERM (a CI job cancelled, a supervisor stopping the process), which no key sent, a second signal;
+ * after an error began it, no key was pressed yet: Ctrl-C.
  */
-export type StopAgain = 'Ctrl-C again' | 'a second signal';
+export type StopAgain = 'Ctrl-C again' | 'a second signal' | 'Ctrl-C';
 
 /** How a command stops gracefully (`CommandContext.interrupted`). */
 export interface GracefulStop {

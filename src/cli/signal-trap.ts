@@ -162,7 +162,7 @@ export function trapSignals(options: SignalTrapOptions): StopTrap {
     },
     stopLeaves: (atOnce) => void (leaves = atOnce),
     strayError: (error, { atOnce: now = false } = {}) => {
-      if (!now && beginGracefulStop('error', 'Ctrl-C again')) {
+      if (!now && beginGracefulStop('error', 'Ctrl-C')) {
         strayToSay = { error };
         // The stop may wait on what the error broke, with something else keeping the process alive.
         cutShort = setTimeout(() => stopAtOnce({ by: 'time' }), STRAY_ERROR_STOP_MS).unref();

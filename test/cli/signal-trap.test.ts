@@ -113,14 +113,14 @@ describe('an error thrown outside the command\'s awaited chain (a stray error)',
   afterEach(() => vi.useRealTimers());
   const error = new Error('a pack timer threw');
 
-  it('begins the graceful stop as a first signal does, and is handed back once when the command ends', async () => {
+  it('begins the graceful stop as a first signal does, offering Ctrl-C (none was pressed), and is handed back once when the command ends', async () => {
     const t = trapped();
     let stopping = false;
     void t.trap.interrupted().then(() => (stopping = true));
     t.trap.strayError(error);
     await Promise.resolve();
     expect(stopping).toBe(true);
-    expect(t.announced).toEqual(['Stopping… (Ctrl-C again stops at once).\n']);
+    expect(t.announced).toEqual(['Stopping… (Ctrl-C stops at once).\n']);
     expect(t.strays).toEqual([]);
     expect(t.trap.ended()).toEqual({ error });
     expect(t.trap.ended()).toBeUndefined();
