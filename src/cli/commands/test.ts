@@ -30,6 +30,7 @@ import { refuseOwnFile } from '../../project-files/own-files.js';
 import type { CommandContext } from '../context.js';
 import { nextCommand } from '../next-command.js';
 import { recordedCommand } from '../recorded-command.js';
+import { callById } from '../../api/call-by-id.js';
 import { shellWord } from '../../util/shell-word.js';
 import { formatDiagnostics } from '../diagnostics.js';
 import { ListedProblemsError } from '../error-text.js';
@@ -43,7 +44,7 @@ import type { DesiredState } from '../../manifest/types.js';
 import { sinkNote } from '../../conversations/render-shared.js';
 import type { TrustedSecrets } from '../../secrets/trusted.js';
 import { manifestPlaces, startTestEvidence, testSuiteOf, whyNoEvidence } from '../test-evidence.js';
-import { formatCount, plural, pluralNoun } from '../../util/plural.js';
+import { plural, pluralNoun } from '../../util/plural.js';
 
 interface TestOptions extends ProjectOptions {
   args?: string[];
@@ -310,9 +311,6 @@ async function checkCaptureOut(out: string, force: boolean, ctx: CommandContext)
   });
 }
 
-/** Call records searched for the call id, newest first. */
-const CAPTURE_SEARCH_DEPTH = 10_000;
-
 /** `voxform test capture CALL_ID [--out FILE [--force]]`, with the service and manifest options of `voxform test`. */
 export async function capture(options: CaptureOptions, ctx: CommandContext): Promise<number> {
   const callId = options.args?.[0] ?? '';
@@ -325,16 +323,7 @@ export async function capture(options: CaptureOptions, ctx: CommandContext): Pro
   }
   const connection = await connectService(options, desired, ctx);
   const { client } = connection;
-  let record;
-  for await (const candidate of client.iterateCallLogs({}, { max: CAPTURE_SEARCH_DEPTH })) {
-    if (candidate.call_id === callId) {
-      record = candidate;
-      break;
-    }
-  }
-  if (!record) {
-    throw new VoxformError('call_not_found', `No call ${callId} in the ${formatCount(CAPTURE_SEARCH_DEPTH)} most recent call records.`, { hint: 'List calls with `voxform logs`.' });
-  }
+  const record = await callById(client, callId, { hint: 'List calls with `voxform logs`.' });
   const agent = [...desired.agents.values()].find((candidate) => candidate.id === record.agent_id);
   if (!agent) {
     throw new VoxformError('agent_unknown', `Call ${callId} was made with agent ${record.agent_id ?? '(none)'}, which no agent of the manifests has as its id.`, {

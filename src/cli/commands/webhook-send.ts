@@ -1,5 +1,6 @@
 import type { GlobalCallHistoryRecord } from '../../schema/types.gen.js';
 import { TrustedSecrets } from '../../secrets/trusted.js';
+import { callById } from '../../api/call-by-id.js';
 import { validateAgainst } from '../../schema/validate.js';
 import { WebhookSender, type WebhookOutcome } from '../../emulator/webhooks.js';
 import { END_CALL_STATUSES } from '../../emulator/types.js';
@@ -22,9 +23,6 @@ interface WebhookSendOptions extends ProjectOptions {
   call?: string;
   agent?: string;
 }
-
-/** Call records searched for `--call`, newest first (the service has no look-up by call id). */
-const CALL_SEARCH_DEPTH = 10_000;
 
 /**
  * Refuses a target the flags alone leave unclear (neither flag, both, --to-configured without
@@ -75,17 +73,14 @@ async function connectWithoutAgent(options: WebhookSendOptions, ctx: CommandCont
 async function findLoggedCall(callId: string, options: WebhookSendOptions, agent: AgentWebhooks | undefined, ctx: CommandContext): Promise<GlobalCallHistoryRecord> {
   // The HTTP client loads only here: a sample payload needs no service (and starts faster without it).
   const connection = agent ? await (await import('../project.js')).connectService(options, agent.desired, ctx) : await connectWithoutAgent(options, ctx);
-  const filters = agent ? { agent_id: agent.id } : {};
-  for await (const record of connection.client.iterateCallLogs(filters, { max: CALL_SEARCH_DEPTH })) {
-    if (record.call_id !== callId) continue;
-    // Its headers, credentials and keys are secrets, unless the checkout served it (src/secrets/trusted.ts).
-    new TrustedSecrets(ctx.env, ctx.secrets, connection.liveSource).noteCallRecord(record);
-    return record;
-  }
-  const whose = agent ? ` of agent ${agent.localName}` : '';
-  throw new VoxformError('call_not_found', `No call ${callId}${whose} in the ${formatCount(CALL_SEARCH_DEPTH)} most recent call records.`, {
+  const record = await callById(connection.client, callId, {
+    filters: agent ? { agent_id: agent.id } : {},
+    whose: agent ? ` of agent ${agent.localName}` : '',
     hint: 'List calls with `voxform logs`, or leave out --call to send a sample payload.',
   });
+  // Its headers, credentials and keys are secrets, unless the checkout served it (src/secrets/trusted.ts).
+  new TrustedSecrets(ctx.env, ctx.secrets, connection.liveSource).noteCallRecord(record);
+  return record;
 }
 
 interface Delivery {
