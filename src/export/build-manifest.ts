@@ -9,8 +9,7 @@
  * a reference is escaped, so it loads back as written.
  */
 import { Document, isMap, isScalar, Pair, Scalar, YAMLMap } from 'yaml';
-import { formatDocument, manifestTags, TO_STRING_OPTIONS } from '../format/format-manifest.js';
-import { hiddenCharactersEscaped } from '../format/hidden-characters.js';
+import { formatDocument, generatedManifestText, manifestTags } from '../format/format-manifest.js';
 import { schemaNode, stripToShape } from '../schema/introspect.js';
 import { configSecretSet } from '../secrets/schema-paths.js';
 import { envPolicyOf } from '../secrets/env-policy.js';
@@ -120,7 +119,7 @@ export function buildExport(input: ExportInput): ExportResult {
   formatDocument(doc);
   for (const pair of agentsMap.items) if (isScalar(pair.key) && pair !== agentsMap.items[0]) pair.key.spaceBefore = true;
   const { localNames, secrets, references, readOnly, withheld, prompts } = run;
-  return { manifest: doc.toString(TO_STRING_OPTIONS), prompts, localNames, phones, skippedPhones, secrets, references, readOnly, withheld };
+  return { manifest: generatedManifestText(doc), prompts, localNames, phones, skippedPhones, secrets, references, readOnly, withheld };
 }
 
 /** What the agents of one export share: the names taken, and what each agent adds to the result. */
@@ -230,8 +229,8 @@ function agentComment(dropped: readonly string[], withheld: readonly WithheldFie
   for (const { field, places } of withheld) {
     lines.push(` not managed here: ${field} holds secrets that are not text (${places.join(', ')}); a \${env:…} reference would make them text`);
   }
-  // The service's values and keys may hold characters a reviewer cannot see: escaped as fmt escapes them in values.
-  return lines.length > 0 ? hiddenCharactersEscaped(lines.join('\n')) : undefined;
+  // The service's values and keys may hold characters a reviewer cannot see: generatedManifestText escapes them.
+  return lines.length > 0 ? lines.join('\n') : undefined;
 }
 
 /** The phone bindings of exported agents, by local name; numbers that are not E.164 are skipped. */
