@@ -16,6 +16,11 @@ import { INVISIBLE } from '../util/printable.js';
 const HIDDEN_CHARACTER = new RegExp(`[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f${INVISIBLE}\\u2028\\u2029]`, 'u');
 const HIDDEN_CHARACTERS = new RegExp(HIDDEN_CHARACTER.source, 'gu');
 
+/** Whether `text` holds a character the manifest writes escaped: a file that holds it raw would hide it. */
+export function holdsHiddenCharacter(text: string): boolean {
+  return HIDDEN_CHARACTER.test(text);
+}
+
 const STRING_TAG = 'tag:yaml.org,2002:str';
 
 /**

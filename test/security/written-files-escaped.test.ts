@@ -7,6 +7,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { parse } from 'yaml';
 import { runCli, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
@@ -48,6 +49,28 @@ describe('files init and export write hold no raw control or invisible character
     expect(manifest.split('\n')[2]).toBe(`# desc ${CLIPBOARD} \\u202e end`);
     expect(manifest).toContain('# note \\u001b]0;title\\u0007 \\u202e hidden\n');
     for (const file of await filesUnder(path.join(dir, 'out'))) expect(await readFile(file, 'utf8'), file).not.toMatch(RAW_HIDDEN);
+  });
+
+  test('export: a live prompt holding controls stays inline, escaped, and loads back exactly', async () => {
+    const prompt = 'P1 \u001b]0;t\u0007 and \u202e';
+    const dir = await tempDir({
+      'voxform.yaml': ['version: 1', 'agents:', '  a:', '    id: -OKspareAgent0000001', '    name: A', '    config:', '      prompt: "P1 \\e]0;t\\a and \\u202e"', ''].join('\n'),
+    });
+    const applied = await runCli(['apply', '--local', '--auto-approve'], { cwd: dir });
+    expect(applied.code).toBe(0);
+    const exported = await runCli(['export', '--agent', '-OKspareAgent0000001', '--local', '--out', 'exp'], { cwd: dir });
+    expect(exported.stderr).toBe('');
+    expect(exported.code).toBe(0);
+    const files = await filesUnder(path.join(dir, 'exp'));
+    expect(files.map((file) => path.relative(dir, file))).not.toContain(path.join('exp', 'prompts', 'a.md'));
+    for (const file of files) expect(await readFile(file, 'utf8'), file).not.toMatch(RAW_HIDDEN);
+    const manifest = await readFile(path.join(dir, 'exp/voxform.yaml'), 'utf8');
+    expect(manifest).toContain('prompt: "P1 \\e]0;t\\a and \\u202e"');
+    const read = parse(manifest) as { agents: { a: { config: { prompt: unknown } } } };
+    expect(read.agents.a.config.prompt).toBe(prompt);
+    const plan = await runCli(['plan', '--local', '-f', 'exp/voxform.yaml', '--detailed-exitcode'], { cwd: dir });
+    expect(plan.stdout).toContain('No changes');
+    expect(plan.code).toBe(0);
   });
 
   test("export: the header names a secret's place, a key of the service's, escaped", async () => {
