@@ -3,12 +3,30 @@ import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import type { LedgerSealKey } from '../history/seal.js';
 import type { HistoryRecord, HistoryStore, RecordSummary, SkippedRecord, TestRunRecord } from '../history/types.js';
+import { MAX_DIAGNOSTICS_SHOWN } from '../project-files/limits.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
+import { formatCount, pluralNoun } from '../util/plural.js';
 import type { CommandContext } from './context.js';
 
+/**
+ * How many files of the ledger each run has skipped so far: a ledger full of junk names as many as
+ * a manifest's diagnostics show, and counts the rest in one line.
+ */
+const skippedInRun = new WeakMap<CommandContext, { count: number }>();
+
 function warnSkipped(skipped: SkippedRecord, ctx: CommandContext): void {
+  const skippedSoFar = skippedInRun.get(ctx) ?? { count: 0 };
+  skippedInRun.set(ctx, skippedSoFar);
+  skippedSoFar.count += 1;
+  // The rest are summed up once the run ends, when their number is known.
+  if (skippedSoFar.count === MAX_DIAGNOSTICS_SHOWN + 1) ctx.onExit(() => warnSkippedUnnamed(skippedSoFar.count - MAX_DIAGNOSTICS_SHOWN, ctx));
+  if (skippedSoFar.count > MAX_DIAGNOSTICS_SHOWN) return;
   const where = path.isAbsolute(skipped.where) ? path.relative(ctx.cwd, skipped.where) || skipped.where : skipped.where;
   ctx.stderr.write(`warning: ${controlsAsQuestionMarks(where)} is skipped: it is not a voxform history record (${controlsAsQuestionMarks(skipped.problem)}).\n`);
+}
+
+function warnSkippedUnnamed(count: number, ctx: CommandContext): void {
+  ctx.stderr.write(`warning: …and ${formatCount(count)} more ${pluralNoun(count, 'file')} of the ledger ${pluralNoun(count, 'is', 'are')} skipped, not voxform history records (only the first ${MAX_DIAGNOSTICS_SHOWN} are named).\n`);
 }
 
 /** The summaries of `workspace`'s records, newest first, each read as the walk reaches it; the damaged ones skipped, each with a warning. */

@@ -9,8 +9,8 @@
  * a reference is escaped, so it loads back as written.
  */
 import { Document, isMap, isScalar, Pair, Scalar, YAMLMap } from 'yaml';
-import { formatDocument, manifestTags, TO_STRING_OPTIONS } from '../format/format-manifest.js';
-import { hiddenCharactersEscaped } from '../format/hidden-characters.js';
+import { formatDocument, generatedManifestText, manifestTags } from '../format/format-manifest.js';
+import { holdsHiddenCharacter } from '../format/hidden-characters.js';
 import { schemaNode, stripToShape } from '../schema/introspect.js';
 import { configSecretSet } from '../secrets/schema-paths.js';
 import { envPolicyOf } from '../secrets/env-policy.js';
@@ -120,7 +120,7 @@ export function buildExport(input: ExportInput): ExportResult {
   formatDocument(doc);
   for (const pair of agentsMap.items) if (isScalar(pair.key) && pair !== agentsMap.items[0]) pair.key.spaceBefore = true;
   const { localNames, secrets, references, readOnly, withheld, prompts } = run;
-  return { manifest: doc.toString(TO_STRING_OPTIONS), prompts, localNames, phones, skippedPhones, secrets, references, readOnly, withheld };
+  return { manifest: generatedManifestText(doc), prompts, localNames, phones, skippedPhones, secrets, references, readOnly, withheld };
 }
 
 /** What the agents of one export share: the names taken, and what each agent adds to the result. */
@@ -175,7 +175,7 @@ function exportAgent(agent: Agent, run: ExportRun): Pair {
 
   const prompt = live.prompt;
   // A prompt file is not interpolated: a prompt that holds a secret stays inline, as a reference.
-  if (typeof prompt === 'string' && promptFileKeepsExactly(prompt) && protectedConfig.prompt === escapeEnvReferences(prompt)) {
+  if (typeof prompt === 'string' && promptFileFits(prompt) && protectedConfig.prompt === escapeEnvReferences(prompt)) {
     const file = `prompts/${local}.md`;
     // The loader drops one final newline from a prompt file, so writing one more keeps the prompt exact.
     run.prompts.push({ path: file, content: `${prompt}\n` });
@@ -216,9 +216,14 @@ function secretName(local: string, run: ExportRun): string {
   return `\${env:${name}}`;
 }
 
-/** Whether a prompt file reads back as itself: the loader drops CR and a BOM, and UTF-8 holds no lone surrogate. */
-function promptFileKeepsExactly(prompt: string): boolean {
-  return prompt !== '' && !prompt.includes('\r') && !prompt.startsWith('\ufeff') && !LONE_SURROGATE.test(prompt);
+/**
+ * Whether a prompt may go into a file: one that reads back as itself (the loader drops CR and a BOM,
+ * and UTF-8 holds no lone surrogate) and shows a reader all it holds. A prompt holding a control or
+ * an invisible character stays inline, where the manifest writes that character escaped; a file
+ * would hold it raw, to act on the terminal that shows it or hide it from a review.
+ */
+function promptFileFits(prompt: string): boolean {
+  return prompt !== '' && !prompt.includes('\r') && !prompt.startsWith('\ufeff') && !LONE_SURROGATE.test(prompt) && !holdsHiddenCharacter(prompt);
 }
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -230,8 +235,8 @@ function agentComment(dropped: readonly string[], withheld: readonly WithheldFie
   for (const { field, places } of withheld) {
     lines.push(` not managed here: ${field} holds secrets that are not text (${places.join(', ')}); a \${env:…} reference would make them text`);
   }
-  // The service's values and keys may hold characters a reviewer cannot see: escaped as fmt escapes them in values.
-  return lines.length > 0 ? hiddenCharactersEscaped(lines.join('\n')) : undefined;
+  // The service's values and keys may hold characters a reviewer cannot see: generatedManifestText escapes them.
+  return lines.length > 0 ? lines.join('\n') : undefined;
 }
 
 /** The phone bindings of exported agents, by local name; numbers that are not E.164 are skipped. */

@@ -28,10 +28,10 @@ import type { Diagnostic } from '../manifest/types.js';
 import { LineCounter as LineStarts } from '../util/text-position.js';
 import { collapseBlankLinesInComments, hoistFirstKeyComment, isNodeWithSpace, joinCommentRuns, moveBlankLinesAfterClosingComments, moveRootCommentToDocument, stackComments } from './comment-layout.js';
 import { knownProperties, propertyNode, schemaNode, type SchemaNode } from '../schema/introspect.js';
-import { printHiddenCharactersEscaped } from './hidden-characters.js';
+import { escapeHiddenCharactersInComments, printHiddenCharactersEscaped } from './hidden-characters.js';
 
-/** How every manifest is printed: also what `init` and `export` write. */
-export const TO_STRING_OPTIONS: ToStringOptions = {
+/** How every manifest is printed: also what `init` and `export` write (`generatedManifestText`). */
+const TO_STRING_OPTIONS: ToStringOptions = {
   indent: 2,
   indentSeq: true,
   // Never fold long lines: a prompt sentence or a URL stays on the line it was written on.
@@ -40,6 +40,17 @@ export const TO_STRING_OPTIONS: ToStringOptions = {
   // Flow maps padded, `{ a: 1 }`; flow lists not, `[a, b]`: manifestTags sets each.
   flowCollectionPadding: true,
 };
+
+/**
+ * The text of a manifest a command made (`init`, `export`). Their comments quote text nobody reviewed
+ * in this file (a template's description and comments, the service's keys and values), so each
+ * comment is written with its hidden characters escaped, as every value is (formatDocument): one
+ * printer, so no comment a writer adds can miss it.
+ */
+export function generatedManifestText(doc: Document): string {
+  escapeHiddenCharactersInComments(doc);
+  return doc.toString(TO_STRING_OPTIONS);
+}
 
 interface FormatResult {
   text: string;

@@ -4,7 +4,7 @@
  * right-to-left override written raw reorders the text around it ("Trojan Source"); an author who
  * wrote `\u202e` to make it visible must not find fmt writing it back invisible.
  */
-import { Scalar, type Document, type ScalarTag } from 'yaml';
+import { isNode, Scalar, visit, type Document, type ScalarTag } from 'yaml';
 import { INVISIBLE } from '../util/printable.js';
 
 /**
@@ -15,6 +15,11 @@ import { INVISIBLE } from '../util/printable.js';
  */
 const HIDDEN_CHARACTER = new RegExp(`[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f${INVISIBLE}\\u2028\\u2029]`, 'u');
 const HIDDEN_CHARACTERS = new RegExp(HIDDEN_CHARACTER.source, 'gu');
+
+/** Whether `text` holds a character the manifest writes escaped: a file that holds it raw would hide it. */
+export function holdsHiddenCharacter(text: string): boolean {
+  return HIDDEN_CHARACTER.test(text);
+}
 
 const STRING_TAG = 'tag:yaml.org,2002:str';
 
@@ -40,8 +45,23 @@ function escapingHiddenCharacters(tag: ScalarTag, stringify: NonNullable<ScalarT
   };
 }
 
-/** `text` with each hidden character as its escape (`\u202e`): also for text a manifest holds outside a string, a comment. */
-export function hiddenCharactersEscaped(text: string): string {
+/**
+ * Every comment of `doc` (above and below the document, before and after each node) with each
+ * hidden character escaped. A comment holds no escape YAML reads back, so the escape stays as text:
+ * for the comments a command writes itself (from a template, from the service), never an author's.
+ */
+export function escapeHiddenCharactersInComments(doc: Document): void {
+  if (doc.commentBefore) doc.commentBefore = hiddenCharactersEscaped(doc.commentBefore);
+  if (doc.comment) doc.comment = hiddenCharactersEscaped(doc.comment);
+  visit(doc, (_, node) => {
+    if (!isNode(node)) return;
+    if (node.commentBefore) node.commentBefore = hiddenCharactersEscaped(node.commentBefore);
+    if (node.comment) node.comment = hiddenCharactersEscaped(node.comment);
+  });
+}
+
+/** `text` with each hidden character as its escape (`\u202e`). */
+function hiddenCharactersEscaped(text: string): string {
   return text.replace(HIDDEN_CHARACTERS, escapeSequence);
 }
 

@@ -7,7 +7,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Document, isMap, Pair, Scalar, YAMLMap } from 'yaml';
 import { isVoxformError, VoxformError } from '../errors.js';
-import { formatDocument, manifestTags, TO_STRING_OPTIONS } from '../format/format-manifest.js';
+import { formatDocument, generatedManifestText, manifestTags } from '../format/format-manifest.js';
 import { bundleManifestSchema, SCHEMA_FILE, SCHEMA_MODELINE } from '../schema/load.js';
 import { validateAgainst } from '../schema/validate.js';
 import { ENV_REFERENCE, ENV_REFERENCE_BODY } from '../secrets/env-reference.js';
@@ -110,7 +110,7 @@ export function planScaffold(input: { template: Template; values: Readonly<Recor
 
   const doc = manifestDocument(template, agentId, expanded.node.items as Pair[]);
   formatDocument(doc);
-  const manifest = doc.toString(TO_STRING_OPTIONS);
+  const manifest = generatedManifestText(doc);
 
   const issue = validateAgainst('Manifest', doc.toJS())[0];
   if (issue) {
@@ -136,7 +136,7 @@ export function planScaffold(input: { template: Template; values: Readonly<Recor
  */
 export function manifestOutline(template: Template | undefined, agentId: string): string {
   const doc = template === undefined ? new Document({ version: 1 }) : manifestDocument(template, agentId, []);
-  return doc.toString(TO_STRING_OPTIONS);
+  return generatedManifestText(doc);
 }
 
 /** init's voxform.yaml, unformatted: its header, `version`, and the agent under its local name, `id` (when known) then `body`. */

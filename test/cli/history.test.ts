@@ -8,7 +8,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { HistoryRecord } from '../../src/history/types.js';
-import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
+import { MAX_DIAGNOSTICS_SHOWN } from '../../src/project-files/limits.js';
+import { runCli, runCliInProcess, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
 const MANIFEST = 'version: 1\nagents:\n  front-desk:\n    id: -OKdqbqetEcM4ak369ym\n    config:\n      first_message: "Hello"\n';
@@ -60,6 +61,21 @@ describe('a damaged history record', () => {
       expect(result.stderr).toContain('(source.commit: not a commit id (40 or 64 hex digits))');
       expect(result.stderr).toContain('(summary.create: not a count)');
     }
+  });
+
+  it('is named as far as diagnostics are: a ledger full of junk names the first ones, and counts the rest in one line', async () => {
+    const junk = MAX_DIAGNOSTICS_SHOWN + 10;
+    const dir = await projectWith({});
+    for (let n = 0; n < junk; n++) {
+      await writeFile(path.join(dir, '.voxform/history', `20261124T${String(n).padStart(6, '0')}000Z-${n.toString(16).padStart(6, '0')}.json`), '{}');
+    }
+    const result = await runCli(['history', '--local'], { cwd: dir });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(GOOD);
+    const warnings = result.stderr.split('\n').filter((line) => line.startsWith('warning: '));
+    expect(warnings.filter((line) => line.includes(' is skipped: it is not a voxform history record'))).toHaveLength(MAX_DIAGNOSTICS_SHOWN);
+    expect(warnings.at(-1)).toBe(`warning: …and 10 more files of the ledger are skipped, not voxform history records (only the first ${MAX_DIAGNOSTICS_SHOWN} are named).`);
+    expect(warnings).toHaveLength(MAX_DIAGNOSTICS_SHOWN + 1);
   });
 
   it('is never restored: a config that is not an object is skipped, and rollback of it applies nothing', async () => {
