@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/api/index.js';
+import { loadSchemas } from '../../src/schema/load.js';
+import { LATEST_UNIX_SECONDS } from '../../src/util/unix-time.js';
 import { fakeServer, testClient } from './helpers.js';
 
 const KEY = 'callRecordsCheckKey0000000000001';
@@ -76,6 +78,11 @@ describe('call records checked against the service schema in the client', () => 
   it('passes records of the documented shape as they came, at the ends of the range of ts', async () => {
     const records = [{ ...GOOD, ts: 253_402_300_799, campaign_id: null, error_message: null }, { ...GOOD, call_id: 'call_0', ts: 0 }];
     expect(await readAll(records)).toEqual(records);
+  });
+
+  it("bounds ts by the schema to the times voxform reads as --since and --until", () => {
+    const defs = loadSchemas().service.$defs as Record<string, { properties: Record<string, { minimum?: number; maximum?: number }> }>;
+    expect(defs.CallHistoryRecord?.properties.ts).toMatchObject({ minimum: 0, maximum: LATEST_UNIX_SECONDS });
   });
 
   it('a page whose histories is no list is no page: an api_error, not an empty call log', async () => {
