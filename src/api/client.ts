@@ -30,7 +30,8 @@ import type {
   UpdateAgentRequest,
 } from '../schema/types.gen.js';
 import { ChatCompletionStream, ChatSession, type ChatSessionOptions } from './chat.js';
-import { ApiError, CHECK_KNOWLEDGE_FILES, errorFromBadAnswer, isApiError, requestInvalid, scrubEcho, type FailureContext } from './errors.js';
+import { ApiError, CHECK_KNOWLEDGE_FILES, errorFromBadAnswer, errorFromMalformedRecord, isApiError, requestInvalid, scrubEcho, type FailureContext } from './errors.js';
+import { malformedCallRecord, type CallRecordDefinition } from './call-records.js';
 import { HttpTransport, type HttpResponse } from './http.js';
 import { resolveBaseUrl } from './regions.js';
 import { Requester, type Exchange, type RequestEvent, type ResponseEvent, type RetryEvent } from './requester.js';
@@ -38,6 +39,7 @@ import type { BackoffOptions } from './retry.js';
 import { inspectUploadFile, multipartBody, storageFailure } from './upload.js';
 import { MAX_KNOWLEDGE_FILE_BYTES } from '../project-files/limits.js';
 import { isPlainObject, splitTopLevelNulls } from '../util/json-object.js';
+import { valueAtPath } from '../util/field-path.js';
 import { sleepUnlessAborted } from '../util/sleep.js';
 import { headerValue } from '../util/env-header.js';
 import { voxformVersion } from '../util/version.js';
@@ -128,6 +130,8 @@ export interface KnowledgeUploadOptions {
  * - Errors are `ApiError`s with a stable code and one sentence; the key never appears in an error,
  *   a debug line or a hook event.
  * - Action endpoints succeed on any 2xx unless the body says `success: false`.
+ * - Every call record a call-log read answers is checked against the service schema: one of another
+ *   shape fails the read with `api_error` naming it (its place and call id), never reaching a caller.
  * - Ids are percent-encoded into paths (agent ids may start with `-`, phone ids carry `+`).
  */
 export interface ApiClient {
@@ -200,6 +204,12 @@ export interface ApiClient {
 
 /** An exchange whose JSON body is validated against the schema definition `schema` before it is sent. */
 type CheckedExchange = Exchange & { schema?: string };
+
+/** Where an answer holds its call records (`listAt`, a path in it), and the schema definition of one. */
+interface CallRecordList {
+  definition: CallRecordDefinition;
+  listAt: (answer: unknown) => Array<string | number>;
+}
 
 /** How to see whether a call whose answer was lost was started. */
 const CHECK_CALLS = '`voxform logs` lists the calls the service started.';
@@ -355,14 +365,18 @@ class ServiceClient implements ApiClient {
     check(`GET ${path}`, 'CallHistoriesQuery', query);
     const answer = await this.json<CallHistoriesResponse | GlobalCallHistoryRecord[]>(
       { method: 'GET', path, query: { ...query }, retry: 'safe', notFoundHint: 'Check the agent id.' },
-      (value) => Array.isArray(value) || isObjectWith('items')(value),
+      (value) => Array.isArray(value) || isObjectWithList('items')(value),
+      { definition: 'CallHistoryRecord', listAt: (value) => (Array.isArray(value) ? [] : ['items']) },
     );
     return Array.isArray(answer) ? { items: answer } : answer;
   }
 
   async listCallLogs(query: CallLogsQuery = {}): Promise<CallLogsResponse> {
     check('GET /call-logs', 'CallLogsQuery', query);
-    return this.json<CallLogsResponse>({ method: 'GET', path: '/call-logs', query: { ...query }, retry: 'safe' }, isObjectWith('histories'));
+    return this.json<CallLogsResponse>({ method: 'GET', path: '/call-logs', query: { ...query }, retry: 'safe' }, isObjectWithList('histories'), {
+      definition: 'GlobalCallHistoryRecord',
+      listAt: () => ['histories'],
+    });
   }
 
   iterateCallLogs(filters: CallLogFilters = {}, options: IterateCallLogsOptions = {}): AsyncIterable<GlobalCallHistoryRecord> {
@@ -442,12 +456,20 @@ class ServiceClient implements ApiClient {
     return options.abort ? this.requester.transport.destroy() : this.requester.transport.close();
   }
 
-  /** Sends and parses a JSON answer, checking it looks like what the operation promises. */
-  private async json<T>(exchange: CheckedExchange, looksRight: (value: unknown) => boolean): Promise<T> {
+  /**
+   * Sends and parses a JSON answer, checking it looks like what the operation promises and, for a
+   * list of call records, each record against the service schema.
+   */
+  private async json<T>(exchange: CheckedExchange, looksRight: (value: unknown) => boolean, records?: CallRecordList): Promise<T> {
     const response = await this.send(exchange);
     if (!response) throw new Error(`${exchange.method} ${exchange.path} was settled without an answer`);
     const value = this.parse(response.body);
     if (!looksRight(value)) throw this.unexpected(exchange.method, exchange.path, 'the documented answer', response.status);
+    if (records) {
+      const at = records.listAt(value);
+      const problem = malformedCallRecord(valueAtPath(value, at) as unknown[], records.definition, at);
+      if (problem !== undefined) throw errorFromMalformedRecord(response.status, problem, this.context(exchange.method, exchange.path));
+    }
     return value as T;
   }
 
@@ -596,6 +618,11 @@ function parseBody(text: string): unknown {
 
 function isObjectWith(key: string): (value: unknown) => boolean {
   return (value) => isPlainObject(value) && key in value;
+}
+
+/** An object whose `key` is a list: a page of records whose list is something else is no page. */
+function isObjectWithList(key: string): (value: unknown) => boolean {
+  return (value) => isPlainObject(value) && Array.isArray(value[key]);
 }
 
 function fileIdOf(answer: unknown): string | undefined {

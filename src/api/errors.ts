@@ -158,6 +158,25 @@ export function errorFromBadAnswer(status: number, what: string, ctx: FailureCon
   });
 }
 
+/**
+ * A 2xx answer of a call-log read holding a record of another shape than the service schema's
+ * (`problem`: which record, what is wrong). The read stops: a report or a summary missing records
+ * would look whole.
+ */
+export function errorFromMalformedRecord(status: number, problem: string, ctx: FailureContext): ApiError {
+  const detail = clip(scrubEcho(problem, ctx));
+  return new ApiError({
+    code: 'api_error',
+    message: `${ctx.method} ${displayPath(ctx.path)} failed: the service answered ${status} with a call record voxform cannot read: ${withoutFullStop(detail)}.`,
+    hint: 'The service sent a record of another shape than its interface documents (docs/service-api.md, "Call logs"): report it to the service. With --local or `voxform emulator --data FILE`, correct or delete that record in the data file\'s `call_logs` (.voxform/local.json for --local).',
+    status,
+    method: ctx.method,
+    path: ctx.path,
+    detail,
+    attempts: ctx.attempts,
+  });
+}
+
 /** How to tell whether a knowledge file upload got through: nothing voxform reads can show it. */
 export const CHECK_KNOWLEDGE_FILES = 'the service cannot list its knowledge files, so look for the file in its dashboard: another upload makes a second one.';
 

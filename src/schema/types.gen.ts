@@ -2435,7 +2435,7 @@ export interface CallHistoryRecord {
    */
   duration?: number;
   /**
-   * Session start, Unix seconds.
+   * Session start, Unix seconds: from 0 (1970-01-01T00:00:00Z) to 253402300799 (9999-12-31T23:59:59Z), the times voxform reads.
    */
   ts?: number;
   /**
