@@ -98,16 +98,16 @@ describe('the model of a configuration version', () => {
     expect(after.medianSeconds['user-ended']).toBeCloseTo(2 * before.medianSeconds['user-ended']);
   });
 
-  it('gives the calls of two versions different outcomes under the same seed', () => {
+  it('gives the calls of two versions different outcomes under the same seed', async () => {
     const request = (prompt: string) => ({
       profile: resolveTrafficProfile('volatile'),
       seed: 3,
       until: UNTIL,
       agents: [{ id: FRONT_DESK, name: 'Front desk', config: { ...config, prompt }, configSetAt: undefined }],
     });
-    const one = generateTraffic(request(config.prompt as string));
-    const again = generateTraffic(request(config.prompt as string));
-    const two = generateTraffic(request(changed.prompt as string));
+    const one = await generateTraffic(request(config.prompt as string));
+    const again = await generateTraffic(request(config.prompt as string));
+    const two = await generateTraffic(request(changed.prompt as string));
     expect(again.records).toEqual(one.records);
     const rate = (records: CallRecord[], status: string) => records.filter((r) => r.call_status === status).length / records.length;
     const spread = Math.max(...['user-ended', 'agent-ended', 'error', 'timeout'].map((status) => Math.abs(rate(one.records, status) - rate(two.records, status))));

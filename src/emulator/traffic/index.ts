@@ -69,12 +69,12 @@ function defaultUntil(agents: ReadonlyArray<{ configSetAt: number | undefined }>
 }
 
 /** Generates the traffic a (checked) request asks for and adds it to the store's call log. */
-export function addTraffic(store: EmulatorStore, options: TrafficOptions): TrafficSummary {
+export async function addTraffic(store: EmulatorStore, options: TrafficOptions): Promise<TrafficSummary> {
   const profile = resolveTrafficProfile(options.profile ?? 'steady');
   const agents = trafficAgents(store, options.agents);
   const total = agents.length * (options.calls ?? profile.calls_per_agent);
   if (total > MAX_TRAFFIC_CALLS) throw new TrafficProfileError([`calls: ${total} calls in one request is more than ${MAX_TRAFFIC_CALLS}; ask for fewer per agent, or for fewer agents`]);
-  const { records, summary } = generateTraffic({ profile, calls: options.calls, seed: options.seed ?? 1, until: options.until ?? defaultUntil(agents), agents });
+  const { records, summary } = await generateTraffic({ profile, calls: options.calls, seed: options.seed ?? 1, until: options.until ?? defaultUntil(agents), agents });
   store.callLog.insertMany(records);
   return summary;
 }
