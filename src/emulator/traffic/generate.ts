@@ -31,6 +31,13 @@ interface TrafficRequest {
   agents: TrafficAgent[];
 }
 
+/**
+ * JSON values a synthetic call's record holds at the least, as the data file counts them (values, not
+ * keys; the record itself one): its fixed fields, three cost items of three, and `agent_config` and
+ * `function_calls` at their smallest. What a data file can take of a run is derived from it.
+ */
+export const MIN_SYNTHETIC_CALL_JSON_VALUES = 35;
+
 /** Shared by every synthetic record: nothing ever changes them (frozen, so a change would throw). */
 const NO_RECORDING = Object.freeze({ recording_url: '' });
 const EMPTY = Object.freeze({}) as Record<string, unknown>;
