@@ -2,7 +2,9 @@
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { documentSyntaxError, readOperatorDocument } from '../project-files/operator-document.js';
-import { BUILT_IN_PROFILES, resolveTrafficProfile, TrafficProfileError } from '../emulator/traffic/index.js';
+import { BUILT_IN_PROFILES, MIN_SYNTHETIC_CALL_JSON_VALUES, resolveTrafficProfile, TrafficProfileError, type TrafficOverDataFileError } from '../emulator/traffic/index.js';
+import { MAX_EMULATOR_DATA_JSON_VALUES } from '../project-files/limits.js';
+import { formatCount, plural } from '../util/plural.js';
 import type { TrafficOptions } from '../emulator/index.js';
 
 export interface TrafficFlags {
@@ -21,6 +23,21 @@ export function invalidProfile(where: string, problems: string[]): VoxformError 
     hint: PROFILE_HINT,
     details: { problems },
   });
+}
+
+/**
+ * More calls than an emulator's data file could ever hold: refused before one is made (making them
+ * first takes minutes and gigabytes, for a save then refused). `run` names what asked for them
+ * (`This run`, `--traffic`); `fix` says how to ask for fewer, or where so many fit.
+ */
+export function tooManyForDataFile(error: TrafficOverDataFileError, where: { run: string; dataFile: string; fix: string }): VoxformError {
+  const each = `${plural(error.agents, 'agent')} × ${formatCount(error.callsPerAgent)}`;
+  return new VoxformError(
+    'emulator_data_too_large',
+    `${where.run} would add ${formatCount(error.calls)} synthetic calls (${each}) to ${where.dataFile}, more than it can hold: at most ${formatCount(error.max)} ` +
+      `(each call takes at least ${MIN_SYNTHETIC_CALL_JSON_VALUES} of the ${formatCount(MAX_EMULATOR_DATA_JSON_VALUES)} JSON values the emulator reads back from it). No call was made or added.`,
+    { hint: where.fix },
+  );
 }
 
 async function readProfileFile(file: string, shown: string): Promise<unknown> {

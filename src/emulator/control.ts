@@ -132,7 +132,7 @@ export function createControl(host: ControlHost): EmulatorControl {
     // One change of the account: a shared data file is reloaded first (the agents' latest configs) and written once.
     traffic: (options = {}) =>
       core.store.access(true, async () => {
-        const summary = addTraffic(core.store, checkTrafficOptions(options));
+        const summary = await addTraffic(core.store, checkTrafficOptions(options));
         await core.store.commit();
         return summary;
       }),

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator, type TrafficSummary } from '../../src/emulator/index.js';
 import { renderTrafficSummary, trafficUntil } from '../../src/cli/commands/emulator-traffic.js';
+import { MAX_DATA_FILE_TRAFFIC_CALLS } from '../../src/emulator/traffic/index.js';
 import { copyExampleProject, repoRoot, runCliInProcess, useTempDirs } from '../helpers/cli.js';
 import { SECRETS } from '../helpers/project.js';
 import { clientFor, FRONT_DESK, startTestEmulator } from './helpers.js';
@@ -127,9 +128,10 @@ describe('voxform emulator traffic --local', () => {
     const before = (await runCliInProcess(['emulator', 'traffic', '--local', '--calls', '1', '--agent', FRONT_DESK], { cwd: dir })).code;
     expect(before).toBe(0);
     const saved = await readFile(path.join(dir, '.voxform/local.json'), 'utf8');
-    // About a kilobyte a call: 300,000 calls, well inside the documented range of --calls, make more
-    // than the 256 MiB a data file may hold (a million crashed JSON.stringify outright; the same path).
-    const result = await runCliInProcess(['emulator', 'traffic', '--local', '--calls', '300000', '--agent', FRONT_DESK], { cwd: dir });
+    // About a kilobyte a call: as many calls as the file's JSON values allow (more are refused before
+    // any is made) make more than the 256 MiB a data file may hold, refused when saved (a million
+    // crashed JSON.stringify outright; the same path).
+    const result = await runCliInProcess(['emulator', 'traffic', '--local', '--calls', String(MAX_DATA_FILE_TRAFFIC_CALLS), '--agent', FRONT_DESK], { cwd: dir });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^error\[emulator_data_too_large\]: The emulator's account is too large to save in .*local\.json: the file would be over 256 MiB, the most the emulator reads back\. Nothing was saved\.\n {2}hint: /);
     expect(await readFile(path.join(dir, '.voxform/local.json'), 'utf8')).toBe(saved);

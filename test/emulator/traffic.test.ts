@@ -10,7 +10,9 @@ import { configurationHash } from '../../src/history/config-hash.js';
 import { defaultSeed, startEmulator, type CallRecord, type RunningEmulator } from '../../src/emulator/index.js';
 import { sessionCosts } from '../../src/emulator/costs.js';
 import { CallLog } from '../../src/emulator/store.js';
-import { generateTraffic } from '../../src/emulator/traffic/generate.js';
+import { generateTraffic, MIN_SYNTHETIC_CALL_JSON_VALUES } from '../../src/emulator/traffic/generate.js';
+import { MAX_DATA_FILE_TRAFFIC_CALLS, TrafficOverDataFileError } from '../../src/emulator/traffic/index.js';
+import { JsonCounter } from '../../src/project-files/json-budget.js';
 import { versionModel } from '../../src/emulator/traffic/model.js';
 import { BUILT_IN_PROFILES, resolveTrafficProfile, TrafficProfileError } from '../../src/emulator/traffic/profile.js';
 import type { AgentConfigRead } from '../../src/schema/types.gen.js';
@@ -98,16 +100,16 @@ describe('the model of a configuration version', () => {
     expect(after.medianSeconds['user-ended']).toBeCloseTo(2 * before.medianSeconds['user-ended']);
   });
 
-  it('gives the calls of two versions different outcomes under the same seed', () => {
+  it('gives the calls of two versions different outcomes under the same seed', async () => {
     const request = (prompt: string) => ({
       profile: resolveTrafficProfile('volatile'),
       seed: 3,
       until: UNTIL,
       agents: [{ id: FRONT_DESK, name: 'Front desk', config: { ...config, prompt }, configSetAt: undefined }],
     });
-    const one = generateTraffic(request(config.prompt as string));
-    const again = generateTraffic(request(config.prompt as string));
-    const two = generateTraffic(request(changed.prompt as string));
+    const one = await generateTraffic(request(config.prompt as string));
+    const again = await generateTraffic(request(config.prompt as string));
+    const two = await generateTraffic(request(changed.prompt as string));
     expect(again.records).toEqual(one.records);
     const rate = (records: CallRecord[], status: string) => records.filter((r) => r.call_status === status).length / records.length;
     const spread = Math.max(...['user-ended', 'agent-ended', 'error', 'timeout'].map((status) => Math.abs(rate(one.records, status) - rate(two.records, status))));
@@ -219,6 +221,43 @@ describe('synthetic calls', () => {
     const ok = await clientFor(emulator).post('/_emulator/traffic', { profile: 'light', calls: 2, agents: [BOOKING], seed: 'abc', until: UNTIL }, { auth: null });
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ profile: 'light', seed: 'abc', calls: 2, agents: [{ agent_id: BOOKING, calls: 2 }] });
+  });
+});
+
+describe('what a data file can take of a request', () => {
+  /** A record's JSON values as the data file's reader counts them, its config the smallest one written (`{}`, where a shared one is `{"$shared_config": n}`). */
+  const valuesOf = (record: CallRecord) => {
+    const counter = new JsonCounter({ maxValues: Number.MAX_SAFE_INTEGER, maxDepth: 128 });
+    counter.feed(Buffer.from(JSON.stringify({ ...record, agent_config: {} })));
+    return counter.values;
+  };
+
+  it('counts every synthetic call at MIN_SYNTHETIC_CALL_JSON_VALUES values at least, and the smallest at exactly that', async () => {
+    const config = defaultSeed().agents?.find((a) => a.id === BOOKING)?.config as AgentConfigRead;
+    const agents = [
+      { id: 'a', name: '', config: {} as AgentConfigRead, configSetAt: undefined },
+      { id: BOOKING, name: 'Booking', config, configSetAt: undefined, phone: { number: '+15550001111', provider: 'twilio' } },
+    ];
+    const { records } = await generateTraffic({ profile: resolveTrafficProfile('volatile'), calls: 2000, seed: 1, until: UNTIL, agents });
+    const counts = records.map(valuesOf);
+    expect(Math.min(...counts)).toBe(MIN_SYNTHETIC_CALL_JSON_VALUES);
+  });
+
+  it('refuses, with a data file, a request of more calls than it can hold, before one is made', async () => {
+    const dataFile = path.join(await tempDir(), 'account.json');
+    const kept = await startEmulator({ quiet: true, dataFile });
+    try {
+      const calls = Math.floor(MAX_DATA_FILE_TRAFFIC_CALLS / 9) + 1;
+      await expect(kept.control.traffic({ calls })).rejects.toBeInstanceOf(TrafficOverDataFileError);
+      const res = await clientFor(kept).post('/_emulator/traffic', { calls }, { auth: null });
+      expect(res.status).toBe(400);
+      expect(res.body.detail).toBe(
+        `Invalid traffic request: calls: ${calls * 9} calls (9 agents × ${calls}) are more than the emulator's data file can hold, at most ${MAX_DATA_FILE_TRAFFIC_CALLS} calls; ask for fewer per agent, or for fewer agents, or use an emulator without a data file`,
+      );
+      expect(kept.control.state().call_logs).toHaveLength(40);
+    } finally {
+      await kept.close();
+    }
   });
 });
 

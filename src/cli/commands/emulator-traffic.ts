@@ -2,7 +2,7 @@
 import { errorFromTransport } from '../../api/errors.js';
 import { RESPONSE_TOO_LARGE_CODE } from '../../api/http.js';
 import { VoxformError } from '../../errors.js';
-import { TrafficAgentsAmbiguousError, TrafficAgentsUnknownError, TrafficProfileError, type TrafficAgentNamed } from '../../emulator/traffic/index.js';
+import { MAX_TRAFFIC_CALLS, TrafficAgentsAmbiguousError, TrafficAgentsUnknownError, TrafficOverDataFileError, TrafficProfileError, type TrafficAgentNamed } from '../../emulator/traffic/index.js';
 import type { TrafficOptions, TrafficSummary } from '../../emulator/index.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import { isPlainObject } from '../../util/json-object.js';
@@ -12,8 +12,8 @@ import type { CommandContext } from '../context.js';
 import { manifestAgentNames, refuseNameWithoutId } from '../agent-argument.js';
 import { manifestProject } from '../load-manifests.js';
 import { parseTimeArgument } from '../time-argument.js';
-import { invalidProfile, trafficRequest, type TrafficFlags } from '../traffic-request.js';
-import { plural } from '../../util/plural.js';
+import { invalidProfile, tooManyForDataFile, trafficRequest, type TrafficFlags } from '../traffic-request.js';
+import { formatCount, plural } from '../../util/plural.js';
 import { displayWidth, padToWidth } from '../../util/display-width.js';
 import { HostClient } from '../../util/host-client.js';
 import { formatSize } from '../../util/size.js';
@@ -164,6 +164,15 @@ async function trafficAtLocal(ctx: CommandContext, request: TrafficOptions): Pro
   try {
     return await emulator.control.traffic(request);
   } catch (error) {
+    if (error instanceof TrafficOverDataFileError) {
+      throw tooManyForDataFile(error, {
+        run: 'This run',
+        dataFile: LOCAL_DATA_FILE,
+        fix:
+          'Ask for fewer: --calls N for each agent, or --agent for some of the agents only; or keep so many calls in a `voxform emulator` without --data (in memory, ' +
+          `up to ${formatCount(MAX_TRAFFIC_CALLS)} a run) and add them with \`voxform emulator traffic --url URL\` (docs/traffic.md).`,
+      });
+    }
     if (error instanceof TrafficProfileError && !(error instanceof TrafficAgentsUnknownError) && !(error instanceof TrafficAgentsAmbiguousError)) throw invalidProfile('request', error.problems);
     throw error;
   }

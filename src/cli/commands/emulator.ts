@@ -5,8 +5,8 @@ import { MAX_FAULT_DELAY_MS } from '../../emulator/faults.js';
 import type { CommandContext } from '../context.js';
 import { VoxformError } from '../../errors.js';
 import { emulatorLlmFromEnv, invalidEmulatorOption as invalid } from '../emulator-llm.js';
-import { invalidProfile, trafficRequest } from '../traffic-request.js';
-import { TrafficProfileError } from '../../emulator/traffic/index.js';
+import { invalidProfile, tooManyForDataFile, trafficRequest } from '../traffic-request.js';
+import { MAX_TRAFFIC_CALLS, TrafficOverDataFileError, TrafficProfileError } from '../../emulator/traffic/index.js';
 import type { TrafficOptions } from '../../emulator/index.js';
 import { formatCount } from '../../util/plural.js';
 import { shellWord } from '../../util/shell-word.js';
@@ -97,6 +97,13 @@ export async function runEmulator(options: EmulatorCommandOptions, ctx: CommandC
         trafficLine = [`  traffic      ${formatCount(summary.calls)} synthetic calls added (profile ${summary.profile}, seed ${summary.seed}; docs/traffic.md)`];
       }
     } catch (error) {
+      if (error instanceof TrafficOverDataFileError) {
+        throw tooManyForDataFile(error, {
+          run: '--traffic',
+          dataFile: String(options.data),
+          fix: `Ask for fewer with --traffic-calls N, or leave out --data to keep the account in memory (up to ${formatCount(MAX_TRAFFIC_CALLS)} calls a run).`,
+        });
+      }
       if (error instanceof TrafficProfileError) throw invalidProfile(options.traffic ?? '', error.problems);
       throw error;
     }

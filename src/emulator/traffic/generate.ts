@@ -9,6 +9,7 @@ import type { AgentTrafficSummary, CallRecord, TrafficSummary } from '../types.j
 import { CALL_OUTCOMES, type CallOutcome, type TrafficProfile } from './profile.js';
 import { RandomStream } from './random.js';
 import { versionModel, type VersionModel } from './model.js';
+import { inSlice } from '../../util/sync-slices.js';
 
 export interface TrafficAgent {
   id: string;
@@ -29,6 +30,13 @@ interface TrafficRequest {
   until: number;
   agents: TrafficAgent[];
 }
+
+/**
+ * JSON values a synthetic call's record holds at the least, as the data file counts them (values, not
+ * keys; the record itself one): its fixed fields, three cost items of three, and `agent_config` and
+ * `function_calls` at their smallest. What a data file can take of a run is derived from it.
+ */
+export const MIN_SYNTHETIC_CALL_JSON_VALUES = 35;
 
 /** Shared by every synthetic record: nothing ever changes them (frozen, so a change would throw). */
 const NO_RECORDING = Object.freeze({ recording_url: '' });
@@ -112,91 +120,123 @@ interface AgentBatch {
   summary: AgentTrafficSummary;
 }
 
-function agentCalls(agent: TrafficAgent, request: TrafficRequest, window: { from: number; to: number }, model: VersionModel, configHash: string): AgentBatch {
-  const { profile } = request;
-  const count = request.calls ?? profile.calls_per_agent;
+/** What every call of one agent's version is drawn from, and the summary its calls are counted in. */
+interface VersionCalls {
+  agent: TrafficAgent;
+  config: AgentConfigRead;
+  transcripts: ReturnType<typeof transcriptsOf>;
+  model: VersionModel;
+  random: RandomStream;
+  summary: AgentTrafficSummary;
+}
+
+/**
+ * Calls made in one job of a slice (sync-slices.ts): a few milliseconds of work, so a Ctrl-C waits
+ * no longer than that for the generation to stop.
+ */
+const CALLS_PER_JOB = 500;
+
+/** One call at `stamp` (ms), counted in the summary. */
+function callRecord(version: VersionCalls, stamp: number): CallRecord {
+  const { agent, config, transcripts, model, random, summary } = version;
+  const outcome = CALL_OUTCOMES[random.weighted(model.outcomeWeights, model.outcomeTotal)] as CallOutcome;
+  const duration = Math.max(1, Math.round(random.logNormal(model.medianSeconds[outcome], model.durationSpread)));
+  const chars = Math.round(duration * model.charsPerSecond * random.logNormal(1, 0.2));
+  const calls = functionCalls(config, model, outcome, random);
+  const caller = `+1555${String(random.below(10_000_000)).padStart(7, '0')}`;
+  const record: CallRecord = {
+    agent_id: agent.id,
+    agent_config: config as Record<string, unknown>,
+    duration,
+    ts: stamp / 1000,
+    chat: transcript(transcripts, outcome, random),
+    chars_used: chars,
+    session_id: `ses_${random.hex(20)}`,
+    call_id: `call_${random.hex(20)}`,
+    cost_breakdown: sessionCosts(config, 'voice', duration, chars),
+    voip: agent.phone ? { provider: agent.phone.provider, from: caller, to: agent.phone.number } : { provider: 'sip', from: caller, to: '' },
+    recording: NO_RECORDING,
+    metadata: EMPTY,
+    function_calls: calls.calls.length > 0 ? calls.calls : NO_CALLS,
+    call_status: outcome,
+    campaign_id: null,
+    error_message: outcome === 'error' ? (ERROR_MESSAGES[random.below(ERROR_MESSAGES.length)] as string) : null,
+    call_metrics: EMPTY,
+    carrier_call_log: EMPTY,
+  };
+  summary.outcomes[outcome] = (summary.outcomes[outcome] ?? 0) + 1;
+  summary.transfers += calls.transferred ? 1 : 0;
+  summary.tool_calls += calls.calls.length - (calls.transferred ? 1 : 0);
+  summary.tool_failures += calls.failures;
+  return record;
+}
+
+/** The calls of one agent's version, oldest first, made a job at a time. */
+async function agentCalls(agent: TrafficAgent, request: TrafficRequest, window: { from: number; to: number }, model: VersionModel, configHash: string): Promise<AgentBatch> {
+  const count = request.calls ?? request.profile.calls_per_agent;
   const random = new RandomStream('traffic-calls', request.seed, agent.id, configHash, window.to);
   // One copy of the configuration for every call of this version: later changes to the agent never reach these records.
   const config = structuredClone(agent.config);
-  const transcripts = transcriptsOf(config);
   const summary: AgentTrafficSummary = {
     agent_id: agent.id, name: agent.name, config_hash: configHash, calls: count, from: window.from / 1000, until: window.to / 1000,
     outcomes: {}, transfers: 0, tool_calls: 0, tool_failures: 0, rules: model.rulesApplied,
   };
-  const records: CallRecord[] = new Array(count);
+  const version: VersionCalls = { agent, config, transcripts: transcriptsOf(config), model, random, summary };
   // The stamps first, sorted (a typed array sorts numbers natively): the records come out oldest first.
   const stamps = new Float64Array(count);
-  for (let i = 0; i < count; i++) stamps[i] = window.from + random.below(window.to - window.from + 1);
-  stamps.sort();
-  for (let i = 0; i < count; i++) {
-    const outcome = CALL_OUTCOMES[random.weighted(model.outcomeWeights, model.outcomeTotal)] as CallOutcome;
-    const duration = Math.max(1, Math.round(random.logNormal(model.medianSeconds[outcome], model.durationSpread)));
-    const chars = Math.round(duration * model.charsPerSecond * random.logNormal(1, 0.2));
-    const calls = functionCalls(config, model, outcome, random);
-    const caller = `+1555${String(random.below(10_000_000)).padStart(7, '0')}`;
-    records[i] = {
-      agent_id: agent.id,
-      agent_config: config as Record<string, unknown>,
-      duration,
-      ts: (stamps[i] as number) / 1000,
-      chat: transcript(transcripts, outcome, random),
-      chars_used: chars,
-      session_id: `ses_${random.hex(20)}`,
-      call_id: `call_${random.hex(20)}`,
-      cost_breakdown: sessionCosts(config, 'voice', duration, chars),
-      voip: agent.phone ? { provider: agent.phone.provider, from: caller, to: agent.phone.number } : { provider: 'sip', from: caller, to: '' },
-      recording: NO_RECORDING,
-      metadata: EMPTY,
-      function_calls: calls.calls.length > 0 ? calls.calls : NO_CALLS,
-      call_status: outcome,
-      campaign_id: null,
-      error_message: outcome === 'error' ? (ERROR_MESSAGES[random.below(ERROR_MESSAGES.length)] as string) : null,
-      call_metrics: EMPTY,
-      carrier_call_log: EMPTY,
-    };
-    summary.outcomes[outcome] = (summary.outcomes[outcome] ?? 0) + 1;
-    summary.transfers += calls.transferred ? 1 : 0;
-    summary.tool_calls += calls.calls.length - (calls.transferred ? 1 : 0);
-    summary.tool_failures += calls.failures;
+  for (let start = 0; start < count; start += CALLS_PER_JOB) {
+    await inSlice(() => {
+      for (let i = start; i < Math.min(count, start + CALLS_PER_JOB); i++) stamps[i] = window.from + random.below(window.to - window.from + 1);
+    });
+  }
+  await inSlice(() => stamps.sort());
+  const records: CallRecord[] = new Array(count);
+  for (let start = 0; start < count; start += CALLS_PER_JOB) {
+    await inSlice(() => {
+      for (let i = start; i < Math.min(count, start + CALLS_PER_JOB); i++) records[i] = callRecord(version, stamps[i] as number);
+    });
   }
   return { records, summary };
 }
 
-/** Lists each sorted by ts, merged into one sorted list (stable: on equal ts, the earlier list first). */
+/**
+ * Lists each sorted by ts, as one list sorted by ts: on equal ts the earlier list first, each list
+ * in its order (the sort is stable). The sort finds the lists as runs already in order, so the
+ * cost grows with the log of their number, where a merge that looks at every list's head for each
+ * record grows with the number itself: ten thousand agents would take minutes.
+ */
 function mergeByTs(lists: CallRecord[][]): CallRecord[] {
-  const merged: CallRecord[] = new Array(lists.reduce((sum, list) => sum + list.length, 0));
-  const heads = lists.map(() => 0);
-  for (let k = 0; k < merged.length; k++) {
-    let best = -1;
-    for (let l = 0; l < lists.length; l++) {
-      const candidate = (lists[l] as CallRecord[])[heads[l] as number];
-      if (candidate && (best < 0 || candidate.ts < ((lists[best] as CallRecord[])[heads[best] as number] as CallRecord).ts)) best = l;
-    }
-    merged[k] = (lists[best] as CallRecord[])[(heads[best] as number)++] as CallRecord;
-  }
-  return merged;
+  return lists.flat().sort((a, b) => a.ts - b.ts);
 }
 
-/** Every agent's synthetic calls, oldest first, and what was made. */
-export function generateTraffic(request: TrafficRequest): { records: CallRecord[]; summary: TrafficSummary } {
+/** Why an agent gets no call, or what its calls are drawn from. */
+function versionOf(agent: TrafficAgent, request: TrafficRequest): { skipped: string } | { window: { from: number; to: number }; model: VersionModel; configHash: string } {
+  const window = windowOf(agent, request.profile, request.until);
+  if (!window) return { skipped: 'its configuration was set after the end of the window' };
+  const configHash = configurationHash(agent.config as Record<string, unknown>);
+  const model = versionModel(request.profile, agent, agent.config, configHash);
+  if (!(model.outcomeTotal > 0)) return { skipped: 'the profile\'s rules give every outcome a weight of 0' };
+  return { window, model, configHash };
+}
+
+/**
+ * Every agent's synthetic calls, oldest first, and what was made. The work runs in slices with the
+ * event loop served between them (sync-slices.ts): a Ctrl-C stops a run of a million calls at once,
+ * before anything was added, instead of once they were all made.
+ */
+export async function generateTraffic(request: TrafficRequest): Promise<{ records: CallRecord[]; summary: TrafficSummary }> {
   const summary: TrafficSummary = { profile: request.profile.name, seed: request.seed, until: request.until, calls: 0, agents: [], skipped: [] };
   const batches: CallRecord[][] = [];
   for (const agent of request.agents) {
-    const window = windowOf(agent, request.profile, request.until);
-    if (!window) {
-      summary.skipped.push({ agent_id: agent.id, reason: 'its configuration was set after the end of the window' });
+    const version = await inSlice(() => versionOf(agent, request));
+    if ('skipped' in version) {
+      summary.skipped.push({ agent_id: agent.id, reason: version.skipped });
       continue;
     }
-    const configHash = configurationHash(agent.config as Record<string, unknown>);
-    const model = versionModel(request.profile, agent, agent.config, configHash);
-    if (!(model.outcomeTotal > 0)) {
-      summary.skipped.push({ agent_id: agent.id, reason: 'the profile\'s rules give every outcome a weight of 0' });
-      continue;
-    }
-    const batch = agentCalls(agent, request, window, model, configHash);
+    const batch = await agentCalls(agent, request, version.window, version.model, version.configHash);
     batches.push(batch.records);
     summary.agents.push(batch.summary);
     summary.calls += batch.records.length;
   }
-  return { records: mergeByTs(batches), summary };
+  return { records: await inSlice(() => mergeByTs(batches)), summary };
 }

@@ -6,15 +6,24 @@ import { isPlainObject } from '../../util/json-object.js';
 import { nowSeconds } from '../ids.js';
 import type { EmulatorStore } from '../store.js';
 import type { TrafficOptions, TrafficSummary } from '../types.js';
-import { generateTraffic, type TrafficAgent } from './generate.js';
-import { resolveTrafficProfile, TrafficAgentsAmbiguousError, TrafficAgentsUnknownError, TrafficProfileError } from './profile.js';
+import { MAX_EMULATOR_DATA_JSON_VALUES } from '../../project-files/limits.js';
+import { generateTraffic, MIN_SYNTHETIC_CALL_JSON_VALUES, type TrafficAgent } from './generate.js';
+import { resolveTrafficProfile, TrafficAgentsAmbiguousError, TrafficAgentsUnknownError, TrafficOverDataFileError, TrafficProfileError } from './profile.js';
 import { LATEST_UNIX_SECONDS } from '../../util/unix-time.js';
 
-export { BUILT_IN_PROFILES, resolveTrafficProfile, TrafficAgentsAmbiguousError, TrafficAgentsUnknownError, TrafficProfileError, type TrafficAgentNamed, type TrafficProfile } from './profile.js';
+export { MIN_SYNTHETIC_CALL_JSON_VALUES } from './generate.js';
+export { BUILT_IN_PROFILES, resolveTrafficProfile, TrafficAgentsAmbiguousError, TrafficAgentsUnknownError, TrafficOverDataFileError, TrafficProfileError, type TrafficAgentNamed, type TrafficProfile } from './profile.js';
 
 const OPTION_FIELDS = ['profile', 'calls', 'seed', 'until', 'agents'];
 /** The most calls one request may add (for every agent together). */
-const MAX_TRAFFIC_CALLS = 2_000_000;
+export const MAX_TRAFFIC_CALLS = 2_000_000;
+/**
+ * The most calls one request may add to an emulator that keeps its account in a data file: the file
+ * is read back with at most MAX_EMULATOR_DATA_JSON_VALUES, and each call takes at least
+ * MIN_SYNTHETIC_CALL_JSON_VALUES of them, so more calls could never be saved. Refused before any is
+ * made: making them first costs minutes and gigabytes for a save that is then refused.
+ */
+export const MAX_DATA_FILE_TRAFFIC_CALLS = Math.floor(MAX_EMULATOR_DATA_JSON_VALUES / MIN_SYNTHETIC_CALL_JSON_VALUES);
 
 /** Checks a traffic request; throws TrafficProfileError listing every problem. */
 export function checkTrafficOptions(value: unknown): TrafficOptions {
@@ -69,12 +78,14 @@ function defaultUntil(agents: ReadonlyArray<{ configSetAt: number | undefined }>
 }
 
 /** Generates the traffic a (checked) request asks for and adds it to the store's call log. */
-export function addTraffic(store: EmulatorStore, options: TrafficOptions): TrafficSummary {
+export async function addTraffic(store: EmulatorStore, options: TrafficOptions): Promise<TrafficSummary> {
   const profile = resolveTrafficProfile(options.profile ?? 'steady');
   const agents = trafficAgents(store, options.agents);
-  const total = agents.length * (options.calls ?? profile.calls_per_agent);
+  const callsPerAgent = options.calls ?? profile.calls_per_agent;
+  const total = agents.length * callsPerAgent;
   if (total > MAX_TRAFFIC_CALLS) throw new TrafficProfileError([`calls: ${total} calls in one request is more than ${MAX_TRAFFIC_CALLS}; ask for fewer per agent, or for fewer agents`]);
-  const { records, summary } = generateTraffic({ profile, calls: options.calls, seed: options.seed ?? 1, until: options.until ?? defaultUntil(agents), agents });
+  if (store.dataFile !== undefined && total > MAX_DATA_FILE_TRAFFIC_CALLS) throw new TrafficOverDataFileError(total, agents.length, callsPerAgent, MAX_DATA_FILE_TRAFFIC_CALLS);
+  const { records, summary } = await generateTraffic({ profile, calls: options.calls, seed: options.seed ?? 1, until: options.until ?? defaultUntil(agents), agents });
   store.callLog.insertMany(records);
   return summary;
 }

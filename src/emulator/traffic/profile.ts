@@ -114,6 +114,21 @@ export class TrafficAgentsAmbiguousError extends TrafficProfileError {
   }
 }
 
+/**
+ * A traffic request whose calls an emulator that keeps its account in a data file could never save:
+ * refused before a call is made. `calls` is `agents` × `callsPerAgent`; `max` the most the file holds.
+ */
+export class TrafficOverDataFileError extends TrafficProfileError {
+  constructor(
+    readonly calls: number,
+    readonly agents: number,
+    readonly callsPerAgent: number,
+    readonly max: number,
+  ) {
+    super([`calls: ${calls} calls (${agents} agents × ${callsPerAgent}) are more than the emulator's data file can hold, at most ${max} calls; ask for fewer per agent, or for fewer agents, or use an emulator without a data file`]);
+  }
+}
+
 /** `window`: seconds, or a duration such as `90m`, `24h`, `7d`. */
 function windowSeconds(value: unknown): number | undefined {
   if (typeof value === 'number') return value > 0 && Number.isFinite(value) ? value : undefined;
