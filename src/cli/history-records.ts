@@ -9,18 +9,20 @@ import { formatCount, pluralNoun } from '../util/plural.js';
 import type { CommandContext } from './context.js';
 
 /**
- * How many files of the ledger each run has skipped so far: a ledger full of junk names as many as
- * a manifest's diagnostics show, and counts the rest in one line.
+ * The files of the ledger each run has skipped so far: a ledger full of junk names as many as a
+ * manifest's diagnostics show, and counts the rest in one line. A file is told of once, however
+ * many walks of the ledger a command makes (`report` reads two environments' histories).
  */
-const skippedInRun = new WeakMap<CommandContext, { count: number }>();
+const skippedInRun = new WeakMap<CommandContext, Set<string>>();
 
 function warnSkipped(skipped: SkippedRecord, ctx: CommandContext): void {
-  const skippedSoFar = skippedInRun.get(ctx) ?? { count: 0 };
+  const skippedSoFar = skippedInRun.get(ctx) ?? new Set<string>();
   skippedInRun.set(ctx, skippedSoFar);
-  skippedSoFar.count += 1;
+  if (skippedSoFar.has(skipped.where)) return;
+  skippedSoFar.add(skipped.where);
   // The rest are summed up once the run ends, when their number is known.
-  if (skippedSoFar.count === MAX_DIAGNOSTICS_SHOWN + 1) ctx.onExit(() => warnSkippedUnnamed(skippedSoFar.count - MAX_DIAGNOSTICS_SHOWN, ctx));
-  if (skippedSoFar.count > MAX_DIAGNOSTICS_SHOWN) return;
+  if (skippedSoFar.size === MAX_DIAGNOSTICS_SHOWN + 1) ctx.onExit(() => warnSkippedUnnamed(skippedSoFar.size - MAX_DIAGNOSTICS_SHOWN, ctx));
+  if (skippedSoFar.size > MAX_DIAGNOSTICS_SHOWN) return;
   const where = path.isAbsolute(skipped.where) ? path.relative(ctx.cwd, skipped.where) || skipped.where : skipped.where;
   ctx.stderr.write(`warning: ${controlsAsQuestionMarks(where)} is skipped: it is not a voxform history record (${controlsAsQuestionMarks(skipped.problem)}).\n`);
 }
