@@ -104,6 +104,8 @@ export class EmulatorStore {
   /** When each agent's configuration was last stored (Unix seconds; none from a seed): traffic comes after it. */
   configSetAt = new Map<string, number>();
   seedPrivateKey: string | null = null;
+  /** How many times the account was emptied: work that yields between its reads and its writes (traffic) sees whether a reset or a seed came between. */
+  clears = 0;
   private readonly agentText = new JsonTextCache<Agent>();
 
   private dirtyVersion = 0;
@@ -152,6 +154,7 @@ export class EmulatorStore {
     const stores = [this.keys, this.agents, this.phones, this.campaigns, this.credentials, this.pendingUploads, this.objects];
     for (const map of [...stores, this.files, this.sessions, this.sessionsById, this.configSetAt, this.callLog]) map.clear();
     this.seedPrivateKey = null;
+    this.clears += 1;
   }
 
   agentJson(agent: Agent): string {

@@ -261,6 +261,31 @@ describe('what a data file can take of a request', () => {
   });
 });
 
+describe('a traffic request meeting other requests', () => {
+  it('names the data file\'s bound, not the request\'s, for a request past both', async () => {
+    const kept = await startEmulator({ quiet: true, dataFile: path.join(await tempDir(), 'account.json') });
+    try {
+      await expect(kept.control.traffic({ calls: 300_000 })).rejects.toBeInstanceOf(TrafficOverDataFileError);
+    } finally {
+      await kept.close();
+    }
+  });
+
+  it('adds none of its calls to an account reset while they were made', async () => {
+    const { emulator } = await startTestEmulator();
+    try {
+      // The reset lands at the first slice's yield: after the request read the agents, before it adds a call.
+      const traffic = emulator.control.traffic({ calls: 2000, until: UNTIL });
+      const reset = emulator.control.reset();
+      await expect(traffic).rejects.toThrow('the account was reset or seeded while the calls were made, and none was added; ask again');
+      await reset;
+      expect(synthetic(emulator)).toEqual([]);
+    } finally {
+      await emulator.close();
+    }
+  });
+});
+
 describe('a large call log', () => {
   let emulator: RunningEmulator;
   let client: Client;

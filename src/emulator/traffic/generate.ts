@@ -201,9 +201,8 @@ async function agentCalls(agent: TrafficAgent, request: TrafficRequest, window: 
 
 /**
  * Lists each sorted by ts, as one list sorted by ts: on equal ts the earlier list first, each list
- * in its order (the sort is stable). The sort finds the lists as runs already in order, so the
- * cost grows with the log of their number, where a merge that looks at every list's head for each
- * record grows with the number itself: ten thousand agents would take minutes.
+ * in its order (the sort is stable). The sort finds the lists as runs already in order; a merge that
+ * looked at every list's head for each record grew with the number of agents times the calls.
  */
 function mergeByTs(lists: CallRecord[][]): CallRecord[] {
   return lists.flat().sort((a, b) => a.ts - b.ts);

@@ -83,9 +83,13 @@ export async function addTraffic(store: EmulatorStore, options: TrafficOptions):
   const agents = trafficAgents(store, options.agents);
   const callsPerAgent = options.calls ?? profile.calls_per_agent;
   const total = agents.length * callsPerAgent;
-  if (total > MAX_TRAFFIC_CALLS) throw new TrafficProfileError([`calls: ${total} calls in one request is more than ${MAX_TRAFFIC_CALLS}; ask for fewer per agent, or for fewer agents`]);
+  // An emulator with a data file holds fewer than any run may ask for: its bound is the one to name.
   if (store.dataFile !== undefined && total > MAX_DATA_FILE_TRAFFIC_CALLS) throw new TrafficOverDataFileError(total, agents.length, callsPerAgent, MAX_DATA_FILE_TRAFFIC_CALLS);
+  if (total > MAX_TRAFFIC_CALLS) throw new TrafficProfileError([`calls: ${total} calls in one request is more than ${MAX_TRAFFIC_CALLS}; ask for fewer per agent, or for fewer agents`]);
+  const clears = store.clears;
   const { records, summary } = await generateTraffic({ profile, calls: options.calls, seed: options.seed ?? 1, until: options.until ?? defaultUntil(agents), agents });
+  // The calls are made in slices, other requests served between them: calls of an account emptied since are not this one's.
+  if (store.clears !== clears) throw new TrafficProfileError(['agents: the account was reset or seeded while the calls were made, and none was added; ask again']);
   store.callLog.insertMany(records);
   return summary;
 }

@@ -5,6 +5,7 @@
 import { END_CALL_STATUSES, type EndCallStatus } from '../types.js';
 import { durationSeconds } from '../../util/duration.js';
 import { isPlainObject } from '../../util/json-object.js';
+import { plural } from '../../util/plural.js';
 
 /** The end-of-call statuses a phone call can have (a chat's `chat_completion` is not one). */
 export type CallOutcome = Exclude<EndCallStatus, 'chat_completion'>;
@@ -125,7 +126,7 @@ export class TrafficOverDataFileError extends TrafficProfileError {
     readonly callsPerAgent: number,
     readonly max: number,
   ) {
-    super([`calls: ${calls} calls (${agents} agents × ${callsPerAgent}) are more than the emulator's data file can hold, at most ${max} calls; ask for fewer per agent, or for fewer agents, or use an emulator without a data file`]);
+    super([`calls: ${calls} calls (${plural(agents, 'agent')} × ${callsPerAgent}) are more than the emulator's data file can hold, at most ${max} calls; ask for fewer per agent, or for fewer agents, or use an emulator without a data file`]);
   }
 }
 
