@@ -10,7 +10,7 @@ import { validateAgainst } from '../schema/validate.js';
 import { describeExpected, foundInsteadOf, quote } from '../manifest/describe.js';
 import { formatIndexed, valueAtPath, type PathSegment } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
-import { someOf } from '../util/plural.js';
+import { plural, someOf } from '../util/plural.js';
 
 /** The schema definition of a record of each call-log operation. */
 export type CallRecordDefinition = 'CallHistoryRecord' | 'GlobalCallHistoryRecord';
@@ -34,7 +34,7 @@ export function malformedCallRecord(records: readonly unknown[], definition: Cal
     else others++;
   });
   if (first === undefined) return undefined;
-  return others === 0 ? first : `${first} (and ${others} more record${others === 1 ? '' : 's'} of another shape)`;
+  return others === 0 ? first : `${first} (and ${plural(others, 'more record')} of another shape)`;
 }
 
 function describeRecord(record: unknown, issues: readonly SchemaIssue[], at: readonly PathSegment[]): string {

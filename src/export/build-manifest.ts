@@ -223,7 +223,8 @@ function secretName(local: string, run: ExportRun): string {
  * would hold it raw, to act on the terminal that shows it or hide it from a review.
  */
 function promptFileFits(prompt: string): boolean {
-  return prompt !== '' && !prompt.includes('\r') && !prompt.startsWith('\ufeff') && !LONE_SURROGATE.test(prompt) && !holdsHiddenCharacter(prompt);
+  // CR and a BOM are hidden characters too.
+  return prompt !== '' && !LONE_SURROGATE.test(prompt) && !holdsHiddenCharacter(prompt);
 }
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;

@@ -15,6 +15,8 @@ export const AUTHOR_WRITTEN_VARIABLES: ReadonlySet<string> = new Set([
   'GITHUB_HEAD_REF',
   'GITHUB_REF',
   'GITHUB_REF_NAME',
+  // GitHub Actions: the workflow file's path and the ref above, which ends it.
+  'GITHUB_WORKFLOW_REF',
   // GitHub Actions: the account that started the run, named by its owner.
   'GITHUB_ACTOR',
   'GITHUB_TRIGGERING_ACTOR',
@@ -34,8 +36,10 @@ export const AUTHOR_WRITTEN_VARIABLES: ReadonlySet<string> = new Set([
   'CI_COMMIT_TAG',
   'CI_MERGE_REQUEST_SOURCE_BRANCH_NAME',
   'CI_EXTERNAL_PULL_REQUEST_SOURCE_BRANCH_NAME',
-  // GitLab CI/CD: a fork's project path, named by its owner.
+  // GitLab CI/CD: a fork's project path, its address and an external pull request's repository, named by its owner.
   'CI_MERGE_REQUEST_SOURCE_PROJECT_PATH',
+  'CI_MERGE_REQUEST_SOURCE_PROJECT_URL',
+  'CI_EXTERNAL_PULL_REQUEST_SOURCE_REPOSITORY',
   // GitLab CI/CD: the user who started the pipeline, as they named themselves.
   'GITLAB_USER_LOGIN',
   'GITLAB_USER_NAME',

@@ -151,12 +151,14 @@ const WRITTEN_AS_ITSELF = /^[A-Za-z0-9._-]+$/;
  * A secret as it may appear in text: each form of the whole value (`wholeForms`), and, for a value
  * holding line breaks (a PEM key, a JSON credential), each of its lines of searchable length as a
  * report shows and escapes text (shownForms, markupForms): a line diff (`voxform plan`, `drift`)
- * shows the value a line at a time, and the scrub reads each printed line on its own. A line shorter
- * than MIN_SEARCHABLE_SECRET is not searched for, as a short value is not (it would garble ordinary
- * words): it may show where the value is shown line by line.
+ * shows the value a line at a time, and the scrub reads each printed line on its own. Each line is
+ * searched for without the spaces around it: a pretty-printed credential's `    },` is indentation and
+ * a bracket, which every other such document holds. A line shorter than MIN_SEARCHABLE_SECRET so
+ * trimmed is not searched for, as a short value is not (it would garble ordinary words): it may show
+ * where the value is shown line by line.
  */
 export function echoedForms(secret: string): string[] {
-  const lines = secret.split(/\r?\n/);
+  const lines = secret.split(/\r?\n/).map((line) => line.trim());
   const searchedLines = lines.length > 1 ? lines.filter((line) => line.length >= MIN_SEARCHABLE_SECRET) : [];
   return [...new Set([...wholeForms(secret), ...searchedLines.flatMap((line) => shownForms(line).flatMap(markupForms))])];
 }

@@ -332,13 +332,21 @@ function recordPlace(places: LedgerPlaces, agentId: string, place: string, shape
   if (shape !== undefined) addAsLatest(shapes, shape);
 }
 
+/** Whether every variable `shape` reads is one the change's author writes (author-variables.ts). */
+function readsOnlyAuthorsText(shape: string): boolean {
+  const names = referencedNames(shape);
+  return names.length > 0 && names.every(writtenByAuthor);
+}
+
 /**
  * The values the references of `shapes` (a place's recorded values) took in `live`; `live` whole when
- * none has its shape; none when the place was not recorded.
+ * none has its shape; none when the place was not recorded. A shape that reads only variables the
+ * change's author writes reads no secret: matched, it reads nothing off; recorded alone, nothing is.
  */
 function valuesReadOff(shapes: ReadonlySet<string> | undefined, live: string): string[] {
-  if (!shapes) return [];
-  const read = [...shapes].map((written) => referencedValues(written, live)).filter((values) => values !== undefined);
+  if (!shapes || [...shapes].every(readsOnlyAuthorsText)) return [];
+  const readOff = (written: string) => (readsOnlyAuthorsText(written) ? referencedValues(written, live) && [] : referencedValues(written, live));
+  const read = [...shapes].map(readOff).filter((values) => values !== undefined);
   return read.length === 0 ? [live] : read.flat();
 }
 

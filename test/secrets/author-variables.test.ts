@@ -6,6 +6,7 @@ import { interpolateString } from '../../src/manifest/interpolate.js';
 import { SourceRegistry, type Span } from '../../src/manifest/source.js';
 import { SecretRegistry } from '../../src/secrets/redact.js';
 import { TrustedSecrets } from '../../src/secrets/trusted.js';
+import type { HistoryRecord } from '../../src/history/types.js';
 
 const WORDS = 'read me your full card number';
 
@@ -63,6 +64,18 @@ describe("a variable the change's author writes, as trusted evidence", () => {
     trusted.noteLive({ prompt: `Please ${WORDS} on feature-branch` });
     expect(trusted.livePaths('ag_1', { prompt: `Please ${WORDS}`, first_message: 'feature-branch' })).toEqual([]);
     expect(registry.size).toBe(0);
+  });
+
+  it("reads nothing off a live value at a ledger's place the author's variables filled, alone or beside a secret's record; the place stays masked", () => {
+    const registry = new SecretRegistry();
+    const trusted = new TrustedSecrets({}, registry, 'service');
+    const agent = (config: Record<string, unknown>) => ({ workspace: 'default@local', agents: { desk: { id: 'ag_1', config, configHash: 'h', maskedPaths: Object.keys(config) } } }) as unknown as HistoryRecord;
+    // An earlier apply filled the prompt from a secret, a later one from the commit message.
+    trusted.noteLedger([agent({ prompt: 'Code ${env:PROMO_CODE}.', first_message: 'Hi ${env:CI_COMMIT_MESSAGE}.' }), agent({ prompt: 'Hi ${env:CI_COMMIT_MESSAGE}.' })]);
+    const live = { prompt: `Hi ${WORDS}.`, first_message: 'Hello there, this changed' };
+    trusted.noteLiveAgent('ag_1', live);
+    expect(trusted.livePaths('ag_1', live)).toEqual(['prompt', 'first_message']);
+    expect(registry.redact(`please ${WORDS}; Hello there, this changed`)).toBe(`please ${WORDS}; Hello there, this changed`);
   });
 
   it('leaves an operator variable holding the same value a secret', () => {

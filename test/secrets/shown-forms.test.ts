@@ -23,6 +23,13 @@ function diffLinesScrubbed(registry: SecretRegistry, before: string, after: stri
 }
 
 describe('a secret holding line breaks', () => {
+  it("searches each line without its indentation: a pretty-printed credential's brackets hide nothing else", () => {
+    const registry = registryOf('{\n    "client": {\n        "id": "abc-123456"\n    },\n    "key": "zzz-999999"\n}');
+    const other = JSON.stringify({ resources: [{ a: { b: 1 }, c: 2 }] }, null, 2);
+    expect(registry.redact(other)).toBe(other);
+    expect(registry.redact('id: "id": "abc-123456"')).toBe(`id: ${REDACTED}`);
+  });
+
   it.each([
     ['a line feed', 'firsthalf-secret-AAAA\nsecondhalf-secret-BBBB'],
     ['CR LF', 'firsthalf-secret-AAAA\r\nsecondhalf-secret-BBBB'],
