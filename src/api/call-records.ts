@@ -7,7 +7,7 @@
  */
 import type { SchemaIssue } from '../schema/issues.js';
 import { validateAgainst } from '../schema/validate.js';
-import { describeExpected, foundInsteadOf, quote } from '../manifest/describe.js';
+import { describeExpected, foundInsteadOf, quote } from '../util/describe-value.js';
 import { formatIndexed, valueAtPath, type PathSegment } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
 import { plural, someOf } from '../util/plural.js';

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { schemasDir, type JsonSchema } from '../schema/load.js';
 import type { SchemaIssue } from '../schema/issues.js';
-import { describeExpected, describeFound } from '../manifest/describe.js';
+import { describeExpected, describeFound } from '../util/describe-value.js';
 import { formatIndexed, valueAtPath } from '../util/field-path.js';
 import type { DiagnosticList } from '../manifest/diagnostics.js';
 import { spanAt } from '../manifest/positions.js';

@@ -7,7 +7,7 @@
 import { validateAgainst } from '../schema/validate.js';
 import { formatIndexed, type PathSegment } from '../util/field-path.js';
 import { isPlainObject, type JsonObject } from '../util/json-object.js';
-import { foundInsteadOf } from '../manifest/describe.js';
+import { foundInsteadOf } from '../util/describe-value.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import { shorten } from '../util/shorten.js';
 

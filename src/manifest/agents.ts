@@ -15,7 +15,7 @@ import { interpolateForCheck } from './interpolate.js';
 import { hasEnvReference } from '../secrets/env-reference.js';
 import { deepMerge } from './merge.js';
 import { attachSpans, entryAt, spanAt, spansOf, type PathPart } from './positions.js';
-import { quote } from './describe.js';
+import { quote } from '../util/describe-value.js';
 import { closestTimeZone, isKnownTimeZone } from './time-zone.js';
 import { isPlainObject, setOwn } from '../util/json-object.js';
 import { reportMissingId, type EntryDraft, type ResourceContext } from './resources.js';

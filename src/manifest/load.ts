@@ -16,7 +16,7 @@ import { resolveAgent, type AgentDraft } from './agents.js';
 import { desiredAgent, desiredCampaign, desiredCredential, desiredKnowledge, desiredPhone } from './desired-state.js';
 import { decodeUtf8 } from '../project-files/decode.js';
 import { READ_FAILURE_CODES } from '../project-files/guarded-read.js';
-import { describeFound } from './describe.js';
+import { describeFound } from '../util/describe-value.js';
 import { DiagnosticList } from './diagnostics.js';
 import { envPolicyOf } from '../secrets/env-policy.js';
 import { WITHHELD } from '../secrets/withhold.js';

@@ -9,14 +9,8 @@ import { validateAgainstManifestDef } from '../schema/validate-manifest.js';
 import { isSecretManifestPath } from '../secrets/schema-paths.js';
 import { formatIndexed, PatternSet, valueAtPath } from '../util/field-path.js';
 import { didYouMean } from '../util/did-you-mean.js';
-import {
-  configPathOf,
-  describeContainer,
-  describeExpected,
-  describeFound,
-  describePlace,
-  quote,
-} from './describe.js';
+import { configPathOf, describeContainer, describePlace } from './describe.js';
+import { describeExpected, describeFound, quote } from '../util/describe-value.js';
 import type { DiagnosticList } from './diagnostics.js';
 import { phoneNumberAdvice } from './names.js';
 import { resolvePlain } from './parse-yaml-subset.js';

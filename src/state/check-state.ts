@@ -6,7 +6,7 @@
  */
 import { VoxformError } from '../errors.js';
 import { isPlainObject, type JsonObject } from '../util/json-object.js';
-import { foundInsteadOf } from '../manifest/describe.js';
+import { foundInsteadOf } from '../util/describe-value.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import { splitWorkspaceKey, type LastApply, type StateFile, type WorkspaceState } from './types.js';
 import { STATE_FORMAT_VERSION } from './format-version.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { shorten } from '../../src/util/shorten.js';
-import { quote } from '../../src/manifest/describe.js';
+import { quote } from '../../src/util/describe-value.js';
 import { shortenRedacted, keepText } from '../../src/secrets/redact.js';
 
 /** A UTF-16 unit of a surrogate pair without its other half: what shows as �. */
