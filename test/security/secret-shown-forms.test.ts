@@ -54,8 +54,8 @@ it.each([
   }
 }, 120_000);
 
-it.each(['\u200d', '\u0085'])('a secret holding an invisible or C1 character, shown as `?`, is hidden in a diff line and a summary (%j)', async (ch) => {
-  const token = `planted-secret${ch}value-123`;
+it('a secret holding an invisible and a C1 character, each shown as `?`, is hidden in a diff line and a summary', async () => {
+  const token = 'planted-secret\u200dvalue\u0085-123';
   const project = await pullRequestAfterApply(token);
   for (const [run, output] of await printed(project, token)) {
     expect(output, run).not.toContain('planted-secret');
