@@ -184,19 +184,20 @@ async function agentCalls(agent: TrafficAgent, request: TrafficRequest, window: 
   const version: VersionCalls = { agent, config, transcripts: transcriptsOf(config), model, random, summary };
   // The stamps first, sorted (a typed array sorts numbers natively): the records come out oldest first.
   const stamps = new Float64Array(count);
-  for (let start = 0; start < count; start += CALLS_PER_JOB) {
-    await inSlice(() => {
-      for (let i = start; i < Math.min(count, start + CALLS_PER_JOB); i++) stamps[i] = window.from + random.below(window.to - window.from + 1);
-    });
-  }
+  await inJobs(count, (i) => (stamps[i] = window.from + random.below(window.to - window.from + 1)));
   await inSlice(() => stamps.sort());
   const records: CallRecord[] = new Array(count);
+  await inJobs(count, (i) => (records[i] = callRecord(version, stamps[i] as number)));
+  return { records, summary };
+}
+
+/** `step` for each index below `count`, in order, CALLS_PER_JOB of them to a job. */
+async function inJobs(count: number, step: (index: number) => unknown): Promise<void> {
   for (let start = 0; start < count; start += CALLS_PER_JOB) {
     await inSlice(() => {
-      for (let i = start; i < Math.min(count, start + CALLS_PER_JOB); i++) records[i] = callRecord(version, stamps[i] as number);
+      for (let i = start; i < Math.min(count, start + CALLS_PER_JOB); i++) step(i);
     });
   }
-  return { records, summary };
 }
 
 /**
