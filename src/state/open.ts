@@ -22,9 +22,10 @@ export interface OpenStateOptions {
 
 /**
  * A URL's scheme as it starts a state spec (`pg://`, `postgres:/`): two letters or more, so that
- * `C:/state.json` stays a path; or a database scheme that lost its colon (`postgres//…`).
+ * `C:/state.json` stays a path; or a database scheme that lost its colon (`postgres//…`) or both
+ * its slashes (`postgres:USER:PASSWORD@…`).
  */
-const URL_SCHEME = /^([A-Za-z][A-Za-z0-9+.-]+):\/|^(postgres(?:ql)?|pg)\/\//i;
+const URL_SCHEME = /^([A-Za-z][A-Za-z0-9+.-]+):\/|^(postgres(?:ql)?|pg)\/\/|^(postgres(?:ql)?):/i;
 
 /** The file a state spec names, absolute; undefined for a URL (a database's, or one openStateSpec refuses). */
 export function stateFileOf(spec: string, cwd: string): string | undefined {
@@ -58,7 +59,7 @@ export async function openStateSpec(spec: string, options: Pick<OpenStateOptions
     return new PostgresStateBackend(url, environmentPassword, options.source);
   }
   const found = URL_SCHEME.exec(spec.trim());
-  const scheme = found?.[1] ?? found?.[2];
+  const scheme = found?.[1] ?? found?.[2] ?? found?.[3];
   if (scheme !== undefined) {
     // A misspelt scheme (`postgress://`, `pg://`, `postgres:/`) is no file name: taken for one, the
     // password would be a folder name, printed and written to disk, and the team's lock skipped.
@@ -66,7 +67,7 @@ export async function openStateSpec(spec: string, options: Pick<OpenStateOptions
     const given = options.source ?? '--state or VOXFORM_STATE';
     // The scheme is PostgreSQL's, mistyped after it: say what is missing, not that the scheme is wrong.
     if (/^postgres(ql)?$/i.test(scheme)) {
-      const [typed, missing] = found?.[1] !== undefined ? [`${scheme}:/`, 'two slashes'] : [`${scheme}//`, 'a colon'];
+      const [typed, missing] = found?.[2] !== undefined ? [`${scheme}//`, 'a colon'] : [found?.[1] !== undefined ? `${scheme}:/` : `${scheme}:`, 'two slashes'];
       throw new VoxformError('state_url_invalid', `The state given with ${given} starts with ${typed}, which needs ${missing}: ${scheme}://USER:PASSWORD@HOST:PORT/DATABASE.`, {
         hint: `Write ${scheme}:// at the start of the URL, or give a file path.`,
       });
