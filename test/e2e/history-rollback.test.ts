@@ -4,6 +4,11 @@
  * previous configuration, and read the history — with its JSON checked against
  * schemas/history.schema.json, its hashes against the service's stored agents, and the planted
  * secrets against every byte of output and of the history folder.
+ *
+ * Each test runs the command it is about (a rollback, the apply or history it names) as a process of
+ * its own; the applies that only bring the service to where the test starts, and the history, plan
+ * and drift runs that only read back ids or confirm convergence, run in the test's process
+ * (`cliInProcess`: the same commands, secrets and redaction), a CLI start-up each saved.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -58,7 +63,7 @@ function paste(dir: string, command: string): { code: number; output: string } {
 async function expectKeptInGit(p: ExampleProject, rollbackStdout: string): Promise<void> {
   const pasted = paste(p.dir, keepCommand(rollbackStdout));
   expect(pasted.code, pasted.output).toBe(0);
-  const plan = await p.cli(['plan', '--detailed-exitcode']);
+  const plan = await p.cliInProcess(['plan', '--detailed-exitcode']);
   expect(plan.code, plan.stdout + plan.stderr).toBe(0);
   expect(git(p.dir, 'status', '--porcelain')).toBe('');
 }
@@ -117,20 +122,22 @@ describe('history and rollback', () => {
     const p = (project = await startExampleProject());
     const c1 = await commitAll(p.dir, 'v1');
     const outputs: string[] = [];
-    const run = async (args: string[]) => {
-      const result = expectOk(await p.cli(args));
+    const kept = (result: CliResult) => {
+      expectOk(result);
       outputs.push(result.stdout, result.stderr);
       return result;
     };
-    await run(['apply', '--auto-approve']);
+    const run = async (args: string[]) => kept(await p.cli(args));
+    const runInProcess = async (args: string[]) => kept(await p.cliInProcess(args));
+    await runInProcess(['apply', '--auto-approve']);
     const v1Prompt = (await getAgent(p, FRONT_DESK)).config.prompt;
-    const first = JSON.parse((await run(['history', '--format', 'json'])).stdout).records[0] as JsonRecord;
+    const first = JSON.parse((await runInProcess(['history', '--format', 'json'])).stdout).records[0] as JsonRecord;
     await expectHashesMatchService(p, first);
 
     const promptFile = path.join(p.dir, 'example/prompts/front-desk.md');
     await writeFile(promptFile, `${await readFile(promptFile, 'utf8')}\n- Always end politely.\n`);
     const c2 = await commitAll(p.dir, 'v2');
-    await run(['apply', '--auto-approve']);
+    await runInProcess(['apply', '--auto-approve']);
     expect((await getAgent(p, FRONT_DESK)).config.prompt).not.toBe(v1Prompt);
 
     const rollback = await run(['rollback', 'previous', '--auto-approve']);
@@ -159,13 +166,13 @@ describe('history and rollback', () => {
     const header = second.agents['front-desk']?.config.session_data_webhook as { headers: Record<string, string> };
     expect(header.headers['x-hook-token']).toBe('${env:HOOK_TOKEN:-local-dev-token}');
 
-    const text = (await run(['history'])).stdout;
+    const text = (await runInProcess(['history'])).stdout;
     expect(text).toContain(`commit ${c2.slice(0, 7)} on`);
     expect(text).toContain(`rollback to ${first.id}`);
-    expect((await run(['history', '--limit', '1'])).stdout.match(/^\d{8}T/gm)).toHaveLength(1);
+    expect((await runInProcess(['history', '--limit', '1'])).stdout.match(/^\d{8}T/gm)).toHaveLength(1);
 
     // The manifest in git still wins: the next plan wants v2 back.
-    expect((await p.cli(['plan', '--detailed-exitcode'])).code).toBe(2);
+    expect((await p.cliInProcess(['plan', '--detailed-exitcode'])).code).toBe(2);
     expectNoSecret([...outputs, printed, text, await historyFiles(p)].join('\n'));
     // Unless the files are put back as the commit had them, as the rollback says.
     await expectKeptInGit(p, rollback.stdout);
@@ -182,21 +189,21 @@ describe('history and rollback', () => {
     await writeFile(path.join(p.dir, '.gitignore'), '.voxform/local.json\n');
     git(p.dir, 'init', '-q', '-b', 'main');
     const c1 = commitWithState('v1');
-    expectOk(await p.cli(['apply', '--auto-approve']));
+    expectOk(await p.cliInProcess(['apply', '--auto-approve']));
     commitWithState('state [skip ci]');
     await editFile(path.join(p.dir, 'example/prompts/front-desk.md'), (text) => `${text}\n- Always end politely.\n`);
     await editFile(path.join(p.dir, 'voxform.yaml'), (text) => text.replace('temperature: 0.4', 'temperature: 0.3'));
     commitWithState('v2');
-    expectOk(await p.cli(['apply', '--auto-approve']));
+    expectOk(await p.cliInProcess(['apply', '--auto-approve']));
     commitWithState('state [skip ci]');
-    const [second, first] = JSON.parse(expectOk(await p.cli(['history', '--format', 'json'])).stdout).records as JsonRecord[];
+    const [second, first] = JSON.parse(expectOk(await p.cliInProcess(['history', '--format', 'json'])).stdout).records as JsonRecord[];
 
     const rollback = expectOk(await p.cli(['rollback', 'previous', '--auto-approve']));
     expect(rollback.stdout).toContain(`to ${first!.id}`);
     const pasted = paste(p.dir, keepCommand(rollback.stdout));
     expect(pasted.code, pasted.output).toBe(0);
 
-    const ids = (JSON.parse(expectOk(await p.cli(['history', '--format', 'json'])).stdout).records as JsonRecord[]).map((record) => record.id);
+    const ids = (JSON.parse(expectOk(await p.cliInProcess(['history', '--format', 'json'])).stdout).records as JsonRecord[]).map((record) => record.id);
     expect(ids).toHaveLength(3);
     expect(ids.slice(1)).toEqual([second!.id, first!.id]);
     for (const file of ['voxform.yaml', 'example/prompts/front-desk.md']) {
@@ -207,14 +214,14 @@ describe('history and rollback', () => {
     expect(left.filter((file) => !file.startsWith('.voxform/')), left.join('\n')).toEqual([]);
     expect(git(p.dir, 'diff', '--cached', '--name-only')).toBe('');
     expect(git(p.dir, 'diff', '--name-only', 'HEAD~1', 'HEAD').split('\n').sort()).toEqual(['example/prompts/front-desk.md', 'voxform.yaml']);
-    const plan = await p.cli(['plan', '--detailed-exitcode']);
+    const plan = await p.cliInProcess(['plan', '--detailed-exitcode']);
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
   }, 120_000);
 
   it('two commits fast-forwarded into main and applied, then a rollback to the commit before: the printed line undoes both', async () => {
     const p = (project = await startExampleProject());
     const c1 = await commitAll(p.dir, 'v1');
-    expectOk(await p.cli(['apply', '--auto-approve']));
+    expectOk(await p.cliInProcess(['apply', '--auto-approve']));
     git(p.dir, 'checkout', '-q', '-b', 'tuning');
     await editFile(path.join(p.dir, 'example/prompts/front-desk.md'), (text) => `${text}\n- Always end politely.\n`);
     await commitAll(p.dir, 'A: the prompt');
@@ -222,7 +229,7 @@ describe('history and rollback', () => {
     await commitAll(p.dir, 'B: the temperature');
     git(p.dir, 'checkout', '-q', 'main');
     git(p.dir, 'merge', '-q', '--ff-only', 'tuning');
-    expectOk(await p.cli(['apply', '--auto-approve']));
+    expectOk(await p.cliInProcess(['apply', '--auto-approve']));
 
     const rollback = expectOk(await p.cli(['rollback', c1.slice(0, 7), '--auto-approve']));
     expect(keepCommand(rollback.stdout)).toContain(`git restore --source=${c1.slice(0, 12)} -- `);
@@ -232,7 +239,7 @@ describe('history and rollback', () => {
   it('a merge commit applied, then rollback previous: the printed line returns to main before the merge and works as pasted', async () => {
     const p = (project = await startExampleProject());
     const c1 = await commitAll(p.dir, 'v1');
-    expectOk(await p.cli(['apply', '--auto-approve']));
+    expectOk(await p.cliInProcess(['apply', '--auto-approve']));
     git(p.dir, 'checkout', '-q', '-b', 'polite');
     await editFile(path.join(p.dir, 'example/prompts/front-desk.md'), (text) => `${text}\n- Always end politely.\n`);
     await commitAll(p.dir, 'the prompt');
@@ -240,7 +247,7 @@ describe('history and rollback', () => {
     await editFile(path.join(p.dir, 'voxform.yaml'), (text) => text.replace('temperature: 0.4', 'temperature: 0.3'));
     await commitAll(p.dir, 'the temperature');
     git(p.dir, 'merge', '-q', '--no-ff', '-m', 'Merge polite', 'polite');
-    expectOk(await p.cli(['apply', '--auto-approve']));
+    expectOk(await p.cliInProcess(['apply', '--auto-approve']));
 
     const rollback = expectOk(await p.cli(['rollback', 'previous', '--auto-approve']));
     expect(keepCommand(rollback.stdout)).toContain(`git restore --source=${c1.slice(0, 12)} -- `);
@@ -250,21 +257,21 @@ describe('history and rollback', () => {
   it('an apply with the prompt edited but not committed says so; a rollback to the commit returns to what was committed', async () => {
     const p = (project = await startExampleProject());
     const c1 = await commitAll(p.dir, 'v1');
-    expectOk(await p.cli(['apply', '--auto-approve']));
+    expectOk(await p.cliInProcess(['apply', '--auto-approve']));
     const v1Prompt = (await getAgent(p, FRONT_DESK)).config.prompt;
     const promptFile = path.join(p.dir, 'example/prompts/front-desk.md');
     await writeFile(promptFile, `${await readFile(promptFile, 'utf8')}\n- Not committed yet.\n`);
     expectOk(await p.cli(['apply', '--auto-approve']));
     expect((await getAgent(p, FRONT_DESK)).config.prompt).toContain('Not committed yet.');
 
-    const text = expectOk(await p.cli(['history', '--limit', '1'])).stdout;
+    const text = expectOk(await p.cliInProcess(['history', '--limit', '1'])).stdout;
     expect(text).toContain(`commit ${c1.slice(0, 7)} with uncommitted changes on main`);
     const rollback = expectOk(await p.cli(['rollback', c1.slice(0, 7), '--auto-approve']));
     // The apply of the commit alone, not the newer one with the edit.
     expect(rollback.stdout).toContain(`, commit ${c1.slice(0, 7)} on main).`);
     expect((await getAgent(p, FRONT_DESK)).config.prompt).toBe(v1Prompt);
 
-    const document = JSON.parse(expectOk(await p.cli(['history', '--format', 'json'])).stdout) as { records: Array<JsonRecord & { source: { uncommitted: boolean | null } }> };
+    const document = JSON.parse(expectOk(await p.cliInProcess(['history', '--format', 'json'])).stdout) as { records: Array<JsonRecord & { source: { uncommitted: boolean | null } }> };
     const validate = await compileHistorySchema();
     expect(validate(document), JSON.stringify(validate.errors)).toBe(true);
     // Newest first: the rollback (its configuration is a record's, not the work tree's), the edited apply, the clean one.
@@ -279,10 +286,10 @@ describe('history and rollback', () => {
     const p = (project = await startExampleProject());
     const promptFile = path.join(p.dir, 'example/prompts/front-desk.md');
     const v1 = await readFile(promptFile, 'utf8');
-    expectOk(await p.cli(['apply', '--auto-approve']));
+    expectOk(await p.cliInProcess(['apply', '--auto-approve']));
     const v1Prompt = (await getAgent(p, FRONT_DESK)).config.prompt;
     await writeFile(promptFile, `${v1}\n- Version 2.\n`);
-    expectOk(await p.cli(['apply', '--auto-approve']));
+    expectOk(await p.cliInProcess(['apply', '--auto-approve']));
     const v2Prompt = (await getAgent(p, FRONT_DESK)).config.prompt;
     await writeFile(promptFile, `${v1}\n- Version 3.\n`);
     p.emulator.control.setFaults([{ path: '/agents/*', method: 'PUT', errorRate: 1, errorStatus: 500 }]);
@@ -291,7 +298,7 @@ describe('history and rollback', () => {
     expect(failed.code).toBe(1);
     expect((await getAgent(p, FRONT_DESK)).config.prompt).toBe(v2Prompt);
 
-    const [failedRecord, v2Record, v1Record] = JSON.parse(expectOk(await p.cli(['history', '--format', 'json'])).stdout).records as JsonRecord[];
+    const [failedRecord, v2Record, v1Record] = JSON.parse(expectOk(await p.cliInProcess(['history', '--format', 'json'])).stdout).records as JsonRecord[];
     expect(failedRecord?.outcome).toBe('failed');
     expect(failedRecord?.agents['front-desk']).toBeUndefined();
     expect(failedRecord?.agents_changed).toEqual([]);
@@ -309,13 +316,13 @@ describe('history and rollback', () => {
     // The front desk as the service holds it before any apply: not its manifest's configuration.
     const frontDesk = (await getAgent(p, FRONT_DESK)).config;
     expectOk(await p.cli(['apply', '--auto-approve', '--target', 'agent.booking']));
-    const first = JSON.parse(expectOk(await p.cli(['history', '--format', 'json', '--limit', '1'])).stdout).records[0] as JsonRecord;
+    const first = JSON.parse(expectOk(await p.cliInProcess(['history', '--format', 'json', '--limit', '1'])).stdout).records[0] as JsonRecord;
     expect(Object.keys(first.agents)).toEqual(['booking']);
     expect(first.agents_changed).toEqual(['booking']);
 
     const text = await readFile(manifest, 'utf8');
     await writeFile(manifest, text.replace('Hi! I can help you book', 'Hello! I can help you book'));
-    expectOk(await p.cli(['apply', '--auto-approve', '--target', 'agent.booking']));
+    expectOk(await p.cliInProcess(['apply', '--auto-approve', '--target', 'agent.booking']));
     const rollback = expectOk(await p.cli(['rollback', 'previous', '--auto-approve']));
     expect(rollback.stdout).toContain(`Rolling back booking to ${first.id}`);
     expect(rollback.stdout).not.toContain('front-desk');
@@ -323,10 +330,10 @@ describe('history and rollback', () => {
     expect((await getAgent(p, BOOKING)).config.first_message).toBe('Hi! I can help you book, move or cancel an appointment.');
 
     // Once the front desk holds its manifest, a --target apply of the booking agent records it as it is, unchanged.
-    expectOk(await p.cli(['apply', '--auto-approve']));
+    expectOk(await p.cliInProcess(['apply', '--auto-approve']));
     await writeFile(manifest, text.replace('Hi! I can help you book', 'Hey! I can help you book'));
     expectOk(await p.cli(['apply', '--auto-approve', '--target', 'agent.booking']));
-    const [targeted, full] = JSON.parse(expectOk(await p.cli(['history', '--format', 'json', '--limit', '2'])).stdout).records as JsonRecord[];
+    const [targeted, full] = JSON.parse(expectOk(await p.cliInProcess(['history', '--format', 'json', '--limit', '2'])).stdout).records as JsonRecord[];
     expect(Object.keys(targeted!.agents).sort()).toEqual(['booking', 'front-desk']);
     expect(targeted!.agents['front-desk']).toEqual(full!.agents['front-desk']);
     expect(targeted!.agents_changed).toEqual(['booking']);
@@ -336,19 +343,19 @@ describe('history and rollback', () => {
   it('after a heal of one agent and an apply of both, rollback previous returns both agents to the apply before, not a mix', async () => {
     const p = (project = await startExampleProject());
     const c1 = await commitAll(p.dir, 'v1');
-    expectOk(await p.cli(['apply', '--auto-approve']));
-    const v1 = JSON.parse(expectOk(await p.cli(['history', '--format', 'json'])).stdout).records[0] as JsonRecord;
+    expectOk(await p.cliInProcess(['apply', '--auto-approve']));
+    const v1 = JSON.parse(expectOk(await p.cliInProcess(['history', '--format', 'json'])).stdout).records[0] as JsonRecord;
     const v1Messages = [(await getAgent(p, FRONT_DESK)).config.first_message, (await getAgent(p, BOOKING)).config.first_message];
     // Front desk changed on the dashboard, then healed back to what v1 recorded: the heal holds front desk alone.
     await callService(p, 'PUT', `/agents/${FRONT_DESK}`, { name: 'Front desk', config: { first_message: 'Dashboard hello' } });
-    expectOk(await p.cli(['drift', '--heal', '--auto-approve']));
+    expectOk(await p.cliInProcess(['drift', '--heal', '--auto-approve']));
     const manifestFile = path.join(p.dir, 'voxform.yaml');
     const manifest = (await readFile(manifestFile, 'utf8'))
       .replace('first_message: Thanks for calling Acme Dental, this is Ava. How can I help you today?', 'first_message: Front desk v2.')
       .replace('first_message: Hi! I can help you book, move or cancel an appointment.', 'first_message: Booking v2.');
     await writeFile(manifestFile, manifest);
     await commitAll(p.dir, 'v2');
-    expectOk(await p.cli(['apply', '--auto-approve']));
+    expectOk(await p.cliInProcess(['apply', '--auto-approve']));
 
     const rollback = expectOk(await p.cli(['rollback', 'previous', '--auto-approve']));
     expect(rollback.stdout).toContain(`to ${v1.id} (`);
@@ -359,11 +366,11 @@ describe('history and rollback', () => {
   it('a rollback that fails names the rollback to run again, by record id, not `voxform apply`; run, it finishes', async () => {
     const p = (project = await startExampleProject());
     const promptFile = path.join(p.dir, 'example/prompts/front-desk.md');
-    expectOk(await p.cli(['apply', '--auto-approve']));
+    expectOk(await p.cliInProcess(['apply', '--auto-approve']));
     const v1Prompt = (await getAgent(p, FRONT_DESK)).config.prompt;
     await writeFile(promptFile, `${await readFile(promptFile, 'utf8')}\n- Version 2.\n`);
-    expectOk(await p.cli(['apply', '--auto-approve']));
-    const [, v1Record] = JSON.parse(expectOk(await p.cli(['history', '--format', 'json'])).stdout).records as JsonRecord[];
+    expectOk(await p.cliInProcess(['apply', '--auto-approve']));
+    const [, v1Record] = JSON.parse(expectOk(await p.cliInProcess(['history', '--format', 'json'])).stdout).records as JsonRecord[];
 
     p.emulator.control.setFaults([{ path: '/agents/*', method: 'PUT', errorRate: 1, errorStatus: 500 }]);
     const failed = await p.cli(['rollback', 'previous', '--agent', 'front-desk', '--auto-approve']);
@@ -381,10 +388,10 @@ describe('history and rollback', () => {
   it('a rollback under a new API key keeps the files the agent has recorded: files detached later are told as changed outside voxform', async () => {
     const p = (project = await startExampleProject());
     await commitAll(p.dir, 'v1');
-    expectOk(await p.cli(['apply', '--auto-approve']));
+    expectOk(await p.cliInProcess(['apply', '--auto-approve']));
     await editFile(path.join(p.dir, 'example/prompts/front-desk.md'), (text) => `${text}\n- Always end politely.\n`);
     await commitAll(p.dir, 'v2');
-    expectOk(await p.cli(['apply', '--auto-approve']));
+    expectOk(await p.cliInProcess(['apply', '--auto-approve']));
     const key = ((await callService(p, 'POST', '/api_keys', { type: 'private' })) as { key: string }).key;
     expectOk(await p.cli(['rollback', 'previous', '--agent', 'front-desk', '--auto-approve'], { VOXFORM_API_KEY: key }));
     // The dashboard detaches the file.
@@ -401,12 +408,12 @@ describe('history and rollback', () => {
     const manifest = await readFile(manifestFile, 'utf8');
     await writeFile(manifestFile, manifest.replace('${env:HOOK_TOKEN:-local-dev-token}', '${env:HOOK_TOKEN}'));
     await commitAll(p.dir, 'v1');
-    expectOk(await p.cli(['apply', '--auto-approve']));
+    expectOk(await p.cliInProcess(['apply', '--auto-approve']));
     // v2 reads another variable: v1's is no longer needed by the manifests, only by the record.
     await writeFile(manifestFile, manifest.replace('${env:HOOK_TOKEN:-local-dev-token}', '${env:NEW_HOOK_TOKEN}'));
     await commitAll(p.dir, 'v2');
     const env = { NEW_HOOK_TOKEN: 'new-hook-secret-5e6f7a8b' };
-    expectOk(await p.cli(['apply', '--auto-approve'], env));
+    expectOk(await p.cliInProcess(['apply', '--auto-approve'], env));
     const before = p.requests.length;
 
     const unknown = await p.cli(['rollback', 'deadbeef', '--auto-approve'], env);
@@ -420,7 +427,7 @@ describe('history and rollback', () => {
     expect(missing.stderr).toContain('cannot be restored');
     expect(missing.stderr).toContain('HOOK_TOKEN');
     expect(p.requests.slice(before).filter((r) => r.method !== 'GET')).toEqual([]);
-    const restored = await p.cli(['rollback', 'previous', '--auto-approve'], { ...env, HOOK_TOKEN: SECRETS.HOOK_TOKEN });
+    const restored = await p.cliInProcess(['rollback', 'previous', '--auto-approve'], { ...env, HOOK_TOKEN: SECRETS.HOOK_TOKEN });
     expectOk(restored);
     const live = await getAgent(p, FRONT_DESK);
     expect((live.config.session_data_webhook as { headers: Record<string, string> }).headers['x-hook-token']).toBe(SECRETS.HOOK_TOKEN);
