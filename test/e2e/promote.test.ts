@@ -96,7 +96,6 @@ async function liveAgent(emulator: RunningEmulator, id: string): Promise<Agent> 
   return (await response.json()) as Agent;
 }
 
-/** Sets a history record's time back, as a ledger fixture: the soak is measured from it. */
 /**
  * Hours pass: every record of the ledger is dated `hours` earlier. (Moving one record alone would
  * not do: a record is taken as no earlier than one appended before it, docs/history.md.)
