@@ -56,7 +56,8 @@ describe('apply PLAN runs the saved plan', () => {
   it('sends exactly the saved requests, in dependency order, with the secrets filled in', async () => {
     project = await startExampleProject();
     const p = project;
-    expect((await p.cli(['plan', '--out', 'plan.json'])).code).toBe(0);
+    // The plan saved is the test's input (its saving is tested above): only the apply runs as a process.
+    expect((await p.cliInProcess(['plan', '--out', 'plan.json'])).code).toBe(0);
     const planText = await readFile(path.join(p.dir, 'plan.json'), 'utf8');
     for (const secret of Object.values(SECRETS)) expect(planText).not.toContain(secret);
     const planned = await savedRequests(p, 'plan.json');
@@ -113,10 +114,11 @@ describe('apply PLAN runs the saved plan', () => {
   it('refuses a saved plan when a field next to a managed one changed on the service, since its update body would send it back', async () => {
     project = await startExampleProject();
     const p = project;
-    expect((await p.cli(['apply', '--auto-approve'])).code).toBe(0);
+    // The service brought to where the test starts, and the plan saved, in the test's process: the apply of the plan is the test.
+    expect((await p.cliInProcess(['apply', '--auto-approve'])).code).toBe(0);
     const manifest = await readFile(path.join(p.dir, 'voxform.yaml'), 'utf8');
     await import('node:fs/promises').then((fs) => fs.writeFile(path.join(p.dir, 'voxform.yaml'), manifest.replace('response_delay: 300', 'response_delay: 250')));
-    expect((await p.cli(['plan', '--out', 'plan.json', '--detailed-exitcode'])).code).toBe(2);
+    expect((await p.cliInProcess(['plan', '--out', 'plan.json', '--detailed-exitcode'])).code).toBe(2);
     // Unmanaged, but inside `flow`, which the planned update body carries whole.
     const live = (await callService(p, 'GET', `/agents/${encodeURIComponent(FRONT_DESK)}`)) as Agent;
     const flow = { ...live.config.flow, dtmf_dial: { enabled: true, instruction: 'Press 1 for sales' } };
@@ -134,7 +136,8 @@ describe('apply PLAN runs the saved plan', () => {
   it('refuses a saved plan whose requests were edited into something apply cannot run', async () => {
     project = await startExampleProject();
     const p = project;
-    await p.cli(['plan', '--out', 'plan.json']);
+    // The plan saved is the test's input: only the apply that refuses it runs as a process.
+    await p.cliInProcess(['plan', '--out', 'plan.json']);
     const saved = JSON.parse(await readFile(path.join(p.dir, 'plan.json'), 'utf8'));
     const agent = saved.resource_changes.find((c: { address: string }) => c.address === 'agent.front-desk');
     agent.requests[0].depends_on = [agent.requests[1].id];
@@ -148,7 +151,8 @@ describe('apply PLAN runs the saved plan', () => {
   it('refuses a saved plan edited in any other way: a body changed after review is never sent', async () => {
     project = await startExampleProject();
     const p = project;
-    await p.cli(['plan', '--out', 'plan.json']);
+    // The plan saved is the test's input: only the apply that refuses it runs as a process.
+    await p.cliInProcess(['plan', '--out', 'plan.json']);
     const file = path.join(p.dir, 'plan.json');
     const saved = JSON.parse(await readFile(file, 'utf8'));
     const agent = saved.resource_changes.find((c: { address: string }) => c.address === 'agent.front-desk');
@@ -159,9 +163,9 @@ describe('apply PLAN runs the saved plan', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('error[plan_unreadable]: The saved plan was changed after voxform saved it (its plan_digest does not match)');
     expect(p.requests.filter((r) => r.method !== 'GET')).toEqual([]);
-    // Saved again untouched, it applies.
-    expect((await p.cli(['plan', '--out', 'plan.json'])).code).toBe(0);
-    expect((await p.cli(['apply', 'plan.json'])).code).toBe(0);
+    // Saved again untouched, it applies (as a process in the tests above).
+    expect((await p.cliInProcess(['plan', '--out', 'plan.json'])).code).toBe(0);
+    expect((await p.cliInProcess(['apply', 'plan.json'])).code).toBe(0);
   });
 
   it('never saves a plan over a file that is not one, and replaces a plan saved before', async () => {
@@ -177,7 +181,9 @@ describe('apply PLAN runs the saved plan', () => {
     const notPlan = await p.cli(['plan', '--out', 'notes.txt']);
     expect(notPlan.stderr).toContain(`error[plan_write_failed]: Cannot save the plan to ${path.join(p.dir, 'notes.txt')}: the file exists and is not a plan voxform saved; nothing was saved.`);
     expect(await readFile(path.join(p.dir, 'notes.txt'), 'utf8')).toBe('mine\n');
-    for (let round = 0; round < 2; round++) expect((await p.cli(['plan', '--out', 'plan.json'])).code).toBe(0);
+    // The plan saved before in the test's process; the one saved over it as a process.
+    expect((await p.cliInProcess(['plan', '--out', 'plan.json'])).code).toBe(0);
+    expect((await p.cli(['plan', '--out', 'plan.json'])).code).toBe(0);
   });
 
   it('prints only the error, one JSON document, when --out cannot be written', async () => {
@@ -301,13 +307,14 @@ describe('interrupting apply', () => {
 
     const state = JSON.parse(await readFile(path.join(p.dir, '.voxform/state.json'), 'utf8'));
     expect(state.version).toBe(STATE_FORMAT_VERSION);
-    const next = JSON.parse((await p.cli(['plan', '--format', 'json'])).stdout) as { resource_changes: Array<{ address: string; action: string }> };
+    // What the stopped process left is read back in the test's process: the stop is what runs as one.
+    const next = JSON.parse((await p.cliInProcess(['plan', '--format', 'json'])).stdout) as { resource_changes: Array<{ address: string; action: string }> };
     const pending = next.resource_changes.filter((c) => c.action !== 'no-op').map((c) => c.address);
     for (const address of applied) expect(pending).not.toContain(address);
     expect(pending.sort()).toEqual([...partly, ...notApplied].sort());
-    const finish = await p.cli(['apply', '--auto-approve']);
+    const finish = await p.cliInProcess(['apply', '--auto-approve']);
     expect(finish.code).toBe(0);
     expect(finish.stdout).toContain(`Apply complete: ${pending.length} applied`);
-    expect((await p.cli(['plan', '--detailed-exitcode'])).code).toBe(0);
+    expect((await p.cliInProcess(['plan', '--detailed-exitcode'])).code).toBe(0);
   });
 });

@@ -1,5 +1,6 @@
 /**
- * Promotion end to end, through the built CLI against the emulator on loopback, in a git checkout:
+ * Promotion end to end, each `promote` (and the report a gate is compared with) through the built CLI
+ * (the rest in the test's process, see setUp) against the emulator on loopback, in a git checkout:
  * staging applied; a failing `voxform test --against live` recorded, so `promote --to production`
  * refuses naming the tests gate; the agent fixed and applied to staging, a passing run recorded, the
  * soak met (the staging record's time set back in the ledger, as a fixture) → the promotion applies
@@ -13,7 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import type { Agent } from '../../src/schema/types.gen.js';
 import { GITIGNORE_ENTRIES } from '../../src/templates/gitignore.js';
-import { makeTree, runCli, type CliResult } from '../helpers/cli.js';
+import { makeTree, runCli, runCliInProcess, type CliResult } from '../helpers/cli.js';
 import { resealed } from '../helpers/ledger.js';
 
 const STAGING = '-OKstagingFrontDesk01';
@@ -54,7 +55,16 @@ function manifest(firstMessage: string, production = { config: 'language: en-US'
 
 const TESTS = ['agent: desk', 'tests:', '  - name: greets with opening hours', '    turns:', '      - expect: [{ contains: open 9 to 5 }]', ''].join('\n');
 
-async function setUp(manifestText = manifest('Hello from Acme Dental.'), gitignore = '.voxform/\n'): Promise<{ dir: string; cli: (args: string[]) => Promise<CliResult>; emulator: RunningEmulator; outputs: string[] }> {
+/**
+ * A git checkout of `manifestText` with an emulator. `cli` runs the built CLI as a process: for the
+ * promotions, what these tests are about. `inProcess` runs it in the test's own process: for the
+ * applies, test runs, traffic and read-backs that bring staging and the ledger to where a promotion
+ * starts (the same commands, secrets and redaction, without a process to start for each).
+ */
+async function setUp(
+  manifestText = manifest('Hello from Acme Dental.'),
+  gitignore = '.voxform/\n',
+): Promise<{ dir: string; cli: (args: string[]) => Promise<CliResult>; inProcess: (args: string[]) => Promise<CliResult>; emulator: RunningEmulator; outputs: string[] }> {
   const emulator = await startEmulator({ port: 0, quiet: true, webhooks: 'none' });
   cleanups.push(() => emulator.close());
   const tree = await makeTree({ 'voxform.yaml': manifestText, 'tests/desk.test.yaml': TESTS, '.gitignore': gitignore });
@@ -66,8 +76,13 @@ async function setUp(manifestText = manifest('Hello from Acme Dental.'), gitigno
     outputs.push(result.stdout, result.stderr);
     return result;
   };
+  const inProcess = async (args: string[]) => {
+    const result = await runCliInProcess(args, { cwd: tree.dir, env });
+    outputs.push(result.stdout, result.stderr);
+    return result;
+  };
   git(tree.dir, 'init', '-q', '-b', 'main');
-  return { dir: tree.dir, cli, emulator, outputs };
+  return { dir: tree.dir, cli, inProcess, emulator, outputs };
 }
 
 function commitAll(dir: string, message: string): string {
@@ -81,7 +96,6 @@ async function liveAgent(emulator: RunningEmulator, id: string): Promise<Agent> 
   return (await response.json()) as Agent;
 }
 
-/** Sets a history record's time back, as a ledger fixture: the soak is measured from it. */
 /**
  * Hours pass: every record of the ledger is dated `hours` earlier. (Moving one record alone would
  * not do: a record is taken as no earlier than one appended before it, docs/history.md.)
@@ -99,11 +113,11 @@ async function setLedgerTimeBack(dir: string, hours: number, apiKey: string): Pr
 
 describe('voxform promote', () => {
   it('refuses on a failing test run, then gives production exactly what staging runs once the gates pass', { timeout: 240_000 }, async () => {
-    const { dir, cli, emulator, outputs } = await setUp();
+    const { dir, cli, inProcess, emulator, outputs } = await setUp();
     const c1 = commitAll(dir, 'v1');
-    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    expect((await inProcess(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
 
-    const failing = await cli(['test', '--env', 'staging', '--against', 'live']);
+    const failing = await inProcess(['test', '--env', 'staging', '--against', 'live']);
     expect(failing.code).toBe(1);
     const refused = await cli(['promote', '--to', 'production', '--auto-approve']);
     expect(refused.code).toBe(1);
@@ -111,17 +125,17 @@ describe('voxform promote', () => {
     expect(refused.stderr).toContain(`error[promote_gate_failed]: Refusing to promote staging to production: tests: the last run against staging's configuration (deployed at ${c1.slice(0, 7)}), tests of commit ${c1.slice(0, 7)}, had 1 failure`);
     expect((await liveAgent(emulator, PRODUCTION)).config.first_message).not.toBe('Hello from Acme Dental.');
     // A run narrowed by --grep is no evidence: it would stand for the whole suite in the gate.
-    const narrowed = await cli(['test', '--env', 'staging', '--against', 'live', '--grep', 'greets']);
+    const narrowed = await inProcess(['test', '--env', 'staging', '--against', 'live', '--grep', 'greets']);
     expect(narrowed.stderr).toContain('note: this run is not recorded as evidence for `voxform promote`: it is narrowed by --grep; the tests gate takes only a live run of the whole suite as its files ask.');
     // So is a run of some of the suite's files, named as paths; naming all of them is the whole suite.
     await writeFile(path.join(dir, 'tests/hours.test.yaml'), TESTS.replace('greets with opening hours', 'names the opening hours'));
-    const partial = await cli(['test', '--env', 'staging', '--against', 'live', 'tests/desk.test.yaml']);
+    const partial = await inProcess(['test', '--env', 'staging', '--against', 'live', 'tests/desk.test.yaml']);
     expect(partial.stderr).toContain('note: this run is not recorded as evidence for `voxform promote`: it leaves out 1 test file of the suite (tests/hours.test.yaml); the tests gate');
-    let recordedRuns = JSON.parse((await cli(['history', '--env', 'staging', '--format', 'json'])).stdout) as { test_runs: unknown[] };
+    let recordedRuns = JSON.parse((await inProcess(['history', '--env', 'staging', '--format', 'json'])).stdout) as { test_runs: unknown[] };
     expect(recordedRuns.test_runs).toHaveLength(1);
-    const whole = await cli(['test', '--env', 'staging', '--against', 'live', 'tests/hours.test.yaml', 'tests']);
+    const whole = await inProcess(['test', '--env', 'staging', '--against', 'live', 'tests/hours.test.yaml', 'tests']);
     expect(whole.stderr).not.toContain('not recorded as evidence');
-    recordedRuns = JSON.parse((await cli(['history', '--env', 'staging', '--format', 'json'])).stdout) as { test_runs: unknown[] };
+    recordedRuns = JSON.parse((await inProcess(['history', '--env', 'staging', '--format', 'json'])).stdout) as { test_runs: unknown[] };
     expect(recordedRuns.test_runs).toHaveLength(2);
     await rm(path.join(dir, 'tests/hours.test.yaml'));
 
@@ -131,23 +145,23 @@ describe('voxform promote', () => {
     const elsewhere = await cli(['promote', '--to', 'production', '--dry-run']);
     expect(elsewhere.code).toBe(1);
     expect(elsewhere.stderr).toContain(`staging runs commit ${c1.slice(0, 7)}, and this checkout is at ${c2.slice(0, 7)}`);
-    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    expect((await inProcess(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
 
     // A pull request's own tests, run against staging (as the CI recipe's pull-request job does),
     // are evidence of its test files, never of main's: the gate passes them over and says why.
     git(dir, 'checkout', '-q', '-b', 'pr');
     await writeFile(path.join(dir, 'tests/desk.test.yaml'), TESTS.replace('open 9 to 5', 'Acme'));
     commitAll(dir, 'tests that pass whatever the agent says');
-    expect((await cli(['test', '--env', 'staging', '--against', 'both'])).code).toBe(0);
+    expect((await inProcess(['test', '--env', 'staging', '--against', 'both'])).code).toBe(0);
     git(dir, 'checkout', '-q', 'main');
     const othersTests = await cli(['promote', '--to', 'production', '--dry-run']);
     expect(othersTests.code).toBe(1);
     expect(othersTests.stdout).toMatch(new RegExp(`✗ tests pass +no run of this checkout's test files against staging's configuration \\(deployed at ${c2.slice(0, 7)}\\): the last one \\(run [0-9a-fTZ-]+, tests of commit [0-9a-f]{7}\\) ran other test files than this commit's\n`));
 
-    expect((await cli(['test', '--env', 'staging', '--against', 'live'])).code).toBe(0);
-    expect((await cli(['test', '--env', 'staging', '--against', 'live'])).code).toBe(0);
+    expect((await inProcess(['test', '--env', 'staging', '--against', 'live'])).code).toBe(0);
+    expect((await inProcess(['test', '--env', 'staging', '--against', 'live'])).code).toBe(0);
 
-    const history = JSON.parse((await cli(['history', '--env', 'staging', '--format', 'json'])).stdout) as {
+    const history = JSON.parse((await inProcess(['history', '--env', 'staging', '--format', 'json'])).stdout) as {
       records: Array<{ id: string; source: { commit: string } }>;
       test_runs: Array<{ summary: { passed: number; failed: number }; agents: Record<string, { id: string; config_hash: string }> }>;
     };
@@ -163,7 +177,7 @@ describe('voxform promote', () => {
     expect(stagingRecord.source.commit).toBe(c2);
 
     // Production figures come from calls the agents took, not from the test runs' own sessions (test traffic).
-    const traffic = await cli(['emulator', 'traffic', '--url', emulator.url, '--env', 'staging', '--agent', 'desk', '--calls', '5']);
+    const traffic = await inProcess(['emulator', 'traffic', '--url', emulator.url, '--env', 'staging', '--agent', 'desk', '--calls', '5']);
     expect(traffic.code, traffic.stderr).toBe(0);
     const soaking = await cli(['promote', '--to', 'production', '--dry-run']);
     expect(soaking.code).toBe(1);
@@ -187,7 +201,7 @@ describe('voxform promote', () => {
     expect(production.config.prompt).toBe(staging.config.prompt);
     expect(production.config.language).toBe('en-US');
 
-    const productionHistory = JSON.parse((await cli(['history', '--env', 'production', '--format', 'json'])).stdout) as {
+    const productionHistory = JSON.parse((await inProcess(['history', '--env', 'production', '--format', 'json'])).stdout) as {
       workspace: string;
       records: Array<{ command: string; source: { commit: string; promoted_from: { workspace: string; record: string } | null } }>;
     };
@@ -195,17 +209,17 @@ describe('voxform promote', () => {
     expect(record?.source.promoted_from).toEqual({ workspace: productionHistory.workspace.replace(/^production@/, 'staging@'), record: stagingRecord.id });
     expect(record?.source.commit).toBe(c2);
     expect(record?.command).toBe('voxform promote --to production --from staging');
-    expect((await cli(['history', '--env', 'production'])).stdout).toContain(`promoted from staging@${emulator.url} record ${stagingRecord.id}`);
+    expect((await inProcess(['history', '--env', 'production'])).stdout).toContain(`promoted from staging@${emulator.url} record ${stagingRecord.id}`);
 
-    const diff = await cli(['diff', '--env', 'staging', '--env', 'production', '--format', 'json']);
+    const diff = await inProcess(['diff', '--env', 'staging', '--env', 'production', '--format', 'json']);
     expect(diff.code).toBe(0);
     const document = JSON.parse(diff.stdout) as { summary: { unexpected: number }; agents: Array<{ differences: Array<{ path: string; expected: boolean }> }> };
     expect(document.summary.unexpected).toBe(0);
     expect(document.agents[0]?.differences).toEqual([{ path: 'config.language', expected: true, sensitive: false, a: 'en-GB', b: 'en-US' }]);
-    const text = await cli(['diff', '--env', 'staging', '--env', 'production']);
+    const text = await inProcess(['diff', '--env', 'staging', '--env', 'production']);
     expect(text.stdout).toContain('differ in 1 field: 0 unexpected, 1 set differently by the overlays');
     expect(text.stdout).toContain('~ config.language: "en-GB" → "en-US" (expected: the overlays differ)');
-    expect((await cli(['plan', '--env', 'production', '--detailed-exitcode'])).code).toBe(0);
+    expect((await inProcess(['plan', '--env', 'production', '--detailed-exitcode'])).code).toBe(0);
 
     const ledger = await readdir(path.join(dir, '.voxform/history'), { recursive: true });
     const stored = await Promise.all(ledger.filter((name) => name.endsWith('.json')).map((name) => readFile(path.join(dir, '.voxform/history', name), 'utf8')));
@@ -213,12 +227,12 @@ describe('voxform promote', () => {
   });
 
   it("promotes in the documented setup: voxform init's .gitignore, the state and ledger committed after each apply", { timeout: 180_000 }, async () => {
-    const { dir, cli, emulator } = await setUp(manifest('Hello from Acme Dental.', { config: 'language: en-US', gates: '' }), `${GITIGNORE_ENTRIES.join('\n')}\n`);
+    const { dir, cli, inProcess, emulator } = await setUp(manifest('Hello from Acme Dental.', { config: 'language: en-US', gates: '' }), `${GITIGNORE_ENTRIES.join('\n')}\n`);
     const c1 = commitAll(dir, 'v1');
-    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    expect((await inProcess(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
     // The state and the ledger the apply wrote are voxform's own: not changes beside the commit.
     expect(git(dir, 'status', '--porcelain')).toContain('.voxform/');
-    expect((await cli(['history', '--env', 'staging'])).stdout).toContain(`commit ${c1.slice(0, 7)} on main\n`);
+    expect((await inProcess(['history', '--env', 'staging'])).stdout).toContain(`commit ${c1.slice(0, 7)} on main\n`);
     const uncommittedState = await cli(['promote', '--to', 'production', '--dry-run']);
     expect(uncommittedState.stderr).not.toMatch(/^error/m);
     expect(uncommittedState.code).toBe(0);
@@ -230,12 +244,12 @@ describe('voxform promote', () => {
     expect(stateCommitted.code).toBe(0);
 
     // Applied again from the state commit (nothing to do), the state rewritten: still the same source.
-    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    expect((await inProcess(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
     const promoted = await cli(['promote', '--to', 'production', '--auto-approve']);
     expect(promoted.stderr).not.toMatch(/^error/m);
     expect(promoted.code).toBe(0);
     expect((await liveAgent(emulator, PRODUCTION)).config.first_message).toBe('Hello from Acme Dental.');
-    for (const env of ['staging', 'production']) expect((await cli(['history', '--env', env])).stdout).not.toContain('with uncommitted changes');
+    for (const env of ['staging', 'production']) expect((await inProcess(['history', '--env', env])).stdout).not.toContain('with uncommitted changes');
 
     // A manifest changed and committed, staging not applied: the hint is the way forward, not back.
     commitAll(dir, 'state [skip ci]');
@@ -244,7 +258,7 @@ describe('voxform promote', () => {
     const stale = await cli(['promote', '--to', 'production', '--dry-run']);
     expect(stale.code).toBe(1);
     expect(stale.stderr).toMatch(/^error\[promote_checkout_mismatch\]: staging runs commit [0-9a-f]{7}, and this checkout is at [0-9a-f]{7}; the two commits differ in voxform\.yaml\.\n {2}hint: Apply staging from this checkout first \(`voxform apply --env staging`\)/m);
-    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    expect((await inProcess(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
     expect((await cli(['promote', '--to', 'production', '--dry-run'])).code).toBe(0);
   });
 
@@ -254,20 +268,20 @@ describe('voxform promote', () => {
         '      prompt: You are the front desk of Acme Dental.',
         `      prompt: ${prompt}\n      flow: { call_transfer: { phone: "+15551230001" } }`,
       );
-    const { dir, cli, emulator } = await setUp(transferring('You are the front desk of Acme Dental.'), '.voxform/\ntransfers.yaml\n');
+    const { dir, cli, inProcess, emulator } = await setUp(transferring('You are the front desk of Acme Dental.'), '.voxform/\ntransfers.yaml\n');
     // Every call a conversation; 4% of them transferred, 50% once the prompt asks for it.
     const profile = ['name: transfers', 'window: 1h', 'version_effect: 0', 'outcomes: { user-ended: 1 }', 'transfer_rate: 0.04', 'rules:', '  - when: { prompt_contains: "transfer every caller" }', '    scale: { transfers: 12.5 }', ''];
     await writeFile(path.join(dir, 'transfers.yaml'), profile.join('\n'));
     const traffic = async (seed: string) => {
-      const result = await cli(['emulator', 'traffic', '--url', emulator.url, '--env', 'staging', '--agent', 'desk', '--calls', '100', '--profile', 'transfers.yaml', '--seed', seed]);
+      const result = await inProcess(['emulator', 'traffic', '--url', emulator.url, '--env', 'staging', '--agent', 'desk', '--calls', '100', '--profile', 'transfers.yaml', '--seed', seed]);
       expect(result.code, result.stderr).toBe(0);
     };
     commitAll(dir, 'v1');
-    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    expect((await inProcess(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
     await traffic('1');
     await writeFile(path.join(dir, 'voxform.yaml'), transferring('You are the front desk of Acme Dental. Transfer every caller to the office.'));
     commitAll(dir, 'v2');
-    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    expect((await inProcess(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
     await traffic('2');
     // The calls are drawn afresh each run (the stream is seeded by the time window too): either rate may have two digits.
     const regressed = /✗ no_regression transfer_rate +transfer rate \d+(\.\d)?% vs \d+(\.\d)?% before, interval excludes zero\n/;
@@ -276,8 +290,8 @@ describe('voxform promote', () => {
     expect(first.stdout).toMatch(regressed);
 
     // Rolled back, then v2 applied again: the rollback's v1 took no call, and v2's first deploy is v2's own.
-    expect((await cli(['rollback', 'previous', '--env', 'staging', '--auto-approve'])).code).toBe(0);
-    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    expect((await inProcess(['rollback', 'previous', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    expect((await inProcess(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
     await traffic('3');
     const again = await cli(['promote', '--to', 'production', '--dry-run']);
     expect(again.stdout).toMatch(regressed);
@@ -285,7 +299,7 @@ describe('voxform promote', () => {
     expect(again.code).toBe(1);
 
     // The report compares the same two versions: the running deploy and v1's, which had the calls.
-    const history = JSON.parse((await cli(['history', '--env', 'staging', '--format', 'json'])).stdout) as { records: Array<{ id: string }> };
+    const history = JSON.parse((await inProcess(['history', '--env', 'staging', '--format', 'json'])).stdout) as { records: Array<{ id: string }> };
     const [reapplied, , , v1] = history.records;
     const report = JSON.parse((await cli(['report', '--env', 'staging', '--since-deploy', '--format', 'json'])).stdout) as {
       agents: Array<{ versions: Array<{ key: string; metrics: { calls: number }; comparison: { against: string; transfer_rate: { verdict: string } } | null }> }>;
@@ -311,13 +325,13 @@ describe('voxform promote', () => {
         `  production: { agents: { desk: { id: "${PRODUCTION}" }, booking: { id: -OKdqbqetEcM4ak369yn } }, promote_from: staging }`,
         '',
       ].join('\n');
-    const { dir, cli, emulator } = await setUp(twoAgents('v1'));
+    const { dir, cli, inProcess, emulator } = await setUp(twoAgents('v1'));
     commitAll(dir, 'v1');
-    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    expect((await inProcess(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
     // The next commit changes both agents; staging is given booking's change alone.
     await writeFile(path.join(dir, 'voxform.yaml'), twoAgents('v2'));
     commitAll(dir, 'v2');
-    expect((await cli(['apply', '--env', 'staging', '--target', 'agent.booking', '--auto-approve'])).code).toBe(0);
+    expect((await inProcess(['apply', '--env', 'staging', '--target', 'agent.booking', '--auto-approve'])).code).toBe(0);
     expect((await liveAgent(emulator, STAGING)).config.first_message).toBe('v1 desk');
 
     for (const args of [['--dry-run'], ['--auto-approve']]) {
@@ -331,9 +345,9 @@ describe('voxform promote', () => {
 
   it("refuses, dry run or not, when the target's manifests break a mandatory rule, with the gates passing", { timeout: 120_000 }, async () => {
     // Production's overlay gives its agent a first message with a phone number: staging's has none.
-    const { dir, cli, emulator } = await setUp(manifest('Hello from Acme Dental.', { config: 'language: en-US, first_message: "Call 555-201-3344 for records."', gates: '' }));
+    const { dir, cli, inProcess, emulator } = await setUp(manifest('Hello from Acme Dental.', { config: 'language: en-US, first_message: "Call 555-201-3344 for records."', gates: '' }));
     commitAll(dir, 'v1');
-    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    expect((await inProcess(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
     const before = await liveAgent(emulator, PRODUCTION);
 
     const dryRun = await cli(['promote', '--to', 'production', '--dry-run']);
