@@ -1,14 +1,15 @@
 /**
  * docs/security.md §8: what `init` and `export` write into files quotes text nobody reviewed there (a
  * template's description and comments, a live agent's prompt and keys); no control or invisible
- * character of it is written raw, in a value, a comment or a prompt file. Run through the built CLI,
- * asserting on the bytes written.
+ * character of it is written raw, in a value, a comment or a prompt file. `init` and `export` run as
+ * the built CLI, asserting on the bytes written; the apply that sets the live agent up and the plan
+ * that reads the export back run in this process.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
-import { runCli, useTempDirs } from '../helpers/cli.js';
+import { runCli, runCliInProcess, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
 
@@ -56,7 +57,7 @@ describe('files init and export write hold no raw control or invisible character
     const dir = await tempDir({
       'voxform.yaml': ['version: 1', 'agents:', '  a:', '    id: -OKspareAgent0000001', '    name: A', '    config:', '      prompt: "P1 \\e]0;t\\a and \\u202e"', ''].join('\n'),
     });
-    const applied = await runCli(['apply', '--local', '--auto-approve'], { cwd: dir });
+    const applied = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir });
     expect(applied.code).toBe(0);
     const exported = await runCli(['export', '--agent', '-OKspareAgent0000001', '--local', '--out', 'exp'], { cwd: dir });
     expect(exported.stderr).toBe('');
@@ -68,7 +69,7 @@ describe('files init and export write hold no raw control or invisible character
     expect(manifest).toContain('prompt: "P1 \\e]0;t\\a and \\u202e"');
     const read = parse(manifest) as { agents: { a: { config: { prompt: unknown } } } };
     expect(read.agents.a.config.prompt).toBe(prompt);
-    const plan = await runCli(['plan', '--local', '-f', 'exp/voxform.yaml', '--detailed-exitcode'], { cwd: dir });
+    const plan = await runCliInProcess(['plan', '--local', '-f', 'exp/voxform.yaml', '--detailed-exitcode'], { cwd: dir });
     expect(plan.stdout).toContain('No changes');
     expect(plan.code).toBe(0);
   });
@@ -77,7 +78,7 @@ describe('files init and export write hold no raw control or invisible character
     const manifest = ['version: 1', 'agents:', '  a:', '    id: -OKspareAgent0000001', '    name: A', '    config:', '      session_data_webhook:'];
     manifest.push('        url: https://hooks.example.com/end', '        headers: { "x-\\u202e-token": "${env:HOOK_TOKEN}" }', '');
     const dir = await tempDir({ 'voxform.yaml': manifest.join('\n') });
-    const applied = await runCli(['apply', '--local', '--auto-approve'], { cwd: dir, env: { HOOK_TOKEN: 'live-hook-token-1' } });
+    const applied = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir, env: { HOOK_TOKEN: 'live-hook-token-1' } });
     expect(applied.code).toBe(0);
     const exported = await runCli(['export', '--agent', '-OKspareAgent0000001', '--local', '--out', 'exp'], { cwd: dir });
     expect(exported.code).toBe(0);

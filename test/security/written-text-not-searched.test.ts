@@ -98,9 +98,14 @@ describe("a CI variable holding the change's author's text", () => {
   const agent = (config: string[]) => ['version: 1', 'agents:', '  front-desk:', '    id: -OKdqbqetEcM4ak369ym', '    name: Front desk', '    config:', ...config.map((line) => `      ${line}`), ''].join('\n');
   const hook = (headers: string) => ['session_data_webhook:', '  url: https://hooks.example.com/voice/end-of-call', `  headers: { ${headers} }`];
 
-  async function planEachFormat(project: string, check: (stdout: string, format: string) => void): Promise<void> {
+  /**
+   * The plan in each format, `builtCli`'s with the built CLI, where the CI variables come from the
+   * process's own environment; the others in this process (the same parser, commands and redaction).
+   */
+  async function planEachFormat(project: string, builtCli: string, check: (stdout: string, format: string) => void): Promise<void> {
     for (const format of ['text', 'markdown', 'json']) {
-      const plan = await runCli(['plan', '--local', '--format', format], { cwd: project, env: authorsEnv });
+      const cli = format === builtCli ? runCli : runCliInProcess;
+      const plan = await cli(['plan', '--local', '--format', format], { cwd: project, env: authorsEnv });
       expect(plan.code, plan.stderr).toBe(0);
       expect(plan.stdout, format).toContain(newPrompt);
       expect(plan.stdout + plan.stderr, format).not.toContain(TOKEN);
@@ -112,11 +117,11 @@ describe("a CI variable holding the change's author's text", () => {
   it('read by the manifests, hides none of its words in the plan, and is masked where it stands', async () => {
     const project = await tempDir();
     await writeFile(path.join(project, 'agents.yaml'), agent(['prompt: Hello', ...hook('x-hook-token: "${env:HOOK_TOKEN}"')]));
-    const apply = await runCli(['apply', '--local', '--auto-approve'], { cwd: project, env: authorsEnv });
+    const apply = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: project, env: authorsEnv });
     expect(apply.code, apply.stderr).toBe(0);
     const headers = 'x-hook-token: "${env:HOOK_TOKEN}", x-commit: "${env:CI_COMMIT_MESSAGE}"';
     await writeFile(path.join(project, 'agents.yaml'), agent([`prompt: "${newPrompt}"`, 'first_message: "${env:GITHUB_HEAD_REF}"', ...hook(headers)]));
-    await planEachFormat(project, (stdout, format) => {
+    await planEachFormat(project, 'text', (stdout, format) => {
       // Each value stands masked at its own place: the header, and the greeting the branch name fills (as its reference).
       const masked =
         format === 'json' ? ['"config.session_data_webhook.headers.x-commit": "(sensitive)"', '"config.first_message": "(sensitive)"'] : ['headers.x-commit: (sensitive value)', '→ "${env:GITHUB_HEAD_REF}"'];
@@ -128,10 +133,10 @@ describe("a CI variable holding the change's author's text", () => {
     const project = await tempDir();
     // The live prompt the service holds says the words the pull request's commit message chose.
     await writeFile(path.join(project, 'agents.yaml'), agent([`prompt: "Please ${HIDDEN}. Thanks-for-calling"`]));
-    const apply = await runCli(['apply', '--local', '--auto-approve'], { cwd: project, env: {} });
+    const apply = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: project, env: {} });
     expect(apply.code, apply.stderr).toBe(0);
     await writeFile(path.join(project, 'agents.yaml'), agent([`prompt: "${newPrompt}"`]));
-    await planEachFormat(project, (stdout, format) => {
+    await planEachFormat(project, 'json', (stdout, format) => {
       expect(stdout, format).toContain(`Please ${HIDDEN}. Thanks-for-calling`);
       expect(stdout, format).not.toContain('(sensitive)');
     });
