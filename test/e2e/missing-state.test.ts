@@ -28,12 +28,15 @@ async function validatePlan(document: unknown): Promise<void> {
   expect(validate(document), JSON.stringify(validate.errors)).toBe(true);
 }
 
-/** Applied once, then the state file deleted: the history beside it still records that apply. */
+/**
+ * Applied once, then the state file deleted: the history beside it still records that apply. The
+ * apply and the history read run in the test's process: setup, not what the tests are about.
+ */
 async function lostState(): Promise<{ p: ExampleProject; record: { id: string; at: string }; lead: string }> {
   const p = await startProject();
-  expectCode(await p.cli(['apply', '--auto-approve']), 0);
+  expectCode(await p.cliInProcess(['apply', '--auto-approve']), 0);
   await rm(path.join(p.dir, '.voxform', 'state.json'));
-  const [record] = (JSON.parse(expectCode(await p.cli(['history', '--format', 'json']), 0).stdout) as { records: Array<{ id: string; at: string }> }).records;
+  const [record] = (JSON.parse(expectCode(await p.cliInProcess(['history', '--format', 'json']), 0).stdout) as { records: Array<{ id: string; at: string }> }).records;
   if (!record) throw new Error('no history record');
   const lead = `the state (.voxform/state.json) holds nothing of workspace default@${p.url}, though its history records applies of it (the last ${record.id}, at ${record.at})`;
   return { p, record: { id: record.id, at: record.at }, lead };
@@ -46,16 +49,16 @@ describe('a state that lost the workspace', () => {
     expect(text.startsWith(`Warning: ${lead}`)).toBe(true);
     expect(text).toContain('this plan counts knowledge files, credentials and campaigns already on the service as never applied, and `voxform apply` refuses to run unless given --allow-missing-state.');
 
-    const json = JSON.parse(expectCode(await p.cli(['plan', '--format', 'json']), 0).stdout) as Record<string, unknown>;
+    const json = JSON.parse(expectCode(await p.cliInProcess(['plan', '--format', 'json']), 0).stdout) as Record<string, unknown>;
     expect(json.format_version).toBe('1.8');
     expect(json.missing_state).toEqual({ state: '.voxform/state.json', last_apply: record });
     await validatePlan(json);
 
-    const markdown = expectCode(await p.cli(['plan', '--format', 'markdown']), 0).stdout;
+    const markdown = expectCode(await p.cliInProcess(['plan', '--format', 'markdown']), 0).stdout;
     expect(markdown.startsWith(`> [!WARNING]\n> Warning: the state (\`.voxform/state.json\`) holds nothing of workspace \`default@${p.url}\``)).toBe(true);
 
     // A saved plan keeps it, and `plan show` prints it.
-    expectCode(await p.cli(['plan', '--out', 'plan.json']), 0);
+    expectCode(await p.cliInProcess(['plan', '--out', 'plan.json']), 0);
     expect(expectCode(await p.cli(['plan', 'show', 'plan.json']), 0).stdout).toContain(`Warning: ${lead}`);
   }, 120_000);
 
@@ -67,8 +70,8 @@ describe('a state that lost the workspace', () => {
     expect(refused.stderr).toContain('pass --allow-missing-state');
     expect(uploads(p)).toBe(before);
     // A saved plan made meanwhile is refused as well.
-    expectCode(await p.cli(['plan', '--out', 'plan.json']), 0);
-    expect(expectCode(await p.cli(['apply', 'plan.json']), 1).stderr).toContain('error[state_missing]');
+    expectCode(await p.cliInProcess(['plan', '--out', 'plan.json']), 0);
+    expect(expectCode(await p.cliInProcess(['apply', 'plan.json']), 1).stderr).toContain('error[state_missing]');
 
     // Without a terminal to ask on, the applies the refusal offers carry the flag: pasted without it, each is refused again.
     const unapproved = expectCode(await p.cli(['apply', '--allow-missing-state']), 1);
@@ -81,8 +84,8 @@ describe('a state that lost the workspace', () => {
     // What the warning said: the knowledge file is uploaded again.
     expect(uploads(p)).toBeGreaterThan(before);
     // The state holds the workspace again: no warning, no refusal.
-    expect(expectCode(await p.cli(['plan']), 0).stdout).not.toContain('Warning');
-    expectCode(await p.cli(['apply', '--auto-approve']), 0);
+    expect(expectCode(await p.cliInProcess(['plan']), 0).stdout).not.toContain('Warning');
+    expectCode(await p.cliInProcess(['apply', '--auto-approve']), 0);
   }, 120_000);
 
   it('status names the lost state and the history\'s last record (text and JSON) and exits 1; get knowledge and get phones say so', async () => {
@@ -91,16 +94,16 @@ describe('a state that lost the workspace', () => {
     expect(text).toMatch(/^State: +\.voxform\/state\.json \(lost, or removed with `voxform state rm`: it holds nothing of workspace default@\S+, though its history records applies of it; unless removed on purpose, restore it/m);
     expect(text).toContain(`Last apply:  not in the state; the history's last record of workspace default@${p.url} is ${record.id}, at ${record.at}`);
     expect(text).not.toContain('none recorded');
-    const json = JSON.parse(expectCode(await p.cli(['status', '--format', 'json']), 1).stdout) as Record<string, unknown>;
+    const json = JSON.parse(expectCode(await p.cliInProcess(['status', '--format', 'json']), 1).stdout) as Record<string, unknown>;
     expect(json.missing_state).toEqual({ state: '.voxform/state.json', last_apply: record });
 
     const knowledge = expectCode(await p.cli(['get', 'knowledge']), 0).stdout;
     expect(knowledge).toContain('Warning: the state (.voxform/state.json) holds nothing of workspace');
-    const listed = JSON.parse(expectCode(await p.cli(['get', 'knowledge', '--format', 'json']), 0).stdout) as { sources: { state: Record<string, unknown> } };
+    const listed = JSON.parse(expectCode(await p.cliInProcess(['get', 'knowledge', '--format', 'json']), 0).stdout) as { sources: { state: Record<string, unknown> } };
     expect(listed.sources.state.missing_state).toEqual({ state: '.voxform/state.json', last_apply: record });
     const phones = expectCode(await p.cli(['get', 'phones']), 0).stdout;
     expect(phones).toMatch(/\nWarning: the state \(\.voxform\/state\.json\) holds nothing of workspace .* Without it voxform cannot tell which numbers this environment bound: /);
-    const phonesJson = JSON.parse(expectCode(await p.cli(['get', 'phones', '--format', 'json']), 0).stdout) as { sources: { state: Record<string, unknown> } };
+    const phonesJson = JSON.parse(expectCode(await p.cliInProcess(['get', 'phones', '--format', 'json']), 0).stdout) as { sources: { state: Record<string, unknown> } };
     expect(phonesJson.sources.state.missing_state).toEqual({ state: '.voxform/state.json', last_apply: record });
   }, 120_000);
 });

@@ -18,12 +18,20 @@ afterEach(async () => {
   project = undefined;
 });
 
+/**
+ * An example project applied once: the service in the state most tests start from. The apply runs in
+ * the test's process (setup, not what those tests are about); the test of the apply itself runs it
+ * as a process.
+ */
 async function applied(options: Parameters<typeof startExampleProject>[0] = {}): Promise<ExampleProject> {
   project = await startExampleProject(options);
-  const result = await project.cli(['apply', '--auto-approve']);
+  expectFirstApply(await project.cliInProcess(['apply', '--auto-approve']));
+  return project;
+}
+
+function expectFirstApply(result: { code: number; stderr: string }): void {
   expect(result.stderr).not.toMatch(/error/i);
   expect(result.code).toBe(0);
-  return project;
 }
 
 function getAgent(p: ExampleProject, id = FRONT_DESK): Promise<Agent> {
@@ -66,18 +74,18 @@ describe('apply, then plan', () => {
     expect(plan.stdout).toContain('config.first_message: "Changed in the dashboard" → "Thanks for calling Acme Dental');
     expect(plan.stdout).toContain('# drift');
     expect(plan.stdout).toContain('(1 drifted)');
-    const json = JSON.parse((await p.cli(['plan', '--format', 'json'])).stdout);
+    const json = JSON.parse((await p.cliInProcess(['plan', '--format', 'json'])).stdout);
     expect(json.resource_changes.find((c: { address: string }) => c.address === 'agent.front-desk').reason).toBe('drift');
   });
 
   it('marks attached knowledge files removed on the service as drift, also after an apply with nothing to do', async () => {
     const p = await applied();
-    expect((await p.cli(['apply', '--auto-approve'])).stdout).toContain('Nothing to apply.');
+    expect((await p.cliInProcess(['apply', '--auto-approve'])).stdout).toContain('Nothing to apply.');
     await callService(p, 'POST', '/knowledge/set_agent_files', { agent_id: FRONT_DESK, files: [] });
     const plan = await p.cli(['plan', '--detailed-exitcode']);
     expect(plan.code).toBe(2);
     expect(plan.stdout).toMatch(/~ knowledge: \[\] → \["[^"]+"\]  # drift/);
-    expect((await p.cli(['apply', '--auto-approve'])).code).toBe(0);
+    expect((await p.cliInProcess(['apply', '--auto-approve'])).code).toBe(0);
     expect((await getAgent(p)).config.knowledge_base?.files).toHaveLength(1);
   });
 
@@ -85,7 +93,7 @@ describe('apply, then plan', () => {
     const p = await applied();
     // The account starts again from the seed: the state still records the file and its attachment.
     await p.emulator.control.reset();
-    const drift = await p.cli(['drift']);
+    const drift = await p.cliInProcess(['drift']);
     expect(drift.stdout).toContain('! knowledge.faq changed outside voxform (no agent lists it any more)');
     const apply = await p.cli(['apply', '--auto-approve']);
     expect(apply.stdout).toContain('+ knowledge.faq gone from the service; will be uploaded again');
@@ -93,7 +101,7 @@ describe('apply, then plan', () => {
     expect(apply.code).toBe(0);
     const phones = (await callService(p, 'GET', '/phones')) as Array<{ id: string; agent_id: string }>;
     expect(phones.find((phone) => phone.id === '+15551230001')?.agent_id).toBe(FRONT_DESK);
-    expect((await p.cli(['plan', '--detailed-exitcode'])).code).toBe(0);
+    expect((await p.cliInProcess(['plan', '--detailed-exitcode'])).code).toBe(0);
   });
 
   it('uploads again a knowledge file the service lost after the API key was rotated, in the first apply under the new key', async () => {
@@ -109,7 +117,7 @@ describe('apply, then plan', () => {
       const apply = await p.cli(['apply', '--auto-approve'], { VOXFORM_API_KEY: key });
       expect(apply.stdout).toContain('+ knowledge.faq gone from the service; will be uploaded again');
       expect(apply.code).toBe(0);
-      expect((await p.cli(['plan', '--detailed-exitcode'], { VOXFORM_API_KEY: key })).code).toBe(0);
+      expect((await p.cliInProcess(['plan', '--detailed-exitcode'], { VOXFORM_API_KEY: key })).code).toBe(0);
     };
     // Lost before any apply under the new key: the state's hashes are the old key's.
     const first = await rotate();
@@ -119,7 +127,7 @@ describe('apply, then plan', () => {
     const second = await rotate();
     const promptFile = path.join(p.dir, 'example/prompts/front-desk.md');
     await writeFile(promptFile, `${await readFile(promptFile, 'utf8')}\n- Be brief.\n`);
-    expect((await p.cli(['apply', '--auto-approve'], { VOXFORM_API_KEY: second })).code).toBe(0);
+    expect((await p.cliInProcess(['apply', '--auto-approve'], { VOXFORM_API_KEY: second })).code).toBe(0);
     await loseKnowledgeFiles([first, second]);
     await applyOnceThenPlan(second);
   });
@@ -128,7 +136,7 @@ describe('apply, then plan', () => {
     project = await startExampleProject();
     const p = project;
     // Uploaded but never attached (so the plan cannot ask an agent about it), then lost by the service.
-    expect((await p.cli(['apply', '--auto-approve', '--target', 'knowledge.faq'])).code).toBe(0);
+    expect((await p.cliInProcess(['apply', '--auto-approve', '--target', 'knowledge.faq'])).code).toBe(0);
     await p.emulator.control.reset();
     const refused = await p.cli(['apply', '--auto-approve']);
     expect(refused.code).toBe(1);
@@ -137,10 +145,10 @@ describe('apply, then plan', () => {
     expect(refused.stdout).not.toContain('check them in your manifest');
     // Its number is bound all the same: binding does not wait for the agent's files.
     expect(refused.stdout).not.toContain('skipped: phone.+15551230001');
-    const finished = await p.cli(['apply', '--auto-approve']);
+    const finished = await p.cliInProcess(['apply', '--auto-approve']);
     expect(finished.stdout).toContain('+ knowledge.faq will be uploaded');
     expect(finished.code).toBe(0);
-    expect((await p.cli(['plan', '--detailed-exitcode'])).code).toBe(0);
+    expect((await p.cliInProcess(['plan', '--detailed-exitcode'])).code).toBe(0);
   });
 
   it('does not show unmanaged fields, and keeps them through an apply on a replacing service', async () => {
@@ -167,11 +175,13 @@ describe('apply, then plan', () => {
     expect(after.config.flow?.response_delay).toBe(250);
     expect(after.config.flow?.dtmf_dial).toEqual({ enabled: true, instruction: 'Press 1 for sales' });
     expect(after.config.vad_threshold).toBe(0.77);
-    expect((await p.cli(['plan', '--detailed-exitcode'])).code).toBe(0);
+    expect((await p.cliInProcess(['plan', '--detailed-exitcode'])).code).toBe(0);
   });
 
   it('never sends a read-only field: every agent update is a valid update-shape body', async () => {
-    const p = await applied();
+    project = await startExampleProject();
+    const p = project;
+    expectFirstApply(await p.cli(['apply', '--auto-approve']));
     const puts = p.requests.filter((r) => r.method === 'PUT' && r.path.startsWith('/agents/'));
     expect(puts.length).toBeGreaterThanOrEqual(2);
     for (const put of puts) {
@@ -206,7 +216,7 @@ describe('saved plans', () => {
   it('applies a saved plan without --auto-approve, then refuses it once stale', async () => {
     project = await startExampleProject();
     const p = project;
-    expect((await p.cli(['plan', '--out', 'plan.json'])).code).toBe(0);
+    expect((await p.cliInProcess(['plan', '--out', 'plan.json'])).code).toBe(0);
     const apply = await p.cli(['apply', 'plan.json']);
     expect(apply.stdout).toContain('Apply complete: 7 applied, 0 failed, 0 skipped.');
     expect(apply.code).toBe(0);
@@ -214,7 +224,7 @@ describe('saved plans', () => {
     // Plan a change, then let the service move before applying it.
     const manifest = await readFile(path.join(p.dir, 'voxform.yaml'), 'utf8');
     await writeFile(path.join(p.dir, 'voxform.yaml'), manifest.replace('temperature: 0.4', 'temperature: 0.5'));
-    expect((await p.cli(['plan', '--out', 'second.json', '--detailed-exitcode'])).code).toBe(2);
+    expect((await p.cliInProcess(['plan', '--out', 'second.json', '--detailed-exitcode'])).code).toBe(2);
     const live = await getAgent(p);
     await callService(p, 'PUT', `/agents/${encodeURIComponent(FRONT_DESK)}`, { name: live.name, config: { first_message: 'Moved meanwhile' } });
     const before = p.requests.length;
@@ -257,7 +267,7 @@ describe('saved plans', () => {
   it('refuses a saved plan after the manifest changed', async () => {
     project = await startExampleProject();
     const p = project;
-    await p.cli(['plan', '--out', 'plan.json']);
+    await p.cliInProcess(['plan', '--out', 'plan.json']);
     await writeFile(path.join(p.dir, 'voxform.yaml'), `${await readFile(path.join(p.dir, 'voxform.yaml'), 'utf8')}\n# edited\n`);
     const stale = await p.cli(['apply', 'plan.json']);
     expect(stale.code).toBe(1);
@@ -293,7 +303,7 @@ describe('approval and locking', () => {
       const manifest = await readFile(manifestFile, 'utf8');
       await writeFile(manifestFile, `${manifest}\nagents: [unclosed\n`);
       try {
-        const broken = await p.cli(['apply', '--auto-approve']);
+        const broken = await p.cliInProcess(['apply', '--auto-approve']);
         expect(broken.code).toBe(1);
         expect(broken.stderr).toContain('voxform.yaml:');
         expect(broken.stderr).not.toContain('is locked by');
@@ -304,7 +314,7 @@ describe('approval and locking', () => {
     } finally {
       await holder.release();
     }
-    const second = await p.cli(['apply', '--auto-approve']);
+    const second = await p.cliInProcess(['apply', '--auto-approve']);
     expect(second.code).toBe(0);
     expect(existsSync(`${stateFile}.lock`)).toBe(false);
   });
@@ -358,7 +368,7 @@ describe('under faults', () => {
     const apply = await p.cli(['apply', '--auto-approve']);
     expect(apply.stdout).toContain('Apply complete: 7 applied, 0 failed, 0 skipped.');
     expect(apply.code).toBe(0);
-    const plan = await p.cli(['plan', '--detailed-exitcode']);
+    const plan = await p.cliInProcess(['plan', '--detailed-exitcode']);
     expect(plan.stdout).toContain('No changes.');
     expect(plan.code).toBe(0);
     const log = p.emulator.control.requestLog();
@@ -391,10 +401,10 @@ describe('under faults', () => {
     const state = JSON.parse(await readFile(stateFile, 'utf8'));
     expect(state.version).toBe(STATE_FORMAT_VERSION);
     p.emulator.control.clearFaults();
-    const again = await p.cli(['apply', '--auto-approve']);
+    const again = await p.cliInProcess(['apply', '--auto-approve']);
     expect(again.code).toBe(0);
     expect(again.stderr).toContain('no longer runs');
-    expect((await p.cli(['plan', '--detailed-exitcode'])).code).toBe(0);
+    expect((await p.cliInProcess(['plan', '--detailed-exitcode'])).code).toBe(0);
   });
 });
 
@@ -416,9 +426,9 @@ describe('partial failure', () => {
     expect((await getAgent(p, '-OKdqbqetEcM4ak369yn')).config.first_message).toBe('Hi! I can help you book, move or cancel an appointment.');
 
     p.emulator.control.clearFaults();
-    const finished = await p.cli(['apply', '--auto-approve']);
+    const finished = await p.cliInProcess(['apply', '--auto-approve']);
     expect(finished.stdout).toContain('Apply complete: 2 applied, 0 failed, 0 skipped.');
-    expect((await p.cli(['plan', '--detailed-exitcode'])).code).toBe(0);
+    expect((await p.cliInProcess(['plan', '--detailed-exitcode'])).code).toBe(0);
   });
 });
 
@@ -456,9 +466,9 @@ describe('partly applied', () => {
 
     // What reached the service is not sent again: the next apply binds the numbers and sets the caller.
     p.emulator.control.clearFaults();
-    const finished = await p.cli(['apply', '--auto-approve']);
+    const finished = await p.cliInProcess(['apply', '--auto-approve']);
     expect(finished.stdout).toContain('Apply complete: 3 applied, 0 failed, 0 skipped.');
-    expect((await p.cli(['plan', '--detailed-exitcode'])).code).toBe(0);
+    expect((await p.cliInProcess(['plan', '--detailed-exitcode'])).code).toBe(0);
   });
 });
 
@@ -467,9 +477,9 @@ describe('targets and formats', () => {
     project = await startExampleProject();
     const result = await project.cli(['apply', '--auto-approve', '--target', 'phone.+15551230002']);
     expect(result.stdout).toContain('Apply complete: 2 applied');
-    const plan = await project.cli(['plan']);
+    const plan = await project.cliInProcess(['plan']);
     expect(plan.stdout).toContain('Plan: 2 to create, 3 to update, 2 unchanged');
-    const unknown = await project.cli(['plan', '--target', 'agent.frontdesk']);
+    const unknown = await project.cliInProcess(['plan', '--target', 'agent.frontdesk']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('did you mean agent.front-desk?');
   });

@@ -8,7 +8,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli, useTempDirs, type CliResult } from '../helpers/cli.js';
+import { runCli, runCliInProcess, useTempDirs, type CliResult } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
 
@@ -29,7 +29,9 @@ describe('a long prompt rewritten whole', () => {
   it('is shown replaced whole by plan in every format, plan show and drift', async () => {
     const cwd = await tempDir({ 'v.yaml': MANIFEST, 'prompts/a.md': BEFORE });
     const cli = (args: string[]) => runCli([...args, '--local', '-f', 'v.yaml'], { cwd });
-    succeeded(await cli(['apply', '--auto-approve']));
+    // The service holding the prompt before: setup, in the test's process.
+    const inProcess = (args: string[]) => runCliInProcess([...args, '--local', '-f', 'v.yaml'], { cwd });
+    succeeded(await inProcess(['apply', '--auto-approve']));
     await writeFile(path.join(cwd, 'prompts/a.md'), AFTER);
 
     const text = succeeded(await cli(['plan', '--out', 'plan.json']));
@@ -37,7 +39,7 @@ describe('a long prompt rewritten whole', () => {
     expect(text).not.toContain('@@');
     expect(succeeded(await runCli(['plan', 'show', 'plan.json'], { cwd }))).toContain(`      ~ ${REPLACED}\n`);
 
-    const markdown = succeeded(await cli(['plan', '--format', 'markdown']));
+    const markdown = succeeded(await inProcess(['plan', '--format', 'markdown']));
     expect(markdown).toContain(`\n! ${REPLACED}\n`);
     expect(markdown).not.toContain('@@');
 
