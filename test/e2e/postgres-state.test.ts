@@ -44,18 +44,18 @@ async function secondFolder(p: ExampleProject): Promise<string> {
   return dir;
 }
 
-/** The lock holder row of the database, once an apply holds it. */
+/** The lock holder row of the database, once an apply holds it; asked over one connection, not a new one each time. */
 async function waitForHolder(database: string): Promise<{ pid: number; lockId: string; backendPid: number }> {
-  for (let i = 0; i < 600; i++) {
-    const row = await asAdmin(
-      (client) => client.query<{ holder: { pid: number; lockId: string }; backend_pid: number }>('SELECT holder, backend_pid FROM voxform_locks WHERE lock_id IS NOT NULL').catch(() => ({ rows: [] })),
-      database,
-    );
-    const found = row.rows[0];
-    if (found) return { pid: found.holder.pid, lockId: found.holder.lockId, backendPid: found.backend_pid };
-    await delay(50);
-  }
-  throw new Error('no apply took the lock');
+  return asAdmin(async (client) => {
+    for (let i = 0; i < 600; i++) {
+      // The table does not exist until the apply opens the state: no row yet.
+      const row = await client.query<{ holder: { pid: number; lockId: string }; backend_pid: number }>('SELECT holder, backend_pid FROM voxform_locks WHERE lock_id IS NOT NULL').catch(() => ({ rows: [] }));
+      const found = row.rows[0];
+      if (found) return { pid: found.holder.pid, lockId: found.holder.lockId, backendPid: found.backend_pid };
+      await delay(50);
+    }
+    throw new Error('no apply took the lock');
+  }, database);
 }
 
 describe('the PostgreSQL state backend, end to end', () => {
