@@ -4,7 +4,10 @@
  * they can be written, and the next plan and `rollback previous` start from it. The writes are held
  * on their way: by the project's proxy until the test releases them, or by the emulator (fault
  * latency) where the run must also find its next write slow. The test acts once they have arrived,
- * so what it does always falls while they are in flight.
+ * so what it does always falls while they are in flight. The stopped run is a process of its own
+ * (what a signal does is what a process does); the applies that set the scene and the commands that
+ * read back what it recorded run in the test's process (`cliInProcess`), the same commands without
+ * a process's start-up, except a next command the test names (the next plan, `rollback previous`).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -103,7 +106,7 @@ describe('apply stopped while its writes are in flight', () => {
     const state = JSON.parse(await readFile(path.join(p.dir, '.voxform/state.json'), 'utf8')) as { workspaces: Record<string, { agents: Record<string, unknown> }> };
     const recordedInState = Object.values(state.workspaces).flatMap((workspace) => Object.keys(workspace.agents)).sort();
     expect(recordedInState).toEqual(['agent.billing', 'agent.front-desk']);
-    const history = JSON.parse((await p.cli(['history', '--format', 'json'])).stdout) as { records: Array<{ outcome: string; summary: Record<string, unknown>; agents: Record<string, unknown> }> };
+    const history = JSON.parse((await p.cliInProcess(['history', '--format', 'json'])).stdout) as { records: Array<{ outcome: string; summary: Record<string, unknown>; agents: Record<string, unknown> }> };
     expect(history.records).toHaveLength(1);
     // The write still held when the run stopped has an unknown outcome: it counts as failed, its agent left out.
     expect(history.records[0]).toMatchObject({ outcome: 'interrupted', summary: { applied: 2, failed: 1 } });
@@ -113,7 +116,7 @@ describe('apply stopped while its writes are in flight', () => {
   it('drift --heal --format json stopped at once: stdout is one document, the interrupt (the report waits for the heal it would tell of)', async () => {
     const agents = { 'front-desk': AGENTS['front-desk'] };
     const p = await projectWith(agents, 'v1');
-    expect((await p.cli(['apply', '--auto-approve'])).code).toBe(0);
+    expect((await p.cliInProcess(['apply', '--auto-approve'])).code).toBe(0);
     const live = await liveAgent(p, agents['front-desk']);
     await callService(p, 'PUT', `/agents/${encodeURIComponent(agents['front-desk'])}`, { name: live.name, config: { first_message: 'edited on the dashboard' } });
     const puts = p.hold('PUT', '/agents/');
@@ -164,9 +167,9 @@ describe('apply stopped while its writes are in flight', () => {
       expect((await liveAgent(p, id)).config.first_message).toBe(reached.includes(`agent.${name}`) ? 'v2' : 'Hello! How can I help?');
     }
 
-    const status = await p.cli(['status']);
+    const status = await p.cliInProcess(['status']);
     expect(status.stdout).toContain('interrupted: 2 applied, 0 failed, 0 skipped');
-    const history = JSON.parse((await p.cli(['history', '--format', 'json', '--limit', '1'])).stdout);
+    const history = JSON.parse((await p.cliInProcess(['history', '--format', 'json', '--limit', '1'])).stdout);
     expect(history.records[0]).toMatchObject({ outcome: 'interrupted', summary: { applied: 2 } });
     expect(Object.keys(history.records[0].agents).map((name) => `agent.${name}`).sort()).toEqual([...reached].sort());
     const next = JSON.parse((await p.cli(['plan', '--format', 'json'])).stdout) as { resource_changes: Array<{ address: string; action: string }> };
@@ -176,7 +179,7 @@ describe('apply stopped while its writes are in flight', () => {
   it('on SIGTERM records the accepted change in the history, so `rollback previous` returns to the configuration before it', async () => {
     const agents = { 'front-desk': AGENTS['front-desk'] };
     const p = await projectWith(agents, 'v1');
-    expect((await p.cli(['apply', '--auto-approve'])).code).toBe(0);
+    expect((await p.cliInProcess(['apply', '--auto-approve'])).code).toBe(0);
     await writeFile(path.join(p.dir, 'voxform.yaml'), manifest(agents, 'v2'));
     const puts = p.hold('PUT', '/agents/');
     const run = runInProject(p, ['apply', '--auto-approve']);
@@ -191,7 +194,7 @@ describe('apply stopped while its writes are in flight', () => {
     expect(run.output.stdout).toContain('\n  applied: agent.front-desk\n\nApply interrupted: 1 applied, 0 failed, 0 skipped, 0 not applied.\n');
     expect((await liveAgent(p, agents['front-desk'])).config.first_message).toBe('v2');
 
-    const history = JSON.parse((await p.cli(['history', '--format', 'json', '--limit', '1'])).stdout);
+    const history = JSON.parse((await p.cliInProcess(['history', '--format', 'json', '--limit', '1'])).stdout);
     expect(history.records[0]).toMatchObject({ outcome: 'interrupted', agents: { 'front-desk': { config: { first_message: 'v2' } } } });
     const rollback = await p.cli(['rollback', 'previous', '--auto-approve']);
     expect(rollback.stderr).not.toContain('error');
@@ -202,7 +205,7 @@ describe('apply stopped while its writes are in flight', () => {
   it('a stray error (a policy pack\'s timer) stops it as SIGTERM does: the accepted change recorded in the state and the history, then the error, exit 1', async () => {
     const agents = { 'front-desk': AGENTS['front-desk'] };
     const p = await projectWith(agents, 'v1');
-    expect((await p.cli(['apply', '--auto-approve'])).code).toBe(0);
+    expect((await p.cliInProcess(['apply', '--auto-approve'])).code).toBe(0);
     await writeFile(path.join(p.dir, 'voxform.yaml'), manifest(agents, 'v2'));
     // A pack whose timer throws, outside anything voxform awaits, when the test says (SIGUSR2).
     const packDir = await tempDir({ 'stray-pack.mjs': STRAY_ERROR_PACK });
@@ -219,9 +222,9 @@ describe('apply stopped while its writes are in flight', () => {
     expect(run.output.stdout).toContain('\n  applied: agent.front-desk\n\nApply interrupted: 1 applied, 0 failed, 0 skipped, 0 not applied.\n');
     expect(run.output.stderr).toMatch(/\nerror\[internal_error\]: voxform hit an unexpected problem \(this is a bug; please report it\): a timer of the pack failed\n {2}hint: .*\n$/);
     expect(run.output.stderr).not.toContain('error[interrupted]');
-    const history = JSON.parse((await p.cli(['history', '--format', 'json', '--limit', '1'])).stdout);
+    const history = JSON.parse((await p.cliInProcess(['history', '--format', 'json', '--limit', '1'])).stdout);
     expect(history.records[0]).toMatchObject({ outcome: 'interrupted', agents: { 'front-desk': { config: { first_message: 'v2' } } } });
-    const next = JSON.parse((await p.cli(['plan', '--format', 'json'])).stdout) as { resource_changes: Array<{ action: string }> };
+    const next = JSON.parse((await p.cliInProcess(['plan', '--format', 'json'])).stdout) as { resource_changes: Array<{ action: string }> };
     expect(next.resource_changes.filter((change) => change.action !== 'no-op')).toEqual([]);
   });
 
@@ -259,14 +262,14 @@ describe('apply stopped while its writes are in flight', () => {
 
     // The history and status say what apply said: the partly applied and not applied changes too.
     const [, said, partly, notApplied] = counts as RegExpExecArray;
-    expect((await p.cli(['history'])).stdout).toContain(`; ${said}\n`);
-    expect((await p.cli(['status'])).stdout).toMatch(new RegExp(`^Last apply: .*, interrupted: ${said}$`, 'm'));
-    const history = JSON.parse((await p.cli(['history', '--format', 'json'])).stdout) as { records: Array<{ summary: Record<string, unknown> }> };
+    expect((await p.cliInProcess(['history'])).stdout).toContain(`; ${said}\n`);
+    expect((await p.cliInProcess(['status'])).stdout).toMatch(new RegExp(`^Last apply: .*, interrupted: ${said}$`, 'm'));
+    const history = JSON.parse((await p.cliInProcess(['history', '--format', 'json'])).stdout) as { records: Array<{ summary: Record<string, unknown> }> };
     expect(history.records[0]?.summary).toMatchObject({ partly_applied: Number(partly), not_applied: Number(notApplied) });
-    const status = JSON.parse((await p.cli(['status', '--format', 'json'])).stdout) as { last_apply: Record<string, unknown> };
+    const status = JSON.parse((await p.cliInProcess(['status', '--format', 'json'])).stdout) as { last_apply: Record<string, unknown> };
     expect(status.last_apply).toMatchObject({ outcome: 'interrupted', partly_applied: Number(partly), not_applied: Number(notApplied) });
 
-    const next = JSON.parse((await p.cli(['plan', '--format', 'json'])).stdout) as { resource_changes: Array<{ address: string; requests: Array<{ operation: string }> }> };
+    const next = JSON.parse((await p.cliInProcess(['plan', '--format', 'json'])).stdout) as { resource_changes: Array<{ address: string; requests: Array<{ operation: string }> }> };
     const phone = next.resource_changes.find((change) => change.address === 'phone.+15551230002');
     expect(phone?.requests.map((request) => request.operation)).toEqual(['set_phone_agent']);
   });
@@ -334,7 +337,7 @@ describe('apply whose state write fails midway', () => {
   it('the lock forced open while a campaign and a credential are written: the next plan takes them as unknown and sends them again, a revert included', async () => {
     project = await startExampleProject();
     const p = project;
-    expect((await p.cli(['apply', '--auto-approve'])).code).toBe(0);
+    expect((await p.cliInProcess(['apply', '--auto-approve'])).code).toBe(0);
     const manifest = path.join(p.dir, 'voxform.yaml');
     const original = await readFile(manifest, 'utf8');
     await writeFile(manifest, original.replace('include_metadata_in_prompt: true', 'include_metadata_in_prompt: false'));
@@ -360,10 +363,10 @@ describe('apply whose state write fails midway', () => {
     const plan = await p.cli(['plan']);
     expect(plan.stdout).toContain('~ campaign.recall-reminders (cmp_recall_2026) will be updated (live state unknown');
     expect(plan.stdout).toContain('~ credential.openai will be set (live state unknown');
-    expect((await p.cli(['apply', '--auto-approve'])).code).toBe(0);
+    expect((await p.cliInProcess(['apply', '--auto-approve'])).code).toBe(0);
     expect(p.emulator.control.state().campaigns.find((c) => c.id === 'cmp_recall_2026')?.include_metadata_in_prompt).toBe(true);
     expect(credential()).toBe(firstKey);
-    expect((await p.cli(['plan', '--detailed-exitcode'])).code).toBe(0);
+    expect((await p.cliInProcess(['plan', '--detailed-exitcode'])).code).toBe(0);
   });
 
   it('the state written by someone else meanwhile: lists what reached the service, records the run in the history, then the conflict, exit 1', async () => {
@@ -375,7 +378,7 @@ describe('apply whose state write fails midway', () => {
     expect(stdout).toContain(`\nApply finished with errors: ${reached.length} applied, 0 failed, 0 skipped, ${3 - reached.length} not applied.\n`);
     expect(stderr).toMatch(/\nerror\[state_conflict\]: The state in \S*state\.json changed under this run \(it read serial 0; serial 100 is stored now\); nothing was written\.\n {2}hint: .+\n$/);
     p.emulator.control.clearFaults();
-    const history = JSON.parse((await p.cli(['history', '--format', 'json', '--limit', '1'])).stdout);
+    const history = JSON.parse((await p.cliInProcess(['history', '--format', 'json', '--limit', '1'])).stdout);
     expect(history.records[0]).toMatchObject({ outcome: 'failed', summary: { applied: reached.length } });
     expect(Object.keys(history.records[0].agents).map((name) => `agent.${name}`).sort()).toEqual([...reached].sort());
   });

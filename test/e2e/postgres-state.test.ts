@@ -1,7 +1,9 @@
 /**
  * The PostgreSQL state backend end to end: the built CLI, the emulator, and a real PostgreSQL
  * database (one server per test run; a fresh database and a role without superuser per test) whose
- * password is planted and must never be printed.
+ * password is planted and must never be printed. Each test's own command runs as a process; the runs
+ * that only set the scene (an apply that holds a lock for another to meet) or read back what it left
+ * run in the test's process (`cliInProcess`): the same commands and redaction, without the start-up.
  */
 import { spawn } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -10,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { repoRoot, runCli, runPrinted, spawnCli, type CliResult } from '../helpers/cli.js';
+import { repoRoot, runCli, runCliInProcess, runPrinted, spawnCli, type CliResult } from '../helpers/cli.js';
 import { MIGRATIONS } from '../../src/state/postgres/schema.js';
 import { asAdmin, databaseAtSchema, freshDatabase, PLANTED_DB_PASSWORD, schemaVersionsOf, silentDatabase } from '../helpers/postgres.js';
 import { callService, SECRETS, startExampleProject, type ExampleProject } from '../helpers/project.js';
@@ -42,18 +44,18 @@ async function secondFolder(p: ExampleProject): Promise<string> {
   return dir;
 }
 
-/** The lock holder row of the database, once an apply holds it. */
+/** The lock holder row of the database, once an apply holds it; asked over one connection, not a new one each time. */
 async function waitForHolder(database: string): Promise<{ pid: number; lockId: string; backendPid: number }> {
-  for (let i = 0; i < 600; i++) {
-    const row = await asAdmin(
-      (client) => client.query<{ holder: { pid: number; lockId: string }; backend_pid: number }>('SELECT holder, backend_pid FROM voxform_locks WHERE lock_id IS NOT NULL').catch(() => ({ rows: [] })),
-      database,
-    );
-    const found = row.rows[0];
-    if (found) return { pid: found.holder.pid, lockId: found.holder.lockId, backendPid: found.backend_pid };
-    await delay(50);
-  }
-  throw new Error('no apply took the lock');
+  return asAdmin(async (client) => {
+    for (let i = 0; i < 600; i++) {
+      // The table does not exist until the apply opens the state: no row yet.
+      const row = await client.query<{ holder: { pid: number; lockId: string }; backend_pid: number }>('SELECT holder, backend_pid FROM voxform_locks WHERE lock_id IS NOT NULL').catch(() => ({ rows: [] }));
+      const found = row.rows[0];
+      if (found) return { pid: found.holder.pid, lockId: found.holder.lockId, backendPid: found.backend_pid };
+      await delay(50);
+    }
+    throw new Error('no apply took the lock');
+  }, database);
 }
 
 describe('the PostgreSQL state backend, end to end', () => {
@@ -82,9 +84,9 @@ describe('the PostgreSQL state backend, end to end', () => {
     expect(done.stdout).toContain('Apply complete');
     expect(done.code).toBe(0);
     // The second folder plans against what the first applied: the shared baseline.
-    const plan = await runCli(['plan', '--detailed-exitcode'], { cwd: second, env: { ...p.env, VOXFORM_STATE: url } });
+    const plan = await runCliInProcess(['plan', '--detailed-exitcode'], { cwd: second, env: { ...p.env, VOXFORM_STATE: url } });
     expect(plan.code).toBe(0);
-    const list = await p.cli(['state', 'list'], { VOXFORM_STATE: url });
+    const list = await p.cliInProcess(['state', 'list'], { VOXFORM_STATE: url });
     expect(list.stdout).toContain(`default@${p.url}  serial`);
     expect(list.stdout).toContain('last apply applied');
     expectNoPassword(refused, done, plan, list);
@@ -109,10 +111,11 @@ describe('the PostgreSQL state backend, end to end', () => {
       const overlays = (productionName: string) => `${base}    campaigns: { recall-reminders: { name: Staging reminders } }\n  production:\n    campaigns: { recall-reminders: { name: ${productionName} } }\n`;
       await writeFile(manifest, overlays('Production reminders'));
       const env = { ...p.env, VOXFORM_STATE: url };
-      expect((await runCli(['apply', '--env', 'production', '--auto-approve'], { cwd: p.dir, env })).code).toBe(0);
+      expect((await runCliInProcess(['apply', '--env', 'production', '--auto-approve'], { cwd: p.dir, env })).code).toBe(0);
       // Staging's campaign write is kept on the wire while production's apply starts.
       const campaignWrites = p.hold('PUT', '/campaigns/');
-      const staging = runCli(['apply', '--env', 'staging', '--take-over', 'campaign.recall-reminders', '--auto-approve'], { cwd: p.dir, env });
+      // Staging only holds the service's lock for production to meet: it runs in the test's process.
+      const staging = runCliInProcess(['apply', '--env', 'staging', '--take-over', 'campaign.recall-reminders', '--auto-approve'], { cwd: p.dir, env });
       await campaignWrites.arrived(1);
       await writeFile(manifest, overlays('Production reminders 2'));
       const production = spawnCli(p.dir, env, ['apply', '--env', 'production', ...takeOver, '--auto-approve', '--lock-timeout', '120']);
@@ -163,7 +166,7 @@ describe('the PostgreSQL state backend, end to end', () => {
     expectNoPassword(result);
     p.emulator.control.clearFaults();
     // Nothing is left locked: the next apply finishes the work.
-    const again = await p.cli(['apply', '--auto-approve'], { VOXFORM_STATE: url });
+    const again = await p.cliInProcess(['apply', '--auto-approve'], { VOXFORM_STATE: url });
     expect(again.code).toBe(0);
   }, 90_000);
 
@@ -171,7 +174,7 @@ describe('the PostgreSQL state backend, end to end', () => {
     project = await startExampleProject();
     const p = project;
     const { url } = await freshDatabase();
-    expect((await p.cli(['apply', '--auto-approve'])).code).toBe(0);
+    expect((await p.cliInProcess(['apply', '--auto-approve'])).code).toBe(0);
     const migrated = await p.cli(['state', 'migrate', '--to', url]);
     expect(migrated.code).toBe(0);
     expect(migrated.stdout).toContain('Copied 1 workspace, 1 history record and 0 test runs ');
@@ -181,12 +184,12 @@ describe('the PostgreSQL state backend, end to end', () => {
     const again = await p.cli(['state', 'migrate', '--to', url]);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('already holds 1 workspace, 1 history record and 0 test runs; nothing was copied.');
-    expect((await p.cli(['state', 'migrate', '--to', url, '--force'])).code).toBe(0);
+    expect((await p.cliInProcess(['state', 'migrate', '--to', url, '--force'])).code).toBe(0);
     const plan = await p.cli(['plan', '--detailed-exitcode', '--state', url]);
     expect(plan.code).toBe(0);
-    const show = await p.cli(['state', 'show', '--format', 'json'], { VOXFORM_STATE: url });
+    const show = await p.cliInProcess(['state', 'show', '--format', 'json'], { VOXFORM_STATE: url });
     expect(JSON.parse(show.stdout)).toMatchObject({ workspace: `default@${p.url}`, lock: null });
-    const status = await p.cli(['status', '--format', 'json', '--state', url]);
+    const status = await p.cliInProcess(['status', '--format', 'json', '--state', url]);
     expect(JSON.parse(status.stdout).state).toMatchObject({ backend: 'postgres', exists: true, file: expect.stringMatching(/^postgres:\/\/vx_role_\w+@127\.0\.0\.1:\d+\/vx_db_\w+$/) });
     expectNoPassword(migrated, again, plan, show, status);
   }, 90_000);
@@ -199,9 +202,9 @@ describe('the PostgreSQL state backend, end to end', () => {
     p.emulator.control.setFaults([{ path: '**', latencyMs: 800 }]);
     const running = p.cli(['apply', '--auto-approve', '--parallelism', '1'], { VOXFORM_STATE: url });
     const holder = await waitForHolder(database);
-    const list = await p.cli(['state', 'list', '--format', 'json'], { VOXFORM_STATE: url });
+    const list = await p.cliInProcess(['state', 'list', '--format', 'json'], { VOXFORM_STATE: url });
     expect(JSON.parse(list.stdout).workspaces[0].lock).toMatchObject({ lock_id: holder.lockId, pid: holder.pid });
-    const refusedWithoutForce = await p.cli(['state', 'unlock', holder.lockId], { VOXFORM_STATE: url });
+    const refusedWithoutForce = await p.cliInProcess(['state', 'unlock', holder.lockId], { VOXFORM_STATE: url });
     expect(refusedWithoutForce.code).toBe(1);
     // The password on the unlock's command line: what it records of itself must not hold it.
     const job = 'https://ci.example.test/jobs/77';
@@ -215,7 +218,7 @@ describe('the PostgreSQL state backend, end to end', () => {
     const recorded = await asAdmin((client) => client.query<{ last_forced_by: { pid: number } }>('SELECT last_forced_by FROM voxform_locks'), database);
     const forcedBy = recorded.rows[0]?.last_forced_by;
     expect(forcedBy).toMatchObject({ command: 'voxform state unlock --force', ciJobUrl: job });
-    const statusJson = await p.cli(['status', '--format', 'json'], { VOXFORM_STATE: url });
+    const statusJson = await p.cliInProcess(['status', '--format', 'json'], { VOXFORM_STATE: url });
     const shown = JSON.parse(statusJson.stdout).last_forced_open as { at: string };
     // The row keeps the state's words; status writes its JSON snake_case.
     const { ciJobUrl, ...run } = forcedBy as unknown as Record<string, unknown>;
@@ -224,15 +227,15 @@ describe('the PostgreSQL state backend, end to end', () => {
     const told = stopped.stdout + stopped.stderr;
     expect(told).toMatch(new RegExp(`Apply stopped( before anything was applied)?: the lock ${holder.lockId} was forced open by ${by}\\.`));
     expect(told).not.toContain('once the database is back');
-    const status = await p.cli(['status'], { VOXFORM_STATE: url });
+    const status = await p.cliInProcess(['status'], { VOXFORM_STATE: url });
     expect(status.stdout).toMatch(new RegExp(`^Lock: +not held; last forced open: lock ${holder.lockId} by ${by}$`, 'm'));
     // state list and show name it too, also when the apply was stopped before it wrote its workspace.
     const workspace = `default@${p.url}`;
-    const listed = await p.cli(['state', 'list'], { VOXFORM_STATE: url });
+    const listed = await p.cliInProcess(['state', 'list'], { VOXFORM_STATE: url });
     expect(listed.stdout).toMatch(new RegExp(`; not locked; last forced open: lock ${holder.lockId} by ${by}$`, 'm'));
-    const listedJson = JSON.parse((await p.cli(['state', 'list', '--format', 'json'], { VOXFORM_STATE: url })).stdout) as { workspaces: Array<{ workspace: string; last_forced_open: unknown }> };
+    const listedJson = JSON.parse((await p.cliInProcess(['state', 'list', '--format', 'json'], { VOXFORM_STATE: url })).stdout) as { workspaces: Array<{ workspace: string; last_forced_open: unknown }> };
     expect(listedJson.workspaces.find((w) => w.workspace === workspace)?.last_forced_open).toMatchObject({ lock_id: holder.lockId, at: shown.at, by: { command: 'voxform state unlock --force', ci_job_url: job } });
-    const show = await p.cli(['state', 'show', workspace], { VOXFORM_STATE: url });
+    const show = await p.cliInProcess(['state', 'show', workspace], { VOXFORM_STATE: url });
     expect(show.stdout).toMatch(new RegExp(`^  Last forced open: lock ${holder.lockId} by ${by}$`, 'm'));
     expect(JSON.stringify(recorded.rows)).not.toContain(encodeURIComponent(PLANTED_DB_PASSWORD));
     expect(JSON.stringify(recorded.rows)).not.toContain(PLANTED_DB_PASSWORD);
@@ -251,13 +254,14 @@ describe('the PostgreSQL state backend, end to end', () => {
     const env = { VOXFORM_STATE: url };
     const frontDesk = async () => ((await callService(p, 'GET', `/agents/${encodeURIComponent('-OKdqbqetEcM4ak369ym')}`)) as { config: { prompt?: string } }).config.prompt;
     const results: CliResult[] = [];
-    const run = async (args: string[]) => {
-      const result = await p.cli(args, env);
+    // The first apply only sets the scene; the second and the rollback are the processes whose records are kept.
+    const run = async (args: string[], how: 'process' | 'in-process' = 'process') => {
+      const result = how === 'process' ? await p.cli(args, env) : await p.cliInProcess(args, env);
       results.push(result);
       expect({ args, code: result.code, stderr: result.code === 0 ? '' : result.stderr }).toEqual({ args, code: 0, stderr: '' });
       return result;
     };
-    await run(['apply', '--auto-approve']);
+    await run(['apply', '--auto-approve'], 'in-process');
     const v1 = await frontDesk();
     const promptFile = path.join(p.dir, 'example/prompts/front-desk.md');
     await writeFile(promptFile, `${await readFile(promptFile, 'utf8')}\n- Always end politely.\n`);
@@ -265,7 +269,7 @@ describe('the PostgreSQL state backend, end to end', () => {
     expect(await frontDesk()).not.toBe(v1);
     await run(['rollback', 'previous', '--auto-approve']);
     expect(await frontDesk()).toBe(v1);
-    const history = JSON.parse((await run(['history', '--format', 'json'])).stdout) as { records: Array<{ id: string; command: string; source: { rollback_of: string | null } }> };
+    const history = JSON.parse((await run(['history', '--format', 'json'], 'in-process')).stdout) as { records: Array<{ id: string; command: string; source: { rollback_of: string | null } }> };
     expect(history.records.map((r) => r.command)).toEqual(['voxform rollback previous', 'voxform apply', 'voxform apply']);
     expect(history.records[0]?.source.rollback_of).toBe(history.records[2]?.id);
     // Nothing beside the manifests: state and ledger are in the database.
@@ -280,14 +284,15 @@ describe('the PostgreSQL state backend, end to end', () => {
     const p = project;
     const { url, database } = await databaseAtSchema(1);
     const env = { VOXFORM_STATE: url };
-    const results = [await p.cli(['status'], env), await p.cli(['history'], env), await p.cli(['plan'], env), await p.cli(['state', 'list'], env)];
+    // plan as a process; the other commands that write nothing in the test's process, the same code.
+    const results = [await p.cliInProcess(['status'], env), await p.cliInProcess(['history'], env), await p.cli(['plan'], env), await p.cliInProcess(['state', 'list'], env)];
     for (const result of results) expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
     // A voxform that knows up to schema 1 still finds the database as it left it.
     expect(await schemaVersionsOf(database)).toEqual([1]);
     const upgraded = await p.cli(['state', 'upgrade'], env);
     expect(upgraded.stdout).toMatch(/^State: postgres:\/\/\S+ was at schema version 1; it is at version \d+ now\.\n$/);
     expect(await schemaVersionsOf(database)).toEqual(MIGRATIONS.map((m) => m.version));
-    expect((await p.cli(['state', 'upgrade'], env)).stdout).toMatch(/^State: postgres:\/\/\S+ is at schema version \d+ already\.\n$/);
+    expect((await p.cliInProcess(['state', 'upgrade'], env)).stdout).toMatch(/^State: postgres:\/\/\S+ is at schema version \d+ already\.\n$/);
     expectNoPassword(...results, upgraded);
   }, 90_000);
 
@@ -300,7 +305,7 @@ describe('the PostgreSQL state backend, end to end', () => {
     expect(applied.stderr).not.toContain('not recorded in the history');
     expect(applied.stdout + applied.stderr).toContain('Apply complete');
     expect(applied.code).toBe(0);
-    const history = await p.cli(['history', '--format', 'json'], { VOXFORM_STATE: url });
+    const history = await p.cliInProcess(['history', '--format', 'json'], { VOXFORM_STATE: url });
     expect((JSON.parse(history.stdout) as { records: unknown[] }).records).toHaveLength(1);
     expectNoPassword(applied, history);
   }, 90_000);
@@ -338,7 +343,7 @@ describe('the PostgreSQL state backend, end to end', () => {
     expect(plan.stderr).toContain(`error[state_password_missing]: The state database ${withoutPassword.href} asks for a password, and none was given.`);
     expect(plan.stderr).not.toContain('SASL');
     // PGPASSWORD is where node-postgres looks next, as the hint says.
-    const withEnv = await p.cli(['plan'], { VOXFORM_STATE: withoutPassword.href, PGPASSWORD: PLANTED_DB_PASSWORD });
+    const withEnv = await p.cliInProcess(['plan'], { VOXFORM_STATE: withoutPassword.href, PGPASSWORD: PLANTED_DB_PASSWORD });
     expect(withEnv.code).toBe(0);
     expectNoPassword(plan, withEnv);
   }, 90_000);
@@ -348,7 +353,8 @@ describe('the PostgreSQL state backend, end to end', () => {
     const p = project;
     const { url, database } = await freshDatabase();
     p.emulator.control.setFaults([{ path: '**', latencyMs: 800 }]);
-    const running = p.cli(['apply', '--auto-approve', '--parallelism', '1', '--state', url]);
+    // The holder only holds the lock: it runs in the test's process; the refused apply and the paste are processes.
+    const running = p.cliInProcess(['apply', '--auto-approve', '--parallelism', '1', '--state', url]);
     const holder = await waitForHolder(database);
     const refused = await p.cli(['apply', '--auto-approve', '--state', url]);
     expect(refused.code).toBe(1);
