@@ -16,7 +16,7 @@ import { describeLockLoss, type StateBackend } from '../../src/state/backend.js'
 import { MIGRATIONS } from '../../src/state/postgres/schema.js';
 import type { RunIdentity } from '../../src/util/run-identity.js';
 import { openStateSpec } from '../../src/state/open.js';
-import { StateStore } from '../../src/state/state-file.js';
+import { PERSIST_INTERVAL_MS, StateStore, type PersistClock } from '../../src/state/state-file.js';
 import { emptyWorkspace } from '../../src/state/types.js';
 import { repoRoot } from '../helpers/cli.js';
 import { asAdmin, freshDatabase, PLANTED_DB_PASSWORD, postgresAdminUrl, silentDatabase } from '../helpers/postgres.js';
@@ -107,8 +107,21 @@ describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
     const backend = await open(await spec());
     expect(backend.kind).toBe(kind);
     expect(await backend.readWorkspace(WORKSPACE)).toMatchObject({ serial: 0, exists: false });
-    const store = await StateStore.open(backend, WORKSPACE, 'key');
+    // A clock that stands still and runs a paced write as soon as it is asked for: the interval is
+    // what the store asks to wait, not a wait of the test's.
+    const waits: number[] = [];
+    const clock: PersistClock = {
+      now: () => 0,
+      schedule: (run, ms) => {
+        waits.push(ms);
+        const timer = setImmediate(run);
+        return () => clearImmediate(timer);
+      },
+    };
+    const store = await StateStore.open(backend, WORKSPACE, 'key', clock);
     await Promise.all(Array.from({ length: 20 }, (_, i) => store.update((ws) => (ws.credentials[`credential.c${i}`] = { fingerprint: `sha256:${i}` }))));
+    // The first update written at once, the others together one interval after it.
+    expect(waits).toEqual([PERSIST_INTERVAL_MS]);
     const stored = await backend.readWorkspace(WORKSPACE);
     expect(stored.exists).toBe(true);
     expect(Object.keys(stored.workspace.credentials)).toHaveLength(20);
