@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ciSource, deployer, detectDeploySource, gitSource, projectFilesChanged } from '../../src/history/source.js';
 import { useTempDirs } from '../helpers/cli.js';
 
@@ -13,14 +14,29 @@ function deployed(dir: string, ...others: string[]): string[] {
   return ['voxform.yaml', ...others].map((file) => path.join(dir, file));
 }
 
-/** A git repository with one commit on `feature/x`; resolves to its folder and the commit id. */
-async function gitRepo(): Promise<{ dir: string; commit: string }> {
-  const dir = await tempDir({ 'voxform.yaml': 'agents: {}\n' });
+/**
+ * The repository every `gitRepo` starts as, made once for the file: each test takes a copy of it, so
+ * none sees what another changed, and the four git runs that make one are not run again per test.
+ */
+let template: { dir: string; commit: string };
+beforeAll(async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'voxform-git-template-'));
+  await writeFile(path.join(dir, 'voxform.yaml'), 'agents: {}\n');
   const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' } }).toString().trim();
   git('init', '-q', '-b', 'feature/x');
   git('add', '-A');
   git('-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-qm', 'c1');
-  return { dir, commit: git('rev-parse', 'HEAD') };
+  template = { dir, commit: git('rev-parse', 'HEAD') };
+});
+afterAll(async () => {
+  if (template) await rm(template.dir, { recursive: true, force: true });
+});
+
+/** A git repository with one commit on `feature/x` (a copy of the file's template); resolves to its folder and the commit id. */
+async function gitRepo(): Promise<{ dir: string; commit: string }> {
+  const dir = await tempDir();
+  await cp(template.dir, dir, { recursive: true });
+  return { dir, commit: template.commit };
 }
 
 describe('ciSource', () => {
@@ -162,8 +178,9 @@ describe('git', () => {
 
   it('counts a status too long to read as uncommitted changes, not as unknown', async () => {
     const { dir, commit } = await gitRepo();
-    // 3,000 new knowledge files: about 170 KB of short status, more than git's answer is read for.
-    const files = Array.from({ length: 3000 }, (_, i) => `untracked-file-with-a-long-name-${String(i).padStart(5, '0')}.md`);
+    // 400 new knowledge files of long names: each a line of short status over 180 bytes long, more
+    // in all than the 64 KiB git's answer is read for (and few files to write: size is the point).
+    const files = Array.from({ length: 400 }, (_, i) => `untracked-file-${'with-a-long-name-'.repeat(10)}${String(i).padStart(5, '0')}.md`);
     await Promise.all(files.map((file) => writeFile(path.join(dir, file), '')));
     // The commit and the branch come first in git's answer: what is cut is only the count of changes.
     expect(await gitSource(dir, { PATH: process.env.PATH ?? '' }, deployed(dir, ...files))).toEqual({ commit, branch: 'feature/x', uncommitted: true });

@@ -38,10 +38,15 @@ function promptChange(before: string | undefined, after: string): ResourceChange
   };
 }
 
-/** 2,000 lines, then the same with its first `replaced` lines rewritten and one more line at the end: `2 × replaced + 1` lines changed. */
+/**
+ * 20,000 lines, then the same with its first `replaced` lines rewritten and one more line at the end:
+ * `2 × replaced + 1` lines changed in texts of 40,001 lines in all, whose budget is 99 (`maxEditLines`).
+ * Many lines and few changed: the diff's search, whose time grows with the lines changed squared,
+ * is short, and the budget is the same product of lines and lines changed.
+ */
 function edited(replaced: number): { before: string; after: string } {
-  const before = lines(2000, (index) => `line ${index}`);
-  const after = `${lines(replaced, (index) => `rewritten ${index}`)}${lines(2000 - replaced, (index) => `line ${index + replaced}`)}added\n`;
+  const before = lines(20_000, (index) => `line ${index}`);
+  const after = `${lines(replaced, (index) => `rewritten ${index}`)}${lines(20_000 - replaced, (index) => `line ${index + replaced}`)}added\n`;
   return { before, after };
 }
 
@@ -51,19 +56,20 @@ describe('the line diff budget', () => {
   });
 
   it('shows the line diff just within the budget', () => {
-    const { before, after } = edited(499);
+    expect(maxEditLines(40_001)).toBe(99);
+    const { before, after } = edited(49);
     const [view] = fieldViews(promptChange(before, after), new LineDiffBudget());
     expect(view?.summary).toBeUndefined();
-    expect(view?.diff?.filter((line) => line.kind === '-')).toHaveLength(499);
-    expect(view?.diff?.filter((line) => line.kind === '+')).toHaveLength(500);
+    expect(view?.diff?.filter((line) => line.kind === '-')).toHaveLength(49);
+    expect(view?.diff?.filter((line) => line.kind === '+')).toHaveLength(50);
   });
 
   it('shows the field replaced whole just past it, with both sizes and where to see them', () => {
-    const { before, after } = edited(500);
+    const { before, after } = edited(50);
     const [view] = fieldViews(promptChange(before, after), new LineDiffBudget());
     expect(view?.diff).toBeUndefined();
     expect(view?.summary).toBe(
-      `(replaced whole: the texts differ too much to show line by line, 2,000 lines, ${before.length.toLocaleString('en-US')} characters → 2,001 lines, ${after.length.toLocaleString('en-US')} characters; --format json holds both, to compare with a diff tool)`,
+      `(replaced whole: the texts differ too much to show line by line, 20,000 lines, ${before.length.toLocaleString('en-US')} characters → 20,001 lines, ${after.length.toLocaleString('en-US')} characters; --format json holds both, to compare with a diff tool)`,
     );
   });
 
@@ -91,10 +97,17 @@ describe('the line diff budget', () => {
   });
 });
 
-/** `count` agents whose prompts of 1,000 lines are rewritten whole: each diff a field's whole budget (2,000 lines × 2,000 changed). */
-function rewrittenPrompts(count: number): ResourceChange[] {
+/**
+ * `count` agents whose prompts of 10,000 lines have their first 100 rewritten: each diff a field's
+ * whole budget (20,000 lines × 200 changed, `LINE_DIFF_WORK`). Many lines and few changed, as in
+ * `edited`: the budget is spent by a short search.
+ */
+function promptsAtTheirBudget(count: number): ResourceChange[] {
   return Array.from({ length: count }, (_, agent) => ({
-    ...promptChange(lines(1000, (index) => `agent ${agent} old ${index}`), lines(1000, (index) => `agent ${agent} new ${index}`)),
+    ...promptChange(
+      lines(10_000, (index) => `agent ${agent} line ${index}`),
+      `${lines(100, (index) => `agent ${agent} new ${index}`)}${lines(9_900, (index) => `agent ${agent} line ${index + 100}`)}`,
+    ),
     address: `agent.desk-${agent}`,
     id: `a${agent}`,
   }));
@@ -105,9 +118,10 @@ const SPENT = "(replaced whole: this output has shown as many line diffs as it m
 describe("the line diffs of one output", () => {
   it('share one budget: ten fields at their own budget get their line diffs, the eleventh reads as replaced whole', () => {
     expect(LINE_DIFF_WORK_PER_OUTPUT).toBe(10 * LINE_DIFF_WORK);
+    expect(maxEditLines(20_000)).toBe(200);
     const budget = new LineDiffBudget();
-    const views = rewrittenPrompts(11).flatMap((change) => fieldViews(change, budget));
-    expect(views.slice(0, 10).every((view) => view.diff?.filter((line) => line.kind === '-').length === 1000)).toBe(true);
+    const views = promptsAtTheirBudget(11).flatMap((change) => fieldViews(change, budget));
+    expect(views.slice(0, 10).every((view) => view.diff?.filter((line) => line.kind === '-').length === 100)).toBe(true);
     expect(views[10]?.diff).toBeUndefined();
     expect(views[10]?.summary).toContain(SPENT);
   });
@@ -123,8 +137,8 @@ describe("the line diffs of one output", () => {
   });
 
   it('give a field made again the view it had, charged once', () => {
-    const budget = new LineDiffBudget({ work: 2000 * 2000 });
-    const [change] = rewrittenPrompts(1);
+    const budget = new LineDiffBudget({ work: LINE_DIFF_WORK });
+    const [change] = promptsAtTheirBudget(1);
     const first = fieldViews(change!, budget);
     expect(first[0]?.diff).toBeDefined();
     expect(fieldViews(change!, budget)).toEqual(first);
@@ -132,9 +146,9 @@ describe("the line diffs of one output", () => {
 
   it.each([
     ['the texts differ too much', new LineDiffBudget()],
-    ['this output has shown as many', new LineDiffBudget({ work: 4001 * 100 })],
+    ['this output has shown as many', new LineDiffBudget({ work: 40_001 * 10 })],
   ])('do not search again for a field made again whose search gave up (%s)', (why, budget) => {
-    const { before, after } = edited(500);
+    const { before, after } = edited(50);
     const change = promptChange(before, after);
     const searches = vi.mocked(jsdiff.structuredPatch);
     searches.mockClear();
@@ -148,9 +162,9 @@ describe("the line diffs of one output", () => {
     ['text', (changes: ResourceChange[]) => renderPlanText(planOf(changes), { color: false })],
     ['markdown', (changes: ResourceChange[]) => renderPlanMarkdown(planOf(changes), { limit: Number.MAX_SAFE_INTEGER })],
   ])('of a plan in %s share its budget', (_format, render) => {
-    const shown = render(rewrittenPrompts(11));
+    const shown = render(promptsAtTheirBudget(11));
     expect(shown.split(SPENT)).toHaveLength(2);
-    expect(shown).toContain('agent 9 new 999');
+    expect(shown).toContain('agent 9 new 99');
     expect(shown).not.toContain('agent 10 new 0');
   });
 

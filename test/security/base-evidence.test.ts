@@ -5,9 +5,10 @@
  * and add to the checkout's (docs/security.md, src/state/state-at-revision.ts).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { GITIGNORE_ENTRIES } from '../../src/templates/gitignore.js';
 import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 
@@ -25,11 +26,16 @@ function manifest(firstMessage: string, prompt = 'You are the receptionist of Ac
 
 /**
  * A repository on `main` whose deploy read HOOK_TOKEN into the greeting, its state and ledger
- * committed; its folder. The embedded emulator's data stands in for the service: ignored, as the
- * `.gitignore` of `voxform init` has it, since what a committed one holds is the pull request's.
+ * committed. The embedded emulator's data stands in for the service: ignored, as the `.gitignore`
+ * of `voxform init` has it, since what a committed one holds is the pull request's. Made once for
+ * the file (`deployedProject` gives each test a copy): none of it names the folder it is in.
  */
-async function deployedProject(): Promise<string> {
-  const dir = await tempDir({ 'voxform.yaml': manifest('Welcome. Your code is ${env:HOOK_TOKEN}.'), '.gitignore': `${GITIGNORE_ENTRIES.join('\n')}\n` });
+let deployed: string | undefined;
+beforeAll(async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'voxform-base-evidence-'));
+  deployed = dir;
+  await writeFile(path.join(dir, 'voxform.yaml'), manifest('Welcome. Your code is ${env:HOOK_TOKEN}.'));
+  await writeFile(path.join(dir, '.gitignore'), `${GITIGNORE_ENTRIES.join('\n')}\n`);
   git(dir, 'init', '-q', '-b', 'main');
   git(dir, 'add', '-A');
   git(dir, 'commit', '-qm', 'init');
@@ -37,6 +43,15 @@ async function deployedProject(): Promise<string> {
   expect(applied.code, applied.stderr).toBe(0);
   git(dir, 'add', '-A');
   git(dir, 'commit', '-qm', 'deployed');
+});
+afterAll(async () => {
+  if (deployed) await rm(deployed, { recursive: true, force: true });
+});
+
+/** A copy of the deployed repository (above), a test's own; its folder. */
+async function deployedProject(): Promise<string> {
+  const dir = await tempDir();
+  await cp(deployed!, dir, { recursive: true });
   return dir;
 }
 

@@ -4,21 +4,22 @@
  * superuser). The second process is test/helpers/state-holder.mjs over the built dist/.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { configFieldKeys, restorableKey, type AgentVersion, type HistoryRecord, type TestRunRecord } from '../../src/history/types.js';
 import { describeLockLoss, type StateBackend } from '../../src/state/backend.js';
 import { MIGRATIONS } from '../../src/state/postgres/schema.js';
 import type { RunIdentity } from '../../src/util/run-identity.js';
 import { openStateSpec } from '../../src/state/open.js';
-import { StateStore } from '../../src/state/state-file.js';
+import { PERSIST_INTERVAL_MS, StateStore, type PersistClock } from '../../src/state/state-file.js';
 import { emptyWorkspace } from '../../src/state/types.js';
 import { repoRoot } from '../helpers/cli.js';
-import { asAdmin, freshDatabase, PLANTED_DB_PASSWORD, silentDatabase } from '../helpers/postgres.js';
+import { asAdmin, freshDatabase, PLANTED_DB_PASSWORD, postgresAdminUrl, silentDatabase } from '../helpers/postgres.js';
 import { ledgerRecords, oneAgentApply, TEST_SEAL_KEY } from '../helpers/ledger.js';
 
 const WORKSPACE = 'default@local';
@@ -36,9 +37,39 @@ async function fileSpec(): Promise<string> {
   return path.join(dir, 'state.json');
 }
 
+/** The file's admin connection and the role that owns its databases: made on the first `databaseOfFile`. */
+let ofFile: Promise<{ admin: pg.Client; role: string; strategy: string }> | undefined;
+afterAll(async () => {
+  if (ofFile) await (await ofFile).admin.end();
+});
+
+/**
+ * A new, empty database, as `freshDatabase` (test/helpers/postgres.ts) makes one, owned by one role
+ * without superuser for the whole file, made over one admin connection kept open: each connection
+ * and role costs a password exchange, and a database copied file by file is made in a fraction of
+ * the time a copy written to the WAL takes. A test that changes its role makes its own with
+ * `freshDatabase`.
+ */
+async function databaseOfFile(): Promise<{ url: string; database: string; role: string }> {
+  ofFile ??= (async () => {
+    const admin = new pg.Client({ connectionString: await postgresAdminUrl() });
+    await admin.connect();
+    const role = `vx_role_${randomBytes(5).toString('hex')}`;
+    await admin.query(`CREATE ROLE ${role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD ${admin.escapeLiteral(PLANTED_DB_PASSWORD)}`);
+    // STRATEGY came with PostgreSQL 15; before it every copy was a file copy.
+    const { rows } = await admin.query<{ server_version_num: string }>('SHOW server_version_num');
+    return { admin, role, strategy: Number(rows[0]?.server_version_num) >= 150000 ? ' STRATEGY FILE_COPY' : '' };
+  })();
+  const { admin, role, strategy } = await ofFile;
+  const database = `vx_db_${randomBytes(5).toString('hex')}`;
+  await admin.query(`CREATE DATABASE ${database} OWNER ${role}${strategy}`);
+  const host = new URL(await postgresAdminUrl()).host;
+  return { url: `postgres://${role}:${encodeURIComponent(PLANTED_DB_PASSWORD)}@${host}/${database}`, database, role };
+}
+
 const kinds: Array<{ kind: 'file' | 'postgres'; spec: () => Promise<string> }> = [
   { kind: 'file', spec: fileSpec },
-  { kind: 'postgres', spec: async () => (await freshDatabase()).url },
+  { kind: 'postgres', spec: async () => (await databaseOfFile()).url },
 ];
 
 async function open(spec: string): Promise<StateBackend> {
@@ -76,8 +107,21 @@ describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
     const backend = await open(await spec());
     expect(backend.kind).toBe(kind);
     expect(await backend.readWorkspace(WORKSPACE)).toMatchObject({ serial: 0, exists: false });
-    const store = await StateStore.open(backend, WORKSPACE, 'key');
+    // A clock that stands still and runs a paced write as soon as it is asked for: the interval is
+    // what the store asks to wait, not a wait of the test's.
+    const waits: number[] = [];
+    const clock: PersistClock = {
+      now: () => 0,
+      schedule: (run, ms) => {
+        waits.push(ms);
+        const timer = setImmediate(run);
+        return () => clearImmediate(timer);
+      },
+    };
+    const store = await StateStore.open(backend, WORKSPACE, 'key', clock);
     await Promise.all(Array.from({ length: 20 }, (_, i) => store.update((ws) => (ws.credentials[`credential.c${i}`] = { fingerprint: `sha256:${i}` }))));
+    // The first update written at once, the others together one interval after it.
+    expect(waits).toEqual([PERSIST_INTERVAL_MS]);
     const stored = await backend.readWorkspace(WORKSPACE);
     expect(stored.exists).toBe(true);
     expect(Object.keys(stored.workspace.credentials)).toHaveLength(20);
@@ -439,7 +483,7 @@ async function openAsOlderVoxform(where: string, lockId: string): Promise<void> 
 
 describe('the PostgreSQL backend', () => {
   it('creates its tables on first write by a versioned migration, as a role without superuser', async () => {
-    const { url, database, role } = await freshDatabase();
+    const { url, database, role } = await databaseOfFile();
     const backend = await open(url);
     await backend.writeWorkspace(WORKSPACE, emptyWorkspace(), 0);
     const tables = await asAdmin(async (client) => {
@@ -453,6 +497,7 @@ describe('the PostgreSQL backend', () => {
   });
 
   it('writes the history record and test-run evidence of a run holding the lock over the lock\'s connection: one connection for the whole run', async () => {
+    // A role of its own: the limit is the role's.
     const { url, role } = await freshDatabase();
     await asAdmin((client) => client.query(`ALTER ROLE ${role} CONNECTION LIMIT 1`));
     const backend = await open(url);
@@ -488,7 +533,7 @@ describe('the PostgreSQL backend', () => {
   });
 
   it('tells a lock forced open by another operator (who ended its connection) from a lost database', async () => {
-    const { url } = await freshDatabase();
+    const { url } = await databaseOfFile();
     const holder = await open(url);
     const lock = await holder.acquireLock(WORKSPACE, { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined });
     const { note } = await (await open(url)).forceUnlock(lock.holder.lockId, OPERATOR);
@@ -500,7 +545,7 @@ describe('the PostgreSQL backend', () => {
   });
 
   it('migrates a database of an older voxform forward: its lock rows read as without a forced open, then record one', async () => {
-    const { url, database } = await freshDatabase();
+    const { url, database } = await databaseOfFile();
     // The database as schema version 2 left it, with a lock row of a run that ended.
     const older = new pg.Client({ connectionString: url });
     await older.connect();
@@ -529,7 +574,7 @@ describe('the PostgreSQL backend', () => {
   });
 
   it('says a password is missing when the server asks for one and the URL, PGPASSWORD and .pgpass give none', async () => {
-    const { url } = await freshDatabase();
+    const { url } = await databaseOfFile();
     const withoutPassword = new URL(url);
     withoutPassword.password = '';
     const saved = { PGPASSWORD: process.env.PGPASSWORD, PGPASSFILE: process.env.PGPASSFILE };
@@ -548,7 +593,7 @@ describe('the PostgreSQL backend', () => {
   });
 
   it('takes PGPASSWORD from the environment it is given (a library caller\'s), not from the process\'s', async () => {
-    const { url } = await freshDatabase();
+    const { url } = await databaseOfFile();
     const withoutPassword = new URL(url);
     withoutPassword.password = '';
     const saved = { PGPASSWORD: process.env.PGPASSWORD, PGPASSFILE: process.env.PGPASSFILE };
