@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as library from '../src/index.js';
 import { apply, createClient, fingerprintKey, findTestFiles, loadManifests, loadTestFiles, plan, runTests, startEmulator } from '../src/index.js';
 import { repoRoot } from './helpers/cli.js';
@@ -18,6 +18,55 @@ afterEach(async () => {
   await project?.close();
   project = undefined;
 });
+
+/**
+ * The documentation examples this file compiles, each as its own module of one program: one compiler
+ * run checks them all (a run costs seconds, most of it reading the libraries' types, the same for
+ * each). Each test still asserts the compiler's output for its own file, and runs the script it got.
+ */
+const EXAMPLES = {
+  'library-load-plan-apply': () => typescriptExample('docs/library.md', '## Load, plan, apply'),
+  'library-drift-policy': () => typescriptExample('docs/library.md', '## Drift and policy'),
+  'testing-library': () => typescriptExample('docs/testing.md', '## Library'),
+  'library-types': async () => `export type { ${(await documentedTypes()).join(', ')} } from 'voxform';\n`,
+};
+type ExampleName = keyof typeof EXAMPLES;
+let compiled: { dir: string; output: string } | undefined;
+
+beforeAll(async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'voxform-lib-examples-'));
+  compiled = { dir, output: '' };
+  const names = Object.keys(EXAMPLES) as ExampleName[];
+  for (const name of names) await writeFile(path.join(dir, `${name}.ts`), await EXAMPLES[name]());
+  // The program's root only imports the examples: the compiler checks and emits each of them.
+  const { diagnostics } = await compileExample(dir, 'examples', names.map((name) => `import './${name}.js';\n`).join(''));
+  compiled.output = diagnostics;
+}, 120_000);
+afterAll(async () => {
+  if (compiled) await rm(compiled.dir, { recursive: true, force: true });
+});
+
+/** The compiler's output about `name` ('' when clean; a message naming no example counts for each), and its script. */
+function compiledExample(name: ExampleName): { diagnostics: string; script: string } {
+  const { dir, output } = compiled!;
+  const messages = output.split(/\n(?=\S)/).filter((message) => message.trim() !== '');
+  const others = (Object.keys(EXAMPLES) as ExampleName[]).filter((other) => other !== name);
+  const mine = messages.filter((message) => !others.some((other) => message.startsWith(`${other}.ts(`)));
+  return { diagnostics: mine.join('\n'), script: path.join(dir, `out/${name}.js`) };
+}
+
+/** The types docs/library.md lists: the names after "types" in the Exports column of its table. */
+async function documentedTypes(): Promise<string[]> {
+  const text = await readFile(path.join(repoRoot, 'docs/library.md'), 'utf8');
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('| '))
+    .flatMap((line) => {
+      const exports = line.split(' | ')[1] ?? '';
+      const at = exports.search(/\btypes\b/);
+      return at < 0 ? [] : [...exports.slice(at).matchAll(/`([A-Z][A-Za-z]*)`/g)].map((match) => match[1] as string);
+    });
+}
 
 describe('the library', () => {
   it('runs the whole pipeline: load, plan, apply, plan again with no changes', async () => {
@@ -127,7 +176,7 @@ describe('the library example of docs/library.md', () => {
   it('compiles under the strictest options (exactOptionalPropertyTypes included) and plans and applies against the emulator', async () => {
     project = await startExampleProject();
     const dir = project.dir;
-    const { diagnostics, script } = await compileExample(dir, 'example', await typescriptExample('docs/library.md', '## Load, plan, apply'));
+    const { diagnostics, script } = compiledExample('library-load-plan-apply');
     expect(diagnostics).toBe('');
 
     const env = { PATH: process.env.PATH ?? '', ...project.env };
@@ -152,7 +201,7 @@ describe('the drift and policy example of docs/library.md', () => {
     expect((await project.cliInProcess(['apply', '--auto-approve'])).code).toBe(0);
     const manifest = path.join(dir, 'voxform.yaml');
     await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('How can I help you today?', 'Book online at www.acme.example.'));
-    const { diagnostics, script } = await compileExample(dir, 'example', await typescriptExample('docs/library.md', '## Drift and policy'));
+    const { diagnostics, script } = compiledExample('library-drift-policy');
     expect(diagnostics).toBe('');
 
     const env = { PATH: process.env.PATH ?? '', ...project.env };
@@ -211,7 +260,7 @@ describe('the library example of docs/testing.md', () => {
   it('compiles, runs the tests against desired, and the service receives none of the manifests\' secrets nor their URLs', async () => {
     project = await startExampleProject();
     const dir = project.dir;
-    const { diagnostics, script } = await compileExample(dir, 'example', await typescriptExample('docs/testing.md', '## Library'));
+    const { diagnostics, script } = compiledExample('testing-library');
     expect(diagnostics).toBe('');
 
     const env = { PATH: process.env.PATH ?? '', ...project.env };
@@ -255,24 +304,11 @@ describe('the entry point of the library', () => {
   });
 
   it('exports every type docs/library.md lists, as a program compiled against the package imports it', async () => {
-    const text = await readFile(path.join(repoRoot, 'docs/library.md'), 'utf8');
-    // The table's Exports column: the names after "types" in each row.
-    const types = text
-      .split('\n')
-      .filter((line) => line.startsWith('| '))
-      .flatMap((line) => {
-        const exports = line.split(' | ')[1] ?? '';
-        const at = exports.search(/\btypes\b/);
-        return at < 0 ? [] : [...exports.slice(at).matchAll(/`([A-Z][A-Za-z]*)`/g)].map((match) => match[1] as string);
-      });
+    const types = await documentedTypes();
     expect(types).toEqual(expect.arrayContaining(['DesiredState', 'PolicyRule', 'PolicyArea', 'SourceLocation']));
-    const dir = await mkdtemp(path.join(tmpdir(), 'voxform-lib-types-'));
-    try {
-      const { diagnostics } = await compileExample(dir, 'types', `export type { ${types.join(', ')} } from 'voxform';\n`);
-      expect(diagnostics).toBe('');
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    expect(await readFile(path.join(compiled!.dir, 'library-types.ts'), 'utf8')).toBe(`export type { ${types.join(', ')} } from 'voxform';\n`);
+    const { diagnostics } = compiledExample('library-types');
+    expect(diagnostics).toBe('');
   });
 
   it('is described, every value of it, in docs/library.md', async () => {
