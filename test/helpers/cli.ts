@@ -81,7 +81,8 @@ export function runCli(
  * cleanups at the end; only the process around it is missing. A CLI process costs a third of a
  * second of CPU to start, which a suite of a thousand runs cannot afford where the process itself
  * is not under test. What a process alone shows (exit on a signal, Node's own warnings, file
- * permissions, the built `dist/`) is tested with `runCli`; so is every end-to-end test.
+ * permissions, the built `dist/`) is tested with `runCli`; so is the command each end-to-end test
+ * is about, while the steps that only set its scene or read its result back may run here.
  */
 export async function runCliInProcess(
   args: string[],
