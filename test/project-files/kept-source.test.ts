@@ -5,9 +5,10 @@
  * batch brings along.
  */
 import { execFileSync } from 'node:child_process';
-import { symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { VoxformError } from '../../src/errors.js';
 import { FileHistoryStore } from '../../src/history/file-store.js';
 import { HISTORY_RECORD_LIMITS } from '../../src/history/stored-record.js';
@@ -26,8 +27,9 @@ function agentWith(prompt: string) {
 }
 
 /** A repository whose `history/` holds a record of each of `prompts`, committed; its ledger in the work tree, and `git`. */
-async function committedLedger(prompts: string[]) {
-  const dir = await tempDir({ 'README.md': 'ledger\n' });
+async function committedLedger(prompts: string[], folder?: string) {
+  const dir = folder ?? (await tempDir());
+  await writeFile(path.join(dir, 'README.md'), 'ledger\n');
   const env = { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' };
   const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, env }).toString().trim();
   const workTree = new FileHistoryStore(path.join(dir, 'history'));
@@ -37,6 +39,24 @@ async function committedLedger(prompts: string[]) {
   git('init', '-q', '-b', 'main');
   return { dir, env, git, ids, workTree, commitAll: () => (git('add', '-A'), git('commit', '-qm', 'ledger'), git('rev-parse', 'HEAD')) };
 }
+
+const MEGABYTE = 1024 * 1024;
+/** Records of a megabyte each: enough that the ledger fills more than one batch, and a batch holds several. */
+const LARGE_LEDGER_RECORDS = Math.ceil((3 * MAX_BATCH_BYTES) / (2 * MEGABYTE));
+let largeLedgerFolder: string | undefined;
+let largeLedger: Promise<Awaited<ReturnType<typeof committedLedger>> & { commit: string }> | undefined;
+/** One committed ledger larger than a batch, made once (in a folder of its own, kept until the file ends) for the tests that only read it. */
+function sharedLargeLedger() {
+  largeLedger ??= (async () => {
+    largeLedgerFolder = await mkdtemp(path.join(tmpdir(), 'voxform-large-ledger-'));
+    const ledger = await committedLedger(Array.from({ length: LARGE_LEDGER_RECORDS }, (_, index) => `${index}`.padEnd(MEGABYTE, 'x')), largeLedgerFolder);
+    return { ...ledger, commit: ledger.commitAll() };
+  })();
+  return largeLedger;
+}
+afterAll(async () => {
+  if (largeLedgerFolder !== undefined) await rm(largeLedgerFolder, { recursive: true, force: true });
+});
 
 /** The repository of `dir`, every git run it is asked for written down: its arguments, and what it was given to read. */
 async function countedRepository(dir: string, env: Record<string, string>) {
@@ -77,31 +97,28 @@ describe('keptFilesAtCommit', () => {
   });
 
   it('a ledger larger than a batch, walked again (a workspace at a time), costs its batches again per walk, never one run per record', async () => {
-    const megabyte = 1024 * 1024;
-    const { dir, env, commitAll, workTree } = await committedLedger(Array.from({ length: 12 }, (_, index) => `${index}`.padEnd(megabyte, 'x')));
-    const commit = commitAll();
+    const { dir, env, commit, workTree } = await sharedLargeLedger();
     const { repository, runs } = await countedRepository(dir, env);
     const atCommit = new FileHistoryStore(workTree.directory, undefined, undefined, keptFilesAtCommit(repository, commit, unreadable));
-    const batchesPerWalk = Math.ceil((12 * megabyte) / MAX_BATCH_BYTES) + 1;
+    const batchesPerWalk = Math.ceil((LARGE_LEDGER_RECORDS * MEGABYTE) / MAX_BATCH_BYTES) + 1;
+    expect(batchesPerWalk).toBeLessThan(LARGE_LEDGER_RECORDS);
     for (let walk = 1; walk <= 3; walk++) {
-      expect(await ledgerRecords(atCommit, { workspace: WORKSPACE })).toHaveLength(12);
+      expect(await ledgerRecords(atCommit, { workspace: WORKSPACE })).toHaveLength(LARGE_LEDGER_RECORDS);
       expect(runs.filter((args) => args.includes('cat-file')).length, `walk ${walk}`).toBeLessThanOrEqual(walk * batchesPerWalk);
     }
   });
 
   it('a ledger larger than a batch is read in batches of at most MAX_BATCH_BYTES, never one run per record', async () => {
-    const megabyte = 1024 * 1024;
-    const { dir, env, commitAll, workTree, ids } = await committedLedger(Array.from({ length: 12 }, (_, index) => `${index}`.padEnd(megabyte, 'x')));
-    const commit = commitAll();
+    const { dir, env, commit, workTree, ids } = await sharedLargeLedger();
     const { repository, runs, inputs } = await countedRepository(dir, env);
     const atCommit = new FileHistoryStore(workTree.directory, undefined, undefined, keptFilesAtCommit(repository, commit, unreadable));
 
     expect((await ledgerRecords(atCommit, { workspace: WORKSPACE })).map((record) => record.id)).toEqual([...ids].reverse());
     const batches = inputs.map((input) => input.split('\n').filter((line) => line !== ''));
-    expect(batches.flat()).toHaveLength(12);
-    expect(batches.length).toBeGreaterThanOrEqual(Math.ceil((12 * megabyte) / MAX_BATCH_BYTES));
-    expect(batches.length).toBeLessThan(12);
-    for (const batch of batches) expect(batch.length * megabyte).toBeLessThanOrEqual(MAX_BATCH_BYTES);
+    expect(batches.flat()).toHaveLength(LARGE_LEDGER_RECORDS);
+    expect(batches.length).toBeGreaterThanOrEqual(Math.ceil((LARGE_LEDGER_RECORDS * MEGABYTE) / MAX_BATCH_BYTES));
+    expect(batches.length).toBeLessThan(LARGE_LEDGER_RECORDS);
+    for (const batch of batches) expect(batch.length * MEGABYTE).toBeLessThanOrEqual(MAX_BATCH_BYTES);
     expect(runs).toHaveLength(1 + batches.length);
   });
 

@@ -119,10 +119,10 @@ function emptyObjects(count: number, shape: 'list' | 'members'): Buffer {
 
 describe('kept files within their budget of JSON values and depth', () => {
   it.each([
-    ['state.json', 'list', 13_000_000, 'state_unreadable', 'The state file', MAX_STATE_JSON_VALUES],
-    ['state.json', 'members', 6_000_000, 'state_unreadable', 'The state file', MAX_STATE_JSON_VALUES],
-    ['local.json', 'list', 13_000_000, 'emulator_data_unreadable', 'The emulator data file', MAX_EMULATOR_DATA_JSON_VALUES],
-  ] as const)('.voxform/%s of empty objects (%s, about 40 MB): refused at the limit, naming the file, the limit and a fix', async (name, shape, count, code, noun, limit) => {
+    ['state.json', 'list', MAX_STATE_JSON_VALUES + 1, 'state_unreadable', 'The state file', MAX_STATE_JSON_VALUES],
+    ['state.json', 'members', MAX_STATE_JSON_VALUES + 1, 'state_unreadable', 'The state file', MAX_STATE_JSON_VALUES],
+    ['local.json', 'list', MAX_EMULATOR_DATA_JSON_VALUES + 1, 'emulator_data_unreadable', 'The emulator data file', MAX_EMULATOR_DATA_JSON_VALUES],
+  ] as const)('.voxform/%s of empty objects (%s, one more than the limit, far under the size cap): refused at the limit, naming the file, the limit and a fix', async (name, shape, count, code, noun, limit) => {
     const dir = await project(name, (file) => writeFile(file, emptyObjects(count, shape)));
     const result = await runCliInProcess(['plan', '--local', '--format', 'json'], { cwd: dir });
     expect(JSON.parse(result.stdout)).toEqual({
