@@ -70,10 +70,10 @@ describe('parser limits', () => {
     const resolve = vi.spyOn(Alias.prototype, 'resolve');
     try {
       const lines = ['version: 1', 'agents:', '  a0: {id: x0, config: {first_message: &m hello}}'];
-      for (let i = 1; i < 3_000; i++) lines.push(`  a${i}: {id: x${i}, config: {first_message: *m}}`);
+      for (let i = 1; i < 300; i++) lines.push(`  a${i}: {id: x${i}, config: {first_message: *m}}`);
       const result = await loadTree({ 'voxform.yaml': `${lines.join('\n')}\n` });
       expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-      expect(result.state?.agents.get('a2999')?.config.first_message).toBe('hello');
+      expect(result.state?.agents.get('a299')?.config.first_message).toBe('hello');
       expect(resolve).not.toHaveBeenCalled();
     } finally {
       resolve.mockRestore();
@@ -137,8 +137,9 @@ describe('parser limits', () => {
   });
 
   it('counts a file the same whichever reader reads it: a typo in a large valid file is reported as itself, not as too large', async () => {
-    // More pieces than the limit as the yaml library's lexer cuts them (spaces and quotes apart), fewer tokens.
-    const lines = Array.from({ length: 20_000 }, (_, i) => `  a${i}: { id: "ag_${i}", config: { first_message: "Line ${i}" } }`);
+    // More pieces than the limit as the yaml library's lexer cuts them (spaces and quotes apart), fewer
+    // tokens: just enough lines to pass the limit, each line a resource every reader checks.
+    const lines = Array.from({ length: 16_700 }, (_, i) => `  a${i}: { id: "ag_${i}", config: { first_message: "Line ${i}" } }`);
     const valid = `agents:\n${lines.join('\n')}\n`;
     expect([...new Lexer().lex(valid)].length).toBeGreaterThan(MAX_YAML_TOKENS);
     expect(yamlTokenCount(valid)).toBeLessThan(MAX_YAML_TOKENS);
