@@ -67,8 +67,9 @@ export async function openStateSpec(spec: string, options: Pick<OpenStateOptions
     const given = options.source ?? '--state or VOXFORM_STATE';
     // The scheme is PostgreSQL's, mistyped after it: say what is missing, not that the scheme is wrong.
     if (/^postgres(ql)?$/i.test(scheme)) {
-      const [typed, missing] = found?.[2] !== undefined ? [`${scheme}//`, 'a colon'] : [found?.[1] !== undefined ? `${scheme}:/` : `${scheme}:`, 'two slashes'];
-      throw new VoxformError('state_url_invalid', `The state given with ${given} starts with ${typed}, which needs ${missing}: ${scheme}://USER:PASSWORD@HOST:PORT/DATABASE.`, {
+      // What was typed is what the pattern matched: `postgres:/`, `postgres:` or `postgres//`.
+      const missing = found?.[2] !== undefined ? 'a colon' : 'two slashes';
+      throw new VoxformError('state_url_invalid', `The state given with ${given} starts with ${found?.[0]}, which needs ${missing}: ${scheme}://USER:PASSWORD@HOST:PORT/DATABASE.`, {
         hint: `Write ${scheme}:// at the start of the URL, or give a file path.`,
       });
     }
