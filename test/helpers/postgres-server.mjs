@@ -52,7 +52,11 @@ export async function startPostgres() {
     if (server.exitCode === null) {
       const exited = new Promise((resolve) => server.once('exit', resolve));
       server.kill('SIGINT');
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+      // The grace timer is cleared once the server is gone: a live timer would hold the test run's
+      // process open for its whole length after the last test.
+      let grace;
+      await Promise.race([exited, new Promise((resolve) => (grace = setTimeout(resolve, 10_000)))]);
+      clearTimeout(grace);
       if (server.exitCode === null) server.kill('SIGKILL');
     }
     await rm(dataParent, { recursive: true, force: true });
