@@ -32,6 +32,14 @@ interface Task {
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
+/**
+ * The batch the caller runs in, and whose file it is. One storage for every data file: on Node 20
+ * each storage ever used stays in the list that every promise and async resource of the process
+ * then copies a context from, so one per data file would make every later promise of a process
+ * that opens many (a program embedding emulators, a test run) slower and larger.
+ */
+const currentBatch = new AsyncLocalStorage<{ file: SharedDataFile; locked: boolean }>();
+
 async function identityOf(file: string): Promise<string> {
   try {
     const s = await stat(file, { bigint: true });
@@ -45,7 +53,6 @@ async function identityOf(file: string): Promise<string> {
 export class SharedDataFile {
   private readonly queue: Task[] = [];
   private draining = false;
-  private readonly context = new AsyncLocalStorage<{ locked: boolean }>();
   /** The file's identity when this process last read or wrote it; undefined before the first batch. */
   private known: string | undefined;
   /** Whether the file existed at the last check. */
@@ -59,7 +66,7 @@ export class SharedDataFile {
 
   /** Whether the caller runs inside a batch (its changes will be written by the batch). */
   get inBatch(): boolean {
-    return this.context.getStore() !== undefined;
+    return currentBatch.getStore()?.file === this;
   }
 
   /** Whether the file existed when the current batch started. */
@@ -72,8 +79,8 @@ export class SharedDataFile {
    * disk); from inside a batch, at once as part of it.
    */
   run<T>(write: boolean, fn: () => T | Promise<T>): Promise<T> {
-    const current = this.context.getStore();
-    if (current) {
+    const current = currentBatch.getStore();
+    if (current?.file === this) {
       if (write && !current.locked) return Promise.reject(new Error('a change was attempted inside a read-only batch of the shared data file'));
       return Promise.resolve().then(fn);
     }
@@ -106,7 +113,7 @@ export class SharedDataFile {
     const outcomes: Outcome[] = [];
     for (const task of batch) {
       try {
-        outcomes.push({ ok: true, value: await this.context.run({ locked }, task.fn) });
+        outcomes.push({ ok: true, value: await currentBatch.run({ file: this, locked }, task.fn) });
       } catch (error) {
         outcomes.push({ ok: false, error });
       }

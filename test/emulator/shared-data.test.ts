@@ -8,6 +8,7 @@ import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js
 import { RequestLog } from '../../src/emulator/request-log.js';
 import { loadSeedIntoStore, resolveSeed } from '../../src/emulator/seed.js';
 import { SessionManager } from '../../src/emulator/sessions.js';
+import { SharedDataFile } from '../../src/emulator/shared-file.js';
 import { EmulatorStore } from '../../src/emulator/store.js';
 import { WebhookSender } from '../../src/emulator/webhooks.js';
 import { BOOKING, clientFor, FRONT_DESK } from './helpers.js';
@@ -113,6 +114,24 @@ describe('a data file shared by several emulators (--local)', () => {
     } finally {
       clearInterval(holder);
     }
+  });
+});
+
+describe('many shared data files in one process', () => {
+  it('add no per-file context to every later promise of the process', async () => {
+    // On Node 20 each async-context storage a process ever used is copied onto every promise made
+    // after: one per data file would slow every later promise of a program that opens many.
+    const contextsOnAPromise = () => Object.getOwnPropertySymbols(Promise.resolve()).length;
+    const host = { reload: async () => true, dirty: () => false, write: async () => undefined };
+    const first = new SharedDataFile(path.join(dir, 'first.json'), host, () => undefined);
+    await first.run(false, () => undefined);
+    const before = contextsOnAPromise();
+    for (let i = 0; i < 20; i++) {
+      const file = new SharedDataFile(path.join(dir, `data-${i}.json`), host, () => undefined);
+      // Inside its batch, a file knows it is in one; another file's batch is not its own.
+      expect(await file.run(false, () => [file.inBatch, first.inBatch])).toEqual([true, false]);
+    }
+    expect(contextsOnAPromise()).toBe(before);
   });
 });
 
