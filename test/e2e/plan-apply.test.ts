@@ -244,7 +244,7 @@ describe('saved plans', () => {
     expect((await p.cliInProcess(['plan', '--state', 'team/state.json', '--out', 'plan.json'])).code).toBe(0);
     const before = p.requests.length;
     // Without the plan's --state: the deploy would be recorded where the team's next plan never looks.
-    const elsewhere = await p.cliInProcess(['apply', 'plan.json']);
+    const elsewhere = await p.cli(['apply', 'plan.json']);
     expect(elsewhere.code).toBe(1);
     // The files, campaign and credential the plan left alone are then blamed too: their fingerprints are compared with what the state recorded.
     expect(elsewhere.stderr).toContain(
@@ -259,7 +259,7 @@ describe('saved plans', () => {
     await writeFile(file, edited);
     expect((await p.cliInProcess(['plan', '--state', 'team/state.json', '--target', 'agent.front-desk', '--out', 'front.json'])).code).toBe(0);
     expect((await p.cliInProcess(['apply', '--auto-approve', '--state', 'team/state.json', '--target', 'agent.booking'])).stdout).toContain('Apply complete: 1 applied');
-    const stale = await p.cliInProcess(['apply', 'front.json', '--state', 'team/state.json']);
+    const stale = await p.cli(['apply', 'front.json', '--state', 'team/state.json']);
     expect(stale.code).toBe(1);
     expect(stale.stderr).toContain("error[plan_stale]: The saved plan is stale: the state's record of this workspace is not the one the plan was made against (an apply, heal or rollback ran since, or this apply reads another state). Nothing was applied.\n");
   });

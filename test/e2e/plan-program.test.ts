@@ -252,7 +252,7 @@ describe('command lines printed for the next step', () => {
     const p = project;
     expect((await p.cliInProcess(['plan', '--out', 'p.json'])).code).toBe(0);
     const agentUpdates = p.hold('PUT', '/agents/');
-    const running = p.cliInProcess(['apply', 'p.json', '--parallelism', '1']);
+    const running = p.cli(['apply', 'p.json', '--parallelism', '1']);
     const lockDir = path.join(p.dir, '.voxform/state.json.lock');
     // Once a first change is applied and an agent's update is on the wire, open the lock as an operator would.
     await agentUpdates.arrived();
