@@ -23,9 +23,9 @@ export interface OpenStateOptions {
 /**
  * A URL's scheme as it starts a state spec (`pg://`, `postgres:/`): two letters or more, so that
  * `C:/state.json` stays a path; or a database scheme that lost its colon (`postgres//…`) or both
- * its slashes (`postgres:USER:PASSWORD@…`).
+ * its slashes (`postgres:USER:PASSWORD@…`), the third group saying which.
  */
-const URL_SCHEME = /^([A-Za-z][A-Za-z0-9+.-]+):\/|^(postgres(?:ql)?|pg)\/\/|^(postgres(?:ql)?):/i;
+const URL_SCHEME = /^([A-Za-z][A-Za-z0-9+.-]+):\/|^(postgres(?:ql)?|pg)(\/\/|:)/i;
 
 /** The file a state spec names, absolute; undefined for a URL (a database's, or one openStateSpec refuses). */
 export function stateFileOf(spec: string, cwd: string): string | undefined {
@@ -59,7 +59,7 @@ export async function openStateSpec(spec: string, options: Pick<OpenStateOptions
     return new PostgresStateBackend(url, environmentPassword, options.source);
   }
   const found = URL_SCHEME.exec(spec.trim());
-  const scheme = found?.[1] ?? found?.[2] ?? found?.[3];
+  const scheme = found?.[1] ?? found?.[2];
   if (scheme !== undefined) {
     // A misspelt scheme (`postgress://`, `pg://`, `postgres:/`) is no file name: taken for one, the
     // password would be a folder name, printed and written to disk, and the team's lock skipped.
@@ -68,7 +68,7 @@ export async function openStateSpec(spec: string, options: Pick<OpenStateOptions
     // The scheme is PostgreSQL's, mistyped after it: say what is missing, not that the scheme is wrong.
     if (/^postgres(ql)?$/i.test(scheme)) {
       // What was typed is what the pattern matched: `postgres:/`, `postgres:` or `postgres//`.
-      const missing = found?.[2] !== undefined ? 'a colon' : 'two slashes';
+      const missing = found?.[3] === '//' ? 'a colon' : 'two slashes';
       throw new VoxformError('state_url_invalid', `The state given with ${given} starts with ${found?.[0]}, which needs ${missing}: ${scheme}://USER:PASSWORD@HOST:PORT/DATABASE.`, {
         hint: `Write ${scheme}:// at the start of the URL, or give a file path.`,
       });

@@ -35,7 +35,7 @@ describe('choosing the state backend', () => {
   });
 
   it('refuses a URL of another scheme (a misspelt postgres://) instead of taking it for a file name, and registers it all as a secret', async () => {
-    for (const spec of ['postgress://u:planted-pw-77@127.0.0.1:5432/db', 'pg://u:planted-pw-77@h/db', 'postgres:/u:planted-pw-77@h/db', 'postgres//u:planted-pw-77@h/db', 'PostgreSQL//u:planted-pw-77@h/db', 'postgres:u:planted-pw-77@h/db', 'postgresql:planted-pw-77@h']) {
+    for (const spec of ['postgress://u:planted-pw-77@127.0.0.1:5432/db', 'pg://u:planted-pw-77@h/db', 'postgres:/u:planted-pw-77@h/db', 'postgres//u:planted-pw-77@h/db', 'PostgreSQL//u:planted-pw-77@h/db', 'postgres:u:planted-pw-77@h/db', 'postgresql:planted-pw-77@h', 'pg:u:planted-pw-77@h/db']) {
       const secrets: string[] = [];
       await expect(openStateSpec(spec, { env: process.env, cwd: tmpdir(), registerSecret: (value) => secrets.push(value) })).rejects.toMatchObject({
         code: 'state_url_invalid',
@@ -60,6 +60,7 @@ describe('choosing the state backend', () => {
     });
     expect(await open('postgresql//u:planted-pw-77@h/db')).toMatchObject({ message: expect.stringContaining('starts with postgresql//, which needs a colon: postgresql://USER:PASSWORD@HOST:PORT/DATABASE.') });
     expect(await open('pg://u:planted-pw-77@h/db')).toMatchObject({ message: expect.stringContaining('is a URL with the scheme "pg"') });
+    expect(await open('pg:u:planted-pw-77@h/db')).toMatchObject({ message: expect.stringContaining('is a URL with the scheme "pg"') });
     expect(await open('postgres:u:planted-pw-77@h/db')).toMatchObject({ message: expect.stringContaining('starts with postgres:, which needs two slashes: postgres://USER:PASSWORD@HOST:PORT/DATABASE.') });
   });
 
