@@ -4,7 +4,6 @@
  * superuser). The second process is test/helpers/state-holder.mjs over the built dist/.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -19,7 +18,7 @@ import { openStateSpec } from '../../src/state/open.js';
 import { PERSIST_INTERVAL_MS, StateStore, type PersistClock } from '../../src/state/state-file.js';
 import { emptyWorkspace } from '../../src/state/types.js';
 import { repoRoot } from '../helpers/cli.js';
-import { asAdmin, freshDatabase, PLANTED_DB_PASSWORD, postgresAdminUrl, silentDatabase } from '../helpers/postgres.js';
+import { asAdmin, databasesOfOneRole, freshDatabase, PLANTED_DB_PASSWORD, silentDatabase } from '../helpers/postgres.js';
 import { ledgerRecords, oneAgentApply, TEST_SEAL_KEY } from '../helpers/ledger.js';
 
 const WORKSPACE = 'default@local';
@@ -37,35 +36,10 @@ async function fileSpec(): Promise<string> {
   return path.join(dir, 'state.json');
 }
 
-/** The file's admin connection and the role that owns its databases: made on the first `databaseOfFile`. */
-let ofFile: Promise<{ admin: pg.Client; role: string; strategy: string }> | undefined;
-afterAll(async () => {
-  if (ofFile) await (await ofFile).admin.end();
-});
-
-/**
- * A new, empty database, as `freshDatabase` (test/helpers/postgres.ts) makes one, owned by one role
- * without superuser for the whole file, made over one admin connection kept open: each connection
- * and role costs a password exchange, and a database copied file by file is made in a fraction of
- * the time a copy written to the WAL takes. A test that changes its role makes its own with
- * `freshDatabase`.
- */
-async function databaseOfFile(): Promise<{ url: string; database: string; role: string }> {
-  ofFile ??= (async () => {
-    const admin = new pg.Client({ connectionString: await postgresAdminUrl() });
-    await admin.connect();
-    const role = `vx_role_${randomBytes(5).toString('hex')}`;
-    await admin.query(`CREATE ROLE ${role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD ${admin.escapeLiteral(PLANTED_DB_PASSWORD)}`);
-    // STRATEGY came with PostgreSQL 15; before it every copy was a file copy.
-    const { rows } = await admin.query<{ server_version_num: string }>('SHOW server_version_num');
-    return { admin, role, strategy: Number(rows[0]?.server_version_num) >= 150000 ? ' STRATEGY FILE_COPY' : '' };
-  })();
-  const { admin, role, strategy } = await ofFile;
-  const database = `vx_db_${randomBytes(5).toString('hex')}`;
-  await admin.query(`CREATE DATABASE ${database} OWNER ${role}${strategy}`);
-  const host = new URL(await postgresAdminUrl()).host;
-  return { url: `postgres://${role}:${encodeURIComponent(PLANTED_DB_PASSWORD)}@${host}/${database}`, database, role };
-}
+/** The databases of the tests that keep their role: one role and one admin connection for the file. */
+const ofFile = databasesOfOneRole();
+afterAll(() => ofFile.end());
+const databaseOfFile = () => ofFile.fresh();
 
 const kinds: Array<{ kind: 'file' | 'postgres'; spec: () => Promise<string> }> = [
   { kind: 'file', spec: fileSpec },
