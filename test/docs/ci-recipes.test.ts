@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { templateNames } from '../../src/templates/catalog.js';
+import { shellWord } from '../../src/util/shell-word.js';
 import { checkActionMetadata, lintActionSteps, lintGitlabCi, lintGitlabSchema, lintWorkflow } from '../helpers/ci-lint.js';
 import { repoRoot } from '../helpers/cli.js';
 import { componentInputs, interpolateComponent, jobEnv, newRunnerTemp, readAction, readComponent, runAction, runGitlabJob } from '../helpers/ci-runner.js';
@@ -184,8 +185,6 @@ describe('the recipes, run through the Action and the component', () => {
   }, 120_000);
 });
 
-const quoted = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
-
 /**
  * Runs a recipe's shell snippet as the CI would (GitHub: bash -e; GitLab: sh), once with each of
  * `envs` and only it (and PATH), each run a shell of its own. The runs go through one small bash
@@ -198,8 +197,8 @@ async function runSnippets(script: string, shell: 'bash' | 'sh', envs: Array<Rec
   const dir = await mkdtemp(path.join(tmpdir(), 'voxform-snippets-'));
   try {
     const runs = envs.map((env, i) => {
-      const assignments = Object.entries({ PATH: process.env.PATH ?? '', ...env }).map(([name, value]) => quoted(`${name}=${value}`));
-      return `env -i ${assignments.join(' ')} ${command} > ${quoted(path.join(dir, `${i}.out`))} 2>&1; echo $? > ${quoted(path.join(dir, `${i}.code`))}`;
+      const assignments = Object.entries({ PATH: process.env.PATH ?? '', ...env }).map(([name, value]) => shellWord(`${name}=${value}`));
+      return `env -i ${assignments.join(' ')} ${command} > ${shellWord(path.join(dir, `${i}.out`))} 2>&1; echo $? > ${shellWord(path.join(dir, `${i}.code`))}`;
     });
     await promisify(execFile)('bash', ['--noprofile', '--norc', '-c', runs.join('\n'), 'snippets', script], { env: { PATH: process.env.PATH ?? '' } });
     return await Promise.all(
