@@ -4,50 +4,51 @@
  * request author's, so it is used only when its origin is one of those.
  */
 import { VoxformError } from '../errors.js';
-import { normalizeBaseUrl, REGION_BASE_URLS } from './regions.js';
+import { baseUrlProblem, normalizeBaseUrl, REGION_BASE_URLS } from './regions.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** The operator's comma-separated list of further origins a manifest's `base_url` may name. */
 const TRUSTED_ORIGINS_VARIABLE = 'VOXFORM_TRUSTED_ORIGINS';
 
-/** The origin (`https://host[:port]`) of an absolute http(s) URL, checked as base URLs are. */
-export function originOf(url: string): string {
-  return new URL(normalizeBaseUrl(url)).origin;
+/** The origin (`https://host[:port]`) of an absolute http(s) URL, checked as base URLs are (`given`: where it came from, for the error). */
+export function originOf(url: string, given: string): string {
+  return new URL(normalizeBaseUrl(url, given)).origin;
 }
 
-/** `VOXFORM_TRUSTED_ORIGINS` as origins; a path is refused: it would suggest a narrower trust than the origin. */
+/** `VOXFORM_TRUSTED_ORIGINS` as origins. */
 export function parseTrustedOrigins(raw: string | undefined): string[] {
   const origins: string[] = [];
-  for (const entry of (raw ?? '').split(',')) {
+  const entries = (raw ?? '').split(',');
+  for (const [index, entry] of entries.entries()) {
     const written = entry.trim();
     if (written === '') continue;
-    const url = URL.canParse(written) ? new URL(written) : undefined;
-    const isOrigin =
-      url !== undefined &&
-      (url.protocol === 'http:' || url.protocol === 'https:') &&
-      url.username === '' &&
-      url.password === '' &&
-      url.pathname === '/' &&
-      url.search === '' &&
-      url.hash === '';
-    if (!url || !isOrigin) {
-      // Never quote an entry with credentials in it: an error message is printed.
-      const shown = url && (url.username !== '' || url.password !== '') ? 'an entry with credentials' : `"${written}"`;
-      throw new VoxformError('trusted_origins_invalid', `${TRUSTED_ORIGINS_VARIABLE} holds ${shown}, which is not an origin.`, {
+    // An origin is a base URL with no path; a path would suggest a narrower trust than the origin's.
+    const problem = baseUrlProblem(written) ?? (new URL(written).pathname === '/' ? undefined : 'it has a path');
+    if (problem !== undefined) {
+      // The entry is named by its place, never quoted: one that is not an origin may carry a password or a token.
+      throw new VoxformError('trusted_origins_invalid', `${TRUSTED_ORIGINS_VARIABLE}: its entry ${index + 1} of ${entries.length} is not an origin: ${problem}.`, {
         hint: `Write origins only, comma-separated, such as ${TRUSTED_ORIGINS_VARIABLE}=https://proxy.example.com,http://127.0.0.1:4010 (scheme, host and port; no path).`,
       });
     }
-    origins.push(url.origin);
+    origins.push(new URL(written).origin);
   }
   return origins;
+}
+
+/** The base URL the operator named, `--base-url` (`flag`) before `VOXFORM_BASE_URL`, checked; undefined when neither is set. */
+export function operatorBaseUrl(flag: string | undefined, env: Env): string | undefined {
+  const typed = nonEmpty(flag);
+  if (typed !== undefined) return normalizeBaseUrl(typed, 'The value given to --base-url');
+  const variable = nonEmpty(env.VOXFORM_BASE_URL);
+  return variable === undefined ? undefined : normalizeBaseUrl(variable, 'The value of VOXFORM_BASE_URL');
 }
 
 /** Every origin the operator trusts with the key: the gateways, the operator's base URL, `VOXFORM_TRUSTED_ORIGINS`. */
 export function trustedOrigins(options: { operatorBaseUrl?: string | undefined; env: Env }): Set<string> {
   const origins = new Set(Object.values(REGION_BASE_URLS).map((url) => new URL(url).origin));
-  const named = nonEmpty(options.operatorBaseUrl) ?? nonEmpty(options.env.VOXFORM_BASE_URL);
-  if (named !== undefined) origins.add(originOf(named));
+  const named = operatorBaseUrl(options.operatorBaseUrl, options.env);
+  if (named !== undefined) origins.add(new URL(named).origin);
   for (const origin of parseTrustedOrigins(options.env[TRUSTED_ORIGINS_VARIABLE])) origins.add(origin);
   return origins;
 }

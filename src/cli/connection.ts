@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { createClient, resolveBaseUrl, type ApiClient, type ClientOptions } from '../api/index.js';
 import { normalizeBaseUrl } from '../api/regions.js';
-import { nonEmpty, originOf, parseTrustedOrigins, trustedOrigins, untrustedBaseUrlMessage } from '../api/trusted-origins.js';
+import { nonEmpty, operatorBaseUrl, originOf, parseTrustedOrigins, trustedOrigins, untrustedBaseUrlMessage } from '../api/trusted-origins.js';
 import type { RunningEmulator } from '../emulator/index.js';
 import { isVoxformError, VoxformError } from '../errors.js';
 import { isAgentNotFound } from '../api/errors.js';
@@ -176,10 +176,10 @@ const LOCAL_DATA_FILE_HINTS: Readonly<Record<string, string>> = {
   emulator_data_unwritable: `--local keeps its account in ${LOCAL_DATA_FILE}: make ${path.dirname(LOCAL_DATA_FILE)} in this folder a folder you may write (move away a file of that name, \`git rm ${path.dirname(LOCAL_DATA_FILE)}\` if it is committed), or run voxform from another folder.`,
 };
 
-/** The base URL the operator named, or undefined when the manifests decide. */
-function operatorBaseUrl(options: ConnectionOptions, env: Readonly<Record<string, string | undefined>>): string | undefined {
-  const named = nonEmpty(options.baseUrl) ?? nonEmpty(env.VOXFORM_BASE_URL);
-  if (named !== undefined) return normalizeBaseUrl(named);
+/** The base URL or region the operator named, or undefined when the manifests decide. */
+function operatorService(options: ConnectionOptions, env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const named = operatorBaseUrl(options.baseUrl, env);
+  if (named !== undefined) return named;
   const region = nonEmpty(options.region) ?? nonEmpty(env.VOXFORM_REGION)?.toLowerCase();
   return region === undefined ? undefined : resolveBaseUrl({ region });
 }
@@ -191,16 +191,16 @@ function operatorBaseUrl(options: ConnectionOptions, env: Readonly<Record<string
 export function chooseBaseUrl(options: ConnectionOptions, env: Readonly<Record<string, string | undefined>>, manifest: ManifestService = {}): string {
   // Checked whether a manifest needs it or not, so that an operator's typo is found on the first run.
   parseTrustedOrigins(env.VOXFORM_TRUSTED_ORIGINS);
-  const chosen = operatorBaseUrl(options, env);
+  const chosen = operatorService(options, env);
   if (chosen !== undefined) return chosen;
   const manifestBaseUrl = nonEmpty(manifest.baseUrl);
   if (manifestBaseUrl !== undefined) {
-    const origin = originOf(manifestBaseUrl);
+    const origin = originOf(manifestBaseUrl, "The manifest's base_url");
     if (!trustedOrigins({ env }).has(origin)) {
       const { message, hint } = untrustedBaseUrlMessage(origin);
       throw new VoxformError('base_url_untrusted', `The manifest's ${message}; nothing was sent.`, { hint: `${hint.charAt(0).toUpperCase()}${hint.slice(1)}.` });
     }
-    return normalizeBaseUrl(manifestBaseUrl);
+    return normalizeBaseUrl(manifestBaseUrl, "The manifest's base_url");
   }
   return resolveBaseUrl({ region: nonEmpty(manifest.region) });
 }

@@ -60,7 +60,7 @@ function checkBaseUrl(setting: Setting, ctx: ServiceSettingsContext): string | u
     ctx.diagnostics.error('base_url_invalid', `base_url is not usable: ${problem}; write an absolute URL such as https://api-west.millis.ai, or remove it`, spanOf(setting));
     return undefined;
   }
-  const baseUrl = normalizeBaseUrl(setting.value);
+  const baseUrl = normalizeBaseUrl(setting.value, 'base_url');
   const origin = new URL(baseUrl).origin;
   if (!trustedOrigins({ operatorBaseUrl: ctx.operatorBaseUrl, env: ctx.env }).has(origin)) {
     const { message, hint } = untrustedBaseUrlMessage(origin);

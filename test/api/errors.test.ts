@@ -91,11 +91,18 @@ describe('regions and base URLs', () => {
     expect(resolveBaseUrl({ region: 'us' })).toBe('https://api-west.millis.ai');
     expect(resolveBaseUrl({ region: 'eu' })).toBe('https://api-eu-west.millis.ai');
     expect(resolveBaseUrl({ region: 'eu', baseUrl: 'http://127.0.0.1:4010/' })).toBe('http://127.0.0.1:4010');
-    expect(normalizeBaseUrl('https://proxy.example.com/voice/')).toBe('https://proxy.example.com/voice');
+    expect(normalizeBaseUrl('https://proxy.example.com/voice/', 'The base URL given')).toBe('https://proxy.example.com/voice');
   });
 
-  it.each([['api.example.com'], ['ftp://example.com'], ['https://example.com/?x=1'], ['https://user:pw@example.com']])('refuses %j with a clear error', (raw) => {
-    expect(() => normalizeBaseUrl(raw)).toThrowError(expect.objectContaining({ code: 'base_url_invalid' }) as Error);
+  it.each([
+    ['api.example.com', 'it is not an absolute URL'],
+    ['ftp://example.com', 'it must start with http:// or https://'],
+    ['https://example.com/?x=1', 'it must not carry a query or a fragment'],
+    ['https://user:pw@example.com', 'credentials do not belong in the URL; set VOXFORM_API_KEY'],
+  ])('refuses %j with a clear error that names where it came from, not the value', (raw, problem) => {
+    expect(() => normalizeBaseUrl(raw, 'The value given to --base-url')).toThrowError(
+      expect.objectContaining({ code: 'base_url_invalid', message: `The value given to --base-url is not usable: ${problem}.` }) as Error,
+    );
   });
 
   it('refuses an unknown region', () => {

@@ -452,7 +452,7 @@ describe('voxform logs (the built CLI against the emulator)', () => {
   it('a bad base URL and a wrong key are clear errors', async () => {
     const badUrl = await runCliInProcess(['logs', '--base-url', 'not a url'], { env });
     expect(badUrl.code).toBe(1);
-    expect(badUrl.stderr).toContain('error[base_url_invalid]: The base URL "not a url" is not usable: it is not an absolute URL.');
+    expect(badUrl.stderr).toContain('error[base_url_invalid]: The value given to --base-url is not usable: it is not an absolute URL.');
     const wrong = await runCliInProcess(['logs'], { env: { ...env, VOXFORM_API_KEY: 'wrongwrongwrongwrongwrongwrong01' } });
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toMatch(/^error\[api_unauthorized\]: GET \/call-logs failed: the service answered 401 .+\.\n {2}hint: Check VOXFORM_API_KEY/);

@@ -142,7 +142,7 @@ describe('exfiltration: a manifest base_url naming another host', () => {
     for (const args of [['validate'], ['history'], ['logs'], ['report']]) {
       const result = await p.cliInProcess(args, { VOXFORM_TRUSTED_ORIGINS: 'https://proxy.example.com/voice' });
       expect(result.code, args.join(' ')).toBe(1);
-      expect(result.stderr).toContain('VOXFORM_TRUSTED_ORIGINS holds "https://proxy.example.com/voice", which is not an origin.');
+      expect(result.stderr).toContain('VOXFORM_TRUSTED_ORIGINS: its entry 1 of 1 is not an origin: it has a path.');
       expect(result.stderr).not.toMatch(/\n\s+at /);
     }
   });

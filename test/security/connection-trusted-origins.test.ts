@@ -51,6 +51,6 @@ describe('a VOXFORM_TRUSTED_ORIGINS that is not a list of origins', () => {
     const cwd = await tempDir({ 'voxform.yaml': 'version: 1\nagents: {}\n' });
     const result = await runCliInProcess(['plan', '--base-url', 'http://127.0.0.1:9'], { cwd, env: { VOXFORM_API_KEY: 'k-test', VOXFORM_TRUSTED_ORIGINS: 'notanorigin' } });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('error[trusted_origins_invalid]: VOXFORM_TRUSTED_ORIGINS holds "notanorigin", which is not an origin.');
+    expect(result.stderr).toContain('error[trusted_origins_invalid]: VOXFORM_TRUSTED_ORIGINS: its entry 1 of 1 is not an origin: it is not an absolute URL.');
   });
 });

@@ -106,6 +106,28 @@ describe('a usage error never repeats the value typed', () => {
     expect(`${result.stdout}${result.stderr}`).not.toContain(PLANTED);
   });
 
+  /** A URL the operator gave that is not usable may still carry a password or a token: none is quoted. */
+  const unusableUrls = [PLANTED, `vox:${PLANTED}@127.0.0.1:4571`, `http://vox:${PLANTED}@127.0.0.1:99999`, `https://gw.example.com/?api_key=${PLANTED}`, `https://gw.example.com/#${PLANTED}`, `ftp://${PLANTED}@gw.example.com`];
+
+  it.each(unusableUrls)('--base-url and VOXFORM_BASE_URL given %j: refused without the value', async (url) => {
+    for (const [args, env, said] of [
+      [['plan', '--base-url', url], {}, 'The value given to --base-url is not usable: '],
+      [['status'], { VOXFORM_BASE_URL: url }, 'The value of VOXFORM_BASE_URL is not usable: '],
+    ] as const) {
+      const result = await runCliInProcess([...args], { cwd: await tempDir({ 'voxform.yaml': MANIFEST }), env: { HOOK_TOKEN: PLANTED, VOXFORM_API_KEY: 'k-test', ...env } });
+      expect(result.code, args.join(' ')).toBe(1);
+      expect(result.stderr).toContain(`error[base_url_invalid]: ${said}`);
+      expect(`${result.stdout}${result.stderr}`).not.toContain(PLANTED);
+    }
+  });
+
+  it.each([...unusableUrls, `https://gw.example.com/${PLANTED}`])('VOXFORM_TRUSTED_ORIGINS holding %j: the entry is named by its place', async (url) => {
+    const result = await runCliInProcess(['plan', '--base-url', 'http://127.0.0.1:9'], { cwd: await tempDir({ 'voxform.yaml': MANIFEST }), env: { HOOK_TOKEN: PLANTED, VOXFORM_API_KEY: 'k-test', VOXFORM_TRUSTED_ORIGINS: `https://ok.example.com,${url}` } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error[trusted_origins_invalid]: VOXFORM_TRUSTED_ORIGINS: its entry 2 of 2 is not an origin: ');
+    expect(`${result.stdout}${result.stderr}`).not.toContain(PLANTED);
+  });
+
   it('a value the parser cannot take apart is not repeated either: a URL only almost a URL, a short option with `=`', async () => {
     for (const typed of [['emulator', '--llm', `http://[${PLANTED}`], ['plan', `-x=${PLANTED}`], ['plan', `--=${PLANTED}`]]) {
       const { code, output } = await run(typed);
