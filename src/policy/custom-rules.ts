@@ -18,13 +18,17 @@ import type { RuleCheckBudget } from './check-budget.js';
 import { formatCount } from '../util/plural.js';
 import { pointerToPath } from '../schema/issues.js';
 
-/** The JSON Schema keywords a team rule may use: none runs a regular expression or reaches outside the schema. */
+/**
+ * The JSON Schema keywords a team rule may use: none runs a regular expression or reaches outside the
+ * schema, and none does more than a pass over the value per schema object (`uniqueItems` compares
+ * every pair of a list's items: a list of 200,000 numbers took a minute).
+ */
 const SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
   'type', 'enum', 'const', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf',
-  'minLength', 'maxLength', 'minItems', 'maxItems', 'uniqueItems', 'items', 'properties', 'required',
+  'minLength', 'maxLength', 'minItems', 'maxItems', 'items', 'properties', 'required',
   'additionalProperties', 'minProperties', 'maxProperties', 'anyOf', 'allOf', 'oneOf', 'not', 'title', 'description',
 ]);
-/** Most schema objects in one team rule's schema. */
+/** Most schema objects in one team rule's schema, each value `enum` and `const` list counted as one: each may be compared with every value checked. */
 const SCHEMA_NODES_MAX = 500;
 
 /**
@@ -123,6 +127,9 @@ function schemaProblem(schema: unknown): SchemaProblem | undefined {
     if (++nodes > SCHEMA_NODES_MAX || depth > 32) return { message: `the schema is larger than ${SCHEMA_NODES_MAX} objects or 32 levels deep`, at: [] };
     for (const [keyword, value] of Object.entries(node)) {
       if (!SCHEMA_KEYWORDS.has(keyword)) return { message: `the schema uses "${keyword}", which team rules may not use (allowed: ${[...SCHEMA_KEYWORDS].join(', ')})`, at: [...at, keyword] };
+      const listed = keyword === 'enum' && Array.isArray(value) ? value : keyword === 'const' ? [value] : [];
+      nodes += listed.reduce((sum: number, item) => sum + jsonNodes(item), 0);
+      if (nodes > SCHEMA_NODES_MAX) return { message: `the schema is larger than ${SCHEMA_NODES_MAX} objects and listed values`, at: [...at, keyword] };
       const children: Array<[unknown, PathPart[]]> =
         keyword === 'properties' && isPlainObject(value)
           ? Object.entries(value).map(([name, child]) => [child, [...at, keyword, name]])
@@ -142,6 +149,13 @@ function schemaProblem(schema: unknown): SchemaProblem | undefined {
 }
 
 type SchemaCheck = (value: unknown) => boolean;
+
+/** How many values `value` is, itself and every one inside it. */
+function jsonNodes(value: unknown): number {
+  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + jsonNodes(item), 1);
+  if (isPlainObject(value)) return Object.values(value).reduce((sum: number, item) => sum + jsonNodes(item), 1);
+  return 1;
+}
 
 /**
  * The schema as a check, or why it is not a JSON Schema, in voxform's words (the validator's own
@@ -217,6 +231,8 @@ export async function compileCustomRule(spec: CustomRuleSpec, context: { regexBu
         });
       if (reached.length === 0 && spec.required) hit(undefined, 'is not set');
       for (const entry of reached) {
+        // A schema may read every value inside the one reached: each is a check of the run's too.
+        if (schemaCheck && !checks.budget.take(checks.owner, jsonNodes(entry.value) - 1)) return false;
         const problem = await firstProblem(entry.value, { pattern, notPattern, schemaCheck, tokens, context });
         if (problem) hit(entry, problem);
       }

@@ -453,6 +453,28 @@ describe('the check budget of a run', () => {
   });
 });
 
+describe('a team rule schema does work bounded by the run', () => {
+  it('may not use uniqueItems (it compares every pair of items), nor list more than 500 values in enum and const', async () => {
+    // With the schema's one object, 499 values make 500.
+    const values = Array.from({ length: 499 }, (_, i) => i).join(', ');
+    const dir = await tempDir({
+      'voxform.yaml': oneAgent('first_message: Hi.', `policy:\n  custom:\n    - { id: r1, path: config.first_message, schema: { uniqueItems: true } }\n    - { id: r2, path: config.first_message, schema: { enum: [${values}, 499] } }\n    - { id: r3, path: config.first_message, schema: { enum: [${values}] } }\n`),
+    });
+    const messages = (await policyOf(dir)).findings.filter((f) => f.rule === 'policy-invalid').map((f) => f.message);
+    expect(messages).toEqual([expect.stringContaining('the schema uses "uniqueItems", which team rules may not use'), expect.stringContaining('the schema is larger than 500 objects and listed values')]);
+  });
+
+  it('counts each value inside the one a schema checks: a large list runs out of the checks, never for minutes', async () => {
+    const items = Array.from({ length: 200_000 }, (_, i) => i).join(',');
+    const manifest = oneAgent(`voice:\n  voice_id: v\n  settings:\n    big: [${items}]`, 'policy:\n  custom:\n    - { id: big, path: config.voice.settings.big, schema: { items: { type: number } } }\n');
+    const report = await policyOf(await tempDir({ 'voxform.yaml': manifest }), { checkBudget: new RuleCheckBudget({ total: 200_004 }) });
+    expect(report.findings.map((f) => f.rule)).toEqual(['policy-check-budget']);
+    // Its path takes 5 checks (the agent, config, voice, settings, big) and the schema one per item.
+    const enough = await policyOf(await tempDir({ 'voxform.yaml': manifest }), { checkBudget: new RuleCheckBudget({ total: 200_005 }) });
+    expect(enough.findings).toEqual([]);
+  });
+});
+
 describe('operator rule packs', () => {
   const PACK = `export const rules = [{ id: 'acme-no-friday', area: 'x', level: 'mandatory', summary: 'No Friday in greetings.', hint: 'Say another day.',
   check: ({ desired }) => [...desired.agents.values()].filter((a) => String(a.config.first_message).includes('Friday')).map((a) => ({ resource: a.address, message: 'first_message names Friday', location: a.source })) }];\n`;
