@@ -57,7 +57,7 @@ export async function resolveConnection(
   ctx.secrets.add(apiKey);
   const client = createClient({ ...clientTuning(options, ctx, tuning, emulator === undefined), baseUrl, apiKey });
   ctx.onExit(() => client.close({ abort: true }));
-  const liveSource = emulator && (await cameWithCheckout(localDataFile(ctx), ctx.env)) ? 'checkout' : 'service';
+  const liveSource = emulator ? await localLiveSource(ctx) : 'service';
   return { client, baseUrl: client.baseUrl, apiKey, local: emulator !== undefined, serviceId: emulator ? 'local' : client.baseUrl, liveSource };
 }
 
@@ -109,6 +109,11 @@ export const LOCAL_DATA_FILE = path.join('.voxform', 'local.json');
 /** The data file of `--local` for the run's folder. */
 function localDataFile(ctx: CommandContext): string {
   return path.join(ctx.cwd, LOCAL_DATA_FILE);
+}
+
+/** Where the agents `--local` serves come from: the checkout when git tracks its data file (a pull request may have written it). */
+export async function localLiveSource(ctx: CommandContext): Promise<LiveSource> {
+  return (await cameWithCheckout(localDataFile(ctx), ctx.env)) ? 'checkout' : 'service';
 }
 
 /**

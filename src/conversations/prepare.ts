@@ -39,6 +39,7 @@ export async function resolveAgentsUnderTest(
     const agent = desired.agents.get(name);
     if (!agent) throw new Error(`resolveAgentsUnderTest(): ${name} is not in the desired state`); // the loader checked
     const live = await client.getAgent(agent.id);
+    options.trusted.noteLiveAgent(live);
     const liveConfig = (live.config ?? {}) as Record<string, unknown>;
     const livePlaces = options.trusted.livePaths(agent.id, liveConfig);
     const secretPaths = trustedSecretPaths(options.trusted, agent, liveConfig, livePlaces);

@@ -83,14 +83,15 @@ export interface AgentsReport {
 
 /**
  * Whether a live agent's name is a secret (an apply filled it from `${env:…}`, the deploy ledger
- * says): it is withheld whole, before anything is sorted by it.
+ * says): it is withheld whole, before anything is sorted by it. Told every name read, so that what
+ * a name holds of the operator's secrets is scrubbed too.
  */
-type SecretName = (agentId: string) => boolean;
+export type SecretName = (agent: { id: string; name: string }) => boolean;
 
 /** The names on the service of the agents of `ids` it has, a secret one as `(sensitive)`. */
-async function namesShown(client: InventoryReader, ids: ReadonlySet<string>, secretName: SecretName): Promise<Map<string, string>> {
+export async function namesShown(client: InventoryReader, ids: ReadonlySet<string>, secretName: SecretName): Promise<Map<string, string>> {
   const names = await agentNamesOnService(client, ids);
-  for (const id of names.keys()) if (secretName(id)) names.set(id, REDACTED);
+  for (const [id, name] of names) if (secretName({ id, name })) names.set(id, REDACTED);
   return names;
 }
 

@@ -107,7 +107,7 @@ export async function planWorkspace(options: PlanOptions & { reportConflicts?: b
     listNoLongerManaged: !options.recordedConfiguration,
     reportGoneAgents: options.reportGoneAgents,
     onReadProgress: options.onReadProgress,
-    onAgentRead: (agent) => options.secrets?.noteLiveAgent(agent.id, agent.config),
+    onAgentRead: (agent) => options.secrets?.noteLiveAgent(agent),
     liveSecrets: options.secrets,
     onChange: (change) => {
       options.secrets?.noteLive(change.before);

@@ -15,7 +15,7 @@
  * What the ledger's places hold is searched for in all output only as the service holds it and as
  * evidence beyond the checkout reads it (`noteLedgerPlace`): the live text `--local` serves from a
  * tracked file (`LiveSource`), and a ledger record the checkout alone holds, may be the pull request's.
- * Every command asks here (plan, drift, apply, test, test capture, diff, export, report, logs, chat, get,
+ * Every command asks here (plan, drift, apply, test, test capture, diff, export, report, logs, chat, get, emulator traffic,
  * webhook send), each live agent told to `noteLiveAgent` (or `livePaths`) as it is read, a whole call
  * record to `noteCallRecord`: none derives secret places on its own.
  */
@@ -63,6 +63,8 @@ export class TrustedSecrets {
   private readonly vouchedEnvPlaces: LedgerPlaces = new Map();
   /** Each agent's names as applies recorded them holding a `${env:…}` reference, by agent id, the latest apply's last. */
   private readonly ledgerNames = new Map<string, Set<string>>();
+  /** The same, from the records evidence beyond the checkout holds: only these say which part of a live name is secret. */
+  private readonly vouchedNames = new Map<string, Set<string>>();
   /** The variables the deploy ledger names in the values it recorded: an apply read them. */
   private readonly ledgerVariables = new Set<string>();
   /** Those of them a manifest may read here and the operator has set: each value with the names holding it (in name order), and the values longest first. Only these does `variablesIn` find. */
@@ -102,9 +104,8 @@ export class TrustedSecrets {
         if (typeof version?.id !== 'string') continue;
         // The ledger records a name as the manifest wrote it: one holding a reference took a value from the environment.
         if (hasEnvReference(version.name)) {
-          let names = this.ledgerNames.get(version.id);
-          if (!names) this.ledgerNames.set(version.id, (names = new Set()));
-          addAsLatest(names, version.name as string);
+          addShape(this.ledgerNames, version.id, version.name as string);
+          if (vouched) addShape(this.vouchedNames, version.id, version.name as string);
           for (const name of referencedNames(version.name as string)) this.ledgerVariables.add(name);
         }
         if (!Array.isArray(version.maskedPaths)) continue;
@@ -151,14 +152,17 @@ export class TrustedSecrets {
   }
 
   /**
-   * An agent's config as the service holds it (read live, or as a call record carries it): what it
-   * holds at the places the deploy ledger recorded for the agent, and every operator value in it,
-   * are registered for the scrub. Every command that reads a live agent tells it here before it
-   * prints, writes or sends anything, so the ledger's places stay secret in a job without the variable.
+   * An agent as the service holds it (read live, or as a call record carries its config): what its
+   * name and config hold at the places the deploy ledger recorded for the agent, and every operator
+   * value in them, are registered for the scrub. Every command that reads a live agent tells it here
+   * before it prints, writes or sends anything, so the ledger's places stay secret in a job without
+   * the variable: an agent may say its own name in a call, and a name is printed beside every record.
    */
-  noteLiveAgent(agentId: string, liveConfig: unknown): void {
-    if (isPlainObject(liveConfig)) this.noteLedgerPlaces(agentId, liveConfig);
-    this.noteLive(liveConfig);
+  noteLiveAgent(agent: { readonly id: string; readonly name?: unknown; readonly config: unknown }): void {
+    if (isPlainObject(agent.config)) this.noteLedgerPlaces(agent.id, agent.config);
+    if (typeof agent.name === 'string') this.noteRecordedValue(this.vouchedNames.get(agent.id), this.ledgerNames.get(agent.id), agent.name);
+    this.noteLive(agent.config);
+    this.noteLive(agent.name);
   }
 
   private noteLedgerPlaces(agentId: string, liveConfig: Record<string, unknown>): void {
@@ -199,15 +203,19 @@ export class TrustedSecrets {
    * a record of its own may widen what is hidden around a secret, never hide text without one.
    */
   private noteLedgerPlace(agentId: string, place: string, live: unknown): void {
+    this.noteRecordedValue(this.vouchedEnvPlaces.get(agentId)?.get(place), this.ledgerEnvPlaces.get(agentId)?.get(place), live);
+  }
+
+  /** `noteLedgerPlace` for one live value and the shapes recorded for its place: those vouched for, and all. */
+  private noteRecordedValue(vouchedShapes: ReadonlySet<string> | undefined, shapes: ReadonlySet<string> | undefined, live: unknown): void {
     if (typeof live !== 'string' || live === '' || this.liveSource === 'checkout') return;
-    const vouchedShapes = this.vouchedEnvPlaces.get(agentId)?.get(place);
     const vouched = valuesReadOff(vouchedShapes, live);
     for (const value of vouched) this.registry.add(value);
     const secrets = vouched.filter((value) => value.length >= MIN_SEARCHABLE_SECRET);
     if (secrets.length === 0) return;
     // What the vouched shapes read is registered already: only the checkout's own shapes are read off
     // here, and without a base revision every record is vouched, so the live text is read once.
-    for (const written of this.ledgerEnvPlaces.get(agentId)?.get(place) ?? []) {
+    for (const written of shapes ?? []) {
       if (vouchedShapes?.has(written)) continue;
       for (const value of referencedValues(written, live) ?? []) {
         if (secrets.some((secret) => value.includes(secret))) this.registry.add(value);
@@ -259,6 +267,17 @@ export class TrustedSecrets {
   ledgerVariablesAt(agentId: string, place: string): string[] {
     const written = [...(this.ledgerEnvPlaces.get(agentId)?.get(place) ?? [])].reverse();
     return [...new Set(written.flatMap((value) => referencedNames(value)))];
+  }
+
+  /**
+   * Whether a live agent's name is shown `(sensitive)` whole where it is listed: the deploy ledger
+   * recorded it as filled from `${env:…}`, so it holds a variable's value, which a job without the
+   * variable has nothing else to hide it by (a short one is not searched for in text). Told the
+   * name as `noteLiveAgent` is, so what it holds of the operator's values is scrubbed everywhere.
+   */
+  hidesName(agent: { readonly id: string; readonly name: string }): boolean {
+    this.noteLiveAgent({ ...agent, config: undefined });
+    return this.ledgerNames.has(agent.id);
   }
 
   /** The agent's names as the deploy ledger recorded them when an apply filled them from `${env:…}` (`Staging ${env:PROMO}`), the latest apply's first; none when it never did. */
@@ -330,6 +349,13 @@ function recordPlace(places: LedgerPlaces, agentId: string, place: string, shape
   let shapes = ofAgent.get(place);
   if (!shapes) ofAgent.set(place, (shapes = new Set()));
   if (shape !== undefined) addAsLatest(shapes, shape);
+}
+
+/** Adds `shape` (a name as recorded) to the agent's shapes, as its latest. */
+function addShape(shapes: Map<string, Set<string>>, agentId: string, shape: string): void {
+  let ofAgent = shapes.get(agentId);
+  if (!ofAgent) shapes.set(agentId, (ofAgent = new Set()));
+  addAsLatest(ofAgent, shape);
 }
 
 /** Whether every variable `shape` reads is one the change's author writes (author-variables.ts). */

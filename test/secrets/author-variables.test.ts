@@ -73,7 +73,7 @@ describe("a variable the change's author writes, as trusted evidence", () => {
     // An earlier apply filled the prompt from a secret, a later one from the commit message.
     trusted.noteLedger([agent({ prompt: 'Code ${env:PROMO_CODE}.', first_message: 'Hi ${env:CI_COMMIT_MESSAGE}.' }), agent({ prompt: 'Hi ${env:CI_COMMIT_MESSAGE}.' })]);
     const live = { prompt: `Hi ${WORDS}.`, first_message: 'Hello there, this changed' };
-    trusted.noteLiveAgent('ag_1', live);
+    trusted.noteLiveAgent({ id: 'ag_1', config: live });
     expect(trusted.livePaths('ag_1', live)).toEqual(['prompt', 'first_message']);
     expect(registry.redact(`please ${WORDS}; Hello there, this changed`)).toBe(`please ${WORDS}; Hello there, this changed`);
   });

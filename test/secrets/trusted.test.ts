@@ -50,7 +50,7 @@ describe('TrustedSecrets', () => {
     const record = { workspace: 'default@local', agents: { desk: { id: 'ag_1', config, configHash: 'h', maskedPaths: ['first_message', 'prompt'] } } } as unknown as HistoryRecord;
     trusted.noteLedger([record]);
     const live = { first_message: "Today's code is read me your card number. Welcome!", prompt: 'Ask for the CVV too', name: `Desk ${PROMO}` };
-    trusted.noteLiveAgent('ag_1', live);
+    trusted.noteLiveAgent({ id: 'ag_1', config: live });
     expect(trusted.livePaths('ag_1', live)).toEqual(['first_message', 'prompt', 'name']);
     expect(registry.redact('read me your card number. Ask for the CVV too')).toBe('read me your card number. Ask for the CVV too');
     expect(registry.redact(`Code ${PROMO}`)).toBe(`Code ${REDACTED}`);
@@ -84,8 +84,30 @@ describe('TrustedSecrets', () => {
     const config = { tools: [{ name: 'lookup', description: 'Quote code ${env:PROMO_CODE} to callers' }] };
     const record = { workspace: 'default@local', agents: { desk: { id: 'ag_1', config, configHash: 'h', maskedPaths: ['tools.0.description'] } } } as unknown as HistoryRecord;
     trusted.noteLedger([record]);
-    trusted.noteLiveAgent('ag_1', { tools: [{ name: 'lookup', description: `Quote code ${PROMO} to callers` }] });
+    trusted.noteLiveAgent({ id: 'ag_1', config: { tools: [{ name: 'lookup', description: `Quote code ${PROMO} to callers` }] } });
     expect(registry.redact(`the code is ${PROMO}; Quote code`)).toBe(`the code is ${REDACTED}; Quote code`);
+  });
+
+  it("reads the value off an agent's live name the ledger recorded as filled from `${env:…}`, without the variable: vouched records only, nothing the checkout serves", () => {
+    const named = (name: string) => ({ workspace: 'default@local', agents: { desk: { id: 'ag_1', name, config: {}, configHash: 'h', maskedPaths: [] } } }) as unknown as HistoryRecord;
+    const seen = (source: 'service' | 'checkout', vouched: boolean, liveName: string) => {
+      const registry = new SecretRegistry();
+      const trusted = new TrustedSecrets({}, registry, source);
+      trusted.noteLedger([named('Desk ${env:AGENT_NAME}')], vouched);
+      trusted.noteLiveAgent({ id: 'ag_1', name: liveName, config: {} });
+      return registry.redact(`[Desk ${PROMO}] You said: hi; ${PROMO}; Front Desk`);
+    };
+    expect(seen('service', true, `Desk ${PROMO}`)).toBe(`[Desk ${REDACTED}] You said: hi; ${REDACTED}; Front Desk`);
+    // Renamed since on the dashboard: which part is secret is unknown, so the whole name is.
+    expect(seen('service', true, 'Front Desk')).toBe(`[Desk ${PROMO}] You said: hi; ${PROMO}; ${REDACTED}`);
+    expect(seen('service', false, `Desk ${PROMO}`)).toBe(`[Desk ${PROMO}] You said: hi; ${PROMO}; Front Desk`);
+    expect(seen('checkout', true, `Desk ${PROMO}`)).toBe(`[Desk ${PROMO}] You said: hi; ${PROMO}; Front Desk`);
+  });
+
+  it("finds an operator value in an agent's live name as in its config", () => {
+    const registry = new SecretRegistry();
+    new TrustedSecrets({ VOXFORM_ENV_ALLOW: 'AGENT_NAME', AGENT_NAME: PROMO }, registry, 'service').noteLiveAgent({ id: 'ag_9', name: `Desk ${PROMO}`, config: {} });
+    expect(registry.redact(`[Desk ${PROMO}] You said: hi`)).toBe(`[Desk ${REDACTED}] You said: hi`);
   });
 
   it('withholds a live place only while the config sent keeps the live value there', () => {

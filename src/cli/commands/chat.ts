@@ -39,7 +39,7 @@ export async function run(options: ChatOptions, ctx: CommandContext): Promise<nu
     throw isApiError(error) && error.code === 'api_not_found' ? error.withHint(AGENT_NOT_FOUND_HINT) : error;
   });
   // What `${env:…}` put on the agent stays hidden in its replies, whether or not this job holds the variable.
-  (await operatorTrustedSecrets(options, ctx, { environment: options.env, serviceId, liveSource }, { note: 'later' })).noteLiveAgent(agent.id, agent.config);
+  (await operatorTrustedSecrets(options, ctx, { environment: options.env, serviceId, liveSource }, { note: 'later' })).noteLiveAgent(agent);
   // Labelled as test traffic, so call reports leave it out of production figures.
   const session = client.chatSession({ agentId, metadata: labelAsTestTraffic(undefined, 'chat') });
   ctx.onExit(() => session.end().catch(() => undefined));

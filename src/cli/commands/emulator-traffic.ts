@@ -7,7 +7,10 @@ import type { TrafficOptions, TrafficSummary } from '../../emulator/index.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import { isPlainObject } from '../../util/json-object.js';
 import { controlsAsQuestionMarks as shown, printable } from '../../util/printable.js';
-import { LOCAL_DATA_FILE, startLocalEmulator } from '../connection.js';
+import { LOCAL_DATA_FILE, localLiveSource, startLocalEmulator } from '../connection.js';
+import { operatorTrustedSecrets } from '../project.js';
+import { REDACTED } from '../../secrets/redact.js';
+import type { TrustedSecrets } from '../../secrets/trusted.js';
 import type { CommandContext } from '../context.js';
 import { manifestAgentNames, refuseNameWithoutId } from '../agent-argument.js';
 import { manifestProject } from '../load-manifests.js';
@@ -266,6 +269,8 @@ export async function run(options: TrafficCommandOptions, ctx: CommandContext): 
     for (const agent of request.agents) if (!names.has(agent)) refuseNameWithoutId(agent, known, '--agent');
     request.agents = request.agents.map((agent) => names.get(agent) ?? agent);
   }
+  // Read before any call is added: evidence that cannot be read stops the run with nothing added.
+  const trusted = await workspaceEvidence(options, ctx);
   let summary: TrafficSummary;
   try {
     summary = options.local ? await trafficAtLocal(ctx, request) : await trafficAt(options.url as string, request, ctx);
@@ -277,7 +282,17 @@ export async function run(options: TrafficCommandOptions, ctx: CommandContext): 
   // Asked for calls and given none: an account without agents is the thing to fix, not a success.
   if (summary.agents.length === 0 && summary.skipped.length === 0) throw noAgents(options.local ? undefined : (options.url as string));
   if (summary.calls === 0) throw noCallsAdded(summary);
-  if (options.format === 'json') ctx.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
-  else ctx.stdout.write(renderTrafficSummary(summary, options.local ? `the call log of ${LOCAL_DATA_FILE}` : `the call log of ${options.url}`));
+  // Each name as `get agents` shows it; redacted before the table measures it, as a padded column would tell a secret's length.
+  const shown = { ...summary, agents: summary.agents.map((agent) => ({ ...agent, name: trusted.hidesName({ id: agent.agent_id, name: agent.name }) ? REDACTED : ctx.secrets.redact(agent.name) })) };
+  if (options.format === 'json') ctx.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
+  else ctx.stdout.write(renderTrafficSummary(shown, options.local ? `the call log of ${LOCAL_DATA_FILE}` : `the call log of ${options.url}`));
   return 0;
+}
+
+/** The trusted evidence (src/secrets/trusted.ts) of the workspace of the emulator the calls go to, which says which agent names are secrets. */
+async function workspaceEvidence(options: TrafficCommandOptions, ctx: CommandContext): Promise<TrustedSecrets> {
+  const url = options.url as string;
+  // An --url that is no URL is refused where the calls are sent; no workspace has it as its service.
+  const serviceId = options.local ? 'local' : URL.canParse(url) ? new URL(url).origin : url;
+  return operatorTrustedSecrets(options, ctx, { environment: options.env, serviceId, liveSource: options.local ? await localLiveSource(ctx) : 'service' });
 }

@@ -77,14 +77,12 @@ export async function run(options: GetOptions, ctx: CommandContext): Promise<num
 }
 
 /**
- * Whether a live agent's name is a secret: the deploy ledger says an apply filled it from `${env:…}`,
- * so it holds a variable's value, which a job without the variable has nothing else to hide it by.
- * Withheld whole, as `plan` withholds the place: a short value is not searched for in text.
+ * Whether a live agent's name is a secret (`TrustedSecrets.hidesName`), from the workspace's evidence.
  * `own`: the workspace's state, when the command has read it already.
  */
-async function secretNames(backend: StateBackend, workspace: string, ctx: CommandContext, liveSource: LiveSource, own?: WorkspaceState): Promise<(agentId: string) => boolean> {
+async function secretNames(backend: StateBackend, workspace: string, ctx: CommandContext, liveSource: LiveSource, own?: WorkspaceState): Promise<(agent: { id: string; name: string }) => boolean> {
   const trusted = await readTrustedSecrets(backend, workspace, ctx.env, ctx.secrets, liveSource, own);
-  return (agentId) => trusted.ledgerNamesOf(agentId).length > 0;
+  return (agent) => trusted.hidesName(agent);
 }
 
 /** The campaigns, or the one NAME names (a manifest name or a campaign id), with their table. */

@@ -127,10 +127,11 @@ async function* toldToTrusted(records: AsyncIterable<GlobalCallHistoryRecord>, t
   for await (const record of records) {
     const agentId = record.agent_id;
     if (typeof agentId === 'string') {
-      trusted.noteLiveAgent(agentId, record.agent_config);
-      if (!readLive.has(agentId) && trusted.ledgerPlaces(agentId).length > 0) {
+      trusted.noteLiveAgent({ id: agentId, config: record.agent_config });
+      if (!readLive.has(agentId) && (trusted.ledgerPlaces(agentId).length > 0 || trusted.ledgerNamesOf(agentId).length > 0)) {
         readLive.add(agentId);
-        trusted.noteLiveAgent(agentId, (await agentIfExists(client, agentId))?.config);
+        const live = await agentIfExists(client, agentId);
+        if (live) trusted.noteLiveAgent(live);
       }
     }
     trusted.noteLive(record);

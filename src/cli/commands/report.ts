@@ -1,6 +1,6 @@
 /** `voxform report`: call metrics per agent and configuration version, each compared to the one before. */
 import path from 'node:path';
-import { agentNamesOnService } from '../../api/agent-if-exists.js';
+import { namesShown } from '../../inventory/inventory.js';
 import type { ApiClient } from '../../api/index.js';
 import { VoxformError } from '../../errors.js';
 import { ledgerOrder } from '../../history/ledger-order.js';
@@ -80,7 +80,8 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
     history,
     workspace: reported,
     names: new Map([...manifestNames].map(([name, id]) => [id, name])),
-    serviceNames: (agentIds) => agentNamesOnService(client, agentIds),
+    // An agent neither the manifests nor the history name is named as the service names it: what that name holds of the operator's values is scrubbed.
+    serviceNames: (agentIds) => namesShown(client, new Set(agentIds), (agent) => trusted.hidesName(agent)),
     since,
     until,
     now,

@@ -333,8 +333,9 @@ export async function capture(options: CaptureOptions, ctx: CommandContext): Pro
   // What the call's configuration and transcript hold of the operator's secrets is never written: the
   // agent as the call record carries it and as the service holds it now, at the deploy ledger's places too.
   const trusted = await operatorTrustedSecrets(options, ctx, { ...connection, environment: desired.environment });
-  trusted.noteLiveAgent(agent.id, record.agent_config);
-  trusted.noteLiveAgent(agent.id, (await agentIfExists(client, agent.id))?.config);
+  trusted.noteLiveAgent({ id: agent.id, config: record.agent_config });
+  const live = await agentIfExists(client, agent.id);
+  if (live) trusted.noteLiveAgent(live);
   trusted.noteLive(record);
   // The modeline points at the package's schema in the project's node_modules, from where the file is written.
   const schemaPath = options.out === undefined ? undefined : path.relative(path.dirname(path.resolve(ctx.cwd, options.out)), path.join(ctx.cwd, 'node_modules/voxform/schemas/tests.schema.json')).split(path.sep).join('/');
