@@ -64,13 +64,18 @@ export async function resolveConnection(
 /** The base URL and key of a service on the network (not `--local`). */
 function remoteService(options: ConnectionOptions & { manifest?: ManifestService }, ctx: CommandContext) {
   const baseUrl = chooseBaseUrl(options, ctx.env, options.manifest);
-  const apiKey = headerValueFromEnv(ctx.env, 'VOXFORM_API_KEY');
+  return { url: baseUrl, apiKey: serviceApiKey(ctx.env) };
+}
+
+/** The key the run sends: `VOXFORM_API_KEY`, or `api_key_missing` when it gives none. */
+export function serviceApiKey(env: Readonly<Record<string, string | undefined>>): string {
+  const apiKey = headerValueFromEnv(env, 'VOXFORM_API_KEY');
   if (apiKey === undefined) {
-    throw new VoxformError('api_key_missing', `No API key: ${noApiKey(ctx.env)}.`, {
+    throw new VoxformError('api_key_missing', `No API key: ${noApiKey(env)}.`, {
       hint: 'Set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.',
     });
   }
-  return { url: baseUrl, apiKey };
+  return apiKey;
 }
 
 /**
@@ -140,10 +145,22 @@ export function withLocalAgentHint(error: unknown): unknown {
  * (the default account on first use), closed when the run ends. `manifests`: the paths named with
  * `-f`, whose folder may hold the project's account.
  */
-export async function startLocalEmulator(ctx: CommandContext, options: { webhooks?: LocalWebhooks | undefined; manifests?: readonly string[] | undefined } = {}): Promise<RunningEmulator> {
+export function startLocalEmulator(ctx: CommandContext, options: { webhooks?: LocalWebhooks | undefined; manifests?: readonly string[] | undefined } = {}): Promise<RunningEmulator> {
+  // One per run and webhook setting: a command that needs its key before it connects (`apply PLAN`) connects through the same one.
+  const webhooks = options.webhooks ?? 'all';
+  let ofRun = localEmulators.get(ctx);
+  if (!ofRun) localEmulators.set(ctx, (ofRun = new Map()));
+  let started = ofRun.get(webhooks);
+  if (!started) ofRun.set(webhooks, (started = embedLocalEmulator(ctx, webhooks, options.manifests ?? [])));
+  return started;
+}
+
+const localEmulators = new WeakMap<CommandContext, Map<LocalWebhooks, Promise<RunningEmulator>>>();
+
+async function embedLocalEmulator(ctx: CommandContext, webhooks: LocalWebhooks, manifests: readonly string[]): Promise<RunningEmulator> {
   const { startEmulator, dataFileUnwritable } = await import('../emulator/index.js');
   const dataFile = localDataFile(ctx);
-  await notePerFolderFile(ctx, LOCAL_DATA_FILE, '--local keeps one account per folder, as the state', undefined, options.manifests ?? []);
+  await notePerFolderFile(ctx, LOCAL_DATA_FILE, '--local keeps one account per folder, as the state', undefined, manifests);
   // A folder that cannot be made (a `.voxform` file in its place) is the data file's failure, said as the emulator says it.
   await makeKeptFolder(path.dirname(dataFile)).catch((error: unknown) => {
     throw withLocalDataFileHint(isFileSystemError(error) ? dataFileUnwritable(dataFile, error) : error);
@@ -151,7 +168,7 @@ export async function startLocalEmulator(ctx: CommandContext, options: { webhook
   const llm = emulatorLlmFromEnv({}, ctx.env);
   if (llm) registerModelSecrets(llm, (secret) => ctx.secrets.add(secret));
   // Shared: a `chat` and an `apply` run at once in this folder each embed an emulator on this file.
-  const emulator = await startEmulator({ port: 0, host: '127.0.0.1', dataFile, sharedDataFile: true, webhooks: options.webhooks ?? 'all', ...(llm ? { llm } : {}) }).catch((error: unknown) => {
+  const emulator = await startEmulator({ port: 0, host: '127.0.0.1', dataFile, sharedDataFile: true, webhooks, ...(llm ? { llm } : {}) }).catch((error: unknown) => {
     throw withLocalDataFileHint(error);
   });
   ctx.onExit(() => emulator.close());
@@ -182,7 +199,7 @@ const LOCAL_DATA_FILE_HINTS: Readonly<Record<string, string>> = {
 };
 
 /** The base URL or region the operator named, or undefined when the manifests decide. */
-function operatorService(options: ConnectionOptions, env: Readonly<Record<string, string | undefined>>): string | undefined {
+export function operatorService(options: ConnectionOptions, env: Readonly<Record<string, string | undefined>>): string | undefined {
   const named = operatorBaseUrl(options.baseUrl, env);
   if (named !== undefined) return named;
   const region = nonEmpty(options.region) ?? nonEmpty(env.VOXFORM_REGION)?.toLowerCase();

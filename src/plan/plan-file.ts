@@ -220,8 +220,14 @@ function describeService(serviceId: string): string {
   }
 }
 
-/** A saved plan applied where it was not made: which service, or which folder, says why it cannot run. */
-export function madeElsewhere(saved: Pick<SavedPlan, 'base_url' | 'made_in'>, here: Pick<PlanFreshnessInputs, 'serviceId' | 'workingDir' | 'planCommand'>): VoxformError | undefined {
+/**
+ * A saved plan applied where it was not made: which service, or which folder, says why it cannot run.
+ * `manifestsMissing`: the folder here holds none of the plan's manifests (else they differ).
+ */
+export function madeElsewhere(
+  saved: Pick<SavedPlan, 'base_url' | 'made_in'>,
+  here: Pick<PlanFreshnessInputs, 'serviceId' | 'workingDir' | 'planCommand'> & { manifestsMissing?: boolean },
+): VoxformError | undefined {
   const hint = `Apply it where it was made, or run \`${here.planCommand ?? DEFAULT_PLAN_COMMAND}\` here, review it, and apply the new plan.`;
   if (saved.base_url !== here.serviceId) {
     const made = saved.base_url === 'local' ? 'made with --local' : `made for ${describeService(saved.base_url)}`;
@@ -231,12 +237,34 @@ export function madeElsewhere(saved: Pick<SavedPlan, 'base_url' | 'made_in'>, he
     });
   }
   if (saved.made_in !== undefined && here.workingDir !== undefined && saved.made_in !== here.workingDir) {
-    return new VoxformError('plan_stale', `The saved plan was made from ${saved.made_in}; you are in ${here.workingDir}, whose manifests differ. Nothing was applied.`, {
+    const folder = here.manifestsMissing ? 'which does not hold its manifests' : 'whose manifests differ';
+    return new VoxformError('plan_stale', `The saved plan was made from ${saved.made_in}; you are in ${here.workingDir}, ${folder}. Nothing was applied.`, {
       hint,
       details: { reasons: ['made in another project'], resources: [] },
     });
   }
   return undefined;
+}
+
+/**
+ * Refuses a saved plan this run's key cannot vouch for: made with another key, or changed since it
+ * was saved (its `plan_digest`, keyed over every other field, does not match). Nothing a plan names
+ * (its manifests, its environment) is read before this holds: a plan handed on between CI jobs may
+ * have been edited to name any file.
+ */
+export function assertPlanIntact(saved: SavedPlan, fingerprintKey: string, planCommand = DEFAULT_PLAN_COMMAND): void {
+  if (saved.fingerprint_key_id !== fingerprintKeyId(fingerprintKey)) {
+    // Every keyed digest differs under another key: comparing them would only blame the wrong thing.
+    throw new VoxformError('plan_stale', 'The saved plan was made with another API key, so voxform cannot check it is still current. Nothing was applied.', {
+      hint: `Run \`${planCommand}\` again with this VOXFORM_API_KEY, review it, and apply the new plan.`,
+      details: { reasons: ['made with another API key'], resources: [] },
+    });
+  }
+  if (saved.plan_digest !== planDigest(saved, fingerprintKey)) {
+    throw new VoxformError('plan_unreadable', 'The saved plan was changed after voxform saved it (its plan_digest does not match), so what it would send is not what was reviewed. Nothing was applied.', {
+      hint: 'Run `voxform plan --out FILE` again, review it, and apply the new plan; never edit a saved plan.',
+    });
+  }
 }
 
 /**
@@ -252,18 +280,7 @@ export function assertPlanFresh(saved: SavedPlan, now: PlanFreshnessInputs): voi
   const manifestsChanged = saved.manifest_hash !== desired.manifestHash;
   const elsewhere = madeElsewhere(saved, { serviceId, workingDir: manifestsChanged ? now.workingDir : undefined, planCommand });
   if (elsewhere) throw elsewhere;
-  if (saved.fingerprint_key_id !== fingerprintKeyId(fingerprintKey)) {
-    // Every keyed digest differs under another key: comparing them would only blame the wrong thing.
-    throw new VoxformError('plan_stale', 'The saved plan was made with another API key, so voxform cannot check it is still current. Nothing was applied.', {
-      hint: `Run \`${planCommand}\` again with this VOXFORM_API_KEY, review it, and apply the new plan.`,
-      details: { reasons: ['made with another API key'], resources: [] },
-    });
-  }
-  if (saved.plan_digest !== planDigest(saved, fingerprintKey)) {
-    throw new VoxformError('plan_unreadable', 'The saved plan was changed after voxform saved it (its plan_digest does not match), so what it would send is not what was reviewed. Nothing was applied.', {
-      hint: 'Run `voxform plan --out FILE` again, review it, and apply the new plan; never edit a saved plan.',
-    });
-  }
+  assertPlanIntact(saved, fingerprintKey, planCommand);
   const reasons: string[] = [];
   if (manifestsChanged) reasons.push('the manifests (or files they include) changed');
   // Before the live fingerprints: those of the files, campaigns and credentials are compared with what the state recorded.

@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/schema/types.gen.js';
@@ -166,6 +166,35 @@ describe('apply PLAN runs the saved plan', () => {
     // Saved again untouched, it applies (as a process in the tests above).
     expect((await p.cliInProcess(['plan', '--out', 'plan.json'])).code).toBe(0);
     expect((await p.cliInProcess(['apply', 'plan.json'])).code).toBe(0);
+  });
+
+  it('reads nothing a saved plan names before its digest vouches for it: manifests edited to another file are refused, their text never shown', async () => {
+    project = await startExampleProject();
+    const p = project;
+    await p.cliInProcess(['plan', '--out', 'plan.json']);
+    const file = path.join(p.dir, 'plan.json');
+    const saved = JSON.parse(await readFile(file, 'utf8'));
+    // A file outside the project, as a CI job that handed the plan on might have: it must not be read.
+    const outside = path.join(path.dirname(p.dir), `outside-${path.basename(p.dir)}.npmrc`);
+    await writeFile(outside, '//registry.npmjs.org/:_authToken=npm_PLANTED_TOKEN_77\n');
+    const before = p.requests.length;
+    try {
+      for (const edited of [
+        { ...saved, files: [outside] },
+        { ...saved, files: [outside], environment: 'nowhere' },
+        // A key id of its own: nothing in the plan can be checked, so nothing it names is read either.
+        { ...saved, files: [outside], fingerprint_key_id: 'forged' },
+      ]) {
+        await writeFile(file, `${JSON.stringify(edited, null, 2)}\n`);
+        const refused = await p.cli(['apply', 'plan.json']);
+        expect(refused.code).toBe(1);
+        expect(refused.stderr).toMatch(/^error\[plan_(unreadable|stale)\]: The saved plan (was changed after voxform saved it|was made with another API key)/);
+        expect(refused.stdout + refused.stderr).not.toContain('npm_PLANTED_TOKEN_77');
+      }
+      expect(p.requests.slice(before)).toEqual([]);
+    } finally {
+      await rm(outside, { force: true });
+    }
   });
 
   it('never saves a plan over a file that is not one, and replaces a plan saved before', async () => {

@@ -87,7 +87,10 @@ describe('a saved plan applied from another project', () => {
     expect((await runCliInProcess(['plan', '--out', 'plan.json'], { cwd: a, env: service.env })).code).toBe(0);
     const applied = await runCli(['apply', path.join(a, 'plan.json')], { cwd: b, env: service.env });
     expect(applied.code).toBe(1);
-    expect(applied.stderr).toContain(`error[plan_stale]: The saved plan was made from ${await realpath(a)}; you are in ${await realpath(b)}`);
+    expect(applied.stderr).toBe(
+      `error[plan_stale]: The saved plan was made from ${await realpath(a)}; you are in ${await realpath(b)}, which does not hold its manifests. Nothing was applied.\n` +
+        `  hint: Apply it where it was made, or run \`voxform plan --out ${path.join(a, 'plan.json')} -f voxform.yaml\` here, review it, and apply the new plan.\n`,
+    );
   });
 
   it('the same manifests in another checkout apply', async () => {

@@ -1,7 +1,9 @@
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { isVoxformError, VoxformError } from '../../errors.js';
-import { madeElsewhere, readPlanFile, type SavedPlan } from '../../plan/plan-file.js';
+import { assertPlanIntact, madeElsewhere, readPlanFile, type SavedPlan } from '../../plan/plan-file.js';
+import { fingerprintKey } from '../../util/hash.js';
+import { operatorService, serviceApiKey, startLocalEmulator } from '../connection.js';
 import type { CommandContext } from '../context.js';
 import { applyOnTerminal, applyRunSettings, type ApplyRunOptions } from '../apply-on-terminal.js';
 import { manifestArgumentError, namesManifest } from '../manifest-argument.js';
@@ -32,6 +34,21 @@ function savedPlanProject(options: ApplyCommandOptions, saved: SavedPlan, planFi
     project.envFlag = false;
   }
   return project;
+}
+
+/**
+ * A saved plan vouched for by this run's key before anything it names is read: a plan handed on
+ * between CI jobs may have been edited to name any file as a manifest, and only its `plan_digest`,
+ * keyed with the API key the file never holds, says it was not. The service the operator's flags
+ * target is compared first, as apply compares it once connected: another service's plan was made
+ * with another key, which is not the point.
+ */
+async function assertVouched(saved: SavedPlan, options: ApplyCommandOptions, ctx: CommandContext, planCommand: string): Promise<void> {
+  const target = options.local ? 'local' : operatorService(options, ctx.env);
+  const elsewhere = target === undefined ? undefined : madeElsewhere(saved, { serviceId: target, planCommand });
+  if (elsewhere) throw elsewhere;
+  const apiKey = options.local ? (await startLocalEmulator(ctx)).apiKey : serviceApiKey(ctx.env);
+  assertPlanIntact(saved, fingerprintKey(apiKey), planCommand);
 }
 
 /** `chosen`: the saved plan's manifests and environment, with this run's service and state options; `selection`: the plan's own. */
@@ -73,18 +90,25 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
   const workingDir = saved ? await realpath(ctx.cwd) : undefined;
   // A saved plan's manifests and environment are its own; planned again from them when it is stale (as once partly run).
   const chosen = saved ? { ...options, file: saved.files, env: saved.environment ?? undefined } : options;
-  const project = await connectProject(saved && planFile ? savedPlanProject(options, saved, planFile, ctx) : options, ctx).catch((error: unknown) => {
+  const savedCommands = planFile && saved ? savedPlanCommands(planFile, chosen, selection) : undefined;
+  const explained = (error: unknown): unknown => {
     // The plan's manifests are not here at all: it was made in another project.
-    const elsewhere = saved && isVoxformError(error) && error.code === 'manifest_not_found' ? madeElsewhere(saved, { serviceId: saved.base_url, workingDir }) : undefined;
+    const elsewhere = saved && isVoxformError(error) && error.code === 'manifest_not_found' ? madeElsewhere(saved, { serviceId: saved.base_url, workingDir, planCommand: savedCommands?.plan, manifestsMissing: true }) : undefined;
     // A --local plan applied without --local: another service, so "no key" is not the point.
-    if (saved?.base_url === 'local' && isVoxformError(error) && error.code === 'api_key_missing') throw localPlanElsewhere(planFile ?? '', chosen, selection);
-    throw elsewhere ?? error;
-  });
+    if (saved?.base_url === 'local' && isVoxformError(error) && error.code === 'api_key_missing') return localPlanElsewhere(planFile ?? '', chosen, selection);
+    return elsewhere ?? error;
+  };
+  const projectOptions = saved && planFile ? savedPlanProject(options, saved, planFile, ctx) : options;
+  const vouched = saved && savedCommands ? assertVouched(saved, options, ctx, savedCommands.plan) : Promise.resolve();
+  const project = await vouched
+    .then(() => connectProject(projectOptions, ctx))
+    .catch((error: unknown) => {
+      throw explained(error);
+    });
   warnPromotedEnvironment(project.desired, chosen, ctx);
   // Found while the plan is made and applied (git runs meanwhile): only the history record needs it.
   const source = deploySourceOf(project.desired, ctx);
   source.catch(() => undefined);
-  const savedCommands = planFile && saved ? savedPlanCommands(planFile, chosen, selection) : undefined;
   const { code } = await applyOnTerminal(
     {
       ...planInputs(project, ctx),
