@@ -149,7 +149,8 @@ export function errorFromBadAnswer(status: number, what: string, ctx: FailureCon
   return new ApiError({
     code: 'api_error',
     message: `${ctx.method} ${displayPath(ctx.path)} failed: the service answered ${status} with ${what}${scrubbed ? ` (${clip(scrubbed)})` : ''}.`,
-    hint: 'The service did not apply the change; run again, and report it if it persists.',
+    // A read changes nothing; a write whose answer says it failed was not applied.
+    hint: ctx.method === 'GET' || ctx.method === 'HEAD' ? 'Run again, and report it if it persists: a read changes nothing.' : 'The service did not apply the change; run again, and report it if it persists.',
     status,
     method: ctx.method,
     path: ctx.path,
