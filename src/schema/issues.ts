@@ -100,6 +100,14 @@ function pruneAnyOfBranches(errors: readonly ErrorObject[]): ErrorObject[] {
       dropped.add(anyOf);
       return;
     }
+    // A branch whose type the value has failed on something else (a string one of `minLength: 1`
+    // given ""): that is the problem, and the other branches' types are noise.
+    const ofItsType = atValue.filter((e) => !WRONG_SHAPE_KEYWORDS.has(e.keyword));
+    if (ofItsType.length > 0) {
+      atValue.filter((e) => !ofItsType.includes(e)).forEach((e) => dropped.add(e));
+      dropped.add(anyOf);
+      return;
+    }
     // Every branch failed at the value itself: one sentence naming what would have been accepted.
     const expected = atValue.map(describeExpectation).filter((text, i, all) => all.indexOf(text) === i).reverse();
     atValue.forEach((e) => dropped.add(e));
@@ -107,6 +115,9 @@ function pruneAnyOfBranches(errors: readonly ErrorObject[]): ErrorObject[] {
   });
   return errors.filter((e) => !dropped.has(e)).map((e) => replaced.get(e) ?? e);
 }
+
+/** The keywords a branch fails on when the value is not of its shape at all: the "must be A or B" of an anyOf. */
+const WRONG_SHAPE_KEYWORDS: ReadonlySet<string> = new Set(['type', 'const', 'enum', 'required']);
 
 function describeExpectation(error: ErrorObject): string {
   if (error.keyword === 'type') return String((error.params as { type: string }).type);

@@ -238,6 +238,11 @@ describe('loadManifests: schema checks', () => {
     expect(summarize(result)).toEqual([`voxform.yaml:${at} type_mismatch ${message}`]);
   });
 
+  it('an empty string where a branch of its type wants text says so, not what the other branches take', async () => {
+    const result = await loadTree({ 'voxform.yaml': `${AGENT}    config:\n      extra_prompt_webhook: ""\n      session_data_webhook: { url: "" }\n` });
+    expect(summarize(result)).toEqual(['voxform.yaml:6:29 invalid_value extra_prompt_webhook must not be empty', 'voxform.yaml:7:36 invalid_value session_data_webhook.url must not be empty']);
+  });
+
   it.each([
     { yaml: '    config:\n      promt: x', at: '6:7', message: 'unknown field "promt" in config; did you mean "prompt"?' },
     { yaml: '    nmae: x', at: '5:5', message: 'unknown field "nmae" in agent "front-desk"; did you mean "name"?' },
