@@ -199,6 +199,7 @@ export const DIAGNOSTIC_CODES = [
   'empty_file',
   'not_a_mapping',
   'unknown_field',
+  'ignore_conflict',
   'missing_field',
   'type_mismatch',
   'invalid_value',

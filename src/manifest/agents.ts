@@ -232,25 +232,40 @@ function promptRequest(config: Record<string, unknown>, template: TemplateUse | 
   };
 }
 
-/** `ignore` entries must name fields that exist: one with a typo ignores nothing, and the live value is overwritten. */
+/**
+ * `ignore` entries must name fields that exist: one with a typo, or one inside a list or a text,
+ * ignores nothing, and the live value is overwritten. Nor may the agent set a whole value above
+ * one (`voice: null` beside `ignore: [config.voice.settings]`): sending it would clear the field
+ * ignored.
+ */
 function checkIgnorePaths(spec: Record<string, unknown>, diagnostics: DiagnosticList): void {
   if (!Array.isArray(spec.ignore)) return;
   const configNode = schemaNode('AgentConfigSpec', 'manifest');
   spec.ignore.forEach((entry, index) => {
     if (typeof entry !== 'string' || !/^(name|config(\.[A-Za-z0-9_]+)*)$/.test(entry)) return; // the schema reports these
+    const at = spanAt(spec, ['ignore', index]) as Span;
     const parts = parseDotted(entry).slice(1);
+    for (let depth = 1; depth < parts.length; depth++) {
+      const above = valueAtPath(spec, ['config', ...parts.slice(0, depth)]);
+      if (above === undefined || isPlainObject(above)) continue;
+      const parent = formatDotted(['config', ...parts.slice(0, depth)]);
+      diagnostics.error('ignore_conflict', `ignore: ${entry} lies under ${parent}, which this agent sets whole (to ${above === null ? 'null' : Array.isArray(above) ? 'a list' : 'a value'}): sending it would clear what ignore keeps; set the fields of ${parent} it manages instead, or ignore ${parent}`, at);
+      return;
+    }
     let node: SchemaNode | undefined = configNode;
     for (const [depth, part] of parts.entries()) {
-      if (!node || node.additional === 'any' || (node.properties.size === 0 && node.additional === undefined)) return; // free-form below here
+      if (!node || node.additional === 'any') return; // free-form below here
+      const parent = formatDotted(['config', ...parts.slice(0, depth)]);
+      if (node.types !== undefined && !node.types.has('object')) {
+        const what = node.types.has('array') ? 'a list: ignore names fields, not what a list holds' : 'not an object';
+        diagnostics.error('unknown_field', `ignore: ${entry} is not a field of the agent: ${parent} is ${what}; ignore ${parent} whole`, at);
+        return;
+      }
+      if (node.properties.size === 0 && node.additional === undefined) return; // an object of any keys below here
       const next = propertyNode(node, part);
       if (!next) {
         const suggestion = didYouMean(part, knownProperties(node));
-        const parent = formatDotted(['config', ...parts.slice(0, depth)]);
-        diagnostics.error(
-          'unknown_field',
-          `ignore: ${entry} is not a field of the agent: ${parent} has no "${part}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
-          spanAt(spec, ['ignore', index]) as Span,
-        );
+        diagnostics.error('unknown_field', `ignore: ${entry} is not a field of the agent: ${parent} has no "${part}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`, at);
         return;
       }
       node = next;

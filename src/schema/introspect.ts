@@ -9,6 +9,8 @@ export interface SchemaNode {
   additional: SchemaNode | 'any' | undefined;
   /** The node for array elements, if this can be an array. */
   items: SchemaNode | undefined;
+  /** The JSON types a value here may have (`object`, `string`, …); undefined when the schema does not say (any). */
+  types: ReadonlySet<string> | undefined;
   sensitive: boolean;
   readOnly: boolean;
 }
@@ -39,6 +41,7 @@ function buildNode(schema: JsonSchema, root: Root): SchemaNode {
     properties: new Map(),
     additional: undefined,
     items: undefined,
+    types: undefined,
     sensitive: schema['x-sensitive'] === true,
     readOnly: schema.readOnly === true,
   };
@@ -56,10 +59,12 @@ function buildNode(schema: JsonSchema, root: Root): SchemaNode {
       for (const [name, value] of sub.properties) if (!node.properties.has(name)) node.properties.set(name, value);
       node.additional ??= sub.additional;
       node.items ??= sub.items;
+      if (sub.types) node.types = new Set([...(node.types ?? []), ...sub.types]);
       node.sensitive ||= sub.sensitive;
       node.readOnly ||= sub.readOnly;
       continue;
     }
+    if (typeof s.type === 'string' || Array.isArray(s.type)) node.types = new Set([...(node.types ?? []), ...[s.type].flat().map(String)]);
     const props = s.properties as Record<string, JsonSchema> | undefined;
     if (props) {
       for (const [name, propSchema] of Object.entries(props)) {

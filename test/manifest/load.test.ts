@@ -418,6 +418,21 @@ describe('loadManifests: schema checks', () => {
       'voxform.yaml:5:14 unknown_field ignore: config.voice.setings is not a field of the agent: config.voice has no "setings"; did you mean "settings"?',
     ]);
   });
+
+  it('refuses an ignore path inside a list or a text: it would ignore nothing, and the whole field is sent', async () => {
+    const result = await loadTree({ 'voxform.yaml': `${AGENT}    ignore: [config.first_message.text, config.tools.header, config.prompt.file]\n` });
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:5:14 unknown_field ignore: config.first_message.text is not a field of the agent: config.first_message is not an object; ignore config.first_message whole',
+      'voxform.yaml:5:41 unknown_field ignore: config.tools.header is not a field of the agent: config.tools is a list: ignore names fields, not what a list holds; ignore config.tools whole',
+    ]);
+  });
+
+  it('refuses an ignore path under a field the agent sets whole, which sending would clear', async () => {
+    const result = await loadTree({ 'voxform.yaml': `${AGENT}    config: { voice: null, tools: [] }\n    ignore: [config.voice.settings, config.tools]\n` });
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:6:14 ignore_conflict ignore: config.voice.settings lies under config.voice, which this agent sets whole (to null): sending it would clear what ignore keeps; set the fields of config.voice it manages instead, or ignore config.voice',
+    ]);
+  });
 });
 
 describe('loadManifests: ${env:…}', () => {
