@@ -5,7 +5,7 @@
  */
 import type { Document, Node, YAMLError } from 'yaml';
 import type { DiagnosticCode, DiagnosticList } from './diagnostics.js';
-import { MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS, MAX_NESTING_DEPTH, MAX_YAML_TOKENS, MAX_YAML_TOKENS_PER_LOAD } from '../yaml/limits.js';
+import { MAX_ALIAS_EXPANDED_CHARACTERS, MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS, MAX_NESTING_DEPTH, MAX_YAML_TOKENS, MAX_YAML_TOKENS_PER_LOAD } from '../yaml/limits.js';
 import { attachSpans, spansOf, type EntrySpans, type PathPart } from './positions.js';
 import { setOwn } from '../util/json-object.js';
 import { parseYamlSubset, type Misindentation } from './parse-yaml-subset.js';
@@ -224,6 +224,8 @@ class Converter {
   private aliasExpansions = 0;
   /** Values produced inside alias expansions. */
   private expandedValues = 0;
+  /** Characters of the text values produced inside alias expansions. */
+  private expandedCharacters = 0;
   /**
    * The alias written outside any expansion that is being expanded now. A limit is reported there:
    * the nodes inside an expansion stand at their anchor's definition, often the file's first aliases.
@@ -254,6 +256,9 @@ class Converter {
       return this.stopAtAlias(`expand to more than ${formatCount(MAX_ALIAS_EXPANDED_VALUES)} values (the limit per document), from ${expansions}`);
     }
     if (this.yaml.isScalar(node)) {
+      if (this.expanding.size > 0 && typeof node.value === 'string' && (this.expandedCharacters += node.value.length) > MAX_ALIAS_EXPANDED_CHARACTERS) {
+        return this.stopAtAlias(`expand to more than ${formatCount(MAX_ALIAS_EXPANDED_CHARACTERS)} characters of text (the limit per document), from ${plural(this.aliasExpansions, 'alias expansion')}`);
+      }
       if (typeof node.value === 'number' && !Number.isFinite(node.value)) {
         return this.leaveOut(`${node.source ?? node.value} is not a number a manifest field takes (JSON has no infinity and no NaN); write a finite number`, node);
       }

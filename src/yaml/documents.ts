@@ -1,6 +1,6 @@
 /** The one way voxform reads YAML with the general parser: every file is untrusted, so ./limits.ts holds for all. */
 import { Composer, Lexer, Parser, YAMLParseError, isAlias, isCollection, isPair, isScalar, visit, type Document, type DocumentOptions, type Node, type ParseOptions, type Scalar, type SchemaOptions, type YAMLError } from 'yaml';
-import { MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS, MAX_YAML_TOKENS } from './limits.js';
+import { MAX_ALIAS_EXPANDED_CHARACTERS, MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS, MAX_YAML_TOKENS } from './limits.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { formatCount } from '../util/plural.js';
 import { replaceTabFollowOns } from './tab-indent.js';
@@ -128,9 +128,13 @@ interface Expansion {
   made: number;
   /** Values in the node expanded whole (itself included). */
   values: number;
+  /** Characters of text those expansions make. */
+  madeCharacters: number;
+  /** Characters of text in the node expanded whole. */
+  characters: number;
 }
 
-const NOTHING: Expansion = { aliases: 0, made: 0, values: 0 };
+const NOTHING: Expansion = { aliases: 0, made: 0, values: 0, madeCharacters: 0, characters: 0 };
 
 /**
  * Whether the document's aliases stay within the limits, counted in one pass without expanding
@@ -154,24 +158,28 @@ export function aliasesWithinLimits(doc: Document): boolean {
     return result;
   };
   const total = measure(doc.contents);
-  return total.aliases <= MAX_ALIAS_EXPANSIONS && total.made <= MAX_ALIAS_EXPANDED_VALUES;
+  return total.aliases <= MAX_ALIAS_EXPANSIONS && total.made <= MAX_ALIAS_EXPANDED_VALUES && total.madeCharacters <= MAX_ALIAS_EXPANDED_CHARACTERS;
 }
 
 function measureNode(node: unknown, measure: (node: unknown) => Expansion, targets: Map<unknown, Node | undefined>): Expansion {
   if (isAlias(node)) {
     const target = measure(targets.get(node));
     // The copy is every value of the target expanded (its own aliases' copies included).
-    return { aliases: target.aliases + 1, made: target.values, values: target.values };
+    return { aliases: target.aliases + 1, made: target.values, values: target.values, madeCharacters: target.characters, characters: target.characters };
   }
-  if (isScalar(node)) return { aliases: 0, made: 0, values: 1 };
+  if (isScalar(node)) return { aliases: 0, made: 0, values: 1, madeCharacters: 0, characters: typeof node.value === 'string' ? node.value.length : 0 };
   const parts: unknown[] = isPair(node) ? [node.key, node.value] : isCollection(node) ? node.items : [];
-  const sum = { aliases: 0, made: 0, values: isPair(node) ? 0 : 1 };
+  const sum = { aliases: 0, made: 0, values: isPair(node) ? 0 : 1, madeCharacters: 0, characters: 0 };
   for (const part of parts) {
     if (part === null || part === undefined) continue;
     const child = measure(part);
     sum.aliases += child.aliases;
     sum.made += child.made;
     sum.values += child.values;
+    // Text as the manifest reader counts it: values, not keys.
+    if (isPair(node) && part === node.key) continue;
+    sum.madeCharacters += child.madeCharacters;
+    sum.characters += child.characters;
   }
   return sum;
 }

@@ -30,3 +30,11 @@ export const MAX_ALIAS_EXPANSIONS = 10_000;
  * anchor ("billion laughs") are as costly as many aliases of a small one.
  */
 export const MAX_ALIAS_EXPANDED_VALUES = 100_000;
+
+/**
+ * Characters of text produced by alias expansion per document (`yaml_alias_limit`): an alias of a
+ * long text costs one value but is that text again wherever the value is sent or printed, so 1,200
+ * aliases of a 500,000-character text in a 0.5 MB file would be 600 million characters in every
+ * request that carries them. As much as the longest text a manifest may fill in, and a test file.
+ */
+export const MAX_ALIAS_EXPANDED_CHARACTERS = 1_048_576;

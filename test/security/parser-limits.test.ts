@@ -122,6 +122,21 @@ describe('parser limits', () => {
     );
   });
 
+  it('stops aliases of a long text at the expanded-text limit, at the alias whose copy passes it', async () => {
+    // Each copy is 300,000 characters: the fourth passes 1,048,576. fmt refuses the document alike.
+    const text = 'x'.repeat(300_000);
+    const manifest = `big: &big "${text}"\ncopies:\n${Array.from({ length: 4 }, () => '  - *big').join('\n')}\n`;
+    const result = await loadTree({ 'voxform.yaml': manifest });
+    expect(codes(result)).toEqual(['6:5 yaml_alias_limit']);
+    expect(result.diagnostics[0]?.message).toBe(
+      'with this alias, the aliases of this document expand to more than 1,048,576 characters of text (the limit per document), from 4 alias expansions; write the repeated part out, or use defaults',
+    );
+    const { aliasesWithinLimits, parseYamlDocuments } = await import('../../src/yaml/documents.js');
+    expect(parseYamlDocuments(manifest).documents.every(aliasesWithinLimits)).toBe(false);
+    // Three copies stay within it.
+    expect(parseYamlDocuments(manifest.replace(/\n {2}- \*big\n$/, '\n')).documents.every(aliasesWithinLimits)).toBe(true);
+  });
+
   it('points a billion-laughs document at the first alias that passes a limit, past a harmless one', async () => {
     const lines = ['early: &small hi', 'copy: *small', 'a0: &a0 [x, x, x, x, x, x, x, x, x]'];
     for (let i = 1; i < 12; i++) lines.push(`a${i}: &a${i} [${Array.from({ length: 9 }, () => `*a${i - 1}`).join(', ')}]`);
