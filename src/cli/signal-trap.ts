@@ -43,8 +43,13 @@ export class WritesInFlight {
   }
 }
 
-/** How long cleanups may take after a stray error stopped the run at once: they may wait on what broke. */
-const STRAY_ERROR_CLEANUP_MS = 2000;
+/**
+ * How long cleanups may take once the run stops at once (a second signal, a stray error): they may
+ * wait on what broke (a request never answered, a state database that stopped answering), and the
+ * stop was promised at once. A lock left by a cleanup cut short is the dead run's, which the next
+ * run takes over (a database's advisory lock ends with its connection).
+ */
+export const STOP_AT_ONCE_CLEANUP_MS = 2000;
 /**
  * How long a graceful stop a stray error began may take before it is cut short: longer than apply's
  * grace for the writes in flight (execute-plan.ts) and its state and history writes, and short of a
@@ -191,9 +196,8 @@ export function trapSignals(options: SignalTrapOptions): StopTrap {
 /**
  * A stop at once: the stray errors said (as text before the stop's own error), then, where a signal
  * stopped the run or a graceful stop was cut short, the stop, with each write it cuts short whose
- * outcome is unknown; the output silenced, the cleanups run (after a stray error, not for long: they
- * may wait on the very thing that broke, a request never answered), and exit with `exitCode` (130
- * for a signal).
+ * outcome is unknown; the output silenced, the cleanups run (not for long: STOP_AT_ONCE_CLEANUP_MS),
+ * and exit with `exitCode` (130 for a signal).
  */
 function stopNow(options: SignalTrapOptions, how: { exitCode: number; strays: readonly unknown[]; cutShort: CutShort | undefined; atOnce: StopAtOnce | undefined }): void {
   const bySignal = how.exitCode === EXIT_INTERRUPTED;
@@ -202,6 +206,6 @@ function stopNow(options: SignalTrapOptions, how: { exitCode: number; strays: re
   for (const error of how.strays) options.reportStray(error, { beforeStop: stop !== undefined });
   if (stop) options.reportStop(stop, unknownOutcomes);
   options.onStop(how.exitCode);
-  const cleaned = bySignal ? options.runCleanups() : Promise.race([options.runCleanups(), new Promise<void>((resolve) => setTimeout(resolve, STRAY_ERROR_CLEANUP_MS).unref())]);
+  const cleaned = Promise.race([options.runCleanups(), new Promise<void>((resolve) => setTimeout(resolve, STOP_AT_ONCE_CLEANUP_MS).unref())]);
   void cleaned.finally(() => options.exit(how.exitCode));
 }

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { VoxformError } from '../../src/errors.js';
-import { SAME_SIGNAL_REPEAT_MS, STRAY_ERROR_STOP_MS, trapSignals, WritesInFlight } from '../../src/cli/signal-trap.js';
+import { SAME_SIGNAL_REPEAT_MS, STOP_AT_ONCE_CLEANUP_MS, STRAY_ERROR_STOP_MS, trapSignals, WritesInFlight } from '../../src/cli/signal-trap.js';
 import { cleanupList } from '../../src/cli/run-command.js';
 
 /** A trap on a fake process whose clock moves only when told; what it says and does is collected. */
@@ -145,6 +145,30 @@ describe('an error thrown outside the command\'s awaited chain (a stray error)',
     expect(t.silenced).toEqual([1]);
     // Said already: the command's end hands nothing back.
     expect(t.trap.ended()).toBeUndefined();
+  });
+
+  it('a second signal stops at once even while a cleanup waits on what stopped answering (a state database): the cleanups get a bounded time', async () => {
+    const signals = new EventEmitter();
+    const exits: number[] = [];
+    const trap = trapSignals({
+      signals,
+      now: () => 1_000,
+      exit: (code) => void exits.push(code),
+      // A database connection that never answers its close.
+      runCleanups: () => new Promise<void>(() => undefined),
+      reportStop: () => undefined,
+      reportStray: () => undefined,
+      announce: () => undefined,
+      writes: new WritesInFlight(),
+      onStop: () => undefined,
+    });
+    void trap.interrupted();
+    signals.emit('SIGTERM', 'SIGTERM');
+    signals.emit('SIGINT', 'SIGINT');
+    await vi.advanceTimersByTimeAsync(STOP_AT_ONCE_CLEANUP_MS - 1);
+    expect(exits).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(exits).toEqual([130]);
   });
 
   it('once stopping at once, a signal ends the process at once with the stop\'s code, whatever the cleanups wait on', () => {
