@@ -1,8 +1,14 @@
 import { canonicalJson } from '../util/hash.js';
+import { isPlainObject } from '../util/json-object.js';
 
-/** The one "unchanged" rule: both serialize alike with keys sorted, and a desired `null` matches an unset field. */
+/**
+ * The one "unchanged" rule: both serialize alike with keys sorted, and a desired `null` matches an
+ * unset field, or one holding an empty object: what a live object held only of fields the service
+ * sets (read-only, stripped before comparing), which a `null` sent leaves there (`voicemail`'s
+ * `action`), so that it would otherwise never converge.
+ */
 export function isUnchanged(desired: unknown, live: unknown): boolean {
-  if (desired === null) return live === undefined || live === null;
+  if (desired === null) return live === undefined || live === null || (isPlainObject(live) && Object.keys(live).length === 0);
   return serializeAlike(desired, live);
 }
 

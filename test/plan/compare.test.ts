@@ -1,6 +1,6 @@
 /**
  * The one "unchanged" rule (src/plan/compare.ts): canonical JSON alike, or a desired null against an
- * unset field. The shortcuts for strings, booleans and finite numbers (`serializeAlike`, which the
+ * unset field or an empty object. The shortcuts for strings, booleans and finite numbers (`serializeAlike`, which the
  * plan view uses too) must answer exactly as the canonical comparison does, for values of one kind
  * and of two.
  */
@@ -25,5 +25,11 @@ describe('isUnchanged and serializeAlike (the plan view\'s comparison of redacte
     expect(isUnchanged(null, null)).toBe(true);
     expect(isUnchanged(null, 'x')).toBe(false);
     expect(isUnchanged(null, 0)).toBe(false);
+  });
+
+  it('takes a desired null as matching an empty object: what is left of one holding only fields the service sets, which null leaves there', () => {
+    expect(isUnchanged(null, {})).toBe(true);
+    expect(isUnchanged(null, { message: 'Leave a message' })).toBe(false);
+    expect(isUnchanged(null, [])).toBe(false);
   });
 });
