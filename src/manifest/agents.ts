@@ -90,6 +90,7 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
   const config = isPlainObject(resolved.config) ? resolved.config : {};
   const schemaSecretPaths = configSecretPlaces(config, ctx.onSecret);
   checkIgnorePaths(checked, ctx.diagnostics);
+  refuseFilesBesideKnowledge(checked, ctx.diagnostics);
 
   return {
     localName,
@@ -230,6 +231,19 @@ function promptRequest(config: Record<string, unknown>, template: TemplateUse | 
     span,
     ...(fromTemplate ? { template: { name: template.name, vars: template.vars, declared: template.declared } } : {}),
   };
+}
+
+/**
+ * voxform fills `config.knowledge_base.files` from the agent's `knowledge`: both written, each
+ * apply would send one and the next plan would undo it (the files uploaded again every other run).
+ */
+function refuseFilesBesideKnowledge(spec: Record<string, unknown>, diagnostics: DiagnosticList): void {
+  if (spec.knowledge === undefined || valueAtPath(spec, ['config', 'knowledge_base', 'files']) === undefined) return;
+  diagnostics.error(
+    'invalid_value',
+    'config.knowledge_base.files is filled by voxform from the agent\'s knowledge, which this agent sets too: remove files, and list the knowledge files by name under knowledge',
+    spanAt(spec, ['config', 'knowledge_base', 'files'], 'key') as Span,
+  );
 }
 
 /**

@@ -427,6 +427,14 @@ describe('loadManifests: schema checks', () => {
     ]);
   });
 
+  it('refuses knowledge_base.files beside knowledge, which fills it: the two would undo each other at every apply', async () => {
+    const result = await loadTree({ 'voxform.yaml': `${AGENT}    config: { knowledge_base: { files: [] } }\n    knowledge: []\n` });
+    expect(summarize(result)).toEqual([
+      "voxform.yaml:5:33 invalid_value config.knowledge_base.files is filled by voxform from the agent's knowledge, which this agent sets too: remove files, and list the knowledge files by name under knowledge",
+    ]);
+    expect(summarize(await loadTree({ 'voxform.yaml': `${AGENT}    config: { knowledge_base: { files: [] } }\n` }))).toEqual([]);
+  });
+
   it('refuses an ignore path under a field the agent sets whole, which sending would clear', async () => {
     const result = await loadTree({ 'voxform.yaml': `${AGENT}    config: { voice: null, tools: [] }\n    ignore: [config.voice.settings, config.tools]\n` });
     expect(summarize(result)).toEqual([
