@@ -14,6 +14,7 @@ export const COMMAND_ERROR_CODES = [
   'baseline_invalid',
   'base_url_untrusted',
   'call_not_found',
+  'call_too_long',
   'campaign_unknown',
   'ci_environment_invalid',
   'ci_request_failed',

@@ -12,6 +12,10 @@ import { keepText, type Redact } from '../secrets/redact.js';
 import { TEST_TRAFFIC_KEY } from '../api/test-traffic.js';
 import { shorten } from '../util/shorten.js';
 import { requireOptions } from '../util/required-options.js';
+import { VoxformError } from '../errors.js';
+import { formatCount } from '../util/plural.js';
+import type { SchemaIssue } from '../schema/issues.js';
+import { validateAgainstTestsDef } from '../schema/validate-tests.js';
 
 /** Longest agent reply quoted in a reference (longer ones are shortened). */
 const REFERENCE_LIMIT = 600;
@@ -63,6 +67,16 @@ function metadataOf(record: GlobalCallHistoryRecord): Record<string, unknown> {
   return personal;
 }
 
+/** A call the test it makes would pass a test's caps (docs/testing.md, Budgets), most likely its turns or a caller's message. */
+function callTooLong(callId: string, issue: SchemaIssue, turns: number): VoxformError {
+  const limit = formatCount(Number(issue.params.limit));
+  const why =
+    issue.keyword === 'maxItems' ? `it has ${turns} turns, and a test holds at most ${limit}` : issue.keyword === 'maxLength' ? `a message of the caller is longer than the ${limit} characters a turn holds` : `the test it makes is not one voxform runs (${issue.message})`;
+  return new VoxformError('call_too_long', `Call ${callId} cannot be captured as a test: ${why}. Nothing was written.`, {
+    hint: 'Capture a shorter call, or write the test by hand from its transcript (`voxform logs --format json`): a test may script part of a call.',
+  });
+}
+
 function reference(reply: string): string {
   return `Answers like: "${shorten(reply, REFERENCE_LIMIT)}" (the same substance; wording may differ).`;
 }
@@ -95,6 +109,9 @@ export function captureTestFile(input: CaptureInput): string {
     agent: input.agentName,
     tests: [{ name: `replays call ${callId}`, turns }],
   };
+  // A test file voxform would refuse to run is not written: a call may be longer than a test may be.
+  const unfit = validateAgainstTestsDef('TestFile', document)[0];
+  if (unfit) throw callTooLong(callId, unfit, turns.length);
   const header = [
     `# yaml-language-server: $schema=${input.schemaPath ?? '../node_modules/voxform/schemas/tests.schema.json'}`,
     `# Captured from call ${callId} by \`voxform test capture\`. Personal data is replaced by <placeholders>:`,

@@ -211,6 +211,18 @@ describe('voxform test capture', () => {
     expect(text).toContain('user: <patient_name> here, can I chat about a test result?');
   });
 
+  it('refuses a call longer than a test may be, rather than write a file voxform would refuse to run', () => {
+    const exchange = (i: number) => [{ role: 'user', content: `question ${i}` }, { role: 'assistant', content: `answer ${i}` }];
+    const long = { call_id: 'call_3', chat: JSON.stringify(Array.from({ length: 61 }, (_, i) => exchange(i)).flat()) };
+    expect(() => captureTestFile({ record: long as never, agentName: 'front-desk' })).toThrowError(
+      expect.objectContaining({ code: 'call_too_long', message: 'Call call_3 cannot be captured as a test: it has 61 turns, and a test holds at most 50. Nothing was written.' }) as Error,
+    );
+    const wordy = { call_id: 'call_4', chat: JSON.stringify([{ role: 'user', content: 'x'.repeat(10_001) }]) };
+    expect(() => captureTestFile({ record: wordy as never, agentName: 'front-desk' })).toThrowError(/a message of the caller is longer than the 10,000 characters a turn holds/);
+    const fifty = { call_id: 'call_5', chat: JSON.stringify(Array.from({ length: 50 }, (_, i) => exchange(i)).flat()) };
+    expect(captureTestFile({ record: fifty as never, agentName: 'front-desk' })).toContain('question 49');
+  });
+
   it('the agent speaking twice in a row is one answer, never a turn without a caller line', () => {
     const record = {
       call_id: 'call_2',
