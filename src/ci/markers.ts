@@ -30,6 +30,11 @@ export function statusLine(status: ReportStatus): string {
   return `<!-- voxform:status=${status} -->`;
 }
 
+/** The hidden lines a comment starts with: its marker and its status. */
+export function commentHead(kind: ReportKind, environment: string | undefined, status: ReportStatus): string {
+  return `${markerFor(kind, environment)}\n${statusLine(status)}\n`;
+}
+
 /** Whether `body` is the comment `marker` names. */
 export function hasMarker(body: string, marker: string): boolean {
   return body.split('\n', 1)[0]?.trim() === marker;

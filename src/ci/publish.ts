@@ -7,7 +7,7 @@ import { appendFile } from 'node:fs/promises';
 import { VoxformError } from '../errors.js';
 import { HOST_COMMENT_LIMIT } from '../util/comment-blocks.js';
 import type { ReviewHost } from './host.js';
-import { hasMarker, kindOf, markerFor, statusLine, statusOf, type ReportKind, type ReportStatus } from './markers.js';
+import { commentHead, hasMarker, kindOf, markerFor, statusOf, type ReportKind, type ReportStatus } from './markers.js';
 import type { Report } from './reports.js';
 
 const LABELS = { changes: 'voxform:changes', noChanges: 'voxform:no-changes', testsFailing: 'voxform:tests-failing' } as const;
@@ -26,7 +26,7 @@ export interface PublishResult {
 
 /** The whole comment: the marker, the status, the report. */
 export function commentBody(report: Report): string {
-  const body = `${markerFor(report.kind, report.environment)}\n${statusLine(report.status)}\n${report.markdown}`;
+  const body = `${commentHead(report.kind, report.environment, report.status)}${report.markdown}`;
   // The renderers cap what they write well below the limit; this holds whatever they become.
   if (body.length > HOST_COMMENT_LIMIT) throw new Error(`a ${report.kind} comment of ${body.length} characters, over the host's ${HOST_COMMENT_LIMIT}`);
   return body;

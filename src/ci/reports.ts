@@ -9,12 +9,12 @@ import { planHasChanges } from '../plan/field-lines.js';
 import { renderPlanMarkdown } from '../plan/render-markdown.js';
 import type { Plan } from '../plan/types.js';
 import type { Redact } from '../secrets/redact.js';
-import { COMMENT_SIZE_LIMIT, fitList } from '../util/comment-blocks.js';
+import { byteLength, COMMENT_SIZE_LIMIT, fitList } from '../util/comment-blocks.js';
 import { markdownCode, markdownFence } from '../util/markdown-escape.js';
 import { plural } from '../util/plural.js';
 import { printable } from '../util/printable.js';
 import { shellWord } from '../util/shell-word.js';
-import type { ReportKind, ReportStatus } from './markers.js';
+import { commentHead, type ReportKind, type ReportStatus } from './markers.js';
 
 export interface Report {
   kind: ReportKind;
@@ -81,9 +81,10 @@ export function planReport(plan: Plan | undefined, environment: string | undefin
     };
   }
   const changed = planHasChanges(plan);
-  const markdown = renderPlanMarkdown(plan, { savedPlan: links.savedPlanFile });
+  const status = changed ? 'changes' : 'no-changes';
   const footer = changed ? `\n_Saved plan: ${links.savedPlanWhere} of ${thisRun(links)}; ${markdownCode(`voxform plan show ${shellWord(links.savedPlanFile)}`)} prints it whole._\n` : '';
-  return { kind: 'plan', environment, status: changed ? 'changes' : 'no-changes', markdown: `${markdown}${footer}` };
+  const markdown = renderPlanMarkdown(plan, { savedPlan: links.savedPlanFile, limit: roomLeft('plan', environment, status, footer) });
+  return { kind: 'plan', environment, status, markdown: `${markdown}${footer}` };
 }
 
 /** `voxform test` wrote `run` (undefined: it stopped before a report, printing `failure`), exiting `exitCode`. */
@@ -97,8 +98,10 @@ export function testReport(run: TestRun | undefined, exitCode: number, environme
     };
   }
   const whole = `${markdownCode(links.testReportFile)} (${links.testReportWhere} of ${thisRun(links)})`;
-  const markdown = renderTestMarkdown(run, undefined, failure.redact, whole).replace(/^### voxform test:/, `### voxform test${environmentLabel(environment)}:`);
-  return { kind: 'test', environment, status: exitCode === 0 ? 'passing' : 'failing', markdown };
+  const status = exitCode === 0 ? 'passing' : 'failing';
+  const label = environmentLabel(environment);
+  const markdown = renderTestMarkdown(run, roomLeft('test', environment, status, label), failure.redact, whole).replace(/^### voxform test:/, `### voxform test${label}:`);
+  return { kind: 'test', environment, status, markdown };
 }
 
 /** `voxform apply` of the saved `plan` ended with `exitCode` (printing `failure`): the result, for the merged review. */
@@ -107,10 +110,17 @@ export function applyReport(plan: Plan | undefined, exitCode: number, environmen
   const head = `### voxform apply${environmentLabel(environment)}: ${applied ? '✅ applied' : `❌ failed (exit ${exitCode})`}`;
   // What it applied, and whether the state recorded it, only its output says: a stale plan applies nothing, a lost lock records nothing more.
   const said = applied ? `${thisRun(links)} applied the reviewed plan.` : whyItFailed(failure, links, `${thisRun(links)} did not apply the whole plan: the end of what it printed says what it applied`);
-  // Beside a failure's quote, the plan gets the rest of the comment's room.
-  const limit = applied ? COMMENT_SIZE_LIMIT : COMMENT_SIZE_LIMIT - FAILURE_LIMITS.bytes - 1_000;
-  const planned = plan ? `\n<details><summary>The reviewed plan</summary>\n\n${renderPlanMarkdown(plan, { savedPlan: links.savedPlanFile, limit })}\n</details>\n` : '';
-  return { kind: 'apply', environment, status: applied ? 'applied' : 'failed', markdown: `${head}\n\n${said}\n${planned}` };
+  const status = applied ? 'applied' : 'failed';
+  const [open, close] = ['\n<details><summary>The reviewed plan</summary>\n\n', '\n</details>\n'];
+  // The plan gets the comment's room that is left beside the rest (a failure's quote included).
+  const limit = roomLeft('apply', environment, status, `${head}\n\n${said}\n`, open, close);
+  const planned = plan ? `${open}${renderPlanMarkdown(plan, { savedPlan: links.savedPlanFile, limit })}${close}` : '';
+  return { kind: 'apply', environment, status, markdown: `${head}\n\n${said}\n${planned}` };
+}
+
+/** The bytes a rendered report may take in a comment of COMMENT_SIZE_LIMIT: what the comment holds beside it (its hidden head, `around`) left out. */
+function roomLeft(kind: ReportKind, environment: string | undefined, status: ReportStatus, ...around: string[]): number {
+  return COMMENT_SIZE_LIMIT - [commentHead(kind, environment, status), ...around].reduce((sum, text) => sum + byteLength(text), 0);
 }
 
 /**

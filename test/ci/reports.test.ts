@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hasMarker, kindOf, markerFor, statusOf } from '../../src/ci/markers.js';
 import { commentBody, labelsFor } from '../../src/ci/publish.js';
-import { HOST_COMMENT_LIMIT } from '../../src/util/comment-blocks.js';
+import { COMMENT_SIZE_LIMIT, HOST_COMMENT_LIMIT } from '../../src/util/comment-blocks.js';
 import { applyReport, outputReport, planReport, testReport } from '../../src/ci/reports.js';
 import { readTestReport } from '../../src/conversations/read-json.js';
 import { renderTestJson } from '../../src/conversations/render-json.js';
@@ -103,6 +103,13 @@ describe('the comment body', () => {
   it('stays under the host limit for a plan far larger than it, and says how to see it whole', () => {
     const body = commentBody(planReport(bigPlan(), 'production', links, { output: '', redact: (text) => text }));
     expect(body.length).toBeLessThanOrEqual(HOST_COMMENT_LIMIT);
+    // The whole comment, its hidden lines and the saved plan's line included, within voxform's own limit.
+    expect(Buffer.byteLength(body)).toBeLessThanOrEqual(COMMENT_SIZE_LIMIT);
+    expect(Buffer.byteLength(body)).toBeGreaterThan(COMMENT_SIZE_LIMIT - 2_000);
+    for (const [code, output] of [[0, ''], [1, `${'error line\n'.repeat(5_000)}`]] as const) {
+      const applied = commentBody(applyReport(bigPlan(), code, 'production', links, { output, redact: (text) => text }));
+      expect(Buffer.byteLength(applied), `apply exit ${code}`).toBeLessThanOrEqual(COMMENT_SIZE_LIMIT);
+    }
     expect(body).toContain('This comment is cut to fit');
     expect(body).toContain('`voxform plan show plan.json` prints it whole');
   });
@@ -194,7 +201,9 @@ describe('the test report read back', () => {
     });
     const reports = Array.from({ length: 1000 }, (_, i) => ({ file: 'tests/a.test.yaml', agent: 'front-desk', name: `test ${i}`, location: { file: 'tests/a.test.yaml', line: 3, col: 5 }, verdicts: { desired: failed(i) } }));
     const run: TestRun = { against: ['desired'], reports, changes: [], summary: { desired: { passed: 0, failed: 1000, skipped: 0, errors: 0 } }, durationMs: 10 };
-    const { markdown } = testReport(run, 1, 'production', links, { output: '', redact: (text) => text });
+    const report = testReport(run, 1, 'production', links, { output: '', redact: (text) => text });
+    const { markdown } = report;
+    expect(Buffer.byteLength(commentBody(report))).toBeLessThanOrEqual(COMMENT_SIZE_LIMIT);
     const where = '`tests.json` (artifact `voxform-tests-production` of [this run](https://github.example/acme/agents/actions/runs/1))';
     expect(markdown).toMatch(new RegExp(`^\\| …and [\\d,]+ more tests \\(${escapeRegExp(where)} lists every one\\) \\| \\| \\|$`, 'm'));
     expect(markdown).toMatch(new RegExp(`_[\\d,]+ more failures not shown \\(the comment is size-capped\\); ${escapeRegExp(where)} has them all\\._`));
