@@ -11,6 +11,12 @@ import type { TranscriptMessage } from './types.js';
 
 /** Records of the agent searched for the session, newest first. */
 const SEARCH_DEPTH = 300;
+/**
+ * Records read per page: the session's is most often the newest, and a test's conversations make
+ * records of up to about a megabyte each (fifty turns of 10,000 characters, and the replies), so a
+ * page of the default hundred could pass the largest answer the client reads.
+ */
+const PAGE_SIZE = 10;
 const READ_ATTEMPTS = 4;
 const RETRY_DELAY_MS = 250;
 
@@ -24,7 +30,7 @@ interface FindCallRecordInput {
 export async function findCallRecord(input: FindCallRecordInput): Promise<GlobalCallHistoryRecord | undefined> {
   const wanted = input.transcript.map(({ role, content }) => ({ role, content }));
   for (let attempt = 1; attempt <= READ_ATTEMPTS; attempt++) {
-    for await (const record of input.client.iterateCallLogs({ agent_id: input.agentId }, { max: SEARCH_DEPTH })) {
+    for await (const record of input.client.iterateCallLogs({ agent_id: input.agentId }, { max: SEARCH_DEPTH, pageSize: PAGE_SIZE })) {
       if (input.sessionId !== undefined ? record.session_id === input.sessionId : sameTranscript(record.chat, wanted)) {
         if (record.call_status !== 'in-progress') return record;
       }
