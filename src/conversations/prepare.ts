@@ -45,10 +45,10 @@ export async function resolveAgentsUnderTest(
     const secretPaths = trustedSecretPaths(options.trusted, agent, liveConfig, livePlaces);
     const config = desiredAgentConfig(agent, live);
     const configHashes = { desired: desiredTurnKey(agent, options.withSecrets === true), live: configurationHash(liveConfig, { maskPaths: secretPaths }) };
-    if (options.withSecrets) return [name, { id: agent.id, desiredConfig: config, configHashes, sinkedTargets: [] }];
     // The schema's places and the manifests' `${env:…}` places always; a place secret by what the
     // live agent holds there only while the config sent keeps that value (the pull request set none of its own).
     const withheld = withholdSecrets(config, { sensitivePaths: [...placesKeptLive(livePlaces, config, liveConfig), ...agent.sensitivePaths], envReferences: agent.envReferences });
+    if (options.withSecrets) return [name, { id: agent.id, desiredConfig: config, configHashes, sinkedTargets: [], fingerprintedConfig: withheld }];
     // Last: nothing may rewrite a URL after the sink has replaced it.
     const sinked = sinkNewTargets(withheld, config, liveConfig);
     return [name, { id: agent.id, desiredConfig: sinked.config, configHashes, sinkedTargets: sinked.replaced }];

@@ -154,7 +154,7 @@ export async function runPreparedTests(options: PreparedRunOptions): Promise<Tes
               const agentHash = test.mockTools ? hashValue({ agent: configHash, mock_tools: test.mockTools }) : configHash;
               const identity = { file: file.display, test: test.name, target, run: i + 1, agentHash };
               // auto: a run against desired whose configuration sent changed since it was recorded runs live.
-              const changed = target === 'desired' && options.recordings?.sendsChangedConfig(file, test.name, agent.desiredConfig, options.fingerprintKey) === true;
+              const changed = target === 'desired' && options.recordings?.sendsChangedConfig(file, test.name, agent.fingerprintedConfig ?? agent.desiredConfig, options.fingerprintKey) === true;
               const io = changed ? live : (options.recordings?.forRun(file, identity, live) ?? live);
               const input = { file, test, agentId: agent.id, agentConfig: target === 'desired' ? agent.desiredConfig : undefined, requests, redact: options.redact, regexTime };
               // A recorded or replayed run asks the judge itself: the recording holds its answers.

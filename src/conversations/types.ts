@@ -184,4 +184,10 @@ export interface AgentUnderTest {
   configHashes?: Partial<Record<Target, string>> | undefined;
   /** Places in `desiredConfig` whose URL the live agent does not call, sent to the sink for this run (src/secrets/sink.ts). */
   sinkedTargets?: readonly string[] | undefined;
+  /**
+   * `desiredConfig` with its secrets withheld, as a recording fingerprints it (`--mode auto`): sent
+   * `--with-secrets`, the config holds them, and a fingerprint keyed with `--local`'s key, which the
+   * checkout holds, could be tested against guesses. Unset: `desiredConfig` holds none.
+   */
+  fingerprintedConfig?: AgentConfigUpdate | undefined;
 }
