@@ -319,9 +319,10 @@ function protectValues(at: PatternCursor, value: unknown, path: Array<string | n
     const held = hooks.deployed(value, path);
     const wholly = isWholly(held, value) ? hooks.writeBack(value, path) : undefined;
     if (wholly !== undefined) return wholly;
-    if (isSecret) return (held.length > 0 ? hooks.writeBack(value, path) : undefined) ?? hooks.secret(value, named, path);
+    if (isSecret && held.length === 0) return hooks.secret(value, named, path);
     // A deployed value that runs from one part of a URL into the next: the whole URL is then the secret.
     if (isUrlWithSecrets(value) && held.some(({ start, end }) => URL_SEPARATORS.test(value.slice(start, end)))) return hooks.secret(value, named, path);
+    // A URL's every token, at a secret place too: what an apply put there written back, any other token one of its own.
     const url = protectUrl(
       value,
       (part, raw) => (isWholly(hooks.deployed(raw, path), raw) ? hooks.writeBack(raw, path) : undefined) ?? hooks.secret(raw, named, path, part),

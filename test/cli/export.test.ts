@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { appendFile, chmod, lstat, mkdir, readdir, readFile, symlink, unlink } from 'node:fs/promises';
+import { appendFile, chmod, lstat, mkdir, readdir, readFile, symlink, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
@@ -409,6 +409,22 @@ describe('export of values an apply took from the environment (docs/export.md)',
     const plan = await runCliInProcess(['plan', '--local', '-f', 'exported/voxform.yaml'], { cwd: dir, env: { PROMO_CODE: PROMO } });
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toContain('0 to create, 0 to update');
+  });
+
+  test("a URL one of whose query values an apply took from the environment: its other tokens become references too, not the dashboard's in clear", async () => {
+    const deployed = ['version: 1', 'agents:', '  promo:', `    id: ${AWKWARD}`, '    config:', '      session_data_webhook: { url: "https://h.example.com/x?sig=LITERAL&t=${env:PROMO_CODE}" }', 'policy:', '  rules:', '    security-url-credential: off', '    security-webhook-auth: off', ''].join('\n');
+    const dir = await tempDir({ 'voxform.yaml': deployed });
+    const env = { PROMO_CODE: PROMO };
+    const applied = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir, env });
+    expect(applied.code, applied.stderr).toBe(0);
+    // Someone puts a token of their own into the live URL (the dashboard).
+    const local = path.join(dir, '.voxform/local.json');
+    await writeFile(local, (await readFile(local, 'utf8')).replace('sig=LITERAL', 'sig=DASHBOARD-TOKEN-9'));
+    const exported = await runCliInProcess(['export', '--local', '--agent', AWKWARD, '--out', 'exported'], { cwd: dir, env });
+    expect(exported.code, exported.stderr).toBe(0);
+    const manifest = await readFile(path.join(dir, 'exported/voxform.yaml'), 'utf8');
+    expect(manifest).toMatch(/url: https:\/\/h\.example\.com\/x\?sig=\$\{env:[A-Z0-9_]+\}&t=\$\{env:PROMO_CODE\}/);
+    for (const file of await filesOf(path.join(dir, 'exported'))) expect(file).not.toMatch(/DASHBOARD-TOKEN-9|planted-promo-777/);
   });
 
   test('a variable set here that no apply read: its value on the service is written as it is, never as a reference an apply did not write', async () => {
