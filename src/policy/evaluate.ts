@@ -5,7 +5,7 @@
  * mandatory rule), and an expired waiver is a violation of its own. Time comes from `now`,
  * so a test fixes the day.
  */
-import type { SourceLocation } from '../errors.js';
+import { VoxformError, type SourceLocation } from '../errors.js';
 import type { DesiredState } from '../manifest/types.js';
 import { SecretRegistry } from '../secrets/redact.js';
 import { RegexTimeBudget } from '../util/safe-regex.js';
@@ -142,8 +142,17 @@ function waiverKey(rule: string, resource: string): string {
   return `${rule}\0${resource}`;
 }
 
+/** The longest time a timer waits (Node's): a longer `packCheckLimitMs` would fire at once. */
+const LONGEST_TIMER_MS = 2_147_483_647;
+
 export async function evaluatePolicy(desired: DesiredState, options: PolicyOptions): Promise<PolicyReport> {
   requireOptions('evaluatePolicy', options, { now: 'function' });
+  const limit = options.packCheckLimitMs;
+  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= LONGEST_TIMER_MS)) {
+    throw new VoxformError('invalid_option', `evaluatePolicy()'s packCheckLimitMs must be a whole number of milliseconds from 1 to ${formatCount(LONGEST_TIMER_MS)}.`, {
+      hint: 'Leave it out for the default (60,000), or pass how long one check of a pack may take.',
+    });
+  }
   const tokens = options.tokens ?? createTokenCounter();
   const fallback = [...desired.agents.values(), ...desired.phones.values()][0]?.source ?? { file: desired.files[0] ?? 'voxform.yaml', line: 1, col: 1 };
   const checkBudget = options.checkBudget ?? new RuleCheckBudget();

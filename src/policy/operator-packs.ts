@@ -105,8 +105,8 @@ async function settledWithin(check: () => unknown, limitMs: number, options: { h
  * A pack rule whose check is held to the rule shape: a check that throws, does not settle within
  * `limitMs`, or returns anything but a list of findings, stops the run with policy_pack_invalid naming
  * the pack and the rule — the fault is the pack's, not voxform's. A library caller prints the error
- * with no last scrub as the CLI's output has: what the check threw is redacted here, and the thrown
- * value, unredacted, is not kept.
+ * and the findings with no last scrub as the CLI's output has: what the check threw or found is
+ * redacted here, and the thrown value, unredacted, is not kept.
  */
 function guardedRule(pack: string, origin: string, rule: PolicyRule, redact: Redact, limitMs: number): PolicyRule {
   return {
@@ -132,7 +132,8 @@ function guardedRule(pack: string, origin: string, rule: PolicyRule, redact: Red
         const fault = findingFault(hit);
         if (fault) refuse(pack, origin, `has rule "${rule.id}" whose check returned a finding (number ${index + 1}) that ${fault}`, { rule: rule.id, hint: FINDING_SHAPE });
       });
-      return hits as RuleHit[];
+      // A finding's text is the pack's, and a library caller prints or writes it (SARIF) with no last scrub.
+      return (hits as RuleHit[]).map((hit) => ({ ...hit, resource: redact(hit.resource), message: redact(hit.message) }));
     },
   };
 }

@@ -589,6 +589,24 @@ describe('packs a library caller passes (evaluatePolicy packs)', () => {
     expect(report.findings.filter((f) => f.rule === 'ops-quick').map((f) => f.message)).toEqual(['seen']);
   });
 
+  it("a finding a check returns holds no secret it knew another way (a closure, the environment): a library caller's SARIF has no last scrub", async () => {
+    const hookToken = 'PLANTEDHOOK4417';
+    const manifest = oneAgent('session_data_webhook: { url: "https://hooks.example.com/end", headers: { x-hook-token: "${env:HOOK_TOKEN}" } }');
+    const state = await loadState(await tempDir({ 'voxform.yaml': manifest }), { HOOK_TOKEN: hookToken });
+    const leaky = pack('mine', 'ops-leaky', ({ desired }: PolicySubject) => [...desired.agents.values()].map((a) => ({ resource: a.address, message: `token ${hookToken}`, location: a.source })));
+    const report = await evaluatePolicy(state, { now: () => TODAY, packs: [leaky] });
+    expect(report.findings.filter((f) => f.rule === 'ops-leaky').map((f) => f.message)).toEqual(['token (sensitive)']);
+  });
+
+  it('packCheckLimitMs is a whole number of milliseconds a timer can wait, or invalid_option: never a limit that fires at once', async () => {
+    const state = await loadState(await tempDir({ 'voxform.yaml': oneAgent('first_message: Hi.') }));
+    for (const limit of [Number.POSITIVE_INFINITY, 2 ** 31, Number.NaN, -5, 0, 1.5, 'abc']) {
+      const error = await evaluatePolicy(state, { now: () => TODAY, packCheckLimitMs: limit as number }).catch((e: unknown) => e);
+      expect(isVoxformError(error) && `${error.code}: ${error.message}`, String(limit)).toBe("invalid_option: evaluatePolicy()'s packCheckLimitMs must be a whole number of milliseconds from 1 to 2,147,483,647.");
+    }
+    expect((await evaluatePolicy(state, { now: () => TODAY, packCheckLimitMs: 2 ** 31 - 1 })).findings).toBeDefined();
+  });
+
   it("read the manifest's secrets withheld, so what a check threw cannot quote one: a library caller's error has no last scrub", async () => {
     // Short enough that the engine's JSON.parse error would quote it whole (a longer text it cuts after 10 characters).
     const hookToken = 'PLANTEDHOOK4417';
