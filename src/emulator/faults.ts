@@ -3,6 +3,7 @@
  * pattern. Each rule and kind of fault draws from its own seeded stream: the same seed and order of
  * requests give the same faults, and adding one kind to a rule does not move the others.
  */
+import { LONGEST_TIMER_MS } from '../util/sleep.js';
 import { VoxformError } from '../errors.js';
 import type { FaultRule, FaultSettings } from './types.js';
 import { seededRandom } from '../util/seeded-random.js';
@@ -27,8 +28,8 @@ class FaultConfigError extends VoxformError {
   }
 }
 
-/** The longest delay a fault may add (ms, about 24 days): Node fires a longer timer after 1 ms. */
-export const MAX_FAULT_DELAY_MS = 2_147_483_647;
+/** The longest delay a fault may add: the longest timer Node keeps. */
+export const MAX_FAULT_DELAY_MS = LONGEST_TIMER_MS;
 
 /** FNV-1a, to turn a seed given as text (or a number) into 32 bits. */
 function hashSeed(seed: number | string): number {

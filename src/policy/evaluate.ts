@@ -5,6 +5,7 @@
  * mandatory rule), and an expired waiver is a violation of its own. Time comes from `now`,
  * so a test fixes the day.
  */
+import { LONGEST_TIMER_MS } from '../util/sleep.js';
 import { VoxformError, type SourceLocation } from '../errors.js';
 import type { DesiredState } from '../manifest/types.js';
 import { SecretRegistry } from '../secrets/redact.js';
@@ -142,11 +143,9 @@ function waiverKey(rule: string, resource: string): string {
   return `${rule}\0${resource}`;
 }
 
-/** The longest time a timer waits (Node's): a longer `packCheckLimitMs` would fire at once. */
-const LONGEST_TIMER_MS = 2_147_483_647;
-
 export async function evaluatePolicy(desired: DesiredState, options: PolicyOptions): Promise<PolicyReport> {
   requireOptions('evaluatePolicy', options, { now: 'function' });
+  // A longer limit than a timer keeps would fire at once, blaming a pack that settles in time.
   const limit = options.packCheckLimitMs;
   if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= LONGEST_TIMER_MS)) {
     throw new VoxformError('invalid_option', `evaluatePolicy()'s packCheckLimitMs must be a whole number of milliseconds from 1 to ${formatCount(LONGEST_TIMER_MS)}.`, {
