@@ -9,7 +9,7 @@ import { hashApplied, type WorkspaceState } from '../state/types.js';
 import { fingerprintKeyId, hashedWithAnotherKey } from '../util/hash.js';
 import { dottedLeaves, isDottedAtOrUnder } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
-import { differsElsewhere } from './not-compared.js';
+import { differsElsewhere, withheldAsLive } from './not-compared.js';
 import { WITHHELD } from '../secrets/withhold.js';
 import type { DriftClass, DriftedField, DriftedResource, DriftReport, NotComparedField } from './types.js';
 
@@ -45,8 +45,12 @@ function phoneGone(change: ResourceChange, workspace: WorkspaceState): boolean {
   return change.kind === 'phone' && change.action === 'create' && Object.hasOwn(workspace.phones, change.address);
 }
 
-/** `keyId`: the name of the key the run hashes with (`fingerprintKeyId` of the salt), made once per check. */
-function classifyField(change: ResourceChange, field: FieldChange, input: ClassifyInput, keyId: string): DriftClass {
+/**
+ * `keyId`: the name of the key the run hashes with (`fingerprintKeyId` of the salt), made once per
+ * check. `known`: the field with its withheld values read as the service's (`withheldAsLive`) where
+ * its manifests read unset variables, else the field itself.
+ */
+function classifyField(change: ResourceChange, field: FieldChange, input: ClassifyInput, keyId: string, known: FieldChange): DriftClass {
   // A credential's fingerprint made under another key says nothing of whether the manifests moved.
   if (change.kind === 'credential' && hashedWithAnotherKey(input.workspace.credentials[change.address]?.fingerprintKeyId, keyId)) return 'unlabelled';
   // A knowledge file voxform attached that no agent lists any more: the service lost it, the manifests did not move.
@@ -63,7 +67,9 @@ function classifyField(change: ResourceChange, field: FieldChange, input: Classi
   if (applied === undefined) return 'pending';
   // An agent's files hold an upload's id still to come where one is gone from the service; the
   // differ tells whether they stand for the files last applied all the same (the field's `drift`).
-  const manifestsAsApplied = applied === hash(field.after) || (change.kind === 'agent' && field.path === 'knowledge' && field.drift);
+  // A value kept whole (a list of tools) is hashed whole: with a part withheld, the rest is known
+  // only as the manifests' value with the service's part in its place.
+  const manifestsAsApplied = applied === hash(known.after) || (change.kind === 'agent' && field.path === 'knowledge' && field.drift);
   const liveAsApplied = field.before !== undefined && applied === hash(field.before);
   if (manifestsAsApplied && !liveAsApplied) return 'outside';
   if (!manifestsAsApplied && !liveAsApplied) return 'both';
@@ -93,15 +99,18 @@ function resourceClass(fields: readonly DriftedField[]): DriftClass {
   return classes.has('environment') ? 'environment' : 'both';
 }
 
-/** The field as classified: another environment's when its apply set the live value, else by the state's hashes. */
-function driftedField(change: ResourceChange, field: FieldChange, input: ClassifyInput, keyId: string): DriftedField {
+/**
+ * The field as classified: another environment's when its apply set the live value, else by the
+ * state's hashes. `known`: as `classifyField` takes it; it is the field the report shows.
+ */
+function driftedField(change: ResourceChange, field: FieldChange, input: ClassifyInput, keyId: string, known: FieldChange = field): DriftedField {
   const conflict = input.conflicts?.find((c) => c.address === change.address && c.field === field.path);
-  if (conflict) return { field, class: 'environment', environment: conflict.environment };
-  const told = classifyField(change, field, input, keyId);
+  if (conflict) return { field: known, class: 'environment', environment: conflict.environment };
+  const told = classifyField(change, field, input, keyId, known);
   // Without an apply of the workspace in this state, "not applied yet" is only this state's view: the
   // project may have been applied with another (another folder's, another --state).
   const fieldClass = told === 'pending' && input.noApplyRecorded ? 'unrecorded' : told;
-  return { field, class: fieldClass, ...lastAppliedOf(change, field, input) };
+  return { field: known, class: fieldClass, ...lastAppliedOf(change, field, input) };
 }
 
 /** Of an agent's field: what the state says voxform last applied there (its keyed hash), when it says. */
@@ -178,7 +187,8 @@ export function classifyDrift(input: ClassifyInput): DriftReport {
       const variables = input.notCompared?.(change, field);
       if (variables === undefined) fields.push(driftedField(change, field, input, keyId));
       // A credential's side is a keyed hash, never withheld text: it is not compared whenever its variable is not set.
-      else if (change.kind !== 'credential' && differsElsewhere(field)) fields.push({ ...driftedField(change, field, input, keyId), unsetVariables: variables });
+      // Shown with its withheld values as the service's: an unknown value is not a difference.
+      else if (change.kind !== 'credential' && differsElsewhere(field)) fields.push({ ...driftedField(change, field, input, keyId, withheldAsLive(field)), unsetVariables: variables });
       else {
         const place: NotComparedField = { address: change.address, kind: change.kind, field, variables, ...lastAppliedOf(change, field, input) };
         if (movedOnService(change, place, input, keyId)) fields.push({ field, class: 'outside', lastApplied: place.lastApplied, valueNotShown: variables });

@@ -29,12 +29,20 @@ function withLiveForWithheld(after: unknown, before: unknown): unknown {
 }
 
 /**
+ * `field` with the manifests' side read as `withLiveForWithheld` says: its difference is the one
+ * outside its withheld values, which are taken to be what the service holds (they are not known).
+ */
+export function withheldAsLive(field: FieldChange): FieldChange {
+  return { ...field, after: withLiveForWithheld(field.after, field.before) };
+}
+
+/**
  * Whether `field` differs whatever its withheld values are: outside them (a webhook re-pointed as a
  * plain URL, where the manifests give {url, headers} with a header not known). Such a field is a
  * difference, compared as any other; only one whose difference may lie in them alone is not compared.
  */
 export function differsElsewhere(field: FieldChange): boolean {
-  return !isUnchanged(withLiveForWithheld(field.after, field.before), field.before);
+  return !isUnchanged(withheldAsLive(field).after, field.before);
 }
 
 /**

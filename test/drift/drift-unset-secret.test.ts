@@ -177,3 +177,57 @@ describe('voxform drift without the variables of the secrets', () => {
     expect((await withoutSecrets(p, ['drift', '--heal', '--auto-approve'], 1)).stderr).toContain('the service was not read: nothing was compared or healed.');
   }, 60_000);
 });
+
+/** A tool whose header reads a secret: the list of tools is kept whole, its header inside it. */
+const TOOL_MANIFEST = [
+  'version: 1',
+  'agents:',
+  '  front-desk:',
+  `    id: ${FRONT_DESK}`,
+  '    name: Front desk',
+  '    config:',
+  '      prompt: You are the receptionist of Acme Dental. Be brief.',
+  '      tools:',
+  '        - name: book',
+  '          description: Books a visit.',
+  '          webhook: https://api.example.com/book',
+  '          header: { authorization: "${env:HOOK_TOKEN}" }',
+  '',
+].join('\n');
+
+describe('voxform drift without the variable of a secret inside a value kept whole (a list of tools)', () => {
+  async function toolProject(): Promise<ExampleProject> {
+    const p = await startProject();
+    await writeFile(path.join(p.dir, 'voxform.yaml'), TOOL_MANIFEST);
+    expectCode(await p.cliInProcess(['apply', '--auto-approve'], { HOOK_TOKEN }), 0);
+    return p;
+  }
+  type Report = { summary: Json; resources: Array<{ class: string; fields: Array<{ path: string; class: string }> }> };
+
+  it('calls a dashboard edit beside the secret changed outside voxform, the secret not said to change', async () => {
+    const p = await toolProject();
+    await editLive(p, (config) => void ((config.tools as Json[])[0]!.description = 'Books a visit, now.'));
+
+    const text = (await withoutSecrets(p, ['drift'], 2)).stdout;
+    expect(text).toContain(`! agent.front-desk (${FRONT_DESK}) changed outside voxform  --heal needs HOOK_TOKEN set to put it back`);
+    expect(text).not.toContain('(sensitive value changed)');
+    const document = JSON.parse((await withoutSecrets(p, ['drift', '--format', 'json'], 2)).stdout) as Report;
+    validateDrift(document);
+    expect(document.resources.map((r) => [r.class, r.fields.map((f) => [f.path, f.class])])).toEqual([['outside', [['config.tools', 'outside']]]]);
+    expect(document.summary).toMatchObject({ outside: 1, both: 0, pending: 0 });
+    // With the variable set, the same state reads the same.
+    expect((await p.cliInProcess(['drift', '--format', 'json'], { HOOK_TOKEN })).stdout).toContain('"outside": 1');
+  }, 120_000);
+
+  it('calls an edit in git beside the secret not applied yet, the secret not said to change', async () => {
+    const p = await toolProject();
+    await writeFile(path.join(p.dir, 'voxform.yaml'), TOOL_MANIFEST.replace('Books a visit.', 'Books a visit or two.'));
+
+    const text = (await withoutSecrets(p, ['drift'], 2)).stdout;
+    expect(text).toContain('in git, not applied yet');
+    expect(text).not.toContain('(sensitive value changed)');
+    expect(text).toContain('+    "description": "Books a visit or two."');
+    const document = JSON.parse((await withoutSecrets(p, ['drift', '--format', 'json'], 2)).stdout) as Report;
+    expect(document.resources.map((r) => [r.class, r.fields.map((f) => [f.path, f.class])])).toEqual([['pending', [['config.tools', 'pending']]]]);
+  }, 120_000);
+});
