@@ -7,6 +7,7 @@
 import type { DesiredState } from '../manifest/types.js';
 import type { WorkspaceState } from '../state/types.js';
 import { byCodeUnits } from '../util/compare.js';
+import { valueAtPath } from '../util/field-path.js';
 import { liveKnowledgeFiles } from './fingerprint.js';
 import type { LiveState } from './read-live.js';
 import type { NoLongerManaged, ResourceChange, ResourceKind } from './types.js';
@@ -48,11 +49,14 @@ export function noLongerManaged(recorded: WorkspaceState, desired: DesiredState,
   return found.sort((a, b) => byCodeUnits(a.address, b.address));
 }
 
-/** The manifests' agents that attach the file live and leave their files as they are (no `knowledge:`). */
+/**
+ * The manifests' agents that attach the file live and leave their files as they are: neither
+ * `knowledge:` nor `config.knowledge_base.files` (an exported agent lists its files by id there).
+ */
 function agentsKeeping(fileId: string, desired: DesiredState, live: LiveState): string[] {
   const keeping: string[] = [];
   for (const agent of desired.agents.values()) {
-    if (agent.knowledge !== undefined) continue;
+    if (agent.knowledge !== undefined || valueAtPath(agent.config, ['knowledge_base', 'files']) !== undefined) continue;
     if (liveKnowledgeFiles(live.agents.get(agent.id)?.config).includes(fileId)) keeping.push(agent.address);
   }
   return keeping.sort(byCodeUnits);

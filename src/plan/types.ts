@@ -214,7 +214,7 @@ export interface NoLongerManaged {
   kind: ResourceKind;
   /** The service's id as the state records it (agent id, number, campaign id, file id, provider). */
   id: string;
-  /** A knowledge file: the manifests' agents that keep it attached live (they list no `knowledge:`). Empty for other kinds. */
+  /** A knowledge file: the manifests' agents that keep it attached live (they list no files: no `knowledge:`, no `config.knowledge_base.files`). Empty for other kinds. */
   attachedTo: string[];
   /**
    * An agent or campaign whose key the manifests keep but give another `id:`: that id. Apply writes

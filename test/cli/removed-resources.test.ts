@@ -103,6 +103,14 @@ describe('resources removed from the manifests', () => {
     expect(planned).not.toContain('still attached');
   }, 60_000);
 
+  it('say nothing of detaching a file from an agent whose config lists its files by id (as export writes it)', async () => {
+    const { dir, vx, fileId } = await cutDownProject();
+    await writeFile(path.join(dir, 'agents.yaml'), FRONT_DESK_ONLY.replace('name: Front desk }', `name: Front desk, config: { knowledge_base: { files: [${fileId}] } } }`));
+    const planned = expectCode(await vx('plan', '--detailed-exitcode'), 0).stdout;
+    expect(planned).toContain(`knowledge.prices (${fileId}): no longer in the manifests; left as is on the service\n`);
+    expect(planned).not.toContain('still attached');
+  }, 60_000);
+
   it('are not listed for an agent key renamed: a move, not a removal', async () => {
     const { dir, vx } = await cutDownProject();
     await writeFile(path.join(dir, 'agents.yaml'), FRONT_DESK_ONLY.replace('front-desk:', 'reception:'));
