@@ -8,17 +8,27 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { cspSourceHash } from '../util/hash.js';
 import { plural } from '../util/plural.js';
+import { printable } from '../util/printable.js';
 import { agentTitle, comparisonSummary, creditsText, otherEnvironmentsLine, rateText, secondsText, testTrafficLine, unreadEnvironmentLines, utcTime, versionLabels, windowEnds } from './format.js';
 import { HTML_CLIENT_SCRIPT, INTL_LANGUAGE_SCRIPT } from './html-client.js';
 import type { AgentReport, CallReport, VersionReport } from './types.js';
 
+/** Text from the service or the repository as the page shows it: its controls escaped as a terminal shows them (`printable`), then HTML's own characters. */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return printable(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** JSON that cannot end its `<script>` block or start a comment in it. */
+/** `value` with every string in it, keys too, as `printable` shows it: the page puts them in as text, where a bidi control would reorder it. */
+function shownStrings(value: unknown): unknown {
+  if (typeof value === 'string') return printable(value);
+  if (Array.isArray(value)) return value.map(shownStrings);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [printable(key), shownStrings(item)]));
+  return value;
+}
+
+/** The page's data as JSON: its strings as the page shows them, and no character that can end its `<script>` block or start a comment in it. */
 function jsonForScript(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(shownStrings(value)).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 let library: { script: string; style: string } | undefined;

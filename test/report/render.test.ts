@@ -245,6 +245,15 @@ describe('HTML', () => {
     expect(html).toContain(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src ${scripts.join(' ')}; style-src 'sha256-`);
   });
 
+  it('puts no control or bidi character in the page raw, in its text or its data: a file written with --out is read by cat and a browser', () => {
+    const hostile = 'Desk \u202e(staging)\u001b]52;c;cHduZWQ=\u0007\u009b';
+    const html = renderReportHtml(report(hostile));
+    expect(html).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/u);
+    expect(html).toContain('<h2>Desk \\u202e(staging)\\u001b]52;c;cHduZWQ=\\u0007\\u009b');
+    const data = /<script type="application\/json" id="report-data">(.*?)<\/script>/s.exec(html)?.[1] ?? '';
+    expect((JSON.parse(data) as CallReport).agents[0]?.name).toBe('Desk \\u202e(staging)\\u001b]52;c;cHduZWQ=\\u0007\\u009b');
+  });
+
   it('gives the page the rates as the table writes them, for the interval plots', () => {
     const data = report('desk');
     const version = data.agents[0]!.versions[1]!;
