@@ -40,8 +40,22 @@ export function parseTrustedOrigins(raw: string | undefined): string[] {
 export function operatorBaseUrl(flag: string | undefined, env: Env): string | undefined {
   const typed = nonEmpty(flag);
   if (typed !== undefined) return normalizeBaseUrl(typed, 'The value given to --base-url');
-  const variable = nonEmpty(env.VOXFORM_BASE_URL);
+  const variable = serviceVariable(env, 'VOXFORM_BASE_URL', 'base_url_invalid');
   return variable === undefined ? undefined : normalizeBaseUrl(variable, 'The value of VOXFORM_BASE_URL');
+}
+
+/**
+ * A variable naming the service (`VOXFORM_BASE_URL`, `VOXFORM_REGION`), trimmed; undefined when
+ * unset. Set but empty, it is refused, never read as unset: a CI secret that does not reach the job
+ * arrives empty, and the run would go to the default gateway instead of the service the job names.
+ */
+export function serviceVariable(env: Env, name: 'VOXFORM_BASE_URL' | 'VOXFORM_REGION', code: 'base_url_invalid' | 'region_invalid'): string | undefined {
+  const value = env[name];
+  if (value === undefined) return undefined;
+  if (value.trim() !== '') return value.trim();
+  throw new VoxformError(code, `${name} is set but empty: it names no service, and an empty value is never taken for the default gateway.`, {
+    hint: `Set ${name} to the service the run is for, or unset it; in CI, check that the variable reaches the job.`,
+  });
 }
 
 /** Every origin the operator trusts with the key: the gateways, the operator's base URL, `VOXFORM_TRUSTED_ORIGINS`. */

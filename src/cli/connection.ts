@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { createClient, resolveBaseUrl, type ApiClient, type ClientOptions } from '../api/index.js';
 import { normalizeBaseUrl } from '../api/regions.js';
-import { nonEmpty, operatorBaseUrl, originOf, parseTrustedOrigins, trustedOrigins, untrustedBaseUrlMessage } from '../api/trusted-origins.js';
+import { nonEmpty, operatorBaseUrl, originOf, parseTrustedOrigins, serviceVariable, trustedOrigins, untrustedBaseUrlMessage } from '../api/trusted-origins.js';
 import type { RunningEmulator } from '../emulator/index.js';
 import { isVoxformError, VoxformError } from '../errors.js';
 import { isAgentNotFound } from '../api/errors.js';
@@ -202,7 +202,7 @@ const LOCAL_DATA_FILE_HINTS: Readonly<Record<string, string>> = {
 export function operatorService(options: ConnectionOptions, env: Readonly<Record<string, string | undefined>>): string | undefined {
   const named = operatorBaseUrl(options.baseUrl, env);
   if (named !== undefined) return named;
-  const region = nonEmpty(options.region) ?? nonEmpty(env.VOXFORM_REGION)?.toLowerCase();
+  const region = nonEmpty(options.region) ?? serviceVariable(env, 'VOXFORM_REGION', 'region_invalid')?.toLowerCase();
   return region === undefined ? undefined : resolveBaseUrl({ region });
 }
 

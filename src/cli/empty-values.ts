@@ -39,6 +39,8 @@ export const NAMING_VALUES: ReadonlyMap<string, Named> = new Map([
   ['call-id', { takes: 'a call id', readAs: NAME }],
   ['workspace', { takes: 'a workspace', readAs: NAME }],
   ['lock-id', { takes: 'a lock id', readAs: NAME }],
+  // A server given the empty host listens on every address of the machine, not on loopback.
+  ['host', { takes: 'an address such as 127.0.0.1', readAs: 'every address of this machine' }],
 ]);
 
 /** `file` of `--out <file>`; undefined for an option that takes no value. */

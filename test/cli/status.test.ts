@@ -221,7 +221,7 @@ describe('voxform status (against the emulator)', () => {
 
   it('reports manifests that do not load instead of failing, and a regional gateway by name', async () => {
     project = await startExampleProject();
-    const result = await project.cliInProcess(['status', '-f', 'nowhere.yaml', '--region', 'eu', '--format', 'json'], { VOXFORM_BASE_URL: '', VOXFORM_API_KEY: '' });
+    const result = await project.cliInProcess(['status', '-f', 'nowhere.yaml', '--region', 'eu', '--format', 'json'], { VOXFORM_BASE_URL: undefined, VOXFORM_API_KEY: '' });
     const report = JSON.parse(result.stdout);
     expect(report.manifest).toEqual({ environment: null, problem: 'nowhere.yaml does not exist.' });
     expect(report.service).toEqual({ id: 'https://api-eu-west.millis.ai', base_url: 'https://api-eu-west.millis.ai', region: 'eu', source: '--region' });

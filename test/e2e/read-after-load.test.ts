@@ -48,7 +48,7 @@ describe('nothing is read before the manifests have loaded', () => {
   it('where the manifest names the service: every request goes to it', async () => {
     const p = (project = await startExampleProject());
     await writeFile(path.join(p.dir, 'voxform.yaml'), `base_url: ${p.url}\n${MANIFEST}`);
-    const result = await p.cli(['plan', '--env', 'staging'], { VOXFORM_BASE_URL: '', VOXFORM_TRUSTED_ORIGINS: new URL(p.url).origin, VOXFORM_DEBUG: '1' });
+    const result = await p.cli(['plan', '--env', 'staging'], { VOXFORM_BASE_URL: undefined, VOXFORM_TRUSTED_ORIGINS: new URL(p.url).origin, VOXFORM_DEBUG: '1' });
     expect(result.code).toBe(0);
     // Every request voxform made (its debug lines), not only those that reached the manifest's
     // service: a read sent before the service was settled would go to the default gateway.

@@ -92,9 +92,9 @@ export interface ExampleProject {
   requests: RecordedRequest[];
   env: Record<string, string>;
   /** The built CLI as a process of its own (end-to-end). */
-  cli(args: string[], extraEnv?: Record<string, string>): Promise<CliResult>;
+  cli(args: string[], extraEnv?: Record<string, string | undefined>): Promise<CliResult>;
   /** The CLI's command line in the test's process (`runCliInProcess`). */
-  cliInProcess(args: string[], extraEnv?: Record<string, string>, output?: { terminal?: true | 'no-color'; columns?: number }): Promise<CliResult>;
+  cliInProcess(args: string[], extraEnv?: Record<string, string | undefined>, output?: { terminal?: true | 'no-color'; columns?: number }): Promise<CliResult>;
   /** Holds the requests `method pathPrefix…` that come from now on, until `release`. */
   hold(method: string, pathPrefix: string): HeldRequests;
   close(): Promise<void>;

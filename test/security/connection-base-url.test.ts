@@ -91,7 +91,7 @@ describe('exfiltration: a manifest base_url naming another host', () => {
     const p = await projectWithBaseUrl('http://127.0.0.1:1'); // replaced below: the proxy's port is known only now
     const manifest = path.join(p.dir, 'voxform.yaml');
     await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('http://127.0.0.1:1', p.url));
-    const withoutBaseUrl = { VOXFORM_BASE_URL: '' };
+    const withoutBaseUrl = { VOXFORM_BASE_URL: undefined };
 
     const refused = await p.cliInProcess(['plan'], withoutBaseUrl);
     expect(refused.code).toBe(1);
@@ -108,7 +108,7 @@ describe('exfiltration: a manifest base_url naming another host', () => {
     const p = await projectWithBaseUrl('http://127.0.0.1:1'); // replaced below: the proxy's port is known only now
     const manifest = path.join(p.dir, 'voxform.yaml');
     await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('http://127.0.0.1:1', p.url));
-    const flagOnly = { VOXFORM_BASE_URL: '' };
+    const flagOnly = { VOXFORM_BASE_URL: undefined };
     for (const args of [['plan'], ['status'], ['history'], ['logs', '--agent', 'front-desk'], ['report', '--agent', 'front-desk']]) {
       const result = await p.cliInProcess([...args, '--base-url', p.url], flagOnly);
       expect(result.stderr, args.join(' ')).not.toContain('base_url');
@@ -124,7 +124,7 @@ describe('exfiltration: a manifest base_url naming another host', () => {
     const p = await projectWithBaseUrl('http://127.0.0.1:1'); // replaced below: the proxy's port is known only now
     const manifest = path.join(p.dir, 'voxform.yaml');
     await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('http://127.0.0.1:1', p.url));
-    const manifestDecides = { VOXFORM_BASE_URL: '', VOXFORM_TRUSTED_ORIGINS: p.url };
+    const manifestDecides = { VOXFORM_BASE_URL: undefined, VOXFORM_TRUSTED_ORIGINS: p.url };
     expect((await p.cliInProcess(['apply', '--auto-approve'], manifestDecides)).code).toBe(0);
     for (const args of [['logs'], ['report']]) {
       const before = p.requests.length;
@@ -175,6 +175,24 @@ describe('chooseBaseUrl: the operator beats the manifest', () => {
       error = caught;
     }
     expect(isVoxformError(error) && error.code).toBe('base_url_untrusted');
+  });
+});
+
+describe('a variable naming the service, set but empty', () => {
+  it.each([
+    ['VOXFORM_BASE_URL', '', 'base_url_invalid'],
+    ['VOXFORM_BASE_URL', '  ', 'base_url_invalid'],
+    ['VOXFORM_REGION', '', 'region_invalid'],
+  ])('%s=%j is refused, never read as unset (a CI secret that did not reach the job): nothing is sent', async (name, value, code) => {
+    const p = await startExampleProject();
+    project = p;
+    // The manifests name a gateway, which the empty variable would have let them choose.
+    const result = await p.cliInProcess(['plan'], { VOXFORM_BASE_URL: undefined, [name]: value });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`error[${code}]: ${name} is set but empty: it names no service, and an empty value is never taken for the default gateway.`);
+    expect(p.requests).toEqual([]);
+    // With --base-url, which beats both, the variable is not read.
+    expect((await p.cliInProcess(['plan', '--base-url', p.url], { VOXFORM_BASE_URL: undefined, [name]: value })).code).toBe(0);
   });
 });
 
