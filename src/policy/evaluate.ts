@@ -22,6 +22,7 @@ import { KeptFindings } from './kept-findings.js';
 import { formatCount, plural, someOf } from '../util/plural.js';
 import { LEVEL_RANK, type Finding, type PolicyReport, type PolicyRule, type RuleHit, type RuleStatus, type TokenCounter, type WaiverStatus } from './types.js';
 import { requireOptions } from '../util/required-options.js';
+import { byCodeUnits } from '../util/compare.js';
 
 export interface PolicyOptions {
   /** Today, as the waivers' expiry dates are read (UTC). */
@@ -131,7 +132,7 @@ export async function resolveRules(
  * leave unchecked, so it is kept and shown whatever else was found), then by file and position.
  */
 export function listingOrder(a: Finding, b: Finding): number {
-  return Number(b.rule === CHECK_BUDGET) - Number(a.rule === CHECK_BUDGET) || a.location.file.localeCompare(b.location.file) || a.location.line - b.location.line || a.location.col - b.location.col || a.rule.localeCompare(b.rule);
+  return Number(b.rule === CHECK_BUDGET) - Number(a.rule === CHECK_BUDGET) || byCodeUnits(a.location.file, b.location.file) || a.location.line - b.location.line || a.location.col - b.location.col || byCodeUnits(a.rule, b.rule);
 }
 
 /** `YYYY-MM-DD` of a date, in UTC. */

@@ -10,6 +10,7 @@ import { withheldLiveText } from '../secrets/withhold.js';
 import { withheldState } from './withheld-state.js';
 import type { PolicyReport, TokenCounter } from './types.js';
 import { formatCount } from '../util/plural.js';
+import { byCodeUnits } from '../util/compare.js';
 
 /** A way the pull request weakens a rule of review: a lowered level, a new waiver, a weakened promotion gate. */
 export interface Relaxation {
@@ -66,7 +67,7 @@ export async function promptTokenChanges(
     const before = typeof field.before === 'string' ? await count(withheldLiveText(field.before, counting.secrets)) : undefined;
     out.push({ address: change.address, before, after: await count(after) });
   }
-  return out.sort((a, b) => a.address.localeCompare(b.address));
+  return out.sort((a, b) => byCodeUnits(a.address, b.address));
 }
 
 /** "1,204 → 1,391 tokens, +15.5%"; "1,391 tokens (new)". */

@@ -20,6 +20,7 @@ import { plural } from '../util/plural.js';
 import { formatSourceLocation, VoxformError } from '../errors.js';
 import { MAX_PLAN_UPDATE_BYTES } from '../project-files/limits.js';
 import { formatSize } from '../util/size.js';
+import { byCodeUnits } from '../util/compare.js';
 
 const ENVIRONMENT_DIFF_FORMAT_VERSION = '1';
 
@@ -99,7 +100,7 @@ export function diffEnvironments(
   // One output: every agent's line diffs share its budget, and what it holds of both sides the plan's.
   const lineDiffs = new LineDiffBudget();
   let held = 0;
-  for (const [name, agentA] of [...desired.a.agents].sort(([x], [y]) => x.localeCompare(y))) {
+  for (const [name, agentA] of [...desired.a.agents].sort(([x], [y]) => byCodeUnits(x, y))) {
     const agentB = desired.b.agents.get(name);
     const liveA = live.a.get(name);
     const liveB = live.b.get(name);

@@ -18,6 +18,7 @@ import { testRunTally } from '../history/render.js';
 import { formatAge } from '../util/duration.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import { formatCount, plural, someOf, wordList } from '../util/plural.js';
+import { byCodeUnits } from '../util/compare.js';
 
 type GateName = 'tests' | 'min_calls' | 'no_regression' | 'soak';
 
@@ -270,7 +271,7 @@ function callsWithConfiguration(agent: AgentReport | undefined, configHash: stri
 function minCallsGate(minCalls: number, current: LedgerRecord, calls: ReadonlyMap<string, AgentReport>): GateResult {
   const counts = Object.entries(current.agents)
     .map(([name, version]) => ({ name, calls: callsWithConfiguration(calls.get(version.id), version.configHash) }))
-    .sort((a, b) => a.calls - b.calls || a.name.localeCompare(b.name));
+    .sort((a, b) => a.calls - b.calls || byCodeUnits(a.name, b.name));
   const fewest = counts[0];
   const base = { gate: 'min_calls' as const, required: String(minCalls) };
   if (!fewest) return { ...base, passed: true, evidence: 'no agent to count calls of' };

@@ -16,6 +16,7 @@ import { MIN_CALLS } from './statistics.js';
 import { binSecondsFor, CHART_BINS, TimeSeries, type SeriesPoint } from './time-series.js';
 import { REPORT_FORMAT_VERSION, type AgentReport, type CallReport, type DeployMarker, type SeriesReport, type VersionReport } from './types.js';
 import { deployedVersions, VersionResolver, type ConfigVersion, type DeployInfo } from './versions.js';
+import { byCodeUnits } from '../util/compare.js';
 
 export interface ReportInput {
   /** The call log (already filtered by agent and window on the service), as streams read at once, in any order. */
@@ -125,7 +126,7 @@ export async function buildCallReport(input: ReportInput): Promise<CallReport> {
     calls: count,
     test_traffic: { included: includeTests, calls: testCalls },
     other_environments: [...elsewhere]
-      .sort(([a], [b]) => a.localeCompare(b))
+      .sort(([a], [b]) => byCodeUnits(a, b))
       .map(([environment, tally]) => ({ environment, agents: tally.agents.size, calls: tally.calls })),
     ...(input.unreadEnvironments?.length ? { unread_environments: [...input.unreadEnvironments] } : {}),
     // An agent whose every call was left out as test traffic has nothing to show.
@@ -143,7 +144,7 @@ async function agentReports(agents: readonly AgentState[], names: ReadonlyMap<st
       const name = names.get(agent.agentId);
       return agentReport(agent, { name: name ?? agent.agentId, managed: name !== undefined, service_name: name === undefined ? serviceNames.get(agent.agentId) ?? null : null }, deployed.get(agent.agentId) ?? [], input);
     })
-    .sort((a, b) => Number(b.managed) - Number(a.managed) || sortKey(a).localeCompare(sortKey(b)) || a.agent_id.localeCompare(b.agent_id));
+    .sort((a, b) => Number(b.managed) - Number(a.managed) || byCodeUnits(sortKey(a), sortKey(b)) || byCodeUnits(a.agent_id, b.agent_id));
 }
 
 /** Whether a call of `version` at `ts` is one of the selection's: a version it names, or a configuration changed outside voxform since it began. */

@@ -7,6 +7,7 @@ import { creditsOf, durationOf, functionCallsOf, isTransferCall, outcomeGroupOf,
 import { QuantileSketch } from './quantiles.js';
 import { RunningMoments, wilsonInterval } from './statistics.js';
 import type { Rate, VersionMetrics } from './types.js';
+import { byCodeUnits } from '../util/compare.js';
 
 export class MetricsAccumulator {
   calls = 0;
@@ -58,7 +59,7 @@ export class MetricsAccumulator {
     const round = (value: number | null, digits = 6) => (value === null ? null : Math.round(value * 10 ** digits) / 10 ** digits);
     return {
       calls: this.calls,
-      by_status: Object.fromEntries([...this.byStatus].sort(([a, x], [b, y]) => y - x || a.localeCompare(b))),
+      by_status: Object.fromEntries([...this.byStatus].sort(([a, x], [b, y]) => y - x || byCodeUnits(a, b))),
       error_rate: rate(this.errors, this.calls),
       transfer_rate: rate(this.transfers, this.calls),
       duration_seconds: {

@@ -18,6 +18,7 @@ import { parseTimeWindow } from '../time-argument.js';
 import { plural } from '../../util/plural.js';
 import { displayWidth, padToWidth } from '../../util/display-width.js';
 import { renderTable as renderTextTable, type TableColumn } from '../../util/table.js';
+import { byCodeUnits } from '../../util/compare.js';
 
 interface LogsOptions extends ProjectOptions {
   agent?: string;
@@ -266,7 +267,7 @@ function roundCredits(value: number): number {
 }
 
 function sortByCount(counts: ReadonlyMap<string, number>): Record<string, number> {
-  return Object.fromEntries([...counts].sort(([a, x], [b, y]) => y - x || a.localeCompare(b)));
+  return Object.fromEntries([...counts].sort(([a, x], [b, y]) => y - x || byCodeUnits(a, b)));
 }
 
 export function renderStats(stats: CallStats): string {
