@@ -50,6 +50,28 @@ export function valueName(option: Option): string | undefined {
 
 const IN_A_SCRIPT = 'in a script, check that the variable it comes from is set';
 
+/**
+ * Refuses an option's value that is another option of the command (`logs --agent --local`): the
+ * option lacked its value, and the one read as its value would not act (`--local` unread, the run
+ * going to the service the environment names). A value starting with one dash (an agent's id) is a value.
+ */
+export function refuseOptionsAsValues(cmd: Command, words: readonly string[]): void {
+  const longFlags = new Set<string>();
+  for (let current: Command | null = cmd; current; current = current.parent) for (const option of current.options) if (option.long) longFlags.add(option.long);
+  for (let current: Command | null = cmd; current; current = current.parent) {
+    for (const option of current.options) {
+      const key = option.attributeName();
+      if (valueName(option) === undefined || current.getOptionValueSource(key) !== 'cli') continue;
+      const taken = [current.getOptionValue(key)].flat().find((value) => typeof value === 'string' && longFlags.has(value.split('=', 1)[0] as string));
+      if (taken === undefined) continue;
+      const flag = option.long ?? option.flags;
+      throw new VoxformError('invalid_option', `${flag} has no value: the next word, ${String(taken).split('=', 1)[0]}, is an option of \`${words.join(' ')}\`, and was read as its value.`, {
+        hint: `Give ${flag} <${valueName(option) ?? 'value'}> its value before the next option.`,
+      });
+    }
+  }
+}
+
 /** Refuses a value typed empty among the naming options of `cmd` and its parents, and among its arguments; `words` name the command (`voxform state unlock`). */
 export function refuseEmptyValues(cmd: Command, words: readonly string[]): void {
   for (let current: Command | null = cmd; current; current = current.parent) {

@@ -12,7 +12,7 @@ import { manifestArgumentError, namesManifest } from './manifest-argument.js';
 import { findOptionsAfterDashes, shownValue } from './options-after-dashes.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { wholeNumberOption } from './whole-number.js';
-import { refuseEmptyValues } from './empty-values.js';
+import { refuseEmptyValues, refuseOptionsAsValues } from './empty-values.js';
 import { describeVersion } from '../status/versions.js';
 import { shellWord } from '../util/shell-word.js';
 import { chosenFlags, nextCommand, type ChosenTarget } from './next-command.js';
@@ -239,8 +239,9 @@ export function buildProgram(run: (name: string, options: Record<string, unknown
     // A subcommand's options may be parsed by its parent command (`test capture ID --out F`): merge them.
     const parent = cmd.parent && cmd.parent !== program ? cmd.parent.opts() : {};
     if (cmd.parent && cmd.parent !== program) refuseParentOnlyOptions(cmd, cmd.parent);
-    // A naming value typed empty (a script's unset variable) is refused before any command runs (empty-values.ts).
+    // A naming value typed empty (a script's unset variable), or an option read as a value, is refused before any command runs (empty-values.ts).
     refuseEmptyValues(cmd, commandWords(cmd));
+    refuseOptionsAsValues(cmd, commandWords(cmd));
     await run(name, { ...program.opts(), ...parent, ...cmd.opts(), args: positional });
   };
 

@@ -114,3 +114,33 @@ describe('a naming value given empty', () => {
     );
   });
 });
+
+/** Each naming option of the tree with another long option of its command, which a missing value would let it read as its own. */
+const optionsBeforeOptions = tree.flatMap(({ words, command }) => {
+  const others = command.options.flatMap((option) => (option.long && option.long !== '--version' ? [option.long] : []));
+  return command.options.flatMap((option) => {
+    const next = others.find((other) => other !== option.long);
+    return NAMING_VALUES.has(valueName(option) ?? '') && next !== undefined ? [[[...words, ...needs(command)], option.long as string, next] as const] : [];
+  });
+});
+
+describe('an option read as the value of the option before it', () => {
+  it.each(optionsBeforeOptions)('%j %s %s is refused, nothing done', async (args, flag, next) => {
+    const { code, said, stdout } = await refused([...args, flag, next]);
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(said).toMatch(new RegExp(`^error\\[invalid_option\\]: ${flag} has no value: the next word, ${next}, is an option of \`voxform .*\`, and was read as its value\\.\\n  hint: Give ${flag} <[^>]+> its value before the next option\\.$`));
+  });
+
+  it('`logs --agent --local` goes nowhere, where it would have read every agent of the service the environment names', async () => {
+    const { said } = await refused(['logs', '--agent', '--local']);
+    expect(said).toBe('error[invalid_option]: --agent has no value: the next word, --local, is an option of `voxform logs`, and was read as its value.\n  hint: Give --agent <name|id> its value before the next option.');
+  });
+
+  it('takes a value starting with one dash, as an agent id does', async () => {
+    const dir = await tempDir({ 'voxform.yaml': MANIFEST });
+    const result = await runCliInProcess(['logs', '--agent', '-OKdqbqetEcM4ak369ym', '--local'], { cwd: dir });
+    expect(result.stderr).not.toContain('has no value');
+    expect(result.code).toBe(0);
+  });
+});
