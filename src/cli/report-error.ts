@@ -2,6 +2,7 @@
 import { CommanderError } from 'commander';
 import { isVoxformError, openFileLimitHint, rateLimitedHint, VoxformError } from '../errors.js';
 import { errorMessage, errorStack } from '../secrets/error-message.js';
+import { FileWriteError } from '../util/atomic-write.js';
 import { EXIT_INTERRUPTED, type Output, type StopAtOnce } from './context.js';
 import { errorBody, errorJson, errorText } from './error-text.js';
 import { formatAskedFor } from './format-asked-for.js';
@@ -93,7 +94,19 @@ function internalError(error: unknown, debug: boolean): VoxformError {
  */
 export function reportable(error: unknown, parallelism: boolean): VoxformError | undefined {
   if (isVoxformError(error) && error.code.endsWith('too_many_open_files')) return withCommandsHint(error, parallelism);
-  return tooManyOpenFilesError(error, { parallelism }) ?? (isVoxformError(error) ? withCommandsHint(error, parallelism) : missingModuleError(error));
+  return tooManyOpenFilesError(error, { parallelism }) ?? (isVoxformError(error) ? withCommandsHint(error, parallelism) : (fileWriteRefused(error) ?? missingModuleError(error)));
+}
+
+/**
+ * A write the file system refused that no command said more of (a full disk, a read-only folder):
+ * the machine's, not a bug. Each file voxform writes is replaced whole or not at all.
+ */
+function fileWriteRefused(error: unknown): VoxformError | undefined {
+  if (!(error instanceof FileWriteError)) return undefined;
+  return new VoxformError('file_unwritable', `${error.message.replace(/\.$/, '')}; it was left as it was.`, {
+    hint: 'Free space on its disk, or make the file and its folder writable for this user, then run the command again.',
+    cause: error,
+  });
 }
 
 /**

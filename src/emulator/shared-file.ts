@@ -7,6 +7,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { stat } from 'node:fs/promises';
+import { FileWriteError } from '../util/atomic-write.js';
 import { HttpError } from './http.js';
 
 /** How long a process waits for another one's batch before answering 503 (about a minute). */
@@ -152,15 +153,18 @@ export class SharedDataFile {
     // SIGHUP handlers when loaded, which a program importing voxform, and a command that never
     // writes the emulator's data file, should not get.
     const { default: lockfile } = await import('proper-lockfile');
+    const lock = (retries: typeof LOCK_RETRIES | 0) => lockfile.lock(this.file, { realpath: false, stale: LOCK_STALE_MS, retries, onCompromised: this.onLockLost });
     try {
-      return await lockfile.lock(this.file, {
-        realpath: false,
-        stale: LOCK_STALE_MS,
-        retries: LOCK_RETRIES,
-        onCompromised: this.onLockLost,
-      });
+      // Waited for only while another process holds it: a folder the lock cannot be made in (read-only, full) is said at once.
+      return await lock(0).catch((error: unknown) => (isHeldElsewhere(error) ? lock(LOCK_RETRIES) : Promise.reject(error)));
     } catch (error) {
+      if (!isHeldElsewhere(error)) throw new FileWriteError(this.file, error);
       throw new HttpError(503, `The emulator data file ${this.file} stayed locked by another voxform process: ${(error as Error).message}`, { 'retry-after': '1' });
     }
   }
+}
+
+/** Whether proper-lockfile failed because another process holds the lock (not because it could not be made). */
+function isHeldElsewhere(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === 'ELOCKED';
 }

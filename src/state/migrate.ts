@@ -7,7 +7,9 @@
  * holding a workspace newer than the source's (it would be rolled back). A stop (`signal`) takes
  * effect between steps, so the step under way finishes and each side's state is known when it says so.
  */
-import { VoxformError } from '../errors.js';
+import { isVoxformError, VoxformError } from '../errors.js';
+import { FileWriteError } from '../util/atomic-write.js';
+import { stateWriteRemedy } from './write-failure.js';
 import { hashValue } from '../util/hash.js';
 import type { HistoryRecord } from '../history/types.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
@@ -37,7 +39,7 @@ interface MigrateOptions {
 }
 
 export async function migrateState(source: StateBackend, target: StateBackend, options: MigrateOptions): Promise<MigrateResult> {
-  const copied = { workspaces: 0, of: 0, ledger: false };
+  const copied: Copied = { workspaces: 0, of: 0, ledgerStarted: false, ledger: false };
   // Reading writes nothing: a stop ends a read at once (a database that never answers included).
   const asInterrupted = (error: unknown): never => {
     throw options.signal?.aborted ? interrupted(source, target, copied, options) : error;
@@ -71,14 +73,19 @@ export async function migrateState(source: StateBackend, target: StateBackend, o
       if (options.signal?.aborted) throw interrupted(source, target, copied, options);
     };
     stopIfAsked();
-    for (const key of workspaces) {
-      await copyWorkspace(source, target, key);
-      copied.workspaces++;
-      stopIfAsked();
+    try {
+      for (const key of workspaces) {
+        await copyWorkspace(source, target, key);
+        copied.workspaces++;
+        stopIfAsked();
+      }
+      copied.ledgerStarted = true;
+      await target.importHistory(history);
+      await target.importTestRuns(testRuns);
+      copied.ledger = true;
+    } catch (error) {
+      throw isVoxformError(error) && error.code === 'interrupted' ? error : stoppedByWrite(error, source, target, copied, options);
     }
-    await target.importHistory(history);
-    await target.importTestRuns(testRuns);
-    copied.ledger = true;
     stopIfAsked();
     await verify(source, target, workspaces);
     return { workspaces, historyRecords: history.length, testRuns: testRuns.length };
@@ -150,20 +157,51 @@ function lastApplied(stored: StoredWorkspace): string {
 }
 
 /** How far a stopped migration got, in each side's terms, and the command that finishes it. */
-function interrupted(source: StateBackend, target: StateBackend, copied: { workspaces: number; of: number; ledger: boolean }, options: MigrateOptions): VoxformError {
-  const command = options.command ?? `voxform state migrate --to ${shellWord(target.pastable)}`;
-  const note = options.commandNote ?? '';
-  const wrote = copied.workspaces > 0 || copied.ledger;
+/** How far the copy got: the workspaces written (of how many), and whether the ledger's import began and ended. */
+interface Copied {
+  workspaces: number;
+  of: number;
+  ledgerStarted: boolean;
+  ledger: boolean;
+}
+
+/** What the target holds of a copy that stopped (`copied`), after `holds`. */
+function targetHolds(copied: Copied): string {
+  if (copied.ledger) return 'the whole copy, written but not yet read back and checked';
+  const ledger = copied.ledgerStarted ? 'part of the history records and test runs at most' : 'no history record or test run yet';
+  return `part of the copy (${copied.workspaces} of ${plural(copied.of, 'workspace')}, ${ledger})`;
+}
+
+function migrationCommand(target: StateBackend, options: MigrateOptions): { command: string; note: string } {
+  return { command: options.command ?? `voxform state migrate --to ${shellWord(target.pastable)}`, note: options.commandNote ?? '' };
+}
+
+function interrupted(source: StateBackend, target: StateBackend, copied: Copied, options: MigrateOptions): VoxformError {
+  const { command, note } = migrationCommand(target, options);
+  const wrote = copied.workspaces > 0 || copied.ledgerStarted;
   if (!wrote) {
     return new VoxformError('interrupted', `Migration interrupted before anything was copied: ${source.display} and ${target.display} are as they were.`, {
       hint: `Run \`${command}${options.force ? ' --force' : ''}\`${note} to migrate.`,
     });
   }
-  const held = copied.ledger
-    ? 'holds the whole copy, written but not yet read back and checked'
-    : `holds part of the copy (${copied.workspaces} of ${plural(copied.of, 'workspace')}, no history record or test run yet)`;
-  return new VoxformError('interrupted', `Migration interrupted: ${source.display} is left as it was and is still the state to use; ${target.display} ${held}.`, {
+  return new VoxformError('interrupted', `Migration interrupted: ${source.display} is left as it was and is still the state to use; ${target.display} holds ${targetHolds(copied)}.`, {
     hint: migrateAgainHint(command, note, source),
+  });
+}
+
+/**
+ * A write the target refused part way (a full disk, a read-only history folder): what failed, what
+ * each side holds, and how to finish. Before anything was written, the error as it came.
+ */
+function stoppedByWrite(error: unknown, source: StateBackend, target: StateBackend, copied: Copied, options: MigrateOptions): unknown {
+  if (copied.workspaces === 0 && !copied.ledgerStarted) return error;
+  const refused = error instanceof FileWriteError || (isVoxformError(error) && error.code === 'state_write_failed') ? error : undefined;
+  if (refused === undefined) return error;
+  const { command, note } = migrationCommand(target, options);
+  const why = refused instanceof FileWriteError ? `Cannot write ${refused.path}: ${refused.reason}` : refused.message.replace(/\.$/, '');
+  return new VoxformError('state_write_failed', `${why}. The migration stopped there: ${source.display} is left as it was and is still the state to use; ${target.display} holds ${targetHolds(copied)}.`, {
+    hint: `${stateWriteRemedy(refused.cause)}; then ${migrateAgainHint(command, note, source).replace(/^Run/, 'run')}`,
+    cause: error,
   });
 }
 

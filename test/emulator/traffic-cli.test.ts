@@ -6,13 +6,13 @@
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { appendFile, cp, readFile } from 'node:fs/promises';
+import { appendFile, chmod, cp, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator, type TrafficSummary } from '../../src/emulator/index.js';
 import { renderTrafficSummary, trafficUntil } from '../../src/cli/commands/emulator-traffic.js';
 import { MAX_DATA_FILE_TRAFFIC_CALLS } from '../../src/emulator/traffic/index.js';
-import { copyExampleProject, repoRoot, runCliInProcess, useTempDirs } from '../helpers/cli.js';
+import { copyExampleProject, repoRoot, runCli, runCliInProcess, useTempDirs } from '../helpers/cli.js';
 import { SECRETS } from '../helpers/project.js';
 import { clientFor, FRONT_DESK, startTestEmulator } from './helpers.js';
 
@@ -57,6 +57,21 @@ describe('voxform emulator traffic --local', () => {
     expect(records.filter((r) => r.ts <= beforeSecondApply).every((r) => !JSON.stringify(r.agent_config).includes('Always confirm the caller'))).toBe(true);
     expect(second.stdout).not.toContain(one.agents[0]!.config_hash.slice(0, 19));
   });
+
+  it('says at once that a data file it may not write was left as it was: no wait for a lock nobody holds, no internal error', async () => {
+    const dir = await exampleProject();
+    expect((await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir, env: { ...SECRETS } })).code).toBe(0);
+    const before = await readFile(path.join(dir, '.voxform/local.json'), 'utf8');
+    await chmod(path.join(dir, '.voxform'), 0o555);
+    try {
+      const refused = await runCli(['emulator', 'traffic', '--local', '--calls', '1', '--seed', '1'], { cwd: dir, unprivileged: true });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toBe(`error[file_unwritable]: Cannot write ${path.join(dir, '.voxform/local.json')}: voxform may not write there; it was left as it was.\n  hint: Free space on its disk, or make the file and its folder writable for this user, then run the command again.\n`);
+    } finally {
+      await chmod(path.join(dir, '.voxform'), 0o755);
+    }
+    expect(await readFile(path.join(dir, '.voxform/local.json'), 'utf8')).toBe(before);
+  }, 60_000);
 
   it('gives the same calls for the same seed, window and configurations', async () => {
     const runs = [];

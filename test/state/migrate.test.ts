@@ -13,6 +13,7 @@ import type { StateBackend } from '../../src/state/backend.js';
 import { migrateState } from '../../src/state/migrate.js';
 import { openStateSpec } from '../../src/state/open.js';
 import { StateStore } from '../../src/state/state-file.js';
+import { FileWriteError } from '../../src/util/atomic-write.js';
 import { repoRoot } from '../helpers/cli.js';
 import { freshDatabase, PLANTED_DB_PASSWORD, silentDatabase } from '../helpers/postgres.js';
 import { ledgerRecords, oneAgentApply as apply, TEST_SEAL_KEY } from '../helpers/ledger.js';
@@ -259,6 +260,23 @@ describe('state migrate stopped by Ctrl-C', () => {
       hint: `Run \`voxform state migrate --to ${target.pastable}\` to migrate.`,
     });
     expect(await target.listWorkspaces()).toEqual([]);
+  });
+});
+
+describe('state migrate stopped by a write the target refused', () => {
+  it('says what failed, what each side holds, and the command that finishes it: never an internal error', async () => {
+    const source = await openNew('file');
+    await (await StateStore.open(source, WORKSPACE, 'key')).update((ws) => (ws.credentials['credential.c'] = { fingerprint: 'sha256:c' }));
+    await source.history.append(apply(WORKSPACE), TEST_SEAL_KEY);
+    const target = await openNew('file');
+    const historyFile = path.join(path.dirname(target.display), 'history', 'r.json');
+    Object.assign(target, { importHistory: () => Promise.reject(new FileWriteError(historyFile, Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }))) });
+    const error = await migrateState(source, target, { force: false, command: 'voxform state migrate --to t.json' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'state_write_failed',
+      message: `Cannot write ${historyFile}: the disk is full. The migration stopped there: ${source.display} is left as it was and is still the state to use; ${target.display} holds part of the copy (1 of 1 workspace, part of the history records and test runs at most).`,
+      hint: 'Free space on the disk of the state file; then run `voxform state migrate --to t.json --force` to copy everything again and check the copy (--force: the target now holds what was copied so far); once it says identical, point --state (or VOXFORM_STATE) at the target.',
+    });
   });
 });
 
