@@ -1,5 +1,5 @@
-import { existsSync, lstatSync, readlinkSync, rmdirSync, unlinkSync } from 'node:fs';
-import { mkdir, open, realpath, rename, stat, unlink } from 'node:fs/promises';
+import { existsSync, lstatSync, readlinkSync, renameSync, rmdirSync, unlinkSync } from 'node:fs';
+import { mkdir, open, realpath, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { VoxformError } from '../errors.js';
@@ -17,7 +17,7 @@ export type FileData = string | Uint8Array | Iterable<string | Uint8Array>;
 export async function writeFileAtomic(file: string, data: FileData, mode = 0o644, { flushed = true } = {}): Promise<void> {
   const temp = await writeTempBeside(file, data, mode, flushed);
   try {
-    await placeTemp(temp, file);
+    placeTemp(temp, file);
   } catch (error) {
     await discardTemp(temp);
     throw asWriteError(error, file);
@@ -89,10 +89,10 @@ export class WriteSet {
   }
 
   /** Renames the temporary file `temp` (writeTempBeside) over `target`; `isNew`: nothing was there, so taking back removes it. */
-  async place(temp: string, target: string, isNew: boolean): Promise<void> {
+  place(temp: string, target: string, isNew: boolean): void {
     // Noted before the rename: a stop while it runs still takes the file back.
     if (isNew) this.newFiles.push(target);
-    await placeTemp(temp, target);
+    placeTemp(temp, target);
   }
 
   /** Every file is in place: nothing is taken back from now on. */
@@ -108,9 +108,13 @@ export class WriteSet {
   }
 }
 
-/** Renames a temporary file of writeTempBeside over its target. */
-async function placeTemp(temp: string, target: string): Promise<void> {
-  await rename(temp, target);
+/**
+ * Renames a temporary file of writeTempBeside over its target, in the same turn of the event loop as
+ * the caller's next step: no signal is handled between the file being replaced and the caller hearing
+ * so (fmt lists a file as it is replaced, and a stop must not come between).
+ */
+function placeTemp(temp: string, target: string): void {
+  renameSync(temp, target);
   unfinishedTemps.delete(temp);
 }
 
