@@ -101,8 +101,9 @@ function parseYamlGeneral(
       reportYamlErrors(doc, source, diagnostics, misindented);
       continue;
     }
+    const describeTagged = taggedValueDescriber(yaml, doc);
     for (const warning of doc.warnings) {
-      diagnostics.warning('yaml_warning', yamlWarningSentence(warning), spanOf(source, warning.pos[0], warning.pos[1]));
+      diagnostics.warning('yaml_warning', yamlWarningSentence(warning, describeTagged), spanOf(source, warning.pos[0], warning.pos[1]));
     }
     if (doc.directives?.yaml.version === '1.1') {
       // YAML 1.1 reads `yes` as true, `010` as 8 and a date as a time: not what the manifest means in 1.2.
@@ -204,8 +205,19 @@ function firstNonSpace(text: string, offset: number): number {
 
 /** YAML's own tags (`!!name`) begin with this. */
 const CORE_TAG = 'tag:yaml.org,2002:';
-/** The tags of the kinds of value JSON has: any other (`!!timestamp`, `!!binary`, `!!set`) makes one it has not. */
-const JSON_KINDS = new Set(['str', 'int', 'float', 'bool', 'null', 'map', 'seq']);
+/**
+ * The tags of the kinds of value JSON has, with the values each takes: any other tag (`!!timestamp`,
+ * `!!binary`, `!!set`) makes a kind JSON has not.
+ */
+const JSON_KINDS = new Map([
+  ['str', 'text'],
+  ['int', 'a whole number'],
+  ['float', 'a number'],
+  ['bool', 'true or false'],
+  ['null', 'null, ~ or nothing'],
+  ['map', 'a mapping'],
+  ['seq', 'a list'],
+]);
 /**
  * What a value no manifest field takes converts to: reported where it stands and left out of its
  * mapping (null in a list, whose later items keep their places), so the rest of the document is
@@ -404,8 +416,49 @@ function spanOf(source: SourceText, start: number, end: number): Span {
   return { source, start, end: Math.max(start, end) };
 }
 
-/** A warning of the parser as voxform says it: an unknown tag, with how to fix it. */
-function yamlWarningSentence(warning: YAMLError): string {
+/**
+ * A warning of the parser as voxform says it, with how to fix it. The parser says "unresolved tag"
+ * both for a tag it does not know and for one of YAML's own whose value does not fit it
+ * (`!!bool yes`, `!!int 1.5`): the second is a mistake in the value, not in the tag's name.
+ */
+function yamlWarningSentence(warning: YAMLError, describeTagged: (tagEnd: number) => string): string {
   const sentence = yamlErrorSentence(warning.message);
-  return warning.code === 'TAG_RESOLVE_FAILED' ? `${sentence}: voxform knows no tag of that name, and a manifest needs none; remove it` : sentence;
+  if (warning.code !== 'TAG_RESOLVE_FAILED') return sentence;
+  const kind = /^Unresolved tag: tag:yaml\.org,2002:(\w+)/.exec(warning.message)?.[1];
+  const takes = kind === undefined ? undefined : JSON_KINDS.get(kind);
+  if (takes === undefined) return `${sentence}: voxform knows no tag of that name, and a manifest needs none; remove it`;
+  return `${describeTagged(warning.pos[1])} is not a !!${kind} value (${takes}), and a manifest needs no tag; remove it, and write the value the field takes`;
+}
+
+/**
+ * Names the value a tag ending at an offset stands on, the first node starting after it: a one-line
+ * scalar as written, else what it is. The document's tagged nodes are gathered once, at the first call,
+ * so a document of many such tags costs one walk.
+ */
+function taggedValueDescriber(yaml: YamlModule, doc: Document.Parsed): (tagEnd: number) => string {
+  let tagged: { start: number; node: Node }[] | undefined;
+  return (tagEnd) => {
+    if (!tagged) {
+      const nodes: { start: number; node: Node }[] = [];
+      yaml.visit(doc, (_key, node) => {
+        if ((yaml.isScalar(node) || yaml.isCollection(node)) && node.tag !== undefined && node.range) nodes.push({ start: node.range[0], node });
+      });
+      tagged = nodes.sort((a, b) => a.start - b.start);
+    }
+    let low = 0;
+    let high = tagged.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((tagged[middle]?.start ?? tagEnd) < tagEnd) low = middle + 1;
+      else high = middle;
+    }
+    const node = tagged[low]?.node;
+    if (yaml.isScalar(node)) {
+      const written = typeof node.source === 'string' ? node.source : '';
+      return written === '' ? 'an empty value' : written.includes('\n') ? 'this text' : `\`${written}\``;
+    }
+    if (yaml.isSeq(node)) return 'a list';
+    if (yaml.isMap(node)) return 'a mapping';
+    return 'this value';
+  };
 }

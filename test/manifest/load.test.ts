@@ -121,6 +121,35 @@ describe('loadManifests: YAML', () => {
     expect(summarize(infinite)).toEqual(['voxform.yaml:5:52 yaml_unsupported .nan is not a number a manifest field takes (JSON has no infinity and no NaN); write a finite number']);
   });
 
+  it("says a value does not fit YAML's own tag, not that the tag is unknown; an unknown tag is still named so", async () => {
+    const result = await loadTree({
+      'voxform.yaml': [
+        'agents:',
+        '  a:',
+        '    id: ag_1',
+        '    config:',
+        '      privacy_settings: { opt_out_data_collection: !!bool yes }',
+        '      flow: { response_delay: !<tag:yaml.org,2002:int> 1.5 }',
+        '      x-list: !!map [1]',
+        '      x-empty: !!bool',
+        '      x-text: !!float |',
+        '        abc',
+        '      x-own: !mine q',
+        '',
+      ].join('\n'),
+    });
+    const tagWarnings = result.diagnostics.filter((d) => d.code === 'yaml_warning').map((d) => `${d.line}:${d.col} ${d.message}`);
+    const fix = 'and a manifest needs no tag; remove it, and write the value the field takes';
+    expect(tagWarnings).toEqual([
+      `5:52 \`yes\` is not a !!bool value (true or false), ${fix}`,
+      `6:31 \`1.5\` is not a !!int value (a whole number), ${fix}`,
+      `7:15 a list is not a !!map value (a mapping), ${fix}`,
+      `8:16 an empty value is not a !!bool value (true or false), ${fix}`,
+      `9:15 this text is not a !!float value (a number), ${fix}`,
+      '11:14 unresolved tag: voxform knows no tag of that name, and a manifest needs none; remove it',
+    ]);
+  });
+
   it('a value left out or a key written twice hides no other problem: of its document, or across files', async () => {
     const result = await loadTree({
       'voxform.yaml': 'agents:\n  a:\n    id: ag_1\n    id: ag_2\n    config: { vad_threshold: .inf, llm: { temperature: hot } }\n',
