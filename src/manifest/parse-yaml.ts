@@ -363,11 +363,12 @@ class Converter {
     return value ?? null;
   }
 
-  /** Keys are text (see keyText in ../yaml/documents.ts); a list or a mapping as a key is an error. */
+  /** Keys are text (see keyText in ../yaml/documents.ts); a list, a mapping or an alias as a key is an error. */
   private keyText(keyNode: Node | null): string | undefined {
     if (keyNode === null) return '';
     if (this.yaml.isScalar(keyNode)) return this.documents.keyText(keyNode);
-    this.fail('yaml_complex_key', 'a key must be plain text, not a list or a mapping', keyNode);
+    const written = this.yaml.isAlias(keyNode) ? `an alias (*${keyNode.source}): write the key itself` : 'a list or a mapping';
+    this.fail('yaml_complex_key', `a key must be plain text, not ${written}`, keyNode);
     return undefined;
   }
 

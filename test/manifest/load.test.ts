@@ -103,6 +103,14 @@ describe('loadManifests: YAML', () => {
     expect(summarize(merge)).toEqual(['voxform.yaml:3:9 yaml_syntax YAML syntax error: the alias *missing refers to no anchor &missing set before it; mark the value to repeat with &missing, or write it out']);
   });
 
+  it('refuses a key that is not plain text, naming an alias as an alias', async () => {
+    const alias = await loadTree({ 'voxform.yaml': 'version: 1\nx-name: &n front-desk\nagents:\n  *n :\n    id: -OKdqbqetEcM4ak369ym\n' });
+    expect(alias.state).toBeUndefined();
+    expect(summarize(alias)).toEqual(['voxform.yaml:4:3 yaml_complex_key a key must be plain text, not an alias (*n): write the key itself']);
+    const list = await loadTree({ 'voxform.yaml': 'agents:\n  ? [a, b]\n  : { id: ag_1 }\n' });
+    expect(summarize(list)).toEqual(['voxform.yaml:2:5 yaml_complex_key a key must be plain text, not a list or a mapping']);
+  });
+
   it('refuses a %YAML 1.1 line and tags that make values no field takes, where they are; JSON kinds may be tagged', async () => {
     const old = await loadTree({ 'voxform.yaml': '%YAML 1.1\n---\nagents:\n  a:\n    id: ag_1\n    config: { first_message: yes }\n' });
     expect(old.state).toBeUndefined();
