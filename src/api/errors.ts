@@ -235,7 +235,7 @@ function unansweredError(kind: TransportFailure, ctx: TransportContext): ApiErro
   const base = { method: ctx.method, path: ctx.path, attempts: ctx.attempts, cause: ctx.cause };
   if (ctx.mayHaveActed && (kind === 'timeout' || kind === 'connection' || kind === 'interrupted')) {
     const unanswered =
-      kind === 'timeout' ? `no complete answer came within ${formatSeconds(ctx.timeoutMs)}` : kind === 'interrupted' ? 'voxform was interrupted before an answer came' : `no answer came (${transportReason(ctx.cause)})`;
+      kind === 'timeout' ? `no complete answer came within ${formatTimeout(ctx.timeoutMs)}` : kind === 'interrupted' ? 'voxform was interrupted before an answer came' : `no answer came (${transportReason(ctx.cause)})`;
     return new ApiError({
       ...base,
       code: 'api_outcome_unknown',
@@ -248,7 +248,7 @@ function unansweredError(kind: TransportFailure, ctx: TransportContext): ApiErro
       return new ApiError({
         ...base,
         code: 'api_timeout',
-        message: `${where}: the service at ${ctx.origin} did not answer within ${formatSeconds(ctx.timeoutMs)}${retried}.`,
+        message: `${where}: the service at ${ctx.origin} did not answer within ${formatTimeout(ctx.timeoutMs)}${retried}.`,
         hint: `The service is slow or unreachable: try again later, or give it longer with --timeout (or VOXFORM_TIMEOUT), e.g. --timeout ${suggestLonger(ctx.timeoutMs)}.`,
       });
     case 'tls':
@@ -434,9 +434,14 @@ function clip(text: string): string {
   return shorten(oneLine, 300);
 }
 
-/** A time-out as messages name it: `30 s`, `0.2 s`. */
-export function formatSeconds(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+/**
+ * A time-out as messages name it: `30 s`, `0.2 s`, `1.5 s`; under a second and not in whole tenths,
+ * in ms (`1 ms`, `250 ms`), as tenths of a second would round it, down to `0.0 s` for a few ms.
+ */
+export function formatTimeout(ms: number): string {
+  if (ms % 1000 === 0) return `${ms / 1000} s`;
+  if (ms < 1000 && ms % 100 !== 0) return `${ms} ms`;
+  return `${(ms / 1000).toFixed(1)} s`;
 }
 
 /** Twice the time-out, in the `--timeout` syntax: `60s`, `2m`. */

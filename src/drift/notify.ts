@@ -3,7 +3,7 @@
  * the repository), as the JSON report or as a Slack-compatible message (`{text, blocks}`: addresses,
  * field paths and classes, no value). Every body passes the run's secret scrub before it leaves.
  */
-import { formatSeconds } from '../api/errors.js';
+import { formatTimeout } from '../api/errors.js';
 import { VoxformError } from '../errors.js';
 import type { Redact } from '../secrets/redact.js';
 import { httpUrl } from '../util/http-url.js';
@@ -96,7 +96,7 @@ export async function sendNotification(url: URL, body: string, options: { timeou
     ({ status } = await receiver.request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'voxform-drift' }, body, signal: options.signal }));
   } catch (error) {
     // undici's time-out errors name its timer: said as what the receiver did, with the wait it was given.
-    if (isHostTimeout(error)) throw failed(`the receiver did not answer within ${formatSeconds(options.timeoutMs)} (--timeout gives it longer)`);
+    if (isHostTimeout(error)) throw failed(`the receiver did not answer within ${formatTimeout(options.timeoutMs)} (--timeout gives it longer)`);
     const code = (error as { code?: unknown }).code;
     throw failed(typeof code === 'string' ? `${code} (${error instanceof Error ? error.message : String(error)})` : error instanceof Error ? error.message : String(error));
   } finally {

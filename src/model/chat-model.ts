@@ -4,7 +4,7 @@
  */
 import type OpenAI from 'openai';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { formatSeconds, transportReason } from '../api/errors.js';
+import { formatTimeout, transportReason } from '../api/errors.js';
 import { backoffDelay, isConnectionError } from '../api/retry.js';
 import { VoxformError } from '../errors.js';
 import { registerUrlTokens, replaceUrlTokens } from '../secrets/url-tokens.js';
@@ -145,7 +145,7 @@ export class ChatModel {
   private describeFailure(error: unknown, errors: ModelErrors, attempts: number): string {
     if (!(error instanceof errors.TimeoutError)) return describeModelError(error, errors.APIError);
     const notes = [attempts > 1 ? `after ${attempts} attempts` : '', this.settings.timeoutSetting ? `${this.settings.timeoutSetting} gives it longer` : ''].filter(Boolean);
-    return `no complete answer came within ${formatSeconds(this.settings.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS)}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
+    return `no complete answer came within ${formatTimeout(this.settings.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS)}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
   }
 
   private async connect(): Promise<{ client: OpenAI } & ModelErrors> {

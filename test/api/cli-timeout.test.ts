@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_TIMEOUT_MS, parseTimeout, resolveTimeoutMs } from '../../src/cli/timeout.js';
+import { formatTimeout } from '../../src/api/errors.js';
 import { repoRoot, runCliInProcess, useTempDirs } from '../helpers/cli.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { fakeServer } from './helpers.js';
@@ -56,6 +57,24 @@ describe('--timeout and VOXFORM_TIMEOUT', () => {
     const result = await runCliInProcess(['logs', '--base-url', url, '--timeout', '1s'], { env: { VOXFORM_API_KEY: KEY } });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^error\[api_timeout\]: GET \/call-logs failed: the service at http:\/\/127\.0\.0\.1:\d+ did not answer within 1 s\.\n {2}hint: .*give it longer with --timeout \(or VOXFORM_TIMEOUT\), e\.g\. --timeout 2s\.\n$/);
+  });
+
+  it.each([
+    ['1ms', '1 ms'],
+    ['0.5ms', '1 ms'],
+    ['250ms', '250 ms'],
+    ['200ms', '0.2 s'],
+    ['1.5s', '1.5 s'],
+    ['2m', '120 s'],
+  ])('a time-out of %j is named %j in messages, never 0.0 s', (text, named) => {
+    expect(formatTimeout(parseTimeout(text, '--timeout'))).toBe(named);
+  });
+
+  it('a time-out of a few ms is named in ms when the service does not answer', async () => {
+    const url = await silentService();
+    const result = await runCliInProcess(['logs', '--base-url', url, '--timeout', '1ms'], { env: { VOXFORM_API_KEY: KEY } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/did not answer within 1 ms\./);
   });
 
   it('VOXFORM_TIMEOUT sets it when the flag is absent (plan, through the project connection)', async () => {
