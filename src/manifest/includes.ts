@@ -212,6 +212,11 @@ async function hashFile(checked: Extract<Awaited<ReturnType<typeof inspect>>, { 
   }
 }
 
+/** A path as a manifest would write it: relative to the file that names it, with "/" between folders. */
+function writtenFrom(span: Span, file: string): string {
+  return path.relative(path.dirname(span.source.path), file).split(path.sep).join('/');
+}
+
 async function isFileAt(file: string): Promise<boolean> {
   return (await stat(file).catch(() => undefined))?.isFile() === true;
 }
@@ -229,9 +234,12 @@ async function reportUnreadable(
     // A Windows path: `\` separates folders only on Windows, so the manifest means one thing per system.
     suggestion = `; write paths with "/", which every system reads as a folder separator: "${slashed}"`;
   } else if (outcome.reason === 'missing') {
-    const siblings = await readdir(path.dirname(request.file)).catch(() => [] as string[]);
+    const folder = path.dirname(request.file);
+    const siblings = await readdir(folder).catch(() => [] as string[]);
     const near = didYouMean(path.basename(request.file), siblings);
-    if (near) suggestion = `; did you mean "${path.posix.join(path.posix.dirname(request.written.replaceAll('\\', '/')), near)}"?`;
+    // Named from the folder that was listed, not from the path as written: only the system's own
+    // separator splits a path (outside Windows, `a\b.md` is one name, not b.md in a folder a).
+    if (near) suggestion = `; did you mean "${writtenFrom(request.span, path.join(folder, near))}"?`;
   }
   const looked = outcome.reason === 'missing' ? ` (looked for ${ctx.sources.display(request.file)}: paths are relative to the file that names them)` : '';
   const inside = outcome.reason === 'outside' ? `: files a manifest names must be inside ${ctx.sources.display(request.span.source.root)}/` : '';

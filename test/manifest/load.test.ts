@@ -632,6 +632,19 @@ describe('loadManifests: prompt includes and knowledge files', () => {
     expect(summarize(neither).join('\n')).not.toContain('write paths with');
   });
 
+  it('suggests only a file that exists when the path written holds a "\\" that is part of a name', async () => {
+    // Outside Windows `\` is an ordinary character: the names near `front-desk.md\x` are in prompts/, not in a folder of that name.
+    const result = await loadTree({
+      'voxform.yaml': `${AGENT}    config:\n      prompt: { file: 'prompts/front-desk.md\\x' }\n    knowledge: [faq]\nknowledge:\n  faq: { file: 'prompts/a\\0.md' }\n`,
+      'prompts/front-desk.md': 'x',
+      'prompts/a.md': 'y',
+    });
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:6:23 file_missing prompt file "prompts/front-desk.md\\x" does not exist (looked for prompts/front-desk.md\\x: paths are relative to the file that names them); did you mean "prompts/front-desk.md"?',
+      'voxform.yaml:9:16 file_missing knowledge file "prompts/a\\0.md" does not exist (looked for prompts/a\\0.md: paths are relative to the file that names them); did you mean "prompts/a.md"?',
+    ]);
+  });
+
   it('reports a NUL character in a manifest as what it is, where it is: the file is valid UTF-8', async () => {
     const result = await loadTree({ 'voxform.yaml': `${AGENT}    config:\n      first_message: A\0B\n` });
     expect(summarize(result)).toEqual([
