@@ -217,6 +217,12 @@ function writtenFrom(span: Span, file: string): string {
   return path.relative(path.dirname(span.source.path), file).split(path.sep).join('/');
 }
 
+/** The Unicode normalization form a name is in, for a message. */
+function unicodeFormOf(name: string): string {
+  if (name === name.normalize('NFC')) return 'NFC';
+  return name === name.normalize('NFD') ? 'NFD' : 'neither NFC nor NFD';
+}
+
 async function isFileAt(file: string): Promise<boolean> {
   return (await stat(file).catch(() => undefined))?.isFile() === true;
 }
@@ -236,10 +242,16 @@ async function reportUnreadable(
   } else if (outcome.reason === 'missing') {
     const folder = path.dirname(request.file);
     const siblings = await readdir(folder).catch(() => [] as string[]);
-    const near = didYouMean(path.basename(request.file), siblings);
+    const name = path.basename(request.file);
+    // Most file systems compare names byte by byte: `é` as one code point and as `e` plus an accent
+    // are two names that print alike, so a "did you mean" would show the very name written.
+    const sameName = siblings.find((sibling) => sibling !== name && sibling.normalize('NFC') === name.normalize('NFC'));
+    const near = sameName ?? didYouMean(name, siblings);
     // Named from the folder that was listed, not from the path as written: only the system's own
     // separator splits a path (outside Windows, `a\b.md` is one name, not b.md in a folder a).
-    if (near) suggestion = `; did you mean "${writtenFrom(request.span, path.join(folder, near))}"?`;
+    const shown = near === undefined ? '' : writtenFrom(request.span, path.join(folder, near));
+    if (sameName) suggestion = `; a file of the same name in another Unicode form (${unicodeFormOf(sameName)}) exists: "${shown}"; write the name as the file system holds it`;
+    else if (near) suggestion = `; did you mean "${shown}"?`;
   }
   const looked = outcome.reason === 'missing' ? ` (looked for ${ctx.sources.display(request.file)}: paths are relative to the file that names them)` : '';
   const inside = outcome.reason === 'outside' ? `: files a manifest names must be inside ${ctx.sources.display(request.span.source.root)}/` : '';

@@ -645,6 +645,20 @@ describe('loadManifests: prompt includes and knowledge files', () => {
     ]);
   });
 
+  it('says a missing file\'s name differs only in Unicode form from one that exists, instead of suggesting a name that prints alike', async () => {
+    const composed = 'caf\u00e9.md';
+    const decomposed = 'cafe\u0301.md';
+    const result = await loadTree({
+      'voxform.yaml': `${AGENT}    config:\n      prompt: { file: "prompts/cafe\\u0301.md" }\n    knowledge: [faq]\nknowledge:\n  faq: { file: "docs/caf\\u00e9.md" }\n`,
+      [`prompts/${composed}`]: 'x',
+      [`docs/${decomposed}`]: 'y',
+    });
+    expect(summarize(result)).toEqual([
+      `voxform.yaml:6:23 file_missing prompt file "prompts/${decomposed}" does not exist (looked for prompts/${decomposed}: paths are relative to the file that names them); a file of the same name in another Unicode form (NFC) exists: "prompts/${composed}"; write the name as the file system holds it`,
+      `voxform.yaml:9:16 file_missing knowledge file "docs/${composed}" does not exist (looked for docs/${composed}: paths are relative to the file that names them); a file of the same name in another Unicode form (NFD) exists: "docs/${decomposed}"; write the name as the file system holds it`,
+    ]);
+  });
+
   it('reports a NUL character in a manifest as what it is, where it is: the file is valid UTF-8', async () => {
     const result = await loadTree({ 'voxform.yaml': `${AGENT}    config:\n      first_message: A\0B\n` });
     expect(summarize(result)).toEqual([
