@@ -46,7 +46,7 @@ interface AgentTemplate {
   shipped: boolean;
 }
 
-/** A template whose template.yaml exists but was refused by the file guards: why, as a diagnostic. */
+/** A template whose folder or template.yaml is there but was refused (the file guards, no permission): why, as a diagnostic. */
 interface TemplateRefusal {
   refused: { code: DiagnosticCode; message: string };
 }

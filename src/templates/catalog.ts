@@ -3,14 +3,14 @@
  * Reading a template checks its whole shape, so a broken template fails here, with `file:line:col`,
  * and never halfway through `voxform init`.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { isMap, isScalar, LineCounter, visit, type Document, type Node, type YAMLMap } from 'yaml';
 import { VoxformError, type SourceLocation } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { variablesIn } from './substitute.js';
 import { defaultTemplatesDir, TEMPLATE_FILE } from './location.js';
-import { readTemplateFile, readTemplateInclude, templateNamesIn, templateRoot, type TemplateFileOutcome } from './template-files.js';
+import { lookUpTemplatePath, readTemplateFile, readTemplateInclude, templateNamesIn, templateRoot, type TemplateFileOutcome } from './template-files.js';
 import { checkTemplateShape, type DeclaredVariable, type TemplateProblem } from './template-shape.js';
 import { locationOf, nodeAtPlace } from './yaml-place.js';
 import { parseYamlDocuments, plainYamlValue } from '../yaml/documents.js';
@@ -73,7 +73,9 @@ export async function listTemplates(): Promise<Template[]> {
 export async function readTemplate(name: string, options: { cwd?: string } = {}): Promise<Template> {
   if (isTemplatePath(name)) {
     const folder = path.resolve(options.cwd ?? process.cwd(), name);
-    if (!existsSync(folder)) {
+    // Only what is absent is said to be missing: a folder this user may not look into is read, and the read says why.
+    const found = lookUpTemplatePath(folder);
+    if (found === 'absent') {
       const builtIn = name.replace(/[\\/]+$/, '');
       if (!isTemplatePath(builtIn) && templateNames().includes(builtIn)) return readTemplateAt(path.join(defaultTemplatesDir, builtIn), builtIn);
       const suggestion = templateNames().find((known) => known === path.basename(folder));
@@ -81,7 +83,7 @@ export async function readTemplate(name: string, options: { cwd?: string } = {})
         hint: 'Name a built-in template (`voxform templates` lists them) or a folder holding template.yaml and its prompt; see docs/templates.md.',
       });
     }
-    if (!statSync(folder).isDirectory()) {
+    if (found !== 'unreadable' && !found.isDirectory()) {
       const folderOfIt = path.basename(folder) === TEMPLATE_FILE ? path.relative(options.cwd ?? process.cwd(), path.dirname(folder)) : undefined;
       throw new VoxformError('template_unknown', `${folder} is a file, not a template folder.`, {
         hint: folderOfIt
@@ -89,7 +91,7 @@ export async function readTemplate(name: string, options: { cwd?: string } = {})
           : 'A template is a folder holding template.yaml and its prompt; see docs/templates.md.',
       });
     }
-    if (!existsSync(path.join(folder, TEMPLATE_FILE))) {
+    if (lookUpTemplatePath(path.join(folder, TEMPLATE_FILE)) === 'absent') {
       throw new VoxformError('template_unknown', `There is no ${TEMPLATE_FILE} in ${folder}.`, {
         hint: 'A template is a folder holding template.yaml and its prompt; see docs/templates.md.',
       });
@@ -205,7 +207,7 @@ function unknownVariable(template: string, variable: string, declared: string[],
 
 /** The text of a template file read, or the error for why not. */
 function readText(read: TemplateFileOutcome, name: string): string {
-  if (!read.ok) throw new VoxformError('template_invalid', `Template ${name}: ${read.file} ${read.message}.`, { hint: TEMPLATE_FORMAT_HINT });
+  if (!read.ok) throw new VoxformError('template_invalid', `Template ${name}: ${read.file} ${read.message}.`, { hint: read.reason === 'unreadable' ? 'Check the path and its permissions.' : TEMPLATE_FORMAT_HINT });
   if (read.textProblem !== undefined) {
     const { line, col } = textPosition(read.text, read.textProblem.at);
     throw new VoxformError('template_invalid', `Template ${name}: ${path.basename(read.file)} ${read.textProblem.message}.`, { hint: TEMPLATE_FORMAT_HINT, location: { file: read.file, line, col } });

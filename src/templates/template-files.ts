@@ -3,12 +3,12 @@
  * template may come from the repository, which is untrusted, so each file is read under the guarded
  * read: inside the template's own folder, a regular file, within the limit for its role, UTF-8.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { decodeUtf8, type TextProblem } from '../project-files/decode.js';
 import { MAX_MANIFEST_BYTES, MAX_PROMPT_FILE_BYTES } from '../project-files/limits.js';
-import { readGuarded, realFolder, type ReadFailure, type ReadOutcome, type ReadPolicy } from '../project-files/guarded-read.js';
+import { failureOf, readGuarded, realFolder, type ReadFailure, type ReadOutcome, type ReadPolicy } from '../project-files/guarded-read.js';
 import { TEMPLATE_FILE } from './location.js';
 
 export { TEMPLATE_FILE } from './location.js';
@@ -59,11 +59,24 @@ export function templateIncludePolicy(root: string): ReadPolicy {
   return { root, maxBytes: MAX_PROMPT_FILE_BYTES };
 }
 
-/** Reads the template.yaml in `folder`, at most a manifest's size (`root`: templateRoot). No folder: `missing`. */
+/**
+ * What is at a path of a template: `absent` only when the system says nothing is there. One it may
+ * not look at (a folder above it without permission) is `unreadable`: reading it says why.
+ */
+export function lookUpTemplatePath(file: string): Stats | 'absent' | 'unreadable' {
+  try {
+    return statSync(file);
+  } catch (error) {
+    return failureOf(error).reason === 'missing' ? 'absent' : 'unreadable';
+  }
+}
+
+/** Reads the template.yaml in `folder`, at most a manifest's size (`root`: templateRoot). No folder: `missing`; one that may not be looked at: why, at the folder. */
 export async function readTemplateFile(folder: string, root: string, read: GuardedRead = readGuarded): Promise<TemplateFileOutcome> {
   const file = path.join(folder, TEMPLATE_FILE);
-  const isFolder = await stat(folder).then((info) => info.isDirectory(), () => false);
-  if (!isFolder) return { ok: false, file, reason: 'missing', message: 'does not exist' };
+  const found = await stat(folder).catch((error: unknown) => failureOf(error));
+  if ('reason' in found && found.reason !== 'missing') return { ok: false, file: folder, reason: found.reason, message: found.message };
+  if ('reason' in found || !found.isDirectory()) return { ok: false, file, reason: 'missing', message: 'does not exist' };
   return readText(file, { root, maxBytes: MAX_MANIFEST_BYTES }, read);
 }
 

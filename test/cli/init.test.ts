@@ -211,6 +211,29 @@ describe('voxform init, refusals', () => {
     expect(await listFiles(dir)).toEqual(['notes.txt', 'tpl/concierge/template.yaml']);
   });
 
+  test('a --template folder this user may not read is said to be unreadable, like a template.yaml it may not read, never missing', async () => {
+    const template = 'description: T.\nagent:\n  name: T\n';
+    const dir = await tempDir({ 'tpl/shut/template.yaml': template, 'tpl/open/template.yaml': template });
+    const tpl = path.join(dir, 'tpl');
+    const unreadable = (shown: string, file: string) =>
+      `error[template_invalid]: Template ${shown}: ${path.join(tpl, file)} cannot be read (EACCES).\n  hint: Check the path and its permissions.\n`;
+    const init = (folder: string) => runCli(['init', '--template', folder, '--var', `agent_id=${AGENT}`, 'out'], { cwd: dir, unprivileged: true });
+    try {
+      await chmod(path.join(tpl, 'shut'), 0o000);
+      await chmod(path.join(tpl, 'open/template.yaml'), 0o000);
+      expect((await init('./tpl/shut')).stderr).toBe(unreadable('./tpl/shut', 'shut/template.yaml'));
+      expect((await init('./tpl/open')).stderr).toBe(unreadable('./tpl/open', 'open/template.yaml'));
+      // A folder above it that may not be entered: the folder itself cannot be looked at.
+      await chmod(path.join(tpl, 'shut'), 0o755);
+      await chmod(tpl, 0o000);
+      expect((await init('./tpl/shut')).stderr).toBe(unreadable('./tpl/shut', 'shut'));
+    } finally {
+      await chmod(tpl, 0o755);
+      await chmod(path.join(tpl, 'shut'), 0o755);
+    }
+    expect(existsSync(path.join(dir, 'out'))).toBe(false);
+  });
+
   test('a template folder whose name cannot name an agent is said to be the folder\'s fault, before anything is asked', async () => {
     const dir = await tempDir({ 'my concierge/template.yaml': 'description: A concierge.\nagent:\n  name: Concierge\n' });
     const result = await runCliInProcess(['init', '--template', './my concierge', '--var', `agent_id=${AGENT}`], { cwd: dir });
