@@ -101,9 +101,8 @@ function parseYamlGeneral(
       reportYamlErrors(doc, source, diagnostics, misindented);
       continue;
     }
-    const describeTagged = taggedValueDescriber(yaml, doc);
     for (const warning of doc.warnings) {
-      diagnostics.warning('yaml_warning', yamlWarningSentence(warning, describeTagged), spanOf(source, warning.pos[0], warning.pos[1]));
+      diagnostics.warning('yaml_warning', yamlWarningSentence(warning), spanOf(source, warning.pos[0], warning.pos[1]));
     }
     if (doc.directives?.yaml.version === '1.1') {
       // YAML 1.1 reads `yes` as true, `010` as 8 and a date as a time: not what the manifest means in 1.2.
@@ -422,44 +421,11 @@ function spanOf(source: SourceText, start: number, end: number): Span {
  * both for a tag it does not know and for one of YAML's own whose value does not fit it
  * (`!!bool yes`, `!!int 1.5`): the second is a mistake in the value, not in the tag's name.
  */
-function yamlWarningSentence(warning: YAMLError, describeTagged: (tagEnd: number) => string): string {
+function yamlWarningSentence(warning: YAMLError): string {
   const sentence = yamlErrorSentence(warning.message);
   if (warning.code !== 'TAG_RESOLVE_FAILED') return sentence;
   const kind = /^Unresolved tag: tag:yaml\.org,2002:(\w+)/.exec(warning.message)?.[1];
   const takes = kind === undefined ? undefined : JSON_KINDS.get(kind);
   if (takes === undefined) return `${sentence}: voxform knows no tag of that name, and a manifest needs none; remove it`;
-  return `${describeTagged(warning.pos[1])} is not a !!${kind} value (${takes}), and a manifest needs no tag; remove it, and write the value the field takes`;
-}
-
-/**
- * Names the value a tag ending at an offset stands on, the first node starting after it: a one-line
- * scalar as written, else what it is. The document's tagged nodes are gathered once, at the first call,
- * so a document of many such tags costs one walk.
- */
-function taggedValueDescriber(yaml: YamlModule, doc: Document.Parsed): (tagEnd: number) => string {
-  let tagged: { start: number; node: Node }[] | undefined;
-  return (tagEnd) => {
-    if (!tagged) {
-      const nodes: { start: number; node: Node }[] = [];
-      yaml.visit(doc, (_key, node) => {
-        if ((yaml.isScalar(node) || yaml.isCollection(node)) && node.tag !== undefined && node.range) nodes.push({ start: node.range[0], node });
-      });
-      tagged = nodes.sort((a, b) => a.start - b.start);
-    }
-    let low = 0;
-    let high = tagged.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if ((tagged[middle]?.start ?? tagEnd) < tagEnd) low = middle + 1;
-      else high = middle;
-    }
-    const node = tagged[low]?.node;
-    if (yaml.isScalar(node)) {
-      const written = typeof node.source === 'string' ? node.source : '';
-      return written === '' ? 'an empty value' : written.includes('\n') ? 'this text' : `\`${written}\``;
-    }
-    if (yaml.isSeq(node)) return 'a list';
-    if (yaml.isMap(node)) return 'a mapping';
-    return 'this value';
-  };
+  return `the value tagged !!${kind} is not one (${takes}), and a manifest needs no tag; remove it, and write the value the field takes`;
 }

@@ -149,11 +149,11 @@ describe('loadManifests: YAML', () => {
     const tagWarnings = result.diagnostics.filter((d) => d.code === 'yaml_warning').map((d) => `${d.line}:${d.col} ${d.message}`);
     const fix = 'and a manifest needs no tag; remove it, and write the value the field takes';
     expect(tagWarnings).toEqual([
-      `5:52 \`yes\` is not a !!bool value (true or false), ${fix}`,
-      `6:31 \`1.5\` is not a !!int value (a whole number), ${fix}`,
-      `7:15 a list is not a !!map value (a mapping), ${fix}`,
-      `8:16 an empty value is not a !!bool value (true or false), ${fix}`,
-      `9:15 this text is not a !!float value (a number), ${fix}`,
+      `5:52 the value tagged !!bool is not one (true or false), ${fix}`,
+      `6:31 the value tagged !!int is not one (a whole number), ${fix}`,
+      `7:15 the value tagged !!map is not one (a mapping), ${fix}`,
+      `8:16 the value tagged !!bool is not one (true or false), ${fix}`,
+      `9:15 the value tagged !!float is not one (a number), ${fix}`,
       '11:14 unresolved tag: voxform knows no tag of that name, and a manifest needs none; remove it',
     ]);
   });
