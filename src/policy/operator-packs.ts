@@ -6,7 +6,7 @@
  * refused unless the operator trusts the project's code (VOXFORM_TRUST_PROJECT_PACKS=1), so no code
  * from the repository runs.
  */
-import { realpath } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { VoxformError } from '../errors.js';
@@ -213,6 +213,11 @@ export async function loadOperatorPacks(env: Readonly<Record<string, string | un
   const roots = names.length === 0 || env[TRUST_PROJECT_PACKS_VARIABLE] === '1' ? [] : await projectRoots(cwd, manifestFiles);
   for (const name of names) {
     await refuseProjectPack(name, cwd, roots);
+    // Node's loader reads a FIFO or a device without end, on a thread the process then waits for as it exits: not even a signal ends it.
+    const kind = await stat(path.resolve(cwd, name)).catch(() => undefined);
+    if (kind !== undefined && !kind.isFile()) {
+      refuse(name, POLICY_PACKS_VARIABLE, `is not a file (${kind.isDirectory() ? 'a folder' : 'a FIFO, a socket or a device'})`, { hint: `Name the pack's module file (.js or .mjs) in ${POLICY_PACKS_VARIABLE}.` });
+    }
     let loaded: { value: unknown } | 'late';
     try {
       loaded = await settledWithin(() => import(pathToFileURL(path.resolve(cwd, name)).href), loadLimitMs, { holdsRun: false });

@@ -418,6 +418,16 @@ describe('an operator pack at fault', () => {
     expect(result.stderr).toContain('error[command_stalled]: voxform stopped: the command was left waiting for something that can never finish (nothing was left to run).\n  hint: If VOXFORM_POLICY_PACKS names a pack');
   });
 
+  it('a pack that is a FIFO or a folder is refused before it is loaded: a FIFO would hang the run past every signal', async () => {
+    const dir = await projectAndPacks({ 'folder.mjs/index.mjs': 'export const rules = [];\n' });
+    execFileSync('mkfifo', [path.join(dir, '..', 'packs', 'fifo.mjs')]);
+    for (const [name, kind] of [['../packs/fifo.mjs', 'a FIFO, a socket or a device'], ['../packs/folder.mjs', 'a folder']]) {
+      const result = await runCli(['validate'], { cwd: dir, env: { VOXFORM_POLICY_PACKS: name }, timeoutMs: 20_000 });
+      expect(result.code, name).toBe(1);
+      expect(result.stderr, name).toBe(`error[policy_pack_invalid]: policy pack ${name} (VOXFORM_POLICY_PACKS) is not a file (${kind}).\n  hint: Name the pack's module file (.js or .mjs) in VOXFORM_POLICY_PACKS.\n`);
+    }
+  });
+
   it('a pack rule with the id of a built-in rule or of another pack\'s rule is refused when the packs load, by policy list too', async () => {
     const dir = await projectAndPacks({
       'builtin.mjs': pack('pii-phone-number', 'return [];'),
