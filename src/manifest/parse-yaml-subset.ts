@@ -11,6 +11,7 @@
 import { attachSpans, PackedNode, PackedSpans } from './positions.js';
 import { setOwn } from '../util/json-object.js';
 import { MAX_NESTING_DEPTH, MAX_YAML_TOKENS } from '../yaml/limits.js';
+import { numberProblem } from '../yaml/numbers.js';
 import type { ParsedDocument, SourceText, Span } from './source.js';
 
 /**
@@ -109,9 +110,10 @@ function giveUp(): never {
   throw GIVE_UP;
 }
 
-/** No manifest value is infinite or not a number (JSON has neither): the general path reports one. */
-function finite(value: unknown): unknown {
-  return typeof value === 'number' && !Number.isFinite(value) ? giveUp() : value;
+/** A plain scalar's value; a number a manifest would not keep as written (`numberProblem`) is the general path's to report. */
+function plainValue(written: string): unknown {
+  const value = resolvePlain(written);
+  return typeof value === 'number' && numberProblem(written, value) !== undefined ? giveUp() : value;
 }
 
 class SubsetReader {
@@ -429,7 +431,7 @@ class SubsetReader {
       if (c === 58 /* : */ && (i + 1 === lineEnd || text.charCodeAt(i + 1) === 32)) giveUp(); // a mapping where a scalar must be
     }
     while (end > start && text.charCodeAt(end - 1) === 32) end--;
-    return { value: finite(resolvePlain(text.slice(start, end))), start, end };
+    return { value: plainValue(text.slice(start, end)), start, end };
   }
 
   /** Whether a plain scalar may begin at `at` (YAML's ns-plain-first), in block or flow context. */
@@ -582,7 +584,7 @@ class SubsetReader {
   /** A plain scalar inside a flow collection: ends at `,`, `]`, `}`, `: ` or a comment. */
   private flowPlain(start: number, lineEnd: number): Node {
     const end = this.flowPlainEnd(start, lineEnd);
-    return { value: finite(resolvePlain(this.text.slice(start, end))), start, end };
+    return { value: plainValue(this.text.slice(start, end)), start, end };
   }
 
   /** Where the flow plain scalar at `start` ends, trailing spaces left out. */

@@ -13,6 +13,7 @@ import { positionOf, type ParsedDocument, type SourceText, type Span } from './s
 import { countLines, LineCounter } from '../util/text-position.js';
 import { formatCount, plural } from '../util/plural.js';
 import { yamlErrorSentence } from '../yaml/error-sentence.js';
+import { numberProblem } from '../yaml/numbers.js';
 
 export type { ParsedDocument } from './source.js';
 
@@ -270,9 +271,8 @@ class Converter {
       if (this.expanding.size > 0 && typeof node.value === 'string' && (this.expandedCharacters += node.value.length) > MAX_ALIAS_EXPANDED_CHARACTERS) {
         return this.stopAtAlias(`expand to more than ${formatCount(MAX_ALIAS_EXPANDED_CHARACTERS)} characters of text (the limit per document), from ${plural(this.aliasExpansions, 'alias expansion')}`);
       }
-      if (typeof node.value === 'number' && !Number.isFinite(node.value)) {
-        return this.leaveOut(`${node.source ?? node.value} is not a number a manifest field takes (JSON has no infinity and no NaN); write a finite number`, node);
-      }
+      const problem = typeof node.value === 'number' ? numberProblem(node.source ?? String(node.value), node.value) : undefined;
+      if (problem !== undefined) return this.leaveOut(problem, node);
       return this.scalar(node.value);
     }
     if (this.yaml.isAlias(node)) return this.expandAlias(node, depth);

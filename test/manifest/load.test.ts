@@ -129,6 +129,18 @@ describe('loadManifests: YAML', () => {
     expect(summarize(infinite)).toEqual(['voxform.yaml:5:52 yaml_unsupported .nan is not a number a manifest field takes (JSON has no infinity and no NaN); write a finite number']);
   });
 
+  it('refuses a number a manifest would not keep as written, in block and flow values alike, and keeps the ones it would', async () => {
+    const config = (values: string) => `agents:\n  a:\n    id: ag_1\n    config:\n      voice: { voice_id: v, settings: { ${values} } }\n      session_timeout:\n        max_duration: 9007199254740993\n`;
+    const result = await loadTree({ 'voxform.yaml': config('a: 12345678901234567891, b: 1e-400, c: 9007199254740991, d: 0x10, e: 0.0, f: 0e5, g: -0') });
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:5:44 yaml_unsupported 12345678901234567891 is past the largest whole number kept exactly (9,007,199,254,740,991) and would be rounded; write a smaller number',
+      'voxform.yaml:5:69 yaml_unsupported 1e-400 is too small to be kept as a number: it would be 0; write 0 or a larger number',
+      'voxform.yaml:7:23 yaml_unsupported 9007199254740993 is past the largest whole number kept exactly (9,007,199,254,740,991) and would be rounded; write a smaller number',
+    ]);
+    const kept = await loadTree({ 'voxform.yaml': config('c: 9007199254740991, d: 0x10, e: 0.0, f: 0e5, g: -0').replace('9007199254740993', '600000') });
+    expect(summarize(kept)).toEqual([]);
+  });
+
   it("says a value does not fit YAML's own tag, not that the tag is unknown; an unknown tag is still named so", async () => {
     const result = await loadTree({
       'voxform.yaml': [

@@ -66,7 +66,7 @@ describe('environments.NAME.promote_from and gates', () => {
 
   it('refuses a min_calls past the whole numbers it can count, which would otherwise leave the gate out', async () => {
     const result = await loadTree({ 'voxform.yaml': manifest('  staging: {}\n  production: { promote_from: staging, gates: { tests: pass, min_calls: 1e300 } }') });
-    expect(summarize(result)).toEqual(['voxform.yaml:6:73 invalid_value gates.min_calls must be at most 9007199254740991, found 1e+300']);
+    expect(summarize(result)).toEqual(['voxform.yaml:6:73 yaml_unsupported 1e300 is past the largest whole number kept exactly (9,007,199,254,740,991) and would be rounded; write a smaller number']);
     expect(result.state).toBeUndefined();
   });
 
