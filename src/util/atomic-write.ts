@@ -88,6 +88,13 @@ export class WriteSet {
     this.madeFolders.push(folder);
   }
 
+  /** Makes `folder` and each folder above it that is not there, outermost first. */
+  async makeFolderPath(folder: string): Promise<void> {
+    const chain: string[] = [];
+    for (let at = path.resolve(folder); path.dirname(at) !== at; at = path.dirname(at)) chain.unshift(at);
+    for (const each of chain) await this.makeFolder(each);
+  }
+
   /** Renames the temporary file `temp` (writeTempBeside) over `target`; `isNew`: nothing was there, so taking back removes it. */
   place(temp: string, target: string, isNew: boolean): void {
     // Noted before the rename: a stop while it runs still takes the file back.

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -161,6 +162,11 @@ describe('voxform test capture', () => {
       `error[report_write_failed]: Cannot write the test file to ${path.join(project.dir, 'voxform.yaml/captured.test.yaml')}: a part of its folder is a file, not a folder; nothing was written.\n` +
         `  hint: ${CREATES_FOLDERS}\n`,
     );
+    // A file that cannot be written takes back the folders made for it.
+    const longName = `new/er/${'x'.repeat(300)}.test.yaml`;
+    const tooLong = await project.cliInProcess(['test', 'capture', callId, '--out', longName]);
+    expect(tooLong.stderr).toContain(': a name in its path is too long; nothing was written.\n');
+    expect(existsSync(path.join(project.dir, 'new'))).toBe(false);
     // A folder cannot become the test file: said at once, with --force or without, naming a file in it.
     for (const force of [[], ['--force']]) {
       const folder = await project.cliInProcess(['test', 'capture', callId, '--out', 'tests', ...force]);

@@ -3,7 +3,7 @@
  * agent, or both (the behaviour diff). `voxform test capture CALL_ID`: a logged call → a test file.
  */
 import { fingerprintKey } from '../../util/hash.js';
-import { mkdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../../errors.js';
 import { checkDeclaredWork, DEFAULT_TEST_RUN_LIMITS } from '../../conversations/budgets.js';
@@ -24,7 +24,7 @@ import { renderTestMarkdown } from '../../conversations/render-markdown.js';
 import { testTextPieces } from '../../conversations/render-text.js';
 import { runSucceeded, runTests, testsInterrupted } from '../../conversations/runner.js';
 import type { Target, TestFile, TestRun } from '../../conversations/types.js';
-import { describeWriteFailure, findWriteObstacle, writeFileAtomic } from '../../util/atomic-write.js';
+import { describeWriteFailure, findWriteObstacle, writeFileAtomic, WriteSet } from '../../util/atomic-write.js';
 import { pathExists } from '../../project-files/guarded-read.js';
 import { refuseOwnFile } from '../../project-files/own-files.js';
 import type { CommandContext } from '../context.js';
@@ -270,10 +270,14 @@ async function emit(text: string | Iterable<string>, out: string | undefined, ct
   const pieces = typeof text === 'string' ? [text] : text;
   if (!out) return writeInChunks(ctx.stdout, pieces);
   const file = path.resolve(ctx.cwd, out);
+  // Folders made for the file are taken back with it: a file not written leaves nothing behind.
+  const folders = new WriteSet();
   try {
-    if (options.createFolder) await mkdir(path.dirname(file), { recursive: true });
+    if (options.createFolder) await folders.makeFolderPath(path.dirname(file));
     await writeFileAtomic(file, mapPieces(inChunks(pieces), (piece) => ctx.secrets.redact(piece)));
+    folders.finish();
   } catch (error) {
+    folders.takeBack();
     throw writeFailed(options.what, file, `${describeWriteFailure(error)}; ${options.unwritten}`, options.hint);
   }
   ctx.stderr.write(`Wrote ${options.what} to ${out}.\n`);
