@@ -178,6 +178,17 @@ describe('chooseBaseUrl: the operator beats the manifest', () => {
   });
 });
 
+describe('proxy variables', () => {
+  it('are not read: a proxy the environment names gets no request, and the run goes to the service directly', async () => {
+    attacker = await startAttacker();
+    const p = await startExampleProject();
+    project = p;
+    const proxies = { HTTP_PROXY: attacker.url, HTTPS_PROXY: attacker.url, http_proxy: attacker.url, https_proxy: attacker.url };
+    expect((await p.cli(['plan'], proxies)).code).toBe(0);
+    expect(attacker.received).toEqual([]);
+  });
+});
+
 describe('a variable naming the service, set but empty', () => {
   it.each([
     ['VOXFORM_BASE_URL', '', 'base_url_invalid'],
