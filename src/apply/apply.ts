@@ -177,6 +177,7 @@ async function preparePlan(options: ApplyOptions & { backend: StateBackend }, st
   const onWarning = (message: string) => options.onEvent?.({ type: 'warning', message });
   if (!savedPlan) return planWorkspace({ ...options, onReadProgress, onWarning }, store);
   const plan = planFromJson(savedPlan, 'the saved plan');
+  refuseOtherSelection(options, plan);
   // Made for another service: said before that service is read (it may not even be running).
   const elsewhere = madeElsewhere(savedPlan, { serviceId: options.serviceId, planCommand: options.planCommand });
   if (elsewhere) throw elsewhere;
@@ -187,6 +188,18 @@ async function preparePlan(options: ApplyOptions & { backend: StateBackend }, st
   const unseenWarning = unseenEnvironmentsWarning(unseen, plan.changes);
   if (unseenWarning) onWarning(unseenWarning);
   return { plan, live, view };
+}
+
+/**
+ * A saved plan fixes what it applies: `targets` and `takeOver`, given with it, may only repeat its
+ * own (the CLI passes them for the command lines it prints), never widen or narrow it.
+ */
+function refuseOtherSelection(options: Pick<ApplyOptions, 'targets' | 'takeOver'>, plan: Plan): void {
+  const same = (given: readonly string[] | undefined, own: readonly string[]) => given === undefined || (given.length === own.length && given.every((address) => own.includes(address)));
+  if (same(options.targets, plan.targets) && same(options.takeOver, plan.takeOver ?? [])) return;
+  throw new VoxformError('invalid_option', 'apply(): a saved plan fixes its targets and take-overs, and `targets` or `takeOver` names others.', {
+    hint: 'Leave `targets` and `takeOver` out with a saved plan, or make a plan with the ones you want.',
+  });
 }
 
 /** Whether to go on: a saved plan or `autoApprove` approve; otherwise `confirm` decides. */
@@ -229,7 +242,24 @@ async function lockWorkspace(options: ApplyOptions, backend: StateBackend, works
 
 export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
   requireOptions('apply', options, PLAN_REQUIRES);
-  const emit = options.onEvent ?? (() => undefined);
+  // An `onEvent` that throws stops the run as a signal does: what is in flight ends and is recorded,
+  // the lock is released, and only then does apply reject, with that error.
+  const listener = new AbortController();
+  let thrown: { error: unknown } | undefined;
+  const emit = (event: ApplyEvent) => {
+    try {
+      options.onEvent?.(event);
+    } catch (error) {
+      thrown ??= { error };
+      listener.abort();
+    }
+  };
+  const outcome = await applyLocked(options, emit, listener.signal);
+  if (thrown) throw thrown.error;
+  return outcome;
+}
+
+async function applyLocked(options: ApplyOptions, emit: (event: ApplyEvent) => void, listenerStopped: AbortSignal): Promise<ApplyOutcome> {
   const backend = backendOf(options);
   const workspace = workspaceKey(options.desired.environment, options.serviceId);
 
@@ -239,7 +269,7 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
   if (!lock) return { ...nothingRan(), status: 'interrupted', plan: undefined, stateLocation: backend.display };
   options.onLocked?.(lock);
   // A lost lock (the database connection dropped) stops the run like Ctrl-C: no new write.
-  const signal = options.signal ? AbortSignal.any([options.signal, lock.lost]) : lock.lost;
+  const signal = AbortSignal.any([...(options.signal ? [options.signal] : []), lock.lost, listenerStopped]);
   const outcome = (status: ApplyOutcome['status'], plan: Plan | undefined, result = nothingRan()): ApplyOutcome => ({
     ...result,
     status,
@@ -255,7 +285,7 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
     options.onWorkspace?.(store.workspace);
     if (options.secrets) await noteStateEvidence(options.secrets, backend, workspace, store.workspace);
     if (signal.aborted) return outcome('interrupted', undefined);
-    const prepared = await unlessAborted(preparePlan({ ...options, backend }, store), signal);
+    const prepared = await unlessAborted(preparePlan({ ...options, backend, onEvent: emit }, store), signal);
     if (!prepared || signal.aborted) return outcome('interrupted', prepared?.plan);
     const { plan, live, view } = prepared;
     emit({ type: 'planned', plan, saved: options.savedPlan !== undefined });

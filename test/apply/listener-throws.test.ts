@@ -1,0 +1,56 @@
+/**
+ * The library's apply() with an `onEvent` that throws: the run stops as on a signal (what is in flight
+ * ends and is recorded), the lock is released, and only then does apply() reject with that error, so
+ * nothing of the run is written after it rejects. With a saved plan, `targets` and `takeOver` cannot
+ * change what it applies.
+ */
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { apply } from '../../src/apply/apply.js';
+import { plan } from '../../src/plan/plan.js';
+import { readPlanFile, savePlanFile } from '../../src/plan/plan-file.js';
+import type { ApplyEvent } from '../../src/apply/apply.js';
+import { startLibraryService } from '../helpers/library-service.js';
+
+describe('apply() with an onEvent that throws', () => {
+  it('stops the run, records it and releases the lock before rejecting with the error: nothing of it comes after', async () => {
+    const { client, key, dir, desired } = await startLibraryService();
+    const stateFile = path.join(dir, 'state.json');
+    const base = { desired, client, stateFile, serviceId: 'local', fingerprintKey: key, autoApprove: true };
+    const events: ApplyEvent['type'][] = [];
+    const listenerError = new Error('listener boom');
+    const first = apply({
+      ...base,
+      parallelism: 1,
+      onEvent: (event) => {
+        events.push(event.type);
+        if (event.type === 'done') throw listenerError;
+      },
+    }).catch((error: unknown) => error);
+    const error = await first;
+    expect(error).toBe(listenerError);
+    expect(events).toContain('stopping');
+    const heardBeforeRejecting = events.length;
+    // The lock is free and the state whole: the next apply finishes what the first one left.
+    const second = await apply(base);
+    expect(second.status).toBe('applied');
+    expect(events).toHaveLength(heardBeforeRejecting);
+    expect((await apply(base)).status).toBe('nothing_to_do');
+  });
+});
+
+describe('apply() with a saved plan', () => {
+  it('refuses targets or takeOver other than the plan\'s own, applying nothing', async () => {
+    const { client, key, dir, desired } = await startLibraryService();
+    const stateFile = path.join(dir, 'state.json');
+    const base = { desired, client, stateFile, serviceId: 'local', fingerprintKey: key };
+    const planFile = path.join(dir, 'plan.json');
+    await savePlanFile(planFile, await plan(base), desired, key, { madeIn: dir });
+    const savedPlan = await readPlanFile(planFile);
+    for (const selection of [{ targets: ['agent.booking'] }, { takeOver: ['agent.front-desk'] }]) {
+      await expect(apply({ ...base, savedPlan, workingDir: dir, ...selection })).rejects.toMatchObject({ code: 'invalid_option' });
+    }
+    // Its own selection, as the CLI passes it, is taken.
+    expect((await apply({ ...base, savedPlan, workingDir: dir, targets: [], takeOver: [] })).status).toBe('applied');
+  });
+});
