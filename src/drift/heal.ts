@@ -131,14 +131,18 @@ function healedAgent(recorded: DesiredAgent, current: DesiredAgent, resource: Dr
     if (path === 'knowledge') continue;
     if (!healsField(drifted)) {
       setField(healed, path, drifted.field.before);
+      // The ledger records the service's value there. Where the state says it is what the last apply
+      // wrote, it was read from that apply's references, not the manifests' (a change in git not
+      // applied yet); otherwise the manifests' stay, so a secret there is never written out as a value.
+      const asLastApplied = drifted.field.before !== undefined && drifted.lastApplied === hashApplied(key, drifted.field.before);
+      if (asLastApplied) referencesAt(references, path, recorded.envReferences);
       continue;
     }
     const value = drifted.lastAppliedLeaves ? recordedSubtree(recordedFields, path, drifted.lastAppliedLeaves, key) : recordedFields.get(path);
     if (value === undefined || (!drifted.lastAppliedLeaves && drifted.lastApplied !== hashApplied(key, value))) recordedOlder.push(path);
     setField(healed, path, value);
     // The ledger records the reference the put-back value was read from, not the manifests'.
-    for (const at of Object.keys(references)) if (isDottedAtOrUnder(at, path)) delete references[at];
-    for (const [at, reference] of Object.entries(recorded.envReferences ?? {})) if (isDottedAtOrUnder(at, path)) references[at] = reference;
+    referencesAt(references, path, recorded.envReferences);
   }
   keepNotCompared(healed, resource, options);
   if (recordedOlder.length > 0) {
@@ -147,6 +151,12 @@ function healedAgent(recorded: DesiredAgent, current: DesiredAgent, resource: Dr
     });
   }
   return healed;
+}
+
+/** `references` with those at or under `path` replaced by `from`'s there (none when `from` is undefined). */
+function referencesAt(references: Record<string, string>, path: string, from: Readonly<Record<string, string>> | undefined): void {
+  for (const at of Object.keys(references)) if (isDottedAtOrUnder(at, path)) delete references[at];
+  for (const [at, reference] of Object.entries(from ?? {})) if (isDottedAtOrUnder(at, path)) references[at] = reference;
 }
 
 /**

@@ -91,6 +91,24 @@ describe('drift --heal', () => {
     expectCode(await p.cliInProcess(['drift']), 0);
   }, 120_000);
 
+  it('records a field it leaves as the last apply wrote it, not as the manifests now read it (a new ${env:…} in git)', async () => {
+    const p = await startProject();
+    expectCode(await p.cliInProcess(['apply', '--auto-approve']), 0);
+    await editManifest(p, 'first_message: Thanks for calling Acme Dental, this is Ava. How can I help you today?', 'first_message: "Thanks for calling ${env:CLINIC_NAME}, this is Ava."');
+    await dashboardEdit(p, FRONT_DESK, { llm: { temperature: 0.8 } });
+    const withClinic = { CLINIC_NAME: 'Acme Dental Clinic' };
+    const healed = expectCode(await p.cliInProcess(['drift', '--heal', '--auto-approve'], withClinic), 2);
+    expect(healed.stdout).toContain('Left as the service holds them: agent.front-desk config.first_message (in git, not applied yet).');
+    const history = JSON.parse(expectCode(await p.cliInProcess(['history', '--format', 'json', '--limit', '1'], withClinic), 0).stdout) as { records: Array<{ agents: Record<string, { config: Record<string, unknown>; masked_paths?: string[] }> }> };
+    const frontDesk = history.records[0]!.agents['front-desk']!;
+    expect(frontDesk.config.first_message).toBe('Thanks for calling Acme Dental, this is Ava. How can I help you today?');
+    expect(frontDesk.masked_paths ?? []).not.toContain('first_message');
+    // A later dashboard edit of it is healed as any other.
+    await dashboardEdit(p, FRONT_DESK, { first_message: 'DASH' });
+    expectCode(await p.cliInProcess(['drift', '--heal', '--auto-approve'], withClinic), 2);
+    expect((await liveAgent(p, FRONT_DESK)).config.first_message).toBe('Thanks for calling Acme Dental, this is Ava. How can I help you today?');
+  }, 120_000);
+
   it("puts back what changed outside voxform of an agent another environment's apply also changed, and leaves that environment's value", async () => {
     const p = await startProject();
     await editManifest(p, 'booking: { id: -OKstagingBooking0001 }', 'booking: { config: { first_message: Staging booking. } }');
