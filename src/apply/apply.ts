@@ -6,7 +6,7 @@ import type { TrustedSecrets } from '../secrets/trusted.js';
 import { isVoxformError, VoxformError } from '../errors.js';
 import type { DesiredState } from '../manifest/types.js';
 import { liveFingerprints } from '../plan/fingerprint.js';
-import { assertPlanFresh, madeElsewhere, type SavedPlan } from '../plan/plan-file.js';
+import { assertPlanFresh, madeElsewhere, stateDigest, type SavedPlan } from '../plan/plan-file.js';
 import { readLiveState, type LiveState } from '../plan/read-live.js';
 import { PLAN_REQUIRES, planWorkspace } from '../plan/plan.js';
 import { planHasChanges } from '../plan/field-lines.js';
@@ -84,6 +84,12 @@ export interface ApplyOptions {
   secrets?: TrustedSecrets | undefined;
   /** `--target` addresses for a fresh plan. */
   targets?: string[] | undefined;
+  /**
+   * The state's record of the workspace (`stateDigest`) the caller decided what to apply on, before
+   * the lock was held (a heal's drift check, a rollback's record): one written since (another run
+   * applied meanwhile) refuses the run under the lock (`plan_stale`), nothing applied.
+   */
+  decidedOn?: string | undefined;
   /** Apply without asking. */
   autoApprove?: boolean | undefined;
   /** Asked when a fresh plan has changes (unless `autoApprove`); resolve true to apply. */
@@ -282,6 +288,11 @@ async function applyLocked(options: ApplyOptions, emit: (event: ApplyEvent) => v
     const store = await StateStore.open(backend, workspace, options.fingerprintKey);
     // Before the service is read: an apply without the state would create again what is on the service.
     if (store.missingState && !options.allowMissingState) throw missingStateError(store.missingState, workspace);
+    if (options.decidedOn !== undefined && options.decidedOn !== stateDigest(store.workspace, options.fingerprintKey)) {
+      throw new VoxformError('plan_stale', "The state's record of this workspace changed after this run decided what to apply (another apply, heal or rollback ran meanwhile); nothing was applied.", {
+        hint: 'Run it again: it decides anew on what the state records now.',
+      });
+    }
     options.onWorkspace?.(store.workspace);
     if (options.secrets) await noteStateEvidence(options.secrets, backend, workspace, store.workspace);
     if (signal.aborted) return outcome('interrupted', undefined);

@@ -27,6 +27,8 @@ export interface HealPlan {
   records: string[];
   /** The fields of the healed agents that differ and are left as the service holds them: not changed outside voxform, or knowledge files. */
   left: Array<{ address: string; field: DriftedField }>;
+  /** The state's record the heal was decided on (`stateDigest`): its apply is refused if another run wrote the state since. */
+  decidedOn?: string | undefined;
 }
 
 /** The records a heal puts back (`HealRecordChooser`). */

@@ -73,7 +73,7 @@ function secretsDigest(desired: DesiredState, fingerprintKey: string): string {
  * rollback, and no other state (`apply plan.json` without the `--state` the plan was made with
  * would record the deploy where the team's next plan never looks).
  */
-function stateDigest(workspace: WorkspaceState, fingerprintKey: string): string {
+export function stateDigest(workspace: WorkspaceState, fingerprintKey: string): string {
   // What the last run said of itself, and the names of the variables it read, are left out: an apply
   // with nothing to do writes both, and changes no record of a resource.
   const { lastApply: _lastRun, environmentVariables: _variablesRead, ...recorded } = workspace;

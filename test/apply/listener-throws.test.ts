@@ -2,7 +2,8 @@
  * The library's apply() with an `onEvent` that throws: the run stops as on a signal (what is in flight
  * ends and is recorded), the lock is released, and only then does apply() reject with that error, so
  * nothing of the run is written after it rejects. With a saved plan, `targets` and `takeOver` cannot
- * change what it applies.
+ * change what it applies. A run decided before the lock (`decidedOn`: a heal, a rollback) is refused
+ * under it when another run wrote the state since.
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +12,9 @@ import { plan } from '../../src/plan/plan.js';
 import { readPlanFile, savePlanFile } from '../../src/plan/plan-file.js';
 import type { ApplyEvent } from '../../src/apply/apply.js';
 import { startLibraryService } from '../helpers/library-service.js';
+import { stateDigest } from '../../src/plan/plan-file.js';
+import { FileStateBackend } from '../../src/state/file-backend.js';
+import { workspaceKey } from '../../src/state/types.js';
 
 describe('apply() with an onEvent that throws', () => {
   it('stops the run, records it and releases the lock before rejecting with the error: nothing of it comes after', async () => {
@@ -52,5 +56,23 @@ describe('apply() with a saved plan', () => {
     }
     // Its own selection, as the CLI passes it, is taken.
     expect((await apply({ ...base, savedPlan, workingDir: dir, targets: [], takeOver: [] })).status).toBe('applied');
+  });
+});
+
+describe('apply() decided on the state before the lock (a heal, a rollback)', () => {
+  it('is refused under the lock, nothing applied, when another run wrote the state since; applied when none did', async () => {
+    const { client, key, dir, desired } = await startLibraryService();
+    const stateFile = path.join(dir, 'state.json');
+    const backend = new FileStateBackend(stateFile);
+    const base = { desired, client, backend, serviceId: 'local', fingerprintKey: key, autoApprove: true };
+    const workspace = workspaceKey(desired.environment, 'local');
+    const decidedOn = stateDigest((await backend.readWorkspace(workspace)).workspace, key);
+    // Another run applies between the decision and the lock.
+    expect((await apply(base)).status).toBe('applied');
+    const events: string[] = [];
+    await expect(apply({ ...base, decidedOn, onEvent: (event) => void events.push(event.type) })).rejects.toMatchObject({ code: 'plan_stale' });
+    expect(events).not.toContain('start');
+    const now = stateDigest((await backend.readWorkspace(workspace)).workspace, key);
+    expect((await apply({ ...base, decidedOn: now })).status).toBe('nothing_to_do');
   });
 });

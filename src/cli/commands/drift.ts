@@ -14,6 +14,7 @@ import { renderDriftText } from '../../drift/render-text.js';
 import { hasDrift, type DriftReport, type HealOutcome } from '../../drift/types.js';
 import type { ApplyOutcome } from '../../apply/apply.js';
 import { watchDrift, type Sleep } from '../../drift/watch.js';
+import { stateDigest } from '../../plan/plan-file.js';
 import { toJsonText } from '../../util/printable.js';
 import { ListedProblemsError } from '../error-text.js';
 import { hashValue } from '../../util/hash.js';
@@ -99,7 +100,7 @@ async function notify(run: DriftRun, report: DriftReport): Promise<void> {
  * stops the run first. The ledger is walked as summaries, newest first, until every healable agent
  * has its record; only those records are read whole (a long ledger of large records would fill memory).
  */
-async function prepareHeal(run: DriftRun, project: ConnectedProject, report: DriftReport): Promise<HealPlan | undefined> {
+async function prepareHeal(run: DriftRun, project: ConnectedProject, { report, decidedOn }: Checked): Promise<HealPlan | undefined> {
   const { ctx } = run;
   const store = project.backend.history;
   const applyCommand = nextCommand('apply', run.options);
@@ -108,7 +109,20 @@ async function prepareHeal(run: DriftRun, project: ConnectedProject, report: Dri
   const choice = chooser.choice();
   const whole: HistoryRecord[] = [];
   for (const summary of choice.records) whole.push(await wholeRecord(store, summary, ctx));
-  return healPlan(choice, whole, { env: ctx.env, current: project.desired, onSecret: (value) => ctx.secrets.add(value), fingerprintKey: planInputs(project, ctx).fingerprintKey, applyCommand, notCompared: report.notCompared });
+  const healing = healPlan(choice, whole, { env: ctx.env, current: project.desired, onSecret: (value) => ctx.secrets.add(value), fingerprintKey: planInputs(project, ctx).fingerprintKey, applyCommand, notCompared: report.notCompared });
+  return healing && { ...healing, decidedOn };
+}
+
+/** A drift check, with the state's record it was made on (`stateDigest`): a heal decided on it is refused under the lock if another run wrote the state since. */
+interface Checked {
+  report: DriftReport;
+  decidedOn: string | undefined;
+}
+
+async function checkRecorded(options: Parameters<typeof checkDrift>[0]): Promise<Checked> {
+  let decidedOn: string | undefined;
+  const report = await checkDrift({ ...options, onWorkspace: (workspace) => (decidedOn = stateDigest(workspace, options.fingerprintKey)) });
+  return { report, decidedOn };
 }
 
 /**
@@ -142,6 +156,7 @@ async function heal(run: DriftRun, project: ConnectedProject, report: DriftRepor
   const { code, outcome } = await applyOnTerminal(
     {
       ...planInputs({ ...project, desired: healing.desired }, ctx),
+      decidedOn: healing.decidedOn,
       files: [],
       ...applyRunSettings(options),
       command: recordedCommand('drift --heal', options),
@@ -183,10 +198,11 @@ function outcomeOfHeal(report: DriftReport, healing: HealPlan, outcome: ApplyOut
 async function checkOnce(run: DriftRun, project: ConnectedProject, format: DriftFormat, warnings?: readonly Diagnostic[]): Promise<number> {
   const { ctx } = run;
   const status = progressLine(ctx);
-  const report = await checkDrift({
+  const checked = await checkRecorded({
     ...planInputs(project, ctx),
     onReadProgress: (read, total) => status.update(readProgress(read, total)),
   }).finally(() => status.done());
+  const { report } = checked;
   if (!run.options.heal) {
     // Posted before the report is printed: a notification that fails prints only the error (one JSON document).
     await notify(run, report);
@@ -194,7 +210,7 @@ async function checkOnce(run: DriftRun, project: ConnectedProject, format: Drift
     return hasDrift(report) ? EXIT_DRIFT : EXIT_NO_DRIFT;
   }
   // Found before anything is printed or posted: an agent it cannot heal stops the run first.
-  const healing = await prepareHeal(run, project, report);
+  const healing = await prepareHeal(run, project, checked);
   // The text report comes before the heal's plan; a JSON or Markdown report stays one document on
   // stdout, printed after the heal with its outcome, the heal's plan and progress on stderr.
   if (format === 'text') ctx.stdout.write(renderDrift(report, format, ctx, run.options, warnings));
@@ -289,7 +305,8 @@ async function watch(run: DriftRun, intervalMs: number, format: DriftFormat, clo
         throw new ManifestsNotLoaded(error);
       }
       // A check only reads: a stop cuts its reads short rather than wait for their answers.
-      const report = await checkDrift({ ...planInputs(project, ctx), client: project.connection.client.withSignal(stop.signal, { abortOnTheWire: true }) });
+      const checked = await checkRecorded({ ...planInputs(project, ctx), client: project.connection.client.withSignal(stop.signal, { abortOnTheWire: true }) });
+      const { report } = checked;
       const key = driftKey(report);
       // The first check posts only drift; later ones post each change, the return to no drift too.
       const post = key !== notified && (notified !== undefined || hasDrift(report));
@@ -304,7 +321,7 @@ async function watch(run: DriftRun, intervalMs: number, format: DriftFormat, clo
       // As a single check with --heal: the line, then the heal, then one message with its outcome.
       ctx.stdout.write(line);
       // The heal's apply asks for its own graceful stop (its line, the writes it waits for); once it is over, a signal meets the watch's again.
-      const { code } = await healAndNotify(run, project, report, await prepareHeal(run, project, report), healOut, post).finally(() => void ctx.interrupted());
+      const { code } = await healAndNotify(run, project, report, await prepareHeal(run, project, checked), healOut, post).finally(() => void ctx.interrupted());
       // Only once posted: a heal that stopped with an error posted nothing, and the next check tries again.
       notified = key;
       if (code !== EXIT_NO_DRIFT && code !== EXIT_DRIFT) throw new VoxformError('apply_failed', 'The heal did not complete (see above).', {

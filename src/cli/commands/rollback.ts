@@ -4,6 +4,7 @@
  * keeps it (unless what it restored is what the manifests say now).
  */
 import { resolveHistoryRef } from '../../history/resolve-ref.js';
+import { stateDigest } from '../../plan/plan-file.js';
 import { desiredFromRecord, unnamedAgents } from '../../history/restore.js';
 import { AgentNames } from '../../history/agent-names.js';
 import { sameRecordedConfig, shortCommit, type LedgerRecord, type RecordSummary } from '../../history/types.js';
@@ -144,6 +145,9 @@ async function rollback(options: RollbackOptions, ctx: CommandContext): Promise<
   const project = await connectProject(options, ctx);
   const history = project.backend.history;
   const agents = options.agent ?? [];
+  // Read before the records: an apply that ends while the record is chosen changes it, and the
+  // rollback's apply, under the lock, is refused then (`decidedOn`) rather than undo that apply too.
+  const decidedOn = stateDigest((await project.backend.readWorkspace(project.workspaceKey)).workspace, planInputs(project, ctx).fingerprintKey);
   // Summaries: which record is restored, and the notices, need no configuration but the restored one's.
   const records = await allSummaries(history, project.workspaceKey, ctx);
   // A name stands for the agent its id: is now: followed to its records under an earlier key, never to another agent's.
@@ -160,6 +164,7 @@ async function rollback(options: RollbackOptions, ctx: CommandContext): Promise<
   const { code, outcome } = await applyOnTerminal(
     {
       ...planInputs({ ...project, desired }, ctx),
+      decidedOn,
       files: [],
       ...applyRunSettings(options),
       command: recordedCommand(rollbackWords(ref, agents), options),
