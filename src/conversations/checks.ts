@@ -209,13 +209,17 @@ async function toolCalledResult(name: string, check: Extract<CallCheck, { kind: 
   }
   if (!check.args) return result(name, undefined, 'passed');
   let lastProblem = '';
+  let undecided: string | undefined;
   let skipped = false;
   for (const call of calls) {
     const outcome = await matchArgs(check.args, call.params, context);
     if (outcome.status === 'passed') return result(name, undefined, 'passed', outcome.detail);
     if (outcome.status === 'skipped') skipped = true;
+    // A call whose match could not be decided (the judge failed, the regex time was spent) may be the one that matches.
+    if (outcome.status === 'error') undecided ??= outcome.detail;
     lastProblem = outcome.detail ?? lastProblem;
   }
+  if (undecided !== undefined) return result(name, undefined, 'error', `a call of ${check.tool} could not be checked: ${undecided}`);
   if (skipped) return result(name, undefined, 'skipped', 'an argument is checked by the judge (--skip-judge)');
   return result(name, undefined, 'failed', `no call of ${check.tool} matches: ${lastProblem}`);
 }
@@ -234,7 +238,7 @@ async function matchArgs(expected: Record<string, ArgExpectation>, params: unkno
       }
     } else if (expectation.kind === 'regex') {
       const outcome = regexResult(arg, undefined, expectation.pattern, text, `${arg} (${short(text, context.redact)})`, context.regexTime);
-      if (outcome.status !== 'passed') return { status: 'failed', detail: outcome.detail };
+      if (outcome.status !== 'passed') return { status: outcome.status, detail: outcome.detail };
     } else {
       const outcome = await judgeResult(arg, undefined, context, expectation.rubric, text, `value of the argument ${arg}`);
       if (outcome.status === 'failed' || outcome.status === 'error') return { status: outcome.status, detail: `${arg}: ${outcome.detail}` };

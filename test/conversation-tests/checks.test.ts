@@ -157,6 +157,18 @@ describe('call record checks', () => {
     expect(await checkCall(check, record, { model: undefined, regexTime: new RegexTimeBudget() })).toMatchObject({ status, detail, turn: undefined });
   });
 
+  it('an argument whose check cannot be decided (the run\'s regex time spent, the judge failing) makes the check an error, never a failure', async () => {
+    // A regex time already spent: every match is not run.
+    const spent = new RegexTimeBudget({ totalMs: 0, now: () => 0, match: () => ({ matched: true, truncated: false }) });
+    const byRegex = { date: { kind: 'regex' as const, pattern: /^2026-/ } };
+    expect(await checkCall({ kind: 'tool_called', tool: 'find_slots', args: byRegex }, record, { model: undefined, regexTime: spent })).toMatchObject({ status: 'error' });
+    expect(await checkCall({ kind: 'tool_calls', calls: [{ tool: 'find_slots', args: byRegex }, { tool: 'find_slots', args: undefined }] }, record, { model: undefined, regexTime: spent })).toMatchObject({ status: 'error' });
+    fake = await startFakeModel(() => ({ content: 'not json at all' }));
+    const model = new ChatModel({ url: fake.url, model: 'm', apiKey: undefined });
+    const byJudge = { date: { kind: 'judge' as const, rubric: 'a date' } };
+    expect(await checkCall({ kind: 'tool_called', tool: 'find_slots', args: byJudge }, record, { model, regexTime: new RegexTimeBudget() })).toMatchObject({ status: 'error' });
+  });
+
   it('expects an argument equal as JSON (key order aside), as jsonEqual tells: a value JSON has no form for is no null', async () => {
     const called = { callStatus: 'chat_completion', toolCalls: [{ name: 'book', params: { room: null, floor: { b: 2, a: 1 } } }], transcript: [] };
     const check = (arg: string, value: unknown): CallCheck => ({ kind: 'tool_called', tool: 'book', args: { [arg]: { kind: 'exact', value } } });
