@@ -44,9 +44,13 @@ export function verdictStatistics(verdict: Counts): VerdictStatistics {
   };
 }
 
-/** Whether `passes` of `runs` reach the pass rate a test needs, with a hair of slack for binary rounding. */
+/**
+ * Whether `passes` of `runs` reach the pass rate a test needs. Compared as they are, with no slack:
+ * a division is rounded to the nearest double as a written rate is, so 7/10 is 0.7 and 2/3 is
+ * 0.6666666666666666 exactly, and any slack would let a rate just above the measured one pass.
+ */
 export function meetsPassRate(passes: number, runs: number, passRate: number): boolean {
-  return passes / runs >= passRate - 1e-9;
+  return passes / runs >= passRate;
 }
 
 const percent = (value: number, digits = 0): string => `${fixedDecimals(value * 100, digits)}%`;

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { compareWithBaseline, readBaseline, type Baseline } from '../../src/conversations/baseline.js';
 import type { BaselineVerdict } from '../../src/conversations/types.js';
 import { JudgeCache } from '../../src/conversations/judge-cache.js';
-import { describeStatistics, verdictStatistics } from '../../src/conversations/statistics.js';
+import { describeStatistics, meetsPassRate, verdictStatistics } from '../../src/conversations/statistics.js';
 import { foldVerdict } from '../../src/conversations/runner.js';
 import type { CheckStatus, TestReport, TestRun, TestVerdict } from '../../src/conversations/types.js';
 import { wilsonInterval } from '../../src/report/statistics.js';
@@ -75,6 +75,15 @@ describe('the statistics in every report', () => {
 });
 
 describe('the pass rate a test needs, beside the rate it measured', () => {
+  it('is met exactly, with no slack: a rate written just above the measured one is not', () => {
+    expect(meetsPassRate(2, 3, 0.666666667)).toBe(false);
+    expect(meetsPassRate(2, 3, 2 / 3)).toBe(true);
+    expect(meetsPassRate(7, 10, 0.7)).toBe(true);
+    expect(meetsPassRate(3, 10, 0.3)).toBe(true);
+    expect(meetsPassRate(95, 100, 0.95)).toBe(true);
+    expect(meetsPassRate(1, 3, 0.33333333333333337)).toBe(false);
+  });
+
   const failedRun = { status: 'failed' as const, transcript: [], checks: [], toolCalls: undefined, error: undefined, durationMs: 0 };
   const run = (passes: number, runs: number, passRate: number, status: CheckStatus): TestRun => ({
     against: ['desired'],
@@ -89,6 +98,7 @@ describe('the pass rate a test needs, beside the rate it measured', () => {
     [2, 3, 0.67, 'failed', '2/3 (needs 67%; pass^3 no, pass@3 yes, 66.7% (21%–94%), flaky)'],
     [2, 3, 0.6667, 'failed', '2/3 (needs 66.67%; pass^3 no, pass@3 yes, 66.667% (21%–94%), flaky)'],
     [19, 20, 0.951, 'failed', '19/20 (needs 95.1%; pass^20 no, pass@20 yes, 95% (76%–99%), flaky)'],
+    [2, 3, 0.666666667, 'failed', '2/3 (needs 66.6666667%; pass^3 no, pass@3 yes, 66.66666667% (21%–94%), flaky)'],
     // A passing one reads as meeting it.
     [2, 3, 0.66, 'passed', '2/3 (needs 66%; pass^3 no, pass@3 yes, 67% (21%–94%), flaky)'],
     [2, 3, 2 / 3, 'passed', '2/3 (needs 66.6666666667%; pass^3 no, pass@3 yes, 67% (21%–94%), flaky)'],
