@@ -288,6 +288,29 @@ describe('--mode auto when a judge answer is not recorded', () => {
   });
 });
 
+describe('a recording edited by hand', () => {
+  it('is refused when an exchange says another test, target or run than its key, or when a key stands twice: its reviewer reads the labels', { timeout: 120_000 }, async () => {
+    const project = await startProject();
+    const testFile = path.join(project.dir, 'example/tests/two.test.yaml');
+    await writeFile(testFile, 'agent: front-desk\ntests:\n  - name: alpha\n    turns: [{ user: hello, expect: [{ contains: hello }] }]\n');
+    expect((await project.cliInProcess(['test', 'example/tests/two.test.yaml', '--mode', 'record'])).code).toBe(0);
+    const file = path.join(project.dir, 'example/tests/two.recording.json');
+    const recorded = JSON.parse(await readFile(file, 'utf8')) as { exchanges: Array<Record<string, unknown>> };
+    const replay = () => project.cliInProcess(['test', 'example/tests/two.test.yaml', '--mode', 'replay']);
+    expect((await replay()).code).toBe(0);
+
+    await writeFile(file, JSON.stringify({ ...recorded, exchanges: recorded.exchanges.map((exchange) => ({ ...exchange, test: 'zzz', run: 7, target: 'live' })) }));
+    const relabelled = await replay();
+    expect(relabelled.code).toBe(1);
+    expect(relabelled.stdout).toContain('error: The recording example/tests/two.recording.json is not valid: an exchange says it is of "zzz" (live, run 7), but its key is of "alpha" (desired, run 1).');
+
+    await writeFile(file, JSON.stringify({ ...recorded, exchanges: [...recorded.exchanges, ...recorded.exchanges] }));
+    const twice = await replay();
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toContain(`error[recording_invalid]: The recording example/tests/two.recording.json is not valid: exchanges[${recorded.exchanges.length}] has the key of exchanges[0].`);
+  });
+});
+
 describe('a replay that misses says what the recording lacks', () => {
   it('names a run beyond those recorded, a changed rubric, another judge model, a changed message and a changed agent', { timeout: 120_000 }, async () => {
     fake = await startFakeModel();

@@ -162,7 +162,8 @@ function sentConfigProblem(entry: unknown): string | undefined {
   return undefined;
 }
 
-function invalid(display: string, why: string): VoxformError {
+/** A recording voxform did not write as it is (`recording_invalid`): `why` follows its name. */
+export function recordingInvalid(display: string, why: string): VoxformError {
   return new VoxformError('recording_invalid', `The recording ${display} ${why}.`, {
     hint: 'Record it again with `voxform test --mode record` (or delete it); recordings are written by voxform, not by hand (docs/testing.md, Record and replay).',
   });
@@ -182,23 +183,29 @@ export async function readRecording(file: string, display: string, bytesLeft: nu
         hint: 'Run fewer test files at once (--agent, or name the files).',
       });
     }
-    throw invalid(display, kept.problem);
+    throw recordingInvalid(display, kept.problem);
   }
   const value = kept.value;
   if (!isPlainObject(value) || value.format_version !== RECORDING_FORMAT_VERSION || !Array.isArray(value.exchanges)) {
-    throw invalid(display, `is not a recording of format_version ${RECORDING_FORMAT_VERSION} (an object with "exchanges")`);
+    throw recordingInvalid(display, `is not a recording of format_version ${RECORDING_FORMAT_VERSION} (an object with "exchanges")`);
   }
   const unknownField = unknownFieldOf(value, RECORDING_FIELDS);
-  if (unknownField) throw invalid(display, `is not valid: it has ${unknownField}`);
+  if (unknownField) throw recordingInvalid(display, `is not valid: it has ${unknownField}`);
+  // voxform writes each exchange once: a second one of the same key would silently replace the first.
+  const firstOfKey = new Map<unknown, number>();
   for (const [index, entry] of value.exchanges.entries()) {
     const problem = problemOf(entry);
-    if (problem) throw invalid(display, `is not valid: exchanges[${index}] ${problem}`);
+    if (problem) throw recordingInvalid(display, `is not valid: exchanges[${index}] ${problem}`);
+    const key = (entry as { key: string }).key;
+    const first = firstOfKey.get(key);
+    if (first !== undefined) throw recordingInvalid(display, `is not valid: exchanges[${index}] has the key of exchanges[${first}]`);
+    firstOfKey.set(key, index);
   }
   const sentConfigs = value.sent_configs ?? [];
-  if (!Array.isArray(sentConfigs)) throw invalid(display, 'is not valid: sent_configs is not a list');
+  if (!Array.isArray(sentConfigs)) throw recordingInvalid(display, 'is not valid: sent_configs is not a list');
   for (const [index, entry] of sentConfigs.entries()) {
     const problem = sentConfigProblem(entry);
-    if (problem) throw invalid(display, `is not valid: sent_configs[${index}] ${problem}`);
+    if (problem) throw recordingInvalid(display, `is not valid: sent_configs[${index}] ${problem}`);
   }
   // Counted as the file's size: what was read (a file swapped since is no larger than its own cap).
   const bytes = await stat(file).then((info) => info.size, () => maxBytes);

@@ -16,6 +16,7 @@ import { exchangeKey, type RunIdentity } from './exchange-key.js';
 import {
   MAX_RECORDING_BYTES_PER_RUN,
   readRecording,
+  recordingInvalid,
   recordingPathOf,
   refuseSharedRecordings,
   writeRecording,
@@ -309,6 +310,12 @@ function neverRecorded(run: RunIdentity, turn: number, recordingName: string): V
   return notRecordedAt(run, turn, `${recordingName} does not exist — record the tests of ${run.file} first (voxform test --mode record)`, 'Record them');
 }
 
+/** An exchange whose key is of another test, target or run than it says: not as voxform wrote it (`recording_invalid`). */
+function relabelled(recordingName: string, found: RecordedExchange, run: RunIdentity): VoxformError {
+  const says = `${JSON.stringify(found.test)} (${found.target}, run ${found.run})`;
+  return recordingInvalid(recordingName, `is not valid: an exchange says it is of ${says}, but its key is of ${JSON.stringify(run.test)} (${run.target}, run ${run.run})`);
+}
+
 /** `Not recorded: FILE › "TEST", turn N (TARGET, run R): said.`, the hint naming the command that records. */
 function notRecordedAt(run: RunIdentity, turn: number, said: string, record: string): VoxformError {
   return new VoxformError('not_recorded', `Not recorded: ${run.file} › "${run.test}", turn ${turn} (${run.target}, run ${run.run}): ${said}.`, {
@@ -321,6 +328,9 @@ function replayIO(run: RunIdentity, context: { turns: Turns; answers: Answers; h
   const find = (request: unknown, missed: Missed): RecordedExchange['answer'] => {
     if (!context.found) throw neverRecorded(run, missed.turn, recordingName);
     const found = answers.get(exchangeKey(run, missed.kind, request, options.redact));
+    // The key stands for the test, target and run; an exchange that says another was edited, and is
+    // not what its reviewer reads: the recording is not voxform's.
+    if (found && (found.test !== run.test || found.target !== run.target || found.run !== run.run)) throw relabelled(recordingName, found, run);
     if (found && found.kind === missed.kind) return found.answer;
     const asked = missed.asked === null ? null : options.redact(missed.asked);
     throw notRecorded(run, missed, recordingName, whyNotRecorded(run, { ...missed, asked }, held(), options.modelName));
