@@ -52,12 +52,16 @@ function sameSecret(received: string, expected: string): boolean {
   return timingSafeEqual(a.length === b.length ? a : b, b) && a.length === b.length;
 }
 
-/** The names (never values, so it can be printed) of the expected headers that are missing or wrong. */
+/**
+ * The names (never values, so it can be printed) of the expected headers that are missing or wrong.
+ * An expected value that is empty matches nothing: it is a secret not configured (an unset variable
+ * read as `''`), and an empty header anyone can send must not pass for it.
+ */
 export function checkWebhookHeaders(headers: IncomingHeaders, expected: Readonly<Record<string, string>> = {}): string[] {
   const failed: string[] = [];
   for (const [name, value] of Object.entries(expected)) {
     const received = headerValue(headers, name);
-    if (received === undefined || !sameSecret(received, value)) failed.push(name);
+    if (value === '' || received === undefined || !sameSecret(received, value)) failed.push(name);
   }
   return failed;
 }

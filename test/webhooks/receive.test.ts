@@ -67,6 +67,12 @@ describe('checkWebhookHeaders', () => {
     expect(checkWebhookHeaders({ a: ['1', '2'] }, { a: '1, 2' })).toEqual([]);
     expect(checkWebhookHeaders({ a: '1' })).toEqual([]);
   });
+
+  it('matches nothing to an expected value left empty (an unset variable): an empty header anyone can send does not pass', () => {
+    expect(checkWebhookHeaders({ 'x-hook-token': '' }, { 'x-hook-token': '' })).toEqual(['x-hook-token']);
+    expect(checkWebhookHeaders({}, { 'x-hook-token': '' })).toEqual(['x-hook-token']);
+    expect(parsePrefetchRequest('/p?session_id=s&agent_id=a', { 'x-hook-token': '' }, { expectedHeaders: { 'x-hook-token': '' } })).toMatchObject({ ok: false, status: 401 });
+  });
 });
 
 describe('parsePrefetchRequest', () => {
