@@ -138,7 +138,7 @@ describe('the library', () => {
       ['createClient() needs its options (an object).', () => library.createClient(undefined as never)],
       ['evaluatePolicy() needs `now` (a function) among its options.', () => library.evaluatePolicy(desired!, undefined as never)],
       ['openStateBackend() needs `env` (an object), `cwd` (a non-empty string), `registerSecret` (a function) among its options.', () => library.openStateBackend(undefined as never)],
-      ['runTests() needs `files` (an array), `targets` (an array), `desired` (an object) among its options.', () => library.runTests(undefined as never)],
+      ['runTests() needs `files` (an array), `targets` (an array), `desired` (an object), `parallelism` (a whole number of at least 1) among its options.', () => library.runTests(undefined as never)],
       ['loadTestFiles() needs `files` (an array), `cwd` (a non-empty string), `agents` (an object) among its options.', () => library.loadTestFiles(undefined as never)],
       ['renderSarif() needs `diagnostics` (an array), `version` (a non-empty string) among its options.', () => library.renderSarif(undefined as never)],
       ['renderPlanText() needs `color` (true or false) among its options.', () => library.renderPlanText({} as never, undefined as never)],
@@ -147,6 +147,23 @@ describe('the library', () => {
       ['captureTestFile() needs `record` (an object), `agentName` (a non-empty string) among its options.', () => library.captureTestFile(undefined as never)],
       ['detectDeploySource() needs `env` (an object), `cwd` (a non-empty string) among its options.', () => library.detectDeploySource(undefined as never)],
       ['Recordings.open() needs `mode` (a non-empty string), `redact` (a function), `modelName` (a non-empty string), `judge` (true or false) among its options.', () => library.Recordings.open([], undefined as never)],
+    ];
+    for (const [message, call] of calls) {
+      await expect(Promise.resolve().then(call)).rejects.toMatchObject({ code: 'invalid_option', message });
+    }
+  });
+
+  it('refuses an option given in the wrong form (invalid_option naming it, its value never quoted), never a RangeError or a string read letter by letter', async () => {
+    const { state: desired } = await loadManifests({ paths: ['agents.example.yaml'], cwd: repoRoot, env: SECRETS });
+    const base = { desired: desired!, client: {} as never, serviceId: 'local', fingerprintKey: 'k', stateFile: path.join(tmpdir(), 'voxform-never-written.json') };
+    const calls: Array<[string, () => unknown]> = [
+      ['createClient(): `timeoutMs` must be a number above 0, not -1.', () => createClient({ apiKey: 'k', timeoutMs: -1 })],
+      ['createClient(): `retries` must be a whole number of at least 0, not -1.', () => createClient({ apiKey: 'k', retries: -1 })],
+      ['createClient(): `maxInFlight` must be a whole number of at least 1, not 0.', () => createClient({ apiKey: 'k', maxInFlight: 0 })],
+      ['createClient(): `timeoutMs` must be a number above 0, not a string.', () => createClient({ apiKey: 'k', timeoutMs: '5' as never })],
+      ['plan(): `targets` must be an array of strings, not a string.', () => plan({ ...base, targets: 'agent.booking' as never })],
+      ['apply(): `parallelism` must be a whole number of at least 1, not 1.5.', () => apply({ ...base, autoApprove: true, parallelism: 1.5 })],
+      ['apply(): `lockTimeoutSeconds` must be a whole number of at least 0, not -1.', () => apply({ ...base, autoApprove: true, lockTimeoutSeconds: -1 })],
     ];
     for (const [message, call] of calls) {
       await expect(Promise.resolve().then(call)).rejects.toMatchObject({ code: 'invalid_option', message });

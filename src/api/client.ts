@@ -43,7 +43,7 @@ import { valueAtPath } from '../util/field-path.js';
 import { sleepUnlessAborted } from '../util/sleep.js';
 import { headerValue } from '../util/env-header.js';
 import { voxformVersion } from '../util/version.js';
-import { requireOptions } from '../util/required-options.js';
+import { checkOptionalOptions, requireOptions } from '../util/required-options.js';
 
 export interface ClientOptions {
   /** The service's base URL; overrides `region`. May carry a path prefix. */
@@ -217,6 +217,7 @@ const CHECK_CALLS = '`voxform logs` lists the calls the service started.';
 /** Builds a client; throws `base_url_invalid` / `region_invalid` for a bad base URL or region, `env_header_invalid` for a key a header cannot carry. */
 export function createClient(options: ClientOptions): ApiClient {
   requireOptions('createClient', options, {});
+  checkOptionalOptions('createClient', options, { timeoutMs: 'positive', retries: 'whole', maxInFlight: 'count', maxResponseBytes: 'positive' });
   // The CLI's rule for VOXFORM_API_KEY: a key read from a file with its line break works here too.
   const apiKey = typeof options.apiKey === 'string' ? headerValue(options.apiKey, 'apiKey') : undefined;
   if (apiKey === undefined) {

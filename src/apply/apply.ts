@@ -26,7 +26,7 @@ import type { ApplyClient } from './client.js';
 import { executePlan, nothingRan, type ExecuteResult, type ProgressEvent } from './execute-plan.js';
 import { AgentReadBacks, recordHistory } from './record-history.js';
 import { ledgerSealKey } from '../history/seal.js';
-import { requireOptions } from '../util/required-options.js';
+import { checkOptionalOptions, requireOptions } from '../util/required-options.js';
 import { errorMessage } from '../secrets/error-message.js';
 import { someOf } from '../util/plural.js';
 
@@ -248,6 +248,7 @@ async function lockWorkspace(options: ApplyOptions, backend: StateBackend, works
 
 export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
   requireOptions('apply', options, PLAN_REQUIRES);
+  checkOptionalOptions('apply', options, { targets: 'names', takeOver: 'names', parallelism: 'count', lockTimeoutSeconds: 'whole', stopGraceMs: 'whole' });
   // An `onEvent` that throws stops the run as a signal does: what is in flight ends and is recorded,
   // the lock is released, and only then does apply reject, with that error.
   const listener = new AbortController();

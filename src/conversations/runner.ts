@@ -98,7 +98,7 @@ function stoppable(client: ApiClient, signal: AbortSignal | undefined): ApiClien
  * every conversation runs. The run's caps are checked before anything is read.
  */
 export async function runTests(options: RunTestsOptions): Promise<TestRun> {
-  requireOptions('runTests', options, { files: 'list', targets: 'list', desired: 'object' });
+  requireOptions('runTests', options, { files: 'list', targets: 'list', desired: 'object', parallelism: 'count' });
   const files = selectTests(options.files, options.grep);
   const limits = { ...DEFAULT_TEST_RUN_LIMITS, ...options.limits };
   checkDeclaredWork(files, { targets: options.targets, repeat: options.repeat, judge: options.model !== undefined }, limits);

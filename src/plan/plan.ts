@@ -10,7 +10,7 @@ import { noteStateEvidence } from '../state/trusted-secrets.js';
 import { checkTakeOver, findSharedConflicts, markTakenOver, readSharedView, sharedConflictError, unseenEnvironmentsWarning, type SharedResourceConflict, type SharedView } from './shared-resources.js';
 import type { LiveReader, LiveState } from './read-live.js';
 import type { Plan, ResourceChange } from './types.js';
-import { requireOptions } from '../util/required-options.js';
+import { checkOptionalOptions, requireOptions } from '../util/required-options.js';
 
 /** What `plan`, `checkDrift` and `apply` cannot run without (the rest of their options have defaults). */
 export const PLAN_REQUIRES = { desired: 'object', client: 'object', serviceId: 'text', fingerprintKey: 'text' } as const;
@@ -65,6 +65,7 @@ export interface PlanOptions {
 /** What `apply` would do now, read-only: the backend's workspace (the shared drift baseline), the service, the manifests. */
 export async function plan(options: PlanOptions): Promise<Plan> {
   requireOptions('plan', options, PLAN_REQUIRES);
+  checkOptionalOptions('plan', options, { targets: 'names', takeOver: 'names' });
   const backend = options.backend ?? new FileStateBackend(options.stateFile ?? DEFAULT_STATE_FILE);
   const key = workspaceKey(options.desired.environment, options.serviceId);
   const stored = await readCheckedWorkspace(backend, key);

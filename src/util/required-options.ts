@@ -6,7 +6,9 @@
  */
 import { VoxformError } from '../errors.js';
 
-type Required = 'text' | 'object' | 'list' | 'function' | 'boolean';
+type Required = 'text' | 'object' | 'list' | 'function' | 'boolean' | 'count';
+/** What an option that may be left out must be when given: a number of a kind, or an array. */
+type Optional = 'positive' | 'whole' | 'count' | 'names';
 
 /** `options` is an object holding each of `required` (none: an object at all), or the call is refused naming what is missing. */
 export function requireOptions(call: string, options: unknown, required: Readonly<Record<string, Required>>): void {
@@ -18,11 +20,46 @@ export function requireOptions(call: string, options: unknown, required: Readonl
   throw new VoxformError('invalid_option', `${call}() needs ${named}.`, { hint: `Pass ${missing.length === 1 ? 'it' : 'them'} as docs/library.md shows ${call}() called.` });
 }
 
-const DESCRIBED: Record<Required, string> = { text: 'a non-empty string', object: 'an object', list: 'an array', function: 'a function', boolean: 'true or false' };
+const DESCRIBED: Record<Required | Optional, string> = {
+  text: 'a non-empty string',
+  object: 'an object',
+  list: 'an array',
+  function: 'a function',
+  boolean: 'true or false',
+  count: 'a whole number of at least 1',
+  positive: 'a number above 0',
+  whole: 'a whole number of at least 0',
+  names: 'an array of strings',
+};
 
-function isKind(value: unknown, kind: Required): boolean {
-  if (kind === 'text') return typeof value === 'string' && value !== '';
+/**
+ * Refuses an option of `kinds` given (not undefined) but not of its kind, as `invalid_option` naming
+ * it: a plain JavaScript caller's `parallelism: 'x'` or `targets: 'agent.a'` would otherwise meet a
+ * RangeError deep inside, or be read letter by letter.
+ */
+export function checkOptionalOptions(call: string, options: object, kinds: Readonly<Record<string, Optional>>): void {
+  const given = options as Record<string, unknown>;
+  for (const [name, kind] of Object.entries(kinds)) {
+    const value = given[name];
+    if (value === undefined || isKind(value, kind)) continue;
+    throw new VoxformError('invalid_option', `${call}(): \`${name}\` must be ${DESCRIBED[kind]}, not ${describeValue(value)}.`, { hint: `Pass ${DESCRIBED[kind]}, or leave \`${name}\` out, as docs/library.md describes ${call}().` });
+  }
+}
+
+/** What was given, never quoted: an option may hold anything, a secret too. */
+function describeValue(value: unknown): string {
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
+  if (Array.isArray(value)) return 'an array holding other than strings';
+  return `a ${typeof value}`;
+}
+
+function isKind(value: unknown, kind: Required | Optional): boolean {
+  if (kind === 'count') return Number.isInteger(value) && (value as number) >= 1;
+  if (kind === 'whole') return Number.isInteger(value) && (value as number) >= 0;
+  if (kind === 'positive') return typeof value === 'number' && Number.isFinite(value) && value > 0;
+  if (kind === 'names') return Array.isArray(value) && value.every((item) => typeof item === 'string');
   if (kind === 'list') return Array.isArray(value);
+  if (kind === 'text') return typeof value === 'string' && value !== '';
   if (kind === 'function') return typeof value === 'function';
   if (kind === 'boolean') return typeof value === 'boolean';
   return typeof value === 'object' && value !== null && !Array.isArray(value);
