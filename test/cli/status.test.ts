@@ -219,6 +219,12 @@ describe('voxform status (against the emulator)', () => {
     expect(result.code).toBe(1);
   });
 
+  it('names the embedded emulator `local` in JSON, as plans do, never by the port it had in this run', async () => {
+    project = await startExampleProject();
+    const result = await project.cliInProcess(['status', '--local', '--format', 'json'], { VOXFORM_BASE_URL: undefined });
+    expect(JSON.parse(result.stdout).service).toEqual({ id: 'local', base_url: 'local', region: null, source: '--local' });
+  });
+
   it('reports manifests that do not load instead of failing, and a regional gateway by name', async () => {
     project = await startExampleProject();
     const result = await project.cliInProcess(['status', '-f', 'nowhere.yaml', '--region', 'eu', '--format', 'json'], { VOXFORM_BASE_URL: undefined, VOXFORM_API_KEY: '' });

@@ -25,7 +25,8 @@ export async function run(options: StatusOptions, ctx: CommandContext): Promise<
   const fromState = await readStateStatus(backend, workspace);
   const report: StatusReport = {
     format_version: STATUS_FORMAT_VERSION,
-    service: { id: serviceId, base_url: baseUrl, region: serviceId === 'local' ? null : regionOf(baseUrl), source },
+    // The embedded emulator's URL is a port of this run alone: named `local`, as plans and drift reports name it.
+    service: { id: serviceId, base_url: serviceId === 'local' ? 'local' : baseUrl, region: serviceId === 'local' ? null : regionOf(baseUrl), source },
     key,
     manifest: { environment: options.env ?? null, ...(manifest.problem ? { problem: manifest.problem } : {}) },
     state: { file: backend.display, backend: backend.kind, workspace, ...fromState.state },
