@@ -22,8 +22,8 @@ const OPENAI_KEY = 'planted-openai-key-93ab47de';
 const DASHBOARD_TOKEN = 'planted-dashboard-token-7c6b';
 const HEADER = 'config.session_data_webhook.headers.x-hook-token';
 
-/** A manifest whose secrets have no default: without their variables, nothing is known of them. */
-const MANIFEST = [
+/** The front desk's manifest up to the config fields each test adds. */
+const FRONT_DESK_HEAD = [
   'version: 1',
   'agents:',
   '  front-desk:',
@@ -31,6 +31,11 @@ const MANIFEST = [
   '    name: Front desk',
   '    config:',
   '      prompt: You are the receptionist of Acme Dental. Be brief.',
+];
+
+/** A manifest whose secrets have no default: without their variables, nothing is known of them. */
+const MANIFEST = [
+  ...FRONT_DESK_HEAD,
   '      first_message: Thanks for calling Acme Dental.',
   '      session_data_webhook:',
   '        url: https://hooks.example.com/voice/end-of-call',
@@ -180,13 +185,7 @@ describe('voxform drift without the variables of the secrets', () => {
 
 /** A tool whose header reads a secret: the list of tools is kept whole, its header inside it. */
 const TOOL_MANIFEST = [
-  'version: 1',
-  'agents:',
-  '  front-desk:',
-  `    id: ${FRONT_DESK}`,
-  '    name: Front desk',
-  '    config:',
-  '      prompt: You are the receptionist of Acme Dental. Be brief.',
+  ...FRONT_DESK_HEAD,
   '      tools:',
   '        - name: book',
   '          description: Books a visit.',
