@@ -191,15 +191,9 @@ export async function readRecording(file: string, display: string, bytesLeft: nu
   }
   const unknownField = unknownFieldOf(value, RECORDING_FIELDS);
   if (unknownField) throw recordingInvalid(display, `is not valid: it has ${unknownField}`);
-  // voxform writes each exchange once: a second one of the same key would silently replace the first.
-  const firstOfKey = new Map<unknown, number>();
   for (const [index, entry] of value.exchanges.entries()) {
     const problem = problemOf(entry);
     if (problem) throw recordingInvalid(display, `is not valid: exchanges[${index}] ${problem}`);
-    const key = (entry as { key: string }).key;
-    const first = firstOfKey.get(key);
-    if (first !== undefined) throw recordingInvalid(display, `is not valid: exchanges[${index}] has the key of exchanges[${first}]`);
-    firstOfKey.set(key, index);
   }
   const sentConfigs = value.sent_configs ?? [];
   if (!Array.isArray(sentConfigs)) throw recordingInvalid(display, 'is not valid: sent_configs is not a list');
