@@ -77,7 +77,7 @@ export async function writeScaffold(dir: string, files: readonly ScaffoldFile[],
     for (const folder of foldersFor(dir, pending)) await written.makeFolder(folder);
     for (const item of pending) item.temp = await writeTempBeside(item.target, item.content);
     for (const item of pending) {
-      await written.place(item.temp as string, item.target, item.outcome === 'created');
+      written.place(item.temp as string, item.target, item.outcome === 'created');
       item.temp = undefined;
       result[item.outcome].push(item.file.path);
     }

@@ -35,7 +35,7 @@ describe('replacing a file', () => {
     const file = path.join(dir, 'prompt.md');
     const set = new WriteSet();
     const temp = await writeTempBeside(file, 'text\n');
-    await set.place(temp, file, true);
+    set.place(temp, file, true);
     set.finish();
     expect(await readFile(file, 'utf8')).toBe('text\n');
   });

@@ -5,6 +5,7 @@
  */
 import { resolveHistoryRef } from '../../history/resolve-ref.js';
 import { stateDigest } from '../../plan/plan-file.js';
+import { fingerprintKey } from '../../util/hash.js';
 import { desiredFromRecord, unnamedAgents } from '../../history/restore.js';
 import { AgentNames } from '../../history/agent-names.js';
 import { sameRecordedConfig, shortCommit, type LedgerRecord, type RecordSummary } from '../../history/types.js';
@@ -147,7 +148,7 @@ async function rollback(options: RollbackOptions, ctx: CommandContext): Promise<
   const agents = options.agent ?? [];
   // Read before the records: an apply that ends while the record is chosen changes it, and the
   // rollback's apply, under the lock, is refused then (`decidedOn`) rather than undo that apply too.
-  const decidedOn = stateDigest((await project.backend.readWorkspace(project.workspaceKey)).workspace, planInputs(project, ctx).fingerprintKey);
+  const decidedOn = stateDigest((await project.backend.readWorkspace(project.workspaceKey)).workspace, fingerprintKey(project.connection.apiKey));
   // Summaries: which record is restored, and the notices, need no configuration but the restored one's.
   const records = await allSummaries(history, project.workspaceKey, ctx);
   // A name stands for the agent its id: is now: followed to its records under an earlier key, never to another agent's.
