@@ -157,10 +157,11 @@ describe('the library', () => {
     const { state: desired } = await loadManifests({ paths: ['agents.example.yaml'], cwd: repoRoot, env: SECRETS });
     const base = { desired: desired!, client: {} as never, serviceId: 'local', fingerprintKey: 'k', stateFile: path.join(tmpdir(), 'voxform-never-written.json') };
     const calls: Array<[string, () => unknown]> = [
-      ['createClient(): `timeoutMs` must be a number above 0, not -1.', () => createClient({ apiKey: 'k', timeoutMs: -1 })],
+      ['createClient(): `timeoutMs` must be a number of milliseconds above 0, at most 2,147,483,647 (the longest a timer waits), not -1.', () => createClient({ apiKey: 'k', timeoutMs: -1 })],
+      ['createClient(): `timeoutMs` must be a number of milliseconds above 0, at most 2,147,483,647 (the longest a timer waits), not 2147483648.', () => createClient({ apiKey: 'k', timeoutMs: 2 ** 31 })],
       ['createClient(): `retries` must be a whole number of at least 0, not -1.', () => createClient({ apiKey: 'k', retries: -1 })],
       ['createClient(): `maxInFlight` must be a whole number of at least 1, not 0.', () => createClient({ apiKey: 'k', maxInFlight: 0 })],
-      ['createClient(): `timeoutMs` must be a number above 0, not a string.', () => createClient({ apiKey: 'k', timeoutMs: '5' as never })],
+      ['createClient(): `timeoutMs` must be a number of milliseconds above 0, at most 2,147,483,647 (the longest a timer waits), not a string.', () => createClient({ apiKey: 'k', timeoutMs: '5' as never })],
       ['plan(): `targets` must be an array of strings, not a string.', () => plan({ ...base, targets: 'agent.booking' as never })],
       ['apply(): `parallelism` must be a whole number of at least 1, not 1.5.', () => apply({ ...base, autoApprove: true, parallelism: 1.5 })],
       ['apply(): `lockTimeoutSeconds` must be a whole number of at least 0, not -1.', () => apply({ ...base, autoApprove: true, lockTimeoutSeconds: -1 })],

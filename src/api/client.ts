@@ -217,7 +217,7 @@ const CHECK_CALLS = '`voxform logs` lists the calls the service started.';
 /** Builds a client; throws `base_url_invalid` / `region_invalid` for a bad base URL or region, `env_header_invalid` for a key a header cannot carry. */
 export function createClient(options: ClientOptions): ApiClient {
   requireOptions('createClient', options, {});
-  checkOptionalOptions('createClient', options, { timeoutMs: 'positive', retries: 'whole', maxInFlight: 'count', maxResponseBytes: 'positive' });
+  checkOptionalOptions('createClient', options, { timeoutMs: 'timer', retries: 'whole', maxInFlight: 'count', maxResponseBytes: 'positive' });
   // The CLI's rule for VOXFORM_API_KEY: a key read from a file with its line break works here too.
   const apiKey = typeof options.apiKey === 'string' ? headerValue(options.apiKey, 'apiKey') : undefined;
   if (apiKey === undefined) {
@@ -225,19 +225,19 @@ export function createClient(options: ClientOptions): ApiClient {
   }
   const baseUrl = resolveBaseUrl({ baseUrl: options.baseUrl, region: options.region });
   const maxInFlight = options.maxInFlight ?? 16;
-  const timeoutMs = positive('timeoutMs', options.timeoutMs ?? 30_000);
+  const timeoutMs = options.timeoutMs ?? 30_000;
   const transport = new HttpTransport({
     maxInFlight,
     // A connection that cannot be opened within the request's time-out is of no use.
     connectTimeoutMs: Math.min(10_000, timeoutMs),
-    ...(options.maxResponseBytes === undefined ? {} : { maxResponseBytes: positive('maxResponseBytes', options.maxResponseBytes) }),
+    ...(options.maxResponseBytes === undefined ? {} : { maxResponseBytes: options.maxResponseBytes }),
   });
   const requester = new Requester({
     transport,
     baseUrl,
     apiKey,
     timeoutMs,
-    retries: nonNegative('retries', options.retries ?? 4),
+    retries: options.retries ?? 4,
     backoff: options.backoff ?? {},
     userAgent: options.userAgent ?? `voxform/${voxformVersion()}`,
     debug: options.debug,
@@ -640,14 +640,4 @@ function fileIdOf(answer: unknown): string | undefined {
 /** A number's digits with its leading `+`: `+1 (555) 123-0001` and `+15551230001` compare equal. */
 function phoneDigits(phone: string): string {
   return `${phone.trim().startsWith('+') ? '+' : ''}${phone.replace(/\D/g, '')}`;
-}
-
-function positive(name: string, value: number): number {
-  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive number, not ${value}`);
-  return value;
-}
-
-function nonNegative(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 0) throw new RangeError(`${name} must be a whole number of at least 0, not ${value}`);
-  return value;
 }

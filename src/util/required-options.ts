@@ -5,10 +5,12 @@
  * `default@undefined`.
  */
 import { VoxformError } from '../errors.js';
+import { formatCount } from './plural.js';
+import { LONGEST_TIMER_MS } from './sleep.js';
 
 type Required = 'text' | 'object' | 'list' | 'function' | 'boolean' | 'count';
 /** What an option that may be left out must be when given: a number of a kind, or an array. */
-type Optional = 'positive' | 'whole' | 'count' | 'names';
+type Optional = 'positive' | 'timer' | 'whole' | 'count' | 'names';
 
 /** `options` is an object holding each of `required` (none: an object at all), or the call is refused naming what is missing. */
 export function requireOptions(call: string, options: unknown, required: Readonly<Record<string, Required>>): void {
@@ -28,6 +30,7 @@ const DESCRIBED: Record<Required | Optional, string> = {
   boolean: 'true or false',
   count: 'a whole number of at least 1',
   positive: 'a number above 0',
+  timer: `a number of milliseconds above 0, at most ${formatCount(LONGEST_TIMER_MS)} (the longest a timer waits)`,
   whole: 'a whole number of at least 0',
   names: 'an array of strings',
 };
@@ -57,6 +60,8 @@ function isKind(value: unknown, kind: Required | Optional): boolean {
   if (kind === 'count') return Number.isInteger(value) && (value as number) >= 1;
   if (kind === 'whole') return Number.isInteger(value) && (value as number) >= 0;
   if (kind === 'positive') return typeof value === 'number' && Number.isFinite(value) && value > 0;
+  // A longer wait than a timer keeps fires at once: every request would time out.
+  if (kind === 'timer') return typeof value === 'number' && value > 0 && value <= LONGEST_TIMER_MS;
   if (kind === 'names') return Array.isArray(value) && value.every((item) => typeof item === 'string');
   if (kind === 'list') return Array.isArray(value);
   if (kind === 'text') return typeof value === 'string' && value !== '';
