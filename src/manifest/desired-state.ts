@@ -44,10 +44,14 @@ export function agentIdSource(agent: Pick<DesiredAgent, 'source' | 'idSource'>):
   return agent.idSource ?? agent.source;
 }
 
-export function desiredPhone(draft: PhoneDraft, agents: Map<string, AgentDraft>): DesiredPhone {
+/**
+ * `localNames`: each manifest agent's local name by its id. A phone that names such an agent by its id is
+ * bound to that agent as if by name: its binding waits for the agent's update, and `--target` takes the agent along.
+ */
+export function desiredPhone(draft: PhoneDraft, agents: Map<string, AgentDraft>, localNames: ReadonlyMap<string, string>): DesiredPhone {
   let agent: DesiredPhone['agent'];
   if (draft.agent && 'localName' in draft.agent) agent = { id: agents.get(draft.agent.localName)?.id as string, localName: draft.agent.localName };
-  else if (draft.agent) agent = { id: draft.agent.id, localName: undefined, source: locationOf(draft.agent.span) };
+  else if (draft.agent) agent = { id: draft.agent.id, localName: localNames.get(draft.agent.id), source: locationOf(draft.agent.span) };
   return withEntrySpans(draft.entrySpans, { kind: 'phone', address: `phone.${draft.number}`, source: locationOf(draft.keySpan), number: draft.number, agent, import: draft.import, sensitivePaths: draft.sensitivePaths });
 }
 

@@ -190,6 +190,7 @@ export async function resolveEnvironment(project: ProjectManifests, options: Omi
 
   if (diagnostics.hasErrors) return result(undefined);
 
+  const localNamesById = new Map(agentList.map((draft) => [draft.id as string, draft.localName]));
   const state: DesiredState = {
     files: [...files],
     sourceFiles: [...new Set([...files, ...cache.files(), ...knowledgeList.map((draft) => draft.request.file)])].sort(),
@@ -200,7 +201,7 @@ export async function resolveEnvironment(project: ProjectManifests, options: Omi
     region,
     baseUrl,
     agents: new Map(agentList.map((draft) => [draft.localName, desiredAgent(draft, draft.prompt ? promptTextOf.get(draft.prompt) : undefined, draft.prompt ? sources.display(draft.prompt.file) : undefined)])),
-    phones: new Map([...drafts.phones.values()].map((draft) => [draft.number, desiredPhone(draft, drafts.agents)])),
+    phones: new Map([...drafts.phones.values()].map((draft) => [draft.number, desiredPhone(draft, drafts.agents, localNamesById)])),
     campaigns: new Map([...drafts.campaigns.values()].map((draft) => [draft.localName, desiredCampaign(draft)])),
     knowledge: new Map(knowledgeList.map((draft, index) => [draft.localName, desiredKnowledge(draft, knowledgeContents[index] as KnowledgeContent)])),
     credentials: new Map(drafts.credentials.map((draft) => [draft.provider, desiredCredential(draft)])),

@@ -239,6 +239,32 @@ describe('apply PLAN runs the saved plan', () => {
   });
 });
 
+describe('a phone bound by the id of an agent of the manifests', () => {
+  it("waits for that agent's update, and is targeted with it, as when bound by the agent's name", async () => {
+    project = await startExampleProject();
+    const p = project;
+    expect((await p.cliInProcess(['apply', '--auto-approve'])).code).toBe(0);
+    const manifest = path.join(p.dir, 'voxform.yaml');
+    await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('"+15551230002":\n    agent: booking', `"+15551230002":\n    agent: { id: ${FRONT_DESK} }`));
+    const prompt = path.join(p.dir, 'example/prompts/front-desk.md');
+    await writeFile(prompt, `${await readFile(prompt, 'utf8')}\nOne more line.\n`);
+
+    const requestsOf = async (args: string[]): Promise<Map<string, SavedRequest[]>> => {
+      const planned = await p.cliInProcess(['plan', '--format', 'json', ...args]);
+      expect(planned.code, planned.stderr).toBe(0);
+      const changes: Array<{ address: string; requests: SavedRequest[] }> = JSON.parse(planned.stdout).resource_changes;
+      return new Map(changes.map((change) => [change.address, change.requests]));
+    };
+    const whole = await requestsOf([]);
+    const update = whole.get('agent.front-desk')?.find((request) => request.operation === 'update_agent');
+    const binding = whole.get('phone.+15551230002')?.find((request) => request.operation === 'set_phone_agent');
+    expect(update).toBeDefined();
+    expect(binding?.depends_on).toEqual([update?.id]);
+    const targeted = await requestsOf(['--target', 'phone.+15551230002']);
+    expect([...targeted.keys()].sort()).toEqual(['agent.front-desk', 'phone.+15551230002']);
+  });
+});
+
 describe('command lines printed for the next step', () => {
   it("carry the run's manifests, environment and state, so that pasted they work on the same target", async () => {
     project = await startExampleProject();
