@@ -15,7 +15,7 @@ import type { ApplyClient } from './client.js';
 import { filledBody } from './fills.js';
 import { readBackWarnings } from './read-back.js';
 import type { SharedView } from '../plan/shared-resources.js';
-import { answerOnlyStateKeeps, changesToMark, stateAfterRefusedFiles, stateAfterRequest, stateWhenUnchanged, stateWritesSettled, stateWritesUnrecorded, type StateChange } from './record-state.js';
+import { answerOnlyStateKeeps, stateAfterRefusedFiles, stateAfterRequest, stateWhenUnchanged, stateWritesSettled, stateWritesUnrecorded, unreadableWrites, type StateChange } from './record-state.js';
 import { DesiredIndex } from './resources.js';
 import { sendRequest, type RequestResult } from './send-request.js';
 import { refusedRecordedFiles, withRefusedFilesHint } from './refused-files.js';
@@ -225,6 +225,8 @@ class PlanRun {
   private readonly unrecorded = new Set<string>();
   /** Campaigns and credentials this run marked `writeUnrecorded` before sending anything. */
   private readonly marked = new Set<string>();
+  /** Campaigns and credentials the plan writes that an earlier run left marked: only this run's records of every write clear it. */
+  private readonly markedBefore = new Set<string>();
   /** Requests an attempt of which (of their planned path: `onSent`) left for the service: they may have reached it. */
   private readonly sent = new Set<string>();
   /** Aborted by the first state write that fails. */
@@ -321,14 +323,16 @@ class PlanRun {
 
   /**
    * Before anything is sent: the campaigns and credentials the plan writes are marked in the state,
-   * stored at once (`changesToMark`). Not stored, nothing is sent: the run stops as after any failed state write.
+   * stored at once (`unreadableWrites`). Not stored, nothing is sent: the run stops as after any failed state write.
    */
   async markUnreadableWrites(): Promise<void> {
     const { store } = this.options;
-    const changes = this.stopping ? [] : changesToMark(this.options.plan.changes, store.workspace);
-    if (changes.length === 0) return;
-    for (const change of changes) this.marked.add(change.address);
-    await store.updateNow(stateWritesUnrecorded(changes)).catch((error: unknown) => this.stateFailed(error));
+    if (this.stopping) return;
+    const { unmarked, marked } = unreadableWrites(this.options.plan.changes, store.workspace);
+    for (const change of marked) this.markedBefore.add(change.address);
+    if (unmarked.length === 0) return;
+    for (const change of unmarked) this.marked.add(change.address);
+    await store.updateNow(stateWritesUnrecorded(unmarked)).catch((error: unknown) => this.stateFailed(error));
   }
 
   /**
@@ -484,7 +488,8 @@ class PlanRun {
     if (result && 'agent' in result) this.result.warnings.push(...readBackWarnings(this.resources.of(change.address, 'agent'), result.agent, this.updatesSent.get(change.address)));
     let record = stateAfterRequest(request, change, sent.body ?? {}, result, { resources: this.resources, key: this.options.store.fingerprintKey, shared: this.options.shared });
     // The entry this write records keeps the mark while another write of the change is unanswered.
-    if (record && this.marked.has(change.address) && change.requests.some((other) => !this.succeededRequests.has(other.id))) {
+    const keepsMark = this.marked.has(change.address) || this.markedBefore.has(change.address);
+    if (record && keepsMark && change.requests.some((other) => !this.succeededRequests.has(other.id))) {
       const written = record;
       const marking = stateWritesUnrecorded([change]);
       record = (ws) => (written(ws), marking(ws));

@@ -223,16 +223,20 @@ function movedUnchanged(change: ResourceChange): StateChange | undefined {
 }
 
 /**
- * The changes whose entry must be marked `writeUnrecorded` before any write is sent: campaigns and
- * credentials the plan writes, whose entry the state holds unmarked. The service cannot show them
- * back, so an entry left as it was would pass its old values for the service's should the write land
- * unrecorded (the run killed, or its lock lost). One marked already stays so until it is written.
+ * The campaigns and credentials the plan writes whose entry the state holds, by that entry's mark.
+ * The service cannot show them back, so an entry left as it was would pass its old values for the
+ * service's should a write land unrecorded (the run killed, or its lock lost): each `unmarked` one must
+ * be marked `writeUnrecorded` before any write is sent. A `marked` one holds an earlier run's write
+ * whose outcome is unknown, and stays marked until this run has recorded every write of it.
  */
-export function changesToMark(changes: readonly ResourceChange[], ws: WorkspaceState): ResourceChange[] {
-  return changes.filter((change) => {
+export function unreadableWrites(changes: readonly ResourceChange[], ws: WorkspaceState): { unmarked: ResourceChange[]; marked: ResourceChange[] } {
+  const unmarked: ResourceChange[] = [];
+  const marked: ResourceChange[] = [];
+  for (const change of changes) {
     const entry = change.action === 'no-op' ? undefined : unreadableEntries(ws, change.kind)?.[entryAddress(ws, change)];
-    return entry !== undefined && entry.writeUnrecorded === undefined;
-  });
+    if (entry !== undefined) (entry.writeUnrecorded === undefined ? unmarked : marked).push(change);
+  }
+  return { unmarked, marked };
 }
 
 /** Marks the entries of `changes` as holding a write whose outcome the state does not know (`SharedWrite.writeUnrecorded`). */

@@ -499,6 +499,33 @@ describe('executePlan and what the service cannot show back', () => {
     expect(store.workspace.campaigns['campaign.early']).toMatchObject({ writeUnrecorded: true });
     expect(store.workspace.campaigns['campaign.late']).toEqual({ id: 'cmp_late', applied: { name: 'Old' } });
   });
+
+  it('keeps the mark an earlier run left until every write of the campaign is recorded: one write landing is not the whole campaign known', async () => {
+    const campaign = desiredCampaign('recall', { name: 'New', caller: '+15550000002' });
+    const desired = desiredState({ campaigns: [campaign] });
+    const liveState: LiveState = { agents: new Map(), phones: [] };
+    const store = await StateStore.open(new FileStateBackend(path.join(await tempDir(), 'state.json')), 'default@local', 'fingerprint-key');
+    // A run killed while its caller write was on the wire: which caller the service holds is unknown.
+    store.workspace.campaigns['campaign.recall'] = { id: 'cmp_recall', applied: { name: 'Old', caller: '+15550000001' }, writeUnrecorded: true };
+    const plan = planOf(desired, liveState, store.workspace);
+    expect(plan.changes[0]?.requests.map((request) => request.operation)).toEqual(['edit_campaign_info', 'set_campaign_caller']);
+
+    const { client } = fakeClient({ id: 'x', name: 'x', created_at: 1, config: {} }, ['setCampaignCaller']);
+    expect(await executePlan({ plan, desired, live: liveState, client, store, parallelism: 1 })).toMatchObject({ applied: [], partlyApplied: [{ address: 'campaign.recall' }] });
+    expect(store.workspace.campaigns['campaign.recall']).toMatchObject({ applied: { name: 'New' }, writeUnrecorded: true });
+    expect(planOf(desired, liveState, store.workspace).changes[0]).toMatchObject({ reason: 'live_unknown', before: null });
+
+    // Nothing sent at all: the earlier run's mark stays, whatever this run did not do.
+    const stop = new AbortController();
+    stop.abort();
+    await executePlan({ plan: planOf(desired, liveState, store.workspace), desired, live: liveState, client, store, parallelism: 1, signal: stop.signal });
+    expect(store.workspace.campaigns['campaign.recall']).toMatchObject({ writeUnrecorded: true });
+
+    // Written whole, the campaign is known again.
+    const { client: answering } = fakeClient({ id: 'x', name: 'x', created_at: 1, config: {} });
+    expect(await executePlan({ plan: planOf(desired, liveState, store.workspace), desired, live: liveState, client: answering, store, parallelism: 1 })).toMatchObject({ applied: ['campaign.recall'] });
+    expect(store.workspace.campaigns['campaign.recall']).toEqual({ id: 'cmp_recall', applied: { name: 'New', caller: '+15550000002' } });
+  });
 });
 
 describe('executePlan and the answers only the state keeps', () => {

@@ -1,6 +1,6 @@
 /** What the state keeps after an agent's update: its own last apply, never another agent's. */
 import { describe, expect, it } from 'vitest';
-import { changesToMark, stateAfterRequest, stateWhenUnchanged, stateWritesSettled, stateWritesUnrecorded } from '../../src/apply/record-state.js';
+import { stateAfterRequest, stateWhenUnchanged, stateWritesSettled, stateWritesUnrecorded, unreadableWrites } from '../../src/apply/record-state.js';
 import { DesiredIndex } from '../../src/apply/resources.js';
 import type { PlannedRequest, ResourceChange } from '../../src/plan/types.js';
 import { emptyWorkspace, hashApplied } from '../../src/state/types.js';
@@ -91,7 +91,7 @@ describe('the state of a renamed campaign or knowledge file', () => {
   it('keeps the values not sent when one is, under the new key alone; its mark follows it there', () => {
     const ws = withOld();
     const change: ResourceChange = { ...moved, action: 'update', fieldChanges: [{ path: 'name', before: 'Recall A', after: 'Recall B', sensitive: false, drift: false }], requests: [editName] };
-    expect(changesToMark([change], ws)).toEqual([change]);
+    expect(unreadableWrites([change], ws)).toEqual({ unmarked: [change], marked: [] });
     stateWritesUnrecorded([change])(ws);
     expect(ws.campaigns['campaign.recall']?.writeUnrecorded).toBe(true);
     stateAfterRequest(editName, change, { name: 'Recall B' }, undefined, { resources, key: 'key' })?.(ws);
