@@ -91,7 +91,12 @@ function headerProblem(record: JsonObject): Problem {
   if (typeof record.by !== 'string') return 'by: not text';
   if (typeof record.command !== 'string') return 'command: not text';
   if (typeof record.outcome !== 'string' || !OUTCOMES.has(record.outcome)) return 'outcome: not applied, failed, interrupted or nothing_to_do';
-  return sealProblem(record);
+  return linkProblem(record) ?? sealProblem(record);
+}
+
+/** Whether `previous`, where a record has it, is null or a record id. */
+function linkProblem(record: JsonObject): Problem {
+  return record.previous === undefined || record.previous === null || (typeof record.previous === 'string' && HISTORY_RECORD_ID.test(record.previous)) ? undefined : 'previous: not a record id or null';
 }
 
 /** Whether the seal, where a record has one, is of the form voxform writes (whether it verifies is promotion's question: src/history/seal.ts). */
@@ -136,7 +141,7 @@ export function testRunProblem(value: unknown): Problem {
   if (!isTime(value.at)) return 'at: not a time (ISO 8601, UTC)';
   if (typeof value.by !== 'string' || typeof value.command !== 'string') return 'by, command: not text';
   if (!optional(value.suiteDigest, isContentHash)) return 'suiteDigest: not a sha256: hash';
-  const seal = sealProblem(value);
+  const seal = linkProblem(value) ?? sealProblem(value);
   if (seal) return seal;
   const source = sourceProblem(value.source);
   if (source) return source;

@@ -66,7 +66,7 @@ export class FileHistoryStore implements HistoryStore {
     this.valuesLeft = valuesPerRun;
   }
 
-  append(record: Omit<HistoryRecord, 'id' | 'seal'>, sealKey: LedgerSealKey): Promise<HistoryRecord> {
+  append(record: Omit<HistoryRecord, 'id' | 'seal' | 'previous'>, sealKey: LedgerSealKey): Promise<HistoryRecord> {
     return this.appendIn(this.directory, record, sealKey);
   }
 
@@ -97,7 +97,7 @@ export class FileHistoryStore implements HistoryStore {
     return record?.workspace === query.workspace ? record : undefined;
   }
 
-  appendTestRun(run: Omit<TestRunRecord, 'id' | 'seal'>, sealKey: LedgerSealKey): Promise<TestRunRecord> {
+  appendTestRun(run: Omit<TestRunRecord, 'id' | 'seal' | 'previous'>, sealKey: LedgerSealKey): Promise<TestRunRecord> {
     return this.appendIn(this.testRunsDirectory, run, sealKey);
   }
 
@@ -145,20 +145,35 @@ export class FileHistoryStore implements HistoryStore {
     return ids;
   }
 
-  private async appendIn<T extends { id: string; at: string; agents: object }>(directory: string, record: Omit<T, 'id' | 'seal'>, sealKey: LedgerSealKey): Promise<T> {
+  private async appendIn<T extends { id: string; workspace: string; at: string; agents: object }>(directory: string, record: Omit<T, 'id' | 'seal' | 'previous'>, sealKey: LedgerSealKey): Promise<T> {
     await makeKeptFolder(directory);
     const at = appendedAt(record);
     const ceiling = idCeiling(at);
-    const newest = (await this.recordIds(directory, undefined)).filter((id) => id <= ceiling).at(-1);
+    const ids = (await this.recordIds(directory, undefined)).filter((id) => id <= ceiling);
+    const previous = await this.newestOfWorkspace(directory, ids, record.workspace);
     // Sealed once it has its id: the seal covers the id, so a copy under another id is no sealed record.
-    const stored = sealRecord(sealKey, { id: newHistoryId(at, newest), ...record }) as unknown as T;
+    const stored = sealRecord(sealKey, { id: newHistoryId(at, ids.at(-1)), ...record, previous }) as unknown as T;
     await this.write(directory, stored);
     return stored;
   }
 
+  /** The id of `workspace`'s newest record among `ids` (oldest first), read back from the newest: the folder holds every workspace's. */
+  private async newestOfWorkspace(directory: string, ids: readonly string[], workspace: string): Promise<string | null> {
+    for (let i = ids.length - 1; i >= 0; i--) {
+      const id = ids[i] as string;
+      const record = await this.readChecked<{ id: string; workspace: string }>(directory, id, this.problemOf(directory), undefined);
+      if (record?.workspace === workspace) return id;
+    }
+    return null;
+  }
+
+  private problemOf(directory: string): ProblemOf {
+    return directory === this.testRunsDirectory ? testRunProblem : historyRecordProblem;
+  }
+
   /** Stores a record as `ID.json` (an import keeps its id), refused when this store could not read it back. */
   async write(directory: string, record: { id: string; agents: object }): Promise<void> {
-    const text = storedRecordText(record, directory === this.testRunsDirectory ? testRunProblem : historyRecordProblem, this.limits);
+    const text = storedRecordText(record, this.problemOf(directory), this.limits);
     await makeKeptFolder(directory);
     await writeKeptFile(path.join(directory, `${record.id}.json`), text);
   }

@@ -76,9 +76,18 @@ export interface HistoryRecord {
   summary: DeploySummary;
   /** Every agent of the workspace's manifests, by local name, as the apply left it. */
   agents: Record<string, AgentVersion>;
+  /** The workspace's record before this one (`LedgerLink`); absent in records older than it. */
+  previous?: LedgerLink | undefined;
   /** `hmac-sha256:` of the rest under the run's API key (src/history/seal.ts); absent in records older than it. */
   seal?: string | undefined;
 }
+
+/**
+ * The id of the workspace's newest record (test run) when this one was appended, null for its first.
+ * Sealed with the rest: a record removed from between two others leaves the newer one naming an id the
+ * ledger no longer holds, and promotion refuses to read such a ledger (src/promote/sealed-evidence.ts).
+ */
+export type LedgerLink = string | null;
 
 /**
  * What an apply did: its plan's counts and how many changes applied, failed, were skipped. Written
@@ -135,7 +144,7 @@ export interface LedgerRecord extends Omit<HistoryRecord, 'agents' | 'seal'> {
  * own budget allows, and a summary is kept for every record of the ledger.
  */
 export function summarizeRecord(record: HistoryRecord, same: (text: string) => string = (text) => text, sealKey?: LedgerSealKey): RecordSummary {
-  const { id, workspace, at, by, command, outcome, source, summary, agents } = record;
+  const { id, workspace, at, by, command, outcome, source, summary, agents, previous } = record;
   const summaries: Record<string, AgentSummary> = {};
   for (const [name, version] of Object.entries(agents)) {
     const { knowledge, promptLength } = version;
@@ -144,7 +153,7 @@ export function summarizeRecord(record: HistoryRecord, same: (text: string) => s
     const restorable = same(restorableKeyOfFieldKeys(displayName, fieldKeys));
     summaries[name] = { id: same(version.id), name: displayName, configHash: same(version.configHash), maskedPaths: version.maskedPaths, knowledge, promptLength, restorableKey: restorable, fieldKeys, ...(version.written === true ? { written: true } : {}) };
   }
-  const summarized: RecordSummary = { id, workspace, at, by, command, outcome, source: knownSourceFields(source), summary: knownFields(summary, SUMMARY_FIELDS), agents: summaries };
+  const summarized: RecordSummary = { id, workspace, at, by, command, outcome, source: knownSourceFields(source), summary: knownFields(summary, SUMMARY_FIELDS), agents: summaries, ...(previous === undefined ? {} : { previous }) };
   // Checked on the whole record as read: a summary keeps only the fields voxform knows.
   if (sealKey !== undefined) summarized.sealed = sealVerifies(sealKey, record);
   return summarized;
@@ -252,14 +261,16 @@ export interface TestRunRecord {
   suiteDigest?: string | undefined;
   summary: { passed: number; failed: number; skipped: number; errors: number };
   tests: TestOutcome[];
+  /** The workspace's test run before this one (`LedgerLink`); absent in runs older than it. */
+  previous?: LedgerLink | undefined;
   /** `hmac-sha256:` of the rest under the run's API key (src/history/seal.ts); absent in records older than it. */
   seal?: string | undefined;
 }
 
 /** Where history records are kept: implemented by each state backend. */
 export interface HistoryStore {
-  /** Appends a record; its id is assigned here, then its seal made under `sealKey`. Resolves once the record is stored. */
-  append(record: Omit<HistoryRecord, 'id' | 'seal'>, sealKey: LedgerSealKey): Promise<HistoryRecord>;
+  /** Appends a record; its id and `previous` are assigned here, then its seal made under `sealKey`. Resolves once the record is stored. */
+  append(record: Omit<HistoryRecord, 'id' | 'seal' | 'previous'>, sealKey: LedgerSealKey): Promise<HistoryRecord>;
   /**
    * The summaries of a workspace's records, newest first, each read as the walk reaches it: a reader
    * that has what it needs stops, and the older records are never read. One that does not check is skipped.
@@ -274,8 +285,8 @@ export interface HistoryStore {
   summariesOfWorkspaces(picked: (workspace: string) => boolean): AsyncIterable<RecordSummary>;
   /** A record of a workspace, whole, by its id; undefined when the workspace holds none that checks under it. */
   read(query: HistoryQuery, id: string): Promise<HistoryRecord | undefined>;
-  /** Appends the evidence of a test run against live agents; its id is assigned here, then its seal made under `sealKey`. */
-  appendTestRun(run: Omit<TestRunRecord, 'id' | 'seal'>, sealKey: LedgerSealKey): Promise<TestRunRecord>;
+  /** Appends the evidence of a test run against live agents; its id and `previous` are assigned here, then its seal made under `sealKey`. */
+  appendTestRun(run: Omit<TestRunRecord, 'id' | 'seal' | 'previous'>, sealKey: LedgerSealKey): Promise<TestRunRecord>;
   /** Test runs of a workspace, newest first; one that does not check is skipped. */
   listTestRuns(query: HistoryQuery): Promise<TestRunRecord[]>;
 }

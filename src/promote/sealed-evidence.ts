@@ -34,6 +34,13 @@ export interface SealedEvidence {
   unsealedRecords: RecordSummary[];
   /** The records not sealed that are newer than the newest sealed one, newest first: what the source runs since is not known. */
   unsealedSinceNewest: RecordSummary[];
+  /** The newest sealed record or test run that names as its `previous` one the ledger no longer holds, between others it holds. */
+  removedBefore: RemovedBefore | undefined;
+}
+
+/** A sealed record or test run (`kind`, `id`) whose workspace's entry before it, `previous`, was removed from the ledger. */
+export interface RemovedBefore extends PassedOver {
+  previous: string;
 }
 
 /** The sealed records and test runs of the source; `records` must have been summarized with `key` (`HistoryQuery.sealKey`). */
@@ -49,7 +56,32 @@ export function sealedEvidence(records: readonly RecordSummary[], testRuns: read
     .filter((entry) => entry.id > oldestSealed)
     .sort((a, b) => ledgerOrder(b, a));
   const unsealedSinceNewest = newestSealed === undefined ? [] : unsealedRecords.filter((record) => record.id > newestSealed);
-  return { records: keptRecords, testRuns: keptRuns, passedOver, unsealedRecords, unsealedTestRuns, unsealedSinceNewest };
+  const removedBefore = removedFrom('record', records, keptRecords) ?? removedFrom('test run', testRuns, keptRuns);
+  return { records: keptRecords, testRuns: keptRuns, passedOver, unsealedRecords, unsealedTestRuns, unsealedSinceNewest, removedBefore };
+}
+
+/**
+ * The newest of `sealed` whose `previous` is missing from `all` (the workspace's records or test runs,
+ * newest first) while an older one is still there. A ledger cut at its old end (records pruned) is
+ * whole from what it holds; one with a record taken from the middle would join the runs on either
+ * side of it: a soak counted from before a deploy since, a failing run hidden behind a passing one.
+ */
+function removedFrom(kind: PassedOver['kind'], all: readonly { id: string }[], sealed: readonly { id: string; previous?: string | null | undefined }[]): RemovedBefore | undefined {
+  const held = new Set(all.map((entry) => entry.id));
+  const oldest = all.at(-1)?.id ?? '';
+  const cut = sealed.find((entry) => typeof entry.previous === 'string' && !held.has(entry.previous) && entry.previous > oldest);
+  return cut === undefined ? undefined : { kind, id: cut.id, previous: cut.previous as string };
+}
+
+/** The source's ledger has lost a record or test run from between others: the runs on either side of it would read as one. */
+export function removedFromLedger(source: string, workspace: string, removed: RemovedBefore): VoxformError {
+  return new VoxformError(
+    'promote_source_unknown',
+    `The history of ${controlsAsQuestionMarks(workspace)} no longer holds ${removed.kind} ${removed.previous}, which its sealed ${removed.kind} ${removed.id} follows, while it holds older ones: a ${removed.kind} was removed from the ledger, so what ${source} ran then is not known.`,
+    {
+      hint: `Put the removed ${removed.kind} back (${removed.previous}.json in the history folder beside the state file${removed.kind === 'test run' ? ', under test-runs' : ''}, or its row of the table ${removed.kind === 'test run' ? 'voxform_test_runs' : 'voxform_history'}: \`git log --diff-filter=D\` shows who removed it), then promote. Promotion never reads a ledger with a gap (docs/promotion.md#sealed-evidence).`,
+    },
+  );
 }
 
 /** The one warning of a command that passed records over: how many of each kind, and the newest. */

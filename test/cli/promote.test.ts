@@ -367,6 +367,48 @@ describe("promote's evidence, forged in the ledger", () => {
     expect(soaked.code).toBe(1);
   });
 
+  it('refuses a ledger with a record or test run taken from its middle, and reads one cut at its old end', async () => {
+    const { dir, git, cli, env } = await committedProject(gated('{ tests: pass }'));
+    await mkdir(path.join(dir, 'tests'));
+    await writeFile(path.join(dir, 'tests/answers.test.yaml'), suite);
+    git('add', '-A');
+    git('commit', '-qm', 'tests');
+    const deployAndTest = async () => {
+      expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+      expect((await cli(['test', '--env', 'staging', '--against', 'live'])).code).toBe(0);
+    };
+    await deployAndTest();
+    // Another prompt deployed, then the first one put back: the ledger's middle holds the other.
+    const manifest = await readFile(path.join(dir, 'voxform.yaml'), 'utf8');
+    await writeFile(path.join(dir, 'voxform.yaml'), manifest.replace('You are the receptionist of Acme Dental.', 'You are the receptionist of Acme Dental. Be brief.'));
+    git('commit', '-qam', 'brief');
+    await deployAndTest();
+    await writeFile(path.join(dir, 'voxform.yaml'), manifest);
+    git('commit', '-qam', 'revert');
+    await deployAndTest();
+    const files = async (folder: string) => (await readdir(folder)).filter((entry) => entry.endsWith('.json')).sort();
+    const [oldestRecord, middleRecord] = await files(ledger(dir));
+    const [oldestRun, middleRun] = await files(ledger(dir, 'test-runs'));
+    expect((await cli(['promote', '--to', 'production', '--dry-run'])).code).toBe(0);
+
+    const refusedWithout = async (file: string, kind: string) => {
+      const text = await readFile(file, 'utf8');
+      await rm(file);
+      const promoted = await cli(['promote', '--to', 'production', '--dry-run']);
+      expect(promoted.stderr).toContain(`error[promote_source_unknown]: The history of staging@${env.VOXFORM_BASE_URL} no longer holds ${kind} ${path.basename(file, '.json')}, which its sealed ${kind} `);
+      expect(promoted.stdout).toBe('');
+      expect(promoted.code).toBe(1);
+      await writeFile(file, text);
+    };
+    await refusedWithout(ledger(dir, middleRecord as string), 'record');
+    await refusedWithout(ledger(dir, 'test-runs', middleRun as string), 'test run');
+
+    // Pruned from the oldest on, the ledger is whole from what it holds.
+    await rm(ledger(dir, oldestRecord as string));
+    await rm(ledger(dir, 'test-runs', oldestRun as string));
+    expect((await cli(['promote', '--to', 'production', '--dry-run'])).code).toBe(0);
+  });
+
   it('passes over a hand-made passing test run, and refuses on a planted far-future record: neither is the newest evidence', async () => {
     const { dir, git, cli, env } = await committedProject(gated('{ tests: pass }'));
     await mkdir(path.join(dir, 'tests'));

@@ -130,7 +130,7 @@ describe('FileHistoryStore', () => {
     for await (const summary of store.summaries({ workspace: 'default@local' })) summaries.push(summary);
     const { agents, ...header } = summaries[0]!;
     const { agents: _, ...knownHeader } = known;
-    expect(header).toStrictEqual({ id: summaries[0]!.id, ...knownHeader });
+    expect(header).toStrictEqual({ id: summaries[0]!.id, ...knownHeader, previous: null });
     expect(Object.keys(agents)).toEqual(['desk']);
   });
 

@@ -20,6 +20,7 @@ import { emptyWorkspace } from '../../src/state/types.js';
 import { repoRoot } from '../helpers/cli.js';
 import { asAdmin, databasesOfOneRole, freshDatabase, PLANTED_DB_PASSWORD, silentDatabase } from '../helpers/postgres.js';
 import { ledgerRecords, oneAgentApply, TEST_SEAL_KEY } from '../helpers/ledger.js';
+import { sealVerifies } from '../../src/history/seal.js';
 
 const WORKSPACE = 'default@local';
 /** Who runs `voxform state unlock --force` in these tests: an operator of another machine, in CI. */
@@ -385,6 +386,23 @@ describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
     const passing = await backend.history.appendTestRun(testRun(WORKSPACE, '2026-11-23T12:30:00.000Z', 0), TEST_SEAL_KEY);
     const failingLater = await backend.history.appendTestRun(testRun(WORKSPACE, '2026-11-23T12:20:00.000Z', 1), TEST_SEAL_KEY);
     expect((await backend.history.listTestRuns({ workspace: WORKSPACE })).map((run) => run.id)).toEqual([failingLater.id, passing.id]);
+  });
+
+  it("links each record and test run to its workspace's one before it, sealed with it: another workspace's in between is not its previous", async () => {
+    const backend = await open(await spec());
+    const { id: _ignored, ...unstored } = record('ignored', WORKSPACE);
+    const first = await backend.history.append({ ...unstored, at: '2026-11-23T12:00:00.000Z' }, TEST_SEAL_KEY);
+    const other = await backend.history.append({ ...unstored, workspace: 'other@local', at: '2026-11-23T12:01:00.000Z' }, TEST_SEAL_KEY);
+    const second = await backend.history.append({ ...unstored, at: '2026-11-23T12:02:00.000Z' }, TEST_SEAL_KEY);
+    expect([first.previous, other.previous, second.previous]).toEqual([null, null, first.id]);
+    expect(sealVerifies(TEST_SEAL_KEY, second)).toBe(true);
+    expect(sealVerifies(TEST_SEAL_KEY, { ...second, previous: other.id })).toBe(false);
+    expect((await ledgerRecords(backend.history, { workspace: WORKSPACE })).map((r) => r.previous)).toEqual([first.id, null]);
+
+    const run = await backend.history.appendTestRun(testRun(WORKSPACE, '2026-11-23T12:03:00.000Z', 0), TEST_SEAL_KEY);
+    const nextRun = await backend.history.appendTestRun(testRun(WORKSPACE, '2026-11-23T12:04:00.000Z', 0), TEST_SEAL_KEY);
+    expect([run.previous, nextRun.previous]).toEqual([null, run.id]);
+    expect((await backend.history.listTestRuns({ workspace: WORKSPACE })).map((r) => r.previous)).toEqual([run.id, null]);
   });
 
   it('orders new records by the ledger up to a day ahead of the clock: a planted record dated further ahead orders none of them', async () => {

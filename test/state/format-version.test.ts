@@ -83,12 +83,12 @@ const RECORD_TYPES = ['HistoryRecord', 'DeploySource', 'PromotionSource', 'Deplo
 
 /** The members of history records and test runs as this voxform writes them. */
 const RECORD_MEMBERS = {
-  HistoryRecord: ['id', 'workspace', 'at', 'by', 'command', 'outcome', 'source', 'summary', 'agents', 'seal'],
+  HistoryRecord: ['id', 'workspace', 'at', 'by', 'command', 'outcome', 'source', 'summary', 'agents', 'previous', 'seal'],
   DeploySource: ['commit', 'branch', 'pullRequest', 'ciJobUrl', 'uncommitted', 'rollbackOf', 'healOf', 'promotedFrom'],
   PromotionSource: ['workspace', 'record'],
   DeploySummary: ['create', 'update', 'unchanged', 'drifted', 'applied', 'partlyApplied', 'failed', 'skipped', 'notApplied'],
   AgentVersion: ['id', 'name', 'config', 'knowledge', 'configHash', 'maskedPaths', 'promptLength', 'unrecordedSecrets', 'written'],
-  TestRunRecord: ['id', 'workspace', 'at', 'by', 'command', 'source', 'agents', 'agents.id', 'agents.configHash', 'suiteDigest', 'summary', 'summary.passed', 'summary.failed', 'summary.skipped', 'summary.errors', 'tests', 'seal'],
+  TestRunRecord: ['id', 'workspace', 'at', 'by', 'command', 'source', 'agents', 'agents.id', 'agents.configHash', 'suiteDigest', 'summary', 'summary.passed', 'summary.failed', 'summary.skipped', 'summary.errors', 'tests', 'previous', 'seal'],
   TestOutcome: ['file', 'agent', 'name', 'status', 'passes', 'runs', 'passRate'],
 };
 

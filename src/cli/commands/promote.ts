@@ -19,7 +19,7 @@ import { missingStateError } from '../../state/missing-state.js';
 import { workspaceKey } from '../../state/types.js';
 import { ledgerSealKey, sealVerifies, type LedgerSealKey } from '../../history/seal.js';
 import type { HistoryStore, RecordSummary } from '../../history/types.js';
-import { noSealedRecord, passedOverWarning, sealedEvidence, unsealedSinceSealed, type SealedEvidence } from '../../promote/sealed-evidence.js';
+import { noSealedRecord, passedOverWarning, removedFromLedger, sealedEvidence, unsealedSinceSealed, type SealedEvidence } from '../../promote/sealed-evidence.js';
 import { fingerprintKey } from '../../util/hash.js';
 import { applyOnTerminal, applyRunSettings, type ApplyRunOptions } from '../apply-on-terminal.js';
 import type { CommandContext } from '../context.js';
@@ -167,6 +167,7 @@ async function readSourceEvidence(history: HistoryStore, source: { from: string;
   // A record after the newest sealed one (an older voxform's apply, another key's, a planted one) may have deployed another configuration.
   const [unsealed] = evidence.unsealedSinceNewest;
   if (unsealed !== undefined && evidence.records[0] !== undefined) throw unsealedSinceSealed(source.from, source.workspace, unsealed, evidence.records[0], source.applySource);
+  if (evidence.removedBefore !== undefined) throw removedFromLedger(source.from, source.workspace, evidence.removedBefore);
   return evidence;
 }
 

@@ -55,7 +55,7 @@ export class PostgresHistoryStore implements HistoryStore {
     private readonly writable: () => Promise<pg.ClientBase>,
   ) {}
 
-  append(record: Omit<HistoryRecord, 'id' | 'seal'>, sealKey: LedgerSealKey): Promise<HistoryRecord> {
+  append(record: Omit<HistoryRecord, 'id' | 'seal' | 'previous'>, sealKey: LedgerSealKey): Promise<HistoryRecord> {
     return this.guard(() => this.appendTo('voxform_history', record, sealKey));
   }
 
@@ -95,7 +95,7 @@ export class PostgresHistoryStore implements HistoryStore {
     });
   }
 
-  appendTestRun(run: Omit<TestRunRecord, 'id' | 'seal'>, sealKey: LedgerSealKey): Promise<TestRunRecord> {
+  appendTestRun(run: Omit<TestRunRecord, 'id' | 'seal' | 'previous'>, sealKey: LedgerSealKey): Promise<TestRunRecord> {
     return this.guard(() => this.appendTo('voxform_test_runs', run, sealKey));
   }
 
@@ -114,13 +114,18 @@ export class PostgresHistoryStore implements HistoryStore {
   }
 
   /** Stores a new record, its id after every id the table holds (src/history/ledger-order.ts). */
-  private async appendTo<T extends { id: string; workspace: string; at: string; agents: object }>(table: LedgerTable, record: Omit<T, 'id' | 'seal'>, sealKey: LedgerSealKey): Promise<T> {
+  private async appendTo<T extends { id: string; workspace: string; at: string; agents: object }>(table: LedgerTable, record: Omit<T, 'id' | 'seal' | 'previous'>, sealKey: LedgerSealKey): Promise<T> {
     // The connection the record goes over: a read-only one may show an older schema's stand-in tables.
     const pool = await this.writable();
     const at = appendedAt(record);
-    const newest = (await pool.query<{ newest: string | null }>(`SELECT max(id) AS newest FROM ${table} WHERE id <= $1`, [idCeiling(at)])).rows[0]?.newest ?? undefined;
+    const { rows } = await pool.query<{ newest: string | null; previous: string | null }>(
+      // Two lookups, each along an index: the ledger's ids, and the workspace's (workspace, id).
+      `SELECT (SELECT max(id) FROM ${table} WHERE id <= $1) AS newest, (SELECT max(id) FROM ${table} WHERE workspace = $2 AND id <= $1) AS previous`,
+      [idCeiling(at), record.workspace],
+    );
+    const newest = rows[0]?.newest ?? undefined;
     // Sealed once it has its id: the seal covers the id, so a copy under another id is no sealed record.
-    const stored = sealRecord(sealKey, { ...record, id: newHistoryId(at, newest) }) as unknown as T;
+    const stored = sealRecord(sealKey, { ...record, id: newHistoryId(at, newest), previous: rows[0]?.previous ?? null }) as unknown as T;
     await this.insertInto(table, [stored]);
     return stored;
   }
