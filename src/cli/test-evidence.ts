@@ -82,12 +82,14 @@ export function whyNoEvidence(request: RunRequest, ctx: CommandContext, suite: T
 }
 
 /**
- * Before the run: the live configurations the tests will talk to. `suite`: the suite's folder; the
- * run reads all of it, `files`. `command`: the run's, as its record names it.
+ * Before the run: the live configurations of every agent of the environment, those the tests talk to
+ * and the others: the gate takes a run only for a configuration whose every agent it saw as the
+ * record holds it, so a run from before another agent's deploy is never taken for it. `suite`: the
+ * suite's folder; the run reads all of it, `files`. `command`: the run's, as its record names it.
  */
 export async function startTestEvidence(options: ProjectOptions, ctx: CommandContext, desired: DesiredState, connection: Connection, run: { suite: TestSuite; files: readonly TestFile[]; command: string }): Promise<TestEvidence> {
   const { suite, files } = run;
-  const names = [...new Set(files.map((file) => file.agent))];
+  const names = [...desired.agents.keys()];
   const parallelism = options.parallelism ?? 8;
   const before = await liveConfigurationHashes(desired, connection.client, names, parallelism);
   // Asked of the manifests and the test files the run read: a new or edited test file is no test of the commit.

@@ -252,7 +252,7 @@ export interface TestRunRecord {
   command: string;
   /** The checkout the tests were read from. */
   source: DeploySource;
-  /** Each agent the run talked to, by local name: its id and its live configuration's hash. */
+  /** Each agent of the environment's manifests, by local name, tested or not (older runs: those it talked to): its id and its live configuration's hash. */
   agents: Record<string, { id: string; configHash: string }>;
   /**
    * `suiteDigest` of the test files the run read, the whole suite (src/promote/evidence.ts): the

@@ -165,10 +165,10 @@ function redeployed(records: readonly LedgerRecord[], current: LedgerRecord, dep
   return heldBefore ? 'again' : undefined;
 }
 
-/** Whether a test run talked to the configuration `current` holds: every agent it tested has that agent's hash. */
+/** Whether a test run ran against the configuration `current` holds: it saw every agent of the record with the record's hash, tested or not. */
 function ranConfiguration(run: TestRunRecord, current: LedgerRecord): boolean {
-  const names = Object.keys(run.agents);
-  return names.length > 0 && names.every((name) => Object.hasOwn(current.agents, name) && current.agents[name]?.configHash === run.agents[name]?.configHash);
+  const names = Object.keys(current.agents);
+  return names.length > 0 && names.every((name) => Object.hasOwn(run.agents, name) && run.agents[name]?.configHash === current.agents[name]?.configHash);
 }
 
 /** The test suite of the checkout promote runs in (`suiteDigest` of its files), or why there is none to compare with and what to do. */

@@ -367,6 +367,31 @@ describe("promote's evidence, forged in the ledger", () => {
     expect(soaked.code).toBe(1);
   });
 
+  it("takes no run from before another agent's deploy for the configuration after it, tested or not", async () => {
+    const twoAgents = gated('{ tests: pass }')
+      .replace("    config: { prompt: \"You are the receptionist of Acme Dental.\" }\n", "    config: { prompt: \"You are the receptionist of Acme Dental.\" }\n  booking:\n    id: -OKdqbqetEcM4ak369yn\n    config: { first_message: Hello }\n")
+      .replace('agents: { front-desk: { id: -OKstagingFrontDesk01 } }', 'agents: { front-desk: { id: -OKstagingFrontDesk01 }, booking: { id: -OKstagingBooking0001 } }');
+    expect(twoAgents).toContain('booking: { id: -OKstagingBooking0001 }');
+    const { dir, git, cli } = await committedProject(twoAgents);
+    // The suite tests front desk only.
+    await mkdir(path.join(dir, 'tests'));
+    await writeFile(path.join(dir, 'tests/answers.test.yaml'), suite);
+    git('add', '-A');
+    git('commit', '-qm', 'tests');
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    expect((await cli(['test', '--env', 'staging', '--against', 'live'])).code).toBe(0);
+    expect((await cli(['promote', '--to', 'production', '--dry-run'])).code).toBe(0);
+
+    await writeFile(path.join(dir, 'voxform.yaml'), twoAgents.replace('first_message: Hello', 'first_message: Good morning'));
+    git('commit', '-qam', 'booking greets otherwise');
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    const before = await cli(['promote', '--to', 'production', '--dry-run']);
+    expect(before.stdout).toMatch(/✗ tests pass +no `voxform test --against live` run against staging since commit \w+ was deployed/);
+    expect(before.code).toBe(1);
+    expect((await cli(['test', '--env', 'staging', '--against', 'live'])).code).toBe(0);
+    expect((await cli(['promote', '--to', 'production', '--dry-run'])).code).toBe(0);
+  });
+
   it('refuses a ledger with a record or test run taken from its middle, and reads one cut at its old end', async () => {
     const { dir, git, cli, env } = await committedProject(gated('{ tests: pass }'));
     await mkdir(path.join(dir, 'tests'));
