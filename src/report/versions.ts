@@ -57,13 +57,15 @@ export interface DeployInfo {
 }
 
 /** Agents' deployed versions from the history (whole records or summaries), oldest first per agent id (in the ledger's order). */
-export function deployedVersions(records: readonly LedgerRecord[]): Map<string, Array<ConfigVersion & { maskedPaths: string[]; promptLength?: number | undefined }>> {
-  const byAgent = new Map<string, Array<ConfigVersion & { maskedPaths: string[]; promptLength?: number | undefined; fields: Record<string, string> }>>();
+export function deployedVersions(records: readonly LedgerRecord[]): Map<string, Array<ConfigVersion & { maskedPaths: string[]; promptLength?: number | undefined; liveFrom?: string | undefined }>> {
+  const byAgent = new Map<string, Array<ConfigVersion & { maskedPaths: string[]; promptLength?: number | undefined; liveFrom?: string | undefined; fields: Record<string, string> }>>();
   const oldestFirst = [...records].sort(ledgerOrder);
   const times = ledgerTimes(oldestFirst);
   const byId = new Map(records.map((record) => [record.id, record]));
-  for (const record of oldestFirst) {
+  for (const [index, record] of oldestFirst.entries()) {
     const at = times.get(record.id) as string;
+    // The deploy began after the record before it, whoever's apply wrote that one: its calls came no earlier.
+    const liveFrom = index === 0 ? undefined : times.get((oldestFirst[index - 1] as LedgerRecord).id);
     if (record.outcome === 'nothing_to_do') continue;
     for (const [agentName, agent] of Object.entries(record.agents)) {
       if (typeof agent?.id !== 'string' || typeof agent.configHash !== 'string') continue;
@@ -81,6 +83,7 @@ export function deployedVersions(records: readonly LedgerRecord[]): Map<string, 
         configHash: agent.configHash,
         maskedPaths: Array.isArray(agent.maskedPaths) ? agent.maskedPaths : [],
         promptLength: typeof agent.promptLength === 'number' ? agent.promptLength : undefined,
+        liveFrom,
         fields,
         deployed: {
           ...deployInfo(record, at, agentName, byId),
@@ -155,7 +158,8 @@ interface HashGroup {
 
 /**
  * One deploy of a version and the window it can have served calls in (ms): applies run one at a
- * time, each recording before the next begins, so it was live between the records around it.
+ * time, each recording before the next begins, so it was live from the ledger's record before its
+ * deploy (any apply's) to the record of the agent's next version.
  */
 interface DeployedRun {
   version: ConfigVersion;
@@ -197,9 +201,8 @@ export class VersionResolver {
         const groupKey = `${version.promptLength ?? ''}\0${[...version.maskedPaths].sort().join('\0')}`;
         if (!groups.has(groupKey)) groups.set(groupKey, { maskPaths: version.maskedPaths, promptLength: version.promptLength });
         const list = byHash.get(version.configHash) ?? [];
-        const before = versions[index - 1]?.deployed?.at;
         const next = versions[index + 1]?.deployed?.at;
-        list.push({ version, fromMs: before === undefined ? -Infinity : Date.parse(before), untilMs: next === undefined ? Infinity : Date.parse(next) });
+        list.push({ version, fromMs: version.liveFrom === undefined ? -Infinity : Date.parse(version.liveFrom), untilMs: next === undefined ? Infinity : Date.parse(next) });
         byHash.set(version.configHash, list);
       }
       this.agents.set(agentId, { groups: [...groups.values()], byHash });

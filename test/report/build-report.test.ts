@@ -68,6 +68,19 @@ describe('VersionResolver', () => {
     expect(appendResolver.resolve(AGENT, { ...v1, prompt: 'You are the receptionist.\n\nThe caller is new.' }, after).key).toMatch(/^outside:/);
   });
 
+  it("gives a cut call only to a version live at its time: from the ledger's record before its deploy, whichever agent that record changed", () => {
+    const appended = agentConfig('You are the receptionist.\n\nOffer the earliest slot.');
+    // Between v1 and v2, an apply that changed another agent only.
+    const otherAgent = historyRecord('2026-03-02T00:00:00.000Z', { '-OKagentBooking000001': { name: 'booking', config: agentConfig('You book.') } });
+    const deployAppended = historyRecord('2026-03-03T00:00:00.000Z', { [AGENT]: { name: 'front-desk', config: appended } });
+    const appendResolver = new VersionResolver(deployedVersions([deploy1, otherAgent, deployAppended]));
+    // v1's prompt with an extra prompt that begins as v2's paragraph does, made before the other apply: v2's deploy had not begun.
+    const call = { ...v1, prompt: 'You are the receptionist.\n\nOffer the earliest slot.\n\nThe caller is a VIP.' };
+    expect(appendResolver.resolve(AGENT, call, T0 + 43_200).key).toBe(deploy1.id);
+    // Made after the other apply's record, during v2's: v2's.
+    expect(appendResolver.resolve(AGENT, call, T0 + 86_400 + 10).key).toBe(deployAppended.id);
+  });
+
   it('keeps one outside version for calls that differ only in their extra prompt, and bounds their number', () => {
     const edited = agentConfig('You are the receptionist. Edited.');
     const keys = new Set(
