@@ -5,6 +5,7 @@
  */
 import { VoxformError } from '../errors.js';
 import { AgentNames } from './agent-names.js';
+import { ledgerOrder } from './ledger-order.js';
 import { restorableKeyOf, shortCommit, type LedgerRecord } from './types.js';
 import { plural, someOf } from '../util/plural.js';
 
@@ -38,15 +39,19 @@ function ambiguous(ref: string, matches: readonly LedgerRecord[], what: string):
  * Whether `record` holds a whole configuration, not some agents of one: a heal (`drift --heal`)
  * holds only the agents it put back, and those as an earlier record holds them, so the
  * configuration as of a heal is that earlier record's; a rollback of some agents (`--agent`)
- * holds those alone, beside agents that kept a newer configuration. Asked for some agents, a
- * rollback of them is whole enough.
+ * holds those alone, beside agents that kept a newer configuration; so does a rollback to a record
+ * that was not whole itself (an apply that failed or was interrupted holds the agents it wrote).
+ * Asked for some agents, a rollback of them is whole enough.
  */
 function wholeConfiguration(record: LedgerRecord, records: readonly LedgerRecord[], agents: readonly string[], names: AgentNames): boolean {
   if (record.source.healOf !== undefined) return false;
   const restoredId = record.source.rollbackOf;
   if (restoredId === undefined || agents.length > 0) return true;
-  const restored = records.find((candidate) => candidate.id === restoredId);
-  return restored === undefined || Object.entries(restored.agents).every(([name, version]) => names.namesNow(name, version).every((nameNow) => names.versionIn(record, nameNow) !== undefined));
+  // Only an earlier record is followed: a record naming itself or a later one ends the walk.
+  const restored = records.find((candidate) => candidate.id === restoredId && ledgerOrder(candidate, record) < 0);
+  if (restored === undefined) return true;
+  const holdsRestored = Object.entries(restored.agents).every(([name, version]) => names.namesNow(name, version).every((nameNow) => names.versionIn(record, nameNow) !== undefined));
+  return holdsRestored && COMPLETE.has(restored.outcome) && wholeConfiguration(restored, records, agents, names);
 }
 
 /**

@@ -110,6 +110,21 @@ describe('previous', () => {
     expect(previousRecord([v3, allBack, v2both, v1])).toBe(allBack);
   });
 
+  it('passes over a rollback to a failed apply: it holds the agents that apply wrote, beside others that kept what they ran', () => {
+    const v2both = record('20260102T100000000Z-eeeeee', C2, { desk: 'h2', booking: 'b2' });
+    // v3 failed on booking: its record holds desk alone.
+    const v3failed = record('20260103T100000000Z-333333', C3, { desk: 'h3' }, 'failed');
+    const toFailed = record('20260103T200000000Z-444444', C3, { desk: 'h3' });
+    toFailed.source = { commit: C3, rollbackOf: v3failed.id };
+    const v4 = record('20260104T100000000Z-555555', C3, { desk: 'h4', booking: 'b4' });
+    // desk h3 never ran beside booking b4, nor beside b2 as a configuration voxform recorded whole.
+    expect(previousRecord([v4, toFailed, v3failed, v2both, v1])).toBe(v2both);
+    // A rollback that names itself ends the walk.
+    const selfNamed = record('20260103T200000000Z-666666', C3, { desk: 'h3', booking: 'b3' });
+    selfNamed.source = { commit: C3, rollbackOf: selfNamed.id };
+    expect(previousRecord([v4, selfNamed, v2both, v1])).toBe(selfNamed);
+  });
+
   it('with --agent, finds that agent by the id its name has now: across two swapped keys, and never the agent a name stood for before', () => {
     // v2 changes the desk agent (a1); then the keys are swapped, ids kept: `booking` is the desk agent now.
     const agents = (desk: string, booking: string) => ({ reception: desk, booking });
