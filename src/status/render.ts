@@ -77,7 +77,7 @@ function stateLine(report: StatusReport): string {
   // A database keeps a serial per workspace: this one has none yet.
   const serial = state.backend === 'file' ? `serial ${state.serial}; ` : '';
   const others = state.other_workspaces ?? [];
-  return `${state.file} (${serial}no workspace ${state.workspace} yet, the first apply to it makes it; it holds ${someOf(others, OTHERS_SHOWN)})`;
+  return `${state.file} (${serial}no workspace ${state.workspace} yet, the first apply to it makes it; it holds ${others.length > 0 ? someOf(others, OTHERS_SHOWN) : 'no workspace'})`;
 }
 
 function lastApplyLine(report: StatusReport): string {

@@ -117,7 +117,9 @@ export async function readStateStatus(
     const stored = await readCheckedWorkspace(backend, workspace);
     if (stored.exists) return { lock, last_forced_open, state: { exists: true, workspace_exists: true, serial: stored.serial }, last_apply: stored.workspace.lastApply ?? null };
     const others = (await backend.listWorkspaces()).map((summary) => summary.key).filter((key) => key !== workspace);
-    const state = { exists: others.length > 0, workspace_exists: false, ...(others.length > 0 ? { other_workspaces: others.sort() } : {}), serial: stored.serial };
+    // A file written once keeps its serial when `state rm` took its last workspace: it is there, and empty.
+    const exists = others.length > 0 || (backend.kind === 'file' && stored.serial > 0);
+    const state = { exists, workspace_exists: false, ...(others.length > 0 ? { other_workspaces: others.sort() } : {}), serial: stored.serial };
     const missing = stored.missingState ? { missing_state: missingStateJson(stored.missingState) } : {};
     return { lock, last_forced_open, state, last_apply: null, ...missing };
   } catch (error) {

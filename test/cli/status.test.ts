@@ -91,6 +91,17 @@ describe('voxform status (against the emulator)', () => {
     });
   });
 
+  it('a state file whose last workspace was removed: there, with its serial, holding no workspace', async () => {
+    project = await startExampleProject();
+    const stateFile = path.join(project.dir, '.voxform/state.json');
+    await mkdir(path.dirname(stateFile), { recursive: true });
+    await writeFile(stateFile, JSON.stringify({ version: 2, serial: 5, workspaces: {} }));
+    const text = await project.cliInProcess(['status']);
+    expect(text.stdout).toContain(`State:       .voxform/state.json (serial 5; no workspace default@${project.url} yet, the first apply to it makes it; it holds no workspace)\n`);
+    const json = JSON.parse((await project.cliInProcess(['status', '--format', 'json'])).stdout);
+    expect(json.state).toEqual({ file: '.voxform/state.json', backend: 'file', workspace: `default@${project.url}`, exists: true, workspace_exists: false, serial: 5 });
+  });
+
   it('names the holder of the state lock while an apply holds it', async () => {
     project = await startExampleProject();
     const lock = await acquireStateLock(path.join(project.dir, '.voxform/state.json'), { command: 'voxform apply plan.json', timeoutSeconds: 0, warn: () => undefined });
