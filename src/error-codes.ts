@@ -151,9 +151,9 @@ export const COMMAND_ERROR_CODES = [
 ] as const;
 
 /**
- * Codes of the errors the service client throws (`ApiError`). `api_rate_limited`, `api_unavailable`
- * and `api_timeout` come once the retries are used up; `api_tls`, `api_response_too_large` and
- * `api_interrupted` are never retried; `api_not_sent`: withdrawn before the service saw it (or saw it
+ * Codes of the errors the service client throws (`ApiError`). `api_rate_limited` and `api_unavailable`
+ * come once the retries are used up; `api_timeout`, `api_tls`, `api_response_too_large` and
+ * `api_interrupted` are never retried (a time-out's attempt had all the time there was); `api_not_sent`: withdrawn before the service saw it (or saw it
  * again); `api_outcome_unknown`: a request not safe to repeat may have reached it (a 5xx, a time-out, a lost connection or an interruption); `api_too_many_open_files`:
  * no socket could be opened; `api_connection_lost`: a streamed answer (a chat reply) cut off partway.
  */
