@@ -285,8 +285,25 @@ function exitCodes(help: Required<CommandHelp>): string[] {
   return help.exitCodes.some((line) => line.startsWith('130 ')) ? help.exitCodes : [...help.exitCodes, INTERRUPTED];
 }
 
-function renderCommandHelp(help: Required<CommandHelp>): string {
-  const environment = [...help.environment, ...ALWAYS_ENV];
+/**
+ * The variables an option of the command stands in for: `--state` beside VOXFORM_STATE, `-f` beside
+ * what reading manifests reads. Listed whatever the table says, so a command given the option lists them.
+ */
+const OPTION_ENV: Record<string, readonly EnvironmentName[]> = {
+  '--state': STATE_ENV,
+  '--file': MANIFEST_ENV,
+  '--timeout': ['VOXFORM_TIMEOUT'],
+  '--base-url': ['VOXFORM_BASE_URL'],
+  '--region': ['VOXFORM_REGION'],
+};
+
+/** The variables a command's options imply. */
+function optionEnvironment(command: Command): EnvironmentName[] {
+  return command.options.flatMap((option) => OPTION_ENV[option.long ?? ''] ?? []);
+}
+
+function renderCommandHelp(help: Required<CommandHelp>, implied: readonly EnvironmentName[]): string {
+  const environment = [...new Set([...help.environment, ...implied, ...ALWAYS_ENV])];
   const width = Math.max(...environment.map((name) => name.length));
   return [
     '',
@@ -308,7 +325,7 @@ export function addCommandHelp(program: Command): void {
   const visit = (command: Command) => {
     for (const sub of command.commands) {
       const help = COMMAND_HELP[fullName(sub)];
-      if (help) sub.addHelpText('after', renderCommandHelp(help));
+      if (help) sub.addHelpText('after', renderCommandHelp(help, optionEnvironment(sub)));
       visit(sub);
     }
   };

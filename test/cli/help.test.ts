@@ -65,6 +65,16 @@ describe('command help', () => {
       expect(help.match(/\n {2}130 {2}interrupted|\n {2}130 {2}stopped/g)).toHaveLength(1);
       expect(help).toMatch(/\nExamples:\n {2}\$ voxform /);
       for (const variable of COMMAND_HELP[name]?.environment ?? []) expect(help).toContain(variable);
+      // An option that stands in for a variable (--state, -f, --timeout, …) brings the variable along.
+      const section = help.slice(help.indexOf('\nEnvironment:\n'), help.indexOf('\nExit codes:\n'));
+      const implied: Record<string, string[]> = {
+        '--state': ['VOXFORM_STATE'],
+        '--file': ['VOXFORM_ENV_ALLOW', 'VOXFORM_TRUSTED_ORIGINS'],
+        '--timeout': ['VOXFORM_TIMEOUT'],
+        '--base-url': ['VOXFORM_BASE_URL'],
+        '--region': ['VOXFORM_REGION'],
+      };
+      for (const option of command.options) for (const variable of implied[option.long ?? ''] ?? []) expect(section, option.long).toContain(`\n  ${variable} `);
     });
   }
 
