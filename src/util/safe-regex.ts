@@ -110,13 +110,61 @@ export function matchWithBudget(pattern: RegExp, subject: string, budgetMs = REG
   }
 }
 
-/** Compiles a pattern from a test file; returns the engine's complaint when it is not a valid regex. */
+/**
+ * The most quantifiers a pattern from a checkout may hold. V8 looks at a match's time limit only now
+ * and then, and ever more seldom as a pattern's optional parts multiply the ways to backtrack:
+ * `a?` written fifty times ran for minutes past a 250 ms limit, and held off Ctrl-C with it. Under
+ * this many, a stopped match ends close to its limit.
+ */
+export const MAX_REGEX_QUANTIFIERS = 20;
+
+/**
+ * Compiles a pattern from a checkout (a test file, a team rule); returns why it is refused: the
+ * engine's complaint when it is not a valid regex, or that it holds more quantifiers than a time
+ * limit can stop.
+ */
 export function compileRegex(source: string): RegExp | string {
+  let pattern: RegExp;
   try {
-    return new RegExp(source);
+    pattern = new RegExp(source);
   } catch (error) {
     return (error as Error).message.replace(/^Invalid regular expression: /, '');
   }
+  const quantifiers = quantifierCount(source);
+  if (quantifiers > MAX_REGEX_QUANTIFIERS) {
+    return `it has ${quantifiers} quantifiers (?, *, + and {…}), more than the ${MAX_REGEX_QUANTIFIERS} voxform runs: the engine checks a match's time limit too seldom in such a pattern to stop it in time; simplify it`;
+  }
+  return pattern;
+}
+
+/** The quantifiers of a valid pattern: `?`, `*`, `+` and `{…}` outside escapes and classes, a lazy `?` and the `?` of `(?:` not counted. */
+function quantifierCount(source: string): number {
+  let count = 0;
+  let afterQuantifier = false;
+  for (let i = 0; i < source.length; ) {
+    const ch = source[i] as string;
+    if (ch === '\\') {
+      i += 2;
+    } else if (ch === '[') {
+      i++;
+      while (i < source.length && source[i] !== ']') i += source[i] === '\\' ? 2 : 1;
+      i++;
+    } else if (ch === '(') {
+      // A group's own `?` (`(?:`, `(?=`, `(?<name>`) quantifies nothing.
+      i += source[i + 1] === '?' ? 2 : 1;
+    } else if (ch === '?' && afterQuantifier) {
+      i++;
+    } else {
+      const braces = ch === '{' ? /^\{\d+(,\d*)?\}/.exec(source.slice(i)) : null;
+      const quantifier = ch === '?' || ch === '*' || ch === '+' || braces !== null;
+      if (quantifier) count++;
+      i += braces ? braces[0].length : 1;
+      afterQuantifier = quantifier;
+      continue;
+    }
+    afterQuantifier = false;
+  }
+  return count;
 }
 
 /** What a pattern refused before it runs is told to do. */

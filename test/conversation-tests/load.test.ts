@@ -115,6 +115,12 @@ describe('loading test files', () => {
     ]);
   });
 
+  it('refuses a regex of more quantifiers than a time limit can stop, where it is written', async () => {
+    expect(await problems(['agent: booking', 'tests:', '  - name: one', '    turns:', '      - expect:', `          - regex: "${'a?'.repeat(50)}aaaaaaaaaa"`].join('\n'))).toEqual([
+      expect.stringMatching(/^tests\/a\.test\.yaml:6:20 invalid_value not a valid regular expression: it has 50 quantifiers/),
+    ]);
+  });
+
   it('reports a misspelt check and a bad regex of the same file in one run', async () => {
     expect(
       await problems(['agent: booking', 'tests:', '  - name: one', '    turns:', '      - expect:', '          - contians: x', '          - regex: "(unclosed"'].join('\n')),

@@ -253,6 +253,13 @@ describe('team rules', () => {
     expect(invalid.map((f) => `${f.location.line}:${f.location.col}`)).toEqual(['13:9', '19:40']);
   });
 
+  it('a team rule pattern of more quantifiers than a time limit can stop is a policy-invalid finding, never run', async () => {
+    const dir = await tempDir({ 'voxform.yaml': oneAgent(`first_message: ${'a'.repeat(50)}`, `policy:\n  custom:\n    - { id: slow, path: config.first_message, pattern: "${'a?'.repeat(50)}aaaaaaaaaa" }\n`) });
+    const findings = (await policyOf(dir)).findings;
+    expect(findings.filter((f) => f.rule === 'policy-invalid').map((f) => f.message)).toEqual([expect.stringContaining('pattern is not a valid regular expression: it has 50 quantifiers')]);
+    expect(findings.filter((f) => f.rule === 'slow')).toEqual([]);
+  });
+
   it('an invalid regular expression, a forbidden schema keyword and a taken id are policy-invalid findings', async () => {
     const dir = await tempDir({
       'voxform.yaml': oneAgent('first_message: Hi.', 'policy:\n  custom:\n    - { id: r1, path: config.first_message, pattern: "(unclosed" }\n    - { id: r2, path: config.first_message, schema: { type: string, pattern: "^(a+)+$" } }\n    - { id: pii-phone-number, path: config.first_message, required: true }\n'),
