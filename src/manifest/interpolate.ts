@@ -72,21 +72,23 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
   if (span && text.includes('${')) warnMiscasedReferences(text, span, ctx.diagnostics);
   if (!text.includes('{env:')) return { value: text, fromEnv: false };
   let fromEnv = false;
+  const inUrlToken = urlTokenTest(text);
+  const locate = span && referenceLocator(span);
   const fill = (whole: string, escape: string, body: string, at: number): string => {
     if (escape) return whole.slice(1);
     if (forbiddenPlace !== undefined) {
-      if (span) ctx.diagnostics.error('env_forbidden', `\${env:…} cannot be used in ${forbiddenPlace}; ${FORBIDDEN_PLACE_FIX}`, locate(span, whole));
+      if (locate) ctx.diagnostics.error('env_forbidden', `\${env:…} cannot be used in ${forbiddenPlace}; ${FORBIDDEN_PLACE_FIX}`, locate(whole));
       return whole;
     }
     const parsed = ENV_REFERENCE_BODY.exec(body);
     if (!parsed) {
-      if (span) ctx.diagnostics.error('env_syntax', `"${withoutFallback(whole)}" is not a valid reference; write \${env:NAME} or \${env:NAME:-default}`, locate(span, whole));
+      if (locate) ctx.diagnostics.error('env_syntax', `"${withoutFallback(whole)}" is not a valid reference; write \${env:NAME} or \${env:NAME:-default}`, locate(whole));
       return whole;
     }
     const name = parsed[1] as string;
     const verdict = policyOf(ctx).check(name);
     if (verdict !== 'allowed') {
-      if (span) ctx.diagnostics.error('env_not_allowed', refusalMessage(name, verdict, ctx.from), locate(span, whole));
+      if (locate) ctx.diagnostics.error('env_not_allowed', refusalMessage(name, verdict, ctx.from), locate(whole));
       return whole;
     }
     ctx.onEnvName?.(name);
@@ -100,11 +102,11 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
       return WITHHELD;
     }
     if (resolved === undefined) {
-      if (span) {
+      if (locate) {
         ctx.diagnostics.error(
           'env_missing',
-          `environment variable ${name} is not set; ${(unsetFix ?? (ctx.from === 'record' ? setWhereThisRuns : inUrlToken(text, at, whole.length) ? setSecret : setOrDefault))(name)}`,
-          locate(span, whole),
+          `environment variable ${name} is not set; ${(unsetFix ?? (ctx.from === 'record' ? setWhereThisRuns : inUrlToken(at, whole.length) ? setSecret : setOrDefault))(name)}`,
+          locate(whole),
         );
       }
       return whole;
@@ -115,11 +117,11 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
     // pull request chose from every output. Its place is still masked as one filled from ${env:…}.
     const authorsText = fromFallback || writtenByAuthor(name);
     if (!authorsText) ctx.onSecret(resolved);
-    if (span && !authorsText && resolved.length > 0 && resolved.length < MIN_SEARCHABLE_SECRET && firstWarning(ctx.diagnostics, name)) {
+    if (locate && !authorsText && resolved.length > 0 && resolved.length < MIN_SEARCHABLE_SECRET && firstWarning(ctx.diagnostics, name)) {
       ctx.diagnostics.warning(
         'env_value_short',
         `the value of ${name} is under ${MIN_SEARCHABLE_SECRET} characters, too short to search for in output without garbling ordinary words: it is hidden where it stands as a value (its config paths, headers), not wherever it occurs in text such as a reply; if it is not secret, it needs no \${env:…}: write it in the manifest as it is, in a header or a URL's query too (x-env: prod; the built-in policy asks for \${env:…} only where a header or query parameter names a credential, such as authorization or ?token=), or under environments: where it differs per environment; if it is secret, make it longer`,
-        locate(span, whole),
+        locate(whole),
       );
     }
     return resolved;
@@ -159,11 +161,23 @@ const setSecret: UnsetFix = () => 'set it where plan and apply run (the place ho
 /** A history record is never changed: a default written in the manifests would not reach it. */
 const setWhereThisRuns: UnsetFix = () => 'set it where this command runs';
 
-/** Whether the reference at `start` of `text` (`length` characters long) sits in a URL's user info or a query value. */
-function inUrlToken(text: string, start: number, length: number): boolean {
-  // The URL as written, each reference read as plain text of its length: a fallback's `@` or `&` splits nothing.
-  const masked = text.replace(ENV_REFERENCE, (reference) => 'x'.repeat(reference.length));
-  return urlTokenRanges(masked).some(([from, to]) => start < to && start + length > from);
+/**
+ * Whether the reference at `start` of `text` (`length` characters long) sits in a URL's user info or
+ * a query value, asked of the references in their order. The URL is split once per text, when first
+ * asked, and each answer goes on from where the last one stopped: a text of many references unset
+ * costs no more than reading it.
+ */
+function urlTokenTest(text: string): (start: number, length: number) => boolean {
+  let ranges: Array<[number, number]> | undefined;
+  let next = 0;
+  return (start, length) => {
+    // The URL as written, each reference read as plain text of its length: a fallback's `@` or `&` splits nothing.
+    ranges ??= urlTokenRanges(text.replace(ENV_REFERENCE, (reference) => 'x'.repeat(reference.length)));
+    // The ranges are in order and apart: one ending before this reference ends before every later one too.
+    while (next < ranges.length && (ranges[next] as [number, number])[1] <= start) next++;
+    const range = ranges[next];
+    return range !== undefined && start + length > range[0];
+  };
 }
 
 /** `${ENV:NAME}`, `${Env:NAME}`: `env` in another case, which makes no reference (group 1: as written, group 2: the name, group 3: `:-` and a fallback). */
@@ -175,13 +189,14 @@ const MISCASED_REFERENCE = /\$\{(?!env:)([Ee][Nn][Vv]):([^}:]*)(:-[^}]*)?\}/g;
  * and the manifest's reference syntax has no escape for it.
  */
 function warnMiscasedReferences(text: string, span: Span, diagnostics: DiagnosticList): void {
+  const locate = referenceLocator(span);
   for (const [whole, env, name, fallback] of text.matchAll(MISCASED_REFERENCE)) {
     // A fallback is shown as `…`: were the reference right, its text would be a secret.
     const rest = `${name}${fallback === undefined ? '' : ':-…'}}`;
     diagnostics.warning(
       'env_case',
       `"\${${env}:${rest}" is not a reference, so it is sent as this text: references are written in lower case; write \${env:${rest} to read the variable`,
-      locate(span, whole),
+      locate(whole),
     );
   }
 }
@@ -340,11 +355,36 @@ export function reportForbiddenReferences(
   walk(value, [], spansOf(value)?.self ?? span);
 }
 
-/** The reference's own place inside the written value (searched in the source), else the value's start. */
-function locate(span: Span, reference: string): Span {
-  const raw = span.source.text.slice(span.start, span.end);
-  let at = raw.indexOf(reference);
-  if (at < 0) at = raw.indexOf('${env:');
-  if (at < 0) return span;
-  return { source: span.source, start: span.start + at, end: span.start + at + reference.length };
+/**
+ * Where the references of one written value are reported, asked of them in their order: each at its
+ * own place in the source (a reference repeated: where it is first written, one problem), else at
+ * the value's first reference, else at the value. Each reference is searched for once, onward from
+ * the last one found, and none after one not found (written otherwise, escaped in a quoted string):
+ * a value of many references is read about once, not once per reference.
+ */
+function referenceLocator(span: Span): (reference: string) => Span {
+  // Read when a first problem is reported: most values have none.
+  let raw: string | undefined;
+  let fallback = -1;
+  const found = new Map<string, number>();
+  let searchFrom = 0;
+  let lost = false;
+  const at = (offset: number, length: number): Span => ({ source: span.source, start: span.start + offset, end: span.start + offset + length });
+  return (reference) => {
+    if (raw === undefined) {
+      raw = span.source.text.slice(span.start, span.end);
+      fallback = raw.indexOf('${env:');
+    }
+    let offset = found.get(reference);
+    if (offset === undefined && !lost) {
+      offset = raw.indexOf(reference, searchFrom);
+      if (offset === -1) lost = true;
+      else {
+        found.set(reference, offset);
+        searchFrom = offset + reference.length;
+      }
+    }
+    if (offset !== undefined && offset !== -1) return at(offset, reference.length);
+    return fallback === -1 ? span : at(fallback, reference.length);
+  };
 }

@@ -1,7 +1,14 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DiagnosticList } from '../../src/manifest/diagnostics.js';
 import { interpolateString, interpolateTree } from '../../src/manifest/interpolate.js';
 import { SourceRegistry, type Span } from '../../src/manifest/source.js';
+import * as urlTokens from '../../src/secrets/url-tokens.js';
+
+// The real splitter, counted: how often a text is split as a URL is the work a reference costs.
+vi.mock('../../src/secrets/url-tokens.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/secrets/url-tokens.js')>();
+  return { ...real, urlTokenRanges: vi.fn(real.urlTokenRanges) };
+});
 
 function run(text: string, env: Record<string, string | undefined>) {
   const diagnostics = new DiagnosticList();
@@ -40,6 +47,28 @@ describe('interpolateString', () => {
     expect(result.value).toBe('Bearer ${env:HOOK_TOKEN}');
     expect(result.diagnostics).toEqual([
       '13 env_missing environment variable HOOK_TOKEN is not set; set it, or give a default with ${env:HOOK_TOKEN:-default}',
+    ]);
+  });
+
+  it('reads a value of many references unset about once, not once per reference', () => {
+    // A value read again for each reference made a manifest of 10,000 references load for a minute.
+    const references = 1_000;
+    const text = `https://h/hook?${Array.from({ length: references }, (_, i) => `t${i}=\${env:A}`).join('&')}#\${env:B${'x'.repeat(20)}}`.repeat(2);
+    const diagnostics = new DiagnosticList();
+    const written = `key: ${text}`;
+    const source = new SourceRegistry('/').forText('/m.yaml', written);
+    let reads = 0;
+    Object.defineProperty(source, 'text', { get: () => (reads++, written) });
+    const splits = vi.mocked(urlTokens.urlTokenRanges);
+    splits.mockClear();
+    const result = interpolateString(text, { source, start: 5, end: 5 + text.length }, { env: {}, diagnostics, onSecret: () => undefined });
+    expect(result.value).toBe(text);
+    expect(splits).toHaveBeenCalledTimes(1);
+    expect(reads).toBe(1);
+    // Each variable reported once, where it is first written: A in a query value (a secret's place), B not.
+    expect(diagnostics.toList().map((d) => `${d.col} ${d.message}`)).toEqual([
+      '24 environment variable A is not set; set it where plan and apply run (the place holds a secret: a default would write the secret into the manifest)',
+      `${6 + text.indexOf('${env:B')} environment variable B${'x'.repeat(20)} is not set; set it, or give a default with \${env:B${'x'.repeat(20)}:-default}`,
     ]);
   });
 
