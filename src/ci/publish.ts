@@ -17,6 +17,11 @@ export interface PublishResult {
   review: number | undefined;
   /** `failed`: finding the review, or commenting on it, failed (see `failures`). */
   comment: 'created' | 'updated' | 'none' | 'failed';
+  /**
+   * `failed`: setting them failed after the comment was posted (see `failures`); `none`: not tried,
+   * as there was no comment. `labelsAdded` and `labelsRemoved` are what was asked either way.
+   */
+  labels: 'set' | 'failed' | 'none';
   labelsAdded: string[];
   labelsRemoved: string[];
   summary: boolean;
@@ -43,8 +48,11 @@ export function labelsFor(kind: ReportKind, statuses: readonly ReportStatus[]): 
   return { add: [], remove: [] };
 }
 
-/** The comment `report` is, created or edited on `review`; the labels its kind sets. */
-async function publishOnReview(host: ReviewHost, review: number, report: Report): Promise<Pick<PublishResult, 'comment' | 'labelsAdded' | 'labelsRemoved'>> {
+/**
+ * The comment `report` is, created or edited on `review`; with the labels its kind then sets, from
+ * the statuses of every voxform comment of that kind on the review, this one's included.
+ */
+async function commentOnReview(host: ReviewHost, review: number, report: Report): Promise<{ comment: 'created' | 'updated'; labels: { add: string[]; remove: string[] } }> {
   const body = commentBody(report);
   const marker = markerFor(report.kind, report.environment);
   const author = await host.author();
@@ -54,8 +62,7 @@ async function publishOnReview(host: ReviewHost, review: number, report: Report)
   else await host.createComment(review, body);
   const statuses = [...mine.filter((comment) => comment !== existing && kindOf(comment.body) === report.kind).map((comment) => statusOf(comment.body)), report.status];
   const labels = labelsFor(report.kind, statuses.filter((status): status is ReportStatus => status !== undefined));
-  await host.setLabels(review, labels.add, labels.remove);
-  return { comment: existing ? 'updated' : 'created', labelsAdded: labels.add, labelsRemoved: labels.remove };
+  return { comment: existing ? 'updated' : 'created', labels };
 }
 
 /** Appends the report to the job summary (GitHub's GITHUB_STEP_SUMMARY file), when the job has one. */
@@ -80,10 +87,11 @@ interface PublishOptions {
 
 /**
  * Publishes the outcome of a command that already ran wherever it can: the job summary first (it
- * needs no host), then the review; a failure of one is recorded and does not stop the other.
+ * needs no host), then the comment on the review, then its labels; a failure of one is recorded
+ * and does not stop the others (labels follow the comment, whose status they are set from).
  */
 export async function publishReport(report: Report, options: PublishOptions): Promise<PublishResult> {
-  const result: PublishResult = { review: undefined, comment: 'none', labelsAdded: [], labelsRemoved: [], summary: false, failures: [] };
+  const result: PublishResult = { review: undefined, comment: 'none', labels: 'none', labelsAdded: [], labelsRemoved: [], summary: false, failures: [] };
   if (options.summaryFile) {
     try {
       await appendSummary(options.summaryFile, report);
@@ -92,12 +100,30 @@ export async function publishReport(report: Report, options: PublishOptions): Pr
       result.failures.push(error);
     }
   }
+  // The review commented on: its labels are set next, and their failure is theirs, not the comment's.
+  let commented: { host: ReviewHost; review: number } | undefined;
   try {
     result.review = await options.review();
-    if (result.review !== undefined) Object.assign(result, await publishOnReview(options.host(), result.review, report));
+    if (result.review !== undefined) {
+      const host = options.host();
+      const posted = await commentOnReview(host, result.review, report);
+      result.comment = posted.comment;
+      result.labelsAdded = posted.labels.add;
+      result.labelsRemoved = posted.labels.remove;
+      commented = { host, review: result.review };
+    }
   } catch (error) {
     result.comment = 'failed';
     result.failures.push(error);
+  }
+  if (commented) {
+    try {
+      await commented.host.setLabels(commented.review, result.labelsAdded, result.labelsRemoved);
+      result.labels = 'set';
+    } catch (error) {
+      result.labels = 'failed';
+      result.failures.push(error);
+    }
   }
   return result;
 }

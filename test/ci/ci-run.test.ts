@@ -336,6 +336,25 @@ describe('voxform ci run when something fails', () => {
     expect(plan.stderr).toContain('error[ci_summary_failed]: Cannot write the job summary');
   }, 120_000);
 
+  it('labels the host refuses after the comment is posted: the comment is reported posted and the labels not, on GitHub and GitLab alike', async () => {
+    const runs = [
+      { provider: 'github', review: 14, route: 'POST /repos/acme/agents/issues/14/labels', env: github({ GITHUB_REF: 'refs/pull/14/merge' }), posted: 'comment created on pull request #14', refused: 'GitHub refused POST /repos/acme/agents/issues/14/labels with 500' },
+      { provider: 'gitlab', review: 15, route: 'PUT /api/v4/projects/99/merge_requests/15', env: gitlab({ CI_MERGE_REQUEST_IID: '15' }), posted: 'note created on merge request !15', refused: 'GitLab refused PUT /api/v4/projects/99/merge_requests/15 with 500' },
+    ] as const;
+    for (const { provider, review, route, env, posted, refused } of runs) {
+      fake.refusals.push({ status: 500, body: { message: 'Internal Server Error' }, route });
+      const plan = await project.cliInProcess(['ci', 'run', '--provider', provider, '--command', 'plan', '--env', 'staging', '--out-dir', `refused-labels-${provider}`], env);
+      expect(plan.code, plan.stderr).toBe(1);
+      expect(fake.comments.filter((c) => c.review === review && c.body.startsWith('<!-- voxform:plan:env=staging -->'))).toHaveLength(1);
+      // Staging's plan has changes or not, as earlier tests left it: either label is refused the same.
+      expect(plan.stderr, provider).toMatch(new RegExp(`voxform ci: ${posted}; labels \\+voxform:[a-z-]+ -voxform:[a-z-]+ not set \\(the error below says why\\)`));
+      expect(plan.stderr, provider).not.toMatch(/no (comment|note) posted/);
+      expect(plan.stderr, provider).toContain(`error[ci_request_failed]: ${refused}`);
+      expect(fake.labelsOf(review)).toEqual([]);
+    }
+    expect(fake.refusals).toEqual([]);
+  }, 120_000);
+
   it('a pull request from a fork (read-only token): the refused comment\'s hint says so, not to grant a permission the fork cannot have', async () => {
     const READ_ONLY = 'ghs_planted-fork-readonly-token-6c3d';
     fake.tokens.set(READ_ONLY, undefined);

@@ -42,8 +42,11 @@ export interface FakeCodeHost {
   merged: Map<string, number>;
   /** Tokens that may read but not write (a fork's pull request on GitHub): every write is refused with 403. */
   readOnly: Set<string>;
-  /** Answers given, in order, to the next requests instead of serving them (a rate limit, say); each is used once. */
-  refusals: Array<{ status: number; headers?: Record<string, string>; body: unknown }>;
+  /**
+   * Answers given, in order, to the next requests instead of serving them (a rate limit, say); each
+   * is used once. One naming a `route` (`METHOD /path`) waits for the next request to that route.
+   */
+  refusals: Array<{ status: number; headers?: Record<string, string>; body: unknown; route?: string }>;
   /** A comment someone wrote (not through voxform). */
   addComment(review: number, author: string, body: string): FakeComment;
   labelsOf(review: number): string[];
@@ -92,7 +95,8 @@ export async function startFakeCodeHost(): Promise<FakeCodeHost> {
       return send(res, 400, { message: 'Problems parsing JSON' });
     }
     host.requests.push({ method: req.method ?? '', path: `${url.pathname}${url.search}`, token, body });
-    const refusal = host.refusals.shift();
+    const refused = host.refusals.findIndex((refusal) => refusal.route === undefined || refusal.route === `${req.method} ${url.pathname}`);
+    const refusal = refused === -1 ? undefined : host.refusals.splice(refused, 1)[0];
     if (refusal) return send(res, refusal.status, refusal.body, refusal.headers);
     if (token === undefined || !host.tokens.has(token)) return send(res, 401, { message: 'Bad credentials' });
     const login = host.tokens.get(token);

@@ -164,7 +164,7 @@ function describeResult(result: PublishResult, provider: Provider): string {
     result.comment === 'none' ? 'no pull or merge request to comment on' : result.comment === 'failed' ? `no ${comment} posted (the error below says why)` : `${comment} ${result.comment} on ${review}`,
   ];
   const labels = [...result.labelsAdded.map((label) => `+${label}`), ...result.labelsRemoved.map((label) => `-${label}`)];
-  if (labels.length > 0) parts.push(`labels ${labels.join(' ')}`);
+  if (labels.length > 0) parts.push(result.labels === 'failed' ? `labels ${labels.join(' ')} not set (the error below says why)` : `labels ${labels.join(' ')}`);
   if (result.summary) parts.push('job summary written');
   return `voxform ci: ${parts.join('; ')}.\n`;
 }
