@@ -255,7 +255,7 @@ describe('voxform ci run when something fails', () => {
     await expect(readFile(path.join(project.dir, 'shared-plan', 'plan.json'), 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
   }, 120_000);
 
-  it('an --out-dir that is a file, or that holds a folder where the report goes: refused before the command runs, never a crash', async () => {
+  it('an --out-dir that is a file, or that holds a folder where the report goes: refused before the command runs, and reported, never a crash', async () => {
     await writeFile(path.join(project.dir, 'out-file'), 'not a folder\n');
     await mkdir(path.join(project.dir, 'odd-out', 'plan.json'), { recursive: true });
     const refusals = [
@@ -266,15 +266,18 @@ describe('voxform ci run when something fails', () => {
     for (const [outDir, refusal] of refusals) {
       const plan = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging', '--out-dir', outDir!], github({ GITHUB_REF: 'refs/heads/main' }));
       expect(plan.code, outDir).toBe(1);
-      expect(plan.stderr, outDir).toBe(refusal);
+      expect(plan.stderr, outDir).toBe(`${refusal}voxform ci: no pull or merge request to comment on; job summary written.\n`);
     }
   }, 120_000);
 
   it('an --out-dir the file system will not make (a name too long): refused, saying why, before the command runs, never a crash', async () => {
     const outDir = 'x'.repeat(300);
+    await rm(path.join(work, 'summary.md'), { force: true });
     const plan = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging', '--out-dir', outDir], github({ GITHUB_REF: 'refs/heads/main' }));
     expect(plan.code).toBe(1);
-    expect(plan.stderr).toBe(`error[report_write_failed]: Cannot make the folder ${outDir} (--out-dir): a name in its path is too long; the command did not run.\n  hint: Choose a folder voxform may write with --out-dir DIR.\n`);
+    const refusal = `error[report_write_failed]: Cannot make the folder ${outDir} (--out-dir): a name in its path is too long; the command did not run.\n  hint: Choose a folder voxform may write with --out-dir DIR.\n`;
+    expect(plan.stderr).toBe(`${refusal}voxform ci: no pull or merge request to comment on; job summary written.\n`);
+    expect(await summary()).toContain(refusal.trimEnd());
   }, 120_000);
 
   it('an empty --out-dir: refused before the command runs, never taken for the project folder (whose plan.json stays)', async () => {
@@ -411,6 +414,30 @@ describe('voxform ci run on GitLab', () => {
     expect(apply.stderr).toContain('voxform ci: note created on merge request !5.');
     expect(fake.comments.find((c) => c.review === 5 && c.body.startsWith('<!-- voxform:apply -->'))?.body).toContain('✅ applied');
     await expectNoToken([first.stdout, first.stderr, second.stdout, second.stderr, apply.stdout, apply.stderr]);
+  }, 120_000);
+
+  it("an --out-dir in the checkout that the merge request blocks (a file named voxform-ci): the note says the plan failed and why, and the previous push's labels go", async () => {
+    // The component's --out-dir, in the project folder: the job's artifact is uploaded from there.
+    const outDir = path.join(project.dir, 'blocked-ci', 'default');
+    const env = gitlab({ CI_MERGE_REQUEST_IID: '16', CI_PROJECT_DIR: project.dir });
+    const before = await project.cliInProcess(['ci', 'run', '--provider', 'gitlab', '--command', 'plan', '--out-dir', outDir], env);
+    expect(before.code, before.stderr).toBe(0);
+    expect(fake.labelsOf(16)).toHaveLength(1);
+    await rm(path.join(project.dir, 'blocked-ci'), { recursive: true });
+    await writeFile(path.join(project.dir, 'blocked-ci'), 'committed by the merge request\n');
+    try {
+      const blocked = await project.cliInProcess(['ci', 'run', '--provider', 'gitlab', '--command', 'plan', '--out-dir', outDir], env);
+      expect(blocked.code).toBe(1);
+      const refusal = 'error[path_is_file]: blocked-ci is a file, where --out-dir needs a folder.\n  hint: Move it away, or choose another folder with --out-dir DIR.\n';
+      expect(blocked.stderr).toBe(`${refusal}voxform ci: note updated on merge request !16; labels -voxform:changes -voxform:no-changes.\n`);
+      const notes = fake.comments.filter((c) => c.review === 16);
+      expect(notes).toHaveLength(1);
+      expect(notes[0]!.body).toContain('<!-- voxform:status=error -->\n### voxform plan: failed');
+      expect(notes[0]!.body).toContain(refusal.trimEnd());
+      expect(fake.labelsOf(16)).toEqual([]);
+    } finally {
+      await rm(path.join(project.dir, 'blocked-ci'), { force: true });
+    }
   }, 120_000);
 });
 

@@ -130,7 +130,8 @@ async function savedPlan(file: string): Promise<Plan | undefined> {
 interface CommandOutcome {
   exitCode: number;
   output: string;
-  files: OutFiles;
+  /** Undefined when --out-dir was refused and the command did not run: nothing there is this run's, so nothing there is read. */
+  files: OutFiles | undefined;
 }
 
 async function reportOf(options: CiRunCommandOptions, { exitCode, output, files }: CommandOutcome, links: ReportLinks, ctx: CommandContext): Promise<Report> {
@@ -140,14 +141,14 @@ async function reportOf(options: CiRunCommandOptions, { exitCode, output, files 
   const failure = { output, redact };
   switch (options.command) {
     case 'plan':
-      return planReport(exitCode === 0 ? await savedPlan(files.plan) : undefined, options.env, links, failure);
+      return planReport(exitCode === 0 && files ? await savedPlan(files.plan) : undefined, options.env, links, failure);
     case 'apply': {
-      const plan = await savedPlan(files.plan);
+      const plan = files ? await savedPlan(files.plan) : undefined;
       return applyReport(plan, exitCode, options.env ?? plan?.environment ?? undefined, links, failure);
     }
     case 'test': {
       // Exit 1 is also "a test failed": the report is there then; without one, the run stopped before it.
-      const run = exitCode <= 1 ? await readTestReport(files.tests).catch(() => undefined) : undefined;
+      const run = exitCode <= 1 && files ? await readTestReport(files.tests).catch(() => undefined) : undefined;
       return testReport(run, exitCode, options.env, links, failure);
     }
     case 'promote':
@@ -215,12 +216,21 @@ export async function run(options: CiRunCommandOptions, ctx: CommandContext, run
   // there is a review to report on, and an apply's commit, whose merged review it reports on.
   const commit = options.command === 'apply' ? connect().jobCommit() : undefined;
   if (ciReviewNumber(options.provider, ctx.env) !== undefined) connect();
-  await prepareOutDir(outDir, reportFile, ctx.cwd);
   // An apply's review is the one that merged its commit: asked first, so that the apply's record names it.
   const merged = commit !== undefined ? await outcomeOf(() => connect().mergedReview(commit)) : undefined;
   const recorded = recording(ctx);
+  // --out-dir refused (GitLab's is in the checkout, where a merge request may put a file or a link
+  // in its way) fails the run as the command failing would: said on the review, not only in the log.
+  const prepared = await prepareOutDir(outDir, reportFile, ctx.cwd).then(
+    () => true,
+    (error: unknown) => {
+      if (!(error instanceof VoxformError)) throw error;
+      recorded.stderr.write(errorText(error));
+      return false;
+    },
+  );
   // Whatever format a command writes its report in, the log and the review quote its errors for people, as plan's.
-  const exitCode = await runCommandLine(argv, { ...ctx, stdout: recorded.stdout, stderr: recorded.stderr, review: merged?.value }, { errorsAsText: true });
+  const exitCode = prepared ? await runCommandLine(argv, { ...ctx, stdout: recorded.stdout, stderr: recorded.stderr, review: merged?.value }, { errorsAsText: true }) : 1;
   if (exitCode === EXIT_INTERRUPTED) return exitCode;
   const links: ReportLinks = {
     runUrl: runUrl(options.provider, ctx.env),
@@ -229,7 +239,7 @@ export async function run(options: CiRunCommandOptions, ctx: CommandContext, run
     testReportWhere: artifactWhere(options.provider, 'tests', options.env),
     testReportFile: TESTS_FILE,
   };
-  const report = await reportOf(options, { exitCode, output: recorded.text(), files }, links, ctx);
+  const report = await reportOf(options, { exitCode, output: recorded.text(), files: prepared ? files : undefined }, links, ctx);
   // Every other command reports on the review the job runs for, if any (a scheduled drift check has none).
   const review = () => (merged ? merged.get() : ciReviewNumber(options.provider, ctx.env));
   const result = await publishReport(report, { review, host: connect, summaryFile: summaryIn(ctx, options.provider) });
