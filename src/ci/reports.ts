@@ -13,6 +13,7 @@ import { byteLength, COMMENT_SIZE_LIMIT, fitList } from '../util/comment-blocks.
 import { markdownCode, markdownFence } from '../util/markdown-escape.js';
 import { plural } from '../util/plural.js';
 import { printable } from '../util/printable.js';
+import { shorten } from '../util/shorten.js';
 import { shellWord } from '../util/shell-word.js';
 import { commentHead, type ReportKind, type ReportStatus } from './markers.js';
 
@@ -47,6 +48,14 @@ interface QuoteLimits {
   lines: number;
   bytes: number;
 }
+
+/**
+ * The longest line of a command's output a report quotes whole; a longer one is cut. The fence
+ * around the quote is one backtick longer than the longest run of backticks inside it, so a line of
+ * them (a prompt the pull request wrote, quoted by drift) would otherwise make the fence as long as
+ * the quote, twice.
+ */
+const QUOTED_LINE_CHARS = 2_000;
 
 function environmentLabel(environment: string | undefined): string {
   return environment ? ` (${markdownCode(environment)})` : '';
@@ -130,9 +139,16 @@ function roomLeft(kind: ReportKind, environment: string | undefined, status: Rep
  */
 function quotedOutput(output: string, redact: Redact, limits: QuoteLimits): string[] {
   // Measured as shown: a control character takes more room escaped.
-  const lastFirst = redact(output).replace(/\n$/, '').split('\n').map(printable).reverse();
+  const lastFirst = redact(output)
+    .replace(/\n$/, '')
+    .split('\n')
+    .map((line) => shorten(printable(line), QUOTED_LINE_CHARS))
+    .reverse();
   const more = (cut: number) => `⋯ ${plural(cut, 'earlier line')} in the job log`;
-  return markdownFence(fitList({ head: [], items: lastFirst, foot: [], most: limits.lines, more }, limits.bytes).reverse(), 'text');
+  // The fences, sized for every line whichever are kept, count in the limit.
+  const fences = markdownFence([], 'text', { sizedFor: lastFirst });
+  const kept = fitList({ head: [], items: lastFirst, foot: [], most: limits.lines, more }, limits.bytes - byteLength(fences.join('\n')) - 1);
+  return markdownFence(kept.reverse(), 'text', { sizedFor: lastFirst });
 }
 
 const OUTCOMES: Record<'drift' | 'promote', (exitCode: number) => { status: ReportStatus; words: string }> = {

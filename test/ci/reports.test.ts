@@ -122,6 +122,20 @@ describe('the comment body', () => {
     expect(report.markdown).not.toContain('secret-value-123');
   });
 
+  it('fits a comment whatever runs of backticks the output holds: a long line is cut, and the fences count in the limit', () => {
+    // A prompt of the pull request's, a line of backticks, quoted by drift: its fence would be as long as it, twice.
+    for (const ticks of [1_000, 30_000, 45_000]) {
+      const output = `  ~ config.prompt\n      +${'`'.repeat(ticks)}\nDrift: 1 resource differs.\n`;
+      for (const kind of ['drift', 'promote'] as const) {
+        const body = commentBody(outputReport(kind, output, kind === 'drift' ? 2 : 1, 'production', (text) => text));
+        expect(Buffer.byteLength(body), `${kind}, ${ticks} backticks`).toBeLessThanOrEqual(COMMENT_SIZE_LIMIT);
+        expect(body).toContain('Drift: 1 resource differs.');
+      }
+    }
+    const failed = commentBody(planReport(undefined, 'production', links, { output: `error[x]: ${'`'.repeat(19_000)}\n`, redact: (text) => text }));
+    expect(Buffer.byteLength(failed)).toBeLessThanOrEqual(COMMENT_SIZE_LIMIT);
+  });
+
   it('counts one line left out as one line', () => {
     const output = Array.from({ length: 401 }, (_, n) => `line ${n}`).join('\n');
     for (const [kind, code] of [['drift', 0], ['promote', 1]] as const) expect(outputReport(kind, output, code, undefined, (text) => text).markdown).toContain('\n⋯ 1 earlier line in the job log\nline 1\n');
