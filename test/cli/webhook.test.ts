@@ -146,6 +146,18 @@ describe('the receiver of voxform webhook serve, in process', () => {
     expect((await fetch(`${url}/e`, { method: 'POST', body: 'not json' })).status).toBe(400);
     expect(lines).toHaveLength(2);
   });
+
+  it('prints a refused request target by its path only, never its query (a prefetch\'s metadata values)', async () => {
+    const { url, lines } = await listeningReceiver({});
+    const host = new URL(url).host;
+    for (const target of ['//hooks/pre', '/%zz/pre']) {
+      expect((await rawExchange(url, `GET ${target}?customer_id=metadata-value-planted&session_id=s1&agent_id=a1 HTTP/1.1\r\nHost: ${host}`)).status).toBe(400);
+    }
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/ {2}GET \/\/hooks\/pre {2}request {2}REFUSED: The request target must be a path, such as \/agents\. -> 400$/);
+    expect(lines[1]).toMatch(/ {2}GET \/%zz\/pre {2}request {2}REFUSED: The request path holds a malformed percent-escape\. -> 400$/);
+    expect(lines.join('\n')).not.toContain('metadata-value-planted');
+  });
 });
 
 /** What the receiver answers a client that sends `head` (not ended by a blank line) and waits: the socket is kept open until the receiver closes it. */

@@ -11,16 +11,18 @@ describe('parseRequestTarget (the emulator and webhook serve)', () => {
   });
 
   it.each([
-    ['//[', 'The request target is not a valid URL.'],
-    ['http://[', 'The request target must be a path, such as /agents.'],
-    ['*', 'The request target must be a path, such as /agents.'],
-    ['http://evil.example/x', 'The request target must be a path, such as /agents.'],
-    ['//evil.example/x', 'The request target must be a path, such as /agents.'],
-    ['', 'The request target must be a path, such as /agents.'],
-    [undefined, 'The request target must be a path, such as /agents.'],
-    ['/%zz', 'The request path holds a malformed percent-escape.'],
-    ['/agents/%E0%A4%A', 'The request path holds a malformed percent-escape.'],
-  ])('refuses %s', (raw, message) => {
-    expect(parseRequestTarget(raw)).toEqual({ ok: false, message });
+    ['//[', 'The request target is not a valid URL.', '//['],
+    ['http://[', 'The request target must be a path, such as /agents.', 'http://['],
+    ['*', 'The request target must be a path, such as /agents.', '*'],
+    ['http://evil.example/x', 'The request target must be a path, such as /agents.', 'http://evil.example/x'],
+    ['//evil.example/x', 'The request target must be a path, such as /agents.', '//evil.example/x'],
+    ['', 'The request target must be a path, such as /agents.', ''],
+    [undefined, 'The request target must be a path, such as /agents.', ''],
+    ['/%zz', 'The request path holds a malformed percent-escape.', '/%zz'],
+    ['/agents/%E0%A4%A', 'The request path holds a malformed percent-escape.', '/agents/%E0%A4%A'],
+    ['//hooks/pre?customer_id=c-42', 'The request target must be a path, such as /agents.', '//hooks/pre'],
+    ['/%zz/pre?customer_id=c-42', 'The request path holds a malformed percent-escape.', '/%zz/pre'],
+  ])('refuses %s, keeping its path without the query', (raw, message, path) => {
+    expect(parseRequestTarget(raw)).toEqual({ ok: false, message, path });
   });
 });

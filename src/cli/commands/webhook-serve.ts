@@ -52,7 +52,8 @@ function clock(now: Date): string {
 
 function handleRequest(req: http.IncomingMessage, res: http.ServerResponse, settings: ReceiverSettings): void {
   const target = parseRequestTarget(req.url);
-  const where = target.ok ? target.path : (req.url ?? '');
+  // The path only, even of a refused target: its query holds a prefetch's metadata values.
+  const where = target.path;
   const answer = (status: number, body: string, summary: string, close = false) => {
     res.writeHead(status, { 'content-type': 'application/json', ...(close ? { connection: 'close' } : {}) });
     // A body cut short is not read to its end: drop the connection once the answer is out.
