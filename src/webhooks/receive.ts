@@ -4,6 +4,7 @@
  * config gives the webhook, and build a prefetch answer.
  */
 import { timingSafeEqual } from 'node:crypto';
+import { isAnyArrayBuffer } from 'node:util/types';
 import type { EndOfCallPayload, PrefetchWebhookQuery, PrefetchWebhookResponse } from '../schema/types.gen.js';
 import type { SchemaIssue } from '../schema/issues.js';
 import { validateAgainst } from '../schema/validate.js';
@@ -78,16 +79,29 @@ function describeIssue(issue: SchemaIssue, root: string): string {
 }
 
 /**
+ * The text of a raw body: a string, or bytes in any of the forms servers give them (a Buffer or other
+ * typed array or DataView from Node, an ArrayBuffer from `await request.arrayBuffer()`); undefined for
+ * a value a framework already parsed.
+ */
+function rawBodyText(body: unknown): string | undefined {
+  if (typeof body === 'string') return body;
+  if (isAnyArrayBuffer(body)) return Buffer.from(body).toString('utf8');
+  if (ArrayBuffer.isView(body)) return Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+  return undefined;
+}
+
+/**
  * An end-of-call POST: `body` as received (text, bytes, or JSON your framework already parsed) and
  * its headers. Resolves to the typed payload, or to why it was refused.
  */
-export function parseEndOfCallWebhook(body: string | Uint8Array | unknown, headers: IncomingHeaders = {}, options: WebhookCheckOptions = {}): WebhookParseResult<EndOfCallPayload> {
+export function parseEndOfCallWebhook(body: string | ArrayBuffer | ArrayBufferView | unknown, headers: IncomingHeaders = {}, options: WebhookCheckOptions = {}): WebhookParseResult<EndOfCallPayload> {
   const refused = rejectHeaders(headers, options);
   if (refused) return refused;
   let value: unknown = body;
-  if (typeof body === 'string' || body instanceof Uint8Array) {
+  const text = rawBodyText(body);
+  if (text !== undefined) {
     try {
-      value = JSON.parse(typeof body === 'string' ? body : Buffer.from(body).toString('utf8')) as unknown;
+      value = JSON.parse(text) as unknown;
     } catch {
       return { ok: false, status: 400, reason: 'json', message: 'the body is not JSON', issues: [] };
     }

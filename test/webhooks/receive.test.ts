@@ -36,6 +36,15 @@ describe('parseEndOfCallWebhook', () => {
     }
   });
 
+  it('takes bytes in every form a server gives them: an ArrayBuffer (fetch-style `request.arrayBuffer()`), a DataView, a view into a larger buffer', () => {
+    const bytes = new TextEncoder().encode(body);
+    const padded = new Uint8Array(bytes.length + 8);
+    padded.set(bytes, 4);
+    const forms = [bytes.buffer, new DataView(bytes.buffer), padded.subarray(4, 4 + bytes.length), new DataView(padded.buffer, 4, bytes.length)];
+    for (const form of forms) expect(parseEndOfCallWebhook(form, {})).toEqual({ ok: true, value: payload });
+    expect(parseEndOfCallWebhook(new TextEncoder().encode('{"call_id": ').buffer, {})).toMatchObject({ ok: false, status: 400, reason: 'json' });
+  });
+
   it('checks the expected headers: names in any case, values exactly', () => {
     const expectedHeaders = { 'X-Hook-Token': SECRET };
     expect(parseEndOfCallWebhook(body, { 'x-hook-token': SECRET }, { expectedHeaders }).ok).toBe(true);
