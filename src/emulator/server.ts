@@ -35,6 +35,7 @@ import { checkBody, readQuery, ValidationFailure, type ValidationDetail } from '
 import { WebhookSender, webhookPolicy } from './webhooks.js';
 import { WEBHOOK_BUDGET_MS } from '../webhooks/budget.js';
 import { parseRequestTarget } from '../util/request-target.js';
+import { answerConnectAsRequest } from '../util/connect-request.js';
 import { describeWriteFailure } from '../util/atomic-write.js';
 import { REDACTED } from '../secrets/redact.js';
 import { replaceUrlTokens } from '../secrets/url-tokens.js';
@@ -158,6 +159,7 @@ class Emulator implements ControlHost {
       this.inFlight.add(done);
       void done.finally(() => this.inFlight.delete(done));
     });
+    answerConnectAsRequest(this.server);
   }
 
   url(): string {

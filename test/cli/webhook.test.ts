@@ -147,6 +147,19 @@ describe('the receiver of voxform webhook serve, in process', () => {
     expect(lines).toHaveLength(2);
   });
 
+  it('answers a CONNECT as any other request, with a printed line (Node dropped it unanswered), and serves on', async () => {
+    const { url, lines } = await listeningReceiver({});
+    const tunnel = await rawExchange(url, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443');
+    expect(tunnel.status).toBe(400);
+    const onPath = await rawExchange(url, `CONNECT /hooks HTTP/1.1\r\nHost: ${new URL(url).host}`);
+    expect(onPath.status).toBe(405);
+    expect(onPath.head).toMatch(/\r\nallow: GET, POST\r\n/i);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/ {2}CONNECT example\.com:443 {2}request {2}REFUSED: The request target must be a path, such as \/agents\. -> 400$/);
+    expect(lines[1]).toMatch(/ {2}CONNECT \/hooks {2}unknown {2}REFUSED: CONNECT is not a webhook: .* -> 405$/);
+    expect((await fetch(`${url}/e`, { method: 'POST', body: 'not json' })).status).toBe(400);
+  });
+
   it('prints a refused request target by its path only, never its query (a prefetch\'s metadata values)', async () => {
     const { url, lines } = await listeningReceiver({});
     const host = new URL(url).host;

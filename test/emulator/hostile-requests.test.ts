@@ -58,6 +58,17 @@ describe('request lines and targets', () => {
     expect(answer.status).toBe(400);
     await expectStillServing();
   });
+
+  it('a CONNECT is answered as any other request (Node dropped it unanswered): a host:port target is a 400, a path a 405 with Allow', async () => {
+    const { hostname, port } = new URL(emulator.url);
+    const tunnel = await rawExchange(emulator.url, `CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\nauthorization: ${emulator.apiKey}`);
+    expect(tunnel.status).toBe(400);
+    expect(tunnel.body).toBe('{"detail":"The request target must be a path, such as /agents."}');
+    const onPath = await rawExchange(emulator.url, `CONNECT /agents/${FRONT_DESK} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nauthorization: ${emulator.apiKey}`);
+    expect(onPath.status).toBe(405);
+    expect(onPath.head).toMatch(/\r\nallow: [A-Z, ]*GET/i);
+    await expectStillServing();
+  });
 });
 
 describe('body size', () => {

@@ -14,6 +14,7 @@ import { printable } from '../../util/printable.js';
 import { formatCount } from '../../util/plural.js';
 import { WEBHOOK_BUDGET_MS } from '../../webhooks/budget.js';
 import { parseRequestTarget } from '../../util/request-target.js';
+import { answerConnectAsRequest } from '../../util/connect-request.js';
 
 interface WebhookServeOptions {
   file?: string[];
@@ -146,6 +147,7 @@ export function createReceiver(settings: ReceiverSettings): http.Server {
     if (socket.writable && socket.bytesWritten === 0) socket.write(`HTTP/1.1 ${NODE_CLIENT_ERROR_STATUS[error.code ?? ''] ?? '400 Bad Request'}\r\nConnection: close\r\n\r\n`);
     socket.destroy();
   });
+  answerConnectAsRequest(server);
   return server;
 }
 
