@@ -200,6 +200,31 @@ describe('the receiver of voxform webhook serve, with a client slow to send its 
     expect(patient.lines).toHaveLength(1);
   });
 
+  it('refuses late headers the same way on a kept-alive connection, after an earlier request was answered', async () => {
+    const { url, lines } = await listeningReceiver({ bodyTimeoutMs: 100, now: () => new Date('2026-12-01T01:44:00Z') });
+    const { hostname, port } = new URL(url);
+    const answer = await new Promise<string>((resolve) => {
+      let received = '';
+      let secondSent = false;
+      const socket = connect(Number(port), hostname, () => socket.write('GET /p?session_id=s1&agent_id=a1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'));
+      socket.setEncoding('latin1');
+      socket.on('data', (chunk: string) => {
+        received += chunk;
+        // The first answer (chunked) is whole: the second request's headers start, and never end.
+        if (!secondSent && received.endsWith('0\r\n\r\n')) {
+          secondSent = true;
+          socket.write('POST /e HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: appl');
+        }
+      });
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve(received));
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(answer).toContain('\r\n\r\n{"detail":"the headers did not arrive within 100 ms"}');
+    expect(answer.slice(answer.indexOf('0\r\n\r\n') + 5)).toMatch(/^HTTP\/1\.1 408 /);
+    expect(lines).toEqual(['01:44:00Z  GET /p  prefetch  session s1, agent a1, no metadata -> 200', '01:44:00Z  ? ?  request  REFUSED: the headers did not arrive within 100 ms -> 408']);
+  });
+
   it('answers a request Node cannot parse with a 400, as before, and prints nothing for it', async () => {
     const { url, lines } = await listeningReceiver({ bodyTimeoutMs: 60_000 });
     expect(await unfinishedHeaders(url, 'NOT HTTP AT ALL\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);

@@ -117,8 +117,11 @@ const BACKSTOP_MARGIN_MS = 2000;
 /** The receiver's server, not yet listening: one line per request to `settings.log`. */
 export function createReceiver(settings: ReceiverSettings): http.Server {
   const timeoutMs = settings.bodyTimeoutMs ?? WEBHOOK_BUDGET_MS;
-  // Sockets whose request's headers arrived and whose body is still being read.
-  const reading = new WeakSet<Socket>();
+  // How many requests on each socket are not yet fully answered. A client error (a request whose
+  // headers are late, too large or unparsable) may be answered only while this is 0: then every earlier
+  // answer on a kept-alive connection is out whole, and a new one starts at a message boundary.
+  const answering = new WeakMap<Socket, number>();
+  const isIdle = (socket: Socket) => socket.writable && (answering.get(socket) ?? 0) === 0;
   const server = http.createServer(
     {
       headersTimeout: timeoutMs,
@@ -129,14 +132,16 @@ export function createReceiver(settings: ReceiverSettings): http.Server {
       connectionsCheckingInterval: Math.max(1, Math.ceil(timeoutMs / 10)),
     },
     (req, res) => {
-      reading.add(req.socket);
-      req.once('end', () => reading.delete(req.socket)).once('close', () => reading.delete(req.socket));
+      const socket = req.socket;
+      answering.set(socket, (answering.get(socket) ?? 0) + 1);
+      // 'close' comes once an answer is out, or its connection gone.
+      res.once('close', () => answering.set(socket, (answering.get(socket) ?? 1) - 1));
       handleRequest(req, res, settings);
     },
   );
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && !reading.has(socket) && socket.writable && socket.bytesWritten === 0) {
-      // Headers still incomplete after the budget: refused (and printed) then, as a slow body is.
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && isIdle(socket)) {
+      // Headers still incomplete after the budget, on a fresh connection or a kept-alive one: refused (and printed) then, as a slow body is.
       const message = `the headers did not arrive within ${formatCount(timeoutMs)} ms`;
       const body = JSON.stringify({ detail: message });
       socket.end(`HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`, () => socket.destroy());
@@ -144,7 +149,7 @@ export function createReceiver(settings: ReceiverSettings): http.Server {
       return;
     }
     // Anything else as Node answers it without this listener: 431 for headers too large, 408 for a request past its time, 400 for one it cannot parse.
-    if (socket.writable && socket.bytesWritten === 0) socket.write(`HTTP/1.1 ${NODE_CLIENT_ERROR_STATUS[error.code ?? ''] ?? '400 Bad Request'}\r\nConnection: close\r\n\r\n`);
+    if (isIdle(socket)) socket.write(`HTTP/1.1 ${NODE_CLIENT_ERROR_STATUS[error.code ?? ''] ?? '400 Bad Request'}\r\nConnection: close\r\n\r\n`);
     socket.destroy();
   });
   answerConnectAsRequest(server);
