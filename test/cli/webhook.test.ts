@@ -4,6 +4,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { connect, type AddressInfo } from 'node:net';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -12,6 +13,7 @@ import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js
 import { repoRoot, runCliInProcess, useTempDirs, type CliResult } from '../helpers/cli.js';
 import { HOSTILE_REQUEST_LINES, rawExchange } from '../emulator/helpers.js';
 import { createReceiver, type ReceiverSettings } from '../../src/cli/commands/webhook-serve.js';
+import { selfSignedCertificate } from '../api/self-signed.js';
 
 const HOOK_TOKEN = 'hook-token-planted-7c6b5a49';
 const PREFETCH_TOKEN = 'prefetch-token-planted-0d1e2f3a';
@@ -408,6 +410,20 @@ describe('voxform webhook send checks the answer', () => {
     const refused = await send(['--to', `http://127.0.0.1:${port}/`, '--event', 'end-of-call'], await tempDir({}));
     expect(refused.stdout).toContain('FAIL  the receiver refused the connection: nothing listens there (ECONNREFUSED); ');
     expect(refused.code).toBe(1);
+  });
+
+  it('a TLS handshake that fails says why in a sentence, without OpenSSL\'s internals: a plain-HTTP receiver, a self-signed certificate', async () => {
+    const plain = await startReceiver(answerWith(200));
+    const notTls = await send(['--to', plain.url.replace('http:', 'https:'), '--event', 'end-of-call'], await tempDir({}));
+    expect(notTls.stdout).toContain('FAIL  the receiver failed the TLS handshake: it does not speak TLS, so its URL may be http://, not https:// (EPROTO); the service expects a 2xx answer');
+    expect(notTls.code).toBe(1);
+    const selfSigned = createHttpsServer(selfSignedCertificate(), (_req, res) => answerWith(200)(res));
+    await new Promise<void>((resolve) => selfSigned.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => (selfSigned.closeAllConnections(), selfSigned.close(() => resolve()))));
+    const untrusted = await send(['--to', `https://127.0.0.1:${(selfSigned.address() as AddressInfo).port}/`, '--event', 'end-of-call'], await tempDir({}));
+    expect(untrusted.stdout).toContain('FAIL  the receiver failed the TLS handshake: its certificate is self-signed (DEPTH_ZERO_SELF_SIGNED_CERT); ');
+    expect(untrusted.code).toBe(1);
+    for (const output of [notTls.stdout, untrusted.stdout]) expect(output).not.toMatch(/SSL routines|openssl|\\n/i);
   });
 });
 
