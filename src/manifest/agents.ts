@@ -238,12 +238,24 @@ function promptRequest(config: Record<string, unknown>, template: TemplateUse | 
  * apply would send one and the next plan would undo it (the files uploaded again every other run).
  */
 function refuseFilesBesideKnowledge(spec: Record<string, unknown>, diagnostics: DiagnosticList): void {
-  if (spec.knowledge === undefined || valueAtPath(spec, ['config', 'knowledge_base', 'files']) === undefined) return;
-  diagnostics.error(
-    'invalid_value',
-    'config.knowledge_base.files is filled by voxform from the agent\'s knowledge, which this agent sets too: remove files, and list the knowledge files by name under knowledge',
-    spanAt(spec, ['config', 'knowledge_base', 'files'], 'key') as Span,
-  );
+  if (spec.knowledge === undefined) return;
+  if (valueAtPath(spec, ['config', 'knowledge_base', 'files']) !== undefined) {
+    diagnostics.error(
+      'invalid_value',
+      'config.knowledge_base.files is filled by voxform from the agent\'s knowledge, which this agent sets too: remove files, and list the knowledge files by name under knowledge',
+      spanAt(spec, ['config', 'knowledge_base', 'files'], 'key') as Span,
+    );
+  }
+  // Ignored, the files are the dashboard's; knowledge would send them all the same.
+  if (!Array.isArray(spec.ignore)) return;
+  spec.ignore.forEach((entry, index) => {
+    if (entry !== 'config' && entry !== 'config.knowledge_base' && entry !== 'config.knowledge_base.files') return;
+    diagnostics.error(
+      'ignore_conflict',
+      `ignore: ${entry} holds config.knowledge_base.files, which voxform fills from this agent's knowledge and sends: remove knowledge to leave the files to the dashboard, or stop ignoring them`,
+      spanAt(spec, ['ignore', index]) as Span,
+    );
+  });
 }
 
 /**

@@ -484,6 +484,17 @@ describe('loadManifests: schema checks', () => {
     expect(summarize(await loadTree({ 'voxform.yaml': `${AGENT}    config: { knowledge_base: { files: [] } }\n` }))).toEqual([]);
   });
 
+  it('refuses ignoring the knowledge files beside knowledge, which fills and sends them: the dashboard\'s files would go', async () => {
+    const result = await loadTree({ 'voxform.yaml': `${AGENT}    knowledge: []\n    ignore: [config.knowledge_base, config.knowledge_base.files, config, config.voice]\n` });
+    expect(summarize(result).map((line) => line.split(' holds ')[0])).toEqual([
+      'voxform.yaml:6:14 ignore_conflict ignore: config.knowledge_base',
+      'voxform.yaml:6:37 ignore_conflict ignore: config.knowledge_base.files',
+      'voxform.yaml:6:66 ignore_conflict ignore: config',
+    ]);
+    expect(summarize(result)[0]).toContain("which voxform fills from this agent's knowledge and sends: remove knowledge to leave the files to the dashboard, or stop ignoring them");
+    expect(summarize(await loadTree({ 'voxform.yaml': `${AGENT}    ignore: [config.knowledge_base]\n` }))).toEqual([]);
+  });
+
   it('refuses an ignore path under a field the agent sets whole, which sending would clear', async () => {
     const result = await loadTree({ 'voxform.yaml': `${AGENT}    config: { voice: null, tools: [] }\n    ignore: [config.voice.settings, config.tools]\n` });
     expect(summarize(result)).toEqual([
