@@ -137,33 +137,10 @@ export function compileRegex(source: string): RegExp | string {
   return pattern;
 }
 
-/** The quantifiers of a valid pattern: `?`, `*`, `+` and `{…}` outside escapes and classes, a lazy `?` and the `?` of `(?:` not counted. */
+/** The quantifiers of a valid pattern: `?`, `*`, `+` and `{…}` outside escapes and classes; a lazy `?` and the `?` of `(?:` are none. */
 function quantifierCount(source: string): number {
   let count = 0;
-  let afterQuantifier = false;
-  for (let i = 0; i < source.length; ) {
-    const ch = source[i] as string;
-    if (ch === '\\') {
-      i += 2;
-    } else if (ch === '[') {
-      i++;
-      while (i < source.length && source[i] !== ']') i += source[i] === '\\' ? 2 : 1;
-      i++;
-    } else if (ch === '(') {
-      // A group's own `?` (`(?:`, `(?=`, `(?<name>`) quantifies nothing.
-      i += source[i + 1] === '?' ? 2 : 1;
-    } else if (ch === '?' && afterQuantifier) {
-      i++;
-    } else {
-      const braces = ch === '{' ? /^\{\d+(,\d*)?\}/.exec(source.slice(i)) : null;
-      const quantifier = ch === '?' || ch === '*' || ch === '+' || braces !== null;
-      if (quantifier) count++;
-      i += braces ? braces[0].length : 1;
-      afterQuantifier = quantifier;
-      continue;
-    }
-    afterQuantifier = false;
-  }
+  for (const part of patternParts(source)) if (part.kind !== 'open' && part.quantifier) count++;
   return count;
 }
 
@@ -179,49 +156,64 @@ export const SIMPLIFY_NESTED_QUANTIFIERS = 'simplify it (nested quantifiers such
 export function nestedQuantifierAt(source: string): number | undefined {
   /** Per open group: where it opened and whether it holds a repeating quantifier. */
   const groups: { start: number; repeats: boolean }[] = [];
-  let i = 0;
-  const quantifierAt = (at: number): { repeats: boolean; end: number } | undefined => {
-    const ch = source[at];
-    if (ch === '*' || ch === '+') return { repeats: true, end: at + 1 };
-    if (ch === '?') return { repeats: false, end: at + 1 };
-    const braces = ch === '{' ? /^\{(\d+)(,(\d*))?\}/.exec(source.slice(at)) : null;
-    if (!braces) return undefined;
-    const repeats = braces[2] !== undefined && (braces[3] === '' || Number(braces[3]) > 1);
-    return { repeats: repeats || Number(braces[1]) > 1, end: at + braces[0].length };
-  };
   const markRepeat = () => {
     const inner = groups[groups.length - 1];
     if (inner) inner.repeats = true;
   };
+  for (const part of patternParts(source)) {
+    if (part.kind === 'open') {
+      groups.push({ start: part.at, repeats: false });
+      continue;
+    }
+    const repeats = part.quantifier?.repeats === true;
+    if (part.kind === 'atom') {
+      if (repeats) markRepeat();
+      continue;
+    }
+    const group = groups.pop();
+    if (group && repeats && group.repeats) return group.start;
+    // A repeated group, or one holding a repeat, makes its enclosing group hold a repeat.
+    if (group && (group.repeats || repeats)) markRepeat();
+  }
+  return undefined;
+}
+
+/** A part of a pattern's source: a group's opening, its closing or an atom (an escape and a class are one), each of the last two with its quantifier. */
+type PatternPart = { kind: 'open'; at: number } | { kind: 'close' | 'atom'; at: number; quantifier: { repeats: boolean } | undefined };
+
+/** The parts of a pattern's source, in order; a quantifier's lazy `?` goes with it. */
+function* patternParts(source: string): Generator<PatternPart> {
+  let i = 0;
   while (i < source.length) {
+    const at = i;
     const ch = source[i] as string;
+    if (ch === '(') {
+      i++;
+      yield { kind: 'open', at };
+      continue;
+    }
     if (ch === '\\') {
       i += 2;
     } else if (ch === '[') {
       i++;
       while (i < source.length && source[i] !== ']') i += source[i] === '\\' ? 2 : 1;
       i++;
-    } else if (ch === '(') {
-      groups.push({ start: i, repeats: false });
-      i++;
-      continue;
-    } else if (ch === ')') {
-      const group = groups.pop();
-      i++;
-      const quantifier = quantifierAt(i);
-      if (group && quantifier?.repeats && group.repeats) return group.start;
-      // A repeated group, or one holding a repeat, makes its enclosing group hold a repeat.
-      if (group && (group.repeats || quantifier?.repeats)) markRepeat();
-      if (quantifier) i = quantifier.end + (source[quantifier.end] === '?' ? 1 : 0);
-      continue;
     } else {
       i++;
     }
-    const quantifier = quantifierAt(i);
-    if (quantifier) {
-      if (quantifier.repeats) markRepeat();
-      i = quantifier.end + (source[quantifier.end] === '?' ? 1 : 0);
-    }
+    const quantifier = quantifierAt(source, i);
+    if (quantifier) i = quantifier.end + (source[quantifier.end] === '?' ? 1 : 0);
+    yield { kind: ch === ')' ? 'close' : 'atom', at, quantifier: quantifier && { repeats: quantifier.repeats } };
   }
-  return undefined;
+}
+
+/** The quantifier at `at` of `source`, if one starts there: whether it may repeat its atom, and where it ends. */
+function quantifierAt(source: string, at: number): { repeats: boolean; end: number } | undefined {
+  const ch = source[at];
+  if (ch === '*' || ch === '+') return { repeats: true, end: at + 1 };
+  if (ch === '?') return { repeats: false, end: at + 1 };
+  const braces = ch === '{' ? /^\{(\d+)(,(\d*))?\}/.exec(source.slice(at)) : null;
+  if (!braces) return undefined;
+  const repeats = braces[2] !== undefined && (braces[3] === '' || Number(braces[3]) > 1);
+  return { repeats: repeats || Number(braces[1]) > 1, end: at + braces[0].length };
 }
