@@ -320,13 +320,18 @@ describe("promote's evidence, forged in the ledger", () => {
   const idAfter = (at: string) => `${new Date(Date.parse(at) + 1000).toISOString().replace(/[-:.]/g, '')}-abcdef`;
   const suite = 'agent: front-desk\ntests:\n  - name: answers\n    turns: [{ user: hello, expect: [{ contains: hello }] }]\n';
   const warningOf = (stderr: string) => stderr.split('\n').filter((line) => line.startsWith('warning:') && line.includes('not sealed by voxform'));
+  /** A committed project of `manifest` with the suite in tests/, committed too. */
+  const committedWithSuite = async (manifest: string) => {
+    const project = await committedProject(manifest);
+    await mkdir(path.join(project.dir, 'tests'));
+    await writeFile(path.join(project.dir, 'tests/answers.test.yaml'), suite);
+    project.git('add', '-A');
+    project.git('commit', '-qm', 'tests');
+    return project;
+  };
 
   it("refuses on a copy of staging's record given the pull request's commit and prompt, and passes over records whose times were set back", async () => {
-    const { dir, git, cli, env } = await committedProject(gated('{ tests: pass, soak: 2h }'));
-    await mkdir(path.join(dir, 'tests'));
-    await writeFile(path.join(dir, 'tests/answers.test.yaml'), suite);
-    git('add', '-A');
-    git('commit', '-qm', 'tests');
+    const { dir, git, cli, env } = await committedWithSuite(gated('{ tests: pass, soak: 2h }'));
     expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
     expect((await cli(['test', '--env', 'staging', '--against', 'live'])).code).toBe(0);
     const genuine = await newest(ledger(dir));
@@ -372,12 +377,8 @@ describe("promote's evidence, forged in the ledger", () => {
       .replace("    config: { prompt: \"You are the receptionist of Acme Dental.\" }\n", "    config: { prompt: \"You are the receptionist of Acme Dental.\" }\n  booking:\n    id: -OKdqbqetEcM4ak369yn\n    config: { first_message: Hello }\n")
       .replace('agents: { front-desk: { id: -OKstagingFrontDesk01 } }', 'agents: { front-desk: { id: -OKstagingFrontDesk01 }, booking: { id: -OKstagingBooking0001 } }');
     expect(twoAgents).toContain('booking: { id: -OKstagingBooking0001 }');
-    const { dir, git, cli } = await committedProject(twoAgents);
     // The suite tests front desk only.
-    await mkdir(path.join(dir, 'tests'));
-    await writeFile(path.join(dir, 'tests/answers.test.yaml'), suite);
-    git('add', '-A');
-    git('commit', '-qm', 'tests');
+    const { dir, git, cli } = await committedWithSuite(twoAgents);
     expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
     expect((await cli(['test', '--env', 'staging', '--against', 'live'])).code).toBe(0);
     expect((await cli(['promote', '--to', 'production', '--dry-run'])).code).toBe(0);
@@ -393,11 +394,7 @@ describe("promote's evidence, forged in the ledger", () => {
   });
 
   it('refuses a ledger with a record or test run taken from its middle, and reads one cut at its old end', async () => {
-    const { dir, git, cli, env } = await committedProject(gated('{ tests: pass }'));
-    await mkdir(path.join(dir, 'tests'));
-    await writeFile(path.join(dir, 'tests/answers.test.yaml'), suite);
-    git('add', '-A');
-    git('commit', '-qm', 'tests');
+    const { dir, git, cli, env } = await committedWithSuite(gated('{ tests: pass }'));
     const deployAndTest = async () => {
       expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
       expect((await cli(['test', '--env', 'staging', '--against', 'live'])).code).toBe(0);
