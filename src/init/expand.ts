@@ -2,15 +2,17 @@
  * Turns a template and its variable values into an agent checked against the AgentSpec. Works on a
  * copy of the template's YAML nodes, so its comments and styles carry over into what `init` writes.
  */
-import { isScalar, Scalar, visit, type YAMLMap } from 'yaml';
+import { isPair, isScalar, isSeq, Scalar, visit, type Node, type YAMLMap } from 'yaml';
 import { VoxformError, type SourceLocation } from '../errors.js';
 import { schemaIssueMessages } from '../manifest/schema-issues.js';
+import { FilledTextBudget } from '../manifest/filled-text-budget.js';
 import { callTargets } from '../policy/places.js';
 import { escapeEnvReferences, hasEnvReference } from '../secrets/env-reference.js';
-import { formatDotted, type FieldPath } from '../util/field-path.js';
+import { formatDotted, type FieldPath, type PathSegment } from '../util/field-path.js';
+import { wordList } from '../util/plural.js';
 import { httpUrl } from '../util/http-url.js';
 import { isPlainObject } from '../util/json-object.js';
-import { locationOf, nodeAlong, nodeAtPlace } from '../templates/yaml-place.js';
+import { keyText, locationOf, nodeAlong, nodeAtPlace } from '../templates/yaml-place.js';
 import type { Template, TemplateVariable, VariableValue } from '../templates/catalog.js';
 import { substituteText, substituteValue, variablesIn, type TemplateVars } from '../templates/substitute.js';
 
@@ -67,7 +69,9 @@ export function expandTemplate(template: Template, values: TemplateVars): Expand
   if (lacking.length > 0) {
     throw new VoxformError('template_vars_missing', `Template ${template.name} needs values for ${lacking.join(', ')}.`, { hint: 'Give each a value: under `vars:` in a manifest, or with --var NAME=VALUE for `voxform init`.' });
   }
-  const node = expandNodes(template, values);
+  // One budget for every text the agent and its prompt fill in, as a manifest's load has.
+  const budget = new FilledTextBudget();
+  const node = expandNodes(template, values, budget);
   const agent = node.toJSON() as Record<string, unknown>;
   const problem = agentProblems(template, agent)[0];
   if (problem) {
@@ -78,24 +82,28 @@ export function expandTemplate(template: Template, values: TemplateVars): Expand
       hint: 'A template may set name, config (the AgentConfig update shape), knowledge and ignore; see docs/templates.md.',
     });
   }
-  const prompt = template.prompt ? { text: substituteText(template.prompt.text, values).text, source: template.prompt.file } : undefined;
+  const prompt = template.prompt ? { text: fillPrompt(template, template.prompt, values, budget), source: template.prompt.file } : undefined;
   return { node, agent, prompt };
 }
 
-/** A copy of the template's agent with the values in place of its variables, unchecked. */
-function expandNodes(template: Template, values: TemplateVars): YAMLMap {
+/**
+ * A copy of the template's agent with the values in place of its variables, unchecked but for
+ * `budget`: a text it refuses is never built (text_too_long).
+ */
+function expandNodes(template: Template, values: TemplateVars, budget: FilledTextBudget): YAMLMap {
   const original = template.document.get('agent', true) as YAMLMap;
   const node = original.clone() as YAMLMap;
   // A value is text: `${env:…}` in it is escaped where the manifest would read it as a reference (values, not keys; a prompt file is not interpolated).
   const asText = Object.fromEntries(Object.entries(values).map(([name, value]) => [name, typeof value === 'string' ? escapeEnvReferences(value) : value]));
   visit(node, {
-    Scalar(key, scalar) {
+    Scalar(key, scalar, path) {
       if (typeof scalar.value !== 'string') return;
+      const admit = admitFilled(budget, template, scalar.value, () => ({ field: `agent.${formatDotted(fieldPathOf(path, scalar))}`, node: scalar }));
       if (key === 'key') {
-        scalar.value = substituteText(scalar.value, values).text;
+        scalar.value = substituteText(scalar.value, values, admit).text;
         return;
       }
-      const { value } = substituteValue(scalar.value, asText);
+      const { value } = substituteValue(scalar.value, asText, admit);
       scalar.value = value;
       // A whole-value placeholder of a number or boolean must print as one, not as a quoted string.
       if (typeof value !== 'string') scalar.type = Scalar.PLAIN;
@@ -113,9 +121,51 @@ function expandNodes(template: Template, values: TemplateVars): YAMLMap {
 export function answerProblem(template: Template, values: TemplateVars, which: { answered: string; pending: readonly string[] }): VoxformError | undefined {
   const { answered, pending } = which;
   const placeholders = Object.fromEntries(pending.map((name) => [name, '']));
-  const agent = expandNodes(template, { ...placeholders, ...values }).toJSON() as Record<string, unknown>;
+  const agent = expandNodes(template, { ...placeholders, ...values }, new FilledTextBudget()).toJSON() as Record<string, unknown>;
   const problem = agentProblems(template, agent).find(({ filledBy }) => filledBy.includes(answered) && filledBy.every((name) => !pending.includes(name)));
   return problem && valueInvalid(template, problem);
+}
+
+/** The template's prompt with the values in place of its variables, refused as `expandNodes` refuses a text. */
+function fillPrompt(template: Template, prompt: { file: string; text: string }, values: TemplateVars, budget: FilledTextBudget): string {
+  const { file, text } = prompt;
+  // Pointed at the first placeholder: the file as a whole is what grows.
+  const first = /\{\{/.exec(text)?.index ?? 0;
+  const before = text.slice(0, first).split('\n');
+  const location = { file, line: before.length, col: (before.at(-1)?.length ?? 0) + 1 };
+  return substituteText(text, values, admitFilled(budget, template, text, () => ({ field: 'the prompt', location }))).text;
+}
+
+/**
+ * The `admit` of a substitution in init: charges `budget`, else throws text_too_long naming the
+ * template, the field (`place`, asked only then) and the variables that fill in `text`.
+ */
+function admitFilled(budget: FilledTextBudget, template: Template, text: string, place: () => { field: string; node?: Node; location?: SourceLocation }): (length: number) => boolean {
+  return (length) => {
+    const variables = variablesIn(text);
+    const refusal = budget.charge(length, wordList(variables, 'and'));
+    if (refusal === undefined) return true;
+    const { field, node, location } = place();
+    throw new VoxformError('text_too_long', `Template ${template.name}, ${field}: ${refusal}; nothing was written.`, {
+      location: location ?? locationOf(template.file, template.lineCounter, node),
+      hint: `Give ${variables.length === 1 ? 'it' : 'them'} a shorter value (--var ${variables[0]}=…); docs/manifest.md#limits lists the limits.`,
+      details: { variables },
+    });
+  };
+}
+
+/** The field path of `node` in the agent (`path`: its ancestors from the agent's map down, as `visit` gives them). */
+function fieldPathOf(path: readonly unknown[], node: unknown): FieldPath {
+  const fields: PathSegment[] = [];
+  for (const [index, ancestor] of path.entries()) {
+    if (isPair(ancestor)) {
+      const key = keyText(ancestor.key);
+      if (key !== undefined) fields.push(key);
+    } else if (isSeq(ancestor)) {
+      fields.push(ancestor.items.indexOf(path[index + 1] ?? node));
+    }
+  }
+  return fields;
 }
 
 interface AgentProblem {

@@ -16,6 +16,7 @@ import { formatDotted } from '../util/field-path.js';
 import { pluralNoun, wordList } from '../util/plural.js';
 import type { Template, VariableValue } from '../templates/catalog.js';
 import { expandTemplate } from './expand.js';
+import { FilledTextBudget } from '../manifest/filled-text-budget.js';
 import { substituteText } from '../templates/substitute.js';
 import { schemaIssueMessages } from '../manifest/schema-issues.js';
 import { localNameProblem } from '../manifest/names.js';
@@ -89,8 +90,11 @@ export function scaffoldTargets(template: Template, values: Readonly<Record<stri
   }
   const paths: ScaffoldTarget[] = [{ path: MANIFEST_FILE, mode: 'create' }];
   if (template.prompt) {
-    const rendered = substituteText(template.prompt.text, values);
-    paths.push({ path: promptPath(localNameOf(template)), mode: 'create', ...(rendered.unknown.length === 0 ? { content: ensureNewline(rendered.text) } : {}) });
+    // A prompt too long once filled in is not built: `problem` says so.
+    const budget = new FilledTextBudget();
+    const rendered = substituteText(template.prompt.text, values, (length) => budget.charge(length, 'its variables') === undefined);
+    const known = rendered.unknown.length === 0 && rendered.refused === undefined;
+    paths.push({ path: promptPath(localNameOf(template)), mode: 'create', ...(known ? { content: ensureNewline(rendered.text) } : {}) });
   }
   paths.push({ path: SCHEMA_FILE, mode: 'refresh' }, { path: '.gitignore', mode: 'merge' });
   return { paths, manifest: manifestOutline(template, agentId), problem };

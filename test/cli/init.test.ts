@@ -245,6 +245,29 @@ describe('voxform init, refusals', () => {
     expect(await listFiles(dir)).toEqual(['my concierge/template.yaml']);
   });
 
+  test('a text of a template too long once its variables are filled in is refused before it is built, naming where; nothing is written', async () => {
+    const long = 'x'.repeat(1000);
+    const dir = await tempDir({
+      'tpl/t1/template.yaml': `description: test\nvariables:\n  a: { description: a, default: "${long}" }\nagent:\n  name: "n"\n  config:\n    prompt: { file: prompt.md }\n`,
+      'tpl/t1/prompt.md': `Hello.\n  ${'{{a}}'.repeat(1100)}\n`,
+      'tpl/t2/template.yaml': `description: test\nvariables:\n  a: { description: a, default: "${long}" }\n  b: { description: b, default: "y" }\nagent:\n  name: "n"\n  config:\n    custom_vocabulary: { keywords: { "{{b}}": 2 } }\n    knowledge_base: [{ a: b }, { c: "${'{{a}}'.repeat(1100)}{{b}}" }]\n`,
+    });
+    const limit = "this text would be longer than 1,048,576 characters, the limit for one text (no longer one fits in an agent's update); use shorter values or fewer references to them; nothing was written.";
+    const prompt = await runCliInProcess(['init', '--template', './tpl/t1', '--var', `agent_id=${AGENT}`, 'out'], { cwd: dir });
+    expect(prompt.code).toBe(1);
+    expect(prompt.stderr).toBe(
+      `error[text_too_long]: ${path.join(dir, 'tpl/t1/prompt.md')}:2:3: Template ./tpl/t1, the prompt: with a filled in, ${limit}\n` +
+        '  hint: Give it a shorter value (--var a=…); docs/manifest.md#limits lists the limits.\n',
+    );
+    const field = await runCliInProcess(['init', '--template', './tpl/t2', '--var', `agent_id=${AGENT}`, 'out'], { cwd: dir });
+    expect(field.code).toBe(1);
+    expect(field.stderr).toBe(
+      `error[text_too_long]: ${path.join(dir, 'tpl/t2/template.yaml')}:9:37: Template ./tpl/t2, agent.config.knowledge_base.1.c: with a and b filled in, ${limit}\n` +
+        '  hint: Give them a shorter value (--var a=…); docs/manifest.md#limits lists the limits.\n',
+    );
+    expect(existsSync(path.join(dir, 'out'))).toBe(false);
+  });
+
   test('init --help says --template takes a template name or a folder', async () => {
     const help = await runCliInProcess(['init', '--help'], { cwd: await tempDir() });
     expect(help.stdout.replace(/\s+/g, ' ')).toContain('--template <name|folder> a template name (`voxform templates` lists them) or a folder holding template.yaml');
