@@ -5,7 +5,7 @@
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { Document, isMap, Pair, Scalar, YAMLMap } from 'yaml';
+import { Document, isMap, Pair, Scalar, visit, YAMLMap } from 'yaml';
 import { isVoxformError, VoxformError } from '../errors.js';
 import { formatDocument, generatedManifestText, manifestTags } from '../format/format-manifest.js';
 import { bundleManifestSchema, SCHEMA_FILE, SCHEMA_MODELINE } from '../schema/load.js';
@@ -44,7 +44,7 @@ export interface Scaffold {
   /** The agent's local name in the manifest (the template's folder name). */
   localName: string;
   files: ScaffoldFile[];
-  /** `${env:NAME}` references without a default in the manifest: needed before plan and apply. */
+  /** The variables the manifest reads (`${env:NAME}` without a default in its values): needed before plan and apply. */
   envVars: string[];
 }
 
@@ -130,7 +130,7 @@ export function planScaffold(input: { template: Template; values: Readonly<Recor
     { path: SCHEMA_FILE, mode: 'refresh', content: `${JSON.stringify(bundleManifestSchema(), null, 2)}\n` },
     { path: '.gitignore', mode: 'merge', content: GITIGNORE_ENTRIES.join('\n') },
   );
-  return { localName, files, envVars: envReferences(manifest) };
+  return { localName, files, envVars: envReferencesRead(doc) };
 }
 
 /**
@@ -323,6 +323,20 @@ export function envReferences(text: string): string[] {
     if (!escaped && name !== undefined && fallback === undefined && !names.includes(name)) names.push(name);
   }
   return names;
+}
+
+/**
+ * The variables a manifest reads: `${env:NAME}` references without a default in its values. Keys and
+ * comments are not interpolated: a reference there is text, and names nothing to set.
+ */
+function envReferencesRead(doc: Document): string[] {
+  const names = new Set<string>();
+  visit(doc, {
+    Scalar(key, scalar) {
+      if (key !== 'key' && typeof scalar.value === 'string') for (const name of envReferences(scalar.value)) names.add(name);
+    },
+  });
+  return [...names];
 }
 
 function ensureNewline(text: string): string {

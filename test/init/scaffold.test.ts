@@ -4,7 +4,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
 import { formatManifest } from '../../src/format/format-manifest.js';
 import { validateAgainst } from '../../src/schema/validate.js';
-import { listTemplates, type Template } from '../../src/templates/catalog.js';
+import { listTemplates, readTemplateAt, type Template } from '../../src/templates/catalog.js';
 import { resolveVariables } from '../../src/init/expand.js';
 import { envReferences, isInitComment, planScaffold, scaffoldTargets, type ScaffoldFile } from '../../src/init/scaffold.js';
 import { refuseOutsideProject, writeScaffold } from '../../src/init/write-scaffold.js';
@@ -102,6 +102,28 @@ describe('planScaffold, for every shipped template', () => {
   test('lists the environment variables the manifest needs', () => {
     expect(scaffoldOf('appointment-booking').envVars).toEqual(['CALENDAR_TOKEN']);
     expect(scaffoldOf('receptionist').envVars).toEqual([]);
+  });
+
+  test('lists only the variables the manifest reads: none for ${env:…} in a key or a comment, which are not interpolated', async () => {
+    const tree = await makeTree({
+      'kw/template.yaml': [
+        'description: Keys.',
+        'variables:',
+        '  word: { description: A word, default: Acme }',
+        'agent:',
+        '  name: n',
+        '  config:',
+        '    # Set ${env:NOTE_IN_COMMENT} before plan.',
+        '    custom_vocabulary: { keywords: { "{{word}}": 2 } }',
+        '    session_data_webhook: "https://hooks.example/x?token=${env:HOOK_TOKEN}"',
+        '',
+      ].join('\n'),
+    });
+    cleanup = tree.cleanup;
+    const template = await readTemplateAt(path.join(tree.dir, 'kw'));
+    const scaffold = planScaffold({ template, values: resolveVariables(template, { word: '${env:HOME}' }).values, agentId: '-OKspareAgent0000001' });
+    expect(fileOf(scaffold.files, 'voxform.yaml')).toContain('"${env:HOME}": 2');
+    expect(scaffold.envVars).toEqual(['HOOK_TOKEN']);
   });
 
   test('the targets are known before any value', () => {
