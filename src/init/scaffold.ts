@@ -5,7 +5,7 @@
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { Document, isMap, Pair, Scalar, visit, YAMLMap } from 'yaml';
+import { Document, isMap, isNode, Pair, Scalar, visit, YAMLMap } from 'yaml';
 import { isVoxformError, VoxformError } from '../errors.js';
 import { formatDocument, generatedManifestText, manifestTags } from '../format/format-manifest.js';
 import { bundleManifestSchema, SCHEMA_FILE, SCHEMA_MODELINE } from '../schema/load.js';
@@ -112,7 +112,7 @@ export function planScaffold(input: { template: Template; values: Readonly<Recor
     if (isMap(prompt)) prompt.set('file', promptPath(localName));
   }
 
-  const doc = manifestDocument(template, agentId, expanded.node.items as Pair[]);
+  const doc = manifestDocument(template, agentId, expanded.node);
   formatDocument(doc);
   const manifest = generatedManifestText(doc);
 
@@ -139,16 +139,23 @@ export function planScaffold(input: { template: Template; values: Readonly<Recor
  * new one would drop by it. Without a template, no agent is known yet.
  */
 export function manifestOutline(template: Template | undefined, agentId: string): string {
-  const doc = template === undefined ? new Document({ version: 1 }) : manifestDocument(template, agentId, []);
+  const doc = template === undefined ? new Document({ version: 1 }) : manifestDocument(template, agentId);
   return generatedManifestText(doc);
 }
 
-/** init's voxform.yaml, unformatted: its header, `version`, and the agent under its local name, `id` (when known) then `body`. */
-function manifestDocument(template: Template, agentId: string, body: readonly Pair[]): Document {
+/** init's voxform.yaml, unformatted: its header, `version`, and the agent under its local name, `id` (when known) then `body`'s fields. */
+function manifestDocument(template: Template, agentId: string, body?: YAMLMap): Document {
   const localName = localNameOf(template);
   const agent = new YAMLMap();
   if (agentId !== '') agent.items.push(new Pair(new Scalar('id'), new Scalar(agentId)));
-  agent.items.push(...body);
+  if (body) {
+    const fields = body.items as Pair[];
+    // The comment above the template agent's first key (held by its map) stays above that key, not above the `id:` put before it.
+    const first = fields[0]?.key;
+    if (body.commentBefore && isNode(first)) first.commentBefore = [body.commentBefore, first.commentBefore].filter((text) => text).join('\n');
+    else if (body.commentBefore) agent.commentBefore = body.commentBefore;
+    agent.items.push(...fields);
+  }
   const agents = new YAMLMap();
   agents.items.push(new Pair(new Scalar(localName), agent));
   const root = new YAMLMap();

@@ -99,6 +99,19 @@ describe('planScaffold, for every shipped template', () => {
     expect(manifestText).toContain('first_messsage: false # the service spells it with three s');
   });
 
+  test('a comment above the first key of agent: stays above that key, not above the id put before it', async () => {
+    const tree = await makeTree({
+      'cm/template.yaml': 'description: C.\nagent:\n  # Comment above name.\n  name: n\n  config:\n    # Comment above first_message.\n    first_message: hi\n',
+    });
+    cleanup = tree.cleanup;
+    const template = await readTemplateAt(path.join(tree.dir, 'cm'));
+    const manifestText = fileOf(planScaffold({ template, values: {}, agentId: '-OKspareAgent0000001' }).files, 'voxform.yaml');
+    expect(manifestText.slice(manifestText.indexOf('agents:'))).toBe(
+      'agents:\n  cm:\n    id: -OKspareAgent0000001\n    # Comment above name.\n    name: n\n    config:\n      # Comment above first_message.\n      first_message: hi\n',
+    );
+    expect(formatManifest(manifestText, 'voxform.yaml').changed).toBe(false);
+  });
+
   test('lists the environment variables the manifest needs', () => {
     expect(scaffoldOf('appointment-booking').envVars).toEqual(['CALENDAR_TOKEN']);
     expect(scaffoldOf('receptionist').envVars).toEqual([]);
