@@ -406,7 +406,8 @@ function protectUrl(text: string, reference: (part: string, value: string) => st
   if (text.includes('{env:') && isUrlWithSecrets(text)) return reference('', text);
   const userInfo = (written: string) => {
     const { user, password } = splitUserInfo(written);
-    return password === undefined ? reference('user', user) : `${literal(user)}:${reference('password', password)}`;
+    // The user is as much a token as the password (`https://sk_live_…:@host`): neither is written.
+    return password === undefined ? reference('user', user) : `${reference('user', user)}:${reference('password', password)}`;
   };
   return mapUrlTokens(text, userInfo, (name, value) => reference(decodeQueryPart(name) || 'query', value), literal);
 }

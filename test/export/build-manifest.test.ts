@@ -110,22 +110,42 @@ describe('buildExport', () => {
       first_message: 'See https://example.com/?a=b for more',
     });
     const out = buildExport({ agents: [withUrls], phones: [], command: 'voxform export --agent ag_3' });
-    for (const secret of ['q%2Bsecret-1', 'p%40ss-secret-2', 'tok-secret-3', 'full']) expect(out.manifest).not.toContain(secret);
+    for (const secret of ['q%2Bsecret-1', 'bot:', 'p%40ss-secret-2', 'tok-secret-3', 'full']) expect(out.manifest).not.toContain(secret);
     const config = (parse(out.manifest) as { agents: Record<string, { config: Record<string, { url?: string; webhook?: string }> }> }).agents.hooks?.config ?? {};
     expect(config.session_data_webhook?.url).toBe('https://hooks.example.com/end?token=${env:HOOKS_SESSION_DATA_WEBHOOK_URL_TOKEN}&mode=${env:HOOKS_SESSION_DATA_WEBHOOK_URL_MODE}&flag');
-    expect(config.extra_prompt_webhook?.url).toBe('https://bot:${env:HOOKS_EXTRA_PROMPT_WEBHOOK_URL_PASSWORD}@hooks.example.com/pre');
+    expect(config.extra_prompt_webhook?.url).toBe('https://${env:HOOKS_EXTRA_PROMPT_WEBHOOK_URL_USER}:${env:HOOKS_EXTRA_PROMPT_WEBHOOK_URL_PASSWORD}@hooks.example.com/pre');
     expect(out.secrets.map((s) => s.name)).toEqual([
       'HOOKS_SESSION_DATA_WEBHOOK_URL_TOKEN',
       'HOOKS_SESSION_DATA_WEBHOOK_URL_MODE',
+      'HOOKS_EXTRA_PROMPT_WEBHOOK_URL_USER',
       'HOOKS_EXTRA_PROMPT_WEBHOOK_URL_PASSWORD',
       'HOOKS_TOOLS_LOOKUP_WEBHOOK_USER',
     ]);
-    // `full` is too short to hide in text: the first plan warns of it (env_value_short), so export says so up front.
-    expect(out.secrets.filter((secret) => secret.short).map((secret) => secret.name)).toEqual(['HOOKS_SESSION_DATA_WEBHOOK_URL_MODE']);
+    // `full` and `bot` are too short to hide in text: the first plan warns of them (env_value_short), so export says so up front.
+    expect(out.secrets.filter((secret) => secret.short).map((secret) => secret.name)).toEqual(['HOOKS_SESSION_DATA_WEBHOOK_URL_MODE', 'HOOKS_EXTRA_PROMPT_WEBHOOK_URL_USER']);
     expect(out.secrets[0]?.path).toBe('agents.hooks.config.session_data_webhook.url (token in the URL)');
     expect(out.manifest).toContain('#   HOOKS_SESSION_DATA_WEBHOOK_URL_TOKEN  (agents.hooks.config.session_data_webhook.url (token in the URL))');
     // A sentence with a URL in it is text, not a URL.
     expect(out.manifest).toContain('See https://example.com/?a=b for more');
+  });
+
+  test('the user name of a URL is a secret as much as its password: both become references (docs/security.md §5)', () => {
+    const withUsers = agent('ag_4', 'Users', {
+      tools: [
+        { name: 'empty_password', webhook: 'https://sk_live_abcdef123456:@api.example.com/t' },
+        { name: 'key_as_user', webhook: 'https://apikey-9f8e7d6c5b:x@host.example.com/a' },
+        { name: 'at_in_user', webhook: 'https://a@b:SECRETPW@host.example.com/b' },
+      ],
+    });
+    const out = buildExport({ agents: [withUsers], phones: [], command: 'voxform export --agent ag_4' });
+    for (const secret of ['sk_live_abcdef123456', 'apikey-9f8e7d6c5b', 'a@b', 'SECRETPW']) expect(out.manifest).not.toContain(secret);
+    const tools = configOf(out, 'users').tools as Array<{ webhook: string }>;
+    expect(tools.map((tool) => tool.webhook)).toEqual([
+      'https://${env:USERS_TOOLS_EMPTY_PASSWORD_WEBHOOK_USER}:${env:USERS_TOOLS_EMPTY_PASSWORD_WEBHOOK_PASSWORD}@api.example.com/t',
+      'https://${env:USERS_TOOLS_KEY_AS_USER_WEBHOOK_USER}:${env:USERS_TOOLS_KEY_AS_USER_WEBHOOK_PASSWORD}@host.example.com/a',
+      'https://${env:USERS_TOOLS_AT_IN_USER_WEBHOOK_USER}:${env:USERS_TOOLS_AT_IN_USER_WEBHOOK_PASSWORD}@host.example.com/b',
+    ]);
+    expect(out.secrets.find((secret) => secret.name === 'USERS_TOOLS_KEY_AS_USER_WEBHOOK_USER')?.path).toBe('agents.users.config.tools[1].webhook (user in the URL)');
   });
 
   test('text that looks like a reference is escaped, so it loads back as written', () => {
