@@ -102,9 +102,13 @@ export function buildExport(input: ExportInput): ExportResult {
     readOnly: new Map(),
     withheld: new Map(),
     prompts: [],
+    made: new Map(),
   };
+  // Every agent's references are made before any text is written: a token of one agent's header
+  // quoted in another's prompt is written as its reference there too.
+  const drafts = input.agents.map((agent) => draftAgent(agent, run));
   const agentsMap = new YAMLMap();
-  for (const agent of input.agents) agentsMap.items.push(exportAgent(agent, run));
+  for (const draft of drafts) agentsMap.items.push(writeAgent(draft, run));
   const { phonesMap, phones, skippedPhones } = phoneBindings(input.phones, run.localNames);
 
   const root = new YAMLMap();
@@ -134,10 +138,29 @@ interface ExportRun {
   readOnly: Map<string, string[]>;
   withheld: Map<string, WithheldField[]>;
   prompts: Array<{ path: string; content: string }>;
+  /**
+   * The values export writes as references of its own (header values, URL tokens, places the ledger
+   * recorded), by the name of the first reference made of each: found in any other text too.
+   */
+  made: Map<string, string>;
 }
 
-/** One agent as a manifest entry (`local-name: { id, name, config }`), its prompt and secrets recorded in `run`. */
-function exportAgent(agent: Agent, run: ExportRun): Pair {
+/** An agent read, its secrets named (`draftAgent`), its text not written yet (`writeAgent`). */
+interface AgentDraft {
+  agent: Agent;
+  local: string;
+  nameShown: boolean;
+  nameRecorded: string[];
+  live: Record<string, unknown>;
+  config: Record<string, unknown>;
+  dropped: string[];
+  withheld: WithheldField[];
+  /** The references made of the config's secrets, by `secretKey`; each listed in `run.secrets` where the manifest writes it. */
+  secrets: Map<string, ExportedSecret>;
+}
+
+/** One agent's local name and config to write, its secrets named, each value of one noted in `run.made`. */
+function draftAgent(agent: Agent, run: ExportRun): AgentDraft {
   const nameRecorded = run.deployed.ledgerNamesOf(agent.id).flatMap((written) => referencedNames(written));
   const nameShown = nameMayShow(agent, nameRecorded, run);
   // Nothing is made of a name that holds an environment value: its local name (hence its prompt file, phone bindings and variables) comes from the id.
@@ -152,26 +175,86 @@ function exportAgent(agent: Agent, run: ExportRun): Pair {
   const withheld = [...found.values()].map(({ path, places }) => ({ field: renderField(path), places }));
   run.withheld.set(local, withheld);
   const config = withoutFields(shaped, [...found.values()].map(({ path }) => path)) as Record<string, unknown>;
+  const draft: AgentDraft = { agent, local, nameShown, nameRecorded, live, config, dropped, withheld, secrets: new Map() };
+  // Only the references it makes count here: its text is written once every agent's are known.
+  protectValues(configSecretSet().start(), config, [], protectHooks(draft, run, false));
+  return draft;
+}
 
+/**
+ * What `protectValues` does with the draft's config. `writing`: false while the secrets are named
+ * (text is not written, nothing listed), true for the manifest's text, where each value of `run.made`
+ * is its reference too.
+ */
+function protectHooks(draft: AgentDraft, run: ExportRun, writing: boolean): ProtectHooks {
+  const { agent, local } = draft;
   const recorded = run.deployed.ledgerPlaces(agent.id);
   // Where several variables hold a value, the one the ledger recorded at the place put it there.
   const recordedAt = (path: Path) => run.deployed.ledgerVariablesAt(agent.id, formatDotted(path));
-  const protectedConfig = protectValues(configSecretSet().start(), config, [], {
+  const made = writing ? madeLongestFirst(run) : [];
+  return {
     secret: (value, named, path, part) => {
-      const name = uniqueName(envName([local, ...named, ...(part ? [part] : [])]), run.secretNames, '_');
-      const secret: ExportedSecret = { name, path: `agents.${local}.config${renderPath(path)}${part ? ` (${part} in the URL)` : ''}` };
-      // The plan warns of a value too short to hide in text (env_value_short): export says which up front.
-      if (value.length < MIN_SEARCHABLE_SECRET) secret.short = true;
-      run.secrets.push(secret);
-      return `\${env:${name}}`;
+      const key = secretKey(path, part, value);
+      let secret = draft.secrets.get(key);
+      if (secret === undefined) {
+        const name = uniqueName(envName([local, ...named, ...(part ? [part] : [])]), run.secretNames, '_');
+        secret = { name, path: `agents.${local}.config${renderPath(path)}${part ? ` (${part} in the URL)` : ''}` };
+        // The plan warns of a value too short to hide in text (env_value_short): export says which up front.
+        if (value.length < MIN_SEARCHABLE_SECRET) secret.short = true;
+        draft.secrets.set(key, secret);
+        // An empty value is in no text.
+        if (value !== '' && !run.made.has(value)) run.made.set(value, name);
+      }
+      if (writing && !run.secrets.includes(secret)) run.secrets.push(secret);
+      return `\${env:${secret.name}}`;
     },
     recorded: (path) => {
       const place = formatDotted(path);
       return recorded.some((at) => place === at || place.startsWith(`${at}.`));
     },
     deployed: (text, path) => run.deployed.variablesIn(text, recordedAt(path)),
-    writeBack: (text, path) => writeBack(text, `agents.${local}.config${renderPath(path)}`, run, recordedAt(path)),
-  }) as Record<string, unknown>;
+    searched: (text, path) => withMadeSecrets(text, run.deployed.variablesIn(text, recordedAt(path)), made),
+    writeBack: (text, path) =>
+      writing ? writeBack(text, `agents.${local}.config${renderPath(path)}`, run, recordedAt(path), made) : withReferences(text, run.deployed.variablesIn(text, recordedAt(path))),
+  };
+}
+
+/** Which reference of an agent's config a secret is: its place, its part of a URL and its value (a query may repeat a parameter). */
+function secretKey(path: Path, part: string | undefined, value: string): string {
+  return JSON.stringify([path, part ?? '', value]);
+}
+
+/** The values of `run.made`, longest first: where one value holds another, the longer is its reference. */
+function madeLongestFirst(run: ExportRun): Array<[string, string]> {
+  return [...run.made].sort(([a], [b]) => b.length - a.length);
+}
+
+/**
+ * `held` (the deployed values in `text`) and, where none of them is, each value of `made` in `text`
+ * with the name of its reference; one under MIN_SEARCHABLE_SECRET characters only where it is all of
+ * `text`, as deployed values are found (and the plan hides them).
+ */
+function withMadeSecrets(text: string, held: readonly HeldValue[], made: ReadonlyArray<readonly [string, string]>): HeldValue[] {
+  const found = [...held];
+  const overlaps = (start: number, end: number) => found.some((other) => start < other.end && other.start < end);
+  for (const [value, name] of made) {
+    if (value.length < MIN_SEARCHABLE_SECRET) {
+      if (text === value && found.length === 0) found.push({ start: 0, end: text.length, name });
+      continue;
+    }
+    for (let start = text.indexOf(value); start !== -1; start = text.indexOf(value, start + 1)) {
+      if (!overlaps(start, start + value.length)) found.push({ start, end: start + value.length, name });
+    }
+  }
+  return found.sort((a, b) => a.start - b.start);
+}
+
+type HeldValue = { start: number; end: number; name: string };
+
+/** One agent as a manifest entry (`local-name: { id, name, config }`), its prompt and secrets recorded in `run`. */
+function writeAgent(draft: AgentDraft, run: ExportRun): Pair {
+  const { agent, local, nameShown, nameRecorded, live, dropped, withheld } = draft;
+  const protectedConfig = protectValues(configSecretSet().start(), draft.config, [], protectHooks(draft, run, true)) as Record<string, unknown>;
 
   const prompt = live.prompt;
   // A prompt file is not interpolated: a prompt that holds a secret stays inline, as a reference.
@@ -303,6 +386,8 @@ interface ProtectHooks {
   recorded: (path: Array<string | number>) => boolean;
   /** Where `text`, at `path`, holds deployed values (`DeployedSecrets.variablesIn`). */
   deployed: (text: string, path: Array<string | number>) => ReadonlyArray<{ start: number; end: number; name: string }>;
+  /** Where `text`, at `path`, holds deployed values or values of other references export makes: what `writeBack` writes as references. */
+  searched: (text: string, path: Array<string | number>) => ReadonlyArray<{ start: number; end: number; name: string }>;
   /** `text` as manifest text, the deployed values it holds as their references (see `writeBack`); undefined when it cannot be. */
   writeBack: (text: string, path: Array<string | number>) => string | undefined;
 }
@@ -320,8 +405,8 @@ function protectValues(at: PatternCursor, value: unknown, path: Array<string | n
     const wholly = isWholly(held, value) ? hooks.writeBack(value, path) : undefined;
     if (wholly !== undefined) return wholly;
     if (isSecret && held.length === 0) return hooks.secret(value, named, path);
-    // A deployed value that runs from one part of a URL into the next: the whole URL is then the secret.
-    if (isUrlWithSecrets(value) && held.some(({ start, end }) => URL_SEPARATORS.test(value.slice(start, end)))) return hooks.secret(value, named, path);
+    // A deployed value (or one export makes a reference of) that runs from one part of a URL into the next: the whole URL is then the secret.
+    if (isUrlWithSecrets(value) && hooks.searched(value, path).some(({ start, end }) => URL_SEPARATORS.test(value.slice(start, end)))) return hooks.secret(value, named, path);
     // A URL's every token, at a secret place too: what an apply put there written back, any other token one of its own.
     const url = protectUrl(
       value,
@@ -415,15 +500,16 @@ function protectUrl(text: string, reference: (part: string, value: string) => st
 /**
  * `text` as manifest text: each value of a variable set here that it holds written as the
  * `${env:NAME}` reference that put it there (noted in `run.references` under `place`; the first of
- * `recorded`, the variables the ledger recorded there, that holds it), the rest escaped. Undefined
+ * `recorded`, the variables the ledger recorded there, that holds it), each value of `made` (a
+ * secret export makes a reference of elsewhere) as that reference, the rest escaped. Undefined
  * when that would not load back as `text` (reference-like text running into a value): the caller
  * makes the whole text a secret then.
  */
-function writeBack(text: string, place: string, run: ExportRun, recorded: readonly string[]): string | undefined {
-  const held = run.deployed.variablesIn(text, recorded);
-  const out = withReferences(text, held);
+function writeBack(text: string, place: string, run: ExportRun, recorded: readonly string[], made: ReadonlyArray<readonly [string, string]> = []): string | undefined {
+  const deployed = run.deployed.variablesIn(text, recorded);
+  const out = withReferences(text, withMadeSecrets(text, deployed, made));
   if (out === undefined) return undefined;
-  for (const { name } of held) {
+  for (const { name } of deployed) {
     if (!run.references.some((known) => known.name === name && known.path === place)) run.references.push({ name, path: place });
   }
   return out;

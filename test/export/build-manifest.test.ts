@@ -148,6 +148,34 @@ describe('buildExport', () => {
     expect(out.secrets.find((secret) => secret.name === 'USERS_TOOLS_KEY_AS_USER_WEBHOOK_USER')?.path).toBe('agents.users.config.tools[1].webhook (user in the URL)');
   });
 
+  test('a value export makes a reference of is that reference wherever else it stands, a short one only as a whole value', () => {
+    const shared = agent('ag_5', 'Shared', {
+      prompt: 'Send tok-SHARED-123456 as the token.',
+      first_message: 'Your code is tok-SHARED-123456.',
+      voice: { voice_id: 'rachel', settings: { note: 'key QUERYSECRET99 here', mode: 'acme', label: 'acme corp' } },
+      session_data_webhook: { url: 'https://hooks.example.com/end?key=QUERYSECRET99', headers: { 'x-org': 'acme' } },
+      tools: [{ name: 'find', webhook: 'https://api.example.com/find', header: { authorization: 'tok-SHARED-123456' } }],
+    });
+    const other = agent('ag_6', 'Other', { first_message: 'Also tok-SHARED-123456 here' });
+    const out = buildExport({ agents: [shared, other], phones: [], command: 'voxform export' });
+    expect(out.manifest).not.toContain('tok-SHARED-123456');
+    expect(out.manifest).not.toContain('QUERYSECRET99');
+    expect(out.prompts).toEqual([]);
+    const config = configOf(out, 'shared');
+    expect(config.prompt).toBe('Send ${env:SHARED_TOOLS_FIND_AUTHORIZATION} as the token.');
+    expect(config.first_message).toBe('Your code is ${env:SHARED_TOOLS_FIND_AUTHORIZATION}.');
+    // `acme` is under 6 characters: searched for only where it is the whole value, as the plan does.
+    expect((config.voice as { settings: unknown }).settings).toEqual({
+      note: 'key ${env:SHARED_SESSION_DATA_WEBHOOK_URL_KEY} here',
+      mode: '${env:SHARED_SESSION_DATA_WEBHOOK_X_ORG}',
+      label: 'acme corp',
+    });
+    expect(configOf(out, 'other').first_message).toBe('Also ${env:SHARED_TOOLS_FIND_AUTHORIZATION} here');
+    expect(out.secrets.map((secret) => secret.name)).toEqual(['SHARED_SESSION_DATA_WEBHOOK_URL_KEY', 'SHARED_SESSION_DATA_WEBHOOK_X_ORG', 'SHARED_TOOLS_FIND_AUTHORIZATION']);
+    // These are secrets to set, not values an apply took from the environment.
+    expect(out.references).toEqual([]);
+  });
+
   test('text that looks like a reference is escaped, so it loads back as written', () => {
     expect(manifest.agents['front-desk']?.config.first_message).toBe('Hello, costs are $${env:NOT_A_REF} today');
   });
