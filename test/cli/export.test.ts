@@ -203,6 +203,18 @@ describe('voxform export', () => {
     expect(manifest).not.toMatch(/shows no changes;/);
   });
 
+  test('exported again over an unchanged export: every file kept, and the next step still says what the plan does', async () => {
+    const dir = await tempDir();
+    const { args, env } = connection();
+    expect((await runCliInProcess(['export', '--agent', SPARE, ...args], { cwd: dir, env })).code).toBe(0);
+    const again = await runCliInProcess(['export', '--agent', SPARE, ...args], { cwd: dir, env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('  kept         voxform.yaml\n');
+    expect(again.stderr).toContain('warning: the live agents break mandatory policy (2 findings above)');
+    expect(again.stdout).toContain('\nNext: voxform plan   # stops on the 2 mandatory findings above until each is fixed or waived\n');
+    expect(again.stdout).not.toContain('# shows no changes');
+  });
+
   test('refuses to overwrite without --force, writing nothing; --force overwrites', async () => {
     const dir = await tempDir({ 'prompts/spare-agent-2.md': 'mine\n' });
     const { args, env } = connection();

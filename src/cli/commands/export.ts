@@ -86,9 +86,8 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
   if (shadowed !== undefined) ctx.stderr.write(shadowedWarning(shadowed, where));
   if (replaced !== undefined) ctx.stderr.write(replaced.warning);
   if (edited.length > 0) ctx.stderr.write(editedWarning(edited, 'voxform export'));
-  const check = written.kept.some((file) => path.basename(file) === MANIFEST_FILE)
-    ? { loads: true, mandatory: 0 }
-    : await warnMandatoryFindings(path.join(out, MANIFEST_FILE), checkingEnv(ctx.env, result.secrets, policy), ctx);
+  // A manifest kept as it was is checked all the same: the live agents still break what they break.
+  const check = await warnMandatoryFindings(path.join(out, MANIFEST_FILE), checkingEnv(ctx.env, result.secrets, policy), ctx);
   // No promise of "no changes" for a manifest plan cannot load, nor for one its policy or the
   // operator's VOXFORM_ENV_ALLOW stops: the way on is to fix what stops it.
   if (!check.loads) ctx.stdout.write(`\nNext: fix what the warning above names in the exported files, then ${validateStep(where)}   # plan shows no changes once it loads\n`);
