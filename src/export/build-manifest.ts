@@ -21,6 +21,7 @@ import { DiagnosticList } from '../manifest/diagnostics.js';
 import { interpolateString } from '../manifest/interpolate.js';
 import { MIN_SEARCHABLE_SECRET } from '../secrets/redact.js';
 import { formatDotted, type PatternCursor } from '../util/field-path.js';
+import { setOwn } from '../util/json-object.js';
 import type { Agent, Phone } from '../schema/types.gen.js';
 import { SCHEMA_MODELINE } from '../schema/load.js';
 
@@ -426,7 +427,7 @@ function protectValues(at: PatternCursor, value: unknown, path: Array<string | n
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
-      out[key] = protectValues(at.step(key), child, [...path, key], hooks, [...named, key]);
+      setOwn(out, key, protectValues(at.step(key), child, [...path, key], hooks, [...named, key]));
     }
     return out;
   }
@@ -463,7 +464,7 @@ function withoutFields(value: unknown, paths: readonly Path[]): unknown {
   for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
     const below = paths.filter((p) => p[0] === key);
     if (below.some((p) => p.length === 1)) continue;
-    out[key] = withoutFields(child, below.map((p) => p.slice(1)));
+    setOwn(out, key, withoutFields(child, below.map((p) => p.slice(1))));
   }
   return out;
 }

@@ -176,6 +176,23 @@ describe('buildExport', () => {
     expect(out.references).toEqual([]);
   });
 
+  test('a __proto__ key of a free-form map stays an own key, and its header reads the variable listed (docs/security.md §3)', () => {
+    const config = JSON.parse(
+      '{"custom_vocabulary":{"keywords":{"__proto__":2,"other":1}},"voice":{"voice_id":"rachel","settings":{"__proto__":"x"}},' +
+        '"tools":[{"name":"find","header":{"__proto__":"proto-header-secret-1","authorization":"tok-abcdef-1"}}]}',
+    ) as Record<string, unknown>;
+    const out = buildExport({ agents: [agent('ag_7', 'Proto', config)], phones: [], command: 'voxform export' });
+    expect(out.manifest).not.toContain('proto-header-secret-1');
+    const written = configOf(out, 'proto') as { custom_vocabulary: object; voice: { settings: object }; tools: Array<{ header: object }> };
+    expect(Object.entries((written.custom_vocabulary as { keywords: object }).keywords)).toEqual([['__proto__', 2], ['other', 1]]);
+    expect(Object.entries(written.voice.settings)).toEqual([['__proto__', 'x']]);
+    expect(Object.entries(written.tools[0]?.header ?? {})).toEqual([
+      ['__proto__', '${env:PROTO_TOOLS_FIND_PROTO}'],
+      ['authorization', '${env:PROTO_TOOLS_FIND_AUTHORIZATION}'],
+    ]);
+    expect(out.secrets.map((secret) => secret.name)).toEqual(['PROTO_TOOLS_FIND_PROTO', 'PROTO_TOOLS_FIND_AUTHORIZATION']);
+  });
+
   test('text that looks like a reference is escaped, so it loads back as written', () => {
     expect(manifest.agents['front-desk']?.config.first_message).toBe('Hello, costs are $${env:NOT_A_REF} today');
   });
