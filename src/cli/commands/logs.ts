@@ -59,7 +59,8 @@ export async function run(options: LogsOptions, ctx: CommandContext): Promise<nu
   const limit = recordLimit(options);
   const filters = buildFilters(options, Date.now());
   if (filters.call_status !== undefined && !isKnownStatus(filters.call_status)) {
-    ctx.stderr.write(`note: --status ${controlsAsQuestionMarks(filters.call_status)} is not a call status voxform knows (${CALL_STATUSES.join(', ')}); it is sent to the service as given.\n`);
+    // Not repeated: a flag's value is never quoted back (a secret pasted into the wrong flag).
+    ctx.stderr.write(`note: the value given to --status is not a call status voxform knows (${CALL_STATUSES.join(', ')}); it is sent to the service as given.\n`);
   }
   // Read also without --agent: the manifests' secrets, registered, stay out of the records' agent_config.
   const project = await manifestProject(options, ctx);
