@@ -1,5 +1,6 @@
 /** What the service sends its two webhooks, built in one place for the emulator and `voxform webhook send`. */
 import type { CallHistoryRecord, EndOfCallPayload, PrefetchWebhookQuery } from '../schema/types.gen.js';
+import { setOwn } from '../util/json-object.js';
 
 /** What a call record must hold to make an end-of-call payload (the emulator's records always do). */
 export type EndedCallRecord = CallHistoryRecord & { error_message?: string | null | undefined };
@@ -9,7 +10,8 @@ export function flattenMetadata(metadata: Readonly<Record<string, unknown>>): Re
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(metadata)) {
     if (value === undefined) continue;
-    out[key] = typeof value === 'string' ? value : value === null ? '' : JSON.stringify(value);
+    // A key named __proto__ is metadata like any other: an own key, never the object's prototype.
+    setOwn(out, key, typeof value === 'string' ? value : value === null ? '' : JSON.stringify(value));
   }
   return out;
 }

@@ -8,7 +8,7 @@ import { isAnyArrayBuffer } from 'node:util/types';
 import type { EndOfCallPayload, PrefetchWebhookQuery, PrefetchWebhookResponse } from '../schema/types.gen.js';
 import type { SchemaIssue } from '../schema/issues.js';
 import { validateAgainst } from '../schema/validate.js';
-import { isPlainObject } from '../util/json-object.js';
+import { isPlainObject, setOwn } from '../util/json-object.js';
 import { formatDotted } from '../util/field-path.js';
 import { pluralNoun } from '../util/plural.js';
 
@@ -135,7 +135,8 @@ export function parsePrefetchRequest(url: string | URL, headers: IncomingHeaders
     return { ok: false, status: 400, reason: 'url', message: 'not a prefetch request: its URL cannot be parsed', issues: [] };
   }
   const query: Record<string, string> = {};
-  for (const [name, value] of parsed.searchParams) query[name] = value;
+  // A parameter named __proto__ is metadata like any other: an own key, never the object's prototype.
+  for (const [name, value] of parsed.searchParams) setOwn(query, name, value);
   const issues = validateAgainst('PrefetchWebhookQuery', query);
   if (issues.length > 0) return { ok: false, status: 422, reason: 'schema', message: `not a prefetch request: ${describeIssue(issues[0] as SchemaIssue, '(query)')}`, issues };
   const metadata = Object.fromEntries(Object.entries(query).filter(([name]) => !PREFETCH_PARAMETERS.has(name)));

@@ -24,6 +24,11 @@ describe('the payloads voxform builds', () => {
     expect(query).toEqual({ session_id: 's1', agent_id: 'a1', from: '+15550100001', visits: '3', tags: '["a"]', none: '' });
     expect(validateAgainst('PrefetchWebhookQuery', query)).toEqual([]);
   });
+
+  it('sends a metadata key named __proto__ as any other', () => {
+    const query = prefetchQuery({ session_id: 's1', agent_id: 'a1', from: '', to: '', metadata: JSON.parse('{"__proto__":"vip"}') as Record<string, unknown> });
+    expect(Object.entries(query)).toContainEqual(['__proto__', 'vip']);
+  });
 });
 
 describe('parseEndOfCallWebhook', () => {
@@ -89,6 +94,12 @@ describe('parsePrefetchRequest', () => {
     const result = parsePrefetchRequest('/prefetch?session_id=s1&agent_id=a1&from=%2B15550100001&customer=c1&customer=c2');
     expect(result).toEqual({ ok: true, value: { query: { session_id: 's1', agent_id: 'a1', from: '+15550100001', customer: 'c2' }, metadata: { customer: 'c2' } } });
     expect(parsePrefetchRequest(new URL('https://hooks.example.com/p?session_id=s&agent_id=a')).ok).toBe(true);
+  });
+
+  it('keeps a parameter named __proto__ as metadata, an own key like any other, never the prototype', () => {
+    const result = parsePrefetchRequest('/p?session_id=s&agent_id=a&__proto__=vip');
+    expect(result.ok && Object.entries(result.value.metadata)).toEqual([['__proto__', 'vip']]);
+    expect(result.ok && Object.getPrototypeOf(result.value.query)).toBe(Object.prototype);
   });
 
   it("a parameter given twice takes its last value: the service's, after the configured URL's own", () => {
