@@ -113,8 +113,8 @@ export function matchWithBudget(pattern: RegExp, subject: string, budgetMs = REG
 /**
  * The most quantifiers a pattern from a checkout may hold. V8 looks at a match's time limit only now
  * and then, and ever more seldom as a pattern's optional parts multiply the ways to backtrack:
- * `a?` written fifty times ran for minutes past a 250 ms limit, and held off Ctrl-C with it. Under
- * this many, a stopped match ends close to its limit.
+ * `a?` written fifty times runs far past any limit, and holds off Ctrl-C while it runs (the event
+ * loop waits for the match). Under this many, a stopped match ends close to its limit.
  */
 export const MAX_REGEX_QUANTIFIERS = 20;
 
