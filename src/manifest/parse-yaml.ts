@@ -5,7 +5,7 @@
  */
 import type { Document, Node, YAMLError } from 'yaml';
 import type { DiagnosticCode, DiagnosticList } from './diagnostics.js';
-import { MAX_ALIAS_EXPANDED_CHARACTERS, MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS, MAX_NESTING_DEPTH, MAX_YAML_TOKENS, MAX_YAML_TOKENS_PER_LOAD } from '../yaml/limits.js';
+import { blockNestingPastLimitAt, MAX_ALIAS_EXPANDED_CHARACTERS, MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS, MAX_NESTING_DEPTH, MAX_YAML_TOKENS, MAX_YAML_TOKENS_PER_LOAD } from '../yaml/limits.js';
 import { attachSpans, spansOf, type EntrySpans, type PathPart } from './positions.js';
 import { setOwn } from '../util/json-object.js';
 import { parseYamlSubset, type Misindentation } from './parse-yaml-subset.js';
@@ -170,7 +170,9 @@ export function reportYamlErrors(doc: Pick<Document.Parsed, 'errors' | 'range'>,
       default:
         if (/call stack/i.test(error.message)) {
           // The general parser recurses per block level and reports running out of stack as an error of its own.
-          if (!outOfStack) diagnostics.error('yaml_too_deep', `this YAML is nested too deeply to read (more than ${MAX_NESTING_DEPTH} levels are refused)`, span);
+          const deepAt = blockNestingPastLimitAt(source.text);
+          const where = deepAt === undefined ? span : spanOf(source, deepAt, lineEndAt(source.text, deepAt));
+          if (!outOfStack) diagnostics.error('yaml_too_deep', `this YAML is nested too deeply to read (more than ${MAX_NESTING_DEPTH} levels are refused)`, where);
           outOfStack = true;
           break;
         }

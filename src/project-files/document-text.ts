@@ -10,7 +10,7 @@ import { formatCount } from '../util/plural.js';
 import { printable, toJsonText } from '../util/printable.js';
 import { LineCounter, textPosition } from '../util/text-position.js';
 import { yamlErrorSentence } from '../yaml/error-sentence.js';
-import { MAX_YAML_TOKENS } from '../yaml/limits.js';
+import { blockNestingPastLimitAt, MAX_YAML_TOKENS } from '../yaml/limits.js';
 
 /** The document's value, or where (1-based line and column) the text stops being one and why: `problem` is a phrase ("expected a key in double quotes, found \"}\""). */
 export type ParsedDocument = { ok: true; value: unknown } | { ok: false; language: 'JSON' | 'YAML'; at: { line: number; col: number }; problem: string };
@@ -46,7 +46,11 @@ export async function parseYamlDocument(text: string): Promise<ParsedDocument> {
     return { ok: false, language: 'YAML', at: textPosition(text, tooLargeAt), problem };
   }
   const error = documents.flatMap((doc) => doc.errors)[0];
-  if (error) return failure(error.pos[0], /call stack/i.test(error.message) ? 'it nests too deeply to read' : yamlErrorSentence(error.message));
+  if (error) {
+    // Out of stack: the place is where nesting passed the limit, not wherever the parser's stack ended.
+    const outOfStack = /call stack/i.test(error.message);
+    return failure(outOfStack ? (blockNestingPastLimitAt(text) ?? error.pos[0]) : error.pos[0], outOfStack ? 'it nests too deeply to read' : yamlErrorSentence(error.message));
+  }
   const [first, second] = documents;
   if (second) return failure(second.range[0], 'a second document starts here; the file holds one');
   if (!first) return { ok: true, value: null };

@@ -38,3 +38,27 @@ export const MAX_ALIAS_EXPANDED_VALUES = 100_000;
  * request that carries them. As much as the longest text a manifest may fill in, and a test file.
  */
 export const MAX_ALIAS_EXPANDED_CHARACTERS = 1_048_576;
+
+/**
+ * Where block nesting first passes MAX_NESTING_DEPTH, told by indentation alone: the offset of that
+ * line's first character. The general parser runs out of stack further in, wherever its stack happens
+ * to end, so its place is not the one to show. Undefined where no block nests so deep: a flow
+ * collection nests within a line, where the parser's place is right.
+ */
+export function blockNestingPastLimitAt(text: string): number | undefined {
+  const indents: number[] = [];
+  for (let start = 0; start < text.length; ) {
+    const newline = text.indexOf('\n', start);
+    const end = newline === -1 ? text.length : newline;
+    let at = start;
+    while (text.charCodeAt(at) === 32) at++;
+    if (at < end && text[at] !== '#' && text[at] !== '\r') {
+      const indent = at - start;
+      while (indents.length > 0 && (indents[indents.length - 1] as number) >= indent) indents.pop();
+      indents.push(indent);
+      if (indents.length > MAX_NESTING_DEPTH) return at;
+    }
+    start = end + 1;
+  }
+  return undefined;
+}

@@ -7,6 +7,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { Alias, Lexer, YAMLParseError } from 'yaml';
 import { DiagnosticList } from '../../src/manifest/diagnostics.js';
 import { parseYaml, reportYamlErrors } from '../../src/manifest/parse-yaml.js';
+import { parseYamlDocument } from '../../src/project-files/document-text.js';
 import { SourceRegistry } from '../../src/manifest/source.js';
 import { countLines } from '../../src/util/text-position.js';
 import { MAX_DIAGNOSTICS_KEPT, MAX_DIAGNOSTICS_SHOWN } from '../../src/project-files/limits.js';
@@ -36,8 +37,10 @@ describe('parser limits', () => {
     const result = await loadTree({ 'voxform.yaml': `${deep} 1\n` });
     expect(result.diagnostics.map((d) => d.code)).toEqual(['yaml_too_deep']);
     // And nesting that blows the general parser's own stack is the same diagnostic, not a syntax error.
-    const deeper = Array.from({ length: 1_000 }, (_, i) => `${' '.repeat(i)}k${i}:`).join('\n');
-    expect((await loadTree({ 'voxform.yaml': `${deeper} 1\n` })).diagnostics.map((d) => d.code)).toEqual(['yaml_too_deep']);
+    const deeper = Array.from({ length: 2_000 }, (_, i) => `${' '.repeat(i)}k${i}:`).join('\n');
+    // At the line where nesting passes the limit, as for the shallower file, not where the parser's stack ran out.
+    expect(codes(await loadTree({ 'voxform.yaml': `${deeper} 1\n` }))).toEqual([`${MAX_NESTING_DEPTH + 1}:${MAX_NESTING_DEPTH + 1} yaml_too_deep`]);
+    expect(await parseYamlDocument(`${deeper} 1\n`)).toMatchObject({ ok: false, at: { line: MAX_NESTING_DEPTH + 1, col: MAX_NESTING_DEPTH + 1 }, problem: 'it nests too deeply to read' });
   });
 
   it('reports running out of stack once per document, however many places the parser met it', () => {
