@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { documentSyntaxError, readOperatorDocument } from '../project-files/operator-document.js';
-import { BUILT_IN_PROFILES, MIN_SYNTHETIC_CALL_JSON_VALUES, resolveTrafficProfile, TrafficProfileError, type TrafficOverDataFileError } from '../emulator/traffic/index.js';
+import { BUILT_IN_PROFILES, MIN_SYNTHETIC_CALL_JSON_VALUES, resolveTrafficProfile, TrafficProfileError, type TrafficOverDataFileError, type TrafficOverRunError } from '../emulator/traffic/index.js';
 import { MAX_EMULATOR_DATA_JSON_VALUES } from '../project-files/limits.js';
 import { formatCount, plural } from '../util/plural.js';
 import type { TrafficOptions } from '../emulator/index.js';
@@ -38,6 +38,19 @@ export function tooManyForDataFile(error: TrafficOverDataFileError, where: { run
       `(each call takes at least ${MIN_SYNTHETIC_CALL_JSON_VALUES} of the ${formatCount(MAX_EMULATOR_DATA_JSON_VALUES)} JSON values the emulator reads back from it). No call was made or added.`,
     { hint: where.fix },
   );
+}
+
+/**
+ * More calls than one run adds (`MAX_TRAFFIC_CALLS`): the count asked for is past its bound, the
+ * profile is fine (`voxform emulator --traffic`, whose account is in memory: one in a data file holds
+ * fewer, `tooManyForDataFile`).
+ */
+export function tooManyForRun(error: TrafficOverRunError): VoxformError {
+  const each = `${plural(error.agents, 'agent')} × ${formatCount(error.callsPerAgent)}`;
+  const most = Math.floor(error.max / error.agents);
+  return new VoxformError('invalid_option', `--traffic would add ${formatCount(error.calls)} synthetic calls (${each}), more than one run adds: at most ${formatCount(error.max)}. No call was made or added.`, {
+    hint: `Ask for at most ${formatCount(most)} calls for each agent with --traffic-calls N; add more once it runs, with \`voxform emulator traffic --url URL\` (docs/traffic.md).`,
+  });
 }
 
 async function readProfileFile(file: string, shown: string): Promise<unknown> {

@@ -412,6 +412,12 @@ describe('voxform emulator --traffic', () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('error[traffic_profile_invalid]: The traffic profile bad.yaml is invalid:\n  calls_per_agent: must be a whole number from 1 to 1000000, not -1');
   });
+
+  it('refuses --traffic-calls within its range whose calls for every agent pass what one run adds, naming the flag: the profile is fine', async () => {
+    const many = await runCli(['emulator', '--port', '0', '--traffic', 'steady', '--traffic-calls', '1000000'], { cwd: await tempDir({}) });
+    expect(many.code).toBe(1);
+    expect(many.stderr).toContain('error[invalid_option]: --traffic would add 9,000,000 synthetic calls (9 agents × 1,000,000), more than one run adds: at most 2,000,000. No call was made or added.\n  hint: Ask for at most 222,222 calls for each agent with --traffic-calls N;');
+  });
 });
 
 describe('the traffic summary', () => {

@@ -5,8 +5,8 @@ import { MAX_FAULT_DELAY_MS } from '../../emulator/faults.js';
 import type { CommandContext } from '../context.js';
 import { VoxformError } from '../../errors.js';
 import { emulatorLlmFromEnv, invalidEmulatorOption as invalid } from '../emulator-llm.js';
-import { invalidProfile, tooManyForDataFile, trafficRequest } from '../traffic-request.js';
-import { MAX_TRAFFIC_CALLS, TrafficOverDataFileError, TrafficProfileError } from '../../emulator/traffic/index.js';
+import { invalidProfile, tooManyForDataFile, tooManyForRun, trafficRequest } from '../traffic-request.js';
+import { MAX_TRAFFIC_CALLS, TrafficOverDataFileError, TrafficOverRunError, TrafficProfileError } from '../../emulator/traffic/index.js';
 import type { TrafficOptions } from '../../emulator/index.js';
 import { formatCount } from '../../util/plural.js';
 import { shellWord } from '../../util/shell-word.js';
@@ -104,6 +104,7 @@ export async function runEmulator(options: EmulatorCommandOptions, ctx: CommandC
           fix: `Ask for fewer with --traffic-calls N, or leave out --data to keep the account in memory (up to ${formatCount(MAX_TRAFFIC_CALLS)} calls a run).`,
         });
       }
+      if (error instanceof TrafficOverRunError) throw tooManyForRun(error);
       if (error instanceof TrafficProfileError) throw invalidProfile(options.traffic ?? '', error.problems);
       throw error;
     }

@@ -8,11 +8,11 @@ import type { EmulatorStore } from '../store.js';
 import type { TrafficOptions, TrafficSummary } from '../types.js';
 import { MAX_EMULATOR_DATA_JSON_VALUES } from '../../project-files/limits.js';
 import { generateTraffic, MIN_SYNTHETIC_CALL_JSON_VALUES, type TrafficAgent } from './generate.js';
-import { resolveTrafficProfile, TrafficAgentsAmbiguousError, TrafficAgentsUnknownError, TrafficOverDataFileError, TrafficProfileError } from './profile.js';
+import { resolveTrafficProfile, TrafficAgentsAmbiguousError, TrafficAgentsUnknownError, TrafficOverDataFileError, TrafficOverRunError, TrafficProfileError } from './profile.js';
 import { LATEST_UNIX_SECONDS } from '../../util/unix-time.js';
 
 export { MIN_SYNTHETIC_CALL_JSON_VALUES } from './generate.js';
-export { BUILT_IN_PROFILES, resolveTrafficProfile, TrafficAgentsAmbiguousError, TrafficAgentsUnknownError, TrafficOverDataFileError, TrafficProfileError, type TrafficAgentNamed, type TrafficProfile } from './profile.js';
+export { BUILT_IN_PROFILES, resolveTrafficProfile, TrafficAgentsAmbiguousError, TrafficAgentsUnknownError, TrafficOverDataFileError, TrafficOverRunError, TrafficProfileError, type TrafficAgentNamed, type TrafficProfile } from './profile.js';
 
 const OPTION_FIELDS = ['profile', 'calls', 'seed', 'until', 'agents'];
 /** The most calls one request may add (for every agent together). */
@@ -85,7 +85,7 @@ export async function addTraffic(store: EmulatorStore, options: TrafficOptions):
   const total = agents.length * callsPerAgent;
   // An emulator with a data file holds fewer than any run may ask for: its bound is the one to name.
   if (store.dataFile !== undefined && total > MAX_DATA_FILE_TRAFFIC_CALLS) throw new TrafficOverDataFileError(total, agents.length, callsPerAgent, MAX_DATA_FILE_TRAFFIC_CALLS);
-  if (total > MAX_TRAFFIC_CALLS) throw new TrafficProfileError([`calls: ${total} calls in one request is more than ${MAX_TRAFFIC_CALLS}; ask for fewer per agent, or for fewer agents`]);
+  if (total > MAX_TRAFFIC_CALLS) throw new TrafficOverRunError(total, agents.length, callsPerAgent, MAX_TRAFFIC_CALLS);
   const clears = store.clears;
   const { records, summary } = await generateTraffic({ profile, calls: options.calls, seed: options.seed ?? 1, until: options.until ?? defaultUntil(agents), agents });
   // The calls are made in slices, other requests served between them: calls of an account emptied since are not this one's.

@@ -116,17 +116,28 @@ export class TrafficAgentsAmbiguousError extends TrafficProfileError {
 }
 
 /**
- * A traffic request whose calls an emulator that keeps its account in a data file could never save:
- * refused before a call is made. `calls` is `agents` × `callsPerAgent`; `max` the most the file holds.
+ * A traffic request of more calls than one request adds (`max`): refused before a call is made.
+ * `calls` is `agents` × `callsPerAgent`. The profile is not at fault: the count asked for is.
  */
-export class TrafficOverDataFileError extends TrafficProfileError {
+export class TrafficOverRunError extends TrafficProfileError {
   constructor(
     readonly calls: number,
     readonly agents: number,
     readonly callsPerAgent: number,
     readonly max: number,
+    problem = `calls: ${calls} calls (${plural(agents, 'agent')} × ${callsPerAgent}) in one request are more than ${max}; ask for fewer per agent, or for fewer agents`,
   ) {
-    super([`calls: ${calls} calls (${plural(agents, 'agent')} × ${callsPerAgent}) are more than the emulator's data file can hold, at most ${max} calls; ask for fewer per agent, or for fewer agents, or use an emulator without a data file`]);
+    super([problem]);
+  }
+}
+
+/**
+ * A traffic request whose calls an emulator that keeps its account in a data file could never save:
+ * refused before a call is made; `max` the most the file holds.
+ */
+export class TrafficOverDataFileError extends TrafficOverRunError {
+  constructor(calls: number, agents: number, callsPerAgent: number, max: number) {
+    super(calls, agents, callsPerAgent, max, `calls: ${calls} calls (${plural(agents, 'agent')} × ${callsPerAgent}) are more than the emulator's data file can hold, at most ${max} calls; ask for fewer per agent, or for fewer agents, or use an emulator without a data file`);
   }
 }
 
