@@ -338,8 +338,10 @@ export function tlsReason(error: unknown): string {
   if (known) return `${known} (${code})`;
   // OpenSSL messages look like `80CC…:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:../deps/…`.
   const message = error instanceof Error ? error.message : String(error);
-  const openssl = /:SSL routines:[^:]*:([^:]+)/.exec(message);
-  return `${openssl ? openssl[1] : clip(message)} (${code})`;
+  const openssl = /:SSL routines:[^:]*:([^:]+)/.exec(message)?.[1];
+  // Node's own HTTP client says EPROTO where undici says ERR_SSL_WRONG_VERSION_NUMBER: one failure, one sentence.
+  if (openssl === 'wrong version number') return `${CERTIFICATE_PROBLEMS.ERR_SSL_WRONG_VERSION_NUMBER} (${code})`;
+  return `${openssl ?? clip(message)} (${code})`;
 }
 
 export function codeForStatus(status: number): ApiErrorCode {

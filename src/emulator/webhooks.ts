@@ -9,6 +9,7 @@ import { jsonTooDeepAt, MAX_JSON_DEPTH } from '../util/json-depth.js';
 import type { WebhookDelivery } from './types.js';
 import { isLoopback } from '../util/loopback.js';
 import { VoxformError } from '../errors.js';
+import { isTlsError, tlsReason } from '../api/errors.js';
 
 export type WebhookPolicy = 'all' | 'loopback' | 'none';
 
@@ -171,37 +172,7 @@ function connectionFailure(error: NodeJS.ErrnoException): string {
   };
   const said = error.code ? words[error.code] : undefined;
   if (said) return `${said} (${error.code})`;
-  const tls = tlsFailure(error);
-  if (tls) return `failed the TLS handshake: ${tls} (${error.code})`;
+  // In the client's words: a receiver's certificate fails as the service's would.
+  if (isTlsError(error)) return `failed the TLS handshake: ${tlsReason(error)}`;
   return error.code ? `${error.code}: ${error.message}` : error.message;
-}
-
-/** The certificate problems a receiver most often has, as what is wrong with its certificate. */
-const CERTIFICATE_FAILURES: Readonly<Record<string, string>> = {
-  DEPTH_ZERO_SELF_SIGNED_CERT: 'its certificate is self-signed',
-  SELF_SIGNED_CERT_IN_CHAIN: 'its certificate chain ends in a self-signed certificate nobody trusts',
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its certificate is signed by an authority nobody trusts, or one missing from the chain it sends',
-  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'its certificate is signed by an authority nobody trusts, or one missing from the chain it sends',
-  UNABLE_TO_GET_ISSUER_CERT: 'its certificate is signed by an authority nobody trusts, or one missing from the chain it sends',
-  CERT_HAS_EXPIRED: 'its certificate has expired',
-  CERT_NOT_YET_VALID: 'its certificate is not valid yet',
-  CERT_REVOKED: 'its certificate was revoked',
-  ERR_TLS_CERT_ALTNAME_INVALID: 'its certificate is for another host name',
-};
-
-/**
- * Why a TLS connection failed, in words, or undefined when it is no TLS failure. Node's own text
- * for a handshake holds OpenSSL's internals (library, function, source file and line).
- */
-function tlsFailure(error: NodeJS.ErrnoException): string | undefined {
-  const code = error.code ?? '';
-  const certificate = CERTIFICATE_FAILURES[code];
-  if (certificate) return certificate;
-  if (code !== 'EPROTO' && !code.startsWith('ERR_SSL_') && !code.startsWith('ERR_TLS_') && !/CERT/.test(code)) return undefined;
-  // OpenSSL's reason, a few words, without the library, function, file and line around it.
-  const reason = (error as { reason?: unknown }).reason ?? /error:[0-9A-Fa-f]+:[^:]*:[^:]*:([^:]+):/.exec(error.message)?.[1];
-  // What a plain-HTTP server's answer looks like to TLS: no record of any version it knows.
-  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || reason === 'wrong version number') return 'it does not speak TLS, so its URL may be http://, not https://';
-  if (/CERT/.test(code)) return 'its certificate was refused';
-  return typeof reason === 'string' && reason !== '' ? reason : 'it did not complete';
 }

@@ -415,13 +415,13 @@ describe('voxform webhook send checks the answer', () => {
   it('a TLS handshake that fails says why in a sentence, without OpenSSL\'s internals: a plain-HTTP receiver, a self-signed certificate', async () => {
     const plain = await startReceiver(answerWith(200));
     const notTls = await send(['--to', plain.url.replace('http:', 'https:'), '--event', 'end-of-call'], await tempDir({}));
-    expect(notTls.stdout).toContain('FAIL  the receiver failed the TLS handshake: it does not speak TLS, so its URL may be http://, not https:// (EPROTO); the service expects a 2xx answer');
+    expect(notTls.stdout).toContain('FAIL  the receiver failed the TLS handshake: the server did not answer in TLS (is it a plain http:// service?) (EPROTO); the service expects a 2xx answer');
     expect(notTls.code).toBe(1);
     const selfSigned = createHttpsServer(selfSignedCertificate(), (_req, res) => answerWith(200)(res));
     await new Promise<void>((resolve) => selfSigned.listen(0, '127.0.0.1', resolve));
     cleanups.push(() => new Promise<void>((resolve) => (selfSigned.closeAllConnections(), selfSigned.close(() => resolve()))));
     const untrusted = await send(['--to', `https://127.0.0.1:${(selfSigned.address() as AddressInfo).port}/`, '--event', 'end-of-call'], await tempDir({}));
-    expect(untrusted.stdout).toContain('FAIL  the receiver failed the TLS handshake: its certificate is self-signed (DEPTH_ZERO_SELF_SIGNED_CERT); ');
+    expect(untrusted.stdout).toContain('FAIL  the receiver failed the TLS handshake: its certificate is self-signed, and this machine does not trust it (DEPTH_ZERO_SELF_SIGNED_CERT); ');
     expect(untrusted.code).toBe(1);
     for (const output of [notTls.stdout, untrusted.stdout]) expect(output).not.toMatch(/SSL routines|openssl|\\n/i);
   });
