@@ -163,6 +163,7 @@ describe('the library', () => {
       ['createClient(): `maxInFlight` must be a whole number of at least 1, not 0.', () => createClient({ apiKey: 'k', maxInFlight: 0 })],
       ['createClient(): `timeoutMs` must be a number of milliseconds above 0, at most 2,147,483,647 (the longest a timer waits), not a string.', () => createClient({ apiKey: 'k', timeoutMs: '5' as never })],
       ['plan(): `targets` must be an array of strings, not a string.', () => plan({ ...base, targets: 'agent.booking' as never })],
+      ['createClient(): `retries` must be a whole number of at least 0, not an object.', () => createClient({ apiKey: 'k', retries: {} as never })],
       ['apply(): `parallelism` must be a whole number of at least 1, not 1.5.', () => apply({ ...base, autoApprove: true, parallelism: 1.5 })],
       ['apply(): `lockTimeoutSeconds` must be a whole number of at least 0, not -1.', () => apply({ ...base, autoApprove: true, lockTimeoutSeconds: -1 })],
     ];

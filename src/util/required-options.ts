@@ -53,7 +53,7 @@ export function checkOptionalOptions(call: string, options: object, kinds: Reado
 function describeValue(value: unknown): string {
   if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
   if (Array.isArray(value)) return 'an array holding other than strings';
-  return `a ${typeof value}`;
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 function isKind(value: unknown, kind: Required | Optional): boolean {
