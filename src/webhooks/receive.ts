@@ -19,7 +19,7 @@ export type IncomingHeaders = Readonly<Record<string, string | readonly string[]
 
 export interface WebhookCheckOptions {
   /** The headers the agent config gives this webhook: each must arrive with this value (compared in constant time). */
-  expectedHeaders?: Readonly<Record<string, string>> | undefined;
+  expectedHeaders?: Readonly<Record<string, string | undefined>> | undefined;
 }
 
 /** Why a webhook request was refused, with the HTTP status a receiver should answer. */
@@ -55,14 +55,15 @@ function sameSecret(received: string, expected: string): boolean {
 
 /**
  * The names (never values, so it can be printed) of the expected headers that are missing or wrong.
- * An expected value that is empty matches nothing: it is a secret not configured (an unset variable
- * read as `''`), and an empty header anyone can send must not pass for it.
+ * An expected value that is empty or not text matches nothing: it is a secret not configured (an
+ * unset variable, read as `''` or as `undefined` from a plain JavaScript caller), and an empty
+ * header anyone can send must not pass for it.
  */
-export function checkWebhookHeaders(headers: IncomingHeaders, expected: Readonly<Record<string, string>> = {}): string[] {
+export function checkWebhookHeaders(headers: IncomingHeaders, expected: Readonly<Record<string, string | undefined>> = {}): string[] {
   const failed: string[] = [];
   for (const [name, value] of Object.entries(expected)) {
     const received = headerValue(headers, name);
-    if (value === '' || received === undefined || !sameSecret(received, value)) failed.push(name);
+    if (typeof value !== 'string' || value === '' || received === undefined || !sameSecret(received, value)) failed.push(name);
   }
   return failed;
 }

@@ -86,6 +86,9 @@ describe('checkWebhookHeaders', () => {
     expect(checkWebhookHeaders({ 'x-hook-token': '' }, { 'x-hook-token': '' })).toEqual(['x-hook-token']);
     expect(checkWebhookHeaders({}, { 'x-hook-token': '' })).toEqual(['x-hook-token']);
     expect(parsePrefetchRequest('/p?session_id=s&agent_id=a', { 'x-hook-token': '' }, { expectedHeaders: { 'x-hook-token': '' } })).toMatchObject({ ok: false, status: 401 });
+    // `{ 'x-hook-token': process.env.HOOK_TOKEN }` with the variable unset: a refusal, not a thrown TypeError.
+    expect(checkWebhookHeaders({ 'x-hook-token': 'anything' }, { 'x-hook-token': undefined })).toEqual(['x-hook-token']);
+    expect(parseEndOfCallWebhook('{}', {}, { expectedHeaders: { 'x-hook-token': undefined } })).toMatchObject({ ok: false, status: 401 });
   });
 });
 
