@@ -122,7 +122,8 @@ function checkFaultSettings(value: unknown): FaultSettings {
       const limit = r.rateLimit as Record<string, unknown> | null;
       if (!limit || typeof limit !== 'object') throw new FaultConfigError(`${at}.rateLimit must be {burst, retryAfterSeconds, limited?}`);
       if (!Number.isInteger(limit.burst) || (limit.burst as number) < 0) throw new FaultConfigError(`${at}.rateLimit.burst must be a whole number, 0 or more`);
-      if (!isNonNegative(limit.retryAfterSeconds)) throw new FaultConfigError(`${at}.rateLimit.retryAfterSeconds must be a number of seconds, 0 or more`);
+      // Retry-After's delta-seconds is a whole number (RFC 9110, section 10.2.3): the service sends no other.
+      if (!Number.isInteger(limit.retryAfterSeconds) || (limit.retryAfterSeconds as number) < 0) throw new FaultConfigError(`${at}.rateLimit.retryAfterSeconds must be a whole number of seconds, 0 or more`);
       if (limit.limited !== undefined && (!Number.isInteger(limit.limited) || (limit.limited as number) < 1)) throw new FaultConfigError(`${at}.rateLimit.limited must be a whole number, 1 or more`);
     }
   });

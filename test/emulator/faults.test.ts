@@ -150,6 +150,8 @@ describe('faults', () => {
       { rules: [{ path: '/x', errorRate: 2 }] },
       { rules: [{ path: '/x', errorStatus: 404 }] },
       { rules: [{ path: '/x', rateLimit: { burst: -1, retryAfterSeconds: 1 } }] },
+      // Retry-After is whole seconds: "1.5" is a header the service never sends.
+      { rules: [{ path: '/x', rateLimit: { burst: 1, retryAfterSeconds: 1.5 } }] },
       { rules: [{ path: '^(' }] },
       { rules: [{ latencyMs: 5 }] },
       { rules: [{ path: '/x', latency: 5 }] },
