@@ -1,6 +1,6 @@
 /** The drift report as JSON (schemas/drift.schema.json): secrets redacted as the plan's JSON redacts them. */
 import { REDACTED } from '../secrets/redact.js';
-import { redactValue } from '../plan/redact.js';
+import { liveSidePatterns, redactValue } from '../plan/redact.js';
 import { toJsonText } from '../util/printable.js';
 import { missingStateJson } from '../state/missing-state.js';
 import type { Diagnostic } from '../manifest/types.js';
@@ -14,11 +14,12 @@ function fieldJson(drifted: DriftedField, resource: DriftedResource) {
   if (drifted.valueNotShown !== undefined) {
     return { path: field.path, class: drifted.class, live: field.before === undefined ? null : REDACTED, live_unset: field.before === undefined, manifests: null, sensitive: field.sensitive, value_not_shown: drifted.valueNotShown };
   }
-  const redact = (value: unknown) => (field.sensitive && value !== undefined && value !== null ? REDACTED : redactValue(value, field.path, resource.change.sensitivePaths));
+  const redactBy = (patterns: readonly string[]) => (value: unknown) => (field.sensitive && value !== undefined && value !== null ? REDACTED : redactValue(value, field.path, patterns));
+  const redact = redactBy(resource.change.sensitivePaths);
   return {
     path: field.path,
     class: drifted.class,
-    live: redact(field.before) ?? null,
+    live: redactBy(liveSidePatterns(resource.change))(field.before) ?? null,
     live_unset: field.before === undefined,
     manifests: redact(field.after) ?? null,
     sensitive: field.sensitive,

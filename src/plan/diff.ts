@@ -89,7 +89,7 @@ interface DiffInput {
 }
 
 /** The part of `TrustedSecrets` the differ asks: a live agent's secret places in its config, and its names recorded as filled from `${env:…}`. */
-export type LiveSecretEvidence = Pick<TrustedSecrets, 'livePaths' | 'ledgerNamesOf'>;
+export type LiveSecretEvidence = Pick<TrustedSecrets, 'livePaths' | 'ledgerNamesOf' | 'unsearchablePlaces'>;
 
 /** What comparing one resource needs besides its live value: the diff's input without the live state. */
 export type DiffContext = Omit<DiffInput, 'live'>;
@@ -130,7 +130,7 @@ const LIVE_FINGERPRINT: PropertyDescriptor = {
 };
 
 function change(
-  base: Pick<ResourceChange, 'address' | 'kind' | 'id' | 'before' | 'after' | 'sensitivePaths' | 'movedFrom'> & {
+  base: Pick<ResourceChange, 'address' | 'kind' | 'id' | 'before' | 'after' | 'sensitivePaths' | 'liveSensitivePaths' | 'movedFrom'> & {
     fieldChanges: FieldChange[];
     /** The live values the change was computed from, for its `liveFingerprint`. */
     fingerprinted: unknown;
@@ -155,6 +155,7 @@ function change(
     after: base.after,
     fieldChanges: base.fieldChanges.sort((a, b) => byCodeUnits(a.path, b.path)),
     sensitivePaths: base.sensitivePaths,
+    ...(base.liveSensitivePaths === undefined || base.liveSensitivePaths.length === 0 ? {} : { liveSensitivePaths: base.liveSensitivePaths }),
     reason,
     dependsOn: dependedOnAddresses(requests, base.owners, base.address),
     requests,
@@ -297,6 +298,8 @@ function diffAgent(agent: DesiredAgent, live: Agent, input: DiffContext, knowled
     after,
     fieldChanges,
     sensitivePaths,
+    // Asked only of a change: a no-op shows no live value the manifests do not hold themselves.
+    liveSensitivePaths: fieldChanges.length > 0 ? input.liveSecrets?.unsearchablePlaces({ id: agent.id, name: comparable.name, config: comparable.config }) : undefined,
     requests: requests.requests,
     owners,
     fingerprinted: agentFingerprinted(agent, comparable, liveFiles),

@@ -5,7 +5,7 @@ import { REDACTED } from '../secrets/redact.js';
 import { plural, wordList } from '../util/plural.js';
 import { isPlainObject } from '../util/json-object.js';
 import { serializeAlike } from './compare.js';
-import { markChangedSecrets, redactValue, SECRET_CHANGED } from './redact.js';
+import { liveSidePatterns, markChangedSecrets, redactValue, SECRET_CHANGED } from './redact.js';
 import { environmentInProse } from '../state/types.js';
 import { UNKNOWN_AFTER_APPLY, type FieldChange, type Plan, type ResourceChange } from './types.js';
 
@@ -229,7 +229,7 @@ function makeView(field: FieldChange, resource: ResourceChange, budget: LineDiff
   if (field.sensitive) {
     return fieldView(field, marker, sensitiveSummary(field, marker), undefined);
   }
-  const before = redactValue(field.before, field.path, resource.sensitivePaths);
+  const before = redactValue(field.before, field.path, liveSidePatterns(resource));
   const after = redactValue(field.after, field.path, resource.sensitivePaths);
   const redacted = before !== field.before || after !== field.after;
   if (!redacted) return valueView(field, marker, before, after, budget);

@@ -22,6 +22,11 @@ export function redactValue(value: unknown, path: string, patterns: readonly str
   return walk(value, start);
 }
 
+/** The patterns a change's live side (`before`) is redacted by: its secret places, and those secret on the live side alone. */
+export function liveSidePatterns(change: { sensitivePaths: readonly string[]; liveSensitivePaths?: readonly string[] | undefined }): readonly string[] {
+  return change.liveSensitivePaths === undefined ? change.sensitivePaths : [...change.sensitivePaths, ...change.liveSensitivePaths];
+}
+
 /** How a sensitive part that changed reads, on its own line or inside a structured value. */
 export const SECRET_CHANGED = '(sensitive value changed)';
 

@@ -1,5 +1,5 @@
 import { REDACTED } from '../secrets/redact.js';
-import { markChangedSecrets, redactValue } from './redact.js';
+import { liveSidePatterns, markChangedSecrets, redactValue } from './redact.js';
 import type { FieldChange, Plan, PlannedRequest, ResourceChange } from './types.js';
 import type { Diagnostic } from '../manifest/types.js';
 import { jsonPieces } from '../util/json-pieces.js';
@@ -8,21 +8,22 @@ import { PLAN_JSON_FORMAT_VERSION } from './format-version.js';
 import { missingStateJson } from '../state/missing-state.js';
 import { keyMoveCounts } from './field-lines.js';
 
-function sortedObject(value: Record<string, unknown> | null, change: ResourceChange): Record<string, unknown> | null {
+function sortedObject(value: Record<string, unknown> | null, patterns: readonly string[]): Record<string, unknown> | null {
   if (value === null) return null;
   const keys = Object.keys(value).sort();
-  return Object.fromEntries(keys.map((key) => [key, redactValue(value[key], key, change.sensitivePaths) ?? null]));
+  return Object.fromEntries(keys.map((key) => [key, redactValue(value[key], key, patterns) ?? null]));
 }
 
 function jsonField(field: FieldChange, change: ResourceChange) {
-  const redact = (v: unknown) => (field.sensitive && v !== undefined && v !== null ? REDACTED : redactValue(v, field.path, change.sensitivePaths));
+  const redactBy = (patterns: readonly string[]) => (v: unknown) => (field.sensitive && v !== undefined && v !== null ? REDACTED : redactValue(v, field.path, patterns));
+  const [redactBefore, redact] = [redactBy(liveSidePatterns(change)), redactBy(change.sensitivePaths)];
   // A secret inside a structured field that changes reads `(sensitive value changed)` on the after side,
   // as the text plan shows it: a saved plan keeps no secret to compare again (`plan show`).
   const marked = (shown: unknown) => (field.sensitive ? shown : markChangedSecrets(shown, field, change.sensitivePaths));
   return {
     path: field.path,
     // A field shown as written shows the live value as every renderer does (`FieldChange.shown`).
-    before: (field.shown ? field.shown.before : redact(field.before)) ?? null,
+    before: (field.shown ? field.shown.before : redactBefore(field.before)) ?? null,
     after: marked(redact(field.after)) ?? null,
     // Format 1.6: the manifest's text, references unresolved, where it fills the field from `${env:…}`.
     ...(field.shown ? { after_written: marked(field.shown.after) ?? null } : {}),
@@ -81,8 +82,8 @@ export function planToJson(plan: Plan): Record<string, unknown> {
       depends_on: change.dependsOn,
       live_fingerprint: change.liveFingerprint,
       sensitive_paths: change.sensitivePaths,
-      before: sortedObject(change.before, change),
-      after: sortedObject(change.after, change),
+      before: sortedObject(change.before, liveSidePatterns(change)),
+      after: sortedObject(change.after, change.sensitivePaths),
       field_changes: change.fieldChanges.map((f) => jsonField(f, change)),
       requests: change.requests.map(requestToJson),
     })),

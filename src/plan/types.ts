@@ -132,6 +132,12 @@ export interface ResourceChange {
   fieldChanges: FieldChange[];
   /** Field paths of `before`/`after` whose values are secret. */
   sensitivePaths: readonly string[];
+  /**
+   * Field paths whose value is secret on the live side (`before`) alone: trusted evidence says the
+   * service holds there a secret too short for the scrub to find in text (src/secrets/trusted.ts,
+   * `unsearchablePlaces`). The manifests' value there is their own text, shown.
+   */
+  liveSensitivePaths?: readonly string[] | undefined;
   reason: ChangeReason | undefined;
   /** Addresses of the changes whose requests this change's requests depend on (from `requests`). */
   dependsOn: string[];

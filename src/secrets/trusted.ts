@@ -190,6 +190,29 @@ export class TrustedSecrets {
   }
 
   /**
+   * The places of a live agent that a printed configuration shows `(sensitive)` whole, dotted from
+   * the agent's entry (`config.first_message`, `name`): those trusted evidence says hold a secret the
+   * scrub cannot find in text, a value under MIN_SEARCHABLE_SECRET characters (a short value is
+   * masked where it stands, never searched for). They are a place the deploy ledger recorded whose
+   * references took such a value (or whose live value, no longer of a recorded shape, is that
+   * short), and a place whose whole value is a short value of a variable a manifest may read. At
+   * the other secret places the scrub hides the secret, and the rest of the value is shown.
+   */
+  unsearchablePlaces(agent: { readonly id: string; readonly name?: unknown; readonly config: Record<string, unknown> }): string[] {
+    const places = new Set<string>();
+    const holdsShort = (shapes: ReadonlySet<string> | undefined, live: unknown) =>
+      typeof live === 'string' && live !== '' && valuesReadOff(shapes, live).some((value) => value.length < MIN_SEARCHABLE_SECRET);
+    for (const [place, shapes] of this.ledgerEnvPlaces.get(agent.id) ?? []) {
+      if (holdsShort(shapes, valueAtPlace(agent.config, place))) places.add(`config.${place}`);
+    }
+    if (holdsShort(this.ledgerNames.get(agent.id), agent.name)) places.add('name');
+    forEachString(agent.config, [], (text, at) => {
+      if (text.length < MIN_SEARCHABLE_SECRET && this.variables.has(text)) places.add(`config.${formatDotted(at)}`);
+    });
+    return [...places];
+  }
+
+  /**
    * The values the references took at a place the ledger recorded as filled from `${env:…}`, read
    * off what the service holds there by the recorded value's literal text (`Code ${env:PROMO}.`
    * against `Code SPRING-26.` → `SPRING-26`), are registered, so a job without the variable still

@@ -406,3 +406,46 @@ async function testThenCapture(project: string) {
   expect(captured.code, captured.stderr).toBe(0);
   return { tested, captured, written: await readFile(path.join(project, 'tests', 'captured.test.yaml'), 'utf8') };
 }
+
+it("a value too short to search for at a ledger's place, the reference dropped: plan, its saved plan, drift and logs show the place (sensitive), not the value", async () => {
+  // Under 6 characters, the scrub does not search text for it (docs/security.md §5): only its place can hide it.
+  const short = { VOXFORM_ENV_ALLOW: 'PIN,AGENT_NAME', PIN: '4821', AGENT_NAME: 'Ava' };
+  const project = await tempDir();
+  const agent = (name: string, greeting: string, description: string) =>
+    ['version: 1', 'agents:', '  front-desk:', `    id: "${AGENT}"`, `    name: "${name}"`, '    config:', `      first_message: "${greeting}"`, '      tools:', '        - name: lookup', `          description: "${description}"`, '          webhook: https://tools.example.com/lookup', ''].join('\n');
+  await writeFile(path.join(project, 'voxform.yaml'), agent('Desk ${env:AGENT_NAME}', '${env:PIN}', '${env:PIN}'));
+  const applied = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: project, env: short });
+  expect(applied.code, applied.stderr).toBe(0);
+  const chat = await runCliInProcess(['chat', '--local', '--agent', 'front-desk'], { cwd: project, env: short, input: 'hi\n' });
+  expect(chat.code, chat.stderr).toBe(0);
+  await writeFile(path.join(project, 'voxform.yaml'), agent('Desk', 'Hello there', 'Look up an appointment'));
+  const values = ['"4821"', '"Desk Ava"'];
+
+  const plan = await runCliInProcess(['plan', '--local'], { cwd: project, env: {} });
+  expect(plan.code, plan.stderr).toBe(0);
+  expect(plan.stdout).toContain('config.first_message: (sensitive) → "Hello there"');
+  expect(plan.stdout).toContain('name: (sensitive) → "Desk"');
+  expect(plan.stdout).toContain('-    "description": "(sensitive)",');
+  for (const format of ['json', 'markdown']) {
+    const rendered = await runCliInProcess(['plan', '--local', '--format', format], { cwd: project, env: {} });
+    expect(rendered.code, rendered.stderr).toBe(0);
+    for (const value of values) expect(rendered.stdout, format).not.toContain(format === 'json' ? value : value.slice(1, -1));
+  }
+  const saved = await runCliInProcess(['plan', '--local', '--out', 'change.plan'], { cwd: project, env: {} });
+  expect(saved.code, saved.stderr).toBe(0);
+  const file = await readFile(path.join(project, 'change.plan'), 'utf8');
+  for (const value of values) expect(file).not.toContain(value);
+  const shown = await runCliInProcess(['plan', 'show', 'change.plan'], { cwd: project, env: {} });
+  expect(shown.stdout).toContain('config.first_message: (sensitive) → "Hello there"');
+
+  for (const format of ['text', 'json']) {
+    const drift = await runCliInProcess(['drift', '--local', '--format', format], { cwd: project, env: {} });
+    expect(drift.stdout, format).toContain('first_message');
+    for (const value of values) expect(drift.stdout, format).not.toContain(format === 'json' ? value : value.slice(1, -1));
+  }
+  const logs = await runCliInProcess(['logs', '--local', '--format', 'json'], { cwd: project, env: {} });
+  expect(logs.code, logs.stderr).toBe(0);
+  const [record] = JSON.parse(logs.stdout) as Array<{ agent_config: { first_message: string; tools: Array<{ description: string }> } }>;
+  expect(record!.agent_config.first_message).toBe('(sensitive)');
+  expect(record!.agent_config.tools[0]!.description).toBe('(sensitive)');
+}, 180_000);

@@ -9,6 +9,7 @@ import { isSecretKeyName } from '../../secrets/schema-paths.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import { controlsAsQuestionMarks, toJsonText } from '../../util/printable.js';
 import { REDACTED } from '../../secrets/redact.js';
+import { redactValue } from '../../plan/redact.js';
 import { manifestAgentNames, resolveAgentArgument } from '../agent-argument.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext } from '../context.js';
@@ -140,8 +141,17 @@ async function* toldToTrusted(records: AsyncIterable<GlobalCallHistoryRecord>, t
       }
     }
     trusted.noteLive(record);
-    yield record;
+    yield withUnsearchableMasked(record, trusted);
   }
+}
+
+/** The record with its agent's places that hold a secret too short for the scrub `(sensitive)` whole (`unsearchablePlaces`). */
+function withUnsearchableMasked(record: GlobalCallHistoryRecord, trusted: TrustedSecrets): GlobalCallHistoryRecord {
+  const config = record.agent_config;
+  if (typeof record.agent_id !== 'string' || !isPlainObject(config)) return record;
+  const places = trusted.unsearchablePlaces({ id: record.agent_id, config });
+  if (places.length === 0) return record;
+  return { ...record, agent_config: redactValue(config, 'config', places) as typeof config };
 }
 
 /** The records, redacted, stopping at `limit`; `onMore` is called when another record was there. */
