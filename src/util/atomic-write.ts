@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, readlinkSync, renameSync, rmdirSync, unlinkSync } from 'node:fs';
+import { existsSync, lstatSync, readlinkSync, renameSync, rmdirSync, unlinkSync, type Stats } from 'node:fs';
 import { mkdir, open, realpath, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -15,6 +15,12 @@ export type FileData = string | Uint8Array | Iterable<string | Uint8Array>;
  * the flush out, for a file worth nothing once its writer stops (a crash that loses it ends the writer too).
  */
 export async function writeFileAtomic(file: string, data: FileData, mode = 0o644, { flushed = true } = {}): Promise<void> {
+  // Refused before the data is written beside it too: `/dev` takes no temporary file of ours.
+  try {
+    refuseSpecialFile(file);
+  } catch (error) {
+    throw asWriteError(error, file);
+  }
   const temp = await writeTempBeside(file, data, mode, flushed);
   try {
     placeTemp(temp, file);
@@ -121,8 +127,35 @@ export class WriteSet {
  * so (fmt lists a file as it is replaced, and a stop must not come between).
  */
 function placeTemp(temp: string, target: string): void {
+  refuseSpecialFile(target);
   renameSync(temp, target);
   unfinishedTemps.delete(temp);
+}
+
+/** Throws, as the system would, when `target` is a device, a named pipe or a socket (`specialFileKind`). */
+function refuseSpecialFile(target: string): void {
+  const special = specialFileKind(target);
+  if (special !== undefined) throw Object.assign(new Error(`it is ${special}, not a file`), { code: NOT_A_FILE, syscall: 'rename', path: target });
+}
+
+/** The errno-style code of a target refused for being a device, a pipe or a socket (`specialFileKind`). */
+const NOT_A_FILE = 'EFTYPE';
+
+/**
+ * What stands at `target` when it is no file a write may replace: a device, a named pipe or a socket
+ * is no earlier version of the file, and `--out /dev/stdout` run as root would replace the system's
+ * own. A symbolic link is replaced, never written through; a folder the rename refuses itself.
+ */
+function specialFileKind(target: string): string | undefined {
+  let found: Stats;
+  try {
+    found = lstatSync(target);
+  } catch {
+    return undefined;
+  }
+  if (found.isCharacterDevice() || found.isBlockDevice()) return 'a device';
+  if (found.isFIFO()) return 'a named pipe';
+  return found.isSocket() ? 'a socket' : undefined;
 }
 
 /** Removes a temporary file of writeTempBeside that will not be put in place. */
@@ -197,6 +230,8 @@ export function describeWriteFailure(error: unknown): string {
       return describeBrokenLink(brokenLinkOn((error as NodeJS.ErrnoException).path)) ?? 'a part of its folder is a file, not a folder';
     case 'EISDIR':
       return 'it is a folder';
+    case NOT_A_FILE:
+      return (error as Error).message;
     case 'EACCES':
     case 'EPERM':
       return 'voxform may not write there';
@@ -250,6 +285,8 @@ export async function findWriteObstacle(file: string): Promise<string | undefine
   if (folderStat instanceof Error) return describeWriteFailure(folderStat);
   if (!folderStat.isDirectory()) return `${folder} is a file, not a folder`;
   if ((await stat(file).catch(() => undefined))?.isDirectory()) return 'it is a folder';
+  const special = specialFileKind(file);
+  if (special !== undefined) return `it is ${special}, not a file`;
   const probe = path.join(folder, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.probe`);
   try {
     await (await open(probe, 'wx', 0o600)).close();

@@ -3,6 +3,8 @@
  * same plain thing when that file's folder does not exist: the user's path, why, what was not done,
  * and a hint; never the system's message or the temporary file voxform writes first.
  */
+import { execFileSync } from 'node:child_process';
+import { lstatSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -28,5 +30,20 @@ describe('--out into a missing folder', () => {
     expect(rest).toEqual(['']);
     expect(result.stderr).not.toContain('.tmp');
     expect(await readdir(dir)).not.toContain('r dir');
+  });
+});
+
+describe('--out naming a named pipe (a device alike)', () => {
+  it.each([
+    ['plan', ['plan', '--local', '--out', 'pipe'], 'plan_write_failed'],
+    ['report', ['report', '--local', '--out', 'pipe'], 'report_write_failed'],
+    ['test', ['test', '--local', '--out', 'pipe'], 'report_write_failed'],
+  ])('%s refuses it, exit 1, and leaves it a pipe', async (_name, args, code) => {
+    const dir = await tempDir({ 'voxform.yaml': MANIFEST, 'tests/desk.test.yaml': TESTS });
+    execFileSync('mkfifo', [path.join(dir, 'pipe')]);
+    const result = await runCliInProcess(args, { cwd: dir });
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toContain(`error[${code}]: `);
+    expect(lstatSync(path.join(dir, 'pipe')).isFIFO()).toBe(true);
   });
 });
