@@ -360,7 +360,7 @@ describe('under faults', () => {
     p.emulator.control.setFaults(
       [
         { path: '/phones/**', dropRate: 0.3, dropPhase: 'after' },
-        { path: '/agents/**', method: 'PUT', rateLimit: { burst: 1, retryAfterSeconds: 0.1 } },
+        { path: '/agents/**', method: 'PUT', rateLimit: { burst: 1, retryAfterSeconds: 0 } },
         { path: '**', errorRate: 0.15, errorStatus: 503 },
       ],
       { seed: 7 },
