@@ -2,6 +2,7 @@
  * The apply pipeline: lock the workspace, plan (or check a saved plan for staleness), confirm, execute
  * the plan's requests, record the outcome in the state and the history. The signal stops it at any step.
  */
+import { realpath } from 'node:fs/promises';
 import type { TrustedSecrets } from '../secrets/trusted.js';
 import { isVoxformError, VoxformError } from '../errors.js';
 import type { DesiredState } from '../manifest/types.js';
@@ -13,7 +14,7 @@ import { planHasChanges } from '../plan/field-lines.js';
 import { readSharedView, unseenEnvironmentsWarning, type SharedView } from '../plan/shared-resources.js';
 import { planFromJson } from '../plan/saved-plan.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
-import type { HeldLock, LockLoss, StateBackend } from '../state/backend.js';
+import { statePlace, type HeldLock, type LockLoss, type StateBackend } from '../state/backend.js';
 import { ciJobUrlFrom } from '../util/run-identity.js';
 import { FileStateBackend } from '../state/file-backend.js';
 import { StateStore } from '../state/state-file.js';
@@ -190,7 +191,9 @@ async function preparePlan(options: ApplyOptions & { backend: StateBackend }, st
   const live = await readLiveState(client, desired, { onProgress: onReadProgress, onAgent: (agent) => options.secrets?.noteLiveAgent(agent) });
   const { view, unseen } = await readSharedView(options.backend, desired, options.serviceId, store.workspace);
   const key = store.fingerprintKey;
-  assertPlanFresh(savedPlan, { fingerprints: liveFingerprints(desired, live, view.workspace, key), desired, serviceId: options.serviceId, fingerprintKey: key, workingDir: options.workingDir, planCommand: options.planCommand, workspace: store.workspace });
+  // A library caller that names no folder applies from the process's own, as the CLI does.
+  const place = await statePlace(options.backend, options.workingDir ?? (await realpath(process.cwd())));
+  assertPlanFresh(savedPlan, { fingerprints: liveFingerprints(desired, live, view.workspace, key), desired, serviceId: options.serviceId, fingerprintKey: key, workingDir: options.workingDir, planCommand: options.planCommand, workspace: store.workspace, statePlace: place });
   const unseenWarning = unseenEnvironmentsWarning(unseen, plan.changes);
   if (unseenWarning) onWarning(unseenWarning);
   return { plan, live, view };

@@ -58,6 +58,8 @@ interface PlanFreshnessInputs {
   planCommand?: string | undefined;
   /** The state's record of the workspace this apply runs against, as it reads it now. */
   workspace: WorkspaceState;
+  /** Where that state is kept (`statePlace`), when the plan's was recorded with it. */
+  statePlace?: string | undefined;
 }
 
 const DEFAULT_PLAN_COMMAND = 'voxform plan --out FILE';
@@ -73,11 +75,13 @@ function secretsDigest(desired: DesiredState, fingerprintKey: string): string {
  * rollback, and no other state (`apply plan.json` without the `--state` the plan was made with
  * would record the deploy where the team's next plan never looks).
  */
-export function stateDigest(workspace: WorkspaceState, fingerprintKey: string): string {
+export function stateDigest(workspace: WorkspaceState, fingerprintKey: string, place?: string): string {
   // What the last run said of itself, and the names of the variables it read, are left out: an apply
   // with nothing to do writes both, and changes no record of a resource.
   const { lastApply: _lastRun, environmentVariables: _variablesRead, ...recorded } = workspace;
-  return keyedHash(fingerprintKey, recorded);
+  // A saved plan binds where the state is kept too (`statePlace`): a workspace no apply recorded yet
+  // reads alike in every state, and a first deploy applied with another state would be recorded there.
+  return keyedHash(fingerprintKey, place === undefined ? recorded : { place, recorded });
 }
 
 /** The digest of a saved plan's every other field (its `plan_digest`, if any, left out). */
@@ -99,7 +103,7 @@ export async function savePlanFile(
   plan: Plan,
   desired: DesiredState,
   fingerprintKey: string,
-  options: { redact?: ((text: string) => string) | undefined; madeIn?: string | undefined; workspace?: WorkspaceState | undefined; limits?: KeptJsonLimits } = {},
+  options: { redact?: ((text: string) => string) | undefined; madeIn?: string | undefined; workspace?: WorkspaceState | undefined; statePlace?: string | undefined; limits?: KeptJsonLimits } = {},
 ): Promise<void> {
   const { redact } = options;
   const json = planToJson(plan);
@@ -113,7 +117,7 @@ export async function savePlanFile(
     secrets_digest: secretsDigest(desired, fingerprintKey),
     fingerprint_key_id: fingerprintKeyId(fingerprintKey),
     ...(options.madeIn === undefined ? {} : { made_in: options.madeIn }),
-    ...(options.workspace === undefined ? {} : { state_digest: stateDigest(options.workspace, fingerprintKey) }),
+    ...(options.workspace === undefined ? {} : { state_digest: stateDigest(options.workspace, fingerprintKey, options.statePlace) }),
   };
   body.plan_digest = planDigest(body, fingerprintKey);
   await checkKeptFolder(path.dirname(file));
@@ -284,7 +288,7 @@ export function assertPlanFresh(saved: SavedPlan, now: PlanFreshnessInputs): voi
   const reasons: string[] = [];
   if (manifestsChanged) reasons.push('the manifests (or files they include) changed');
   // Before the live fingerprints: those of the files, campaigns and credentials are compared with what the state recorded.
-  const stateMoved = saved.state_digest !== undefined && saved.state_digest !== stateDigest(now.workspace, fingerprintKey);
+  const stateMoved = saved.state_digest !== undefined && saved.state_digest !== stateDigest(now.workspace, fingerprintKey, now.statePlace);
   if (stateMoved) reasons.push("the state's record of this workspace is not the one the plan was made against (an apply, heal or rollback ran since, or this apply reads another state)");
   if ((saved.environment ?? undefined) !== desired.environment) reasons.push('the environment differs');
   // The digest and fingerprints are keyed with the manifests' hash too: once it changed, naming them

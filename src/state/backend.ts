@@ -2,6 +2,8 @@
  * Where voxform keeps its state, its apply lock and its ledger: the operator's choice (`--state` or
  * `VOXFORM_STATE`, never a manifest), a file or PostgreSQL. Everything reading or writing state uses this.
  */
+import { realpath } from 'node:fs/promises';
+import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { VoxformError } from '../errors.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
@@ -300,4 +302,18 @@ export function noSuchLock(lockId: string, where: string): VoxformError {
   return new VoxformError('lock_not_found', `No lock with id ${lockId} is held in ${where}.`, {
     hint: 'The holder may have finished; `voxform state list` shows the locks held now and their ids.',
   });
+}
+
+/**
+ * What the state is kept in, as two checkouts of one project name it alike (a saved plan made in one
+ * and applied in another): a file inside `workingDir` (a real path) by its path from there, any other
+ * file by its real path, a database by its server and database (`identity`).
+ */
+export async function statePlace(backend: Pick<StateBackend, 'identity'>, workingDir: string): Promise<string> {
+  const identity = await backend.identity();
+  if (!path.isAbsolute(identity)) return identity;
+  const folder = await realpath(path.dirname(identity)).catch(() => path.dirname(identity));
+  const file = path.join(folder, path.basename(identity));
+  const fromHere = path.relative(workingDir, file);
+  return fromHere.startsWith('..') || path.isAbsolute(fromHere) ? file : fromHere;
 }

@@ -264,6 +264,22 @@ describe('saved plans', () => {
     expect(stale.stderr).toContain("error[plan_stale]: The saved plan is stale: the state's record of this workspace is not the one the plan was made against (an apply, heal or rollback ran since, or this apply reads another state). Nothing was applied.\n");
   });
 
+  it('refuses a first deploy saved with one state and applied with another, though neither records the workspace yet', async () => {
+    project = await startExampleProject();
+    const p = project;
+    const file = path.join(p.dir, 'voxform.yaml');
+    await writeFile(file, (await readFile(file, 'utf8')).replace('temperature: 0.4', 'temperature: 0.5'));
+    expect((await p.cliInProcess(['plan', '--state', 'team/state.json', '--out', 'plan.json'])).code).toBe(0);
+    const before = p.requests.length;
+    const elsewhere = await p.cli(['apply', 'plan.json']);
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.stderr).toContain("error[plan_stale]: The saved plan is stale: the state's record of this workspace is not the one the plan was made against (an apply, heal or rollback ran since, or this apply reads another state)");
+    expect(p.requests.slice(before).filter((r) => r.method !== 'GET')).toEqual([]);
+    const applied = await p.cliInProcess(['apply', 'plan.json', '--state', 'team/state.json']);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(await readFile(path.join(p.dir, 'team', 'state.json'), 'utf8')).toContain('agent.front-desk');
+  });
+
   it('refuses a saved plan after the manifest changed', async () => {
     project = await startExampleProject();
     const p = project;

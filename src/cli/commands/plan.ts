@@ -16,6 +16,7 @@ import { nextCommand } from '../next-command.js';
 import { withTakeOverCommands } from '../take-over.js';
 import { warnPromotedEnvironment } from '../promotion-notice.js';
 import { committedLockWarning } from '../../state/committed-lock.js';
+import { statePlace } from '../../state/backend.js';
 import type { WorkspaceState } from '../../state/types.js';
 
 export type { PlanFormat } from '../render-plan.js';
@@ -68,7 +69,8 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
   // Saved before it is printed: a plan that cannot be saved prints only the error (one JSON document).
   if (saveTo) {
     const madeIn = await realpath(ctx.cwd);
-    await savePlanFile(path.resolve(ctx.cwd, saveTo), plan, project.desired, inputs.fingerprintKey, { redact: (text) => ctx.secrets.redact(text), madeIn, workspace });
+    const place = await statePlace(project.backend, madeIn);
+    await savePlanFile(path.resolve(ctx.cwd, saveTo), plan, project.desired, inputs.fingerprintKey, { redact: (text) => ctx.secrets.redact(text), madeIn, workspace, statePlace: place });
   }
   await writeInChunks(ctx.stdout, renderPlanAs(plan, format, { color: ctx.color, savedPlan: saveTo, diagnostics: warnings, secrets: ctx.secrets, lineDiffs }));
   if (saveTo) ctx.stderr.write(`Saved the plan to ${saveTo}. Apply exactly this with: ${nextCommand(`apply ${shellWord(saveTo)}`, options, { manifests: false })}\n`);
