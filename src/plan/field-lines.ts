@@ -12,8 +12,8 @@ import { UNKNOWN_AFTER_APPLY, type FieldChange, type Plan, type ResourceChange }
 type FieldMarker = '+' | '-' | '~';
 
 export interface DiffLine {
-  /** ' ' context, '-' removed, '+' added, '@' hunk header. */
-  kind: ' ' | '-' | '+' | '@';
+  /** ' ' context, '-' removed, '+' added, '@' hunk header, '\' a note on what no line shows (as git's `\ No newline at end of file`), printed as the others: kind, then text. */
+  kind: ' ' | '-' | '+' | '@' | '\\';
   text: string;
 }
 
@@ -272,8 +272,12 @@ function valueView(field: FieldChange, marker: FieldMarker, before: unknown, aft
     const sides = { before: diffSide(before), after: diffSide(after) };
     const diff = lineDiff(field, sides.before, sides.after, budget);
     if (typeof diff === 'string') return fieldView(field, marker, replacedWhole(diff, { side: sides.before, value: before }, { side: sides.after, value: after }), undefined);
-    // The same lines: the texts differ only in the line break at the end, which a line diff does not show.
-    if (diff.length === 0 && typeof before === 'string' && typeof after === 'string') return fieldView(field, marker, finalLineBreakChange(after), undefined);
+    // A line diff does not show the line break at the end: a change of it is said in words, alone
+    // when the lines are the same, else after the lines that changed.
+    const lineBreak = finalLineBreakChange(before, after);
+    if (lineBreak === undefined) return fieldView(field, marker, undefined, diff);
+    if (diff.length === 0) return fieldView(field, marker, `(the same lines; ${lineBreak})`, undefined);
+    diff.push({ kind: '\\', text: ` (${lineBreak})` });
     return fieldView(field, marker, undefined, diff);
   }
   const named = (value: unknown, name: string | undefined) => (name === undefined ? formatScalar(value) : `${name} (${formatScalar(value)})`);
@@ -281,9 +285,10 @@ function valueView(field: FieldChange, marker: FieldMarker, before: unknown, aft
   return fieldView(field, marker, marker === '+' ? named(after, afterName) : `${named(before, beforeName)} → ${named(after, afterName)}`, undefined);
 }
 
-/** What differs between two texts of the same lines, by the text after. */
-function finalLineBreakChange(after: unknown): string {
-  return typeof after === 'string' && after.endsWith('\n') ? '(the same lines; a line break added at the end)' : '(the same lines; the line break at the end removed)';
+/** How the line break at the end changes between two texts; undefined when both end alike (or either is no text). */
+function finalLineBreakChange(before: unknown, after: unknown): string | undefined {
+  if (typeof before !== 'string' || typeof after !== 'string' || before.endsWith('\n') === after.endsWith('\n')) return undefined;
+  return after.endsWith('\n') ? 'a line break added at the end' : 'the line break at the end removed';
 }
 
 /** A sentence for what will happen to a resource, for headers in text and Markdown; what it takes from another environment said after it. */

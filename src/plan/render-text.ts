@@ -19,7 +19,7 @@ function paintDiffLine(c: Colors, line: DiffLine): string {
   if (line.kind === '@') return c.cyan(line.text);
   if (line.kind === '+') return c.green(`+${lineAsShown(line.text)}`);
   if (line.kind === '-') return c.red(`-${lineAsShown(line.text)}`);
-  return c.dim(` ${lineAsShown(line.text)}`);
+  return c.dim(`${line.kind}${lineAsShown(line.text)}`);
 }
 
 function renderField(c: Colors, view: FieldView, lines: string[]): void {

@@ -1,7 +1,8 @@
 /**
  * Two texts that differ only in the line break at their end (a prompt edited in the dashboard, whose
  * editor kept the Enter pressed after the last line) have the same lines: their line diff is empty,
- * and the plan showed the field as changed with nothing under it. It says what differs instead.
+ * and the plan showed the field as changed with nothing under it. It says what differs instead; and
+ * where other lines change too, the line diff alone hid it, so a line after the diff says it.
  */
 import { describe, expect, it } from 'vitest';
 import { diffStates, summarize } from '../../src/plan/diff.js';
@@ -35,5 +36,19 @@ describe('a text that differs only in the line break at its end', () => {
 
   it('reads as such in the pull-request comment', () => {
     expect(renderPlanMarkdown(promptPlan('Line one\nLine two\n', 'Line one\nLine two'))).toContain('! config.prompt: (the same lines; the line break at the end removed)\n');
+  });
+
+  it('is said after the line diff when other lines change too', () => {
+    const added = renderPlanText(promptPlan('a\nb', 'a\nc\n'), { color: false });
+    expect(added).toContain('      ~ config.prompt:\n          @@ -1,2 +1,2 @@\n           a\n          -b\n          +c\n          \\ (a line break added at the end)\n');
+    const emptyLineAdded = renderPlanText(promptPlan('a\nb', 'a\nb\n\n'), { color: false });
+    expect(emptyLineAdded).toContain('          @@ -1,2 +1,3 @@\n           a\n           b\n          +\n          \\ (a line break added at the end)\n');
+    const removed = renderPlanMarkdown(promptPlan('a\nb\n', 'a\nc'));
+    expect(removed).toContain('@@ -1,2 +1,2 @@ config.prompt\n a\n-b\n+c\n\\ (the line break at the end removed)\n');
+  });
+
+  it('is not said when both texts end alike', () => {
+    expect(renderPlanText(promptPlan('a\nb\n', 'a\nc\n'), { color: false })).not.toContain('line break');
+    expect(renderPlanText(promptPlan('a\nb', 'a\nc'), { color: false })).not.toContain('line break');
   });
 });
