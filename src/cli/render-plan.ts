@@ -9,12 +9,13 @@ export type PlanFormat = 'text' | 'json' | 'markdown';
 
 /**
  * The plan as `plan` and `plan show` print it (`writeInChunks`), so the two cannot differ; `savedPlan`:
- * the file as named; `diagnostics`: the manifests' warnings, which `plan`'s JSON carries (`plan show`
+ * the file as named; `savePlanCommand`: without it, the command line that saves the plan
+ * (`renderPlanMarkdown`'s); `diagnostics`: the manifests' warnings, which `plan`'s JSON carries (`plan show`
  * loads none); `secrets`: the run's (`ctx.secrets`), hidden before the comment is measured and cut.
  */
-export function renderPlanAs(plan: Plan, format: PlanFormat, options: { color: boolean; savedPlan: string | undefined; diagnostics?: Diagnostic[] | undefined; secrets: CommentSecrets; lineDiffs?: LineDiffBudget | undefined }): Iterable<string> {
+export function renderPlanAs(plan: Plan, format: PlanFormat, options: { color: boolean; savedPlan: string | undefined; savePlanCommand?: string | undefined; diagnostics?: Diagnostic[] | undefined; secrets: CommentSecrets; lineDiffs?: LineDiffBudget | undefined }): Iterable<string> {
   if (format === 'json') return planJsonPieces(plan, options.diagnostics);
-  if (format === 'markdown') return [renderPlanMarkdown(plan, { savedPlan: options.savedPlan, secrets: options.secrets, lineDiffs: options.lineDiffs })];
+  if (format === 'markdown') return [renderPlanMarkdown(plan, { savedPlan: options.savedPlan, savePlanCommand: options.savePlanCommand, secrets: options.secrets, lineDiffs: options.lineDiffs })];
   return [renderPlanText(plan, { color: options.color, lineDiffs: options.lineDiffs })];
 }
 

@@ -34,6 +34,12 @@ function redactOf(secrets: CommentSecrets): Redact {
 interface MarkdownPlanOptions {
   /** The saved plan file, as the user named it: a cut comment ends saying how to see the whole plan from it. */
   savedPlan?: string | undefined;
+  /**
+   * Without `savedPlan`: the command line that saves this plan to `SUGGESTED_PLAN_FILE`, which a cut
+   * comment ends telling to run; the caller's, since it carries the options that chose the run's
+   * manifests, environment, service and state (default `voxform plan --out plan.json`).
+   */
+  savePlanCommand?: string | undefined;
   /** The largest comment, in UTF-8 bytes (default `COMMENT_SIZE_LIMIT`). */
   limit?: number | undefined;
   /** The run's secrets (default none: a saved plan's values were hidden when it was saved). */
@@ -163,11 +169,16 @@ function commentSection(change: ResourceChange, secrets: CommentSecrets, lineDif
   return { summary, size: measured ?? sectionSize(summary, diffLines(change, secrets, lineDiffs)), diff: () => diffLines(change, secrets, lineDiffs) };
 }
 
+/** The file a cut comment of a plan not saved tells to save it to (`savePlanCommand`). */
+export const SUGGESTED_PLAN_FILE = 'plan.json';
+
 /** The last line of a cut comment: where the whole plan is, and the command that shows it. */
-function cutFooter(savedPlan: string | undefined): string {
+function cutFooter(options: Pick<MarkdownPlanOptions, 'savedPlan' | 'savePlanCommand'>): string {
+  const { savedPlan } = options;
+  const savePlan = options.savePlanCommand ?? `voxform plan --out ${shellWord(SUGGESTED_PLAN_FILE)}`;
   const how = savedPlan
     ? `download the saved plan ${markdownCode(savedPlan)} (this job's artifact) and run ${markdownCode(`voxform plan show ${shellWord(savedPlan)}`)}`
-    : 'save the plan with `voxform plan --out plan.json` (keep it as a CI artifact) and run `voxform plan show plan.json`';
+    : `save the plan with ${markdownCode(savePlan)} (keep it as a CI artifact) and run ${markdownCode(`voxform plan show ${shellWord(SUGGESTED_PLAN_FILE)}`)}`;
   return `_This comment is cut to fit the size limit of a pull-request comment. To see the whole plan, ${how}._`;
 }
 
@@ -188,7 +199,7 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownPlanOptions = {}
   const blocks = [...missingStateBlocks(plan), ...policyBlocks];
   const limit = options.limit ?? COMMENT_SIZE_LIMIT;
   const secrets = options.secrets ?? NO_SECRETS;
-  const changes = changesPart(plan, options.savedPlan, secrets, options.lineDiffs ?? new LineDiffBudget());
+  const changes = changesPart(plan, cutFooter(options), secrets, options.lineDiffs ?? new LineDiffBudget());
   const policy = asTop(fitBlocks(blocks, Number.POSITIVE_INFINITY, redactOf(secrets)));
   if (byteLength(policy) + changes.size <= limit) return `${policy}${changes.within(limit)}`;
   // asTop adds at most one byte to what the lines cost.
@@ -209,13 +220,14 @@ interface ChangesPart {
   within(limit: number): string;
 }
 
-function changesPart(plan: Plan, savedPlan: string | undefined, secrets: CommentSecrets, lineDiffs: LineDiffBudget): ChangesPart {
+/** `footer`: the last line of the part when it is cut (`cutFooter`). */
+function changesPart(plan: Plan, footer: string, secrets: CommentSecrets, lineDiffs: LineDiffBudget): ChangesPart {
   const changed = plan.changes.filter((c) => c.action !== 'no-op');
   const env = plan.environment ? ` (${markdownCode(plan.environment)})` : '';
   if (changed.length === 0) return { size: byteLength(noChangesText(plan, env, Number.POSITIVE_INFINITY, secrets)), within: (limit) => noChangesText(plan, env, limit, secrets) };
   const parts = commentParts(plan, changed, env, secrets, lineDiffs);
   const size = wholeSize(parts);
-  return { size, within: (limit) => (size <= limit ? asText(wholeLines(parts)) : `${fitComment(parts, cutFooter(savedPlan), limit).join('\n')}\n`) };
+  return { size, within: (limit) => (size <= limit ? asText(wholeLines(parts)) : `${fitComment(parts, footer, limit).join('\n')}\n`) };
 }
 
 /** Lines as the comment ends with them: trailing blank lines and spaces left out, one line break. */

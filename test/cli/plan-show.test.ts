@@ -66,6 +66,18 @@ describe('voxform plan show', () => {
     expect(whole.stdout).toContain("+- Rule 3000: confirm the caller's details before booking anything.");
   });
 
+  it("without --out, the cut comment's command that saves the plan carries the run's options, as every command line voxform prints", async () => {
+    project = await startExampleProject();
+    const p = project;
+    const rules = Array.from({ length: 3000 }, (_, i) => `- Rule ${i + 1}: confirm the caller's details before booking anything.`).join('\n');
+    await writeFile(path.join(p.dir, 'example/prompts/front-desk.md'), `# Role\nYou are the front desk.\n${rules}\n`);
+    const comment = await p.cliInProcess(['plan', '-f', 'voxform.yaml', '--target', 'agent.front-desk', '--format', 'markdown']);
+    expect(comment.code, comment.stderr).toBe(0);
+    expect(comment.stdout.trimEnd().split('\n').at(-1)).toBe(
+      '_This comment is cut to fit the size limit of a pull-request comment. To see the whole plan, save the plan with `voxform plan --out plan.json -f voxform.yaml --target agent.front-desk` (keep it as a CI artifact) and run `voxform plan show plan.json`._',
+    );
+  });
+
   it('never hangs on, or fills its memory from, a plan or an --out that is a FIFO or a link to a device', async () => {
     project = await startExampleProject();
     const p = project;

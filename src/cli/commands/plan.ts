@@ -7,12 +7,13 @@ import { connectProject, deployedFiles, ownFilesOf, planInputs, type ProjectOpti
 import { refuseOwnFile } from '../../project-files/own-files.js';
 import { plan as makePlan } from '../../plan/plan.js';
 import { savePlanFile } from '../../plan/plan-file.js';
+import { SUGGESTED_PLAN_FILE } from '../../plan/render-markdown.js';
 import { LineDiffBudget, planHasChanges } from '../../plan/field-lines.js';
 import { planPolicy } from '../policy-check.js';
 import { prepareChangeOutput, renderPlanAs, type PlanFormat } from '../render-plan.js';
 import { writeInChunks } from '../output-streams.js';
 import { shellWord } from '../../util/shell-word.js';
-import { nextCommand } from '../next-command.js';
+import { nextCommand, savedPlanCommands } from '../next-command.js';
 import { withTakeOverCommands } from '../take-over.js';
 import { warnPromotedEnvironment } from '../promotion-notice.js';
 import { committedLockWarning } from '../../state/committed-lock.js';
@@ -72,7 +73,9 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
     const place = await statePlace(project.backend, madeIn);
     await savePlanFile(path.resolve(ctx.cwd, saveTo), plan, project.desired, inputs.fingerprintKey, { redact: (text) => ctx.secrets.redact(text), madeIn, workspace, statePlace: place });
   }
-  await writeInChunks(ctx.stdout, renderPlanAs(plan, format, { color: ctx.color, savedPlan: saveTo, diagnostics: warnings, secrets: ctx.secrets, lineDiffs }));
+  // A cut comment of a plan not saved tells how to save it: of the same manifests, environment, service, state and targets.
+  const savePlanCommand = savedPlanCommands(SUGGESTED_PLAN_FILE, options, { targets: options.target, takeOver: options.takeOver }).plan;
+  await writeInChunks(ctx.stdout, renderPlanAs(plan, format, { color: ctx.color, savedPlan: saveTo, savePlanCommand, diagnostics: warnings, secrets: ctx.secrets, lineDiffs }));
   if (saveTo) ctx.stderr.write(`Saved the plan to ${saveTo}. Apply exactly this with: ${nextCommand(`apply ${shellWord(saveTo)}`, options, { manifests: false })}\n`);
   else if (options.out) ctx.stderr.write(`The plan was not saved to ${options.out}: it breaks mandatory policy (above), and apply refuses such a plan.\n`);
   if (failsPolicy) return 1;
