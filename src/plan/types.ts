@@ -62,7 +62,7 @@ export interface FieldChange {
 export interface ShownField {
   /** The live value, `(sensitive)` at the places the schema or trusted evidence says hold a secret. */
   before: unknown;
-  /** The manifest's text as written, every `${env:…}` reference unresolved; the schema's secret places `(sensitive)`. */
+  /** The manifest's text as written, every `${env:…}` reference unresolved, save where it fills in the live value, which reads as `before` does; the schema's secret places `(sensitive)`. */
   after: unknown;
 }
 

@@ -8,8 +8,9 @@
  * (headers, credentials) stay hidden whatever is written there.
  */
 import { agentSecretPatterns, secretPatternSet } from '../secrets/schema-paths.js';
-import { isDottedAtOrUnder, parseDotted, placePath, type FieldPath, type PatternSet } from '../util/field-path.js';
+import { isDottedAtOrUnder, parseDotted, placePath, valueAtPath, type FieldPath, type PatternSet } from '../util/field-path.js';
 import { cloneJson, isPlainObject, setOwn } from '../util/json-object.js';
+import { serializeAlike } from './compare.js';
 import { redactValue } from './redact.js';
 import type { ShownField } from './types.js';
 
@@ -30,10 +31,24 @@ export function shownWrittenField(
   const schemaSecrets = secretPatternSet(schemaPatterns);
   const written = under.filter(([place]) => !isSchemaSecret(schemaSecrets, place));
   if (written.length === 0) return undefined;
-  return {
-    before: redactValue(field.before, field.path, [...schemaPatterns, ...liveSecretPatterns()]),
-    after: redactValue(withWrittenText(field.after, field.path, written), field.path, schemaPatterns),
-  };
+  const before = redactValue(field.before, field.path, [...schemaPatterns, ...liveSecretPatterns()]);
+  return { before, after: redactValue(withWrittenText(field.after, field.path, shownTexts(field, before, written)), field.path, schemaPatterns) };
+}
+
+/**
+ * What each of `written`'s places shows on the after side: its text as written where its value
+ * changes; where the manifests resolve it to the live value, the live side's text there (`shownBefore`,
+ * `(sensitive)` where that holds a secret). Such a place did not change: it reads as a line both
+ * sides share, not as the live `(sensitive)` replaced by the reference that fills it with the same.
+ */
+function shownTexts(field: { path: string; before: unknown; after: unknown }, shownBefore: unknown, written: ReadonlyArray<[string, string]>): Array<[string, unknown]> {
+  const depth = parseDotted(field.path).length;
+  return written.map(([place, text]) => {
+    const steps = placePath(place).slice(depth);
+    if (!serializeAlike(valueAtPath(field.after, steps), valueAtPath(field.before, steps))) return [place, text];
+    // Undefined where the live side hides a place around it whole: the place itself is not shown there.
+    return [place, valueAtPath(shownBefore, steps) ?? text];
+  });
 }
 
 /**
@@ -45,8 +60,8 @@ function isSchemaSecret(schemaSecrets: PatternSet, place: string): boolean {
   return schemaSecrets.cursorAt(place).covered || schemaSecrets.covers(placePath(place));
 }
 
-/** `value` (the field at `base`) with the text as written at each of `written`'s places: a copy, `value` left as it is. */
-function withWrittenText(value: unknown, base: string, written: ReadonlyArray<[string, string]>): unknown {
+/** `value` (the field at `base`) with the text shown at each of `written`'s places (`shownTexts`): a copy, `value` left as it is. */
+function withWrittenText(value: unknown, base: string, written: ReadonlyArray<[string, unknown]>): unknown {
   const depth = parseDotted(base).length;
   let copy = value;
   for (const [place, text] of written) {
@@ -59,7 +74,7 @@ function withWrittenText(value: unknown, base: string, written: ReadonlyArray<[s
 }
 
 /** Sets `text` at `steps` inside `container` (a number names an item of a list), where the place exists. */
-function setAt(container: unknown, steps: FieldPath, text: string): void {
+function setAt(container: unknown, steps: FieldPath, text: unknown): void {
   let current = container;
   for (const [index, step] of steps.entries()) {
     const last = index === steps.length - 1;

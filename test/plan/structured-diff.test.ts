@@ -97,6 +97,18 @@ describe('line diff of a structured value', () => {
     expect(changedLines(toolsPlan(liveTool(V0, TOKEN), manifestTool(V1, TOKEN), references))).toEqual(['-"webhook": "(sensitive)"', '+"webhook": "${env:SLOTS_URL}"']);
   });
 
+  it('leaves a webhook shown as written that did not change a line both sides share, beside a change elsewhere in the tool', () => {
+    const resolved = 'https://api.example.com/k/cal2222bbbb/slots';
+    const references = { 'config.tools.0.webhook': 'https://api.example.com/k/${env:CALENDAR_TOKEN}/slots' };
+    const plan = toolsPlan({ ...liveTool(resolved, TOKEN), description: 'Find open slots.' }, manifestTool(resolved, TOKEN), references);
+    expect(changedLines(plan)).toEqual(['-"description": "Find open slots.",', '+"description": "Find free slots.",']);
+    expect(renderPlanText(plan, { color: false })).not.toContain('cal2222bbbb');
+    // The saved plan keeps it so, for `plan show`.
+    const json = JSON.parse(renderPlanJson(plan)) as { resource_changes: Array<{ field_changes: Array<{ before: Array<Record<string, unknown>>; after_written: Array<Record<string, unknown>> }> }> };
+    const [field] = json.resource_changes[0]!.field_changes;
+    expect([field?.before[0]?.webhook, field?.after_written[0]?.webhook]).toEqual(['(sensitive)', '(sensitive)']);
+  });
+
   it('says only "(sensitive value changed)" when nothing but a header inside a tool changed', () => {
     const text = renderPlanText(toolsPlan(liveTool(V0, 'old-token-value'), manifestTool(V0, TOKEN)), { color: false });
     expect(text).toContain('~ config.tools: (sensitive value changed)\n');
