@@ -103,7 +103,7 @@ export function checkStateFile(parsed: unknown, file: string): StateFile {
     // Every older format is read as it is: a format only adds fields (src/state/format-version.ts).
     if (!(Number.isInteger(parsed.version) && (parsed.version as number) >= 1)) throw new Problem(['version'], parsed.version, `a format version from 1 to ${STATE_FORMAT_VERSION}`);
     const serial = parsed.serial ?? 0;
-    checkWholeNumber(serial, ['serial'], 0, 'a whole number, 0 or more', 'serial');
+    checkWholeNumber(serial, ['serial'], 0, 'a whole number, 0 or more');
     const workspaces = parsed.workspaces;
     if (!isPlainObject(workspaces)) throw new Problem(['workspaces'], workspaces, 'an object of workspaces by name');
     // Checked in place (never assigned back: a member named `__proto__` would set the prototype).
@@ -163,14 +163,18 @@ function isNameList(value: unknown): value is string[] {
 }
 
 /**
- * A whole number `min` or more, as `expected` says. One past 2^53 − 1 is said to be too large: JSON
- * reads it rounded, so it would count wrong (`what`: what such a number is, in the message).
+ * The largest serial or write order read: 2^52, far more writes than any state makes. Every write
+ * counts one on, so a count the reader accepts leaves that much room below 2^53, past which JSON reads
+ * a number rounded and it would count wrong.
  */
-function checkWholeNumber(value: unknown, at: Path, min: number, expected: string, what: string): asserts value is number {
-  if (typeof value === 'number' && Number.isInteger(value) && value >= min && !Number.isSafeInteger(value)) {
-    throw new Problem(at, value, `a whole number up to ${Number.MAX_SAFE_INTEGER} (2^53 − 1, the largest ${what} voxform can read)`);
+export const LARGEST_COUNT = 2 ** 52;
+
+/** A whole number from `min` up to `LARGEST_COUNT`, as `expected` says; a larger one is said to be too large. */
+function checkWholeNumber(value: unknown, at: Path, min: number, expected: string): asserts value is number {
+  if (typeof value === 'number' && Number.isInteger(value) && value > LARGEST_COUNT) {
+    throw new Problem(at, value, `a whole number up to ${LARGEST_COUNT} (2^52, far more writes than any state makes)`);
   }
-  if (!(typeof value === 'number' && Number.isSafeInteger(value) && value >= min)) throw new Problem(at, value, expected);
+  if (!(typeof value === 'number' && Number.isInteger(value) && value >= min)) throw new Problem(at, value, expected);
 }
 
 function requireString(entry: JsonObject, key: string, at: Path, expected: string): void {
@@ -184,7 +188,7 @@ function optionalString(entry: JsonObject, key: string, at: Path, expected: stri
 /** `writeOrder` and `writeUnrecorded` (`SharedWrite`): absent in an older state. */
 function optionalSharedWrite(entry: JsonObject, at: Path): void {
   const order = entry.writeOrder;
-  if (order !== undefined) checkWholeNumber(order, [...at, 'writeOrder'], 1, 'the order of the write among the environments (a whole number above 0)', 'write order');
+  if (order !== undefined) checkWholeNumber(order, [...at, 'writeOrder'], 1, 'the order of the write among the environments (a whole number above 0)');
   if (entry.writeUnrecorded !== undefined && entry.writeUnrecorded !== true) throw new Problem([...at, 'writeUnrecorded'], entry.writeUnrecorded, 'true (a write whose outcome the state never recorded)');
 }
 

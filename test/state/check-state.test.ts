@@ -23,6 +23,7 @@ function withEntry(map: string, address: string, entry: unknown): unknown {
 const WORKSPACE = 'workspaces["default@local"]';
 const NOT_A_WORKSPACE_NAME = 'is named as no workspace is: a workspace is ENVIRONMENT@SERVICE (an environment name, "@", then "local" or the service\'s URL).';
 const FRONT_DESK = `${WORKSPACE}.agents["agent.front-desk"]`;
+const UP_TO_LARGEST_COUNT = 'a whole number up to 4503599627370496 (2^52, far more writes than any state makes)';
 
 const refused: Array<{ name: string; state: unknown; message: string }> = [
   { name: 'a document of null', state: null, message: 'it is null, where an object with version, serial and workspaces belongs' },
@@ -30,8 +31,12 @@ const refused: Array<{ name: string; state: unknown; message: string }> = [
   { name: 'no version', state: { workspaces: {} }, message: 'version is missing, where a format version from 1 to 2 belongs' },
   { name: 'a version that is no whole number', state: { version: 1.5, workspaces: {} }, message: 'version is the number 1.5, where a format version from 1 to 2 belongs' },
   { name: 'a serial that is a string', state: { version: 1, serial: '3', workspaces: {} }, message: 'serial is a string, where a whole number, 0 or more belongs' },
-  { name: 'a serial past 2^53 − 1', state: { version: 1, serial: 1e20, workspaces: {} }, message: 'serial is the number 100000000000000000000, where a whole number up to 9007199254740991 (2^53 − 1, the largest serial voxform can read) belongs' },
-  { name: 'a write order past 2^53 − 1', state: withEntry('campaigns', 'campaign.reminders', { id: 'c1', applied: {}, writeOrder: 2 ** 60 }), message: `${WORKSPACE}.campaigns["campaign.reminders"].writeOrder is the number 1152921504606847000, where a whole number up to 9007199254740991 (2^53 − 1, the largest write order voxform can read) belongs` },
+  { name: 'a serial past 2^53 − 1', state: { version: 1, serial: 1e20, workspaces: {} }, message: `serial is the number 100000000000000000000, where ${UP_TO_LARGEST_COUNT} belongs` },
+  // The next write would count past 2^53 − 1, which JSON reads rounded: refused before any run writes from it.
+  { name: 'a serial of 2^53 − 1', state: { version: 1, serial: Number.MAX_SAFE_INTEGER, workspaces: {} }, message: `serial is the number 9007199254740991, where ${UP_TO_LARGEST_COUNT} belongs` },
+  { name: 'a serial one past 2^52', state: { version: 1, serial: 2 ** 52 + 1, workspaces: {} }, message: `serial is the number 4503599627370497, where ${UP_TO_LARGEST_COUNT} belongs` },
+  { name: 'a write order past 2^53 − 1', state: withEntry('campaigns', 'campaign.reminders', { id: 'c1', applied: {}, writeOrder: 2 ** 60 }), message: `${WORKSPACE}.campaigns["campaign.reminders"].writeOrder is the number 1152921504606847000, where ${UP_TO_LARGEST_COUNT} belongs` },
+  { name: 'a write order of 2^53 − 1', state: withEntry('credentials', 'credential.openai', { fingerprint: 'x', writeOrder: Number.MAX_SAFE_INTEGER }), message: `${WORKSPACE}.credentials["credential.openai"].writeOrder is the number 9007199254740991, where ${UP_TO_LARGEST_COUNT} belongs` },
   { name: 'a workspace of null', state: { version: 1, workspaces: { 'default@local': null } }, message: `${WORKSPACE} is null, where a workspace (an object with agents, phones, campaigns, knowledge and credentials) belongs` },
   { name: 'a workspace that is a string', state: { version: 1, workspaces: { 'default@local': 'x' } }, message: `${WORKSPACE} is a string, where a workspace (an object with agents, phones, campaigns, knowledge and credentials) belongs` },
   { name: 'a map of entries that is a list', state: { version: 1, workspaces: { 'default@local': { phones: [] } } }, message: `${WORKSPACE}.phones is a list, where an object of entries by address belongs` },
@@ -142,6 +147,13 @@ describe('the state file, checked whole when read', () => {
       serial: 0,
       workspaces: { 'default@local': { ...workspace, campaigns: {}, credentials: {} } },
     });
+  });
+  it('accepts a serial and a write order up to 2^52, leaving room below 2^53 for every write to count on', async () => {
+    const file = path.join(await tempDir(), 'state.json');
+    await writeFile(file, JSON.stringify({ ...(withEntry('campaigns', 'campaign.reminders', { id: 'c1', applied: {}, writeOrder: 2 ** 52 }) as object), serial: 2 ** 52 }));
+    const state = await readStateFile(file);
+    expect(state.serial).toBe(2 ** 52);
+    expect(state.workspaces['default@local']?.campaigns['campaign.reminders']?.writeOrder).toBe(2 ** 52);
   });
 });
 
