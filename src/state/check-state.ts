@@ -122,12 +122,31 @@ export function checkStateFile(parsed: unknown, file: string): StateFile {
   }
 }
 
+/** How a database row that is not as voxform wrote it is mended. */
+const ROW_REPAIR = { deletable: [2], restore: 'restore the row from a backup, or migrate the state in again (`voxform state migrate --force`)' };
+
 /** One workspace as a database row stores it, checked whole; `where` names it in errors. */
 export function checkWorkspace(parsed: unknown, where: string): WorkspaceState {
   try {
     return checkWorkspaceAt(parsed, []);
   } catch (error) {
-    if (error instanceof Problem) throw refusal(where, error, { deletable: [2], restore: 'restore the row from a backup, or migrate the state in again (`voxform state migrate --force`)' });
+    if (error instanceof Problem) throw refusal(where, error, ROW_REPAIR);
+    throw error;
+  }
+}
+
+/**
+ * A database row's counter (a bigint, as the text the driver gives), checked as a state file's
+ * `serial` is; `min`: 1 for a workspace's serial (its row is inserted at 1, and a write at 0 inserts).
+ */
+export function checkRowCount(text: string, column: string, min: number, where: string): number {
+  const count = Number(text);
+  try {
+    checkWholeNumber(count, [column], min, `a whole number, ${min} or more`);
+    return count;
+  } catch (error) {
+    // Said as the database holds it: past 2^53 − 1 the number read is rounded.
+    if (error instanceof Problem) throw refusal(where, new Problem(error.path, text, error.expected, `is the number ${text}, where ${error.expected} belongs`), ROW_REPAIR);
     throw error;
   }
 }

@@ -158,6 +158,35 @@ describe('the state file, checked whole when read', () => {
 });
 
 describe('a workspace as a database row stores it', () => {
+  it("refuses a serial the file's rule refuses, or below 1 (where a write would insert the row again), before plan, apply or state list use it", async () => {
+    const { url, database } = await databaseAtSchema(MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0);
+    const backend = await openStateSpec(url, { env: {}, cwd: repoRoot, registerSecret: () => undefined });
+    try {
+      await asAdmin((client) => client.query(`INSERT INTO voxform_workspaces (workspace, serial, state, updated_at) VALUES ('default@local', 1, '{}', now())`), database);
+      const refusals = [
+        ['9007199254740993', UP_TO_LARGEST_COUNT],
+        ['9223372036854775807', UP_TO_LARGEST_COUNT],
+        ['4503599627370497', UP_TO_LARGEST_COUNT],
+        ['-1', 'a whole number, 1 or more'],
+        ['0', 'a whole number, 1 or more'],
+      ];
+      for (const [serial, expected] of refusals) {
+        await asAdmin((client) => client.query('UPDATE voxform_workspaces SET serial = $1', [serial]), database);
+        const refusal = {
+          code: 'state_invalid',
+          message: `The state of workspace default@local in ${backend.display} is not a state voxform wrote: serial is the number ${serial}, where ${expected} belongs.`,
+          hint: 'Correct serial; or restore the row from a backup, or migrate the state in again (`voxform state migrate --force`).',
+        };
+        await expect(backend.readWorkspace('default@local')).rejects.toMatchObject(refusal);
+        await expect(backend.listWorkspaces()).rejects.toMatchObject(refusal);
+      }
+      await asAdmin((client) => client.query('UPDATE voxform_workspaces SET serial = $1', [2 ** 52]), database);
+      expect((await backend.readWorkspace('default@local')).serial).toBe(2 ** 52);
+    } finally {
+      await backend.close();
+    }
+  });
+
   it('is checked the same way, paths starting at the workspace', () => {
     expect(() => checkWorkspace({ agents: { 'agent.front-desk': { id: AGENT.id, applied: null } } }, 'The state of workspace default@local in postgres://db')).toThrow(
       expect.objectContaining({

@@ -11,7 +11,7 @@ import { isVoxformError, VoxformError } from '../../errors.js';
 import type { HistoryRecord, TestRunRecord } from '../../history/types.js';
 import { conflict, DEFAULT_RECHECK_COMMAND, describeLockLoss, forcedOpenLoss, noSuchLock, STATE_OPTION, untilInterrupted, type AcquireOptions, type ForcedOpen, type HeldLock, type LockHolder, type LockLoss, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from '../backend.js';
 import type { RunIdentity } from '../../util/run-identity.js';
-import { checkWorkspace, checkWorkspaceName, isLastApply } from '../check-state.js';
+import { checkRowCount, checkWorkspace, checkWorkspaceName, isLastApply } from '../check-state.js';
 import { emptyWorkspace, type LastApply, type WorkspaceState } from '../types.js';
 import { PostgresHistoryStore } from './history.js';
 import { clientHidingPassword, connectHidingPassword } from './password.js';
@@ -85,7 +85,7 @@ export class PostgresStateBackend implements StateBackend {
     const result = await this.run(() => source.query<{ serial: string; state: string }>('SELECT serial, state FROM voxform_workspaces WHERE workspace = $1', [key]), lock);
     const row = result.rows[0];
     if (!row) return { workspace: emptyWorkspace(), serial: 0, exists: false };
-    return { workspace: parseWorkspace(row.state, key, this.display), serial: Number(row.serial), exists: true };
+    return { workspace: parseWorkspace(row.state, key, this.display), serial: checkRowSerial(row.serial, key, this.display), exists: true };
   }
 
   async writeWorkspace(key: string, workspace: WorkspaceState, expectedSerial: number): Promise<WriteResult> {
@@ -204,7 +204,11 @@ export class PostgresStateBackend implements StateBackend {
     const forcedOpens = await this.run(() => readAllForcedOpens(pool));
     const summaryOf = (key: string, serial: number, lastApply: LastApply | undefined): WorkspaceSummary => ({ key, serial, lastApply, lock: holders.get(key), lastForcedOpen: forcedOpens.get(key) });
     // The record alone is read, so it is checked here as a whole workspace's read checks it.
-    const summaries = rows.rows.map((row) => summaryOf(row.workspace, Number(row.serial), isLastApply(row.last_apply) ? row.last_apply : undefined));
+    const summaries = rows.rows.map((row) => {
+      // The name first: the serial's refusal names the workspace.
+      checkWorkspaceName(row.workspace, this.display);
+      return summaryOf(row.workspace, checkRowSerial(row.serial, row.workspace, this.display), isLastApply(row.last_apply) ? row.last_apply : undefined);
+    });
     // A workspace locked by its first apply has no row yet; nor has one whose first apply's lock was forced open.
     for (const key of [...holders.keys(), ...forcedOpens.keys()]) if (!summaries.some((s) => s.key === key)) summaries.push(summaryOf(key, 0, undefined));
     for (const { key } of summaries) checkWorkspaceName(key, this.display);
@@ -449,6 +453,11 @@ function parseWorkspace(text: string, key: string, display: string): WorkspaceSt
     });
   }
   return checkWorkspace(parsed.value, `The state of workspace ${key} in ${display}`);
+}
+
+/** A workspace row's serial, checked as the file's is: every write counts one on from it. */
+function checkRowSerial(text: string, key: string, display: string): number {
+  return checkRowCount(text, 'serial', 1, `The state of workspace ${key} in ${display}`);
 }
 
 function lockLost(display: string, lock: PgHeldLock): VoxformError {
