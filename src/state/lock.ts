@@ -4,7 +4,7 @@ import { isDead, ownRecord, thisRun, type RunIdentity } from '../util/run-identi
 import path from 'node:path';
 import { isVoxformError, VoxformError } from '../errors.js';
 import { describeHolder, forcedOpenOf, isLockId, lockedError, STATE_OPTION, waitingNotice, waitToRetryLock, type AcquireOptions, type ForcedOpen, type LockHolder } from './backend.js';
-import { makeKeptFolder, readKeptJson, writeKeptFile } from '../project-files/kept-files.js';
+import { checkKeptFolder, makeKeptFolder, readKeptJson, writeKeptFile } from '../project-files/kept-files.js';
 import { describeWriteFailure } from '../util/atomic-write.js';
 import { stateWriteRemedy } from './write-failure.js';
 import { LOCK_HOLDER_JSON_LIMITS } from '../project-files/limits.js';
@@ -107,6 +107,7 @@ export async function readStateLockWithId(stateFile: string): Promise<HeldStateL
   try {
     holder = await readHolder(lockDir);
   } catch (error) {
+    if (isVoxformError(error)) throw error;
     return { owner: undefined, lockId: '', unreadable: `the lock ${lockDir} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})` };
   }
   if (holder === 'gone') return undefined;
@@ -191,6 +192,8 @@ export async function holderFileNames(stateFile: string): Promise<string[]> {
 async function readHolder(lockDir: string): Promise<Holder> {
   try {
     const info = await lstat(lockDir);
+    // No run holds a link (a run makes a real folder): one committed would lead the lock anywhere.
+    if (info.isSymbolicLink()) await checkKeptFolder(lockDir);
     if (info.isFile()) return await readHolderFile(lockDir);
     if (!info.isDirectory()) return { owner: undefined, file: lockDir, unreadable: 'the lock is neither a folder nor a file' };
     const names = (await readdir(lockDir)).filter(isHolderName);

@@ -4,7 +4,7 @@
  * no business of plan's.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
@@ -35,6 +35,22 @@ describe('a state lock committed to git', () => {
     expect(plan.stderr).toContain(
       `warning: the state lock .voxform/state.json.lock holds ${HOLDER}, which git tracks: a committed lock is held in every checkout, so \`voxform apply\` there is refused (state_locked) until someone runs \`voxform state unlock --force\`. Remove it from git (\`git rm -r --cached .voxform/state.json.lock\`) before merging: the lock is never committed (docs/state.md#the-file-backend).\n`,
     );
+  });
+
+  it('is refused by plan, before it is merged, and by apply, when it is a symbolic link: kept_folder_linked, naming it', async () => {
+    const cwd = await tempDir({ 'voxform.yaml': MANIFEST, 'example/notes.md': 'notes\n' });
+    const git = (...args: string[]) => void execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, GIT_CONFIG_NOSYSTEM: '1' } });
+    git('init', '-q', '-b', 'main');
+    await mkdir(path.join(cwd, '.voxform'));
+    await symlink('../example', path.join(cwd, '.voxform', 'state.json.lock'));
+    git('add', '-A');
+    git('commit', '-qm', 'agents, and a linked lock');
+    for (const command of [['plan', '--local'], ['apply', '--local', '--auto-approve']]) {
+      const run = await runCliInProcess(command, { cwd });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('error[kept_folder_linked]: .voxform/state.json.lock (in ');
+      expect(run.stderr).toContain('hint: Remove the link (`git rm .voxform/state.json.lock` if it is committed)');
+    }
   });
 
   it('is not warned of when the holder file is not committed: a lock of this machine', async () => {

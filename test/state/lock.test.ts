@@ -159,6 +159,17 @@ describe('state lock', () => {
     });
   });
 
+  it('refuses a lock that is a symbolic link (committed, it leads anywhere) as kept_folder_linked, naming it, wherever the lock is taken or read', async () => {
+    const file = path.join(dir, 'state.json');
+    await mkdir(path.join(dir, 'elsewhere'));
+    await symlink('elsewhere', `${file}.lock`);
+    const refusal = { code: 'kept_folder_linked', message: expect.stringContaining(`${file}.lock is a symbolic link`), hint: expect.stringContaining('Remove the link') };
+    await expect(acquireStateLock(file, { command: 'voxform apply', timeoutSeconds: 0, warn })).rejects.toMatchObject(refusal);
+    await expect(readStateLockWithId(file)).rejects.toMatchObject(refusal);
+    await expect(new FileStateBackend(file).readLock()).rejects.toMatchObject(refusal);
+    expect(await readdir(dir)).toEqual(['elsewhere', 'state.json.lock']);
+  });
+
   it('leaves nothing behind: no staging folder after a refusal, no lock after a release', async () => {
     const file = path.join(dir, 'state.json');
     const first = await acquireStateLock(file, { command: 'a', timeoutSeconds: 0, warn });
