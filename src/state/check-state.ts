@@ -94,7 +94,7 @@ export function checkWorkspaceName(key: string, database: string): void {
 export function checkStateFile(parsed: unknown, file: string): StateFile {
   const refuse = (problem: Problem) => refusal(`The state file ${file}`, problem, { deletable: [4, 2], restore: 'restore the file from version control or your CI cache' });
   if (!isPlainObject(parsed)) throw refuse(new Problem([], parsed, 'an object with version, serial and workspaces'));
-  if (typeof parsed.version === 'number' && parsed.version > STATE_FORMAT_VERSION) {
+  if (Number.isInteger(parsed.version) && (parsed.version as number) > STATE_FORMAT_VERSION) {
     throw new VoxformError('state_invalid', `The state file ${file} has format version ${parsed.version}, newer than this voxform reads (up to ${STATE_FORMAT_VERSION}).`, {
       hint: 'It comes from a newer voxform: upgrade voxform, or use another --state file.',
     });

@@ -25,11 +25,15 @@ const NOT_A_WORKSPACE_NAME = 'is named as no workspace is: a workspace is ENVIRO
 const FRONT_DESK = `${WORKSPACE}.agents["agent.front-desk"]`;
 const UP_TO_LARGEST_COUNT = 'a whole number up to 4503599627370496 (2^52, far more writes than any state makes)';
 
+/** `state`: the document, or a string written as the file's text as it is (JSON that no value stands for). */
 const refused: Array<{ name: string; state: unknown; message: string }> = [
   { name: 'a document of null', state: null, message: 'it is null, where an object with version, serial and workspaces belongs' },
   { name: 'a list of workspaces', state: { version: 1, serial: 0, workspaces: [] }, message: 'workspaces is a list, where an object of workspaces by name belongs' },
   { name: 'no version', state: { workspaces: {} }, message: 'version is missing, where a format version from 1 to 2 belongs' },
   { name: 'a version that is no whole number', state: { version: 1.5, workspaces: {} }, message: 'version is the number 1.5, where a format version from 1 to 2 belongs' },
+  // Not a version at all, so not a newer one: no upgrade reads it.
+  { name: 'a version that is no whole number above the latest', state: { version: 2.5, workspaces: {} }, message: 'version is the number 2.5, where a format version from 1 to 2 belongs' },
+  { name: 'a version too large for a number (1e400, read as Infinity)', state: '{"version": 1e400, "workspaces": {}}', message: 'version is the number Infinity, where a format version from 1 to 2 belongs' },
   { name: 'a serial that is a string', state: { version: 1, serial: '3', workspaces: {} }, message: 'serial is a string, where a whole number, 0 or more belongs' },
   { name: 'a serial past 2^53 − 1', state: { version: 1, serial: 1e20, workspaces: {} }, message: `serial is the number 100000000000000000000, where ${UP_TO_LARGEST_COUNT} belongs` },
   // The next write would count past 2^53 − 1, which JSON reads rounded: refused before any run writes from it.
@@ -63,7 +67,7 @@ describe('the state file, checked whole when read', () => {
   it.each(refused)('refuses $name with state_invalid, naming where', async ({ state, message }) => {
     const dir = await tempDir();
     const file = path.join(dir, 'state.json');
-    await writeFile(file, JSON.stringify(state));
+    await writeFile(file, typeof state === 'string' ? state : JSON.stringify(state));
     const error = await readStateFile(file, '.voxform/state.json').catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 'state_invalid', message: expect.stringContaining(`The state file .voxform/state.json is not a state voxform wrote: ${message}`) });
     // Every reader goes through it: plan, apply and status read the workspace through the backend.
