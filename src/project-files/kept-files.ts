@@ -19,9 +19,14 @@ import { formatCount } from '../util/plural.js';
 import { shellWord } from '../util/shell-word.js';
 import { jsonSyntaxError } from '../util/json-error-position.js';
 import { textPosition } from '../util/text-position.js';
+import { firstDuplicateKey } from '../util/json-duplicate-key.js';
+import { shorten } from '../util/shorten.js';
 
-/** Why a kept file was not read: the guards refused it, its JSON passes its budget, or it is not JSON. */
-type KeptFileRefusal = 'refused' | 'over_budget' | 'not_json';
+/**
+ * Why a kept file was not read: the guards refused it, its JSON passes its budget, it is not JSON, or
+ * (when its reader refuses them) an object in it holds a key twice.
+ */
+type KeptFileRefusal = 'refused' | 'over_budget' | 'not_json' | 'duplicate_key';
 
 /**
  * What was found where a kept file should be: nothing yet, its value, or why it is refused (`problem`
@@ -113,6 +118,11 @@ async function goneMeanwhile(file: string): Promise<boolean> {
 /** What a kept file may be: its size, and what its JSON may make voxform build. */
 export interface KeptJsonLimits extends JsonBudget {
   maxBytes: number;
+  /**
+   * Refuse an object that holds a key twice (JSON.parse would keep the last copy, where a reviewer
+   * reads the first): for files whose content must be what was reviewed, such as recordings.
+   */
+  uniqueKeys?: boolean;
 }
 
 /** Bytes read between two turns of the event loop. */
@@ -154,13 +164,14 @@ export async function readKeptJson(file: string, limits: KeptJsonLimits): Promis
   } finally {
     await handle.close();
   }
-  return parseCounted(bytes.toString('utf8'));
+  return parseCounted(bytes.toString('utf8'), limits);
 }
 
 /** Text within its JSON budget, parsed. */
-function parseCounted(text: string): Exclude<KeptFile<unknown>, { found: false }> {
+function parseCounted(text: string, options: Pick<KeptJsonLimits, 'uniqueKeys'> = {}): Exclude<KeptFile<unknown>, { found: false }> {
+  let value: unknown;
   try {
-    return { found: true, ok: true, value: JSON.parse(text) as unknown };
+    value = JSON.parse(text) as unknown;
   } catch {
     // The parser's message quotes the text, which may be anyone's secret: only the place and what JSON wanted are said.
     // Read again by the grammar, which recurses per level: the budget bounded the nesting.
@@ -168,6 +179,11 @@ function parseCounted(text: string): Exclude<KeptFile<unknown>, { found: false }
     const syntax = error === undefined ? undefined : { ...textPosition(text, error.at), expected: error.expected };
     return { found: true, ok: false, reason: 'not_json', problem: NOT_JSON, ...(syntax === undefined ? {} : { syntax }) };
   }
+  const duplicate = options.uniqueKeys === true ? firstDuplicateKey(text) : undefined;
+  if (duplicate === undefined) return { found: true, ok: true, value };
+  // The key is named (quoted as JSON: it may hold a control character), never a value.
+  const { line, col } = textPosition(text, duplicate.at);
+  return { found: true, ok: false, reason: 'duplicate_key', problem: `holds the key ${JSON.stringify(shorten(duplicate.key, 60))} twice in one object (again at line ${line}, col ${col}): JSON keeps the last copy, a reader sees the first` };
 }
 
 const NOT_JSON = 'is not valid JSON';

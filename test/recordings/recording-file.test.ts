@@ -54,6 +54,9 @@ describe('recording files', () => {
       [JSON.stringify({ format_version: 1, exchanges: [exchange({ kind: 'call_record', answer: { call_status: 'ended', tool_calls: [{ name: 'book', params: {}, result: 'ok' }] } as unknown as RecordedExchange['answer'] })] }), 'The recording x.json is not valid: exchanges[0] has an answer whose tool_calls[0] has an unknown field "result" (voxform writes name, params).'],
       [JSON.stringify({ format_version: 1, sent_configs: [{ tests: ['t'], key_id: HMAC, fields: {}, values: {} }], exchanges: [] }), 'The recording x.json is not valid: sent_configs[0] has an unknown field "values" (voxform writes tests, key_id, fields).'],
       [`{"format_version": 1, "exchanges": [${'['.repeat(200)}${']'.repeat(200)}]}`, 'The recording x.json nests deeper than 128 levels, the limit.'],
+      // A key twice: JSON.parse keeps the last copy, a reviewer reads the first; the key is named, never its value.
+      [`{"format_version": 1, "exchanges": [],\n "exchanges": [${JSON.stringify(exchange())}]}`, 'The recording x.json holds the key "exchanges" twice in one object (again at line 2, col 2): JSON keeps the last copy, a reader sees the first.'],
+      [`{"format_version": 1, "exchanges": [${JSON.stringify(exchange()).replace('"reply":', '"reply": "Reviewed", "re\\u0070ly":')}]}`, 'The recording x.json holds the key "reply" twice in one object (again at line 1, col 224): JSON keeps the last copy, a reader sees the first.'],
     ];
     for (const [text, message] of cases) {
       await writeFile(path.join(dir, 'x.json'), text);

@@ -9,8 +9,8 @@
  * exchange-key.ts); the texts are written redacted, and the key never holds a text at all.
  *
  * A recording is a repository file, so it is read like every kept file (readKeptJson: size and JSON
- * budgets before parsing) and checked entry by entry; one that fails is refused whole
- * (`recording_invalid`), never half used.
+ * budgets before parsing, and no key twice in one object: the copy a reviewer reads is the one used)
+ * and checked entry by entry; one that fails is refused whole (`recording_invalid`), never half used.
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -175,7 +175,7 @@ export function recordingInvalid(display: string, why: string): VoxformError {
  */
 export async function readRecording(file: string, display: string, bytesLeft: number): Promise<{ exchanges: RecordedExchange[]; sentConfigs: RecordedSentConfig[]; bytes: number } | undefined> {
   const maxBytes = Math.min(MAX_RECORDING_BYTES, bytesLeft);
-  const kept = await readKeptJson(file, { maxBytes, maxValues: MAX_RECORDING_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH });
+  const kept = await readKeptJson(file, { maxBytes, maxValues: MAX_RECORDING_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH, uniqueKeys: true });
   if (!kept.found) return undefined;
   if (!kept.ok) {
     if (maxBytes < MAX_RECORDING_BYTES && kept.problem.includes('the limit is')) {
