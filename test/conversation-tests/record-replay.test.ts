@@ -305,6 +305,24 @@ describe('a recording edited by hand', () => {
     expect(relabelled.stdout).toContain('error: The recording example/tests/two.recording.json is not valid: an exchange says it is of "zzz" (live, run 7), but its key is of "alpha" (desired, run 1).');
 
   });
+
+  it('is refused whole when its test_file is not the name of the test file it is beside: another file\'s, not text, or none', { timeout: 120_000 }, async () => {
+    const project = await startProject();
+    await writeFile(path.join(project.dir, 'example/tests/two.test.yaml'), 'agent: front-desk\ntests:\n  - name: alpha\n    turns: [{ user: hello, expect: [{ contains: hello }] }]\n');
+    expect((await project.cliInProcess(['test', 'example/tests/two.test.yaml', '--mode', 'record'])).code).toBe(0);
+    const file = path.join(project.dir, 'example/tests/two.recording.json');
+    const recorded = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+    expect(recorded.test_file).toBe('two.test.yaml');
+
+    for (const testFile of ['front-desk.test.yaml', { x: [1, 2] }, undefined]) {
+      await writeFile(file, JSON.stringify({ ...recorded, test_file: testFile }));
+      for (const mode of ['replay', 'auto']) {
+        const run = await project.cliInProcess(['test', 'example/tests/two.test.yaml', '--mode', mode]);
+        expect(run.stderr, `${mode} ${JSON.stringify(testFile)}`).toContain('error[recording_invalid]: The recording example/tests/two.recording.json is not valid: its test_file is not "two.test.yaml", the test file it is beside.');
+        expect(run.code).toBe(1);
+      }
+    }
+  });
 });
 
 describe('a replay that misses says what the recording lacks', () => {

@@ -170,10 +170,13 @@ export function recordingInvalid(display: string, why: string): VoxformError {
 }
 
 /**
- * The recorded exchanges of a test file, or undefined when it has no recording. `bytesLeft` is what
- * the run's recordings may still read together; the bytes read are returned to count against it.
+ * The recorded exchanges of a test file (its recording beside it, recordingPathOf), or undefined when
+ * it has no recording. `bytesLeft` is what the run's recordings may still read together; the bytes
+ * read are returned to count against it.
  */
-export async function readRecording(file: string, display: string, bytesLeft: number): Promise<{ exchanges: RecordedExchange[]; sentConfigs: RecordedSentConfig[]; bytes: number } | undefined> {
+export async function readRecording(testFile: { path: string; display: string }, bytesLeft: number): Promise<{ exchanges: RecordedExchange[]; sentConfigs: RecordedSentConfig[]; bytes: number } | undefined> {
+  const file = recordingPathOf(testFile.path);
+  const display = recordingPathOf(testFile.display);
   const maxBytes = Math.min(MAX_RECORDING_BYTES, bytesLeft);
   const kept = await readKeptJson(file, { maxBytes, maxValues: MAX_RECORDING_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH, uniqueKeys: true });
   if (!kept.found) return undefined;
@@ -191,6 +194,9 @@ export async function readRecording(file: string, display: string, bytesLeft: nu
   }
   const unknownField = unknownFieldOf(value, RECORDING_FIELDS);
   if (unknownField) throw recordingInvalid(display, `is not valid: it has ${unknownField}`);
+  // As writeRecording writes it: a recording moved beside another test file answers another file's tests.
+  const testFileName = path.basename(testFile.path);
+  if (value.test_file !== testFileName) throw recordingInvalid(display, `is not valid: its test_file is not ${JSON.stringify(testFileName)}, the test file it is beside`);
   for (const [index, entry] of value.exchanges.entries()) {
     const problem = problemOf(entry);
     if (problem) throw recordingInvalid(display, `is not valid: exchanges[${index}] ${problem}`);

@@ -97,7 +97,7 @@ export class Recordings {
     const recordings = new Recordings(options);
     let bytesLeft = MAX_RECORDING_BYTES_PER_RUN;
     for (const testFile of files) {
-      const read = await readRecording(recordingPathOf(testFile.path), recordingPathOf(testFile.display), bytesLeft).catch((error: unknown) => {
+      const read = await readRecording(testFile, bytesLeft).catch((error: unknown) => {
         // Recording replaces a recording voxform cannot use; replaying refuses it.
         if (options.mode === 'record' && isVoxformError(error) && error.code === 'recording_invalid') return undefined;
         throw error;
