@@ -260,6 +260,20 @@ describe('test files that would share one recording', () => {
   });
 });
 
+describe('a recording that cannot be written', () => {
+  it('is refused before any conversation starts, with a hint to move the folder that stands at its path', { timeout: 120_000 }, async () => {
+    const project = await startProject();
+    await mkdir(path.join(project.dir, 't/a.recording.json'), { recursive: true });
+    await writeFile(path.join(project.dir, 't/a.test.yaml'), 'agent: front-desk\ntests:\n  - name: greets\n    turns: [{ expect: [{ contains: acme }] }]\n');
+    const requests = project.requests.length;
+    const run = await project.cliInProcess(['test', 't', '--mode', 'record']);
+    expect(run.stderr).toContain('error[report_write_failed]: Cannot write the recording t/a.recording.json: it is a folder; no test was run.\n');
+    expect(run.stderr).toContain('hint: Remove or rename the folder t/a.recording.json, where voxform writes the recording of t/a.test.yaml, and record again.');
+    expect(run.code).toBe(1);
+    expect(project.requests.length).toBe(requests);
+  });
+});
+
 describe('--mode auto when a judge answer is not recorded', () => {
   it('runs the run live from its first turn after a rubric or the judge model changed, as after a changed prompt', { timeout: 120_000 }, async () => {
     fake = await startFakeModel();

@@ -6,8 +6,9 @@
  * error (never a pass); auto replays and, for a run the recording does not cover or whose
  * configuration sent changed since (sent-config.ts), runs it live.
  */
+import { stat } from 'node:fs/promises';
 import { isVoxformError, VoxformError } from '../../errors.js';
-import { describeWriteFailure } from '../../util/atomic-write.js';
+import { describeWriteFailure, findWriteObstacle } from '../../util/atomic-write.js';
 import type { AgentChannel } from '../agent-channel.js';
 import type { TestFile } from '../types.js';
 import type { CompletionModel, ModelAnswer as ChatAnswer } from '../../model/chat-model.js';
@@ -94,6 +95,7 @@ export class Recordings {
   static async open(files: readonly TestFile[], options: RecordingsOptions): Promise<Recordings> {
     requireOptions('Recordings.open', options, { mode: 'text', redact: 'function', modelName: 'text', judge: 'boolean' });
     refuseSharedRecordings(files);
+    if (options.mode === 'record') await refuseUnwritableRecordings(files);
     const recordings = new Recordings(options);
     let bytesLeft = MAX_RECORDING_BYTES_PER_RUN;
     for (const testFile of files) {
@@ -183,6 +185,24 @@ export class Recordings {
       written.push(display);
     }
     return written;
+  }
+}
+
+/**
+ * Recording: refuses, before any conversation starts (as `--out` is checked), a recording that could
+ * not be written at the end — a folder at its path, a folder that takes no file — so a run is not
+ * paid for only to be thrown away.
+ */
+async function refuseUnwritableRecordings(files: readonly TestFile[]): Promise<void> {
+  for (const testFile of files) {
+    const file = recordingPathOf(testFile.path);
+    const obstacle = await findWriteObstacle(file);
+    if (obstacle === undefined) continue;
+    const display = recordingPathOf(testFile.display);
+    const isFolder = (await stat(file).catch(() => undefined))?.isDirectory() === true;
+    throw new VoxformError('report_write_failed', `Cannot write the recording ${display}: ${obstacle}; no test was run.`, {
+      hint: isFolder ? `Remove or rename the folder ${display}, where voxform writes the recording of ${testFile.display}, and record again.` : 'Make the test files\' folder writable, and record again.',
+    });
   }
 }
 
