@@ -274,7 +274,7 @@ function diffAgent(agent: DesiredAgent, live: Agent, input: DiffContext, knowled
     const files = desiredAgentFiles(agent as DesiredAgent & { knowledge: string[] }, knowledgeChanges);
     before.knowledge = liveFiles;
     after.knowledge = files.shown;
-    if (!isUnchanged(files.shown, liveFiles)) {
+    if (!sameFiles(files.shown, liveFiles)) {
       const lastApplied = input.state.agents[agent.address]?.applied.knowledge;
       const recorded = files.asRecorded ? recordedFileIds(agent.knowledge, input) : undefined;
       fieldChanges.push({
@@ -306,6 +306,16 @@ function diffAgent(agent: DesiredAgent, live: Agent, input: DiffContext, knowled
     input,
     movedFrom: input.moves?.get(agent.address),
   });
+}
+
+/**
+ * Whether an agent holds the files it will have: `knowledge` replaces the attached set
+ * (docs/manifest.md), so files the service lists in another order, or one of them twice, are the same.
+ */
+function sameFiles(desired: readonly string[], live: readonly string[]): boolean {
+  const wanted = new Set(desired);
+  const held = new Set(live);
+  return wanted.size === held.size && [...wanted].every((file) => held.has(file));
 }
 
 /** A field is secret when a sensitive pattern covers the whole field, not just a part inside it. */

@@ -257,6 +257,23 @@ describe('knowledge files and credentials', () => {
     expect(changes['credential.openai']).toMatchObject({ action: 'create', reason: 'live_unknown' });
   });
 
+  it("takes the agent's files as a set: the service listing them in another order, or one twice, is no change; another file is", () => {
+    const extra = desiredKnowledge('hours', { description: 'Hours', contentHash: 'sha256:hours' });
+    const state = emptyWorkspace();
+    state.knowledge['knowledge.faq'] = { fileId: 'file_1', contentHash: 'sha256:new', name: 'faq.md', description: 'FAQ' };
+    state.knowledge['knowledge.hours'] = { fileId: 'file_2', contentHash: 'sha256:hours', name: 'hours.md', description: 'Hours' };
+    const both = desiredAgent('front', { id: 'a1', knowledge: ['faq', 'hours'] });
+    const agentChange = (liveFiles: string[]) => {
+      const liveState = { agents: new Map([['a1', liveAgent('a1', { knowledge_base: { files: liveFiles } })]]), phones: [] };
+      const { changes } = diffStates({ desired: desiredState({ agents: [both], knowledge: [file, extra] }), live: liveState, state, salt: 'salt', baseUrl: 'local', files: [] });
+      return changes.find((c) => c.address === 'agent.front');
+    };
+    expect(agentChange(['file_2', 'file_1'])?.action).toBe('no-op');
+    expect(agentChange(['file_1', 'file_2', 'file_1'])?.action).toBe('no-op');
+    expect(agentChange(['file_1'])?.fieldChanges).toMatchObject([{ path: 'knowledge', before: ['file_1'], after: ['file_1', 'file_2'] }]);
+    expect(agentChange(['file_1', 'file_3'])?.action).toBe('update');
+  });
+
   it('does nothing when content and fingerprint are as last applied', () => {
     const state = emptyWorkspace();
     state.knowledge['knowledge.faq'] = { fileId: 'file_1', contentHash: 'sha256:new', name: 'faq.md', description: 'FAQ' };
