@@ -43,6 +43,12 @@ interface DesiredStateLoad {
   warnings?: Diagnostic[] | undefined;
   /** The project already read, for a command that resolves two environments of it from one read (diff, promote). */
   project?: ProjectManifests | undefined;
+  /**
+   * The warnings an earlier load of this run listed (by code and message), for a command that loads
+   * two environments (diff, promote): one it said already is not said again, as each variable's
+   * `env_value_short` is said once a run. The load adds what it lists.
+   */
+  listedWarnings?: Set<string> | undefined;
 }
 
 /** The manifests as the command's plan starts from; errors stop it, saying what did not happen. */
@@ -50,12 +56,15 @@ export async function loadDesiredState(options: ProjectOptions & ManifestOptions
   const { outcome = 'nothing was planned', warnings } = load;
   const result = await loadCommandManifests(options, ctx, load.project);
   const { errors } = countProblems(result.diagnostics, result.omitted);
-  const listing = result.diagnostics.length > 0 ? formatDiagnostics(result.diagnostics, { color: ctx.color, omitted: result.omitted }) : '';
   if (errors === 0 && result.state) {
-    if (warnings) warnings.push(...result.diagnostics);
-    else ctx.stderr.write(listing);
+    const listed = load.listedWarnings;
+    const fresh = listed === undefined ? result.diagnostics : result.diagnostics.filter((warning) => !listed.has(`${warning.code} ${warning.message}`));
+    for (const warning of fresh) listed?.add(`${warning.code} ${warning.message}`);
+    if (warnings) warnings.push(...fresh);
+    else if (fresh.length > 0) ctx.stderr.write(formatDiagnostics(fresh, { color: ctx.color, omitted: result.omitted }));
     return result.state;
   }
+  const listing = result.diagnostics.length > 0 ? formatDiagnostics(result.diagnostics, { color: ctx.color, omitted: result.omitted }) : '';
   // Ids each environment gives: the manifests are used with --env, and this run named none.
   const environments = idsOnlyInEnvironments(result) ? (result.environments ?? []) : [];
   throw new ListedProblemsError('manifest_invalid', { found: `The manifests have ${plural(errors, 'error')}`, outcome }, {

@@ -30,8 +30,9 @@ export async function run(options: DiffOptions, ctx: CommandContext): Promise<nu
   const backend = await openOperatorBackend(options, ctx, { note: 'later' });
   // Both environments resolved from one read of the files: they are compared as one checkout holds them.
   const project = await readCommandProject(options, ctx);
-  const desiredA = await loadDesiredState({ ...options, env: a }, ctx, { outcome: 'nothing was compared', project });
-  const desiredB = await loadDesiredState({ ...options, env: b }, ctx, { outcome: 'nothing was compared', project });
+  const listedWarnings = new Set<string>();
+  const desiredA = await loadDesiredState({ ...options, env: a }, ctx, { outcome: 'nothing was compared', project, listedWarnings });
+  const desiredB = await loadDesiredState({ ...options, env: b }, ctx, { outcome: 'nothing was compared', project, listedWarnings });
   await notePerFolderState(options, ctx);
   if (desiredA.baseUrl !== desiredB.baseUrl || desiredA.region !== desiredB.region) {
     throw new VoxformError('invalid_argument', `"${a}" and "${b}" set different services (base_url or region): voxform diff compares environments of one service.`, { hint: 'Compare two environments that use the same base_url and region.' });

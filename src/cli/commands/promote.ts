@@ -83,10 +83,11 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
   const to = options.to;
   // Both environments resolved from one read of the files: the source is checked against the checkout the target is planned from.
   const read = await readCommandProject(options, ctx);
-  const project = await connectProject({ ...options, env: to, envFlag: '--to' }, ctx, { project: read });
+  const listedWarnings = new Set<string>();
+  const project = await connectProject({ ...options, env: to, envFlag: '--to' }, ctx, { project: read, listedWarnings });
   const from = sourceOf(options, project.desired);
   // A source from promote_from is checked by the target's load; one from --from is that flag's.
-  const desiredSource = await loadDesiredState({ ...options, env: from, envFlag: '--from' }, ctx, { project: read });
+  const desiredSource = await loadDesiredState({ ...options, env: from, envFlag: '--from' }, ctx, { project: read, listedWarnings });
   const fromWorkspace = sourceWorkspace(project, desiredSource, from, to);
   const history = project.backend.history;
 
