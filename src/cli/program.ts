@@ -12,6 +12,7 @@ import { manifestArgumentError, namesManifest } from './manifest-argument.js';
 import { findOptionsAfterDashes, shownValue } from './options-after-dashes.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { wholeNumberOption } from './whole-number.js';
+import { timeoutOption } from './timeout.js';
 import { refuseEmptyValues, refuseOptionsAsValues } from './empty-values.js';
 import { describeVersion } from '../status/versions.js';
 import { shellWord } from '../util/shell-word.js';
@@ -52,7 +53,7 @@ function withConnection(cmd: Command): Command {
     .option('--base-url <url>', 'the service base URL (default: the region gateway; env VOXFORM_BASE_URL)')
     .addOption(new Option('--region <region>', 'the regional gateway (env VOXFORM_REGION)').choices(['us', 'eu']))
     .option('--local', 'use the embedded emulator (data in .voxform/local.json)')
-    .option('--timeout <time>', 'how long the service has to answer a request, e.g. 30s, 2m (default 30s; env VOXFORM_TIMEOUT)');
+    .option('--timeout <time>', 'how long the service has to answer a request, e.g. 30s, 2m (default 30s; env VOXFORM_TIMEOUT)', timeoutOption);
 }
 
 function withManifest(cmd: Command): Command {

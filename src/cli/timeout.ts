@@ -29,6 +29,16 @@ export function resolveTimeoutMs(flag: string | undefined, env: Readonly<Record<
 }
 
 /**
+ * The argument parser's reader of `--timeout`: a malformed value is a command-line mistake, refused
+ * before the command checks the key or reads anything, as every option's value is. The text is kept
+ * as typed; resolveTimeoutMs turns it into ms where the client is made.
+ */
+export function timeoutOption(value: string): string {
+  parseTimeout(value, '--timeout');
+  return value;
+}
+
+/**
  * A time in ms within `range` (`45` is seconds; `500ms`, `2m`, `1h`); `source` names the option or
  * variable in the error, which never repeats the text (docs/security.md §5).
  */

@@ -18,6 +18,12 @@ describe('errors found before a command runs have a hint too', () => {
 
   it.each([
     [['plan', '--local', '--timeout', 'soon'], {}, 'error[invalid_option]: The value given to --timeout is not a time from 1 ms to 24 h.\n  hint: Write it as 30s, 2m or 500ms (a bare number is seconds).\n'],
+    // A malformed value is a command-line mistake, said before the key is looked for, by every command that connects.
+    ...['plan', 'apply', 'status', 'test', 'history', 'get agents'].map((command): [string[], Record<string, string>, string] => [
+      [...command.split(' '), '--timeout', 'abc'],
+      {},
+      'error[invalid_option]: The value given to --timeout is not a time from 1 ms to 24 h.\n  hint: Write it as 30s, 2m or 500ms (a bare number is seconds).\n',
+    ]),
     [['plan', '--local'], { VOXFORM_TIMEOUT: '-3' }, 'error[invalid_option]: The value of VOXFORM_TIMEOUT is not a time from 1 ms to 24 h.\n  hint: Write it as 30s, 2m or 500ms (a bare number is seconds).\n'],
     [['plan', '--local', '--parallelism', '0'], {}, 'error[invalid_option]: The value given to --parallelism is not a whole number from 1 to 256.\n  hint: For example: --parallelism 4.\n'],
     // Decimal digits only, up to the documented bound: a number parser would read these as 16 and 1e20.
