@@ -104,28 +104,55 @@ class VoxformCommand extends Command {
       if (this.parent) throw missingCommandError(commandWords(this).join(' '), this.commands.map((cmd) => cmd.name()));
       return super.help();
     }
-    if (typeof context === 'object' && context.error && word === 'help' && topic !== undefined && !this.commands.some((cmd) => cmd.name() === topic || cmd.aliases().includes(topic))) {
-      const suggestion = didYouMean(topic, this.commands.map((cmd) => cmd.name()));
-      this.error(`unknown command '${topic}'${suggestion ? ` (Did you mean ${suggestion}?)` : ''}`, { code: 'commander.unknownCommand' });
-    }
+    if (typeof context === 'object' && context.error && word === 'help' && topic !== undefined && !this.findCommand(topic)) this.refuseCommand(topic);
     return super.help(context as HelpContext);
+  }
+
+  /** The command of this group named `word`, by name or alias. */
+  private findCommand(word: string): Command | undefined {
+    return this.commands.find((cmd) => cmd.name() === word || cmd.aliases().includes(word));
+  }
+
+  /** `word` names no command of this group: the parser's unknown-command error, with the closest name. */
+  private refuseCommand(word: string): never {
+    const suggestion = didYouMean(word, this.commands.map((cmd) => cmd.name()));
+    this.error(`unknown command '${word}'${suggestion ? ` (Did you mean ${suggestion}?)` : ''}`, { code: 'commander.unknownCommand' });
   }
 
   /**
    * `voxform help webhook send` is `voxform webhook send --help`: commander's help command reads one
-   * word, so it showed the group's help for a command of the group. Words that name no command are
-   * left to it (`voxform help fmt x` is fmt's help).
+   * word, so it showed the group's help for a command of the group. What commander's help command
+   * dropped without a word, showing a help and exit 0, is refused as the same words without `help`
+   * are: a word that names no command of a group that takes no arguments (`voxform help state nope`
+   * as `voxform state nope`), and an option it does not read (`voxform help --bogus`). Words
+   * after a command that takes arguments are left to it (`voxform help fmt x` is fmt's help).
    */
   override parseAsync(argv?: readonly string[], options?: ParseOptions): Promise<this> {
     return super.parseAsync(argv && options?.from === 'user' ? this.helpOfNested(argv) : argv, options);
   }
 
   private helpOfNested(argv: readonly string[]): readonly string[] {
-    const [first, ...words] = argv;
-    if (first !== 'help' || words.length < 2) return argv;
-    let found: Command | undefined = this;
-    for (const word of words) found = found?.commands.find((cmd) => cmd.name() === word || cmd.aliases().includes(word));
-    return found ? [...words, '--help'] : argv;
+    // The root's options, which take no value, may come before `help` (`voxform --no-color help plan`).
+    const at = argv.findIndex((word) => !word.startsWith('-'));
+    if (argv[at] !== 'help') return argv;
+    const rest = [...argv.slice(0, at), ...argv.slice(at + 1)];
+    const flags = rest.filter((word) => word.startsWith('-') && word !== '--');
+    const unread = flags.find((flag) => !this.readsAfterHelp(flag));
+    if (unread !== undefined) this.error(`unknown option '${unread}'`, { code: 'commander.unknownOption' });
+    let found: VoxformCommand = this;
+    for (const word of rest.filter((each) => !each.startsWith('-'))) {
+      if (found.commands.length === 0) break;
+      const next = found.findCommand(word);
+      if (next) found = next as VoxformCommand;
+      else if (found.registeredArguments.length > 0) break;
+      else found.refuseCommand(word);
+    }
+    return found === this ? argv : [...commandWords(found).slice(1), ...flags, '--help'];
+  }
+
+  /** The options `voxform help` takes: the root's own (`--no-color`, `--version`) and help. */
+  private readsAfterHelp(flag: string): boolean {
+    return flag === '-h' || flag === '--help' || this.options.some((option) => flag === option.long || flag === option.short);
   }
 
   override error(message: string, options?: { code?: string; exitCode?: number }): never {

@@ -81,6 +81,12 @@ describe("the argument parser's mistakes read as every other error", () => {
     ]),
     [['help', 'plna'], 'invalid_argument', '`voxform` has no command `plna`; did you mean plan?', 'Run `voxform --help` for its commands and options.'],
     [['state', 'help', 'frob'], 'invalid_argument', '`voxform state` has no command `frob`.', 'Run `voxform state --help` for its commands and options.'],
+    // `help` refuses what the same words without it refuse, never showing a help instead.
+    [['help', 'state', 'frob'], 'invalid_argument', '`voxform state` has no command `frob`.', 'Run `voxform state --help` for its commands and options.'],
+    [['--no-color', 'help', 'state', 'lst'], 'invalid_argument', '`voxform state` has no command `lst`; did you mean list?', 'Run `voxform state --help` for its commands and options.'],
+    [['help', 'plan', 'frob'], 'invalid_argument', '`voxform plan` has no command `frob`.', 'Run `voxform plan --help` for its commands and options.'],
+    [['help', '--bogus'], 'invalid_argument', '`voxform` has no option --bogus.', 'Run `voxform --help` for its commands and options.'],
+    [['help', 'plan', '--bogus'], 'invalid_argument', '`voxform` has no option --bogus.', 'Run `voxform --help` for its commands and options.'],
     // A group without its command is a missing argument too; the hint lists the commands it takes.
     [['state'], 'invalid_argument', '`voxform state` needs a command.', 'Add one of its commands: list, show, rm, unlock, migrate or upgrade (`voxform state --help` describes them).'],
     [['keys'], 'invalid_argument', '`voxform keys` needs a command.', 'Add its command: create (`voxform keys --help` describes it).'],

@@ -142,9 +142,16 @@ describe('help of a command inside a group', () => {
     expect((await runCliInProcess(['help', 'emulator', 'traffic'])).stdout).toMatch(/^Usage: voxform emulator traffic /);
   });
 
-  it('words that name no command are left to the help command: `voxform help fmt x` is fmt\'s help', async () => {
+  it('words after a command that takes arguments are left to it: `voxform help fmt x` is fmt\'s help', async () => {
     const result = await runCliInProcess(['help', 'fmt', 'x']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^Usage: voxform fmt /);
+    expect((await runCliInProcess(['help', 'webhook', 'send', 'x'])).stdout).toMatch(/^Usage: voxform webhook send /);
+  });
+
+  it('the root\'s own options are read on either side of `help`', async () => {
+    const flag = await runCliInProcess(['state', 'list', '--help']);
+    expect(await runCliInProcess(['help', 'state', 'list', '--no-color'])).toEqual(flag);
+    expect(await runCliInProcess(['--no-color', 'help', 'state', 'list'])).toEqual(flag);
   });
 });
