@@ -155,8 +155,28 @@ class VoxformCommand extends Command {
     return flag === '-h' || flag === '--help' || this.options.some((option) => flag === option.long || flag === option.short);
   }
 
+  /**
+   * The command whose help a usage mistake points to: the command of this group that the line goes
+   * on to, if any. An option the group shares with it is parsed by the group before the line reaches
+   * it (`voxform plan show --format xml`: `plan` refuses the value), and its help is the one that
+   * describes what was typed. Option values are skipped, so an environment named `show` is no command.
+   */
+  private commandOfLine(): Command {
+    // The parent has read the line up to this command's name; the rest is this command's.
+    const line = this.parent?.args.slice(1) ?? [];
+    for (let at = 0; at < line.length; at++) {
+      const word = line[at] as string;
+      if (word === '--') break;
+      if (!word.startsWith('-')) return this.findCommand(word) ?? this;
+      const option = this.options.find((each) => word === each.long || word === each.short);
+      if (option && (option.required || option.optional)) at++;
+    }
+    return this;
+  }
+
   override error(message: string, options?: { code?: string; exitCode?: number }): never {
     const words = commandWords(this);
+    const ofLine = this.commandOfLine();
     // An argument not among its choices is of the wrong form: shown as its name, never repeated.
     const argumentShown = (value: string, position: number) => {
       const argument = this.registeredArguments[Math.min(position, this.registeredArguments.length - 1)];
@@ -166,8 +186,8 @@ class VoxformCommand extends Command {
     // Options typed after `--` explain the arguments too many, a manifest among them (`-- ID -f agents.yaml`) too.
     if (options?.code === 'commander.excessArguments' && !optionsAfterDashes) this.refuseManifestArguments(words);
     throw usageError(options?.code, message, {
-      path: words.join(' '),
-      hasCommands: this.commands.length > 0,
+      path: commandWords(ofLine).join(' '),
+      hasCommands: ofLine.commands.length > 0,
       takesArguments: this.registeredArguments.length > 0,
       withArgumentAfterDashes: (argument) => this.withArgumentAfterDashes(words.slice(1), argument),
       optionsAfterDashes,

@@ -100,6 +100,12 @@ describe("the argument parser's mistakes read as every other error", () => {
     [['plan', 'show', 'a', 'b'], 'invalid_argument', '`voxform plan show` takes one argument, not 2.', 'Run `voxform plan show --help` for its arguments and options.'],
     [['keys', 'create'], 'invalid_argument', '`voxform keys create` needs --type <type>.', 'Run `voxform keys create --help` for its arguments and options.'],
     [['validate', '--format'], 'invalid_option', '--format needs a value (<format>).', 'Run `voxform validate --help` for its arguments and options.'],
+    // An option `plan` shares with `show` is read by `plan` first: the hint is still the help of the command typed.
+    [['plan', 'show', '--format', 'xml', 'p.json'], 'invalid_option', 'The value given to --format is not one it takes: choose text, json or markdown.', 'Run `voxform plan show --help` for its arguments and options.'],
+    [['plan', '--env', 'staging', 'show', 'p.json', '--format'], 'invalid_option', '--format needs a value (<format>).', 'Run `voxform plan show --help` for its arguments and options.'],
+    [['test', 'capture', 'ID', '--out'], 'invalid_option', '--out needs a value (<file>).', 'Run `voxform test capture --help` for its arguments and options.'],
+    // An option's value that is also a command's name is not taken for the command.
+    [['plan', '--env', 'show', '--format', 'xml'], 'invalid_option', 'The value given to --format is not one it takes: choose text, json or markdown.', 'Run `voxform plan --help` for its commands and options.'],
     [['plan', 'show', 'p.json', '-f', 'x.yaml'], 'invalid_argument', '`voxform plan show` does not take --file.', 'Run `voxform plan show --help` for its arguments and options.'],
     [['get', 'agents', '-OKspareAgent0000001', '--local'], 'invalid_argument', '`voxform get` has no option -OKspareAgent0000001.', 'If -OKspareAgent0000001 is an argument (an id starting with `-`), put it after `--`, which ends the options: `voxform get agents --local -- -OKspareAgent0000001`.'],
     // The options that choose the project and service are kept, also those after the id, which the parser had not reached.
