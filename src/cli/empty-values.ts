@@ -72,6 +72,16 @@ export function refuseOptionsAsValues(cmd: Command, words: readonly string[]): v
   }
 }
 
+/**
+ * A command word typed empty (`voxform "$COMMAND"`, `voxform state ""`): refused as every empty value
+ * is, with `path`, the group's words (`voxform state`), not as a command of no name.
+ */
+export function emptyCommandError(path: string): VoxformError {
+  return new VoxformError('invalid_argument', `The command given to \`${path}\` is empty: it takes one of its commands, and an empty value is never taken for ${NAME}.`, {
+    hint: `Give one of its commands (\`${path} --help\` lists them); ${IN_A_SCRIPT}.`,
+  });
+}
+
 /** Refuses a value typed empty among the naming options of `cmd` and its parents, and among its arguments; `words` name the command (`voxform state unlock`). */
 export function refuseEmptyValues(cmd: Command, words: readonly string[]): void {
   for (let current: Command | null = cmd; current; current = current.parent) {

@@ -12,6 +12,7 @@ import { VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { wordList } from '../util/plural.js';
 import type { OptionsAfterDashes } from './options-after-dashes.js';
+import { emptyCommandError } from './empty-values.js';
 
 /** What the parser knows of the command it was parsing. */
 interface ParsedCommand {
@@ -80,6 +81,7 @@ export function usageError(commanderCode: string | undefined, message: string, c
   }
   if ((match = /^unknown command '(.*?)'(?:\s*\(Did you mean (.*)\?\))?$/s.exec(text))) {
     const name = match[1] ?? '';
+    if (name === '') return emptyCommandError(command.path);
     if (command.path !== 'voxform' || !REMOVING_WORDS.has(name.toLowerCase())) return fail('invalid_argument', `${cmd} has no command \`${name}\`${suggestion(match[2])}`);
     // Someone looking for a way to delete: a near miss (`history` for `destroy`) would send them astray.
     return new VoxformError('invalid_argument', `${cmd} has no command \`${name}\`: voxform deletes nothing on the service, which has no delete for agents, numbers, campaigns, knowledge files or credentials.`, {

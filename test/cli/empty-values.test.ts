@@ -106,6 +106,17 @@ describe('a naming value given empty', () => {
     );
   });
 
+  it.each([[['']], [['state', '']], [['help', '']]])('a command given empty, %j, is refused as every empty value is, not sought as a command of no name', async (args) => {
+    const group = args[0] === 'state' ? 'voxform state' : 'voxform';
+    const { code, said, stdout } = await refused(args);
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(said).toBe(
+      `error[invalid_argument]: The command given to \`${group}\` is empty: it takes one of its commands, and an empty value is never taken for the default.\n` +
+        `  hint: Give one of its commands (\`${group} --help\` lists them); in a script, check that the variable it comes from is set.`,
+    );
+  });
+
   it('a mandatory option is not told it may be left out', async () => {
     const { said } = await refused(['state', 'migrate', '--to', '']);
     expect(said).toBe(
