@@ -72,7 +72,8 @@ export function usageError(commanderCode: string | undefined, message: string, c
     // `--name=value` of an option that takes no value, or of none: the option is named, not the value.
     const named = /^-{1,2}[^=]*=/.exec(flag)?.[0].slice(0, -1);
     if (named) return fail('invalid_argument', `${cmd} has no option ${named} that takes a value${suggestion(match[2])}`);
-    const sentence = `${cmd} has no option ${flag}${suggestion(match[2])}`;
+    // A short option runs into its value (`-xSECRET`): the option is named, `-x`, not what follows it.
+    const sentence = `${cmd} has no option ${/^-[^-]/.test(flag) ? flag.slice(0, 2) : flag}${suggestion(match[2])}`;
     // An id may start with a dash (`-OKdqbq…`): the parser takes it for an option unless it follows `--`.
     if (!command.takesArguments || !command.withArgumentAfterDashes || !/^-[^-]./.test(flag)) return fail('invalid_argument', sentence);
     return new VoxformError('invalid_argument', sentence, {
