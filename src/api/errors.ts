@@ -122,7 +122,7 @@ export function errorFromResponse(status: number, body: string, ctx: FailureCont
   const retried = ctx.attempts > 1 ? ` (after ${ctx.attempts} attempts)` : '';
   // The sentence goes on after the service's words.
   const answered = `${ctx.method} ${displayPath(ctx.path)} failed: the service answered ${status} ${withoutFullStop(clip(reason))}${retried}`;
-  const hint = hintFor(code, ctx, parsed.issues);
+  const hint = hintFor(code, ctx, parsed.issues, status);
   const mayHaveApplied = ctx.mayHaveApplied || ctx.earlierAttemptMayHaveLanded;
   return new ApiError({
     code,
@@ -353,7 +353,7 @@ export function codeForStatus(status: number): ApiErrorCode {
   return 'api_error';
 }
 
-function hintFor(code: ApiErrorCode, ctx: FailureContext, issues: ValidationIssue[]): string | undefined {
+function hintFor(code: ApiErrorCode, ctx: FailureContext, issues: ValidationIssue[], status: number): string | undefined {
   switch (code) {
     case 'api_unauthorized':
       return 'Check VOXFORM_API_KEY: it must be a private key of this account, for this region.';
@@ -368,6 +368,10 @@ function hintFor(code: ApiErrorCode, ctx: FailureContext, issues: ValidationIssu
       return rateLimitedHint(true);
     case 'api_unavailable':
       return 'The service is unavailable right now; try again later.';
+    case 'api_error':
+      // 413: the one refusal of a well-formed request that its size alone explains.
+      if (status === 413) return 'What was sent is larger than the service takes: send less (a shorter prompt, message or conversation), then run again.';
+      return 'The service refused the request as sent (the sentence above says why): check what the manifests or the command line gave, and report it if they look right.';
     default:
       return undefined;
   }

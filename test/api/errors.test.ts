@@ -40,6 +40,13 @@ describe('errorFromResponse', () => {
     expect(errorFromResponse(status, '', ctx).code).toBe(code);
   });
 
+  it('gives every refusal a hint: a body too large says to send less, any other 4xx to check what was sent', () => {
+    const tooLarge = errorFromResponse(413, '{"detail":"Request body too large (at most 1048576 bytes)"}', { ...ctx, method: 'POST', path: '/chat/completions' });
+    expect(tooLarge.code).toBe('api_error');
+    expect(tooLarge.hint).toBe('What was sent is larger than the service takes: send less (a shorter prompt, message or conversation), then run again.');
+    for (const status of [400, 405, 409, 410]) expect(errorFromResponse(status, '', ctx).hint, String(status)).toMatch(/^The service refused the request as sent/);
+  });
+
   it('scrubs the key when the service echoes it back', () => {
     const error = errorFromResponse(401, JSON.stringify({ detail: `Invalid key ${KEY}` }), ctx);
     expect(error.message).not.toContain(KEY);
