@@ -73,7 +73,7 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
   if (!text.includes('{env:')) return { value: text, fromEnv: false };
   let fromEnv = false;
   const inUrlToken = urlTokenTest(text);
-  const locate = span && referenceLocator(span);
+  const locate = span && referenceLocator(span, ENV_REFERENCE);
   const fill = (whole: string, escape: string, body: string, at: number): string => {
     if (escape) return whole.slice(1);
     if (forbiddenPlace !== undefined) {
@@ -189,7 +189,7 @@ const MISCASED_REFERENCE = /\$\{(?!env:)([Ee][Nn][Vv]):([^}:]*)(:-[^}]*)?\}/g;
  * and the manifest's reference syntax has no escape for it.
  */
 function warnMiscasedReferences(text: string, span: Span, diagnostics: DiagnosticList): void {
-  const locate = referenceLocator(span);
+  const locate = referenceLocator(span, MISCASED_REFERENCE);
   for (const [whole, env, name, fallback] of text.matchAll(MISCASED_REFERENCE)) {
     // A fallback is shown as `…`: were the reference right, its text would be a secret.
     const rest = `${name}${fallback === undefined ? '' : ':-…'}}`;
@@ -360,9 +360,11 @@ export function reportForbiddenReferences(
  * own place in the source (a reference repeated: where it is first written, one problem), else at
  * the value's first reference, else at the value. Each reference is searched for once, onward from
  * the last one found, and none after one not found (written otherwise, escaped in a quoted string):
- * a value of many references is read about once, not once per reference.
+ * a value of many references is read about once, not once per reference. The source is searched
+ * with `written`, the pattern that found the references in the value, so that an escaped
+ * `$${env:NAME}` before `${env:NAME}` is passed over there as the interpolation passes over it.
  */
-function referenceLocator(span: Span): (reference: string) => Span {
+function referenceLocator(span: Span, written: RegExp): (reference: string) => Span {
   // Read when a first problem is reported: most values have none.
   let raw: string | undefined;
   let fallback = -1;
@@ -377,7 +379,7 @@ function referenceLocator(span: Span): (reference: string) => Span {
     }
     let offset = found.get(reference);
     if (offset === undefined && !lost) {
-      offset = raw.indexOf(reference, searchFrom);
+      offset = writtenAt(raw, written, reference, searchFrom);
       if (offset === -1) lost = true;
       else {
         found.set(reference, offset);
@@ -387,4 +389,14 @@ function referenceLocator(span: Span): (reference: string) => Span {
     if (offset !== undefined && offset !== -1) return at(offset, reference.length);
     return fallback === -1 ? span : at(fallback, reference.length);
   };
+}
+
+/** Where `reference` is first written in `raw` from `from` on, as `pattern` (a global one) finds references there; -1 if nowhere. */
+function writtenAt(raw: string, pattern: RegExp, reference: string, from: number): number {
+  const search = new RegExp(pattern.source, 'g');
+  search.lastIndex = from;
+  for (let match = search.exec(raw); match !== null; match = search.exec(raw)) {
+    if (match[0] === reference) return match.index;
+  }
+  return -1;
 }

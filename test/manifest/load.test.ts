@@ -536,6 +536,11 @@ describe('loadManifests: ${env:…}', () => {
     expect(summarize(result)).toEqual(['voxform.yaml:6:23 env_missing environment variable GREETING is not set; set it, or give a default with ${env:GREETING:-default}']);
   });
 
+  it('reports a missing variable at the reference, not at an escaped $${env:…} of the same name before it', async () => {
+    const result = await loadTree({ 'voxform.yaml': `${AGENT}    config:\n      first_message: "$\${env:NOPE_X} then \${env:NOPE_X}"\n` });
+    expect(summarize(result)).toEqual(['voxform.yaml:6:43 env_missing environment variable NOPE_X is not set; set it, or give a default with ${env:NOPE_X:-default}']);
+  });
+
   it("a missing variable in a URL's user info or a query value, where tokens ride: set it, never a default", async () => {
     const url = 'https://user:${env:PW}@api.example.com/slots?token=${env:TOK:-x&y}${env:TOK2}&${env:NAME}=1&mode=${env:MODE}#${env:FRAGMENT}';
     const result = await loadTree({ 'voxform.yaml': `${AGENT}    config:\n      tools:\n        - { name: find_slots, description: Finds slots, webhook: "${url}" }\n` }, { env: { TOK: 'a-long-token' } });
