@@ -18,6 +18,16 @@ interface Pending {
   code: DiagnosticCode;
   message: string;
   span: Span;
+  standIn?: boolean;
+}
+
+/** How a problem was placed, when not simply at its own span. */
+export interface Placement {
+  /**
+   * The span stands in for the problem's own place, which could not be found (a reference written
+   * otherwise in the source), and may stand in for several: problems there are told apart by message.
+   */
+  standIn?: boolean;
 }
 
 export class DiagnosticList {
@@ -38,12 +48,12 @@ export class DiagnosticList {
    */
   readonly omitted = { errors: 0, warnings: 0, files: 0, stopped: false };
 
-  error(code: DiagnosticCode, message: string, span: Span): void {
-    this.add({ severity: 'error', code, message, span });
+  error(code: DiagnosticCode, message: string, span: Span, placement?: Placement): void {
+    this.add({ severity: 'error', code, message, span, standIn: placement?.standIn });
   }
 
-  warning(code: DiagnosticCode, message: string, span: Span): void {
-    this.add({ severity: 'warning', code, message, span });
+  warning(code: DiagnosticCode, message: string, span: Span, placement?: Placement): void {
+    this.add({ severity: 'warning', code, message, span, standIn: placement?.standIn });
   }
 
   get hasErrors(): boolean {
@@ -102,7 +112,8 @@ export class DiagnosticList {
       }
       return;
     }
-    const key = `${item.span.source.path}\0${item.span.start}\0${item.code}${moved ? `\0${item.message}` : ''}`;
+    // A place standing in for several (a template's line, a reference's value) holds one problem per message.
+    const key = `${item.span.source.path}\0${item.span.start}\0${item.code}${moved || item.standIn ? `\0${item.message}` : ''}`;
     if (this.seen.has(key)) return;
     this.seen.add(key);
     if (item.severity === 'error') this.errorCount++;

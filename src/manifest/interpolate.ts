@@ -10,7 +10,7 @@ import { MIN_FILLED_ENV_VALUE_CHARS } from '../project-files/limits.js';
 import { WITHHELD } from '../secrets/withhold.js';
 import { urlTokenRanges } from '../secrets/url-tokens.js';
 import { writtenByAuthor } from '../secrets/author-variables.js';
-import type { DiagnosticList } from './diagnostics.js';
+import type { DiagnosticList, Placement } from './diagnostics.js';
 import type { FilledTextBudget } from './filled-text-budget.js';
 import { envPolicyOf, FORBIDDEN_PLACE_FIX, refusalMessage, type EnvPolicy } from '../secrets/env-policy.js';
 import { childOf, shallowCopy, spansOf, type PathPart } from './positions.js';
@@ -77,18 +77,18 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
   const fill = (whole: string, escape: string, body: string, at: number): string => {
     if (escape) return whole.slice(1);
     if (forbiddenPlace !== undefined) {
-      if (locate) ctx.diagnostics.error('env_forbidden', `\${env:…} cannot be used in ${forbiddenPlace}; ${FORBIDDEN_PLACE_FIX}`, locate(whole));
+      if (locate) ctx.diagnostics.error('env_forbidden', `\${env:…} cannot be used in ${forbiddenPlace}; ${FORBIDDEN_PLACE_FIX}`, ...locate(whole));
       return whole;
     }
     const parsed = ENV_REFERENCE_BODY.exec(body);
     if (!parsed) {
-      if (locate) ctx.diagnostics.error('env_syntax', `"${withoutFallback(whole)}" is not a valid reference; write \${env:NAME} or \${env:NAME:-default}`, locate(whole));
+      if (locate) ctx.diagnostics.error('env_syntax', `"${withoutFallback(whole)}" is not a valid reference; write \${env:NAME} or \${env:NAME:-default}`, ...locate(whole));
       return whole;
     }
     const name = parsed[1] as string;
     const verdict = policyOf(ctx).check(name);
     if (verdict !== 'allowed') {
-      if (locate) ctx.diagnostics.error('env_not_allowed', refusalMessage(name, verdict, ctx.from), locate(whole));
+      if (locate) ctx.diagnostics.error('env_not_allowed', refusalMessage(name, verdict, ctx.from), ...locate(whole));
       return whole;
     }
     ctx.onEnvName?.(name);
@@ -106,7 +106,7 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
         ctx.diagnostics.error(
           'env_missing',
           `environment variable ${name} is not set; ${(unsetFix ?? (ctx.from === 'record' ? setWhereThisRuns : inUrlToken(at, whole.length) ? setSecret : setOrDefault))(name)}`,
-          locate(whole),
+          ...locate(whole),
         );
       }
       return whole;
@@ -121,7 +121,7 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
       ctx.diagnostics.warning(
         'env_value_short',
         `the value of ${name} is under ${MIN_SEARCHABLE_SECRET} characters, too short to search for in output without garbling ordinary words: it is hidden where it stands as a value (its config paths, headers), not wherever it occurs in text such as a reply; if it is not secret, it needs no \${env:…}: write it in the manifest as it is, in a header or a URL's query too (x-env: prod; the built-in policy asks for \${env:…} only where a header or query parameter names a credential, such as authorization or ?token=), or under environments: where it differs per environment; if it is secret, make it longer`,
-        locate(whole),
+        ...locate(whole),
       );
     }
     return resolved;
@@ -196,7 +196,7 @@ function warnMiscasedReferences(text: string, span: Span, diagnostics: Diagnosti
     diagnostics.warning(
       'env_case',
       `"\${${env}:${rest}" is not a reference, so it is sent as this text: references are written in lower case; write \${env:${rest} to read the variable`,
-      locate(whole),
+      ...locate(whole),
     );
   }
 }
@@ -357,46 +357,40 @@ export function reportForbiddenReferences(
 
 /**
  * Where the references of one written value are reported, asked of them in their order: each at its
- * own place in the source (a reference repeated: where it is first written, one problem), else at
- * the value's first reference, else at the value. Each reference is searched for once, onward from
- * the last one found, and none after one not found (written otherwise, escaped in a quoted string):
- * a value of many references is read about once, not once per reference. The source is searched
- * with `written`, the pattern that found the references in the value, so that an escaped
- * `$${env:NAME}` before `${env:NAME}` is passed over there as the interpolation passes over it.
+ * own place in the source (a reference repeated: where it is first written, one problem), else, when
+ * it is written otherwise there (an escape or `''` in a quoted string, a line folded), at the value's
+ * first reference, or at the value: a place that stands in for several, which the answer says, so
+ * that each problem there is still reported. The source is read once, when a first problem is
+ * reported, for every place where `written` (the pattern that found the references in the value)
+ * finds one: an escaped `$${env:NAME}` is text of its own, passed over as the interpolation passes
+ * over it. Each reference then takes the first place of its text after the last one placed: a value
+ * of many references costs about one reading, however many of them are written otherwise.
  */
-function referenceLocator(span: Span, written: RegExp): (reference: string) => Span {
+function referenceLocator(span: Span, written: RegExp): (reference: string) => [Span, Placement?] {
   // Read when a first problem is reported: most values have none.
-  let raw: string | undefined;
+  let places: Map<string, number[]> | undefined;
   let fallback = -1;
-  const found = new Map<string, number>();
+  /** Where each reference was placed, -1 for one written otherwise. */
+  const placed = new Map<string, number>();
   let searchFrom = 0;
-  let lost = false;
   const at = (offset: number, length: number): Span => ({ source: span.source, start: span.start + offset, end: span.start + offset + length });
   return (reference) => {
-    if (raw === undefined) {
-      raw = span.source.text.slice(span.start, span.end);
-      fallback = raw.indexOf('${env:');
-    }
-    let offset = found.get(reference);
-    if (offset === undefined && !lost) {
-      offset = writtenAt(raw, written, reference, searchFrom);
-      if (offset === -1) lost = true;
-      else {
-        found.set(reference, offset);
-        searchFrom = offset + reference.length;
+    if (places === undefined) {
+      places = new Map();
+      for (const match of span.source.text.slice(span.start, span.end).matchAll(written)) {
+        if (fallback === -1 && !match[0].startsWith('$$')) fallback = match.index;
+        const offsets = places.get(match[0]);
+        if (offsets) offsets.push(match.index);
+        else places.set(match[0], [match.index]);
       }
     }
-    if (offset !== undefined && offset !== -1) return at(offset, reference.length);
-    return fallback === -1 ? span : at(fallback, reference.length);
+    let offset = placed.get(reference);
+    if (offset === undefined) {
+      offset = places.get(reference)?.find((candidate) => candidate >= searchFrom) ?? -1;
+      placed.set(reference, offset);
+      if (offset !== -1) searchFrom = offset + reference.length;
+    }
+    if (offset !== -1) return [at(offset, reference.length)];
+    return [fallback === -1 ? span : at(fallback, reference.length), { standIn: true }];
   };
-}
-
-/** Where `reference` is first written in `raw` from `from` on, as `pattern` (a global one) finds references there; -1 if nowhere. */
-function writtenAt(raw: string, pattern: RegExp, reference: string, from: number): number {
-  const search = new RegExp(pattern.source, 'g');
-  search.lastIndex = from;
-  for (let match = search.exec(raw); match !== null; match = search.exec(raw)) {
-    if (match[0] === reference) return match.index;
-  }
-  return -1;
 }

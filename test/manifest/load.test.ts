@@ -541,6 +541,23 @@ describe('loadManifests: ${env:…}', () => {
     expect(summarize(result)).toEqual(['voxform.yaml:6:43 env_missing environment variable NOPE_X is not set; set it, or give a default with ${env:NOPE_X:-default}']);
   });
 
+  it('reports every problem of a value whose references are written otherwise, each at its own place where it can be found', async () => {
+    const setOrDefault = (name: string) => `environment variable ${name} is not set; set it, or give a default with \${env:${name}:-default}`;
+    const escaped = await loadTree({ 'voxform.yaml': `${AGENT}    config:\n      first_message: "Hi \${env:NAME\\u005fX}, \${env:TAIL_X} and \${env:MORE_X}"\n` });
+    expect(summarize(escaped)).toEqual([
+      `voxform.yaml:6:26 env_missing ${setOrDefault('NAME_X')}`,
+      `voxform.yaml:6:46 env_missing ${setOrDefault('TAIL_X')}`,
+      `voxform.yaml:6:64 env_missing ${setOrDefault('MORE_X')}`,
+    ]);
+    // Two written otherwise share the value's first reference, and both are reported there.
+    const both = await loadTree({ 'voxform.yaml': `${AGENT}    config:\n      first_message: 'It''s \${env:A_X:-''a''} and \${env:B_X:-''b''}, \${env:C_X}'\n` }, { env: { VOXFORM_ENV_ALLOW: 'OTHER' } });
+    expect(summarize(both).map((line) => line.slice(0, line.indexOf(' is refused')))).toEqual([
+      'voxform.yaml:6:29 env_not_allowed ${env:A_X}',
+      'voxform.yaml:6:29 env_not_allowed ${env:B_X}',
+      'voxform.yaml:6:70 env_not_allowed ${env:C_X}',
+    ]);
+  });
+
   it("a missing variable in a URL's user info or a query value, where tokens ride: set it, never a default", async () => {
     const url = 'https://user:${env:PW}@api.example.com/slots?token=${env:TOK:-x&y}${env:TOK2}&${env:NAME}=1&mode=${env:MODE}#${env:FRAGMENT}';
     const result = await loadTree({ 'voxform.yaml': `${AGENT}    config:\n      tools:\n        - { name: find_slots, description: Finds slots, webhook: "${url}" }\n` }, { env: { TOK: 'a-long-token' } });
