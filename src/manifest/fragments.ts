@@ -117,8 +117,11 @@ function addLayer(layer: Layer, value: Record<string, unknown>, where: string, d
         );
         break;
       }
-      const valid = section === 'phones' ? checkPhoneNumber(name, keySpan, diagnostics) : checkName(name, keySpan, SECTION_NOUN[section], diagnostics);
-      if (!valid) continue;
+      // A name that is wrong is an error, which stops every command; the resource is kept all the same,
+      // so that its body is checked and references to it resolve: dropped, it would hide its own
+      // mistakes and make every reference to it read as one to a resource the manifest does not define.
+      if (section === 'phones') checkPhoneNumber(name, keySpan, diagnostics);
+      else checkName(name, keySpan, SECTION_NOUN[section], diagnostics);
       const earlier = targetEntries.get(name);
       if (earlier) {
         diagnostics.error(
@@ -165,10 +168,8 @@ function checkName(name: string, span: Span, noun: string, diagnostics: Diagnost
   return false;
 }
 
-function checkPhoneNumber(number: string, span: Span, diagnostics: DiagnosticList): boolean {
-  if (isPhoneNumber(number)) return true;
-  diagnostics.error('invalid_name', `phone "${number}" is not an E.164 number such as "+15551230001"${phoneNumberAdvice(number)}`, span);
-  return false;
+function checkPhoneNumber(number: string, span: Span, diagnostics: DiagnosticList): void {
+  if (!isPhoneNumber(number)) diagnostics.error('invalid_name', `phone "${number}" is not an E.164 number such as "+15551230001"${phoneNumberAdvice(number)}`, span);
 }
 
 /** Checks a fragment's shape against the manifest schema (skeletonOf). */

@@ -54,4 +54,25 @@ describe('each resource and name is reported once', () => {
       `voxform.yaml:5:3 invalid_name environment name "${long}" is longer than 100 characters`,
     ]);
   });
+
+  it("a resource with a name the schema refuses is still checked, and references to it resolve", async () => {
+    const result = await loadTree({
+      'voxform.yaml': [
+        'agents:',
+        '  "front desk": { id: abc, config: { llm: { temperature: "hot" } } }',
+        'phones:',
+        '  "+1 555 123 0001": { agent: nobody, import: { provider: twilio, countyr: US } }',
+        '  "+15551230002": { agent: front desk }',
+      ].join('\n'),
+    });
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:2:3 invalid_name agent name "front desk" is not a valid name: use letters, digits, "-", "_" and ".", starting with a letter or digit',
+      'voxform.yaml:2:58 type_mismatch llm.temperature: expected a number, found a string ("hot")',
+      'voxform.yaml:4:3 invalid_name phone "+1 555 123 0001" is not an E.164 number such as "+15551230001"; did you mean "+15551230001"?',
+      'voxform.yaml:4:31 reference_missing phone "+1 555 123 0001" is answered by agent "nobody", which the manifest does not define; for an agent outside the manifest write agent: { id: … }',
+      'voxform.yaml:4:39 missing_field import of phone "+1 555 123 0001" needs "country"',
+      'voxform.yaml:4:67 unknown_field unknown field "countyr" in import of phone "+1 555 123 0001"; did you mean "country"?',
+    ]);
+    expect(result.state).toBeUndefined();
+  });
 });
