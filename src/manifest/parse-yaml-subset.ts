@@ -12,6 +12,7 @@ import { attachSpans, PackedNode, PackedSpans } from './positions.js';
 import { setOwn } from '../util/json-object.js';
 import { MAX_NESTING_DEPTH, MAX_YAML_TOKENS } from '../yaml/limits.js';
 import { numberProblem } from '../yaml/numbers.js';
+import { countLines, LineCounter } from '../util/text-position.js';
 import type { ParsedDocument, SourceText, Span } from './source.js';
 
 /**
@@ -92,7 +93,7 @@ export function parseYamlSubset(
   onRead?: (tokens: number) => void,
 ): ParsedDocument[] | undefined {
   const text = source.text;
-  if (text.includes('\t') || text.includes('\r')) return undefined;
+  if (hasTabOrCr(text)) return undefined;
   const reader = new SubsetReader(text, source, maxTokens);
   try {
     const documents = reader.documents();
@@ -104,6 +105,42 @@ export function parseYamlSubset(
     onGiveUp?.(reader.misindented);
     return undefined;
   }
+}
+
+function hasTabOrCr(text: string): boolean {
+  return text.includes('\t') || text.includes('\r');
+}
+
+/**
+ * The wrongly indented line of a text the reader leaves to the general parser for its tabs or `\r`
+ * (parseYamlSubset), found by reading a copy with the same lines and columns: each `\r\n` a `\n`,
+ * each tab a space. Only for pointing at that line: the values are the general parser's. None for a
+ * text with a tab among a line's leading spaces and indicators (`-`, `?`, `:`), which YAML reads as
+ * indentation, an error of its own the copy would not have, nor for one with a `\r` alone, a line
+ * break the copy would not keep.
+ */
+export function findMisindentation(source: SourceText): Misindentation | undefined {
+  const text = source.text;
+  if (!hasTabOrCr(text) || /^[ ?:-]*\t/m.test(text) || /\r(?!\n)/.test(text)) return undefined;
+  const reader = new SubsetReader(text.replace(/\r\n/g, '\n').replace(/\t/g, ' '), source, MAX_YAML_TOKENS);
+  try {
+    reader.documents();
+  } catch (error) {
+    if (error !== GIVE_UP) throw error;
+  }
+  const found = reader.misindented;
+  if (found === undefined) return undefined;
+  // Offsets in the copy, as the same line and column in the text.
+  const copyLines = new LineCounter();
+  copyLines.lineStarts = reader.lineStarts;
+  const textLines = new LineCounter();
+  countLines(textLines, text);
+  const inText = (offset: number): number => {
+    const { line, col } = copyLines.linePos(offset);
+    return (textLines.lineStarts[line - 1] as number) + col - 1;
+  };
+  const { at, previousLine, endingComment } = found;
+  return { ...found, at: inText(at), previousLine: inText(previousLine), ...(endingComment === undefined ? {} : { endingComment: inText(endingComment) }) };
 }
 
 function giveUp(): never {

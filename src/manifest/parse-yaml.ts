@@ -8,7 +8,7 @@ import type { DiagnosticCode, DiagnosticList } from './diagnostics.js';
 import { blockNestingPastLimitAt, MAX_ALIAS_EXPANDED_CHARACTERS, MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS, MAX_NESTING_DEPTH, MAX_YAML_TOKENS, MAX_YAML_TOKENS_PER_LOAD } from '../yaml/limits.js';
 import { attachSpans, spansOf, type EntrySpans, type PathPart } from './positions.js';
 import { setOwn } from '../util/json-object.js';
-import { parseYamlSubset, type Misindentation } from './parse-yaml-subset.js';
+import { findMisindentation, parseYamlSubset, type Misindentation } from './parse-yaml-subset.js';
 import { positionOf, type ParsedDocument, type SourceText, type Span } from './source.js';
 import { countLines, LineCounter } from '../util/text-position.js';
 import { formatCount, plural } from '../util/plural.js';
@@ -45,7 +45,7 @@ export async function parseYaml(
   options: { subset?: boolean; budget?: YamlTokenBudget } = {},
 ): Promise<ParseOutcome> {
   const budget = options.budget ?? new YamlTokenBudget(MAX_YAML_TOKENS);
-  const fast = options.subset === false ? { misindented: undefined } : fastRead(source, budget);
+  const fast = options.subset === false ? { misindented: () => undefined } : fastRead(source, budget);
   if ('outcome' in fast) return fast.outcome;
   // The general parser is loaded only when needed: most runs never pay for it.
   const [yaml, yamlDocuments] = await Promise.all([import('yaml'), import('../yaml/documents.js')]);
@@ -62,19 +62,31 @@ export function parseYamlLoaded(modules: YamlModules, source: SourceText, diagno
   return 'outcome' in fast ? fast.outcome : parseYamlGeneral(modules, source, diagnostics, fast.misindented, budget);
 }
 
-/** The fast reader's documents, or the wrongly indented line it gave up on, if any. */
-function fastRead(source: SourceText, budget: YamlTokenBudget): { outcome: ParseOutcome } | { misindented: Misindentation | undefined } {
+/**
+ * The fast reader's documents, or the wrongly indented line it gave up on, if any: in a text it
+ * does not read for its tabs or `\r`, looked for only when asked, when the general parser found errors.
+ */
+function fastRead(source: SourceText, budget: YamlTokenBudget): { outcome: ParseOutcome } | { misindented: () => Misindentation | undefined } {
   let misindented: Misindentation | undefined;
   const fast = parseYamlSubset(source, (reason) => (misindented = reason), Math.min(MAX_YAML_TOKENS, budget.left), (tokens) => (budget.left -= tokens));
-  if (!fast) return { misindented };
-  return { outcome: { documents: fast, syntaxErrors: false } };
+  if (fast) return { outcome: { documents: fast, syntaxErrors: false } };
+  let looked = false;
+  return {
+    misindented: () => {
+      if (!looked) {
+        looked = true;
+        misindented ??= findMisindentation(source);
+      }
+      return misindented;
+    },
+  };
 }
 
 function parseYamlGeneral(
   { yaml, yamlDocuments }: YamlModules,
   source: SourceText,
   diagnostics: DiagnosticList,
-  misindented: Misindentation | undefined,
+  misindented: () => Misindentation | undefined,
   budget: YamlTokenBudget,
 ): ParseOutcome {
   // Duplicate keys are found by the Converter: the library's own check compares every key with every
@@ -99,7 +111,7 @@ function parseYamlGeneral(
   for (const doc of parsed) {
     if (doc.errors.length > 0) {
       syntaxErrors = true;
-      reportYamlErrors(doc, source, diagnostics, misindented);
+      reportYamlErrors(doc, source, diagnostics, misindented());
       continue;
     }
     for (const warning of doc.warnings) {

@@ -47,6 +47,26 @@ describe('wrong indentation', () => {
     ]);
   });
 
+  it('points at the line in a file of CRLF line ends, or with a tab outside the indentation, as in one without', async () => {
+    const lines = ['agents:', '  a:', '    id: ag_1', '    name: A # a\tcomment', '    config:', '      first_message: "Hi\tthere"', '       prompt: x', ''];
+    for (const text of [lines.join('\n'), lines.join('\r\n')]) {
+      expect(summarize(await loadTree({ 'voxform.yaml': text })), JSON.stringify(text)).toEqual([
+        'voxform.yaml:7:8 yaml_indentation wrong indentation: this line is indented 7 spaces, but the block it continues is indented 6 (as on line 6); line it up with it',
+      ]);
+    }
+    const endedText = ['agents:', '  a:', '    id: ag_1', '    config:', '      prompt: |', '        You are kind.', '      # Rules', '        Be brief.', ''].join('\r\n');
+    expect(summarize(await loadTree({ 'voxform.yaml': endedText }))).toEqual([
+      'voxform.yaml:8:9 yaml_indentation wrong indentation: this line is indented 8 spaces, but the comment on line 7, indented less than the | text above it, ended that text; indent the comment as the text is (8 spaces), or remove it',
+    ]);
+  });
+
+  it('keeps the error of a tab in indentation before a wrongly indented line', async () => {
+    const result = await loadTree({
+      'voxform.yaml': ['agents:', '  a:', '    id: ag_1', '    config:', '      tools:', '        -\tname: t', '      first_message: hi', '       prompt: x', ''].join('\n'),
+    });
+    expect(result.diagnostics.map((d) => `${d.line}:${d.col} ${d.code}`)[0]).toBe('6:10 yaml_tab_indent');
+  });
+
   it('does not blame a comment after a key that is not a | text', async () => {
     const result = await loadTree({ 'voxform.yaml': ['agents:', '  a:', '    id: ag_1', '# note', '     name: A', ''].join('\n') });
     expect(summarize(result)[0]).toContain('but the block it continues is indented 4');
