@@ -180,6 +180,22 @@ describe('voxform emulator traffic --until', () => {
     expect(result.stderr).toMatch(/^error\[invalid_argument\]: --until \(9999-12-31\) is later than now\.\n {2}hint: Give a time in the past, or leave --until out/);
     await expect(readFile(path.join(dir, '.voxform/local.json'), 'utf8')).rejects.toThrow();
   });
+
+  it('refuses a window longer than a year, or one that starts before 1970, adding no call: every read of the log would refuse it', async () => {
+    const dir = await tempDir({ 'huge.yaml': 'window: 1e300\n', 'weeks.yaml': 'window: 100000000w\n' });
+    for (const profile of ['huge.yaml', 'weeks.yaml']) {
+      const result = await runCliInProcess(['emulator', 'traffic', '--local', '--calls', '1', '--profile', profile], { cwd: dir });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(new RegExp(`^error\\[traffic_profile_invalid\\]: The traffic profile ${profile} is invalid:\n {2}window: must be at most 366d \\(31622400 seconds\\), not `));
+    }
+    const early = await runCliInProcess(['emulator', 'traffic', '--local', '--calls', '1', '--until', '1970-01-01T00:30:00Z'], { cwd: dir });
+    expect(early.code).toBe(1);
+    expect(early.stderr).toMatch(
+      /^error\[traffic_profile_invalid\]: The traffic profile request is invalid:\n {2}until: the profile's window of 86400 seconds ending at 1970-01-01T00:30:00\.000Z would start before 1970-01-01T00:00:00Z, the earliest time a call log holds; /,
+    );
+    // The seed's calls only: none stamped at or before the early --until (none before 1970 at all).
+    expect((await localCalls(dir).catch(() => [])).filter((call) => call.ts <= 1800)).toEqual([]);
+  });
 });
 
 describe('voxform emulator traffic --url', () => {

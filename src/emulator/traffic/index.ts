@@ -77,6 +77,16 @@ function defaultUntil(agents: ReadonlyArray<{ configSetAt: number | undefined }>
   return Math.max(nowSeconds(), (Math.floor(latest * 1000) + 1) / 1000);
 }
 
+/**
+ * A window that starts before 1970 (an `until` early in 1970): its calls would be stamped before the
+ * first time a call log holds, and every later read of the log refuses them. Refused before a call is made.
+ */
+function refuseWindowBeforeUnixEpoch(windowSeconds: number, until: number): void {
+  if (until - windowSeconds >= 0) return;
+  const end = new Date(until * 1000).toISOString();
+  throw new TrafficProfileError([`until: the profile's window of ${windowSeconds} seconds ending at ${end} would start before 1970-01-01T00:00:00Z, the earliest time a call log holds; give a later until, or a profile with a shorter window`]);
+}
+
 /** Generates the traffic a (checked) request asks for and adds it to the store's call log. */
 export async function addTraffic(store: EmulatorStore, options: TrafficOptions): Promise<TrafficSummary> {
   const profile = resolveTrafficProfile(options.profile ?? 'steady');
@@ -86,8 +96,10 @@ export async function addTraffic(store: EmulatorStore, options: TrafficOptions):
   // An emulator with a data file holds fewer than any run may ask for: its bound is the one to name.
   if (store.dataFile !== undefined && total > MAX_DATA_FILE_TRAFFIC_CALLS) throw new TrafficOverDataFileError(total, agents.length, callsPerAgent, MAX_DATA_FILE_TRAFFIC_CALLS);
   if (total > MAX_TRAFFIC_CALLS) throw new TrafficOverRunError(total, agents.length, callsPerAgent, MAX_TRAFFIC_CALLS);
+  const until = options.until ?? defaultUntil(agents);
+  refuseWindowBeforeUnixEpoch(profile.window_seconds, until);
   const clears = store.clears;
-  const { records, summary } = await generateTraffic({ profile, calls: options.calls, seed: options.seed ?? 1, until: options.until ?? defaultUntil(agents), agents });
+  const { records, summary } = await generateTraffic({ profile, calls: options.calls, seed: options.seed ?? 1, until, agents });
   // The calls are made in slices, other requests served between them: calls of an account emptied since are not this one's.
   if (store.clears !== clears) throw new TrafficProfileError(['agents: the account was reset or seeded while the calls were made, and none was added; ask again']);
   store.callLog.insertMany(records);

@@ -141,10 +141,16 @@ export class TrafficOverDataFileError extends TrafficOverRunError {
   }
 }
 
-/** `window`: seconds, or a duration such as `90m`, `24h`, `7d`. */
+/**
+ * The longest window calls are spread over: a year (of 366 days). A longer one is history no report
+ * looks at, and one long enough starts before 1970, where a call log holds no call.
+ */
+export const MAX_WINDOW_SECONDS = 366 * 86_400;
+
+/** `window`: seconds, or a duration such as `90m`, `24h`, `7d`; undefined when it is neither, or not above 0. */
 function windowSeconds(value: unknown): number | undefined {
-  if (typeof value === 'number') return value > 0 && Number.isFinite(value) ? value : undefined;
-  return typeof value === 'string' ? durationSeconds(value.trim()) : undefined;
+  const seconds = typeof value === 'number' ? value : typeof value === 'string' ? durationSeconds(value.trim()) : undefined;
+  return seconds !== undefined && seconds > 0 && Number.isFinite(seconds) ? seconds : undefined;
 }
 
 type Problems = string[];
@@ -264,6 +270,7 @@ export function resolveTrafficProfile(value: unknown): TrafficProfile {
   if (value.window !== undefined) {
     const seconds = windowSeconds(value.window);
     if (seconds === undefined) problems.push(`window: must be seconds above 0 or a duration such as 90m, 24h, 7d, not ${JSON.stringify(value.window)}`);
+    else if (seconds > MAX_WINDOW_SECONDS) problems.push(`window: must be at most 366d (${MAX_WINDOW_SECONDS} seconds), not ${JSON.stringify(value.window)}`);
     else profile.window_seconds = seconds;
   }
   profile.outcomes = checkOutcomes(value.outcomes, base.outcomes, problems);
