@@ -14,7 +14,8 @@ import { generateTraffic, MIN_SYNTHETIC_CALL_JSON_VALUES } from '../../src/emula
 import { MAX_DATA_FILE_TRAFFIC_CALLS, TrafficOverDataFileError } from '../../src/emulator/traffic/index.js';
 import { JsonCounter } from '../../src/project-files/json-budget.js';
 import { versionModel } from '../../src/emulator/traffic/model.js';
-import { BUILT_IN_PROFILES, resolveTrafficProfile, TrafficProfileError } from '../../src/emulator/traffic/profile.js';
+import { BUILT_IN_PROFILES, CALL_OUTCOMES, MAX_MEDIAN_SECONDS, MAX_MULTIPLIER, resolveTrafficProfile, TrafficProfileError } from '../../src/emulator/traffic/profile.js';
+import { malformedCallRecord } from '../../src/api/call-records.js';
 import type { AgentConfigRead } from '../../src/schema/types.gen.js';
 import { endOfCallPayload } from '../../src/webhooks/payload.js';
 import { useTempDirs } from '../helpers/cli.js';
@@ -116,6 +117,22 @@ describe('the model of a configuration version', () => {
     // 400 calls each: a difference of 0.08 in some outcome's rate is far beyond sampling noise (sd ≈ 0.03).
     expect(spread).toBeGreaterThan(0.08);
     expect(two.summary.agents[0]!.config_hash).not.toBe(one.summary.agents[0]!.config_hash);
+  });
+
+  it('bounds the median and its factors, and makes with every field at its largest only records `voxform logs` reads', async () => {
+    expect(problemsOf(() => resolveTrafficProfile({ duration: { median_seconds: 1e308, by_status: { timeout: 1e308 } } }))).toEqual([
+      'duration.median_seconds: must be a number from 1 to 86400, not 1e+308',
+      'duration.by_status.timeout: must be a number from 0 to 1000, not 1e+308',
+    ]);
+    // Each rule's multipliers are within bounds; two hundred of them together are capped as one is.
+    const largest = resolveTrafficProfile({
+      duration: { median_seconds: MAX_MEDIAN_SECONDS, spread: 3, by_status: Object.fromEntries(CALL_OUTCOMES.map((status) => [status, MAX_MULTIPLIER])) },
+      chars_per_second: 1000,
+      version_effect: 3,
+      rules: Array.from({ length: 200 }, () => ({ when: { agent: 'Front desk' }, scale: { duration: MAX_MULTIPLIER, chars: MAX_MULTIPLIER } })),
+    });
+    const { records } = await generateTraffic({ profile: largest, calls: 300, seed: 1, until: UNTIL, agents: [{ id: FRONT_DESK, name: 'Front desk', config, configSetAt: undefined }] });
+    expect(malformedCallRecord(records, 'GlobalCallHistoryRecord', ['histories'])).toBeUndefined();
   });
 });
 

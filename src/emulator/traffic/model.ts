@@ -4,7 +4,7 @@
  */
 import type { AgentConfigRead } from '../../schema/types.gen.js';
 import { RandomStream } from './random.js';
-import { CALL_OUTCOMES, type CallOutcome, type TrafficProfile, type TrafficRule } from './profile.js';
+import { CALL_OUTCOMES, MAX_MULTIPLIER, type CallOutcome, type TrafficProfile, type TrafficRule } from './profile.js';
 
 export interface VersionModel {
   /** Outcome weights, in CALL_OUTCOMES order, and their sum. */
@@ -43,7 +43,12 @@ export function versionModel(profile: TrafficProfile, agent: { id: string; name:
   const effectStream = new RandomStream('traffic-version-effect', configHash);
   const effect = () => Math.exp(profile.version_effect * effectStream.normal());
   const rules = profile.rules.map((rule, index) => ({ rule, index })).filter(({ rule }) => ruleMatches(rule, agent, config));
-  const scaleOf = (key: string) => rules.reduce((product, { rule }) => product * (rule.scale[key] ?? 1), 1);
+  // Capped as each rule's multiplier is: a hundred rules of 1000 would overflow to Infinity, and a
+  // rule of 0 among them make NaN of it; a 0 gives 0 whatever else matches.
+  const scaleOf = (key: string) => {
+    const factors = rules.map(({ rule }) => rule.scale[key] ?? 1);
+    return factors.includes(0) ? 0 : Math.min(MAX_MULTIPLIER, factors.reduce((product, factor) => product * factor, 1));
+  };
 
   // Drawn in a fixed order, so adding a rule never changes another parameter's effect.
   const outcomeWeights = CALL_OUTCOMES.map((status) => profile.outcomes[status] * effect() * scaleOf(status));

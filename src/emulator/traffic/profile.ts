@@ -153,6 +153,15 @@ function windowSeconds(value: unknown): number | undefined {
   return seconds !== undefined && seconds > 0 && Number.isFinite(seconds) ? seconds : undefined;
 }
 
+/**
+ * The largest multiplier: `duration.by_status` factors, and rules' scales, alone and multiplied
+ * together (model.ts). Without it, durations, characters and credits overflow to Infinity, which a
+ * record holds as null and every reader of the call log refuses.
+ */
+export const MAX_MULTIPLIER = 1000;
+/** The longest median call: a day. */
+export const MAX_MEDIAN_SECONDS = 86_400;
+
 type Problems = string[];
 
 function checkNumber(value: unknown, at: string, problems: Problems, { min = 0, max = Number.POSITIVE_INFINITY, integer = false } = {}): number | undefined {
@@ -198,13 +207,13 @@ function checkDuration(value: unknown, base: TrafficProfile['duration'], problem
   if (!given) return { ...base, by_status: { ...base.by_status } };
   checkKeys(given, ['median_seconds', 'spread', 'by_status'], 'duration', problems);
   const duration = { ...base, by_status: { ...base.by_status } };
-  if (given.median_seconds !== undefined) duration.median_seconds = checkNumber(given.median_seconds, 'duration.median_seconds', problems, { min: 1 }) ?? base.median_seconds;
+  if (given.median_seconds !== undefined) duration.median_seconds = checkNumber(given.median_seconds, 'duration.median_seconds', problems, { min: 1, max: MAX_MEDIAN_SECONDS }) ?? base.median_seconds;
   if (given.spread !== undefined) duration.spread = checkNumber(given.spread, 'duration.spread', problems, { max: 3 }) ?? base.spread;
   const byStatus = asObject(given.by_status, 'duration.by_status', problems);
   if (byStatus) {
     checkKeys(byStatus, CALL_OUTCOMES, 'duration.by_status', problems);
     for (const [status, factor] of Object.entries(byStatus)) {
-      const checked = checkNumber(factor, `duration.by_status.${status}`, problems);
+      const checked = checkNumber(factor, `duration.by_status.${status}`, problems, { max: MAX_MULTIPLIER });
       if (checked !== undefined && (CALL_OUTCOMES as readonly string[]).includes(status)) duration.by_status[status as CallOutcome] = checked;
     }
   }
@@ -239,7 +248,7 @@ function checkRule(value: unknown, at: string, problems: Problems): TrafficRule 
   const allowed = [...CALL_OUTCOMES, ...SCALABLE_PARAMETERS];
   for (const [key, factor] of Object.entries(scale ?? {})) {
     if (!(allowed as readonly string[]).includes(key)) problems.push(`${at}.scale.${key}: is not a known field (expected ${allowed.join(', ')})`);
-    checkNumber(factor, `${at}.scale.${key}`, problems, { max: 1000 });
+    checkNumber(factor, `${at}.scale.${key}`, problems, { max: MAX_MULTIPLIER });
   }
   return { when: when as TrafficRule['when'], scale: (scale ?? {}) as Record<string, number> };
 }
