@@ -100,7 +100,7 @@ describe('voxform emulator traffic --local', () => {
 
     const bad = await runCliInProcess(['emulator', 'traffic', '--local', '--profile', 'bad.yaml'], { cwd: dir });
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain('error[traffic_profile_invalid]: The traffic profile bad.yaml is invalid:\n  window: must be seconds above 0 or a duration such as 90m, 24h, 7d, not "soon"\n  outcomes.error: must be a number 0 or more, not "lots"\n  rules[0].when: needs prompt_contains or agent');
+    expect(bad.stderr).toContain('error[traffic_profile_invalid]: The traffic profile bad.yaml is invalid:\n  window: must be seconds above 0 or a duration such as 90m, 24h, 7d, not "soon"\n  outcomes.error: must be a number from 0 to 1000, not "lots"\n  rules[0].when: needs prompt_contains or agent');
     expect(bad.stderr).toContain('hint: See docs/traffic.md, "Profiles"');
     expect(bad.stderr).not.toMatch(/\n\s+at /);
     const broken = await runCliInProcess(['emulator', 'traffic', '--local', '--profile', 'broken.json'], { cwd: dir });

@@ -63,7 +63,7 @@ describe('traffic profiles', () => {
         expect.stringMatching(/^calls_per_agent: must be a whole number from 1/),
         expect.stringMatching(/^window: must be seconds above 0 or a duration/),
         expect.stringMatching(/^outcomes\.hung-up: is not a known field/),
-        expect.stringMatching(/^outcomes\.error: must be a number 0 or more, not -1/),
+        expect.stringMatching(/^outcomes\.error: must be a number from 0 to 1000, not -1/),
         expect.stringMatching(/^tools\.failure_rate: must be a number from 0 to 1/),
         expect.stringMatching(/^rules\[0\]\.when: needs prompt_contains or agent/),
         expect.stringMatching(/^rules\[0\]\.scale\.errors: is not a known field/),
@@ -133,6 +133,22 @@ describe('the model of a configuration version', () => {
     });
     const { records } = await generateTraffic({ profile: largest, calls: 300, seed: 1, until: UNTIL, agents: [{ id: FRONT_DESK, name: 'Front desk', config, configSetAt: undefined }] });
     expect(malformedCallRecord(records, 'GlobalCallHistoryRecord', ['histories'])).toBeUndefined();
+  });
+
+  it('bounds outcome weights, so the largest still draw every status they weigh, not the last one alone', async () => {
+    expect(problemsOf(() => resolveTrafficProfile({ outcomes: { 'user-ended': 1e308, 'agent-ended': 1e308, error: 1e308 } }))).toEqual([
+      'outcomes.user-ended: must be a number from 0 to 1000, not 1e+308',
+      'outcomes.agent-ended: must be a number from 0 to 1000, not 1e+308',
+      'outcomes.error: must be a number from 0 to 1000, not 1e+308',
+    ]);
+    const weighed = ['user-ended', 'agent-ended', 'error'] as const;
+    const heaviest = resolveTrafficProfile({
+      outcomes: Object.fromEntries(CALL_OUTCOMES.map((status) => [status, (weighed as readonly string[]).includes(status) ? MAX_MULTIPLIER : 0])),
+      version_effect: 0,
+      rules: Array.from({ length: 200 }, () => ({ when: { agent: 'Front desk' }, scale: Object.fromEntries(weighed.map((status) => [status, MAX_MULTIPLIER])) })),
+    });
+    const { records } = await generateTraffic({ profile: heaviest, calls: 300, seed: 1, until: UNTIL, agents: [{ id: FRONT_DESK, name: 'Front desk', config, configSetAt: undefined }] });
+    expect(new Set(records.map((record) => record.call_status))).toEqual(new Set(weighed));
   });
 });
 

@@ -154,9 +154,10 @@ function windowSeconds(value: unknown): number | undefined {
 }
 
 /**
- * The largest multiplier: `duration.by_status` factors, and rules' scales, alone and multiplied
- * together (model.ts). Without it, durations, characters and credits overflow to Infinity, which a
- * record holds as null and every reader of the call log refuses.
+ * The largest weight or multiplier: outcome weights, `duration.by_status` factors, and rules'
+ * scales, alone and multiplied together (model.ts). Without it, weights sum to Infinity, and every
+ * call draws the last status weighed; durations, characters and credits overflow to Infinity, which
+ * a record holds as null and every reader of the call log refuses.
  */
 export const MAX_MULTIPLIER = 1000;
 /** The longest median call: a day. */
@@ -195,7 +196,7 @@ function checkOutcomes(value: unknown, base: TrafficProfile['outcomes'], problem
   const outcomes = { ...base };
   for (const status of CALL_OUTCOMES) {
     if (given[status] === undefined) continue;
-    const weight = checkNumber(given[status], `outcomes.${status}`, problems);
+    const weight = checkNumber(given[status], `outcomes.${status}`, problems, { max: MAX_MULTIPLIER });
     if (weight !== undefined) outcomes[status] = weight;
   }
   if (Object.values(outcomes).every((weight) => weight === 0)) problems.push('outcomes: at least one status needs a weight above 0');
