@@ -208,6 +208,14 @@ describe('voxform emulator traffic --url', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(`Added 18 synthetic calls (profile light, seed x) to the call log of ${emulator.url}:`);
     expect(emulator.control.state().call_logs).toHaveLength(58);
+    // The URL's password and query values are tokens (docs/security.md §5): the emulator is named by its origin.
+    const port = new URL(emulator.url).port;
+    for (const url of [`http://u:hunter2pw@127.0.0.1:${port}`, `${emulator.url}/?token=tokentokentoken`]) {
+      const tokens = await runCliInProcess(['emulator', 'traffic', '--url', url, '--profile', 'light', '--calls', '2', '--seed', 'x']);
+      expect(tokens.code, tokens.stderr).toBe(0);
+      expect(tokens.stdout).toContain(`to the call log of http://127.0.0.1:${port}:`);
+      expect(tokens.stdout + tokens.stderr).not.toMatch(/hunter2pw|tokentokentoken/);
+    }
     const bad = await runCliInProcess(['emulator', 'traffic', '--url', emulator.url, '--calls', '2', '--agent', 'nobody']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^error\[agent_unknown\]: --agent "nobody": the emulator has no agent of that id or name\.\n {2}hint: The emulator's agents: Front desk \(-OKdqbqetEcM4ak369ym\), /);
@@ -224,7 +232,8 @@ describe('voxform emulator traffic --url, an emulator with no agents', () => {
   afterAll(() => emulator?.close());
 
   it('says it has no agents and how to give it some (exit 1), not "Added 0 synthetic calls"', async () => {
-    const result = await runCliInProcess(['emulator', 'traffic', '--url', emulator.url]);
+    // The URL's password is a token (docs/security.md §5): the emulator is named by its origin.
+    const result = await runCliInProcess(['emulator', 'traffic', '--url', emulator.url.replace('http://', 'http://u:hunter2pw@')]);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(

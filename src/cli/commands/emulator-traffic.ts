@@ -203,12 +203,12 @@ function unknownAgents(error: TrafficAgentsUnknownError, given: readonly string[
   });
 }
 
-/** An emulator whose account has no agent gets no call: say so, and how to give it agents (`url` undefined: --local). */
-function noAgents(url: string | undefined): VoxformError {
-  const where = url === undefined ? `The folder's emulator (${LOCAL_DATA_FILE})` : `The emulator at ${url}`;
+/** An emulator whose account has no agent gets no call: say so, and how to give it agents (`origin` undefined: --local). */
+function noAgents(origin: string | undefined): VoxformError {
+  const where = origin === undefined ? `The folder's emulator (${LOCAL_DATA_FILE})` : `The emulator at ${origin}`;
   // The service (and so the emulator) cannot create an agent: an account gets its agents from a seed.
   const seeded =
-    url === undefined
+    origin === undefined
       ? `delete ${LOCAL_DATA_FILE} to start again from the default seed, which has agents, or make it from a seed of your agents with \`voxform emulator --data ${LOCAL_DATA_FILE} --seed FILE\` (run once, then stopped)`
       : 'start the emulator again with a seed that has agents (--seed FILE)';
   return new VoxformError('emulator_no_agents', `${where} has no agents: no call was added.`, {
@@ -279,13 +279,16 @@ export async function run(options: TrafficCommandOptions, ctx: CommandContext): 
     if (error instanceof TrafficAgentsAmbiguousError) throw sharedNames(error);
     throw error;
   }
+  // The emulator at --url by its origin, as its errors name it: the calls are sent to a path from its
+  // root, and the URL's user info and query are tokens (docs/security.md §5), not where it is.
+  const emulatorOrigin = options.local ? undefined : new URL(options.url as string).origin;
   // Asked for calls and given none: an account without agents is the thing to fix, not a success.
-  if (summary.agents.length === 0 && summary.skipped.length === 0) throw noAgents(options.local ? undefined : (options.url as string));
+  if (summary.agents.length === 0 && summary.skipped.length === 0) throw noAgents(emulatorOrigin);
   if (summary.calls === 0) throw noCallsAdded(summary);
   // Each name as `get agents` shows it; redacted before the table measures it, as a padded column would tell a secret's length.
   const shown = { ...summary, agents: summary.agents.map((agent) => ({ ...agent, name: trusted.hidesName({ id: agent.agent_id, name: agent.name }) ? REDACTED : ctx.secrets.redact(agent.name) })) };
   if (options.format === 'json') ctx.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
-  else ctx.stdout.write(renderTrafficSummary(shown, options.local ? `the call log of ${LOCAL_DATA_FILE}` : `the call log of ${options.url}`));
+  else ctx.stdout.write(renderTrafficSummary(shown, `the call log of ${emulatorOrigin ?? LOCAL_DATA_FILE}`));
   return 0;
 }
 
