@@ -4,6 +4,8 @@ import { VoxformError } from '../errors.js';
 import { documentSyntaxError, readOperatorDocument } from '../project-files/operator-document.js';
 import { BUILT_IN_PROFILES, MIN_SYNTHETIC_CALL_JSON_VALUES, resolveTrafficProfile, TrafficProfileError, type TrafficOverDataFileError, type TrafficOverRunError } from '../emulator/traffic/index.js';
 import { MAX_EMULATOR_DATA_JSON_VALUES } from '../project-files/limits.js';
+import { describeFound } from '../util/describe-value.js';
+import { isPlainObject } from '../util/json-object.js';
 import { formatCount, plural } from '../util/plural.js';
 import type { TrafficOptions } from '../emulator/index.js';
 
@@ -68,13 +70,16 @@ async function readProfileFile(file: string, shown: string): Promise<unknown> {
 async function profileFromArgument(argument: string, cwd: string): Promise<string | Record<string, unknown>> {
   if (BUILT_IN_PROFILES[argument] && !/[\\/]|\.(ya?ml|json)$/i.test(argument)) return argument;
   const value = await readProfileFile(path.resolve(cwd, argument), argument);
+  // A file's one string is no built-in's name (a file holding `light` would run the built-in), and may
+  // be anything (a dotenv file's keys): its kind is named, never its text.
+  if (!isPlainObject(value)) throw invalidProfile(argument, [`a profile file must hold a mapping of its fields, not ${describeFound(value, 'kind')}`]);
   try {
     resolveTrafficProfile(value);
   } catch (error) {
     if (error instanceof TrafficProfileError) throw invalidProfile(argument, error.problems);
     throw error;
   }
-  return value as Record<string, unknown>;
+  return value;
 }
 
 /** A seed as given: digits are a number (so `--seed 7` and `{"seed": 7}` are the same seed), anything else text. */

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { appendFile, chmod, cp, readFile } from 'node:fs/promises';
+import { appendFile, chmod, cp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator, type TrafficSummary } from '../../src/emulator/index.js';
@@ -106,6 +106,17 @@ describe('voxform emulator traffic --local', () => {
     const broken = await runCliInProcess(['emulator', 'traffic', '--local', '--profile', 'broken.json'], { cwd: dir });
     expect(broken.code).toBe(1);
     expect(broken.stderr).toContain('error[traffic_profile_invalid]: broken.json:1:12: The traffic profile is not valid JSON: expected a value (an object, a list, a string in double quotes, a number, true, false or null), found the end of the text.');
+    // A file's content is never a built-in's name, nor quoted: a dotenv file given by mistake holds secrets.
+    await writeFile(path.join(dir, '.env'), 'API_KEY=sk-live-abcdef123456\nDB_PASSWORD=hunter2\n');
+    await writeFile(path.join(dir, 'named.txt'), 'light\n');
+    await writeFile(path.join(dir, 'list.yaml'), '- light\n');
+    for (const [file, kind] of [['.env', 'a string'], ['named.txt', 'a string'], ['list.yaml', 'a list']] as const) {
+      const scalar = await runCliInProcess(['emulator', 'traffic', '--local', '--calls', '1', '--profile', file], { cwd: dir });
+      expect(scalar.code).toBe(1);
+      expect(scalar.stderr).toBe(
+        `error[traffic_profile_invalid]: The traffic profile ${file} is invalid:\n  a profile file must hold a mapping of its fields, not ${kind}\n  hint: See docs/traffic.md, "Profiles", for the fields and their ranges.\n`,
+      );
+    }
     const missing = await runCliInProcess(['emulator', 'traffic', '--local', '--profile', 'busy'], { cwd: dir });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('error[traffic_profile_unreadable]: Cannot read the traffic profile busy: it does not exist.\n  hint: Give a built-in profile (steady, light, volatile) or the path of a YAML or JSON profile file.');
