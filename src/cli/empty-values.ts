@@ -51,6 +51,25 @@ export function valueName(option: Option): string | undefined {
 const IN_A_SCRIPT = 'in a script, check that the variable it comes from is set';
 
 /**
+ * The options of `cmd` and of its parents, each with the command holding its value and its
+ * declaration nearest `cmd`. Commander may parse a subcommand's option on a parent that declares one
+ * of the same name (`emulator traffic --seed S` sets `emulator`'s `--seed <file>`), but the value is
+ * the subcommand's, as the command merges them: its own declaration says what the value takes.
+ */
+function optionsInScope(cmd: Command): Array<{ command: Command; option: Option; declared: Option }> {
+  const scope: Array<{ command: Command; option: Option; declared: Option }> = [];
+  const nearest = new Map<string, Option>();
+  for (let current: Command | null = cmd; current; current = current.parent) {
+    for (const option of current.options) {
+      const declared = nearest.get(option.attributeName()) ?? option;
+      nearest.set(option.attributeName(), declared);
+      scope.push({ command: current, option, declared });
+    }
+  }
+  return scope;
+}
+
+/**
  * Refuses an option's value that is another option of the command (`logs --agent --local`): the
  * option lacked its value, and the one read as its value would not act (`--local` unread, the run
  * going to the service the environment names). A value starting with one dash (an agent's id) is a value.
@@ -58,17 +77,15 @@ const IN_A_SCRIPT = 'in a script, check that the variable it comes from is set';
 export function refuseOptionsAsValues(cmd: Command, words: readonly string[]): void {
   const longFlags = new Set<string>();
   for (let current: Command | null = cmd; current; current = current.parent) for (const option of current.options) if (option.long) longFlags.add(option.long);
-  for (let current: Command | null = cmd; current; current = current.parent) {
-    for (const option of current.options) {
-      const key = option.attributeName();
-      if (valueName(option) === undefined || current.getOptionValueSource(key) !== 'cli') continue;
-      const taken = [current.getOptionValue(key)].flat().find((value) => typeof value === 'string' && longFlags.has(value.split('=', 1)[0] as string));
-      if (taken === undefined) continue;
-      const flag = option.long ?? option.flags;
-      throw new VoxformError('invalid_option', `${flag} has no value: the next word, ${String(taken).split('=', 1)[0]}, is an option of \`${words.join(' ')}\`, and was read as its value.`, {
-        hint: `Give ${flag} <${valueName(option) ?? 'value'}> its value before the next option.`,
-      });
-    }
+  for (const { command, option, declared } of optionsInScope(cmd)) {
+    const key = option.attributeName();
+    if (valueName(declared) === undefined || command.getOptionValueSource(key) !== 'cli') continue;
+    const taken = [command.getOptionValue(key)].flat().find((value) => typeof value === 'string' && longFlags.has(value.split('=', 1)[0] as string));
+    if (taken === undefined) continue;
+    const flag = declared.long ?? declared.flags;
+    throw new VoxformError('invalid_option', `${flag} has no value: the next word, ${String(taken).split('=', 1)[0]}, is an option of \`${words.join(' ')}\`, and was read as its value.`, {
+      hint: `Give ${flag} <${valueName(declared) ?? 'value'}> its value before the next option.`,
+    });
   }
 }
 
@@ -84,22 +101,20 @@ export function emptyCommandError(path: string): VoxformError {
 
 /** Refuses a value typed empty among the naming options of `cmd` and its parents, and among its arguments; `words` name the command (`voxform state unlock`). */
 export function refuseEmptyValues(cmd: Command, words: readonly string[]): void {
-  for (let current: Command | null = cmd; current; current = current.parent) {
-    for (const option of current.options) {
-      const named = NAMING_VALUES.get(valueName(option) ?? '');
-      const key = option.attributeName();
-      if (named === undefined || current.getOptionValueSource(key) !== 'cli') continue;
-      const given: unknown[] = [current.getOptionValue(key)].flat();
-      const flag = option.long ?? option.flags;
-      if (flag === '--state') {
-        // The state's own refusal, `state_location_empty`, which an empty VOXFORM_STATE gets too (docs/state.md).
-        for (const value of given) nonEmptyStateSpec(String(value), '--state');
-        continue;
-      }
-      if (!given.includes('')) continue;
-      const leaveOut = option.mandatory ? '' : ', or leave the option out';
-      throw new VoxformError('invalid_option', `${flag} is empty: it takes ${named.takes}, and an empty value is never taken for ${named.readAs}.`, { hint: `Give ${named.takes}${leaveOut}; ${IN_A_SCRIPT}.` });
+  for (const { command, option, declared } of optionsInScope(cmd)) {
+    const named = NAMING_VALUES.get(valueName(declared) ?? '');
+    const key = option.attributeName();
+    if (named === undefined || command.getOptionValueSource(key) !== 'cli') continue;
+    const given: unknown[] = [command.getOptionValue(key)].flat();
+    const flag = declared.long ?? declared.flags;
+    if (flag === '--state') {
+      // The state's own refusal, `state_location_empty`, which an empty VOXFORM_STATE gets too (docs/state.md).
+      for (const value of given) nonEmptyStateSpec(String(value), '--state');
+      continue;
     }
+    if (!given.includes('')) continue;
+    const leaveOut = declared.mandatory ? '' : ', or leave the option out';
+    throw new VoxformError('invalid_option', `${flag} is empty: it takes ${named.takes}, and an empty value is never taken for ${named.readAs}.`, { hint: `Give ${named.takes}${leaveOut}; ${IN_A_SCRIPT}.` });
   }
   cmd.registeredArguments.forEach((argument, index) => {
     const named = NAMING_VALUES.get(argument.name());

@@ -117,6 +117,15 @@ describe('a naming value given empty', () => {
     );
   });
 
+  it('a subcommand\'s own option wins over its parent\'s of the same name: `emulator traffic --seed ""` is a random seed, as `emulator --traffic-seed ""` is', async () => {
+    // `emulator`'s `--seed <file>` is refused empty; `emulator traffic`'s `--seed <seed>` is any text, the empty one too.
+    expect((await refused(['emulator', '--seed', ''])).said).toMatch(/^error\[invalid_option\]: --seed is empty: it takes a file/);
+    const dir = await tempDir();
+    const traffic = await runCliInProcess(['emulator', 'traffic', '--local', '--calls', '1', '--seed', ''], { cwd: dir });
+    expect(traffic.code, traffic.stderr).toBe(0);
+    expect(traffic.stdout).toMatch(/^Added 9 synthetic calls \(profile steady, seed \) to the call log of \.voxform\/local\.json:\n/);
+  });
+
   it('a mandatory option is not told it may be left out', async () => {
     const { said } = await refused(['state', 'migrate', '--to', '']);
     expect(said).toBe(
