@@ -123,7 +123,7 @@ describe('a naming value given empty', () => {
     const dir = await tempDir();
     const traffic = await runCliInProcess(['emulator', 'traffic', '--local', '--calls', '1', '--seed', ''], { cwd: dir });
     expect(traffic.code, traffic.stderr).toBe(0);
-    expect(traffic.stdout).toMatch(/^Added 9 synthetic calls \(profile steady, seed \) to the call log of \.voxform\/local\.json:\n/);
+    expect(traffic.stdout).toMatch(/^Added 9 synthetic calls \(profile steady, seed ""\) to the call log of \.voxform\/local\.json:\n/);
   });
 
   it('a mandatory option is not told it may be left out', async () => {

@@ -35,7 +35,7 @@ const when = (seconds: number) => new Date(Math.round(seconds * 1000)).toISOStri
 
 /** The summary, per agent; names and ids are the emulator account's (anyone's): controls shown as `?`. */
 export function renderTrafficSummary(summary: TrafficSummary, where: string): string {
-  const lines = [`Added ${plural(summary.calls, 'synthetic call')} (profile ${shown(summary.profile)}, seed ${shown(String(summary.seed))}) to ${where}:`];
+  const lines = [`Added ${plural(summary.calls, 'synthetic call')} (profile ${shown(summary.profile)}, seed ${summary.seed === '' ? '""' : shown(String(summary.seed))}) to ${where}:`];
   // Names and ids differ in length (an id of 20 characters beside one of 21): each padded to its widest, the columns after them line up.
   const width = Math.max(0, ...summary.agents.map((agent) => displayWidth(shown(agent.name))));
   const idWidth = Math.max(0, ...summary.agents.map((agent) => displayWidth(shown(agent.agent_id))));
