@@ -9,7 +9,7 @@ import type { DesiredState } from '../manifest/types.js';
 import { liveFingerprints } from '../plan/fingerprint.js';
 import { assertPlanFresh, madeElsewhere, stateDigest, type SavedPlan } from '../plan/plan-file.js';
 import { readLiveState, type LiveState } from '../plan/read-live.js';
-import { PLAN_REQUIRES, planWorkspace } from '../plan/plan.js';
+import { PLAN_OPTIONAL, PLAN_REQUIRES, planWorkspace } from '../plan/plan.js';
 import { planHasChanges } from '../plan/field-lines.js';
 import { readSharedView, unseenEnvironmentsWarning, type SharedView } from '../plan/shared-resources.js';
 import { planFromJson } from '../plan/saved-plan.js';
@@ -27,7 +27,7 @@ import type { ApplyClient } from './client.js';
 import { executePlan, nothingRan, type ExecuteResult, type ProgressEvent } from './execute-plan.js';
 import { AgentReadBacks, recordHistory } from './record-history.js';
 import { ledgerSealKey } from '../history/seal.js';
-import { checkOptionalOptions, requireOptions } from '../util/required-options.js';
+import { checkOptionalOptions, requireOptions, type Optional } from '../util/required-options.js';
 import { errorMessage } from '../secrets/error-message.js';
 import { someOf } from '../util/plural.js';
 
@@ -249,9 +249,34 @@ async function lockWorkspace(options: ApplyOptions, backend: StateBackend, works
   }
 }
 
+/** What each option apply() may be left without must be when given: checked before the lock is taken. */
+const APPLY_OPTIONAL = {
+  ...PLAN_OPTIONAL,
+  savedPlan: 'object',
+  workingDir: 'string',
+  planCommand: 'string',
+  decidedOn: 'string',
+  autoApprove: 'boolean',
+  confirm: 'function',
+  onEvent: 'function',
+  signal: 'signal',
+  parallelism: 'count',
+  allowMissingState: 'boolean',
+  lockTimeoutSeconds: 'whole',
+  unlockOptions: 'string',
+  recheckCommand: 'string',
+  command: 'string',
+  stopGraceMs: 'whole',
+  onLocked: 'function',
+  history: 'object',
+  source: 'object',
+  by: 'string',
+  ciJobUrl: 'string',
+} as const satisfies Partial<Record<keyof ApplyOptions, Optional>>;
+
 export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
   requireOptions('apply', options, PLAN_REQUIRES);
-  checkOptionalOptions('apply', options, { targets: 'names', takeOver: 'names', parallelism: 'count', lockTimeoutSeconds: 'whole', stopGraceMs: 'whole' });
+  checkOptionalOptions('apply', options, APPLY_OPTIONAL);
   // An `onEvent` that throws stops the run as a signal does: what is in flight ends and is recorded,
   // the lock is released, and only then does apply reject, with that error.
   const listener = new AbortController();
@@ -277,9 +302,6 @@ async function applyLocked(options: ApplyOptions, emit: (event: ApplyEvent) => v
   const lock = await lockWorkspace(options, backend, workspace, emit);
   // Stopped while another run held the lock: nothing was read, nothing changed.
   if (!lock) return { ...nothingRan(), status: 'interrupted', plan: undefined, stateLocation: backend.display };
-  options.onLocked?.(lock);
-  // A lost lock (the database connection dropped) stops the run like Ctrl-C: no new write.
-  const signal = AbortSignal.any([...(options.signal ? [options.signal] : []), lock.lost, listenerStopped]);
   const outcome = (status: ApplyOutcome['status'], plan: Plan | undefined, result = nothingRan()): ApplyOutcome => ({
     ...result,
     status,
@@ -287,7 +309,11 @@ async function applyLocked(options: ApplyOptions, emit: (event: ApplyEvent) => v
     stateLocation: backend.display,
     ...(lock.lost.aborted ? { lockLost: lock.lostReason() } : {}),
   });
+  // Whatever throws from here on, the lock is released: a lock left held refuses every later apply.
   try {
+    options.onLocked?.(lock);
+    // A lost lock (the database connection dropped) stops the run like Ctrl-C: no new write.
+    const signal = AbortSignal.any([...(options.signal ? [options.signal] : []), lock.lost, listenerStopped]);
     // 2. Plan: the state as last recorded, the service as it is now, the manifests.
     const store = await StateStore.open(backend, workspace, options.fingerprintKey);
     // Before the service is read: an apply without the state would create again what is on the service.

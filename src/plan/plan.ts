@@ -10,10 +10,25 @@ import { noteStateEvidence } from '../state/trusted-secrets.js';
 import { checkTakeOver, findSharedConflicts, markTakenOver, readSharedView, sharedConflictError, unseenEnvironmentsWarning, type SharedResourceConflict, type SharedView } from './shared-resources.js';
 import type { LiveReader, LiveState } from './read-live.js';
 import type { Plan, ResourceChange } from './types.js';
-import { checkOptionalOptions, requireOptions } from '../util/required-options.js';
+import { checkOptionalOptions, requireOptions, type Optional } from '../util/required-options.js';
 
 /** What `plan`, `checkDrift` and `apply` cannot run without (the rest of their options have defaults). */
 export const PLAN_REQUIRES = { desired: 'object', client: 'object', serviceId: 'text', fingerprintKey: 'text' } as const;
+
+/** What each option `plan` and `apply` may be left without must be when given. */
+export const PLAN_OPTIONAL = {
+  recordedConfiguration: 'boolean',
+  backend: 'object',
+  stateFile: 'string',
+  files: 'names',
+  targets: 'names',
+  onReadProgress: 'function',
+  onChange: 'function',
+  onWorkspace: 'function',
+  takeOver: 'names',
+  secrets: 'object',
+  onWarning: 'function',
+} as const satisfies Partial<Record<keyof PlanOptions, Optional>>;
 
 export interface PlanOptions {
   /** The manifests, loaded. */

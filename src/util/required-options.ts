@@ -9,8 +9,8 @@ import { formatCount } from './plural.js';
 import { LONGEST_TIMER_MS } from './sleep.js';
 
 type Required = 'text' | 'object' | 'list' | 'function' | 'boolean' | 'count';
-/** What an option that may be left out must be when given: a number of a kind, or an array. */
-type Optional = 'positive' | 'timer' | 'whole' | 'count' | 'names';
+/** What an option that may be left out must be when given: a number of a kind, an array, a callback, a signal… */
+export type Optional = 'positive' | 'timer' | 'whole' | 'count' | 'names' | 'string' | 'object' | 'function' | 'boolean' | 'signal';
 
 /** `options` is an object holding each of `required` (none: an object at all), or the call is refused naming what is missing. */
 export function requireOptions(call: string, options: unknown, required: Readonly<Record<string, Required>>): void {
@@ -33,12 +33,15 @@ const DESCRIBED: Record<Required | Optional, string> = {
   timer: `a number of milliseconds above 0, at most ${formatCount(LONGEST_TIMER_MS)} (the longest a timer waits)`,
   whole: 'a whole number of at least 0',
   names: 'an array of strings',
+  string: 'a string',
+  signal: 'an AbortSignal',
 };
 
 /**
  * Refuses an option of `kinds` given (not undefined) but not of its kind, as `invalid_option` naming
  * it: a plain JavaScript caller's `parallelism: 'x'` or `targets: 'agent.a'` would otherwise meet a
- * RangeError deep inside, or be read letter by letter.
+ * RangeError deep inside, or be read letter by letter, and a callback or signal that is not one
+ * would throw only once the call is under way (a lock held, writes sent).
  */
 export function checkOptionalOptions(call: string, options: object, kinds: Readonly<Record<string, Optional>>): void {
   const given = options as Record<string, unknown>;
@@ -64,6 +67,8 @@ function isKind(value: unknown, kind: Required | Optional): boolean {
   if (kind === 'timer') return typeof value === 'number' && value > 0 && value <= LONGEST_TIMER_MS;
   if (kind === 'names') return Array.isArray(value) && value.every((item) => typeof item === 'string');
   if (kind === 'list') return Array.isArray(value);
+  if (kind === 'string') return typeof value === 'string';
+  if (kind === 'signal') return value instanceof AbortSignal;
   if (kind === 'text') return typeof value === 'string' && value !== '';
   if (kind === 'function') return typeof value === 'function';
   if (kind === 'boolean') return typeof value === 'boolean';

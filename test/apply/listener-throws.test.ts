@@ -1,7 +1,8 @@
 /**
  * The library's apply() with an `onEvent` that throws: the run stops as on a signal (what is in flight
  * ends and is recorded), the lock is released, and only then does apply() reject with that error, so
- * nothing of the run is written after it rejects. With a saved plan, `targets` and `takeOver` cannot
+ * nothing of the run is written after it rejects. An `onLocked` that throws, or a `signal` that is not
+ * one, never leaves the lock held for the next apply of the process. With a saved plan, `targets` and `takeOver` cannot
  * change what it applies. A run decided before the lock (`decidedOn`: a heal, a rollback) is refused
  * under it when another run wrote the state since.
  */
@@ -40,6 +41,23 @@ describe('apply() with an onEvent that throws', () => {
     expect(second.status).toBe('applied');
     expect(events).toHaveLength(heardBeforeRejecting);
     expect((await apply(base)).status).toBe('nothing_to_do');
+  });
+});
+
+describe('apply() that rejects right after taking the lock', () => {
+  it('releases it: the next apply of the process is not refused as locked by the process itself', async () => {
+    const { client, key, dir, desired } = await startLibraryService();
+    const stateFile = path.join(dir, 'state.json');
+    const base = { desired, client, stateFile, serviceId: 'local', fingerprintKey: key, autoApprove: true };
+    const callerError = new Error('onLocked boom');
+    const onLocked = () => {
+      throw callerError;
+    };
+    await expect(apply({ ...base, onLocked })).rejects.toBe(callerError);
+    // Not an AbortSignal: refused before the lock is taken, as any option given in the wrong form.
+    await expect(apply({ ...base, signal: 'x' as never })).rejects.toMatchObject({ code: 'invalid_option', message: 'apply(): `signal` must be an AbortSignal, not a string.' });
+    await expect(apply({ ...base, onLocked: 'x' as never })).rejects.toMatchObject({ code: 'invalid_option', message: 'apply(): `onLocked` must be a function, not a string.' });
+    expect((await apply(base)).status).toBe('applied');
   });
 });
 
