@@ -267,6 +267,7 @@ const APPLY_OPTIONAL = {
   recheckCommand: 'string',
   command: 'string',
   stopGraceMs: 'whole',
+  stopWaiting: 'signal',
   onLocked: 'function',
   history: 'object',
   source: 'object',

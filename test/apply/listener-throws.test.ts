@@ -59,6 +59,18 @@ describe('apply() that rejects right after taking the lock', () => {
     await expect(apply({ ...base, onLocked: 'x' as never })).rejects.toMatchObject({ code: 'invalid_option', message: 'apply(): `onLocked` must be a function, not a string.' });
     expect((await apply(base)).status).toBe('applied');
   });
+
+  it('refuses a stopWaiting that is not an AbortSignal before anything runs, rather than after every change was written', async () => {
+    const { client, key, dir, desired, emulator } = await startLibraryService();
+    const base = { desired, client, stateFile: path.join(dir, 'state.json'), serviceId: 'local', fingerprintKey: key, autoApprove: true };
+    const events: string[] = [];
+    await expect(apply({ ...base, stopWaiting: 'x' as never, onEvent: (event) => void events.push(event.type) })).rejects.toMatchObject({
+      code: 'invalid_option',
+      message: 'apply(): `stopWaiting` must be an AbortSignal, not a string.',
+    });
+    expect(events).toEqual([]);
+    expect(emulator.control.requestLog().filter((request) => request.method !== 'GET')).toEqual([]);
+  });
 });
 
 describe('apply() with a saved plan', () => {
