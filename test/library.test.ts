@@ -166,6 +166,21 @@ describe('the library', () => {
       ['createClient(): `retries` must be a whole number of at least 0, not an object.', () => createClient({ apiKey: 'k', retries: {} as never })],
       ['apply(): `parallelism` must be a whole number of at least 1, not 1.5.', () => apply({ ...base, autoApprove: true, parallelism: 1.5 })],
       ['apply(): `lockTimeoutSeconds` must be a whole number of at least 0, not -1.', () => apply({ ...base, autoApprove: true, lockTimeoutSeconds: -1 })],
+      // Each of these was taken as given: no backoff at all, no upload cap, a TypeError at the first
+      // error, a header refusal reported as the service being unreachable.
+      ['createClient(): `backoff.baseMs` must be a whole number of at least 0, not a string.', () => createClient({ apiKey: 'k', backoff: { baseMs: 'abc' as never } })],
+      ['createClient(): `backoff` must be an object, not a string.', () => createClient({ apiKey: 'k', backoff: 'x' as never })],
+      ['createClient(): `maxUploadBytes` must be a whole number of at least 1, not null.', () => createClient({ apiKey: 'k', maxUploadBytes: null as never })],
+      ['createClient(): `maxUploadBytes` must be a whole number of at least 1, not NaN.', () => createClient({ apiKey: 'k', maxUploadBytes: NaN })],
+      ['createClient(): `maxUploadBytes` must be a whole number of at least 1, not -1.', () => createClient({ apiKey: 'k', maxUploadBytes: -1 })],
+      ['createClient(): `redact` must be a function, not a string.', () => createClient({ apiKey: 'k', redact: 'x' as never })],
+      ['createClient(): `debug` must be a function, not a string.', () => createClient({ apiKey: 'k', debug: 'x' as never })],
+      [
+        'createClient(): `userAgent` must be a string a request header can carry (no line break or other control character, nothing beyond Latin-1), not one holding such a character.',
+        () => createClient({ apiKey: 'k', userAgent: 'a\nb' }),
+      ],
+      ['iterateCallLogs(): `pageSize` must be a whole number from 1 to 100, not a string.', () => createClient({ apiKey: 'k' }).iterateCallLogs({}, { pageSize: '10' as never })],
+      ['iterateCallLogs(): `pageSize` must be a whole number from 1 to 100, not 101.', () => createClient({ apiKey: 'k' }).iterateCallLogs({}, { pageSize: 101 })],
     ];
     for (const [message, call] of calls) {
       await expect(Promise.resolve().then(call)).rejects.toMatchObject({ code: 'invalid_option', message });

@@ -43,7 +43,7 @@ import { valueAtPath } from '../util/field-path.js';
 import { sleepUnlessAborted } from '../util/sleep.js';
 import { headerValue } from '../util/env-header.js';
 import { voxformVersion } from '../util/version.js';
-import { checkOptionalOptions, requireOptions } from '../util/required-options.js';
+import { checkOptionalOptions, requireOptions, type Optional } from '../util/required-options.js';
 
 export interface ClientOptions {
   /** The service's base URL; overrides `region`. May carry a path prefix. */
@@ -214,10 +214,39 @@ interface CallRecordList {
 /** How to see whether a call whose answer was lost was started. */
 const CHECK_CALLS = '`voxform logs` lists the calls the service started.';
 
+/** What each option createClient() may be left without must be when given (`apiKey` is checked as a header value). */
+const CLIENT_OPTIONAL = {
+  baseUrl: 'string',
+  region: 'string',
+  redact: 'function',
+  maxInFlight: 'count',
+  timeoutMs: 'timer',
+  maxResponseBytes: 'positive',
+  retries: 'whole',
+  backoff: 'object',
+  userAgent: 'header',
+  debug: 'function',
+  onRequest: 'function',
+  onResponse: 'function',
+  onRetry: 'function',
+  onWriteSent: 'function',
+  onAnswer: 'function',
+  sleep: 'function',
+  random: 'function',
+  maxUploadBytes: 'count',
+} as const satisfies Partial<Record<keyof ClientOptions, Optional>>;
+
+/** Waits in milliseconds, 0 for none: one that is not a number would make every retry wait nothing. */
+const BACKOFF_OPTIONAL = { baseMs: 'whole', maxMs: 'whole', maxRetryAfterMs: 'whole' } as const satisfies Record<keyof BackoffOptions, Optional>;
+
+/** Checked as the call is made, not at the first page: `pageSize: '10'` is refused, never compared as text. */
+const CALL_LOG_OPTIONAL = { pageSize: 'page', max: 'whole', onPage: 'function' } as const satisfies Record<keyof IterateCallLogsOptions, Optional>;
+
 /** Builds a client; throws `base_url_invalid` / `region_invalid` for a bad base URL or region, `env_header_invalid` for a key a header cannot carry. */
 export function createClient(options: ClientOptions): ApiClient {
   requireOptions('createClient', options, {});
-  checkOptionalOptions('createClient', options, { timeoutMs: 'timer', retries: 'whole', maxInFlight: 'count', maxResponseBytes: 'positive' });
+  checkOptionalOptions('createClient', options, CLIENT_OPTIONAL);
+  if (options.backoff !== undefined) checkOptionalOptions('createClient', options.backoff, BACKOFF_OPTIONAL, 'backoff');
   // The CLI's rule for VOXFORM_API_KEY: a key read from a file with its line break works here too.
   const apiKey = typeof options.apiKey === 'string' ? headerValue(options.apiKey, 'apiKey') : undefined;
   if (apiKey === undefined) {
@@ -381,6 +410,7 @@ class ServiceClient implements ApiClient {
   }
 
   iterateCallLogs(filters: CallLogFilters = {}, options: IterateCallLogsOptions = {}): AsyncIterable<GlobalCallHistoryRecord> {
+    checkOptionalOptions('iterateCallLogs', options, CALL_LOG_OPTIONAL);
     return walkCallLogs((query) => this.listCallLogs(query), filters, options);
   }
 
@@ -524,7 +554,6 @@ export async function* walkCallLogs(
   options: IterateCallLogsOptions,
 ): AsyncGenerator<GlobalCallHistoryRecord> {
   const pageSize = options.pageSize ?? 100;
-  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) throw new RangeError(`pageSize must be 1–100, not ${pageSize}`);
   const max = options.max ?? Infinity;
   let cursor: number | undefined;
   /** Keys of the records yielded whose `ts` equals the cursor. */

@@ -10,7 +10,10 @@ import { LONGEST_TIMER_MS } from './sleep.js';
 
 type Required = 'text' | 'object' | 'list' | 'function' | 'boolean' | 'count';
 /** What an option that may be left out must be when given: a number of a kind, an array, a callback, a signal… */
-export type Optional = 'positive' | 'timer' | 'whole' | 'count' | 'names' | 'string' | 'object' | 'function' | 'boolean' | 'signal';
+export type Optional = 'positive' | 'timer' | 'whole' | 'count' | 'page' | 'names' | 'string' | 'header' | 'object' | 'function' | 'boolean' | 'signal';
+
+/** The most records a page of the service's lists holds (its `limit`'s maximum). */
+const LARGEST_PAGE = 100;
 
 /** `options` is an object holding each of `required` (none: an object at all), or the call is refused naming what is missing. */
 export function requireOptions(call: string, options: unknown, required: Readonly<Record<string, Required>>): void {
@@ -34,6 +37,8 @@ const DESCRIBED: Record<Required | Optional, string> = {
   whole: 'a whole number of at least 0',
   names: 'an array of strings',
   string: 'a string',
+  header: 'a string a request header can carry (no line break or other control character, nothing beyond Latin-1)',
+  page: `a whole number from 1 to ${LARGEST_PAGE}`,
   signal: 'an AbortSignal',
 };
 
@@ -41,19 +46,22 @@ const DESCRIBED: Record<Required | Optional, string> = {
  * Refuses an option of `kinds` given (not undefined) but not of its kind, as `invalid_option` naming
  * it: a plain JavaScript caller's `parallelism: 'x'` or `targets: 'agent.a'` would otherwise meet a
  * RangeError deep inside, or be read letter by letter, and a callback or signal that is not one
- * would throw only once the call is under way (a lock held, writes sent).
+ * would throw only once the call is under way (a lock held, writes sent). `within`: the option
+ * that holds `options` (`backoff`), named with each of its own.
  */
-export function checkOptionalOptions(call: string, options: object, kinds: Readonly<Record<string, Optional>>): void {
+export function checkOptionalOptions(call: string, options: object, kinds: Readonly<Record<string, Optional>>, within?: string): void {
   const given = options as Record<string, unknown>;
   for (const [name, kind] of Object.entries(kinds)) {
     const value = given[name];
     if (value === undefined || isKind(value, kind)) continue;
-    throw new VoxformError('invalid_option', `${call}(): \`${name}\` must be ${DESCRIBED[kind]}, not ${describeValue(value)}.`, { hint: `Pass ${DESCRIBED[kind]}, or leave \`${name}\` out, as docs/library.md describes ${call}().` });
+    const option = within === undefined ? name : `${within}.${name}`;
+    throw new VoxformError('invalid_option', `${call}(): \`${option}\` must be ${DESCRIBED[kind]}, not ${describeValue(value, kind)}.`, { hint: `Pass ${DESCRIBED[kind]}, or leave \`${option}\` out, as docs/library.md describes ${call}().` });
   }
 }
 
 /** What was given, never quoted: an option may hold anything, a secret too. */
-function describeValue(value: unknown): string {
+function describeValue(value: unknown, kind: Optional): string {
+  if (kind === 'header' && typeof value === 'string') return 'one holding such a character';
   if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
   if (Array.isArray(value)) return 'an array holding other than strings';
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
@@ -68,6 +76,9 @@ function isKind(value: unknown, kind: Required | Optional): boolean {
   if (kind === 'names') return Array.isArray(value) && value.every((item) => typeof item === 'string');
   if (kind === 'list') return Array.isArray(value);
   if (kind === 'string') return typeof value === 'string';
+  // What the HTTP library sends: one it refuses would read as the service being unreachable.
+  if (kind === 'header') return typeof value === 'string' && !/[^\t\x20-\x7e\x80-\xff]/u.test(value);
+  if (kind === 'page') return Number.isInteger(value) && (value as number) >= 1 && (value as number) <= LARGEST_PAGE;
   if (kind === 'signal') return value instanceof AbortSignal;
   if (kind === 'text') return typeof value === 'string' && value !== '';
   if (kind === 'function') return typeof value === 'function';
