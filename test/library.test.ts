@@ -121,7 +121,7 @@ describe('the library', () => {
 
   it('refuses a call from plain JavaScript that leaves out a required option, naming it, before anything is read', async () => {
     // What TypeScript would catch: `as never` stands for a caller without types.
-    await expect(loadManifests({ paths: ['voxform.yaml'], cwd: repoRoot } as never)).rejects.toMatchObject({ code: 'invalid_option', message: 'loadManifests() needs `env` (an object) among its options.' });
+    await expect(loadManifests({ paths: ['voxform.yaml'], cwd: repoRoot } as never)).rejects.toMatchObject({ code: 'invalid_option', message: 'loadManifests() needs `env` (an object of strings, as process.env) among its options.' });
     const loaded = await loadManifests({ paths: ['agents.example.yaml'], cwd: repoRoot, env: SECRETS });
     const client = createClient({ apiKey: 'sk-unused', baseUrl: 'http://127.0.0.1:9' });
     const noServiceId = { desired: loaded.state, client, fingerprintKey: fingerprintKey('sk-unused') } as never;
@@ -181,6 +181,16 @@ describe('the library', () => {
       ],
       ['iterateCallLogs(): `pageSize` must be a whole number from 1 to 100, not a string.', () => createClient({ apiKey: 'k' }).iterateCallLogs({}, { pageSize: '10' as never })],
       ['iterateCallLogs(): `pageSize` must be a whole number from 1 to 100, not 101.', () => createClient({ apiKey: 'k' }).iterateCallLogs({}, { pageSize: 101 })],
+      // `${env:HOME}` read a number as text (`value.includes is not a function`); a path of 1 met a TypeError from node:path.
+      ['loadManifests() needs `env` (an object of strings, as process.env) among its options.', () => loadManifests({ paths: ['agents.example.yaml'], cwd: repoRoot, env: { HOME: 5 as never } })],
+      ['loadManifests() needs `paths` (an array of strings) among its options.', () => loadManifests({ paths: [1 as never], cwd: repoRoot, env: SECRETS })],
+      ['plan(): `stateFile` must be a string, not 5.', () => plan({ ...base, stateFile: 5 as never })],
+      ['plan(): `onChange` must be a function, not a string.', () => plan({ ...base, onChange: 'x' as never })],
+      ['checkDrift(): `stateFile` must be a string, not 5.', () => library.checkDrift({ ...base, stateFile: 5 as never })],
+      // An empty key would be hashed as any other, one key for every account without one.
+      ['fingerprintKey() needs `apiKey` (a non-empty string), not an empty string.', () => fingerprintKey('')],
+      ['fingerprintKey() needs `apiKey` (a non-empty string), not 123.', () => fingerprintKey(123 as never)],
+      ['fingerprintKey() needs `apiKey` (a non-empty string), not undefined.', () => fingerprintKey(undefined as never)],
     ];
     for (const [message, call] of calls) {
       await expect(Promise.resolve().then(call)).rejects.toMatchObject({ code: 'invalid_option', message });

@@ -80,7 +80,7 @@ export interface PlanOptions {
 /** What `apply` would do now, read-only: the backend's workspace (the shared drift baseline), the service, the manifests. */
 export async function plan(options: PlanOptions): Promise<Plan> {
   requireOptions('plan', options, PLAN_REQUIRES);
-  checkOptionalOptions('plan', options, { targets: 'names', takeOver: 'names' });
+  checkOptionalOptions('plan', options, PLAN_OPTIONAL);
   const backend = options.backend ?? new FileStateBackend(options.stateFile ?? DEFAULT_STATE_FILE);
   const key = workspaceKey(options.desired.environment, options.serviceId);
   const stored = await readCheckedWorkspace(backend, key);

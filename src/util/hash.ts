@@ -4,6 +4,7 @@
  * `'sha256-<base64>'` CSP sources; raw bytes for numbers derived from names.
  */
 import { createHash, createHmac, type Hash } from 'node:crypto';
+import { requireArgument } from './required-options.js';
 
 /**
  * JSON with object keys sorted at every level (index-like keys first, as an object holds them), so
@@ -164,6 +165,8 @@ export function hashValue(value: unknown): string {
  * salt stored beside the hash it would fall in seconds.
  */
 export function fingerprintKey(secret: string): string {
+  // An empty key would hash as any other: every state and plan would share one key no account holds.
+  requireArgument('fingerprintKey', 'apiKey', secret, 'text');
   return createHmac('sha256', secret).update('voxform fingerprint key v1').digest('hex');
 }
 

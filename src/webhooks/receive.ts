@@ -11,11 +11,12 @@ import { validateAgainst } from '../schema/validate.js';
 import { isPlainObject, setOwn } from '../util/json-object.js';
 import { formatDotted } from '../util/field-path.js';
 import { pluralNoun } from '../util/plural.js';
+import { checkOptionalOptions } from '../util/required-options.js';
 
 export type { EndOfCallPayload, PrefetchWebhookQuery, PrefetchWebhookResponse };
 
-/** Request headers as Node gives them (`req.headers`), or any name → value map. */
-export type IncomingHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
+/** Request headers as Node gives them (`req.headers`), any name → value map, or a fetch-style `Headers` (read with `get`). */
+export type IncomingHeaders = Readonly<Record<string, string | readonly string[] | undefined>> | { get(name: string): string | null };
 
 export interface WebhookCheckOptions {
   /** The headers the agent config gives this webhook: each must arrive with this value (compared in constant time). */
@@ -36,7 +37,11 @@ export interface WebhookRejection {
 
 export type WebhookParseResult<T> = { ok: true; value: T } | WebhookRejection;
 
-function headerValue(headers: IncomingHeaders, name: string): string | undefined {
+function headerValue(headers: IncomingHeaders | null | undefined, name: string): string | undefined {
+  // None given (a plain JavaScript caller's null too): every expected header is missing.
+  if (headers === null || headers === undefined) return undefined;
+  // A fetch-style Headers (what most frameworks give) keeps its entries out of Object.entries.
+  if (typeof headers.get === 'function') return (headers as { get(name: string): string | null }).get(name) ?? undefined;
   const wanted = name.toLowerCase();
   for (const [key, value] of Object.entries(headers)) {
     if (key.toLowerCase() !== wanted || value === undefined) continue;
@@ -60,6 +65,8 @@ function sameSecret(received: string, expected: string): boolean {
  * header anyone can send must not pass for it.
  */
 export function checkWebhookHeaders(headers: IncomingHeaders, expected: Readonly<Record<string, string | undefined>> = {}): string[] {
+  // A null expectation would otherwise expect nothing, and let every request through.
+  checkOptionalOptions('checkWebhookHeaders', { expectedHeaders: expected }, { expectedHeaders: 'object' });
   const failed: string[] = [];
   for (const [name, value] of Object.entries(expected)) {
     const received = headerValue(headers, name);

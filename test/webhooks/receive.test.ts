@@ -90,6 +90,15 @@ describe('checkWebhookHeaders', () => {
     expect(checkWebhookHeaders({ 'x-hook-token': 'anything' }, { 'x-hook-token': undefined })).toEqual(['x-hook-token']);
     expect(parseEndOfCallWebhook('{}', {}, { expectedHeaders: { 'x-hook-token': undefined } })).toMatchObject({ ok: false, status: 401 });
   });
+
+  it('reads a fetch-style Headers, as frameworks give them; takes no headers as all missing, and refuses a null expectation', () => {
+    expect(checkWebhookHeaders(new Headers({ 'X-Hook-Token': 'secret1' }), { 'x-hook-token': 'secret1' })).toEqual([]);
+    expect(checkWebhookHeaders(new Headers({ 'x-hook-token': 'nope' }), { 'x-hook-token': 'secret1' })).toEqual(['x-hook-token']);
+    expect(checkWebhookHeaders(null as never, { 'x-hook-token': 'secret1' })).toEqual(['x-hook-token']);
+    // Expecting nothing would let every request through.
+    expect(() => checkWebhookHeaders({}, null as never)).toThrow(expect.objectContaining({ code: 'invalid_option', message: 'checkWebhookHeaders(): `expectedHeaders` must be an object, not null.' }));
+    expect(() => parseEndOfCallWebhook('{}', {}, { expectedHeaders: null as never })).toThrow(expect.objectContaining({ code: 'invalid_option' }));
+  });
 });
 
 describe('parsePrefetchRequest', () => {
