@@ -64,13 +64,17 @@ export function ledgerOrder(a: { id: string }, b: { id: string }): number {
 /**
  * When each record took effect on a timeline that keeps the ledger's order, by id: its `at`, or,
  * when its machine's clock put it before a record appended earlier, that record's `at` (it cannot
- * have ended before a record it was appended after).
+ * have ended before a record it was appended after). Never after its id's time: an id is made when
+ * the apply ended or later, so an `at` past it was planted or broken, and taken as it stands it would
+ * put every record appended after it at its time (`2099-01-01`).
  */
 export function ledgerTimes(records: readonly { id: string; at: string }[]): Map<string, string> {
   const times = new Map<string, string>();
   let latest: string | undefined;
   for (const record of [...records].sort(ledgerOrder)) {
-    if (latest === undefined || Date.parse(record.at) >= Date.parse(latest)) latest = record.at;
+    const idAt = idTime(record.id);
+    const own = idAt !== undefined && !(Date.parse(record.at) <= idAt) ? new Date(idAt).toISOString() : record.at;
+    if (latest === undefined || Date.parse(own) >= Date.parse(latest)) latest = own;
     times.set(record.id, latest);
   }
   return times;

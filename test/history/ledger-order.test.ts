@@ -39,4 +39,17 @@ describe('the ledger order', () => {
       ['20261123T123000000Z-dddddd', '2026-11-23T12:30:00.000Z'],
     ]);
   });
+
+  it("takes no record later than its id's time: an `at` past it (planted, 2099) moves neither it nor the records after it", () => {
+    const records = [
+      { id: '20261123T120000000Z-aaaaaa', at: '2099-01-01T00:00:00.000Z' },
+      { id: '20261123T121000000Z-bbbbbb', at: '2026-11-23T12:10:00.000Z' },
+      { id: '20261123T122000000Z-cccccc', at: 'not a time' },
+    ];
+    expect([...ledgerTimes(records)]).toEqual([
+      ['20261123T120000000Z-aaaaaa', '2026-11-23T12:00:00.000Z'],
+      ['20261123T121000000Z-bbbbbb', '2026-11-23T12:10:00.000Z'],
+      ['20261123T122000000Z-cccccc', '2026-11-23T12:20:00.000Z'],
+    ]);
+  });
 });
