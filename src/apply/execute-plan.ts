@@ -33,11 +33,13 @@ function isNotSent(error: unknown): boolean {
 }
 
 /**
- * A write sent whose answer the stop gave up waiting for: the service may have acted on it, and may
- * yet, so it is never reported as not applied.
+ * A write sent whose outcome the stop leaves unknown: the stop gave up waiting for its answer, or
+ * withdrew its retry after an attempt the service answered with a failure that promises nothing (a
+ * 5xx). The service may have acted on it, and may yet, so it is never reported as not applied.
  */
-function abandonedWrite(request: PlannedRequest): VoxformError {
-  const message = `${request.method} ${displayPath(request.path)} was sent, but the stop gave up waiting for its answer: the service may have acted on it.`;
+function abandonedWrite(request: PlannedRequest, how: 'unanswered' | 'retry_withdrawn' = 'unanswered'): VoxformError {
+  const what = how === 'unanswered' ? 'but the stop gave up waiting for its answer' : 'failed, and the stop withdrew its retry';
+  const message = `${request.method} ${displayPath(request.path)} was sent, ${what}: the service may have acted on it.`;
   // The next plan shows every other write's outcome; a knowledge file the service cannot list.
   const checkOutcome = request.operation === 'upload_knowledge_file' ? CHECK_KNOWLEDGE_FILES : undefined;
   return new VoxformError('api_outcome_unknown', message, { hint: outcomeUnknownHint({ checkOutcome }) });
@@ -430,8 +432,9 @@ class PlanRun {
         this.inFlight--;
       }
     } catch (error) {
-      // Withdrawn by the stop before it was sent (or before a retry): not started, not failed.
-      if (isNotSent(error)) return { status: 'not_started' };
+      // Withdrawn by the stop before it was sent: not started, not failed. Withdrawn before a retry,
+      // an attempt was sent: it may have been applied.
+      if (isNotSent(error)) return this.sent.has(request.id) && !reading ? { status: 'failed', error: abandonedWrite(request, 'retry_withdrawn') } : { status: 'not_started' };
       return { status: 'failed', error: this.forgetRefusedFiles(request, change, error) };
     } finally {
       // Freed as the answer arrives: the next request goes out before this one's answer is recorded.
