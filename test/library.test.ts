@@ -121,7 +121,7 @@ describe('the library', () => {
 
   it('refuses a call from plain JavaScript that leaves out a required option, naming it, before anything is read', async () => {
     // What TypeScript would catch: `as never` stands for a caller without types.
-    await expect(loadManifests({ paths: ['voxform.yaml'], cwd: repoRoot } as never)).rejects.toMatchObject({ code: 'invalid_option', message: 'loadManifests() needs `env` (an object of strings, as process.env) among its options.' });
+    await expect(loadManifests({ paths: ['voxform.yaml'], cwd: repoRoot } as never)).rejects.toMatchObject({ code: 'invalid_option', message: 'loadManifests() needs `env` (an object) among its options.' });
     const loaded = await loadManifests({ paths: ['agents.example.yaml'], cwd: repoRoot, env: SECRETS });
     const client = createClient({ apiKey: 'sk-unused', baseUrl: 'http://127.0.0.1:9' });
     const noServiceId = { desired: loaded.state, client, fingerprintKey: fingerprintKey('sk-unused') } as never;
@@ -182,7 +182,7 @@ describe('the library', () => {
       ['iterateCallLogs(): `pageSize` must be a whole number from 1 to 100, not a string.', () => createClient({ apiKey: 'k' }).iterateCallLogs({}, { pageSize: '10' as never })],
       ['iterateCallLogs(): `pageSize` must be a whole number from 1 to 100, not 101.', () => createClient({ apiKey: 'k' }).iterateCallLogs({}, { pageSize: 101 })],
       // `${env:HOME}` read a number as text (`value.includes is not a function`); a path of 1 met a TypeError from node:path.
-      ['loadManifests() needs `env` (an object of strings, as process.env) among its options.', () => loadManifests({ paths: ['agents.example.yaml'], cwd: repoRoot, env: { HOME: 5 as never } })],
+      ['The environment given holds HOOK_TOKEN as a number, where a manifest reads text (a string, or unset).', () => loadManifests({ paths: ['agents.example.yaml'], cwd: repoRoot, env: { ...SECRETS, HOOK_TOKEN: 5 as never } })],
       ['loadManifests() needs `paths` (an array of strings) among its options.', () => loadManifests({ paths: [1 as never], cwd: repoRoot, env: SECRETS })],
       ['plan(): `stateFile` must be a string, not 5.', () => plan({ ...base, stateFile: 5 as never })],
       ['plan(): `onChange` must be a function, not a string.', () => plan({ ...base, onChange: 'x' as never })],

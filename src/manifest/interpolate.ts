@@ -15,6 +15,7 @@ import type { FilledTextBudget } from './filled-text-budget.js';
 import { envPolicyOf, FORBIDDEN_PLACE_FIX, refusalMessage, type EnvPolicy } from '../secrets/env-policy.js';
 import { childOf, shallowCopy, spansOf, type PathPart } from './positions.js';
 import { setOwn } from '../util/json-object.js';
+import { VoxformError } from '../errors.js';
 import type { SourceText, Span } from './source.js';
 import { formatDotted } from '../util/field-path.js';
 
@@ -94,6 +95,9 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
     ctx.onEnvName?.(name);
     const fallback = parsed[2];
     const set = ctx.env[name];
+    // Read only where a reference names it (the environment is never walked: a variable not named is
+    // never read): a library caller's `{ HOME: 5 }` is no value a manifest can hold.
+    if (set !== undefined && typeof set !== 'string') throw new VoxformError('invalid_option', `The environment given holds ${name} as ${Array.isArray(set) ? 'a list' : `a ${typeof set}`}, where a manifest reads text (a string, or unset).`, { hint: 'Pass an object of strings (or unset variables), as process.env is.' });
     const fromFallback = fallback !== undefined && (set === undefined || set === '');
     const resolved = fromFallback ? fallback : set;
     if (resolved === undefined && ctx.unsetAsWithheld) {

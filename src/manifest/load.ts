@@ -45,7 +45,7 @@ import { requireOptions } from '../util/required-options.js';
 
 /** The manifests of `options.paths` loaded for `options.environment`: `readProject`, then `resolveEnvironment`. */
 export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
-  requireOptions('loadManifests', options, { paths: 'names', cwd: 'text', env: 'env' });
+  requireOptions('loadManifests', options, { paths: 'names', cwd: 'text', env: 'object' });
   // Checked before anything is read: a malformed allow-list stops the run.
   envPolicyOf(options.env);
   return resolveEnvironment(await readProject(options), options);

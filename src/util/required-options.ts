@@ -8,7 +8,7 @@ import { VoxformError } from '../errors.js';
 import { formatCount } from './plural.js';
 import { LONGEST_TIMER_MS } from './sleep.js';
 
-type Required = 'text' | 'object' | 'list' | 'names' | 'env' | 'function' | 'boolean' | 'count';
+type Required = 'text' | 'object' | 'list' | 'names' | 'function' | 'boolean' | 'count';
 /** What an option that may be left out must be when given: a number of a kind, an array, a callback, a signal… */
 export type Optional = 'positive' | 'timer' | 'whole' | 'count' | 'page' | 'names' | 'string' | 'header' | 'object' | 'function' | 'boolean' | 'signal';
 
@@ -36,7 +36,6 @@ const DESCRIBED: Record<Required | Optional, string> = {
   timer: `a number of milliseconds above 0, at most ${formatCount(LONGEST_TIMER_MS)} (the longest a timer waits)`,
   whole: 'a whole number of at least 0',
   names: 'an array of strings',
-  env: 'an object of strings, as process.env',
   string: 'a string',
   header: 'a string a request header can carry (no line break or other control character, nothing beyond Latin-1)',
   page: `a whole number from 1 to ${LARGEST_PAGE}`,
@@ -82,8 +81,6 @@ function isKind(value: unknown, kind: Required | Optional): boolean {
   // A longer wait than a timer keeps fires at once: every request would time out.
   if (kind === 'timer') return typeof value === 'number' && value > 0 && value <= LONGEST_TIMER_MS;
   if (kind === 'names') return Array.isArray(value) && value.every((item) => typeof item === 'string');
-  // A variable is a string or unset: `${env:…}` reads any other value as if it were text.
-  if (kind === 'env') return isKind(value, 'object') && Object.values(value as object).every((item) => item === undefined || typeof item === 'string');
   if (kind === 'list') return Array.isArray(value);
   if (kind === 'string') return typeof value === 'string';
   // What the HTTP library sends: one it refuses would read as the service being unreachable.
