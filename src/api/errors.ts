@@ -36,6 +36,12 @@ export class ApiError extends VoxformError {
   readonly issues: ValidationIssue[];
   /** How many times the request was sent (1 when it was not retried). */
   readonly attempts: number;
+  /**
+   * Whether the service may have applied the request though no success came back: an attempt of it
+   * was answered with a failure that promises nothing (a 5xx) or left unanswered. A stopped run's
+   * `api_not_sent` carries it too, for a retry withdrawn after such an attempt.
+   */
+  readonly mayHaveApplied: boolean;
 
   constructor(init: {
     code: ApiErrorCode;
@@ -48,6 +54,7 @@ export class ApiError extends VoxformError {
     detail?: string | undefined;
     issues?: ValidationIssue[];
     attempts: number;
+    mayHaveApplied?: boolean | undefined;
     cause?: unknown;
   }) {
     const issues = init.issues ?? [];
@@ -64,6 +71,7 @@ export class ApiError extends VoxformError {
     this.issues = issues;
     this.loc = issues.map((issue) => issue.loc);
     this.attempts = init.attempts;
+    this.mayHaveApplied = init.mayHaveApplied === true;
   }
 
   override withHint(hint: string): ApiError {
@@ -77,9 +85,9 @@ export function isApiError(error: unknown): error is ApiError {
 
 /** The same failure, its message or hint put in the caller's words; the code and the request stay the error's. */
 export function reworded(error: ApiError, words: { message?: string; hint?: string | undefined }): ApiError {
-  const { code, status, method, path, detail, issues, attempts } = error;
+  const { code, status, method, path, detail, issues, attempts, mayHaveApplied } = error;
   const { message = error.message, hint = error.hint } = words;
-  return new ApiError({ code, message, hint, status, method, path, detail, issues, attempts, cause: error });
+  return new ApiError({ code, message, hint, status, method, path, detail, issues, attempts, mayHaveApplied, cause: error });
 }
 
 /** Whether the failure is a read of an agent the service does not have (`GET /agents/{id}` answered 404). */
@@ -140,6 +148,7 @@ export function errorFromResponse(status: number, body: string, ctx: FailureCont
     detail: parsed.detail,
     issues: parsed.issues,
     attempts: ctx.attempts,
+    mayHaveApplied: ctx.mayHaveActed || mayHaveApplied,
   });
 }
 
@@ -220,6 +229,7 @@ export function errorFromTransport(kind: TransportFailure, ctx: TransportContext
     detail,
     issues,
     attempts,
+    mayHaveApplied: true,
     cause: ctx.cause,
   });
 }

@@ -8,7 +8,7 @@ import type { DesiredState } from '../manifest/types.js';
 import type { LiveState } from '../plan/read-live.js';
 import type { Plan, PlannedRequest, RequestOperation, ResourceChange } from '../plan/types.js';
 import type { StateStore } from '../state/state-file.js';
-import { CHECK_KNOWLEDGE_FILES, displayPath, outcomeUnknownHint } from '../api/errors.js';
+import { CHECK_KNOWLEDGE_FILES, displayPath, isApiError, outcomeUnknownHint } from '../api/errors.js';
 import { VoxformError } from '../errors.js';
 import { Semaphore } from '../util/semaphore.js';
 import type { ApplyClient } from './client.js';
@@ -33,13 +33,11 @@ function isNotSent(error: unknown): boolean {
 }
 
 /**
- * A write sent whose outcome the stop leaves unknown: the stop gave up waiting for its answer, or
- * withdrew its retry after an attempt the service answered with a failure that promises nothing (a
- * 5xx). The service may have acted on it, and may yet, so it is never reported as not applied.
+ * A write sent whose answer the stop gave up waiting for: the service may have acted on it, and may
+ * yet, so it is never reported as not applied.
  */
-function abandonedWrite(request: PlannedRequest, how: 'unanswered' | 'retry_withdrawn' = 'unanswered'): VoxformError {
-  const what = how === 'unanswered' ? 'but the stop gave up waiting for its answer' : 'failed, and the stop withdrew its retry';
-  const message = `${request.method} ${displayPath(request.path)} was sent, ${what}: the service may have acted on it.`;
+function abandonedWrite(request: PlannedRequest): VoxformError {
+  const message = `${request.method} ${displayPath(request.path)} was sent, but the stop gave up waiting for its answer: the service may have acted on it.`;
   // The next plan shows every other write's outcome; a knowledge file the service cannot list.
   const checkOutcome = request.operation === 'upload_knowledge_file' ? CHECK_KNOWLEDGE_FILES : undefined;
   return new VoxformError('api_outcome_unknown', message, { hint: outcomeUnknownHint({ checkOutcome }) });
@@ -432,9 +430,10 @@ class PlanRun {
         this.inFlight--;
       }
     } catch (error) {
-      // Withdrawn by the stop before it was sent: not started, not failed. Withdrawn before a retry,
-      // an attempt was sent: it may have been applied.
-      if (isNotSent(error)) return this.sent.has(request.id) && !reading ? { status: 'failed', error: abandonedWrite(request, 'retry_withdrawn') } : { status: 'not_started' };
+      // Withdrawn by the stop before it was sent, or before a retry of an attempt the service did not
+      // act on (a 429): not started, not failed. Withdrawn after an attempt it may have applied (a 5xx),
+      // its outcome is unknown, as the client's error says.
+      if (isNotSent(error)) return isApiError(error) && error.mayHaveApplied && !reading ? { status: 'failed', error } : { status: 'not_started' };
       return { status: 'failed', error: this.forgetRefusedFiles(request, change, error) };
     } finally {
       // Freed as the answer arrives: the next request goes out before this one's answer is recorded.

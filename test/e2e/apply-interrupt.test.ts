@@ -146,6 +146,19 @@ describe('apply stopped while its writes are in flight', () => {
     expect(run.output.stdout).toContain('Apply interrupted: 0 applied, 0 failed, 0 skipped, 3 not applied.\n');
   });
 
+  it('on SIGINT while writes answered with 503 wait to be retried, reports them as failed, possibly applied, never as not applied', async () => {
+    const p = await projectWith(AGENTS, 'v2');
+    p.emulator.control.setFaults([{ path: '/agents/*', method: 'PUT', errorRate: 1, errorStatus: 503 }]);
+    // A 5xx promises nothing of what the service did: unlike a 429's, the withdrawn retry's write may have landed.
+    const run = runInProject(p, ['apply', '-f', 'voxform.yaml', '--auto-approve'], { VOXFORM_DEBUG: '1' });
+    while ((run.output.stderr.match(/503 Service Unavailable; attempt 2/g) ?? []).length < Object.keys(AGENTS).length) await new Promise((resolve) => setTimeout(resolve, 20));
+    run.child.kill('SIGINT');
+    expect(await run.exited, run.output.stderr).toBe(130);
+    expect(run.output.stdout).toContain('Apply interrupted: 0 applied, 3 failed, 0 skipped, 0 not applied.\n');
+    expect(run.output.stdout).not.toContain('not applied:');
+    expect(run.output.stdout).toContain('the service may have applied it');
+  });
+
   it('on SIGINT reports the changes the service accepted as applied, records them, and the next plan shows only the rest', async () => {
     const p = await projectWith(AGENTS, 'v2');
     const puts = p.hold('PUT', '/agents/');
