@@ -19,7 +19,7 @@ import { formatCount } from '../util/plural.js';
 import { shellWord } from '../util/shell-word.js';
 import { jsonSyntaxError } from '../util/json-error-position.js';
 import { textPosition } from '../util/text-position.js';
-import { firstDuplicateKey } from '../util/json-duplicate-key.js';
+import { firstDuplicateKey } from './json-duplicate-key.js';
 import { shorten } from '../util/shorten.js';
 
 /**

@@ -4,14 +4,7 @@
  * must get what was reviewed refuses it. One pass over the text, with the keys of each open object in
  * a set.
  */
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-const COMMA = 0x2c;
+import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from './json-budget.js';
 
 /** The index of the quote that closes the string opened at `start`. */
 function endOfString(text: string, start: number): number {
