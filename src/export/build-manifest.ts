@@ -20,6 +20,7 @@ import { isPhoneNumber } from '../manifest/names.js';
 import { DiagnosticList } from '../manifest/diagnostics.js';
 import { interpolateString } from '../manifest/interpolate.js';
 import { MIN_SEARCHABLE_SECRET } from '../secrets/redact.js';
+import { heldValues, type HeldVariable } from '../secrets/trusted.js';
 import { formatDotted, type PatternCursor } from '../util/field-path.js';
 import { setOwn } from '../util/json-object.js';
 import type { Agent, Phone } from '../schema/types.gen.js';
@@ -192,7 +193,7 @@ function protectHooks(draft: AgentDraft, run: ExportRun, writing: boolean): Prot
   const recorded = run.deployed.ledgerPlaces(agent.id);
   // Where several variables hold a value, the one the ledger recorded at the place put it there.
   const recordedAt = (path: Path) => run.deployed.ledgerVariablesAt(agent.id, formatDotted(path));
-  const made = writing ? madeLongestFirst(run) : [];
+  const made = writing ? madeLongestFirst(run) : new Map<string, string>();
   return {
     secret: (value, named, path, part) => {
       const key = secretKey(path, part, value);
@@ -225,32 +226,18 @@ function secretKey(path: Path, part: string | undefined, value: string): string 
   return JSON.stringify([path, part ?? '', value]);
 }
 
-/** The values of `run.made`, longest first: where one value holds another, the longer is its reference. */
-function madeLongestFirst(run: ExportRun): Array<[string, string]> {
-  return [...run.made].sort(([a], [b]) => b.length - a.length);
+/** `run.made`, longest value first: where one value holds another, the longer is its reference. */
+function madeLongestFirst(run: ExportRun): Map<string, string> {
+  return new Map([...run.made].sort(([a], [b]) => b.length - a.length));
 }
 
 /**
  * `held` (the deployed values in `text`) and, where none of them is, each value of `made` in `text`
- * with the name of its reference; one under MIN_SEARCHABLE_SECRET characters only where it is all of
- * `text`, as deployed values are found (and the plan hides them).
+ * with the name of its reference, found as deployed values are (`heldValues`).
  */
-function withMadeSecrets(text: string, held: readonly HeldValue[], made: ReadonlyArray<readonly [string, string]>): HeldValue[] {
-  const found = [...held];
-  const overlaps = (start: number, end: number) => found.some((other) => start < other.end && other.start < end);
-  for (const [value, name] of made) {
-    if (value.length < MIN_SEARCHABLE_SECRET) {
-      if (text === value && found.length === 0) found.push({ start: 0, end: text.length, name });
-      continue;
-    }
-    for (let start = text.indexOf(value); start !== -1; start = text.indexOf(value, start + 1)) {
-      if (!overlaps(start, start + value.length)) found.push({ start, end: start + value.length, name });
-    }
-  }
-  return found.sort((a, b) => a.start - b.start);
+function withMadeSecrets(text: string, held: readonly HeldVariable[], made: ReadonlyMap<string, string>): HeldVariable[] {
+  return heldValues(text, [...made.keys()], (value) => made.get(value) as string, held);
 }
-
-type HeldValue = { start: number; end: number; name: string };
 
 /** One agent as a manifest entry (`local-name: { id, name, config }`), its prompt and secrets recorded in `run`. */
 function writeAgent(draft: AgentDraft, run: ExportRun): Pair {
@@ -506,7 +493,7 @@ function protectUrl(text: string, reference: (part: string, value: string) => st
  * when that would not load back as `text` (reference-like text running into a value): the caller
  * makes the whole text a secret then.
  */
-function writeBack(text: string, place: string, run: ExportRun, recorded: readonly string[], made: ReadonlyArray<readonly [string, string]> = []): string | undefined {
+function writeBack(text: string, place: string, run: ExportRun, recorded: readonly string[], made: ReadonlyMap<string, string> = new Map()): string | undefined {
   const deployed = run.deployed.variablesIn(text, recorded);
   const out = withReferences(text, withMadeSecrets(text, deployed, made));
   if (out === undefined) return undefined;

@@ -257,25 +257,14 @@ export class TrustedSecrets {
    * text's place, see `ledgerVariablesAt`: they put it there), else the first by name.
    */
   variablesIn(text: string, recorded: readonly string[] = []): HeldVariable[] {
-    const held: HeldVariable[] = [];
-    const overlaps = (start: number, end: number) => held.some((other) => start < other.end && other.start < end);
     const { variables, candidates } = this.applied;
     const nameOf = (value: string) => {
       const names = variables.get(value) as readonly string[];
       return recorded.find((name) => names.includes(name)) ?? (names[0] as string);
     };
-    for (const value of candidates) {
-      if (value.length < MIN_SEARCHABLE_SECRET) {
-        if (text === value && held.length === 0) held.push({ start: 0, end: text.length, name: nameOf(value) });
-        continue;
-      }
-      for (let start = text.indexOf(value); start !== -1; start = text.indexOf(value, start + 1)) {
-        if (overlaps(start, start + value.length)) continue;
-        held.push({ start, end: start + value.length, name: nameOf(value) });
-        this.registry.add(value);
-      }
-    }
-    return held.sort((a, b) => a.start - b.start);
+    const held = heldValues(text, candidates, nameOf);
+    for (const { start, end } of held) if (end - start >= MIN_SEARCHABLE_SECRET) this.registry.add(text.slice(start, end));
+    return held;
   }
 
   /** The places (dotted, in the config) the deploy ledger recorded as filled from `${env:…}` for the agent. */
@@ -333,10 +322,31 @@ export function referencedValues(written: string, live: string): string[] | unde
 }
 
 /** A stretch of text that holds a variable's value: `text.slice(start, end)` is the value of `name`. */
-interface HeldVariable {
+export interface HeldVariable {
   readonly start: number;
   readonly end: number;
   readonly name: string;
+}
+
+/**
+ * Where `text` holds each of `values` (longest first: where one value holds another, the longer is
+ * found), named by `nameOf`, beside `taken` (stretches found already), none overlapping another, in
+ * text order. A value under MIN_SEARCHABLE_SECRET characters only where it is all of `text` and
+ * nothing else is found there, as the plan hides such a value only where it stands whole.
+ */
+export function heldValues(text: string, values: readonly string[], nameOf: (value: string) => string, taken: readonly HeldVariable[] = []): HeldVariable[] {
+  const held = [...taken];
+  const overlaps = (start: number, end: number) => held.some((other) => start < other.end && other.start < end);
+  for (const value of values) {
+    if (value.length < MIN_SEARCHABLE_SECRET) {
+      if (text === value && held.length === 0) held.push({ start: 0, end: text.length, name: nameOf(value) });
+      continue;
+    }
+    for (let start = text.indexOf(value); start !== -1; start = text.indexOf(value, start + 1)) {
+      if (!overlaps(start, start + value.length)) held.push({ start, end: start + value.length, name: nameOf(value) });
+    }
+  }
+  return held.sort((a, b) => a.start - b.start);
 }
 
 /**
