@@ -210,8 +210,11 @@ export class PostgresStateBackend implements StateBackend {
       return summaryOf(row.workspace, checkRowSerial(row.serial, row.workspace, this.display), isLastApply(row.last_apply) ? row.last_apply : undefined);
     });
     // A workspace locked by its first apply has no row yet; nor has one whose first apply's lock was forced open.
-    for (const key of [...holders.keys(), ...forcedOpens.keys()]) if (!summaries.some((s) => s.key === key)) summaries.push(summaryOf(key, 0, undefined));
-    for (const { key } of summaries) checkWorkspaceName(key, this.display);
+    for (const key of [...holders.keys(), ...forcedOpens.keys()]) {
+      if (summaries.some((s) => s.key === key)) continue;
+      checkWorkspaceName(key, this.display);
+      summaries.push(summaryOf(key, 0, undefined));
+    }
     return summaries;
   }
 
