@@ -4,7 +4,7 @@
  */
 import { knownProperties, propertyNode, schemaNode, type SchemaNode } from '../schema/introspect.js';
 import { configSecretPlaces, envSecretSet, isSchemaSecretPlace } from '../secrets/schema-paths.js';
-import { formatDotted, parseDotted, valueAtPath } from '../util/field-path.js';
+import { formatDotted, isDottedAtOrUnder, parseDotted, valueAtPath } from '../util/field-path.js';
 import type { TemplateVars } from '../templates/substitute.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import type { DiagnosticList } from './diagnostics.js';
@@ -249,7 +249,7 @@ function refuseFilesBesideKnowledge(spec: Record<string, unknown>, diagnostics: 
   // Ignored, the files are the dashboard's; knowledge would send them all the same.
   if (!Array.isArray(spec.ignore)) return;
   spec.ignore.forEach((entry, index) => {
-    if (entry !== 'config' && entry !== 'config.knowledge_base' && entry !== 'config.knowledge_base.files') return;
+    if (typeof entry !== 'string' || !isDottedAtOrUnder('config.knowledge_base.files', entry)) return;
     diagnostics.error(
       'ignore_conflict',
       `ignore: ${entry} holds config.knowledge_base.files, which voxform fills from this agent's knowledge and sends: remove knowledge to leave the files to the dashboard, or stop ignoring them`,
