@@ -185,6 +185,9 @@ export async function openGitRepository(start: string, env: Env): Promise<GitRep
 /** The repository whose work tree's root is `root` (from `gitWorkTreeRoot`); undefined without a listing of its filters. */
 async function repositoryAt(root: string, env: Env): Promise<GitRepository | undefined> {
   const gitEnv = gitEnvironment(env, root);
+  // A repository git refuses to open (its owner is another user: safe.directory) lists the operator's
+  // filters all the same, as if it were opened: asking for its folder is what fails there.
+  if ((await execGit(['rev-parse', '--git-dir'], root, gitEnv)).code !== 0) return undefined;
   // Exit code 1: no filter defined.
   const listing = await execGit(['config', '-z', '--get-regexp', '^filter\\.'], root, gitEnv);
   if (listing.cut || (listing.code !== 0 && listing.code !== 1)) return undefined;
@@ -225,7 +228,32 @@ export async function openCommit(
   if (!repository) throw refuse(noRepository.why, noRepository.hint);
   const commit = await repository.run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`]);
   if (!commit || commit.lines.length === 0) throw refuse('is not a commit of this repository');
+  const namesakes = await refsNamed(repository, ref);
+  if (namesakes.length > 1) {
+    throw refuse(`is ambiguous: ${namesakes.join(' and ')} both answer to it, and git would take one of them silently`, `Name the base by its full ref (such as refs/remotes/origin/main) or by its commit id.`);
+  }
   return { repository, commit: commit.lines[0] as string };
+}
+
+/**
+ * The refs git could take `ref` (its name, before any `~`, `^`, `@` or `:`) for, by the order git
+ * looks a short name up in. Anyone who may push a tag can add one: a tag `origin/main` comes before
+ * the remote branch `origin/main`, and would swap the operator's base for a commit of the pull
+ * request's choosing without a word. Two or more answers mean the name does not say which. A full
+ * ref name (`refs/…`) and a full commit id always mean themselves.
+ */
+async function refsNamed(repository: GitRepository, ref: string): Promise<string[]> {
+  const name = ref.split(/[~^@:]/, 1)[0] ?? '';
+  if (name === '' || /^[0-9a-f]{40}$/i.test(name)) return [];
+  const lookedUp = new Set([`refs/${name}`, `refs/tags/${name}`, `refs/heads/${name}`, `refs/remotes/${name}`, `refs/remotes/${name}/HEAD`]);
+  // Exit code 1: no ref ends in the name.
+  const listed = (await repository.run(['show-ref', '--', name, `${name}/HEAD`])) ?? { lines: [] };
+  const refs = listed.lines.map((line) => line.slice(line.indexOf(' ') + 1));
+  if (name.startsWith('refs/') && refs.includes(name)) return [name];
+  const namesakes = refs.filter((full) => lookedUp.has(full));
+  // A short commit id is read as a ref of that name when there is one.
+  const commits = /^[0-9a-f]{4,39}$/i.test(name) && namesakes.length > 0 ? ((await repository.run(['rev-parse', `--disambiguate=${name}`])) ?? { lines: [] }).lines : [];
+  return [...commits.map((id) => `the object ${id}`), ...namesakes];
 }
 
 /** An entry of `git ls-tree -l -z`: `MODE TYPE OBJECT SIZE<TAB>PATH` (the path from the repository's root). */

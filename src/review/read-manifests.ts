@@ -11,6 +11,7 @@ import { parseYaml } from '../manifest/parse-yaml.js';
 import { SourceRegistry } from '../manifest/source.js';
 import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
 import { isPlainObject } from '../util/json-object.js';
+import { printable } from '../util/printable.js';
 import { BASE_REF_VARIABLE } from '../project-files/base-revision.js';
 import { isRegularFile, listTree, openCommit, pathFromRoot, type GitRepository } from '../project-files/git.js';
 import { DEFAULT_MANIFESTS, folderSearchEnters, folderSearchTakes } from '../project-files/manifest-files.js';
@@ -29,10 +30,8 @@ export async function readHeadManifests(files: readonly string[], cwd: string): 
   return Promise.all(files.map(async (file) => parseDocuments(file, sources.display(file), await readFile(file, 'utf8'), sources)));
 }
 
-function unreadable(ref: string, why: string): VoxformError {
-  return new VoxformError('policy_base_unreadable', `the base revision "${ref}" ${why}, so voxform cannot tell whether this change relaxes the policy.`, {
-    hint: `Fetch the base branch (in CI: fetch-depth: 0) or name a revision that exists with --base or ${BASE_REF_VARIABLE}.`,
-  });
+function unreadable(ref: string, why: string, hint = `Fetch the base branch (in CI: fetch-depth: 0) or name a revision that exists with --base or ${BASE_REF_VARIABLE}.`): VoxformError {
+  return new VoxformError('policy_base_unreadable', `the base revision "${printable(ref)}" ${why}, so voxform cannot tell whether this change relaxes the policy.`, { hint });
 }
 
 /** The regular files at `commit` whose paths (from the repository's root) are `at` or under it; everything when `at` is empty. */
@@ -90,7 +89,10 @@ async function baseManifestPaths(repository: GitRepository, commit: string, ref:
  * is still compared.
  */
 export async function readBaseManifests(ref: string, paths: readonly string[], cwd: string, env: Readonly<Record<string, string | undefined>>): Promise<ManifestDocuments[]> {
-  const { repository, commit: id } = await openCommit(cwd, env, ref, (why) => unreadable(ref, why), { why: 'cannot be read: the project is not a git checkout (or git is not installed)' });
+  const { repository, commit: id } = await openCommit(cwd, env, ref, (why, hint) => unreadable(ref, why, hint), {
+    why: 'cannot be read: the project is not a git checkout, git cannot open it, or git is not installed',
+    hint: 'Install git, or put it on PATH, for voxform reads the base revision with it; if it is there, check that `git status` works in this checkout.',
+  });
   const sources = new SourceRegistry(cwd);
   const out: ManifestDocuments[] = [];
   for (const inRepository of await baseManifestPaths(repository, id, ref, paths, cwd)) {

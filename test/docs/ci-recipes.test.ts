@@ -101,7 +101,7 @@ describe('the recipes, run through the Action and the component', () => {
     const pr = await newRunnerTemp();
     const prRun = await mkdtemp(path.join(tmpdir(), 'voxform-artifacts-'));
     const prJob = jobEnv(recipe.jobs.plan, { event_name: 'pull_request', base_ref: 'main' });
-    expect(prJob).toEqual({ VOXFORM_BASE_REF: 'origin/main' });
+    expect(prJob).toEqual({ VOXFORM_BASE_REF: 'refs/remotes/origin/main' });
     const prEnv = { ...setup.env, ...github, ...pr.env, ...prJob, GITHUB_REF: 'refs/pull/3/merge', GITHUB_SHA: '1'.repeat(40), GITHUB_STEP_SUMMARY: path.join(pr.runnerTemp, 'summary.md') };
     for (const inputs of actionSteps(recipe.jobs.plan)) {
       const run = await runAction(inputs, { cwd: project.dir, env: prEnv, runnerTemp: pr.runnerTemp, artifacts: prRun });

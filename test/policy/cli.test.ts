@@ -613,6 +613,16 @@ describe('voxform plan', () => {
     expect(controlBase.code).toBe(1);
     expect(controlBase.stderr).toContain('error[policy_base_unreadable]: the base revision "no\\u001b[31mbranch"');
     expect(controlBase.stderr).not.toContain('\u001b');
+    // A line break too: a ref cannot start a line of its own in the error.
+    const lineBreakBase = await runCliInProcess(['plan', '--local', '--base', 'no\nerror[forged]: x'], { cwd: dir });
+    expect(lineBreakBase.stderr).toContain('error[policy_base_unreadable]: the base revision "no\\nerror[forged]: x" is not a commit');
+    // A tag that shares the base branch's short name is refused, with the fix, never taken silently.
+    git(dir, 'tag', 'origin/main', 'HEAD');
+    git(dir, 'update-ref', 'refs/remotes/origin/main', 'HEAD');
+    const ambiguousBase = await runCliInProcess(['plan', '--local', '--base', 'origin/main'], { cwd: dir });
+    expect(ambiguousBase.code).toBe(1);
+    expect(ambiguousBase.stderr).toContain('error[policy_base_unreadable]: the base revision "origin/main" is ambiguous: refs/remotes/origin/main and refs/tags/origin/main both answer to it');
+    expect(ambiguousBase.stderr).toContain('hint: Name the base by its full ref (such as refs/remotes/origin/main) or by its commit id.');
   });
 });
 

@@ -2,13 +2,14 @@
  * GitRepository.runBytes: a git run given input, whose output comes back byte for byte (what
  * `git cat-file --batch` writes of files that are not text), under the same rule as every git run:
  * the hardening options, the scrubbed environment, the cap on what is read. And cameWithCheckout:
- * whether git tracks a file, so a pull request may have written it.
+ * whether git tracks a file, so a pull request may have written it. And openCommit: the operator's
+ * base revision, which a ref pushed by someone else must not stand in for.
  */
 import { execFileSync } from 'node:child_process';
 import { chmod, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cameWithCheckout, GIT_HARDENING, openGitRepository, type GitRepository } from '../../src/project-files/git.js';
+import { cameWithCheckout, GIT_HARDENING, openCommit, openGitRepository, type GitRepository } from '../../src/project-files/git.js';
 import { useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
@@ -46,8 +47,8 @@ describe('runBytes', () => {
 
   it('runs with the hardening options and the scrubbed environment, as every git run does', async () => {
     const bin = await tempDir();
-    // A git that answers its arguments, its environment and its input (and runs the real one to list filters).
-    await writeFile(path.join(bin, 'git'), `#!/bin/sh\ncase "$*" in *--get-regexp*) exec "${REAL_GIT}" "$@";; esac\necho "ARGS: $*"; env; echo "INPUT:"; cat\n`);
+    // A git that answers its arguments, its environment and its input (and runs the real one to open the repository).
+    await writeFile(path.join(bin, 'git'), `#!/bin/sh\ncase "$*" in *--get-regexp*|*--git-dir*) exec "${REAL_GIT}" "$@";; esac\necho "ARGS: $*"; env; echo "INPUT:"; cat\n`);
     await chmod(path.join(bin, 'git'), 0o755);
     const dir = await tempDir();
     execFileSync('git', ['init', '-q'], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir } });
@@ -74,5 +75,56 @@ describe('cameWithCheckout', () => {
     expect(await cameWithCheckout(path.join(dir, '.voxform', 'local.json'), env)).toBe(true);
     expect(await cameWithCheckout(path.join(dir, '.voxform', '[ab]*.json'), env)).toBe(true);
     expect(await cameWithCheckout(path.join(dir, '.voxform', 'a.json'), env)).toBe(false);
+  });
+});
+
+describe('openCommit', () => {
+  const refuse = (why: string, hint?: string) => new Error(`${why}${hint === undefined ? '' : ` | ${hint}`}`);
+  const noRepository = { why: 'no repository' };
+
+  /** A repository with the remote branch origin/main at `base`, and a tag of the same name at `pr`. */
+  async function repositoryWithNamesakes(): Promise<{ dir: string; env: Record<string, string>; base: string; pr: string }> {
+    const dir = await tempDir({ 'voxform.yaml': 'version: 1\n' });
+    const env = { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@example.com', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@example.com' };
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env }).toString().trim();
+    git('init', '-q');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'base');
+    const base = git('rev-parse', 'HEAD');
+    git('commit', '-q', '--allow-empty', '-m', 'pull request');
+    const pr = git('rev-parse', 'HEAD');
+    git('update-ref', 'refs/remotes/origin/main', base);
+    git('tag', 'origin/main', pr);
+    git('tag', pr.slice(0, 7), base);
+    return { dir, env, base, pr };
+  }
+
+  it('refuses a short name that a pushed tag shares with the base branch, instead of taking the tag as git would', async () => {
+    const { dir, env } = await repositoryWithNamesakes();
+    await expect(openCommit(dir, env, 'origin/main', refuse, noRepository)).rejects.toThrow(
+      'is ambiguous: refs/remotes/origin/main and refs/tags/origin/main both answer to it, and git would take one of them silently | Name the base by its full ref (such as refs/remotes/origin/main) or by its commit id.',
+    );
+    await expect(openCommit(dir, env, 'origin/main~1', refuse, noRepository)).rejects.toThrow('is ambiguous');
+  });
+
+  it('takes a full ref name and a full commit id as themselves, whatever tags exist', async () => {
+    const { dir, env, base, pr } = await repositoryWithNamesakes();
+    expect((await openCommit(dir, env, 'refs/remotes/origin/main', refuse, noRepository)).commit).toBe(base);
+    expect((await openCommit(dir, env, 'refs/tags/origin/main', refuse, noRepository)).commit).toBe(pr);
+    expect((await openCommit(dir, env, pr, refuse, noRepository)).commit).toBe(pr);
+  });
+
+  it('refuses a short commit id that a tag is named after', async () => {
+    const { dir, env, pr } = await repositoryWithNamesakes();
+    await expect(openCommit(dir, env, pr.slice(0, 7), refuse, noRepository)).rejects.toThrow(`is ambiguous: the object ${pr} and refs/tags/${pr.slice(0, 7)} both answer to it`);
+  });
+
+  it('takes a repository git refuses to open (its owner is another user) for no repository, not for a missing commit', async () => {
+    const bin = await tempDir();
+    // The answers of a git that refuses the repository: no folder of its own, the operator's filters listed all the same.
+    await writeFile(path.join(bin, 'git'), `#!/bin/sh\ncase "$*" in *--get-regexp*) exit 1;; *--git-dir*) echo "fatal: detected dubious ownership" >&2; exit 128;; esac\nexec "${REAL_GIT}" "$@"\n`);
+    await chmod(path.join(bin, 'git'), 0o755);
+    const { dir, env } = await repositoryWithNamesakes();
+    await expect(openCommit(dir, { ...env, PATH: `${bin}:${env.PATH}` }, 'refs/remotes/origin/main', refuse, noRepository)).rejects.toThrow('no repository');
   });
 });
