@@ -72,8 +72,9 @@ export function untrustedBaseUrlMessage(origin: string): { message: string; hint
   return {
     message: `base_url names ${origin}, an origin the operator has not trusted with the API key`,
     hint:
-      `the key goes only to the official gateways or to an origin named by --base-url, VOXFORM_BASE_URL or ${TRUSTED_ORIGINS_VARIABLE}; ` +
-      `remove base_url (and set --region or VOXFORM_REGION), or, as the operator, add ${origin} to ${TRUSTED_ORIGINS_VARIABLE}`,
+      // Named so that it fits every command that loads manifests: `validate` has no --base-url.
+      `the key goes only to the official gateways or to an origin named by VOXFORM_BASE_URL, ${TRUSTED_ORIGINS_VARIABLE} or a command's --base-url; ` +
+      `remove base_url (and set VOXFORM_REGION or --region), or, as the operator, add ${origin} to ${TRUSTED_ORIGINS_VARIABLE}`,
   };
 }
 

@@ -46,8 +46,8 @@ type EnvironmentName = keyof typeof ENVIRONMENT;
 
 /** What talks to the service reads: the key, where to send it, and how long to wait. */
 const SERVICE_ENV: EnvironmentName[] = ['VOXFORM_API_KEY', 'VOXFORM_REGION', 'VOXFORM_BASE_URL', 'VOXFORM_TIMEOUT'];
-/** What reads manifests reads besides. */
-const MANIFEST_ENV: EnvironmentName[] = ['VOXFORM_ENV_ALLOW', 'VOXFORM_TRUSTED_ORIGINS'];
+/** What reads manifests reads besides (the operator's base URL is trusted as a manifest's `base_url`). */
+const MANIFEST_ENV: EnvironmentName[] = ['VOXFORM_ENV_ALLOW', 'VOXFORM_TRUSTED_ORIGINS', 'VOXFORM_BASE_URL'];
 const ALWAYS_ENV: EnvironmentName[] = ['VOXFORM_DEBUG', 'NO_COLOR', 'FORCE_COLOR', 'TERM'];
 /** What reads or writes state reads besides. */
 const STATE_ENV: EnvironmentName[] = ['VOXFORM_STATE'];

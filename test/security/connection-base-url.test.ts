@@ -120,6 +120,20 @@ describe('exfiltration: a manifest base_url naming another host', () => {
     for (const request of callLogReads) expect(request.path).toContain('agent_id=-OKdqbqetEcM4ak369ym');
   });
 
+  it("validate, which connects to nothing and takes no --base-url, trusts VOXFORM_BASE_URL's origin, and its error names only what it takes", async () => {
+    const p = await projectWithBaseUrl('http://127.0.0.1:1'); // replaced below: the proxy's port is known only now
+    const manifest = path.join(p.dir, 'voxform.yaml');
+    await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('http://127.0.0.1:1', p.url));
+    const untrusted = await p.cliInProcess(['validate'], { VOXFORM_BASE_URL: undefined });
+    expect(untrusted.code).toBe(1);
+    expect(untrusted.stderr).toContain("an origin named by VOXFORM_BASE_URL, VOXFORM_TRUSTED_ORIGINS or a command's --base-url");
+    expect((await p.cliInProcess(['validate', '--base-url', p.url], { VOXFORM_BASE_URL: undefined })).stderr).toContain('has no option --base-url');
+    const trusted = await p.cliInProcess(['validate'], { VOXFORM_BASE_URL: p.url });
+    expect(trusted.stderr).not.toContain('base_url');
+    expect(trusted.code).toBe(0);
+    expect((await p.cliInProcess(['validate', '--help'], {})).stdout).toMatch(/^ {2}VOXFORM_BASE_URL +the service base URL/m);
+  });
+
   it('names the service for logs, report and history as for apply, when the operator names none', async () => {
     const p = await projectWithBaseUrl('http://127.0.0.1:1'); // replaced below: the proxy's port is known only now
     const manifest = path.join(p.dir, 'voxform.yaml');
@@ -225,8 +239,8 @@ describe('loadManifests: base_url is checked against the operator trust', () => 
     const result = await loadTree({ 'voxform.yaml': `${AGENT}base_url: "https://evil.example.com/x"\n` }, { env: { VOXFORM_BASE_URL: 'http://127.0.0.1:4010' } });
     expect(summarize(result)).toEqual([
       'voxform.yaml:3:11 base_url_untrusted base_url names https://evil.example.com, an origin the operator has not trusted with the API key: ' +
-        'the key goes only to the official gateways or to an origin named by --base-url, VOXFORM_BASE_URL or VOXFORM_TRUSTED_ORIGINS; ' +
-        'remove base_url (and set --region or VOXFORM_REGION), or, as the operator, add https://evil.example.com to VOXFORM_TRUSTED_ORIGINS',
+        "the key goes only to the official gateways or to an origin named by VOXFORM_BASE_URL, VOXFORM_TRUSTED_ORIGINS or a command's --base-url; " +
+        'remove base_url (and set VOXFORM_REGION or --region), or, as the operator, add https://evil.example.com to VOXFORM_TRUSTED_ORIGINS',
     ]);
     expect(result.state).toBeUndefined();
   });
