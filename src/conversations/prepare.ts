@@ -5,7 +5,8 @@
 import type { ApiClient } from '../api/index.js';
 import { VoxformError } from '../errors.js';
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';
-import { configurationHash } from '../history/config-hash.js';
+import { configurationHash, MASKED } from '../history/config-hash.js';
+import { literalParts } from '../secrets/env-reference.js';
 import { hashValue } from '../util/hash.js';
 import { mapBounded } from '../util/semaphore.js';
 import { printable } from '../util/printable.js';
@@ -44,7 +45,8 @@ export async function resolveAgentsUnderTest(
     const livePlaces = options.trusted.livePaths(agent.id, liveConfig);
     const secretPaths = trustedSecretPaths(options.trusted, agent, liveConfig, livePlaces);
     const config = desiredAgentConfig(agent, live);
-    const configHashes = { desired: desiredTurnKey(agent, options.withSecrets === true), live: configurationHash(liveConfig, { maskPaths: secretPaths }) };
+    const liveKey = configurationHash(liveConfig, { maskPaths: secretPaths, maskedText: (text) => options.trusted.maskedLiveText(text, MASKED) });
+    const configHashes = { desired: desiredTurnKey(agent, options.withSecrets === true), live: liveKey };
     // The schema's places and the manifests' `${env:…}` places always; a place secret by what the
     // live agent holds there only while the config sent keeps that value (the pull request set none of its own).
     const withheld = withholdSecrets(config, { sensitivePaths: [...placesKeptLive(livePlaces, config, liveConfig), ...agent.sensitivePaths], envReferences: agent.envReferences });
@@ -59,12 +61,18 @@ export async function resolveAgentsUnderTest(
 /**
  * What keys an agent turn of `--against desired` (src/conversations/recordings/), so a recording is
  * replayed exactly while the agent's manifest is unchanged: the manifests' configuration hash
- * (src/history/config-hash.ts, its secrets masked), and whether that configuration was sent with its
- * secrets (`--with-secrets`: real tokens and URLs, no sink), which changes what the agent answers. A
- * run without them keeps the manifests' hash alone.
+ * (src/history/config-hash.ts, its secrets masked: a text written with `${env:…}` as written, each
+ * reference masked, so an edit around it is seen, the value never), and whether that configuration
+ * was sent with its secrets (`--with-secrets`: real tokens and URLs, no sink), which changes what
+ * the agent answers. A run without them keeps the manifests' hash alone.
  */
 function desiredTurnKey(agent: DesiredAgent, withSecrets: boolean): string {
-  const hash = configurationHash(agent.config, { maskPaths: agent.sensitivePaths });
+  const written = agent.envReferences ?? {};
+  const maskedText = (_text: string, path: string): string | undefined => {
+    const text = Object.hasOwn(written, `config.${path}`) ? written[`config.${path}`] : undefined;
+    return text === undefined ? undefined : literalParts(text).join(MASKED);
+  };
+  const hash = configurationHash(agent.config, { maskPaths: agent.sensitivePaths, maskedText });
   return withSecrets ? hashValue({ config: hash, sent: 'with secrets' }) : hash;
 }
 

@@ -267,6 +267,15 @@ export class TrustedSecrets {
     return held;
   }
 
+  /**
+   * A live text at a secret place with each secret value this run knows replaced by `marker`, or
+   * undefined where that cannot hide them all (`SecretRegistry.replacedWhole`): what keys a recorded
+   * live exchange, so a change of the text around a secret is seen and the secret never is.
+   */
+  maskedLiveText(text: string, marker: string): string | undefined {
+    return this.registry.replacedWhole(text, marker);
+  }
+
   /** The places (dotted, in the config) the deploy ledger recorded as filled from `${env:…}` for the agent. */
   ledgerPlaces(agentId: string): string[] {
     return [...(this.ledgerEnvPlaces.get(agentId)?.keys() ?? [])];

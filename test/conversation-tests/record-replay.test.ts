@@ -240,6 +240,38 @@ describe('a run that withholds the secrets (no --with-secrets)', () => {
   });
 });
 
+describe('a recording of an agent whose text holds an `${env:…}` value', () => {
+  it('is out of date once the text around the value changes, against desired and, after an apply, against live; the value itself keys nothing', { timeout: 120_000 }, async () => {
+    const project = await startProject();
+    const planted = { PROMO_CODE: 'SPRING-2026' };
+    const manifest = path.join(project.dir, 'voxform.yaml');
+    const greeting = (text: string) => `first_message: "${text} Today's code is \${env:PROMO_CODE}."`;
+    const original = await readFile(manifest, 'utf8');
+    await writeFile(manifest, original.replace('first_message: Thanks for calling Acme Dental, this is Ava. How can I help you today?', greeting('Welcome!')));
+    expect((await project.cliInProcess(['apply', '--auto-approve'], planted)).code).toBe(0);
+    await writeFile(path.join(project.dir, 'example/tests/promo.test.yaml'), 'agent: front-desk\ntests:\n  - name: greets\n    turns: [{ expect: [{ contains: "code" }] }]\n');
+    const args = ['test', 'example/tests/promo.test.yaml', '--against', 'both'];
+    expect((await project.cliInProcess([...args, '--mode', 'record'], planted)).stdout).toContain('  PASS  greets  [live 1/1 · desired 1/1]\n');
+    const recording = await readFile(path.join(project.dir, 'example/tests/promo.recording.json'), 'utf8');
+    expect(recording).not.toContain(planted.PROMO_CODE);
+
+    // Another value of the variable is the same text as recorded: its value is never part of the key.
+    expect((await project.cliInProcess([...args, '--mode', 'replay'], { PROMO_CODE: 'SUMMER-2026' })).code).toBe(0);
+
+    const notRecorded = (target: string) => `error: Not recorded: example/tests/promo.test.yaml › "greets", turn 1 (${target}, run 1): example/tests/promo.recording.json has no agent's reply for this request — the request to the agent changed since it was recorded`;
+    await writeFile(manifest, original.replace('first_message: Thanks for calling Acme Dental, this is Ava. How can I help you today?', greeting('Go away.')));
+    const edited = await project.cliInProcess([...args, '--mode', 'replay'], planted);
+    expect(edited.stdout).toContain(notRecorded('desired'));
+    expect(edited.stdout).not.toContain(notRecorded('live'));
+    expect(edited.code).toBe(1);
+
+    expect((await project.cliInProcess(['apply', '--auto-approve'], planted)).code).toBe(0);
+    const applied = await project.cliInProcess([...args, '--mode', 'replay'], planted);
+    expect(applied.stdout).toContain(notRecorded('live'));
+    expect(applied.code).toBe(1);
+  });
+});
+
 describe('test files that would share one recording', () => {
   it('are refused before anything runs, naming both: x.test.yaml with x.test.yml, or with x.TEST.yaml', { timeout: 120_000 }, async () => {
     const project = await startProject();
