@@ -272,6 +272,45 @@ describe('a recording of an agent whose text holds an `${env:…}` value', () =>
   });
 });
 
+describe('recording again a test that ends in error', () => {
+  it('keeps its earlier recording, records the tests that completed, and says so; --skip-judge with a judged test is refused, nothing run', { timeout: 120_000 }, async () => {
+    fake = await startFakeModel();
+    const project = await startProject();
+    const testFile = path.join(project.dir, 'example/tests/judged.test.yaml');
+    await writeFile(testFile, ['agent: front-desk', 'tests:', '  - name: is judged', '    turns: [{ user: hello, expect: [{ judge: Mentions "hello" }] }]', '  - name: greets', '    turns: [{ expect: [{ contains: acme }] }]', ''].join('\n'));
+    const recordingFile = path.join(project.dir, 'example/tests/judged.recording.json');
+    const judge = { VOXFORM_JUDGE_URL: fake.url, VOXFORM_JUDGE_MODEL: 'fake-judge' };
+    const record = ['test', 'example/tests/judged.test.yaml', '--mode', 'record'];
+    const recorded = await project.cliInProcess(record, judge);
+    expect(recorded.stderr).toContain('Recorded example/tests/judged.recording.json.\n');
+    const recording = await readFile(recordingFile, 'utf8');
+    const verdicts = (stdout: string) => stdout.split('\n').filter((line) => /^ {2}(PASS|FAIL|ERROR) /.test(line));
+
+    const judgeDown = { ...judge, VOXFORM_JUDGE_URL: 'http://127.0.0.1:1/v1' };
+    const errored = await project.cliInProcess([...record, '--timeout', '2s'], judgeDown);
+    expect(verdicts(errored.stdout)[0]).toMatch(/^ {2}ERROR is judged /);
+    expect(errored.stderr).toContain('Recorded example/tests/judged.recording.json (kept the earlier recording of 1 test that ended in error).\n');
+    expect(errored.code).toBe(1);
+    expect(await readFile(recordingFile, 'utf8')).toBe(recording);
+
+    // Nothing recorded anew: the file is not written, and the run does not say it was.
+    const only = await project.cliInProcess([...record, '--grep', 'judged', '--timeout', '2s'], judgeDown);
+    expect(only.stderr).toContain('Left example/tests/judged.recording.json as it was: kept the earlier recording of 1 test that ended in error.\n');
+    expect(only.stderr).not.toContain('Recorded ');
+    expect(await readFile(recordingFile, 'utf8')).toBe(recording);
+
+    const replayed = await project.cliInProcess(['test', 'example/tests/judged.test.yaml', '--mode', 'replay'], { VOXFORM_JUDGE_MODEL: 'fake-judge' });
+    expect(verdicts(replayed.stdout)).toEqual(verdicts(recorded.stdout));
+    expect(replayed.code).toBe(recorded.code);
+
+    const skipped = await project.cliInProcess([...record, '--skip-judge'], judge);
+    expect(skipped.stderr).toContain('error[invalid_argument]: --mode record cannot skip the judge (--skip-judge): 1 test asks it or a simulated caller, and a recording holds every exchange its tests make; first: example/tests/judged.test.yaml › is judged. No test was run.\n');
+    expect(skipped.stdout).toBe('');
+    expect(skipped.code).toBe(1);
+    expect(await readFile(recordingFile, 'utf8')).toBe(recording);
+  });
+});
+
 describe('test files that would share one recording', () => {
   it('are refused before anything runs, naming both: x.test.yaml with x.test.yml, or with x.TEST.yaml', { timeout: 120_000 }, async () => {
     const project = await startProject();

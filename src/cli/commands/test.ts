@@ -173,7 +173,7 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
   if (interrupt.signal.aborted) throw testsInterrupted(rerunCommand(options));
   for (const note of recordings?.notes() ?? []) ctx.stderr.write(`${note}\n`);
   // `--mode record`: each test file's recording written beside it (whole or not at all).
-  if (recordings) for (const file of await recordings.save()) ctx.stderr.write(`Recorded ${file}.\n`);
+  if (recordings) for (const line of await recordings.save(testRun)) ctx.stderr.write(`${line}\n`);
   if (baseline && options.baseline !== undefined) testRun.baseline = compareWithBaseline(testRun, baseline, options.baseline);
   await evidence?.record(testRun);
   await emit(render(testRun, options.format ?? 'text', ctx), options.out, ctx, { what: 'the report', createFolder: false, unwritten: 'the tests ran, and their report was not written', hint: REPORT_OUT_HINT });

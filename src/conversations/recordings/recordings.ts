@@ -10,7 +10,7 @@ import { stat } from 'node:fs/promises';
 import { isVoxformError, VoxformError } from '../../errors.js';
 import { describeWriteFailure, findWriteObstacle } from '../../util/atomic-write.js';
 import type { AgentChannel } from '../agent-channel.js';
-import type { TestFile } from '../types.js';
+import type { TestFile, TestRun } from '../types.js';
 import type { CompletionModel, ModelAnswer as ChatAnswer } from '../../model/chat-model.js';
 import { redactStrings, type Redact } from '../../secrets/redact.js';
 import { exchangeKey, type RunIdentity } from './exchange-key.js';
@@ -95,6 +95,7 @@ export class Recordings {
   static async open(files: readonly TestFile[], options: RecordingsOptions): Promise<Recordings> {
     requireOptions('Recordings.open', options, { mode: 'text', redact: 'function', modelName: 'text', judge: 'boolean' });
     refuseSharedRecordings(files);
+    if (options.mode === 'record' && !options.judge) refuseRecordingWithoutJudge(files);
     if (options.mode === 'record') await refuseUnwritableRecordings(files);
     const recordings = new Recordings(options);
     let bytesLeft = MAX_RECORDING_BYTES_PER_RUN;
@@ -163,18 +164,39 @@ export class Recordings {
     return [...changed, ...untold];
   }
 
-  /** Recording: writes each test file's recording (its other tests' exchanges kept), each whole or not at all; the files written. */
-  async save(): Promise<string[]> {
+  /**
+   * Recording: writes each test file's recording (its other tests' exchanges kept), each whole or
+   * not at all, once `run` has ended; the lines that say what was written. A test whose runs against
+   * a target ended in error (the service or the judge failed) keeps its earlier recording against it:
+   * its exchanges stop where the error cut the run short, and would replace a whole recording with a
+   * part of one. A file none of whose tests recorded anything anew is not written.
+   */
+  async save(run: Pick<TestRun, 'reports'>): Promise<string[]> {
     if (this.mode !== 'record') return [];
+    const lines: string[] = [];
     const written: string[] = [];
     for (const recording of this.#files.values()) {
       if (recording.made.size === 0) continue;
-      const rerun = new Set([...recording.made.keys()].map((key) => key.split('\0').slice(0, 2).join('\0')));
+      const errored = new Set(
+        run.reports
+          .filter((report) => report.file === recording.testFile.display)
+          .flatMap((report) => Object.entries(report.verdicts).flatMap(([target, verdict]) => (verdict?.status === 'error' ? [`${report.name}\0${target}`] : []))),
+      );
+      const testTarget = (key: string) => key.split('\0').slice(0, 2).join('\0');
+      const rerun = new Set([...recording.made.keys()].map(testTarget).filter((key) => !errored.has(key)));
       const names = this.#options.testNames?.get(recording.testFile.path);
       const kept = recording.previous.filter((exchange) => !rerun.has(`${exchange.test}\0${exchange.target}`) && (names === undefined || names.has(exchange.test)));
-      const exchanges = [...kept, ...[...recording.made.values()].flat()];
-      const sentConfigs = keptSentConfigs(recording, (test) => !rerun.has(`${test}\0desired`) && (names === undefined || names.has(test)));
+      const made = [...recording.made].filter(([key]) => rerun.has(testTarget(key))).flatMap(([, exchanges]) => exchanges);
+      for (const test of recording.sent.keys()) if (!rerun.has(`${test}\0desired`)) recording.sent.delete(test);
+      const keptErrors = new Set([...errored].map((key) => key.split('\0')[0])).size;
       const display = recordingPathOf(recording.testFile.display);
+      const keptNote = keptErrors > 0 ? `kept the earlier recording of ${plural(keptErrors, 'test')} that ended in error` : '';
+      if (rerun.size === 0 && kept.length === recording.previous.length) {
+        lines.push(`Left ${display} as it was: ${keptNote}.`);
+        continue;
+      }
+      const exchanges = [...kept, ...made];
+      const sentConfigs = keptSentConfigs(recording, (test) => !rerun.has(`${test}\0desired`) && (names === undefined || names.has(test)));
       try {
         await writeRecording(recordingPathOf(recording.testFile.path), recording.testFile.path, { exchanges, sentConfigs }, this.#options.redact);
       } catch (error) {
@@ -183,9 +205,23 @@ export class Recordings {
         });
       }
       written.push(display);
+      lines.push(`Recorded ${display}${keptNote ? ` (${keptNote})` : ''}.`);
     }
-    return written;
+    return lines;
   }
+}
+
+/**
+ * Recording without the judge (`--skip-judge`): refused before anything runs when a test asks the
+ * judge or a simulated caller, whose exchanges the run would not make: a recording holds every
+ * exchange its tests make, and the tests' earlier answers would be dropped for none.
+ */
+function refuseRecordingWithoutJudge(files: readonly TestFile[]): void {
+  const needing = files.flatMap((file) => file.tests.filter((test) => test.needsModel).map((test) => printable(`${file.display} › ${test.name}`)));
+  if (needing.length === 0) return;
+  throw new VoxformError('invalid_argument', `--mode record cannot skip the judge (--skip-judge): ${plural(needing.length, 'test')} ${needing.length === 1 ? 'asks' : 'ask'} it or a simulated caller, and a recording holds every exchange its tests make; first: ${needing[0]}. No test was run.`, {
+    hint: 'Record with the judge configured (VOXFORM_JUDGE_URL), or leave those tests out with --grep or --agent.',
+  });
 }
 
 /**
