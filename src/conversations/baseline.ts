@@ -3,7 +3,8 @@
  * failing only on tests that got worse — newly failing (passed in the baseline, or absent from it,
  * and not passing now), or a pass rate whose 95% interval lies wholly below the baseline's. A test
  * that failed in the baseline and still fails is known, not a regression; a test now skipped is
- * neither. With both targets, only the desired verdicts are compared: the gate is on what the
+ * neither. A test now in error still fails the run, regression or not: its verdict is unknown
+ * (runner.ts runSucceeded). With both targets, only the desired verdicts are compared: the gate is on what the
  * change would deploy.
  */
 import { VoxformError } from '../errors.js';

@@ -6,9 +6,9 @@
  * a row counting the rest; failures that do not fit are left out, and the comment says how many.
  */
 import { markdownCode, markdownFence, markdownHtmlText, markdownText } from '../util/markdown-escape.js';
-import { callerWordChecks, describeCheckResult, describeProblems, describeVerdict, notComparedWords, regressionLines, runToShow, sinkNote, skipReason, summaryLine, targetsOf, transcriptLines } from './render-shared.js';
+import { baselineHeadline, callerWordChecks, describeCheckResult, describeProblems, describeVerdict, notComparedWords, regressionLines, runToShow, sinkNote, skipReason, summaryLine, targetsOf, transcriptLines } from './render-shared.js';
 import { SINK_URL } from '../secrets/sink.js';
-import { notComparedCount } from './runner.js';
+import { gatingErrors, notComparedCount } from './runner.js';
 import type { CheckStatus, TestReport, TestRun, TestVerdict } from './types.js';
 import { keepText, type Redact } from '../secrets/redact.js';
 import { formatCount, plural } from '../util/plural.js';
@@ -79,10 +79,10 @@ function changeSection(run: TestRun, md: Escape, whole: string): CommentBlock {
 
 function baselineSection(run: TestRun, md: Escape): CommentBlock {
   if (!run.baseline) return [];
-  const worse = run.baseline.regressions.length;
-  if (worse === 0) return [`**Against the baseline** ${md.code(run.baseline.file)}: no test got worse.`, ''];
+  const headline = `**Against the baseline** ${md.code(run.baseline.file)}: ${baselineHeadline(run.baseline, gatingErrors(run))}`;
+  if (run.baseline.regressions.length === 0) return [`${headline}.`, ''];
   const lines = regressionLines(run.baseline).map((line) => `- 🔴 ${md.text(line)}`);
-  return halfList([`**Against the baseline** ${md.code(run.baseline.file)}: ${plural(worse, 'test')} got worse`, ''], lines, [''], moreLine);
+  return halfList([headline, ''], lines, [''], moreLine);
 }
 
 /** Passing checks that prove little: met by what the caller said (checks.ts `flagCallerWords`). */

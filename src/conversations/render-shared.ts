@@ -87,6 +87,16 @@ export function notComparedWords(count: number): string {
 }
 
 /** "newly failing  tests/a.test.yaml › greets [desired] (baseline: passed 2/2; now failed 0/2)": one line per regression, printable. */
+/**
+ * What the run says against its baseline: the tests that got worse, and the tests in error among the
+ * verdicts compared, which fail the run though they are no regression (`runSucceeded`).
+ */
+export function baselineHeadline(baseline: BaselineComparison, errors: number): string {
+  const worse = baseline.regressions.length;
+  const got = worse === 0 ? 'no test got worse' : `${plural(worse, 'test')} got worse`;
+  return errors === 0 ? got : `${got}; ${plural(errors, 'test')} ended in error, ${errors === 1 ? 'its verdict' : 'their verdicts'} unknown`;
+}
+
 export function regressionLines(baseline: BaselineComparison): string[] {
   return baseline.regressions.map(({ report, target, change, before }) => {
     const now = report.verdicts[target];

@@ -5,8 +5,8 @@
  */
 import { terminalColors } from '../util/terminal-colors.js';
 import { printable } from '../util/printable.js';
-import { callerWordChecks, describeCheckResult, describeVerdict, notComparedWords, problemChecks, regressionLines, runToShow, skipReason, STATUS_WORD, summaryLine, targetsOf, transcriptLines } from './render-shared.js';
-import { notComparedCount } from './runner.js';
+import { baselineHeadline, callerWordChecks, describeCheckResult, describeVerdict, notComparedWords, problemChecks, regressionLines, runToShow, skipReason, STATUS_WORD, summaryLine, targetsOf, transcriptLines } from './render-shared.js';
+import { gatingErrors, notComparedCount } from './runner.js';
 import type { CheckStatus, TestRun, TestVerdict } from './types.js';
 import { plural } from '../util/plural.js';
 import { requireOptions } from '../util/required-options.js';
@@ -61,8 +61,7 @@ export function* testTextPieces(run: TestRun, options: { color: boolean }): Gene
   yield line('');
   for (const [target, summary] of Object.entries(run.summary)) yield line(summaryLine(target, summary));
   if (run.baseline) {
-    const worse = run.baseline.regressions.length;
-    yield line(c.bold(`Against the baseline ${printable(run.baseline.file)}: ${worse === 0 ? 'no test got worse' : `${plural(worse, 'test')} got worse`}`));
+    yield line(c.bold(`Against the baseline ${printable(run.baseline.file)}: ${baselineHeadline(run.baseline, gatingErrors(run))}`));
     for (const regression of regressionLines(run.baseline)) yield line(`  ${c.red(regression)}`);
   }
   yield line(`(${plural(run.reports.length, 'test')} in ${(run.durationMs / 1000).toFixed(1)} s)`);

@@ -260,13 +260,21 @@ function behaviourChanges(reports: readonly TestReport[]): TestRun['changes'] {
 
 /**
  * Whether the run succeeded: every test met its pass rate (skipped tests do not fail it), or, with
- * `--baseline`, no test got worse than in the baseline. With both
+ * `--baseline`, no test got worse than in the baseline; and, either way, no test ended in error,
+ * whose verdict is unknown. With both
  * targets only the desired verdicts decide: the gate is on what the change would deploy, and a test
  * the live agent fails today is the change's news, not its fault.
  */
 export function runSucceeded(run: TestRun): boolean {
+  if (gatingErrors(run) > 0) return false;
   // Against a baseline, only what got worse fails the run (baseline.ts).
   if (run.baseline) return run.baseline.regressions.length === 0;
-  const gating = run.summary.desired ? [run.summary.desired] : Object.values(run.summary);
-  return gating.every((summary) => summary.failed === 0 && summary.errors === 0);
+  return gatingSummaries(run).every((summary) => summary.failed === 0);
 }
+
+/** The tests in error among the verdicts that decide the run (`runSucceeded`). */
+export function gatingErrors(run: TestRun): number {
+  return gatingSummaries(run).reduce((errors, summary) => errors + summary.errors, 0);
+}
+
+const gatingSummaries = (run: TestRun): TestRunSummary[] => (run.summary.desired ? [run.summary.desired] : Object.values(run.summary));

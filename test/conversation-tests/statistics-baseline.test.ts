@@ -6,7 +6,7 @@ import { compareWithBaseline, readBaseline, type Baseline } from '../../src/conv
 import type { BaselineVerdict } from '../../src/conversations/types.js';
 import { JudgeCache } from '../../src/conversations/judge-cache.js';
 import { describeStatistics, meetsPassRate, verdictStatistics } from '../../src/conversations/statistics.js';
-import { foldVerdict } from '../../src/conversations/runner.js';
+import { foldVerdict, runSucceeded } from '../../src/conversations/runner.js';
 import type { CheckStatus, TestReport, TestRun, TestVerdict } from '../../src/conversations/types.js';
 import { wilsonInterval } from '../../src/report/statistics.js';
 import { renderTestJson } from '../../src/conversations/render-json.js';
@@ -152,6 +152,22 @@ describe('--baseline: only what got worse', () => {
     const liveWorse = reportWith('t', 'passed', 1, 1);
     liveWorse.verdicts.live = { status: 'failed', passes: 0, runs: 1, passRate: 1, results: [] };
     expect(compareWithBaseline({ ...run, against: ['live', 'desired'], reports: [liveWorse] }, both, 'base.json').regressions).toEqual([]);
+  });
+
+  it('fails a run with a test in error though nothing got worse, and says so rather than that all is well', () => {
+    // Failing in the baseline, in error now (a replay not recorded, the judge down): no regression, but no verdict either.
+    const baseline: Baseline = new Map([['tests/a.test.yaml\0was failing', before('failed', 0, 1)]]);
+    const reports = [reportWith('was failing', 'error', 0, 1)];
+    const run: TestRun = { against: ['desired'], reports, changes: [], summary: { desired: { passed: 0, failed: 0, skipped: 0, errors: 1 } }, durationMs: 0 };
+    run.baseline = compareWithBaseline(run, baseline, 'base.json');
+    expect(run.baseline.regressions).toEqual([]);
+    expect(runSucceeded(run)).toBe(false);
+    expect(renderTestText(run, { color: false })).toContain('Against the baseline base.json: no test got worse; 1 test ended in error, its verdict unknown\n');
+    expect(renderTestMarkdown(run)).toContain('**Against the baseline** `base.json`: no test got worse; 1 test ended in error, its verdict unknown.');
+    // Only the verdicts that decide: the live agent in error beside a passing desired one fails nothing.
+    const both: TestRun = { ...run, against: ['live', 'desired'], summary: { live: { passed: 0, failed: 0, skipped: 0, errors: 1 }, desired: { passed: 1, failed: 0, skipped: 0, errors: 0 } }, baseline: { file: 'base.json', regressions: [] } };
+    expect(runSucceeded(both)).toBe(true);
+    expect(renderTestText(both, { color: false })).toContain('Against the baseline base.json: no test got worse\n');
   });
 
   it('reads the verdicts of a JSON result by test file, name and target', async () => {
