@@ -45,7 +45,7 @@ export async function resolveAgentsUnderTest(
     const livePlaces = options.trusted.livePaths(agent.id, liveConfig);
     const secretPaths = trustedSecretPaths(options.trusted, agent, liveConfig, livePlaces);
     const config = desiredAgentConfig(agent, live);
-    const liveKey = configurationHash(liveConfig, { maskPaths: secretPaths, maskedText: (text) => options.trusted.maskedLiveText(text, MASKED) });
+    const liveKey = configurationHash(liveConfig, { maskPaths: secretPaths, maskedText: (text, place) => options.trusted.maskedLiveText(agent.id, place, text, MASKED) });
     const configHashes = { desired: desiredTurnKey(agent, options.withSecrets === true), live: liveKey };
     // The schema's places and the manifests' `${env:…}` places always; a place secret by what the
     // live agent holds there only while the config sent keeps that value (the pull request set none of its own).

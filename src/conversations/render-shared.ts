@@ -86,7 +86,6 @@ export function notComparedWords(count: number): string {
   return `not compared: ${plural(count, 'test')} skipped or with an error against live or desired (a run that was skipped or could not complete shows no behaviour)`;
 }
 
-/** "newly failing  tests/a.test.yaml › greets [desired] (baseline: passed 2/2; now failed 0/2)": one line per regression, printable. */
 /**
  * What the run says against its baseline: the tests that got worse, and the tests in error among the
  * verdicts compared, which fail the run though they are no regression (`runSucceeded`).
@@ -97,6 +96,7 @@ export function baselineHeadline(baseline: BaselineComparison, errors: number): 
   return errors === 0 ? got : `${got}; ${plural(errors, 'test')} ended in error, ${errors === 1 ? 'its verdict' : 'their verdicts'} unknown`;
 }
 
+/** "newly failing  tests/a.test.yaml › greets [desired] (baseline: passed 2/2; now failed 0/2)": one line per regression, printable. */
 export function regressionLines(baseline: BaselineComparison): string[] {
   return baseline.regressions.map(({ report, target, change, before }) => {
     const now = report.verdicts[target];

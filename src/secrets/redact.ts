@@ -96,20 +96,6 @@ export class SecretRegistry {
   }
 
   /**
-   * `text` with each secret in it replaced by `marker`, where that hides every secret the text may
-   * hold; else undefined, and the caller hides the text whole: no secret was found in it (the one
-   * its place holds is unknown here, or too short to search for), or it holds a value too short to
-   * search for.
-   */
-  replacedWhole(text: string, marker: string): string | undefined {
-    const replaced = this.replaced(text, marker);
-    if (replaced === text) return undefined;
-    const lowered = asciiLower(replaced);
-    for (const value of this.shortValues) if (lowered.includes(asciiLower(value))) return undefined;
-    return replaced;
-  }
-
-  /**
    * Text quoted from the job log onto a review (a failed command's output, which may hold an error
    * quoting every value it was given): short secrets are hidden too, even inside words. The quote
    * may read garbled; it never shows a secret to the review's readers.

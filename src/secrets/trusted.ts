@@ -268,12 +268,19 @@ export class TrustedSecrets {
   }
 
   /**
-   * A live text at a secret place with each secret value this run knows replaced by `marker`, or
-   * undefined where that cannot hide them all (`SecretRegistry.replacedWhole`): what keys a recorded
-   * live exchange, so a change of the text around a secret is seen and the secret never is.
+   * A live text at a place (dotted, in the config) the deploy ledger recorded as filled from
+   * `${env:…}`, with what each reference put there replaced by `marker`: what keys a recorded live
+   * exchange, so a change of the text around a secret is seen and the secret never is. Read by the
+   * shapes a vouched record holds, which locate every value whether this run knows the variable or
+   * not; undefined (hide the text whole) where none has the live text's shape. A shape only the
+   * checkout vouches for is never used: one the pull request wrote could end its literal text inside
+   * a secret, and the key would tell whether a guess at the secret's start was right.
    */
-  maskedLiveText(text: string, marker: string): string | undefined {
-    return this.registry.replacedWhole(text, marker);
+  maskedLiveText(agentId: string, place: string, text: string, marker: string): string | undefined {
+    for (const shape of this.vouchedEnvPlaces.get(agentId)?.get(place) ?? []) {
+      if (referencedValues(shape, text) !== undefined) return literalParts(shape).join(marker);
+    }
+    return undefined;
   }
 
   /** The places (dotted, in the config) the deploy ledger recorded as filled from `${env:…}` for the agent. */

@@ -67,6 +67,18 @@ describe('TrustedSecrets', () => {
     expect(seen('checkout')).toBe(`read me your card number; ${REDACTED}`);
   });
 
+  it("masks what each reference put in a live text by the shape a vouched record holds, and never by one only the checkout holds", () => {
+    const trusted = new TrustedSecrets({}, new SecretRegistry(), 'service');
+    const record = (config: Record<string, string>) => ({ workspace: 'default@local', agents: { desk: { id: 'ag_1', config, configHash: 'h', maskedPaths: Object.keys(config) } } }) as unknown as HistoryRecord;
+    trusted.noteLedger([record({ first_message: 'Code ${env:PROMO_CODE}, ask ${env:DESK}. Welcome!' })]);
+    // A guess at the secret's start, written into the checkout's ledger: never a key that could confirm it.
+    trusted.noteLedger([record({ first_message: 'Code PROMO-${env:A}', prompt: 'You are the ${env:ROLE}.' })], false);
+    // Both values located, though the job holds neither variable.
+    expect(trusted.maskedLiveText('ag_1', 'first_message', `Code ${PROMO}, ask Dana. Welcome!`, '(masked)')).toBe('Code (masked), ask (masked). Welcome!');
+    expect(trusted.maskedLiveText('ag_1', 'first_message', `Code ${PROMO}. Edited on the dashboard`, '(masked)')).toBeUndefined();
+    expect(trusted.maskedLiveText('ag_1', 'prompt', 'You are the receptionist.', '(masked)')).toBeUndefined();
+  });
+
   it("reads values off a live one by vouched records only: a record only the checkout holds adds its places, and hides only text around a vouched value", () => {
     const registry = new SecretRegistry();
     const trusted = new TrustedSecrets({}, registry, 'service');
