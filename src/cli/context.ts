@@ -56,6 +56,13 @@ export interface CommandContext {
    */
   stopLeaves?(atOnce: StopAtOnce): void;
   /**
+   * The command is past what it stops gracefully (`interrupted`): a signal from now on stops it at
+   * once, and the files it is still writing are not put in place (`voxform test`, once its
+   * conversations ended, writes its recordings and report: all of them, or none once stopped).
+   * Undefined where nothing stops by signal (a library caller's context).
+   */
+  stopsAtOnceFromNow?(): void;
+  /**
    * Marks a request not safe to repeat (one that creates something) as sent, until the returned
    * function says it ended. A run a signal stops meanwhile prints `ifInterrupted()` after its
    * `interrupted` error (in JSON, in its `details.unknown_outcomes`): the service may have acted on

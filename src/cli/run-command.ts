@@ -6,6 +6,7 @@
  */
 import { VoxformError } from '../errors.js';
 import type { SecretRegistry } from '../secrets/redact.js';
+import { placeNoMoreFiles } from '../util/atomic-write.js';
 import { colorOn } from '../util/terminal-colors.js';
 import { type CommandContext, type ManifestAgentsById, type Output } from './context.js';
 import { askYesNo } from './confirm.js';
@@ -218,6 +219,7 @@ export async function runInThisProcess(name: string, options: ParsedOptions, she
     writes,
     onStop: (code) => {
       stoppedWith = code;
+      placeNoMoreFiles();
       // Should the loop empty before the cleanups end (one waits on nothing), the process ends with it.
       process.exitCode = code;
       shell.onStop(code);
@@ -239,6 +241,7 @@ export async function runInThisProcess(name: string, options: ParsedOptions, she
     onExit: cleanups.add,
     interrupted: stops.interrupted,
     stopLeaves: stops.stopLeaves,
+    stopsAtOnceFromNow: stops.stopsAtOnceFromNow,
     writeSent: (ifInterrupted) => writes.add(ifInterrupted),
   };
   try {

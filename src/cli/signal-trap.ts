@@ -82,6 +82,11 @@ export interface StopTrap {
   interrupted(stop?: GracefulStop): Promise<StopAgain>;
   stopLeaves(atOnce: StopAtOnce): void;
   /**
+   * The command is past what it stops gracefully: a signal from now on stops it at once
+   * (`CommandContext.stopsAtOnceFromNow`); a graceful stop already begun is the command's to finish.
+   */
+  stopsAtOnceFromNow(): void;
+  /**
    * An error thrown outside the command's awaited chain (a timer's): it begins the command's graceful
    * stop, as a first signal does, and waits to be said when the command ends (`ended`); otherwise,
    * or with `atOnce`, it stops the run at once.
@@ -161,11 +166,11 @@ export function trapSignals(options: SignalTrapOptions): StopTrap {
   for (const signal of TRAPPED_SIGNALS) options.signals.on(signal, onSignal);
   return {
     interrupted: (stop) => {
-      stopsGracefully = true;
-      graceful = stop;
+      [stopsGracefully, graceful] = [true, stop];
       return interruptedPromise;
     },
     stopLeaves: (atOnce) => void (leaves = atOnce),
+    stopsAtOnceFromNow: () => void (stopsGracefully = false),
     strayError: (error, { atOnce: now = false } = {}) => {
       if (!now && beginGracefulStop('error', 'Ctrl-C')) {
         strayToSay = { error };

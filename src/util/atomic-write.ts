@@ -67,6 +67,18 @@ function removeQuietly(remove: () => void): void {
   }
 }
 
+/**
+ * Set once the run stopped at once and the process is ending (`placeNoMoreFiles`): a write still
+ * under way then puts nothing in place. The stop said what it left undone, and a file put in place
+ * after it (a saved plan nobody saw printed, a report) would contradict it.
+ */
+let processEnding = false;
+
+/** From now on no file is put in place: its temporary file is removed as the process exits, and the file it would replace stays as it was. */
+export function placeNoMoreFiles(): void {
+  processEnding = true;
+}
+
 /** Write sets whose files are not all in place yet (see WriteSet). */
 const unfinishedSets = new Set<WriteSet>();
 
@@ -127,6 +139,7 @@ export class WriteSet {
  * so (fmt lists a file as it is replaced, and a stop must not come between).
  */
 function placeTemp(temp: string, target: string): void {
+  if (processEnding) throw Object.assign(new Error('the run was stopped before the file was put in place'), { code: STOPPED, syscall: 'rename', path: target });
   refuseSpecialFile(target);
   renameSync(temp, target);
   unfinishedTemps.delete(temp);
@@ -140,6 +153,8 @@ function refuseSpecialFile(target: string): void {
 
 /** The errno-style code of a target refused for being a device, a pipe or a socket (`specialFileKind`). */
 const NOT_A_FILE = 'EFTYPE';
+/** The errno-style code of a file not put in place because the run was stopped (`placeNoMoreFiles`). */
+const STOPPED = 'ESTOPPED';
 
 /**
  * What stands at `target` when it is no file a write may replace: a device, a named pipe or a socket
@@ -231,6 +246,7 @@ export function describeWriteFailure(error: unknown): string {
     case 'EISDIR':
       return 'it is a folder';
     case NOT_A_FILE:
+    case STOPPED:
       return (error as Error).message;
     case 'EACCES':
     case 'EPERM':

@@ -44,6 +44,27 @@ describe('the signal trap', () => {
     expect(t.stops).toEqual([]); // still stopping gracefully: the summary follows
   });
 
+  it('stops at once once the command is past what it stops gracefully (test, its conversations over), and leaves a stop already begun to the command', async () => {
+    const t = trapped();
+    void t.trap.interrupted({ stopping: 'no report is written' });
+    t.trap.stopsAtOnceFromNow();
+    t.send('SIGINT');
+    expect(t.announced).toEqual([]);
+    expect(t.stops.map((stop) => stop.message)).toEqual(['voxform stopped at your request.']);
+    expect(t.silenced).toEqual([130]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(t.exits).toEqual([130]);
+
+    const begun = trapped();
+    let stopping = false;
+    void begun.trap.interrupted().then(() => (stopping = true));
+    begun.send('SIGINT');
+    begun.trap.stopsAtOnceFromNow();
+    await Promise.resolve();
+    expect(stopping).toBe(true);
+    expect(begun.stops).toEqual([]);
+  });
+
   it('takes the same signal once the window has passed as a second one: the stop is cut short', async () => {
     const t = trapped();
     void t.trap.interrupted();

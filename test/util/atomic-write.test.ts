@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeWriteFailure, FileWriteError, findWriteObstacle, writeFileAtomic } from '../../src/util/atomic-write.js';
-import { useTempDirs } from '../helpers/cli.js';
+import { repoRoot, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
 
@@ -61,5 +61,21 @@ describe('writeFileAtomic: what stands at the target', () => {
     await writeFileAtomic(path.join(dir, 'link'), 'report');
     expect(lstatSync(path.join(dir, 'link')).isFile()).toBe(true);
     expect(await readFile(path.join(dir, 'kept.txt'), 'utf8')).toBe('keep');
+  });
+});
+
+describe('placeNoMoreFiles', () => {
+  it('puts no file in place once the process is ending: the file stays as it was, and no temporary file is left', async () => {
+    const dir = await tempDir({ 'plan.json': 'the plan a reviewer saw\n' });
+    // In a process of its own: what it sets holds for the rest of that process.
+    const script = [
+      `const { placeNoMoreFiles, writeFileAtomic } = await import(${JSON.stringify(path.join(repoRoot, 'dist/util/atomic-write.js'))});`,
+      `await writeFileAtomic(${JSON.stringify(path.join(dir, 'before.json'))}, 'written before the stop\\n');`,
+      'placeNoMoreFiles();',
+      `await writeFileAtomic(${JSON.stringify(path.join(dir, 'plan.json'))}, 'a plan nobody saw\\n').then(() => console.log('placed'), (error) => console.log(error.code));`,
+    ].join('\n');
+    expect(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })).toBe('ESTOPPED\n');
+    expect(await readFile(path.join(dir, 'plan.json'), 'utf8')).toBe('the plan a reviewer saw\n');
+    expect((await readdir(dir)).sort()).toEqual(['before.json', 'plan.json']);
   });
 });

@@ -169,15 +169,22 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
     // After the stop, what failed is the stop itself: the run ends as interrupted.
     .catch((error: unknown) => Promise.reject(interrupt.signal.aborted ? testsInterrupted(rerunCommand(options)) : error))
     .finally(() => status.done());
+  // From here a signal stops at once, and what is still being written is not put in place: the stop
+  // said no report or recording is written.
+  ctx.stopsAtOnceFromNow?.();
   // Stopped as the last conversations ended: still nothing is written.
   if (interrupt.signal.aborted) throw testsInterrupted(rerunCommand(options));
-  for (const note of recordings?.notes() ?? []) ctx.stderr.write(`${note}\n`);
-  // `--mode record`: each test file's recording written beside it (whole or not at all).
-  if (recordings) for (const line of await recordings.save(testRun)) ctx.stderr.write(`${line}\n`);
   if (baseline && options.baseline !== undefined) testRun.baseline = compareWithBaseline(testRun, baseline, options.baseline);
+  await writeResults(testRun, options, ctx, { recordings, evidence });
+  return runSucceeded(testRun) ? 0 : 1;
+}
+
+/** What a run that ended leaves: its recordings (`--mode record`, each beside its test file, whole or not at all), its evidence, its report. */
+async function writeResults(testRun: TestRun, options: TestOptions, ctx: CommandContext, { recordings, evidence }: { recordings: Recordings | undefined; evidence: { record(run: TestRun): Promise<void> } | undefined }): Promise<void> {
+  for (const note of recordings?.notes() ?? []) ctx.stderr.write(`${note}\n`);
+  if (recordings) for (const line of await recordings.save(testRun)) ctx.stderr.write(`${line}\n`);
   await evidence?.record(testRun);
   await emit(render(testRun, options.format ?? 'text', ctx), options.out, ctx, { what: 'the report', createFolder: false, unwritten: 'the tests ran, and their report was not written', hint: REPORT_OUT_HINT });
-  return runSucceeded(testRun) ? 0 : 1;
 }
 
 async function loadTests(options: TestOptions, ctx: CommandContext, desired: DesiredState): Promise<TestFile[]> {
