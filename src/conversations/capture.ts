@@ -4,7 +4,7 @@
  * numbers, e-mail addresses, card and account numbers, and the values of the call's metadata —
  * is replaced by placeholders, in the script and the references alike.
  */
-import { stringify } from 'yaml';
+import { Document } from 'yaml';
 import type { GlobalCallHistoryRecord } from '../schema/types.gen.js';
 import { parseChat } from './call-record.js';
 import { isPlainObject } from '../util/json-object.js';
@@ -16,6 +16,7 @@ import { VoxformError } from '../errors.js';
 import { formatCount } from '../util/plural.js';
 import type { SchemaIssue } from '../schema/issues.js';
 import { validateAgainstTestsDef } from '../schema/validate-tests.js';
+import { generatedManifestText } from '../format/format-manifest.js';
 
 /** Longest agent reply quoted in a reference (longer ones are shortened). */
 const REFERENCE_LIMIT = 600;
@@ -117,5 +118,6 @@ export function captureTestFile(input: CaptureInput): string {
     `# Captured from call ${callId} by \`voxform test capture\`. Personal data is replaced by <placeholders>:`,
     '# review the script and the judge references before committing.',
   ].join('\n');
-  return `${header}\n${stringify(document, { lineWidth: 0 })}`;
+  // Printed as init and export print a manifest: a caller's hidden character is written escaped, never raw.
+  return `${header}\n${generatedManifestText(new Document(document))}`;
 }

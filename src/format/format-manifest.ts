@@ -42,12 +42,14 @@ const TO_STRING_OPTIONS: ToStringOptions = {
 };
 
 /**
- * The text of a manifest a command made (`init`, `export`). Their comments quote text nobody reviewed
- * in this file (a template's description and comments, the service's keys and values), so each
- * comment is written with its hidden characters escaped, as every value is (formatDocument): one
- * printer, so no comment a writer adds can miss it.
+ * The text of a YAML file a command made (`init`'s and `export`'s manifests, `test capture`'s test
+ * file). Their values and comments quote text nobody reviewed in this file (a template's description
+ * and comments, the service's keys and values, a caller's words), so each value and comment is
+ * written with its hidden characters escaped: one printer, so no value or comment a writer adds can
+ * miss it.
  */
 export function generatedManifestText(doc: Document): string {
+  printHiddenCharactersEscaped(doc);
   escapeHiddenCharactersInComments(doc);
   return doc.toString(TO_STRING_OPTIONS);
 }

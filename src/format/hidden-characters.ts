@@ -29,11 +29,14 @@ const STRING_TAG = 'tag:yaml.org,2002:str';
  * (`\u202e`, `\U000e0041`).
  */
 export function printHiddenCharactersEscaped(doc: Document): void {
-  doc.schema.tags = doc.schema.tags.map((tag) => (tag.tag === STRING_TAG && tag.stringify ? escapingHiddenCharacters(tag, tag.stringify) : tag));
+  doc.schema.tags = doc.schema.tags.map((tag) => (tag.tag === STRING_TAG && tag.stringify && !ESCAPING_TAGS.has(tag) ? escapingHiddenCharacters(tag, tag.stringify) : tag));
 }
 
+/** The string tags that escape already: a document set to escape twice (fmt's layout, then a command's printer) wraps its tag once. */
+const ESCAPING_TAGS = new WeakSet<ScalarTag>();
+
 function escapingHiddenCharacters(tag: ScalarTag, stringify: NonNullable<ScalarTag['stringify']>): ScalarTag {
-  return {
+  const escaping: ScalarTag = {
     ...tag,
     stringify(node, ctx, onComment, onChompKeep) {
       if (typeof node.value !== 'string' || !HIDDEN_CHARACTER.test(node.value)) return stringify(node, ctx, onComment, onChompKeep);
@@ -43,6 +46,8 @@ function escapingHiddenCharacters(tag: ScalarTag, stringify: NonNullable<ScalarT
       return hiddenCharactersEscaped(stringify(quoted, ctx, onComment, onChompKeep));
     },
   };
+  ESCAPING_TAGS.add(escaping);
+  return escaping;
 }
 
 /**

@@ -246,6 +246,18 @@ describe('voxform test capture', () => {
     ]);
   });
 
+  it('writes a caller\'s hidden characters escaped inside double quotes, never raw: what a reviewer reads is what the test sends', () => {
+    // U+202E reorders the line, U+200B hides a break, U+200C/U+200D spell Persian and Indic words, ESC starts a terminal sequence.
+    const said = ['hello\u202eworld \u200bzw', 'می\u200cخواهم', 'क्\u200dष', 'bell\u001b[31m'];
+    const record = { call_id: 'call_6', chat: JSON.stringify(said.flatMap((content) => [{ role: 'user', content }, { role: 'assistant', content: `You said: ${content}` }])) };
+    const text = captureTestFile({ record: record as never, agentName: 'front-desk' });
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u200b-\u200d\u202e]/u);
+    expect(text).toContain('- user: "hello\\u202eworld \\u200bzw"');
+    const turns = (parse(text) as { tests: Array<{ turns: Array<{ user?: string; expect?: Array<{ judge: string }> }> }> }).tests[0]?.turns;
+    expect(turns?.map((turn) => turn.user)).toEqual(said);
+    expect(turns?.map((turn) => turn.expect?.[0]?.judge)).toEqual(said.map((content) => `Answers like: "You said: ${content}" (the same substance; wording may differ).`));
+  });
+
   it('captures agent replies as judge references and lone caller turns as turns', () => {
     const record = {
       call_id: 'call_1\n# injected',
