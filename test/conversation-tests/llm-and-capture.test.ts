@@ -192,6 +192,26 @@ describe('voxform test capture', () => {
     expect(rerun.code).toBe(0);
   });
 
+  it('prints the test file it would write: without --out, the YAML on stdout means what the written file does', async () => {
+    const project = await startProject();
+    const agent = { agent_id: '-OKdqbqetEcM4ak369ym' };
+    const say = (messages: Array<{ role: string; content: string }>, end = false) =>
+      fetch(`${project.emulator.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: project.emulator.apiKey }, body: JSON.stringify({ agent, messages, end_of_session: end }) }).then((r) => r.text());
+    const callId = /"id":"chatcmpl-([^"]+)"/.exec(await say([]))?.[1] as string;
+    // The printing rule escapes each of these on stdout: raw in a plain scalar, the printed file would script `\u202e` as text.
+    const said = ['hello\u202eworld \u200bzw', 'می\u200cخواهم', 'क्\u200dष', 'bell\u0007 and \u001b[31mred'];
+    // The greeting goes on the call the first request started; the caller's lines are one turn each, the last one answered.
+    await say([{ role: 'assistant', content: 'Hello, Acme Dental. How can I help you?' }, ...said.map((content) => ({ role: 'user', content }))], true);
+
+    const written = await project.cliInProcess(['test', 'capture', callId, '--out', 'tests/captured.test.yaml']);
+    expect(written.code).toBe(0);
+    const file = parse(await readFile(path.join(project.dir, 'tests/captured.test.yaml'), 'utf8')) as { tests: Array<{ turns: Array<{ user?: string }> }> };
+    expect(file.tests[0]?.turns.flatMap((turn) => (turn.user === undefined ? [] : [turn.user]))).toEqual(said);
+    const printed = await project.cliInProcess(['test', 'capture', callId]);
+    expect(printed.code).toBe(0);
+    expect(parse(printed.stdout)).toEqual(file);
+  });
+
   it('names the call it could not find', async () => {
     const project = await startProject();
     const result = await project.cliInProcess(['test', 'capture', 'call_nope']);
