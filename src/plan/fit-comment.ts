@@ -15,6 +15,7 @@ import { UNKNOWN_AFTER_APPLY } from './types.js';
 import { markdownFence } from '../util/markdown-escape.js';
 import { formatCount, pluralNoun } from '../util/plural.js';
 import { byteLength, fitBlocks, fitItems, linesSize, type CommentBlock } from '../util/comment-blocks.js';
+import { boundaryWithin } from '../util/shorten.js';
 
 /** Placeholders that stand for a secret or a value known only at apply: never cut in two. */
 const SECRET_MARKERS = ['(sensitive value changed)', '(sensitive value cleared)', '(sensitive value)', REDACTED, UNKNOWN_AFTER_APPLY];
@@ -95,16 +96,8 @@ function safeCutIndex(line: string, index: number): number {
 
 /** The longest safe start of `line` within `bytes`, ending in `⋯`; undefined when too little of it would show. */
 function cutLine(line: string, bytes: number): string | undefined {
-  const room = bytes - byteLength(' ⋯');
-  let index = 0;
-  let used = 0;
-  for (const char of line) {
-    const size = byteLength(char);
-    if (used + size > room) break;
-    used += size;
-    index += char.length;
-  }
-  const cut = safeCutIndex(line, index);
+  // Between characters as a reader sees them, as shorten cuts: no half of an emoji or a flag.
+  const cut = safeCutIndex(line, boundaryWithin(line, bytes - byteLength(' ⋯'), 'bytes'));
   return cut > MIN_PARTIAL_LINE ? `${line.slice(0, cut)} ⋯` : undefined;
 }
 

@@ -1,30 +1,40 @@
 /**
  * The one way voxform shortens text it quotes: at most `max` UTF-16 units (what bounds a message's
- * size), or `max` terminal cells (what a table's column holds), the cut marked with "…" and made
- * between two characters as a reader sees them (grapheme clusters), so an emoji, a flag or a letter
- * with its accents is kept whole or left out whole, never cut into a half that shows as �.
+ * size), `max` terminal cells (what a table's column holds) or `max` UTF-8 bytes (what a
+ * pull-request comment's size counts), the cut marked with "…" and made between two characters as a
+ * reader sees them (grapheme clusters), so an emoji, a flag or a letter with its accents is kept
+ * whole or left out whole, never cut into a half that shows as �.
  */
 import { displayWidth, graphemes, graphemeWidth } from './display-width.js';
 
-/** What `max` counts: UTF-16 units, or the cells a terminal gives the text. */
-type Measure = 'units' | 'cells';
+/** What `max` counts: UTF-16 units, the cells a terminal gives the text, or UTF-8 bytes. */
+export type Measure = 'units' | 'cells' | 'bytes';
 
-/** `text`, or its longest start that fits `max` (units or cells) with the "…" after it. */
+const ELLIPSIS = '…';
+
+/** `text`, or its longest start that fits `max` (units, cells or bytes) with the "…" after it. */
 export function shorten(text: string, max: number, measure: Measure = 'units'): string {
-  if ((measure === 'cells' ? displayWidth(text) : text.length) <= max) return text;
-  return `${text.slice(0, boundaryWithin(text, Math.max(0, max - 1), measure))}…`;
+  if (sizeOf(text, measure) <= max) return text;
+  return `${text.slice(0, boundaryWithin(text, Math.max(0, max - sizeOf(ELLIPSIS, measure)), measure))}${ELLIPSIS}`;
+}
+
+function sizeOf(text: string, measure: Measure): number {
+  if (measure === 'cells') return displayWidth(text);
+  return measure === 'bytes' ? Buffer.byteLength(text, 'utf8') : text.length;
 }
 
 /**
- * The end of the longest run of whole graphemes within `budget`; by units, inside one longer
- * grapheme, a code point boundary (cells have no half of a grapheme to keep).
+ * The end of the longest run of whole graphemes of `text` within `budget`: where text cut with a
+ * marker of its caller's (a plan comment's `⋯`) is cut. By units, inside one longer grapheme, a
+ * code point boundary (cells have no half of a grapheme to keep, and bytes only bound a comment
+ * that then shows less).
  */
-function boundaryWithin(text: string, budget: number, measure: Measure): number {
+export function boundaryWithin(text: string, budget: number, measure: Measure): number {
   let end = 0;
-  let cells = 0;
+  let used = 0;
   for (const { index, segment } of graphemes(text)) {
-    const used = measure === 'cells' ? (cells += graphemeWidth(segment)) : index + segment.length;
-    if (used > budget) return end > 0 || measure === 'cells' ? end : codePointBoundary(text, budget);
+    used = measure === 'units' ? index + segment.length : used + (measure === 'cells' ? graphemeWidth(segment) : Buffer.byteLength(segment, 'utf8'));
+    if (used > budget) return end > 0 || measure !== 'units' ? end : codePointBoundary(text, budget);
     end = index + segment.length;
   }
   return end;

@@ -284,6 +284,26 @@ describe('Markdown plan: where a cut may fall', () => {
   });
 });
 
+describe('Markdown plan: a cut line', () => {
+  it('is cut between characters as a reader sees them: a family emoji, a flag or an accented letter is never cut into a half', () => {
+    // Each grapheme takes several code points: a family joined by U+200D, a flag of two regional indicators, e with an acute accent.
+    const prompt = `xxxxx${'👩‍👩‍👧🇩🇪e\u0301'.repeat(200)}`;
+    const plan = planOf([agentChange('one', [field('config.prompt', `a\n${prompt}\nb\n`, `a\n${prompt}!\nb\n`)])]);
+    const boundaries = new Set([...new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(prompt)].map(({ index }) => index));
+    let cuts = 0;
+    for (let limit = 2000; limit < 2060; limit += 1) {
+      for (const line of renderPlanMarkdown(plan, { limit }).split('\n')) {
+        if (!line.endsWith(' ⋯')) continue;
+        cuts += 1;
+        const shown = line.slice(1, -2);
+        expect(prompt.startsWith(shown), `limit ${limit}`).toBe(true);
+        expect(boundaries.has(shown.length), `limit ${limit}: ${JSON.stringify(shown.slice(-12))}`).toBe(true);
+      }
+    }
+    expect(cuts).toBe(60);
+  });
+});
+
 describe('Markdown plan: a secret the live side holds', () => {
   const SHORT_TOKEN = 'PLANTED-hook-7';
   const LONG_TOKEN = 'PLANTED-hook-a-much-longer-token-0123456789-abcdefghijklmnopqrstuvwxyz';

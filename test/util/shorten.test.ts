@@ -23,6 +23,17 @@ describe('shorten, the one way quoted text is cut', () => {
     expect(shown).not.toMatch(LONE_SURROGATE);
   });
 
+  it.each([
+    ['ASCII is cut within the bytes, the ellipsis counted as its three', 'abcdefgh', 6, 'abc…'],
+    ['a joined emoji is kept or left out whole', 'abc👩‍👩‍👧👩‍👩‍👧', 24, 'abc👩‍👩‍👧…'],
+    ['a joined emoji one byte too long is left out whole', 'abc👩‍👩‍👧👩‍👩‍👧', 23, 'abc…'],
+    ['a flag is kept or left out whole', 'a🇯🇵🇯🇵', 11, 'a…'],
+  ])('by UTF-8 bytes (a pull-request comment\'s size): %s', (_name, text, max, expected) => {
+    const shown = shorten(text, max, 'bytes');
+    expect(shown).toBe(expected);
+    expect(Buffer.byteLength(shown)).toBeLessThanOrEqual(max);
+  });
+
   it('is what a message quotes a long value with, and what a redacted quote is cut by', () => {
     const value = `aa${'😀'.repeat(40)}`;
     for (const shown of [quote(value), shortenRedacted(value, 41, keepText)]) {
