@@ -1,6 +1,6 @@
 /**
  * The one Markdown escaper: text voxform did not write passes one of these, so it cannot mention
- * someone, open HTML, link, close a table cell or code span, or start a heading or list, and carries
+ * someone or an issue, open HTML, link, close a table cell or code span, or start a heading or list, and carries
  * no control character (`printable`). Its `[` is always `\[` and a leading `::` is `\::` (in HTML,
  * where a backslash shows: the `[` of `##[` is `&#91;` and a leading `:` of `::` is `&#58;`), so text
  * printed to a CI log forms no workflow command and renders as it reads (see `terminalText`, whose
@@ -18,9 +18,14 @@ function unlinked(text: string): string {
   return text.replace(/:\/\//g, ':&#47;&#47;').replace(/\bwww\./gi, (www) => `${www.slice(0, 3)}&#46;`);
 }
 
-/** `@` followed by a zero-width space notifies no one (the host decodes an entity before it looks for mentions). */
+/**
+ * `@` followed by a zero-width space notifies no one (the host decodes an entity before it looks for
+ * mentions); so is an issue reference, `#12` or `GH-12` (also `owner/repo#12`), which would link that
+ * issue and write a cross-reference into it.
+ */
 function unmentioned(text: string): string {
-  return text.replace(/@/g, '@&#8203;');
+  // Not the `#` of an entity voxform wrote (`&#47;`): the author's `&` is `&amp;` by now.
+  return text.replace(/@|(?<!&)#(?=\d)|\bGH-(?=\d)/gi, (mark) => `${mark}&#8203;`);
 }
 
 /** Text inside a Markdown line: one line, every character that could start something active written literally. */

@@ -4,7 +4,7 @@ import { percent, rateText, signedCredits, signedPoints, signedSeconds } from '.
 import { MetricsAccumulator } from '../../src/report/metrics.js';
 import { escapeHtml, renderReportHtml } from '../../src/report/render-html.js';
 import { renderReportMarkdown } from '../../src/report/render-markdown.js';
-import { markdownText } from '../../src/util/markdown-escape.js';
+import { markdownHtmlText, markdownText } from '../../src/util/markdown-escape.js';
 import type { CallReport } from '../../src/report/types.js';
 import { COMMENT_SIZE_LIMIT } from '../../src/util/comment-blocks.js';
 import { cspSourceHash } from '../../src/util/hash.js';
@@ -75,11 +75,20 @@ describe('Markdown', () => {
     expect(markdownText(HOSTILE)).toBe('desk \\| \\[click\\](https:&#47;&#47;evil.example) &lt;b&gt;@&#8203;team&lt;/b&gt; \\`x\\` \\*y\\* next');
   });
 
+  it('writes an issue reference so that it links and cross-references no issue: #12, GH-12, owner/repo#12', () => {
+    const name = 'N … @octocat #12 a|b GH-7 gh-8 acme/app#9 #x';
+    expect(markdownText(name)).toBe('N … @&#8203;octocat #&#8203;12 a\\|b GH-&#8203;7 gh-&#8203;8 acme/app#&#8203;9 #x');
+    expect(markdownText('#12 at a line start')).toBe('\\#&#8203;12 at a line start');
+    // The entities the escaper writes itself stay entities; an author's is text.
+    expect(markdownHtmlText('#3 https://x ##[e] &#35;4')).toBe('#&#8203;3 https:&#47;&#47;x ##&#91;e] &amp;#&#8203;35;4');
+  });
+
   it('prints one table row per version with intervals and only the supported verdicts', () => {
     const text = renderReportMarkdown(report(HOSTILE));
     expect(text).toContain('### desk \\| \\[click\\]');
     expect(text).toContain('| changed outside voxform (cccccccccccc) | – | 40 | user-ended 39, error 1 |');
-    expect(text).toContain('| PR #42 · bbbbbbb | 2026-03-02 00:00:00 UTC | 40 | user-ended 39, error 1 | 2.5% (0.4%–12.8%) |');
+    // The ledger's pull request number is the service's text too: it reads as PR #42, and links and cross-references no issue.
+    expect(text).toContain('| PR #&#8203;42 · bbbbbbb | 2026-03-02 00:00:00 UTC | 40 | user-ended 39, error 1 | 2.5% (0.4%–12.8%) |');
     expect(text).toContain('| 61.0s / 121s | 0.100 | 3 (1) | errors ▲ higher (+5.0 pts to +35.0 pts); mean duration ▼ lower (−20.0s to −4.0s) |');
     expect(text).not.toContain('transfers ▲');
     expect(text.split('\n').filter((line) => line.startsWith('| ')).every((line) => line.endsWith('|'))).toBe(true);
@@ -90,9 +99,9 @@ describe('Markdown', () => {
     const agent = data.agents[0] as (typeof data.agents)[number];
     const deployed = agent.versions[1] as (typeof agent.versions)[number];
     deployed.deploy = { ...(deployed.deploy as NonNullable<typeof deployed.deploy>), uncommitted: true };
-    expect(renderReportMarkdown(data)).toContain('| PR #42 · bbbbbbb with uncommitted changes | 2026-03-02 00:00:00 UTC |');
+    expect(renderReportMarkdown(data)).toContain('| PR #&#8203;42 · bbbbbbb with uncommitted changes | 2026-03-02 00:00:00 UTC |');
     deployed.deploy = { ...deployed.deploy, uncommitted: false };
-    expect(renderReportMarkdown(data)).toContain('| PR #42 · bbbbbbb | 2026-03-02 00:00:00 UTC |');
+    expect(renderReportMarkdown(data)).toContain('| PR #&#8203;42 · bbbbbbb | 2026-03-02 00:00:00 UTC |');
   });
 
   it('tells apart two versions that would read the same (applied from one work tree with changes): each with its record id', () => {
@@ -102,8 +111,8 @@ describe('Markdown', () => {
     deployed.deploy = { ...(deployed.deploy as NonNullable<typeof deployed.deploy>), uncommitted: true, record_id: '20260302T000000000Z-bbbbbb' };
     agent.versions.push({ ...deployed, deploy: { ...deployed.deploy, record_id: '20260302T010000000Z-cccccc' } });
     const text = renderReportMarkdown(data);
-    expect(text).toContain('| PR #42 · bbbbbbb with uncommitted changes · 20260302T000000000Z-bbbbbb | 2026-03-02 00:00:00 UTC |');
-    expect(text).toContain('| PR #42 · bbbbbbb with uncommitted changes · 20260302T010000000Z-cccccc | 2026-03-02 00:00:00 UTC |');
+    expect(text).toContain('| PR #&#8203;42 · bbbbbbb with uncommitted changes · 20260302T000000000Z-bbbbbb | 2026-03-02 00:00:00 UTC |');
+    expect(text).toContain('| PR #&#8203;42 · bbbbbbb with uncommitted changes · 20260302T010000000Z-cccccc | 2026-03-02 00:00:00 UTC |');
     expect(text).toContain('| changed outside voxform (cccccccccccc) | – |');
   });
 
@@ -175,7 +184,7 @@ describe('Markdown', () => {
     const agent = data.agents[0] as (typeof data.agents)[number];
     const deployed = agent.versions[1] as (typeof agent.versions)[number];
     deployed.deploy = { ...(deployed.deploy as NonNullable<typeof deployed.deploy>), promoted_from: { workspace: 'staging@https://api.example', record: '20260301T000000000Z-aaaaaa' } };
-    expect(renderReportMarkdown(data)).toContain('| PR #42 · bbbbbbb · promoted from staging | 2026-03-02 00:00:00 UTC |');
+    expect(renderReportMarkdown(data)).toContain('| PR #&#8203;42 · bbbbbbb · promoted from staging | 2026-03-02 00:00:00 UTC |');
   });
 });
 
