@@ -3,14 +3,17 @@
  * chunk format (a role chunk, one chunk per word, a `finish_reason: "stop"` chunk, then `[DONE]`).
  */
 import type { AgentConfigRead, ChatCompletionChunk, ChatMessage } from '../schema/types.gen.js';
+import { controlsAsQuestionMarks } from '../util/printable.js';
 
 /** The reply, documented in docs/emulator.md so tests can expect it exactly. */
 export function composeReply(agentName: string, config: AgentConfigRead, messages: readonly ChatMessage[]): string {
   // The agent spoke last (a request ending the session): it has nothing to add, so nothing is said or recorded twice.
   if (messages.at(-1)?.role === 'assistant') return '';
   const lastUser = [...messages].reverse().find((m) => m.role === 'user');
-  if (lastUser) return `[${agentName}] You said: ${lastUser.content}`;
-  return config.first_message || `[${agentName}] Hello!`;
+  // The name is a label on the reply's first line, as a table shows it: a line break in it would start a line of its own.
+  const label = `[${controlsAsQuestionMarks(agentName)}]`;
+  if (lastUser) return `${label} You said: ${lastUser.content}`;
+  return config.first_message || `${label} Hello!`;
 }
 
 /** The events' data, in order: JSON chunks, then the literal `[DONE]`. */

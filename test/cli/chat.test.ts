@@ -132,16 +132,17 @@ describe('voxform chat (stdin is not a terminal: one message per line)', () => {
 });
 
 describe('voxform chat with a service that answers control characters', () => {
-  it('streams the reply with its lines kept and every other control character escaped, never raw', async () => {
+  it('streams the reply with its lines kept and every other control character escaped, never raw; the agent\'s name stays on its label\'s line', async () => {
     const seed = defaultSeed();
     const agent = seed.agents?.find((a) => a.id === FRONT_DESK);
     if (!agent) throw new Error('the default seed has no front desk');
-    agent.name = 'Front\u001b]0;pwned\u0007 desk\r';
+    agent.name = 'Front\u001b]0;pwned\u0007 desk\r\nOVER';
     const service = await startEmulator({ port: 0, seed });
     try {
-      const result = await runCliInProcess(['chat', '--agent', FRONT_DESK], { env: { VOXFORM_API_KEY: service.apiKey, VOXFORM_BASE_URL: service.url }, input: 'Hello\u009b2J\tthere\n' });
+      const result = await runCliInProcess(['chat', '--agent', FRONT_DESK], { env: { VOXFORM_API_KEY: service.apiKey, VOXFORM_BASE_URL: service.url }, input: 'Hello\u001b]0;pwned\u0007\u009b2J\tthere\nagain\n' });
       expect(result.code, result.stderr).toBe(0);
-      expect(result.stdout).toBe(`${GREETING}\n[Front\\u001b]0;pwned\\u0007 desk\\r] You said: Hello\\u009b2J\tthere\n`);
+      // The reply's [name] label is one line, its controls shown as `?` as `get agents` shows them; the caller's words are escaped.
+      expect(result.stdout).toBe(`${GREETING}\n[Front?]0;pwned? desk??OVER] You said: Hello\\u001b]0;pwned\\u0007\\u009b2J\tthere\n[Front?]0;pwned? desk??OVER] You said: again\n`);
     } finally {
       await service.close();
     }
