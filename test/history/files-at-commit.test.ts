@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { filesAtCommit } from '../../src/history/files-at-commit.js';
 import { gitRestoreCommand } from '../../src/cli/next-command.js';
 import { useTempDirs } from '../helpers/cli.js';
+import { terminalText } from '../../src/util/printable.js';
 
 const tempDir = useTempDirs();
 
@@ -72,6 +73,16 @@ describe('gitRestoreCommand', () => {
     expect(await readFile(file('prompts/other.md'), 'utf8')).toBe('v2\n');
     expect(await readFile(file('.voxform/state.json'), 'utf8')).toBe('v3\n');
     expect(git('diff', '--cached', '--name-only')).toBe('README.md');
+  });
+
+  it('names a file holding a control or invisible character in ANSI-C quotes: the printed line, escaped by no output rule, is the name bash reads', () => {
+    const name = 'p/x\n\u001b[31mFORGED\u202e\u009b\t\'\\.md';
+    const line = gitRestoreCommand('1c0a39b5e2d4', [name], 'm');
+    const word = "$':(literal)p/x\\n\\033[31mFORGED\\342\\200\\256\\302\\233\t\\'\\\\.md'";
+    expect(line).toBe(`git restore --source=1c0a39b5e2d4 -- ${word} && git commit -m m -- ${word}`);
+    expect(terminalText(line, false)).toBe(line);
+    const read = spawnSync('bash', ['-c', `printf %s ${word}`], { encoding: 'utf8' });
+    expect(read.stdout).toBe(`:(literal)${name}`);
   });
 
   it('from outside the repository, both commands run in it with `git -C`', () => {
