@@ -111,16 +111,18 @@ export function matchWithBudget(pattern: RegExp, subject: string, budgetMs = REG
 }
 
 /**
- * The most quantifiers a pattern from a checkout may hold. V8 looks at a match's time limit only now
- * and then, and ever more seldom as a pattern's optional parts multiply the ways to backtrack:
- * `a?` written fifty times runs far past any limit, and holds off Ctrl-C while it runs (the event
- * loop waits for the match). Under this many, a stopped match ends close to its limit.
+ * The most branch points a pattern from a checkout may hold: quantifiers and alternatives (`|`)
+ * together, as each is a place a match can backtrack to. V8 looks at a match's time limit only now
+ * and then, and ever more seldom as those choices multiply the ways to backtrack: `a?` written
+ * fifty times runs far past any limit, and so does `(a|)` (which is `a?` without a quantifier) or
+ * `(a||b)`, and each holds off Ctrl-C while it runs (the event loop waits for the match). Under this
+ * many, a stopped match ends close to its limit.
  */
-export const MAX_REGEX_QUANTIFIERS = 20;
+export const MAX_REGEX_BRANCH_POINTS = 20;
 
 /**
  * Compiles a pattern from a checkout (a test file, a team rule); returns why it is refused: the
- * engine's complaint when it is not a valid regex, or that it holds more quantifiers than a time
+ * engine's complaint when it is not a valid regex, or that it holds more branch points than a time
  * limit can stop.
  */
 export function compileRegex(source: string): RegExp | string {
@@ -130,17 +132,24 @@ export function compileRegex(source: string): RegExp | string {
   } catch (error) {
     return (error as Error).message.replace(/^Invalid regular expression: /, '');
   }
-  const quantifiers = quantifierCount(source);
-  if (quantifiers > MAX_REGEX_QUANTIFIERS) {
-    return `it has ${quantifiers} quantifiers (?, *, + and {…}), more than the ${MAX_REGEX_QUANTIFIERS} voxform runs: the engine checks a match's time limit too seldom in such a pattern to stop it in time; simplify it`;
+  const branchPoints = branchPointCount(source);
+  if (branchPoints > MAX_REGEX_BRANCH_POINTS) {
+    return `it has ${branchPoints} quantifiers and alternatives (each ?, *, +, {…} and |), more than the ${MAX_REGEX_BRANCH_POINTS} voxform runs: the engine checks a match's time limit too seldom in such a pattern to stop it in time; write it with fewer, or split it into several patterns`;
   }
   return pattern;
 }
 
-/** The quantifiers of a valid pattern: `?`, `*`, `+` and `{…}` outside escapes and classes; a lazy `?` and the `?` of `(?:` are none. */
-function quantifierCount(source: string): number {
+/**
+ * The branch points of a valid pattern: each quantifier (`?`, `*`, `+` and `{…}`; a lazy `?` and the
+ * `?` of `(?:` are none) and each `|`, outside escapes and classes.
+ */
+function branchPointCount(source: string): number {
   let count = 0;
-  for (const part of patternParts(source)) if (part.kind !== 'open' && part.quantifier) count++;
+  for (const part of patternParts(source)) {
+    if (part.kind === 'open') continue;
+    if (part.quantifier) count++;
+    if (part.kind === 'atom' && source[part.at] === '|') count++;
+  }
   return count;
 }
 

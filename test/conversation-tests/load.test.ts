@@ -121,6 +121,12 @@ describe('loading test files', () => {
     ]);
   });
 
+  it('refuses a regex of more alternatives than a time limit can stop, where it is written, before anything is matched', async () => {
+    expect(await problems(['agent: booking', 'tests:', '  - name: one', '    turns:', '      - expect:', `          - regex: "${'(a|)'.repeat(46)}${'a'.repeat(46)}"`].join('\n'))).toEqual([
+      expect.stringMatching(/^tests\/a\.test\.yaml:6:20 invalid_value not a valid regular expression: it has 46 quantifiers and alternatives/),
+    ]);
+  });
+
   it('reports a misspelt check and a bad regex of the same file in one run', async () => {
     expect(
       await problems(['agent: booking', 'tests:', '  - name: one', '    turns:', '      - expect:', '          - contians: x', '          - regex: "(unclosed"'].join('\n')),

@@ -260,6 +260,13 @@ describe('team rules', () => {
     expect(findings.filter((f) => f.rule === 'slow')).toEqual([]);
   });
 
+  it('a team rule pattern of alternatives with an empty branch, (a|) for a?, is counted as quantifiers are: policy-invalid, never run', async () => {
+    const dir = await tempDir({ 'voxform.yaml': oneAgent('first_message: Hi.', `policy:\n  custom:\n    - { id: slow, path: config.first_message, pattern: "${'(a|)'.repeat(46)}${'a'.repeat(46)}" }\n`) });
+    const findings = (await policyOf(dir)).findings;
+    expect(findings.filter((f) => f.rule === 'policy-invalid').map((f) => f.message)).toEqual([expect.stringContaining('pattern is not a valid regular expression: it has 46 quantifiers and alternatives')]);
+    expect(findings.filter((f) => f.rule === 'slow')).toEqual([]);
+  });
+
   it('an invalid regular expression, a forbidden schema keyword and a taken id are policy-invalid findings', async () => {
     const dir = await tempDir({
       'voxform.yaml': oneAgent('first_message: Hi.', 'policy:\n  custom:\n    - { id: r1, path: config.first_message, pattern: "(unclosed" }\n    - { id: r2, path: config.first_message, schema: { type: string, pattern: "^(a+)+$" } }\n    - { id: pii-phone-number, path: config.first_message, required: true }\n'),

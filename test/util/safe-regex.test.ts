@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileRegex, MAX_REGEX_QUANTIFIERS, nestedQuantifierAt } from '../../src/util/safe-regex.js';
+import { compileRegex, MAX_REGEX_BRANCH_POINTS, nestedQuantifierAt } from '../../src/util/safe-regex.js';
 
 describe('nestedQuantifierAt: a repeated group that itself repeats', () => {
   it.each([
@@ -31,14 +31,31 @@ describe('nestedQuantifierAt: a repeated group that itself repeats', () => {
 });
 
 describe('compileRegex: a pattern from a checkout', () => {
-  it(`refuses more than ${MAX_REGEX_QUANTIFIERS} quantifiers, which a time limit cannot stop in time (a? fifty times ran for minutes past 250 ms)`, () => {
-    expect(compileRegex('a?'.repeat(MAX_REGEX_QUANTIFIERS))).toBeInstanceOf(RegExp);
+  it(`refuses more than ${MAX_REGEX_BRANCH_POINTS} quantifiers, which a time limit cannot stop in time (a? fifty times ran for minutes past 250 ms)`, () => {
+    expect(compileRegex('a?'.repeat(MAX_REGEX_BRANCH_POINTS))).toBeInstanceOf(RegExp);
     expect(compileRegex(`${'a?'.repeat(50)}aaaaaaaaaa`)).toBe(
-      `it has 50 quantifiers (?, *, + and {…}), more than the ${MAX_REGEX_QUANTIFIERS} voxform runs: the engine checks a match's time limit too seldom in such a pattern to stop it in time; simplify it`,
+      `it has 50 quantifiers and alternatives (each ?, *, +, {…} and |), more than the ${MAX_REGEX_BRANCH_POINTS} voxform runs: the engine checks a match's time limit too seldom in such a pattern to stop it in time; write it with fewer, or split it into several patterns`,
     );
   });
 
-  it('counts quantifiers only: not escaped or class characters, nor a lazy ? or the ? of a group', () => {
+  it.each([
+    ['(a|) forty-six times, which is a? without a quantifier', `${'(a|)'.repeat(46)}${'a'.repeat(46)}`, 46],
+    ['(?:a|)', `${'(?:a|)'.repeat(46)}${'a'.repeat(46)}`, 46],
+    ['(|a)', `${'(|a)'.repeat(21)}a`, 21],
+    ['(a||b), two branch points a group', `${'(a||b)'.repeat(11)}a`, 22],
+    ['(a|ab) with a tail', `^${'(a|ab)'.repeat(21)}c$`, 21],
+    ['alternatives and quantifiers together', `${'(a|b)'.repeat(11)}${'x?'.repeat(10)}`, 21],
+  ])('counts each | as a branch point: %s is refused', (_name, source, count) => {
+    expect(compileRegex(source)).toMatch(new RegExp(`^it has ${count} quantifiers and alternatives`));
+  });
+
+  it('accepts a word list, and a | escaped or in a class', () => {
+    expect(compileRegex('^(yes|no|maybe|sure|okay)[.!]?$')).toBeInstanceOf(RegExp);
+    expect(compileRegex('(a|b)'.repeat(MAX_REGEX_BRANCH_POINTS))).toBeInstanceOf(RegExp);
+    expect(compileRegex(`${'\\|[|]'.repeat(30)}`)).toBeInstanceOf(RegExp);
+  });
+
+  it('counts quantifiers: not escaped or class characters, nor a lazy ? or the ? of a group', () => {
     // x+? x*? x{2,}? twenty-one times: 21 quantifiers, their lazy marks not counted.
     expect(compileRegex('(?:x+?)'.repeat(7) + 'x*?'.repeat(7) + 'x{2,}?'.repeat(7))).toMatch(/^it has 21 quantifiers/);
     expect(compileRegex(`${'\\?[?*+]'.repeat(30)}(?<name>a)(?=b)(?!c)`)).toBeInstanceOf(RegExp);
