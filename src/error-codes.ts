@@ -211,6 +211,7 @@ export const DIAGNOSTIC_CODES = [
   'invalid_name',
   'duplicate_resource',
   'too_many_resources',
+  'too_many_environments',
   'too_many_problems',
   'duplicate_setting',
   'duplicate_id',

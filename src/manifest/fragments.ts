@@ -9,7 +9,7 @@ import { SECTION_NOUN } from './describe.js';
 import type { DiagnosticList } from './diagnostics.js';
 import { attachSpans, shallowCopy, shareSpans, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';
 import { isPlainObject, setOwn } from '../util/json-object.js';
-import { MAX_RESOURCES_PER_KIND } from '../project-files/limits.js';
+import { MAX_ENVIRONMENT_RESOURCE_LOADS, MAX_ENVIRONMENTS, MAX_RESOURCES_PER_KIND } from '../project-files/limits.js';
 import { isPhoneNumber, localNameProblem, phoneNumberAdvice } from './names.js';
 import { checkAgainstSchema } from './schema-issues.js';
 import { locationOf, type Span } from './source.js';
@@ -94,7 +94,33 @@ export function combineFragments(fragments: readonly Fragment[], fallback: Span,
       addSettings(entry.promotion, overlay, PROMOTION_SETTINGS, where, diagnostics);
     }
   }
+  checkEnvironmentCount(combined, diagnostics);
   return combined;
+}
+
+/**
+ * Refuses more environments than `validate` can check in time: it loads the manifests once per
+ * environment, so the work grows with environments × resources, each capped on its own.
+ */
+function checkEnvironmentCount(combined: CombinedManifest, diagnostics: DiagnosticList): void {
+  const environments = combined.environments.size;
+  if (environments === 0) return;
+  const resources = Object.values(combined.sections).reduce((sum, section) => sum + Object.keys(section).length, combined.credentials.length);
+  const at = combined.environmentsSpan ?? combined.firstSpan;
+  const fix = 'split the manifests into projects of their own, or merge environments that differ little';
+  if (environments > MAX_ENVIRONMENTS) {
+    diagnostics.error(
+      'too_many_environments',
+      `the manifests define ${formatCount(environments)} environments, more than the ${formatCount(MAX_ENVIRONMENTS)} voxform checks (validate loads the manifests once for each); ${fix}`,
+      at,
+    );
+  } else if (environments * resources > MAX_ENVIRONMENT_RESOURCE_LOADS) {
+    diagnostics.error(
+      'too_many_environments',
+      `the manifests define ${formatCount(environments)} environments of ${formatCount(resources)} resources: validate loads every resource once for each environment, ${formatCount(environments * resources)} together, more than the ${formatCount(MAX_ENVIRONMENT_RESOURCE_LOADS)} voxform checks; ${fix}`,
+      at,
+    );
+  }
 }
 
 /** Adds one fragment's (or one environment overlay's: `where` names it) settings and resources to a layer. */

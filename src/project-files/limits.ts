@@ -95,6 +95,18 @@ export const MIN_FILLED_ENV_VALUE_CHARS = 1024;
 export const MAX_RESOURCES_PER_KIND = 10_000;
 
 /**
+ * Environments the manifests may define (`too_many_environments`): `validate` checks each one in a
+ * load of its own, every resource and overlay again. Real projects have a handful, a few dozen at most.
+ */
+export const MAX_ENVIRONMENTS = 100;
+
+/**
+ * Environments × resources of the manifests (`too_many_environments`): what `validate`'s loads of
+ * every environment resolve together, ten loads of the largest manifest (10,000 resources).
+ */
+export const MAX_ENVIRONMENT_RESOURCE_LOADS = 100_000;
+
+/**
  * The state file and the embedded emulator's data file, bytes (kept-files.ts): a committed
  * `.voxform/` is the pull request's. V8 cannot hold a string of twice this cap.
  */

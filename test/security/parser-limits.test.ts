@@ -10,7 +10,7 @@ import { parseYaml, reportYamlErrors } from '../../src/manifest/parse-yaml.js';
 import { parseYamlDocument } from '../../src/project-files/document-text.js';
 import { SourceRegistry } from '../../src/manifest/source.js';
 import { countLines } from '../../src/util/text-position.js';
-import { MAX_DIAGNOSTICS_KEPT, MAX_DIAGNOSTICS_SHOWN } from '../../src/project-files/limits.js';
+import { MAX_DIAGNOSTICS_KEPT, MAX_DIAGNOSTICS_SHOWN, MAX_ENVIRONMENT_RESOURCE_LOADS, MAX_ENVIRONMENTS } from '../../src/project-files/limits.js';
 import { MAX_ALIAS_EXPANDED_VALUES, MAX_NESTING_DEPTH, MAX_YAML_TOKENS } from '../../src/yaml/limits.js';
 import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 import { loadTree } from '../manifest/helpers.js';
@@ -194,6 +194,36 @@ describe('parser limits', () => {
     expect(result.stderr).toContain('1 error, 1,200 warnings in 1,200 files');
     const json = await runCliInProcess(['validate', '-f', 'm', '--format', 'json'], { cwd });
     expect(JSON.parse(json.stdout).summary).toMatchObject({ errors: 1, warnings: count, omitted: count - MAX_DIAGNOSTICS_KEPT, problemFiles: count, stopped: true });
+  });
+
+  /** A manifest of `agents` agents and `environments` small overlays; its `environments:` key is on line `agents` + 2. */
+  const manyEnvironments = (agents: number, environments: number): string =>
+    [
+      'agents:',
+      ...Array.from({ length: agents }, (_, i) => `  a${i}: { id: ag_${i}, config: { first_message: Hello ${i} } }`),
+      'environments:',
+      ...Array.from({ length: environments }, (_, i) => `  e${i}: { defaults: { config: { timezone: Europe/Berlin, first_message: Hi ${i} } } }`),
+      '',
+    ].join('\n');
+
+  it('refuses more environments than validate loads in time, at the environments: key, before loading any of them', async () => {
+    const cwd = await tempDir({ 'voxform.yaml': manyEnvironments(1, MAX_ENVIRONMENTS + 1) });
+    const result = await runCliInProcess(['validate'], { cwd });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^voxform\.yaml:3:1 {2}error\[too_many_environments\]: the manifests define 101 environments, more than the 100 voxform checks \(validate loads the manifests once for each\); split the manifests into projects of their own, or merge environments that differ little/,
+    );
+    expect(codes(await loadTree({ 'voxform.yaml': manyEnvironments(1, MAX_ENVIRONMENTS) }))).toEqual([]);
+  });
+
+  it('refuses environments × resources past the cap: many agents leave room for fewer environments', async () => {
+    const environments = 100;
+    const agents = MAX_ENVIRONMENT_RESOURCE_LOADS / environments;
+    const over = await loadTree({ 'voxform.yaml': manyEnvironments(agents + 1, environments) });
+    expect(over.diagnostics.map((d) => `${d.line}:${d.col} ${d.code} ${d.message}`)).toEqual([
+      `${agents + 3}:1 too_many_environments the manifests define 100 environments of 1,001 resources: validate loads every resource once for each environment, 100,100 together, more than the 100,000 voxform checks; split the manifests into projects of their own, or merge environments that differ little`,
+    ]);
+    expect(codes(await loadTree({ 'voxform.yaml': manyEnvironments(agents, environments) }))).toEqual([]);
   });
 
   it('shows the first diagnostics and sums up the rest in one line', async () => {
