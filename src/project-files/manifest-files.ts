@@ -9,6 +9,7 @@ import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { printable } from '../util/printable.js';
+import { shorten } from '../util/shorten.js';
 import { byCodeUnits } from '../util/compare.js';
 import { inSlice } from '../util/sync-slices.js';
 import { chargeBudget, findProjectRoot, isInside, readGuarded, realFolder, type ReadOutcome, type ReadPolicy, type RealFolders } from './guarded-read.js';
@@ -174,12 +175,21 @@ export async function listSearchedFolder(folder: string, shown: string, searched
   } catch (error) {
     const { code } = error as NodeJS.ErrnoException;
     if (code === 'ENOENT') return [];
-    const why = code === 'EACCES' || code === 'EPERM' ? 'voxform may not list it' : `the system refused it (${code ?? String(error)})`;
-    throw new VoxformError('file_unreadable', `Cannot search the folder ${printable(shown)} for ${searchedFor}: ${why}.`, {
-      hint: 'Make the folder readable for this user, or name the files to read instead of a folder above it (a folder is searched through every subfolder).',
-      cause: error,
-    });
+    const { why, hint } = unlistableFolder(code ?? String(error));
+    throw new VoxformError('file_unreadable', `Cannot search the folder ${shorten(printable(shown), SHOWN_FOLDER_CHARS)} for ${searchedFor}: ${why}.`, { hint, cause: error });
   }
+}
+
+/** The most of a searched folder's path an error quotes: a folder nested thousands deep has a path of as many names. */
+const SHOWN_FOLDER_CHARS = 200;
+
+/** Why a folder of a search cannot be listed, by the system's code, and what to do about it. */
+function unlistableFolder(code: string): { why: string; hint: string } {
+  const nameTheFiles = 'name the files to read instead of a folder above it (a folder is searched through every subfolder)';
+  if (code === 'ENAMETOOLONG') return { why: 'its path is longer than the system takes (ENAMETOOLONG)', hint: `Move what it holds to a folder nested less deep, or ${nameTheFiles}.` };
+  if (code === 'ELOOP') return { why: 'its path leads through too many symbolic links (ELOOP)', hint: `Name the folder by a path without links, or ${nameTheFiles}.` };
+  const why = code === 'EACCES' || code === 'EPERM' ? 'voxform may not list it' : `the system refused it (${code})`;
+  return { why, hint: `Make the folder readable for this user, or ${nameTheFiles}.` };
 }
 
 /**

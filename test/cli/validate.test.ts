@@ -4,6 +4,8 @@ import path from 'node:path';
 
 // These run the built CLI (dist/): `npm test` builds first (pretest).
 import { makeTree, repoRoot, runCli, runCliInProcess } from '../helpers/cli.js';
+import { listSearchedFolder } from '../../src/project-files/manifest-files.js';
+import { VoxformError } from '../../src/errors.js';
 
 const AGENT_ONLY = 'agents:\n  a: { id: a }\n';
 
@@ -219,6 +221,18 @@ describe('voxform validate', () => {
     const tests = await runCli(['test', 'tests', '-f', 'manifests/agents.yaml', '--local'], { cwd, unprivileged: true });
     expect(tests.stderr).toBe(`error[file_unreadable]: Cannot search the folder tests/private for test files: voxform may not list it.\n${hint}`);
     expect(tests.code).toBe(1);
+  });
+
+  it('names a folder whose path is too long as that, shortened, with a hint of its own (one rule for every folder search)', async () => {
+    // Past the system's longest path (4,096 bytes on Linux): refused before any folder is looked up.
+    const deep = `tests2/${'d/'.repeat(2_200)}d`;
+    const error = await listSearchedFolder(path.join(await tree({}), deep), deep, 'test files').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(VoxformError);
+    const { message, hint, code } = error as VoxformError;
+    expect(code).toBe('file_unreadable');
+    expect(message).toMatch(/^Cannot search the folder tests2\/d\/d\/[d/]*… for test files: its path is longer than the system takes \(ENAMETOOLONG\)\.$/);
+    expect(message.length).toBeLessThan(300);
+    expect(hint).toBe('Move what it holds to a folder nested less deep, or name the files to read instead of a folder above it (a folder is searched through every subfolder).');
   });
 
   it('says clearly when there is no manifest, without a stack trace', async () => {
