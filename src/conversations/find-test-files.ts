@@ -2,14 +2,16 @@
  * Which test files a run reads: the paths given (files, or folders searched for `*.test.yaml` and
  * `*.test.yml`), else the `tests/` folder beside the first manifest (in it, when that is a folder
  * of manifests named with -f). Links to folders, hidden folders and node_modules are not entered,
- * so a search stays inside the folder it was given; an entry with a test file's name that is no
- * regular file is taken, and the read's guards refuse it at its name or read it.
+ * so a search stays inside the folder it was given, and that folder is searched only inside the
+ * project (one linked out of it is refused at its name, as `-f` refuses a folder of manifests); an
+ * entry with a test file's name that is no regular file is taken, and the read's guards refuse it at
+ * its name or read it.
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
-import { isInside } from '../project-files/guarded-read.js';
-import { folderSearchEnters, folderSearchTakes, listSearchedFolder } from '../project-files/manifest-files.js';
+import { findProjectRoot, isInside } from '../project-files/guarded-read.js';
+import { folderSearchEnters, folderSearchTakes, isSearchableFolder, listSearchedFolder } from '../project-files/manifest-files.js';
 import { byCodeUnits } from '../util/compare.js';
 
 /** Whether a run searching a folder reads a file of this name: `*.test.yaml` or `*.test.yml`. */
@@ -35,7 +37,7 @@ export interface TestSuite {
 export async function findTestSuite(cwd: string, manifests: readonly string[]): Promise<TestSuite> {
   const first = manifests[0] ?? path.join(cwd, 'voxform.yaml');
   const folder = path.join((await isFolder(first)) ? first : path.dirname(first), 'tests');
-  return { folder, files: (await isFolder(folder)) ? await searchFolder(folder, path.relative(cwd, folder) || folder) : [] };
+  return { folder, files: (await isFolder(folder)) ? await searchGivenFolder(folder, path.relative(cwd, folder) || folder, cwd) : [] };
 }
 
 /** Whether a search of `folder` would find `file` (both absolute), by its path alone: a test file under it, in no hidden or skipped folder. */
@@ -69,7 +71,7 @@ export async function findTestFiles(paths: readonly string[], cwd: string, manif
       files.push(absolute);
       continue;
     }
-    const found = await searchFolder(absolute, given);
+    const found = await searchGivenFolder(absolute, given, cwd);
     if (found.length === 0) throw new VoxformError('tests_not_found', `The folder ${given} holds no *.test.yaml files.`, { hint: 'Test files end in .test.yaml (or .test.yml).' });
     files.push(...found);
   }
@@ -78,6 +80,14 @@ export async function findTestFiles(paths: readonly string[], cwd: string, manif
 
 async function isFolder(folder: string): Promise<boolean> {
   return (await stat(folder).catch(() => undefined))?.isDirectory() ?? false;
+}
+
+/**
+ * The test files under a folder a run was given or the suite's (absolute); a folder linked out of the
+ * project is not searched but taken as a file, which the read refuses at its name (as for -f).
+ */
+async function searchGivenFolder(folder: string, shown: string, cwd: string): Promise<string[]> {
+  return (await isSearchableFolder(await findProjectRoot(folder, cwd), folder)) ? searchFolder(folder, shown) : [folder];
 }
 
 /** The test files under `folder` (absolute), `shown` its name as the user gave it (or as the suite names it). */

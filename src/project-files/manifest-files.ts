@@ -54,8 +54,7 @@ export async function findManifestFiles(paths: readonly string[], cwd: string, o
     if (!info) throw await notFound(given, absolute, namedWith);
     if (info.isDirectory()) {
       const root = await rootFor(absolute);
-      if (!isInside(root, await realFolder(absolute))) {
-        // Linked out of the project: not searched; read as a file, it is refused (file_outside_project).
+      if (!(await isSearchableFolder(root, absolute))) {
         if (!files.has(absolute)) files.set(absolute, { root, fromFolder: false });
         continue;
       }
@@ -127,6 +126,16 @@ async function notFound(given: string, absolute: string, namedWith: string): Pro
   const suggestion = didYouMean(path.basename(absolute), siblings);
   const instead = suggestion ? path.join(path.dirname(given), suggestion) : undefined;
   return new VoxformError('manifest_not_found', `${given} does not exist${instead ? `; did you mean ${instead}?` : '.'}`, { hint: `Name a manifest: ${namedWith}, or start one with \`voxform init\`.` });
+}
+
+/**
+ * Whether a search (for manifests, for test files) may walk `folder`, the one it was given: only when
+ * its real path is inside `root`, the project root found from the path as written. A folder that is a
+ * link out of the project is not searched; its name is taken as a file's, which the guarded read
+ * refuses as outside the project. The folders under it are listed without following links.
+ */
+export async function isSearchableFolder(root: string, folder: string): Promise<boolean> {
+  return isInside(root, await realFolder(folder));
 }
 
 /** Whether a folder's search enters its subfolder `name`. */

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findTestFiles } from '../../src/conversations/find-test-files.js';
+import { findTestFiles, findTestSuite } from '../../src/conversations/find-test-files.js';
 import { loadTestFiles, MAX_TEST_FILE_BYTES } from '../../src/conversations/load-tests.js';
 import { useTempDirs } from '../helpers/cli.js';
 
@@ -240,6 +240,24 @@ describe('finding test files', () => {
     expect(linked.diagnostics).toEqual([]);
     expect(linked.files).toHaveLength(1);
     await expect(loadTestFiles({ files: [path.join(dir, 'tests/fifo.test.yaml')], cwd: dir, agents: AGENTS })).rejects.toMatchObject({ code: 'tests_unreadable', message: 'tests/fifo.test.yaml is a FIFO (named pipe), not a regular file.' });
+  });
+
+  it('does not search a tests folder linked out of the project, the suite or one named, but refuses it at its name (as -f a folder of manifests)', async () => {
+    const test = 'agent: front-desk\ntests:\n  - name: greets\n    turns: [{ expect: [{ contains: hi }] }]\n';
+    const outside = await tempDir({ 'leak.test.yaml': test });
+    const dir = await tempDir({ 'voxform.yaml': 'version: 1\n', 'inside/a.test.yaml': test });
+    await symlink(outside, path.join(dir, 'tests'));
+    const manifests = [path.join(dir, 'voxform.yaml')];
+    // The folder itself, never a file found in it: nothing outside the project is named or walked.
+    expect(await findTestSuite(dir, manifests)).toEqual({ folder: path.join(dir, 'tests'), files: [path.join(dir, 'tests')] });
+    for (const given of [[], ['tests']]) {
+      const found = await findTestFiles(given, dir, manifests);
+      expect(found).toEqual([path.join(dir, 'tests')]);
+      await expect(loadTestFiles({ files: found, cwd: dir, agents: AGENTS })).rejects.toMatchObject({ code: 'tests_unreadable', message: expect.stringMatching(/^tests is outside the project, whose root is /) });
+    }
+    // A link to a folder inside the project is searched, as -f searches one.
+    await symlink('inside', path.join(dir, 'linked'));
+    expect((await findTestFiles(['linked'], dir, manifests)).map((f) => path.relative(dir, f))).toEqual(['linked/a.test.yaml']);
   });
 
   it('says where it looked when there are none, and whether the folder is there', async () => {
