@@ -4,7 +4,7 @@
  * made in request order afterwards, so output is the same from run to run.
  */
 import { constants } from 'node:fs';
-import { open, readdir, stat } from 'node:fs/promises';
+import { open, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { TemplateVars } from '../templates/substitute.js';
 import { decodeUtf8 } from '../project-files/decode.js';
@@ -223,8 +223,13 @@ function unicodeFormOf(name: string): string {
   return name === name.normalize('NFD') ? 'NFD' : 'neither NFC nor NFD';
 }
 
-async function isFileAt(file: string): Promise<boolean> {
-  return (await stat(file).catch(() => undefined))?.isFile() === true;
+/**
+ * Whether a read of `file` would find a file there, under the guards of every read (inside `root`,
+ * links followed only inside it): a suggestion must not tell whether a file outside the project exists.
+ */
+async function isFileInProjectAt(file: string, root: string): Promise<boolean> {
+  const checked = await inspect(file, { root, maxBytes: Number.MAX_SAFE_INTEGER });
+  return checked.ok;
 }
 
 /** The diagnostic code for each reason a named file was not read. */
@@ -236,7 +241,8 @@ async function reportUnreadable(
 ): Promise<void> {
   let suggestion = '';
   const slashed = request.written.replaceAll('\\', '/');
-  if (outcome.reason === 'missing' && slashed !== request.written && (await isFileAt(path.resolve(path.dirname(request.span.source.path), slashed)))) {
+  const slashedFile = path.resolve(path.dirname(request.span.source.path), slashed);
+  if (outcome.reason === 'missing' && slashed !== request.written && (await isFileInProjectAt(slashedFile, request.span.source.root))) {
     // A Windows path: `\` separates folders only on Windows, so the manifest means one thing per system.
     suggestion = `; write paths with "/", which every system reads as a folder separator: "${slashed}"`;
   } else if (outcome.reason === 'missing') {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifest/index.js';
@@ -675,6 +676,24 @@ describe('loadManifests: prompt includes and knowledge files', () => {
     // A "\\" path that names no file either way gets no such advice.
     const neither = await loadTree({ 'voxform.yaml': `${AGENT}    config:\n      prompt: { file: prompts\\none.md }\n`, 'prompts/fd.md': 'x' });
     expect(summarize(neither).join('\n')).not.toContain('write paths with');
+  });
+
+  it('never tells by its advice whether a file outside the project exists: a "\\" path is read as "/" only inside it', async () => {
+    const outside = await makeTree({ 'notes.md': 'private' });
+    const project = await makeTree({});
+    const written = (name: string) => path.relative(project.dir, path.join(outside.dir, name)).replaceAll('/', '\\');
+    await writeFile(path.join(project.dir, 'voxform.yaml'), `${AGENT}    config:\n      prompt: { file: '${written('notes.md')}' }\n    knowledge: [faq]\nknowledge:\n  faq: { file: '${written('none.md')}' }\n`);
+    try {
+      const result = await loadManifests({ paths: [], env: {}, cwd: project.dir });
+      // The file that exists outside and the one that does not are told alike: missing, with no advice.
+      expect(summarize(result).map((line) => line.replace(/"[^"]*"/, '"…"').replace(/ \(looked for [^)]*\)/, ''))).toEqual([
+        'voxform.yaml:6:23 file_missing prompt file "…" does not exist',
+        'voxform.yaml:9:16 file_missing knowledge file "…" does not exist',
+      ]);
+    } finally {
+      await outside.cleanup();
+      await project.cleanup();
+    }
   });
 
   it('suggests only a file that exists when the path written holds a "\\" that is part of a name', async () => {
