@@ -111,12 +111,13 @@ export function matchWithBudget(pattern: RegExp, subject: string, budgetMs = REG
 }
 
 /**
- * The most branch points a pattern from a checkout may hold: quantifiers and alternatives (`|`)
- * together, as each is a place a match can backtrack to. V8 looks at a match's time limit only now
- * and then, and ever more seldom as those choices multiply the ways to backtrack: `a?` written
- * fifty times runs far past any limit, and so does `(a|)` (which is `a?` without a quantifier) or
- * `(a||b)`, and each holds off Ctrl-C while it runs (the event loop waits for the match). Under this
- * many, a stopped match ends close to its limit.
+ * The most branch points a pattern from a checkout may hold: quantifiers, and groups of alternatives
+ * (`(a|b|c)`, the pattern's own `a|b` too), as each is a place a match can backtrack to. V8 looks at a
+ * match's time limit only now and then, and ever more seldom as those choices multiply the ways to
+ * backtrack: `a?` written fifty times runs far past any limit, and so does `(a|)` (which is `a?`
+ * without a quantifier), and each holds off Ctrl-C while it runs (the event loop waits for the
+ * match). Under this many, a stopped match ends close to its limit. A group counts once however many
+ * alternatives it lists: one choice among words multiplies nothing.
  */
 export const MAX_REGEX_BRANCH_POINTS = 20;
 
@@ -134,21 +135,31 @@ export function compileRegex(source: string): RegExp | string {
   }
   const branchPoints = branchPointCount(source);
   if (branchPoints > MAX_REGEX_BRANCH_POINTS) {
-    return `it has ${branchPoints} quantifiers and alternatives (each ?, *, +, {…} and |), more than the ${MAX_REGEX_BRANCH_POINTS} voxform runs: the engine checks a match's time limit too seldom in such a pattern to stop it in time; write it with fewer, or split it into several patterns`;
+    return `it has ${branchPoints} quantifiers and groups of alternatives (each ?, *, +, {…}, and each group holding |), more than the ${MAX_REGEX_BRANCH_POINTS} voxform runs: the engine checks a match's time limit too seldom in such a pattern to stop it in time; write it with fewer, or split it into several patterns`;
   }
   return pattern;
 }
 
 /**
  * The branch points of a valid pattern: each quantifier (`?`, `*`, `+` and `{…}`; a lazy `?` and the
- * `?` of `(?:` are none) and each `|`, outside escapes and classes.
+ * `?` of `(?:` are none), and each group holding a `|` of its own (the pattern itself is one), outside
+ * escapes and classes.
  */
 function branchPointCount(source: string): number {
   let count = 0;
+  // Per group open, the pattern's own first: whether a `|` of its own was counted.
+  const alternates = [false];
   for (const part of patternParts(source)) {
-    if (part.kind === 'open') continue;
+    if (part.kind === 'open') {
+      alternates.push(false);
+      continue;
+    }
     if (part.quantifier) count++;
-    if (part.kind === 'atom' && source[part.at] === '|') count++;
+    if (part.kind === 'close') alternates.pop();
+    else if (source[part.at] === '|' && alternates[alternates.length - 1] === false) {
+      alternates[alternates.length - 1] = true;
+      count++;
+    }
   }
   return count;
 }

@@ -263,7 +263,7 @@ describe('team rules', () => {
   it('a team rule pattern of alternatives with an empty branch, (a|) for a?, is counted as quantifiers are: policy-invalid, never run', async () => {
     const dir = await tempDir({ 'voxform.yaml': oneAgent('first_message: Hi.', `policy:\n  custom:\n    - { id: slow, path: config.first_message, pattern: "${'(a|)'.repeat(46)}${'a'.repeat(46)}" }\n`) });
     const findings = (await policyOf(dir)).findings;
-    expect(findings.filter((f) => f.rule === 'policy-invalid').map((f) => f.message)).toEqual([expect.stringContaining('pattern is not a valid regular expression: it has 46 quantifiers and alternatives')]);
+    expect(findings.filter((f) => f.rule === 'policy-invalid').map((f) => f.message)).toEqual([expect.stringContaining('pattern is not a valid regular expression: it has 46 quantifiers and groups of alternatives')]);
     expect(findings.filter((f) => f.rule === 'slow')).toEqual([]);
   });
 
