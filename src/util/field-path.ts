@@ -103,7 +103,10 @@ export function valueAtPath(value: unknown, path: FieldPath): unknown {
 }
 
 /**
- * Sets a value deep in an object, creating (or replacing non-object) parents; `undefined` deletes.
+ * Sets a value deep in an object, creating (or replacing non-object) parents; `undefined` deletes,
+ * and changes nothing where a parent is missing or no object: there is nothing to delete there, and
+ * a parent made for it would put an empty object where the value was (a nested `null` under a live
+ * string would replace the string with `{}`).
  * Own properties only: a manifest may hold a `__proto__` key, which must not reach Object.prototype.
  */
 export function setAtPath(target: JsonObject, path: FieldPath, value: unknown): void {
@@ -112,7 +115,10 @@ export function setAtPath(target: JsonObject, path: FieldPath, value: unknown): 
   for (const segment of path.slice(0, -1)) {
     const key = String(segment);
     const child = Object.hasOwn(current, key) ? current[key] : undefined;
-    if (!isPlainObject(child)) setOwn(current, key, {});
+    if (!isPlainObject(child)) {
+      if (value === undefined) return;
+      setOwn(current, key, {});
+    }
     current = current[key] as JsonObject;
   }
   const last = String(path[path.length - 1]);

@@ -45,6 +45,14 @@ describe('buildAgentUpdate', () => {
     expect(buildAgentUpdate(agent, live)?.config).toEqual({ language: null, flow: { voicemail: { message: 'Bye' }, interruption: { allowed: true } } });
   });
 
+  it('leaves a nested null under a live value that is no object, or under nothing, as it is: no empty object is sent in its place', () => {
+    const agent = desiredAgent('a', { id: 'a1', config: { voice: { voice_id: 'v2', settings: { stability: { boost: null } } }, flow: { response_delay: 200, inactivity_handling: { message: null } } } });
+    expect(buildAgentUpdate(agent, live)?.config).toEqual({
+      voice: { voice_id: 'v2', settings: { stability: 0.4 } },
+      flow: { response_delay: 200, voicemail: { message: 'Bye' }, interruption: { allowed: true } },
+    });
+  });
+
   it('sends the desired name, and the live name when only config changes', () => {
     expect(buildAgentUpdate(desiredAgent('a', { id: 'a1', name: 'Reception' }), live)).toEqual({ name: 'Reception', config: {} });
   });
