@@ -28,7 +28,8 @@ import { wordList } from '../util/plural.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { internationalNumber } from '../manifest/names.js';
 import { fingerprintKeyId, hashedWithAnotherKey, isKeyedHash } from '../util/hash.js';
-import type { FieldChange, ResourceChange } from './types.js';
+import { isDottedAtOrUnder, parseDotted, valueAtPath } from '../util/field-path.js';
+import type { ResourceChange } from './types.js';
 
 /** Another environment's workspace of the same service, as its last apply left it. */
 export interface OtherWorkspace {
@@ -252,19 +253,33 @@ function sameKey(other: WorkspaceState, credential: CredentialState, salt: strin
 }
 
 /**
- * The fields of an agent `change` would set whose live value is the one `other`'s last apply sent
- * there: an agent the environments name by one id is one agent on the account. Only the fields that
- * apply sent (not those it found live) and still live count, compared by their keyed hashes: under
- * another API key they cannot be.
+ * The fields of an agent, by `other`'s paths, that `change` would set otherwise while their live
+ * value is the one `other`'s last apply sent there: an agent the environments name by one id is one
+ * agent on the account. A change is compared with each field it reaches: one `other` sent at its
+ * place or below it (a whole `config.voice` replaced or cleared takes the `voice_id` they set), and
+ * one above it that they cleared (a `null` sent for `config.voice`, still unset, which a
+ * `config.voice.voice_id` of ours would undo). A cleared field counts as their value while the
+ * service holds none there. Only the fields that apply sent (not those it found live) count, compared
+ * by their keyed hashes: under another API key they cannot be.
  */
-function agentFieldsTheySent(change: ResourceChange, other: WorkspaceState, salt: string): FieldChange[] {
+function agentFieldsTheySent(change: ResourceChange, other: WorkspaceState, salt: string): string[] {
   const entry = Object.values(other.agents).find((agent) => agent.id === change.id);
   if (!entry || hashedWithAnotherKey(entry.fingerprintKeyId, fingerprintKeyId(salt))) return [];
-  return change.fieldChanges.filter((field) => {
-    const theirs = entry.applied[field.path];
-    if (theirs === undefined || entry.foundLive?.includes(field.path)) return false;
-    return field.before !== undefined && theirs === hashApplied(salt, field.before) && theirs !== hashApplied(salt, field.after);
-  });
+  // What a place holds, as a hash comparable with what apply recorded: unset is what a `null` sent leaves.
+  const held = (value: unknown) => hashApplied(salt, value ?? null);
+  const undone = new Set<string>();
+  for (const [claimed, theirs] of Object.entries(entry.applied)) {
+    if (entry.foundLive?.includes(claimed)) continue;
+    for (const field of change.fieldChanges) {
+      if (isDottedAtOrUnder(claimed, field.path)) {
+        const below = parseDotted(claimed).slice(parseDotted(field.path).length);
+        if (theirs === held(valueAtPath(field.before, below)) && theirs !== held(valueAtPath(field.after, below))) undone.add(claimed);
+      } else if (isDottedAtOrUnder(field.path, claimed) && field.before === undefined && theirs === held(null)) {
+        undone.add(claimed);
+      }
+    }
+  }
+  return [...undone];
 }
 
 /**
@@ -295,7 +310,7 @@ export function findSharedConflicts(
       } else if (change.kind === 'agent') {
         // An agent's field may hold secrets below it (a tool's header inside `config.tools`), the other
         // environment's among them, which this run knows not to hide: its values are never carried.
-        for (const field of agentFieldsTheySent(change, workspace, salt)) add(field.path, NOT_SHOWN, NOT_SHOWN);
+        for (const field of agentFieldsTheySent(change, workspace, salt)) add(field, NOT_SHOWN, NOT_SHOWN);
       } else if (change.kind === 'campaign') {
         const entry = change.id === undefined ? undefined : campaignClaim(workspace.campaigns, change.id);
         if (!entry) continue;

@@ -611,6 +611,24 @@ describe('findSharedConflicts, for an agent both environments name by one id', (
   it('is none once the field holds something else', () => {
     expect(conflicts(appliedBy('Desk (old)'))).toEqual([]);
   });
+  it('is a conflict for a field the other environment cleared, still unset, and for a field it set below or above one this plan changes', () => {
+    const claims = (applied: Record<string, unknown>): WorkspaceState => ({
+      ...emptyWorkspace(),
+      agents: { 'agent.desk': { id: '-OKspareAgent0000001', applied: Object.fromEntries(Object.entries(applied).map(([at, value]) => [at, hashApplied(salt, value)])), fingerprintKeyId: fingerprintKeyId(salt) } },
+    });
+    const changing = (path: string, before: unknown, after: unknown): ResourceChange => ({ ...renamed, fieldChanges: [{ path, before, after, sensitive: false, drift: false }] });
+    const found = (change: ResourceChange, other: WorkspaceState) => findSharedConflicts([change], [{ environment: 'staging', workspace: other }], salt).map((conflict) => conflict.field);
+    // Staging cleared the greeting; this plan would set it again.
+    expect(found(changing('config.first_message', undefined, 'Hello from production'), claims({ 'config.first_message': null }))).toEqual(['config.first_message']);
+    // Staging set the voice; this plan would clear the whole voice, or replace it without that voice_id.
+    const voice = { voice_id: 'staging-voice', provider: 'x' };
+    expect(found(changing('config.voice', voice, null), claims({ 'config.voice.voice_id': 'staging-voice' }))).toEqual(['config.voice.voice_id']);
+    expect(found(changing('config.voice', voice, { voice_id: 'staging-voice' }), claims({ 'config.voice.voice_id': 'staging-voice' }))).toEqual([]);
+    // Staging cleared the voice; this plan would set a field below it.
+    expect(found(changing('config.voice.voice_id', undefined, 'other'), claims({ 'config.voice': null }))).toEqual(['config.voice']);
+    // Set again since by someone else: no longer staging's.
+    expect(found(changing('config.first_message', 'Edited', 'Hello'), claims({ 'config.first_message': null }))).toEqual([]);
+  });
   it('is none for a field the other environment found live and never sent', () => {
     expect(conflicts(appliedBy('Desk (staging)', { foundLive: ['name'] }))).toEqual([]);
   });
