@@ -98,7 +98,7 @@ async function nameIn(folder: string, entry: string, text: string): Promise<void
     try {
       // Renamed into place (a reader never finds half of it), but not flushed to disk: a crash
       // that loses it also ends this process, whose entry would be dropped anyway.
-      return await writeKeptFile(entry, text, { flushed: false });
+      return await writeKeptFile(entry, text, { flushed: false, evenOnStop: true });
     } catch (error) {
       const folderGone = await lstat(folder).then(() => false, () => true);
       if (!folderGone || attempt === 3) throw error;

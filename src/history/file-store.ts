@@ -175,7 +175,8 @@ export class FileHistoryStore implements HistoryStore {
   async write(directory: string, record: { id: string; agents: object }): Promise<void> {
     const text = storedRecordText(record, this.problemOf(directory), this.limits);
     await makeKeptFolder(directory);
-    await writeKeptFile(path.join(directory, `${record.id}.json`), text);
+    // A record of what the run did: saved though the run was stopped at once.
+    await writeKeptFile(path.join(directory, `${record.id}.json`), text, { evenOnStop: true });
   }
 
   /** The query's workspace's records, newest first. */

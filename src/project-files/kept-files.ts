@@ -87,8 +87,8 @@ export async function makeKeptFolder(folder: string): Promise<void> {
   await mkdir(folder, { recursive: true });
 }
 
-/** Writes a kept file atomically (writeFileAtomic, `flushed` as there), once checkKeptFolder allows its folder. */
-export async function writeKeptFile(file: string, data: FileData, options: { flushed?: boolean } = {}): Promise<void> {
+/** Writes a kept file atomically (writeFileAtomic, `flushed` and `evenOnStop` as there), once checkKeptFolder allows its folder. */
+export async function writeKeptFile(file: string, data: FileData, options: { flushed?: boolean; evenOnStop?: boolean } = {}): Promise<void> {
   await checkKeptFolder(path.dirname(file));
   await writeFileAtomic(file, data, undefined, options);
 }

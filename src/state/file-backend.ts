@@ -161,7 +161,8 @@ export class FileStateBackend implements StateBackend {
     const text = storedStateText(next, `The state file ${this.display}`, true);
     try {
       if (makeFolder) await makeKeptFolder(path.dirname(this.file));
-      await writeKeptFile(this.file, text);
+      // A record of what the run did: saved though the run was stopped at once.
+      await writeKeptFile(this.file, text, { evenOnStop: true });
     } catch (error) {
       if (isFileSystemError(error)) throw stateWriteFailed(error, this.display, unchanged, this.chosenWith);
       throw error;

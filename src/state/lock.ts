@@ -133,7 +133,7 @@ export async function forceUnlockState(stateFile: string, lockId: string, by: Ru
   if (holder === 'gone') return undefined;
   const record: ForcedOpen = { lockId, by, at: now.toISOString() };
   try {
-    await writeKeptFile(forcedOpenPathOf(stateFile), `${JSON.stringify(record)}\n`);
+    await writeKeptFile(forcedOpenPathOf(stateFile), `${JSON.stringify(record)}\n`, { evenOnStop: true });
   } catch (error) {
     if (isVoxformError(error)) throw error;
     throw new VoxformError('state_lock_failed', `Could not record who opens the state lock in ${forcedOpenPathOf(stateFile)}: ${describeWriteFailure(error)}; the lock was left as it was.`, {

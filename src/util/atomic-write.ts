@@ -13,8 +13,9 @@ export type FileData = string | Uint8Array | Iterable<string | Uint8Array>;
  * goes to a temporary file beside the target, is flushed to disk, then renamed over it. `data` may
  * come in pieces (a report made as it is written), each written as it comes. `flushed: false` leaves
  * the flush out, for a file worth nothing once its writer stops (a crash that loses it ends the writer too).
+ * Once the run stopped at once, the file is not put in place (`placeNoMoreFiles`) unless `evenOnStop`.
  */
-export async function writeFileAtomic(file: string, data: FileData, mode = 0o644, { flushed = true } = {}): Promise<void> {
+export async function writeFileAtomic(file: string, data: FileData, mode = 0o644, { flushed = true, evenOnStop = false } = {}): Promise<void> {
   // Refused before the data is written beside it too: `/dev` takes no temporary file of ours.
   try {
     refuseSpecialFile(file);
@@ -23,7 +24,7 @@ export async function writeFileAtomic(file: string, data: FileData, mode = 0o644
   }
   const temp = await writeTempBeside(file, data, mode, flushed);
   try {
-    placeTemp(temp, file);
+    placeTemp(temp, file, evenOnStop);
   } catch (error) {
     await discardTemp(temp);
     throw asWriteError(error, file);
@@ -68,13 +69,15 @@ function removeQuietly(remove: () => void): void {
 }
 
 /**
- * Set once the run stopped at once and the process is ending (`placeNoMoreFiles`): a write still
- * under way then puts nothing in place. The stop said what it left undone, and a file put in place
- * after it (a saved plan nobody saw printed, a report) would contradict it.
+ * Set once the run stopped at once and the process is ending (`placeNoMoreFiles`): a file the
+ * command still has under way is then not put in place. The stop said what it left undone, and a
+ * file put in place after it (a saved plan nobody saw printed, a report) would contradict it. A
+ * record of what the run did (`evenOnStop`: the state, the history, a lock, the local account) is
+ * how a stop leaves things consistent, and is put in place.
  */
 let processEnding = false;
 
-/** From now on no file is put in place: its temporary file is removed as the process exits, and the file it would replace stays as it was. */
+/** From now on no file but a record written `evenOnStop` is put in place: its temporary file is removed as the process exits, and the file it would replace stays as it was. */
 export function placeNoMoreFiles(): void {
   processEnding = true;
 }
@@ -138,8 +141,8 @@ export class WriteSet {
  * the caller's next step: no signal is handled between the file being replaced and the caller hearing
  * so (fmt lists a file as it is replaced, and a stop must not come between).
  */
-function placeTemp(temp: string, target: string): void {
-  if (processEnding) throw Object.assign(new Error('the run was stopped before the file was put in place'), { code: STOPPED, syscall: 'rename', path: target });
+function placeTemp(temp: string, target: string, evenOnStop = false): void {
+  if (processEnding && !evenOnStop) throw Object.assign(new Error('the run was stopped before the file was put in place'), { code: STOPPED, syscall: 'rename', path: target });
   refuseSpecialFile(target);
   renameSync(temp, target);
   unfinishedTemps.delete(temp);
