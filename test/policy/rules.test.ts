@@ -157,6 +157,19 @@ describe('places and messages', () => {
   });
 
   it.each([
+    ['Test card: 4111 1111 1111 1111 123', 1],
+    ['Card 4111 1111 1111 1111 12/28.', 1],
+    ['Table 7 4111111111111111 ok.', 1],
+    ['Cards 4111 1111 1111 1111 and 5555-5555-5555-4444 on file.', 2],
+    ['Order 41111111111111111234 shipped.', 0],
+    ['Order 4111 1111 1111 1112 123 shipped.', 0],
+  ])('pii-card-number finds a card number among other digits only at its groups\' edges: %j → %i', async (text, count) => {
+    const report = await policyOf(await tempDir(manifest(`prompt: ${JSON.stringify(text)}`)));
+    const cards = report.findings.filter((finding) => finding.rule === 'pii-card-number');
+    expect(cards.map((finding) => finding.message)).toEqual(count === 0 ? [] : [`prompt holds ${count === 1 ? 'a payment card number' : `${count} payment card numbers`}`]);
+  });
+
+  it.each([
     ['4111111111111111', true],
     ['4111111111111112', false],
     ['79927398713', true],

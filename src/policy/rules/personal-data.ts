@@ -22,8 +22,9 @@ const PHONE = new RegExp(
  * (time growing with the square of the run's length).
  */
 export const EMAIL = /[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})*\.[A-Za-z]{2,63}/g;
-/** 13 to 19 digits, optionally grouped by spaces or dashes; kept only when the Luhn check passes. */
-const CARD = new RegExp(String.raw`(?<![\d${DASHES}])\d(?:[${SPACES}${DASHES}]?\d){12,18}(?![\d${DASHES}])`, 'g');
+/** Groups of digits, each parted from the next by one space or dash: where a card number may sit. */
+const DIGIT_RUN = new RegExp(String.raw`\d+(?:[${SPACES}${DASHES}]\d+)*`, 'g');
+const CARD_DIGITS = { min: 13, max: 19 };
 /** US Social Security numbers (not the never-issued 000, 666 and 9xx areas) and UK National Insurance numbers. */
 const NATIONAL_ID = new RegExp(
   String.raw`(?<![\w${DASHES}])(?!000|666|9\d\d)\d{3}[${DASHES}](?!00)\d{2}[${DASHES}](?!0000)\d{4}(?![\w${DASHES}])|\b(?![DFIQUV])[A-CEGHJ-PR-TW-Z](?![DFIQUVO])[A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b`,
@@ -43,7 +44,38 @@ export function passesLuhn(digits: string): boolean {
   return sum % 10 === 0;
 }
 
-const isCardNumber = (match: string): boolean => passesLuhn(match.replace(/\D/g, ''));
+/**
+ * Offsets of the card numbers in a text: 13 to 19 digits passing the Luhn check, found within a run
+ * of digits wherever they start and end at its groups' edges, so a card followed by its CVV or
+ * expiry (`4111 1111 1111 1111 123`) or led by another number is found. A group is never split: a
+ * run of 20 digits written together (an order id) holds no card, and a run's longest card is taken
+ * first, so one card is counted once.
+ */
+function cardOffsets(text: string): number[] {
+  const offsets: number[] = [];
+  for (const run of text.matchAll(DIGIT_RUN)) {
+    const groups = [...run[0].matchAll(/\d+/g)].map((group) => ({ offset: run.index + group.index, digits: group[0] }));
+    for (let first = 0; first < groups.length; first++) {
+      const last = longestCardFrom(groups, first);
+      if (last === undefined) continue;
+      offsets.push(groups[first]!.offset);
+      first = last;
+    }
+  }
+  return offsets;
+}
+
+/** The last group of the longest card number starting at group `first`, if there is one. */
+function longestCardFrom(groups: ReadonlyArray<{ digits: string }>, first: number): number | undefined {
+  let digits = '';
+  const ends: Array<{ last: number; digits: string }> = [];
+  for (let last = first; last < groups.length; last++) {
+    digits += groups[last]!.digits;
+    if (digits.length > CARD_DIGITS.max) break;
+    if (digits.length >= CARD_DIGITS.min) ends.push({ last, digits });
+  }
+  return ends.reverse().find((end) => passesLuhn(end.digits))?.last;
+}
 
 const emailOffsets = matchOffsets(EMAIL);
 /** Only texts with an "@" are searched: the pattern is costly on long runs of word characters. */
@@ -72,7 +104,7 @@ export const PERSONAL_DATA_RULES: PolicyRule[] = [
     level: 'mandatory',
     summary: 'No payment card numbers (13 to 19 digits passing the Luhn check).',
     hint: 'Remove the number; payments belong in a PCI-compliant tool, never in a prompt.',
-    check: ({ desired }) => textHits(personalDataPlaces(desired), matchOffsets(CARD, isCardNumber), (n, place) => `${place.field} holds ${pluralWithArticle(n, 'payment card number')}`),
+    check: ({ desired }) => textHits(personalDataPlaces(desired), cardOffsets, (n, place) => `${place.field} holds ${pluralWithArticle(n, 'payment card number')}`),
   },
   {
     id: 'pii-national-id',
