@@ -11,7 +11,7 @@ import type { DesiredState } from '../manifest/types.js';
 import { compileRegex, REGEX_TIME_BUDGET_MS, type RegexRefusal, type RegexTimeBudget } from '../util/safe-regex.js';
 import { MAX_PROMPT_FILE_BYTES } from '../project-files/limits.js';
 import { isPlainObject } from '../util/json-object.js';
-import { configLocation, promptPlace, valueLocation } from './places.js';
+import { configLocation, promptPlace, valueLocation, type FoundText } from './places.js';
 import type { CustomRuleSpec } from './section.js';
 import type { PolicyRule, PolicySubject, RuleHit, TokenCounter } from './types.js';
 import type { RuleCheckBudget } from './check-budget.js';
@@ -53,11 +53,14 @@ function pathOf(entry: Reached): PathPart[] {
   return path;
 }
 
-/** A resource as a team rule's path reads it, and where a value of it is written. */
+/**
+ * A resource as a team rule's path reads it, and where a value of it is written: `found` is the
+ * value's text and where in it a pattern matched, located as the built-in rules locate what they find.
+ */
 interface Document {
   address: string;
   value: Record<string, unknown>;
-  locate(path: PathPart[]): SourceLocation;
+  locate(path: PathPart[], found?: FoundText): SourceLocation;
 }
 
 /**
@@ -71,18 +74,18 @@ function documentsOf(desired: DesiredState, kind: CustomRuleSpec['resources']): 
       return [...desired.agents.values()].map((agent) => ({
         address: agent.address,
         value: { id: agent.id, name: agent.name, config: agent.config, knowledge: agent.knowledge },
-        locate: (path) => {
-          if (path[0] !== 'config') return valueLocation(agent, path);
-          if (path[1] === 'prompt' && path.length === 2) return promptPlace(desired, agent)?.at(0) ?? agent.source;
-          return configLocation(agent, path.slice(1));
+        locate: (path, found) => {
+          if (path[0] !== 'config') return valueLocation(agent, path, found);
+          if (path[1] === 'prompt' && path.length === 2) return promptPlace(desired, agent)?.at(found?.offset ?? 0) ?? agent.source;
+          return configLocation(agent, path.slice(1), found);
         },
       }));
     case 'phones':
-      return [...desired.phones.values()].map((phone) => ({ address: phone.address, value: { number: phone.number, agent: phone.agent?.localName ?? phone.agent?.id }, locate: (path) => valueLocation(phone, path) }));
+      return [...desired.phones.values()].map((phone) => ({ address: phone.address, value: { number: phone.number, agent: phone.agent?.localName ?? phone.agent?.id }, locate: (path, found) => valueLocation(phone, path, found) }));
     case 'campaigns':
-      return [...desired.campaigns.values()].map((c) => ({ address: c.address, value: { id: c.id, name: c.name, caller: c.caller, include_metadata_in_prompt: c.include_metadata_in_prompt }, locate: (path) => valueLocation(c, path) }));
+      return [...desired.campaigns.values()].map((c) => ({ address: c.address, value: { id: c.id, name: c.name, caller: c.caller, include_metadata_in_prompt: c.include_metadata_in_prompt }, locate: (path, found) => valueLocation(c, path, found) }));
     case 'knowledge':
-      return [...desired.knowledge.values()].map((k) => ({ address: k.address, value: { name: k.name, description: k.description }, locate: (path) => valueLocation(k, path) }));
+      return [...desired.knowledge.values()].map((k) => ({ address: k.address, value: { name: k.name, description: k.description }, locate: (path, found) => valueLocation(k, path, found) }));
   }
 }
 
@@ -182,6 +185,9 @@ function asText(value: unknown): string | undefined {
   return typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined;
 }
 
+/** Why a value fails a team rule; a match it found also says where in the value's text. */
+type Problem = string | { message: string; found: FoundText | undefined };
+
 /** A hit as a team rule finds it: the resource it is about, and the hit, built only when the run keeps it. */
 type FoundHit = (resource: string, build: () => RuleHit) => void;
 
@@ -224,10 +230,12 @@ export async function compileCustomRule(spec: CustomRuleSpec, context: { regexBu
     for (const document of documentsOf(desired, spec.resources)) {
       const reached = matchGlob(document, glob, checks);
       if (reached === undefined) return false;
-      const hit = (entry: Reached | undefined, problem: string) =>
+      const hit = (entry: Reached | undefined, problem: Problem) =>
         found(document.address, () => {
           const path = entry ? pathOf(entry) : [];
-          return { resource: document.address, message: `${entry ? path.join('.') : spec.path} ${problem} (team rule ${spec.id}${what})`, location: document.locate(path) };
+          const message = typeof problem === 'string' ? problem : problem.message;
+          const foundText = typeof problem === 'string' ? undefined : problem.found;
+          return { resource: document.address, message: `${entry ? path.join('.') : spec.path} ${message} (team rule ${spec.id}${what})`, location: document.locate(path, foundText) };
         });
       if (reached.length === 0 && spec.required) hit(undefined, 'is not set');
       for (const entry of reached) {
@@ -248,7 +256,7 @@ export async function compileCustomRule(spec: CustomRuleSpec, context: { regexBu
   const firstProblem = async (
     value: unknown,
     c: { pattern: RegExp | undefined; notPattern: RegExp | undefined; schemaCheck: SchemaCheck | undefined; tokens: TokenCounter; context: { regexBudget: RegexTimeBudget } },
-  ): Promise<string | undefined> => {
+  ): Promise<Problem | undefined> => {
     const text = asText(value);
     const budget = c.context.regexBudget;
     if (c.pattern) {
@@ -261,7 +269,7 @@ export async function compileCustomRule(spec: CustomRuleSpec, context: { regexBu
       const outcome = budget.match(c.notPattern, text, spec.id, PATTERN_SUBJECT_LIMIT);
       if ('timedOut' in outcome) return outOfTime('not_pattern', outcome, budget);
       if (outcome.truncated) return notInFull('not_pattern', text);
-      if (outcome.matched) return 'matches not_pattern';
+      if (outcome.matched) return { message: 'matches not_pattern', found: outcome.index === undefined ? undefined : { text, offset: outcome.index } };
     }
     if (spec.max_length !== undefined && text !== undefined) {
       const characters = characterCount(text);

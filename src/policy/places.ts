@@ -83,7 +83,7 @@ function writtenOffset(span: Span, found: FoundText): number | undefined {
 }
 
 /** A text a rule found something in, and where in it. */
-interface FoundText {
+export interface FoundText {
   text: string;
   offset: number;
 }

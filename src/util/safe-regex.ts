@@ -19,9 +19,11 @@ export const REGEX_TIME_BUDGET_MS = 250;
 const REGEX_RUN_BUDGET_MS = 5_000;
 
 const context = vm.createContext(Object.create(null) as object);
-const script = new vm.Script('pattern.lastIndex = 0; pattern.test(subject)');
+const script = new vm.Script('pattern.lastIndex = 0; pattern.exec(subject)?.index ?? -1');
 
-export type RegexOutcome = { matched: boolean; truncated: boolean } | { timedOut: true };
+/** `index`: where the first match starts, when there is one (a finding points at it). */
+export type RegexMatch = { matched: boolean; truncated: boolean; index?: number };
+export type RegexOutcome = RegexMatch | { timedOut: true };
 
 /**
  * Why a match of a run was stopped or not run: over its time (`limitMs`: its own, or what was left
@@ -67,7 +69,7 @@ export class RegexTimeBudget {
    * `owner`: who the match is for (a team rule's id), as `heaviestOwners` names it; `subjectLimit`:
    * the longest text matched whole (a longer one is matched on its first part, and `truncated` says so).
    */
-  match(pattern: RegExp, subject: string, owner = pattern.source, subjectLimit = REGEX_SUBJECT_LIMIT): { matched: boolean; truncated: boolean } | RegexRefusal {
+  match(pattern: RegExp, subject: string, owner = pattern.source, subjectLimit = REGEX_SUBJECT_LIMIT): RegexMatch | RegexRefusal {
     if (this.#stopped.has(stoppedKey(pattern))) return { timedOut: true, why: 'stopped-before' };
     if (this.#leftMs <= 0) return { timedOut: true, why: 'run-spent' };
     const limitMs = Math.max(1, Math.min(REGEX_TIME_BUDGET_MS, Math.ceil(this.#leftMs)));
@@ -99,8 +101,8 @@ export function matchWithBudget(pattern: RegExp, subject: string, budgetMs = REG
   sandbox.pattern = pattern;
   sandbox.subject = truncated ? subject.slice(0, subjectLimit) : subject;
   try {
-    const matched = script.runInContext(context, { timeout: budgetMs }) as boolean;
-    return { matched, truncated };
+    const index = script.runInContext(context, { timeout: budgetMs }) as number;
+    return index === -1 ? { matched: false, truncated } : { matched: true, truncated, index };
   } catch (error) {
     if ((error as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') return { timedOut: true };
     throw error;

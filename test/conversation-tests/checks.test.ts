@@ -124,7 +124,8 @@ describe('reply checks', () => {
 
   it('matches long texts on their first 20,000 characters', () => {
     expect(matchWithBudget(/b/, `${'a'.repeat(30_000)}b`)).toEqual({ matched: false, truncated: true });
-    expect(matchWithBudget(/^a/, 'a')).toEqual({ matched: true, truncated: false });
+    expect(matchWithBudget(/^a/, 'a')).toEqual({ matched: true, truncated: false, index: 0 });
+    expect(matchWithBudget(/b/, 'aab')).toEqual({ matched: true, truncated: false, index: 2 });
   });
 });
 

@@ -188,6 +188,29 @@ describe('team rules', () => {
     expect(located).toEqual(['short-agent-name 5:11', 'short-file-name 10:11']);
   });
 
+  it('a not_pattern match points at the character matched, in a prompt file and in the manifest', async () => {
+    const manifest = [
+      'version: 1',
+      'agents:',
+      '  a:',
+      '    id: ag_1',
+      '    config: { prompt: { file: p.md } }',
+      '  b:',
+      '    id: ag_2',
+      '    config:',
+      '      prompt: "Never say forbidden-word."',
+      '    name: An agent named forbidden-word',
+      'policy:',
+      '  custom:',
+      '    - { id: no-forbidden, path: config.prompt, not_pattern: "forbidden-word" }',
+      '    - { id: no-forbidden-name, path: name, not_pattern: "forbidden-word" }',
+      '',
+    ].join('\n');
+    const report = await policyOf(await tempDir({ 'voxform.yaml': manifest, 'p.md': 'line one\nline two\nline three says forbidden-word here\n' }));
+    const located = report.findings.filter((f) => f.rule.startsWith('no-forbidden')).map((f) => `${f.resource} ${f.location.file}:${f.location.line}:${f.location.col}`);
+    expect(located.sort()).toEqual(['agent.a p.md:3:17', 'agent.b voxform.yaml:10:26', 'agent.b voxform.yaml:9:26']);
+  });
+
   it('max_length counts characters as the schema does (code points): two emoji are two', async () => {
     const rule = 'path: name, max_length: 3';
     const fits = await policyOf(await tempDir({ 'voxform.yaml': TEAM(rule).replace('config:', 'name: "😀😀"\n    config:') }));
