@@ -170,6 +170,15 @@ describe('places and messages', () => {
   });
 
   it.each([
+    ['Hello from 🇺🇸, press 1️⃣ or #️⃣.', 'first_message holds 3 emoji'],
+    ['Hi 👋🏽 from the 👨‍👩‍👧 team ❤️', 'first_message holds 3 emoji'],
+    ['Acme™ © ® 2024', undefined],
+  ])('speech-emoji counts each emoji as drawn, and no symbol written as text: %j', async (text, message) => {
+    const report = await policyOf(await tempDir(manifest(`first_message: ${JSON.stringify(text)}`)));
+    expect(report.findings.filter((finding) => finding.rule === 'speech-emoji').map((finding) => finding.message)).toEqual(message === undefined ? [] : [message]);
+  });
+
+  it.each([
     ['4111111111111111', true],
     ['4111111111111112', false],
     ['79927398713', true],

@@ -16,7 +16,13 @@ const FIRST_MESSAGE_MAX_WORDS = 30;
  */
 export const MARKDOWN = /\*\*[^*\n]+\*\*|__[^_\n]+__|`[^`\n]+`|\[[^[\]\n]{1,200}\]\([^)\n]{1,300}\)|^\s{0,3}#{1,6}\s|^[^\S\n]*[-*+]\s+\S/gm;
 const URL = /\bhttps?:\/\/\S+|\bwww\.[a-z0-9-]+\.\S+/gi;
-const EMOJI = /\p{Extended_Pictographic}/gu;
+/**
+ * Emoji as they are drawn: each whole sequence (a flag, a keycap, a skin tone or family joined by
+ * zero-width joiners) is one match, and a character that is text unless asked to be emoji (™ © ®
+ * without U+FE0F) is none. The `v` flag's RGI_Emoji is Unicode's own list of such sequences; the
+ * constructor, since the compile target predates the flag.
+ */
+const EMOJI = new RegExp(String.raw`\p{RGI_Emoji}`, 'gv');
 /** Symbols a voice spells out or skips: "&" read as "ampersand", "#" as "hash". */
 const SYMBOLS = /[&@#%=<>|~^\\{}]/g;
 /** Written abbreviations a voice reads letter by letter or as a word. */
