@@ -178,6 +178,32 @@ describe('places and messages', () => {
     expect(report.findings.filter((finding) => finding.rule === 'speech-emoji').map((finding) => finding.message)).toEqual(message === undefined ? [] : [message]);
   });
 
+  it('a header is a credential header by the words of its name, not by letters inside a word', async () => {
+    const hook = (headers: string) => `      session_data_webhook: { url: "https://hooks.example.com/end", headers: { ${headers} } }`;
+    const manifest = [
+      'version: 1',
+      'agents:',
+      '  a:',
+      '    id: ag_a',
+      '    config:',
+      hook('x-keyword: hello, x-author: bob, x-api-key: k1, X-Hook-Token: t1, x_client_secret: s1, Cookie: c1'),
+      '  b:',
+      '    id: ag_b',
+      '    config:',
+      hook('x-author: "${env:AUTHOR:-bob}"'),
+      '',
+    ].join('\n');
+    const report = await policyOf(await tempDir({ 'voxform.yaml': manifest }));
+    const found = report.findings.filter((f) => f.rule.startsWith('security-')).map((f) => `${f.rule} ${f.resource}: ${f.message}`);
+    expect(found).toEqual([
+      'security-literal-credential agent.a: session_data_webhook header "x-api-key" is written literally instead of read from ${env:…}',
+      'security-literal-credential agent.a: session_data_webhook header "X-Hook-Token" is written literally instead of read from ${env:…}',
+      'security-literal-credential agent.a: session_data_webhook header "x_client_secret" is written literally instead of read from ${env:…}',
+      'security-literal-credential agent.a: session_data_webhook header "Cookie" is written literally instead of read from ${env:…}',
+      'security-webhook-auth agent.b: session_data_webhook sends no authentication header: anyone who learns its URL can post to it',
+    ]);
+  });
+
   it.each([
     ['4111111111111111', true],
     ['4111111111111112', false],

@@ -5,8 +5,18 @@ import { isLoopback } from '../../util/loopback.js';
 import { allTargetPlaces, configLocation } from '../places.js';
 import type { PolicyRule, RuleHit } from '../types.js';
 
-/** Header names that carry a credential. */
-const CREDENTIAL_HEADER = /auth|token|key|secret|password|signature|credential|cookie|session/i;
+/**
+ * The words of a header name (its parts between hyphens and underscores) that say it carries a
+ * credential: `authorization`, `x-api-key`, `x-hook-token`, `x-hub-signature`. Whole words, so
+ * `x-keyword` and `x-author` are not.
+ */
+const CREDENTIAL_HEADER_WORDS: ReadonlySet<string> = new Set([
+  'authorization', 'auth', 'token', 'key', 'apikey', 'secret', 'password', 'signature', 'credential', 'credentials', 'cookie', 'session',
+]);
+
+function isCredentialHeader(name: string): boolean {
+  return name.toLowerCase().split(/[-_]/).some((word) => CREDENTIAL_HEADER_WORDS.has(word));
+}
 /** Query parameters that carry a credential. */
 const CREDENTIAL_PARAMETER = /^(?:token|access_token|api[-_]?key|key|secret|password|sig|signature|auth)$/i;
 
@@ -21,7 +31,7 @@ function parsed(url: string): URL | undefined {
 }
 
 function hasAuthentication(headers: Record<string, unknown> | undefined): boolean {
-  return headers !== undefined && Object.keys(headers).some((name) => CREDENTIAL_HEADER.test(name));
+  return headers !== undefined && Object.keys(headers).some(isCredentialHeader);
 }
 
 export const SECURITY_RULES: PolicyRule[] = [
@@ -48,7 +58,7 @@ export const SECURITY_RULES: PolicyRule[] = [
       allTargetPlaces(desired).flatMap((target): RuleHit[] => {
         const fromEnv = target.agent.envReferences ?? {};
         return Object.keys(target.headers ?? {})
-          .filter((name) => CREDENTIAL_HEADER.test(name))
+          .filter(isCredentialHeader)
           .filter((name) => fromEnv[formatDotted(['config', ...target.headersPath, name])] === undefined)
           .map((name) => ({
             resource: target.resource,
