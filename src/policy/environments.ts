@@ -37,12 +37,13 @@ function mergeWaivers(base: readonly WaiverStatus[], reports: readonly PolicyRep
 
 /**
  * Whether a finding says a waiver silences nothing although it silences a finding of another of the
- * reports: unused is a verdict over all of them, as the waiver's merged state has it.
+ * reports: unused is a verdict over all of them, as the waiver's merged state has it. The finding is
+ * the policy section's (its resource is `policy`): it is at the waiver's own entry.
  */
 function unusedButInForce(finding: Finding, waivers: readonly WaiverStatus[]): boolean {
   if (finding.rule !== WAIVER_UNUSED) return false;
   const at = formatSourceLocation(finding.location);
-  return waivers.some((waiver) => waiver.state === 'in-force' && waiver.resource === finding.resource && formatSourceLocation(waiver.location) === at);
+  return waivers.some((waiver) => waiver.state === 'in-force' && formatSourceLocation(waiver.location) === at);
 }
 
 export function mergeEnvironmentReports(base: PolicyReport, environments: ReadonlyMap<string, PolicyReport>): PolicyReport {

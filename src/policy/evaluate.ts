@@ -169,7 +169,7 @@ export async function evaluatePolicy(desired: DesiredState, options: PolicyOptio
   for (const waiver of section.waivers) {
     const state = waiver.expires < today ? 'expired' : 'in-force';
     if (state === 'expired') {
-      active.add(sectionFinding(WAIVER_EXPIRED, 'mandatory', { resource: waiver.resource, message: `the waiver of ${waiver.rule} for ${waiver.resource} expired on ${waiver.expires}`, location: waiver.location }));
+      active.add(sectionFinding(WAIVER_EXPIRED, 'mandatory', { resource: 'policy', message: `the waiver of ${waiver.rule} for ${waiver.resource} expired on ${waiver.expires}`, location: waiver.location }));
     } else {
       inForce.set(waiverKey(waiver.rule, waiver.resource), waiver);
     }
@@ -209,7 +209,7 @@ export async function evaluatePolicy(desired: DesiredState, options: PolicyOptio
     const key = waiverKey(waiver.rule, waiver.resource);
     if (waiver.state !== 'in-force' || used.has(key)) continue;
     waiver.state = 'unused';
-    active.add(sectionFinding(WAIVER_UNUSED, 'advisory', { resource: waiver.resource, message: `the waiver of ${waiver.rule} for ${waiver.resource} matches no finding`, location: waiver.location }));
+    active.add(sectionFinding(WAIVER_UNUSED, 'advisory', { resource: 'policy', message: `the waiver of ${waiver.rule} for ${waiver.resource} matches no finding`, location: waiver.location }));
   }
   const waivedTotal = waived.total;
   return {

@@ -106,7 +106,7 @@ describe('waivers', () => {
     const dir = await tempDir({ 'voxform.yaml': WAIVER('2026-06-15') });
     const state = await loadState(dir);
     const nextDay = await evaluatePolicy(state, { now: () => new Date('2026-06-16T00:00:01Z') });
-    expect(nextDay.findings.map((f) => `${f.rule} ${f.resource}`)).toEqual(['pii-phone-number agent.a', 'pii-phone-number agent.b', 'policy-waiver-expired agent.a']);
+    expect(nextDay.findings.map((f) => `${f.rule} ${f.resource}`)).toEqual(['pii-phone-number agent.a', 'pii-phone-number agent.b', 'policy-waiver-expired policy']);
     expect(nextDay.findings.find((f) => f.rule === 'policy-waiver-expired')).toMatchObject({ level: 'mandatory', location: { line: 7 } });
     const lastDay = await evaluatePolicy(state, { now: () => new Date('2026-06-15T23:59:59Z') });
     expect(lastDay.waived).toHaveLength(1);
@@ -144,7 +144,8 @@ describe('waivers', () => {
 
   it('a waiver that matches no finding is reported (advisory)', async () => {
     const report = await policyOf(await tempDir({ 'voxform.yaml': withPolicy('waivers:\n  - { rule: speech-url, resource: agent.a, reason: Not needed, expires: "2030-01-01" }') }));
-    expect(report.findings.find((f) => f.rule === 'policy-waiver-unused')).toMatchObject({ level: 'advisory', resource: 'agent.a' });
+    // A finding of the policy section names no resource (the waiver's is in its message), as policy-invalid's does not.
+    expect(report.findings.find((f) => f.rule === 'policy-waiver-unused')).toMatchObject({ level: 'advisory', resource: 'policy', message: 'the waiver of speech-url for agent.a matches no finding' });
     expect(report.waivers[0]?.state).toBe('unused');
   });
 });
