@@ -113,6 +113,11 @@ function fileName(file: string, sourceRoot: SarifSourceRoot): string {
   return pathFromRoot(sourceRoot.root, absolute) ?? absolute;
 }
 
+/** A message as a sentence before its hint: a full stop unless it already ends in one, `?` or `!`. */
+function asSentence(message: string): string {
+  return /[.?!]$/.test(message) ? message : `${message}.`;
+}
+
 /**
  * A rule's help: a built-in rule's points at its section of docs/policy.md; a team rule's at its
  * definition in the manifest, and an operator rule's at its pack, which no page of the docs describes.
@@ -162,7 +167,7 @@ export function renderSarif(input: { report: PolicyReport | undefined; diagnosti
       ruleId: finding.rule,
       ruleIndex: index,
       level: sarifLevel(finding.level),
-      message: { text: `${finding.message}${inEnvironments(finding)}. ${finding.hint}` },
+      message: { text: `${asSentence(`${finding.message}${inEnvironments(finding)}`)} ${finding.hint}` },
       locations: [location(finding.location.file, finding.location.line, finding.location.col)],
       partialFingerprints: fingerprintOf(['finding', finding.rule, finding.resource, finding.message]),
       properties: { resource: finding.resource, ...(finding.environments ? { environments: finding.environments } : {}) },

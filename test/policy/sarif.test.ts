@@ -4,6 +4,8 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Diagnostic } from '../../src/manifest/types.js';
 import { renderSarif } from '../../src/policy/sarif.js';
+import { useTempDirs } from '../helpers/cli.js';
+import { oneAgent, policyOf } from './helpers.js';
 
 const problem = (file: string): Diagnostic => ({ severity: 'error', code: 'missing_id', message: 'agent "a" has no id', file, line: 3, col: 3 });
 
@@ -50,5 +52,16 @@ describe('renderSarif fingerprints', () => {
     // Three lines added above both: every position in them moves, and no fingerprint changes.
     expect(fingerprintsOf([duplicate(12, 7), duplicate(23, 18)])).toEqual(before);
     expect(fingerprintsOf([{ ...duplicate(9, 4), code: 'duplicate_key' }])[0]).not.toBe(before[0]);
+  });
+});
+
+describe('renderSarif of policy findings', () => {
+  const tempDir = useTempDirs();
+
+  it('ends a message with one mark before its hint: a question keeps its "?"', async () => {
+    const report = await policyOf(await tempDir({ 'voxform.yaml': oneAgent('first_message: Hi.', 'policy:\n  rules: { pii-phone-numbr: mandatory }\n') }));
+    const sarif = renderSarif({ report, diagnostics: [], version: '0.0.0' }) as { runs: Array<{ results: Array<{ ruleId: string; message: { text: string } }> }> };
+    const text = sarif.runs[0]?.results.find((result) => result.ruleId === 'policy-invalid')?.message.text;
+    expect(text).toMatch(/did you mean "pii-phone-number"\? An operator's pack/);
   });
 });
