@@ -205,6 +205,16 @@ describe('places and messages', () => {
   });
 
   it.each([
+    ['pii-email-address', 'Use the image logo@2x.png on the page.', false],
+    ['pii-email-address', 'Write to josé@example.com when asked.', true],
+    ['pii-phone-number', 'Version 1.234.567.8901 is live.', false],
+    ['pii-phone-number', 'Call Dr Lee on 555-201-3344x12 anytime.', true],
+  ])('%s in %j: %s', async (rule, text, flagged) => {
+    const report = await policyOf(await tempDir(manifest(`prompt: ${JSON.stringify(text)}`)));
+    expect(report.findings.some((finding) => finding.rule === rule)).toBe(flagged);
+  });
+
+  it.each([
     ['4111111111111111', true],
     ['4111111111111112', false],
     ['79927398713', true],

@@ -11,17 +11,21 @@ import { matchOffsets, textHits } from './text-rules.js';
 const SPACES = String.raw` \u00a0\u2007\u202f`;
 const DASHES = String.raw`\-\u2010-\u2015\u2212`;
 
-/** North American numbers (with or without +1) and E.164 numbers; never part of a longer run of digits. */
+/**
+ * North American numbers (with or without +1, an extension `x12` may follow) and E.164 numbers;
+ * never part of a longer run of digits, nor of one joined by dots (a version, `1.234.567.8901`).
+ */
 const PHONE = new RegExp(
-  String.raw`(?<![\w+])(?:\+1[\s.${DASHES}]?)?(?:\(\d{3}\)\s?|\d{3}[\s.${DASHES}])\d{3}[\s.${DASHES}]\d{4}(?![\w])|(?<![\w+])\+[1-9]\d{7,14}(?!\d)`,
+  String.raw`(?<![\w+]|\d\.)(?:\+1[\s.${DASHES}]?)?(?:\(\d{3}\)\s?|\d{3}[\s.${DASHES}])\d{3}[\s.${DASHES}]\d{4}(?=x\d|(?!\.\d)\W|$)|(?<![\w+])\+[1-9]\d{7,14}(?!\d)`,
   'g',
 );
 /**
  * An address's parts as long as an address may have them (64 before the `@`, 63 a label): a part
  * without a bound would scan a pull request's long run of letters again from each of its characters
- * (time growing with the square of the run's length).
+ * (time growing with the square of the run's length). Letters of any script (`josé@example.com`);
+ * a name ending in a file's extension is a file (`logo@2x.png`), not an address.
  */
-export const EMAIL = /[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})*\.[A-Za-z]{2,63}/g;
+export const EMAIL = /[\p{L}\p{N}._%+-]{1,64}@[\p{L}\p{N}-]{1,63}(?:\.[\p{L}\p{N}-]{1,63})*\.(?!(?:png|jpe?g|gif|svg|webp|bmp|ico|pdf)\b)\p{L}{2,63}/gu;
 /** Groups of digits, each parted from the next by one space or dash: where a card number may sit. */
 const DIGIT_RUN = new RegExp(String.raw`\d+(?:[${SPACES}${DASHES}]\d+)*`, 'g');
 const CARD_DIGITS = { min: 13, max: 19 };
