@@ -92,15 +92,21 @@ export interface FoundText {
  * Every finding about an agent is located here. A place in a bundled template's file is not the
  * user's to fix (nor inside their repository): it becomes the manifest's `vars` entry whose value
  * holds the found text, or (for a value as a whole) the one that filled the value in, else the
- * agent's `template:`.
+ * agent's `template:`. Of several values that hold it, the longest brought it in: a shorter one
+ * found there is a part of it (`Acme` in `a shop, write to Acme@acme.com`).
  */
 function inManifest(agent: DesiredAgent, location: SourceLocation, found: FoundText | undefined, filledBy?: () => Span | undefined): SourceLocation {
   const origin = agent.template;
   if (!origin || location.file !== origin.file) return location;
   // Substitution is literal: found text no `vars` value covers is the template's own wording.
-  if (found) return origin.vars.find((given) => coversOffset(found.text, given.value, found.offset))?.at ?? origin.at;
+  if (found) return longest(origin.vars.filter((given) => coversOffset(found.text, given.value, found.offset)))?.at ?? origin.at;
   const filled = filledBy?.();
   return filled ? locationOf(filled) : origin.at;
+}
+
+/** The entry with the longest value (the first of those as long), if any. */
+function longest<T extends { value: string }>(entries: readonly T[]): T | undefined {
+  return entries.reduce<T | undefined>((best, entry) => (best === undefined || entry.value.length > best.value.length ? entry : best), undefined);
 }
 
 /** Whether an occurrence of `part` in `text` covers `offset`. */

@@ -9,9 +9,10 @@ const template = [
   'variables:',
   '  business: { description: The business name, required: true }',
   '  temperature: { description: How inventive the model is, default: 0.4 }',
+  '  business_description: { description: What the business does, default: a business }',
   'agent:',
   '  config:',
-  '    prompt: You answer calls for {{business}}.',
+  '    prompt: You answer calls for {{business}}, {{business_description}}.',
   '    first_message: "{{business}} here. For emergencies call 555-201-3344."',
   '    llm: { temperature: "{{temperature}}" }',
 ].join('\n');
@@ -33,6 +34,13 @@ describe('policy findings of a templated agent', () => {
     expect(await findings('{ business: Acme, temperature: 1.9 }')).toEqual([
       'pii-phone-number voxform.yaml:5:15',
       'behaviour-temperature voxform.yaml:6:42',
+    ]);
+  });
+
+  it('text one vars value brought in that holds another\'s: at the entry whose value brought it, not the shorter one inside it', async () => {
+    expect(await findings('{ business: Acme, business_description: "a shop, write to Acme@acme.com" }')).toEqual([
+      'pii-phone-number voxform.yaml:5:15',
+      'pii-email-address voxform.yaml:6:51',
     ]);
   });
 
