@@ -113,13 +113,14 @@ export function matchWithBudget(pattern: RegExp, subject: string, budgetMs = REG
 }
 
 /**
- * The most branch points a pattern from a checkout may hold: quantifiers, and groups of alternatives
- * (`(a|b|c)`, the pattern's own `a|b` too), as each is a place a match can backtrack to. V8 looks at a
- * match's time limit only now and then, and ever more seldom as those choices multiply the ways to
- * backtrack: `a?` written fifty times runs far past any limit, and so does `(a|)` (which is `a?`
- * without a quantifier), and each holds off Ctrl-C while it runs (the event loop waits for the
- * match). Under this many, a stopped match ends close to its limit. A group counts once however many
- * alternatives it lists: one choice among words multiplies nothing.
+ * The most branch points a pattern from a checkout may hold: each quantifier one, and a group of k
+ * alternatives (`(a|b|c)`, the pattern's own `a|b` too) as many as it takes to choose among k, log2 k
+ * rounded up, as each is a place a match can backtrack to, and the ways to backtrack multiply. V8
+ * looks at a match's time limit only now and then, and ever more seldom as they multiply: `a?`
+ * written fifty times runs far past any limit, and so does `(a|)` (which is `a?` without a
+ * quantifier), or ten groups of 24 alternatives, each holding off Ctrl-C while it runs (the event
+ * loop waits for the match). Under this many, a stopped match ends close to its limit; a list of 60
+ * words is six.
  */
 export const MAX_REGEX_BRANCH_POINTS = 20;
 
@@ -137,33 +138,31 @@ export function compileRegex(source: string): RegExp | string {
   }
   const branchPoints = branchPointCount(source);
   if (branchPoints > MAX_REGEX_BRANCH_POINTS) {
-    return `it has ${branchPoints} quantifiers and groups of alternatives (each ?, *, +, {…}, and each group holding |), more than the ${MAX_REGEX_BRANCH_POINTS} voxform runs: the engine checks a match's time limit too seldom in such a pattern to stop it in time; write it with fewer, or split it into several patterns`;
+    return `its quantifiers and alternatives make ${branchPoints} branch points (each ?, *, + and {…} one; a group of k alternatives log2 k, rounded up), more than the ${MAX_REGEX_BRANCH_POINTS} voxform runs: the engine checks a match's time limit too seldom in such a pattern to stop it in time; write it with fewer, or split it into several patterns`;
   }
   return pattern;
 }
 
 /**
  * The branch points of a valid pattern: each quantifier (`?`, `*`, `+` and `{…}`; a lazy `?` and the
- * `?` of `(?:` are none), and each group holding a `|` of its own (the pattern itself is one), outside
- * escapes and classes.
+ * `?` of `(?:` are none) one, and each group of k alternatives (the pattern itself is one) log2 k
+ * rounded up; a `|` escaped or in a class is none.
  */
 function branchPointCount(source: string): number {
   let count = 0;
-  // Per group open, the pattern's own first: whether a `|` of its own was counted.
-  const alternates = [false];
+  // Per group open, the pattern's own first: how many alternatives it holds.
+  const alternatives = [1];
+  const choices = (k: number) => Math.ceil(Math.log2(k));
   for (const part of patternParts(source)) {
     if (part.kind === 'open') {
-      alternates.push(false);
+      alternatives.push(1);
       continue;
     }
     if (part.quantifier) count++;
-    if (part.kind === 'close') alternates.pop();
-    else if (source[part.at] === '|' && alternates[alternates.length - 1] === false) {
-      alternates[alternates.length - 1] = true;
-      count++;
-    }
+    if (part.kind === 'close') count += choices(alternatives.pop() ?? 1);
+    else if (source[part.at] === '|') alternatives[alternatives.length - 1]! += 1;
   }
-  return count;
+  return alternatives.reduce((sum, k) => sum + choices(k), count);
 }
 
 /** What a pattern refused before it runs is told to do. */

@@ -117,13 +117,13 @@ describe('loading test files', () => {
 
   it('refuses a regex of more quantifiers than a time limit can stop, where it is written', async () => {
     expect(await problems(['agent: booking', 'tests:', '  - name: one', '    turns:', '      - expect:', `          - regex: "${'a?'.repeat(50)}aaaaaaaaaa"`].join('\n'))).toEqual([
-      expect.stringMatching(/^tests\/a\.test\.yaml:6:20 invalid_value not a valid regular expression: it has 50 quantifiers/),
+      expect.stringMatching(/^tests\/a\.test\.yaml:6:20 invalid_value not a valid regular expression: its quantifiers and alternatives make 50 branch points/),
     ]);
   });
 
   it('refuses a regex of more alternatives than a time limit can stop, where it is written, before anything is matched', async () => {
     expect(await problems(['agent: booking', 'tests:', '  - name: one', '    turns:', '      - expect:', `          - regex: "${'(a|)'.repeat(46)}${'a'.repeat(46)}"`].join('\n'))).toEqual([
-      expect.stringMatching(/^tests\/a\.test\.yaml:6:20 invalid_value not a valid regular expression: it has 46 quantifiers and groups of alternatives/),
+      expect.stringMatching(/^tests\/a\.test\.yaml:6:20 invalid_value not a valid regular expression: its quantifiers and alternatives make 46 branch points/),
     ]);
   });
 

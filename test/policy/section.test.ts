@@ -280,14 +280,14 @@ describe('team rules', () => {
   it('a team rule pattern of more quantifiers than a time limit can stop is a policy-invalid finding, never run', async () => {
     const dir = await tempDir({ 'voxform.yaml': oneAgent(`first_message: ${'a'.repeat(50)}`, `policy:\n  custom:\n    - { id: slow, path: config.first_message, pattern: "${'a?'.repeat(50)}aaaaaaaaaa" }\n`) });
     const findings = (await policyOf(dir)).findings;
-    expect(findings.filter((f) => f.rule === 'policy-invalid').map((f) => f.message)).toEqual([expect.stringContaining('pattern is not a valid regular expression: it has 50 quantifiers')]);
+    expect(findings.filter((f) => f.rule === 'policy-invalid').map((f) => f.message)).toEqual([expect.stringContaining('pattern is not a valid regular expression: its quantifiers and alternatives make 50 branch points')]);
     expect(findings.filter((f) => f.rule === 'slow')).toEqual([]);
   });
 
   it('a team rule pattern of alternatives with an empty branch, (a|) for a?, is counted as quantifiers are: policy-invalid, never run', async () => {
     const dir = await tempDir({ 'voxform.yaml': oneAgent('first_message: Hi.', `policy:\n  custom:\n    - { id: slow, path: config.first_message, pattern: "${'(a|)'.repeat(46)}${'a'.repeat(46)}" }\n`) });
     const findings = (await policyOf(dir)).findings;
-    expect(findings.filter((f) => f.rule === 'policy-invalid').map((f) => f.message)).toEqual([expect.stringContaining('pattern is not a valid regular expression: it has 46 quantifiers and groups of alternatives')]);
+    expect(findings.filter((f) => f.rule === 'policy-invalid').map((f) => f.message)).toEqual([expect.stringContaining('pattern is not a valid regular expression: its quantifiers and alternatives make 46 branch points')]);
     expect(findings.filter((f) => f.rule === 'slow')).toEqual([]);
   });
 
