@@ -236,14 +236,16 @@ export async function openCommit(
 }
 
 /**
- * The refs git could take `ref` (its name, before any `~`, `^`, `@` or `:`) for, by the order git
+ * The refs git could take `ref` (its name, before any `~`, `^`, `@{` or `:`) for, by the order git
  * looks a short name up in. Anyone who may push a tag can add one: a tag `origin/main` comes before
  * the remote branch `origin/main`, and would swap the operator's base for a commit of the pull
  * request's choosing without a word. Two or more answers mean the name does not say which. A full
  * ref name (`refs/…`) and a full commit id always mean themselves.
  */
 async function refsNamed(repository: GitRepository, ref: string): Promise<string[]> {
-  const name = ref.split(/[~^@:]/, 1)[0] ?? '';
+  // `@` alone may stand in a ref's name (`rel@x`); `@{` may not, and starts a suffix (`main@{1}`).
+  const name = ref.split(/[~^:]|@\{/, 1)[0] ?? '';
+  if (name === '@') return [];
   if (name === '' || /^[0-9a-f]{40}$/i.test(name)) return [];
   const lookedUp = new Set([`refs/${name}`, `refs/tags/${name}`, `refs/heads/${name}`, `refs/remotes/${name}`, `refs/remotes/${name}/HEAD`]);
   // Exit code 1: no ref ends in the name.

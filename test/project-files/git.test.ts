@@ -107,6 +107,16 @@ describe('openCommit', () => {
     await expect(openCommit(dir, env, 'origin/main~1', refuse, noRepository)).rejects.toThrow('is ambiguous');
   });
 
+  it('reads a name holding "@" whole: "@" alone may stand in a ref, only "@{" starts a suffix', async () => {
+    const { dir, env, base, pr } = await repositoryWithNamesakes();
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env }).toString().trim();
+    git('branch', 'rel@x', base);
+    expect((await openCommit(dir, env, 'rel@x', refuse, noRepository)).commit).toBe(base);
+    git('tag', 'rel@x', pr);
+    await expect(openCommit(dir, env, 'rel@x', refuse, noRepository)).rejects.toThrow('is ambiguous: refs/heads/rel@x and refs/tags/rel@x both answer to it');
+    expect((await openCommit(dir, env, 'refs/heads/rel@x@{0}', refuse, noRepository)).commit).toBe(base);
+  });
+
   it('takes a full ref name and a full commit id as themselves, whatever tags exist', async () => {
     const { dir, env, base, pr } = await repositoryWithNamesakes();
     expect((await openCommit(dir, env, 'refs/remotes/origin/main', refuse, noRepository)).commit).toBe(base);
