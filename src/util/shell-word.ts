@@ -3,14 +3,15 @@ import { printable } from './printable.js';
 /**
  * `text` as one word a POSIX shell reads back as it is (a path's spaces, a database URL's `?` and
  * `&`). Every command voxform prints for the user to paste quotes what it took from them this way.
- * A word holding a character the printing rule escapes (a control, a line break, an invisible
- * character) is written in ANSI-C quotes, `$'p/x\n\033[31m'`, each such character as its escape:
+ * A word holding what the printing rule escapes (a control, a line break, an invisible character,
+ * the `[` of `##[`) is written in ANSI-C quotes, `$'p/x\n\033[31m'`, each such character as its escape:
  * inside plain quotes the printed `\u001b` would be text, and the command would name another file.
  */
 export function shellWord(text: string): string {
   if (/^[\w./@:%+=,-]+$/.test(text)) return text;
-  if (printable(text) === text) return `'${text.replaceAll("'", "'\\''")}'`;
-  return `$'${Array.from(text, ansiCCharacter).join('')}'`;
+  if (printable(text) === text && !text.includes('##[')) return `'${text.replaceAll("'", "'\\''")}'`;
+  // `##[` would be printed `##\u005b` (a CI log's workflow command): its `[` is written as its escape.
+  return `$'${Array.from(text, ansiCCharacter).join('').replaceAll('##[', '##\\133')}'`;
 }
 
 /** One character inside `$'…'`: a quote or a backslash escaped, a character the printing rule escapes as its UTF-8 bytes in octal. */

@@ -199,7 +199,7 @@ describe('voxform test capture', () => {
       fetch(`${project.emulator.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: project.emulator.apiKey }, body: JSON.stringify({ agent, messages, end_of_session: end }) }).then((r) => r.text());
     const callId = /"id":"chatcmpl-([^"]+)"/.exec(await say([]))?.[1] as string;
     // The printing rule escapes each of these on stdout: raw in a plain scalar, the printed file would script `\u202e` as text.
-    const said = ['hello\u202eworld \u200bzw', 'می\u200cخواهم', 'क्\u200dष', 'bell\u0007 and \u001b[31mred'];
+    const said = ['hello\u202eworld \u200bzw', 'می\u200cخواهم', 'क्\u200dष', 'bell\u0007 and \u001b[31mred', "a##[b it's", '::warning:: file'];
     // The greeting goes on the call the first request started; the caller's lines are one turn each, the last one answered.
     await say([{ role: 'assistant', content: 'Hello, Acme Dental. How can I help you?' }, ...said.map((content) => ({ role: 'user', content }))], true);
 

@@ -85,6 +85,14 @@ describe('gitRestoreCommand', () => {
     expect(read.stdout).toBe(`:(literal)${name}`);
   });
 
+  it("names a file holding `##[` (a CI log's workflow command) with its `[` escaped: printed as it is, bash reads the name", () => {
+    const name = "p##[x it's.json";
+    const line = gitRestoreCommand('1c0a39b5e2d4', [name], 'm');
+    expect(terminalText(line, false)).toBe(line);
+    const word = line.split(' -- ')[1]!.split(' && ')[0]!;
+    expect(spawnSync('bash', ['-c', `printf %s ${word}`], { encoding: 'utf8' }).stdout).toBe(`:(literal)${name}`);
+  });
+
   it('from outside the repository, both commands run in it with `git -C`', () => {
     expect(gitRestoreCommand('1c0a39b5e2d4', ['voxform.yaml'], 'm', 'my project')).toBe("git -C 'my project' restore --source=1c0a39b5e2d4 -- voxform.yaml && git -C 'my project' commit -m m -- voxform.yaml");
   });
