@@ -46,22 +46,6 @@ export class IdsFromEnvironments {
   }
 }
 
-/**
- * The ids the manifests give their agents, without an environment and in each overlay: a phone an
- * environment binds by id to one of them (the example's staging numbers stay with production's
- * agents) is answered by an agent of the manifest, though not by one of that environment.
- */
-export function manifestAgentIds(combined: CombinedManifest): Set<string> {
-  const ids = new Set<string>();
-  for (const agents of [combined.sections.agents, ...[...combined.environments.values()].map(({ layer }) => layer.sections.agents)]) {
-    for (const name of Object.keys(agents)) {
-      const id = stringField(agents, name, 'id');
-      if (id !== undefined) ids.add(id);
-    }
-  }
-  return ids;
-}
-
 /** The text `field` of the entry `name` of `section` as written (`id:`, `name:`), when it holds a non-empty one. */
 function stringField(section: Record<string, unknown>, name: string, field: 'id' | 'name'): string | undefined {
   const entry = Object.hasOwn(section, name) ? section[name] : undefined;

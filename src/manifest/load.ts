@@ -20,7 +20,7 @@ import { describeFound } from '../util/describe-value.js';
 import { DiagnosticList } from './diagnostics.js';
 import { envPolicyOf } from '../secrets/env-policy.js';
 import { WITHHELD } from '../secrets/withhold.js';
-import { changesOnlyPlacement, checkEnvironmentOverlays, checkOverlayReferences, environmentsPlacedAlike, checkOverlayTargets, IdsFromEnvironments, manifestAgentIds, selectEnvironment } from './environments.js';
+import { changesOnlyPlacement, checkEnvironmentOverlays, checkOverlayReferences, environmentsPlacedAlike, checkOverlayTargets, IdsFromEnvironments, selectEnvironment } from './environments.js';
 import { combineFragments, RESOURCE_SECTIONS, type CombinedManifest, type Fragment, type Layer } from './fragments.js';
 import { resolvePromotions } from './promotion.js';
 import { FilledTextBudget } from './filled-text-budget.js';
@@ -202,7 +202,6 @@ export async function resolveEnvironment(project: ProjectManifests, options: Omi
     baseUrl,
     agents: new Map(agentList.map((draft) => [draft.localName, desiredAgent(draft, draft.prompt ? promptTextOf.get(draft.prompt) : undefined, draft.prompt ? sources.display(draft.prompt.file) : undefined)])),
     phones: new Map([...drafts.phones.values()].map((draft) => [draft.number, desiredPhone(draft, drafts.agents, localNamesById)])),
-    manifestAgentIds: manifestAgentIds(combined),
     campaigns: new Map([...drafts.campaigns.values()].map((draft) => [draft.localName, desiredCampaign(draft)])),
     knowledge: new Map(knowledgeList.map((draft, index) => [draft.localName, desiredKnowledge(draft, knowledgeContents[index] as KnowledgeContent)])),
     credentials: new Map(drafts.credentials.map((draft) => [draft.provider, desiredCredential(draft)])),

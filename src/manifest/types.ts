@@ -176,12 +176,6 @@ export interface DesiredState {
   /** Keyed by local name (agents, campaigns, knowledge), number (phones) or provider (credentials). */
   agents: Map<string, DesiredAgent>;
   phones: Map<string, DesiredPhone>;
-  /**
-   * The ids the manifests give their agents, without an environment and in every one: a phone bound
-   * by id to one of them is answered by an agent of the manifest, perhaps another environment's.
-   * Absent when not made by the loader.
-   */
-  manifestAgentIds?: ReadonlySet<string> | undefined;
   campaigns: Map<string, DesiredCampaign>;
   knowledge: Map<string, DesiredKnowledgeFile>;
   credentials: Map<string, DesiredCredential>;

@@ -1,12 +1,10 @@
 /** Every built-in rule: a manifest it flags and one it does not (the pack's rules, table-driven). */
 import { describe, expect, it } from 'vitest';
 import { BUILT_IN_RULES } from '../../src/policy/rules/index.js';
-import { loadManifests } from '../../src/manifest/index.js';
-import { evaluatePolicy } from '../../src/policy/evaluate.js';
 import { EMAIL, passesLuhn } from '../../src/policy/rules/personal-data.js';
 import { MARKDOWN } from '../../src/policy/rules/speech.js';
 import { useTempDirs } from '../helpers/cli.js';
-import { oneAgent, policyOf, TODAY } from './helpers.js';
+import { oneAgent, policyOf } from './helpers.js';
 
 const tempDir = useTempDirs();
 
@@ -214,32 +212,6 @@ describe('places and messages', () => {
   ])('%s in %j: %s', async (rule, text, flagged) => {
     const report = await policyOf(await tempDir(manifest(`prompt: ${JSON.stringify(text)}`)));
     expect(report.findings.some((finding) => finding.rule === rule)).toBe(flagged);
-  });
-
-  it('campaign-caller-agent: a caller bound by id to an agent outside the manifest is flagged; one an environment binds to another environment\'s agent of the manifest is not', async () => {
-    const manifest = [
-      oneAgent('flow: { voicemail: { message: Please call us back. } }'),
-      'phones:',
-      '  "+15551230001": { agent: { id: external-agent } }',
-      '  "+15551230002": { agent: a }',
-      'campaigns:',
-      '  outside: { id: cmp_1, name: Outside, caller: "+15551230001" }',
-      '  inside: { id: cmp_2, name: Inside, caller: "+15551230002" }',
-      'environments:',
-      '  staging:',
-      '    agents: { a: { id: ag_staging } }',
-      '    phones: { "+15551230002": { agent: { id: ag_1 } } }',
-      '',
-    ].join('\n');
-    const dir = await tempDir({ 'voxform.yaml': manifest });
-    const callers = async (environment: string | undefined) => {
-      const result = await loadManifests({ paths: [], cwd: dir, env: {}, environment });
-      if (!result.state) throw new Error(result.diagnostics.map((d) => d.message).join('; '));
-      const report = await evaluatePolicy(result.state, { now: () => TODAY });
-      return report.findings.filter((f) => f.rule === 'campaign-caller-agent').map((f) => f.resource);
-    };
-    expect(await callers(undefined)).toEqual(['campaign.outside']);
-    expect(await callers('staging')).toEqual(['campaign.outside']);
   });
 
   it.each([

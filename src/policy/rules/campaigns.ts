@@ -1,5 +1,5 @@
 /** Outbound campaigns: the agent that places the calls. */
-import type { DesiredAgent, DesiredCampaign, DesiredPhone, DesiredState } from '../../manifest/types.js';
+import type { DesiredAgent, DesiredCampaign, DesiredState } from '../../manifest/types.js';
 import { isPlainObject } from '../../util/json-object.js';
 import { valueAtPath } from '../../util/field-path.js';
 import type { PolicyRule, RuleHit } from '../types.js';
@@ -9,15 +9,6 @@ function campaignAgent(desired: DesiredState, campaign: DesiredCampaign): Desire
   const phone = campaign.caller === undefined ? undefined : desired.phones.get(campaign.caller);
   const name = phone?.agent?.localName;
   return name === undefined ? undefined : desired.agents.get(name);
-}
-
-/**
- * Whether an agent of the manifest answers a phone: one bound by name, or by an id the manifests give
- * an agent (in this environment or another); an id of an agent outside the manifest is none.
- */
-function answeredByManifestAgent(desired: DesiredState, phone: DesiredPhone | undefined): boolean {
-  const agent = phone?.agent;
-  return agent !== undefined && (agent.localName !== undefined || desired.manifestAgentIds?.has(agent.id) === true);
 }
 
 export const CAMPAIGN_RULES: PolicyRule[] = [
@@ -42,7 +33,7 @@ export const CAMPAIGN_RULES: PolicyRule[] = [
     hint: 'Bind the caller number to an agent under phones: (agent: NAME), or choose a caller number that is.',
     check: ({ desired }) =>
       [...desired.campaigns.values()].flatMap((campaign): RuleHit[] => {
-        if (campaign.caller === undefined || answeredByManifestAgent(desired, desired.phones.get(campaign.caller))) return [];
+        if (campaign.caller === undefined || desired.phones.get(campaign.caller)?.agent !== undefined) return [];
         return [{ resource: campaign.address, message: `campaign "${campaign.localName}" calls from ${campaign.caller}, which no agent of the manifest answers`, location: campaign.source }];
       }),
   },
