@@ -233,8 +233,7 @@ export async function compileCustomRule(spec: CustomRuleSpec, context: { regexBu
       const hit = (entry: Reached | undefined, problem: Problem) =>
         found(document.address, () => {
           const path = entry ? pathOf(entry) : [];
-          const message = typeof problem === 'string' ? problem : problem.message;
-          const foundText = typeof problem === 'string' ? undefined : problem.found;
+          const { message, found: foundText } = typeof problem === 'string' ? { message: problem, found: undefined } : problem;
           return { resource: document.address, message: `${entry ? path.join('.') : spec.path} ${message} (team rule ${spec.id}${what})`, location: document.locate(path, foundText) };
         });
       if (reached.length === 0 && spec.required) hit(undefined, 'is not set');
