@@ -7,7 +7,7 @@
  */
 import { appendFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { repoRoot, spawnCli } from '../helpers/cli.js';
 import { startExampleProject, type ExampleProject } from '../helpers/project.js';
 
@@ -24,6 +24,8 @@ afterAll(async () => {
 /** Runs the CLI with the write of `file`'s temporary file held until a signal; sends `signal` once it is held. */
 async function stoppedWhileWriting(args: string[], file: string, signal: 'SIGINT' | 'SIGTERM'): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const { child, output, exited, stderrShows } = spawnCli(project.dir, { ...project.env, STALL_TEMP_WRITES_UNTIL_SIGNAL: '1', STALL_TEMP_WRITES_OF: file }, args, { preload: STALL });
+  // A run that does not end by the signal (a test failing, timed out) is not left holding its write.
+  onTestFinished(() => void (child.exitCode === null && child.signalCode === null && child.kill('SIGKILL')));
   await stderrShows('stalled writing');
   child.kill(signal);
   return { code: await exited, ...output };
