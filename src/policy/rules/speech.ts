@@ -22,7 +22,17 @@ const URL = /\bhttps?:\/\/\S+|\bwww\.[a-z0-9-]+\.\S+/gi;
  * without U+FE0F) is none. The `v` flag's RGI_Emoji is Unicode's own list of such sequences; the
  * constructor, since the compile target predates the flag.
  */
-const EMOJI = new RegExp(String.raw`\p{RGI_Emoji}`, 'gv');
+let emoji: ((text: string) => readonly number[]) | undefined;
+/**
+ * Where a text's emoji start. Every emoji holds a character past ASCII, and the list compiles in
+ * milliseconds, which every run that checks the policy would pay: it is made for the first text
+ * that could hold one.
+ */
+function emojiOffsets(text: string): readonly number[] {
+  if (!/[^\x00-\x7f]/.test(text)) return [];
+  emoji ??= matchOffsets(new RegExp(String.raw`\p{RGI_Emoji}`, 'gv'));
+  return emoji(text);
+}
 /** Symbols a voice spells out or skips: "&" read as "ampersand", "#" as "hash". */
 const SYMBOLS = /[&@#%=<>|~^\\{}]/g;
 /** Written abbreviations a voice reads letter by letter or as a word. */
@@ -55,7 +65,7 @@ export const SPEECH_RULES: PolicyRule[] = [
     level: 'advisory',
     summary: 'No emoji in spoken texts.',
     hint: 'Remove the emoji: a voice either skips it or reads its name.',
-    check: ({ desired }) => textHits(allSpokenPlaces(desired), matchOffsets(EMOJI), (n, place) => `${place.field} holds ${pluralWithArticle(n, 'emoji', 'emoji')}`),
+    check: ({ desired }) => textHits(allSpokenPlaces(desired), emojiOffsets, (n, place) => `${place.field} holds ${pluralWithArticle(n, 'emoji', 'emoji')}`),
   },
   {
     id: 'speech-symbols',
