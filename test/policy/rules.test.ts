@@ -186,7 +186,7 @@ describe('places and messages', () => {
       '  a:',
       '    id: ag_a',
       '    config:',
-      hook('x-keyword: hello, x-author: bob, x-api-key: k1, X-Hook-Token: t1, x_client_secret: s1, Cookie: c1'),
+      hook('x-keyword: hello, x-author: bob, x-authors: bo, x-api-key: k1, X-Hook-Token: t1, x_client_secret: s1, Cookie: c1, X-AccessToken: a1'),
       '  b:',
       '    id: ag_b',
       '    config:',
@@ -200,6 +200,7 @@ describe('places and messages', () => {
       'security-literal-credential agent.a: session_data_webhook header "X-Hook-Token" is written literally instead of read from ${env:…}',
       'security-literal-credential agent.a: session_data_webhook header "x_client_secret" is written literally instead of read from ${env:…}',
       'security-literal-credential agent.a: session_data_webhook header "Cookie" is written literally instead of read from ${env:…}',
+      'security-literal-credential agent.a: session_data_webhook header "X-AccessToken" is written literally instead of read from ${env:…}',
       'security-webhook-auth agent.b: session_data_webhook sends no authentication header: anyone who learns its URL can post to it',
     ]);
   });

@@ -6,16 +6,16 @@ import { allTargetPlaces, configLocation } from '../places.js';
 import type { PolicyRule, RuleHit } from '../types.js';
 
 /**
- * The words of a header name (its parts between hyphens and underscores) that say it carries a
- * credential: `authorization`, `x-api-key`, `x-hook-token`, `x-hub-signature`. Whole words, so
- * `x-keyword` and `x-author` are not.
+ * Whether a header name says it carries a credential, by its words (its parts between hyphens and
+ * underscores): `authorization`, `x-auth`, `x-api-key`, `x-hook-token`, `x-hub-signature`, and a
+ * word written together that ends in a credential's name (`x-authtoken`, `x-accesstoken`).
+ * Not by letters inside a word: `x-keyword` and `x-author` carry none.
  */
-const CREDENTIAL_HEADER_WORDS: ReadonlySet<string> = new Set([
-  'authorization', 'auth', 'token', 'key', 'apikey', 'secret', 'password', 'signature', 'credential', 'credentials', 'cookie', 'session',
-]);
-
 function isCredentialHeader(name: string): boolean {
-  return name.toLowerCase().split(/[-_]/).some((word) => CREDENTIAL_HEADER_WORDS.has(word));
+  return name
+    .toLowerCase()
+    .split(/[-_]/)
+    .some((word) => /^auth(?:$|oriz|entic)|(?:token|key|secret|password|signature|credentials?|cookie|session)$/.test(word));
 }
 /** Query parameters that carry a credential. */
 const CREDENTIAL_PARAMETER = /^(?:token|access_token|api[-_]?key|key|secret|password|sig|signature|auth)$/i;
