@@ -5,7 +5,7 @@
  * wrote `\u202e` to make it visible must not find fmt writing it back invisible.
  */
 import { isNode, Scalar, visit, type Document, type ScalarTag } from 'yaml';
-import { INVISIBLE } from '../util/printable.js';
+import { holdsWorkflowCommand, INVISIBLE } from '../util/printable.js';
 
 /**
  * What a reader cannot see: control characters (the tab and the line feed aside, which YAML writes
@@ -26,17 +26,12 @@ const STRING_TAG = 'tag:yaml.org,2002:str';
 /**
  * From now on the document prints a string holding a hidden character double-quoted (never plain,
  * single-quoted or as a block scalar, where YAML has no escapes), that character escaped
- * (`\u202e`, `\U000e0041`); and one the printing rule would escape in part (`PRINTED_ESCAPED`).
+ * (`\u202e`, `\U000e0041`); and one a terminal or a job log is printed with an escape in
+ * (`holdsWorkflowCommand`: `##[` reads `##\u005b`), where the escape printed means what the file holds.
  */
 export function printHiddenCharactersEscaped(doc: Document): void {
   doc.schema.tags = doc.schema.tags.map((tag) => (tag.tag === STRING_TAG && tag.stringify && !ESCAPING_TAGS.has(tag) ? escapingHiddenCharacters(tag, tag.stringify) : tag));
 }
-
-/**
- * Text a terminal or a job log is printed with an escape in it (`##[` reads `##\u005b`, a leading
- * `::` `\u003a:`, src/util/printable.ts): double-quoted, the escape printed means what the file holds.
- */
-const PRINTED_ESCAPED = /##\[|^\s*::/m;
 
 /** The string tags that escape already: a document set to escape twice (fmt's layout, then a command's printer) wraps its tag once. */
 const ESCAPING_TAGS = new WeakSet<ScalarTag>();
@@ -45,7 +40,7 @@ function escapingHiddenCharacters(tag: ScalarTag, stringify: NonNullable<ScalarT
   const escaping: ScalarTag = {
     ...tag,
     stringify(node, ctx, onComment, onChompKeep) {
-      if (typeof node.value !== 'string' || !(HIDDEN_CHARACTER.test(node.value) || PRINTED_ESCAPED.test(node.value))) return stringify(node, ctx, onComment, onChompKeep);
+      if (typeof node.value !== 'string' || !(HIDDEN_CHARACTER.test(node.value) || holdsWorkflowCommand(node.value))) return stringify(node, ctx, onComment, onChompKeep);
       const quoted = node.clone() as Scalar;
       quoted.type = Scalar.QUOTE_DOUBLE;
       // yaml escapes C0 itself; what it leaves raw inside the quotes is each such character as written.

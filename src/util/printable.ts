@@ -71,6 +71,14 @@ const JSON_RAW_CONTROLS = controlPattern('');
  */
 const WORKFLOW_COMMAND = /\[(?<=##\[)|:(?<=^\s*::)/gmu;
 
+/** `WORKFLOW_COMMAND` for a test, which holds no position between calls as a global pattern does. */
+const HOLDS_WORKFLOW_COMMAND = new RegExp(WORKFLOW_COMMAND.source, 'mu');
+
+/** Whether the printing rule would escape a character of `text`, printed from a line's start, as a workflow command's (`WORKFLOW_COMMAND`). */
+export function holdsWorkflowCommand(text: string): boolean {
+  return HOLDS_WORKFLOW_COMMAND.test(text);
+}
+
 /** Each control character but the tab escaped as JSON writes it (`\u001b`, `\n`), DEL, C1 and the invisible characters included. */
 export function printable(text: string): string {
   return replaceInParts(text, CONTROLS_BUT_TAB, escapeMatch);
