@@ -11,11 +11,10 @@ import type { PolicyRule, RuleHit } from '../types.js';
  * word written together that ends in a credential's name (`x-authtoken`, `x-accesstoken`).
  * Not by letters inside a word: `x-keyword` and `x-author` carry none.
  */
+const CREDENTIAL_WORD = /^auth(?:$|oriz|entic)|(?:token|key|secret|password|signature|credentials?|cookie|session)$/;
+
 function isCredentialHeader(name: string): boolean {
-  return name
-    .toLowerCase()
-    .split(/[-_]/)
-    .some((word) => /^auth(?:$|oriz|entic)|(?:token|key|secret|password|signature|credentials?|cookie|session)$/.test(word));
+  return name.toLowerCase().split(/[-_]/).some((word) => CREDENTIAL_WORD.test(word));
 }
 /** Query parameters that carry a credential. */
 const CREDENTIAL_PARAMETER = /^(?:token|access_token|api[-_]?key|key|secret|password|sig|signature|auth)$/i;
