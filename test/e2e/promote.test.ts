@@ -215,7 +215,7 @@ describe('voxform promote', () => {
     expect(diff.code).toBe(0);
     const document = JSON.parse(diff.stdout) as { summary: { unexpected: number }; agents: Array<{ differences: Array<{ path: string; expected: boolean }> }> };
     expect(document.summary.unexpected).toBe(0);
-    expect(document.agents[0]?.differences).toEqual([{ path: 'config.language', expected: true, sensitive: false, a: 'en-GB', b: 'en-US' }]);
+    expect(document.agents[0]?.differences).toEqual([{ path: 'config.language', expected: true, drift: [], sensitive: false, a: 'en-GB', b: 'en-US' }]);
     const text = await inProcess(['diff', '--env', 'staging', '--env', 'production']);
     expect(text.stdout).toContain('differ in 1 field: 0 unexpected, 1 set differently by the overlays');
     expect(text.stdout).toContain('~ config.language: "en-GB" → "en-US" (expected: the overlays differ)');

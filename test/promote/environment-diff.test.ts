@@ -40,12 +40,12 @@ describe('voxform diff', () => {
         '',
         'agent.desk (staging ag_s → production ag_p)',
         '  ~ config.language: "en-GB" → "en-US" (expected: the overlays differ)',
-        '  ~ config.prompt:',
+        "  ~ config.prompt: (drift: staging's live value is not what its manifest sets)",
         '      @@ -1,2 +1,2 @@',
         '       Line one.',
         '      -Line two, new.',
         '      +Line two.',
-        '  ~ config.session_data_webhook.headers.x-token: (sensitive value changed)',
+        "  ~ config.session_data_webhook.headers.x-token: (sensitive value changed) (drift: production's live value is not what its manifest sets)",
         '',
       ].join('\n'),
     );
@@ -54,6 +54,30 @@ describe('voxform diff', () => {
       expect(rendered).not.toContain('another-secret-8a9b');
     }
     expect(JSON.parse(renderEnvironmentDiffJson(diff)).summary).toEqual({ agents: 1, differences: 3, unexpected: 2 });
+  });
+
+  it('counts drift in a field the overlays set differently as unexpected, naming each side whose live value is not its manifest\'s', () => {
+    const diff = diffEnvironments(
+      { a: staging, b: production },
+      {
+        a: new Map([['desk', live('ag_s', { prompt: 'Line one.\nLine two.\n', language: 'fr-FR', session_data_webhook: webhook(HEADER_SECRET) })]]),
+        b: new Map([['desk', live('ag_p', { prompt: 'Line one.\nLine two.\n', language: 'de-DE', session_data_webhook: webhook(HEADER_SECRET) })]]),
+      },
+    );
+    expect(diff.agents[0]?.differences.map((d) => [d.path, d.expected, d.drift])).toEqual([['config.language', false, ['staging', 'production']]]);
+    expect(renderEnvironmentDiffText(diff)).toContain(
+      '1 field: 1 unexpected, 0 set differently by the overlays.\n\nagent.desk (staging ag_s → production ag_p)\n  ~ config.language: "fr-FR" → "de-DE" (drift: the live values of staging and production are not what their manifests set)\n',
+    );
+    expect(renderEnvironmentDiffMarkdown(diff)).toContain('- `config.language`: "fr-FR" → "de-DE" *(drift: the live values of staging and production are not what their manifests set)*');
+    const json = JSON.parse(renderEnvironmentDiffJson(diff));
+    expect(json.summary).toEqual({ agents: 1, differences: 1, unexpected: 1 });
+    expect(json.agents[0].differences[0]).toMatchObject({ path: 'config.language', expected: false, drift: ['staging', 'production'] });
+    // One side drifted: still unexpected, that side named.
+    const oneSide = diffEnvironments(
+      { a: staging, b: production },
+      { a: new Map([['desk', live('ag_s', { prompt: 'Line one.\nLine two.\n', language: 'en-GB', session_data_webhook: webhook(HEADER_SECRET) })]]), b: new Map([['desk', live('ag_p', { prompt: 'Line one.\nLine two.\n', language: 'de-DE', session_data_webhook: webhook(HEADER_SECRET) })]]) },
+    );
+    expect(oneSide.agents[0]?.differences.map((d) => [d.path, d.expected, d.drift])).toEqual([['config.language', false, ['production']]]);
   });
 
   it('shows a field whose diff has more lines than one call takes as arguments, not a stack overflow', () => {
@@ -89,7 +113,7 @@ describe('voxform diff', () => {
     const liveWithout = new Map([['desk', live('ag_p', { language: 'en-GB' })]]);
     const fields = (json: string) => Object.fromEntries(JSON.parse(json).agents[0].differences.map((d: { path: string }) => [d.path, d]));
     const removed = renderEnvironmentDiffJson(diffEnvironments({ a: withHook, b: without }, { a: liveWith, b: liveWithout }));
-    expect(fields(removed)['config.session_data_webhook.headers.x-token']).toEqual({ path: 'config.session_data_webhook.headers.x-token', expected: true, sensitive: true, a: '(sensitive)', b: null });
+    expect(fields(removed)['config.session_data_webhook.headers.x-token']).toEqual({ path: 'config.session_data_webhook.headers.x-token', expected: true, drift: [], sensitive: true, a: '(sensitive)', b: null });
     expect(fields(removed)['config.session_data_webhook.url']).toMatchObject({ a: 'https://hooks.example/end', b: null });
     const added = renderEnvironmentDiffJson(diffEnvironments({ a: without, b: withHook }, { a: liveWithout, b: liveWith }));
     expect(fields(added)['config.session_data_webhook.headers.x-token']).toMatchObject({ sensitive: true, a: null, b: '(sensitive)' });
