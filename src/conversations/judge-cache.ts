@@ -11,7 +11,9 @@
  *
  * The folder is in the checkout, where a pull request could commit entries: with a judge key, an
  * entry is named by an HMAC under it (src/util/hash.ts `fingerprintKey`), so no one without the key
- * can name the entry a verdict would be looked up under. Entries are read as kept files
+ * can name the entry a verdict would be looked up under, and sealed by another over its name and
+ * what it holds, so no one without the key can write a verdict into an entry the cache has (turn a
+ * fail into a pass, or revive an expired one): an entry whose seal does not hold is a miss. Entries are read as kept files
  * (readKeptJson: size and JSON budgets); one that is unreadable, malformed or expired is a miss.
  * Writing is best effort: a cache that cannot be written costs a judge call next time, nothing else.
  */
@@ -24,6 +26,7 @@ import type { Redact } from '../secrets/redact.js';
 import type { JudgeQuestion, Verdict } from './judge.js';
 import type { RunIdentity } from './recordings/exchange-key.js';
 import { requireOptions } from '../util/required-options.js';
+import { timingSafeEqual } from 'node:crypto';
 
 /** Which run of which test a verdict was given in. */
 type JudgedRun = Pick<RunIdentity, 'file' | 'test' | 'target' | 'run'>;
@@ -73,6 +76,11 @@ export class JudgeCache {
     return path.join(this.#options.folder, `${name.slice(name.indexOf(':') + 1)}.json`);
   }
 
+  /** The seal of an entry's content at `file` under the judge key; none without a key (nothing to seal with). */
+  #seal(file: string, content: { stored_at: string; verdict: string; reason: string }): string | undefined {
+    return this.#hmacKey === undefined ? undefined : keyedHash(this.#hmacKey, { entry: path.basename(file), ...content });
+  }
+
   #now(): number {
     return (this.#options.now ?? Date.now)();
   }
@@ -84,25 +92,37 @@ export class JudgeCache {
 
   async get(question: JudgeQuestion, judged: JudgedRun): Promise<Verdict | undefined> {
     // A cache voxform may not read (its folder a link: kept_folder_linked) is a miss, as an unreadable entry is.
-    const kept = await readKeptJson(this.#file(question, judged), ENTRY_LIMITS).catch((error: unknown) => {
+    const file = this.#file(question, judged);
+    const kept = await readKeptJson(file, ENTRY_LIMITS).catch((error: unknown) => {
       if (isVoxformError(error)) return { found: false as const };
       throw error;
     });
     if (!kept.found || !kept.ok || !isPlainObject(kept.value)) return undefined;
-    const { stored_at: storedAt, verdict, reason } = kept.value;
+    const { stored_at: storedAt, verdict, reason, seal } = kept.value;
     if (typeof storedAt !== 'string' || (verdict !== 'pass' && verdict !== 'fail') || typeof reason !== 'string') return undefined;
+    const expected = this.#seal(file, { stored_at: storedAt, verdict, reason });
+    if (expected !== undefined && !(typeof seal === 'string' && sameText(seal, expected))) return undefined;
     const age = this.#now() - Date.parse(storedAt);
     if (!(age >= 0 && age <= JUDGE_CACHE_MAX_AGE_MS)) return undefined;
     return { pass: verdict === 'pass', reason };
   }
 
   async put(question: JudgeQuestion, judged: JudgedRun, verdict: Verdict): Promise<void> {
-    const entry = { format_version: 1, stored_at: new Date(this.#now()).toISOString(), verdict: verdict.pass ? 'pass' : 'fail', reason: verdict.reason };
+    const file = this.#file(question, judged);
+    // The reason as written (a reason may quote a secret): the seal is over what the file holds.
+    const content = { stored_at: new Date(this.#now()).toISOString(), verdict: verdict.pass ? 'pass' : 'fail', reason: this.#options.redact(verdict.reason) };
+    const entry = { format_version: 2, ...content, seal: this.#seal(file, content) };
     try {
       await makeKeptFolder(this.#options.folder);
-      await writeKeptFile(this.#file(question, judged), this.#options.redact(`${JSON.stringify(entry, null, 2)}\n`));
+      await writeKeptFile(file, this.#options.redact(`${JSON.stringify(entry, null, 2)}\n`));
     } catch {
       // Best effort (see above): the verdict stands, and the next run asks the judge again.
     }
   }
+}
+
+/** Whether two seals are the same, taking as long whichever character differs. */
+function sameText(a: string, b: string): boolean {
+  const [x, y] = [Buffer.from(a), Buffer.from(b)];
+  return x.length === y.length && timingSafeEqual(x, y);
 }

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -238,6 +238,52 @@ describe("the judge's verdict cache", () => {
     }
   });
 });
+
+describe("the judge's verdict cache under a judge key", () => {
+  it('reads no verdict a pull request wrote or changed: an entry whose seal does not hold is a miss', async () => {
+    const folder = await mkdtemp(path.join(tmpdir(), 'voxform-judge-cache-'));
+    try {
+      let now = Date.parse('2026-03-01T00:00:00Z');
+      const cache = new JudgeCache({ folder, modelName: 'judge-a', apiKey: 'judge-key-123456', redact: (text: string) => text, now: () => now });
+      const run = { file: 'tests/a.test.yaml', test: 'greets', target: 'desired' as const, run: 1 };
+      const failing = { rubric: 'Is friendly.', subject: 'Go away.', what: 'reply of the agent' };
+      const passing = { ...failing, subject: 'Hello!' };
+      await cache.put(failing, run, { pass: false, reason: 'rude' });
+      await cache.put(passing, run, { pass: true, reason: 'warm' });
+      expect(await cache.get(failing, run)).toEqual({ pass: false, reason: 'rude' });
+      const [failingFile, passingFile] = await Promise.all([entryFile(folder, 'rude'), entryFile(folder, 'warm')]);
+      const failingText = await readFile(failingFile, 'utf8');
+      // The verdict turned: a miss, so the judge is asked again.
+      await writeFile(failingFile, failingText.replace('"fail"', '"pass"'));
+      expect(await cache.get(failing, run)).toBeUndefined();
+      // Another question's passing entry copied under this one's name: a miss.
+      await writeFile(failingFile, await readFile(passingFile, 'utf8'));
+      expect(await cache.get(failing, run)).toBeUndefined();
+      // An expired entry made young again: a miss.
+      await writeFile(failingFile, failingText);
+      now += 15 * 24 * 60 * 60 * 1000;
+      expect(await cache.get(failing, run)).toBeUndefined();
+      await writeFile(failingFile, failingText.replace('2026-03-01', '2026-03-15'));
+      expect(await cache.get(failing, run)).toBeUndefined();
+      // An entry without a seal (as voxform wrote them before entries were sealed): a miss.
+      const unsealed = JSON.parse(failingText) as Record<string, unknown>;
+      delete unsealed.seal;
+      await writeFile(failingFile, JSON.stringify({ ...unsealed, stored_at: new Date(now).toISOString() }));
+      expect(await cache.get(failing, run)).toBeUndefined();
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+});
+
+/** The cache file in `folder` whose entry gives `reason`. */
+async function entryFile(folder: string, reason: string): Promise<string> {
+  for (const name of await readdir(folder)) {
+    const file = path.join(folder, name);
+    if ((JSON.parse(await readFile(file, 'utf8')) as { reason: string }).reason === reason) return file;
+  }
+  throw new Error(`no entry gives ${reason}`);
+}
 
 /** A judge that is not deterministic: it alternates pass and fail, whatever it is asked. */
 function coinJudge(): (request: FakeRequest) => ReturnType<typeof defaultAnswer> {
