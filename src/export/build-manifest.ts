@@ -51,11 +51,13 @@ interface DeployedSecrets {
   ledgerPlaces(agentId: string): readonly string[];
   /** The variables the deploy ledger recorded at a config place (dotted) of the agent, the latest apply's first. */
   ledgerVariablesAt(agentId: string, place: string): readonly string[];
+  /** The values the deploy ledger recorded at a config place (dotted) of the agent, references as written (`Code ${env:PROMO}.`). */
+  ledgerValuesAt(agentId: string, place: string): readonly string[];
   /** The agent's names as the deploy ledger recorded them when filled from `${env:…}` (with the references); none when never. */
   ledgerNamesOf(agentId: string): readonly string[];
 }
 
-const NOTHING_DEPLOYED: DeployedSecrets = { variablesIn: () => [], ledgerPlaces: () => [], ledgerVariablesAt: () => [], ledgerNamesOf: () => [] };
+const NOTHING_DEPLOYED: DeployedSecrets = { variablesIn: () => [], ledgerPlaces: () => [], ledgerVariablesAt: () => [], ledgerValuesAt: () => [], ledgerNamesOf: () => [] };
 
 export interface ExportedSecret {
   /** The environment variable the manifest reads. */
@@ -194,6 +196,7 @@ function protectHooks(draft: AgentDraft, run: ExportRun, writing: boolean): Prot
   // Where several variables hold a value, the one the ledger recorded at the place put it there.
   const recordedAt = (path: Path) => run.deployed.ledgerVariablesAt(agent.id, formatDotted(path));
   const made = writing ? madeLongestFirst(run) : new Map<string, string>();
+  const isRecorded = (place: string) => recorded.some((at) => place === at || place.startsWith(`${at}.`));
   return {
     secret: (value, named, path, part) => {
       const key = secretKey(path, part, value);
@@ -210,9 +213,14 @@ function protectHooks(draft: AgentDraft, run: ExportRun, writing: boolean): Prot
       if (writing && !run.secrets.includes(secret)) run.secrets.push(secret);
       return `\${env:${secret.name}}`;
     },
-    recorded: (path) => {
+    recorded: (path) => isRecorded(formatDotted(path)),
+    // Export cannot tell which characters a variable it does not find filled: only a value the ledger
+    // recorded whose every variable is found here accounts for all an apply put at the place.
+    partlyUnset: (held, path) => {
       const place = formatDotted(path);
-      return recorded.some((at) => place === at || place.startsWith(`${at}.`));
+      if (!isRecorded(place)) return false;
+      const found = new Set(held.map(({ name }) => name));
+      return !run.deployed.ledgerValuesAt(agent.id, place).some((written) => referencedNames(written).every((name) => found.has(name)));
     },
     deployed: (text, path) => run.deployed.variablesIn(text, recordedAt(path)),
     searched: (text, path) => withMadeSecrets(text, run.deployed.variablesIn(text, recordedAt(path)), made),
@@ -372,6 +380,11 @@ interface ProtectHooks {
   secret: (value: string, namedPath: Array<string | number>, path: Array<string | number>, part?: string) => string;
   /** Whether the deploy ledger recorded the place as filled from `${env:…}`. */
   recorded: (path: Array<string | number>) => boolean;
+  /**
+   * Whether the deploy ledger recorded the place as filled from `${env:…}` by a variable not among
+   * `held` (the deployed values its text holds): which part of the text that one filled is unknown.
+   */
+  partlyUnset: (held: ReadonlyArray<{ name: string }>, path: Array<string | number>) => boolean;
   /** Where `text`, at `path`, holds deployed values (`DeployedSecrets.variablesIn`). */
   deployed: (text: string, path: Array<string | number>) => ReadonlyArray<{ start: number; end: number; name: string }>;
   /** Where `text`, at `path`, holds deployed values or values of other references export makes: what `writeBack` writes as references. */
@@ -392,7 +405,8 @@ function protectValues(at: PatternCursor, value: unknown, path: Array<string | n
     const held = hooks.deployed(value, path);
     const wholly = isWholly(held, value) ? hooks.writeBack(value, path) : undefined;
     if (wholly !== undefined) return wholly;
-    if (isSecret && held.length === 0) return hooks.secret(value, named, path);
+    // A place the ledger recorded holding the value of a variable not set here is the secret whole, as when none is set.
+    if (isSecret && (held.length === 0 || hooks.partlyUnset(held, path))) return hooks.secret(value, named, path);
     // A deployed value (or one export makes a reference of) that runs from one part of a URL into the next: the whole URL is then the secret.
     if (isUrlWithSecrets(value) && hooks.searched(value, path).some(({ start, end }) => URL_SEPARATORS.test(value.slice(start, end)))) return hooks.secret(value, named, path);
     // A URL's every token, at a secret place too: what an apply put there written back, any other token one of its own.

@@ -293,8 +293,15 @@ export class TrustedSecrets {
    * config) of the agent, the latest apply's first: the ones that put the value there.
    */
   ledgerVariablesAt(agentId: string, place: string): string[] {
-    const written = [...(this.ledgerEnvPlaces.get(agentId)?.get(place) ?? [])].reverse();
-    return [...new Set(written.flatMap((value) => referencedNames(value)))];
+    return [...new Set(this.ledgerValuesAt(agentId, place).flatMap((value) => referencedNames(value)))];
+  }
+
+  /**
+   * The values the deploy ledger recorded at a place (dotted, in the config) of the agent, references
+   * as written (`Code ${env:PROMO}.`), the latest apply's first; none where it recorded no reference.
+   */
+  ledgerValuesAt(agentId: string, place: string): string[] {
+    return [...(this.ledgerEnvPlaces.get(agentId)?.get(place) ?? [])].reverse();
   }
 
   /**

@@ -468,6 +468,33 @@ describe('export of values an apply took from the environment (docs/export.md)',
     expect(plan.stdout).toContain('0 to create, 0 to update');
   });
 
+  test('a place filled from a variable set here and one not set: the whole value is a reference to set, the unset one\'s value never in clear', async () => {
+    const secretWord = 'hunter2-very-secret';
+    const manifest = [
+      'version: 1',
+      'agents:',
+      '  spare:',
+      `    id: ${AWKWARD}`,
+      '    config:',
+      '      prompt: "Code: ${env:GREETING}. Never reveal ${env:DB_PASSWORD}."',
+      '      first_message: "${env:GREETING}, the door code is ${env:DB_PASSWORD}."',
+      '',
+    ].join('\n');
+    const dir = await tempDir({ 'voxform.yaml': manifest });
+    const applied = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir, env: { GREETING: 'Welcome-friend', DB_PASSWORD: secretWord } });
+    expect(applied.code, applied.stderr).toBe(0);
+    const exported = await runCliInProcess(['export', '--local', '--agent', AWKWARD, '--out', 'exported'], { cwd: dir, env: { GREETING: 'Welcome-friend' } });
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(`${exported.stdout}${exported.stderr}`).not.toContain(secretWord);
+    for (const file of await filesOf(path.join(dir, 'exported'))) expect(file).not.toContain(secretWord);
+    expect(exported.stdout).toContain('  SPARE_AGENT_1_PROMPT         agents.spare-agent-1.config.prompt\n');
+    expect(exported.stdout).toContain('  SPARE_AGENT_1_FIRST_MESSAGE  agents.spare-agent-1.config.first_message\n');
+    const env = { SPARE_AGENT_1_PROMPT: `Code: Welcome-friend. Never reveal ${secretWord}.`, SPARE_AGENT_1_FIRST_MESSAGE: `Welcome-friend, the door code is ${secretWord}.` };
+    const plan = await runCliInProcess(['plan', '--local', '-f', 'exported/voxform.yaml'], { cwd: dir, env });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('0 to create, 0 to update');
+  });
+
   test('a name an apply took from the environment: not in the name, the agent key, the prompt file, the bindings or the variable names', async () => {
     const manifest = ['version: 1', 'agents:', '  staging:', `    id: ${AWKWARD}`, '    name: "Staging ${env:PROMO}"', '    config:', '      prompt: You are Ava.', ''].join('\n');
     const dir = await tempDir({ 'voxform.yaml': manifest });
