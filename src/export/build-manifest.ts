@@ -107,7 +107,10 @@ export function buildExport(input: ExportInput): ExportResult {
     withheld: new Map(),
     prompts: [],
     made: new Map(),
+    hidden: [],
   };
+  // Every value export makes a reference of is known before any name is made: no name is made of one.
+  run.hidden = input.agents.flatMap((agent) => secretValuesOf(agent, run));
   // Every agent's references are made before any text is written: a token of one agent's header
   // quoted in another's prompt is written as its reference there too.
   const drafts = input.agents.map((agent) => draftAgent(agent, run));
@@ -147,6 +150,11 @@ interface ExportRun {
    * recorded), by the name of the first reference made of each: found in any other text too.
    */
   made: Map<string, string>;
+  /**
+   * The values export writes as references of its own in any of the agents, found before any name is
+   * made: no local name or variable name is made of a text holding one.
+   */
+  hidden: readonly string[];
 }
 
 /** An agent read, its secrets named (`draftAgent`), its text not written yet (`writeAgent`). */
@@ -167,22 +175,47 @@ interface AgentDraft {
 function draftAgent(agent: Agent, run: ExportRun): AgentDraft {
   const nameRecorded = run.deployed.ledgerNamesOf(agent.id).flatMap((written) => referencedNames(written));
   const nameShown = nameMayShow(agent, nameRecorded, run);
-  // Nothing is made of a name that holds an environment value: its local name (hence its prompt file, phone bindings and variables) comes from the id.
-  const local = uniqueName(slugify(nameShown ? nameWithoutSecrets(agent.name, nameRecorded, run) : `agent ${agent.id}`), run.agentNames);
+  // Nothing is made of a name that holds an environment value or a secret: its local name (hence its prompt file, phone bindings and variables) comes from the id.
+  const named = nameShown && !holdsHidden(agent.name ?? '', run);
+  const local = uniqueName(slugify(named ? nameWithoutSecrets(agent.name, nameRecorded, run) : `agent ${agent.id}`), run.agentNames);
   run.localNames.set(agent.id, local);
 
-  const live = (agent.config ?? {}) as Record<string, unknown>;
-  const shaped = stripToShape(schemaNode('AgentConfigUpdate'), live) as Record<string, unknown>;
+  const { live, shaped, config, found } = managedConfig(agent);
   const dropped = droppedFields(live, shaped, stripToShape(schemaNode('AgentConfigRead'), live, false));
   run.readOnly.set(local, dropped);
-  const found = nonTextSecrets(configSecretSet().start(), shaped, []);
   const withheld = [...found.values()].map(({ path, places }) => ({ field: renderField(path), places }));
   run.withheld.set(local, withheld);
-  const config = withoutFields(shaped, [...found.values()].map(({ path }) => path)) as Record<string, unknown>;
   const draft: AgentDraft = { agent, local, nameShown, nameRecorded, live, config, dropped, withheld, secrets: new Map() };
   // Only the references it makes count here: its text is written once every agent's are known.
   protectValues(configSecretSet().start(), config, [], protectHooks(draft, run, false));
   return draft;
+}
+
+/** The agent's live config, its update shape, and that shape as the manifest holds it: without the fields holding secrets that are not text (`found`). */
+function managedConfig(agent: Agent): { live: Record<string, unknown>; shaped: Record<string, unknown>; config: Record<string, unknown>; found: ReturnType<typeof nonTextSecrets> } {
+  const live = (agent.config ?? {}) as Record<string, unknown>;
+  const shaped = stripToShape(schemaNode('AgentConfigUpdate'), live) as Record<string, unknown>;
+  const found = nonTextSecrets(configSecretSet().start(), shaped, []);
+  const config = withoutFields(shaped, [...found.values()].map(({ path }) => path)) as Record<string, unknown>;
+  return { live, shaped, config, found };
+}
+
+/** The values `protectValues` makes references of in the agent's config, before any variable is named. */
+function secretValuesOf(agent: Agent, run: ExportRun): string[] {
+  const values: string[] = [];
+  const hooks = protectHooks({ agent, local: '', secrets: new Map() }, run, false);
+  const collect = (value: string) => {
+    // An empty value is in no text.
+    if (value !== '') values.push(value);
+    return '';
+  };
+  protectValues(configSecretSet().start(), managedConfig(agent).config, [], { ...hooks, secret: collect });
+  return values;
+}
+
+/** Whether `text` holds a value export makes a reference of (`run.hidden`), found as `withMadeSecrets` finds it. */
+function holdsHidden(text: string, run: ExportRun): boolean {
+  return heldValues(text, run.hidden, () => '').length > 0;
 }
 
 /**
@@ -190,7 +223,7 @@ function draftAgent(agent: Agent, run: ExportRun): AgentDraft {
  * (text is not written, nothing listed), true for the manifest's text, where each value of `run.made`
  * is its reference too.
  */
-function protectHooks(draft: AgentDraft, run: ExportRun, writing: boolean): ProtectHooks {
+function protectHooks(draft: Pick<AgentDraft, 'agent' | 'local' | 'secrets'>, run: ExportRun, writing: boolean): ProtectHooks {
   const { agent, local } = draft;
   const recorded = run.deployed.ledgerPlaces(agent.id);
   // Where several variables hold a value, the one the ledger recorded at the place put it there.
@@ -223,6 +256,8 @@ function protectHooks(draft: AgentDraft, run: ExportRun, writing: boolean): Prot
       return !run.deployed.ledgerValuesAt(agent.id, place).some((written) => referencedNames(written).every((name) => found.has(name)));
     },
     deployed: (text, path) => run.deployed.variablesIn(text, recordedAt(path)),
+    // A name an apply took from the environment, or one holding a secret, names no variable.
+    names: (text, path) => !isRecorded(formatDotted(path)) && run.deployed.variablesIn(text, recordedAt(path)).length === 0 && !holdsHidden(text, run),
     searched: (text, path) => withMadeSecrets(text, run.deployed.variablesIn(text, recordedAt(path)), made),
     writeBack: (text, path) =>
       writing ? writeBack(text, `agents.${local}.config${renderPath(path)}`, run, recordedAt(path), made) : withReferences(text, run.deployed.variablesIn(text, recordedAt(path))),
@@ -265,7 +300,8 @@ function writeAgent(draft: AgentDraft, run: ExportRun): Pair {
   const entry = new YAMLMap();
   entry.items.push(new Pair(new Scalar('id'), new Scalar(agent.id)));
   if (typeof agent.name === 'string') {
-    const name = (nameShown ? writeBack(agent.name, `agents.${local}.name`, run, nameRecorded) : undefined) ?? secretName(local, run);
+    // A secret export makes a reference of elsewhere is that reference in the name too.
+    const name = (nameShown ? writeBack(agent.name, `agents.${local}.name`, run, nameRecorded, madeLongestFirst(run)) : undefined) ?? secretName(local, run);
     entry.items.push(new Pair(new Scalar('name'), new Scalar(name)));
   }
   entry.items.push(new Pair(new Scalar('config'), doc.createNode(protectedConfig)));
@@ -387,6 +423,8 @@ interface ProtectHooks {
   partlyUnset: (held: ReadonlyArray<{ name: string }>, path: Array<string | number>) => boolean;
   /** Where `text`, at `path`, holds deployed values (`DeployedSecrets.variablesIn`). */
   deployed: (text: string, path: Array<string | number>) => ReadonlyArray<{ start: number; end: number; name: string }>;
+  /** Whether `text`, an item's name at `path`, may name its variables: not taken from the environment, holding no secret. */
+  names: (text: string, path: Array<string | number>) => boolean;
   /** Where `text`, at `path`, holds deployed values or values of other references export makes: what `writeBack` writes as references. */
   searched: (text: string, path: Array<string | number>) => ReadonlyArray<{ start: number; end: number; name: string }>;
   /** `text` as manifest text, the deployed values it holds as their references (see `writeBack`); undefined when it cannot be. */
@@ -420,8 +458,7 @@ function protectValues(at: PatternCursor, value: unknown, path: Array<string | n
   if (Array.isArray(value)) {
     return value.map((item, index) => {
       const itemName = item && typeof item === 'object' ? (item as { name?: unknown }).name : undefined;
-      // A name an apply took from the environment names no variable.
-      const label = typeof itemName === 'string' && !hooks.recorded([...path, index, 'name']) && hooks.deployed(itemName, [...path, index, 'name']).length === 0 ? itemName : index;
+      const label = typeof itemName === 'string' && hooks.names(itemName, [...path, index, 'name']) ? itemName : index;
       return protectValues(at.step(index), item, [...path, index], hooks, [...named, label]);
     });
   }

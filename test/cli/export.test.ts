@@ -10,6 +10,7 @@ import { validateAgainst } from '../../src/schema/validate.js';
 import { repoRoot, runCli, runCliInProcess, runPrinted, useTempDirs, type CliResult } from '../helpers/cli.js';
 
 const BOOKING = '-OKdqbqetEcM4ak369yn';
+const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
 const SPARE = '-OKspareAgent0000002';
 /** An agent whose live configuration breaks no mandatory policy. */
 const PLAIN = '-OKspareAgent0000003';
@@ -324,6 +325,40 @@ describe('voxform export', () => {
     expect(result.stderr).toContain('prompts/huge-prompt.md');
     expect(result.stdout).not.toContain('\nNext: voxform plan');
     expect(result.stdout).toContain('\nNext: fix what the warning above names in the exported files, then voxform validate   # plan shows no changes once it loads\n');
+  });
+
+  test('a header token that is also an agent\'s name and a tool\'s name: in no name, key, variable, file or output, and the export plans to no changes', async () => {
+    const token = 'zq7Secret99token';
+    const seed = defaultSeed();
+    const bot = seed.agents?.find((candidate) => candidate.id === FRONT_DESK);
+    const other = seed.agents?.find((candidate) => candidate.id === BOOKING);
+    if (!bot || !other) throw new Error('the default seed has no front desk or booking agent');
+    Object.assign(bot, { name: `Bot ${token}`, config: { ...bot.config, session_data_webhook: { url: 'https://hooks.example.com/end', headers: { authorization: token } } } });
+    const tools = (other.config.tools ?? []).map((tool) => ({ ...tool, name: token }));
+    Object.assign(other, { name: 'Other', config: { ...other.config, tools } });
+    for (const phone of seed.phones ?? []) phone.agent_id = phone.id === '+15551230001' ? FRONT_DESK : BOOKING;
+    const planted = await startEmulator({ port: 0, seed });
+    const dir = await tempDir();
+    const env = { VOXFORM_API_KEY: planted.apiKey };
+    const args = ['--base-url', planted.url];
+    try {
+      const exported = await runCliInProcess(['export', '--from-phones', '--out', 'live', ...args], { cwd: dir, env });
+      expect(exported.code, exported.stderr).toBe(0);
+      expect(`${exported.stdout}${exported.stderr}`.toLowerCase()).not.toContain(token.toLowerCase());
+      const entries = await readdir(path.join(dir, 'live'), { recursive: true });
+      expect(entries.join('\n').toLowerCase()).not.toContain(token.toLowerCase());
+      for (const entry of await readdir(path.join(dir, 'live'), { recursive: true, withFileTypes: true })) {
+        if (entry.isFile()) expect((await readFile(path.join(entry.parentPath, entry.name), 'utf8')).toLowerCase()).not.toContain(token.toLowerCase());
+      }
+      expect(exported.stdout).toContain('  AGENT_OKDQBQETECM4AK369YM_SESSION_DATA_WEBHOOK_AUTHORIZATION  agents.agent-okdqbqetecm4ak369ym.config.session_data_webhook.headers.authorization\n');
+      expect(exported.stdout).toContain('  OTHER_TOOLS_0_AUTHORIZATION ');
+      const secrets = { AGENT_OKDQBQETECM4AK369YM_SESSION_DATA_WEBHOOK_AUTHORIZATION: token, OTHER_TOOLS_0_AUTHORIZATION: 'seeded-calendar-token' };
+      const plan = await runCliInProcess(['plan', '--detailed-exitcode', ...args], { cwd: path.join(dir, 'live'), env: { ...env, ...secrets } });
+      expect(plan.stdout, plan.stderr).toContain('No changes');
+      expect(plan.code).toBe(0);
+    } finally {
+      await planted.close();
+    }
   });
 
   test('a file where a folder should go: a clear error, before anything is written', async () => {
