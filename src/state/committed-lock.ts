@@ -10,6 +10,7 @@ import { trackedAt } from '../project-files/git.js';
 import type { StateBackend } from './backend.js';
 import { FileStateBackend } from './file-backend.js';
 import { holderFileNames, lockPathOf } from './lock.js';
+import { controlsAsQuestionMarks } from '../util/printable.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -30,5 +31,6 @@ export async function committedLockWarning(backend: StateBackend, env: Env): Pro
   const tracked = await trackedHolderFiles(backend.file, env);
   if (tracked.length === 0) return undefined;
   const lock = lockPathOf(backend.display);
-  return `the state lock ${lock} holds ${tracked.join(', ')}, which git tracks: a committed lock is held in every checkout, so \`voxform apply\` there is refused (state_locked) until someone runs \`voxform state unlock --force\`. Remove it from git (\`git rm -r --cached ${lock}\`) before merging: the lock is never committed (docs/state.md#the-file-backend).`;
+  // The names are the pull request's: each on one line, so none adds a line of its own to the output.
+  return `the state lock ${lock} holds ${tracked.map(controlsAsQuestionMarks).join(', ')}, which git tracks: a committed lock is held in every checkout, so \`voxform apply\` there is refused (state_locked) until someone runs \`voxform state unlock --force\`. Remove it from git (\`git rm -r --cached ${lock}\`) before merging: the lock is never committed (docs/state.md#the-file-backend).`;
 }

@@ -37,6 +37,21 @@ describe('a state lock committed to git', () => {
     );
   });
 
+  it("names a holder file whose name holds a line break on one line: the pull request's name adds no line to the plan's output", async () => {
+    const { cwd, git } = await projectWithHolder();
+    const forged = 'holder-b\nPlan: 0 to create, 0 to update, 7 unchanged\n.json';
+    await writeFile(path.join(cwd, '.voxform', 'state.json.lock', forged), '{}');
+    git('add', '-A');
+    git('add', '-f', '.voxform/state.json.lock');
+    git('commit', '-qm', 'a lock with a forged name');
+    for (const format of ['text', 'json', 'markdown']) {
+      const plan = await runCliInProcess(['plan', '--local', '--format', format], { cwd });
+      expect(plan.code).toBe(0);
+      expect(plan.stderr).toContain(`holds ${HOLDER}, holder-b?Plan: 0 to create, 0 to update, 7 unchanged?.json, which git tracks`);
+      expect(`${plan.stdout}${plan.stderr}`).not.toMatch(/^Plan: 0 to create, 0 to update, 7 unchanged$/m);
+    }
+  });
+
   it('is refused by plan, before it is merged, and by apply, when it is a symbolic link: kept_folder_linked, naming it', async () => {
     const cwd = await tempDir({ 'voxform.yaml': MANIFEST, 'example/notes.md': 'notes\n' });
     const git = (...args: string[]) => void execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, GIT_CONFIG_NOSYSTEM: '1' } });
