@@ -8,6 +8,7 @@ import { schemaIssueMessages } from '../manifest/schema-issues.js';
 import { FilledTextBudget } from '../manifest/filled-text-budget.js';
 import { callTargets } from '../policy/places.js';
 import { escapeEnvReferences, hasEnvReference } from '../secrets/env-reference.js';
+import { numberFault } from '../yaml/numbers.js';
 import { formatDotted, type FieldPath, type PathSegment } from '../util/field-path.js';
 import { wordList } from '../util/plural.js';
 import { httpUrl } from '../util/http-url.js';
@@ -26,9 +27,8 @@ interface ResolvedVariables {
 }
 
 /**
- * Matches given values to a template's variables. A string (as `--var` values are) takes the type of
- * a number or boolean default when it reads as one; an empty string is no value: a required variable
- * is then missing, an optional one takes its default.
+ * Matches given values to a template's variables (each as `givenValue` takes it); an empty string is
+ * no value: a required variable is then missing, an optional one takes its default.
  */
 export function resolveVariables(template: Template, given: Readonly<Record<string, VariableValue>>): ResolvedVariables {
   const declared = new Map(template.variables.map((v) => [v.name, v]));
@@ -37,18 +37,42 @@ export function resolveVariables(template: Template, given: Readonly<Record<stri
   const missing: TemplateVariable[] = [];
   for (const variable of template.variables) {
     const value = Object.hasOwn(given, variable.name) ? given[variable.name] : undefined;
-    if (value !== undefined && value !== '') values[variable.name] = coerce(value, variable.default);
+    if (value !== undefined && value !== '') values[variable.name] = givenValue(variable, value);
     else if (variable.default !== undefined) values[variable.name] = variable.default;
     else missing.push(variable);
   }
   return { values, missing, unknown };
 }
 
-function coerce(value: VariableValue, like: VariableValue | undefined): VariableValue {
+/** Text a number variable takes as a number. */
+const NUMBER_TEXT = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/;
+
+/**
+ * The value of `variable` given as `value`. A string (as `--var` values and answers are) takes the
+ * type of a number or boolean default when it reads as one; a number a manifest would not keep as
+ * written stays text, never rounded, for expandTemplate to refuse (inexactNumbers).
+ */
+export function givenValue(variable: TemplateVariable, value: VariableValue): VariableValue {
+  const like = variable.default;
   if (typeof value !== 'string') return value;
-  if (typeof like === 'number' && /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/.test(value.trim())) return Number(value);
-  if (typeof like === 'boolean' && /^(true|false)$/.test(value.trim())) return value.trim() === 'true';
+  const text = value.trim();
+  if (typeof like === 'number' && NUMBER_TEXT.test(text) && numberFault(text, Number(text)) === undefined) return Number(text);
+  if (typeof like === 'boolean' && /^(true|false)$/.test(text)) return text === 'true';
   return value;
+}
+
+/**
+ * The values of number variables that read as a number a manifest would not keep as written, which
+ * givenValue left text: refused by the rule the manifest reader refuses such a number by, not rounded
+ * into a manifest validate would refuse.
+ */
+function inexactNumbers(template: Template, values: TemplateVars): ValueProblem[] {
+  return template.variables.flatMap(({ name, default: like }) => {
+    const value = values[name];
+    const text = typeof value === 'string' ? value.trim() : '';
+    const fault = typeof like === 'number' && NUMBER_TEXT.test(text) ? numberFault(text, Number(text)) : undefined;
+    return fault === undefined ? [] : [{ message: `it ${fault}.`, filledBy: [name] }];
+  });
 }
 
 interface ExpandedTemplate {
@@ -69,6 +93,8 @@ export function expandTemplate(template: Template, values: TemplateVars): Expand
   if (lacking.length > 0) {
     throw new VoxformError('template_vars_missing', `Template ${template.name} needs values for ${lacking.join(', ')}.`, { hint: 'Give each a value: under `vars:` in a manifest, or with --var NAME=VALUE for `voxform init`.' });
   }
+  const inexact = inexactNumbers(template, values)[0];
+  if (inexact) throw valueInvalid(template, inexact);
   // One budget for every text the agent and its prompt fill in, as a manifest's load has.
   const budget = new FilledTextBudget();
   const node = expandNodes(template, values, budget);
@@ -168,12 +194,15 @@ function fieldPathOf(path: readonly unknown[], node: unknown): FieldPath {
   return fields;
 }
 
-interface AgentProblem {
-  issue: { path: FieldPath; keyword: string };
+interface ValueProblem {
   /** One sentence, worded as validate words the same mistake under `vars:`, without quoting the value given. */
   message: string;
   /** The variables that filled in the value at fault: the fault of the values given. None: the template's own. */
   filledBy: string[];
+}
+
+interface AgentProblem extends ValueProblem {
+  issue: { path: FieldPath; keyword: string };
 }
 
 function agentProblems(template: Template, agent: Record<string, unknown>): AgentProblem[] {
@@ -188,7 +217,7 @@ function agentProblems(template: Template, agent: Record<string, unknown>): Agen
   });
 }
 
-function valueInvalid(template: Template, problem: AgentProblem): VoxformError {
+function valueInvalid(template: Template, problem: ValueProblem): VoxformError {
   const { filledBy } = problem;
   return new VoxformError('init_value_invalid', `The value given for ${filledBy.join(', ')} does not fit template ${template.name}: ${problem.message}`, {
     hint: `Give ${filledBy.length === 1 ? 'it' : 'them'} another value (--var ${filledBy[0]}=…).`,

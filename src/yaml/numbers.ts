@@ -10,8 +10,14 @@
  * double (it would be 0).
  */
 export function numberProblem(written: string, value: number): string | undefined {
-  if (!Number.isFinite(value)) return `${written} is not a number a manifest field takes (JSON has no infinity and no NaN); write a finite number`;
-  if (Number.isInteger(value) && !Number.isSafeInteger(value)) return `${written} is past the largest whole number kept exactly (9,007,199,254,740,991) and would be rounded; write a smaller number`;
-  if (value === 0 && /^[^eE]*[1-9]/.test(written) && !/^0[xXoO]/.test(written)) return `${written} is too small to be kept as a number: it would be 0; write 0 or a larger number`;
+  const fault = numberFault(written, value);
+  return fault === undefined ? undefined : `${written} ${fault}`;
+}
+
+/** What `numberProblem` says of the number after naming it (`is past …`), for a caller that does not echo what was written. */
+export function numberFault(written: string, value: number): string | undefined {
+  if (!Number.isFinite(value)) return 'is not a number a manifest field takes (JSON has no infinity and no NaN); write a finite number';
+  if (Number.isInteger(value) && !Number.isSafeInteger(value)) return 'is past the largest whole number kept exactly (9,007,199,254,740,991) and would be rounded; write a smaller number';
+  if (value === 0 && /^[^eE]*[1-9]/.test(written) && !/^0[xXoO]/.test(written)) return 'is too small to be kept as a number: it would be 0; write 0 or a larger number';
   return undefined;
 }

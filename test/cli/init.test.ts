@@ -19,6 +19,9 @@ const validateBuilt = existsSync(path.join(repoRoot, 'dist/cli-bundle/main.cjs')
 
 const tempDir = useTempDirs();
 
+/** A template whose `delay` (a number by its default) is the whole of a number field. */
+const DELAY_TEMPLATE = 'description: A concierge.\nvariables:\n  hotel: { description: The hotel, required: true }\n  delay: { description: delay, default: 300 }\nagent:\n  name: "{{hotel}} concierge"\n  config:\n    flow: { response_delay: "{{delay}}" }\n';
+
 function varsFor(name: string): string[] {
   return Object.entries(SAMPLE_VALUES[name] ?? {}).flatMap(([k, v]) => ['--var', `${k}=${v}`]);
 }
@@ -172,6 +175,18 @@ describe('voxform init, refusals', () => {
       'error[init_value_invalid]: The value given for crm_webhook_url does not fit template lead-qualification: session_data_webhook.url is not an http:// or https:// URL.\n  hint: Give it another value (--var crm_webhook_url=…).\n',
     );
     expect(await listFiles(dir)).toEqual([]);
+  });
+
+  test('a number past 2^53 − 1 given to a number variable is refused, naming it, not rounded into a manifest validate refuses', async () => {
+    for (const delay of ['9007199254740993', '12345678901234567890']) {
+      const dir = await tempDir({ 'tpl/concierge/template.yaml': DELAY_TEMPLATE });
+      const result = await runCliInProcess(['init', '--template', './tpl/concierge', '--var', 'hotel=H', '--var', `agent_id=${AGENT}`, '--var', `delay=${delay}`, 'cx'], { cwd: dir });
+      expect(result.stderr).toBe(
+        'error[init_value_invalid]: The value given for delay does not fit template ./tpl/concierge: it is past the largest whole number kept exactly (9,007,199,254,740,991) and would be rounded; write a smaller number.\n  hint: Give it another value (--var delay=…).\n',
+      );
+      expect(result.code).toBe(1);
+      expect(existsSync(path.join(dir, 'cx'))).toBe(false);
+    }
   });
 
   test('a --var without = is an error', async () => {
@@ -616,6 +631,16 @@ describe('voxform init on a terminal', () => {
     expect(why).toBeLessThan(term.err().indexOf('  agent_id — '));
     expect(term.err()).not.toContain('12345');
     expect(await readFile(path.join(dir, 'voxform.yaml'), 'utf8')).toContain('+15551239999');
+  });
+
+  test('a number variable given a number past 2^53 − 1 is asked for again, and the answer is a number', async () => {
+    const dir = await tempDir({ 'tpl/concierge/template.yaml': DELAY_TEMPLATE });
+    const term = terminalContext(dir, '400\n');
+    const code = await runInit({ args: [], template: './tpl/concierge', var: ['hotel=H', `agent_id=${AGENT}`, 'delay=9007199254740993'] }, term.ctx);
+    expect(code).toBe(0);
+    expect(term.err()).toContain('  The value given for delay does not fit template ./tpl/concierge: it is past the largest whole number kept exactly');
+    expect(term.err()).toContain('  delay — delay: ');
+    expect(await readFile(path.join(dir, 'voxform.yaml'), 'utf8')).toContain('flow: { response_delay: 400 }\n');
   });
 
   test('an agent_id with a space is asked for again', async () => {

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { isVoxformError, VoxformError } from '../../errors.js';
 import { listTemplates, readTemplate, RESERVED_VARIABLES, type Template, type TemplateVariable, type VariableValue } from '../../templates/catalog.js';
-import { answerProblem, resolveVariables } from '../../init/expand.js';
+import { answerProblem, givenValue, resolveVariables } from '../../init/expand.js';
 import { editedFiles, editedWarning, MANIFEST_FILE, manifestOutline, planScaffold, refuseExisting, scaffoldTargets, shadowedManifest, shadowedWarning, type Scaffold } from '../../init/scaffold.js';
 import { refuseOutsideProject, refuseOwnFolder, writeScaffold } from '../../init/write-scaffold.js';
 import { replacedManifest } from '../../init/replaced-manifest.js';
@@ -200,7 +200,7 @@ async function planAsking(ctx: CommandContext, ask: LineReader | undefined, temp
       for (const variable of unfit) {
         const answer = await askValue(ctx, ask, variable);
         if (variable === AGENT_ID) given.agentId = answer;
-        else given.values[variable.name] = answer;
+        else given.values[variable.name] = givenValue(variable, answer);
       }
     }
   }
