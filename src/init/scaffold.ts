@@ -21,6 +21,7 @@ import { substituteText } from '../templates/substitute.js';
 import { schemaIssueMessages } from '../manifest/schema-issues.js';
 import { localNameProblem } from '../manifest/names.js';
 import { GITIGNORE_ENTRIES } from '../templates/gitignore.js';
+import { nodeAtPlace } from '../templates/yaml-place.js';
 import { pathExists, readGuarded } from '../project-files/guarded-read.js';
 import { fileOnTheWay, pathInTheWay } from '../util/atomic-write.js';
 import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
@@ -143,7 +144,11 @@ export function manifestOutline(template: Template | undefined, agentId: string)
   return generatedManifestText(doc);
 }
 
-/** init's voxform.yaml, unformatted: its header, `version`, and the agent under its local name, `id` (when known) then `body`'s fields. */
+/**
+ * init's voxform.yaml, unformatted: its header, `version`, and the agent under its local name, `id`
+ * (when known) then `body`'s fields. The comments of the template's `agent:` go where the agent's
+ * entry is: above `agent:` above its local name, at the end of its block at the end of the entry.
+ */
 function manifestDocument(template: Template, agentId: string, body?: YAMLMap): Document {
   const localName = localNameOf(template);
   const agent = new YAMLMap();
@@ -155,9 +160,12 @@ function manifestDocument(template: Template, agentId: string, body?: YAMLMap): 
     if (body.commentBefore && isNode(first)) first.commentBefore = [body.commentBefore, first.commentBefore].filter((text) => text).join('\n');
     else if (body.commentBefore) agent.commentBefore = body.commentBefore;
     agent.items.push(...fields);
+    agent.comment = body.comment;
   }
+  const entryKey = new Scalar(localName);
+  entryKey.commentBefore = nodeAtPlace(template.document, ['agent'], 'key')?.commentBefore;
   const agents = new YAMLMap();
-  agents.items.push(new Pair(new Scalar(localName), agent));
+  agents.items.push(new Pair(entryKey, agent));
   const root = new YAMLMap();
   root.items.push(new Pair(new Scalar('version'), new Scalar(1)), new Pair(new Scalar('agents'), agents));
   const doc = new Document(undefined, { customTags: manifestTags });

@@ -112,6 +112,32 @@ describe('planScaffold, for every shipped template', () => {
     expect(formatManifest(manifestText, 'voxform.yaml').changed).toBe(false);
   });
 
+  test("the comments above agent: and at the end of its block carry over, above the agent's entry and at the end of it; those of variables: stay in the template", async () => {
+    const tree = await makeTree({
+      'mini/template.yaml': [
+        'description: Minimal template',
+        '# The variable the greeting uses.',
+        'variables:',
+        '  business: { description: The business, required: true }',
+        '# One line per business.',
+        'agent:',
+        '  config:',
+        '    first_message: Hello from {{business}}.',
+        '  name: "{{business}} line"',
+        '  # Attach the FAQ once it is uploaded:',
+        '  # knowledge: [faq]',
+        '',
+      ].join('\n'),
+    });
+    cleanup = tree.cleanup;
+    const template = await readTemplateAt(path.join(tree.dir, 'mini'));
+    const manifestText = fileOf(planScaffold({ template, values: { business: 'Acme' }, agentId: '-OKspareAgent0000003' }).files, 'voxform.yaml');
+    expect(manifestText.slice(manifestText.indexOf('agents:'))).toBe(
+      'agents:\n  # One line per business.\n  mini:\n    id: -OKspareAgent0000003\n    name: "Acme line"\n    config:\n      first_message: Hello from Acme.\n    # Attach the FAQ once it is uploaded:\n    # knowledge: [faq]\n',
+    );
+    expect(formatManifest(manifestText, 'voxform.yaml').changed).toBe(false);
+  });
+
   test('lists the environment variables the manifest needs', () => {
     expect(scaffoldOf('appointment-booking').envVars).toEqual(['CALENDAR_TOKEN']);
     expect(scaffoldOf('receptionist').envVars).toEqual([]);
