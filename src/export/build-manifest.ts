@@ -10,7 +10,7 @@
  */
 import { Document, isMap, isScalar, Pair, Scalar, YAMLMap } from 'yaml';
 import { formatDocument, generatedManifestText, manifestTags } from '../format/format-manifest.js';
-import { holdsHiddenCharacter } from '../format/hidden-characters.js';
+import { promptFileFits } from '../format/prompt-file.js';
 import { schemaNode, stripToShape } from '../schema/introspect.js';
 import { configSecretSet } from '../secrets/schema-paths.js';
 import { envPolicyOf } from '../secrets/env-policy.js';
@@ -288,8 +288,8 @@ function writeAgent(draft: AgentDraft, run: ExportRun): Pair {
   const protectedConfig = protectValues(configSecretSet().start(), draft.config, [], protectHooks(draft, run, true)) as Record<string, unknown>;
 
   const prompt = live.prompt;
-  // A prompt file is not interpolated: a prompt that holds a secret stays inline, as a reference.
-  if (typeof prompt === 'string' && promptFileFits(prompt) && protectedConfig.prompt === escapeEnvReferences(prompt)) {
+  // A prompt file is not interpolated: a prompt that holds a secret stays inline, as a reference. An empty one needs no file.
+  if (typeof prompt === 'string' && prompt !== '' && promptFileFits(prompt) && protectedConfig.prompt === escapeEnvReferences(prompt)) {
     const file = `prompts/${local}.md`;
     // The loader drops one final newline from a prompt file, so writing one more keeps the prompt exact.
     run.prompts.push({ path: file, content: `${prompt}\n` });
@@ -330,19 +330,6 @@ function secretName(local: string, run: ExportRun): string {
   run.secrets.push({ name, path: `agents.${local}.name` });
   return `\${env:${name}}`;
 }
-
-/**
- * Whether a prompt may go into a file: one that reads back as itself (the loader drops CR and a BOM,
- * and UTF-8 holds no lone surrogate) and shows a reader all it holds. A prompt holding a control or
- * an invisible character stays inline, where the manifest writes that character escaped; a file
- * would hold it raw, to act on the terminal that shows it or hide it from a review.
- */
-function promptFileFits(prompt: string): boolean {
-  // CR and a BOM are hidden characters too.
-  return prompt !== '' && !LONE_SURROGATE.test(prompt) && !holdsHiddenCharacter(prompt);
-}
-
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** The comment above an agent: what the manifest does not manage, and why (never a secret value). */
 function agentComment(dropped: readonly string[], withheld: readonly WithheldField[]): string | undefined {

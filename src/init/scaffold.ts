@@ -10,7 +10,9 @@ import { isVoxformError, VoxformError } from '../errors.js';
 import { formatDocument, generatedManifestText, manifestTags } from '../format/format-manifest.js';
 import { bundleManifestSchema, SCHEMA_FILE, SCHEMA_MODELINE } from '../schema/load.js';
 import { validateAgainst } from '../schema/validate.js';
-import { ENV_REFERENCE, ENV_REFERENCE_BODY } from '../secrets/env-reference.js';
+import { ENV_REFERENCE, ENV_REFERENCE_BODY, escapeEnvReferences } from '../secrets/env-reference.js';
+import { promptFileFits } from '../format/prompt-file.js';
+import { normalizePrompt } from '../manifest/includes.js';
 import { isSpareAgentId } from '../emulator/spare-agents.js';
 import { formatDotted } from '../util/field-path.js';
 import { pluralNoun, wordList } from '../util/plural.js';
@@ -47,6 +49,8 @@ export interface Scaffold {
   files: ScaffoldFile[];
   /** The variables the manifest reads (`${env:NAME}` without a default in its values): needed before plan and apply. */
   envVars: string[];
+  /** The prompt file written; none when the template has no prompt, or its prompt stays inline (promptPlace). */
+  promptFile: string | undefined;
 }
 
 /**
@@ -95,7 +99,9 @@ export function scaffoldTargets(template: Template, values: Readonly<Record<stri
     const budget = new FilledTextBudget();
     const rendered = substituteText(template.prompt.text, values, (length) => budget.charge(length, 'its variables') === undefined);
     const known = rendered.unknown.length === 0 && rendered.refused === undefined;
-    paths.push({ path: promptPath(localNameOf(template)), mode: 'create', ...(known ? { content: ensureNewline(rendered.text) } : {}) });
+    const content = known ? promptFileContent(rendered.text) : undefined;
+    // A prompt known to stay inline writes no file.
+    if (!known || content !== undefined) paths.push({ path: promptPath(localNameOf(template)), mode: 'create', ...(content === undefined ? {} : { content }) });
   }
   paths.push({ path: SCHEMA_FILE, mode: 'refresh' }, { path: '.gitignore', mode: 'merge' });
   return { paths, manifest: manifestOutline(template, agentId), problem };
@@ -107,13 +113,9 @@ export function planScaffold(input: { template: Template; values: Readonly<Recor
   const localName = localNameOf(template);
   refuseAgentId(agentId, localName);
   const expanded = expandTemplate(template, values);
-  if (expanded.prompt) {
-    const config = expanded.node.get('config', true);
-    const prompt = isMap(config) ? config.get('prompt', true) : undefined;
-    if (isMap(prompt)) prompt.set('file', promptPath(localName));
-  }
+  const promptFile = expanded.prompt ? placePrompt(expanded.node, expanded.prompt.text, promptPath(localName)) : undefined;
 
-  const doc = manifestDocument(template, agentId, expanded.node);
+  const doc = manifestDocument(template, agentId, { body: expanded.node, promptFile: promptFile?.path });
   formatDocument(doc);
   const manifest = generatedManifestText(doc);
 
@@ -126,12 +128,37 @@ export function planScaffold(input: { template: Template; values: Readonly<Recor
   }
 
   const files: ScaffoldFile[] = [{ path: MANIFEST_FILE, mode: 'create', content: manifest }];
-  if (expanded.prompt) files.push({ path: promptPath(localName), mode: 'create', content: ensureNewline(expanded.prompt.text) });
+  if (promptFile) files.push(promptFile);
   files.push(
     { path: SCHEMA_FILE, mode: 'refresh', content: `${JSON.stringify(bundleManifestSchema(), null, 2)}\n` },
     { path: '.gitignore', mode: 'merge', content: GITIGNORE_ENTRIES.join('\n') },
   );
-  return { localName, files, envVars: envReferencesRead(doc) };
+  return { localName, files, envVars: envReferencesRead(doc), promptFile: promptFile?.path };
+}
+
+/**
+ * Puts the prompt filled in (`text`) where it goes, by the rule export follows (promptFileFits): into
+ * `file`, which the agent's `config.prompt` then names (the file returned), else inline in
+ * `config.prompt`, as the prompt that file would have loaded as (`${env:…}` in it kept text), where
+ * the manifest writes a hidden character escaped. A comment beside the prompt stays.
+ */
+function placePrompt(agent: YAMLMap, text: string, file: string): ScaffoldFile | undefined {
+  const config = agent.get('config', true);
+  const prompt = isMap(config) ? config.get('prompt', true) : undefined;
+  if (!isMap(config) || !isMap(prompt)) return undefined;
+  const content = promptFileContent(text);
+  if (content !== undefined) {
+    prompt.set('file', file);
+    return { path: file, mode: 'create', content };
+  }
+  config.set('prompt', Object.assign(new Scalar(escapeEnvReferences(normalizePrompt(ensureNewline(text)))), { commentBefore: prompt.commentBefore, comment: prompt.comment }));
+  return undefined;
+}
+
+/** What init's prompt file holding the prompt `text` holds; undefined when a file may not hold it (promptFileFits, as export decides). */
+function promptFileContent(text: string): string | undefined {
+  const content = ensureNewline(text);
+  return promptFileFits(normalizePrompt(content)) ? content : undefined;
 }
 
 /**
@@ -140,7 +167,7 @@ export function planScaffold(input: { template: Template; values: Readonly<Recor
  * new one would drop by it. Without a template, no agent is known yet.
  */
 export function manifestOutline(template: Template | undefined, agentId: string): string {
-  const doc = template === undefined ? new Document({ version: 1 }) : manifestDocument(template, agentId);
+  const doc = template === undefined ? new Document({ version: 1 }) : manifestDocument(template, agentId, { promptFile: template.prompt ? promptPath(localNameOf(template)) : undefined });
   return generatedManifestText(doc);
 }
 
@@ -149,7 +176,8 @@ export function manifestOutline(template: Template | undefined, agentId: string)
  * (when known) then `body`'s fields. The comments of the template's `agent:` go where the agent's
  * entry is: above `agent:` above its local name, at the end of its block at the end of the entry.
  */
-function manifestDocument(template: Template, agentId: string, body?: YAMLMap): Document {
+function manifestDocument(template: Template, agentId: string, agentOf: { body?: YAMLMap; promptFile: string | undefined }): Document {
+  const { body, promptFile } = agentOf;
   const localName = localNameOf(template);
   const agent = new YAMLMap();
   if (agentId !== '') agent.items.push(new Pair(new Scalar('id'), new Scalar(agentId)));
@@ -170,7 +198,7 @@ function manifestDocument(template: Template, agentId: string, body?: YAMLMap): 
   root.items.push(new Pair(new Scalar('version'), new Scalar(1)), new Pair(new Scalar('agents'), agents));
   const doc = new Document(undefined, { customTags: manifestTags });
   doc.contents = root;
-  doc.commentBefore = header(template, localName, agentId);
+  doc.commentBefore = header(template, agentId, promptFile);
   return doc;
 }
 
@@ -303,12 +331,12 @@ const HEADER_STEPS = [' Check it, see what would change on the service, then mak
 /** What the header says of a spare agent of the embedded emulator. */
 const SPARE_AGENT_NOTE = ' is a spare agent of the embedded emulator: add --local to plan and apply to try it offline.';
 
-function header(template: Template, localName: string, agentId: string): string {
+function header(template: Template, agentId: string, promptFile: string | undefined): string {
   const lines = [
     ` ${SCHEMA_MODELINE}`,
     ' ',
     ` ${template.description}`,
-    ` Created with \`voxform init --template ${template.name}\`.${template.prompt ? ` The prompt is in ${promptPath(localName)}.` : ''}`,
+    ` Created with \`voxform init --template ${template.name}\`.${promptFile ? ` The prompt is in ${promptFile}.` : ''}`,
     ...HEADER_STEPS,
   ];
   if (isSpareAgentId(agentId)) lines.push(` ${agentId}${SPARE_AGENT_NOTE}`);

@@ -134,7 +134,8 @@ function decodePrompt(file: string, bytes: Buffer, ctx: IncludeContext): { text:
   return { text, source: sourceOf };
 }
 
-function normalizePrompt(text: string): string {
+/** A prompt file's text as the prompt it loads as: CRLF as LF, one final newline dropped. */
+export function normalizePrompt(text: string): string {
   const unix = text.includes('\r\n') ? text.replaceAll('\r\n', '\n') : text;
   return unix.endsWith('\n') ? unix.slice(0, -1) : unix;
 }

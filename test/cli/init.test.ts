@@ -587,6 +587,19 @@ describe('voxform init writes only inside the project (docs/security.md §3)', (
   });
 });
 
+describe('voxform init writes no hidden character raw (docs/security.md §8)', () => {
+  test('a prompt holding a terminal escape or a right-to-left override is written inline, escaped, and no prompt file is written or named', async () => {
+    const dir = await tempDir();
+    const values = { ...SAMPLE_VALUES.receptionist, business: 'Acme\u001b]0;pwned\u0007\u202eX', agent_id: AGENT };
+    const result = await runCliInProcess(['init', '--template', 'receptionist', ...Object.entries(values).flatMap(([name, value]) => ['--var', `${name}=${value}`]), 'w2'], { cwd: dir });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(await listFiles(path.join(dir, 'w2'))).toEqual(['.gitignore', '.voxform/manifest.schema.json', 'voxform.yaml']);
+    expect(result.stdout).not.toContain('prompts/');
+    expect(await readFile(path.join(dir, 'w2', 'voxform.yaml'), 'utf8')).not.toMatch(/[\u001b\u0007\u202e]/);
+  });
+});
+
 describe('voxform init on a terminal', () => {
   test('offers the templates, then asks for each missing value, re-asking when empty', async () => {
     const dir = await tempDir();

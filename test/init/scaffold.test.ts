@@ -80,6 +80,25 @@ describe('planScaffold, for every shipped template', () => {
     expect(formatManifest(manifestText, 'voxform.yaml').changed).toBe(false);
   });
 
+  test('a prompt holding a control or an invisible character stays inline in the manifest, escaped, as export keeps it: a prompt file would hold it raw', async () => {
+    const template = readTemplate('receptionist');
+    const business = 'Acme\u001b]0;pwned\u0007\u202eX ${env:HOME}';
+    const values = resolveVariables(template, { ...SAMPLE_VALUES.receptionist, business }).values;
+    const scaffold = planScaffold({ template, values, agentId: '-OKspareAgent0000001' });
+    expect(scaffold.files.map((f) => f.path)).not.toContain('prompts/receptionist.md');
+    const manifestText = fileOf(scaffold.files, 'voxform.yaml');
+    expect(manifestText).not.toMatch(/[\u001b\u0007\u202e]/);
+    expect(manifestText).toContain('Acme\\e]0;pwned\\a\\u202eX');
+    expect(manifestText).not.toContain('The prompt is in prompts/');
+    expect(formatManifest(manifestText, 'voxform.yaml').changed).toBe(false);
+    // Loaded, the prompt is the one a prompt file would have given, ${env:…} in it text as there.
+    const tree = await makeTree({ 'voxform.yaml': manifestText });
+    cleanup = tree.cleanup;
+    const loaded = await loadManifests({ paths: [], cwd: tree.dir, env: { HOME: '/root' } });
+    const expected = template.prompt?.text.replaceAll('{{business}}', business).replace(/\{\{(\w+)\}\}/g, (_, name: string) => String(values[name])).replace(/\n$/, '');
+    expect(loaded.state?.agents.get('receptionist')?.config.prompt).toBe(expected);
+  });
+
   test('a value holding ${env:…} is text wherever it lands: escaped in the manifest, as it is in the prompt file', async () => {
     const template = readTemplate('receptionist');
     const values = resolveVariables(template, { ...SAMPLE_VALUES.receptionist, business: 'Acme ${env:HOME}' }).values;

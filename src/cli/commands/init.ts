@@ -86,7 +86,7 @@ export async function run(options: InitOptions, ctx: CommandContext): Promise<nu
     const replaced = await replacedManifest(path.join(dir, MANIFEST_FILE), root, scaffold.files.find((file) => file.path === MANIFEST_FILE)?.content ?? '', 'voxform init');
     const edited = force ? await editedFiles(dir, scaffold.files, root) : [];
     const written = await writeScaffold(dir, scaffold.files, { force, displayDir: displayDir(ctx, dir), command: 'voxform init', root, losses: replaced?.refusal });
-    report(ctx, { dir, template, written, envVars: scaffold.envVars, localName: scaffold.localName, agentId });
+    report(ctx, { dir, template, written, envVars: scaffold.envVars, localName: scaffold.localName, promptFile: scaffold.promptFile, agentId });
     if (shadowed !== undefined) ctx.stderr.write(shadowedWarning(shadowed, displayDir(ctx, dir)));
     if (replaced !== undefined) ctx.stderr.write(replaced.warning);
     if (edited.length > 0) ctx.stderr.write(editedWarning(edited, 'voxform init'));
@@ -231,7 +231,7 @@ async function chooseTemplate(ctx: CommandContext, ask: LineReader | undefined):
 
 function report(
   ctx: CommandContext,
-  input: { dir: string; template: Template; written: Awaited<ReturnType<typeof writeScaffold>>; envVars: string[]; localName: string; agentId: string },
+  input: { dir: string; template: Template; written: Awaited<ReturnType<typeof writeScaffold>>; envVars: string[]; localName: string; promptFile: string | undefined; agentId: string },
 ): void {
   const { written } = input;
   const out = ctx.stdout;
@@ -246,7 +246,8 @@ function report(
   for (const file of written.kept) out.write(`  kept         ${file}\n`);
   out.write('\nNext:\n');
   if (where !== '.') out.write(`  cd ${shellWord(where)}\n`);
-  if (input.template.prompt) out.write(`  edit prompts/${input.localName}.md: add the facts callers ask about\n`);
+  // A prompt holding a hidden character is inline in the manifest, not in a file.
+  if (input.template.prompt) out.write(`  edit ${input.promptFile ?? `the prompt in ${MANIFEST_FILE}`}: add the facts callers ask about\n`);
   if (input.envVars.length > 0) out.write(`  export ${input.envVars.map((name) => `${name}=...`).join(' ')}   # the manifest reads them with \${env:…}\n`);
   out.write('  voxform validate\n');
   out.write(`  ${planStep(ctx, input.agentId)}\n`);
