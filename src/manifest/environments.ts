@@ -171,6 +171,9 @@ function applyOverlay(base: Layer, overlay: Layer): Layer {
     const merged = shallowCopy(base.sections[section]) as Record<string, unknown>;
     for (const key of Object.keys(changes)) {
       if (!Object.hasOwn(merged, key)) continue; // reported by checkOverlayTargets, for every overlay
+      // An entry that is no object (`front-desk: null`) is reported where it is written by
+      // checkEnvironmentOverlays, for every overlay; merged in, it would be reported again at the base's entry.
+      if (!isPlainObject(changes[key])) continue;
       // The resource stays defined where it was (its entry's spans); changed values carry their own places.
       setOwn(merged, key, deepMerge(merged[key], changes[key]));
     }

@@ -915,6 +915,43 @@ describe('loadManifests: defaults and environments', () => {
     }
   });
 
+  it('reports an overlay entry that is not an object once, at the overlay, whichever environment is selected', async () => {
+    const overlays = [
+      'agents:',
+      '  a:',
+      '    id: -OKspareAgent0000001',
+      '    config: { first_message: hi }',
+      'phones:',
+      '  "+15551230001": { agent: a }',
+      'campaigns:',
+      '  c: { id: cmp_1, name: Recall }',
+      'knowledge:',
+      '  faq: { file: faq.md }',
+      'environments:',
+      '  staging:',
+      '    agents:',
+      '      a: null',
+      '    phones:',
+      '      "+15551230001": off',
+      '    campaigns:',
+      '      c: [1]',
+      '    knowledge:',
+      '      faq: 3',
+      '',
+    ].join('\n');
+    const expected = [
+      'voxform.yaml:14:7 type_mismatch agent "a": expected an object (key: value pairs), found null',
+      'voxform.yaml:16:7 type_mismatch phone "+15551230001": expected an object (key: value pairs), found a string ("off")',
+      'voxform.yaml:18:10 type_mismatch campaign "c": expected an object (key: value pairs), found a list',
+      'voxform.yaml:20:7 type_mismatch knowledge file "faq": expected an object (key: value pairs), found a number (3)',
+    ];
+    for (const environment of [undefined, 'staging']) {
+      const result = await loadTree({ 'voxform.yaml': overlays, 'faq.md': 'Open 9 to 5.\n' }, { environment });
+      expect(summarize(result), `--env ${environment}`).toEqual(expected);
+      expect(result.state).toBeUndefined();
+    }
+  });
+
   it('checks every environment overlay, also when another is selected', async () => {
     const result = await loadTree({ 'voxform.yaml': manifest.replace('  production: {}', '  production:\n    agents: { front-desk: { confg: {} } }') });
     expect(summarize(result)).toEqual([
