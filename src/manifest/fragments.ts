@@ -82,13 +82,15 @@ export function combineFragments(fragments: readonly Fragment[], fallback: Span,
     for (const name of Object.keys(environments)) {
       const keySpan = spanAt(fragment.value, ['environments', name], 'key') ?? fragment.span;
       if (!checkName(name, keySpan, 'environment', diagnostics)) continue;
-      const overlay = environments[name];
-      if (!isPlainObject(overlay)) continue; // reported by the shape check
       let entry = combined.environments.get(name);
       if (!entry) {
         entry = { layer: emptyLayer(spanAt(fragment.value, ['environments', name]) ?? keySpan), keySpan, promotion: {} };
         combined.environments.set(name, entry);
       }
+      // Written, the environment is defined, whatever its body: `--env production` over `production: null`
+      // is no mistake of the flag, and the load reports the body, as the shape check found it, where it is.
+      const overlay = environments[name];
+      if (!isPlainObject(overlay)) continue;
       const where = ` in environment "${name}"`;
       addLayer(entry.layer, overlay, where, diagnostics);
       addSettings(entry.promotion, overlay, PROMOTION_SETTINGS, where, diagnostics);

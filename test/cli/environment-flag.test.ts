@@ -82,6 +82,17 @@ describe('an unknown environment named by a flag', () => {
     expect(result.stderr).not.toContain('invalid_argument');
   });
 
+  it('is no flag mistake when the environment is defined with a body that is wrong (`production: null`): the body is reported at its place', async () => {
+    const manifest = ['agents:', '  a: { id: -OKspareAgent0000001 }', 'environments:', '  staging: {}', '  production: null', ''].join('\n');
+    const dir = await tempDir({ 'voxform.yaml': manifest });
+    const body = 'voxform.yaml:5:15  error[type_mismatch]: environment "production": expected an object (key: value pairs), found null';
+    for (const args of [['validate', '--env', 'production'], ['plan', '--env', 'production', '--local'], ['apply', '--env', 'production', '--local', '--auto-approve']]) {
+      const result = await runCliInProcess(args, { cwd: dir });
+      expect({ args, code: result.code, flagMistake: result.stderr.includes('invalid_argument') }).toEqual({ args, code: 1, flagMistake: false });
+      expect(result.stderr.split(body).length - 1, `${args.join(' ')}:\n${result.stderr}`).toBe(1);
+    }
+  });
+
   it("stays the manifests' error for a saved plan's environment, which no flag named", async () => {
     const dir = await tempDir({ 'voxform.yaml': STAGED_MANIFEST });
     expect((await runCliInProcess(['plan', '--env', 'staging', '--local', '--out', 'plan.json'], { cwd: dir })).code).toBe(0);
