@@ -11,6 +11,7 @@ import { isVoxformError, VoxformError } from '../errors.js';
 import { readProject, resolveEnvironment, type ProjectManifests } from '../manifest/index.js';
 import { envPolicyOf } from '../secrets/env-policy.js';
 import { agentDisplayNames, agentsWithOwnId, environmentAgentIds, likelyEnvironment } from '../manifest/environments.js';
+import { inEnvironmentsNote } from '../manifest/describe.js';
 import type { DesiredState, Diagnostic, LoadResult } from '../manifest/types.js';
 import type { ManifestService } from './connection.js';
 import type { CommandContext, ReadBeforeRun } from './context.js';
@@ -139,7 +140,8 @@ function diagnosticKey(diagnostic: Diagnostic): string {
  * that leave an agent's or campaign's id to the environments, every one of which gives it
  * (`LoadResult.idsFromEnvironments`), are used only with `--env`: without one they are checked as each
  * environment loads them, as `validate --env NAME` does: the problems of every load, each once (the
- * manifests' own warnings among them; their errors are each environment's too, but for the ids). The
+ * manifests' own warnings among them; their errors are each environment's too, but for the ids), one
+ * the manifests alone do not have naming the environments it occurs in (`inEnvironmentsNote`). The
  * state stands for their resources when every environment loads (every one defines the same ones),
  * and `environments` holds each environment's state, for its policy. Otherwise `loaded` as it is.
  * `loaded` is the load for `options`, resolved from `project`.
@@ -150,13 +152,20 @@ export async function loadAsValidateChecks(
   ctx: CommandContext,
 ): Promise<{ result: LoadResult; environments?: Map<string, DesiredState> }> {
   if (options.env !== undefined || (loaded.idsFromEnvironments?.length ?? 0) === 0) return { result: loaded };
-  const diagnostics = new Map(loaded.diagnostics.filter((d) => d.severity === 'warning').map((d) => [diagnosticKey(d), d]));
+  // A problem the manifests themselves have is theirs; one only environments bring names them, as a policy finding does.
+  const own = new Set(loaded.diagnostics.map(diagnosticKey));
+  const found = new Map(loaded.diagnostics.filter((d) => d.severity === 'warning').map((d) => [diagnosticKey(d), { diagnostic: d, environments: [] as string[] }]));
   const omitted = { ...loaded.omitted };
   const environments = new Map<string, DesiredState>();
   let everyOneLoads = true;
   for (const environment of loaded.environments ?? []) {
     const result = await loadCommandManifests({ file: options.file, env: environment, withholdUnsetEnv: options.withholdUnsetEnv }, ctx, project);
-    for (const diagnostic of result.diagnostics) diagnostics.set(diagnosticKey(diagnostic), diagnostic);
+    for (const diagnostic of result.diagnostics) {
+      const key = diagnosticKey(diagnostic);
+      const entry = found.get(key) ?? { diagnostic, environments: [] };
+      if (!own.has(key)) entry.environments.push(environment);
+      found.set(key, entry);
+    }
     omitted.errors = Math.max(omitted.errors, result.omitted.errors);
     omitted.warnings = Math.max(omitted.warnings, result.omitted.warnings);
     omitted.files = Math.max(omitted.files, result.omitted.files);
@@ -164,10 +173,11 @@ export async function loadAsValidateChecks(
     if (result.state) environments.set(environment, result.state);
     else everyOneLoads = false;
   }
+  const diagnostics = [...found.values()].map(({ diagnostic, environments: where }) => (where.length === 0 ? diagnostic : { ...diagnostic, message: `${diagnostic.message}${inEnvironmentsNote(where)}` }));
   // As a load lists them: by file, in the order the files were met, then by position.
   const fileOrder = new Map<string, number>();
-  for (const { file } of diagnostics.values()) if (!fileOrder.has(file)) fileOrder.set(file, fileOrder.size);
-  const ordered = [...diagnostics.values()].sort((a, b) => (fileOrder.get(a.file) as number) - (fileOrder.get(b.file) as number) || a.line - b.line || a.col - b.col);
+  for (const { file } of diagnostics) if (!fileOrder.has(file)) fileOrder.set(file, fileOrder.size);
+  const ordered = [...diagnostics].sort((a, b) => (fileOrder.get(a.file) as number) - (fileOrder.get(b.file) as number) || a.line - b.line || a.col - b.col);
   const [state] = environments.values();
   return { result: { ...loaded, diagnostics: ordered, omitted, state: everyOneLoads ? state : undefined }, environments };
 }

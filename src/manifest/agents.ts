@@ -48,6 +48,8 @@ interface AgentContext extends ResourceContext {
   defaultsConfig: unknown;
   /** What filling in the templates' variables may build (shared with `${env:…}`). */
   filledText: FilledTextBudget;
+  /** The agents of the selected environment's overlay, as written: what it sets, told from what the base gives. */
+  overlayAgents: Record<string, unknown> | undefined;
 }
 
 export function resolveAgent(localName: string, entry: unknown, keySpan: Span, ctx: AgentContext): AgentDraft | undefined {
@@ -179,11 +181,20 @@ function applyTemplate(
     ctx.diagnostics.error(found.refused.code, `template "${entry.template}": ${found.refused.message}`, spanAt(entry, ['template']) ?? keySpan);
     return { spec: entry, template: undefined };
   }
-  const expansion = expandTemplate(found, entry, localName, ctx.diagnostics, ctx.filledText);
+  const overlayEntry = ctx.overlayAgents && Object.hasOwn(ctx.overlayAgents, localName) ? ctx.overlayAgents[localName] : undefined;
+  const varsFromBase = varsUnderOverlayTemplate(overlayEntry, entry);
+  const expansion = expandTemplate(found, entry, { agentName: localName, diagnostics: ctx.diagnostics, budget: ctx.filledText, varsFromBase });
   return {
     spec: expansion.spec,
     template: { name: found.name, vars: expansion.vars, declared: [...found.variables.keys()], source: found.source, shipped: found.shipped, origin: expansion.origin },
   };
+}
+
+/** The `vars` of `entry` (the base's with the overlay's merged over them) that the base gives under a template `overlayEntry` sets. */
+function varsUnderOverlayTemplate(overlayEntry: unknown, entry: Record<string, unknown>): Set<string> {
+  if (!isPlainObject(overlayEntry) || !Object.hasOwn(overlayEntry, 'template') || !isPlainObject(entry.vars)) return new Set();
+  const own = isPlainObject(overlayEntry.vars) ? overlayEntry.vars : {};
+  return new Set(Object.keys(entry.vars).filter((name) => !Object.hasOwn(own, name)));
 }
 
 /** The spec with `defaults.config` deep-merged under its config (an explicit `config: null` counts as none). */

@@ -3,6 +3,7 @@
  * as users write it; elsewhere by resource (`agent "front-desk"`). Values: util/describe-value.ts.
  */
 import { formatIndexed } from '../util/field-path.js';
+import { pluralNoun } from '../util/plural.js';
 import type { PathPart, ValuePath } from './positions.js';
 
 /** What one resource of each section is called. */
@@ -38,4 +39,12 @@ export function describePlace(fullPath: ValuePath): string {
 /** "in flow.interruption", "in agent "front-desk"", "at the top level". */
 export function describeContainer(fullPath: ValuePath): string {
   return fullPath.length === 0 ? 'at the top level' : `in ${describePlace(fullPath)}`;
+}
+
+/**
+ * " (environment staging)": how a problem or a finding that only environments' overlays bring, where
+ * each environment is checked (`validate` without `--env`), names them; nothing for none.
+ */
+export function inEnvironmentsNote(environments: readonly string[]): string {
+  return environments.length === 0 ? '' : ` (${pluralNoun(environments.length, 'environment')} ${environments.join(', ')})`;
 }

@@ -168,7 +168,8 @@ export async function resolveEnvironment(project: ProjectManifests, options: Omi
   const idsFromEnvironments = options.environment === undefined ? new IdsFromEnvironments(combined) : undefined;
   const resourceContext: ResourceContext = { diagnostics, interpolation, onSecret: onSecretPlace, idsFromEnvironments };
   const defaults = layer.settings.defaults?.value;
-  const agentContext = { ...resourceContext, templates, defaultsConfig: isPlainObject(defaults) ? defaults.config : undefined, filledText };
+  const overlayAgents = options.environment === undefined ? undefined : combined.environments.get(options.environment)?.layer.sections.agents;
+  const agentContext = { ...resourceContext, templates, defaultsConfig: isPlainObject(defaults) ? defaults.config : undefined, filledText, overlayAgents };
 
   const drafts = resolveResources(layer, fallbackSpan, diagnostics, { agentContext, resourceContext });
   // Every way out, once the resources are resolved: only a load with errors has ids it misses (missing_id).

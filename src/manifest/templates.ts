@@ -131,26 +131,35 @@ interface TemplateExpansion {
   origin: TemplateOrigin;
 }
 
+/** How one agent's template is expanded. */
+interface ExpansionContext {
+  agentName: string;
+  diagnostics: DiagnosticList;
+  budget: FilledTextBudget;
+  /**
+   * The `vars` the base entry gives under a template an environment's overlay sets: merged in, never
+   * removed, so one the overlay's template lacks is not the overlay's to delete.
+   */
+  varsFromBase: ReadonlySet<string>;
+}
+
 /**
  * Expands one agent's template: checks its `vars` against the declared variables, substitutes the
  * template fragment and the entry, and merges the entry over the template.
  */
-export function expandTemplate(
-  template: AgentTemplate,
-  entry: Record<string, unknown>,
-  agentName: string,
-  diagnostics: DiagnosticList,
-  budget: FilledTextBudget,
-): TemplateExpansion {
+export function expandTemplate(template: AgentTemplate, entry: Record<string, unknown>, { agentName, diagnostics, budget, varsFromBase }: ExpansionContext): TemplateExpansion {
   const given = isPlainObject(entry.vars) ? entry.vars : {};
   const templateSpan = spanAt(entry, ['template']) as Span;
   for (const name of Object.keys(given)) {
     if (template.variables.has(name)) continue;
     const suggestion = didYouMean(name, template.variables.keys());
     const known = [...template.variables.keys()];
+    const fromBase = varsFromBase.has(name)
+      ? `; the base entry of agent "${agentName}" gives it, and an environment's vars are merged over the base's, never removing one: set template and vars in each environment's overlay rather than in the base, or use one template in every environment`
+      : '';
     diagnostics.error(
       'template_var_unknown',
-      `template "${template.name}" has no variable "${name}"${suggestion ? `; did you mean "${suggestion}"?` : known.length > 0 ? ` (its variables: ${known.join(', ')})` : ' (it has no variables)'}`,
+      `template "${template.name}" has no variable "${name}"${suggestion ? `; did you mean "${suggestion}"?` : known.length > 0 ? ` (its variables: ${known.join(', ')})` : ' (it has no variables)'}${fromBase}`,
       spanAt(entry, ['vars', name], 'key') ?? templateSpan,
     );
   }

@@ -6,7 +6,7 @@
  */
 import { terminalColors } from '../util/terminal-colors.js';
 import { markdownCode, markdownText } from '../util/markdown-escape.js';
-import { formatCount, plural, pluralNoun } from '../util/plural.js';
+import { formatCount, plural } from '../util/plural.js';
 import { printable } from '../util/printable.js';
 import { codeLead, formatSourceLocation } from '../errors.js';
 import { describeTokenChange, type PlanPolicy, type Relaxation } from './plan-policy.js';
@@ -15,6 +15,7 @@ import type { Finding, PolicyReport, WaiverStatus } from './types.js';
 import type { CommentBlock } from '../util/comment-blocks.js';
 import { MAX_DIAGNOSTICS_SHOWN, MAX_FINDINGS_KEPT } from '../project-files/limits.js';
 import { findingsOmitted } from './kept-findings.js';
+import { inEnvironmentsNote } from '../manifest/describe.js';
 
 /** Most entries a plan comment lists of each policy list (relaxations, findings, waivers, token counts); the rest are counted. */
 const COMMENT_LIST_SHOWN = 50;
@@ -38,9 +39,7 @@ export function policySummaryLine(report: PolicyReport): string {
 
 /** " (environment staging)" for a finding only environment overlays bring; else nothing. */
 export function inEnvironments(finding: Finding): string {
-  const names = finding.environments;
-  if (!names || names.length === 0) return '';
-  return ` (${pluralNoun(names.length, 'environment')} ${names.join(', ')})`;
+  return inEnvironmentsNote(finding.environments ?? []);
 }
 
 /**

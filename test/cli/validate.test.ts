@@ -303,6 +303,39 @@ describe('manifests that leave the agents\' ids to the environments (docs/promot
     expect(phone.code).toBe(1);
   });
 
+  it('name the environment a problem arises in, when the manifests themselves do not have it, as a policy finding does', async () => {
+    const switched = [
+      'agents:',
+      '  b:',
+      '    template: receptionist',
+      '    vars:',
+      '      business: Acme Dental',
+      '      business_description: a family dental practice',
+      '      opening_hours: Monday to Friday 8am to 6pm',
+      '      transfer_number: "+15551239999"',
+      'environments:',
+      '  staging:',
+      '    agents: { b: { id: -OKstagingFrontDesk01 } }',
+      '  production:',
+      '    agents:',
+      '      b:',
+      '        id: -OKdqbqetEcM4ak369ym',
+      '        template: appointment-booking',
+      '        vars: { services: cleanings, calendar_api_url: "https://calendar.example.com" }',
+      '',
+    ].join('\n');
+    const result = await runCliInProcess(['validate'], { cwd: await tree({ 'voxform.yaml': switched }), env: { CALENDAR_TOKEN: 'calendar-token-value' } });
+    const lines = result.stderr.split('\n').filter((line) => line.includes('error['));
+    expect(lines).toEqual(
+      [['6:7', 'business_description'], ['7:7', 'opening_hours'], ['8:7', 'transfer_number']].map(
+        ([at, name]) =>
+          `voxform.yaml:${at}  error[template_var_unknown]: template "appointment-booking" has no variable "${name}" (its variables: business, services, calendar_api_url, cancellation_policy, agent_name, language, timezone); ` +
+          `the base entry of agent "b" gives it, and an environment's vars are merged over the base's, never removing one: set template and vars in each environment's overlay rather than in the base, or use one template in every environment (environment production)`,
+      ),
+    );
+    expect(result.code).toBe(1);
+  });
+
   it('are planned only with --env, which the error says, and give the commands that read them no warning', async () => {
     const cwd = await tree({ 'voxform.yaml': manifest('Thanks for calling Acme Dental.') });
     const planned = await runCliInProcess(['plan', '--local'], { cwd });

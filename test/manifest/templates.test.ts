@@ -109,6 +109,42 @@ describe('templates', () => {
     ]);
   });
 
+  it('a variable of the base entry that a template switched in an overlay lacks: at the base\'s vars line, saying an overlay cannot remove it and what to do', async () => {
+    const booking = {
+      'templates/booking/template.yaml': [
+        'description: Books appointments.',
+        'variables:',
+        '  business: { description: The business name, required: true }',
+        '  services: { description: What can be booked, required: true }',
+        'agent:',
+        '  name: "{{business}} bookings"',
+        '  config: { first_message: "Book {{services}} at {{business}}." }',
+      ].join('\n'),
+    };
+    const switched = [
+      'agents:',
+      '  front-desk:',
+      '    id: ag_1',
+      '    template: receptionist',
+      '    vars: { business: Acme, agent_name: Bo }',
+      'environments:',
+      '  staging:',
+      '    agents: { front-desk: { id: ag_2 } }',
+      '  production:',
+      '    agents:',
+      '      front-desk:',
+      '        template: booking',
+      '        vars: { services: cleanings }',
+      '',
+    ].join('\n');
+    const load = (environment: string) => loadTree({ ...receptionist, ...booking, 'voxform.yaml': switched }, { templatesDir: 'templates', environment });
+    expect(summarize(await load('staging'))).toEqual([]);
+    expect(summarize(await load('production'))).toEqual([
+      'voxform.yaml:5:29 template_var_unknown template "booking" has no variable "agent_name" (its variables: business, services); the base entry of agent "front-desk" gives it, ' +
+        "and an environment's vars are merged over the base's, never removing one: set template and vars in each environment's overlay rather than in the base, or use one template in every environment",
+    ]);
+  });
+
   it('reports an undeclared {{name}} in the template file where it is written', async () => {
     const result = await loadWith(manifest('    template: receptionist\n    vars: { business: Acme }\n'), {
       'templates/receptionist/template.yaml': receptionist['templates/receptionist/template.yaml'].replace('{{agent_name}}!', '{{agentname}}!'),
