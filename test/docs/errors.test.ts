@@ -72,6 +72,15 @@ describe('docs/errors.md', () => {
     expect(unsaid).toEqual([]);
   });
 
+  it('says when `ci run` checks the runner\'s variables as docs/ci.md does: only for a review to report on or an apply\'s commit', () => {
+    // src/cli/commands/ci.ts reads them before the command only then: a job with no review (a push, a
+    // schedule) runs the command and reports nowhere, whatever variables are missing.
+    const row = tableRows(doc, 'error-codes').find(([code]) => code === 'ci_environment_invalid')?.join(' ') ?? '';
+    expect(row).toContain('when there is a review to report on');
+    expect(row).toContain("an apply's commit");
+    expect(row).not.toMatch(/misses a variable the CI runner sets \(/);
+  });
+
   it('writes every code in snake_case, once per list', () => {
     for (const list of [COMMAND_ERROR_CODES, API_ERROR_CODES, PLAN_PROBLEM_CODES, DIAGNOSTIC_CODES]) {
       expect(new Set<string>(list).size).toBe(list.length);
