@@ -54,6 +54,15 @@ export function chosenFlags(chosen: ChosenTarget, options: LineOptions = {}): st
   return [...flags, ...stateFlags(chosen)];
 }
 
+/**
+ * A command's own options that chose what its line works on beyond ChosenTarget (the agent whose
+ * headers `webhook serve` checks, the port it listens on), each with its value quoted, for the words
+ * nextCommand takes; an option not given is left out.
+ */
+export function ownFlags(options: ReadonlyArray<readonly [flag: string, value: string | undefined]>): string[] {
+  return options.flatMap(([flag, value]) => (value === undefined ? [] : [flag, shellWord(value)]));
+}
+
 /** `--env A or --env B`: the flags a hint offers to choose one of `environments`, each quoted. */
 export function envChoices(environments: readonly string[]): string {
   return environments.map((environment) => `--env ${shellWord(environment)}`).join(' or ');

@@ -348,7 +348,16 @@ describe('voxform webhook send → voxform webhook serve on loopback', () => {
     const serve = await startServe([], await tempDir({}));
     const result = await serve.stop();
     expect(result.code).toBe(130);
-    expect(result.stderr).toBe('Stopping… (Ctrl-C again stops at once).\nerror[interrupted]: voxform webhook serve stopped at your request.\n  hint: Run `voxform webhook serve` again to listen again.\n');
+    expect(result.stderr).toBe('Stopping… (Ctrl-C again stops at once).\nerror[interrupted]: voxform webhook serve stopped at your request.\n  hint: Run `voxform webhook serve --port 0` again to listen again.\n');
+  });
+
+  it('Ctrl-C: the line to listen again carries the options that chose what it served, as typed (docs/plan.md, Interrupts)', async () => {
+    const dir = await tempDir({ 'my hooks.yaml': manifest(), 'prefetch.json': '{}' });
+    const serve = await startServe(['-f', 'my hooks.yaml', '--agent', 'front-desk', '--prefetch-response', 'prefetch.json'], dir);
+    const result = await serve.stop();
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain("  hint: Run `voxform webhook serve --port 0 --agent front-desk --prefetch-response prefetch.json -f 'my hooks.yaml'` again to listen again.\n");
+    expectNoSecret(result.stdout, result.stderr);
   });
 });
 

@@ -74,7 +74,7 @@ describe('voxform emulator', () => {
     const { ctx, out, cleanups } = fakeContext(dir);
     let stop!: () => void;
     const stopped = new Promise<void>((resolve) => (stop = resolve));
-    const running = runEmulator({ port: '0', data: 'local.json' }, ctx, stopped);
+    const running = runEmulator({ port: '0', host: '127.0.0.1', data: 'local.json', latency: '1' }, ctx, stopped);
     try {
       const url = await (async () => {
         for (let i = 0; i < 200 && !/listening on (\S+)/.test(out.stdout); i++) await new Promise((r) => setTimeout(r, 10));
@@ -91,11 +91,12 @@ describe('voxform emulator', () => {
     } finally {
       stop();
     }
-    // With --data it says the file is flushed, as its help promises.
+    // With --data it says the file is flushed, as its help promises; the line to start it again is
+    // this one, as typed (docs/plan.md, Interrupts): the port clients were told, the account, its latency.
     await expect(running).rejects.toMatchObject({
       code: 'interrupted',
       message: `voxform emulator stopped at your request; its data file ${path.join(dir, 'local.json')} is flushed and holds every change.`,
-      hint: 'Run `voxform emulator` again with --data local.json to start it with that account.',
+      hint: 'Run `voxform emulator --port 0 --data local.json --latency 1` again to start it with that account.',
     });
     expect(out.stderr).toMatch(/voxform emulator: shutting down\n$/);
     const data = JSON.parse(await readFile(path.join(dir, 'local.json'), 'utf8'));

@@ -9,7 +9,7 @@ import { invalidProfile, tooManyForDataFile, tooManyForRun, trafficRequest } fro
 import { MAX_TRAFFIC_CALLS, TrafficOverDataFileError, TrafficOverRunError, TrafficProfileError } from '../../emulator/traffic/index.js';
 import type { TrafficOptions } from '../../emulator/index.js';
 import { formatCount } from '../../util/plural.js';
-import { shellWord } from '../../util/shell-word.js';
+import { nextCommand, ownFlags } from '../next-command.js';
 import { registerModelSecrets } from '../../model/chat-model.js';
 import { LISTEN_PORT, wholeNumber } from '../whole-number.js';
 
@@ -27,12 +27,16 @@ interface EmulatorCommandOptions {
   trafficSeed?: string;
 }
 
+/** Where it listens unless told otherwise (program.ts gives the same defaults). */
+const DEFAULT_PORT = '4010';
+const DEFAULT_HOST = '127.0.0.1';
+
 /** Turns the command's flags into emulator options; throws a VoxformError naming the bad flag. */
 export function parseEmulatorFlags(options: EmulatorCommandOptions, cwd: string): EmulatorOptions {
   const result: EmulatorOptions = {};
-  const port = options.port ?? '4010';
+  const port = options.port ?? DEFAULT_PORT;
   result.port = wholeNumber('--port', String(port), LISTEN_PORT);
-  const host = options.host ?? '127.0.0.1';
+  const host = options.host ?? DEFAULT_HOST;
   if (typeof host !== 'string' || host.trim() === '') throw invalid('--host', 'must be an address such as 127.0.0.1.');
   result.host = host;
   if (options.data !== undefined) result.dataFile = path.resolve(cwd, String(options.data));
@@ -143,8 +147,28 @@ export async function runEmulator(options: EmulatorCommandOptions, ctx: CommandC
   // The shutdown flushed the data file (or failed saying why): said, as `--help` promises, so the operator knows the account is kept.
   const kept = emulatorOptions.dataFile;
   throw new VoxformError('interrupted', `voxform emulator stopped at your request${kept ? `; its data file ${kept} is flushed and holds every change` : ''}.`, {
-    hint: kept && options.data !== undefined ? `Run \`voxform emulator\` again with --data ${shellWord(String(options.data))} to start it with that account.` : 'Run `voxform emulator` again to start it again.',
+    hint: `Run \`${startAgainCommand(options)}\` again to start it ${kept && options.data !== undefined ? 'with that account' : 'again'}.`,
   });
+}
+
+/**
+ * This run's command line (nextCommand's rule): pasted, it serves what this one served, where it
+ * listened (the URL the banner told clients to use). `--traffic` is left out: at start it adds its
+ * calls, so again it would add them a second time to the account --data kept.
+ */
+function startAgainCommand(options: EmulatorCommandOptions): string {
+  const typed = (value: string | number | undefined) => (value === undefined ? undefined : String(value));
+  const own = ownFlags([
+    ['--port', String(options.port) === DEFAULT_PORT ? undefined : typed(options.port)],
+    ['--host', options.host === DEFAULT_HOST ? undefined : options.host],
+    ['--data', options.data],
+    ['--seed', options.seed],
+    ['--latency', options.latency],
+    ['--fail-rate', options.failRate],
+    ['--llm', options.llm],
+    ['--llm-model', options.llmModel],
+  ]);
+  return nextCommand(['emulator', ...own].join(' '), {});
 }
 
 export async function run(options: EmulatorCommandOptions, ctx: CommandContext): Promise<number> {

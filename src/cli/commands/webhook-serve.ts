@@ -15,6 +15,7 @@ import { formatCount } from '../../util/plural.js';
 import { WEBHOOK_BUDGET_MS } from '../../webhooks/budget.js';
 import { parseRequestTarget } from '../../util/request-target.js';
 import { answerConnectAsRequest } from '../../util/connect-request.js';
+import { nextCommand, ownFlags } from '../next-command.js';
 
 interface WebhookServeOptions {
   file?: string[];
@@ -24,6 +25,10 @@ interface WebhookServeOptions {
   prefetchResponse?: string;
   agent?: string;
 }
+
+/** Where it listens unless told otherwise (program.ts gives the same defaults). */
+const DEFAULT_PORT = '4020';
+const DEFAULT_HOST = '127.0.0.1';
 
 /** The largest body read; the service's own limit on JSON bodies (docs/service-api.md, Limits). */
 const MAX_WEBHOOK_BODY_BYTES = 1024 * 1024;
@@ -192,8 +197,8 @@ function closeServer(server: http.Server): Promise<void> {
 
 /** `voxform webhook serve`: checks each webhook (schema, headers, size), one line each, until Ctrl-C (exit 130). */
 export async function run(options: WebhookServeOptions, ctx: CommandContext): Promise<number> {
-  const port = wholeNumber('--port', options.port ?? '4020', LISTEN_PORT);
-  const host = options.host ?? '127.0.0.1';
+  const port = wholeNumber('--port', options.port ?? DEFAULT_PORT, LISTEN_PORT);
+  const host = options.host ?? DEFAULT_HOST;
   const agent = options.agent === undefined ? undefined : await loadAgentWebhooks(options.agent, options, ctx, 'the receiver was not started');
   const prefetchAnswer = options.prefetchResponse === undefined ? '{}' : await readPrefetchResponse(options.prefetchResponse, ctx);
   const settings: ReceiverSettings = {
@@ -224,5 +229,19 @@ export async function run(options: WebhookServeOptions, ctx: CommandContext): Pr
   }
   await ctx.interrupted();
   await closeServer(server);
-  throw new VoxformError('interrupted', 'voxform webhook serve stopped at your request.', { hint: 'Run `voxform webhook serve` again to listen again.' });
+  throw new VoxformError('interrupted', 'voxform webhook serve stopped at your request.', { hint: `Run \`${serveAgainCommand(options)}\` again to listen again.` });
+}
+
+/**
+ * This run's command line (nextCommand's rule): pasted, it checks what this one checked (the
+ * manifests and environment, the agent's headers, the prefetch answer) where this one listened.
+ */
+function serveAgainCommand(options: WebhookServeOptions): string {
+  const own = ownFlags([
+    ['--port', options.port === DEFAULT_PORT ? undefined : options.port],
+    ['--host', options.host === DEFAULT_HOST ? undefined : options.host],
+    ['--agent', options.agent],
+    ['--prefetch-response', options.prefetchResponse],
+  ]);
+  return nextCommand(['webhook serve', ...own].join(' '), { file: options.file, env: options.env });
 }
