@@ -29,14 +29,18 @@ const ENVIRONMENT = {
   CI_PROJECT_URL: 'set by GitLab CI: the project, where `report` links a deploy\'s diff',
   GITHUB_TOKEN: 'the token `ci run` comments and labels with on GitHub (never printed)',
   GITHUB_API_URL: 'set by GitHub Actions: the API `ci run` talks to',
+  GITHUB_GRAPHQL_URL: 'set by GitHub Actions: the GraphQL API `ci run` asks who its token is (else beside GITHUB_API_URL)',
   GITHUB_REF: 'set by GitHub Actions: `refs/pull/N/merge` names the pull request `ci run` comments on',
+  GITHUB_SHA: 'set by GitHub Actions: the commit whose merged pull request `ci run --command apply` reports on',
   GITHUB_STEP_SUMMARY: 'set by GitHub Actions: the job summary `ci run` appends to',
   GITLAB_TOKEN: 'the token `ci run` writes notes and labels with on GitLab: `api` scope (never printed)',
   CI_API_V4_URL: 'set by GitLab CI: the API `ci run` talks to',
+  CI_PROJECT_ID: 'set by GitLab CI: the project whose merge requests `ci run` writes notes and labels on',
+  CI_COMMIT_SHA: 'set by GitLab CI: the commit whose merged merge request `ci run --command apply` reports on',
   CI_MERGE_REQUEST_IID: 'set by GitLab CI in a merge-request pipeline: the merge request `ci run` comments on',
   VOXFORM_POLICY_PACKS: 'comma-separated paths of JavaScript rule packs outside the checkout (operator code, trusted; docs/policy.md)',
   VOXFORM_TRUST_PROJECT_PACKS: '1: load rule packs inside the project too, where no pull-request code runs (docs/policy.md)',
-  VOXFORM_BASE_REF: 'the git revision `plan` compares the policy with to flag relaxations (`--base` beats it); a state file in the checkout is read as it holds it too, as evidence of secrets (docs/security.md)',
+  VOXFORM_BASE_REF: 'the git revision `plan` compares the policy with to flag relaxations (`--base` beats it); a state file in the checkout is read as it holds it too, as evidence of secrets, and one git cannot read stops the command (docs/security.md)',
   NO_COLOR: 'any value: no colour in output',
   FORCE_COLOR: '`0` or `false`: no colour on a terminal; `1`, `2`, `3` or `true`: colour in a pipe too (NO_COLOR and --no-color still win)',
   TERM: '`dumb`: a terminal that draws no escape sequences gets no colour and no progress line',
@@ -51,6 +55,17 @@ const MANIFEST_ENV: EnvironmentName[] = ['VOXFORM_ENV_ALLOW', 'VOXFORM_TRUSTED_O
 const ALWAYS_ENV: EnvironmentName[] = ['VOXFORM_DEBUG', 'NO_COLOR', 'FORCE_COLOR', 'TERM'];
 /** What reads or writes state reads besides. */
 const STATE_ENV: EnvironmentName[] = ['VOXFORM_STATE'];
+/**
+ * What reads the operator's state as the evidence of which live values are secret reads besides
+ * (src/state/trusted-secrets.ts: every command that plans, or reads live agents or calls): a state
+ * file in the checkout is read as the base revision holds it too, and a base git cannot read stops
+ * the command (`state_base_unreadable`, src/state/state-at-revision.ts).
+ */
+const SECRET_EVIDENCE_ENV: EnvironmentName[] = [...STATE_ENV, 'VOXFORM_BASE_REF'];
+/** What checks the manifests' policy reads besides (src/cli/policy-check.ts): the operator's rule packs. */
+const POLICY_ENV: EnvironmentName[] = ['VOXFORM_POLICY_PACKS', 'VOXFORM_TRUST_PROJECT_PACKS'];
+/** What `ci run` reads of the CI runner to report (src/ci/): the token, API, project, review and commit; a bad one stops it. */
+const CI_RUNNER_ENV: EnvironmentName[] = ['GITHUB_TOKEN', 'GITHUB_API_URL', 'GITHUB_GRAPHQL_URL', 'GITHUB_REPOSITORY', 'GITHUB_REF', 'GITHUB_SHA', 'GITHUB_STEP_SUMMARY', 'GITLAB_TOKEN', 'CI_API_V4_URL', 'CI_PROJECT_ID', 'CI_MERGE_REQUEST_IID', 'CI_COMMIT_SHA'];
 
 const OK_OR_ERROR = ['0  success', '1  an error (error[CODE] and one sentence on stderr, with file:line:col where a file is at fault; docs/errors.md explains each CODE)'];
 /**
@@ -71,17 +86,17 @@ interface CommandHelp {
 /** Keyed by the command's full name as the user types it (`keys create`). */
 export const COMMAND_HELP: Record<string, Required<CommandHelp>> = withExitCodes({
   validate: {
-    environment: [...MANIFEST_ENV, 'VOXFORM_POLICY_PACKS', 'VOXFORM_TRUST_PROJECT_PACKS'],
+    environment: [...MANIFEST_ENV, ...POLICY_ENV],
     exitCodes: ['0  the manifests are valid and no mandatory policy rule is violated', '1  problems or mandatory policy violations (each with file:line:col and its code, which docs/errors.md explains)'],
     examples: ['voxform validate', 'voxform validate -f agents/ --env staging', 'voxform validate --format json', 'voxform validate --format sarif > voxform.sarif'],
   },
   plan: {
-    environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...STATE_ENV, 'VOXFORM_POLICY_PACKS', 'VOXFORM_TRUST_PROJECT_PACKS', 'VOXFORM_BASE_REF'],
+    environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...SECRET_EVIDENCE_ENV, ...POLICY_ENV],
     exitCodes: [...OK_OR_ERROR, '1  also: a mandatory policy violation (the plan is printed)', '2  changes present (with --detailed-exitcode; 0 then means none)'],
     examples: ['voxform plan', 'voxform plan --format markdown --base origin/main --out plan.json > plan.md', 'voxform plan --detailed-exitcode --env production'],
   },
   'policy list': {
-    environment: [...MANIFEST_ENV, 'VOXFORM_POLICY_PACKS', 'VOXFORM_TRUST_PROJECT_PACKS'],
+    environment: [...MANIFEST_ENV, ...POLICY_ENV],
     examples: ['voxform policy list', 'voxform policy list --format json'],
   },
   'plan show': {
@@ -90,12 +105,12 @@ export const COMMAND_HELP: Record<string, Required<CommandHelp>> = withExitCodes
     examples: ['voxform plan show plan.json', 'voxform plan show plan.json --format markdown > comment.md', 'voxform plan show plan.json --format json'],
   },
   apply: {
-    environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...STATE_ENV, 'VOXFORM_CI_JOB_URL'],
+    environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...SECRET_EVIDENCE_ENV, ...POLICY_ENV, 'VOXFORM_CI_JOB_URL'],
     exitCodes: ['0  everything applied', '1  an error, a failed change or a stale plan', APPLY_INTERRUPTED],
     examples: ['voxform apply', 'voxform apply plan.json', 'voxform apply --local --auto-approve --target agent.front-desk'],
   },
   drift: {
-    environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...STATE_ENV, 'VOXFORM_CI_JOB_URL'],
+    environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...SECRET_EVIDENCE_ENV, 'VOXFORM_CI_JOB_URL'],
     exitCodes: [
       '0  no drift: the service matches the manifests (after --heal: nothing is left to differ)',
       '1  an error, or a notification that was not delivered (the reason is said)',
@@ -111,17 +126,17 @@ export const COMMAND_HELP: Record<string, Required<CommandHelp>> = withExitCodes
     ],
   },
   rollback: {
-    environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...STATE_ENV, 'VOXFORM_CI_JOB_URL'],
+    environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...SECRET_EVIDENCE_ENV, 'VOXFORM_CI_JOB_URL'],
     exitCodes: ['0  the recorded configuration is applied', '1  an error (unknown or ambiguous REF, a variable missing), a failed change', APPLY_INTERRUPTED],
     examples: ['voxform rollback previous', 'voxform rollback 3f9a2c1 --agent front-desk', 'voxform rollback previous --local --auto-approve'],
   },
   promote: {
-    environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...STATE_ENV, 'VOXFORM_CI_JOB_URL'],
+    environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...SECRET_EVIDENCE_ENV, ...POLICY_ENV, 'VOXFORM_CI_JOB_URL'],
     exitCodes: ['0  the source\'s configuration is applied (with --dry-run: every gate passes)', '1  a gate refuses, the checkout is not the source\'s commit, an error, a failed change', APPLY_INTERRUPTED],
     examples: ['voxform promote --to production --dry-run', 'voxform promote --to production', 'voxform promote --to production --from staging --auto-approve'],
   },
   diff: {
-    environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...STATE_ENV],
+    environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...SECRET_EVIDENCE_ENV],
     examples: ['voxform diff --env staging --env production', 'voxform diff --env staging --env production --format json'],
   },
   history: {
@@ -129,11 +144,13 @@ export const COMMAND_HELP: Record<string, Required<CommandHelp>> = withExitCodes
     examples: ['voxform history', 'voxform history --agent front-desk --limit 5', 'voxform history --local --format json'],
   },
   export: {
-    environment: [...SERVICE_ENV],
+    // The manifest it writes is loaded and checked as plan will: the operator's allow-list and policy.
+    environment: [...SERVICE_ENV, ...SECRET_EVIDENCE_ENV, 'VOXFORM_ENV_ALLOW', ...POLICY_ENV],
     examples: ['voxform export --agent -OKdqbqetEcM4ak369ym --out exported', 'voxform export --from-phones --local --out exported'],
   },
   init: {
-    environment: [],
+    // The state is a file init must not write over.
+    environment: [...STATE_ENV],
     // Every variable a template needs is given: without a terminal, init asks for none.
     examples: [
       `voxform init --template post-call-survey --var agent_id=${SPARE_AGENT_IDS[0]} --var business="Acme Dental" --var results_webhook_url=https://hooks.example.com/survey survey`,
@@ -155,12 +172,12 @@ export const COMMAND_HELP: Record<string, Required<CommandHelp>> = withExitCodes
     examples: ['voxform emulator', 'voxform emulator --port 4010 --data account.json', 'voxform emulator --latency 50-200 --fail-rate 0.05', 'voxform emulator --traffic steady --traffic-seed 7'],
   },
   'emulator traffic': {
-    environment: [...MANIFEST_ENV],
+    environment: [...MANIFEST_ENV, ...SECRET_EVIDENCE_ENV],
     exitCodes: ['0  the calls were added', '1  a bad profile or flag, no emulator at --url, or no agent to give a call (nothing was added)'],
     examples: ['voxform emulator traffic --local', 'voxform emulator traffic --local --profile volatile --calls 500 --seed 7', 'voxform emulator traffic --url http://127.0.0.1:4010 --profile traffic.yaml --agent front-desk'],
   },
   logs: {
-    environment: [...SERVICE_ENV],
+    environment: [...SERVICE_ENV, ...SECRET_EVIDENCE_ENV],
     examples: ['voxform logs --local', 'voxform logs --agent front-desk --since 24h', 'voxform logs --status error --format ndjson --all'],
   },
   report: {
@@ -172,16 +189,16 @@ export const COMMAND_HELP: Record<string, Required<CommandHelp>> = withExitCodes
     examples: ['voxform keys create --type public --name website', 'voxform keys create --type private --local'],
   },
   chat: {
-    environment: [...SERVICE_ENV],
+    environment: [...SERVICE_ENV, ...SECRET_EVIDENCE_ENV],
     examples: ['voxform chat --agent front-desk --local', 'voxform chat --agent -OKdqbqetEcM4ak369ym --local'],
   },
   test: {
-    environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...STATE_ENV, 'VOXFORM_JUDGE_URL', 'VOXFORM_JUDGE_MODEL', 'VOXFORM_JUDGE_API_KEY', 'VOXFORM_EMULATOR_LLM', 'VOXFORM_EMULATOR_LLM_MODEL', 'VOXFORM_EMULATOR_LLM_API_KEY'],
+    environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...SECRET_EVIDENCE_ENV, 'VOXFORM_JUDGE_URL', 'VOXFORM_JUDGE_MODEL', 'VOXFORM_JUDGE_API_KEY', 'VOXFORM_EMULATOR_LLM', 'VOXFORM_EMULATOR_LLM_MODEL', 'VOXFORM_EMULATOR_LLM_API_KEY'],
     exitCodes: ['0  every test met its pass rate', '1  a test failed, or an error'],
     examples: ['voxform test example/tests -f agents.example.yaml --local', 'voxform test --against both --format markdown --out tests.md', 'voxform test --skip-judge --grep greets'],
   },
   'test capture': {
-    environment: [...SERVICE_ENV],
+    environment: [...SERVICE_ENV, ...SECRET_EVIDENCE_ENV],
     examples: ['voxform test capture CALL_ID --out tests/captured.test.yaml', 'voxform test capture CALL_ID --local --out tests/captured.test.yaml'],
   },
   'webhook send': {
@@ -237,7 +254,7 @@ export const COMMAND_HELP: Record<string, Required<CommandHelp>> = withExitCodes
     examples: ['voxform state upgrade --state "$DATABASE_URL"'],
   },
   get: {
-    environment: [...SERVICE_ENV, ...MANIFEST_ENV],
+    environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...SECRET_EVIDENCE_ENV],
     exitCodes: ['0  listed', '1  NAME is no phone, agent, campaign or knowledge file found (phone_unknown, agent_unknown, campaign_unknown, knowledge_unknown), or an error'],
     examples: ['voxform get phones', 'voxform get agents --local', 'voxform get agents front-desk --format json'],
   },
@@ -246,7 +263,8 @@ export const COMMAND_HELP: Record<string, Required<CommandHelp>> = withExitCodes
     examples: ['voxform completion bash > ~/.local/share/bash-completion/completions/voxform', 'voxform completion zsh > "${fpath[1]}/_voxform"', 'voxform completion fish > ~/.config/fish/completions/voxform.fish'],
   },
   'ci run': {
-    environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...STATE_ENV, 'GITHUB_TOKEN', 'GITHUB_API_URL', 'GITHUB_REPOSITORY', 'GITHUB_REF', 'GITHUB_STEP_SUMMARY', 'GITLAB_TOKEN', 'CI_API_V4_URL', 'CI_MERGE_REQUEST_IID'],
+    // With what each command it runs reads (commandsRunBy).
+    environment: CI_RUNNER_ENV,
     exitCodes: [
       '0  the command succeeded (drift: in sync) and its report is posted',
       '1  the command failed (a test, a gate, an error), or the comment, labels or summary could not be written',
@@ -302,8 +320,23 @@ function optionEnvironment(command: Command): EnvironmentName[] {
   return command.options.flatMap((option) => OPTION_ENV[option.long ?? ''] ?? []);
 }
 
-function renderCommandHelp(help: Required<CommandHelp>, implied: readonly EnvironmentName[]): string {
-  const environment = [...new Set([...help.environment, ...implied, ...ALWAYS_ENV])];
+/**
+ * The commands `command` runs as its own work, named by the choices of its `--command` option
+ * (`ci run --command plan`): each one's variables are read in the run too.
+ */
+function commandsRunBy(command: Command, program: Command): Command[] {
+  const choices = command.options.find((option) => option.long === '--command')?.argChoices ?? [];
+  return choices.flatMap((name) => program.commands.filter((each) => each.name() === name));
+}
+
+/** Every variable `command` reads: its table's, its options', and those of the commands it runs. */
+function environmentOf(command: Command, program: Command): EnvironmentName[] {
+  const ran = commandsRunBy(command, program).flatMap((each) => environmentOf(each, program));
+  return [...new Set([...(COMMAND_HELP[fullName(command)]?.environment ?? []), ...optionEnvironment(command), ...ran])];
+}
+
+function renderCommandHelp(help: Required<CommandHelp>, read: readonly EnvironmentName[]): string {
+  const environment = [...new Set([...read, ...ALWAYS_ENV])];
   const width = Math.max(...environment.map((name) => name.length));
   return [
     '',
@@ -325,7 +358,7 @@ export function addCommandHelp(program: Command): void {
   const visit = (command: Command) => {
     for (const sub of command.commands) {
       const help = COMMAND_HELP[fullName(sub)];
-      if (help) sub.addHelpText('after', renderCommandHelp(help, optionEnvironment(sub)));
+      if (help) sub.addHelpText('after', renderCommandHelp(help, environmentOf(sub, program)));
       visit(sub);
     }
   };

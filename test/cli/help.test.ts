@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
@@ -130,6 +131,102 @@ describe('command help', () => {
   it('advertises --parallelism only where it is used', () => {
     const withParallelism = commands.filter(({ command }) => command.options.some((option) => option.long === '--parallelism')).map((c) => c.name);
     expect(withParallelism.sort()).toEqual(['apply', 'diff', 'drift', 'plan', 'promote', 'rollback', 'test']);
+  });
+});
+
+/** The text of a source file of src/. */
+function source(file: string): string {
+  return readFileSync(new URL(`../../src/${file}`, import.meta.url), 'utf8');
+}
+
+/** The module that runs each command, by its action name (`keys-create`), as src/cli/run-command.ts loads it. */
+function commandModules(): Map<string, string> {
+  const loaders = source('cli/run-command.ts');
+  return new Map([...loaders.matchAll(/^ {2}'?([\w-]+)'?: (?:async )?\(\) =>[\s\S]*?import\('\.\/commands\/([\w-]+)\.js'\)/gm)].map((match) => [match[1] as string, `cli/commands/${match[2]}.ts`]));
+}
+
+/** The argument text of each call of `name(` in `text`, to its closing parenthesis. */
+function callsOf(text: string, name: string): string[] {
+  const calls: string[] = [];
+  for (let at = text.indexOf(`${name}(`); at !== -1; at = text.indexOf(`${name}(`, at + 1)) {
+    let depth = 0;
+    let end = at + name.length;
+    do {
+      const ch = text[end++];
+      if (ch === '(') depth++;
+      if (ch === ')') depth--;
+    } while (depth > 0 && end < text.length);
+    calls.push(text.slice(at, end));
+  }
+  return calls;
+}
+
+/**
+ * What each shared path a command module calls makes it read, as the path's own code reads it: the
+ * state backend (src/state/choice.ts), the state's evidence of secrets and the base revision's copy
+ * of it (src/state/state-at-revision.ts), the policy with the operator's packs (src/cli/policy-check.ts,
+ * and every apply that is not a recorded configuration's: apply-on-terminal.ts), the allow-list of
+ * `${env:…}` (src/secrets/env-policy.ts).
+ */
+const READ_BY_CALLS: Array<{ reads: string[]; calls: (text: string) => boolean }> = [
+  { reads: ['VOXFORM_STATE'], calls: (text) => /\b(ownFilesOf|openOperatorBackend|connectProject)\(/.test(text) },
+  { reads: ['VOXFORM_STATE', 'VOXFORM_BASE_REF'], calls: (text) => /\b(operatorTrustedSecrets|readTrustedSecrets|noteEveryLedgerRecord|noteStateEvidence|planInputs)\(/.test(text) },
+  {
+    reads: ['VOXFORM_POLICY_PACKS', 'VOXFORM_TRUST_PROJECT_PACKS'],
+    calls: (text) => /\b(checkPolicy|refuseMandatoryViolations|planPolicy|loadOperatorPacks)\(/.test(text) || callsOf(text, 'applyOnTerminal').some((call) => !/\brecorded:/.test(call)),
+  },
+  { reads: ['VOXFORM_ENV_ALLOW'], calls: (text) => /\b(envPolicyOf|loadManifests)\(/.test(text) },
+];
+
+describe('the variables each command reads, in its help', () => {
+  const program = buildProgram(async () => undefined);
+  const commands = runnableCommands(program);
+  const modules = commandModules();
+  const environmentSection = (name: string) => {
+    const help = helpOf(commands.find((c) => c.name === name)?.command as Command);
+    return help.slice(help.indexOf('\nEnvironment:\n'), help.indexOf('\nExit codes:\n'));
+  };
+
+  /** What the command's module reads through the shared paths it calls; `ci run`: what each command it runs reads, and the runner's variables its hosts check. */
+  const readBy = (name: string): string[] => {
+    if (name === 'ci run') {
+      const hosts = source('ci/github.ts') + source('ci/gitlab.ts');
+      const runner = [...hosts.matchAll(/(?:runnerVariable|apiBaseUrl|requireToken)\(env, '([A-Z0-9_]+)'/g)].map((match) => match[1] as string);
+      const ran = commands.find((c) => c.name === name)?.command.options.find((option) => option.long === '--command')?.argChoices ?? [];
+      return [...runner, ...ran.flatMap(readBy)];
+    }
+    const file = modules.get(name.replace(' ', '-'));
+    if (file === undefined) throw new Error(`no module runs ${name}`);
+    const text = source(file);
+    return READ_BY_CALLS.filter((path) => path.calls(text)).flatMap((path) => path.reads);
+  };
+
+  it('finds the module of every command', () => {
+    for (const { name } of commands) expect(modules.has(name.replace(' ', '-')), name).toBe(true);
+  });
+
+  for (const { name } of commands) {
+    it(`${name}: lists every variable the shared paths it runs read`, () => {
+      const section = environmentSection(name);
+      for (const variable of new Set(readBy(name))) expect(section, `${name}: ${variable}`).toContain(`\n  ${variable} `);
+    });
+  }
+
+  it('lists those the audit found missing, each where it is read and can stop the command', () => {
+    const missing: Record<string, string[]> = {
+      apply: ['VOXFORM_POLICY_PACKS', 'VOXFORM_TRUST_PROJECT_PACKS', 'VOXFORM_BASE_REF'],
+      promote: ['VOXFORM_POLICY_PACKS', 'VOXFORM_TRUST_PROJECT_PACKS', 'VOXFORM_BASE_REF'],
+      'ci run': ['VOXFORM_POLICY_PACKS', 'VOXFORM_TRUST_PROJECT_PACKS', 'VOXFORM_BASE_REF', 'GITHUB_SHA', 'GITHUB_GRAPHQL_URL', 'CI_PROJECT_ID', 'CI_COMMIT_SHA'],
+      test: ['VOXFORM_BASE_REF'],
+      chat: ['VOXFORM_BASE_REF'],
+      logs: ['VOXFORM_BASE_REF'],
+      get: ['VOXFORM_BASE_REF'],
+      drift: ['VOXFORM_BASE_REF'],
+      diff: ['VOXFORM_BASE_REF'],
+      export: ['VOXFORM_BASE_REF', 'VOXFORM_ENV_ALLOW'],
+      init: ['VOXFORM_STATE'],
+    };
+    for (const [name, variables] of Object.entries(missing)) for (const variable of variables) expect(environmentSection(name), `${name}: ${variable}`).toContain(`\n  ${variable} `);
   });
 });
 
