@@ -153,10 +153,10 @@ function movedOnService(change: ResourceChange, place: NotComparedField, input: 
 }
 
 /**
- * The variables `--heal` needs to put an agent back, this run not having them: it stops
- * (`drift_heal_unrecorded`) where a field it would put back reads one (the record's value there is
- * withheld too), and where the service's value at a place not compared is not what voxform last
- * applied (keeping it would pass that change off as voxform's).
+ * The variables `--heal` needs to put an agent back, this run not having them: where a field it would
+ * put back reads one (the record's value there is withheld too), and where the service's value at a
+ * place not compared is not what voxform last applied (keeping it would pass that change off as
+ * voxform's). Such an agent is left as the service holds it, every check alike until they are set.
  */
 function healNeedsOf(change: ResourceChange, fields: readonly DriftedField[], places: readonly NotComparedField[], salt: string): Pick<DriftedResource, 'healNeeds'> {
   const healed = fields.filter(healsField);
@@ -198,6 +198,7 @@ export function classifyDrift(input: ClassifyInput): DriftReport {
     notCompared.push(...places);
     if (fields.length === 0) continue;
     const resourceClassOf = resourceClass(fields);
+    const healNeeds = healNeedsOf(change, fields, places, input.salt);
     resources.push({
       change,
       address: change.address,
@@ -206,8 +207,9 @@ export function classifyDrift(input: ClassifyInput): DriftReport {
       ...(resourceClassOf === 'environment' ? { environment: fields.find((f) => f.environment !== undefined)?.environment } : {}),
       fields,
       gone: change.reason === 'gone' || phoneGone(change, input.workspace),
-      healable: change.kind === 'agent' && fields.some(healsField),
-      ...healNeedsOf(change, fields, places, input.salt),
+      // One whose heal needs variables this run does not have is left by --heal, named with them: not healable here.
+      healable: change.kind === 'agent' && fields.some(healsField) && healNeeds.healNeeds === undefined,
+      ...healNeeds,
     });
   }
   const count = (wanted: DriftClass) => resources.filter((r) => r.class === wanted).length;

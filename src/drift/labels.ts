@@ -191,16 +191,25 @@ const FIELDS_SHOWN = 5;
  * field path is written.
  */
 export function healNote(resource: DriftedResource, name: (path: string) => string = (path) => path): string | undefined {
+  if (resource.healNeeds) return `needs ${healNeedsWords(resource.healNeeds)} set to put it back`;
   if (!resource.healable) return undefined;
-  if (resource.healNeeds) return `needs ${resource.healNeeds.length > 0 ? resource.healNeeds.join(', ') : 'the variables it reads'} set to put it back`;
   const left = resource.fields.filter((field) => !healsField(field));
   if (left.length === 0) return 'puts it back';
   const paths = (fields: DriftedResource['fields']) => someOf(fields.map((field) => name(field.field.path)), FIELDS_SHOWN);
   return `puts back ${paths(resource.fields.filter(healsField))}; leaves ${paths(left)} as the service holds ${left.length === 1 ? 'it' : 'them'}`;
 }
 
-/** What a heal that ran did to a healable resource, after `--heal`; undefined for one it was not to heal. */
+/** The variables a heal needs (`DriftedResource.healNeeds`), as a note names them. */
+function healNeedsWords(needs: readonly string[]): string {
+  return needs.length > 0 ? needs.join(', ') : 'the variables it reads';
+}
+
+/**
+ * What a heal that ran did to a healable resource, after `--heal`; of one it left for want of a
+ * variable, what it needs; undefined for one it was not to heal.
+ */
 export function healedNote(resource: DriftedResource, outcome: HealOutcome): string | undefined {
+  if (resource.healNeeds) return healNote(resource);
   if (!resource.healable) return undefined;
   return outcome.healed.includes(resource.address) ? 'put it back' : 'did not put it back';
 }
@@ -227,6 +236,7 @@ export function settledByHeal(resource: DriftedResource, field: DriftedField): b
  */
 export function leftAfterHealNote(report: DriftReport, applyCommand: string, lead = 'Still differs after the heal'): string | undefined {
   const left: string[] = [];
+  const needs = new Set<string>();
   let apply = false;
   let elsewhere = false;
   for (const resource of report.resources) {
@@ -238,13 +248,20 @@ export function leftAfterHealNote(report: DriftReport, applyCommand: string, lea
     }
     for (const field of resource.fields) {
       if (settledByHeal(resource, field)) continue;
+      if (resource.healNeeds && healsField(field)) {
+        // Left for want of a variable: the heal puts it back once the variable is set.
+        left.push(`${resource.address} ${field.field.path} (${classLabel(field)}: --heal needs ${healNeedsWords(resource.healNeeds)} set to put it back)`);
+        for (const variable of resource.healNeeds) needs.add(variable);
+        if (resource.healNeeds.length === 0) needs.add('the variables it reads');
+        continue;
+      }
       left.push(`${resource.address} ${field.field.path} (${field.class === 'both' && resource.healable ? CLASS_LABEL.pending : classLabel(field)})`);
       if (field.class === 'environment') elsewhere = true;
       else apply = true;
     }
   }
   if (left.length === 0) return undefined;
-  const how = [...(apply ? [`run \`${applyCommand}\` to make the service match the manifests`] : []), ...(elsewhere ? ['the notes above say what to do about the rest'] : [])];
+  const how = [...(needs.size > 0 ? [`set ${[...needs].join(', ')} and run --heal again`] : []), ...(apply ? [`run \`${applyCommand}\` to make the service match the manifests`] : []), ...(elsewhere ? ['the notes above say what to do about the rest'] : [])];
   return `${lead}: ${someOf(left, FIELDS_SHOWN, '; ')}. To settle it, ${how.join('; ')}.`;
 }
 

@@ -68,14 +68,16 @@ export interface DriftedResource {
    */
   gone: boolean;
   /**
-   * Whether `--heal` puts it back: an agent with a field changed outside voxform (`outside` or
-   * `both`), other than its knowledge files. The ledger records agents' names and configs only.
+   * Whether `--heal` puts it back in this run: an agent with a field changed outside voxform
+   * (`outside` or `both`), other than its knowledge files, whose heal needs no variable this run does
+   * not have (`healNeeds`). The ledger records agents' names and configs only.
    */
   healable: boolean;
   /**
-   * Of a healable agent `--heal` cannot put back in this run: the variables it needs, not set here (a
-   * field it would put back reads one, or a secret not compared is not what voxform last applied).
-   * Empty when the places do not name them. No heal hint is shown for it but this.
+   * Of an agent changed outside voxform that `--heal` cannot put back in this run (so not `healable`):
+   * the variables it needs, not set here (a field it would put back reads one, or a secret not compared
+   * is not what voxform last applied). Empty when the places do not name them. `--heal` leaves the
+   * agent as the service holds it, and no heal hint is shown for it but this.
    */
   healNeeds?: string[] | undefined;
 }

@@ -6,13 +6,19 @@
  * for in every output and in every file the runs wrote.
  */
 import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { run as runDrift } from '../../src/cli/commands/drift.js';
+import { BOOKING_ID } from '../../src/emulator/default-seed.js';
 import type { Agent } from '../../src/schema/types.gen.js';
 import { repoRoot, type CliResult } from '../helpers/cli.js';
-import { useExampleProjects, type ExampleProject } from '../helpers/project.js';
+import { makeContext } from '../helpers/context.js';
+import type { StopAgain } from '../../src/cli/context.js';
+import { callService, useExampleProjects, type ExampleProject } from '../helpers/project.js';
 import { editLive, FRONT_DESK, getAgent } from './live-agent.js';
 
 const startProject = useExampleProjects();
@@ -140,14 +146,17 @@ describe('voxform drift without the variables of the secrets', () => {
     await expectNoSecretInFiles(p.dir);
   }, 120_000);
 
-  it('--heal refuses, changing nothing, when the secret on the service is not what voxform last applied', async () => {
+  it('--heal leaves an agent as the service holds it, saying what it needs, when the secret on the service is not what voxform last applied', async () => {
     const p = await projectApplied();
     await editLive(p, (config) => {
       config.first_message = 'Ahoy!';
       ((config.session_data_webhook as Json).headers as Json)['x-hook-token'] = DASHBOARD_TOKEN;
     });
-    const refused = await withoutSecrets(p, ['drift', '--heal', '--auto-approve'], 1);
-    expect(refused.stderr).toContain(`error[drift_heal_unrecorded]: Cannot heal agent.front-desk: ${HEADER} reads HOOK_TOKEN, not set in this run, and the service's value there is not what voxform last applied; nothing was changed.`);
+    const left = await withoutSecrets(p, ['drift', '--heal', '--auto-approve'], 2);
+    expect(left.stdout).toContain('Nothing to heal: no difference is one --heal can put back in this run (an agent changed outside voxform whose heal needs a variable not set).\n');
+    expect(left.stdout).toContain(
+      `Still differs: agent.front-desk config.first_message (changed outside voxform: --heal needs HOOK_TOKEN set to put it back); agent.front-desk ${HEADER} (changed outside voxform: --heal needs HOOK_TOKEN set to put it back). To settle it, set HOOK_TOKEN and run --heal again.`,
+    );
     const live = await getAgent(p);
     expect(live.config.first_message).toBe('Ahoy!');
     expect(liveHeader(live)).toBe(DASHBOARD_TOKEN);
@@ -228,5 +237,68 @@ describe('voxform drift without the variable of a secret inside a value kept who
     expect(text).toContain('+    "description": "Books a visit or two."');
     const document = JSON.parse((await withoutSecrets(p, ['drift', '--format', 'json'], 2)).stdout) as Report;
     expect(document.resources.map((r) => [r.class, r.fields.map((f) => [f.path, f.class])])).toEqual([['pending', [['config.tools', 'pending']]]]);
+  }, 120_000);
+});
+
+/** The front desk with its secret, and the booking agent: one a heal without the variable cannot put back, one it can. */
+const TWO_AGENTS = [...MANIFEST.trimEnd().split('\n').slice(0, -3), '  booking:', `    id: ${BOOKING_ID}`, '    name: Booking', '    config:', '      first_message: Let us find you a time.', ...MANIFEST.trimEnd().split('\n').slice(-3), ''].join('\n');
+
+describe('voxform drift --heal without the variable of a secret changed on the service', () => {
+  let receiver: Server | undefined;
+  afterEach(async () => {
+    receiver?.closeAllConnections();
+    await new Promise<void>((resolve) => (receiver ? receiver.close(() => resolve()) : resolve()));
+    receiver = undefined;
+  });
+
+  /** A receiver on loopback that keeps every body posted to it. */
+  async function startReceiver(): Promise<{ url: string; bodies: string[] }> {
+    const bodies: string[] = [];
+    receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => void (bodies.push(Buffer.concat(chunks).toString('utf8')), res.writeHead(200).end('ok')));
+    });
+    await new Promise<void>((resolve) => receiver?.listen(0, '127.0.0.1', resolve));
+    return { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, bodies };
+  }
+
+  async function twoAgentsDrifted(): Promise<ExampleProject> {
+    const p = await startProject();
+    await writeFile(path.join(p.dir, 'voxform.yaml'), TWO_AGENTS);
+    expectCode(await p.cliInProcess(['apply', '--auto-approve'], { HOOK_TOKEN, OPENAI_API_KEY: OPENAI_KEY }), 0);
+    await editLive(p, (config) => void (((config.session_data_webhook as Json).headers as Json)['x-hook-token'] = DASHBOARD_TOKEN));
+    const booking = `/agents/${encodeURIComponent(BOOKING_ID)}`;
+    const live = (await callService(p, 'GET', booking)) as Agent;
+    await callService(p, 'PUT', booking, { name: live.name, config: { first_message: 'Ahoy!' } });
+    return p;
+  }
+
+  it('--watch --heal posts the drift, saying what the heal needs, and heals the agents it can', async () => {
+    const p = await twoAgentsDrifted();
+    const { url, bodies } = await startReceiver();
+    let stopped = () => undefined as void;
+    const { ctx, captured, close } = makeContext({ cwd: p.dir, env: { ...p.env, ...WITHOUT_SECRETS } });
+    // One stop for all who wait on it: the heal's apply listens for it too.
+    const stop = new Promise<StopAgain>((resolve) => (stopped = () => resolve('Ctrl-C again')));
+    ctx.interrupted = () => stop;
+    const stoppedRun = runDrift({ watch: '10s', heal: true, autoApprove: true, notify: url, notifyFormat: 'slack', lockTimeout: 0 }, ctx, {
+      random: () => 0.5,
+      sleep: async (_ms, signal) => {
+        stopped();
+        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      },
+    }).finally(close);
+    await expect(stoppedRun).rejects.toMatchObject({ code: 'interrupted' });
+    expect(captured.stderr).not.toContain('check failed');
+    expect(bodies).toHaveLength(1);
+    const posted = JSON.parse(bodies[0] ?? '') as { text: string; blocks: Array<{ text?: { text: string } }> };
+    expect(posted.text).toMatch(/ Heal complete: 1 healed, 0 failed\.$/);
+    expect(posted.blocks.map((block) => block.text?.text)).toContain(`*agent.front-desk*: changed outside voxform. \`--heal\` needs HOOK_TOKEN set to put it back.\n${HEADER} (changed outside voxform: value not shown; set HOOK_TOKEN to compare the manifests with it)`);
+    expect(posted.blocks.map((block) => block.text?.text)).toContain('*agent.booking*: changed outside voxform. `--heal` put it back.\nconfig.first_message (changed outside voxform)');
+    expect(((await callService(p, 'GET', `/agents/${encodeURIComponent(BOOKING_ID)}`)) as Agent).config.first_message).toBe('Let us find you a time.');
+    expect(liveHeader(await getAgent(p))).toBe(DASHBOARD_TOKEN);
+    for (const secret of [HOOK_TOKEN, OPENAI_KEY, DASHBOARD_TOKEN]) expect(`${captured.stdout}${captured.stderr}${bodies.join('')}`).not.toContain(secret);
+    await expectNoSecretInFiles(p.dir);
   }, 120_000);
 });

@@ -144,7 +144,9 @@ async function heal(run: DriftRun, project: ConnectedProject, report: DriftRepor
     else {
       // What else differs (a number's binding, an agent's knowledge files, an agent gone from the service) is named with what settles it.
       const left = leftAfterHealNote(report, nextCommand('apply', run.options), 'Still differs');
-      out.stdout.write(`Nothing to heal: no difference is one --heal puts back (an agent's name or configuration changed outside voxform).\n${left ? `${left}\n` : ''}`);
+      const needing = report.resources.some((r) => r.healNeeds !== undefined);
+      const nothing = needing ? 'no difference is one --heal can put back in this run (an agent changed outside voxform whose heal needs a variable not set)' : "no difference is one --heal puts back (an agent's name or configuration changed outside voxform)";
+      out.stdout.write(`Nothing to heal: ${nothing}.\n${left ? `${left}\n` : ''}`);
     }
     return { code: hasDrift(report) ? EXIT_DRIFT : EXIT_NO_DRIFT };
   }
