@@ -44,6 +44,8 @@ export function driftToJson(report: DriftReport): Record<string, unknown> {
       class: resource.class,
       ...(resource.environment !== undefined ? { environment: resource.environment } : {}),
       healable: resource.healable,
+      // Why --heal leaves it in this run: the variables it needs, never their values.
+      ...(resource.healNeeds ? { heal_needs: resource.healNeeds } : {}),
       // After a heal ran: whether this resource was put back. The fields are what differed before it.
       ...(report.heal && resource.healable ? { healed: report.heal.healed.includes(resource.address) } : {}),
       fields: resource.fields.map((field) => fieldJson(field, resource)),

@@ -210,7 +210,7 @@ describe('voxform drift without the variable of a secret inside a value kept who
     expectCode(await p.cliInProcess(['apply', '--auto-approve'], { HOOK_TOKEN }), 0);
     return p;
   }
-  type Report = { summary: Json; resources: Array<{ class: string; fields: Array<{ path: string; class: string }> }> };
+  type Report = { summary: Json; resources: Array<{ class: string; healable: boolean; heal_needs?: string[]; fields: Array<{ path: string; class: string }> }> };
 
   it('calls a dashboard edit beside the secret changed outside voxform, the secret not said to change', async () => {
     const p = await toolProject();
@@ -222,6 +222,8 @@ describe('voxform drift without the variable of a secret inside a value kept who
     const document = JSON.parse((await withoutSecrets(p, ['drift', '--format', 'json'], 2)).stdout) as Report;
     validateDrift(document);
     expect(document.resources.map((r) => [r.class, r.fields.map((f) => [f.path, f.class])])).toEqual([['outside', [['config.tools', 'outside']]]]);
+    // As the text says: --heal cannot put it back in this run, and what it needs is named (never a value).
+    expect(document.resources.map((r) => [r.healable, r.heal_needs])).toEqual([[false, ['HOOK_TOKEN']]]);
     expect(document.summary).toMatchObject({ outside: 1, both: 0, pending: 0 });
     // With the variable set, the same state reads the same.
     expect((await p.cliInProcess(['drift', '--format', 'json'], { HOOK_TOKEN })).stdout).toContain('"outside": 1');
