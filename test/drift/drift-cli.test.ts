@@ -391,6 +391,21 @@ describe('voxform drift', () => {
     expect((await driftJson(p, 0)) as DriftJson & { missing_state?: unknown }).not.toHaveProperty('missing_state');
   }, 120_000);
 
+  it('--heal on a state that lost the workspace refuses (state_missing) before the service is read, unless given --allow-missing-state', async () => {
+    const p = await startProject();
+    expectCode(await p.cliInProcess(['apply', '--auto-approve']), 0);
+    await rm(path.join(p.dir, '.voxform', 'state.json'));
+    const before = p.requests.length;
+    const refused = expectCode(await p.cliInProcess(['drift', '--heal', '--auto-approve']), 1);
+    expect(refused.stderr).toContain(`error[state_missing]: Refusing to apply: the state (.voxform/state.json) holds nothing of workspace default@${p.url}`);
+    expect(refused.stdout).toBe('');
+    expect(p.requests.slice(before)).toEqual([]);
+    expect(expectCode(await p.cliInProcess(['drift', '--heal', '--auto-approve', '--watch', '10s']), 1).stderr).toContain('error[state_missing]');
+    // Allowed, it reads and reports: nothing is known to be changed outside voxform, so nothing is healed.
+    const allowed = expectCode(await p.cliInProcess(['drift', '--heal', '--auto-approve', '--allow-missing-state']), 2);
+    expect(allowed.stdout).toContain('Nothing to heal: no agent is known to be changed outside voxform (this state records no apply of the workspace');
+  }, 120_000);
+
   it('with nothing differing, says the state lost the workspace, never that an apply would record one (that apply is refused)', async () => {
     const p = await startProject();
     await writeFile(path.join(p.dir, 'voxform.yaml'), ['version: 1', 'agents:', '  front-desk:', '    id: -OKdqbqetEcM4ak369ym', '    config: { prompt: "You are the receptionist of Acme Dental." }', ''].join('\n'));

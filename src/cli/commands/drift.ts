@@ -26,6 +26,7 @@ import { wholeRecord, workspaceSummaries } from '../history-records.js';
 import { progressLine, readProgress } from '../progress.js';
 import { connectProject, connectService, deploySourceOf, loadDesiredState, planInputs, type ConnectedProject } from '../project.js';
 import { workspaceKey } from '../../state/types.js';
+import { missingStateError, readCheckedWorkspace } from '../../state/missing-state.js';
 import { parseTimeout, resolveTimeoutMs, TIMEOUT_RANGE, type TimeRange } from '../timeout.js';
 import { nextCommand } from '../next-command.js';
 import { recordedCommand } from '../recorded-command.js';
@@ -196,9 +197,21 @@ function outcomeOfHeal(report: DriftReport, healing: HealPlan, outcome: ApplyOut
   return { records: healing.records, healed, failed: healable.filter((address) => !healed.includes(address)) };
 }
 
+/**
+ * `--heal` applies, so a state that lost the workspace refuses it as it refuses apply (`state_missing`),
+ * before the service is read: such a state knows of nothing changed outside voxform, so the heal would
+ * put nothing back and never reach apply's own refusal. `--allow-missing-state` lets it report.
+ */
+async function refuseMissingState(run: DriftRun, project: ConnectedProject): Promise<void> {
+  if (run.options.allowMissingState) return;
+  const { missingState } = await readCheckedWorkspace(project.backend, project.workspaceKey);
+  if (missingState) throw missingStateError(missingState, project.workspaceKey);
+}
+
 /** One check, printed, posted and healed as asked; `warnings`: the manifests' warnings, for the JSON report to carry. */
 async function checkOnce(run: DriftRun, project: ConnectedProject, format: DriftFormat, warnings?: readonly Diagnostic[]): Promise<number> {
   const { ctx } = run;
+  if (run.options.heal) await refuseMissingState(run, project);
   const status = progressLine(ctx);
   const checked = await checkRecorded({
     ...planInputs(project, ctx),
@@ -288,6 +301,8 @@ async function watch(run: DriftRun, intervalMs: number, format: DriftFormat, clo
   // Loaded before the watch starts: manifests that do not load stop it at once (exit 1), as a single check.
   const printed = { text: '' };
   const first = await connectProject(driftLoad(run.options), { ...ctx, stderr: { ...ctx.stderr, write: (chunk: string) => ((printed.text += chunk), ctx.stderr.write(chunk)) } }, { outcome: notDone(run.options) });
+  // As a single --heal, at once; a state lost later heals nothing (nothing is known changed outside voxform), and its checks still post.
+  if (run.options.heal) await refuseMissingState(run, first);
   const stop = new AbortController();
   void ctx.interrupted().then(() => stop.abort());
   let notified: string | undefined;
