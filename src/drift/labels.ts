@@ -1,14 +1,19 @@
 /** How each class of difference reads, in every format. */
-import type { DriftClass, DriftedField, DriftedResource, DriftReport, HealOutcome } from './types.js';
+import { liveUnknown, type DriftClass, type DriftedField, type DriftedResource, type DriftReport, type HealOutcome } from './types.js';
 import { formatCount, plural, someOf } from '../util/plural.js';
 import { UNSET_VALUE, type FieldView } from '../plan/field-lines.js';
 import { missingStateWarning } from '../state/missing-state.js';
 import { environmentInProse } from '../state/types.js';
 import { healsField } from './classify.js';
 
-/** What a field's line diff leaves unsaid in its heading: that the service's side is unset (its lines are all the manifests'). */
-export function diffSides(view: FieldView): string {
-  return view.marker === '+' ? ` ${UNSET_VALUE} on the service` : '';
+/** How the service's side of a field reads where it holds no value: unset, or not known (`liveUnknown`): the plan's "cannot be read back". */
+export function serviceSideAbsent(resource: DriftedResource, field: DriftedField): string {
+  return liveUnknown(resource, field) ? '(cannot be read back)' : UNSET_VALUE;
+}
+
+/** What a field's line diff leaves unsaid in its heading: that the service's side holds no value (`absent`, as `serviceSideAbsent` says it; its lines are all the manifests'). */
+export function diffSides(view: FieldView, absent = UNSET_VALUE): string {
+  return view.marker === '+' ? ` ${absent} on the service` : '';
 }
 
 /** How many addresses a note or a one-line summary names before counting the rest. */

@@ -4,7 +4,7 @@ import { liveSidePatterns, redactValue } from '../plan/redact.js';
 import { toJsonText } from '../util/printable.js';
 import { missingStateJson } from '../state/missing-state.js';
 import type { Diagnostic } from '../manifest/types.js';
-import { hasDrift, type DriftedField, type DriftedResource, type DriftReport } from './types.js';
+import { hasDrift, liveUnknown, type DriftedField, type DriftedResource, type DriftReport } from './types.js';
 
 const DRIFT_JSON_FORMAT_VERSION = '1.4';
 
@@ -20,7 +20,9 @@ function fieldJson(drifted: DriftedField, resource: DriftedResource) {
     path: field.path,
     class: drifted.class,
     live: redactBy(liveSidePatterns(resource.change))(field.before) ?? null,
-    live_unset: field.before === undefined,
+    // Not read is not unset: a campaign or credential the service cannot show back, with no state of it.
+    live_unset: field.before === undefined && !liveUnknown(resource, drifted),
+    ...(liveUnknown(resource, drifted) ? { live_unknown: true } : {}),
     manifests: redact(field.after) ?? null,
     sensitive: field.sensitive,
     ...(drifted.environment !== undefined ? { environment: drifted.environment } : {}),

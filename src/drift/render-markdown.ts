@@ -9,7 +9,7 @@ import { lineAsShown } from '../util/printable.js';
 import { COMMENT_SIZE_LIMIT, fitBlocks, moreTableRow, type CommentBlock } from '../util/comment-blocks.js';
 import { keepText, type Redact } from '../secrets/redact.js';
 import { plural } from '../util/plural.js';
-import { classLabel, countsLine, diffSides, environmentNote, goneAgentsNote, healCounts, healedNote, healNote, matchesLine, notComparedNote, resourceLabel, stateNote, unlabelledNote, valueNotShownNote, type TakeOverCommands } from './labels.js';
+import { classLabel, countsLine, diffSides, environmentNote, goneAgentsNote, healCounts, healedNote, healNote, matchesLine, notComparedNote, resourceLabel, serviceSideAbsent, stateNote, unlabelledNote, valueNotShownNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 
 function diffLines(resource: DriftedResource, lineDiffs: LineDiffBudget): string[] {
@@ -26,10 +26,11 @@ function diffLines(resource: DriftedResource, lineDiffs: LineDiffBudget): string
       continue;
     }
     const view = fieldViewOf(drifted.field, resource.change, lineDiffs);
-    const summary = bothSides(view);
+    const absent = serviceSideAbsent(resource, drifted);
+    const summary = bothSides(view, absent);
     if (summary !== undefined) lines.push(`${head}: ${lineAsShown(summary)}${label}`);
     else {
-      lines.push(`${head}${diffSides(view)}${label}`);
+      lines.push(`${head}${diffSides(view, absent)}${label}`);
       // One push per line: a diff may have a million lines, past what one call takes as arguments.
       for (const line of view.diff ?? []) lines.push(line.kind === '@' ? line.text : `${line.kind}${lineAsShown(line.text)}`);
     }

@@ -2,7 +2,7 @@
 import { terminalColors, type Colors } from '../util/terminal-colors.js';
 import { bothSides, fieldViewOf, LineDiffBudget, type FieldView } from '../plan/field-lines.js';
 import { lineAsShown } from '../util/printable.js';
-import { classLabel, countsLine, diffSides, environmentNote, goneAgentsNote, healNote, matchesLine, notComparedNote, resourceLabel, stateNote, unlabelledNote, valueNotShownNote, type TakeOverCommands } from './labels.js';
+import { classLabel, countsLine, diffSides, environmentNote, goneAgentsNote, healNote, matchesLine, notComparedNote, resourceLabel, serviceSideAbsent, stateNote, unlabelledNote, valueNotShownNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 import { plural, pluralNoun } from '../util/plural.js';
 
@@ -10,12 +10,12 @@ function where(report: DriftReport): string {
   return `${report.baseUrl}${report.environment ? `, environment ${report.environment}` : ''}`;
 }
 
-/** `head`: the field's path, and its class when the resource's fields differ in class. */
-function fieldLines(c: Colors, view: FieldView, head: string): string[] {
-  const summary = bothSides(view);
+/** `head`: the field's path, and its class when the resource's fields differ in class; `absent`: how the service's side reads where it holds no value (`serviceSideAbsent`). */
+function fieldLines(c: Colors, view: FieldView, head: string, absent: string): string[] {
+  const summary = bothSides(view, absent);
   if (summary !== undefined) return [`${head}: ${summary}`];
   return [
-    `${head}${diffSides(view)}:`,
+    `${head}${diffSides(view, absent)}:`,
     ...(view.diff ?? []).map((line) => {
       if (line.kind === '@') return `          ${c.cyan(line.text)}`;
       const text = `${line.kind}${lineAsShown(line.text)}`;
@@ -36,7 +36,7 @@ function resourceLines(c: Colors, resource: DriftedResource, lineDiffs: LineDiff
     const notShown = valueNotShownNote(drifted);
     if (notShown !== undefined) lines.push(`${head}: ${notShown}`);
     // One push per line: a field's diff may have a million lines, past what one call takes as arguments.
-    else for (const line of fieldLines(c, fieldViewOf(drifted.field, resource.change, lineDiffs), head)) lines.push(line);
+    else for (const line of fieldLines(c, fieldViewOf(drifted.field, resource.change, lineDiffs), head, serviceSideAbsent(resource, drifted))) lines.push(line);
   }
   return lines;
 }

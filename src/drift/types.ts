@@ -143,6 +143,14 @@ export interface DriftReport {
   noLongerManaged?: string[] | undefined;
 }
 
+/**
+ * Whether the service's side of a field is not known rather than unset: a resource the service cannot
+ * read back (a campaign, a credential) and no state says what was applied (`reason: live_unknown`).
+ */
+export function liveUnknown(resource: Pick<DriftedResource, 'change'>, field: Pick<DriftedField, 'field'>): boolean {
+  return resource.change.reason === 'live_unknown' && field.field.before === undefined;
+}
+
 /** Whether anything differs (exit 2). */
 export function hasDrift(report: Pick<DriftReport, 'resources'>): boolean {
   return report.resources.length > 0;

@@ -258,11 +258,12 @@ const SECRET_SET = '(sensitive value)';
 /**
  * A field's one-line values with both sides, the earlier first (drift: the service's; diff: the first
  * environment's): a field unset there (the plan marks it `+` and shows the value alone) reads
- * `(unset) → "value"`. Undefined when the field is shown as a line diff.
+ * `(unset) → "value"`, or `absent` where that side is not known rather than unset. Undefined when the
+ * field is shown as a line diff.
  */
-export function bothSides(view: FieldView): string | undefined {
+export function bothSides(view: FieldView, absent = UNSET_VALUE): string | undefined {
   if (view.summary === undefined) return undefined;
-  return view.marker === '+' ? `${UNSET_VALUE} → ${view.summary}` : view.summary;
+  return view.marker === '+' ? `${absent} → ${view.summary}` : view.summary;
 }
 
 /** The view of a field's values as they are to be shown (secrets already out of them). */

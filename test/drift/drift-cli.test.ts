@@ -383,6 +383,13 @@ describe('voxform drift', () => {
     expect(expectCode(await p.cliInProcess(['drift', '--format', 'markdown']), 2).stdout).toContain(`Warning: the state (\`.voxform/state.json\`) holds nothing of workspace \`default@${p.url}\`, though its history records applies of it (the last \`${record?.id}\`, at \`${record?.at}\`)`);
     const document = (await driftJson(p)) as DriftJson & { missing_state?: unknown };
     expect(document.missing_state).toEqual({ state: '.voxform/state.json', last_apply: { id: record?.id, at: record?.at } });
+    // A campaign and a credential cannot be read back: their service side is not known, never said to be unset.
+    expect(text).toContain('~ caller: (cannot be read back) → "+15551230002"');
+    expect(text).toContain('~ api_key: (cannot be read back) → (sensitive value)');
+    expect(text).toContain('~ name: (cannot be read back) → "Six-month check-up reminders"');
+    expect(expectCode(await p.cliInProcess(['drift', '--format', 'markdown']), 2).stdout).toContain('! caller: (cannot be read back) → "+15551230002"');
+    const caller = document.resources.find((r) => r.address === 'campaign.recall-reminders')?.fields.find((f) => f.path === 'caller');
+    expect(caller).toMatchObject({ live: null, live_unset: false, live_unknown: true, manifests: '+15551230002' });
 
     // Applied again (on purpose: apply refuses without the flag), the state holds the workspace: no warning.
     expectCode(await p.cliInProcess(['apply', '--auto-approve']), 1);
