@@ -153,6 +153,22 @@ describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
     expect(await backend.readLock(WORKSPACE)).toBeUndefined();
   });
 
+  it('lets exactly one holder take the lock in one process too: a second run on the same backend is refused naming the holder, as another process is', async () => {
+    const backend = await open(await spec());
+    const options = { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined };
+    const [first, second] = await Promise.allSettled([backend.acquireLock(WORKSPACE, options), backend.acquireLock(WORKSPACE, options)]);
+    const taken = [first, second].filter((result) => result.status === 'fulfilled');
+    const refused = [first, second].filter((result) => result.status === 'rejected');
+    expect(taken).toHaveLength(1);
+    const holder = (taken[0] as PromiseFulfilledResult<Awaited<ReturnType<StateBackend['acquireLock']>>>).value;
+    expect(refused.map((result) => result.reason)).toEqual([expect.objectContaining({ code: 'state_locked', message: expect.stringContaining(holder.holder.lockId) })]);
+    // The holder's lock still works: a write under it lands, and once released the next run locks at once.
+    await backend.writeWorkspace(WORKSPACE, emptyWorkspace(), 0);
+    await holder.release();
+    const next = await backend.acquireLock(WORKSPACE, options);
+    await next.release();
+  });
+
   it('keeps the applies of two environments of one service apart: the second waits, is refused naming the holder, and locks once it is released', async () => {
     const where = await spec();
     const staging = await open(where);
@@ -500,6 +516,25 @@ describe('the PostgreSQL backend', () => {
     await lock.release();
     expect((await ledgerRecords(backend.history, { workspace: WORKSPACE })).map((r) => r.id)).toEqual([stored.id]);
     expect((await backend.history.listTestRuns({ workspace: WORKSPACE })).map((r) => r.id)).toEqual([evidence.id]);
+  });
+
+  it('runs the queries of concurrent operations on one backend one after another on each connection: none is sent while another is unanswered', async () => {
+    const backend = await open((await databaseOfFile()).url);
+    await backend.writeWorkspace('other@local', emptyWorkspace(), 0);
+    // What pg deprecates (a query given to a client still busy with one): counted at the driver.
+    const send = pg.Client.prototype.query;
+    let overlapping = 0;
+    pg.Client.prototype.query = function (this: pg.Client & { _activeQuery?: unknown; _queryQueue: unknown[] }, ...args: unknown[]) {
+      if (this._activeQuery || this._queryQueue.length > 0) overlapping += 1;
+      return (send as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof send;
+    cleanups.push(async () => void (pg.Client.prototype.query = send));
+    const lock = backend.acquireLock(WORKSPACE, { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined });
+    const reads = Array.from({ length: 4 }, () => backend.readWorkspace('other@local'));
+    await Promise.all([lock, ...reads, backend.listWorkspaces(), backend.readLock(WORKSPACE)]);
+    await Promise.all([backend.readWorkspace(WORKSPACE), backend.readWorkspace('other@local'), backend.history.append(record('', WORKSPACE), TEST_SEAL_KEY)]);
+    await (await lock).release();
+    expect(overlapping).toBe(0);
   });
 
   it('ends the wait for a database that does not answer at once on the run\'s interrupt, and on close', async () => {

@@ -21,6 +21,7 @@ import { forceOpen, readAdvisoryHolder, readAllForcedOpens, readAllHolders, read
 import { ensureSchema, INVALID_TEXT, presentSchema, SCHEMA_VERSION, sqlState } from './schema.js';
 import type { StateUrl } from './url.js';
 import { backendFailure } from './failure.js';
+import { queueQueries } from './query-queue.js';
 
 /**
  * What a query is for. A read never migrates the schema: a run that writes nothing (status, history,
@@ -52,7 +53,7 @@ export class PostgresStateBackend implements StateBackend {
   readonly history: PostgresHistoryStore;
   /**
    * The connection for queries outside a lock (plan's read, `state list`), connected and the schema
-   * checked (`connection`); an apply's lock adopts it as its own, so a whole apply uses one connection.
+   * checked (`connection`); an apply's lock adopts it as its own (`connectionOfItsOwn`), so a whole apply uses one connection.
    */
   private session: Promise<pg.Client> | undefined;
   /** The schema brought up to date, once per backend, on whichever connection writes first: the version it was at. */
@@ -137,9 +138,7 @@ export class PostgresStateBackend implements StateBackend {
 
   async acquireLock(key: string, options: AcquireOptions): Promise<HeldLock> {
     // A database that does not answer is waited for like a held lock: Ctrl-C ends the wait at once.
-    const client = await untilInterrupted(this.connection('write'), options.signal, () => this.abandonConnecting());
-    // The session becomes the lock's connection; queries outside the lock open a new one.
-    this.session = undefined;
+    const client = await untilInterrupted(this.connectionOfItsOwn(), options.signal, () => this.abandonConnecting());
     const lost = new AbortController();
     let held: PgHeldLock | undefined;
     const onLost = (error?: Error) => {
@@ -329,13 +328,36 @@ export class PostgresStateBackend implements StateBackend {
     return this.connection(access);
   }
 
+  /**
+   * A connection no one else is given, for a lock: the session, taken from it before anything is
+   * awaited, else a new one. Advisory locks are re-entrant within one connection, so a second run of
+   * this process locking on the same connection would be let in; on its own it is refused as a run
+   * of another process is.
+   */
+  private async connectionOfItsOwn(): Promise<pg.Client> {
+    const adopted = this.session;
+    this.session = undefined;
+    const client = adopted ? await adopted : undefined;
+    if (client && !this.presenting.has(client)) return client;
+    // Its views would hide the tables the upgrade makes: a write goes over a connection without them.
+    await client?.end().catch(() => undefined);
+    return this.openConnection('write');
+  }
+
   private openSession(access: Access): Promise<pg.Client> {
-    const session = this.run(async () => {
+    const session = this.openConnection(access);
+    this.session = session;
+    return session;
+  }
+
+  private openConnection(access: Access): Promise<pg.Client> {
+    const opening = this.run(async () => {
       const client = clientHidingPassword(this.clientConfig(), this.#environmentPassword);
+      queueQueries(client);
       // A connection that drops while idle fails the next query; it must not crash the run.
       client.on('error', () => undefined);
       client.on('end', () => {
-        if (this.session === session) this.session = undefined;
+        if (this.session === opening) this.session = undefined;
       });
       const socket = this.connecting;
       try {
@@ -358,8 +380,7 @@ export class PostgresStateBackend implements StateBackend {
       }
       return client;
     });
-    this.session = session;
-    return session;
+    return opening;
   }
 
   /**
