@@ -124,7 +124,7 @@ const EARLIER_ATTEMPT_MAY_HAVE_LANDED = 'an earlier attempt may have reached it,
  * have been applied (`mayHaveApplied`: a 5xx) says so, as an unanswered one does (`errorFromTransport`).
  */
 export function errorFromResponse(status: number, body: string, ctx: FailureContext): ApiError {
-  const parsed = parseErrorBody(scrubEcho(body, ctx));
+  const parsed = scrubParsed(parseErrorBody(body), ctx);
   const code = ctx.mayHaveActed ? 'api_outcome_unknown' : codeForStatus(status);
   const reason = parsed.detail ?? STATUS_CODES[status] ?? 'an error';
   const retried = ctx.attempts > 1 ? ` (after ${ctx.attempts} attempts)` : '';
@@ -419,6 +419,19 @@ export function parseErrorBody(body: string): { detail: string | undefined; issu
 
 function isIssueLike(value: unknown): value is { loc?: unknown[]; msg?: unknown; type?: unknown } {
   return value !== null && typeof value === 'object';
+}
+
+/**
+ * What the error quotes of an answer, scrubbed as decoded: a service may write the text it echoes
+ * with any escape JSON allows (`\u0026` for `&`, as Go does, or every character as `\u…`), which
+ * the raw body does not show as any form of the secret; decoded, it is the text itself.
+ */
+function scrubParsed(parsed: ReturnType<typeof parseErrorBody>, ctx: Pick<FailureContext, 'secret' | 'redact'>): ReturnType<typeof parseErrorBody> {
+  const scrubbed = (text: string) => scrubEcho(text, ctx);
+  return {
+    detail: parsed.detail === undefined ? undefined : scrubbed(parsed.detail),
+    issues: parsed.issues.map((issue) => ({ loc: issue.loc.map((part) => (typeof part === 'string' ? scrubbed(part) : part)), msg: scrubbed(issue.msg), type: scrubbed(issue.type) })),
+  };
 }
 
 /** Replaces every occurrence of the key, also in the escaped forms a service echoes it in (`echoedForms`). */

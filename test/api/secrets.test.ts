@@ -110,3 +110,43 @@ describe("the caller's other secrets never appear, not even cut short", () => {
     await test.client.close();
   });
 });
+
+describe('secrets the service echoes JSON-escaped are scrubbed as the error quotes them, decoded', () => {
+  const ESCAPED_KEY = 'vxKey_R7&mQ2<z9>Lp';
+  const HEADER_SECRET = 'Tok&en<Sec>ret42';
+  /** JSON as Go's encoding/json writes it: `<`, `>` and `&` as `\u003c`, `\u003e`, `\u0026`. */
+  const goJson = (value: unknown) => JSON.stringify(value).replace(/[<>&]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  /** JSON whose strings are written with every character `\u`-escaped. */
+  const everyCharEscaped = (text: string) => `{"detail":"${[...text].map((ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"}`;
+  let careful: Awaited<ReturnType<typeof fakeServer>>;
+
+  beforeAll(async () => {
+    careful = await fakeServer((req, res) => {
+      const key = String(req.headers.authorization).replace(/^Bearer /, '');
+      const json = { 'content-type': 'application/json' };
+      if (req.url === '/phones') res.writeHead(401, json).end(everyCharEscaped(`Invalid API key ${key}`));
+      else if (req.url?.startsWith('/agents/-a2')) res.writeHead(422, json).end(goJson({ detail: [{ loc: ['header', 'X-Token', HEADER_SECRET], msg: `bad ${HEADER_SECRET}`, type: 'x' }] }));
+      else res.writeHead(401, json).end(goJson({ detail: `Invalid API key ${key}` }));
+    });
+  });
+  afterAll(async () => {
+    await careful.close();
+  });
+
+  it('the key and what redact names, in every escape form JSON allows', async () => {
+    const redact = (text: string) => text.split(HEADER_SECRET).join('(sensitive)');
+    const test = testClient({ baseUrl: careful.url, apiKey: ESCAPED_KEY, retries: 0, redact });
+    const errors = [
+      await test.client.getAgent('-a1').catch((e: unknown) => e),
+      await test.client.listPhones().catch((e: unknown) => e),
+      await test.client.getAgent('-a2').catch((e: unknown) => e),
+    ];
+    expect(errors.map((e) => (e as ApiError).code)).toEqual(['api_unauthorized', 'api_unauthorized', 'api_validation']);
+    for (const error of errors) {
+      expect(everything(error)).not.toContain(ESCAPED_KEY);
+      expect(everything(error)).not.toContain(HEADER_SECRET);
+      expect((error as ApiError).message).toContain('(sensitive)');
+    }
+    await test.client.close();
+  });
+});
