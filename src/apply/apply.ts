@@ -27,7 +27,7 @@ import type { ApplyClient } from './client.js';
 import { executePlan, nothingRan, type ExecuteResult, type ProgressEvent } from './execute-plan.js';
 import { AgentReadBacks, recordHistory } from './record-history.js';
 import { ledgerSealKey } from '../history/seal.js';
-import { checkOptionalOptions, requireOptions, type Optional } from '../util/required-options.js';
+import { checkOptionalOptions, describeValue, requireOptions, type Optional } from '../util/required-options.js';
 import { errorMessage } from '../secrets/error-message.js';
 import { someOf } from '../util/plural.js';
 
@@ -93,7 +93,10 @@ export interface ApplyOptions {
   decidedOn?: string | undefined;
   /** Apply without asking. */
   autoApprove?: boolean | undefined;
-  /** Asked when a fresh plan has changes (unless `autoApprove`); resolve true to apply. */
+  /**
+   * Asked when a fresh plan has changes (unless `autoApprove`): resolve true to apply, false to
+   * cancel; anything else is refused (`invalid_option`) before anything is written.
+   */
   confirm?: ((plan: Plan) => Promise<boolean>) | undefined;
   onEvent?: ((event: ApplyEvent) => void) | undefined;
   /** Stops the run: nothing new is written after it fires (see `ExecuteResult`). */
@@ -218,7 +221,12 @@ async function approve(options: ApplyOptions, plan: Plan): Promise<boolean> {
   if (!options.confirm) {
     throw new VoxformError('approval_required', 'Refusing to apply without approval: pass autoApprove, a confirm callback, or a saved plan.', { hint: 'On the command line: pass --auto-approve, or apply a plan saved with `voxform plan --out FILE`.' });
   }
-  return options.confirm(plan);
+  // Only `true` applies: a prompt's words ("no") or a count would otherwise approve by being truthy.
+  const answer: unknown = await options.confirm(plan);
+  if (typeof answer === 'boolean') return answer;
+  throw new VoxformError('invalid_option', `apply(): \`confirm\` resolved to ${describeValue(answer, 'boolean')}, where true (apply) or false (cancel) belongs; nothing was applied.`, {
+    hint: "Resolve a boolean: compare what was typed, as `confirm: async () => (await rl.question('Apply? ')) === 'yes'`.",
+  });
 }
 
 /** The backend the options name: `backend`, or the file backend of `stateFile`. */

@@ -60,7 +60,7 @@ export function checkOptionalOptions(call: string, options: object, kinds: Reado
 }
 
 /** What was given, never quoted: an option may hold anything, a secret too. */
-function describeValue(value: unknown, kind: Required | Optional): string {
+export function describeValue(value: unknown, kind: Required | Optional): string {
   if (kind === 'header' && typeof value === 'string') return 'one holding such a character';
   if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
   if (value === '') return 'an empty string';

@@ -106,3 +106,22 @@ describe('apply() decided on the state before the lock (a heal, a rollback)', ()
     expect((await apply({ ...base, decidedOn: now })).status).toBe('nothing_to_do');
   });
 });
+
+describe('apply() whose confirm resolves something else than true or false', () => {
+  it('applies only on true: a truthy answer is refused (invalid_option) before anything is written, naming its type, never its value', async () => {
+    const { client, key, dir, desired } = await startLibraryService();
+    const stateFile = path.join(dir, 'state.json');
+    const base = { desired, client, stateFile, serviceId: 'local', fingerprintKey: key };
+    // What a prompt resolves to (`rl.question`): the words typed, which could be anything, a secret pasted by mistake too.
+    for (const [answer, type] of [['no-typed-s3cret', 'a string'], [1, '1'], [undefined, 'undefined']] as const) {
+      const refused = apply({ ...base, confirm: async () => answer as never });
+      await expect(refused).rejects.toMatchObject({ code: 'invalid_option', message: `apply(): \`confirm\` resolved to ${type}, where true (apply) or false (cancel) belongs; nothing was applied.` });
+      await expect(refused).rejects.toMatchObject({ hint: expect.not.stringContaining('no-typed-s3cret') });
+    }
+    expect((await apply({ ...base, confirm: async () => false })).status).toBe('cancelled');
+    // Nothing was written, and the lock is free: the whole plan is still to apply.
+    const fresh = await plan({ desired, client, stateFile, serviceId: 'local', fingerprintKey: key });
+    expect(fresh.summary.create).toBeGreaterThan(0);
+    expect((await apply({ ...base, confirm: async () => true })).status).toBe('applied');
+  });
+});
