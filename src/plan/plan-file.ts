@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import type { DesiredState } from '../manifest/types.js';
@@ -14,6 +14,7 @@ import { beginsAsSavedPlan, isPlanFormatRead, OLDEST_PLAN_FORMAT_READ, PLAN_JSON
 import { planFromJson } from './saved-plan.js';
 import type { Plan } from './types.js';
 import type { WorkspaceState } from '../state/types.js';
+import { statePlace, type StateBackend } from '../state/backend.js';
 
 /**
  * A saved plan (`voxform plan --out FILE`): the JSON plan (secrets redacted) with its requests, plus
@@ -95,7 +96,44 @@ export const PLAN_JSON_LIMITS: KeptJsonLimits = { maxBytes: MAX_KEPT_FILE_BYTES,
 
 
 /**
- * Saves the plan. `redact` takes out of what a reviewer sees any secret the schema's marks and the
+ * What a plan `plan()` made was made against: the state's record of the workspace, and the identity
+ * of the state it was read from (asked for as the plan is made: the backend may be closed before the
+ * plan is saved). Kept beside the plan object, not in it (the Plan contract is what renderers show),
+ * so that every saved plan is bound to its state, whoever saves it.
+ */
+interface PlanBasis {
+  workspace: WorkspaceState;
+  identity: Promise<string>;
+}
+
+const basisOfPlan = new WeakMap<Plan, PlanBasis>();
+
+/** Notes that `plan` was made against `workspace` as `backend` stores it (`plan()` calls it). */
+export function recordPlanBasis(plan: Plan, workspace: WorkspaceState, backend: Pick<StateBackend, 'identity'>): void {
+  const identity = backend.identity();
+  // Awaited when the plan is saved; a plan never saved must not leave a rejection unhandled.
+  identity.catch(() => undefined);
+  basisOfPlan.set(plan, { workspace, identity });
+}
+
+/**
+ * The saved plan's `state_digest`: the state's record it was made against, and where that state is
+ * kept as seen from `madeIn` (the working folder apply compares with by default).
+ */
+async function savedStateDigest(plan: Plan, fingerprintKey: string, madeIn: string | undefined): Promise<string> {
+  const basis = basisOfPlan.get(plan);
+  if (basis === undefined) {
+    throw new VoxformError('invalid_option', 'savePlanFile(): this plan was not made by plan() in this process, so the state it was made against is unknown; a saved plan is bound to it, and nothing was saved.', {
+      hint: 'Save the Plan that plan() resolved to, as it is (not a copy or a plan read back from JSON), as docs/library.md shows.',
+    });
+  }
+  const identity = await basis.identity;
+  const place = await statePlace({ identity: () => Promise.resolve(identity) }, madeIn ?? (await realpath(process.cwd())));
+  return stateDigest(basis.workspace, fingerprintKey, place);
+}
+
+/**
+ * Saves the plan, bound to the state it was made against (`recordPlanBasis`). `redact` takes out of what a reviewer sees any secret the schema's marks and the
  * `${env:…}` places do not cover (a live value an earlier `${env:…}` put there). Requests stay as planned.
  */
 export async function savePlanFile(
@@ -103,9 +141,10 @@ export async function savePlanFile(
   plan: Plan,
   desired: DesiredState,
   fingerprintKey: string,
-  options: { redact?: ((text: string) => string) | undefined; madeIn?: string | undefined; workspace?: WorkspaceState | undefined; statePlace?: string | undefined; limits?: KeptJsonLimits } = {},
+  options: { redact?: ((text: string) => string) | undefined; madeIn?: string | undefined; limits?: KeptJsonLimits } = {},
 ): Promise<void> {
   const { redact } = options;
+  const stateDigestOfPlan = await savedStateDigest(plan, fingerprintKey, options.madeIn);
   const json = planToJson(plan);
   if (redact) {
     const changes = json.resource_changes as Array<Record<string, unknown>>;
@@ -117,7 +156,7 @@ export async function savePlanFile(
     secrets_digest: secretsDigest(desired, fingerprintKey),
     fingerprint_key_id: fingerprintKeyId(fingerprintKey),
     ...(options.madeIn === undefined ? {} : { made_in: options.madeIn }),
-    ...(options.workspace === undefined ? {} : { state_digest: stateDigest(options.workspace, fingerprintKey, options.statePlace) }),
+    state_digest: stateDigestOfPlan,
   };
   body.plan_digest = planDigest(body, fingerprintKey);
   await checkKeptFolder(path.dirname(file));

@@ -2,6 +2,7 @@ import type { DesiredState } from '../manifest/types.js';
 import type { TrustedSecrets } from '../secrets/trusted.js';
 import type { StateBackend } from '../state/backend.js';
 import { FileStateBackend } from '../state/file-backend.js';
+import { recordPlanBasis } from './plan-file.js';
 import { DEFAULT_STATE_FILE } from '../state/choice.js';
 import { workspaceKey, type WorkspaceState } from '../state/types.js';
 import { readCheckedWorkspace, type CheckedWorkspace } from '../state/missing-state.js';
@@ -86,7 +87,9 @@ export async function plan(options: PlanOptions): Promise<Plan> {
   const stored = await readCheckedWorkspace(backend, key);
   options.onWorkspace?.(stored.workspace);
   if (options.secrets) await noteStateEvidence(options.secrets, backend, key, stored.workspace);
-  return (await planWorkspace({ ...options, backend }, stored)).plan;
+  const { plan: made } = await planWorkspace({ ...options, backend }, stored);
+  recordPlanBasis(made, stored.workspace, backend);
+  return made;
 }
 
 interface PlannedWorkspace {

@@ -6,6 +6,7 @@
  * change what it applies. A run decided before the lock (`decidedOn`: a heal, a rollback) is refused
  * under it when another run wrote the state since.
  */
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { apply } from '../../src/apply/apply.js';
@@ -86,6 +87,24 @@ describe('apply() with a saved plan', () => {
     }
     // Its own selection, as the CLI passes it, is taken.
     expect((await apply({ ...base, savedPlan, workingDir: dir, targets: [], takeOver: [] })).status).toBe('applied');
+  });
+});
+
+describe('savePlanFile() as docs/library.md calls it', () => {
+  it('binds the plan to the state it was made against, as `plan --out` does: applied with another state, it is refused (plan_stale), nothing applied', async () => {
+    const { client, key, dir, desired } = await startLibraryService();
+    const base = { desired, client, stateFile: path.join(dir, 'state.json'), serviceId: 'local', fingerprintKey: key };
+    const planFile = path.join(dir, 'lib-plan.json');
+    const made = await plan(base);
+    // A copy is not what plan() made: its state is unknown, and it is not saved unbound.
+    await expect(savePlanFile(planFile, { ...made }, desired, key, { madeIn: dir })).rejects.toMatchObject({ code: 'invalid_option' });
+    await savePlanFile(planFile, made, desired, key, { madeIn: dir });
+    expect(JSON.parse(await readFile(planFile, 'utf8'))).toHaveProperty('state_digest');
+    const savedPlan = await readPlanFile(planFile);
+    const elsewhere = { ...base, stateFile: path.join(dir, 'other-state.json'), savedPlan, workingDir: dir };
+    await expect(apply(elsewhere)).rejects.toMatchObject({ code: 'plan_stale', message: expect.stringContaining('this apply reads another state') });
+    expect((await plan(base)).summary.create).toBeGreaterThan(0);
+    expect((await apply({ ...base, savedPlan, workingDir: dir })).status).toBe('applied');
   });
 });
 

@@ -4,7 +4,7 @@ import { readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { diffStates, summarize } from '../../src/plan/diff.js';
-import { PLAN_JSON_LIMITS, readPlanFile, savePlanFile } from '../../src/plan/plan-file.js';
+import { PLAN_JSON_LIMITS, readPlanFile, recordPlanBasis, savePlanFile } from '../../src/plan/plan-file.js';
 import type { LiveState } from '../../src/plan/read-live.js';
 import type { Plan } from '../../src/plan/types.js';
 import type { Agent } from '../../src/schema/types.gen.js';
@@ -21,6 +21,8 @@ function planOf(count: number) {
   const live: LiveState = { agents: new Map(agents.map((agent) => [agent.id, { id: agent.id, name: 'Desk', created_at: 1, config: { prompt: 'Same' } } as Agent])), phones: [] };
   const { changes } = diffStates({ desired, live, state: emptyWorkspace(), salt: 'salt', baseUrl: 'local', files: [] });
   const plan: Plan = { formatVersion: 1, createdAt: '2026-01-01T00:00:00.000Z', manifestHash: desired.manifestHash, files: [], environment: undefined, baseUrl: 'local', targets: [], changes, summary: summarize(changes) };
+  // Made against an empty state, as plan() notes of the plans it makes: a saved plan is bound to it.
+  recordPlanBasis(plan, emptyWorkspace(), { identity: async () => 'state.json' });
   return { plan, desired };
 }
 

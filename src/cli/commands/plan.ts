@@ -17,8 +17,6 @@ import { nextCommand, savedPlanCommands } from '../next-command.js';
 import { withTakeOverCommands } from '../take-over.js';
 import { warnPromotedEnvironment } from '../promotion-notice.js';
 import { committedLockWarning } from '../../state/committed-lock.js';
-import { statePlace } from '../../state/backend.js';
-import type { WorkspaceState } from '../../state/types.js';
 
 export type { PlanFormat } from '../render-plan.js';
 
@@ -45,12 +43,10 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
   const inputs = planInputs(project, ctx);
   const status = progressLine(ctx);
   const stateWarnings: string[] = [];
-  let workspace: WorkspaceState | undefined;
   // The output made ahead and printed shares one budget of line-diff work.
   const lineDiffs = new LineDiffBudget();
   const plan = await makePlan({
     ...inputs,
-    onWorkspace: (read) => void (workspace = read),
     targets: options.target ?? [],
     onReadProgress: (read, total) => status.update(readProgress(read, total)),
     // Each agent's output (prompt diffs above all) is made while the other reads are on the wire.
@@ -70,8 +66,7 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
   // Saved before it is printed: a plan that cannot be saved prints only the error (one JSON document).
   if (saveTo) {
     const madeIn = await realpath(ctx.cwd);
-    const place = await statePlace(project.backend, madeIn);
-    await savePlanFile(path.resolve(ctx.cwd, saveTo), plan, project.desired, inputs.fingerprintKey, { redact: (text) => ctx.secrets.redact(text), madeIn, workspace, statePlace: place });
+    await savePlanFile(path.resolve(ctx.cwd, saveTo), plan, project.desired, inputs.fingerprintKey, { redact: (text) => ctx.secrets.redact(text), madeIn });
   }
   // A cut comment of a plan not saved tells how to save it: of the same manifests, environment, service, state and targets.
   const savePlanCommand = savedPlanCommands(SUGGESTED_PLAN_FILE, options, { targets: options.target, takeOver: options.takeOver }).plan;
