@@ -53,7 +53,7 @@ export class ChatCompletionStream implements AsyncIterable<string> {
       for await (const event of readSse(body as AsyncIterable<Uint8Array>)) {
         const data = event.data.trim();
         if (data === '[DONE]') return;
-        if (event.event === 'error') throw streamError(this.scrub(data));
+        if (event.event === 'error') throw streamError(this.reportedError(data));
         yield* this.fromChunk(data);
       }
     } catch (error) {
@@ -74,13 +74,29 @@ export class ChatCompletionStream implements AsyncIterable<string> {
       yield data;
       return;
     }
-    if (chunk && typeof chunk === 'object' && 'error' in chunk) throw streamError(this.scrub(JSON.stringify((chunk as { error: unknown }).error)));
+    if (chunk && typeof chunk === 'object' && 'error' in chunk) throw streamError(this.reportedError(data));
     const typed = chunk as Partial<ChatCompletionChunk>;
     if (typeof typed.session_id === 'string') this.#sessionId = typed.session_id;
     for (const choice of Array.isArray(typed.choices) ? typed.choices : []) {
       if (choice.finish_reason !== undefined && choice.finish_reason !== null) this.#finishReason = choice.finish_reason;
       yield* this.delta(choice.delta?.content);
     }
+  }
+
+  /**
+   * What an error the stream reports says, scrubbed once decoded: JSON may write a secret's characters
+   * escaped (`\u0026`), where a scrub of the text as sent would not find it, so a JSON error is quoted
+   * as its value (`error`, where it holds one) reads.
+   */
+  private reportedError(data: string): string {
+    let decoded: unknown;
+    try {
+      decoded = JSON.parse(data);
+    } catch {
+      return this.scrub(data);
+    }
+    const error = decoded && typeof decoded === 'object' && 'error' in decoded ? (decoded as { error: unknown }).error : decoded;
+    return this.scrub(JSON.stringify(error));
   }
 
   private *fromJson(text: string): Generator<string> {

@@ -119,12 +119,18 @@ describe('secrets the service echoes JSON-escaped are scrubbed as the error quot
   /** JSON whose strings are written with every character `\u`-escaped. */
   const everyCharEscaped = (text: string) => `{"detail":"${[...text].map((ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"}`;
   let careful: Awaited<ReturnType<typeof fakeServer>>;
+  let chatErrors = 0;
 
   beforeAll(async () => {
     careful = await fakeServer((req, res) => {
       const key = String(req.headers.authorization).replace(/^Bearer /, '');
       const json = { 'content-type': 'application/json' };
       if (req.url === '/phones') res.writeHead(401, json).end(everyCharEscaped(`Invalid API key ${key}`));
+      else if (req.url === '/chat/completions') {
+        // An error event, then (for the next request) an error in a chunk: both as Go's JSON writes them.
+        const event = chatErrors++ === 0 ? 'event: error\n' : '';
+        res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`${event}data: ${goJson({ error: { message: `bad key ${key}, header ${HEADER_SECRET}` } })}\n\n`);
+      }
       else if (req.url?.startsWith('/agents/-a2')) res.writeHead(422, json).end(goJson({ detail: [{ loc: ['header', 'X-Token', HEADER_SECRET], msg: `bad ${HEADER_SECRET}`, type: 'x' }] }));
       else res.writeHead(401, json).end(goJson({ detail: `Invalid API key ${key}` }));
     });
@@ -141,10 +147,14 @@ describe('secrets the service echoes JSON-escaped are scrubbed as the error quot
       await test.client.listPhones().catch((e: unknown) => e),
       await test.client.getAgent('-a2').catch((e: unknown) => e),
     ];
-    expect(errors.map((e) => (e as ApiError).code)).toEqual(['api_unauthorized', 'api_unauthorized', 'api_validation']);
+    for (let i = 0; i < 2; i++) errors.push(await test.client.chatCompletions({ agent: { agent_id: 'a1' }, messages: [{ role: 'user', content: 'hi' }] }).collect().catch((e: unknown) => e));
+    expect(errors.map((e) => (e as ApiError).code)).toEqual(['api_unauthorized', 'api_unauthorized', 'api_validation', 'api_error', 'api_error']);
     for (const error of errors) {
       expect(everything(error)).not.toContain(ESCAPED_KEY);
       expect(everything(error)).not.toContain(HEADER_SECRET);
+      // Nor as the service escaped them.
+      expect(everything(error)).not.toContain('vxKey_R7\\u0026');
+      expect(everything(error)).not.toContain('Tok\\u0026en');
       expect((error as ApiError).message).toContain('(sensitive)');
     }
     await test.client.close();
