@@ -12,6 +12,7 @@ import { manifestArgumentError, namesManifest } from './manifest-argument.js';
 import { findOptionsAfterDashes, shownValue } from './options-after-dashes.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { wholeNumberOption } from './whole-number.js';
+import { MOST } from '../util/option-bounds.js';
 import { timeoutOption } from './timeout.js';
 import { refuseEmptyValues, refuseOptionsAsValues } from './empty-values.js';
 import { describeVersion } from '../status/versions.js';
@@ -21,14 +22,6 @@ import { chosenFlags, nextCommand, type ChosenTarget } from './next-command.js';
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
-
-/**
- * The upper bounds of the whole-number options, as their docs give them. Requests in flight hold a
- * socket each, an open file; a million calls is what the emulator generates at once; a million
- * records, repeats or conversations is past any run's need (`voxform test`'s caps bound its run);
- * a day's wait for the state lock is past any CI job's limit.
- */
-const MOST = { parallelism: 256, count: 1_000_000, lockTimeoutSeconds: 86_400 } as const;
 
 /** A whole number from 1 to `max` (whole-number.ts). */
 function positiveInt(name: string, max: number) {

@@ -22,7 +22,8 @@ import type { ConversationIO, Recordings } from './recordings/recordings.js';
 import type { JudgeCache } from './judge-cache.js';
 import { hashValue } from '../util/hash.js';
 import type { AgentUnderTest, BehaviourChange, Target, TestFile, TestReport, TestRun, TestRunSummary, TestVerdict } from './types.js';
-import { requireOptions } from '../util/required-options.js';
+import { checkOptionalOptions, countUpTo, requireOptions, type Optional } from '../util/required-options.js';
+import { MOST } from '../util/option-bounds.js';
 
 export interface RunTestsOptions {
   files: readonly TestFile[];
@@ -79,6 +80,14 @@ export interface RunTestsOptions {
   redact?: Redact | undefined;
 }
 
+/** What runTests cannot run without. */
+const RUN_TESTS_REQUIRES = { files: 'list', targets: 'list', desired: 'object', parallelism: 'count' } as const;
+
+/** What each option runTests may be left without must be when given: within the command line's bounds. */
+const RUN_TESTS_OPTIONAL = {
+  repeat: countUpTo(MOST.count),
+} as const satisfies Partial<Record<keyof RunTestsOptions, Optional>>;
+
 /**
  * How a run stopped by its `signal` ends: the conversations under way cut short, no other started,
  * nothing written. `rerun`: the command line that runs the same tests again (the CLI's, with its options).
@@ -98,7 +107,8 @@ function stoppable(client: ApiClient, signal: AbortSignal | undefined): ApiClien
  * every conversation runs. The run's caps are checked before anything is read.
  */
 export async function runTests(options: RunTestsOptions): Promise<TestRun> {
-  requireOptions('runTests', options, { files: 'list', targets: 'list', desired: 'object', parallelism: 'count' });
+  requireOptions('runTests', options, RUN_TESTS_REQUIRES);
+  checkOptionalOptions('runTests', options, RUN_TESTS_OPTIONAL);
   const files = selectTests(options.files, options.grep);
   const limits = { ...DEFAULT_TEST_RUN_LIMITS, ...options.limits };
   checkDeclaredWork(files, { targets: options.targets, repeat: options.repeat, judge: options.model !== undefined }, limits);

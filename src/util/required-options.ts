@@ -8,9 +8,45 @@ import { VoxformError } from '../errors.js';
 import { formatCount } from './plural.js';
 import { LONGEST_TIMER_MS } from './sleep.js';
 
-type Required = 'text' | 'object' | 'list' | 'names' | 'function' | 'boolean' | 'count';
+/**
+ * A form an entry declares of its own where the named kinds say too little: a count with an upper
+ * bound, an object the call will call methods of, one of a few words. `described` is what an error
+ * says the option must be.
+ */
+export interface Shape {
+  readonly described: string;
+  readonly fits: (value: unknown) => boolean;
+}
+type Required = 'text' | 'object' | 'list' | 'names' | 'function' | 'boolean' | 'count' | Shape;
 /** What an option that may be left out must be when given: a number of a kind, an array, a callback, a signal… */
-export type Optional = 'positive' | 'timer' | 'whole' | 'count' | 'page' | 'names' | 'string' | 'header' | 'object' | 'function' | 'boolean' | 'signal';
+export type Optional = 'positive' | 'timer' | 'whole' | 'count' | 'page' | 'names' | 'string' | 'header' | 'object' | 'function' | 'boolean' | 'signal' | Shape;
+type Named = Exclude<Required | Optional, Shape>;
+
+/** A whole number from 1 to `most`: a count past it would exhaust the host (workers, timers) before anything is sent. */
+export function countUpTo(most: number): Shape {
+  return { described: `a whole number from 1 to ${formatCount(most)}`, fits: (value) => Number.isInteger(value) && (value as number) >= 1 && (value as number) <= most };
+}
+
+/**
+ * An object whose `methods` are functions (its own or inherited): what the call will call. Checked
+ * up front, as one that lacks them would fail only once the call is under way (a lock held, writes sent).
+ */
+export function withMethods(what: string, methods: readonly string[]): Shape {
+  const fits = (value: unknown) => typeof value === 'object' && value !== null && methods.every((method) => typeof (value as Record<string, unknown>)[method] === 'function');
+  return { described: `${what}, an object with the methods ${methods.join(', ')}`, fits };
+}
+
+/** A non-empty array of `choices`, each at most once: a word misspelled is not taken for another. */
+export function distinctChoices(choices: readonly string[]): Shape {
+  const fits = (value: unknown) => Array.isArray(value) && value.length > 0 && new Set(value).size === value.length && value.every((item) => choices.includes(item as string));
+  return { described: `a non-empty array of ${choices.map((choice) => `'${choice}'`).join(' or ')}, each at most once`, fits };
+}
+
+/** The manifests as `loadManifests` gives them: its result's `state`, not the result, a likely slip. */
+export const DESIRED_STATE: Shape = {
+  described: 'the manifests\' DesiredState: `loaded.state`, the `state` of what loadManifests resolves to',
+  fits: (value) => typeof value === 'object' && value !== null && ['agents', 'phones', 'campaigns', 'knowledge', 'credentials'].every((map) => (value as Record<string, unknown>)[map] instanceof Map),
+};
 
 /** The most records a page of the service's lists holds (its `limit`'s maximum). */
 const LARGEST_PAGE = 100;
@@ -21,11 +57,11 @@ export function requireOptions(call: string, options: unknown, required: Readonl
   const given = isObject ? (options as Record<string, unknown>) : {};
   const missing = Object.entries(required).filter(([name, kind]) => !isKind(given[name], kind));
   if (isObject && missing.length === 0) return;
-  const named = missing.length === 0 ? 'its options (an object)' : `${missing.map(([name, kind]) => `\`${name}\` (${DESCRIBED[kind]})`).join(', ')} among its options`;
+  const named = missing.length === 0 ? 'its options (an object)' : `${missing.map(([name, kind]) => `\`${name}\` (${describe(kind)})`).join(', ')} among its options`;
   throw new VoxformError('invalid_option', `${call}() needs ${named}.`, { hint: `Pass ${missing.length === 1 ? 'it' : 'them'} as docs/library.md shows ${call}() called.` });
 }
 
-const DESCRIBED: Record<Required | Optional, string> = {
+const DESCRIBED: Record<Named, string> = {
   text: 'a non-empty string',
   object: 'an object',
   list: 'an array',
@@ -42,6 +78,10 @@ const DESCRIBED: Record<Required | Optional, string> = {
   signal: 'an AbortSignal',
 };
 
+function describe(kind: Required | Optional): string {
+  return typeof kind === 'object' ? kind.described : DESCRIBED[kind];
+}
+
 /**
  * Refuses an option of `kinds` given (not undefined) but not of its kind, as `invalid_option` naming
  * it: a plain JavaScript caller's `parallelism: 'x'` or `targets: 'agent.a'` would otherwise meet a
@@ -55,7 +95,7 @@ export function checkOptionalOptions(call: string, options: object, kinds: Reado
     const value = given[name];
     if (value === undefined || isKind(value, kind)) continue;
     const option = within === undefined ? name : `${within}.${name}`;
-    throw new VoxformError('invalid_option', `${call}(): \`${option}\` must be ${DESCRIBED[kind]}, not ${describeValue(value, kind)}.`, { hint: `Pass ${DESCRIBED[kind]}, or leave \`${option}\` out, as docs/library.md describes ${call}().` });
+    throw new VoxformError('invalid_option', `${call}(): \`${option}\` must be ${describe(kind)}, not ${describeValue(value, kind)}.`, { hint: `Pass ${describe(kind)}, or leave \`${option}\` out, as docs/library.md describes ${call}().` });
   }
 }
 
@@ -64,17 +104,18 @@ export function describeValue(value: unknown, kind: Required | Optional): string
   if (kind === 'header' && typeof value === 'string') return 'one holding such a character';
   if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
   if (value === '') return 'an empty string';
-  if (Array.isArray(value)) return 'an array holding other than strings';
+  if (Array.isArray(value)) return kind === 'names' ? 'an array holding other than strings' : 'another array';
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 /** `value`, an argument of `call` named `name`, is of `kind`, or the call is refused naming it, as an option would be. */
 export function requireArgument(call: string, name: string, value: unknown, kind: Required): void {
   if (isKind(value, kind)) return;
-  throw new VoxformError('invalid_option', `${call}() needs \`${name}\` (${DESCRIBED[kind]}), not ${describeValue(value, kind)}.`, { hint: `Pass it as docs/library.md shows ${call}() called.` });
+  throw new VoxformError('invalid_option', `${call}() needs \`${name}\` (${describe(kind)}), not ${describeValue(value, kind)}.`, { hint: `Pass it as docs/library.md shows ${call}() called.` });
 }
 
 function isKind(value: unknown, kind: Required | Optional): boolean {
+  if (typeof kind === 'object') return kind.fits(value);
   if (kind === 'count') return Number.isInteger(value) && (value as number) >= 1;
   if (kind === 'whole') return Number.isInteger(value) && (value as number) >= 0;
   if (kind === 'positive') return typeof value === 'number' && Number.isFinite(value) && value > 0;

@@ -1,0 +1,31 @@
+/**
+ * What the library's entries refuse of a caller in plain JavaScript (no type check): an option in the
+ * wrong form is `invalid_option` naming it, before anything is read, locked or sent — never a run
+ * that quietly does something else, a TypeError from deep inside, or a host out of memory.
+ */
+import { describe, expect, it } from 'vitest';
+import { createClient, loadManifests, runTests } from '../src/index.js';
+import { repoRoot } from './helpers/cli.js';
+import { SECRETS } from './helpers/project.js';
+
+/** runTests' options around `extra`: no file, so a run that is not refused sends nothing and resolves. */
+async function runTestsWith(extra: Record<string, unknown>): Promise<unknown> {
+  const { state: desired } = await loadManifests({ paths: ['agents.example.yaml'], cwd: repoRoot, env: SECRETS });
+  const client = createClient({ apiKey: 'sk-unused', baseUrl: 'http://127.0.0.1:9' });
+  try {
+    return await runTests({ files: [], targets: ['desired'], client, desired: desired!, model: undefined, parallelism: 4, ...extra } as never);
+  } finally {
+    await client.close();
+  }
+}
+
+describe('runTests refuses what the command line refuses', () => {
+  it('refuses a `repeat` that is not a whole number from 1 to 1,000,000 (0 skipped every test, and the run succeeded)', async () => {
+    for (const repeat of [0, -1, 2.5, '3', 1_000_001]) {
+      await expect(runTestsWith({ repeat }), `repeat: ${String(repeat)}`).rejects.toMatchObject({
+        code: 'invalid_option',
+        message: expect.stringContaining('runTests(): `repeat` must be a whole number from 1 to 1,000,000, not '),
+      });
+    }
+  });
+});
