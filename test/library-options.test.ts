@@ -28,4 +28,13 @@ describe('runTests refuses what the command line refuses', () => {
       });
     }
   });
+
+  it("refuses a target that is not 'desired' or 'live', or one given twice (a misspelled one tested the live agent)", async () => {
+    for (const targets of [['Desired'], ['desried'], ['desired', 'desired'], [], ['live', 5]]) {
+      await expect(runTestsWith({ targets }), `targets: ${JSON.stringify(targets)}`).rejects.toMatchObject({
+        code: 'invalid_option',
+        message: "runTests() needs `targets` (a non-empty array of 'desired' or 'live', each at most once) among its options.",
+      });
+    }
+  });
 });

@@ -21,8 +21,8 @@ import { serviceChannel, type AgentChannel } from './agent-channel.js';
 import type { ConversationIO, Recordings } from './recordings/recordings.js';
 import type { JudgeCache } from './judge-cache.js';
 import { hashValue } from '../util/hash.js';
-import type { AgentUnderTest, BehaviourChange, Target, TestFile, TestReport, TestRun, TestRunSummary, TestVerdict } from './types.js';
-import { checkOptionalOptions, countUpTo, requireOptions, type Optional } from '../util/required-options.js';
+import { TARGETS, type AgentUnderTest, type BehaviourChange, type Target, type TestFile, type TestReport, type TestRun, type TestRunSummary, type TestVerdict } from './types.js';
+import { checkOptionalOptions, countUpTo, distinctChoices, requireOptions, type Optional } from '../util/required-options.js';
 import { MOST } from '../util/option-bounds.js';
 
 export interface RunTestsOptions {
@@ -81,7 +81,7 @@ export interface RunTestsOptions {
 }
 
 /** What runTests cannot run without. */
-const RUN_TESTS_REQUIRES = { files: 'list', targets: 'list', desired: 'object', parallelism: 'count' } as const;
+const RUN_TESTS_REQUIRES = { files: 'list', targets: distinctChoices(TARGETS), desired: 'object', parallelism: 'count' } as const;
 
 /** What each option runTests may be left without must be when given: within the command line's bounds. */
 const RUN_TESTS_OPTIONAL = {
@@ -166,7 +166,7 @@ export async function runPreparedTests(options: PreparedRunOptions): Promise<Tes
               // auto: a run against desired whose configuration sent changed since it was recorded runs live.
               const changed = target === 'desired' && options.recordings?.sendsChangedConfig(file, test.name, agent.fingerprintedConfig ?? agent.desiredConfig, options.fingerprintKey) === true;
               const io = changed ? live : (options.recordings?.forRun(file, identity, live) ?? live);
-              const input = { file, test, agentId: agent.id, agentConfig: target === 'desired' ? agent.desiredConfig : undefined, requests, redact: options.redact, regexTime };
+              const input = { file, test, agentId: agent.id, agentConfig: configUnderTest(agent, target), requests, redact: options.redact, regexTime };
               // A recorded or replayed run asks the judge itself: the recording holds its answers.
               // Each run has its own cached verdicts (judge-cache.ts): the judge varies, as the agent does.
               const judgeCache = options.judgeCache?.forRun(identity);
@@ -190,6 +190,19 @@ export async function runPreparedTests(options: PreparedRunOptions): Promise<Tes
   const summary: TestRun['summary'] = {};
   for (const target of options.targets) summary[target] = summarize(reports, target);
   return { against: [...options.targets], reports, changes: behaviourChanges(reports), summary, durationMs: Math.round(performance.now() - started) };
+}
+
+/** What a run against `target` sends as the agent's configuration: the one under review, or none (the live agent's own). */
+function configUnderTest(agent: AgentUnderTest, target: Target): AgentUnderTest['desiredConfig'] | undefined {
+  switch (target) {
+    case 'desired':
+      return agent.desiredConfig;
+    case 'live':
+      return undefined;
+    default:
+      // A target the compiler does not know of is a bug here, never a run against the live agent.
+      throw new Error(`runTests(): no target ${String(target satisfies never)}`);
+  }
 }
 
 /** The service of a run that replays everything: never asked (a replayed run that misses is `not_recorded`). */

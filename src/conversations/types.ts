@@ -68,6 +68,8 @@ export interface TestFile {
 
 /** Which configuration a run talks to: the one under review (what apply would send) or the live one. */
 export type Target = 'desired' | 'live';
+/** Every target, each once: what a run's `targets` choose from. */
+export const TARGETS = ['desired', 'live'] as const satisfies readonly Target[];
 
 export type CheckStatus = 'passed' | 'failed' | 'skipped' | 'error';
 
