@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createClient, loadManifests, runTests } from '../src/index.js';
+import { runLazily } from '../src/conversations/runner.js';
 import { repoRoot } from './helpers/cli.js';
 import { SECRETS } from './helpers/project.js';
 
@@ -36,5 +37,22 @@ describe('runTests refuses what the command line refuses', () => {
         message: "runTests() needs `targets` (a non-empty array of 'desired' or 'live', each at most once) among its options.",
       });
     }
+  });
+
+  it('refuses a `parallelism` past 256, as --parallelism does (1e9 aborted the host out of memory)', async () => {
+    await expect(runTestsWith({ parallelism: 257 })).rejects.toMatchObject({
+      code: 'invalid_option',
+      message: 'runTests() needs `parallelism` (a whole number from 1 to 256) among its options.',
+    });
+  });
+
+  it('makes no more workers than there are jobs, whatever the parallelism', async () => {
+    let asked = 0;
+    const jobs: Iterator<() => Promise<void>> = {
+      next: () => (++asked <= 3 ? { done: false, value: () => Promise.resolve() } : { done: true, value: undefined }),
+    };
+    await runLazily(jobs, 10_000);
+    // Each worker asks once more than the jobs it ran, to learn that none is left.
+    expect(asked).toBeLessThanOrEqual(3 + 4);
   });
 });

@@ -81,7 +81,7 @@ export interface RunTestsOptions {
 }
 
 /** What runTests cannot run without. */
-const RUN_TESTS_REQUIRES = { files: 'list', targets: distinctChoices(TARGETS), desired: 'object', parallelism: 'count' } as const;
+const RUN_TESTS_REQUIRES = { files: 'list', targets: distinctChoices(TARGETS), desired: 'object', parallelism: countUpTo(MOST.parallelism) } as const;
 
 /** What each option runTests may be left without must be when given: within the command line's bounds. */
 const RUN_TESTS_OPTIONAL = {
@@ -212,21 +212,35 @@ const noService: AgentChannel = {
 };
 
 /**
- * Runs the jobs `jobs` yields, at most `parallelism` at once: each of `parallelism` workers takes
- * the next job when its last one is done, so a job is made only when a slot is free — never a
- * promise per job up front. Stops taking jobs once `signal` is aborted; those under way end as their
- * own requests are stopped.
+ * Runs the jobs `jobs` yields, at most `parallelism` at once: each worker takes the next job when its
+ * last one is done, so a job is made only when a slot is free — never a promise per job up front. A
+ * worker is added only as one takes a job, so there are never more workers than jobs, whatever the
+ * parallelism. Stops taking jobs once `signal` is aborted; those under way end as their own requests
+ * are stopped. The first job to fail rejects it, as soon as it fails.
  */
 export async function runLazily(jobs: Iterator<() => Promise<void>>, parallelism: number, options: { signal?: AbortSignal | undefined; onDone?: () => void } = {}): Promise<void> {
+  const workers: Array<Promise<void>> = [];
+  // Counted before a worker starts: it takes its first job, and may add the next worker, before it is pushed.
+  let started = 0;
+  let failed: (error: unknown) => void = () => undefined;
+  const failure = new Promise<never>((_, reject) => (failed = reject));
   const worker = async (): Promise<void> => {
     while (!options.signal?.aborted) {
       const next = jobs.next();
       if (next.done) return;
-      await next.value();
+      const job = next.value();
+      if (started < parallelism) addWorker();
+      await job;
       options.onDone?.();
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, parallelism) }, worker));
+  const addWorker = () => {
+    started++;
+    workers.push(worker().catch(failed));
+  };
+  addWorker();
+  // Workers join while the first ones run: wait for each, in the order they joined.
+  for (let joined = 0; joined < workers.length; joined++) await Promise.race([workers[joined], failure]);
 }
 
 /**
