@@ -3,8 +3,10 @@
  * wrong form is `invalid_option` naming it, before anything is read, locked or sent — never a run
  * that quietly does something else, a TypeError from deep inside, or a host out of memory.
  */
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createClient, loadManifests, runTests } from '../src/index.js';
+import { apply, checkDrift, createClient, evaluatePolicy, loadManifests, plan, runTests } from '../src/index.js';
 import { runLazily } from '../src/conversations/runner.js';
 import { repoRoot } from './helpers/cli.js';
 import { SECRETS } from './helpers/project.js';
@@ -54,5 +56,66 @@ describe('runTests refuses what the command line refuses', () => {
     await runLazily(jobs, 10_000);
     // Each worker asks once more than the jobs it ran, to learn that none is left.
     expect(asked).toBeLessThanOrEqual(3 + 4);
+  });
+});
+
+describe('every published entry refuses an option in the wrong form, naming it', () => {
+  it('is invalid_option naming the option, never a TypeError from deep inside nor a run that writes first', async () => {
+    const loaded = await loadManifests({ paths: ['agents.example.yaml'], cwd: repoRoot, env: SECRETS });
+    const desired = loaded.state!;
+    const client = createClient({ apiKey: 'sk-unused', baseUrl: 'http://127.0.0.1:9' });
+    const base = { desired, client, serviceId: 'local', fingerprintKey: 'k', stateFile: path.join(tmpdir(), 'voxform-never-written.json') };
+    // Each as plain JavaScript would call it: `as never` stands for a caller without types.
+    const wrong = (options: Record<string, unknown>) => ({ ...base, ...options }) as never;
+    const calls: Array<[string, string, () => unknown]> = [
+      // `desired: loaded`, the load's result for its state, met `Cannot read properties of undefined (reading 'values')`.
+      ['plan', 'desired', () => plan(wrong({ desired: loaded }))],
+      ['checkDrift', 'desired', () => checkDrift(wrong({ desired: loaded }))],
+      ['apply', 'desired', () => apply(wrong({ desired: loaded, autoApprove: true }))],
+      ['evaluatePolicy', 'desired', () => evaluatePolicy(loaded as never, { now: () => new Date() })],
+      ['plan', 'client', () => plan(wrong({ client: {} }))],
+      ['checkDrift', 'client', () => checkDrift(wrong({ client: {} }))],
+      ['apply', 'client', () => apply(wrong({ client: { getAgent: () => undefined, listPhones: () => undefined }, autoApprove: true }))],
+      ['plan', 'backend', () => plan(wrong({ backend: {} }))],
+      ['checkDrift', 'backend', () => checkDrift(wrong({ backend: {} }))],
+      ['apply', 'backend', () => apply(wrong({ backend: {}, autoApprove: true }))],
+      // It ran and wrote, then warned `context.history.append is not a function`.
+      ['apply', 'history', () => apply(wrong({ history: { append: 'nope' }, autoApprove: true }))],
+      ['runTests', 'signal', () => runTestsWith({ signal: {} })],
+      ['runTests', 'onProgress', () => runTestsWith({ onProgress: 1 })],
+      ['runTests', 'redact', () => runTestsWith({ redact: 'x' })],
+      ['runTests', 'recordings', () => runTestsWith({ recordings: {} })],
+      ['runTests', 'judgeCache', () => runTestsWith({ judgeCache: {} })],
+      ['runTests', 'client', () => runTestsWith({ client: {} })],
+      ['runTests', 'grep', () => runTestsWith({ grep: 5 })],
+      ['runTests', 'fingerprintKey', () => runTestsWith({ fingerprintKey: 5 })],
+      ['runTests', 'withSecrets', () => runTestsWith({ withSecrets: 'yes' })],
+      ['runTests', 'limits', () => runTestsWith({ limits: 'x' })],
+      ['runTests', 'limits.maxConversations', () => runTestsWith({ limits: { maxConversations: 0 } })],
+      // Without a service, a run that is not all replayed met `Error('runTests(): a live request in a run without a service')`.
+      ['runTests', 'client', () => runTestsWith({ client: undefined })],
+      ['createClient', 'backoff.maxMs', () => createClient({ apiKey: 'k', backoff: { maxMs: 'x' as never } })],
+      ['createClient', 'onRequest', () => createClient({ apiKey: 'k', onRequest: 1 as never })],
+    ];
+    const refused = (error: unknown, entry: string, option: string) => {
+      const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+      return code === 'invalid_option' && typeof message === 'string' && (message.startsWith(`${entry}(): \`${option}\` `) || message.startsWith(`${entry}() needs \`${option}\` `));
+    };
+    // Every entry's outcome, so that one run shows each that is not refused as it should be.
+    const notRefused: string[] = [];
+    try {
+      for (const [entry, option, call] of calls) {
+        const error = await Promise.resolve().then(call).then(() => undefined, (thrown: unknown) => thrown);
+        if (!refused(error, entry, option)) notRefused.push(`${entry} ${option}: ${error === undefined ? 'ran' : String(error)}`);
+      }
+      expect(notRefused).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("says to pass the load's `state` when given the load's result", async () => {
+    const loaded = await loadManifests({ paths: ['agents.example.yaml'], cwd: repoRoot, env: SECRETS });
+    await expect(evaluatePolicy(loaded as never, { now: () => new Date() })).rejects.toMatchObject({ code: 'invalid_option', message: expect.stringContaining('`loaded.state`') });
   });
 });

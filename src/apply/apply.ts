@@ -23,11 +23,11 @@ import { noteStateEvidence } from '../state/trusted-secrets.js';
 import { workspaceKey, type WorkspaceState } from '../state/types.js';
 import { deployer } from '../history/source.js';
 import type { DeploySource, HistoryRecord, HistoryStore } from '../history/types.js';
-import type { ApplyClient } from './client.js';
+import { APPLY_CLIENT_METHODS, type ApplyClient } from './client.js';
 import { executePlan, nothingRan, type ExecuteResult, type ProgressEvent } from './execute-plan.js';
 import { AgentReadBacks, recordHistory } from './record-history.js';
 import { ledgerSealKey } from '../history/seal.js';
-import { checkOptionalOptions, describeValue, requireOptions, type Optional } from '../util/required-options.js';
+import { checkOptionalOptions, describeValue, requireOptions, withMethods, type Optional } from '../util/required-options.js';
 import { errorMessage } from '../secrets/error-message.js';
 import { someOf } from '../util/plural.js';
 
@@ -277,14 +277,20 @@ const APPLY_OPTIONAL = {
   stopGraceMs: 'whole',
   stopWaiting: 'signal',
   onLocked: 'function',
-  history: 'object',
+  history: withMethods('a history store (a FileHistoryStore, or a state backend\'s `history`)', ['append'] satisfies ReadonlyArray<keyof HistoryStore>),
   source: 'object',
   by: 'string',
   ciJobUrl: 'string',
 } as const satisfies Partial<Record<keyof ApplyOptions, Optional>>;
 
+/** What apply cannot run without: a plan's, with a client that writes as well as reads. */
+const APPLY_REQUIRES = {
+  ...PLAN_REQUIRES,
+  client: withMethods('a client made by createClient', APPLY_CLIENT_METHODS),
+} as const;
+
 export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
-  requireOptions('apply', options, PLAN_REQUIRES);
+  requireOptions('apply', options, APPLY_REQUIRES);
   checkOptionalOptions('apply', options, APPLY_OPTIONAL);
   // An `onEvent` that throws stops the run as a signal does: what is in flight ends and is recorded,
   // the lock is released, and only then does apply reject, with that error.

@@ -25,3 +25,17 @@ export interface ApplyClient extends LiveReader {
   /** Tells `onSent` as each attempt of a request leaves the client's queue, with its path (`ApiClient.withOnSent`): with `withSignal`, apply says a change started only then. */
   withOnSent?(onSent: (path: string) => void): ApplyClient;
 }
+
+/** Every method an apply may call that no client may lack: checked before the lock is taken, not at the first write. */
+export const APPLY_CLIENT_METHODS = [
+  'getAgent',
+  'listPhones',
+  'updateAgent',
+  'setAgentFiles',
+  'importPhone',
+  'setPhoneAgent',
+  'editCampaignInfo',
+  'setCampaignCaller',
+  'setCredential',
+  'uploadKnowledgeFile',
+] as const satisfies ReadonlyArray<keyof ApplyClient>;

@@ -22,7 +22,7 @@ import type { ConversationIO, Recordings } from './recordings/recordings.js';
 import type { JudgeCache } from './judge-cache.js';
 import { hashValue } from '../util/hash.js';
 import { TARGETS, type AgentUnderTest, type BehaviourChange, type Target, type TestFile, type TestReport, type TestRun, type TestRunSummary, type TestVerdict } from './types.js';
-import { checkOptionalOptions, countUpTo, distinctChoices, requireOptions, type Optional } from '../util/required-options.js';
+import { checkOptionalOptions, countUpTo, DESIRED_STATE, distinctChoices, requireOptions, withMethods, type Optional } from '../util/required-options.js';
 import { MOST } from '../util/option-bounds.js';
 
 export interface RunTestsOptions {
@@ -81,12 +81,39 @@ export interface RunTestsOptions {
 }
 
 /** What runTests cannot run without. */
-const RUN_TESTS_REQUIRES = { files: 'list', targets: distinctChoices(TARGETS), desired: 'object', parallelism: countUpTo(MOST.parallelism) } as const;
+const RUN_TESTS_REQUIRES = { files: 'list', targets: distinctChoices(TARGETS), desired: DESIRED_STATE, parallelism: countUpTo(MOST.parallelism) } as const;
 
 /** What each option runTests may be left without must be when given: within the command line's bounds. */
 const RUN_TESTS_OPTIONAL = {
   repeat: countUpTo(MOST.count),
+  client: withMethods('a client made by createClient', ['getAgent', 'chatCompletions', 'withSignal'] satisfies ReadonlyArray<keyof ApiClient>),
+  withSecrets: 'boolean',
+  secrets: 'object',
+  recordings: withMethods('recordings made by Recordings.open', ['forRun', 'sendsChangedConfig'] satisfies ReadonlyArray<keyof Recordings>),
+  fingerprintKey: 'string',
+  judgeCache: withMethods('a JudgeCache', ['forRun'] satisfies ReadonlyArray<keyof JudgeCache>),
+  grep: 'string',
+  limits: 'object',
+  onProgress: 'function',
+  signal: 'signal',
+  redact: 'function',
 } as const satisfies Partial<Record<keyof RunTestsOptions, Optional>>;
+
+/** `--max-conversations` and `--max-requests`: their bounds. */
+const LIMITS_OPTIONAL = { maxConversations: countUpTo(MOST.count), maxRequests: countUpTo(MOST.count) } as const satisfies Record<keyof TestRunLimits, Optional>;
+
+/** Refused before anything is read: an option in the wrong form, or a run that would need the service it was not given. */
+function checkRunTestsOptions(options: RunTestsOptions): void {
+  requireOptions('runTests', options, RUN_TESTS_REQUIRES);
+  checkOptionalOptions('runTests', options, RUN_TESTS_OPTIONAL);
+  if (options.limits !== undefined) checkOptionalOptions('runTests', options.limits, LIMITS_OPTIONAL, 'limits');
+  // Only a run that replays every conversation sends nothing: any other would meet the missing service mid-run.
+  if (options.client === undefined && options.recordings?.mode !== 'replay') {
+    throw new VoxformError('invalid_option', 'runTests() needs `client` (a client made by createClient) unless every run is replayed: `recordings` in replay mode.', {
+      hint: 'Pass `client: createClient({ apiKey })`, or recordings opened in replay mode, as docs/testing.md describes runTests().',
+    });
+  }
+}
 
 /**
  * How a run stopped by its `signal` ends: the conversations under way cut short, no other started,
@@ -107,8 +134,7 @@ function stoppable(client: ApiClient, signal: AbortSignal | undefined): ApiClien
  * every conversation runs. The run's caps are checked before anything is read.
  */
 export async function runTests(options: RunTestsOptions): Promise<TestRun> {
-  requireOptions('runTests', options, RUN_TESTS_REQUIRES);
-  checkOptionalOptions('runTests', options, RUN_TESTS_OPTIONAL);
+  checkRunTestsOptions(options);
   const files = selectTests(options.files, options.grep);
   const limits = { ...DEFAULT_TEST_RUN_LIMITS, ...options.limits };
   checkDeclaredWork(files, { targets: options.targets, repeat: options.repeat, judge: options.model !== undefined }, limits);

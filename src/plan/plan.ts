@@ -11,15 +11,23 @@ import { noteStateEvidence } from '../state/trusted-secrets.js';
 import { checkTakeOver, findSharedConflicts, markTakenOver, readSharedView, sharedConflictError, unseenEnvironmentsWarning, type SharedResourceConflict, type SharedView } from './shared-resources.js';
 import type { LiveReader, LiveState } from './read-live.js';
 import type { Plan, ResourceChange } from './types.js';
-import { checkOptionalOptions, requireOptions, type Optional } from '../util/required-options.js';
+import { checkOptionalOptions, DESIRED_STATE, requireOptions, withMethods, type Optional } from '../util/required-options.js';
+
+/** The state backend `plan`, `checkDrift` and `apply` read, lock and write: what `openStateBackend` gives. */
+const STATE_BACKEND = withMethods('a state backend made by openStateBackend', ['readWorkspace', 'listWorkspaces', 'acquireLock', 'writeWorkspace'] satisfies ReadonlyArray<keyof StateBackend>);
 
 /** What `plan`, `checkDrift` and `apply` cannot run without (the rest of their options have defaults). */
-export const PLAN_REQUIRES = { desired: 'object', client: 'object', serviceId: 'text', fingerprintKey: 'text' } as const;
+export const PLAN_REQUIRES = {
+  desired: DESIRED_STATE,
+  client: withMethods('a client made by createClient', ['getAgent', 'listPhones'] satisfies ReadonlyArray<keyof LiveReader>),
+  serviceId: 'text',
+  fingerprintKey: 'text',
+} as const;
 
 /** What each option `plan` and `apply` may be left without must be when given. */
 export const PLAN_OPTIONAL = {
   recordedConfiguration: 'boolean',
-  backend: 'object',
+  backend: STATE_BACKEND,
   stateFile: 'string',
   files: 'names',
   targets: 'names',

@@ -21,7 +21,7 @@ import { withheldState } from './withheld-state.js';
 import { KeptFindings } from './kept-findings.js';
 import { formatCount, plural, someOf } from '../util/plural.js';
 import { LEVEL_RANK, type Finding, type PolicyReport, type PolicyRule, type RuleHit, type RuleStatus, type TokenCounter, type WaiverStatus } from './types.js';
-import { requireOptions } from '../util/required-options.js';
+import { DESIRED_STATE, requireArgument, requireOptions } from '../util/required-options.js';
 import { byCodeUnits } from '../util/compare.js';
 
 export interface PolicyOptions {
@@ -145,6 +145,7 @@ function waiverKey(rule: string, resource: string): string {
 }
 
 export async function evaluatePolicy(desired: DesiredState, options: PolicyOptions): Promise<PolicyReport> {
+  requireArgument('evaluatePolicy', 'desired', desired, DESIRED_STATE);
   requireOptions('evaluatePolicy', options, { now: 'function' });
   // A longer limit than a timer keeps would fire at once, blaming a pack that settles in time.
   const limit = options.packCheckLimitMs;

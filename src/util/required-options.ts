@@ -33,7 +33,7 @@ export function countUpTo(most: number): Shape {
  */
 export function withMethods(what: string, methods: readonly string[]): Shape {
   const fits = (value: unknown) => typeof value === 'object' && value !== null && methods.every((method) => typeof (value as Record<string, unknown>)[method] === 'function');
-  return { described: `${what}, an object with the methods ${methods.join(', ')}`, fits };
+  return { described: `${what}: an object with the ${methods.length === 1 ? 'method' : 'methods'} ${methods.join(', ')}`, fits };
 }
 
 /** A non-empty array of `choices`, each at most once: a word misspelled is not taken for another. */
