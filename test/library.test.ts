@@ -138,7 +138,7 @@ describe('the library', () => {
       ['createClient() needs its options (an object).', () => library.createClient(undefined as never)],
       ['evaluatePolicy() needs `now` (a function) among its options.', () => library.evaluatePolicy(desired!, undefined as never)],
       ['openStateBackend() needs `env` (an object), `cwd` (a non-empty string), `registerSecret` (a function) among its options.', () => library.openStateBackend(undefined as never)],
-      ["runTests() needs `files` (an array), `targets` (a non-empty array of 'desired' or 'live', each at most once), `desired` (an object), `parallelism` (a whole number from 1 to 256) among its options.", () => library.runTests(undefined as never)],
+      ["runTests() needs `files` (an array), `targets` (a non-empty array of 'desired' or 'live', each at most once), `desired` (the manifests' DesiredState: `loaded.state`, the `state` of what loadManifests resolves to), `parallelism` (a whole number from 1 to 256) among its options.", () => library.runTests(undefined as never)],
       ['loadTestFiles() needs `files` (an array), `cwd` (a non-empty string), `agents` (an object) among its options.', () => library.loadTestFiles(undefined as never)],
       ['renderSarif() needs `diagnostics` (an array), `version` (a non-empty string) among its options.', () => library.renderSarif(undefined as never)],
       ['renderPlanText() needs `color` (true or false) among its options.', () => library.renderPlanText({} as never, undefined as never)],
@@ -155,7 +155,8 @@ describe('the library', () => {
 
   it('refuses an option given in the wrong form (invalid_option naming it, its value never quoted), never a RangeError or a string read letter by letter', async () => {
     const { state: desired } = await loadManifests({ paths: ['agents.example.yaml'], cwd: repoRoot, env: SECRETS });
-    const base = { desired: desired!, client: {} as never, serviceId: 'local', fingerprintKey: 'k', stateFile: path.join(tmpdir(), 'voxform-never-written.json') };
+    // A client that reaches nothing: each call is refused before it is asked anything.
+    const base = { desired: desired!, client: createClient({ apiKey: 'k', baseUrl: 'http://127.0.0.1:9' }), serviceId: 'local', fingerprintKey: 'k', stateFile: path.join(tmpdir(), 'voxform-never-written.json') };
     const calls: Array<[string, () => unknown]> = [
       ['createClient(): `timeoutMs` must be a number of milliseconds above 0, at most 2,147,483,647 (the longest a timer waits), not -1.', () => createClient({ apiKey: 'k', timeoutMs: -1 })],
       ['createClient(): `timeoutMs` must be a number of milliseconds above 0, at most 2,147,483,647 (the longest a timer waits), not 2147483648.', () => createClient({ apiKey: 'k', timeoutMs: 2 ** 31 })],
