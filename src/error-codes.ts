@@ -1,10 +1,11 @@
 /**
  * Every stable error code, in one place, so a misspelled code fails the type check. docs/errors.md
- * explains each, thrown and diagnostic (test/docs/errors.test.ts keeps them in step).
+ * explains each, thrown and diagnostic (test/docs/errors.test.ts keeps them in step). Frozen: the
+ * library exports the lists, and no caller may change what another part of its program reads.
  */
 
 /** Codes of the errors commands throw (`VoxformError`); the CLI prints them and exits 1. */
-export const COMMAND_ERROR_CODES = [
+export const COMMAND_ERROR_CODES = Object.freeze([
   'agent_unknown',
   'api_key_missing',
   'api_request_invalid',
@@ -148,7 +149,7 @@ export const COMMAND_ERROR_CODES = [
   'webhook_url_invalid',
   'would_overwrite',
   'yaml_syntax',
-] as const;
+] as const);
 
 /**
  * Codes of the errors the service client throws (`ApiError`). `api_rate_limited` and `api_unavailable`
@@ -157,7 +158,7 @@ export const COMMAND_ERROR_CODES = [
  * again); `api_outcome_unknown`: a request not safe to repeat may have reached it (a 5xx, a time-out, a lost connection or an interruption); `api_too_many_open_files`:
  * no socket could be opened; `api_connection_lost`: a streamed answer (a chat reply) cut off partway.
  */
-export const API_ERROR_CODES = [
+export const API_ERROR_CODES = Object.freeze([
   'api_unauthorized',
   'api_not_found',
   'api_validation',
@@ -172,18 +173,18 @@ export const API_ERROR_CODES = [
   'api_outcome_unknown',
   'api_too_many_open_files',
   'api_error',
-] as const;
+] as const);
 
 /** Codes of the resources a plan cannot be made for; `plan_failed` lists each with its code. */
-export const PLAN_PROBLEM_CODES = [
+export const PLAN_PROBLEM_CODES = Object.freeze([
   'agent_not_on_service',
   'phone_not_on_account',
   'request_too_large',
   'plan_too_large',
-] as const;
+] as const);
 
 /** Every code a manifest diagnostic can have (docs/errors.md explains each, with its severity). */
-export const DIAGNOSTIC_CODES = [
+export const DIAGNOSTIC_CODES = Object.freeze([
   'yaml_syntax',
   'yaml_tab_indent',
   'yaml_warning',
@@ -243,7 +244,7 @@ export const DIAGNOSTIC_CODES = [
   'template_var_unknown',
   'template_var_undeclared',
   'vars_without_template',
-] as const;
+] as const);
 
 export type CommandErrorCode = (typeof COMMAND_ERROR_CODES)[number];
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];

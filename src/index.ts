@@ -81,7 +81,19 @@ export {
   verdictStatistics,
   JudgeCache,
 } from './conversations/index.js';
-export type { TestFile, TestRun, TestReport, RunTestsOptions, TestMode, RecordingsOptions, Baseline, BaselineComparison, VerdictStatistics } from './conversations/index.js';
+export type {
+  TestFile,
+  TestRun,
+  TestReport,
+  RunTestsOptions,
+  TestMode,
+  RecordingsOptions,
+  Baseline,
+  BaselineComparison,
+  VerdictStatistics,
+  CompletionModel,
+  CompleteOptions,
+} from './conversations/index.js';
 
 // Webhook receivers: the two payloads the service sends.
 export { parseEndOfCallWebhook, parsePrefetchRequest, prefetchResponse, prefetchAnswerProblem, checkWebhookHeaders } from './webhooks/receive.js';

@@ -6,7 +6,8 @@
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { apply, checkDrift, createClient, evaluatePolicy, loadManifests, plan, runTests } from '../src/index.js';
+import { API_ERROR_CODES, apply, checkDrift, COMMAND_ERROR_CODES, createClient, DIAGNOSTIC_CODES, evaluatePolicy, loadManifests, plan, PLAN_PROBLEM_CODES, REGION_BASE_URLS, runTests } from '../src/index.js';
+import type { CompletionModel } from '../src/index.js';
 import { runLazily } from '../src/conversations/runner.js';
 import { repoRoot } from './helpers/cli.js';
 import { SECRETS } from './helpers/project.js';
@@ -117,5 +118,27 @@ describe('every published entry refuses an option in the wrong form, naming it',
   it("says to pass the load's `state` when given the load's result", async () => {
     const loaded = await loadManifests({ paths: ['agents.example.yaml'], cwd: repoRoot, env: SECRETS });
     await expect(evaluatePolicy(loaded as never, { now: () => new Date() })).rejects.toMatchObject({ code: 'invalid_option', message: expect.stringContaining('`loaded.state`') });
+  });
+});
+
+describe('what the library exports is its contract, and stays as documented', () => {
+  it('refuses a judge without `complete`, and runs with one that has it (the CompletionModel type)', async () => {
+    await expect(runTestsWith({ model: {} })).rejects.toMatchObject({ code: 'invalid_option', message: expect.stringContaining('runTests(): `model` must be ') });
+    const judge: CompletionModel = { complete: () => Promise.resolve({ role: 'assistant', content: '{"pass": true, "reason": "ok"}', refusal: null }) };
+    await expect(runTestsWith({ model: judge })).resolves.toMatchObject({ against: ['desired'] });
+  });
+
+  it('keeps its constants as documented: no caller can redirect the key or rewrite a code list', () => {
+    const lists: Array<[string, object]> = [
+      ['REGION_BASE_URLS', REGION_BASE_URLS],
+      ['COMMAND_ERROR_CODES', COMMAND_ERROR_CODES],
+      ['API_ERROR_CODES', API_ERROR_CODES],
+      ['PLAN_PROBLEM_CODES', PLAN_PROBLEM_CODES],
+      ['DIAGNOSTIC_CODES', DIAGNOSTIC_CODES],
+    ];
+    expect(lists.filter(([, value]) => !Object.isFrozen(value)).map(([name]) => name)).toEqual([]);
+    // A module is strict: writing a frozen object throws, where it once changed where createClient sent the key.
+    expect(() => ((REGION_BASE_URLS as { us: string }).us = 'http://127.0.0.1:9/evil')).toThrow(TypeError);
+    expect(createClient({ apiKey: 'k' }).baseUrl).toBe('https://api-west.millis.ai');
   });
 });

@@ -1,10 +1,13 @@
 import { VoxformError } from '../errors.js';
 
-/** The service's two regional gateways (docs/service-api.md). Both serve the same paths. */
-export const REGION_BASE_URLS = {
+/**
+ * The service's two regional gateways (docs/service-api.md). Both serve the same paths. Frozen: the
+ * library exports it, and a caller that wrote to it would change where every client sends its key.
+ */
+export const REGION_BASE_URLS = Object.freeze({
   us: 'https://api-west.millis.ai',
   eu: 'https://api-eu-west.millis.ai',
-} as const;
+} as const);
 
 /**
  * The base URL requests go to: an explicit `baseUrl` wins over `region` (default `us`). No trailing

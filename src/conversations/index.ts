@@ -7,7 +7,7 @@ export { runTests, runSucceeded } from './runner.js';
 export type { RunTestsOptions } from './runner.js';
 export type { AgentUnderTest } from './types.js';
 export { ChatModel, judgeSettingsFromEnv } from '../model/chat-model.js';
-export type { ModelSettings } from '../model/chat-model.js';
+export type { CompleteOptions, CompletionModel, ModelSettings } from '../model/chat-model.js';
 export { captureTestFile, scrubPersonalData } from './capture.js';
 export { renderTestText } from './render-text.js';
 export { renderTestJson, TEST_REPORT_FORMAT_VERSION } from './render-json.js';

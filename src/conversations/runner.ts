@@ -86,6 +86,7 @@ const RUN_TESTS_REQUIRES = { files: 'list', targets: distinctChoices(TARGETS), d
 /** What each option runTests may be left without must be when given: within the command line's bounds. */
 const RUN_TESTS_OPTIONAL = {
   repeat: countUpTo(MOST.count),
+  model: withMethods('a judge (CompletionModel)', ['complete'] satisfies ReadonlyArray<keyof CompletionModel>),
   client: withMethods('a client made by createClient', ['getAgent', 'chatCompletions', 'withSignal'] satisfies ReadonlyArray<keyof ApiClient>),
   withSecrets: 'boolean',
   secrets: 'object',

@@ -171,8 +171,9 @@ export class ChatModel {
   }
 }
 
-interface CompleteOptions {
-  /** Asks for a JSON object. */
+/** What one completion asks of the model beyond the messages. */
+export interface CompleteOptions {
+  /** Asks for a JSON object (the judge's verdict). */
   json?: boolean;
   tools?: ToolDefinition[];
   model?: string;
@@ -224,8 +225,14 @@ function worthRepeating(error: unknown, APIError: typeof OpenAI.APIError): boole
   return status === undefined || status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
-/** What the judge and the simulated caller need of a model: a test may hand them a replayed one instead. */
-export type CompletionModel = Pick<ChatModel, 'complete'>;
+/**
+ * What the judge and the simulated caller need of a model, runTests' `model`: one chat completion,
+ * not streamed, in OpenAI's Chat Completions shapes (the conversation's messages in, the answer's
+ * message out). A test may hand them a replayed one instead; `ChatModel` is the CLI's.
+ */
+export interface CompletionModel {
+  complete(messages: ChatTurn[], options?: CompleteOptions): Promise<ModelAnswer>;
+}
 
 function describeModelError(error: unknown, APIError: typeof OpenAI.APIError): string {
   const cutOff = !(error instanceof APIError) && isConnectionError(error);
