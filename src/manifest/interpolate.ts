@@ -131,7 +131,7 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
     return resolved;
   };
   // The pieces are found first and the text built only when their lengths allow it (each value counted
-  // as MIN_FILLED_ENV_VALUE_CHARS at least: the verdict must not tell a secret's length).
+  // as `countedLength` says: the verdict must not tell a secret's length).
   const pieces: string[] = [];
   let length = 0;
   let written = 0;
@@ -139,13 +139,26 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
     const filled = fill(match[0], match[1] as string, match[2] as string, match.index);
     pieces.push(text.slice(written, match.index), filled);
     const fromValue = !match[1] && filled !== match[0];
-    length += match.index - written + (fromValue ? Math.max(filled.length, MIN_FILLED_ENV_VALUE_CHARS) : filled.length);
+    length += match.index - written + (fromValue ? countedLength(filled) : filled.length);
     written = match.index + match[0].length;
   }
   length += text.length - written;
   if (ctx.filledText && !ctx.filledText.admit(length, span, '${env:…} references')) return { value: text, fromEnv: false };
   pieces.push(text.slice(written));
   return { value: pieces.join(''), fromEnv };
+}
+
+/**
+ * What a value filled in from `${env:…}` counts for against the length limits: MIN_FILLED_ENV_VALUE_CHARS,
+ * or for a longer value the least power of two times it that holds the value. The pull request that
+ * writes the references chooses the text around them, so a count of the value's own length would let
+ * it read that length off the verdict to the character; counted so, a verdict tells at most which of
+ * those sizes a long value (a key file, a JSON credential) falls in.
+ */
+function countedLength(filled: string): number {
+  let counted = MIN_FILLED_ENV_VALUE_CHARS;
+  while (counted < filled.length) counted *= 2;
+  return counted;
 }
 
 /** A reference as a message quotes it: a fallback shown as `…`, as code frames hide it where it stands (docs/manifest.md), also where the reference is malformed. */

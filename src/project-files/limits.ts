@@ -87,7 +87,8 @@ export const LINE_SHOWN_COST = 64;
 /**
  * What a filled-in `${env:…}` value counts for against the two limits above, at least, characters: so
  * whether a text is refused depends on how many references it holds, never on the length of a secret
- * (of this length or less), which the pull request that writes the text would otherwise read off the verdict.
+ * of this length or less, which the pull request that writes the text would otherwise read off the
+ * verdict; a longer value counts as the least power of two times this that holds it (interpolate.ts).
  */
 export const MIN_FILLED_ENV_VALUE_CHARS = 1024;
 

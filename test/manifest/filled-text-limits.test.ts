@@ -78,8 +78,16 @@ describe('filled-in text limits', () => {
       expect(summarize(past)).toEqual([refusal]);
       expect(JSON.stringify(past.diagnostics)).not.toContain(token);
     }
-    // A value longer than the least a reference counts for counts as long as it is.
+    // A value longer than the least a reference counts for counts as the least power of two times it that holds it.
     const long = await load(manifest(20), { TOKEN: 't'.repeat(101) });
     expect(summarize(long)).toEqual([refusal]);
+  });
+
+  it('a value longer than the least a reference counts for gives the same verdict whatever its length within a power of two of it', async () => {
+    // 1,700 characters of the pull request's own beside one reference: a value counted as 200 fits, one counted as 400 does not.
+    const manifest = `agents:\n  a:\n    id: ag_1\n    config: { first_message: "${'w'.repeat(1700)}\${env:TOKEN}" }\n`;
+    for (const length of [101, 150, 200]) expect(summarize(await load(manifest, { TOKEN: 'k'.repeat(length) })), `${length}`).toEqual([]);
+    // Had a value counted as long as it is, 201 to 300 characters would fit and 301 not: the verdict would tell the length.
+    for (const length of [201, 250, 300, 400]) expect(summarize(await load(manifest, { TOKEN: 'k'.repeat(length) })).map((line) => line.split(' ')[1]), `${length}`).toEqual(['text_too_long']);
   });
 });
