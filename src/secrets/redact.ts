@@ -164,8 +164,9 @@ export function echoedForms(secret: string): string[] {
 }
 
 /**
- * One text as it may appear: as written; JSON-escaped (also with non-ASCII as `\uXXXX`,
- * with `/` as `\/`, and escaped twice, as in a JSON body quoted inside a JSON error message);
+ * One text as it may appear: as written; JSON-escaped (also with non-ASCII as `\uXXXX`, with `<`,
+ * `>` and `&` so too as Go writes them, with `/` as `\/`, and escaped twice, as in a JSON body quoted
+ * inside a JSON error message);
  * URL-encoded (path and query encodings, upper- and lower-case hex, space as `+`, and as a URL
  * parser writes it: urlPartForms); and as the report formats show it (shownForms) and escape it
  * (markupForms, markdownForms). A parser's lower-cased host is matched by the scrub ignoring case.
@@ -175,6 +176,8 @@ function wholeForms(secret: string): string[] {
   if (WRITTEN_AS_ITSELF.test(secret)) return [...new Set([secret, ...markdownForms(secret)])];
   const json = JSON.stringify(secret).slice(1, -1);
   const jsonAscii = json.replace(/[^\x20-\x7e]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  // As Go's encoding/json writes text by default, safe inside HTML: `<`, `>` and `&` as `\u003c`, `\u003e`, `\u0026`.
+  const jsonHtmlSafe = jsonAscii.replace(/[<>&]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
   const component = safeEncode(encodeURIComponent, secret);
   const forms = [
     secret,
@@ -182,7 +185,10 @@ function wholeForms(secret: string): string[] {
     jsonAscii,
     jsonAscii.replace(/\\u([0-9a-f]{4})/g, (_m, hex: string) => `\\u${hex.toUpperCase()}`),
     json.replace(/\//g, '\\/'),
+    jsonHtmlSafe,
     JSON.stringify(json).slice(1, -1),
+    JSON.stringify(jsonAscii).slice(1, -1),
+    JSON.stringify(jsonHtmlSafe).slice(1, -1),
     component,
     component?.replace(/%20/g, '+'),
     component?.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()),

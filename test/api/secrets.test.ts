@@ -131,6 +131,7 @@ describe('secrets the service echoes JSON-escaped are scrubbed as the error quot
         const event = chatErrors++ === 0 ? 'event: error\n' : '';
         res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`${event}data: ${goJson({ error: { message: `bad key ${key}, header ${HEADER_SECRET}` } })}\n\n`);
       }
+      else if (req.url?.startsWith('/agents/-a3')) res.writeHead(401, json).end(goJson({ detail: `upstream said: ${goJson({ error: `invalid key ${key}` })}` }));
       else if (req.url?.startsWith('/agents/-a2')) res.writeHead(422, json).end(goJson({ detail: [{ loc: ['header', 'X-Token', HEADER_SECRET], msg: `bad ${HEADER_SECRET}`, type: 'x' }] }));
       else res.writeHead(401, json).end(goJson({ detail: `Invalid API key ${key}` }));
     });
@@ -147,8 +148,10 @@ describe('secrets the service echoes JSON-escaped are scrubbed as the error quot
       await test.client.listPhones().catch((e: unknown) => e),
       await test.client.getAgent('-a2').catch((e: unknown) => e),
     ];
+    // An upstream's JSON error quoted inside the service's: the key escaped as Go writes it, after one decoding.
+    errors.push(await test.client.getAgent('-a3').catch((e: unknown) => e));
     for (let i = 0; i < 2; i++) errors.push(await test.client.chatCompletions({ agent: { agent_id: 'a1' }, messages: [{ role: 'user', content: 'hi' }] }).collect().catch((e: unknown) => e));
-    expect(errors.map((e) => (e as ApiError).code)).toEqual(['api_unauthorized', 'api_unauthorized', 'api_validation', 'api_error', 'api_error']);
+    expect(errors.map((e) => (e as ApiError).code)).toEqual(['api_unauthorized', 'api_unauthorized', 'api_validation', 'api_unauthorized', 'api_error', 'api_error']);
     for (const error of errors) {
       expect(everything(error)).not.toContain(ESCAPED_KEY);
       expect(everything(error)).not.toContain(HEADER_SECRET);
