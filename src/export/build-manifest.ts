@@ -108,9 +108,12 @@ export function buildExport(input: ExportInput): ExportResult {
     prompts: [],
     made: new Map(),
     hidden: [],
+    unnamable: [],
   };
   // Every value export makes a reference of is known before any name is made: no name is made of one.
-  run.hidden = input.agents.flatMap((agent) => secretValuesOf(agent, run));
+  const values = input.agents.map((agent) => secretValuesOf(agent, run));
+  run.hidden = values.flatMap(({ made }) => made);
+  run.unnamable = values.flatMap(({ made, deployed }) => [...made, ...deployed]);
   // Every agent's references are made before any text is written: a token of one agent's header
   // quoted in another's prompt is written as its reference there too.
   const drafts = input.agents.map((agent) => draftAgent(agent, run));
@@ -155,6 +158,11 @@ interface ExportRun {
    * made: no local name or variable name is made of a text holding one.
    */
   hidden: readonly string[];
+  /**
+   * `hidden` and the deployed values the agents' configs hold: no name is made of a text holding one
+   * as names are compared (`foldsInSecret`), nor written where it would show one so.
+   */
+  unnamable: readonly string[];
 }
 
 /** An agent read, its secrets named (`draftAgent`), its text not written yet (`writeAgent`). */
@@ -174,10 +182,13 @@ interface AgentDraft {
 /** One agent's local name and config to write, its secrets named, each value of one noted in `run.made`. */
 function draftAgent(agent: Agent, run: ExportRun): AgentDraft {
   const nameRecorded = run.deployed.ledgerNamesOf(agent.id).flatMap((written) => referencedNames(written));
-  const nameShown = nameMayShow(agent, nameRecorded, run);
-  // Nothing is made of a name that holds an environment value or a secret: its local name (hence its prompt file, phone bindings and variables) comes from the id.
-  const named = nameShown && !holdsHidden(agent.name ?? '', run);
-  const local = uniqueName(slugify(named ? nameWithoutSecrets(agent.name, nameRecorded, run) : `agent ${agent.id}`), run.agentNames);
+  // A name holding a secret in another case or with other separators than its reference would take is a reference whole.
+  const nameShown = nameMayShow(agent, nameRecorded, run) && !foldsInSecret(literalText(agent.name ?? '', nameRecorded, run), run);
+  const madeOf = nameWithoutSecrets(agent.name, nameRecorded, run) ?? '';
+  // Nothing is made of a name that holds an environment value or a secret, in any case or with any separators (the
+  // slug and the variable names fold them): its local name (hence its prompt file, phone bindings and variables) comes from the id.
+  const named = nameShown && !holdsHidden(madeOf, run) && !foldsInSecret(madeOf, run);
+  const local = uniqueName(slugify(named ? madeOf : `agent ${agent.id}`), run.agentNames);
   run.localNames.set(agent.id, local);
 
   const { live, shaped, config, found } = managedConfig(agent);
@@ -200,22 +211,57 @@ function managedConfig(agent: Agent): { live: Record<string, unknown>; shaped: R
   return { live, shaped, config, found };
 }
 
-/** The values `protectValues` makes references of in the agent's config, before any variable is named. */
-function secretValuesOf(agent: Agent, run: ExportRun): string[] {
-  const values: string[] = [];
+/** The values `protectValues` makes references of in the agent's config (`made`) and writes back as the references that put them there (`deployed`), before any variable is named. */
+function secretValuesOf(agent: Agent, run: ExportRun): { made: string[]; deployed: string[] } {
+  const made: string[] = [];
+  const deployed: string[] = [];
   const hooks = protectHooks({ agent, local: '', secrets: new Map() }, run, false);
   const collect = (value: string) => {
     // An empty value is in no text.
-    if (value !== '') values.push(value);
+    if (value !== '') made.push(value);
     return '';
   };
-  protectValues(configSecretSet().start(), managedConfig(agent).config, [], { ...hooks, secret: collect });
-  return values;
+  const found: ProtectHooks['deployed'] = (text, path) => {
+    const held = hooks.deployed(text, path);
+    for (const { start, end } of held) deployed.push(text.slice(start, end));
+    return held;
+  };
+  protectValues(configSecretSet().start(), managedConfig(agent).config, [], { ...hooks, secret: collect, deployed: found });
+  return { made, deployed };
 }
 
 /** Whether `text` holds a value export makes a reference of (`run.hidden`), found as `withMadeSecrets` finds it. */
 function holdsHidden(text: string, run: ExportRun): boolean {
   return heldValues(text, run.hidden, () => '').length > 0;
+}
+
+/**
+ * Whether `text` holds a value of `run.unnamable` as names are compared (`foldName`): a slug or a
+ * variable name made of it would show the value. A value folding to under MIN_SEARCHABLE_SECRET
+ * characters counts only where it is all of `text`, as a short value does.
+ */
+function foldsInSecret(text: string, run: ExportRun): boolean {
+  const folded = foldName(text);
+  return run.unnamable.some((value) => {
+    const secret = foldName(value);
+    return secret !== '' && (secret.length < MIN_SEARCHABLE_SECRET ? folded === secret : folded.includes(secret));
+  });
+}
+
+/** A name as names are compared: its letters and digits, lower-cased, without accents (what `slugify` and `envName` keep of it). */
+function foldName(text: string): string {
+  return text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '');
+}
+
+/** `text` without the values `writeBack` writes as references (those of `run.hidden`, and deployed ones): what of it is written as it is. */
+function literalText(text: string, recorded: readonly string[], run: ExportRun): string {
+  let out = '';
+  let from = 0;
+  for (const { start, end } of heldValues(text, run.hidden, () => '', run.deployed.variablesIn(text, recorded))) {
+    out += `${text.slice(from, start)} `;
+    from = end;
+  }
+  return out + text.slice(from);
 }
 
 /**
@@ -256,8 +302,10 @@ function protectHooks(draft: Pick<AgentDraft, 'agent' | 'local' | 'secrets'>, ru
       return !run.deployed.ledgerValuesAt(agent.id, place).some((written) => referencedNames(written).every((name) => found.has(name)));
     },
     deployed: (text, path) => run.deployed.variablesIn(text, recordedAt(path)),
-    // A name an apply took from the environment, or one holding a secret, names no variable.
-    names: (text, path) => !isRecorded(formatDotted(path)) && run.deployed.variablesIn(text, recordedAt(path)).length === 0 && !holdsHidden(text, run),
+    // A name an apply took from the environment, or one holding a secret (in any case, with any separators), names no variable.
+    names: (text, path) =>
+      !isRecorded(formatDotted(path)) && run.deployed.variablesIn(text, recordedAt(path)).length === 0 && !holdsHidden(text, run) && !foldsInSecret(text, run),
+    foldsInSecret: (text, path) => foldsInSecret(literalText(text, recordedAt(path), run), run),
     searched: (text, path) => withMadeSecrets(text, run.deployed.variablesIn(text, recordedAt(path)), made),
     writeBack: (text, path) =>
       writing ? writeBack(text, `agents.${local}.config${renderPath(path)}`, run, recordedAt(path), made) : withReferences(text, run.deployed.variablesIn(text, recordedAt(path))),
@@ -412,6 +460,8 @@ interface ProtectHooks {
   deployed: (text: string, path: Array<string | number>) => ReadonlyArray<{ start: number; end: number; name: string }>;
   /** Whether `text`, an item's name at `path`, may name its variables: not taken from the environment, holding no secret. */
   names: (text: string, path: Array<string | number>) => boolean;
+  /** Whether `text` at `path`, but for the values written as references, holds a secret as names are compared (`foldsInSecret`). */
+  foldsInSecret: (text: string, path: Array<string | number>) => boolean;
   /** Where `text`, at `path`, holds deployed values or values of other references export makes: what `writeBack` writes as references. */
   searched: (text: string, path: Array<string | number>) => ReadonlyArray<{ start: number; end: number; name: string }>;
   /** `text` as manifest text, the deployed values it holds as their references (see `writeBack`); undefined when it cannot be. */
@@ -432,6 +482,8 @@ function protectValues(at: PatternCursor, value: unknown, path: Array<string | n
     if (wholly !== undefined) return wholly;
     // A place the ledger recorded holding the value of a variable not set here is the secret whole, as when none is set.
     if (isSecret && (held.length === 0 || hooks.partlyUnset(held, path))) return hooks.secret(value, named, path);
+    // An item's name holding a secret in another case or with other separators than its reference would take is the secret whole.
+    if (typeof path.at(-2) === 'number' && path.at(-1) === 'name' && hooks.foldsInSecret(value, path)) return hooks.secret(value, named, path);
     // A deployed value (or one export makes a reference of) that runs from one part of a URL into the next: the whole URL is then the secret.
     if (isUrlWithSecrets(value) && hooks.searched(value, path).some(({ start, end }) => URL_SEPARATORS.test(value.slice(start, end)))) return hooks.secret(value, named, path);
     // A URL's every token, at a secret place too: what an apply put there written back, any other token one of its own.

@@ -361,6 +361,73 @@ describe('voxform export', () => {
     }
   });
 
+  test('a header token that is an agent\'s or a tool\'s name only once case and separators are folded: in no key, file name, variable, file or output', async () => {
+    /** As names are compared: letters and digits, lower-cased. */
+    const fold = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
+    // The token as the slug writes the name; in upper case inside an agent named in lower case; with dots inside a tool's name.
+    const tokens = { slug: 'zq7-secret-99-token', upper: 'ZQ7_UPPER_42_TOKEN', dotted: 'zq7.sep.77.token' };
+    const seed = defaultSeed();
+    const bot = seed.agents?.find((candidate) => candidate.id === FRONT_DESK);
+    const other = seed.agents?.find((candidate) => candidate.id === BOOKING);
+    if (!bot || !other) throw new Error('the default seed has no front desk or booking agent');
+    Object.assign(bot, { name: 'Zq7 Secret 99 Token', config: { ...bot.config, session_data_webhook: { url: 'https://hooks.example.com/end', headers: { 'x-hook-token': tokens.slug } } } });
+    const tools = (other.config.tools ?? []).map((tool) => ({ ...tool, name: 'Zq7 Sep 77 Token', header: { authorization: tokens.dotted } }));
+    const hook = { url: 'https://hooks.example.com/end', headers: { authorization: tokens.upper } };
+    Object.assign(other, { name: 'zq7 upper 42 token', config: { ...other.config, tools, session_data_webhook: hook } });
+    for (const phone of seed.phones ?? []) phone.agent_id = phone.id === '+15551230001' ? FRONT_DESK : BOOKING;
+    const planted = await startEmulator({ port: 0, seed });
+    const dir = await tempDir();
+    const env = { VOXFORM_API_KEY: planted.apiKey };
+    const args = ['--base-url', planted.url];
+    try {
+      const exported = await runCliInProcess(['export', '--from-phones', '--out', 'live', ...args], { cwd: dir, env });
+      expect(exported.code, exported.stderr).toBe(0);
+      const written = [exported.stdout, exported.stderr, ...(await readdir(path.join(dir, 'live'), { recursive: true }))];
+      for (const entry of await readdir(path.join(dir, 'live'), { recursive: true, withFileTypes: true })) {
+        if (entry.isFile()) written.push(await readFile(path.join(entry.parentPath, entry.name), 'utf8'));
+      }
+      for (const text of written) for (const token of Object.values(tokens)) expect(fold(text), text).not.toContain(fold(token));
+      // Each name holding a token is a reference of its own, named by the agent's id and the tool's position.
+      const secrets = {
+        AGENT_OKDQBQETECM4AK369YM_NAME: 'Zq7 Secret 99 Token',
+        AGENT_OKDQBQETECM4AK369YM_SESSION_DATA_WEBHOOK_X_HOOK_TOKEN: tokens.slug,
+        AGENT_OKDQBQETECM4AK369YN_NAME: 'zq7 upper 42 token',
+        AGENT_OKDQBQETECM4AK369YN_SESSION_DATA_WEBHOOK_AUTHORIZATION: tokens.upper,
+        AGENT_OKDQBQETECM4AK369YN_TOOLS_0_NAME: 'Zq7 Sep 77 Token',
+        AGENT_OKDQBQETECM4AK369YN_TOOLS_0_AUTHORIZATION: tokens.dotted,
+      };
+      for (const name of Object.keys(secrets)) expect(exported.stdout).toContain(`  ${name} `);
+      const plan = await runCliInProcess(['plan', '--detailed-exitcode', ...args], { cwd: path.join(dir, 'live'), env: { ...env, ...secrets } });
+      expect(plan.stdout, plan.stderr).toContain('No changes');
+      expect(plan.code).toBe(0);
+    } finally {
+      await planted.close();
+    }
+  });
+
+  test('a deployed header token that is an agent\'s name once folded: in no key, file name, variable, file or output, with the variable set or without the ledger', async () => {
+    const fold = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
+    const token = 'zq7-secret-99-token';
+    const manifest = ['version: 1', 'agents:', '  bot:', `    id: ${FRONT_DESK}`, '    name: "Zq7 Secret 99 Token"', '    config:', '      prompt: "You are a helpful bot."', '      session_data_webhook:', '        url: https://hooks.example.com/end', '        headers:', '          x-hook-token: ${env:HOOK_TOKEN}', ''].join('\n');
+    const dir = await tempDir({ 'voxform.yaml': manifest });
+    const applied = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir, env: { HOOK_TOKEN: token } });
+    expect(applied.code, applied.stderr).toBe(0);
+    for (const [out, env, state] of [['set', { HOOK_TOKEN: token }, []], ['nostate', {}, ['--state', 'nostate.json']]] as const) {
+      const exported = await runCliInProcess(['export', '--local', '--agent', FRONT_DESK, '--out', out, ...state], { cwd: dir, env });
+      expect(exported.code, exported.stderr).toBe(0);
+      const written = [exported.stdout, exported.stderr, ...(await readdir(path.join(dir, out), { recursive: true }))];
+      for (const entry of await readdir(path.join(dir, out), { recursive: true, withFileTypes: true })) {
+        if (entry.isFile()) written.push(await readFile(path.join(entry.parentPath, entry.name), 'utf8'));
+      }
+      for (const text of written) expect(fold(text), text).not.toContain(fold(token));
+      expect(exported.stdout).toContain('  created      prompts/agent-okdqbqetecm4ak369ym.md\n');
+    }
+    // The name is a reference of its own; the header's token the one that put it there.
+    const plan = await runCliInProcess(['plan', '--local', '-f', 'set/voxform.yaml'], { cwd: dir, env: { HOOK_TOKEN: token, AGENT_OKDQBQETECM4AK369YM_NAME: 'Zq7 Secret 99 Token' } });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('0 to create, 0 to update');
+  });
+
   test('a file where a folder should go: a clear error, before anything is written', async () => {
     const dir = await tempDir({ out: 'a file\n', 'live/prompts': 'a file too\n' });
     const { args, env } = connection();
