@@ -7,7 +7,7 @@ import { FileStateBackend } from '../state/file-backend.js';
 import { DEFAULT_STATE_FILE } from '../state/choice.js';
 import { workspaceKey } from '../state/types.js';
 import { classifyDrift } from './classify.js';
-import { notComparedFinder } from './not-compared.js';
+import { notComparedFinder, recordedVariablesFinder } from './not-compared.js';
 import type { DriftReport } from './types.js';
 import { readCheckedWorkspace } from '../state/missing-state.js';
 import { noteStateEvidence } from '../state/trusted-secrets.js';
@@ -31,7 +31,7 @@ export async function checkDrift(options: DriftCheckOptions): Promise<DriftRepor
   // A plain JS caller may pass what the type leaves out: like every option outside a function's type, it is not read.
   const { plan, conflicts, view } = await planWorkspace({ ...options, backend, reportConflicts: true, reportGoneAgents: true, targets: undefined, onChange: undefined }, { workspace, missingState });
   // Classified against the baseline the plan compared with: each resource's own last apply, under a renamed key too.
-  const report = classifyDrift({ plan, workspace: view.workspace, salt: options.fingerprintKey, workspaceKey: key, conflicts, notCompared: notComparedFinder(options.desired), noApplyRecorded: exists ? undefined : { state: backend.display } });
+  const report = classifyDrift({ plan, workspace: view.workspace, salt: options.fingerprintKey, workspaceKey: key, conflicts, notCompared: notComparedFinder(options.desired), variablesRead: recordedVariablesFinder(options.desired, options.secrets), noApplyRecorded: exists ? undefined : { state: backend.display } });
   return { ...report, ...(missingState ? { missingState } : {}) };
 }
 

@@ -24,6 +24,8 @@ interface ClassifyInput {
   conflicts?: readonly SharedResourceConflict[] | undefined;
   /** The unset variables a field's manifests' value reads (`notComparedFinder`); undefined: compared as usual. */
   notCompared?: ((change: ResourceChange, field: FieldChange) => string[] | undefined) | undefined;
+  /** The variables the value the ledger recorded at an agent's field reads, set or not (`recordedVariablesFinder`); undefined: none is read. */
+  variablesRead?: ((change: ResourceChange, field: FieldChange) => string[]) | undefined;
   /** Set when the state (`state`, as shown) holds no apply of the workspace: a difference otherwise `pending` is `unrecorded`. Put on the report. */
   noApplyRecorded?: { state: string } | undefined;
 }
@@ -153,18 +155,33 @@ function movedOnService(change: ResourceChange, place: NotComparedField, input: 
 }
 
 /**
- * The variables `--heal` needs to put an agent back, this run not having them: where a field it would
- * put back reads one (the record's value there is withheld too), and where the service's value at a
- * place not compared is not what voxform last applied (keeping it would pass that change off as
- * voxform's). Such an agent is left as the service holds it, every check alike until they are set.
+ * The variables a field `--heal` would put back needs as voxform last applied them, this run not
+ * having them so: where the manifests' value is withheld (not set; the record's value there reads it
+ * too), or where the recorded value reads variables and the manifests' is not what was last applied
+ * (`both`: not set with a default filling in another value, or set to another value since), the
+ * record's would not be the value applied either. Undefined when it needs none.
  */
-function healNeedsOf(change: ResourceChange, fields: readonly DriftedField[], places: readonly NotComparedField[], salt: string): Pick<DriftedResource, 'healNeeds'> {
+function variablesNeeded(change: ResourceChange, field: DriftedField, input: ClassifyInput): string[] | undefined {
+  const unset = field.unsetVariables ?? field.valueNotShown;
+  if (unset !== undefined) return unset;
+  const read = field.class === 'both' ? (input.variablesRead?.(change, field.field) ?? []) : [];
+  return read.length > 0 ? read : undefined;
+}
+
+/**
+ * The variables `--heal` needs to put an agent back, this run not having them: where a field it would
+ * put back reads one it lacks or holds another value of (`variablesNeeded`), and where the service's
+ * value at a place not compared is not what voxform last applied (keeping it would pass that change
+ * off as voxform's). Such an agent is left as the service holds it, every check alike until they are
+ * set as at the last apply: refusing the whole heal instead would heal no other agent either.
+ */
+function healNeedsOf(change: ResourceChange, fields: readonly DriftedField[], places: readonly NotComparedField[], input: ClassifyInput): Pick<DriftedResource, 'healNeeds'> {
   const healed = fields.filter(healsField);
   if (change.kind !== 'agent' || healed.length === 0) return {};
-  const putBack = healed.flatMap((field) => field.unsetVariables ?? field.valueNotShown ?? []);
-  const kept = places.filter((place) => notLastApplied(place, salt)).flatMap((place) => place.variables);
-  const needs = [...new Set([...putBack, ...kept])].sort();
-  const blocked = healed.some((field) => (field.unsetVariables ?? field.valueNotShown) !== undefined) || kept.length > 0;
+  const putBack = healed.map((field) => variablesNeeded(change, field, input));
+  const kept = places.filter((place) => notLastApplied(place, input.salt)).flatMap((place) => place.variables);
+  const needs = [...new Set([...putBack.flatMap((variables) => variables ?? []), ...kept])].sort();
+  const blocked = putBack.some((variables) => variables !== undefined) || kept.length > 0;
   return blocked ? { healNeeds: needs } : {};
 }
 
@@ -198,7 +215,7 @@ export function classifyDrift(input: ClassifyInput): DriftReport {
     notCompared.push(...places);
     if (fields.length === 0) continue;
     const resourceClassOf = resourceClass(fields);
-    const healNeeds = healNeedsOf(change, fields, places, input.salt);
+    const healNeeds = healNeedsOf(change, fields, places, input);
     resources.push({
       change,
       address: change.address,

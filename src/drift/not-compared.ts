@@ -4,13 +4,14 @@
  * withheld (`withholdUnsetEnv`), so their side of the place is not known: it is reported as not
  * compared, never as a difference, and a heal leaves the service's value there as it is.
  */
-import type { DesiredState } from '../manifest/types.js';
+import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import type { FieldChange, ResourceChange } from '../plan/types.js';
 import { referencedNames } from '../secrets/env-reference.js';
 import { WITHHELD } from '../secrets/withhold.js';
 import { isDottedAtOrUnder } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
 import { isUnchanged } from '../plan/compare.js';
+import type { TrustedSecrets } from '../secrets/trusted.js';
 
 /** Whether the manifests' side of `field` holds a value withheld in place of an unset variable. */
 function holdsWithheld(value: unknown): boolean {
@@ -60,9 +61,31 @@ export function notComparedFinder(desired: DesiredState): ((change: ResourceChan
     if (!holdsWithheld(field.after)) return undefined;
     if (change.kind !== 'agent') return [];
     // An agent says where each reference is written: text that only looks withheld is compared as usual.
-    const references = Object.entries(agents.get(change.address)?.envReferences ?? {}).filter(([at]) => isDottedAtOrUnder(at, field.path));
-    const names = new Set(references.flatMap(([, written]) => referencedNames(written)));
+    const names = new Set(variablesReadAt(agents.get(change.address), field.path));
     const unset = withheld.filter((name) => names.has(name));
     return unset.length > 0 ? unset : undefined;
+  };
+}
+
+/** The variables the references an agent's manifests write at or under `path` read (`${env:X:-d}` too), sorted. */
+function variablesReadAt(agent: DesiredAgent | undefined, path: string): string[] {
+  const references = Object.entries(agent?.envReferences ?? {}).filter(([at]) => isDottedAtOrUnder(at, path));
+  return [...new Set(references.flatMap(([, written]) => referencedNames(written)))].sort();
+}
+
+/**
+ * For a drift check: a function telling of an agent's field the variables the value the deploy ledger
+ * recorded there reads (`${env:X:-d}` too), the value `--heal` would put back; empty when it reads
+ * none. From the ledger's `${env:…}` places (`secrets`, noted as the check read the state); a run
+ * without that evidence (a library caller passing no `secrets`) goes by the manifests' references.
+ */
+export function recordedVariablesFinder(desired: DesiredState, secrets: TrustedSecrets | undefined): (change: ResourceChange, field: FieldChange) => string[] {
+  const agents = new Map([...desired.agents.values()].map((agent) => [agent.address, agent]));
+  return (change, field) => {
+    if (change.kind !== 'agent') return [];
+    if (!secrets || change.id === undefined) return variablesReadAt(agents.get(change.address), field.path);
+    const id = change.id;
+    const shapes = field.path === 'name' ? secrets.ledgerNamesOf(id) : secrets.ledgerPlaces(id).filter((place) => isDottedAtOrUnder(`config.${place}`, field.path)).flatMap((place) => secrets.ledgerValuesAt(id, place));
+    return [...new Set(shapes.flatMap(referencedNames))].sort();
   };
 }

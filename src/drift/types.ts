@@ -75,9 +75,9 @@ export interface DriftedResource {
   healable: boolean;
   /**
    * Of an agent changed outside voxform that `--heal` cannot put back in this run (so not `healable`):
-   * the variables it needs, not set here (a field it would put back reads one, or a secret not compared
-   * is not what voxform last applied). Empty when the places do not name them. `--heal` leaves the
-   * agent as the service holds it, and no heal hint is shown for it but this.
+   * the variables it needs, not set here or not as at the last apply (a field it would put back reads
+   * one, or a secret not compared is not what voxform last applied). Empty when the places do not name
+   * them. `--heal` leaves the agent as the service holds it, and no heal hint is shown for it but this.
    */
   healNeeds?: string[] | undefined;
 }

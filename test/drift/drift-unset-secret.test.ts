@@ -304,3 +304,49 @@ describe('voxform drift --heal without the variable of a secret changed on the s
     await expectNoSecretInFiles(p.dir);
   }, 120_000);
 });
+
+/** The two agents with a secret whose reference has a default: without the variable, the default is the manifests' value. */
+const DEFAULTED = TWO_AGENTS.replace('"${env:HOOK_TOKEN}"', '"${env:HOOK_TOKEN:-local-dev-token}"');
+const ROTATED_TOKEN = 'planted-rotated-token-4d2a';
+
+describe('voxform drift --heal where the variable of a secret no longer gives the value last applied', () => {
+  // Unset (its default fills in another value), or set to another value since (rotated).
+  it.each([
+    ['unset, its default filling in', { ...WITHOUT_SECRETS }],
+    ['rotated', { ...WITHOUT_SECRETS, HOOK_TOKEN: ROTATED_TOKEN }],
+  ])('never says --heal puts back an agent it cannot, and heals the others (HOOK_TOKEN %s)', async (_how, env) => {
+    const p = await startProject();
+    await writeFile(path.join(p.dir, 'voxform.yaml'), DEFAULTED);
+    expectCode(await p.cliInProcess(['apply', '--auto-approve'], { HOOK_TOKEN, OPENAI_API_KEY: OPENAI_KEY }), 0);
+    await editLive(p, (config) => {
+      config.first_message = 'Ahoy!';
+      ((config.session_data_webhook as Json).headers as Json)['x-hook-token'] = DASHBOARD_TOKEN;
+    });
+    const booking = `/agents/${encodeURIComponent(BOOKING_ID)}`;
+    const live = (await callService(p, 'GET', booking)) as Agent;
+    await callService(p, 'PUT', booking, { name: live.name, config: { first_message: 'Ahoy!' } });
+    const run = async (args: string[], code: number) => {
+      const result = expectCode(await p.cliInProcess(args, env), code);
+      for (const secret of [HOOK_TOKEN, OPENAI_KEY, DASHBOARD_TOKEN, ROTATED_TOKEN]) expect(`${result.stdout}${result.stderr}`).not.toContain(secret);
+      return result;
+    };
+
+    const text = (await run(['drift'], 2)).stdout;
+    expect(text).toContain(`! agent.front-desk (${FRONT_DESK}) changed outside voxform and in git  --heal needs HOOK_TOKEN set to put it back`);
+    const document = JSON.parse((await run(['drift', '--format', 'json'], 2)).stdout) as Json & { resources: Array<{ address: string; healable: boolean; heal_needs?: string[] }> };
+    validateDrift(document);
+    expect(document.resources.map((r) => [r.address, r.healable, r.heal_needs])).toEqual([
+      ['agent.booking', true, undefined],
+      ['agent.front-desk', false, ['HOOK_TOKEN']],
+    ]);
+
+    const healed = await run(['drift', '--heal', '--auto-approve'], 2);
+    expect(healed.stdout).toContain('Healing booking: back to the configuration last applied');
+    expect(healed.stdout).toContain(`Still differs after the heal: agent.front-desk config.first_message (changed outside voxform: --heal needs HOOK_TOKEN set to put it back); agent.front-desk ${HEADER} (changed outside voxform and in git: --heal needs HOOK_TOKEN set to put it back). To settle it, set HOOK_TOKEN and run --heal again.`);
+    expect(((await callService(p, 'GET', booking)) as Agent).config.first_message).toBe('Let us find you a time.');
+    const frontDesk = await getAgent(p);
+    expect(frontDesk.config.first_message).toBe('Ahoy!');
+    expect(liveHeader(frontDesk)).toBe(DASHBOARD_TOKEN);
+    await expectNoSecretInFiles(p.dir);
+  }, 120_000);
+});
