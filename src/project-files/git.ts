@@ -298,27 +298,58 @@ export async function listTree(
 }
 
 /**
- * What git tracks at `target` (a real path: a file, or a folder and what is under it), as paths from
- * the work tree's root: none when no work tree holds it, undefined when git cannot say. The path is
- * literal: one holding `*` names that file, not a pattern.
+ * The repository whose work tree holds `target` (a real path) and `target` as a path from its root:
+ * 'outside' when no work tree holds it, undefined when git cannot be asked.
  */
-export async function trackedAt(target: string, env: Env): Promise<string[] | undefined> {
+async function repositoryHolding(target: string, env: Env): Promise<{ repository: GitRepository; fromRoot: string } | 'outside' | undefined> {
   const root = await gitWorkTreeRoot(path.dirname(target));
-  if (root === undefined) return [];
+  if (root === undefined) return 'outside';
   const fromRoot = pathFromRoot(root, target);
   const repository = fromRoot === undefined ? undefined : await repositoryAt(root, env);
-  if (!repository || fromRoot === undefined) return undefined;
+  return repository && fromRoot !== undefined ? { repository, fromRoot } : undefined;
+}
+
+/** What git tracks at `fromRoot` in `repository`, as paths from its root; undefined when git cannot say. */
+async function trackedIn(repository: GitRepository, fromRoot: string): Promise<string[] | undefined> {
   // -z: every path as it is (no quoting of a name that is not ASCII).
   return (await runEntries(repository, ['--literal-pathspecs', 'ls-files', '-z', '--', fromRoot]))?.entries;
 }
 
 /**
+ * What git tracks at `target` (a real path: a file, or a folder and what is under it), as paths from
+ * the work tree's root: none when no work tree holds it, undefined when git cannot say. The path is
+ * literal: one holding `*` names that file, not a pattern.
+ */
+export async function trackedAt(target: string, env: Env): Promise<string[] | undefined> {
+  const holding = await repositoryHolding(target, env);
+  if (holding === 'outside') return [];
+  return holding && trackedIn(holding.repository, holding.fromRoot);
+}
+
+/**
+ * Whether the tracked `fromRoot` holds something other than what the commit checked out holds: its
+ * content changed (or was staged) since, or there is no commit yet; undefined when git cannot say.
+ * The same `git status` the deploy's source asks (history/source.ts), for this one path.
+ */
+async function changedSinceCommit(repository: GitRepository, fromRoot: string): Promise<boolean | undefined> {
+  const answer = await runEntries(repository, ['--literal-pathspecs', 'status', '--porcelain=v2', '-z', '--untracked-files=no', '--ignore-submodules=all', '--no-renames', '--', fromRoot]);
+  return answer && (answer.cut || answer.entries.length > 0);
+}
+
+/**
  * Whether `file` (absolute, in an existing folder) came with the checkout: git tracks it in the work
- * tree holding it, so a pull request may have written it. Outside a work tree it did not; in one git
- * cannot read, it may have.
+ * tree holding it and it holds what the commit holds, so a pull request may have written it and its
+ * text is in git already. A tracked file changed since (`apply --local` rewrites `.voxform/local.json`
+ * with the operator's secrets in it) is the operator's, as an untracked one is. Outside a work tree
+ * it did not come with the checkout; in one git cannot read, it may have.
  */
 export async function cameWithCheckout(file: string, env: Env): Promise<boolean> {
   const folder = await realpath(path.dirname(file)).catch(() => undefined);
-  const tracked = folder === undefined ? [] : await trackedAt(path.join(folder, path.basename(file)), env);
-  return tracked === undefined || tracked.length > 0;
+  const holding = folder === undefined ? 'outside' : await repositoryHolding(path.join(folder, path.basename(file)), env);
+  if (holding === 'outside') return false;
+  if (!holding) return true;
+  const tracked = await trackedIn(holding.repository, holding.fromRoot);
+  if (tracked === undefined) return true;
+  if (tracked.length === 0) return false;
+  return (await changedSinceCommit(holding.repository, holding.fromRoot)) !== true;
 }

@@ -520,7 +520,7 @@ describe('webhook send --call: a logged call\'s payload', () => {
 
   /**
    * `--local`'s account with an ended call whose logged agent carries `x-trace: WORDS` in its
-   * end-of-call headers: words `webhook send` prints in its verdict. `tracked`: git tracks the file,
+   * end-of-call headers: words `webhook send` prints in its verdict. `tracked`: the file is committed,
    * as when a pull request commits it.
    */
   async function localCallWithHeader(words: string, tracked: boolean): Promise<{ dir: string; callId: string }> {
@@ -537,6 +537,8 @@ describe('webhook send --call: a logged call\'s payload', () => {
     if (tracked) {
       execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: dir, stdio: 'pipe' });
       execFileSync('git', ['add', '.voxform/local.json'], { cwd: dir, stdio: 'pipe' });
+      // Committed as the pull request's job checks it out: a file changed since is the operator's.
+      execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', 'commit', '-qm', 'pull request'], { cwd: dir, stdio: 'pipe' });
     }
     return { dir, callId: record.call_id as string };
   }

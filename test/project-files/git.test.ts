@@ -63,7 +63,7 @@ describe('runBytes', () => {
 });
 
 describe('cameWithCheckout', () => {
-  it('is true for a file git tracks, a name holding a pattern character too, and false for one it ignores or a folder outside any work tree', async () => {
+  it('is true for a file git tracks as the commit holds it, a name holding a pattern character too, and false for one it ignores or a folder outside any work tree', async () => {
     const files = { '.voxform/local.json': '{}', '.voxform/[ab]*.json': '{}', '.voxform/a.json': '{}', '.gitignore': '.voxform/a.json\n' };
     const dir = await tempDir(files);
     const env = { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' };
@@ -72,9 +72,32 @@ describe('cameWithCheckout', () => {
     execFileSync('git', ['init', '-q'], { cwd: dir, env });
     expect(await cameWithCheckout(path.join(dir, '.voxform', 'local.json'), env)).toBe(false);
     execFileSync('git', ['add', '.voxform/local.json', ':(literal).voxform/[ab]*.json'], { cwd: dir, env });
+    execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', 'commit', '-qm', 'base'], { cwd: dir, env });
     expect(await cameWithCheckout(path.join(dir, '.voxform', 'local.json'), env)).toBe(true);
     expect(await cameWithCheckout(path.join(dir, '.voxform', '[ab]*.json'), env)).toBe(true);
     expect(await cameWithCheckout(path.join(dir, '.voxform', 'a.json'), env)).toBe(false);
+  });
+
+  it('is false for a tracked file changed since the commit, staged or not, and for one only staged: its text is not in git', async () => {
+    const dir = await tempDir({ '.voxform/local.json': '{}', '.voxform/new.json': '{}' });
+    const env = { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' };
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, env });
+    const local = path.join(dir, '.voxform', 'local.json');
+    git('init', '-q');
+    git('add', '.voxform/local.json');
+    // Staged, never committed: no commit holds it.
+    expect(await cameWithCheckout(local, env)).toBe(false);
+    git('commit', '-qm', 'base');
+    expect(await cameWithCheckout(local, env)).toBe(true);
+    // The operator's `apply --local` rewrote it, with a deployed secret in it.
+    await writeFile(local, '{"agents":[]}');
+    expect(await cameWithCheckout(local, env)).toBe(false);
+    git('add', '.voxform/local.json');
+    expect(await cameWithCheckout(local, env)).toBe(false);
+    git('commit', '-qm', 'the new data');
+    expect(await cameWithCheckout(local, env)).toBe(true);
+    git('add', '.voxform/new.json');
+    expect(await cameWithCheckout(path.join(dir, '.voxform', 'new.json'), env)).toBe(false);
   });
 });
 

@@ -79,6 +79,9 @@ it("a committed .voxform/local.json holding text of the pull request's at a ledg
   live.config.first_message = `Your code is ${HIDDEN}`;
   await writeFile(dataFile, JSON.stringify(data));
   await writeFile(path.join(project, 'agents.yaml'), agent(`Before we start, ${HIDDEN}.`, 'Hi!'));
+  // The pull request's commit: its job checks it out as committed.
+  git(project, 'add', '-A');
+  git(project, 'commit', '-qm', 'pull request');
   for (const format of ['text', 'markdown', 'json']) {
     const plan = await runCliInProcess(['plan', '--local', '--format', format], { cwd: project, env: {} });
     expect(plan.code, plan.stderr).toBe(0);
@@ -141,4 +144,31 @@ describe("a CI variable holding the change's author's text", () => {
       expect(stdout, format).not.toContain('(sensitive)');
     });
   });
+});
+
+/**
+ * A tracked `.voxform/local.json` that the operator's own `apply --local` rewrote holds what the
+ * operator deployed, not text git holds: its secrets are searched for as an untracked one's are.
+ */
+it("a tracked .voxform/local.json the operator's apply --local changed since the commit shows no deployed secret", async () => {
+  const project = await tempDir();
+  const agent = (firstMessage: string) => ['version: 1', 'agents:', '  desk:', '    id: -OKdqbqetEcM4ak369ym', '    config:', '      prompt: Hello', `      first_message: "${firstMessage}"`, ''].join('\n');
+  git(project, 'init', '-q', '-b', 'main');
+  const get = await runCliInProcess(['get', 'agents', '--local'], { cwd: project, env: {} });
+  expect(get.code, get.stderr).toBe(0);
+  git(project, 'add', '-A');
+  git(project, 'commit', '-qm', 'base');
+  await writeFile(path.join(project, 'voxform.yaml'), agent('Hello, token ${env:HOOK_TOKEN}.'));
+  const apply = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: project, env: { HOOK_TOKEN: TOKEN } });
+  expect(apply.code, apply.stderr).toBe(0);
+  // The reference dropped, and the variable no longer set.
+  await writeFile(path.join(project, 'voxform.yaml'), agent('Hello there.'));
+  for (const format of ['text', 'markdown', 'json']) {
+    const plan = await runCliInProcess(['plan', '--local', '--format', format], { cwd: project, env: {} });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout + plan.stderr, format).not.toContain(TOKEN);
+    expect(plan.stdout, format).toContain('(sensitive)');
+  }
+  const logs = await runCliInProcess(['logs', '--local', '--format', 'json'], { cwd: project, env: {} });
+  expect(logs.stdout + logs.stderr).not.toContain(TOKEN);
 });
