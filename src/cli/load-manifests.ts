@@ -20,7 +20,6 @@ import type { CommandContext, ReadBeforeRun } from './context.js';
 import { noteManifestAgents } from './manifest-agent-missing.js';
 import { countProblems } from './diagnostics.js';
 import { plural } from '../util/plural.js';
-import { controlsAsQuestionMarks } from '../util/printable.js';
 import { BASE_ENVIRONMENT_NAME } from '../state/types.js';
 
 export interface ManifestOptions {
@@ -109,13 +108,20 @@ function handedOnce(file: readonly string[], project: ProjectManifests): ReadBef
   };
 }
 
+/**
+ * The error for `flag` naming an environment the manifests do not define. The name typed is not
+ * repeated (usage-errors.ts): a secret typed in the wrong place (`--env "$DB_PASSWORD"`) is not one
+ * the manifests read, so no scrub knows it. Names voxform knows are: the likely one, those defined,
+ * and the base's own name.
+ */
 function unknownEnvironment(flag: string, name: string, known: readonly string[]): VoxformError {
   const suggestion = likelyEnvironment(name, known);
   const defined = known.length > 0 ? `The manifests define ${known.map((environment) => `"${environment}"`).join(', ')} (under \`environments:\`).` : 'The manifests define no environment: add them under `environments:` (docs/promotion.md).';
   const base =
     ` "${BASE_ENVIRONMENT_NAME}" is what status and history call the base: the manifests without an overlay, used when no --env is given.` +
     ' To compare the base\'s agents with `voxform diff` or promote into them, give them an entry of their own under `environments:`, such as `production: {}` (docs/promotion.md).';
-  return new VoxformError('invalid_argument', `${flag} names the environment "${controlsAsQuestionMarks(name)}", which the manifests do not define${suggestion ? `; did you mean "${suggestion}"?` : '.'}`, {
+  const named = name === BASE_ENVIRONMENT_NAME ? `the environment "${BASE_ENVIRONMENT_NAME}", which` : 'an environment';
+  return new VoxformError('invalid_argument', `${flag} names ${named} the manifests do not define${suggestion ? `; did you mean "${suggestion}"?` : '.'}`, {
     hint: name === BASE_ENVIRONMENT_NAME ? `${defined}${base}` : defined,
   });
 }

@@ -181,6 +181,7 @@ class VoxformCommand extends Command {
     throw usageError(options?.code, message, {
       path: commandWords(ofLine).join(' '),
       hasCommands: ofLine.commands.length > 0,
+      commands: ofLine.commands.map((cmd) => cmd.name()),
       takesArguments: this.registeredArguments.length > 0,
       withArgumentAfterDashes: (argument) => this.withArgumentAfterDashes(words.slice(1), argument),
       optionsAfterDashes,

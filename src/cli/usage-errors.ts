@@ -5,7 +5,9 @@
  * A value typed on the command line is never repeated (an option's, one after `--name=`, an
  * argument's): the parser runs before the manifests are read, so a secret typed in the wrong place
  * (`--format "$HOOK_TOKEN"`) is not yet one the output hides. The user knows what they typed; the
- * error names the option or argument and what it takes.
+ * error names the option or argument and what it takes. So does a command name a group does not have
+ * (`voxform keys "$HOOK_TOKEN"`), and an environment the manifests do not define (load-manifests.ts):
+ * a name is repeated only when it is one voxform knows (a did-you-mean, a word of its own).
  */
 import type { CommandErrorCode } from '../error-codes.js';
 import { VoxformError } from '../errors.js';
@@ -20,6 +22,8 @@ interface ParsedCommand {
   path: string;
   /** Whether it has commands of its own (`voxform`, `voxform state`). */
   hasCommands: boolean;
+  /** The names of its own commands, listed when a name typed is none of them. */
+  commands?: readonly string[];
   /** Whether it takes arguments (`voxform get [kind] [name]`). */
   takesArguments?: boolean;
   /** The command line to paste with `argument` (taken for an option) after `--`, keeping the options that chose the project and service. */
@@ -83,8 +87,13 @@ export function usageError(commanderCode: string | undefined, message: string, c
   if ((match = /^unknown command '(.*?)'(?:\s*\(Did you mean (.*)\?\))?$/s.exec(text))) {
     const name = match[1] ?? '';
     if (name === '') return emptyCommandError(command.path);
-    if (command.path !== 'voxform' || !REMOVING_WORDS.has(name.toLowerCase())) return fail('invalid_argument', `${cmd} has no command \`${name}\`${suggestion(match[2])}`);
-    // Someone looking for a way to delete: a near miss (`history` for `destroy`) would send them astray.
+    if (command.path !== 'voxform' || !REMOVING_WORDS.has(name.toLowerCase())) {
+      // The name typed is not repeated; commander's did-you-mean is one of the commands.
+      const commands = command.commands ?? [];
+      const listed = commands.length > 0 ? `Its commands: ${wordList(commands, 'or')} (\`${command.path} --help\` describes them).` : hint;
+      return new VoxformError('invalid_argument', `${cmd} has no command of that name${suggestion(match[2])}`, { hint: listed });
+    }
+    // Someone looking for a way to delete (a word of voxform's list, so named): a near miss (`history` for `destroy`) would send them astray.
     return new VoxformError('invalid_argument', `${cmd} has no command \`${name}\`: voxform deletes nothing on the service, which has no delete for agents, numbers, campaigns, knowledge files or credentials.`, {
       hint: 'To stop managing a resource, remove it from the manifests: the next plan lists it as not managed any more, and the service keeps it as it is (docs/plan.md, "Removing a resource from the manifests").',
     });

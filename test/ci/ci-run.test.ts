@@ -319,7 +319,7 @@ describe('voxform ci run when something fails', () => {
     await rm(path.join(work, 'summary.md'), { force: true });
     const drift = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'drift', '--env', 'stagingg'], github({ GITHUB_REF: 'refs/heads/main' }));
     expect(drift.code).toBe(1);
-    expect(await summary()).toContain('error[invalid_argument]: --env names the environment "stagingg", which the manifests do not define; did you mean "staging"?');
+    expect(await summary()).toContain('error[invalid_argument]: --env names an environment the manifests do not define; did you mean "staging"?');
   }, 120_000);
 
   it('the code host unreachable after an apply: the summary is written all the same, and the job fails saying why', async () => {

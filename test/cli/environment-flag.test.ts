@@ -22,10 +22,10 @@ describe('an unknown environment named by a flag', () => {
   it('is invalid_argument naming --env, with the likely environment, for plan, diff, apply and validate', async () => {
     const dir = await tempDir({ 'voxform.yaml': STAGED_MANIFEST });
     const cases: Array<[string[], string]> = [
-      [['plan', '--env', 'prod', '--local'], '--env names the environment "prod", which the manifests do not define; did you mean "production"?'],
-      [['diff', '--env', 'staging', '--env', 'prod', '--local'], '--env names the environment "prod", which the manifests do not define; did you mean "production"?'],
-      [['apply', '--env', 'stagign', '--local', '--auto-approve'], '--env names the environment "stagign", which the manifests do not define; did you mean "staging"?'],
-      [['validate', '--env', 'qa'], '--env names the environment "qa", which the manifests do not define.'],
+      [['plan', '--env', 'prod', '--local'], '--env names an environment the manifests do not define; did you mean "production"?'],
+      [['diff', '--env', 'staging', '--env', 'prod', '--local'], '--env names an environment the manifests do not define; did you mean "production"?'],
+      [['apply', '--env', 'stagign', '--local', '--auto-approve'], '--env names an environment the manifests do not define; did you mean "staging"?'],
+      [['validate', '--env', 'qa'], '--env names an environment the manifests do not define.'],
     ];
     for (const [args, message] of cases) {
       const result = await runCliInProcess(args, { cwd: dir });
@@ -52,7 +52,7 @@ describe('an unknown environment named by a flag', () => {
     expect(JSON.parse(result.stdout)).toEqual({
       error: {
         code: 'invalid_argument',
-        message: '--env names the environment "prod", which the manifests do not define; did you mean "production"?',
+        message: '--env names an environment the manifests do not define; did you mean "production"?',
         hint: 'The manifests define "production", "staging" (under `environments:`).',
       },
     });
@@ -61,7 +61,7 @@ describe('an unknown environment named by a flag', () => {
   it('names promote its own flags, --to and --from, the same way', async () => {
     const dir = await tempDir({ 'voxform.yaml': STAGED_MANIFEST });
     const result = await runCliInProcess(['promote', '--to', 'prod', '--local', '--dry-run'], { cwd: dir });
-    expect(result.stderr).toBe(`error[invalid_argument]: --to names the environment "prod", which the manifests do not define; did you mean "production"?\n${HINT}`);
+    expect(result.stderr).toBe(`error[invalid_argument]: --to names an environment the manifests do not define; did you mean "production"?\n${HINT}`);
   });
 
   it('stands as given where there are no manifests to check it against (no -f, no voxform.yaml), as plan then stops on the missing manifests', async () => {
@@ -114,7 +114,7 @@ function commandsTakingEnv(command: Command, words: string[] = []): string[] {
 
 describe('a mistyped --env, against the example project and the emulator', () => {
   const startProject = useExampleProjects();
-  const MISTYPED = 'error[invalid_argument]: --env names the environment "stagign", which the manifests do not define; did you mean "staging"?\n  hint: The manifests define "staging" (under `environments:`).\n';
+  const MISTYPED = 'error[invalid_argument]: --env names an environment the manifests do not define; did you mean "staging"?\n  hint: The manifests define "staging" (under `environments:`).\n';
 
   /** A receiver `webhook send` would post to: it must get nothing. */
   async function startReceiver(): Promise<{ url: string; hits: () => number; close: () => Promise<void> }> {

@@ -34,7 +34,7 @@ describe('the code leads every error in text', () => {
     [['logs', '--format', 'table'], 'invalid_option', 'The value given to --format is not one it takes: choose text, json or ndjson.'],
     [['plan', '--parallelism', '0'], 'invalid_option', 'The value given to --parallelism is not a whole number from 1 to 256.'],
     [['plan', '--no-such-flag'], 'invalid_argument', '`voxform plan` has no option --no-such-flag.'],
-    [['no-such-command'], 'invalid_argument', '`voxform` has no command `no-such-command`.'],
+    [['no-such-command'], 'invalid_argument', '`voxform` has no command of that name.'],
     [['keys', 'create'], 'invalid_argument', '`voxform keys create` needs --type <type>.'],
   ])('a usage mistake the argument parser finds: %j', async (args, code, message) => {
     const result = await runCliInProcess(args, { cwd: await tempDir({}) });
@@ -42,7 +42,7 @@ describe('the code leads every error in text', () => {
     expect(leadingCode(result.stderr)).toBe(code);
     const [first, hint, end] = result.stderr.split('\n');
     expect([first, end]).toEqual([`error[${code}]: ${message}`, '']);
-    expect(hint).toMatch(/^ {2}hint: Run `voxform [a-z ]*--help` for its (arguments|commands) and options\.$|^ {2}hint: For example: --parallelism 4\.$/);
+    expect(hint).toMatch(/^ {2}hint: Run `voxform [a-z ]*--help` for its (arguments|commands) and options\.$|^ {2}hint: For example: --parallelism 4\.$|^ {2}hint: Its commands: [a-z, ]+ \(`voxform --help` describes them\)\.$/);
   });
 
   it('JSON carries the same code in its envelope', async () => {

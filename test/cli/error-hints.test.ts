@@ -70,8 +70,8 @@ describe("the argument parser's mistakes read as every other error", () => {
     [['plan', '--region', 'mars'], 'invalid_option', 'The value given to --region is not one it takes: choose us or eu.', 'Run `voxform plan --help` for its commands and options.'],
     [['plan', '--format', 'jsno'], 'invalid_option', 'The value given to --format is not one it takes: choose text, json or markdown.', 'Did you mean json? Run `voxform plan --help` for its commands and options.'],
     [['plan', '--region', 'EU'], 'invalid_option', 'The value given to --region is not one it takes: choose us or eu.', 'Did you mean eu? Run `voxform plan --help` for its commands and options.'],
-    [['plna'], 'invalid_argument', '`voxform` has no command `plna`; did you mean plan?', 'Run `voxform --help` for its commands and options.'],
-    [['state', 'frob'], 'invalid_argument', '`voxform state` has no command `frob`.', 'Run `voxform state --help` for its commands and options.'],
+    [['plna'], 'invalid_argument', '`voxform` has no command of that name; did you mean plan?', 'Its commands: validate, policy, plan, apply, rollback, promote, diff, history, drift, export, init, templates, completion, fmt, emulator, logs, report, keys, chat, schema, status, test, get, webhook, state or ci (`voxform --help` describes them).'],
+    [['state', 'frob'], 'invalid_argument', '`voxform state` has no command of that name.', 'Its commands: list, show, rm, unlock, migrate or upgrade (`voxform state --help` describes them).'],
     // Looking for a way to delete: how removing works, not a near miss (`history` for `destroy`).
     ...['destroy', 'delete', 'remove'].map((word): [string[], string, string, string] => [
       [word],
@@ -79,12 +79,12 @@ describe("the argument parser's mistakes read as every other error", () => {
       `\`voxform\` has no command \`${word}\`: voxform deletes nothing on the service, which has no delete for agents, numbers, campaigns, knowledge files or credentials.`,
       'To stop managing a resource, remove it from the manifests: the next plan lists it as not managed any more, and the service keeps it as it is (docs/plan.md, "Removing a resource from the manifests").',
     ]),
-    [['help', 'plna'], 'invalid_argument', '`voxform` has no command `plna`; did you mean plan?', 'Run `voxform --help` for its commands and options.'],
-    [['state', 'help', 'frob'], 'invalid_argument', '`voxform state` has no command `frob`.', 'Run `voxform state --help` for its commands and options.'],
+    [['help', 'plna'], 'invalid_argument', '`voxform` has no command of that name; did you mean plan?', 'Its commands: validate, policy, plan, apply, rollback, promote, diff, history, drift, export, init, templates, completion, fmt, emulator, logs, report, keys, chat, schema, status, test, get, webhook, state or ci (`voxform --help` describes them).'],
+    [['state', 'help', 'frob'], 'invalid_argument', '`voxform state` has no command of that name.', 'Its commands: list, show, rm, unlock, migrate or upgrade (`voxform state --help` describes them).'],
     // `help` refuses what the same words without it refuse, never showing a help instead.
-    [['help', 'state', 'frob'], 'invalid_argument', '`voxform state` has no command `frob`.', 'Run `voxform state --help` for its commands and options.'],
-    [['--no-color', 'help', 'state', 'lst'], 'invalid_argument', '`voxform state` has no command `lst`; did you mean list?', 'Run `voxform state --help` for its commands and options.'],
-    [['help', 'plan', 'frob'], 'invalid_argument', '`voxform plan` has no command `frob`.', 'Run `voxform plan --help` for its commands and options.'],
+    [['help', 'state', 'frob'], 'invalid_argument', '`voxform state` has no command of that name.', 'Its commands: list, show, rm, unlock, migrate or upgrade (`voxform state --help` describes them).'],
+    [['--no-color', 'help', 'state', 'lst'], 'invalid_argument', '`voxform state` has no command of that name; did you mean list?', 'Its commands: list, show, rm, unlock, migrate or upgrade (`voxform state --help` describes them).'],
+    [['help', 'plan', 'frob'], 'invalid_argument', '`voxform plan` has no command of that name.', 'Its commands: show (`voxform plan --help` describes them).'],
     [['help', '--bogus'], 'invalid_argument', '`voxform` has no option --bogus.', 'Run `voxform --help` for its commands and options.'],
     [['help', 'plan', '--bogus'], 'invalid_argument', '`voxform` has no option --bogus.', 'Run `voxform --help` for its commands and options.'],
     // A group without its command is a missing argument too; the hint lists the commands it takes.

@@ -269,7 +269,7 @@ describe('voxform validate', () => {
   it('answers an unknown --env with a suggestion, as the flag\'s mistake', async () => {
     const result = await runCliInProcess(['validate', '-f', 'agents.example.yaml', '--env', 'stagin'], { cwd: repoRoot });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('error[invalid_argument]: --env names the environment "stagin", which the manifests do not define; did you mean "staging"?');
+    expect(result.stderr).toContain('error[invalid_argument]: --env names an environment the manifests do not define; did you mean "staging"?');
   });
 });
 

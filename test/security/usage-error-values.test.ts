@@ -157,6 +157,44 @@ describe('a usage error never repeats the value typed', () => {
     expect(JSON.parse(output).error).toEqual({ code: 'invalid_option', message: 'The value given to --region is not one it takes: choose us or eu.', hint: 'Run `voxform plan --help` for its commands and options.' });
   });
 
+  // A group that takes arguments too (`test PATH`) takes a word that is none of its commands for one, and one that
+  // runs itself (`plan`) says it takes none: the word is not repeated there either.
+  const groups = tree.filter(({ command }) => command.commands.length > 0 && command.registeredArguments.length === 0).map(({ words, command }) => [words, command.commands.map((sub) => sub.name()), command.options.some((option) => option.long === '--format')] as const);
+
+  it.each(groups)('%j given a secret as its command: not repeated, its commands listed', async (words, commands, json) => {
+    for (const format of json ? [[], ['--format', 'json']] : [[]]) {
+      const { code, output } = await run([...words, PLANTED, ...format]);
+      expect(code).toBe(1);
+      const cmd = `\`voxform${words.map((word) => ` ${word}`).join('')}\``;
+      expect(output).toMatch(new RegExp(`${cmd} (has no command of that name\\.|takes no argument, not 1\\.)`));
+      if (output.includes('has no command')) expect(output).toContain(`Its commands: ${commands.length > 1 ? `${commands.slice(0, -1).join(', ')} or ` : ''}${commands.at(-1)}`);
+      expect(output).not.toContain(PLANTED);
+    }
+  });
+
+  /** Environments defined, and no reference to the value: it is a secret of the job no scrub knows. */
+  const ENVIRONMENTS = 'version: 1\nagents:\n  desk:\n    id: ag_1\n    config: { prompt: Hello }\nenvironments:\n  staging: {}\n  production: {}\n';
+
+  it.each([
+    [['plan', '--local', '--env'], '--env', true],
+    [['validate', '--env'], '--env', true],
+    [['diff', '--local', '--env', 'staging', '--env'], '--env', true],
+    [['promote', '--local', '--to'], '--to', false],
+    [['promote', '--local', '--to', 'production', '--from'], '--from', false],
+  ])('%j given a secret as the environment: not repeated, the defined ones named', async (args, flag, json) => {
+    for (const format of json ? [[], ['--format', 'json']] : [[]]) {
+      const result = await runCliInProcess([...args, PLANTED, ...format], { cwd: await tempDir({ 'voxform.yaml': ENVIRONMENTS }), env: {} });
+      const output = `${result.stdout}${result.stderr}`;
+      expect(result.code, output).toBe(1);
+      expect(output).toContain(`${flag} names an environment the manifests do not define.`);
+      expect(output).toMatch(/The manifests define \\?"production\\?", \\?"staging\\?"/);
+      expect(output).not.toContain(PLANTED);
+    }
+    // A near miss is named by the environment it is near: a name voxform knows.
+    const near = await runCliInProcess([...args, 'stagin'], { cwd: await tempDir({ 'voxform.yaml': ENVIRONMENTS }), env: {} });
+    if (flag !== '--to') expect(near.stderr).toContain(`${flag} names an environment the manifests do not define; did you mean "staging"?`);
+  });
+
   it("a reason of the parser's own is kept, the value still not repeated", () => {
     const command = { path: 'voxform plan', hasCommands: false };
     expect(usageError('commander.invalidArgument', `error: option '--limit <n>' argument '${PLANTED}' is invalid. Not a whole number.`, command).message).toBe('The value given to --limit is invalid: Not a whole number.');
