@@ -9,6 +9,7 @@
 import { registerCiTokens } from '../ci/runner-env.js';
 import { SecretRegistry } from '../secrets/redact.js';
 import { EXIT_INTERRUPTED } from './context.js';
+import type { Output } from './context.js';
 import { lostOutput, makeOutput, trackingWrites } from './output-streams.js';
 import { buildProgram } from './program.js';
 import { errorReporting, reportError, signalStopError } from './report-error.js';
@@ -26,6 +27,23 @@ export function operatorSecrets(env: Readonly<Record<string, string | undefined>
 }
 
 /**
+ * Node's process warnings (a library's, such as the PostgreSQL driver's about `sslmode=require`, a
+ * deprecation) as `warning:` lines of `stderr`, which redacts and escapes: Node's own printer, the
+ * one listener it adds, writes them raw (`(node:PID) Warning: …`), past the printing rule every
+ * write of every command passes (docs/security.md §8). Each text once: a driver warns at every
+ * connection it parses.
+ */
+function printNodeWarnings(stderr: Output): void {
+  const said = new Set<string>();
+  process.removeAllListeners('warning');
+  process.on('warning', (warning) => {
+    if (said.has(warning.message)) return;
+    said.add(warning.message);
+    stderr.write(`warning: ${warning.message}\n`);
+  });
+}
+
+/**
  * Runs the CLI with `argv` (without node and the script) and resolves to the exit code.
  * `ownsProcess`: the process is voxform's alone (bin/voxform.cjs): an error thrown outside what
  * runs is answered after this returns too (a timer of an operator's pack that fires once its command
@@ -39,6 +57,8 @@ export async function main(argv: string[], { ownsProcess = false } = {}): Promis
   const stderr = makeOutput(process.stderr, secrets, () => stoppedWith !== undefined);
   const stdout = trackingWrites(makeOutput(process.stdout, secrets, () => stoppedWith !== undefined));
   const errors = errorReporting(argv, { stdout, stderr, env: process.env });
+  // A program that runs voxform inside its own process prints its warnings as it chose.
+  if (ownsProcess) printNodeWarnings(stderr);
   // Ctrl-C or SIGTERM while no command's trap answers it (run-command.ts's): while the command line is
   // parsed and its command loaded, and once it ended while stdout still holds output its reader has
   // not taken (a pipe nobody reads). Node's own answer would end the process without a word; this one
