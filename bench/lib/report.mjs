@@ -96,6 +96,7 @@ export function runVoxform(args, { cwd, env = {} }) {
 /** Throws when a run exited with a code it should not have, or printed a warning of Node's own (a defect the user would see). */
 export function expectClean(label, run, codes = [0]) {
   if (!codes.includes(run.code)) throw new Error(`${label} exited ${run.code}: ${run.stderr.slice(-2000)}`);
-  const nodeWarning = /\(node:\d+\) \w*Warning: .*/.exec(run.stderr);
+  // As Node prints one, or as the CLI prints a warning of a kind (src/cli/main.ts).
+  const nodeWarning = /\(node:\d+\) \w*Warning: .*|^warning: \w+Warning: .*/m.exec(run.stderr);
   if (nodeWarning) throw new Error(`${label} printed a warning of Node's: ${nodeWarning[0]}`);
 }

@@ -30,16 +30,18 @@ export function operatorSecrets(env: Readonly<Record<string, string | undefined>
  * Node's process warnings (a library's, such as the PostgreSQL driver's about `sslmode=require`, a
  * deprecation) as `warning:` lines of `stderr`, which redacts and escapes: Node's own printer, the
  * one listener it adds, writes them raw (`(node:PID) Warning: …`), past the printing rule every
- * write of every command passes (docs/security.md §8). Each text once: a driver warns at every
- * connection it parses.
+ * write of every command passes (docs/security.md §8). A warning of a kind (a deprecation, a
+ * listener leak: a defect of voxform's the suite and the benchmarks look for) says its kind. Each
+ * text once: a driver warns at every connection it parses.
  */
 function printNodeWarnings(stderr: Output): void {
   const said = new Set<string>();
   process.removeAllListeners('warning');
   process.on('warning', (warning) => {
-    if (said.has(warning.message)) return;
-    said.add(warning.message);
-    stderr.write(`warning: ${warning.message}\n`);
+    const text = warning.name === 'Warning' ? warning.message : `${warning.name}: ${warning.message}`;
+    if (said.has(text)) return;
+    said.add(text);
+    stderr.write(`warning: ${text}\n`);
   });
 }
 

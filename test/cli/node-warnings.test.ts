@@ -6,7 +6,8 @@
  */
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { runCli, useTempDirs } from '../helpers/cli.js';
+import path from 'node:path';
+import { repoRoot, runCli, spawnCli, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
 
@@ -33,5 +34,13 @@ describe("Node's process warnings", () => {
     expect(result.stderr).not.toContain('(node:');
     expect(result.stderr).toMatch(/^warning: SECURITY WARNING: The SSL modes/m);
     expect(result.stdout + result.stderr).not.toContain('planted-db-pw-7731');
+  });
+
+  it('a warning of a kind (a deprecation) says its kind, so the suite and the benchmarks still find it; a plain one is a warning: line', async () => {
+    const run = spawnCli(await tempDir({ 'voxform.yaml': 'version: 1\n' }), {}, ['validate'], { preload: path.join(repoRoot, 'test/helpers/emit-node-warnings.mjs') });
+    expect(await run.exited).toBe(0);
+    expect(run.output.stderr).toContain('warning: DeprecationWarning: an old API was called\n');
+    expect(run.output.stderr).toContain('warning: a library has something to say\n');
+    expect(run.output.stderr).not.toContain('(node:');
   });
 });

@@ -57,8 +57,12 @@ export interface CliResult {
  */
 const WITHOUT_PERMISSION_OVERRIDE = ['setpriv', '--bounding-set=-dac_override,-dac_read_search,-fowner', '--'];
 
-/** A warning Node prints itself (a deprecation, a listener leak): `(node:4242) [DEP0040] DeprecationWarning: …`. */
-const NODE_WARNING = /^\(node:\d+\) (?:\[\w+\] )?\w*Warning: .*$/m;
+/**
+ * A warning of Node's (a deprecation, a listener leak): as Node prints it, `(node:4242) [DEP0040]
+ * DeprecationWarning: …`, or as the CLI prints a warning of a kind (`warning: DeprecationWarning: …`,
+ * src/cli/main.ts). A library's plain warning (`warning: SECURITY WARNING: …`) is the CLI's to print.
+ */
+const NODE_WARNING = /^(?:\(node:\d+\) (?:\[\w+\] )?\w*Warning|warning: \w+Warning): .*$/m;
 
 /**
  * Runs the real, built CLI (`bin/voxform.cjs` over `dist/`) as a child process. `npm test` builds
