@@ -63,6 +63,18 @@ const SECRET_ENV = { APPOINTMENT_BOOKING_TOOLS_FIND_SLOTS_AUTHORIZATION: 'seeded
  * export must write them as they are live. These tests are about the round trip, so the rules those
  * values trip are turned off; test/policy/ holds the rules' own tests.
  */
+/** Everything an export showed or wrote: its output, and the names and texts of the files under `folder`. */
+async function exportedTexts(run: CliResult, folder: string): Promise<string[]> {
+  const texts = [run.stdout, run.stderr, ...(await readdir(folder, { recursive: true }))];
+  for (const entry of await readdir(folder, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) texts.push(await readFile(path.join(entry.parentPath, entry.name), 'utf8'));
+  }
+  return texts;
+}
+
+/** A text as names are compared: letters and digits, lower-cased. */
+const foldName = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
+
 async function quietPolicy(dir: string, rules: string[]): Promise<void> {
   await appendFile(path.join(dir, 'voxform.yaml'), `policy:\n  rules:\n${rules.map((rule) => `    ${rule}: off\n`).join('')}`);
 }
@@ -344,12 +356,7 @@ describe('voxform export', () => {
     try {
       const exported = await runCliInProcess(['export', '--from-phones', '--out', 'live', ...args], { cwd: dir, env });
       expect(exported.code, exported.stderr).toBe(0);
-      expect(`${exported.stdout}${exported.stderr}`.toLowerCase()).not.toContain(token.toLowerCase());
-      const entries = await readdir(path.join(dir, 'live'), { recursive: true });
-      expect(entries.join('\n').toLowerCase()).not.toContain(token.toLowerCase());
-      for (const entry of await readdir(path.join(dir, 'live'), { recursive: true, withFileTypes: true })) {
-        if (entry.isFile()) expect((await readFile(path.join(entry.parentPath, entry.name), 'utf8')).toLowerCase()).not.toContain(token.toLowerCase());
-      }
+      for (const text of await exportedTexts(exported, path.join(dir, 'live'))) expect(text.toLowerCase()).not.toContain(token.toLowerCase());
       expect(exported.stdout).toContain('  AGENT_OKDQBQETECM4AK369YM_SESSION_DATA_WEBHOOK_AUTHORIZATION  agents.agent-okdqbqetecm4ak369ym.config.session_data_webhook.headers.authorization\n');
       expect(exported.stdout).toContain('  OTHER_TOOLS_0_AUTHORIZATION ');
       const secrets = { AGENT_OKDQBQETECM4AK369YM_SESSION_DATA_WEBHOOK_AUTHORIZATION: token, OTHER_TOOLS_0_AUTHORIZATION: 'seeded-calendar-token' };
@@ -362,8 +369,6 @@ describe('voxform export', () => {
   });
 
   test('a header token that is an agent\'s or a tool\'s name only once case and separators are folded: in no key, file name, variable, file or output', async () => {
-    /** As names are compared: letters and digits, lower-cased. */
-    const fold = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
     // The token as the slug writes the name; in upper case inside an agent named in lower case; with dots inside a tool's name.
     const tokens = { slug: 'zq7-secret-99-token', upper: 'ZQ7_UPPER_42_TOKEN', dotted: 'zq7.sep.77.token' };
     const seed = defaultSeed();
@@ -382,11 +387,7 @@ describe('voxform export', () => {
     try {
       const exported = await runCliInProcess(['export', '--from-phones', '--out', 'live', ...args], { cwd: dir, env });
       expect(exported.code, exported.stderr).toBe(0);
-      const written = [exported.stdout, exported.stderr, ...(await readdir(path.join(dir, 'live'), { recursive: true }))];
-      for (const entry of await readdir(path.join(dir, 'live'), { recursive: true, withFileTypes: true })) {
-        if (entry.isFile()) written.push(await readFile(path.join(entry.parentPath, entry.name), 'utf8'));
-      }
-      for (const text of written) for (const token of Object.values(tokens)) expect(fold(text), text).not.toContain(fold(token));
+      for (const text of await exportedTexts(exported, path.join(dir, 'live'))) for (const token of Object.values(tokens)) expect(foldName(text), text).not.toContain(foldName(token));
       // Each name holding a token is a reference of its own, named by the agent's id and the tool's position.
       const secrets = {
         AGENT_OKDQBQETECM4AK369YM_NAME: 'Zq7 Secret 99 Token',
@@ -406,7 +407,6 @@ describe('voxform export', () => {
   });
 
   test('a deployed header token that is an agent\'s name once folded: in no key, file name, variable, file or output, with the variable set or without the ledger', async () => {
-    const fold = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
     const token = 'zq7-secret-99-token';
     const manifest = ['version: 1', 'agents:', '  bot:', `    id: ${FRONT_DESK}`, '    name: "Zq7 Secret 99 Token"', '    config:', '      prompt: "You are a helpful bot."', '      session_data_webhook:', '        url: https://hooks.example.com/end', '        headers:', '          x-hook-token: ${env:HOOK_TOKEN}', ''].join('\n');
     const dir = await tempDir({ 'voxform.yaml': manifest });
@@ -415,11 +415,7 @@ describe('voxform export', () => {
     for (const [out, env, state] of [['set', { HOOK_TOKEN: token }, []], ['nostate', {}, ['--state', 'nostate.json']]] as const) {
       const exported = await runCliInProcess(['export', '--local', '--agent', FRONT_DESK, '--out', out, ...state], { cwd: dir, env });
       expect(exported.code, exported.stderr).toBe(0);
-      const written = [exported.stdout, exported.stderr, ...(await readdir(path.join(dir, out), { recursive: true }))];
-      for (const entry of await readdir(path.join(dir, out), { recursive: true, withFileTypes: true })) {
-        if (entry.isFile()) written.push(await readFile(path.join(entry.parentPath, entry.name), 'utf8'));
-      }
-      for (const text of written) expect(fold(text), text).not.toContain(fold(token));
+      for (const text of await exportedTexts(exported, path.join(dir, out))) expect(foldName(text), text).not.toContain(foldName(token));
       expect(exported.stdout).toContain('  created      prompts/agent-okdqbqetecm4ak369ym.md\n');
     }
     // The name is a reference of its own; the header's token the one that put it there.
