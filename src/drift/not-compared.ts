@@ -85,7 +85,7 @@ export function recordedVariablesFinder(desired: DesiredState, secrets: TrustedS
     if (change.kind !== 'agent') return [];
     if (!secrets || change.id === undefined) return variablesReadAt(agents.get(change.address), field.path);
     const id = change.id;
-    const shapes = field.path === 'name' ? secrets.ledgerNamesOf(id) : secrets.ledgerPlaces(id).filter((place) => isDottedAtOrUnder(`config.${place}`, field.path)).flatMap((place) => secrets.ledgerValuesAt(id, place));
-    return [...new Set(shapes.flatMap(referencedNames))].sort();
+    const read = field.path === 'name' ? secrets.ledgerNamesOf(id).flatMap(referencedNames) : secrets.ledgerPlaces(id).filter((place) => isDottedAtOrUnder(`config.${place}`, field.path)).flatMap((place) => secrets.ledgerVariablesAt(id, place));
+    return [...new Set(read)].sort();
   };
 }

@@ -14,7 +14,7 @@ import { beginsAsSavedPlan, isPlanFormatRead, OLDEST_PLAN_FORMAT_READ, PLAN_JSON
 import { planFromJson } from './saved-plan.js';
 import type { Plan } from './types.js';
 import type { WorkspaceState } from '../state/types.js';
-import { statePlace, type StateBackend } from '../state/backend.js';
+import { placeOfIdentity, type StateBackend } from '../state/backend.js';
 
 /**
  * A saved plan (`voxform plan --out FILE`): the JSON plan (secrets redacted) with its requests, plus
@@ -127,8 +127,7 @@ async function savedStateDigest(plan: Plan, fingerprintKey: string, madeIn: stri
       hint: 'Save the Plan that plan() resolved to, as it is (not a copy or a plan read back from JSON), as docs/library.md shows.',
     });
   }
-  const identity = await basis.identity;
-  const place = await statePlace({ identity: () => Promise.resolve(identity) }, madeIn ?? (await realpath(process.cwd())));
+  const place = await placeOfIdentity(await basis.identity, madeIn ?? (await realpath(process.cwd())));
   return stateDigest(basis.workspace, fingerprintKey, place);
 }
 

@@ -310,7 +310,11 @@ export function noSuchLock(lockId: string, where: string): VoxformError {
  * file by its real path, a database by its server and database (`identity`).
  */
 export async function statePlace(backend: Pick<StateBackend, 'identity'>, workingDir: string): Promise<string> {
-  const identity = await backend.identity();
+  return placeOfIdentity(await backend.identity(), workingDir);
+}
+
+/** `statePlace` of a backend whose `identity` is known already (one asked while it was open). */
+export async function placeOfIdentity(identity: string, workingDir: string): Promise<string> {
   if (!path.isAbsolute(identity)) return identity;
   const folder = await realpath(path.dirname(identity)).catch(() => path.dirname(identity));
   const file = path.join(folder, path.basename(identity));
