@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { cspSourceHash } from '../util/hash.js';
 import { plural } from '../util/plural.js';
-import { printable } from '../util/printable.js';
+import { printable, unicodeEscape } from '../util/printable.js';
 import { agentTitle, comparisonSummary, creditsText, otherEnvironmentsLine, rateText, secondsText, testTrafficLine, unreadEnvironmentLines, utcTime, versionLabels, windowEnds } from './format.js';
 import { HTML_CLIENT_SCRIPT, INTL_LANGUAGE_SCRIPT } from './html-client.js';
 import type { AgentReport, CallReport, VersionReport } from './types.js';
@@ -28,7 +28,7 @@ function shownStrings(value: unknown): unknown {
 
 /** The page's data as JSON: its strings as the page shows them, and no character that can end its `<script>` block or start a comment in it. */
 function jsonForScript(value: unknown): string {
-  return JSON.stringify(shownStrings(value)).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(shownStrings(value)).replace(/[<>&\u2028\u2029]/g, unicodeEscape);
 }
 
 let library: { script: string; style: string } | undefined;

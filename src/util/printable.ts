@@ -189,10 +189,15 @@ function escapeControl(ch: string): string {
   if (escaped !== undefined) return escaped;
   escaped = ch < ' ' ? JSON.stringify(ch).slice(1, -1) : ch
     .split('')
-    .map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    .map(unicodeEscape)
     .join('');
   madeEscapes.set(ch, escaped);
   return escaped;
+}
+
+/** One UTF-16 unit as JSON's `\uXXXX` escape writes it, lower-case hex (`\u001b`, `\u0026`). */
+export function unicodeEscape(unit: string): string {
+  return `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
 /** The escapes made, by character: the patterns match a few hundred characters at most. */
