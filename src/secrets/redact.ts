@@ -1,7 +1,7 @@
 import { domainToASCII } from 'node:url';
 import { isPlainObject } from '../util/json-object.js';
 import { markdownHtmlText, markdownText } from '../util/markdown-escape.js';
-import { controlsAsQuestionMarks, lineAsShown, printable } from '../util/printable.js';
+import { controlsAsQuestionMarks, lineAsShown, printable, unicodeEscape } from '../util/printable.js';
 import { shorten } from '../util/shorten.js';
 
 /** What every printed, logged or stored secret becomes. */
@@ -175,9 +175,11 @@ function wholeForms(secret: string): string[] {
   // Letters, digits, `.`, `_` and `-` are written as themselves in every form but Markdown's: most tokens, found at once.
   if (WRITTEN_AS_ITSELF.test(secret)) return [...new Set([secret, ...markdownForms(secret)])];
   const json = JSON.stringify(secret).slice(1, -1);
-  const jsonAscii = json.replace(/[^\x20-\x7e]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  // As Go's encoding/json writes text by default, safe inside HTML: `<`, `>` and `&` as `\u003c`, `\u003e`, `\u0026`.
-  const jsonHtmlSafe = jsonAscii.replace(/[<>&]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const jsonAscii = json.replace(/[^\x20-\x7e]/g, unicodeEscape);
+  // As Go's encoding/json writes text by default, safe inside HTML: `<`, `>`, `&`, U+2028 and U+2029
+  // as `\u003c`…, the rest of what is not ASCII as it is; and so with the rest escaped too.
+  const jsonHtmlSafe = json.replace(/[<>&\u2028\u2029]/g, unicodeEscape);
+  const jsonAsciiHtmlSafe = jsonAscii.replace(/[<>&]/g, unicodeEscape);
   const component = safeEncode(encodeURIComponent, secret);
   const forms = [
     secret,
@@ -186,9 +188,8 @@ function wholeForms(secret: string): string[] {
     jsonAscii.replace(/\\u([0-9a-f]{4})/g, (_m, hex: string) => `\\u${hex.toUpperCase()}`),
     json.replace(/\//g, '\\/'),
     jsonHtmlSafe,
-    JSON.stringify(json).slice(1, -1),
-    JSON.stringify(jsonAscii).slice(1, -1),
-    JSON.stringify(jsonHtmlSafe).slice(1, -1),
+    jsonAsciiHtmlSafe,
+    ...[json, jsonAscii, jsonHtmlSafe, jsonAsciiHtmlSafe].map((form) => JSON.stringify(form).slice(1, -1)),
     component,
     component?.replace(/%20/g, '+'),
     component?.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()),

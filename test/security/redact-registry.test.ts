@@ -199,4 +199,12 @@ describe('scrub (the client’s own key scrubbing)', () => {
     expect(scrub('{"k":"k\\"ey"}', 'k"ey')).toBe(`{"k":"${REDACTED}"}`);
     expect(scrub('text', '')).toBe('text');
   });
+
+  it('scrubs a key as Go\'s JSON writes it, the rest of what is not ASCII as it is, also quoted inside another JSON text', () => {
+    const key = 'clé&secrète<42>\u2028x';
+    // Go escapes <, >, &, U+2028 and U+2029 and writes the rest as UTF-8.
+    const goJson = JSON.stringify(key).slice(1, -1).replace(/[<>&\u2028]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    expect(goJson).toContain('clé\\u0026');
+    for (const echoed of [goJson, JSON.stringify(goJson).slice(1, -1)]) expect(scrub(`bad key ${echoed}.`, key)).toBe(`bad key ${REDACTED}.`);
+  });
 });
