@@ -340,16 +340,16 @@ async function changedSinceCommit(repository: GitRepository, fromRoot: string): 
  * Whether `file` (absolute, in an existing folder) came with the checkout: git tracks it in the work
  * tree holding it and it holds what the commit holds, so a pull request may have written it and its
  * text is in git already. A tracked file changed since (`apply --local` rewrites `.voxform/local.json`
- * with the operator's secrets in it) is the operator's, as an untracked one is. Outside a work tree
- * it did not come with the checkout; in one git cannot read, it may have.
+ * with the operator's secrets in it) is the operator's, as an untracked one is, and so is one outside
+ * a work tree. So is one git cannot be asked about (git missing or failing, a repository it cannot
+ * read): taking the pull request's text for the operator's only withholds more; taking the
+ * operator's secret for the pull request's prints it.
  */
 export async function cameWithCheckout(file: string, env: Env): Promise<boolean> {
   const folder = await realpath(path.dirname(file)).catch(() => undefined);
   const holding = folder === undefined ? 'outside' : await repositoryHolding(path.join(folder, path.basename(file)), env);
-  if (holding === 'outside') return false;
-  if (!holding) return true;
+  if (holding === 'outside' || !holding) return false;
   const tracked = await trackedIn(holding.repository, holding.fromRoot);
-  if (tracked === undefined) return true;
-  if (tracked.length === 0) return false;
-  return (await changedSinceCommit(holding.repository, holding.fromRoot)) !== true;
+  if (tracked === undefined || tracked.length === 0) return false;
+  return (await changedSinceCommit(holding.repository, holding.fromRoot)) === false;
 }

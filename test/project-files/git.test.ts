@@ -2,11 +2,11 @@
  * GitRepository.runBytes: a git run given input, whose output comes back byte for byte (what
  * `git cat-file --batch` writes of files that are not text), under the same rule as every git run:
  * the hardening options, the scrubbed environment, the cap on what is read. And cameWithCheckout:
- * whether git tracks a file, so a pull request may have written it. And openCommit: the operator's
- * base revision, which a ref pushed by someone else must not stand in for.
+ * whether git tracks a file as the commit holds it, so a pull request may have written it. And
+ * openCommit: the operator's base revision, which a ref pushed by someone else must not stand in for.
  */
 import { execFileSync } from 'node:child_process';
-import { chmod, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cameWithCheckout, GIT_HARDENING, openCommit, openGitRepository, type GitRepository } from '../../src/project-files/git.js';
@@ -98,6 +98,24 @@ describe('cameWithCheckout', () => {
     expect(await cameWithCheckout(local, env)).toBe(true);
     git('add', '.voxform/new.json');
     expect(await cameWithCheckout(path.join(dir, '.voxform', 'new.json'), env)).toBe(false);
+  });
+
+  it('is false when git cannot be asked: not on the PATH, failing, or unable to read the repository', async () => {
+    const dir = await tempDir({ '.voxform/local.json': '{}' });
+    const env = { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' };
+    const local = path.join(dir, '.voxform', 'local.json');
+    execFileSync('git', ['init', '-q'], { cwd: dir, env });
+    execFileSync('git', ['add', '.voxform/local.json'], { cwd: dir, env });
+    execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', 'commit', '-qm', 'base'], { cwd: dir, env });
+    expect(await cameWithCheckout(local, env)).toBe(true);
+    expect(await cameWithCheckout(local, { ...env, PATH: await tempDir() })).toBe(false);
+    const failing = await tempDir({ git: '#!/bin/sh\nexit 128\n' });
+    await chmod(path.join(failing, 'git'), 0o755);
+    expect(await cameWithCheckout(local, { ...env, PATH: `${failing}:${env.PATH}` })).toBe(false);
+    // The commit's objects gone: git opens the repository and cannot read HEAD's tree.
+    await rm(path.join(dir, '.git', 'objects'), { recursive: true });
+    await mkdir(path.join(dir, '.git', 'objects'));
+    expect(await cameWithCheckout(local, env)).toBe(false);
   });
 });
 

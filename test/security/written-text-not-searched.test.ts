@@ -6,7 +6,7 @@
  * committed `.voxform/local.json` holds, which `--local` serves as the live agents.
  */
 import { execFileSync } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, runCliInProcess, useTempDirs } from '../helpers/cli.js';
@@ -149,26 +149,52 @@ describe("a CI variable holding the change's author's text", () => {
 /**
  * A tracked `.voxform/local.json` that the operator's own `apply --local` rewrote holds what the
  * operator deployed, not text git holds: its secrets are searched for as an untracked one's are.
+ * When git cannot be asked, the file is taken for the operator's.
  */
-it("a tracked .voxform/local.json the operator's apply --local changed since the commit shows no deployed secret", async () => {
-  const project = await tempDir();
+describe("a tracked .voxform/local.json the operator's apply --local changed since the commit", () => {
   const agent = (firstMessage: string) => ['version: 1', 'agents:', '  desk:', '    id: -OKdqbqetEcM4ak369ym', '    config:', '      prompt: Hello', `      first_message: "${firstMessage}"`, ''].join('\n');
-  git(project, 'init', '-q', '-b', 'main');
-  const get = await runCliInProcess(['get', 'agents', '--local'], { cwd: project, env: {} });
-  expect(get.code, get.stderr).toBe(0);
-  git(project, 'add', '-A');
-  git(project, 'commit', '-qm', 'base');
-  await writeFile(path.join(project, 'voxform.yaml'), agent('Hello, token ${env:HOOK_TOKEN}.'));
-  const apply = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: project, env: { HOOK_TOKEN: TOKEN } });
-  expect(apply.code, apply.stderr).toBe(0);
-  // The reference dropped, and the variable no longer set.
-  await writeFile(path.join(project, 'voxform.yaml'), agent('Hello there.'));
-  for (const format of ['text', 'markdown', 'json']) {
-    const plan = await runCliInProcess(['plan', '--local', '--format', format], { cwd: project, env: {} });
-    expect(plan.code, plan.stderr).toBe(0);
-    expect(plan.stdout + plan.stderr, format).not.toContain(TOKEN);
-    expect(plan.stdout, format).toContain('(sensitive)');
+
+  /** A project whose committed emulator data the operator's apply rewrote with TOKEN, `beforeApply` run on it first. */
+  async function rewrittenByOperator(beforeApply: (project: string) => void = () => undefined): Promise<string> {
+    const project = await tempDir();
+    git(project, 'init', '-q', '-b', 'main');
+    const get = await runCliInProcess(['get', 'agents', '--local'], { cwd: project, env: {} });
+    expect(get.code, get.stderr).toBe(0);
+    git(project, 'add', '-A');
+    git(project, 'commit', '-qm', 'base');
+    beforeApply(project);
+    await writeFile(path.join(project, 'voxform.yaml'), agent('Hello, token ${env:HOOK_TOKEN}.'));
+    const apply = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: project, env: { HOOK_TOKEN: TOKEN } });
+    expect(apply.code, apply.stderr).toBe(0);
+    expect(await readFile(path.join(project, '.voxform', 'local.json'), 'utf8')).toContain(TOKEN);
+    // The reference dropped, and the variable no longer set.
+    await writeFile(path.join(project, 'voxform.yaml'), agent('Hello there.'));
+    return project;
   }
-  const logs = await runCliInProcess(['logs', '--local', '--format', 'json'], { cwd: project, env: {} });
-  expect(logs.stdout + logs.stderr).not.toContain(TOKEN);
+
+  /** Every format of the plan, and the call log, with `env`: none shows TOKEN; the plan masks it where it stands. */
+  async function showsNoToken(project: string, env: Record<string, string>): Promise<void> {
+    for (const format of ['text', 'markdown', 'json']) {
+      const plan = await runCli(['plan', '--local', '--format', format], { cwd: project, env });
+      expect(plan.code, plan.stderr).toBe(0);
+      expect(plan.stdout + plan.stderr, format).not.toContain(TOKEN);
+      expect(plan.stdout, format).toContain('(sensitive)');
+    }
+    const logs = await runCli(['logs', '--local', '--format', 'json'], { cwd: project, env });
+    expect(logs.code, logs.stderr).toBe(0);
+    expect(logs.stdout + logs.stderr).not.toContain(TOKEN);
+  }
+
+  it('shows no deployed secret', async () => {
+    await showsNoToken(await rewrittenByOperator(), {});
+  });
+
+  it('shows no deployed secret when git is not on the PATH, or fails', async () => {
+    const project = await rewrittenByOperator();
+    const noGit = await tempDir();
+    await showsNoToken(project, { PATH: noGit });
+    const failingGit = await tempDir({ git: '#!/bin/sh\nexit 128\n' });
+    await chmod(path.join(failingGit, 'git'), 0o755);
+    await showsNoToken(project, { PATH: failingGit });
+  });
 });
