@@ -27,7 +27,7 @@ export interface Connection {
   local: boolean;
   /** How the service is named in state and saved plans: its base URL, or `local` for the embedded emulator. */
   serviceId: string;
-  /** Where the live agents it answers with come from: the checkout, for `--local` over a data file git tracks. */
+  /** Where the live agents it answers with come from: the checkout, for `--local` over a data file holding the commit's bytes. */
   liveSource: LiveSource;
 }
 
@@ -116,7 +116,7 @@ function localDataFile(ctx: CommandContext): string {
   return path.join(ctx.cwd, LOCAL_DATA_FILE);
 }
 
-/** Where the agents `--local` serves come from: the checkout when git tracks its data file (a pull request may have written it). */
+/** Where the agents `--local` serves come from: the checkout when its data file holds the commit's bytes (a pull request may have written them). */
 export async function localLiveSource(ctx: CommandContext): Promise<LiveSource> {
   return (await cameWithCheckout(localDataFile(ctx), ctx.env)) ? 'checkout' : 'service';
 }

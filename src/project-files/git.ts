@@ -13,8 +13,9 @@
  * Every failure is an answer of undefined: what git would have said is unknown.
  */
 import { execFile } from 'node:child_process';
-import { realpathSync } from 'node:fs';
-import { realpath } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { constants, realpathSync } from 'node:fs';
+import { open, realpath, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { findProjectRoot, isInside, pathExists } from './guarded-read.js';
 
@@ -327,29 +328,70 @@ export async function trackedAt(target: string, env: Env): Promise<string[] | un
 }
 
 /**
- * Whether the tracked `fromRoot` holds something other than what the commit checked out holds: its
- * content changed (or was staged) since, or there is no commit yet; undefined when git cannot say.
- * The same `git status` the deploy's source asks (history/source.ts), for this one path.
+ * Whether `file` (absolute, in an existing folder) came with the checkout: its bytes are those of the
+ * regular file the commit checked out (HEAD) holds at its path, so a pull request may have written
+ * them and their text is in git already. Anything else is the operator's: a file the commit does not
+ * hold (untracked, ignored, only staged), one changed since (`apply --local` rewrites
+ * `.voxform/local.json` with the operator's secrets in it), one outside a work tree, and one git
+ * cannot be asked about (git missing or failing, a repository it cannot read). Taking the pull
+ * request's text for the operator's only withholds more; taking the operator's secret for the pull
+ * request's prints it. The bytes decide, not the index nor `git status`, which an operator's
+ * `skip-worktree` or `assume-unchanged` bit silences, and they are hashed here as read: git's
+ * `hash-object` would run the clean filters and line-ending conversion first. The emulator reads the
+ * file itself (as it starts, and again whenever another process writes it), so this read is a second
+ * one: a file rewritten between the two (another `--local` command's apply, a `git checkout` of it,
+ * both the operator's own doing while the command runs) is decided by what this read saw.
  */
-async function changedSinceCommit(repository: GitRepository, fromRoot: string): Promise<boolean | undefined> {
-  const answer = await runEntries(repository, ['--literal-pathspecs', 'status', '--porcelain=v2', '-z', '--untracked-files=no', '--ignore-submodules=all', '--no-renames', '--', fromRoot]);
-  return answer && (answer.cut || answer.entries.length > 0);
+export async function cameWithCheckout(file: string, env: Env): Promise<boolean> {
+  const real = await realpath(file).catch(() => undefined);
+  // A link leading out of its folder the emulator does not read; one it reads is decided by its target.
+  const folder = await realpath(path.dirname(file)).catch(() => undefined);
+  if (real === undefined || folder === undefined || path.dirname(real) !== folder) return false;
+  const holding = await repositoryHolding(real, env);
+  if (holding === 'outside' || !holding) return false;
+  const committed = await committedFile(holding.repository, holding.fromRoot);
+  if (!committed) return false;
+  // A repository of SHA-256 object ids names its objects with 64 hex digits, one of SHA-1 with 40.
+  const algorithm = committed.object.length === 64 ? 'sha256' : 'sha1';
+  return (await gitObjectId(real, algorithm, committed.size)) === committed.object;
+}
+
+/** The regular file HEAD holds at `fromRoot` (its object id and size); undefined when it holds none there or git cannot say. */
+async function committedFile(repository: GitRepository, fromRoot: string): Promise<TreeEntry | undefined> {
+  const entries = await listTree(repository, 'HEAD', { at: [fromRoot], recursive: false, where: fromRoot }, (why) => new Error(why)).catch(() => undefined);
+  return entries?.find((entry) => entry.path === fromRoot && isRegularFile(entry));
 }
 
 /**
- * Whether `file` (absolute, in an existing folder) came with the checkout: git tracks it in the work
- * tree holding it and it holds what the commit holds, so a pull request may have written it and its
- * text is in git already. A tracked file changed since (`apply --local` rewrites `.voxform/local.json`
- * with the operator's secrets in it) is the operator's, as an untracked one is, and so is one outside
- * a work tree. So is one git cannot be asked about (git missing or failing, a repository it cannot
- * read): taking the pull request's text for the operator's only withholds more; taking the
- * operator's secret for the pull request's prints it.
+ * The git object id of the bytes of regular file `file` (a real path), by `algorithm`: what git
+ * would store for them with no filter; undefined when they are not `expectedSize` long (they differ
+ * from the commit's, unread) or the file cannot be read as it is opened.
  */
-export async function cameWithCheckout(file: string, env: Env): Promise<boolean> {
-  const folder = await realpath(path.dirname(file)).catch(() => undefined);
-  const holding = folder === undefined ? 'outside' : await repositoryHolding(path.join(folder, path.basename(file)), env);
-  if (holding === 'outside' || !holding) return false;
-  const tracked = await trackedIn(holding.repository, holding.fromRoot);
-  if (tracked === undefined || tracked.length === 0) return false;
-  return (await changedSinceCommit(holding.repository, holding.fromRoot)) === false;
+async function gitObjectId(file: string, algorithm: 'sha1' | 'sha256', expectedSize: number): Promise<string | undefined> {
+  let handle: FileHandle;
+  try {
+    handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile() || info.size !== expectedSize) return undefined;
+    const hash = createHash(algorithm).update(`blob ${info.size}\0`);
+    const chunk = Buffer.allocUnsafe(Math.min(info.size, HASH_CHUNK_BYTES));
+    let hashed = 0;
+    while (hashed < info.size) {
+      const { bytesRead } = await handle.read(chunk, 0, Math.min(chunk.length, info.size - hashed), hashed);
+      if (bytesRead === 0) return undefined;
+      hash.update(chunk.subarray(0, bytesRead));
+      hashed += bytesRead;
+    }
+    return hash.digest('hex');
+  } catch {
+    return undefined;
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
 }
+
+const HASH_CHUNK_BYTES = 1024 * 1024;

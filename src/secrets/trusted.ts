@@ -32,7 +32,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 /**
  * Where the live agents a run reads come from: the service, or the checkout (`--local`'s embedded
- * emulator serving a data file git tracks, which a pull request may have written).
+ * emulator serving a data file that holds the commit's bytes, which a pull request may have written).
  */
 export type LiveSource = 'service' | 'checkout';
 

@@ -2,7 +2,7 @@
  * GitRepository.runBytes: a git run given input, whose output comes back byte for byte (what
  * `git cat-file --batch` writes of files that are not text), under the same rule as every git run:
  * the hardening options, the scrubbed environment, the cap on what is read. And cameWithCheckout:
- * whether git tracks a file as the commit holds it, so a pull request may have written it. And
+ * whether a file holds the bytes the commit holds, so a pull request may have written it. And
  * openCommit: the operator's base revision, which a ref pushed by someone else must not stand in for.
  */
 import { execFileSync } from 'node:child_process';
@@ -98,6 +98,44 @@ describe('cameWithCheckout', () => {
     expect(await cameWithCheckout(local, env)).toBe(true);
     git('add', '.voxform/new.json');
     expect(await cameWithCheckout(path.join(dir, '.voxform', 'new.json'), env)).toBe(false);
+  });
+
+  it("decides by the file's bytes against the commit's: an index bit that silences git status changes nothing, and an untracked copy of the commit's bytes is the commit's", async () => {
+    const dir = await tempDir({ '.voxform/local.json': '{}\r\n' });
+    const env = { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' };
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, env });
+    const local = path.join(dir, '.voxform', 'local.json');
+    git('init', '-q');
+    git('add', '.voxform/local.json');
+    git('commit', '-qm', 'base');
+    for (const flag of ['--skip-worktree', '--assume-unchanged']) {
+      git('update-index', flag, '.voxform/local.json');
+      await writeFile(local, '{"secret":"deployed"}');
+      expect(git('status', '--porcelain').toString(), flag).toBe('');
+      expect(await cameWithCheckout(local, env), flag).toBe(false);
+      // The same length as the commit's, other bytes.
+      await writeFile(local, '{}\n\n');
+      expect(await cameWithCheckout(local, env), flag).toBe(false);
+      await writeFile(local, '{}\r\n');
+      expect(await cameWithCheckout(local, env), flag).toBe(true);
+      git('update-index', flag.replace('--', '--no-'), '.voxform/local.json');
+    }
+    // No longer in the index, the commit's bytes all the same: its text is in git.
+    git('rm', '-q', '--cached', '.voxform/local.json');
+    expect(await cameWithCheckout(local, env)).toBe(true);
+  });
+
+  it('hashes the bytes as a repository of SHA-256 object ids names them', async () => {
+    const dir = await tempDir({ '.voxform/local.json': '{}' });
+    const env = { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' };
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, env });
+    const local = path.join(dir, '.voxform', 'local.json');
+    git('init', '-q', '--object-format=sha256');
+    git('add', '.voxform/local.json');
+    git('commit', '-qm', 'base');
+    expect(await cameWithCheckout(local, env)).toBe(true);
+    await writeFile(local, '[]');
+    expect(await cameWithCheckout(local, env)).toBe(false);
   });
 
   it('is false when git cannot be asked: not on the PATH, failing, or unable to read the repository', async () => {

@@ -149,7 +149,9 @@ describe("a CI variable holding the change's author's text", () => {
 /**
  * A tracked `.voxform/local.json` that the operator's own `apply --local` rewrote holds what the
  * operator deployed, not text git holds: its secrets are searched for as an untracked one's are.
- * When git cannot be asked, the file is taken for the operator's.
+ * Decided by its bytes against the commit's, whatever the index says (an operator's CI or a
+ * developer may set `skip-worktree` or `assume-unchanged`, and `git status` then lists no change),
+ * and when git cannot be asked, the file is taken for the operator's.
  */
 describe("a tracked .voxform/local.json the operator's apply --local changed since the commit", () => {
   const agent = (firstMessage: string) => ['version: 1', 'agents:', '  desk:', '    id: -OKdqbqetEcM4ak369ym', '    config:', '      prompt: Hello', `      first_message: "${firstMessage}"`, ''].join('\n');
@@ -187,6 +189,12 @@ describe("a tracked .voxform/local.json the operator's apply --local changed sin
 
   it('shows no deployed secret', async () => {
     await showsNoToken(await rewrittenByOperator(), {});
+  });
+
+  it.each(['--skip-worktree', '--assume-unchanged'])('shows no deployed secret when the index holds %s for it, and git status lists no change', async (flag) => {
+    const project = await rewrittenByOperator((dir) => git(dir, 'update-index', flag, '.voxform/local.json'));
+    expect(execFileSync('git', ['status', '--porcelain', '--', '.voxform/local.json'], { cwd: project }).toString()).toBe('');
+    await showsNoToken(project, {});
   });
 
   it('shows no deployed secret when git is not on the PATH, or fails', async () => {
