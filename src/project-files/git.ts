@@ -377,21 +377,12 @@ async function gitObjectId(file: string, algorithm: 'sha1' | 'sha256', expectedS
   try {
     const info = await handle.stat();
     if (!info.isFile() || info.size !== expectedSize) return undefined;
-    const hash = createHash(algorithm).update(`blob ${info.size}\0`);
-    const chunk = Buffer.allocUnsafe(Math.min(info.size, HASH_CHUNK_BYTES));
-    let hashed = 0;
-    while (hashed < info.size) {
-      const { bytesRead } = await handle.read(chunk, 0, Math.min(chunk.length, info.size - hashed), hashed);
-      if (bytesRead === 0) return undefined;
-      hash.update(chunk.subarray(0, bytesRead));
-      hashed += bytesRead;
-    }
-    return hash.digest('hex');
+    const bytes = await handle.readFile();
+    if (bytes.length !== expectedSize) return undefined;
+    return createHash(algorithm).update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
   } catch {
     return undefined;
   } finally {
     await handle.close().catch(() => undefined);
   }
 }
-
-const HASH_CHUNK_BYTES = 1024 * 1024;
