@@ -434,7 +434,7 @@ function scrubParsed(parsed: ReturnType<typeof parseErrorBody>, ctx: Pick<Failur
   };
 }
 
-/** Replaces every occurrence of the key, also in the escaped forms a service echoes it in (`echoedForms`). */
+/** Replaces every occurrence of the key, also in the escaped forms a service echoes it in (`echoedForms`) and in the text decoded (`redactNeedles`). */
 export function scrub(text: string, secret: string): string {
   return secret === '' ? text : redactNeedles(text, echoedForms(secret));
 }

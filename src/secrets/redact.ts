@@ -52,7 +52,8 @@ export function redactStrings(value: unknown, redact: Redact): unknown {
  * so a value of any characters is scrubbed in linear time. A value shorter than
  * `MIN_SEARCHABLE_SECRET` is not searched for (see there): it is masked by place. Besides the
  * value as written, the forms a service or a renderer echoes it in are scrubbed too (see
- * `echoedForms`), whatever the case of their ASCII letters (`redactNeedles`).
+ * `echoedForms`), whatever the case of their ASCII letters, and in the text as it reads with its
+ * JSON escapes decoded (`redactNeedles`).
  */
 export class SecretRegistry {
   private readonly values = new Set<string>();
@@ -310,13 +311,15 @@ function asciiLower(text: string): string {
 
 /**
  * Replaces every occurrence of every needle with `marker` (`REDACTED`), whatever the case of its ASCII letters
- * (a URL parser lower-cases a host; a service may upper-case what it echoes). Occurrences are found
- * with `indexOf` on the original text (never on text already redacted), then overlapping and
- * touching ones are merged, so overlapping secrets are scrubbed as one span and the marker itself
- * is never re-scanned.
+ * (a URL parser lower-cases a host; a service may upper-case what it echoes), in the text as written
+ * and as it reads decoded (`decodedReadings`): a service quotes text with the escapes JSON allows,
+ * a quote inside a quote escaped again, and a secret so written is found in what it decodes to.
+ * Occurrences are found with `indexOf` (never in text already redacted) and replaced where they stand
+ * in the text as written, escapes and all, then overlapping and touching ones are merged, so
+ * overlapping secrets are scrubbed as one span and the marker itself is never re-scanned.
  */
 export function redactNeedles(text: string, needles: readonly string[], marker = REDACTED): string {
-  const merged = secretSpans(asciiLower(text), needles);
+  const merged = secretSpans(text, needles);
   if (merged.length === 0) return text;
   let out = '';
   let cursor = 0;
@@ -327,9 +330,15 @@ export function redactNeedles(text: string, needles: readonly string[], marker =
   return out + text.slice(cursor);
 }
 
-/** Where the needles occur in `haystack` (lower-cased), overlapping and touching occurrences merged, in order. */
-function secretSpans(haystack: string, needles: readonly string[]): Array<[number, number]> {
-  const spans = needles.length < BUCKETED_SEARCH_FROM ? searchEach(haystack, needles) : searchBucketed(haystack, needles);
+/**
+ * Where the needles occur in `text`, as written or in a decoded reading of it, as places in the text
+ * as written; overlapping and touching occurrences merged, in order.
+ */
+function secretSpans(text: string, needles: readonly string[]): Array<[number, number]> {
+  const spans = searchedSpans(asciiLower(text), needles);
+  for (const reading of decodedReadings(text)) {
+    for (const [from, to] of searchedSpans(asciiLower(reading.text), needles)) spans.push([reading.from[from] as number, reading.to[to - 1] as number]);
+  }
   spans.sort((a, b) => a[0] - b[0]);
   const merged: Array<[number, number]> = [];
   for (const [from, to] of spans) {
@@ -340,21 +349,122 @@ function secretSpans(haystack: string, needles: readonly string[]): Array<[numbe
   return merged;
 }
 
+/** Each needle's occurrences in `haystack` (lower-cased), unordered. */
+function searchedSpans(haystack: string, needles: readonly string[]): Array<[number, number]> {
+  return needles.length < BUCKETED_SEARCH_FROM ? searchEach(haystack, needles) : searchBucketed(haystack, needles);
+}
+
+/**
+ * Text as it reads decoded, and where each of its characters stands in the text as written: `from`
+ * the first place of what it was decoded from, `to` the place after the last.
+ */
+interface DecodedReading {
+  text: string;
+  from: Int32Array;
+  to: Int32Array;
+}
+
+/**
+ * How many times a text is decoded at most: a JSON error quoted as a string in another's, that one
+ * quoted again. Each reading is at most as long as the one before it, and each is searched for
+ * every needle, so the bound keeps the scrub linear in the text.
+ */
+const DECODE_ROUNDS = 4;
+
+/**
+ * The readings of `text` with the escapes a service may have written decoded (`decodedOnce`), each
+ * decoding the one before, until nothing more decodes or after DECODE_ROUNDS rounds. A JSON string
+ * quoted inside a JSON string has its escapes escaped again (`\\u0073`): each round takes one
+ * quoting off. Text with nothing to decode has none.
+ */
+function decodedReadings(text: string): DecodedReading[] {
+  const readings: DecodedReading[] = [];
+  let reading: DecodedReading | undefined;
+  for (let round = 0; round < DECODE_ROUNDS; round++) {
+    const next = decodedOnce(reading?.text ?? text, reading);
+    if (next === undefined) break;
+    readings.push((reading = next));
+  }
+  return readings;
+}
+
+/** A JSON escape: `\u` and four hex digits, or one of the characters JSON escapes with a backslash. */
+const JSON_ESCAPE = /\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))/y;
+const JSON_ESCAPED: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+/**
+ * `text` (a reading of the text as written, or that text itself) with each JSON escape decoded
+ * once, left to right, anywhere in it: a service quotes JSON inside plain words, and what it quotes
+ * need not be whole JSON. Undefined when nothing decodes.
+ */
+function decodedOnce(text: string, of: DecodedReading | undefined): DecodedReading | undefined {
+  if (!text.includes('\\')) return undefined;
+  const parts: string[] = [];
+  let length = 0;
+  const from = new Int32Array(text.length);
+  const to = new Int32Array(text.length);
+  /** Appends `written`, which stands for the text from `start` to `end`, each of its characters placed there. */
+  const put = (written: string, start: number, end: number) => {
+    for (let unit = 0; unit < written.length; unit++, length++) {
+      from[length] = of ? (of.from[start] as number) : start;
+      to[length] = of ? (of.to[end - 1] as number) : end;
+    }
+    parts.push(written);
+  };
+  let decoded = false;
+  let plainFrom = 0;
+  ESCAPE_START.lastIndex = 0;
+  for (let match = ESCAPE_START.exec(text); match !== null; match = ESCAPE_START.exec(text)) {
+    const escape = escapeAt(text, match.index);
+    if (!escape) continue;
+    // Characters written as themselves each stand where they stood.
+    for (let at = plainFrom; at < match.index; at++) put(text[at] as string, at, at + 1);
+    const [written, escapeLength] = escape;
+    put(written, match.index, match.index + escapeLength);
+    decoded = true;
+    plainFrom = ESCAPE_START.lastIndex = match.index + escapeLength;
+  }
+  if (!decoded) return undefined;
+  for (let at = plainFrom; at < text.length; at++) put(text[at] as string, at, at + 1);
+  return { text: parts.join(''), from: from.subarray(0, length), to: to.subarray(0, length) };
+}
+
+/** Where an escape may start. */
+const ESCAPE_START = /\\/g;
+
+/** The character the JSON escape at `at` stands for, and the escape's length; undefined where none starts. */
+function escapeAt(text: string, at: number): [string, number] | undefined {
+  JSON_ESCAPE.lastIndex = at;
+  const match = JSON_ESCAPE.exec(text);
+  if (!match) return undefined;
+  const [escape, hex, character] = match;
+  return [hex !== undefined ? String.fromCharCode(parseInt(hex, 16)) : (JSON_ESCAPED[character as string] as string), escape.length];
+}
+
 /**
  * How much of `text`, a text that may go on, is redacted as it will be once complete: up to the
- * first place whose rest is the start of a needle, and never into a secret found across that place.
+ * first place whose rest, as written or decoded, is the start of a needle, before an escape the next
+ * piece may finish (`\\u00`: it could decode into a secret's start), and never into a secret
+ * found across that place.
  */
 function settledLength(text: string, needles: readonly string[]): number {
-  const haystack = asciiLower(text);
-  let settled = haystack.length;
-  for (const needle of needles) {
-    for (let at = Math.max(0, haystack.length - needle.length + 1); at < settled; at++) {
-      if (endStartsNeedle(haystack, at, needle)) settled = at;
+  const complete = text.length - (UNFINISHED_ESCAPE.exec(text)?.[0].length ?? 0);
+  const written = text.slice(0, complete);
+  const readings = [{ text: written, place: (at: number) => at }, ...decodedReadings(written).map((reading) => ({ text: reading.text, place: (at: number) => reading.from[at] as number }))];
+  let settled = complete;
+  for (const reading of readings) {
+    const haystack = asciiLower(reading.text);
+    for (const needle of needles) {
+      for (let at = Math.max(0, haystack.length - needle.length + 1); at < haystack.length && reading.place(at) < settled; at++) {
+        if (endStartsNeedle(haystack, at, needle)) settled = reading.place(at);
+      }
     }
   }
-  const across = secretSpans(haystack, needles).find(([from, to]) => from < settled && to > settled);
+  const across = secretSpans(text, needles).find(([from, to]) => from < settled && to > settled);
   return across ? across[0] : settled;
 }
+
+/** The start of a JSON escape (see decodedOnce) at the end of a text. */
+const UNFINISHED_ESCAPE = /\\+(?:u[0-9a-fA-F]{0,3})?$/;
 
 /** Whether `haystack` from `at` to its end is the start of `needle` (shorter than it), compared without copying either. */
 function endStartsNeedle(haystack: string, at: number, needle: string): boolean {

@@ -163,3 +163,41 @@ describe('secrets the service echoes JSON-escaped are scrubbed as the error quot
     await test.client.close();
   });
 });
+
+describe("a key escaped inside an upstream's JSON error the service quotes in its own", () => {
+  /** Every character as a JSON `\u` escape. */
+  const everyCharEscaped = (text: string) => [...text].map((ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+  /** The upstream's error, its key fully escaped, as the service quotes it: a string inside its own JSON. */
+  const upstream = (key: string) => `upstream said: ${JSON.stringify({ error: 'bad key KEY' }).replace('KEY', everyCharEscaped(key))}`;
+  let quoting: Awaited<ReturnType<typeof fakeServer>>;
+  let chatErrors = 0;
+
+  beforeAll(async () => {
+    quoting = await fakeServer((req, res) => {
+      const key = String(req.headers.authorization).replace(/^Bearer /, '');
+      if (req.url === '/chat/completions') {
+        // An error event, then (for the next request) an error in a chunk.
+        const event = chatErrors++ === 0 ? 'event: error\n' : '';
+        res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`${event}data: ${JSON.stringify({ error: { message: upstream(key) } })}\n\n`);
+      } else if (req.url === '/user/credentials') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: false, detail: upstream(key) }));
+      else res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: upstream(key) }));
+    });
+  });
+  afterAll(async () => {
+    await quoting.close();
+  });
+
+  it('is scrubbed from an HTTP error, a refusal in a 2xx answer and both errors of a chat stream', async () => {
+    const test = testClient({ baseUrl: quoting.url, apiKey: KEY, retries: 0 });
+    const errors = [await test.client.listPhones().catch((e: unknown) => e), await test.client.setCredential({ provider: 'p', api_key: 'x' }).catch((e: unknown) => e)];
+    for (let i = 0; i < 2; i++) errors.push(await test.client.chatCompletions({ agent: { agent_id: 'a1' }, messages: [{ role: 'user', content: 'hi' }] }).collect().catch((e: unknown) => e));
+    expect(errors.map((e) => (e as ApiError).code)).toEqual(['api_unavailable', 'api_error', 'api_error', 'api_error']);
+    for (const error of errors) {
+      expect(everything(error)).not.toContain(KEY);
+      // Nor as the upstream escaped it.
+      expect(everything(error)).not.toContain(everyCharEscaped(KEY.slice(0, 4)));
+      expect((error as ApiError).message).toContain('bad key (sensitive)');
+    }
+    await test.client.close();
+  });
+});

@@ -208,3 +208,36 @@ describe('scrub (the client’s own key scrubbing)', () => {
     for (const echoed of [goJson, JSON.stringify(goJson).slice(1, -1)]) expect(scrub(`bad key ${echoed}.`, key)).toBe(`bad key ${REDACTED}.`);
   });
 });
+
+describe('text that quotes what a service wrote is searched decoded, as often as it was encoded', () => {
+  const KEY = 'sk9ZqT4mW2xV7bN1cR5yH8jL3pF6dG0a';
+  /** Every character as a JSON `\u` escape. */
+  const everyCharEscaped = (text: string) => [...text].map((ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+  /** A text quoted as a JSON string's content. */
+  const quoted = (text: string) => JSON.stringify(text).slice(1, -1);
+
+  it('a key every character of which is escaped inside a JSON error quoted in another, at each depth', () => {
+    const detail = `upstream said: {"error": "bad key ${everyCharEscaped(KEY)}"}`;
+    // As the error quotes it (the outer JSON decoded once), and as the body came (twice encoded), and once more.
+    expect(scrub(detail, KEY)).toBe(`upstream said: {"error": "bad key ${REDACTED}"}`);
+    expect(registryOf(KEY).redact(`{"detail": "${quoted(detail)}"}`)).toBe(`{"detail": "upstream said: {\\"error\\": \\"bad key ${REDACTED}\\"}"}`);
+    expect(registryOf(KEY).redact(quoted(quoted(quoted(detail))))).not.toMatch(/u0073|sk9Z/);
+  });
+
+  it('decoding never hides the raw form, and keeps the rest of the text as it was written', () => {
+    const text = `a\\u0041 ${KEY} \\"b\\" ${everyCharEscaped(KEY)} \\n`;
+    expect(registryOf(KEY).redact(text)).toBe(`a\\u0041 ${REDACTED} \\"b\\" ${REDACTED} \\n`);
+    // Nothing to decode: the text comes back as it is.
+    expect(registryOf(KEY).redact('a \\q \\u12 \\')).toBe('a \\q \\u12 \\');
+  });
+
+  it('a reply streamed in pieces holds back an escape the next piece may finish', async () => {
+    const registry = registryOf(KEY);
+    const text = `Your key is ${everyCharEscaped(KEY)}, keep it.`;
+    for (let cut = 0; cut <= text.length; cut++) {
+      const printed: string[] = [];
+      for await (const part of registry.redactPieces((async function* () { yield text.slice(0, cut); yield text.slice(cut); })())) printed.push(part);
+      expect(printed.join(''), `cut at ${cut}`).toBe(`Your key is ${REDACTED}, keep it.`);
+    }
+  });
+});
