@@ -53,7 +53,7 @@ export function redactStrings(value: unknown, redact: Redact): unknown {
  * `MIN_SEARCHABLE_SECRET` is not searched for (see there): it is masked by place. Besides the
  * value as written, the forms a service or a renderer echoes it in are scrubbed too (see
  * `echoedForms`), whatever the case of their ASCII letters, and in the text as it reads with its
- * JSON escapes decoded (`redactNeedles`).
+ * JSON and HTML escapes decoded (`redactNeedles`).
  */
 export class SecretRegistry {
   private readonly values = new Set<string>();
@@ -312,8 +312,8 @@ function asciiLower(text: string): string {
 /**
  * Replaces every occurrence of every needle with `marker` (`REDACTED`), whatever the case of its ASCII letters
  * (a URL parser lower-cases a host; a service may upper-case what it echoes), in the text as written
- * and as it reads decoded (`decodedReadings`): a service quotes text with the escapes JSON allows,
- * a quote inside a quote escaped again, and a secret so written is found in what it decodes to.
+ * and as it reads decoded (`decodedReadings`): a service quotes text with the escapes JSON and HTML
+ * allow, a quote inside a quote escaped again, and a secret so written is found in what it decodes to.
  * Occurrences are found with `indexOf` (never in text already redacted) and replaced where they stand
  * in the text as written, escapes and all, then overlapping and touching ones are merged, so
  * overlapping secrets are scrubbed as one span and the marker itself is never re-scanned.
@@ -366,8 +366,8 @@ interface DecodedReading {
 
 /**
  * How many times a text is decoded at most: a JSON error quoted as a string in another's, that one
- * quoted again. Each reading is at most as long as the one before it, and each is searched for
- * every needle, so the bound keeps the scrub linear in the text.
+ * quoted again, HTML in JSON. Each reading is at most as long as the one before it, and each is
+ * searched for every needle, so the bound keeps the scrub linear in the text.
  */
 const DECODE_ROUNDS = 4;
 
@@ -392,12 +392,19 @@ function decodedReadings(text: string): DecodedReading[] {
 const JSON_ESCAPE = /\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))/y;
 const JSON_ESCAPED: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
 /**
- * `text` (a reading of the text as written, or that text itself) with each JSON escape decoded
- * once, left to right, anywhere in it: a service quotes JSON inside plain words, and what it quotes
- * need not be whole JSON. Undefined when nothing decodes.
+ * An HTML character reference of what HTML escapers write (Go's `html.EscapeString`, XML's and the
+ * reports' own escapers): `&`, `<`, `>` and the quotes by name, and any character by number.
+ */
+const HTML_REFERENCE = /&(?:(amp|lt|gt|quot|apos)|#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6}));/y;
+const HTML_NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/**
+ * `text` (a reading of the text as written, or that text itself) with each JSON escape and HTML
+ * character reference decoded once, left to right, anywhere in it: a service quotes JSON inside
+ * plain words, and what it quotes need not be whole JSON. Undefined when nothing decodes.
  */
 function decodedOnce(text: string, of: DecodedReading | undefined): DecodedReading | undefined {
-  if (!text.includes('\\')) return undefined;
+  if (!text.includes('\\') && !text.includes('&')) return undefined;
   const parts: string[] = [];
   let length = 0;
   const from = new Int32Array(text.length);
@@ -429,10 +436,14 @@ function decodedOnce(text: string, of: DecodedReading | undefined): DecodedReadi
 }
 
 /** Where an escape may start. */
-const ESCAPE_START = /\\/g;
+const ESCAPE_START = /[\\&]/g;
 
-/** The character the JSON escape at `at` stands for, and the escape's length; undefined where none starts. */
+/** The character the escape at `at` (a `\\` or a `&`) stands for, and the escape's length; undefined where none starts. */
 function escapeAt(text: string, at: number): [string, number] | undefined {
+  return text[at] === '\\' ? jsonEscapeAt(text, at) : htmlReferenceAt(text, at);
+}
+
+function jsonEscapeAt(text: string, at: number): [string, number] | undefined {
   JSON_ESCAPE.lastIndex = at;
   const match = JSON_ESCAPE.exec(text);
   if (!match) return undefined;
@@ -440,10 +451,20 @@ function escapeAt(text: string, at: number): [string, number] | undefined {
   return [hex !== undefined ? String.fromCharCode(parseInt(hex, 16)) : (JSON_ESCAPED[character as string] as string), escape.length];
 }
 
+function htmlReferenceAt(text: string, at: number): [string, number] | undefined {
+  HTML_REFERENCE.lastIndex = at;
+  const match = HTML_REFERENCE.exec(text);
+  if (!match) return undefined;
+  const [reference, name, decimal, hex] = match;
+  if (name !== undefined) return [HTML_NAMED[name] as string, reference.length];
+  const codePoint = decimal !== undefined ? parseInt(decimal, 10) : parseInt(hex as string, 16);
+  return codePoint <= 0x10ffff ? [String.fromCodePoint(codePoint), reference.length] : undefined;
+}
+
 /**
  * How much of `text`, a text that may go on, is redacted as it will be once complete: up to the
  * first place whose rest, as written or decoded, is the start of a needle, before an escape the next
- * piece may finish (`\\u00`: it could decode into a secret's start), and never into a secret
+ * piece may finish (`\\u00`, `&#3`: it could decode into a secret's start), and never into a secret
  * found across that place.
  */
 function settledLength(text: string, needles: readonly string[]): number {
@@ -463,8 +484,8 @@ function settledLength(text: string, needles: readonly string[]): number {
   return across ? across[0] : settled;
 }
 
-/** The start of a JSON escape (see decodedOnce) at the end of a text. */
-const UNFINISHED_ESCAPE = /\\+(?:u[0-9a-fA-F]{0,3})?$/;
+/** The start of a JSON escape or an HTML character reference (see decodedOnce) at the end of a text. */
+const UNFINISHED_ESCAPE = /(?:\\+(?:u[0-9a-fA-F]{0,3})?|&(?:#[xX]?[0-9a-fA-F]{0,6}|[a-z]{0,4}))$/;
 
 /** Whether `haystack` from `at` to its end is the start of `needle` (shorter than it), compared without copying either. */
 function endStartsNeedle(haystack: string, at: number, needle: string): boolean {

@@ -41,7 +41,7 @@ it('prints no key the service echoed JSON-escaped, in text or JSON', async () =>
 /** Every character as a JSON `\u` escape. */
 const everyCharEscaped = (text: string) => [...text].map((ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
 
-it("prints no key escaped inside an upstream's JSON error the service quoted in its own", async () => {
+it("prints no key escaped inside an upstream's JSON error the service quoted in its own, nor one HTML-escaped", async () => {
   const cwd = await tempDir();
   const cases: Array<{ key: string; answer: (key: string) => string; shown: string }> = [
     {
@@ -49,6 +49,8 @@ it("prints no key escaped inside an upstream's JSON error the service quoted in 
       answer: (key) => JSON.stringify({ detail: `upstream said: ${JSON.stringify({ error: 'bad key KEY' }).replace('KEY', everyCharEscaped(key))}` }),
       shown: 'upstream said: {"error":"bad key (sensitive)"}',
     },
+    // As Go's html.EscapeString writes it: `&` as `&amp;`, `'` as `&#39;`.
+    { key: "k&ey'Zq7-secret-99", answer: (key) => `Invalid API key ${key.replace(/&/g, '&amp;').replace(/'/g, '&#39;')}`, shown: 'Invalid API key (sensitive)' },
   ];
   for (const { key, answer: echoed, shown } of cases) {
     answer = echoed;
@@ -58,7 +60,7 @@ it("prints no key escaped inside an upstream's JSON error the service quoted in 
       expect(result.code).toBe(1);
       expect(output).toContain(format === 'json' ? JSON.stringify(shown).slice(1, -1) : shown);
       expect(output).not.toContain(key);
-      expect(output).not.toMatch(/u0073|sk9Z/);
+      expect(output).not.toMatch(/u0073|sk9Z|Zq7-secret/);
     }
   }
 });

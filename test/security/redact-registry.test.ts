@@ -231,6 +231,29 @@ describe('text that quotes what a service wrote is searched decoded, as often as
     expect(registryOf(KEY).redact('a \\q \\u12 \\')).toBe('a \\q \\u12 \\');
   });
 
+  it("a secret HTML-escaped as Go's html.EscapeString writes it: named and numeric entities in one text", async () => {
+    const secret = "k&ey'Zq7-secret-99";
+    expect(registryOf(secret).redact('bad value &lt;k&amp;ey&#39;Zq7-secret-99&gt; &#34;here&#34;')).toBe(`bad value &lt;${REDACTED}&gt; &#34;here&#34;`);
+    expect(scrub('<p>k&amp;ey&#39;Zq7-secret-99</p>', secret)).toBe(`<p>${REDACTED}</p>`);
+    // JSON quoting HTML: decoded both ways, round after round.
+    expect(scrub(`"k\\u0026amp;ey\\u0026#39;Zq7-secret-99"`, secret)).toBe(`"${REDACTED}"`);
+    // Streamed, cut anywhere, a reference the next piece finishes is held back.
+    const reply = 'Use k&amp;ey&#39;Zq7-secret-99 &amp; go.';
+    for (let cut = 0; cut <= reply.length; cut++) {
+      const printed: string[] = [];
+      for await (const part of registryOf(secret).redactPieces((async function* () { yield reply.slice(0, cut); yield reply.slice(cut); })())) printed.push(part);
+      expect(printed.join(''), `cut at ${cut}`).toBe(`Use ${REDACTED} &amp; go.`);
+    }
+  });
+
+  it('an HTML-decoded reading never hides the raw form, and the rest stays as it was written', () => {
+    const secret = "k&ey'Zq7-secret-99";
+    const text = `a\\u0041 &amp; ${secret} \\"b\\" k&amp;ey&#39;Zq7-secret-99 &#x27;c&#x27;`;
+    expect(registryOf(secret).redact(text)).toBe(`a\\u0041 &amp; ${REDACTED} \\"b\\" ${REDACTED} &#x27;c&#x27;`);
+    // Nothing to decode: the text comes back as it is.
+    expect(registryOf(secret).redact('a &bogus; &#xzz; &#99999999; &amp')).toBe('a &bogus; &#xzz; &#99999999; &amp');
+  });
+
   it('a reply streamed in pieces holds back an escape the next piece may finish', async () => {
     const registry = registryOf(KEY);
     const text = `Your key is ${everyCharEscaped(KEY)}, keep it.`;
