@@ -236,22 +236,29 @@ function holdsHidden(text: string, run: ExportRun): boolean {
 }
 
 /**
- * Whether `text` holds a value of `run.unnamable` as names are compared (`foldName`): a slug or a
+ * Whether `text` holds a value of `run.unnamable` as names are compared (`NAME_FOLDS`): a slug or a
  * variable name made of it would show the value. A value folding to under MIN_SEARCHABLE_SECRET
  * characters counts only where it is all of `text`, as a short value does.
  */
 function foldsInSecret(text: string, run: ExportRun): boolean {
-  const folded = foldName(text);
-  return run.unnamable.some((value) => {
-    const secret = foldName(value);
-    return secret !== '' && (secret.length < MIN_SEARCHABLE_SECRET ? folded === secret : folded.includes(secret));
+  return NAME_FOLDS.some((fold) => {
+    const folded = fold(text);
+    return run.unnamable.some((value) => {
+      const secret = fold(value);
+      return secret !== '' && (secret.length < MIN_SEARCHABLE_SECRET ? folded === secret : folded.includes(secret));
+    });
   });
 }
 
-/** A name as names are compared: its letters and digits, lower-cased, without accents (what `slugify` and `envName` keep of it). */
-function foldName(text: string): string {
-  return text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '');
-}
+/**
+ * A name as each maker of names keeps it, lower-cased: `slugify` drops accents and every letter
+ * past ASCII (`ß`, `ı`), `envName` upper-cases first (`ß` as `SS`, `ı` as `I`) and drops what is
+ * then past ASCII (`é`). A value either keeps is a value a name made of the text would show.
+ */
+const NAME_FOLDS: ReadonlyArray<(text: string) => string> = [
+  (text) => text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, ''),
+  (text) => text.toUpperCase().replace(/[^A-Z0-9]+/g, '').toLowerCase(),
+];
 
 /** `text` without the values `writeBack` writes as references (those of `run.hidden`, and deployed ones): what of it is written as it is. */
 function literalText(text: string, recorded: readonly string[], run: ExportRun): string {

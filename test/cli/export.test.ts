@@ -406,6 +406,40 @@ describe('voxform export', () => {
     }
   });
 
+  test('a header token a tool\'s name spells only once upper-cased (ß as SS, dotless ı as I): in no variable, file or output', async () => {
+    // A variable name upper-cases a tool's name: `ß` becomes `SS` and `ı` becomes `I`, where a slug drops both.
+    const tokens = { sharpS: 'zq7-ssecret-77-token', dotlessI: 'zq7-iecret-42-token' };
+    const seed = defaultSeed();
+    const bot = seed.agents?.find((candidate) => candidate.id === FRONT_DESK);
+    const other = seed.agents?.find((candidate) => candidate.id === BOOKING);
+    if (!bot || !other) throw new Error('the default seed has no front desk or booking agent');
+    const toolsNamed = (name: string, token: string) => (other.config.tools ?? []).map((tool) => ({ ...tool, name, header: { authorization: token } }));
+    Object.assign(bot, { config: { ...bot.config, tools: toolsNamed('Zq7 ıecret 42 Token', tokens.dotlessI) } });
+    Object.assign(other, { config: { ...other.config, tools: toolsNamed('Zq7 ßecret 77 Token', tokens.sharpS) } });
+    const planted = await startEmulator({ port: 0, seed });
+    const dir = await tempDir();
+    const env = { VOXFORM_API_KEY: planted.apiKey };
+    const args = ['--base-url', planted.url];
+    try {
+      const exported = await runCliInProcess(['export', '--agent', FRONT_DESK, '--agent', BOOKING, '--out', 'live', ...args], { cwd: dir, env });
+      expect(exported.code, exported.stderr).toBe(0);
+      for (const text of await exportedTexts(exported, path.join(dir, 'live'))) for (const token of Object.values(tokens)) expect(foldName(text), text).not.toContain(foldName(token));
+      // Each tool's name holding a token is a reference of its own, its variables named by the tool's position.
+      const secrets = {
+        FRONT_DESK_TOOLS_0_NAME: 'Zq7 ıecret 42 Token',
+        FRONT_DESK_TOOLS_0_AUTHORIZATION: tokens.dotlessI,
+        APPOINTMENT_BOOKING_TOOLS_0_NAME: 'Zq7 ßecret 77 Token',
+        APPOINTMENT_BOOKING_TOOLS_0_AUTHORIZATION: tokens.sharpS,
+      };
+      for (const name of Object.keys(secrets)) expect(exported.stdout).toContain(`  ${name} `);
+      const plan = await runCliInProcess(['plan', '--detailed-exitcode', ...args], { cwd: path.join(dir, 'live'), env: { ...env, ...secrets } });
+      expect(plan.stdout, plan.stderr).toContain('No changes');
+      expect(plan.code).toBe(0);
+    } finally {
+      await planted.close();
+    }
+  });
+
   test('a deployed header token that is an agent\'s name once folded: in no key, file name, variable, file or output, with the variable set or without the ledger', async () => {
     const token = 'zq7-secret-99-token';
     const manifest = ['version: 1', 'agents:', '  bot:', `    id: ${FRONT_DESK}`, '    name: "Zq7 Secret 99 Token"', '    config:', '      prompt: "You are a helpful bot."', '      session_data_webhook:', '        url: https://hooks.example.com/end', '        headers:', '          x-hook-token: ${env:HOOK_TOKEN}', ''].join('\n');
