@@ -53,6 +53,7 @@ export async function loadCommandManifests(options: ManifestOptions, ctx: Comman
   if (flag !== undefined && options.env !== undefined && result.environments && !result.environments.includes(options.env)) {
     throw unknownEnvironment(flag, options.env, result.environments);
   }
+  if (flag !== undefined && !result.environments) withholdUnchecked([options.env], ctx);
   noteManifestAgents(ctx.manifestAgents, result.state);
   return result;
 }
@@ -83,13 +84,25 @@ export async function refuseUnknownEnvironment(options: { file?: string[] | unde
   try {
     project = await readProject({ paths: options.file ?? [], cwd: ctx.cwd });
   } catch (error) {
-    if (isVoxformError(error)) return ctx;
+    if (isVoxformError(error)) return (withholdUnchecked([options.env].flat(), ctx), ctx);
     throw error;
   }
   const known = project.environments;
+  if (!known) withholdUnchecked([options.env].flat(), ctx);
   const unknown = [options.env].flat().find((name) => !known?.includes(name));
   if (known && unknown !== undefined) throw unknownEnvironment('--env', unknown, known);
   return { ...ctx, readBeforeRun: handedOnce(options.file ?? [], project) };
+}
+
+/**
+ * Environment names typed on the command line that no manifest could be read to check (none found,
+ * or none readable as YAML): as likely a secret typed in the wrong place (`--env "$DB_PASSWORD"`) as
+ * a name, so the run withholds them as it withholds its secrets, in every output, hint and record.
+ * A name the manifests define is checked before anything is printed, and an unknown one refused
+ * without repeating it (unknownEnvironment).
+ */
+function withholdUnchecked(names: ReadonlyArray<string | undefined>, ctx: CommandContext): void {
+  for (const name of names) if (name !== BASE_ENVIRONMENT_NAME) ctx.secrets.add(name);
 }
 
 /**

@@ -151,7 +151,9 @@ export function selectEnvironment(combined: CombinedManifest, name: string | und
   const environment = combined.environments.get(name);
   if (!environment) {
     const detail = unknownEnvironmentDetail(name, [...combined.environments.keys()]);
-    diagnostics.error('environment_unknown', `unknown environment "${name}"${flag ? ` (${flag})` : ''}${detail}`, combined.environmentsSpan ?? combined.firstSpan);
+    // A name typed on the command line is not repeated: it may be a secret typed in the wrong place (docs/security.md §5).
+    const what = flag ? `${flag} names an environment the manifests do not define` : `unknown environment "${name}"`;
+    diagnostics.error('environment_unknown', `${what}${detail}`, combined.environmentsSpan ?? combined.firstSpan);
     return combined;
   }
   return applyOverlay(combined, environment.layer);

@@ -876,7 +876,7 @@ describe('loadManifests: defaults and environments', () => {
 
   it('answers an unknown environment with a suggestion, naming the flag that chose it, and lists the environments', async () => {
     const result = await loadTree({ 'voxform.yaml': manifest }, { environment: 'stagign', environmentFlag: '--env' });
-    expect(summarize(result)).toEqual(['voxform.yaml:10:1 environment_unknown unknown environment "stagign" (--env); did you mean "staging"?']);
+    expect(summarize(result)).toEqual(['voxform.yaml:10:1 environment_unknown --env names an environment the manifests do not define; did you mean "staging"?']);
     expect(result.environments).toEqual(['production', 'staging']);
     const fromCode = await loadTree({ 'voxform.yaml': manifest }, { environment: 'prod' });
     expect(summarize(fromCode)).toEqual(['voxform.yaml:10:1 environment_unknown unknown environment "prod"; did you mean "production"?']);

@@ -195,6 +195,27 @@ describe('a usage error never repeats the value typed', () => {
     if (flag !== '--to') expect(near.stderr).toContain(`${flag} names an environment the manifests do not define; did you mean "staging"?`);
   });
 
+  /**
+   * What each command taking --env needs beside it to run; `webhook serve`, a server that runs until
+   * stopped, is held to the same rule by the one check every command runs through (run-command.ts).
+   */
+  const withEnvironment: Record<string, string[]> = {
+    validate: [], 'policy list': [], plan: [], apply: [], rollback: ['HEAD'], diff: ['--env', 'other'], history: [], drift: [], 'emulator traffic': [],
+    logs: [], report: [], chat: ['--agent', 'desk'], status: [], test: [], 'test capture': ['c1'], get: ['agents'], 'webhook send': ['--event', 'end-of-call'], 'ci run': ['--provider', 'github', '--command', 'plan'],
+  };
+
+  it('an environment no manifest could be read to check (none found, or not YAML) is withheld by every command that takes --env', async () => {
+    const takingEnv = tree.filter(({ command }) => command.options.some((option) => option.long === '--env')).map(({ words }) => words.join(' '));
+    expect(takingEnv.filter((words) => words !== 'webhook serve').sort()).toEqual(Object.keys(withEnvironment).sort());
+    for (const files of [{}, { 'voxform.yaml': 'version: 1\nagents: [\n' }] as Array<Record<string, string>>) {
+      for (const [words, rest] of Object.entries(withEnvironment)) {
+        const local = tree.find((entry) => entry.words.join(' ') === words)?.command.options.some((option) => option.long === '--local') ? ['--local'] : [];
+        const result = await runCliInProcess([...words.split(' '), ...rest, ...local, '--env', PLANTED], { cwd: await tempDir(files), env: {} });
+        expect(`${result.stdout}${result.stderr}`, `${words} in ${Object.keys(files).join() || 'a folder without manifests'}`).not.toContain(PLANTED);
+      }
+    }
+  });
+
   it("a reason of the parser's own is kept, the value still not repeated", () => {
     const command = { path: 'voxform plan', hasCommands: false };
     expect(usageError('commander.invalidArgument', `error: option '--limit <n>' argument '${PLANTED}' is invalid. Not a whole number.`, command).message).toBe('The value given to --limit is invalid: Not a whole number.');

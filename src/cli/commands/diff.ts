@@ -26,7 +26,7 @@ export async function run(options: DiffOptions, ctx: CommandContext): Promise<nu
   if (a === undefined || b === undefined || more.length > 0) {
     throw new VoxformError('invalid_argument', 'Name two environments to compare: `voxform diff --env staging --env production`.', { hint: 'The names are those under `environments:` in the manifests.' });
   }
-  if (a === b) throw new VoxformError('invalid_argument', `Both --env name "${a}": name two different environments.`, { hint: 'The names are those under `environments:` in the manifests.' });
+  if (a === b) throw new VoxformError('invalid_argument', 'Both --env name the same environment: name two different environments.', { hint: 'The names are those under `environments:` in the manifests.' });
   const backend = await openOperatorBackend(options, ctx, { note: 'later' });
   // Both environments resolved from one read of the files: they are compared as one checkout holds them.
   const project = await readCommandProject(options, ctx);
