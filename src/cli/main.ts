@@ -34,15 +34,29 @@ export function operatorSecrets(env: Readonly<Record<string, string | undefined>
  * listener leak: a defect of voxform's the suite and the benchmarks look for) says its kind. Each
  * text once: a driver warns at every connection it parses.
  */
-function printNodeWarnings(stderr: Output): void {
+function printNodeWarnings(stderr: Output, env: NodeJS.ProcessEnv): void {
   const said = new Set<string>();
+  const silenced = silencedWarnings(env);
   process.removeAllListeners('warning');
-  process.on('warning', (warning) => {
+  process.on('warning', (warning: Error & { code?: unknown }) => {
+    if (silenced(warning)) return;
     const text = warning.name === 'Warning' ? warning.message : `${warning.name}: ${warning.message}`;
     if (said.has(text)) return;
     said.add(text);
     stderr.write(`warning: ${text}\n`);
   });
+}
+
+/**
+ * Whether the operator told Node to keep a warning quiet, as Node's own printer honours it: every one
+ * for `--no-warnings` (also in NODE_OPTIONS) or NODE_NO_WARNINGS=1, and those of a kind or code a
+ * `--disable-warning` names. Node still hands them to a listener such as voxform's.
+ */
+function silencedWarnings(env: NodeJS.ProcessEnv): (warning: Error & { code?: unknown }) => boolean {
+  if ((process as { noProcessWarnings?: boolean }).noProcessWarnings === true || env.NODE_NO_WARNINGS === '1') return () => true;
+  const flags = [...process.execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)];
+  const disabled = new Set(flags.flatMap((flag, at) => (flag.startsWith('--disable-warning=') ? [flag.slice('--disable-warning='.length)] : flag === '--disable-warning' ? [flags[at + 1] ?? ''] : [])));
+  return (warning) => disabled.has(warning.name) || (typeof warning.code === 'string' && disabled.has(warning.code));
 }
 
 /**
@@ -60,7 +74,7 @@ export async function main(argv: string[], { ownsProcess = false } = {}): Promis
   const stdout = trackingWrites(makeOutput(process.stdout, secrets, () => stoppedWith !== undefined));
   const errors = errorReporting(argv, { stdout, stderr, env: process.env });
   // A program that runs voxform inside its own process prints its warnings as it chose.
-  if (ownsProcess) printNodeWarnings(stderr);
+  if (ownsProcess) printNodeWarnings(stderr, process.env);
   // Ctrl-C or SIGTERM while no command's trap answers it (run-command.ts's): while the command line is
   // parsed and its command loaded, and once it ended while stdout still holds output its reader has
   // not taken (a pipe nobody reads). Node's own answer would end the process without a word; this one

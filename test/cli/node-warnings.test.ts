@@ -43,4 +43,15 @@ describe("Node's process warnings", () => {
     expect(run.output.stderr).toContain('warning: a library has something to say\n');
     expect(run.output.stderr).not.toContain('(node:');
   });
+
+  it.each([
+    [{ NODE_NO_WARNINGS: '1' }, []],
+    [{ NODE_OPTIONS: '--no-warnings' }, []],
+    [{ NODE_OPTIONS: '--disable-warning=DeprecationWarning' }, ['warning: a library has something to say\n']],
+  ])('%j keeps them quiet as Node would: %j', async (env, said) => {
+    const run = spawnCli(await tempDir({ 'voxform.yaml': 'version: 1\n' }), env, ['validate'], { preload: path.join(repoRoot, 'test/helpers/emit-node-warnings.mjs') });
+    expect(await run.exited).toBe(0);
+    expect(run.output.stderr.match(/^warning: .*\n/gm) ?? []).toEqual(said);
+    expect(run.output.stderr).not.toContain('(node:');
+  });
 });
