@@ -406,30 +406,52 @@ describe('voxform export', () => {
     }
   });
 
-  test('a header token a tool\'s name spells only once upper-cased (ß as SS, dotless ı as I): in no variable, file or output', async () => {
-    // A variable name upper-cases a tool's name: `ß` becomes `SS` and `ı` becomes `I`, where a slug drops both.
-    const tokens = { sharpS: 'zq7-ssecret-77-token', dotlessI: 'zq7-iecret-42-token' };
+  test('a header token whose ß, ı or accent a slug or a variable name writes otherwise than its name: in no key, file name, variable, file or output', async () => {
+    // Each token and a name holding it as a slug or a variable name writes it: `ß` upper-cases to `SS`
+    // and a slug drops it, `ı` upper-cases to `I`, a variable name drops an accented letter.
+    const tokens = { sharp: 'Zq7ßecret99Token', dotless: 'ZQ7ISECRET42TOKEN', upperSharp: 'ZQ7SSECRET77TOKEN', accent: 'zq7secret55token' };
+    /** The ways a name shows a text: lower- or upper-cased, accents kept apart or dropped, letters and digits only. */
+    const folds = [
+      (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, ''),
+      (text: string) => text.toUpperCase().toLowerCase().replace(/[^a-z0-9]/g, ''),
+      (text: string) => text.normalize('NFKD').toLowerCase().replace(/[^a-z0-9]/g, ''),
+      (text: string) => text.normalize('NFKD').toUpperCase().toLowerCase().replace(/[^a-z0-9]/g, ''),
+    ];
     const seed = defaultSeed();
     const bot = seed.agents?.find((candidate) => candidate.id === FRONT_DESK);
     const other = seed.agents?.find((candidate) => candidate.id === BOOKING);
-    if (!bot || !other) throw new Error('the default seed has no front desk or booking agent');
-    const toolsNamed = (name: string, token: string) => (other.config.tools ?? []).map((tool) => ({ ...tool, name, header: { authorization: token } }));
-    Object.assign(bot, { config: { ...bot.config, tools: toolsNamed('Zq7 ıecret 42 Token', tokens.dotlessI) } });
-    Object.assign(other, { config: { ...other.config, tools: toolsNamed('Zq7 ßecret 77 Token', tokens.sharpS) } });
+    const tool = other?.config.tools?.[0];
+    if (!bot || !other || !tool) throw new Error('the default seed has no front desk or booking agent with a tool');
+    Object.assign(bot, { name: 'Bot ZQ7SSECRET99TOKEN', config: { ...bot.config, session_data_webhook: { url: 'https://hooks.example.com/end', headers: { authorization: tokens.sharp } } } });
+    const tools = [
+      { ...tool, name: 'Zq7ıSecret42Token', header: { authorization: tokens.dotless } },
+      { ...tool, name: 'Zq7ßecret77Token', header: { authorization: tokens.upperSharp } },
+      { ...tool, name: 'Zq7éSecret55Token', header: { authorization: 'plain-tool-token-3' } },
+    ];
+    const hook = { url: 'https://hooks.example.com/end', headers: { authorization: tokens.accent } };
+    Object.assign(other, { name: 'Other', config: { ...other.config, tools, session_data_webhook: hook } });
+    for (const phone of seed.phones ?? []) phone.agent_id = phone.id === '+15551230001' ? FRONT_DESK : BOOKING;
     const planted = await startEmulator({ port: 0, seed });
     const dir = await tempDir();
     const env = { VOXFORM_API_KEY: planted.apiKey };
     const args = ['--base-url', planted.url];
     try {
-      const exported = await runCliInProcess(['export', '--agent', FRONT_DESK, '--agent', BOOKING, '--out', 'live', ...args], { cwd: dir, env });
+      const exported = await runCliInProcess(['export', '--from-phones', '--out', 'live', ...args], { cwd: dir, env });
       expect(exported.code, exported.stderr).toBe(0);
-      for (const text of await exportedTexts(exported, path.join(dir, 'live'))) for (const token of Object.values(tokens)) expect(foldName(text), text).not.toContain(foldName(token));
-      // Each tool's name holding a token is a reference of its own, its variables named by the tool's position.
+      for (const text of await exportedTexts(exported, path.join(dir, 'live'))) {
+        for (const token of Object.values(tokens)) for (const fold of folds) expect(fold(text), text).not.toContain(fold(token));
+      }
+      // Each name holding a token is a reference of its own, named by the agent's id and the tool's position.
       const secrets = {
-        FRONT_DESK_TOOLS_0_NAME: 'Zq7 ıecret 42 Token',
-        FRONT_DESK_TOOLS_0_AUTHORIZATION: tokens.dotlessI,
-        APPOINTMENT_BOOKING_TOOLS_0_NAME: 'Zq7 ßecret 77 Token',
-        APPOINTMENT_BOOKING_TOOLS_0_AUTHORIZATION: tokens.sharpS,
+        AGENT_OKDQBQETECM4AK369YM_NAME: 'Bot ZQ7SSECRET99TOKEN',
+        AGENT_OKDQBQETECM4AK369YM_SESSION_DATA_WEBHOOK_AUTHORIZATION: tokens.sharp,
+        OTHER_SESSION_DATA_WEBHOOK_AUTHORIZATION: tokens.accent,
+        OTHER_TOOLS_0_NAME: 'Zq7ıSecret42Token',
+        OTHER_TOOLS_0_AUTHORIZATION: tokens.dotless,
+        OTHER_TOOLS_1_NAME: 'Zq7ßecret77Token',
+        OTHER_TOOLS_1_AUTHORIZATION: tokens.upperSharp,
+        OTHER_TOOLS_2_NAME: 'Zq7éSecret55Token',
+        OTHER_TOOLS_2_AUTHORIZATION: 'plain-tool-token-3',
       };
       for (const name of Object.keys(secrets)) expect(exported.stdout).toContain(`  ${name} `);
       const plan = await runCliInProcess(['plan', '--detailed-exitcode', ...args], { cwd: path.join(dir, 'live'), env: { ...env, ...secrets } });
