@@ -75,6 +75,30 @@ async function exportedTexts(run: CliResult, folder: string): Promise<string[]> 
 /** A text as names are compared: letters and digits, lower-cased. */
 const foldName = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
 
+/**
+ * What `export --from-phones` wrote of `seed`'s front desk and booking agents (one phone each), served
+ * by an emulator of its own: each variable of `secrets` is listed to set, and `plan` with them set
+ * shows no changes.
+ */
+async function exportedFromPhones(seed: ReturnType<typeof defaultSeed>, secrets: Record<string, string>): Promise<string[]> {
+  for (const phone of seed.phones ?? []) phone.agent_id = phone.id === '+15551230001' ? FRONT_DESK : BOOKING;
+  const planted = await startEmulator({ port: 0, seed });
+  const dir = await tempDir();
+  const env = { VOXFORM_API_KEY: planted.apiKey };
+  const args = ['--base-url', planted.url];
+  try {
+    const exported = await runCliInProcess(['export', '--from-phones', '--out', 'live', ...args], { cwd: dir, env });
+    expect(exported.code, exported.stderr).toBe(0);
+    for (const name of Object.keys(secrets)) expect(exported.stdout).toContain(`  ${name} `);
+    const plan = await runCliInProcess(['plan', '--detailed-exitcode', ...args], { cwd: path.join(dir, 'live'), env: { ...env, ...secrets } });
+    expect(plan.stdout, plan.stderr).toContain('No changes');
+    expect(plan.code).toBe(0);
+    return await exportedTexts(exported, path.join(dir, 'live'));
+  } finally {
+    await planted.close();
+  }
+}
+
 async function quietPolicy(dir: string, rules: string[]): Promise<void> {
   await appendFile(path.join(dir, 'voxform.yaml'), `policy:\n  rules:\n${rules.map((rule) => `    ${rule}: off\n`).join('')}`);
 }
@@ -348,24 +372,10 @@ describe('voxform export', () => {
     Object.assign(bot, { name: `Bot ${token}`, config: { ...bot.config, session_data_webhook: { url: 'https://hooks.example.com/end', headers: { authorization: token } } } });
     const tools = (other.config.tools ?? []).map((tool) => ({ ...tool, name: token }));
     Object.assign(other, { name: 'Other', config: { ...other.config, tools } });
-    for (const phone of seed.phones ?? []) phone.agent_id = phone.id === '+15551230001' ? FRONT_DESK : BOOKING;
-    const planted = await startEmulator({ port: 0, seed });
-    const dir = await tempDir();
-    const env = { VOXFORM_API_KEY: planted.apiKey };
-    const args = ['--base-url', planted.url];
-    try {
-      const exported = await runCliInProcess(['export', '--from-phones', '--out', 'live', ...args], { cwd: dir, env });
-      expect(exported.code, exported.stderr).toBe(0);
-      for (const text of await exportedTexts(exported, path.join(dir, 'live'))) expect(text.toLowerCase()).not.toContain(token.toLowerCase());
-      expect(exported.stdout).toContain('  AGENT_OKDQBQETECM4AK369YM_SESSION_DATA_WEBHOOK_AUTHORIZATION  agents.agent-okdqbqetecm4ak369ym.config.session_data_webhook.headers.authorization\n');
-      expect(exported.stdout).toContain('  OTHER_TOOLS_0_AUTHORIZATION ');
-      const secrets = { AGENT_OKDQBQETECM4AK369YM_SESSION_DATA_WEBHOOK_AUTHORIZATION: token, OTHER_TOOLS_0_AUTHORIZATION: 'seeded-calendar-token' };
-      const plan = await runCliInProcess(['plan', '--detailed-exitcode', ...args], { cwd: path.join(dir, 'live'), env: { ...env, ...secrets } });
-      expect(plan.stdout, plan.stderr).toContain('No changes');
-      expect(plan.code).toBe(0);
-    } finally {
-      await planted.close();
-    }
+    const texts = await exportedFromPhones(seed, { AGENT_OKDQBQETECM4AK369YM_SESSION_DATA_WEBHOOK_AUTHORIZATION: token, OTHER_TOOLS_0_AUTHORIZATION: 'seeded-calendar-token' });
+    for (const text of texts) expect(text.toLowerCase()).not.toContain(token.toLowerCase());
+    // The output comes first: each variable listed with its place.
+    expect(texts[0]).toContain('  AGENT_OKDQBQETECM4AK369YM_SESSION_DATA_WEBHOOK_AUTHORIZATION  agents.agent-okdqbqetecm4ak369ym.config.session_data_webhook.headers.authorization\n');
   });
 
   test('a header token that is an agent\'s or a tool\'s name only once case and separators are folded: in no key, file name, variable, file or output', async () => {
@@ -379,31 +389,16 @@ describe('voxform export', () => {
     const tools = (other.config.tools ?? []).map((tool) => ({ ...tool, name: 'Zq7 Sep 77 Token', header: { authorization: tokens.dotted } }));
     const hook = { url: 'https://hooks.example.com/end', headers: { authorization: tokens.upper } };
     Object.assign(other, { name: 'zq7 upper 42 token', config: { ...other.config, tools, session_data_webhook: hook } });
-    for (const phone of seed.phones ?? []) phone.agent_id = phone.id === '+15551230001' ? FRONT_DESK : BOOKING;
-    const planted = await startEmulator({ port: 0, seed });
-    const dir = await tempDir();
-    const env = { VOXFORM_API_KEY: planted.apiKey };
-    const args = ['--base-url', planted.url];
-    try {
-      const exported = await runCliInProcess(['export', '--from-phones', '--out', 'live', ...args], { cwd: dir, env });
-      expect(exported.code, exported.stderr).toBe(0);
-      for (const text of await exportedTexts(exported, path.join(dir, 'live'))) for (const token of Object.values(tokens)) expect(foldName(text), text).not.toContain(foldName(token));
-      // Each name holding a token is a reference of its own, named by the agent's id and the tool's position.
-      const secrets = {
-        AGENT_OKDQBQETECM4AK369YM_NAME: 'Zq7 Secret 99 Token',
-        AGENT_OKDQBQETECM4AK369YM_SESSION_DATA_WEBHOOK_X_HOOK_TOKEN: tokens.slug,
-        AGENT_OKDQBQETECM4AK369YN_NAME: 'zq7 upper 42 token',
-        AGENT_OKDQBQETECM4AK369YN_SESSION_DATA_WEBHOOK_AUTHORIZATION: tokens.upper,
-        AGENT_OKDQBQETECM4AK369YN_TOOLS_0_NAME: 'Zq7 Sep 77 Token',
-        AGENT_OKDQBQETECM4AK369YN_TOOLS_0_AUTHORIZATION: tokens.dotted,
-      };
-      for (const name of Object.keys(secrets)) expect(exported.stdout).toContain(`  ${name} `);
-      const plan = await runCliInProcess(['plan', '--detailed-exitcode', ...args], { cwd: path.join(dir, 'live'), env: { ...env, ...secrets } });
-      expect(plan.stdout, plan.stderr).toContain('No changes');
-      expect(plan.code).toBe(0);
-    } finally {
-      await planted.close();
-    }
+    // Each name holding a token is a reference of its own, named by the agent's id and the tool's position.
+    const texts = await exportedFromPhones(seed, {
+      AGENT_OKDQBQETECM4AK369YM_NAME: 'Zq7 Secret 99 Token',
+      AGENT_OKDQBQETECM4AK369YM_SESSION_DATA_WEBHOOK_X_HOOK_TOKEN: tokens.slug,
+      AGENT_OKDQBQETECM4AK369YN_NAME: 'zq7 upper 42 token',
+      AGENT_OKDQBQETECM4AK369YN_SESSION_DATA_WEBHOOK_AUTHORIZATION: tokens.upper,
+      AGENT_OKDQBQETECM4AK369YN_TOOLS_0_NAME: 'Zq7 Sep 77 Token',
+      AGENT_OKDQBQETECM4AK369YN_TOOLS_0_AUTHORIZATION: tokens.dotted,
+    });
+    for (const text of texts) for (const token of Object.values(tokens)) expect(foldName(text), text).not.toContain(foldName(token));
   });
 
   test('a header token whose ß, ı or accent a slug or a variable name writes otherwise than its name: in no key, file name, variable, file or output', async () => {
@@ -430,36 +425,19 @@ describe('voxform export', () => {
     ];
     const hook = { url: 'https://hooks.example.com/end', headers: { authorization: tokens.accent } };
     Object.assign(other, { name: 'Other', config: { ...other.config, tools, session_data_webhook: hook } });
-    for (const phone of seed.phones ?? []) phone.agent_id = phone.id === '+15551230001' ? FRONT_DESK : BOOKING;
-    const planted = await startEmulator({ port: 0, seed });
-    const dir = await tempDir();
-    const env = { VOXFORM_API_KEY: planted.apiKey };
-    const args = ['--base-url', planted.url];
-    try {
-      const exported = await runCliInProcess(['export', '--from-phones', '--out', 'live', ...args], { cwd: dir, env });
-      expect(exported.code, exported.stderr).toBe(0);
-      for (const text of await exportedTexts(exported, path.join(dir, 'live'))) {
-        for (const token of Object.values(tokens)) for (const fold of folds) expect(fold(text), text).not.toContain(fold(token));
-      }
-      // Each name holding a token is a reference of its own, named by the agent's id and the tool's position.
-      const secrets = {
-        AGENT_OKDQBQETECM4AK369YM_NAME: 'Bot ZQ7SSECRET99TOKEN',
-        AGENT_OKDQBQETECM4AK369YM_SESSION_DATA_WEBHOOK_AUTHORIZATION: tokens.sharp,
-        OTHER_SESSION_DATA_WEBHOOK_AUTHORIZATION: tokens.accent,
-        OTHER_TOOLS_0_NAME: 'Zq7ıSecret42Token',
-        OTHER_TOOLS_0_AUTHORIZATION: tokens.dotless,
-        OTHER_TOOLS_1_NAME: 'Zq7ßecret77Token',
-        OTHER_TOOLS_1_AUTHORIZATION: tokens.upperSharp,
-        OTHER_TOOLS_2_NAME: 'Zq7éSecret55Token',
-        OTHER_TOOLS_2_AUTHORIZATION: 'plain-tool-token-3',
-      };
-      for (const name of Object.keys(secrets)) expect(exported.stdout).toContain(`  ${name} `);
-      const plan = await runCliInProcess(['plan', '--detailed-exitcode', ...args], { cwd: path.join(dir, 'live'), env: { ...env, ...secrets } });
-      expect(plan.stdout, plan.stderr).toContain('No changes');
-      expect(plan.code).toBe(0);
-    } finally {
-      await planted.close();
-    }
+    // Each name holding a token is a reference of its own, named by the agent's id and the tool's position.
+    const texts = await exportedFromPhones(seed, {
+      AGENT_OKDQBQETECM4AK369YM_NAME: 'Bot ZQ7SSECRET99TOKEN',
+      AGENT_OKDQBQETECM4AK369YM_SESSION_DATA_WEBHOOK_AUTHORIZATION: tokens.sharp,
+      OTHER_SESSION_DATA_WEBHOOK_AUTHORIZATION: tokens.accent,
+      OTHER_TOOLS_0_NAME: 'Zq7ıSecret42Token',
+      OTHER_TOOLS_0_AUTHORIZATION: tokens.dotless,
+      OTHER_TOOLS_1_NAME: 'Zq7ßecret77Token',
+      OTHER_TOOLS_1_AUTHORIZATION: tokens.upperSharp,
+      OTHER_TOOLS_2_NAME: 'Zq7éSecret55Token',
+      OTHER_TOOLS_2_AUTHORIZATION: 'plain-tool-token-3',
+    });
+    for (const text of texts) for (const token of Object.values(tokens)) for (const fold of folds) expect(fold(text), text).not.toContain(fold(token));
   });
 
   test('a deployed header token that is an agent\'s name once folded: in no key, file name, variable, file or output, with the variable set or without the ledger', async () => {
