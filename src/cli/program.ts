@@ -24,8 +24,9 @@ function collect(value: string, previous: string[] = []): string[] {
 }
 
 /** A whole number from 1 to `max` (whole-number.ts). */
-function positiveInt(name: string, max: number) {
-  return wholeNumberOption(name, { min: 1, max });
+/** A whole number from 1 to `max`; a budget's error gives its default for the example, where 4 would refuse nearly every run. */
+function positiveInt(name: string, max: number, budgetDefault?: number) {
+  return wholeNumberOption(name, { min: 1, max, ...(budgetDefault === undefined ? {} : { hint: `For example: ${name} ${budgetDefault} (the default).` }) });
 }
 
 /** An option only the parent takes (`plan show PLAN -f x.yaml`) would otherwise be ignored without a word. */
@@ -493,8 +494,8 @@ function addServiceCommands(program: Command, action: CommandAction): void {
     .option('--grep <text>', 'only tests whose name contains this text')
     .option('--repeat <n>', 'run each test this many times (overrides repeat:)', positiveInt('--repeat', MOST.count))
     .option('--parallelism <n>', 'conversations at once', positiveInt('--parallelism', MOST.parallelism), 8)
-    .option('--max-conversations <n>', 'refuse a run of more conversations than this (default 1000)', positiveInt('--max-conversations', MOST.count))
-    .option('--max-requests <n>', 'refuse a run that may send more requests to the agent and the judge than this (default 4000)', positiveInt('--max-requests', MOST.count))
+    .option('--max-conversations <n>', 'refuse a run of more conversations than this (default 1000)', positiveInt('--max-conversations', MOST.count, 1000))
+    .option('--max-requests <n>', 'refuse a run that may send more requests to the agent and the judge than this (default 4000)', positiveInt('--max-requests', MOST.count, 4000))
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'junit', 'markdown']).default('text'))
     .option('--out <file>', 'write the report to this file instead of stdout')
     .option('--skip-judge', 'use no judge model: judge checks and simulated callers are reported as skipped')

@@ -33,6 +33,8 @@ describe('errors found before a command runs have a hint too', () => {
     [['logs', '--local', '--limit', '99999999999999999999'], {}, 'error[invalid_option]: The value given to --limit is not a whole number from 1 to 1,000,000.\n  hint: For example: --limit 4.\n'],
     [['logs', '--local', '--limit', '1e3'], {}, 'error[invalid_option]: The value given to --limit is not a whole number from 1 to 1,000,000.\n  hint: For example: --limit 4.\n'],
     [['test', '--local', '--repeat', '1000001'], {}, 'error[invalid_option]: The value given to --repeat is not a whole number from 1 to 1,000,000.\n  hint: For example: --repeat 4.\n'],
+    [['test', '--local', '--max-requests', 'abc'], {}, 'error[invalid_option]: The value given to --max-requests is not a whole number from 1 to 1,000,000.\n  hint: For example: --max-requests 4000 (the default).\n'],
+    [['test', '--local', '--max-conversations', '0'], {}, 'error[invalid_option]: The value given to --max-conversations is not a whole number from 1 to 1,000,000.\n  hint: For example: --max-conversations 1000 (the default).\n'],
     // Every whole-number flag is read one way (whole-number.ts): --lock-timeout too, of every command that takes it.
     [['apply', '--local', '--lock-timeout', '0x10'], {}, 'error[invalid_option]: The value given to --lock-timeout is not a whole number from 0 to 86,400.\n  hint: For example: --lock-timeout 60 waits up to a minute for another run to release the lock.\n'],
     [['apply', '--local', '--lock-timeout', '1e3'], {}, 'error[invalid_option]: The value given to --lock-timeout is not a whole number from 0 to 86,400.\n  hint: For example: --lock-timeout 60 waits up to a minute for another run to release the lock.\n'],
