@@ -121,7 +121,7 @@ function checkRunTestsOptions(options: RunTestsOptions): void {
  * nothing written. `rerun`: the command line that runs the same tests again (the CLI's, with its options).
  */
 export function testsInterrupted(rerun = 'voxform test'): VoxformError {
-  return new VoxformError('interrupted', 'Tests interrupted: the conversations under way were cut short, no other was started, and no report or recording was written.', { hint: `Run \`${rerun}\` again to run every test.` });
+  return new VoxformError('interrupted', 'Tests interrupted: the conversations under way were cut short, no other was started, and no report or recording was written.', { hint: `Run \`${rerun}\` to run the tests again.` });
 }
 
 /** The client whose requests, queued or on the wire, the run's `signal` stops. */

@@ -66,7 +66,7 @@ describe('Ctrl-C during voxform test', () => {
       [
         'Stopping: the conversations under way are cut short; no report or recording is written (Ctrl-C again stops at once).',
         'error[interrupted]: Tests interrupted: the conversations under way were cut short, no other was started, and no report or recording was written.',
-        '  hint: Run `voxform test example/tests/judged.test.yaml --mode record` again to run every test.',
+        '  hint: Run `voxform test example/tests/judged.test.yaml --mode record` to run the tests again.',
         '',
       ].join('\n'),
     );
@@ -75,10 +75,10 @@ describe('Ctrl-C during voxform test', () => {
     expect(await readdir(path.join(project.dir, 'example/tests'))).toEqual(before);
   });
 
-  it('with --format json, the interrupt is the one JSON document on stdout, exit 130; its hint carries the run\'s --env, --state and --repeat', async () => {
+  it('with --format json, the interrupt is the one JSON document on stdout, exit 130; its hint carries the run\'s --env, --state, --repeat, --no-cache and --format', async () => {
     const project = await startProject();
     project.emulator.control.setFaults([{ path: '/chat/completions', latencyMs: 300 }]);
-    const { child, output, exited } = spawnCli(project.dir, project.env, ['test', 'example/tests', '--env', 'staging', '--state', 'staging-state.json', '--repeat', '20', '--parallelism', '2', '--format', 'json']);
+    const { child, output, exited } = spawnCli(project.dir, project.env, ['test', 'example/tests', '--env', 'staging', '--state', 'staging-state.json', '--repeat', '20', '--parallelism', '2', '--no-cache', '--format', 'json']);
     while (!project.emulator.control.requestLog().some((entry) => entry.path === '/chat/completions')) await new Promise((r) => setTimeout(r, 20));
     child.kill('SIGINT');
     expect(await exited).toBe(130);
@@ -87,7 +87,7 @@ describe('Ctrl-C during voxform test', () => {
       error: {
         code: 'interrupted',
         message: 'Tests interrupted: the conversations under way were cut short, no other was started, and no report or recording was written.',
-        hint: 'Run `voxform test example/tests --repeat 20 --env staging --state staging-state.json` again to run every test.',
+        hint: 'Run `voxform test example/tests --repeat 20 --no-cache --format json --env staging --state staging-state.json` to run the tests again.',
       },
     });
   });

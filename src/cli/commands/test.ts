@@ -28,7 +28,7 @@ import { describeWriteFailure, findWriteObstacle, writeFileAtomic, WriteSet } fr
 import { pathExists } from '../../project-files/guarded-read.js';
 import { refuseOwnFile } from '../../project-files/own-files.js';
 import type { CommandContext } from '../context.js';
-import { nextCommand } from '../next-command.js';
+import { nextCommand, ownFlags } from '../next-command.js';
 import { recordedCommand } from '../recorded-command.js';
 import { callById } from '../../api/call-by-id.js';
 import { shellWord } from '../../util/shell-word.js';
@@ -77,15 +77,18 @@ function testWords(options: TestOptions): string[] {
   if (options.mode !== undefined && options.mode !== 'live') words.push('--mode', options.mode);
   if (options.repeat !== undefined) words.push('--repeat', String(options.repeat));
   if (options.skipJudge) words.push('--skip-judge');
+  // Without it a rerun would take a keyless judge's verdicts from a cache the pull request may have written.
+  if (options.cache === false) words.push('--no-cache');
   return words;
 }
 
 /**
- * This run's command line, to run it again: its words and the options that choose what they run on
- * (manifests, environment, service, state: nextCommand), never how they report (--format, --out).
+ * This run's command line, to run it again: its words, where it reports (--format, --out), and the
+ * options that choose what they run on (manifests, environment, service, state: nextCommand).
  */
 function rerunCommand(options: TestOptions): string {
-  return nextCommand(testWords(options).join(' '), options);
+  const report = ownFlags([['--format', options.format === 'text' ? undefined : options.format], ['--out', options.out]]);
+  return nextCommand([...testWords(options), ...report].join(' '), options);
 }
 
 /**
