@@ -14,7 +14,7 @@ import { didYouMean } from '../util/did-you-mean.js';
 import { wholeNumberOption } from './whole-number.js';
 import { MOST } from '../util/option-bounds.js';
 import { timeoutOption } from './timeout.js';
-import { refuseEmptyValues, refuseOptionsAsValues } from './empty-values.js';
+import { countOccurrences, refuseEmptyValues, refuseOptionsAsValues, refuseRepeatedValues } from './empty-values.js';
 import { describeVersion } from '../status/versions.js';
 import { shellWord } from '../util/shell-word.js';
 import { chosenFlags, nextCommand, type ChosenTarget } from './next-command.js';
@@ -23,8 +23,7 @@ function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-/** A whole number from 1 to `max` (whole-number.ts). */
-/** A whole number from 1 to `max`; a budget's error gives its default for the example, where 4 would refuse nearly every run. */
+/** A whole number from 1 to `max` (whole-number.ts); a budget's error gives its default for the example, where 4 would refuse nearly every run. */
 function positiveInt(name: string, max: number, budgetDefault?: number) {
   return wholeNumberOption(name, { min: 1, max, ...(budgetDefault === undefined ? {} : { hint: `For example: ${name} ${budgetDefault} (the default).` }) });
 }
@@ -285,6 +284,7 @@ export function buildProgram(run: (name: string, options: Record<string, unknown
     // A naming value typed empty (a script's unset variable), or an option read as a value, is refused before any command runs (empty-values.ts).
     refuseEmptyValues(cmd, commandWords(cmd));
     refuseOptionsAsValues(cmd, commandWords(cmd));
+    refuseRepeatedValues(cmd, commandWords(cmd));
     await run(name, { ...program.opts(), ...parent, ...cmd.opts(), args: positional });
   };
 
@@ -306,6 +306,7 @@ export function buildProgram(run: (name: string, options: Record<string, unknown
   addCiCommands(program, action);
 
   addCommandHelp(program);
+  countOccurrences(program, (option) => option.parseArg === collect);
   return program;
 }
 

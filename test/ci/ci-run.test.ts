@@ -374,7 +374,8 @@ describe('voxform ci run when something fails', () => {
 
   it('refuses --command-args that hold an option ci run sets itself, before running anything', async () => {
     const before = fake.requests.length;
-    for (const [args, option] of [['--out ../mine.json', '--out'], ['--format=json', '--format'], ['--detailed-exitcode', '--detailed-exitcode']] as const) {
+    // --env and --to: what the review's marker, the artifact and the summary are named by is ci run's --env.
+    for (const [args, option] of [['--out ../mine.json', '--out'], ['--format=json', '--format'], ['--detailed-exitcode', '--detailed-exitcode'], ['--local --env production', '--env'], ['--to=production', '--to']] as const) {
       const plan = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'plan', '--command-args', args, '--out-dir', 'owned'], github());
       expect(plan.code).toBe(1);
       // Said as ci run's own error, on stderr: the --format inside --command-args is not ci run's.

@@ -216,6 +216,27 @@ describe('a usage error never repeats the value typed', () => {
     }
   });
 
+  it.each([
+    [['plan', '--local', '--env', 'staging', '--env', PLANTED], '--env', 'voxform plan'],
+    [['promote', '--local', '--to', 'production', '--to', PLANTED], '--to', 'voxform promote'],
+    [['logs', '--local', '--limit', '3', '--limit', '4'], '--limit', 'voxform logs'],
+    [['test', '--local', '--format', 'json', '--format', 'text'], '--format', 'voxform test'],
+    [['test', 'capture', 'c1', '--out', 'a.yaml', '--out', PLANTED], '--out', 'voxform test capture'],
+  ])('%j: an option of one value given twice is refused, neither value taken nor repeated', async (args, flag, words) => {
+    const result = await runCliInProcess([...args], { cwd: await tempDir({ 'voxform.yaml': ENVIRONMENTS }), env: {} });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`error[invalid_option]: ${flag} is given twice to \`${words}\`: it takes one value, and which one was meant is not voxform's to guess.\n  hint: Give ${flag} once.\n`);
+    expect(result.stdout).toBe('');
+  });
+
+  it('a repeatable option given twice is taken whole: -f, --agent', async () => {
+    const result = await runCliInProcess(['validate', '-f', 'voxform.yaml', '-f', 'staging.yaml'], { cwd: await tempDir({ 'voxform.yaml': ENVIRONMENTS, 'staging.yaml': 'version: 1\n' }), env: {} });
+    expect(result.code, result.stderr).toBe(0);
+    const tests = await runCliInProcess(['test', '--local', '--agent', 'desk', '--agent', 'desk', '--mode', 'replay'], { cwd: await tempDir({ 'voxform.yaml': ENVIRONMENTS }), env: {} });
+    expect(tests.stderr).not.toContain('is given twice');
+    expect(tests.stderr).toContain('tests_not_found');
+  });
+
   it("a reason of the parser's own is kept, the value still not repeated", () => {
     const command = { path: 'voxform plan', hasCommands: false };
     expect(usageError('commander.invalidArgument', `error: option '--limit <n>' argument '${PLANTED}' is invalid. Not a whole number.`, command).message).toBe('The value given to --limit is invalid: Not a whole number.');

@@ -71,6 +71,8 @@ const OWNED_OPTIONS: Record<string, string> = {
   '--out': 'ci run saves the plan and the test report in --out-dir, where the report and the Action read them',
   '--format': 'ci run chooses the output the report is made from (the job log shows the text)',
   '--detailed-exitcode': 'ci run reports changes in the comment, the summary and the labels, and exits 0 for a plan with changes, so the job does not fail on one',
+  '--env': "ci run names the environment with its own --env (the Action's `environment` input), which the comment's marker, the artifact and the summary are named by",
+  '--to': "ci run promotes to its own --env (the Action's `environment` input), which the summary and the job's environment are named by",
 };
 
 /** The operator's extra arguments, refused when they name an option `ci run` owns. */
