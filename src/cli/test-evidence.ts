@@ -13,7 +13,8 @@ import { MAX_TEST_FILE_BYTES } from '../conversations/load-tests.js';
 import type { TestMode } from '../conversations/recordings/recordings.js';
 import { deployer, uncommittedFiles } from '../history/source.js';
 import type { DesiredState } from '../manifest/types.js';
-import { findProjectRoot, isInside, readGuarded } from '../project-files/guarded-read.js';
+import { isInside, readGuarded } from '../project-files/guarded-read.js';
+import { manifestProjectRoot } from '../project-files/manifest-files.js';
 import { changedDuringRun, liveConfigurationHashes, suiteDigest, testRunRecord } from '../promote/evidence.js';
 import type { CheckoutSuite } from '../promote/gates.js';
 import { workspaceKey } from '../state/types.js';
@@ -137,7 +138,7 @@ export async function checkoutSuite(options: ProjectOptions, ctx: CommandContext
     // Committed, the files are the suite a run of them recorded: no run is needed when one of them is.
     return { problem: `this checkout's test files hold changes beside its commit (${someOf(changed.map(controlsAsQuestionMarks), 3)})`, fix: `commit them and promote again (run them first if they have not run: \`${testCommand}\`)` };
   }
-  const root = await findProjectRoot(ctx.cwd, ctx.cwd);
+  const root = await manifestProjectRoot(manifestPlaces(options, ctx, desired), ctx.cwd);
   const budget = { remaining: MAX_TEST_BYTES_PER_RUN, limit: MAX_TEST_BYTES_PER_RUN, noun: 'test files' };
   const hashed: Array<{ path: string; contentHash: string }> = [];
   for (const file of suite.files) {

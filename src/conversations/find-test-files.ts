@@ -10,8 +10,8 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
-import { findProjectRoot, isInside } from '../project-files/guarded-read.js';
-import { folderSearchEnters, folderSearchTakes, isSearchableFolder, listSearchedFolder } from '../project-files/manifest-files.js';
+import { isInside } from '../project-files/guarded-read.js';
+import { folderSearchEnters, folderSearchTakes, isSearchableFolder, listSearchedFolder, manifestProjectRoot } from '../project-files/manifest-files.js';
 import { byCodeUnits } from '../util/compare.js';
 
 /** Whether a run searching a folder reads a file of this name: `*.test.yaml` or `*.test.yml`. */
@@ -37,7 +37,7 @@ export interface TestSuite {
 export async function findTestSuite(cwd: string, manifests: readonly string[]): Promise<TestSuite> {
   const first = manifests[0] ?? path.join(cwd, 'voxform.yaml');
   const folder = path.join((await isFolder(first)) ? first : path.dirname(first), 'tests');
-  return { folder, files: (await isFolder(folder)) ? await searchGivenFolder(folder, path.relative(cwd, folder) || folder, cwd) : [] };
+  return { folder, files: (await isFolder(folder)) ? await searchGivenFolder(folder, path.relative(cwd, folder) || folder, await manifestProjectRoot(manifests, cwd)) : [] };
 }
 
 /** Whether a search of `folder` would find `file` (both absolute), by its path alone: a test file under it, in no hidden or skipped folder. */
@@ -63,6 +63,7 @@ export async function findTestFiles(paths: readonly string[], cwd: string, manif
     return found;
   }
   const files: string[] = [];
+  const root = await manifestProjectRoot(manifests, cwd);
   for (const given of paths) {
     const absolute = path.resolve(cwd, given);
     const info = await stat(absolute).catch(() => undefined);
@@ -71,7 +72,7 @@ export async function findTestFiles(paths: readonly string[], cwd: string, manif
       files.push(absolute);
       continue;
     }
-    const found = await searchGivenFolder(absolute, given, cwd);
+    const found = await searchGivenFolder(absolute, given, root);
     if (found.length === 0) throw new VoxformError('tests_not_found', `The folder ${given} holds no *.test.yaml files.`, { hint: 'Test files end in .test.yaml (or .test.yml).' });
     files.push(...found);
   }
@@ -83,11 +84,12 @@ async function isFolder(folder: string): Promise<boolean> {
 }
 
 /**
- * The test files under a folder a run was given or the suite's (absolute); a folder linked out of the
- * project is not searched but taken as a file, which the read refuses at its name (as for -f).
+ * The test files under a folder a run was given or the suite's (absolute); a folder outside the
+ * project (`root`: the manifests', manifestProjectRoot), or linked out of it, is not searched but
+ * taken as a file, which the read refuses at its name (as for -f).
  */
-async function searchGivenFolder(folder: string, shown: string, cwd: string): Promise<string[]> {
-  return (await isSearchableFolder(await findProjectRoot(folder, cwd), folder)) ? searchFolder(folder, shown) : [folder];
+async function searchGivenFolder(folder: string, shown: string, root: string): Promise<string[]> {
+  return (await isSearchableFolder(root, folder)) ? searchFolder(folder, shown) : [folder];
 }
 
 /** The test files under `folder` (absolute), `shown` its name as the user gave it (or as the suite names it). */

@@ -8,7 +8,8 @@
 import { VoxformError } from '../errors.js';
 import { decodeUtf8 } from '../project-files/decode.js';
 import { DiagnosticList } from '../manifest/diagnostics.js';
-import { describeProjectRoot, findProjectRoot, readGuarded } from '../project-files/guarded-read.js';
+import { describeProjectRoot, readGuarded } from '../project-files/guarded-read.js';
+import { manifestProjectRoot } from '../project-files/manifest-files.js';
 import { formatSize } from '../util/size.js';
 import { sha256 } from '../util/hash.js';
 import { parseYaml } from '../manifest/parse-yaml.js';
@@ -35,6 +36,12 @@ const DEFAULT_MAX_TURNS = 10;
 export interface LoadTestsOptions {
   files: readonly string[];
   cwd: string;
+  /**
+   * The manifests the tests are for, as findTestFiles takes them (the files read, or the files and
+   * folders named with -f): the test files must lie inside their project root (manifestProjectRoot).
+   * Default: the default manifest in `cwd`.
+   */
+  manifests?: readonly string[];
   /** Local names of the manifest's agents: a test file must name one of them. */
   agents: ReadonlySet<string>;
   /** The tool names each agent's tests may give, where the manifests fix them (`toolNamesOf`). */
@@ -53,7 +60,7 @@ export async function loadTestFiles(options: LoadTestsOptions): Promise<LoadTest
   const sources = new SourceRegistry(options.cwd);
   const loaded: TestFile[] = [];
   // Test files are the pull request author's, like manifests: inside the project, regular files, capped.
-  const root = await findProjectRoot(options.cwd, options.cwd);
+  const root = await manifestProjectRoot(options.manifests ?? [], options.cwd);
   let bytes = 0;
   for (const file of options.files) {
     const outcome = await readGuarded(file, { root, maxBytes: MAX_TEST_FILE_BYTES });
@@ -63,8 +70,8 @@ export async function loadTestFiles(options: LoadTestsOptions): Promise<LoadTest
       });
     }
     if (!outcome.ok && outcome.reason === 'outside') {
-      throw new VoxformError('tests_unreadable', `${sources.display(file)} is outside the project, whose root is ${await describeProjectRoot(root)}.`, {
-        hint: 'Test files are read only inside the project: move it into the project, or run voxform from the project that holds it.',
+      throw new VoxformError('tests_unreadable', `${sources.display(file)} is outside the project, whose root is ${await describeProjectRoot(root, options.cwd)}.`, {
+        hint: 'Test files are read only inside the project of the manifest: move it into that project, or name the manifest of the project that holds it with -f.',
       });
     }
     if (!outcome.ok) throw new VoxformError('tests_unreadable', `${sources.display(file)} ${outcome.message}.`, { hint: 'Check its path and permissions; keep test files inside the project.' });

@@ -73,11 +73,12 @@ export async function findProjectRoot(start: string, cwd: string): Promise<strin
   return realFolder(isInside(workingDirectory, written) ? workingDirectory : written);
 }
 
-/** `root` (from findProjectRoot with `start` the working directory) and how it was found, for messages. */
-export async function describeProjectRoot(root: string): Promise<string> {
-  return (await pathExists(path.join(root, '.git'), { follow: true }))
-    ? `${root} (the git work tree voxform runs in)`
-    : `${root} (the folder voxform runs in, which is in no git work tree)`;
+/** `root` (from findProjectRoot with `start` the folder of the manifest the operator named) and how it was found, for messages. */
+export async function describeProjectRoot(root: string, cwd: string): Promise<string> {
+  if (await pathExists(path.join(root, '.git'), { follow: true })) return `${root} (the git work tree holding the manifest)`;
+  return root === (await realFolder(path.resolve(cwd)))
+    ? `${root} (the folder voxform runs in, which holds the manifest and is in no git work tree)`
+    : `${root} (the manifest's folder, which is in no git work tree)`;
 }
 
 /** Whether `file` (a real path) is `root` or inside it. */

@@ -45,15 +45,15 @@ interface FindManifestOptions {
 export async function findManifestFiles(paths: readonly string[], cwd: string, options: FindManifestOptions = {}): Promise<ManifestFile[]> {
   const { projectRoot } = options;
   const namedWith = options.namedWith ?? '`-f PATH`';
-  const rootFor = async (folder: string): Promise<string> => (projectRoot === undefined ? findProjectRoot(folder, cwd) : realFolder(path.resolve(cwd, projectRoot)));
-  if (paths.length === 0) return [{ file: await findDefaultManifest(cwd, namedWith), root: await rootFor(cwd), fromFolder: false }];
+  const rootFor = async (named: string, isFolder: boolean): Promise<string> => (projectRoot === undefined ? rootOfNamed(named, isFolder, cwd) : realFolder(path.resolve(cwd, projectRoot)));
+  if (paths.length === 0) return [{ file: await findDefaultManifest(cwd, namedWith), root: await rootFor(cwd, true), fromFolder: false }];
   const files = new Map<string, { root: string; fromFolder: boolean }>();
   for (const given of paths) {
     const absolute = path.resolve(cwd, given);
     const info = await stat(absolute).catch(() => undefined);
     if (!info) throw await notFound(given, absolute, namedWith);
     if (info.isDirectory()) {
-      const root = await rootFor(absolute);
+      const root = await rootFor(absolute, true);
       if (!(await isSearchableFolder(root, absolute))) {
         if (!files.has(absolute)) files.set(absolute, { root, fromFolder: false });
         continue;
@@ -69,10 +69,32 @@ export async function findManifestFiles(paths: readonly string[], cwd: string, o
       }
       for (const file of found) if (!files.has(file)) files.set(file, { root, fromFolder: true });
     } else if (!files.has(absolute)) {
-      files.set(absolute, { root: await rootFor(path.dirname(absolute)), fromFolder: false });
+      files.set(absolute, { root: await rootFor(absolute, false), fromFolder: false });
     }
   }
   return [...files].map(([file, where]) => ({ file, ...where }));
+}
+
+/**
+ * The project root (a real path) of a manifest the operator named, or of a folder of manifests
+ * named (absolute): found from the folder holding it (findProjectRoot), never from the working
+ * directory alone, so a project's files are its own wherever voxform runs.
+ */
+function rootOfNamed(named: string, isFolder: boolean, cwd: string): Promise<string> {
+  return findProjectRoot(isFolder ? named : path.dirname(named), cwd);
+}
+
+/**
+ * The project root of the manifests the operator named (the files read, or the files and folders
+ * given with -f; none: the default manifest in the working directory), found from the first, as
+ * its own files' root is. Whatever else belongs to the project, its conversation test files, must
+ * lie inside it (docs/security.md §3).
+ */
+export async function manifestProjectRoot(manifests: readonly string[], cwd: string): Promise<string> {
+  const first = manifests[0];
+  if (first === undefined) return rootOfNamed(path.resolve(cwd), true, cwd);
+  const named = path.resolve(cwd, first);
+  return rootOfNamed(named, (await stat(named).catch(() => undefined))?.isDirectory() ?? false, cwd);
 }
 
 async function findDefaultManifest(cwd: string, namedWith: string): Promise<string> {

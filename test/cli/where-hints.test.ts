@@ -53,8 +53,8 @@ describe('voxform test PATH outside the project', () => {
     const result = await runCliInProcess(['test', '../elsewhere/a.test.yaml', '--local'], { cwd: project });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
-      `error[tests_unreadable]: ../elsewhere/a.test.yaml is outside the project, whose root is ${await realpath(project)} (the folder voxform runs in, which is in no git work tree).\n` +
-        '  hint: Test files are read only inside the project: move it into the project, or run voxform from the project that holds it.\n',
+      `error[tests_unreadable]: ../elsewhere/a.test.yaml is outside the project, whose root is ${await realpath(project)} (the folder voxform runs in, which holds the manifest and is in no git work tree).\n` +
+        '  hint: Test files are read only inside the project of the manifest: move it into that project, or name the manifest of the project that holds it with -f.\n',
     );
   });
 });

@@ -191,10 +191,12 @@ async function writeResults(testRun: TestRun, options: TestOptions, ctx: Command
 }
 
 async function loadTests(options: TestOptions, ctx: CommandContext, desired: DesiredState): Promise<TestFile[]> {
-  const paths = await findTestFiles(options.args ?? [], ctx.cwd, manifestPlaces(options, ctx, desired));
+  const manifests = manifestPlaces(options, ctx, desired);
+  const paths = await findTestFiles(options.args ?? [], ctx.cwd, manifests);
   const result = await loadTestFiles({
     files: paths,
     cwd: ctx.cwd,
+    manifests,
     agents: new Set(desired.agents.keys()),
     toolsOf: (name) => {
       const agent = desired.agents.get(name);
