@@ -52,9 +52,16 @@ const WITHIN_CAP: Record<string, string> = {
   expect: 'split the checks over several turns or tests',
 };
 
+/** Why a field must be above its least value, and how to give one, by the field (the schema's exclusiveMinimum). */
+const ABOVE_LEAST: Record<string, string> = {
+  pass_rate: 'no run would need to pass, so the test would pass whatever the agent says; give the share of runs that must pass, above 0 and at most 1 (0.5: half of them), or leave it out for every run',
+};
+
+/** The field a path ends in, past any index: `repeat` of tests[2].repeat, `turns` of tests[0].turns[3]. */
+const fieldOf = (path: ReadonlyArray<string | number>): string => [...path].reverse().find((part): part is string => typeof part === 'string') ?? '';
+
 function overCap(path: ReadonlyArray<string | number>, found: string, limit: unknown): string {
-  const field = [...path].reverse().find((part): part is string => typeof part === 'string') ?? '';
-  const fix = WITHIN_CAP[field] ?? 'lower it';
+  const fix = WITHIN_CAP[fieldOf(path)] ?? 'lower it';
   return `${describeTestPlace(path)} ${found}, over the cap of ${formatCount(Number(limit))}; ${fix}`;
 }
 
@@ -97,6 +104,11 @@ export function reportTestSchemaIssue(issue: SchemaIssue, root: unknown, fallbac
     case 'maximum':
       diagnostics.error('invalid_value', overCap(path, `is ${String(value)}`, issue.params.limit), span);
       return;
+    case 'exclusiveMinimum': {
+      const why = ABOVE_LEAST[fieldOf(path)] ?? `it must be above ${String(issue.params.limit)}`;
+      diagnostics.error('invalid_value', `${place} is ${String(value)}: ${why}`, span);
+      return;
+    }
     case 'maxItems':
       diagnostics.error('invalid_value', overCap(path, `has ${Array.isArray(value) ? formatCount(value.length) : 'too many'} items`, issue.params.limit), span);
       return;

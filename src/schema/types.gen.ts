@@ -2845,7 +2845,7 @@ export interface ConversationTest {
    */
   repeat?: number;
   /**
-   * The fraction of runs that must pass (default 1.0: every run). With repeat: 5 and pass_rate: 0.8, four passing runs of five are enough.
+   * The fraction of runs that must pass, above 0 and at most 1 (default 1.0: every run). With repeat: 5 and pass_rate: 0.8, four passing runs of five are enough. 0 is refused: a test no run needs to pass would pass whatever the agent says.
    */
   pass_rate?: number;
   /**
