@@ -36,6 +36,7 @@ export const NAMING_VALUES: ReadonlyMap<string, Named> = new Map([
   ['name|id', { takes: 'a name or an id', readAs: NAME }],
   ['env', { takes: 'an environment', readAs: NAME }],
   ['ref', { takes: 'a history record, a commit or `previous`', readAs: NAME }],
+  ['revision', { takes: 'a git revision such as origin/main', readAs: NAME }],
   ['call-id', { takes: 'a call id', readAs: NAME }],
   ['workspace', { takes: 'a workspace', readAs: NAME }],
   ['lock-id', { takes: 'a lock id', readAs: NAME }],

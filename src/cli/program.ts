@@ -322,7 +322,7 @@ function addChangeCommands(program: Command, action: CommandAction): void {
     .option('--target <address>', 'only this resource and what it needs (repeatable), e.g. agent.front-desk', collect)
     .option('--state <url|path>', STATE_OPTION)
     .option('--parallelism <n>', 'requests in flight at once', positiveInt('--parallelism', MOST.parallelism), 8)
-    .option('--base <ref>', 'flag policy relaxations against this git revision, e.g. origin/main (env VOXFORM_BASE_REF)')
+    .option('--base <revision>', 'flag policy relaxations against this git revision, e.g. origin/main (env VOXFORM_BASE_REF)')
     .option('--take-over <address>', 'let this plan change an agent, number, campaign or credential another environment of the service set (repeatable)', collect)
     .action(action('plan'));
   // `plan` parses `--format` before `show` sees it (see `action`): no default here, `plan`'s applies.

@@ -80,6 +80,11 @@ describe('a naming value given empty', () => {
     else expect(said).toMatch(new RegExp(`^error\\[invalid_option\\]: ${flag} is empty: it takes .*, and an empty value is never taken for ((the current folder or )?the default|every address of this machine)\\.\\n  hint: Give `));
   });
 
+  it('says what each option takes as help names it: plan\'s --base a git revision, rollback\'s <ref> a record', async () => {
+    expect((await refused(['plan', '--local', '--base', ''])).said).toMatch(/^error\[invalid_option\]: --base is empty: it takes a git revision such as origin\/main,/);
+    expect((await refused(['rollback', '--local', ''])).said).toMatch(/it takes a history record, a commit or `previous`,/);
+  });
+
   it.each(pathArguments)('%j %j: its argument <%s> given "" is refused, nothing done', async (words, before, name) => {
     const { code, said, stdout } = await refused([...words, ...before, '']);
     expect(code).toBe(1);
