@@ -57,6 +57,12 @@ const ABOVE_LEAST: Record<string, string> = {
   pass_rate: 'no run would need to pass, so the test would pass whatever the agent says; give the share of runs that must pass, above 0 and at most 1 (0.5: half of them), or leave it out for every run',
 };
 
+/** How to give a field at least its least value, by the field (the schema's minimum). */
+const AT_LEAST: Record<string, string> = {
+  repeat: 'give how many times to run the test, 1 or more, or leave it out to run it once',
+  max_turns: 'give how many caller turns the conversation may take, 1 or more, or leave it out for 10',
+};
+
 /** The field a path ends in, past any index: `repeat` of tests[2].repeat, `turns` of tests[0].turns[3]. */
 const fieldOf = (path: ReadonlyArray<string | number>): string => [...path].reverse().find((part): part is string => typeof part === 'string') ?? '';
 
@@ -104,6 +110,11 @@ export function reportTestSchemaIssue(issue: SchemaIssue, root: unknown, fallbac
     case 'maximum':
       diagnostics.error('invalid_value', overCap(path, `is ${String(value)}`, issue.params.limit), span);
       return;
+    case 'minimum': {
+      const fix = AT_LEAST[fieldOf(path)] ?? `give ${String(issue.params.limit)} or more`;
+      diagnostics.error('invalid_value', `${place} is ${String(value)}, under the least of ${String(issue.params.limit)}; ${fix}`, span);
+      return;
+    }
     case 'exclusiveMinimum': {
       const why = ABOVE_LEAST[fieldOf(path)] ?? `it must be above ${String(issue.params.limit)}`;
       diagnostics.error('invalid_value', `${place} is ${String(value)}: ${why}`, span);

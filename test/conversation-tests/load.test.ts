@@ -84,7 +84,7 @@ describe('loading test files', () => {
       'tests/a.test.yaml:8:33 invalid_value not a valid regular expression: /(unclosed/: Unterminated group',
       'tests/a.test.yaml:13:9 invalid_value tests[2].expect[0] must have exactly one of tool_called, tool_calls, tool_not_called, call_status, judge (found tool_not_called and call_status)',
       'tests/a.test.yaml:14:41 invalid_value args belongs with tool_called: it says which arguments the call must have',
-      'tests/a.test.yaml:15:13 invalid_value tests[2].repeat must be >= 1',
+      'tests/a.test.yaml:15:13 invalid_value tests[2].repeat is 0, under the least of 1; give how many times to run the test, 1 or more, or leave it out to run it once',
     ]);
     // Without schema errors: the same rules, and args' regular expressions.
     expect(
@@ -112,6 +112,12 @@ describe('loading test files', () => {
       'tests/a.test.yaml:11:9 invalid_value tests[2].expect[0] must have exactly one of tool_called, tool_calls, tool_not_called, call_status, judge (found tool_not_called and call_status)',
       'tests/a.test.yaml:12:41 invalid_value args belongs with tool_called: it says which arguments the call must have',
       'tests/a.test.yaml:13:47 invalid_value not a valid regular expression: /[/: Unterminated character class',
+    ]);
+  });
+
+  it('says how to give a field its least value: a simulated caller of no turns', async () => {
+    expect(await problems(['agent: booking', 'tests:', '  - name: one', '    simulate: { persona: P, goal: G, max_turns: 0 }', '    expect: [{ tool_called: find_slots }]'].join('\n'))).toEqual([
+      'tests/a.test.yaml:4:49 invalid_value tests[0].simulate.max_turns is 0, under the least of 1; give how many caller turns the conversation may take, 1 or more, or leave it out for 10',
     ]);
   });
 
