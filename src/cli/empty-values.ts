@@ -57,7 +57,7 @@ const IN_A_SCRIPT = 'in a script, check that the variable it comes from is set';
  * of the same name (`emulator traffic --seed S` sets `emulator`'s `--seed <file>`), but the value is
  * the subcommand's, as the command merges them: its own declaration says what the value takes.
  */
-function optionsInScope(cmd: Command): Array<{ command: Command; option: Option; declared: Option }> {
+export function optionsInScope(cmd: Command): Array<{ command: Command; option: Option; declared: Option }> {
   const scope: Array<{ command: Command; option: Option; declared: Option }> = [];
   const nearest = new Map<string, Option>();
   for (let current: Command | null = cmd; current; current = current.parent) {
@@ -87,36 +87,6 @@ export function refuseOptionsAsValues(cmd: Command, words: readonly string[]): v
     throw new VoxformError('invalid_option', `${flag} has no value: the next word, ${String(taken).split('=', 1)[0]}, is an option of \`${words.join(' ')}\`, and was read as its value.`, {
       hint: `Give ${flag} <${valueName(declared) ?? 'value'}> its value before the next option.`,
     });
-  }
-}
-
-/** How often the parser read each option that takes one value, by the option (countOccurrences). */
-const occurrences = new WeakMap<Option, number>();
-
-/**
- * Counts, as the parser reads the command line, each occurrence of every option of `program`'s
- * commands that takes one value, for refuseRepeatedValues: the parser keeps the last value without
- * a word. `isList`: an option that collects every value it is given (`-f`, `--agent`: repeatable).
- */
-export function countOccurrences(program: Command, isList: (option: Option) => boolean): void {
-  for (const option of program.options) {
-    if (valueName(option) === undefined || option.variadic || isList(option)) continue;
-    program.on(`option:${option.name()}`, () => occurrences.set(option, (occurrences.get(option) ?? 0) + 1));
-  }
-  for (const sub of program.commands) countOccurrences(sub, isList);
-}
-
-/**
- * Refuses an option of one value given more than once (`apply --env staging --env production`,
- * a CI job's extra arguments after its own): the parser would take the last without a word, and a
- * run on the other environment is no typo to guess at. The values are not repeated (docs/security.md §5).
- */
-export function refuseRepeatedValues(cmd: Command, words: readonly string[]): void {
-  for (const { option, declared } of optionsInScope(cmd)) {
-    const count = occurrences.get(option) ?? 0;
-    if (count < 2) continue;
-    const flag = declared.long ?? declared.flags;
-    throw new VoxformError('invalid_option', `${flag} is given ${count === 2 ? 'twice' : `${count} times`} to \`${words.join(' ')}\`: it takes one value, and which one was meant is not voxform's to guess.`, { hint: `Give ${flag} once.` });
   }
 }
 
