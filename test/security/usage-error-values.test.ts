@@ -207,11 +207,16 @@ describe('a usage error never repeats the value typed', () => {
   it('an environment no manifest could be read to check (none found, or not YAML) is withheld by every command that takes --env', async () => {
     const takingEnv = tree.filter(({ command }) => command.options.some((option) => option.long === '--env')).map(({ words }) => words.join(' '));
     expect(takingEnv.filter((words) => words !== 'webhook serve').sort()).toEqual(Object.keys(withEnvironment).sort());
-    for (const files of [{}, { 'voxform.yaml': 'version: 1\nagents: [\n' }] as Array<Record<string, string>>) {
+    const folders: Array<[string, Record<string, string>, string[]]> = [
+      ['a folder without manifests', {}, []],
+      ['a manifest not read as YAML', { 'voxform.yaml': 'version: 1\nagents: [\n' }, []],
+      ['a -f naming no file', {}, ['-f', 'missing.yaml']],
+    ];
+    for (const [where, files, named] of folders) {
       for (const [words, rest] of Object.entries(withEnvironment)) {
         const local = tree.find((entry) => entry.words.join(' ') === words)?.command.options.some((option) => option.long === '--local') ? ['--local'] : [];
-        const result = await runCliInProcess([...words.split(' '), ...rest, ...local, '--env', PLANTED], { cwd: await tempDir(files), env: {} });
-        expect(`${result.stdout}${result.stderr}`, `${words} in ${Object.keys(files).join() || 'a folder without manifests'}`).not.toContain(PLANTED);
+        const result = await runCliInProcess([...words.split(' '), ...rest, ...local, ...named, '--env', PLANTED], { cwd: await tempDir(files), env: {} });
+        expect(`${result.stdout}${result.stderr}`, `${words} in ${where}`).not.toContain(PLANTED);
       }
     }
   });
