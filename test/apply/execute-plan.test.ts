@@ -356,6 +356,8 @@ describe('executePlan stopped while a write is on the wire', () => {
     stop.abort();
     update.answer();
     const result = await running;
+    // As the apply does before it reports: the state's last write stored, not racing the temp folder's removal.
+    await store.save();
     expect(result.applied).toEqual(['agent.front']);
     expect(result.stopped).toEqual(['phone.+15550000001']);
     expect(result.warnings).toContain('agent.front: applied, but not read back after the stop; `voxform plan` shows what the service kept.');
