@@ -97,6 +97,7 @@ export const COMMAND_ERROR_CODES = Object.freeze([
   'region_invalid',
   'rollback_agent_not_recorded',
   'rollback_env_invalid',
+  'rollback_record_invalid',
   'rollback_secret_unrecorded',
   'report_no_deploy',
   'report_write_failed',

@@ -20,6 +20,7 @@ import { LineCounter } from '../util/text-position.js';
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import { hashValue } from '../util/hash.js';
 import { byCodeUnits } from '../util/compare.js';
+import { validateAgainst } from '../schema/validate.js';
 import { AgentNames } from './agent-names.js';
 import { recordedAgent, type AgentVersion, type HistoryRecord, type LedgerRecord } from './types.js';
 
@@ -107,6 +108,7 @@ function restoredAgent(name: string, version: AgentVersion, record: HistoryRecor
     },
     span: { source, start: 0, end: text.length },
   }) as { name: string | undefined; config: Record<string, unknown> };
+  refuseUnsendable(name, resolved.config, record);
   return {
     kind: 'agent',
     address: `agent.${name}`,
@@ -121,6 +123,21 @@ function restoredAgent(name: string, version: AgentVersion, record: HistoryRecor
     sensitivePaths: [...new Set([...configSecretPlaces(resolved.config), ...envPaths])],
     envReferences,
   };
+}
+
+/**
+ * Refuses a recorded configuration the service's update would not take (`config.prompt` a list, a
+ * field it does not have): no apply records one, so the record was changed by hand or damaged, and
+ * found only as its request is built, it would stop the rollback halfway, the other agents rolled
+ * back already. Checked before anything is planned.
+ */
+function refuseUnsendable(name: string, config: Record<string, unknown>, record: HistoryRecord): void {
+  const issue = validateAgainst('AgentConfigUpdate', config)[0];
+  if (!issue) return;
+  const where = formatDotted(['config', ...issue.path]);
+  throw new VoxformError('rollback_record_invalid', `Record ${record.id} cannot restore agent "${name}": its ${where} ${issue.message}, which no apply records, so the record was changed by hand or damaged; nothing was applied.`, {
+    hint: 'Roll back to another record (`voxform history` lists them), or leave this agent out with --agent.',
+  });
 }
 
 /** The desired state that returns the chosen agents of `record` to their recorded configuration. */

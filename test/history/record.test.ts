@@ -229,6 +229,25 @@ describe('desiredFromRecord', () => {
     expect(literal.message).not.toContain('literal-header-secret-777');
   });
 
+  it('refuses a recorded configuration the service would not take, before anything is planned: a list or an object for a prompt', async () => {
+    const env = { HOOK_TOKEN: TOKEN, PATH_PREFIX: PREFIX };
+    const state = await loadClean(env);
+    const record = recordOf(state.agents.get('desk') as DesiredAgent, {});
+    const version = record.agents.desk as HistoryRecord['agents'][string];
+    for (const [config, said] of [
+      [{ ...version.config, prompt: ['not', 'a', 'string'] }, 'its config.prompt must be string'],
+      [{ ...version.config, prompt: { file: '/etc/passwd' } }, 'its config.prompt must be string'],
+    ] as const) {
+      const edited = { ...record, agents: { desk: { ...version, config } } };
+      const refused = restoreError(() => desiredFromRecord(edited, { agents: [], env, current: state }));
+      expect(refused.code).toBe('rollback_record_invalid');
+      expect(refused.message).toContain(`Record ${record.id} cannot restore agent "desk": ${said}, which no apply records`);
+      expect(refused.hint).toContain('--agent');
+    }
+    // The record as an apply wrote it restores.
+    expect(desiredFromRecord(record, { agents: [], env, current: state }).agents.get('desk')).toBeDefined();
+  });
+
   it('restores no agent whose name stands for another agent now (its `id:` changed), whole record or by name', async () => {
     const env = { HOOK_TOKEN: TOKEN, PATH_PREFIX: PREFIX };
     const state = await loadClean(env);
