@@ -468,12 +468,16 @@ function htmlReferenceAt(text: string, at: number): [string, number] | undefined
  * found across that place.
  */
 function settledLength(text: string, needles: readonly string[]): number {
-  const complete = text.length - (UNFINISHED_ESCAPE.exec(text)?.[0].length ?? 0);
+  const complete = text.length - unfinishedEscapeLength(text, DECODE_ROUNDS);
   const written = text.slice(0, complete);
   const readings = [{ text: written, place: (at: number) => at }, ...decodedReadings(written).map((reading) => ({ text: reading.text, place: (at: number) => reading.from[at] as number }))];
   let settled = complete;
-  for (const reading of readings) {
-    const haystack = asciiLower(reading.text);
+  for (const [round, reading] of readings.entries()) {
+    // An escape complete as written may decode into the start of one (`&amp;` into `&`, `\u005c` into
+    // `\`): held back, and what comes before it is what may start a secret.
+    const open = unfinishedEscapeLength(reading.text, DECODE_ROUNDS - round);
+    const haystack = asciiLower(reading.text.slice(0, reading.text.length - open));
+    if (open > 0) settled = Math.min(settled, reading.place(haystack.length));
     for (const needle of needles) {
       for (let at = Math.max(0, haystack.length - needle.length + 1); at < haystack.length && reading.place(at) < settled; at++) {
         if (endStartsNeedle(haystack, at, needle)) settled = reading.place(at);
@@ -484,8 +488,30 @@ function settledLength(text: string, needles: readonly string[]): number {
   return across ? across[0] : settled;
 }
 
-/** The start of a JSON escape or an HTML character reference (see decodedOnce) at the end of a text. */
-const UNFINISHED_ESCAPE = /(?:\\+(?:u[0-9a-fA-F]{0,3})?|&(?:#[xX]?[0-9a-fA-F]{0,6}|[a-z]{0,4}))$/;
+/** The start of an HTML character reference (see decodedOnce) at the end of a text: `&`, `&am`, `&#3`, `&#x1F6`. */
+const UNFINISHED_REFERENCE = /&(?:#[xX]?[0-9a-fA-F]{0,7}|[a-z]{0,4})$/;
+/** The start of a JSON escape at the end of a text, past its backslashes: `u` and up to three hex digits. */
+const UNFINISHED_UNICODE = /u[0-9a-fA-F]{0,3}$/;
+/**
+ * How many characters at the end of `text` begin an escape the next piece may finish: a JSON escape
+ * (backslashes, `u` and hex digits) or an HTML character reference, with `rounds` rounds of decoding
+ * still to come. Read from the end, never the whole text: a reply streamed in many pieces is scanned
+ * once per piece. Each round halves a run of backslashes (`\\\\` reads `\\`, then `\`), so of a
+ * long run only the last 2^(rounds+1) can join the next piece; the rest is let go in a multiple of
+ * 2^rounds, so it pairs its backslashes as the whole text would, round after round.
+ */
+function unfinishedEscapeLength(text: string, rounds: number): number {
+  const tail = text.slice(-12);
+  const reference = UNFINISHED_REFERENCE.exec(tail);
+  if (reference) return tail.length - reference.index;
+  const unicode = UNFINISHED_UNICODE.exec(tail)?.[0].length ?? 0;
+  let backslashes = 0;
+  while (text.charCodeAt(text.length - unicode - backslashes - 1) === 0x5c) backslashes++;
+  if (backslashes === 0) return 0;
+  const kept = 2 ** (rounds + 1);
+  const held = backslashes <= kept ? backslashes : kept + ((backslashes - kept) % (kept / 2));
+  return held + unicode;
+}
 
 /** Whether `haystack` from `at` to its end is the start of `needle` (shorter than it), compared without copying either. */
 function endStartsNeedle(haystack: string, at: number, needle: string): boolean {

@@ -254,6 +254,40 @@ describe('text that quotes what a service wrote is searched decoded, as often as
     expect(registryOf(secret).redact('a &bogus; &#xzz; &#99999999; &amp')).toBe('a &bogus; &#xzz; &#99999999; &amp');
   });
 
+  /** What `registry` prints of `text` streamed in two pieces cut at `cut`. */
+  async function printedCutAt(registry: SecretRegistry, text: string, cut: number): Promise<string> {
+    const printed: string[] = [];
+    for await (const part of registry.redactPieces((async function* () { yield text.slice(0, cut); yield text.slice(cut); })())) printed.push(part);
+    return printed.join('');
+  }
+
+  it('a reply streamed in pieces holds back an escape that only decodes into the start of one: &amp; before #, \\u005c before u', async () => {
+    const registry = registryOf(KEY);
+    const references = [...KEY].map((ch) => `&amp;#${ch.charCodeAt(0)};`).join('');
+    const quotedTwice = [...KEY].map((ch) => `\\u005cu${ch.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+    const inHtml = [...KEY].map((ch) => `&#92;u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+    const longNumber = [...KEY].map((ch) => `&#${String(ch.charCodeAt(0)).padStart(7, '0')};`).join('');
+    for (const written of [references, quotedTwice, inHtml, longNumber]) {
+      const text = `Your key: ${written} ok`;
+      expect(registry.redact(text), written).toBe(`Your key: ${REDACTED} ok`);
+      for (let cut = 0; cut <= text.length; cut++) expect(await printedCutAt(registry, text, cut), `${written} cut at ${cut}`).toBe(`Your key: ${REDACTED} ok`);
+    }
+  });
+
+  it('a reply of many pieces ending in backslashes is let go as it comes, not held back whole', async () => {
+    const registry = registryOf(KEY);
+    const sizes: number[] = [];
+    async function* pieces() {
+      for (let i = 0; i < 200; i++) yield '\\\\\\\\\\';
+    }
+    let printed = '';
+    for await (const part of registry.redactPieces(pieces())) (sizes.push(part.length), (printed += part));
+    expect(printed).toBe('\\'.repeat(1000));
+    // A run of backslashes cannot all join the next piece: past a bounded tail, each piece lets go what came.
+    expect(sizes.length).toBeGreaterThan(40);
+    expect(Math.max(...sizes)).toBeLessThan(100);
+  });
+
   it('a reply streamed in pieces holds back an escape the next piece may finish', async () => {
     const registry = registryOf(KEY);
     const text = `Your key is ${everyCharEscaped(KEY)}, keep it.`;
