@@ -389,8 +389,8 @@ function decodedReadings(text: string): DecodedReading[] {
 }
 
 /** A JSON escape: `\u` and four hex digits, or one of the characters JSON escapes with a backslash. */
-const JSON_ESCAPE = /\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))/y;
-const JSON_ESCAPED: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+const JSON_ESCAPE = /\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(["'\\/bfnrt]))/y;
+const JSON_ESCAPED: Record<string, string> = { '"': '"', "'": "'", '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
 /**
  * An HTML character reference of what HTML escapers write (Go's `html.EscapeString`, XML's and the
  * reports' own escapers): `&`, `<`, `>` and the quotes by name, and any character by number.
@@ -404,7 +404,7 @@ const HTML_NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '
  * plain words, and what it quotes need not be whole JSON. Undefined when nothing decodes.
  */
 function decodedOnce(text: string, of: DecodedReading | undefined): DecodedReading | undefined {
-  if (!text.includes('\\') && !text.includes('&')) return undefined;
+  if (!text.includes('\\') && !text.includes('&') && !text.includes('%')) return undefined;
   const parts: string[] = [];
   let length = 0;
   const from = new Int32Array(text.length);
@@ -436,19 +436,35 @@ function decodedOnce(text: string, of: DecodedReading | undefined): DecodedReadi
 }
 
 /** Where an escape may start. */
-const ESCAPE_START = /[\\&]/g;
+const ESCAPE_START = /[\\&%]/g;
 
 /** The character the escape at `at` (a `\\` or a `&`) stands for, and the escape's length; undefined where none starts. */
 function escapeAt(text: string, at: number): [string, number] | undefined {
+  if (text[at] === '%') return percentRunAt(text, at);
   return text[at] === '\\' ? jsonEscapeAt(text, at) : htmlReferenceAt(text, at);
 }
 
+/** A JSON escape, or one of those Python's repr writes beside them (`\'`, `\x27`). */
 function jsonEscapeAt(text: string, at: number): [string, number] | undefined {
   JSON_ESCAPE.lastIndex = at;
   const match = JSON_ESCAPE.exec(text);
   if (!match) return undefined;
-  const [escape, hex, character] = match;
+  const [escape, unicode, byte, character] = match;
+  const hex = unicode ?? byte;
   return [hex !== undefined ? String.fromCharCode(parseInt(hex, 16)) : (JSON_ESCAPED[character as string] as string), escape.length];
+}
+
+/** A run of URL-encoded bytes (`%22`, `%C3%A9`), decoded as UTF-8 whole; undefined where they are no UTF-8 text. */
+const PERCENT_RUN = /(?:%[0-9a-fA-F]{2})+/y;
+function percentRunAt(text: string, at: number): [string, number] | undefined {
+  PERCENT_RUN.lastIndex = at;
+  const run = PERCENT_RUN.exec(text)?.[0];
+  if (run === undefined) return undefined;
+  try {
+    return [decodeURIComponent(run), run.length];
+  } catch {
+    return undefined;
+  }
 }
 
 function htmlReferenceAt(text: string, at: number): [string, number] | undefined {
@@ -489,9 +505,9 @@ function settledLength(text: string, needles: readonly string[]): number {
 }
 
 /** The start of an HTML character reference (see decodedOnce) at the end of a text: `&`, `&am`, `&#3`, `&#x1F6`. */
-const UNFINISHED_REFERENCE = /&(?:#[xX]?[0-9a-fA-F]{0,7}|[a-z]{0,4})$/;
+const UNFINISHED_REFERENCE = /&(?:#[xX]?[0-9a-fA-F]{0,7}|[a-z]{0,4})$|(?:%[0-9a-fA-F]{2})*%[0-9a-fA-F]?$/;
 /** The start of a JSON escape at the end of a text, past its backslashes: `u` and up to three hex digits. */
-const UNFINISHED_UNICODE = /u[0-9a-fA-F]{0,3}$/;
+const UNFINISHED_UNICODE = /u[0-9a-fA-F]{0,3}$|x[0-9a-fA-F]?$/;
 /**
  * How many characters at the end of `text` begin an escape the next piece may finish: a JSON escape
  * (backslashes, `u` and hex digits) or an HTML character reference, with `rounds` rounds of decoding

@@ -246,6 +246,19 @@ describe('text that quotes what a service wrote is searched decoded, as often as
     }
   });
 
+  it('a secret echoed URL-encoded over another escape, or as Python writes text: decoded round after round', () => {
+    const quoted = 'sk-te"st\\9Zx7+QwE';
+    expect(registryOf(quoted).redact('callback https://cb.example/?state=%7B%22k%22%3A%22sk-te%5C%22st%5C%5C9Zx7%2BQwE%22%7D rejected')).toBe(`callback https://cb.example/?state=%7B%22k%22%3A%22${REDACTED}%22%7D rejected`);
+    const apostrophe = `sk-pa'ss"wd-77xQ`;
+    expect(registryOf(apostrophe).redact(`Value error, key 'sk-pa\\'ss"wd-77xQ' is revoked.`)).toBe(`Value error, key '${REDACTED}' is revoked.`);
+    expect(registryOf(apostrophe).redact(`key 'sk-pa\\x27ss\\x22wd-77xQ'`)).toBe(`key '${REDACTED}'`);
+    const ampersand = 'k&ey-Zq7-secret-99';
+    expect(registryOf(ampersand).redact('next=k%2526ey-Zq7-secret-99&x=1')).toBe(`next=${REDACTED}&x=1`);
+    expect(registryOf(ampersand).redact('next=k%26amp%3Bey-Zq7-secret-99')).toBe(`next=${REDACTED}`);
+    // Not UTF-8, or no escape at all: the text as it was written.
+    expect(registryOf(ampersand).redact('50% off, %ZZ, %C3 alone')).toBe('50% off, %ZZ, %C3 alone');
+  });
+
   it('an HTML-decoded reading never hides the raw form, and the rest stays as it was written', () => {
     const secret = "k&ey'Zq7-secret-99";
     const text = `a\\u0041 &amp; ${secret} \\"b\\" k&amp;ey&#39;Zq7-secret-99 &#x27;c&#x27;`;
