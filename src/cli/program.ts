@@ -9,7 +9,7 @@ import { VoxformError } from '../errors.js';
 import { addCommandHelp } from './help.js';
 import { argumentCount, missingCommandError, usageError } from './usage-errors.js';
 import { manifestArgumentError, namesManifest } from './manifest-argument.js';
-import { findOptionsAfterDashes, shownValue } from './options-after-dashes.js';
+import { findOptionsAfterDashes, shownTarget, shownValue, type GivenOptions } from './options-after-dashes.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { wholeNumberOption } from './whole-number.js';
 import { MOST } from '../util/option-bounds.js';
@@ -176,7 +176,7 @@ class VoxformCommand extends Command {
       const argument = this.registeredArguments[Math.min(position, this.registeredArguments.length - 1)];
       return argument?.argChoices && !argument.argChoices.includes(value) ? `<${argument.name()}>` : shellWord(value);
     };
-    const optionsAfterDashes = findOptionsAfterDashes(this.args, this.optionsTaken(), words, this.optionsTyped(), argumentShown);
+    const optionsAfterDashes = findOptionsAfterDashes(this.args, this.optionsTaken(), words, this.optionsTyped(), argumentShown, this.optionsGiven());
     // Options typed after `--` explain the arguments too many, a manifest among them (`-- ID -f agents.yaml`) too.
     if (options?.code === 'commander.excessArguments' && !optionsAfterDashes) this.refuseManifestArguments(words);
     throw usageError(options?.code, message, {
@@ -191,8 +191,9 @@ class VoxformCommand extends Command {
 
   /**
    * The options the parser has taken from the command line, as a command line to paste shows them:
-   * those that chose the project and service as nextCommand writes them, any other as typed when it
-   * is one of its choices (`--format json`), else as its placeholder (options-after-dashes.ts).
+   * those that chose the project and service as nextCommand writes them, but an environment as its
+   * placeholder and an unusable base URL too (shownTarget), any other as typed when it is one of its
+   * choices (`--format json`), else as its placeholder (options-after-dashes.ts).
    */
   private optionsTyped(): string[] {
     const others: string[] = [];
@@ -206,7 +207,16 @@ class VoxformCommand extends Command {
         else for (const each of Array.isArray(value) ? value : [value]) others.push(flag, shownValue(option, String(each)));
       }
     }
-    return [...chosenFlags(this.chosenTarget()), ...others];
+    return [...chosenFlags(shownTarget(this.chosenTarget())), ...others];
+  }
+
+  /** The options that take one value (refuseRepeatedValues refuses two), and those the parser took before `--`. */
+  private optionsGiven(): GivenOptions {
+    const givenBefore = new Set<string>();
+    for (let cmd: Command | null = this; cmd; cmd = cmd.parent) {
+      for (const option of cmd.options) if (cmd.getOptionValueSource(option.attributeName()) === 'cli') givenBefore.add(option.attributeName());
+    }
+    return { takesOneValue: (option) => !option.isBoolean() && !option.variadic && option.parseArg !== collect, givenBefore };
   }
 
   /** Arguments past those the command takes that name manifests, when it takes them with -f: said so (manifest-argument.ts). */

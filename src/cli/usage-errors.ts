@@ -47,6 +47,17 @@ function choicesIn(reason: string): string[] | undefined {
   return listed === undefined ? undefined : listed.split(', ');
 }
 
+/**
+ * The command line with the options typed after `--` before it; none when one of one value is given
+ * twice (`--env staging -- --env production`, a CI job's extra arguments after its own): that line is
+ * refused too (repeated-values.ts), and a line with either value would choose for the user.
+ */
+function afterDashesHint(after: OptionsAfterDashes): string {
+  if (after.repeated.length === 0) return `Put options before \`--\`: \`${after.command}\`.`;
+  const flags = wordList(after.repeated.map((flag) => `\`${flag}\``), 'and');
+  return `${flags} ${after.repeated.length === 1 ? 'is' : 'are'} given more than once and ${after.repeated.length === 1 ? 'takes' : 'take'} one value: give ${after.repeated.length === 1 ? 'it' : 'each'} once, before \`--\`.`;
+}
+
 /** Commander's `\n(Did you mean --base?)` as our `; did you mean --base?`. */
 function suggestion(text: string | undefined): string {
   return text ? `; did you mean ${text}?` : '.';
@@ -66,7 +77,7 @@ export function usageError(commanderCode: string | undefined, message: string, c
   const argumentError = (sentence: string) =>
     after
       ? new VoxformError('invalid_argument', `${sentence} ${wordList(after.flags.map((flag) => `\`${flag}\``), 'and')} ${after.flags.length === 1 ? 'comes' : 'come'} after \`--\`, which ends the options: everything after it is an argument.`, {
-          hint: `Put options before \`--\`: \`${after.command}\`.`,
+          hint: afterDashesHint(after),
         })
       : fail('invalid_argument', sentence);
   let match: RegExpExecArray | null;

@@ -151,6 +151,37 @@ describe('a usage error never repeats the value typed', () => {
     }
   });
 
+  // The parser refuses the line before the manifests are read: an environment's name cannot be checked, so none is written again.
+  it.each([
+    [['plan', '--local', '--', '--env', PLANTED], 'voxform plan --local --env NAME'],
+    [['status', '--local', '--', '--env', PLANTED], 'voxform status --local --env NAME'],
+    [['diff', '--local', '--env', 'staging', '--', '--env', PLANTED], 'voxform diff --env NAME --local --env NAME'],
+    [['plan', '--local', '--env', PLANTED, '--', '--format', 'json'], 'voxform plan --env NAME --local --format json'],
+    [['plan', '--', '--base-url', `http://user:${PLANTED}@h/`], 'voxform plan --base-url URL'],
+    [['plan', '--', `--base-url=https://h.example.com/?token=${PLANTED}`], 'voxform plan --base-url URL'],
+    [['plan', '--base-url', `http://h.example.com/#${PLANTED}`, '--', '--format', 'json'], 'voxform plan --base-url URL --format json'],
+    [['plan', '--', '--base-url', 'http://127.0.0.1:4010', '-f', 'voxform.yaml', '--region', 'eu'], 'voxform plan --base-url http://127.0.0.1:4010 -f voxform.yaml --region eu'],
+  ])('%j: the line written again holds no environment, and a base URL only when usable', async (typed, line) => {
+    for (const files of [{ 'voxform.yaml': 'version: 1\nagents:\n  desk:\n    id: ag_1\n    config: { prompt: Hello }\nenvironments:\n  staging: {}\n' }, {}] as Array<Record<string, string>>) {
+      const result = await runCliInProcess(typed, { cwd: await tempDir(files), env: {} });
+      const output = `${result.stdout}${result.stderr}`;
+      expect(result.code, output).toBe(1);
+      expect(output).toContain(`hint: Put options before \`--\`: \`${line}\`.`);
+      expect(output).not.toContain(PLANTED);
+    }
+  });
+
+  it('an option of one value given before `--` and after it: no line written, which the parser would refuse as given twice', async () => {
+    for (const typed of [['plan', '--local', '--env', 'staging', '--', '--env', 'production'], ['plan', '--local', '--', '--env', 'staging', '--env', PLANTED], ['get', 'agents', '--local', '--', '--format', 'json', '--format', 'text']]) {
+      const result = await runCliInProcess(typed, { cwd: await tempDir({}), env: {} });
+      const output = `${result.stdout}${result.stderr}`;
+      expect(result.code, output).toBe(1);
+      expect(output, typed.join(' ')).toMatch(/hint: `--(env|format)` is given more than once and takes one value: give it once, before `--`\.\n/);
+      expect(output).not.toContain('Put options before');
+      expect(output).not.toContain(PLANTED);
+    }
+  });
+
   it('an option after `--format json` answers in JSON without the value', async () => {
     const { code, output } = await run(['plan', '--format', 'json', '--region', PLANTED]);
     expect(code).toBe(1);
