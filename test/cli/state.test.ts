@@ -103,7 +103,8 @@ describe('voxform state (file backend)', () => {
       expect(empty.stderr).toMatch(/^error\[invalid_argument\]: The <lock-id> given to `voxform state unlock` is empty: it takes a lock id/);
       const refused = await p.cliInProcess(['apply', '--auto-approve']);
       expect(refused.stderr).toContain(`voxform state unlock --force ${lock.lockId}`);
-      const opened = await p.cliInProcess(['state', 'unlock', '--force', lock.lockId]);
+      // Typed in upper case, as hexadecimal may be, the id is the same lock's.
+      const opened = await p.cliInProcess(['state', 'unlock', '--force', lock.lockId.toUpperCase()]);
       expect(opened.code).toBe(0);
       expect(opened.stdout).toContain(`Opened the lock ${lock.lockId} held by`);
       expect(existsSync(`${stateFile}.lock`)).toBe(false);

@@ -190,7 +190,8 @@ async function afterRemoval(backend: StateBackend, key: string): Promise<string>
 }
 
 export async function unlock(options: StateCommandOptions, ctx: CommandContext): Promise<number> {
-  const lockId = options.args?.[0] ?? '';
+  // Hexadecimal in either case, as a commit id is: ids are written in lower case.
+  const lockId = (options.args?.[0] ?? '').toLowerCase();
   if (!options.force) {
     // The id as typed when it is one (any other text may be a secret typed in the wrong place), and the state it was given for.
     const command = ['voxform state unlock --force', ...stateFlags(options), isLockId(lockId) ? lockId : 'LOCK_ID'].join(' ');
