@@ -46,6 +46,7 @@ export const COMMAND_ERROR_CODES = Object.freeze([
   'file_unreadable',
   'file_unwritable',
   'fmt_unsafe',
+  'history_record_ahead',
   'history_record_invalid',
   'history_record_too_large',
   'history_too_large',

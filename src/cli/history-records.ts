@@ -1,6 +1,8 @@
 /** A workspace's deploy ledger: a damaged record neither stops the command nor goes unnoticed (a warning). */
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
+import { FileHistoryStore } from '../history/file-store.js';
+import { aheadOfClock, MOST_CLOCK_AHEAD_HOURS } from '../history/ledger-order.js';
 import type { LedgerSealKey } from '../history/seal.js';
 import type { HistoryRecord, HistoryStore, RecordSummary, SkippedRecord, TestRunRecord } from '../history/types.js';
 import { MAX_DIAGNOSTICS_SHOWN } from '../project-files/limits.js';
@@ -31,15 +33,46 @@ function warnSkippedUnnamed(count: number, ctx: CommandContext): void {
   ctx.stderr.write(`warning: …and ${formatCount(count)} more ${pluralNoun(count, 'file')} of the ledger ${pluralNoun(count, 'is', 'are')} skipped, not voxform history records (only the first ${MAX_DIAGNOSTICS_SHOWN} are named).\n`);
 }
 
-/** The summaries of `workspace`'s records, newest first, each read as the walk reaches it; the damaged ones skipped, each with a warning. */
-export function workspaceSummaries(store: HistoryStore, workspace: string, ctx: CommandContext, sealKey?: LedgerSealKey): AsyncIterable<RecordSummary> {
-  return store.summaries({ workspace, onSkipped: (skipped) => warnSkipped(skipped, ctx), sealKey });
+/** Where a record is kept, as a refusal names it: its file (from the working folder), or its row. */
+function recordPlace(store: HistoryStore, id: string, ctx: CommandContext): string {
+  if (!(store instanceof FileHistoryStore)) return `${id} (a row of the table voxform_history)`;
+  const file = path.join(store.directory, `${id}.json`);
+  return path.isAbsolute(file) ? path.relative(ctx.cwd, file) || file : file;
+}
+
+const AHEAD = `is dated more than ${MOST_CLOCK_AHEAD_HOURS} hours ahead of this machine's clock: it was planted or written on a broken clock, and every apply since is ordered before it`;
+const REMOVE_AHEAD = 'No apply records anything after it, so applying again does not help: remove it from the ledger (`git log` of the history folder tells who added it), then run the command again (docs/history.md#the-order-of-the-ledger).';
+
+/** A record dated past the clock stands where the ledger's newest, what runs now, should: nothing is decided on it. */
+function recordAheadOfClock(place: string): VoxformError {
+  return new VoxformError('history_record_ahead', `History record ${controlsAsQuestionMarks(place)} ${AHEAD}, so which configuration runs now is not known.`, { hint: REMOVE_AHEAD });
+}
+
+/** What a reader does on meeting a record dated past the clock (`aheadOfClock`): refuse, or (a listing) warn and go on. */
+export type OnAheadOfClock = 'refuse' | 'warn';
+
+/**
+ * The summaries of `workspace`'s records, newest first, each read as the walk reaches it; the damaged
+ * ones skipped, each with a warning. A record dated past the clock (ledger-order.ts `aheadOfClock`)
+ * would read as the newest, the current configuration, until removed: every reader refuses it by
+ * name, as appending never follows it; a listing (`history`) shows it with a warning instead.
+ */
+export async function* workspaceSummaries(store: HistoryStore, workspace: string, ctx: CommandContext, sealKey?: LedgerSealKey, onAhead: OnAheadOfClock = 'refuse'): AsyncIterable<RecordSummary> {
+  const now = new Date();
+  for await (const summary of store.summaries({ workspace, onSkipped: (skipped) => warnSkipped(skipped, ctx), sealKey })) {
+    if (aheadOfClock(summary.id, now)) {
+      const place = recordPlace(store, summary.id, ctx);
+      if (onAhead === 'refuse') throw recordAheadOfClock(place);
+      ctx.stderr.write(`warning: ${controlsAsQuestionMarks(place)} ${AHEAD}, so it is not known to be what runs now. ${REMOVE_AHEAD}\n`);
+    }
+    yield summary;
+  }
 }
 
 /** The summaries of every record of `workspace`, newest first (see `workspaceSummaries`); with `sealKey`, each says whether its seal verifies. */
-export async function allSummaries(store: HistoryStore, workspace: string, ctx: CommandContext, sealKey?: LedgerSealKey): Promise<RecordSummary[]> {
+export async function allSummaries(store: HistoryStore, workspace: string, ctx: CommandContext, sealKey?: LedgerSealKey, onAhead: OnAheadOfClock = 'refuse'): Promise<RecordSummary[]> {
   const summaries: RecordSummary[] = [];
-  for await (const summary of workspaceSummaries(store, workspace, ctx, sealKey)) summaries.push(summary);
+  for await (const summary of workspaceSummaries(store, workspace, ctx, sealKey, onAhead)) summaries.push(summary);
   return summaries;
 }
 

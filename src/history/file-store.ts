@@ -12,7 +12,7 @@ import { WORK_TREE, type KeptFileSource } from '../project-files/kept-source.js'
 import { HISTORY_RECORD_ID, historyRecordProblem, testRunProblem } from './check-record.js';
 import { HISTORY_RECORD_LIMITS, storedRecordText, appendedAt } from './stored-record.js';
 import { MAX_HISTORY_JSON_VALUES_PER_RUN } from '../project-files/limits.js';
-import { idCeiling, newHistoryId } from './ledger-order.js';
+import { aheadOfClock, newHistoryId } from './ledger-order.js';
 import { sealRecord, type LedgerSealKey } from './seal.js';
 import { formatCount } from '../util/plural.js';
 import { sameStrings, summarizeRecord, type HistoryQuery, type HistoryRecord, type HistoryStore, type RecordSummary, type SkippedRecord, type TestRunRecord } from './types.js';
@@ -148,8 +148,7 @@ export class FileHistoryStore implements HistoryStore {
   private async appendIn<T extends { id: string; workspace: string; at: string; agents: object }>(directory: string, record: Omit<T, 'id' | 'seal' | 'previous'>, sealKey: LedgerSealKey): Promise<T> {
     await makeKeptFolder(directory);
     const at = appendedAt(record);
-    const ceiling = idCeiling(at);
-    const ids = (await this.recordIds(directory, undefined)).filter((id) => id <= ceiling);
+    const ids = (await this.recordIds(directory, undefined)).filter((id) => !aheadOfClock(id, at));
     const previous = await this.newestOfWorkspace(directory, ids, record.workspace);
     // Sealed once it has its id: the seal covers the id, so a copy under another id is no sealed record.
     const stored = sealRecord(sealKey, { id: newHistoryId(at, ids.at(-1)), ...record, previous }) as unknown as T;

@@ -27,6 +27,15 @@ export function idCeiling(at: Date): string {
 }
 
 /**
+ * Whether a record's id is past `idCeiling(now)`: dated further ahead of this machine's clock than
+ * any clock of a team's is, so planted (a committed file) or written on a broken clock. It orders no
+ * new record, so every apply since sorts below it, and no reader may take it for what runs now.
+ */
+export function aheadOfClock(id: string, now: Date = new Date()): boolean {
+  return id > idCeiling(now);
+}
+
+/**
  * A new record id, greater than `newest` (the greatest id the ledger holds up to `idCeiling(at)`):
  * the time `at` to the millisecond — or, when the ledger holds an id of that time or later (written
  * on a clock ahead of this one), one millisecond past it — then randomness, so two appends in one

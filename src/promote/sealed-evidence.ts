@@ -7,7 +7,7 @@
 import { VoxformError } from '../errors.js';
 import { NOT_SEALED_BY, sealVerifies, type LedgerSealKey } from '../history/seal.js';
 import type { RecordSummary, TestRunRecord } from '../history/types.js';
-import { idCeiling, ledgerOrder, MOST_CLOCK_AHEAD_HOURS } from '../history/ledger-order.js';
+import { ledgerOrder } from '../history/ledger-order.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import { plural } from '../util/plural.js';
 
@@ -117,14 +117,10 @@ export function noSealedRecord(source: string, workspace: string, passedOver: nu
  */
 export function unsealedSinceSealed(source: string, workspace: string, unsealed: RecordSummary, newestSealed: RecordSummary, applySource: string): VoxformError {
   const named = `record ${unsealed.id} (by ${unsealed.by}: \`${unsealed.command}\`)`;
-  // A new record's id never follows one this far ahead (ledger-order.ts): an apply would leave it the newest.
-  const hint =
-    unsealed.id > idCeiling(new Date())
-      ? `Record ${unsealed.id} is dated more than ${MOST_CLOCK_AHEAD_HOURS} hours ahead of this machine's clock, so no apply records anything after it: applying again does not help. Remove it from the ledger (${unsealed.id}.json in the history folder beside the state file, or its row of the table voxform_history), then promote.`
-      : sealAgain(source, applySource);
+  // One dated past the clock never gets here: reading the ledger refused it (src/cli/history-records.ts).
   return new VoxformError(
     'promote_source_unknown',
     `The history of ${controlsAsQuestionMarks(workspace)} holds ${controlsAsQuestionMarks(named)}, newer than its newest sealed record (${newestSealed.id}) and not sealed by voxform under this API key (${NOT_SEALED_BY}): what ${source} runs is not known.`,
-    { hint },
+    { hint: sealAgain(source, applySource) },
   );
 }

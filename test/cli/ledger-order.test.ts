@@ -2,9 +2,10 @@
  * The ledger is in the order applies were appended, whatever the applying machines' clocks say:
  * three applies in the test's process, the second on a clock ten minutes ahead, the third on one
  * behind it (the clock injected, as another machine's). `history` lists the third first; `drift
- * --heal` puts back the third's configuration; `rollback previous` goes back to the second's.
+ * --heal` puts back the third's configuration; `rollback previous` goes back to the second's. A record
+ * dated far ahead of the clock is refused by name, never healed back to nor reported as the deploy.
  */
-import { appendFile } from 'node:fs/promises';
+import { appendFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Agent } from '../../src/schema/types.gen.js';
@@ -69,5 +70,24 @@ describe('the ledger order', () => {
     const back = expectCode(await p.cliInProcess(['rollback', 'previous', '--auto-approve']), 0).stdout;
     expect(back).toContain(`to ${b?.id} (`);
     expect(await livePrompt(p)).toMatch(/line B$/);
+  }, 120_000);
+
+  it('refuses a record dated far ahead of the clock by name: a heal or a report never takes it for what runs', async () => {
+    const p = await startProject();
+    await applyAt(p, undefined, Date.now());
+    await applyAt(p, 'line B', Date.now());
+    const ledger = path.join(p.dir, '.voxform/history');
+    const [oldest] = (await readdir(ledger)).filter((name) => name.endsWith('.json')).sort();
+    const planted = { ...JSON.parse(await readFile(path.join(ledger, oldest as string), 'utf8')), id: '20991231T235959999Z-ffffff', at: '2099-12-31T23:59:59.999Z' };
+    await writeFile(path.join(ledger, `${planted.id}.json`), JSON.stringify(planted, null, 2));
+    const refusal = `error[history_record_ahead]: History record ${path.join('.voxform', 'history', `${planted.id}.json`)} is dated more than 24 hours ahead of this machine's clock`;
+
+    await editFirstMessageLive(p, 'Edited on the dashboard.');
+    const healed = expectCode(await p.cliInProcess(['drift', '--heal', '--auto-approve']), 1);
+    expect(healed.stderr).toContain(refusal);
+    expect(await livePrompt(p)).toMatch(/line B$/);
+
+    const report = expectCode(await p.cliInProcess(['report', '--agent', 'front-desk', '--since-deploy']), 1);
+    expect(report.stderr).toContain(refusal);
   }, 120_000);
 });

@@ -2,10 +2,11 @@
  * `voxform rollback previous` against the embedded emulator (`--local`), in the test's process:
  * after an apply that changed only a knowledge file, `previous` passes over the record that differs
  * only in what a rollback does not restore, says the knowledge files stay, and a second
- * `previous` returns to the configuration the first replaced, which it says the manifests hold.
+ * `previous` returns to the configuration the first replaced, which it says the manifests hold. A
+ * record planted with an id in 2099 is refused by name, never a silent rollback to the live record.
  */
 import { execFileSync } from 'node:child_process';
-import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { copyExampleProject, expectCode, runCliInProcess, useTempDirs } from '../helpers/cli.js';
@@ -103,4 +104,40 @@ describe('voxform rollback previous', () => {
     expect(commands).toEqual(['voxform rollback previous --agent front-desk --env staging --allow-missing-state', 'voxform apply --env staging', 'voxform apply --env staging']);
     expect((await vx('status', '--env', 'staging')).stdout).toContain('voxform rollback previous --agent front-desk --env staging --allow-missing-state');
   }, 60_000);
+});
+
+/** A record committed (or written on a broken clock) with an id and time in 2099: no apply records after it. */
+describe('a history record dated far ahead of the clock', () => {
+  it('is refused by name by rollback, and history lists it with a warning naming its file', async () => {
+    const dir = await exampleProject();
+    const run = (...args: string[]) => runCliInProcess([...args, '-f', 'agents.example.yaml', '--local'], { cwd: dir });
+    const prompt = path.join(dir, 'example/prompts/front-desk.md');
+    expectCode(await run('apply', '--auto-approve'), 0);
+    await appendFile(prompt, '\nAlways confirm the date twice.\n');
+    expectCode(await run('apply', '--auto-approve'), 0);
+    const ledger = path.join(dir, '.voxform/history');
+    const [oldest] = (await readdir(ledger)).filter((name) => name.endsWith('.json')).sort();
+    const planted = JSON.parse(await readFile(path.join(ledger, oldest as string), 'utf8')) as { id: string; at: string; agents: Record<string, { config: { prompt?: string } }> };
+    planted.id = '20991231T235959999Z-ffffff';
+    planted.at = '2099-12-31T23:59:59.999Z';
+    const frontDesk = planted.agents['front-desk'];
+    if (frontDesk) frontDesk.config.prompt = 'Planted prompt.';
+    await writeFile(path.join(ledger, `${planted.id}.json`), JSON.stringify(planted, null, 2));
+    const file = path.join('.voxform', 'history', `${planted.id}.json`);
+
+    const history = expectCode(await run('history'), 0);
+    expect(history.stderr).toContain(`warning: ${file} is dated more than 24 hours ahead of this machine's clock: it was planted or written on a broken clock, and every apply since is ordered before it, so it is not known to be what runs now. No apply records anything after it`);
+    expect(history.stdout.indexOf(planted.id)).toBeGreaterThan(-1);
+
+    const rollback = expectCode(await run('rollback', 'previous', '--auto-approve'), 1);
+    expect(rollback.stderr).toContain(`error[history_record_ahead]: History record ${file} is dated more than 24 hours ahead of this machine's clock:`);
+    expect(rollback.stderr).toContain('  hint: No apply records anything after it, so applying again does not help: remove it from the ledger');
+    expect(rollback.stdout).not.toContain('Rolling back');
+
+    // Removed, the ledger is whole again: `previous` is the configuration before the live one.
+    await rm(path.join(ledger, `${planted.id}.json`));
+    const back = expectCode(await run('rollback', 'previous', '--auto-approve'), 0);
+    expect(back.stdout).toContain(`Rolling back booking, front-desk to ${oldest?.slice(0, -'.json'.length)} (`);
+    expect(back.stdout).not.toContain('Planted prompt.');
+  }, 120_000);
 });

@@ -39,10 +39,10 @@ async function shownRecords(store: HistoryStore, workspace: string, filter: { ag
   if (agent === undefined || manifests.has(agent)) {
     const names = new AgentNames([], manifests);
     const collector = new HistoryEntryCollector<RecordSummary>({ agent, limit, names });
-    for await (const summary of workspaceSummaries(store, workspace, ctx)) if (collector.add(summary)) break;
+    for await (const summary of workspaceSummaries(store, workspace, ctx, undefined, 'warn')) if (collector.add(summary)) break;
     return { entries: collector.entries(), names, runs: await workspaceTestRuns(store, workspace, ctx) };
   }
-  const records = await allSummaries(store, workspace, ctx);
+  const records = await allSummaries(store, workspace, ctx, undefined, 'warn');
   const runs = await workspaceTestRuns(store, workspace, ctx);
   // A name in neither the manifests nor the ledger is a typo, refused as report and rollback refuse it.
   checkLocalAgentName(agent, { ...manifestAgentNames(filter.project), history: ledgerNames(records, runs) });
