@@ -54,7 +54,8 @@ function printNodeWarnings(stderr: Output, env: NodeJS.ProcessEnv): void {
  */
 function silencedWarnings(env: NodeJS.ProcessEnv): (warning: Error & { code?: unknown }) => boolean {
   if ((process as { noProcessWarnings?: boolean }).noProcessWarnings === true || env.NODE_NO_WARNINGS === '1') return () => true;
-  const flags = [...process.execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)];
+  // NODE_OPTIONS as Node reads it: words apart at spaces, a value in double quotes taken without them.
+  const flags = [...process.execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/).map((word) => word.replace(/"([^"]*)"/g, '$1'))];
   const disabled = new Set(flags.flatMap((flag, at) => (flag.startsWith('--disable-warning=') ? [flag.slice('--disable-warning='.length)] : flag === '--disable-warning' ? [flags[at + 1] ?? ''] : [])));
   return (warning) => disabled.has(warning.name) || (typeof warning.code === 'string' && disabled.has(warning.code));
 }

@@ -48,6 +48,7 @@ describe("Node's process warnings", () => {
     [{ NODE_NO_WARNINGS: '1' }, []],
     [{ NODE_OPTIONS: '--no-warnings' }, []],
     [{ NODE_OPTIONS: '--disable-warning=DeprecationWarning' }, ['warning: a library has something to say\n']],
+    [{ NODE_OPTIONS: '--disable-warning="DeprecationWarning"' }, ['warning: a library has something to say\n']],
   ])('%j keeps them quiet as Node would: %j', async (env, said) => {
     const run = spawnCli(await tempDir({ 'voxform.yaml': 'version: 1\n' }), env, ['validate'], { preload: path.join(repoRoot, 'test/helpers/emit-node-warnings.mjs') });
     expect(await run.exited).toBe(0);
