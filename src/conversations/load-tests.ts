@@ -71,7 +71,7 @@ export async function loadTestFiles(options: LoadTestsOptions): Promise<LoadTest
     }
     if (!outcome.ok && outcome.reason === 'outside') {
       throw new VoxformError('tests_unreadable', `${sources.display(file)} is outside the project, whose root is ${await describeProjectRoot(root, options.cwd)}.`, {
-        hint: 'Test files are read only inside the project of the manifest: move it into that project, or name the manifest of the project that holds it with -f.',
+        hint: 'Test files are read only inside the project of the manifest (the first -f, when several are named): move it into that project, or run its own project\'s tests apart, naming that project\'s manifest first with -f.',
       });
     }
     if (!outcome.ok) throw new VoxformError('tests_unreadable', `${sources.display(file)} ${outcome.message}.`, { hint: 'Check its path and permissions; keep test files inside the project.' });

@@ -54,7 +54,7 @@ describe('voxform test PATH outside the project', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
       `error[tests_unreadable]: ../elsewhere/a.test.yaml is outside the project, whose root is ${await realpath(project)} (the folder voxform runs in, which holds the manifest and is in no git work tree).\n` +
-        '  hint: Test files are read only inside the project of the manifest: move it into that project, or name the manifest of the project that holds it with -f.\n',
+        '  hint: Test files are read only inside the project of the manifest (the first -f, when several are named): move it into that project, or run its own project\'s tests apart, naming that project\'s manifest first with -f.\n',
     );
   });
 });

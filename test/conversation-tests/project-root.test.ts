@@ -39,7 +39,7 @@ describe('voxform test -f MANIFEST, run from outside its project', () => {
     expect(outside.code).toBe(1);
     expect(outside.stderr).toBe(
       `error[tests_unreadable]: stray.test.yaml is outside the project, whose root is ${await realpath(project)} (the git work tree holding the manifest).\n` +
-        '  hint: Test files are read only inside the project of the manifest: move it into that project, or name the manifest of the project that holds it with -f.\n',
+        '  hint: Test files are read only inside the project of the manifest (the first -f, when several are named): move it into that project, or run its own project\'s tests apart, naming that project\'s manifest first with -f.\n',
     );
     await symlink(stray, path.join(project, 'tests/leak.test.yaml'));
     const linked = await runCli(['test', '-f', manifest, '--local'], { cwd: elsewhere });
