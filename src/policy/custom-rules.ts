@@ -12,11 +12,12 @@ import { compileRegex, REGEX_TIME_BUDGET_MS, type RegexRefusal, type RegexTimeBu
 import { MAX_PROMPT_FILE_BYTES } from '../project-files/limits.js';
 import { isPlainObject } from '../util/json-object.js';
 import { configLocation, promptPlace, valueLocation, type FoundText } from './places.js';
-import type { CustomRuleSpec } from './section.js';
+import type { CustomRuleSpec, SectionProblem } from './section.js';
 import type { PolicyRule, PolicySubject, RuleHit, TokenCounter } from './types.js';
 import type { RuleCheckBudget } from './check-budget.js';
 import { formatCount } from '../util/plural.js';
 import { pointerToPath } from '../schema/issues.js';
+import { didYouMean } from '../util/did-you-mean.js';
 
 /**
  * The JSON Schema keywords a team rule may use: none runs a regular expression or reaches outside the
@@ -62,6 +63,14 @@ interface Document {
   value: Record<string, unknown>;
   locate(path: PathPart[], found?: FoundText): SourceLocation;
 }
+
+/** The fields of each kind's resource as documentsOf builds it, with what one resource is called: every path starts with one of them, or `*`. */
+const RESOURCE_FIELDS: Record<CustomRuleSpec['resources'], { one: string; fields: readonly string[] }> = {
+  agents: { one: 'an agent', fields: ['id', 'name', 'config', 'knowledge'] },
+  phones: { one: 'a phone', fields: ['number', 'agent'] },
+  campaigns: { one: 'a campaign', fields: ['id', 'name', 'caller', 'include_metadata_in_prompt'] },
+  knowledge: { one: 'a knowledge file', fields: ['name', 'description'] },
+};
 
 /**
  * The resources of a kind as team rules read them, from the state every rule reads: with its
@@ -113,6 +122,33 @@ function matchGlob(document: Document, glob: readonly string[], checks: { budget
     current = next;
   }
   return current.filter((entry) => entry.value !== undefined && entry.value !== null);
+}
+
+const RULE_PATH_HINT = 'Write the path as names joined by dots, `*` for any one key or list item, starting with a field of the resource: config.first_message, config.tools.*.description.';
+
+/**
+ * A team rule's path as the glob matchGlob walks, or why it can name no field of its kind's
+ * resources: a rule whose path names nothing finds nothing, so it would pass every value unchecked.
+ */
+function parseRulePath(path: string, kind: CustomRuleSpec['resources']): { glob: string[] } | { problem: string } {
+  const segments = path.split('.');
+  const wrong = (why: string) => ({ problem: `path "${path}" names no field: ${why}` });
+  if (path === '') return wrong('it is empty');
+  if (path.startsWith('.')) return wrong('it starts with a dot');
+  if (path.endsWith('.')) return wrong('it ends with a dot');
+  if (segments.includes('')) return wrong('it has an empty name between two dots');
+  // A bracket is the indexed form diagnostics write (`tools[0]`), which these paths do not read, or a slip of the keyboard.
+  const bracketed = segments.find((segment) => /[[\]]/.test(segment));
+  if (bracketed !== undefined) return wrong(`"${bracketed}" has a bracket; write a list item's index as a name of its own (config.tools.0.description) or \`*\` for any item (config.tools.*.description)`);
+  const [first = '', ...rest] = segments;
+  const { one, fields } = RESOURCE_FIELDS[kind];
+  if (first !== '*' && !fields.includes(first)) {
+    const field = didYouMean(first, fields);
+    const meant = field !== undefined ? [field, ...rest].join('.') : kind === 'agents' ? `config.${path}` : undefined;
+    const listed = `${fields.slice(0, -1).join(', ')} and ${fields[fields.length - 1]}`;
+    return wrong(`${one} has only ${listed}${meant !== undefined ? ` (did you mean ${meant}?)` : ''}`);
+  }
+  return { glob: segments };
 }
 
 /** What is wrong with a team rule's schema, and where in it (the keyword at fault; none for the schema as a whole). */
@@ -204,8 +240,10 @@ export interface TeamRule extends PolicyRule {
  * A team rule as a rule of the pack, or the problems that keep it from being one (a regex the
  * engine refuses, a schema with a keyword not allowed): those are `policy-invalid` hits.
  */
-export async function compileCustomRule(spec: CustomRuleSpec, context: { regexBudget: RegexTimeBudget; checkBudget: RuleCheckBudget }): Promise<{ rule: TeamRule } | { problems: RuleHit[] }> {
-  const problems: RuleHit[] = [];
+export async function compileCustomRule(spec: CustomRuleSpec, context: { regexBudget: RegexTimeBudget; checkBudget: RuleCheckBudget }): Promise<{ rule: TeamRule } | { problems: SectionProblem[] }> {
+  const problems: SectionProblem[] = [];
+  const parsedPath = parseRulePath(spec.path, spec.resources);
+  if ('problem' in parsedPath) problems.push({ resource: 'policy', message: `team rule "${spec.id}": ${parsedPath.problem}`, location: spec.at(['path']), hint: RULE_PATH_HINT });
   const regex = (field: 'pattern' | 'not_pattern'): RegExp | undefined => {
     const source = spec[field];
     if (source === undefined) return undefined;
@@ -221,9 +259,9 @@ export async function compileCustomRule(spec: CustomRuleSpec, context: { regexBu
     if (typeof compiled === 'function') schemaCheck = compiled;
     else problems.push({ resource: 'policy', message: `team rule "${spec.id}": ${compiled.message}`, location: spec.at(['schema', ...compiled.at], compiled.at.length > 0 ? 'key' : 'value') });
   }
-  if (problems.length > 0) return { problems };
+  if (problems.length > 0 || 'problem' in parsedPath) return { problems };
 
-  const glob = spec.path.split('.');
+  const { glob } = parsedPath;
   const what = spec.description ? `: ${spec.description}` : '';
   const checks = { budget: context.checkBudget, owner: spec.id };
   const checkEach = async ({ desired, tokens }: PolicySubject, found: FoundHit): Promise<boolean> => {

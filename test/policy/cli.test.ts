@@ -375,6 +375,31 @@ describe('voxform validate', () => {
     // The withheld text begins with "w": the one rule that fires, whatever the secret.
     expect(await findings('planted-hook-7f3a', 'text')).toEqual(['first-22']);
   });
+
+  it('a team rule whose path can never name a field is policy-invalid at its path, not a rule that silently checks nothing', async () => {
+    const rules = [
+      ['dots', 'config..first_message'],
+      ['trailing-dot', 'config.first_message.'],
+      ['indexed', 'config.tools[0].description'],
+      ['stray-bracket', 'config.tools.*.desc[ription'],
+      ['no-config', 'first_message'],
+    ];
+    const policy = `policy:\n  custom:\n${rules.map(([id, rulePath]) => `    - id: ${id}\n      path: "${rulePath}"\n      pattern: "Acme"\n`).join('')}`;
+    const dir = await tempDir({ 'voxform.yaml': oneAgent('first_message: Hi.', policy) });
+    const result = await runCli(['validate'], { cwd: dir });
+    expect(result.code).toBe(1);
+    const invalid = result.stderr.split('\n').filter((line) => line.includes('[policy-invalid]'));
+    expect(invalid).toEqual([
+      'voxform.yaml:10:13  mandatory[policy-invalid]: team rule "dots": path "config..first_message" names no field: it has an empty name between two dots',
+      'voxform.yaml:13:13  mandatory[policy-invalid]: team rule "trailing-dot": path "config.first_message." names no field: it ends with a dot',
+      'voxform.yaml:16:13  mandatory[policy-invalid]: team rule "indexed": path "config.tools[0].description" names no field: "tools[0]" has a bracket; write a list item\'s index as a name of its own (config.tools.0.description) or `*` for any item (config.tools.*.description)',
+      'voxform.yaml:19:13  mandatory[policy-invalid]: team rule "stray-bracket": path "config.tools.*.desc[ription" names no field: "desc[ription" has a bracket; write a list item\'s index as a name of its own (config.tools.0.description) or `*` for any item (config.tools.*.description)',
+      'voxform.yaml:22:13  mandatory[policy-invalid]: team rule "no-config": path "first_message" names no field: an agent has only id, name, config and knowledge (did you mean config.first_message?)',
+    ]);
+    expect(result.stderr).toContain('  hint: Write the path as names joined by dots, `*` for any one key or list item, starting with a field of the resource: config.first_message, config.tools.*.description.\n');
+    // The rules are not run: an agent whose first message lacks "Acme" has no finding of theirs.
+    expect(result.stderr).not.toMatch(/mandatory\[(dots|trailing-dot|indexed|stray-bracket|no-config)\]/);
+  });
 });
 
 /** A project folder (no git) holding one manifest, beside a folder `packs` outside it holding `packs`; the project's folder. */
