@@ -203,8 +203,12 @@ function testsGate(source: string, current: LedgerRecord, origin: LedgerRecord, 
   }
   // The deploy's commit and the run's are said apart: the run read the tests of its own checkout.
   const lastRun = `the last run against ${configuration}, ${testsOf(run)},`;
-  const failures = run.summary.failed + run.summary.errors;
-  if (failures > 0) return { ...base, passed: false, evidence: `${lastRun} had ${plural(failures, 'failure')} (run ${run.id})`, fix: `once what fails is fixed, ${runSuite}` };
+  const { failed, errors } = run.summary;
+  if (failed + errors > 0) {
+    // An error is a test the run could not carry out (the service answered 503): said as a failure, it would send the user to mend a test that did not fail.
+    const had = wordList([...(failed > 0 ? [plural(failed, 'failure')] : []), ...(errors > 0 ? [plural(errors, 'error')] : [])], 'and');
+    return { ...base, passed: false, evidence: `${lastRun} had ${had} (run ${run.id})`, fix: `once what fails is fixed, ${runSuite}` };
+  }
   if (run.summary.passed === 0) return { ...base, passed: false, evidence: `${lastRun} passed no test (${testRunTally(run)})`, fix: `give the suite a test the live agents can run, then ${runSuite}` };
   return { ...base, passed: true, evidence: `${lastRun} passed: ${testRunTally(run)} (run ${run.id})` };
 }

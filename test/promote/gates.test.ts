@@ -139,6 +139,14 @@ describe('the gates', () => {
     expect(checkGates({ tests: true }, evidence({ testRuns: [skippedOnly] }))[0]?.passed).toBe(false);
   });
 
+  it('says the errors of a run as errors, not failures: a test the service could not run did not fail', () => {
+    const tested = (summary: { passed: number; failed: number; skipped: number; errors: number }) => checkGates({ tests: true }, evidence({ testRuns: [run('20261128T110000000Z-dddddd', HASH_B, summary)] }))[0];
+    const prefix = "the last run against staging's configuration (deployed at 4a530e8), tests of commit 954b75e,";
+    expect(tested({ passed: 2, failed: 0, skipped: 0, errors: 1 })).toMatchObject({ passed: false, evidence: `${prefix} had 1 error (run 20261128T110000000Z-dddddd)` });
+    expect(tested({ passed: 0, failed: 1, skipped: 0, errors: 2 })).toMatchObject({ passed: false, evidence: `${prefix} had 1 failure and 2 errors (run 20261128T110000000Z-dddddd)` });
+    expect(tested({ passed: 0, failed: 3, skipped: 0, errors: 0 })).toMatchObject({ passed: false, evidence: `${prefix} had 3 failures (run 20261128T110000000Z-dddddd)` });
+  });
+
   it("takes only a run of the checkout's own test files: a newer run of a pull request's passes over, and says why when it is the only one", () => {
     const failing = run('20261128T110000000Z-dddddd', HASH_B, { passed: 0, failed: 1, skipped: 0, errors: 0 });
     const ofPullRequest = run('20261128T120000000Z-eeeeee', HASH_B, { passed: 1, failed: 0, skipped: 0, errors: 0 }, OTHER_SUITE);
