@@ -151,6 +151,14 @@ function parseRulePath(path: string, kind: CustomRuleSpec['resources']): { glob:
   return { glob: segments };
 }
 
+/** The rule's path as parseRulePath reads it; undefined, with the problem added to `problems`, when it names no field. */
+function rulePath(spec: CustomRuleSpec, problems: SectionProblem[]): string[] | undefined {
+  const parsed = parseRulePath(spec.path, spec.resources);
+  if ('glob' in parsed) return parsed.glob;
+  problems.push({ resource: 'policy', message: `team rule "${spec.id}": ${parsed.problem}`, location: spec.at(['path']), hint: RULE_PATH_HINT });
+  return undefined;
+}
+
 /** What is wrong with a team rule's schema, and where in it (the keyword at fault; none for the schema as a whole). */
 interface SchemaProblem {
   message: string;
@@ -242,8 +250,7 @@ export interface TeamRule extends PolicyRule {
  */
 export async function compileCustomRule(spec: CustomRuleSpec, context: { regexBudget: RegexTimeBudget; checkBudget: RuleCheckBudget }): Promise<{ rule: TeamRule } | { problems: SectionProblem[] }> {
   const problems: SectionProblem[] = [];
-  const parsedPath = parseRulePath(spec.path, spec.resources);
-  if ('problem' in parsedPath) problems.push({ resource: 'policy', message: `team rule "${spec.id}": ${parsedPath.problem}`, location: spec.at(['path']), hint: RULE_PATH_HINT });
+  const glob = rulePath(spec, problems);
   const regex = (field: 'pattern' | 'not_pattern'): RegExp | undefined => {
     const source = spec[field];
     if (source === undefined) return undefined;
@@ -251,17 +258,15 @@ export async function compileCustomRule(spec: CustomRuleSpec, context: { regexBu
     if (typeof compiled === 'string') problems.push({ resource: 'policy', message: `team rule "${spec.id}": ${field} is not a valid regular expression: ${compiled}`, location: spec.at([field]) });
     return typeof compiled === 'string' ? undefined : compiled;
   };
-  const pattern = regex('pattern');
-  const notPattern = regex('not_pattern');
+  const [pattern, notPattern] = [regex('pattern'), regex('not_pattern')];
   let schemaCheck: SchemaCheck | undefined;
   if (spec.schema) {
     const compiled = schemaProblem(spec.schema) ?? (await compileSchema(spec.schema));
     if (typeof compiled === 'function') schemaCheck = compiled;
     else problems.push({ resource: 'policy', message: `team rule "${spec.id}": ${compiled.message}`, location: spec.at(['schema', ...compiled.at], compiled.at.length > 0 ? 'key' : 'value') });
   }
-  if (problems.length > 0 || 'problem' in parsedPath) return { problems };
+  if (problems.length > 0 || !glob) return { problems };
 
-  const { glob } = parsedPath;
   const what = spec.description ? `: ${spec.description}` : '';
   const checks = { budget: context.checkBudget, owner: spec.id };
   const checkEach = async ({ desired, tokens }: PolicySubject, found: FoundHit): Promise<boolean> => {
