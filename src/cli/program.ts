@@ -15,7 +15,7 @@ import { wholeNumberOption } from './whole-number.js';
 import { MOST } from '../util/option-bounds.js';
 import { timeoutOption } from './timeout.js';
 import { refuseEmptyValues, refuseOptionsAsValues } from './empty-values.js';
-import { countOccurrences, refuseRepeatedValues } from './repeated-values.js';
+import { countOccurrences, refuseRepeatedValues, takesOneValue } from './repeated-values.js';
 import { describeVersion } from '../status/versions.js';
 import { shellWord } from '../util/shell-word.js';
 import { chosenFlags, nextCommand, type ChosenTarget } from './next-command.js';
@@ -23,6 +23,9 @@ import { chosenFlags, nextCommand, type ChosenTarget } from './next-command.js';
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
+
+/** An option given more than once collects its values (`(repeatable)` in its help): `-f`, `--agent`, `--target`. */
+const isRepeatable = (option: Option): boolean => option.parseArg === collect;
 
 /** A whole number from 1 to `max` (whole-number.ts); a budget's error gives its default for the example, where 4 would refuse nearly every run. */
 function positiveInt(name: string, max: number, budgetDefault?: number) {
@@ -216,7 +219,7 @@ class VoxformCommand extends Command {
     for (let cmd: Command | null = this; cmd; cmd = cmd.parent) {
       for (const option of cmd.options) if (cmd.getOptionValueSource(option.attributeName()) === 'cli') givenBefore.add(option.attributeName());
     }
-    return { takesOneValue: (option) => !option.isBoolean() && !option.variadic && option.parseArg !== collect, givenBefore };
+    return { takesOneValue: (option) => takesOneValue(option, isRepeatable), givenBefore };
   }
 
   /** Arguments past those the command takes that name manifests, when it takes them with -f: said so (manifest-argument.ts). */
@@ -317,7 +320,7 @@ export function buildProgram(run: (name: string, options: Record<string, unknown
   addCiCommands(program, action);
 
   addCommandHelp(program);
-  countOccurrences(program, (option) => option.parseArg === collect);
+  countOccurrences(program, isRepeatable);
   return program;
 }
 

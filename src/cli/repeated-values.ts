@@ -17,10 +17,15 @@ const occurrences = new WeakMap<Option, number>();
  */
 export function countOccurrences(program: Command, isList: (option: Option) => boolean): void {
   for (const option of program.options) {
-    if (valueName(option) === undefined || option.variadic || isList(option)) continue;
+    if (!takesOneValue(option, isList)) continue;
     program.on(`option:${option.name()}`, () => occurrences.set(option, (occurrences.get(option) ?? 0) + 1));
   }
   for (const sub of program.commands) countOccurrences(sub, isList);
+}
+
+/** Whether `option` takes one value: not a flag, not a list (variadic, or `isList`: its values collected). */
+export function takesOneValue(option: Option, isList: (option: Option) => boolean): boolean {
+  return valueName(option) !== undefined && !option.variadic && !isList(option);
 }
 
 /**
