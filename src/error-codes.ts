@@ -41,6 +41,7 @@ export const COMMAND_ERROR_CODES = Object.freeze([
   'env_allow_invalid',
   'env_header_invalid',
   'export_agent_not_found',
+  'export_name_shows_secret',
   'export_nothing_selected',
   'export_write_failed',
   'file_unreadable',

@@ -20,6 +20,7 @@ import { isPhoneNumber } from '../manifest/names.js';
 import { DiagnosticList } from '../manifest/diagnostics.js';
 import { interpolateString } from '../manifest/interpolate.js';
 import { MIN_SEARCHABLE_SECRET } from '../secrets/redact.js';
+import { VoxformError } from '../errors.js';
 import { heldValues, type HeldVariable } from '../secrets/trusted.js';
 import { formatDotted, type PatternCursor } from '../util/field-path.js';
 import { setOwn } from '../util/json-object.js';
@@ -188,7 +189,7 @@ function draftAgent(agent: Agent, run: ExportRun): AgentDraft {
   // Nothing is made of a name that holds an environment value or a secret, in any case or with any separators (the
   // slug and the variable names fold them): its local name (hence its prompt file, phone bindings and variables) comes from the id.
   const named = nameShown && !holdsHidden(madeOf, run) && !foldsInSecret(madeOf, run);
-  const local = uniqueName(slugify(named ? madeOf : `agent ${agent.id}`), run.agentNames);
+  const local = uniqueName([...(named ? [slugify(madeOf)] : []), slugify(`agent ${agent.id}`)], run.agentNames, '-', agent.id, run);
   run.localNames.set(agent.id, local);
 
   const { live, shaped, config, found } = managedConfig(agent);
@@ -288,7 +289,9 @@ function protectHooks(draft: Pick<AgentDraft, 'agent' | 'local' | 'secrets'>, ru
       const key = secretKey(path, part, value);
       let secret = draft.secrets.get(key);
       if (secret === undefined) {
-        const name = uniqueName(envName([local, ...named, ...(part ? [part] : [])]), run.secretNames, '_');
+        // Named after the items' names, else (the name as made would show a value) after their positions.
+        const tail = part ? [part] : [];
+        const name = uniqueName([envName([local, ...named, ...tail]), envName([local, ...path, ...tail])], run.secretNames, '_', agent.id, run);
         secret = { name, path: `agents.${local}.config${renderPath(path)}${part ? ` (${part} in the URL)` : ''}` };
         // The plan warns of a value too short to hide in text (env_value_short): export says which up front.
         if (value.length < MIN_SEARCHABLE_SECRET) secret.short = true;
@@ -356,7 +359,7 @@ function writeAgent(draft: AgentDraft, run: ExportRun): Pair {
   entry.items.push(new Pair(new Scalar('id'), new Scalar(agent.id)));
   if (typeof agent.name === 'string') {
     // A secret export makes a reference of elsewhere is that reference in the name too.
-    const name = (nameShown ? writeBack(agent.name, `agents.${local}.name`, run, nameRecorded, madeLongestFirst(run)) : undefined) ?? secretName(local, run);
+    const name = (nameShown ? writeBack(agent.name, `agents.${local}.name`, run, nameRecorded, madeLongestFirst(run)) : undefined) ?? secretName(local, agent.id, run);
     entry.items.push(new Pair(new Scalar('name'), new Scalar(name)));
   }
   entry.items.push(new Pair(new Scalar('config'), doc.createNode(protectedConfig)));
@@ -380,8 +383,8 @@ function nameMayShow(agent: Agent, recorded: readonly string[], run: ExportRun):
 }
 
 /** A reference for an agent's name that holds a deployed value beside reference-like text, or that the ledger says came from the environment. */
-function secretName(local: string, run: ExportRun): string {
-  const name = uniqueName(envName([local, 'name']), run.secretNames, '_');
+function secretName(local: string, id: string, run: ExportRun): string {
+  const name = uniqueName([envName([local, 'name']), envName(['agent', id, 'name'])], run.secretNames, '_', id, run);
   run.secrets.push({ name, path: `agents.${local}.name` });
   return `\${env:${name}}`;
 }
@@ -429,11 +432,23 @@ export function slugify(name: string | undefined): string {
   return slug === '' ? 'agent' : slug;
 }
 
-function uniqueName(base: string, taken: Set<string>, separator = '-'): string {
-  let name = base;
-  for (let n = 2; taken.has(name); n++) name = `${base}${separator}${n}`;
-  taken.add(name);
-  return name;
+/**
+ * The first of `bases`, made unique with `-2`, `-3` (`separator`), that does not show a value of
+ * `run.unnamable` as names are compared: a suffix or the joining of parts each holding none may make
+ * one, so the name is checked as it is made. None may be written when every base's name shows one.
+ */
+function uniqueName(bases: readonly string[], taken: Set<string>, separator: string, agentId: string, run: ExportRun): string {
+  for (const base of bases) {
+    let name = base;
+    for (let n = 2; taken.has(name); n++) name = `${base}${separator}${n}`;
+    if (foldsInSecret(name, run)) continue;
+    taken.add(name);
+    return name;
+  }
+  // The names are not shown: each holds a secret.
+  throw new VoxformError('export_name_shows_secret', `voxform export cannot name agent ${agentId} or a variable of its config without showing a secret: every name it would make holds one (case and separators folded).`, {
+    hint: 'Rename the agent, the tool or the header key holding a secret value, then export again.',
+  });
 }
 
 /** `['front-desk', 'session_data_webhook', 'headers', 'x-hook-token']` → `FRONT_DESK_SESSION_DATA_WEBHOOK_X_HOOK_TOKEN`. */

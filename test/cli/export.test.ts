@@ -440,6 +440,49 @@ describe('voxform export', () => {
     for (const text of texts) for (const token of Object.values(tokens)) for (const fold of folds) expect(fold(text), text).not.toContain(fold(token));
   });
 
+  test('a header token that only the name as made holds (a `-2` suffix, a tool\'s name joined to a header key): in no key, file name, variable, file or output', async () => {
+    const tokens = { suffix: 'zq7-secret-77-2', joined: 'zq7-secret-77-token' };
+    const seed = defaultSeed();
+    const bot = seed.agents?.find((candidate) => candidate.id === FRONT_DESK);
+    const other = seed.agents?.find((candidate) => candidate.id === BOOKING);
+    const tool = other?.config.tools?.[0];
+    if (!bot || !other || !tool) throw new Error('the default seed has no front desk or booking agent with a tool');
+    // Two agents named alike: the second's local name `zq7-secret-77-2` would be its own tool's token.
+    Object.assign(bot, { name: 'Zq7 Secret 77' });
+    Object.assign(other, { name: 'Zq7 Secret 77', config: { ...other.config, tools: [{ ...tool, header: { authorization: tokens.suffix } }] } });
+    const suffixed = await exportedFromPhones(seed, { AGENT_OKDQBQETECM4AK369YN_TOOLS_FIND_SLOTS_AUTHORIZATION: tokens.suffix });
+    expect(suffixed[0]).toContain('prompts/agent-okdqbqetecm4ak369yn.md');
+    // A tool's name and a header key, each holding no token, that join into one: its variables are named by position.
+    const joined = defaultSeed();
+    const front = joined.agents?.find((candidate) => candidate.id === FRONT_DESK);
+    const booking = joined.agents?.find((candidate) => candidate.id === BOOKING);
+    if (!front || !booking) throw new Error('the default seed has no front desk or booking agent');
+    Object.assign(front, { name: 'Front', config: { ...front.config, tools: [{ ...tool, name: 'Zq7 Secret', header: { '77-token-x': tokens.joined } }] } });
+    Object.assign(booking, { name: 'Other' });
+    const texts = await exportedFromPhones(joined, { FRONT_TOOLS_0_77_TOKEN_X: tokens.joined, OTHER_TOOLS_FIND_SLOTS_AUTHORIZATION: 'seeded-calendar-token' });
+    for (const text of [...suffixed, ...texts]) for (const token of Object.values(tokens)) expect(foldName(text), text).not.toContain(foldName(token));
+  });
+
+  test('a header key holding its own token, so that a variable named by position would show it too: a clear error, nothing written', async () => {
+    const token = 'zq7-secret-77-token';
+    const seed = defaultSeed();
+    const bot = seed.agents?.find((candidate) => candidate.id === FRONT_DESK);
+    const tool = seed.agents?.find((candidate) => candidate.id === BOOKING)?.config.tools?.[0];
+    if (!bot || !tool) throw new Error('the default seed has no front desk agent or booking tool');
+    Object.assign(bot, { config: { ...bot.config, tools: [{ ...tool, header: { [token]: token } }] } });
+    const planted = await startEmulator({ port: 0, seed });
+    const dir = await tempDir();
+    try {
+      const exported = await runCliInProcess(['export', '--agent', FRONT_DESK, '--out', 'live', '--base-url', planted.url], { cwd: dir, env: { VOXFORM_API_KEY: planted.apiKey } });
+      expect(exported.code).toBe(1);
+      expect(exported.stderr).toMatch(/^error\[export_name_shows_secret\]: voxform export cannot name agent -OKdqbqetEcM4ak369ym /);
+      expect(foldName(exported.stdout + exported.stderr)).not.toContain(foldName(token));
+      expect(existsSync(path.join(dir, 'live'))).toBe(false);
+    } finally {
+      await planted.close();
+    }
+  });
+
   test('a deployed header token that is an agent\'s name once folded: in no key, file name, variable, file or output, with the variable set or without the ledger', async () => {
     const token = 'zq7-secret-99-token';
     const manifest = ['version: 1', 'agents:', '  bot:', `    id: ${FRONT_DESK}`, '    name: "Zq7 Secret 99 Token"', '    config:', '      prompt: "You are a helpful bot."', '      session_data_webhook:', '        url: https://hooks.example.com/end', '        headers:', '          x-hook-token: ${env:HOOK_TOKEN}', ''].join('\n');
