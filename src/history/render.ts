@@ -5,6 +5,7 @@
  * through `controlsAsQuestionMarks`, which shows a control character as `?`.
  */
 import { shortHash } from '../util/hash.js';
+import { plural } from '../util/plural.js';
 import { controlsAsQuestionMarks, toJsonText } from '../util/printable.js';
 import { AgentNames, versionOfAgent } from './agent-names.js';
 import { agentVersionKey, shortCommit, type AgentSummary, type AgentVersion, type DeploySummary, type HistoryRecord, type LedgerRecord, type TestRunRecord } from './types.js';
@@ -183,7 +184,7 @@ export function testRunEntries(runs: readonly TestRunRecord[], options: { agent?
 /** A test run's tallies: `4 passed, 1 failed` and the skipped and errored when there are any. */
 export function testRunTally(run: Pick<TestRunRecord, 'summary'>): string {
   const { passed, failed, skipped, errors } = run.summary;
-  return [`${passed} passed`, `${failed} failed`, ...(skipped > 0 ? [`${skipped} skipped`] : []), ...(errors > 0 ? [`${errors} errors`] : [])].join(', ');
+  return [`${passed} passed`, `${failed} failed`, ...(skipped > 0 ? [`${skipped} skipped`] : []), ...(errors > 0 ? [plural(errors, 'error')] : [])].join(', ');
 }
 
 function testRunsText(runs: readonly TestRunRecord[]): string[] {

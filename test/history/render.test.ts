@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agentsChanged, historyEntries, renderHistoryJson, renderHistoryText, testRunEntries } from '../../src/history/render.js';
+import { agentsChanged, historyEntries, renderHistoryJson, renderHistoryText, testRunEntries, testRunTally } from '../../src/history/render.js';
 import { recordedAgent, type HistoryRecord, type TestRunRecord } from '../../src/history/types.js';
 
 function record(id: string, agents: Record<string, string>, extra: Partial<HistoryRecord> = {}): HistoryRecord {
@@ -166,6 +166,9 @@ describe('history renderers', () => {
       ],
     };
     const text = renderHistoryText(historyEntries([promoted]), 'default@local', undefined, testRunEntries([run], { agent: 'desk' }));
+    // An error is counted in its own words, one or more.
+    expect(testRunTally({ summary: { passed: 0, failed: 0, skipped: 0, errors: 1 } })).toBe('0 passed, 0 failed, 1 error');
+    expect(testRunTally({ summary: { passed: 0, failed: 0, skipped: 0, errors: 2 } })).toBe('0 passed, 0 failed, 2 errors');
     expect(text).toContain(`  by dev@laptop, commit abcdef0; promoted from staging@local record ${older.id}\n`);
     expect(text).toContain(
       [
