@@ -15,7 +15,7 @@ import { configLocation, promptPlace, valueLocation, type FoundText } from './pl
 import type { CustomRuleSpec, SectionProblem } from './section.js';
 import type { PolicyRule, PolicySubject, RuleHit, TokenCounter } from './types.js';
 import type { RuleCheckBudget } from './check-budget.js';
-import { formatCount } from '../util/plural.js';
+import { formatCount, wordList } from '../util/plural.js';
 import { pointerToPath } from '../schema/issues.js';
 import { didYouMean } from '../util/did-you-mean.js';
 
@@ -145,8 +145,7 @@ function parseRulePath(path: string, kind: CustomRuleSpec['resources']): { glob:
   if (first !== '*' && !fields.includes(first)) {
     const field = didYouMean(first, fields);
     const meant = field !== undefined ? [field, ...rest].join('.') : kind === 'agents' ? `config.${path}` : undefined;
-    const listed = `${fields.slice(0, -1).join(', ')} and ${fields[fields.length - 1]}`;
-    return wrong(`${one} has only ${listed}${meant !== undefined ? ` (did you mean ${meant}?)` : ''}`);
+    return wrong(`${one} has only ${wordList(fields, 'and')}${meant !== undefined ? ` (did you mean ${meant}?)` : ''}`);
   }
   return { glob: segments };
 }
