@@ -53,7 +53,7 @@ export function redactStrings(value: unknown, redact: Redact): unknown {
  * `MIN_SEARCHABLE_SECRET` is not searched for (see there): it is masked by place. Besides the
  * value as written, the forms a service or a renderer echoes it in are scrubbed too (see
  * `echoedForms`), whatever the case of their ASCII letters, and in the text as it reads with its
- * JSON and HTML escapes decoded (`redactNeedles`).
+ * escapes decoded (`redactNeedles`).
  */
 export class SecretRegistry {
   private readonly values = new Set<string>();
@@ -312,8 +312,8 @@ function asciiLower(text: string): string {
 /**
  * Replaces every occurrence of every needle with `marker` (`REDACTED`), whatever the case of its ASCII letters
  * (a URL parser lower-cases a host; a service may upper-case what it echoes), in the text as written
- * and as it reads decoded (`decodedReadings`): a service quotes text with the escapes JSON and HTML
- * allow, a quote inside a quote escaped again, and a secret so written is found in what it decodes to.
+ * and as it reads decoded (`decodedReadings`): a service quotes text with the escapes JSON, HTML and
+ * URLs allow, a quote inside a quote escaped again, and a secret so written is found in what it decodes to.
  * Occurrences are found with `indexOf` (never in text already redacted) and replaced where they stand
  * in the text as written, escapes and all, then overlapping and touching ones are merged, so
  * overlapping secrets are scrubbed as one span and the marker itself is never re-scanned.
@@ -388,7 +388,7 @@ function decodedReadings(text: string): DecodedReading[] {
   return readings;
 }
 
-/** A JSON escape: `\u` and four hex digits, or one of the characters JSON escapes with a backslash. */
+/** A JSON escape (`\u` and four hex digits, or a character JSON escapes with a backslash), or Python's `\'` and `\xNN`. */
 const JSON_ESCAPE = /\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(["'\\/bfnrt]))/y;
 const JSON_ESCAPED: Record<string, string> = { '"': '"', "'": "'", '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
 /**
@@ -399,8 +399,8 @@ const HTML_REFERENCE = /&(?:(amp|lt|gt|quot|apos)|#([0-9]{1,7})|#[xX]([0-9a-fA-F
 const HTML_NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
 /**
- * `text` (a reading of the text as written, or that text itself) with each JSON escape and HTML
- * character reference decoded once, left to right, anywhere in it: a service quotes JSON inside
+ * `text` (a reading of the text as written, or that text itself) with each JSON escape, HTML
+ * character reference and run of URL-encoded bytes decoded once, left to right, anywhere in it: a service quotes JSON inside
  * plain words, and what it quotes need not be whole JSON. Undefined when nothing decodes.
  */
 function decodedOnce(text: string, of: DecodedReading | undefined): DecodedReading | undefined {
@@ -438,7 +438,7 @@ function decodedOnce(text: string, of: DecodedReading | undefined): DecodedReadi
 /** Where an escape may start. */
 const ESCAPE_START = /[\\&%]/g;
 
-/** The character the escape at `at` (a `\\` or a `&`) stands for, and the escape's length; undefined where none starts. */
+/** What the escape at `at` (a `\\`, a `&` or a `%`) stands for, and the escape's length; undefined where none starts. */
 function escapeAt(text: string, at: number): [string, number] | undefined {
   if (text[at] === '%') return percentRunAt(text, at);
   return text[at] === '\\' ? jsonEscapeAt(text, at) : htmlReferenceAt(text, at);
@@ -504,13 +504,13 @@ function settledLength(text: string, needles: readonly string[]): number {
   return across ? across[0] : settled;
 }
 
-/** The start of an HTML character reference (see decodedOnce) at the end of a text: `&`, `&am`, `&#3`, `&#x1F6`. */
+/** The start of an HTML character reference or of a URL-encoded byte (see decodedOnce) at the end of a text: `&am`, `&#x1F6`, `%C3%A`. */
 const UNFINISHED_REFERENCE = /&(?:#[xX]?[0-9a-fA-F]{0,7}|[a-z]{0,4})$|(?:%[0-9a-fA-F]{2})*%[0-9a-fA-F]?$/;
-/** The start of a JSON escape at the end of a text, past its backslashes: `u` and up to three hex digits. */
+/** The start of an escape at the end of a text, past its backslashes: `u` and up to three hex digits, or `x` and up to one. */
 const UNFINISHED_UNICODE = /u[0-9a-fA-F]{0,3}$|x[0-9a-fA-F]?$/;
 /**
  * How many characters at the end of `text` begin an escape the next piece may finish: a JSON escape
- * (backslashes, `u` and hex digits) or an HTML character reference, with `rounds` rounds of decoding
+ * (backslashes, `u` or `x` and hex digits), an HTML character reference or a URL-encoded byte, with `rounds` rounds of decoding
  * still to come. Read from the end, never the whole text: a reply streamed in many pieces is scanned
  * once per piece. Each round halves a run of backslashes (`\\\\` reads `\\`, then `\`), so of a
  * long run only the last 2^(rounds+1) can join the next piece; the rest is let go in a multiple of
