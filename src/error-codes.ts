@@ -238,6 +238,7 @@ export const DIAGNOSTIC_CODES = Object.freeze([
   'file_outside_project',
   'file_not_regular',
   'file_too_large',
+  'file_not_committed',
   'text_too_long',
   'knowledge_type_unknown',
   'secret_in_manifest',

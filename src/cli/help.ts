@@ -40,6 +40,8 @@ const ENVIRONMENT = {
   CI_MERGE_REQUEST_IID: 'set by GitLab CI in a merge-request pipeline: the merge request `ci run` comments on',
   VOXFORM_POLICY_PACKS: 'comma-separated paths of JavaScript rule packs outside the checkout (operator code, trusted; docs/policy.md)',
   VOXFORM_TRUST_PROJECT_PACKS: '1: load rule packs inside the project too, where no pull-request code runs (docs/policy.md)',
+  CI: 'set by CI services (set it to `true` where yours does not): voxform then reads only the files of the commit under review, as it holds them (docs/security.md)',
+  VOXFORM_TRUST_UNCOMMITTED_FILES: '`1`: in a CI job, read files its steps wrote or changed in the checkout too, where no unreviewed change runs (docs/ci.md)',
   VOXFORM_BASE_REF: 'the git revision `plan` compares the policy with to flag relaxations (`--base` beats it); a state file in the checkout is read as it holds it too, as evidence of secrets, and one git cannot read stops the command (docs/security.md)',
   NO_COLOR: 'any value: no colour in output',
   FORCE_COLOR: '`0` or `false`: no colour on a terminal; `1`, `2`, `3` or `true`: colour in a pipe too (NO_COLOR and --no-color still win)',
@@ -50,8 +52,10 @@ type EnvironmentName = keyof typeof ENVIRONMENT;
 
 /** What talks to the service reads: the key, where to send it, and how long to wait. */
 const SERVICE_ENV: EnvironmentName[] = ['VOXFORM_API_KEY', 'VOXFORM_REGION', 'VOXFORM_BASE_URL', 'VOXFORM_TIMEOUT'];
+/** What reads the project's files reads (src/project-files/checkout-files.ts): in a CI job, only the commit's files. */
+const PROJECT_FILES_ENV: EnvironmentName[] = ['CI', 'VOXFORM_TRUST_UNCOMMITTED_FILES'];
 /** What reads manifests reads besides (the operator's base URL is trusted as a manifest's `base_url`). */
-const MANIFEST_ENV: EnvironmentName[] = ['VOXFORM_ENV_ALLOW', 'VOXFORM_TRUSTED_ORIGINS', 'VOXFORM_BASE_URL'];
+const MANIFEST_ENV: EnvironmentName[] = ['VOXFORM_ENV_ALLOW', 'VOXFORM_TRUSTED_ORIGINS', 'VOXFORM_BASE_URL', ...PROJECT_FILES_ENV];
 const ALWAYS_ENV: EnvironmentName[] = ['VOXFORM_DEBUG', 'NO_COLOR', 'FORCE_COLOR', 'TERM'];
 /** What reads or writes state reads besides. */
 const STATE_ENV: EnvironmentName[] = ['VOXFORM_STATE'];
@@ -162,7 +166,7 @@ export const COMMAND_HELP: Record<string, Required<CommandHelp>> = withExitCodes
     examples: ['voxform templates'],
   },
   fmt: {
-    environment: [],
+    environment: PROJECT_FILES_ENV,
     exitCodes: ['0  formatted (with --check: already formatted)', '1  an error (with --check: files to format, listed)'],
     examples: ['voxform fmt', 'voxform fmt --check', 'voxform fmt agents/'],
   },

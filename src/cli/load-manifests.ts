@@ -67,7 +67,7 @@ export async function readCommandProject(options: Pick<ManifestOptions, 'file'>,
   if (checked) return checked;
   // As loadManifests: a malformed allow-list stops the run before anything is read.
   envPolicyOf(ctx.env);
-  return readProject({ paths: options.file ?? [], cwd: ctx.cwd });
+  return readProject({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env });
 }
 
 /**
@@ -82,7 +82,7 @@ export async function refuseUnknownEnvironment(options: { file?: string[] | unde
   if (options.env === undefined) return ctx;
   let project: ProjectManifests;
   try {
-    project = await readProject({ paths: options.file ?? [], cwd: ctx.cwd });
+    project = await readProject({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env });
   } catch (error) {
     if (isVoxformError(error)) return (withholdUnchecked([options.env].flat(), ctx), ctx);
     throw error;

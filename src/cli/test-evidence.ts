@@ -13,7 +13,8 @@ import { MAX_TEST_FILE_BYTES } from '../conversations/load-tests.js';
 import type { TestMode } from '../conversations/recordings/recordings.js';
 import { deployer, uncommittedFiles } from '../history/source.js';
 import type { DesiredState } from '../manifest/types.js';
-import { isInside, readGuarded } from '../project-files/guarded-read.js';
+import { CheckoutFiles, readProjectFile } from '../project-files/checkout-files.js';
+import { isInside } from '../project-files/guarded-read.js';
 import { manifestProjectRoot } from '../project-files/manifest-files.js';
 import { changedDuringRun, liveConfigurationHashes, suiteDigest, testRunRecord } from '../promote/evidence.js';
 import type { CheckoutSuite } from '../promote/gates.js';
@@ -140,9 +141,10 @@ export async function checkoutSuite(options: ProjectOptions, ctx: CommandContext
   }
   const root = await manifestProjectRoot(manifestPlaces(options, ctx, desired), ctx.cwd);
   const budget = { remaining: MAX_TEST_BYTES_PER_RUN, limit: MAX_TEST_BYTES_PER_RUN, noun: 'test files' };
+  const checkout = CheckoutFiles.forRun(ctx.env);
   const hashed: Array<{ path: string; contentHash: string }> = [];
   for (const file of suite.files) {
-    const outcome = await readGuarded(file, { root, maxBytes: MAX_TEST_FILE_BYTES, budget });
+    const outcome = await readProjectFile(file, { root, maxBytes: MAX_TEST_FILE_BYTES, budget }, checkout);
     if (!outcome.ok) return { problem: `this checkout's test file ${shown(ctx, file)} ${outcome.message} (no run reads it)`, fix: `make it a file \`voxform test\` reads, commit it and run the suite: \`${testCommand}\`` };
     hashed.push({ path: file, contentHash: sha256(outcome.bytes) });
   }

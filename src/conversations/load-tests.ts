@@ -8,7 +8,8 @@
 import { VoxformError } from '../errors.js';
 import { decodeUtf8 } from '../project-files/decode.js';
 import { DiagnosticList } from '../manifest/diagnostics.js';
-import { describeProjectRoot, readGuarded } from '../project-files/guarded-read.js';
+import { CheckoutFiles, readProjectFile } from '../project-files/checkout-files.js';
+import { describeProjectRoot } from '../project-files/guarded-read.js';
 import { manifestProjectRoot } from '../project-files/manifest-files.js';
 import { formatSize } from '../util/size.js';
 import { sha256 } from '../util/hash.js';
@@ -37,6 +38,11 @@ export interface LoadTestsOptions {
   files: readonly string[];
   cwd: string;
   /**
+   * The operator's environment (default: `process.env`): in a CI job (`CI` set) only test files the
+   * commit under review holds are read (docs/security.md §3).
+   */
+  env?: Readonly<Record<string, string | undefined>>;
+  /**
    * The manifests the tests are for, as findTestFiles takes them (the files read, or the files and
    * folders named with -f): the test files must lie inside their project root (manifestProjectRoot).
    * Default: the default manifest in `cwd`.
@@ -61,9 +67,10 @@ export async function loadTestFiles(options: LoadTestsOptions): Promise<LoadTest
   const loaded: TestFile[] = [];
   // Test files are the pull request author's, like manifests: inside the project, regular files, capped.
   const root = await manifestProjectRoot(options.manifests ?? [], options.cwd);
+  const checkout = CheckoutFiles.forRun(options.env ?? process.env);
   let bytes = 0;
   for (const file of options.files) {
-    const outcome = await readGuarded(file, { root, maxBytes: MAX_TEST_FILE_BYTES });
+    const outcome = await readProjectFile(file, { root, maxBytes: MAX_TEST_FILE_BYTES }, checkout);
     if (!outcome.ok && outcome.reason === 'too_large') {
       throw new VoxformError('test_file_too_large', `${sources.display(file)} ${outcome.message}.`, {
         hint: 'Split it into several *.test.yaml files.',
@@ -74,7 +81,10 @@ export async function loadTestFiles(options: LoadTestsOptions): Promise<LoadTest
         hint: 'Test files are read only inside the project of the manifest (the first -f, when several are named): move it into that project, or run its own project\'s tests apart, naming that project\'s manifest first with -f.',
       });
     }
-    if (!outcome.ok) throw new VoxformError('tests_unreadable', `${sources.display(file)} ${outcome.message}.`, { hint: 'Check its path and permissions; keep test files inside the project.' });
+    if (!outcome.ok) {
+      const hint = outcome.reason === 'uncommitted' ? '`git status` lists the files the checkout holds beside its commit.' : 'Check its path and permissions; keep test files inside the project.';
+      throw new VoxformError('tests_unreadable', `${sources.display(file)} ${outcome.message}.`, { hint });
+    }
     bytes += outcome.bytes.length;
     if (bytes > MAX_TEST_BYTES_PER_RUN) {
       throw new VoxformError('test_run_too_large', `${sources.display(file)} takes the test files of this run past ${formatSize(MAX_TEST_BYTES_PER_RUN)} together (the cap per run). No test was run.`, {

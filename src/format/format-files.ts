@@ -3,7 +3,7 @@ import { isVoxformError, VoxformError } from '../errors.js';
 import { decodeUtf8 } from '../project-files/decode.js';
 import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
 import type { ManifestFile } from '../project-files/manifest-files.js';
-import { readGuarded } from '../project-files/guarded-read.js';
+import { readProjectFile, type CheckoutFiles } from '../project-files/checkout-files.js';
 import { projectWriteRefusal } from '../project-files/guarded-write.js';
 import { printable } from '../util/printable.js';
 import { knownProperties, schemaNode } from '../schema/introspect.js';
@@ -27,7 +27,7 @@ interface FormattedFile {
  */
 export async function formatFiles(
   files: readonly ManifestFile[],
-  options: { write: boolean; displayName?: (file: string) => string; onFile?: (result: FormattedFile) => void },
+  options: { write: boolean; checkout: CheckoutFiles; displayName?: (file: string) => string; onFile?: (result: FormattedFile) => void },
 ): Promise<FormattedFile[]> {
   const results: FormattedFile[] = [];
   const done = (result: FormattedFile) => {
@@ -37,7 +37,7 @@ export async function formatFiles(
   const name = options.displayName ?? ((file: string) => file);
   for (const { file, root, fromFolder } of files) {
     try {
-      const { text: source, byteOrderMark } = await readManifestText(file, root, name(file));
+      const { text: source, byteOrderMark } = await readManifestText(file, root, name(file), options.checkout);
       if (fromFolder && !looksLikeManifest(source)) continue;
       const { text, changed } = formatManifest(source, name(file));
       // The decoder drops a byte-order mark; the file keeps its own, as it keeps its line endings.
@@ -76,8 +76,8 @@ async function rewrite(file: string, text: string, where: { root: string; shown:
 
 const BYTE_ORDER_MARK = '\ufeff';
 
-async function readManifestText(file: string, root: string, shown: string): Promise<{ text: string; byteOrderMark: boolean }> {
-  const outcome = await readGuarded(file, { root, maxBytes: MAX_MANIFEST_BYTES });
+async function readManifestText(file: string, root: string, shown: string, checkout: CheckoutFiles): Promise<{ text: string; byteOrderMark: boolean }> {
+  const outcome = await readProjectFile(file, { root, maxBytes: MAX_MANIFEST_BYTES }, checkout);
   if (!outcome.ok) throw new VoxformError('file_unreadable', `Cannot read ${shown}: it ${outcome.message}.`, { hint: 'Check the path and its permissions; keep manifests inside the project.' });
   const { text, problem } = decodeUtf8(outcome.bytes);
   if (problem !== undefined) throw new VoxformError('file_unreadable', `Cannot read ${shown}: it ${problem.message}.`, { hint: 'fmt rewrites only UTF-8 text files.' });

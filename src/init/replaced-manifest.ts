@@ -3,7 +3,8 @@
  * export` alike: each writes only its own agents, so the refusal without --force names every other
  * agent, phone, section and comment of the one there, and --force says it again as a warning.
  */
-import { pathExists, readGuarded } from '../project-files/guarded-read.js';
+import { CheckoutFiles, readProjectFile } from '../project-files/checkout-files.js';
+import { pathExists } from '../project-files/guarded-read.js';
 import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
 import { describeLosses, losesAnything, manifestLosses, type ManifestLosses } from '../export/manifest-losses.js';
 import { isExportComment } from '../export/build-manifest.js';
@@ -27,7 +28,8 @@ interface ReplacedManifest {
  */
 export async function replacedManifest(file: string, root: string, next: string, command: ReplacingCommand): Promise<ReplacedManifest | undefined> {
   if (!(await pathExists(file, { follow: false }))) return undefined;
-  const read = await readGuarded(file, { root, maxBytes: MAX_MANIFEST_BYTES });
+  // Read to compare with what init writes, never shown nor sent: the operator's run may read any file of the project.
+  const read = await readProjectFile(file, { root, maxBytes: MAX_MANIFEST_BYTES }, CheckoutFiles.ANY);
   if (!read.ok) return undefined;
   const losses = manifestLosses(read.bytes.toString('utf8'), next, isOwnComment);
   if (!losesAnything(losses)) return undefined;

@@ -24,7 +24,8 @@ import { schemaIssueMessages } from '../manifest/schema-issues.js';
 import { localNameProblem } from '../manifest/names.js';
 import { GITIGNORE_ENTRIES } from '../templates/gitignore.js';
 import { nodeAtPlace } from '../templates/yaml-place.js';
-import { pathExists, readGuarded } from '../project-files/guarded-read.js';
+import { CheckoutFiles, readProjectFile } from '../project-files/checkout-files.js';
+import { pathExists } from '../project-files/guarded-read.js';
 import { fileOnTheWay, pathInTheWay } from '../util/atomic-write.js';
 import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
 import { DEFAULT_MANIFESTS } from '../project-files/manifest-files.js';
@@ -247,7 +248,8 @@ type ScaffoldTarget = { path: string; mode: ScaffoldFile['mode']; content?: stri
 /** The text of the file at a target, read as every file of the project is (`root`: findProjectRoot); undefined when missing, unread (no content to compare) or refused. */
 async function existingText(dir: string, target: ScaffoldTarget, root: string): Promise<string | undefined> {
   if (target.content === undefined) return undefined;
-  const read = await readGuarded(path.join(dir, target.path), { root, maxBytes: MAX_MANIFEST_BYTES });
+  // Read to compare with what init writes, never shown nor sent: the operator's run may read any file of the project.
+  const read = await readProjectFile(path.join(dir, target.path), { root, maxBytes: MAX_MANIFEST_BYTES }, CheckoutFiles.ANY);
   return read.ok ? read.bytes.toString('utf8') : undefined;
 }
 

@@ -9,7 +9,8 @@ import { VoxformError } from '../errors.js';
 import { describeWriteFailure, discardTemp, FileWriteError, writeTempBeside, WriteSet } from '../util/atomic-write.js';
 import { mergeGitignore } from '../templates/gitignore.js';
 import { refuseOwnFile, type OwnFiles } from '../project-files/own-files.js';
-import { findProjectRoot, pathExists, readGuarded, realFolder } from '../project-files/guarded-read.js';
+import { CheckoutFiles, readProjectFile } from '../project-files/checkout-files.js';
+import { findProjectRoot, pathExists, realFolder } from '../project-files/guarded-read.js';
 import { projectWriteRefusal } from '../project-files/guarded-write.js';
 import { checkKeptFolder } from '../project-files/kept-files.js';
 import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
@@ -123,7 +124,8 @@ async function planFile(dir: string, file: ScaffoldFile, how: { force: boolean; 
  */
 async function readExisting(target: string, root: string): Promise<{ text?: string; refused?: string }> {
   if (!(await pathExists(target, { follow: false }))) return {};
-  const outcome = await readGuarded(target, { root, maxBytes: MAX_MANIFEST_BYTES });
+  // Read to compare with what init writes, never shown nor sent: the operator's run may read any file of the project.
+  const outcome = await readProjectFile(target, { root, maxBytes: MAX_MANIFEST_BYTES }, CheckoutFiles.ANY);
   if (outcome.ok) return { text: outcome.bytes.toString('utf8') };
   return outcome.reason === 'missing' ? {} : { refused: outcome.message };
 }

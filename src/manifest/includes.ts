@@ -8,6 +8,7 @@ import { open, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { TemplateVars } from '../templates/substitute.js';
 import { decodeUtf8 } from '../project-files/decode.js';
+import { blobHash, DIFFERS, notCommitted, type CommittedBlob } from '../project-files/checkout-files.js';
 import { failureOf, inspect, READ_FAILURE_CODES, type ReadPolicy } from '../project-files/guarded-read.js';
 import { formatSize } from '../util/size.js';
 import { MAX_KNOWLEDGE_FILE_BYTES, MAX_PROMPT_BYTES_TOTAL, MAX_PROMPT_FILE_BYTES } from '../project-files/limits.js';
@@ -155,18 +156,24 @@ export interface KnowledgeContent {
 /** Hashes knowledge files by streaming them (they may be large) under the guards; undefined for one not read. */
 export async function hashKnowledgeFiles(
   requests: readonly KnowledgeRequest[],
-  ctx: Pick<IncludeContext, 'diagnostics' | 'sources' | 'onDigest'>,
+  ctx: Pick<IncludeContext, 'files' | 'diagnostics' | 'sources' | 'onDigest'>,
 ): Promise<Array<KnowledgeContent | undefined>> {
   // One hash per distinct file (device and inode): one large file named by every entry is read once.
   const byFile = new Map<string, Promise<HashOutcome>>();
   const hashed = await mapBounded(requests, 8, async (request): Promise<HashOutcome> => {
     if (isAbsoluteWritten(request.written)) return ABSOLUTE;
-    const checked = await inspect(request.file, { root: request.span.source.root, maxBytes: MAX_KNOWLEDGE_FILE_BYTES });
+    const { root } = request.span.source;
+    const checked = await inspect(request.file, { root, maxBytes: MAX_KNOWLEDGE_FILE_BYTES });
     if (!checked.ok) return checked;
+    // Uploaded once applied: in a CI job, only a file the commit under review holds (checkout-files.ts).
+    const committed = await ctx.files.checkout.expect(root, checked.real);
+    if (committed && 'problem' in committed) return notCommitted(request.file, checked.real, root, committed.problem);
     const key = `${checked.info.dev}:${checked.info.ino}`;
     let hashing = byFile.get(key);
-    if (!hashing) byFile.set(key, (hashing = hashFile(checked)));
-    return hashing;
+    if (!hashing) byFile.set(key, (hashing = hashFile(checked, committed)));
+    const hashed = await hashing;
+    if (!hashed.ok || hashed.committed || !committed || (await ctx.files.checkout.isLfsObject(root, committed, hashed.digest, hashed.size))) return hashed;
+    return notCommitted(request.file, checked.real, root, DIFFERS);
   });
   const results: Array<KnowledgeContent | undefined> = [];
   for (const [index, request] of requests.entries()) {
@@ -182,10 +189,13 @@ export async function hashKnowledgeFiles(
   return results;
 }
 
-type HashOutcome = { ok: true; digest: string; size: number } | Extract<ReadOutcome, { ok: false }>;
+type HashOutcome = { ok: true; digest: string; size: number; committed: boolean } | Extract<ReadOutcome, { ok: false }>;
 
-/** Streams an inspected file into its hash, after checking the open file is the one inspected. */
-async function hashFile(checked: Extract<Awaited<ReturnType<typeof inspect>>, { ok: true }>): Promise<HashOutcome> {
+/**
+ * Streams an inspected file into its hash, after checking the open file is the one inspected; and,
+ * given the blob the commit holds at its path, whether the bytes are that blob (else: true).
+ */
+async function hashFile(checked: Extract<Awaited<ReturnType<typeof inspect>>, { ok: true }>, committed: CommittedBlob | undefined): Promise<HashOutcome> {
   let handle;
   try {
     handle = await open(checked.real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -198,14 +208,17 @@ async function hashFile(checked: Extract<Awaited<ReturnType<typeof inspect>>, { 
       return { ok: false, reason: 'unreadable', message: 'changed while it was being read' };
     }
     const hash = new Sha256Stream();
+    const blob = committed && blobHash(committed);
     let size = 0;
     for await (const chunk of handle.createReadStream({ autoClose: false })) {
       size += (chunk as Buffer).length;
       // Counted while reading: a size taken before the read may be stale, or 0 (files in /proc).
       if (size > MAX_KNOWLEDGE_FILE_BYTES) return { ok: false, reason: 'too_large', message: `is more than ${formatSize(MAX_KNOWLEDGE_FILE_BYTES)}; the limit is ${formatSize(MAX_KNOWLEDGE_FILE_BYTES)}` };
       hash.update(chunk as Buffer);
+      blob?.update(chunk as Buffer);
     }
-    return { ok: true, digest: hash.hex(), size };
+    const isCommitted = !committed || (size === committed.size && blob?.digest('hex') === committed.object);
+    return { ok: true, digest: hash.hex(), size, committed: isCommitted };
   } catch (error) {
     return failureOf(error);
   } finally {

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { resolveAgent, type AgentDraft } from './agents.js';
 import { desiredAgent, desiredCampaign, desiredCredential, desiredKnowledge, desiredPhone } from './desired-state.js';
+import { CheckoutFiles } from '../project-files/checkout-files.js';
 import { decodeUtf8 } from '../project-files/decode.js';
 import { READ_FAILURE_CODES } from '../project-files/guarded-read.js';
 import { describeFound } from '../util/describe-value.js';
@@ -82,13 +83,13 @@ export interface ProjectManifests {
 }
 
 /** Finds, reads and parses the manifest files, and combines them (see `ProjectManifests`); throws only when there is nothing to read. */
-export async function readProject(options: Pick<LoadOptions, 'paths' | 'cwd' | 'projectRoot'>): Promise<ProjectManifests> {
+export async function readProject(options: Pick<LoadOptions, 'paths' | 'cwd' | 'projectRoot' | 'env'>): Promise<ProjectManifests> {
   const cwd = path.resolve(options.cwd);
   const manifestFiles = await findManifestFiles(options.paths, cwd, { projectRoot: options.projectRoot });
   const diagnostics = new DiagnosticList();
   const sources = new SourceRegistry(cwd);
   const digests: string[] = [];
-  const cache = new FileCache(MAX_PROMPT_BYTES_TOTAL);
+  const cache = new FileCache(CheckoutFiles.forRun(options.env), MAX_PROMPT_BYTES_TOTAL);
   const { fragments, unparsed, fallbackSpan } = await readManifests(manifestFiles, { cache, sources, diagnostics, onDigest: (digest) => digests.push(digest) });
   const combined = combineFragments(fragments, fallbackSpan, diagnostics);
   for (const check of [checkEnvironmentOverlays, checkOverlayReferences, checkOverlayTargets]) check(combined, diagnostics);
@@ -254,8 +255,8 @@ async function readManifests(
   for (const [index, { file, root }] of files.entries()) {
     const outcome = outcomes[index] as ReadOutcome;
     outcomes[index] = undefined;
-    if (!outcome.ok && (outcome.reason === 'outside' || outcome.reason === 'kept_folder' || outcome.reason === 'not_regular' || outcome.reason === 'too_large')) {
-      // Found in the project (a folder, or the default name) but refused by the guards: never opened, so no text to show.
+    if (!outcome.ok && (outcome.reason === 'outside' || outcome.reason === 'kept_folder' || outcome.reason === 'not_regular' || outcome.reason === 'too_large' || outcome.reason === 'uncommitted')) {
+      // Found in the project (a folder, or the default name) but refused by the guards: no text of it to show.
       const source = sources.forText(file, '', root);
       firstSpan ??= { source, start: 0, end: 0 };
       const code = READ_FAILURE_CODES[outcome.reason];

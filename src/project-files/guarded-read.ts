@@ -23,7 +23,9 @@ export type ReadFailure =
   | 'kept_folder'
   /** A FIFO, socket or device. */
   | 'not_regular'
-  | 'too_large';
+  | 'too_large'
+  /** In a CI job, not what the commit under review holds at its path (checkout-files.ts). */
+  | 'uncommitted';
 
 /** The diagnostic for each reason a file was not read. */
 export const READ_FAILURE_CODES: Record<ReadFailure, DiagnosticCode> = {
@@ -34,6 +36,7 @@ export const READ_FAILURE_CODES: Record<ReadFailure, DiagnosticCode> = {
   kept_folder: 'file_outside_project',
   not_regular: 'file_not_regular',
   too_large: 'file_too_large',
+  uncommitted: 'file_not_committed',
 };
 
 export type ReadOutcome =
@@ -106,20 +109,26 @@ function underByPrefix(root: string, file: string): string | undefined {
  */
 export type RealFolders = Map<string, string | undefined>;
 
+/** A read's bytes with the real path they were read at, or why they were not read. */
+export type GuardedOutcome = (Extract<ReadOutcome, { ok: true }> & { real: string }) | Extract<ReadOutcome, { ok: false }>;
+
 /**
  * Reads a file under a policy, answering why not instead of throwing; a refused file is never
  * opened. Run in synchronous slices (sync-slices.ts): no call here can wait on another process.
+ * A project's files are read through `readProjectFile` (checkout-files.ts), which adds what a CI
+ * job may read to these guards.
  */
-export function readGuarded(file: string, policy: ReadPolicy, folders?: RealFolders): Promise<ReadOutcome> {
+export function readGuarded(file: string, policy: ReadPolicy, folders?: RealFolders): Promise<GuardedOutcome> {
   return inSlice(() => readGuardedNow(file, policy, folders));
 }
 
-function readGuardedNow(file: string, policy: ReadPolicy, folders: RealFolders | undefined): ReadOutcome {
+function readGuardedNow(file: string, policy: ReadPolicy, folders: RealFolders | undefined): GuardedOutcome {
   const checked = inspectNow(file, policy, folders);
   if (!checked.ok) return checked;
   const refused = policy.budget && chargeBudget(policy.budget, checked.info.size);
   if (refused) return refused;
-  return readOpened(checked.real, checked.info, policy.maxBytes);
+  const read = readOpened(checked.real, checked.info, policy.maxBytes);
+  return read.ok ? { ...read, real: checked.real } : read;
 }
 
 /** Takes `size` bytes from the budget; the refusal, taking nothing, when fewer are left. */

@@ -12,7 +12,8 @@ import { printable } from '../util/printable.js';
 import { shorten } from '../util/shorten.js';
 import { byCodeUnits } from '../util/compare.js';
 import { inSlice } from '../util/sync-slices.js';
-import { chargeBudget, findProjectRoot, isInside, readGuarded, realFolder, type ReadOutcome, type ReadPolicy, type RealFolders } from './guarded-read.js';
+import { CheckoutFiles, readProjectFile } from './checkout-files.js';
+import { chargeBudget, findProjectRoot, isInside, realFolder, type ReadOutcome, type ReadPolicy, type RealFolders } from './guarded-read.js';
 
 export type { ReadOutcome, ReadPolicy } from './guarded-read.js';
 
@@ -224,7 +225,8 @@ function unlistableFolder(code: string): { why: string; hint: string } {
 }
 
 /**
- * Reads many files once each per policy (root and size cap), under the guards of guarded-read.ts.
+ * Reads many files once each per policy (root and size cap), under the guards of guarded-read.ts
+ * and the rule of `checkout` (checkout-files.ts).
  * A read under a budget (prompt files) is charged to that budget once per cache, whether the bytes
  * are read or taken from those another cache of the same load kept: each `share()` (an environment)
  * pays for every file it uses, as a load of it alone would. What is kept for the others is bounded
@@ -237,6 +239,8 @@ export class FileCache {
   private readonly budgeted = new Map<string, Promise<ReadOutcome>>();
 
   constructor(
+    /** Which files may be read: in a CI job, only what the commit under review holds. */
+    readonly checkout: CheckoutFiles,
     /** The most bytes of budgeted reads kept for the caches shared from this one. */
     private readonly keptLimit = 0,
     private readonly shared: SharedReads = { pending: new Map(), kept: new Map(), keptBytes: 0, folders: new Map() },
@@ -244,7 +248,7 @@ export class FileCache {
 
   /** A cache answering from this one's reads (and adding to them), whose `files` and budget charges are its own. */
   share(): FileCache {
-    return new FileCache(this.keptLimit, this.shared);
+    return new FileCache(this.checkout, this.keptLimit, this.shared);
   }
 
   read(file: string, policy: ReadPolicy): Promise<ReadOutcome> {
@@ -252,7 +256,7 @@ export class FileCache {
     const reads = policy.budget ? this.budgeted : this.shared.pending;
     let outcome = reads.get(key);
     if (!outcome) {
-      outcome = policy.budget ? this.readBudgeted(key, file, policy) : readGuarded(file, policy, this.shared.folders);
+      outcome = policy.budget ? this.readBudgeted(key, file, policy) : readProjectFile(file, policy, this.checkout, this.shared.folders);
       reads.set(key, outcome);
     }
     this.asked.add(file);
@@ -269,7 +273,7 @@ export class FileCache {
     const kept = this.shared.kept.get(key);
     // Charged in a slice, as a read is: the budget is taken in the order the files are asked for, kept or not.
     if (kept) return inSlice(() => chargeBudget(budget, kept.length) ?? { ok: true, bytes: kept });
-    const outcome = await readGuarded(file, policy, this.shared.folders);
+    const outcome = await readProjectFile(file, policy, this.checkout, this.shared.folders);
     if (outcome.ok && !this.shared.kept.has(key) && this.shared.keptBytes + outcome.bytes.length <= this.keptLimit) {
       this.shared.kept.set(key, outcome.bytes);
       this.shared.keptBytes += outcome.bytes.length;
@@ -289,7 +293,7 @@ export class FileCache {
    */
   readOnce(file: string, policy: ReadPolicy): Promise<ReadOutcome> {
     this.asked.add(file);
-    return readGuarded(file, policy, this.shared.folders);
+    return readProjectFile(file, policy, this.checkout, this.shared.folders);
   }
 }
 

@@ -8,7 +8,8 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { decodeUtf8, type TextProblem } from '../project-files/decode.js';
 import { MAX_MANIFEST_BYTES, MAX_PROMPT_FILE_BYTES } from '../project-files/limits.js';
-import { failureOf, readGuarded, realFolder, type ReadFailure, type ReadOutcome, type ReadPolicy } from '../project-files/guarded-read.js';
+import { CheckoutFiles, readProjectFile } from '../project-files/checkout-files.js';
+import { failureOf, realFolder, type ReadFailure, type ReadOutcome, type ReadPolicy } from '../project-files/guarded-read.js';
 import { TEMPLATE_FILE } from './location.js';
 
 export { TEMPLATE_FILE } from './location.js';
@@ -27,6 +28,13 @@ export const TEMPLATE_KEYS = {
 
 /** How a file is read: the guarded read itself, or a cache of it (the manifest loader's FileCache). */
 type GuardedRead = (file: string, policy: ReadPolicy) => Promise<ReadOutcome>;
+
+/**
+ * The read of the templates `voxform init` scaffolds from: shipped with voxform, or a folder the
+ * operator names (`--template ./folder`); a manifest's `template:` is read by the loader's cache,
+ * under its rule of what a CI job may read.
+ */
+const readChosenTemplate: GuardedRead = (file, policy) => readProjectFile(file, policy, CheckoutFiles.ANY);
 
 /** A template file read: its text, or why it could not be read (`message` completes "<file> …"). */
 export type TemplateFileOutcome =
@@ -72,7 +80,7 @@ export function lookUpTemplatePath(file: string): Stats | 'absent' | 'unreadable
 }
 
 /** Reads the template.yaml in `folder`, at most a manifest's size (`root`: templateRoot). No folder: `missing`; one that may not be looked at: why, at the folder. */
-export async function readTemplateFile(folder: string, root: string, read: GuardedRead = readGuarded): Promise<TemplateFileOutcome> {
+export async function readTemplateFile(folder: string, root: string, read: GuardedRead = readChosenTemplate): Promise<TemplateFileOutcome> {
   const file = path.join(folder, TEMPLATE_FILE);
   const found = await stat(folder).catch((error: unknown) => failureOf(error));
   if ('reason' in found && found.reason !== 'missing') return { ok: false, file: folder, reason: found.reason, message: found.message };
@@ -82,5 +90,5 @@ export async function readTemplateFile(folder: string, root: string, read: Guard
 
 /** Reads a file the template in `folder` includes, written relative to the folder. */
 export function readTemplateInclude(folder: string, root: string, relative: string): Promise<TemplateFileOutcome> {
-  return readText(path.resolve(folder, relative), templateIncludePolicy(root), readGuarded);
+  return readText(path.resolve(folder, relative), templateIncludePolicy(root), readChosenTemplate);
 }

@@ -176,6 +176,8 @@ const READ_BY_CALLS: Array<{ reads: string[]; calls: (text: string) => boolean }
     calls: (text) => /\b(checkPolicy|refuseMandatoryViolations|planPolicy|loadOperatorPacks)\(/.test(text) || callsOf(text, 'applyOnTerminal').some((call) => !/\brecorded:/.test(call)),
   },
   { reads: ['VOXFORM_ENV_ALLOW'], calls: (text) => /\b(envPolicyOf|loadManifests)\(/.test(text) },
+  // `export` loads only the files it wrote itself (loadManifests), whatever the job.
+  { reads: ['CI', 'VOXFORM_TRUST_UNCOMMITTED_FILES'], calls: (text) => /\b(loadCommandManifests|loadAsValidateChecks|loadManifestsIfAny|readProject|loadTestFiles|formatFiles|checkoutSuite)\(/.test(text) },
 ];
 
 describe('the variables each command reads, in its help', () => {

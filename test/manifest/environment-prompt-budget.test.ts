@@ -67,7 +67,7 @@ describe('the prompt budget of an environment resolved from one read of the proj
     files['voxform.yaml'] += '  over:\n    agents: { a5: { config: { prompt: { file: prompts/extra.md } } } }\n';
     files['prompts/extra.md'] = prompt('You are the sixth agent.', 100);
     const dir = await tempDir(files);
-    const read = await readProject({ paths: [], cwd: dir });
+    const read = await readProject({ paths: [], cwd: dir, env: {} });
     for (const environment of [undefined, 'prod', 'over', undefined, 'over', 'prod']) {
       const alone = await loadManifests({ paths: [], cwd: dir, env: {}, environment });
       expect(comparable(await resolveEnvironment(read, { env: {}, environment }))).toEqual(comparable(alone));
@@ -79,7 +79,7 @@ describe('the prompt budget of an environment resolved from one read of the proj
   it('keeps files for the environments to share up to one budget, however many environments', async () => {
     const files = project(12);
     const dir = await tempDir(files);
-    const read = await readProject({ paths: [], cwd: dir });
+    const read = await readProject({ paths: [], cwd: dir, env: {} });
     // Each environment, the manifests first (as validate resolves them), with the prompt of its agent a0.
     const firstPrompts: Array<[string | undefined, string]> = [[undefined, 'prompts/base0.md'], ['prod', 'prompts/prod.md'], ...Array.from({ length: 12 }, (_, i): [string, string] => [`e${i}`, `prompts/e${i}.md`])];
     for (const [environment, file] of firstPrompts) {

@@ -51,7 +51,7 @@ describe('environments resolved from one read of the project', () => {
   it('answer what loading each one alone answers', async () => {
     const dir = await tempDir(FILES);
     const env = { GREETING: 'Hello from staging' };
-    const project = await readProject({ paths: [], cwd: dir });
+    const project = await readProject({ paths: [], cwd: dir, env: {} });
     for (const environment of [undefined, 'dev', 'staging', 'production', 'staging', undefined]) {
       const alone = await loadManifests({ paths: [], cwd: dir, env, environment });
       const resolved = await resolveEnvironment(project, { env, environment });
@@ -63,7 +63,7 @@ describe('environments resolved from one read of the project', () => {
 
   it('an environment lists the files it read, not those another environment read before it', async () => {
     const dir = await tempDir({ ...FILES, 'voxform.yaml': MANIFEST.replace('"slow"', '300').replace('"hot"', '0.2').replace('      frontdesk: { id: ag_9 }\n', '') });
-    const project = await readProject({ paths: [], cwd: dir });
+    const project = await readProject({ paths: [], cwd: dir, env: {} });
     const dev = await resolveEnvironment(project, { env: {}, environment: 'dev' });
     const base = await resolveEnvironment(project, { env: {} });
     expect(dev.state?.sourceFiles).toContain(path.join(dir, 'prompts/dev.md'));

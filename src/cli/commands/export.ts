@@ -14,6 +14,7 @@ import { losesResources, type ManifestLosses } from '../../export/manifest-losse
 import { bundleManifestSchema } from '../../schema/load.js';
 import { resolveConnection, type Connection } from '../connection.js';
 import { loadManifests } from '../../manifest/index.js';
+import { TRUST_UNCOMMITTED_VARIABLE } from '../../project-files/checkout-files.js';
 import { mandatoryOnly, renderFindingsText } from '../../policy/render.js';
 import { formatDiagnostic } from '../diagnostics.js';
 import { checkPolicy } from '../policy-check.js';
@@ -157,7 +158,9 @@ interface ExportCheck {
  * Its variables are not set yet, so their values read as withheld.
  */
 async function warnMandatoryFindings(manifest: string, env: CommandContext['env'], ctx: CommandContext): Promise<ExportCheck> {
-  const loaded = await loadManifests({ paths: [manifest], cwd: ctx.cwd, env, withholdUnsetEnv: true, onSecret: (secret) => ctx.secrets.add(secret) });
+  // The files are those export just wrote, voxform's own: read in a CI job too, where a step's are not.
+  const ownFiles = { ...env, [TRUST_UNCOMMITTED_VARIABLE]: '1' };
+  const loaded = await loadManifests({ paths: [manifest], cwd: ctx.cwd, env: ownFiles, withholdUnsetEnv: true, onSecret: (secret) => ctx.secrets.add(secret) });
   if (!loaded.state) {
     // Said rather than skipped: the promise is that a manifest plan will refuse is never handed over silently.
     const error = loaded.diagnostics.find((d) => d.severity === 'error');

@@ -1,3 +1,4 @@
+import { CheckoutFiles } from '../../project-files/checkout-files.js';
 import path from 'node:path';
 import { formatFiles } from '../../format/format-files.js';
 import { findManifestFiles } from '../../project-files/manifest-files.js';
@@ -23,6 +24,7 @@ export async function run(options: FmtOptions, ctx: CommandContext): Promise<num
   // Each path is printed as its file is replaced: a run stopped midway has listed every file it changed.
   const results = await formatFiles(files, {
     write: !check,
+    checkout: CheckoutFiles.forRun(ctx.env),
     displayName: display,
     onFile: (result) => {
       if (result.status === 'changed') ctx.stdout.write(`${display(result.file)}\n`);

@@ -196,6 +196,7 @@ async function loadTests(options: TestOptions, ctx: CommandContext, desired: Des
   const result = await loadTestFiles({
     files: paths,
     cwd: ctx.cwd,
+    env: ctx.env,
     manifests,
     agents: new Set(desired.agents.keys()),
     toolsOf: (name) => {

@@ -1,0 +1,164 @@
+/**
+ * Which files of a project a read may take. A CI job's checkout holds the commit under review and
+ * whatever the job's steps wrote beside it: a `.env`, a cloud login's credentials file, a rendered
+ * config. Only the first is the pull request's; the rest is the machine's, and a manifest or test
+ * file naming it (`prompt: { file: .env }`, a committed link `tests/x.test.yaml -> ../.env`) would
+ * have it quoted in the plan comment, or uploaded as knowledge once merged. So in a CI job (the
+ * operator's `CI` variable, which CI services set) a project file is read only when its bytes are
+ * those the checked-out commit (HEAD) holds at its real path, hashed as git hashes a blob: the bytes
+ * decide, not the index nor `git status`, which a bit set on the machine silences. An operator whose
+ * job builds files before voxform runs says so with VOXFORM_TRUST_UNCOMMITTED_FILES=1. Outside CI
+ * the work tree is the developer's own, edits and new files alike; a project in no git work tree has
+ * no commit to hold its files, and is read as it is.
+ */
+import { createHash, type Hash } from 'node:crypto';
+import path from 'node:path';
+import type { GitRepository, TreeEntry } from './git.js';
+import { readGuarded, type ReadOutcome, type ReadPolicy, type RealFolders } from './guarded-read.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** The operator's switch that lets a CI job read files its own steps wrote into the checkout. */
+export const TRUST_UNCOMMITTED_VARIABLE = 'VOXFORM_TRUST_UNCOMMITTED_FILES';
+
+/** A file the commit holds, as a read must find it: its git object id and size. */
+export interface CommittedBlob {
+  object: string;
+  size: number;
+}
+
+/** The blob a read of a file must match; undefined when any file may be read; or why none may be read there. */
+export type CheckoutAnswer = CommittedBlob | { problem: string } | undefined;
+
+const FIX = `commit it (in a CI job voxform reads only the files of the commit under review: one a job's step wrote beside them, such as a .env, is the machine's; a job that builds files before voxform runs sets ${TRUST_UNCOMMITTED_VARIABLE}=1)`;
+
+export class CheckoutFiles {
+  /** Every file of the project may be read: outside CI, and for reads whose text goes nowhere (init's comparisons). */
+  static readonly ANY = new CheckoutFiles(undefined);
+
+  /** The rule for a run in the operator's environment `env`. */
+  static forRun(env: Env): CheckoutFiles {
+    return inCiJob(env) && env[TRUST_UNCOMMITTED_VARIABLE] !== '1' ? new CheckoutFiles(env) : CheckoutFiles.ANY;
+  }
+
+  /** The work tree (with its repository) holding each project root asked about; undefined: in none. */
+  private readonly workTrees = new Map<string, Promise<WorkTree | undefined>>();
+  /** What HEAD holds in each folder asked about, by work tree and folder (entries by path from its root); undefined: git could not say. */
+  private readonly folders = new Map<string, Promise<Map<string, TreeEntry> | undefined>>();
+
+  /** `env` is the operator's environment of a CI job whose files must be committed; undefined: any file may be read. */
+  private constructor(private readonly env: Env | undefined) {}
+
+  /**
+   * What must be at `real` (the real path of a file inside project root `root`) for its bytes to be
+   * read: the blob HEAD holds there; undefined when any bytes may be; or why none may.
+   */
+  async expect(root: string, real: string): Promise<CheckoutAnswer> {
+    const env = this.env;
+    if (env === undefined) return undefined;
+    let workTree = this.workTrees.get(root);
+    if (!workTree) this.workTrees.set(root, (workTree = workTreeOf(root, env)));
+    const tree = await workTree;
+    if (!tree) return undefined;
+    const fromRoot = tree.git.pathFromRoot(tree.root, real);
+    if (fromRoot === undefined || !tree.repository) return { problem: 'could not be checked against the commit under review (git could not be asked)' };
+    const folder = path.posix.dirname(fromRoot);
+    const key = `${tree.root}\0${folder}`;
+    let listing = this.folders.get(key);
+    if (!listing) this.folders.set(key, (listing = committedIn(tree, folder)));
+    const entries = await listing;
+    if (!entries) return { problem: `could not be checked against the commit under review (git could not list ${folder === '.' ? 'the root of its work tree' : folder})` };
+    const entry = entries.get(fromRoot);
+    if (!entry || !tree.git.isRegularFile(entry)) return { problem: 'is not a file of the commit under review' };
+    return { object: entry.object, size: entry.size };
+  }
+
+  /**
+   * Whether bytes of this SHA-256 and size are what `blob`, committed at their place, stands for as a
+   * Git LFS pointer: a checkout with LFS writes the object's bytes there, not the pointer's, and they
+   * are the commit's all the same. False for any other blob.
+   */
+  async isLfsObject(root: string, blob: CommittedBlob, sha256: string, size: number): Promise<boolean> {
+    if (blob.size > MAX_LFS_POINTER_BYTES) return false;
+    const tree = await this.workTrees.get(root);
+    const answer = await tree?.repository?.run(['cat-file', 'blob', blob.object], { maxOutput: MAX_LFS_POINTER_BYTES, keepBlankLines: true });
+    const pointer = answer && !answer.cut ? lfsPointer(answer.lines) : undefined;
+    return pointer !== undefined && pointer.oid === sha256 && pointer.size === size;
+  }
+}
+
+/** Largest blob read as a possible Git LFS pointer: the format's pointers are a few lines. */
+const MAX_LFS_POINTER_BYTES = 1024;
+
+/** The object a Git LFS pointer's lines name (its SHA-256 and size); undefined for other text. */
+function lfsPointer(lines: readonly string[]): { oid: string; size: number } | undefined {
+  if (lines[0] !== 'version https://git-lfs.github.com/spec/v1') return undefined;
+  const oid = lines.map((line) => /^oid sha256:([0-9a-f]{64})$/.exec(line)?.[1]).find((found) => found !== undefined);
+  const size = lines.map((line) => /^size (\d+)$/.exec(line)?.[1]).find((found) => found !== undefined);
+  return oid === undefined || size === undefined ? undefined : { oid, size: Number(size) };
+}
+
+/**
+ * Reads a file of the project (one a manifest or test file names, a manifest, a template's file):
+ * under the guards of guarded-read.ts, then, where `checkout` asks it, only when the bytes read are
+ * those the commit holds at the file's real path.
+ */
+export async function readProjectFile(file: string, policy: ReadPolicy, checkout: CheckoutFiles, folders?: RealFolders): Promise<ReadOutcome> {
+  const outcome = await readGuarded(file, policy, folders);
+  if (!outcome.ok) return outcome;
+  const expected = await checkout.expect(policy.root, outcome.real);
+  const read: ReadOutcome = { ok: true, bytes: outcome.bytes };
+  if (expected === undefined) return read;
+  if ('problem' in expected) return notCommitted(file, outcome.real, policy.root, expected.problem);
+  if (isCommittedBlob(expected, outcome.bytes)) return read;
+  if (await checkout.isLfsObject(policy.root, expected, createHash('sha256').update(outcome.bytes).digest('hex'), outcome.bytes.length)) return read;
+  return notCommitted(file, outcome.real, policy.root, DIFFERS);
+}
+
+/** How a file that is not the commit's blob at its path differs. */
+export const DIFFERS = 'differs from the file the commit under review holds at its path';
+
+/** The refusal of a file (as written, and its real path) that is not the commit's: `problem` says how. */
+export function notCommitted(file: string, real: string, root: string, problem: string): Extract<ReadOutcome, { ok: false }> {
+  const linked = path.resolve(file) === real ? '' : `is a symbolic link to ${path.relative(root, real)}, which `;
+  return { ok: false, reason: 'uncommitted', message: `${linked}${problem}; ${FIX}` };
+}
+
+/** Whether the environment says this is a CI job: `CI` set, as CI services set it, to anything but empty, `0` or `false`. */
+export function inCiJob(env: Env): boolean {
+  const value = env.CI?.trim().toLowerCase();
+  return value !== undefined && value !== '' && value !== '0' && value !== 'false';
+}
+
+/** Whether `bytes` are the blob `blob`, as git would store them with no filter. */
+export function isCommittedBlob(blob: CommittedBlob, bytes: Buffer): boolean {
+  return bytes.length === blob.size && blobHash(blob).update(bytes).digest('hex') === blob.object;
+}
+
+/** A hash to be fed the bytes of `blob`, as git names a blob: SHA-256 or SHA-1, by the id's length. */
+export function blobHash(blob: CommittedBlob): Hash {
+  return createHash(blob.object.length === 64 ? 'sha256' : 'sha1').update(`blob ${blob.size}\0`);
+}
+
+type GitModule = typeof import('./git.js');
+
+interface WorkTree {
+  root: string;
+  repository: GitRepository | undefined;
+  git: GitModule;
+}
+
+async function workTreeOf(root: string, env: Env): Promise<WorkTree | undefined> {
+  // Loaded only in a CI job: outside one, reading a project's files needs no git.
+  const git = await import('./git.js');
+  const workTree = await git.gitWorkTreeRoot(root);
+  return workTree === undefined ? undefined : { root: workTree, repository: await git.openGitRepository(workTree, env), git };
+}
+
+/** The entries HEAD holds directly in `folder` (from the work tree's root, `.` for the root), by path; undefined when git cannot say. */
+async function committedIn({ repository, git }: WorkTree, folder: string): Promise<Map<string, TreeEntry> | undefined> {
+  if (!repository) return undefined;
+  const at = folder === '.' ? [] : [`${folder}/`];
+  const entries = await git.listTree(repository, 'HEAD', { at, recursive: false, where: folder }, (why) => new Error(why)).catch(() => undefined);
+  return entries && new Map(entries.map((entry) => [entry.path, entry]));
+}
