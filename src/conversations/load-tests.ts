@@ -8,7 +8,7 @@
 import { VoxformError } from '../errors.js';
 import { decodeUtf8 } from '../project-files/decode.js';
 import { DiagnosticList } from '../manifest/diagnostics.js';
-import { CheckoutFiles, readProjectFile } from '../project-files/checkout-files.js';
+import { CheckoutFiles, readProjectFile, UNCOMMITTED_HINT } from '../project-files/checkout-files.js';
 import { describeProjectRoot } from '../project-files/guarded-read.js';
 import { manifestProjectRoot } from '../project-files/manifest-files.js';
 import { formatSize } from '../util/size.js';
@@ -82,7 +82,7 @@ export async function loadTestFiles(options: LoadTestsOptions): Promise<LoadTest
       });
     }
     if (!outcome.ok) {
-      const hint = outcome.reason === 'uncommitted' ? '`git status` lists the files the checkout holds beside its commit.' : 'Check its path and permissions; keep test files inside the project.';
+      const hint = outcome.reason === 'uncommitted' ? UNCOMMITTED_HINT : 'Check its path and permissions; keep test files inside the project.';
       throw new VoxformError('tests_unreadable', `${sources.display(file)} ${outcome.message}.`, { hint });
     }
     bytes += outcome.bytes.length;

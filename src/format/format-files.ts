@@ -3,7 +3,7 @@ import { isVoxformError, VoxformError } from '../errors.js';
 import { decodeUtf8 } from '../project-files/decode.js';
 import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
 import type { ManifestFile } from '../project-files/manifest-files.js';
-import { readProjectFile, type CheckoutFiles } from '../project-files/checkout-files.js';
+import { readProjectFile, UNCOMMITTED_HINT, type CheckoutFiles } from '../project-files/checkout-files.js';
 import { projectWriteRefusal } from '../project-files/guarded-write.js';
 import { printable } from '../util/printable.js';
 import { knownProperties, schemaNode } from '../schema/introspect.js';
@@ -78,6 +78,7 @@ const BYTE_ORDER_MARK = '\ufeff';
 
 async function readManifestText(file: string, root: string, shown: string, checkout: CheckoutFiles): Promise<{ text: string; byteOrderMark: boolean }> {
   const outcome = await readProjectFile(file, { root, maxBytes: MAX_MANIFEST_BYTES }, checkout);
+  if (!outcome.ok && outcome.reason === 'uncommitted') throw new VoxformError('file_not_committed', `Cannot read ${shown}: it ${outcome.message}.`, { hint: UNCOMMITTED_HINT });
   if (!outcome.ok) throw new VoxformError('file_unreadable', `Cannot read ${shown}: it ${outcome.message}.`, { hint: 'Check the path and its permissions; keep manifests inside the project.' });
   const { text, problem } = decodeUtf8(outcome.bytes);
   if (problem !== undefined) throw new VoxformError('file_unreadable', `Cannot read ${shown}: it ${problem.message}.`, { hint: 'fmt rewrites only UTF-8 text files.' });

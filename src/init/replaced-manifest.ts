@@ -3,12 +3,10 @@
  * export` alike: each writes only its own agents, so the refusal without --force names every other
  * agent, phone, section and comment of the one there, and --force says it again as a warning.
  */
-import { CheckoutFiles, readProjectFile } from '../project-files/checkout-files.js';
 import { pathExists } from '../project-files/guarded-read.js';
-import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
 import { describeLosses, losesAnything, manifestLosses, type ManifestLosses } from '../export/manifest-losses.js';
 import { isExportComment } from '../export/build-manifest.js';
-import { isInitComment, MANIFEST_FILE, type OverwriteLosses } from './scaffold.js';
+import { isInitComment, MANIFEST_FILE, readExistingFile, type ExistingFiles, type OverwriteLosses } from './scaffold.js';
 
 type ReplacingCommand = 'voxform init' | 'voxform export';
 
@@ -22,14 +20,13 @@ interface ReplacedManifest {
 }
 
 /**
- * What `next` drops of the manifest at `file` it would replace (read as every file of the project
- * is, under `root`); undefined when there is none, it loses nothing, or it may not be read (a link
- * out of the project: it is replaced, never read).
+ * What `next` drops of the manifest at `file` it would replace (read as `existing` says); undefined
+ * when there is none, it loses nothing, or it may not be read (a link out of the project, in a CI job
+ * a file the commit does not hold: it is replaced, never read, for its names would be printed).
  */
-export async function replacedManifest(file: string, root: string, next: string, command: ReplacingCommand): Promise<ReplacedManifest | undefined> {
+export async function replacedManifest(file: string, existing: ExistingFiles, next: string, command: ReplacingCommand): Promise<ReplacedManifest | undefined> {
   if (!(await pathExists(file, { follow: false }))) return undefined;
-  // Read to compare with what init writes, never shown nor sent: the operator's run may read any file of the project.
-  const read = await readProjectFile(file, { root, maxBytes: MAX_MANIFEST_BYTES }, CheckoutFiles.ANY);
+  const read = await readExistingFile(file, existing);
   if (!read.ok) return undefined;
   const losses = manifestLosses(read.bytes.toString('utf8'), next, isOwnComment);
   if (!losesAnything(losses)) return undefined;

@@ -24,8 +24,8 @@ import { schemaIssueMessages } from '../manifest/schema-issues.js';
 import { localNameProblem } from '../manifest/names.js';
 import { GITIGNORE_ENTRIES } from '../templates/gitignore.js';
 import { nodeAtPlace } from '../templates/yaml-place.js';
-import { CheckoutFiles, readProjectFile } from '../project-files/checkout-files.js';
-import { pathExists } from '../project-files/guarded-read.js';
+import { readProjectFile, type CheckoutFiles } from '../project-files/checkout-files.js';
+import { pathExists, type ReadOutcome } from '../project-files/guarded-read.js';
 import { fileOnTheWay, pathInTheWay } from '../util/atomic-write.js';
 import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
 import { DEFAULT_MANIFESTS } from '../project-files/manifest-files.js';
@@ -222,7 +222,7 @@ interface Conflict {
  * The files of a scaffold that would overwrite something without `force`, relative to `dir`. A folder
  * where a file goes, or a file where a folder goes, is always refused, before anything is written.
  */
-async function findConflicts(dir: string, paths: ReadonlyArray<ScaffoldTarget>, force: boolean, command: string, root: string): Promise<Conflict[]> {
+async function findConflicts(dir: string, paths: ReadonlyArray<ScaffoldTarget>, force: boolean, command: string, existing: ExistingFiles): Promise<Conflict[]> {
   const elsewhere = command === 'voxform init' ? 'init into another folder' : 'choose another folder with --out DIR';
   // Each folder to make, and those above `dir` not there yet (made too): a file where one goes is named as such.
   for (const folder of foldersOnTheWay(dir, paths)) {
@@ -235,21 +235,36 @@ async function findConflicts(dir: string, paths: ReadonlyArray<ScaffoldTarget>, 
     if (!info) continue;
     if (info.isDirectory()) throw pathInTheWay('folder', path.join(dir, target.path), `${command} would write a file`, elsewhere);
     if (target.mode !== 'create' || force) continue;
-    const text = await existingText(dir, target, root);
+    const text = await existingText(dir, target, existing);
     // A file holding what would be written is no conflict: writing it changes nothing.
     if (text === undefined || text !== target.content) conflicts.push({ path: target.path, edited: losesText(target, text) });
   }
   return conflicts;
 }
 
-/** A file of a scaffold, its content known once the scaffold is planned; `root` reads it (findProjectRoot). */
+/** A file of a scaffold, its content known once the scaffold is planned. */
 type ScaffoldTarget = { path: string; mode: ScaffoldFile['mode']; content?: string };
 
-/** The text of the file at a target, read as every file of the project is (`root`: findProjectRoot); undefined when missing, unread (no content to compare) or refused. */
-async function existingText(dir: string, target: ScaffoldTarget, root: string): Promise<string | undefined> {
+/**
+ * How the files a scaffold would replace are read: under the project root (findProjectRoot), and,
+ * in a CI job, only when the commit under review holds them (checkout-files.ts). What is read
+ * decides what is written, and a replaced manifest's names are printed: a file a job's step wrote
+ * (a `.env` a committed link points at) is never read.
+ */
+export interface ExistingFiles {
+  root: string;
+  checkout: CheckoutFiles;
+}
+
+/** Reads the file a scaffold would replace at `file`, under the rule of `existing`. */
+export function readExistingFile(file: string, existing: ExistingFiles, root = existing.root): Promise<ReadOutcome> {
+  return readProjectFile(file, { root, maxBytes: MAX_MANIFEST_BYTES }, existing.checkout);
+}
+
+/** The text of the file at a target; undefined when missing, unread (no content to compare) or refused. */
+async function existingText(dir: string, target: ScaffoldTarget, existing: ExistingFiles): Promise<string | undefined> {
   if (target.content === undefined) return undefined;
-  // Read to compare with what init writes, never shown nor sent: the operator's run may read any file of the project.
-  const read = await readProjectFile(path.join(dir, target.path), { root, maxBytes: MAX_MANIFEST_BYTES }, CheckoutFiles.ANY);
+  const read = await readExistingFile(path.join(dir, target.path), existing);
   return read.ok ? read.bytes.toString('utf8') : undefined;
 }
 
@@ -258,10 +273,10 @@ async function existingText(dir: string, target: ScaffoldTarget, root: string): 
  * text than it would write: overwriting them loses that text. The manifest's losses are itemised
  * apart (replaced-manifest.ts).
  */
-export async function editedFiles(dir: string, paths: ReadonlyArray<ScaffoldTarget>, root: string): Promise<string[]> {
+export async function editedFiles(dir: string, paths: ReadonlyArray<ScaffoldTarget>, existing: ExistingFiles): Promise<string[]> {
   const edited: string[] = [];
   for (const target of paths) {
-    if (target.mode === 'create' && losesText(target, await existingText(dir, target, root))) edited.push(target.path);
+    if (target.mode === 'create' && losesText(target, await existingText(dir, target, existing))) edited.push(target.path);
   }
   return edited;
 }
@@ -406,9 +421,9 @@ export async function shadowedManifest(dir: string): Promise<string | undefined>
 export async function refuseExisting(
   dir: string,
   paths: ReadonlyArray<ScaffoldTarget>,
-  options: { force: boolean; displayDir: string; command: 'voxform init' | 'voxform export'; losses?: OverwriteLosses | undefined; root: string },
+  options: { force: boolean; displayDir: string; command: 'voxform init' | 'voxform export'; losses?: OverwriteLosses | undefined; existing: ExistingFiles },
 ): Promise<void> {
-  const found = await findConflicts(dir, paths, options.force, options.command, options.root);
+  const found = await findConflicts(dir, paths, options.force, options.command, options.existing);
   const conflicts = found.map((conflict) => conflict.path);
   const shadowed = options.force ? undefined : await shadowedManifest(dir);
   if (shadowed !== undefined) throw shadowingError(shadowed, conflicts, options);

@@ -9,14 +9,13 @@ import { VoxformError } from '../errors.js';
 import { describeWriteFailure, discardTemp, FileWriteError, writeTempBeside, WriteSet } from '../util/atomic-write.js';
 import { mergeGitignore } from '../templates/gitignore.js';
 import { refuseOwnFile, type OwnFiles } from '../project-files/own-files.js';
-import { CheckoutFiles, readProjectFile } from '../project-files/checkout-files.js';
+import type { CheckoutFiles } from '../project-files/checkout-files.js';
 import { findProjectRoot, pathExists, realFolder } from '../project-files/guarded-read.js';
 import { projectWriteRefusal } from '../project-files/guarded-write.js';
 import { checkKeptFolder } from '../project-files/kept-files.js';
-import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
 import { printable } from '../util/printable.js';
 import { shellWord } from '../util/shell-word.js';
-import { foldersOnTheWay, refuseExisting, type OverwriteLosses, type ScaffoldFile, type WriteResult } from './scaffold.js';
+import { foldersOnTheWay, readExistingFile, refuseExisting, type ExistingFiles, type OverwriteLosses, type ScaffoldFile, type WriteResult } from './scaffold.js';
 
 /** voxform's own folder in a project: the editor schema's. */
 const OWN_FOLDER = '.voxform';
@@ -56,8 +55,8 @@ interface ScaffoldPlace {
 interface WriteScaffoldOptions extends Omit<ScaffoldPlace, 'own'> {
   /** Overwrite files the scaffold creates. */
   force: boolean;
-  /** The project root refuseOutsideProject found when it checked the place of every file: existing files are read under it. */
-  root: string;
+  /** How existing files are read: under the project root refuseOutsideProject found when it checked the place of every file. */
+  existing: ExistingFiles;
   /** What overwriting would lose, said when it is refused: what the replaced manifest defines that the new one drops. */
   losses?: OverwriteLosses | undefined;
 }
@@ -102,10 +101,10 @@ function commandWords(command: ScaffoldingCommand): readonly ['init_write_failed
   return command === 'voxform init' ? ['init_write_failed', 'init into another folder'] : ['export_write_failed', 'choose another folder with --out DIR'];
 }
 
-async function planFile(dir: string, file: ScaffoldFile, how: { force: boolean; root: string } & Pick<WriteScaffoldOptions, 'displayDir' | 'command'>): Promise<FilePlan> {
+async function planFile(dir: string, file: ScaffoldFile, how: Pick<WriteScaffoldOptions, 'force' | 'existing' | 'displayDir' | 'command'>): Promise<FilePlan> {
   const target = path.join(dir, file.path);
   // voxform's own file is read within its own folder, which refuseOutsideProject found a real one.
-  const existing = await readExisting(target, isOwnFile(file) ? await realFolder(path.dirname(target)) : how.root);
+  const existing = await readExisting(target, how.existing, isOwnFile(file) ? await realFolder(path.dirname(target)) : how.existing.root);
   if (file.mode === 'merge') {
     if (existing.refused !== undefined) throw unmergeable(file.path, existing.refused, how);
     const merged = mergeGitignore(existing.text, file.content.split('\n'));
@@ -119,13 +118,13 @@ async function planFile(dir: string, file: ScaffoldFile, how: { force: boolean; 
 }
 
 /**
- * What is at a target now, read under the rule of every file of the project (guarded-read.ts): its
- * text, nothing, or why it may not be read (a link out of the project or into `.git`, a FIFO, too large).
+ * What is at a target now, read under the rule of every file of the project (readExistingFile): its
+ * text, nothing, or why it may not be read (a link out of the project or into `.git`, a FIFO, too
+ * large, in a CI job a file the commit does not hold).
  */
-async function readExisting(target: string, root: string): Promise<{ text?: string; refused?: string }> {
+async function readExisting(target: string, existing: ExistingFiles, root: string): Promise<{ text?: string; refused?: string }> {
   if (!(await pathExists(target, { follow: false }))) return {};
-  // Read to compare with what init writes, never shown nor sent: the operator's run may read any file of the project.
-  const outcome = await readProjectFile(target, { root, maxBytes: MAX_MANIFEST_BYTES }, CheckoutFiles.ANY);
+  const outcome = await readExistingFile(target, existing, root);
   if (outcome.ok) return { text: outcome.bytes.toString('utf8') };
   return outcome.reason === 'missing' ? {} : { refused: outcome.message };
 }
@@ -141,15 +140,15 @@ function unmergeable(file: string, problem: string, how: Pick<WriteScaffoldOptio
 /**
  * Refuses a scaffold any of whose files would land outside the project or inside its `.git` or
  * `.voxform` (projectWriteRefusal), before anything is written. The editor schema is voxform's own
- * file in the project's `.voxform`, which must be a real folder (checkKeptFolder). Resolves to the
- * project root (findProjectRoot, unless given: found for files checked before), which the write
- * reads existing files under.
+ * file in the project's `.voxform`, which must be a real folder (checkKeptFolder). Resolves to how
+ * the write reads existing files: under the project root (findProjectRoot, unless given: found for
+ * files checked before), by `checkout`'s rule.
  */
 export async function refuseOutsideProject(
   dir: string,
   files: ReadonlyArray<{ path: string }>,
-  options: ScaffoldPlace & { root?: string },
-): Promise<string> {
+  options: ScaffoldPlace & { root?: string; checkout: CheckoutFiles },
+): Promise<ExistingFiles> {
   const root = options.root ?? (await findProjectRoot(dir, options.own.cwd));
   const shown = (file: string) => printable(path.relative(options.own.cwd, file) || '.');
   for (const file of files) {
@@ -165,7 +164,7 @@ export async function refuseOutsideProject(
     }
     if (own) await checkKeptFolder(path.dirname(path.join(dir, file.path)));
   }
-  return root;
+  return { root, checkout: options.checkout };
 }
 
 /** `dir`'s ancestors, `dir`, and every folder on the way to each file, outermost first, each once. */

@@ -8,7 +8,7 @@ import { open, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { TemplateVars } from '../templates/substitute.js';
 import { decodeUtf8 } from '../project-files/decode.js';
-import { blobHash, DIFFERS, notCommitted, type CommittedBlob } from '../project-files/checkout-files.js';
+import { BlobMatch, DIFFERS, notCommitted, type CommittedBlob } from '../project-files/checkout-files.js';
 import { failureOf, inspect, READ_FAILURE_CODES, type ReadPolicy } from '../project-files/guarded-read.js';
 import { formatSize } from '../util/size.js';
 import { MAX_KNOWLEDGE_FILE_BYTES, MAX_PROMPT_BYTES_TOTAL, MAX_PROMPT_FILE_BYTES } from '../project-files/limits.js';
@@ -167,7 +167,7 @@ export async function hashKnowledgeFiles(
     if (!checked.ok) return checked;
     // Uploaded once applied: in a CI job, only a file the commit under review holds (checkout-files.ts).
     const committed = await ctx.files.checkout.expect(root, checked.real);
-    if (committed && 'problem' in committed) return notCommitted(request.file, checked.real, root, committed.problem);
+    if (committed && 'problem' in committed) return notCommitted(request.file, checked.real, root, committed);
     const key = `${checked.info.dev}:${checked.info.ino}`;
     let hashing = byFile.get(key);
     if (!hashing) byFile.set(key, (hashing = hashFile(checked, committed)));
@@ -208,7 +208,7 @@ async function hashFile(checked: Extract<Awaited<ReturnType<typeof inspect>>, { 
       return { ok: false, reason: 'unreadable', message: 'changed while it was being read' };
     }
     const hash = new Sha256Stream();
-    const blob = committed && blobHash(committed);
+    const blob = committed && new BlobMatch(committed);
     let size = 0;
     for await (const chunk of handle.createReadStream({ autoClose: false })) {
       size += (chunk as Buffer).length;
@@ -217,7 +217,7 @@ async function hashFile(checked: Extract<Awaited<ReturnType<typeof inspect>>, { 
       hash.update(chunk as Buffer);
       blob?.update(chunk as Buffer);
     }
-    const isCommitted = !committed || (size === committed.size && blob?.digest('hex') === committed.object);
+    const isCommitted = !blob || blob.matches();
     return { ok: true, digest: hash.hex(), size, committed: isCommitted };
   } catch (error) {
     return failureOf(error);

@@ -83,13 +83,14 @@ export interface ProjectManifests {
 }
 
 /** Finds, reads and parses the manifest files, and combines them (see `ProjectManifests`); throws only when there is nothing to read. */
-export async function readProject(options: Pick<LoadOptions, 'paths' | 'cwd' | 'projectRoot' | 'env'>): Promise<ProjectManifests> {
+export async function readProject(options: Pick<LoadOptions, 'paths' | 'cwd' | 'projectRoot' | 'env' | 'templatesDir'>): Promise<ProjectManifests> {
   const cwd = path.resolve(options.cwd);
   const manifestFiles = await findManifestFiles(options.paths, cwd, { projectRoot: options.projectRoot });
   const diagnostics = new DiagnosticList();
   const sources = new SourceRegistry(cwd);
   const digests: string[] = [];
-  const cache = new FileCache(CheckoutFiles.forRun(options.env), MAX_PROMPT_BYTES_TOTAL);
+  // The templates are voxform's own (or the folder the caller names), wherever voxform is installed.
+  const cache = new FileCache(CheckoutFiles.forRun(options.env, [options.templatesDir ?? defaultTemplatesDir]), MAX_PROMPT_BYTES_TOTAL);
   const { fragments, unparsed, fallbackSpan } = await readManifests(manifestFiles, { cache, sources, diagnostics, onDigest: (digest) => digests.push(digest) });
   const combined = combineFragments(fragments, fallbackSpan, diagnostics);
   for (const check of [checkEnvironmentOverlays, checkOverlayReferences, checkOverlayTargets]) check(combined, diagnostics);

@@ -9,6 +9,7 @@ import { resolveVariables } from '../../src/init/expand.js';
 import { envReferences, isInitComment, planScaffold, scaffoldTargets, type ScaffoldFile } from '../../src/init/scaffold.js';
 import { refuseOutsideProject, writeScaffold } from '../../src/init/write-scaffold.js';
 import { isVoxformError } from '../../src/errors.js';
+import { CheckoutFiles } from '../../src/project-files/checkout-files.js';
 import { makeTree } from '../helpers/cli.js';
 import { loadManifests } from '../../src/manifest/load.js';
 import { SAMPLE_VALUES } from '../templates/fixtures.js';
@@ -205,7 +206,7 @@ describe('envReferences', () => {
 });
 
 describe('writeScaffold', () => {
-  const init = { command: 'voxform init', displayDir: 'project', own: { cwd: '/' } } as const;
+  const init = { command: 'voxform init', displayDir: 'project', own: { cwd: '/' }, checkout: CheckoutFiles.ANY } as const;
   const files: ScaffoldFile[] = [
     { path: 'voxform.yaml', mode: 'create', content: 'version: 1\n' },
     { path: 'prompts/a.md', mode: 'create', content: '# Role\n' },
@@ -214,7 +215,7 @@ describe('writeScaffold', () => {
   ];
   /** Writes as init does: under the root refuseOutsideProject finds once it has checked the files' places. */
   async function write(dir: string, scaffold: ScaffoldFile[], force: boolean) {
-    return writeScaffold(dir, scaffold, { force, ...init, root: await refuseOutsideProject(dir, scaffold, init) });
+    return writeScaffold(dir, scaffold, { force, ...init, existing: await refuseOutsideProject(dir, scaffold, init) });
   }
 
   test('writes everything into a new folder', async () => {

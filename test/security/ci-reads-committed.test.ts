@@ -6,9 +6,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadManifests } from '../../src/manifest/load.js';
 import { runCli, runCliInProcess, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
@@ -119,14 +120,89 @@ describe('in a CI job, a file the commit does not hold is not read', () => {
     const formatted = await runCliInProcess(['fmt', '--check', 'manifests'], { cwd: project, env: CI });
     expect(formatted.code).toBe(1);
     expect(output(formatted)).toContain('Cannot read manifests/generated.yaml: it is not a file of the commit under review');
+    expect(output(formatted)).toContain('file_not_committed');
     expect(output(formatted)).not.toContain(PLANTED);
   });
 
-  it('git that cannot be asked refuses the read: nothing vouches for the file', async () => {
+  it('git that cannot be asked refuses the read: nothing vouches for the file, and the fix is to make git answer', async () => {
     const project = await checkout({ 'agents.yaml': manifest(['prompt: { file: prompts/front.md }']), 'prompts/front.md': 'Say hello.\n' });
     const plan = await runCliInProcess(['validate'], { cwd: project, env: { ...CI, PATH: '' } });
     expect(plan.code).toBe(1);
-    expect(output(plan)).toContain('could not be checked against the commit under review (git could not be asked)');
+    expect(output(plan)).toContain('could not be checked against the commit under review (git could not be asked in ');
+    expect(output(plan)).toContain('make git answer in the job: install it, and if the checkout belongs to another user');
+    expect(output(plan)).toContain('safe.directory');
+    expect(output(plan)).not.toContain('; commit it');
+  });
+
+  const RECEPTIONIST = ['--template', 'receptionist', '--var', 'business=Acme', '--var', 'business_description=a shop', '--var', 'opening_hours=9 to 5', '--var', 'transfer_number=+15551230000', '--var', 'agent_id=-OKdqbqetEcM4ak369ym'];
+
+  it('init never lists what a committed manifest link to a step\'s file defines', async () => {
+    const project = await checkout({ 'agents.yaml': manifest(['prompt: Say hello.']) }, { 'site/voxform.yaml': '../.env' });
+    await writeFile(path.join(project, '.env'), `version: 1\nagents:\n  ${PLANTED}:\n    id: x\n`);
+    const init = await runCliInProcess(['init', ...RECEPTIONIST, 'site'], { cwd: project, env: CI });
+    expect(init.code).toBe(1);
+    expect(output(init)).toContain('would_overwrite');
+    expect(output(init)).not.toContain(PLANTED);
+  });
+
+  it('init and export never merge a step\'s file into the .gitignore a committed link names', async () => {
+    const project = await checkout({ 'agents.yaml': manifest(['prompt: Say hello.']) }, { 'site/.gitignore': '../.env' });
+    const init = await runCliInProcess(['init', ...RECEPTIONIST, 'site'], { cwd: project, env: CI });
+    expect(init.code).toBe(1);
+    expect(output(init)).toContain('cannot add its lines to .gitignore in site: it is a symbolic link to .env, which is not a file of the commit under review');
+    expect(output(init)).not.toContain(PLANTED);
+    const apply = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: project, env: CI });
+    expect(apply.code, apply.stderr).toBe(0);
+    const exported = await runCliInProcess(['export', '--agent', '-OKdqbqetEcM4ak369ym', '--local', '--out', 'site'], { cwd: project, env: CI });
+    expect(exported.code).toBe(1);
+    expect(output(exported)).toContain('is not a file of the commit under review');
+    for (const name of await readdir(path.join(project, 'site'))) {
+      const file = path.join(project, 'site', name);
+      if ((await lstat(file)).isFile()) expect(await readFile(file, 'utf8')).not.toContain(PLANTED);
+    }
+  });
+
+  it('fmt names a file the commit does not hold by its own code', async () => {
+    const project = await checkout({ 'agents.yaml': manifest(['prompt: Say hello.']) });
+    await writeFile(path.join(project, 'more.yaml'), 'version: 1\n');
+    const formatted = await runCliInProcess(['fmt', '--check', 'more.yaml'], { cwd: project, env: CI });
+    expect(formatted.code).toBe(1);
+    expect(output(formatted)).toContain('file_not_committed');
+    expect(output(formatted)).toContain('git status --ignored');
+  });
+});
+
+describe('what a checkout writes for the commit is the commit\'s', () => {
+  it('a text file checked out with CRLF line endings (eol=crlf) reads as the LF file committed', async () => {
+    const project = await checkout({
+      'agents.yaml': manifest(['prompt: { file: prompts/front.md }'], ['knowledge:', '  manual:', '    file: manual.txt', '    name: manual.txt']),
+      'prompts/front.md': 'Say hello.\nThen help.\n',
+      'manual.txt': 'The manual.\nPage two.\n',
+      '.gitattributes': '*.md text eol=crlf\n*.txt text eol=crlf\n',
+    });
+    // What a checkout writes under those attributes: git converts each LF.
+    await rm(path.join(project, 'prompts/front.md'));
+    await rm(path.join(project, 'manual.txt'));
+    git(project, 'checkout', '--', 'prompts/front.md', 'manual.txt');
+    expect(await readFile(path.join(project, 'manual.txt'), 'utf8')).toBe('The manual.\r\nPage two.\r\n');
+    const plan = await runCliInProcess(['plan', '--local'], { cwd: project, env: CI });
+    expect(plan.code, plan.stderr).toBe(0);
+    // Other bytes than the line endings are still not the commit's.
+    await writeFile(path.join(project, 'manual.txt'), 'The manual.\r\nPage 2.\r\n');
+    const changed = await runCliInProcess(['plan', '--local'], { cwd: project, env: CI });
+    expect(changed.code).toBe(1);
+    expect(output(changed)).toContain('knowledge file "manual.txt" differs from the file the commit under review holds at its path');
+  });
+
+  it('the templates voxform ships are its own, wherever it is installed in the checkout', async () => {
+    const project = await checkout({ 'agents.yaml': ['version: 1', 'agents:', '  desk:', '    id: -OKdqbqetEcM4ak369ym', '    template: desk', '    vars: { business: Acme }', ''].join('\n') });
+    const templates = path.join(project, 'node_modules/voxform/templates');
+    await mkdir(path.join(templates, 'desk'), { recursive: true });
+    await writeFile(path.join(templates, 'desk/template.yaml'), ['description: A front desk.', 'variables:', '  business: { description: The business name, required: true }', 'agent:', '  name: "{{business}} desk"', '  config:', '    prompt: { file: prompt.md }', ''].join('\n'));
+    await writeFile(path.join(templates, 'desk/prompt.md'), 'Greet callers of {{business}}.\n');
+    const loaded = await loadManifests({ paths: [], cwd: project, env: CI, templatesDir: templates });
+    expect(loaded.diagnostics.filter((diagnostic) => diagnostic.severity === 'error')).toEqual([]);
+    expect(loaded.state?.sourceFiles).toContain(path.join(templates, 'desk/prompt.md'));
   });
 });
 

@@ -14,7 +14,7 @@ import { losesResources, type ManifestLosses } from '../../export/manifest-losse
 import { bundleManifestSchema } from '../../schema/load.js';
 import { resolveConnection, type Connection } from '../connection.js';
 import { loadManifests } from '../../manifest/index.js';
-import { TRUST_UNCOMMITTED_VARIABLE } from '../../project-files/checkout-files.js';
+import { CheckoutFiles, TRUST_UNCOMMITTED_VARIABLE } from '../../project-files/checkout-files.js';
 import { mandatoryOnly, renderFindingsText } from '../../policy/render.js';
 import { formatDiagnostic } from '../diagnostics.js';
 import { checkPolicy } from '../policy-check.js';
@@ -41,10 +41,11 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
   const force = options.force === true;
   const where = path.relative(ctx.cwd, out) || '.';
   const own = ownFilesOf(options, ctx);
+  const checkout = CheckoutFiles.forRun(ctx.env);
   // Refused before the service is asked anything.
   await refuseOwnFolder(out, { displayDir: where, command: 'voxform export', own });
   // The files whose names the live agents do not decide: each prompt is checked once they are read.
-  const root = await refuseOutsideProject(out, [{ path: MANIFEST_FILE }, { path: SCHEMA_FILE }, { path: '.gitignore' }], { displayDir: where, command: 'voxform export', own });
+  const existing = await refuseOutsideProject(out, [{ path: MANIFEST_FILE }, { path: SCHEMA_FILE }, { path: '.gitignore' }], { displayDir: where, command: 'voxform export', own, checkout });
   // Read before anything is written: a malformed list stops the run (env_allow_invalid).
   const policy = envPolicyOf(ctx.env);
 
@@ -66,11 +67,11 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
     { path: '.gitignore', mode: 'merge', content: GITIGNORE_ENTRIES.join('\n') },
   ];
   // The prompts' names came with the live agents: their places are checked now.
-  await refuseOutsideProject(out, result.prompts, { displayDir: where, command: 'voxform export', own, root });
+  await refuseOutsideProject(out, result.prompts, { displayDir: where, command: 'voxform export', own, ...existing });
   const shadowed = await shadowedManifest(out);
-  const replaced = await replacedManifest(path.join(out, MANIFEST_FILE), root, result.manifest, 'voxform export');
-  const edited = force ? await editedFiles(out, files, root) : [];
-  const written = await writeScaffold(out, files, { force, displayDir: where, command: 'voxform export', root, losses: replaced?.refusal });
+  const replaced = await replacedManifest(path.join(out, MANIFEST_FILE), existing, result.manifest, 'voxform export');
+  const edited = force ? await editedFiles(out, files, existing) : [];
+  const written = await writeScaffold(out, files, { force, displayDir: where, command: 'voxform export', existing, losses: replaced?.refusal });
   // From here the export is complete: a stop cuts short only the check after it, and says so.
   ctx.stopLeaves?.(checkCutShort(where));
 

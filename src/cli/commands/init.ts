@@ -3,7 +3,8 @@ import { createInterface } from 'node:readline';
 import { isVoxformError, VoxformError } from '../../errors.js';
 import { listTemplates, readTemplate, RESERVED_VARIABLES, type Template, type TemplateVariable, type VariableValue } from '../../templates/catalog.js';
 import { answerProblem, givenValue, resolveVariables } from '../../init/expand.js';
-import { editedFiles, editedWarning, MANIFEST_FILE, manifestOutline, planScaffold, refuseExisting, scaffoldTargets, shadowedManifest, shadowedWarning, type Scaffold } from '../../init/scaffold.js';
+import { editedFiles, editedWarning, MANIFEST_FILE, manifestOutline, planScaffold, refuseExisting, scaffoldTargets, shadowedManifest, shadowedWarning, type ExistingFiles, type Scaffold } from '../../init/scaffold.js';
+import { CheckoutFiles } from '../../project-files/checkout-files.js';
 import { refuseOutsideProject, refuseOwnFolder, writeScaffold } from '../../init/write-scaffold.js';
 import { replacedManifest } from '../../init/replaced-manifest.js';
 import { didYouMean } from '../../util/did-you-mean.js';
@@ -42,10 +43,11 @@ export async function run(options: InitOptions, ctx: CommandContext): Promise<nu
   const interactive = Boolean(ctx.stdin.isTTY && ctx.stderr.isTTY);
   const ask = interactive ? lineReader(ctx) : undefined;
   const own = ownFilesOf({}, ctx);
+  const checkout = CheckoutFiles.forRun(ctx.env);
   try {
     await refuseOwnFolder(dir, { displayDir: displayDir(ctx, dir), command: 'voxform init', own });
     // The manifest is written whatever the template: an existing one stops the run before a template is asked for.
-    if (typeof options.template !== 'string') await refuseConflicts(dir, [{ path: MANIFEST_FILE, mode: 'create' }], { force, own, manifest: manifestOutline(undefined, '') }, ctx);
+    if (typeof options.template !== 'string') await refuseConflicts(dir, [{ path: MANIFEST_FILE, mode: 'create' }], { force, own, checkout, manifest: manifestOutline(undefined, '') }, ctx);
     const template = typeof options.template === 'string' ? await readTemplate(options.template, { cwd: ctx.cwd }) : await chooseTemplate(ctx, ask);
 
     const { agent_id: givenAgentId, ...templateVars } = given;
@@ -59,7 +61,7 @@ export async function run(options: InitOptions, ctx: CommandContext): Promise<nu
     const targets = scaffoldTargets(template, resolved.values, agentId);
     // Every value given, and none to be asked again: a value that does not fit is the mistake to say first.
     if (!ask && missing.length === 0 && targets.problem) throw targets.problem;
-    const root = await refuseConflicts(dir, targets.paths, { force, own, manifest: targets.manifest }, ctx);
+    const existing = await refuseConflicts(dir, targets.paths, { force, own, checkout, manifest: targets.manifest }, ctx);
 
     if (missing.length > 0) {
       if (!ask) throw missingVarsError(template, missing);
@@ -83,9 +85,9 @@ export async function run(options: InitOptions, ctx: CommandContext): Promise<nu
     // Planned already when nothing was asked; an answer, or a value asked again, plans it anew.
     const scaffold = missing.length === 0 && targets.planned ? targets.planned : await planAsking(ctx, ask, template, { values: resolved.values, agentId });
     const shadowed = await shadowedManifest(dir);
-    const replaced = await replacedManifest(path.join(dir, MANIFEST_FILE), root, scaffold.files.find((file) => file.path === MANIFEST_FILE)?.content ?? '', 'voxform init');
-    const edited = force ? await editedFiles(dir, scaffold.files, root) : [];
-    const written = await writeScaffold(dir, scaffold.files, { force, displayDir: displayDir(ctx, dir), command: 'voxform init', root, losses: replaced?.refusal });
+    const replaced = await replacedManifest(path.join(dir, MANIFEST_FILE), existing, scaffold.files.find((file) => file.path === MANIFEST_FILE)?.content ?? '', 'voxform init');
+    const edited = force ? await editedFiles(dir, scaffold.files, existing) : [];
+    const written = await writeScaffold(dir, scaffold.files, { force, displayDir: displayDir(ctx, dir), command: 'voxform init', existing, losses: replaced?.refusal });
     report(ctx, { dir, template, written, envVars: scaffold.envVars, localName: scaffold.localName, promptFile: scaffold.promptFile, agentId });
     if (shadowed !== undefined) ctx.stderr.write(shadowedWarning(shadowed, displayDir(ctx, dir)));
     if (replaced !== undefined) ctx.stderr.write(replaced.warning);
@@ -271,11 +273,16 @@ function displayDir(ctx: CommandContext, dir: string): string {
 /**
  * Stops the run when writing `paths` into `dir` would leave the project or overwrite something (see
  * refuseExisting), naming what a `manifest` written there would drop of the one there. Resolves to
- * the project root (refuseOutsideProject): the scaffold planned later has the same paths.
+ * how existing files are read (refuseOutsideProject): the scaffold planned later has the same paths.
  */
-async function refuseConflicts(dir: string, paths: Parameters<typeof refuseExisting>[1], how: { force: boolean; own: OwnFiles; manifest: string }, ctx: CommandContext): Promise<string> {
-  const root = await refuseOutsideProject(dir, paths, { displayDir: displayDir(ctx, dir), command: 'voxform init', own: how.own });
-  const replaced = how.force ? undefined : await replacedManifest(path.join(dir, MANIFEST_FILE), root, how.manifest, 'voxform init');
-  await refuseExisting(dir, paths, { force: how.force, displayDir: displayDir(ctx, dir), command: 'voxform init', losses: replaced?.refusal, root });
-  return root;
+async function refuseConflicts(
+  dir: string,
+  paths: Parameters<typeof refuseExisting>[1],
+  how: { force: boolean; own: OwnFiles; checkout: CheckoutFiles; manifest: string },
+  ctx: CommandContext,
+): Promise<ExistingFiles> {
+  const existing = await refuseOutsideProject(dir, paths, { displayDir: displayDir(ctx, dir), command: 'voxform init', own: how.own, checkout: how.checkout });
+  const replaced = how.force ? undefined : await replacedManifest(path.join(dir, MANIFEST_FILE), existing, how.manifest, 'voxform init');
+  await refuseExisting(dir, paths, { force: how.force, displayDir: displayDir(ctx, dir), command: 'voxform init', losses: replaced?.refusal, existing });
+  return existing;
 }
