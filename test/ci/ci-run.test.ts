@@ -255,6 +255,26 @@ describe('voxform ci run when something fails', () => {
     await expect(readFile(path.join(project.dir, 'shared-plan', 'plan.json'), 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
   }, 120_000);
 
+  it('an apply of --env production given a plan made for staging, or with no environment: plan_stale, nothing applied, said under production', async () => {
+    const staging = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging', '--out-dir', 'wired-wrong'], github({ GITHUB_REF: 'refs/heads/main' }));
+    expect(staging.code, staging.stderr).toBe(0);
+    const before = (await project.cliInProcess(['history', '--env', 'staging', '--format', 'json'])).stdout;
+    await rm(path.join(work, 'summary.md'), { force: true });
+    const apply = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'apply', '--env', 'production', '--out-dir', 'wired-wrong'], github({ GITHUB_REF: 'refs/heads/main', GITHUB_SHA: 'c'.repeat(40) }));
+    expect(apply.code).toBe(1);
+    expect(apply.stderr).toContain('error[plan_stale]: The saved plan plan.json was made for the environment staging; this run applies --env production. Nothing was applied.');
+    expect(apply.stderr).toContain('voxform ci run --command plan --env production');
+    expect(apply.stdout).not.toContain('Apply complete');
+    expect((await project.cliInProcess(['history', '--env', 'staging', '--format', 'json'])).stdout).toBe(before);
+    expect(await summary()).toContain('### voxform apply (`production`)');
+
+    const unnamed = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'plan', '--out-dir', 'wired-unnamed'], github({ GITHUB_REF: 'refs/heads/main' }));
+    expect(unnamed.code, unnamed.stderr).toBe(0);
+    const applyUnnamed = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'apply', '--env', 'staging', '--out-dir', 'wired-unnamed'], github({ GITHUB_REF: 'refs/heads/main', GITHUB_SHA: 'c'.repeat(40) }));
+    expect(applyUnnamed.code).toBe(1);
+    expect(applyUnnamed.stderr).toContain('The saved plan plan.json was made without an environment; this run applies --env staging.');
+  }, 120_000);
+
   it('an --out-dir that is a file, or that holds a folder where the report goes: refused before the command runs, and reported, never a crash', async () => {
     await writeFile(path.join(project.dir, 'out-file'), 'not a folder\n');
     await mkdir(path.join(project.dir, 'odd-out', 'plan.json'), { recursive: true });

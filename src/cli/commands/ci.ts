@@ -119,6 +119,23 @@ function recording(ctx: CommandContext): { stdout: Output; stderr: Output; text:
   return { stdout: kept(ctx.stdout), stderr: kept(ctx.stderr), text: () => text };
 }
 
+/**
+ * An apply of `--env NAME` applies only a plan of that environment: its report goes under NAME's
+ * marker, summary and artifact names, and a plan the artifact holds for another (a job wired to the
+ * wrong artifact, an environment-less plan) would be applied to that other under NAME's review.
+ * Refused before apply runs, as a stale plan is; a plan not there or not a plan is apply's to refuse.
+ */
+async function checkPlanEnvironment(options: CiRunCommandOptions, files: OutFiles): Promise<void> {
+  if (options.command !== 'apply' || options.env === undefined) return;
+  const saved = await readPlanFile(files.plan).catch(() => undefined);
+  if (saved === undefined || saved.environment === options.env) return;
+  const made = saved.environment === null ? 'without an environment' : `for the environment ${saved.environment}`;
+  throw new VoxformError('plan_stale', `The saved plan ${PLAN_FILE} was made ${made}; this run applies --env ${options.env}. Nothing was applied.`, {
+    hint: `Apply the plan \`voxform ci run --command plan --env ${options.env}\` saved (its ${artifactWhere(options.provider, 'plan', options.env)}), or give this run the plan's own --env.`,
+    details: { reasons: ['made for another environment'], resources: [] },
+  });
+}
+
 async function savedPlan(file: string): Promise<Plan | undefined> {
   try {
     return planFromJson(await readPlanFile(file), file);
@@ -223,14 +240,16 @@ export async function run(options: CiRunCommandOptions, ctx: CommandContext, run
   const recorded = recording(ctx);
   // --out-dir refused (GitLab's is in the checkout, where a merge request may put a file or a link
   // in its way) fails the run as the command failing would: said on the review, not only in the log.
-  const prepared = await prepareOutDir(outDir, reportFile, ctx.cwd).then(
-    () => true,
-    (error: unknown) => {
-      if (!(error instanceof VoxformError)) throw error;
-      recorded.stderr.write(errorText(error));
-      return false;
-    },
-  );
+  const prepared = await prepareOutDir(outDir, reportFile, ctx.cwd)
+    .then(() => checkPlanEnvironment(options, files))
+    .then(
+      () => true,
+      (error: unknown) => {
+        if (!(error instanceof VoxformError)) throw error;
+        recorded.stderr.write(errorText(error));
+        return false;
+      },
+    );
   // Whatever format a command writes its report in, the log and the review quote its errors for people, as plan's.
   const exitCode = prepared ? await runCommandLine(argv, { ...ctx, stdout: recorded.stdout, stderr: recorded.stderr, review: merged?.value }, { errorsAsText: true }) : 1;
   if (exitCode === EXIT_INTERRUPTED) return exitCode;
