@@ -10,7 +10,7 @@ import type { Agent, AgentConfigUpdate } from '../schema/types.gen.js';
 import type { DesiredAgent } from '../manifest/types.js';
 import { comparableLiveAgent } from '../plan/diff.js';
 import { buildAgentUpdate } from '../plan/update-body.js';
-import { isPlainObject, splitTopLevelNulls } from '../util/json-object.js';
+import { assignOwn, isPlainObject, splitTopLevelNulls } from '../util/json-object.js';
 import { TRANSFER_FUNCTION } from '../report/outcomes.js';
 
 export function desiredAgentConfig(agent: DesiredAgent, live: Agent): AgentConfigUpdate {
@@ -19,7 +19,7 @@ export function desiredAgentConfig(agent: DesiredAgent, live: Agent): AgentConfi
   // A top-level null is apply clearing the key: the agent will not have it.
   const { rest, removed } = splitTopLevelNulls(update?.config ?? {});
   for (const key of removed) delete config[key];
-  Object.assign(config, rest);
+  assignOwn(config, rest);
   return config as AgentConfigUpdate;
 }
 

@@ -17,7 +17,7 @@ import type { EmulatorStore } from './store.js';
 import type { CallRecord, EndCallOptions, EndCallStatus, RequestLogEntry, Session, SessionKind, WebhookDelivery } from './types.js';
 import { bodyValueError } from './validation.js';
 import type { WebhookSender } from './webhooks.js';
-import type { JsonObject } from '../util/json-object.js';
+import { assignOwn, type JsonObject } from '../util/json-object.js';
 
 /** What a session starts from: the request's fields as the service names them (register_call's, SIP's `init_agent`, a chat's `agent`). */
 interface SessionRequest {
@@ -93,7 +93,7 @@ export class SessionManager {
       metadata = { ...previous.metadata };
     }
     transcript.push(...(continuation?.messages ?? []));
-    Object.assign(metadata, request.metadata ?? {});
+    assignOwn(metadata, request.metadata ?? {});
 
     const config = overlayConfig(agent.config, request.agent_config as JsonObject | undefined);
     const session: Session = {
@@ -138,7 +138,7 @@ export class SessionManager {
     this.requestLog.recordDelivery(outcome.delivery, entry);
     if (!outcome.delivery.ok || outcome.answer === undefined) return;
     const answer = outcome.answer as { metadata?: Record<string, unknown>; extra_prompt?: string };
-    if (answer.metadata) Object.assign(session.metadata, answer.metadata);
+    if (answer.metadata) assignOwn(session.metadata, answer.metadata);
     if (answer.extra_prompt) {
       session.config.prompt = session.config.prompt ? `${session.config.prompt}\n\n${answer.extra_prompt}` : answer.extra_prompt;
     }
@@ -207,7 +207,7 @@ export class SessionManager {
     const started = session === undefined;
     if (session) {
       this.unindexChat(session);
-      Object.assign(session.metadata, agent.metadata ?? {});
+      assignOwn(session.metadata, agent.metadata ?? {});
     } else {
       session = await this.start('chat', agent, entry, ['agent']);
       this.unindexChat(session);

@@ -17,6 +17,11 @@ export function setOwn(target: JsonObject, key: string, value: unknown): void {
   else target[key] = value;
 }
 
+/** Copies `source`'s own enumerable keys onto `target` with setOwn: Object.assign would take a `__proto__` key as the prototype. */
+export function assignOwn(target: JsonObject, source: object): void {
+  for (const [key, value] of Object.entries(source)) setOwn(target, key, value);
+}
+
 /**
  * A deep copy of a JSON value, own enumerable properties only (positions kept beside a manifest
  * value are left behind). Cheaper than `structuredClone` for the small values the differ copies.

@@ -115,6 +115,18 @@ describe('nesting depth', () => {
     await expectStillServing();
   });
 
+  it('a metadata key named __proto__ is kept as a key, on a call and a chat alike, and changes no prototype', async () => {
+    const body = `{"agent_id":"${FRONT_DESK}","metadata":{"__proto__":{"polluted":"yes"},"plain":1}}`;
+    expect((await client.call('POST', '/register_call', { rawBody: body, headers: { 'content-type': 'application/json' } })).status).toBe(200);
+    const record = (await client.get('/call-logs?limit=1')).body.histories[0];
+    expect(Object.keys(record.metadata)).toEqual(['__proto__', 'plain']);
+    expect(record.metadata.polluted).toBeUndefined();
+    const chat = `{"agent":{"agent_id":"${FRONT_DESK}","metadata":{"__proto__":{"polluted":"yes"}}},"messages":[{"role":"user","content":"ping"}]}`;
+    expect((await client.call('POST', '/chat/completions', { rawBody: chat, headers: { 'content-type': 'application/json' } })).status).toBe(200);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    await expectStillServing();
+  });
+
   it('brackets inside strings do not count', async () => {
     const text = '['.repeat(500) + '\\"{'.repeat(100);
     const answer = await client.post('/register_call', { agent_id: FRONT_DESK, metadata: { note: text } });
