@@ -244,11 +244,13 @@ function checkTest(written: Record<string, unknown>, place: Place): Conversation
 /**
  * A test with no check written (no turn's `expect:`, no `expect:` of its own) passes whatever the
  * agent says: a scripted one is refused. A simulated one may leave `expect:` out (docs/testing.md),
- * so it is warned of. Counted as written: a check the schema found wrong is reported there already.
+ * so it is warned of. Counted as written: a check the schema found wrong (a map where a list goes,
+ * in `turns:` or an `expect:`) is reported there already, and is not nothing.
  */
 function refuseCheckless(written: Record<string, unknown>, place: Place): void {
-  const turnChecks = listAt(written.turns).reduce<number>((count, turn) => count + (isPlainObject(turn) ? listAt(turn.expect).length : 0), 0);
-  if (turnChecks + listAt(written.expect).length > 0) return;
+  if (written.turns !== undefined && !Array.isArray(written.turns)) return;
+  const writesChecks = (value: unknown) => value !== undefined && value !== null && !(Array.isArray(value) && value.length === 0);
+  if (writesChecks(written.expect) || listAt(written.turns).some((turn) => !isPlainObject(turn) || writesChecks(turn.expect))) return;
   const message = `test ${JSON.stringify(written.name)} checks nothing: it would pass whatever the agent says; give a turn or the test an expect: check`;
   if (written.simulate !== undefined) place.diagnostics.warning('invalid_value', message, spanOf(place, ['name']));
   else place.diagnostics.error('invalid_value', message, spanOf(place, ['name']));

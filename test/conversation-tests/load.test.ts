@@ -167,6 +167,13 @@ describe('loading test files', () => {
     const checkless = 'checks nothing: it would pass whatever the agent says; give a turn or the test an expect: check';
     expect(await problems(['agent: booking', 'tests:', '  - name: empty expect', '    turns:', '      - user: hi', '        expect: []'].join('\n'))).toEqual([`tests/a.test.yaml:3:11 invalid_value test "empty expect" ${checkless}`]);
     expect(await problems(['agent: booking', 'tests:', '  - name: empty turn', '    turns: [{}]', '    expect: []'].join('\n'))).toEqual([`tests/a.test.yaml:3:11 invalid_value test "empty turn" ${checkless}`]);
+    // A check written in a wrong shape is a check: its shape error is the one to fix, alone.
+    expect(await problems(['agent: booking', 'tests:', '  - name: map of turns', '    turns:', '      user: hi', '      expect: [{ contains: hello }]'].join('\n'))).toEqual([
+      'tests/a.test.yaml:5:7 type_mismatch tests[0].turns: expected a list, found an object',
+    ]);
+    expect(await problems(['agent: booking', 'tests:', '  - name: map of checks', '    turns:', '      - user: hi', '        expect: { contains: hello }'].join('\n'))).toEqual([
+      'tests/a.test.yaml:6:17 type_mismatch tests[0].turns[0].expect: expected a list, found an object',
+    ]);
     // One check anywhere is a test: in a turn, or on the call record.
     expect(await problems(['agent: booking', 'tests:', '  - name: one', '    turns: [{}, { user: hi }]', '    expect: [{ call_status: done }]'].join('\n'))).toEqual([]);
     const simulated = await load(['agent: booking', 'tests:', '  - name: chat', '    simulate: { persona: p, goal: g }'].join('\n'));
