@@ -144,11 +144,14 @@ export function environmentsPlacedAlike(combined: CombinedManifest, current: str
 
 /**
  * The layer to resolve: the manifest itself, or with the named environment's overlay applied. `flag`:
- * the option that named it (`--env`), which an unknown name's diagnostic names.
+ * the option that named it (`--env`), which an unknown name's diagnostic names. `allRead`: every
+ * manifest was parsed; when one was not (its error reported), an environment not found may be
+ * defined there, and is not said unknown.
  */
-export function selectEnvironment(combined: CombinedManifest, name: string | undefined, flag: string | undefined, diagnostics: DiagnosticList): Layer {
+export function selectEnvironment(combined: CombinedManifest, name: string | undefined, flag: string | undefined, diagnostics: DiagnosticList, allRead = true): Layer {
   if (name === undefined) return combined;
   const environment = combined.environments.get(name);
+  if (!environment && !allRead) return combined;
   if (!environment) {
     const detail = unknownEnvironmentDetail(name, [...combined.environments.keys()]);
     // A name typed on the command line is not repeated: it may be a secret typed in the wrong place (docs/security.md §5).

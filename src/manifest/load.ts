@@ -154,7 +154,7 @@ export async function resolveEnvironment(project: ProjectManifests, options: Omi
   // Digests of every file read, by role, each list in a deterministic order; hashed together at the end.
   const digests = { manifests: project.digests, templates: [] as string[], prompts: [] as string[], knowledge: [] as string[] };
 
-  const layer = selectEnvironment(combined, options.environment, options.environmentFlag, diagnostics);
+  const layer = selectEnvironment(combined, options.environment, options.environmentFlag, diagnostics, project.environments !== undefined);
   const environmentsKnown = project.environments ? { environments: [...project.environments], placementOnlyEnvironments: [...(project.placementOnlyEnvironments ?? [])] } : {};
   const { baseUrl, region } = resolveServiceSettings(layer, { diagnostics, env: options.env, operatorBaseUrl: options.operatorBaseUrl });
 

@@ -883,6 +883,9 @@ describe('loadManifests: defaults and environments', () => {
     // A file that could not be parsed may hold more: the list is not given.
     const broken = await loadTree({ 'voxform.yaml': manifest, 'more.yaml': 'environments: [' }, { paths: ['.'] });
     expect(broken.environments).toBeUndefined();
+    // Nor is a name not found said unknown: it may be that file's; its syntax error is the one to fix.
+    const brokenNamed = await loadTree({ 'voxform.yaml': manifest, 'more.yaml': 'environments: [' }, { paths: ['.'], environment: 'canary', environmentFlag: '--env' });
+    expect(summarize(brokenNamed).map((line) => line.split(' ')[1])).toEqual(['yaml_syntax']);
   });
 
   it('refuses an overlay of a resource the manifest does not define', async () => {
