@@ -160,7 +160,8 @@ export async function checkoutSuite(options: ProjectOptions, ctx: CommandContext
  * files in such a folder are named.
  */
 async function changedSuiteFiles(ctx: CommandContext, suite: TestSuite): Promise<string[] | undefined> {
-  const changed = await uncommittedFiles(ctx.cwd, ctx.env, [suite.folder]);
+  // Asked of the suite's own repository: the working folder may be outside it (`-f ../project/…`).
+  const changed = await uncommittedFiles(suite.folder, ctx.env, [suite.folder], ctx.cwd);
   if (changed === undefined) return undefined;
   // Git names the files from the working directory's real path, and the folder's may be a link.
   const real = (file: string) => realpath(file).catch(() => file);

@@ -154,13 +154,14 @@ export async function gitSource(cwd: string, env: Env, files?: readonly string[]
 }
 
 /**
- * Which of `files` (what a deploy is made from, absolute, as for `gitSource`) differ from the commit,
- * each as a path from `cwd`, sorted (a folder git does not track as the folder); undefined when git
+ * Which of `files` (what a deploy is made from, absolute, as for `gitSource`) differ from the commit
+ * of the repository holding folder `cwd`, each as a path from `from` (the user's working folder,
+ * which may be outside it), sorted (a folder git does not track as the folder); undefined when git
  * cannot tell. Asked only to say which.
  */
-export async function uncommittedFiles(cwd: string, env: Env, files: readonly string[]): Promise<string[] | undefined> {
+export async function uncommittedFiles(cwd: string, env: Env, files: readonly string[], from = cwd): Promise<string[] | undefined> {
   // A separate run from gitSource's: a cut -z answer would lose its branch headers, which gitSource needs.
-  return pathsAnswered(cwd, env, files, [...STATUS, '-z'], cwd, (entry) => {
+  return pathsAnswered(cwd, env, files, [...STATUS, '-z'], from, (entry) => {
     // Porcelain v2: "1 XY sub mH mI mW hH hI PATH", "u XY sub m1 m2 m3 mW h1 h2 h3 PATH", "? PATH".
     const fields = { '1': 8, u: 10, '?': 1 }[entry[0] as string];
     return fields === undefined ? undefined : entry.split(' ').slice(fields).join(' ');

@@ -254,6 +254,19 @@ describe('voxform promote --to / --from', () => {
     expect(await newestRun()).toMatch(new RegExp(`, tests of commit ${head()} with uncommitted changes$`));
   });
 
+  it('names the changed files beside the commit when run from outside the project, as from inside it', async () => {
+    const { dir, cli, env } = await committedProject(STAGED_MANIFEST);
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    await writeFile(path.join(dir, 'voxform.yaml'), `${STAGED_MANIFEST}# a comment changes no configuration\n`);
+    const inside = await cli(['promote', '--to', 'production', '--dry-run']);
+    expect(inside.code).toBe(1);
+    expect(inside.stderr).toContain('which staging runs: voxform.yaml.');
+    const project = path.basename(dir);
+    const outside = await runCliInProcess(['promote', '--to', 'production', '--dry-run', '-f', `${project}/voxform.yaml`, '--state', `${project}/.voxform/state.json`], { cwd: path.dirname(dir), env });
+    expect(outside.code).toBe(1);
+    expect(outside.stderr).toContain(`which staging runs: ${project}/voxform.yaml.`);
+  });
+
   it("takes for the tests gate only a run of the suite this checkout's commit holds", async () => {
     const { dir, git, cli } = await committedProject(STAGED_MANIFEST.replace('    promote_from: staging\n', '    promote_from: staging\n    gates: { tests: pass }\n'));
     const test = 'agent: front-desk\ntests:\n  - name: answers\n    turns: [{ user: hello, expect: [{ contains: hello }] }]\n';
