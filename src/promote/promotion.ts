@@ -5,6 +5,7 @@
  * planned from the same manifests with its own overlay (its ids, secrets and values), so it gets
  * that configuration and nothing else. Also the gate table and the refusal sentence.
  */
+import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { recordedAgentConfig } from '../history/record.js';
 import { sameRecordedConfig, shortCommit, type DeploySource, type HistoryRecord, type LedgerRecord } from '../history/types.js';
@@ -22,7 +23,8 @@ import { deployedAs, type GateResult } from './gates.js';
  * none as when the state is committed after the apply (docs/ci.md); undefined when git cannot tell.
  * A hint never sends back here: checking out the recorded commit may take a committed ledger with
  * it, so applying the source from this checkout is offered first. `changed`: the files with changes
- * beside the commit. Both are named. `applySource`, `historySource`: the source's `voxform apply` and
+ * beside the commit, from the working folder, and the folder git is asked in (`.`: the working
+ * folder), which the hint's `git stash` runs in. Both are named. `applySource`, `historySource`: the source's `voxform apply` and
  * `voxform history` lines with this run's options. Returns the record whose commit it is.
  */
 export function checkCheckout(
@@ -31,7 +33,7 @@ export function checkCheckout(
   checkout: DeploySource,
   source: string,
   betweenCommits: readonly string[] | undefined,
-  changed?: readonly string[],
+  changed?: ChangedFiles,
   applySource = `voxform apply --env ${source}`,
   historySource = `voxform history --env ${source}`,
 ): LedgerRecord {
@@ -69,13 +71,13 @@ export function checkCheckout(
     });
   }
   if (checkout.uncommitted !== false) {
-    const named = changed && changed.length > 0 ? `: ${someOf(changed.map(controlsAsQuestionMarks), NAMED_CHANGES)}` : '';
+    const named = changed && changed.files.length > 0 ? `: ${someOf(changed.files.map(controlsAsQuestionMarks), NAMED_CHANGES)}` : '';
     const restored = rollback === undefined ? '' : ` (a rollback to record ${rollback})`;
     throw new VoxformError('promote_checkout_mismatch', `The manifests or a file they read hold changes beside commit ${shortCommit(deployed, undefined)}, which ${source} runs${restored}${named}.`, {
       // Committing alone leads to the refusal above: the source runs the older commit.
       hint:
         `To promote them, commit them and apply ${source} from that commit first (\`${applySource}\`), then promote; ` +
-        `to promote what ${source} runs, set them aside with \`git stash push --include-untracked -- ${stashPathspec(changed)}\` and promote again.`,
+        `to promote what ${source} runs, set them aside with \`${stashCommand(changed)}\` and promote again.`,
     });
   }
   return made;
@@ -86,10 +88,23 @@ const NAMED_CHANGES = 5;
 /** How many agents a refusal names that the source's last record leaves out. */
 const NAMED_AGENTS = 3;
 
-/** The changed files as `git stash` takes them when each is a plain path; else a placeholder for them. */
-function stashPathspec(changed: readonly string[] | undefined): string {
-  const plain = changed !== undefined && changed.length > 0 && changed.length <= NAMED_CHANGES && changed.every((file) => /^[\w./@+-]+$/.test(file) && !file.startsWith('-'));
-  return plain ? changed.join(' ') : 'FILE…';
+/** Files with changes beside the commit, from the working folder, and the folder (from it) git is asked in. */
+export interface ChangedFiles {
+  files: readonly string[];
+  gitFolder: string;
+}
+
+/**
+ * The `git stash` line that sets the changed files aside, run in the folder git was asked in (the
+ * working folder may be outside the repository); the files as it takes them when each is a plain
+ * path, else a placeholder for them.
+ */
+function stashCommand(changed: ChangedFiles | undefined): string {
+  const folder = changed?.gitFolder ?? '.';
+  const files = (changed?.files ?? []).map((file) => (folder === '.' ? file : path.relative(folder, file)));
+  const plain = files.length > 0 && files.length <= NAMED_CHANGES && [folder, ...files].every((file) => /^[\w./@+-]+$/.test(file) && !file.startsWith('-'));
+  const inFolder = folder === '.' ? 'git' : `git -C ${plain ? folder : 'FOLDER'}`;
+  return `${inFolder} stash push --include-untracked -- ${plain ? files.join(' ') : 'FILE…'}`;
 }
 
 /**

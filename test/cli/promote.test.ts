@@ -265,6 +265,9 @@ describe('voxform promote --to / --from', () => {
     const outside = await runCliInProcess(['promote', '--to', 'production', '--dry-run', '-f', `${project}/voxform.yaml`, '--state', `${project}/.voxform/state.json`], { cwd: path.dirname(dir), env });
     expect(outside.code).toBe(1);
     expect(outside.stderr).toContain(`which staging runs: ${project}/voxform.yaml.`);
+    // Set aside where git answers: the working folder is in no repository.
+    expect(outside.stderr).toContain(`\`git -C ${project} stash push --include-untracked -- voxform.yaml\``);
+    expect(inside.stderr).toContain('`git stash push --include-untracked -- voxform.yaml`');
   });
 
   it("takes for the tests gate only a run of the suite this checkout's commit holds", async () => {

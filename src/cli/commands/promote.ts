@@ -106,7 +106,8 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
   const origin = configurationOrigin(records, current, evidence.unsealedRecords);
   const deployed = 'record' in origin ? origin.record.source.commit : undefined;
   const betweenCommits = deployed !== undefined && checkout.commit !== undefined ? await projectFilesChanged(manifestFolder, ctx.env, deployed, checkout.commit, files, ctx.cwd) : undefined;
-  const changed = checkout.uncommitted ? await uncommittedFiles(manifestFolder, ctx.env, files, ctx.cwd) : undefined;
+  const changedFiles = checkout.uncommitted ? await uncommittedFiles(manifestFolder, ctx.env, files, ctx.cwd) : undefined;
+  const changed = changedFiles && { files: changedFiles, gitFolder: path.relative(ctx.cwd, manifestFolder) || '.' };
   const made = checkCheckout(current, origin, checkout, from, betweenCommits, changed, applySource, nextCommand('history', { ...options, env: from }));
   const whole = await wholeRecord(history, current, ctx);
   // Read again by its id: what is checked against the manifests is the record whose seal was checked.
