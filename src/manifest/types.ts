@@ -203,7 +203,10 @@ export interface LoadOptions {
   environment?: string | undefined;
   /** The option that named `environment` (`--env`), named by the diagnostic of one the manifests do not define. */
   environmentFlag?: string | undefined;
-  /** Folder of agent templates (default: the package's `templates/`). */
+  /**
+   * Folder of agent templates (default: the package's `templates/`). The caller's, like the
+   * package's: in a CI job its files are read as they are, not held to the commit under review.
+   */
   templatesDir?: string;
   /** `--base-url`, if the operator gave it: its origin is trusted for the manifest's `base_url`. */
   operatorBaseUrl?: string | undefined;
