@@ -263,7 +263,7 @@ describe('voxform ci run when something fails', () => {
     const apply = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'apply', '--env', 'production', '--out-dir', 'wired-wrong'], github({ GITHUB_REF: 'refs/heads/main', GITHUB_SHA: 'c'.repeat(40) }));
     expect(apply.code).toBe(1);
     expect(apply.stderr).toContain('error[plan_stale]: The saved plan plan.json was made for the environment staging; this run applies --env production. Nothing was applied.');
-    expect(apply.stderr).toContain('voxform ci run --command plan --env production');
+    expect(apply.stderr).toContain('hint: Apply the plan `voxform ci run --command plan --env production` saved (kept in artifact `voxform-plan-production`), or give this run the plan\'s own --env.');
     expect(apply.stdout).not.toContain('Apply complete');
     expect((await project.cliInProcess(['history', '--env', 'staging', '--format', 'json'])).stdout).toBe(before);
     expect(await summary()).toContain('### voxform apply (`production`)');

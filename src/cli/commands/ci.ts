@@ -131,7 +131,7 @@ async function checkPlanEnvironment(options: CiRunCommandOptions, files: OutFile
   if (saved === undefined || saved.environment === options.env) return;
   const made = saved.environment === null ? 'without an environment' : `for the environment ${saved.environment}`;
   throw new VoxformError('plan_stale', `The saved plan ${PLAN_FILE} was made ${made}; this run applies --env ${options.env}. Nothing was applied.`, {
-    hint: `Apply the plan \`voxform ci run --command plan --env ${options.env}\` saved (its ${artifactWhere(options.provider, 'plan', options.env)}), or give this run the plan's own --env.`,
+    hint: `Apply the plan \`voxform ci run --command plan --env ${options.env}\` saved (kept in ${artifactWhere(options.provider, 'plan', options.env)}), or give this run the plan's own --env.`,
     details: { reasons: ['made for another environment'], resources: [] },
   });
 }
