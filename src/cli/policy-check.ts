@@ -49,7 +49,7 @@ export async function planPolicy(plan: Plan, desired: DesiredState, ctx: Command
   const promptTokens = await promptTokenChanges(plan.changes.filter((change) => change.action !== 'no-op'), desired, { tokens, secrets: ctx.secrets });
   const ref = baseRefOf(review.base, ctx.env);
   if (ref === undefined) return { report, promptTokens, base: undefined, relaxations: [] };
-  const [baseManifests, headManifests] = await Promise.all([readBaseManifests(ref, review.paths, ctx.cwd, ctx.env), readHeadManifests(desired.files, ctx.cwd)]);
+  const [baseManifests, headManifests] = await Promise.all([readBaseManifests(ref, review.paths, ctx.cwd, ctx.env), readHeadManifests(desired.files, ctx.cwd, ctx.env)]);
   const defaultLevels = new Map(report.rules.filter((rule) => rule.area !== 'team').map((rule) => [rule.id, rule.defaultLevel]));
   return { report, promptTokens, base: ref, relaxations: findRelaxations({ base: baseManifests, head: headManifests, defaultLevels }) };
 }

@@ -3,7 +3,7 @@
  * detectors. The base is chosen by the operator (`plan --base REF`, else VOXFORM_BASE_REF) and read
  * only through the hardened git module (`git ls-tree`, `git show`): the repository chooses nothing.
  */
-import { readFile, realpath } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { DiagnosticList } from '../manifest/diagnostics.js';
@@ -14,7 +14,8 @@ import { isPlainObject } from '../util/json-object.js';
 import { printable } from '../util/printable.js';
 import { BASE_REF_VARIABLE } from '../project-files/base-revision.js';
 import { isRegularFile, listTree, openCommit, pathFromRoot, type GitRepository } from '../project-files/git.js';
-import { DEFAULT_MANIFESTS, folderSearchEnters, folderSearchTakes } from '../project-files/manifest-files.js';
+import { DEFAULT_MANIFESTS, folderSearchEnters, folderSearchTakes, manifestProjectRoot } from '../project-files/manifest-files.js';
+import { CheckoutFiles, readProjectFile } from '../project-files/checkout-files.js';
 import { byCodeUnits } from '../util/compare.js';
 import type { ManifestDocuments } from './relaxations.js';
 
@@ -24,10 +25,23 @@ async function parseDocuments(file: string, display: string, text: string, sourc
   return { file: display, documents: parsed.documents.map((doc) => doc.value).filter(isPlainObject) };
 }
 
-/** The pull request's manifest files (absolute; already read and checked by the loader), parsed with their positions. */
-export async function readHeadManifests(files: readonly string[], cwd: string): Promise<ManifestDocuments[]> {
+/**
+ * The pull request's manifest files (absolute; already read and checked by the loader), parsed with
+ * their positions. Read again as the loader reads them, under the rule of every project file (a
+ * file changed since is refused as it would have been then).
+ */
+export async function readHeadManifests(files: readonly string[], cwd: string, env: Readonly<Record<string, string | undefined>>): Promise<ManifestDocuments[]> {
   const sources = new SourceRegistry(cwd);
-  return Promise.all(files.map(async (file) => parseDocuments(file, sources.display(file), await readFile(file, 'utf8'), sources)));
+  const checkout = CheckoutFiles.forRun(env);
+  return Promise.all(
+    files.map(async (file) => {
+      const read = await readProjectFile(file, { root: await manifestProjectRoot([file], cwd), maxBytes: MAX_MANIFEST_BYTES }, checkout);
+      if (!read.ok) {
+        throw new VoxformError('file_unreadable', `${sources.display(file)} ${read.message}, read again for the policy's base comparison.`, { hint: 'Run the command again once nothing changes the manifests while it runs.' });
+      }
+      return parseDocuments(file, sources.display(file), read.bytes.toString('utf8'), sources);
+    }),
+  );
 }
 
 function unreadable(ref: string, why: string, hint = `Fetch the base branch (in CI: fetch-depth: 0) or name a revision that exists with --base or ${BASE_REF_VARIABLE}.`): VoxformError {

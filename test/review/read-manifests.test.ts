@@ -1,9 +1,9 @@
 /** The base side of "policy relaxed": the manifests the operator's -f paths find at the base revision of a real git repository. */
 import { execFileSync } from 'node:child_process';
-import { rm, symlink } from 'node:fs/promises';
+import { rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readBaseManifests } from '../../src/review/read-manifests.js';
+import { readBaseManifests, readHeadManifests } from '../../src/review/read-manifests.js';
 import { useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
@@ -56,5 +56,19 @@ describe('readBaseManifests', () => {
     expect(await found([], path.join(agentsOnly, 'sub'))).toEqual([]);
     // `-f .` at the root searches the whole tree.
     expect(await found(['.'], agentsOnly)).toEqual(['agents.yaml: [{"n":"ag"}]', 'sub/x.yaml: [{"n":"x"}]']);
+  });
+});
+
+describe('readHeadManifests', () => {
+  it('reads the pull request\'s manifests under the rule of every project file: in a CI job, one a step changed since is refused, never parsed', async () => {
+    const dir = await tempDir({ 'voxform.yaml': 'version: 1\nagents: {}\n' });
+    git(dir, 'init', '-q');
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-qm', 'pull request');
+    const file = path.join(dir, 'voxform.yaml');
+    expect((await readHeadManifests([file], dir, { CI: 'true' })).map((m) => m.documents)).toEqual([[{ version: 1, agents: {} }]]);
+    await writeFile(file, 'version: 1\nagents: { planted: {} }\n');
+    await expect(readHeadManifests([file], dir, { CI: 'true' })).rejects.toMatchObject({ code: 'file_unreadable', message: expect.stringContaining('voxform.yaml differs from the file the commit under review holds at its path') });
+    expect((await readHeadManifests([file], dir, {})).map((m) => m.documents)).toEqual([[{ version: 1, agents: { planted: {} } }]]);
   });
 });
