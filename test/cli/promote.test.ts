@@ -58,6 +58,24 @@ describe('voxform promote --to / --from', () => {
     expect(result.stderr).toContain('error[promote_source_unknown]: staging has no apply in the history of staging@local: there is nothing to promote.\n  hint: Apply staging first (`voxform apply -f p.yaml --env staging --local`)');
   });
 
+  it("ends a dry run with the refusing gate's error, as the promotion itself would, also when the plan cannot be made", async () => {
+    const gated = STAGED_MANIFEST.replace('    promote_from: staging\n', '    promote_from: staging\n    gates: { soak: 2h }\n');
+    const { dir, git, cli } = await committedProject(gated);
+    // The manifests without --env applied to the agent production names by the same id: production's plan would undo it.
+    expect((await cli(['apply', '--auto-approve'])).code).toBe(0);
+    await writeFile(path.join(dir, 'voxform.yaml'), gated.replace('Acme Dental.', 'Acme Dental, open on Saturdays.'));
+    git('commit', '-qam', 'a new prompt');
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    const promoted = await cli(['promote', '--to', 'production', '--auto-approve']);
+    expect(promoted.stderr).toMatch(/^error\[promote_gate_failed\]: Refusing to promote staging to production: soak: /m);
+    const dry = await cli(['promote', '--to', 'production', '--dry-run']);
+    expect(dry.stdout).toMatch(/^ {2}✗ soak 2h {2}/m);
+    // The plan's own problem is said first; the run ends with the gate's refusal, the one a promotion gives.
+    expect(dry.stderr).toMatch(/^error\[shared_resource_conflict\]: voxform\.yaml:3:3: agent\.front-desk: /);
+    expect(dry.stderr).toMatch(/\nerror\[promote_gate_failed\]: Refusing to promote staging to production: soak: [^\n]*\n {2}hint: [^\n]*\n$/);
+    expect(dry.code).toBe(1);
+  });
+
   it('promotes from a staging applied from a saved plan kept in the checkout: the plan file is no change of the deploy', async () => {
     const { dir, git, cli } = await committedProject(STAGED_MANIFEST);
     expect((await cli(['plan', '--env', 'staging', '--out', 'plan.json'])).code).toBe(0);

@@ -4,7 +4,7 @@
  * the record names its source record. `--dry-run`: the gate table and the plan, nothing applied.
  */
 import path from 'node:path';
-import { VoxformError } from '../../errors.js';
+import { isVoxformError, VoxformError } from '../../errors.js';
 import { projectFilesChanged, uncommittedFiles } from '../../history/source.js';
 import type { DesiredState } from '../../manifest/types.js';
 import { plan as makePlan } from '../../plan/plan.js';
@@ -23,6 +23,7 @@ import { noSealedRecord, passedOverWarning, removedFromLedger, sealedEvidence, u
 import { fingerprintKey } from '../../util/hash.js';
 import { applyOnTerminal, applyRunSettings, type ApplyRunOptions } from '../apply-on-terminal.js';
 import type { CommandContext } from '../context.js';
+import { errorText } from '../error-text.js';
 import { allSummaries, wholeRecord, workspaceTestRuns } from '../history-records.js';
 import { refuseMandatoryViolations } from '../policy-check.js';
 import { progressLine, readProgress } from '../progress.js';
@@ -181,7 +182,14 @@ async function dryRun(project: ConnectedProject, ctx: CommandContext, how: { ref
     ...planInputs(project, ctx),
     onReadProgress: (read, total) => status.update(readProgress(read, total)),
     onChange: (change) => prepareChangeText(change, { color: ctx.color, lineDiffs }),
-  }).finally(() => status.done());
+  })
+    .catch((error: unknown) => {
+      // The promotion stops at a refusing gate before it plans: the dry run says why the plan failed, then ends with the gate's refusal all the same.
+      if (!how.refusal || !isVoxformError(error) || error.code === 'interrupted') throw error;
+      ctx.stderr.write(errorText(error));
+      throw how.refusal;
+    })
+    .finally(() => status.done());
   ctx.stdout.write(renderPlanText(plan, { color: ctx.color, lineDiffs }));
   // Refused as the promotion itself would be: the gate first, then a state that lost the target, then the manifests' policy.
   if (how.refusal) throw how.refusal;
