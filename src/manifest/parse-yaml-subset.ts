@@ -81,6 +81,8 @@ interface BlockNode extends Node {
 
 const MAX_KEY_LENGTH = 1000;
 
+const BYTE_ORDER_MARK = '\ufeff';
+
 /**
  * The documents of `source`, or undefined outside the subset (`onGiveUp` hears of a wrongly indented
  * line) or past `maxTokens` (counted as the general reader counts them: the limit is the same whichever reads).
@@ -93,7 +95,9 @@ export function parseYamlSubset(
   onRead?: (tokens: number) => void,
 ): ParsedDocument[] | undefined {
   const text = source.text;
-  if (hasTabOrCr(text)) return undefined;
+  // A byte order mark at the text's start is YAML's to drop (the loader's decoding drops it first;
+  // a text from `git show` keeps it): read as text, it would join the first key.
+  if (hasTabOrCr(text) || text.startsWith(BYTE_ORDER_MARK)) return undefined;
   const reader = new SubsetReader(text, source, maxTokens);
   try {
     const documents = reader.documents();

@@ -16,6 +16,7 @@ import { BASE_REF_VARIABLE } from '../project-files/base-revision.js';
 import { isRegularFile, listTree, openCommit, pathFromRoot, type GitRepository } from '../project-files/git.js';
 import { DEFAULT_MANIFESTS, folderSearchEnters, folderSearchTakes, manifestProjectRoot } from '../project-files/manifest-files.js';
 import { CheckoutFiles, readProjectFile } from '../project-files/checkout-files.js';
+import { decodeUtf8 } from '../project-files/decode.js';
 import { byCodeUnits } from '../util/compare.js';
 import type { ManifestDocuments } from './relaxations.js';
 
@@ -39,7 +40,7 @@ export async function readHeadManifests(files: readonly string[], cwd: string, e
       if (!read.ok) {
         throw new VoxformError('file_unreadable', `${sources.display(file)} ${read.message}, read again for the policy's base comparison.`, { hint: 'Run the command again once nothing changes the manifests while it runs.' });
       }
-      return parseDocuments(file, sources.display(file), read.bytes.toString('utf8'), sources);
+      return parseDocuments(file, sources.display(file), decodeUtf8(read.bytes).text, sources);
     }),
   );
 }

@@ -141,6 +141,8 @@ const outside: Record<string, string> = {
   'empty sequence items': 'a:\n  -\n  - b\n',
   'a syntax error': 'a: {b: 1\nc: 2\n',
   'unknown escapes': 'a: "\\x41"\n',
+  // YAML reads a mark at the stream's start as a mark; the loader drops it as it decodes, other readers (git show) may not.
+  'a byte order mark before the first document': '\ufeffpolicy: { rules: { cost-prompt-tokens: mandatory } }\n',
 };
 
 describe('parseYamlSubset gives up outside the subset', () => {
@@ -150,6 +152,14 @@ describe('parseYamlSubset gives up outside the subset', () => {
 });
 
 const PIECES = [' ', '  ', '\n', '\n  ', ':', ': ', '- ', '-', '#', ' #', '"', "'", '[', ']', '{', '}', ',', '|', '|-', 'a', 'key', '1', '0.5', '~', 'true', '+1', '---', '\\', '\\n', '\n\n'];
+
+describe('parseYaml with a byte order mark at the start of the text', () => {
+  it('reads it as the mark it is, never as part of the first key, whichever reader reads the text', async () => {
+    const parsed = await parseYaml(source('\ufeffpolicy: { rules: { cost-prompt-tokens: mandatory } }\nversion: 1\n'), new DiagnosticList());
+    expect(parsed.syntaxErrors).toBe(false);
+    expect(parsed.documents.map((d) => d.value)).toEqual([{ policy: { rules: { 'cost-prompt-tokens': 'mandatory' } }, version: 1 }]);
+  });
+});
 
 describe('parseYamlSubset under mutation', () => {
   it('either gives up or agrees with the general parser (and the general parser finds no error)', async () => {

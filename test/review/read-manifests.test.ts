@@ -3,6 +3,8 @@ import { execFileSync } from 'node:child_process';
 import { rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { spansOf } from '../../src/manifest/positions.js';
+import { locationOf } from '../../src/manifest/source.js';
 import { readBaseManifests, readHeadManifests } from '../../src/review/read-manifests.js';
 import { useTempDirs } from '../helpers/cli.js';
 
@@ -56,6 +58,24 @@ describe('readBaseManifests', () => {
     expect(await found([], path.join(agentsOnly, 'sub'))).toEqual([]);
     // `-f .` at the root searches the whole tree.
     expect(await found(['.'], agentsOnly)).toEqual(['agents.yaml: [{"n":"ag"}]', 'sub/x.yaml: [{"n":"x"}]']);
+  });
+});
+
+describe('a manifest saved with a byte order mark', () => {
+  it('is read on both sides as the loader reads it: the mark is no part of its first key, so its policy is compared', async () => {
+    // Editors on Windows save UTF-8 with a mark; read as text, it hid `policy:` from the comparison, and a rule turned off went unflagged.
+    const marked = '\ufeffpolicy:\n  rules:\n    cost-prompt-tokens: mandatory\nversion: 1\n';
+    const dir = await tempDir({ 'voxform.yaml': marked });
+    git(dir, 'init', '-q');
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-qm', 'base');
+    const expected = [[{ policy: { rules: { 'cost-prompt-tokens': 'mandatory' } }, version: 1 }]];
+    expect((await readBaseManifests('HEAD', [], dir, process.env)).map((m) => m.documents)).toEqual(expected);
+    const head = await readHeadManifests([path.join(dir, 'voxform.yaml')], dir, {});
+    expect(head.map((m) => m.documents)).toEqual(expected);
+    // The pull request's side points where the loader points: `policy` at line 1, column 1, as an editor shows it.
+    const policyKey = spansOf(head[0]?.documents[0] as object)?.entries.get('policy')?.key;
+    expect(policyKey && locationOf(policyKey)).toEqual({ file: 'voxform.yaml', line: 1, col: 1 });
   });
 });
 
