@@ -9,6 +9,7 @@
 import type { ErrorCode } from '../error-codes.js';
 import { VoxformError, type SourceLocation } from '../errors.js';
 import { printable } from '../util/printable.js';
+import { decodeUtf8 } from './decode.js';
 import { parseJsonDocument, parseYamlDocument } from './document-text.js';
 import { readOperatorFile } from './guarded-read.js';
 
@@ -37,7 +38,8 @@ interface OperatorDocumentOptions {
 export async function readOperatorDocument(file: string, options: OperatorDocumentOptions): Promise<OperatorDocument> {
   const read = await readOperatorFile(file, options.maxBytes);
   if (!read.ok) return { ok: false, unreadable: true, message: read.message };
-  const text = read.bytes.toString('utf8');
+  // Decoded as the loader decodes a manifest: a leading byte order mark (PowerShell's UTF-8) is dropped, not read as text.
+  const { text } = decodeUtf8(read.bytes);
   const parsed = (options.json ?? file.endsWith('.json')) ? parseJsonDocument(text) : await parseYamlDocument(text);
   if (parsed.ok) return parsed;
   return { ok: false, unreadable: false, language: parsed.language, problem: printable(parsed.problem), location: { file: options.shown, ...parsed.at } };

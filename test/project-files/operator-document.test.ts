@@ -35,6 +35,14 @@ describe('readOperatorDocument', () => {
     expect(await readText('file.json', '[1, 2]')).toEqual({ ok: true, value: [1, 2] });
   });
 
+  it('reads a file saved with a byte order mark as the same document, JSON or YAML, as the loader reads a manifest', async () => {
+    // PowerShell 5's `Out-File -Encoding utf8` writes one; JSON parsers may ignore it (RFC 8259 §8.1), and YAML does.
+    expect(await readText('pack.json', '\ufeff{"a": 1}')).toEqual({ ok: true, value: { a: 1 } });
+    expect(await readText('seed.yaml', '\ufeffa: 1\n')).toEqual({ ok: true, value: { a: 1 } });
+    // Past the mark, places are counted as an editor shows them.
+    expect(await readText('pack.json', '\ufeff{"a": 1,}')).toMatchObject({ ok: false, location: { line: 1, col: 9 } });
+  });
+
   it('quotes only the one character found, escaped, never the text around it', async () => {
     const read = await readText('file.json', '{"token": "sk-live-0123456789abcdef", \u001b[31m}');
     expect(read).toMatchObject({ ok: false, location: { line: 1, col: 39 }, problem: 'expected a key in double quotes, found "\\u001b"' });
