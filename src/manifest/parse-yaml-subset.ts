@@ -95,9 +95,10 @@ export function parseYamlSubset(
   onRead?: (tokens: number) => void,
 ): ParsedDocument[] | undefined {
   const text = source.text;
-  // A byte order mark at the text's start is YAML's to drop (the loader's decoding drops it first;
-  // a text from `git show` keeps it): read as text, it would join the first key.
-  if (hasTabOrCr(text) || text.startsWith(BYTE_ORDER_MARK)) return undefined;
+  // A byte order mark is YAML's to read: before a document's content (the text's start, or after
+  // its comments) a mark it drops, elsewhere text. The loader's decoding drops one at the start;
+  // `git show` and joined files keep theirs, which read as text would join the first key.
+  if (hasTabOrCr(text) || text.includes(BYTE_ORDER_MARK)) return undefined;
   const reader = new SubsetReader(text, source, maxTokens);
   try {
     const documents = reader.documents();

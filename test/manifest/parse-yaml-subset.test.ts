@@ -141,8 +141,10 @@ const outside: Record<string, string> = {
   'empty sequence items': 'a:\n  -\n  - b\n',
   'a syntax error': 'a: {b: 1\nc: 2\n',
   'unknown escapes': 'a: "\\x41"\n',
-  // YAML reads a mark at the stream's start as a mark; the loader drops it as it decodes, other readers (git show) may not.
+  // YAML reads a mark before a document's content as a mark, and one within it as text; the loader drops one at the text's start, other readers (git show) may not.
   'a byte order mark before the first document': '\ufeffpolicy: { rules: { cost-prompt-tokens: mandatory } }\n',
+  'a byte order mark after the leading comments': '# from a template\n\ufeffpolicy: { rules: { cost-prompt-tokens: mandatory } }\n',
+  'a byte order mark within a value': 'a: x\ufeffy\n',
 };
 
 describe('parseYamlSubset gives up outside the subset', () => {
@@ -153,11 +155,13 @@ describe('parseYamlSubset gives up outside the subset', () => {
 
 const PIECES = [' ', '  ', '\n', '\n  ', ':', ': ', '- ', '-', '#', ' #', '"', "'", '[', ']', '{', '}', ',', '|', '|-', 'a', 'key', '1', '0.5', '~', 'true', '+1', '---', '\\', '\\n', '\n\n'];
 
-describe('parseYaml with a byte order mark at the start of the text', () => {
+describe('parseYaml with a byte order mark before the content', () => {
   it('reads it as the mark it is, never as part of the first key, whichever reader reads the text', async () => {
-    const parsed = await parseYaml(source('\ufeffpolicy: { rules: { cost-prompt-tokens: mandatory } }\nversion: 1\n'), new DiagnosticList());
-    expect(parsed.syntaxErrors).toBe(false);
-    expect(parsed.documents.map((d) => d.value)).toEqual([{ policy: { rules: { 'cost-prompt-tokens': 'mandatory' } }, version: 1 }]);
+    for (const text of ['\ufeffpolicy: { rules: { cost-prompt-tokens: mandatory } }\nversion: 1\n', '# two files joined\n\ufeffpolicy: { rules: { cost-prompt-tokens: mandatory } }\nversion: 1\n']) {
+      const parsed = await parseYaml(source(text), new DiagnosticList());
+      expect(parsed.syntaxErrors).toBe(false);
+      expect(parsed.documents.map((d) => d.value)).toEqual([{ policy: { rules: { 'cost-prompt-tokens': 'mandatory' } }, version: 1 }]);
+    }
   });
 });
 
