@@ -31,11 +31,15 @@ function unmentioned(text: string): string {
 /** Text inside a Markdown line: one line, every character that could start something active written literally. */
 export function markdownText(text: string): string {
   const escaped = oneLine(text)
+    // Renders as nothing in a paragraph, item, cell or heading; four spaces or a tab would open a code block, where every escape below shows.
+    .replace(/^[ \t]+/, '')
     .replace(/&/g, '&amp;')
     .replace(/[\\`*_{}[\]|~]/g, (c) => `\\${c}`)
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
-    .replace(/^(\s*)(?:([-+=#]|:(?=:))|(\d+)(?=[.)]))/, (_, space: string, mark: string | undefined, number: string | undefined) => (mark ? `${space}\\${mark}` : `${space}${number}\\`));
+    .replace(/^(\s*)(?:([-+=#]|:(?=:))|(\d+)(?=[.)]))/, (_, space: string, mark: string | undefined, number: string | undefined) => (mark ? `${space}\\${mark}` : `${space}${number}\\`))
+    // A run of `#` after a space that ends a heading's line is its closing sequence, which the heading drops.
+    .replace(/(?<=[ \t])#(?=#*[ \t]*$)/, '\\#');
   return unmentioned(unlinked(escaped));
 }
 
