@@ -13,9 +13,13 @@ function oneLine(text: string): string {
   return printable(text.replace(/[\r\n]+/g, ' '));
 }
 
-/** Bare web addresses, which GitHub links: `://` and `www.` written with entities, shown the same. */
+/**
+ * Bare web addresses, which GitHub links: `://` and `www.` written with entities, shown the same. A
+ * `www.` is linked after white space and after `_`, `*`, `~` or `(` (which `\b` does not see before a
+ * letter, for `_`): every one not inside a word is written so.
+ */
 function unlinked(text: string): string {
-  return text.replace(/:\/\//g, ':&#47;&#47;').replace(/\bwww\./gi, (www) => `${www.slice(0, 3)}&#46;`);
+  return text.replace(/:\/\//g, ':&#47;&#47;').replace(/(?<![a-z0-9])www\./gi, (www) => `${www.slice(0, 3)}&#46;`);
 }
 
 /**

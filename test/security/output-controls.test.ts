@@ -283,6 +283,13 @@ describe('the Markdown escaper', () => {
     expect(markdownCode('`edge`')).toBe('`` `edge` ``');
   });
 
+  it('links no web address whatever stands before it: GitHub links `www.` after `_`, `*`, `~` or `(` too', () => {
+    expect(markdownText('_www.evil.example (www.evil.example) *www.evil.example')).toBe('\\_www&#46;evil.example (www&#46;evil.example) \\*www&#46;evil.example');
+    expect(markdownHtmlText('__www.evil.example')).toBe('__www&#46;evil.example');
+    // Within a word it is no address, and stays as written.
+    expect(markdownText('awww.example')).toBe('awww.example');
+  });
+
   it.each([
     ['# heading', '\\# heading'],
     ['- item', '\\- item'],
