@@ -35,8 +35,8 @@ function unmentioned(text: string): string {
 /** Text inside a Markdown line: one line, every character that could start something active written literally. */
 export function markdownText(text: string): string {
   const escaped = oneLine(text)
-    // Renders as nothing in a paragraph, item, cell or heading; four spaces or a tab would open a code block, where every escape below shows.
-    .replace(/^[ \t]+/, '')
+    // One space, which still parts the text from what stands before it: four spaces or a tab at a line's start would open a code block, where every escape below shows.
+    .replace(/^[ \t]+/, ' ')
     .replace(/&/g, '&amp;')
     .replace(/[\\`*_{}[\]|~]/g, (c) => `\\${c}`)
     .replace(/</g, '&lt;')

@@ -296,10 +296,11 @@ describe('the Markdown escaper', () => {
     ['1. item', '1\\. item'],
     ['> quote', '&gt; quote'],
     ['first\nsecond', 'first second'],
-    // Four spaces or a tab would start a code block, where every escape shows as written; leading white space renders as nothing anyway.
-    ['    indented *name*', 'indented \\*name\\*'],
-    ['\tat a tab', 'at a tab'],
-    ['  - item', '\\- item'],
+    // Four spaces or a tab would start a code block, where every escape shows as written: one space parts the text from what stands before it.
+    ['    indented *name*', ' indented \\*name\\*'],
+    ['\tat a tab', ' at a tab'],
+    ['  - item', ' \\- item'],
+    [' (takes it over from staging)', ' (takes it over from staging)'],
     // A run of `#` that ends a heading's line is its closing sequence, which a heading drops.
     ['booking line #', 'booking line \\#'],
     ['booking ## ', 'booking \\## '],

@@ -111,7 +111,7 @@ describe('workflow commands (docs/security.md §8)', () => {
 
   it('Markdown text escapes both with a backslash, which renders as the character', () => {
     expect(markdownText('::error::x ##[warning]y')).toBe('\\::error::x ##\\[warning\\]y');
-    expect(terminalText(markdownText('  ::add-mask::x'), false)).toBe('\\::add-mask::x');
+    expect(terminalText(markdownText('  ::add-mask::x'), false)).toBe(' \\::add-mask::x');
     // Code shows text as it is: there the printed escape shows, as a control's does.
     expect(terminalText(markdownFence(['::error::x', '+##[error]y']).join('\n'), false)).toBe('```\n:\\u003aerror::x\n+##\\u005berror]y\n```');
     expect(terminalText(markdownCode('##[error]'), false)).toBe('`##\\u005berror]`');
