@@ -153,7 +153,7 @@ describe('parseYamlSubset gives up outside the subset', () => {
   });
 });
 
-const PIECES = [' ', '  ', '\n', '\n  ', ':', ': ', '- ', '-', '#', ' #', '"', "'", '[', ']', '{', '}', ',', '|', '|-', 'a', 'key', '1', '0.5', '~', 'true', '+1', '---', '\\', '\\n', '\n\n'];
+const PIECES = [' ', '  ', '\n', '\n  ', ':', ': ', '- ', '-', '#', ' #', '"', "'", '[', ']', '{', '}', ',', '|', '|-', 'a', 'key', '1', '0.5', '~', 'true', '+1', '---', '\\', '\\n', '\n\n', '\ufeff'];
 
 describe('parseYaml with a byte order mark before the content', () => {
   it('reads it as the mark it is, never as part of the first key, whichever reader reads the text', async () => {
