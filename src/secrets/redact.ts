@@ -214,11 +214,12 @@ function shownForms(secret: string): string[] {
 
 /**
  * A secret as the Markdown escapers write it (`markdownText`, `markdownHtmlText`: `_` as `\_`, `@`
- * with a zero-width space after it, `://` with entities), at the start of a line, where a leading
- * `-` or `#` is escaped too, and after other text.
+ * with a zero-width space after it, `://` with entities): the whole text, where a leading `-` or `#`
+ * is escaped, leading white space is one space and a closing run of `#` is escaped too; after other
+ * text; and with text after it as well.
  */
 function markdownForms(secret: string): string[] {
-  return [markdownText, markdownHtmlText].flatMap((escape) => [escape(secret), escape(`x${secret}`).slice(1)]);
+  return [markdownText, markdownHtmlText].flatMap((escape) => [escape(secret), escape(`x${secret}`).slice(1), escape(`x${secret}x`).slice(1, -1)]);
 }
 
 /**

@@ -65,7 +65,7 @@ describe('a secret holding an invisible or C1 character', () => {
 });
 
 describe('a secret as the Markdown escapers write it', () => {
-  it.each(['planted_secret*value', 'planted@secret-value', 'https://planted.example/secret', '-planted[secret]', 'www.planted-secret.example', '#planted<secret>&x'])('is hidden at the start of a line and after other text (%s)', (secret) => {
+  it.each(['planted_secret*value', 'planted@secret-value', 'https://planted.example/secret', '-planted[secret]', 'www.planted-secret.example', '#planted<secret>&x', 'planted_secret ##', '    planted_secret', '\tplanted_secret', '_www.planted-secret.example'])('is hidden at the start of a line, after other text and before it (%j)', (secret) => {
     const registry = registryOf(secret);
     for (const escape of [markdownText, markdownHtmlText]) {
       for (const text of [secret, `Say ${secret} now`, `say:${secret}`]) expect(registry.redact(escape(text))).not.toMatch(/planted/);
