@@ -190,7 +190,8 @@ function callLogs(): GlobalCallHistoryRecord[] {
     const chars = chat.reduce((sum, m) => sum + m.content.length, 0);
     records.push({
       agent_id: agentId,
-      agent_config: { language: 'en-US', llm: { model: booking ? 'gpt-4o' : 'gpt-4o-mini' }, voice: { provider: booking ? 'cartesia' : 'elevenlabs' } },
+      // As the service records a call: the whole configuration it ran with, which the report hashes to tell versions apart.
+      agent_config: { ...(booking ? bookingConfig() : frontDeskConfig()) },
       duration,
       ts: LOG_BASE_TS - i * 19800 - ((i * 7919) % 900),
       chat: JSON.stringify(chat),

@@ -6,6 +6,7 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { defaultSeed, startEmulator } from '../../src/emulator/index.js';
 import { readSeedFile, seedProblems } from '../../src/emulator/seed.js';
+import { configurationHash } from '../../src/history/config-hash.js';
 import { repoRoot } from '../helpers/cli.js';
 import { clientFor, expectSchema } from './helpers.js';
 
@@ -30,6 +31,19 @@ describe('the default seed', () => {
       for (const tool of agent.config.tools ?? []) expect(tool.response_mode).toBeTruthy();
     }
     expect(seed.agents?.filter((a) => a.id.startsWith('-OKspareAgent'))).toHaveLength(5);
+  });
+
+  it("records each call with its agent's whole configuration, as the service does, so the report tells the agents' versions apart", () => {
+    const configOf = new Map(seed.agents?.map((agent) => [agent.id, agent.config]));
+    const hashes = new Set<string>();
+    for (const call of seed.call_logs ?? []) {
+      const config = configOf.get(call.agent_id);
+      expect(config, call.call_id).toBeDefined();
+      expect(configurationHash(call.agent_config ?? {}), call.call_id).toBe(configurationHash(config as Record<string, unknown>));
+      hashes.add(configurationHash(call.agent_config ?? {}));
+    }
+    // The front desk and its staging copy share a configuration; the booking agent has its own.
+    expect(hashes.size).toBe(2);
   });
 
   it('differs from the example manifest, so a first plan shows changes', () => {
