@@ -6,7 +6,7 @@ import { describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
 import { run as runInit } from '../../src/cli/commands/init.js';
 import { COMMAND_HELP } from '../../src/cli/help.js';
-import type { CommandContext, Output } from '../../src/cli/context.js';
+import type { CommandContext, Output, StopAtOnce } from '../../src/cli/context.js';
 import { isVoxformError } from '../../src/errors.js';
 import { validateAgainst } from '../../src/schema/validate.js';
 import { templateNames } from '../../src/templates/catalog.js';
@@ -616,6 +616,20 @@ describe('voxform init on a terminal', () => {
     const manifest = parse(await readFile(path.join(dir, 'voxform.yaml'), 'utf8')) as { agents: Record<string, { id: string; name: string }> };
     expect(manifest.agents['post-call-survey']).toMatchObject({ id: AGENT, name: 'Acme Dental post-call survey' });
     expect(term.out()).toContain('Created agent post-call-survey');
+  });
+
+  test('a stop at a question says nothing was written', async () => {
+    const dir = await tempDir();
+    const index = templateNames().indexOf('post-call-survey') + 1;
+    const term = terminalContext(dir, [String(index), 'Acme Dental', 'https://hooks.acme.example/survey', AGENT, ''].join('\n'));
+    let leaves: StopAtOnce | undefined;
+    term.ctx.stopLeaves = (atOnce) => void (leaves = atOnce);
+    // What a signal while the template is asked for stops the run with: "voxform stopped at your request; nothing was written."
+    let atQuestion: StopAtOnce | undefined;
+    const stderr = term.ctx.stderr;
+    term.ctx.stderr = { ...stderr, write: (text: string) => (text.includes('Template (number or name)') && (atQuestion = leaves), stderr.write(text)) };
+    expect(await runInit({ args: [], var: [] }, term.ctx)).toBe(0);
+    expect(atQuestion).toEqual({ leftUndone: 'nothing was written', hint: 'Run the command again to write the project.' });
   });
 
   test('a value that does not fit is asked for again at once, saying why, before the next question', async () => {

@@ -1,6 +1,6 @@
 /**
  * `voxform export` stopped by Ctrl-C writes all or nothing: stopped while its files are written, it
- * leaves no file and no folder it made (as a failed write does); stopped once they are all in place
+ * leaves no file and no folder it made (as a failed write does), and says nothing was written; stopped once they are all in place
  * (while it checks the exported manifest's policy), it says the export is complete and that only the
  * check was cut short, and its hint names no command that would fail. The run is held at the point
  * under test (a preload stalls a temporary file's write; an operator's rule pack never finishes
@@ -26,7 +26,7 @@ describe('voxform export stopped by Ctrl-C', () => {
     run.child.kill('SIGINT');
     expect(await run.exited, run.output.stderr).toBe(130);
     expect(run.output.stdout).toBe('');
-    expect(run.output.stderr).toContain('error[interrupted]: voxform stopped at your request.\n  hint: Run the command again to finish its work.\n');
+    expect(run.output.stderr).toContain('error[interrupted]: voxform stopped at your request; nothing was written.\n  hint: Run the command again to export the agents.\n');
     expect(await readdir(project.dir)).not.toContain('exported');
   });
 

@@ -37,7 +37,7 @@ describe('the default seed', () => {
     const configOf = new Map(seed.agents?.map((agent) => [agent.id, agent.config]));
     const hashes = new Set<string>();
     for (const call of seed.call_logs ?? []) {
-      const config = configOf.get(call.agent_id);
+      const config = configOf.get(call.agent_id ?? '');
       expect(config, call.call_id).toBeDefined();
       expect(configurationHash(call.agent_config ?? {}), call.call_id).toBe(configurationHash(config as Record<string, unknown>));
       hashes.add(configurationHash(call.agent_config ?? {}));

@@ -42,6 +42,8 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
   const where = path.relative(ctx.cwd, out) || '.';
   const own = ownFilesOf(options, ctx);
   const checkout = CheckoutFiles.forRun(ctx.env);
+  // The files are written all or nothing (writeScaffold): until they are in place, a stop leaves none.
+  ctx.stopLeaves?.({ leftUndone: 'nothing was written', hint: 'Run the command again to export the agents.' });
   // Refused before the service is asked anything.
   await refuseOwnFolder(out, { displayDir: where, command: 'voxform export', own });
   // The files whose names the live agents do not decide: each prompt is checked once they are read.

@@ -44,6 +44,8 @@ export async function run(options: InitOptions, ctx: CommandContext): Promise<nu
   const ask = interactive ? lineReader(ctx) : undefined;
   const own = ownFilesOf({}, ctx);
   const checkout = CheckoutFiles.forRun(ctx.env);
+  // The files are written all or nothing (writeScaffold), and nothing is awaited after: a stop, at a question above all, leaves none.
+  ctx.stopLeaves?.({ leftUndone: 'nothing was written', hint: 'Run the command again to write the project.' });
   try {
     await refuseOwnFolder(dir, { displayDir: displayDir(ctx, dir), command: 'voxform init', own });
     // The manifest is written whatever the template: an existing one stops the run before a template is asked for.
