@@ -8,7 +8,8 @@ import { printable } from './printable.js';
  * inside plain quotes the printed `\u001b` would be text, and the command would name another file.
  */
 export function shellWord(text: string): string {
-  if (/^[\w./@:%+=,-]+$/.test(text)) return text;
+  // A leading `=` is quoted: zsh reads `=name` as the path of the command `name`.
+  if (/^[\w./@:%+,-][\w./@:%+=,-]*$/.test(text)) return text;
   if (printable(text) === text && !text.includes('##[')) return `'${text.replaceAll("'", "'\\''")}'`;
   // `##[` would be printed `##\u005b` (a CI log's workflow command): its `[` is written as its escape.
   return `$'${Array.from(text, ansiCCharacter).join('').replaceAll('##[', '##\\133')}'`;
