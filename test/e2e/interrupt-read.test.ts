@@ -28,10 +28,17 @@ async function interruptedRead(commandLine: string, signal: NodeJS.Signals) {
 }
 
 describe('Ctrl-C while a command reads the service', () => {
-  it.each(['plan', 'export --agent -OKdqbqetEcM4ak369ym --out exported', 'get agents', 'logs'])('%s: only error[interrupted] and its hint, nothing on stdout, exit 130', async (commandLine) => {
+  it.each(['plan', 'get agents', 'logs'])('%s: only error[interrupted] and its hint, nothing on stdout, exit 130', async (commandLine) => {
     const result = await interruptedRead(commandLine, 'SIGINT');
     expect(result.code).toBe(130);
     expect(result.stderr).toBe('error[interrupted]: voxform stopped at your request.\n  hint: Run the command again to finish its work.\n');
+    expect(result.stdout).toBe('');
+  });
+
+  it('export: only error[interrupted], saying nothing was written, and its hint; nothing on stdout, exit 130', async () => {
+    const result = await interruptedRead('export --agent -OKdqbqetEcM4ak369ym --out exported', 'SIGINT');
+    expect(result.code).toBe(130);
+    expect(result.stderr).toBe('error[interrupted]: voxform stopped at your request; nothing was written.\n  hint: Run the command again to export the agents.\n');
     expect(result.stdout).toBe('');
   });
 
