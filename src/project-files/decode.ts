@@ -31,10 +31,16 @@ export function decodeUtf8(bytes: Uint8Array): DecodedText {
   if (bad === -1) return { text, problem: undefined };
   // The valid prefix decodes to exactly the characters before the bad byte.
   const at = lenient.decode(bytes.subarray(0, bad)).length;
+  // Windows editors' "Unicode" and PowerShell 5's redirections write UTF-16 with its byte order mark.
+  if (bad === 0 && startsWithUtf16Mark(bytes)) return { text, problem: { at, message: 'is UTF-16 text (it starts with a UTF-16 byte order mark); save it as UTF-8' } };
   if (bad !== nul) return { text, problem: { at, message: 'is not valid UTF-8 text; save it as UTF-8' } };
   // The file is valid UTF-8 up to here: saying it is not would send its author looking for a wrong byte.
   const { line, col } = textPosition(text, at);
   return { text, problem: { at, message: `holds a NUL character at line ${line}, column ${col}, which no text file holds; remove it (a file saved as UTF-16 has one beside every letter: save it as UTF-8)` } };
+}
+
+function startsWithUtf16Mark(bytes: Uint8Array): boolean {
+  return (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
 }
 
 /** Byte offset of the first byte that does not start or continue a well-formed UTF-8 sequence. */

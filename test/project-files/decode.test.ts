@@ -39,6 +39,16 @@ describe('decodeUtf8', () => {
     expect(decodeUtf8(utf16).problem).toEqual({ at: 1, message: expect.stringContaining('holds a NUL character at line 1, column 2') });
   });
 
+  it('says a file starting with a UTF-16 byte order mark is UTF-16, in either byte order', () => {
+    const utf16 = 'is UTF-16 text (it starts with a UTF-16 byte order mark); save it as UTF-8';
+    const little = Uint8Array.from([0xff, 0xfe, ...[...'a: 1'].flatMap((c) => [c.charCodeAt(0), 0])]);
+    const big = Uint8Array.from([0xfe, 0xff, ...[...'a: 1'].flatMap((c) => [0, c.charCodeAt(0)])]);
+    expect(decodeUtf8(little).problem).toEqual({ at: 0, message: utf16 });
+    expect(decodeUtf8(big).problem).toEqual({ at: 0, message: utf16 });
+    // Only at the start: the same bytes later are a bad byte of a UTF-8 file.
+    expect(decodeUtf8(Uint8Array.from([0x61, 0xff, 0xfe])).problem).toEqual({ at: 1, message: NOT_UTF8 });
+  });
+
   it('reports whichever comes first, a NUL or a byte that is not UTF-8', () => {
     expect(decodeUtf8(Uint8Array.from([0x61, 0xff, 0x00])).problem).toEqual({ at: 1, message: NOT_UTF8 });
     expect(decodeUtf8(Uint8Array.from([0x61, 0x00, 0xff])).problem?.message).toMatch(/^holds a NUL character at line 1, column 2/);
