@@ -314,7 +314,8 @@ function asciiLower(text: string): string {
  * Replaces every occurrence of every needle with `marker` (`REDACTED`), whatever the case of its ASCII letters
  * (a URL parser lower-cases a host; a service may upper-case what it echoes), in the text as written
  * and as it reads decoded (`decodedReadings`): a service quotes text with the escapes JSON, HTML and
- * URLs allow, a quote inside a quote escaped again, and a secret so written is found in what it decodes to.
+ * URLs allow, a quote inside a quote escaped again, and a secret so written is found in what it decodes to;
+ * and as voxform's own renderers' escapes read undone (`rendererReadings`).
  * Occurrences are found with `indexOf` (never in text already redacted) and replaced where they stand
  * in the text as written, escapes and all, then overlapping and touching ones are merged, so
  * overlapping secrets are scrubbed as one span and the marker itself is never re-scanned.
@@ -337,17 +338,30 @@ export function redactNeedles(text: string, needles: readonly string[], marker =
  */
 function secretSpans(text: string, needles: readonly string[]): Array<[number, number]> {
   const spans = searchedSpans(asciiLower(text), needles);
-  for (const reading of decodedReadings(text)) {
+  for (const reading of [...decodedReadings(text), ...rendererReadings(text)]) {
     for (const [from, to] of searchedSpans(asciiLower(reading.text), needles)) spans.push([reading.from[from] as number, reading.to[to - 1] as number]);
   }
   spans.sort((a, b) => a[0] - b[0]);
   const merged: Array<[number, number]> = [];
-  for (const [from, to] of spans) {
+  for (const [found, to] of spans) {
+    const from = escapeStartBefore(text, found);
     const last = merged[merged.length - 1];
     if (last && from <= last[1]) last[1] = Math.max(last[1], to);
     else merged.push([from, to]);
   }
   return merged;
+}
+
+/**
+ * Where a span found at `from` starts so that it leaves no escape cut in two: one place earlier when
+ * an odd run of backslashes ends right before it, the last of them escaping its first character.
+ * A form found in JSON's `\\\t` from the second backslash would leave the first alone before the
+ * marker, and `\(sensitive)` is no JSON.
+ */
+function escapeStartBefore(text: string, from: number): number {
+  let run = 0;
+  while (from - run > 0 && text[from - run - 1] === '\\') run++;
+  return run % 2 === 1 ? from - 1 : from;
 }
 
 /** Each needle's occurrences in `haystack` (lower-cased), unordered. */
@@ -364,6 +378,25 @@ interface DecodedReading {
   from: Int32Array;
   to: Int32Array;
 }
+
+/**
+ * The text as read back from what voxform's own renderers wrote, each reading one renderer's escapes
+ * undone at once, so a secret is found however the text around it changed how its characters were
+ * escaped (a `[` after `##`, a `0)` at a line's start, `//` after `:`): the Markdown escaper's (its
+ * backslash escapes, character references and the zero-width space it adds, with printable's
+ * `\u` escapes), and HTML's alone (a `<summary>`, where a backslash is a backslash).
+ */
+function rendererReadings(text: string): DecodedReading[] {
+  // Each only where it can read otherwise than the first of decodedReadings: no JSON text pays for them.
+  const markdown = MARKDOWN_ONLY_ESCAPE.test(text) ? decodedOnce(text, undefined, JSON_OR_MARKDOWN_ESCAPE) : undefined;
+  const html = text.includes('\\') && CHARACTER_REFERENCE.test(text) ? decodedOnce(text, undefined, null) : undefined;
+  return [markdown, html].filter((reading) => reading !== undefined);
+}
+
+/** Something HTML_REFERENCE may decode (a query's `&b=` is not). */
+const CHARACTER_REFERENCE = /&#?[0-9a-z]+;/i;
+/** A Markdown escape JSON does not have: a backslash before ASCII punctuation other than `"`, `'`, `/` and `\`. */
+const MARKDOWN_ONLY_ESCAPE = /\\[!#-&(-.:-@[\]^_`{-~]/;
 
 /**
  * How many times a text is decoded at most: a JSON error quoted as a string in another's, that one
@@ -391,7 +424,9 @@ function decodedReadings(text: string): DecodedReading[] {
 
 /** A JSON escape (`\u` and four hex digits, or a character JSON escapes with a backslash), or Python's `\'` and `\xNN`. */
 const JSON_ESCAPE = /\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(["'\\/bfnrt]))/y;
-const JSON_ESCAPED: Record<string, string> = { '"': '"', "'": "'", '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+/** The same, or a Markdown escape: any ASCII punctuation after a backslash (`\#`, `\)`), as the Markdown escaper writes it. */
+const JSON_OR_MARKDOWN_ESCAPE = /\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|([!-/:-@[-`{-~]|[bfnrt]))/y;
+const JSON_ESCAPED: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
 /**
  * An HTML character reference of what HTML escapers write (Go's `html.EscapeString`, XML's and the
  * reports' own escapers): `&`, `<`, `>` and the quotes by name, and any character by number.
@@ -403,8 +438,9 @@ const HTML_NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '
  * `text` (a reading of the text as written, or that text itself) with each JSON escape, HTML
  * character reference and run of URL-encoded bytes decoded once, left to right, anywhere in it: a service quotes JSON inside
  * plain words, and what it quotes need not be whole JSON. Undefined when nothing decodes.
+ * `backslash`: the escapes a backslash starts (JSON's, or JSON's and Markdown's); null: none, a backslash is itself.
  */
-function decodedOnce(text: string, of: DecodedReading | undefined): DecodedReading | undefined {
+function decodedOnce(text: string, of: DecodedReading | undefined, backslash: RegExp | null = JSON_ESCAPE): DecodedReading | undefined {
   if (!text.includes('\\') && !text.includes('&') && !text.includes('%')) return undefined;
   const parts: string[] = [];
   let length = 0;
@@ -422,7 +458,7 @@ function decodedOnce(text: string, of: DecodedReading | undefined): DecodedReadi
   let plainFrom = 0;
   ESCAPE_START.lastIndex = 0;
   for (let match = ESCAPE_START.exec(text); match !== null; match = ESCAPE_START.exec(text)) {
-    const escape = escapeAt(text, match.index);
+    const escape = escapeAt(text, match.index, backslash);
     if (!escape) continue;
     // Characters written as themselves each stand where they stood.
     for (let at = plainFrom; at < match.index; at++) put(text[at] as string, at, at + 1);
@@ -440,19 +476,20 @@ function decodedOnce(text: string, of: DecodedReading | undefined): DecodedReadi
 const ESCAPE_START = /[\\&%]/g;
 
 /** What the escape at `at` (a `\\`, a `&` or a `%`) stands for, and the escape's length; undefined where none starts. */
-function escapeAt(text: string, at: number): [string, number] | undefined {
+function escapeAt(text: string, at: number, backslash: RegExp | null): [string, number] | undefined {
   if (text[at] === '%') return percentRunAt(text, at);
-  return text[at] === '\\' ? jsonEscapeAt(text, at) : htmlReferenceAt(text, at);
+  if (text[at] !== '\\') return htmlReferenceAt(text, at);
+  return backslash ? backslashEscapeAt(text, at, backslash) : undefined;
 }
 
-/** A JSON escape, or one of those Python's repr writes beside them (`\'`, `\x27`). */
-function jsonEscapeAt(text: string, at: number): [string, number] | undefined {
-  JSON_ESCAPE.lastIndex = at;
-  const match = JSON_ESCAPE.exec(text);
+/** A JSON escape, or one of those Python's repr writes beside them (`\'`, `\x27`), or with `pattern` a Markdown one too. */
+function backslashEscapeAt(text: string, at: number, pattern: RegExp): [string, number] | undefined {
+  pattern.lastIndex = at;
+  const match = pattern.exec(text);
   if (!match) return undefined;
   const [escape, unicode, byte, character] = match;
   const hex = unicode ?? byte;
-  return [hex !== undefined ? String.fromCharCode(parseInt(hex, 16)) : (JSON_ESCAPED[character as string] as string), escape.length];
+  return [hex !== undefined ? String.fromCharCode(parseInt(hex, 16)) : (JSON_ESCAPED[character as string] ?? (character as string)), escape.length];
 }
 
 /** A run of URL-encoded bytes (`%22`, `%C3%A9`), decoded as UTF-8 whole; undefined where they are no UTF-8 text. */
@@ -468,6 +505,8 @@ function percentRunAt(text: string, at: number): [string, number] | undefined {
   }
 }
 
+const ZERO_WIDTH_SPACE = 0x200b;
+
 function htmlReferenceAt(text: string, at: number): [string, number] | undefined {
   HTML_REFERENCE.lastIndex = at;
   const match = HTML_REFERENCE.exec(text);
@@ -475,6 +514,8 @@ function htmlReferenceAt(text: string, at: number): [string, number] | undefined
   const [reference, name, decimal, hex] = match;
   if (name !== undefined) return [HTML_NAMED[name] as string, reference.length];
   const codePoint = decimal !== undefined ? parseInt(decimal, 10) : parseInt(hex as string, 16);
+  // The zero-width space the Markdown escaper writes after `@` and before an issue number is none of the text.
+  if (codePoint === ZERO_WIDTH_SPACE) return ['', reference.length];
   return codePoint <= 0x10ffff ? [String.fromCodePoint(codePoint), reference.length] : undefined;
 }
 

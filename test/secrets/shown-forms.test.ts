@@ -72,3 +72,33 @@ describe('a secret as the Markdown escapers write it', () => {
     }
   });
 });
+
+describe('a secret whose escaping the text around it changes', () => {
+  // Each renders the secret's own characters otherwise than alone, after other text or before it.
+  it.each([
+    ['a `[` after `##` (a workflow command)', '[planted_secret', '##[planted_secret now'],
+    ['`//` after a colon (a bare address)', '//planted_secret', 'see://planted_secret now'],
+    ['a list number at the start and a closing `#` run together', '1)planted-secret #', '  1)planted-secret # more'],
+    ['a `@` and a `[` after `##`', '[planted@secret', 'x ##[planted@secret.'],
+  ])('is hidden in Markdown text and HTML: %s', (_name, secret, text) => {
+    const registry = registryOf(secret);
+    for (const escape of [markdownText, markdownHtmlText]) expect(registry.redact(escape(text))).not.toMatch(/planted/);
+  });
+
+  it('holding a backslash, is hidden in HTML after `##`, where the backslash is itself', () => {
+    const registry = registryOf("[planted\\'secret");
+    expect(registry.redact(markdownHtmlText("##[planted\\'secret<"))).not.toMatch(/planted/);
+  });
+});
+
+describe('a secret in JSON text', () => {
+  it.each(['\tplanted-secret', '"planted-secret', '\\planted-secret'])('leaves the JSON whole where a backslash stands before it (%j)', (secret) => {
+    const registry = registryOf(secret);
+    for (const before of ['\\', 'x\\', '\\\\']) {
+      const scrubbed = registry.redact(JSON.stringify({ value: `${before}${secret} end` }));
+      const parsed = JSON.parse(scrubbed) as { value: string };
+      expect(parsed.value).not.toMatch(/planted/);
+      expect(parsed.value).toContain(REDACTED);
+    }
+  });
+});
