@@ -422,10 +422,14 @@ function decodedReadings(text: string): DecodedReading[] {
   return readings;
 }
 
+/** A backslash and `\u` with four hex digits, `\x` with two (Python's), or one of `characters` (a character class). */
+function backslashEscape(characters: string): RegExp {
+  return new RegExp(String.raw`\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(${characters}))`, 'y');
+}
 /** A JSON escape (`\u` and four hex digits, or a character JSON escapes with a backslash), or Python's `\'` and `\xNN`. */
-const JSON_ESCAPE = /\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(["'\\/bfnrt]))/y;
+const JSON_ESCAPE = backslashEscape(String.raw`["'\\/bfnrt]`);
 /** The same, or a Markdown escape: any ASCII punctuation after a backslash (`\#`, `\)`), as the Markdown escaper writes it. */
-const JSON_OR_MARKDOWN_ESCAPE = /\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|([!-/:-@[-`{-~]|[bfnrt]))/y;
+const JSON_OR_MARKDOWN_ESCAPE = backslashEscape(String.raw`[!-/:-@[-\`{-~bfnrt]`);
 const JSON_ESCAPED: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
 /**
  * An HTML character reference of what HTML escapers write (Go's `html.EscapeString`, XML's and the

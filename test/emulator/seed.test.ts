@@ -39,8 +39,9 @@ describe('the default seed', () => {
     for (const call of seed.call_logs ?? []) {
       const config = configOf.get(call.agent_id ?? '');
       expect(config, call.call_id).toBeDefined();
-      expect(configurationHash(call.agent_config ?? {}), call.call_id).toBe(configurationHash(config as Record<string, unknown>));
-      hashes.add(configurationHash(call.agent_config ?? {}));
+      const hash = configurationHash(call.agent_config ?? {});
+      expect(hash, call.call_id).toBe(configurationHash(config as Record<string, unknown>));
+      hashes.add(hash);
     }
     // The front desk and its staging copy share a configuration; the booking agent has its own.
     expect(hashes.size).toBe(2);
