@@ -1,7 +1,7 @@
 import { domainToASCII } from 'node:url';
 import { isPlainObject } from '../util/json-object.js';
 import { markdownHtmlText, markdownText } from '../util/markdown-escape.js';
-import { controlsAsQuestionMarks, lineAsShown, printable, unicodeEscape } from '../util/printable.js';
+import { controlsAsQuestionMarks, escapeJsonText, lineAsShown, printable, unicodeEscape } from '../util/printable.js';
 import { shorten } from '../util/shorten.js';
 
 /** What every printed, logged or stored secret becomes. */
@@ -165,7 +165,8 @@ export function echoedForms(secret: string): string[] {
 }
 
 /**
- * One text as it may appear: as written; JSON-escaped (also with non-ASCII as `\uXXXX`, with `<`,
+ * One text as it may appear: as written; JSON-escaped (as JSON.stringify and voxform's own
+ * toJsonText write it, also with non-ASCII as `\uXXXX`, with `<`,
  * `>` and `&` so too as Go writes them, with `/` as `\/`, and escaped twice, as in a JSON body quoted
  * inside a JSON error message);
  * URL-encoded (path and query encodings, upper- and lower-case hex, space as `+`, and as a URL
@@ -185,6 +186,8 @@ function wholeForms(secret: string): string[] {
   const forms = [
     secret,
     json,
+    // As voxform's own JSON output writes it (toJsonText): the invisible and C1 characters escaped, the rest of what is not ASCII as it is.
+    escapeJsonText(json),
     jsonAscii,
     jsonAscii.replace(/\\u([0-9a-f]{4})/g, (_m, hex: string) => `\\u${hex.toUpperCase()}`),
     json.replace(/\//g, '\\/'),

@@ -3,12 +3,13 @@
  * what stands before and after it (a `[` after `##`, a `0)` at a line's start, `//` after `:`, a
  * backslash before a character JSON escapes), so a secret's rendered form depends on its context.
  * Seeded random secrets of the characters renderers treat specially, in random contexts, through
- * every renderer: each is found (the marker is there and the raw secret is not), and JSON stays JSON.
+ * every renderer: each is found (the marker is there and the raw secret is not), and JSON (as
+ * JSON.stringify and voxform's toJsonText write it) stays JSON.
  */
 import { describe, expect, it } from 'vitest';
 import { REDACTED, SecretRegistry } from '../../src/secrets/redact.js';
 import { markdownCode, markdownHtmlText, markdownText } from '../../src/util/markdown-escape.js';
-import { controlsAsQuestionMarks, lineAsShown, printable } from '../../src/util/printable.js';
+import { controlsAsQuestionMarks, lineAsShown, printable, toJsonText } from '../../src/util/printable.js';
 import { seededRandom } from '../../src/util/seeded-random.js';
 
 const SECRET_CHARACTERS = [...'abcXYZ019_*`#|<>&[]()!~ \\-+.=@:/\'"%${}^\t', '\u200b', '\u00a0', 'é', '😀', '\u0085', '\u202e'];
@@ -38,14 +39,16 @@ describe('the scrub, a secret in any context', () => {
         const scrubbed = registry.redact(render(text));
         if (!scrubbed.includes(REDACTED) || scrubbed.includes(secret)) missed.push(`${name}: ${JSON.stringify(text)}`);
       }
-      const json = registry.redact(JSON.stringify({ value: text }));
-      let value: unknown;
-      try {
-        value = (JSON.parse(json) as { value: unknown }).value;
-      } catch {
-        value = undefined;
+      for (const serialize of [JSON.stringify, toJsonText]) {
+        const json = registry.redact(serialize({ value: text }));
+        let value: unknown;
+        try {
+          value = (JSON.parse(json) as { value: unknown }).value;
+        } catch {
+          value = undefined;
+        }
+        if (typeof value !== 'string' || !value.includes(REDACTED) || value.includes(secret)) missed.push(`JSON: ${json}`);
       }
-      if (typeof value !== 'string' || !value.includes(REDACTED) || value.includes(secret)) missed.push(`JSON: ${json}`);
     }
     expect(missed).toEqual([]);
   });

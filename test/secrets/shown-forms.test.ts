@@ -8,7 +8,7 @@ import { structuredPatch } from 'diff';
 import { describe, expect, it } from 'vitest';
 import { MIN_SEARCHABLE_SECRET, REDACTED, SecretRegistry } from '../../src/secrets/redact.js';
 import { markdownHtmlText, markdownText } from '../../src/util/markdown-escape.js';
-import { controlsAsQuestionMarks, lineAsShown, printable } from '../../src/util/printable.js';
+import { controlsAsQuestionMarks, lineAsShown, printable, toJsonText } from '../../src/util/printable.js';
 
 function registryOf(secret: string): SecretRegistry {
   const registry = new SecretRegistry();
@@ -92,6 +92,14 @@ describe('a secret whose escaping the text around it changes', () => {
 });
 
 describe('a secret in JSON text', () => {
+  it('is hidden as voxform writes JSON (toJsonText: an invisible character escaped, other non-ASCII as it is), holding URL-encoded bytes', () => {
+    // Its `%40` decodes in every reading, so only the form as written can find it; its quote keeps it from reading as printable writes it.
+    const secret = '\u00a0p%40planted\u00ad"secret';
+    const registry = registryOf(secret);
+    const scrubbed = registry.redact(toJsonText({ value: `key ${secret} end` }));
+    expect(JSON.parse(scrubbed)).toEqual({ value: `key ${REDACTED} end` });
+  });
+
   it.each(['\tplanted-secret', '"planted-secret', '\\planted-secret'])('leaves the JSON whole where a backslash stands before it (%j)', (secret) => {
     const registry = registryOf(secret);
     for (const before of ['\\', 'x\\', '\\\\']) {
