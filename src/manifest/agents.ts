@@ -14,7 +14,7 @@ import { forbiddenEnvPlaces } from '../secrets/env-policy.js';
 import { interpolateForCheck } from './interpolate.js';
 import { hasEnvReference } from '../secrets/env-reference.js';
 import { deepMerge } from './merge.js';
-import { attachSpans, entryAt, spanAt, spansOf, type PathPart } from './positions.js';
+import { attachSpans, entryAt, shallowCopy, spanAt, spansOf, type PathPart } from './positions.js';
 import { quote } from '../util/describe-value.js';
 import { closestTimeZone, isKnownTimeZone } from './time-zone.js';
 import { isPlainObject, setOwn } from '../util/json-object.js';
@@ -89,7 +89,7 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
 
   warnImplicitNulls(spec, ctx.diagnostics);
   warnUnknownTimeZone(checked, keySpan, ctx.diagnostics);
-  const config = isPlainObject(resolved.config) ? resolved.config : {};
+  const config = isPlainObject(resolved.config) ? (withoutNullsInLists(resolved.config, false) as Record<string, unknown>) : {};
   const schemaSecretPaths = configSecretPlaces(config, ctx.onSecret);
   checkIgnorePaths(checked, ctx.diagnostics);
   refuseFilesBesideKnowledge(checked, ctx.diagnostics);
@@ -135,6 +135,27 @@ function warnImplicitNulls(spec: Record<string, unknown>, diagnostics: Diagnosti
     }
   };
   if (isPlainObject(spec.config)) walk(spec.config, []);
+}
+
+/**
+ * `value` without the fields written `null` inside a list's items. A list is sent and compared
+ * whole, so such a field is one its item does not have (as the configuration hash reads it), where a
+ * `null` outside a list clears what the service holds. Copy-on-write, spans kept.
+ */
+function withoutNullsInLists(value: unknown, inList: boolean): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  let copy: Record<string, unknown> | undefined;
+  for (const key of Object.keys(value)) {
+    const child = (value as Record<string, unknown>)[key];
+    if (inList && child === null && !Array.isArray(value)) {
+      copy ??= shallowCopy(value) as Record<string, unknown>;
+      delete copy[key];
+      continue;
+    }
+    const next = withoutNullsInLists(child, inList || Array.isArray(value));
+    if (next !== child) setOwn((copy ??= shallowCopy(value) as Record<string, unknown>), key, next);
+  }
+  return copy ?? value;
 }
 
 /** A `config.timezone` the runtime does not know (`America/NewYork`): a warning, with the zone likely meant. */

@@ -339,6 +339,18 @@ describe('loadManifests: schema checks', () => {
     expect(result.state?.agents.get('front-desk')?.config).toEqual({ voice: null, flow: { call_transfer: null } });
   });
 
+  it('leaves out a field written null inside a list item: the list is sent whole, so the item has no such field', async () => {
+    // Sent as written, the null was refused before the request left ("voxform built an invalid request"),
+    // and compared as written, the live list, which has no such field, never matched it.
+    const tools = '      tools:\n        - { name: t, timeout: null, header: { x-token: null, x-other: b }, params: [{ name: p, required: null }] }\n';
+    const result = await loadTree({ 'voxform.yaml': `${AGENT}    config:\n${tools}      flow: { response_delay: null, auto_fill_responses: { messages: [] } }\n` });
+    expect(summarize(result)).toEqual([]);
+    expect(result.state?.agents.get('front-desk')?.config).toEqual({
+      tools: [{ name: 't', header: { 'x-other': 'b' }, params: [{ name: 'p' }] }],
+      flow: { response_delay: null, auto_fill_responses: { messages: [] } },
+    });
+  });
+
   it('requires an id on every agent after merging', async () => {
     const result = await loadTree({ 'voxform.yaml': 'agents:\n  front-desk:\n    name: Front desk\n' });
     expect(summarize(result)).toEqual([
