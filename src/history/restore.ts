@@ -21,6 +21,7 @@ import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import { hashValue } from '../util/hash.js';
 import { byCodeUnits } from '../util/compare.js';
 import { validateAgainst } from '../schema/validate.js';
+import { withoutNullFields } from '../util/json-object.js';
 import { AgentNames } from './agent-names.js';
 import { recordedAgent, type AgentVersion, type HistoryRecord, type LedgerRecord } from './types.js';
 
@@ -132,7 +133,8 @@ function restoredAgent(name: string, version: AgentVersion, record: HistoryRecor
  * back already. Checked before anything is planned.
  */
 function refuseUnsendable(name: string, config: Record<string, unknown>, record: HistoryRecord): void {
-  const issue = validateAgainst('AgentConfigUpdate', config)[0];
+  // A null clears its field wherever a manifest writes it, and an apply records it as written.
+  const issue = validateAgainst('AgentConfigUpdate', withoutNullFields(config))[0];
   if (!issue) return;
   const where = formatDotted(['config', ...issue.path]);
   throw new VoxformError('rollback_record_invalid', `Record ${record.id} cannot restore agent "${name}": its ${where} ${issue.message}, which no apply records, so the record was changed by hand or damaged; nothing was applied.`, {

@@ -34,6 +34,18 @@ export function cloneJson<T>(value: T): T {
   return copy as T;
 }
 
+/** A copy of a JSON value without the object keys set to null, at every depth (a null item of a list stays). */
+export function withoutNullFields(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(withoutNullFields);
+  const copy: JsonObject = {};
+  for (const key of Object.keys(value)) {
+    const child = (value as JsonObject)[key];
+    if (child !== null) setOwn(copy, key, withoutNullFields(child));
+  }
+  return copy;
+}
+
 /** Splits a config into the top-level keys set to null (PUT /agents/{id} removes them; no deeper null does) and the rest. */
 export function splitTopLevelNulls(config: object): { rest: JsonObject; removed: string[] } {
   const rest: JsonObject = {};

@@ -93,6 +93,27 @@ describe('voxform rollback previous', () => {
     expect(back).toContain(`To keep it, put back the manifests and the files they read as commit ${first.slice(0, 12)} had them, as one commit: git restore --source=${first.slice(0, 12)} `);
   }, 60_000);
 
+  it('returns to a configuration that cleared fields with null, at the top of the config and under it', async () => {
+    // The apply recorded the nulls as written; the rollback's check of the record refused them as damage.
+    const dir = await exampleProject();
+    const vx = async (...args: string[]) => expectCode(await runCliInProcess([...args, '-f', 'agents.example.yaml', '--local'], { cwd: dir }), 0);
+    const manifest = path.join(dir, 'agents.example.yaml');
+    const cleared = (await readFile(manifest, 'utf8'))
+      .replace('      voice:\n        voice_id: ava-warm\n', '      voice: null\n')
+      .replace(/\n    ignore: \[config\.voice\.settings\].*\n/, '\n')
+      .replace('temperature: 0.4', 'temperature: null');
+    await writeFile(manifest, cleared);
+    await vx('apply', '--auto-approve');
+    await writeFile(manifest, cleared.replace('response_delay: 300', 'response_delay: 250'));
+    await vx('apply', '--auto-approve');
+
+    const back = (await vx('rollback', 'previous', '--auto-approve')).stdout;
+    expect(back).toContain('~ config.flow.response_delay: 250 → 300');
+    expect(back).toContain('Apply complete: 1 applied, 0 failed, 0 skipped.');
+    await writeFile(manifest, cleared);
+    expect((await vx('plan')).stdout).toContain('No changes.');
+  }, 120_000);
+
   it('records its command with the environment and the options that change what it applies, as an apply records its own', async () => {
     const dir = await tempDir({ 'voxform.yaml': STAGED_MANIFEST });
     const vx = async (...args: string[]) => expectCode(await runCliInProcess([...args, '--local'], { cwd: dir }), 0);
