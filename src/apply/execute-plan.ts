@@ -19,6 +19,7 @@ import { answerOnlyStateKeeps, stateAfterRefusedFiles, stateAfterRequest, stateW
 import { DesiredIndex } from './resources.js';
 import { sendRequest, type RequestResult } from './send-request.js';
 import { refusedRecordedFiles, withRefusedFilesHint } from './refused-files.js';
+import { withRefusedValuePlace } from './refused-values.js';
 import { errorMessage } from '../secrets/error-message.js';
 
 /** An error as a warning names it: its code and message, never a stack. */
@@ -434,7 +435,7 @@ class PlanRun {
       // act on (a 429): not started, not failed. Withdrawn after an attempt it may have applied (a 5xx),
       // its outcome is unknown, as the client's error says.
       if (isNotSent(error)) return isApiError(error) && error.mayHaveApplied && !reading ? { status: 'failed', error } : { status: 'not_started' };
-      return { status: 'failed', error: this.forgetRefusedFiles(request, change, error) };
+      return { status: 'failed', error: withRefusedValuePlace(request, change, this.forgetRefusedFiles(request, change, error), this.resources) };
     } finally {
       // Freed as the answer arrives: the next request goes out before this one's answer is recorded.
       this.slots.release();
