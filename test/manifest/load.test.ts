@@ -497,6 +497,16 @@ describe('loadManifests: schema checks', () => {
     expect(summarize(await loadTree({ 'voxform.yaml': `${AGENT}    config: { knowledge_base: { files: [] } }\n` }))).toEqual([]);
   });
 
+  it('refuses knowledge_base: null beside knowledge: the clear and the files knowledge attaches would undo each other at every apply', async () => {
+    // Let through, each apply cleared knowledge_base and attached the files again, and the next plan cleared them again.
+    const result = await loadTree({ 'voxform.yaml': `defaults:\n  config: { knowledge_base: null }\n${AGENT}    knowledge: []\n` });
+    expect(summarize(result)).toEqual([
+      "voxform.yaml:2:13 invalid_value config.knowledge_base: null clears the knowledge files voxform attaches from the agent's knowledge, which this agent sets too: remove the null (knowledge_base.messages: null clears the messages alone), or remove knowledge",
+    ]);
+    expect(summarize(await loadTree({ 'voxform.yaml': `${AGENT}    config: { knowledge_base: null }\n` }))).toEqual([]);
+    expect(summarize(await loadTree({ 'voxform.yaml': `${AGENT}    config: { knowledge_base: { messages: null } }\n    knowledge: []\n` }))).toEqual([]);
+  });
+
   it('refuses ignoring the knowledge files beside knowledge, which fills and sends them: the dashboard\'s files would go', async () => {
     const result = await loadTree({ 'voxform.yaml': `${AGENT}    knowledge: []\n    ignore: [config.knowledge_base, config.knowledge_base.files, config, config.voice]\n` });
     expect(summarize(result).map((line) => line.split(' holds ')[0])).toEqual([
