@@ -268,15 +268,23 @@ function promptRequest(config: Record<string, unknown>, template: TemplateUse | 
 /**
  * voxform fills `config.knowledge_base.files` from the agent's `knowledge`: both written, or
  * `knowledge_base: null` beside it, each apply would send one and the next plan would undo it (the
- * files cleared and attached again at every run).
+ * files cleared and attached again at every run). Attaching them, the service keeps `messages` a
+ * list, so a `messages: null` beside them would never match either.
  */
 function refuseFilesBesideKnowledge(spec: Record<string, unknown>, diagnostics: DiagnosticList): void {
   if (spec.knowledge === undefined) return;
   if (valueAtPath(spec, ['config', 'knowledge_base']) === null) {
     diagnostics.error(
       'invalid_value',
-      "config.knowledge_base: null clears the knowledge files voxform attaches from the agent's knowledge, which this agent sets too: remove the null (knowledge_base.messages: null clears the messages alone), or remove knowledge",
+      "config.knowledge_base: null clears the knowledge files voxform attaches from the agent's knowledge, which this agent sets too: remove the null (knowledge_base: { messages: [] } empties the messages alone), or remove knowledge",
       spanAt(spec, ['config', 'knowledge_base'], 'key') as Span,
+    );
+  }
+  if (valueAtPath(spec, ['config', 'knowledge_base', 'messages']) === null) {
+    diagnostics.error(
+      'invalid_value',
+      "config.knowledge_base.messages: null cannot clear them beside the agent's knowledge: the service keeps them a list when voxform attaches the files, so the null would differ at every plan; write messages: [] to empty them",
+      spanAt(spec, ['config', 'knowledge_base', 'messages'], 'key') as Span,
     );
   }
   if (valueAtPath(spec, ['config', 'knowledge_base', 'files']) !== undefined) {

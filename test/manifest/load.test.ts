@@ -497,14 +497,19 @@ describe('loadManifests: schema checks', () => {
     expect(summarize(await loadTree({ 'voxform.yaml': `${AGENT}    config: { knowledge_base: { files: [] } }\n` }))).toEqual([]);
   });
 
-  it('refuses knowledge_base: null beside knowledge: the clear and the files knowledge attaches would undo each other at every apply', async () => {
+  it('refuses knowledge_base: null, or its messages: null, beside knowledge: the clear and the files knowledge attaches would undo each other at every apply', async () => {
     // Let through, each apply cleared knowledge_base and attached the files again, and the next plan cleared them again.
     const result = await loadTree({ 'voxform.yaml': `defaults:\n  config: { knowledge_base: null }\n${AGENT}    knowledge: []\n` });
     expect(summarize(result)).toEqual([
-      "voxform.yaml:2:13 invalid_value config.knowledge_base: null clears the knowledge files voxform attaches from the agent's knowledge, which this agent sets too: remove the null (knowledge_base.messages: null clears the messages alone), or remove knowledge",
+      "voxform.yaml:2:13 invalid_value config.knowledge_base: null clears the knowledge files voxform attaches from the agent's knowledge, which this agent sets too: remove the null (knowledge_base: { messages: [] } empties the messages alone), or remove knowledge",
     ]);
     expect(summarize(await loadTree({ 'voxform.yaml': `${AGENT}    config: { knowledge_base: null }\n` }))).toEqual([]);
-    expect(summarize(await loadTree({ 'voxform.yaml': `${AGENT}    config: { knowledge_base: { messages: null } }\n    knowledge: []\n` }))).toEqual([]);
+    // Attaching the files, the service keeps the messages a list: a null beside them would never match.
+    expect(summarize(await loadTree({ 'voxform.yaml': `${AGENT}    config: { knowledge_base: { messages: null } }\n    knowledge: []\n` }))).toEqual([
+      "voxform.yaml:5:33 invalid_value config.knowledge_base.messages: null cannot clear them beside the agent's knowledge: the service keeps them a list when voxform attaches the files, so the null would differ at every plan; write messages: [] to empty them",
+    ]);
+    expect(summarize(await loadTree({ 'voxform.yaml': `${AGENT}    config: { knowledge_base: { messages: [] } }\n    knowledge: []\n` }))).toEqual([]);
+    expect(summarize(await loadTree({ 'voxform.yaml': `${AGENT}    config: { knowledge_base: { messages: null } }\n` }))).toEqual([]);
   });
 
   it('refuses ignoring the knowledge files beside knowledge, which fills and sends them: the dashboard\'s files would go', async () => {
