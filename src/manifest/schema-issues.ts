@@ -15,7 +15,7 @@ import type { DiagnosticList } from './diagnostics.js';
 import { phoneNumberAdvice } from './names.js';
 import { resolvePlain } from './parse-yaml-subset.js';
 import { entryAt, spanAt, type FilledBy, type PathPart, type ValuePath } from './positions.js';
-import { isPlainObject, setOwn } from '../util/json-object.js';
+import { isPlainObject, setOwn, withoutNullFields } from '../util/json-object.js';
 import { spanText, type Span } from './source.js';
 import { LineCounter } from '../util/text-position.js';
 
@@ -310,17 +310,9 @@ function withoutConfigNulls(value: unknown, at: PathPart[]): unknown {
     if (isPlainObject(node)) for (const key in node) if (hasNull(node[key])) return true;
     return false;
   };
-  const strip = (node: unknown): unknown => {
-    if (!hasNull(node)) return node;
-    if (Array.isArray(node)) return node.map((item) => (item === null ? item : strip(item)));
-    if (!isPlainObject(node)) return node;
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(node)) if (node[key] !== null) setOwn(out, key, strip(node[key]));
-    return out;
-  };
   const walk = (node: unknown, path: PathPart[]): unknown => {
     if (!isPlainObject(node)) return node;
-    if (path.length > 0 && path[path.length - 1] === 'config' && configPathOf(path)?.length === 0) return strip(node);
+    if (path.length > 0 && path[path.length - 1] === 'config' && configPathOf(path)?.length === 0) return withoutNullFields(node);
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(node)) {
       const child = node[key];
