@@ -18,7 +18,7 @@ import type { CompletionModel } from '../model/chat-model.js';
 import type { RequestBudget } from './budgets.js';
 import { keepText, redactStrings, type Redact } from '../secrets/redact.js';
 import type { RegexTimeBudget } from '../util/safe-regex.js';
-import type { RunJudgeCache } from './judge-cache.js';
+import { oneVerdictPerQuestion, type RunJudgeCache } from './judge-cache.js';
 import type { CheckResult, CheckStatus, ConversationTest, RunResult, TestFile, TranscriptMessage } from './types.js';
 import { labelAsTestTraffic } from '../api/test-traffic.js';
 
@@ -70,6 +70,7 @@ export async function runConversation(input: ConversationInput): Promise<RunResu
   const skipped = (check: string, detail: string) => finish('skipped', { checks: [{ check, turn: undefined, status: 'skipped', detail }] });
   if (input.test.mockTools && !input.agentConfig) return skipped('mock_tools', "the live agent's tools cannot be mocked (only the configuration voxform sends, --against desired)");
   if (input.test.simulate && !input.model) return skipped('simulate', 'a simulated caller needs the judge model (--skip-judge)');
+  input = { ...input, judgeCache: oneVerdictPerQuestion(input.judgeCache) };
   try {
     if (input.test.mockTools && input.agentConfig) input = { ...input, agentConfig: withToolMocks(input.agentConfig, input.test.mockTools) };
     if (input.test.turns) await runScripted(input, exchange);

@@ -20,7 +20,7 @@
 import path from 'node:path';
 import { makeKeptFolder, readKeptJson, writeKeptFile } from '../project-files/kept-files.js';
 import { isVoxformError } from '../errors.js';
-import { fingerprintKey, hashValue, keyedHash } from '../util/hash.js';
+import { canonicalJson, fingerprintKey, hashValue, keyedHash } from '../util/hash.js';
 import { isPlainObject } from '../util/json-object.js';
 import type { Redact } from '../secrets/redact.js';
 import type { JudgeQuestion, Verdict } from './judge.js';
@@ -119,6 +119,30 @@ export class JudgeCache {
       // Best effort (see above): the verdict stands, and the next run asks the judge again.
     }
   }
+}
+
+/**
+ * One verdict per question in a run, in every mode: a check that asks what an earlier check of the
+ * run asked (the same rubric on the same text: two checks alike, an argument judged in two calls)
+ * reads the verdict it got, from memory, before `cache`. A judge varies, so asked twice it could
+ * pass one check and fail the other; and a recording keys an answer by its question, so it holds
+ * one for both, and a replay would give both checks the same answer where the run recorded two.
+ */
+export function oneVerdictPerQuestion(cache: RunJudgeCache | undefined): RunJudgeCache {
+  const verdicts = new Map<string, Verdict>();
+  const keyOf = (question: JudgeQuestion) => canonicalJson([question.rubric, question.what, question.subject]);
+  return {
+    async get(question) {
+      const key = keyOf(question);
+      const verdict = verdicts.get(key) ?? (await cache?.get(question));
+      if (verdict) verdicts.set(key, verdict);
+      return verdict;
+    },
+    async put(question, verdict) {
+      verdicts.set(keyOf(question), verdict);
+      await cache?.put(question, verdict);
+    },
+  };
 }
 
 /** Whether two seals are the same, taking as long whichever character differs. */

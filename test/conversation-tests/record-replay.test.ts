@@ -455,3 +455,44 @@ describe('a replay that misses says what the recording lacks', () => {
     expect(replayed.code).toBe(1);
   });
 });
+
+describe('one question asked of the judge twice in a run', () => {
+  it('is asked once, and both checks read its verdict: recorded, replayed and live alike, with a judge that answers otherwise each time', { timeout: 120_000 }, async () => {
+    // A judge that flips its verdict on every question: asked twice, it would pass one check and fail the other.
+    let asked = 0;
+    fake = await startFakeModel(() => ({ content: JSON.stringify({ verdict: asked++ % 2 === 0 ? 'pass' : 'fail', reason: `answer ${asked}` }) }));
+    const project = await startProject();
+    const lines = [
+      'agent: front-desk',
+      'tests:',
+      '  - name: judged twice alike',
+      '    turns: [{ user: hello, expect: [{ judge: Is polite. }, { contains: hello }, { judge: Is polite. }] }]',
+      '    expect: [{ judge: Ends well. }, { judge: Ends well. }]',
+      '',
+    ];
+    await writeFile(path.join(project.dir, 'example/tests/twice.test.yaml'), lines.join('\n'));
+    const judge = { VOXFORM_JUDGE_URL: fake.url, VOXFORM_JUDGE_MODEL: 'fake-judge' };
+    const args = ['test', 'example/tests/twice.test.yaml', '--format', 'json', '--no-cache'];
+    const details = (stdout: string) => (JSON.parse(stdout) as { tests: Array<{ verdicts: { desired: { results: Array<{ checks: Array<{ check: string; status: string; detail: string | null }> }> } } }> }).tests[0]!.verdicts.desired.results[0]!.checks.map((check) => `${check.check}: ${check.status} (${check.detail})`);
+
+    const recorded = await project.cliInProcess([...args, '--mode', 'record'], judge);
+    expect(fake.requests).toHaveLength(2);
+    expect(details(recorded.stdout)).toEqual([
+      'judge: Is polite.: passed (judge: answer 1)',
+      'contains "hello": passed (this check is met by the caller\'s own words)',
+      'judge: Is polite.: passed (judge: answer 1)',
+      'judge (transcript): Ends well.: failed (judge: answer 2)',
+      'judge (transcript): Ends well.: failed (judge: answer 2)',
+    ]);
+    const recording = JSON.parse(await readFile(path.join(project.dir, 'example/tests/twice.recording.json'), 'utf8')) as { exchanges: Array<{ kind: string }> };
+    expect(recording.exchanges.filter((exchange) => exchange.kind === 'model')).toHaveLength(2);
+
+    const replayed = await project.cliInProcess([...args, '--mode', 'replay'], judge);
+    expect(withoutTimings(replayed.stdout)).toBe(withoutTimings(recorded.stdout));
+    expect(fake.requests).toHaveLength(2);
+
+    const live = await project.cliInProcess(args, judge);
+    expect(fake.requests).toHaveLength(4);
+    expect(details(live.stdout)).toEqual(details(recorded.stdout).map((line) => line.replace('answer 1', 'answer 3').replace('answer 2', 'answer 4')));
+  });
+});
