@@ -12,7 +12,7 @@ import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { configFieldKeys, restorableKey, type AgentVersion, type HistoryRecord, type TestRunRecord } from '../../src/history/types.js';
 import { describeLockLoss, type StateBackend } from '../../src/state/backend.js';
-import { MIGRATIONS } from '../../src/state/postgres/schema.js';
+import { MIGRATION_LOCK_KEY, MIGRATIONS } from '../../src/state/postgres/schema.js';
 import type { RunIdentity } from '../../src/util/run-identity.js';
 import { openStateSpec } from '../../src/state/open.js';
 import { PERSIST_INTERVAL_MS, StateStore, type PersistClock } from '../../src/state/state-file.js';
@@ -557,6 +557,29 @@ describe('the PostgreSQL backend', () => {
     await arrivedAgain;
     await other.close();
     expect(await reading).toMatchObject({ code: 'state_backend_failed', message: expect.not.stringContaining('timeout expired') });
+  });
+
+  it('ends a connection that a run interrupted while the schema was brought up to date, once it is made: the process is not kept alive', async () => {
+    const { url, database } = await databaseOfFile();
+    // Another voxform's migration holds the schema's lock: this run's connection is made, then waits inside the migration.
+    const migrating = new pg.Client({ connectionString: url });
+    await migrating.connect();
+    cleanups.push(() => migrating.end());
+    await migrating.query(`SELECT pg_advisory_lock(${BigInt(MIGRATION_LOCK_KEY).toString()})`);
+    const activity = (where: string) => migrating.query<{ n: string }>(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = 'voxform'${where}`, [database]).then((result) => Number(result.rows[0]?.n));
+    const voxformConnections = () => activity('');
+    const waitingForTheMigration = () => activity(" AND wait_event_type = 'Lock'");
+    const backend = await open(url);
+    const stop = new AbortController();
+    const locking = backend.acquireLock(WORKSPACE, { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined, signal: stop.signal });
+    while ((await waitingForTheMigration()) === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    stop.abort();
+    await expect(locking).rejects.toMatchObject({ code: 'interrupted' });
+    await backend.close();
+    await migrating.query(`SELECT pg_advisory_unlock(${BigInt(MIGRATION_LOCK_KEY).toString()})`);
+    // The migration goes on and the connection is made; then it is ended, by the run that stopped waiting for it.
+    for (let polls = 0; polls < 250 && (await voxformConnections()) > 0; polls++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await voxformConnections()).toBe(0);
   });
 
   it('tells a lock forced open by another operator (who ended its connection) from a lost database', async () => {

@@ -138,7 +138,13 @@ export class PostgresStateBackend implements StateBackend {
 
   async acquireLock(key: string, options: AcquireOptions): Promise<HeldLock> {
     // A database that does not answer is waited for like a held lock: Ctrl-C ends the wait at once.
-    const client = await untilInterrupted(this.connectionOfItsOwn(), options.signal, () => this.abandonConnecting());
+    const connecting = this.connectionOfItsOwn();
+    const client = await untilInterrupted(connecting, options.signal, () => {
+      this.abandonConnecting();
+      // Past its socket's connect (the schema being brought up to date), the connection is still made: no one
+      // would end it, and it would keep the stopped process alive.
+      connecting.then((late) => late.end(), () => undefined).catch(() => undefined);
+    });
     const lost = new AbortController();
     let held: PgHeldLock | undefined;
     const onLost = (error?: Error) => {

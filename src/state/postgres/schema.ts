@@ -131,7 +131,7 @@ export const MIGRATIONS: readonly Migration[] = [
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
 
 /** A constant key for the migration's transaction-level advisory lock ("voxform" in ASCII). */
-const MIGRATION_LOCK_KEY = '0x766f78666f726d';
+export const MIGRATION_LOCK_KEY = '0x766f78666f726d';
 
 /**
  * Brings the schema to `SCHEMA_VERSION`, before a run's first write; cheap (one query) when it is
