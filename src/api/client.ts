@@ -30,8 +30,9 @@ import type {
   UpdateAgentRequest,
 } from '../schema/types.gen.js';
 import { ChatCompletionStream, ChatSession, type ChatSessionOptions } from './chat.js';
-import { ApiError, CHECK_KNOWLEDGE_FILES, errorFromBadAnswer, errorFromMalformedRecord, isApiError, requestInvalid, scrubEcho, type FailureContext } from './errors.js';
+import { ApiError, CHECK_KNOWLEDGE_FILES, errorFromBadAnswer, errorFromMalformedRecord, isApiError, requestInvalid, scrubEcho, type FailureContext, type RecordKind } from './errors.js';
 import { malformedCallRecord, type CallRecordDefinition } from './call-records.js';
+import { malformedPhone, phoneListAt } from './phone-list.js';
 import { HttpTransport, type HttpResponse } from './http.js';
 import { resolveBaseUrl } from './regions.js';
 import { Requester, type Exchange, type RequestEvent, type ResponseEvent, type RetryEvent } from './requester.js';
@@ -39,7 +40,7 @@ import type { BackoffOptions } from './retry.js';
 import { inspectUploadFile, multipartBody, storageFailure } from './upload.js';
 import { MAX_KNOWLEDGE_FILE_BYTES } from '../project-files/limits.js';
 import { isPlainObject, splitTopLevelNulls } from '../util/json-object.js';
-import { valueAtPath } from '../util/field-path.js';
+import { valueAtPath, type PathSegment } from '../util/field-path.js';
 import { sleepUnlessAborted } from '../util/sleep.js';
 import { headerValue } from '../util/env-header.js';
 import { voxformVersion } from '../util/version.js';
@@ -205,11 +206,19 @@ export interface ApiClient {
 /** An exchange whose JSON body is validated against the schema definition `schema` before it is sent. */
 type CheckedExchange = Exchange & { schema?: string };
 
-/** Where an answer holds its call records (`listAt`, a path in it), and the schema definition of one. */
-interface CallRecordList {
-  definition: CallRecordDefinition;
-  listAt: (answer: unknown) => Array<string | number>;
+/** Where an answer holds its list of records (`listAt`, a path in it), what a record is, and the first one voxform cannot read (described). */
+interface RecordList {
+  kind: RecordKind;
+  listAt: (answer: unknown) => PathSegment[];
+  malformed: (records: readonly unknown[], at: readonly PathSegment[]) => string | undefined;
 }
+
+/** The call records of an answer, each checked against the schema's `definition`. */
+function callRecords(definition: CallRecordDefinition, listAt: RecordList['listAt']): RecordList {
+  return { kind: 'call record', listAt, malformed: (records, at) => malformedCallRecord(records, definition, at) };
+}
+
+const PHONES: RecordList = { kind: 'phone', listAt: (answer) => phoneListAt(answer) ?? [], malformed: malformedPhone };
 
 /** How to see whether a call whose answer was lost was started. */
 const CHECK_CALLS = '`voxform logs` lists the calls the service started.';
@@ -333,16 +342,9 @@ class ServiceClient implements ApiClient {
   }
 
   async listPhones(): Promise<Phone[]> {
-    const answer = await this.json<unknown>({ method: 'GET', path: '/phones', retry: 'safe', ahead: true }, () => true);
-    // The spec answers an array; a wrapped list (`{phones: […]}` / `{items: […]}`) is tolerated.
-    if (Array.isArray(answer)) return answer as Phone[];
-    if (answer && typeof answer === 'object') {
-      for (const key of ['phones', 'items', 'data']) {
-        const list = (answer as Record<string, unknown>)[key];
-        if (Array.isArray(list)) return list as Phone[];
-      }
-    }
-    throw this.unexpected('GET', '/phones', 'a list of phones');
+    // The spec answers an array; a wrapped list (`{phones: […]}`, `{items: […]}`, `{data: […]}`) is tolerated.
+    const answer = await this.json<unknown>({ method: 'GET', path: '/phones', retry: 'safe', ahead: true }, (value) => phoneListAt(value) !== undefined, PHONES);
+    return valueAtPath(answer, PHONES.listAt(answer)) as Phone[];
   }
 
   async importPhone(body: ImportPhoneRequest): Promise<ImportPhoneResult> {
@@ -396,17 +398,14 @@ class ServiceClient implements ApiClient {
     const answer = await this.json<CallHistoriesResponse | GlobalCallHistoryRecord[]>(
       { method: 'GET', path, query: { ...query }, retry: 'safe', notFoundHint: 'Check the agent id.' },
       (value) => Array.isArray(value) || isObjectWithList('items')(value),
-      { definition: 'CallHistoryRecord', listAt: (value) => (Array.isArray(value) ? [] : ['items']) },
+      callRecords('CallHistoryRecord', (value) => (Array.isArray(value) ? [] : ['items'])),
     );
     return Array.isArray(answer) ? { items: answer } : answer;
   }
 
   async listCallLogs(query: CallLogsQuery = {}): Promise<CallLogsResponse> {
     check('GET /call-logs', 'CallLogsQuery', query);
-    return this.json<CallLogsResponse>({ method: 'GET', path: '/call-logs', query: { ...query }, retry: 'safe' }, isObjectWithList('histories'), {
-      definition: 'GlobalCallHistoryRecord',
-      listAt: () => ['histories'],
-    });
+    return this.json<CallLogsResponse>({ method: 'GET', path: '/call-logs', query: { ...query }, retry: 'safe' }, isObjectWithList('histories'), callRecords('GlobalCallHistoryRecord', () => ['histories']));
   }
 
   iterateCallLogs(filters: CallLogFilters = {}, options: IterateCallLogsOptions = {}): AsyncIterable<GlobalCallHistoryRecord> {
@@ -489,17 +488,17 @@ class ServiceClient implements ApiClient {
 
   /**
    * Sends and parses a JSON answer, checking it looks like what the operation promises and, for a
-   * list of call records, each record against the service schema.
+   * list of records (call records, phones), that each can be read.
    */
-  private async json<T>(exchange: CheckedExchange, looksRight: (value: unknown) => boolean, records?: CallRecordList): Promise<T> {
+  private async json<T>(exchange: CheckedExchange, looksRight: (value: unknown) => boolean, records?: RecordList): Promise<T> {
     const response = await this.send(exchange);
     if (!response) throw new Error(`${exchange.method} ${exchange.path} was settled without an answer`);
     const value = this.parse(response.body);
     if (!looksRight(value)) throw this.unexpected(exchange.method, exchange.path, 'the documented answer', response.status);
     if (records) {
       const at = records.listAt(value);
-      const problem = malformedCallRecord(valueAtPath(value, at) as unknown[], records.definition, at);
-      if (problem !== undefined) throw errorFromMalformedRecord(response.status, problem, this.context(exchange.method, exchange.path));
+      const problem = records.malformed(valueAtPath(value, at) as unknown[], at);
+      if (problem !== undefined) throw errorFromMalformedRecord(response.status, { kind: records.kind, problem }, this.context(exchange.method, exchange.path));
     }
     return value as T;
   }

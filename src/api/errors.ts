@@ -168,17 +168,27 @@ export function errorFromBadAnswer(status: number, what: string, ctx: FailureCon
   });
 }
 
+/** A record of a list the client checks (client.ts): a call of the call log, or a phone of `GET /phones`. */
+export type RecordKind = 'call record' | 'phone';
+
+/** Where a record of another shape comes from, and what to do about it. */
+const MALFORMED_RECORD_HINTS: Record<RecordKind, string> = {
+  'call record':
+    'The service sent a record of another shape than its interface documents (docs/service-api.md, "Call logs"): report it to the service. With --local or `voxform emulator --data FILE`, correct or delete that record in the data file\'s `call_logs` (.voxform/local.json for --local).',
+  phone: 'The service sent a phone of another shape than its interface documents (docs/service-api.md, "Phones"): report it to the service.',
+};
+
 /**
- * A 2xx answer of a call-log read holding a record of another shape than the service schema's
- * (`problem`: which record, what is wrong). The read stops: a report or a summary missing records
- * would look whole.
+ * A 2xx answer of a list read holding a record voxform cannot read (`record.problem`: which record,
+ * what is wrong). The read stops: a report missing calls would look whole, and a plan missing a
+ * phone would import it again.
  */
-export function errorFromMalformedRecord(status: number, problem: string, ctx: FailureContext): ApiError {
-  const detail = clip(scrubEcho(problem, ctx));
+export function errorFromMalformedRecord(status: number, record: { kind: RecordKind; problem: string }, ctx: FailureContext): ApiError {
+  const detail = clip(scrubEcho(record.problem, ctx));
   return new ApiError({
     code: 'api_error',
-    message: `${ctx.method} ${displayPath(ctx.path)} failed: the service answered ${status} with a call record voxform cannot read: ${withoutFullStop(detail)}.`,
-    hint: 'The service sent a record of another shape than its interface documents (docs/service-api.md, "Call logs"): report it to the service. With --local or `voxform emulator --data FILE`, correct or delete that record in the data file\'s `call_logs` (.voxform/local.json for --local).',
+    message: `${ctx.method} ${displayPath(ctx.path)} failed: the service answered ${status} with a ${record.kind} voxform cannot read: ${withoutFullStop(detail)}.`,
+    hint: MALFORMED_RECORD_HINTS[record.kind],
     status,
     method: ctx.method,
     path: ctx.path,
