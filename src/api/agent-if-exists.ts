@@ -1,5 +1,6 @@
 /** Asking the service for an agent by an id that may name none. */
 import type { Agent } from '../schema/types.gen.js';
+import { VoxformError } from '../errors.js';
 import { isApiError } from './errors.js';
 
 /**
@@ -18,9 +19,20 @@ export async function agentIfExists(client: { getAgent(id: string): Promise<Agen
 
 /**
  * The service's name of each agent id; an id the service does not know, or refuses (it may be one
- * the user named, or a call record's), is left out. Read concurrently: the client bounds the requests in flight.
+ * the user named, or a call record's), is left out. So is an id no request can carry (empty, `.`,
+ * `..`): the ids come from the service's call records and phones, and name no agent. Read
+ * concurrently: the client bounds the requests in flight.
  */
 export async function agentNamesOnService(client: { getAgent(id: string): Promise<Agent> }, ids: Iterable<string>): Promise<Map<string, string>> {
-  const agents = await Promise.all([...new Set(ids)].map(async (id) => [id, await agentIfExists(client, id, { refusedMeansAbsent: true })] as const));
+  const agents = await Promise.all([...new Set(ids)].map(async (id) => [id, await agentIfSendable(client, id)] as const));
   return new Map(agents.flatMap(([id, agent]): Array<[string, string]> => (agent ? [[id, agent.name]] : [])));
+}
+
+async function agentIfSendable(client: { getAgent(id: string): Promise<Agent> }, id: string): Promise<Agent | undefined> {
+  try {
+    return await agentIfExists(client, id, { refusedMeansAbsent: true });
+  } catch (error) {
+    if (error instanceof VoxformError && error.code === 'api_request_invalid') return undefined;
+    throw error;
+  }
 }

@@ -113,7 +113,8 @@ export async function readLivePhones(client: InventoryReader, managed: ManagedRe
         return {
           number: phone.id,
           status: phone.status ?? null,
-          agent_id: phone.agent_id ?? null,
+          // An empty agent id is no agent, as for the names and holders above.
+          agent_id: phone.agent_id || null,
           agent_name: (phone.agent_id && names.get(phone.agent_id)) || null,
           managed_by: managed.phones.has(phone.id) || environment !== null ? address : null,
           environment,

@@ -69,13 +69,13 @@ describe('a phone list with a phone voxform cannot read', () => {
     expect(shared.emulator.control.state()).toEqual(before);
   });
 
-  it('reads a phone without an agent (agent_id null) and fields of other shapes it does not read', async () => {
-    rewrite = (phones) => phones.map((phone, index) => (index === phones.length - 1 ? { ...phone, agent_id: null, tags: 'x', agent_config_override: [null] } : phone));
+  it('reads a phone without an agent (agent_id null or empty) and fields of other shapes it does not read', async () => {
+    rewrite = (phones) => phones.map((phone, index) => (index === phones.length - 1 ? { ...phone, agent_id: null, tags: 'x', agent_config_override: [null] } : { ...phone, agent_id: '' }));
     const { dir, env } = await exampleFolder();
     const listed = await runCliInProcess(['get', 'phones', '--format', 'json'], { cwd: dir, env });
     expect(listed.code, listed.stderr).toBe(0);
     const phones = (JSON.parse(listed.stdout) as { phones: Array<{ phone: string; agent_id: string | null }> }).phones;
-    expect(phones.map((phone) => phone.agent_id)).toEqual([expect.any(String), null]);
+    expect(phones.map((phone) => phone.agent_id)).toEqual([null, null]);
     const plan = await runCliInProcess(['plan'], { cwd: dir, env });
     expect(plan.code, plan.stderr).toBe(0);
   });
