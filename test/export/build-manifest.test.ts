@@ -218,6 +218,14 @@ describe('buildExport', () => {
     expect(formatManifest(out.manifest, 'voxform.yaml').changed).toBe(false);
   });
 
+  test.each([null, 5, undefined])('an agent whose name the service sent as %s is exported as one without a name', (name) => {
+    const out = buildExport({ agents: [{ ...agent('ag_n', '', { prompt: 'Hi' }), name } as unknown as Agent], phones: [], command: 'voxform export' });
+    const exported = parse(out.manifest) as { agents: Record<string, { id: string; name?: unknown }> };
+    expect(exported.agents.agent).toMatchObject({ id: 'ag_n' });
+    expect(exported.agents.agent).not.toHaveProperty('name');
+    expect(validateAgainst('Manifest', exported)).toEqual([]);
+  });
+
   test('an EU export says so', () => {
     const eu = buildExport({ agents: [twin], phones: [], region: 'eu', command: 'voxform export' });
     expect(parse(eu.manifest)).toMatchObject({ version: 1, region: 'eu' });
