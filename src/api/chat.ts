@@ -2,6 +2,7 @@ import type { ChatCompletionChunk, ChatCompletionRequest, ChatMessage } from '..
 import { ApiError } from './errors.js';
 import { readBodyText, type HttpStreamResponse } from './http.js';
 import { readSse, SseStreamTooLargeError } from './sse.js';
+import { parseOutsideJson } from '../util/json-depth.js';
 
 /**
  * One reply of an agent, as text deltas in arrival order; sent when iteration starts, readable once.
@@ -67,7 +68,7 @@ export class ChatCompletionStream implements AsyncIterable<string> {
   private *fromChunk(data: string): Generator<string> {
     let chunk: unknown;
     try {
-      chunk = JSON.parse(data);
+      chunk = parseOutsideJson(data);
     } catch {
       // Not JSON: a server that streams bare text. Keep it rather than lose the reply.
       this.parts.push(data);
@@ -91,7 +92,7 @@ export class ChatCompletionStream implements AsyncIterable<string> {
   private reportedError(data: string): string {
     let decoded: unknown;
     try {
-      decoded = JSON.parse(data);
+      decoded = parseOutsideJson(data);
     } catch {
       return this.scrub(data);
     }
@@ -102,7 +103,7 @@ export class ChatCompletionStream implements AsyncIterable<string> {
   private *fromJson(text: string): Generator<string> {
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      parsed = parseOutsideJson(text);
     } catch {
       throw streamError(`an unreadable answer: ${this.scrub(text).slice(0, 120)}`);
     }

@@ -45,6 +45,7 @@ import { sleepUnlessAborted } from '../util/sleep.js';
 import { headerValue } from '../util/env-header.js';
 import { voxformVersion } from '../util/version.js';
 import { checkOptionalOptions, requireOptions, type Optional } from '../util/required-options.js';
+import { JsonTooDeepError, MAX_JSON_DEPTH, parseOutsideJson } from '../util/json-depth.js';
 
 export interface ClientOptions {
   /** The service's base URL; overrides `region`. May carry a path prefix. */
@@ -493,7 +494,7 @@ class ServiceClient implements ApiClient {
   private async json<T>(exchange: CheckedExchange, looksRight: (value: unknown) => boolean, records?: RecordList): Promise<T> {
     const response = await this.send(exchange);
     if (!response) throw new Error(`${exchange.method} ${exchange.path} was settled without an answer`);
-    const value = this.parse(response.body);
+    const value = this.parse(response, exchange.method, exchange.path);
     if (!looksRight(value)) throw this.unexpected(exchange.method, exchange.path, 'the documented answer', response.status);
     if (records) {
       const at = records.listAt(value);
@@ -517,7 +518,7 @@ class ServiceClient implements ApiClient {
   }
 
   private checkAction(response: HttpResponse, method: string, path: string): unknown {
-    const value = this.parse(response.body);
+    const value = this.parse(response, method, path);
     if (value !== null && typeof value === 'object' && (value as { success?: unknown }).success === false) {
       const detail = (value as { detail?: unknown; message?: unknown }).detail ?? (value as { message?: unknown }).message;
       throw errorFromBadAnswer(response.status, '`success: false`', this.context(method, path), typeof detail === 'string' ? detail : undefined);
@@ -525,9 +526,15 @@ class ServiceClient implements ApiClient {
     return value;
   }
 
-  /** An answer's body parsed, and heard by `onAnswer`. */
-  private parse(body: string): unknown {
-    const value = parseBody(body);
+  /** An answer's body parsed, and heard by `onAnswer`; JSON nested past MAX_JSON_DEPTH is refused (json-depth.ts). */
+  private parse(response: HttpResponse, method: string, path: string): unknown {
+    let value: unknown;
+    try {
+      value = parseBody(response.body);
+    } catch (error) {
+      if (error instanceof JsonTooDeepError) throw errorFromBadAnswer(response.status, `JSON nested deeper than ${MAX_JSON_DEPTH} levels`, this.context(method, path));
+      throw error;
+    }
     this.onAnswer?.(value);
     return value;
   }
@@ -634,13 +641,14 @@ function segment(what: string, value: string): string {
   return encodeURIComponent(value);
 }
 
-/** JSON when it parses (a JSON string `"ok"` included), else the raw text (a bare `ok`); empty → null. */
+/** JSON when it parses (a JSON string `"ok"` included), else the raw text (a bare `ok`); empty → null. Throws JsonTooDeepError. */
 function parseBody(text: string): unknown {
   const trimmed = text.trim();
   if (trimmed === '') return null;
   try {
-    return JSON.parse(trimmed);
-  } catch {
+    return parseOutsideJson(trimmed);
+  } catch (error) {
+    if (error instanceof JsonTooDeepError) throw error;
     return trimmed;
   }
 }

@@ -8,6 +8,7 @@ import { someOf } from '../util/plural.js';
 import { isLoopback } from '../util/loopback.js';
 import { formatSize } from '../util/size.js';
 import { shorten, withoutFullStop } from '../util/shorten.js';
+import { parseOutsideJson } from '../util/json-depth.js';
 
 /** One entry of a FastAPI validation error (`422 {detail: [{loc, msg, type}]}`). */
 interface ValidationIssue {
@@ -403,7 +404,7 @@ export function parseErrorBody(body: string): { detail: string | undefined; issu
   if (text === '') return { detail: undefined, issues: [] };
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = parseOutsideJson(text);
   } catch {
     if (text.startsWith('<')) return { detail: undefined, issues: [] };
     return { detail: text, issues: [] };

@@ -8,6 +8,7 @@ import type { ApiClient } from '../api/index.js';
 import type { GlobalCallHistoryRecord } from '../schema/types.gen.js';
 import type { CallRecordView, ToolCall } from './checks.js';
 import type { TranscriptMessage } from './types.js';
+import { parseOutsideJson } from '../util/json-depth.js';
 
 /** Records of the agent searched for the session, newest first. */
 const SEARCH_DEPTH = 300;
@@ -50,7 +51,7 @@ export function parseChat(chat: unknown): TranscriptMessage[] {
   let parsed: unknown = chat;
   if (typeof chat === 'string') {
     try {
-      parsed = JSON.parse(chat);
+      parsed = parseOutsideJson(chat);
     } catch {
       return [];
     }
@@ -73,7 +74,7 @@ export function viewOfRecord(record: GlobalCallHistoryRecord): CallRecordView {
 function parseParams(params: unknown): unknown {
   if (typeof params !== 'string') return params;
   try {
-    return JSON.parse(params) as unknown;
+    return parseOutsideJson(params);
   } catch {
     return params;
   }

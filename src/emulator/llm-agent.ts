@@ -12,6 +12,7 @@ import type { EmulatorOptions, Session } from './types.js';
 import type { WebhookPolicy } from './webhooks.js';
 import { shorten } from '../util/shorten.js';
 import { errorMessage } from '../secrets/error-message.js';
+import { parseOutsideJson } from '../util/json-depth.js';
 
 /** Model rounds per reply: a model that keeps calling tools is stopped here. */
 const MAX_TOOL_ROUNDS = 5;
@@ -92,7 +93,7 @@ function asFunction(tool: ToolCommon): ToolDefinition {
 
 function parseArguments(text: string): Record<string, unknown> {
   try {
-    const value = JSON.parse(text) as unknown;
+    const value = parseOutsideJson(text);
     return isPlainObject(value) ? value : {};
   } catch {
     return {};

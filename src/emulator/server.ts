@@ -16,7 +16,7 @@ import type { EmulatorCore } from './core.js';
 import { FaultInjector, MAX_FAULT_DELAY_MS } from './faults.js';
 import { detail, HttpError, json, writeReply, type Reply } from './http.js';
 import { BodyCutShort, BodyTooLarge, readBody } from '../util/read-body.js';
-import { jsonTooDeepAt, MAX_JSON_DEPTH } from '../util/json-depth.js';
+import { JsonTooDeepError, MAX_JSON_DEPTH, parseOutsideJson } from '../util/json-depth.js';
 import { errorMessage, errorStack } from '../secrets/error-message.js';
 import { jsonErrorPosition } from '../util/json-error-position.js';
 import { notADocument, parseJsonDocument, type ParsedDocument } from '../project-files/document-text.js';
@@ -69,15 +69,14 @@ const NOT_READ_AS_JSON: ValidationDetail = { type: 'model_attributes_type', loc:
 /** The JSON body, or undefined with its problem added (a 422 on a spec route); a 400 on a control route. */
 function parseJsonBody(route: Route, rawBody: Buffer, problems: ValidationDetail[]): unknown {
   const text = rawBody.toString('utf8');
-  const tooDeep = jsonTooDeepAt(text);
-  if (tooDeep !== undefined) {
-    if (route.control) throw new HttpError(400, `the body nests deeper than ${MAX_JSON_DEPTH} levels`);
-    problems.push({ type: 'json_invalid', loc: ['body', tooDeep], msg: `JSON decode error: nested deeper than ${MAX_JSON_DEPTH} levels` });
-    return undefined;
-  }
   try {
-    return JSON.parse(text);
-  } catch {
+    return parseOutsideJson(text);
+  } catch (error) {
+    if (error instanceof JsonTooDeepError) {
+      if (route.control) throw new HttpError(400, `the body nests deeper than ${MAX_JSON_DEPTH} levels`);
+      problems.push({ type: 'json_invalid', loc: ['body', error.at], msg: `JSON decode error: nested deeper than ${MAX_JSON_DEPTH} levels` });
+      return undefined;
+    }
     if (route.control) throw new HttpError(400, `the body ${notADocument(parseJsonDocument(text) as Extract<ParsedDocument, { ok: false }>)}`);
     problems.push({ type: 'json_invalid', loc: ['body', jsonErrorPosition(text) ?? 0], msg: 'JSON decode error' });
     return undefined;

@@ -5,7 +5,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { SecretHeaders, WebhookTarget } from '../schema/types.gen.js';
-import { jsonTooDeepAt, MAX_JSON_DEPTH } from '../util/json-depth.js';
+import { JsonTooDeepError, MAX_JSON_DEPTH, parseOutsideJson } from '../util/json-depth.js';
 import type { WebhookDelivery } from './types.js';
 import { isLoopback } from '../util/loopback.js';
 import { VoxformError } from '../errors.js';
@@ -60,11 +60,11 @@ function requestHeaders(targetHeaders: SecretHeaders, payload: string | undefine
 function judgeAnswer(status: number, text: string, hook: WebhookDelivery['hook']): { error: string } | { answer: unknown } {
   if (status < 200 || status >= 300) return { error: `answered ${status}` };
   if (text.trim() === '') return { answer: undefined };
-  // Merged into the session and served in the call log: held to the request bodies' depth.
-  if (jsonTooDeepAt(text) !== undefined) return { error: `answered JSON nested deeper than ${MAX_JSON_DEPTH} levels` };
   try {
-    return { answer: JSON.parse(text) as unknown };
-  } catch {
+    return { answer: parseOutsideJson(text) };
+  } catch (error) {
+    // Merged into the session and served in the call log: held to the request bodies' depth.
+    if (error instanceof JsonTooDeepError) return { error: `answered JSON nested deeper than ${MAX_JSON_DEPTH} levels` };
     return hook === 'prefetch' ? { error: 'answered something that is not JSON' } : { answer: undefined };
   }
 }

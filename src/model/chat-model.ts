@@ -12,6 +12,7 @@ import { headerValueFromEnv } from '../util/env-header.js';
 import { isPlainObject } from '../util/json-object.js';
 import { shorten, withoutFullStop } from '../util/shorten.js';
 import { errorMessage, isJsonParseError } from '../secrets/error-message.js';
+import { parseOutsideJson } from '../util/json-depth.js';
 
 export interface ModelSettings {
   /** Base URL of the OpenAI-compatible API, e.g. http://127.0.0.1:11434/v1. */
@@ -253,7 +254,7 @@ export function parseJsonObject(text: string | null | undefined): Record<string,
   if (!text) return undefined;
   const trimmed = text.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
   try {
-    const value = JSON.parse(trimmed) as unknown;
+    const value = parseOutsideJson(trimmed);
     return isPlainObject(value) ? value : undefined;
   } catch {
     return undefined;

@@ -1,7 +1,9 @@
 /**
- * How deeply JSON may nest in what voxform accepts from outside (the emulator's requests, an
- * operator's files): reading and serializing a value recurse, so one value nested thousands of
- * levels deep would make every later read of it fail.
+ * How deeply JSON may nest in what voxform accepts from outside (a service's answer or stream event,
+ * a model's reply, a webhook's body, a code host's answer, the emulator's requests, an operator's
+ * files): reading and serializing a value recurse (the plan's comparison, the hashes, the secret
+ * scrub), so one value nested thousands of levels deep would make every later read of it fail.
+ * JSON that reaches voxform over the network is parsed by `parseOutsideJson` alone.
  */
 
 /** The deepest nesting accepted: `{}` is depth 1, `{"a":[1]}` depth 2. */
@@ -25,6 +27,21 @@ export function jsonTooDeepAt(text: string): number | undefined {
     }
   }
   return undefined;
+}
+
+/** JSON text refused for its nesting: a SyntaxError, as JSON.parse's refusal of text that is not JSON, so a reader's fallback for such text applies. */
+export class JsonTooDeepError extends SyntaxError {
+  constructor(readonly at: number) {
+    super(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
+    this.name = 'JsonTooDeepError';
+  }
+}
+
+/** JSON text from outside, parsed once its nesting is known to be within MAX_JSON_DEPTH; throws a SyntaxError as JSON.parse does (JsonTooDeepError for the nesting). */
+export function parseOutsideJson(text: string): unknown {
+  const tooDeep = jsonTooDeepAt(text);
+  if (tooDeep !== undefined) throw new JsonTooDeepError(tooDeep);
+  return JSON.parse(text);
 }
 
 /** Whether a parsed value (from YAML, say) nests objects or arrays more than MAX_JSON_DEPTH deep. Iterative. */

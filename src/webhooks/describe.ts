@@ -5,11 +5,12 @@
 import type { EndOfCallPayload } from '../schema/types.gen.js';
 import type { PrefetchRequest } from './receive.js';
 import { plural } from '../util/plural.js';
+import { parseOutsideJson } from '../util/json-depth.js';
 
 
 function messageCount(chat: string): number | undefined {
   try {
-    const messages = JSON.parse(chat) as unknown;
+    const messages = parseOutsideJson(chat);
     return Array.isArray(messages) ? messages.length : undefined;
   } catch {
     return undefined;

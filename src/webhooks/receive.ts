@@ -12,6 +12,7 @@ import { isPlainObject, setOwn } from '../util/json-object.js';
 import { formatDotted } from '../util/field-path.js';
 import { pluralNoun } from '../util/plural.js';
 import { checkOptionalOptions } from '../util/required-options.js';
+import { JsonTooDeepError, MAX_JSON_DEPTH, parseOutsideJson } from '../util/json-depth.js';
 
 export type { EndOfCallPayload, PrefetchWebhookQuery, PrefetchWebhookResponse };
 
@@ -109,9 +110,9 @@ export function parseEndOfCallWebhook(body: string | ArrayBuffer | ArrayBufferVi
   const text = rawBodyText(body);
   if (text !== undefined) {
     try {
-      value = JSON.parse(text) as unknown;
-    } catch {
-      return { ok: false, status: 400, reason: 'json', message: 'the body is not JSON', issues: [] };
+      value = parseOutsideJson(text);
+    } catch (error) {
+      return { ok: false, status: 400, reason: 'json', message: error instanceof JsonTooDeepError ? `the body nests deeper than ${MAX_JSON_DEPTH} levels` : 'the body is not JSON', issues: [] };
     }
   }
   const issues = validateAgainst('EndOfCallPayload', value);

@@ -9,29 +9,26 @@ import { cp } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot, runCli, runCliInProcess, useTempDirs } from '../helpers/cli.js';
-import { fakeServer } from '../api/helpers.js';
+import { startRewritingProxy, type RewritingProxy } from '../helpers/rewriting-proxy.js';
 import { SECRETS, useEmulator } from '../helpers/project.js';
 
 const shared = useEmulator({ quiet: true, webhooks: 'loopback' });
 const tempDir = useTempDirs();
 const HINT = '  hint: The service sent a phone of another shape than its interface documents (docs/service-api.md, "Phones"): report it to the service.\n';
 
-/** What the proxy makes of the emulator's phone list. */
-let rewrite: (phones: Array<Record<string, unknown>>) => unknown = (phones) => phones;
-let proxy: Awaited<ReturnType<typeof fakeServer>>;
+let proxy: RewritingProxy;
 
 beforeAll(async () => {
-  proxy = await fakeServer(async (req, res, body) => {
-    const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name))) as Record<string, string>;
-    const upstream = await fetch(`${shared.emulator.url}${req.url ?? '/'}`, { method: req.method, headers, body: body === '' ? undefined : body });
-    let text = await upstream.text();
-    if (req.method === 'GET' && req.url === '/phones') text = JSON.stringify(rewrite(JSON.parse(text) as Array<Record<string, unknown>>));
-    res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' }).end(text);
-  });
+  proxy = await startRewritingProxy(shared.emulator.url);
 });
 afterAll(async () => {
   await proxy.close();
 });
+
+/** The proxy answers `GET /phones` with what `change` makes of the emulator's phone list. */
+function rewritePhones(change: (phones: Array<Record<string, unknown>>) => unknown): void {
+  proxy.rewrite = ({ method, path }, text) => (method === 'GET' && path === '/phones' ? JSON.stringify(change(JSON.parse(text) as Array<Record<string, unknown>>)) : text);
+}
 
 async function exampleFolder(): Promise<{ dir: string; env: Record<string, string> }> {
   const dir = await tempDir();
@@ -55,7 +52,7 @@ describe('a phone list with a phone voxform cannot read', () => {
     ['a null phone', (phones: unknown[]) => [null, ...phones], 'phone [0] is null, where a phone (an object) belongs'],
     ['an agent_id that is a number', (phones: Array<Record<string, unknown>>) => phones.map((phone, index) => (index === 0 ? { ...phone, agent_id: 7 } : phone)), 'phone [0] (id "+15551230001"): agent_id is the number 7, where a string or null belongs'],
   ])('%s: every reader stops with api_error naming the phone, nothing applied', async (_, change, problem) => {
-    rewrite = change as typeof rewrite;
+    rewritePhones(change as (phones: Array<Record<string, unknown>>) => unknown);
     const { dir, env } = await exampleFolder();
     const before = shared.emulator.control.state();
     for (const [args, how] of READERS) {
@@ -70,7 +67,7 @@ describe('a phone list with a phone voxform cannot read', () => {
   });
 
   it('reads a phone without an agent (agent_id null or empty) and fields of other shapes it does not read', async () => {
-    rewrite = (phones) => phones.map((phone, index) => (index === phones.length - 1 ? { ...phone, agent_id: null, tags: 'x', agent_config_override: [null] } : { ...phone, agent_id: '' }));
+    rewritePhones((phones) => phones.map((phone, index) => (index === phones.length - 1 ? { ...phone, agent_id: null, tags: 'x', agent_config_override: [null] } : { ...phone, agent_id: '' })));
     const { dir, env } = await exampleFolder();
     const listed = await runCliInProcess(['get', 'phones', '--format', 'json'], { cwd: dir, env });
     expect(listed.code, listed.stderr).toBe(0);

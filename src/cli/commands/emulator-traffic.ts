@@ -20,6 +20,7 @@ import { formatCount, plural } from '../../util/plural.js';
 import { displayWidth, padToWidth } from '../../util/display-width.js';
 import { HostClient } from '../../util/host-client.js';
 import { formatSize } from '../../util/size.js';
+import { parseOutsideJson } from '../../util/json-depth.js';
 
 interface TrafficCommandOptions extends TrafficFlags {
   local?: boolean;
@@ -61,7 +62,7 @@ const CONNECT_TIMEOUT_MS = 10 * 1000;
 
 function parsedReply(text: string): unknown {
   try {
-    return JSON.parse(text) as unknown;
+    return parseOutsideJson(text);
   } catch {
     return undefined;
   }

@@ -1,0 +1,106 @@
+/**
+ * JSON that reaches voxform over the network nests at most 64 levels deep (util/json-depth.ts): the
+ * readers of such values (the plan's comparison, hashes, the secret scrub, export) recurse, and a
+ * service answer nested thousands deep made plan, drift and export stop with "Maximum call stack size
+ * exceeded" as an internal error. One function parses it; this file checks that every command gets
+ * the rule by construction, and what the commands say.
+ */
+import { cp, readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JsonTooDeepError, MAX_JSON_DEPTH, parseOutsideJson } from '../../src/util/json-depth.js';
+import { parseEndOfCallWebhook } from '../../src/webhooks/receive.js';
+import { repoRoot, runCli, runCliInProcess, useTempDirs } from '../helpers/cli.js';
+import { SECRETS, useEmulator } from '../helpers/project.js';
+import { startRewritingProxy, type RewritingProxy } from '../helpers/rewriting-proxy.js';
+
+/** JSON text of arrays `levels` deep around one number. */
+const nested = (levels: number): string => `${'['.repeat(levels)}1${']'.repeat(levels)}`;
+
+/**
+ * The files that call JSON.parse themselves, each reading JSON that is voxform's own or the
+ * operator's, or bounded before it is parsed; all other JSON goes through parseOutsideJson.
+ */
+const OWN_JSON_READERS = [
+  'ci/runner-env.ts', // the CI runner's event file, which the runner writes
+  'conversations/schema-issues.ts', // the package's own schema
+  'emulator/store.ts', // the emulator's data file, read within its kept-file budget (depth 128)
+  'history/stored-record.ts', // history records, read within their kept-file budget
+  'project-files/document-text.ts', // kept files and manifests, read within their budgets
+  'project-files/json-duplicate-key.ts',
+  'project-files/kept-files.ts',
+  'report/html-client.ts', // the report page's own data, in the browser
+  'schema/load.ts', // the package's own schemas
+  'util/json-depth.ts', // parseOutsideJson itself
+  'util/version.ts', // the package's own package.json
+].map((file) => path.join(...file.split('/')));
+
+describe('JSON from the network', () => {
+  it('is parsed by parseOutsideJson alone: no other file of src/ calls JSON.parse', async () => {
+    const src = path.join(repoRoot, 'src');
+    const files = (await readdir(src, { recursive: true })).filter((file) => file.endsWith('.ts') && !file.endsWith('.gen.ts'));
+    const parsing: string[] = [];
+    for (const file of files) if ((await readFile(path.join(src, file), 'utf8')).includes('JSON.parse(')) parsing.push(file);
+    expect(parsing.sort()).toEqual([...OWN_JSON_READERS].sort());
+  });
+
+  it('parseOutsideJson reads JSON nested up to the limit, and refuses one level more as a SyntaxError before building it', () => {
+    expect(parseOutsideJson(nested(MAX_JSON_DEPTH))).toHaveLength(1);
+    // Brackets inside strings are text, not nesting.
+    expect(parseOutsideJson(JSON.stringify({ text: '['.repeat(1000) }))).toEqual({ text: '['.repeat(1000) });
+    for (const levels of [MAX_JSON_DEPTH + 1, 100_000]) {
+      let thrown: unknown;
+      try {
+        parseOutsideJson(nested(levels));
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(JsonTooDeepError);
+      expect(thrown).toBeInstanceOf(SyntaxError);
+      expect(thrown).toMatchObject({ at: MAX_JSON_DEPTH, message: `JSON nested deeper than ${MAX_JSON_DEPTH} levels` });
+    }
+  });
+
+  it('a webhook body nested too deep is refused with a 400 that says so', () => {
+    expect(parseEndOfCallWebhook(`{"call_id":"c","metadata":${nested(100)}}`, {})).toMatchObject({ ok: false, status: 400, reason: 'json', message: `the body nests deeper than ${MAX_JSON_DEPTH} levels` });
+  });
+});
+
+describe('a service answer nested thousands of levels deep', () => {
+  const shared = useEmulator({ quiet: true, webhooks: 'loopback' });
+  const tempDir = useTempDirs();
+  let proxy: RewritingProxy;
+  beforeAll(async () => {
+    proxy = await startRewritingProxy(shared.emulator.url);
+  });
+  afterAll(async () => {
+    await proxy.close();
+  });
+
+  it('stops plan, drift, export and logs with an api_error naming the read, never an internal error', async () => {
+    const dir = await tempDir();
+    await cp(path.join(repoRoot, 'agents.example.yaml'), path.join(dir, 'voxform.yaml'));
+    await cp(path.join(repoRoot, 'example'), path.join(dir, 'example'), { recursive: true });
+    const env = { ...SECRETS, VOXFORM_API_KEY: shared.emulator.apiKey, VOXFORM_BASE_URL: proxy.url };
+    const agentId = /^\s+id: (\S+)$/m.exec(await readFile(path.join(dir, 'voxform.yaml'), 'utf8'))?.[1] as string;
+    // The agent's free-form voice settings, and a call record's metadata, each nested 3,000 deep.
+    proxy.rewrite = ({ method, path: target }, text) => {
+      if (method !== 'GET') return text;
+      if (target === `/agents/${agentId}`) return text.replace('"settings":{', `"settings":{"deep":${nested(3000)},`);
+      if (target.startsWith('/call-logs')) return text.replace('"histories":[{', `"histories":[{"metadata":{"deep":${nested(3000)}},`);
+      return text;
+    };
+    const runs: Array<[string[], typeof runCli, string]> = [
+      [['plan'], runCli, `GET /agents/${agentId}`],
+      [['drift'], runCliInProcess, `GET /agents/${agentId}`],
+      [['export', '--agent', agentId, '--out', 'exported'], runCliInProcess, `GET /agents/${agentId}`],
+      [['logs'], runCli, 'GET /call-logs'],
+    ];
+    for (const [args, cli, read] of runs) {
+      const result = await cli(args, { cwd: dir, env });
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(1);
+      expect(result.stderr, args.join(' ')).toContain(`error[api_error]: ${read} failed: the service answered 200 with JSON nested deeper than ${MAX_JSON_DEPTH} levels.\n`);
+      expect(result.stdout + result.stderr).not.toMatch(/unexpected problem|call stack/);
+    }
+  });
+});
