@@ -1,8 +1,9 @@
-import type { ChatCompletionChunk, ChatCompletionRequest, ChatMessage } from '../schema/types.gen.js';
+import type { ChatCompletionRequest, ChatMessage } from '../schema/types.gen.js';
 import { ApiError } from './errors.js';
 import { readBodyText, type HttpStreamResponse } from './http.js';
 import { readSse, SseStreamTooLargeError } from './sse.js';
 import { parseOutsideJson } from '../util/json-depth.js';
+import { isPlainObject } from '../util/json-object.js';
 
 /**
  * One reply of an agent, as text deltas in arrival order; sent when iteration starts, readable once.
@@ -76,12 +77,7 @@ export class ChatCompletionStream implements AsyncIterable<string> {
       return;
     }
     if (chunk && typeof chunk === 'object' && 'error' in chunk) throw streamError(this.reportedError(data));
-    const typed = chunk as Partial<ChatCompletionChunk>;
-    if (typeof typed.session_id === 'string') this.#sessionId = typed.session_id;
-    for (const choice of Array.isArray(typed.choices) ? typed.choices : []) {
-      if (choice.finish_reason !== undefined && choice.finish_reason !== null) this.#finishReason = choice.finish_reason;
-      yield* this.delta(choice.delta?.content);
-    }
+    yield* this.fromAnswer(chunk);
   }
 
   /**
@@ -107,11 +103,23 @@ export class ChatCompletionStream implements AsyncIterable<string> {
     } catch {
       throw streamError(`an unreadable answer: ${this.scrub(text).slice(0, 120)}`);
     }
-    const record = parsed as { session_id?: unknown; choices?: Array<{ message?: { content?: unknown }; delta?: { content?: unknown }; finish_reason?: string | null }> };
-    if (typeof record.session_id === 'string') this.#sessionId = record.session_id;
-    for (const choice of record.choices ?? []) {
-      if (choice.finish_reason !== undefined) this.#finishReason = choice.finish_reason;
-      yield* this.delta(choice.message?.content ?? choice.delta?.content);
+    yield* this.fromAnswer(parsed);
+  }
+
+  /**
+   * What a stream's chunk or a whole answer carries that voxform reads: the session id, and of each
+   * choice its text (`delta.content`, or a whole answer's `message.content`) and why it finished. A
+   * value of another shape in their place (a chunk or a choice that is null, choices that are no
+   * list) carries none of them: it is passed over as a field voxform does not read is.
+   */
+  private *fromAnswer(answer: unknown): Generator<string> {
+    if (!isPlainObject(answer)) return;
+    if (typeof answer.session_id === 'string') this.#sessionId = answer.session_id;
+    for (const choice of Array.isArray(answer.choices) ? answer.choices : []) {
+      if (!isPlainObject(choice)) continue;
+      if (typeof choice.finish_reason === 'string') this.#finishReason = choice.finish_reason;
+      const text = (part: unknown): unknown => (isPlainObject(part) ? part.content : undefined);
+      yield* this.delta(text(choice.message) ?? text(choice.delta));
     }
   }
 

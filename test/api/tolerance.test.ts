@@ -117,6 +117,27 @@ describe('tolerant parsing of the answers seen in the wild', () => {
     await c.close();
   });
 
+  it.each([
+    ['text/event-stream', 'data: null\n\ndata: {"choices":[null,{"delta":null},{"delta":{"content":"Hi"}}]}\n\ndata: {"session_id":5,"choices":7}\n\ndata: 3\n\ndata: {"choices":[{"delta":{"content":" there"},"finish_reason":"stop"}]}\n\n'],
+    ['application/json', '{"session_id":"s1","choices":[null,{"message":null,"delta":{"content":"Hi"}},{"message":{"content":" there"},"finish_reason":"stop"}]}'],
+  ])('chat (%s): a chunk or choice of another shape carries nothing, the rest of the reply is read', async (type, body) => {
+    const c = client();
+    chatAnswer = { type, body };
+    const stream = c.chatCompletions({ agent: { agent_id: 'a1' }, messages: [{ role: 'user', content: 'x' }] });
+    expect(await stream.collect()).toBe('Hi there');
+    expect(stream.finishReason).toBe('stop');
+    await c.close();
+  });
+
+  it('chat: a plain JSON answer that is no object carries no reply', async () => {
+    const c = client();
+    chatAnswer = { type: 'application/json', body: '{"choices":5}' };
+    expect(await c.chatCompletions({ agent: { agent_id: 'a1' }, messages: [{ role: 'user', content: 'x' }] }).collect()).toBe('');
+    chatAnswer = { type: 'application/json', body: 'null' };
+    expect(await c.chatCompletions({ agent: { agent_id: 'a1' }, messages: [{ role: 'user', content: 'x' }] }).collect()).toBe('');
+    await c.close();
+  });
+
   it('chat: an error event in the stream is an api_error', async () => {
     const c = client();
     chatAnswer = { type: 'text/event-stream', body: 'data: {"choices":[{"index":0,"delta":{"content":"Hi"}}]}\n\nevent: error\ndata: {"message":"model overloaded"}\n\n' };
