@@ -22,9 +22,14 @@ export function agentFingerprinted(agent: DesiredAgent, comparable: ComparableAg
   return { name: comparable.name, config, ...(agent.knowledge !== undefined ? { knowledge: liveFiles } : {}) };
 }
 
-/** The live files of an agent (`knowledge_base.files`), as the differ compares them. */
+/**
+ * The live files of an agent (`knowledge_base.files`), as the differ compares them: the ids the list
+ * holds. Anything else the service sent there (an object, a number in the list) names no file
+ * voxform can attach, so the plan sets the files the manifest names in its place.
+ */
 export function liveKnowledgeFiles(config: unknown): string[] {
-  return (valueAtPath(config, ['knowledge_base', 'files']) as string[] | undefined) ?? [];
+  const files = valueAtPath(config, ['knowledge_base', 'files']);
+  return Array.isArray(files) ? files.filter((file): file is string => typeof file === 'string') : [];
 }
 
 /** Every resource's fingerprint from the service and the state as they are now. */
