@@ -5,14 +5,13 @@
  * exceeded" as an internal error. One function parses it; this file checks that every command gets
  * the rule by construction, and what the commands say.
  */
-import { cp, readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { JsonTooDeepError, MAX_JSON_DEPTH, parseOutsideJson } from '../../src/util/json-depth.js';
 import { parseEndOfCallWebhook } from '../../src/webhooks/receive.js';
-import { repoRoot, runCli, runCliInProcess, useTempDirs } from '../helpers/cli.js';
-import { SECRETS, useEmulator } from '../helpers/project.js';
-import { startRewritingProxy, type RewritingProxy } from '../helpers/rewriting-proxy.js';
+import { repoRoot, runCli, runCliInProcess } from '../helpers/cli.js';
+import { useRewritingService } from '../helpers/rewriting-proxy.js';
 
 /** JSON text of arrays `levels` deep around one number. */
 const nested = (levels: number): string => `${'['.repeat(levels)}1${']'.repeat(levels)}`;
@@ -67,24 +66,12 @@ describe('JSON from the network', () => {
 });
 
 describe('a service answer nested thousands of levels deep', () => {
-  const shared = useEmulator({ quiet: true, webhooks: 'loopback' });
-  const tempDir = useTempDirs();
-  let proxy: RewritingProxy;
-  beforeAll(async () => {
-    proxy = await startRewritingProxy(shared.emulator.url);
-  });
-  afterAll(async () => {
-    await proxy.close();
-  });
+  const service = useRewritingService();
 
   it('stops plan, drift, export and logs with an api_error naming the read, never an internal error', async () => {
-    const dir = await tempDir();
-    await cp(path.join(repoRoot, 'agents.example.yaml'), path.join(dir, 'voxform.yaml'));
-    await cp(path.join(repoRoot, 'example'), path.join(dir, 'example'), { recursive: true });
-    const env = { ...SECRETS, VOXFORM_API_KEY: shared.emulator.apiKey, VOXFORM_BASE_URL: proxy.url };
-    const agentId = /^\s+id: (\S+)$/m.exec(await readFile(path.join(dir, 'voxform.yaml'), 'utf8'))?.[1] as string;
+    const { dir, env, agentId } = await service.example();
     // The agent's free-form voice settings, and a call record's metadata, each nested 3,000 deep.
-    proxy.rewrite = ({ method, path: target }, text) => {
+    service.proxy.rewrite = ({ method, path: target }, text) => {
       if (method !== 'GET') return text;
       if (target === `/agents/${agentId}`) return text.replace('"settings":{', `"settings":{"deep":${nested(3000)},`);
       if (target.startsWith('/call-logs')) return text.replace('"histories":[{', `"histories":[{"metadata":{"deep":${nested(3000)}},`);
