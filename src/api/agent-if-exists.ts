@@ -18,14 +18,15 @@ export async function agentIfExists(client: { getAgent(id: string): Promise<Agen
 }
 
 /**
- * The service's name of each agent id; an id the service does not know, or refuses (it may be one
+ * The service's name of each agent id (null for an agent without one); an id the service does not know, or refuses (it may be one
  * the user named, or a call record's), is left out. So is an id no request can carry (empty, `.`,
  * `..`): the ids come from the service's call records and phones, and name no agent. Read
  * concurrently: the client bounds the requests in flight.
  */
-export async function agentNamesOnService(client: { getAgent(id: string): Promise<Agent> }, ids: Iterable<string>): Promise<Map<string, string>> {
+export async function agentNamesOnService(client: { getAgent(id: string): Promise<Agent> }, ids: Iterable<string>): Promise<Map<string, string | null>> {
   const agents = await Promise.all([...new Set(ids)].map(async (id) => [id, await agentIfSendable(client, id)] as const));
-  return new Map(agents.flatMap(([id, agent]): Array<[string, string]> => (agent ? [[id, agent.name]] : [])));
+  // An agent the service sent without a name, or with a name that is no text, is there, nameless.
+  return new Map(agents.flatMap(([id, agent]): Array<[string, string | null]> => (agent ? [[id, typeof agent.name === 'string' ? agent.name : null]] : [])));
 }
 
 async function agentIfSendable(client: { getAgent(id: string): Promise<Agent> }, id: string): Promise<Agent | undefined> {

@@ -88,10 +88,10 @@ export interface AgentsReport {
  */
 export type SecretName = (agent: { id: string; name: string }) => boolean;
 
-/** The names on the service of the agents of `ids` it has, a secret one as `(sensitive)`. */
-export async function namesShown(client: InventoryReader, ids: ReadonlySet<string>, secretName: SecretName): Promise<Map<string, string>> {
+/** The names on the service of the agents of `ids` it has (null for one without a name), a secret one as `(sensitive)`. */
+export async function namesShown(client: InventoryReader, ids: ReadonlySet<string>, secretName: SecretName): Promise<Map<string, string | null>> {
   const names = await agentNamesOnService(client, ids);
-  for (const [id, name] of names) if (secretName({ id, name })) names.set(id, REDACTED);
+  for (const [id, name] of names) if (name !== null && secretName({ id, name })) names.set(id, REDACTED);
   return names;
 }
 

@@ -27,7 +27,7 @@ export interface ReportInput {
   /** Agent id → the manifests' local name (the history's names are used too). */
   names: ReadonlyMap<string, string>;
   /** The service's names of these agent ids (those it knows): asked for the agents with calls that no local name names. */
-  serviceNames?: ((agentIds: readonly string[]) => Promise<ReadonlyMap<string, string>>) | undefined;
+  serviceNames?: ((agentIds: readonly string[]) => Promise<ReadonlyMap<string, string | null>>) | undefined;
   /** The window, Unix seconds. */
   since?: number | undefined;
   until?: number | undefined;
@@ -137,7 +137,7 @@ export async function buildCallReport(input: ReportInput): Promise<CallReport> {
 /** Managed agents first, by local name; then the others, by their name on the service (else their id). */
 async function agentReports(agents: readonly AgentState[], names: ReadonlyMap<string, string>, deployed: ReadonlyMap<string, readonly ConfigVersion[]>, input: ReportInput): Promise<AgentReport[]> {
   const unmanaged = agents.filter((agent) => !names.has(agent.agentId)).map((agent) => agent.agentId);
-  const serviceNames = unmanaged.length > 0 && input.serviceNames ? await input.serviceNames(unmanaged) : new Map<string, string>();
+  const serviceNames = unmanaged.length > 0 && input.serviceNames ? await input.serviceNames(unmanaged) : new Map<string, string | null>();
   const sortKey = (agent: AgentReport) => (agent.managed ? agent.name : agent.service_name ?? agent.agent_id);
   return agents
     .map((agent) => {

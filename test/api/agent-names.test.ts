@@ -20,3 +20,8 @@ it('leaves out an id the service does not know and one no request can carry, and
   const names = await agentNamesOnService(service.client, [agent!.id, 'no-such-agent', '', ' ', '.', '..', agent!.id]);
   expect([...names]).toEqual([[agent!.id, agent!.name]]);
 });
+
+it('names an agent the service sent without a text name as there, nameless (null)', async () => {
+  const names = await agentNamesOnService({ getAgent: async (id) => ({ id, name: id === 'a' ? ({ x: 1 } as unknown as string) : (null as unknown as string), config: {} }) }, ['a', 'b']);
+  expect([...names]).toEqual([['a', null], ['b', null]]);
+});

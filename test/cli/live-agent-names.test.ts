@@ -1,0 +1,28 @@
+/**
+ * An agent whose name the service sent as something else than text (an object, a number) is an
+ * agent without a name: report and get agents list it by its id, never stopping with "text.replace
+ * is not a function" as an internal error, and plan sets the manifest's name.
+ */
+import path from 'node:path';
+import { expect, it } from 'vitest';
+import { runCli, runCliInProcess } from '../helpers/cli.js';
+import { useRewritingService } from '../helpers/rewriting-proxy.js';
+
+const service = useRewritingService();
+
+it.each([
+  ['an object', { x: 1 }],
+  ['a number', 5],
+])('a name that is %s: report, get agents and plan read the agent', async (_, name) => {
+  const { dir, env, agentId } = await service.example();
+  service.proxy.rewrite = ({ method, path }, text) => (method === 'GET' && path === `/agents/${agentId}` ? JSON.stringify({ ...(JSON.parse(text) as object), name }) : text);
+  // Run where no manifest names the agent, so the report asks the service for its name.
+  const report = await runCli(['report', '--format', 'json'], { cwd: path.join(dir, 'example'), env });
+  expect(report.code, report.stderr).toBe(0);
+  const listed = await runCliInProcess(['get', 'agents', '--format', 'json'], { cwd: path.join(dir, 'example'), env });
+  expect(listed.code, listed.stderr).toBe(0);
+  expect((JSON.parse(listed.stdout) as { agents: Array<{ id: string; name: unknown; exists: boolean }> }).agents.find((agent) => agent.id === agentId)).toMatchObject({ name: null, exists: true });
+  const plan = await runCliInProcess(['plan'], { cwd: dir, env });
+  expect(plan.code, plan.stderr).toBe(0);
+  expect(plan.stdout).toContain('~ name: ');
+});
