@@ -2,7 +2,7 @@
  * A service whose answers are of another shape than documented: the emulator behind a proxy that
  * changes seeded parts of its JSON answers and stream events (a field dropped, null, another type,
  * a list item repeated, text with controls or workflow commands appended, nesting thousands deep).
- * Every command that reads the service must end with a result or a clear error (exit 0, 1 or 2),
+ * Every command that reads the service (apply and drift --heal too) must end with a result or a clear error (exit 0, 1 or 2),
  * never an internal error or a stack trace, and print no raw control character. What broke once: a
  * null phone, an agent name that was no text, knowledge files that were no list, a null stream
  * chunk, a deeply nested answer. The seed is in the test name; VOXFORM_FUZZ_SEED repeats a run.
@@ -27,9 +27,13 @@ const COMMANDS = [
   ['report', '--format', 'json'],
   ['status'],
   ['test', '--against', 'live', '--skip-judge', 'example/tests'],
+  ['apply', '--auto-approve'],
+  ['drift', '--heal', '--auto-approve'],
 ];
 
-const DEEP = JSON.parse(`${'['.repeat(3000)}1${']'.repeat(3000)}`) as unknown;
+/** A value nested 3,000 deep: put in as a marker, written out as its text (JSON.stringify would recurse that deep). */
+const DEEP_MARK = '\u0000nested 3,000 deep\u0000';
+const DEEP_TEXT = `${'['.repeat(3000)}1${']'.repeat(3000)}`;
 const TEXTS = ['', ' ', '\u001b]0;title\u0007', '\u001b[2J', '\u202eevil', '::error::x', '##[error]y', 'a\u0085b', '-1', '__proto__', 'x'.repeat(5000)];
 
 /** Changes one drawn place of a JSON value, in place where it can; returns the value. */
@@ -37,11 +41,10 @@ function mutator(seed: number) {
   const next = seededRandom(seed);
   const int = (max: number) => Math.floor(next() * max);
   const pick = <T>(items: readonly T[]): T => items[int(items.length)] as T;
-  const replacement = (): unknown => pick([null, true, 0, -1, 1.5, 1e308, pick(TEXTS), [], {}, [null], { a: 1 }, DEEP]);
+  const replacement = (): unknown => pick([null, true, 0, -1, 1.5, 1e308, pick(TEXTS), [], {}, [null], { a: 1 }, DEEP_MARK]);
   const places = (value: unknown, at: Array<string | number> = [], out: Array<Array<string | number>> = []) => {
     out.push(at);
-    // A value nested 3,000 deep, put in by an earlier change, is taken whole.
-    if (value !== null && typeof value === 'object' && value !== DEEP) for (const [key, child] of Object.entries(value)) places(child, [...at, Array.isArray(value) ? Number(key) : key], out);
+    if (value !== null && typeof value === 'object') for (const [key, child] of Object.entries(value)) places(child, [...at, Array.isArray(value) ? Number(key) : key], out);
     return out;
   };
   return (value: unknown): unknown => {
@@ -64,7 +67,7 @@ function changedAnswer(text: string, mutate: (value: unknown) => unknown, draw: 
   const changed = (json: string): string => {
     let value = JSON.parse(json) as unknown;
     for (let count = 1 + Math.floor(draw() * 3); count > 0; count--) value = mutate(value);
-    return JSON.stringify(value) ?? 'null';
+    return (JSON.stringify(value) ?? 'null').replaceAll(JSON.stringify(DEEP_MARK), DEEP_TEXT);
   };
   try {
     return changed(text);
