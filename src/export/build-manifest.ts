@@ -183,7 +183,7 @@ interface AgentDraft {
 /** One agent's local name and config to write, its secrets named, each value of one noted in `run.made`. */
 function draftAgent(agent: Agent, run: ExportRun): AgentDraft {
   const nameRecorded = run.deployed.ledgerNamesOf(agent.id).flatMap((written) => referencedNames(written));
-  // A name the service sent as something else than text (null, a number) is no name: the agent is named after its id, and no name is written.
+  // A name the service sent as something else than text (null, a number) is no name: the agent gets the local name of a nameless one (`agent`), and no name is written.
   const liveName = typeof agent.name === 'string' ? agent.name : undefined;
   // A name holding a secret in another case or with other separators than its reference would take is a reference whole.
   const nameShown = nameMayShow(agent, nameRecorded, run) && !foldsInSecret(literalText(liveName ?? '', nameRecorded, run), run);
