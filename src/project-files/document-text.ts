@@ -4,7 +4,7 @@
  * keys), so nothing of it is said beyond the one character found there, escaped as JSON writes it
  * (src/secrets/error-message.ts has the rule). YAML is read as every YAML file is (src/yaml/).
  */
-import { jsonTooDeepAt, MAX_JSON_DEPTH } from '../util/json-depth.js';
+import { JsonTooDeepError, MAX_JSON_DEPTH, parseOutsideJson } from '../util/json-depth.js';
 import { jsonSyntaxError } from '../util/json-error-position.js';
 import { formatCount } from '../util/plural.js';
 import { printable, toJsonText } from '../util/printable.js';
@@ -17,12 +17,11 @@ export type ParsedDocument = { ok: true; value: unknown } | { ok: false; languag
 
 export function parseJsonDocument(text: string): ParsedDocument {
   const failure = (offset: number, problem: string): ParsedDocument => ({ ok: false, language: 'JSON', at: textPosition(text, offset), problem });
-  // Before anything recurses over it (the grammar below does): nothing read this way nests deeper.
-  const deepAt = jsonTooDeepAt(text);
-  if (deepAt !== undefined) return failure(deepAt, `it nests deeper than ${MAX_JSON_DEPTH} levels`);
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
-  } catch {
+    return { ok: true, value: parseOutsideJson(text) };
+  } catch (thrown) {
+    // Refused before anything recursed over it (the grammar below does): nothing read this way nests deeper.
+    if (thrown instanceof JsonTooDeepError) return failure(thrown.at, `it nests deeper than ${MAX_JSON_DEPTH} levels`);
     const error = jsonSyntaxError(text) ?? { at: 0, expected: 'JSON' };
     return failure(error.at, `expected ${error.expected}, found ${foundAt(text, error.at)}`);
   }

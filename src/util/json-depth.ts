@@ -10,7 +10,7 @@
 export const MAX_JSON_DEPTH = 64;
 
 /** Where JSON text first opens more than MAX_JSON_DEPTH nested objects or arrays (syntax is JSON.parse's job). */
-export function jsonTooDeepAt(text: string): number | undefined {
+function jsonTooDeepAt(text: string): number | undefined {
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {

@@ -3,7 +3,7 @@
  * and for the files the operator names (operator-document.ts). JSON.parse's message names a position
  * for some mistakes only ("Unexpected token 'x', … is not valid JSON" and "Unexpected end of JSON
  * input" name none) and quotes the text, so the text is read again here, by RFC 8259's grammar.
- * It recurses per level: read only text whose nesting is bounded (jsonTooDeepAt, a JSON budget).
+ * It recurses per level: read only text whose nesting is bounded (parseOutsideJson, a JSON budget).
  */
 
 const WHITESPACE = new Set([' ', '\t', '\n', '\r']);

@@ -25,8 +25,7 @@ const OWN_JSON_READERS = [
   'conversations/schema-issues.ts', // the package's own schema
   'emulator/store.ts', // the emulator's data file, read within its kept-file budget (depth 128)
   'history/stored-record.ts', // history records, read within their kept-file budget
-  'project-files/document-text.ts', // kept files and manifests, read within their budgets
-  'project-files/json-duplicate-key.ts',
+  'project-files/json-duplicate-key.ts', // kept files, read within their budgets
   'project-files/kept-files.ts',
   'report/html-client.ts', // the report page's own data, in the browser
   'schema/load.ts', // the package's own schemas
