@@ -118,8 +118,7 @@ export class ChatCompletionStream implements AsyncIterable<string> {
     for (const choice of Array.isArray(answer.choices) ? answer.choices : []) {
       if (!isPlainObject(choice)) continue;
       if (typeof choice.finish_reason === 'string') this.#finishReason = choice.finish_reason;
-      const text = (part: unknown): unknown => (isPlainObject(part) ? part.content : undefined);
-      yield* this.delta(text(choice.message) ?? text(choice.delta));
+      yield* this.delta(contentOf(choice.message) ?? contentOf(choice.delta));
     }
   }
 
@@ -129,6 +128,11 @@ export class ChatCompletionStream implements AsyncIterable<string> {
     this.parts.push(content);
     yield content;
   }
+}
+
+/** A choice's `message` or `delta` content; nothing when the part is of another shape. */
+function contentOf(part: unknown): unknown {
+  return isPlainObject(part) ? part.content : undefined;
 }
 
 function streamError(detail: string): ApiError {
