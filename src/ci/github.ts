@@ -4,7 +4,8 @@
  * GITHUB_REF (`refs/pull/N/merge` on a pull-request event), GITHUB_SHA and the GITHUB_TOKEN.
  */
 import { shortenRedacted, type Redact } from '../secrets/redact.js';
-import type { ReviewHost } from './host.js';
+import { isPlainObject } from '../util/json-object.js';
+import { hostNumber, readableComments, type ReviewHost } from './host.js';
 import { apiBaseUrl, pullRequestFromFork, requireToken, runnerVariable, type Env } from './runner-env.js';
 import { readPages } from './pages.js';
 import { RestClient } from './rest.js';
@@ -21,12 +22,6 @@ const VIEWER_QUERY = 'query { viewer { login } }';
 function graphqlUrl(env: Env, apiUrl: string): string {
   const api = apiUrl.replace(/\/+$/, '');
   return apiBaseUrl(env, 'GITHUB_GRAPHQL_URL', /\/api\/v3$/.test(api) ? api.replace(/\/api\/v3$/, '/api/graphql') : `${api}/graphql`);
-}
-
-interface GitHubComment {
-  id: number;
-  body?: string | null;
-  user?: { login?: string } | null;
 }
 
 export function connectGitHub(env: Env, redact: Redact): ReviewHost {
@@ -53,7 +48,7 @@ export function connectGitHub(env: Env, redact: Redact): ReviewHost {
     async mergedReview(commit) {
       const pulls = (await client.call('GET', `${repo}/commits/${commit}/pulls`)).body;
       const merged = Array.isArray(pulls) ? pulls.find((pull: { merged_at?: unknown }) => typeof pull?.merged_at === 'string') : undefined;
-      return typeof merged?.number === 'number' ? merged.number : undefined;
+      return hostNumber(merged?.number);
     },
     async author() {
       if (login === undefined) {
@@ -68,8 +63,8 @@ export function connectGitHub(env: Env, redact: Redact): ReviewHost {
       return login;
     },
     async comments(review) {
-      const items = (await readPages(client, (pageQuery) => `${repo}/issues/${review}/comments?${pageQuery}`)) as GitHubComment[];
-      return items.map((item) => ({ id: item.id, body: item.body ?? '', author: item.user?.login ?? '' }));
+      const items = await readPages(client, (pageQuery) => `${repo}/issues/${review}/comments?${pageQuery}`);
+      return readableComments(items, (item) => ({ id: item.id, body: item.body, author: isPlainObject(item.user) ? item.user.login : undefined }));
     },
     async createComment(review, body) {
       await client.call('POST', `${repo}/issues/${review}/comments`, { body });

@@ -5,17 +5,11 @@
  * scope: the job token, CI_JOB_TOKEN, may not write notes).
  */
 import type { Redact } from '../secrets/redact.js';
-import type { ReviewHost } from './host.js';
+import { isPlainObject } from '../util/json-object.js';
+import { hostNumber, readableComments, type ReviewHost } from './host.js';
 import { apiBaseUrl, requireToken, runnerVariable, type Env } from './runner-env.js';
 import { readPages } from './pages.js';
 import { RestClient } from './rest.js';
-
-interface GitLabNote {
-  id: number;
-  body?: string | null;
-  system?: boolean;
-  author?: { username?: string } | null;
-}
 
 export function connectGitLab(env: Env, redact: Redact): ReviewHost {
   const token = requireToken(env, 'GITLAB_TOKEN', 'Add a masked CI/CD variable GITLAB_TOKEN: a project access token with the `api` scope and the Reporter role (CI_JOB_TOKEN cannot write notes).');
@@ -35,7 +29,7 @@ export function connectGitLab(env: Env, redact: Redact): ReviewHost {
     async mergedReview(commit) {
       const requests = (await client.call('GET', `${base}/repository/commits/${commit}/merge_requests`)).body;
       const merged = Array.isArray(requests) ? requests.find((request: { state?: unknown }) => request?.state === 'merged') : undefined;
-      return typeof merged?.iid === 'number' ? merged.iid : undefined;
+      return hostNumber(merged?.iid);
     },
     async author() {
       username ??= client.userOf(
@@ -46,8 +40,9 @@ export function connectGitLab(env: Env, redact: Redact): ReviewHost {
       return username;
     },
     async comments(review) {
-      const notes = (await readPages(client, (pageQuery) => `${base}/merge_requests/${review}/notes?sort=asc&order_by=created_at&${pageQuery}`)) as GitLabNote[];
-      return notes.filter((note) => !note.system).map((note) => ({ id: note.id, body: note.body ?? '', author: note.author?.username ?? '' }));
+      const notes = await readPages(client, (pageQuery) => `${base}/merge_requests/${review}/notes?sort=asc&order_by=created_at&${pageQuery}`);
+      // A system note ("changed the title") is GitLab's own record, never a comment voxform wrote.
+      return readableComments(notes, (note) => (note.system === true ? undefined : { id: note.id, body: note.body, author: isPlainObject(note.author) ? note.author.username : undefined }));
     },
     async createComment(review, body) {
       await client.call('POST', `${base}/merge_requests/${review}/notes`, { body });
