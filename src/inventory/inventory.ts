@@ -30,12 +30,14 @@ export interface ManagedResources {
   otherEnvironments?: ReadonlyMap<string, ReadonlyMap<string, string>>;
 }
 
-interface LivePhone {
+export interface LivePhone {
   number: string;
   status: string | null;
   agent_id: string | null;
-  /** The bound agent's name on the service; null when the phone has no agent or the agent is gone. */
+  /** The bound agent's name on the service; null when the phone has no agent, the agent is gone, or it has no name that is text. */
   agent_name: string | null;
+  /** Whether the service has the bound agent (it tells a nameless agent from a gone one); null when the phone has no agent. */
+  agent_exists: boolean | null;
   /** The address of the manifest entry that manages the number (`phone.+15551230001`), or null. */
   managed_by: string | null;
   /**
@@ -110,12 +112,14 @@ export async function readLivePhones(client: InventoryReader, managed: ManagedRe
         const holders = phone.agent_id ? phoneHolders(address, phone.agent_id, workspaces) : [];
         // The run's own environment first: a number it holds is its own, whoever else bound it alike.
         const environment = holders.length > 0 && holders[0] !== own ? holders[0]! : null;
+        // An empty agent id is no agent, as for the names and holders above.
+        const agentId = phone.agent_id || null;
         return {
           number: phone.id,
           status: phone.status ?? null,
-          // An empty agent id is no agent, as for the names and holders above.
-          agent_id: phone.agent_id || null,
-          agent_name: (phone.agent_id && names.get(phone.agent_id)) || null,
+          agent_id: agentId,
+          agent_name: (agentId && names.get(agentId)) || null,
+          agent_exists: agentId === null ? null : names.has(agentId),
           managed_by: managed.phones.has(phone.id) || environment !== null ? address : null,
           environment,
         };

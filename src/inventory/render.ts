@@ -4,7 +4,7 @@ import { missingStateWarning } from '../state/missing-state.js';
 import { unreadEnvironmentNote } from '../state/types.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import { renderTable } from '../util/table.js';
-import type { AgentsReport, LiveAgent, PhonesReport } from './inventory.js';
+import type { AgentsReport, LiveAgent, LivePhone, PhonesReport } from './inventory.js';
 import type { CampaignsReport, LiveCampaign } from './campaigns.js';
 import type { KnowledgeReport, LiveKnowledgeFile } from './knowledge.js';
 import type { StateSourceJson } from './state-records.js';
@@ -60,7 +60,7 @@ function phonesTable(report: PhonesReport, options: TableText): string {
   const rows = report.phones.map((phone) => [
     phone.number,
     phone.status ?? '—',
-    phone.agent_id === null ? '—' : `${phone.agent_id} ${nameByNumber(phone.agent_name)}`,
+    phone.agent_id === null ? '—' : `${phone.agent_id} ${nameByNumber(phone)}`,
     managedByCell(phone),
   ]);
   return table(['PHONE', 'STATUS', 'AGENT*', 'MANAGED BY*'], rows, options);
@@ -173,7 +173,7 @@ function withNotes(body: string, notes: string[], state: StateSourceJson, costs:
 }
 
 /** The name shown beside a number's agent id: in parentheses, a withheld one as `(sensitive)` alone. */
-function nameByNumber(name: string | null): string {
-  if (name === null) return '(not found)';
+function nameByNumber({ agent_name: name, agent_exists: exists }: Pick<LivePhone, 'agent_name' | 'agent_exists'>): string {
+  if (name === null) return exists ? '(no name)' : '(not found)';
   return name === REDACTED ? REDACTED : `(${name})`;
 }

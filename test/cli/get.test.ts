@@ -112,7 +112,7 @@ describe('voxform get (against the emulator, the example manifest)', () => {
     expect(JSON.parse(phone.stdout)).toEqual({
       format_version: 1,
       kind: 'phones',
-      phones: [{ number: '+15551230003', status: 'active', agent_id: '-OKdqbqetEcM4ak369yn', agent_name: 'Appointment booking', managed_by: null, environment: null }],
+      phones: [{ number: '+15551230003', status: 'active', agent_id: '-OKdqbqetEcM4ak369yn', agent_name: 'Appointment booking', agent_exists: true, managed_by: null, environment: null }],
       sources: { state: { workspace: `default@${project.url}` } },
     });
   });

@@ -43,7 +43,7 @@ describe('the note on where knowledge files were looked for', () => {
 
 describe('the note on an environment whose state could not be read', () => {
   it('names it, the default environment in words, and says what the listing loses', () => {
-    const phone = { number: '+15551230001', status: 'active', agent_id: null, agent_name: null, managed_by: null, environment: null };
+    const phone = { number: '+15551230001', status: 'active', agent_id: null, agent_name: null, agent_exists: null, managed_by: null, environment: null };
     const unread_environments = [{ environment: 'default', problem: 'The state of workspace default@URL is not valid JSON.' }];
     const text = renderPhonesText({ format_version: 1, kind: 'phones', phones: [phone], sources: { state: { workspace: 'staging@URL', unread_environments } } });
     expect(text).toMatch(/^\+15551230001 +active +— +unmanaged\n\nThe state of the default environment could not be read, so no number is marked with the default environment: The state of workspace default@URL is not valid JSON\.\n$/m);
