@@ -119,9 +119,12 @@ export function comparisonSummary(version: VersionReport, minCalls: number): str
   return changes.length === 0 ? 'no clear difference' : changes.join('; ');
 }
 
+/** What the reports call the calls whose records name no agent (an empty agent_id): an empty title would read as nothing. */
+export const NO_AGENT_TITLE = '(no agent id)';
+
 /** What the reports call an agent: its local name when voxform manages it, else its name on the service, else its id. */
 export function agentTitle(agent: AgentReport): string {
-  return agent.managed ? agent.name : agent.service_name ?? agent.agent_id;
+  return agent.managed ? agent.name : agent.service_name ?? (agent.agent_id === '' ? NO_AGENT_TITLE : agent.agent_id);
 }
 
 /**

@@ -3,7 +3,7 @@
  * service or the repository passes `markdownText`. Within a comment's size limit by the rule every
  * comment shares (`fitBlocks`): the totals stay, the agents' tables that fit follow, the rest counted.
  */
-import { comparisonSummary, creditsText, otherEnvironmentsLine, rateText, secondsText, testTrafficLine, unreadEnvironmentLines, utcTime, versionLabels, windowEnds } from './format.js';
+import { NO_AGENT_TITLE, comparisonSummary, creditsText, otherEnvironmentsLine, rateText, secondsText, testTrafficLine, unreadEnvironmentLines, utcTime, versionLabels, windowEnds } from './format.js';
 import type { AgentReport, CallReport } from './types.js';
 import { COMMENT_SIZE_LIMIT, fitBlocks } from '../util/comment-blocks.js';
 import { keepText, type Redact } from '../secrets/redact.js';
@@ -34,7 +34,8 @@ function outcomesText(byStatus: Record<string, number>): string {
 
 function agentTable(agent: AgentReport, minCalls: number): string[] {
   // An agent voxform does not manage: its name on the service, and its id, which tells it apart.
-  const heading = agent.managed ? markdownText(agent.name) : agent.service_name === null ? markdownCode(agent.agent_id) : `${markdownText(agent.service_name)} · ${markdownCode(agent.agent_id)}`;
+  const id = agent.agent_id === '' ? NO_AGENT_TITLE : markdownCode(agent.agent_id);
+  const heading = agent.managed ? markdownText(agent.name) : agent.service_name === null ? id : `${markdownText(agent.service_name)} · ${id}`;
   const lines = [`### ${heading}`, ''];
   lines.push('| version | deployed | calls | outcomes | error rate | transfer rate | duration median / p90 | credits per call | tool calls (failed) | against the version before |');
   lines.push('|---|---|--:|---|---|---|---|--:|--:|---|');
