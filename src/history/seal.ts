@@ -5,8 +5,7 @@
  * pull request can edit it — so only the seal tells a record voxform wrote under this API key from
  * one made or changed by hand. Promotion takes its evidence from sealed records only (docs/promotion.md).
  */
-import { createHmac } from 'node:crypto';
-import { keyedHash } from '../util/hash.js';
+import { derivedKey, keyedHash } from '../util/hash.js';
 
 /** Who may have written a record or test run that is not sealed under this API key. */
 export const NOT_SEALED_BY = 'written by a voxform that does not seal records, under another API key, or by hand';
@@ -19,7 +18,7 @@ export type LedgerSealKey = string & { readonly __ledgerSealKey: unique symbol }
  * is never a fingerprint of a value, nor one a seal.
  */
 export function ledgerSealKey(fingerprintKey: string): LedgerSealKey {
-  return createHmac('sha256', fingerprintKey).update('voxform ledger seal key v1').digest('hex') as LedgerSealKey;
+  return derivedKey(fingerprintKey, 'voxform ledger seal key v1') as LedgerSealKey;
 }
 
 /** `hmac-sha256:<hex>` of the record's canonical JSON, every field but `seal` (its id and time included). */

@@ -13,11 +13,12 @@
  * hold its files, and is read as it is. The templates voxform ships are its own wherever it is
  * installed (node_modules in the checkout, say), never the pull request's.
  */
-import { createHash, type Hash } from 'node:crypto';
+import type { Hash } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { GitRepository, TreeEntry } from './git.js';
 import { readGuarded, type ReadOutcome, type ReadPolicy, type RealFolders } from './guarded-read.js';
+import { gitBlobHash, sha256Hex } from '../util/hash.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -143,7 +144,7 @@ export async function readProjectFile(file: string, policy: ReadPolicy, checkout
   if (expected === undefined) return read;
   if ('problem' in expected) return notCommitted(file, outcome.real, policy.root, expected);
   if (isCommittedBlob(expected, outcome.bytes)) return read;
-  if (await checkout.isLfsObject(policy.root, expected, createHash('sha256').update(outcome.bytes).digest('hex'), outcome.bytes.length)) return read;
+  if (await checkout.isLfsObject(policy.root, expected, sha256Hex(outcome.bytes), outcome.bytes.length)) return read;
   return notCommitted(file, outcome.real, policy.root, DIFFERS);
 }
 
@@ -227,7 +228,7 @@ export class BlobMatch {
 
 /** A hash to be fed the bytes of `blob`, as git names a blob: SHA-256 or SHA-1, by the id's length. */
 function blobHash(blob: CommittedBlob): Hash {
-  return createHash(blob.object.length === 64 ? 'sha256' : 'sha1').update(`blob ${blob.size}\0`);
+  return gitBlobHash(blob.object.length === 64 ? 'sha256' : 'sha1', blob.size);
 }
 
 type GitModule = typeof import('./git.js');

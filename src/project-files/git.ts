@@ -13,11 +13,11 @@
  * Every failure is an answer of undefined: what git would have said is unknown.
  */
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { constants, realpathSync } from 'node:fs';
 import { open, realpath, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { findProjectRoot, isInside, pathExists } from './guarded-read.js';
+import { gitBlobHash } from '../util/hash.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -379,7 +379,7 @@ async function gitObjectId(file: string, algorithm: 'sha1' | 'sha256', expectedS
     if (!info.isFile() || info.size !== expectedSize) return undefined;
     const bytes = await handle.readFile();
     if (bytes.length !== expectedSize) return undefined;
-    return createHash(algorithm).update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+    return gitBlobHash(algorithm, bytes.length).update(bytes).digest('hex');
   } catch {
     return undefined;
   } finally {

@@ -1,6 +1,6 @@
 /**
  * Every hash voxform takes, each kind in one form: content identity `sha256:<hex>`; bare hex for
- * digest parts and formats the service or S3 define; `hmac-sha256:<hex>` fingerprints of secrets;
+ * digest parts and formats the service, S3 or git define; `hmac-sha256:<hex>` fingerprints of secrets;
  * `'sha256-<base64>'` CSP sources; raw bytes for numbers derived from names.
  */
 import { createHash, createHmac, type Hash } from 'node:crypto';
@@ -134,6 +134,14 @@ export class Sha256Stream {
   }
 }
 
+/**
+ * A hash to be fed the bytes of a blob of `size` bytes, whose hex digest is the blob's id as git
+ * names it: SHA-1, or SHA-256 in a repository of that object format.
+ */
+export function gitBlobHash(algorithm: 'sha1' | 'sha256', size: number): Hash {
+  return createHash(algorithm).update(`blob ${size}\0`);
+}
+
 /** The bare hex MD5 of bytes: only where a format outside voxform asks for it (an S3 ETag). */
 export function md5Hex(data: Uint8Array): string {
   return createHash('md5').update(data).digest('hex');
@@ -167,7 +175,12 @@ export function hashValue(value: unknown): string {
 export function fingerprintKey(secret: string): string {
   // An empty key would hash as any other: every state and plan would share one key no account holds.
   requireArgument('fingerprintKey', 'apiKey', secret, 'text');
-  return createHmac('sha256', secret).update('voxform fingerprint key v1').digest('hex');
+  return derivedKey(secret, 'voxform fingerprint key v1');
+}
+
+/** A key derived from `secret` for one use, named by `label` (bare hex of an HMAC of the label): keys of two labels never coincide. */
+export function derivedKey(secret: string, label: string): string {
+  return createHmac('sha256', secret).update(label).digest('hex');
 }
 
 /** Whether a value is a content hash, `sha256:` and 64 hex digits (what records keep of a configuration). */

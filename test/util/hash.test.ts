@@ -1,5 +1,13 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, canonicalJsonPieces, fingerprintKey, hashValue, isContentHash, keyedHash, shortHash } from '../../src/util/hash.js';
+import { canonicalJson, canonicalJsonPieces, fingerprintKey, gitBlobHash, hashValue, isContentHash, keyedHash, shortHash } from '../../src/util/hash.js';
+import { repoRoot } from '../helpers/cli.js';
+
+const run = promisify(execFile);
 import { seededRandom } from '../../src/util/seeded-random.js';
 
 describe('keyed fingerprints', () => {
@@ -83,5 +91,29 @@ describe('content hashes', () => {
     expect(isContentHash(hash)).toBe(true);
     expect([hash.toUpperCase(), hash.slice(0, -1), `hmac-sha256:${hash.slice(7)}`, 42].some(isContentHash)).toBe(false);
     expect(shortHash(hash)).toBe(hash.slice(7, 19));
+  });
+});
+
+describe('one hash module', () => {
+  it('no other file of src/ takes a hash of its own: each kind has one form, here', async () => {
+    const src = path.join(repoRoot, 'src');
+    const files = (await readdir(src, { recursive: true })).filter((file) => file.endsWith('.ts'));
+    const hashing: string[] = [];
+    for (const file of files) if (/\bcreate(Hash|Hmac)\b/.test(await readFile(path.join(src, file), 'utf8'))) hashing.push(file);
+    expect(hashing).toEqual([path.join('util', 'hash.ts')]);
+  });
+
+  it("gitBlobHash names a blob as git does (`git hash-object`), empty or not", async () => {
+    for (const text of ['', 'hello\n', 'ünï\r\ncode\u0000']) {
+      const dir = await mkdtemp(path.join(tmpdir(), 'voxform-blob-'));
+      try {
+        await writeFile(path.join(dir, 'f'), text);
+        const { stdout } = await run('git', ['hash-object', path.join(dir, 'f')], { env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', HOME: dir } });
+        const bytes = Buffer.from(text);
+        expect(gitBlobHash('sha1', bytes.length).update(bytes).digest('hex')).toBe(stdout.trim());
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    }
   });
 });
