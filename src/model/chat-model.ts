@@ -36,6 +36,27 @@ class AnswerNotJson extends Error {
   }
 }
 
+/**
+ * The first choice's message as voxform reads it: its text, and the function calls whose id, name
+ * and arguments are text. Content of another shape is no text, and a call of another shape is
+ * passed over, so a model or proxy that sends other shapes gets a judge's "not valid" or an agent
+ * that calls nothing, never a crash where the text is read (docs/service-api.md, answers of another shape).
+ */
+function answerMessage(data: unknown): ModelAnswer {
+  const choices = isPlainObject(data) ? data.choices : undefined;
+  const message = Array.isArray(choices) && isPlainObject(choices[0]) ? choices[0].message : undefined;
+  if (!isPlainObject(message)) throw new Error('the answer has no message');
+  const calls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isFunctionCall) : [];
+  return { role: 'assistant', content: typeof message.content === 'string' ? message.content : null, refusal: null, ...(calls.length > 0 ? { tool_calls: calls } : {}) };
+}
+
+type FunctionCall = NonNullable<ModelAnswer['tool_calls']>[number];
+
+function isFunctionCall(call: unknown): call is FunctionCall {
+  if (!isPlainObject(call) || typeof call.id !== 'string' || call.type !== 'function' || !isPlainObject(call.function)) return false;
+  return typeof call.function.name === 'string' && typeof call.function.arguments === 'string';
+}
+
 /** The library's classes of the failures `complete` tells apart. */
 interface ModelErrors {
   APIError: typeof OpenAI.APIError;
@@ -124,9 +145,7 @@ export class ChatModel {
         const { data, response } = await withRequestSignal(signal, (requestOptions) => client.chat.completions.create(body, requestOptions).withResponse());
         // The library hands a body of another content type over as text, where a completion has choices.
         if (typeof data !== 'object' || data === null) throw new AnswerNotJson(response.headers.get('content-type'));
-        const message = data.choices?.[0]?.message;
-        if (!message) throw new Error('the answer has no choices');
-        return message;
+        return answerMessage(data);
       } catch (error) {
         if (signal?.aborted) throw modelStopped(this.settings.url);
         if (attempt < MODEL_ATTEMPTS && worthRepeating(error, APIError)) {

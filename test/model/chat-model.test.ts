@@ -8,9 +8,9 @@ import { budgetedModel, RequestBudget } from '../../src/conversations/budgets.js
 /**
  * A model that answers each request with the next status of `script` (the last one repeats); `hang`
  * never answers; `cut` starts a 200 answer and drops the connection partway through it; `broken-json`
- * answers 200 with a body declared JSON that is not.
+ * answers 200 with a body declared JSON that is not; `{ body }` answers 200 with that JSON.
  */
-type Step = number | 'hang' | 'cut' | 'html' | 'broken-json';
+type Step = number | 'hang' | 'cut' | 'html' | 'broken-json' | { body: unknown };
 
 async function scriptedModel(script: Step[]): Promise<{ url: string; received: () => number; close: () => Promise<void> }> {
   let received = 0;
@@ -20,6 +20,10 @@ async function scriptedModel(script: Step[]): Promise<{ url: string; received: (
       const step = script[Math.min(received, script.length - 1)];
       received++;
       if (step === 'hang') return;
+      if (typeof step === 'object') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(step.body));
+        return;
+      }
       if (step === 'html') {
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<html><body>Sign in</body></html>');
         return;
@@ -101,6 +105,24 @@ describe('the chat model sends a failed request again, each one counted', () => 
   it('says an answer declared JSON that is not valid JSON is not, in words of its own, not the parser\'s', async () => {
     const { server, model } = await modelAnswering(['broken-json']);
     await expect(model.complete([{ role: 'user', content: 'hi' }])).rejects.toMatchObject({ code: 'model_failed', message: `The model at ${server.url} failed: its answer, declared JSON, was not valid JSON.` });
+  });
+
+  it.each([
+    ['no choices', { choices: 'none' }],
+    ['a null choice', { choices: [null] }],
+    ['a message that is text', { choices: [{ message: 'hi' }] }],
+  ])('says an answer with %s has no message, and sends it once', async (_, body) => {
+    const { server, model } = await modelAnswering([{ body }]);
+    await expect(model.complete([{ role: 'user', content: 'hi' }])).rejects.toMatchObject({ code: 'model_failed', message: `The model at ${server.url} failed: the answer has no message.` });
+    expect(server.received()).toBe(1);
+  });
+
+  it('reads of a message only its text and its well-formed function calls: content of another shape is no text, a call of another shape is passed over', async () => {
+    const call = { id: 'call_1', type: 'function', function: { name: 'book', arguments: '{"date":"2026-12-04"}' } };
+    const toolCalls = [null, 7, { id: 'call_0', type: 'function', function: { name: 'book', arguments: { date: 'x' } } }, { id: 2, type: 'function', function: { name: 'book', arguments: '{}' } }, call];
+    const { model } = await modelAnswering([{ body: { choices: [{ message: { role: 'assistant', content: 5, tool_calls: toolCalls } }] } }, { body: { choices: [{ message: { content: ['a'], tool_calls: 'x' } }] } }]);
+    expect(await model.complete([{ role: 'user', content: 'hi' }])).toEqual({ role: 'assistant', content: null, refusal: null, tool_calls: [call] });
+    expect(await model.complete([{ role: 'user', content: 'hi' }])).toEqual({ role: 'assistant', content: null, refusal: null });
   });
 
   it('names the time-out of a request that got no answer, and what sets it', async () => {
