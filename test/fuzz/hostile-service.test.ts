@@ -7,9 +7,10 @@
  * null phone, an agent name that was no text, knowledge files that were no list, a null stream
  * chunk, a deeply nested answer. The seed is in the test name; VOXFORM_FUZZ_SEED repeats a run.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { seededRandom } from '../../src/util/seeded-random.js';
 import { runCliInProcess } from '../helpers/cli.js';
+import { changedAnswer, expectClearOutcome, mutator } from '../helpers/mutate-json.js';
 import { useRewritingService } from '../helpers/rewriting-proxy.js';
 
 const SEED = Number(process.env.VOXFORM_FUZZ_SEED ?? 20_261_205);
@@ -31,52 +32,6 @@ const COMMANDS = [
   ['drift', '--heal', '--auto-approve'],
 ];
 
-/** A value nested 3,000 deep: put in as a marker, written out as its text (JSON.stringify would recurse that deep). */
-const DEEP_MARK = '\u0000nested 3,000 deep\u0000';
-const DEEP_TEXT = `${'['.repeat(3000)}1${']'.repeat(3000)}`;
-const TEXTS = ['', ' ', '\u001b]0;title\u0007', '\u001b[2J', '\u202eevil', '::error::x', '##[error]y', 'a\u0085b', '-1', '__proto__', 'x'.repeat(5000)];
-
-/** Changes one drawn place of a JSON value, in place where it can; returns the value. */
-function mutator(seed: number) {
-  const next = seededRandom(seed);
-  const int = (max: number) => Math.floor(next() * max);
-  const pick = <T>(items: readonly T[]): T => items[int(items.length)] as T;
-  const replacement = (): unknown => pick([null, true, 0, -1, 1.5, 1e308, pick(TEXTS), [], {}, [null], { a: 1 }, DEEP_MARK]);
-  const places = (value: unknown, at: Array<string | number> = [], out: Array<Array<string | number>> = []) => {
-    out.push(at);
-    if (value !== null && typeof value === 'object') for (const [key, child] of Object.entries(value)) places(child, [...at, Array.isArray(value) ? Number(key) : key], out);
-    return out;
-  };
-  return (value: unknown): unknown => {
-    const at = pick(places(value));
-    if (at.length === 0) return replacement();
-    let parent = value as Record<string | number, unknown>;
-    for (const key of at.slice(0, -1)) parent = parent[key] as Record<string | number, unknown>;
-    const key = at[at.length - 1] as string | number;
-    const kind = int(4);
-    if (kind === 0 && !Array.isArray(parent)) delete parent[key];
-    else if (kind === 1 && Array.isArray(parent)) parent.push(structuredClone(parent[key as number]));
-    else if (kind === 2 && typeof parent[key] === 'string') parent[key] = `${parent[key] as string}${pick(TEXTS)}`;
-    else parent[key] = replacement();
-    return value;
-  };
-}
-
-/** An answer's text with 1 to 3 places changed: a JSON body whole, a stream's JSON events one by one. */
-function changedAnswer(text: string, mutate: (value: unknown) => unknown, draw: () => number): string {
-  const changed = (json: string): string => {
-    let value = JSON.parse(json) as unknown;
-    for (let count = 1 + Math.floor(draw() * 3); count > 0; count--) value = mutate(value);
-    return (JSON.stringify(value) ?? 'null').replaceAll(JSON.stringify(DEEP_MARK), DEEP_TEXT);
-  };
-  try {
-    return changed(text);
-  } catch {
-    // Not one JSON document: a stream of events, each `data:` line its own.
-    return text.replace(/^data: (\{.*\})$/gm, (line, json: string) => (draw() < 0.5 ? `data: ${changed(json)}` : line));
-  }
-}
-
 describe(`a service answering in other shapes than documented (seed ${SEED})`, () => {
   const service = useRewritingService();
 
@@ -87,11 +42,6 @@ describe(`a service answering in other shapes than documented (seed ${SEED})`, (
     const args = COMMANDS[Math.floor(draw() * COMMANDS.length)] as string[];
     const { dir, env } = await service.example();
     service.proxy.rewrite = ({ method }, text) => (text !== '' && (method === 'GET' || draw() < 0.3) && draw() < rate ? changedAnswer(text, mutate, draw) : text);
-    const result = await runCliInProcess(args, { cwd: dir, env });
-    const printed = result.stdout + result.stderr;
-    expect([0, 1, 2], `${args.join(' ')}: ${result.stderr}`).toContain(result.code);
-    expect(printed, args.join(' ')).not.toMatch(/unexpected problem|\n\s+at \S+:\d+:\d+/);
-    expect(printed, args.join(' ')).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
-    expect(printed, args.join(' ')).not.toMatch(/^::|##\[/m);
+    expectClearOutcome(await runCliInProcess(args, { cwd: dir, env }), args.join(' '));
   });
 });
