@@ -8,6 +8,7 @@ import { ApiError, codeForStatus } from './errors.js';
 import { mimeTypeFor } from '../util/mime.js';
 import { formatSize } from '../util/size.js';
 import { Sha256Stream } from '../util/hash.js';
+import { withoutFullStop } from '../util/shorten.js';
 
 /** A file on disk ready to be sent: its size is fixed at inspection and checked again while streaming. */
 interface UploadFile {
@@ -102,7 +103,8 @@ export function storageFailure(url: URL, status: number, body: string, attempts:
   const text = /<Message>([^<]*)<\/Message>/.exec(body)?.[1];
   let detail = [code, text].filter(Boolean).join(': ');
   if (detail === '' && !body.trimStart().startsWith('<')) detail = body.trim().slice(0, 200);
-  if (detail === '') detail = 'no reason given';
+  // The storage's words end one sentence of voxform's, which gives it its full stop.
+  detail = withoutFullStop(detail) || 'no reason given';
   const target = `${url.origin}${url.pathname}`;
   return new ApiError({
     code: codeForStatus(status),
