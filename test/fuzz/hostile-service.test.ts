@@ -2,12 +2,16 @@
  * A service whose answers are of another shape than documented: the emulator behind a proxy that
  * changes seeded parts of its JSON answers and stream events (a field dropped, null, another type,
  * a list item repeated, text with controls or workflow commands appended, nesting thousands deep).
- * Every command that reads the service (apply and drift --heal too) must end with a result or a clear error (exit 0, 1 or 2),
+ * Every command that reads the service (apply, drift --heal and promote too) must end with a result or a clear error (exit 0, 1 or 2),
  * never an internal error or a stack trace, and print no raw control character. What broke once: a
  * null phone, an agent name that was no text, knowledge files that were no list, a null stream
- * chunk, a deeply nested answer. The seed is in the test name; VOXFORM_FUZZ_SEED repeats a run.
+ * chunk, a deeply nested answer; and an update refused for a field of the service's own was said to
+ * be voxform's bug. The seed is in the test name; VOXFORM_FUZZ_SEED repeats a run.
  */
-import { describe, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/util/seeded-random.js';
 import { runCliInProcess } from '../helpers/cli.js';
 import { changedAnswer, expectClearOutcome, mutator } from '../helpers/mutate-json.js';
@@ -42,6 +46,35 @@ describe(`a service answering in other shapes than documented (seed ${SEED})`, (
     const args = COMMANDS[Math.floor(draw() * COMMANDS.length)] as string[];
     const { dir, env } = await service.example();
     service.proxy.rewrite = ({ method }, text) => (text !== '' && (method === 'GET' || draw() < 0.3) && draw() < rate ? changedAnswer(text, mutate, draw) : text);
+    expectClearOutcome(await runCliInProcess(args, { cwd: dir, env }), args.join(' '));
+  });
+});
+
+describe(`promote, its gates reading a service that answers in other shapes (seed ${SEED})`, () => {
+  const service = useRewritingService();
+
+  /** The example with a production promoted from staging (its gates drawn), committed, and staging applied through an honest proxy. */
+  async function stagedExample(draw: () => number): Promise<{ dir: string; env: Record<string, string> }> {
+    const { dir, env } = await service.example();
+    const gates = draw() < 0.5 ? '' : '    gates: { min_calls: 1, no_regression: [error_rate, transfer_rate] }\n';
+    await writeFile(path.join(dir, 'voxform.yaml'), `${await readFile(path.join(dir, 'voxform.yaml'), 'utf8')}  production:\n    promote_from: staging\n${gates}`);
+    await writeFile(path.join(dir, '.gitignore'), '.voxform/\n');
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' } });
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-qm', 'staging and production');
+    service.proxy.rewrite = (_request, text) => text;
+    const staged = await runCliInProcess(['apply', '--env', 'staging', '--auto-approve'], { cwd: dir, env });
+    expect(staged.code, staged.stderr).toBe(0);
+    return { dir, env };
+  }
+
+  it.each(Array.from({ length: 8 }, (_, index) => index))('case %i: a result or a clear error, never an internal one', async (index) => {
+    const draw = seededRandom(SEED * 7 + index);
+    const mutate = mutator(SEED * 37 + index);
+    const { dir, env } = await stagedExample(draw);
+    const args = ['promote', '--to', 'production', draw() < 0.5 ? '--dry-run' : '--auto-approve'];
+    service.proxy.rewrite = ({ method }, text) => (text !== '' && (method === 'GET' || draw() < 0.3) && draw() < 0.6 ? changedAnswer(text, mutate, draw) : text);
     expectClearOutcome(await runCliInProcess(args, { cwd: dir, env }), args.join(' '));
   });
 });
