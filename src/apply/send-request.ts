@@ -11,7 +11,6 @@ import type {
   UpdateAgentRequest,
 } from '../schema/types.gen.js';
 import { VoxformError } from '../errors.js';
-import { formatDotted, parseDotted } from '../util/field-path.js';
 import type { PlannedRequest, RequestOperation, ResourceChange } from '../plan/types.js';
 import type { ApplyClient } from './client.js';
 import type { KnowledgeUploadOptions } from '../api/client.js';
@@ -67,9 +66,7 @@ export async function sendRequest(
       return { fileId: await client.uploadKnowledgeFile(file.path, options) };
     }
     case 'update_agent':
-      await client.updateAgent(id, payload as unknown as UpdateAgentRequest).catch((error: unknown) => {
-        throw serviceValuesRefused(error, change) ?? error;
-      });
+      await client.updateAgent(id, payload as unknown as UpdateAgentRequest);
       return undefined;
     case 'read_agent':
       return { agent: await client.getAgent(id) };
@@ -89,30 +86,4 @@ export async function sendRequest(
       await client.setCampaignCaller(id, text(payload, 'caller'));
       return undefined;
   }
-}
-
-/** Whether one field path holds the other (or is it): `config.flow` and `config.flow.interruption`. */
-function related(a: readonly string[], b: readonly string[]): boolean {
-  return a.slice(0, b.length).every((segment, index) => segment === b[index]);
-}
-
-/**
- * An update body the schema refused only at places the manifest does not set: those hold the
- * service's own values, sent back as read (docs/plan.md, the update body), so the error names them as
- * the service's and says how to fix them, where the client's says voxform or the manifest built the
- * request wrong. Undefined for any other error.
- */
-function serviceValuesRefused(error: unknown, change: ResourceChange): VoxformError | undefined {
-  if (!(error instanceof VoxformError) || error.code !== 'api_request_invalid') return undefined;
-  const issues = (error.details as { issues?: Array<{ path: Array<string | number>; message: string }> } | undefined)?.issues ?? [];
-  const managed = Object.keys(change.after ?? {}).map(parseDotted);
-  const refused = issues.map((issue) => ({ path: issue.path.map(String), message: issue.message }));
-  if (refused.length === 0 || refused.some((issue) => managed.some((path) => related(issue.path, path) || related(path, issue.path)))) return undefined;
-  const fields = [...new Set(refused.map((issue) => formatDotted(issue.path)))];
-  const topKeys = [...new Set(refused.map((issue) => formatDotted(issue.path.slice(0, 2))))];
-  return new VoxformError(
-    'api_request_invalid',
-    `The service holds ${refused.map((issue) => `${formatDotted(issue.path)} in a shape its own schema refuses (${issue.message})`).join('; ')}; updating ${topKeys.join(' and ')} sends back what the manifest does not set as the service has it, so the update was not sent.`,
-    { hint: `Set ${fields.join(' and ')} in the manifest (it then sends its own value), or correct it on the service, then run again.`, details: error.details },
-  );
 }
