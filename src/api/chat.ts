@@ -2,7 +2,7 @@ import type { ChatCompletionRequest, ChatMessage } from '../schema/types.gen.js'
 import { ApiError } from './errors.js';
 import { readBodyText, type HttpStreamResponse } from './http.js';
 import { readSse, SseStreamTooLargeError } from './sse.js';
-import { parseOutsideJson } from '../util/json-depth.js';
+import { parseOutsideJson } from '../util/json-budget.js';
 import { isPlainObject } from '../util/json-object.js';
 
 /**

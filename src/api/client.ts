@@ -45,7 +45,7 @@ import { sleepUnlessAborted } from '../util/sleep.js';
 import { headerValue } from '../util/env-header.js';
 import { voxformVersion } from '../util/version.js';
 import { checkOptionalOptions, requireOptions, type Optional } from '../util/required-options.js';
-import { JsonTooDeepError, MAX_JSON_DEPTH, parseOutsideJson } from '../util/json-depth.js';
+import { JsonPastBudgetError, parseOutsideJson } from '../util/json-budget.js';
 
 export interface ClientOptions {
   /** The service's base URL; overrides `region`. May carry a path prefix. */
@@ -526,13 +526,13 @@ class ServiceClient implements ApiClient {
     return value;
   }
 
-  /** An answer's body parsed, and heard by `onAnswer`; JSON nested past MAX_JSON_DEPTH is refused (json-depth.ts). */
+  /** An answer's body parsed, and heard by `onAnswer`; JSON past the budget of JSON from outside is refused (json-budget.ts). */
   private parse(response: HttpResponse, method: string, path: string): unknown {
     let value: unknown;
     try {
       value = parseBody(response.body);
     } catch (error) {
-      if (error instanceof JsonTooDeepError) throw errorFromBadAnswer(response.status, `JSON nested deeper than ${MAX_JSON_DEPTH} levels`, this.context(method, path));
+      if (error instanceof JsonPastBudgetError) throw errorFromBadAnswer(response.status, error.message, this.context(method, path));
       throw error;
     }
     this.onAnswer?.(value);
@@ -641,14 +641,14 @@ function segment(what: string, value: string): string {
   return encodeURIComponent(value);
 }
 
-/** JSON when it parses (a JSON string `"ok"` included), else the raw text (a bare `ok`); empty → null. Throws JsonTooDeepError. */
+/** JSON when it parses (a JSON string `"ok"` included), else the raw text (a bare `ok`); empty → null. Throws JsonPastBudgetError. */
 function parseBody(text: string): unknown {
   const trimmed = text.trim();
   if (trimmed === '') return null;
   try {
     return parseOutsideJson(trimmed);
   } catch (error) {
-    if (error instanceof JsonTooDeepError) throw error;
+    if (error instanceof JsonPastBudgetError) throw error;
     return trimmed;
   }
 }

@@ -8,7 +8,7 @@ import { someOf } from '../util/plural.js';
 import { isLoopback } from '../util/loopback.js';
 import { formatSize } from '../util/size.js';
 import { shorten, withoutFullStop } from '../util/shorten.js';
-import { parseOutsideJson } from '../util/json-depth.js';
+import { parseOutsideJson } from '../util/json-budget.js';
 
 /** One entry of a FastAPI validation error (`422 {detail: [{loc, msg, type}]}`). */
 interface ValidationIssue {

@@ -11,7 +11,7 @@ import { shortenRedacted, type Redact } from '../secrets/redact.js';
 import { withoutFullStop } from '../util/shorten.js';
 import { HostClient, type HostAnswer } from '../util/host-client.js';
 import { sleepUnlessAborted } from '../util/sleep.js';
-import { parseOutsideJson } from '../util/json-depth.js';
+import { parseOutsideJson } from '../util/json-budget.js';
 
 /** How long a host has to answer one request. */
 const REQUEST_TIMEOUT_MS = 30_000;

@@ -8,7 +8,7 @@ import type { ApiClient } from '../api/index.js';
 import type { GlobalCallHistoryRecord } from '../schema/types.gen.js';
 import type { CallRecordView, ToolCall } from './checks.js';
 import type { TranscriptMessage } from './types.js';
-import { parseOutsideJson } from '../util/json-depth.js';
+import { parseOutsideJson } from '../util/json-budget.js';
 
 /** Records of the agent searched for the session, newest first. */
 const SEARCH_DEPTH = 300;

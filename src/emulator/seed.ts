@@ -7,7 +7,7 @@ import type { Agent, AgentConfigRead } from '../schema/types.gen.js';
 import { defaultSeed } from './default-seed.js';
 import { newId } from './ids.js';
 import { sha256Hex } from '../util/hash.js';
-import { MAX_JSON_DEPTH, valueTooDeep } from '../util/json-depth.js';
+import { MAX_JSON_DEPTH, valueTooDeep } from '../util/json-budget.js';
 import type { EmulatorStore } from './store.js';
 import type { CallRecord, EmulatorSeed, SeedKey } from './types.js';
 import { formatIndexed } from '../util/field-path.js';

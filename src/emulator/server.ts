@@ -16,7 +16,7 @@ import type { EmulatorCore } from './core.js';
 import { FaultInjector, MAX_FAULT_DELAY_MS } from './faults.js';
 import { detail, HttpError, json, writeReply, type Reply } from './http.js';
 import { BodyCutShort, BodyTooLarge, readBody } from '../util/read-body.js';
-import { JsonTooDeepError, MAX_JSON_DEPTH, parseOutsideJson } from '../util/json-depth.js';
+import { JsonPastBudgetError, parseOutsideJson } from '../util/json-budget.js';
 import { errorMessage, errorStack } from '../secrets/error-message.js';
 import { jsonErrorPosition } from '../util/json-error-position.js';
 import { notADocument, parseJsonDocument, type ParsedDocument } from '../project-files/document-text.js';
@@ -72,9 +72,9 @@ function parseJsonBody(route: Route, rawBody: Buffer, problems: ValidationDetail
   try {
     return parseOutsideJson(text);
   } catch (error) {
-    if (error instanceof JsonTooDeepError) {
-      if (route.control) throw new HttpError(400, `the body nests deeper than ${MAX_JSON_DEPTH} levels`);
-      problems.push({ type: 'json_invalid', loc: ['body', error.at], msg: `JSON decode error: nested deeper than ${MAX_JSON_DEPTH} levels` });
+    if (error instanceof JsonPastBudgetError) {
+      if (route.control) throw new HttpError(400, `the body ${error.phrase}`);
+      problems.push({ type: 'json_invalid', loc: ['body', error.at], msg: `JSON decode error: the body ${error.phrase}` });
       return undefined;
     }
     if (route.control) throw new HttpError(400, `the body ${notADocument(parseJsonDocument(text) as Extract<ParsedDocument, { ok: false }>)}`);

@@ -5,7 +5,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { SecretHeaders, WebhookTarget } from '../schema/types.gen.js';
-import { JsonTooDeepError, MAX_JSON_DEPTH, parseOutsideJson } from '../util/json-depth.js';
+import { JsonPastBudgetError, parseOutsideJson } from '../util/json-budget.js';
 import type { WebhookDelivery } from './types.js';
 import { isLoopback } from '../util/loopback.js';
 import { VoxformError } from '../errors.js';
@@ -63,8 +63,8 @@ function judgeAnswer(status: number, text: string, hook: WebhookDelivery['hook']
   try {
     return { answer: parseOutsideJson(text) };
   } catch (error) {
-    // Merged into the session and served in the call log: held to the request bodies' depth.
-    if (error instanceof JsonTooDeepError) return { error: `answered JSON nested deeper than ${MAX_JSON_DEPTH} levels` };
+    // Merged into the session and served in the call log: held to the request bodies' budget.
+    if (error instanceof JsonPastBudgetError) return { error: `answered ${error.message}` };
     return hook === 'prefetch' ? { error: 'answered something that is not JSON' } : { answer: undefined };
   }
 }

@@ -12,7 +12,7 @@ import { headerValueFromEnv } from '../util/env-header.js';
 import { isPlainObject } from '../util/json-object.js';
 import { shorten, withoutFullStop } from '../util/shorten.js';
 import { errorMessage, isJsonParseError } from '../secrets/error-message.js';
-import { parseOutsideJson } from '../util/json-depth.js';
+import { parseOutsideJson } from '../util/json-budget.js';
 
 export interface ModelSettings {
   /** Base URL of the OpenAI-compatible API, e.g. http://127.0.0.1:11434/v1. */

@@ -4,24 +4,28 @@
  * keys), so nothing of it is said beyond the one character found there, escaped as JSON writes it
  * (src/secrets/error-message.ts has the rule). YAML is read as every YAML file is (src/yaml/).
  */
-import { JsonTooDeepError, MAX_JSON_DEPTH, parseOutsideJson } from '../util/json-depth.js';
+import { JsonPastBudgetError, MAX_JSON_DEPTH, parseOutsideJson, type JsonBudget } from '../util/json-budget.js';
 import { jsonSyntaxError } from '../util/json-error-position.js';
 import { formatCount } from '../util/plural.js';
 import { printable, toJsonText } from '../util/printable.js';
 import { LineCounter, textPosition } from '../util/text-position.js';
 import { yamlErrorSentence } from '../yaml/error-sentence.js';
 import { blockNestingPastLimitAt, MAX_YAML_TOKENS } from '../yaml/limits.js';
+import { MAX_EMULATOR_DATA_JSON_VALUES } from './limits.js';
 
 /** The document's value, or where (1-based line and column) the text stops being one and why: `problem` is a phrase ("expected a key in double quotes, found \"}\""). */
 export type ParsedDocument = { ok: true; value: unknown } | { ok: false; language: 'JSON' | 'YAML'; at: { line: number; col: number }; problem: string };
 
+/** What a JSON document may hold: the largest is a seed, an account as the emulator's data file holds one. */
+const DOCUMENT_JSON_BUDGET: JsonBudget = { maxValues: MAX_EMULATOR_DATA_JSON_VALUES, maxDepth: MAX_JSON_DEPTH };
+
 export function parseJsonDocument(text: string): ParsedDocument {
   const failure = (offset: number, problem: string): ParsedDocument => ({ ok: false, language: 'JSON', at: textPosition(text, offset), problem });
   try {
-    return { ok: true, value: parseOutsideJson(text) };
+    return { ok: true, value: parseOutsideJson(text, DOCUMENT_JSON_BUDGET) };
   } catch (thrown) {
     // Refused before anything recursed over it (the grammar below does): nothing read this way nests deeper.
-    if (thrown instanceof JsonTooDeepError) return failure(thrown.at, `it nests deeper than ${MAX_JSON_DEPTH} levels`);
+    if (thrown instanceof JsonPastBudgetError) return failure(thrown.at, `it ${thrown.phrase}`);
     const error = jsonSyntaxError(text) ?? { at: 0, expected: 'JSON' };
     return failure(error.at, `expected ${error.expected}, found ${foundAt(text, error.at)}`);
   }

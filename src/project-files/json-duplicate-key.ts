@@ -4,7 +4,7 @@
  * must get what was reviewed refuses it. One pass over the text, with the keys of each open object in
  * a set.
  */
-import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from './json-budget.js';
+import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from '../util/json-budget.js';
 
 /** The index of the quote that closes the string opened at `start`. */
 function endOfString(text: string, start: number): number {

@@ -14,7 +14,7 @@ import { VoxformError } from '../errors.js';
 import { writeFileAtomic, type FileData } from '../util/atomic-write.js';
 import { failureOf, inspect, isSymbolicLink, realFolder, type ReadFailure, type ReadPolicy } from './guarded-read.js';
 import { formatSize } from '../util/size.js';
-import { describeOverrun, JsonCounter, overrunOf, type JsonBudget } from './json-budget.js';
+import { describeOverrun, JsonCounter, overrunOf, type JsonBudget } from '../util/json-budget.js';
 import { formatCount } from '../util/plural.js';
 import { shellWord } from '../util/shell-word.js';
 import { jsonSyntaxError } from '../util/json-error-position.js';

@@ -5,7 +5,7 @@
 import type { EndOfCallPayload } from '../schema/types.gen.js';
 import type { PrefetchRequest } from './receive.js';
 import { plural } from '../util/plural.js';
-import { parseOutsideJson } from '../util/json-depth.js';
+import { parseOutsideJson } from '../util/json-budget.js';
 
 
 function messageCount(chat: string): number | undefined {

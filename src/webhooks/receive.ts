@@ -12,7 +12,7 @@ import { isPlainObject, setOwn } from '../util/json-object.js';
 import { formatDotted } from '../util/field-path.js';
 import { pluralNoun } from '../util/plural.js';
 import { checkOptionalOptions } from '../util/required-options.js';
-import { JsonTooDeepError, MAX_JSON_DEPTH, parseOutsideJson } from '../util/json-depth.js';
+import { JsonPastBudgetError, parseOutsideJson } from '../util/json-budget.js';
 
 export type { EndOfCallPayload, PrefetchWebhookQuery, PrefetchWebhookResponse };
 
@@ -112,7 +112,7 @@ export function parseEndOfCallWebhook(body: string | ArrayBuffer | ArrayBufferVi
     try {
       value = parseOutsideJson(text);
     } catch (error) {
-      return { ok: false, status: 400, reason: 'json', message: error instanceof JsonTooDeepError ? `the body nests deeper than ${MAX_JSON_DEPTH} levels` : 'the body is not JSON', issues: [] };
+      return { ok: false, status: 400, reason: 'json', message: error instanceof JsonPastBudgetError ? `the body ${error.phrase}` : 'the body is not JSON', issues: [] };
     }
   }
   const issues = validateAgainst('EndOfCallPayload', value);

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH } from '../../src/util/json-depth.js';
+import { MAX_JSON_DEPTH } from '../../src/util/json-budget.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { FRONT_DESK, HOSTILE_REQUEST_LINES, rawExchange, startTestEmulator, streamedText, type Client } from './helpers.js';
 import { seededRandom } from '../../src/util/seeded-random.js';
@@ -100,7 +100,7 @@ describe('nesting depth', () => {
     const refused = await client.call('POST', '/register_call', { rawBody: deep, headers: { 'content-type': 'application/json' } });
     expect(refused.status).toBe(422);
     expect(refused.body).toEqual({
-      detail: [{ type: 'json_invalid', loc: ['body', deep.lastIndexOf('{"a":')], msg: `JSON decode error: nested deeper than ${MAX_JSON_DEPTH} levels` }],
+      detail: [{ type: 'json_invalid', loc: ['body', deep.lastIndexOf('{"a":')], msg: `JSON decode error: the body nests deeper than ${MAX_JSON_DEPTH} levels` }],
     });
     await expectStillServing();
   });

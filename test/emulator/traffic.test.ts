@@ -12,7 +12,7 @@ import { sessionCosts } from '../../src/emulator/costs.js';
 import { CallLog } from '../../src/emulator/store.js';
 import { generateTraffic, MIN_SYNTHETIC_CALL_JSON_VALUES } from '../../src/emulator/traffic/generate.js';
 import { MAX_DATA_FILE_TRAFFIC_CALLS, TrafficOverDataFileError } from '../../src/emulator/traffic/index.js';
-import { JsonCounter } from '../../src/project-files/json-budget.js';
+import { JsonCounter } from '../../src/util/json-budget.js';
 import { versionModel } from '../../src/emulator/traffic/model.js';
 import { BUILT_IN_PROFILES, CALL_OUTCOMES, MAX_MEDIAN_SECONDS, MAX_MULTIPLIER, resolveTrafficProfile, TrafficProfileError } from '../../src/emulator/traffic/profile.js';
 import { malformedCallRecord } from '../../src/api/call-records.js';

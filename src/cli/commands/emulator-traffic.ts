@@ -20,7 +20,7 @@ import { formatCount, plural } from '../../util/plural.js';
 import { displayWidth, padToWidth } from '../../util/display-width.js';
 import { HostClient } from '../../util/host-client.js';
 import { formatSize } from '../../util/size.js';
-import { parseOutsideJson } from '../../util/json-depth.js';
+import { parseOutsideJson } from '../../util/json-budget.js';
 
 interface TrafficCommandOptions extends TrafficFlags {
   local?: boolean;

@@ -1,14 +1,15 @@
 /**
- * JSON that reaches voxform over the network nests at most 64 levels deep (util/json-depth.ts): the
- * readers of such values (the plan's comparison, hashes, the secret scrub, export) recurse, and a
- * service answer nested thousands deep made plan, drift and export stop with "Maximum call stack size
- * exceeded" as an internal error. One function parses it; this file checks that every command gets
+ * JSON that reaches voxform over the network nests at most 64 levels deep and holds at most
+ * 2,000,000 values (util/json-budget.ts): the readers of such values (the plan's comparison, hashes,
+ * the secret scrub, export) recurse, and a service answer nested thousands deep made plan, drift and
+ * export stop with "Maximum call stack size exceeded" as an internal error; 64 MiB of `{},` would
+ * have been parsed into a few GB. One function parses it; this file checks that every command gets
  * the rule by construction, and what the commands say.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { JsonTooDeepError, MAX_JSON_DEPTH, parseOutsideJson } from '../../src/util/json-depth.js';
+import { JsonPastBudgetError, MAX_JSON_DEPTH, OUTSIDE_JSON_BUDGET, parseOutsideJson } from '../../src/util/json-budget.js';
 import { parseEndOfCallWebhook } from '../../src/webhooks/receive.js';
 import { repoRoot, runCli, runCliInProcess } from '../helpers/cli.js';
 import { useRewritingService } from '../helpers/rewriting-proxy.js';
@@ -29,7 +30,7 @@ const OWN_JSON_READERS = [
   'project-files/kept-files.ts',
   'report/html-client.ts', // the report page's own data, in the browser
   'schema/load.ts', // the package's own schemas
-  'util/json-depth.ts', // parseOutsideJson itself
+  'util/json-budget.ts', // parseOutsideJson itself
   'util/version.ts', // the package's own package.json
 ].map((file) => path.join(...file.split('/')));
 
@@ -53,14 +54,34 @@ describe('JSON from the network', () => {
       } catch (error) {
         thrown = error;
       }
-      expect(thrown).toBeInstanceOf(JsonTooDeepError);
+      expect(thrown).toBeInstanceOf(JsonPastBudgetError);
       expect(thrown).toBeInstanceOf(SyntaxError);
       expect(thrown).toMatchObject({ at: MAX_JSON_DEPTH, message: `JSON nested deeper than ${MAX_JSON_DEPTH} levels` });
     }
   });
 
-  it('a webhook body nested too deep is refused with a 400 that says so', () => {
+  it('parseOutsideJson reads JSON of as many values as the budget, and refuses one more before building it, where it stands in the text', () => {
+    const { maxValues } = OUTSIDE_JSON_BUDGET;
+    expect(maxValues).toBe(2_000_000);
+    // The list is a value, and each zero in it; a text before them past ASCII is counted in characters.
+    const list = (zeros: number) => `["é…",${'0,'.repeat(zeros - 1)}0]`;
+    expect(parseOutsideJson(list(maxValues - 2))).toHaveLength(maxValues - 1);
+    const past = list(maxValues - 1);
+    let thrown: unknown;
+    try {
+      parseOutsideJson(past);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(JsonPastBudgetError);
+    expect(thrown).toMatchObject({ at: past.length - 2, message: 'JSON of more than 2,000,000 values', phrase: 'holds more than 2,000,000 JSON values' });
+    // Keys are not values: an object of many keys counts its values alone.
+    expect(parseOutsideJson('{"a":1,"b":2}', { maxValues: 3, maxDepth: 1 })).toEqual({ a: 1, b: 2 });
+  });
+
+  it('a webhook body past the budget is refused with a 400 that says which limit it passed', () => {
     expect(parseEndOfCallWebhook(`{"call_id":"c","metadata":${nested(100)}}`, {})).toMatchObject({ ok: false, status: 400, reason: 'json', message: `the body nests deeper than ${MAX_JSON_DEPTH} levels` });
+    expect(parseEndOfCallWebhook(`{"call_id":"c","metadata":{"many":[${'{},'.repeat(2_000_000)}{}]}}`, {})).toMatchObject({ ok: false, status: 400, reason: 'json', message: 'the body holds more than 2,000,000 JSON values' });
   });
 });
 
@@ -88,5 +109,19 @@ describe('a service answer nested thousands of levels deep', () => {
       expect(result.stderr, args.join(' ')).toContain(`error[api_error]: ${read} failed: the service answered 200 with JSON nested deeper than ${MAX_JSON_DEPTH} levels.\n`);
       expect(result.stdout + result.stderr).not.toMatch(/unexpected problem|call stack/);
     }
+  });
+});
+
+describe('a service answer of millions of values', () => {
+  const service = useRewritingService();
+
+  it('stops plan with an api_error naming the read before the answer is built', async () => {
+    const { dir, env } = await service.example();
+    // Every phone of the account, as read, and then two million empty objects: each one a value built.
+    service.proxy.rewrite = ({ method, path: target }, text) => (method === 'GET' && target === '/phones' ? text.replace(/]\s*$/, `${',{}'.repeat(2_000_000)}]`) : text);
+    const result = await runCli(['plan'], { cwd: dir, env });
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toContain('error[api_error]: GET /phones failed: the service answered 200 with JSON of more than 2,000,000 values.\n');
+    expect(result.stdout + result.stderr).not.toMatch(/unexpected problem|heap/);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JsonCounter, overrunOf } from '../../src/project-files/json-budget.js';
+import { JsonCounter, overrunOf } from '../../src/util/json-budget.js';
 
 /** Values counted in `text` under a budget it stays within. */
 function valuesOf(text: string): number {
@@ -8,7 +8,7 @@ function valuesOf(text: string): number {
   return counter.values;
 }
 
-describe('the JSON budget of kept files', () => {
+describe('the JSON budget', () => {
   it.each([
     ['{}', 1],
     ['[]', 1],
@@ -35,9 +35,10 @@ describe('the JSON budget of kept files', () => {
   });
 
   it.each([
-    ['[{},{},{}]', { maxValues: 3, maxDepth: 10 }, { limit: 'values', max: 3 }],
+    ['[{},{},{}]', { maxValues: 3, maxDepth: 10 }, { limit: 'values', max: 3, at: 7 }],
     ['[{},{},{}]', { maxValues: 4, maxDepth: 10 }, undefined],
-    ['[[[]]]', { maxValues: 100, maxDepth: 2 }, { limit: 'depth', max: 2 }],
+    ['[[[]]]', { maxValues: 100, maxDepth: 2 }, { limit: 'depth', max: 2, at: 2 }],
+    ['["é",[[]]]', { maxValues: 100, maxDepth: 2 }, { limit: 'depth', max: 2, at: 7 }],
     ['[[[]]]', { maxValues: 100, maxDepth: 3 }, undefined],
     ['[[],[],[]]', { maxValues: 100, maxDepth: 2 }, undefined],
     ['"[[[[[["', { maxValues: 100, maxDepth: 1 }, undefined],
@@ -48,7 +49,14 @@ describe('the JSON budget of kept files', () => {
   it('stops at the value past the limit, whatever follows', () => {
     const text = Buffer.from(`[${'{},'.repeat(1_000)}{}]`);
     const counter = new JsonCounter({ maxValues: 10, maxDepth: 10 });
-    expect(counter.feed(text)).toEqual({ limit: 'values', max: 10 });
+    expect(counter.feed(text)).toEqual({ limit: 'values', max: 10, at: 28 });
     expect(counter.values).toBe(11);
+  });
+
+  it('places the byte that passed a limit from the first byte fed, across pieces', () => {
+    const text = Buffer.from('[1,2,3,4,5]');
+    const counter = new JsonCounter({ maxValues: 4, maxDepth: 10 });
+    expect(counter.feed(text, 0, 4)).toBeUndefined();
+    expect(counter.feed(text.subarray(4))).toEqual({ limit: 'values', max: 4, at: 7 });
   });
 });
