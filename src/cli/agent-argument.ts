@@ -4,7 +4,7 @@
  * only (and the apply history's, for `report`): the service has no list of agents to search.
  */
 import type { ApiClient } from '../api/index.js';
-import { agentIfExists } from '../api/agent-if-exists.js';
+import { agentIfExists, agentNamesOnService } from '../api/agent-if-exists.js';
 import { VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { controlsAsQuestionMarks, printable } from '../util/printable.js';
@@ -157,10 +157,10 @@ async function isAgentId(agent: string, client: AgentReader): Promise<boolean> {
   return (await agentIfExists(client, agent, { refusedMeansAbsent: true })) !== undefined;
 }
 
-/** The display names on the service of the agents these ids name; an agent not found is left out. */
+/** The display names on the service of the agents these ids name; an agent not found, or without a name, is left out. */
 async function displayNamesOf(ids: ReadonlySet<string>, client: AgentReader): Promise<Map<string, string>> {
-  const agents = await Promise.all([...ids].map(async (id) => [id, await agentIfExists(client, id)] as const));
-  return new Map(agents.flatMap(([id, agent]): Array<[string, string]> => (typeof agent?.name === 'string' && agent.name !== '' ? [[id, agent.name]] : [])));
+  const names = await agentNamesOnService(client, ids);
+  return new Map([...names].filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== ''));
 }
 
 /** Whether the call log holds a call of this agent id: an agent deleted since still has its calls. */
