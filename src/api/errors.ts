@@ -127,10 +127,11 @@ const EARLIER_ATTEMPT_MAY_HAVE_LANDED = 'an earlier attempt may have reached it,
 export function errorFromResponse(status: number, body: string, ctx: FailureContext): ApiError {
   const parsed = scrubParsed(parseErrorBody(body), ctx);
   const code = ctx.mayHaveActed ? 'api_outcome_unknown' : codeForStatus(status);
-  const reason = parsed.detail ?? STATUS_CODES[status] ?? 'an error';
+  // A status HTTP names no reason for (499), answered without words, is said as the number alone.
+  const reason = parsed.detail ?? STATUS_CODES[status];
   const retried = ctx.attempts > 1 ? ` (after ${ctx.attempts} attempts)` : '';
   // The sentence goes on after the service's words.
-  const answered = `${ctx.method} ${displayPath(ctx.path)} failed: the service answered ${status} ${withoutFullStop(clip(reason))}${retried}`;
+  const answered = `${ctx.method} ${displayPath(ctx.path)} failed: the service answered ${status}${reason === undefined ? '' : ` ${withoutFullStop(clip(reason))}`}${retried}`;
   const hint = hintFor(code, ctx, parsed.issues, status);
   const mayHaveApplied = ctx.mayHaveApplied || ctx.earlierAttemptMayHaveLanded;
   return new ApiError({

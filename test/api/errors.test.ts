@@ -40,6 +40,12 @@ describe('errorFromResponse', () => {
     expect(errorFromResponse(status, '', ctx).code).toBe(code);
   });
 
+  it('a status HTTP names no reason for, answered without words, is said as its number alone', () => {
+    expect(errorFromResponse(499, '', ctx).message).toBe('GET /agents/-OKdqbqetEcM4ak369ym failed: the service answered 499.');
+    expect(errorFromResponse(499, '', { ...ctx, attempts: 3 }).message).toBe('GET /agents/-OKdqbqetEcM4ak369ym failed: the service answered 499 (after 3 attempts).');
+    expect(errorFromResponse(599, '{"detail":"overloaded"}', ctx).message).toBe('GET /agents/-OKdqbqetEcM4ak369ym failed: the service answered 599 overloaded.');
+  });
+
   it('gives every refusal a hint: a body too large says to send less, any other 4xx to check what was sent', () => {
     const tooLarge = errorFromResponse(413, '{"detail":"Request body too large (at most 1048576 bytes)"}', { ...ctx, method: 'POST', path: '/chat/completions' });
     expect(tooLarge.code).toBe('api_error');
