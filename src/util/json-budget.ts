@@ -145,13 +145,12 @@ export const OUTSIDE_JSON_BUDGET: JsonBudget = { maxValues: 2_000_000, maxDepth:
 export class JsonPastBudgetError extends SyntaxError {
   readonly phrase: string;
   constructor(
-    readonly overrun: Pick<JsonOverrun, 'limit' | 'max'>,
+    overrun: Pick<JsonOverrun, 'limit' | 'max'>,
     readonly at: number,
   ) {
-    const phrase = overrunPhrase(overrun);
     super(overrun.limit === 'depth' ? `JSON nested deeper than ${formatCount(overrun.max)} levels` : `JSON of more than ${formatCount(overrun.max)} values`);
     this.name = 'JsonPastBudgetError';
-    this.phrase = phrase;
+    this.phrase = overrunPhrase(overrun);
   }
 }
 
