@@ -18,7 +18,7 @@ export interface JsonBudget {
 }
 
 /** The first limit passed, and the offset of the byte that passed it (from the first byte fed). */
-export type JsonOverrun = { limit: 'values' | 'depth'; max: number; at: number };
+type JsonOverrun = { limit: 'values' | 'depth'; max: number; at: number };
 
 /** The characters that make a JSON text's structure, as bytes (or UTF-16 code units: all are ASCII). */
 export const QUOTE = 0x22;
@@ -115,7 +115,7 @@ export function overrunOf(text: string | Uint8Array, budget: JsonBudget): JsonOv
 }
 
 /** "holds more than 2,000,000 JSON values", "nests deeper than 128 levels". */
-export function overrunPhrase(overrun: Pick<JsonOverrun, 'limit' | 'max'>): string {
+function overrunPhrase(overrun: Pick<JsonOverrun, 'limit' | 'max'>): string {
   return overrun.limit === 'values' ? `holds more than ${formatCount(overrun.max)} JSON values` : `nests deeper than ${formatCount(overrun.max)} levels`;
 }
 
