@@ -6,6 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseJsonDocument } from '../../src/project-files/document-text.js';
 import { readOperatorDocument } from '../../src/project-files/operator-document.js';
 import { useTempDirs } from '../helpers/cli.js';
 
@@ -52,6 +53,14 @@ describe('readOperatorDocument', () => {
   it('refuses JSON nested past 64 levels where it passes them, before anything recurses over it', async () => {
     const read = await readText('deep.json', `${'['.repeat(100_000)}`);
     expect(read).toMatchObject({ ok: false, location: { line: 1, col: 65 }, problem: 'it nests deeper than 64 levels' });
+  });
+
+  it('refuses JSON of more values than an account holds (a seed is one) at the value past the limit, before building it', () => {
+    // The object and the list are values too: the list's zero at index k is value k + 3.
+    const zeros = (count: number) => `{"call_logs":\n[${'0,'.repeat(count - 1)}0]}`;
+    expect(parseJsonDocument(zeros(10_000_000 - 2))).toMatchObject({ ok: true });
+    const pastAt = 10_000_001 - 3;
+    expect(parseJsonDocument(zeros(10_000_000))).toEqual({ ok: false, language: 'JSON', at: { line: 2, col: 2 + 2 * pastAt }, problem: 'it holds more than 10,000,000 JSON values' });
   });
 
   it.each([
