@@ -6,7 +6,9 @@
  * never an internal error or a stack trace, and print no raw control character. What broke once: a
  * null phone, an agent name that was no text, knowledge files that were no list, a null stream
  * chunk, a deeply nested answer; and an update refused for a field of the service's own was said to
- * be voxform's bug. The seed is in the test name; VOXFORM_FUZZ_SEED repeats a run.
+ * be voxform's bug. An answer of an unexpected status (a redirect, 204 or 206, a 4xx or 5xx the
+ * service does not document) is held to the same. The seed is in the test name; VOXFORM_FUZZ_SEED
+ * repeats a run.
  */
 import { execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -76,5 +78,24 @@ describe(`promote, its gates reading a service that answers in other shapes (see
     const args = ['promote', '--to', 'production', draw() < 0.5 ? '--dry-run' : '--auto-approve'];
     service.proxy.rewrite = ({ method }, text) => (text !== '' && (method === 'GET' || draw() < 0.3) && draw() < 0.6 ? changedAnswer(text, mutate, draw) : text);
     expectClearOutcome(await runCliInProcess(args, { cwd: dir, env }), args.join(' '));
+  });
+});
+
+/** Statuses the service does not document for any operation, and those it does, in unexpected places. */
+const STATUSES = [201, 204, 206, 301, 302, 304, 307, 400, 401, 403, 404, 409, 410, 418, 422, 429, 499, 500, 502, 503, 599];
+
+describe(`a service answering one request with a status it was not expected to (seed ${SEED})`, () => {
+  const service = useRewritingService();
+
+  it.each(Array.from({ length: 12 }, (_, index) => index))('case %i: a result or a clear error, never an internal one', async (index) => {
+    const draw = seededRandom(SEED * 11 + index);
+    const args = COMMANDS[Math.floor(draw() * COMMANDS.length)] as string[];
+    const status = STATUSES[Math.floor(draw() * STATUSES.length)] as number;
+    // The n-th request of the command, among its first few: a read, or a write once the reads are done.
+    const nth = Math.floor(draw() * 6);
+    const { dir, env } = await service.example();
+    let seen = 0;
+    service.proxy.rewrite = (_request, text) => (seen++ === nth ? { status, text: draw() < 0.5 ? '' : text } : text);
+    expectClearOutcome(await runCliInProcess(args, { cwd: dir, env }), `${args.join(' ')} (request ${nth + 1} answered ${status})`);
   });
 });

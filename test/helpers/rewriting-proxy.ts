@@ -1,7 +1,8 @@
 /**
  * The emulator behind a proxy that rewrites its JSON answers: for answers the service might send and
  * the emulator never does (its data file and requests are checked), each test says what to send
- * instead. `rewrite` gets the request and the answer's text, and returns the text to send.
+ * instead. `rewrite` gets the request and the answer's text, and returns the text to send, or a
+ * status to send in place of the service's with it.
  */
 import { cp, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -11,7 +12,7 @@ import { repoRoot, useTempDirs } from './cli.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { SECRETS, useEmulator } from './project.js';
 
-export type AnswerRewrite = (request: { method: string; path: string }, text: string) => string;
+export type AnswerRewrite = (request: { method: string; path: string }, text: string) => string | { status: number; text: string };
 
 export interface RewritingProxy {
   url: string;
@@ -32,8 +33,9 @@ export async function startRewritingProxy(target: string): Promise<RewritingProx
   const server = await fakeServer(async (req, res, body) => {
     const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !HOP_HEADERS.has(name))) as Record<string, string>;
     const upstream = await fetch(`${target}${req.url ?? '/'}`, { method: req.method, headers, body: body === '' ? undefined : body });
-    const text = proxy.rewrite({ method: req.method ?? 'GET', path: req.url ?? '/' }, await upstream.text());
-    res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' }).end(text);
+    const answer = proxy.rewrite({ method: req.method ?? 'GET', path: req.url ?? '/' }, await upstream.text());
+    const { status, text } = typeof answer === 'string' ? { status: upstream.status, text: answer } : answer;
+    res.writeHead(status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' }).end(text);
   });
   proxy.url = server.url;
   return proxy;
