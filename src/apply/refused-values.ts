@@ -42,8 +42,9 @@ function placeOf(agent: DesiredAgent, path: Array<string | number>, at: SourceLo
   return at === agent.source ? undefined : { at, path };
 }
 
-/** Whether one field path holds the other (or is it): `config.flow` and `config.flow.interruption`. */
+/** Whether one field path holds the other, either way round, or is it: `config.flow` and `config.flow.interruption`. */
 function related(a: readonly string[], b: readonly string[]): boolean {
+  // The shorter one's segments, compared with the other's first ones.
   return a.slice(0, b.length).every((segment, index) => segment === b[index]);
 }
 
@@ -56,7 +57,7 @@ function serviceValuesRefused(error: VoxformError, change: ResourceChange): Voxf
   const issues = (error.details as { issues?: Array<{ path: Array<string | number>; message: string }> } | undefined)?.issues ?? [];
   const managed = Object.keys(change.after ?? {}).map(parseDotted);
   const refused = issues.map((issue) => ({ path: issue.path.map(String), message: issue.message }));
-  if (refused.length === 0 || refused.some((issue) => managed.some((path) => related(issue.path, path) || related(path, issue.path)))) return undefined;
+  if (refused.length === 0 || refused.some((issue) => managed.some((path) => related(issue.path, path)))) return undefined;
   const fields = [...new Set(refused.map((issue) => formatDotted(issue.path)))];
   const topKeys = [...new Set(refused.map((issue) => formatDotted(issue.path.slice(0, 2))))];
   return new VoxformError(
