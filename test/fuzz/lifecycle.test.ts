@@ -76,8 +76,10 @@ class Workflow {
     this.steps.push('edit, commit');
   }
 
+  /** An apply from the checkout: nothing in this workflow is one to refuse. */
   async apply(environment: Environment = this.pick(ENVIRONMENTS)): Promise<void> {
-    if ((await this.run(['apply', '--env', environment, '--auto-approve'])).code === 0) this.written(environment);
+    await this.run(['apply', '--env', environment, '--auto-approve'], [0]);
+    this.written(environment);
   }
 
   async promote(): Promise<void> {
