@@ -19,10 +19,11 @@ import { resolveVariables } from '../../src/init/expand.js';
 import { planScaffold, MANIFEST_FILE } from '../../src/init/scaffold.js';
 import { generateCase, generateLayoutCase } from '../fuzz/manifest-fuzzer.mjs';
 import { repoRoot } from '../helpers/cli.js';
+import { fuzzSeed } from '../helpers/fuzz-seed.js';
 import { loadedValues } from '../helpers/loaded-yaml.js';
 import { SAMPLE_VALUES } from '../templates/fixtures.js';
 
-const SEED = Number(process.env.VOXFORM_FUZZ_SEED ?? 20_261_125);
+const SEED = fuzzSeed(20_261_125);
 const LAYOUT_CASES = 400;
 const MUTATED_CASES = 300;
 

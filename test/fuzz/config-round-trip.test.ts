@@ -15,8 +15,9 @@ import { stringify } from 'yaml';
 import { createClient, defaultSeed, startEmulator, type ApiClient, type RunningEmulator } from '../../src/index.js';
 import { seededRandom } from '../../src/util/seeded-random.js';
 import { repoRoot, runCliInProcess, useTempDirs, type CliResult } from '../helpers/cli.js';
+import { fuzzSeed } from '../helpers/fuzz-seed.js';
 
-const SEED = Number(process.env.VOXFORM_FUZZ_SEED ?? 20_261_204);
+const SEED = fuzzSeed(20_261_204);
 const CASES = 12;
 /** Every header the generator writes reads this variable: the exported manifest's variables are set to it. */
 const TOKEN = 'round-trip-token-7f3a';

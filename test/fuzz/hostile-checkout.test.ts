@@ -13,9 +13,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/util/seeded-random.js';
 import { repoRoot, runCliInProcess } from '../helpers/cli.js';
+import { fuzzSeed } from '../helpers/fuzz-seed.js';
 import { changedAnswer, expectClearOutcome, mutator } from '../helpers/mutate-json.js';
 
-const SEED = Number(process.env.VOXFORM_FUZZ_SEED ?? 20_261_203);
+const SEED = fuzzSeed(20_261_203);
 const CASES = 16;
 const MANIFEST = ['-f', 'agents.example.yaml', '--local'];
 

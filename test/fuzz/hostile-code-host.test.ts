@@ -12,11 +12,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { seededRandom } from '../../src/util/seeded-random.js';
 import { startFakeCodeHost, type FakeCodeHost } from '../helpers/fake-code-host.js';
+import { fuzzSeed } from '../helpers/fuzz-seed.js';
 import { changedAnswer, expectClearOutcome, mutator } from '../helpers/mutate-json.js';
 import { startExampleProject, type ExampleProject } from '../helpers/project.js';
 import { startRewritingProxy, type RewritingProxy } from '../helpers/rewriting-proxy.js';
 
-const SEED = Number(process.env.VOXFORM_FUZZ_SEED ?? 20_261_204);
+const SEED = fuzzSeed(20_261_204);
 const CASES = 12;
 const GITHUB_TOKEN = 'ghs_planted-fuzz-token-2b7e';
 const GITLAB_TOKEN = 'glpat-planted-fuzz-token-6c1a';

@@ -16,10 +16,11 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/util/seeded-random.js';
 import { runCliInProcess } from '../helpers/cli.js';
+import { fuzzSeed } from '../helpers/fuzz-seed.js';
 import { changedAnswer, expectClearOutcome, mutator } from '../helpers/mutate-json.js';
 import { useRewritingService } from '../helpers/rewriting-proxy.js';
 
-const SEED = Number(process.env.VOXFORM_FUZZ_SEED ?? 20_261_205);
+const SEED = fuzzSeed(20_261_205);
 const CASES = 24;
 
 /** The commands that read the service, one drawn per case. */

@@ -16,9 +16,10 @@ import { describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/schema/types.gen.js';
 import { seededRandom } from '../../src/util/seeded-random.js';
 import type { CliResult } from '../helpers/cli.js';
+import { fuzzSeed } from '../helpers/fuzz-seed.js';
 import { callService, SECRETS, useExampleProjects, type ExampleProject } from '../helpers/project.js';
 
-const SEED = Number(process.env.VOXFORM_FUZZ_SEED ?? 20_261_204);
+const SEED = fuzzSeed(20_261_204);
 const ENVIRONMENTS = ['staging', 'production'] as const;
 type Environment = (typeof ENVIRONMENTS)[number];
 const AGENT_IDS: Record<Environment, Record<string, string>> = {

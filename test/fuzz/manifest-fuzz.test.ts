@@ -11,9 +11,10 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifest/index.js';
 import { runCliInProcess } from '../helpers/cli.js';
+import { fuzzSeed } from '../helpers/fuzz-seed.js';
 import { generateCase, openWorkspace, PLANTED, runCase, writeCase } from './manifest-fuzzer.mjs';
 
-const SEED = Number(process.env.VOXFORM_FUZZ_SEED ?? 20_261_123);
+const SEED = fuzzSeed(20_261_123);
 const CASES = 250;
 const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
 

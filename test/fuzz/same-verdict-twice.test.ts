@@ -15,9 +15,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { seededRandom } from '../../src/util/seeded-random.js';
 import { startFakeModel, type FakeModel } from '../helpers/fake-model.js';
+import { fuzzSeed } from '../helpers/fuzz-seed.js';
 import { startExampleProject, type ExampleProject } from '../helpers/project.js';
 
-const SEED = Number(process.env.VOXFORM_FUZZ_SEED ?? 20_261_204);
+const SEED = fuzzSeed(20_261_204);
 const CASES = 8;
 
 /** Texts the checks look for: the example's greetings, the echo agent's words, a placeholder, nothing. */
