@@ -4,7 +4,6 @@
  * are used (the JSON of the records shown, the record a rollback restores, the record a promotion
  * gives the target). Counted on the file store, in process.
  */
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -12,6 +11,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { HistoryRecord } from '../../src/history/types.js';
 import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
+import { git, initRepository } from '../helpers/git.js';
 import { STAGED_MANIFEST } from '../helpers/project.js';
 import { countLedgerReads } from '../helpers/ledger.js';
 
@@ -121,15 +121,11 @@ describe('reading the ledger', () => {
     // Gates that walk the ledger: the soak (how long the configuration has run) and the call evidence.
     const manifest = STAGED_MANIFEST.replace('    promote_from: staging\n', '    promote_from: staging\n    gates: { min_calls: 1, soak: 1d }\n');
     const dir = await tempDir({ 'voxform.yaml': manifest, '.gitignore': '.voxform/\n' });
-    const gitEnv = { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' };
-    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', ...args], { cwd: dir, env: gitEnv });
     const cli = (args: string[]) => runCliInProcess(args, { cwd: dir, env: { VOXFORM_BASE_URL: emulator.url, VOXFORM_API_KEY: emulator.apiKey } });
-    git('init', '-q', '-b', 'main');
-    git('add', '-A');
-    git('commit', '-qm', 'v1');
+    initRepository(dir, 'v1');
     expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
     await writeFile(path.join(dir, 'voxform.yaml'), manifest.replace('Acme Dental.', 'Acme Dental. Be brief.'));
-    git('commit', '-qam', 'v2');
+    git(dir, 'commit', '-qam', 'v2');
     expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
     expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
 

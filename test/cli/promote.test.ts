@@ -3,7 +3,6 @@
  * named as such with the likely environment, before anything is read from the service; the checkout
  * is judged by the files the deploys are made from, not by what else lies beside them.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -11,6 +10,7 @@ import { FileCache } from '../../src/project-files/manifest-files.js';
 import type { GracefulStop } from '../../src/cli/context.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { runCliInProcess, runPrinted, useTempDirs } from '../helpers/cli.js';
+import { gitIn, initRepository } from '../helpers/git.js';
 import { STAGED_MANIFEST } from '../helpers/project.js';
 
 const tempDir = useTempDirs();
@@ -25,11 +25,8 @@ async function committedProject(manifest: string, file = 'voxform.yaml') {
   const emulator = await startEmulator({ port: 0, quiet: true, webhooks: 'none' });
   cleanups.push(() => emulator.close());
   const dir = await tempDir({ [file]: manifest, '.gitignore': '.voxform/\n' });
-  const gitEnv = { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' };
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', ...args], { cwd: dir, env: gitEnv });
-  git('init', '-q', '-b', 'main');
-  git('add', '-A');
-  git('commit', '-qm', 'base');
+  initRepository(dir);
+  const git = gitIn(dir);
   const env = { VOXFORM_BASE_URL: emulator.url, VOXFORM_API_KEY: emulator.apiKey };
   return { dir, git, env, cli: (args: string[], terminal?: 'no-color') => runCliInProcess(args, { cwd: dir, env, terminal }) };
 }
@@ -133,12 +130,12 @@ describe('voxform promote --to / --from', () => {
 
   it("takes a rollback's configuration as the restored record's commit's, never the commit the rollback ran at", async () => {
     const { dir, git, cli } = await committedProject(STAGED_MANIFEST);
-    const first = git('rev-parse', 'HEAD').toString().trim();
+    const first = git('rev-parse', 'HEAD');
     expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
     const restored = (JSON.parse((await cli(['history', '--env', 'staging', '--format', 'json'])).stdout) as { records: Array<{ id: string }> }).records[0]?.id;
     await writeFile(path.join(dir, 'voxform.yaml'), STAGED_MANIFEST.replace('Acme Dental.', 'Acme Dental. Be brief.'));
     git('commit', '-qam', 'v2');
-    const second = git('rev-parse', 'HEAD').toString().trim();
+    const second = git('rev-parse', 'HEAD');
     expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
     expect((await cli(['rollback', 'previous', '--env', 'staging', '--auto-approve'])).code).toBe(0);
     // At the commit the rollback ran at: staging runs the first commit's configuration, and the hint names that commit.
@@ -213,15 +210,15 @@ describe('voxform promote --to / --from', () => {
     const job = 'https://github.example/acme/agents/actions/runs/4242';
     const github = { ...env, GITHUB_ACTIONS: 'true', GITHUB_SERVER_URL: 'https://github.example', GITHUB_REPOSITORY: 'acme/agents', GITHUB_RUN_ID: '4242', GITHUB_REF: 'refs/pull/7/merge' };
     // The runner names the commit it checked out.
-    const ci = (args: string[]) => runCliInProcess(args, { cwd: dir, env: { ...github, GITHUB_SHA: git('rev-parse', 'HEAD').toString().trim() } });
-    const first = git('rev-parse', 'HEAD').toString().trim();
+    const ci = (args: string[]) => runCliInProcess(args, { cwd: dir, env: { ...github, GITHUB_SHA: git('rev-parse', 'HEAD') } });
+    const first = git('rev-parse', 'HEAD');
     expect((await ci(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
     const promoted = await ci(['promote', '--to', 'production', '--auto-approve']);
     expect(promoted.stderr).not.toMatch(/^error/m);
     expect(promoted.code).toBe(0);
     await writeFile(path.join(dir, 'voxform.yaml'), STAGED_MANIFEST.replace('Acme Dental.', 'Acme Dental. Be brief.'));
     git('commit', '-qam', 'v2');
-    const second = git('rev-parse', 'HEAD').toString().trim();
+    const second = git('rev-parse', 'HEAD');
     expect((await ci(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
     const rolled = await ci(['rollback', 'previous', '--env', 'staging', '--auto-approve']);
     expect(rolled.code, rolled.stderr).toBe(0);
@@ -239,7 +236,7 @@ describe('voxform promote --to / --from', () => {
 
   it("records this checkout's commit, which may be later than the source's: a rollback of the target takes the commit its own records name", async () => {
     const { dir, git, cli } = await committedProject(STAGED_MANIFEST);
-    const head = () => git('rev-parse', 'HEAD').toString().trim();
+    const head = () => git('rev-parse', 'HEAD');
     const applied = head();
     expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
     // A later commit that differs only in files no deploy is made from, as the state committed after an apply.
@@ -259,7 +256,7 @@ describe('voxform promote --to / --from', () => {
     expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
     await mkdir(path.join(dir, 'tests'));
     await writeFile(path.join(dir, 'tests/answers.test.yaml'), 'agent: front-desk\ntests:\n  - name: answers\n    turns: [{ user: hello, expect: [{ contains: hello }] }]\n');
-    const head = () => git('rev-parse', 'HEAD').toString().slice(0, 7);
+    const head = () => git('rev-parse', 'HEAD').slice(0, 7);
     const newestRun = async () => {
       expect((await cli(['test', '--env', 'staging', '--against', 'live'])).code).toBe(0);
       return /^ {2}by .*, tests of .*$/m.exec((await cli(['history', '--env', 'staging'])).stdout)?.[0];
@@ -309,7 +306,7 @@ describe('voxform promote --to / --from', () => {
     git('commit', '-qm', 'tests');
     // Run again from the commit after the deploy's: the deploy's commit and the tests' are each said as what they are.
     expect((await cli(['test', '--env', 'staging', '--against', 'live'])).code).toBe(0);
-    const [deployed, tested] = [git('rev-parse', 'HEAD~1').toString().slice(0, 7), git('rev-parse', 'HEAD').toString().slice(0, 7)];
+    const [deployed, tested] = [git('rev-parse', 'HEAD~1').slice(0, 7), git('rev-parse', 'HEAD').slice(0, 7)];
     expect(await testsLine()).toMatch(new RegExp(`^ {2}✓ tests pass {2}the last run against staging's configuration \\(deployed at ${deployed}\\), tests of commit ${tested}, passed: 1 passed, 0 failed \\(run `));
     // A re-recording rewrites files beside the suite (not in its digest): they are no change of it.
     await writeFile(path.join(dir, 'tests/answers.recording.json'), '{}\n');
@@ -377,7 +374,7 @@ describe("promote's evidence, forged in the ledger", () => {
     const forged = structuredClone(genuine);
     forged.id = idAfter(genuine.at);
     forged.at = new Date(Date.parse(genuine.at) + 1000).toISOString();
-    forged.source.commit = git('rev-parse', 'HEAD').toString().trim();
+    forged.source.commit = git('rev-parse', 'HEAD');
     forged.agents['front-desk'].config.prompt = prompt;
     await writeFile(ledger(dir, `${forged.id}.json`), JSON.stringify(forged, null, 2));
     const promoted = await cli(['promote', '--to', 'production', '--dry-run']);
@@ -514,7 +511,7 @@ describe("promote's source, with records not sealed under this API key", () => {
   it('refuses when an apply newer than the newest sealed record is not sealed, naming it; an apply with nothing to do seals what it runs', async () => {
     const { dir, git, cli, env } = await committedProject(STAGED_MANIFEST);
     expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
-    const v2 = git('rev-parse', 'HEAD').toString().trim();
+    const v2 = git('rev-parse', 'HEAD');
     await writeFile(path.join(dir, 'voxform.yaml'), STAGED_MANIFEST.replace('Acme Dental.', 'Acme Dental. Be brief.'));
     git('commit', '-qam', 'v3');
     expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);

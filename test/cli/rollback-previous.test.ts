@@ -5,11 +5,11 @@
  * `previous` returns to the configuration the first replaced, which it says the manifests hold. A
  * record planted with an id in 2099 is refused by name, never a silent rollback to the live record.
  */
-import { execFileSync } from 'node:child_process';
 import { appendFile, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { copyExampleProject, expectCode, runCliInProcess, useTempDirs } from '../helpers/cli.js';
+import { commitAll, git } from '../helpers/git.js';
 import { STAGED_MANIFEST } from '../helpers/project.js';
 
 const tempDir = useTempDirs();
@@ -68,16 +68,12 @@ describe('voxform rollback previous', () => {
 
   it("to a record that is itself a rollback, names and keeps the commit of the configuration it restored, never the commit that rollback ran at", async () => {
     const dir = await tempDir({ 'voxform.yaml': STAGED_MANIFEST, '.gitignore': '.voxform/\n' });
-    const gitEnv = { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' };
-    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', ...args], { cwd: dir, env: gitEnv }).toString().trim();
     const commit = async (prompt: string) => {
       await writeFile(path.join(dir, 'voxform.yaml'), STAGED_MANIFEST.replace('Acme Dental.', prompt));
-      git('add', '-A');
-      git('commit', '-qm', prompt);
-      return git('rev-parse', 'HEAD');
+      return commitAll(dir, prompt);
     };
     const vx = async (...args: string[]) => expectCode(await runCliInProcess([...args, '--env', 'staging', '--local'], { cwd: dir }), 0);
-    git('init', '-q', '-b', 'main');
+    git(dir, 'init', '-q', '-b', 'main');
     const first = await commit('Acme Dental.');
     await vx('apply', '--auto-approve');
     await commit('Acme Dental. Be brief.');

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { repoRoot, runCliInProcess, useTempDirs, type CliResult } from '../helpers/cli.js';
+import { git } from '../helpers/git.js';
 import { HOSTILE_REQUEST_LINES, rawExchange } from '../emulator/helpers.js';
 import { createReceiver, type ReceiverSettings } from '../../src/cli/commands/webhook-serve.js';
 import { selfSignedCertificate } from '../api/self-signed.js';
@@ -535,10 +536,10 @@ describe('webhook send --call: a logged call\'s payload', () => {
     record.agent_config = { prompt: 'Hello.', session_data_webhook: { url: 'https://hooks.example.com/end', headers: { 'x-trace': words } } };
     await writeFile(dataFile, JSON.stringify(data));
     if (tracked) {
-      execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: dir, stdio: 'pipe' });
-      execFileSync('git', ['add', '.voxform/local.json'], { cwd: dir, stdio: 'pipe' });
+      git(dir, 'init', '-q', '-b', 'main');
+      git(dir, 'add', '.voxform/local.json');
       // Committed as the pull request's job checks it out: a file changed since is the operator's.
-      execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', 'commit', '-qm', 'pull request'], { cwd: dir, stdio: 'pipe' });
+      git(dir, 'commit', '-qm', 'pull request');
     }
     return { dir, callId: record.call_id as string };
   }

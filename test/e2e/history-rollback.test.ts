@@ -10,7 +10,7 @@
  * and drift runs that only read back ids or confirm convergence, run in the test's process
  * (`cliInProcess`: the same commands, secrets and redaction), a CLI start-up each saved.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -20,6 +20,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { configurationHash } from '../../src/history/config-hash.js';
 import type { Agent } from '../../src/schema/types.gen.js';
 import { repoRoot, type CliResult } from '../helpers/cli.js';
+import { commitAll, git } from '../helpers/git.js';
 import { callService, SECRETS, startExampleProject, type ExampleProject } from '../helpers/project.js';
 
 const addFormats = addFormatsModule.default;
@@ -32,17 +33,10 @@ afterEach(async () => {
   project = undefined;
 });
 
-function git(dir: string, ...args: string[]): string {
-  const env = { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' };
-  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], { cwd: dir, env }).toString().trim();
-}
-
-async function commitAll(dir: string, message: string): Promise<string> {
+async function commitIgnoringState(dir: string, message: string): Promise<string> {
   await writeFile(path.join(dir, '.gitignore'), '.voxform/\n');
   if (!existsSync(path.join(dir, '.git'))) git(dir, 'init', '-q', '-b', 'main');
-  git(dir, 'add', '-A');
-  git(dir, 'commit', '-qm', message);
-  return git(dir, 'rev-parse', 'HEAD');
+  return commitAll(dir, message);
 }
 
 /** The command a rollback prints to keep it in git. */
@@ -120,7 +114,7 @@ async function expectHashesMatchService(p: ExampleProject, record: JsonRecord): 
 describe('history and rollback', () => {
   it('apply v1, apply v2, rollback previous: the agent is v1 again and the history shows three records with their commits', async () => {
     const p = (project = await startExampleProject());
-    const c1 = await commitAll(p.dir, 'v1');
+    const c1 = await commitIgnoringState(p.dir, 'v1');
     const outputs: string[] = [];
     const kept = (result: CliResult) => {
       expectOk(result);
@@ -136,7 +130,7 @@ describe('history and rollback', () => {
 
     const promptFile = path.join(p.dir, 'example/prompts/front-desk.md');
     await writeFile(promptFile, `${await readFile(promptFile, 'utf8')}\n- Always end politely.\n`);
-    const c2 = await commitAll(p.dir, 'v2');
+    const c2 = await commitIgnoringState(p.dir, 'v2');
     await runInProcess(['apply', '--auto-approve']);
     expect((await getAgent(p, FRONT_DESK)).config.prompt).not.toBe(v1Prompt);
 
@@ -181,11 +175,7 @@ describe('history and rollback', () => {
   it('with .voxform/ committed after each apply (docs/ci.md), the printed line puts back the manifests and prompt of the restored commit alone: the history keeps both records', async () => {
     const p = (project = await startExampleProject());
     // Everything but the local account, state and history included, as docs/ci.md commits it.
-    const commitWithState = (message: string): string => {
-      git(p.dir, 'add', '-A');
-      git(p.dir, 'commit', '-qm', message);
-      return git(p.dir, 'rev-parse', 'HEAD');
-    };
+    const commitWithState = (message: string): string => commitAll(p.dir, message);
     await writeFile(path.join(p.dir, '.gitignore'), '.voxform/local.json\n');
     git(p.dir, 'init', '-q', '-b', 'main');
     const c1 = commitWithState('v1');
@@ -220,13 +210,13 @@ describe('history and rollback', () => {
 
   it('two commits fast-forwarded into main and applied, then a rollback to the commit before: the printed line undoes both', async () => {
     const p = (project = await startExampleProject());
-    const c1 = await commitAll(p.dir, 'v1');
+    const c1 = await commitIgnoringState(p.dir, 'v1');
     expectOk(await p.cliInProcess(['apply', '--auto-approve']));
     git(p.dir, 'checkout', '-q', '-b', 'tuning');
     await editFile(path.join(p.dir, 'example/prompts/front-desk.md'), (text) => `${text}\n- Always end politely.\n`);
-    await commitAll(p.dir, 'A: the prompt');
+    await commitIgnoringState(p.dir, 'A: the prompt');
     await editFile(path.join(p.dir, 'voxform.yaml'), (text) => text.replace('temperature: 0.4', 'temperature: 0.3'));
-    await commitAll(p.dir, 'B: the temperature');
+    await commitIgnoringState(p.dir, 'B: the temperature');
     git(p.dir, 'checkout', '-q', 'main');
     git(p.dir, 'merge', '-q', '--ff-only', 'tuning');
     expectOk(await p.cliInProcess(['apply', '--auto-approve']));
@@ -238,14 +228,14 @@ describe('history and rollback', () => {
 
   it('a merge commit applied, then rollback previous: the printed line returns to main before the merge and works as pasted', async () => {
     const p = (project = await startExampleProject());
-    const c1 = await commitAll(p.dir, 'v1');
+    const c1 = await commitIgnoringState(p.dir, 'v1');
     expectOk(await p.cliInProcess(['apply', '--auto-approve']));
     git(p.dir, 'checkout', '-q', '-b', 'polite');
     await editFile(path.join(p.dir, 'example/prompts/front-desk.md'), (text) => `${text}\n- Always end politely.\n`);
-    await commitAll(p.dir, 'the prompt');
+    await commitIgnoringState(p.dir, 'the prompt');
     git(p.dir, 'checkout', '-q', 'main');
     await editFile(path.join(p.dir, 'voxform.yaml'), (text) => text.replace('temperature: 0.4', 'temperature: 0.3'));
-    await commitAll(p.dir, 'the temperature');
+    await commitIgnoringState(p.dir, 'the temperature');
     git(p.dir, 'merge', '-q', '--no-ff', '-m', 'Merge polite', 'polite');
     expectOk(await p.cliInProcess(['apply', '--auto-approve']));
 
@@ -256,7 +246,7 @@ describe('history and rollback', () => {
 
   it('an apply with the prompt edited but not committed says so; a rollback to the commit returns to what was committed', async () => {
     const p = (project = await startExampleProject());
-    const c1 = await commitAll(p.dir, 'v1');
+    const c1 = await commitIgnoringState(p.dir, 'v1');
     expectOk(await p.cliInProcess(['apply', '--auto-approve']));
     const v1Prompt = (await getAgent(p, FRONT_DESK)).config.prompt;
     const promptFile = path.join(p.dir, 'example/prompts/front-desk.md');
@@ -342,7 +332,7 @@ describe('history and rollback', () => {
 
   it('after a heal of one agent and an apply of both, rollback previous returns both agents to the apply before, not a mix', async () => {
     const p = (project = await startExampleProject());
-    const c1 = await commitAll(p.dir, 'v1');
+    const c1 = await commitIgnoringState(p.dir, 'v1');
     expectOk(await p.cliInProcess(['apply', '--auto-approve']));
     const v1 = JSON.parse(expectOk(await p.cliInProcess(['history', '--format', 'json'])).stdout).records[0] as JsonRecord;
     const v1Messages = [(await getAgent(p, FRONT_DESK)).config.first_message, (await getAgent(p, BOOKING)).config.first_message];
@@ -354,7 +344,7 @@ describe('history and rollback', () => {
       .replace('first_message: Thanks for calling Acme Dental, this is Ava. How can I help you today?', 'first_message: Front desk v2.')
       .replace('first_message: Hi! I can help you book, move or cancel an appointment.', 'first_message: Booking v2.');
     await writeFile(manifestFile, manifest);
-    await commitAll(p.dir, 'v2');
+    await commitIgnoringState(p.dir, 'v2');
     expectOk(await p.cliInProcess(['apply', '--auto-approve']));
 
     const rollback = expectOk(await p.cli(['rollback', 'previous', '--auto-approve']));
@@ -387,10 +377,10 @@ describe('history and rollback', () => {
 
   it('a rollback under a new API key keeps the files the agent has recorded: files detached later are told as changed outside voxform', async () => {
     const p = (project = await startExampleProject());
-    await commitAll(p.dir, 'v1');
+    await commitIgnoringState(p.dir, 'v1');
     expectOk(await p.cliInProcess(['apply', '--auto-approve']));
     await editFile(path.join(p.dir, 'example/prompts/front-desk.md'), (text) => `${text}\n- Always end politely.\n`);
-    await commitAll(p.dir, 'v2');
+    await commitIgnoringState(p.dir, 'v2');
     expectOk(await p.cliInProcess(['apply', '--auto-approve']));
     const key = ((await callService(p, 'POST', '/api_keys', { type: 'private' })) as { key: string }).key;
     expectOk(await p.cli(['rollback', 'previous', '--agent', 'front-desk', '--auto-approve'], { VOXFORM_API_KEY: key }));
@@ -407,11 +397,11 @@ describe('history and rollback', () => {
     const manifestFile = path.join(p.dir, 'voxform.yaml');
     const manifest = await readFile(manifestFile, 'utf8');
     await writeFile(manifestFile, manifest.replace('${env:HOOK_TOKEN:-local-dev-token}', '${env:HOOK_TOKEN}'));
-    await commitAll(p.dir, 'v1');
+    await commitIgnoringState(p.dir, 'v1');
     expectOk(await p.cliInProcess(['apply', '--auto-approve']));
     // v2 reads another variable: v1's is no longer needed by the manifests, only by the record.
     await writeFile(manifestFile, manifest.replace('${env:HOOK_TOKEN:-local-dev-token}', '${env:NEW_HOOK_TOKEN}'));
-    await commitAll(p.dir, 'v2');
+    await commitIgnoringState(p.dir, 'v2');
     const env = { NEW_HOOK_TOKEN: 'new-hook-secret-5e6f7a8b' };
     expectOk(await p.cliInProcess(['apply', '--auto-approve'], env));
     const before = p.requests.length;

@@ -7,7 +7,6 @@
  * staging's configuration to production's agent, the ledger links the two, and `diff` shows no
  * difference left but the overlays'.
  */
-import { execFileSync } from 'node:child_process';
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -15,6 +14,7 @@ import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js
 import type { Agent } from '../../src/schema/types.gen.js';
 import { GITIGNORE_ENTRIES } from '../../src/templates/gitignore.js';
 import { makeTree, runCli, runCliInProcess, type CliResult } from '../helpers/cli.js';
+import { commitAll, git } from '../helpers/git.js';
 import { resealed } from '../helpers/ledger.js';
 
 const STAGING = '-OKstagingFrontDesk01';
@@ -25,11 +25,6 @@ const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()?.();
 });
-
-function git(dir: string, ...args: string[]): string {
-  const env = { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' };
-  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], { cwd: dir, env }).toString().trim();
-}
 
 function manifest(firstMessage: string, production = { config: 'language: en-US', gates: '    gates: { tests: pass, min_calls: 2, soak: 2h }' }): string {
   return [
@@ -83,12 +78,6 @@ async function setUp(
   };
   git(tree.dir, 'init', '-q', '-b', 'main');
   return { dir: tree.dir, cli, inProcess, emulator, outputs };
-}
-
-function commitAll(dir: string, message: string): string {
-  git(dir, 'add', '-A');
-  git(dir, 'commit', '-qm', message);
-  return git(dir, 'rev-parse', 'HEAD');
 }
 
 async function liveAgent(emulator: RunningEmulator, id: string): Promise<Agent> {

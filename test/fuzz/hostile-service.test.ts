@@ -10,13 +10,13 @@
  * service does not document) is held to the same. The seed is in the test name; VOXFORM_FUZZ_SEED
  * repeats a run.
  */
-import { execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/util/seeded-random.js';
 import { runCliInProcess } from '../helpers/cli.js';
 import { fuzzSeed } from '../helpers/fuzz-seed.js';
+import { initRepository } from '../helpers/git.js';
 import { changedAnswer, expectClearOutcome, mutator } from '../helpers/mutate-json.js';
 import { useRewritingService } from '../helpers/rewriting-proxy.js';
 
@@ -62,10 +62,7 @@ describe(`promote, its gates reading a service that answers in other shapes (see
     const gates = draw() < 0.5 ? '' : '    gates: { min_calls: 1, no_regression: [error_rate, transfer_rate] }\n';
     await writeFile(path.join(dir, 'voxform.yaml'), `${await readFile(path.join(dir, 'voxform.yaml'), 'utf8')}  production:\n    promote_from: staging\n${gates}`);
     await writeFile(path.join(dir, '.gitignore'), '.voxform/\n');
-    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' } });
-    git('init', '-q', '-b', 'main');
-    git('add', '-A');
-    git('commit', '-qm', 'staging and production');
+    initRepository(dir, 'staging and production');
     service.proxy.rewrite = (_request, text) => text;
     const staged = await runCliInProcess(['apply', '--env', 'staging', '--auto-approve'], { cwd: dir, env });
     expect(staged.code, staged.stderr).toBe(0);

@@ -9,7 +9,6 @@
  * header value set in the dashboard) is printed or left in a file of the project. The seed is in
  * the test name; VOXFORM_FUZZ_SEED repeats a run.
  */
-import { execFileSync } from 'node:child_process';
 import { appendFile, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -17,6 +16,7 @@ import type { Agent } from '../../src/schema/types.gen.js';
 import { seededRandom } from '../../src/util/seeded-random.js';
 import type { CliResult } from '../helpers/cli.js';
 import { fuzzSeed } from '../helpers/fuzz-seed.js';
+import { commitAll, git } from '../helpers/git.js';
 import { callService, SECRETS, useExampleProjects, type ExampleProject } from '../helpers/project.js';
 
 const SEED = fuzzSeed(20_261_204);
@@ -29,11 +29,6 @@ const AGENT_IDS: Record<Environment, Record<string, string>> = {
 const PROMPTS = ['example/prompts/front-desk.md', 'example/prompts/booking.md'];
 
 const startProject = useExampleProjects();
-
-function git(dir: string, ...args: string[]): string {
-  const env = { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' };
-  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], { cwd: dir, env }).toString().trim();
-}
 
 /** One seeded run of the workflow, its steps and the invariants each must keep. */
 class Workflow {
@@ -199,8 +194,7 @@ describe(`the release workflow in seeded order (seed ${SEED})`, () => {
     const project = await startProject();
     await appendFile(path.join(project.dir, 'voxform.yaml'), '  production:\n    promote_from: staging\n');
     git(project.dir, 'init', '-q');
-    git(project.dir, 'add', '-A');
-    git(project.dir, 'commit', '-qm', 'agents');
+    commitAll(project.dir, 'agents');
     const workflow = new Workflow(project, SEED);
     await workflow.apply('production');
     await workflow.apply('staging');

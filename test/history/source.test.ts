@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ciSource, deployer, detectDeploySource, gitSource, projectFilesChanged } from '../../src/history/source.js';
 import { useTempDirs } from '../helpers/cli.js';
+import { commitAll, git } from '../helpers/git.js';
 
 const tempDir = useTempDirs();
 const SHA = '0123456789abcdef0123456789abcdef01234567';
@@ -22,11 +22,8 @@ let template: { dir: string; commit: string };
 beforeAll(async () => {
   const dir = await mkdtemp(path.join(tmpdir(), 'voxform-git-template-'));
   await writeFile(path.join(dir, 'voxform.yaml'), 'agents: {}\n');
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' } }).toString().trim();
-  git('init', '-q', '-b', 'feature/x');
-  git('add', '-A');
-  git('-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-qm', 'c1');
-  template = { dir, commit: git('rev-parse', 'HEAD') };
+  git(dir, 'init', '-q', '-b', 'feature/x');
+  template = { dir, commit: commitAll(dir, 'c1') };
 });
 afterAll(async () => {
   if (template) await rm(template.dir, { recursive: true, force: true });
@@ -86,7 +83,7 @@ describe('git', () => {
     expect(await gitSource(edited.dir, env, deployed(edited.dir))).toEqual({ commit: edited.commit, branch: 'feature/x', uncommitted: true });
     const staged = await gitRepo();
     await writeFile(path.join(staged.dir, 'voxform.yaml'), 'agents: { b: {} }\n');
-    execFileSync('git', ['add', 'voxform.yaml'], { cwd: staged.dir, env });
+    git(staged.dir, 'add', 'voxform.yaml');
     expect((await gitSource(staged.dir, env, deployed(staged.dir))).uncommitted).toBe(true);
     const added = await gitRepo();
     await mkdir(path.join(added.dir, 'prompts'));
@@ -94,8 +91,8 @@ describe('git', () => {
     expect((await gitSource(added.dir, env, deployed(added.dir, 'prompts/new.md'))).uncommitted).toBe(true);
     const ignoring = await gitRepo();
     await writeFile(path.join(ignoring.dir, '.gitignore'), '.voxform/\n');
-    execFileSync('git', ['add', '.gitignore'], { cwd: ignoring.dir, env });
-    execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-qm', 'c2'], { cwd: ignoring.dir, env });
+    git(ignoring.dir, 'add', '.gitignore');
+    git(ignoring.dir, 'commit', '-qm', 'c2');
     await mkdir(path.join(ignoring.dir, '.voxform'));
     await writeFile(path.join(ignoring.dir, '.voxform', 'state.json'), '{}');
     expect((await gitSource(ignoring.dir, env, deployed(ignoring.dir))).uncommitted).toBe(false);
@@ -108,8 +105,7 @@ describe('git', () => {
     await writeFile(path.join(dir, '.gitignore'), '**/.voxform/local.json\n**/.voxform/*.lock\n');
     await mkdir(path.join(dir, '.voxform', 'history'), { recursive: true });
     await writeFile(path.join(dir, '.voxform', 'state.json'), '{}');
-    execFileSync('git', ['add', '-A'], { cwd: dir, env });
-    execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-qm', 'state'], { cwd: dir, env });
+    commitAll(dir, 'state');
     await writeFile(path.join(dir, '.voxform', 'state.json'), '{"edited":true}');
     await writeFile(path.join(dir, '.voxform', 'history', 'r1.json'), '{}');
     await mkdir(path.join(dir, 'agents', '.voxform'), { recursive: true });
@@ -125,18 +121,13 @@ describe('git', () => {
   it("takes two commits for the same project files when they differ only in voxform's own files", async () => {
     const env = { PATH: process.env.PATH ?? '' };
     const { dir, commit } = await gitRepo();
-    const commitAll = (message: string) => {
-      execFileSync('git', ['add', '-A'], { cwd: dir, env });
-      execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-qm', message], { cwd: dir, env });
-      return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: dir, env }).toString().trim();
-    };
     await mkdir(path.join(dir, '.voxform', 'history'), { recursive: true });
     await writeFile(path.join(dir, '.voxform', 'state.json'), '{}');
     await writeFile(path.join(dir, '.voxform', 'history', 'r1.json'), '{}');
-    const stateCommitted = commitAll('state');
+    const stateCommitted = commitAll(dir, 'state');
     expect(await projectFilesChanged(dir, env, commit, stateCommitted, deployed(dir))).toEqual([]);
     await writeFile(path.join(dir, 'voxform.yaml'), 'agents: { edited: {} }\n');
-    const edited = commitAll('edit');
+    const edited = commitAll(dir, 'edit');
     expect(await projectFilesChanged(dir, env, commit, edited, deployed(dir))).toEqual(['voxform.yaml']);
     expect(await projectFilesChanged(dir, env, stateCommitted, edited, deployed(dir))).toEqual(['voxform.yaml']);
     // Named from where the user is: the manifests' folder asked, a parent's path given.
@@ -151,9 +142,7 @@ describe('git', () => {
     await mkdir(path.join(dir, 'prompts'));
     await writeFile(path.join(dir, 'prompts', 'desk.md'), 'You are the front desk.\n');
     await writeFile(path.join(dir, 'prompts', 'p*.md'), 'A prompt whose name is a glob.\n');
-    execFileSync('git', ['add', '-A'], { cwd: dir, env });
-    execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-qm', 'prompts'], { cwd: dir, env });
-    const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: dir, env }).toString().trim();
+    const head = commitAll(dir, 'prompts');
     const files = deployed(dir, 'prompts/desk.md', 'prompts/p*.md');
     await writeFile(path.join(dir, 'plan.json'), '{}');
     await writeFile(path.join(dir, 'notes.txt'), 'to do\n');
@@ -166,9 +155,7 @@ describe('git', () => {
     // A template or other file outside the repository is not git's to answer for.
     expect((await gitSource(dir, env, [...files, path.join(path.dirname(dir), 'templates', 'template.yaml')])).uncommitted).toBe(false);
     // A commit that adds only such files holds the same deploy.
-    execFileSync('git', ['add', '-A'], { cwd: dir, env });
-    execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-qm', 'plan'], { cwd: dir, env });
-    const withPlan = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: dir, env }).toString().trim();
+    const withPlan = commitAll(dir, 'plan');
     expect(await projectFilesChanged(dir, env, head, withPlan, files)).toEqual([]);
     expect(await projectFilesChanged(dir, env, commit, withPlan, files)).toEqual(['prompts/desk.md', 'prompts/p*.md']);
     // An edited prompt the deploy read still counts.
@@ -189,10 +176,10 @@ describe('git', () => {
   it('names no branch on a detached checkout, and no commit before the first', async () => {
     const { dir, commit } = await gitRepo();
     const env = { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' };
-    execFileSync('git', ['checkout', '-q', '--detach'], { cwd: dir, env });
+    git(dir, 'checkout', '-q', '--detach');
     expect(await gitSource(dir, env, deployed(dir))).toEqual({ commit, uncommitted: false });
     const fresh = await tempDir({ 'voxform.yaml': 'agents: {}\n' });
-    execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: fresh, env });
+    git(fresh, 'init', '-q', '-b', 'main');
     expect(await gitSource(fresh, env, deployed(fresh))).toEqual({ branch: 'main' });
   });
 

@@ -3,13 +3,13 @@
  * would undo another environment's last apply of one of them is refused before anything is sent
  * (plan, apply and drift share the check), unless the operator names it with --take-over.
  */
-import { execFileSync } from 'node:child_process';
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { repoRoot, runCliInProcess, runPrinted, useTempDirs } from '../helpers/cli.js';
+import { initRepository } from '../helpers/git.js';
 import { findSharedConflicts, readOtherWorkspaces, sharedView } from '../../src/plan/shared-resources.js';
 import type { ResourceChange } from '../../src/plan/types.js';
 import { FileStateBackend } from '../../src/state/file-backend.js';
@@ -505,10 +505,7 @@ describe('a refusal of a command that takes no --take-over', () => {
   it('names the plan and apply of the same manifests, environment and service that settle it', async () => {
     const production = ['  production:', '    promote_from: staging', ''].join('\n');
     const cwd = await tempDir({ 'voxform.yaml': pinnedManifest('campaigns: { recall: { name: Recall (staging) } }') + production, '.gitignore': '.voxform/\n' });
-    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, GIT_CONFIG_NOSYSTEM: '1' } });
-    git('init', '-q', '-b', 'main');
-    git('add', '-A');
-    git('commit', '-qm', 'agents');
+    initRepository(cwd, 'agents');
     expect((await cli(cwd, 'apply', '--env', 'production', '--auto-approve')).code).toBe(0);
     expect((await cli(cwd, 'apply', '--env', 'staging', '--take-over', 'campaign.recall', '--auto-approve')).code).toBe(0);
 

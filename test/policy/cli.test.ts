@@ -13,6 +13,7 @@ import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { repoRoot, runCli, runCliInProcess, useTempDirs } from '../helpers/cli.js';
 import { SARIF_RESULT_LIMIT } from '../../src/policy/sarif.js';
+import { commitAll, git } from '../helpers/git.js';
 import { oneAgent } from './helpers.js';
 
 const addFormats = addFormatsModule.default;
@@ -585,10 +586,6 @@ describe('voxform policy list', () => {
   });
 });
 
-function git(dir: string, ...args: string[]): void {
-  execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, stdio: 'pipe' });
-}
-
 /** An agent of the embedded emulator's seed (agents are adopted, never created) with a prompt file. */
 const SEEDED_AGENT = oneAgent('prompt: { file: prompt.md }\nfirst_message: Thanks for calling Acme Dental.').replace('id: ag_1', 'id: "-OKdqbqetEcM4ak369ym"');
 
@@ -596,8 +593,7 @@ const SEEDED_AGENT = oneAgent('prompt: { file: prompt.md }\nfirst_message: Thank
 async function appliedProject(prompt: string): Promise<string> {
   const dir = await tempDir({ 'voxform.yaml': SEEDED_AGENT, 'prompt.md': prompt });
   git(dir, 'init', '-q');
-  git(dir, 'add', '-A');
-  git(dir, 'commit', '-qm', 'base');
+  commitAll(dir, 'base');
   expect((await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir })).code).toBe(0);
   return dir;
 }
@@ -693,8 +689,7 @@ describe('plan --base reads the base as the same -f paths find it there', () => 
   it('a manifest renamed in a folder is still compared: its team rule removed and its level lowered are flagged', { timeout: 120_000 }, async () => {
     const dir = await tempDir({ 'm/voxform.yaml': `${SEEDED_AGENT}policy:\n  rules: { speech-url: mandatory }\n${TEAM_RULE}`, 'm/prompt.md': 'You are the receptionist of Acme Dental.\n' });
     git(dir, 'init', '-q');
-    git(dir, 'add', '-A');
-    git(dir, 'commit', '-qm', 'base');
+    commitAll(dir, 'base');
     git(dir, 'mv', 'm/voxform.yaml', 'm/agents.yaml');
     await writeFile(path.join(dir, 'm/agents.yaml'), `${SEEDED_AGENT}policy:\n  rules: { speech-url: "off" }\n`);
     expect(await relaxationsOf(['-f', 'm', '--base', 'HEAD'], dir)).toEqual(['level-lowered: rule speech-url is lowered from mandatory to off', 'team-rule-removed: team rule greeting-names-business (mandatory) is removed']);
@@ -703,8 +698,7 @@ describe('plan --base reads the base as the same -f paths find it there', () => 
   it('the default voxform.yaml renamed to agents.yaml, its policy deleted, is flagged', { timeout: 120_000 }, async () => {
     const dir = await tempDir({ 'voxform.yaml': `${SEEDED_AGENT}policy:\n  rules: { speech-url: mandatory }\n${TEAM_RULE}`, 'prompt.md': 'You are the receptionist of Acme Dental.\n' });
     git(dir, 'init', '-q');
-    git(dir, 'add', '-A');
-    git(dir, 'commit', '-qm', 'base');
+    commitAll(dir, 'base');
     git(dir, 'mv', 'voxform.yaml', 'agents.yaml');
     await writeFile(path.join(dir, 'agents.yaml'), SEEDED_AGENT);
     expect(await relaxationsOf(['--base', 'HEAD'], dir)).toEqual(['level-lowered: rule speech-url is lowered from mandatory to advisory', 'team-rule-removed: team rule greeting-names-business (mandatory) is removed']);

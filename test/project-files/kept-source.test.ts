@@ -4,7 +4,6 @@
  * (its size from the listing before any of it is read, a link refused) hold for every record a
  * batch brings along.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,6 +16,7 @@ import { openGitRepository, type GitRepository } from '../../src/project-files/g
 import { keptFilesAtCommit, MAX_BATCH_BYTES } from '../../src/project-files/kept-source.js';
 import { appliedRecord, ledgerRecords, TEST_SEAL_KEY } from '../helpers/ledger.js';
 import { useTempDirs } from '../helpers/cli.js';
+import { commitAll, gitIn } from '../helpers/git.js';
 
 const tempDir = useTempDirs();
 const WORKSPACE = 'default@local';
@@ -31,13 +31,13 @@ async function committedLedger(prompts: string[], folder?: string) {
   const dir = folder ?? (await tempDir());
   await writeFile(path.join(dir, 'README.md'), 'ledger\n');
   const env = { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' };
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, env }).toString().trim();
+  const git = gitIn(dir);
   const workTree = new FileHistoryStore(path.join(dir, 'history'));
   const start = Date.parse('2026-01-01T00:00:00.000Z');
   const ids: string[] = [];
   for (const [index, prompt] of prompts.entries()) ids.push((await workTree.append(appliedRecord(new Date(start + index * 60_000).toISOString(), WORKSPACE, agentWith(prompt)), TEST_SEAL_KEY)).id);
   git('init', '-q', '-b', 'main');
-  return { dir, env, git, ids, workTree, commitAll: () => (git('add', '-A'), git('commit', '-qm', 'ledger'), git('rev-parse', 'HEAD')) };
+  return { dir, env, git, ids, workTree, commitAll: () => commitAll(dir, 'ledger') };
 }
 
 const MEGABYTE = 1024 * 1024;

@@ -12,7 +12,6 @@
  * published schema; no output shows a secret of the agent's config (the stored tool header is in
  * every synthetic call's `agent_config`).
  */
-import { execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -24,6 +23,7 @@ import type { HistoryRecord } from '../../src/history/types.js';
 import type { CallReport } from '../../src/report/types.js';
 import { workspaceKey } from '../../src/state/types.js';
 import { makeTree, repoRoot, runCliInProcess } from '../helpers/cli.js';
+import { commitAll, git } from '../helpers/git.js';
 import { addCalls } from './local-traffic.js';
 import { ledgerRecords } from '../helpers/ledger.js';
 
@@ -84,17 +84,10 @@ const commits: string[] = [];
 const traffic: TrafficSummary[] = [];
 let deploys: HistoryRecord[] = [];
 
-function git(...args: string[]): string {
-  const gitEnv = { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' };
-  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], { cwd: dir, env: gitEnv }).toString().trim();
-}
-
 /** Writes the manifest with `prompt`, commits it, applies it; the commit is what the apply history should record. */
 async function commitAndApply(prompt: string): Promise<void> {
   await writeFile(path.join(dir, 'voxform.yaml'), manifest(prompt));
-  git('add', '-A');
-  git('commit', '-qm', `prompt: ${prompt}`);
-  commits.push(git('rev-parse', 'HEAD'));
+  commits.push(commitAll(dir, `prompt: ${prompt}`));
   const applied = await cli(['apply', '--local', '--auto-approve']);
   expect(applied.code, applied.stderr).toBe(0);
 }
@@ -107,7 +100,7 @@ async function generateTraffic(calls: number): Promise<void> {
 
 beforeAll(async () => {
   ({ dir, cleanup } = await makeTree({ '.gitignore': '.voxform/\nreport.html\ntests.html\n', 'profile.yaml': PROFILE }));
-  git('init', '-q', '-b', 'main');
+  git(dir, 'init', '-q', '-b', 'main');
   await commitAndApply(FIRST_PROMPT);
   await generateTraffic(CALLS.first);
   await commitAndApply(SECOND_PROMPT);

@@ -9,7 +9,6 @@
  * placeholder legend; nothing wider than the viewport but the table's own scroll box; the tests'
  * calls left out. The screenshots are kept in test-artifacts/report-1280.png and report-390.png.
  */
-import { execFileSync } from 'node:child_process';
 import { appendFile, cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,15 +16,12 @@ import { pathToFileURL } from 'node:url';
 import type { Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot, runCliInProcess } from '../helpers/cli.js';
+import { initRepository } from '../helpers/git.js';
 import { drawnPositions, launchBrowser } from './browser.js';
 
 let browser: Browser;
 let dir: string;
 let project: string;
-
-function git(...args: string[]): void {
-  execFileSync('git', ['-c', 'user.name=Walker', '-c', 'user.email=walker@example.com', ...args], { cwd: project, env: { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' } });
-}
 
 async function voxform(...args: string[]): Promise<string> {
   const result = await runCliInProcess(args, { cwd: project });
@@ -39,9 +35,7 @@ beforeAll(async () => {
   await mkdir(project);
   await cp(path.join(repoRoot, 'agents.example.yaml'), path.join(project, 'agents.example.yaml'));
   await cp(path.join(repoRoot, 'example'), path.join(project, 'example'), { recursive: true });
-  git('init', '-q', '-b', 'main');
-  git('add', '-A');
-  git('commit', '-qm', 'the example');
+  initRepository(project, 'the example');
   // The README's steps, as written there.
   const traffic = ['emulator', 'traffic', '-f', 'agents.example.yaml', '--local', '--profile', 'volatile', '--agent', 'front-desk', '--seed', '1'];
   await voxform('apply', '-f', 'agents.example.yaml', '--local', '--auto-approve');

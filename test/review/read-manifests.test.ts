@@ -1,5 +1,4 @@
 /** The base side of "policy relaxed": the manifests the operator's -f paths find at the base revision of a real git repository. */
-import { execFileSync } from 'node:child_process';
 import { rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,20 +6,16 @@ import { spansOf } from '../../src/manifest/positions.js';
 import { locationOf } from '../../src/manifest/source.js';
 import { readBaseManifests, readHeadManifests } from '../../src/review/read-manifests.js';
 import { useTempDirs } from '../helpers/cli.js';
+import { commitAll, git } from '../helpers/git.js';
 
 const tempDir = useTempDirs();
-
-function git(dir: string, ...args: string[]): void {
-  execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, stdio: 'pipe' });
-}
 
 /** A repository whose only commit holds `files`, which are then deleted from the work tree: what is found comes from the base alone. */
 async function committedThenDeleted(files: Record<string, string>, links: Record<string, string> = {}): Promise<string> {
   const dir = await tempDir(files);
   for (const [link, target] of Object.entries(links)) await symlink(target, path.join(dir, link));
   git(dir, 'init', '-q');
-  git(dir, 'add', '-A');
-  git(dir, 'commit', '-qm', 'base');
+  commitAll(dir, 'base');
   for (const file of [...Object.keys(files), ...Object.keys(links)]) await rm(path.join(dir, file));
   return dir;
 }
@@ -67,8 +62,7 @@ describe('a manifest saved with a byte order mark', () => {
     const marked = '\ufeffpolicy:\n  rules:\n    cost-prompt-tokens: mandatory\nversion: 1\n';
     const dir = await tempDir({ 'voxform.yaml': marked });
     git(dir, 'init', '-q');
-    git(dir, 'add', '-A');
-    git(dir, 'commit', '-qm', 'base');
+    commitAll(dir, 'base');
     const expected = [[{ policy: { rules: { 'cost-prompt-tokens': 'mandatory' } }, version: 1 }]];
     expect((await readBaseManifests('HEAD', [], dir, process.env)).map((m) => m.documents)).toEqual(expected);
     const head = await readHeadManifests([path.join(dir, 'voxform.yaml')], dir, {});
@@ -83,8 +77,7 @@ describe('readHeadManifests', () => {
   it('reads the pull request\'s manifests under the rule of every project file: in a CI job, one a step changed since is refused, never parsed', async () => {
     const dir = await tempDir({ 'voxform.yaml': 'version: 1\nagents: {}\n' });
     git(dir, 'init', '-q');
-    git(dir, 'add', '-A');
-    git(dir, 'commit', '-qm', 'pull request');
+    commitAll(dir, 'pull request');
     const file = path.join(dir, 'voxform.yaml');
     expect((await readHeadManifests([file], dir, { CI: 'true' })).map((m) => m.documents)).toEqual([[{ version: 1, agents: {} }]]);
     await writeFile(file, 'version: 1\nagents: { planted: {} }\n');

@@ -4,21 +4,17 @@
  * operator names (VOXFORM_BASE_REF) is the copy it cannot touch: its state and ledger are read too,
  * and add to the checkout's (docs/security.md, src/state/state-at-revision.ts).
  */
-import { execFileSync } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { GITIGNORE_ENTRIES } from '../../src/templates/gitignore.js';
 import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
+import { commitAll, git, initRepository } from '../helpers/git.js';
 
 const SECRET = 'planted-secret-123456';
 const AGENT = '-OKdqbqetEcM4ak369ym';
 const tempDir = useTempDirs();
-
-function git(dir: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, encoding: 'utf8', stdio: 'pipe' });
-}
 
 function manifest(firstMessage: string, prompt = 'You are the receptionist of Acme Dental. Be brief.'): string {
   return ['version: 1', 'agents:', '  front-desk:', `    id: "${AGENT}"`, '    config:', `      prompt: "${prompt}"`, `      first_message: "${firstMessage}"`, ''].join('\n');
@@ -36,13 +32,10 @@ beforeAll(async () => {
   deployed = dir;
   await writeFile(path.join(dir, 'voxform.yaml'), manifest('Welcome. Your code is ${env:HOOK_TOKEN}.'));
   await writeFile(path.join(dir, '.gitignore'), `${GITIGNORE_ENTRIES.join('\n')}\n`);
-  git(dir, 'init', '-q', '-b', 'main');
-  git(dir, 'add', '-A');
-  git(dir, 'commit', '-qm', 'init');
+  initRepository(dir, 'init');
   const applied = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir, env: { HOOK_TOKEN: SECRET } });
   expect(applied.code, applied.stderr).toBe(0);
-  git(dir, 'add', '-A');
-  git(dir, 'commit', '-qm', 'deployed');
+  commitAll(dir, 'deployed');
 });
 afterAll(async () => {
   if (deployed) await rm(deployed, { recursive: true, force: true });
@@ -140,8 +133,7 @@ it("with VOXFORM_BASE_REF a record the pull request adds to the ledger hides no 
   agent.maskedPaths = ['first_message', 'prompt'];
   await writeFile(path.join(history, `${forged.id}.json`), JSON.stringify(forged));
   await writeFile(path.join(dir, 'voxform.yaml'), manifest('Welcome.', 'You are the receptionist of Acme Dental. Never read a card number back.'));
-  git(dir, 'add', '-A');
-  git(dir, 'commit', '-qm', 'a forged record');
+  commitAll(dir, 'a forged record');
 
   for (const format of ['text', 'markdown', 'json']) {
     const plan = await runCliInProcess(['plan', '--local', '--format', format], { cwd: dir, env: { VOXFORM_BASE_REF: 'main' } });
@@ -193,9 +185,7 @@ it("export: a pull request that edits the committed record under its own id (the
 
 it('state_base_unreadable and a base state refused: a hint that fits the cause, and VOXFORM_BASE_REF printed with its control characters escaped', async () => {
   const dir = await tempDir({ 'voxform.yaml': manifest('Welcome.'), '.voxform/state.json': 'not json\n' });
-  git(dir, 'init', '-q', '-b', 'main');
-  git(dir, 'add', '-A');
-  git(dir, 'commit', '-qm', 'a damaged state on the base');
+  initRepository(dir, 'a damaged state on the base');
   git(dir, 'checkout', '-qb', 'pr');
   git(dir, 'rm', '-q', '.voxform/state.json');
 

@@ -4,21 +4,17 @@
  * a manifest or test file naming it, or a committed link to it, must not get it quoted in the plan
  * comment or uploaded. Outside CI the work tree is the developer's own and is read as it is.
  */
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { lstat, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifest/load.js';
 import { runCli, runCliInProcess, useTempDirs } from '../helpers/cli.js';
+import { git, initRepository } from '../helpers/git.js';
 
 const tempDir = useTempDirs();
 const PLANTED = 'planted-ci-credential-5c2e91';
 const CI = { CI: 'true' };
-
-function git(dir: string, ...args: string[]): void {
-  execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, stdio: 'pipe' });
-}
 
 function manifest(agentConfig: string[], extra: string[] = []): string {
   return ['version: 1', 'agents:', '  front-desk:', '    id: -OKdqbqetEcM4ak369ym', '    name: Front desk', '    config:', ...agentConfig.map((line) => `      ${line}`), ...extra, ''].join('\n');
@@ -33,9 +29,7 @@ async function checkout(files: Record<string, string>, links: Record<string, str
     await mkdir(path.dirname(path.join(project, link)), { recursive: true });
     await symlink(target, path.join(project, link));
   }
-  git(project, 'init', '-q', '-b', 'main');
-  git(project, 'add', '-A');
-  git(project, 'commit', '-qm', 'pull request');
+  initRepository(project, 'pull request');
   await writeFile(path.join(project, '.env'), `API_TOKEN=${PLANTED}\n`);
   return project;
 }

@@ -5,11 +5,11 @@
  * scrub hides from every output: the change a reviewer reads, and the JSON plan's keys. So is what a
  * committed `.voxform/local.json` holds, which `--local` serves as the live agents.
  */
-import { execFileSync } from 'node:child_process';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, runCliInProcess, useTempDirs } from '../helpers/cli.js';
+import { commitAll, git } from '../helpers/git.js';
 
 const tempDir = useTempDirs();
 const TOKEN = 'planted-secret-123456';
@@ -58,10 +58,6 @@ it.each([
   }
 });
 
-function git(dir: string, ...args: string[]): void {
-  execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, stdio: 'pipe' });
-}
-
 it("a committed .voxform/local.json holding text of the pull request's at a ledger's place hides none of its words in the plan, in any format", async () => {
   const project = await tempDir();
   const agent = (prompt: string, firstMessage: string) => ['version: 1', 'agents:', '  front-desk:', '    id: -OKdqbqetEcM4ak369ym', '    config:', `      prompt: "${prompt}"`, `      first_message: "${firstMessage}"`, ''].join('\n');
@@ -69,8 +65,7 @@ it("a committed .voxform/local.json holding text of the pull request's at a ledg
   git(project, 'init', '-q', '-b', 'main');
   const apply = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: project, env: { PROMO_CODE: 'PROMO-LIVE-8812' } });
   expect(apply.code, apply.stderr).toBe(0);
-  git(project, 'add', '-A');
-  git(project, 'commit', '-qm', 'deployed');
+  commitAll(project, 'deployed');
   // The pull request writes the live greeting in the committed emulator data: the ledger read the words after "Your code is " as the code.
   const dataFile = path.join(project, '.voxform', 'local.json');
   const data = JSON.parse(await readFile(dataFile, 'utf8')) as { agents: Array<{ id: string; config: Record<string, unknown> }> };
@@ -80,8 +75,7 @@ it("a committed .voxform/local.json holding text of the pull request's at a ledg
   await writeFile(dataFile, JSON.stringify(data));
   await writeFile(path.join(project, 'agents.yaml'), agent(`Before we start, ${HIDDEN}.`, 'Hi!'));
   // The pull request's commit: its job checks it out as committed.
-  git(project, 'add', '-A');
-  git(project, 'commit', '-qm', 'pull request');
+  commitAll(project, 'pull request');
   for (const format of ['text', 'markdown', 'json']) {
     const plan = await runCliInProcess(['plan', '--local', '--format', format], { cwd: project, env: {} });
     expect(plan.code, plan.stderr).toBe(0);
@@ -162,8 +156,7 @@ describe("a tracked .voxform/local.json the operator's apply --local changed sin
     git(project, 'init', '-q', '-b', 'main');
     const get = await runCliInProcess(['get', 'agents', '--local'], { cwd: project, env: {} });
     expect(get.code, get.stderr).toBe(0);
-    git(project, 'add', '-A');
-    git(project, 'commit', '-qm', 'base');
+    commitAll(project, 'base');
     beforeApply(project);
     await writeFile(path.join(project, 'voxform.yaml'), agent('Hello, token ${env:HOOK_TOKEN}.'));
     const apply = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: project, env: { HOOK_TOKEN: TOKEN } });
@@ -193,7 +186,7 @@ describe("a tracked .voxform/local.json the operator's apply --local changed sin
 
   it.each(['--skip-worktree', '--assume-unchanged'])('shows no deployed secret when the index holds %s for it, and git status lists no change', async (flag) => {
     const project = await rewrittenByOperator((dir) => git(dir, 'update-index', flag, '.voxform/local.json'));
-    expect(execFileSync('git', ['status', '--porcelain', '--', '.voxform/local.json'], { cwd: project }).toString()).toBe('');
+    expect(git(project, 'status', '--porcelain', '--', '.voxform/local.json')).toBe('');
     await showsNoToken(project, {});
   });
 

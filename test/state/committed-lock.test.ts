@@ -3,11 +3,11 @@
  * request that adds it, warns before it is merged; a lock held on this machine and not committed is
  * no business of plan's.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
+import { gitIn } from '../helpers/git.js';
 
 const tempDir = useTempDirs();
 
@@ -15,9 +15,9 @@ const MANIFEST = ['version: 1', 'agents:', '  desk: { id: -OKspareAgent0000001, 
 const HOLDER = 'holder-3f9a2c0d11b84e7a.json';
 const OWNER = { pid: 4242, host: 'ci-runner-7', user: 'ana', command: 'voxform apply', since: '2026-11-23T12:05:01.000Z' };
 
-async function projectWithHolder(): Promise<{ cwd: string; git: (...args: string[]) => void }> {
+async function projectWithHolder(): Promise<{ cwd: string; git: (...args: string[]) => string }> {
   const cwd = await tempDir({ 'voxform.yaml': MANIFEST, '.gitignore': '**/.voxform/*.lock\n' });
-  const git = (...args: string[]) => void execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, GIT_CONFIG_NOSYSTEM: '1' } });
+  const git = gitIn(cwd);
   git('init', '-q', '-b', 'main');
   await mkdir(path.join(cwd, '.voxform', 'state.json.lock'), { recursive: true });
   await writeFile(path.join(cwd, '.voxform', 'state.json.lock', HOLDER), `${JSON.stringify(OWNER)}\n`);
@@ -54,7 +54,7 @@ describe('a state lock committed to git', () => {
 
   it('is refused by plan, before it is merged, and by apply, when it is a symbolic link: kept_folder_linked, naming it', async () => {
     const cwd = await tempDir({ 'voxform.yaml': MANIFEST, 'example/notes.md': 'notes\n' });
-    const git = (...args: string[]) => void execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, GIT_CONFIG_NOSYSTEM: '1' } });
+    const git = gitIn(cwd);
     git('init', '-q', '-b', 'main');
     await mkdir(path.join(cwd, '.voxform'));
     await symlink('../example', path.join(cwd, '.voxform', 'state.json.lock'));
