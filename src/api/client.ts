@@ -185,8 +185,6 @@ export interface ApiClient {
   setAgentFiles(body: SetAgentFilesRequest): Promise<void>;
   /** presign → multipart POST of the file → create_file; resolves to the file id. An oversized file is never sent. */
   uploadKnowledgeFile(filePath: string, options?: KnowledgeUploadOptions): Promise<string>;
-  /** Requests on the wire at once across every origin (`ClientOptions.maxInFlight`). */
-  readonly maxInFlight: number;
   /**
    * The same client, whose requests `signal` withdraws while they wait for a slot (`api_not_sent`,
    * never sent); one on the wire runs to its answer, unretried. A stopped apply so sends nothing new.
@@ -263,10 +261,9 @@ export function createClient(options: ClientOptions): ApiClient {
     throw new VoxformError('api_key_missing', 'No API key was given to the client.', { hint: 'Pass apiKey, the private key of the account (the CLI reads it from VOXFORM_API_KEY).' });
   }
   const baseUrl = resolveBaseUrl({ baseUrl: options.baseUrl, region: options.region });
-  const maxInFlight = options.maxInFlight ?? 16;
   const timeoutMs = options.timeoutMs ?? 30_000;
   const transport = new HttpTransport({
-    maxInFlight,
+    maxInFlight: options.maxInFlight ?? 16,
     // A connection that cannot be opened within the request's time-out is of no use.
     connectTimeoutMs: Math.min(10_000, timeoutMs),
     ...(options.maxResponseBytes === undefined ? {} : { maxResponseBytes: options.maxResponseBytes }),
@@ -288,7 +285,7 @@ export function createClient(options: ClientOptions): ApiClient {
     sleep: options.sleep ?? sleepUnlessAborted,
     random: options.random ?? Math.random,
   });
-  return new ServiceClient(baseUrl, requester, apiKey, options.maxUploadBytes ?? MAX_KNOWLEDGE_FILE_BYTES, maxInFlight, options.onAnswer);
+  return new ServiceClient(baseUrl, requester, apiKey, options.maxUploadBytes ?? MAX_KNOWLEDGE_FILE_BYTES, options.onAnswer);
 }
 
 class ServiceClient implements ApiClient {
@@ -300,18 +297,17 @@ class ServiceClient implements ApiClient {
     private readonly requester: Requester,
     apiKey: string,
     private readonly maxUploadBytes: number,
-    readonly maxInFlight: number,
     private readonly onAnswer: ((answer: unknown) => void) | undefined,
   ) {
     this.#apiKey = apiKey;
   }
 
   withSignal(signal: AbortSignal, options: { abortOnTheWire?: boolean } = {}): ApiClient {
-    return new ServiceClient(this.baseUrl, this.requester.withSignal(signal, options), this.#apiKey, this.maxUploadBytes, this.maxInFlight, this.onAnswer);
+    return new ServiceClient(this.baseUrl, this.requester.withSignal(signal, options), this.#apiKey, this.maxUploadBytes, this.onAnswer);
   }
 
   withOnSent(onSent: (path: string) => void): ApiClient {
-    return new ServiceClient(this.baseUrl, this.requester.withOnSent(onSent), this.#apiKey, this.maxUploadBytes, this.maxInFlight, this.onAnswer);
+    return new ServiceClient(this.baseUrl, this.requester.withOnSent(onSent), this.#apiKey, this.maxUploadBytes, this.onAnswer);
   }
 
   async createApiKey(body: CreateApiKeyRequest): Promise<CreatedApiKey> {

@@ -19,10 +19,9 @@ export interface ApplyClient extends LiveReader {
   setCredential(body: SetCredentialRequest): Promise<unknown>;
   /** Presigned upload, then create_file; resolves to the new file's id. */
   uploadKnowledgeFile(path: string, options: KnowledgeUploadOptions & { name: string }): Promise<string>;
-  /** With both, apply keeps a request queued in the client ahead of each one on the wire (`ApiClient.withSignal`). */
-  readonly maxInFlight?: number;
+  /** The same client whose requests still waiting in it `signal` withdraws (`ApiClient.withSignal`): apply's stop sends nothing new. */
   withSignal?(signal: AbortSignal): ApplyClient;
-  /** Tells `onSent` as each attempt of a request leaves the client's queue, with its path (`ApiClient.withOnSent`): with `withSignal`, apply says a change started only then. */
+  /** Tells `onSent` as each attempt of a request leaves the client, with its path (`ApiClient.withOnSent`): apply says a change started only then. */
   withOnSent?(onSent: (path: string) => void): ApplyClient;
 }
 

@@ -47,9 +47,6 @@ function abandonedWrite(request: PlannedRequest): VoxformError {
 /** How long a stop waits for the requests in flight by default. */
 const STOP_GRACE_MS = 10_000;
 
-/** Requests handed to a client that queues ahead, per request it may have on the wire. */
-const QUEUED_AHEAD_FACTOR = 2;
-
 export function nothingRan(): ExecuteResult {
   return { applied: [], partlyApplied: [], failed: [], skipped: [], stopped: [], unrecorded: [], interrupted: false, warnings: [] };
 }
@@ -143,30 +140,14 @@ type RequestOutcome =
   | { status: 'skipped'; cause: string }
   | { status: 'not_started' };
 
-/** Changes set going between two turns of the event loop. */
-const CHANGES_PER_TURN = 256;
-
 export async function executePlan(options: ExecuteOptions): Promise<ExecuteResult> {
   const run = new PlanRun(options);
   await run.markUnreadableWrites();
-  const changes = startChanges(options.plan.changes, run);
+  const changes = Promise.all(options.plan.changes.map((change) => run.change(change)));
   const stopped = stopWait(run.stop, { graceMs: options.stopGraceMs ?? STOP_GRACE_MS, stopWaiting: options.stopWaiting }, run);
   await Promise.race([changes, stopped.promise]);
   stopped.cancel();
   return run.finish();
-}
-
-/** Sets every change going in plan order, serving the event loop in between so the first requests go out at once. */
-async function startChanges(changes: readonly ResourceChange[], run: PlanRun): Promise<void> {
-  const running: Array<Promise<void>> = [];
-  for (let i = 0; i < changes.length; i++) {
-    if (i > 0 && i % CHANGES_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
-    const started = run.change(changes[i] as ResourceChange);
-    // Handled now: a failure while the rest are set going must not count as unhandled.
-    started.catch(() => undefined);
-    running.push(started);
-  }
-  await Promise.all(running);
 }
 
 /** Resolves `graceMs` after the signal fires (the bound on waiting for requests in flight), or once `stopWaiting` fires after it. */
@@ -187,8 +168,8 @@ function stopWait(signal: AbortSignal, bound: { graceMs: number; stopWaiting: Ab
       const because = run.stopCause();
       // A plan that sends nothing has no write to hold back: "no new write is sent" would be said of none.
       if (!run.sendsRequests) return;
-      sayStopping = () => ((sayStopping = undefined), run.emit({ type: 'stopping', inFlight: Math.min(run.inFlight, run.onTheWire), because }));
-      // Counted a turn later: a request waiting to be retried is withdrawn by the stop itself, and is not in flight.
+      sayStopping = () => ((sayStopping = undefined), run.emit({ type: 'stopping', inFlight: run.inFlight, because }));
+      // Counted a turn later: a request waiting in the client (its queue, a retry's wait) is withdrawn by the stop itself, and is not in flight.
       counting = setImmediate(sayStopping);
     };
     if (signal.aborted) onAbort();
@@ -242,11 +223,8 @@ class PlanRun {
   private closed = false;
   inFlight = 0;
 
-  /** The client writes go through: when it queues ahead, a view whose queued requests the stop withdraws. */
+  /** The client writes go through: where it can, a view whose waiting requests the stop withdraws. */
   private readonly client: ApplyClient;
-  readonly onTheWire: number;
-  /** Whether requests handed to the client may wait in its queue: then it tells when each leaves (`withOnSent`). */
-  private readonly queuesAhead: boolean;
 
   constructor(private readonly options: ExecuteOptions) {
     const parallelism = Math.max(1, options.parallelism);
@@ -254,14 +232,10 @@ class PlanRun {
     this.stop = signal ? AbortSignal.any([signal, this.stateFailure.signal]) : this.stateFailure.signal;
     // Interrupted: what reached the service is written at once, not at the next interval.
     this.stop.addEventListener('abort', () => options.store.flush(), { once: true });
-    // A client that bounds its own requests and can withdraw queued ones gets twice as many: each
-    // request on the wire has the next queued behind it, so a freed slot is taken at once.
-    const { maxInFlight } = client;
-    const queuesAhead = maxInFlight !== undefined && maxInFlight <= parallelism && client.withSignal !== undefined;
-    this.client = queuesAhead && client.withSignal ? client.withSignal(this.stop) : client;
-    this.queuesAhead = queuesAhead;
-    this.onTheWire = queuesAhead ? maxInFlight : parallelism;
-    this.slots = new Semaphore(queuesAhead ? parallelism * QUEUED_AHEAD_FACTOR : parallelism);
+    // A request may still wait inside the client (for a slot of its own bound, or out a retry's
+    // backoff): a client that can withdraw it is told of the stop, so a stop sends nothing new.
+    this.client = client.withSignal?.(this.stop) ?? client;
+    this.slots = new Semaphore(parallelism);
     this.resources = new DesiredIndex(options.desired);
     for (const change of options.plan.changes) for (const request of change.requests) this.requests.set(request.id, { request, change });
     for (const change of options.plan.changes) if (change.action !== 'no-op') this.unsettled += change.requests.length;
@@ -287,8 +261,6 @@ class PlanRun {
   }
 
   async change(change: ResourceChange): Promise<void> {
-    // Set going after the run reported: it stays listed as stopped.
-    if (this.closed) return;
     if (change.action === 'no-op') {
       const { shared, takeOver } = this.options;
       const record = stateWhenUnchanged(change, { resources: this.resources, key: this.options.store.fingerprintKey, shared, takeOver });
@@ -452,10 +424,10 @@ class PlanRun {
     const body = filledBody(request, context);
     // A read-back goes through the client a stop does not withdraw requests from.
     const through = request.operation === 'read_agent' ? this.options.client : this.client;
-    // A client that queues ahead tells when the request leaves its queue: one still waiting there has
-    // not started. Any other sends what it is handed at once (the slots bound it).
+    // A client that can tell says when each attempt leaves it: a request still waiting in it has not
+    // started. Any other is taken to send what it is handed at once.
     const onSent = (path?: string) => this.onSent(request, change, path);
-    const client = (this.queuesAhead ? through.withOnSent?.(onSent) : undefined) ?? (onSent(), through);
+    const client = through.withOnSent?.(onSent) ?? (onSent(), through);
     return { body, result: await sendRequest(request, change, body, { client, resources: this.resources }) };
   }
 
