@@ -340,7 +340,7 @@ class ServiceClient implements ApiClient {
 
   async listPhones(): Promise<Phone[]> {
     // The spec answers an array; a wrapped list (`{phones: […]}`, `{items: […]}`, `{data: […]}`) is tolerated.
-    const answer = await this.json<unknown>({ method: 'GET', path: '/phones', retry: 'safe', ahead: true }, (value) => phoneListAt(value) !== undefined, PHONES);
+    const answer = await this.json<unknown>({ method: 'GET', path: '/phones', retry: 'safe' }, (value) => phoneListAt(value) !== undefined, PHONES);
     return valueAtPath(answer, PHONES.listAt(answer)) as Phone[];
   }
 

@@ -40,8 +40,6 @@ export interface HttpRequest {
   signal?: AbortSignal | undefined;
   /** `signal` cuts the attempt short on the wire too, its answer's body included: it fails as when the client is destroyed (`CLIENT_DESTROYED_CODE`). */
   abortOnTheWire?: boolean | undefined;
-  /** Takes the next free slot before the requests already waiting (`Exchange.ahead`). */
-  ahead?: boolean | undefined;
   /** Told, on `performance.now()`'s clock, when the attempt left the queue (its clock started). */
   onDispatch?: (atMs: number) => void;
 }
@@ -96,7 +94,7 @@ export class HttpTransport {
 
   /** Sends the request and reads the whole body as text. */
   async send(request: HttpRequest): Promise<HttpResponse> {
-    await this.acquire(request.signal, request.ahead);
+    await this.acquire(request.signal);
     try {
       return await this.exchange(request);
     } finally {
@@ -111,7 +109,7 @@ export class HttpTransport {
   async stream(request: HttpRequest): Promise<HttpStreamResponse> {
     // The whole library adds its `request` API to every dispatcher, this pool's included.
     await import('undici');
-    await this.acquire(request.signal, request.ahead);
+    await this.acquire(request.signal);
     let handedOver = false;
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(attemptTimeoutError(request.timeoutMs)), request.timeoutMs);
@@ -163,10 +161,10 @@ export class HttpTransport {
     return pools;
   }
 
-  /** A slot, unless `signal` withdraws the request first (then it fails with `NOT_SENT_CODE`); `ahead` as `HttpRequest.ahead`. */
-  private async acquire(signal: AbortSignal | undefined, ahead: boolean | undefined): Promise<void> {
+  /** A slot, unless `signal` withdraws the request first (then it fails with `NOT_SENT_CODE`). */
+  private async acquire(signal: AbortSignal | undefined): Promise<void> {
     if (signal?.aborted) throw notSentError();
-    if (!this.slots.tryAcquire()) await this.slots.acquire(signal, ahead).catch(() => Promise.reject(notSentError()));
+    if (!this.slots.tryAcquire()) await this.slots.acquire(signal).catch(() => Promise.reject(notSentError()));
   }
 
   /** The pool of an origin (made on first use); throws once the transport is closed or destroyed. */

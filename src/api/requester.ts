@@ -88,8 +88,6 @@ export interface Exchange {
   alreadyDone?: () => Promise<boolean>;
   /** For an operation not safe to repeat: how the user sees whether an attempt whose answer was lost got through. */
   checkOutcome?: string;
-  /** Goes before the requests already waiting for a slot: a read that many others' work waits on (the phone list). */
-  ahead?: boolean;
 }
 
 
@@ -332,7 +330,7 @@ export class Requester {
       body = built.body;
     }
     // undici reads a time-out of 0 as "none".
-    return { origin: target.origin, path: target.path, method: exchange.method, headers, body, timeoutMs: Math.max(1, Math.ceil(timeLeftMs)), signal: this.#options.signal, abortOnTheWire: this.#options.abortOnTheWire, ahead: exchange.ahead };
+    return { origin: target.origin, path: target.path, method: exchange.method, headers, body, timeoutMs: Math.max(1, Math.ceil(timeLeftMs)), signal: this.#options.signal, abortOnTheWire: this.#options.abortOnTheWire };
   }
 
   private describeHeaders(headers: Record<string, string>): string {

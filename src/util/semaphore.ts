@@ -1,13 +1,9 @@
 import { Fifo } from './fifo.js';
 
-/**
- * A FIFO counting semaphore: at most `limit` holders at once, the rest wait in arrival order; those
- * that asked to go `ahead` wait in a queue of their own, served first.
- */
+/** A FIFO counting semaphore: at most `limit` holders at once, the rest wait in arrival order. */
 export class Semaphore {
   private active = 0;
   private readonly waiting = new Fifo<Waiter>();
-  private readonly waitingAhead = new Fifo<Waiter>();
   /** Waiters withdrawn while still in the queue (skipped when their turn comes). */
   private withdrawn = 0;
 
@@ -21,7 +17,7 @@ export class Semaphore {
 
   /** Requests waiting for a slot. */
   get queued(): number {
-    return this.waiting.size + this.waitingAhead.size - this.withdrawn;
+    return this.waiting.size - this.withdrawn;
   }
 
   tryAcquire(): boolean {
@@ -32,16 +28,15 @@ export class Semaphore {
 
   /**
    * Calls `onGranted` holding a slot: at once when one is free (then nothing is returned), else when
-   * its turn comes; the place returned can be given up while it waits. With `ahead`, it waits before
-   * everyone who did not ask the same.
+   * its turn comes; the place returned can be given up while it waits.
    */
-  whenFree(onGranted: () => void, ahead = false): QueuePlace | undefined {
+  whenFree(onGranted: () => void): QueuePlace | undefined {
     if (this.tryAcquire()) {
       onGranted();
       return undefined;
     }
     const waiter: Waiter = { grant: onGranted };
-    (ahead ? this.waitingAhead : this.waiting).push(waiter);
+    this.waiting.push(waiter);
     return {
       withdraw: () => {
         if (!waiter.grant) return false;
@@ -55,9 +50,8 @@ export class Semaphore {
   /**
    * Waits for a slot. With `signal`, a wait still in the queue when the signal aborts ends at once,
    * rejecting with the signal's reason, and gives up its place; a slot already taken is kept.
-   * `ahead` as for `whenFree`.
    */
-  acquire(signal?: AbortSignal, ahead = false): Promise<void> {
+  acquire(signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
       const onAbort = () => {
@@ -66,14 +60,14 @@ export class Semaphore {
       const place = this.whenFree(() => {
         signal?.removeEventListener('abort', onAbort);
         resolve();
-      }, ahead);
+      });
       if (place) signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 
   /** Hands the slot straight to the next waiter, so a freed slot is never raced for. */
   release(): void {
-    for (let next = this.nextWaiter(); next; next = this.nextWaiter()) {
+    for (let next = this.waiting.shift(); next; next = this.waiting.shift()) {
       const grant = next.grant;
       if (!grant) {
         this.withdrawn--;
@@ -84,10 +78,6 @@ export class Semaphore {
       return;
     }
     this.active--;
-  }
-
-  private nextWaiter(): Waiter | undefined {
-    return this.waitingAhead.shift() ?? this.waiting.shift();
   }
 
   /** Runs `task` holding a slot, and frees the slot however the task ends. */

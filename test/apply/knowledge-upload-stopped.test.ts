@@ -10,7 +10,7 @@ import { SECRETS, useExampleProjects, type ExampleProject } from '../helpers/pro
 
 const startProject = useExampleProjects();
 
-/** Applies the example project's manifests with a client made as the CLI makes it (bounded to apply's parallelism, so apply queues ahead). */
+/** Applies the example project's manifests with a client made as the CLI makes it (bounded to apply's parallelism). */
 async function applyExample(p: ExampleProject, options: { retries?: number; signal?: AbortSignal; stopGraceMs?: number }) {
   const client = createClient({ baseUrl: p.url, apiKey: p.emulator.apiKey, maxInFlight: 8, retries: options.retries });
   const { state: desired } = await loadManifests({ paths: ['voxform.yaml'], cwd: p.dir, env: SECRETS });
