@@ -285,29 +285,32 @@ export function createClient(options: ClientOptions): ApiClient {
     sleep: options.sleep ?? sleepUnlessAborted,
     random: options.random ?? Math.random,
   });
-  return new ServiceClient(baseUrl, requester, apiKey, options.maxUploadBytes ?? MAX_KNOWLEDGE_FILE_BYTES, options.onAnswer);
+  return new ServiceClient(baseUrl, requester, options.maxUploadBytes ?? MAX_KNOWLEDGE_FILE_BYTES, options.onAnswer);
 }
 
+/** The API key lives in the requester's private field only: out of `console.log` and `JSON.stringify` of the client. */
 class ServiceClient implements ApiClient {
-  /** A private field: the API key stays out of `console.log` and `JSON.stringify` of the client. */
-  readonly #apiKey: string;
-
   constructor(
     readonly baseUrl: string,
     private readonly requester: Requester,
-    apiKey: string,
     private readonly maxUploadBytes: number,
     private readonly onAnswer: ((answer: unknown) => void) | undefined,
-  ) {
-    this.#apiKey = apiKey;
-  }
+  ) {}
 
   withSignal(signal: AbortSignal, options: { abortOnTheWire?: boolean } = {}): ApiClient {
-    return new ServiceClient(this.baseUrl, this.requester.withSignal(signal, options), this.#apiKey, this.maxUploadBytes, this.onAnswer);
+    return this.through(this.requester.withSignal(signal, options));
   }
 
   withOnSent(onSent: (path: string) => void): ApiClient {
-    return new ServiceClient(this.baseUrl, this.requester.withOnSent(onSent), this.#apiKey, this.maxUploadBytes, this.onAnswer);
+    return this.through(this.requester.withOnSent(onSent));
+  }
+
+  /**
+   * This client sending through `requester`. Made on `this`, so a wrapper of the client
+   * (`Object.create(client)` with methods of its own) gets a view that keeps them.
+   */
+  private through(requester: Requester): ApiClient {
+    return Object.create(this, { requester: { value: requester } }) as ApiClient;
   }
 
   async createApiKey(body: CreateApiKeyRequest): Promise<CreatedApiKey> {
@@ -540,7 +543,7 @@ class ServiceClient implements ApiClient {
   }
 
   private context(method: string, path: string): FailureContext {
-    return { method, path, attempts: 1, secret: this.#apiKey, redact: this.requester.redact };
+    return this.requester.answerContext(method, path);
   }
 }
 

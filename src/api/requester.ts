@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { STATUS_CODES } from 'node:http';
 import { Readable } from 'node:stream';
 import { REDACTED } from '../secrets/redact.js';
-import { ApiError, errorCode, errorFromResponse, errorFromTransport, isTlsError, scrub, transportReason, type TransportFailure } from './errors.js';
+import { ApiError, errorCode, errorFromResponse, errorFromTransport, isTlsError, scrub, transportReason, type FailureContext, type TransportFailure } from './errors.js';
 import { CLIENT_DESTROYED_CODE, HttpTransport, isTimeout, NOT_SENT_CODE, readBodyText, RESPONSE_TOO_LARGE_CODE, type HttpRequest, type HttpResponse, type HttpStreamResponse } from './http.js';
 import { backoffDelay, isConnectionError, mayHaveActed, parseRetryAfter, shouldRetry, writeMayHaveLanded, type BackoffOptions, type RetryMode } from './retry.js';
 
@@ -112,9 +112,9 @@ export class Requester {
     return this.#options.transport;
   }
 
-  /** The caller's scrub of its other secrets, for errors the client makes of answers itself. */
-  get redact(): ((text: string) => string) | undefined {
-    return this.#options.redact;
+  /** For an error the client makes of an answer itself: what it scrubs from the service's echo (the key, the caller's other secrets). */
+  answerContext(method: string, path: string): FailureContext {
+    return { method, path, attempts: 1, secret: this.#options.apiKey, redact: this.#options.redact };
   }
 
   /**
