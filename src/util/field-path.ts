@@ -24,21 +24,7 @@ function formatSegment(segment: PathSegment): string {
  * the dotted form cannot tell an index from a name of digits, so `valueAtPath` enters no list by
  * one (a caller that knows its digits name an item turns them into a number: secrets/trusted.ts).
  */
-export function parseDotted(dotted: string): readonly string[] {
-  let segments = parsedPaths.get(dotted);
-  if (!segments) {
-    // Bounded: a flood of distinct paths only restarts the cache.
-    if (parsedPaths.size >= PARSED_PATHS_KEPT) parsedPaths.clear();
-    segments = Object.freeze(splitDotted(dotted));
-    parsedPaths.set(dotted, segments);
-  }
-  return segments;
-}
-
-const PARSED_PATHS_KEPT = 4096;
-const parsedPaths = new Map<string, readonly string[]>();
-
-function splitDotted(dotted: string): string[] {
+export function parseDotted(dotted: string): string[] {
   if (dotted === '') return [];
   if (!dotted.includes('\\')) return dotted.split('.');
   const segments: string[] = [];
@@ -275,6 +261,9 @@ export class PatternCursor {
 
 const NOWHERE = new PatternCursor([], false);
 
+/** Cursors a PatternSet keeps at most. */
+const CURSORS_KEPT = 4096;
+
 /** Many patterns compiled into one trie: a path is matched in one pass over its segments. */
 export class PatternSet {
   private readonly root: TrieNode = newNode();
@@ -309,7 +298,8 @@ export class PatternSet {
   cursorAt(dotted: string): PatternCursor {
     let cursor = this.cursors.get(dotted);
     if (!cursor) {
-      if (this.cursors.size >= PARSED_PATHS_KEPT) this.cursors.clear();
+      // Bounded: a flood of distinct paths only restarts the map.
+      if (this.cursors.size >= CURSORS_KEPT) this.cursors.clear();
       cursor = this.start();
       for (const segment of parseDotted(dotted)) cursor = cursor.step(segment);
       this.cursors.set(dotted, cursor);
