@@ -261,9 +261,6 @@ export class PatternCursor {
 
 const NOWHERE = new PatternCursor([], false);
 
-/** Cursors a PatternSet keeps at most. */
-const CURSORS_KEPT = 4096;
-
 /** Many patterns compiled into one trie: a path is matched in one pass over its segments. */
 export class PatternSet {
   private readonly root: TrieNode = newNode();
@@ -292,18 +289,10 @@ export class PatternSet {
     return new PatternCursor([this.root], this.root.end);
   }
 
-  private readonly cursors = new Map<string, PatternCursor>();
-
-  /** The cursor at a dotted path, kept (cursors never change): every changed field asks for one. */
+  /** The cursor at a dotted path. */
   cursorAt(dotted: string): PatternCursor {
-    let cursor = this.cursors.get(dotted);
-    if (!cursor) {
-      // Bounded: a flood of distinct paths only restarts the map.
-      if (this.cursors.size >= CURSORS_KEPT) this.cursors.clear();
-      cursor = this.start();
-      for (const segment of parseDotted(dotted)) cursor = cursor.step(segment);
-      this.cursors.set(dotted, cursor);
-    }
+    let cursor = this.start();
+    for (const segment of parseDotted(dotted)) cursor = cursor.step(segment);
     return cursor;
   }
 

@@ -138,13 +138,12 @@ describe('pattern sets', () => {
     expect(set.start().step('campaigns').open).toBe(false);
   });
 
-  it('give the cursor at a dotted path, the one a walk reaches, and the same one when asked again', () => {
+  it('give the cursor at a dotted path, the one a walk reaches', () => {
     for (const dotted of ['config.tools.0.header', 'config.tools', 'config.prompt', formatDotted(['config', 'session_data_webhook', 'headers', 'x.y']), 'campaigns']) {
       let walked = set.start();
       for (const segment of parseDotted(dotted)) walked = walked.step(segment);
       const at = set.cursorAt(dotted);
       expect({ covered: at.covered, open: at.open }).toEqual({ covered: walked.covered, open: walked.open });
-      expect(set.cursorAt(dotted)).toBe(at);
     }
     expect(set.cursorAt('config.session_data_webhook.headers.x').covered).toBe(true);
     expect(set.cursorAt('config.voice').open).toBe(false);
