@@ -339,15 +339,7 @@ export class Requester {
   }
 
   private failureContext(exchange: Exchange, target: { displayPath: string }, attempts: number) {
-    return {
-      method: exchange.method,
-      path: target.displayPath,
-      attempts,
-      secret: this.#options.apiKey,
-      redact: this.#options.redact,
-      notFoundHint: exchange.notFoundHint,
-      checkOutcome: exchange.checkOutcome,
-    };
+    return { ...this.answerContext(exchange.method, target.displayPath), attempts, notFoundHint: exchange.notFoundHint, checkOutcome: exchange.checkOutcome };
   }
 }
 
