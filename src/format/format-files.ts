@@ -1,6 +1,6 @@
 import { isMap, isScalar } from 'yaml';
 import { isVoxformError, VoxformError } from '../errors.js';
-import { decodeUtf8 } from '../project-files/decode.js';
+import { BYTE_ORDER_MARK, decodeUtf8 } from '../project-files/decode.js';
 import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
 import type { ManifestFile } from '../project-files/manifest-files.js';
 import { readProjectFile, UNCOMMITTED_HINT, type CheckoutFiles } from '../project-files/checkout-files.js';
@@ -73,8 +73,6 @@ async function rewrite(file: string, text: string, where: { root: string; shown:
     });
   }
 }
-
-const BYTE_ORDER_MARK = '\ufeff';
 
 async function readManifestText(file: string, root: string, shown: string, checkout: CheckoutFiles): Promise<{ text: string; byteOrderMark: boolean }> {
   const outcome = await readProjectFile(file, { root, maxBytes: MAX_MANIFEST_BYTES }, checkout);

@@ -9,6 +9,7 @@
  * Its tests check it gives the same values and positions as the general parser.
  */
 import { attachSpans, PackedNode, PackedSpans } from './positions.js';
+import { BYTE_ORDER_MARK } from '../project-files/decode.js';
 import { setOwn } from '../util/json-object.js';
 import { MAX_NESTING_DEPTH, MAX_YAML_TOKENS } from '../yaml/limits.js';
 import { numberProblem } from '../yaml/numbers.js';
@@ -80,8 +81,6 @@ interface BlockNode extends Node {
 }
 
 const MAX_KEY_LENGTH = 1000;
-
-const BYTE_ORDER_MARK = '\ufeff';
 
 /**
  * The documents of `source`, or undefined outside the subset (`onGiveUp` hears of a wrongly indented

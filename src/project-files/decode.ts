@@ -19,6 +19,9 @@ export interface TextProblem {
   message: string;
 }
 
+/** U+FEFF: a mark some editors write at a text's start, which a reader drops there. */
+export const BYTE_ORDER_MARK = '\ufeff';
+
 const lenient = new TextDecoder('utf-8', { fatal: false, ignoreBOM: false });
 
 export function decodeUtf8(bytes: Uint8Array): DecodedText {
