@@ -4,6 +4,7 @@
  * connect-host.ts picks one; the rest of src/ci/ knows no host.
  */
 import { isPlainObject, type JsonObject } from '../util/json-object.js';
+import { isPositiveWhole } from '../util/json-shape.js';
 
 export type Provider = 'github' | 'gitlab';
 
@@ -35,7 +36,7 @@ export interface ReviewHost {
 
 /** A review's or comment's number as a host sent it, when it is one (a whole number above zero); else undefined. */
 export function hostNumber(value: unknown): number | undefined {
-  return Number.isSafeInteger(value) && (value as number) > 0 ? (value as number) : undefined;
+  return isPositiveWhole(value) ? value : undefined;
 }
 
 /** What a host's list item says of a comment, in the host's own fields; undefined for an item that is no comment of the review (GitLab's system notes). */

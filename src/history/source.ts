@@ -12,6 +12,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { openGitRepository, pathFromRoot, runEntries, type GitAnswer, type GitRepository } from '../project-files/git.js';
 import { httpUrl } from '../util/http-url.js';
+import { isPositiveWhole } from '../util/json-shape.js';
 import { ciReviewNumber, gitHubRunUrl, osUser } from '../util/run-identity.js';
 import type { DeploySource } from './types.js';
 import { requireOptions } from '../util/required-options.js';
@@ -190,7 +191,7 @@ export async function projectFilesChanged(cwd: string, env: Env, a: string, b: s
 export async function detectDeploySource(options: { env: Env; cwd: string; files?: readonly string[] | undefined; review?: number | undefined }): Promise<DeploySource> {
   requireOptions('detectDeploySource', options, { env: 'object', cwd: 'text' });
   const ci = ciSource(options.env);
-  const review = options.review !== undefined && Number.isSafeInteger(options.review) && options.review > 0 ? options.review : undefined;
+  const review = isPositiveWhole(options.review) ? options.review : undefined;
   const fromCi = ci && withoutUndefined({ ...ci, pullRequest: ci.pullRequest ?? review });
   if (fromCi && fromCi.commit) {
     // The CI's commit is what is deployed; git is asked only whether the deploy's files hold more.

@@ -17,6 +17,8 @@ export const isName = (value: unknown): value is string => isText(value) && !has
 /** A duration, a rate or a count: a finite number, not negative. */
 export const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
 export const isWhole = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
+/** A number that counts from one: a review's, a comment's. */
+export const isPositiveWhole = (value: unknown): value is number => isWhole(value) && value > 0;
 
 export function isOneOf<T extends string>(values: readonly T[]): (value: unknown) => value is T {
   return (value): value is T => (values as readonly unknown[]).includes(value);
