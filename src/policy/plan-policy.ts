@@ -70,11 +70,13 @@ export async function promptTokenChanges(
   return out.sort((a, b) => byCodeUnits(a.address, b.address));
 }
 
-/** "1,204 → 1,391 tokens, +15.5%"; "1,391 tokens (new)". */
+/** "1,204 → 1,391 tokens, +15.5%"; "20 → 2,910 tokens, +14,450%"; "1,391 tokens (new)". */
 export function describeTokenChange(change: PromptTokens): string {
   if (change.before === undefined) return `${formatCount(change.after)} tokens (new)`;
   if (change.before === 0) return `0 → ${formatCount(change.after)} tokens`;
   const percent = ((change.after - change.before) / change.before) * 100;
   const sign = percent > 0 ? '+' : percent < 0 ? '−' : '±';
-  return `${formatCount(change.before)} → ${formatCount(change.after)} tokens, ${sign}${Math.abs(percent).toFixed(1)}%`;
+  // A tenth of a percent tells a small edit from none; past a doubling, whole percents read better.
+  const size = Math.abs(percent) < 100 ? Math.abs(percent).toFixed(1) : formatCount(Math.round(Math.abs(percent)));
+  return `${formatCount(change.before)} → ${formatCount(change.after)} tokens, ${sign}${size}%`;
 }

@@ -610,7 +610,7 @@ describe('voxform plan', () => {
     expect(markdown.stdout).toMatch(/^> \[!WARNING\]\n> \*\*Policy relaxed:\*\* this pull request weakens review \(2 relaxations\)\.\n/);
     expect(markdown.stdout).toContain('> - `voxform.yaml:9` rule speech-symbols is lowered from advisory to off');
     expect(markdown.stdout).toContain('a waiver of pii-email-address for agent.a is added, until 2999-12-31');
-    expect(markdown.stdout).toMatch(/\*\*Prompt tokens\*\* \(`o200k_base`\):\n\n- `agent\.a` \d+ → \d+ tokens, \+\d+\.\d%\n/);
+    expect(markdown.stdout).toMatch(/\*\*Prompt tokens\*\* \(`o200k_base`\):\n\n- `agent\.a` \d+ → \d+ tokens, \+[\d,]+(?:\.\d)?%\n/);
     expect(markdown.stdout).toContain('- ⛔ `mandatory[pii-phone-number]` `prompt.md:2:16`: agent.a: prompt holds a phone number');
     expect(markdown.stdout).toContain('| `pii-email-address` | `agent.a` | 2999-12-31 | Shared inbox approved by the privacy lead |');
 

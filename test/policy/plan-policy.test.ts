@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { promptTokenChanges } from '../../src/policy/plan-policy.js';
+import { describeTokenChange, promptTokenChanges } from '../../src/policy/plan-policy.js';
 import type { TokenCounter } from '../../src/policy/types.js';
 import { SecretRegistry } from '../../src/secrets/redact.js';
 import { useTempDirs } from '../helpers/cli.js';
@@ -51,5 +51,16 @@ describe("the plan's prompt token counts", () => {
     const short = await countWith(SHORT_TOKEN);
     expect(short).toEqual(await countWith(LONG_TOKEN));
     expect(short[0]!.before).toBe('Transfer with code withheld-by-voxform.'.length);
+  });
+});
+
+describe('a prompt token change, in words', () => {
+  it('gives a tenth of a percent below a doubling, and whole percents, grouped, above', () => {
+    expect(describeTokenChange({ address: 'agent.a', before: 1204, after: 1391 })).toBe('1,204 → 1,391 tokens, +15.5%');
+    expect(describeTokenChange({ address: 'agent.a', before: 1391, after: 1204 })).toBe('1,391 → 1,204 tokens, −13.4%');
+    expect(describeTokenChange({ address: 'agent.a', before: 20, after: 2910 })).toBe('20 → 2,910 tokens, +14,450%');
+    expect(describeTokenChange({ address: 'agent.a', before: 7, after: 7 })).toBe('7 → 7 tokens, ±0.0%');
+    expect(describeTokenChange({ address: 'agent.a', before: 0, after: 12 })).toBe('0 → 12 tokens');
+    expect(describeTokenChange({ address: 'agent.a', before: undefined, after: 12 })).toBe('12 tokens (new)');
   });
 });
