@@ -16,24 +16,10 @@ export type HeaderDeclaration = 'required' | 'optional' | 'unshown';
 
 type AuthOutcome = { ok: true; key: StoredKey } | { ok: false; status: 401 | 403; detail: string };
 
-/** sha256 of recent header values (a client sends the same key every time); bounded against a flood. */
-const recentHashes = new Map<string, string>();
-const RECENT_LIMIT = 64;
-
-function hashOf(header: string): string {
-  let hash = recentHashes.get(header);
-  if (hash === undefined) {
-    hash = sha256Hex(header);
-    if (recentHashes.size >= RECENT_LIMIT) recentHashes.clear();
-    recentHashes.set(header, hash);
-  }
-  return hash;
-}
-
 /** Checks the raw key of the `authorization` header. Public keys pass only where `allowPublic`. */
 export function authenticate(store: EmulatorStore, header: string | undefined, allowPublic: boolean): AuthOutcome {
   if (header === undefined || header === '') return { ok: false, status: 401, detail: 'Not authenticated' };
-  const key = store.keys.get(hashOf(header));
+  const key = store.keys.get(sha256Hex(header));
   if (!key || key.revoked_at !== null) {
     // The service wants the raw key; say so when a client sends the common Bearer form.
     const hint = /^bearer\s/i.test(header) ? ' (send the raw key, without "Bearer ")' : '';

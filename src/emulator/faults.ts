@@ -170,10 +170,6 @@ export class FaultInjector {
     return structuredClone(this.settings);
   }
 
-  get enabled(): boolean {
-    return this.active.length > 0;
-  }
-
   /** Whether a rule's path matches; a regular expression that runs too long is stopped for good (no request waits on it again). */
   private pathMatches(active: ActiveRule, path: string): boolean {
     if (!active.regex) return active.path.test(path);

@@ -12,12 +12,6 @@ import type { AgentConfigRead } from '../schema/types.gen.js';
 import type { PutMode } from './types.js';
 import { isPlainObject, type JsonObject } from '../util/json-object.js';
 
-let readShape: SchemaNode | undefined;
-function configNode(): SchemaNode {
-  readShape ??= schemaNode('AgentConfigRead');
-  return readShape;
-}
-
 /** Only the read-only values inside `stored` (with the objects that hold them); undefined when there are none. */
 function readOnlyPart(node: SchemaNode, stored: unknown): unknown {
   if (!isPlainObject(stored)) return undefined;
@@ -73,7 +67,7 @@ function keepReadOnlyExtras(node: SchemaNode, stored: unknown, incoming: unknown
 export function applyConfigUpdate(stored: AgentConfigRead, update: JsonObject, removed: readonly string[], mode: PutMode): void {
   const target = stored as JsonObject;
   for (const key of removed) delete target[key];
-  const root = configNode();
+  const root = schemaNode('AgentConfigRead');
   // The update comes from a freshly parsed request body, so it is stored as is, without a copy.
   for (const [key, incoming] of Object.entries(update)) {
     const child = propertyNode(root, key);

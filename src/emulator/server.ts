@@ -244,7 +244,7 @@ class Emulator implements ControlHost {
       if (this.log) this.logRequest(entry);
     };
 
-    const fault = this.core.faults.enabled ? this.core.faults.decide(method, path) : undefined;
+    const fault = this.core.faults.decide(method, path);
     // Latency counts from the request's arrival: the answer, not the handling, waits for it.
     const answerAt = fault && fault.delayMs > 0 ? started + fault.delayMs : undefined;
     if (fault) {

@@ -118,18 +118,14 @@ export function checkBody(defName: string, body: unknown): ValidationDetail[] {
 }
 
 type PropertyTypes = Map<string, string[]>;
-const queryTypes = new Map<string, PropertyTypes>();
 
-/** The JSON types of each property of a query definition, read once from the schema. */
+/** The JSON types of each property of a query definition. */
 function typesOf(defName: string): PropertyTypes {
-  let types = queryTypes.get(defName);
-  if (types) return types;
-  types = new Map();
+  const types: PropertyTypes = new Map();
   const defs = loadSchemas().service.$defs as Record<string, { properties?: Record<string, { type?: string | string[] }> }>;
   for (const [name, schema] of Object.entries(defs[defName]?.properties ?? {})) {
     types.set(name, schema.type === undefined ? [] : Array.isArray(schema.type) ? schema.type : [schema.type]);
   }
-  queryTypes.set(defName, types);
   return types;
 }
 

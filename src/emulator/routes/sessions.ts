@@ -16,13 +16,9 @@ import { checkConfigFileIds } from '../referenced-files.js';
  * top-level fields and, on each message, the known message fields, then is validated as strictly as
  * before (docs/service-api.md and docs/emulator.md, "OpenAI clients and unknown fields").
  */
-let chatFields: { request: Set<string>; message: Set<string> } | undefined;
-
 function knownFields(): { request: Set<string>; message: Set<string> } {
-  if (chatFields) return chatFields;
   const defs = loadSchemas().service.$defs as Record<string, { properties?: object }>;
-  chatFields = { request: new Set(Object.keys(defs.ChatCompletionRequest?.properties ?? {})), message: new Set(Object.keys(defs.ChatMessage?.properties ?? {})) };
-  return chatFields;
+  return { request: new Set(Object.keys(defs.ChatCompletionRequest?.properties ?? {})), message: new Set(Object.keys(defs.ChatMessage?.properties ?? {})) };
 }
 
 const keepOnly = (value: Record<string, unknown>, known: Set<string>) => Object.fromEntries(Object.entries(value).filter(([name]) => known.has(name)));

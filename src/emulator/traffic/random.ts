@@ -11,8 +11,6 @@ function streamSeed(...parts: Array<string | number>): number {
   return sha256Bytes(parts.map(String).join('\u0000')).readUInt32BE(0);
 }
 
-const HEX_PAIRS = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
-
 export class RandomStream {
   private readonly next: () => number;
   /** A second normal value of the last Box–Muller pair, kept for the next call. */
@@ -72,11 +70,8 @@ export class RandomStream {
   /** `count` random hex digits (for ids shaped like the emulator's own: `call_` and 20 digits). */
   hex(count: number): string {
     let out = '';
-    // Two digits per table lookup, four lookups per draw: ids are made by the hundred thousand.
-    while (out.length < count) {
-      const bits = Math.floor(this.next() * 0x100000000);
-      out += `${HEX_PAIRS[bits >>> 24]}${HEX_PAIRS[(bits >>> 16) & 0xff]}${HEX_PAIRS[(bits >>> 8) & 0xff]}${HEX_PAIRS[bits & 0xff]}`;
-    }
+    // Eight digits per draw, as the draw's 32 bits.
+    while (out.length < count) out += Math.floor(this.next() * 0x100000000).toString(16).padStart(8, '0');
     return out.length === count ? out : out.slice(0, count);
   }
 }
