@@ -315,7 +315,9 @@ class RecordedRuns {
       const test = `${exchange.test}\0${exchange.target}`;
       this.#runs.set(test, Math.max(this.#runs.get(test) ?? 0, exchange.run));
       const at = `${test}\0${exchange.run}\0${exchange.turn}\0${exchange.kind}`;
-      this.#asked.set(at, [...(this.#asked.get(at) ?? []), exchange.asked]);
+      const asked = this.#asked.get(at);
+      if (asked) asked.push(exchange.asked);
+      else this.#asked.set(at, [exchange.asked]);
     }
   }
 
