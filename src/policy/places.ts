@@ -118,30 +118,6 @@ function coversOffset(text: string, part: string, offset: number): boolean {
   return false;
 }
 
-/**
- * A string of an agent's config. Its name and location are worked out when a rule reports it:
- * most texts pass every rule, and a large project has hundreds of thousands of them.
- */
-class ConfigText implements TextPlace {
-  readonly resource: string;
-
-  constructor(
-    private readonly agent: DesiredAgent,
-    private readonly path: readonly PathPart[],
-    readonly text: string,
-  ) {
-    this.resource = agent.address;
-  }
-
-  get field(): string {
-    return formatIndexed(this.path);
-  }
-
-  at(offset: number): SourceLocation {
-    return configLocation(this.agent, this.path, { text: this.text, offset });
-  }
-}
-
 /** An agent's prompt; a place in a prompt file that holds the text as written is a line and column of that file. */
 class PromptText implements TextPlace {
   readonly resource: string;
@@ -207,7 +183,7 @@ const SPOKEN_TEXTS: ReadonlyArray<readonly PathPart[]> = [
 function spokenPlaces(agent: DesiredAgent): TextPlace[] {
   const places: TextPlace[] = [];
   const add = (path: readonly PathPart[], text: unknown) => {
-    if (typeof text === 'string') places.push(new ConfigText(agent, path, text));
+    if (typeof text === 'string') places.push({ resource: agent.address, field: formatIndexed(path), text, at: (offset) => configLocation(agent, path, { text, offset }) });
   };
   for (const path of SPOKEN_TEXTS) add(path, valueAtPath(agent.config, path));
   const lists = [...SPOKEN_LISTS];
