@@ -6,7 +6,7 @@
  *
  * The tokenizer's time grows with the square of each word's length, and a text from a pull request
  * may be one word of two million characters: it would count for hours. So a text is handed to the
- * tokenizer in pieces of at most MAX_PIECE_LENGTH characters, counted a few at a time in slices
+ * tokenizer in pieces of at most MAX_PIECE_LENGTH characters, each counted in a slice
  * (sync-slices.ts), so a long count serves Ctrl-C and SIGTERM as it goes (docs/security.md §4).
  */
 import { inSlice } from '../util/sync-slices.js';
@@ -22,9 +22,6 @@ const TOKENIZER_ENCODING = 'o200k_base';
  * tokenizer splits words anyway.
  */
 export const MAX_PIECE_LENGTH = 256;
-
-/** Pieces one job counts (a job per piece would cost more in promises than a prompt's count). */
-const PIECES_PER_JOB = 16;
 
 /** Counts the tokens of a piece of text (at most MAX_PIECE_LENGTH characters). */
 type CountPiece = (piece: string) => number;
@@ -71,13 +68,8 @@ function wordSplitBefore(text: string, at: number): boolean {
 
 /** The token count of `text`, its pieces counted in slices. */
 async function countInPieces(text: string, countPiece: CountPiece): Promise<number> {
-  const pieces = Array.from(tokenizerPieces(text));
-  const jobs: Array<Promise<number>> = [];
-  for (let from = 0; from < pieces.length; from += PIECES_PER_JOB) {
-    const job = pieces.slice(from, from + PIECES_PER_JOB);
-    jobs.push(inSlice(() => job.reduce((sum, piece) => sum + countPiece(piece), 0)));
-  }
-  return (await Promise.all(jobs)).reduce((sum, count) => sum + count, 0);
+  const counts = await Promise.all(Array.from(tokenizerPieces(text), (piece) => inSlice(() => countPiece(piece))));
+  return counts.reduce((sum, count) => sum + count, 0);
 }
 
 /** `countPiece`: the tokenizer (a test gives one that records the pieces it is given). */
