@@ -62,17 +62,10 @@ export function perDistinctText<T>(compute: (text: string) => T): (text: string)
   };
 }
 
-/**
- * Characters compared at a time in search of where two texts differ: comparing two strings costs
- * far less per character than reading each character on its own.
- */
-const COMPARED_AT_A_TIME = 256;
-
 /** A fork between a text to remember and the different one of its length that the look-up found. */
 function parted<T>(added: Remembered<T>, found: Remembered<T>): Fork<T> {
   const [one, other] = [added.text, found.text];
   let at = 0;
-  while (one.slice(at, at + COMPARED_AT_A_TIME) === other.slice(at, at + COMPARED_AT_A_TIME)) at += COMPARED_AT_A_TIME;
   while (one.charCodeAt(at) === other.charCodeAt(at)) at++;
   return { at, code: one.charCodeAt(at), next: [added, found] };
 }
