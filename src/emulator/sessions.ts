@@ -224,7 +224,6 @@ export class SessionManager {
       if (turn.functionCalls.length > 0) record.function_calls = [...(record.function_calls ?? []), ...turn.functionCalls];
       record.chat = JSON.stringify(session.transcript);
       record.chars_used = charsOf(session.transcript);
-      this.store.callLog.touch(record);
     }
     return { session, reply, lasting: started || turn.functionCalls.length > 0 };
   }

@@ -390,10 +390,6 @@ function shareConfigs(records: CallRecord[]): { records: CallRecord[]; configs: 
   return { records: written, configs };
 }
 
-const CONFIG_PLACEHOLDER = '\u0000voxform-shared-agent-config';
-const CONFIG_KEY_TEXT = '"agent_config":';
-const CONFIG_PLACEHOLDER_TEXT = `${CONFIG_KEY_TEXT}${JSON.stringify(CONFIG_PLACEHOLDER)}`;
-
 /**
  * The call log: records by call_id, and oldest first in an array (a new call is an append), walked
  * backwards from a binary search so a page costs the same whatever the log's length.
@@ -401,38 +397,6 @@ const CONFIG_PLACEHOLDER_TEXT = `${CONFIG_KEY_TEXT}${JSON.stringify(CONFIG_PLACE
 export class CallLog {
   private ascending: CallRecord[] = [];
   private byCallId = new Map<string, CallRecord>();
-  /** The text of each `agent_config`, made once for the records that share it (and no per-record text kept). */
-  private readonly configText = new JsonTextCache<object>();
-
-  /** The record as JSON text (pages of GET /call-logs are joined from these); the same text as JSON.stringify(record). */
-  json(record: CallRecord): string {
-    const config = record.agent_config;
-    if (config === null || typeof config !== 'object') return JSON.stringify(record);
-    // The record serialized with a placeholder (its NUL is never unescaped in JSON) where the cached
-    // config text is spliced in; a field holding the same text (found twice) falls back field by field.
-    const text = JSON.stringify({ ...record, agent_config: CONFIG_PLACEHOLDER });
-    const at = text.indexOf(CONFIG_PLACEHOLDER_TEXT);
-    if (at >= 0 && text.indexOf(CONFIG_PLACEHOLDER_TEXT, at + 1) < 0) {
-      return `${text.slice(0, at + CONFIG_KEY_TEXT.length)}${this.configText.get(config)}${text.slice(at + CONFIG_PLACEHOLDER_TEXT.length)}`;
-    }
-    return this.jsonFieldByField(record, config);
-  }
-
-  private jsonFieldByField(record: CallRecord, config: object): string {
-    const parts: string[] = [];
-    for (const key of Object.keys(record)) {
-      const value = key === 'agent_config' ? this.configText.get(config) : JSON.stringify((record as unknown as Record<string, unknown>)[key]);
-      // JSON.stringify leaves out keys whose value it cannot write (undefined, functions): so do we.
-      if (value !== undefined) parts.push(`${JSON.stringify(key)}:${value}`);
-    }
-    return `{${parts.join(',')}}`;
-  }
-
-  /** Must follow every change to a stored record (its cached JSON is dropped). */
-  touch(record: CallRecord): void {
-    if (record.agent_config && typeof record.agent_config === 'object') this.configText.forget(record.agent_config);
-  }
-
   clear(): void {
     this.ascending = [];
     this.byCallId.clear();
@@ -451,7 +415,6 @@ export class CallLog {
   }
 
   insert(record: CallRecord): void {
-    this.touch(record);
     const existing = this.byCallId.get(record.call_id);
     if (existing) this.ascending.splice(this.ascending.indexOf(existing), 1);
     this.byCallId.set(record.call_id, record);
@@ -464,7 +427,6 @@ export class CallLog {
     for (const record of records) {
       if (this.byCallId.has(record.call_id)) replaces = true;
       this.byCallId.set(record.call_id, record); // the last one given wins, as with insert
-      this.touch(record);
     }
     const current = (record: CallRecord) => this.byCallId.get(record.call_id) === record;
     const incoming = records.filter(current);

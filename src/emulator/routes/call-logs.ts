@@ -42,8 +42,7 @@ export const callLogRoutes: Route[] = [
     const window = { before: q.start_after_ts || undefined, atMost: q.end_time, atLeast: q.start_time };
     const page = takePage(core.store.callLog.range(window), matcher(q), q.limit ?? DEFAULT_LIMIT);
     const last = page.records[page.records.length - 1];
-    const histories = page.records.map((r) => core.store.callLog.json(r)).join(',');
-    return { status: 200, jsonText: `{"histories":[${histories}],"next_cursor":${page.more && last ? last.ts : 0}}` };
+    return { status: 200, json: { histories: page.records, next_cursor: page.more && last ? last.ts : 0 } };
   }),
   route('GET /agents/{agent_id}/call-histories', 'list agent call histories', { header: 'unshown', query: 'CallHistoriesQuery' }, ({ core, params, query }) => {
     const agentId = params.agent_id as string;

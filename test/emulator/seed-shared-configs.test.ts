@@ -1,12 +1,6 @@
-/**
- * The call log's JSON text: a page of GET /call-logs is joined from each record's text, made with
- * the shared config's cached text spliced in; it must be exactly JSON.stringify(record), whatever
- * the record holds (even the placeholder's own text). A seed's records of one configuration share
- * one config object after loading.
- */
+/** A seed's records of one configuration share one config object after loading (memory, and one copy in a data file). */
 import { describe, expect, it } from 'vitest';
 import { defaultSeed, startEmulator } from '../../src/emulator/index.js';
-import { CallLog } from '../../src/emulator/store.js';
 import type { CallRecord } from '../../src/emulator/types.js';
 
 const config = { prompt: 'You are the front desk.', tools: [{ name: 'lookup', header: { authorization: 'x' } }], voice: { provider: 'elevenlabs' } };
@@ -14,24 +8,6 @@ const config = { prompt: 'You are the front desk.', tools: [{ name: 'lookup', he
 function record(id: string, extra: Partial<CallRecord> = {}): CallRecord {
   return { call_id: id, agent_id: '-OKagent', ts: 1_780_000_000, call_status: 'user-ended', agent_config: config, metadata: { note: 'a' }, campaign_id: null, ...extra } as CallRecord;
 }
-
-describe('CallLog.json', () => {
-  it('is JSON.stringify of the record, config spliced in at its place', () => {
-    const log = new CallLog();
-    for (const r of [record('a'), record('b', { metadata: { agent_config: 'nested' } }), record('c', { agent_config: undefined })]) {
-      expect(log.json(r)).toBe(JSON.stringify(r));
-    }
-  });
-
-  it('falls back to field by field when a field holds the placeholder text too', () => {
-    const log = new CallLog();
-    const hostile = record('d', { metadata: { agent_config: '\u0000voxform-shared-agent-config' } });
-    expect(log.json(hostile)).toBe(JSON.stringify(hostile));
-    const before = record('e');
-    const reordered = { metadata: { agent_config: '\u0000voxform-shared-agent-config' }, ...before } as CallRecord;
-    expect(log.json(reordered)).toBe(JSON.stringify(reordered));
-  });
-});
 
 describe('a seed\'s call records', () => {
   it('share one config object per configuration once loaded', async () => {
