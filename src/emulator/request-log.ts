@@ -9,25 +9,20 @@ import type { RequestLogEntry, WebhookDelivery } from './types.js';
 
 const REDACTED_HEADER = '(redacted)';
 
-const RAW = Symbol('raw');
-
-/** An entry as kept: what it shows, plus the raw request data it is formatted from. */
-type PendingEntry = RequestLogEntry & { [RAW]: { rawHeaders: string[]; time: number } };
-
-function format(entry: PendingEntry): RequestLogEntry {
-  const { [RAW]: raw, ...shown } = entry;
+/** A request's headers as the log shows them, names in lower case, repeats joined. */
+function shownHeaders(rawHeaders: readonly string[]): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (let i = 0; i + 1 < raw.rawHeaders.length; i += 2) {
-    const name = printable((raw.rawHeaders[i] as string).toLowerCase());
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = printable((rawHeaders[i] as string).toLowerCase());
     // The key never reaches the log; its presence does (a test may assert a client sent one).
-    const value = name === 'authorization' ? REDACTED_HEADER : printable(raw.rawHeaders[i + 1] as string);
+    const value = name === 'authorization' ? REDACTED_HEADER : printable(rawHeaders[i + 1] as string);
     headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
   }
-  return structuredClone({ ...shown, at: new Date(raw.time).toISOString(), headers });
+  return headers;
 }
 
 export class RequestLog {
-  private entries: PendingEntry[] = [];
+  private entries: RequestLogEntry[] = [];
   /** Every webhook delivery, including those no logged request caused (a call ended in-process). */
   private webhooks: WebhookDelivery[] = [];
   private seq = 0;
@@ -40,19 +35,17 @@ export class RequestLog {
 
   /** Starts an entry for a request; it is filled in when the answer goes out. */
   begin(req: IncomingMessage, path: string, query: string): RequestLogEntry {
-    // The hot path only keeps references; headers and the time are formatted when the log is read.
-    const entry: PendingEntry = {
+    const entry: RequestLogEntry = {
       seq: ++this.seq,
-      at: '',
+      at: new Date().toISOString(),
       method: printable(req.method ?? 'GET'),
       path: printable(path),
       query: printable(query),
       status: 0,
       duration_ms: 0,
-      headers: {},
+      headers: shownHeaders(req.rawHeaders),
       faults: [],
       webhooks: [],
-      [RAW]: { rawHeaders: req.rawHeaders, time: Date.now() },
     };
     this.entries.push(entry);
     if (this.entries.length > this.limit * 2) this.entries = this.entries.slice(-this.limit);
@@ -62,7 +55,7 @@ export class RequestLog {
   /** Entries oldest first, optionally only those after sequence number `since`. */
   list(since = 0): RequestLogEntry[] {
     const kept = this.entries.slice(-this.limit);
-    return (since > 0 ? kept.filter((e) => e.seq > since) : kept).map(format);
+    return structuredClone(since > 0 ? kept.filter((e) => e.seq > since) : kept);
   }
 
   /** Records a webhook delivery, on the request that caused it when there is one. */

@@ -49,25 +49,6 @@ const RECORD_WITHOUT_TRANSCRIPT = 1024;
 /** For `voxform emulator --data`; `--local` says what to do with its own file instead (cli/connection.ts). */
 const DATA_FILE_INVALID_HINT = 'Point --data at a new file, or delete this one to start again from the seed.';
 
-/** The JSON text of stored objects, kept until the object changes: the hot read paths serve it as is. */
-class JsonTextCache<T extends object> {
-  private readonly text = new WeakMap<T, string>();
-
-  get(value: T): string {
-    let text = this.text.get(value);
-    if (text === undefined) {
-      text = JSON.stringify(value);
-      this.text.set(value, text);
-    }
-    return text;
-  }
-
-  /** Must follow every change to a cached object. */
-  forget(value: T): void {
-    this.text.delete(value);
-  }
-}
-
 interface PersistedData extends EmulatorStateSnapshot {
   format: typeof DATA_FORMAT;
   version: number;
@@ -106,7 +87,6 @@ export class EmulatorStore {
   seedPrivateKey: string | null = null;
   /** How many times the account was emptied: work that yields between its reads and its writes (traffic) sees whether a reset or a seed came between. */
   clears = 0;
-  private readonly agentText = new JsonTextCache<Agent>();
 
   private dirtyVersion = 0;
   private flushedVersion = 0;
@@ -157,13 +137,8 @@ export class EmulatorStore {
     this.clears += 1;
   }
 
-  agentJson(agent: Agent): string {
-    return this.agentText.get(agent);
-  }
-
-  /** Must follow every change to a stored agent's configuration: its cached JSON is dropped, and traffic comes after now. */
+  /** Must follow every change to a stored agent's configuration: traffic comes after now. */
   agentConfigChanged(agent: Agent): void {
-    this.agentText.forget(agent);
     this.configSetAt.set(agent.id, nowSeconds());
   }
 

@@ -111,7 +111,7 @@ export const accountRoutes: Route[] = [
   }),
   route('GET /agents/{agent_id}', 'read agent', { header: 'unshown' }, ({ core, params }) => {
     const agent = core.store.agents.get(params.agent_id as string);
-    return agent ? { status: 200, jsonText: core.store.agentJson(agent) } : NOT_FOUND();
+    return agent ? { status: 200, json: agent } : NOT_FOUND();
   }),
   route('PUT /agents/{agent_id}', 'update agent', { header: 'optional', body: 'UpdateAgentRequest', prepareBody: withoutTopLevelNulls }, async ({ core, params, body, parsed }) => {
     const agent = core.store.agents.get(params.agent_id as string);
