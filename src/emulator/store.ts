@@ -398,27 +398,12 @@ export class CallLog {
 
   /** Adds many records in one pass, in the order `insert` one by one would give (a stored call_id is replaced). */
   insertMany(records: readonly CallRecord[]): void {
-    let replaces = false;
-    for (const record of records) {
-      if (this.byCallId.has(record.call_id)) replaces = true;
-      this.byCallId.set(record.call_id, record); // the last one given wins, as with insert
-    }
-    const current = (record: CallRecord) => this.byCallId.get(record.call_id) === record;
-    const incoming = records.filter(current);
-    if (incoming.some((record, index) => index > 0 && record.ts < (incoming[index - 1] as CallRecord).ts)) incoming.sort((a, b) => a.ts - b.ts);
-    let kept = this.ascending;
-    if (replaces) {
-      const given = new Set(records.map((record) => record.call_id));
-      kept = kept.filter((record) => !given.has(record.call_id));
-    }
-    const merged: CallRecord[] = new Array(kept.length + incoming.length);
-    let i = 0;
-    let j = 0;
-    for (let k = 0; k < merged.length; k++) {
-      const takeKept = j >= incoming.length || (i < kept.length && (kept[i] as CallRecord).ts <= (incoming[j] as CallRecord).ts);
-      merged[k] = takeKept ? (kept[i++] as CallRecord) : (incoming[j++] as CallRecord);
-    }
-    this.ascending = merged;
+    for (const record of records) this.byCallId.set(record.call_id, record); // the last one given wins, as with insert
+    const given = new Set(records.map((record) => record.call_id));
+    const kept = this.ascending.filter((record) => !given.has(record.call_id));
+    const incoming = records.filter((record) => this.byCallId.get(record.call_id) === record);
+    // The sort is stable: at one ts the stored records come first, then the given ones in their order, where insert puts them.
+    this.ascending = [...kept, ...incoming].sort((a, b) => a.ts - b.ts);
   }
 
   delete(callIds: ReadonlySet<string>): void {
