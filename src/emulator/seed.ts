@@ -139,7 +139,8 @@ export function loadSeedIntoStore(store: EmulatorStore, seed: EmulatorSeed): voi
 
 /**
  * Records with the same `agent_config` text share one object, as synthetic traffic's do: a shared
- * config is held and serialized once (CallLog.json), where a seed has a copy per record.
+ * config is held once, and written once in a data file (`shared_configs`), where a seed has a copy
+ * per record.
  */
 function shareIdenticalConfigs(records: CallRecord[]): CallRecord[] {
   const byText = new Map<string, CallRecord['agent_config']>();
