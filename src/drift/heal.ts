@@ -19,6 +19,7 @@ import { pluralNoun } from '../util/plural.js';
 import { hashApplied } from '../state/types.js';
 import type { DriftedField, DriftedResource, DriftReport, NotComparedField } from './types.js';
 import { healsField, notLastApplied } from './classify.js';
+import { addToList } from '../util/map-lists.js';
 
 export interface HealPlan {
   /** The desired state of the healed agents: their recorded configurations. */
@@ -219,7 +220,7 @@ export function healPlan(choice: HealChoice<unknown>, whole: readonly HistoryRec
   const names = new AgentNames([], choice.agents.map(({ name, id }): [string, string] => [name, id]));
   for (const { name, record: index, resource } of choice.agents) {
     const record = whole[index] as HistoryRecord;
-    byRecord.set(record, [...(byRecord.get(record) ?? []), { name, resource }]);
+    addToList(byRecord, record, { name, resource });
   }
   if (byRecord.size === 0) return undefined;
   const agents = new Map<string, DesiredAgent>();

@@ -18,6 +18,7 @@ import type { CallRecord, EndCallOptions, EndCallStatus, RequestLogEntry, Sessio
 import { bodyValueError } from './validation.js';
 import type { WebhookSender } from './webhooks.js';
 import { assignOwn, type JsonObject } from '../util/json-object.js';
+import { addToList } from '../util/map-lists.js';
 
 /** What a session starts from: the request's fields as the service names them (register_call's, SIP's `init_agent`, a chat's `agent`). */
 interface SessionRequest {
@@ -180,7 +181,7 @@ export class SessionManager {
 
   private indexChat(session: Session): void {
     const key = this.chatKey(session);
-    if (key) this.chats.set(key, [...(this.chats.get(key) ?? []), session]);
+    if (key) addToList(this.chats, key, session);
   }
 
   private unindexChat(session: Session): void {

@@ -5,6 +5,7 @@
  * before a renamed key (`front-desk:` became `reception:`, the same `id:`) or two swapped keys are
  * its own, and a record where NAME was another agent (before its `id:` changed) does not hold it.
  */
+import { addToList } from '../util/map-lists.js';
 
 /** A history record or a test run: what each holds of an agent, by local name. */
 interface AgentHolder<V extends { id: string }> {
@@ -21,7 +22,7 @@ function versionsOf<V extends { id: string }>(holder: AgentHolder<V>, id: string
   let index = versionsById.get(holder);
   if (!index) {
     index = new Map();
-    for (const version of Object.values(holder.agents)) index.set(version.id, [...(index.get(version.id) ?? []), version]);
+    for (const version of Object.values(holder.agents)) addToList(index, version.id, version);
     versionsById.set(holder, index);
   }
   return (index.get(id) ?? []) as V[];
@@ -56,7 +57,7 @@ export class AgentNames {
       for (const version of Object.values(record.agents)) seen.add(version.id);
       for (const [name, id] of found) this.ids.set(name, id);
     }
-    for (const [name, id] of this.ids) this.names.set(id, [...(this.names.get(id) ?? []), name]);
+    for (const [name, id] of this.ids) addToList(this.names, id, name);
   }
 
   /** The id of the agent `name` stands for now; undefined for a name no agent has now (an old name). */

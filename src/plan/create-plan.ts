@@ -11,6 +11,7 @@ import { environmentVariablesOf } from './environment-variables.js';
 import { noLongerManaged } from './no-longer-managed.js';
 import { readLiveState, type LiveReader, type LiveState } from './read-live.js';
 import type { NoLongerManaged, Plan, ResourceChange } from './types.js';
+import { addToList } from '../util/map-lists.js';
 
 interface CreatePlanOptions {
   desired: DesiredState;
@@ -114,7 +115,7 @@ function withEarlierIds(changes: ResourceChange[], unmanaged: readonly NoLongerM
 /** The manifests' agents by service id (two manifest agents may name one service agent). */
 function agentsById(desired: DesiredState): Map<string, DesiredAgent[]> {
   const byId = new Map<string, DesiredAgent[]>();
-  for (const agent of desired.agents.values()) byId.set(agent.id, [...(byId.get(agent.id) ?? []), agent]);
+  for (const agent of desired.agents.values()) addToList(byId, agent.id, agent);
   return byId;
 }
 

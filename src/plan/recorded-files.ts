@@ -12,6 +12,7 @@ import type { Agent } from '../schema/types.gen.js';
 import { hashApplied, type WorkspaceState } from '../state/types.js';
 import { fingerprintKeyId, hashedWithAnotherKey } from '../util/hash.js';
 import { liveKnowledgeFiles } from './fingerprint.js';
+import { addToList } from '../util/map-lists.js';
 
 export class RecordedFileCheck {
   /** The checks not decided yet, by file local name: the recorded id, and the attaching agents not read yet. */
@@ -23,7 +24,7 @@ export class RecordedFileCheck {
   constructor(context: { desired: DesiredState; state: WorkspaceState; salt: string }, files: Iterable<DesiredKnowledgeFile>) {
     const attaching = new Map<string, DesiredAgent[]>();
     for (const agent of context.desired.agents.values()) {
-      for (const localName of agent.knowledge ?? []) attaching.set(localName, [...(attaching.get(localName) ?? []), agent]);
+      for (const localName of agent.knowledge ?? []) addToList(attaching, localName, agent);
     }
     const attached = new Map<DesiredAgent, boolean>();
     const attachedAsRecorded = (agent: DesiredAgent) => {
@@ -36,7 +37,7 @@ export class RecordedFileCheck {
       const agents = attaching.get(file.localName) ?? [];
       if (fileId === undefined || !agents.some(attachedAsRecorded)) continue;
       this.open.set(file.localName, { fileId, unread: new Set(agents.map((agent) => agent.localName)) });
-      this.byFileId.set(fileId, [...(this.byFileId.get(fileId) ?? []), file.localName]);
+      addToList(this.byFileId, fileId, file.localName);
     }
   }
 

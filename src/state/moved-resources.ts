@@ -7,6 +7,7 @@
  */
 import type { DesiredState } from '../manifest/types.js';
 import type { WorkspaceState } from './types.js';
+import { addToList } from '../util/map-lists.js';
 
 /** A manifest resource: its state address and what makes it the same resource under another key. */
 interface Addressed {
@@ -44,7 +45,7 @@ function follow<Entry>(entries: Record<string, Entry>, desired: readonly Address
     if (!named) followed[address] = entry;
     if (named && kind.belongsTo(entry, named)) continue;
     const identity = kind.identityOf(entry);
-    offTheirKey.set(identity, [...(offTheirKey.get(identity) ?? []), address]);
+    addToList(offTheirKey, identity, address);
   }
   const moves = new Map<string, string>();
   for (const resource of desired) {
