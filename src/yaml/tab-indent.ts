@@ -75,9 +75,11 @@ function reindent(text: string, tabLineStarts: ReadonlySet<number>): { text: str
 }
 
 /** Where the content of a line after `line` most likely starts. */
-function indentAfter(line: string): number {
+export function indentAfter(line: string): number {
   const content = /^ *(?:- +)*/.exec(line)?.[0].length ?? 0;
-  const withoutComment = line.trimEnd().replace(/\s+#.*$/, '').trimEnd();
+  // A search for the comment's start, not a pattern from each blank on: a long run of blanks made that quadratic.
+  const comment = line.search(/\s#/);
+  const withoutComment = (comment === -1 ? line : line.slice(0, comment)).trimEnd();
   return /(:|[|>][-+]?)$/.test(withoutComment) ? content + 2 : content;
 }
 
