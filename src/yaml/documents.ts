@@ -3,6 +3,7 @@ import { Composer, Lexer, Parser, YAMLParseError, isAlias, isCollection, isPair,
 import { MAX_ALIAS_EXPANDED_CHARACTERS, MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS, MAX_YAML_TOKENS } from './limits.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { formatCount } from '../util/plural.js';
+import { countLines, LineCounter } from '../util/text-position.js';
 import { replaceTabFollowOns } from './tab-indent.js';
 
 interface YamlDocuments {
@@ -57,7 +58,13 @@ function readDocuments(text: string, options: YamlReadOptions): YamlDocuments {
     for (const doc of composer.end(false, text.length)) documents.push(doc);
     // Without a `*` in the text there is no alias: most files skip the walk.
     if (text.includes('*')) for (const doc of documents) if (doc.errors.length === 0) doc.errors.push(...undefinedAliases(doc));
-    for (const doc of documents) if (doc.errors.some(isUnclosedQuote)) pointAtOpeningQuotes(doc, text);
+    const unclosed = documents.filter((doc) => doc.errors.some(isUnclosedQuote));
+    if (unclosed.length > 0) {
+      // One count of the text's lines for every document: counted per document, a file of many cost their square.
+      const lines = new LineCounter();
+      countLines(lines, text);
+      for (const doc of unclosed) pointAtOpeningQuotes(doc, text, lines);
+    }
     return { documents, tokens: counter.tokens };
   } finally {
     Error.stackTraceLimit = stackTraceLimit;
@@ -194,7 +201,7 @@ function isUnclosedQuote(error: YAMLError): boolean {
  * says after that quote (a flow map it never saw closed, …) follows from the text it swallowed, not
  * from a mistake of its own: only the first unclosed quote is reported, with the errors before it.
  */
-function pointAtOpeningQuotes(doc: Document.Parsed, text: string): void {
+function pointAtOpeningQuotes(doc: Document.Parsed, text: string, lines: LineCounter): void {
   const openAt = new Map<number, number>();
   visit(doc, {
     Scalar: (_key, node) => {
@@ -205,18 +212,12 @@ function pointAtOpeningQuotes(doc: Document.Parsed, text: string): void {
   const start = unclosed && openAt.get(unclosed.pos[0]);
   if (!unclosed || start === undefined) return;
   const quote = text[start];
-  const lineStart = text.lastIndexOf('\n', start - 1) + 1;
-  const line = countLineBreaks(text, lineStart) + 1;
+  const { line, col } = lines.linePos(start);
   unclosed.pos = [start, start + 1];
-  unclosed.message = `The quote ${quote} opened at line ${line}, column ${start - lineStart + 1} is never closed, so what follows it is read as its text; add the closing ${quote} where the text ends`;
+  unclosed.message = `The quote ${quote} opened at line ${line}, column ${col} is never closed, so what follows it is read as its text; add the closing ${quote} where the text ends`;
   doc.errors = doc.errors.filter((error) => error === unclosed || error.pos[0] < start);
 }
 
-function countLineBreaks(text: string, end: number): number {
-  let count = 0;
-  for (let at = text.indexOf('\n'); at !== -1 && at < end; at = text.indexOf('\n', at + 1)) count++;
-  return count;
-}
 
 /**
  * An error for each alias with no anchor of its name before it. The library composes such an alias

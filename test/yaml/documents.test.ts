@@ -57,6 +57,12 @@ describe('parseYamlDocuments', () => {
     expect(before.at(-1)?.message).toMatch(/^The quote " opened at line 2, column 4 is never closed/);
   });
 
+  it('reports the open quote of each of many documents at its own line', () => {
+    const { documents } = parseYamlDocuments('a: "x\n---\n'.repeat(2000));
+    const lines = documents.map((doc) => /opened at line (\d+), column (\d+)/.exec(doc.errors[0]?.message ?? '')?.slice(1).join(':'));
+    expect(lines).toEqual(Array.from({ length: 2000 }, (_, i) => `${2 * i + 1}:4`));
+  });
+
   it('stops past MAX_YAML_TOKENS and says where, with no documents', () => {
     const text = `[${'1,'.repeat(MAX_YAML_TOKENS / 2)}1]\n`;
     const { documents, tooLargeAt } = parseYamlDocuments(text);
