@@ -73,7 +73,7 @@ export function deployedVersions(records: readonly LedgerRecord[]): Map<string, 
       const previous = versions[versions.length - 1];
       if (previous?.configHash === agent.configHash) {
         // Not a new version, but a heal changed the agent: back from a configuration changed outside voxform.
-        if (record.source.healOf && previous.deployed) previous.heals = [...(previous.heals ?? []), { ...deployInfo(record, at, agentName, byId), changedFields: null }];
+        if (record.source.healOf && previous.deployed) (previous.heals ??= []).push({ ...deployInfo(record, at, agentName, byId), changedFields: null });
         continue;
       }
       const fields = fieldKeysOf(agent);

@@ -34,6 +34,7 @@ import { printable } from '../../util/printable.js';
 import { plural } from '../../util/plural.js';
 import { isJudgeRequest } from '../judge.js';
 import { requireOptions } from '../../util/required-options.js';
+import { addToList } from '../../util/map-lists.js';
 
 export const TEST_MODES = ['live', 'record', 'replay', 'auto'] as const;
 export type TestMode = (typeof TEST_MODES)[number];
@@ -315,9 +316,7 @@ class RecordedRuns {
       const test = `${exchange.test}\0${exchange.target}`;
       this.#runs.set(test, Math.max(this.#runs.get(test) ?? 0, exchange.run));
       const at = `${test}\0${exchange.run}\0${exchange.turn}\0${exchange.kind}`;
-      const asked = this.#asked.get(at);
-      if (asked) asked.push(exchange.asked);
-      else this.#asked.set(at, [exchange.asked]);
+      addToList(this.#asked, at, exchange.asked);
     }
   }
 
