@@ -358,18 +358,35 @@ export interface HeldVariable {
  * nothing else is found there, as the plan hides such a value only where it stands whole.
  */
 export function heldValues(text: string, values: readonly string[], nameOf: (value: string) => string, taken: readonly HeldVariable[] = []): HeldVariable[] {
-  const held = [...taken];
-  const overlaps = (start: number, end: number) => held.some((other) => start < other.end && other.start < end);
+  let held = [...taken].sort(byStart);
   for (const value of values) {
     if (value.length < MIN_SEARCHABLE_SECRET) {
       if (text === value && held.length === 0) held.push({ start: 0, end: text.length, name: nameOf(value) });
       continue;
     }
-    for (let start = text.indexOf(value); start !== -1; start = text.indexOf(value, start + 1)) {
-      if (!overlaps(start, start + value.length)) held.push({ start, end: start + value.length, name: nameOf(value) });
-    }
+    held = [...held, ...stretchesHolding(text, value, held, nameOf)].sort(byStart);
   }
-  return held.sort((a, b) => a.start - b.start);
+  return held;
+}
+
+const byStart = (a: HeldVariable, b: HeldVariable) => a.start - b.start;
+
+/**
+ * The stretches of `text` that hold `value` and overlap neither `held` (by start) nor one another.
+ * Found in text order, each is held against the one stretch of `held` it could overlap, found by
+ * walking `held` once: checked against all, a text a pull request fills with one value took the
+ * square of its length.
+ */
+function stretchesHolding(text: string, value: string, held: readonly HeldVariable[], nameOf: (value: string) => string): HeldVariable[] {
+  const found: HeldVariable[] = [];
+  let next = 0;
+  for (let start = text.indexOf(value); start !== -1; start = text.indexOf(value, start + 1)) {
+    const end = start + value.length;
+    while (next < held.length && (held[next] as HeldVariable).end <= start) next++;
+    const overlapsHeld = next < held.length && (held[next] as HeldVariable).start < end;
+    if (!overlapsHeld && (found.at(-1)?.end ?? 0) <= start) found.push({ start, end, name: nameOf(value) });
+  }
+  return found;
 }
 
 /**
