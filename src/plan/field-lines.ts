@@ -3,7 +3,7 @@ import { structuredPatch } from 'diff';
 import { LINE_DIFF_SHOWN_PER_OUTPUT, LINE_DIFF_WORK, LINE_DIFF_WORK_PER_OUTPUT, LINE_SHOWN_COST } from '../project-files/limits.js';
 import { REDACTED } from '../secrets/redact.js';
 import { plural, wordList } from '../util/plural.js';
-import { isPlainObject } from '../util/json-object.js';
+import { withSortedKeys } from '../util/hash.js';
 import { serializeAlike } from './compare.js';
 import { liveSidePatterns, markChangedSecrets, redactValue, SECRET_CHANGED } from './redact.js';
 import { environmentInProse } from '../state/types.js';
@@ -40,19 +40,12 @@ const INLINE_LIMIT = 80;
 /** How a side that holds no value reads. */
 export const UNSET_VALUE = '(unset)';
 
-/**
- * Object keys sorted at every level: the two sides of a change come from different writers (the
- * service's read-back, a manifest in its author's order), and in their own orders the same fields
- * read as removed on one side and added on the other.
- */
-function sortedKeys(_key: string, value: unknown): unknown {
-  if (!isPlainObject(value)) return value;
-  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, value[key]]));
-}
-
 /** A structured value as JSON, keys in the one order both sides of a change are written in. */
 function structureJson(value: unknown, indent?: number): string {
-  return JSON.stringify(value, sortedKeys, indent);
+  // Keys sorted at every level: the two sides of a change come from different writers (the service's
+  // read-back, a manifest in its author's order), and in their own orders the same fields would read
+  // as removed on one side and added on the other.
+  return JSON.stringify(value, withSortedKeys, indent);
 }
 
 function formatScalar(value: unknown): string {

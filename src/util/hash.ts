@@ -7,56 +7,18 @@ import { createHash, createHmac, type Hash } from 'node:crypto';
 import { requireArgument } from './required-options.js';
 
 /**
- * JSON with object keys sorted at every level (index-like keys first, as an object holds them), so
- * equal values serialize alike. Written out rather than a JSON.stringify replacer, which allocates
- * per value: it runs for every field of every agent.
+ * JSON.stringify's replacer for keys sorted at every level: each object is rebuilt with its keys in
+ * code-unit order (a rebuilt object puts index-like keys first, in numeric order, as every object
+ * holds them), so equal values serialize alike whatever order their writer used.
  */
+export function withSortedKeys(_key: string, value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, (value as Record<string, unknown>)[key]]));
+}
+
+/** JSON with object keys sorted at every level (`withSortedKeys`). */
 export function canonicalJson(value: unknown): string {
-  return serialize(value, '') ?? 'undefined';
-}
-
-/** One value as JSON.stringify writes it with sorted keys; undefined where it would be left out. */
-function serialize(value: unknown, key: string): string | undefined {
-  if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
-    value = (value as { toJSON(key: string): unknown }).toJSON(key);
-  }
-  switch (typeof value) {
-    case 'string':
-      return JSON.stringify(value);
-    case 'number':
-      return Number.isFinite(value) ? String(value) : 'null';
-    case 'boolean':
-      return value ? 'true' : 'false';
-    case 'object':
-      if (value === null) return 'null';
-      if (Array.isArray(value)) return serializeArray(value);
-      return serializeObject(value as Record<string, unknown>);
-    case 'bigint':
-      return JSON.stringify(value); // throws, as JSON.stringify does
-    default:
-      return undefined; // undefined, a function, a symbol
-  }
-}
-
-function serializeArray(items: readonly unknown[]): string {
-  let out = '[';
-  for (let i = 0; i < items.length; i++) {
-    if (i > 0) out += ',';
-    out += serialize(items[i], String(i)) ?? 'null';
-  }
-  return `${out}]`;
-}
-
-function serializeObject(object: Record<string, unknown>): string {
-  let out = '{';
-  let first = true;
-  for (const key of sortedKeys(object)) {
-    const text = serialize(object[key], key);
-    if (text === undefined) continue;
-    out += `${first ? '' : ','}${quotedKey(key)}:${text}`;
-    first = false;
-  }
-  return `${out}}`;
+  return JSON.stringify(value, withSortedKeys) ?? 'undefined';
 }
 
 /**
@@ -66,13 +28,14 @@ function serializeObject(object: Record<string, unknown>): string {
 export function* canonicalJsonPieces(value: unknown, levels: number): Generator<string> {
   if (levels === 0 || !opensAsEntries(value)) return yield canonicalJson(value);
   const array = Array.isArray(value);
+  const entries = (array ? value : withSortedKeys('', value)) as Record<string, unknown>;
   let empty = true;
-  for (const key of array ? Array.from(value, (_, i) => String(i)) : sortedKeys(value)) {
-    const item = value[key];
+  for (const key of array ? Array.from(value, (_, i) => String(i)) : Object.keys(entries)) {
+    const item = entries[key];
     const opens = opensAsEntries(item);
-    const whole = opens ? undefined : (serialize(item, key) ?? (array ? 'null' : undefined));
+    const whole = opens ? undefined : (entryJson(item, key) ?? (array ? 'null' : undefined));
     if (!opens && whole === undefined) continue; // left out of an object, as canonicalJson leaves it out
-    yield `${empty ? (array ? '[' : '{') : ','}${array ? '' : `${quotedKey(key)}:`}`;
+    yield `${empty ? (array ? '[' : '{') : ','}${array ? '' : `${JSON.stringify(key)}:`}`;
     empty = false;
     yield* whole === undefined ? canonicalJsonPieces(item, levels - 1) : [whole];
   }
@@ -84,31 +47,10 @@ function opensAsEntries(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON !== 'function';
 }
 
-/** Keys repeat across the values of a run (`config`, `voice`, …): each is quoted once. */
-const quotedKeys = new Map<string, string>();
-function quotedKey(key: string): string {
-  let quoted = quotedKeys.get(key);
-  if (quoted === undefined) {
-    quoted = JSON.stringify(key);
-    if (quotedKeys.size < 10_000) quotedKeys.set(key, quoted);
-  }
-  return quoted;
-}
-
-/** An array index as a JavaScript object orders it: a canonical decimal below 2³² − 1. */
-const isIndexKey = (key: string): boolean => {
-  const first = key.charCodeAt(0);
-  return first >= 48 && first <= 57 && /^(?:0|[1-9]\d{0,9})$/.test(key) && Number(key) < 4_294_967_295;
-};
-
-/** Own enumerable keys sorted, index-like keys first in numeric order (where a rebuilt object puts them). */
-function sortedKeys(object: Record<string, unknown>): string[] {
-  const keys = Object.keys(object);
-  if (keys.length < 2) return keys;
-  keys.sort(); // strings, by UTF-16 code units: what `<` compares
-  if (!keys.some(isIndexKey)) return keys;
-  const indexes = keys.filter(isIndexKey).sort((a, b) => Number(a) - Number(b));
-  return [...indexes, ...keys.filter((key) => !isIndexKey(key))];
+/** An entry's JSON as canonicalJson writes it inside its container (its `toJSON` told its key); undefined where it is left out. */
+function entryJson(item: unknown, key: string): string | undefined {
+  const value = item !== null && typeof item === 'object' && typeof (item as { toJSON?: unknown }).toJSON === 'function' ? (item as { toJSON(key: string): unknown }).toJSON(key) : item;
+  return JSON.stringify(value, withSortedKeys);
 }
 
 /** `sha256:<hex>` of a string or bytes. */
