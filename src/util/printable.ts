@@ -184,24 +184,13 @@ function escapeMatch(match: RegExpExecArray): string {
 
 /** As JSON writes it: `\n`, `\u001b` (and `\u005b` for a `[` it would write as it is), and a character beyond U+FFFF as its two UTF-16 units (`\udb40\udc41`). */
 function escapeControl(ch: string): string {
-  // Made once per character: a text of a million controls would otherwise make a million escapes.
-  let escaped = madeEscapes.get(ch);
-  if (escaped !== undefined) return escaped;
-  escaped = ch < ' ' ? JSON.stringify(ch).slice(1, -1) : ch
-    .split('')
-    .map(unicodeEscape)
-    .join('');
-  madeEscapes.set(ch, escaped);
-  return escaped;
+  return ch < ' ' ? JSON.stringify(ch).slice(1, -1) : ch.split('').map(unicodeEscape).join('');
 }
 
 /** One UTF-16 unit as JSON's `\uXXXX` escape writes it, lower-case hex (`\u001b`, `\u0026`). */
 export function unicodeEscape(unit: string): string {
   return `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
-
-/** The escapes made, by character: the patterns match a few hundred characters at most. */
-const madeEscapes = new Map<string, string>();
 
 /** A value in a fixed layout (`status`, `history`): each control character, line breaks too, is one `?`. */
 export function controlsAsQuestionMarks(text: string): string {
