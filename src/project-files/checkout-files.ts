@@ -17,7 +17,7 @@ import type { Hash } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { GitRepository, TreeEntry } from './git.js';
-import { readGuarded, type ReadOutcome, type ReadPolicy, type RealFolders } from './guarded-read.js';
+import { readGuarded, type ReadOutcome, type ReadPolicy } from './guarded-read.js';
 import { gitBlobHash, sha256Hex } from '../util/hash.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -136,8 +136,8 @@ function lfsPointer(lines: readonly string[]): { oid: string; size: number } | u
  * under the guards of guarded-read.ts, then, where `checkout` asks it, only when the bytes read are
  * those the commit holds at the file's real path.
  */
-export async function readProjectFile(file: string, policy: ReadPolicy, checkout: CheckoutFiles, folders?: RealFolders): Promise<ReadOutcome> {
-  const outcome = await readGuarded(file, policy, folders);
+export async function readProjectFile(file: string, policy: ReadPolicy, checkout: CheckoutFiles): Promise<ReadOutcome> {
+  const outcome = await readGuarded(file, policy);
   if (!outcome.ok) return outcome;
   const expected = await checkout.expect(policy.root, outcome.real);
   const read: ReadOutcome = { ok: true, bytes: outcome.bytes };

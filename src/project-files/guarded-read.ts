@@ -6,7 +6,7 @@
  * It is then opened without following a last link and without blocking, checked again on the
  * descriptor, and read up to the cap only (a file in `/proc` reports size 0 and has content).
  */
-import { closeSync, constants, fstatSync, lstat, lstatSync, openSync, readSync, realpath, realpathSync, stat, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstat, openSync, readSync, realpath, realpathSync, stat, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import type { DiagnosticCode } from '../error-codes.js';
 import { inSlice } from '../util/sync-slices.js';
@@ -86,28 +86,9 @@ export async function describeProjectRoot(root: string, cwd: string): Promise<st
 
 /** Whether `file` (a real path) is `root` or inside it. */
 export function isInside(root: string, file: string): boolean {
-  if (underByPrefix(root, file) !== undefined) return true;
   const relative = path.relative(root, file);
   return relative === '' || (!relative.startsWith(`..${path.sep}`) && relative !== '..' && !path.isAbsolute(relative));
 }
-
-/**
- * The part of `file` below `root` when `file` is plainly `root`, a separator and a rest with no `..`;
- * undefined when it takes `path.relative` (slower: it resolves both paths afresh) to tell.
- */
-function underByPrefix(root: string, file: string): string | undefined {
-  if (!file.startsWith(root)) return undefined;
-  if (file.length === root.length) return '';
-  const rest = root.endsWith(path.sep) ? root.length : file[root.length] === path.sep ? root.length + 1 : -1;
-  if (rest < 0 || file.includes('..', rest)) return undefined;
-  return file.slice(rest);
-}
-
-/**
- * Real paths of the folders files were read from, kept for one load only (a folder replaced by a
- * link later is resolved afresh): a file that is not a link is its folder's real path plus its name.
- */
-export type RealFolders = Map<string, string | undefined>;
 
 /** A read's bytes with the real path they were read at, or why they were not read. */
 export type GuardedOutcome = (Extract<ReadOutcome, { ok: true }> & { real: string }) | Extract<ReadOutcome, { ok: false }>;
@@ -118,12 +99,12 @@ export type GuardedOutcome = (Extract<ReadOutcome, { ok: true }> & { real: strin
  * A project's files are read through `readProjectFile` (checkout-files.ts), which adds what a CI
  * job may read to these guards.
  */
-export function readGuarded(file: string, policy: ReadPolicy, folders?: RealFolders): Promise<GuardedOutcome> {
-  return inSlice(() => readGuardedNow(file, policy, folders));
+export function readGuarded(file: string, policy: ReadPolicy): Promise<GuardedOutcome> {
+  return inSlice(() => readGuardedNow(file, policy));
 }
 
-function readGuardedNow(file: string, policy: ReadPolicy, folders: RealFolders | undefined): GuardedOutcome {
-  const checked = inspectNow(file, policy, folders);
+function readGuardedNow(file: string, policy: ReadPolicy): GuardedOutcome {
+  const checked = inspectNow(file, policy);
   if (!checked.ok) return checked;
   const refused = policy.budget && chargeBudget(policy.budget, checked.info.size);
   if (refused) return refused;
@@ -147,7 +128,6 @@ const KEPT_FOLDERS: Record<string, string> = {
   '.git': "git's own folder (its config can hold the CI job's token)",
   '.voxform': "voxform's own folder (the state and the local emulator's account)",
 };
-const KEPT_FOLDER_NAMES = Object.keys(KEPT_FOLDERS);
 
 /** The refusal of a path (absolute) inside a kept folder of `root`, at any depth; undefined for any other path. */
 function inKeptFolder(root: string, file: string, where = 'is inside'): Extract<ReadOutcome, { ok: false }> | undefined {
@@ -161,9 +141,6 @@ function inKeptFolder(root: string, file: string, where = 'is inside'): Extract<
  * with why it is kept ("`.git`, git's own folder (…)"); undefined for any other path.
  */
 export function keptFolderOf(root: string, file: string): string | undefined {
-  const below = underByPrefix(root, file);
-  // No kept folder's name anywhere in the path: none of its folders below the root can be one.
-  if (below !== undefined && !KEPT_FOLDER_NAMES.some((name) => below.includes(name))) return undefined;
   if (!isInside(root, file)) return undefined;
   const folder = path.relative(root, file).split(path.sep).slice(0, -1).find((part) => Object.hasOwn(KEPT_FOLDERS, part));
   return folder === undefined ? undefined : `${folder}, ${KEPT_FOLDERS[folder]}`;
@@ -177,36 +154,21 @@ function existingAncestor(file: string): string {
   }
 }
 
-/** The real path of `file` (absolute) and its stat when that came with it (see RealFolders); throws as realpath does. */
-function realPathOf(file: string, folders: RealFolders | undefined): { real: string; info: Stats | undefined } {
-  if (folders) {
-    const folder = path.dirname(file);
-    if (!folders.has(folder)) folders.set(folder, attempt(() => realpathSync.native(folder)));
-    const realFolder = folders.get(folder);
-    if (realFolder !== undefined) {
-      const info = lstatSync(file);
-      if (!info.isSymbolicLink()) return { real: path.join(realFolder, path.basename(file)), info };
-    }
-  }
-  return { real: realpathSync.native(file), info: undefined };
-}
-
 type Inspection = { ok: true; real: string; info: Stats } | Extract<ReadOutcome, { ok: false }>;
 
 /** The real path and its stat, once the path has passed every check that needs no open. */
 export function inspect(file: string, policy: ReadPolicy): Promise<Inspection> {
-  return inSlice(() => inspectNow(file, policy, undefined));
+  return inSlice(() => inspectNow(file, policy));
 }
 
-function inspectNow(file: string, policy: ReadPolicy, folders: RealFolders | undefined): Inspection {
+function inspectNow(file: string, policy: ReadPolicy): Inspection {
   // As written first (nothing is looked up in there, not even for a suggestion), then where links lead.
   const absolute = path.resolve(file);
   const written = inKeptFolder(policy.root, absolute);
   if (written) return written;
   let real: string;
-  let info: Stats | undefined;
   try {
-    ({ real, info } = realPathOf(absolute, folders));
+    real = realpathSync.native(absolute);
   } catch (error) {
     // A missing file outside the project is "outside", not "missing": its folder is not listed for suggestions.
     const failure = failureOf(error);
@@ -219,8 +181,9 @@ function inspectNow(file: string, policy: ReadPolicy, folders: RealFolders | und
   }
   const kept = inKeptFolder(policy.root, real, 'is a symbolic link into');
   if (kept) return kept;
+  let info: Stats;
   try {
-    info ??= statSync(real);
+    info = statSync(real);
   } catch (error) {
     return failureOf(error);
   }

@@ -13,7 +13,7 @@ import { shorten } from '../util/shorten.js';
 import { byCodeUnits } from '../util/compare.js';
 import { inSlice } from '../util/sync-slices.js';
 import { CheckoutFiles, readProjectFile } from './checkout-files.js';
-import { chargeBudget, findProjectRoot, isInside, realFolder, type ReadOutcome, type ReadPolicy, type RealFolders } from './guarded-read.js';
+import { chargeBudget, findProjectRoot, isInside, realFolder, type ReadOutcome, type ReadPolicy } from './guarded-read.js';
 
 export type { ReadOutcome, ReadPolicy } from './guarded-read.js';
 
@@ -243,7 +243,7 @@ export class FileCache {
     readonly checkout: CheckoutFiles,
     /** The most bytes of budgeted reads kept for the caches shared from this one. */
     private readonly keptLimit = 0,
-    private readonly shared: SharedReads = { pending: new Map(), kept: new Map(), keptBytes: 0, folders: new Map() },
+    private readonly shared: SharedReads = { pending: new Map(), kept: new Map(), keptBytes: 0 },
   ) {}
 
   /** A cache answering from this one's reads (and adding to them), whose `files` and budget charges are its own. */
@@ -256,7 +256,7 @@ export class FileCache {
     const reads = policy.budget ? this.budgeted : this.shared.pending;
     let outcome = reads.get(key);
     if (!outcome) {
-      outcome = policy.budget ? this.readBudgeted(key, file, policy) : readProjectFile(file, policy, this.checkout, this.shared.folders);
+      outcome = policy.budget ? this.readBudgeted(key, file, policy) : readProjectFile(file, policy, this.checkout);
       reads.set(key, outcome);
     }
     this.asked.add(file);
@@ -273,7 +273,7 @@ export class FileCache {
     const kept = this.shared.kept.get(key);
     // Charged in a slice, as a read is: the budget is taken in the order the files are asked for, kept or not.
     if (kept) return inSlice(() => chargeBudget(budget, kept.length) ?? { ok: true, bytes: kept });
-    const outcome = await readProjectFile(file, policy, this.checkout, this.shared.folders);
+    const outcome = await readProjectFile(file, policy, this.checkout);
     if (outcome.ok && !this.shared.kept.has(key) && this.shared.keptBytes + outcome.bytes.length <= this.keptLimit) {
       this.shared.kept.set(key, outcome.bytes);
       this.shared.keptBytes += outcome.bytes.length;
@@ -293,7 +293,7 @@ export class FileCache {
    */
   readOnce(file: string, policy: ReadPolicy): Promise<ReadOutcome> {
     this.asked.add(file);
-    return readProjectFile(file, policy, this.checkout, this.shared.folders);
+    return readProjectFile(file, policy, this.checkout);
   }
 }
 
@@ -304,6 +304,4 @@ interface SharedReads {
   /** The bytes of budgeted reads kept, `keptBytes` in all. */
   kept: Map<string, Buffer>;
   keptBytes: number;
-  /** The real paths of the folders read from (see `RealFolders`). */
-  folders: RealFolders;
 }

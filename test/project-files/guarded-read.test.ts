@@ -50,32 +50,25 @@ describe('readGuarded reads a file whole, into a buffer of its size', () => {
 });
 
 describe('isInside', () => {
-  /** What path.relative says, the rule the quick prefix test must agree with. */
-  const byRelative = (base: string, file: string) => {
-    const relative = path.relative(base, file);
-    return relative === '' || (!relative.startsWith(`..${path.sep}`) && relative !== '..' && !path.isAbsolute(relative));
-  };
-
   it.each([
-    ['/p', '/p'],
-    ['/p', '/p/'],
-    ['/p', '/p/a.md'],
-    ['/p', '/p/sub/a.md'],
-    ['/p/', '/p/a.md'],
-    ['/', '/etc/passwd'],
-    ['/p', '/pp/a.md'],
-    ['/p', '/p2'],
-    ['/p', '/p/../etc/passwd'],
-    ['/p', '/p/sub/../../etc'],
-    ['/p', '/p/..'],
-    ['/p', '/p/a..b.md'],
-    ['/p', '/p/./a.md'],
-    ['/p', '/p//a.md'],
-    ['/p/sub/..', '/p/sub/../a.md'],
-    ['/p/sub/..', '/p/sub/../../x'],
-    ['/p', '/q'],
-    ['/p', 'relative/a.md'],
-  ])('%s holds %s as path.relative says', (base, file) => {
-    expect(isInside(base, file)).toBe(byRelative(base, file));
+    ['/p', '/p', true],
+    ['/p', '/p/', true],
+    ['/p', '/p/a.md', true],
+    ['/p', '/p/sub/a.md', true],
+    ['/p/', '/p/a.md', true],
+    ['/', '/etc/passwd', true],
+    ['/p', '/pp/a.md', false],
+    ['/p', '/p2', false],
+    ['/p', '/p/../etc/passwd', false],
+    ['/p', '/p/sub/../../etc', false],
+    ['/p', '/p/..', false],
+    ['/p', '/p/a..b.md', true],
+    ['/p', '/p/./a.md', true],
+    ['/p', '/p//a.md', true],
+    ['/p/sub/..', '/p/sub/../a.md', true],
+    ['/p/sub/..', '/p/sub/../../x', false],
+    ['/p', '/q', false],
+  ])('%s holds %s: %s', (base, file, inside) => {
+    expect(isInside(base, file)).toBe(inside);
   });
 });
