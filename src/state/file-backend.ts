@@ -30,7 +30,7 @@ interface HeldEntry {
 export class FileStateBackend implements StateBackend {
   readonly kind = 'file';
   readonly history: FileHistoryStore;
-  /** The file as last read or written, and the stat that tells whether it changed since. */
+  /** The file as last read, and the stat that tells whether it changed since. */
   private cached: { state: StateFile; stamp: string } | undefined;
   private readonly held = new Set<HeldEntry>();
 
@@ -57,7 +57,6 @@ export class FileStateBackend implements StateBackend {
     await this.assertLocksHeld();
     const state = await this.load();
     if (state.serial !== expectedSerial) throw conflict(this.file, expectedSerial, state.serial, this.recheckCommand());
-    // A new object: the one read stays the cache's until the write lands (a refused write leaves it as it is).
     const next: StateFile = { ...state, serial: state.serial + 1, workspaces: { ...state.workspaces, [key]: workspace } };
     await this.store(next, 'the state file stays as it was before this write', true);
     return { serial: next.serial };
@@ -154,8 +153,10 @@ export class FileStateBackend implements StateBackend {
   }
 
   /**
-   * Writes `next` as the state file and caches it; `unchanged` says what a refused write left. A write
-   * the file system refuses is the user's to fix (a full disk, a read-only file), not a bug.
+   * Writes `next` as the state file; `unchanged` says what a refused write left. The next read is of the
+   * file: `next` holds the caller's objects, which the caller may change after, and a migration's check
+   * reads back what the file holds. A write the file system refuses is the user's to fix (a full disk, a
+   * read-only file), not a bug.
    */
   private async store(next: StateFile, unchanged: string, makeFolder = false): Promise<void> {
     const text = storedStateText(next, `The state file ${this.display}`, true);
@@ -166,9 +167,9 @@ export class FileStateBackend implements StateBackend {
     } catch (error) {
       if (isFileSystemError(error)) throw stateWriteFailed(error, this.display, unchanged, this.chosenWith);
       throw error;
+    } finally {
+      this.cached = undefined;
     }
-    const stamp = await this.stamp();
-    this.cached = stamp ? { state: next, stamp } : undefined;
   }
 
   /** Every write renames a new file into place, so its inode (with mtime and size) tells a change. */

@@ -106,6 +106,16 @@ describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
     expect((await backend.listWorkspaces()).map((w) => w.key)).toEqual([WORKSPACE]);
   });
 
+  it('reads back what it stored, not the object it was handed: a change to that object after the write is not in the state', async () => {
+    const backend = await open(await spec());
+    const { serial } = await backend.readWorkspace(WORKSPACE);
+    const workspace = emptyWorkspace();
+    workspace.credentials['credential.written'] = { fingerprint: 'sha256:written' };
+    await backend.writeWorkspace(WORKSPACE, workspace, serial);
+    workspace.credentials['credential.changed-after'] = { fingerprint: 'sha256:after' };
+    expect(Object.keys((await backend.readWorkspace(WORKSPACE)).workspace.credentials)).toEqual(['credential.written']);
+  });
+
   it('refuses a stale writer (compare-and-set on the serial) and keeps what the other wrote', async () => {
     const where = await spec();
     const backend = await open(where);
