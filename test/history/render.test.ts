@@ -205,3 +205,27 @@ describe('history renderers', () => {
     expect(document.test_runs[0].summary).toEqual({ passed: 1, failed: 0, skipped: 0, errors: 0 });
   });
 });
+
+describe('the keys a record moved', () => {
+  it('are found with a few listings of the record before, however many keys moved: a planted record of thousands of renamed keys stays linear', () => {
+    const before = record('20261123T110000000Z-aaaaaa', {});
+    const after = record('20261123T120000000Z-bbbbbb', {});
+    const plain: HistoryRecord['agents'] = {};
+    for (let i = 0; i < 2_000; i++) {
+      plain[`old-${i}`] = { id: `ag-${i}`, config: { prompt: 'hi' }, configHash: 'h', maskedPaths: [] };
+      after.agents[`new-${i}`] = { id: `ag-${i}`, config: { prompt: 'hi' }, configHash: 'h', maskedPaths: [] };
+    }
+    let listings = 0;
+    before.agents = new Proxy(plain, {
+      ownKeys(target) {
+        listings++;
+        return Reflect.ownKeys(target);
+      },
+    });
+    const [entry] = historyEntries([after, before]);
+    expect(entry?.keysMoved).toHaveLength(2_000);
+    expect(entry?.keysMoved.find((move) => move.to === 'new-7')).toEqual({ from: 'old-7', to: 'new-7' });
+    // A few listings in all (the record's index by id, its entries), not one per key moved.
+    expect(listings).toBeLessThan(10);
+  });
+});
