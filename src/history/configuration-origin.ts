@@ -17,14 +17,19 @@ import type { LedgerRecord } from './types.js';
 export type ConfigurationOrigin = { record: LedgerRecord } | { problem: string; unsealed?: string };
 
 export function configurationOrigin(records: readonly LedgerRecord[], current: LedgerRecord, unsealedRecords: readonly { id: string }[] = []): ConfigurationOrigin {
+  // The records by id (the first of an id, as a search would find it), listed once: looked up per
+  // step of a rollback chain, a planted ledger of many rollbacks cost the square of its length.
+  const byId = new Map<string, LedgerRecord>();
+  for (const candidate of records) if (!byId.has(candidate.id)) byId.set(candidate.id, candidate);
+  const unsealed = new Set(unsealedRecords.map((entry) => entry.id));
   let record = current;
   const followed = new Set<string>();
   for (let restoredId = record.source.rollbackOf; restoredId !== undefined; restoredId = record.source.rollbackOf) {
     // A ledger is untrusted input: a record restored twice on the way is a loop, not an origin.
     if (followed.has(restoredId)) return { problem: `the rollbacks it restored lead back to record ${restoredId}` };
     followed.add(restoredId);
-    const restored = records.find((candidate) => candidate.id === restoredId);
-    if (!restored && unsealedRecords.some((unsealed) => unsealed.id === restoredId)) {
+    const restored = byId.get(restoredId);
+    if (!restored && unsealed.has(restoredId)) {
       return { problem: `record ${restoredId}, which it restored, is not sealed by voxform under this API key (${NOT_SEALED_BY})`, unsealed: restoredId };
     }
     if (!restored) return { problem: `record ${restoredId} is not in its history` };

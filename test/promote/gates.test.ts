@@ -288,6 +288,24 @@ describe('the gates', () => {
     expect(configurationOrigin([looped], looped)).toEqual({ problem: `the rollbacks it restored lead back to record ${rollback.id}` });
   });
 
+  it('follows a chain of thousands of rollbacks with one listing of the ledger', () => {
+    const chain: HistoryRecord[] = [{ ...older, source: { commit: 'aaaaaaa'.padEnd(40, '1'), uncommitted: false } }];
+    for (let i = 1; i <= 2_000; i++) {
+      const id = `20261128T11${String(i).padStart(7, '0')}Z-${String(i).padStart(6, '0')}`;
+      chain.unshift({ ...record(id, '2026-11-28T11:00:00.000Z', HASH_A), source: { commit: 'bbbbbbb'.padEnd(40, '2'), rollbackOf: (chain[0] as HistoryRecord).id } });
+    }
+    let reads = 0;
+    const ledger = new Proxy(chain, {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/.test(key)) reads++;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    expect(configurationOrigin(ledger, chain[0] as HistoryRecord)).toEqual({ record: chain.at(-1) });
+    // Each record read about once, not once per step of the chain.
+    expect(reads).toBeLessThan(3 * chain.length);
+  });
+
   it('refuses a source whose last apply did not finish, or that never applied', () => {
     expect(() => deployedRecord([record('20261128T110000000Z-dddddd', '2026-11-28T11:00:00.000Z', HASH_B, 'failed'), deploy], 'staging', 'staging@local')).toThrow(
       "staging's last apply (20261128T110000000Z-dddddd) ended failed: what staging runs is not known.",
