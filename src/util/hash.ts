@@ -44,13 +44,16 @@ export function* canonicalJsonPieces(value: unknown, levels: number): Generator<
 
 /** An array, or an object serialized as its own entries (one with a `toJSON` is serialized as what that returns). */
 function opensAsEntries(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON !== 'function';
+  return value !== null && typeof value === 'object' && !hasToJson(value);
 }
 
 /** An entry's JSON as canonicalJson writes it inside its container (its `toJSON` told its key); undefined where it is left out. */
 function entryJson(item: unknown, key: string): string | undefined {
-  const value = item !== null && typeof item === 'object' && typeof (item as { toJSON?: unknown }).toJSON === 'function' ? (item as { toJSON(key: string): unknown }).toJSON(key) : item;
-  return JSON.stringify(value, withSortedKeys);
+  return JSON.stringify(hasToJson(item) ? item.toJSON(key) : item, withSortedKeys);
+}
+
+function hasToJson(value: unknown): value is { toJSON(key: string): unknown } {
+  return value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function';
 }
 
 /** `sha256:<hex>` of a string or bytes. */
