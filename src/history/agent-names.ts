@@ -13,19 +13,20 @@ interface AgentHolder<V extends { id: string }> {
 }
 
 /**
- * Each holder's versions by agent id, made once per holder: a lookup by id is asked of every older
+ * Each holder's keys by agent id, made once per holder: a lookup by id is asked of every older
  * record for every agent, and a record (a pull request may plant one) can hold thousands of agents.
  */
-const versionsById = new WeakMap<AgentHolder<{ id: string }>, Map<string, Array<{ id: string }>>>();
+const keysById = new WeakMap<AgentHolder<{ id: string }>, Map<string, string[]>>();
 
-function versionsOf<V extends { id: string }>(holder: AgentHolder<V>, id: string): V[] {
-  let index = versionsById.get(holder);
+/** The keys `holder` holds agent `id` under (two keys may hold one agent). */
+export function keysOfAgent(holder: AgentHolder<{ id: string }>, id: string): readonly string[] {
+  let index = keysById.get(holder);
   if (!index) {
     index = new Map();
-    for (const version of Object.values(holder.agents)) addToList(index, version.id, version);
-    versionsById.set(holder, index);
+    for (const [key, version] of Object.entries(holder.agents)) addToList(index, version.id, key);
+    keysById.set(holder, index);
   }
-  return (index.get(id) ?? []) as V[];
+  return index.get(id) ?? [];
 }
 
 /** The version of agent `id` in `holder`: under `name` when it holds it there, else under its one other key. */
@@ -33,8 +34,8 @@ export function versionOfAgent<V extends { id: string }>(holder: AgentHolder<V>,
   // Own names only, as `toString` is a legal agent name.
   const own = Object.hasOwn(holder.agents, name) ? holder.agents[name] : undefined;
   if (own?.id === id) return own;
-  const held = versionsOf(holder, id);
-  return held.length === 1 ? held[0] : undefined;
+  const keys = keysOfAgent(holder, id);
+  return keys.length === 1 ? holder.agents[keys[0] as string] : undefined;
 }
 
 export class AgentNames {

@@ -7,9 +7,8 @@
 import { shortHash } from '../util/hash.js';
 import { plural } from '../util/plural.js';
 import { controlsAsQuestionMarks, toJsonText } from '../util/printable.js';
-import { AgentNames, versionOfAgent } from './agent-names.js';
+import { AgentNames, keysOfAgent, versionOfAgent } from './agent-names.js';
 import { agentVersionKey, shortCommit, type AgentSummary, type AgentVersion, type DeploySummary, type HistoryRecord, type LedgerRecord, type TestRunRecord } from './types.js';
-import { addToList } from '../util/map-lists.js';
 
 const HISTORY_JSON_FORMAT_VERSION = '1.1';
 
@@ -62,15 +61,12 @@ function wroteNothing(record: LedgerRecord): boolean {
  * keys changed no agent, and this is what it did.
  */
 function keysMoved(record: LedgerRecord, before: LedgerRecord): KeyMove[] {
-  // The keys of `before` by agent id, gathered once: looked for per key, a record of thousands of
-  // renamed keys (a pull request may plant one) cost the square of them.
-  const keysById = new Map<string, string[]>();
-  for (const [name, version] of Object.entries(before.agents)) if (version?.id !== undefined) addToList(keysById, version.id, name);
   const moves: KeyMove[] = [];
   for (const key of Object.keys(record.agents).sort()) {
     const id = record.agents[key]?.id;
     if (id === undefined || (Object.hasOwn(before.agents, key) && before.agents[key]?.id === id)) continue;
-    const earlier = keysById.get(id) ?? [];
+    // By the record's index of keys by id (agent-names.ts): a record of thousands of renamed keys stays linear.
+    const earlier = keysOfAgent(before, id);
     if (earlier.length === 1) moves.push({ from: earlier[0] as string, to: key });
   }
   return moves;
