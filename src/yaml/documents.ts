@@ -218,7 +218,6 @@ function pointAtOpeningQuotes(doc: Document.Parsed, text: string, lines: LineCou
   doc.errors = doc.errors.filter((error) => error === unclosed || error.pos[0] < start);
 }
 
-
 /**
  * An error for each alias with no anchor of its name before it. The library composes such an alias
  * without complaint and makes it null (or throws when printing): a typo (`*greetng`) would silently
