@@ -7,7 +7,7 @@ import type { SourceLocation } from '../errors.js';
 import type { DesiredState } from '../manifest/types.js';
 import type { SecretRegistry } from '../secrets/redact.js';
 import { withheldLiveText } from '../secrets/withhold.js';
-import { withheldState } from './withheld-state.js';
+import { withheldAgents } from './withheld-state.js';
 import type { PolicyReport, TokenCounter } from './types.js';
 import { formatCount } from '../util/plural.js';
 import { byCodeUnits } from '../util/compare.js';
@@ -57,12 +57,14 @@ export async function promptTokenChanges(
   desired: DesiredState,
   counting: { tokens: TokenCounter; secrets: Pick<SecretRegistry, 'replaced'> },
 ): Promise<PromptTokens[]> {
-  const prompts = new Map([...withheldState(desired).agents.values()].map((agent) => [agent.address, agent.config.prompt]));
+  const agents = new Map([...desired.agents.values()].map((agent) => [agent.address, agent]));
+  const withheld = withheldAgents();
   const count = (text: string) => counting.tokens.count(text);
   const out: PromptTokens[] = [];
   for (const change of changes) {
     const field = change.fieldChanges.find((f) => f.path === 'config.prompt');
-    const after = prompts.get(change.address);
+    const agent = agents.get(change.address);
+    const after = agent && withheld(agent).config.prompt;
     if (!field || typeof after !== 'string') continue;
     const before = typeof field.before === 'string' ? await count(withheldLiveText(field.before, counting.secrets)) : undefined;
     out.push({ address: change.address, before, after: await count(after) });
