@@ -5,6 +5,7 @@
  * through `controlsAsQuestionMarks`, which shows a control character as `?`.
  */
 import { shortHash } from '../util/hash.js';
+import { addToList } from '../util/map-lists.js';
 import { plural } from '../util/plural.js';
 import { controlsAsQuestionMarks, toJsonText } from '../util/printable.js';
 import { AgentNames, keysOfAgent, versionOfAgent } from './agent-names.js';
@@ -12,25 +13,19 @@ import { agentVersionKey, shortCommit, type AgentSummary, type AgentVersion, typ
 
 const HISTORY_JSON_FORMAT_VERSION = '1.1';
 
-/**
- * The agents whose configuration a record changed: those whose version (agentVersionKey: the hash,
- * or the recorded configuration) differs from the next older record holding them (`older`: the
- * records after it, newest first), or that no older record holds. An agent is its id: under
- * whatever key the older record holds it (a renamed key, two swapped keys), and never the agent a
- * key named before its `id:` changed. An agent the deploy wrote (`written`) changed too, though its
- * version may read as before (a value from `${env:…}` is recorded as its reference). A heal's record holds only the agents it put back, each
- * changed on the service from what was edited outside voxform: all of them, though their version
- * is the one recorded before. A record whose apply wrote nothing (`wroteNothing`) changed none.
- */
-export function agentsChanged(record: LedgerRecord, older: readonly LedgerRecord[]): string[] {
-  const collector = new HistoryEntryCollector<LedgerRecord>({ limit: 1 });
-  for (const next of [record, ...older]) if (collector.add(next)) break;
-  return (collector.entries()[0] as HistoryEntry<LedgerRecord>).agentsChanged;
-}
-
 /** A record as `voxform history` shows it, with the agents it changed. */
 export interface HistoryEntry<R extends LedgerRecord = HistoryRecord> {
   record: R;
+  /**
+   * The agents whose configuration the record changed: those whose version (agentVersionKey: the hash,
+   * or the recorded configuration) differs from the next older record holding them, or that no older
+   * record holds. An agent is its id: under whatever key the older record holds it (a renamed key, two
+   * swapped keys), and never the agent a key named before its `id:` changed. An agent the deploy wrote
+   * (`written`) changed too, though its version may read as before (a value from `${env:…}` is
+   * recorded as its reference). A heal's record holds only the agents it put back, each changed on the
+   * service from what was edited outside voxform: all of them, though their version is the one
+   * recorded before. A record whose apply wrote nothing (`wroteNothing`) changed none.
+   */
   agentsChanged: string[];
   /** The keys the record holds an agent under that the record before held it under another (a renamed key, or two swapped keys). */
   keysMoved: KeyMove[];
@@ -79,6 +74,15 @@ interface EntryFilter {
   names?: AgentNames | undefined;
 }
 
+/** A record shown, while the older records are read: the agents it changed so far, and those not found older yet. */
+interface ShownEntry<R extends LedgerRecord> {
+  record: R;
+  changed: string[];
+  open: Map<string, AgentVersion | AgentSummary>;
+  older: boolean;
+  moved: KeyMove[];
+}
+
 /**
  * The entries `voxform history` shows, from the workspace's records given one at a time, newest
  * first. What a record changed is found against the records before it in the whole history,
@@ -87,7 +91,15 @@ interface EntryFilter {
  * as many as asked for, and every shown agent's older version found, so no older record is read.
  */
 export class HistoryEntryCollector<R extends LedgerRecord> {
-  private readonly shown: Array<{ record: R; changed: string[]; open: Map<string, AgentVersion | AgentSummary>; older: boolean; moved: KeyMove[] }> = [];
+  private readonly shown: Array<ShownEntry<R>> = [];
+  /**
+   * The shown agents no older record has held yet, by agent id: a record visits the waiting agents
+   * it holds, not every entry shown, so a long ledger (a pull request may plant one) is walked in
+   * linear time whatever `--limit`.
+   */
+  private readonly waiting = new Map<string, Array<{ entry: ShownEntry<R>; name: string }>>();
+  /** The newest entry, until the record before it is read: its keys moved are found against that record. */
+  private newest: ShownEntry<R> | undefined;
   private readonly limit: number;
 
   constructor(private readonly filter: EntryFilter = {}) {
@@ -96,26 +108,47 @@ export class HistoryEntryCollector<R extends LedgerRecord> {
 
   /** Takes the next older record; true once no older record can add an entry or change one. */
   add(record: R): boolean {
-    for (const entry of this.shown) {
-      if (!entry.older) entry.moved = keysMoved(entry.record, record);
-      entry.older = true;
-      for (const [name, now] of entry.open) {
-        const before = versionOfAgent(record, name, now.id);
-        if (before === undefined) continue;
-        // Written by the deploy, it changed though it may read as before: only a value from `${env:…}` changed.
-        if (agentVersionKey(before) !== agentVersionKey(now) || now.written === true) entry.changed.push(name);
-        entry.open.delete(name);
-      }
+    if (this.newest) {
+      this.newest.moved = keysMoved(this.newest.record, record);
+      this.newest.older = true;
     }
+    for (const id of new Set(Object.values(record.agents).map((version) => version.id))) this.findOlder(record, id);
     const { agent, names = new AgentNames([]) } = this.filter;
-    if (this.shown.length < this.limit && (agent === undefined || names.versionIn(record, agent))) {
-      const agents = Object.entries(record.agents);
-      if (wroteNothing(record)) this.shown.push({ record, changed: [], open: new Map(), older: false, moved: [] });
-      else if (record.source.healOf !== undefined) this.shown.push({ record, changed: agents.map(([name]) => name), open: new Map(), older: false, moved: [] });
-      else this.shown.push({ record, changed: [], open: new Map(agents), older: false, moved: [] });
+    this.newest = undefined;
+    if (this.shown.length < this.limit && (agent === undefined || names.versionIn(record, agent))) this.show(record);
+    return this.shown.length >= this.limit && this.waiting.size === 0 && this.newest === undefined;
+  }
+
+  /** The waiting agents of id `id` that `record` holds: each changed unless its version there is the same. */
+  private findOlder(record: R, id: string): void {
+    const waiters = this.waiting.get(id);
+    if (waiters === undefined) return;
+    const still = waiters.filter(({ entry, name }) => {
+      const before = versionOfAgent(record, name, id);
+      if (before === undefined) return true;
+      const now = entry.open.get(name) as AgentVersion | AgentSummary;
+      // Written by the deploy, it changed though it may read as before: only a value from `${env:…}` changed.
+      if (agentVersionKey(before) !== agentVersionKey(now) || now.written === true) entry.changed.push(name);
+      entry.open.delete(name);
+      return false;
+    });
+    if (still.length > 0) this.waiting.set(id, still);
+    else this.waiting.delete(id);
+  }
+
+  private show(record: R): void {
+    const agents = Object.entries(record.agents);
+    const entry: ShownEntry<R> = { record, changed: [], open: new Map(), older: false, moved: [] };
+    if (wroteNothing(record)) {
+      // It changed none, whatever the records before it hold.
+    } else if (record.source.healOf !== undefined) {
+      entry.changed = agents.map(([name]) => name);
+    } else {
+      entry.open = new Map(agents);
+      for (const [name, version] of agents) addToList(this.waiting, version.id, { entry, name });
     }
-    // An entry waits for the record before it too: its keys moved are found against that record.
-    return this.shown.length >= this.limit && this.shown.every((entry) => entry.open.size === 0 && entry.older);
+    this.shown.push(entry);
+    this.newest = entry;
   }
 
   /**

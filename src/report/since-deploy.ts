@@ -1,6 +1,6 @@
 /** `voxform report --since-deploy`: the latest deploy's version and the one before it, whole, from the apply history. */
 import { ledgerOrder, ledgerTimes } from '../history/ledger-order.js';
-import { agentsChanged } from '../history/render.js';
+import { historyEntries } from '../history/render.js';
 import type { LedgerRecord } from '../history/types.js';
 import type { CallReport } from './types.js';
 import { deployedVersions, type ConfigVersion } from './versions.js';
@@ -154,12 +154,10 @@ function hasCalls(report: CallReport, agentId: string, versionKey: string): bool
 function agentsOfLatestChange(history: readonly LedgerRecord[], until: number): Set<string> {
   const times = ledgerTimes(history);
   const newestFirst = history.filter((record) => Date.parse(times.get(record.id) as string) / 1000 <= until).sort(ledgerOrder).reverse();
-  for (const [index, record] of newestFirst.entries()) {
-    if (record.source.healOf !== undefined) continue;
-    const changed = agentsChanged(record, newestFirst.slice(index + 1));
-    if (changed.length > 0) return new Set(changed.map((name) => record.agents[name]?.id as string));
-  }
-  return new Set();
+  // Every record's changes in one walk of the ledger: asked record by record, a ledger of records
+  // that changed nothing (a checkout may hold one) would be walked again from each.
+  const latest = historyEntries(newestFirst).find(({ record, agentsChanged }) => record.source.healOf === undefined && agentsChanged.length > 0);
+  return new Set(latest?.agentsChanged.map((name) => latest.record.agents[name]?.id as string));
 }
 
 /** Unix seconds of a version's deploy record (NaN when unknown, which no comparison passes). */

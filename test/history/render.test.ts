@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agentsChanged, historyEntries, renderHistoryJson, renderHistoryText, testRunEntries, testRunTally } from '../../src/history/render.js';
+import { historyEntries, renderHistoryJson, renderHistoryText, testRunEntries, testRunTally } from '../../src/history/render.js';
 import { recordedAgent, type HistoryRecord, type TestRunRecord } from '../../src/history/types.js';
 
 function record(id: string, agents: Record<string, string>, extra: Partial<HistoryRecord> = {}): HistoryRecord {
@@ -15,6 +15,11 @@ function record(id: string, agents: Record<string, string>, extra: Partial<Histo
     agents: Object.fromEntries(Object.entries(agents).map(([name, hash]) => [name, { id: `ag-${name}`, config: { prompt: 'hi' }, configHash: hash, maskedPaths: [] }])),
     ...extra,
   };
+}
+
+/** The agents `changer` changed, against `older` (the records before it, newest first). */
+function agentsChanged(changer: HistoryRecord, older: readonly HistoryRecord[]): string[] | undefined {
+  return historyEntries([changer, ...older], { limit: 1 })[0]?.agentsChanged;
 }
 
 const older = record('20261123T110000000Z-aaaaaa', { desk: 'h1', booking: 'b1' });
@@ -227,5 +232,31 @@ describe('the keys a record moved', () => {
     expect(entry?.keysMoved.find((move) => move.to === 'new-7')).toEqual({ from: 'old-7', to: 'new-7' });
     // A few listings in all (the record's index by id, its entries), not one per key moved.
     expect(listings).toBeLessThan(10);
+  });
+});
+
+/** `agents` behind a proxy that counts every look at them into `looks.count`. */
+function counted(agents: HistoryRecord['agents'], looks: { count: number }): HistoryRecord['agents'] {
+  return new Proxy(agents, {
+    get: (...args) => (looks.count++, Reflect.get(...args)),
+    ownKeys: (target) => (looks.count++, Reflect.ownKeys(target)),
+    getOwnPropertyDescriptor: (...args) => (looks.count++, Reflect.getOwnPropertyDescriptor(...args)),
+  });
+}
+
+describe('the walk of the records', () => {
+  it('looks at each record a few times, however many entries are shown: a planted ledger of thousands of records, each an agent no older record holds, stays linear', () => {
+    const looks = { count: 0 };
+    const records = Array.from({ length: 2_000 }, (_, i) => {
+      const made = record(`20261123T${String(100000000 + i).padStart(9, '0')}Z-aaaaaa`, { [`agent-${i}`]: 'h' });
+      made.agents = counted(made.agents, looks);
+      return made;
+    }).reverse();
+    const entries = historyEntries(records, { limit: 1_000_000 });
+    expect(entries).toHaveLength(2_000);
+    expect(entries[0]?.agentsChanged).toEqual(['agent-1999']);
+    expect(entries[1_999]?.first).toBe(true);
+    // A few dozen looks per record, not one per record for each entry shown before it.
+    expect(looks.count).toBeLessThan(50 * 2_000);
   });
 });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { agentsChanged } from '../../src/history/render.js';
+import { historyEntries } from '../../src/history/render.js';
 import { buildCallReport } from '../../src/report/build-report.js';
 import { deployedUntil, sinceDeployReport, sinceDeployWindow } from '../../src/report/since-deploy.js';
 import { diffLinkFromEnv } from '../../src/report/diff-links.js';
@@ -378,7 +378,7 @@ describe('--since-deploy', () => {
     const renamed = historyRecord('2026-03-04T00:00:00.000Z', { [OTHER]: { name: 'booking', config: v1 } });
     (renamed.agents.booking as { name?: string }).name = 'Appointment booking 2';
     const withRename = [...history, renamed];
-    expect(agentsChanged(renamed, [deploy3, other, deploy2, deploy1])).toEqual(['booking']);
+    expect(historyEntries([renamed, deploy3, other, deploy2, deploy1])[0]?.agentsChanged).toEqual(['booking']);
     const window = windowAt(withRename, undefined, T0 + 4 * DAY);
     expect(window?.only).toEqual(new Map([[OTHER, { deploys: new Set([other.id]), outsideFrom: -Infinity }]]));
     // Before the rename, the latest deploy was front-desk's, as before.
@@ -387,10 +387,30 @@ describe('--since-deploy', () => {
     expect(windowAt(withRename, AGENT, T0 + 4 * DAY)?.only.get(AGENT)?.deploys).toEqual(new Set([deploy2.id, deploy3.id]));
   });
 
+  it('finds the latest deploy that changed something in one walk of the ledger: a planted ledger of thousands of deploys that changed nothing stays linear', () => {
+    // Oldest first: agents 0…999 deployed one by one, then again in the reverse order, each as before.
+    // The newest 1,000 records changed nothing; the latest change is agent 999's first deploy.
+    const half = 1_000;
+    let looks = 0;
+    const ledger = Array.from({ length: 2 * half }, (_, i) => {
+      const agent = i < half ? i : 2 * half - 1 - i;
+      const deployed = historyRecord(new Date((T0 + i) * 1000).toISOString(), { [`-OKplanted${String(agent).padStart(10, '0')}`]: { name: `agent-${agent}`, config: v1 } });
+      deployed.agents = new Proxy(deployed.agents, {
+        get: (...args) => (looks++, Reflect.get(...args)),
+        getOwnPropertyDescriptor: (...args) => (looks++, Reflect.getOwnPropertyDescriptor(...args)),
+      });
+      return deployed;
+    });
+    const window = windowAt(ledger, undefined, T0 + 2 * half);
+    expect([...(window?.only.keys() ?? [])]).toEqual([`-OKplanted${String(half - 1).padStart(10, '0')}`]);
+    // A few dozen looks per record, not one for each record between a deploy and the one before it.
+    expect(looks).toBeLessThan(50 * 2 * half);
+  });
+
   it('passes over a heal, which history names as changing the agents it put back: the deploy before it is the latest', () => {
     const heal = historyRecord('2026-03-04T00:00:00.000Z', { [OTHER]: { name: 'booking', config: v1 } }, { healOf: [other.id] });
     const healed = [...history, heal];
-    expect(agentsChanged(heal, [deploy3, other, deploy2, deploy1])).toEqual(['booking']);
+    expect(historyEntries([heal, deploy3, other, deploy2, deploy1])[0]?.agentsChanged).toEqual(['booking']);
     expect(windowAt(healed, undefined, T0 + 4 * DAY)?.only).toEqual(windowAt(history, undefined, T0 + 4 * DAY)?.only);
     expect([...(windowAt(healed, undefined, T0 + 4 * DAY)?.only.keys() ?? [])]).toEqual([AGENT]);
   });
