@@ -78,6 +78,7 @@ export function sinceDeployWindow(history: readonly LedgerRecord[], agentId: str
   const agents = agentId === undefined ? agentsOfLatestChange(history, until) : new Set([agentId]);
   const only = new Map<string, VersionSelection>();
   const before = new Map<string, string>();
+  const recordedBefore = recordedBeforeEach(history);
   const starts: Array<number | undefined> = [];
   for (const [id, versions] of options.deployed) {
     const last = versions[versions.length - 1];
@@ -88,8 +89,8 @@ export function sinceDeployWindow(history: readonly LedgerRecord[], agentId: str
     // replaced is the configuration it had outside voxform before its first deploy: read from there.
     only.set(id, { deploys: new Set([earlier?.key ?? last.key, last.key, ...again.map((version) => version.key)]), outsideFrom: earlier ? deployedAt(earlier) : -Infinity });
     if (earlier) before.set(id, earlier.key);
-    starts.push(recordedBefore(history, (earlier ?? (versions[0] as ConfigVersion)).key));
-    if (again[0]) starts.push(recordedBefore(history, again[0].key));
+    starts.push(recordedBefore.get((earlier ?? (versions[0] as ConfigVersion)).key));
+    if (again[0]) starts.push(recordedBefore.get(again[0].key));
   }
   if (only.size === 0) return undefined;
   return { since: starts.includes(undefined) ? undefined : Math.min(...(starts as number[])), only, before };
@@ -165,9 +166,18 @@ function deployedAt(version: ConfigVersion): number {
   return Date.parse(version.deployed?.at ?? '') / 1000;
 }
 
-/** Unix seconds (on the ledger's timeline, `ledgerTimes`) of the workspace's record appended just before record `id`. */
-function recordedBefore(history: readonly LedgerRecord[], id: string): number | undefined {
-  const before = history.filter((candidate) => ledgerOrder(candidate, { id }) < 0).sort(ledgerOrder).pop();
-  return before === undefined ? undefined : Date.parse(ledgerTimes(history).get(before.id) as string) / 1000;
+/**
+ * By record id: Unix seconds (on the ledger's timeline, `ledgerTimes`) of the workspace's record
+ * appended just before it, undefined for the first. Sorted once: a window asks it for every agent.
+ */
+function recordedBeforeEach(history: readonly LedgerRecord[]): Map<string, number | undefined> {
+  const times = ledgerTimes(history);
+  const before = new Map<string, number | undefined>();
+  let previous: number | undefined;
+  for (const record of [...history].sort(ledgerOrder)) {
+    if (!before.has(record.id)) before.set(record.id, previous);
+    previous = Date.parse(times.get(record.id) as string) / 1000;
+  }
+  return before;
 }
 

@@ -407,6 +407,20 @@ describe('--since-deploy', () => {
     expect(looks).toBeLessThan(50 * 2 * half);
   });
 
+  it('finds where to read from with one sort of the ledger, however many agents the latest deploy changed: a planted record of thousands of agents stays linear', () => {
+    const many = 2_000;
+    const agents = Object.fromEntries(Array.from({ length: many }, (_, i) => [`-OKplanted${String(i).padStart(10, '0')}`, { name: `agent-${i}`, config: v1 }]));
+    const older = Array.from({ length: 2_000 }, (_, i) => historyRecord(new Date((T0 + i) * 1000).toISOString(), { [OTHER]: { name: 'booking', config: i % 2 === 0 ? v1 : v2 } }));
+    const latest = historyRecord(new Date((T0 + 2_000) * 1000).toISOString(), agents);
+    let reads = 0;
+    const ledger = new Proxy([...older, latest], { get: (...args) => (typeof args[1] === 'string' && /^\d+$/.test(args[1]) && reads++, Reflect.get(...args)) });
+    const window = windowAt(ledger, undefined, T0 + 3_000);
+    expect(window?.only.size).toBe(many);
+    expect(window?.since).toBe(T0 + 1_999);
+    // A few reads of each record, not one for each agent reported.
+    expect(reads).toBeLessThan(50 * 2_001);
+  });
+
   it('passes over a heal, which history names as changing the agents it put back: the deploy before it is the latest', () => {
     const heal = historyRecord('2026-03-04T00:00:00.000Z', { [OTHER]: { name: 'booking', config: v1 } }, { healOf: [other.id] });
     const healed = [...history, heal];
