@@ -91,8 +91,13 @@ export class AgentNames {
    * The names now of the agent a record holds as `recorded`: that name while it still stands for it,
    * else every name its id has now; none when no name stands for it (its name given to another agent).
    */
-  namesNow(recorded: string, version: { id: string }): string[] {
-    const names = this.names.get(version.id) ?? [];
+  namesNow(recorded: string, version: { id: string }): readonly string[] {
+    const names = this.namesOf(version.id);
     return names.includes(recorded) ? [recorded] : names;
+  }
+
+  /** Every name agent `id` has now (two keys may name one agent). */
+  namesOf(id: string): readonly string[] {
+    return this.names.get(id) ?? [];
   }
 }

@@ -36,22 +36,55 @@ function ambiguous(ref: string, matches: readonly LedgerRecord[], what: string):
 }
 
 /**
- * Whether `record` holds a whole configuration, not some agents of one: a heal (`drift --heal`)
+ * Whether a record holds a whole configuration, not some agents of one: a heal (`drift --heal`)
  * holds only the agents it put back, and those as an earlier record holds them, so the
  * configuration as of a heal is that earlier record's; a rollback of some agents (`--agent`)
  * holds those alone, beside agents that kept a newer configuration; so does a rollback to a record
  * that was not whole itself (an apply that failed or was interrupted holds the agents it wrote).
- * Asked for some agents, a rollback of them is whole enough.
+ * Asked for some agents, a rollback of them is whole enough. `byId`: the workspace's records by id.
  */
-function wholeConfiguration(record: LedgerRecord, records: readonly LedgerRecord[], agents: readonly string[], names: AgentNames): boolean {
-  if (record.source.healOf !== undefined) return false;
-  const restoredId = record.source.rollbackOf;
-  if (restoredId === undefined || agents.length > 0) return true;
-  // Only an earlier record is followed: a record naming itself or a later one ends the walk.
-  const restored = records.find((candidate) => candidate.id === restoredId && ledgerOrder(candidate, record) < 0);
-  if (restored === undefined) return true;
-  const holdsRestored = Object.entries(restored.agents).every(([name, version]) => names.namesNow(name, version).every((nameNow) => names.versionIn(record, nameNow) !== undefined));
-  return holdsRestored && COMPLETE.has(restored.outcome) && wholeConfiguration(restored, records, agents, names);
+class WholeConfigurations {
+  /** Each record's answer, and those of the records its rollback chain passed through: a ledger of rollbacks of rollbacks (a planted one) is walked once. */
+  private readonly known = new Map<LedgerRecord, boolean>();
+
+  constructor(
+    private readonly byId: ReadonlyMap<string, LedgerRecord>,
+    private readonly agents: readonly string[],
+    private readonly names: AgentNames,
+  ) {}
+
+  of(record: LedgerRecord): boolean {
+    const chain: LedgerRecord[] = [];
+    let current = record;
+    let whole = this.known.get(current);
+    while (whole === undefined) {
+      chain.push(current);
+      const restored = this.restoredBy(current);
+      if (current.source.healOf !== undefined) whole = false;
+      else if (restored === undefined) whole = true;
+      else if (!COMPLETE.has(restored.outcome) || !this.holdsAll(current, restored)) whole = false;
+      else {
+        current = restored;
+        whole = this.known.get(current);
+      }
+    }
+    // Every record of the chain is whole just when the chain's end is.
+    for (const visited of chain) this.known.set(visited, whole);
+    return whole;
+  }
+
+  /** The earlier record `record` rolled back to, when it is one whose wholeness counts; only an earlier record is followed: one naming itself or a later one ends the walk. */
+  private restoredBy(record: LedgerRecord): LedgerRecord | undefined {
+    const restoredId = record.source.rollbackOf;
+    if (restoredId === undefined || this.agents.length > 0) return undefined;
+    const restored = this.byId.get(restoredId);
+    return restored !== undefined && ledgerOrder(restored, record) < 0 ? restored : undefined;
+  }
+
+  /** Whether `record` holds every agent of `restored`, each under its names now. */
+  private holdsAll(record: LedgerRecord, restored: LedgerRecord): boolean {
+    return Object.entries(restored.agents).every(([name, version]) => this.names.namesNow(name, version).every((nameNow) => this.names.versionIn(record, nameNow) !== undefined));
+  }
 }
 
 /**
@@ -61,7 +94,7 @@ function wholeConfiguration(record: LedgerRecord, records: readonly LedgerRecord
  * Applies with nothing to do repeat the current configuration, and records that differ only in what
  * a rollback leaves as it is (knowledge files) would restore nothing: both are passed over, so
  * `previous` is never a no-op. Only a record that
- * is a whole configuration is returned to (`wholeConfiguration`): a rollback never ends in a mix of
+ * is a whole configuration is returned to (`WholeConfigurations`): a rollback never ends in a mix of
  * agents never deployed together. An agent is the one its name stands for now, followed by its id
  * to its records under an earlier key (`AgentNames`).
  */
@@ -75,9 +108,13 @@ export function previousRecord<R extends LedgerRecord>(records: readonly R[], ag
   }
   const relevant = records.filter((record) => (agents.length === 0 ? true : agents.some((name) => agentNames.versionIn(record, name) !== undefined)));
   const names = agents.length > 0 ? agents : [...new Set(relevant.flatMap((record) => Object.entries(record.agents).flatMap(([name, version]) => agentNames.namesNow(name, version))))];
+  // Asked for no agent, a record is asked of the names its own agents have now, not of every name:
+  // a ledger of thousands of agents (a planted one) would cost their number for each record.
+  const asked = new Set(names);
+  const namesHeld = (record: R) => (agents.length > 0 ? names : [...new Set(Object.values(record.agents).flatMap((version) => agentNames.namesOf(version.id)))].filter((name) => asked.has(name)));
   const current = new Map<string, string>();
   for (const record of relevant) {
-    for (const name of names) {
+    for (const name of namesHeld(record)) {
       const version = agentNames.versionIn(record, name);
       if (!current.has(name) && version) current.set(name, restorableKeyOf(version));
     }
@@ -86,9 +123,10 @@ export function previousRecord<R extends LedgerRecord>(records: readonly R[], ag
     const version = agentNames.versionIn(record, name);
     return version !== undefined && restorableKeyOf(version) !== current.get(name);
   };
-  const found = relevant
-    .slice(1)
-    .find((record) => COMPLETE.has(record.outcome) && wholeConfiguration(record, records, agents, agentNames) && holdsAgents(record, agents, agentNames) && names.some((name) => differs(record, name)));
+  const byId = new Map<string, LedgerRecord>();
+  for (const record of records) if (!byId.has(record.id)) byId.set(record.id, record);
+  const whole = new WholeConfigurations(byId, agents, agentNames);
+  const found = relevant.slice(1).find((record) => COMPLETE.has(record.outcome) && whole.of(record) && holdsAgents(record, agents, agentNames) && namesHeld(record).some((name) => differs(record, name)));
   if (!found) {
     const whose = agents.length > 0 ? ` of ${agents.join(', ')}` : '';
     throw new VoxformError('history_ref_unknown', `The history holds no earlier configuration${whose} to roll back to (${plural(records.length, 'record')} in this workspace).`, {

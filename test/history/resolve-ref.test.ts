@@ -218,3 +218,35 @@ describe('the command a refusal names to list the records', () => {
     expect(hintOf(() => resolveHistoryRef(records, 'nope'))).toContain('List the records with `voxform history`;');
   });
 });
+
+describe('previous over a planted ledger', () => {
+  /** `target` behind a proxy that counts every property read into `reads.count`. */
+  const counted = <T extends object>(target: T, reads: { count: number }): T => new Proxy(target, { get: (...args) => (reads.count++, Reflect.get(...args)), getOwnPropertyDescriptor: (...args) => (reads.count++, Reflect.getOwnPropertyDescriptor(...args)) });
+  const idAt = (i: number) => `20261123T${String(100000000 + i).padStart(9, '0')}Z-aaaaaa`;
+
+  it('walks a chain of rollbacks of rollbacks once, however many of its records are passed over', () => {
+    const reads = { count: 0 };
+    // Oldest first: desk v0, then rollbacks, each to the record before, all holding v1: deeper than a call stack goes.
+    const CHAIN = 20_001;
+    const oldestFirst = Array.from({ length: CHAIN }, (_, i) => {
+      const made = record(idAt(i), undefined, { desk: i === 0 ? 'v0' : 'v1' });
+      if (i > 0) made.source = { rollbackOf: idAt(i - 1) };
+      return counted(made, reads);
+    });
+    expect(previousRecord(oldestFirst.reverse()).id).toBe(idAt(0));
+    // A few dozen reads per record, not one per record for each step of each chain.
+    expect(reads.count).toBeLessThan(50 * CHAIN);
+  });
+
+  it('asks each record of the names its own agents have, not of every agent the ledger holds', () => {
+    const reads = { count: 0 };
+    const newestFirst = Array.from({ length: 2_000 }, (_, i) => {
+      const made = record(idAt(i), undefined, { [`agent-${i}`]: 'v1' });
+      made.agents = counted(made.agents, reads);
+      return made;
+    }).reverse();
+    // Each agent's one version is its current one: there is nothing to roll back to.
+    expect(codeOf(() => previousRecord(newestFirst))).toBe('history_ref_unknown');
+    expect(reads.count).toBeLessThan(50 * 2_000);
+  });
+});
