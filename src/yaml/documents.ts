@@ -18,8 +18,7 @@ interface YamlDocuments {
  * The text's YAML documents, token by token, stopping past `maxTokens` (at most MAX_YAML_TOKENS). `onNewLine` hears each
  * line start, the first one included. An alias with no anchor before it is an error of its document
  * (see undefinedAliases); a tab in indentation is one error, not one on every line after it (see
- * ./tab-indent.ts). No stack traces while parsing: a broken file makes an error per line, and
- * their unread traces would cost most of the time.
+ * ./tab-indent.ts).
  */
 export function parseYamlDocuments(text: string, options: YamlReadOptions = {}): YamlDocuments {
   const read = readDocuments(text, options);
@@ -39,36 +38,29 @@ interface YamlReadOptions {
 
 function readDocuments(text: string, options: YamlReadOptions): YamlDocuments {
   const maxTokens = Math.min(options.maxTokens ?? MAX_YAML_TOKENS, MAX_YAML_TOKENS);
-  const stackTraceLimit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  try {
-    const parser = new Parser(options.onNewLine);
-    const composer = new Composer({ prettyErrors: false, ...options.document });
-    const documents: Document.Parsed[] = [];
-    const take = (tokens: Iterable<Parameters<typeof composer.next>[0]>): void => {
-      for (const token of tokens) for (const doc of composer.next(token)) documents.push(doc);
-    };
-    options.onNewLine?.(0);
-    const counter = new TokenCounter();
-    for (const lexeme of new Lexer().lex(text)) {
-      if (counter.add(lexeme) > maxTokens) return { documents: [], tooLargeAt: Math.min(parser.offset, text.length), tokens: counter.tokens };
-      take(parser.next(lexeme));
-    }
-    take(parser.end());
-    for (const doc of composer.end(false, text.length)) documents.push(doc);
-    // Without a `*` in the text there is no alias: most files skip the walk.
-    if (text.includes('*')) for (const doc of documents) if (doc.errors.length === 0) doc.errors.push(...undefinedAliases(doc));
-    const unclosed = documents.filter((doc) => doc.errors.some(isUnclosedQuote));
-    if (unclosed.length > 0) {
-      // One count of the text's lines for every document: counted per document, a file of many cost their square.
-      const lines = new LineCounter();
-      countLines(lines, text);
-      for (const doc of unclosed) pointAtOpeningQuotes(doc, text, lines);
-    }
-    return { documents, tokens: counter.tokens };
-  } finally {
-    Error.stackTraceLimit = stackTraceLimit;
+  const parser = new Parser(options.onNewLine);
+  const composer = new Composer({ prettyErrors: false, ...options.document });
+  const documents: Document.Parsed[] = [];
+  const take = (tokens: Iterable<Parameters<typeof composer.next>[0]>): void => {
+    for (const token of tokens) for (const doc of composer.next(token)) documents.push(doc);
+  };
+  options.onNewLine?.(0);
+  const counter = new TokenCounter();
+  for (const lexeme of new Lexer().lex(text)) {
+    if (counter.add(lexeme) > maxTokens) return { documents: [], tooLargeAt: Math.min(parser.offset, text.length), tokens: counter.tokens };
+    take(parser.next(lexeme));
   }
+  take(parser.end());
+  for (const doc of composer.end(false, text.length)) documents.push(doc);
+  for (const doc of documents) if (doc.errors.length === 0) doc.errors.push(...undefinedAliases(doc));
+  const unclosed = documents.filter((doc) => doc.errors.some(isUnclosedQuote));
+  if (unclosed.length > 0) {
+    // One count of the text's lines for every document: counted per document, a file of many cost their square.
+    const lines = new LineCounter();
+    countLines(lines, text);
+    for (const doc of unclosed) pointAtOpeningQuotes(doc, text, lines);
+  }
+  return { documents, tokens: counter.tokens };
 }
 
 /**
