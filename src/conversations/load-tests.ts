@@ -121,7 +121,7 @@ function checkTestFile(value: unknown, span: Span, options: Pick<LoadTestsOption
   }
   const before = diagnostics.errors;
   if (typeof value.agent === 'string' && !agents.has(value.agent)) {
-    const suggestion = didYouMean(value.agent, agents);
+    const suggestion = didYouMean(value.agent, agents, diagnostics.suggestions);
     const known = [...agents].join(', ') || 'none';
     diagnostics.error('reference_missing', `agent "${value.agent}" is not an agent of the manifest${suggestion ? `; did you mean "${suggestion}"?` : ` (agents: ${known})`}`, spanAt(value, ['agent']) ?? span);
   }
@@ -189,7 +189,7 @@ function checkAcrossTests(file: Record<string, unknown>, span: Span, diagnostics
 function checkToolNames(file: Record<string, unknown>, agent: string, tools: AgentToolNames, diagnostics: DiagnosticList): void {
   const unknownName = (name: unknown, known: ReadonlySet<string>): name is string => typeof name === 'string' && !known.has(name);
   const problem = (kind: string, name: string, known: ReadonlySet<string>, what: string, outcome: string): string => {
-    const suggestion = didYouMean(name, known);
+    const suggestion = didYouMean(name, known, diagnostics.suggestions);
     const instead = suggestion ? `did you mean "${suggestion}"?` : `it has ${[...known].join(', ') || 'none'}`;
     return `${kind}: agent "${agent}" has no ${what} "${name}" in the manifests, ${outcome}; ${instead}`;
   };

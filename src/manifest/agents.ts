@@ -190,7 +190,7 @@ function applyTemplate(
   if (found === 'invalid') return { spec: entry, template: undefined }; // its file's mistakes are reported already
   if (found === 'missing') {
     const known = ctx.templates.names();
-    const suggestion = didYouMean(entry.template, known);
+    const suggestion = didYouMean(entry.template, known, ctx.diagnostics.suggestions);
     ctx.diagnostics.error(
       'template_unknown',
       `there is no template "${entry.template}"${suggestion ? `; did you mean "${suggestion}"?` : known.length > 0 ? ` (the templates are: ${known.join(', ')})` : ''}`,
@@ -338,7 +338,7 @@ function checkIgnorePaths(spec: Record<string, unknown>, diagnostics: Diagnostic
       if (node.properties.size === 0 && node.additional === undefined) return; // an object of any keys below here
       const next = propertyNode(node, part);
       if (!next) {
-        const suggestion = didYouMean(part, knownProperties(node));
+        const suggestion = didYouMean(part, knownProperties(node), diagnostics.suggestions);
         diagnostics.error('unknown_field', `ignore: ${entry} is not a field of the agent: ${parent} has no "${part}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`, at);
         return;
       }

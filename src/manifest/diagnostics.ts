@@ -7,6 +7,7 @@ import type { DiagnosticCode } from '../error-codes.js';
 import { codeFrame } from './code-frame.js';
 import { MIN_SEARCHABLE_SECRET, redactNeedles } from '../secrets/redact.js';
 import { MAX_DIAGNOSTICS_KEPT } from '../project-files/limits.js';
+import { SuggestionBudget } from '../util/did-you-mean.js';
 import { formatCount } from '../util/plural.js';
 import { positionOf, type SourceText, type Span } from './source.js';
 import { maskSecretLines, shownOffset, type MaskedLine } from '../secrets/secret-lines.js';
@@ -47,6 +48,8 @@ export class DiagnosticList {
    * looking for more (see `stop`).
    */
   readonly omitted = { errors: 0, warnings: 0, files: 0, stopped: false };
+  /** What the "did you mean" suggestions of this load spend together: a pull request writes both the names and what they are compared with. */
+  readonly suggestions = new SuggestionBudget();
 
   error(code: DiagnosticCode, message: string, span: Span, placement?: Placement): void {
     this.add({ severity: 'error', code, message, span, standIn: placement?.standIn });

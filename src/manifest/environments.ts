@@ -221,7 +221,7 @@ export function checkOverlayTargets(combined: CombinedManifest, diagnostics: Dia
       const changes = layer.sections[section];
       for (const key of Object.keys(changes)) {
         if (Object.hasOwn(combined.sections[section], key)) continue;
-        const suggestion = didYouMean(key, Object.keys(combined.sections[section]));
+        const suggestion = didYouMean(key, Object.keys(combined.sections[section]), diagnostics.suggestions);
         diagnostics.error(
           'environment_unknown_resource',
           `environment "${environment}" changes ${SECTION_NOUN[section]} "${key}", which the manifest does not define${suggestion ? `; did you mean "${suggestion}"?` : ''}`,

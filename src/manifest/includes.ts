@@ -266,7 +266,7 @@ async function reportUnreadable(
     // Most file systems compare names byte by byte: `é` as one code point and as `e` plus an accent
     // are two names that print alike, so a "did you mean" would show the very name written.
     const sameName = siblings.find((sibling) => sibling !== name && sibling.normalize('NFC') === name.normalize('NFC'));
-    const near = sameName ?? didYouMean(name, siblings);
+    const near = sameName ?? didYouMean(name, siblings, ctx.diagnostics.suggestions);
     // Named from the folder that was listed, not from the path as written: only the system's own
     // separator splits a path (outside Windows, `a\b.md` is one name, not b.md in a folder a).
     const shown = near === undefined ? '' : writtenFrom(request.span, path.join(folder, near));

@@ -92,7 +92,7 @@ function parseYamlGeneral(
   // Duplicate keys are found by the Converter: the library's own check compares every key with every
   // earlier one, which a mapping of many keys turns into minutes.
   const maxTokens = Math.min(MAX_YAML_TOKENS, budget.left);
-  const { documents: parsed, tooLargeAt, tokens } = yamlDocuments.parseYamlDocuments(source.text, { onNewLine: source.lines.addNewLine, document: { merge: true, uniqueKeys: false }, maxTokens });
+  const { documents: parsed, tooLargeAt, tokens } = yamlDocuments.parseYamlDocuments(source.text, { onNewLine: source.lines.addNewLine, document: { merge: true, uniqueKeys: false }, maxTokens, suggestions: diagnostics.suggestions });
   budget.left -= tokens;
   if (tooLargeAt !== undefined) {
     // The parser recorded line starts only up to there: count them all, so positions stay right.

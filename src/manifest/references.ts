@@ -20,8 +20,8 @@ export interface Drafts {
   credentials: CredentialDraft[];
 }
 
-function suggestion(name: string, candidates: Iterable<string>): string {
-  const near = didYouMean(name, candidates);
+function suggestion(name: string, candidates: Iterable<string>, diagnostics: DiagnosticList): string {
+  const near = didYouMean(name, candidates, diagnostics.suggestions);
   return near ? `; did you mean "${near}"?` : '';
 }
 
@@ -29,7 +29,7 @@ function checkPhoneAgents(drafts: Drafts, diagnostics: DiagnosticList): void {
   for (const phone of drafts.phones.values()) {
     const agent = phone.agent;
     if (!agent || !('localName' in agent) || drafts.agentNames.has(agent.localName)) continue;
-    const near = suggestion(agent.localName, drafts.agentNames);
+    const near = suggestion(agent.localName, drafts.agentNames, diagnostics);
     diagnostics.error(
       'reference_missing',
       `phone "${phone.number}" is answered by agent "${agent.localName}", which the manifest does not define${near || '; for an agent outside the manifest write agent: { id: … }'}`,
@@ -45,7 +45,7 @@ function checkCampaignCallers(drafts: Drafts, diagnostics: DiagnosticList): void
     if (!caller || drafts.phoneNumbers.has(caller.number) || !isPhoneNumber(caller.number)) continue;
     diagnostics.error(
       'reference_missing',
-      `campaign "${campaign.localName}" calls from "${caller.number}", which is not a phone of the manifest${suggestion(caller.number, drafts.phoneNumbers) || '; add it under phones'}`,
+      `campaign "${campaign.localName}" calls from "${caller.number}", which is not a phone of the manifest${suggestion(caller.number, drafts.phoneNumbers, diagnostics) || '; add it under phones'}`,
       caller.span,
     );
   }
@@ -57,7 +57,7 @@ function checkAgentKnowledge(drafts: Drafts, diagnostics: DiagnosticList): void 
       if (drafts.knowledgeNames.has(reference.name)) continue;
       diagnostics.error(
         'reference_missing',
-        `agent "${agent.localName}" attaches knowledge file "${reference.name}", which the manifest does not define${suggestion(reference.name, drafts.knowledgeNames) || '; add it under knowledge'}`,
+        `agent "${agent.localName}" attaches knowledge file "${reference.name}", which the manifest does not define${suggestion(reference.name, drafts.knowledgeNames, diagnostics) || '; add it under knowledge'}`,
         reference.span,
       );
     }

@@ -152,7 +152,7 @@ export function expandTemplate(template: AgentTemplate, entry: Record<string, un
   const templateSpan = spanAt(entry, ['template']) as Span;
   for (const name of Object.keys(given)) {
     if (template.variables.has(name)) continue;
-    const suggestion = didYouMean(name, template.variables.keys());
+    const suggestion = didYouMean(name, template.variables.keys(), diagnostics.suggestions);
     const known = [...template.variables.keys()];
     const fromBase = varsFromBase.has(name)
       ? `; the base entry of agent "${agentName}" gives it, and an environment's vars are merged over the base's, never removing one: set template and vars in each environment's overlay rather than in the base, or use one template in every environment`
@@ -320,7 +320,7 @@ function reportUndeclared(
   diagnostics: DiagnosticList,
 ): void {
   if (declared.includes(name)) return;
-  const suggestion = didYouMean(name, declared);
+  const suggestion = didYouMean(name, declared, diagnostics.suggestions);
   diagnostics.error(
     'template_var_undeclared',
     `{{${name}}} is not a variable of template "${templateName}"${suggestion ? `; did you mean {{${suggestion}}}?` : ''}`,

@@ -1,7 +1,7 @@
 /** The one way voxform reads YAML with the general parser: every file is untrusted, so ./limits.ts holds for all. */
 import { Composer, Lexer, Parser, YAMLParseError, isAlias, isCollection, isPair, isScalar, visit, type Document, type DocumentOptions, type Node, type ParseOptions, type Scalar, type SchemaOptions, type YAMLError } from 'yaml';
 import { MAX_ALIAS_EXPANDED_CHARACTERS, MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS, MAX_YAML_TOKENS } from './limits.js';
-import { didYouMean } from '../util/did-you-mean.js';
+import { didYouMean, SuggestionBudget } from '../util/did-you-mean.js';
 import { formatCount } from '../util/plural.js';
 import { countLines, LineCounter } from '../util/text-position.js';
 import { replaceTabFollowOns } from './tab-indent.js';
@@ -24,7 +24,7 @@ export function parseYamlDocuments(text: string, options: YamlReadOptions = {}):
   const read = readDocuments(text, options);
   // Only a text with a tab in indentation is read twice (see ./tab-indent.ts).
   if (read.tooLargeAt === undefined) replaceTabFollowOns(read.documents, text, (reindented) => {
-    const again = readDocuments(reindented, { document: options.document, maxTokens: options.maxTokens });
+    const again = readDocuments(reindented, { document: options.document, maxTokens: options.maxTokens, suggestions: options.suggestions });
     return again.tooLargeAt === undefined ? again.documents : undefined;
   });
   return read;
@@ -34,6 +34,8 @@ interface YamlReadOptions {
   onNewLine?: ((offset: number) => unknown) | undefined;
   document?: ParseOptions & DocumentOptions & SchemaOptions;
   maxTokens?: number;
+  /** What the "did you mean" of aliases without an anchor may spend: the load's, when the text is one of its files; else the text's own. */
+  suggestions?: SuggestionBudget | undefined;
 }
 
 function readDocuments(text: string, options: YamlReadOptions): YamlDocuments {
@@ -52,7 +54,8 @@ function readDocuments(text: string, options: YamlReadOptions): YamlDocuments {
   }
   take(parser.end());
   for (const doc of composer.end(false, text.length)) documents.push(doc);
-  for (const doc of documents) if (doc.errors.length === 0) doc.errors.push(...undefinedAliases(doc));
+  const suggestions = options.suggestions ?? new SuggestionBudget();
+  for (const doc of documents) if (doc.errors.length === 0) doc.errors.push(...undefinedAliases(doc, suggestions));
   const unclosed = documents.filter((doc) => doc.errors.some(isUnclosedQuote));
   if (unclosed.length > 0) {
     // One count of the text's lines for every document: counted per document, a file of many cost their square.
@@ -215,13 +218,13 @@ function pointAtOpeningQuotes(doc: Document.Parsed, text: string, lines: LineCou
  * without complaint and makes it null (or throws when printing): a typo (`*greetng`) would silently
  * clear the value it stands for.
  */
-function undefinedAliases(doc: Document): YAMLParseError[] {
+function undefinedAliases(doc: Document, suggestions: SuggestionBudget): YAMLParseError[] {
   const anchors = new Set<string>();
   const unresolved: Array<{ name: string; range: readonly number[] | null | undefined; suggestion: string | undefined }> = [];
   visit(doc, {
     Node: (_key, node) => {
       if (isAlias(node)) {
-        if (node.source !== '' && !anchors.has(node.source)) unresolved.push({ name: node.source, range: node.range, suggestion: didYouMean(node.source, anchors) });
+        if (node.source !== '' && !anchors.has(node.source)) unresolved.push({ name: node.source, range: node.range, suggestion: didYouMean(node.source, anchors, suggestions) });
       } else if (node.anchor) anchors.add(node.anchor);
     },
   });
