@@ -55,7 +55,10 @@ function readDocuments(text: string, options: YamlReadOptions): YamlDocuments {
   take(parser.end());
   for (const doc of composer.end(false, text.length)) documents.push(doc);
   const suggestions = options.suggestions ?? new SuggestionBudget();
-  for (const doc of documents) if (doc.errors.length === 0) doc.errors.push(...undefinedAliases(doc, suggestions));
+  for (const doc of documents) {
+    // One at a time: a file's aliases are more than a call takes arguments.
+    if (doc.errors.length === 0) for (const error of undefinedAliases(doc, suggestions)) doc.errors.push(error);
+  }
   const unclosed = documents.filter((doc) => doc.errors.some(isUnclosedQuote));
   if (unclosed.length > 0) {
     // One count of the text's lines for every document: counted per document, a file of many cost their square.

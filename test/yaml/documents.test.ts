@@ -37,6 +37,14 @@ describe('parseYamlDocuments', () => {
     expect(errorsOf('a: &x {k: 1}\nb: *x\nc: &s {d: *s}\n')).toEqual([[]]);
   });
 
+  it('makes each of more aliases without an anchor than a call takes arguments an error of its own', () => {
+    const aliases = 130_000;
+    const text = `a:\n${Array.from({ length: aliases }, (_, i) => `  - *m${i}\n`).join('')}`;
+    const [document] = parseYamlDocuments(text).documents;
+    expect(document?.errors).toHaveLength(aliases);
+    expect(document?.errors.at(-1)?.message).toContain(`The alias *m${aliases - 1} refers to no anchor`);
+  });
+
   it('reports a quote never closed at the quote, not where the text it swallows ends', () => {
     const lines = new LineCounter();
     const { documents } = parseYamlDocuments('version: 1\nagents:\n  a:\n    first_message: "Hello\n    id: x\n', { onNewLine: lines.addNewLine });
