@@ -96,6 +96,28 @@ export class AgentNames {
     return names.includes(recorded) ? [recorded] : names;
   }
 
+  /**
+   * Each name of `wanted`, with the newest of `records` (newest first) holding the agent it stands
+   * for now (`versionIn`), found in one walk: asked name by name, a ledger of many records that do not
+   * hold them cost their number for each name.
+   */
+  newestHolding<R extends AgentHolder<{ id: string }>>(records: Iterable<R>, wanted: Iterable<string>): Map<string, R> {
+    const pending = new Set(wanted);
+    const found = new Map<string, R>();
+    for (const record of records) {
+      if (pending.size === 0) break;
+      // A record holds the agent a name stands for under that name or under a key of the agent's id.
+      for (const [key, version] of Object.entries(record.agents)) {
+        for (const name of [key, ...this.namesOf(version.id)]) {
+          if (!pending.has(name) || this.versionIn(record, name) === undefined) continue;
+          found.set(name, record);
+          pending.delete(name);
+        }
+      }
+    }
+    return found;
+  }
+
   /** Every name agent `id` has now (two keys may name one agent). */
   namesOf(id: string): readonly string[] {
     return this.names.get(id) ?? [];

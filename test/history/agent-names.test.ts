@@ -57,6 +57,31 @@ describe('AgentNames', () => {
   });
 });
 
+describe('AgentNames.newestHolding', () => {
+  it('finds each name\'s newest record holding its agent, under an earlier key too, as asking every record in turn does', () => {
+    const records = [{ agents: { other: version('a9') } }, { agents: { 'front-desk': version('a1', 'old') } }, { agents: { reception: version('a1', 'older'), booking: version('a2') } }];
+    const names = new AgentNames(records, [['reception', 'a1'], ['booking', 'a2']]);
+    const newest = names.newestHolding(records, ['reception', 'booking', 'gone']);
+    for (const name of ['reception', 'booking', 'gone']) expect(newest.get(name)).toBe(records.find((record) => names.versionIn(record, name) !== undefined));
+    expect(newest.get('reception')).toBe(records[1]);
+    expect(newest.has('gone')).toBe(false);
+  });
+
+  it('walks the records once: 1,000 agents behind 10,000 newer records that hold none of them (a planted ledger) stay linear', () => {
+    let looks = 0;
+    const counted = (agents: Record<string, AgentVersion>) => new Proxy(agents, { ownKeys: (target) => (looks++, Reflect.ownKeys(target)), getOwnPropertyDescriptor: (...args) => (looks++, Reflect.getOwnPropertyDescriptor(...args)) });
+    const restored = { agents: counted(Object.fromEntries(Array.from({ length: 1_000 }, (_, i) => [`agent-${i}`, version(`a${i}`)]))) };
+    const newer = Array.from({ length: 10_000 }, (_, i) => ({ agents: counted({ [`other-${i}`]: version(`o${i}`) }) }));
+    const records = [...newer, restored];
+    const names = new AgentNames(records);
+    looks = 0;
+    const newest = names.newestHolding(records, Object.keys(restored.agents));
+    expect(newest.get('agent-999')).toBe(restored);
+    // A few looks per record, not one per record for each agent.
+    expect(looks).toBeLessThan(50 * 11_000);
+  });
+});
+
 describe('versionOfAgent', () => {
   it("lists a record's agents once, however often it is asked: a planted record of thousands of agents, each asked of every other, stays linear", () => {
     const plain: Record<string, { id: string }> = {};

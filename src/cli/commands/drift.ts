@@ -192,9 +192,8 @@ async function healAndNotify(run: DriftRun, project: ConnectedProject, report: D
 /** Which healable agents the heal's apply put back (all, when it found nothing left to do) and which it did not. */
 function outcomeOfHeal(report: DriftReport, healing: HealPlan, outcome: ApplyOutcome): HealOutcome {
   const healable = report.resources.filter((r) => r.healable).map((r) => r.address);
-  const applied = new Set(outcome.applied);
-  const healed = outcome.status === 'nothing_to_do' ? healable : healable.filter((address) => applied.has(address));
-  return { records: healing.records, healed, failed: healable.filter((address) => !healed.includes(address)) };
+  const healed = new Set(outcome.status === 'nothing_to_do' ? healable : outcome.applied);
+  return { records: healing.records, healed: healable.filter((address) => healed.has(address)), failed: healable.filter((address) => !healed.has(address)) };
 }
 
 /**

@@ -45,15 +45,10 @@ function describeRecord(record: LedgerRecord, origin: ConfigurationOrigin): stri
   return controlsAsQuestionMarks(`${record.id} (${parts.join(', ')})`);
 }
 
-/** The commits deployed after the restored record (newest first, each once) other than `commit`, the one that holds its configuration: what keeping the rollback returns from. */
-function commitsAfter(records: readonly LedgerRecord[], restored: LedgerRecord, commit = restored.source.commit): string[] {
+/** The newest commit deployed after the restored record other than `commit`, the one that holds its configuration: what keeping the rollback returns from. */
+function commitDeployedAfter(records: readonly LedgerRecord[], restored: LedgerRecord, commit: string | undefined): string | undefined {
   const newer = records.slice(0, Math.max(0, records.indexOf(restored)));
-  const commits: string[] = [];
-  for (const record of newer) {
-    const deployed = record.source.commit;
-    if (deployed && deployed !== commit && !record.source.rollbackOf && !record.source.healOf && !commits.includes(deployed)) commits.push(deployed);
-  }
-  return commits;
+  return newer.find(({ source }) => source.commit && source.commit !== commit && !source.rollbackOf && !source.healOf)?.source.commit;
 }
 
 /**
@@ -94,7 +89,7 @@ async function howToKeepIt(records: readonly LedgerRecord[], restored: LedgerRec
   // Of a rollback, the commit that holds its configuration is the one of the record it restored, followed through.
   if ('problem' in origin) return `To keep it, change the manifests to match (record ${restored.id} is a rollback, and no commit is known to hold what it restored: ${controlsAsQuestionMarks(origin.problem)}).`;
   const base = origin.record.source.commit;
-  const [deployed] = commitsAfter(records, restored, base);
+  const deployed = commitDeployedAfter(records, restored, base);
   if (deployed === undefined) return 'To keep it, change the manifests to match (no later commit is recorded to return from).';
   if (base === undefined) return `To keep it, change the manifests to match (record ${origin.record.id} names no commit to return to).`;
   const found = await filesAtCommit(git.cwd, git.env, base, files, git.from);
@@ -112,10 +107,8 @@ async function howToKeepIt(records: readonly LedgerRecord[], restored: LedgerRec
  * that have some attached, in the restored record or now (`records`' newest holding the agent).
  */
 function notRolledBack(records: readonly RecordSummary[], restored: RecordSummary, agents: readonly string[], names: AgentNames): string {
-  const withFiles = agents.filter((name) => {
-    const current = records.find((record) => names.versionIn(record, name) !== undefined);
-    return [restored, current].some((record) => (record ? names.versionIn(record, name)?.knowledge?.length ?? 0 : 0) > 0);
-  });
+  const newest = names.newestHolding(records, agents);
+  const withFiles = agents.filter((name) => [restored, newest.get(name)].some((record) => (record ? names.versionIn(record, name)?.knowledge?.length ?? 0 : 0) > 0));
   if (withFiles.length === 0) return '';
   const sentence = `Not rolled back: the knowledge files of ${withFiles.join(', ')}, which stay as they are now (a rollback restores agents' names and configurations; \`voxform apply\` of the manifests sets the files).`;
   return `${controlsAsQuestionMarks(sentence)}\n`;
