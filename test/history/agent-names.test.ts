@@ -59,7 +59,7 @@ describe('AgentNames', () => {
 
 describe('AgentNames.newestHolding', () => {
   it('finds each name\'s newest record holding its agent, under an earlier key too, as asking every record in turn does', () => {
-    const records = [{ agents: { other: version('a9') } }, { agents: { 'front-desk': version('a1', 'old') } }, { agents: { reception: version('a1', 'older'), booking: version('a2') } }];
+    const records: Array<{ agents: Record<string, AgentVersion> }> = [{ agents: { other: version('a9') } }, { agents: { 'front-desk': version('a1', 'old') } }, { agents: { reception: version('a1', 'older'), booking: version('a2') } }];
     const names = new AgentNames(records, [['reception', 'a1'], ['booking', 'a2']]);
     const newest = names.newestHolding(records, ['reception', 'booking', 'gone']);
     for (const name of ['reception', 'booking', 'gone']) expect(newest.get(name)).toBe(records.find((record) => names.versionIn(record, name) !== undefined));
