@@ -2,6 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { SPARE_AGENT_IDS } from '../emulator/spare-agents.js';
+import { greatest } from '../util/extremes.js';
 
 /** The package's own docs/ folder: the pages `--help` and error hints name as `docs/NAME.md` ship in it. */
 const DOCS_DIR = fileURLToPath(new URL('../../docs/', import.meta.url));
@@ -341,7 +342,7 @@ function environmentOf(command: Command, program: Command): EnvironmentName[] {
 
 function renderCommandHelp(help: Required<CommandHelp>, read: readonly EnvironmentName[]): string {
   const environment = [...new Set([...read, ...ALWAYS_ENV])];
-  const width = Math.max(...environment.map((name) => name.length));
+  const width = greatest(environment.map((name) => name.length));
   return [
     '',
     'Environment:',

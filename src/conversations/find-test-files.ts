@@ -74,7 +74,7 @@ export async function findTestFiles(paths: readonly string[], cwd: string, manif
     }
     const found = await searchGivenFolder(absolute, given, root);
     if (found.length === 0) throw new VoxformError('tests_not_found', `The folder ${given} holds no *.test.yaml files.`, { hint: 'Test files end in .test.yaml (or .test.yml).' });
-    files.push(...found);
+    for (const file of found) files.push(file);
   }
   return [...new Set(files)];
 }
@@ -99,7 +99,7 @@ async function searchFolder(folder: string, shown: string): Promise<string[]> {
   for (const entry of entries.sort((a, b) => byCodeUnits(a.name, b.name))) {
     const full = path.join(folder, entry.name);
     if (entry.isDirectory()) {
-      if (folderSearchEnters(entry.name)) found.push(...(await searchFolder(full, path.join(shown, entry.name))));
+      if (folderSearchEnters(entry.name)) for (const file of await searchFolder(full, path.join(shown, entry.name))) found.push(file);
     } else if (isTestFileName(entry.name)) {
       // Whatever else holds a test file's name is taken as if named: a link inside the project is read,
       // a FIFO, a device or a link out of it is refused at its name — never left out of a run unsaid.

@@ -9,6 +9,7 @@ import { listingOrder } from './evaluate.js';
 import { KeptFindings, omittedOfLevel, waivedOmitted } from './kept-findings.js';
 import { WAIVER_UNUSED } from './section.js';
 import type { Finding, PolicyReport, WaiverStatus } from './types.js';
+import { greatest } from '../util/extremes.js';
 
 function findingKey(finding: Finding): string {
   return [finding.rule, finding.level, finding.resource, finding.message, formatSourceLocation(finding.location)].join('\0');
@@ -53,7 +54,7 @@ export function mergeEnvironmentReports(base: PolicyReport, environments: Readon
   // Past the cap a report only counts its findings: those of the report that left out the most stand for all.
   const findings = new KeptFindings();
   for (const finding of mergeFindings(base.findings, entries.map(([name, report]) => [name, report.findings]))) if (!unusedButInForce(finding, waivers)) findings.add(finding);
-  for (const level of ['mandatory', 'advisory'] as const) findings.countOmitted(level, Math.max(...reports.map((report) => omittedOfLevel(report, level))));
+  for (const level of ['mandatory', 'advisory'] as const) findings.countOmitted(level, greatest(reports.map((report) => omittedOfLevel(report, level))));
   const waived = new KeptFindings();
   for (const finding of mergeFindings(base.waived, entries.map(([name, report]) => [name, report.waived]))) waived.add(finding);
   const waivedCount = waived.total;
@@ -62,6 +63,6 @@ export function mergeEnvironmentReports(base: PolicyReport, environments: Readon
     findings: findings.kept().sort(listingOrder),
     waived: waived.kept().sort(listingOrder),
     waivers,
-    summary: { ...findings.total, waived: waivedCount.mandatory + waivedCount.advisory + Math.max(...reports.map(waivedOmitted)) },
+    summary: { ...findings.total, waived: waivedCount.mandatory + waivedCount.advisory + greatest(reports.map(waivedOmitted)) },
   };
 }

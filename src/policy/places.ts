@@ -211,7 +211,8 @@ function findPersonalDataPlaces(desired: DesiredState): TextPlace[] {
     const prompt = promptPlace(desired, agent);
     if (prompt) places.push(prompt);
   }
-  places.push(...allSpokenPlaces(desired));
+  // One at a time: an agent's spoken texts can be more than a call takes arguments.
+  for (const place of allSpokenPlaces(desired)) places.push(place);
   for (const knowledge of desired.knowledge.values()) {
     if (typeof knowledge.description === 'string') {
       const text = knowledge.description;

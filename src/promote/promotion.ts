@@ -14,6 +14,7 @@ import { pluralNoun, someOf } from '../util/plural.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import type { ConfigurationOrigin } from '../history/configuration-origin.js';
 import { deployedAs, type GateResult } from './gates.js';
+import { greatest } from '../util/extremes.js';
 
 /**
  * Refuses unless the work tree is the commit of what the source runs with nothing beside it in the
@@ -134,7 +135,7 @@ export function checkSourceConfiguration(current: HistoryRecord, desiredSource: 
 /** The gate table: one line per gate, `✓`/`✗`, what it asks and its evidence. */
 export function renderGateTable(results: readonly GateResult[], source: string, target: string): string {
   if (results.length === 0) return `Gates of ${target}: none set, so ${source} is promoted to it without conditions.\n`;
-  const width = Math.max(...results.map((result) => `${result.gate} ${result.required}`.length));
+  const width = greatest(results.map((result) => `${result.gate} ${result.required}`.length));
   const lines = results.map((result) => `  ${result.passed ? '✓' : '✗'} ${`${result.gate} ${result.required}`.padEnd(width)}  ${controlsAsQuestionMarks(result.evidence)}`);
   return `Gates of ${target} (evidence from ${source}):\n${lines.join('\n')}\n`;
 }

@@ -17,6 +17,7 @@ import { binSecondsFor, CHART_BINS, TimeSeries, type SeriesPoint } from './time-
 import { REPORT_FORMAT_VERSION, type AgentReport, type CallReport, type DeployMarker, type SeriesReport, type VersionReport } from './types.js';
 import { deployedVersions, VersionResolver, type ConfigVersion, type DeployInfo } from './versions.js';
 import { byCodeUnits } from '../util/compare.js';
+import { greatest, least } from '../util/extremes.js';
 
 export interface ReportInput {
   /** The call log (already filtered by agent and window on the service), as streams read at once, in any order. */
@@ -159,9 +160,9 @@ function agentReport(agent: AgentState, naming: Pick<AgentReport, 'name' | 'mana
   // Deploys' times keep the ledger's order (DeployInfo.at); of two at one time, the one appended first.
   const ordered = [...agent.versions.values()].sort((a, b) => startOf(a) - startOf(b) || ledgerOrder({ id: a.version.key }, { id: b.version.key }));
   // One bin width for the agent and all its versions, chosen from the span the chart shows.
-  const shownFrom = Math.min(...ordered.map(startOf), ...ordered.map((entry) => entry.metrics.firstTs));
-  const shownTo = Math.max(...ordered.map((entry) => entry.metrics.lastTs));
-  const widest = Math.max(agent.series.binSeconds, ...ordered.map((entry) => entry.series.binSeconds));
+  const shownFrom = least([...ordered.map(startOf), ...ordered.map((entry) => entry.metrics.firstTs)]);
+  const shownTo = greatest(ordered.map((entry) => entry.metrics.lastTs));
+  const widest = greatest(ordered.map((entry) => entry.series.binSeconds), agent.series.binSeconds);
   const binSeconds = binSecondsFor(shownTo - shownFrom, CHART_BINS, widest);
   agent.series.widenTo(binSeconds);
   for (const entry of ordered) entry.series.widenTo(binSeconds);
@@ -182,7 +183,7 @@ function agentReport(agent: AgentState, naming: Pick<AgentReport, 'name' | 'mana
     };
   });
   // Without --since the window starts with the first call, or with the deploy of its version.
-  const from = input.since ?? Math.min(...ordered.map(startOf));
+  const from = input.since ?? least(ordered.map(startOf));
   const deploys = deployed
     .flatMap((version) => (version.deployed ? [{ deploy: version.deployed, version, heal: false }, ...(version.heals ?? []).map((deploy) => ({ deploy, version, heal: true }))] : []))
     .filter(({ deploy, version }) => {

@@ -4,6 +4,7 @@ import { historyEntries } from '../history/render.js';
 import type { LedgerRecord } from '../history/types.js';
 import type { CallReport } from './types.js';
 import { deployedVersions, type ConfigVersion } from './versions.js';
+import { least } from '../util/extremes.js';
 
 /** What a report keeps of one agent's calls. */
 export interface VersionSelection {
@@ -93,7 +94,7 @@ export function sinceDeployWindow(history: readonly LedgerRecord[], agentId: str
     if (again[0]) starts.push(recordedBefore.get(again[0].key));
   }
   if (only.size === 0) return undefined;
-  return { since: starts.includes(undefined) ? undefined : Math.min(...(starts as number[])), only, before };
+  return { since: starts.includes(undefined) ? undefined : least(starts as number[]), only, before };
 }
 
 /** Each agent's versions deployed up to `until` (Unix seconds), oldest first: the last one is what it runs then. */

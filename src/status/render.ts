@@ -6,6 +6,7 @@ import { someOf } from '../util/plural.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import type { KeyType, StatusReport } from './status.js';
 import { describeVersion } from './versions.js';
+import { greatest } from '../util/extremes.js';
 
 const KEY_WORDS: Record<KeyType, string> = {
   private: 'private (accepted for plan and apply)',
@@ -35,7 +36,7 @@ export function renderStatusText(report: StatusReport): string {
     ['Last apply', lastApplyLine(report)],
     ['Version', describeVersion(report.voxform)],
   ];
-  const width = Math.max(...lines.map(([label]) => label.length)) + 1;
+  const width = greatest(lines.map(([label]) => label.length)) + 1;
   // Values come from the state and a lock's holder, which anyone may have written.
   return lines.map(([label, value]) => `${`${label}:`.padEnd(width)} ${controlsAsQuestionMarks(value)}\n`).join('');
 }

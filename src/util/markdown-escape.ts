@@ -7,6 +7,7 @@
  * own escape, `\u005b`, would show).
  */
 import { printable } from './printable.js';
+import { greatest } from './extremes.js';
 
 /** One line of printable text: line breaks fold into a space, other controls are escaped visibly. */
 function oneLine(text: string): string {
@@ -69,7 +70,7 @@ export function markdownHtmlText(text: string): string {
 export function markdownCode(text: string, options: { inTable?: boolean } = {}): string {
   let content = oneLine(text);
   if (options.inTable) content = content.replace(/\|/g, '\\|');
-  const longest = Math.max(0, ...[...content.matchAll(/`+/g)].map((run) => run[0].length));
+  const longest = greatest([...content.matchAll(/`+/g)].map((run) => run[0].length), 0);
   const ticks = '`'.repeat(longest + 1);
   const pad = content.startsWith('`') || content.endsWith('`') ? ' ' : '';
   return `${ticks}${pad}${content}${pad}${ticks}`;

@@ -2,6 +2,7 @@
 import { displayWidth, padToWidth } from './display-width.js';
 import { controlsAsQuestionMarks } from './printable.js';
 import { shorten } from './shorten.js';
+import { greatest } from './extremes.js';
 
 /** `shrinkable`: cells that may be cut with `…` to fit `maxWidth`, the widest column first, never below 6 cells nor its title. */
 export type TableColumn = { title: string; align?: 'left' | 'right'; shrinkable?: boolean };
@@ -13,7 +14,7 @@ export type TableColumn = { title: string; align?: 'left' | 'right'; shrinkable?
  */
 export function renderTable(columns: readonly TableColumn[], rows: readonly string[][], options: { gap: number; maxWidth?: number | undefined }): string {
   const cells = rows.map((row) => row.map(controlsAsQuestionMarks));
-  const widths = columns.map((column, i) => Math.max(column.title.length, ...cells.map((row) => displayWidth(row[i] ?? ''))));
+  const widths = columns.map((column, i) => greatest(cells.map((row) => displayWidth(row[i] ?? '')), column.title.length));
   const canShrink = (i: number) => columns[i]?.shrinkable === true && (widths[i] as number) > Math.max(6, columns[i]?.title.length ?? 0);
   for (let total = widths.reduce((sum, width) => sum + width, options.gap * (widths.length - 1)); options.maxWidth !== undefined && total > options.maxWidth; total--) {
     const widest = widths.reduce((best, width, i) => (canShrink(i) && (best === -1 || width > (widths[best] as number)) ? i : best), -1);

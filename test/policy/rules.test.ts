@@ -103,6 +103,14 @@ describe('places and messages', () => {
     expect(finding).toMatchObject({ rule: 'pii-phone-number', resource: 'agent.a', location: { file: 'prompts/a.md', line: 3, col: 19 } });
   });
 
+  it('checks an agent with more spoken texts than a call takes arguments, and finds personal data in the last', async () => {
+    const messages = Array.from({ length: 150_000 }, (_, i) => `      - Please hold, transfer ${i}.`);
+    messages.push('      - Or call 555-201-3344.');
+    const dir = await tempDir({ 'voxform.yaml': oneAgent(`prompt: You are kind.\nflow:\n  call_transfer:\n    phone: "+15552000000"\n    messages:\n${messages.join('\n')}`) });
+    const findings = (await policyOf(dir)).findings.filter((finding) => finding.rule === 'pii-phone-number');
+    expect(findings).toHaveLength(1);
+  });
+
   it('finds personal data in a knowledge file description', async () => {
     const dir = await tempDir({
       'voxform.yaml': 'version: 1\nknowledge:\n  faq: { file: faq.md, description: Ask jane.doe@example.com for prices }\n',

@@ -21,6 +21,7 @@ import { displayWidth, padToWidth } from '../../util/display-width.js';
 import { HostClient } from '../../util/host-client.js';
 import { formatSize } from '../../util/size.js';
 import { parseOutsideJson } from '../../util/json-budget.js';
+import { greatest } from '../../util/extremes.js';
 
 interface TrafficCommandOptions extends TrafficFlags {
   local?: boolean;
@@ -38,8 +39,8 @@ const when = (seconds: number) => new Date(Math.round(seconds * 1000)).toISOStri
 export function renderTrafficSummary(summary: TrafficSummary, where: string): string {
   const lines = [`Added ${plural(summary.calls, 'synthetic call')} (profile ${shown(summary.profile)}, seed ${summary.seed === '' ? '""' : shown(String(summary.seed))}) to ${where}:`];
   // Names and ids differ in length (an id of 20 characters beside one of 21): each padded to its widest, the columns after them line up.
-  const width = Math.max(0, ...summary.agents.map((agent) => displayWidth(shown(agent.name))));
-  const idWidth = Math.max(0, ...summary.agents.map((agent) => displayWidth(shown(agent.agent_id))));
+  const width = greatest(summary.agents.map((agent) => displayWidth(shown(agent.name))), 0);
+  const idWidth = greatest(summary.agents.map((agent) => displayWidth(shown(agent.agent_id))), 0);
   for (const agent of summary.agents) {
     const errors = agent.outcomes.error ?? 0;
     lines.push(

@@ -23,6 +23,7 @@ import type { CommandContext, ConnectionOptions, StopAtOnce } from '../context.j
 import { plural, pluralNoun } from '../../util/plural.js';
 import { MIN_SEARCHABLE_SECRET } from '../../secrets/redact.js';
 import { shellWord } from '../../util/shell-word.js';
+import { greatest } from '../../util/extremes.js';
 
 interface ExportOptions extends ConnectionOptions {
   agent?: string[];
@@ -107,12 +108,12 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
 function writeVariableLists(result: ExportResult, ctx: CommandContext): void {
   if (result.references.length > 0) {
     ctx.stdout.write('\nValues an apply took from the environment are written as the references that put them there (set here; keep them set for plan and apply):\n');
-    const width = Math.max(...result.references.map((r) => r.name.length));
+    const width = greatest(result.references.map((r) => r.name.length));
     for (const reference of result.references) ctx.stdout.write(`  ${reference.name.padEnd(width)}  ${reference.path}\n`);
   }
   if (result.secrets.length > 0) {
     ctx.stdout.write('\nSecrets are not exported; set these environment variables to their live values before plan and apply:\n');
-    const width = Math.max(...result.secrets.map((s) => s.name.length));
+    const width = greatest(result.secrets.map((s) => s.name.length));
     for (const secret of result.secrets) ctx.stdout.write(`  ${secret.name.padEnd(width)}  ${secret.path}${secret.short ? `  (under ${MIN_SEARCHABLE_SECRET} characters)` : ''}\n`);
     const short = result.secrets.filter((secret) => secret.short).length;
     if (short > 0) {

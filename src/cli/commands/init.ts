@@ -14,6 +14,7 @@ import { ownFilesOf } from '../project.js';
 import type { OwnFiles } from '../../project-files/own-files.js';
 import { pluralNoun } from '../../util/plural.js';
 import { shellWord } from '../../util/shell-word.js';
+import { greatest } from '../../util/extremes.js';
 
 /** What to do when init's questions meet the end of the input. */
 const NO_QUESTIONS_HINT = 'Answer the questions at a terminal, or pass --template and --var KEY=VALUE so nothing is asked.';
@@ -134,7 +135,7 @@ function unknownVarsError(template: Template, unknown: readonly string[], missin
 function missingVarsError(template: Template, missing: readonly TemplateVariable[]): VoxformError {
   const names = missing.map((v) => v.name);
   const flags = missing.map((v) => `--var ${v.name}=${v === AGENT_ID ? SPARE_AGENT_IDS[0] : '...'}`);
-  const width = Math.max(...flags.map((f) => f.length));
+  const width = greatest(flags.map((f) => f.length));
   const lines = missing.map((v, i) => `    ${flags[i]!.padEnd(width)}  ${v.description}`);
   if (missing.includes(AGENT_ID)) lines.push(`  (${SPARE_AGENT_RANGE} are spare agents of the embedded emulator, for trying things with --local.)`);
   return new VoxformError(
@@ -219,7 +220,7 @@ async function chooseTemplate(ctx: CommandContext, ask: LineReader | undefined):
       hint: 'Pass one with --template NAME (or run voxform init in a terminal to be asked); `voxform templates` describes each one and its variables.',
     });
   }
-  const width = Math.max(...names.map((n) => n.length));
+  const width = greatest(names.map((n) => n.length));
   ctx.stderr.write('Templates:\n');
   templates.forEach((t, i) => ctx.stderr.write(`  ${String(i + 1).padStart(2)}. ${t.name.padEnd(width)}  ${t.description}\n`));
   for (;;) {

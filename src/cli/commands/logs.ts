@@ -20,6 +20,7 @@ import { plural } from '../../util/plural.js';
 import { displayWidth, padToWidth } from '../../util/display-width.js';
 import { renderTable as renderTextTable, type TableColumn } from '../../util/table.js';
 import { byCodeUnits } from '../../util/compare.js';
+import { greatest } from '../../util/extremes.js';
 
 interface LogsOptions extends ProjectOptions {
   agent?: string;
@@ -319,8 +320,8 @@ export function renderStats(stats: CallStats): string {
 /** Pairs aligned in two columns; a key is the service's data (a status, a cost type), shown as the table shows it. */
 function alignPairs(pairs: Array<[string, string]>): string[] {
   const shown = pairs.map(([key, value]): [string, string] => [controlsAsQuestionMarks(key), value]);
-  const left = Math.max(0, ...shown.map(([key]) => displayWidth(key)));
-  const right = Math.max(0, ...shown.map(([, value]) => value.length));
+  const left = greatest(shown.map(([key]) => displayWidth(key)), 0);
+  const right = greatest(shown.map(([, value]) => value.length), 0);
   return shown.map(([key, value]) => `  ${padToWidth(key, left)}  ${value.padStart(right)}`);
 }
 

@@ -7,6 +7,7 @@ import { printable, toJsonText } from '../../util/printable.js';
 import type { CommandContext } from '../context.js';
 import { loadManifestsIfAny } from '../load-manifests.js';
 import { formatSourceLocation } from '../../errors.js';
+import { greatest } from '../../util/extremes.js';
 
 interface PolicyListOptions {
   file?: string[];
@@ -40,7 +41,7 @@ export async function run(options: PolicyListOptions, ctx: CommandContext): Prom
 
 function renderList(rules: readonly RuleStatus[], color: boolean): string {
   const c = terminalColors(color);
-  const width = Math.max(...rules.map((rule) => rule.id.length));
+  const width = greatest(rules.map((rule) => rule.id.length));
   const lines: string[] = [];
   let area = '';
   for (const rule of rules) {

@@ -2,6 +2,7 @@
 import { listTemplates, type Template, type TemplateVariable } from '../../templates/catalog.js';
 import type { CommandContext } from '../context.js';
 import { SPARE_AGENT_IDS, SPARE_AGENT_RANGE } from '../../emulator/spare-agents.js';
+import { greatest } from '../../util/extremes.js';
 
 /** `voxform templates` takes no options of its own. */
 type TemplatesCommandOptions = Record<string, never>;
@@ -16,7 +17,7 @@ function renderTemplates(templates: readonly Template[]): string {
   const lines: string[] = [];
   for (const template of templates) {
     lines.push(template.name, `  ${template.description}`);
-    const width = Math.max(...template.variables.map((v) => v.name.length));
+    const width = greatest(template.variables.map((v) => v.name.length));
     for (const variable of template.variables) {
       lines.push(`    ${variable.name.padEnd(width)}  ${variable.required ? 'required' : 'optional'}  ${describe(variable)}`);
     }

@@ -10,6 +10,7 @@ import { MAX_EMULATOR_DATA_JSON_VALUES } from '../../project-files/limits.js';
 import { generateTraffic, MIN_SYNTHETIC_CALL_JSON_VALUES, type TrafficAgent } from './generate.js';
 import { resolveTrafficProfile, TrafficAgentsAmbiguousError, TrafficAgentsUnknownError, TrafficOverDataFileError, TrafficOverRunError, TrafficProfileError } from './profile.js';
 import { LATEST_UNIX_SECONDS } from '../../util/unix-time.js';
+import { greatest } from '../../util/extremes.js';
 
 export { MIN_SYNTHETIC_CALL_JSON_VALUES } from './generate.js';
 export { BUILT_IN_PROFILES, resolveTrafficProfile, TrafficAgentsAmbiguousError, TrafficAgentsUnknownError, TrafficOverDataFileError, TrafficOverRunError, TrafficProfileError, type TrafficAgentNamed, type TrafficProfile } from './profile.js';
@@ -73,7 +74,7 @@ function trafficAgents(store: EmulatorStore, wanted: string[] | undefined): Traf
  * an empty window because both happened within one millisecond.
  */
 function defaultUntil(agents: ReadonlyArray<{ configSetAt: number | undefined }>): number {
-  const latest = Math.max(0, ...agents.map((agent) => agent.configSetAt ?? 0));
+  const latest = greatest(agents.map((agent) => agent.configSetAt ?? 0), 0);
   return Math.max(nowSeconds(), (Math.floor(latest * 1000) + 1) / 1000);
 }
 
