@@ -319,19 +319,23 @@ function checkIgnorePaths(spec: Record<string, unknown>, diagnostics: Diagnostic
     if (typeof entry !== 'string' || !/^(name|config(\.[A-Za-z0-9_]+)*)$/.test(entry)) return; // the schema reports these
     const at = spanAt(spec, ['ignore', index]) as Span;
     const parts = parseDotted(entry).slice(1);
+    // Named only when reported, and the config walked one step per part: walked from the root at
+    // each part, an entry of many parts cost their square.
+    const parentAt = (depth: number): string => formatDotted(['config', ...parts.slice(0, depth)]);
+    let above = valueAtPath(spec, ['config']);
     for (let depth = 1; depth < parts.length; depth++) {
-      const above = valueAtPath(spec, ['config', ...parts.slice(0, depth)]);
+      above = valueAtPath(above, [parts[depth - 1] as string]);
       if (above === undefined || isPlainObject(above)) continue;
-      const parent = formatDotted(['config', ...parts.slice(0, depth)]);
+      const parent = parentAt(depth);
       diagnostics.error('ignore_conflict', `ignore: ${entry} lies under ${parent}, which this agent sets whole (to ${above === null ? 'null' : Array.isArray(above) ? 'a list' : 'a value'}): sending it would clear what ignore keeps; set the fields of ${parent} it manages instead, or ignore ${parent}`, at);
       return;
     }
     let node: SchemaNode | undefined = configNode;
     for (const [depth, part] of parts.entries()) {
       if (!node || node.additional === 'any') return; // free-form below here
-      const parent = formatDotted(['config', ...parts.slice(0, depth)]);
       if (node.types !== undefined && !node.types.has('object')) {
         const what = node.types.has('array') ? 'a list: ignore names fields, not what a list holds' : 'not an object';
+        const parent = parentAt(depth);
         diagnostics.error('unknown_field', `ignore: ${entry} is not a field of the agent: ${parent} is ${what}; ignore ${parent} whole`, at);
         return;
       }
@@ -339,7 +343,7 @@ function checkIgnorePaths(spec: Record<string, unknown>, diagnostics: Diagnostic
       const next = propertyNode(node, part);
       if (!next) {
         const suggestion = didYouMean(part, knownProperties(node), diagnostics.suggestions);
-        diagnostics.error('unknown_field', `ignore: ${entry} is not a field of the agent: ${parent} has no "${part}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`, at);
+        diagnostics.error('unknown_field', `ignore: ${entry} is not a field of the agent: ${parentAt(depth)} has no "${part}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`, at);
         return;
       }
       node = next;
