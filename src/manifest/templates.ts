@@ -8,7 +8,7 @@ import { defaultTemplatesDir } from '../templates/location.js';
 import { readTemplateFile, TEMPLATE_NAME, templateNamesIn, templateRoot, type TemplateFileOutcome } from '../templates/template-files.js';
 import { checkTemplateShape, type DeclaredVariable, type TemplatePlace, type VariableValue } from '../templates/template-shape.js';
 import { mapBounded } from '../util/semaphore.js';
-import { substituteText, substituteValue, variablesIn, type TemplateVars } from '../templates/substitute.js';
+import { firstPlaceholders, substituteText, substituteValue, variablesIn, type TemplateVars } from '../templates/substitute.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import type { DiagnosticCode, DiagnosticList } from './diagnostics.js';
 import type { FilledTextBudget } from './filled-text-budget.js';
@@ -184,7 +184,7 @@ export function expandTemplate(template: AgentTemplate, entry: Record<string, un
   for (const [name, value] of Object.entries(given)) {
     if (!Object.hasOwn(vars, name) && ['string', 'number', 'boolean'].includes(typeof value) && !template.variables.has(name)) vars[name] = value as VariableValue;
   }
-  const declared = [...template.variables.keys()];
+  const declared = new Set(template.variables.keys());
   const onUnknown = (name: string, span: Span): void => {
     reportUndeclared(name, template.name, declared, span, diagnostics);
   };
@@ -233,6 +233,12 @@ function substituteTree(
   const skipKeys = options.skipKeys ?? new Set<string>();
   const { admit } = options;
   const admitAt = (span: Span | undefined) => admit && ((length: number) => admit(length, span));
+  // The written text is scanned once for where its placeholders are, however many are unknown.
+  const reportUnknown = (unknown: ReadonlyArray<{ name: string }>, span: Span | undefined): void => {
+    if (!span || unknown.length === 0) return;
+    const written = firstPlaceholders(span.source.text.slice(span.start, span.end));
+    for (const { name } of unknown) onUnknown(name, placeholderSpan(span, written.get(name)));
+  };
   const mark = (child: unknown, entry: EntrySpans | undefined): EntrySpans | undefined => {
     if (!entry || typeof child !== 'string' || !child.includes('{{')) return entry;
     if (options.unfilled?.(child)) return { key: entry.key, value: entry.value, unfilled: true };
@@ -245,7 +251,7 @@ function substituteTree(
       if (!node.includes('{{')) return node;
       const span = entry ? entry.value : spansOf(value)?.self;
       const result = substituteValue(node, vars, admitAt(span));
-      for (const unknown of result.unknown) if (span) onUnknown(unknown.name, placeholderSpan(span, unknown.name));
+      reportUnknown(result.unknown, span);
       return result.value;
     }
     if (node === null || typeof node !== 'object') return node;
@@ -269,7 +275,7 @@ function substituteTree(
       if (!skipped && key.includes('{{')) {
         const keySpan = entry?.key;
         const result = substituteText(key, vars, admitAt(keySpan));
-        for (const unknown of result.unknown) if (keySpan) onUnknown(unknown.name, placeholderSpan(keySpan, unknown.name));
+        reportUnknown(result.unknown, keySpan);
         newKey = result.text;
       }
       setOwn(out, newKey, skipped ? record[key] : walk(record[key], entry, false));
@@ -281,12 +287,10 @@ function substituteTree(
   return walk(value, undefined, true);
 }
 
-/** The placeholder's own place in the written text, else the whole value. */
-function placeholderSpan(span: Span, name: string): Span {
-  const raw = span.source.text.slice(span.start, span.end);
-  const match = new RegExp(`\\{\\{\\s*${name}\\s*\\}\\}`).exec(raw);
-  if (!match) return span;
-  return { source: span.source, start: span.start + match.index, end: span.start + match.index + match[0].length };
+/** The placeholder's own place in the written text (`written`, from the start of `span`), else the whole value. */
+function placeholderSpan(span: Span, written: { offset: number; length: number } | undefined): Span {
+  if (!written) return span;
+  return { source: span.source, start: span.start + written.offset, end: span.start + written.offset + written.length };
 }
 
 /** Replaces the template's variables in a file it includes; unknown names are reported in that file. */
@@ -303,7 +307,7 @@ export function substituteIncludedText(
   const first = /\{\{/.exec(text)?.index ?? 0;
   const at: Span = { source, start: first, end: first + 2 };
   const result = substituteText(text, vars, (length) => budget.admit(length, at, `the variables of template "${templateName}"`));
-  const names = [...declared];
+  const names = new Set(declared);
   for (const unknown of result.unknown) {
     const span = { source, start: unknown.offset, end: unknown.offset + unknown.name.length + 4 };
     reportUndeclared(unknown.name, templateName, names, span, diagnostics);
@@ -315,11 +319,11 @@ export function substituteIncludedText(
 function reportUndeclared(
   name: string,
   templateName: string,
-  declared: readonly string[],
+  declared: ReadonlySet<string>,
   span: Span,
   diagnostics: DiagnosticList,
 ): void {
-  if (declared.includes(name)) return;
+  if (declared.has(name)) return;
   const suggestion = didYouMean(name, declared, diagnostics.suggestions);
   diagnostics.error(
     'template_var_undeclared',

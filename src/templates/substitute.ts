@@ -15,9 +15,19 @@ interface UnknownVariable {
 
 /** Names used in a text, in order of first use. */
 export function variablesIn(text: string): string[] {
-  const names: string[] = [];
-  for (const match of text.matchAll(PLACEHOLDER)) if (!names.includes(match[1] as string)) names.push(match[1] as string);
-  return names;
+  const names = new Set<string>();
+  for (const match of text.matchAll(PLACEHOLDER)) names.add(match[1] as string);
+  return [...names];
+}
+
+/** Where each name is first used in a text: the offset and the length of its placeholder as written. */
+export function firstPlaceholders(text: string): Map<string, { offset: number; length: number }> {
+  const first = new Map<string, { offset: number; length: number }>();
+  for (const match of text.matchAll(PLACEHOLDER)) {
+    const name = match[1] as string;
+    if (!first.has(name)) first.set(name, { offset: match.index, length: match[0].length });
+  }
+  return first;
 }
 
 /**
