@@ -120,6 +120,8 @@ export async function readProject(options: Pick<LoadOptions, 'paths' | 'cwd' | '
  */
 function secretsHeard(options: Pick<LoadOptions, 'onSecret' | 'withholdUnsetEnv'>) {
   const secrets = new Set<string>();
+  // The secrets the environment gave: every other secret is a secret place's value holding one of them.
+  const fromEnvironment = new Set<string>();
   const heard = (value: string): void => {
     // Not a secret: a reference left unresolved (the manifest's own text), or one read as withheld.
     if (value === '' || value.includes('${env:') || (options.withholdUnsetEnv === true && value.includes(WITHHELD)) || secrets.has(value)) return;
@@ -128,11 +130,15 @@ function secretsHeard(options: Pick<LoadOptions, 'onSecret' | 'withholdUnsetEnv'
   };
   return {
     secrets,
-    onEnvironmentValue: heard,
+    onEnvironmentValue: (value: string): void => {
+      heard(value);
+      if (secrets.has(value)) fromEnvironment.add(value);
+    },
     // A value the environment gave that `heard` refused (empty, an unresolved reference, withheld) makes any text holding it refused too,
-    // and a secret place's value heard before holds one heard from the environment: so the secrets heard are the ones to look for.
+    // and a secret place's value heard before holds one the environment gave: so those are the ones to look for. Looking for every
+    // secret heard made a manifest's secret places cost the square of their number; the environment, not the manifest, sets how many these are.
     onSecretPlace: (value: string): void => {
-      for (const read of secrets) if (value.includes(read)) return heard(value);
+      for (const read of fromEnvironment) if (value.includes(read)) return heard(value);
     },
   };
 }
