@@ -11,6 +11,7 @@ import { decodeUtf8 } from '../project-files/decode.js';
 import { BlobMatch, DIFFERS, notCommitted, type CommittedBlob } from '../project-files/checkout-files.js';
 import { failureOf, inspect, READ_FAILURE_CODES, type ReadPolicy } from '../project-files/guarded-read.js';
 import { formatSize } from '../util/size.js';
+import { addToList } from '../util/map-lists.js';
 import { MAX_KNOWLEDGE_FILE_BYTES, MAX_PROMPT_BYTES_TOTAL, MAX_PROMPT_FILE_BYTES } from '../project-files/limits.js';
 import type { FileCache, ReadOutcome } from '../project-files/manifest-files.js';
 import { didYouMean } from '../util/did-you-mean.js';
@@ -42,6 +43,14 @@ export interface IncludeContext {
   promptBudget: ReadPolicy['budget'];
   /** What filling in a template's prompt may build, shared by the whole load. */
   filledText: FilledTextBudget;
+  /** The folders listed for a missing file's suggestion, each once a load (`listFolder`). */
+  folders: Map<string, Promise<FolderListing>>;
+}
+
+/** A folder's names, in the order listed, and by their NFC form (the form two names that print alike share). */
+export interface FolderListing {
+  names: string[];
+  byForm: Map<string, string[]>;
 }
 
 /** The budget all prompt files of one environment share (MAX_PROMPT_BYTES_TOTAL). */
@@ -156,7 +165,7 @@ export interface KnowledgeContent {
 /** Hashes knowledge files by streaming them (they may be large) under the guards; undefined for one not read. */
 export async function hashKnowledgeFiles(
   requests: readonly KnowledgeRequest[],
-  ctx: Pick<IncludeContext, 'files' | 'diagnostics' | 'sources' | 'onDigest'>,
+  ctx: Pick<IncludeContext, 'files' | 'diagnostics' | 'sources' | 'onDigest' | 'folders'>,
 ): Promise<Array<KnowledgeContent | undefined>> {
   // One hash per distinct file (device and inode): one large file named by every entry is read once.
   const byFile = new Map<string, Promise<HashOutcome>>();
@@ -246,12 +255,31 @@ async function isFileInProjectAt(file: string, root: string): Promise<boolean> {
   return checked.ok;
 }
 
+/**
+ * A folder's names, listed once a load: listed again for each file missing from it, and each name
+ * put in its NFC form again, many files named missing from a full folder cost their product.
+ */
+function listFolder(folder: string, ctx: Pick<IncludeContext, 'folders'>): Promise<FolderListing> {
+  let listing = ctx.folders.get(folder);
+  if (!listing) {
+    listing = readdir(folder)
+      .catch(() => [] as string[])
+      .then((names) => {
+        const byForm = new Map<string, string[]>();
+        for (const name of names) addToList(byForm, name.normalize('NFC'), name);
+        return { names, byForm };
+      });
+    ctx.folders.set(folder, listing);
+  }
+  return listing;
+}
+
 /** The diagnostic code for each reason a named file was not read. */
 async function reportUnreadable(
   request: { file: string; written: string; span: Span },
   outcome: Extract<ReadOutcome, { ok: false }>,
   noun: string,
-  ctx: Pick<IncludeContext, 'diagnostics' | 'sources'>,
+  ctx: Pick<IncludeContext, 'diagnostics' | 'sources' | 'folders'>,
 ): Promise<void> {
   let suggestion = '';
   const slashed = request.written.replaceAll('\\', '/');
@@ -261,11 +289,11 @@ async function reportUnreadable(
     suggestion = `; write paths with "/", which every system reads as a folder separator: "${slashed}"`;
   } else if (outcome.reason === 'missing') {
     const folder = path.dirname(request.file);
-    const siblings = await readdir(folder).catch(() => [] as string[]);
+    const { names: siblings, byForm } = await listFolder(folder, ctx);
     const name = path.basename(request.file);
     // Most file systems compare names byte by byte: `é` as one code point and as `e` plus an accent
     // are two names that print alike, so a "did you mean" would show the very name written.
-    const sameName = siblings.find((sibling) => sibling !== name && sibling.normalize('NFC') === name.normalize('NFC'));
+    const sameName = byForm.get(name.normalize('NFC'))?.find((sibling) => sibling !== name);
     const near = sameName ?? didYouMean(name, siblings, ctx.diagnostics.suggestions);
     // Named from the folder that was listed, not from the path as written: only the system's own
     // separator splits a path (outside Windows, `a\b.md` is one name, not b.md in a folder a).

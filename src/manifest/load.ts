@@ -195,7 +195,7 @@ export async function resolveEnvironment(project: ProjectManifests, options: Omi
 
   const agentList = [...drafts.agents.values()];
   const knowledgeList = [...drafts.knowledge.values()];
-  const { promptTextOf, knowledgeContents } = await readNamedFiles(agentList, knowledgeList, { files: cache, sources, diagnostics, promptBudget: promptBudget(), filledText }, digests);
+  const { promptTextOf, knowledgeContents } = await readNamedFiles(agentList, knowledgeList, { files: cache, sources, diagnostics, promptBudget: promptBudget(), filledText, folders: new Map() }, digests);
 
   if (diagnostics.hasErrors) return result(undefined);
 
