@@ -198,17 +198,36 @@ function mergeCredentials(base: unknown[], overlay: unknown[]): unknown[] {
   const baseSpans = spansOf(base);
   const overlaySpans = spansOf(overlay);
   const entries = new Map<PathPart, EntrySpans>(baseSpans?.entries ?? []);
+  // The first credential of each provider in `out`, kept as it changes: searching `out` for each
+  // overlay credential cost the square of their number.
+  const firstOf = new Map<unknown, number>();
+  const note = (index: number): void => {
+    const provider = matchedProvider(out[index]);
+    if (provider !== undefined && !firstOf.has(provider)) firstOf.set(provider, index);
+  };
+  out.forEach((_, index) => note(index));
   overlay.forEach((credential, index) => {
-    const provider = isPlainObject(credential) ? credential.provider : undefined;
-    const replaced = out.findIndex((item) => isPlainObject(item) && provider !== undefined && item.provider === provider);
-    const at = replaced >= 0 ? replaced : out.length;
-    out[at] = replaced >= 0 ? deepMerge(out[at], credential) : credential;
+    const provider = matchedProvider(credential);
+    const replaced = provider === undefined ? undefined : firstOf.get(provider);
+    const at = replaced ?? out.length;
+    out[at] = replaced === undefined ? credential : deepMerge(out[at], credential);
+    if (replaced === undefined) note(at);
     const entry = overlaySpans?.entries.get(index);
     if (entry) entries.set(at, entry);
   });
   const self = baseSpans?.self ?? overlaySpans?.self;
   if (self) attachSpans(out, { self, entries });
   return out;
+}
+
+/**
+ * The provider a credential is merged by, compared with `===`: none for one without a provider, nor
+ * for NaN, which equals nothing, nor for an object (the schema's error), which equals only itself, and
+ * the reader gives every credential values of its own.
+ */
+function matchedProvider(credential: unknown): unknown {
+  const provider = isPlainObject(credential) ? credential.provider : undefined;
+  return Number.isNaN(provider) || (typeof provider === 'object' && provider !== null) ? undefined : provider;
 }
 
 /**
