@@ -207,7 +207,12 @@ async function preparePlan(options: ApplyOptions & { backend: StateBackend }, st
  * own (the CLI passes them for the command lines it prints), never widen or narrow it.
  */
 function refuseOtherSelection(options: Pick<ApplyOptions, 'targets' | 'takeOver'>, plan: Plan): void {
-  const same = (given: readonly string[] | undefined, own: readonly string[]) => given === undefined || (given.length === own.length && given.every((address) => own.includes(address)));
+  const same = (given: readonly string[] | undefined, own: readonly string[]) => {
+    if (given === undefined) return true;
+    // Looked up once for each address given, as many as the plan's own: a set, not its list.
+    const owned = new Set(own);
+    return given.length === own.length && given.every((address) => owned.has(address));
+  };
   if (same(options.targets, plan.targets) && same(options.takeOver, plan.takeOver ?? [])) return;
   throw new VoxformError('invalid_option', 'apply(): a saved plan fixes its targets and take-overs, and `targets` or `takeOver` names others.', {
     hint: 'Leave `targets` and `takeOver` out with a saved plan, or make a plan with the ones you want.',

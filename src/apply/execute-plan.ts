@@ -191,6 +191,8 @@ class PlanRun {
   private readonly result = nothingRan();
   private readonly slots: Semaphore;
   private readonly resources: DesiredIndex;
+  /** `takeOver` as a set: every unchanged campaign and credential asks it. */
+  private readonly takeOver: ReadonlySet<string>;
   private readonly requests = new Map<string, { request: PlannedRequest; change: ResourceChange }>();
   private readonly outcomes = new Map<string, Promise<RequestOutcome>>();
   /** The outcome of each request once it settled. */
@@ -237,6 +239,7 @@ class PlanRun {
     this.client = client.withSignal?.(this.stop) ?? client;
     this.slots = new Semaphore(parallelism);
     this.resources = new DesiredIndex(options.desired);
+    this.takeOver = new Set(options.takeOver);
     for (const change of options.plan.changes) for (const request of change.requests) this.requests.set(request.id, { request, change });
     for (const change of options.plan.changes) if (change.action !== 'no-op') this.unsettled += change.requests.length;
     this.sendsRequests = this.unsettled > 0;
@@ -262,8 +265,8 @@ class PlanRun {
 
   async change(change: ResourceChange): Promise<void> {
     if (change.action === 'no-op') {
-      const { shared, takeOver } = this.options;
-      const record = stateWhenUnchanged(change, { resources: this.resources, key: this.options.store.fingerprintKey, shared, takeOver });
+      const { shared } = this.options;
+      const record = stateWhenUnchanged(change, { resources: this.resources, key: this.options.store.fingerprintKey, shared, takeOver: this.takeOver });
       if (record) await this.record(change.address, record);
       this.settled.add(change.address);
       return;

@@ -98,12 +98,12 @@ function versionOrNone(agent: DesiredAgent, config: Record<string, unknown>): Ag
  * not apply, counts only if the service holds the manifests' values: a record holds what an agent
  * runs, never a manifest's configuration the service does not have.
  */
-async function liveConfigAfter(agent: DesiredAgent, change: ResourceChange | undefined, context: HistoryContext): Promise<Record<string, unknown> | undefined> {
+async function liveConfigAfter(agent: DesiredAgent, change: ResourceChange | undefined, context: HistoryContext, appliedChanges: ReadonlySet<string>): Promise<Record<string, unknown> | undefined> {
   const planned = context.live.agents.get(agent.id);
   // Planned unchanged: the plan found the service holding the manifests' values.
   if (change?.action === 'no-op') return planned?.config as Record<string, unknown> | undefined;
   if (!change) return planned && fieldsNotAsDesired(agent, planned).length === 0 ? (planned.config as Record<string, unknown>) : undefined;
-  const applied = context.result.applied.includes(change.address);
+  const applied = appliedChanges.has(change.address);
   // Its writes all landed: without another read, it is what was read before them plus the files sent.
   const known = () => (applied ? context.readBacks.configWithFilesSent(change, planned?.config as Record<string, unknown> | undefined) : undefined);
   if (context.signal?.aborted) return known();
@@ -116,8 +116,9 @@ async function liveConfigAfter(agent: DesiredAgent, change: ResourceChange | und
   }
 }
 
-async function versionAfter(agent: DesiredAgent, change: ResourceChange | undefined, context: HistoryContext): Promise<AgentVersion | undefined> {
-  const config = await liveConfigAfter(agent, change, context);
+/** `appliedChanges`: the result's `applied` as a set, made once: every agent asks it. */
+async function versionAfter(agent: DesiredAgent, change: ResourceChange | undefined, context: HistoryContext, appliedChanges: ReadonlySet<string>): Promise<AgentVersion | undefined> {
+  const config = await liveConfigAfter(agent, change, context, appliedChanges);
   return config ? agentVersion(agent, config) : undefined;
 }
 
@@ -141,7 +142,7 @@ async function agentVersions(context: HistoryContext): Promise<{ versions: Recor
       if (change && change.action !== 'no-op' && stopped.has(change.address)) return { agent, written: false, version: undefined };
       const written = change !== undefined && change.action !== 'no-op' && (applied.has(change.address) || partly.has(change.address));
       const readBack = written ? context.readBacks.currentVersion(agent.address) : undefined;
-      const version = readBack ? (partly.has(agent.address) ? { ...readBack, knowledge: undefined } : readBack) : await versionAfter(agent, change, context);
+      const version = readBack ? (partly.has(agent.address) ? { ...readBack, knowledge: undefined } : readBack) : await versionAfter(agent, change, context, applied);
       // Said, as what it wrote may read as before: a value from `${env:…}` is recorded as its reference.
       return { agent, written, version: version && written ? { ...version, written: true as const } : version };
     }),

@@ -33,7 +33,9 @@ function previousAgent(ws: WorkspaceState, change: ResourceChange, id: string): 
  */
 function foundLivePaths(previous: AgentState | undefined, applied: Record<string, string>, sent: ReadonlySet<string>, key: string): string[] {
   const same = previous !== undefined && !hashedWithAnotherKey(previous.fingerprintKeyId, fingerprintKeyId(key));
-  const sentBefore = (path: string) => same && previous.applied[path] === applied[path] && !(previous.foundLive ?? []).includes(path);
+  // A set, not the list: every path of the agent may be asked about, and every one may be on it.
+  const foundBefore = new Set(same ? previous.foundLive : undefined);
+  const sentBefore = (path: string) => same && previous.applied[path] === applied[path] && !foundBefore.has(path);
   return Object.keys(applied).filter((path) => !sentAtOrAbove(sent, path) && !sentBefore(path));
 }
 
@@ -268,7 +270,8 @@ interface UnchangedContext {
   resources: DesiredIndex;
   key: string;
   shared?: SharedView | undefined;
-  takeOver?: readonly string[] | undefined;
+  /** As a set: asked of every unchanged campaign and credential of the plan. */
+  takeOver?: ReadonlySet<string> | undefined;
 }
 
 /** Remember what is applied even when nothing had to change, so later drift can be told apart. */
@@ -316,7 +319,7 @@ function takenOverUnchanged(change: ResourceChange, context: UnchangedContext): 
   const { address } = change;
   const { shared } = context;
   const writeOrder = shared?.nextWriteOrders.get(address);
-  if (!shared || writeOrder === undefined || !context.takeOver?.includes(address)) return undefined;
+  if (!shared || writeOrder === undefined || !context.takeOver?.has(address)) return undefined;
   if (shared.lastWriters.get(address) === shared.environment) return undefined;
   if (change.kind === 'credential') {
     const planned = shared.workspace.credentials[address];
