@@ -33,7 +33,24 @@ function manifestValues(resource: DesiredResource | undefined): unknown {
   return undefined;
 }
 
-function resolve(source: FillSource, request: PlannedRequest, context: FillContext): unknown {
+/** Agent id → the service's values of the agent in the shape fills address them (`comparableLiveAgent`). */
+type LiveValues = Map<string, unknown>;
+
+/**
+ * The service's values of `resource`, an agent's, made at most once per body: a body holds a fill for
+ * every secret of the service's it sends back, and making them copies the whole agent. Fills sit at
+ * leaves apart from one another, so none writes into a value another reads.
+ */
+function liveValues(resource: DesiredResource | undefined, context: FillContext, made: LiveValues): unknown {
+  if (resource?.kind !== 'agent') return undefined;
+  if (!made.has(resource.id)) {
+    const live = context.live.agents.get(resource.id);
+    made.set(resource.id, live && comparableLiveAgent(live));
+  }
+  return made.get(resource.id);
+}
+
+function resolve(source: FillSource, request: PlannedRequest, context: FillContext, made: LiveValues): unknown {
   if ('resultOf' in source) {
     const result = context.results.get(source.resultOf);
     if (result === undefined) throw new VoxformError('apply_failed', `${request.id}: ${source.resultOf} returned no id to send.`, { hint: 'Run `voxform plan` again to see what the service holds now, then apply again.' });
@@ -41,12 +58,7 @@ function resolve(source: FillSource, request: PlannedRequest, context: FillConte
   }
   const { address, from, path } = source.secret;
   const resource = context.resources.get(address);
-  let values: unknown;
-  if (from === 'manifest') values = manifestValues(resource);
-  else if (resource?.kind === 'agent') {
-    const live = context.live.agents.get(resource.id);
-    values = live && comparableLiveAgent(live);
-  }
+  const values = from === 'manifest' ? manifestValues(resource) : liveValues(resource, context, made);
   const value = valueAtPath(values, path);
   if (value === undefined) {
     // Only the place is named: the value is a secret.
@@ -61,8 +73,9 @@ function resolve(source: FillSource, request: PlannedRequest, context: FillConte
 export function filledBody(request: PlannedRequest, context: FillContext): Record<string, unknown> | undefined {
   if (!request.body || request.fills.length === 0) return request.body;
   const body = structuredClone(request.body);
+  const made: LiveValues = new Map();
   for (const fill of request.fills) {
-    if (!setValueAt(body, fill.at, resolve(fill.value, request, context))) {
+    if (!setValueAt(body, fill.at, resolve(fill.value, request, context, made))) {
       throw new VoxformError('plan_unreadable', `${request.id}: the plan fills ${formatDotted(fill.at)}, which its body does not have.`, { hint: 'Make the plan again with `voxform plan --out FILE`; never edit a saved plan.' });
     }
   }
