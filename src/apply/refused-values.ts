@@ -8,6 +8,7 @@
  */
 import { isApiError } from '../api/errors.js';
 import { formatSourceLocation, VoxformError, type SourceLocation } from '../errors.js';
+import { childOf, spansOf, type PathPart } from '../manifest/positions.js';
 import type { DesiredAgent } from '../manifest/types.js';
 import type { PlannedRequest, ResourceChange } from '../plan/types.js';
 import { configLocation, valueLocation } from '../policy/places.js';
@@ -30,11 +31,27 @@ export function withRefusedValuePlace(request: PlannedRequest, change: ResourceC
 
 /** The longest part of a config path the agent's entry writes: the service's path may go on past the value (a union's member). */
 function writtenConfigPlace(agent: DesiredAgent, path: ReadonlyArray<string | number>): { at: SourceLocation; path: Array<string | number> } | undefined {
-  for (let length = path.length; length > 0; length--) {
+  if (path.length === 0) return undefined;
+  const whole = placeOf(agent, ['config', ...path], configLocation(agent, path));
+  if (whole) return whole;
+  // A part longer than what the entry writes is located where the whole path is: not found either.
+  // Trying each length in turn would copy the service's path once per segment of it.
+  for (let length = Math.min(writtenDepth(agent.config, path), path.length - 1); length > 0; length--) {
     const found = placeOf(agent, ['config', ...path.slice(0, length)], configLocation(agent, path.slice(0, length)));
     if (found) return found;
   }
   return undefined;
+}
+
+/** How many segments of `path` the spans under `root` follow: `spanAt` answers any longer part with the place of this one. */
+function writtenDepth(root: unknown, path: readonly PathPart[]): number {
+  let node = root;
+  for (let depth = 0; depth < path.length; depth++) {
+    const part = path[depth] as PathPart;
+    if (!spansOf(node)?.entries.get(part)) return depth;
+    node = childOf(node, part);
+  }
+  return path.length;
 }
 
 /** `at` for `path`, unless it is the agent's own key: what stands for a value written nowhere in its entry. */
@@ -42,10 +59,38 @@ function placeOf(agent: DesiredAgent, path: Array<string | number>, at: SourceLo
   return at === agent.source ? undefined : { at, path };
 }
 
-/** Whether one field path holds the other, either way round, or is it: `config.flow` and `config.flow.interruption`. */
-function related(a: readonly string[], b: readonly string[]): boolean {
-  // The shorter one's segments, compared with the other's first ones.
-  return a.slice(0, b.length).every((segment, index) => segment === b[index]);
+/** A place in the tree of the managed paths: the segments that go on from it, and whether a managed path ends here. */
+interface ManagedPlace {
+  managed: boolean;
+  next: Map<string, ManagedPlace>;
+}
+
+/** The managed paths as one tree of their segments: an issue's path is walked once, not beside every managed path. */
+function managedTree(paths: readonly string[][]): ManagedPlace {
+  const root: ManagedPlace = { managed: false, next: new Map() };
+  for (const path of paths) {
+    let place = root;
+    for (const segment of path) {
+      let next = place.next.get(segment);
+      if (!next) place.next.set(segment, (next = { managed: false, next: new Map() }));
+      place = next;
+    }
+    place.managed = true;
+  }
+  return root;
+}
+
+/** Whether a managed path holds `path`, either way round, or is it: `config.flow` and `config.flow.interruption`. */
+function relatedToManaged(root: ManagedPlace, path: readonly string[]): boolean {
+  let place = root;
+  for (const segment of path) {
+    if (place.managed) return true;
+    const next = place.next.get(segment);
+    if (!next) return false;
+    place = next;
+  }
+  // Every segment followed: a managed path ends here or goes on below (the root, only when there is one).
+  return place.managed || place.next.size > 0;
 }
 
 /**
@@ -55,9 +100,9 @@ function related(a: readonly string[], b: readonly string[]): boolean {
  */
 function serviceValuesRefused(error: VoxformError, change: ResourceChange): VoxformError | undefined {
   const issues = (error.details as { issues?: Array<{ path: Array<string | number>; message: string }> } | undefined)?.issues ?? [];
-  const managed = Object.keys(change.after ?? {}).map(parseDotted);
+  const managed = managedTree(Object.keys(change.after ?? {}).map(parseDotted));
   const refused = issues.map((issue) => ({ path: issue.path.map(String), message: issue.message }));
-  if (refused.length === 0 || refused.some((issue) => managed.some((path) => related(issue.path, path)))) return undefined;
+  if (refused.length === 0 || refused.some((issue) => relatedToManaged(managed, issue.path))) return undefined;
   const fields = [...new Set(refused.map((issue) => formatDotted(issue.path)))];
   const topKeys = [...new Set(refused.map((issue) => formatDotted(issue.path.slice(0, 2))))];
   return new VoxformError(
