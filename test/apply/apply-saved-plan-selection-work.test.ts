@@ -10,20 +10,9 @@ import type { ApplyClient } from '../../src/apply/client.js';
 import type { SavedPlan } from '../../src/plan/plan-file.js';
 import { useTempDirs } from '../helpers/cli.js';
 import { desiredState } from '../helpers/desired.js';
+import { countingReads } from '../helpers/counting-reads.js';
 
 const tempDir = useTempDirs();
-
-/** `list` behind a proxy that counts every read of an element or of its length. */
-function countingReads<T>(list: T[]): { list: T[]; reads: () => number } {
-  let reads = 0;
-  const proxy = new Proxy(list, {
-    get(target, key, receiver) {
-      reads++;
-      return Reflect.get(target, key, receiver);
-    },
-  });
-  return { list: proxy, reads: () => reads };
-}
 
 /** A client whose every call fails: nothing may be read or written here. */
 const refusingClient = new Proxy({} as ApplyClient, {

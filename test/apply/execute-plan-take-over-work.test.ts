@@ -13,20 +13,9 @@ import { StateStore } from '../../src/state/state-file.js';
 import { emptyWorkspace } from '../../src/state/types.js';
 import { useTempDirs } from '../helpers/cli.js';
 import { desiredState } from '../helpers/desired.js';
+import { countingReads } from '../helpers/counting-reads.js';
 
 const tempDir = useTempDirs();
-
-/** `list` behind a proxy that counts every read of an element or of its length. */
-function countingReads<T>(list: T[]): { list: T[]; reads: () => number } {
-  let reads = 0;
-  const proxy = new Proxy(list, {
-    get(target, key, receiver) {
-      reads++;
-      return Reflect.get(target, key, receiver);
-    },
-  });
-  return { list: proxy, reads: () => reads };
-}
 
 function unchangedCampaign(address: string): ResourceChange {
   return { address, kind: 'campaign', action: 'no-op', id: `cmp_${address}`, before: {}, after: {}, fieldChanges: [], sensitivePaths: [], reason: undefined, dependsOn: [], requests: [], liveFingerprint: '' };

@@ -10,18 +10,7 @@ import { ledgerSealKey } from '../../src/history/seal.js';
 import type { HistoryRecord, HistoryStore } from '../../src/history/types.js';
 import type { Plan, ResourceChange } from '../../src/plan/types.js';
 import { desiredAgent, desiredState } from '../helpers/desired.js';
-
-/** `list` behind a proxy that counts every read of an element or of its length. */
-function countingReads<T>(list: T[]): { list: T[]; reads: () => number } {
-  let reads = 0;
-  const proxy = new Proxy(list, {
-    get(target, key, receiver) {
-      reads++;
-      return Reflect.get(target, key, receiver);
-    },
-  });
-  return { list: proxy, reads: () => reads };
-}
+import { countingReads } from '../helpers/counting-reads.js';
 
 function updateOf(address: string, id: string): ResourceChange {
   const readBack = { id: `${address}/2`, operation: 'read_agent' as const, method: 'GET' as const, path: `/agents/${id}`, body: undefined, fills: [], dependsOn: [] };

@@ -9,6 +9,7 @@ import { DesiredIndex } from '../../src/apply/resources.js';
 import type { PlannedRequest, ResourceChange } from '../../src/plan/types.js';
 import { emptyWorkspace } from '../../src/state/types.js';
 import { desiredAgent, desiredState } from '../helpers/desired.js';
+import { countingReads } from '../helpers/counting-reads.js';
 
 const update: PlannedRequest = { id: 'agent.billing/1', operation: 'update_agent', method: 'PUT', path: '/agents/a2', body: {}, fills: [], dependsOn: [] };
 
@@ -16,18 +17,6 @@ const update: PlannedRequest = { id: 'agent.billing/1', operation: 'update_agent
 const sendsNothing: ResourceChange = {
   address: 'agent.billing', kind: 'agent', action: 'update', id: 'a2', before: {}, after: {}, fieldChanges: [], sensitivePaths: [], reason: undefined, dependsOn: [], requests: [update], liveFingerprint: '',
 };
-
-/** `list` behind a proxy that counts every read of an element or of its length. */
-function countingReads<T>(list: T[]): { list: T[]; reads: () => number } {
-  let reads = 0;
-  const proxy = new Proxy(list, {
-    get(target, key, receiver) {
-      reads++;
-      return Reflect.get(target, key, receiver);
-    },
-  });
-  return { list: proxy, reads: () => reads };
-}
 
 describe('the state after an agent update, with a long `foundLive`', () => {
   it('reads the list of paths found live before once, not once per path of the agent', () => {
