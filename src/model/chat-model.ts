@@ -271,7 +271,10 @@ function describeModelError(error: unknown, APIError: typeof OpenAI.APIError): s
 /** Parses a model's JSON answer; undefined when it is not a JSON object. */
 export function parseJsonObject(text: string | null | undefined): Record<string, unknown> | undefined {
   if (!text) return undefined;
-  const trimmed = text.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
+  const opened = text.trim().replace(/^```(?:json)?\s*/i, '');
+  // Cut without a pattern: `\s*` before an anchored end is tried from every blank of a long run, and
+  // a recorded answer (a checkout's file) can be megabytes of blanks.
+  const trimmed = opened.endsWith('```') ? opened.slice(0, -3).trimEnd() : opened;
   try {
     const value = parseOutsideJson(trimmed);
     return isPlainObject(value) ? value : undefined;

@@ -2,7 +2,7 @@ import { getEventListeners } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ChatModel } from '../../src/model/chat-model.js';
+import { ChatModel, parseJsonObject } from '../../src/model/chat-model.js';
 import { budgetedModel, RequestBudget } from '../../src/conversations/budgets.js';
 
 /**
@@ -189,5 +189,14 @@ describe("the model's URL", () => {
   it('is refused with a user name or password in it, which a request cannot carry, without printing them', () => {
     const make = () => new ChatModel({ url: 'http://user:PASSWD-777@127.0.0.1:1/v1', model: 'm', apiKey: undefined });
     expect(make).toThrow(expect.objectContaining({ code: 'model_url_invalid', message: 'The model URL http://(sensitive)@127.0.0.1:1/v1 holds a user name or password, which cannot be sent.' }));
+  });
+});
+
+describe('parseJsonObject', () => {
+  it('reads an answer in a code fence, and one of a million blanks before its end at once (a recorded answer is a checkout file)', () => {
+    expect(parseJsonObject('```json\n{"pass": true}\n```')).toEqual({ pass: true });
+    expect(parseJsonObject('{"pass": false}  ```')).toEqual({ pass: false });
+    expect(parseJsonObject(`{${' '.repeat(1_000_000)}}x`)).toBeUndefined();
+    expect(parseJsonObject(`{"a": 1${' '.repeat(1_000_000)}}`)).toEqual({ a: 1 });
   });
 });
